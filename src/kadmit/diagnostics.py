@@ -1,0 +1,152 @@
+"""Diagnostics: user mistakes as values with a stable code, a span and help, and the code table."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Iterable, Iterator
+
+from kadmit.source import Span
+
+
+class Severity(str, Enum):
+    ERROR = "error"
+    WARNING = "warning"
+    NOTE = "note"
+
+    @property
+    def rank(self) -> int:
+        return {"error": 0, "warning": 1, "note": 2}[self.value]
+
+
+@dataclass(frozen=True)
+class CodeInfo:
+    """One row of the code table: what a code means, and which rule it enforces."""
+
+    code: str
+    title: str
+    severity: Severity
+    description: str
+    kueue_rule: str | None = None  # the Kueue webhook / CEL rule this mirrors, when there is one
+
+
+_CODES: dict[str, CodeInfo] = {}
+
+
+def register(code: str, title: str, severity: Severity | str, description: str,
+             kueue_rule: str | None = None) -> str:
+    """Register a diagnostic code; each stage registers its own range at import time."""
+    info = CodeInfo(code, title, Severity(severity), description, kueue_rule)
+    existing = _CODES.get(code)
+    if existing is not None and existing != info:
+        raise ValueError(f"diagnostic code {code} registered twice with different meanings")
+    _CODES[code] = info
+    return code
+
+
+def code_info(code: str) -> CodeInfo | None:
+    return _CODES.get(code)
+
+
+def all_codes() -> list[CodeInfo]:
+    return [_CODES[c] for c in sorted(_CODES)]
+
+
+@dataclass(frozen=True)
+class Label:
+    """A secondary location attached to a diagnostic ("first defined here")."""
+
+    span: Span
+    message: str
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    code: str
+    severity: Severity
+    message: str
+    span: Span | None = None
+    help: str | None = None
+    notes: tuple[str, ...] = ()
+    labels: tuple[Label, ...] = ()
+
+    def sort_key(self) -> tuple:
+        if self.span is None:
+            return ("", 0, 0, self.severity.rank, self.code, self.message)
+        return (self.span.file, self.span.line, self.span.column, self.severity.rank,
+                self.code, self.message)
+
+
+@dataclass
+class Diagnostics:
+    """An accumulating, sortable list of diagnostics."""
+
+    items: list[Diagnostic] = field(default_factory=list)
+
+    def add(self, diagnostic: Diagnostic) -> None:
+        self.items.append(diagnostic)
+
+    def emit(self, code: str, message: str, span: Span | None = None, *,
+             help: str | None = None, notes: Iterable[str] = (),
+             labels: Iterable[Label] = (), severity: Severity | str | None = None) -> Diagnostic:
+        """Add a diagnostic; its severity defaults to the code table's."""
+        info = _CODES.get(code)
+        if severity is None:
+            if info is None:
+                raise KeyError(f"unregistered diagnostic code {code}")
+            severity = info.severity
+        d = Diagnostic(code, Severity(severity), message, span, help, tuple(notes), tuple(labels))
+        self.items.append(d)
+        return d
+
+    def error(self, code: str, message: str, span: Span | None = None, **kw) -> Diagnostic:
+        return self.emit(code, message, span, severity=Severity.ERROR, **kw)
+
+    def warning(self, code: str, message: str, span: Span | None = None, **kw) -> Diagnostic:
+        return self.emit(code, message, span, severity=Severity.WARNING, **kw)
+
+    def extend(self, other: Iterable[Diagnostic]) -> None:
+        self.items.extend(other)
+
+    def sorted(self) -> list[Diagnostic]:
+        seen: set[tuple] = set()
+        out = []
+        for d in sorted(self.items, key=Diagnostic.sort_key):
+            k = d.sort_key() + (d.help,)
+            if k not in seen:
+                seen.add(k)
+                out.append(d)
+        return out
+
+    @property
+    def has_errors(self) -> bool:
+        return any(d.severity is Severity.ERROR for d in self.items)
+
+    def count(self, severity: Severity) -> int:
+        return sum(1 for d in self.items if d.severity is severity)
+
+    def __iter__(self) -> Iterator[Diagnostic]:
+        return iter(self.items)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+
+def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
+    """A "did you mean `x`?" help line when a candidate is close to `name`."""
+    match = difflib.get_close_matches(name, sorted(set(candidates)), n=1, cutoff=0.6)
+    return f"did you mean `{match[0]}`?" if match else None
+
+
+# Codes owned by no single stage: input and output.
+KAD001 = register("KAD001", "unreadable input", "error",
+                  "A path could not be read: it does not exist, is not a regular file, or "
+                  "permission was denied.")
+KAD002 = register("KAD002", "not UTF-8 text", "error",
+                  "A policy or manifest file is binary or not valid UTF-8.")
+KAD003 = register("KAD003", "input too large", "error",
+                  "A file is larger than kadmit reads (see --max-file-size), or holds more "
+                  "objects than it accepts.")
+KAD004 = register("KAD004", "no input files", "error",
+                  "None of the given paths holds a `.kad`, `.yaml`, `.yml` or `.json` file.")

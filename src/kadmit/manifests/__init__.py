@@ -1,0 +1,1 @@
+"""The Kueue / Kubernetes manifest front end."""

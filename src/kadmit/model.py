@@ -1,0 +1,413 @@
+"""The typed model: every policy and cluster-state object, immutable, each with its source span.
+
+Both front ends (the `.kad` language and Kueue/Kubernetes manifests) produce these objects;
+every later stage reads only them. Quantities are integers of milli-units (see `quantity`).
+`span` locates the whole statement or manifest object; `spans` locates individual fields, keyed by
+field name or a dotted path (e.g. `requests.nvidia.com/gpu`). Neither takes part in equality.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Annotated, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from kadmit.source import NO_SPANS, Span, Spans
+
+
+class Obj(BaseModel):
+    """Base of every model object: frozen, strict about unknown fields, located."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    span: Span | None = None
+    spans: Spans = NO_SPANS
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__,) + tuple(
+            _hashable(v) for k, v in self.__dict__.items() if k not in ("span", "spans")))
+
+    def field_span(self, key: str) -> Span | None:
+        """The span of one field, falling back to the object's own span."""
+        return self.spans.get(key) or self.span
+
+
+def _hashable(v):
+    if isinstance(v, dict):
+        return frozenset((k, _hashable(x)) for k, x in v.items())
+    if isinstance(v, (list, tuple)):
+        return tuple(_hashable(x) for x in v)
+    return v
+
+
+Quantities = dict[str, int]  # resource name -> milli-units
+
+
+# --- scheduling vocabulary shared with Kubernetes -------------------------------------------
+
+TaintEffect = Literal["NoSchedule", "PreferNoSchedule", "NoExecute"]
+
+
+class Taint(Obj):
+    key: str
+    value: str = ""
+    effect: TaintEffect
+
+    def __str__(self) -> str:
+        return f"{self.key}={self.value}:{self.effect}" if self.value else f"{self.key}:{self.effect}"
+
+
+class Toleration(Obj):
+    key: str = ""  # empty with operator Exists tolerates every taint
+    operator: Literal["Equal", "Exists"] = "Equal"
+    value: str = ""
+    effect: Literal["", "NoSchedule", "PreferNoSchedule", "NoExecute"] = ""  # "" matches all effects
+
+    def tolerates(self, taint: Taint) -> bool:
+        """Kubernetes' ToleratesTaint."""
+        if self.effect and self.effect != taint.effect:
+            return False
+        if self.key and self.key != taint.key:
+            return False
+        if self.operator == "Exists":
+            return True
+        return self.value == taint.value
+
+
+class Requirement(Obj):
+    """A label requirement: node selector terms (In/NotIn/Exists/DoesNotExist/Gt/Lt) and
+    label selectors (In/NotIn/Exists/DoesNotExist)."""
+
+    key: str
+    operator: Literal["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"]
+    values: tuple[str, ...] = ()
+
+    def matches(self, labels: dict[str, str]) -> bool:
+        present = self.key in labels
+        if self.operator == "In":
+            return present and labels[self.key] in self.values
+        if self.operator == "NotIn":
+            return not present or labels[self.key] not in self.values
+        if self.operator == "Exists":
+            return present
+        if self.operator == "DoesNotExist":
+            return not present
+        if not present or len(self.values) != 1:
+            return False
+        try:
+            have, want = int(labels[self.key]), int(self.values[0])
+        except ValueError:
+            return False
+        return have > want if self.operator == "Gt" else have < want
+
+
+class LabelSelector(Obj):
+    """A Kubernetes LabelSelector; the empty selector matches everything."""
+
+    match_labels: dict[str, str] = {}
+    match_expressions: tuple[Requirement, ...] = ()
+
+    def matches(self, labels: dict[str, str]) -> bool:
+        return all(labels.get(k) == v for k, v in self.match_labels.items()) and all(
+            r.matches(labels) for r in self.match_expressions)
+
+
+class NodeSelectorTerm(Obj):
+    """One term of required node affinity: its expressions are ANDed."""
+
+    match_expressions: tuple[Requirement, ...] = ()
+
+    def matches(self, labels: dict[str, str]) -> bool:
+        return all(r.matches(labels) for r in self.match_expressions)
+
+
+# --- policy ---------------------------------------------------------------------------------
+
+class Topology(Obj):
+    name: str
+    levels: tuple[str, ...]  # node-label keys, outermost first (block -> rack -> host)
+
+
+class ResourceFlavor(Obj):
+    name: str
+    node_labels: dict[str, str] = {}
+    node_taints: tuple[Taint, ...] = ()
+    tolerations: tuple[Toleration, ...] = ()  # added to admitted pods, as in Kueue
+    topology: str | None = None
+
+
+class ResourceQuota(Obj):
+    """Quota of one resource in one flavor. Limits are `None` when unset (unlimited)."""
+
+    resource: str
+    nominal: int
+    borrowing_limit: int | None = None
+    lending_limit: int | None = None
+
+
+class FlavorQuotas(Obj):
+    flavor: str
+    resources: tuple[ResourceQuota, ...]
+
+
+class ResourceGroup(Obj):
+    """Resources that share one flavor choice per pod set, with flavors in preference order."""
+
+    covered_resources: tuple[str, ...]
+    flavors: tuple[FlavorQuotas, ...]
+
+
+class FairSharing(Obj):
+    weight: int = 1000  # milli-units; Kueue's default weight is 1
+
+
+class Cohort(Obj):
+    name: str
+    parent: str | None = None
+    resource_groups: tuple[ResourceGroup, ...] = ()  # the cohort's own quota
+    fair_sharing: FairSharing | None = None
+    explicit: bool = True  # False for cohorts only named by a queue or a child
+
+
+class BorrowWithinCohort(Obj):
+    policy: Literal["Never", "LowerPriority"] = "Never"
+    max_priority_threshold: int | None = None
+
+
+class Preemption(Obj):
+    within_cluster_queue: Literal["Never", "LowerPriority", "LowerOrNewerEqualPriority"] = "Never"
+    reclaim_within_cohort: Literal["Never", "LowerPriority", "Any"] = "Never"
+    borrow_within_cohort: BorrowWithinCohort | None = None
+
+
+class FlavorFungibility(Obj):
+    """Whether to stop at a flavor that needs borrowing or preemption, or try the next one.
+
+    `when_can_borrow`: "Borrow" (v1beta1) / "MayStopSearch" (v1beta2) stop; "TryNextFlavor" goes on.
+    `when_can_preempt`: "Preempt" / "MayStopSearch" stop; "TryNextFlavor" (default) goes on.
+    """
+
+    when_can_borrow: Literal["Borrow", "TryNextFlavor"] = "Borrow"
+    when_can_preempt: Literal["Preempt", "TryNextFlavor"] = "TryNextFlavor"
+
+
+class ClusterQueue(Obj):
+    name: str
+    cohort: str | None = None
+    namespace_selector: LabelSelector | None = None  # None matches no namespace, {} matches all
+    resource_groups: tuple[ResourceGroup, ...] = ()
+    queueing_strategy: Literal["StrictFIFO", "BestEffortFIFO"] = "BestEffortFIFO"
+    preemption: Preemption = Preemption()
+    flavor_fungibility: FlavorFungibility = FlavorFungibility()
+    stop_policy: Literal["None", "Hold", "HoldAndDrain"] = "None"
+    fair_sharing: FairSharing | None = None
+
+
+class LocalQueue(Obj):
+    namespace: str
+    name: str
+    cluster_queue: str
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+
+class PriorityClass(Obj):
+    """A WorkloadPriorityClass (`kind="workload"`) or scheduling PriorityClass (`kind="pod"`)."""
+
+    name: str
+    value: int
+    kind: Literal["workload", "pod"] = "workload"
+    global_default: bool = False
+
+
+class Namespace(Obj):
+    name: str
+    labels: dict[str, str] = {}
+
+    def effective_labels(self) -> dict[str, str]:
+        """Labels as the API server sees them: `kubernetes.io/metadata.name` is always set."""
+        return {"kubernetes.io/metadata.name": self.name, **self.labels}
+
+
+# --- cluster state ----------------------------------------------------------------------------
+
+class Node(Obj):
+    name: str
+    labels: dict[str, str] = {}
+    taints: tuple[Taint, ...] = ()
+    allocatable: Quantities = {}
+    unschedulable: bool = False
+    ready: bool = True
+
+
+class Pod(Obj):
+    """A pod bound to a node; it holds the node's capacity while not terminal."""
+
+    namespace: str
+    name: str
+    node_name: str | None = None
+    requests: Quantities = {}  # effective requests, as the scheduler counts them
+    phase: Literal["Pending", "Running", "Succeeded", "Failed", "Unknown"] = "Running"
+    priority: int = 0
+
+    @property
+    def holds_capacity(self) -> bool:
+        return self.node_name is not None and self.phase not in ("Succeeded", "Failed")
+
+
+class TopologyRequest(Obj):
+    mode: Literal["required", "preferred", "unconstrained"]
+    level: str | None = None  # a level name (e.g. `rack`) or node-label key; None if unconstrained
+
+
+class PodSet(Obj):
+    """A pod group: `count` interchangeable pods, admitted all together (or down to `min_count`)."""
+
+    name: str
+    count: int = 1
+    min_count: int | None = None
+    requests: Quantities = {}  # per pod
+    node_selector: dict[str, str] = {}
+    node_affinity: tuple[NodeSelectorTerm, ...] = ()  # required terms, ORed
+    tolerations: tuple[Toleration, ...] = ()
+    topology: TopologyRequest | None = None
+
+
+class PodSetAssignment(Obj):
+    name: str
+    flavors: dict[str, str] = {}  # resource -> flavor
+    count: int
+    usage: Quantities = {}  # total over the pod set; empty means count x requests
+
+
+class Admission(Obj):
+    cluster_queue: str
+    pod_sets: tuple[PodSetAssignment, ...] = ()
+
+
+class Workload(Obj):
+    namespace: str
+    name: str
+    queue: str  # the LocalQueue name, in the workload's namespace
+    priority_class: str | None = None
+    priority_class_kind: Literal["workload", "pod"] | None = None
+    priority: int | None = None  # an explicit value overrides the class
+    created: datetime = datetime(1970, 1, 1, tzinfo=timezone.utc)
+    pod_sets: tuple[PodSet, ...] = ()
+    admission: Admission | None = None  # set for admitted workloads: their usage counts
+    finished: bool = False
+    active: bool = True  # spec.active; an inactive workload is never admitted
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+    @property
+    def admitted(self) -> bool:
+        return self.admission is not None and not self.finished
+
+
+# --- rules --------------------------------------------------------------------------------------
+
+class Literal_(Obj):
+    """A literal: integer, quantity (milli-units), string, boolean, or a bare name
+    (a flavor, priority class, queue... resolved by the validator)."""
+
+    kind: Literal["int", "quantity", "string", "bool", "name"]
+    value: Union[int, str, bool]
+
+
+class Ref(Obj):
+    """A path such as `workload.namespace`, `pod_group.requests[nvidia.com/gpu]`, `flavor`,
+    or `g.count` for a quantifier's variable. Index keys appear as path parts."""
+
+    path: tuple[str, ...]
+
+
+class Unary(Obj):
+    op: Literal["not", "-"]
+    arg: "Expr"
+
+
+class Binary(Obj):
+    op: Literal["and", "or", "implies", "==", "!=", "<", "<=", ">", ">=", "+", "-", "*", "/"]
+    left: "Expr"
+    right: "Expr"
+
+
+class InSet(Obj):
+    elem: "Expr"
+    items: tuple["Expr", ...]
+    negated: bool = False
+
+
+class Quantifier(Obj):
+    kind: Literal["all", "any"]
+    var: str
+    domain: Ref  # e.g. workload.pod_groups
+    body: "Expr"
+
+
+Expr = Annotated[Union[Literal_, Ref, Unary, Binary, InSet, Quantifier], Field(union_mode="left_to_right")]
+
+for _cls in (Unary, Binary, InSet, Quantifier):
+    _cls.model_rebuild()
+
+
+class Rule(Obj):
+    """`require` and `forbid` are hard; `prefer … weight N` is soft."""
+
+    name: str
+    kind: Literal["require", "forbid", "prefer"]
+    weight: int = 0
+    expr: Expr
+
+
+# --- the whole -----------------------------------------------------------------------------------
+
+class Model(Obj):
+    """Everything read from one set of inputs. Lists keep duplicates; the validator reports them
+    and later stages use the first of each name."""
+
+    topologies: tuple[Topology, ...] = ()
+    flavors: tuple[ResourceFlavor, ...] = ()
+    cohorts: tuple[Cohort, ...] = ()
+    cluster_queues: tuple[ClusterQueue, ...] = ()
+    local_queues: tuple[LocalQueue, ...] = ()
+    priority_classes: tuple[PriorityClass, ...] = ()
+    namespaces: tuple[Namespace, ...] = ()
+    nodes: tuple[Node, ...] = ()
+    pods: tuple[Pod, ...] = ()
+    workloads: tuple[Workload, ...] = ()
+    rules: tuple[Rule, ...] = ()
+
+
+class Fragment(BaseModel):
+    """What one front end read from one file: objects to merge into the model."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    topologies: list[Topology] = []
+    flavors: list[ResourceFlavor] = []
+    cohorts: list[Cohort] = []
+    cluster_queues: list[ClusterQueue] = []
+    local_queues: list[LocalQueue] = []
+    priority_classes: list[PriorityClass] = []
+    namespaces: list[Namespace] = []
+    nodes: list[Node] = []
+    pods: list[Pod] = []
+    workloads: list[Workload] = []
+    rules: list[Rule] = []
+
+
+def merge(fragments: list[Fragment]) -> Model:
+    """One model from fragments, in the order given (callers sort by path)."""
+    fields = Fragment.model_fields
+    collected: dict[str, list] = {name: [] for name in fields}
+    for frag in fragments:
+        for name in fields:
+            collected[name].extend(getattr(frag, name))
+    return Model(**{name: tuple(items) for name, items in collected.items()})

@@ -1,0 +1,97 @@
+"""Kubernetes quantities as exact integers of milli-units, and their canonical display.
+
+Every quantity in the model is an `int` counting thousandths of the unit (so `500m` cpu is 500,
+`2` GPUs are 2000 and `64Gi` of memory is 64 * 2**30 * 1000). Like Kubernetes' `MilliValue`,
+a value finer than a milli-unit is rounded up. Floats never appear.
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+MILLI = 1000
+
+_BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
+_DECIMAL = {"n": Fraction(1, 10**9), "u": Fraction(1, 10**6), "m": Fraction(1, 10**3), "": 1,
+            "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15, "E": 10**18}
+_RE = re.compile(
+    r"^(?P<sign>[+-]?)(?P<num>[0-9]+(?:\.[0-9]*)?|\.[0-9]+)"
+    r"(?P<suffix>Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?[0-9]+)?$")
+
+# Kubernetes bounds quantities to what fits in its int64 scaled representation; we bound
+# the milli-value the same way so nothing downstream sees an absurd number.
+MAX_MILLI = 2**63 - 1
+_MAX_EXPONENT = 30
+
+
+class QuantityError(ValueError):
+    """The text is not a Kubernetes quantity, or is out of range."""
+
+
+def parse_quantity(text: str | int) -> int:
+    """Parse a quantity into milli-units.
+
+    >>> parse_quantity("500m"), parse_quantity("2"), parse_quantity("1.5")
+    (500, 2000, 1500)
+    >>> parse_quantity("1Ki"), parse_quantity("2e3")
+    (1024000, 2000000)
+    """
+    if isinstance(text, bool):
+        raise QuantityError("a quantity can't be a boolean")
+    if isinstance(text, int):
+        value = Fraction(text)
+    else:
+        s = text.strip()
+        if len(s) > 64:
+            raise QuantityError(f"quantity `{s[:20]}…` is too long")
+        m = _RE.match(s)
+        if not m:
+            raise QuantityError(f"`{text}` is not a Kubernetes quantity (e.g. `500m`, `2`, `64Gi`, `1.5`, `2e3`)")
+        num = Fraction(m.group("num"))
+        suffix = m.group("suffix") or ""
+        if suffix in _BINARY:
+            mult: Fraction | int = _BINARY[suffix]
+        elif suffix in _DECIMAL:
+            mult = _DECIMAL[suffix]
+        else:
+            exp = int(suffix[1:])
+            if abs(exp) > _MAX_EXPONENT:
+                raise QuantityError(f"quantity `{text}` is out of range")
+            mult = Fraction(10) ** exp
+        value = num * mult
+        if m.group("sign") == "-":
+            value = -value
+    milli = value * MILLI
+    result = -((-milli.numerator) // milli.denominator)  # ceiling, as MilliValue rounds up
+    if abs(result) > MAX_MILLI:
+        raise QuantityError(f"quantity `{text}` is out of range")
+    return result
+
+
+_MEMORY_LIKE = ("memory", "ephemeral-storage", "storage", "hugepages-")
+
+
+def is_memory_like(resource: str) -> bool:
+    return resource.startswith(_MEMORY_LIKE)
+
+
+def format_quantity(milli: int, resource: str = "") -> str:
+    """The canonical text for a milli-value of `resource`.
+
+    >>> format_quantity(500, "cpu"), format_quantity(16000, "cpu"), format_quantity(64 * 2**30 * 1000, "memory")
+    ('500m', '16', '64Gi')
+    """
+    if milli % MILLI:
+        return f"{milli}m"
+    units = milli // MILLI
+    if is_memory_like(resource) and units:
+        for suffix, size in sorted(_BINARY.items(), key=lambda kv: -kv[1]):
+            if units % size == 0:
+                return f"{units // size}{suffix}"
+    return str(units)
+
+
+def format_count(milli: int) -> str:
+    """A plain number of whole units where exact, else milli-units."""
+    return str(milli // MILLI) if milli % MILLI == 0 else f"{milli}m"

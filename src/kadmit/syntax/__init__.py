@@ -1,0 +1,1 @@
+"""The `.kad` language front end (owned by the syntax stage; the only importer of lark)."""

@@ -1,0 +1,163 @@
+"""Reading inputs: paths -> files -> front ends -> one merged model, plus every diagnostic on the way."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from kadmit.diagnostics import KAD001, KAD002, KAD003, KAD004, Diagnostics
+from kadmit.model import Fragment, Model, merge
+from kadmit.source import SourceMap, Span
+
+KAD_SUFFIXES = (".kad",)
+MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
+DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024
+MAX_FILES = 20_000
+
+
+@dataclass
+class Limits:
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+    max_files: int = MAX_FILES
+
+
+@dataclass
+class Workspace:
+    """The model read from a set of paths, the texts read, and what was found on the way."""
+
+    model: Model
+    sources: SourceMap
+    diagnostics: Diagnostics
+    files: list[str] = field(default_factory=list)
+    input_error: bool = False  # some path could not be read at all (exit code 2)
+
+
+def display_name(path: Path) -> str:
+    """How a file is named in diagnostics: relative to the working directory when below it."""
+    try:
+        rel = path.resolve().relative_to(Path.cwd().resolve())
+        return rel.as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+class Reader:
+    """Reads files once each, bounded in size, recording texts and I/O diagnostics."""
+
+    def __init__(self, sources: SourceMap, diags: Diagnostics, limits: Limits) -> None:
+        self.sources = sources
+        self.diags = diags
+        self.limits = limits
+        self.failed = False
+
+    def read(self, path: Path, at: Span | None = None) -> str | None:
+        name = display_name(path)
+        if name in self.sources:
+            return self.sources.text(name)
+        try:
+            size = path.stat().st_size
+            if not path.is_file():
+                raise IsADirectoryError(str(path))
+            if size > self.limits.max_file_bytes:
+                self.diags.emit(KAD003, f"`{name}` is {size:,} bytes; kadmit reads files up to "
+                                f"{self.limits.max_file_bytes:,} bytes", at or Span(file=name, line=1, column=1),
+                                help="split the file, or raise the limit with --max-file-size")
+                self.failed = True
+                return None
+            data = path.read_bytes()
+        except OSError as e:
+            self.diags.emit(KAD001, f"can't read `{name}`: {e.strerror or e}", at)
+            self.failed = True
+            return None
+        if b"\x00" in data[:8192]:
+            self.diags.emit(KAD002, f"`{name}` is a binary file, not policy text",
+                            at or Span(file=name, line=1, column=1))
+            self.failed = True
+            return None
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError as e:
+            line = data[: e.start].count(b"\n") + 1
+            col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+            self.diags.emit(KAD002, f"`{name}` is not valid UTF-8 (byte 0x{data[e.start]:02x})",
+                            Span(file=name, line=line, column=col),
+                            help="kadmit reads policy and manifests as UTF-8 text")
+            self.failed = True
+            return None
+        self.sources.add(name, text)
+        return text
+
+
+def collect_files(paths: list[str], diags: Diagnostics, limits: Limits) -> tuple[list[Path], bool]:
+    """Expand folders recursively into policy and manifest files, sorted; report missing paths."""
+    out: list[Path] = []
+    failed = False
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            found = []
+            for dirpath, dirnames, filenames in os.walk(p):
+                dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+                for f in sorted(filenames):
+                    if f.endswith(KAD_SUFFIXES + MANIFEST_SUFFIXES) and not f.startswith("."):
+                        found.append(Path(dirpath) / f)
+            out.extend(sorted(found))
+        elif p.exists():
+            out.append(p)
+        else:
+            diags.emit(KAD001, f"no such file or folder: `{raw}`")
+            failed = True
+    unique: dict[Path, Path] = {}
+    for p in out:
+        unique.setdefault(p.resolve(), p)
+    files = list(unique.values())
+    if len(files) > limits.max_files:
+        diags.emit(KAD003, f"{len(files):,} input files; kadmit reads at most {limits.max_files:,}")
+        return [], True
+    return files, failed
+
+
+def load(paths: list[str], *, limits: Limits | None = None, validate: bool = True,
+         root: Path | None = None) -> Workspace:
+    """Read `paths` (files or folders) into one validated model.
+
+    `.kad` files go to the language front end, `.yaml`/`.yml`/`.json` to the manifest front end.
+    Imports in `.kad` files may not leave `root` (default: the common folder of the inputs).
+    """
+    from kadmit import manifests, syntax
+    from kadmit.validate import validate as run_validation
+
+    limits = limits or Limits()
+    sources = SourceMap()
+    diags = Diagnostics()
+    files, failed = collect_files(paths, diags, limits)
+    reader = Reader(sources, diags, limits)
+    if not files and not failed:
+        diags.emit(KAD004, "no `.kad`, `.yaml`, `.yml` or `.json` files in "
+                   + ", ".join(f"`{p}`" for p in paths))
+        failed = True
+    if root is None:
+        roots = [p.resolve() if p.is_dir() else p.resolve().parent for p in map(Path, paths) if p.exists()]
+        root = Path(os.path.commonpath(roots)) if roots else Path.cwd()
+
+    fragments: list[Fragment] = []
+    kad_files = [f for f in files if f.suffix in KAD_SUFFIXES]
+    other = [f for f in files if f.suffix not in KAD_SUFFIXES]
+    if kad_files:
+        fragments.extend(syntax.read_kad(kad_files, root, reader.read, display_name, diags))
+    for f in other:
+        text = reader.read(f)
+        if text is None:
+            continue
+        fragments.append(manifests.read_manifest_text(text, display_name(f), diags))
+    model = merge(fragments)
+    if validate:
+        run_validation(model, diags)
+    return Workspace(model=model, sources=sources, diagnostics=diags,
+                     files=[display_name(f) for f in files], input_error=failed or reader.failed)
+
+
+ReadText = Callable[[Path, "Span | None"], "str | None"]
+DisplayName = Callable[[Path], str]
