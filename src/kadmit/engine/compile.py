@@ -1,0 +1,290 @@
+"""Compile one workload's admission question into tracked terms.
+
+For a pending workload W in cluster queue C the problem has: `adm` (W is admitted), a count `n_p`
+per pod set, and a flavor choice per (pod set, resource group). Every constraint that comes from a
+policy statement or an input object is a `Tracked` term guarded by its `Origin` (statement, span,
+what it contributes, and the number a fix may change). Quotas compile two ways:
+- `folded` (deciding): admitted usage and the cohort tree fold into one number per flavor-resource,
+  Kueue's available(); the formula is as small as W's own choices.
+- `symbolic` (explaining): every quota number and every admitted workload's usage is a variable
+  pinned by its own tracked equality, so an unsat core names the statements and workloads responsible.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from math import gcd
+from typing import Literal
+
+from kadmit.engine import terms as T
+from kadmit.engine.quota import FR, QuotaTree, Usage, node_id
+from kadmit.index import ModelIndex, admitted_usage
+from kadmit.model import ClusterQueue, Model, PodSet, ResourceFlavor, Workload
+from kadmit.quantity import format_quantity
+from kadmit.source import Span
+
+Mode = Literal["folded", "symbolic"]
+
+
+@dataclass(frozen=True)
+class Param:
+    """A number a fix may change: which object, which field, its value now, and which way helps."""
+
+    subject: str  # e.g. "cluster_queue team-a", "cohort research", "pod set team-a/x:workers"
+    field: str  # e.g. "nominal quota of nvidia.com/gpu in flavor h100"
+    value: int | None
+    resource: str = ""  # for display of quantities
+    direction: Literal["up", "down", "remove", "none"] = "up"
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a tracked constraint comes from, and what it contributes."""
+
+    id: str  # stable and unique within a problem; also the tracking literal's name
+    kind: str
+    message: str
+    span: Span | None
+    param: Param | None = None
+
+
+@dataclass(frozen=True)
+class Tracked:
+    """`term` holds while every origin stands: its own and the `also` ones it needs together."""
+
+    origin: Origin
+    term: T.Term
+    also: tuple[Origin, ...] = ()
+
+    @property
+    def origins(self) -> tuple[Origin, ...]:
+        return (self.origin,) + self.also
+
+
+@dataclass
+class PodSetVars:
+    pod_set: PodSet
+    count: T.Term  # IntVar n_p
+    skip: T.BoolVar  # assumed while deciding earlier pod sets: this one takes nothing yet
+    # resource group index -> [(flavor name, Boolean choice)], in the group's flavor order
+    flavors: dict[int, list[tuple[str, T.BoolVar]]] = field(default_factory=dict)
+    group_of: dict[str, int] = field(default_factory=dict)  # requested resource -> group index
+
+
+@dataclass
+class Problem:
+    workload: Workload
+    cluster_queue: ClusterQueue | None
+    admitted: T.BoolVar
+    pod_sets: list[PodSetVars]
+    structure: list[T.Term]  # untracked: the shape of the choices
+    tracked: list[Tracked]
+    requested: dict[FR, T.Term]  # flavor-resource -> scaled amount W takes (0 unless chosen)
+    no_borrow: dict[FR, T.Term]  # flavor-resource -> "W's queue stays within its nominal quota"
+    scale: dict[str, int]  # resource -> units per solver unit
+    soft: list = field(default_factory=list)  # (Origin, weight, term) from `prefer` rules
+
+    def origins(self) -> dict[str, Origin]:
+        """Every origin of the problem, by id."""
+        return {o.id: o for t in self.tracked for o in t.origins}
+
+
+def untolerated_taints(ps: PodSet, flavor: ResourceFlavor):
+    """Taints of the flavor's nodes that the pod set (plus the flavor's own tolerations) doesn't
+    tolerate; only NoSchedule and NoExecute filter, as in Kueue and kube-scheduler."""
+    tols = list(ps.tolerations) + list(flavor.tolerations)
+    return [t for t in flavor.node_taints
+            if t.effect in ("NoSchedule", "NoExecute") and not any(x.tolerates(t) for x in tols)]
+
+
+def selector_conflicts(ps: PodSet, flavor: ResourceFlavor) -> list[str]:
+    """Why the pod set's node selector or required affinity excludes the flavor's nodes, counting
+    only the label keys the flavor itself defines (as Kueue does)."""
+    out = []
+    for k, v in sorted(ps.node_selector.items()):
+        if k in flavor.node_labels and flavor.node_labels[k] != v:
+            out.append(f"node selector `{k}={v}` doesn't match the flavor's `{k}={flavor.node_labels[k]}`")
+    if ps.node_affinity:
+        keys = set(flavor.node_labels)
+        ok = any(all(r.matches(flavor.node_labels) for r in term.match_expressions if r.key in keys)
+                 for term in ps.node_affinity)
+        if not ok:
+            out.append("required node affinity matches none of the flavor's node labels")
+    return out
+
+
+class Compiler:
+    """Compiles workloads of one model; shares the index, quota tree and resource scales."""
+
+    def __init__(self, model: Model, index: ModelIndex | None = None) -> None:
+        self.model = model
+        self.index = index or ModelIndex(model)
+        self.tree = QuotaTree(self.index)
+        self.scale = self._scales()
+
+    def _scales(self) -> dict[str, int]:
+        """Per resource, the gcd of every amount of it in the model, so solver integers stay small."""
+        g: dict[str, int] = {}
+
+        def see(res: str, v: int | None) -> None:
+            if v:
+                g[res] = gcd(g.get(res, 0), abs(v))
+        for holder in list(self.model.cluster_queues) + list(self.model.cohorts):
+            for rg in holder.resource_groups:
+                for fq in rg.flavors:
+                    for rq in fq.resources:
+                        see(rq.resource, rq.nominal)
+                        see(rq.resource, rq.borrowing_limit)
+                        see(rq.resource, rq.lending_limit)
+        for wl in self.model.workloads:
+            for ps in wl.pod_sets:
+                for r, q in ps.requests.items():
+                    see(r, q)
+            for (_, r), q in admitted_usage(wl).items():
+                see(r, q)
+        return {r: v or 1 for r, v in g.items()}
+
+    def units(self, res: str, milli: int) -> int:
+        s = self.scale.get(res, 1)
+        return -((-milli) // s)  # round requests up; quotas are exact multiples by construction
+
+    # --- the problem ---------------------------------------------------------------------------------
+
+    def problem(self, wl: Workload, usage: Usage, mode: Mode = "folded",
+                holders: list | None = None, rules: bool = True) -> Problem:
+        """The admission question for `wl` given admitted `usage` (milli-units); in symbolic mode
+        `holders` (engine.symbolic.Holder) say who holds that usage, so it can be blamed."""
+        ix = self.index
+        key = wl.key
+        adm = T.BoolVar(f"adm|{key}")
+        cq = ix.cluster_queue_of(wl)
+        tracked: list[Tracked] = []
+        structure: list[T.Term] = []
+        pvars: list[PodSetVars] = []
+
+        def track(oid: str, kind: str, message: str, span: Span | None, term: T.Term,
+                  param: Param | None = None) -> None:
+            tracked.append(Tracked(Origin(oid, kind, message, span, param), term))
+
+        # Admission gates that don't depend on the choice.
+        if not wl.active:
+            track("gate|inactive", "inactive", f"workload `{key}` is inactive (spec.active is false)",
+                  wl.field_span("active"), T.not_(adm))
+        lq = ix.local_queues.get(f"{wl.namespace}/{wl.queue}")
+        if lq is None:
+            track("gate|local_queue", "local_queue",
+                  f"local queue `{wl.namespace}/{wl.queue}` doesn't exist", wl.field_span("queue"), T.not_(adm))
+        elif cq is None:
+            track("gate|cluster_queue", "cluster_queue",
+                  f"local queue `{lq.key}` points at cluster queue `{lq.cluster_queue}`, which doesn't exist",
+                  lq.field_span("cluster_queue"), T.not_(adm))
+        if cq is None:
+            return Problem(wl, None, adm, [], [], tracked, {}, {}, self.scale)
+
+        if cq.stop_policy != "None":
+            track("gate|stop_policy", "stop_policy",
+                  f"cluster queue `{cq.name}` is stopped (stopPolicy {cq.stop_policy})",
+                  cq.field_span("stop_policy"), T.not_(adm))
+        labels = ix.namespace_labels(wl.namespace)
+        sel = cq.namespace_selector
+        if sel is None or not sel.matches(labels):
+            why = ("has no namespace selector, so it admits no namespace" if sel is None
+                   else "selects other namespaces")
+            ns = ix.namespaces.get(wl.namespace)
+            ns_origin = Origin("gate|namespace_labels", "namespace_labels",
+                               f"namespace `{wl.namespace}` has labels "
+                               + (", ".join(f"{k}={v}" for k, v in sorted(ns.labels.items()))
+                                  if ns and ns.labels else "none"),
+                               ns.span if ns else None)
+            tracked.append(Tracked(Origin("gate|namespace_selector", "namespace_selector",
+                                          f"cluster queue `{cq.name}` {why}",
+                                          cq.field_span("namespace_selector")),
+                                   T.not_(adm), also=(ns_origin,) if sel is not None else ()))
+
+        # Pod sets: counts and flavor choices.
+        groups = cq.resource_groups
+        covered = {r: gi for gi, g in enumerate(groups) for r in g.covered_resources}
+        for pi, ps in enumerate(wl.pod_sets):
+            n = T.IntVar(f"n|{key}|{ps.name}", 0, max(ps.count, 0))
+            pv = PodSetVars(ps, n, T.BoolVar(f"skip|{key}|{ps.name}"))
+            on = T.and_(adm, T.not_(pv.skip))
+            structure.append(T.implies(T.not_(on), T.eq(n, 0)))
+            structure.append(T.implies(on, T.cmp(">=", n, min(1, ps.count))))
+            need = ps.min_count if ps.min_count is not None else ps.count
+            gang = (f"pod set `{ps.name}` needs all {ps.count} pods at once" if ps.min_count is None
+                    else f"pod set `{ps.name}` needs at least {ps.min_count} of {ps.count} pods")
+            track(f"gang|{ps.name}", "min_count", gang,
+                  ps.field_span("min_count") if ps.min_count is not None else ps.field_span("count") or ps.span,
+                  T.implies(on, T.cmp(">=", n, need)),
+                  Param(f"pod set `{ps.name}` of `{key}`", "min_count", need, direction="down"))
+            for res in sorted(r for r, q in ps.requests.items() if q > 0):
+                gi = covered.get(res)
+                if gi is None:
+                    track(f"cover|{ps.name}|{res}", "coverage",
+                          f"cluster queue `{cq.name}` has no quota for `{res}`, which pod set `{ps.name}` requests",
+                          ps.field_span(f"requests.{res}"), T.not_(adm))
+                    continue
+                pv.group_of[res] = gi
+            for gi in sorted(set(pv.group_of.values())):
+                choices = []
+                for fq in groups[gi].flavors:
+                    choices.append((fq.flavor, T.BoolVar(f"f|{key}|{ps.name}|{gi}|{fq.flavor}")))
+                pv.flavors[gi] = choices
+                structure.append(T.implies(on, T.exactly_one(v for _, v in choices)))
+                structure.extend(T.implies(v, on) for _, v in choices)
+                for fname, v in choices:
+                    fl = ix.flavors.get(fname)
+                    if fl is None:
+                        track(f"flavor|{fname}", "flavor_missing",
+                              f"flavor `{fname}` is not defined", cq.span, T.not_(v))
+                        continue
+                    for taint in untolerated_taints(ps, fl):
+                        track(f"taint|{ps.name}|{fname}|{taint}", "taint",
+                              f"flavor `{fname}` has taint `{taint}`, which pod set `{ps.name}` doesn't tolerate",
+                              fl.field_span("node_taints") or fl.span, T.not_(v),
+                              Param(f"pod set `{ps.name}` of `{key}`", "tolerations", None, str(taint), "none"))
+                    for conflict in selector_conflicts(ps, fl):
+                        track(f"selector|{ps.name}|{fname}|{conflict}", "selector",
+                              f"pod set `{ps.name}` can't use flavor `{fname}`: {conflict}",
+                              ps.field_span("node_selector") or ps.field_span("node_affinity") or ps.span,
+                              T.not_(v))
+            pvars.append(pv)
+
+        # What W takes per flavor-resource, in solver units.
+        requested: dict[FR, list[tuple[int, T.Term]]] = {}
+        for pv in pvars:
+            for res, gi in pv.group_of.items():
+                per_pod = self.units(res, pv.pod_set.requests[res])
+                for fname, v in pv.flavors[gi]:
+                    requested.setdefault((fname, res), []).append(
+                        (1, T.ite(v, T.scale(per_pod, pv.count), 0)))
+        req_terms = {fr: T.lin(*parts) for fr, parts in sorted(requested.items())}
+
+        no_borrow: dict[FR, T.Term] = {}
+        cq_nid = node_id(cq.name, False)
+        for fr, amount in req_terms.items():
+            entry = self.tree.entry(cq_nid, fr)
+            if not entry.declared:
+                fname, res = fr
+                # "a queue borrows only resources it declares": the flavor lists no quota for res
+                track(f"undeclared|{fname}|{res}", "undeclared",
+                      f"cluster queue `{cq.name}` declares no `{res}` quota in flavor `{fname}`",
+                      cq.span, T.le(amount, 0))
+                continue
+            s = self.units(fr[1], self.tree.subtree(cq_nid, fr))
+            no_borrow[fr] = T.le(T.add(self.units(fr[1], usage.get(cq.name, fr)), amount), s)
+            if mode == "folded":
+                # quotas and usage are exact multiples of the scale, so this division is exact
+                avail = self.tree.available(cq_nid, fr, usage) // self.scale.get(fr[1], 1)
+                track(f"quota|{fr[0]}|{fr[1]}", "quota",
+                      f"quota for `{fr[1]}` in flavor `{fr[0]}` available to `{cq.name}`",
+                      cq.span, T.le(amount, avail))
+        if mode == "symbolic":
+            from kadmit.engine.symbolic import symbolic_quota
+            tracked.extend(symbolic_quota(self, cq, req_terms, holders or [], usage))
+
+        prob = Problem(wl, cq, adm, pvars, structure, tracked, req_terms, no_borrow, self.scale)
+        if rules and self.model.rules:
+            from kadmit.engine.rules import compile_rules
+            tracked.extend(compile_rules(self, prob))
+        return prob

@@ -1,0 +1,135 @@
+"""The engine's front door: decide every pending workload, and explain one."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Literal
+
+from kadmit.engine.compile import Origin
+from kadmit.engine.explain import Blame, Fix, blame, fixes, symbolic_problem
+from kadmit.engine.ordered import Decision, decide_ordered
+from kadmit.engine.reasons import (KAD501, KAD502, KAD503, KAD519, KAD520, KAD523, Reason,
+                                   flavor_reasons, gate_reasons)
+from kadmit.engine.session import Session, SolverUnknown
+from kadmit.engine.z3backend import Limits
+from kadmit.model import Model
+
+ModeName = Literal["ordered", "optimal"]
+
+
+@dataclass
+class AdmitResult:
+    mode: str
+    decisions: list[Decision]
+    reasons: dict[str, list[Reason]]
+    solver: dict
+    unknown: bool
+    optimal: dict | None = None  # CP-SAT: status, objective, bound, extra admissions vs ordered
+
+
+@dataclass
+class WhyResult:
+    workload: str
+    admitted: bool
+    decision: Decision | None
+    reasons: list[Reason] = field(default_factory=list)
+    blame: list[Origin] = field(default_factory=list)
+    blame_minimal: bool = True
+    fixes: list[Fix] = field(default_factory=list)
+    unknown: bool = False
+    solver: dict = field(default_factory=dict)
+
+
+def admit(model: Model, mode: ModeName = "ordered", limits: Limits | None = None,
+          time_budget: float = 10.0) -> AdmitResult:
+    t0 = time.perf_counter()
+    session = Session(model, limits)
+    decisions = decide_ordered(session)
+    reasons = {d.key: decision_reasons(session, d) for d in decisions if not d.admitted}
+    solver = {"backend": "z3", "mode": "ordered", **session.stats.as_dict(),
+              "seconds": round(time.perf_counter() - t0, 3)}
+    result = AdmitResult("ordered", decisions, reasons, solver, any(d.unknown for d in decisions))
+    if mode == "optimal":
+        from kadmit.engine.optimal import solve_optimal
+        result = solve_optimal(model, result, time_budget=time_budget)
+    return result
+
+
+def decision_reasons(session: Session, d: Decision) -> list[Reason]:
+    """Kueue-style reasons for a workload the run did not admit (against the run's final usage)."""
+    wl = d.workload
+    if d.unknown:
+        return [Reason(KAD503, "the solver could not decide within its limits")]
+    out = gate_reasons(session, wl)
+    if out:
+        return out
+    if d.waiting_behind:
+        return [Reason(KAD519, f"waiting behind {d.waiting_behind} (StrictFIFO)")]
+    out = flavor_reasons(session, wl)
+    if not out:
+        out = [Reason(KAD523, "the workload fits on its own, but not after the workloads admitted "
+                      "before it in Kueue's order")]
+    return out
+
+
+def why(model: Model, key: str, limits: Limits | None = None) -> WhyResult:
+    """Decide the whole state in `ordered` mode, then explain workload `key`."""
+    session = Session(model, limits)
+    target = session.index.workloads.get(key)
+    if target is None:
+        raise KeyError(key)
+    if target.admission is not None and not target.finished:
+        return WhyResult(key, True, None, [Reason(KAD502, f"already admitted to ClusterQueue "
+                                                  f"{target.admission.cluster_queue}")])
+    try:
+        decisions = decide_ordered(session)
+    except SolverUnknown:
+        return WhyResult(key, False, None, [Reason(KAD503, "the solver could not decide within its limits")],
+                         unknown=True, solver=session.stats.as_dict())
+    d = next((x for x in decisions if x.key == key), None)
+    if d is None:
+        return WhyResult(key, False, None, [Reason(KAD501, "the workload is finished")])
+    if d.admitted:
+        assert d.assignment is not None
+        session.finish(key)  # explain against the state it was admitted into
+        skipped = flavor_reasons(session, target, stop_at=d.assignment.flavors)
+        flavors = ", ".join(f"{ps}: " + ", ".join(f"{r}={f}" for r, f in sorted(fl.items()))
+                            for ps, fl in sorted(d.assignment.flavors.items()))
+        head = Reason(KAD502, f"admitted to ClusterQueue {d.cluster_queue} with {flavors}"
+                      + (" (borrowing)" if d.assignment.borrowing else ""))
+        return WhyResult(key, True, d, [head] + skipped, solver=session.stats.as_dict())
+
+    result = WhyResult(key, False, d, decision_reasons(session, d), unknown=d.unknown)
+    if d.unknown:
+        result.solver = session.stats.as_dict()
+        return result
+    if d.waiting_behind:
+        head = session.index.workloads[d.waiting_behind]
+        cq = session.index.cluster_queues[d.cluster_queue or ""]
+        result.blame = [
+            Origin("queue|strategy", "queueing", f"cluster queue `{cq.name}` uses StrictFIFO: an older "
+                   "workload that doesn't fit blocks the ones behind it", cq.field_span("queueing_strategy") or cq.span),
+            Origin("queue|head", "head", f"`{head.key}` is ahead in the queue and can't be admitted", head.span),
+        ]
+        result.fixes = [Fix(f"set the queueing strategy of cluster queue `{cq.name}` to BestEffortFIFO",
+                            []), Fix(f"make `{head.key}` admissible, or remove it from the queue", [])]
+        result.solver = session.stats.as_dict()
+        return result
+    try:
+        with session.scope():
+            loaded = session.load(symbolic_problem(session, target))
+            b: Blame | None = blame(session, loaded)
+            if b is not None:
+                result.blame = b.origins
+                result.blame_minimal = b.minimal
+                result.fixes = fixes(session, loaded, b.origins)
+    except SolverUnknown:
+        result.unknown = True
+    if not result.blame and not result.unknown:
+        result.reasons.append(Reason(KAD523, "with today's usage the workload fits on its own; it waited "
+                                     "for workloads ahead of it in Kueue's order"))
+    if any(o.kind == "rule" for o in result.blame):
+        result.reasons += [Reason(KAD520, o.message) for o in result.blame if o.kind == "rule"]
+    result.solver = session.stats.as_dict()
+    return result

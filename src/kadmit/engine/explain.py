@@ -1,0 +1,266 @@
+"""Explanations: a minimal unsat core over tracked statements (blame), and verified fixes (minimal
+correction sets with the smallest change of each number)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from itertools import combinations
+
+import z3
+
+from kadmit.engine import terms as T
+from kadmit.engine.compile import Origin, Problem
+from kadmit.engine.session import Loaded, Session, SolverUnknown
+from kadmit.engine.symbolic import Holder
+from kadmit.model import Workload
+from kadmit.quantity import format_quantity
+
+MAX_FIXES = 5
+MAX_PAIR_CHECKS = 60
+
+
+@dataclass(frozen=True)
+class Change:
+    """One edit of the input: what, where, from which value to which."""
+
+    kind: str  # raise, lower, remove, wait, tolerate, label, edit
+    subject: str
+    field: str
+    old: str | None = None
+    new: str | None = None
+    origin: str = ""  # the origin id it relaxes
+
+    def as_dict(self) -> dict:
+        return {k: v for k, v in {"kind": self.kind, "subject": self.subject, "field": self.field,
+                                  "from": self.old, "to": self.new}.items() if v is not None}
+
+
+@dataclass
+class Fix:
+    message: str
+    changes: list[Change]
+    rank: tuple = ()
+
+    def as_dict(self) -> dict:
+        return {"message": self.message, "changes": [c.as_dict() for c in self.changes]}
+
+
+@dataclass
+class Blame:
+    """A minimal set of origins that together forbid admission; each was checked to matter."""
+
+    origins: list[Origin] = field(default_factory=list)
+    minimal: bool = True
+
+
+def symbolic_problem(session: Session, wl: Workload) -> Problem:
+    holders = sorted(session.holders.values(), key=lambda h: h.workload)
+    return session.compiler.problem(wl, session.usage, "symbolic", holders=holders)
+
+
+def blame(session: Session, loaded: Loaded) -> Blame | None:
+    """A minimal core of the loaded problem's literals that makes admission unsat, or None when
+    admission is satisfiable. Minimised by deletion: every member is checked to matter."""
+    low = loaded.low
+    assert low is not None
+    adm = loaded.goal()
+    lits = dict(sorted(loaded.lits.items()))
+    r = session.check(*adm, *lits.values())
+    if r == "unknown":
+        raise SolverUnknown(loaded.problem.workload.key)
+    if r == "sat":
+        return None
+    core_names = {str(c) for c in session.solver.unsat_core()}
+    origins = loaded.problem.origins()
+    # Start from Z3's core plus the workload's own demand, then shrink by deletion, trying first
+    # what explains least (usage, then limits) so the demand and the binding limits stay.
+    core = [k for k in lits if str(lits[k]) in core_names or origins[k].kind == "min_count"]
+    core.sort(key=lambda k: (_KEEP_ORDER.get(origins[k].kind, 5), k))
+    i = 0
+    while i < len(core):
+        trial = core[:i] + core[i + 1:]
+        r = session.check(*adm, *(lits[k] for k in trial))
+        if r == "unknown":
+            raise SolverUnknown(loaded.problem.workload.key)
+        if r == "unsat":
+            core = trial
+        else:
+            i += 1
+    core.sort(key=lambda k: (origins[k].span.key() if origins[k].span else ("~",), k))
+    return Blame([origins[k] for k in core], minimal=True)
+
+
+# deletion order for core shrinking: lower goes first
+_KEEP_ORDER = {"usage": 0, "lending_limit": 1, "borrowing_limit": 2, "nominal": 3, "min_count": 9}
+
+
+def _drop(lits: dict[str, z3.BoolRef], drop: set[str]) -> list[z3.BoolRef]:
+    return [v for k, v in lits.items() if k not in drop]
+
+
+def fixes(session: Session, loaded: Loaded, core: list[Origin]) -> list[Fix]:
+    """Minimal correction sets of size one or two over the tracked statements, each with the
+    smallest change of its numbers, each verified by a re-solve."""
+    low = loaded.low
+    assert low is not None
+    adm = loaded.goal()
+    lits = dict(sorted(loaded.lits.items()))
+    origins = loaded.problem.origins()
+    found: list[Fix] = []
+    singles: set[str] = set()
+    for o in core:
+        if not _relaxable(o):
+            continue
+        r = session.check(*adm, *_drop(lits, {o.id}))
+        if r == "sat":
+            fx = _make_fix(session, loaded, [o])
+            if fx is not None:
+                found.append(fx)
+                singles.add(o.id)
+    if len(found) < MAX_FIXES:
+        budget = MAX_PAIR_CHECKS
+        pool = [o for o in core if _relaxable(o) and o.id not in singles]
+        others = [origins[k] for k in lits if k not in {o.id for o in core} and _relaxable(origins[k])]
+        for a, b in list(combinations(pool, 2)) + [(a, b) for a in pool for b in others]:
+            if budget <= 0 or len(found) >= MAX_FIXES:
+                break
+            budget -= 1
+            r = session.check(*adm, *_drop(lits, {a.id, b.id}))
+            if r == "sat":
+                fx = _make_fix(session, loaded, [a, b])
+                if fx is not None:
+                    found.append(fx)
+    found.sort(key=lambda f: f.rank)
+    return found[:MAX_FIXES]
+
+
+def _relaxable(o: Origin) -> bool:
+    return o.kind not in ("structural", "namespace_pair", "flavor_missing")
+
+
+_KIND_RANK = {"min_count": 0, "usage": 1, "borrowing_limit": 2, "lending_limit": 2, "nominal": 3,
+              "taint": 4, "selector": 4, "namespace_selector": 5, "namespace_labels": 5, "rule": 6,
+              "coverage": 6, "undeclared": 6, "stop_policy": 7, "local_queue": 7, "cluster_queue": 7,
+              "inactive": 8}
+
+
+def _make_fix(session: Session, loaded: Loaded, relax: list[Origin]) -> Fix | None:
+    """Turn relaxed origins into concrete changes; numbers get the smallest value that admits,
+    found by binary search and verified by the last check."""
+    low = loaded.low
+    assert low is not None
+    adm = loaded.goal()
+    lits = dict(sorted(loaded.lits.items()))
+    keep = _drop(lits, {o.id for o in relax})
+    changes: list[Change] = []
+    pins: list[z3.BoolRef] = []
+    for o in relax:
+        ch = _change(session, loaded, o, adm, keep, pins)
+        if ch is None:
+            return None
+        changes.append(ch)
+    with session.scope():
+        for p in pins:
+            session.solver.add(p)
+        if session.check(*adm, *keep) != "sat":
+            return None  # not verified: don't offer it
+    msg = " and ".join(_describe(c) for c in changes)
+    rank = (len(changes), sum(_KIND_RANK.get(o.kind, 9) for o in relax), msg)
+    return Fix(msg, changes, rank)
+
+
+def _change(session: Session, loaded: Loaded, o: Origin, adm, keep, pins: list) -> Change | None:
+    p = o.param
+    if o.kind in ("nominal", "borrowing_limit", "lending_limit") and p is not None and p.value is not None:
+        var = z3.Int(o.id.replace("quota|", "q|", 1))
+        scale = session.compiler.scale.get(p.resource, 1)
+        lo = p.value // scale
+        best = _least(session, adm, keep, pins, var, lo)
+        if best is None:
+            return None
+        pins.append(var == best)
+        new = best * scale
+        return Change("raise", p.subject, p.field, format_quantity(p.value, p.resource),
+                      format_quantity(new, p.resource), o.id)
+    if o.kind == "min_count" and p is not None and p.value is not None:
+        ps_name = o.id.split("|", 1)[1]
+        n = z3.Int(f"n|{loaded.problem.workload.key}|{ps_name}")
+        best = _most(session, adm, keep, pins, n, 1, p.value)
+        if best is None:
+            return None
+        pins.append(n == best)
+        return Change("lower", p.subject, "min_count", str(p.value), str(best), o.id)
+    if o.kind == "usage" and p is not None:
+        return Change("wait", p.subject, "admission", None, None, o.id)
+    if o.kind == "taint" and p is not None:
+        return Change("tolerate", p.subject, "tolerations", None, p.resource, o.id)
+    kinds = {"selector": "edit", "namespace_selector": "edit", "namespace_labels": "label", "rule": "edit",
+             "coverage": "edit", "undeclared": "edit", "stop_policy": "edit", "local_queue": "create",
+             "cluster_queue": "create", "inactive": "edit"}
+    if o.kind in kinds:
+        return Change(kinds[o.kind], o.message, o.kind, None, None, o.id)
+    return None
+
+
+def _least(session: Session, adm, keep, pins, var, lo: int) -> int | None:
+    """The least value >= lo of `var` that admits (monotone), by doubling then bisection."""
+    def ok(x: int) -> bool:
+        with session.scope():
+            for p in pins:
+                session.solver.add(p)
+            session.solver.add(var <= x)
+            r = session.check(*adm, *keep)
+        if r == "unknown":
+            raise SolverUnknown(str(var))
+        return r == "sat"
+    step, hi = 1, lo + 1
+    while not ok(hi):
+        step *= 2
+        hi = lo + step
+        if step > 2**50:
+            return None
+    a, b = lo, hi
+    while a < b:
+        mid = (a + b) // 2
+        if ok(mid):
+            b = mid
+        else:
+            a = mid + 1
+    return a
+
+
+def _most(session: Session, adm, keep, pins, var, lo: int, hi: int) -> int | None:
+    """The largest value in [lo, hi] of a count that admits, by bisection."""
+    def ok(x: int) -> bool:
+        with session.scope():
+            for p in pins:
+                session.solver.add(p)
+            session.solver.add(var == x)
+            r = session.check(*adm, *keep)
+        if r == "unknown":
+            raise SolverUnknown(str(var))
+        return r == "sat"
+    if not ok(lo):
+        return None
+    a, b = lo, hi
+    while a < b:
+        mid = (a + b + 1) // 2
+        if ok(mid):
+            a = mid
+        else:
+            b = mid - 1
+    return a
+
+
+def _describe(c: Change) -> str:
+    if c.kind == "raise":
+        return f"raise the {c.field} of {c.subject} from {c.old} to {c.new}"
+    if c.kind == "lower":
+        return f"lower `min_count` of {c.subject} to {c.new}: it is admitted with {c.new} pods"
+    if c.kind == "wait":
+        return f"wait for {c.subject} to finish (or preempt it)"
+    if c.kind == "tolerate":
+        return f"add a toleration for `{c.new}` to {c.subject}"
+    if c.kind == "create":
+        return f"fix: {c.subject}"
+    return f"change what says: {c.subject}"

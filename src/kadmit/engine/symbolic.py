@@ -1,0 +1,158 @@
+"""Quota as tracked variables, for explanations: each quota number and each holder's usage is pinned
+by its own tracking literal, so a core names exactly the statements and workloads that block."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from kadmit.engine import terms as T
+from kadmit.engine.quota import FR, node_id
+from kadmit.model import ClusterQueue, ResourceQuota
+from kadmit.quantity import format_quantity
+from kadmit.source import Span
+
+if TYPE_CHECKING:
+    from kadmit.engine.compile import Compiler, Tracked
+
+BIG = 10**15
+
+
+@dataclass(frozen=True)
+class Holder:
+    """Usage held in one cluster queue by one admitted workload."""
+
+    workload: str  # ns/name
+    cluster_queue: str
+    amounts: dict[FR, int]  # milli-units
+    span: Span | None
+    new: bool = False  # admitted earlier in this run, not in the input
+
+
+def quota_statements(compiler: "Compiler") -> dict[tuple[str, FR], ResourceQuota]:
+    """(node id, flavor-resource) -> the ResourceQuota statement, first one wins."""
+    out: dict[tuple[str, FR], ResourceQuota] = {}
+    for holders, is_cohort in ((compiler.index.cohorts.values(), True),
+                               (compiler.index.cluster_queues.values(), False)):
+        for h in holders:
+            for rg in h.resource_groups:
+                for fq in rg.flavors:
+                    for rq in fq.resources:
+                        out.setdefault((node_id(h.name, is_cohort), (fq.flavor, rq.resource)), rq)
+    return out
+
+
+def symbolic_quota(compiler: "Compiler", cq: ClusterQueue, requested: dict[FR, T.Term],
+                   holders: list[Holder], usage) -> list["Tracked"]:
+    from kadmit.engine.compile import Origin, Param, Tracked
+
+    tree = compiler.tree
+    stmts = compiler.__dict__.setdefault("_quota_statements", quota_statements(compiler))
+    out: list[Tracked] = []
+    cq_nid = node_id(cq.name, False)
+    path = tree.path(cq_nid)
+    root = path[-1]
+
+    for fr, amount in requested.items():
+        if not tree.entry(cq_nid, fr).declared:
+            continue
+        fname, res = fr
+        u = lambda milli: compiler.units(res, milli)  # noqa: E731
+        q = lambda milli: format_quantity(milli, res)  # noqa: E731
+        params: dict[tuple[str, str], T.Term] = {}
+
+        def param(nid: str, which: str) -> T.Term | None:
+            key = (nid, which)
+            if key in params:
+                return params[key]
+            entry = tree.entry(nid, fr)
+            node = tree.nodes[nid]
+            value = {"nominal": entry.nominal if entry.declared else None,
+                     "borrowing_limit": entry.borrowing_limit,
+                     "lending_limit": entry.lending_limit}[which]
+            if value is None:
+                params[key] = None  # type: ignore[assignment]
+                return None
+            v = T.IntVar(f"q|{nid}|{fname}|{res}|{which}", 0, BIG)
+            rq = stmts.get((nid, fr))
+            kind = "cohort" if node.is_cohort else "cluster queue"
+            text = {
+                "nominal": f"{kind} `{node.name}` has a nominal quota of {q(value)} `{res}` in flavor `{fname}`",
+                "borrowing_limit": f"{kind} `{node.name}` may borrow at most {q(value)} `{res}` in flavor `{fname}`",
+                "lending_limit": f"{kind} `{node.name}` lends at most {q(value)} `{res}` in flavor `{fname}`",
+            }[which]
+            span = rq.field_span(which) if rq is not None else node_span(compiler, nid)
+            label = {"nominal": "nominal quota", "borrowing_limit": "borrowing limit",
+                     "lending_limit": "lending limit"}[which]
+            out.append(Tracked(
+                Origin(f"quota|{nid}|{fname}|{res}|{which}", which, text, span,
+                       Param(f"{kind} `{node.name}`", f"{label} of `{res}` in flavor `{fname}`",
+                             value, res, "up")),
+                T.eq(v, u(value))))
+            params[key] = v
+            return v
+
+        subtree_memo: dict[str, T.Term] = {}
+
+        def subtree(nid: str) -> T.Term:
+            if nid not in subtree_memo:
+                nom = param(nid, "nominal")
+                parts: list[T.IntLike] = [nom if nom is not None else 0]
+                for ch in tree.nodes[nid].children:
+                    parts.append(T.sub(subtree(ch), guaranteed(ch)))
+                subtree_memo[nid] = T.add(*parts)
+            return subtree_memo[nid]
+
+        def guaranteed(nid: str) -> T.Term:
+            lend = param(nid, "lending_limit")
+            if lend is None or tree.nodes[nid].parent is None:
+                return T.Const(0)
+            return T.max0(T.sub(subtree(nid), lend))
+
+        cq_usage: dict[str, list[T.Term]] = {}
+        for h in holders:
+            amt = h.amounts.get(fr, 0)
+            if amt <= 0 or tree.root(node_id(h.cluster_queue, False)) != root:
+                continue
+            v = T.IntVar(f"u|{h.workload}|{fname}|{res}", 0, u(amt))
+            verb = "was admitted earlier in this run and" if h.new else ""
+            out.append(Tracked(
+                Origin(f"usage|{h.workload}|{fname}|{res}", "usage",
+                       f"admitted workload `{h.workload}` {verb} holds {q(amt)} `{res}` of flavor `{fname}` "
+                       f"in cluster queue `{h.cluster_queue}`".replace("  ", " "),
+                       h.span, Param(f"workload `{h.workload}`", "usage", amt, res, "remove")),
+                T.eq(v, u(amt))))
+            cq_usage.setdefault(h.cluster_queue, []).append(v)
+
+        def usage_of(nid: str, with_request: bool) -> T.Term:
+            node = tree.nodes[nid]
+            if not node.is_cohort:
+                base = T.add(*cq_usage.get(node.name, []), 0)
+                return T.add(base, amount) if with_request else base
+            parts = []
+            for ch in node.children:
+                on_path = with_request and ch in path
+                parts.append(T.max0(T.sub(usage_of(ch, on_path), guaranteed(ch))))
+            return T.add(*parts, 0)
+
+        for nid in path:
+            used = usage_of(nid, True)
+            if nid == root:
+                out.append(_structural(f"fit|{nid}|{fname}|{res}", T.le(used, subtree(nid))))
+                continue
+            borrow = param(nid, "borrowing_limit")
+            if borrow is not None:
+                out.append(_structural(f"fit|{nid}|{fname}|{res}", T.le(used, T.add(subtree(nid), borrow))))
+    return out
+
+
+def node_span(compiler: "Compiler", nid: str) -> Span | None:
+    kind, name = nid.split(":", 1)
+    obj = (compiler.index.cohorts if kind == "cohort" else compiler.index.cluster_queues).get(name)
+    return obj.span if obj is not None else None
+
+
+def _structural(oid: str, term: T.Term) -> "Tracked":
+    """Kueue's own quota rule (not a policy statement): asserted without a tracking literal."""
+    from kadmit.engine.compile import Origin, Tracked
+    return Tracked(Origin(oid, "structural", "", None), term)
