@@ -1,0 +1,120 @@
+"""Topologies, flavors, priority classes, and objects that nothing uses or nothing reaches."""
+
+from __future__ import annotations
+
+from kadmit.diagnostics import Diagnostics, Label
+from kadmit.index import HOSTNAME_LABEL, ModelIndex
+from kadmit.model import Model, Requirement, ResourceFlavor, Topology, Workload
+from kadmit.source import Span
+from kadmit.validate.codes import (BAD_REQUIREMENT, DUPLICATE_LEVEL, DUPLICATE_TAINT, HOSTNAME_NOT_LAST, LEVEL_COUNT,
+                                   MANY_DEFAULTS, NIL_SELECTOR, PRIORITY_RANGE, SELECTOR_MATCHES_NOTHING,
+                                   UNUSED_FLAVOR)
+from kadmit.validate.workloads import INT32
+
+MAX_LEVELS = 16
+HIGHEST_USER_PRIORITY = 1_000_000_000
+SYSTEM_PREFIX = "system-"
+
+
+def check_topology(t: Topology, diags: Diagnostics) -> None:
+    at = t.field_span("levels")
+    if not 1 <= len(t.levels) <= MAX_LEVELS:
+        diags.emit(LEVEL_COUNT, f"topology `{t.name}` has {len(t.levels)} levels; Kueue accepts 1 to {MAX_LEVELS}", at)
+    seen: set[str] = set()
+    for i, level in enumerate(t.levels):
+        lat = t.spans.get(f"levels.{i}") or at
+        if level in seen:
+            diags.emit(DUPLICATE_LEVEL, f"topology `{t.name}` lists level `{level}` twice", lat)
+        seen.add(level)
+    if HOSTNAME_LABEL in t.levels and t.levels[-1] != HOSTNAME_LABEL:
+        i = t.levels.index(HOSTNAME_LABEL)
+        diags.emit(HOSTNAME_NOT_LAST, f"`{HOSTNAME_LABEL}` is not the last level of topology `{t.name}`",
+                   t.spans.get(f"levels.{i}") or at, help=f"move `{HOSTNAME_LABEL}` to the end of `levels`")
+
+
+def check_flavor(fl: ResourceFlavor, diags: Diagnostics) -> None:
+    seen: dict[tuple[str, str], int] = {}
+    for i, taint in enumerate(fl.node_taints):
+        k = (taint.key, taint.effect)
+        at = fl.spans.get(f"node_taints.{i}") or taint.span or fl.field_span("node_taints")
+        if k in seen:
+            first = fl.spans.get(f"node_taints.{seen[k]}") or fl.node_taints[seen[k]].span
+            diags.emit(DUPLICATE_TAINT, f"flavor `{fl.name}` has two taints with key `{taint.key}` and effect "
+                       f"`{taint.effect}`", at, labels=[Label(first, "first here")] if first else [])
+        else:
+            seen[k] = i
+
+
+def check_priority_classes(model: Model, diags: Diagnostics) -> None:
+    for kind in ("workload", "pod"):
+        defaults = [p for p in model.priority_classes if p.kind == kind and p.global_default]
+        for extra in defaults[1:]:
+            first = defaults[0]
+            diags.emit(MANY_DEFAULTS, f"{kind} priority classes `{first.name}` and `{extra.name}` are both "
+                       f"marked default", extra.field_span("global_default"),
+                       labels=[Label(first.span, "first default here")] if first.span else [],
+                       help="mark one priority class default")
+    for p in model.priority_classes:
+        at = p.field_span("value")
+        if not INT32[0] <= p.value <= INT32[1]:
+            diags.emit(PRIORITY_RANGE, f"priority class `{p.name}` has value {p.value}, outside the 32-bit range", at)
+        elif p.kind == "pod" and p.value > HIGHEST_USER_PRIORITY and not p.name.startswith(SYSTEM_PREFIX):
+            diags.emit(PRIORITY_RANGE, f"priority class `{p.name}` has value {p.value}, above "
+                       f"{HIGHEST_USER_PRIORITY} (reserved for `{SYSTEM_PREFIX}` classes)",
+                       at, help=f"use a value of at most {HIGHEST_USER_PRIORITY}")
+
+
+def check_usage(index: ModelIndex, diags: Diagnostics) -> None:
+    model = index.model
+    used = {fq.flavor for owner in (*model.cluster_queues, *model.cohorts)
+            for g in owner.resource_groups for fq in g.flavors}
+    for fl in index.flavors.values():
+        if fl.name not in used:
+            diags.emit(UNUSED_FLAVOR, f"flavor `{fl.name}` is not used by any cluster queue or cohort",
+                       fl.field_span("name"))
+    for cq in index.cluster_queues.values():
+        sel = cq.namespace_selector
+        if sel is None:
+            diags.emit(NIL_SELECTOR, f"cluster queue `{cq.name}` has no namespace selector, so it matches no "
+                       f"namespace", cq.field_span("name"),
+                       help="use `namespaces = all` (`namespaceSelector: {}`) to admit from every namespace")
+        elif model.namespaces and not any(sel.matches(ns.effective_labels()) for ns in index.namespaces.values()):
+            diags.emit(SELECTOR_MATCHES_NOTHING,
+                       f"the namespace selector of cluster queue `{cq.name}` matches none of the declared namespaces",
+                       cq.field_span("namespace_selector"))
+
+
+def check_requirement(req: Requirement, where: str, node_affinity: bool, at: Span | None,
+                      diags: Diagnostics) -> None:
+    """Kubernetes' rules for one requirement of a label selector or of node affinity."""
+    op, n = req.operator, len(req.values)
+    problem = None
+    if op in ("In", "NotIn") and n == 0:
+        problem = f"`{op}` needs at least one value"
+    elif op in ("Exists", "DoesNotExist") and n:
+        problem = f"`{op}` takes no values"
+    elif op in ("Gt", "Lt"):
+        if not node_affinity:
+            problem = f"`{op}` is not a label selector operator"
+        elif n != 1 or not req.values[0].lstrip("-").isdigit():
+            problem = f"`{op}` takes exactly one integer value"
+    if problem:
+        diags.emit(BAD_REQUIREMENT, f"requirement on `{req.key}` in {where}: {problem}", req.span or at)
+
+
+def check_selectors(model: Model, diags: Diagnostics) -> None:
+    for cq in model.cluster_queues:
+        sel = cq.namespace_selector
+        for req in sel.match_expressions if sel else ():
+            check_requirement(req, f"the namespace selector of cluster queue `{cq.name}`", False,
+                              cq.field_span("namespace_selector"), diags)
+    for wl in model.workloads:
+        _check_affinity(wl, diags)
+
+
+def _check_affinity(wl: Workload, diags: Diagnostics) -> None:
+    for ps in wl.pod_sets:
+        for term in ps.node_affinity:
+            for req in term.match_expressions:
+                check_requirement(req, f"the node affinity of pod set `{ps.name}` of `{wl.key}`", True,
+                                  ps.field_span("node_affinity") or wl.span, diags)

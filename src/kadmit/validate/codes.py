@@ -1,0 +1,257 @@
+"""Diagnostic codes of the validation stage (KAD200–KAD299)."""
+
+from __future__ import annotations
+
+from kadmit.diagnostics import register
+
+# --- references ------------------------------------------------------------------------------
+UNKNOWN_FLAVOR = register(
+    "KAD200", "unknown resource flavor", "error",
+    "A resource group of a cluster queue or cohort names a flavor that no ResourceFlavor defines. "
+    "Kueue accepts the object but marks the cluster queue inactive (reason `FlavorNotFound`), so "
+    "it admits nothing until the flavor exists.",
+    "ClusterQueue status: Active=False, reason FlavorNotFound")
+UNKNOWN_CLUSTER_QUEUE = register(
+    "KAD201", "local queue points at a missing cluster queue", "warning",
+    "A local queue names a cluster queue that is not defined. Kueue accepts it; workloads sent to "
+    "it stay pending until the cluster queue exists.")
+UNKNOWN_LOCAL_QUEUE = register(
+    "KAD202", "workload points at a missing local queue", "warning",
+    "A workload names a local queue that does not exist in its namespace. Kueue treats this as a "
+    "runtime state, not a rejection: the workload stays pending as inadmissible "
+    "(\"LocalQueue doesn't exist\") until the queue is created, so kadmit warns and the engine "
+    "reports the workload as not admitted.")
+UNKNOWN_PRIORITY_CLASS = register(
+    "KAD203", "unknown priority class", "error",
+    "A workload names a priority class that is not defined and gives no explicit priority. "
+    "Kubernetes and Kueue reject such a job or pod: the priority can't be resolved.")
+UNKNOWN_PRIORITY_CLASS_WITH_VALUE = register(
+    "KAD204", "unknown priority class with an explicit priority", "warning",
+    "A workload names a priority class that is not defined, but also carries an explicit priority "
+    "value (as exported Workload objects do); the value is used.")
+UNKNOWN_TOPOLOGY = register(
+    "KAD205", "unknown topology", "error",
+    "A resource flavor names a topology that is not defined. Kueue marks cluster queues using the "
+    "flavor inactive (reason `TopologyNotFound`).",
+    "ClusterQueue status: Active=False, reason TopologyNotFound")
+ADMITTED_UNKNOWN_CLUSTER_QUEUE = register(
+    "KAD206", "admitted to a missing cluster queue", "error",
+    "An admitted workload's admission names a cluster queue that is not defined, so its usage "
+    "can't be charged anywhere.")
+ADMITTED_UNKNOWN_FLAVOR = register(
+    "KAD207", "admitted with a flavor its cluster queue doesn't have", "error",
+    "A pod-set assignment of an admitted workload names a flavor that is not defined, or that its "
+    "cluster queue has no quota for the assigned resource in.")
+ADMITTED_UNKNOWN_POD_SET = register(
+    "KAD208", "assignment for a missing pod set", "error",
+    "A pod-set assignment of an admitted workload names a pod set the workload doesn't have.",
+    "Workload webhook: status.admission.podSetAssignments[].name must be one of spec.podSets")
+UNKNOWN_TOPOLOGY_LEVEL = register(
+    "KAD209", "unknown topology level", "error",
+    "A pod set asks for a topology level that is not a level of the topology of any flavor its "
+    "cluster queue could assign, so it can never be admitted there.")
+NO_TOPOLOGY_FLAVOR = register(
+    "KAD210", "topology requested but no flavor has a topology", "warning",
+    "A pod set asks for topology-aware placement, but no flavor of its cluster queue names a "
+    "topology; Kueue reports the workload inadmissible.")
+COHORT_PARENT_TYPO = register(
+    "KAD211", "cohort parent is not defined (possible typo)", "warning",
+    "A cohort's parent is not defined but is close to an existing cohort name. Kueue creates "
+    "implicit cohorts, so this is legal, but it is probably a typo.")
+ADMISSION_COUNT = register(
+    "KAD212", "admitted count out of range", "error",
+    "A pod-set assignment's count is above the pod set's count or below its minimum count.")
+
+# --- duplicates and cycles -----------------------------------------------------------------------
+DUPLICATE = register(
+    "KAD220", "duplicate definition", "error",
+    "Two objects of one kind have the same name (namespace/name for namespaced kinds). Kubernetes "
+    "keeps one object per name; kadmit uses the first and reports the rest.")
+COHORT_CYCLE = register(
+    "KAD221", "cohort cycle", "error",
+    "Cohort parents form a cycle. Kueue disables every member of the cycle, cluster queues "
+    "included, until the cycle is removed.",
+    "Cohort: a cycle disables all its members")
+COHORT_SELF_PARENT = register(
+    "KAD222", "cohort is its own parent", "error",
+    "A cohort names itself as its parent, a cycle of one.",
+    "Cohort: a cycle disables all its members")
+
+# --- quotas ---------------------------------------------------------------------------------------
+NEGATIVE_QUOTA = register(
+    "KAD225", "negative quota", "error",
+    "A nominal quota, borrowing limit or lending limit is negative.",
+    "ClusterQueue/Cohort webhook: nominalQuota, borrowingLimit, lendingLimit must be greater than "
+    "or equal to 0")
+LENDING_ABOVE_NOMINAL = register(
+    "KAD226", "lending limit above nominal quota", "error",
+    "A cluster queue's lending limit is larger than its nominal quota for the same flavor and "
+    "resource. (Kueue does not apply this rule to Cohorts.)",
+    "ClusterQueue webhook: lendingLimit must be less than or equal to the nominalQuota")
+LIMIT_WITHOUT_COHORT = register(
+    "KAD227", "borrowing or lending limit without a cohort", "error",
+    "A cluster queue without a cohort (or a cohort without a parent) sets a borrowing or lending "
+    "limit; there is nobody to borrow from or lend to.",
+    "ClusterQueue/Cohort webhook: borrowingLimit/lendingLimit must be nil when cohort (parent) is "
+    "empty")
+FLAVOR_RESOURCES_MISMATCH = register(
+    "KAD228", "flavor resources don't match covered resources", "error",
+    "Each flavor of a resource group must list exactly the group's covered resources, in the same "
+    "order.",
+    "ResourceGroup CEL: flavors must have the same number of resources as the coveredResources; "
+    "webhook: resources[i].name must match the name in coveredResources")
+RESOURCE_COVERED_TWICE = register(
+    "KAD229", "resource covered twice", "error",
+    "A resource appears in more than one resource group of a cluster queue or cohort (or twice "
+    "in one group).",
+    "ClusterQueue/Cohort webhook: coveredResources must be unique across resource groups")
+FLAVOR_LISTED_TWICE = register(
+    "KAD230", "flavor listed twice", "error",
+    "A flavor appears in more than one resource group of a cluster queue or cohort (or twice in "
+    "one group).",
+    "ClusterQueue/Cohort webhook: flavor names must be unique across resource groups")
+QUOTA_SIZE_LIMIT = register(
+    "KAD231", "resource groups outside Kueue's size limits", "error",
+    "Kueue's CRD bounds resource groups: at most 16 groups; each group 1–64 covered resources and "
+    "1–64 flavors; each flavor 1–64 resources; at most 256 flavors and 256 covered resources over "
+    "all groups.",
+    "ClusterQueue/Cohort CRD: resourceGroups maxItems=16; coveredResources, flavors, resources "
+    "minItems=1 maxItems=64; 256 flavors in total")
+NEGATIVE_WEIGHT = register(
+    "KAD232", "negative fair-sharing weight", "error",
+    "A fair-sharing weight is negative.",
+    "ClusterQueue/Cohort webhook: fairSharing.weight must be greater than or equal to 0")
+BORROW_WITHOUT_RECLAIM = register(
+    "KAD233", "borrowWithinCohort without reclaimWithinCohort", "error",
+    "A cluster queue enables preemption while borrowing (`borrowWithinCohort`) but never reclaims "
+    "within its cohort.",
+    "ClusterQueue CEL: reclaimWithinCohort=Never and borrowWithinCohort.Policy!=Never")
+FRACTIONAL_QUOTA = register(
+    "KAD234", "fractional quota of a countable resource", "warning",
+    "A quota of `pods` or of an extended resource (such as `nvidia.com/gpu`) is not a whole "
+    "number; no pod can request a fraction of one, so the fraction is unusable.")
+
+# --- topologies and flavors ----------------------------------------------------------------------
+DUPLICATE_LEVEL = register(
+    "KAD240", "duplicate topology level", "error",
+    "A topology lists the same node label twice.",
+    "Topology CEL: levels must be unique")
+HOSTNAME_NOT_LAST = register(
+    "KAD241", "hostname level not last", "error",
+    "`kubernetes.io/hostname` may only be the lowest (last) level of a topology.",
+    "Topology CEL: the kubernetes.io/hostname label can only be used at the lowest level of "
+    "topology")
+LEVEL_COUNT = register(
+    "KAD242", "topology level count out of range", "error",
+    "A topology has no levels, or more than Kueue accepts (16; Kueue's v1alpha1 API accepted 8).",
+    "Topology CRD: levels minItems=1 maxItems=16")
+DUPLICATE_TAINT = register(
+    "KAD243", "duplicate flavor taint", "error",
+    "A resource flavor lists two node taints with the same key and effect.",
+    "ResourceFlavor webhook: taints must be unique by key and effect pair")
+BAD_REQUIREMENT = register(
+    "KAD244", "invalid selector requirement", "error",
+    "A label selector or node affinity requirement is malformed: `In`/`NotIn` need values, "
+    "`Exists`/`DoesNotExist` take none, `Gt`/`Lt` take one integer and only in node affinity.",
+    "Kubernetes ValidateLabelSelector / node selector requirement validation")
+
+# --- workloads ----------------------------------------------------------------------------------
+MIN_COUNT_ABOVE_COUNT = register(
+    "KAD250", "min_count above count", "error",
+    "A pod set's minimum count is larger than its count.",
+    "Workload CEL: minCount should be positive and less or equal to count")
+BAD_COUNT = register(
+    "KAD251", "invalid pod count", "error",
+    "A pod set's count is negative, or its minimum count is below 1.",
+    "Workload CRD: podSets[].count minimum=0, podSets[].minCount minimum=1")
+DUPLICATE_POD_SET = register(
+    "KAD252", "duplicate pod set name", "error",
+    "Two pod sets of one workload have the same name.",
+    "Workload CRD: podSets is a list map keyed by name")
+POD_SET_COUNT_LIMIT = register(
+    "KAD253", "pod set count out of range", "error",
+    "A workload has no pod sets, or more than 8.",
+    "Workload CRD: podSets minItems=1 maxItems=8")
+MANY_MIN_COUNTS = register(
+    "KAD254", "more than one pod set uses min_count", "error",
+    "Partial admission allows at most one pod set of a workload to set a minimum count.",
+    "Workload webhook: at most one podSet can use minCount")
+NEGATIVE_REQUEST = register(
+    "KAD255", "negative request", "error",
+    "A pod set requests a negative quantity of a resource.")
+FRACTIONAL_REQUEST = register(
+    "KAD256", "fractional request of a countable resource", "error",
+    "A pod set requests a fraction of an extended resource (such as `500m` of `nvidia.com/gpu`). "
+    "Kubernetes requires extended-resource requests to be whole numbers.",
+    "Kubernetes pod validation: extended resource quantities must be integers")
+RESERVED_POD_REQUEST = register(
+    "KAD257", "`pods` requested by a pod set", "error",
+    "`pods` is counted by Kueue itself (one per pod); a pod set may not request it.",
+    "Workload webhook: resources.requests[pods]: the key is reserved for internal kueue use")
+EMPTY_POD_SET = register(
+    "KAD258", "pod set with no pods", "warning",
+    "A pod set has count 0: it requests nothing and places no pods.")
+
+# --- priority classes -----------------------------------------------------------------------------
+MANY_DEFAULTS = register(
+    "KAD265", "more than one default priority class", "error",
+    "More than one priority class of one kind is marked global default; Kubernetes allows one.",
+    "PriorityClass admission: only one PriorityClass can be marked globalDefault")
+PRIORITY_RANGE = register(
+    "KAD266", "priority value out of range", "error",
+    "A priority is outside the 32-bit range, or a user-defined pod PriorityClass is above "
+    "1000000000 (larger values are reserved for `system-` classes).",
+    "PriorityClass validation: value must not exceed HighestUserDefinablePriority (1000000000)")
+
+# --- unused and unreachable -------------------------------------------------------------------------
+UNUSED_FLAVOR = register(
+    "KAD270", "unused flavor", "warning",
+    "A resource flavor is not listed in any cluster queue's or cohort's resource groups.")
+SELECTOR_MATCHES_NOTHING = register(
+    "KAD271", "namespace selector matches no namespace", "warning",
+    "A cluster queue's namespace selector matches none of the declared namespaces. (Checked only "
+    "when namespaces are declared.)")
+NIL_SELECTOR = register(
+    "KAD272", "cluster queue without a namespace selector", "warning",
+    "A cluster queue has no namespace selector. Kueue treats a missing selector as matching no "
+    "namespace, so the queue admits nothing; an empty selector `{}` matches every namespace.")
+
+# --- rules ----------------------------------------------------------------------------------------
+UNKNOWN_REFERENCE = register(
+    "KAD280", "unknown reference in a rule", "error",
+    "A rule refers to something the rule language doesn't define (see the reference table in "
+    "docs/ARCHITECTURE.md).")
+BAD_INDEX = register(
+    "KAD281", "bad index", "error",
+    "A rule indexes something that is not a map (`workload.name[x]`), or uses a map without an "
+    "index (`pod_group.requests`).")
+INCOMPATIBLE_TYPES = register(
+    "KAD282", "incompatible types", "error",
+    "A rule compares values of different types (a quantity with a string, a flavor with a cluster "
+    "queue), or orders values that have no order.")
+BAD_ARITHMETIC = register(
+    "KAD283", "bad arithmetic", "error",
+    "Arithmetic (`+ - * /`) applies to ints and quantities only; a quantity may be multiplied or "
+    "divided by an int, not by a quantity.")
+NOT_BOOLEAN = register(
+    "KAD284", "not a condition", "error",
+    "A rule body, or an operand of `and`, `or`, `not` or `implies`, is not a boolean condition.")
+UNKNOWN_NAME = register(
+    "KAD285", "unknown name in a rule", "error",
+    "A bare name in a rule does not name an object of the type it is compared with (a flavor, a "
+    "cluster queue, a cohort, a priority class or a topology mode).")
+BAD_QUANTIFIER_DOMAIN = register(
+    "KAD286", "bad quantifier domain", "error",
+    "Quantifiers range over `workload.pod_groups` only, and `workload.pod_groups` is only a "
+    "quantifier domain, not a value.")
+BAD_QUANTIFIER_VARIABLE = register(
+    "KAD287", "unbound or shadowing quantifier variable", "error",
+    "A rule uses a variable no quantifier binds, or a quantifier variable reuses a reserved name "
+    "(`workload`, `namespace`, `pod_group`, `flavor`, `cluster_queue`, `cohort`) or an enclosing "
+    "variable.")
+BAD_WEIGHT = register(
+    "KAD288", "bad rule weight", "error",
+    "A `prefer` rule needs a positive weight; `require` and `forbid` take none.")
+UNKNOWN_RESOURCE = register(
+    "KAD289", "unknown resource in a rule", "warning",
+    "A rule names a resource that no queue, pod set or node mentions; it is always 0.")

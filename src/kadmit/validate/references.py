@@ -1,0 +1,160 @@
+"""References between objects: flavors, queues, priority classes, topologies, admissions."""
+
+from __future__ import annotations
+
+from kadmit.diagnostics import Diagnostics, did_you_mean
+from kadmit.index import ModelIndex, resolve_level
+from kadmit.model import ClusterQueue, Cohort, PodSet, Workload
+from kadmit.validate.codes import (ADMISSION_COUNT, ADMITTED_UNKNOWN_CLUSTER_QUEUE, ADMITTED_UNKNOWN_FLAVOR,
+                                   ADMITTED_UNKNOWN_POD_SET, COHORT_PARENT_TYPO, NO_TOPOLOGY_FLAVOR,
+                                   UNKNOWN_CLUSTER_QUEUE, UNKNOWN_FLAVOR, UNKNOWN_LOCAL_QUEUE,
+                                   UNKNOWN_PRIORITY_CLASS, UNKNOWN_PRIORITY_CLASS_WITH_VALUE,
+                                   UNKNOWN_TOPOLOGY, UNKNOWN_TOPOLOGY_LEVEL)
+
+
+def _help(name: str, candidates, fallback: str | None = None) -> str | None:
+    return did_you_mean(name, candidates) or fallback
+
+
+def check_flavor_refs(owner: ClusterQueue | Cohort, kind: str, index: ModelIndex, diags: Diagnostics) -> None:
+    for g, group in enumerate(owner.resource_groups):
+        for f, fq in enumerate(group.flavors):
+            if fq.flavor in index.flavors:
+                continue
+            at = fq.spans.get("flavor") or owner.spans.get(f"resource_groups.{g}.flavors.{f}") or fq.span \
+                or owner.span
+            diags.emit(UNKNOWN_FLAVOR, f"{kind} `{owner.name}` uses flavor `{fq.flavor}`, which is not defined",
+                       at, help=_help(fq.flavor, index.flavors, f"define `flavor {fq.flavor}`"),
+                       notes=["Kueue marks the cluster queue inactive (FlavorNotFound) until the flavor exists"])
+
+
+def check_references(index: ModelIndex, diags: Diagnostics) -> None:
+    model = index.model
+    for cq in model.cluster_queues:
+        check_flavor_refs(cq, "cluster queue", index, diags)
+    declared = {x.name for x in model.cohorts}
+    for c in model.cohorts:
+        check_flavor_refs(c, "cohort", index, diags)
+        if c.parent and c.parent not in declared and c.parent != c.name:
+            hint = did_you_mean(c.parent, declared - {c.name})
+            if hint:
+                diags.emit(COHORT_PARENT_TYPO, f"parent `{c.parent}` of cohort `{c.name}` is not defined",
+                           c.field_span("parent"), help=hint,
+                           notes=["Kueue creates an implicit cohort for an undefined parent"])
+    for fl in model.flavors:
+        if fl.topology and fl.topology not in index.topologies:
+            diags.emit(UNKNOWN_TOPOLOGY, f"flavor `{fl.name}` uses topology `{fl.topology}`, which is not defined",
+                       fl.field_span("topology"),
+                       help=_help(fl.topology, index.topologies, f"define `topology {fl.topology}`"))
+    for lq in model.local_queues:
+        if lq.cluster_queue not in index.cluster_queues:
+            diags.emit(UNKNOWN_CLUSTER_QUEUE,
+                       f"local queue `{lq.key}` points at cluster queue `{lq.cluster_queue}`, which is not defined",
+                       lq.field_span("cluster_queue"), help=_help(lq.cluster_queue, index.cluster_queues),
+                       notes=["workloads sent to this queue stay pending"])
+    for wl in model.workloads:
+        _check_workload_refs(wl, index, diags)
+
+
+def _check_workload_refs(wl: Workload, index: ModelIndex, diags: Diagnostics) -> None:
+    lq_key = f"{wl.namespace}/{wl.queue}"
+    if lq_key not in index.local_queues:
+        here = [q.name for q in index.model.local_queues if q.namespace == wl.namespace]
+        elsewhere = sorted(q.key for q in index.model.local_queues if q.name == wl.queue)
+        hint = did_you_mean(wl.queue, here) or (
+            f"a local queue `{wl.queue}` exists in {', '.join(f'`{k}`' for k in elsewhere)}; "
+            f"local queues are per namespace" if elsewhere else None)
+        diags.emit(UNKNOWN_LOCAL_QUEUE,
+                   f"workload `{wl.key}` is queued to `{wl.queue}`, but namespace `{wl.namespace}` "
+                   f"has no local queue of that name", wl.field_span("queue"), help=hint,
+                   notes=["Kueue keeps the workload pending: LocalQueue doesn't exist"])
+    if wl.priority_class:
+        kinds = [wl.priority_class_kind] if wl.priority_class_kind else ["workload", "pod"]
+        known: list[str] = []
+        for kind in kinds:
+            table = index.workload_priority_classes if kind == "workload" else index.pod_priority_classes
+            known.extend(table)
+        if wl.priority_class not in known:
+            code = UNKNOWN_PRIORITY_CLASS if wl.priority is None else UNKNOWN_PRIORITY_CLASS_WITH_VALUE
+            diags.emit(code, f"workload `{wl.key}` uses priority class `{wl.priority_class}`, which is not defined",
+                       wl.field_span("priority_class"), help=_help(wl.priority_class, known))
+    if wl.admission is not None:
+        _check_admission(wl, index, diags)
+    cq = index.cluster_queue_of(wl)
+    for i, ps in enumerate(wl.pod_sets):
+        _check_topology_level(wl, i, ps, cq, index, diags)
+
+
+def _check_admission(wl: Workload, index: ModelIndex, diags: Diagnostics) -> None:
+    adm = wl.admission
+    assert adm is not None
+    cq = index.cluster_queues.get(adm.cluster_queue)
+    if cq is None:
+        diags.emit(ADMITTED_UNKNOWN_CLUSTER_QUEUE,
+                   f"workload `{wl.key}` is admitted to cluster queue `{adm.cluster_queue}`, which is not defined",
+                   adm.field_span("cluster_queue") or wl.span, help=_help(adm.cluster_queue, index.cluster_queues))
+    offered: set[tuple[str, str]] = set()
+    if cq is not None:
+        offered = {(fq.flavor, r) for g in cq.resource_groups for fq in g.flavors
+                   for r in (rq.resource for rq in fq.resources)}
+    by_name = {ps.name: ps for ps in wl.pod_sets}
+    for i, psa in enumerate(adm.pod_sets):
+        at = psa.span or adm.span or wl.span
+        ps = by_name.get(psa.name)
+        if ps is None:
+            diags.emit(ADMITTED_UNKNOWN_POD_SET,
+                       f"admission of `{wl.key}` assigns pod set `{psa.name}`, which the workload doesn't have",
+                       psa.field_span("name") or at, help=_help(psa.name, by_name))
+        else:
+            low = ps.min_count if ps.min_count is not None else ps.count
+            if not low <= psa.count <= ps.count:
+                diags.emit(ADMISSION_COUNT,
+                           f"pod set `{psa.name}` of `{wl.key}` is admitted with count {psa.count}, "
+                           f"outside {low}..{ps.count}", psa.field_span("count") or at)
+        for res in sorted(psa.flavors):
+            fl = psa.flavors[res]
+            where = psa.spans.get(f"flavors.{res}") or at
+            if fl not in index.flavors:
+                diags.emit(ADMITTED_UNKNOWN_FLAVOR,
+                           f"pod set `{psa.name}` of `{wl.key}` is admitted with flavor `{fl}`, which is not defined",
+                           where, help=_help(fl, index.flavors))
+            elif cq is not None and (fl, res) not in offered:
+                diags.emit(ADMITTED_UNKNOWN_FLAVOR,
+                           f"pod set `{psa.name}` of `{wl.key}` is admitted with `{res}` in flavor `{fl}`, "
+                           f"but cluster queue `{cq.name}` has no quota for it", where)
+
+
+def _check_topology_level(wl: Workload, i: int, ps: PodSet, cq: ClusterQueue | None,
+                          index: ModelIndex, diags: Diagnostics) -> None:
+    req = ps.topology
+    if req is None or req.level is None or cq is None:
+        return
+    topologies = []
+    for g in cq.resource_groups:
+        for fq in g.flavors:
+            fl = index.flavors.get(fq.flavor)
+            if fl and fl.topology and fl.topology in index.topologies:
+                topologies.append(index.topologies[fl.topology])
+    at = ps.field_span("topology") or wl.spans.get(f"pod_sets.{i}") or wl.span
+    if not topologies:
+        diags.emit(NO_TOPOLOGY_FLAVOR,
+                   f"pod set `{ps.name}` of `{wl.key}` asks for {req.mode} topology `{req.level}`, but no flavor "
+                   f"of cluster queue `{cq.name}` has a topology", at,
+                   notes=["Kueue reports the workload inadmissible"])
+        return
+    if any(resolve_level(t, req.level) for t in topologies):
+        return
+    levels = sorted({lv for t in topologies for lv in t.levels})
+    ambiguous = sorted({k for t in topologies for k in set(t.levels) if k.rsplit("/", 1)[-1] == req.level})
+    if any(len({k for k in set(t.levels) if k.rsplit("/", 1)[-1] == req.level}) == 1 for t in topologies):
+        return  # found, but in a topology that also lists it twice (reported there)
+    if ambiguous:
+        diags.emit(UNKNOWN_TOPOLOGY_LEVEL,
+                   f"topology level `{req.level}` of pod set `{ps.name}` of `{wl.key}` is ambiguous: it matches "
+                   + ", ".join(f"`{k}`" for k in ambiguous), at, help="write the full node label key")
+        return
+    names = levels + sorted({lv.rsplit("/", 1)[-1] for lv in levels})
+    diags.emit(UNKNOWN_TOPOLOGY_LEVEL,
+               f"pod set `{ps.name}` of `{wl.key}` asks for topology level `{req.level}`, which no topology "
+               f"of cluster queue `{cq.name}`'s flavors has", at,
+               help=_help(req.level, names, "levels: " + ", ".join(f"`{lv}`" for lv in levels)))

@@ -1,0 +1,69 @@
+"""Workload and pod-set checks: counts, partial admission, requests."""
+
+from __future__ import annotations
+
+from kadmit.diagnostics import Diagnostics, Label
+from kadmit.model import Workload
+from kadmit.quantity import MILLI, format_quantity
+from kadmit.validate.codes import (BAD_COUNT, DUPLICATE_POD_SET, EMPTY_POD_SET, FRACTIONAL_REQUEST,
+                                   MANY_MIN_COUNTS, MIN_COUNT_ABOVE_COUNT, NEGATIVE_REQUEST,
+                                   POD_SET_COUNT_LIMIT, PRIORITY_RANGE, RESERVED_POD_REQUEST)
+from kadmit.validate.quotas import is_countable
+
+MAX_POD_SETS = 8
+INT32 = (-(2**31), 2**31 - 1)
+
+
+def check_workload(wl: Workload, diags: Diagnostics) -> None:
+    n = len(wl.pod_sets)
+    if not 1 <= n <= MAX_POD_SETS:
+        diags.emit(POD_SET_COUNT_LIMIT, f"workload `{wl.key}` has {n} pod sets; Kueue accepts 1 to {MAX_POD_SETS}",
+                   wl.field_span("pod_sets"))
+    seen: dict[str, int] = {}
+    with_min: list[int] = []
+    for i, ps in enumerate(wl.pod_sets):
+        at = wl.spans.get(f"pod_sets.{i}") or ps.span or wl.span
+        what = f"pod set `{ps.name}` of `{wl.key}`"
+        if ps.name in seen:
+            first = wl.pod_sets[seen[ps.name]]
+            first_at = wl.spans.get(f"pod_sets.{seen[ps.name]}") or first.span
+            diags.emit(DUPLICATE_POD_SET, f"workload `{wl.key}` has two pod sets named `{ps.name}`",
+                       ps.field_span("name") or at,
+                       labels=[Label(first_at, "first defined here")] if first_at else [])
+        else:
+            seen[ps.name] = i
+        if ps.count < 0:
+            diags.emit(BAD_COUNT, f"{what} has a negative count ({ps.count})", ps.field_span("count") or at)
+        elif ps.count == 0:
+            diags.emit(EMPTY_POD_SET, f"{what} has count 0", ps.field_span("count") or at)
+        if ps.min_count is not None:
+            with_min.append(i)
+            if ps.min_count < 1:
+                diags.emit(BAD_COUNT, f"{what} has min_count {ps.min_count}; it must be at least 1",
+                           ps.field_span("min_count") or at)
+            elif ps.min_count > ps.count >= 0:
+                diags.emit(MIN_COUNT_ABOVE_COUNT, f"{what} has min_count {ps.min_count} above its count {ps.count}",
+                           ps.field_span("min_count") or at, help=f"use a min_count between 1 and {ps.count}")
+        for res in sorted(ps.requests):
+            qty = ps.requests[res]
+            rat = ps.spans.get(f"requests.{res}") or ps.field_span("requests") or at
+            if res == "pods":
+                diags.emit(RESERVED_POD_REQUEST, f"{what} requests `pods`", rat,
+                           help="Kueue counts one `pods` per pod itself; remove the request")
+                continue
+            if qty < 0:
+                diags.emit(NEGATIVE_REQUEST, f"{what} requests a negative amount of `{res}` "
+                           f"({format_quantity(qty, res)})", rat)
+            elif is_countable(res) and qty % MILLI:
+                whole = -(-qty // MILLI)
+                diags.emit(FRACTIONAL_REQUEST, f"{what} requests {format_quantity(qty, res)} of `{res}`, "
+                           f"not a whole number", rat, help=f"request whole units, e.g. `{whole}`")
+    if len(with_min) > 1:
+        names = ", ".join(f"`{wl.pod_sets[i].name}`" for i in with_min)
+        later = wl.pod_sets[with_min[1]]
+        diags.emit(MANY_MIN_COUNTS, f"workload `{wl.key}` sets min_count on {len(with_min)} pod sets ({names}); "
+                   f"at most one may", later.field_span("min_count") or wl.spans.get(f"pod_sets.{with_min[1]}")
+                   or wl.span, help="keep min_count on one pod set")
+    if wl.priority is not None and not INT32[0] <= wl.priority <= INT32[1]:
+        diags.emit(PRIORITY_RANGE, f"priority {wl.priority} of workload `{wl.key}` is outside the 32-bit range",
+                   wl.field_span("priority"))
