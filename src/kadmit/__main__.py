@@ -1,0 +1,5 @@
+"""`python -m kadmit`: the command line."""
+
+from kadmit.cli import main
+
+main()

@@ -1,0 +1,176 @@
+"""The Python API: one function per CLI verb (`check`, `fmt`); the CLI is a thin shell over it."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from kadmit import workspace as ws
+from kadmit.atomic import write_text_atomic
+from kadmit.diagnostics import KAD004, Diagnostic, Diagnostics, Severity
+from kadmit.render.codes import KAD005, KAD006
+from kadmit.source import SourceMap
+
+EXIT_OK = 0
+EXIT_FINDINGS = 1  # errors found (or warnings, when strict); files that fmt would change
+EXIT_INPUT = 2  # an input could not be read, an output not written, or bad usage
+EXIT_INTERNAL = 70  # a bug in kadmit (EX_SOFTWARE)
+
+
+def exit_code(diagnostics: list[Diagnostic], *, input_error: bool, strict: bool = False) -> int:
+    """2 for unreadable input (it wins), 1 for errors (or warnings when strict), else 0."""
+    if input_error:
+        return EXIT_INPUT
+    worst = {d.severity for d in diagnostics}
+    if Severity.ERROR in worst or (strict and Severity.WARNING in worst):
+        return EXIT_FINDINGS
+    return EXIT_OK
+
+
+def _limits(max_file_bytes: int | None) -> ws.Limits:
+    return ws.Limits() if max_file_bytes is None else ws.Limits(max_file_bytes=max_file_bytes)
+
+
+# --- check ------------------------------------------------------------------------------------
+
+@dataclass
+class CheckResult:
+    """What `check` found: the loaded workspace, its diagnostics sorted, and the exit code."""
+
+    workspace: ws.Workspace
+    diagnostics: list[Diagnostic]
+    exit_code: int
+
+    @property
+    def sources(self) -> SourceMap:
+        return self.workspace.sources
+
+    @property
+    def files(self) -> list[str]:
+        return self.workspace.files
+
+
+def check(paths: list[str], *, strict: bool = False,
+          max_file_bytes: int | None = None) -> CheckResult:
+    """Read and validate `paths` (files or folders, recursively) as one model."""
+    loaded = ws.load(list(paths), limits=_limits(max_file_bytes))
+    diagnostics = loaded.diagnostics.sorted()
+    return CheckResult(loaded, diagnostics,
+                       exit_code(diagnostics, input_error=loaded.input_error, strict=strict))
+
+
+# --- fmt --------------------------------------------------------------------------------------
+
+FmtMode = Literal["check", "diff", "write"]
+
+
+@dataclass
+class FormattedFile:
+    """One `.kad` file: its text, its canonical text (None when it doesn't parse), diagnostics."""
+
+    path: str
+    original: str
+    formatted: str | None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    written: bool = False
+
+    @property
+    def changed(self) -> bool:
+        return self.formatted is not None and self.formatted != self.original
+
+    def diff(self) -> str:
+        """A unified diff from the file to its formatted text ("" when unchanged)."""
+        if not self.changed:
+            return ""
+        assert self.formatted is not None
+        lines = difflib.unified_diff(self.original.splitlines(keepends=True),
+                                     self.formatted.splitlines(keepends=True),
+                                     fromfile=f"a/{self.path}", tofile=f"b/{self.path}")
+        return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
+                       for line in lines)
+
+
+@dataclass
+class FmtResult:
+    """Every file `fmt` looked at, all diagnostics sorted, the texts read, and the exit code."""
+
+    files: list[FormattedFile]
+    diagnostics: list[Diagnostic]
+    sources: SourceMap
+    exit_code: int
+    input_error: bool = False  # some input unreadable or some output unwritable
+
+    @property
+    def changed(self) -> list[FormattedFile]:
+        return [f for f in self.files if f.changed]
+
+
+def _kad_files(paths: list[str], diags: Diagnostics,
+               limits: ws.Limits) -> tuple[list[Path], bool]:
+    """The `.kad` files under `paths`; a named file that isn't one is an error (folders skip them)."""
+    files, failed = ws.collect_files(list(paths), diags, limits)
+    named = {Path(p).resolve() for p in paths if Path(p).exists() and not Path(p).is_dir()}
+    kad = []
+    for f in files:
+        if f.suffix in ws.KAD_SUFFIXES:
+            kad.append(f)
+        elif f.resolve() in named:
+            diags.emit(KAD005, f"`{ws.display_name(f)}` is not a `.kad` file",
+                       help="kadmit fmt formats policy files only")
+            failed = True
+    if not kad and not failed:
+        diags.emit(KAD004, "no `.kad` files in " + ", ".join(f"`{p}`" for p in paths))
+        failed = True
+    return kad, failed
+
+
+def fmt(paths: list[str], mode: FmtMode = "check", *,
+        max_file_bytes: int | None = None) -> FmtResult:
+    """Format the `.kad` files under `paths`.
+
+    `check` and `diff` only compute; `write` replaces each changed file atomically, and only
+    when every file was read and parsed (one error anywhere and nothing is written).
+    Exit code: 2 unreadable input or unwritable output, 1 parse errors (or, for `check` and
+    `diff`, files that would change), else 0.
+    """
+    from kadmit.syntax import format_text
+
+    if mode not in ("check", "diff", "write"):
+        raise ValueError(f"unknown fmt mode {mode!r}")
+    limits = _limits(max_file_bytes)
+    sources = SourceMap()
+    diags = Diagnostics()
+    files, failed = _kad_files(paths, diags, limits)
+    reader = ws.Reader(sources, diags, limits)
+    results: list[tuple[Path, FormattedFile]] = []
+    for path in files:
+        text = reader.read(path)
+        if text is None:
+            continue
+        name = ws.display_name(path)
+        formatted, found = format_text(text, name)
+        one = FormattedFile(name, text, formatted, Diagnostics(list(found)).sorted())
+        diags.extend(one.diagnostics)
+        results.append((path, one))
+    failed = failed or reader.failed
+    unparsed = any(one.formatted is None for _, one in results)
+    if mode == "write" and not failed and not unparsed and not diags.has_errors:
+        for path, one in results:
+            if not one.changed:
+                continue
+            assert one.formatted is not None
+            try:
+                write_text_atomic(path, one.formatted)
+            except OSError as e:
+                diags.emit(KAD006, f"can't write `{one.path}`: {e.strerror or e}",
+                           help="the file is unchanged")
+                failed = True
+            else:
+                one.written = True
+    diagnostics = diags.sorted()
+    code = exit_code(diagnostics, input_error=failed)
+    if code == EXIT_OK and (unparsed or (mode != "write" and any(o.changed for _, o in results))):
+        code = EXIT_FINDINGS
+    return FmtResult([one for _, one in results], diagnostics, sources, code, failed)

@@ -1,0 +1,201 @@
+"""The command line: argument parsing, output streams and exit codes over `kadmit.api`."""
+
+from __future__ import annotations
+
+import errno
+import importlib
+import os
+import pkgutil
+import sys
+import textwrap
+
+import click
+
+import kadmit
+from kadmit import api
+from kadmit.diagnostics import Diagnostic, Diagnostics, all_codes, code_info, did_you_mean
+from kadmit.render import FORMATS, render
+from kadmit.render.codes import KAD007
+from kadmit.render.human import render_human
+from kadmit.render.sarif import tool_version
+from kadmit.source import SourceMap
+
+REPORT_URL = "https://github.com/kadmit/kadmit/issues"
+
+
+def use_color(choice: str, stream: str = "stdout") -> bool:
+    """Colour when asked, or (auto) when the stream is a terminal and NO_COLOR is unset or empty."""
+    if choice != "auto":
+        return choice == "always"
+    if os.environ.get("NO_COLOR"):
+        return False
+    isatty = getattr(sys.stdout if stream == "stdout" else sys.stderr, "isatty", None)
+    return bool(isatty and isatty())
+
+
+class Kadmit(click.Group):
+    """The command group; turns an unexpected exception into a short report and exit 70."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise
+        except OSError as e:
+            if e.errno == errno.EPIPE:  # click's main handles a closed pipe quietly
+                raise
+            self._internal(ctx, e)
+        except Exception as e:  # noqa: BLE001 - the one place exceptions stop
+            self._internal(ctx, e)
+
+    @staticmethod
+    def _internal(ctx: click.Context, e: Exception) -> None:
+        if os.environ.get("KADMIT_TRACEBACK"):
+            raise e
+        click.echo(f"internal error: {type(e).__name__}: {e}", err=True)
+        click.echo("this is a bug in kadmit, not in your input; please report it with the "
+                   f"command you ran and its inputs at {REPORT_URL} "
+                   "(set KADMIT_TRACEBACK=1 for the traceback)", err=True)
+        ctx.exit(api.EXIT_INTERNAL)
+
+
+color_option = click.option(
+    "--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
+    help="Colour the human format (auto: only on a terminal, and not when NO_COLOR is set).")
+max_size_option = click.option(
+    "--max-file-size", "max_file_bytes", type=click.IntRange(min=1), default=None,
+    metavar="BYTES", help="Refuse files larger than this (default 64 MiB).")
+
+
+@click.group("kadmit", cls=Kadmit, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(tool_version(), "--version", prog_name="kadmit")
+def cli() -> None:
+    """kadmit: check Kueue-style admission policies and explain admission decisions.
+
+    Exit codes: 0 clean, 1 findings, 2 unreadable input or bad usage, 70 internal error.
+    """
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.option("--format", "format_", type=click.Choice(FORMATS), default="human",
+              show_default=True, help="Output format for diagnostics.")
+@click.option("--strict", is_flag=True, help="Fail (exit 1) on warnings too.")
+@max_size_option
+@color_option
+def check(paths: tuple[str, ...], format_: str, strict: bool, max_file_bytes: int | None,
+          color: str) -> None:
+    """Check policies and manifests (files or folders, recursively)."""
+    result = api.check(list(paths), strict=strict, max_file_bytes=max_file_bytes)
+    painted = format_ == "human" and use_color(color)
+    click.echo(render(result.diagnostics, result.sources, format_,  # type: ignore[arg-type]
+                      files_checked=len(result.files), color=painted), nl=False, color=painted)
+    sys.exit(result.exit_code)
+
+
+def _report(diagnostics: list[Diagnostic], sources: SourceMap, color: str) -> None:
+    """Human diagnostics on stderr, without the summary line (fmt prints its own)."""
+    if diagnostics:
+        painted = use_color(color, "stderr")
+        click.echo(render_human(diagnostics, sources, files_checked=None, color=painted),
+                   err=True, nl=False, color=painted)
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.option("--check", "check_", is_flag=True,
+              help="Exit 1 and list the files whose formatting would change.")
+@click.option("--diff", is_flag=True, help="Print unified diffs; exit 1 if any file would change.")
+@click.option("--write", is_flag=True, help="Rewrite changed files in place (atomically).")
+@max_size_option
+@color_option
+def fmt(paths: tuple[str, ...], check_: bool, diff: bool, write: bool,
+        max_file_bytes: int | None, color: str) -> None:
+    """Format .kad files. Without a flag, print one formatted file to stdout."""
+    modes = [m for m, on in (("check", check_), ("diff", diff), ("write", write)) if on]
+    if len(modes) > 1:
+        raise click.UsageError(f"--{modes[0]} and --{modes[1]} can't be combined")
+    if not modes and len(paths) > 1:
+        raise click.UsageError("to format several files, pass --check, --diff or --write")
+    mode = modes[0] if modes else "check"
+    result = api.fmt(list(paths), mode, max_file_bytes=max_file_bytes)  # type: ignore[arg-type]
+    if not modes and len(result.files) > 1:
+        raise click.UsageError(f"`{paths[0]}` holds {len(result.files)} .kad files; to format "
+                               "several files, pass --check, --diff or --write")
+    _report(result.diagnostics, result.sources, color)
+    if not modes:
+        if result.input_error:
+            sys.exit(api.EXIT_INPUT)
+        if any(one.formatted is None for one in result.files) or api.exit_code(
+                result.diagnostics, input_error=False) != api.EXIT_OK:
+            sys.exit(api.EXIT_FINDINGS)
+        for one in result.files:
+            click.echo(one.formatted, nl=False)
+        sys.exit(api.EXIT_OK)
+    changed = result.changed
+    unparsed = sum(1 for one in result.files if one.formatted is None)
+    tail = f", {unparsed} not parsed" if unparsed else ""
+    if mode == "check":
+        for one in changed:
+            click.echo(f"would reformat {one.path}")
+        tidy = len(result.files) - len(changed) - unparsed
+        click.echo(f"{_plural(len(changed), 'file')} would be reformatted, "
+                   f"{tidy} already formatted{tail}", err=True)
+    elif mode == "diff":
+        for one in changed:
+            click.echo(one.diff(), nl=False)
+        click.echo(f"{_plural(len(changed), 'file')} would be reformatted{tail}", err=True)
+    else:
+        written = [one for one in result.files if one.written]
+        for one in written:
+            click.echo(f"reformatted {one.path}")
+        if result.exit_code == api.EXIT_OK:
+            click.echo(f"{_plural(len(written), 'file')} reformatted, "
+                       f"{len(result.files) - len(written)} left unchanged", err=True)
+        else:
+            click.echo("nothing written" if not written else
+                       f"{_plural(len(written), 'file')} reformatted before the failure", err=True)
+    sys.exit(result.exit_code)
+
+
+def load_all_codes() -> None:
+    """Import every kadmit package and every `codes` module, so all codes are registered."""
+    for info in sorted(pkgutil.walk_packages(kadmit.__path__, "kadmit."), key=lambda m: m.name):
+        if info.ispkg or info.name.rsplit(".", 1)[-1] == "codes":
+            importlib.import_module(info.name)
+
+
+@cli.command()
+@click.argument("code", required=False)
+@color_option
+def codes(code: str | None, color: str) -> None:
+    """List every diagnostic code, or explain one.
+
+    `kadmit codes` prints the table; `kadmit codes KAD203` describes one code.
+    """
+    load_all_codes()
+    table = all_codes()
+    if code is None:
+        for info in table:
+            click.echo(f"{info.code}  {info.severity.value:<7}  {info.title}")
+        return
+    info = code_info(code.strip().upper())
+    if info is None:
+        diags = Diagnostics()
+        diags.emit(KAD007, f"unknown diagnostic code `{code}`",
+                   help=did_you_mean(code.strip().upper(), [i.code for i in table])
+                   or "`kadmit codes` lists every code")
+        _report(diags.sorted(), SourceMap(), color)
+        sys.exit(api.EXIT_INPUT)
+    click.echo(f"{info.code}: {info.title} ({info.severity.value})\n")
+    click.echo(textwrap.fill(info.description, width=88))
+    if info.kueue_rule:
+        click.echo(f"\nMirrors Kueue: {info.kueue_rule}")
+
+
+def main() -> None:
+    cli(prog_name="kadmit")
