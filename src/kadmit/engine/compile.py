@@ -18,12 +18,13 @@ from typing import Literal
 
 from kadmit.engine import terms as T
 from kadmit.engine.quota import FR, QuotaTree, Usage, node_id
-from kadmit.index import ModelIndex, admitted_usage
+from kadmit.index import ModelIndex, admitted_usage, resolve_level
 from kadmit.model import ClusterQueue, Model, PodSet, ResourceFlavor, Workload
 from kadmit.quantity import format_quantity
 from kadmit.source import Span
 
 Mode = Literal["folded", "symbolic"]
+T_BIG = 10**15
 
 
 @dataclass(frozen=True)
@@ -83,6 +84,19 @@ class Problem:
     no_borrow: dict[FR, T.Term]  # flavor-resource -> "W's queue stays within its nominal quota"
     scale: dict[str, int]  # resource -> units per solver unit
     soft: list = field(default_factory=list)  # (Origin, weight, term) from `prefer` rules
+    # folded mode: flavor-resource -> (queue's usage, Kueue's available) variables, in solver units
+    numbers: dict = field(default_factory=dict)
+
+    def number_values(self, compiler: "Compiler", usage: Usage) -> dict[str, int]:
+        """Values of the folded numbers for `usage`: the only thing that changes between questions."""
+        out: dict[str, int] = {}
+        assert self.cluster_queue is not None
+        nid = node_id(self.cluster_queue.name, False)
+        for fr, (used, cap) in self.numbers.items():
+            sc = compiler.scale.get(fr[1], 1)
+            out[used.name] = usage.get(self.cluster_queue.name, fr) // sc
+            out[cap.name] = compiler.tree.available(nid, fr, usage) // sc
+        return out
 
     def origins(self) -> dict[str, Origin]:
         """Every origin of the problem, by id."""
@@ -95,6 +109,18 @@ def untolerated_taints(ps: PodSet, flavor: ResourceFlavor):
     tols = list(ps.tolerations) + list(flavor.tolerations)
     return [t for t in flavor.node_taints
             if t.effect in ("NoSchedule", "NoExecute") and not any(x.tolerates(t) for x in tols)]
+
+
+def topology_mismatch(ps: PodSet, flavor: ResourceFlavor, index: ModelIndex) -> str | None:
+    """A pod set asking for a topology can only use a flavor with that topology and level."""
+    if ps.topology is None or ps.topology.mode == "unconstrained":
+        return None
+    topo = index.topologies.get(flavor.topology) if flavor.topology else None
+    if topo is None:
+        return f'flavor "{flavor.name}" does not support TopologyAwareScheduling'
+    if ps.topology.level is not None and resolve_level(topo, ps.topology.level) is None:
+        return f'flavor "{flavor.name}" does not contain the requested level `{ps.topology.level}`'
+    return None
 
 
 def selector_conflicts(ps: PodSet, flavor: ResourceFlavor) -> list[str]:
@@ -144,6 +170,26 @@ class Compiler:
                 see(r, q)
         return {r: v or 1 for r, v in g.items()}
 
+    @staticmethod
+    def requests(ps: PodSet, covered) -> dict[str, int]:
+        """Per-pod requests as Kueue counts them: `pods` is one per pod when a group covers it."""
+        if "pods" in covered and "pods" not in ps.requests:
+            return {**ps.requests, "pods": 1000}
+        return ps.requests
+
+    def missing_flavors(self, cq: ClusterQueue) -> list[str]:
+        return sorted({fq.flavor for rg in cq.resource_groups for fq in rg.flavors
+                       if fq.flavor not in self.index.flavors})
+
+    def inactive(self, cq: ClusterQueue) -> bool:
+        """Kueue keeps a queue inactive when stopped, when a flavor is missing, or in a cohort cycle."""
+        return (cq.stop_policy != "None" or bool(self.missing_flavors(cq))
+                or bool(cq.cohort and cq.cohort in self.tree.cycles))
+
+    def namespace_ok(self, cq: ClusterQueue, namespace: str) -> bool:
+        sel = cq.namespace_selector
+        return sel is not None and sel.matches(self.index.namespace_labels(namespace))
+
     def units(self, res: str, milli: int) -> int:
         s = self.scale.get(res, 1)
         return -((-milli) // s)  # round requests up; quotas are exact multiples by construction
@@ -151,12 +197,13 @@ class Compiler:
     # --- the problem ---------------------------------------------------------------------------------
 
     def problem(self, wl: Workload, usage: Usage, mode: Mode = "folded",
-                holders: list | None = None, rules: bool = True) -> Problem:
+                holders: list | None = None, rules: bool = True, tag: str | None = None) -> Problem:
         """The admission question for `wl` given admitted `usage` (milli-units); in symbolic mode
         `holders` (engine.symbolic.Holder) say who holds that usage, so it can be blamed."""
         ix = self.index
         key = wl.key
-        adm = T.BoolVar(f"adm|{key}")
+        tag = tag or key  # names the problem's variables; shared by workloads of one shape
+        adm = T.BoolVar(f"adm|{tag}")
         cq = ix.cluster_queue_of(wl)
         tracked: list[Tracked] = []
         structure: list[T.Term] = []
@@ -185,6 +232,15 @@ class Compiler:
             track("gate|stop_policy", "stop_policy",
                   f"cluster queue `{cq.name}` is stopped (stopPolicy {cq.stop_policy})",
                   cq.field_span("stop_policy"), T.not_(adm))
+        for fname in self.missing_flavors(cq):
+            track(f"gate|flavor|{fname}", "flavor_missing",
+                  f"cluster queue `{cq.name}` names flavor `{fname}`, which is not defined, so Kueue "
+                  "keeps the queue inactive", cq.span, T.not_(adm))
+        if cq.cohort and cq.cohort in self.tree.cycles:
+            co = ix.cohorts.get(cq.cohort)
+            track("gate|cohort_cycle", "cohort_cycle",
+                  f"cohort `{cq.cohort}` is in a cycle of parents, so Kueue keeps the queue inactive",
+                  co.field_span("parent") if co else cq.field_span("cohort"), T.not_(adm))
         labels = ix.namespace_labels(wl.namespace)
         sel = cq.namespace_selector
         if sel is None or not sel.matches(labels):
@@ -205,8 +261,8 @@ class Compiler:
         groups = cq.resource_groups
         covered = {r: gi for gi, g in enumerate(groups) for r in g.covered_resources}
         for pi, ps in enumerate(wl.pod_sets):
-            n = T.IntVar(f"n|{key}|{ps.name}", 0, max(ps.count, 0))
-            pv = PodSetVars(ps, n, T.BoolVar(f"skip|{key}|{ps.name}"))
+            n = T.IntVar(f"n|{tag}|{ps.name}", 0, max(ps.count, 0))
+            pv = PodSetVars(ps, n, T.BoolVar(f"skip|{tag}|{ps.name}"))
             on = T.and_(adm, T.not_(pv.skip))
             structure.append(T.implies(T.not_(on), T.eq(n, 0)))
             structure.append(T.implies(on, T.cmp(">=", n, min(1, ps.count))))
@@ -217,7 +273,8 @@ class Compiler:
                   ps.field_span("min_count") if ps.min_count is not None else ps.field_span("count") or ps.span,
                   T.implies(on, T.cmp(">=", n, need)),
                   Param(f"pod set `{ps.name}` of `{key}`", "min_count", need, direction="down"))
-            for res in sorted(r for r, q in ps.requests.items() if q > 0):
+            # a zero request still takes a flavor when a group covers it, as in Kueue
+            for res in sorted(r for r, q in self.requests(ps, covered).items() if q > 0 or r in covered):
                 gi = covered.get(res)
                 if gi is None:
                     track(f"cover|{ps.name}|{res}", "coverage",
@@ -228,7 +285,7 @@ class Compiler:
             for gi in sorted(set(pv.group_of.values())):
                 choices = []
                 for fq in groups[gi].flavors:
-                    choices.append((fq.flavor, T.BoolVar(f"f|{key}|{ps.name}|{gi}|{fq.flavor}")))
+                    choices.append((fq.flavor, T.BoolVar(f"f|{tag}|{ps.name}|{gi}|{fq.flavor}")))
                 pv.flavors[gi] = choices
                 structure.append(T.implies(on, T.exactly_one(v for _, v in choices)))
                 structure.extend(T.implies(v, on) for _, v in choices)
@@ -243,6 +300,10 @@ class Compiler:
                               f"flavor `{fname}` has taint `{taint}`, which pod set `{ps.name}` doesn't tolerate",
                               fl.field_span("node_taints") or fl.span, T.not_(v),
                               Param(f"pod set `{ps.name}` of `{key}`", "tolerations", None, str(taint), "none"))
+                    topo = topology_mismatch(ps, fl, ix)
+                    if topo is not None:
+                        track(f"topology|{ps.name}|{fname}", "topology", f"pod set `{ps.name}` can't use "
+                              f"flavor `{fname}`: {topo}", ps.field_span("topology") or ps.span, T.not_(v))
                     for conflict in selector_conflicts(ps, fl):
                         track(f"selector|{ps.name}|{fname}|{conflict}", "selector",
                               f"pod set `{ps.name}` can't use flavor `{fname}`: {conflict}",
@@ -254,13 +315,14 @@ class Compiler:
         requested: dict[FR, list[tuple[int, T.Term]]] = {}
         for pv in pvars:
             for res, gi in pv.group_of.items():
-                per_pod = self.units(res, pv.pod_set.requests[res])
+                per_pod = self.units(res, self.requests(pv.pod_set, pv.group_of)[res])
                 for fname, v in pv.flavors[gi]:
                     requested.setdefault((fname, res), []).append(
                         (1, T.ite(v, T.scale(per_pod, pv.count), 0)))
         req_terms = {fr: T.lin(*parts) for fr, parts in sorted(requested.items())}
 
         no_borrow: dict[FR, T.Term] = {}
+        numbers: dict[FR, tuple[T.IntVar, T.IntVar]] = {}
         cq_nid = node_id(cq.name, False)
         for fr, amount in req_terms.items():
             entry = self.tree.entry(cq_nid, fr)
@@ -272,18 +334,22 @@ class Compiler:
                       cq.span, T.le(amount, 0))
                 continue
             s = self.units(fr[1], self.tree.subtree(cq_nid, fr))
-            no_borrow[fr] = T.le(T.add(self.units(fr[1], usage.get(cq.name, fr)), amount), s)
             if mode == "folded":
-                # quotas and usage are exact multiples of the scale, so this division is exact
-                avail = self.tree.available(cq_nid, fr, usage) // self.scale.get(fr[1], 1)
+                # the numbers that change with usage are variables, set per question by the session
+                used = T.IntVar(f"used|{tag}|{fr[0]}|{fr[1]}", 0, T_BIG)
+                cap = T.IntVar(f"cap|{tag}|{fr[0]}|{fr[1]}", -T_BIG, T_BIG)
+                numbers[fr] = (used, cap)
+                no_borrow[fr] = T.le(T.add(used, amount), s)
                 track(f"quota|{fr[0]}|{fr[1]}", "quota",
                       f"quota for `{fr[1]}` in flavor `{fr[0]}` available to `{cq.name}`",
-                      cq.span, T.le(amount, avail))
+                      cq.span, T.le(amount, cap))
+            else:
+                no_borrow[fr] = T.le(T.add(self.units(fr[1], usage.get(cq.name, fr)), amount), s)
         if mode == "symbolic":
             from kadmit.engine.symbolic import symbolic_quota
             tracked.extend(symbolic_quota(self, cq, req_terms, holders or [], usage))
 
-        prob = Problem(wl, cq, adm, pvars, structure, tracked, req_terms, no_borrow, self.scale)
+        prob = Problem(wl, cq, adm, pvars, structure, tracked, req_terms, no_borrow, self.scale, numbers=numbers)
         if rules and self.model.rules:
             from kadmit.engine.rules import compile_rules
             tracked.extend(compile_rules(self, prob))

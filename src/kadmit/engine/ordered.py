@@ -2,7 +2,7 @@
 
 Each cycle takes the head of every cluster queue (priority, then creation time, then name), nominates
 each against the usage at the start of the cycle, then admits the nominated heads in Kueue's order —
-those that don't borrow first, then higher priority, then older — re-checking each against what this
+lower borrowing height first (0: no borrowing), then higher priority, then older — re-checking each against what this
 cycle already admitted; one that no longer fits goes back to its queue for the next cycle. A head that
 can't be nominated is set aside (BestEffortFIFO) or blocks its queue (StrictFIFO). Within one run usage
 only grows, so a workload set aside or blocking never fits later in the run: the loop ends when no
@@ -54,8 +54,8 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None) ->
             continue  # duplicates are reported by the validator
         seen.add(wl.key)
         cq = ix.cluster_queue_of(wl)
-        if cq is None:
-            decisions[wl.key] = Decision(wl, False, None)
+        if cq is None or not wl.active or session.compiler.inactive(cq):
+            decisions[wl.key] = Decision(wl, False, cq.name if cq else None)
         else:
             queues.setdefault(cq.name, []).append(wl)
     for name in queues:
@@ -67,6 +67,10 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None) ->
         nominated: list[tuple[tuple, Workload, Assignment]] = []
         for name in sorted(queues):
             head = queues[name][0]
+            if not session.compiler.namespace_ok(ix.cluster_queues[name], head.namespace):
+                decisions[head.key] = Decision(head, False, name, cycle=cycle)  # set aside, never blocks
+                queues[name].pop(0)
+                continue
             try:
                 got, _ = session.try_admit(head)
             except SolverUnknown:
@@ -81,7 +85,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None) ->
                         decisions[wl.key] = Decision(wl, False, name, waiting_behind=head.key, cycle=cycle)
                     queues[name] = []
                 continue
-            order = (got.borrowing, -ix.priority(head), head.created, head.key)
+            order = (got.height, -ix.priority(head), head.created, head.key)
             nominated.append((order, head, got))
         touched: set[str] = set()  # cohort roots that took an admission this cycle
         for _, head, got in sorted(nominated, key=lambda t: t[0]):

@@ -62,6 +62,15 @@ class QuotaTree:
         self.index = index
         self.nodes: dict[str, QuotaNode] = {}
         path_ok = {c: index.cohort_path(c) for c in index.cohorts}
+        self.cycles: set[str] = set()  # cohorts on or below a cycle of parents
+        for c in index.cohorts:
+            seen: list[str] = []
+            cur: str | None = c
+            while cur is not None and cur in index.cohorts and cur not in seen:
+                seen.append(cur)
+                cur = index.cohorts[cur].parent
+            if cur is not None and cur in seen:
+                self.cycles.add(c)
         for c in sorted(index.cohorts.values(), key=lambda c: c.name):
             parent = c.parent if c.parent in index.cohorts else None
             # a cohort caught in a cycle is treated as a root (the validator reports the cycle)
@@ -132,6 +141,33 @@ class QuotaTree:
             used_in_parent = max(0, used - g)
             parent_avail = min(stored - used_in_parent + borrow, parent_avail)
         return local + parent_avail
+
+    def height(self, nid: str) -> int:
+        """Longest path down to a cluster queue (0 for a cluster queue)."""
+        node = self.nodes[nid]
+        if not node.is_cohort:
+            return 0
+        return max([1 if node.children else 0] + [self.height(ch) + 1 for ch in node.children
+                                                  if self.nodes[ch].is_cohort])
+
+    def borrowing_height(self, cq: str, fr: FR, cq_usage: "Usage", val: int) -> int:
+        """Kueue's FindHeightOfLowestSubtreeThatFits: 0 when `val` more stays within the queue's
+        nominal quota; else the height of the lowest ancestor whose pool holds the rest."""
+        nid = node_id(cq, False)
+        node = self.nodes[nid]
+        if cq_usage.get(cq, fr) + val <= self.subtree(nid, fr) or node.parent is None:
+            return 0
+        remaining = val - max(0, self.guaranteed(nid, fr) - cq_usage.get(cq, fr))
+        cur: str | None = node.parent
+        last = cur
+        while cur is not None:
+            used = self.usage(cur, fr, cq_usage)
+            if used + remaining <= self.subtree(cur, fr):
+                return self.height(cur)
+            remaining -= max(0, self.guaranteed(cur, fr) - used)
+            last = cur
+            cur = self.nodes[cur].parent
+        return self.height(last) if last else 0
 
     def borrows(self, cq: str, fr: FR, cq_usage: "Usage", extra: int) -> bool:
         """Whether a cluster queue is above its own nominal quota once `extra` is added."""

@@ -23,6 +23,10 @@ from kadmit.index import ModelIndex, admitted_usage
 from kadmit.model import Model, Workload
 
 
+MAX_SHAPES = 2048  # loaded shapes before the solver is rebuilt, so it stays small
+MAX_MEMO = 1_000_000
+
+
 class SolverUnknown(Exception):
     """A check came back `unknown` within the limits; callers report it honestly."""
 
@@ -36,16 +40,19 @@ class Assignment:
     flavors: dict[str, dict[str, str]]  # pod set -> resource -> flavor
     borrowing: bool
     usage: dict[FR, int]  # milli-units taken
+    height: int = 0  # Kueue's borrowing height: 0 without borrowing
 
 
 @dataclass
 class Stats:
     checks: int = 0
     unknown: int = 0
+    memo_hits: int = 0
     seconds: float = 0.0
 
     def as_dict(self) -> dict:
-        return {"checks": self.checks, "unknown": self.unknown, "solve_seconds": round(self.seconds, 3)}
+        return {"checks": self.checks, "memo_hits": self.memo_hits, "unknown": self.unknown,
+                "solve_seconds": round(self.seconds, 3)}
 
 
 @dataclass
@@ -55,6 +62,24 @@ class Loaded:
     problem: Problem
     lits: dict[str, z3.BoolRef] = field(default_factory=dict)
     low: Lowering | None = None
+    extra: dict[str, z3.BoolRef] = field(default_factory=dict)
+    solver: z3.Solver | None = None
+
+    def pin(self, name: str, value: int) -> z3.BoolRef:
+        """A literal meaning `name == value`, asserted once in this problem's solver. A pod set's
+        count is pinned only while the pod set takes part (not skipped)."""
+        key = f"pin|{name}|{value}"
+        lit = self.extra.get(key)
+        if lit is None:
+            lit = z3.Bool(key)
+            assert self.solver is not None and self.low is not None
+            fact = z3.Int(name) == value
+            for pv in self.problem.pod_sets:
+                if pv.count.name == name:  # type: ignore[attr-defined]
+                    fact = z3.Or(self.low(pv.skip), fact)
+            self.solver.add(z3.Implies(lit, fact))
+            self.extra[key] = lit
+        return lit
 
     def goal(self) -> list[z3.BoolRef]:
         """Assumptions for "the whole workload is admitted": adm, and no pod set skipped."""
@@ -72,6 +97,9 @@ class Session:
         self.compiler = Compiler(model, self.index)
         self.solver = make_solver(self.limits)
         self.stats = Stats()
+        self._shapes: dict[tuple, Loaded] = {}
+        self._shape_ids = 0
+        self._memo: dict[tuple, Outcome] = {}
         self.usage = Usage()
         self.holders: dict[str, Holder] = {}
         for wl in sorted(model.workloads, key=lambda w: w.key):
@@ -96,20 +124,21 @@ class Session:
 
     # --- solving ----------------------------------------------------------------------------------
 
-    def check(self, *assumptions: z3.BoolRef) -> Outcome:
+    def check(self, *assumptions: z3.BoolRef, solver: z3.Solver | None = None) -> Outcome:
         t0 = time.perf_counter()
-        r = outcome(self.solver.check(*assumptions))
+        r = outcome((solver or self.solver).check(*assumptions))
         self.stats.seconds += time.perf_counter() - t0
         self.stats.checks += 1
         if r == "unknown":
             self.stats.unknown += 1
         return r
 
-    def load(self, prob: Problem) -> Loaded:
-        """Assert a problem in the current scope: structure plainly, each origin behind a literal."""
+    def load(self, prob: Problem, solver: z3.Solver | None = None) -> Loaded:
+        """Assert a problem (in `solver`, or the session's in its current scope): structure plainly,
+        each origin behind a literal."""
         low = Lowering()
-        loaded = Loaded(prob, low=low)
-        s = self.solver
+        s = solver or self.solver
+        loaded = Loaded(prob, low=low, solver=s)
         for t in prob.structure:
             s.add(low(t))
         for tr in prob.tracked:
@@ -134,105 +163,150 @@ class Session:
 
     # --- deciding one workload as Kueue's flavor assigner does ------------------------------------
 
+    def _shape(self, wl: Workload) -> tuple:
+        """Workloads with equal shape ask the solver equal questions: same queue, namespace labels,
+        gates and pod sets (model equality ignores spans). With user rules, every workload is its
+        own shape (rules may read its name)."""
+        if self.model.rules:
+            return ("workload", wl.key)
+        cq = self.index.cluster_queue_of(wl)
+        where = ("cq", cq.name) if cq is not None else ("lq", wl.namespace, wl.queue)
+        labels = tuple(sorted(self.index.namespace_labels(wl.namespace).items()))
+        return (where, labels, wl.active, wl.pod_sets)
+
+    def _loaded_shape(self, wl: Workload) -> Loaded:
+        shape = self._shape(wl)
+        got = self._shapes.get(shape)
+        if got is None:
+            if len(self._shapes) >= MAX_SHAPES:
+                self._reset_solver()
+            prob = self.compiler.problem(wl, self.usage, "folded", tag=f"s{self._shape_ids}")
+            self._shape_ids += 1
+            got = self.load(prob, make_solver(self.limits))  # one small solver per shape
+            self._shapes[shape] = got
+        return got
+
+    def _reset_solver(self) -> None:
+        self._shapes.clear()
+        self._memo.clear()
+
+    def _ask(self, loaded: Loaded, pins: dict[str, int], assumptions: list[z3.BoolRef]) -> Outcome:
+        """One question: the loaded shape with its numbers pinned, under assumptions. Equal
+        questions (same shape, numbers, assumptions) get the solver's earlier answer."""
+        key = (id(loaded), tuple(sorted(pins.items())), tuple(a.get_id() for a in assumptions))
+        got = self._memo.get(key)
+        if got is not None:
+            self.stats.memo_hits += 1
+            return got
+        pinned = [loaded.pin(name, value) for name, value in sorted(pins.items())]
+        r = self.check(*assumptions, *pinned, solver=loaded.solver)
+        if r == "unknown":
+            raise SolverUnknown(loaded.problem.workload.key)
+        if len(self._memo) > MAX_MEMO:
+            self._memo.clear()
+        self._memo[key] = r
+        return r
+
     def try_admit(self, wl: Workload) -> tuple[Assignment | None, Problem]:
         """The assignment Kueue's rules give `wl` against the current usage, or None.
 
         Pod sets are assigned in order, each group's flavors tried in order with flavor fungibility;
         if the full counts don't fit, partial admission searches counts down to `min_count`.
         Raises SolverUnknown if any check is unknown."""
-        prob = self.compiler.problem(wl, self.usage, "folded")
+        loaded = self._loaded_shape(wl)
+        prob = loaded.problem
         if prob.cluster_queue is None:
             return None, prob
-        with self.scope():
-            loaded = self.load(prob)
-            full = {pv.pod_set.name: pv.pod_set.count for pv in prob.pod_sets}
-            got = self._assign_with_counts(loaded, full)
-            if got is None and any(pv.pod_set.min_count is not None and pv.pod_set.min_count < pv.pod_set.count
-                                   for pv in prob.pod_sets):
-                got = self._partial(loaded)
+        numbers = prob.number_values(self.compiler, self.usage)
+        full = {pv.pod_set.name: pv.pod_set.count for pv in prob.pod_sets}
+        got = self._assign_with_counts(loaded, numbers, full)
+        if got is None and any(pv.pod_set.min_count is not None and pv.pod_set.min_count < pv.pod_set.count
+                               for pv in prob.pod_sets):
+            got = self._partial(loaded, numbers)
         return got, prob
 
-    def _partial(self, loaded: Loaded) -> Assignment | None:
-        """Kueue's partial admission: reduce every pod set that has a min_count together, by the
-        same fraction, and binary-search the largest counts that fit."""
+    def _partial(self, loaded: Loaded, numbers: dict[str, int]) -> Assignment | None:
+        """Kueue's partial admission (PodSetReducer): reduce the pod sets that have a min_count
+        together, each by floor(delta * k / total deltas), binary-searching the least k that fits."""
         pss = [pv.pod_set for pv in loaded.problem.pod_sets]
         deltas = {ps.name: ps.count - ps.min_count if ps.min_count is not None else 0 for ps in pss}
         total = sum(deltas.values())
-
-        def counts_at(x: int) -> dict[str, int]:  # x = how much of the total reduction to apply
-            return {ps.name: ps.count - (deltas[ps.name] * x + total - 1) // total if total else ps.count
-                    for ps in pss}
-        lo, hi, best = 1, total, None
-        while lo <= hi:
+        if total <= 0 or any(d < 0 for d in deltas.values()):
+            return None
+        # like Go's sort.Search over k in [0, total]: the least reduction k that fits
+        lo, hi, best = 0, total + 1, None
+        while lo < hi:
             mid = (lo + hi) // 2
-            got = self._assign_with_counts(loaded, counts_at(mid))
+            counts = {ps.name: ps.count - deltas[ps.name] * mid // total for ps in pss}
+            got = self._assign_with_counts(loaded, numbers, counts)
             if got is not None:
-                best, hi = got, mid - 1
+                best, hi = got, mid
             else:
                 lo = mid + 1
         return best
 
-    def _assign_with_counts(self, loaded: Loaded, counts: dict[str, int]) -> Assignment | None:
+    def _assign_with_counts(self, loaded: Loaded, numbers: dict[str, int],
+                            counts: dict[str, int]) -> Assignment | None:
         prob = loaded.problem
         low = loaded.low
         assert low is not None
         cq = prob.cluster_queue
         assert cq is not None
-        base = [low(prob.admitted)] + list(loaded.lits.values())
-        fung = cq.flavor_fungibility
-        with self.scope():
-            for pv in prob.pod_sets:
-                self.solver.add(low(T.eq(pv.count, counts[pv.pod_set.name])))
-            chosen: list[z3.BoolRef] = []
-            flavors: dict[str, dict[str, str]] = {}
-            borrowing = False
-            for i, pv in enumerate(prob.pod_sets):
-                skips = [low(q.skip) for q in prob.pod_sets[i + 1:]]
-                mine = [z3.Not(low(pv.skip))]
-                flavors[pv.pod_set.name] = {}
-                for gi in sorted(pv.flavors):
-                    pick: tuple[str, z3.BoolRef, bool] | None = None
-                    for fname, var in pv.flavors[gi]:
-                        fv = low(var)
-                        nb = [low(prob.no_borrow[(fname, r)]) for r, g in sorted(pv.group_of.items())
-                              if g == gi and (fname, r) in prob.no_borrow]
-                        assume = base + chosen + skips + mine + [fv]
-                        r = self.check(*assume, *nb)
-                        if r == "unknown":
-                            raise SolverUnknown(prob.workload.key)
-                        if r == "sat":
-                            pick = (fname, fv, False)
-                            break
-                        r = self.check(*assume)
-                        if r == "unknown":
-                            raise SolverUnknown(prob.workload.key)
-                        if r == "sat":
-                            if pick is None:
-                                pick = (fname, fv, True)
-                            if fung.when_can_borrow == "Borrow":
-                                break
-                    if pick is None:
-                        return None
-                    chosen.append(pick[1])
-                    borrowing = borrowing or pick[2]
-                    for r, g in pv.group_of.items():
-                        if g == gi:
-                            flavors[pv.pod_set.name][r] = pick[0]
-            # the whole workload: workload-wide rules apply now
-            r = self.check(*loaded.goal(), *base[1:], *chosen)
-            if r == "unknown":
-                raise SolverUnknown(prob.workload.key)
-            if r != "sat":
-                return None
-        usage: dict[FR, int] = {}
+        lits = list(loaded.lits.values())
+        pins = dict(numbers)
         for pv in prob.pod_sets:
+            pins[pv.count.name] = counts[pv.pod_set.name]  # type: ignore[attr-defined]
+        fung = cq.flavor_fungibility
+        tree = self.compiler.tree
+        chosen: list[z3.BoolRef] = []
+        flavors: dict[str, dict[str, str]] = {}
+        usage: dict[FR, int] = {}
+        height = 0
+        base = [low(prob.admitted)] + lits
+        for i, pv in enumerate(prob.pod_sets):
+            skips = [low(q.skip) for q in prob.pod_sets[i + 1:]]
+            mine = [z3.Not(low(pv.skip))]
+            flavors[pv.pod_set.name] = {}
+            requests = self.compiler.requests(pv.pod_set, pv.group_of)
             n = counts[pv.pod_set.name]
-            for res, fname in flavors[pv.pod_set.name].items():
-                fr = (fname, res)
-                usage[fr] = usage.get(fr, 0) + pv.pod_set.requests.get(res, 0) * n
-        borrowing = any(self.usage.get(cq.name, fr) + v > self.compiler.tree.subtree(f"cq:{cq.name}", fr)
-                        for fr, v in usage.items())
-        return Assignment(cq.name, dict(counts), flavors, borrowing, usage)
+            for gi in sorted(pv.flavors):
+                group_res = sorted(r for r, g in pv.group_of.items() if g == gi)
+                pick: tuple[str, z3.BoolRef, int] | None = None
+                for fname, var in pv.flavors[gi]:
+                    fv = low(var)
+                    if self._ask(loaded, pins, base + chosen + skips + mine + [fv]) != "sat":
+                        continue
+                    # it fits; how far up the cohort tree the quota comes from is arithmetic
+                    h = max((tree.borrowing_height(cq.name, (fname, r), self.usage,
+                                                   usage.get((fname, r), 0) + requests[r] * n)
+                             for r in group_res), default=0)
+                    if pick is None or h < pick[2]:
+                        pick = (fname, fv, h)
+                    if h == 0 or fung.when_can_borrow == "Borrow":
+                        break
+                if pick is None:
+                    return None
+                chosen.append(pick[1])
+                height = max(height, pick[2])
+                for r in group_res:
+                    flavors[pv.pod_set.name][r] = pick[0]
+                    usage[(pick[0], r)] = usage.get((pick[0], r), 0) + requests[r] * n
+        # the whole workload: workload-wide rules apply now
+        if self._ask(loaded, pins, loaded.goal() + lits + chosen) != "sat":
+            return None
+        return Assignment(cq.name, dict(counts), flavors, height > 0, usage, height)
+
+    def _nb_lit(self, loaded: Loaded, fr: FR) -> z3.BoolRef:
+        """A literal meaning "the queue stays within its nominal quota for fr", asserted once."""
+        name = f"nb|{loaded.problem.admitted.name}|{fr[0]}|{fr[1]}"
+        lit = loaded.extra.get(name)
+        if lit is None:
+            lit = z3.Bool(name)
+            assert loaded.low is not None
+            assert loaded.solver is not None
+            loaded.solver.add(z3.Implies(lit, loaded.low(loaded.problem.no_borrow[fr])))
+            loaded.extra[name] = lit
+        return lit
 
 
 class _Scope:
