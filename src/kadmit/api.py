@@ -1,4 +1,4 @@
-"""The Python API: one function per CLI verb (`check`, `fmt`); the CLI is a thin shell over it."""
+"""The Python API: one function per CLI verb (`check`, `fmt`, `admit`, `why`); the CLI is a thin shell over it."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Literal
 from kadmit import workspace as ws
 from kadmit.atomic import write_text_atomic
 from kadmit.diagnostics import KAD004, Diagnostic, Diagnostics, Severity
-from kadmit.render.codes import KAD005, KAD006
+from kadmit.render.codes import KAD005, KAD006, KAD008, KAD009
 from kadmit.source import SourceMap
 
 EXIT_OK = 0
@@ -174,3 +174,96 @@ def fmt(paths: list[str], mode: FmtMode = "check", *,
     if code == EXIT_OK and (unparsed or (mode != "write" and any(o.changed for _, o in results))):
         code = EXIT_FINDINGS
     return FmtResult([one for _, one in results], diagnostics, sources, code, failed)
+
+
+# --- admit and why ------------------------------------------------------------------------------
+
+EXIT_UNKNOWN = 3  # the solver could not decide within its limits
+
+
+@dataclass
+class Loaded:
+    """A workspace ready for the engine, or the reason it isn't (diagnostics and an exit code)."""
+
+    workspace: ws.Workspace
+    diagnostics: list[Diagnostic]
+    exit_code: int  # EXIT_OK when the engine may run
+
+    @property
+    def sources(self) -> SourceMap:
+        return self.workspace.sources
+
+
+def load_for_engine(paths: list[str], *, max_file_bytes: int | None = None) -> Loaded:
+    """Load and validate; the engine runs only on a model without errors (exit 2 otherwise:
+    its input can't be read as a cluster state)."""
+    loaded = ws.load(list(paths), limits=_limits(max_file_bytes))
+    diagnostics = loaded.diagnostics.sorted()
+    has_errors = any(d.severity is Severity.ERROR for d in diagnostics)
+    code = EXIT_INPUT if (loaded.input_error or has_errors) else EXIT_OK
+    return Loaded(loaded, diagnostics, code)
+
+
+@dataclass
+class AdmitOutcome:
+    loaded: Loaded
+    result: "object | None"  # engine.decide.AdmitResult
+    exit_code: int
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+def admit(paths: list[str], *, mode: Literal["ordered", "optimal"] = "ordered",
+          rlimit: int | None = None, timeout_ms: int | None = None, time_budget: float = 10.0,
+          max_file_bytes: int | None = None) -> AdmitOutcome:
+    """Decide every pending workload of the state under `paths`."""
+    from kadmit.engine.decide import admit as decide_all
+    from kadmit.engine.z3backend import Limits
+
+    loaded = load_for_engine(paths, max_file_bytes=max_file_bytes)
+    if loaded.exit_code != EXIT_OK:
+        return AdmitOutcome(loaded, None, loaded.exit_code, loaded.diagnostics)
+    limits = _solver_limits(rlimit, timeout_ms)
+    try:
+        result = decide_all(loaded.workspace.model, mode, limits or Limits(), time_budget=time_budget)
+    except ImportError as e:
+        diags = Diagnostics()
+        diags.emit(KAD008, f"optimal mode needs OR-tools: {e}",
+                   help="install the extra: pip install 'kadmit[optimal]'")
+        return AdmitOutcome(loaded, None, EXIT_INPUT, diags.sorted())
+    code = EXIT_UNKNOWN if result.unknown else EXIT_OK
+    return AdmitOutcome(loaded, result, code, loaded.diagnostics)
+
+
+@dataclass
+class WhyOutcome:
+    loaded: Loaded
+    result: "object | None"  # engine.decide.WhyResult
+    exit_code: int
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+def why(workload: str, paths: list[str], *, rlimit: int | None = None,
+        timeout_ms: int | None = None, max_file_bytes: int | None = None) -> WhyOutcome:
+    """Explain why workload `namespace/name` is or isn't admitted."""
+    from kadmit.diagnostics import did_you_mean
+    from kadmit.engine.decide import why as explain
+
+    loaded = load_for_engine(paths, max_file_bytes=max_file_bytes)
+    if loaded.exit_code != EXIT_OK:
+        return WhyOutcome(loaded, None, loaded.exit_code, loaded.diagnostics)
+    keys = [w.key for w in loaded.workspace.model.workloads]
+    if workload not in keys:
+        diags = Diagnostics()
+        diags.emit(KAD009, f"no workload `{workload}` in the inputs",
+                   help=did_you_mean(workload, keys) or "name it as `namespace/name`")
+        return WhyOutcome(loaded, None, EXIT_INPUT, diags.sorted())
+    result = explain(loaded.workspace.model, workload, _solver_limits(rlimit, timeout_ms))
+    code = EXIT_UNKNOWN if result.unknown else (EXIT_OK if result.admitted else EXIT_FINDINGS)
+    return WhyOutcome(loaded, result, code, loaded.diagnostics)
+
+
+def _solver_limits(rlimit: int | None, timeout_ms: int | None):
+    from kadmit.engine.z3backend import Limits
+
+    base = Limits()
+    return Limits(rlimit=rlimit or base.rlimit, timeout_ms=timeout_ms or base.timeout_ms, seed=base.seed)

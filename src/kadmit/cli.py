@@ -72,7 +72,8 @@ max_size_option = click.option(
 def cli() -> None:
     """kadmit: check Kueue-style admission policies and explain admission decisions.
 
-    Exit codes: 0 clean, 1 findings, 2 unreadable input or bad usage, 70 internal error.
+    Exit codes: 0 clean, 1 findings (or: the workload is not admitted), 2 unreadable input or bad
+    usage, 3 the solver could not decide within its limits, 70 internal error.
     """
 
 
@@ -160,6 +161,86 @@ def fmt(paths: tuple[str, ...], check_: bool, diff: bool, write: bool,
             click.echo("nothing written" if not written else
                        f"{_plural(len(written), 'file')} reformatted before the failure", err=True)
     sys.exit(result.exit_code)
+
+
+solver_options = [
+    click.option("--rlimit", type=click.IntRange(min=1), default=None,
+                 help="Deterministic Z3 resource limit per check (default 5,000,000)."),
+    click.option("--timeout", "timeout_ms", type=click.IntRange(min=1), default=None, metavar="MS",
+                 help="Wall-clock safety net per Z3 check, in milliseconds (default 10,000)."),
+]
+
+
+def _with(options):
+    def wrap(f):
+        for opt in reversed(options):
+            f = opt(f)
+        return f
+    return wrap
+
+
+def _engine_refused(outcome, color: str) -> None:
+    """The inputs could not be read as a cluster state: show why on stderr and exit."""
+    _report(outcome.diagnostics, outcome.loaded.sources, color)
+    click.echo("kadmit decides only on inputs without errors; `kadmit check` lists them", err=True)
+    sys.exit(outcome.exit_code)
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.option("--mode", type=click.Choice(["ordered", "optimal"]), default="ordered", show_default=True,
+              help="ordered: Kueue's own decisions; optimal: the most admitted work by priority (CP-SAT).")
+@click.option("--format", "format_", type=click.Choice(["human", "json"]), default="human",
+              show_default=True)
+@click.option("--time-budget", type=click.FloatRange(min=0.1), default=10.0, show_default=True,
+              metavar="SECONDS", help="Time for optimal mode's search.")
+@_with(solver_options)
+@max_size_option
+@color_option
+def admit(paths, mode, format_, time_budget, rlimit, timeout_ms, max_file_bytes, color) -> None:
+    """Decide which pending workloads are admitted: queue, flavors and counts.
+
+    Exit codes: 0 decided (whatever is admitted), 2 unreadable or invalid input, 3 the solver
+    could not decide within its limits.
+    """
+    from kadmit.render.decisions import admit_human, admit_json
+
+    outcome = api.admit(list(paths), mode=mode, rlimit=rlimit, timeout_ms=timeout_ms,
+                        time_budget=time_budget, max_file_bytes=max_file_bytes)
+    if outcome.result is None:
+        _engine_refused(outcome, color)
+    _report([d for d in outcome.diagnostics if d.severity.value != "note"], outcome.loaded.sources, color)
+    click.echo(admit_json(outcome.result) if format_ == "json" else admit_human(outcome.result), nl=False)
+    sys.exit(outcome.exit_code)
+
+
+@cli.command()
+@click.argument("workload")
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.option("--format", "format_", type=click.Choice(["human", "json"]), default="human",
+              show_default=True)
+@_with(solver_options)
+@max_size_option
+@color_option
+def why(workload, paths, format_, rlimit, timeout_ms, max_file_bytes, color) -> None:
+    """Explain why WORKLOAD (namespace/name) is or isn't admitted: reasons in Kueue's words,
+    the lines of policy and state responsible, and verified fixes.
+
+    Exit codes: 0 admitted, 1 not admitted, 2 unreadable or invalid input or unknown workload,
+    3 the solver could not decide within its limits.
+    """
+    from kadmit.render.decisions import why_human, why_json
+
+    outcome = api.why(workload, list(paths), rlimit=rlimit, timeout_ms=timeout_ms,
+                      max_file_bytes=max_file_bytes)
+    if outcome.result is None:
+        _engine_refused(outcome, color)
+    if format_ == "json":
+        click.echo(why_json(outcome.result), nl=False)
+    else:
+        wl = next((w for w in outcome.loaded.workspace.model.workloads if w.key == workload), None)
+        click.echo(why_human(outcome.result, outcome.loaded.sources, wl.span if wl else None), nl=False)
+    sys.exit(outcome.exit_code)
 
 
 def load_all_codes() -> None:

@@ -7,12 +7,12 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from kadmit.engine.compile import Origin
-from kadmit.engine.explain import Blame, Fix, blame, fixes, symbolic_problem
+from kadmit.engine.explain import Fix, blame_groups, fixes, symbolic_problem
 from kadmit.engine.ordered import Decision, decide_ordered
 from kadmit.engine.reasons import (KAD501, KAD502, KAD503, KAD519, KAD520, KAD523, Reason,
                                    flavor_reasons, gate_reasons)
 from kadmit.engine.session import Session, SolverUnknown
-from kadmit.engine.z3backend import Limits
+from kadmit.engine.z3backend import Limits, make_solver
 from kadmit.model import Model
 
 ModeName = Literal["ordered", "optimal"]
@@ -34,7 +34,8 @@ class WhyResult:
     admitted: bool
     decision: Decision | None
     reasons: list[Reason] = field(default_factory=list)
-    blame: list[Origin] = field(default_factory=list)
+    blame: list[Origin] = field(default_factory=list)  # every group, flattened
+    blame_groups: list[list[Origin]] = field(default_factory=list)  # independent obstacles
     blame_minimal: bool = True
     fixes: list[Fix] = field(default_factory=list)
     unknown: bool = False
@@ -87,13 +88,22 @@ def why(model: Model, key: str, limits: Limits | None = None) -> WhyResult:
     except SolverUnknown:
         return WhyResult(key, False, None, [Reason(KAD503, "the solver could not decide within its limits")],
                          unknown=True, solver=session.stats.as_dict())
-    d = next((x for x in decisions if x.key == key), None)
+    return explain_decision(session, {d.key: d for d in decisions}, key)
+
+
+def explain_decision(session: Session, decisions: dict[str, Decision], key: str) -> WhyResult:
+    """Explain one decision of a run in a warm session (the session is left as it was)."""
+    target = session.index.workloads[key]
+    d = decisions.get(key)
     if d is None:
         return WhyResult(key, False, None, [Reason(KAD501, "the workload is finished")])
     if d.admitted:
         assert d.assignment is not None
-        session.finish(key)  # explain against the state it was admitted into
-        skipped = flavor_reasons(session, target, stop_at=d.assignment.flavors)
+        session.finish(key)  # explain against the state without its own usage
+        try:
+            skipped = flavor_reasons(session, target, stop_at=d.assignment.flavors)
+        finally:
+            session.commit(target, d.assignment)
         flavors = ", ".join(f"{ps}: " + ", ".join(f"{r}={f}" for r, f in sorted(fl.items()))
                             for ps, fl in sorted(d.assignment.flavors.items()))
         head = Reason(KAD502, f"admitted to ClusterQueue {d.cluster_queue} with {flavors}"
@@ -117,13 +127,12 @@ def why(model: Model, key: str, limits: Limits | None = None) -> WhyResult:
         result.solver = session.stats.as_dict()
         return result
     try:
-        with session.scope():
-            loaded = session.load(symbolic_problem(session, target))
-            b: Blame | None = blame(session, loaded)
-            if b is not None:
-                result.blame = b.origins
-                result.blame_minimal = b.minimal
-                result.fixes = fixes(session, loaded, b.origins)
+        loaded = session.load(symbolic_problem(session, target), make_solver(session.limits))
+        groups = blame_groups(session, loaded)
+        if groups:
+            result.blame = [o for g in groups for o in g.origins]
+            result.blame_groups = [g.origins for g in groups]
+            result.fixes = fixes(session, loaded, result.blame)
     except SolverUnknown:
         result.unknown = True
     if not result.blame and not result.unknown:

@@ -58,19 +58,17 @@ def symbolic_problem(session: Session, wl: Workload) -> Problem:
     return session.compiler.problem(wl, session.usage, "symbolic", holders=holders)
 
 
-def blame(session: Session, loaded: Loaded) -> Blame | None:
-    """A minimal core of the loaded problem's literals that makes admission unsat, or None when
-    admission is satisfiable. Minimised by deletion: every member is checked to matter."""
-    low = loaded.low
-    assert low is not None
+def blame(session: Session, loaded: Loaded, relaxed: frozenset[str] = frozenset()) -> Blame | None:
+    """A minimal core of the loaded problem's literals (leaving out `relaxed`) that makes admission
+    unsat, or None when it is satisfiable. Minimised by deletion: every member is checked to matter."""
     adm = loaded.goal()
-    lits = dict(sorted(loaded.lits.items()))
-    r = session.check(*adm, *lits.values())
+    lits = {k: v for k, v in sorted(loaded.lits.items()) if k not in relaxed}
+    r = session.check(*adm, *lits.values(), solver=loaded.solver)
     if r == "unknown":
         raise SolverUnknown(loaded.problem.workload.key)
     if r == "sat":
         return None
-    core_names = {str(c) for c in session.solver.unsat_core()}
+    core_names = {str(c) for c in loaded.solver.unsat_core()}
     origins = loaded.problem.origins()
     # Start from Z3's core plus the workload's own demand, then shrink by deletion, trying first
     # what explains least (usage, then limits) so the demand and the binding limits stay.
@@ -79,7 +77,7 @@ def blame(session: Session, loaded: Loaded) -> Blame | None:
     i = 0
     while i < len(core):
         trial = core[:i] + core[i + 1:]
-        r = session.check(*adm, *(lits[k] for k in trial))
+        r = session.check(*adm, *(lits[k] for k in trial), solver=loaded.solver)
         if r == "unknown":
             raise SolverUnknown(loaded.problem.workload.key)
         if r == "unsat":
@@ -88,6 +86,20 @@ def blame(session: Session, loaded: Loaded) -> Blame | None:
             i += 1
     core.sort(key=lambda k: (origins[k].span.key() if origins[k].span else ("~",), k))
     return Blame([origins[k] for k in core], minimal=True)
+
+
+def blame_groups(session: Session, loaded: Loaded, most: int = 3) -> list[Blame]:
+    """Independent obstacles: a minimal core, then another among what is left once the first is
+    relaxed, and so on. Each group is minimal given the earlier ones relaxed."""
+    groups: list[Blame] = []
+    relaxed: set[str] = set()
+    while len(groups) < most:
+        b = blame(session, loaded, frozenset(relaxed))
+        if b is None or not b.origins:
+            break
+        groups.append(b)
+        relaxed |= {o.id for o in b.origins}
+    return groups
 
 
 # deletion order for core shrinking: lower goes first
@@ -111,7 +123,7 @@ def fixes(session: Session, loaded: Loaded, core: list[Origin]) -> list[Fix]:
     for o in core:
         if not _relaxable(o):
             continue
-        r = session.check(*adm, *_drop(lits, {o.id}))
+        r = session.check(*adm, *_drop(lits, {o.id}), solver=loaded.solver)
         if r == "sat":
             fx = _make_fix(session, loaded, [o])
             if fx is not None:
@@ -125,13 +137,15 @@ def fixes(session: Session, loaded: Loaded, core: list[Origin]) -> list[Fix]:
             if budget <= 0 or len(found) >= MAX_FIXES:
                 break
             budget -= 1
-            r = session.check(*adm, *_drop(lits, {a.id, b.id}))
+            r = session.check(*adm, *_drop(lits, {a.id, b.id}), solver=loaded.solver)
             if r == "sat":
                 fx = _make_fix(session, loaded, [a, b])
                 if fx is not None:
                     found.append(fx)
-    found.sort(key=lambda f: f.rank)
-    return found[:MAX_FIXES]
+    unique: dict[str, Fix] = {}
+    for f in sorted(found, key=lambda f: f.rank):
+        unique.setdefault(f.message, f)
+    return list(unique.values())[:MAX_FIXES]
 
 
 def _relaxable(o: Origin) -> bool:
@@ -159,11 +173,14 @@ def _make_fix(session: Session, loaded: Loaded, relax: list[Origin]) -> Fix | No
         if ch is None:
             return None
         changes.append(ch)
-    with session.scope():
+    loaded.solver.push()
+    try:
         for p in pins:
-            session.solver.add(p)
-        if session.check(*adm, *keep) != "sat":
+            loaded.solver.add(p)
+        if session.check(*adm, *keep, solver=loaded.solver) != "sat":
             return None  # not verified: don't offer it
+    finally:
+        loaded.solver.pop()
     msg = " and ".join(_describe(c) for c in changes)
     rank = (len(changes), sum(_KIND_RANK.get(o.kind, 9) for o in relax), msg)
     return Fix(msg, changes, rank)
@@ -175,7 +192,7 @@ def _change(session: Session, loaded: Loaded, o: Origin, adm, keep, pins: list) 
         var = z3.Int(o.id.replace("quota|", "q|", 1))
         scale = session.compiler.scale.get(p.resource, 1)
         lo = p.value // scale
-        best = _least(session, adm, keep, pins, var, lo)
+        best = _least(session, loaded, adm, keep, pins, var, lo)
         if best is None:
             return None
         pins.append(var == best)
@@ -185,7 +202,7 @@ def _change(session: Session, loaded: Loaded, o: Origin, adm, keep, pins: list) 
     if o.kind == "min_count" and p is not None and p.value is not None:
         ps_name = o.id.split("|", 1)[1]
         n = z3.Int(f"n|{loaded.problem.workload.key}|{ps_name}")
-        best = _most(session, adm, keep, pins, n, 1, p.value)
+        best = _most(session, loaded, adm, keep, pins, n, 1, p.value)
         if best is None:
             return None
         pins.append(n == best)
@@ -202,14 +219,18 @@ def _change(session: Session, loaded: Loaded, o: Origin, adm, keep, pins: list) 
     return None
 
 
-def _least(session: Session, adm, keep, pins, var, lo: int) -> int | None:
+def _least(session: Session, loaded: Loaded, adm, keep, pins, var, lo: int) -> int | None:
     """The least value >= lo of `var` that admits (monotone), by doubling then bisection."""
     def ok(x: int) -> bool:
-        with session.scope():
+        solver = loaded.solver
+        solver.push()
+        try:
             for p in pins:
-                session.solver.add(p)
-            session.solver.add(var <= x)
-            r = session.check(*adm, *keep)
+                solver.add(p)
+            solver.add(var <= x)
+            r = session.check(*adm, *keep, solver=solver)
+        finally:
+            solver.pop()
         if r == "unknown":
             raise SolverUnknown(str(var))
         return r == "sat"
@@ -229,14 +250,18 @@ def _least(session: Session, adm, keep, pins, var, lo: int) -> int | None:
     return a
 
 
-def _most(session: Session, adm, keep, pins, var, lo: int, hi: int) -> int | None:
+def _most(session: Session, loaded: Loaded, adm, keep, pins, var, lo: int, hi: int) -> int | None:
     """The largest value in [lo, hi] of a count that admits, by bisection."""
     def ok(x: int) -> bool:
-        with session.scope():
+        solver = loaded.solver
+        solver.push()
+        try:
             for p in pins:
-                session.solver.add(p)
-            session.solver.add(var == x)
-            r = session.check(*adm, *keep)
+                solver.add(p)
+            solver.add(var == x)
+            r = session.check(*adm, *keep, solver=solver)
+        finally:
+            solver.pop()
         if r == "unknown":
             raise SolverUnknown(str(var))
         return r == "sat"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kadmit.diagnostics import register
-from kadmit.engine.compile import selector_conflicts, untolerated_taints
+from kadmit.engine.compile import selector_conflicts, topology_mismatch, untolerated_taints
 from kadmit.engine.quota import Usage, node_id
 from kadmit.engine.session import Session
 from kadmit.model import Workload
@@ -77,12 +77,20 @@ def gate_reasons(session: Session, wl: Workload) -> list[Reason]:
     return out
 
 
+def taint_text(t) -> str:
+    """A taint as Kueue prints it (Go's `%v` of a corev1.Taint)."""
+    return f"{{{t.key} {t.value} {t.effect} <nil>}}"
+
+
 def flavor_reasons(session: Session, wl: Workload, usage: Usage | None = None,
                    stop_at: dict[str, dict[str, str]] | None = None) -> list[Reason]:
-    """Per pod set, per flavor considered in order, why it doesn't fit (Kueue's messages).
+    """Why flavors don't fit, in Kueue's words and order: pod sets in order at full counts, each
+    seeing what the earlier ones took; resources by name, the first of a resource group choosing
+    the group's flavor; every flavor tried gets its reasons. Like Kueue, the first pod set that
+    can't be assigned ends the search.
 
-    With `stop_at` (pod set -> resource -> chosen flavor), only the flavors tried before the chosen
-    one are explained. Pod sets are taken at full count, each seeing the earlier ones' needs."""
+    With `stop_at` (pod set -> resource -> chosen flavor), only the flavors tried before the
+    chosen one are explained (why an admitted workload didn't get an earlier flavor)."""
     ix = session.index
     cq = ix.cluster_queue_of(wl)
     if cq is None:
@@ -90,56 +98,83 @@ def flavor_reasons(session: Session, wl: Workload, usage: Usage | None = None,
     usage = usage or session.usage
     tree = session.compiler.tree
     cq_nid = node_id(cq.name, False)
-    covered = {r: gi for gi, g in enumerate(cq.resource_groups) for r in g.covered_resources}
+    covered = {r: gi for gi, g in reversed(list(enumerate(cq.resource_groups))) for r in g.covered_resources}
     out: list[Reason] = []
-    earlier: dict[tuple[str, str], int] = {}
+    assumed: dict[tuple[str, str], int] = {}
     for ps in wl.pod_sets:
-        per_group: dict[int, list[str]] = {}
-        for res in sorted(r for r, q in ps.requests.items() if q > 0):
-            if res not in covered:
-                out.append(Reason(KAD514, f"couldn't assign flavors to pod set {ps.name}: resource {res} "
-                                  f"unavailable in ClusterQueue", ps.name))
+        requests = {r: q * ps.count for r, q in session.compiler.requests(ps, covered).items()}
+        done: set[str] = set()
+        failed = False
+        for res in sorted(requests):
+            if res in done:
                 continue
-            per_group.setdefault(covered[res], []).append(res)
-        for gi in sorted(per_group):
-            chosen = (stop_at or {}).get(ps.name, {}).get(per_group[gi][0])
+            gi = covered.get(res)
+            if gi is None:
+                if requests[res] == 0:
+                    continue
+                out.append(Reason(KAD514, f"couldn't assign flavors to pod set {ps.name}: resource {res} "
+                                  "unavailable in ClusterQueue", ps.name))
+                failed = True
+                break
+            group = [r for r in sorted(requests) if covered.get(r) == gi]
+            done.update(group)
+            chosen_now = (stop_at or {}).get(ps.name, {}).get(res)
+            picked, reasons = None, []
             for fq in cq.resource_groups[gi].flavors:
                 fname = fq.flavor
-                if chosen is not None and fname == chosen:
+                if chosen_now is not None and fname == chosen_now:
+                    picked = fname
                     break
-                fl = ix.flavors.get(fname)
-                msgs: list[tuple[str, str]] = []
-                if fl is None:
-                    msgs.append((KAD517, f"flavor {fname} not found"))
-                else:
-                    for t in untolerated_taints(ps, fl):
-                        msgs.append((KAD512, f"untolerated taint {{{t.key}: {t.value}, effect: {t.effect}}} in flavor {fname}"
-                                     if t.value else f"untolerated taint {{{t.key}, effect: {t.effect}}} in flavor {fname}"))
-                    for c in selector_conflicts(ps, fl):
-                        msgs.append((KAD513, f"flavor {fname} doesn't match node affinity ({c})"))
-                if not msgs:
-                    for res in per_group[gi]:
-                        fr = (fname, res)
-                        need = ps.requests[res] * ps.count + earlier.get(fr, 0)
-                        entry = tree.entry(cq_nid, fr)
-                        if not entry.declared:
-                            msgs.append((KAD514, f"resource {res} unavailable in ClusterQueue for flavor {fname}"))
-                            continue
-                        cap = tree.available(cq_nid, fr, None)
-                        if need > cap:
-                            msgs.append((KAD511, f"insufficient quota for {res} in flavor {fname}, request "
-                                         f"({format_quantity(need, res)}) > maximum capacity "
-                                         f"({format_quantity(max(cap, 0), res)})"))
-                            continue
-                        avail = tree.available(cq_nid, fr, usage)
-                        if need > avail:
-                            msgs.append((KAD510, f"insufficient unused quota for {res} in flavor {fname}, "
-                                         f"{format_quantity(need - max(avail, 0), res)} more needed"))
-                for code, m in msgs:
-                    out.append(Reason(code if chosen is None else KAD522,
-                                      f"couldn't assign flavors to pod set {ps.name}: {m}", ps.name, fname))
-            for res in per_group[gi]:
-                pick = (stop_at or {}).get(ps.name, {}).get(res)
-                if pick:
-                    earlier[(pick, res)] = earlier.get((pick, res), 0) + ps.requests[res] * ps.count
+                why = _mismatch(session, ps, fname)
+                if why is not None:
+                    reasons.append(why)
+                    continue
+                fits = True
+                for r in group:
+                    fr = (fname, r)
+                    before = assumed.get(fr, 0)
+                    val = before + requests[r]
+                    cap = tree.available(cq_nid, fr, None) if tree.entry(cq_nid, fr).declared else 0
+                    if val > cap:
+                        reasons.append((KAD511, f"insufficient quota for {r} in flavor {fname}, previously "
+                                        f"considered podsets requests ({format_quantity(before, r)}) + current "
+                                        f"podset request ({format_quantity(requests[r], r)}) > maximum capacity "
+                                        f"({format_quantity(max(cap, 0), r)})"))
+                        fits = False
+                        continue
+                    avail = max(0, tree.available(cq_nid, fr, usage))
+                    if val > avail:
+                        reasons.append((KAD510, f"insufficient unused quota for {r} in flavor {fname}, "
+                                        f"{format_quantity(val - avail, r)} more needed"))
+                        fits = False
+                if fits and chosen_now is None:
+                    picked = fname
+                    break
+            code_override = KAD522 if chosen_now is not None else None
+            for code, m in sorted(reasons, key=lambda cm: cm[1]):
+                out.append(Reason(code_override or code, f"couldn't assign flavors to pod set {ps.name}: {m}",
+                                  ps.name))
+            if picked is None:
+                failed = True
+                break
+            for r in group:
+                assumed[(picked, r)] = assumed.get((picked, r), 0) + requests[r]
+        if failed:
+            break
     return out
+
+
+def _mismatch(session: Session, ps, fname: str) -> tuple[str, str] | None:
+    """Why a flavor can't serve the pod set whatever the quota (Kueue's first reason), or None."""
+    fl = session.index.flavors.get(fname)
+    if fl is None:
+        return (KAD517, f"flavor {fname} not found")
+    topo = topology_mismatch(ps, fl, session.index)
+    if topo is not None:
+        return (KAD513, topo)
+    taints = untolerated_taints(ps, fl)
+    if taints:
+        return (KAD512, f"untolerated taint {taint_text(taints[0])} in flavor {fname}")
+    if selector_conflicts(ps, fl):
+        return (KAD513, f"flavor {fname} doesn't match node affinity")
+    return None

@@ -11,3 +11,7 @@ KAD006 = register("KAD006", "unwritable output", "error",
                   "only once it is complete.")
 KAD007 = register("KAD007", "unknown diagnostic code", "error",
                   "`kadmit codes CODE` was asked about a code that no stage of kadmit registers.")
+KAD008 = register("KAD008", "optimal mode unavailable", "error",
+                  "`--mode optimal` solves with OR-tools CP-SAT, an optional extra that is not installed.")
+KAD009 = register("KAD009", "unknown workload", "error",
+                  "`kadmit why` was asked about a workload that none of the inputs define.")

@@ -1,0 +1,151 @@
+"""Admission decisions and explanations as human text and JSON."""
+
+from __future__ import annotations
+
+import json
+
+from kadmit.engine.decide import AdmitResult, WhyResult
+from kadmit.quantity import format_quantity
+from kadmit.source import SourceMap, Span
+
+
+# --- admit --------------------------------------------------------------------------------------
+
+def admit_dict(result: AdmitResult) -> dict:
+    decisions = []
+    for d in result.decisions:
+        a = d.assignment
+        pod_sets = []
+        if a is not None:
+            for ps in d.workload.pod_sets:
+                pod_sets.append({"name": ps.name, "count": a.counts.get(ps.name, 0),
+                                 "flavors": dict(sorted(a.flavors.get(ps.name, {}).items())),
+                                 "placement": {}})
+        decisions.append({
+            "workload": d.key,
+            "admitted": d.admitted,
+            "cluster_queue": d.cluster_queue if d.admitted else None,
+            "pod_sets": pod_sets,
+            "borrowing": bool(a and a.borrowing),
+            "preempted": [],
+            "reasons": [r.as_dict() for r in result.reasons.get(d.key, [])],
+            "usage": {f"{fl}/{res}": format_quantity(v, res) for (fl, res), v in sorted(a.usage.items())}
+            if a else {},
+            "cycle": d.cycle,
+            "unknown": d.unknown,
+        })
+    out = {"mode": result.mode, "decisions": decisions, "solver": result.solver}
+    if result.optimal is not None:
+        out["optimal"] = result.optimal
+    return out
+
+
+def admit_json(result: AdmitResult) -> str:
+    return json.dumps(admit_dict(result), indent=2) + "\n"
+
+
+def admit_human(result: AdmitResult) -> str:
+    rows = [("WORKLOAD", "ADMITTED", "CLUSTER QUEUE", "POD SETS", "NOTE")]
+    for d in result.decisions:
+        a = d.assignment
+        if a is not None:
+            sets = "; ".join(
+                f"{ps} {a.counts.get(ps, 0)}×" + ",".join(sorted(set(fl.values())) or ["-"])
+                for ps, fl in sorted(a.flavors.items()))
+            note = "borrowing" if a.borrowing else ""
+        else:
+            sets = ""
+            reasons = result.reasons.get(d.key, [])
+            note = reasons[0].message if reasons else ""
+            if len(reasons) > 1:
+                note += f" (+{len(reasons) - 1} more: kadmit why {d.key})"
+        rows.append((d.key, "yes" if d.admitted else ("unknown" if d.unknown else "no"),
+                     d.cluster_queue or "-", sets or "-", note))
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    lines = ["  ".join(r[i].ljust(widths[i]) for i in range(4)) + "  " + r[4] for r in rows]
+    admitted = sum(1 for d in result.decisions if d.admitted)
+    lines.append("")
+    lines.append(f"{admitted} of {len(result.decisions)} pending workloads admitted "
+                 f"({result.mode} mode, {result.solver.get('checks', 0)} solver checks)")
+    if result.optimal:
+        o = result.optimal
+        beyond = o.get("admitted_beyond_ordered") or []
+        lines.append(f"optimal: {o.get('status', '?')}"
+                     + (f"; admits {len(beyond)} more than ordered: {', '.join(beyond)}" if beyond else ""))
+    return "\n".join(line.rstrip() for line in lines) + "\n"
+
+
+# --- why ----------------------------------------------------------------------------------------
+
+def _loc(span: Span | None) -> dict:
+    if span is None:
+        return {"file": None, "line": None, "column": None}
+    return {"file": span.file, "line": span.line, "column": span.column}
+
+
+def why_dict(result: WhyResult) -> dict:
+    d = result.decision
+    a = d.assignment if d else None
+    return {
+        "workload": result.workload,
+        "admitted": result.admitted,
+        "cluster_queue": d.cluster_queue if d else None,
+        "flavors": a.flavors if a else {},
+        "counts": a.counts if a else {},
+        "reasons": [r.as_dict() for r in result.reasons],
+        "blame": [{**_loc(o.span), "message": o.message, "kind": o.kind} for o in result.blame],
+        "blame_groups": [[{**_loc(o.span), "message": o.message, "kind": o.kind} for o in g]
+                         for g in result.blame_groups],
+        "blame_minimal": result.blame_minimal,
+        "fixes": [f.as_dict() for f in result.fixes],
+        "unknown": result.unknown,
+        "solver": result.solver,
+    }
+
+
+def why_json(result: WhyResult) -> str:
+    return json.dumps(why_dict(result), indent=2) + "\n"
+
+
+def _excerpt(span: Span, sources: SourceMap) -> list[str]:
+    text = sources.line(span.file, span.line)
+    if text is None:
+        return []
+    text = text.replace("\t", "    ")
+    gutter = str(span.line)
+    start = max(span.column - 1, 0)
+    end = span.end_column - 1 if span.end_line == span.line and span.end_column else len(text)
+    width = max(1, min(end, len(text)) - start)
+    pad = " " * len(gutter)
+    return [f"{pad} |", f"{gutter} | {text}", f"{pad} | {' ' * start}{'^' * width}"]
+
+
+def why_human(result: WhyResult, sources: SourceMap, workload_span: Span | None) -> str:
+    out: list[str] = []
+    if result.unknown:
+        out.append(f"error[KAD503]: kadmit couldn't decide whether `{result.workload}` can be admitted "
+                   "within the solver's limits")
+    elif result.admitted:
+        out.append(f"note[KAD502]: workload `{result.workload}` is admitted")
+    else:
+        out.append(f"error[KAD501]: workload `{result.workload}` can't be admitted")
+    if workload_span is not None:
+        out.append(f"  --> {workload_span}")
+    for r in result.reasons:
+        out.append(f"   = reason: {r.message}")
+    groups = result.blame_groups or ([result.blame] if result.blame else [])
+    for gi, group in enumerate(groups):
+        out.append("blame (a minimal set of statements that together forbid it; each one matters):" if gi == 0
+                   else "also blocking, once the above is fixed (another minimal set):")
+        for o in group:
+            where = str(o.span) if o.span else "(no source location)"
+            out.append(f"  --> {where}  {o.message}")
+            if o.span is not None:
+                out.extend("     " + line for line in _excerpt(o.span, sources))
+    if result.fixes:
+        out.append("fixes (each checked by solving again):")
+        for i, f in enumerate(result.fixes):
+            out.append(f"   = help: {'or ' if i else ''}{f.message}")
+    elif not result.admitted and not result.unknown and result.blame:
+        out.append("fixes: none found within one or two changes")
+    return "\n".join(out) + "\n"

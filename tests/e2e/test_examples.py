@@ -1,0 +1,102 @@
+"""End to end through the CLI on the bundled example, in `.kad` and as Kueue manifests."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from kadmit.cli import cli
+from kadmit.index import resolve_level
+from kadmit.workspace import load
+
+ROOT = Path(__file__).resolve().parents[2]
+KAD = str(ROOT / "examples" / "ml-platform")
+KUEUE = str(ROOT / "examples" / "ml-platform-kueue")
+
+
+def run(*args):
+    return CliRunner().invoke(cli, list(args))
+
+
+def without_rules(model):
+    return model.model_copy(update={"rules": ()})
+
+
+def test_both_front_ends_load_the_same_cluster():
+    kad, kueue = load([KAD]), load([KUEUE])
+    assert not kad.diagnostics.has_errors and not kueue.diagnostics.has_errors
+    a, b = without_rules(kad.model), without_rules(kueue.model)
+    for field in ("flavors", "cohorts", "cluster_queues", "local_queues", "namespaces", "topologies", "nodes"):
+        key = lambda o: getattr(o, "name", None) or getattr(o, "key")  # noqa: E731
+        assert sorted(getattr(a, field), key=key) == sorted(getattr(b, field), key=key), field
+    topo = a.topologies[0]
+
+    def canonical(model):  # `rack` in .kad and the full label key in annotations name one level
+        return {w.key: tuple(p.model_copy(update={"topology": p.topology.model_copy(
+                    update={"level": resolve_level(topo, p.topology.level)})} if p.topology else {})
+                    for p in w.pod_sets) for w in model.workloads}
+    assert canonical(a) == canonical(b)
+    assert {w.key: (w.created, w.priority_class, w.queue, w.admission) for w in a.workloads} == \
+        {w.key: (w.created, w.priority_class, w.queue, w.admission) for w in b.workloads}
+
+
+@pytest.mark.parametrize("path", [KAD, KUEUE])
+def test_check_is_clean(path):
+    r = run("check", path, str(ROOT / "policies"))
+    assert r.exit_code == 0, r.output
+
+
+@pytest.mark.parametrize("path", [KAD, KUEUE])
+def test_admit_json(path):
+    r = run("admit", path, "--format", "json")
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.output)
+    by = {d["workload"]: d for d in out["decisions"]}
+    assert by["team-vision/llm-pretrain"]["admitted"] is False
+    assert by["team-nlp/llama-eval"]["admitted"] is True
+    assert by["team-nlp/llama-eval"]["pod_sets"][0]["flavors"]["nvidia.com/gpu"] == "h100"
+    assert by["team-infra/log-compaction"]["pod_sets"][0]["count"] < 24  # partial admission
+    assert by["team-nlp/shared-vision"]["reasons"][0]["message"] == \
+        "Workload namespace doesn't match ClusterQueue selector"
+    for d in out["decisions"]:
+        assert set(d) >= {"workload", "admitted", "cluster_queue", "pod_sets", "borrowing", "preempted", "reasons"}
+
+
+def test_admit_agrees_across_front_ends():
+    a = json.loads(run("admit", KAD, "--format", "json").output)["decisions"]
+    b = json.loads(run("admit", KUEUE, "--format", "json").output)["decisions"]
+    view = lambda ds: [(d["workload"], d["admitted"], d["pod_sets"]) for d in ds]  # noqa: E731
+    assert view(a) == view(b)
+
+
+@pytest.mark.parametrize("path", [KAD, KUEUE])
+def test_why_blames_located_lines(path):
+    r = run("why", "team-vision/llm-pretrain", path, "--format", "json")
+    assert r.exit_code == 1, r.output
+    out = json.loads(r.output)
+    assert out["admitted"] is False and out["blame"] and out["fixes"]
+    for b in out["blame"]:
+        assert b["file"] and b["line"] >= 1 and b["column"] >= 1
+    assert any("maximum capacity" in x["message"] for x in out["reasons"])
+
+
+def test_why_admitted_exits_zero():
+    r = run("why", "team-nlp/llama-eval", KAD)
+    assert r.exit_code == 0, r.output
+    assert "is admitted" in r.output
+
+
+def test_why_unknown_workload_is_usage_error():
+    r = run("why", "team-nlp/llama-evals", KAD)
+    assert r.exit_code == 2
+    assert "llama-eval" in r.output
+
+
+def test_output_is_byte_identical_across_runs():
+    cmd = [sys.executable, "-m", "kadmit", "why", "team-vision/llm-pretrain", KAD]
+    first = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+    second = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+    assert first.returncode == 1 and first.stdout == second.stdout and "blame" in first.stdout
