@@ -107,4 +107,16 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None) ->
             decisions[head.key] = Decision(head, True, name, now, cycle=cycle)
             queues[name].pop(0)
         queues = {k: v for k, v in queues.items() if v}
+    # Once a check in a cohort tree came back unknown, later decisions in that tree rest on a
+    # guess about it (admitted or not): they are reported as unknown too, with what was computed.
+    uncertain: dict[str, int] = {}
+    for d in sorted(decisions.values(), key=lambda d: (d.cycle, d.key)):
+        if d.cluster_queue is None or d.cluster_queue not in ix.cluster_queues:
+            continue
+        root = session.compiler.tree.root(f"cq:{d.cluster_queue}")
+        if d.unknown:
+            uncertain.setdefault(root, d.cycle)
+        elif root in uncertain and d.cycle >= uncertain[root] and (d.admitted or d.waiting_behind is None):
+            d.unknown = True
+            d.notes.append("decided after an undecided workload in the same cohort tree")
     return [decisions[k] for k in sorted(decisions)]

@@ -86,6 +86,10 @@ class QuotaTree:
                 self.nodes[node.parent].children.append(nid)
         self._subtree: dict[tuple[str, FR], int] = {}
 
+    def invalidate(self) -> None:
+        """Forget computed numbers after a quota entry changed (what-if questions)."""
+        self._subtree.clear()
+
     # --- static numbers ------------------------------------------------------------------------
 
     def entry(self, nid: str, fr: FR) -> QuotaEntry:

@@ -9,7 +9,8 @@ constraints is asserted once as `Implies(literal, C)` inside a push/pop scope, a
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
 from typing import Iterator
 
 import z3
@@ -296,17 +297,40 @@ class Session:
             return None
         return Assignment(cq.name, dict(counts), flavors, height > 0, usage, height)
 
-    def _nb_lit(self, loaded: Loaded, fr: FR) -> z3.BoolRef:
-        """A literal meaning "the queue stays within its nominal quota for fr", asserted once."""
-        name = f"nb|{loaded.problem.admitted.name}|{fr[0]}|{fr[1]}"
-        lit = loaded.extra.get(name)
-        if lit is None:
-            lit = z3.Bool(name)
-            assert loaded.low is not None
-            assert loaded.solver is not None
-            loaded.solver.add(z3.Implies(lit, loaded.low(loaded.problem.no_borrow[fr])))
-            loaded.extra[name] = lit
-        return lit
+    # --- arrivals and what-ifs -------------------------------------------------------------------
+
+    def add_workload(self, wl: Workload) -> None:
+        """A workload arrives. Questions may name it from now on; nothing else is recompiled
+        unless its requests need finer solver units than the state had."""
+        self.model = self.model.model_copy(update={"workloads": self.model.workloads + (wl,)})
+        self.index.workloads.setdefault(wl.key, wl)
+        if any(q % self.compiler.scale.get(r, 1) for ps in wl.pod_sets for r, q in ps.requests.items()):
+            self.compiler = Compiler(self.model, self.index)
+            self._reset_solver()
+
+    @contextmanager
+    def what_if(self, changes: list[tuple[str, str, str, str, str, int | None]]) -> Iterator["Session"]:
+        """Answer questions under changed quota numbers, then restore them. Each change is
+        (kind "cq"|"cohort", name, flavor, resource, field, value) with field one of nominal,
+        borrowing_limit, lending_limit. Only the quota tree's numbers change: compiled problems
+        stay, since their numbers are pinned per question."""
+        tree = self.compiler.tree
+        saved = []
+        for kind, name, flavor, resource, fld, value in changes:  # type: ignore[misc]
+            nid = f"{'cohort' if kind == 'cohort' else 'cq'}:{name}"
+            fr = (flavor, resource)
+            entry = tree.nodes[nid].quotas.get(fr)
+            if entry is None or not entry.declared:
+                raise ValueError(f"{nid} declares no quota for {resource} in flavor {flavor}")
+            saved.append((nid, fr, entry))
+            tree.nodes[nid].quotas[fr] = replace(entry, **{fld: value})
+        tree.invalidate()
+        try:
+            yield self
+        finally:
+            for nid, fr, entry in reversed(saved):
+                tree.nodes[nid].quotas[fr] = entry
+            tree.invalidate()
 
 
 class _Scope:
