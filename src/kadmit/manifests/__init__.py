@@ -1,1 +1,120 @@
-"""The Kueue / Kubernetes manifest front end."""
+"""The Kueue / Kubernetes manifest front end: YAML or JSON text -> a model `Fragment`."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from pydantic import ValidationError
+
+from kadmit.diagnostics import Diagnostics
+from kadmit.manifests import cluster, policy, workloads
+from kadmit.manifests.codes import KAD154, KAD157, KAD159, KAD160
+from kadmit.manifests.fields import Fields, Invalid, Meta
+from kadmit.manifests.yamltree import DESCRIBE, MAP, NULL, Val, parse_documents
+from kadmit.model import Fragment
+
+__all__ = ["read_manifest_text", "KINDS"]
+
+KUEUE = "kueue.x-k8s.io"
+KUEUE_VERSIONS = ("v1beta1", "v1beta2")
+
+
+class Kind:
+    """How one kind is read: its API versions, the fragment list it fills, its converter."""
+
+    def __init__(self, versions: tuple[str, ...], target: str, read: Callable, namespaced: bool = False) -> None:
+        self.versions = versions
+        self.target = target
+        self.read = read
+        self.namespaced = namespaced
+
+
+KINDS: dict[tuple[str, str], Kind] = {
+    (KUEUE, "ResourceFlavor"): Kind(KUEUE_VERSIONS, "flavors", policy.resource_flavor),
+    (KUEUE, "ClusterQueue"): Kind(KUEUE_VERSIONS, "cluster_queues", policy.cluster_queue),
+    (KUEUE, "Cohort"): Kind(("v1alpha1",) + KUEUE_VERSIONS, "cohorts", policy.cohort),
+    (KUEUE, "LocalQueue"): Kind(KUEUE_VERSIONS, "local_queues", policy.local_queue, namespaced=True),
+    (KUEUE, "WorkloadPriorityClass"): Kind(KUEUE_VERSIONS, "priority_classes", policy.workload_priority_class),
+    (KUEUE, "Topology"): Kind(("v1alpha1",) + KUEUE_VERSIONS, "topologies", policy.topology),
+    (KUEUE, "Workload"): Kind(KUEUE_VERSIONS, "workloads", workloads.workload, namespaced=True),
+    ("scheduling.k8s.io", "PriorityClass"): Kind(("v1",), "priority_classes", policy.pod_priority_class),
+    ("", "Namespace"): Kind(("v1",), "namespaces", cluster.namespace),
+    ("", "Node"): Kind(("v1",), "nodes", cluster.node),
+    ("", "Pod"): Kind(("v1",), "pods", cluster.pod, namespaced=True),
+}
+
+
+class _Reader:
+    def __init__(self, file: str, diags: Diagnostics) -> None:
+        self.f = Fields(file, diags)
+        self.fragment = Fragment()
+        self.skipped: dict[tuple[str, str], tuple[Val, int]] = {}  # (apiVersion, kind) -> first, count
+
+    def document(self, node: Val, list_type: tuple[str, str] | None = None) -> None:
+        """One document or list item: an object, or a list whose items are read in turn."""
+        f = self.f
+        if node.kind == NULL:
+            return
+        if node.kind != MAP:
+            f.diags.emit(KAD154, f"expected a Kubernetes object (a mapping), found {DESCRIBE[node.kind]}",
+                         f.span(node))
+            return
+        try:
+            api_version = f.str(node, "apiVersion", required=not list_type, what="a manifest object",
+                                default=list_type[0] if list_type else None)
+            kind = f.str(node, "kind", required=not list_type, what="a manifest object",
+                         default=list_type[1] if list_type else None)
+            if kind == "List" or (kind.endswith("List") and f.field(node, "items") is not None):
+                item_type = None if kind == "List" else (api_version, kind[: -len("List")])
+                for item in f.seq(node, "items"):
+                    self.document(item, item_type)
+                return
+            self.object(node, api_version, kind)
+        except Invalid:
+            return
+
+    def object(self, node: Val, api_version: str, kind: str) -> None:
+        f = self.f
+        group, _, version = api_version.rpartition("/")
+        spec = KINDS.get((group, kind))
+        if spec is None:
+            first, count = self.skipped.get((api_version, kind), (node, 0))
+            self.skipped[api_version, kind] = (first, count + 1)
+            return
+        if version not in spec.versions:
+            known = ", ".join(f"`{group + '/' if group else ''}{v}`" for v in spec.versions)
+            f.diags.emit(KAD160, f"`{kind}` in `{api_version}` is not read by kadmit; skipped",
+                         f.span(f.field(node, "apiVersion")) or f.span(node), help=f"kadmit reads {known}")
+            return
+        metadata = f.map(node, "metadata", required=True, what=f"`{kind}`")
+        name = f.str(metadata, "name", required=True, what=f"the metadata of a `{kind}`")
+        namespace = f.str(metadata, "namespace") if spec.namespaced else None
+        labels, _ = f.str_map(metadata, "labels")
+        annotations, _ = f.str_map(metadata, "annotations")
+        meta = Meta(api_version, kind, node, metadata, name, namespace, labels, annotations)
+        try:
+            obj = spec.read(f, meta)
+        except ValidationError as e:
+            where = " at `" + ".".join(map(str, e.errors()[0]["loc"])) + "`" if e.errors() else ""
+            f.diags.emit(KAD157, f"`{kind}` `{name}` holds an invalid value{where}", f.span(node))
+            return
+        if obj is not None:
+            getattr(self.fragment, spec.target).append(obj)
+
+    def report_skipped(self) -> None:
+        for (api_version, kind), (first, count) in sorted(self.skipped.items()):
+            many = f" ({count} objects)" if count > 1 else ""
+            self.f.diags.emit(KAD159, f"kind `{kind}` (`{api_version}`) is not read by kadmit; skipped{many}",
+                              self.f.span(first))
+
+
+def read_manifest_text(text: str, filename: str, diags: Diagnostics) -> Fragment:
+    """Read every Kueue / Kubernetes object of a YAML or JSON text (multi-document, `kind: List`
+    and `*List` kinds included) into a fragment. `filename` names the file in spans. Problems
+    become diagnostics in `diags`; an object with a problem is skipped, the rest are read."""
+    reader = _Reader(filename, diags)
+    for doc in parse_documents(text, filename, diags):
+        if doc is not None:
+            reader.document(doc)
+    reader.report_skipped()
+    return reader.fragment

@@ -1,0 +1,53 @@
+"""Core Kubernetes kinds -> model: Namespace, Node, Pod."""
+
+from __future__ import annotations
+
+from kadmit.manifests.fields import Fields, Meta
+from kadmit.manifests.podspec import pod_requests, taints
+from kadmit.model import Namespace, Node, Pod
+
+NAME_LABEL = "kubernetes.io/metadata.name"
+POD_PHASES = ("Pending", "Running", "Succeeded", "Failed", "Unknown")
+
+
+def namespace(f: Fields, o: Meta) -> Namespace:
+    labels, nodes = f.str_map(o.metadata, "labels")
+    # The API server sets this label on every namespace; the model adds it back (effective_labels).
+    if labels.get(NAME_LABEL) == o.name:
+        del labels[NAME_LABEL]
+        del nodes[NAME_LABEL]
+    return Namespace(name=o.name, labels=labels, span=f.span(o.node),
+                     spans=f.spans({"name": o.metadata.v.get("name"), "labels": f.field(o.metadata, "labels"),
+                                    **{f"labels.{k}": v for k, v in nodes.items()}}))
+
+
+def node(f: Fields, o: Meta) -> Node:
+    spec = f.map(o.node, "spec")
+    status = f.map(o.node, "status")
+    labels, label_nodes = f.str_map(o.metadata, "labels")
+    allocatable, alloc_nodes = f.resource_list(status, "allocatable")
+    ready, ready_node = True, None
+    for cond in f.maps(status, "conditions"):
+        if f.str(cond, "type") == "Ready":
+            ready, ready_node = f.str(cond, "status") == "True", cond
+    return Node(
+        name=o.name, labels=labels, taints=taints(f, spec, "taints"), allocatable=allocatable,
+        unschedulable=f.bool(spec, "unschedulable", default=False), ready=ready, span=f.span(o.node),
+        spans=f.spans({"name": o.metadata.v.get("name"), "taints": f.field(spec, "taints"),
+                       "unschedulable": f.field(spec, "unschedulable"), "ready": ready_node,
+                       "allocatable": f.field(status, "allocatable"),
+                       **{f"labels.{k}": v for k, v in label_nodes.items()},
+                       **{f"allocatable.{k}": v for k, v in alloc_nodes.items()}}))
+
+
+def pod(f: Fields, o: Meta) -> Pod:
+    spec = f.map(o.node, "spec", required=True, what=f"pod `{o.name}`")
+    status = f.map(o.node, "status")
+    reqs = pod_requests(f, spec)
+    return Pod(
+        namespace=o.namespace or "default", name=o.name, node_name=f.str(spec, "nodeName") or None,
+        requests=reqs.requests, phase=f.enum(status, "phase", POD_PHASES, "Running"),
+        priority=f.int(spec, "priority", default=0), span=f.span(o.node),
+        spans=f.spans({"name": o.metadata.v.get("name"), "node_name": f.field(spec, "nodeName"),
+                       "phase": f.field(status, "phase"), "priority": f.field(spec, "priority"),
+                       **{f"requests.{k}": v for k, v in reqs.nodes.items()}}))

@@ -1,0 +1,77 @@
+"""Diagnostic codes of the manifest front end (KAD150-KAD199)."""
+
+from __future__ import annotations
+
+from kadmit.diagnostics import register
+
+KAD150 = register(
+    "KAD150", "malformed YAML", "error",
+    "The file is not valid YAML or JSON (a scanner or parser error, such as a tab used for "
+    "indentation, an unclosed bracket or quote, or an alias to an undefined anchor). Objects in "
+    "documents before the error are still read.")
+KAD151 = register(
+    "KAD151", "duplicate key", "error",
+    "A mapping names the same key twice. The API server rejects such manifests (strict "
+    "decoding); kadmit reports it and keeps the last value.",
+    kueue_rule="API server strict field validation (duplicate field)")
+KAD152 = register(
+    "KAD152", "document too large or too deep", "error",
+    "A document expands to too many nodes (usually aliases of aliases: a 'billion laughs' "
+    "document), nests too deeply, or refers to itself through an alias. kadmit stops reading "
+    "the file before expanding it.")
+KAD153 = register(
+    "KAD153", "unsupported YAML", "error",
+    "A YAML feature that Kubernetes manifests can't use: a mapping or list as a key, or an "
+    "explicit tag such as `!!python/object` that is not a plain YAML type.")
+KAD154 = register(
+    "KAD154", "not a Kubernetes object", "error",
+    "A document (or an item of a `List`) is not a mapping, so it can't be a Kubernetes object.")
+KAD155 = register(
+    "KAD155", "missing required field", "error",
+    "A field every object of this kind needs is missing or empty: `apiVersion`, `kind`, "
+    "`metadata.name`, or a field the kind requires (a quota's `nominalQuota`, a pod set's "
+    "`template`...). The object is skipped.",
+    kueue_rule="required fields of the Kubernetes and Kueue OpenAPI schemas")
+KAD156 = register(
+    "KAD156", "wrong type", "error",
+    "A field has the wrong YAML type: a string where a list is expected, a list where a "
+    "quantity is expected, a number written as a string where an integer is expected, or a "
+    "boolean or number where a string is expected (quote it). The object is skipped.",
+    kueue_rule="field types of the Kubernetes and Kueue OpenAPI schemas")
+KAD157 = register(
+    "KAD157", "invalid value", "error",
+    "A field holds a value its kind does not allow: an unknown enum value (queueing strategy, "
+    "preemption policy, taint effect, toleration or selector operator, priority class source) "
+    "or a value the API server rejects (an integer out of range, `minCount` above `count`, two "
+    "topology modes on one pod set). The object is skipped.",
+    kueue_rule="CRD enums, CEL rules and the Workload webhook of kueue.x-k8s.io")
+KAD158 = register(
+    "KAD158", "invalid quantity", "error",
+    "A resource amount is not a Kubernetes quantity (`500m`, `2`, `64Gi`, `1.5`, `2e3`), is "
+    "negative, or is not finite. The object is skipped.",
+    kueue_rule="resource.Quantity parsing (k8s.io/apimachinery)")
+KAD159 = register(
+    "KAD159", "kind not read", "warning",
+    "kadmit reads Kueue's ResourceFlavor, ClusterQueue, Cohort, LocalQueue, Workload, "
+    "WorkloadPriorityClass and Topology, scheduling.k8s.io PriorityClass, and core Namespace, "
+    "Node and Pod. Objects of other kinds (Deployments, Jobs, AdmissionChecks...) are skipped.")
+KAD160 = register(
+    "KAD160", "API version not read", "warning",
+    "The kind is one kadmit reads, but not in this API version (for example "
+    "`kueue.x-k8s.io/v1alpha2`). The object is skipped.")
+KAD161 = register(
+    "KAD161", "field ignored", "warning",
+    "A field that changes Kueue's behaviour but that kadmit does not model (admission checks, "
+    "node affinity on object fields). Decisions are made as if it were absent.")
+KAD162 = register(
+    "KAD162", "field of another API version", "warning",
+    "The field belongs to another version of this kind (e.g. `cohortName` is v1beta2; v1beta1 "
+    "calls it `cohort`), so the API server would drop it. It is ignored.")
+KAD163 = register(
+    "KAD163", "invalid timestamp", "error",
+    "A timestamp such as `metadata.creationTimestamp` is not RFC 3339 "
+    "(`2026-11-20T08:00:00Z`). The object is skipped.",
+    kueue_rule="metav1.Time (RFC 3339)")
+KAD164 = register(
+    "KAD164", "workload without a queue", "warning",
+    "A Workload has no `spec.queueName`; Kueue never admits it. It is skipped.")

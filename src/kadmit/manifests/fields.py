@@ -1,0 +1,261 @@
+"""Typed, located reads of manifest fields: each wrong type or value is a diagnostic at its node."""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime, timezone
+from functools import lru_cache
+from typing import Iterable
+
+from kadmit.diagnostics import Diagnostics, did_you_mean
+from kadmit.manifests.codes import KAD155, KAD156, KAD157, KAD158, KAD162, KAD163
+from kadmit.manifests.yamltree import BOOL, DESCRIBE, FLOAT, INT, MAP, NULL, SEQ, STR, TIME, Val
+from kadmit.quantity import QuantityError, parse_quantity
+from kadmit.source import Span, Spans
+
+INT32_MAX = 2**31 - 1
+INT32_MIN = -(2**31)
+
+
+# Manifests repeat the same few quantities ("8", "64Gi") thousands of times.
+_parse_quantity = lru_cache(maxsize=4096)(parse_quantity)
+
+
+class Invalid(Exception):
+    """The object being read is unusable; its diagnostic has been emitted."""
+
+
+def _describe(v: Val) -> str:
+    if v.kind in (STR, INT, FLOAT, BOOL) and len(str(v.v)) <= 40:
+        shown = str(v.v).lower() if v.kind == BOOL else v.v
+        return f"{DESCRIBE[v.kind]} (`{shown}`)"
+    return DESCRIBE[v.kind]
+
+
+class Fields:
+    """Reads fields of one file's objects, reporting problems at their YAML nodes."""
+
+    def __init__(self, file: str, diags: Diagnostics) -> None:
+        self.file = file
+        self.diags = diags
+
+    # --- locations ---------------------------------------------------------------------------
+
+    def span(self, v: Val | None) -> Span | None:
+        return v.span(self.file) if v is not None else None
+
+    def spans(self, items: dict[str, Val | Span | None]) -> Spans:
+        out: dict[str, Span] = {}
+        for k, v in items.items():
+            if isinstance(v, Val):
+                out[k] = v.span(self.file)
+            elif v is not None:
+                out[k] = v
+        return Spans(items=out)
+
+    # --- failing ------------------------------------------------------------------------------
+
+    def fail(self, code: str, message: str, at: Val | Span | None, **kw) -> Invalid:
+        span = at.span(self.file) if isinstance(at, Val) else at
+        self.diags.emit(code, message, span, **kw)
+        return Invalid(message)
+
+    def wrong_type(self, v: Val, key: str, want: str) -> Invalid:
+        help_ = None
+        if v.kind == STR and want in ("an integer", "a boolean"):
+            help_ = "write it without quotes"
+        elif v.kind in (INT, FLOAT, BOOL) and want == "a string":
+            help_ = f'quote it: `"{str(v.v).lower() if v.kind == BOOL else v.v}"`'
+        return self.fail(KAD156, f"`{key}` should be {want}, found {_describe(v)}", v, help=help_)
+
+    def missing(self, key: str, where: Val, what: str = "") -> Invalid:
+        return self.fail(KAD155, f"missing `{key}`{' in ' + what if what else ''}", where)
+
+    # --- reads ---------------------------------------------------------------------------------
+
+    def field(self, m: Val | None, key: str, *, required: bool = False, what: str = "") -> Val | None:
+        """A field of mapping `m`; `None` (or a diagnostic when required) if absent or null."""
+        v = m.v.get(key) if m is not None and m.kind == MAP else None
+        if v is not None and v.kind == NULL:
+            v = None
+        if v is None and required:
+            raise self.missing(key, m, what) if m is not None else Invalid(key)
+        return v
+
+    def map(self, m: Val | None, key: str, *, required: bool = False, what: str = "") -> Val | None:
+        v = self.field(m, key, required=required, what=what)
+        if v is not None and v.kind != MAP:
+            raise self.wrong_type(v, key, "a mapping")
+        return v
+
+    def seq(self, m: Val | None, key: str, *, required: bool = False, what: str = "") -> list[Val]:
+        v = self.field(m, key, required=required, what=what)
+        if v is None:
+            return []
+        if v.kind != SEQ:
+            raise self.wrong_type(v, key, "a list")
+        return v.v
+
+    def maps(self, m: Val | None, key: str, **kw) -> list[Val]:
+        """A list of mappings."""
+        items = self.seq(m, key, **kw)
+        for item in items:
+            if item.kind != MAP:
+                raise self.wrong_type(item, f"{key}[]", "a mapping")
+        return items
+
+    def str(self, m: Val | None, key: str, *, required: bool = False, what: str = "",
+            default: str | None = None) -> str | None:
+        v = self.field(m, key, required=required, what=what)
+        if v is None:
+            return default
+        if v.kind != STR:
+            raise self.wrong_type(v, key, "a string")
+        if required and not v.v:
+            raise self.fail(KAD155, f"`{key}` is empty", v)
+        return v.v
+
+    def strs(self, m: Val | None, key: str, **kw) -> list[str]:
+        out = []
+        for item in self.seq(m, key, **kw):
+            if item.kind != STR:
+                raise self.wrong_type(item, f"{key}[]", "a string")
+            out.append(item.v)
+        return out
+
+    def str_map(self, m: Val | None, key: str) -> tuple[dict[str, str], dict[str, Val]]:
+        """A map of strings (labels, selectors) and the node of each value."""
+        v = self.map(m, key)
+        if v is None:
+            return {}, {}
+        out: dict[str, str] = {}
+        nodes: dict[str, Val] = {}
+        for k in sorted(v.v):
+            x = v.v[k]
+            if x.kind == NULL:
+                x = Val(STR, "", x.line, x.col, x.end_line, x.end_col)
+            if x.kind != STR:
+                raise self.wrong_type(x, k, "a string")
+            out[k] = x.v
+            nodes[k] = x
+        return out, nodes
+
+    def int(self, m: Val | None, key: str, *, default: int | None = None, lo: int = INT32_MIN,
+            hi: int = INT32_MAX, required: bool = False, what: str = "") -> int | None:
+        v = self.field(m, key, required=required, what=what)
+        if v is None:
+            return default
+        if v.kind != INT:
+            raise self.wrong_type(v, key, "an integer")
+        if not lo <= v.v <= hi:
+            raise self.fail(KAD157, f"`{key}` is {v.v}; it must be between {lo} and {hi}", v)
+        return v.v
+
+    def bool(self, m: Val | None, key: str, *, default: bool) -> bool:
+        v = self.field(m, key)
+        if v is None:
+            return default
+        if v.kind != BOOL:
+            raise self.wrong_type(v, key, "a boolean")
+        return v.v
+
+    def enum(self, m: Val | None, key: str, allowed: Iterable[str], default: str | None = None,
+             *, required: bool = False) -> str | None:
+        value = self.str(m, key, default=None, required=required)
+        if value is None or value == "":
+            return default
+        allowed = list(allowed)
+        if value not in allowed:
+            v = self.field(m, key)
+            choices = ", ".join(f"`{a}`" for a in allowed)
+            raise self.fail(KAD157, f"`{key}` can't be `{value}`; it is one of {choices}", v,
+                            help=did_you_mean(value, allowed))
+        return value
+
+    def quantity(self, v: Val, key: str) -> int:
+        """A Kubernetes quantity in milli-units (strings, and YAML integers or floats)."""
+        if v.kind == STR:
+            text: str | int = v.v
+        elif v.kind == INT:
+            text = v.v
+        elif v.kind == FLOAT:
+            if not math.isfinite(v.v):
+                raise self.fail(KAD158, f"`{key}` is not finite", v)
+            text = repr(v.v)
+        else:
+            raise self.wrong_type(v, key, "a quantity (e.g. `500m`, `2`, `64Gi`)")
+        try:
+            milli = _parse_quantity(text)
+        except QuantityError as e:
+            raise self.fail(KAD158, f"`{key}`: {e}", v)
+        if milli < 0:
+            raise self.fail(KAD158, f"`{key}` is negative ({v.v})", v)
+        return milli
+
+    def quantity_field(self, m: Val | None, key: str, *, required: bool = False,
+                       what: str = "") -> int | None:
+        v = self.field(m, key, required=required, what=what)
+        return None if v is None else self.quantity(v, key)
+
+    def resource_list(self, m: Val | None, key: str) -> tuple[dict[str, int], dict[str, Val]]:
+        """A `ResourceList` (resource name -> quantity) and the node of each quantity."""
+        v = self.map(m, key)
+        if v is None:
+            return {}, {}
+        out: dict[str, int] = {}
+        nodes: dict[str, Val] = {}
+        for name in sorted(v.v):
+            out[name] = self.quantity(v.v[name], name)
+            nodes[name] = v.v[name]
+        return out, nodes
+
+    def timestamp(self, m: Val | None, key: str) -> datetime | None:
+        v = self.field(m, key)
+        if v is None:
+            return None
+        if v.kind == TIME:
+            value = v.v
+        elif v.kind == STR:
+            try:
+                value = datetime.fromisoformat(v.v)
+            except ValueError:
+                raise self.fail(KAD163, f"`{key}` is not an RFC 3339 timestamp: `{v.v[:40]}`", v,
+                                help="write it like `2026-11-20T08:00:00Z`")
+        else:
+            raise self.wrong_type(v, key, "a timestamp")
+        if not isinstance(value, datetime):
+            raise self.fail(KAD163, f"`{key}` is a date without a time", v,
+                            help="write it like `2026-11-20T08:00:00Z`")
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=timezone.utc)
+        return value.astimezone(timezone.utc)
+
+
+class Meta:
+    """The identity of one manifest object: its type, name, namespace and nodes."""
+
+    __slots__ = ("api_version", "group", "version", "kind", "node", "metadata", "name", "namespace",
+                 "labels", "annotations")
+
+    def __init__(self, api_version: str, kind: str, node: Val, metadata: Val, name: str,
+                 namespace: str | None, labels: dict[str, str], annotations: dict[str, str]) -> None:
+        self.api_version = api_version
+        self.group, _, self.version = api_version.rpartition("/")
+        self.kind = kind
+        self.node = node
+        self.metadata = metadata
+        self.name = name
+        self.namespace = namespace
+        self.labels = labels
+        self.annotations = annotations
+
+    def versioned(self, f: Fields, m: Val | None, by_version: dict[str, str]) -> str:
+        """The key a field has in this object's API version; the other versions' spelling is
+        reported (the API server would drop it) and ignored."""
+        mine = by_version[self.version]
+        others = {key: version for version, key in sorted(by_version.items(), reverse=True)}
+        for key, version in sorted(others.items()):
+            if key != mine and f.field(m, key) is not None:
+                f.diags.emit(KAD162, f"`{key}` is a field of `{self.group}/{version}`; in "
+                             f"`{self.api_version}` it is `{mine}`; ignored", f.span(m.v[key]))
+        return mine

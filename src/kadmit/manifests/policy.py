@@ -1,0 +1,186 @@
+"""Kueue's policy kinds -> model: ResourceFlavor, ClusterQueue, Cohort, LocalQueue, priority classes, Topology."""
+
+from __future__ import annotations
+
+from kadmit.manifests.codes import KAD155, KAD161
+from kadmit.manifests.fields import Fields, Meta
+from kadmit.manifests.podspec import SELECTOR_OPERATORS, requirements, taints, tolerations
+from kadmit.manifests.yamltree import Val
+from kadmit.model import (BorrowWithinCohort, ClusterQueue, Cohort, FairSharing, FlavorFungibility,
+                          FlavorQuotas, LabelSelector, LocalQueue, Preemption, PriorityClass,
+                          ResourceFlavor, ResourceGroup, ResourceQuota, Topology)
+
+# WorkloadPriorityClass has no `globalDefault`; this annotation marks the class that the `.kad`
+# language calls `default` (the priority of workloads that name no class).
+DEFAULT_PRIORITY_ANNOTATION = "kadmit.dev/default-priority-class"
+
+COHORT_FIELD = {"v1beta1": "cohort", "v1beta2": "cohortName"}
+PARENT_FIELD = {"v1alpha1": "parent", "v1beta1": "parent", "v1beta2": "parentName"}
+
+
+def resource_flavor(f: Fields, o: Meta) -> ResourceFlavor:
+    spec = f.map(o.node, "spec")
+    labels, label_nodes = f.str_map(spec, "nodeLabels")
+    return ResourceFlavor(
+        name=o.name, node_labels=labels, node_taints=taints(f, spec, "nodeTaints"),
+        tolerations=tolerations(f, spec), topology=f.str(spec, "topologyName") or None,
+        span=f.span(o.node),
+        spans=f.spans({"name": o.metadata.v.get("name"),
+                       **{f"node_labels.{k}": v for k, v in label_nodes.items()},
+                       "node_taints": f.field(spec, "nodeTaints"),
+                       "tolerations": f.field(spec, "tolerations"),
+                       "topology": f.field(spec, "topologyName")}))
+
+
+def resource_groups(f: Fields, spec: Val | None, spans: dict[str, Val | None]) -> tuple[ResourceGroup, ...]:
+    groups = []
+    for i, rg in enumerate(f.maps(spec, "resourceGroups")):
+        covered = f.strs(rg, "coveredResources", required=True, what="a resource group")
+        flavors = []
+        for j, fq in enumerate(f.maps(rg, "flavors", required=True, what="a resource group")):
+            quotas = []
+            for rq in f.maps(fq, "resources", required=True, what="a flavor's quotas"):
+                name = f.field(rq, "name", required=True, what="a resource quota")
+                quotas.append(ResourceQuota(
+                    resource=f.str(rq, "name", required=True),
+                    nominal=f.quantity_field(rq, "nominalQuota", required=True, what="a resource quota"),
+                    borrowing_limit=f.quantity_field(rq, "borrowingLimit"),
+                    lending_limit=f.quantity_field(rq, "lendingLimit"),
+                    span=f.span(rq),
+                    spans=f.spans({"resource": name, "nominal": f.field(rq, "nominalQuota"),
+                                   "borrowing_limit": f.field(rq, "borrowingLimit"),
+                                   "lending_limit": f.field(rq, "lendingLimit")})))
+            flavors.append(FlavorQuotas(flavor=f.str(fq, "name", required=True, what="a flavor's quotas"),
+                                        resources=tuple(quotas), span=f.span(fq),
+                                        spans=f.spans({"flavor": f.field(fq, "name")})))
+            spans[f"resource_groups.{i}.flavors.{j}"] = fq
+        spans[f"resource_groups.{i}"] = rg
+        groups.append(ResourceGroup(covered_resources=tuple(covered), flavors=tuple(flavors),
+                                    span=f.span(rg),
+                                    spans=f.spans({"covered_resources": f.field(rg, "coveredResources")})))
+    return tuple(groups)
+
+
+def label_selector(f: Fields, m: Val | None, key: str) -> LabelSelector | None:
+    sel = f.map(m, key)
+    if sel is None:
+        return None
+    labels, nodes = f.str_map(sel, "matchLabels")
+    return LabelSelector(match_labels=labels,
+                         match_expressions=requirements(f, sel, "matchExpressions", SELECTOR_OPERATORS),
+                         span=f.span(sel),
+                         spans=f.spans({f"match_labels.{k}": v for k, v in nodes.items()}))
+
+
+def fair_sharing(f: Fields, spec: Val | None) -> FairSharing | None:
+    fs = f.map(spec, "fairSharing")
+    if fs is None:
+        return None
+    weight = f.quantity_field(fs, "weight")
+    return FairSharing(weight=1000 if weight is None else weight, span=f.span(fs),
+                       spans=f.spans({"weight": f.field(fs, "weight")}))
+
+
+def preemption(f: Fields, spec: Val | None) -> Preemption:
+    p = f.map(spec, "preemption")
+    if p is None:
+        return Preemption()
+    bwc = f.map(p, "borrowWithinCohort")
+    borrow = None
+    if bwc is not None:
+        policy = f.enum(bwc, "policy", ("Never", "LowerPriority"), "Never")
+        threshold = f.int(bwc, "maxPriorityThreshold")
+        # Kueue defaults an absent borrowWithinCohort to {policy: Never}: the same as none.
+        if policy != "Never" or threshold is not None:
+            borrow = BorrowWithinCohort(policy=policy, max_priority_threshold=threshold, span=f.span(bwc),
+                                        spans=f.spans({"policy": f.field(bwc, "policy"),
+                                                       "max_priority_threshold": f.field(bwc, "maxPriorityThreshold")}))
+    return Preemption(
+        within_cluster_queue=f.enum(p, "withinClusterQueue", ("Never", "LowerPriority", "LowerOrNewerEqualPriority"), "Never"),
+        reclaim_within_cohort=f.enum(p, "reclaimWithinCohort", ("Never", "LowerPriority", "Any"), "Never"),
+        borrow_within_cohort=borrow, span=f.span(p),
+        spans=f.spans({"within_cluster_queue": f.field(p, "withinClusterQueue"),
+                       "reclaim_within_cohort": f.field(p, "reclaimWithinCohort")}))
+
+
+def flavor_fungibility(f: Fields, spec: Val | None) -> FlavorFungibility:
+    ff = f.map(spec, "flavorFungibility")
+    if ff is None:
+        return FlavorFungibility()
+    # v1beta2 spells both "stop here" values `MayStopSearch`; the model keeps v1beta1's words.
+    borrow = f.enum(ff, "whenCanBorrow", ("Borrow", "MayStopSearch", "TryNextFlavor"), "Borrow")
+    preempt = f.enum(ff, "whenCanPreempt", ("Preempt", "MayStopSearch", "TryNextFlavor"), "TryNextFlavor")
+    return FlavorFungibility(
+        when_can_borrow="Borrow" if borrow == "MayStopSearch" else borrow,
+        when_can_preempt="Preempt" if preempt == "MayStopSearch" else preempt, span=f.span(ff),
+        spans=f.spans({"when_can_borrow": f.field(ff, "whenCanBorrow"),
+                       "when_can_preempt": f.field(ff, "whenCanPreempt")}))
+
+
+def cluster_queue(f: Fields, o: Meta) -> ClusterQueue:
+    spec = f.map(o.node, "spec")
+    cohort_key = o.versioned(f, spec, COHORT_FIELD)
+    checks = f.field(spec, "admissionChecks") or f.field(spec, "admissionChecksStrategy")
+    if checks is not None:
+        f.diags.emit(KAD161, f"admission checks of cluster queue `{o.name}` are not modelled; "
+                     "kadmit decides as if they all pass", f.span(checks))
+    spans: dict[str, Val | None] = {
+        "name": o.metadata.v.get("name"), "cohort": f.field(spec, cohort_key),
+        "namespace_selector": f.field(spec, "namespaceSelector"),
+        "queueing_strategy": f.field(spec, "queueingStrategy"), "preemption": f.field(spec, "preemption"),
+        "flavor_fungibility": f.field(spec, "flavorFungibility"), "stop_policy": f.field(spec, "stopPolicy"),
+        "fair_sharing": f.field(spec, "fairSharing"), "resource_groups": f.field(spec, "resourceGroups")}
+    return ClusterQueue(
+        name=o.name, cohort=f.str(spec, cohort_key) or None,
+        namespace_selector=label_selector(f, spec, "namespaceSelector"),
+        resource_groups=resource_groups(f, spec, spans),
+        queueing_strategy=f.enum(spec, "queueingStrategy", ("StrictFIFO", "BestEffortFIFO"), "BestEffortFIFO"),
+        preemption=preemption(f, spec), flavor_fungibility=flavor_fungibility(f, spec),
+        stop_policy=f.enum(spec, "stopPolicy", ("None", "Hold", "HoldAndDrain"), "None"),
+        fair_sharing=fair_sharing(f, spec), span=f.span(o.node), spans=f.spans(spans))
+
+
+def cohort(f: Fields, o: Meta) -> Cohort:
+    spec = f.map(o.node, "spec")
+    parent_key = o.versioned(f, spec, PARENT_FIELD)
+    spans: dict[str, Val | None] = {"name": o.metadata.v.get("name"), "parent": f.field(spec, parent_key),
+                                    "fair_sharing": f.field(spec, "fairSharing"),
+                                    "resource_groups": f.field(spec, "resourceGroups")}
+    return Cohort(name=o.name, parent=f.str(spec, parent_key) or None,
+                  resource_groups=resource_groups(f, spec, spans), fair_sharing=fair_sharing(f, spec),
+                  span=f.span(o.node), spans=f.spans(spans))
+
+
+def local_queue(f: Fields, o: Meta) -> LocalQueue:
+    spec = f.map(o.node, "spec", required=True, what=f"local queue `{o.name}`")
+    return LocalQueue(namespace=o.namespace or "default", name=o.name,
+                      cluster_queue=f.str(spec, "clusterQueue", required=True, what="a local queue's spec"),
+                      span=f.span(o.node),
+                      spans=f.spans({"name": o.metadata.v.get("name"), "namespace": o.metadata.v.get("namespace"),
+                                     "cluster_queue": f.field(spec, "clusterQueue")}))
+
+
+def workload_priority_class(f: Fields, o: Meta) -> PriorityClass:
+    marker = o.annotations.get(DEFAULT_PRIORITY_ANNOTATION, "false").lower()
+    return PriorityClass(name=o.name, value=f.int(o.node, "value", required=True, what="a priority class"),
+                         kind="workload", global_default=marker == "true", span=f.span(o.node),
+                         spans=f.spans({"name": o.metadata.v.get("name"), "value": f.field(o.node, "value")}))
+
+
+def pod_priority_class(f: Fields, o: Meta) -> PriorityClass:
+    return PriorityClass(name=o.name, value=f.int(o.node, "value", required=True, what="a priority class"),
+                         kind="pod", global_default=f.bool(o.node, "globalDefault", default=False),
+                         span=f.span(o.node),
+                         spans=f.spans({"name": o.metadata.v.get("name"), "value": f.field(o.node, "value"),
+                                        "global_default": f.field(o.node, "globalDefault")}))
+
+
+def topology(f: Fields, o: Meta) -> Topology:
+    spec = f.map(o.node, "spec", required=True, what=f"topology `{o.name}`")
+    nodes = f.maps(spec, "levels", required=True, what="a topology's spec")
+    if not nodes:
+        raise f.fail(KAD155, f"topology `{o.name}` has no levels", f.field(spec, "levels"))
+    levels = tuple(f.str(level, "nodeLabel", required=True, what="a topology level") for level in nodes)
+    return Topology(name=o.name, levels=levels, span=f.span(o.node),
+                    spans=f.spans({"name": o.metadata.v.get("name"), "levels": f.field(spec, "levels"),
+                                   **{f"levels.{i}": n for i, n in enumerate(nodes)}}))

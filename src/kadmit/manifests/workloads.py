@@ -1,0 +1,152 @@
+"""Kueue Workloads -> model: pod sets from pod templates, priority, admission, finished."""
+
+from __future__ import annotations
+
+from kadmit.manifests.codes import KAD157, KAD164
+from kadmit.manifests.fields import Fields, Meta
+from kadmit.manifests.podspec import pod_requests, required_node_affinity, tolerations
+from kadmit.manifests.yamltree import STR, Val
+from kadmit.model import Admission, PodSet, PodSetAssignment, TopologyRequest, Workload
+
+PRIORITY_SOURCES = {"kueue.x-k8s.io/workloadpriorityclass": "workload",
+                    "scheduling.k8s.io/priorityclass": "pod"}
+PRIORITY_REFS = {("kueue.x-k8s.io", "WorkloadPriorityClass"): "workload",
+                 ("scheduling.k8s.io", "PriorityClass"): "pod"}
+PRIORITY_FIELD = {"v1beta1": "priorityClassName", "v1beta2": "priorityClassRef"}
+TOPOLOGY_ANNOTATION = "kueue.x-k8s.io/podset-{}-topology"
+TOPOLOGY_MODES = ("required", "preferred", "unconstrained")  # also the keys of `topologyRequest`
+
+
+def _topology(f: Fields, ps: Val, template_meta: Val | None) -> tuple[TopologyRequest | None, Val | None]:
+    """The pod set's topology request: `topologyRequest` if present, else the template annotations."""
+    request = f.map(ps, "topologyRequest")
+    found: list[tuple[str, Val]] = []
+    if request is not None:
+        found = [(mode, request.v[mode]) for mode in TOPOLOGY_MODES if f.field(request, mode) is not None]
+    if not found:
+        annotations = f.map(template_meta, "annotations")
+        found = [(mode, annotations.v[TOPOLOGY_ANNOTATION.format(mode)]) for mode in TOPOLOGY_MODES
+                 if f.field(annotations, TOPOLOGY_ANNOTATION.format(mode)) is not None]
+    if not found:
+        return None, None
+    if len(found) > 1:
+        modes = " and ".join(f"`{m}`" for m, _ in found)
+        raise f.fail(KAD157, f"a pod set can ask for one topology mode, not {modes}", found[1][1])
+    mode, node = found[0]
+    if mode == "unconstrained":
+        if not ((node.kind == STR and node.v.lower() == "true") or node.v is True):
+            raise f.fail(KAD157, "the unconstrained topology request takes `true`", node)
+        return TopologyRequest(mode=mode, level=None, span=f.span(node)), node
+    if node.kind != STR or not node.v:
+        raise f.wrong_type(node, mode, "a topology level (a node label key)")
+    return TopologyRequest(mode=mode, level=node.v, span=f.span(node)), node
+
+
+def pod_set(f: Fields, ps: Val) -> PodSet:
+    name = f.str(ps, "name", required=True, what="a pod set")
+    count = f.int(ps, "count", default=1, lo=0)
+    min_count = f.int(ps, "minCount", lo=1)
+    if min_count is not None and min_count > count:
+        raise f.fail(KAD157, f"`minCount` ({min_count}) of pod set `{name}` is more than its count ({count})",
+                     f.field(ps, "minCount"))
+    template = f.map(ps, "template", required=True, what=f"pod set `{name}`")
+    meta = f.map(template, "metadata")
+    spec = f.map(template, "spec", required=True, what=f"the template of pod set `{name}`")
+    reqs = pod_requests(f, spec)
+    selector, selector_nodes = f.str_map(spec, "nodeSelector")
+    affinity, affinity_node = required_node_affinity(f, spec)
+    topo, topo_node = _topology(f, ps, meta)
+    return PodSet(
+        name=name, count=count, min_count=min_count, requests=reqs.requests, node_selector=selector,
+        node_affinity=affinity, tolerations=tolerations(f, spec), topology=topo, span=f.span(ps),
+        spans=f.spans({"name": f.field(ps, "name"), "count": f.field(ps, "count"),
+                       "min_count": f.field(ps, "minCount"), "tolerations": f.field(spec, "tolerations"),
+                       "topology": topo_node, "node_selector": f.field(spec, "nodeSelector"),
+                       "node_affinity": affinity_node,
+                       **{f"node_selector.{k}": v for k, v in selector_nodes.items()},
+                       **{f"requests.{k}": v for k, v in reqs.nodes.items()}}))
+
+
+def _priority_class(f: Fields, o: Meta, spec: Val) -> tuple[str | None, str | None, Val | None]:
+    key = o.versioned(f, spec, PRIORITY_FIELD)
+    if key == "priorityClassRef":
+        ref = f.map(spec, key)
+        if ref is None:
+            return None, None, None
+        group = f.str(ref, "group", default="")
+        kind = f.str(ref, "kind", default="")
+        if (group, kind) not in PRIORITY_REFS:
+            raise f.fail(KAD157, f"`priorityClassRef` can't name `{kind}` in group `{group}`", ref,
+                         help="use group `kueue.x-k8s.io` with kind `WorkloadPriorityClass`, or "
+                              "`scheduling.k8s.io` with `PriorityClass`")
+        return f.str(ref, "name", required=True, what="a priority class reference"), PRIORITY_REFS[group, kind], ref
+    name = f.str(spec, key) or None
+    source = f.enum(spec, "priorityClassSource", list(PRIORITY_SOURCES), "")
+    return name, PRIORITY_SOURCES.get(source) if name else None, f.field(spec, key)
+
+
+def _conditions(f: Fields, status: Val | None) -> dict[str, bool]:
+    out: dict[str, bool] = {}
+    for cond in f.maps(status, "conditions"):
+        kind = f.str(cond, "type")
+        if kind:
+            out[kind] = f.str(cond, "status") == "True"
+    return out
+
+
+def _admission(f: Fields, status: Val | None, pod_sets: tuple[PodSet, ...]) -> Admission | None:
+    adm = f.map(status, "admission")
+    if adm is None:
+        return None
+    by_name = {ps.name: ps for ps in pod_sets}
+    assignments = []
+    for psa in f.maps(adm, "podSetAssignments"):
+        name = f.str(psa, "name", default="main")
+        flavors, _ = f.str_map(psa, "flavors")
+        declared = by_name.get(name)
+        count = f.int(psa, "count", lo=0, default=declared.count if declared else 0)
+        usage, _ = f.resource_list(psa, "resourceUsage")
+        usage = {r: q for r, q in usage.items() if q}
+        if declared is not None and usage == {r: q * count for r, q in declared.requests.items()}:
+            usage = {}  # what the model derives from count x requests anyway
+        assignments.append(PodSetAssignment(name=name, flavors=flavors, count=count, usage=usage,
+                                            span=f.span(psa),
+                                            spans=f.spans({"count": f.field(psa, "count"),
+                                                           "flavors": f.field(psa, "flavors")})))
+    return Admission(cluster_queue=f.str(adm, "clusterQueue", required=True, what="an admission"),
+                     pod_sets=tuple(assignments), span=f.span(adm),
+                     spans=f.spans({"cluster_queue": f.field(adm, "clusterQueue")}))
+
+
+def workload(f: Fields, o: Meta) -> Workload | None:
+    spec = f.map(o.node, "spec", required=True, what=f"workload `{o.name}`")
+    queue = f.str(spec, "queueName")
+    if not queue:
+        f.diags.emit(KAD164, f"workload `{o.namespace or 'default'}/{o.name}` has no `spec.queueName`; "
+                     "kueue never admits it; skipped", f.span(o.node))
+        return None
+    pod_sets = tuple(pod_set(f, ps) for ps in f.maps(spec, "podSets", required=True, what=f"workload `{o.name}`"))
+    class_name, class_kind, class_node = _priority_class(f, o, spec)
+    explicit = f.int(spec, "priority")
+    status = f.map(o.node, "status")
+    conditions = _conditions(f, status)
+    admission = _admission(f, status, pod_sets)
+    holds = conditions.get("QuotaReserved") or conditions.get("Admitted") or not (
+        "QuotaReserved" in conditions or "Admitted" in conditions)
+    created = f.timestamp(o.metadata, "creationTimestamp")
+    extra = {} if created is None else {"created": created}
+    return Workload(
+        namespace=o.namespace or "default", name=o.name, queue=queue, priority_class=class_name,
+        priority_class_kind=class_kind,
+        # Kueue copies the class's value into spec.priority when the workload is created; the
+        # class stays the source of truth here, so an explicit value only counts without one.
+        priority=None if class_name else explicit,
+        pod_sets=pod_sets, admission=admission if holds else None,
+        finished=conditions.get("Finished", False), active=f.bool(spec, "active", default=True),
+        span=f.span(o.node), **extra,
+        spans=f.spans({"name": o.metadata.v.get("name"), "namespace": o.metadata.v.get("namespace"),
+                       "queue": f.field(spec, "queueName"), "priority_class": class_node,
+                       "priority": f.field(spec, "priority"), "created": f.field(o.metadata, "creationTimestamp"),
+                       "active": f.field(spec, "active"), "admission": f.field(status, "admission"),
+                       "pod_sets": f.field(spec, "podSets"),
+                       **{f"pod_sets.{i}": ps.span for i, ps in enumerate(pod_sets)}}))

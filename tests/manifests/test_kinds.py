@@ -1,0 +1,216 @@
+"""Kinds -> model: the spans explanations cite, and semantics the corpus states less directly."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from kadmit.diagnostics import Diagnostics, code_info
+from kadmit.manifests import KINDS, read_manifest_text
+from kadmit.model import Fragment
+
+
+def read(text: str) -> tuple[Fragment, Diagnostics]:
+    diags = Diagnostics()
+    return read_manifest_text(textwrap.dedent(text), "m.yaml", diags), diags
+
+
+def at(span) -> tuple[int, int]:
+    return (span.line, span.column)
+
+
+CQ = """\
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ClusterQueue
+metadata:
+  name: cq
+spec:
+  cohort: research
+  namespaceSelector:
+    matchLabels: {team: a}
+  queueingStrategy: StrictFIFO
+  resourceGroups:
+  - coveredResources: [nvidia.com/gpu]
+    flavors:
+    - name: h100
+      resources:
+      - name: nvidia.com/gpu
+        nominalQuota: 24
+        borrowingLimit: 8
+        lendingLimit: 4
+"""
+
+
+def test_cluster_queue_spans_point_at_the_fields():
+    frag, diags = read(CQ)
+    assert not diags.items
+    (cq,) = frag.cluster_queues
+    assert at(cq.span) == (1, 1)
+    assert at(cq.field_span("cohort")) == (6, 11)
+    assert at(cq.field_span("namespace_selector")) == (8, 5)
+    assert at(cq.field_span("queueing_strategy")) == (9, 21)
+    assert at(cq.field_span("resource_groups.0.flavors.0")) == (13, 7)
+    quota = cq.resource_groups[0].flavors[0].resources[0]
+    assert (quota.nominal, quota.borrowing_limit, quota.lending_limit) == (24000, 8000, 4000)
+    assert [at(quota.field_span(k)) for k in ("nominal", "borrowing_limit", "lending_limit")] == [
+        (16, 23), (17, 25), (18, 23)]
+
+
+WORKLOAD = """\
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: Workload
+metadata: {name: w, namespace: ns}
+spec:
+  queueName: training
+  priorityClassName: research
+  podSets:
+  - name: workers
+    count: 4
+    minCount: 2
+    template:
+      spec:
+        tolerations: [{key: nvidia.com/gpu, operator: Exists}]
+        containers:
+        - name: a
+          resources: {requests: {cpu: "1"}}
+        - name: b
+          resources:
+            requests: {cpu: "2", memory: 1Gi}
+            limits: {nvidia.com/gpu: "8"}
+status:
+  admission:
+    clusterQueue: cq
+    podSetAssignments:
+    - name: workers
+      count: 3
+      flavors: {cpu: f, memory: f, nvidia.com/gpu: f}
+      resourceUsage: {cpu: "10", memory: 3Gi, nvidia.com/gpu: "24"}
+"""
+
+
+def test_workload_spans_and_requests():
+    frag, diags = read(WORKLOAD)
+    assert not diags.items
+    (wl,) = frag.workloads
+    ps = wl.pod_sets[0]
+    assert ps.requests == {"cpu": 3000, "memory": 2**30 * 1000, "nvidia.com/gpu": 8000}
+    assert at(ps.field_span("requests.cpu")) == (16, 39)  # the first container asking for cpu
+    assert at(ps.field_span("requests.memory")) == (19, 42)
+    assert at(ps.field_span("requests.nvidia.com/gpu")) == (20, 38)  # the limit standing in
+    assert at(ps.field_span("count")) == (9, 12) and at(ps.field_span("min_count")) == (10, 15)
+    assert at(ps.field_span("tolerations")) == (13, 22)
+    assert at(wl.field_span("queue")) == (5, 14) and at(wl.field_span("priority_class")) == (6, 22)
+    # no source: the class may be either kind; usage differs from count x requests, so it is kept
+    assert wl.priority_class_kind is None
+    assert wl.admission.pod_sets[0].count == 3
+    assert wl.admission.pod_sets[0].usage == {"cpu": 10000, "memory": 3 * 2**30 * 1000, "nvidia.com/gpu": 24000}
+
+
+def test_namespace_label_spans():
+    frag, _ = read("""\
+        apiVersion: v1
+        kind: Namespace
+        metadata:
+          name: ns
+          labels:
+            team: vision
+        """)
+    (ns,) = frag.namespaces
+    assert ns.labels == {"team": "vision"} and at(ns.field_span("labels.team")) == (6, 11)
+
+
+def test_missing_field_span_falls_back_to_the_object():
+    frag, _ = read("apiVersion: v1\nkind: Namespace\nmetadata: {name: ns}\n")
+    assert at(frag.namespaces[0].field_span("labels.team")) == (1, 1)
+
+
+def test_bad_object_is_skipped_and_the_next_is_read():
+    frag, diags = read("""\
+        apiVersion: v1
+        kind: Node
+        metadata: {name: bad}
+        status: {allocatable: {cpu: lots}}
+        ---
+        apiVersion: v1
+        kind: Node
+        metadata: {name: good}
+        status: {allocatable: {cpu: "4"}}
+        """)
+    assert [n.name for n in frag.nodes] == ["good"]
+    assert [(d.code, d.span.line) for d in diags.items] == [("KAD158", 4)]
+
+
+def test_unknown_kinds_warn_once_per_kind():
+    frag, diags = read("""\
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: a}
+        ---
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: b}
+        ---
+        apiVersion: kueue.x-k8s.io/v1beta1
+        kind: AdmissionCheck
+        metadata: {name: c}
+        """)
+    assert frag == Fragment()
+    assert [(d.code, d.severity.value, d.span.line) for d in diags.sorted()] == [
+        ("KAD159", "warning", 1), ("KAD159", "warning", 9)]
+    assert "2 objects" in diags.sorted()[0].message
+
+
+def test_enum_typo_suggests_the_value():
+    _, diags = read("""\
+        apiVersion: kueue.x-k8s.io/v1beta1
+        kind: ClusterQueue
+        metadata: {name: cq}
+        spec: {preemption: {withinClusterQueue: LowerPriorty}}
+        """)
+    (d,) = diags.items
+    assert d.code == "KAD157" and d.help == "did you mean `LowerPriority`?"
+
+
+def test_string_where_an_integer_goes_says_how_to_fix():
+    _, diags = read("""\
+        apiVersion: kueue.x-k8s.io/v1beta1
+        kind: WorkloadPriorityClass
+        metadata: {name: p}
+        value: "100"
+        """)
+    (d,) = diags.items
+    assert d.code == "KAD156" and d.help == "write it without quotes"
+
+
+@pytest.mark.parametrize("source,kind", [
+    ("kueue.x-k8s.io/workloadpriorityclass", "workload"),
+    ("scheduling.k8s.io/priorityclass", "pod"),
+])
+def test_priority_class_source(source, kind):
+    frag, diags = read(f"""\
+        apiVersion: kueue.x-k8s.io/v1beta1
+        kind: Workload
+        metadata: {{name: w, namespace: ns}}
+        spec:
+          queueName: q
+          priorityClassName: p
+          priorityClassSource: {source}
+          priority: 5
+          podSets: [{{name: main, template: {{spec: {{containers: [{{name: c}}]}}}}}}]
+        """)
+    assert not diags.items
+    (wl,) = frag.workloads
+    assert (wl.priority_class, wl.priority_class_kind, wl.priority) == ("p", kind, None)
+
+
+def test_every_code_is_registered_with_a_description():
+    for n in range(150, 165):
+        info = code_info(f"KAD{n}")
+        assert info is not None and info.title and info.description
+
+
+def test_kind_table_covers_the_brief():
+    kinds = {kind for _, kind in KINDS}
+    assert kinds == {"ResourceFlavor", "ClusterQueue", "Cohort", "LocalQueue", "WorkloadPriorityClass",
+                     "Topology", "Workload", "PriorityClass", "Namespace", "Node", "Pod"}

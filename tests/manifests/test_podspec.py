@@ -1,0 +1,52 @@
+"""Effective pod requests: bounds that hold for every mix of containers, init containers and sidecars."""
+
+from __future__ import annotations
+
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kadmit.diagnostics import Diagnostics
+from kadmit.manifests import read_manifest_text
+
+millis = st.integers(min_value=0, max_value=64_000)
+container = st.fixed_dictionaries({"cpu": millis, "sidecar": st.booleans()})
+
+
+def requests_of(containers, inits, overhead):
+    spec = {
+        "containers": [{"name": f"c{i}", "resources": {"requests": {"cpu": f"{c['cpu']}m"}}}
+                       for i, c in enumerate(containers)],
+        "initContainers": [{"name": f"i{i}", "resources": {"requests": {"cpu": f"{c['cpu']}m"}},
+                            **({"restartPolicy": "Always"} if c["sidecar"] else {})}
+                           for i, c in enumerate(inits)],
+        "overhead": {"cpu": f"{overhead}m"},
+    }
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": spec}
+    diags = Diagnostics()
+    frag = read_manifest_text(yaml.safe_dump(pod), "p.yaml", diags)
+    assert not diags.items
+    return frag.pods[0].requests.get("cpu", 0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(container, min_size=1, max_size=4), st.lists(container, max_size=4), millis)
+def test_requests_are_bounded_by_what_runs_together(containers, inits, overhead):
+    got = requests_of(containers, inits, overhead)
+    sidecars = [c["cpu"] for c in inits if c["sidecar"]]
+    steady = sum(c["cpu"] for c in containers) + sum(sidecars)
+    # at least what runs once init is done, and at least each init container (with overhead)
+    assert got >= steady + overhead
+    assert all(got >= c["cpu"] + overhead for c in inits)
+    # at most everything at once
+    assert got <= steady + sum(c["cpu"] for c in inits) + overhead
+    if not inits:
+        assert got == steady + overhead
+
+
+def test_sidecars_started_before_an_init_container_count_with_it():
+    inits = [{"cpu": 1000, "sidecar": True}, {"cpu": 5000, "sidecar": False}]
+    # steady: 2000 + 1000 = 3000; the second init container runs beside the sidecar: 6000
+    assert requests_of([{"cpu": 2000, "sidecar": False}], inits, 0) == 6000
+    # an init container that runs before the sidecar starts runs alone
+    assert requests_of([{"cpu": 2000, "sidecar": False}], inits[::-1], 0) == 5000

@@ -1,0 +1,114 @@
+"""The located YAML layer: values, locations, duplicates, merges, and bounded alias expansion."""
+
+from __future__ import annotations
+
+import time
+
+from kadmit.diagnostics import Diagnostics
+from kadmit.manifests import yamltree
+from kadmit.manifests.yamltree import parse_documents
+
+
+def parse(text: str):
+    diags = Diagnostics()
+    return list(parse_documents(text, "f.yaml", diags)), diags
+
+
+def test_values_and_locations_are_one_based_in_spans():
+    (doc,), diags = parse("a: 1\nb:\n  - x\n  - 2.5\n  - true\n  - null\nc: '007'\n")
+    assert not diags.items
+    assert doc.plain() == {"a": 1, "b": ["x", 2.5, True, None], "c": "007"}
+    b = doc.v["b"]
+    assert (b.v[0].span("f.yaml").line, b.v[0].span("f.yaml").column) == (3, 5)
+    assert doc.keys["c"][0] + 1 == 7
+    assert doc.span("f.yaml").line == 1 and doc.span("f.yaml").end_line == 7
+
+
+def test_keys_stay_as_written():
+    (doc,), _ = parse("yes: 1\n1: 2\nnull: 3\n")
+    assert sorted(doc.v) == ["1", "null", "yes"]
+
+
+def test_multiple_documents_and_empty_ones():
+    docs, diags = parse("---\n---\na: 1\n---\n~\n")
+    assert [d.plain() if d else d for d in docs] == [None, {"a": 1}, None]
+    assert not diags.items
+
+
+def test_json_is_yaml():
+    (doc,), diags = parse('{"a": [1, 2, {"b": "c"}], "d": null}')
+    assert doc.plain() == {"a": [1, 2, {"b": "c"}], "d": None}
+    assert not diags.items
+
+
+def test_duplicate_key_reports_both_places_and_keeps_the_last():
+    (doc,), diags = parse("a: 1\nb: 2\na: 3\n")
+    assert doc.plain() == {"a": 3, "b": 2}
+    (d,) = diags.items
+    assert d.code == "KAD151" and (d.span.line, d.span.column) == (3, 1) and "line 1" in d.message
+
+
+def test_merge_keys_and_aliases():
+    (doc,), diags = parse("base: &b {x: 1, y: 2}\nm:\n  <<: *b\n  y: 3\nn: *b\n")
+    assert not diags.items
+    assert doc.plain()["m"] == {"x": 1, "y": 3}
+    assert doc.v["n"] is doc.v["base"]  # aliases share the node; nothing is copied
+
+
+def test_billion_laughs_is_refused_quickly():
+    text = 'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n' + "".join(
+        f"{chr(98 + i)}: &{chr(98 + i)} [" + ",".join([f"*{chr(97 + i)}"] * 9) + "]\n" for i in range(9))
+    start = time.perf_counter()
+    docs, diags = parse(text)
+    assert time.perf_counter() - start < 1.0
+    assert docs == []
+    assert [d.code for d in diags.items] == ["KAD152"]
+    assert "alias expansion" in diags.items[0].message
+
+
+def test_aliases_count_every_visit(monkeypatch):
+    monkeypatch.setattr(yamltree, "MAX_EXPANDED_NODES", 50)
+    ok = "a: &a [1, 2, 3]\nb: [*a, *a]\n"
+    assert not parse(ok)[1].items
+    many = "a: &a [1, 2, 3, 4, 5, 6, 7, 8, 9]\nb: [" + ", ".join(["*a"] * 6) + "]\n"
+    assert [d.code for d in parse(many)[1].items] == ["KAD152"]
+
+
+def test_depth_is_bounded_directly_and_through_aliases():
+    _, diags = parse("[" * 101 + "]" * 101)
+    assert [d.code for d in diags.items] == ["KAD152"]
+    _, diags = parse("[" * 100 + "]" * 100)
+    assert not diags.items
+    deep = "a: &a " + "[" * 60 + "]" * 60 + "\nb: " + "[" * 50 + "*a" + "]" * 50 + "\n"
+    _, diags = parse(deep)
+    assert [d.code for d in diags.items] == ["KAD152"] and "through alias" in diags.items[0].message
+
+
+def test_self_reference_and_undefined_alias():
+    assert [d.code for d in parse("&a [1, *a]")[1].items] == ["KAD152"]
+    assert [d.code for d in parse("a: *nowhere")[1].items] == ["KAD150"]
+
+
+def test_syntax_errors_are_located_and_keep_earlier_documents():
+    docs, diags = parse("a: 1\n---\nb: [1, 2\n")
+    assert [d.plain() for d in docs] == [{"a": 1}]
+    (d,) = diags.items
+    assert d.code == "KAD150" and d.span.line >= 3
+
+
+def test_complex_keys_and_unknown_tags():
+    (doc,), diags = parse("? [a, b]\n: 1\nc: !custom x\n")
+    assert doc.plain() == {"c": "x"}
+    assert [d.code for d in diags.items] == ["KAD153", "KAD153"]
+
+
+def test_timestamps_are_scalars():
+    (doc,), diags = parse("t: 2026-11-20T08:00:00Z\nd: 2026-11-20\n")
+    assert doc.v["t"].kind == "time" and doc.v["d"].kind == "time"
+    assert not diags.items
+
+
+def test_huge_integers_stay_text():
+    (doc,), diags = parse("a: 1" + ":0" * 3000 + "\nb: 12\n")
+    assert doc.v["a"].kind == "huge" and doc.v["b"].v == 12
+    assert not diags.items
