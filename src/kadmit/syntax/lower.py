@@ -1,0 +1,100 @@
+"""Lowering a parsed `.kad` file to a model `Fragment`, one statement at a time."""
+
+from __future__ import annotations
+
+import gc
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from kadmit.diagnostics import Diagnostics
+from kadmit.model import Fragment
+from kadmit.source import Span
+from kadmit.syntax import codes, lower_policy, lower_rules, lower_state
+from kadmit.syntax.ast import Builder, Decl, File, ImportStmt, LocalQueueStmt, PriorityStmt, RuleStmt
+from kadmit.syntax.recover import parse_with_recovery
+
+_DECLS = {
+    "topology": ("topologies", lower_policy.topology),
+    "flavor": ("flavors", lower_policy.flavor),
+    "cohort": ("cohorts", lower_policy.cohort),
+    "cluster_queue": ("cluster_queues", lower_policy.cluster_queue),
+    "namespace": ("namespaces", lower_policy.namespace),
+    "node": ("nodes", lower_state.node),
+    "workload": ("workloads", lower_state.workload),
+}
+
+
+@dataclass
+class Import:
+    path: str
+    span: Span
+
+
+@dataclass
+class Lowered:
+    fragment: Fragment
+    imports: list[Import] = field(default_factory=list)
+
+
+@contextmanager
+def _no_gc():
+    """Parse trees are many small acyclic objects; collecting while building them only costs
+    time (2-3x on large files), so the collector pauses and resumes as it was."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def parse_file(text: str, filename: str, diags: Diagnostics) -> tuple[File | None, list]:
+    """Text -> syntax tree (None if nothing could be parsed) and the comment tokens."""
+    with _no_gc():
+        parsed = parse_with_recovery(text, filename, diags)
+        if parsed.tree is None:
+            return None, []
+        try:
+            return Builder(filename, diags).build(parsed.tree), parsed.comments
+        except Exception as err:  # a bug must not cost the user their other diagnostics
+            diags.emit(codes.INTERNAL, f"kadmit failed reading this file ({type(err).__name__})",
+                       Span(file=filename, line=1, column=1))
+            return None, []
+
+
+def lower_file(tree: File, diags: Diagnostics) -> Lowered:
+    lists: dict[str, list] = {name: [] for name in Fragment.model_fields}
+    imports: list[Import] = []
+    for st in tree.stmts:
+        try:
+            if isinstance(st, ImportStmt):
+                imports.append(Import(st.path.value, st.span))
+                continue
+            if isinstance(st, Decl):
+                target, lower = _DECLS[st.kind]
+                obj = lower(st, diags)
+            elif isinstance(st, LocalQueueStmt):
+                target, obj = "local_queues", lower_policy.local_queue(st, diags)
+            elif isinstance(st, PriorityStmt):
+                target, obj = "priority_classes", lower_policy.priority(st, diags)
+            else:
+                assert isinstance(st, RuleStmt)
+                target, obj = "rules", lower_rules.rule(st, diags)
+        except RecursionError:
+            diags.emit(codes.TOO_DEEP, "nested too deeply", st.span)
+            continue
+        except Exception as err:  # a bug in one statement must not hide the rest of the file
+            diags.emit(codes.INTERNAL, f"kadmit failed reading this statement ({type(err).__name__}: "
+                       f"{str(err)[:120]})", st.span)
+            continue
+        if obj is not None:
+            lists[target].append(obj)
+    return Lowered(Fragment(**lists), imports)
+
+
+def lower_text(text: str, filename: str, diags: Diagnostics) -> Lowered:
+    tree, _ = parse_file(text, filename, diags)
+    if tree is None:
+        return Lowered(Fragment())
+    return lower_file(tree, diags)

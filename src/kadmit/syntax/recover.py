@@ -1,0 +1,256 @@
+"""Parsing one text with error recovery: Lark's errors become located diagnostics, one per
+broken statement, and the parse resumes at the next line that starts a statement."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from lark import Token, Tree
+from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
+
+from kadmit.diagnostics import Diagnostics, Label
+from kadmit.source import Span
+from kadmit.syntax import codes
+from kadmit.syntax.grammar import (COMMENTS, TOP_KEYWORDS, describe_token, expected_list,
+                                   parser)
+
+MAX_BRACKET_DEPTH = 200
+MAX_ERRORS = 50
+
+_SYNC = re.compile(r"^(?:%s)(?![A-Za-z0-9_\-./])" % "|".join(TOP_KEYWORDS), re.MULTILINE)
+_CLOSE = {"}": "{", "]": "[", ")": "("}
+
+
+@dataclass
+class Parsed:
+    tree: Tree | None
+    comments: list[Token]
+    clean: bool  # no syntax errors at all
+
+
+@dataclass(frozen=True)
+class Opener:
+    char: str
+    offset: int
+    line: int
+    column: int
+
+
+def scan_brackets(text: str, stop: int | None = None) -> tuple[list[Opener], Opener | None]:
+    """The brackets still open at offset `stop` (default: the end), and the first opener nested
+    deeper than MAX_BRACKET_DEPTH, skipping strings and comments. Iterative: any depth is fine."""
+    stack: list[Opener] = []
+    too_deep: Opener | None = None
+    end = len(text) if stop is None else stop
+    i, line, line_start = 0, 1, 0
+    while i < end:
+        c = text[i]
+        if c == "\n":
+            line += 1
+            line_start = i + 1
+        elif c == '"':
+            i += 1
+            while i < end and text[i] not in '"\n':
+                i += 2 if text[i] == "\\" and i + 1 < end and text[i + 1] != "\n" else 1
+            if i < end and text[i] == "\n":
+                continue
+        elif c == "#" or text.startswith("//", i):
+            nl = text.find("\n", i)
+            i = end if nl < 0 else min(nl, end)
+            continue
+        elif c in "{[(":
+            stack.append(Opener(c, i, line, i - line_start + 1))
+            if len(stack) > MAX_BRACKET_DEPTH and too_deep is None:
+                too_deep = stack[-1]
+        elif c in _CLOSE and stack and stack[-1].char == _CLOSE[c]:
+            stack.pop()
+        i += 1
+    return stack, too_deep
+
+
+def _position(text: str, offset: int) -> tuple[int, int]:
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+def _span(filename: str, text: str, offset: int, length: int = 1) -> Span:
+    line, col = _position(text, offset)
+    return Span(file=filename, line=line, column=col, end_line=line, end_column=col + max(length, 1))
+
+
+def _offset(err: UnexpectedInput, text: str) -> int:
+    if isinstance(err, UnexpectedToken) and err.token.type == "$END":
+        return len(text)
+    if isinstance(err, UnexpectedToken):
+        return err.token.start_pos or 0
+    pos = getattr(err, "pos_in_stream", None)
+    return pos if isinstance(pos, int) else 0
+
+
+def _expected(err: UnexpectedToken) -> set[str]:
+    """What the parser could really take here: Lark's own set holds every lookahead of the
+    merged LALR state, so simulate the reductions to narrow it."""
+    try:
+        return set(err.interactive_parser.accepts()) or set(err.expected)
+    except Exception:
+        return set(err.expected)
+
+
+def _help(expected: set[str]) -> str:
+    if all(k.upper() in expected for k in TOP_KEYWORDS):
+        rest = expected - {k.upper() for k in TOP_KEYWORDS} - {"$END"}
+        more = f", or {expected_list(rest)}" if rest else ""
+        return "expected a statement (`flavor`, `cluster_queue`, `workload`, `require`, …)" + more
+    if len(expected) > 1:
+        return f"expected one of: {expected_list(expected)}"
+    return f"expected {expected_list(expected)}"
+
+
+def _report(err: UnexpectedInput, text: str, filename: str, diags: Diagnostics,
+            next_stmt: int | None = None) -> int:
+    """Emit one diagnostic for a Lark error; returns the offset it points at. With `next_stmt`,
+    the error is the end of `text[:next_stmt]`: a statement cut short by the next one."""
+    offset = _offset(err, text)
+    open_stack, _ = scan_brackets(text, offset if next_stmt is None else next_stmt)
+    at_eof = offset >= len(text) or not text[offset:].strip()
+    if next_stmt is not None:
+        line, col = _position(text, next_stmt)
+        here = Span(file=filename, line=line, column=col, end_line=line, end_column=col + 1)
+        if open_stack:
+            opener = open_stack[-1]
+            closer = {"{": "}", "[": "]", "(": ")"}[opener.char]
+            diags.emit(codes.SYNTAX, f"`{opener.char}` is never closed before the next statement",
+                       Span(file=filename, line=opener.line, column=opener.column,
+                            end_line=opener.line, end_column=opener.column + 1),
+                       help=f"add `{closer}` to close it",
+                       labels=[Label(here, "the next statement starts here")])
+        else:
+            last = len(text[:next_stmt].rstrip()) - 1
+            diags.emit(codes.SYNTAX, "this statement is incomplete", _span(filename, text, max(last, 0)),
+                       help=_help(_expected(err)).replace("expected", "expected after it", 1),
+                       labels=[Label(here, "the next statement starts here")])
+        return offset
+    if isinstance(err, UnexpectedCharacters):
+        char = text[offset] if offset < len(text) else ""
+        if char == '"':
+            diags.emit(codes.UNTERMINATED_STRING, "unterminated string: the line ends before the closing `\"`",
+                       _span(filename, text, offset), help="close the string with `\"` on the same line")
+            return offset
+        if char.isdigit() or char == ".":
+            word = re.match(r"[A-Za-z0-9_.\-+]+", text[offset:])
+            shown = word.group(0) if word else char
+            diags.emit(codes.SYNTAX, f"`{shown}` is not a number or quantity",
+                       _span(filename, text, offset, len(shown)),
+                       help="write numbers and quantities like `16`, `1.5`, `500m`, `64Gi` or `2e3`; "
+                            "names start with a letter")
+            return offset
+        shown = "a control character" if not char.isprintable() else f"`{char}`"
+        diags.emit(codes.SYNTAX, f"unexpected character {shown}", _span(filename, text, offset))
+        return offset
+    assert isinstance(err, UnexpectedToken)
+    token = err.token
+    if at_eof and open_stack:
+        opener = open_stack[-1]
+        closer = {"{": "}", "[": "]", "(": ")"}[opener.char]
+        eof_line, eof_col = _position(text, len(text))
+        diags.emit(codes.UNEXPECTED_EOF, f"unexpected end of file: `{opener.char}` is never closed",
+                   Span(file=filename, line=opener.line, column=opener.column,
+                        end_line=opener.line, end_column=opener.column + 1),
+                   help=f"add `{closer}` to close it",
+                   labels=[Label(Span(file=filename, line=eof_line, column=eof_col), "end of file")])
+        return offset
+    if at_eof:
+        diags.emit(codes.UNEXPECTED_EOF, "unexpected end of file",
+                   _span(filename, text, max(len(text.rstrip()) - 1, 0)),
+                   help=_help(_expected(err)))
+        return offset
+    span = _span(filename, text, offset, len(str(token)))
+    if open_stack and span.column == 1 and _SYNC.match(text, offset):
+        opener = open_stack[-1]
+        closer = {"{": "}", "[": "]", "(": ")"}[opener.char]
+        diags.emit(codes.SYNTAX, f"expected `{closer}` before `{token}`: `{opener.char}` is never closed",
+                   Span(file=filename, line=opener.line, column=opener.column,
+                        end_line=opener.line, end_column=opener.column + 1),
+                   help=f"add `{closer}` to close it",
+                   labels=[Label(span, "the next statement starts here")])
+        return offset
+    diags.emit(codes.SYNTAX, f"unexpected {describe_token(token)}", span, help=_help(_expected(err)))
+    return offset
+
+
+def _blank(text: str, start: int, end: int) -> str:
+    return text[:start] + re.sub(r"[^\n]", " ", text[start:end]) + text[end:]
+
+
+def _resync(text: str, offset: int) -> str:
+    """Blank out the statement broken at `offset`, keeping line and column numbers."""
+    starts = [m.start() for m in _SYNC.finditer(text)]
+    before = [s for s in starts if s < offset]
+    after = [s for s in starts if s > offset]
+    if offset in starts:  # the statement before this one never ended
+        start = before[-1] if before else 0
+        end = offset
+    else:
+        start = before[-1] if before else 0
+        end = after[0] if after else len(text)
+    out = _blank(text, start, end)
+    if out == text:
+        out = _blank(text, offset, after[0] if after else len(text))
+    return out
+
+
+def _cut_short(text: str, offset: int) -> tuple[int, int, UnexpectedInput] | None:
+    """When the error lies in a statement after one that never ended (so its keyword was read as
+    a name), the start of that earlier statement, the next one's, and the earlier one's error."""
+    starts = [m.start() for m in _SYNC.finditer(text, 0, offset)]
+    if len(starts) < 2 or starts[-1] >= offset:
+        return None
+    stmt = starts[-1]
+    COMMENTS.tokens = []
+    try:
+        parser().parse(text[:stmt])
+    except UnexpectedToken as err:
+        if err.token.type == "$END":
+            return starts[-2], stmt, err
+    except LarkError:
+        pass
+    return None
+
+
+def parse_with_recovery(text: str, filename: str, diags: Diagnostics) -> Parsed:
+    """Parse `text`; on errors, report each and parse what remains. Never raises for any input."""
+    _, too_deep = scan_brackets(text)
+    if too_deep is not None:
+        diags.emit(codes.TOO_DEEP, f"nested too deeply: more than {MAX_BRACKET_DEPTH} levels of brackets",
+                   Span(file=filename, line=too_deep.line, column=too_deep.column,
+                        end_line=too_deep.line, end_column=too_deep.column + 1),
+                   help="kadmit didn't read this file; flatten the nesting")
+        return Parsed(None, [], False)
+    work = text
+    errors = 0
+    while True:
+        COMMENTS.tokens = []
+        try:
+            tree = parser().parse(work)
+            return Parsed(tree, list(COMMENTS.tokens), errors == 0)
+        except UnexpectedInput as err:
+            errors += 1
+            if errors > MAX_ERRORS:
+                diags.emit(codes.TOO_MANY, f"too many syntax errors; stopped after {MAX_ERRORS}",
+                           Span(file=filename, line=1, column=1))
+                return Parsed(None, [], False)
+            cut = _cut_short(work, _offset(err, work))
+            if cut is not None:
+                start, stmt, prefix_err = cut
+                _report(prefix_err, work[:stmt], filename, diags, next_stmt=stmt)
+                new = _blank(work, start, stmt)
+            else:
+                new = _resync(work, _report(err, work, filename, diags))
+            if new == work:
+                return Parsed(None, [], False)
+            work = new
+        except (LarkError, RecursionError, ValueError) as err:
+            diags.emit(codes.INTERNAL, f"the parser failed: {type(err).__name__}",
+                       Span(file=filename, line=1, column=1))
+            return Parsed(None, [], False)
