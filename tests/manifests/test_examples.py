@@ -75,7 +75,7 @@ def test_workloads(model):
     workers, launcher = pretrain.pod_sets
     assert (workers.count, workers.min_count, workers.topology.mode) == (32, 32, "required")
     assert workers.requests == {"cpu": 16000, "memory": 128 * GI, GPU: 8000}
-    assert launcher.requests == {"cpu": 2000, "memory": 4 * GI} and not launcher.tolerations
+    assert launcher.requests == {"cpu": 2000, "memory": 4 * GI} and launcher.tolerations[0].key == "nvidia.com/gpu"
     assert not idx.workloads["team-vision/no-toleration"].pod_sets[0].tolerations
     assert idx.workloads["team-infra/log-compaction"].pod_sets[0].min_count == 8
     gpu_tolerations = {w.key: ps.tolerations for w in model.workloads for ps in w.pod_sets if GPU in ps.requests}
