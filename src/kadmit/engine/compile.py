@@ -20,7 +20,6 @@ from kadmit.engine import terms as T
 from kadmit.engine.quota import FR, QuotaTree, Usage, node_id
 from kadmit.index import ModelIndex, admitted_usage, resolve_level
 from kadmit.model import ClusterQueue, Model, PodSet, ResourceFlavor, Workload
-from kadmit.quantity import format_quantity
 from kadmit.source import Span
 
 Mode = Literal["folded", "symbolic"]

@@ -8,10 +8,8 @@ from itertools import combinations
 
 import z3
 
-from kadmit.engine import terms as T
 from kadmit.engine.compile import Origin, Problem
 from kadmit.engine.session import Loaded, Session, SolverUnknown
-from kadmit.engine.symbolic import Holder
 from kadmit.model import Workload
 from kadmit.quantity import format_quantity
 
@@ -219,21 +217,25 @@ def _change(session: Session, loaded: Loaded, o: Origin, adm, keep, pins: list) 
     return None
 
 
+def _admits(session: Session, loaded: Loaded, adm, keep, pins, extra) -> bool:
+    """One probe of a fix: the relaxed problem with `pins` and `extra` asserted for the moment."""
+    solver = loaded.solver
+    solver.push()
+    try:
+        for p in pins + [extra]:
+            solver.add(p)
+        r = session.check(*adm, *keep, solver=solver)
+    finally:
+        solver.pop()
+    if r == "unknown":
+        raise SolverUnknown(loaded.problem.workload.key)
+    return r == "sat"
+
+
 def _least(session: Session, loaded: Loaded, adm, keep, pins, var, lo: int) -> int | None:
     """The least value >= lo of `var` that admits (monotone), by doubling then bisection."""
     def ok(x: int) -> bool:
-        solver = loaded.solver
-        solver.push()
-        try:
-            for p in pins:
-                solver.add(p)
-            solver.add(var <= x)
-            r = session.check(*adm, *keep, solver=solver)
-        finally:
-            solver.pop()
-        if r == "unknown":
-            raise SolverUnknown(str(var))
-        return r == "sat"
+        return _admits(session, loaded, adm, keep, pins, var <= x)
     step, hi = 1, lo + 1
     while not ok(hi):
         step *= 2
@@ -253,18 +255,7 @@ def _least(session: Session, loaded: Loaded, adm, keep, pins, var, lo: int) -> i
 def _most(session: Session, loaded: Loaded, adm, keep, pins, var, lo: int, hi: int) -> int | None:
     """The largest value in [lo, hi] of a count that admits, by bisection."""
     def ok(x: int) -> bool:
-        solver = loaded.solver
-        solver.push()
-        try:
-            for p in pins:
-                solver.add(p)
-            solver.add(var == x)
-            r = session.check(*adm, *keep, solver=solver)
-        finally:
-            solver.pop()
-        if r == "unknown":
-            raise SolverUnknown(str(var))
-        return r == "sat"
+        return _admits(session, loaded, adm, keep, pins, var == x)
     if not ok(lo):
         return None
     a, b = lo, hi

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from kadmit.engine import terms as T
 from kadmit.model import Binary, InSet, Literal_, Quantifier, Ref, Rule, Unary
 from kadmit.quantity import MILLI
+from kadmit.validate import rule_scope
 
 if TYPE_CHECKING:
     from kadmit.engine.compile import Compiler, PodSetVars, Problem, Tracked
@@ -32,22 +33,8 @@ class Val:
         return not isinstance(self.value, T.Term) and self.kind != "flavor"
 
 
-def _mentions_pod_group(expr, bound: frozenset[str] = frozenset()) -> bool:
-    if isinstance(expr, Ref):
-        return expr.path[0] in ("pod_group", "flavor") and expr.path[0] not in bound
-    if isinstance(expr, Unary):
-        return _mentions_pod_group(expr.arg, bound)
-    if isinstance(expr, Binary):
-        return _mentions_pod_group(expr.left, bound) or _mentions_pod_group(expr.right, bound)
-    if isinstance(expr, InSet):
-        return _mentions_pod_group(expr.elem, bound) or any(_mentions_pod_group(i, bound) for i in expr.items)
-    if isinstance(expr, Quantifier):
-        return _mentions_pod_group(expr.body, bound | {expr.var})
-    return False
-
-
 def rule_applies_per_pod_group(rule: Rule) -> bool:
-    return _mentions_pod_group(rule.expr)
+    return rule_scope(rule) == "pod_group"
 
 
 class RuleCompiler:

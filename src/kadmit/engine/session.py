@@ -15,7 +15,6 @@ from typing import Iterator
 
 import z3
 
-from kadmit.engine import terms as T
 from kadmit.engine.compile import Compiler, Problem
 from kadmit.engine.quota import FR, Usage
 from kadmit.engine.symbolic import Holder
