@@ -187,7 +187,7 @@ def _make_fix(session: Session, loaded: Loaded, relax: list[Origin]) -> Fix | No
 def _change(session: Session, loaded: Loaded, o: Origin, adm, keep, pins: list) -> Change | None:
     p = o.param
     if o.kind in ("nominal", "borrowing_limit", "lending_limit") and p is not None and p.value is not None:
-        var = z3.Int(o.id.replace("quota|", "q|", 1))
+        var = loaded.low.named(o.id.replace("quota|", "q|", 1), "Int")
         scale = session.compiler.scale.get(p.resource, 1)
         lo = p.value // scale
         best = _least(session, loaded, adm, keep, pins, var, lo)
@@ -199,7 +199,7 @@ def _change(session: Session, loaded: Loaded, o: Origin, adm, keep, pins: list) 
                       format_quantity(new, p.resource), o.id)
     if o.kind == "min_count" and p is not None and p.value is not None:
         ps_name = o.id.split("|", 1)[1]
-        n = z3.Int(f"n|{loaded.problem.workload.key}|{ps_name}")
+        n = next(loaded.low(pv.count) for pv in loaded.problem.pod_sets if pv.pod_set.name == ps_name)
         best = _most(session, loaded, adm, keep, pins, n, 1, p.value)
         if best is None:
             return None

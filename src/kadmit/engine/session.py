@@ -71,9 +71,9 @@ class Loaded:
         key = f"pin|{name}|{value}"
         lit = self.extra.get(key)
         if lit is None:
-            lit = z3.Bool(key)
             assert self.solver is not None and self.low is not None
-            fact = z3.Int(name) == value
+            lit = self.low.named(key)
+            fact = self.low.named(name, "Int") == value
             for pv in self.problem.pod_sets:
                 if pv.count.name == name:  # type: ignore[attr-defined]
                     fact = z3.Or(self.low(pv.skip), fact)
@@ -135,27 +135,22 @@ class Session:
 
     def load(self, prob: Problem, solver: z3.Solver | None = None) -> Loaded:
         """Assert a problem (in `solver`, or the session's in its current scope): structure plainly,
-        each origin behind a literal."""
+        each origin behind a literal; sent to Z3 as one SMT-LIB script."""
         low = Lowering()
         s = solver or self.solver
         loaded = Loaded(prob, low=low, solver=s)
-        for t in prob.structure:
-            s.add(low(t))
+        lines = [low.smt(t) for t in prob.structure]
         for tr in prob.tracked:
             if tr.origin.kind == "structural":
-                s.add(low(tr.term))
+                lines.append(low.smt(tr.term))
                 continue
-            lits = []
+            names = []
             for o in tr.origins:
-                lit = loaded.lits.get(o.id)
-                if lit is None:
-                    lit = z3.Bool(f"t|{prob.workload.key}|{o.id}")
-                    loaded.lits[o.id] = lit
-                lits.append(lit)
-            guard = lits[0] if len(lits) == 1 else z3.And(lits)
-            s.add(z3.Implies(guard, low(tr.term)))
-        for b in low.take_bounds():
-            s.add(b)
+                name = f"t|{prob.workload.key}|{o.id}"
+                loaded.lits.setdefault(o.id, low.named(name))
+                names.append(name)
+            lines.append(low.guarded(names, tr.term))
+        s.from_string(low.script(lines))
         return loaded
 
     def scope(self) -> "_Scope":

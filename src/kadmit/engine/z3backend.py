@@ -30,78 +30,109 @@ def make_solver(limits: Limits) -> z3.Solver:
 
 
 class Lowering:
-    """Memoised translation of terms into one Z3 context; variables by name."""
+    """Translation of terms into one Z3 context. Variables get short SMT symbols (names may hold any
+    text); whole problems are sent as one SMT-LIB script, which Z3 parses far faster than the same
+    formulas built call by call through its Python API."""
 
     def __init__(self) -> None:
-        self.vars: dict[str, z3.ExprRef] = {}
-        self._memo: dict[int, z3.ExprRef] = {}
+        self._consts: dict[str, z3.ExprRef] = {}
+        self._symbol: dict[str, str] = {}
+        self._decls: list[str] = []
+        self._memo: dict[int, str] = {}
         self._keep: list[T.Term] = []  # keep terms alive so ids stay unique
-        self.bounds: list[z3.BoolRef] = []  # domain constraints of new integer variables
+        self._bounds: list[str] = []  # domain constraints of new integer variables
+
+    # --- constants ---------------------------------------------------------------------------------
+
+    def named(self, name: str, sort: str = "Bool") -> z3.ExprRef:
+        """The Z3 constant for a variable or literal name (declared on first use)."""
+        c = self._consts.get(name)
+        if c is None:
+            sym = f"k{len(self._consts)}"
+            c = z3.Bool(sym) if sort == "Bool" else z3.Int(sym)
+            self._consts[name] = c
+            self._symbol[name] = sym
+            self._decls.append(f"(declare-const {sym} {sort})")
+        return c
 
     def var(self, t: T.IntVar | T.BoolVar) -> z3.ExprRef:
-        v = self.vars.get(t.name)
-        if v is None:
-            if isinstance(t, T.BoolVar):
-                v = z3.Bool(t.name)
-            else:
-                v = z3.Int(t.name)
-                self.bounds.append(z3.And(v >= t.lo, v <= t.hi))
-            self.vars[t.name] = v
-        return v
+        if t.name not in self._consts and isinstance(t, T.IntVar):
+            self.named(t.name, "Int")
+            sym = self._symbol[t.name]
+            self._bounds.append(f"(and (>= {sym} {_num(t.lo)}) (<= {sym} {_num(t.hi)}))")
+        return self.named(t.name, "Bool" if isinstance(t, T.BoolVar) else "Int")
 
     def __call__(self, t: T.Term) -> z3.ExprRef:
-        key = id(t)
-        got = self._memo.get(key)
-        if got is not None:
-            return got
-        out = self._lower(t)
-        self._memo[key] = out
-        self._keep.append(t)
-        return out
-
-    def _lower(self, t: T.Term) -> z3.ExprRef:
-        if isinstance(t, T.Const):
-            return z3.IntVal(t.value)
-        if isinstance(t, T.BoolConst):
-            return z3.BoolVal(t.value)
+        """A variable's constant (terms in general go through `smt`)."""
         if isinstance(t, (T.IntVar, T.BoolVar)):
             return self.var(t)
+        raise TypeError("only variables lower to Z3 objects; send formulas with `script`")
+
+    # --- SMT-LIB text --------------------------------------------------------------------------------
+
+    def smt(self, t: T.Term) -> str:
+        key = id(t)
+        got = self._memo.get(key)
+        if got is None:
+            got = self._smt(t)
+            self._memo[key] = got
+            self._keep.append(t)
+        return got
+
+    def _smt(self, t: T.Term) -> str:
+        if isinstance(t, T.Const):
+            return _num(t.value)
+        if isinstance(t, T.BoolConst):
+            return "true" if t.value else "false"
+        if isinstance(t, (T.IntVar, T.BoolVar)):
+            self.var(t)
+            return self._symbol[t.name]
         if isinstance(t, T.Sum):
-            parts = [self(x) if k == 1 else k * self(x) for k, x in t.parts]
+            parts = [self.smt(x) if k == 1 else f"(* {_num(k)} {self.smt(x)})" for k, x in t.parts]
             if t.constant:
-                parts.append(z3.IntVal(t.constant))
-            return z3.Sum(parts) if len(parts) > 1 else parts[0]
+                parts.append(_num(t.constant))
+            return parts[0] if len(parts) == 1 else f"(+ {' '.join(parts)})"
         if isinstance(t, T.Ite):
-            return z3.If(self(t.cond), self(t.then), self(t.other))
+            return f"(ite {self.smt(t.cond)} {self.smt(t.then)} {self.smt(t.other)})"
         if isinstance(t, T.Max0):
-            a = self(t.arg)
-            return z3.If(a > 0, a, 0)
+            a = self.smt(t.arg)
+            return f"(ite (> {a} 0) {a} 0)"
         if isinstance(t, T.Min):
-            out = self(t.args[0])
+            out = self.smt(t.args[0])
             for x in t.args[1:]:
-                y = self(x)
-                out = z3.If(out <= y, out, y)
+                y = self.smt(x)
+                out = f"(ite (<= {out} {y}) {out} {y})"
             return out
         if isinstance(t, T.Cmp):
-            a, b = self(t.left), self(t.right)
-            return {"<=": lambda: a <= b, "<": lambda: a < b, ">=": lambda: a >= b,
-                    ">": lambda: a > b, "==": lambda: a == b, "!=": lambda: a != b}[t.op]()
+            a, b = self.smt(t.left), self.smt(t.right)
+            if t.op == "!=":
+                return f"(not (= {a} {b}))"
+            return f"({'=' if t.op == '==' else t.op} {a} {b})"
         if isinstance(t, T.BoolOp):
-            args = [self(a) for a in t.args]
-            if t.op == "and":
-                return z3.And(args)
-            if t.op == "or":
-                return z3.Or(args)
-            if t.op == "not":
-                return z3.Not(args[0])
-            if t.op == "implies":
-                return z3.Implies(args[0], args[1])
-            return args[0] == args[1]
+            args = " ".join(self.smt(a) for a in t.args)
+            op = {"and": "and", "or": "or", "not": "not", "implies": "=>", "iff": "="}[t.op]
+            return f"({op} {args})"
         raise TypeError(f"unknown term {t!r}")
 
-    def take_bounds(self) -> list[z3.BoolRef]:
-        out, self.bounds = self.bounds, []
-        return out
+    def guarded(self, guards: list[str], t: T.Term) -> str:
+        """`(=> (and guards) t)` with guards given by name (tracking literals)."""
+        syms = [self._symbol[g] if g in self._symbol else self._sym_of(g) for g in guards]
+        guard = syms[0] if len(syms) == 1 else f"(and {' '.join(syms)})"
+        return f"(=> {guard} {self.smt(t)})"
+
+    def _sym_of(self, name: str) -> str:
+        self.named(name, "Bool")
+        return self._symbol[name]
+
+    def script(self, assertions: list[str]) -> str:
+        """Declarations made so far and not yet sent, then the assertions and variable bounds."""
+        decls, self._decls = self._decls, []
+        bounds, self._bounds = self._bounds, []
+        return "\n".join(decls + [f"(assert {a})" for a in assertions + bounds])
+
+
+def _num(v: int) -> str:
+    return str(v) if v >= 0 else f"(- {-v})"
 
 
 def outcome(r: z3.CheckSatResult) -> Outcome:
