@@ -1,0 +1,178 @@
+"""Topology domains (block -> rack -> host) with their node classes, and how many pods fit in each.
+
+A `Topology` lists node-label keys, outermost first. A domain at level i is the set of nodes
+that agree on the values of levels 0..i; nodes lacking one of the topology's labels lie outside
+every domain (`DomainTree.outside`), as Kueue's topology-aware scheduling ignores them.
+
+`fits_count(template, domain)` counts pods node by node: the sum over the domain's nodes of the
+smallest `free // request` over the requested resources (`pods` included), 0 on nodes the
+template's filters reject. (Kueue, when the lowest level is not the hostname, divides the
+summed capacity of a lowest-level domain instead; counting per node is what the kubelet and
+kube-scheduler will actually admit.)
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Mapping, Sequence
+
+from kadmit.index import HOSTNAME_LABEL, resolve_level
+from kadmit.model import Topology
+from kadmit.placement.classes import NodeClass, node_classes
+from kadmit.placement.filters import PodTemplate, static_fit
+from kadmit.placement.inventory import NodeState, add
+
+
+@dataclass(eq=False)
+class Domain:
+    """One topology domain: its level key, its path of level values, children, and nodes."""
+
+    level: str
+    values: tuple[str, ...]  # from the outermost level down to this one
+    parent: "Domain | None" = None
+    children: list["Domain"] = field(default_factory=list)
+    members: list[tuple[NodeClass, int]] = field(default_factory=list)  # class, nodes of it here
+    nodes: list[str] = field(default_factory=list)  # sorted
+    capacity: dict[str, int] = field(default_factory=dict)  # summed free capacity
+
+    @property
+    def name(self) -> str:
+        return self.values[-1]
+
+    @property
+    def path(self) -> str:
+        return "/".join(self.values)
+
+    @property
+    def classes(self) -> list[NodeClass]:
+        return [c for c, _ in self.members]
+
+
+@dataclass(eq=False)
+class DomainTree:
+    topology: Topology
+    levels: tuple[str, ...]
+    by_level: list[list[Domain]]  # per level index, sorted by values
+    nodes: dict[str, NodeState]  # nodes inside the topology, by name
+    node_domain: dict[str, tuple[str, ...]]  # node -> its full level values
+    outside: tuple[str, ...]  # nodes lacking a level label, sorted
+    classes: list[NodeClass]
+
+    @property
+    def roots(self) -> list[Domain]:
+        return self.by_level[0] if self.by_level else []
+
+    def level_index(self, level: str | None) -> int | None:
+        """Index of a level given by key or short name (`rack`, `host`), None if unknown."""
+        key = resolve_level(self.topology, level)
+        return None if key is None else self.levels.index(key)
+
+    def domains(self, level: str) -> list[Domain]:
+        idx = self.level_index(level)
+        return [] if idx is None else self.by_level[idx]
+
+    def display(self, domain: Domain) -> str:
+        """The domain's own value when unique at its level, else its whole path."""
+        peers = self.by_level[len(domain.values) - 1]
+        return domain.name if sum(1 for d in peers if d.name == domain.name) == 1 else domain.path
+
+
+def level_label(key: str) -> str:
+    """The short name of a level key: `rack` for `cloud.example.com/rack`, `host` for the hostname."""
+    return "host" if key == HOSTNAME_LABEL else key.rsplit("/", 1)[-1]
+
+
+def build_domains(topology: Topology, nodes: Sequence[NodeState],
+                  classes: Sequence[NodeClass] | None = None) -> DomainTree:
+    """The domain tree of `nodes` under `topology`; `classes` default to `node_classes(nodes, topology)`."""
+    if classes is None:
+        classes = node_classes(nodes, topology)
+    by_name = {n.name: n for n in nodes}
+    class_of = {name: c for c in classes for name in c.nodes}
+    levels = tuple(topology.levels)
+    inside: dict[str, NodeState] = {}
+    node_domain: dict[str, tuple[str, ...]] = {}
+    outside = []
+    for name in sorted(by_name):
+        node = by_name[name]
+        if any(k not in node.labels for k in levels):
+            outside.append(name)
+            continue
+        inside[name] = node
+        node_domain[name] = tuple(node.labels[k] for k in levels)
+    table: list[dict[tuple[str, ...], Domain]] = [{} for _ in levels]
+    counts: list[dict[tuple[str, ...], Counter]] = [{} for _ in levels]
+    for name, values in node_domain.items():
+        parent = None
+        for i, key in enumerate(levels):
+            prefix = values[:i + 1]
+            dom = table[i].get(prefix)
+            if dom is None:
+                dom = table[i][prefix] = Domain(key, prefix, parent)
+                counts[i][prefix] = Counter()
+                if parent is not None:
+                    parent.children.append(dom)
+            dom.nodes.append(name)
+            dom.capacity = add(dom.capacity, inside[name].free)
+            counts[i][prefix][class_of[name].name if name in class_of else name] += 1
+            parent = dom
+    classes_by_name = {c.name: c for c in classes}
+    for i in range(len(levels)):
+        for prefix, dom in table[i].items():
+            dom.nodes.sort()
+            dom.children.sort(key=lambda d: d.values)
+            dom.members = [(classes_by_name[c], n) for c, n in sorted(counts[i][prefix].items())
+                           if c in classes_by_name]
+    by_level = [sorted(t.values(), key=lambda d: d.values) for t in table]
+    return DomainTree(topology, levels, by_level, inside, node_domain, tuple(outside), list(classes))
+
+
+def node_fit_count(template: PodTemplate, node: NodeState, free: Mapping[str, int] | None = None) -> int:
+    """How many pods of `template` fit on `node`: 0 if a filter rejects it, else the smallest
+    `free // request` over the requested resources (`pods` included)."""
+    if not static_fit(template, node):
+        return 0
+    free = node.free if free is None else free
+    fits = [max(0, free.get(r, 0)) // q for r, q in template.requests if q > 0]
+    return min(fits) if fits else 0
+
+
+def fits_count(template: PodTemplate, domain: Domain,
+               free: Mapping[str, Mapping[str, int]] | None = None,
+               nodes: Mapping[str, NodeState] | None = None) -> int:
+    """Pods of `template` that fit in `domain`, node by node. With `free` (node -> free capacity,
+    e.g. after other placements) and `nodes` (the tree's nodes), count from those instead of the
+    classes' own free capacity."""
+    if free is None:
+        return sum(n * node_fit_count(template, cls.representative) for cls, n in domain.members)
+    if nodes is None:
+        raise ValueError("fits_count with `free` needs the tree's `nodes`")
+    return sum(node_fit_count(template, nodes[name], free.get(name)) for name in domain.nodes)
+
+
+def domain_fits(tree: DomainTree, template: PodTemplate, level: str) -> list[tuple[Domain, int]]:
+    """Every domain of `level` with the pods of `template` it fits, most first (ties by path)."""
+    fits = [(d, fits_count(template, d)) for d in tree.domains(level)]
+    fits.sort(key=lambda df: (-df[1], df[0].values))
+    return fits
+
+
+def topology_view(tree: DomainTree, template: PodTemplate, count: int, mode: str, level: str) -> str:
+    """One line for `why`: `required rack: no rack has room for 3 pods; best rack r2 fits 2`."""
+    idx = tree.level_index(level)
+    if idx is None:
+        return f"{mode} {level}: topology `{tree.topology.name}` has no level `{level}`"
+    short = level_label(tree.levels[idx])
+    fits = domain_fits(tree, template, tree.levels[idx])
+    head = f"{mode} {short}"
+    if not fits:
+        return f"{head}: no {short} in topology `{tree.topology.name}`"
+    best, n = fits[0]
+    room = [d for d, k in fits if k >= count]
+    if room:
+        names = ", ".join(tree.display(d) for d in sorted(room, key=lambda d: d.values)[:5])
+        more = f" and {len(room) - 5} more" if len(room) > 5 else ""
+        return f"{head}: {len(room)} {short}(s) have room for {count} pods: {names}{more}"
+    best_text = f"best {short} {tree.display(best)} fits {n}" if n else f"no {short} fits any"
+    return f"{head}: no {short} has room for {count} pods; {best_text}"

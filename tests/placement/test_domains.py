@@ -1,0 +1,129 @@
+"""Topology domains, fits_count, the `why` topology view, and Kueue's TAS assignment."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from kadmit.model import TopologyRequest
+from kadmit.placement.domains import build_domains, domain_fits, fits_count, topology_view
+from kadmit.placement.inventory import build_inventory
+from kadmit.placement.reference import Gang, check_placement
+from kadmit.placement.tas import kueue_assign
+
+from .builders import DC, DC_RACKS, node, pod, template
+
+GPU8, GPU4 = template(gpu=8), template(gpu=4)
+
+
+def nodes():
+    """b1/r1: n1, n2 (8 free), n3 (4 free); b1/r2: n4, n5; b2/r3: n6..n9; `x` lacks topology labels."""
+    layout = {"n1": ("b1", "r1"), "n2": ("b1", "r1"), "n3": ("b1", "r1"), "n4": ("b1", "r2"),
+              "n5": ("b1", "r2"), "n6": ("b2", "r3"), "n7": ("b2", "r3"), "n8": ("b2", "r3"),
+              "n9": ("b2", "r3")}
+    ns = [node(n, block=b, rack=r, gpu=8, cpu=96) for n, (b, r) in layout.items()] + [node("x", gpu=8)]
+    return build_inventory(ns, [pod("busy", "n3", gpu=4)]).nodes
+
+
+@pytest.fixture(params=[DC, DC_RACKS], ids=["host-lowest", "rack-lowest"])
+def tree(request):
+    return build_domains(request.param, nodes())
+
+
+def test_tree_shape(tree):
+    assert [d.path for d in tree.roots] == ["b1", "b2"]
+    assert [d.path for d in tree.domains("rack")] == ["b1/r1", "b1/r2", "b2/r3"]
+    assert tree.outside == ("x",)
+    r1 = tree.domains("rack")[0]
+    assert r1.nodes == ["n1", "n2", "n3"] and r1.parent is tree.roots[0]
+    assert sorted(c.size for c in r1.classes) == [1, 2]  # n1+n2 share a class, n3 is apart
+    assert r1.capacity["nvidia.com/gpu"] == 20_000
+
+
+def test_fits_count_sums_per_node(tree):
+    r1 = tree.domains("rack")[0]
+    assert fits_count(GPU8, r1) == 2
+    assert fits_count(GPU4, r1) == 5  # 2 + 2 + 1: summed capacity (20) would say the same, per node counts
+    assert fits_count(GPU4, tree.roots[0]) == 9
+    assert fits_count(template(gpu=6), r1) == 2  # summed capacity would claim 3
+    free = {n: dict(tree.nodes[n].free) for n in r1.nodes}
+    free["n1"]["nvidia.com/gpu"] = 0
+    assert fits_count(GPU8, r1, free, tree.nodes) == 1
+
+
+def test_fits_count_respects_filters(tree):
+    r1 = tree.domains("rack")[0]
+    assert fits_count(template(selector={"model": "h100"}, gpu=1), r1) == 0
+
+
+def test_domain_fits_and_view(tree):
+    fits = [(d.path, n) for d, n in domain_fits(tree, GPU8, "rack")]
+    assert fits == [("b2/r3", 4), ("b1/r1", 2), ("b1/r2", 2)]
+    assert topology_view(tree, GPU8, 5, "required", "rack") == \
+        "required rack: no rack has room for 5 pods; best rack r3 fits 4"
+    assert topology_view(tree, GPU8, 2, "required", "rack") == \
+        "required rack: 3 rack(s) have room for 2 pods: r1, r2, r3"
+    assert topology_view(tree, template(gpu=9), 1, "required", "block") == \
+        "required block: no block has room for 1 pods; no block fits any"
+    assert topology_view(tree, GPU8, 1, "required", "zone") == \
+        f"required zone: topology `{tree.topology.name}` has no level `zone`"
+
+
+def assign(tree, tpl, count, mode, level=None, **kw):
+    return kueue_assign(tree, tpl, count, TopologyRequest(mode=mode, level=level), **kw)
+
+
+def test_required_takes_the_best_fitting_domain(tree):
+    r = assign(tree, GPU8, 2, "required", "rack")
+    assert r.ok and r.domains == ("b1/r1",) and r.placement == {"n1": 1, "n2": 1}
+    r = assign(tree, GPU4, 5, "required", "rack")
+    assert r.placement == {"n1": 2, "n2": 2, "n3": 1}
+    r = assign(tree, GPU8, 3, "required", "rack")
+    assert r.domains == ("b2/r3",) and r.placement == {"n6": 1, "n7": 1, "n8": 1}
+
+
+def test_required_fails_with_kueues_message(tree):
+    r = assign(tree, GPU8, 5, "required", "rack")
+    assert not r.ok and r.reason == f'topology "{tree.topology.name}" allows to fit only 4 out of 5 pod(s)'
+    r = assign(tree, template(gpu=9), 1, "required", "rack")
+    assert r.reason == f'topology "{tree.topology.name}" doesn\'t allow to fit any of 1 pod(s)'
+    assert assign(tree, GPU8, 1, "required", "zone").reason == "no requested topology level: zone"
+
+
+def test_preferred_climbs_to_the_enclosing_level(tree):
+    r = assign(tree, GPU4, 9, "preferred", "rack")  # no rack holds 9, block b1 holds exactly 9
+    assert r.ok and r.level.endswith("block") and r.domains == ("b1",)
+    assert sum(r.placement.values()) == 9 and set(r.placement) <= {"n1", "n2", "n3", "n4", "n5"}
+    r = assign(tree, GPU8, 7, "preferred", "rack")  # no block holds 7: several blocks
+    assert r.ok and r.domains == ("b1", "b2") and sum(r.placement.values()) == 7
+    assert not assign(tree, GPU8, 9, "preferred", "rack").ok
+
+
+def test_unconstrained_spreads_greedily(tree):
+    r = assign(tree, GPU8, 3, "unconstrained")
+    assert r.ok and sum(r.placement.values()) == 3 and "x" not in r.placement
+
+
+def test_most_free_capacity_profile_takes_the_largest_domain(tree):
+    r = assign(tree, GPU8, 2, "required", "rack", profile="MostFreeCapacity")
+    assert r.domains == ("b2/r3",)
+
+
+@pytest.mark.parametrize("count, mode, level", [(2, "required", "rack"), (4, "required", "block"),
+                                                 (9, "preferred", "rack"), (7, "unconstrained", None)])
+def test_kueue_assignments_are_valid_placements(tree, count, mode, level):
+    r = assign(tree, GPU4, count, mode, level)
+    gang = Gang("g", GPU4, count, mode, level)
+    assert r.ok and check_placement(nodes(), [gang], {"g": r.placement}, tree.topology) == []
+
+
+def test_five_thousand_nodes_build_and_assign_quickly():
+    ns = [node(f"n-{b}-{r}-{i}", block=f"b{b}", rack=f"b{b}-r{r}", gpu=8, cpu=96)
+          for b in range(10) for r in range(25) for i in range(20)]
+    inv = build_inventory(ns)
+    started = time.perf_counter()
+    tree = build_domains(DC, inv.nodes)
+    r = assign(tree, GPU8, 20, "required", "rack")
+    assert time.perf_counter() - started < 5
+    assert r.ok and len(r.placement) == 20 and len(tree.classes) == 250
