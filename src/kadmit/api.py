@@ -223,9 +223,11 @@ def admit(paths: list[str], *, mode: Literal["ordered", "optimal"] = "ordered",
     if loaded.exit_code != EXIT_OK:
         return AdmitOutcome(loaded, None, loaded.exit_code, loaded.diagnostics)
     limits = _solver_limits(rlimit, timeout_ms)
+    from kadmit.engine.optimal import OptimalUnavailable
+
     try:
         result = decide_all(loaded.workspace.model, mode, limits or Limits(), time_budget=time_budget)
-    except ImportError as e:
+    except (ImportError, OptimalUnavailable) as e:
         diags = Diagnostics()
         diags.emit(KAD008, f"optimal mode needs OR-tools: {e}",
                    help="install the extra: pip install 'kadmit[optimal]'")

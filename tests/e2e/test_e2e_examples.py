@@ -100,3 +100,14 @@ def test_output_is_byte_identical_across_runs():
     first = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
     second = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
     assert first.returncode == 1 and first.stdout == second.stdout and "blame" in first.stdout
+
+
+def test_admit_optimal_reports_proof_and_agrees_on_the_example():
+    r = run("admit", KAD, "--mode", "optimal", "--format", "json")
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.output)
+    assert out["mode"] == "optimal" and out["optimal"]["proven_optimal"] is True
+    ordered = json.loads(run("admit", KAD, "--format", "json").output)
+    assert [d["admitted"] for d in out["decisions"]] == [d["admitted"] for d in ordered["decisions"]]
+    human = run("admit", KAD, "--mode", "optimal")
+    assert "proven optimal" in human.output

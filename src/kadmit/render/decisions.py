@@ -65,13 +65,18 @@ def admit_human(result: AdmitResult) -> str:
     lines = ["  ".join(r[i].ljust(widths[i]) for i in range(4)) + "  " + r[4] for r in rows]
     admitted = sum(1 for d in result.decisions if d.admitted)
     lines.append("")
-    lines.append(f"{admitted} of {len(result.decisions)} pending workloads admitted "
-                 f"({result.mode} mode, {result.solver.get('checks', 0)} solver checks)")
     if result.optimal:
         o = result.optimal
+        proof = "proven optimal" if o.get("proven_optimal") else f"best found, {o.get('status', '?')}"
+        lines.append(f"{admitted} of {len(result.decisions)} pending workloads admitted "
+                     f"(optimal mode, CP-SAT, {proof}, {o.get('seconds', 0)} s)")
         beyond = o.get("admitted_beyond_ordered") or []
-        lines.append(f"optimal: {o.get('status', '?')}"
-                     + (f"; admits {len(beyond)} more than ordered: {', '.join(beyond)}" if beyond else ""))
+        fewer = o.get("not_admitted_vs_ordered") or []
+        lines.append(f"beyond ordered: {', '.join(beyond) if beyond else 'nothing'}"
+                     + (f"; ordered admits instead: {', '.join(fewer)}" if fewer else ""))
+    else:
+        lines.append(f"{admitted} of {len(result.decisions)} pending workloads admitted "
+                     f"({result.mode} mode, {result.solver.get('checks', 0)} solver checks)")
     return "\n".join(line.rstrip() for line in lines) + "\n"
 
 
