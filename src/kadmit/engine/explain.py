@@ -6,10 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from itertools import combinations
 
-import z3
-
+from kadmit.engine import terms as T
 from kadmit.engine.compile import Origin, Problem
-from kadmit.engine.session import Loaded, Session, SolverUnknown
+from kadmit.engine.session import Loaded, Session
+from kadmit.engine.symbolic import BIG
 from kadmit.model import Workload
 from kadmit.quantity import format_quantity
 
@@ -57,28 +57,22 @@ def symbolic_problem(session: Session, wl: Workload) -> Problem:
 
 
 def blame(session: Session, loaded: Loaded, relaxed: frozenset[str] = frozenset()) -> Blame | None:
-    """A minimal core of the loaded problem's literals (leaving out `relaxed`) that makes admission
-    unsat, or None when it is satisfiable. Minimised by deletion: every member is checked to matter."""
-    adm = loaded.goal()
-    lits = {k: v for k, v in sorted(loaded.lits.items()) if k not in relaxed}
-    r = session.check(*adm, *lits.values(), solver=loaded.solver)
-    if r == "unknown":
-        raise SolverUnknown(loaded.problem.workload.key)
-    if r == "sat":
+    """A minimal core of the loaded problem's statements (leaving out `relaxed`) that makes
+    admission unsat, or None when it is satisfiable. Minimised by deletion: every member is checked
+    to matter."""
+    ids = [k for k in sorted(loaded.lits) if k not in relaxed]
+    if session.ask(loaded, ids) == "sat":
         return None
-    core_names = {str(c) for c in loaded.solver.unsat_core()}
+    in_core = session.last_core(loaded)
     origins = loaded.problem.origins()
     # Start from Z3's core plus the workload's own demand, then shrink by deletion, trying first
     # what explains least (usage, then limits) so the demand and the binding limits stay.
-    core = [k for k in lits if str(lits[k]) in core_names or origins[k].kind == "min_count"]
+    core = [k for k in ids if k in in_core or origins[k].kind == "min_count"]
     core.sort(key=lambda k: (_KEEP_ORDER.get(origins[k].kind, 5), k))
     i = 0
     while i < len(core):
         trial = core[:i] + core[i + 1:]
-        r = session.check(*adm, *(lits[k] for k in trial), solver=loaded.solver)
-        if r == "unknown":
-            raise SolverUnknown(loaded.problem.workload.key)
-        if r == "unsat":
+        if session.ask(loaded, trial) == "unsat":
             core = trial
         else:
             i += 1
@@ -104,25 +98,18 @@ def blame_groups(session: Session, loaded: Loaded, most: int = 3) -> list[Blame]
 _KEEP_ORDER = {"usage": 0, "lending_limit": 1, "borrowing_limit": 2, "nominal": 3, "min_count": 9}
 
 
-def _drop(lits: dict[str, z3.BoolRef], drop: set[str]) -> list[z3.BoolRef]:
-    return [v for k, v in lits.items() if k not in drop]
+def _without(loaded: Loaded, drop: set[str]) -> list[str]:
+    return [k for k in sorted(loaded.lits) if k not in drop]
 
 
 def fixes(session: Session, loaded: Loaded, core: list[Origin]) -> list[Fix]:
     """Minimal correction sets of size one or two over the tracked statements, each with the
     smallest change of its numbers, each verified by a re-solve."""
-    low = loaded.low
-    assert low is not None
-    adm = loaded.goal()
-    lits = dict(sorted(loaded.lits.items()))
     origins = loaded.problem.origins()
     found: list[Fix] = []
     singles: set[str] = set()
     for o in core:
-        if not _relaxable(o):
-            continue
-        r = session.check(*adm, *_drop(lits, {o.id}), solver=loaded.solver)
-        if r == "sat":
+        if _relaxable(o) and session.ask(loaded, _without(loaded, {o.id})) == "sat":
             fx = _make_fix(session, loaded, [o])
             if fx is not None:
                 found.append(fx)
@@ -130,13 +117,13 @@ def fixes(session: Session, loaded: Loaded, core: list[Origin]) -> list[Fix]:
     if len(found) < MAX_FIXES:
         budget = MAX_PAIR_CHECKS
         pool = [o for o in core if _relaxable(o) and o.id not in singles]
-        others = [origins[k] for k in lits if k not in {o.id for o in core} and _relaxable(origins[k])]
+        core_ids = {o.id for o in core}
+        others = [origins[k] for k in sorted(loaded.lits) if k not in core_ids and _relaxable(origins[k])]
         for a, b in list(combinations(pool, 2)) + [(a, b) for a in pool for b in others]:
             if budget <= 0 or len(found) >= MAX_FIXES:
                 break
             budget -= 1
-            r = session.check(*adm, *_drop(lits, {a.id, b.id}), solver=loaded.solver)
-            if r == "sat":
+            if session.ask(loaded, _without(loaded, {a.id, b.id})) == "sat":
                 fx = _make_fix(session, loaded, [a, b])
                 if fx is not None:
                     found.append(fx)
@@ -158,52 +145,40 @@ _KIND_RANK = {"min_count": 0, "usage": 1, "borrowing_limit": 2, "lending_limit":
 
 def _make_fix(session: Session, loaded: Loaded, relax: list[Origin]) -> Fix | None:
     """Turn relaxed origins into concrete changes; numbers get the smallest value that admits,
-    found by binary search and verified by the last check."""
-    low = loaded.low
-    assert low is not None
-    adm = loaded.goal()
-    lits = dict(sorted(loaded.lits.items()))
-    keep = _drop(lits, {o.id for o in relax})
+    found by bisection, and the whole fix is verified by one more check."""
+    keep = _without(loaded, {o.id for o in relax})
     changes: list[Change] = []
-    pins: list[z3.BoolRef] = []
+    pins: list[T.Term] = []
     for o in relax:
-        ch = _change(session, loaded, o, adm, keep, pins)
+        ch = _change(session, loaded, o, keep, pins)
         if ch is None:
             return None
         changes.append(ch)
-    loaded.solver.push()
-    try:
-        for p in pins:
-            loaded.solver.add(p)
-        if session.check(*adm, *keep, solver=loaded.solver) != "sat":
-            return None  # not verified: don't offer it
-    finally:
-        loaded.solver.pop()
+    if session.ask(loaded, keep, pins) != "sat":
+        return None  # not verified: don't offer it
     msg = " and ".join(_describe(c) for c in changes)
     rank = (len(changes), sum(_KIND_RANK.get(o.kind, 9) for o in relax), msg)
     return Fix(msg, changes, rank)
 
 
-def _change(session: Session, loaded: Loaded, o: Origin, adm, keep, pins: list) -> Change | None:
+def _change(session: Session, loaded: Loaded, o: Origin, keep: list[str], pins: list[T.Term]) -> Change | None:
     p = o.param
     if o.kind in ("nominal", "borrowing_limit", "lending_limit") and p is not None and p.value is not None:
-        var = loaded.low.named(o.id.replace("quota|", "q|", 1), "Int")
+        var = T.IntVar(o.id.replace("quota|", "q|", 1), 0, BIG)
         scale = session.compiler.scale.get(p.resource, 1)
-        lo = p.value // scale
-        best = _least(session, loaded, adm, keep, pins, var, lo)
+        best = _least(session, loaded, keep, pins, var, p.value // scale)
         if best is None:
             return None
-        pins.append(var == best)
-        new = best * scale
+        pins.append(T.eq(var, best))
         return Change("raise", p.subject, p.field, format_quantity(p.value, p.resource),
-                      format_quantity(new, p.resource), o.id)
+                      format_quantity(best * scale, p.resource), o.id)
     if o.kind == "min_count" and p is not None and p.value is not None:
         ps_name = o.id.split("|", 1)[1]
-        n = next(loaded.low(pv.count) for pv in loaded.problem.pod_sets if pv.pod_set.name == ps_name)
-        best = _most(session, loaded, adm, keep, pins, n, 1, p.value)
+        n = next(pv.count for pv in loaded.problem.pod_sets if pv.pod_set.name == ps_name)
+        best = _most(session, loaded, keep, pins, n, 1, p.value)
         if best is None:
             return None
-        pins.append(n == best)
+        pins.append(T.eq(n, best))
         return Change("lower", p.subject, "min_count", str(p.value), str(best), o.id)
     if o.kind == "usage" and p is not None:
         return Change("wait", p.subject, "admission", None, None, o.id)
@@ -217,25 +192,10 @@ def _change(session: Session, loaded: Loaded, o: Origin, adm, keep, pins: list) 
     return None
 
 
-def _admits(session: Session, loaded: Loaded, adm, keep, pins, extra) -> bool:
-    """One probe of a fix: the relaxed problem with `pins` and `extra` asserted for the moment."""
-    solver = loaded.solver
-    solver.push()
-    try:
-        for p in pins + [extra]:
-            solver.add(p)
-        r = session.check(*adm, *keep, solver=solver)
-    finally:
-        solver.pop()
-    if r == "unknown":
-        raise SolverUnknown(loaded.problem.workload.key)
-    return r == "sat"
-
-
-def _least(session: Session, loaded: Loaded, adm, keep, pins, var, lo: int) -> int | None:
+def _least(session: Session, loaded: Loaded, keep, pins, var: T.Term, lo: int) -> int | None:
     """The least value >= lo of `var` that admits (monotone), by doubling then bisection."""
     def ok(x: int) -> bool:
-        return _admits(session, loaded, adm, keep, pins, var <= x)
+        return session.ask(loaded, keep, pins + [T.le(var, x)]) == "sat"
     step, hi = 1, lo + 1
     while not ok(hi):
         step *= 2
@@ -252,10 +212,10 @@ def _least(session: Session, loaded: Loaded, adm, keep, pins, var, lo: int) -> i
     return a
 
 
-def _most(session: Session, loaded: Loaded, adm, keep, pins, var, lo: int, hi: int) -> int | None:
+def _most(session: Session, loaded: Loaded, keep, pins, var: T.Term, lo: int, hi: int) -> int | None:
     """The largest value in [lo, hi] of a count that admits, by bisection."""
     def ok(x: int) -> bool:
-        return _admits(session, loaded, adm, keep, pins, var == x)
+        return session.ask(loaded, keep, pins + [T.eq(var, x)]) == "sat"
     if not ok(lo):
         return None
     a, b = lo, hi

@@ -15,6 +15,7 @@ from typing import Iterator
 
 import z3
 
+from kadmit.engine import terms as T
 from kadmit.engine.compile import Compiler, Problem
 from kadmit.engine.quota import FR, Usage
 from kadmit.engine.symbolic import Holder
@@ -152,6 +153,34 @@ class Session:
             lines.append(low.guarded(names, tr.term))
         s.from_string(low.script(lines))
         return loaded
+
+    def ask(self, loaded: Loaded, ids: list[str], extra: list[T.Term] = ()) -> Outcome:
+        """Is the loaded workload admissible with the statements `ids` standing (the others
+        relaxed) and the terms `extra` holding for the moment? Unknown raises SolverUnknown."""
+        lits = [loaded.lits[i] for i in ids]
+        s = loaded.solver
+        assert s is not None and loaded.low is not None
+        if extra:
+            decls, body = loaded.low.extra_scripts(list(extra))
+            if decls:
+                s.from_string(decls)
+            s.push()
+            try:
+                s.from_string(body)
+                r = self.check(*loaded.goal(), *lits, solver=s)
+            finally:
+                s.pop()
+        else:
+            r = self.check(*loaded.goal(), *lits, solver=s)
+        if r == "unknown":
+            raise SolverUnknown(loaded.problem.workload.key)
+        return r
+
+    def last_core(self, loaded: Loaded) -> set[str]:
+        """Origin ids in the core of the last unsat `ask` on this problem."""
+        assert loaded.solver is not None
+        names = {str(c) for c in loaded.solver.unsat_core()}
+        return {oid for oid, lit in loaded.lits.items() if str(lit) in names}
 
     def scope(self) -> "_Scope":
         return _Scope(self.solver)

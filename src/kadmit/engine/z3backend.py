@@ -131,6 +131,15 @@ class Lowering:
         return "\n".join(decls + [f"(assert {a})" for a in assertions + bounds])
 
 
+    def extra_scripts(self, terms: list[T.Term]) -> tuple[str, str]:
+        """Terms for a temporary scope, as (declarations to send first, outside the scope;
+        assertions to send inside it). The solver remembers declarations from earlier scripts."""
+        body = [self.smt(t) for t in terms]
+        decls, self._decls = self._decls, []
+        bounds, self._bounds = self._bounds, []
+        return "\n".join(decls), "\n".join(f"(assert {a})" for a in body + bounds)
+
+
 def _num(v: int) -> str:
     return str(v) if v >= 0 else f"(- {-v})"
 
