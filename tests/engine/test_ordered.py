@@ -145,3 +145,23 @@ def test_decisions_are_deterministic():
     objects, _ = CASES["borrowing within the borrowing limit"]
     model = build(*objects)
     assert decide(model) == decide(model)
+
+
+def test_cycle_timing_non_borrowing_head_goes_first_then_displaced_head_retries():
+    """Documented timing choice: every queue's head is nominated against one snapshot; heads that
+    need no borrowing are admitted first, whatever their priority; a head that no longer fits
+    after them is retried next cycle (and may then fit partially)."""
+    model = build(
+        cohort("c"),
+        cluster_queue("a", group(fq("f", cpu=4)), cohort="c"),
+        cluster_queue("b", group(fq("f", cpu=4)), cohort="c"),
+        workload("big", pod_set(count=6, min_count=1, cpu=1), queue="a", priority=100),
+        workload("small", pod_set(count=4, cpu=1), queue="b", priority=1),
+    )
+    got = decide(model)
+    # `big` (priority 100) borrows to take 6 of 8; `small` (priority 1) needs no borrowing and
+    # goes first; `big` then no longer fits whole and gets the 4 left, one cycle later
+    assert got["default/small"] == ("b", {"main": (4, ("f",))})
+    assert got["default/big"] == ("a", {"main": (4, ("f",))})
+    cycles = {d.key: d.cycle for d in decide_ordered(Session(model))}
+    assert cycles["default/small"] == 1 and cycles["default/big"] == 2
