@@ -22,7 +22,7 @@ from kadmit.index import ModelIndex, admitted_usage, resolve_level
 from kadmit.model import ClusterQueue, Model, PodSet, ResourceFlavor, Workload
 from kadmit.source import Span
 
-Mode = Literal["folded", "symbolic"]
+Mode = Literal["folded", "shared", "symbolic"]
 T_BIG = 10**15
 
 
@@ -66,6 +66,8 @@ class PodSetVars:
     pod_set: PodSet
     count: T.Term  # IntVar n_p
     skip: T.BoolVar  # assumed while deciding earlier pod sets: this one takes nothing yet
+    need: T.Term | None = None  # shared mode: the pinned min_count
+    amounts: dict[str, T.IntVar] = field(default_factory=dict)  # shared mode: pinned count x request
     # resource group index -> [(flavor name, Boolean choice)], in the group's flavor order
     flavors: dict[int, list[tuple[str, T.BoolVar]]] = field(default_factory=dict)
     group_of: dict[str, int] = field(default_factory=dict)  # requested resource -> group index
@@ -86,14 +88,14 @@ class Problem:
     # folded mode: flavor-resource -> (queue's usage, Kueue's available) variables, in solver units
     numbers: dict = field(default_factory=dict)
 
-    def number_values(self, compiler: "Compiler", usage: Usage) -> dict[str, int]:
-        """Values of the folded numbers for `usage`: the only thing that changes between questions."""
+    def number_values(self, compiler: "Compiler", usage: Usage, cq: str) -> dict[str, int]:
+        """Values of the folded numbers in cluster queue `cq` (the problem's own, or another of the
+        same structure sharing it) for `usage`: what changes between questions."""
         out: dict[str, int] = {}
-        assert self.cluster_queue is not None
-        nid = node_id(self.cluster_queue.name, False)
+        nid = node_id(cq, False)
         for fr, (used, cap) in self.numbers.items():
             sc = compiler.scale.get(fr[1], 1)
-            out[used.name] = usage.get(self.cluster_queue.name, fr) // sc
+            out[used.name] = usage.get(cq, fr) // sc
             out[cap.name] = compiler.tree.available(nid, fr, usage) // sc
         return out
 
@@ -259,19 +261,23 @@ class Compiler:
         # Pod sets: counts and flavor choices.
         groups = cq.resource_groups
         covered = {r: gi for gi, g in enumerate(groups) for r in g.covered_resources}
+        shared = mode == "shared"
         for pi, ps in enumerate(wl.pod_sets):
-            n = T.IntVar(f"n|{tag}|{ps.name}", 0, max(ps.count, 0))
+            n = T.IntVar(f"n|{tag}|{ps.name}", 0, T_BIG if shared else max(ps.count, 0))
             pv = PodSetVars(ps, n, T.BoolVar(f"skip|{tag}|{ps.name}"))
             on = T.and_(adm, T.not_(pv.skip))
             structure.append(T.implies(T.not_(on), T.eq(n, 0)))
             structure.append(T.implies(on, T.cmp(">=", n, min(1, ps.count))))
-            need = ps.min_count if ps.min_count is not None else ps.count
+            need: T.IntLike = ps.min_count if ps.min_count is not None else ps.count
+            if shared:  # the size is a number pinned per question, so workloads can share the problem
+                need = pv.need = T.IntVar(f"need|{tag}|{ps.name}", 0, T_BIG)
             gang = (f"pod set `{ps.name}` needs all {ps.count} pods at once" if ps.min_count is None
                     else f"pod set `{ps.name}` needs at least {ps.min_count} of {ps.count} pods")
             track(f"gang|{ps.name}", "min_count", gang,
                   ps.field_span("min_count") if ps.min_count is not None else ps.field_span("count") or ps.span,
                   T.implies(on, T.cmp(">=", n, need)),
-                  Param(f"pod set `{ps.name}` of `{key}`", "min_count", need, direction="down"))
+                  Param(f"pod set `{ps.name}` of `{key}`", "min_count",
+                        ps.min_count if ps.min_count is not None else ps.count, direction="down"))
             # a zero request still takes a flavor when a group covers it, as in Kueue
             for res in sorted(r for r, q in self.requests(ps, covered).items() if q > 0 or r in covered):
                 gi = covered.get(res)
@@ -315,9 +321,11 @@ class Compiler:
         for pv in pvars:
             for res, gi in pv.group_of.items():
                 per_pod = self.units(res, self.requests(pv.pod_set, pv.group_of)[res])
+                total: T.Term = T.scale(per_pod, pv.count)
+                if shared:  # count x request, pinned per question
+                    total = pv.amounts[res] = T.IntVar(f"amt|{tag}|{pv.pod_set.name}|{res}", 0, T_BIG)
                 for fname, v in pv.flavors[gi]:
-                    requested.setdefault((fname, res), []).append(
-                        (1, T.ite(v, T.scale(per_pod, pv.count), 0)))
+                    requested.setdefault((fname, res), []).append((1, T.ite(v, total, 0)))
         req_terms = {fr: T.lin(*parts) for fr, parts in sorted(requested.items())}
 
         no_borrow: dict[FR, T.Term] = {}
@@ -333,7 +341,7 @@ class Compiler:
                       cq.span, T.le(amount, 0))
                 continue
             s = self.units(fr[1], self.tree.subtree(cq_nid, fr))
-            if mode == "folded":
+            if mode in ("folded", "shared"):
                 # the numbers that change with usage are variables, set per question by the session
                 used = T.IntVar(f"used|{tag}|{fr[0]}|{fr[1]}", 0, T_BIG)
                 cap = T.IntVar(f"cap|{tag}|{fr[0]}|{fr[1]}", -T_BIG, T_BIG)

@@ -32,6 +32,9 @@ class QuotaEntry:
     declared: bool = False  # the node lists this flavor-resource at all
 
 
+_NO_QUOTA = QuotaEntry()
+
+
 @dataclass
 class QuotaNode:
     name: str
@@ -85,15 +88,19 @@ class QuotaTree:
             if node.parent:
                 self.nodes[node.parent].children.append(nid)
         self._subtree: dict[tuple[str, FR], int] = {}
+        self._guaranteed: dict[tuple[str, FR], int] = {}
 
-    def invalidate(self) -> None:
+    def invalidate(self, usage: "Usage | None" = None) -> None:
         """Forget computed numbers after a quota entry changed (what-if questions)."""
         self._subtree.clear()
+        self._guaranteed.clear()
+        if usage is not None:
+            usage.memo.clear()
 
     # --- static numbers ------------------------------------------------------------------------
 
     def entry(self, nid: str, fr: FR) -> QuotaEntry:
-        return self.nodes[nid].quotas.get(fr, QuotaEntry())
+        return self.nodes[nid].quotas.get(fr, _NO_QUOTA)
 
     def subtree(self, nid: str, fr: FR) -> int:
         key = (nid, fr)
@@ -107,10 +114,13 @@ class QuotaTree:
         return v
 
     def guaranteed(self, nid: str, fr: FR) -> int:
-        lend = self.entry(nid, fr).lending_limit
-        if lend is None or self.nodes[nid].parent is None:
-            return 0
-        return max(0, self.subtree(nid, fr) - lend)
+        key = (nid, fr)
+        got = self._guaranteed.get(key)
+        if got is None:
+            lend = self.entry(nid, fr).lending_limit
+            got = 0 if lend is None or self.nodes[nid].parent is None else max(0, self.subtree(nid, fr) - lend)
+            self._guaranteed[key] = got
+        return got
 
     def path(self, nid: str) -> list[str]:
         out = [nid]
@@ -127,7 +137,12 @@ class QuotaTree:
         node = self.nodes[nid]
         if not node.is_cohort:
             return cq_usage.get(node.name, fr)
-        return sum(max(0, self.usage(ch, fr, cq_usage) - self.guaranteed(ch, fr)) for ch in node.children)
+        key = (nid, fr)
+        got = cq_usage.memo.get(key)
+        if got is None:
+            got = sum(max(0, self.usage(ch, fr, cq_usage) - self.guaranteed(ch, fr)) for ch in node.children)
+            cq_usage.memo[key] = got
+        return got
 
     def available(self, nid: str, fr: FR, cq_usage: "Usage | None") -> int:
         """Kueue's available(): the most one more request for `fr` may take at node `nid`.
@@ -184,11 +199,13 @@ class Usage:
 
     def __init__(self, data: dict[str, dict[FR, int]] | None = None) -> None:
         self.data: dict[str, dict[FR, int]] = data or {}
+        self.memo: dict[tuple[str, FR], int] = {}  # cohort usage, computed by QuotaTree.usage
 
     def get(self, cq: str, fr: FR) -> int:
         return self.data.get(cq, {}).get(fr, 0)
 
     def add(self, cq: str, amounts: dict[FR, int]) -> None:
+        self.memo.clear()
         row = self.data.setdefault(cq, {})
         for fr, v in amounts.items():
             row[fr] = row.get(fr, 0) + v

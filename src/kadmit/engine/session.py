@@ -9,6 +9,7 @@ constraints is asserted once as `Implies(literal, C)` inside a push/pop scope, a
 from __future__ import annotations
 
 import time
+from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Iterator
@@ -21,10 +22,10 @@ from kadmit.engine.quota import FR, Usage
 from kadmit.engine.symbolic import Holder
 from kadmit.engine.z3backend import Limits, Lowering, Outcome, make_solver, outcome
 from kadmit.index import ModelIndex, admitted_usage
-from kadmit.model import Model, Workload
+from kadmit.model import ClusterQueue, Model, Workload
 
 
-MAX_SHAPES = 2048  # loaded shapes before the solver is rebuilt, so it stays small
+MAX_SHAPES = 256  # compiled shapes kept (least recently used go first): each holds a Z3 solver
 MAX_MEMO = 1_000_000
 
 
@@ -98,7 +99,7 @@ class Session:
         self.compiler = Compiler(model, self.index)
         self.solver = make_solver(self.limits)
         self.stats = Stats()
-        self._shapes: dict[tuple, Loaded] = {}
+        self._shapes: OrderedDict[tuple, Loaded] = OrderedDict()
         self._shape_ids = 0
         self._memo: dict[tuple, Outcome] = {}
         self.usage = Usage()
@@ -188,26 +189,37 @@ class Session:
     # --- deciding one workload as Kueue's flavor assigner does ------------------------------------
 
     def _shape(self, wl: Workload) -> tuple:
-        """Workloads with equal shape ask the solver equal questions: same queue, namespace labels,
-        gates and pod sets (model equality ignores spans). With user rules, every workload is its
-        own shape (rules may read its name)."""
+        """Workloads of equal shape share one compiled problem; their sizes (counts, requests,
+        min_count) and the quota numbers of their queue are pinned per question. The shape is the
+        queue's structure (groups, flavors, what it declares, gates) and each pod set's structure
+        (which resources it asks for, tolerations, selectors, topology). With user rules every
+        workload is its own shape (rules may read anything about it)."""
         if self.model.rules:
             return ("workload", wl.key)
         cq = self.index.cluster_queue_of(wl)
-        where = ("cq", cq.name) if cq is not None else ("lq", wl.namespace, wl.queue)
-        labels = tuple(sorted(self.index.namespace_labels(wl.namespace).items()))
-        return (where, labels, wl.active, wl.pod_sets)
+        if cq is None:
+            return ("no-queue", wl.namespace, wl.queue, wl.active, len(wl.pod_sets))
+        cqs = (tuple((g.covered_resources, tuple((fq.flavor, tuple(sorted(r.resource for r in fq.resources)))
+                                                 for fq in g.flavors)) for g in cq.resource_groups),
+               cq.stop_policy, self.compiler.inactive(cq), self.compiler.namespace_ok(cq, wl.namespace))
+        pod_sets = tuple((ps.name, tuple(sorted((r, q > 0) for r, q in ps.requests.items())),
+                          tuple(sorted(ps.node_selector.items())), ps.node_affinity, ps.tolerations, ps.topology)
+                         for ps in wl.pod_sets)
+        return (cqs, wl.active, pod_sets)
 
     def _loaded_shape(self, wl: Workload) -> Loaded:
         shape = self._shape(wl)
         got = self._shapes.get(shape)
-        if got is None:
-            if len(self._shapes) >= MAX_SHAPES:
-                self._reset_solver()
-            prob = self.compiler.problem(wl, self.usage, "folded", tag=f"s{self._shape_ids}")
-            self._shape_ids += 1
-            got = self.load(prob, make_solver(self.limits))  # one small solver per shape
-            self._shapes[shape] = got
+        if got is not None:
+            self._shapes.move_to_end(shape)
+            return got
+        while len(self._shapes) >= MAX_SHAPES:  # least recently used first: Z3 solvers are heavy
+            _, old = self._shapes.popitem(last=False)
+            self._memo = {k: v for k, v in self._memo.items() if k[0] != id(old)}
+        prob = self.compiler.problem(wl, self.usage, "shared", tag=f"s{self._shape_ids}")
+        self._shape_ids += 1
+        got = self.load(prob, make_solver(self.limits))  # one small solver per shape
+        self._shapes[shape] = got
         return got
 
     def _reset_solver(self) -> None:
@@ -239,20 +251,21 @@ class Session:
         Raises SolverUnknown if any check is unknown."""
         loaded = self._loaded_shape(wl)
         prob = loaded.problem
-        if prob.cluster_queue is None:
+        cq = self.index.cluster_queue_of(wl)
+        if prob.cluster_queue is None or cq is None:
             return None, prob
-        numbers = prob.number_values(self.compiler, self.usage)
-        full = {pv.pod_set.name: pv.pod_set.count for pv in prob.pod_sets}
-        got = self._assign_with_counts(loaded, numbers, full)
-        if got is None and any(pv.pod_set.min_count is not None and pv.pod_set.min_count < pv.pod_set.count
-                               for pv in prob.pod_sets):
-            got = self._partial(loaded, numbers)
+        numbers = prob.number_values(self.compiler, self.usage, cq.name)
+        full = {ps.name: ps.count for ps in wl.pod_sets}
+        got = self._assign_with_counts(loaded, wl, cq, numbers, full)
+        if got is None and any(ps.min_count is not None and ps.min_count < ps.count for ps in wl.pod_sets):
+            got = self._partial(loaded, wl, cq, numbers)
         return got, prob
 
-    def _partial(self, loaded: Loaded, numbers: dict[str, int]) -> Assignment | None:
+    def _partial(self, loaded: Loaded, wl: Workload, cq: ClusterQueue,
+                 numbers: dict[str, int]) -> Assignment | None:
         """Kueue's partial admission (PodSetReducer): reduce the pod sets that have a min_count
         together, each by floor(delta * k / total deltas), binary-searching the least k that fits."""
-        pss = [pv.pod_set for pv in loaded.problem.pod_sets]
+        pss = list(wl.pod_sets)
         deltas = {ps.name: ps.count - ps.min_count if ps.min_count is not None else 0 for ps in pss}
         total = sum(deltas.values())
         if total <= 0 or any(d < 0 for d in deltas.values()):
@@ -262,24 +275,30 @@ class Session:
         while lo < hi:
             mid = (lo + hi) // 2
             counts = {ps.name: ps.count - deltas[ps.name] * mid // total for ps in pss}
-            got = self._assign_with_counts(loaded, numbers, counts)
+            got = self._assign_with_counts(loaded, wl, cq, numbers, counts)
             if got is not None:
                 best, hi = got, mid
             else:
                 lo = mid + 1
         return best
 
-    def _assign_with_counts(self, loaded: Loaded, numbers: dict[str, int],
+    def _assign_with_counts(self, loaded: Loaded, wl: Workload, cq: ClusterQueue, numbers: dict[str, int],
                             counts: dict[str, int]) -> Assignment | None:
         prob = loaded.problem
         low = loaded.low
         assert low is not None
-        cq = prob.cluster_queue
-        assert cq is not None
         lits = list(loaded.lits.values())
         pins = dict(numbers)
+        own = {ps.name: ps for ps in wl.pod_sets}  # the workload's sizes; the problem may be shared
         for pv in prob.pod_sets:
-            pins[pv.count.name] = counts[pv.pod_set.name]  # type: ignore[attr-defined]
+            ps = own[pv.pod_set.name]
+            n = counts[ps.name]
+            pins[pv.count.name] = n  # type: ignore[attr-defined]
+            if pv.need is not None:
+                pins[pv.need.name] = ps.min_count if ps.min_count is not None else ps.count  # type: ignore[attr-defined]
+            per_pod = self.compiler.requests(ps, pv.group_of)
+            for res, var in pv.amounts.items():
+                pins[var.name] = self.compiler.units(res, per_pod[res]) * n
         fung = cq.flavor_fungibility
         tree = self.compiler.tree
         chosen: list[z3.BoolRef] = []
@@ -291,7 +310,7 @@ class Session:
             skips = [low(q.skip) for q in prob.pod_sets[i + 1:]]
             mine = [z3.Not(low(pv.skip))]
             flavors[pv.pod_set.name] = {}
-            requests = self.compiler.requests(pv.pod_set, pv.group_of)
+            requests = self.compiler.requests(own[pv.pod_set.name], pv.group_of)
             n = counts[pv.pod_set.name]
             for gi in sorted(pv.flavors):
                 group_res = sorted(r for r, g in pv.group_of.items() if g == gi)
@@ -347,13 +366,13 @@ class Session:
                 raise ValueError(f"{nid} declares no quota for {resource} in flavor {flavor}")
             saved.append((nid, fr, entry))
             tree.nodes[nid].quotas[fr] = replace(entry, **{fld: value})
-        tree.invalidate()
+        tree.invalidate(self.usage)
         try:
             yield self
         finally:
             for nid, fr, entry in reversed(saved):
                 tree.nodes[nid].quotas[fr] = entry
-            tree.invalidate()
+            tree.invalidate(self.usage)
 
 
 class _Scope:
