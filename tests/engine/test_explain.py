@@ -59,7 +59,7 @@ def apply_change(model, target_key, change):
         holder = oid.split("|")[1]
         return model.model_copy(update={"workloads": tuple(w for w in model.workloads if w.key != holder)})
     if change.kind == "tolerate" and oid.startswith("taint|"):
-        _, ps_name, _, taint = oid.split("|", 3)
+        _, ps_name, taint = oid.split("|", 2)
         key, effect = taint.split("=")[0].split(":")[0], taint.rsplit(":", 1)[1]
         return edit_target(lambda w: w.model_copy(update={"pod_sets": tuple(
             p.model_copy(update={"tolerations": p.tolerations + (

@@ -101,7 +101,11 @@ class Problem:
 
     def origins(self) -> dict[str, Origin]:
         """Every origin of the problem, by id."""
-        return {o.id: o for t in self.tracked for o in t.origins}
+        out: dict[str, Origin] = {}
+        for t in self.tracked:
+            for o in t.origins:
+                out.setdefault(o.id, o)  # the first statement of an id locates it
+        return out
 
 
 def untolerated_taints(ps: PodSet, flavor: ResourceFlavor):
@@ -294,6 +298,13 @@ class Compiler:
                 pv.flavors[gi] = choices
                 structure.append(T.implies(on, T.exactly_one(v for _, v in choices)))
                 structure.extend(T.implies(v, on) for _, v in choices)
+                # one statement per taint the pod set doesn't tolerate, whichever flavors carry it:
+                # a single toleration is the fix for all of them
+                tainted: dict[str, list[str]] = {}
+                for fname, _ in choices:
+                    if fname in ix.flavors:
+                        for taint in untolerated_taints(ps, ix.flavors[fname]):
+                            tainted.setdefault(str(taint), []).append(fname)
                 for fname, v in choices:
                     fl = ix.flavors.get(fname)
                     if fl is None:
@@ -301,8 +312,10 @@ class Compiler:
                               f"flavor `{fname}` is not defined", cq.span, T.not_(v))
                         continue
                     for taint in untolerated_taints(ps, fl):
-                        track(f"taint|{ps.name}|{fname}|{taint}", "taint",
-                              f"flavor `{fname}` has taint `{taint}`, which pod set `{ps.name}` doesn't tolerate",
+                        on_flavors = ", ".join(f"`{f}`" for f in tainted[str(taint)])
+                        track(f"taint|{ps.name}|{taint}", "taint",
+                              f"pod set `{ps.name}` doesn't tolerate taint `{taint}` of flavor{'s' if ',' in on_flavors else ''} "
+                              f"{on_flavors}",
                               fl.field_span("node_taints") or fl.span, T.not_(v),
                               Param(f"pod set `{ps.name}` of `{key}`", "tolerations", None, str(taint), "none"))
                     topo = topology_mismatch(ps, fl, ix)

@@ -15,6 +15,7 @@ from kadmit.quantity import format_quantity
 
 MAX_FIXES = 5
 MAX_PAIR_CHECKS = 60
+MAX_PER_KIND = 2  # fixes of one kind (e.g. "wait for"), so the handful shown is varied
 
 
 @dataclass(frozen=True)
@@ -104,33 +105,48 @@ def _without(loaded: Loaded, drop: set[str]) -> list[str]:
 
 def fixes(session: Session, loaded: Loaded, core: list[Origin]) -> list[Fix]:
     """Minimal correction sets of size one or two over the tracked statements, each with the
-    smallest change of its numbers, each verified by a re-solve."""
+    smallest change of its numbers, each verified by a re-solve. Candidates are tried in rank
+    order (cheapest kind of change first) and at most MAX_PER_KIND of a kind are kept, so a
+    handful of varied fixes comes out without working out every one."""
     origins = loaded.problem.origins()
     found: list[Fix] = []
+    per_kind: dict[str, int] = {}
     singles: set[str] = set()
-    for o in core:
-        if _relaxable(o) and session.ask(loaded, _without(loaded, {o.id})) == "sat":
-            fx = _make_fix(session, loaded, [o])
-            if fx is not None:
-                found.append(fx)
-                singles.add(o.id)
+
+    def room(kinds: list[str]) -> bool:
+        return len(found) < MAX_FIXES and all(per_kind.get(k, 0) < MAX_PER_KIND for k in kinds)
+
+    def keep(fx: Fix | None, relax: list[Origin]) -> None:
+        if fx is not None and fx.message not in {f.message for f in found}:
+            found.append(fx)
+            for o in relax:
+                per_kind[o.kind] = per_kind.get(o.kind, 0) + 1
+
+    for o in sorted(core, key=_rank_key):
+        if not _relaxable(o) or not room([o.kind]):
+            continue
+        if session.ask(loaded, _without(loaded, {o.id})) == "sat":
+            singles.add(o.id)
+            keep(_make_fix(session, loaded, [o]), [o])
     if len(found) < MAX_FIXES:
         budget = MAX_PAIR_CHECKS
-        pool = [o for o in core if _relaxable(o) and o.id not in singles]
+        pool = sorted((o for o in core if _relaxable(o) and o.id not in singles), key=_rank_key)
         core_ids = {o.id for o in core}
-        others = [origins[k] for k in sorted(loaded.lits) if k not in core_ids and _relaxable(origins[k])]
+        others = sorted((origins[k] for k in loaded.lits if k not in core_ids and _relaxable(origins[k])),
+                        key=_rank_key)
         for a, b in list(combinations(pool, 2)) + [(a, b) for a in pool for b in others]:
             if budget <= 0 or len(found) >= MAX_FIXES:
                 break
+            if not room([a.kind, b.kind]):
+                continue
             budget -= 1
             if session.ask(loaded, _without(loaded, {a.id, b.id})) == "sat":
-                fx = _make_fix(session, loaded, [a, b])
-                if fx is not None:
-                    found.append(fx)
-    unique: dict[str, Fix] = {}
-    for f in sorted(found, key=lambda f: f.rank):
-        unique.setdefault(f.message, f)
-    return list(unique.values())[:MAX_FIXES]
+                keep(_make_fix(session, loaded, [a, b]), [a, b])
+    return sorted(found, key=lambda f: f.rank)
+
+
+def _rank_key(o: Origin) -> tuple:
+    return (_KIND_RANK.get(o.kind, 9), o.id)
 
 
 def _relaxable(o: Origin) -> bool:

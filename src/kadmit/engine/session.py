@@ -21,6 +21,7 @@ from kadmit.engine.compile import Compiler, Problem
 from kadmit.engine.quota import FR, Usage
 from kadmit.engine.symbolic import Holder
 from kadmit.engine.z3backend import Limits, Lowering, Outcome, make_solver, outcome
+from kadmit.engine.z3backend import check as fast_check
 from kadmit.index import ModelIndex, admitted_usage
 from kadmit.model import ClusterQueue, Model, Workload
 
@@ -128,7 +129,7 @@ class Session:
 
     def check(self, *assumptions: z3.BoolRef, solver: z3.Solver | None = None) -> Outcome:
         t0 = time.perf_counter()
-        r = outcome((solver or self.solver).check(*assumptions))
+        r = outcome(fast_check(solver or self.solver, assumptions))
         self.stats.seconds += time.perf_counter() - t0
         self.stats.checks += 1
         if r == "unknown":

@@ -144,6 +144,17 @@ def _num(v: int) -> str:
     return str(v) if v >= 0 else f"(- {-v})"
 
 
+def check(solver: z3.Solver, assumptions) -> z3.CheckSatResult:
+    """`solver.check(*assumptions)` without z3.py's per-assumption casting, which cost more than
+    solving on small problems; every assumption here is already a Boolean constant or its negation."""
+    n = len(assumptions)
+    arr = (z3.Ast * n)()
+    for i, a in enumerate(assumptions):
+        arr[i] = a.as_ast()
+    r = z3.Z3_solver_check_assumptions(solver.ctx.ref(), solver.solver, n, arr)
+    return z3.CheckSatResult(r)
+
+
 def outcome(r: z3.CheckSatResult) -> Outcome:
     if r == z3.sat:
         return "sat"

@@ -72,16 +72,29 @@ def check_usage(index: ModelIndex, diags: Diagnostics) -> None:
         if fl.name not in used:
             diags.emit(UNUSED_FLAVOR, f"flavor `{fl.name}` is not used by any cluster queue or cohort",
                        fl.field_span("name"))
+    labels = [ns.effective_labels() for ns in index.namespaces.values()]
+    by_label: dict[tuple[str, str], int] = {}  # (key, value) -> namespaces carrying it
+    for lab in labels:
+        for kv in lab.items():
+            by_label[kv] = by_label.get(kv, 0) + 1
     for cq in index.cluster_queues.values():
         sel = cq.namespace_selector
         if sel is None:
             diags.emit(NIL_SELECTOR, f"cluster queue `{cq.name}` has no namespace selector, so it matches no "
                        f"namespace", cq.field_span("name"),
                        help="use `namespaces = all` (`namespaceSelector: {}`) to admit from every namespace")
-        elif model.namespaces and not any(sel.matches(ns.effective_labels()) for ns in index.namespaces.values()):
+        elif model.namespaces and not _selects_some(sel, labels, by_label):
             diags.emit(SELECTOR_MATCHES_NOTHING,
                        f"the namespace selector of cluster queue `{cq.name}` matches none of the declared namespaces",
                        cq.field_span("namespace_selector"))
+
+
+def _selects_some(sel, labels: list[dict[str, str]], by_label: dict[tuple[str, str], int]) -> bool:
+    """Whether the selector matches a declared namespace; a label no namespace carries rules it out
+    without looking at each namespace."""
+    if any(kv not in by_label for kv in sel.match_labels.items()):
+        return False
+    return any(sel.matches(lab) for lab in labels)
 
 
 def check_requirement(req: Requirement, where: str, node_affinity: bool, at: Span | None,
