@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -93,16 +92,5 @@ class SourceMap:
             return lines[line - 1]
         return None
 
-    def paths(self) -> list[str]:
-        return sorted(self._texts)
-
     def __contains__(self, path: Any) -> bool:
         return path in self._texts
-
-
-def display_path(path: Path, root: Path | None = None) -> str:
-    """The path as users wrote it, relative to the working directory where possible."""
-    try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(path)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from kadmit.diagnostics import KAD001, KAD002, KAD003, KAD004, Diagnostics
 from kadmit.model import Fragment, Model, merge
@@ -158,6 +157,3 @@ def load(paths: list[str], *, limits: Limits | None = None, validate: bool = Tru
     return Workspace(model=model, sources=sources, diagnostics=diags,
                      files=[display_name(f) for f in files], input_error=failed or reader.failed)
 
-
-ReadText = Callable[[Path, "Span | None"], "str | None"]
-DisplayName = Callable[[Path], str]

@@ -1,7 +1,6 @@
 """Explanations: every reported core is unsatisfiable and minimal; every reported fix admits."""
 
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from kadmit.engine.decide import explain_decision, why
 from kadmit.engine.explain import symbolic_problem
@@ -89,8 +88,8 @@ def check_explanations(model):
         loaded = session.load(symbolic_problem(session, d.workload), make_solver(session.limits))
         goal = loaded.goal()
         relaxed: set[str] = set()
-        for group in result.blame_groups:
-            ids = [o.id for o in group]
+        for blamed in result.blame_groups:
+            ids = [o.id for o in blamed]
             lits = [loaded.lits[i] for i in ids]
             assert session.check(*goal, *lits, solver=loaded.solver) == "unsat", (key, ids)
             for i in range(len(lits)):

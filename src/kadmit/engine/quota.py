@@ -188,11 +188,6 @@ class QuotaTree:
             cur = self.nodes[cur].parent
         return self.height(last) if last else 0
 
-    def borrows(self, cq: str, fr: FR, cq_usage: "Usage", extra: int) -> bool:
-        """Whether a cluster queue is above its own nominal quota once `extra` is added."""
-        nid = node_id(cq, False)
-        return cq_usage.get(cq, fr) + extra > self.subtree(nid, fr)
-
 
 class Usage:
     """Admitted usage per cluster queue and flavor-resource; copied, never shared, between decisions."""

@@ -98,7 +98,6 @@ class Session:
         self.limits = limits or Limits()
         self.index = ModelIndex(model)
         self.compiler = Compiler(model, self.index)
-        self.solver = make_solver(self.limits)
         self.stats = Stats()
         self._shapes: OrderedDict[tuple, Loaded] = OrderedDict()
         self._shape_ids = 0
@@ -127,20 +126,20 @@ class Session:
 
     # --- solving ----------------------------------------------------------------------------------
 
-    def check(self, *assumptions: z3.BoolRef, solver: z3.Solver | None = None) -> Outcome:
+    def check(self, *assumptions: z3.BoolRef, solver: z3.Solver) -> Outcome:
         t0 = time.perf_counter()
-        r = outcome(fast_check(solver or self.solver, assumptions))
+        r = outcome(fast_check(solver, assumptions))
         self.stats.seconds += time.perf_counter() - t0
         self.stats.checks += 1
         if r == "unknown":
             self.stats.unknown += 1
         return r
 
-    def load(self, prob: Problem, solver: z3.Solver | None = None) -> Loaded:
-        """Assert a problem (in `solver`, or the session's in its current scope): structure plainly,
-        each origin behind a literal; sent to Z3 as one SMT-LIB script."""
+    def load(self, prob: Problem, solver: z3.Solver) -> Loaded:
+        """Assert a problem in `solver`: structure plainly, each origin behind a literal; sent to Z3
+        as one SMT-LIB script."""
         low = Lowering()
-        s = solver or self.solver
+        s = solver
         loaded = Loaded(prob, low=low, solver=s)
         lines = [low.smt(t) for t in prob.structure]
         for tr in prob.tracked:
@@ -183,9 +182,6 @@ class Session:
         assert loaded.solver is not None
         names = {str(c) for c in loaded.solver.unsat_core()}
         return {oid for oid, lit in loaded.lits.items() if str(lit) in names}
-
-    def scope(self) -> "_Scope":
-        return _Scope(self.solver)
 
     # --- deciding one workload as Kueue's flavor assigner does ------------------------------------
 
@@ -374,21 +370,3 @@ class Session:
             for nid, fr, entry in reversed(saved):
                 tree.nodes[nid].quotas[fr] = entry
             tree.invalidate(self.usage)
-
-
-class _Scope:
-    def __init__(self, solver: z3.Solver) -> None:
-        self.solver = solver
-
-    def __enter__(self) -> z3.Solver:
-        self.solver.push()
-        return self.solver
-
-    def __exit__(self, *exc) -> None:
-        self.solver.pop()
-
-
-def iter_pending(model: Model) -> Iterator[Workload]:
-    for wl in sorted(model.workloads, key=lambda w: w.key):
-        if wl.admission is None and not wl.finished:
-            yield wl

@@ -145,11 +145,6 @@ def max0(a: IntLike) -> Term:
     return Max0(a)
 
 
-def minimum(*args: IntLike) -> Term:
-    ts = [const(a) for a in args]
-    return ts[0] if len(ts) == 1 else Min(tuple(ts))
-
-
 def and_(*args: Term) -> Term:
     xs = [a for a in args if not (isinstance(a, BoolConst) and a.value)]
     if any(isinstance(a, BoolConst) and not a.value for a in xs):
@@ -218,30 +213,3 @@ def evaluate(t: Term, env: Mapping[str, int | bool]) -> int | bool:
             return (not vals[0]) or vals[1]
         return vals[0] == vals[1]
     raise TypeError(f"unknown term {t!r}")
-
-
-def variables(terms: Iterable[Term]) -> dict[str, Term]:
-    """Every variable below `terms`, by name."""
-    out: dict[str, Term] = {}
-    stack = list(terms)
-    seen: set[int] = set()
-    while stack:
-        t = stack.pop()
-        if id(t) in seen:
-            continue
-        seen.add(id(t))
-        if isinstance(t, (IntVar, BoolVar)):
-            out[t.name] = t
-        elif isinstance(t, Sum):
-            stack.extend(x for _, x in t.parts)
-        elif isinstance(t, Ite):
-            stack.extend((t.cond, t.then, t.other))
-        elif isinstance(t, Max0):
-            stack.append(t.arg)
-        elif isinstance(t, Min):
-            stack.extend(t.args)
-        elif isinstance(t, Cmp):
-            stack.extend((t.left, t.right))
-        elif isinstance(t, BoolOp):
-            stack.extend(t.args)
-    return out
