@@ -142,14 +142,20 @@ def cohort(d: Decl, diags: Diagnostics) -> Cohort:
     if (a := f.get("parent")) is not None:
         spans["parent"] = a.value.span
         kw["parent"] = name_of(a.value, "`parent`", diags)
+    groups = _shared_quota_fields(f, what, spans, kw, diags)
+    return Cohort(name=d.label.value, resource_groups=tuple(groups), span=d.span,
+                  spans=Spans(items=spans), **kw)
+
+
+def _shared_quota_fields(f: Fields, what: str, spans: dict[str, Span], kw: dict,
+                         diags: Diagnostics) -> list:
+    """What cohorts and cluster queues write alike: `fair_sharing` and `resources` blocks."""
     if (b := f.block("fair_sharing")) is not None:
         spans["fair_sharing"] = b.span
         kw["fair_sharing"] = fair_sharing(b, what, diags)
-    groups = [resource_group(r, diags) for r in f.resources]
     for i, r in enumerate(f.resources):
         spans[f"resource_groups.{i}"] = r.span
-    return Cohort(name=d.label.value, resource_groups=tuple(groups), span=d.span,
-                  spans=Spans(items=spans), **kw)
+    return [resource_group(r, diags) for r in f.resources]
 
 
 def _requirement(m: Match, ops: dict[str, str], diags: Diagnostics) -> Requirement | None:
@@ -267,12 +273,7 @@ def cluster_queue(d: Decl, diags: Diagnostics) -> ClusterQueue:
     if (b := f.block("flavor_fungibility")) is not None:
         spans["flavor_fungibility"] = b.span
         kw["flavor_fungibility"] = fungibility(b, diags)
-    if (b := f.block("fair_sharing")) is not None:
-        spans["fair_sharing"] = b.span
-        kw["fair_sharing"] = fair_sharing(b, what, diags)
-    groups = [resource_group(r, diags) for r in f.resources]
-    for i, r in enumerate(f.resources):
-        spans[f"resource_groups.{i}"] = r.span
+    groups = _shared_quota_fields(f, what, spans, kw, diags)
     return ClusterQueue(name=d.label.value, resource_groups=tuple(groups), span=d.span,
                         spans=Spans(items=spans), **{k: v for k, v in kw.items()
                                                       if v is not None or k == "namespace_selector"})
