@@ -4,7 +4,7 @@ correction sets with the smallest change of each number)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from itertools import combinations
+from itertools import chain, combinations
 
 from kadmit.engine import terms as T
 from kadmit.engine.compile import Origin, Problem
@@ -134,7 +134,7 @@ def fixes(session: Session, loaded: Loaded, core: list[Origin]) -> list[Fix]:
         core_ids = {o.id for o in core}
         others = sorted((origins[k] for k in loaded.lits if k not in core_ids and _relaxable(origins[k])),
                         key=_rank_key)
-        for a, b in list(combinations(pool, 2)) + [(a, b) for a in pool for b in others]:
+        for a, b in chain(combinations(pool, 2), ((a, b) for a in pool for b in others)):
             if budget <= 0 or len(found) >= MAX_FIXES:
                 break
             if not room([a.kind, b.kind]):

@@ -47,7 +47,9 @@ def symbolic_quota(compiler: "Compiler", cq: ClusterQueue, requested: dict[FR, T
     from kadmit.engine.compile import Origin, Param, Tracked
 
     tree = compiler.tree
-    stmts = compiler.__dict__.setdefault("_quota_statements", quota_statements(compiler))
+    stmts = compiler.__dict__.get("_quota_statements")
+    if stmts is None:  # once per compiler: every quota statement by node and flavor-resource
+        stmts = compiler.__dict__["_quota_statements"] = quota_statements(compiler)
     out: list[Tracked] = []
     cq_nid = node_id(cq.name, False)
     path = tree.path(cq_nid)
