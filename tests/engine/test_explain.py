@@ -54,6 +54,10 @@ def apply_change(model, target_key, change):
         return edit_target(lambda w: w.model_copy(update={"pod_sets": tuple(
             p.model_copy(update={"min_count": int(change.new)}) if p.name == ps_name else p
             for p in w.pod_sets)}))
+    if change.kind == "wait" and oid.startswith("usage|cq:"):
+        cq = oid.split("|")[1].split(":", 1)[1]
+        return model.model_copy(update={"workloads": tuple(
+            w for w in model.workloads if not (w.admission and w.admission.cluster_queue == cq))})
     if change.kind == "wait" and oid.startswith("usage|"):
         holder = oid.split("|")[1]
         return model.model_copy(update={"workloads": tuple(w for w in model.workloads if w.key != holder)})
@@ -138,3 +142,18 @@ def test_why_is_deterministic():
     assert [o.message for o in a.blame] == [o.message for o in b.blame]
     assert [f.message for f in a.fixes] == [f.message for f in b.fixes]
     assert any("min_count" in f.message for f in a.fixes)
+
+
+def test_many_holders_are_blamed_per_cluster_queue():
+    """Past GROUP_HOLDERS_OVER holders in a cohort tree, usage is one statement per queue, and the
+    core and fixes still check out."""
+    held = [admitted(workload(f"h{i:02d}", pod_set(cpu=1), queue="a" if i % 2 else "b", minute=i),
+                     "a" if i % 2 else "b", {"cpu": "f"}) for i in range(30)]
+    model = build(cohort("c"), cluster_queue("a", group(fq("f", cpu=15)), cohort="c"),
+                  cluster_queue("b", group(fq("f", cpu=15)), cohort="c"),
+                  *held, workload("late", pod_set(cpu=2), queue="a", minute=60))
+    r = why(model, "default/late")
+    usage = [o for o in r.blame if o.kind == "usage"]
+    assert usage and all("admitted workloads in cluster queue" in o.message for o in usage)
+    assert any("wait for the workloads admitted to cluster queue" in f.message for f in r.fixes)
+    assert check_explanations(model) >= 1

@@ -250,7 +250,8 @@ def _describe(c: Change) -> str:
     if c.kind == "lower":
         return f"lower `min_count` of {c.subject} to {c.new}: it is admitted with {c.new} pods"
     if c.kind == "wait":
-        return f"wait for {c.subject} to finish (or preempt it)"
+        many = c.subject.startswith("the workloads")
+        return f"wait for {c.subject} to finish (or preempt {'them' if many else 'it'})"
     if c.kind == "tolerate":
         return f"add a toleration for `{c.new}` to {c.subject}"
     if c.kind == "create":

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from kadmit.engine.compile import Compiler, Tracked
 
 BIG = 10**15
+GROUP_HOLDERS_OVER = 24  # above this many holders in a cohort tree, blame usage per cluster queue
 
 
 @dataclass(frozen=True)
@@ -112,19 +113,39 @@ def symbolic_quota(compiler: "Compiler", cq: ClusterQueue, requested: dict[FR, T
             return T.max0(T.sub(subtree(nid), lend))
 
         cq_usage: dict[str, list[T.Term]] = {}
-        for h in holders:
-            amt = h.amounts.get(fr, 0)
-            if amt <= 0 or tree.root(node_id(h.cluster_queue, False)) != root:
-                continue
-            v = T.IntVar(f"u|{h.workload}|{fname}|{res}", 0, u(amt))
-            verb = "was admitted earlier in this run and" if h.new else ""
-            out.append(Tracked(
-                Origin(f"usage|{h.workload}|{fname}|{res}", "usage",
-                       f"admitted workload `{h.workload}` {verb} holds {q(amt)} `{res}` of flavor `{fname}` "
-                       f"in cluster queue `{h.cluster_queue}`".replace("  ", " "),
-                       h.span, Param(f"workload `{h.workload}`", "usage", amt, res, "remove")),
-                T.eq(v, u(amt))))
-            cq_usage.setdefault(h.cluster_queue, []).append(v)
+        mine = [h for h in holders if h.amounts.get(fr, 0) > 0
+                and tree.root(node_id(h.cluster_queue, False)) == root]
+        if len(mine) <= GROUP_HOLDERS_OVER:
+            for h in mine:
+                amt = h.amounts[fr]
+                v = T.IntVar(f"u|{h.workload}|{fname}|{res}", 0, u(amt))
+                verb = "was admitted earlier in this run and" if h.new else ""
+                out.append(Tracked(
+                    Origin(f"usage|{h.workload}|{fname}|{res}", "usage",
+                           f"admitted workload `{h.workload}` {verb} holds {q(amt)} `{res}` of flavor "
+                           f"`{fname}` in cluster queue `{h.cluster_queue}`".replace("  ", " "),
+                           h.span, Param(f"workload `{h.workload}`", "usage", amt, res, "remove")),
+                    T.eq(v, u(amt))))
+                cq_usage.setdefault(h.cluster_queue, []).append(v)
+        else:
+            # Many holders: one statement per cluster queue's admitted usage, so a core stays as
+            # small as the cohort tree; the message names how many workloads and the largest ones.
+            by_cq: dict[str, list[Holder]] = {}
+            for h in mine:
+                by_cq.setdefault(h.cluster_queue, []).append(h)
+            for name, hs in sorted(by_cq.items()):
+                amt = sum(h.amounts[fr] for h in hs)
+                top = sorted(hs, key=lambda h: (-h.amounts[fr], h.workload))[:3]
+                v = T.IntVar(f"u|cq:{name}|{fname}|{res}", 0, u(amt))
+                named = ", ".join(f"`{h.workload}`" for h in top) + (", …" if len(hs) > len(top) else "")
+                out.append(Tracked(
+                    Origin(f"usage|cq:{name}|{fname}|{res}", "usage",
+                           f"{len(hs)} admitted workloads in cluster queue `{name}` hold {q(amt)} `{res}` of "
+                           f"flavor `{fname}` ({named})", node_span(compiler, node_id(name, False)),
+                           Param(f"the workloads admitted to cluster queue `{name}`", "usage", amt, res,
+                                 "remove")),
+                    T.eq(v, u(amt))))
+                cq_usage[name] = [v]
 
         def usage_of(nid: str, with_request: bool) -> T.Term:
             node = tree.nodes[nid]
