@@ -281,6 +281,7 @@ class PodSetAssignment(Obj):
     flavors: dict[str, str] = {}  # resource -> flavor
     count: int
     usage: Quantities = {}  # total over the pod set; empty means count x requests
+    placement: dict[str, int] = {}  # node -> pods, where known (Kueue's topology assignment)
 
 
 class Admission(Obj):

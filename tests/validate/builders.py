@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kadmit.model import (Admission, Cohort, ClusterQueue, FairSharing, FlavorQuotas, LabelSelector,
+from kadmit.model import (Node, Admission, Cohort, ClusterQueue, FairSharing, FlavorQuotas, LabelSelector,
                           LocalQueue, Model, Namespace, PodSet, PodSetAssignment, PriorityClass,
                           ResourceFlavor, ResourceGroup, ResourceQuota, Rule, Topology, Workload)
 from kadmit.source import Span, Spans
@@ -107,7 +107,7 @@ def model(*objects, **kw) -> Model:
     """A model from objects (builders are built), sorted into their kinds."""
     kinds = {ClusterQueue: "cluster_queues", Cohort: "cohorts", ResourceFlavor: "flavors",
              Topology: "topologies", LocalQueue: "local_queues", PriorityClass: "priority_classes",
-             Namespace: "namespaces", Workload: "workloads", Rule: "rules"}
+             Namespace: "namespaces", Workload: "workloads", Rule: "rules", Node: "nodes"}
     out: dict[str, list] = {k: [] for k in kinds.values()}
     for obj in objects:
         if isinstance(obj, _Grouped):

@@ -9,6 +9,8 @@ from kadmit.model import (BorrowWithinCohort, ClusterQueue, FlavorQuotas, NodeSe
                           ResourceGroup, ResourceQuota, Taint, TopologyRequest)
 from kadmit.validate import validate
 
+from kadmit.model import Node
+
 from .builders import (FairSharing, GPU, LabelSelector, LocalQueue, Namespace, PriorityClass, Topology, admitted,
                        assign, base_objects, cohort, cq, flavor, fq, model, pod_set, span, with_spans, workload)
 
@@ -153,6 +155,14 @@ CASES = [
     ("selector matches nothing", base(cq=team_a(selector=LabelSelector(match_labels={"team": "b"}))),
      "KAD271", "`team-a`"),
     ("nil selector", base(cq=team_a(selector=None)), "KAD272", "no namespace selector"),
+    # placements of admitted workloads
+    ("placement that doesn't add up", base(wl=workload("job", admission=admitted(
+        "team-a", assign("main", 2, cpu="h100").model_copy(update={"placement": {"n-1": 1}})))),
+     "KAD290", "placed with 1"),
+    ("placement on an unknown node", base(
+        wl=workload("job", admission=admitted(
+            "team-a", assign("main", 2, cpu="h100").model_copy(update={"placement": {"n-9": 2}}))),
+        extra=[Node(name="n-1")]), "KAD291", "`n-9`"),
 ]
 
 for _ in range(16):

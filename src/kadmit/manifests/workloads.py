@@ -94,6 +94,27 @@ def _conditions(f: Fields, status: Val | None) -> dict[str, bool]:
     return out
 
 
+HOSTNAME = "kubernetes.io/hostname"
+
+
+def _topology_assignment(f: Fields, psa: Val) -> dict[str, int]:
+    """Pods per node from Kueue's `topologyAssignment` (levels + domains of values and counts),
+    when its lowest level is the hostname; other forms say nothing about nodes."""
+    ta = f.map(psa, "topologyAssignment")
+    if ta is None:
+        return {}
+    levels = f.strs(ta, "levels")
+    if not levels or levels[-1] != HOSTNAME:
+        return {}
+    out: dict[str, int] = {}
+    for dom in f.maps(ta, "domains"):
+        values = f.strs(dom, "values")
+        count = f.int(dom, "count", lo=0, default=0)
+        if len(values) == len(levels) and count:
+            out[values[-1]] = out.get(values[-1], 0) + count
+    return dict(sorted(out.items()))
+
+
 def _admission(f: Fields, status: Val | None, pod_sets: tuple[PodSet, ...]) -> Admission | None:
     adm = f.map(status, "admission")
     if adm is None:
@@ -109,8 +130,9 @@ def _admission(f: Fields, status: Val | None, pod_sets: tuple[PodSet, ...]) -> A
         usage = {r: q for r, q in usage.items() if q}
         if declared is not None and usage == {r: q * count for r, q in declared.requests.items()}:
             usage = {}  # what the model derives from count x requests anyway
+        placement = _topology_assignment(f, psa)
         assignments.append(PodSetAssignment(name=name, flavors=flavors, count=count, usage=usage,
-                                            span=f.span(psa),
+                                            placement=placement, span=f.span(psa),
                                             spans=f.spans({"count": f.field(psa, "count"),
                                                            "flavors": f.field(psa, "flavors")})))
     return Admission(cluster_queue=f.str(adm, "clusterQueue", required=True, what="an admission"),

@@ -173,3 +173,18 @@ def model_inventory(model: Model, extra_usage: Mapping[str, Mapping[str, int]] |
                     diags: Diagnostics | None = None) -> Inventory:
     """`build_inventory` over a model's nodes and pods."""
     return build_inventory(model.nodes, model.pods, extra_usage, diags)
+
+
+def placement_usage(model: Model) -> dict[str, dict[str, int]]:
+    """What admitted workloads with a known placement take from each node: pods x per-pod
+    requests, one `pods` each. A caller whose inputs also hold those workloads' bound Pods should
+    count one or the other, not both (the model doesn't tie pods to workloads)."""
+    out: dict[str, dict[str, int]] = {}
+    for wl in sorted(model.workloads, key=lambda w: w.key):
+        if not wl.admitted or wl.admission is None:
+            continue
+        requests = {ps.name: ps.requests for ps in wl.pod_sets}
+        for psa in wl.admission.pod_sets:
+            for node, pods in sorted(psa.placement.items()):
+                out[node] = add(out.get(node, {}), pod_usage(requests.get(psa.name, {}), pods))
+    return out

@@ -131,7 +131,7 @@ def admission(b: Block, pod_sets: dict[str, PodSet], diags: Diagnostics) -> Admi
 
 def _assignment(pg: Block, ps: PodSet | None, diags: Diagnostics) -> PodSetAssignment | None:
     name = pg.label.value
-    f = Fields(f"admitted pod_group `{name}`", pg.members, ["count", "flavor", "flavors"], [], diags)
+    f = Fields(f"admitted pod_group `{name}`", pg.members, ["count", "flavor", "flavors", "nodes"], [], diags)
     if ps is None:
         diags.emit(codes.BAD_NAME, f"the workload has no pod_group `{name}`", pg.label.span)
         return None
@@ -160,7 +160,15 @@ def _assignment(pg: Block, ps: PodSet | None, diags: Diagnostics) -> PodSetAssig
     else:
         diags.emit(codes.MISSING_FIELD, f"admitted pod_group `{name}` needs `flavor = NAME` or `flavors = {{ … }}`",
                    pg.label.span)
-    return PodSetAssignment(name=name, flavors=flavors, count=count, span=pg.span, spans=Spans(items=spans))
+    placement: dict[str, int] = {}
+    if (a := f.get("nodes")) is not None:  # where its pods run: { "node-1" = 4, … }
+        spans["placement"] = a.value.span
+        for key, val in map_entries(a.value, "`nodes`", diags) or []:
+            if (n := int_of(val, f"the pods on `{key.value}`", diags, low=0, high=COUNT_MAX)) is not None:
+                placement[key.value] = n
+                spans[f"placement.{key.value}"] = val.span
+    return PodSetAssignment(name=name, flavors=flavors, count=count, placement=placement, span=pg.span,
+                            spans=Spans(items=spans))
 
 
 def workload(d: Decl, diags: Diagnostics) -> Workload | None:

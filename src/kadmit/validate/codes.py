@@ -255,3 +255,11 @@ BAD_WEIGHT = register(
 UNKNOWN_RESOURCE = register(
     "KAD289", "unknown resource in a rule", "warning",
     "A rule names a resource that no queue, pod set or node mentions; it is always 0.")
+PLACEMENT_COUNT = register(
+    "KAD290", "placement doesn't add up", "warning",
+    "An admitted pod set's node placement (`nodes = { … }`, Kueue's topologyAssignment) places a "
+    "different number of pods than its admitted count.")
+PLACEMENT_UNKNOWN_NODE = register(
+    "KAD291", "placement on an unknown node", "warning",
+    "An admitted pod set is placed on a node the inputs don't declare, so its usage of that node "
+    "can't be counted.")

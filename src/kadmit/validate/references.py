@@ -5,7 +5,7 @@ from __future__ import annotations
 from kadmit.diagnostics import Diagnostics, did_you_mean
 from kadmit.index import ModelIndex, resolve_level
 from kadmit.model import ClusterQueue, Cohort, PodSet, Workload
-from kadmit.validate.codes import (ADMISSION_COUNT, ADMITTED_UNKNOWN_CLUSTER_QUEUE, ADMITTED_UNKNOWN_FLAVOR,
+from kadmit.validate.codes import (PLACEMENT_COUNT, PLACEMENT_UNKNOWN_NODE, ADMISSION_COUNT, ADMITTED_UNKNOWN_CLUSTER_QUEUE, ADMITTED_UNKNOWN_FLAVOR,
                                    ADMITTED_UNKNOWN_POD_SET, COHORT_PARENT_TYPO, NO_TOPOLOGY_FLAVOR,
                                    UNKNOWN_CLUSTER_QUEUE, UNKNOWN_FLAVOR, UNKNOWN_LOCAL_QUEUE,
                                    UNKNOWN_PRIORITY_CLASS, UNKNOWN_PRIORITY_CLASS_WITH_VALUE,
@@ -111,6 +111,17 @@ def _check_admission(wl: Workload, index: ModelIndex, diags: Diagnostics) -> Non
                 diags.emit(ADMISSION_COUNT,
                            f"pod set `{psa.name}` of `{wl.key}` is admitted with count {psa.count}, "
                            f"outside {low}..{ps.count}", psa.field_span("count") or at)
+        if psa.placement:
+            placed = sum(psa.placement.values())
+            if placed != psa.count:
+                diags.emit(PLACEMENT_COUNT, f"pod set `{psa.name}` of `{wl.key}` is admitted with {psa.count} "
+                           f"pods but placed with {placed}", psa.field_span("placement") or at)
+            if index.model.nodes:
+                nodes = {n.name for n in index.model.nodes}
+                for node in sorted(set(psa.placement) - nodes):
+                    diags.emit(PLACEMENT_UNKNOWN_NODE, f"pod set `{psa.name}` of `{wl.key}` is placed on node "
+                               f"`{node}`, which is not declared", psa.spans.get(f"placement.{node}") or at,
+                               help=_help(node, nodes))
         for res in sorted(psa.flavors):
             fl = psa.flavors[res]
             where = psa.spans.get(f"flavors.{res}") or at

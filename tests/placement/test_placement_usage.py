@@ -1,0 +1,71 @@
+"""Admitted workloads' node placements, from both front ends, become node usage."""
+
+from kadmit.diagnostics import Diagnostics
+from kadmit.manifests import read_manifest_text
+from kadmit.model import merge
+from kadmit.placement.inventory import model_inventory, placement_usage
+from kadmit.syntax import parse_text
+
+KAD = """
+node n-1 { allocatable = { cpu = 8, pods = 10 } }
+node n-2 { allocatable = { cpu = 8, pods = 10 } }
+workload a/b {
+  queue = q
+  pod_group w { count = 3  requests = { cpu = 2 } }
+  admitted { cluster_queue = cq  pod_group w { count = 3  flavor = f  nodes = { "n-1" = 2, n-2 = 1 } } }
+}
+"""
+
+YAML = """
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: Workload
+metadata: {name: b, namespace: a, creationTimestamp: "2026-11-20T08:00:00Z"}
+spec:
+  queueName: q
+  podSets:
+  - name: w
+    count: 3
+    template:
+      spec:
+        containers:
+        - name: c
+          resources: {requests: {cpu: "2"}}
+status:
+  conditions:
+  - {type: QuotaReserved, status: "True"}
+  admission:
+    clusterQueue: cq
+    podSetAssignments:
+    - name: w
+      count: 3
+      flavors: {cpu: f}
+      topologyAssignment:
+        levels: ["cloud.example.com/rack", "kubernetes.io/hostname"]
+        domains:
+        - {values: ["r1", "n-1"], count: 2}
+        - {values: ["r1", "n-2"], count: 1}
+"""
+
+
+def test_kad_and_manifest_placements_agree_and_take_node_capacity():
+    d = Diagnostics()
+    kad = merge([parse_text(KAD, "p.kad", d)])
+    yml = read_manifest_text(YAML, "w.yaml", d)
+    assert not d.has_errors, [x.message for x in d]
+    kad_psa = kad.workloads[0].admission.pod_sets[0]
+    assert kad_psa.placement == {"n-1": 2, "n-2": 1}
+    assert yml.workloads[0].admission.pod_sets[0].placement == kad_psa.placement
+    usage = placement_usage(kad)
+    assert usage == {"n-1": {"cpu": 4000, "pods": 2000}, "n-2": {"cpu": 2000, "pods": 1000}}
+    inv = model_inventory(kad, usage)
+    assert inv.get("n-1").free["cpu"] == 4000 and inv.get("n-2").free["pods"] == 9000
+
+
+def test_a_rack_level_assignment_says_nothing_about_nodes():
+    text = YAML.replace('levels: ["cloud.example.com/rack", "kubernetes.io/hostname"]',
+                        'levels: ["cloud.example.com/rack"]').replace(
+        '- {values: ["r1", "n-1"], count: 2}\n        - {values: ["r1", "n-2"], count: 1}',
+        '- {values: ["r1"], count: 3}')
+    d = Diagnostics()
+    frag = read_manifest_text(text, "w.yaml", d)
+    assert frag.workloads[0].admission.pod_sets[0].placement == {}
