@@ -8,6 +8,7 @@ field name or a dotted path (e.g. `requests.nvidia.com/gpu`). Neither takes part
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timezone
 from typing import Annotated, Literal, Union
 
@@ -75,6 +76,17 @@ class Toleration(Obj):
         return self.value == taint.value
 
 
+_INT64 = re.compile(r"^[+-]?[0-9]+$")
+
+
+def _go_int64(text: str) -> int | None:
+    """Go's strconv.ParseInt(text, 10, 64), as Gt/Lt parse label values: sign and digits, in range."""
+    if not _INT64.match(text):
+        return None
+    value = int(text)
+    return value if -2**63 <= value < 2**63 else None
+
+
 class Requirement(Obj):
     """A label requirement: node selector terms (In/NotIn/Exists/DoesNotExist/Gt/Lt) and
     label selectors (In/NotIn/Exists/DoesNotExist)."""
@@ -95,9 +107,8 @@ class Requirement(Obj):
             return not present
         if not present or len(self.values) != 1:
             return False
-        try:
-            have, want = int(labels[self.key]), int(self.values[0])
-        except ValueError:
+        have, want = _go_int64(labels[self.key]), _go_int64(self.values[0])
+        if have is None or want is None:
             return False
         return have > want if self.operator == "Gt" else have < want
 
@@ -119,7 +130,8 @@ class NodeSelectorTerm(Obj):
     match_expressions: tuple[Requirement, ...] = ()
 
     def matches(self, labels: dict[str, str]) -> bool:
-        return all(r.matches(labels) for r in self.match_expressions)
+        """Expressions ANDed; as in Kubernetes, an empty term matches no node."""
+        return bool(self.match_expressions) and all(r.matches(labels) for r in self.match_expressions)
 
 
 # --- policy ---------------------------------------------------------------------------------

@@ -12,7 +12,6 @@ joined by `, ` and closed by `.`.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from dataclasses import dataclass
 from typing import Iterable, Mapping
@@ -25,7 +24,6 @@ REASON_AFFINITY = "node(s) didn't match Pod's node affinity/selector"
 REASON_TOO_MANY_PODS = "Too many pods"
 NO_NODES = "no nodes available to schedule pods"
 _NATIVE_ORDER = {PODS: 0, "cpu": 1, "memory": 2, "ephemeral-storage": 3}
-_INT64 = re.compile(r"^[+-]?[0-9]+$")
 
 
 @dataclass(frozen=True)
@@ -64,37 +62,14 @@ class PodTemplate:
                            tuple(pod_set.node_affinity), tuple(tolerations), tuple(f.name for f in flavors))
 
 
-def _int64(text: str) -> int | None:
-    """Go's strconv.ParseInt(text, 10, 64): an optional sign and decimal digits, in range."""
-    if not _INT64.match(text):
-        return None
-    value = int(text)
-    return value if -2**63 <= value < 2**63 else None
-
-
 def requirement_matches(req: Requirement, labels: Mapping[str, str]) -> bool:
     """A node selector requirement, as Kubernetes' label selectors evaluate it."""
-    present = req.key in labels
-    if req.operator == "In":
-        return present and labels[req.key] in req.values
-    if req.operator == "NotIn":
-        return not present or labels[req.key] not in req.values
-    if req.operator == "Exists":
-        return present
-    if req.operator == "DoesNotExist":
-        return not present
-    if len(req.values) != 1 or not present:
-        return False
-    have, want = _int64(labels[req.key]), _int64(req.values[0])
-    if have is None or want is None:
-        return False
-    return have > want if req.operator == "Gt" else have < want
+    return req.matches(labels)  # type: ignore[arg-type]  # only reads it
 
 
 def term_matches(term: NodeSelectorTerm, labels: Mapping[str, str]) -> bool:
     """A node selector term: its expressions ANDed; an empty term matches no node."""
-    exprs = term.match_expressions
-    return bool(exprs) and all(requirement_matches(r, labels) for r in exprs)
+    return term.matches(labels)  # type: ignore[arg-type]
 
 
 def tolerated(taint: Taint, tolerations: Iterable[Toleration]) -> bool:
