@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 from kadmit.model import (Admission, ClusterQueue, Cohort, FlavorFungibility, FlavorQuotas, LabelSelector,
-                          LocalQueue, Model, Namespace, NodeSelectorTerm, PodSet, PodSetAssignment,
+                          LocalQueue, Model, Namespace, Node, NodeSelectorTerm, Pod, PodSet, PodSetAssignment,
                           PriorityClass, Requirement, ResourceFlavor, ResourceGroup, ResourceQuota,
                           Taint, Toleration, Topology, TopologyRequest, Workload)
 from kadmit.quantity import parse_quantity
@@ -144,7 +144,8 @@ def build(*objects, namespaces: dict[str, dict[str, str]] | None = None, auto_qu
     return Model(flavors=tuple(flavors), cohorts=tuple(buckets.get(Cohort, [])), cluster_queues=tuple(cqs),
                  local_queues=tuple(lqs), namespaces=tuple(ns_objs), workloads=tuple(workloads),
                  priority_classes=tuple(buckets.get(PriorityClass, [])),
-                 topologies=tuple(buckets.get(Topology, [])))
+                 topologies=tuple(buckets.get(Topology, [])), nodes=tuple(buckets.get(Node, [])),
+                 pods=tuple(buckets.get(Pod, [])))
 
 
 def outcome(decisions) -> dict[str, object]:

@@ -10,7 +10,7 @@ from kadmit.engine.compile import Origin
 from kadmit.engine.explain import Fix, blame_groups, fixes, symbolic_problem
 from kadmit.engine.ordered import Decision, decide_ordered
 from kadmit.engine.reasons import (KAD501, KAD502, KAD503, KAD519, KAD520, KAD523, Reason,
-                                   flavor_reasons, gate_reasons)
+                                   flavor_reasons, gate_reasons, placement_reasons)
 from kadmit.engine.session import Session, SolverUnknown
 from kadmit.engine.z3backend import Limits, make_solver
 from kadmit.model import Model
@@ -67,7 +67,7 @@ def decision_reasons(session: Session, d: Decision) -> list[Reason]:
         return out
     if d.waiting_behind:
         return [Reason(KAD519, f"waiting behind {d.waiting_behind} (StrictFIFO)")]
-    out = flavor_reasons(session, wl)
+    out = flavor_reasons(session, wl) or placement_reasons(session, wl)
     if not out:
         out = [Reason(KAD523, "the workload fits on its own, but not after the workloads admitted "
                       "before it in Kueue's order")]

@@ -8,6 +8,10 @@ can't be nominated is set aside (BestEffortFIFO) or blocks its queue (StrictFIFO
 only grows, so a workload set aside or blocking never fits later in the run: the loop ends when no
 queue has a head left.
 
+Pod sets on flavors with a topology are placed on nodes as part of nomination (`placing`); a nominee
+with a placement is re-checked, and its placement recomputed with the flavors kept, once another
+workload took node capacity in the same cycle (Kueue's TASRecomputeAssignmentWithinSchedulingCycle).
+
 Timing choices (where Kueue's answer depends on its cycle timing): all pending workloads are present
 from the start; every cycle sees every queue's head; nothing finishes during the run.
 """
@@ -88,11 +92,12 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None) ->
             order = (got.height, -ix.priority(head), head.created, head.key)
             nominated.append((order, head, got))
         touched: set[str] = set()  # cohort roots that took an admission this cycle
+        placed = False  # a workload took node capacity this cycle (topology-aware scheduling)
         for _, head, got in sorted(nominated, key=lambda t: t[0]):
             name = got.cluster_queue
             root = session.compiler.tree.root(f"cq:{name}")
             now: Assignment | None = got
-            if root in touched:
+            if root in touched or (placed and got.placement is not None):
                 try:
                     now, _ = session.try_admit(head)
                 except SolverUnknown:
@@ -103,6 +108,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None) ->
                     continue  # no longer fits after this cycle's admissions: requeued, retried next cycle
             assert now is not None
             touched.add(root)
+            placed = placed or now.placement is not None
             session.commit(head, now)
             decisions[head.key] = Decision(head, True, name, now, cycle=cycle)
             queues[name].pop(0)

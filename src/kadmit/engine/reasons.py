@@ -42,6 +42,9 @@ KAD522 = register("KAD522", "flavor skipped", "note",
 KAD523 = register("KAD523", "not admitted in this run", "error",
                   "The workload fits on its own, but the workloads admitted before it in Kueue's order "
                   "took what it needed, or flavors were assigned greedily pod set by pod set.")
+KAD530 = register("KAD530", "topology doesn't fit", "error",
+                  "Quota admits the pod set, but topology-aware scheduling finds no placement on the flavor's "
+                  "nodes within its topology request: Kueue's `topology \"T\" allows to fit only F out of N pod(s)`.")
 
 
 @dataclass(frozen=True)
@@ -178,3 +181,12 @@ def _mismatch(session: Session, ps, fname: str) -> tuple[str, str] | None:
     if selector_conflicts(ps, fl):
         return (KAD513, f"flavor {fname} doesn't match node affinity")
     return None
+
+
+def placement_reasons(session: Session, wl: Workload) -> list[Reason]:
+    """The topology-aware placement failure of the workload's last try at full counts, in Kueue's words."""
+    f = session.placement_failures.get(wl.key)
+    if f is None:
+        return []
+    return [Reason(KAD530, f"couldn't assign flavors to pod set {f.pod_set}: {f.message}", f.pod_set,
+                   f.request.flavor)]

@@ -18,6 +18,7 @@ import z3
 
 from kadmit.engine import terms as T
 from kadmit.engine.compile import Compiler, Problem
+from kadmit.engine.placing import NodePool, PlacementFailure, WorkloadPlacement
 from kadmit.engine.quota import FR, Usage
 from kadmit.engine.symbolic import Holder
 from kadmit.engine.z3backend import Limits, Lowering, Outcome, make_solver, outcome
@@ -44,6 +45,7 @@ class Assignment:
     borrowing: bool
     usage: dict[FR, int]  # milli-units taken
     height: int = 0  # Kueue's borrowing height: 0 without borrowing
+    placement: WorkloadPlacement | None = None  # nodes of the pod sets that topology-aware scheduling placed
 
 
 @dataclass
@@ -104,6 +106,9 @@ class Session:
         self._memo: dict[tuple, Outcome] = {}
         self.usage = Usage()
         self.holders: dict[str, Holder] = {}
+        self.pool = NodePool(model, self.index)
+        self._tas = self.pool.active
+        self.placement_failures: dict[str, PlacementFailure] = {}  # workload -> last failure at full counts
         for wl in sorted(model.workloads, key=lambda w: w.key):
             if wl.admitted and wl.admission is not None:
                 amounts = admitted_usage(wl)
@@ -117,12 +122,15 @@ class Session:
         """Record `wl` as admitted with assignment `a` (its usage now counts)."""
         self.usage.add(a.cluster_queue, a.usage)
         self.holders[wl.key] = Holder(wl.key, a.cluster_queue, dict(a.usage), wl.span, new=True)
+        if a.placement is not None:
+            self.pool.commit(wl.key, a.placement)
 
     def finish(self, key: str) -> None:
         """An admitted workload finished: its usage is released."""
         h = self.holders.pop(key, None)
         if h is not None:
             self.usage.add(h.cluster_queue, {fr: -v for fr, v in h.amounts.items()})
+        self.pool.release(key)
 
     # --- solving ----------------------------------------------------------------------------------
 
@@ -334,7 +342,18 @@ class Session:
         # the whole workload: workload-wide rules apply now
         if self._ask(loaded, pins, loaded.goal() + lits + chosen) != "sat":
             return None
-        return Assignment(cq.name, dict(counts), flavors, height > 0, usage, height)
+        placement = None
+        if self._tas:
+            requests = self.pool.requests(wl, cq, counts, flavors)
+            if requests:
+                placement = self.pool.place(requests)
+                if placement.failure is not None:
+                    if all(counts[ps.name] == ps.count for ps in wl.pod_sets):
+                        self.placement_failures[wl.key] = placement.failure
+                    return None
+        if all(counts[ps.name] == ps.count for ps in wl.pod_sets):
+            self.placement_failures.pop(wl.key, None)
+        return Assignment(cq.name, dict(counts), flavors, height > 0, usage, height, placement)
 
     # --- arrivals and what-ifs -------------------------------------------------------------------
 

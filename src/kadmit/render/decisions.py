@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from kadmit.engine.decide import AdmitResult, WhyResult
+from kadmit.placement.domains import level_label
 from kadmit.quantity import format_quantity
 from kadmit.source import SourceMap, Span
 
@@ -17,10 +18,16 @@ def admit_dict(result: AdmitResult) -> dict:
         a = d.assignment
         pod_sets = []
         if a is not None:
+            placed = {p.request.pod_set: p for p in (a.placement.pod_sets if a.placement else [])}
             for ps in d.workload.pod_sets:
-                pod_sets.append({"name": ps.name, "count": a.counts.get(ps.name, 0),
-                                 "flavors": dict(sorted(a.flavors.get(ps.name, {}).items())),
-                                 "placement": {}})
+                p = placed.get(ps.name)
+                entry = {"name": ps.name, "count": a.counts.get(ps.name, 0),
+                         "flavors": dict(sorted(a.flavors.get(ps.name, {}).items())),
+                         "placement": dict(sorted(p.nodes.items())) if p else {}}
+                if p is not None:
+                    entry["topology"] = {"name": p.request.topology, "request": _request_text(p.request),
+                                         "level": p.level, "domains": list(p.domains)}
+                pod_sets.append(entry)
         decisions.append({
             "workload": d.key,
             "admitted": d.admitted,
@@ -37,6 +44,34 @@ def admit_dict(result: AdmitResult) -> dict:
     out = {"mode": result.mode, "decisions": decisions, "solver": result.solver}
     if result.optimal is not None:
         out["optimal"] = result.optimal
+    return out
+
+
+def _request_text(req) -> str:
+    r = req.request
+    text = r.mode if r.level is None else f"{r.mode} {r.level}"
+    return f"implicit {text}" if req.implicit else text
+
+
+def placement_summary(a) -> list[str]:
+    """One line per placed pod set: where it landed, by domain, e.g.
+    `workers: 3 pods in rack b1/r2 (required rack) on h100-r2-0:1, h100-r2-1:2`."""
+    out = []
+    for p in (a.placement.pod_sets if a is not None and a.placement else []):
+        pods = sum(p.nodes.values())
+        where = ""
+        if p.level is not None:
+            short = level_label(p.level)
+            n = len(p.domains)
+            if short == "host":
+                p_domains = tuple(d.rsplit("/", 1)[-1] for d in p.domains)
+            else:
+                p_domains = p.domains
+            where = (f" in {short} {p_domains[0]}" if n == 1 else
+                     f" across {n} {short}s ({', '.join(p_domains[:4])}{', …' if n > 4 else ''})")
+        nodes = ", ".join(f"{k}:{v}" for k, v in list(sorted(p.nodes.items()))[:6])
+        more = f", … {len(p.nodes) - 6} more nodes" if len(p.nodes) > 6 else ""
+        out.append(f"{p.request.pod_set}: {pods} pods{where} ({_request_text(p.request)}) on {nodes}{more}")
     return out
 
 
@@ -63,6 +98,11 @@ def admit_human(result: AdmitResult) -> str:
                      d.cluster_queue or "-", sets or "-", note))
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     lines = ["  ".join(r[i].ljust(widths[i]) for i in range(4)) + "  " + r[4] for r in rows]
+    placed = [(d.key, line) for d in result.decisions if d.admitted for line in placement_summary(d.assignment)]
+    if placed:
+        lines.append("")
+        lines.append("placement (topology-aware):")
+        lines.extend(f"  {key} {line}" for key, line in placed)
     admitted = sum(1 for d in result.decisions if d.admitted)
     lines.append("")
     if result.optimal:

@@ -1,0 +1,204 @@
+"""Topology-aware placement inside admission: the node capacity a run hands out, pod set by pod set.
+
+Kueue's topology-aware scheduling (TAS) makes placement part of admission for pod sets whose flavor
+names a topology: once the flavors are chosen by quota, each such pod set is placed on nodes of its
+flavor, in order, each seeing the capacity the earlier ones took; if one doesn't fit, the flavor
+assignment fails with Kueue's message (`topology "T" allows to fit only F out of N pod(s)`) and the
+workload waits, or partial admission tries fewer pods. A pod set without a topology request is
+placed too when every flavor of its cluster queue has a topology (Kueue's implicit default:
+`unconstrained` at the lowest level).
+
+`NodePool` is the run's node state: free capacity per node (allocatable, minus bound pods, minus
+admitted workloads' placements), and what holds it. Placements committed in the run take capacity,
+so no node's capacity goes to two workloads. The algorithm per pod set is Kueue's
+(`kadmit.placement.tas.kueue_assign`, profile `Mixed` by default: BestFit for `required` and
+`preferred`, LeastFreeCapacity for `unconstrained`, as Kueue since v0.15), so decisions match what
+Kueue would do on the same state.
+
+Pod sets on flavors without a topology are not placed here: Kueue admits them on quota and
+kube-scheduler places their pods later (see `kadmit.placement.filters` for its view).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping
+
+from kadmit.index import ModelIndex
+from kadmit.model import ClusterQueue, Model, PodSet, TopologyRequest, Workload
+from kadmit.placement.domains import DomainTree, build_domains
+from kadmit.placement.filters import PodTemplate
+from kadmit.placement.inventory import Inventory, NodeState, add, model_inventory, pod_usage, subtract
+from kadmit.placement.tas import Profile, kueue_assign
+
+UNCONSTRAINED = TopologyRequest(mode="unconstrained")
+
+
+@dataclass(frozen=True)
+class TASRequest:
+    """What one pod set asks of topology-aware placement, once its flavors are known."""
+
+    pod_set: str
+    flavor: str  # the pod set's flavor that names the topology
+    topology: str
+    request: TopologyRequest  # the effective request (`unconstrained` when implicit)
+    implicit: bool  # no request of its own: Kueue's implicit default for TAS-only queues
+    template: PodTemplate
+    count: int
+
+
+@dataclass
+class PodSetPlacement:
+    request: TASRequest
+    nodes: dict[str, int]  # node -> pods, sorted by node
+    level: str | None  # level key at which the pod set fit in one domain (or spread at)
+    domains: tuple[str, ...]  # paths of the domains chosen at that level
+
+
+@dataclass
+class PlacementFailure:
+    """The first pod set that didn't fit, with Kueue's message and what it saw."""
+
+    request: TASRequest
+    message: str  # e.g. topology "dc" allows to fit only 7 out of 8 pod(s)
+    before: dict[str, dict[str, int]] = field(default_factory=dict)  # earlier pod sets' nodes
+
+    @property
+    def pod_set(self) -> str:
+        return self.request.pod_set
+
+
+@dataclass
+class WorkloadPlacement:
+    pod_sets: list[PodSetPlacement] = field(default_factory=list)
+    failure: PlacementFailure | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.failure is None
+
+    def nodes(self) -> dict[str, dict[str, int]]:
+        """pod set -> node -> pods."""
+        return {p.request.pod_set: dict(p.nodes) for p in self.pod_sets}
+
+
+class NodePool:
+    """Free node capacity for a run, and the topology trees of the TAS flavors."""
+
+    def __init__(self, model: Model, index: ModelIndex, profile: Profile = "Mixed") -> None:
+        self.index = index
+        self.profile: Profile = profile
+        self.inventory: Inventory = model_inventory(model)  # bound pods only
+        self.free: dict[str, dict[str, int]] = {n.name: n.free for n in self.inventory.nodes}
+        self.holders: dict[str, set[str]] = {n.name: set(n.holders) for n in self.inventory.nodes}
+        self.placed: dict[str, dict[str, dict[str, int]]] = {}  # workload -> node -> usage it took
+        for wl in sorted(model.workloads, key=lambda w: w.key):  # admitted workloads' known placements
+            if wl.admitted and wl.admission is not None and wl.key not in self.placed:
+                requests = {ps.name: ps.requests for ps in wl.pod_sets}
+                taken: dict[str, dict[str, int]] = {}
+                for psa in wl.admission.pod_sets:
+                    for node, pods in sorted(psa.placement.items()):
+                        if node in self.free:
+                            taken[node] = add(taken.get(node, {}), pod_usage(requests.get(psa.name, {}), pods))
+                self._take(wl.key, taken)
+        self._trees: dict[str, DomainTree | None] = {}
+
+    @property
+    def active(self) -> bool:
+        """Whether any flavor names a topology that exists (else nothing is ever placed)."""
+        return any(f.topology and f.topology in self.index.topologies for f in self.index.flavors.values())
+
+    # --- what to place -----------------------------------------------------------------------------
+
+    def tas_only(self, cq: ClusterQueue) -> bool:
+        """Every flavor of the queue names a topology: Kueue then places every pod set with TAS."""
+        names = [fq.flavor for g in cq.resource_groups for fq in g.flavors]
+        flavors = [self.index.flavors.get(n) for n in names]
+        return bool(flavors) and all(f is not None and f.topology for f in flavors)
+
+    def requests(self, wl: Workload, cq: ClusterQueue, counts: Mapping[str, int],
+                 flavors: Mapping[str, Mapping[str, str]]) -> list[TASRequest]:
+        """The pod sets of `wl` that TAS places, given the chosen flavors, in pod-set order."""
+        out = []
+        implicit_ok = self.tas_only(cq)
+        for ps in wl.pod_sets:
+            names = sorted(set(flavors.get(ps.name, {}).values()))
+            fls = [self.index.flavors[n] for n in names if n in self.index.flavors]
+            tas = [f for f in fls if f.topology and f.topology in self.index.topologies]
+            if not tas or counts.get(ps.name, 0) <= 0:
+                continue
+            explicit = ps.topology is not None
+            if not explicit and not implicit_ok:
+                continue
+            req = ps.topology if explicit else UNCONSTRAINED
+            out.append(TASRequest(ps.name, tas[0].name, tas[0].topology or "", req, not explicit,  # type: ignore[arg-type]
+                                  PodTemplate.build(ps, fls), counts[ps.name]))
+        return out
+
+    def tree(self, flavor: str) -> DomainTree | None:
+        """The topology tree of a TAS flavor's nodes: usable nodes carrying the flavor's labels."""
+        if flavor not in self._trees:
+            fl = self.index.flavors[flavor]
+            topo = self.index.topologies.get(fl.topology or "")
+            if topo is None:
+                self._trees[flavor] = None
+            else:
+                nodes = [n for n in self.inventory.usable
+                         if all(n.labels.get(k) == v for k, v in fl.node_labels.items())]
+                self._trees[flavor] = build_domains(topo, nodes)
+        return self._trees[flavor]
+
+    # --- placing -----------------------------------------------------------------------------------
+
+    def place(self, requests: list[TASRequest], free: Mapping[str, Mapping[str, int]] | None = None,
+              profile: Profile | None = None) -> WorkloadPlacement:
+        """Place the pod sets in order, each seeing what the earlier ones took (Kueue's way).
+        `free` overrides the pool's free capacity (for what-ifs); nothing is committed."""
+        cur: dict[str, dict[str, int]] = dict(self.free if free is None else free)  # type: ignore[arg-type]
+        out = WorkloadPlacement()
+        for req in requests:
+            tree = self.tree(req.flavor)
+            if tree is None:
+                out.failure = PlacementFailure(req, f'topology "{req.topology}" not found', out.nodes())
+                return out
+            got = kueue_assign(tree, req.template, req.count, req.request, free=cur,
+                               profile=profile or self.profile)
+            if not got.ok:
+                out.failure = PlacementFailure(req, got.reason or "", out.nodes())
+                return out
+            out.pod_sets.append(PodSetPlacement(req, got.placement, got.level, got.domains))
+            per_pod = req.template.request_map
+            for node, pods in got.placement.items():
+                cur[node] = subtract(cur[node], pod_usage(per_pod, pods))
+        return out
+
+    def commit(self, key: str, placement: WorkloadPlacement) -> None:
+        taken: dict[str, dict[str, int]] = {}
+        for p in placement.pod_sets:
+            per_pod = p.request.template.request_map
+            for node, pods in p.nodes.items():
+                taken[node] = add(taken.get(node, {}), pod_usage(per_pod, pods))
+        self._take(key, taken)
+
+    def _take(self, key: str, taken: dict[str, dict[str, int]]) -> None:
+        for node, use in taken.items():
+            self.free[node] = subtract(self.free[node], use)
+            self.holders[node].add(key)
+        if taken:
+            self.placed[key] = taken
+
+    def release(self, key: str) -> None:
+        for node, use in self.placed.pop(key, {}).items():
+            self.free[node] = add(self.free[node], use)
+            self.holders[node].discard(key)
+
+    def state(self, name: str) -> NodeState:
+        """A node as it stands now in the run (free capacity after this run's placements)."""
+        base = self.inventory.by_name[name]
+        return NodeState(base.name, base.labels, base.taints, base.unschedulable, base.ready, base.allocatable,
+                         subtract(base.allocatable, self.free[name]), base.node,
+                         tuple(sorted(self.holders.get(name, ()))))
+
+
+def pod_set_of(wl: Workload, name: str) -> PodSet:
+    return next(ps for ps in wl.pod_sets if ps.name == name)
