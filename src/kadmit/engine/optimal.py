@@ -15,6 +15,12 @@ weighted term makes CP-SAT's bound much weaker); then the total weight of satisf
 then flavor order (Σ over pod sets and resource groups of the chosen flavor's position, minimised).
 Unlike `ordered`, queue order, StrictFIFO blocking and greedy flavor assignment play no part:
 this is the best that quota, gates and rules allow.
+
+Pod sets that topology-aware scheduling places get node-class counts and topology domains in the
+same model (`optimal_place`); a stage after the admission stages keeps `preferred` pod sets in one
+domain. Each solution is decoded onto nodes; a class that can't hold its counts gets a cut and the
+model is solved again (at most `MAX_ROUNDS` times, then the lowest-priority workloads whose
+placements don't decode are dropped and the result is reported as not proven optimal).
 """
 
 from __future__ import annotations
@@ -26,7 +32,9 @@ from kadmit.diagnostics import register
 from kadmit.engine import terms as T
 from kadmit.engine.compile import Compiler, Problem
 from kadmit.engine.decide import AdmitResult
+from kadmit.engine.optimal_place import MAX_ROUNDS, PlacementModel
 from kadmit.engine.ordered import Decision
+from kadmit.engine.placing import NodePool
 from kadmit.engine.quota import FR, Usage, node_id
 from kadmit.engine.reasons import Reason
 from kadmit.engine.session import Assignment
@@ -274,23 +282,52 @@ def solve_optimal(model: Model, ordered: AdmitResult, time_budget: float = 10.0,
     """Decide every pending workload optimally (see the module docstring), starting from the
     `ordered` result; reasons are reused from it where it also leaves a workload out."""
     try:
-        from kadmit.engine.cpsat import SolveParams, Stage, solve_staged
+        from kadmit.engine.cpsat import SolveParams, Stage, StageResult, solve_staged
     except ImportError as exc:
         raise OptimalUnavailable("optimal mode needs OR-tools: install `kadmit[optimal]`") from exc
     t0 = time.perf_counter()
     workloads = [d.workload for d in ordered.decisions if d.cluster_queue is not None]
     gm = build_global(model, workloads)
-    hint = hint_from(gm, ordered.decisions)
+    pm = PlacementModel(NodePool(model, gm.compiler.index), gm.compiler.index, gm.problems)
+    gm.hard.extend(pm.hard)
     stages = [Stage(o.name, o.sense, o.term) for o in gm.objectives]  # type: ignore[arg-type]
-    left = max(0.0, time_budget - (time.perf_counter() - t0))
-    staged = solve_staged(gm.hard, stages, left, hint, SolveParams(seed=seed, workers=workers))
-    values = staged.values
+    topo = pm.objective()
+    if topo is not None:  # after the admission stages, before prefer rules and flavor order
+        at = next((i for i, st in enumerate(stages) if not st.name.startswith("priority ")), len(stages))
+        stages.insert(at, Stage("preferred topology kept", "max", topo))
+    hint = hint_from(gm, ordered.decisions)
+    pm.hint(hint, {d.key: d.assignment.placement for d in ordered.decisions
+                   if d.admitted and d.assignment is not None and d.assignment.placement is not None})
+    cuts: list[T.Term] = []
+    rounds = 0
+    placements: dict = {}
+    while True:
+        rounds += 1
+        left = max(0.0, time_budget - (time.perf_counter() - t0))
+        staged = solve_staged(gm.hard + cuts, stages, left, hint, SolveParams(seed=seed, workers=workers))
+        values = staged.values
+        if values is None:
+            break
+        placements, more = pm.decode(values)
+        if not more:
+            break
+        cuts.extend(more)
+        if rounds >= MAX_ROUNDS or time.perf_counter() - t0 > time_budget:
+            values, placements = _repair(gm, pm, values)
+            staged.stages.append(StageResult("placement repair", "feasible", False, None, None, 0.0))
+            break
     if values is None:
         status = "unknown"
         values = hint
+        placements, more = pm.decode(values)
+        if more:
+            values, placements = _repair(gm, pm, values)
     else:
         status = "optimal" if staged.proven_optimal else "feasible"
     mine = {d.key: d for d in decisions_from(gm, values)}
+    for d in mine.values():
+        if d.admitted and d.assignment is not None:
+            d.assignment.placement = placements.get(d.key)
     decisions = sorted((mine.get(d.key, d) for d in ordered.decisions), key=lambda d: d.key)
     was = {d.key for d in ordered.decisions if d.admitted}
     now = {d.key for d in decisions if d.admitted}
@@ -313,10 +350,42 @@ def solve_optimal(model: Model, ordered: AdmitResult, time_budget: float = 10.0,
         "admitted_beyond_ordered": sorted(now - was),
         "not_admitted_vs_ordered": sorted(was - now),
         "seconds": seconds,
+        "placement": {"classes": len(pm.classes), "pod_set_options": len(pm.options), "rounds": rounds,
+                      "cuts": len(cuts)},
     }
     solver = {"backend": "cp-sat", "mode": "optimal", "seed": seed, "workers": workers,
               "seconds": seconds, "ordered": ordered.solver}
     return AdmitResult("optimal", decisions, reasons, solver, status == "unknown", optimal)
+
+
+def _repair(gm: GlobalModel, pm: PlacementModel, values: dict[str, int]):
+    """Drop admitted workloads, lowest priority first, until every placement decodes onto nodes
+    (dropping only frees capacity and quota, so the rest stays valid)."""
+    values = dict(values)
+    while True:
+        placements, cuts = pm.decode(values)
+        if not cuts:
+            return values, placements
+        involved = {o.key for o in pm.options if T.evaluate(o.chosen, values)
+                    for cut in cuts for x in _vars(cut) if x in {v.name for v in o.xs.values()}}
+        victim = min(sorted(involved), key=lambda k: gm.priority.get(k, 0))
+        prob = next(p for p in gm.problems if p.workload.key == victim)
+        values[prob.admitted.name] = 0
+
+
+def _vars(t: T.Term) -> set[str]:
+    if isinstance(t, (T.IntVar, T.BoolVar)):
+        return {t.name}
+    out: set[str] = set()
+    for child in getattr(t, "args", ()) or ():
+        out |= _vars(child)
+    for attr in ("left", "right", "cond", "then", "other", "arg"):
+        if hasattr(t, attr):
+            out |= _vars(getattr(t, attr))
+    if isinstance(t, T.Sum):
+        for _, x in t.parts:
+            out |= _vars(x)
+    return out
 
 
 def _per_priority(gm: GlobalModel, decisions: list[Decision], ordered: list[Decision]) -> list[dict]:
