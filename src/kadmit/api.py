@@ -214,7 +214,7 @@ class AdmitOutcome:
 
 def admit(paths: list[str], *, mode: Literal["ordered", "optimal"] = "ordered",
           rlimit: int | None = None, timeout_ms: int | None = None, time_budget: float = 10.0,
-          max_file_bytes: int | None = None) -> AdmitOutcome:
+          max_file_bytes: int | None = None, tas_profile: str = "Mixed") -> AdmitOutcome:
     """Decide every pending workload of the state under `paths`."""
     from kadmit.engine.decide import admit as decide_all
     from kadmit.engine.z3backend import Limits
@@ -226,7 +226,8 @@ def admit(paths: list[str], *, mode: Literal["ordered", "optimal"] = "ordered",
     from kadmit.engine.optimal import OptimalUnavailable
 
     try:
-        result = decide_all(loaded.workspace.model, mode, limits or Limits(), time_budget=time_budget)
+        result = decide_all(loaded.workspace.model, mode, limits or Limits(), time_budget=time_budget,
+                            tas_profile=tas_profile)  # type: ignore[arg-type]
     except (ImportError, OptimalUnavailable) as e:
         diags = Diagnostics()
         diags.emit(KAD008, f"optimal mode needs OR-tools: {e}",
@@ -245,7 +246,8 @@ class WhyOutcome:
 
 
 def why(workload: str, paths: list[str], *, rlimit: int | None = None,
-        timeout_ms: int | None = None, max_file_bytes: int | None = None) -> WhyOutcome:
+        timeout_ms: int | None = None, max_file_bytes: int | None = None,
+        tas_profile: str = "Mixed") -> WhyOutcome:
     """Explain why workload `namespace/name` is or isn't admitted."""
     from kadmit.diagnostics import did_you_mean
     from kadmit.engine.decide import why as explain
@@ -259,7 +261,8 @@ def why(workload: str, paths: list[str], *, rlimit: int | None = None,
         diags.emit(KAD009, f"no workload `{workload}` in the inputs",
                    help=did_you_mean(workload, keys) or "name it as `namespace/name`")
         return WhyOutcome(loaded, None, EXIT_INPUT, diags.sorted())
-    result = explain(loaded.workspace.model, workload, _solver_limits(rlimit, timeout_ms))
+    result = explain(loaded.workspace.model, workload, _solver_limits(rlimit, timeout_ms),
+                     tas_profile)  # type: ignore[arg-type]
     code = EXIT_UNKNOWN if result.unknown else (EXIT_OK if result.admitted else EXIT_FINDINGS)
     return WhyOutcome(loaded, result, code, loaded.diagnostics)
 

@@ -163,6 +163,13 @@ def fmt(paths: tuple[str, ...], check_: bool, diff: bool, write: bool,
     sys.exit(result.exit_code)
 
 
+tas_profile_option = click.option(
+    "--tas-profile", type=click.Choice(["Mixed", "BestFit", "LeastFreeCapacity", "MostFreeCapacity"]),
+    default="Mixed", show_default=True,
+    help="Topology-aware placement algorithm (Kueue's TAS profiles). Mixed: BestFit for required and "
+         "preferred (pack into the tightest domain that fits), LeastFreeCapacity for unconstrained (fill "
+         "the fullest nodes first); MostFreeCapacity spreads onto the emptiest domains.")
+
 solver_options = [
     click.option("--rlimit", type=click.IntRange(min=1), default=None,
                  help="Deterministic Z3 resource limit per check (default 5,000,000)."),
@@ -194,10 +201,11 @@ def _engine_refused(outcome, color: str) -> None:
               show_default=True)
 @click.option("--time-budget", type=click.FloatRange(min=0.1), default=10.0, show_default=True,
               metavar="SECONDS", help="Time for optimal mode's search.")
+@tas_profile_option
 @_with(solver_options)
 @max_size_option
 @color_option
-def admit(paths, mode, format_, time_budget, rlimit, timeout_ms, max_file_bytes, color) -> None:
+def admit(paths, mode, format_, time_budget, tas_profile, rlimit, timeout_ms, max_file_bytes, color) -> None:
     """Decide which pending workloads are admitted: queue, flavors and counts.
 
     Exit codes: 0 decided (whatever is admitted), 2 unreadable or invalid input, 3 the solver
@@ -206,7 +214,7 @@ def admit(paths, mode, format_, time_budget, rlimit, timeout_ms, max_file_bytes,
     from kadmit.render.decisions import admit_human, admit_json
 
     outcome = api.admit(list(paths), mode=mode, rlimit=rlimit, timeout_ms=timeout_ms,
-                        time_budget=time_budget, max_file_bytes=max_file_bytes)
+                        time_budget=time_budget, max_file_bytes=max_file_bytes, tas_profile=tas_profile)
     if outcome.result is None:
         _engine_refused(outcome, color)
     _report([d for d in outcome.diagnostics if d.severity.value != "note"], outcome.loaded.sources, color)
@@ -219,10 +227,11 @@ def admit(paths, mode, format_, time_budget, rlimit, timeout_ms, max_file_bytes,
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
 @click.option("--format", "format_", type=click.Choice(["human", "json"]), default="human",
               show_default=True)
+@tas_profile_option
 @_with(solver_options)
 @max_size_option
 @color_option
-def why(workload, paths, format_, rlimit, timeout_ms, max_file_bytes, color) -> None:
+def why(workload, paths, format_, tas_profile, rlimit, timeout_ms, max_file_bytes, color) -> None:
     """Explain why WORKLOAD (namespace/name) is or isn't admitted: reasons in Kueue's words,
     the lines of policy and state responsible, and verified fixes.
 
@@ -232,7 +241,7 @@ def why(workload, paths, format_, rlimit, timeout_ms, max_file_bytes, color) -> 
     from kadmit.render.decisions import why_human, why_json
 
     outcome = api.why(workload, list(paths), rlimit=rlimit, timeout_ms=timeout_ms,
-                      max_file_bytes=max_file_bytes)
+                      max_file_bytes=max_file_bytes, tas_profile=tas_profile)
     if outcome.result is None:
         _engine_refused(outcome, color)
     if format_ == "json":

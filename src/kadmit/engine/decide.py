@@ -14,6 +14,7 @@ from kadmit.engine.reasons import (KAD501, KAD502, KAD503, KAD519, KAD520, KAD52
 from kadmit.engine.session import Session, SolverUnknown
 from kadmit.engine.z3backend import Limits, make_solver
 from kadmit.model import Model
+from kadmit.placement.tas import Profile
 
 ModeName = Literal["ordered", "optimal"]
 
@@ -43,9 +44,11 @@ class WhyResult:
 
 
 def admit(model: Model, mode: ModeName = "ordered", limits: Limits | None = None,
-          time_budget: float = 10.0) -> AdmitResult:
+          time_budget: float = 10.0, tas_profile: Profile = "Mixed") -> AdmitResult:
+    """Decide every pending workload. `tas_profile` is the topology-aware placement algorithm of
+    `ordered` mode (Kueue's profiles; `Mixed` is Kueue's default since v0.15)."""
     t0 = time.perf_counter()
-    session = Session(model, limits)
+    session = Session(model, limits, tas_profile)
     decisions = decide_ordered(session)
     reasons = {d.key: decision_reasons(session, d) for d in decisions if not d.admitted}
     solver = {"backend": "z3", "mode": "ordered", **session.stats.as_dict(),
@@ -74,9 +77,9 @@ def decision_reasons(session: Session, d: Decision) -> list[Reason]:
     return out
 
 
-def why(model: Model, key: str, limits: Limits | None = None) -> WhyResult:
+def why(model: Model, key: str, limits: Limits | None = None, tas_profile: Profile = "Mixed") -> WhyResult:
     """Decide the whole state in `ordered` mode, then explain workload `key`."""
-    session = Session(model, limits)
+    session = Session(model, limits, tas_profile)
     target = session.index.workloads.get(key)
     if target is None:
         raise KeyError(key)

@@ -19,6 +19,7 @@ import z3
 from kadmit.engine import terms as T
 from kadmit.engine.compile import Compiler, Problem
 from kadmit.engine.placing import NodePool, PlacementFailure, WorkloadPlacement
+from kadmit.placement.tas import Profile
 from kadmit.engine.quota import FR, Usage
 from kadmit.engine.symbolic import Holder
 from kadmit.engine.z3backend import Limits, Lowering, Outcome, make_solver, outcome
@@ -95,7 +96,7 @@ class Loaded:
 class Session:
     """A cluster state compiled once; questions about single workloads answered incrementally."""
 
-    def __init__(self, model: Model, limits: Limits | None = None) -> None:
+    def __init__(self, model: Model, limits: Limits | None = None, tas_profile: Profile = "Mixed") -> None:
         self.model = model
         self.limits = limits or Limits()
         self.index = ModelIndex(model)
@@ -106,7 +107,7 @@ class Session:
         self._memo: dict[tuple, Outcome] = {}
         self.usage = Usage()
         self.holders: dict[str, Holder] = {}
-        self.pool = NodePool(model, self.index)
+        self.pool = NodePool(model, self.index, tas_profile)
         self._tas = self.pool.active
         self.placement_failures: dict[str, PlacementFailure] = {}  # workload -> last failure at full counts
         for wl in sorted(model.workloads, key=lambda w: w.key):
