@@ -110,7 +110,9 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None) ->
             touched.add(root)
             placed = placed or now.placement is not None
             session.commit(head, now)
-            decisions[head.key] = Decision(head, True, name, now, cycle=cycle)
+            decisions[head.key] = Decision(head, True, name, now, cycle=cycle,
+                                           notes=session.pool.unschedulable(head, now.counts, now.flavors,
+                                                                            now.placement))
             queues[name].pop(0)
         queues = {k: v for k, v in queues.items() if v}
     # Once a check in a cohort tree came back unknown, later decisions in that tree rest on a

@@ -26,8 +26,8 @@ from typing import Mapping
 
 from kadmit.index import ModelIndex
 from kadmit.model import ClusterQueue, Model, PodSet, TopologyRequest, Workload
-from kadmit.placement.domains import DomainTree, build_domains
-from kadmit.placement.filters import PodTemplate
+from kadmit.placement.domains import DomainTree, build_domains, node_fit_count
+from kadmit.placement.filters import PodTemplate, histogram
 from kadmit.placement.inventory import Inventory, NodeState, add, model_inventory, pod_usage, subtract
 from kadmit.placement.tas import Profile, kueue_assign
 
@@ -191,6 +191,30 @@ class NodePool:
         for node, use in self.placed.pop(key, {}).items():
             self.free[node] = add(self.free[node], use)
             self.holders[node].discard(key)
+
+    def unschedulable(self, wl: Workload, counts: Mapping[str, int], flavors: Mapping[str, Mapping[str, str]],
+                      placed: WorkloadPlacement | None) -> list[str]:
+        """For pod sets admitted without topology-aware placement (kube-scheduler places them after
+        admission): those whose pods can't all fit on the cluster's nodes now, with kube-scheduler's
+        histogram. Counted per node (identical pods, so the count is exact for one pod set); nothing is
+        taken from the pool, since these pods aren't placed by admission."""
+        if not self.inventory.nodes:
+            return []
+        done = {p.request.pod_set for p in (placed.pod_sets if placed else [])}
+        out = []
+        for ps in wl.pod_sets:
+            n = counts.get(ps.name, 0)
+            if n <= 0 or ps.name in done:
+                continue
+            fls = [self.index.flavors[f] for f in sorted(set(flavors.get(ps.name, {}).values()))
+                   if f in self.index.flavors]
+            tpl = PodTemplate.build(ps, fls)
+            fit = sum(node_fit_count(tpl, node, self.free[node.name]) for node in self.inventory.nodes)
+            if fit < n:
+                hist = histogram(tpl, self.inventory.nodes, self.free)
+                out.append(f"pod set {ps.name}: quota admits {n} pod(s), but the nodes hold only {fit} now; "
+                           f"the rest stay Pending ({hist})")
+        return out
 
     def state(self, name: str) -> NodeState:
         """A node as it stands now in the run (free capacity after this run's placements)."""
