@@ -264,6 +264,7 @@ class Pod(Obj):
     requests: Quantities = {}  # effective requests, as the scheduler counts them
     phase: Literal["Pending", "Running", "Succeeded", "Failed", "Unknown"] = "Running"
     priority: int = 0
+    labels: dict[str, str] = {}  # metadata.labels; Kueue marks pods of TAS workloads `kueue.x-k8s.io/tas`
 
     @property
     def holds_capacity(self) -> bool:
@@ -299,6 +300,9 @@ class PodSetAssignment(Obj):
 class Admission(Obj):
     cluster_queue: str
     pod_sets: tuple[PodSetAssignment, ...] = ()
+    # When quota was reserved (the QuotaReserved condition's lastTransitionTime). Kueue orders
+    # preemption candidates "most recently admitted first" by it, and takes "now" when unknown.
+    admitted_at: datetime | None = None
 
 
 class Workload(Obj):
@@ -313,6 +317,7 @@ class Workload(Obj):
     admission: Admission | None = None  # set for admitted workloads: their usage counts
     finished: bool = False
     active: bool = True  # spec.active; an inactive workload is never admitted
+    evicted: bool = False  # an `Evicted` condition with status True: Kueue prefers such victims
 
     @property
     def key(self) -> str:
@@ -379,6 +384,32 @@ class Rule(Obj):
     expr: Expr
 
 
+# --- scheduler configuration ----------------------------------------------------------------------
+
+# Kueue's fair-sharing preemption strategies, in the order its defaulting lists them.
+FAIR_SHARING_STRATEGIES = ("LessThanOrEqualToFinalShare", "LessThanInitialShare")
+
+
+class SchedulerConfig(Obj):
+    """Kueue's cluster-wide settings that change admission and preemption (from its
+    `Configuration`): whether fair sharing is on, and its preemption strategies in the order
+    they are tried. `preemption_strategies` keeps what was written, in Kueue's spelling (unknown
+    names too, for the validator to report); `strategies` is what Kueue applies."""
+
+    fair_sharing: bool = False
+    preemption_strategies: tuple[str, ...] = ()
+
+    @property
+    def strategies(self) -> tuple[str, ...]:
+        """None while fair sharing is off; else the known names as given, or Kueue's default pair
+        when none are (its configuration defaulting and its preemptor both fill them in). Unknown
+        names, which Kueue refuses to start with, are left out."""
+        if not self.fair_sharing:
+            return ()
+        known = tuple(s for s in self.preemption_strategies if s in FAIR_SHARING_STRATEGIES)
+        return known or FAIR_SHARING_STRATEGIES
+
+
 # --- the whole -----------------------------------------------------------------------------------
 
 class Model(Obj):
@@ -396,6 +427,12 @@ class Model(Obj):
     pods: tuple[Pod, ...] = ()
     workloads: tuple[Workload, ...] = ()
     rules: tuple[Rule, ...] = ()
+    scheduler_configs: tuple[SchedulerConfig, ...] = ()  # more than one is reported; the first counts
+
+    @property
+    def config(self) -> SchedulerConfig | None:
+        """The scheduler configuration in force: the first given, or None (Kueue's defaults)."""
+        return self.scheduler_configs[0] if self.scheduler_configs else None
 
 
 class Fragment(BaseModel):
@@ -414,6 +451,7 @@ class Fragment(BaseModel):
     pods: list[Pod] = []
     workloads: list[Workload] = []
     rules: list[Rule] = []
+    scheduler_configs: list[SchedulerConfig] = []
 
 
 def merge(fragments: list[Fragment]) -> Model:

@@ -213,4 +213,5 @@ def test_every_code_is_registered_with_a_description():
 def test_kind_table_covers_the_brief():
     kinds = {kind for _, kind in KINDS}
     assert kinds == {"ResourceFlavor", "ClusterQueue", "Cohort", "LocalQueue", "WorkloadPriorityClass",
-                     "Topology", "Workload", "PriorityClass", "Namespace", "Node", "Pod"}
+                     "Topology", "Workload", "PriorityClass", "Namespace", "Node", "Pod",
+                     "Configuration", "ConfigMap"}

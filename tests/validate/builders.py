@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from kadmit.model import (Node, Admission, Cohort, ClusterQueue, FairSharing, FlavorQuotas, LabelSelector,
                           LocalQueue, Model, Namespace, PodSet, PodSetAssignment, PriorityClass,
-                          ResourceFlavor, ResourceGroup, ResourceQuota, Rule, Topology, Workload)
+                          ResourceFlavor, ResourceGroup, ResourceQuota, Rule, SchedulerConfig, Topology,
+                          Workload)
 from kadmit.source import Span, Spans
 
 GPU = "nvidia.com/gpu"
@@ -107,7 +108,8 @@ def model(*objects, **kw) -> Model:
     """A model from objects (builders are built), sorted into their kinds."""
     kinds = {ClusterQueue: "cluster_queues", Cohort: "cohorts", ResourceFlavor: "flavors",
              Topology: "topologies", LocalQueue: "local_queues", PriorityClass: "priority_classes",
-             Namespace: "namespaces", Workload: "workloads", Rule: "rules", Node: "nodes"}
+             Namespace: "namespaces", Workload: "workloads", Rule: "rules", Node: "nodes",
+             SchedulerConfig: "scheduler_configs"}
     out: dict[str, list] = {k: [] for k in kinds.values()}
     for obj in objects:
         if isinstance(obj, _Grouped):

@@ -9,6 +9,7 @@ from kadmit.validate import render_code_table, typecheck_rule
 
 from .test_checks import CASES, run
 from .test_rules import INDEX, REJECTED
+from .test_scheduler_config import CASES as SCHEDULER_CASES
 from .exprs import B, I, R, T, rule
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "codes.md"
@@ -28,7 +29,7 @@ def test_codes_are_documented():
 
 def test_every_code_is_exercised_by_a_table_case():
     emitted: set[str] = set()
-    for _, objects, _, _ in CASES:
+    for _, objects, _, _ in CASES + SCHEDULER_CASES:
         emitted |= {d.code for d in run(*objects)}
     for _, expr, _, _ in REJECTED:
         d = Diagnostics()

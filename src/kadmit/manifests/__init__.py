@@ -7,9 +7,9 @@ from typing import Callable
 from pydantic import ValidationError
 
 from kadmit.diagnostics import Diagnostics
-from kadmit.manifests import cluster, policy, workloads
+from kadmit.manifests import cluster, config, policy, workloads
 from kadmit.manifests.codes import KAD154, KAD157, KAD159, KAD160
-from kadmit.manifests.fields import Fields, Invalid, Meta
+from kadmit.manifests.fields import Fields, Invalid, Meta, NotRead
 from kadmit.manifests.yamltree import DESCRIBE, MAP, NULL, Val, parse_documents
 from kadmit.model import Fragment
 
@@ -20,13 +20,16 @@ KUEUE_VERSIONS = ("v1beta1", "v1beta2")
 
 
 class Kind:
-    """How one kind is read: its API versions, the fragment list it fills, its converter."""
+    """How one kind is read: its API versions, the fragment list it fills, its converter (which
+    returns an object, a list of them, or None). `anonymous` kinds need no `metadata.name`."""
 
-    def __init__(self, versions: tuple[str, ...], target: str, read: Callable, namespaced: bool = False) -> None:
+    def __init__(self, versions: tuple[str, ...], target: str, read: Callable, namespaced: bool = False,
+                 anonymous: bool = False) -> None:
         self.versions = versions
         self.target = target
         self.read = read
         self.namespaced = namespaced
+        self.anonymous = anonymous
 
 
 KINDS: dict[tuple[str, str], Kind] = {
@@ -41,12 +44,20 @@ KINDS: dict[tuple[str, str], Kind] = {
     ("", "Namespace"): Kind(("v1",), "namespaces", cluster.namespace),
     ("", "Node"): Kind(("v1",), "nodes", cluster.node),
     ("", "Pod"): Kind(("v1",), "pods", cluster.pod, namespaced=True),
+    # Kueue's own configuration: the document (a file, with no metadata), or the ConfigMap it ships in.
+    (config.CONFIG_GROUP, "Configuration"): Kind(config.CONFIG_VERSIONS, "scheduler_configs",
+                                                 config.configuration, anonymous=True),
+    ("", "ConfigMap"): Kind(("v1",), "scheduler_configs", config.config_map, namespaced=True),
 }
 
 
+# Kinds of which kadmit reads only some objects; the others are reported like unread kinds.
+PARTLY_READ = {"ConfigMap": f"Kueue's configuration (`{config.CONFIG_KEY}`)"}
+
+
 class _Reader:
-    def __init__(self, file: str, diags: Diagnostics) -> None:
-        self.f = Fields(file, diags)
+    def __init__(self, file: str, diags: Diagnostics, text: str | None = None) -> None:
+        self.f = Fields(file, diags, text)
         self.fragment = Fragment()
         self.skipped: dict[tuple[str, str], tuple[Val, int]] = {}  # (apiVersion, kind) -> first, count
 
@@ -78,41 +89,54 @@ class _Reader:
         group, _, version = api_version.rpartition("/")
         spec = KINDS.get((group, kind))
         if spec is None:
-            first, count = self.skipped.get((api_version, kind), (node, 0))
-            self.skipped[api_version, kind] = (first, count + 1)
+            self.skip(node, api_version, kind)
             return
         if version not in spec.versions:
             known = ", ".join(f"`{group + '/' if group else ''}{v}`" for v in spec.versions)
             f.diags.emit(KAD160, f"`{kind}` in `{api_version}` is not read by kadmit; skipped",
                          f.span(f.field(node, "apiVersion")) or f.span(node), help=f"kadmit reads {known}")
             return
-        metadata = f.map(node, "metadata", required=True, what=f"`{kind}`")
-        name = f.str(metadata, "name", required=True, what=f"the metadata of a `{kind}`")
+        metadata = f.map(node, "metadata", required=not spec.anonymous, what=f"`{kind}`")
+        name = f.str(metadata, "name", required=not spec.anonymous, what=f"the metadata of a `{kind}`") or ""
         namespace = f.str(metadata, "namespace") if spec.namespaced else None
         labels, _ = f.str_map(metadata, "labels")
         annotations, _ = f.str_map(metadata, "annotations")
         meta = Meta(api_version, kind, node, metadata, name, namespace, labels, annotations)
         try:
             obj = spec.read(f, meta)
+        except NotRead:
+            self.skip(node, api_version, kind)
+            return
         except ValidationError as e:
             where = " at `" + ".".join(map(str, e.errors()[0]["loc"])) + "`" if e.errors() else ""
-            f.diags.emit(KAD157, f"`{kind}` `{name}` holds an invalid value{where}", f.span(node))
+            named = f" `{name}`" if name else ""
+            f.diags.emit(KAD157, f"`{kind}`{named} holds an invalid value{where}", f.span(node))
             return
-        if obj is not None:
-            getattr(self.fragment, spec.target).append(obj)
+        target = getattr(self.fragment, spec.target)
+        if isinstance(obj, list):
+            target.extend(obj)
+        elif obj is not None:
+            target.append(obj)
+
+    def skip(self, node: Val, api_version: str, kind: str) -> None:
+        """Count an object kadmit does not read; reported once per kind."""
+        first, count = self.skipped.get((api_version, kind), (node, 0))
+        self.skipped[api_version, kind] = (first, count + 1)
 
     def report_skipped(self) -> None:
         for (api_version, kind), (first, count) in sorted(self.skipped.items()):
             many = f" ({count} objects)" if count > 1 else ""
-            self.f.diags.emit(KAD159, f"kind `{kind}` (`{api_version}`) is not read by kadmit; skipped{many}",
-                              self.f.span(first))
+            what = f"kind `{kind}` (`{api_version}`) is not read by kadmit"
+            if kind in PARTLY_READ:
+                what = f"`{kind}` objects (`{api_version}`) other than {PARTLY_READ[kind]} are not read by kadmit"
+            self.f.diags.emit(KAD159, f"{what}; skipped{many}", self.f.span(first))
 
 
 def read_manifest_text(text: str, filename: str, diags: Diagnostics) -> Fragment:
     """Read every Kueue / Kubernetes object of a YAML or JSON text (multi-document, `kind: List`
     and `*List` kinds included) into a fragment. `filename` names the file in spans. Problems
     become diagnostics in `diags`; an object with a problem is skipped, the rest are read."""
-    reader = _Reader(filename, diags)
+    reader = _Reader(filename, diags, text)
     for doc in parse_documents(text, filename, diags):
         if doc is not None:
             reader.document(doc)

@@ -25,6 +25,11 @@ class Invalid(Exception):
     """The object being read is unusable; its diagnostic has been emitted."""
 
 
+class NotRead(Exception):
+    """The object is of a kind kadmit reads only some of (a ConfigMap that is not Kueue's): it is
+    skipped and counted with the kinds kadmit does not read."""
+
+
 def _describe(v: Val) -> str:
     if v.kind in (STR, INT, FLOAT, BOOL) and len(str(v.v)) <= 40:
         shown = str(v.v).lower() if v.kind == BOOL else v.v
@@ -33,11 +38,13 @@ def _describe(v: Val) -> str:
 
 
 class Fields:
-    """Reads fields of one file's objects, reporting problems at their YAML nodes."""
+    """Reads fields of one file's objects, reporting problems at their YAML nodes. `text` is the
+    file's text, for the few readers that locate text embedded in a value."""
 
-    def __init__(self, file: str, diags: Diagnostics) -> None:
+    def __init__(self, file: str, diags: Diagnostics, text: str | None = None) -> None:
         self.file = file
         self.diags = diags
+        self.text = text
 
     # --- locations ---------------------------------------------------------------------------
 

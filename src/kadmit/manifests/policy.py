@@ -100,7 +100,8 @@ def preemption(f: Fields, spec: Val | None) -> Preemption:
         reclaim_within_cohort=f.enum(p, "reclaimWithinCohort", ("Never", "LowerPriority", "Any"), "Never"),
         borrow_within_cohort=borrow, span=f.span(p),
         spans=f.spans({"within_cluster_queue": f.field(p, "withinClusterQueue"),
-                       "reclaim_within_cohort": f.field(p, "reclaimWithinCohort")}))
+                       "reclaim_within_cohort": f.field(p, "reclaimWithinCohort"),
+                       "borrow_within_cohort": bwc}))
 
 
 def flavor_fungibility(f: Fields, spec: Val | None) -> FlavorFungibility:

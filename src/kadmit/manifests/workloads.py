@@ -1,4 +1,5 @@
-"""Kueue Workloads -> model: pod sets from pod templates, priority, admission, finished."""
+"""Kueue Workloads -> model: pod sets from pod templates, priority, admission (and when quota was
+reserved), finished, evicted."""
 
 from __future__ import annotations
 
@@ -85,12 +86,13 @@ def _priority_class(f: Fields, o: Meta, spec: Val) -> tuple[str | None, str | No
     return name, PRIORITY_SOURCES.get(source) if name else None, f.field(spec, key)
 
 
-def _conditions(f: Fields, status: Val | None) -> dict[str, bool]:
-    out: dict[str, bool] = {}
+def _conditions(f: Fields, status: Val | None) -> dict[str, tuple[bool, Val]]:
+    """Each condition type: whether its status is True, and its node (the last of a type wins)."""
+    out: dict[str, tuple[bool, Val]] = {}
     for cond in f.maps(status, "conditions"):
         kind = f.str(cond, "type")
         if kind:
-            out[kind] = f.str(cond, "status") == "True"
+            out[kind] = (f.str(cond, "status") == "True", cond)
     return out
 
 
@@ -115,7 +117,10 @@ def _topology_assignment(f: Fields, psa: Val) -> dict[str, int]:
     return dict(sorted(out.items()))
 
 
-def _admission(f: Fields, status: Val | None, pod_sets: tuple[PodSet, ...]) -> Admission | None:
+def _admission(f: Fields, status: Val | None, pod_sets: tuple[PodSet, ...],
+               reserved: tuple[bool, Val] | None) -> Admission | None:
+    """`status.admission`, with the time quota was reserved: the QuotaReserved condition's
+    lastTransitionTime while it is True (Kueue's preemption order reads that, nothing else)."""
     adm = f.map(status, "admission")
     if adm is None:
         return None
@@ -135,9 +140,12 @@ def _admission(f: Fields, status: Val | None, pod_sets: tuple[PodSet, ...]) -> A
                                             placement=placement, span=f.span(psa),
                                             spans=f.spans({"count": f.field(psa, "count"),
                                                            "flavors": f.field(psa, "flavors")})))
+    condition = reserved[1] if reserved and reserved[0] else None
     return Admission(cluster_queue=f.str(adm, "clusterQueue", required=True, what="an admission"),
                      pod_sets=tuple(assignments), span=f.span(adm),
-                     spans=f.spans({"cluster_queue": f.field(adm, "clusterQueue")}))
+                     admitted_at=f.timestamp(condition, "lastTransitionTime"),
+                     spans=f.spans({"cluster_queue": f.field(adm, "clusterQueue"),
+                                    "admitted_at": f.field(condition, "lastTransitionTime")}))
 
 
 def workload(f: Fields, o: Meta) -> Workload | None:
@@ -152,9 +160,11 @@ def workload(f: Fields, o: Meta) -> Workload | None:
     explicit = f.int(spec, "priority")
     status = f.map(o.node, "status")
     conditions = _conditions(f, status)
-    admission = _admission(f, status, pod_sets)
-    holds = conditions.get("QuotaReserved") or conditions.get("Admitted") or not (
+    true = {kind: value for kind, (value, _) in conditions.items()}
+    admission = _admission(f, status, pod_sets, conditions.get("QuotaReserved"))
+    holds = true.get("QuotaReserved") or true.get("Admitted") or not (
         "QuotaReserved" in conditions or "Admitted" in conditions)
+    evicted = conditions.get("Evicted", (False, None))
     created = f.timestamp(o.metadata, "creationTimestamp")
     extra = {} if created is None else {"created": created}
     return Workload(
@@ -164,11 +174,13 @@ def workload(f: Fields, o: Meta) -> Workload | None:
         # class stays the source of truth here, so an explicit value only counts without one.
         priority=None if class_name else explicit,
         pod_sets=pod_sets, admission=admission if holds else None,
-        finished=conditions.get("Finished", False), active=f.bool(spec, "active", default=True),
+        finished=true.get("Finished", False), active=f.bool(spec, "active", default=True),
+        evicted=evicted[0],
         span=f.span(o.node), **extra,
         spans=f.spans({"name": o.metadata.v.get("name"), "namespace": o.metadata.v.get("namespace"),
                        "queue": f.field(spec, "queueName"), "priority_class": class_node,
                        "priority": f.field(spec, "priority"), "created": f.field(o.metadata, "creationTimestamp"),
                        "active": f.field(spec, "active"), "admission": f.field(status, "admission"),
+                       "evicted": evicted[1] if evicted[0] else None,
                        "pod_sets": f.field(spec, "podSets"),
                        **{f"pod_sets.{i}": ps.span for i, ps in enumerate(pod_sets)}}))

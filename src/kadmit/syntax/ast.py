@@ -116,6 +116,14 @@ class Decl:
 
 
 @dataclass
+class SchedulerStmt:
+    """`scheduler { … }`: cluster-wide settings, a block without a name."""
+
+    members: list[Member]
+    span: Span
+
+
+@dataclass
 class LocalQueueStmt:
     name: Word
     target: Word
@@ -199,7 +207,7 @@ class RuleStmt:
     span: Span
 
 
-Stmt = Union[Decl, LocalQueueStmt, PriorityStmt, ImportStmt, RuleStmt]
+Stmt = Union[Decl, SchedulerStmt, LocalQueueStmt, PriorityStmt, ImportStmt, RuleStmt]
 
 
 @dataclass
@@ -271,6 +279,8 @@ class Builder:
         if kind == "decl":
             return Decl(str(c[0].children[0]), self.word(c[1]), [self.member(m) for m in c[2:]],
                         self.span(t))
+        if kind == "scheduler":
+            return SchedulerStmt([self.member(m) for m in c], self.span(t))
         if kind == "local_queue":
             return LocalQueueStmt(self.word(c[0]), self.word(c[2]), self.span(t))
         if kind == "priority":

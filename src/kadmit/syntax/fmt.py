@@ -7,7 +7,7 @@ from kadmit.diagnostics import Diagnostics
 from kadmit.source import Span
 from kadmit.syntax import codes
 from kadmit.syntax.ast import (Attr, Block, Decl, EBin, File, ImportStmt, ListV, LocalQueueStmt, MapV, Match,
-                               Member, ModeV, PriorityStmt, Resources, RuleStmt, Scalar, Value)
+                               Member, ModeV, PriorityStmt, Resources, RuleStmt, Scalar, SchedulerStmt, Value)
 from kadmit.syntax.fmt_expr import expr_text
 from kadmit.syntax.lower import lower_file, parse_file
 
@@ -115,6 +115,9 @@ class Printer:
     def stmt(self, st, siblings) -> None:
         if isinstance(st, Decl):
             self.block(0, f"{st.kind} {st.label.text}", st.members, st.span, inline_ok=False)
+            return
+        if isinstance(st, SchedulerStmt):
+            self.block(0, "scheduler", st.members, st.span, inline_ok=False)
             return
         end_line = _end(st.span)[0]
         if isinstance(st, RuleStmt):

@@ -10,7 +10,8 @@ from lark import Lark, Token
 
 # Statements that may start a line at column 1; recovery re-syncs at them.
 TOP_KEYWORDS = ("topology", "flavor", "cohort", "cluster_queue", "local_queue", "priority",
-                "namespace", "node", "workload", "require", "forbid", "prefer", "rule", "import")
+                "namespace", "node", "workload", "scheduler", "require", "forbid", "prefer", "rule",
+                "import")
 
 _KINDS = {
     "NAME": "a name",

@@ -9,8 +9,9 @@ from dataclasses import dataclass, field
 from kadmit.diagnostics import Diagnostics
 from kadmit.model import Fragment
 from kadmit.source import Span
-from kadmit.syntax import codes, lower_policy, lower_rules, lower_state
-from kadmit.syntax.ast import Builder, Decl, File, ImportStmt, LocalQueueStmt, PriorityStmt, RuleStmt
+from kadmit.syntax import codes, lower_policy, lower_rules, lower_scheduler, lower_state
+from kadmit.syntax.ast import (Builder, Decl, File, ImportStmt, LocalQueueStmt, PriorityStmt, RuleStmt,
+                               SchedulerStmt)
 from kadmit.syntax.recover import parse_with_recovery
 
 _DECLS = {
@@ -74,6 +75,8 @@ def lower_file(tree: File, diags: Diagnostics) -> Lowered:
             if isinstance(st, Decl):
                 target, lower = _DECLS[st.kind]
                 obj = lower(st, diags)
+            elif isinstance(st, SchedulerStmt):
+                target, obj = "scheduler_configs", lower_scheduler.scheduler(st, diags)
             elif isinstance(st, LocalQueueStmt):
                 target, obj = "local_queues", lower_policy.local_queue(st, diags)
             elif isinstance(st, PriorityStmt):

@@ -105,7 +105,8 @@ def pod_set(b: Block, diags: Diagnostics) -> PodSet:
 
 
 def admission(b: Block, pod_sets: dict[str, PodSet], diags: Diagnostics) -> Admission | None:
-    f = Fields("`admitted`", b.members, ["cluster_queue"], ["pod_group"], diags, repeated=["pod_group"])
+    f = Fields("`admitted`", b.members, ["cluster_queue", "admitted_at"], ["pod_group"], diags,
+               repeated=["pod_group"])
     a = f.get("cluster_queue")
     if a is None:
         diags.emit(codes.MISSING_FIELD, "`admitted` needs `cluster_queue = NAME`", b.kind.span)
@@ -125,8 +126,13 @@ def admission(b: Block, pod_sets: dict[str, PodSet], diags: Diagnostics) -> Admi
         seen.add(pg.label.value)
         if (psa := _assignment(pg, pod_sets.get(pg.label.value), diags)) is not None:
             assignments.append(psa)
-    return Admission(cluster_queue=cq, pod_sets=tuple(assignments), span=b.span,
-                     spans=Spans(items={"cluster_queue": a.value.span}))
+    spans = {"cluster_queue": a.value.span}
+    kw: dict = {}
+    if (at := f.get("admitted_at")) is not None:  # when quota was reserved: preemption's order
+        spans["admitted_at"] = at.value.span
+        kw["admitted_at"] = time_of(at.value, "`admitted_at`", diags)
+    return Admission(cluster_queue=cq, pod_sets=tuple(assignments), span=b.span, spans=Spans(items=spans),
+                     **kw)
 
 
 def _assignment(pg: Block, ps: PodSet | None, diags: Diagnostics) -> PodSetAssignment | None:
@@ -176,7 +182,7 @@ def workload(d: Decl, diags: Diagnostics) -> Workload | None:
     if parts is None:
         return None
     what = f"workload `{d.label.value}`"
-    f = Fields(what, d.members, ["queue", "priority", "created", "active", "finished"],
+    f = Fields(what, d.members, ["queue", "priority", "created", "active", "finished", "evicted"],
                ["pod_group", "admitted"], diags, repeated=["pod_group"])
     spans: dict[str, Span] = {"namespace": d.label.span, "name": d.label.span}
     kw: dict = {}
@@ -204,7 +210,7 @@ def workload(d: Decl, diags: Diagnostics) -> Workload | None:
         spans["created"] = a.value.span
         if (t := time_of(a.value, "`created`", diags)) is not None:
             kw["created"] = t
-    for field in ("active", "finished"):
+    for field in ("active", "finished", "evicted"):
         if (a := f.get(field)) is not None:
             spans[field] = a.value.span
             if (b := bool_of(a.value, f"`{field}`", diags)) is not None:

@@ -13,6 +13,7 @@ from kadmit.validate.names import check_cohort_cycles, check_duplicates
 from kadmit.validate.quotas import check_quotas
 from kadmit.validate.references import check_references
 from kadmit.validate.rules import rule_scope, typecheck_rule
+from kadmit.validate.scheduler import check_scheduler
 from kadmit.validate.workloads import check_workload
 
 __all__ = ["render_code_table", "rule_scope", "typecheck_rule", "validate"]
@@ -22,6 +23,7 @@ def validate(model: Model, diags: Diagnostics) -> None:
     """Report every semantic problem of `model` to `diags`; never raises on user input."""
     index = ModelIndex(model)
     check_duplicates(model, diags)
+    check_scheduler(model, diags)
     check_cohort_cycles(index, diags)
     for t in model.topologies:
         check_topology(t, diags)

@@ -263,3 +263,28 @@ PLACEMENT_UNKNOWN_NODE = register(
     "KAD291", "placement on an unknown node", "warning",
     "An admitted pod set is placed on a node the inputs don't declare, so its usage of that node "
     "can't be counted.")
+
+# --- scheduler configuration ------------------------------------------------------------------------
+UNKNOWN_STRATEGY = register(
+    "KAD292", "unknown fair-sharing preemption strategy", "error",
+    "A preemption strategy of the scheduler configuration is not one Kueue knows: "
+    "`LessThanOrEqualToFinalShare` (`less_than_or_equal_to_final_share` in `.kad`) or "
+    "`LessThanInitialShare` (`less_than_initial_share`). Kueue refuses to start with such a "
+    "configuration; kadmit ignores the name.",
+    "Configuration validation: fairSharing.preemptionStrategies: Unsupported value")
+DUPLICATE_SCHEDULER = register(
+    "KAD293", "scheduler configuration given twice", "error",
+    "More than one scheduler configuration is given (`scheduler` blocks, Kueue Configuration "
+    "documents, or Kueue's ConfigMap). Kueue runs with one configuration; kadmit uses the first "
+    "and reports the rest.")
+STRATEGIES_WITHOUT_FAIR_SHARING = register(
+    "KAD294", "preemption strategies while fair sharing is off", "warning",
+    "Fair-sharing preemption strategies are given but fair sharing is off (`fair_sharing = "
+    "false`, or a v1beta1 Configuration without `fairSharing.enable: true`). Kueue ignores them.")
+STRATEGY_ORDER = register(
+    "KAD295", "preemption strategies Kueue does not accept", "error",
+    "Kueue accepts the fair-sharing preemption strategies only as `[LessThanOrEqualToFinalShare]`, "
+    "`[LessThanInitialShare]` or `[LessThanOrEqualToFinalShare, LessThanInitialShare]` (in that "
+    "order, each once). kadmit uses the known names in the order given.",
+    "Configuration validation: fairSharing.preemptionStrategies must be one of the supported "
+    "strategy sets")

@@ -1,0 +1,176 @@
+"""Kueue's own Configuration -> model: fair sharing and its preemption strategies.
+
+Kueue reads its Configuration from a file that its installation ships in a ConfigMap
+(`kueue-manager-config`, key `controller_manager_config.yaml`); exports hold either the
+Configuration document or that ConfigMap, whose value is YAML text. The text is parsed with the
+same bounded loader as every manifest, and what it says is located in the ConfigMap's file: line
+for line when the value is a literal block (`|`, as kubectl and Helm write it), else at the data
+field itself.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+from kadmit.diagnostics import Diagnostic, Diagnostics
+from kadmit.manifests.codes import KAD157, KAD160, KAD161, KAD162
+from kadmit.manifests.fields import Fields, Invalid, Meta, NotRead
+from kadmit.manifests.yamltree import DESCRIBE, MAP, SEQ, STR, Val, parse_documents
+from kadmit.model import SchedulerConfig
+from kadmit.source import Span
+
+CONFIG_GROUP = "config.kueue.x-k8s.io"
+CONFIG_VERSIONS = ("v1beta1", "v1beta2")
+CONFIG_KEY = "controller_manager_config.yaml"
+
+# `|`, `|-`, `|+`, optionally followed by a comment: a literal block whose indentation Kueue's
+# writers leave implicit. (An explicit indentation digit is rare; such values are located at the
+# data field instead.)
+_LITERAL_HEADER = re.compile(r"\|[+-]?[ \t]*(#.*)?$")
+
+
+def configuration(f: Fields, o: Meta) -> SchedulerConfig:
+    """A Configuration document: v1beta1 turns fair sharing on with `fairSharing.enable`,
+    v1beta2 by having a `fairSharing` section at all."""
+    fs = f.map(o.node, "fairSharing")
+    enabled, enabled_at = False, fs
+    if fs is not None and o.version == "v1beta1":
+        enabled = f.bool(fs, "enable", default=False)
+        enabled_at = f.field(fs, "enable") or fs
+    elif fs is not None:
+        enabled = True
+        if (old := f.field(fs, "enable")) is not None:
+            f.diags.emit(KAD162, f"`enable` is a field of `{CONFIG_GROUP}/v1beta1`; in `{o.api_version}` "
+                         "fair sharing is on whenever `fairSharing` is set; ignored", f.span(old),
+                         help="remove `fairSharing` to turn fair sharing off")
+    items = f.seq(fs, "preemptionStrategies")
+    names = f.strs(fs, "preemptionStrategies")
+    afs = f.field(o.node, "admissionFairSharing")
+    if afs is not None:
+        f.diags.emit(KAD161, "admission fair sharing (ordering by each local queue's past usage) is not "
+                     "modelled; kadmit orders workloads as if it were off", f.span(afs))
+    return SchedulerConfig(
+        fair_sharing=enabled, preemption_strategies=tuple(names), span=f.span(o.node),
+        spans=f.spans({"fair_sharing": enabled_at, "preemption_strategies": f.field(fs, "preemptionStrategies"),
+                       **{f"preemption_strategies.{i}": v for i, v in enumerate(items)}}))
+
+
+def config_map(f: Fields, o: Meta) -> list[SchedulerConfig]:
+    """Kueue's ConfigMap: the Configuration in its `controller_manager_config.yaml`. Any other
+    ConfigMap is not read (`NotRead`)."""
+    data = o.node.v.get("data")
+    value = data.v.get(CONFIG_KEY) if data is not None and data.kind == MAP else None
+    if value is None:
+        raise NotRead
+    if value.kind != STR:
+        raise f.wrong_type(value, CONFIG_KEY, "a string (the Configuration as YAML text)")
+    inner = Diagnostics()
+    docs = [d for d in parse_documents(value.v, f.file, inner) if d is not None]
+    place = _Placement(f, value)
+    for d in inner:
+        f.diags.add(place.diagnostic(d))
+    configs = []
+    for doc in docs:
+        place.move(doc)
+        try:
+            configs.append(_embedded(f, o, doc, value))
+        except Invalid:
+            continue
+    return configs
+
+
+def _embedded(f: Fields, o: Meta, doc: Val, value: Val) -> SchedulerConfig:
+    """One document of the ConfigMap's text, which Kueue decodes as its Configuration."""
+    where = f"`{CONFIG_KEY}` of ConfigMap `{o.name}`"
+    if doc.kind != MAP:
+        raise f.fail(KAD157, f"{where} holds {DESCRIBE[doc.kind]}, not Kueue's `Configuration`", doc)
+    api_version = f.str(doc, "apiVersion", required=True, what=where)
+    kind = f.str(doc, "kind", required=True, what=where)
+    group, _, version = api_version.rpartition("/")
+    if (group, kind) != (CONFIG_GROUP, "Configuration"):
+        raise f.fail(KAD157, f"{where} holds `{kind}` (`{api_version}`), not Kueue's `Configuration`",
+                     f.field(doc, "kind"), help=f"Kueue reads it as `{CONFIG_GROUP}` `Configuration`")
+    if version not in CONFIG_VERSIONS:
+        known = ", ".join(f"`{CONFIG_GROUP}/{v}`" for v in CONFIG_VERSIONS)
+        f.diags.emit(KAD160, f"`Configuration` in `{api_version}` is not read by kadmit; skipped",
+                     f.span(f.field(doc, "apiVersion")), help=f"kadmit reads {known}")
+        raise Invalid(api_version)
+    return configuration(f, Meta(api_version, kind, doc, None, "", None, {}, {}))
+
+
+class _Placement:
+    """Where the embedded text's positions lie in the ConfigMap's file."""
+
+    def __init__(self, f: Fields, value: Val) -> None:
+        self.value = value
+        self.field_span = f.span(value)
+        self.offset = _literal_offset(f.text, value)
+
+    def move(self, doc: Val) -> None:
+        """Relocate every node of a parsed document (shared alias targets once)."""
+        seen: set[int] = set()
+        stack = [doc]
+        while stack:
+            node = stack.pop()
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            self._node(node)
+            if node.kind == MAP:
+                stack.extend(node.v.values())
+            elif node.kind == SEQ:
+                stack.extend(node.v)
+
+    def _node(self, node: Val) -> None:
+        v = self.value
+        if self.offset is None:
+            node.line, node.col, node.end_line, node.end_col = v.line, v.col, v.end_line, v.end_col
+            if node.kind == MAP:
+                node.keys = {k: (v.line, v.col, v.end_line, v.end_col) for k in node.keys}
+            return
+        dl, dc = self.offset
+        node.line, node.col, node.end_line, node.end_col = (
+            node.line + dl, node.col + dc, node.end_line + dl, node.end_col + dc)
+        if node.kind == MAP:
+            node.keys = {k: (a + dl, b + dc, c + dl, d + dc) for k, (a, b, c, d) in node.keys.items()}
+
+    def span(self, s: Span | None) -> Span | None:
+        if s is None or self.offset is None:
+            return self.field_span
+        dl, dc = self.offset
+        return Span(file=s.file, line=s.line + dl, column=s.column + dc,
+                    end_line=None if s.end_line is None else s.end_line + dl,
+                    end_column=None if s.end_column is None else s.end_column + dc)
+
+    def diagnostic(self, d: Diagnostic) -> Diagnostic:
+        """A problem of the embedded text, where it is in the file."""
+        message = d.message
+        if self.offset is None and d.span is not None:
+            message += f" (line {d.span.line}, column {d.span.column} of `{CONFIG_KEY}`)"
+        return dataclasses.replace(
+            d, message=message, span=self.span(d.span),
+            labels=tuple(dataclasses.replace(lb, span=self.span(lb.span)) for lb in d.labels))
+
+
+def _literal_offset(text: str | None, value: Val) -> tuple[int, int] | None:
+    """(lines, columns) to add to a position in the value's text to find it in the file, when the
+    value is a literal block scalar: its lines are the file's lines after the `|` header, each
+    indented alike. Checked line by line against the file; None when anything differs."""
+    if text is None:
+        return None
+    lines = text.splitlines()
+    if value.line >= len(lines) or not _LITERAL_HEADER.match(lines[value.line][value.col:].rstrip()):
+        return None
+    body = value.v.split("\n")
+    if body and body[-1] == "":
+        body.pop()
+    first = value.line + 1
+    indent = next((len(ln) - len(ln.lstrip(" ")) for ln in lines[first:first + len(body)] if ln.strip()), 0)
+    if first + len(body) > len(lines) or indent == 0:
+        return None
+    for k, content in enumerate(body):
+        source = lines[first + k]
+        if (source[indent:] if source.strip() else "") != content and source[indent:] != content:
+            return None
+    return first, indent
