@@ -36,7 +36,7 @@ def test_files_use_both_list_shapes_and_both_api_versions():
 def test_counts(model):
     assert (len(model.topologies), len(model.flavors), len(model.cohorts), len(model.cluster_queues),
             len(model.local_queues), len(model.priority_classes), len(model.namespaces),
-            len(model.nodes), len(model.workloads)) == (1, 3, 3, 3, 4, 3, 3, 20, 11)
+            len(model.nodes), len(model.workloads)) == (1, 3, 3, 3, 4, 3, 3, 20, 12)
 
 
 def test_policy(model):
@@ -69,6 +69,10 @@ def test_workloads(model):
     assert admitted == ["team-infra/etl-nightly", "team-nlp/bert-finetune", "team-vision/resnet-sweep"]
     assert admitted_usage(idx.workloads["team-vision/resnet-sweep"]) == {
         ("h100", "cpu"): 16000, ("h100", "memory"): 128 * GI, ("h100", GPU): 16000}
+    # where they run: Kueue's topologyAssignment (hostname level only), read as pods per node
+    placements = {w.key: [psa.placement for psa in w.admission.pod_sets] for w in model.workloads if w.admitted}
+    assert placements == {"team-vision/resnet-sweep": [{"h100-r1-0": 1, "h100-r1-1": 1}],
+                          "team-nlp/bert-finetune": [{"h100-r1-2": 1}], "team-infra/etl-nightly": [{}]}
     pretrain = idx.workloads["team-vision/llm-pretrain"]
     assert idx.priority(pretrain) == 1000
     assert pretrain.created == datetime(2026, 11, 20, 9, 0, tzinfo=timezone.utc)
@@ -79,7 +83,7 @@ def test_workloads(model):
     assert not idx.workloads["team-vision/no-toleration"].pod_sets[0].tolerations
     assert idx.workloads["team-infra/log-compaction"].pod_sets[0].min_count == 8
     gpu_tolerations = {w.key: ps.tolerations for w in model.workloads for ps in w.pod_sets if GPU in ps.requests}
-    assert len(gpu_tolerations) == 8
+    assert len(gpu_tolerations) == 9
     for key, tolerations in gpu_tolerations.items():
         expected = () if key == "team-vision/no-toleration" else (
             Toleration(key=GPU, operator="Exists", effect="NoSchedule"),)

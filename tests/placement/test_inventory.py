@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from kadmit.diagnostics import Diagnostics
-from kadmit.model import Model, Node
-from kadmit.placement.inventory import build_inventory, model_inventory, pod_usage
+from kadmit.model import Admission, Model, Node, PodSet, PodSetAssignment, Workload
+from kadmit.placement.inventory import TAS_LABEL, build_inventory, model_inventory, placement_usage, pod_usage
 
 from .builders import GPU, node, pod
 
@@ -63,3 +63,40 @@ def test_with_usage_adds_and_records_holder():
     a = build_inventory([node("a", gpu=8)]).get("a")
     b = a.with_usage(pod_usage({GPU: 8000}), "team/job")
     assert b.free[GPU] == 0 and b.holders == ("team/job",) and a.free[GPU] == 8000
+
+
+def tas_pod(name: str, on: str, **requests):
+    """A pod of a workload Kueue admitted with topology-aware scheduling: labelled as Kueue does."""
+    return pod(name, on, **requests).model_copy(update={"labels": {TAS_LABEL: "true", "app": "x"}})
+
+
+def test_tas_pods_count_unless_skipped():
+    pods = [tas_pod("w-0", "a", gpu=4), pod("daemon", "a", cpu=1), pod("other", "a", gpu=1).model_copy(
+        update={"labels": {"kueue.x-k8s.io/podset": "main"}})]
+    counted = build_inventory([node("a", gpu=8, cpu=8)], pods).get("a")
+    assert counted.free == {GPU: 3000, "cpu": 7000, "pods": 107_000}
+    assert counted.holders == ("ns/daemon", "ns/other", "ns/w-0")
+    skipped = build_inventory([node("a", gpu=8, cpu=8)], pods, skip_tas_pods=True).get("a")
+    assert skipped.free == {GPU: 7000, "cpu": 7000, "pods": 108_000}
+    assert skipped.holders == ("ns/daemon", "ns/other")
+
+
+def test_skipping_tas_pods_leaves_the_placement_as_the_one_count():
+    """A workload's placement plus its own bound, labelled pods: counted once with the flag."""
+    wl = Workload(namespace="ns", name="w", queue="q",
+                  pod_sets=(PodSet(name="main", count=2, requests={GPU: 4000}),),
+                  admission=Admission(cluster_queue="cq", pod_sets=(
+                      PodSetAssignment(name="main", count=2, placement={"a": 2}),)))
+    model = Model(nodes=(node("a", gpu=8),), workloads=(wl,),
+                  pods=(tas_pod("w-0", "a", gpu=4), tas_pod("w-1", "a", gpu=4)))
+    once = model_inventory(model, placement_usage(model), skip_tas_pods=True).get("a")
+    assert once.free == {GPU: 0, "pods": 108_000}
+    twice = model_inventory(model, placement_usage(model)).get("a")
+    assert twice.free == {GPU: -8000, "pods": 106_000}
+
+
+def test_a_skipped_tas_pod_on_an_unknown_node_is_still_reported():
+    diags = Diagnostics()
+    model = Model(nodes=(node("a", cpu=2),), pods=(tas_pod("w-0", "ghost", cpu=1),))
+    model_inventory(model, diags=diags, skip_tas_pods=True)
+    assert [d.code for d in diags] == ["KAD600"]

@@ -28,7 +28,7 @@ def test_example_follows_the_scenario() -> None:
     model, diags = load([EXAMPLE / "policy.kad"])  # imports the other files
     assert not diags.items, [d.message for d in diags.items]
     idx = ModelIndex(model)
-    assert len(model.nodes) == 20 and len(model.workloads) == 11
+    assert len(model.nodes) == 20 and len(model.workloads) == 12
     assert [p.name for p in model.priority_classes] == ["production", "research", "scavenger"]
     assert idx.default_priority == 100
     vision = idx.cluster_queues["team-vision"]

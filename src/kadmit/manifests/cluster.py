@@ -44,10 +44,13 @@ def pod(f: Fields, o: Meta) -> Pod:
     spec = f.map(o.node, "spec", required=True, what=f"pod `{o.name}`")
     status = f.map(o.node, "status")
     reqs = pod_requests(f, spec)
+    labels, label_nodes = f.str_map(o.metadata, "labels")
     return Pod(
         namespace=o.namespace or "default", name=o.name, node_name=f.str(spec, "nodeName") or None,
         requests=reqs.requests, phase=f.enum(status, "phase", POD_PHASES, "Running"),
-        priority=f.int(spec, "priority", default=0), span=f.span(o.node),
+        priority=f.int(spec, "priority", default=0), labels=labels, span=f.span(o.node),
         spans=f.spans({"name": o.metadata.v.get("name"), "node_name": f.field(spec, "nodeName"),
                        "phase": f.field(status, "phase"), "priority": f.field(spec, "priority"),
+                       "labels": f.field(o.metadata, "labels"),
+                       **{f"labels.{k}": v for k, v in label_nodes.items()},
                        **{f"requests.{k}": v for k, v in reqs.nodes.items()}}))

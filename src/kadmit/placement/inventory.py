@@ -2,7 +2,8 @@
 
 Free capacity is `allocatable - usage`, per resource, in milli-units, the `pods` count included
 (every pod takes one `pods`, i.e. 1000 milli-units). Usage comes from bound, non-terminal pods
-(`Pod.holds_capacity`) and from `extra_usage` (the caller's, e.g. admitted workloads' placements).
+(`Pod.holds_capacity`; with `skip_tas_pods`, not those Kueue labels as TAS pods) and from
+`extra_usage` (the caller's, e.g. admitted workloads' placements).
 Free capacity may be negative when a node is over-committed; nothing fits there then.
 
 Every node stays in the inventory, with the taints kube-scheduler would see: a node that is not
@@ -23,6 +24,7 @@ from kadmit.placement.codes import KAD600, KAD601
 from kadmit.quantity import MILLI
 
 PODS = "pods"
+TAS_LABEL = "kueue.x-k8s.io/tas"  # Kueue sets it on every pod of a workload admitted with TAS
 ONE_POD = MILLI  # one pod of the `pods` resource, in milli-units
 DEFAULT_MAX_PODS = 110  # the kubelet's default `maxPods`, for nodes declared without `pods`
 NOT_READY_TAINT = Taint(key="node.kubernetes.io/not-ready", effect="NoSchedule")
@@ -126,15 +128,27 @@ def untolerated_taint_reason(taint: Taint, detailed: bool = True) -> str:
     return f"node(s) had untolerated taint {{{taint.key}: {taint.value}}}"
 
 
+def is_tas_pod(pod: Pod) -> bool:
+    """Whether Kueue admitted this pod's workload with topology-aware scheduling: it carries the
+    `kueue.x-k8s.io/tas` label (any value; Kueue writes `"true"`)."""
+    return TAS_LABEL in pod.labels
+
+
 def build_inventory(nodes: Iterable[Node], pods: Iterable[Pod] = (),
                     extra_usage: Mapping[str, Mapping[str, int]] | None = None,
-                    diags: Diagnostics | None = None) -> Inventory:
+                    diags: Diagnostics | None = None, skip_tas_pods: bool = False) -> Inventory:
     """Free capacity of every node.
 
     `extra_usage` maps a node name to usage beyond bound pods (admitted workloads' placements,
     as `pod_usage(requests, n)` gives it: the `pods` count included). The first node of each
     name wins, as elsewhere in the model. With `diags`, pods bound to unknown nodes (KAD600) and
     nodes without a `pods` limit (KAD601) are reported.
+
+    `skip_tas_pods` leaves out pods labelled `kueue.x-k8s.io/tas`, as Kueue's TAS cache does: it
+    counts a TAS workload through its admission's topology assignment and only the other pods
+    through the nodes they are bound to. An export holding both the Workloads and their Pods
+    would otherwise count those pods twice. Skipped pods take nothing and hold nothing; one bound
+    to an unknown node is still reported.
     """
     first: dict[str, Node] = {}
     for n in nodes:
@@ -148,6 +162,8 @@ def build_inventory(nodes: Iterable[Node], pods: Iterable[Pod] = (),
             if diags is not None:
                 diags.emit(KAD600, f"pod `{p.namespace}/{p.name}` is bound to unknown node `{p.node_name}`",
                            p.field_span("node_name"))
+            continue
+        if skip_tas_pods and is_tas_pod(p):
             continue
         used[p.node_name] = add(used[p.node_name], pod_usage(p.requests))
         holders[p.node_name].add(f"{p.namespace}/{p.name}")
@@ -170,15 +186,16 @@ def build_inventory(nodes: Iterable[Node], pods: Iterable[Pod] = (),
 
 
 def model_inventory(model: Model, extra_usage: Mapping[str, Mapping[str, int]] | None = None,
-                    diags: Diagnostics | None = None) -> Inventory:
+                    diags: Diagnostics | None = None, skip_tas_pods: bool = False) -> Inventory:
     """`build_inventory` over a model's nodes and pods."""
-    return build_inventory(model.nodes, model.pods, extra_usage, diags)
+    return build_inventory(model.nodes, model.pods, extra_usage, diags, skip_tas_pods=skip_tas_pods)
 
 
 def placement_usage(model: Model) -> dict[str, dict[str, int]]:
     """What admitted workloads with a known placement take from each node: pods x per-pod
     requests, one `pods` each. A caller whose inputs also hold those workloads' bound Pods should
-    count one or the other, not both (the model doesn't tie pods to workloads)."""
+    count one or the other, not both: Kueue labels those pods `kueue.x-k8s.io/tas`, and
+    `build_inventory(..., skip_tas_pods=True)` leaves them out."""
     out: dict[str, dict[str, int]] = {}
     for wl in sorted(model.workloads, key=lambda w: w.key):
         if not wl.admitted or wl.admission is None:

@@ -1,0 +1,110 @@
+"""Pods from a `kubectl get -o yaml` export: labels, and a TAS workload's pods counted once."""
+
+from __future__ import annotations
+
+import textwrap
+
+from kadmit.diagnostics import Diagnostics
+from kadmit.manifests import read_manifest_text
+from kadmit.model import Model
+from kadmit.placement.inventory import is_tas_pod, model_inventory, placement_usage
+
+NODE = """\
+apiVersion: v1
+kind: Node
+metadata:
+  name: gpu-0
+  labels: {kubernetes.io/hostname: gpu-0}
+status:
+  allocatable: {cpu: "16", nvidia.com/gpu: "12", pods: "110"}
+"""
+
+POD = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: {name}
+  namespace: team
+  labels:
+    batch.kubernetes.io/job-name: train
+{extra}spec:
+  nodeName: gpu-0
+  containers:
+  - name: c
+    resources:
+      requests: {{cpu: "2", nvidia.com/gpu: "4"}}
+status:
+  phase: Running
+"""
+
+TAS = "    kueue.x-k8s.io/tas: \"true\"\n"
+
+WORKLOAD = """\
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: Workload
+metadata:
+  name: train
+  namespace: team
+spec:
+  queueName: q
+  podSets:
+  - name: main
+    count: 2
+    template:
+      spec:
+        containers:
+        - name: c
+          resources:
+            requests: {cpu: "2", nvidia.com/gpu: "4"}
+status:
+  admission:
+    clusterQueue: cq
+    podSetAssignments:
+    - name: main
+      count: 2
+      flavors: {cpu: gpu, nvidia.com/gpu: gpu}
+      topologyAssignment:
+        levels: [kubernetes.io/hostname]
+        domains:
+        - values: [gpu-0]
+          count: 2
+  conditions:
+  - {type: QuotaReserved, status: "True"}
+  - {type: Admitted, status: "True"}
+"""
+
+
+def read(*docs: str):
+    diags = Diagnostics()
+    frag = read_manifest_text("---\n".join(textwrap.dedent(d) for d in docs), "m.yaml", diags)
+    return frag, diags
+
+
+def test_pod_labels_are_read_with_spans():
+    frag, diags = read(POD.format(name="train-0", extra=TAS))
+    assert not diags.items
+    (p,) = frag.pods
+    assert p.labels == {"batch.kubernetes.io/job-name": "train", "kueue.x-k8s.io/tas": "true"}
+    assert is_tas_pod(p)
+    span = p.field_span("labels.kueue.x-k8s.io/tas")
+    assert (span.line, span.column) == (8, 25)
+
+
+def test_pod_without_labels_is_no_tas_pod():
+    frag, _ = read("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {nodeName: n, containers: []}\n")
+    (p,) = frag.pods
+    assert p.labels == {} and not is_tas_pod(p)
+
+
+def test_an_export_of_a_tas_workload_and_its_pods_counts_them_once():
+    frag, diags = read(NODE, WORKLOAD, POD.format(name="train-0", extra=TAS),
+                       POD.format(name="train-1", extra=TAS), POD.format(name="side", extra=""))
+    assert not diags.items
+    model = Model(nodes=frag.nodes, pods=frag.pods, workloads=frag.workloads)
+    assert model.workloads[0].admission.pod_sets[0].placement == {"gpu-0": 2}
+    node = model_inventory(model, placement_usage(model), skip_tas_pods=True).get("gpu-0")
+    # the workload's 2 pods (via its placement) and the unlabelled `side` pod
+    assert node.free == {"cpu": 10_000, "nvidia.com/gpu": 0, "pods": 107_000}
+    assert node.holders == ("team/side",)
+    counted_twice = model_inventory(model, placement_usage(model)).get("gpu-0")
+    assert counted_twice.free["nvidia.com/gpu"] == -8000
