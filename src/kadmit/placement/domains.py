@@ -133,9 +133,21 @@ def node_fit_count(template: PodTemplate, node: NodeState, free: Mapping[str, in
     `free // request` over the requested resources (`pods` included)."""
     if not static_fit(template, node):
         return 0
-    free = node.free if free is None else free
-    fits = [max(0, free.get(r, 0)) // q for r, q in template.requests if q > 0]
-    return min(fits) if fits else 0
+    return free_fit_count(template, node.free if free is None else free)
+
+
+def free_fit_count(template: PodTemplate, free: Mapping[str, int]) -> int:
+    """How many pods of `template` `free` capacity holds, filters aside: the smallest
+    `free // request` over the requested resources (`pods` included); 0 once one is short."""
+    best = 0
+    for r, q in template.requests:
+        if q > 0:
+            k = free.get(r, 0) // q
+            if k <= 0:
+                return 0
+            if best == 0 or k < best:
+                best = k
+    return best
 
 
 def fits_count(template: PodTemplate, domain: Domain,
@@ -151,20 +163,36 @@ def fits_count(template: PodTemplate, domain: Domain,
     return sum(node_fit_count(template, nodes[name], free.get(name)) for name in domain.nodes)
 
 
-def domain_fits(tree: DomainTree, template: PodTemplate, level: str) -> list[tuple[Domain, int]]:
-    """Every domain of `level` with the pods of `template` it fits, most first (ties by path)."""
-    fits = [(d, fits_count(template, d)) for d in tree.domains(level)]
+def domain_fits(tree: DomainTree, template: PodTemplate, level: str,
+                free: Mapping[str, Mapping[str, int]] | None = None,
+                nodes: Mapping[str, NodeState] | None = None) -> list[tuple[Domain, int]]:
+    """Every domain of `level` with the pods of `template` it fits, most first (ties by path).
+    With `free` (node -> free capacity, e.g. a run's state) the counts come from it; `nodes`
+    default to the tree's."""
+    if free is not None and nodes is None:
+        nodes = tree.nodes
+    fits = [(d, fits_count(template, d, free, nodes)) for d in tree.domains(level)]
     fits.sort(key=lambda df: (-df[1], df[0].values))
     return fits
 
 
-def topology_view(tree: DomainTree, template: PodTemplate, count: int, mode: str, level: str) -> str:
-    """One line for `why`: `required rack: no rack has room for 3 pods; best rack r2 fits 2`."""
+def topology_view(tree: DomainTree, template: PodTemplate, count: int, mode: str, level: str | None,
+                  free: Mapping[str, Mapping[str, int]] | None = None,
+                  nodes: Mapping[str, NodeState] | None = None) -> str:
+    """One line for `why`: `required rack: no rack has room for 3 pods; best rack r2 fits 2`.
+
+    With `free` (node -> free capacity) and optionally `nodes` (default: the tree's), the counts
+    are taken against that state instead of the nodes' own free capacity, e.g. a run's final
+    state. A `preferred` request that no single domain holds says how it would spread (within
+    one domain of a higher level, or over at least K domains, or that all of them together hold
+    too few), and `unconstrained` (level None) counts the pods that fit on the whole topology."""
+    if mode == "unconstrained" or level is None:
+        return _unconstrained_view(tree, template, count, free, nodes)
     idx = tree.level_index(level)
     if idx is None:
         return f"{mode} {level}: topology `{tree.topology.name}` has no level `{level}`"
     short = level_label(tree.levels[idx])
-    fits = domain_fits(tree, template, tree.levels[idx])
+    fits = domain_fits(tree, template, tree.levels[idx], free, nodes)
     head = f"{mode} {short}"
     if not fits:
         return f"{head}: no {short} in topology `{tree.topology.name}`"
@@ -175,4 +203,47 @@ def topology_view(tree: DomainTree, template: PodTemplate, count: int, mode: str
         more = f" and {len(room) - 5} more" if len(room) > 5 else ""
         return f"{head}: {len(room)} {short}(s) have room for {count} pods: {names}{more}"
     best_text = f"best {short} {tree.display(best)} fits {n}" if n else f"no {short} fits any"
-    return f"{head}: no {short} has room for {count} pods; {best_text}"
+    text = f"{head}: no {short} has room for {count} pods; {best_text}"
+    if mode == "preferred":
+        text += "; " + _spread(tree, template, count, idx, fits, free, nodes)
+    return text
+
+
+def _spread(tree: DomainTree, template: PodTemplate, count: int, idx: int, fits: list[tuple[Domain, int]],
+            free: Mapping[str, Mapping[str, int]] | None, nodes: Mapping[str, NodeState] | None) -> str:
+    """How a `preferred` request that no domain of its level holds would spread: Kueue tries the
+    levels above first (the fewest pods that still fit, as best fit), then spreads greedily."""
+    short = level_label(tree.levels[idx])
+    for up in range(idx - 1, -1, -1):
+        holding = [(d, k) for d, k in domain_fits(tree, template, tree.levels[up], free, nodes) if k >= count]
+        if holding:
+            dom, k = min(holding, key=lambda dk: (dk[1], dk[0].values))
+            return (f"it would spread over the {short}s of {level_label(tree.levels[up])} "
+                    f"{tree.display(dom)} (fits {k})")
+    total = sum(k for _, k in fits)
+    if total < count:
+        return f"all {short}s together fit only {total}"
+    need, left = 0, count
+    for _, k in fits:  # most first: the fewest domains that hold every pod
+        if left <= 0:
+            break
+        need, left = need + 1, left - k
+    return f"it would spread over at least {need} {short}s"
+
+
+def _unconstrained_view(tree: DomainTree, template: PodTemplate, count: int,
+                        free: Mapping[str, Mapping[str, int]] | None,
+                        nodes: Mapping[str, NodeState] | None) -> str:
+    """`unconstrained: 12 of 16 pods fit on 3 hosts of topology `dc`` (or room for all)."""
+    if not tree.levels or not tree.roots:
+        return f"unconstrained: no nodes in topology `{tree.topology.name}`"
+    fits = domain_fits(tree, template, tree.levels[-1], free, nodes)
+    short = level_label(tree.levels[-1])
+    used = sum(1 for _, k in fits if k > 0)
+    total = sum(k for _, k in fits)
+    if total >= count:
+        return (f"unconstrained: room for {count} pods on {used} {short}(s) of topology "
+                f"`{tree.topology.name}` ({total} fit in all)")
+    if total == 0:
+        return f"unconstrained: no {short} of topology `{tree.topology.name}` fits any of {count} pods"
+    return f"unconstrained: only {total} of {count} pods fit, on {used} {short}(s) of topology `{tree.topology.name}`"

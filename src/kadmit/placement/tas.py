@@ -24,11 +24,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Literal, Mapping
+from weakref import WeakKeyDictionary
 
 from kadmit.index import HOSTNAME_LABEL, resolve_level
 from kadmit.model import TopologyRequest
-from kadmit.placement.domains import Domain, DomainTree, node_fit_count
-from kadmit.placement.filters import PodTemplate
+from kadmit.placement.domains import Domain, DomainTree, free_fit_count
+from kadmit.placement.filters import PodTemplate, static_fit
 
 Profile = Literal["BestFit", "MostFreeCapacity", "LeastFreeCapacity", "Mixed"]
 
@@ -47,22 +48,42 @@ class TASResult:
         return self.reason is None
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)  # one object per node and call: no per-instance dict
 class _Unit:
     values: tuple[str, ...]
     state: int
-    children: list["_Unit"]
+    children: "list[_Unit] | tuple[()]"  # () for a node
     node: str | None = None
+
+
+_STATIC_FIT: "WeakKeyDictionary[DomainTree, dict[tuple, frozenset[str]]]" = WeakKeyDictionary()
+
+
+def _static_fitting(tree: DomainTree, template: PodTemplate) -> frozenset[str]:
+    """The tree's nodes that pass the filters that don't depend on capacity (`static_fit`). They
+    read only the template's selector, affinity and tolerations and the nodes' labels, taints and
+    flags, none of which change for a tree, so the answer is kept per tree on those three: a run
+    asks it once per pod shape rather than once per node and placement."""
+    key = (template.node_selector, template.node_affinity, template.tolerations)
+    memo = _STATIC_FIT.setdefault(tree, {})
+    got = memo.get(key)
+    if got is None:
+        got = memo[key] = frozenset(name for name, node in tree.nodes.items() if static_fit(template, node))
+    return got
 
 
 def _units(tree: DomainTree, template: PodTemplate, free: Mapping[str, Mapping[str, int]] | None):
     """Per level (plus a node level when the lowest level isn't the hostname), the domains with
     their pod counts."""
     host_lowest = tree.levels[-1] == HOSTNAME_LABEL
+    passing = _static_fitting(tree, template)
 
     def node_unit(name: str) -> _Unit:
-        state = node_fit_count(template, tree.nodes[name], None if free is None else free.get(name))
-        return _Unit(tree.node_domain[name] + (() if host_lowest else (name,)), state, [], name)
+        state = 0
+        if name in passing:  # as `node_fit_count`, with the static filters memoized
+            node_free = None if free is None else free.get(name)
+            state = free_fit_count(template, tree.nodes[name].free if node_free is None else node_free)
+        return _Unit(tree.node_domain[name] + (() if host_lowest else (name,)), state, (), name)
 
     levels: list[list[_Unit]] = [[] for _ in tree.levels] + ([] if host_lowest else [[]])
 
@@ -130,6 +151,12 @@ def kueue_assign(tree: DomainTree, template: PodTemplate, count: int, request: T
         top = units[0]
         if best_fit and top.state >= count:
             top = units[_best_fit(units, count)]
+        if least_first:  # the least free domain that holds them all (Kueue #5803)
+            if (fit := next((u for u in units if u.state >= count), None)) is not None:
+                chosen = [fit]
+                break
+            if required:
+                return TASResult(reason=not_fit(units[-1].state))
         if top.state >= count:
             chosen = [top]
             break
@@ -140,8 +167,10 @@ def kueue_assign(tree: DomainTree, template: PodTemplate, count: int, request: T
             continue
         chosen, remaining = [], count
         for i, u in enumerate(units):
-            if remaining <= 0 or u.state <= 0:
+            if remaining <= 0:
                 break
+            if u.state <= 0:  # full domains sort first least-first; skip them (Kueue #8168)
+                continue
             pick = units[i + _best_fit(units[i:], remaining)] if best_fit and u.state >= remaining else u
             chosen.append(pick)
             remaining -= u.state
