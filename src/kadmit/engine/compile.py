@@ -116,15 +116,29 @@ def untolerated_taints(ps: PodSet, flavor: ResourceFlavor):
             if t.effect in ("NoSchedule", "NoExecute") and not any(x.tolerates(t) for x in tols)]
 
 
-def topology_mismatch(ps: PodSet, flavor: ResourceFlavor, index: ModelIndex) -> str | None:
-    """A pod set asking for a topology can only use a flavor with that topology and level."""
-    if ps.topology is None or ps.topology.mode == "unconstrained":
+def tas_only(cq: ClusterQueue, index: ModelIndex) -> bool:
+    """Every flavor of the queue names a topology (Kueue's `IsTASOnly`): its pod sets are then placed
+    with topology-aware scheduling even without a request of their own."""
+    flavors = [index.flavors.get(fq.flavor) for g in cq.resource_groups for fq in g.flavors]
+    return bool(flavors) and all(f is not None and f.topology for f in flavors)
+
+
+def topology_mismatch(ps: PodSet, flavor: ResourceFlavor, index: ModelIndex, implied: bool = False) -> str | None:
+    """Kueue's TAS match of a pod set and a flavor (`checkPodSetAndFlavorMatchForTAS`): a pod set
+    with a topology request (any mode) needs a flavor with a topology that has the level; a pod set
+    without one can't use a flavor that has a topology unless TAS is implied (`implied`: its queue's
+    flavors all have one)."""
+    if ps.topology is not None:
+        topo = index.topologies.get(flavor.topology) if flavor.topology else None
+        if not flavor.topology:
+            return f'Flavor "{flavor.name}" does not support TopologyAwareScheduling'
+        if topo is None:
+            return f'Flavor "{flavor.name}" information missing in TAS cache'
+        if ps.topology.level is not None and resolve_level(topo, ps.topology.level) is None:
+            return f'Flavor "{flavor.name}" does not contain the requested level'
         return None
-    topo = index.topologies.get(flavor.topology) if flavor.topology else None
-    if topo is None:
-        return f'flavor "{flavor.name}" does not support TopologyAwareScheduling'
-    if ps.topology.level is not None and resolve_level(topo, ps.topology.level) is None:
-        return f'flavor "{flavor.name}" does not contain the requested level `{ps.topology.level}`'
+    if flavor.topology and not implied:
+        return f'Flavor "{flavor.name}" supports only TopologyAwareScheduling'
     return None
 
 
@@ -318,7 +332,7 @@ class Compiler:
                               f"{on_flavors}",
                               fl.field_span("node_taints") or fl.span, T.not_(v),
                               Param(f"pod set `{ps.name}` of `{key}`", "tolerations", None, str(taint), "none"))
-                    topo = topology_mismatch(ps, fl, ix)
+                    topo = topology_mismatch(ps, fl, ix, tas_only(cq, ix))
                     if topo is not None:
                         track(f"topology|{ps.name}|{fname}", "topology", f"pod set `{ps.name}` can't use "
                               f"flavor `{fname}`: {topo}", ps.field_span("topology") or ps.span, T.not_(v))

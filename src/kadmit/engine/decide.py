@@ -8,6 +8,7 @@ from typing import Literal
 
 from kadmit.engine.compile import Origin
 from kadmit.engine.explain import Fix, blame_groups, fixes, symbolic_problem
+from kadmit.engine.explain_placement import PlacementExplanation, explain_placement
 from kadmit.engine.ordered import Decision, decide_ordered
 from kadmit.engine.reasons import (KAD501, KAD502, KAD503, KAD519, KAD520, KAD523, Reason,
                                    flavor_reasons, gate_reasons, placement_reasons)
@@ -41,6 +42,7 @@ class WhyResult:
     fixes: list[Fix] = field(default_factory=list)
     unknown: bool = False
     solver: dict = field(default_factory=dict)
+    placement: PlacementExplanation | None = None  # quota fits, topology-aware placement doesn't
 
 
 def admit(model: Model, mode: ModeName = "ordered", limits: Limits | None = None,
@@ -129,6 +131,22 @@ def explain_decision(session: Session, decisions: dict[str, Decision], key: str)
                             []), Fix(f"make `{head.key}` admissible, or remove it from the queue", [])]
         result.solver = session.stats.as_dict()
         return result
+    if not gate_reasons(session, target):
+        try:
+            placement = explain_placement(session, target)
+        except SolverUnknown:
+            result.unknown = True
+            result.solver = session.stats.as_dict()
+            return result
+        if placement is not None:  # quota fits at the final state; the nodes don't
+            result.reasons = decision_reasons(session, d)  # the failure as it stands now
+            result.placement = placement
+            result.blame = list(placement.blame)
+            result.blame_groups = [list(placement.blame)] if placement.blame else []
+            result.blame_minimal = False
+            result.fixes = list(placement.fixes)
+            result.solver = session.stats.as_dict()
+            return result
     try:
         loaded = session.load(symbolic_problem(session, target), make_solver(session.limits))
         groups = blame_groups(session, loaded)

@@ -24,10 +24,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Mapping
 
+from kadmit.engine.compile import tas_only
 from kadmit.index import ModelIndex
 from kadmit.model import ClusterQueue, Model, PodSet, TopologyRequest, Workload
-from kadmit.placement.domains import DomainTree, build_domains, node_fit_count
-from kadmit.placement.filters import PodTemplate, histogram
+from kadmit.placement.domains import DomainTree, build_domains, free_fit_count
+from kadmit.placement.filters import PodTemplate, histogram, static_fit
 from kadmit.placement.inventory import Inventory, NodeState, add, model_inventory, pod_usage, subtract
 from kadmit.placement.tas import Profile, kueue_assign
 
@@ -62,6 +63,7 @@ class PlacementFailure:
     request: TASRequest
     message: str  # e.g. topology "dc" allows to fit only 7 out of 8 pod(s)
     before: dict[str, dict[str, int]] = field(default_factory=dict)  # earlier pod sets' nodes
+    requests: list[TASRequest] = field(default_factory=list)  # every pod set placed, in order
 
     @property
     def pod_set(self) -> str:
@@ -88,7 +90,7 @@ class NodePool:
     def __init__(self, model: Model, index: ModelIndex, profile: Profile = "Mixed") -> None:
         self.index = index
         self.profile: Profile = profile
-        self.inventory: Inventory = model_inventory(model)  # bound pods only
+        self.inventory: Inventory = model_inventory(model, skip_tas_pods=True)  # pods of TAS workloads count via their placements
         self.free: dict[str, dict[str, int]] = {n.name: n.free for n in self.inventory.nodes}
         self.holders: dict[str, set[str]] = {n.name: set(n.holders) for n in self.inventory.nodes}
         self.placed: dict[str, dict[str, dict[str, int]]] = {}  # workload -> node -> usage it took
@@ -102,6 +104,7 @@ class NodePool:
                             taken[node] = add(taken.get(node, {}), pod_usage(requests.get(psa.name, {}), pods))
                 self._take(wl.key, taken)
         self._trees: dict[str, DomainTree | None] = {}
+        self._static: dict[tuple, list[NodeState]] = {}
 
     @property
     def active(self) -> bool:
@@ -112,9 +115,7 @@ class NodePool:
 
     def tas_only(self, cq: ClusterQueue) -> bool:
         """Every flavor of the queue names a topology: Kueue then places every pod set with TAS."""
-        names = [fq.flavor for g in cq.resource_groups for fq in g.flavors]
-        flavors = [self.index.flavors.get(n) for n in names]
-        return bool(flavors) and all(f is not None and f.topology for f in flavors)
+        return tas_only(cq, self.index)
 
     def requests(self, wl: Workload, cq: ClusterQueue, counts: Mapping[str, int],
                  flavors: Mapping[str, Mapping[str, str]]) -> list[TASRequest]:
@@ -159,12 +160,13 @@ class NodePool:
         for req in requests:
             tree = self.tree(req.flavor)
             if tree is None:
-                out.failure = PlacementFailure(req, f'topology "{req.topology}" not found', out.nodes())
+                out.failure = PlacementFailure(req, f'topology "{req.topology}" not found', out.nodes(),
+                                               list(requests))
                 return out
             got = kueue_assign(tree, req.template, req.count, req.request, free=cur,
                                profile=profile or self.profile)
             if not got.ok:
-                out.failure = PlacementFailure(req, got.reason or "", out.nodes())
+                out.failure = PlacementFailure(req, got.reason or "", out.nodes(), list(requests))
                 return out
             out.pod_sets.append(PodSetPlacement(req, got.placement, got.level, got.domains))
             per_pod = req.template.request_map
@@ -209,12 +211,24 @@ class NodePool:
             fls = [self.index.flavors[f] for f in sorted(set(flavors.get(ps.name, {}).values()))
                    if f in self.index.flavors]
             tpl = PodTemplate.build(ps, fls)
-            fit = sum(node_fit_count(tpl, node, self.free[node.name]) for node in self.inventory.nodes)
+            fit = 0
+            for node in self._passing(tpl):  # stop as soon as every pod has room
+                fit += free_fit_count(tpl, self.free[node.name])
+                if fit >= n:
+                    break
             if fit < n:
                 hist = histogram(tpl, self.inventory.nodes, self.free)
                 out.append(f"pod set {ps.name}: quota admits {n} pod(s), but the nodes hold only {fit} now; "
                            f"the rest stay Pending ({hist})")
         return out
+
+    def _passing(self, tpl: PodTemplate) -> list[NodeState]:
+        """Nodes that pass the filters that don't depend on capacity, memoized per pod shape."""
+        key = (tpl.node_selector, tpl.node_affinity, tpl.tolerations)
+        got = self._static.get(key)
+        if got is None:
+            got = self._static[key] = [n for n in self.inventory.nodes if static_fit(tpl, n)]
+        return got
 
     def state(self, name: str) -> NodeState:
         """A node as it stands now in the run (free capacity after this run's placements)."""

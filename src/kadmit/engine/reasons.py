@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kadmit.diagnostics import register
-from kadmit.engine.compile import selector_conflicts, topology_mismatch, untolerated_taints
+from kadmit.engine.compile import selector_conflicts, tas_only, topology_mismatch, untolerated_taints
 from kadmit.engine.quota import Usage, node_id
 from kadmit.engine.session import Session
 from kadmit.model import Workload
@@ -128,7 +128,7 @@ def flavor_reasons(session: Session, wl: Workload, usage: Usage | None = None,
                 if chosen_now is not None and fname == chosen_now:
                     picked = fname
                     break
-                why = _mismatch(session, ps, fname)
+                why = _mismatch(session, ps, fname, wl)
                 if why is not None:
                     reasons.append(why)
                     continue
@@ -167,12 +167,13 @@ def flavor_reasons(session: Session, wl: Workload, usage: Usage | None = None,
     return out
 
 
-def _mismatch(session: Session, ps, fname: str) -> tuple[str, str] | None:
+def _mismatch(session: Session, ps, fname: str, wl: Workload | None = None) -> tuple[str, str] | None:
     """Why a flavor can't serve the pod set whatever the quota (Kueue's first reason), or None."""
     fl = session.index.flavors.get(fname)
     if fl is None:
         return (KAD517, f"flavor {fname} not found")
-    topo = topology_mismatch(ps, fl, session.index)
+    cq = session.index.cluster_queue_of(wl) if wl is not None else None
+    topo = topology_mismatch(ps, fl, session.index, cq is not None and tas_only(cq, session.index))
     if topo is not None:
         return (KAD513, topo)
     taints = untolerated_taints(ps, fl)

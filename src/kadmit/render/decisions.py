@@ -40,6 +40,7 @@ def admit_dict(result: AdmitResult) -> dict:
             if a else {},
             "cycle": d.cycle,
             "unknown": d.unknown,
+            "notes": list(d.notes),
         })
     out = {"mode": result.mode, "decisions": decisions, "solver": result.solver}
     if result.optimal is not None:
@@ -87,7 +88,7 @@ def admit_human(result: AdmitResult) -> str:
             sets = "; ".join(
                 f"{ps} {a.counts.get(ps, 0)}×" + ",".join(sorted(set(fl.values())) or ["-"])
                 for ps, fl in sorted(a.flavors.items()))
-            note = "borrowing" if a.borrowing else ""
+            note = "; ".join((["borrowing"] if a.borrowing else []) + list(d.notes))
         else:
             sets = ""
             reasons = result.reasons.get(d.key, [])
@@ -143,6 +144,7 @@ def why_dict(result: WhyResult) -> dict:
                          for g in result.blame_groups],
         "blame_minimal": result.blame_minimal,
         "fixes": [f.as_dict() for f in result.fixes],
+        "placement": result.placement.as_dict() if result.placement else None,
         "unknown": result.unknown,
         "solver": result.solver,
     }
@@ -178,19 +180,41 @@ def why_human(result: WhyResult, sources: SourceMap, workload_span: Span | None)
         out.append(f"  --> {workload_span}")
     for r in result.reasons:
         out.append(f"   = reason: {r.message}")
+    if result.placement is not None:
+        out.extend(_placement_lines(result.placement))
     groups = result.blame_groups or ([result.blame] if result.blame else [])
     for gi, group in enumerate(groups):
-        out.append("blame (a minimal set of statements that together forbid it; each one matters):" if gi == 0
-                   else "also blocking, once the above is fixed (another minimal set):")
+        if result.placement is not None:
+            out.append("blame (what keeps the pod set off the nodes):")
+        else:
+            out.append("blame (a minimal set of statements that together forbid it; each one matters):" if gi == 0
+                       else "also blocking, once the above is fixed (another minimal set):")
         for o in group:
             where = str(o.span) if o.span else "(no source location)"
             out.append(f"  --> {where}  {o.message}")
             if o.span is not None:
                 out.extend("     " + line for line in _excerpt(o.span, sources))
     if result.fixes:
-        out.append("fixes (each checked by solving again):")
+        out.append("fixes (each checked by placing again):" if result.placement is not None
+                   else "fixes (each checked by solving again):")
         for i, f in enumerate(result.fixes):
             out.append(f"   = help: {'or ' if i else ''}{f.message}")
+    elif result.placement is not None:
+        out.append("fixes: none verified by placing again (tried: waiting for holders, tolerating taints, "
+                   "relaxing the topology request, fewer pods)")
     elif not result.admitted and not result.unknown and result.blame:
         out.append("fixes: none found within one or two changes")
     return "\n".join(out) + "\n"
+
+
+def _placement_lines(p) -> list[str]:
+    """The `placement:` section of `why`: the failing pod set, kube-scheduler's histogram for one
+    of its pods, the topology view and the best domains, against the run's final state."""
+    out = ["placement (topology-aware scheduling, at the run's final state):",
+           f"   = pod set {p.pod_set}: {p.count} pods, {p.request}, flavor {p.flavor}, topology {p.topology}",
+           f"   = one pod: {p.histogram}",
+           f"   = topology: {p.topology_view}"]
+    if p.domains and p.level:
+        shown = ", ".join(f"{d} fits {n}" for d, n in p.domains)
+        out.append(f"   = {p.level}s, most room first: {shown}")
+    return out

@@ -1,0 +1,580 @@
+"""Why a workload waits on topology-aware placement: what the scheduler sees, who holds the room,
+and verified fixes.
+
+Kueue assigns flavors on quota first and then places the pod sets on nodes (`placing`). When
+quota would admit a workload but a pod set doesn't fit its topology, the quota explanation has
+nothing to say (every statement is satisfiable); this module explains the placement instead,
+against the run's final node state:
+
+- kube-scheduler's histogram for one pod of the failing pod set over every node of the cluster;
+- the topology view (`required rack: no rack has room for 3 pods; best rack r2 fits 2`) and the
+  domains of the requested level with the pods each fits;
+- blame as `Origin`s with spans: the pod set's topology request and count, the flavor's
+  topology, node taints the pod set doesn't tolerate, its node selector when it excludes nodes,
+  and the pods and workloads holding the scarce resource in the best domains;
+- fixes, each verified by placing again with `NodePool.place` on a what-if (a changed request or
+  a free map with a holder's usage released; the pool is never changed): relax `required` to
+  `preferred` or to a higher level, shrink the pod set, wait for a holder (or two), tolerate a taint.
+
+Pure Python: the only solver questions are the session's own `try_admit` calls.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from itertools import combinations
+from typing import Mapping
+
+from kadmit.engine.compile import Origin
+from kadmit.engine.explain import Change, Fix
+from kadmit.engine.placing import PlacementFailure, PodSetPlacement, TASRequest, WorkloadPlacement, pod_set_of
+from kadmit.engine.session import Session
+from kadmit.index import resolve_level
+from kadmit.model import Pod, Taint, Toleration, TopologyRequest, Workload
+from kadmit.placement.domains import Domain, DomainTree, domain_fits, level_label, topology_view
+from kadmit.placement.filters import histogram, node_affinity, static_fit
+from kadmit.placement.inventory import PODS, NodeState, add, pod_usage, subtract
+from kadmit.quantity import format_quantity
+from kadmit.source import Span
+
+TOP_DOMAINS = 5  # domains listed with their fit counts
+BEST_DOMAINS = 3  # domains whose capacity holders are blamed
+MAX_HOLDERS = 5  # holders named in the blame
+MAX_WAIT_SINGLES = 8  # holders tried alone for a "wait for" fix, most capacity first
+MAX_WAIT_PAIRS = 6  # the biggest holders tried in pairs when none frees enough alone
+MAX_FIXES = 5
+MAX_PER_KIND = 2
+
+Free = Mapping[str, Mapping[str, int]]
+
+
+@dataclass
+class PlacementExplanation:
+    """The placement side of `why` for the first pod set that topology-aware scheduling can't place."""
+
+    workload: str
+    pod_set: str
+    flavor: str
+    topology: str
+    request: str  # e.g. `required rack`, `implicit unconstrained`
+    count: int
+    message: str  # Kueue's: couldn't assign flavors to pod set workers: topology "dc" allows ...
+    histogram: str  # kube-scheduler's FitError text for one pod over every node
+    topology_view: str
+    level: str | None  # short name of the level the domains are at
+    domains: list[tuple[str, int]] = field(default_factory=list)  # best first: (domain, pods it fits)
+    scarce: str | None = None  # the resource that runs out first in the best domains
+    blame: list[Origin] = field(default_factory=list)
+    fixes: list[Fix] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return {"pod_set": self.pod_set, "flavor": self.flavor, "topology": self.topology,
+                "request": self.request, "count": self.count, "message": self.message,
+                "histogram": self.histogram, "topology_view": self.topology_view, "level": self.level,
+                "domains": [{"domain": d, "fits": n} for d, n in self.domains],
+                "scarce_resource": self.scarce}
+
+
+@dataclass
+class _Case:
+    """What the explanation works on: the workload's TAS requests at full counts, which one
+    failed, the free capacity the re-runs start from, and what the failing pod set saw."""
+
+    session: Session
+    wl: Workload
+    requests: list[TASRequest]
+    failing: int
+    base: dict[str, dict[str, int]]  # free capacity `place` starts from for the what-ifs
+    seen: dict[str, dict[str, int]]  # free capacity the failing pod set saw
+    tree: DomainTree
+    level_idx: int  # the requested level (the lowest for `unconstrained`)
+
+    @property
+    def req(self) -> TASRequest:
+        return self.requests[self.failing]
+
+    @property
+    def subject(self) -> str:
+        return f"pod set {self.wl.key}:{self.req.pod_set}"
+
+    def place(self, requests: list[TASRequest] | None = None, free: Free | None = None) -> WorkloadPlacement:
+        return self.session.pool.place(requests or self.requests, free=self.base if free is None else free)
+
+    def with_request(self, new: TASRequest) -> list[TASRequest]:
+        return self.requests[:self.failing] + [new] + self.requests[self.failing + 1:]
+
+
+def explain_placement(session: Session, wl: Workload) -> PlacementExplanation | None:
+    """The placement explanation of a pending workload whose quota fits at the run's final
+    state but whose topology-aware placement doesn't; None otherwise (it fits, or quota or
+    something else stops it). Raises SolverUnknown like `try_admit`."""
+    if not session.pool.active:
+        return None
+    failure = _current_failure(session, wl)
+    if failure is None:
+        return None
+    case = _case(session, wl, failure)
+    if case is None:
+        return PlacementExplanation(wl.key, failure.pod_set, failure.request.flavor, failure.request.topology,
+                                    _request_text(failure.request), failure.request.count,
+                                    _kueue_message(failure), _histogram(session, failure.request, session.pool.free),
+                                    failure.message, None)
+    req, tree = case.req, case.tree
+    level_key = tree.levels[case.level_idx]
+    fits = domain_fits(tree, req.template, level_key, case.seen)
+    best_nodes = sorted({n for d, _ in fits[:BEST_DOMAINS] for n in d.nodes})
+    scarce = _scarce(case, best_nodes)
+    out = PlacementExplanation(
+        wl.key, req.pod_set, req.flavor, req.topology, _request_text(req), req.count, _kueue_message(failure),
+        _histogram(session, req, case.seen),
+        topology_view(tree, req.template, req.count, req.request.mode, req.request.level, free=case.seen),
+        level_label(level_key), [(tree.display(d), n) for d, n in fits[:TOP_DOMAINS]], scarce)
+    out.blame = _blame(case, best_nodes, scarce)
+    out.fixes = _fixes(case, scarce)
+    return out
+
+
+# --- the failure and the requests ------------------------------------------------------------------
+
+def _current_failure(session: Session, wl: Workload) -> PlacementFailure | None:
+    """Ask `try_admit` at the final state: a placement failure recorded now (at full counts)
+    while nothing is admitted means quota fits and placement doesn't. A failure recorded by an
+    earlier cycle is put back when this try records none, so the session is left as it was."""
+    saved = session.placement_failures.pop(wl.key, None)
+    got = None
+    try:
+        got, _ = session.try_admit(wl)
+    finally:
+        now = session.placement_failures.get(wl.key)
+        if now is None and saved is not None:
+            session.placement_failures[wl.key] = saved
+    return now if got is None else None
+
+
+def _case(session: Session, wl: Workload, failure: PlacementFailure) -> _Case | None:
+    pool = session.pool
+    cq = session.index.cluster_queue_of(wl)
+    tree = pool.tree(failure.request.flavor)
+    if cq is None or tree is None or not tree.levels:
+        return None
+    requests = list(failure.requests)
+    seen = _after(pool.free, wl, failure.before)
+    if failure.request in requests:
+        failing, base = requests.index(failure.request), dict(pool.free)
+    else:  # not expected: place the failing pod set alone, after what the earlier ones took
+        requests, failing, base = [failure.request], 0, seen
+    request = failure.request.request
+    if request.mode == "unconstrained":
+        level_idx = len(tree.levels) - 1
+    else:
+        key = resolve_level(tree.topology, request.level)
+        if key is None:
+            return None
+        level_idx = tree.levels.index(key)
+    return _Case(session, wl, requests, failing, base, seen, tree, level_idx)
+
+
+def _after(free: Free, wl: Workload, before: Mapping[str, Mapping[str, int]]) -> dict[str, dict[str, int]]:
+    """Free capacity once the earlier pod sets of `wl` took their nodes (`before`)."""
+    out = {n: dict(f) for n, f in free.items()}
+    for ps_name, nodes in sorted(before.items()):
+        per_pod = pod_set_of(wl, ps_name).requests
+        for node, pods in sorted(nodes.items()):
+            if node in out:
+                out[node] = subtract(out[node], pod_usage(per_pod, pods))
+    return out
+
+
+def _request_text(req: TASRequest) -> str:
+    r = req.request
+    text = r.mode if r.level is None else f"{r.mode} {r.level}"
+    return f"implicit {text}" if req.implicit else text
+
+
+def _kueue_message(failure: PlacementFailure) -> str:
+    return f"couldn't assign flavors to pod set {failure.pod_set}: {failure.message}"
+
+
+def _histogram(session: Session, req: TASRequest, free: Free) -> str:
+    return histogram(req.template, session.pool.inventory.nodes, free=free)
+
+
+# --- what holds the room -------------------------------------------------------------------------
+
+def _scarce(case: _Case, names: list[str]) -> str | None:
+    """The resource that stops more pods on the nodes `names`: per node that passes the pod's
+    filters, the requested resource that leaves room for the fewest pods binds; the one binding
+    on most nodes that something holds capacity on (else on most nodes) is scarce. `pods` binds
+    only when nothing else does."""
+    tpl = case.req.template
+    usable = [n for n in names if static_fit(tpl, case.tree.nodes[n])]
+    if not usable:
+        return None
+    held = [n for n in usable if case.session.pool.holders.get(n)]
+    votes = Counter(b for b in (_binding(tpl.requests, case.seen.get(n, {})) for n in held or usable) if b)
+    if not votes:
+        return None
+    return min(votes, key=lambda r: (-votes[r], r == PODS, r))
+
+
+def _binding(requests: tuple[tuple[str, int], ...], free: Mapping[str, int]) -> str | None:
+    """The requested resource that leaves room for the fewest pods on a node with `free`."""
+    best: tuple | None = None
+    for res, per_pod in requests:
+        if per_pod > 0:
+            key = (max(0, free.get(res, 0)) // per_pod, res == PODS, res)
+            best = key if best is None or key < best else best
+    return None if best is None else best[2]
+
+
+@dataclass
+class _Holder:
+    key: str
+    kind: str  # pod, workload
+    usage: dict[str, dict[str, int]]  # node -> what it holds there
+    span: Span | None
+    new: bool = False  # a workload admitted earlier in this run
+
+    def amount(self, resource: str | None, nodes: set[str] | None = None) -> int:
+        if resource is None:
+            return 0
+        return sum(u.get(resource, 0) for n, u in self.usage.items() if nodes is None or n in nodes)
+
+    @property
+    def label(self) -> str:
+        return f"{self.kind} `{self.key}`"
+
+
+def _holders(case: _Case, nodes: list[str]) -> list[_Holder]:
+    """Who holds capacity on `nodes`: bound pods (their requests) and admitted workloads (their
+    placements, from the input or this run), sorted by key."""
+    session, pool = case.session, case.session.pool
+    pods: dict[str, Pod] = {}
+    for p in session.model.pods:
+        if p.holds_capacity:
+            pods.setdefault(f"{p.namespace}/{p.name}", p)
+    keys = sorted({k for n in nodes for k in pool.holders.get(n, ())})
+    out = []
+    for key in keys:
+        usage: dict[str, dict[str, int]] = {}
+        placed = pool.placed.get(key, {})
+        pod = pods.get(key)
+        for n in nodes:
+            if key not in pool.holders.get(n, ()):
+                continue
+            use = dict(placed.get(n, {}))
+            if pod is not None and pod.node_name == n:
+                use = add(use, pod_usage(pod.requests))
+            if use:
+                usage[n] = use
+        if not usage:
+            continue
+        if key in pool.placed:
+            h = session.holders.get(key)
+            wl = session.index.workloads.get(key)
+            span = h.span if h is not None and h.span is not None else (wl.span if wl else None)
+            out.append(_Holder(key, "workload", usage, span, bool(h and h.new)))
+        else:
+            out.append(_Holder(key, "pod", usage, pod.span if pod else None))
+    return out
+
+
+def _fit_nodes(case: _Case, names) -> list[str]:
+    """The nodes among `names` that pass the pod's filters (only capacity can stop it there)."""
+    tpl = case.req.template
+    return sorted(n for n in names if static_fit(tpl, case.tree.nodes[n]))
+
+
+# --- blame ---------------------------------------------------------------------------------------
+
+def _blame(case: _Case, best_nodes: list[str], scarce: str | None) -> list[Origin]:
+    wl, req, tree = case.wl, case.req, case.tree
+    ps = pod_set_of(wl, req.pod_set)
+    out = [_topology_origin(case), Origin(
+        f"placement|count|{req.pod_set}", "count",
+        f"count = {req.count}: pod set `{req.pod_set}` needs {req.count} pods placed at once"
+        + (f" (min_count {ps.min_count})" if ps.min_count is not None and ps.min_count < ps.count else ""),
+        ps.field_span("count"))]
+    fl = case.session.index.flavors[req.flavor]
+    outside = f"; {len(tree.outside)} more lack its levels' labels" if tree.outside else ""
+    out.append(Origin(f"placement|flavor|{fl.name}", "flavor_topology",
+                      f"flavor `{fl.name}` places pods with topology `{tree.topology.name}`: "
+                      f"{len(tree.nodes)} usable node(s) carry its labels{outside}", fl.field_span("topology")))
+    for taint, nodes in _taint_groups(case):
+        first = tree.nodes[nodes[0]]
+        out.append(Origin(f"placement|taint|{_taint_text(taint)}", "node_taint",
+                          f"taint `{_taint_text(taint)}` on {_count_nodes(nodes)} of topology "
+                          f"`{tree.topology.name}` isn't tolerated by pod set `{req.pod_set}`",
+                          _taint_span(first, taint)))
+    excluded = [n for n in sorted(tree.nodes) if not _first_taint(req, tree.nodes[n])
+                and node_affinity(req.template, tree.nodes[n])]
+    if excluded:
+        what = "node_selector" if ps.node_selector else "node_affinity"
+        out.append(Origin(f"placement|selector|{req.pod_set}", "selector",
+                          f"the {what.replace('_', ' ')} of pod set `{req.pod_set}` excludes "
+                          f"{_count_nodes(excluded)} of flavor `{fl.name}`", ps.field_span(what)))
+    fit = set(_fit_nodes(case, best_nodes))
+    holders = [h for h in _holders(case, sorted(fit)) if h.amount(scarce, fit) > 0]
+    holders.sort(key=lambda h: (-h.amount(scarce, fit), h.key))
+    for h in holders[:MAX_HOLDERS]:
+        nodes = sorted(n for n in h.usage if n in fit)
+        dom = _domains_of(case, nodes)
+        where = (f"on node {nodes[0]}" if len(nodes) == 1 else f"on {len(nodes)} nodes") + (f" {dom}" if dom else "")
+        new = " (admitted in this run)" if h.new else ""
+        out.append(Origin(f"placement|holder|{h.kind}|{h.key}", "holder",
+                          f"{h.label}{new} holds {format_quantity(h.amount(scarce, fit), scarce or '')} "
+                          f"{scarce} {where}", h.span))
+    return out
+
+
+def _topology_origin(case: _Case) -> Origin:
+    wl, req = case.wl, case.req
+    ps = pod_set_of(wl, req.pod_set)
+    per_pod = ", ".join(f"{format_quantity(q, r)} {r}" for r, q in req.template.requests if r != PODS and q)
+    pods = f"{req.count} pods" + (f" of {per_pod}" if per_pod else "")
+    r = req.request
+    if req.implicit:
+        cq = case.session.index.cluster_queue_of(wl)
+        msg = (f"pod set `{req.pod_set}` has no topology request; every flavor of cluster queue "
+               f"`{cq.name if cq else '?'}` has a topology, so its {pods} are placed as `unconstrained`")
+        return Origin(f"placement|topology|{req.pod_set}", "topology", msg, ps.span)
+    short = level_label(case.tree.levels[case.level_idx])
+    if r.mode == "required":
+        msg = f"pod set `{req.pod_set}` requires its {pods} in one {short} (`required {r.level}`)"
+    elif r.mode == "preferred":
+        msg = f"pod set `{req.pod_set}` prefers one {short} for its {pods} (`preferred {r.level}`)"
+    else:
+        msg = f"pod set `{req.pod_set}` places its {pods} anywhere in the topology (`unconstrained`)"
+    return Origin(f"placement|topology|{req.pod_set}", "topology", msg, ps.field_span("topology"))
+
+
+def _first_taint(req: TASRequest, node: NodeState) -> Taint | None:
+    """The node's first NoSchedule/NoExecute taint the pod doesn't tolerate (kube-scheduler's reason)."""
+    for t in node.taints:
+        if t.effect in ("NoSchedule", "NoExecute") and not any(x.tolerates(t) for x in req.template.tolerations):
+            return t
+    return None
+
+
+def _taint_groups(case: _Case) -> list[tuple[Taint, list[str]]]:
+    """Nodes of the topology rejected by a taint, grouped by the (first) taint, most nodes first."""
+    groups: dict[tuple[str, str, str], tuple[Taint, list[str]]] = {}
+    for name in sorted(case.tree.nodes):
+        t = _first_taint(case.req, case.tree.nodes[name])
+        if t is not None:
+            groups.setdefault((t.key, t.value, t.effect), (t, []))[1].append(name)
+    return sorted(groups.values(), key=lambda tn: (-len(tn[1]), _taint_text(tn[0])))
+
+
+def _taint_text(t: Taint) -> str:
+    return f"{t.key}={t.value}:{t.effect}" if t.value else f"{t.key}:{t.effect}"
+
+
+def _taint_span(node: NodeState, taint: Taint) -> Span | None:
+    model = node.node
+    if model is None:
+        return None
+    for i, t in enumerate(model.taints):
+        if (t.key, t.value, t.effect) == (taint.key, taint.value, taint.effect):
+            return model.spans.get(f"taints.{i}") or model.field_span("taints")
+    return model.field_span("taints")
+
+
+def _count_nodes(nodes: list[str]) -> str:
+    shown = ", ".join(nodes[:3]) + (", …" if len(nodes) > 3 else "")
+    return f"{len(nodes)} node(s) ({shown})"
+
+
+def _domains_of(case: _Case, nodes: list[str]) -> str:
+    """`in rack r1` or `in 2 racks` for nodes of the tree, at the requested level."""
+    tree, idx = case.tree, case.level_idx
+    values = sorted({tree.node_domain[n][:idx + 1] for n in nodes if n in tree.node_domain})
+    short = level_label(tree.levels[idx])
+    if short == "host" or not values:
+        return ""
+    if len(values) == 1:
+        return f"in {short} {_display(tree, idx, values[0])}"
+    return f"in {len(values)} {short}s"
+
+
+def _display(tree: DomainTree, idx: int, values: tuple[str, ...]) -> str:
+    dom: Domain | None = next((d for d in tree.by_level[idx] if d.values == values), None)
+    return tree.display(dom) if dom is not None else "/".join(values)
+
+
+# --- fixes ---------------------------------------------------------------------------------------
+
+def _fixes(case: _Case, scarce: str | None) -> list[Fix]:
+    """Verified fixes, cheapest kind first: wait for a holder, tolerate a taint, relax the
+    request, shrink the pod set. Each one is reported only if placing again succeeds."""
+    out: list[Fix] = []
+    for make in (_wait_fixes, _tolerate_fixes, _relax_fixes, _shrink_fixes):
+        if len(out) >= MAX_FIXES:
+            break
+        out += make(case, scarce)[:min(MAX_PER_KIND, MAX_FIXES - len(out))]
+    return out
+
+
+def _landed(case: _Case, got: WorkloadPlacement) -> PodSetPlacement | None:
+    if not got.ok:
+        return None
+    return next((p for p in got.pod_sets if p.request.pod_set == case.req.pod_set), None)
+
+
+def _where(case: _Case, p: PodSetPlacement, idx: int | None = None) -> str:
+    """Where the pod set lands, at the requested level: `in rack r1 on n1:1, n2:1` or
+    `over 2 racks (r1 2, r2 1) on n1:1, n2:1, n5:1`."""
+    tree = case.tree
+    idx = case.level_idx if idx is None else idx
+    by_dom: Counter = Counter()
+    for node, pods in p.nodes.items():
+        by_dom[tree.node_domain[node][:idx + 1]] += pods
+    short = level_label(tree.levels[idx])
+    names = [(_display(tree, idx, v), n) for v, n in sorted(by_dom.items())]
+    nodes = ", ".join(f"{k}:{v}" for k, v in sorted(p.nodes.items())[:4])
+    nodes = f"on {nodes}" + (f", … {len(p.nodes) - 4} more nodes" if len(p.nodes) > 4 else "")
+    if short == "host":
+        return nodes
+    if len(names) == 1:
+        return f"in {short} {names[0][0]} {nodes}"
+    listed = ", ".join(f"{d} {n}" for d, n in names[:5]) + (", …" if len(names) > 5 else "")
+    return f"over {len(names)} {short}s ({listed}) {nodes}"
+
+
+def _wait_fixes(case: _Case, scarce: str | None) -> list[Fix]:
+    """Release one holder's capacity (the biggest first), then pairs if no one alone frees enough,
+    then everything held in one of the best domains of the requested level."""
+    fit = _fit_nodes(case, case.tree.nodes)
+    fit_set = set(fit)
+    holders = [h for h in _holders(case, fit) if h.amount(scarce, fit_set) > 0]
+    holders.sort(key=lambda h: (-h.amount(scarce, fit_set), h.key))
+    out: list[Fix] = []
+
+    def attempt(group: tuple[_Holder, ...], names: str = "") -> None:
+        free = {n: dict(f) for n, f in case.base.items()}
+        for h in group:
+            for node, use in h.usage.items():
+                free[node] = add(free.get(node, {}), use)
+        p = _landed(case, case.place(free=free))
+        if p is None:
+            return
+        names = names or " and ".join(h.label for h in group)
+        freed = sum(h.amount(scarce, fit_set) for h in group)
+        nodes = sorted({n for h in group for n in h.usage if n in fit_set})
+        them = "them" if len(group) > 1 else "it"
+        verb = "they free" if len(group) > 1 else "it frees"
+        out.append(Fix(f"wait for {names} to finish (or preempt {them}): {verb} "
+                       f"{format_quantity(freed, scarce or '')} {scarce} on {len(nodes)} node(s), and "
+                       f"pod set `{case.req.pod_set}` then lands {_where(case, p)}",
+                       [Change("wait", f"{h.kind} {h.key}", "capacity", origin=f"placement|holder|{h.kind}|{h.key}")
+                        for h in group]))
+
+    for h in holders[:MAX_WAIT_SINGLES]:
+        if len(out) >= MAX_PER_KIND:
+            return out
+        attempt((h,))
+    if out:
+        return out
+    pairs = sorted(combinations(holders[:MAX_WAIT_PAIRS], 2),
+                   key=lambda ab: (-(ab[0].amount(scarce, fit_set) + ab[1].amount(scarce, fit_set)),
+                                   ab[0].key, ab[1].key))
+    for pair in pairs:
+        if len(out) >= MAX_PER_KIND:
+            break
+        attempt(pair)
+    if out:
+        return out
+    tree, short = case.tree, level_label(case.tree.levels[case.level_idx])
+    for dom, _ in domain_fits(tree, case.req.template, tree.levels[case.level_idx], case.seen)[:BEST_DOMAINS]:
+        inside = set(dom.nodes) & fit_set
+        group = tuple(h for h in holders if any(n in inside for n in h.usage))
+        if len(group) <= 2 or len(out) >= MAX_PER_KIND:
+            continue  # one or two were tried above
+        shown = ", ".join(h.label for h in group[:3]) + (", …" if len(group) > 3 else "")
+        attempt(group, f"everything holding {scarce} in {short} {tree.display(dom)} ({len(group)} holders: {shown})")
+    return out
+
+
+def _tolerate_fixes(case: _Case, scarce: str | None) -> list[Fix]:
+    """Tolerate one taint that keeps nodes of the topology away from the pod set."""
+    out = []
+    req = case.req
+    for taint, nodes in _taint_groups(case):
+        tol = Toleration(key=taint.key, operator="Equal" if taint.value else "Exists", value=taint.value,
+                         effect=taint.effect)
+        tpl = replace(req.template, tolerations=req.template.tolerations + (tol,))
+        p = _landed(case, case.place(case.with_request(replace(req, template=tpl))))
+        if p is None:
+            continue
+        text = _taint_text(taint)
+        out.append(Fix(f"add a toleration for `{text}` to pod set `{req.pod_set}` "
+                       f"({len(nodes)} node(s) of the topology carry that taint): it then lands {_where(case, p)}",
+                       [Change("tolerate", case.subject, "tolerations", None, text,
+                               f"placement|taint|{text}")]))
+    return out
+
+
+def _relax_fixes(case: _Case, scarce: str | None) -> list[Fix]:
+    """`required L` -> `preferred L`; then `required` at the nearest higher level that fits."""
+    req, tree = case.req, case.tree
+    r = req.request
+    if r.mode != "required" or req.implicit:
+        return []
+    out = []
+    old = f"required {r.level}"
+    short = level_label(tree.levels[case.level_idx])
+    soft = replace(req, request=TopologyRequest(mode="preferred", level=r.level))
+    p = _landed(case, case.place(case.with_request(soft)))
+    if p is not None:
+        out.append(Fix(f"relax the topology request of pod set `{req.pod_set}` from `{old}` to "
+                       f"`preferred {r.level}`: its {req.count} pods then land {_where(case, p)}",
+                       [Change("edit", case.subject, "topology", old, f"preferred {r.level}",
+                               f"placement|topology|{req.pod_set}")]))
+    for up in range(case.level_idx - 1, -1, -1):
+        higher = replace(req, request=TopologyRequest(mode="required", level=tree.levels[up]))
+        p = _landed(case, case.place(case.with_request(higher)))
+        if p is None:
+            continue
+        up_short = level_label(tree.levels[up])
+        dom = _display(tree, up, tree.node_domain[next(iter(p.nodes))][:up + 1]) if p.nodes else "?"
+        out.append(Fix(f"require one {up_short} instead of one {short} for pod set `{req.pod_set}` "
+                       f"(`required {up_short}`): its {req.count} pods then land in {up_short} {dom}, "
+                       f"{_where(case, p)}",
+                       [Change("edit", case.subject, "topology", old, f"required {up_short}",
+                               f"placement|topology|{req.pod_set}")]))
+        break
+    return out
+
+
+def _shrink_fixes(case: _Case, scarce: str | None) -> list[Fix]:
+    """The largest count of the pod set that places, by bisection (fewer pods never fit worse),
+    as a smaller count or as partial admission."""
+    req = case.req
+
+    def attempt(n: int) -> PodSetPlacement | None:
+        return _landed(case, case.place(case.with_request(replace(req, count=n))))
+
+    if req.count <= 1 or attempt(1) is None:
+        return []
+    lo, hi = 1, req.count - 1
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if attempt(mid) is not None:
+            lo = mid
+        else:
+            hi = mid - 1
+    p = attempt(lo)
+    if p is None:  # not verified: don't offer it
+        return []
+    ps = pod_set_of(case.wl, req.pod_set)
+    where = _where(case, p)
+    if ps.min_count is not None and ps.min_count < ps.count:
+        return [Fix(f"lower `min_count` of pod set `{req.pod_set}` from {ps.min_count} to {lo}: partial "
+                    f"admission can then admit {lo} of its {req.count} pods, {where}",
+                    [Change("lower", case.subject, "min_count", str(ps.min_count), str(lo),
+                            f"placement|count|{req.pod_set}")])]
+    return [Fix(f"reduce count of pod set `{req.pod_set}` from {req.count} to {lo}, or allow partial "
+                f"admission: min_count = {lo}; {lo} pods land {where}",
+                [Change("lower", case.subject, "count", str(req.count), str(lo),
+                        f"placement|count|{req.pod_set}")])]

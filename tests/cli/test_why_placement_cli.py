@@ -1,0 +1,97 @@
+"""`kadmit why` on a workload that quota admits but topology-aware placement doesn't."""
+
+from __future__ import annotations
+
+import json
+
+POLICY = """\
+topology dc {
+  levels = ["cloud.example.com/rack", "kubernetes.io/hostname"]
+}
+
+flavor h100 {
+  topology = dc
+}
+
+cluster_queue gpu {
+  resources nvidia.com/gpu {
+    flavor h100 { nvidia.com/gpu = 64 }
+  }
+}
+
+local_queue team/gpu -> gpu
+
+node n1 {
+  labels      = { "cloud.example.com/rack" = "r1", "kubernetes.io/hostname" = "n1" }
+  allocatable = { nvidia.com/gpu = 8, pods = 110 }
+}
+
+node n2 {
+  labels      = { "cloud.example.com/rack" = "r1", "kubernetes.io/hostname" = "n2" }
+  allocatable = { nvidia.com/gpu = 8, pods = 110 }
+}
+
+node n3 {
+  labels      = { "cloud.example.com/rack" = "r2", "kubernetes.io/hostname" = "n3" }
+  allocatable = { nvidia.com/gpu = 8, pods = 110 }
+  taints      = ["maintenance=true:NoSchedule"]
+}
+
+workload team/small {
+  queue = gpu
+  pod_group main {
+    count    = 2
+    requests = { nvidia.com/gpu = 2 }
+  }
+  admitted {
+    cluster_queue = gpu
+    pod_group main {
+      count  = 2
+      flavor = h100
+      nodes  = { "n1" = 1, "n2" = 1 }
+    }
+  }
+}
+
+workload team/big {
+  queue   = gpu
+  created = "2026-11-20T09:00:00Z"
+  pod_group workers {
+    count    = 2
+    requests = { nvidia.com/gpu = 8 }
+    topology = required rack
+  }
+}
+"""
+
+
+def line_of(text: str, needle: str) -> int:
+    return next(i for i, line in enumerate(text.splitlines(), 1) if needle in line)
+
+
+def test_why_prints_the_histogram_and_points_at_the_topology_line(run):
+    run.write("w.kad", POLICY)
+    result = run("why", "team/big", "w.kad")
+    assert result.exit_code == 1, result.output
+    lines = result.stdout.splitlines()
+    assert ("   = one pod: 0/3 nodes are available: 1 node(s) had untolerated taint {maintenance: true}, "
+            "2 Insufficient nvidia.com/gpu.") in lines
+    topo = line_of(POLICY, "topology = required rack")
+    assert any(line.startswith(f"  --> w.kad:{topo}:16  pod set `workers` requires its 2 pods") for line in lines)
+    assert any(line.startswith(f"  --> w.kad:{line_of(POLICY, 'admitted {')}:3  workload `team/small` holds "
+                               "4 nvidia.com/gpu") for line in lines)
+    assert ("   = help: wait for workload `team/small` to finish (or preempt it): it frees 4 nvidia.com/gpu on "
+            "2 node(s), and pod set `workers` then lands in rack r1 on n1:1, n2:1") in lines
+
+
+def test_why_json_has_the_placement_section(run):
+    run.write("w.kad", POLICY)
+    result = run("why", "team/big", "w.kad", "--format", "json")
+    assert result.exit_code == 1
+    out = json.loads(result.stdout)
+    assert [r["code"] for r in out["reasons"]] == ["KAD530"]
+    p = out["placement"]
+    assert p["topology_view"] == "required rack: no rack has room for 2 pods; no rack fits any"
+    assert p["domains"] == [{"domain": "r1", "fits": 0}, {"domain": "r2", "fits": 0}]
+    assert {"file": "w.kad", "line": line_of(POLICY, "topology = required rack"), "column": 16} == \
+        {k: out["blame"][0][k] for k in ("file", "line", "column")}
