@@ -1,19 +1,30 @@
-"""A plain-Python reference of Kueue's admission: quota arithmetic and scheduling order.
+"""A plain-Python reference of Kueue's admission: quota arithmetic, scheduling order, preemption.
 
 It is the oracle the Z3 engine is tested against and the baseline of the benchmarks. It
 imports only the model, the index and quantities. See `quota` (the quota tree), `flavors`
-(flavor assignment, partial admission) and `scheduler` (queues and cycles) for the semantics
-followed and the choices made where Kueue's answer depends on timing.
+(flavor assignment, partial admission, flavor modes), `scheduler` (queues and cycles),
+`preemption` (victim selection, classical and fair sharing) and `preempting` (the replay with
+preemption, `decide(model, preemption=True)`) for the semantics followed and the choices made
+where Kueue's answer depends on timing; docs/PREEMPTION.md describes Kueue's rules.
 """
 
 from __future__ import annotations
 
 from kadmit.index import ModelIndex
 from kadmit.model import Model
+from kadmit.reference.preemption import (
+    Admitted,
+    FairSharing,
+    Preemptor,
+    Snapshot,
+    Target,
+    get_targets,
+)
 from kadmit.reference.quota import FR, QuotaTree
 from kadmit.reference.scheduler import RefDecision, RefPodSet, build_tree, decide
 
-__all__ = ["RefDecision", "RefPodSet", "available", "build_tree", "decide", "potential_available"]
+__all__ = ["Admitted", "FairSharing", "Preemptor", "RefDecision", "RefPodSet", "Snapshot", "Target", "available",
+           "build_tree", "decide", "get_targets", "potential_available"]
 
 
 def _tree(model: Model, usage: dict[str, dict[FR, int]]) -> QuotaTree:

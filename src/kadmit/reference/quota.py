@@ -57,8 +57,8 @@ class Node:
     name: str
     is_cluster_queue: bool
     quotas: dict[FR, Limits]
-    parent: "Node | None" = None
-    children: list["Node"] = field(default_factory=list)
+    parent: Node | None = None
+    children: list[Node] = field(default_factory=list)
     subtree: dict[FR, int] = field(default_factory=dict)
     usage: dict[FR, int] = field(default_factory=dict)
     kept: dict[FR, int] = field(default_factory=dict)  # guaranteed quota, fixed with the subtree
@@ -147,6 +147,18 @@ class QuotaTree:
                 val = val - local if val > local else 0
                 n = n.parent
 
+    def remove_usage(self, cq: str, usage: dict[FR, int]) -> None:
+        """Take a workload's usage back out of a cluster queue: the exact inverse of `add_usage`
+        (each node passes up the change of the part beyond its guaranteed quota)."""
+        node = self.queues[cq]
+        for fr, val in usage.items():
+            n: Node | None = node
+            while n is not None and val:
+                before = max(0, n.usage.get(fr, 0) - n.guaranteed(fr))
+                n.usage[fr] = n.usage.get(fr, 0) - val
+                val = before - max(0, n.usage[fr] - n.guaranteed(fr))
+                n = n.parent
+
     def available(self, cq: str, fr: FR) -> int:
         """What the queue can still use in `fr` without preemption (clamped at 0)."""
         node = self.queues[cq]
@@ -179,9 +191,56 @@ class QuotaTree:
             n = n.parent
         return root.height()
 
+    def lowest_subtree_that_fits(self, cq: str, fr: FR, val: int) -> tuple[int, bool]:
+        """`FindHeightOfLowestSubtreeThatFits` with its second answer: (borrowing height, whether
+        the subtree found is smaller than the whole tree, i.e. the queue could reclaim within a
+        part of the hierarchy). A queue that doesn't borrow answers (0, has a cohort)."""
+        node = self.queues[cq]
+        if not borrowing_with(node, fr, val) or node.parent is None:
+            return 0, node.parent is not None
+        remaining = val - node.local_available(fr)
+        n = node.parent
+        while n.parent is not None and borrowing_with(n, fr, remaining):
+            remaining -= n.local_available(fr)
+            n = n.parent
+        return n.height(), n.parent is not None
+
+    def node_potential(self, node: Node, fr: FR) -> int:
+        """`potentialAvailable` of any node, cohort or queue (the queue deviation above aside)."""
+        return _potential(node, fr)
+
     def fits(self, cq: str, usage: dict[FR, int]) -> bool:
         """`ClusterQueueSnapshot.Fits`: every (flavor, resource) of the usage is available."""
         return all(self.available(cq, fr) >= q for fr, q in usage.items())
+
+
+def borrowing_with(node: Node, fr: FR, val: int) -> bool:
+    """Kueue's `BorrowingWith`: the node's usage plus `val` goes beyond its subtree quota."""
+    return node.usage.get(fr, 0) + val > node.subtree.get(fr, 0)
+
+
+def within_nominal(node: Node, frs) -> bool:
+    """Kueue's `IsWithinNominalInResources`: no flavor-resource of `frs` is used beyond the
+    node's subtree quota."""
+    return all(node.usage.get(fr, 0) <= node.subtree.get(fr, 0) for fr in frs)
+
+
+def fit_in_quota(node: Node, requests: dict[FR, int]) -> tuple[bool, dict[FR, int]]:
+    """Kueue's `QuantitiesFitInQuota`: whether the requests fit the node's subtree quota on top
+    of its usage, and what is left of them beyond the node's unused guaranteed quota (what
+    the parent has to provide)."""
+    fits = all(node.usage.get(fr, 0) + v <= node.subtree.get(fr, 0) for fr, v in requests.items())
+    return fits, {fr: max(0, v - node.local_available(fr)) for fr, v in requests.items()}
+
+
+def ancestors(node: Node) -> list[Node]:
+    """The cohorts above a node, parent first (Kueue's `PathParentToRoot`)."""
+    out: list[Node] = []
+    n = node.parent
+    while n is not None:
+        out.append(n)
+        n = n.parent
+    return out
 
 
 def _fill_subtree(node: Node) -> None:

@@ -26,6 +26,8 @@ Timing-dependent choices, fixed here: all heads of a cycle are nominated against
 no quota is ever released; Kueue's `LastTriedFlavorIdx` (resume the flavor search after the
 last flavor tried) is not modelled, since nothing is retried after it failed on quota; and
 workloads needing preemption are treated as not fitting (Kueue would reserve capacity for them).
+That is the replay of `decide(model)`; `decide(model, preemption=True)` replays preemption, fair
+sharing and the releases they cause (`preempting.py`), keeping every rule above.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from dataclasses import dataclass
 from kadmit.index import ModelIndex, admitted_usage
 from kadmit.model import ClusterQueue, Model, Workload
 from kadmit.reference.flavors import Assignment, FlavorAssigner, reduce_counts
+from kadmit.reference.preemption import Target
 from kadmit.reference.quota import QuotaTree
 
 NAMESPACE_MISMATCH = "Workload namespace doesn't match ClusterQueue selector"
@@ -60,6 +63,10 @@ class RefDecision:
     pod_sets: tuple[RefPodSet, ...]  # empty when not admitted
     borrowing: bool
     reason: str  # Kueue-style message for the not-admitted ones ("" if admitted)
+    # With preemption (`decide(model, preemption=True)`) only:
+    preempted: tuple[Target, ...] = ()  # the victims this workload evicted, in the order issued
+    preempted_by: str | None = None  # for a victim: the workload that evicted it (the last one)
+    preemption_reason: str = ""  # for a victim: InClusterQueue, InCohortReclamation, ...
 
 
 def build_tree(model: Model, index: ModelIndex | None = None) -> QuotaTree:
@@ -102,19 +109,26 @@ class Scheduler:
     def reject(self, wl: Workload, cq: str | None, reason: str) -> None:
         self.decisions[wl.key] = RefDecision(wl.key, False, cq, (), False, reason)
 
+    def route(self, wl: Workload) -> str | None:
+        """The cluster queue whose queue the workload joins, or None after recording why not."""
+        lq = self.index.local_queues.get(f"{wl.namespace}/{wl.queue}")
+        if not wl.active:
+            self.reject(wl, lq.cluster_queue if lq else None, DEACTIVATED)
+        elif lq is None:
+            self.reject(wl, None, f"LocalQueue {wl.queue} doesn't exist")
+        elif lq.cluster_queue not in self.index.cluster_queues:
+            self.reject(wl, None, f"ClusterQueue {lq.cluster_queue} doesn't exist")
+        elif is_inactive(self.index.cluster_queues[lq.cluster_queue], self.index, self.tree):
+            self.reject(wl, lq.cluster_queue, f"ClusterQueue {lq.cluster_queue} is inactive")
+        else:
+            return lq.cluster_queue
+        return None
+
     def enqueue(self) -> None:
         for wl in self.pending():
-            lq = self.index.local_queues.get(f"{wl.namespace}/{wl.queue}")
-            if not wl.active:
-                self.reject(wl, lq.cluster_queue if lq else None, DEACTIVATED)
-            elif lq is None:
-                self.reject(wl, None, f"LocalQueue {wl.queue} doesn't exist")
-            elif lq.cluster_queue not in self.index.cluster_queues:
-                self.reject(wl, None, f"ClusterQueue {lq.cluster_queue} doesn't exist")
-            elif is_inactive(self.index.cluster_queues[lq.cluster_queue], self.index, self.tree):
-                self.reject(wl, lq.cluster_queue, f"ClusterQueue {lq.cluster_queue} is inactive")
-            else:
-                self.queues.setdefault(lq.cluster_queue, []).append(wl)
+            name = self.route(wl)
+            if name is not None:
+                self.queues.setdefault(name, []).append(wl)
         for q in self.queues.values():
             q.sort(key=self.queue_key)
             q.reverse()  # the head is popped from the end
@@ -184,6 +198,15 @@ class Scheduler:
         return [self.decisions[k] for k in sorted(self.decisions)]
 
 
-def decide(model: Model) -> list[RefDecision]:
-    """What Kueue would do with every pending workload, sorted by workload key."""
-    return Scheduler(model).run()
+def decide(model: Model, preemption: bool = False, fair_sharing: bool | None = None) -> list[RefDecision]:
+    """What Kueue would do with every pending workload, sorted by workload key.
+
+    `preemption=False` (the default, what the engine's differential tests compare with) replays
+    admission alone: a workload that needs preemption doesn't fit. `preemption=True` replays
+    Kueue's preemption and, with fair sharing on (`fair_sharing`, else the model's scheduler
+    configuration), its fair-sharing admission order; victims get decisions too
+    (`reference.preempting`)."""
+    if not preemption:
+        return Scheduler(model).run()
+    from kadmit.reference.preempting import PreemptingScheduler, fair_settings
+    return PreemptingScheduler(model, fair_settings(model, fair_sharing)).run()
