@@ -10,8 +10,10 @@ from kadmit.engine.compile import Origin
 from kadmit.engine.explain import Fix, blame_groups, fixes, symbolic_problem
 from kadmit.engine.explain_placement import PlacementExplanation, explain_placement
 from kadmit.engine.ordered import Decision, decide_ordered
-from kadmit.engine.reasons import (KAD501, KAD502, KAD503, KAD519, KAD520, KAD523, Reason,
-                                   flavor_reasons, gate_reasons, placement_reasons)
+from kadmit.engine.preempt import (IN_CLUSTER_QUEUE, IN_COHORT_FAIR_SHARING, IN_COHORT_RECLAIM_WHILE_BORROWING,
+                                   Victim)
+from kadmit.engine.reasons import (KAD501, KAD502, KAD503, KAD519, KAD520, KAD523, KAD531, KAD532, Reason,
+                                   flavor_reasons, gate_reasons, placement_reasons, preempted_reason)
 from kadmit.engine.session import Session, SolverUnknown
 from kadmit.engine.z3backend import Limits, make_solver
 from kadmit.model import Model
@@ -67,6 +69,11 @@ def decision_reasons(session: Session, d: Decision) -> list[Reason]:
     wl = d.workload
     if d.unknown:
         return [Reason(KAD503, "the solver could not decide within its limits")]
+    if d.preempted_by:
+        return [preempted_reason(session, d.cluster_queue or "", d.preempted_by, d.preemption_reason or "")]
+    if d.preempted:
+        victims = ", ".join(v.key for v in d.preempted)
+        return [Reason(KAD532, f"Pending the preemption of {len(d.preempted)} workload(s): {victims}")]
     out = gate_reasons(session, wl)
     if out:
         return out
@@ -113,7 +120,24 @@ def explain_decision(session: Session, decisions: dict[str, Decision], key: str)
                             for ps, fl in sorted(d.assignment.flavors.items()))
         head = Reason(KAD502, f"admitted to ClusterQueue {d.cluster_queue} with {flavors}"
                       + (" (borrowing)" if d.assignment.borrowing else ""))
-        return WhyResult(key, True, d, [head] + skipped, solver=session.stats.as_dict())
+        out = WhyResult(key, True, d, [head] + skipped, solver=session.stats.as_dict())
+        if d.preempted:
+            out.reasons += [Reason(KAD502, f"it preempted {v.key} (priority {v.priority}, ClusterQueue "
+                                   f"{v.cluster_queue}): {_why_victim(session, target, v)}") for v in d.preempted]
+            out.blame = _preemption_origins(session, target, d.preempted)
+        return out
+
+    if d.preempted_by or d.preempted:
+        result = WhyResult(key, False, d, decision_reasons(session, d), solver=session.stats.as_dict())
+        if d.preempted_by:
+            by = session.index.workloads.get(d.preempted_by)
+            v = Victim(key, d.cluster_queue or "", d.preemption_reason or "", session.index.priority(target))
+            if by is not None:
+                result.reasons.append(Reason(KAD531, _why_victim(session, by, v)))
+                result.blame = _preemption_origins(session, by, [v])
+        else:
+            result.blame = _preemption_origins(session, target, d.preempted)
+        return result
 
     result = WhyResult(key, False, d, decision_reasons(session, d), unknown=d.unknown)
     if d.unknown:
@@ -163,3 +187,46 @@ def explain_decision(session: Session, decisions: dict[str, Decision], key: str)
         result.reasons += [Reason(KAD520, o.message) for o in result.blame if o.kind == "rule"]
     result.solver = session.stats.as_dict()
     return result
+
+
+def _why_victim(session: Session, preemptor, v: Victim) -> str:
+    """Which policy of the preemptor's queue let it evict `v`, in words, with the priorities."""
+    cq = session.index.cluster_queue_of(preemptor)
+    p = cq.preemption if cq is not None else None
+    prio = session.index.priority(preemptor)
+    if p is None:
+        return v.reason
+    if v.reason == IN_CLUSTER_QUEUE:
+        return (f"same ClusterQueue, withinClusterQueue: {p.within_cluster_queue} "
+                f"(priority {prio} over {v.priority})")
+    if v.reason == IN_COHORT_FAIR_SHARING:
+        return f"fair sharing in the cohort: ClusterQueue {v.cluster_queue} had the larger share of what it borrowed"
+    if v.reason == IN_COHORT_RECLAIM_WHILE_BORROWING:
+        bwc = p.borrow_within_cohort
+        threshold = f", maxPriorityThreshold {bwc.max_priority_threshold}" if bwc and bwc.max_priority_threshold \
+            is not None else ""
+        return (f"ClusterQueue {v.cluster_queue} was borrowing; borrowWithinCohort: "
+                f"{bwc.policy if bwc else 'Never'}{threshold} (priority {prio} over {v.priority})")
+    return (f"ClusterQueue {v.cluster_queue} was borrowing quota that {cq.name} is owed; reclaimWithinCohort: "
+            f"{p.reclaim_within_cohort} (priority {prio} over {v.priority})")
+
+
+def _preemption_origins(session: Session, preemptor, victims: list[Victim]) -> list[Origin]:
+    """The policy statement of the preemptor's queue and the victims, with their spans."""
+    cq = session.index.cluster_queue_of(preemptor)
+    out: list[Origin] = []
+    if cq is not None:
+        p = cq.preemption
+        text = (f"cluster queue `{cq.name}` preemption: withinClusterQueue {p.within_cluster_queue}, "
+                f"reclaimWithinCohort {p.reclaim_within_cohort}"
+                + (f", borrowWithinCohort {p.borrow_within_cohort.policy}" if p.borrow_within_cohort else ""))
+        out.append(Origin("preempt|policy", "preemption", text, cq.field_span("preemption") or cq.span))
+    out.append(Origin("preempt|preemptor", "preemptor", f"`{preemptor.key}` (priority "
+                      f"{session.index.priority(preemptor)}) needed the quota", preemptor.span))
+    for v in victims:
+        wl = session.index.workloads.get(v.key)
+        span = wl.admission.span if wl is not None and wl.admission is not None and wl.admission.span else (
+            wl.span if wl is not None else None)
+        out.append(Origin(f"preempt|victim|{v.key}", "victim", f"`{v.key}` (priority {v.priority}) held quota in "
+                          f"ClusterQueue {v.cluster_queue}: {v.reason}", span))
+    return out

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from kadmit.engine.preempt import Victim
 from kadmit.engine.session import Assignment, Session, SolverUnknown
 from kadmit.model import Workload
 
@@ -34,6 +35,9 @@ class Decision:
     unknown: bool = False
     cycle: int = 0
     notes: list[str] = field(default_factory=list)
+    preempted: list[Victim] = field(default_factory=list)  # whom it evicted to be admitted
+    preempted_by: str | None = None  # a workload admitted at the start and evicted in the run: by whom
+    preemption_reason: str | None = None  # and under which of Kueue's reasons (preempt.IN_*)
 
     @property
     def key(self) -> str:
@@ -62,59 +66,151 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None) ->
             decisions[wl.key] = Decision(wl, False, cq.name if cq else None)
         else:
             queues.setdefault(cq.name, []).append(wl)
-    for name in queues:
-        queues[name].sort(key=lambda w: queue_order_key(session, w))
 
+    tree = session.compiler.tree
+    fair = bool(session.model.config and session.model.config.fair_sharing)
+    sticky: dict[str, str] = {}  # BestEffortFIFO queue -> the preemptor kept at its head
+    set_aside: dict[str, list[Workload]] = {}  # queue -> workloads set aside, retried on evictions
+    victims_of: dict[str, list[Victim]] = {}  # preemptor -> the victims it evicted
+    evicted_by: dict[str, tuple[str, str]] = {}  # victim -> (the last preemptor, its reason)
+    # workloads the input shows as already evicted release their quota before the first cycle
+    evicting: list[tuple[Victim, str | None]] = [
+        (Victim(h.workload, h.cluster_queue, "", ix.priority(ix.workloads[h.workload])), None)
+        for h in list(session.holders.values()) if ix.workloads[h.workload].evicted]
+
+    def resort(name: str) -> None:
+        strict = ix.cluster_queues[name].queueing_strategy == "StrictFIFO"
+        queues[name].sort(key=lambda w: (strict or sticky.get(name) != w.key,) + queue_order_key(session, w))
+
+    for name in queues:
+        resort(name)
     cycle = 0
-    while queues:
+    limit = 50 + 10 * max(1, len(seen) + len(session.holders))
+    while cycle < limit:
         cycle += 1
-        nominated: list[tuple[tuple, Workload, Assignment]] = []
+        changed = bool(evicting)
+        if evicting:  # evictions complete between cycles: quota released, victims queue again
+            roots: set[str] = set()
+            for victim, _ in sorted(evicting, key=lambda vb: vb[0].key):
+                if victim.key in session.holders:
+                    session.finish(victim.key)
+                roots.add(tree.root(f"cq:{victim.cluster_queue}"))
+                wl = ix.workloads[victim.key]
+                cq = ix.cluster_queue_of(wl)
+                if cq is not None and wl.active and not session.compiler.inactive(cq):
+                    queues.setdefault(cq.name, []).append(wl)
+                    resort(cq.name)
+            for name in sorted(set_aside):
+                if name in tree.nodes and tree.root(f"cq:{name}") in roots and set_aside[name]:
+                    queues.setdefault(name, []).extend(set_aside.pop(name))
+                    resort(name)
+            evicting = []
+        entries: list[tuple[str, Workload, Assignment | None]] = []
         for name in sorted(queues):
+            if not queues[name]:
+                continue
             head = queues[name][0]
             if not session.compiler.namespace_ok(ix.cluster_queues[name], head.namespace):
                 decisions[head.key] = Decision(head, False, name, cycle=cycle)  # set aside, never blocks
                 queues[name].pop(0)
+                sticky.pop(name, None)
+                changed = True
                 continue
             try:
-                got, _ = session.try_admit(head)
+                got, _ = session.nominate(head)
             except SolverUnknown:
                 decisions[head.key] = Decision(head, False, name, unknown=True, cycle=cycle)
                 queues[name].pop(0)
+                changed = True
                 continue
-            if got is None:
-                decisions[head.key] = Decision(head, False, name, cycle=cycle)
-                queues[name].pop(0)
-                if ix.cluster_queues[name].queueing_strategy == "StrictFIFO":
-                    for wl in queues[name]:
-                        decisions[wl.key] = Decision(wl, False, name, waiting_behind=head.key, cycle=cycle)
-                    queues[name] = []
-                continue
-            order = (got.height, -ix.priority(head), head.created, head.key)
-            nominated.append((order, head, got))
-        touched: set[str] = set()  # cohort roots that took an admission this cycle
+            entries.append((name, head, got))
+        holds: list[tuple[str, dict]] = []  # usage held for the rest of the cycle
+        targeted: set[str] = set()  # preemption targets chosen this cycle
+        touched: set[str] = set()  # cohort roots whose usage changed this cycle
         placed = False  # a workload took node capacity this cycle (topology-aware scheduling)
-        for _, head, got in sorted(nominated, key=lambda t: t[0]):
-            name = got.cluster_queue
-            root = session.compiler.tree.root(f"cq:{name}")
-            now: Assignment | None = got
-            if root in touched or (placed and got.placement is not None):
-                try:
-                    now, _ = session.try_admit(head)
+
+        def hold(name: str, usage: dict) -> None:
+            session.usage.add(name, usage)
+            holds.append((name, dict(usage)))
+            touched.add(tree.root(f"cq:{name}"))
+
+        for name, head, got in _processing_order(session, entries, fair):
+            root = tree.root(f"cq:{name}")
+            if got is not None and got.mode == "Preempt" and any(t.key in targeted for t in got.targets):
+                try:  # overlapping targets: recompute as if this cycle's preemptions were done
+                    with session.suspended(sorted(targeted)):
+                        again, _ = session.nominate(head)
                 except SolverUnknown:
-                    decisions[head.key] = Decision(head, False, name, unknown=True, cycle=cycle)
-                    queues[name].pop(0)
+                    again = None
+                if again is not None and again.mode == "Fit":
+                    hold(name, again.usage)  # it waits for them, and will fit after
+                    decisions[head.key] = Decision(head, False, name, cycle=cycle, notes=[
+                        "has overlapping preemption targets with another workload, but will fit after "
+                        "these preemptions complete"])
                     continue
-                if now is None or now.flavors != got.flavors or now.counts != got.counts:
-                    continue  # no longer fits after this cycle's admissions: requeued, retried next cycle
-            assert now is not None
-            touched.add(root)
-            placed = placed or now.placement is not None
-            session.commit(head, now)
-            decisions[head.key] = Decision(head, True, name, now, cycle=cycle,
-                                           notes=session.pool.unschedulable(head, now.counts, now.flavors,
-                                                                            now.placement))
-            queues[name].pop(0)
+                got = again
+            if got is None or (got.mode == "Preempt" and not got.targets):
+                if got is not None and ix.cluster_queues[name].preemption.reclaim_within_cohort != "Any":
+                    hold(name, _hold(session, ix.cluster_queues[name], got))
+                changed |= _set_aside(session, decisions, queues, set_aside, sticky, name, head, cycle)
+                continue
+            if got.mode == "Fit":
+                now: Assignment | None = got
+                if root in touched or (placed and got.placement is not None) or targeted:
+                    try:
+                        with session.suspended(sorted(targeted)):
+                            now, _ = session.try_admit(head)
+                    except SolverUnknown:
+                        now = None
+                    if now is None or now.flavors != got.flavors or now.counts != got.counts:
+                        decisions[head.key] = Decision(head, False, name, cycle=cycle)
+                        continue  # no longer fits after this cycle's admissions: retried next cycle
+                touched.add(root)
+                placed = placed or now.placement is not None
+                session.commit(head, now)
+                decisions[head.key] = Decision(head, True, name, now, cycle=cycle,
+                                               notes=session.pool.unschedulable(head, now.counts, now.flavors,
+                                                                                now.placement),
+                                               preempted=victims_of.pop(head.key, []))
+                queues[name].remove(head)
+                sticky.pop(name, None)
+                changed = True
+                continue
+            # needs preemption and has victims: they must free enough once this cycle's are gone
+            with session.suspended(sorted(targeted | {t.key for t in got.targets})):
+                ok = _quota_fits(session, name, got.usage)
+            if not ok:
+                decisions[head.key] = Decision(head, False, name, cycle=cycle)
+                continue
+            targeted.update(t.key for t in got.targets)
+            hold(name, got.usage)
+            releasing = {v.key for v, _ in evicting}
+            for t in got.targets:
+                if t.key in releasing or t.key not in session.holders or ix.workloads[t.key].evicted:
+                    continue
+                evicting.append((t, head.key))
+                releasing.add(t.key)
+                victims_of.setdefault(head.key, []).append(t)
+                victim = ix.workloads[t.key]
+                decisions[t.key] = Decision(victim, False, t.cluster_queue, cycle=cycle, preempted_by=head.key,
+                                            preemption_reason=t.reason)
+                evicted_by[t.key] = (head.key, t.reason)
+                changed = True
+            decisions[head.key] = Decision(head, False, name, got, cycle=cycle,
+                                           preempted=list(victims_of.get(head.key, [])),
+                                           notes=[f"pending the preemption of {len(got.targets)} workload(s)"])
+            if ix.cluster_queues[name].queueing_strategy == "BestEffortFIFO" and sticky.get(name) != head.key:
+                sticky[name] = head.key
+                resort(name)
+        for name, usage in reversed(holds):
+            session.usage.add(name, {fr: -v for fr, v in usage.items()})
         queues = {k: v for k, v in queues.items() if v}
+        if not changed and not evicting:
+            break
+    for key, (by, reason) in evicted_by.items():  # a victim still waiting says who evicted it
+        d = decisions.get(key)
+        if d is not None and not d.admitted:
+            d.preempted_by, d.preemption_reason = by, reason
     # Once a check in a cohort tree came back unknown, later decisions in that tree rest on a
     # guess about it (admitted or not): they are reported as unknown too, with what was computed.
     uncertain: dict[str, int] = {}
@@ -128,3 +224,65 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None) ->
             d.unknown = True
             d.notes.append("decided after an undecided workload in the same cohort tree")
     return [decisions[k] for k in sorted(decisions)]
+
+
+def _processing_order(session: Session, entries: list, fair: bool):
+    """Nominated heads in Kueue's processing order: lower borrowing height, higher priority, older
+    (classical); with fair sharing, one tournament pick at a time against the usage as it stands
+    after the entries processed before (preempt.fair_pick)."""
+    ix = session.index
+    if not fair:
+        yield from sorted(entries, key=lambda e: ((e[2].height if e[2] is not None else 0),
+                                                  -ix.priority(e[1]), e[1].created, e[1].key))
+        return
+    from kadmit.engine.preempt import fair_pick
+    left = list(entries)
+    while left:
+        picked = fair_pick(session, [(wl, name, dict(a.usage) if a is not None else {}) for name, wl, a in left])
+        i = next(i for i, e in enumerate(left) if e[1] is picked[0])
+        yield left.pop(i)
+
+
+def _set_aside(session: Session, decisions: dict[str, Decision], queues: dict[str, list[Workload]],
+               set_aside: dict[str, list[Workload]], sticky: dict[str, str], name: str, head: Workload,
+               cycle: int) -> bool:
+    """A head that can't be admitted: BestEffortFIFO sets it aside (retried when a preemption in its
+    cohort tree releases quota); StrictFIFO keeps it at the head, blocking the workloads behind it.
+    True when the queue changed."""
+    decisions[head.key] = Decision(head, False, name, cycle=cycle)
+    if session.index.cluster_queues[name].queueing_strategy == "StrictFIFO":
+        for wl in queues[name][1:]:
+            decisions[wl.key] = Decision(wl, False, name, waiting_behind=head.key, cycle=cycle)
+        return False
+    queues[name].remove(head)
+    if sticky.get(name) == head.key:
+        del sticky[name]
+    set_aside.setdefault(name, []).append(head)
+    return True
+
+
+def _quota_fits(session: Session, cq: str, usage: dict) -> bool:
+    """Whether `usage` more fits the queue's available quota in every flavor-resource."""
+    from kadmit.engine.quota import node_id
+    tree = session.compiler.tree
+    nid = node_id(cq, False)
+    return all(v <= tree.available(nid, fr, session.usage) for fr, v in usage.items() if v > 0)
+
+
+def _hold(session: Session, cq, a: Assignment) -> dict:
+    """What a workload that needs preemption but found no victims holds for the rest of the cycle
+    (Kueue's resourcesToReserve): its usage, capped at what is left of the queue's nominal quota,
+    or of nominal plus borrowing limit when the assignment borrows."""
+    from kadmit.engine.quota import node_id
+    tree = session.compiler.tree
+    nid = node_id(cq.name, False)
+    out = {}
+    for fr, v in a.usage.items():
+        entry = tree.entry(nid, fr)
+        used = session.usage.get(cq.name, fr)
+        if a.borrowing:
+            cap = v if entry.borrowing_limit is None else entry.nominal + entry.borrowing_limit - used
+        else:
+            cap = entry.nominal - used
+        out[fr] = max(0, min(v, cap))
+    return out

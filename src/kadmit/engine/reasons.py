@@ -45,6 +45,14 @@ KAD523 = register("KAD523", "not admitted in this run", "error",
 KAD530 = register("KAD530", "topology doesn't fit", "error",
                   "Quota admits the pod set, but topology-aware scheduling finds no placement on the flavor's "
                   "nodes within its topology request: Kueue's `topology \"T\" allows to fit only F out of N pod(s)`.")
+KAD531 = register("KAD531", "preempted", "error",
+                  "The workload was admitted, and another workload preempted it under one of its cluster "
+                  "queue's preemption policies (Kueue's `Preempted` condition).")
+KAD532 = register("KAD532", "pending preemption", "error",
+                  "The workload needs preemption and Kueue chose victims; it is admitted once they are gone.")
+KAD533 = register("KAD533", "no preemption possible", "error",
+                  "The workload's flavor needs preemption, but no admitted workload may be preempted for it "
+                  "(or evicting every candidate would not make it fit).")
 
 
 @dataclass(frozen=True)
@@ -191,3 +199,24 @@ def placement_reasons(session: Session, wl: Workload) -> list[Reason]:
         return []
     return [Reason(KAD530, f"couldn't assign flavors to pod set {f.pod_set}: {f.message}", f.pod_set,
                    f.request.flavor)]
+
+
+def preemption_path(session: Session, cq: str) -> str:
+    """Kueue's queue path in preemption messages: `/root-cohort/…/cohort/cq`."""
+    cohort = session.index.cluster_queues[cq].cohort if cq in session.index.cluster_queues else None
+    return "/" + "/".join(list(reversed(session.index.cohort_path(cohort) if cohort else [])) + [cq])
+
+
+def preempted_reason(session: Session, victim_cq: str, by: str, reason: str) -> Reason:
+    """Kueue's Preempted condition message for a victim, prefixed with the preemptor's name."""
+    from kadmit.engine.preempt import HUMAN_REASONS
+    preemptor = session.index.workloads.get(by)
+    pcq = session.index.cluster_queue_of(preemptor) if preemptor is not None else None
+    text = (f"preempted by {by}: Preempted to accommodate a workload (UID: UNKNOWN, JobUID: UNKNOWN) due to "
+            f"{HUMAN_REASONS.get(reason, 'UNKNOWN')}; preemptor path: {preemptor_path_or_unknown(session, pcq)}; "
+            f"preemptee path: {preemption_path(session, victim_cq)}")
+    return Reason(KAD531, text)
+
+
+def preemptor_path_or_unknown(session: Session, cq) -> str:
+    return preemption_path(session, cq.name) if cq is not None else "UNKNOWN"

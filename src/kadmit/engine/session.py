@@ -19,8 +19,9 @@ import z3
 from kadmit.engine import terms as T
 from kadmit.engine.compile import Compiler, Problem
 from kadmit.engine.placing import NodePool, PlacementFailure, WorkloadPlacement
+from kadmit.engine.preempt import Preemptor, Victim
 from kadmit.placement.tas import Profile
-from kadmit.engine.quota import FR, Usage
+from kadmit.engine.quota import FR, Usage, node_id
 from kadmit.engine.symbolic import Holder
 from kadmit.engine.z3backend import Limits, Lowering, Outcome, make_solver, outcome
 from kadmit.engine.z3backend import check as fast_check
@@ -30,6 +31,47 @@ from kadmit.model import ClusterQueue, Model, Workload
 
 MAX_SHAPES = 256  # compiled shapes kept (least recently used go first): each holds a Z3 solver
 MAX_MEMO = 1_000_000
+
+
+MODES = {"NoFit": 0, "NoCandidates": 1, "Preempt": 2, "Reclaim": 3, "Fit": 4}  # Kueue's order
+
+
+def _preferred(a: tuple, b: tuple) -> bool:
+    """Kueue's isPreferred with its default BorrowingOverPreemption: the better mode, then the lower
+    borrowing height; equals keep the first."""
+    if a[0] != b[0]:
+        return a[0] > b[0]
+    return a[1] < b[1]
+
+
+def _try_next(mode: int, height: int, fung) -> bool:
+    """Kueue's shouldTryNextFlavor: go on past NoCandidates, past a flavor that needs preemption
+    unless whenCanPreempt is Preempt, and past one that borrows unless whenCanBorrow is Borrow."""
+    if mode <= MODES["NoCandidates"]:
+        return True
+    if mode < MODES["Fit"]:
+        return fung.when_can_preempt == "TryNextFlavor"
+    return height > 0 and fung.when_can_borrow == "TryNextFlavor"
+
+
+def lowest_subtree_that_fits(tree, cq: str, fr: FR, usage: Usage, val: int) -> tuple[int, bool]:
+    """Kueue's FindHeightOfLowestSubtreeThatFits (§1 Q4): the borrowing height of `val` more, and
+    whether some ancestor below the root holds it (reclaim may be possible in the hierarchy)."""
+    nid = node_id(cq, False)
+    node = tree.nodes[nid]
+    if usage.get(cq, fr) + val <= tree.subtree(nid, fr) or node.parent is None:
+        return 0, node.parent is not None
+    remaining = val - max(0, tree.guaranteed(nid, fr) - usage.get(cq, fr))
+    cur = node.parent
+    last = cur
+    while cur is not None:
+        used = tree.usage(cur, fr, usage)
+        if used + remaining <= tree.subtree(cur, fr):
+            return tree.height(cur), tree.nodes[cur].parent is not None
+        remaining -= max(0, tree.guaranteed(cur, fr) - used)
+        last = cur
+        cur = tree.nodes[cur].parent
+    return (tree.height(last) if last else 0), False
 
 
 class SolverUnknown(Exception):
@@ -47,6 +89,9 @@ class Assignment:
     usage: dict[FR, int]  # milli-units taken
     height: int = 0  # Kueue's borrowing height: 0 without borrowing
     placement: WorkloadPlacement | None = None  # nodes of the pod sets that topology-aware scheduling placed
+    mode: str = "Fit"  # Kueue's representative mode: "Fit", or "Preempt" (some flavor needs preemption)
+    needs: frozenset[FR] = frozenset()  # flavor-resources assigned in Preempt mode
+    targets: list[Victim] = field(default_factory=list)  # Kueue's victims, when mode is Preempt
 
 
 @dataclass
@@ -132,6 +177,29 @@ class Session:
         if h is not None:
             self.usage.add(h.cluster_queue, {fr: -v for fr, v in h.amounts.items()})
         self.pool.release(key)
+
+    @contextmanager
+    def suspended(self, keys) -> Iterator[None]:
+        """Questions asked inside see the admitted workloads `keys` gone (preemption targets chosen
+        earlier in a cycle); their usage and node placements come back after."""
+        saved = []
+        order = dict(self.holders)  # insertion order is admission order: restored as it was
+        for key in keys:
+            h = self.holders.pop(key, None)
+            if h is None:
+                continue
+            self.usage.add(h.cluster_queue, {fr: -v for fr, v in h.amounts.items()})
+            saved.append((h, self.pool.placed.get(key)))
+            self.pool.release(key)
+        try:
+            yield
+        finally:
+            for h, taken in reversed(saved):
+                self.usage.add(h.cluster_queue, h.amounts)
+                if taken:
+                    self.pool._take(h.workload, taken)
+            self.holders.clear()
+            self.holders.update(order)
 
     # --- solving ----------------------------------------------------------------------------------
 
@@ -250,11 +318,20 @@ class Session:
         return r
 
     def try_admit(self, wl: Workload) -> tuple[Assignment | None, Problem]:
-        """The assignment Kueue's rules give `wl` against the current usage, or None.
+        """The assignment Kueue's rules give `wl` against the current usage without preempting
+        anything, or None.
 
         Pod sets are assigned in order, each group's flavors tried in order with flavor fungibility;
         if the full counts don't fit, partial admission searches counts down to `min_count`.
         Raises SolverUnknown if any check is unknown."""
+        got, prob = self.nominate(wl, preemption=False)
+        return (got if got is not None and got.mode == "Fit" else None), prob
+
+    def nominate(self, wl: Workload, preemption: bool = True) -> tuple[Assignment | None, Problem]:
+        """Kueue's nomination of `wl` (docs/PREEMPTION.md §2 A7): the full counts if they fit, or
+        need preemption and Kueue finds victims; else the largest partial counts that do; else the
+        full assignment in Preempt mode without victims (it then holds capacity for the cycle), or
+        None when nothing can be assigned. With `preemption` off, only Fit assignments count."""
         loaded = self._loaded_shape(wl)
         prob = loaded.problem
         cq = self.index.cluster_queue_of(wl)
@@ -262,13 +339,25 @@ class Session:
             return None, prob
         numbers = prob.number_values(self.compiler, self.usage, cq.name)
         full = {ps.name: ps.count for ps in wl.pod_sets}
-        got = self._assign_with_counts(loaded, wl, cq, numbers, full)
+        first = self._assign_with_counts(loaded, wl, cq, numbers, full, preemption)
+        got = self._with_targets(wl, first)
         if got is None and any(ps.min_count is not None and ps.min_count < ps.count for ps in wl.pod_sets):
-            got = self._partial(loaded, wl, cq, numbers)
+            got = self._partial(loaded, wl, cq, numbers, preemption)
+        if got is None and first is not None and first.mode != "Fit":
+            got = first  # Preempt mode, no victims: Kueue holds its capacity for the cycle
         return got, prob
 
+    def _with_targets(self, wl: Workload, a: Assignment | None) -> Assignment | None:
+        """`a` if it fits, or needs preemption and Kueue finds victims (then set); else None."""
+        if a is None or a.mode == "Fit":
+            return a
+        from kadmit.engine.preempt import find_targets
+        p = Preemptor(wl.key, a.cluster_queue, self.index.priority(wl), wl.created, dict(a.usage), a.needs)
+        a.targets = find_targets(self, p)
+        return a if a.targets else None
+
     def _partial(self, loaded: Loaded, wl: Workload, cq: ClusterQueue,
-                 numbers: dict[str, int]) -> Assignment | None:
+                 numbers: dict[str, int], preemption: bool = False) -> Assignment | None:
         """Kueue's partial admission (PodSetReducer): reduce the pod sets that have a min_count
         together, each by floor(delta * k / total deltas), binary-searching the least k that fits."""
         pss = list(wl.pod_sets)
@@ -281,7 +370,7 @@ class Session:
         while lo < hi:
             mid = (lo + hi) // 2
             counts = {ps.name: ps.count - deltas[ps.name] * mid // total for ps in pss}
-            got = self._assign_with_counts(loaded, wl, cq, numbers, counts)
+            got = self._with_targets(wl, self._assign_with_counts(loaded, wl, cq, numbers, counts, preemption))
             if got is not None:
                 best, hi = got, mid
             else:
@@ -289,11 +378,18 @@ class Session:
         return best
 
     def _assign_with_counts(self, loaded: Loaded, wl: Workload, cq: ClusterQueue, numbers: dict[str, int],
-                            counts: dict[str, int]) -> Assignment | None:
+                            counts: dict[str, int], preemption: bool = False) -> Assignment | None:
+        """Kueue's flavor assignment at these counts (docs/PREEMPTION.md §2): pod sets in order,
+        each resource group's flavors in order. A flavor Z3 finds admissible is Fit; with
+        `preemption`, one that is admissible but for quota gets a mode per resource from the quota
+        arithmetic and the preemption oracle (NoFit, NoCandidates, Preempt, Reclaim), and flavor
+        fungibility picks among them. The result is in Preempt mode when some flavor-resource needs
+        preemption, else Fit; None when some group gets no flavor."""
         prob = loaded.problem
         low = loaded.low
         assert low is not None
         lits = list(loaded.lits.values())
+        quota_free = [lit for oid, lit in loaded.lits.items() if not oid.startswith("quota|")]
         pins = dict(numbers)
         own = {ps.name: ps for ps in wl.pod_sets}  # the workload's sizes; the problem may be shared
         for pv in prob.pod_sets:
@@ -310,8 +406,10 @@ class Session:
         chosen: list[z3.BoolRef] = []
         flavors: dict[str, dict[str, str]] = {}
         usage: dict[FR, int] = {}
+        needs: set[FR] = set()
         height = 0
         base = [low(prob.admitted)] + lits
+        base_quota_free = [low(prob.admitted)] + quota_free
         for i, pv in enumerate(prob.pod_sets):
             skips = [low(q.skip) for q in prob.pod_sets[i + 1:]]
             mine = [z3.Not(low(pv.skip))]
@@ -320,29 +418,44 @@ class Session:
             n = counts[pv.pod_set.name]
             for gi in sorted(pv.flavors):
                 group_res = sorted(r for r, g in pv.group_of.items() if g == gi)
-                pick: tuple[str, z3.BoolRef, int] | None = None
+                best: tuple[int, int, str, z3.BoolRef, dict[str, str]] | None = None
                 for fname, var in pv.flavors[gi]:
                     fv = low(var)
-                    if self._ask(loaded, pins, base + chosen + skips + mine + [fv]) != "sat":
-                        continue
-                    # it fits; how far up the cohort tree the quota comes from is arithmetic
-                    h = max((tree.borrowing_height(cq.name, (fname, r), self.usage,
-                                                   usage.get((fname, r), 0) + requests[r] * n)
-                             for r in group_res), default=0)
-                    if pick is None or h < pick[2]:
-                        pick = (fname, fv, h)
-                    if h == 0 or fung.when_can_borrow == "Borrow":
+                    if self._ask(loaded, pins, base + chosen + skips + mine + [fv]) == "sat":
+                        # it fits; how far up the cohort tree the quota comes from is arithmetic
+                        h = max((tree.borrowing_height(cq.name, (fname, r), self.usage,
+                                                       usage.get((fname, r), 0) + requests[r] * n)
+                                 for r in group_res), default=0)
+                        option = (MODES["Fit"], h, fname, fv, {r: "Fit" for r in group_res})
+                    elif not preemption or self._ask(loaded, pins, base_quota_free + chosen + skips + mine
+                                                     + [fv]) != "sat":
+                        continue  # NoFit whatever the quota: a taint, selector, topology, rule
+                    else:
+                        option = self._quota_modes(wl, cq, fname, group_res,
+                                                   {r: usage.get((fname, r), 0) + requests[r] * n for r in group_res})
+                        if option is None:
+                            continue
+                        option = (option[0], option[1], fname, fv, option[2])
+                    if best is None or _preferred(option, best):
+                        best = option
+                    if not _try_next(option[0], option[1], fung):
                         break
-                if pick is None:
+                if best is None:
                     return None
-                chosen.append(pick[1])
-                height = max(height, pick[2])
+                chosen.append(best[3])
+                height = max(height, best[1])
                 for r in group_res:
-                    flavors[pv.pod_set.name][r] = pick[0]
-                    usage[(pick[0], r)] = usage.get((pick[0], r), 0) + requests[r] * n
-        # the whole workload: workload-wide rules apply now
-        if self._ask(loaded, pins, loaded.goal() + lits + chosen) != "sat":
+                    flavors[pv.pod_set.name][r] = best[2]
+                    usage[(best[2], r)] = usage.get((best[2], r), 0) + requests[r] * n
+                    if best[4][r] != "Fit":
+                        needs.add((best[2], r))
+        # the whole workload: workload-wide rules apply now (quota aside when preemption is needed)
+        goal = loaded.goal() + (quota_free if needs else lits) + chosen
+        if self._ask(loaded, pins, goal) != "sat":
             return None
+        if needs:
+            return Assignment(cq.name, dict(counts), flavors, height > 0, usage, height, None, "Preempt",
+                              frozenset(needs))
         placement = None
         if self._tas:
             requests = self.pool.requests(wl, cq, counts, flavors)
@@ -355,6 +468,38 @@ class Session:
         if all(counts[ps.name] == ps.count for ps in wl.pod_sets):
             self.placement_failures.pop(wl.key, None)
         return Assignment(cq.name, dict(counts), flavors, height > 0, usage, height, placement)
+
+    def _quota_modes(self, wl: Workload, cq: ClusterQueue, fname: str, group_res: list[str],
+                     vals: dict[str, int]) -> tuple[int, int, dict[str, str]] | None:
+        """Kueue's fitsResourceQuota per resource for a flavor Z3 found admissible but for quota
+        (§2 A2): NoFit above the maximum capacity; Fit within what is available; else the
+        preemption oracle's answer when preemption may help, else NoFit. Returns the flavor's
+        representative (worst) mode, its borrowing height, and each resource's mode; None if NoFit."""
+        from kadmit.engine.preempt import oracle
+        tree = self.compiler.tree
+        nid = node_id(cq.name, False)
+        modes: dict[str, str] = {}
+        height = 0
+        for r in group_res:
+            fr, val = (fname, r), vals[r]
+            if not tree.entry(nid, fr).declared or val > tree.available(nid, fr, None):
+                return None
+            h, may_reclaim = lowest_subtree_that_fits(tree, cq.name, fr, self.usage, val)
+            if val <= tree.available(nid, fr, self.usage):
+                modes[r] = "Fit"
+                height = max(height, h)
+                continue
+            p = cq.preemption
+            fair = bool(self.model.config and self.model.config.fair_sharing)
+            if not (tree.entry(nid, fr).nominal >= val or may_reclaim or p.within_cluster_queue != "Never"
+                    or (p.borrow_within_cohort is not None and p.borrow_within_cohort.policy != "Never")
+                    or (fair and p.reclaim_within_cohort != "Never")):
+                return None
+            mode, h = oracle(self, cq.name, wl.key, self.index.priority(wl), wl.created, fr, val)
+            modes[r] = mode
+            height = max(height, h)
+        worst = min(MODES[m] for m in modes.values())
+        return worst, height, modes
 
     # --- arrivals and what-ifs -------------------------------------------------------------------
 

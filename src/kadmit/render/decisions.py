@@ -34,7 +34,10 @@ def admit_dict(result: AdmitResult) -> dict:
             "cluster_queue": d.cluster_queue if d.admitted else None,
             "pod_sets": pod_sets,
             "borrowing": bool(a and a.borrowing),
-            "preempted": [],
+            "preempted": [{"workload": v.key, "cluster_queue": v.cluster_queue, "reason": v.reason}
+                          for v in d.preempted],
+            "preempted_by": d.preempted_by,
+            "preemption_reason": d.preemption_reason,
             "reasons": [r.as_dict() for r in result.reasons.get(d.key, [])],
             "usage": {f"{fl}/{res}": format_quantity(v, res) for (fl, res), v in sorted(a.usage.items())}
             if a else {},
@@ -88,7 +91,8 @@ def admit_human(result: AdmitResult) -> str:
             sets = "; ".join(
                 f"{ps} {a.counts.get(ps, 0)}×" + ",".join(sorted(set(fl.values())) or ["-"])
                 for ps, fl in sorted(a.flavors.items()))
-            note = "; ".join((["borrowing"] if a.borrowing else []) + list(d.notes))
+            preempted = [f"preempted {', '.join(v.key for v in d.preempted)}"] if d.preempted and d.admitted else []
+            note = "; ".join((["borrowing"] if a.borrowing else []) + preempted + list(d.notes))
         else:
             sets = ""
             reasons = result.reasons.get(d.key, [])

@@ -1,0 +1,56 @@
+"""With preemption, the engine's `ordered` decisions equal the reference replay of Kueue v0.20
+(docs/PREEMPTION.md): who is admitted, with which flavors, whom each preemptor evicted and why, and
+who was evicted by whom."""
+
+from hypothesis import HealthCheck, given, settings
+
+from kadmit.engine.ordered import decide_ordered
+from kadmit.engine.session import Session
+from kadmit.reference import decide as reference_decide
+from reference.strategies import admission_models
+from reference.test_preemption import cohort_models, preempting_models
+
+
+def engine_view(model):
+    out = {}
+    for d in decide_ordered(Session(model)):
+        a = d.assignment if d.admitted else None
+        out[d.key] = (d.admitted, d.cluster_queue if d.admitted else None,
+                      tuple(sorted((ps, a.counts[ps], tuple(sorted(fl.items())))
+                                   for ps, fl in a.flavors.items())) if a else (),
+                      bool(a and a.borrowing),
+                      tuple((v.key, v.reason) for v in d.preempted) if d.admitted else (),
+                      d.preempted_by if not d.admitted else None,
+                      (d.preemption_reason or "") if not d.admitted else "")
+    return out
+
+
+def reference_view(model):
+    return {d.workload: (d.admitted, d.cluster_queue if d.admitted else None,
+                         tuple(sorted((p.name, p.count, tuple(sorted(p.flavors.items()))) for p in d.pod_sets)),
+                         d.borrowing,
+                         tuple((t.key, t.reason) for t in d.preempted) if d.admitted else (),
+                         d.preempted_by if not d.admitted else None,
+                         d.preemption_reason if not d.admitted else "")
+            for d in reference_decide(model, preemption=True)}
+
+
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@SETTINGS
+@given(preempting_models())
+def test_preempting_models_decide_as_the_reference(model):
+    assert engine_view(model) == reference_view(model)
+
+
+@SETTINGS
+@given(cohort_models())
+def test_cohort_models_decide_as_the_reference(model):
+    assert engine_view(model) == reference_view(model)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(admission_models())
+def test_admission_models_decide_as_the_reference_with_preemption_on(model):
+    assert engine_view(model) == reference_view(model)
