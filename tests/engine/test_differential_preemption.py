@@ -3,9 +3,11 @@
 who was evicted by whom."""
 
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from kadmit.engine.ordered import decide_ordered
 from kadmit.engine.session import Session
+from kadmit.model import SchedulerConfig
 from kadmit.reference import decide as reference_decide
 from reference.strategies import admission_models
 from reference.test_preemption import cohort_models, preempting_models
@@ -53,4 +55,23 @@ def test_cohort_models_decide_as_the_reference(model):
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(admission_models())
 def test_admission_models_decide_as_the_reference_with_preemption_on(model):
+    assert engine_view(model) == reference_view(model)
+
+
+def with_fair_sharing(model, strategies=()):
+    return model.model_copy(update={"scheduler_configs": (
+        SchedulerConfig(fair_sharing=True, preemption_strategies=strategies),)})
+
+
+@SETTINGS
+@given(cohort_models(), st.sampled_from([(), ("LessThanOrEqualToFinalShare",), ("LessThanInitialShare",)]))
+def test_fair_sharing_decides_as_the_reference(model, strategies):
+    model = with_fair_sharing(model, strategies)
+    assert engine_view(model) == reference_view(model)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(preempting_models())
+def test_fair_sharing_on_preempting_models_decides_as_the_reference(model):
+    model = with_fair_sharing(model)
     assert engine_view(model) == reference_view(model)

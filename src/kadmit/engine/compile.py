@@ -96,7 +96,7 @@ class Problem:
         for fr, (used, cap) in self.numbers.items():
             sc = compiler.scale.get(fr[1], 1)
             out[used.name] = usage.get(cq, fr) // sc
-            out[cap.name] = compiler.tree.available(nid, fr, usage) // sc
+            out[cap.name] = max(0, compiler.tree.available(nid, fr, usage)) // sc  # Kueue clamps at 0
         return out
 
     def origins(self) -> dict[str, Origin]:

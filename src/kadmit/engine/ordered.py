@@ -100,8 +100,10 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None) ->
                 if cq is not None and wl.active and not session.compiler.inactive(cq):
                     queues.setdefault(cq.name, []).append(wl)
                     resort(cq.name)
+                elif victim.key not in decisions:  # released, and its queue takes nothing now
+                    decisions[victim.key] = Decision(wl, False, cq.name if cq else None, cycle=cycle)
             for name in sorted(set_aside):
-                if name in tree.nodes and tree.root(f"cq:{name}") in roots and set_aside[name]:
+                if f"cq:{name}" in tree.nodes and tree.root(f"cq:{name}") in roots and set_aside[name]:
                     queues.setdefault(name, []).extend(set_aside.pop(name))
                     resort(name)
             evicting = []
@@ -165,9 +167,12 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None) ->
                     if now is None or now.flavors != got.flavors or now.counts != got.counts:
                         decisions[head.key] = Decision(head, False, name, cycle=cycle)
                         continue  # no longer fits after this cycle's admissions: retried next cycle
+                    got.placement = now.placement  # the nomination stands; nodes are placed anew
+                    now = got
                 touched.add(root)
                 placed = placed or now.placement is not None
                 session.commit(head, now)
+                session.admitted_cycle[head.key] = cycle
                 decisions[head.key] = Decision(head, True, name, now, cycle=cycle,
                                                notes=session.pool.unschedulable(head, now.counts, now.flavors,
                                                                                 now.placement),
@@ -207,6 +212,11 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None) ->
         queues = {k: v for k, v in queues.items() if v}
         if not changed and not evicting:
             break
+    for name, queue in sorted(queues.items()):  # still queued when nothing changes any more
+        for wl in queue:
+            if wl.key not in decisions:
+                decisions[wl.key] = Decision(wl, False, name, waiting_behind=queue[0].key if wl is not queue[0]
+                                             else None, cycle=cycle)
     for key, (by, reason) in evicted_by.items():  # a victim still waiting says who evicted it
         d = decisions.get(key)
         if d is not None and not d.admitted:

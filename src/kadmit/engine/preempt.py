@@ -127,7 +127,8 @@ def candidates_of(session) -> list[Candidate]:
             priority, created = index.priority(wl), wl.created
             at = (wl.admission.admitted_at if wl.admission is not None else None) or wl.created
             evicted = bool(wl.evicted) and not h.new
-        when = (1, pos) if h.new else (0, _timestamp(at))
+        # admitted in this run: after every input workload, by the cycle that admitted it (ties: key)
+        when = (1, getattr(session, "admitted_cycle", {}).get(key, pos)) if h.new else (0, _timestamp(at))
         rows.append((when, key, h, priority, created, evicted))
     ranks = {w: i for i, w in enumerate(sorted({r[0] for r in rows}))}  # equal times rank equal
     return [Candidate(key, h.cluster_queue, dict(h.amounts), priority, created, ranks[when], evicted)

@@ -155,6 +155,7 @@ class Session:
         self.pool = NodePool(model, self.index, tas_profile)
         self._tas = self.pool.active
         self.placement_failures: dict[str, PlacementFailure] = {}  # workload -> last failure at full counts
+        self.admitted_cycle: dict[str, int] = {}  # workload admitted in this run -> its cycle (ordered mode)
         for wl in sorted(model.workloads, key=lambda w: w.key):
             if wl.admitted and wl.admission is not None:
                 amounts = admitted_usage(wl)
