@@ -13,7 +13,8 @@ from kadmit.engine.ordered import Decision, decide_ordered
 from kadmit.engine.preempt import (IN_CLUSTER_QUEUE, IN_COHORT_FAIR_SHARING, IN_COHORT_RECLAIM_WHILE_BORROWING,
                                    Victim)
 from kadmit.engine.reasons import (KAD501, KAD502, KAD503, KAD519, KAD520, KAD523, KAD531, KAD532, Reason,
-                                   flavor_reasons, gate_reasons, placement_reasons, preempted_reason)
+                                   flavor_reasons, gate_reasons, no_preemption_reasons, placement_reasons,
+                                   preempted_reason)
 from kadmit.engine.session import Session, SolverUnknown
 from kadmit.engine.z3backend import Limits, make_solver
 from kadmit.model import Model
@@ -80,6 +81,7 @@ def decision_reasons(session: Session, d: Decision) -> list[Reason]:
     if d.waiting_behind:
         return [Reason(KAD519, f"waiting behind {d.waiting_behind} (StrictFIFO)")]
     out = flavor_reasons(session, wl) or placement_reasons(session, wl)
+    out += no_preemption_reasons(session, wl)
     if not out:
         out = [Reason(KAD523, "the workload fits on its own, but not after the workloads admitted "
                       "before it in Kueue's order")]
@@ -92,15 +94,15 @@ def why(model: Model, key: str, limits: Limits | None = None, tas_profile: Profi
     target = session.index.workloads.get(key)
     if target is None:
         raise KeyError(key)
-    if target.admission is not None and not target.finished:
-        return WhyResult(key, True, None, [Reason(KAD502, f"already admitted to ClusterQueue "
-                                                  f"{target.admission.cluster_queue}")])
     try:
-        decisions = decide_ordered(session)
+        decisions = {d.key: d for d in decide_ordered(session)}
     except SolverUnknown:
         return WhyResult(key, False, None, [Reason(KAD503, "the solver could not decide within its limits")],
                          unknown=True, solver=session.stats.as_dict())
-    return explain_decision(session, {d.key: d for d in decisions}, key)
+    if target.admission is not None and not target.finished and key not in decisions:
+        return WhyResult(key, True, None, [Reason(KAD502, f"already admitted to ClusterQueue "
+                                                  f"{target.admission.cluster_queue}")])
+    return explain_decision(session, decisions, key)
 
 
 def explain_decision(session: Session, decisions: dict[str, Decision], key: str) -> WhyResult:

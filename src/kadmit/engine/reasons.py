@@ -220,3 +220,47 @@ def preempted_reason(session: Session, victim_cq: str, by: str, reason: str) -> 
 
 def preemptor_path_or_unknown(session: Session, cq) -> str:
     return preemption_path(session, cq.name) if cq is not None else "UNKNOWN"
+
+
+def no_preemption_reasons(session: Session, wl: Workload) -> list[Reason]:
+    """When the workload's flavors need preemption at the run's final state but Kueue finds no
+    victims: what the preemption policies let it evict, against what it needs, per flavor-resource
+    (e.g. "needs 24 more nvidia.com/gpu in flavor h100; evicting every candidate frees 16")."""
+    from kadmit.engine.preempt import Preemptor, candidates_of, satisfies_policy
+    try:
+        got, _ = session.nominate(wl)
+    except Exception:  # noqa: BLE001 - an explanation must not fail the run; the solver said unknown
+        return []
+    if got is None or got.mode != "Preempt" or got.targets:
+        return []
+    cq = session.index.cluster_queues[got.cluster_queue]
+    tree = session.compiler.tree
+    root = tree.root(node_id(cq.name, False))
+    p = Preemptor(wl.key, cq.name, session.index.priority(wl), wl.created, dict(got.usage), got.needs)
+    pol = cq.preemption
+    out = []
+    for fr in sorted(got.needs):
+        flavor, res = fr
+        need = got.usage[fr] - max(0, tree.available(node_id(cq.name, False), fr, session.usage))
+        eligible = []
+        for c in candidates_of(session):
+            if c.amounts.get(fr, 0) <= 0 or c.key == wl.key:
+                continue
+            same = c.cluster_queue == cq.name
+            if same and satisfies_policy(pol.within_cluster_queue, p, c):
+                eligible.append(c)
+            elif not same and tree.root(node_id(c.cluster_queue, False)) == root and cq.cohort \
+                    and satisfies_policy(pol.reclaim_within_cohort, p, c):
+                eligible.append(c)
+        freed = sum(c.amounts.get(fr, 0) for c in eligible)
+        policies = (f"withinClusterQueue {pol.within_cluster_queue}, reclaimWithinCohort "
+                    f"{pol.reclaim_within_cohort}")
+        if not eligible:
+            text = (f"needs {format_quantity(need, res)} more {res} in flavor {flavor}, but ClusterQueue "
+                    f"{cq.name}'s preemption policies ({policies}) allow evicting no admitted workload")
+        else:
+            text = (f"needs {format_quantity(need, res)} more {res} in flavor {flavor}; evicting every "
+                    f"candidate its policies allow ({policies}: {len(eligible)} workload(s)) frees "
+                    f"{format_quantity(freed, res)}, and Kueue finds no set that makes it fit")
+        out.append(Reason(KAD533, text, flavor=flavor))
+    return out

@@ -1,0 +1,58 @@
+"""Preemption as users meet it: admit output and why for preemptors, victims and "no preemption"."""
+
+from __future__ import annotations
+
+from reference.builders import admitted, build, fq, group, pod_set, workload
+from reference.test_preemption import cqp
+
+from kadmit.engine.decide import admit, why
+from kadmit.render.decisions import admit_dict
+
+
+def gpu_job(name, gpus, priority, minute=0, queue="q"):
+    return workload(name, pod_set(gpu=gpus), queue=queue, priority=priority, minute=minute)
+
+
+def running_job(name, gpus, priority, queue="q"):
+    return admitted(gpu_job(name, gpus, priority, queue=queue), queue, {"gpu": "f"})
+
+
+def test_a_high_priority_gang_evicts_lower_priority_work_in_its_queue_and_says_so():
+    m = build(cqp("q", group(fq("f", gpu=16)), within="LowerPriority"),
+              running_job("low-a", 8, 0), running_job("low-b", 8, 0), gpu_job("urgent", 8, 100))
+    out = {d["workload"]: d for d in admit_dict(admit(m))["decisions"]}
+    assert out["default/urgent"]["admitted"]
+    assert [v["reason"] for v in out["default/urgent"]["preempted"]] == ["InClusterQueue"]
+    victim = out["default/urgent"]["preempted"][0]["workload"]
+    assert out[victim]["admitted"] is False and out[victim]["preempted_by"] == "default/urgent"
+    assert out[victim]["reasons"][0]["code"] == "KAD531"
+    assert "due to prioritization in the ClusterQueue; preemptor path: /q; preemptee path: /q" in \
+        out[victim]["reasons"][0]["message"]
+    w = why(m, victim)
+    assert not w.admitted and any("withinClusterQueue: LowerPriority (priority 100 over 0)" in r.message
+                                  for r in w.reasons)
+    assert [o.kind for o in w.blame] == ["preemption", "preemptor", "victim"]
+    w = why(m, "default/urgent")
+    assert w.admitted and any(f"it preempted {victim}" in r.message for r in w.reasons)
+
+
+def test_policy_never_means_no_preemption_and_why_says_what_the_policies_allow():
+    m = build(cqp("q", group(fq("f", gpu=16))), running_job("low-a", 8, 0), running_job("low-b", 8, 0),
+              gpu_job("urgent", 8, 100))
+    out = {d["workload"]: d for d in admit_dict(admit(m))["decisions"]}
+    assert not out["default/urgent"]["admitted"] and out["default/urgent"]["preempted"] == []
+    codes = [r["code"] for r in out["default/urgent"]["reasons"]]
+    assert "KAD533" in codes
+    text = next(r["message"] for r in out["default/urgent"]["reasons"] if r["code"] == "KAD533")
+    assert text == ("needs 8 more nvidia.com/gpu in flavor f, but ClusterQueue q's preemption policies "
+                    "(withinClusterQueue Never, reclaimWithinCohort Never) allow evicting no admitted workload")
+
+
+def test_evicting_every_candidate_is_not_enough_so_nothing_is_evicted():
+    m = build(cqp("q", group(fq("f", gpu=16)), within="LowerPriority"),
+              running_job("low", 4, 0), running_job("peer", 12, 100), gpu_job("big", 12, 100))
+    out = {d["workload"]: d for d in admit_dict(admit(m))["decisions"]}
+    assert not out["default/big"]["admitted"] and out["default/big"]["preempted"] == []
+    assert "default/low" not in out  # never evicted in vain
+    text = next(r["message"] for r in out["default/big"]["reasons"] if r["code"] == "KAD533")
+    assert "frees 4" in text and "needs 12 more nvidia.com/gpu" in text
