@@ -1,19 +1,27 @@
 """`ordered` mode: the decisions Kueue's scheduling cycle implies, one Z3 session over the whole run.
 
-Each cycle takes the head of every cluster queue (priority, then creation time, then name), nominates
-each against the usage at the start of the cycle, then admits the nominated heads in Kueue's order —
-lower borrowing height first (0: no borrowing), then higher priority, then older — re-checking each against what this
-cycle already admitted; one that no longer fits goes back to its queue for the next cycle. A head that
-can't be nominated is set aside (BestEffortFIFO) or blocks its queue (StrictFIFO). Within one run usage
-only grows, so a workload set aside or blocking never fits later in the run: the loop ends when no
-queue has a head left.
+Each cycle takes the head of every cluster queue (priority, then creation time, then name; a
+preemptor waiting for its victims stays first in a BestEffortFIFO queue) and nominates it against the
+usage at the start of the cycle (`Session.nominate`: Fit, or Preempt with Kueue's victims, or Preempt
+without, see docs/PREEMPTION.md §2). The nominees are processed in Kueue's order — lower borrowing
+height, then higher priority, then older; with fair sharing, the cohort tournament — and:
+- Fit: re-checked against what the cycle already took (with this cycle's victims gone) and admitted;
+  one that no longer fits stays at its head for the next cycle;
+- Preempt with victims: its usage is held for the rest of the cycle and its victims are evicted; they
+  are released between cycles and queue again, and the preemptor is admitted in a later cycle.
+  Overlapping victims are recomputed as if the earlier preemptions were done (§5 S5);
+- Preempt without victims: holds capacity for the cycle unless reclaimWithinCohort is Any, then like
+  NoFit: BestEffortFIFO sets it aside (retried when an eviction releases quota in its cohort tree),
+  StrictFIFO keeps it at the head, blocking the workloads behind it.
+The run ends when a cycle changes nothing (or after 50 + 10 x workloads cycles).
 
 Pod sets on flavors with a topology are placed on nodes as part of nomination (`placing`); a nominee
 with a placement is re-checked, and its placement recomputed with the flavors kept, once another
 workload took node capacity in the same cycle (Kueue's TASRecomputeAssignmentWithinSchedulingCycle).
 
 Timing choices (where Kueue's answer depends on its cycle timing): all pending workloads are present
-from the start; every cycle sees every queue's head; nothing finishes during the run.
+from the start; every cycle sees every queue's head; evictions complete between two cycles; workloads
+the input shows as evicted release their quota before the first; nothing else finishes during the run.
 """
 
 from __future__ import annotations
