@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from kadmit.diagnostics import register
 from kadmit.engine.compile import selector_conflicts, tas_only, topology_mismatch, untolerated_taints
 from kadmit.engine.quota import Usage, node_id
-from kadmit.engine.session import Session
+from kadmit.engine.session import Session, SolverUnknown
 from kadmit.model import Workload
 from kadmit.quantity import format_quantity
 
@@ -227,10 +227,14 @@ def no_preemption_reasons(session: Session, wl: Workload) -> list[Reason]:
     victims: what the preemption policies let it evict, against what it needs, per flavor-resource
     (e.g. "needs 24 more nvidia.com/gpu in flavor h100; evicting every candidate frees 16")."""
     from kadmit.engine.preempt import Preemptor, candidates_of, satisfies_policy
+    saved = dict(session.placement_failures)
     try:
         got, _ = session.nominate(wl)
-    except Exception:  # noqa: BLE001 - an explanation must not fail the run; the solver said unknown
+    except SolverUnknown:  # no answer within the limits: say nothing rather than guess
         return []
+    finally:  # asking leaves the session as it was
+        session.placement_failures.clear()
+        session.placement_failures.update(saved)
     if got is None or got.mode != "Preempt" or got.targets:
         return []
     cq = session.index.cluster_queues[got.cluster_queue]
