@@ -7,20 +7,32 @@ chosen workloads' requests, or a cohort's Σ max0(U_child - G_child); U <= S + b
 node with a parent and a borrowing limit, U <= S at a root. The max0 is relaxed to `e >= U - G,
 e >= 0` (it is only bounded above). The invariants hold for a set of workloads exactly when
 admitting them one by one, in any order, passes Kueue's available() check each time. A node that
-the input already holds above its limit may not grow further (its bound is max(limit, usage now)).
+the input already holds above its limit may not grow further: it ends within its limit, or no higher
+than with this solution's evictions alone.
+
+Preemption (`optimal_preempt`): an admitted workload that some pending workload may preempt under
+Kueue's policies becomes a Boolean `keep` and counts in the invariants only while kept; an eviction
+must be matched by a preemptor admitted in the same solution (the module docstring says who may
+preempt whom, and where that is looser or stricter than Kueue). Workloads the input marks evicted
+release their quota and are pending again, as in `ordered` mode.
 
 Objective, lexicographic: for each effective priority, highest first, the admitted work at that
 priority — the number of admitted workloads, then the number of admitted pods (two stages: one
-weighted term makes CP-SAT's bound much weaker); then the total weight of satisfied `prefer` rules;
-then flavor order (Σ over pod sets and resource groups of the chosen flavor's position, minimised).
+weighted term makes CP-SAT's bound much weaker), counting the kept evictable workloads at their
+own priority too, so evicting a priority-10 workload to admit a priority-100 one wins at 100 and is
+paid for at 10; then, when anything is evictable, the fewest victims, then the fewest victims at
+each priority from the highest, then the fewest evicted pods; then `preferred` topology pod sets
+kept in one domain; then the total weight of satisfied `prefer` rules; then flavor order (Σ over pod
+sets and resource groups of the chosen flavor's position, minimised).
 Unlike `ordered`, queue order, StrictFIFO blocking and greedy flavor assignment play no part:
 this is the best that quota, gates and rules allow.
 
 Pod sets that topology-aware scheduling places get node-class counts and topology domains in the
-same model (`optimal_place`); a stage after the admission stages keeps `preferred` pod sets in one
-domain. Each solution is decoded onto nodes; a class that can't hold its counts gets a cut and the
-model is solved again (at most `MAX_ROUNDS` times, then the lowest-priority workloads whose
-placements don't decode are dropped and the result is reported as not proven optimal).
+same model (`optimal_place`); a stage after the admission and victim stages keeps `preferred` pod
+sets in one domain. Workloads admitted with a recorded placement are never evicted. Each solution is
+decoded onto nodes; a class that can't hold its counts gets a cut and the model is solved again (at
+most `MAX_ROUNDS` times, then the lowest-priority workloads whose placements don't decode are
+dropped and the result is reported as not proven optimal).
 """
 
 from __future__ import annotations
@@ -33,10 +45,11 @@ from kadmit.engine import terms as T
 from kadmit.engine.compile import Compiler, Problem
 from kadmit.engine.decide import AdmitResult
 from kadmit.engine.optimal_place import MAX_ROUNDS, PlacementModel
+from kadmit.engine.optimal_preempt import Evictable, PreemptionModel
 from kadmit.engine.ordered import Decision
 from kadmit.engine.placing import NodePool
 from kadmit.engine.quota import FR, Usage, node_id
-from kadmit.engine.reasons import Reason
+from kadmit.engine.reasons import Reason, preempted_reason
 from kadmit.engine.session import Assignment
 from kadmit.index import ModelIndex, admitted_usage
 from kadmit.model import Model, Workload
@@ -65,31 +78,46 @@ class GlobalModel:
     compiler: Compiler
     problems: list[Problem]  # sorted by workload key
     priority: dict[str, int]  # workload key -> effective priority
-    base: Usage  # admitted usage from the input, milli-units
+    base: Usage  # admitted usage from the input (workloads marked evicted left out), milli-units
     hard: list[T.Term] = field(default_factory=list)
     objectives: list[Objective] = field(default_factory=list)
     pools: list[tuple[T.IntVar, T.Term, int]] = field(default_factory=list)  # e >= U - G
     splits: list[tuple[T.IntVar, T.BoolVar, T.IntVar]] = field(default_factory=list)  # nf, flavor, n
+    preemption: PreemptionModel | None = None  # the evictable admitted workloads
+    fixed: Usage = field(default_factory=Usage)  # `base` less the evictable workloads' usage
+    cq_usage: dict[tuple[str, FR], T.Term] = field(default_factory=dict)  # final usage of queues with demand
+
+    @property
+    def evictables(self) -> list[Evictable]:
+        return self.preemption.evictables if self.preemption is not None else []
 
 
 def pending_workloads(model: Model) -> list[Workload]:
-    """Pending workloads (not admitted, not finished), first of each key, sorted by key."""
+    """Pending workloads (not admitted, or admitted but marked evicted; not finished), first of each
+    key, sorted by key."""
     seen: dict[str, Workload] = {}
     for wl in model.workloads:
-        if wl.admission is None and not wl.finished:
+        if is_pending(wl):
             seen.setdefault(wl.key, wl)
     return [seen[k] for k in sorted(seen)]
 
 
+def is_pending(wl: Workload) -> bool:
+    """Waiting for admission in this run: not admitted, or admitted but being evicted (its quota is
+    released first, as `ordered` mode does)."""
+    return not wl.finished and (wl.admission is None or wl.evicted)
+
+
 def build_global(model: Model, workloads: list[Workload] | None = None,
-                 index: ModelIndex | None = None) -> GlobalModel:
+                 index: ModelIndex | None = None, preemption: bool = True) -> GlobalModel:
     """The solver-neutral global model over `workloads` (default: every pending one); workloads
-    without a cluster queue are left out (they can't be admitted)."""
+    without a cluster queue are left out (they can't be admitted). With `preemption`, admitted
+    workloads that some of them may preempt become evictable (`optimal_preempt`)."""
     ix = index or ModelIndex(model)
     compiler = Compiler(model, ix)
     base = Usage()
     for wl in sorted(model.workloads, key=lambda w: w.key):
-        if wl.admitted and wl.admission is not None:
+        if wl.admitted and wl.admission is not None and not wl.evicted:
             base.add(wl.admission.cluster_queue, admitted_usage(wl))
     pending = pending_workloads(model) if workloads is None else sorted(workloads, key=lambda w: w.key)
     problems = []
@@ -102,7 +130,14 @@ def build_global(model: Model, workloads: list[Workload] | None = None,
         gm.hard.extend(prob.structure)
         gm.hard.extend(tr.term for tr in prob.tracked if tr.origin.kind != "quota")
         gm.hard.extend(T.not_(pv.skip) for pv in prob.pod_sets)
+    gm.fixed = base.copy()
+    if preemption:
+        gm.preemption = PreemptionModel(model, compiler, problems)
+        for ev in gm.evictables:
+            gm.fixed.add(ev.cluster_queue, {fr: -v for fr, v in ev.amounts.items()})
     _quota_invariants(gm)
+    if gm.preemption is not None:
+        gm.hard.extend(gm.preemption.links(gm.fixed, gm.cq_usage))
     _objectives(gm)
     return gm
 
@@ -140,7 +175,7 @@ def _demand(gm: GlobalModel, prob: Problem) -> dict[FR, tuple[T.Term, int]]:
 
 
 def _quota_invariants(gm: GlobalModel) -> None:
-    compiler, tree = gm.compiler, gm.compiler.tree
+    tree = gm.compiler.tree
     demand: dict[FR, dict[str, list[T.Term]]] = {}
     upper: dict[FR, dict[str, int]] = {}
     for prob in gm.problems:
@@ -151,62 +186,99 @@ def _quota_invariants(gm: GlobalModel) -> None:
                 demand.setdefault(fr, {}).setdefault(cq_nid, []).append(term)
                 row = upper.setdefault(fr, {})
                 row[cq_nid] = row.get(cq_nid, 0) + most
+    held: dict[FR, dict[str, list[Evictable]]] = {}  # evictable usage, by queue
+    for ev in gm.evictables:
+        for fr in ev.amounts:
+            held.setdefault(fr, {}).setdefault(node_id(ev.cluster_queue, False), []).append(ev)
     for fr in sorted(demand):
-        fname, res = fr
-        u = lambda milli: compiler.units(res, milli)  # noqa: E731
-        affected = {nid for cq in demand[fr] for nid in tree.path(cq)}
-        memo: dict[str, tuple[T.Term, int]] = {}
+        _invariants_of(gm, fr, demand[fr], upper[fr], held.get(fr, {}))
 
-        def usage(nid: str) -> tuple[T.Term, int]:
-            """Usage of node `nid` as a term, and an upper bound of it."""
-            if nid in memo:
-                return memo[nid]
-            node = tree.nodes[nid]
-            if not node.is_cohort:
-                now = u(gm.base.get(node.name, fr))
-                out = (T.add(now, *demand[fr].get(nid, [])), now + upper[fr].get(nid, 0))
-            else:
-                parts: list[T.IntLike] = []
-                hi = 0
-                for ch in node.children:
-                    g = u(tree.guaranteed(ch, fr))
-                    if ch in affected:
-                        uc, hc = usage(ch)
+
+def _invariants_of(gm: GlobalModel, fr: FR, demand: dict[str, list[T.Term]], upper: dict[str, int],
+                   held: dict[str, list[Evictable]]) -> None:
+    """The invariants of one flavor-resource at every node above a queue with demand for it (or
+    holding evictable usage of it in the same tree)."""
+    compiler, tree = gm.compiler, gm.compiler.tree
+    fname, res = fr
+    u = lambda milli: compiler.units(res, milli)  # noqa: E731
+    roots = {tree.root(cq) for cq in demand}
+    held = {cq: evs for cq, evs in held.items() if tree.root(cq) in roots}
+    affected = {nid for cq in list(demand) + list(held) for nid in tree.path(cq)}
+    with_held = {nid for cq in held for nid in tree.path(cq)}
+    memo: dict[tuple[str, bool], tuple[T.Term, int]] = {}
+
+    def usage(nid: str, admissions: bool = True) -> tuple[T.Term, int]:
+        """Usage of node `nid` as a term, and an upper bound of it; without this solution's
+        admissions (evictions only) when `admissions` is off, with an exact max0 at cohorts."""
+        if (nid, admissions) in memo:
+            return memo[(nid, admissions)]
+        node = tree.nodes[nid]
+        if not node.is_cohort:
+            now = u(gm.fixed.get(node.name, fr))
+            kept = [T.ite(ev.keep, u(ev.amounts[fr]), 0) for ev in held.get(nid, [])]
+            most = now + sum(u(ev.amounts[fr]) for ev in held.get(nid, []))
+            mine = demand.get(nid, []) if admissions else []
+            out = (T.add(now, *kept, *mine), most + (upper.get(nid, 0) if admissions else 0))
+            if admissions and nid in demand:
+                gm.cq_usage[(node.name, fr)] = out[0]
+        else:
+            parts: list[T.IntLike] = []
+            hi = 0
+            for ch in node.children:
+                g = u(tree.guaranteed(ch, fr))
+                if ch in affected:
+                    uc, hc = usage(ch, admissions)
+                    if admissions:
                         e = T.IntVar(f"pool|{ch}|{fname}|{res}", 0, max(0, hc - g))
                         gm.hard.append(T.cmp(">=", e, T.sub(uc, g)))
                         gm.pools.append((e, uc, g))
                         parts.append(e)
-                        hi += max(0, hc - g)
                     else:
-                        v = max(0, u(tree.usage(ch, fr, gm.base)) - g)
-                        parts.append(v)
-                        hi += v
-                out = (T.add(*parts, 0), hi)
-            memo[nid] = out
-            return out
+                        parts.append(T.max0(T.sub(uc, g)))
+                    hi += max(0, hc - g)
+                else:
+                    v = max(0, u(tree.usage(ch, fr, gm.base)) - g)
+                    parts.append(v)
+                    hi += v
+            out = (T.add(*parts, 0), hi)
+        memo[(nid, admissions)] = out
+        return out
 
-        for nid in sorted(affected):
-            node = tree.nodes[nid]
-            limit = u(tree.subtree(nid, fr))
-            if node.parent is not None:
-                borrow = tree.entry(nid, fr).borrowing_limit
-                if borrow is None:
-                    continue
-                limit += u(borrow)
-            now = u(tree.usage(nid, fr, gm.base))
-            gm.hard.append(T.le(usage(nid)[0], max(limit, now)))
+    for nid in sorted(affected):
+        node = tree.nodes[nid]
+        limit = u(tree.subtree(nid, fr))
+        if node.parent is not None:
+            borrow = tree.entry(nid, fr).borrowing_limit
+            if borrow is None:
+                continue
+            limit += u(borrow)
+        now = u(tree.usage(nid, fr, gm.base))
+        total = usage(nid)[0]
+        if now <= limit:
+            gm.hard.append(T.le(total, limit))
+        elif nid in with_held:  # over its limit today: within it at the end, or grown by nothing
+            gm.hard.append(T.or_(T.le(total, limit), T.le(total, usage(nid, False)[0])))
+        else:
+            gm.hard.append(T.le(total, now))
 
 
 def _objectives(gm: GlobalModel) -> None:
     by_level: dict[int, list[Problem]] = {}
     for prob in gm.problems:
         by_level.setdefault(gm.priority[prob.workload.key], []).append(prob)
-    for p in sorted(by_level, reverse=True):
-        probs = by_level[p]
+    pre = gm.preemption
+    levels = set(by_level) | set(pre.levels() if pre is not None else [])
+    for p in sorted(levels, reverse=True):
+        probs = by_level.get(p, [])
+        kept = pre.kept_workloads(p) if pre is not None else []
+        kept_pods = pre.kept_pods(p) if pre is not None else []
         gm.objectives.append(Objective(f"priority {p}: workloads", "max",
-                                       T.lin(*((1, T.ite(prob.admitted, 1, 0)) for prob in probs))))
+                                       T.lin(*((1, T.ite(prob.admitted, 1, 0)) for prob in probs), *kept)))
         gm.objectives.append(Objective(f"priority {p}: pods", "max",
-                                       T.lin(*((1, pv.count) for prob in probs for pv in prob.pod_sets))))
+                                       T.lin(*((1, pv.count) for prob in probs for pv in prob.pod_sets),
+                                             *kept_pods)))
+    for name, term in (pre.stages() if pre is not None else []):
+        gm.objectives.append(Objective(name, "min", term))
     soft = [(weight, T.ite(term, 1, 0)) for prob in gm.problems for _, weight, term in prob.soft]
     if soft:
         gm.objectives.append(Objective("prefer rules", "max", T.lin(*soft)))
@@ -235,18 +307,42 @@ def hint_from(gm: GlobalModel, decisions: list[Decision]) -> dict[str, int]:
                 want = picked.get(res[0]) if res else None
                 for fname, v in choices:
                     env[v.name] = int(fname == want)
+    gone = {d.key for d in decisions if d.preempted_by and not d.admitted}
+    for ev in gm.evictables:
+        env[ev.keep.name] = int(ev.key not in gone)
     for nf, v, n in gm.splits:
         env[nf.name] = env[n.name] if env[v.name] else 0
-    for e, uc, g in gm.pools:
-        env[e.name] = max(0, int(T.evaluate(uc, env)) - g)
+    _pools(gm, env)
     return env
 
 
+def empty_hint(gm: GlobalModel) -> dict[str, int]:
+    """The assignment that admits nothing and evicts nothing (always feasible)."""
+    return hint_from(gm, [])
+
+
+def _pools(gm: GlobalModel, env: dict[str, int]) -> None:
+    """Set the pool variables to what their usage makes them (in order: inner pools come first)."""
+    for e, uc, g in gm.pools:
+        env[e.name] = max(0, int(T.evaluate(uc, env)) - g)
+
+
+def satisfies(terms: list[T.Term], env: dict[str, int]) -> bool:
+    """Whether `env` (complete for these terms) satisfies every term."""
+    try:
+        return all(T.evaluate(t, env) for t in terms)
+    except KeyError:
+        return False
+
+
 def decisions_from(gm: GlobalModel, values: dict[str, int]) -> list[Decision]:
-    """Decisions for the problems of `gm` from solver values, sorted by workload key."""
+    """Decisions for the problems of `gm` from solver values, sorted by workload key (victims are
+    `victim_decisions`' to add)."""
     chosen: list[tuple[Problem, Assignment]] = []
     out: list[Decision] = []
     final = gm.base.copy()
+    for ev in gm.preemption.victims(values) if gm.preemption is not None else []:
+        final.add(ev.cluster_queue, {fr: -v for fr, v in ev.amounts.items()})
     for prob in gm.problems:
         assert prob.cluster_queue is not None
         if not values.get(prob.admitted.name):
@@ -275,6 +371,24 @@ def decisions_from(gm: GlobalModel, values: dict[str, int]) -> list[Decision]:
     return out
 
 
+def victim_decisions(gm: GlobalModel, values: dict[str, int], decisions: dict[str, Decision]) -> list[Decision]:
+    """A decision per evicted workload (not admitted, by whom, Kueue's reason), and each victim added
+    to its preemptor's `preempted` (sorted by key); `decisions` are the problems' decisions by key."""
+    pre = gm.preemption
+    out: list[Decision] = []
+    if pre is None:
+        return out
+    for ev in pre.victims(values):
+        got = pre.preemptor(ev, values, gm.fixed, gm.cq_usage)
+        by, reason = (got[0].workload.key, got[1]) if got is not None else (None, None)
+        out.append(Decision(ev.workload, False, ev.cluster_queue, preempted_by=by, preemption_reason=reason))
+        if by is not None and reason is not None:
+            decisions[by].preempted.append(pre.victim(ev, reason))
+    for d in decisions.values():
+        d.preempted.sort(key=lambda v: v.key)
+    return out
+
+
 # --- the mode ---------------------------------------------------------------------------------------
 
 def solve_optimal(model: Model, ordered: AdmitResult, time_budget: float = 10.0,
@@ -286,14 +400,21 @@ def solve_optimal(model: Model, ordered: AdmitResult, time_budget: float = 10.0,
     except ImportError as exc:
         raise OptimalUnavailable("optimal mode needs OR-tools: install `kadmit[optimal]`") from exc
     t0 = time.perf_counter()
-    workloads = [d.workload for d in ordered.decisions if d.cluster_queue is not None]
+    # ordered mode also decides the admitted workloads it evicts: only the pending ones are ours
+    pending = {d.key for d in ordered.decisions if is_pending(d.workload)}
+    workloads = [d.workload for d in ordered.decisions if d.key in pending and d.cluster_queue is not None]
     gm = build_global(model, workloads)
-    pm = PlacementModel(NodePool(model, gm.compiler.index), gm.compiler.index, gm.problems)
+    pool = NodePool(model, gm.compiler.index)
+    for wl in sorted(model.workloads, key=lambda w: w.key):
+        if wl.admitted and wl.evicted:
+            pool.release(wl.key)  # being evicted: its nodes are freed, as in `ordered` mode
+    pm = PlacementModel(pool, gm.compiler.index, gm.problems)
     gm.hard.extend(pm.hard)
     stages = [Stage(o.name, o.sense, o.term) for o in gm.objectives]  # type: ignore[arg-type]
     topo = pm.objective()
-    if topo is not None:  # after the admission stages, before prefer rules and flavor order
-        at = next((i for i, st in enumerate(stages) if not st.name.startswith("priority ")), len(stages))
+    if topo is not None:  # after the admission and victim stages, before prefer rules and flavor order
+        at = next((i for i, st in enumerate(stages) if not st.name.startswith(("priority ", "victims"))),
+                  len(stages))
         stages.insert(at, Stage("preferred topology kept", "max", topo))
     hint = hint_from(gm, ordered.decisions)
     pm.hint(hint, {d.key: d.assignment.placement for d in ordered.decisions
@@ -318,7 +439,7 @@ def solve_optimal(model: Model, ordered: AdmitResult, time_budget: float = 10.0,
             break
     if values is None:
         status = "unknown"
-        values = hint
+        values = _fallback(gm, pm, hint)
         placements, more = pm.decode(values)
         if more:
             values, placements = _repair(gm, pm, values)
@@ -328,20 +449,25 @@ def solve_optimal(model: Model, ordered: AdmitResult, time_budget: float = 10.0,
     for d in mine.values():
         if d.admitted and d.assignment is not None:
             d.assignment.placement = placements.get(d.key)
-    decisions = sorted((mine.get(d.key, d) for d in ordered.decisions), key=lambda d: d.key)
-    was = {d.key for d in ordered.decisions if d.admitted}
+    evicted = victim_decisions(gm, values, mine)
+    decisions = sorted([mine.get(d.key, d) for d in ordered.decisions if d.key in pending] + evicted,
+                       key=lambda d: d.key)
+    was = {d.key for d in ordered.decisions if d.admitted and d.key in pending}
     now = {d.key for d in decisions if d.admitted}
     reasons = {}
+    shim = _IndexView(gm.compiler.index)
+    theirs = {d.key: d for d in ordered.decisions}
     for d in decisions:
         if d.admitted:
             continue
-        if d.key in was:
-            reasons[d.key] = [Reason(KAD524, "admitted in Kueue's order, but the optimal assignment gives "
-                                     "its quota to other work (more workloads or pods at its priority "
-                                     "or above, or an equal optimum that suits lower priorities better)")]
+        if d.preempted_by is not None:
+            reasons[d.key] = [preempted_reason(shim, d.cluster_queue or "", d.preempted_by,  # type: ignore[arg-type]
+                                               d.preemption_reason or "")]
         else:
-            reasons[d.key] = list(ordered.reasons.get(d.key, []))
+            reasons[d.key] = _reasons_vs_ordered(d.key, theirs.get(d.key), ordered.reasons)
     seconds = round(time.perf_counter() - t0, 3)
+    victims = sorted(d.key for d in evicted)
+    victims_ordered = ordered_victims(ordered.decisions)
     optimal = {
         "status": status,
         "proven_optimal": status == "optimal",
@@ -349,6 +475,11 @@ def solve_optimal(model: Model, ordered: AdmitResult, time_budget: float = 10.0,
         "per_priority": _per_priority(gm, decisions, ordered.decisions),
         "admitted_beyond_ordered": sorted(now - was),
         "not_admitted_vs_ordered": sorted(was - now),
+        "victims": victims,
+        "victims_ordered": victims_ordered,
+        "victims_beyond_ordered": sorted(set(victims) - set(victims_ordered)),
+        "victims_spared_vs_ordered": sorted(set(victims_ordered) - set(victims)),
+        "evictable": len(gm.evictables),
         "seconds": seconds,
         "placement": {"classes": len(pm.classes), "pod_set_options": len(pm.options), "rounds": rounds,
                       "cuts": len(cuts)},
@@ -358,19 +489,95 @@ def solve_optimal(model: Model, ordered: AdmitResult, time_budget: float = 10.0,
     return AdmitResult("optimal", decisions, reasons, solver, status == "unknown", optimal)
 
 
+OTHER_WORK = ("the optimal assignment gives its quota to other work (more workloads or pods at its "
+              "priority or above, admitted ones it keeps instead of preempting them included, or an equal "
+              "optimum that suits lower priorities better)")
+
+
+def _reasons_vs_ordered(key: str, theirs: Decision | None, reasons: dict[str, list[Reason]]) -> list[Reason]:
+    """Why a pending workload is left out, next to what the ordered run did with it: its reasons
+    where it left it out too, else what optimal mode chose instead."""
+    if theirs is None:
+        return []
+    if theirs.admitted:
+        return [Reason(KAD524, f"admitted in Kueue's order, but {OTHER_WORK}")]
+    if theirs.preempted_by:
+        return [Reason(KAD524, f"admitted in Kueue's order and then preempted by {theirs.preempted_by}; "
+                       f"{OTHER_WORK}")]
+    if theirs.preempted:
+        return [Reason(KAD524, f"Kueue's order preempts {len(theirs.preempted)} workload(s) for it; {OTHER_WORK}")]
+    return list(reasons.get(key, []))
+
+
+def ordered_victims(decisions: list[Decision]) -> list[str]:
+    """Workloads the ordered run evicted (named in some preemptor's `preempted`, or evicted by
+    someone), whether or not it admitted them again later, sorted."""
+    out = {v.key for d in decisions for v in d.preempted}
+    out |= {d.key for d in decisions if d.preempted_by}
+    return sorted(out)
+
+
+@dataclass(frozen=True)
+class _IndexView:
+    """What `reasons.preempted_reason` reads of a session: its index."""
+
+    index: ModelIndex
+
+
+def _fallback(gm: GlobalModel, pm: PlacementModel, hint: dict[str, int]) -> dict[str, int]:
+    """What to report when the solver found nothing in time: the ordered run's admissions and
+    evictions (the hint) when they satisfy this model — its victims may have been admitted again
+    elsewhere, or evicted under a rule this model is stricter about — else nothing admitted and
+    nothing evicted."""
+    if satisfies(gm.hard, hint):
+        return hint
+    empty = empty_hint(gm)
+    pm.hint(empty, {})
+    return empty
+
+
 def _repair(gm: GlobalModel, pm: PlacementModel, values: dict[str, int]):
     """Drop admitted workloads, lowest priority first, until every placement decodes onto nodes
-    (dropping only frees capacity and quota, so the rest stays valid)."""
+    (dropping only frees capacity and quota). A victim whose every preemptor was dropped is kept
+    again, and if that breaks a quota invariant the next lowest-priority admission goes too."""
     values = dict(values)
     while True:
         placements, cuts = pm.decode(values)
-        if not cuts:
+        if cuts:
+            involved = {o.key for o in pm.options if T.evaluate(o.chosen, values)
+                        for cut in cuts for x in _vars(cut) if x in {v.name for v in o.xs.values()}}
+            _drop(gm, pm, values, min(sorted(involved), key=lambda k: gm.priority.get(k, 0)))
+            continue
+        pre = gm.preemption
+        for ev in pre.victims(values) if pre is not None else []:
+            if not T.evaluate(pre.link(ev, gm.fixed, gm.cq_usage), values):
+                values[ev.keep.name] = 1
+        _pools(gm, values)
+        admitted = sorted((p.workload.key for p in gm.problems if values.get(p.admitted.name)),
+                          key=lambda k: (gm.priority.get(k, 0), k))
+        if not admitted or satisfies(gm.hard, values):
             return values, placements
-        involved = {o.key for o in pm.options if T.evaluate(o.chosen, values)
-                    for cut in cuts for x in _vars(cut) if x in {v.name for v in o.xs.values()}}
-        victim = min(sorted(involved), key=lambda k: gm.priority.get(k, 0))
-        prob = next(p for p in gm.problems if p.workload.key == victim)
-        values[prob.admitted.name] = 0
+        _drop(gm, pm, values, admitted[0])
+
+
+def _drop(gm: GlobalModel, pm: PlacementModel, values: dict[str, int], key: str) -> None:
+    """Leave workload `key` out: every variable of its choice back to nothing."""
+    prob = next(p for p in gm.problems if p.workload.key == key)
+    values[prob.admitted.name] = 0
+    for pv in prob.pod_sets:
+        values[pv.count.name] = 0  # type: ignore[attr-defined]
+        for choices in pv.flavors.values():
+            for _, v in choices:
+                values[v.name] = 0
+    for nf, v, n in gm.splits:
+        values[nf.name] = values.get(n.name, 0) if values.get(v.name) else 0
+    for opt in pm.options:
+        if opt.key == key:
+            for x in opt.xs.values():
+                values[x.name] = 0
+            for z in opt.zs.values():
+                values[z.name] = 0
+    _pools(gm, values)
 
 
 def _vars(t: T.Term) -> set[str]:

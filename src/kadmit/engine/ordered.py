@@ -199,8 +199,9 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None) ->
             hold(name, got.usage)
             releasing = {v.key for v, _ in evicting}
             for t in got.targets:
-                if t.key in releasing or t.key not in session.holders or ix.workloads[t.key].evicted:
-                    continue
+                held = session.holders.get(t.key)
+                if t.key in releasing or held is None or (ix.workloads[t.key].evicted and not held.new):
+                    continue  # already being evicted (an input eviction is released before cycle 1)
                 evicting.append((t, head.key))
                 releasing.add(t.key)
                 victims_of.setdefault(head.key, []).append(t)
@@ -225,6 +226,10 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None) ->
             if wl.key not in decisions:
                 decisions[wl.key] = Decision(wl, False, name, waiting_behind=queue[0].key if wl is not queue[0]
                                              else None, cycle=cycle)
+    for key, victims in victims_of.items():  # a preemptor overtaken or evicted still lists its victims
+        d = decisions.get(key)
+        if d is not None and not d.preempted:
+            d.preempted = list(victims)
     for key, (by, reason) in evicted_by.items():  # a victim still waiting says who evicted it
         d = decisions.get(key)
         if d is not None and not d.admitted:

@@ -46,11 +46,12 @@ def _preferred(a: tuple, b: tuple) -> bool:
 
 def _try_next(mode: int, height: int, fung) -> bool:
     """Kueue's shouldTryNextFlavor: go on past NoCandidates, past a flavor that needs preemption
-    unless whenCanPreempt is Preempt, and past one that borrows unless whenCanBorrow is Borrow."""
+    unless whenCanPreempt is Preempt, and past one that borrows (whatever its mode) unless
+    whenCanBorrow is Borrow."""
     if mode <= MODES["NoCandidates"]:
         return True
-    if mode < MODES["Fit"]:
-        return fung.when_can_preempt == "TryNextFlavor"
+    if mode < MODES["Fit"] and fung.when_can_preempt == "TryNextFlavor":
+        return True
     return height > 0 and fung.when_can_borrow == "TryNextFlavor"
 
 

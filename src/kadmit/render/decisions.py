@@ -113,15 +113,23 @@ def admit_human(result: AdmitResult) -> str:
     if result.optimal:
         o = result.optimal
         proof = "proven optimal" if o.get("proven_optimal") else f"best found, {o.get('status', '?')}"
-        lines.append(f"{admitted} of {len(result.decisions)} pending workloads admitted "
-                     f"(optimal mode, CP-SAT, {proof}, {o.get('seconds', 0)} s)")
+        victims = o.get("victims") or []
+        lines.append(f"{admitted} of {len(result.decisions) - len(victims)} pending workloads admitted"
+                     + (f", {len(victims)} admitted workload(s) preempted" if victims else "")
+                     + f" (optimal mode, CP-SAT, {proof}, {o.get('seconds', 0)} s)")
         beyond = o.get("admitted_beyond_ordered") or []
         fewer = o.get("not_admitted_vs_ordered") or []
+        by_ordered = o.get("victims_ordered") or []
         lines.append(f"beyond ordered: {', '.join(beyond) if beyond else 'nothing'}"
-                     + (f"; ordered admits instead: {', '.join(fewer)}" if fewer else ""))
+                     + (f"; ordered admits instead: {', '.join(fewer)}" if fewer else "")
+                     + (f"; victims: {', '.join(victims) or 'none'} (ordered preempts "
+                        f"{', '.join(by_ordered) or 'none'})" if victims or by_ordered else ""))
     else:
-        lines.append(f"{admitted} of {len(result.decisions)} pending workloads admitted "
-                     f"({result.mode} mode, {result.solver.get('checks', 0)} solver checks)")
+        pending = [d for d in result.decisions if d.workload.admission is None]
+        victims = [d for d in result.decisions if d.preempted_by and not d.admitted]
+        lines.append(f"{sum(1 for d in pending if d.admitted)} of {len(pending)} pending workloads admitted"
+                     + (f", {len(victims)} admitted workload(s) preempted" if victims else "")
+                     + f" ({result.mode} mode, {result.solver.get('checks', 0)} solver checks)")
     return "\n".join(line.rstrip() for line in lines) + "\n"
 
 
