@@ -92,19 +92,20 @@ def run_z3(gm: GlobalModel, budget: float) -> dict:
     opt = z3.Optimize()
     opt.set("timeout", int(budget * 1000))
     opt.set(priority="lex")
-    for h in gm.hard:
-        opt.add(low(h))
-    opt.add(*low.take_bounds())
-    handles = [opt.maximize(low(o.term)) if o.sense == "max" else opt.minimize(low(o.term))
-               for o in gm.objectives]
+    # one SMT-LIB script, as the engine sends problems: hard constraints, bounds, then the objectives
+    asserts = [low.smt(h) for h in gm.hard]
+    goals = [f"({'maximize' if o.sense == 'max' else 'minimize'} {low.smt(o.term)})" for o in gm.objectives]
+    opt.from_string(low.script(asserts) + "\n" + "\n".join(goals))
     r = opt.check()
     values: list = []
     if r != z3.unsat:
         try:
             m = opt.model()
-            values = [m.eval(low(o.term), model_completion=True).as_long() for o in gm.objectives]
+            # Optimize reports a maximised term as the minimised negation: turn it back
+            values = [(1 if o.sense == "min" else -1) * m.eval(e, model_completion=True).as_long()
+                      for o, e in zip(gm.objectives, opt.objectives())]
         except z3.Z3Exception:
-            values = [None] * len(handles)
+            values = [None] * len(goals)
     return {"seconds": time.perf_counter() - t0, "proven": r == z3.sat, "values": values,
             "stages": f"check: {r}"}
 
