@@ -388,3 +388,23 @@ def test_json_placement_per_pod_set_sums_to_the_count():
                                   "domains": [f"b1/r2/{next(iter(leader['placement']))}"]}
     assert workers["topology"]["request"] == "preferred rack" and workers["topology"]["level"] == RACK
     assert d["usage"] == {"tas/nvidia.com/gpu": "22"}
+
+
+def test_no_eviction_for_a_gang_whose_nodes_still_would_not_hold_it():
+    # quota: the low-priority workload's 8 GPUs are what the preemptor lacks; nodes: even with them
+    # released, no rack has two free 8-GPU nodes, so nothing is evicted and the gang waits
+    from reference.builders import admitted
+    from reference.test_preemption import cqp
+    nodes = [node(f"r{r}-{i}", gpu=8, cpu=96, rack=f"r{r}", block="b1") for r in (1, 2) for i in range(2)]
+    busy = [pod("p1", "r1-0", gpu=8), pod("p2", "r2-0", gpu=8)]
+    low = admitted(workload("low", pod_set("w", count=1, gpu=8), queue="cq", priority=0), "cq", {"gpu": "tas"})
+    low = low.model_copy(update={"admission": low.admission.model_copy(update={"pod_sets": (
+        low.admission.pod_sets[0].model_copy(update={"placement": {"r1-1": 1}}),)})})
+    queue = cqp("cq", group(fq("tas", gpu=16, cpu=1000)), within="LowerPriority")
+    gang = workload("gang", pod_set("w", count=2, gpu=8, topology=("required", "rack")), queue="cq", priority=9)
+    m = build(queue, flavor("tas", topology="dc"), DC, *nodes, *busy, low, gang)
+    out = {d["workload"]: d for d in admit_dict(admit(m))["decisions"]}
+    assert not out["default/gang"]["admitted"] and out["default/gang"]["preempted"] == []
+    assert "default/low" not in out
+    codes = [r["code"] for r in out["default/gang"]["reasons"]]
+    assert codes[0] == "KAD510" and "KAD533" in codes  # quota first, as Kueue; then why no victims

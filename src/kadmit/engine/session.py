@@ -356,6 +356,15 @@ class Session:
         from kadmit.engine.preempt import find_targets
         p = Preemptor(wl.key, a.cluster_queue, self.index.priority(wl), wl.created, dict(a.usage), a.needs)
         a.targets = find_targets(self, p)
+        if a.targets and self._tas:  # never evict for a gang whose nodes still won't hold it
+            cq = self.index.cluster_queues[a.cluster_queue]
+            requests = self.pool.requests(wl, cq, a.counts, a.flavors)
+            if requests:
+                with self.suspended([t.key for t in a.targets]):
+                    placed = self.pool.place(requests)
+                if placed.failure is not None:
+                    self.placement_failures[wl.key] = placed.failure
+                    a.targets = []
         return a if a.targets else None
 
     def _partial(self, loaded: Loaded, wl: Workload, cq: ClusterQueue,
