@@ -184,7 +184,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None) ->
                 decisions[head.key] = Decision(head, True, name, now, cycle=cycle,
                                                notes=session.pool.unschedulable(head, now.counts, now.flavors,
                                                                                 now.placement),
-                                               preempted=victims_of.pop(head.key, []))
+                                               preempted=list(victims_of.get(head.key, [])))
                 queues[name].remove(head)
                 sticky.pop(name, None)
                 changed = True

@@ -113,7 +113,19 @@ def _timestamp(value) -> float:
 
 
 def candidates_of(session) -> list[Candidate]:
-    """Every holder of the session as a preemption candidate (cluster queues of the tree only)."""
+    """Every holder of the session as a preemption candidate (cluster queues of the tree only);
+    kept per session until its admitted workloads change (`session.version`)."""
+    version = getattr(session, "version", None)
+    cached = getattr(session, "_preemption_candidates", None)
+    if version is not None and cached is not None and cached[0] == version:
+        return list(cached[1])
+    out = _candidates(session)
+    if version is not None:
+        session._preemption_candidates = (version, out)
+    return list(out)
+
+
+def _candidates(session) -> list[Candidate]:
     tree: QuotaTree = session.compiler.tree
     index = session.index
     rows = []

@@ -157,6 +157,8 @@ class Session:
         self._tas = self.pool.active
         self.placement_failures: dict[str, PlacementFailure] = {}  # workload -> last failure at full counts
         self.admitted_cycle: dict[str, int] = {}  # workload admitted in this run -> its cycle (ordered mode)
+        self.version = 0  # names the set of admitted workloads: a fresh number whenever it changes
+        self._versions = 0
         for wl in sorted(model.workloads, key=lambda w: w.key):
             if wl.admitted and wl.admission is not None:
                 amounts = admitted_usage(wl)
@@ -170,6 +172,7 @@ class Session:
         """Record `wl` as admitted with assignment `a` (its usage now counts)."""
         self.usage.add(a.cluster_queue, a.usage)
         self.holders[wl.key] = Holder(wl.key, a.cluster_queue, dict(a.usage), wl.span, new=True)
+        self._new_version()
         if a.placement is not None:
             self.pool.commit(wl.key, a.placement)
 
@@ -178,7 +181,12 @@ class Session:
         h = self.holders.pop(key, None)
         if h is not None:
             self.usage.add(h.cluster_queue, {fr: -v for fr, v in h.amounts.items()})
+            self._new_version()
         self.pool.release(key)
+
+    def _new_version(self) -> None:
+        self._versions += 1
+        self.version = self._versions
 
     @contextmanager
     def suspended(self, keys) -> Iterator[None]:
@@ -186,6 +194,8 @@ class Session:
         earlier in a cycle); their usage and node placements come back after."""
         saved = []
         order = dict(self.holders)  # insertion order is admission order: restored as it was
+        version = self.version
+        self._new_version()
         for key in keys:
             h = self.holders.pop(key, None)
             if h is None:
@@ -202,6 +212,7 @@ class Session:
                     self.pool._take(h.workload, taken)
             self.holders.clear()
             self.holders.update(order)
+            self.version = version  # the same admitted workloads as before
 
     # --- solving ----------------------------------------------------------------------------------
 
