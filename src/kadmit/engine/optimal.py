@@ -330,7 +330,8 @@ def _pools(gm: GlobalModel, env: dict[str, int]) -> None:
 def satisfies(terms: list[T.Term], env: dict[str, int]) -> bool:
     """Whether `env` (complete for these terms) satisfies every term."""
     try:
-        return all(T.evaluate(t, env) for t in terms)
+        memo: dict = {}  # the terms are alive throughout: shared subterms are evaluated once
+        return all(T.evaluate(t, env, memo) for t in terms)
     except KeyError:
         return False
 
@@ -378,8 +379,10 @@ def victim_decisions(gm: GlobalModel, values: dict[str, int], decisions: dict[st
     out: list[Decision] = []
     if pre is None:
         return out
+    memo: dict = {}
+    keep: list = []  # terms evaluated with the shared memo stay alive, so their ids stay theirs
     for ev in pre.victims(values):
-        got = pre.preemptor(ev, values, gm.fixed, gm.cq_usage)
+        got = pre.preemptor(ev, values, gm.fixed, gm.cq_usage, memo, keep)
         by, reason = (got[0].workload.key, got[1]) if got is not None else (None, None)
         out.append(Decision(ev.workload, False, ev.cluster_queue, preempted_by=by, preemption_reason=reason))
         if by is not None and reason is not None:

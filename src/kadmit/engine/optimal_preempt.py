@@ -309,18 +309,27 @@ class PreemptionModel:
         return [e for e in self.evictables if not values.get(e.keep.name, 1)]
 
     def preemptor(self, ev: Evictable, values: dict[str, int], fixed: Usage,
-                  cq_usage: dict[tuple[str, FR], T.Term]) -> tuple[Problem, str] | None:
+                  cq_usage: dict[tuple[str, FR], T.Term], memo: dict | None = None,
+                  keep: list | None = None) -> tuple[Problem, str] | None:
         """The admitted workload named as `ev`'s preemptor, and Kueue's reason: among those the link
-        accepts, the highest priority, then the first key."""
+        accepts, the highest priority, then the first key. `memo`/`keep` share evaluations across
+        calls with the same `values` (`keep` holds the terms so their ids aren't reused)."""
+        memo = {} if memo is None else memo
+        keep = [] if keep is None else keep
+
+        def value(t: T.Term):
+            keep.append(t)
+            return T.evaluate(t, values, memo)
+
         found: list[tuple[int, str, Problem, str]] = []
         for prob in ev.same:
-            if any(T.evaluate(self.takes(prob, fr), values) for fr in ev.amounts if fr in self.frs(prob)):
+            if any(value(self.takes(prob, fr)) for fr in ev.amounts if fr in self.frs(prob)):
                 found.append((-self.index.priority(prob.workload), prob.workload.key, prob, IN_CLUSTER_QUEUE))
         for prob, ok in ev.cross:
-            within = bool(T.evaluate(self.within(prob, cq_usage), values))
+            within = bool(value(self.within(prob, cq_usage)))
             if not (ok or self.fair or within):
                 continue
-            if not any(T.evaluate(self.takes(prob, fr), values) and T.evaluate(self.borrowing(ev, fr, fixed), values)
+            if not any(value(self.takes(prob, fr)) and value(self.borrowing(ev, fr, fixed))
                        for fr in ev.amounts if fr in self.frs(prob)):
                 continue
             reason = (IN_COHORT_RECLAMATION if within else

@@ -184,25 +184,41 @@ def exactly_one(xs: Iterable[Term]) -> Term:
 
 # --- evaluation ----------------------------------------------------------------------------------
 
-def evaluate(t: Term, env: Mapping[str, int | bool]) -> int | bool:
-    """The value of `t` with variables from `env` (missing variables are an error)."""
-    if isinstance(t, Const) or isinstance(t, BoolConst):
+def evaluate(t: Term, env: Mapping[str, int | bool], memo: dict | None = None) -> int | bool:
+    """The value of `t` with variables from `env` (missing variables are an error). Shared subterms
+    are evaluated once per call (pass `memo` to share it across calls with the same `env`)."""
+    if memo is None:
+        memo = {}
+    return _eval(t, env, memo)
+
+
+def _eval(t: Term, env: Mapping[str, int | bool], memo: dict) -> int | bool:
+    if isinstance(t, (Const, BoolConst)):
         return t.value
     if isinstance(t, (IntVar, BoolVar)):
         return env[t.name]
+    key = id(t)
+    if key in memo:
+        return memo[key]
+    out = _eval_node(t, env, memo)
+    memo[key] = out
+    return out
+
+
+def _eval_node(t: Term, env: Mapping[str, int | bool], memo: dict) -> int | bool:
     if isinstance(t, Sum):
-        return t.constant + sum(k * evaluate(x, env) for k, x in t.parts)
+        return t.constant + sum(k * _eval(x, env, memo) for k, x in t.parts)
     if isinstance(t, Ite):
-        return evaluate(t.then, env) if evaluate(t.cond, env) else evaluate(t.other, env)
+        return _eval(t.then, env, memo) if _eval(t.cond, env, memo) else _eval(t.other, env, memo)
     if isinstance(t, Max0):
-        return max(0, evaluate(t.arg, env))
+        return max(0, _eval(t.arg, env, memo))
     if isinstance(t, Min):
-        return min(evaluate(a, env) for a in t.args)
+        return min(_eval(a, env, memo) for a in t.args)
     if isinstance(t, Cmp):
-        a, b = evaluate(t.left, env), evaluate(t.right, env)
+        a, b = _eval(t.left, env, memo), _eval(t.right, env, memo)
         return {"<=": a <= b, "<": a < b, ">=": a >= b, ">": a > b, "==": a == b, "!=": a != b}[t.op]
     if isinstance(t, BoolOp):
-        vals = [evaluate(a, env) for a in t.args]
+        vals = [_eval(a, env, memo) for a in t.args]
         if t.op == "and":
             return all(vals)
         if t.op == "or":
