@@ -247,7 +247,7 @@ class WhyOutcome:
 
 def why(workload: str, paths: list[str], *, rlimit: int | None = None,
         timeout_ms: int | None = None, max_file_bytes: int | None = None,
-        tas_profile: str = "Mixed") -> WhyOutcome:
+        tas_profile: str = "Mixed", mode: str = "ordered", time_budget: float = 10.0) -> WhyOutcome:
     """Explain why workload `namespace/name` is or isn't admitted."""
     from kadmit.diagnostics import did_you_mean
     from kadmit.engine.decide import why as explain
@@ -261,8 +261,15 @@ def why(workload: str, paths: list[str], *, rlimit: int | None = None,
         diags.emit(KAD009, f"no workload `{workload}` in the inputs",
                    help=did_you_mean(workload, keys) or "name it as `namespace/name`")
         return WhyOutcome(loaded, None, EXIT_INPUT, diags.sorted())
-    result = explain(loaded.workspace.model, workload, _solver_limits(rlimit, timeout_ms),
-                     tas_profile)  # type: ignore[arg-type]
+    from kadmit.engine.optimal import OptimalUnavailable
+    try:
+        result = explain(loaded.workspace.model, workload, _solver_limits(rlimit, timeout_ms),
+                         tas_profile, mode, time_budget)  # type: ignore[arg-type]
+    except (ImportError, OptimalUnavailable) as e:
+        diags = Diagnostics()
+        diags.emit(KAD008, f"optimal mode needs OR-tools: {e}",
+                   help="install the extra: pip install 'kadmit[optimal]'")
+        return WhyOutcome(loaded, None, EXIT_INPUT, diags.sorted())
     code = EXIT_UNKNOWN if result.unknown else (EXIT_OK if result.admitted else EXIT_FINDINGS)
     return WhyOutcome(loaded, result, code, loaded.diagnostics)
 

@@ -227,11 +227,16 @@ def admit(paths, mode, format_, time_budget, tas_profile, rlimit, timeout_ms, ma
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
 @click.option("--format", "format_", type=click.Choice(["human", "json"]), default="human",
               show_default=True)
+@click.option("--mode", type=click.Choice(["ordered", "optimal"]), default="ordered", show_default=True,
+              help="optimal: also say where the optimal assignment decides it differently (CP-SAT).")
+@click.option("--time-budget", type=click.FloatRange(min=0.1), default=10.0, show_default=True,
+              metavar="SECONDS", help="Time for optimal mode's search.")
 @tas_profile_option
 @_with(solver_options)
 @max_size_option
 @color_option
-def why(workload, paths, format_, tas_profile, rlimit, timeout_ms, max_file_bytes, color) -> None:
+def why(workload, paths, format_, mode, time_budget, tas_profile, rlimit, timeout_ms, max_file_bytes,
+        color) -> None:
     """Explain why WORKLOAD (namespace/name) is or isn't admitted: reasons in Kueue's words,
     the lines of policy and state responsible, and verified fixes.
 
@@ -241,7 +246,7 @@ def why(workload, paths, format_, tas_profile, rlimit, timeout_ms, max_file_byte
     from kadmit.render.decisions import why_human, why_json
 
     outcome = api.why(workload, list(paths), rlimit=rlimit, timeout_ms=timeout_ms,
-                      max_file_bytes=max_file_bytes, tas_profile=tas_profile)
+                      max_file_bytes=max_file_bytes, tas_profile=tas_profile, mode=mode, time_budget=time_budget)
     if outcome.result is None:
         _engine_refused(outcome, color)
     if format_ == "json":

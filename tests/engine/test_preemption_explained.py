@@ -56,3 +56,21 @@ def test_evicting_every_candidate_is_not_enough_so_nothing_is_evicted():
     assert "default/low" not in out  # never evicted in vain
     text = next(r["message"] for r in out["default/big"]["reasons"] if r["code"] == "KAD533")
     assert "frees 4" in text and "needs 12 more nvidia.com/gpu" in text
+
+
+def test_why_in_optimal_mode_says_where_the_victims_differ():
+    # Kueue takes the two small lower-priority workloads (most recently admitted first); the
+    # optimal assignment evicts the one workload that frees enough
+    m = build(cqp("q", group(fq("f", gpu=16)), within="LowerPriority"),
+              running_job("big-low", 8, 0), running_job("small-a", 4, 0), running_job("small-b", 4, 0),
+              gpu_job("urgent", 8, 100))
+    ordered = {d["workload"]: d for d in admit_dict(admit(m))["decisions"]}
+    optimal = {d["workload"]: d for d in admit_dict(admit(m, mode="optimal"))["decisions"]}
+    o_victims = sorted(v["workload"] for v in ordered["default/urgent"]["preempted"])
+    p_victims = sorted(v["workload"] for v in optimal["default/urgent"]["preempted"])
+    assert len(p_victims) <= len(o_victims)
+    w = why(m, "default/urgent", mode="optimal")
+    note = next(r.message for r in w.reasons if r.code == "KAD534")
+    assert note.startswith("optimal mode (proven optimal) admits it too")
+    if p_victims != o_victims:
+        assert f"its victims: optimal {', '.join(p_victims)}, ordered {', '.join(o_victims)}" in note

@@ -12,7 +12,8 @@ from kadmit.engine.explain_placement import PlacementExplanation, explain_placem
 from kadmit.engine.ordered import Decision, decide_ordered
 from kadmit.engine.preempt import (IN_CLUSTER_QUEUE, IN_COHORT_FAIR_SHARING, IN_COHORT_RECLAIM_WHILE_BORROWING,
                                    Victim)
-from kadmit.engine.reasons import (KAD501, KAD502, KAD503, KAD519, KAD520, KAD523, KAD531, KAD532, Reason,
+from kadmit.engine.reasons import (KAD501, KAD502, KAD503, KAD519, KAD520, KAD523, KAD531, KAD532, KAD534,
+                                   Reason,
                                    flavor_reasons, gate_reasons, no_preemption_reasons, placement_reasons,
                                    preempted_reason)
 from kadmit.engine.session import Session, SolverUnknown
@@ -88,7 +89,51 @@ def decision_reasons(session: Session, d: Decision) -> list[Reason]:
     return out
 
 
-def why(model: Model, key: str, limits: Limits | None = None, tas_profile: Profile = "Mixed") -> WhyResult:
+def why(model: Model, key: str, limits: Limits | None = None, tas_profile: Profile = "Mixed",
+        mode: ModeName = "ordered", time_budget: float = 10.0) -> WhyResult:
+    """Decide the whole state in `ordered` mode, then explain workload `key`; with `mode` optimal,
+    also say where the optimal assignment decides it differently (KAD534)."""
+    result = _why_ordered(model, key, limits, tas_profile)
+    if mode == "optimal" and not result.unknown:
+        opt = admit(model, "optimal", limits, time_budget, tas_profile)
+        mine = next((d for d in opt.decisions if d.key == key), None)
+        target = next((w for w in model.workloads if w.key == key), None)
+        running = bool(target is not None and target.admitted)
+        result.reasons.append(Reason(KAD534, compare_modes(result.decision, mine, opt.optimal or {}, running)))
+    return result
+
+
+def compare_modes(ordered: Decision | None, optimal: Decision | None, info: dict, running: bool = False) -> str:
+    """One sentence: how the optimal assignment decides the workload, against Kueue's order. A
+    workload admitted in the input that a mode leaves alone has no decision there: it stays admitted."""
+    def state(d: Decision | None, other: Decision | None) -> tuple[bool, str | None, list[str]]:
+        if d is None:  # untouched: as the input has it (`running`: admitted there)
+            return running, None, []
+        by = d.preempted_by if not d.admitted else None
+        return d.admitted, by, sorted(v.key for v in d.preempted) if d.admitted else []
+
+    was, o_by, o_victims = state(ordered, optimal)
+    now, p_by, p_victims = state(optimal, ordered)
+    proof = "proven optimal" if info.get("proven_optimal") else f"best found, {info.get('status', '?')}"
+    if p_by and o_by:
+        head = f"evicts it too, for {p_by} (ordered mode: for {o_by})"
+    elif p_by:
+        head = f"evicts it for {p_by}; ordered mode {'keeps it' if was else 'does not admit it'}"
+    elif o_by:
+        head = f"{'keeps it' if now else 'does not admit it'}; ordered mode evicts it for {o_by}"
+    elif was == now:
+        head = ("keeps it admitted too" if running and now else "admits it too" if now
+                else "does not admit it either")
+    else:
+        head = ("admits it (ordered mode does not)" if now else
+                "does not admit it (ordered mode does): its quota goes to other work")
+    tail = ""
+    if o_victims != p_victims:
+        tail = f"; its victims: optimal {', '.join(p_victims) or 'none'}, ordered {', '.join(o_victims) or 'none'}"
+    return f"optimal mode ({proof}) {head}{tail}"
+
+
+def _why_ordered(model: Model, key: str, limits: Limits | None, tas_profile: Profile) -> WhyResult:
     """Decide the whole state in `ordered` mode, then explain workload `key`."""
     session = Session(model, limits, tas_profile)
     target = session.index.workloads.get(key)

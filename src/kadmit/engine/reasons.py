@@ -50,6 +50,9 @@ KAD531 = register("KAD531", "preempted", "error",
                   "queue's preemption policies (Kueue's `Preempted` condition).")
 KAD532 = register("KAD532", "pending preemption", "error",
                   "The workload needs preemption and Kueue chose victims; it is admitted once they are gone.")
+KAD534 = register("KAD534", "optimal mode differs", "note",
+                  "`why --mode optimal`: where the optimal assignment (CP-SAT) decides this workload "
+                  "differently from Kueue's order — admitted or not, and which victims.")
 KAD533 = register("KAD533", "no preemption possible", "error",
                   "The workload's flavor needs preemption, but no admitted workload may be preempted for it "
                   "(or evicting every candidate would not make it fit).")
