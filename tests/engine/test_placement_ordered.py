@@ -408,3 +408,26 @@ def test_no_eviction_for_a_gang_whose_nodes_still_would_not_hold_it():
     assert "default/low" not in out
     codes = [r["code"] for r in out["default/gang"]["reasons"]]
     assert codes[0] == "KAD510" and "KAD533" in codes  # quota first, as Kueue; then why no victims
+
+
+def test_preemption_takes_more_victims_when_topology_needs_them():
+    # quota alone needs one victim (8 of 16 GPUs short by 8), but the gang needs both nodes of the
+    # rack: as Kueue's workloadFits asks topology-aware scheduling too, both are evicted
+    from reference.builders import admitted
+    from reference.test_preemption import cqp
+
+    def holder(name, node_name, minute):
+        wl = admitted(workload(name, pod_set("w", count=1, gpu=8), queue="cq", priority=0, minute=minute), "cq",
+                      {"gpu": "tas"})
+        psa = wl.admission.pod_sets[0].model_copy(update={"placement": {node_name: 1}})
+        return wl.model_copy(update={"admission": wl.admission.model_copy(update={"pod_sets": (psa,)})})
+
+    nodes = [node(f"r1-{i}", gpu=8, cpu=96, rack="r1", block="b1") for i in range(2)]
+    queue = cqp("cq", group(fq("tas", gpu=24, cpu=1000)), within="LowerPriority")
+    gang = workload("gang", pod_set("w", count=2, gpu=8, topology=("required", "rack")), queue="cq", priority=9)
+    m = build(queue, flavor("tas", topology="dc"), DC, *nodes, holder("low-a", "r1-0", 0), holder("low-b", "r1-1", 1),
+              gang)
+    out = {d["workload"]: d for d in admit_dict(admit(m))["decisions"]}
+    assert out["default/gang"]["admitted"]
+    assert sorted(v["workload"] for v in out["default/gang"]["preempted"]) == ["default/low-a", "default/low-b"]
+    assert sum(out["default/gang"]["pod_sets"][0]["placement"].values()) == 2

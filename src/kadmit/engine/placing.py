@@ -174,6 +174,14 @@ class NodePool:
                 cur[node] = subtract(cur[node], pod_usage(per_pod, pods))
         return out
 
+    def free_without(self, keys) -> dict[str, dict[str, int]]:
+        """Free capacity with these workloads' placements released (nothing changes in the pool)."""
+        free = dict(self.free)
+        for key in keys:
+            for node, use in self.placed.get(key, {}).items():
+                free[node] = add(free[node], use)
+        return free
+
     def commit(self, key: str, placement: WorkloadPlacement) -> None:
         taken: dict[str, dict[str, int]] = {}
         for p in placement.pod_sets:

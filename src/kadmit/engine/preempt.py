@@ -27,7 +27,7 @@ break by key).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import total_ordering
 
@@ -221,8 +221,11 @@ class Snapshot:
     """The session's quota tree over a copy of its usage, with the admitted workloads per cluster
     queue; workloads and usage are removed and added back while searching (§1's predicates)."""
 
-    def __init__(self, session, usage: Usage | None = None) -> None:
+    def __init__(self, session, usage: Usage | None = None,
+                 placeable: Callable[[frozenset[str]], bool] | None = None) -> None:
         self.session = session
+        self.placeable = placeable  # topology-aware scheduling: does it fit with these workloads gone?
+        self.removed: set[str] = set()
         self.tree: QuotaTree = session.compiler.tree
         self.index = session.index
         self.usage = (usage if usage is not None else session.usage).copy()
@@ -253,10 +256,12 @@ class Snapshot:
     def remove(self, c: Candidate) -> None:
         del self.live[c.cluster_queue][c.key]
         self.sub(c.cluster_queue, c.amounts)
+        self.removed.add(c.key)
 
     def add(self, c: Candidate) -> None:
         self.live.setdefault(c.cluster_queue, {})[c.key] = c
         self.plus(c.cluster_queue, c.amounts)
+        self.removed.discard(c.key)
 
     def plus(self, cq: str, amounts: dict[FR, int]) -> None:
         self.usage.add(cq, amounts)
@@ -326,7 +331,8 @@ class Snapshot:
                 return False
             if v > self.available(p.cluster_queue, fr):
                 return False
-        return True
+        # and its topology-aware pod sets can be placed with the removed workloads' nodes free
+        return self.placeable is None or self.placeable(frozenset(self.removed))
 
     # --- shares ---
 
@@ -744,11 +750,13 @@ def search(snap: Snapshot, p: Preemptor) -> list[Victim]:
     return classical_targets(snap, p, spec)
 
 
-def find_targets(session, preemptor: Preemptor) -> list[Victim]:
+def find_targets(session, preemptor: Preemptor,
+                 placeable: Callable[[frozenset[str]], bool] | None = None) -> list[Victim]:
     """Kueue's `GetTargets`: the victims, in the order Kueue lists them, or [] when preempting
-    every allowed candidate would still not make the preemptor fit (quota only: topology is the
-    caller's to check). Never changes the session."""
-    return search(Snapshot(session), preemptor)
+    every allowed candidate would still not make the preemptor fit. "Fits" is quota, and with
+    `placeable` (topology-aware scheduling: can the preemptor be placed with these workloads
+    gone?) topology too, as Kueue's workloadFits. Never changes the session."""
+    return search(Snapshot(session, placeable=placeable), preemptor)
 
 
 def oracle(session, cluster_queue: str, preemptor_key: str, priority: int, created, fr: FR,

@@ -366,16 +366,22 @@ class Session:
             return a
         from kadmit.engine.preempt import find_targets
         p = Preemptor(wl.key, a.cluster_queue, self.index.priority(wl), wl.created, dict(a.usage), a.needs)
-        a.targets = find_targets(self, p)
-        if a.targets and self._tas:  # never evict for a gang whose nodes still won't hold it
-            cq = self.index.cluster_queues[a.cluster_queue]
-            requests = self.pool.requests(wl, cq, a.counts, a.flavors)
-            if requests:
-                with self.suspended([t.key for t in a.targets]):
-                    placed = self.pool.place(requests)
-                if placed.failure is not None:
-                    self.placement_failures[wl.key] = placed.failure
-                    a.targets = []
+        placeable = None
+        requests = self.pool.requests(wl, self.index.cluster_queues[a.cluster_queue], a.counts, a.flavors) \
+            if self._tas else []
+        if requests:  # Kueue's workloadFits asks topology-aware scheduling too, victims' nodes freed
+            failures: list = []
+
+            def placeable(gone: frozenset[str]) -> bool:
+                free = self.pool.free_without(gone)
+                got = self.pool.place(requests, free=free)
+                if got.failure is not None:
+                    failures.append(got.failure)
+                return got.failure is None
+
+        a.targets = find_targets(self, p, placeable)
+        if not a.targets and requests and failures:
+            self.placement_failures[wl.key] = failures[-1]
         return a if a.targets else None
 
     def _partial(self, loaded: Loaded, wl: Workload, cq: ClusterQueue,
