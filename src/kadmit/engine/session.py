@@ -55,26 +55,6 @@ def _try_next(mode: int, height: int, fung) -> bool:
     return height > 0 and fung.when_can_borrow == "TryNextFlavor"
 
 
-def lowest_subtree_that_fits(tree, cq: str, fr: FR, usage: Usage, val: int) -> tuple[int, bool]:
-    """Kueue's FindHeightOfLowestSubtreeThatFits (§1 Q4): the borrowing height of `val` more, and
-    whether some ancestor below the root holds it (reclaim may be possible in the hierarchy)."""
-    nid = node_id(cq, False)
-    node = tree.nodes[nid]
-    if usage.get(cq, fr) + val <= tree.subtree(nid, fr) or node.parent is None:
-        return 0, node.parent is not None
-    remaining = val - max(0, tree.guaranteed(nid, fr) - usage.get(cq, fr))
-    cur = node.parent
-    last = cur
-    while cur is not None:
-        used = tree.usage(cur, fr, usage)
-        if used + remaining <= tree.subtree(cur, fr):
-            return tree.height(cur), tree.nodes[cur].parent is not None
-        remaining -= max(0, tree.guaranteed(cur, fr) - used)
-        last = cur
-        cur = tree.nodes[cur].parent
-    return (tree.height(last) if last else 0), False
-
-
 class SolverUnknown(Exception):
     """A check came back `unknown` within the limits; callers report it honestly."""
 
@@ -503,8 +483,9 @@ class Session:
         (§2 A2): NoFit above the maximum capacity; Fit within what is available; else the
         preemption oracle's answer when preemption may help, else NoFit. Returns the flavor's
         representative (worst) mode, its borrowing height, and each resource's mode; None if NoFit."""
-        from kadmit.engine.preempt import oracle
+        from kadmit.engine.preempt import Snapshot, oracle
         tree = self.compiler.tree
+        quota = Snapshot(self)  # §1's predicates over the current usage
         nid = node_id(cq.name, False)
         modes: dict[str, str] = {}
         height = 0
@@ -512,7 +493,7 @@ class Session:
             fr, val = (fname, r), vals[r]
             if not tree.entry(nid, fr).declared or val > tree.available(nid, fr, None):
                 return None
-            h, may_reclaim = lowest_subtree_that_fits(tree, cq.name, fr, self.usage, val)
+            h, may_reclaim = quota.lowest_subtree_that_fits(cq.name, fr, val)
             if val <= tree.available(nid, fr, self.usage):
                 modes[r] = "Fit"
                 height = max(height, h)
