@@ -196,7 +196,7 @@ def run_state(cluster_queues: int, cohorts: int, workloads: int, root: Path, *, 
     out["why_errors"] = failed.report()
 
     # 5. the plain-Python reference
-    t_ref, ref = clock(lambda: reference.decide(model))
+    t_ref, ref = clock(lambda: reference.decide(model, preemption=True))
     diff = disagreements(engine_view(decisions), reference_view(ref))
     print(f"5. reference: {t_ref:.2f} s, {sum(d.admitted for d in ref):,} admitted; "
           f"disagreements with the engine: {len(diff)} (must be 0){' e.g. ' + ', '.join(diff[:3]) if diff else ''}")

@@ -12,7 +12,7 @@ from kadmit.engine.explain_placement import PlacementExplanation, explain_placem
 from kadmit.engine.ordered import Decision, decide_ordered
 from kadmit.engine.preempt import (IN_CLUSTER_QUEUE, IN_COHORT_FAIR_SHARING, IN_COHORT_RECLAIM_WHILE_BORROWING,
                                    Victim)
-from kadmit.engine.reasons import (KAD501, KAD502, KAD503, KAD519, KAD520, KAD523, KAD531, KAD532, KAD534,
+from kadmit.engine.reasons import (KAD501, KAD502, KAD503, KAD510, KAD519, KAD520, KAD523, KAD531, KAD532, KAD534,
                                    Reason,
                                    flavor_reasons, gate_reasons, no_preemption_reasons, placement_reasons,
                                    preempted_reason)
@@ -82,7 +82,8 @@ def decision_reasons(session: Session, d: Decision) -> list[Reason]:
     if d.waiting_behind:
         return [Reason(KAD519, f"waiting behind {d.waiting_behind} (StrictFIFO)")]
     out = flavor_reasons(session, wl) or placement_reasons(session, wl)
-    out += no_preemption_reasons(session, wl)
+    if any(r.code == KAD510 for r in out):  # only a flavor short of unused quota can need preemption
+        out += no_preemption_reasons(session, wl)
     if not out:
         out = [Reason(KAD523, "the workload fits on its own, but not after the workloads admitted "
                       "before it in Kueue's order")]

@@ -763,7 +763,22 @@ def oracle(session, cluster_queue: str, preemptor_key: str, priority: int, creat
            val: int) -> tuple[str, int]:
     """§2 A5 (`SimulatePreemption`): the search for a preemptor needing only `val` of `fr`.
     No targets → NoCandidates with the borrowing height as things are; else Preempt (a target in
-    the preemptor's own queue) or Reclaim, with the borrowing height once the targets are gone."""
+    the preemptor's own queue) or Reclaim, with the borrowing height once the targets are gone.
+    The answer depends on the admitted set, the usage and the preemptor's queue, priority and time
+    (not its name: it is pending, never a candidate), so it is kept per those."""
+    key = (getattr(session, "version", None), session.usage, session.usage.version, cluster_queue, priority,
+           created, fr, val)
+    cache = session.__dict__.setdefault("_oracle_cache", {})
+    if key[0] is not None and key in cache:
+        return cache[key]
+    if len(cache) > 100_000:
+        cache.clear()
+    cache[key] = got = _oracle(session, cluster_queue, preemptor_key, priority, created, fr, val)
+    return got
+
+
+def _oracle(session, cluster_queue: str, preemptor_key: str, priority: int, created, fr: FR,
+            val: int) -> tuple[str, int]:
     p = Preemptor(preemptor_key, cluster_queue, priority, created, {fr: val}, frozenset({fr}))
     snap = Snapshot(session)
     if node_id(cluster_queue, False) not in snap.tree.nodes:

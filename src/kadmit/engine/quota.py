@@ -195,12 +195,14 @@ class Usage:
     def __init__(self, data: dict[str, dict[FR, int]] | None = None) -> None:
         self.data: dict[str, dict[FR, int]] = data or {}
         self.memo: dict[tuple[str, FR], int] = {}  # cohort usage, computed by QuotaTree.usage
+        self.version = 0  # bumped on every change (callers key caches on it)
 
     def get(self, cq: str, fr: FR) -> int:
         return self.data.get(cq, {}).get(fr, 0)
 
     def add(self, cq: str, amounts: dict[FR, int]) -> None:
         self.memo.clear()
+        self.version += 1
         row = self.data.setdefault(cq, {})
         for fr, v in amounts.items():
             row[fr] = row.get(fr, 0) + v

@@ -116,7 +116,15 @@ class Loaded:
     def goal(self) -> list[z3.BoolRef]:
         """Assumptions for "the whole workload is admitted": adm, and no pod set skipped."""
         assert self.low is not None
-        return [self.low(self.problem.admitted)] + [z3.Not(self.low(pv.skip)) for pv in self.problem.pod_sets]
+        return [self.low(self.problem.admitted)] + [self.takes_part(pv) for pv in self.problem.pod_sets]
+
+    def takes_part(self, pv) -> z3.BoolRef:
+        """The literal "pod set `pv` is not skipped", made once (z3.Not builds a new term each call)."""
+        got = self.extra.get(f"part|{pv.skip.name}")
+        if got is None:
+            assert self.low is not None
+            got = self.extra[f"part|{pv.skip.name}"] = z3.Not(self.low(pv.skip))
+        return got
 
 
 class Session:
@@ -420,7 +428,7 @@ class Session:
         base_quota_free = [low(prob.admitted)] + quota_free
         for i, pv in enumerate(prob.pod_sets):
             skips = [low(q.skip) for q in prob.pod_sets[i + 1:]]
-            mine = [z3.Not(low(pv.skip))]
+            mine = [loaded.takes_part(pv)]
             flavors[pv.pod_set.name] = {}
             requests = self.compiler.requests(own[pv.pod_set.name], pv.group_of)
             n = counts[pv.pod_set.name]
