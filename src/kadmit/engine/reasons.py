@@ -216,13 +216,10 @@ def preempted_reason(session: Session, victim_cq: str, by: str, reason: str) -> 
     preemptor = session.index.workloads.get(by)
     pcq = session.index.cluster_queue_of(preemptor) if preemptor is not None else None
     text = (f"preempted by {by}: Preempted to accommodate a workload (UID: UNKNOWN, JobUID: UNKNOWN) due to "
-            f"{HUMAN_REASONS.get(reason, 'UNKNOWN')}; preemptor path: {preemptor_path_or_unknown(session, pcq)}; "
+            f"{HUMAN_REASONS.get(reason, 'UNKNOWN')}; preemptor path: "
+            f"{preemption_path(session, pcq.name) if pcq is not None else 'UNKNOWN'}; "
             f"preemptee path: {preemption_path(session, victim_cq)}")
     return Reason(KAD531, text)
-
-
-def preemptor_path_or_unknown(session: Session, cq) -> str:
-    return preemption_path(session, cq.name) if cq is not None else "UNKNOWN"
 
 
 def no_preemption_reasons(session: Session, wl: Workload) -> list[Reason]:
