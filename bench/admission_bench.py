@@ -25,8 +25,8 @@ from states import PRIORITIES, kueue_perf_state
 
 from kadmit import reference, workspace
 from kadmit.engine.decide import explain_decision
-from kadmit.engine.ordered import Decision, decide_ordered
-from kadmit.engine.session import Session
+from kadmit.engine.admission.ordered import Decision, decide_ordered
+from kadmit.engine.admission.session import Session
 from kadmit.model import Model, PodSet, Workload
 
 FULL = ((30, 5, 15_000), (1000, 50, 50_000))

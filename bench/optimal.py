@@ -20,10 +20,10 @@ from datetime import datetime, timedelta, timezone
 
 import z3
 
-from kadmit.engine.cpsat import SolveParams, Stage, solve_staged
+from kadmit.engine.solver.cpsat import SolveParams, Stage, solve_staged
 from kadmit.engine.decide import admit
-from kadmit.engine.optimal import GlobalModel, build_global
-from kadmit.engine.z3backend import Lowering
+from kadmit.engine.optimal.model import GlobalModel, build_global
+from kadmit.engine.solver.z3backend import Lowering
 from kadmit.index import ModelIndex
 from kadmit.model import (Admission, ClusterQueue, Cohort, FlavorQuotas, LabelSelector, LocalQueue, Model,
                           PodSet, PodSetAssignment, ResourceFlavor, ResourceGroup, ResourceQuota, Workload)

@@ -33,8 +33,8 @@ from tas_states import (BLOCK, GPU, NODE_GPUS, RACK, Gang, gang_requests, gang_w
                         kueue_tas_state)
 
 from kadmit.engine.decide import admit
-from kadmit.engine.ordered import Decision, decide_ordered
-from kadmit.engine.session import Session
+from kadmit.engine.admission.ordered import Decision, decide_ordered
+from kadmit.engine.admission.session import Session
 from kadmit.index import resolve_level
 from kadmit.model import Model, Node, Topology, Workload
 from kadmit.placement.inventory import PODS, add, model_inventory, pod_usage

@@ -35,10 +35,10 @@ from dataclasses import dataclass, field
 from admission_bench import Failures, disagreements, engine_view, reference_view
 from preempt_states import kueue_preempt_state
 
-from kadmit.engine import ordered
+from kadmit.engine.admission import ordered
 from kadmit import reference
-from kadmit.engine.ordered import Decision, decide_ordered
-from kadmit.engine.session import Session
+from kadmit.engine.admission.ordered import Decision, decide_ordered
+from kadmit.engine.admission.session import Session
 from kadmit.model import Model
 
 BASELINE = (30, 5)  # Kueue's baseline: 5 cohorts of 6 cluster queues

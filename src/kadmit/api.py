@@ -217,13 +217,13 @@ def admit(paths: list[str], *, mode: Literal["ordered", "optimal"] = "ordered",
           max_file_bytes: int | None = None, tas_profile: str = "Mixed") -> AdmitOutcome:
     """Decide every pending workload of the state under `paths`."""
     from kadmit.engine.decide import admit as decide_all
-    from kadmit.engine.z3backend import Limits
+    from kadmit.engine.solver.z3backend import Limits
 
     loaded = load_for_engine(paths, max_file_bytes=max_file_bytes)
     if loaded.exit_code != EXIT_OK:
         return AdmitOutcome(loaded, None, loaded.exit_code, loaded.diagnostics)
     limits = _solver_limits(rlimit, timeout_ms)
-    from kadmit.engine.optimal import OptimalUnavailable
+    from kadmit.engine.optimal.model import OptimalUnavailable
 
     try:
         result = decide_all(loaded.workspace.model, mode, limits or Limits(), time_budget=time_budget,
@@ -261,7 +261,7 @@ def why(workload: str, paths: list[str], *, rlimit: int | None = None,
         diags.emit(KAD009, f"no workload `{workload}` in the inputs",
                    help=did_you_mean(workload, keys) or "name it as `namespace/name`")
         return WhyOutcome(loaded, None, EXIT_INPUT, diags.sorted())
-    from kadmit.engine.optimal import OptimalUnavailable
+    from kadmit.engine.optimal.model import OptimalUnavailable
     try:
         result = explain(loaded.workspace.model, workload, _solver_limits(rlimit, timeout_ms),
                          tas_profile, mode, time_budget)  # type: ignore[arg-type]
@@ -275,7 +275,7 @@ def why(workload: str, paths: list[str], *, rlimit: int | None = None,
 
 
 def _solver_limits(rlimit: int | None, timeout_ms: int | None):
-    from kadmit.engine.z3backend import Limits
+    from kadmit.engine.solver.z3backend import Limits
 
     base = Limits()
     return Limits(rlimit=rlimit or base.rlimit, timeout_ms=timeout_ms or base.timeout_ms, seed=base.seed)

@@ -7,12 +7,12 @@ from collections import Counter
 
 import pytest
 
-from kadmit.engine import ordered
+from kadmit.engine.admission import ordered
 import preempt_states as ps
 import preemption_bench as pb
 from kadmit.diagnostics import Diagnostics
-from kadmit.engine.ordered import decide_ordered
-from kadmit.engine.session import Session
+from kadmit.engine.admission.ordered import decide_ordered
+from kadmit.engine.admission.session import Session
 from kadmit.index import ModelIndex, admitted_usage
 from kadmit.validate import validate
 

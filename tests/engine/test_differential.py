@@ -2,8 +2,8 @@
 
 from hypothesis import HealthCheck, given, settings
 
-from kadmit.engine.ordered import decide_ordered
-from kadmit.engine.session import Session
+from kadmit.engine.admission.ordered import decide_ordered
+from kadmit.engine.admission.session import Session
 from kadmit.reference import decide as reference_decide
 from reference.strategies import admission_models
 

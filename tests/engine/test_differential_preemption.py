@@ -5,8 +5,8 @@ who was evicted by whom."""
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kadmit.engine.ordered import decide_ordered
-from kadmit.engine.session import Session
+from kadmit.engine.admission.ordered import decide_ordered
+from kadmit.engine.admission.session import Session
 from kadmit.model import SchedulerConfig
 from kadmit.reference import decide as reference_decide
 from reference.strategies import admission_models

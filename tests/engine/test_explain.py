@@ -3,10 +3,10 @@
 from hypothesis import HealthCheck, given, settings
 
 from kadmit.engine.decide import explain_decision, why
-from kadmit.engine.explain import symbolic_problem
-from kadmit.engine.ordered import decide_ordered
-from kadmit.engine.session import Session
-from kadmit.engine.z3backend import make_solver
+from kadmit.engine.explain.cores import symbolic_problem
+from kadmit.engine.admission.ordered import decide_ordered
+from kadmit.engine.admission.session import Session
+from kadmit.engine.solver.z3backend import make_solver
 from kadmit.model import Admission, PodSetAssignment, Toleration
 from kadmit.quantity import parse_quantity
 from reference.builders import admitted, build, cluster_queue, cohort, fq, group, pod_set, q, workload

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 from kadmit.engine.decide import admit
-from kadmit.engine.optimal import KAD524, OptimalUnavailable, build_global, solve_optimal
-from kadmit.engine.quota import QuotaTree, Usage, node_id
+from kadmit.engine.optimal.model import KAD524, OptimalUnavailable, build_global, solve_optimal
+from kadmit.engine.admission.quota import QuotaTree, Usage, node_id
 from kadmit.index import ModelIndex, admitted_usage
 from kadmit.model import (Admission, Binary, ClusterQueue, Cohort, FlavorQuotas, LabelSelector, Literal_,
                           LocalQueue, Model, PodSet, PodSetAssignment, Ref, ResourceFlavor, ResourceGroup,
@@ -217,7 +217,7 @@ def test_nothing_pending_is_trivially_optimal():
 def test_missing_ortools_is_a_clear_error(monkeypatch):
     m = state([cq("a", {"h100": rq(8)})], [wl("w", "a", ps("main", 1))])
     ordered = admit(m, "ordered")
-    monkeypatch.setitem(sys.modules, "kadmit.engine.cpsat", None)
+    monkeypatch.setitem(sys.modules, "kadmit.engine.solver.cpsat", None)
     with pytest.raises(OptimalUnavailable, match="kadmit\\[optimal\\]"):
         solve_optimal(m, ordered, time_budget=1)
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings, strategies as st
 from ortools.sat.python import cp_model
 
-from kadmit.engine import terms as T
-from kadmit.engine.cpsat import CpLowering, Stage, solve_staged
+from kadmit.engine.solver import terms as T
+from kadmit.engine.solver.cpsat import CpLowering, Stage, solve_staged
 
 X = T.IntVar("x", -3, 3)
 Y = T.IntVar("y", 0, 4)

@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from kadmit.engine.decide import admit
-from kadmit.engine.optimal import is_pending, ordered_victims, solve_optimal
-from kadmit.engine.quota import QuotaTree, Usage, node_id
+from kadmit.engine.optimal.model import is_pending, ordered_victims, solve_optimal
+from kadmit.engine.admission.quota import QuotaTree, Usage, node_id
 from kadmit.index import ModelIndex, admitted_usage
 from kadmit.model import SchedulerConfig
 from kadmit.render.decisions import admit_dict, admit_human
@@ -463,7 +463,7 @@ def test_a_queue_over_its_quota_takes_more_only_once_back_within_it():
 
 
 def test_without_a_solution_in_time_the_ordered_evictions_stand_if_this_model_allows_them(monkeypatch):
-    import kadmit.engine.cpsat as cpsat
+    import kadmit.engine.solver.cpsat as cpsat
     monkeypatch.setattr(cpsat, "solve_staged", lambda *a, **kw: cpsat.StagedResult(None))
     m = one_big_or_two_small()
     got = admit(m, "optimal", time_budget=BUDGET)

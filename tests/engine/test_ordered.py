@@ -2,8 +2,8 @@
 
 import pytest
 
-from kadmit.engine.ordered import decide_ordered
-from kadmit.engine.session import Session
+from kadmit.engine.admission.ordered import decide_ordered
+from kadmit.engine.admission.session import Session
 from kadmit.model import Binary, InSet, LabelSelector, Literal_, Ref, Rule
 from reference.builders import (admitted, build, cluster_queue, cohort, fq, flavor, group, pod_set, q,
                                 tolerate, workload)

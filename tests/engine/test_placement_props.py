@@ -18,8 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kadmit.engine.decide import admit
-from kadmit.engine.ordered import decide_ordered
-from kadmit.engine.session import Session
+from kadmit.engine.admission.ordered import decide_ordered
+from kadmit.engine.admission.session import Session
 from kadmit.index import ModelIndex
 from kadmit.model import Model, PodSet, TopologyRequest, Workload
 from kadmit.placement.filters import PodTemplate

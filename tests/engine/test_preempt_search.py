@@ -1,4 +1,4 @@
-"""The engine's preemption search (`kadmit.engine.preempt`): Kueue v0.20's rules (docs/PREEMPTION.md)
+"""The engine's preemption search (`kadmit.engine.preemption.search`): Kueue v0.20's rules (docs/PREEMPTION.md)
 rule by rule, then a differential test against the plain-Python reference on generated models."""
 
 import random
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kadmit.engine.preempt import (
+from kadmit.engine.preemption.search import (
     IN_CLUSTER_QUEUE,
     IN_COHORT_FAIR_SHARING,
     IN_COHORT_RECLAIM_WHILE_BORROWING,
@@ -26,7 +26,7 @@ from kadmit.engine.preempt import (
     lowest_subtree,
     oracle,
 )
-from kadmit.engine.session import Assignment, Session
+from kadmit.engine.admission.session import Assignment, Session
 from kadmit.index import ModelIndex
 from kadmit.model import Admission, BorrowWithinCohort, FairSharing, PodSetAssignment, Preemption, SchedulerConfig
 from kadmit.reference.preempting import Entry as RefEntry

@@ -1,7 +1,7 @@
 """Sessions answer incrementally: arrivals, finishes and what-if quota changes."""
 
-from kadmit.engine.ordered import decide_ordered
-from kadmit.engine.session import Session
+from kadmit.engine.admission.ordered import decide_ordered
+from kadmit.engine.admission.session import Session
 from reference.builders import build, cluster_queue, fq, group, pod_set, workload
 
 

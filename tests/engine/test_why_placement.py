@@ -11,8 +11,8 @@ from __future__ import annotations
 import pytest
 
 from kadmit.engine.decide import admit, explain_decision, why
-from kadmit.engine.ordered import decide_ordered
-from kadmit.engine.session import Session
+from kadmit.engine.admission.ordered import decide_ordered
+from kadmit.engine.admission.session import Session
 from kadmit.model import Toleration, TopologyRequest
 from kadmit.placement.domains import build_domains, topology_view
 from kadmit.placement.inventory import build_inventory

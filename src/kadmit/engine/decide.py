@@ -6,18 +6,18 @@ import time
 from dataclasses import dataclass, field
 from typing import Literal
 
-from kadmit.engine.compile import Origin
-from kadmit.engine.explain import Fix, blame_groups, fixes, symbolic_problem
-from kadmit.engine.explain_placement import PlacementExplanation, explain_placement
-from kadmit.engine.ordered import Decision, decide_ordered
-from kadmit.engine.preempt import (IN_CLUSTER_QUEUE, IN_COHORT_FAIR_SHARING, IN_COHORT_RECLAIM_WHILE_BORROWING,
+from kadmit.engine.compile.problem import Origin
+from kadmit.engine.explain.cores import Fix, blame_groups, fixes, symbolic_problem
+from kadmit.engine.explain.placement import PlacementExplanation, explain_placement
+from kadmit.engine.admission.ordered import Decision, decide_ordered
+from kadmit.engine.preemption.search import (IN_CLUSTER_QUEUE, IN_COHORT_FAIR_SHARING, IN_COHORT_RECLAIM_WHILE_BORROWING,
                                    Victim)
-from kadmit.engine.reasons import (KAD501, KAD502, KAD503, KAD510, KAD519, KAD520, KAD523, KAD531, KAD532, KAD534,
+from kadmit.engine.admission.reasons import (KAD501, KAD502, KAD503, KAD510, KAD519, KAD520, KAD523, KAD531, KAD532, KAD534,
                                    Reason,
                                    flavor_reasons, gate_reasons, no_preemption_reasons, placement_reasons,
                                    preempted_reason)
-from kadmit.engine.session import Session, SolverUnknown
-from kadmit.engine.z3backend import Limits, make_solver
+from kadmit.engine.admission.session import Session, SolverUnknown
+from kadmit.engine.solver.z3backend import Limits, make_solver
 from kadmit.model import Model
 from kadmit.placement.tas import Profile
 
@@ -61,7 +61,7 @@ def admit(model: Model, mode: ModeName = "ordered", limits: Limits | None = None
               "seconds": round(time.perf_counter() - t0, 3)}
     result = AdmitResult("ordered", decisions, reasons, solver, any(d.unknown for d in decisions))
     if mode == "optimal":
-        from kadmit.engine.optimal import solve_optimal
+        from kadmit.engine.optimal.model import solve_optimal
         result = solve_optimal(model, result, time_budget=time_budget)
     return result
 

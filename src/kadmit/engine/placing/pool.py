@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Mapping
 
-from kadmit.engine.compile import tas_only
+from kadmit.engine.compile.problem import tas_only
 from kadmit.index import ModelIndex
 from kadmit.model import ClusterQueue, Model, PodSet, TopologyRequest, Workload
 from kadmit.placement.domains import DomainTree, build_domains, free_fit_count

@@ -6,10 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from itertools import chain, combinations
 
-from kadmit.engine import terms as T
-from kadmit.engine.compile import Origin, Problem
-from kadmit.engine.session import Loaded, Session
-from kadmit.engine.symbolic import BIG
+from kadmit.engine.solver import terms as T
+from kadmit.engine.compile.problem import Origin, Problem
+from kadmit.engine.admission.session import Loaded, Session
+from kadmit.engine.compile.symbolic import BIG
 from kadmit.model import Workload
 from kadmit.quantity import format_quantity
 

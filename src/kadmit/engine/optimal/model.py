@@ -41,16 +41,16 @@ import time
 from dataclasses import dataclass, field
 
 from kadmit.diagnostics import register
-from kadmit.engine import terms as T
-from kadmit.engine.compile import Compiler, Problem
+from kadmit.engine.solver import terms as T
+from kadmit.engine.compile.problem import Compiler, Problem
 from kadmit.engine.decide import AdmitResult
-from kadmit.engine.optimal_place import MAX_ROUNDS, PlacementModel
-from kadmit.engine.optimal_preempt import Evictable, PreemptionModel
-from kadmit.engine.ordered import Decision
-from kadmit.engine.placing import NodePool
-from kadmit.engine.quota import FR, Usage, node_id
-from kadmit.engine.reasons import Reason, preempted_reason
-from kadmit.engine.session import Assignment
+from kadmit.engine.optimal.placement import MAX_ROUNDS, PlacementModel
+from kadmit.engine.optimal.preemption import Evictable, PreemptionModel
+from kadmit.engine.admission.ordered import Decision
+from kadmit.engine.placing.pool import NodePool
+from kadmit.engine.admission.quota import FR, Usage, node_id
+from kadmit.engine.admission.reasons import Reason, preempted_reason
+from kadmit.engine.admission.session import Assignment
 from kadmit.index import ModelIndex, admitted_usage
 from kadmit.model import Model, Workload
 
@@ -399,7 +399,7 @@ def solve_optimal(model: Model, ordered: AdmitResult, time_budget: float = 10.0,
     """Decide every pending workload optimally (see the module docstring), starting from the
     `ordered` result; reasons are reused from it where it also leaves a workload out."""
     try:
-        from kadmit.engine.cpsat import SolveParams, Stage, StageResult, solve_staged
+        from kadmit.engine.solver.cpsat import SolveParams, Stage, StageResult, solve_staged
     except ImportError as exc:
         raise OptimalUnavailable("optimal mode needs OR-tools: install `kadmit[optimal]`") from exc
     t0 = time.perf_counter()

@@ -18,7 +18,7 @@ from typing import Literal, Mapping
 
 from ortools.sat.python import cp_model
 
-from kadmit.engine import terms as T
+from kadmit.engine.solver import terms as T
 
 NEGATE = {"<=": ">", "<": ">=", ">=": "<", ">": "<=", "==": "!=", "!=": "=="}
 

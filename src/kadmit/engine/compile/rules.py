@@ -9,13 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from kadmit.engine import terms as T
+from kadmit.engine.solver import terms as T
 from kadmit.model import Binary, InSet, Literal_, Quantifier, Ref, Rule, Unary
 from kadmit.quantity import MILLI
 from kadmit.validate import rule_scope
 
 if TYPE_CHECKING:
-    from kadmit.engine.compile import Compiler, PodSetVars, Problem, Tracked
+    from kadmit.engine.compile.problem import Compiler, PodSetVars, Problem, Tracked
 
 
 class RuleError(Exception):
@@ -214,7 +214,7 @@ class RuleCompiler:
 
 def compile_rules(compiler: "Compiler", prob: "Problem") -> list["Tracked"]:
     """Hard rules as tracked constraints on `adm`; soft ones are added to `prob.soft`."""
-    from kadmit.engine.compile import Origin, Tracked
+    from kadmit.engine.compile.problem import Origin, Tracked
 
     out: list[Tracked] = []
     rc = RuleCompiler(compiler, prob)

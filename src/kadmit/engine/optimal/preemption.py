@@ -63,11 +63,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from kadmit.engine import terms as T
-from kadmit.engine.compile import Compiler, Problem
-from kadmit.engine.preempt import (IN_CLUSTER_QUEUE, IN_COHORT_FAIR_SHARING, IN_COHORT_RECLAIM_WHILE_BORROWING,
+from kadmit.engine.solver import terms as T
+from kadmit.engine.compile.problem import Compiler, Problem
+from kadmit.engine.preemption.search import (IN_CLUSTER_QUEUE, IN_COHORT_FAIR_SHARING, IN_COHORT_RECLAIM_WHILE_BORROWING,
                                    IN_COHORT_RECLAMATION, Victim, satisfies_policy)
-from kadmit.engine.quota import FR, Usage, node_id
+from kadmit.engine.admission.quota import FR, Usage, node_id
 from kadmit.index import ModelIndex, admitted_usage
 from kadmit.model import ClusterQueue, Model, Workload
 

@@ -6,14 +6,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from kadmit.engine import terms as T
-from kadmit.engine.quota import FR, node_id
+from kadmit.engine.solver import terms as T
+from kadmit.engine.admission.quota import FR, node_id
 from kadmit.model import ClusterQueue, ResourceQuota
 from kadmit.quantity import format_quantity
 from kadmit.source import Span
 
 if TYPE_CHECKING:
-    from kadmit.engine.compile import Compiler, Tracked
+    from kadmit.engine.compile.problem import Compiler, Tracked
 
 BIG = 10**15
 GROUP_HOLDERS_OVER = 24  # above this many holders in a cohort tree, blame usage per cluster queue
@@ -45,7 +45,7 @@ def quota_statements(compiler: "Compiler") -> dict[tuple[str, FR], ResourceQuota
 
 def symbolic_quota(compiler: "Compiler", cq: ClusterQueue, requested: dict[FR, T.Term],
                    holders: list[Holder], usage) -> list["Tracked"]:
-    from kadmit.engine.compile import Origin, Param, Tracked
+    from kadmit.engine.compile.problem import Origin, Param, Tracked
 
     tree = compiler.tree
     stmts = compiler.__dict__.get("_quota_statements")
@@ -177,5 +177,5 @@ def node_span(compiler: "Compiler", nid: str) -> Span | None:
 
 def _structural(oid: str, term: T.Term) -> "Tracked":
     """Kueue's own quota rule (not a policy statement): asserted without a tracking literal."""
-    from kadmit.engine.compile import Origin, Tracked
+    from kadmit.engine.compile.problem import Origin, Tracked
     return Tracked(Origin(oid, "structural", "", None), term)

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from math import gcd
 from typing import Literal
 
-from kadmit.engine import terms as T
-from kadmit.engine.quota import FR, QuotaTree, Usage, node_id
+from kadmit.engine.solver import terms as T
+from kadmit.engine.admission.quota import FR, QuotaTree, Usage, node_id
 from kadmit.index import ModelIndex, admitted_usage, resolve_level
 from kadmit.model import ClusterQueue, Model, PodSet, ResourceFlavor, Workload
 from kadmit.source import Span
@@ -218,7 +218,7 @@ class Compiler:
     def problem(self, wl: Workload, usage: Usage, mode: Mode = "folded",
                 holders: list | None = None, rules: bool = True, tag: str | None = None) -> Problem:
         """The admission question for `wl` given admitted `usage` (milli-units); in symbolic mode
-        `holders` (engine.symbolic.Holder) say who holds that usage, so it can be blamed."""
+        `holders` (engine.compile.symbolic.Holder) say who holds that usage, so it can be blamed."""
         ix = self.index
         key = wl.key
         tag = tag or key  # names the problem's variables; shared by workloads of one shape
@@ -380,11 +380,11 @@ class Compiler:
             else:
                 no_borrow[fr] = T.le(T.add(self.units(fr[1], usage.get(cq.name, fr)), amount), s)
         if mode == "symbolic":
-            from kadmit.engine.symbolic import symbolic_quota
+            from kadmit.engine.compile.symbolic import symbolic_quota
             tracked.extend(symbolic_quota(self, cq, req_terms, holders or [], usage))
 
         prob = Problem(wl, cq, adm, pvars, structure, tracked, req_terms, no_borrow, self.scale, numbers=numbers)
         if rules and self.model.rules:
-            from kadmit.engine.rules import compile_rules
+            from kadmit.engine.compile.rules import compile_rules
             tracked.extend(compile_rules(self, prob))
         return prob

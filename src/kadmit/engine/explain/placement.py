@@ -26,10 +26,10 @@ from dataclasses import dataclass, field, replace
 from itertools import combinations
 from typing import Mapping
 
-from kadmit.engine.compile import Origin
-from kadmit.engine.explain import Change, Fix
-from kadmit.engine.placing import PlacementFailure, PodSetPlacement, TASRequest, WorkloadPlacement, pod_set_of
-from kadmit.engine.session import Session
+from kadmit.engine.compile.problem import Origin
+from kadmit.engine.explain.cores import Change, Fix
+from kadmit.engine.placing.pool import PlacementFailure, PodSetPlacement, TASRequest, WorkloadPlacement, pod_set_of
+from kadmit.engine.admission.session import Session
 from kadmit.index import resolve_level
 from kadmit.model import Pod, Taint, Toleration, TopologyRequest, Workload
 from kadmit.placement.domains import Domain, DomainTree, domain_fits, level_label, topology_view

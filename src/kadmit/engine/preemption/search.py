@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import total_ordering
 
-from kadmit.engine.quota import FR, QuotaTree, Usage, node_id
+from kadmit.engine.admission.quota import FR, QuotaTree, Usage, node_id
 from kadmit.model import ClusterQueue, Workload
 
 # Kueue's Preempted-condition reasons.

@@ -7,7 +7,7 @@ from typing import Literal
 
 import z3
 
-from kadmit.engine import terms as T
+from kadmit.engine.solver import terms as T
 
 Outcome = Literal["sat", "unsat", "unknown"]
 

@@ -25,9 +25,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from kadmit.engine import terms as T
-from kadmit.engine.compile import Problem
-from kadmit.engine.placing import (UNCONSTRAINED, NodePool, PodSetPlacement, TASRequest, WorkloadPlacement)
+from kadmit.engine.solver import terms as T
+from kadmit.engine.compile.problem import Problem
+from kadmit.engine.placing.pool import (UNCONSTRAINED, NodePool, PodSetPlacement, TASRequest, WorkloadPlacement)
 from kadmit.index import HOSTNAME_LABEL, ModelIndex, resolve_level
 from kadmit.model import ResourceFlavor, Topology
 from kadmit.placement.classes import domain_levels, relevant_label_keys

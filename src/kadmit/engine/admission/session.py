@@ -16,15 +16,15 @@ from typing import Iterator
 
 import z3
 
-from kadmit.engine import terms as T
-from kadmit.engine.compile import Compiler, Problem
-from kadmit.engine.placing import NodePool, PlacementFailure, WorkloadPlacement
-from kadmit.engine.preempt import Preemptor, Victim
+from kadmit.engine.solver import terms as T
+from kadmit.engine.compile.problem import Compiler, Problem
+from kadmit.engine.placing.pool import NodePool, PlacementFailure, WorkloadPlacement
+from kadmit.engine.preemption.search import Preemptor, Victim
 from kadmit.placement.tas import Profile
-from kadmit.engine.quota import FR, Usage, node_id
-from kadmit.engine.symbolic import Holder
-from kadmit.engine.z3backend import Limits, Lowering, Outcome, make_solver, outcome
-from kadmit.engine.z3backend import check as fast_check
+from kadmit.engine.admission.quota import FR, Usage, node_id
+from kadmit.engine.compile.symbolic import Holder
+from kadmit.engine.solver.z3backend import Limits, Lowering, Outcome, make_solver, outcome
+from kadmit.engine.solver.z3backend import check as fast_check
 from kadmit.index import ModelIndex, admitted_usage
 from kadmit.model import ClusterQueue, Model, Workload
 
@@ -352,7 +352,7 @@ class Session:
         """`a` if it fits, or needs preemption and Kueue finds victims (then set); else None."""
         if a is None or a.mode == "Fit":
             return a
-        from kadmit.engine.preempt import find_targets
+        from kadmit.engine.preemption.search import find_targets
         p = Preemptor(wl.key, a.cluster_queue, self.index.priority(wl), wl.created, dict(a.usage), a.needs)
         placeable = None
         requests = self.pool.requests(wl, self.index.cluster_queues[a.cluster_queue], a.counts, a.flavors) \
@@ -491,7 +491,7 @@ class Session:
         (§2 A2): NoFit above the maximum capacity; Fit within what is available; else the
         preemption oracle's answer when preemption may help, else NoFit. Returns the flavor's
         representative (worst) mode, its borrowing height, and each resource's mode; None if NoFit."""
-        from kadmit.engine.preempt import Snapshot, oracle
+        from kadmit.engine.preemption.search import Snapshot, oracle
         tree = self.compiler.tree
         quota = Snapshot(self)  # §1's predicates over the current usage
         nid = node_id(cq.name, False)

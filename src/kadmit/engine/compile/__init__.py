@@ -1,0 +1,1 @@
+"""Compiling one workload's admission question (quota, flavors, rules) into tracked terms."""

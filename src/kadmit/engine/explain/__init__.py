@@ -1,0 +1,1 @@
+"""Explanations: unsat cores (blame) and verified fixes, for quota, rules and placement."""

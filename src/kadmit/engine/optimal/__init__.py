@@ -1,0 +1,1 @@
+"""`optimal` mode: one global CP-SAT model over every pending workload, with placement and preemption."""

@@ -1,0 +1,1 @@
+"""Topology-aware placement inside admission: the node capacity a run hands out."""

@@ -1,0 +1,1 @@
+"""Kueue's preemption: the victim search, classical and fair-sharing targets."""
