@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from kadmit.engine.compile.problem import Origin
-from kadmit.engine.explain.cores import Fix, blame_groups, fixes, symbolic_problem
+from kadmit.engine.explain.cores import blame_groups, symbolic_problem
+from kadmit.engine.explain.fixes import Fix, fixes
 from kadmit.engine.explain.placement import PlacementExplanation, explain_placement
 from kadmit.engine.admission.ordered import Decision, decide_ordered
 from kadmit.engine.preemption.search import (IN_CLUSTER_QUEUE, IN_COHORT_FAIR_SHARING, IN_COHORT_RECLAIM_WHILE_BORROWING,

@@ -27,7 +27,7 @@ from itertools import combinations
 from typing import Mapping
 
 from kadmit.engine.compile.problem import Origin
-from kadmit.engine.explain.cores import Change, Fix
+from kadmit.engine.explain.fixes import Change, Fix
 from kadmit.engine.placing.pool import PlacementFailure, PodSetPlacement, TASRequest, WorkloadPlacement, pod_set_of
 from kadmit.engine.admission.session import Session
 from kadmit.index import resolve_level
