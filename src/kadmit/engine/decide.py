@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from kadmit.engine.compile.problem import Origin
-from kadmit.engine.explain.cores import blame_groups, symbolic_problem
+from kadmit.engine.explain.cores import blame_cores, symbolic_problem
 from kadmit.engine.explain.fixes import Fix, fixes
 from kadmit.engine.explain.placement import PlacementExplanation, explain_placement
 from kadmit.engine.admission.ordered import Decision, decide_ordered
@@ -44,6 +44,7 @@ class WhyResult:
     blame: list[Origin] = field(default_factory=list)  # every group, flattened
     blame_groups: list[list[Origin]] = field(default_factory=list)  # independent obstacles
     blame_minimal: bool = True
+    blame_complete: bool = True  # every minimal core was found (False: the bound stopped the enumeration)
     fixes: list[Fix] = field(default_factory=list)
     unknown: bool = False
     solver: dict = field(default_factory=dict)
@@ -222,10 +223,11 @@ def explain_decision(session: Session, decisions: dict[str, Decision], key: str)
             return result
     try:
         loaded = session.load(symbolic_problem(session, target), make_solver(session.limits))
-        groups = blame_groups(session, loaded)
-        if groups:
-            result.blame = [o for g in groups for o in g.origins]
-            result.blame_groups = [g.origins for g in groups]
+        found = blame_cores(session, loaded)
+        if found.cores:
+            result.blame_groups = [list(c.origins) for c in found.cores]
+            result.blame = _union(result.blame_groups)
+            result.blame_complete = found.complete
             result.fixes = fixes(session, loaded, result.blame)
     except SolverUnknown:
         result.unknown = True
@@ -236,6 +238,15 @@ def explain_decision(session: Session, decisions: dict[str, Decision], key: str)
         result.reasons += [Reason(KAD520, o.message) for o in result.blame if o.kind == "rule"]
     result.solver = session.stats.as_dict()
     return result
+
+
+def _union(groups: list[list[Origin]]) -> list[Origin]:
+    """Every origin of the groups once, in order of first appearance."""
+    seen: dict[str, Origin] = {}
+    for g in groups:
+        for o in g:
+            seen.setdefault(o.id, o)
+    return list(seen.values())
 
 
 def _why_victim(session: Session, preemptor, v: Victim) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from kadmit.engine.decide import AdmitResult, WhyResult
+from kadmit.engine.explain.marco import origin_dict
 from kadmit.placement.domains import level_label
 from kadmit.quantity import format_quantity
 from kadmit.source import SourceMap, Span
@@ -155,6 +156,8 @@ def why_dict(result: WhyResult) -> dict:
         "blame_groups": [[{**_loc(o.span), "message": o.message, "kind": o.kind} for o in g]
                          for g in result.blame_groups],
         "blame_minimal": result.blame_minimal,
+        "blame_complete": result.blame_complete,
+        "cores": [[origin_dict(o) for o in g] for g in result.blame_groups],
         "fixes": [f.as_dict() for f in result.fixes],
         "placement": result.placement.as_dict() if result.placement else None,
         "unknown": result.unknown,
@@ -200,12 +203,14 @@ def why_human(result: WhyResult, sources: SourceMap, workload_span: Span | None)
             out.append("blame (what keeps the pod set off the nodes):")
         else:
             out.append("blame (a minimal set of statements that together forbid it; each one matters):" if gi == 0
-                       else "also blocking, once the above is fixed (another minimal set):")
+                       else "another reason on its own (a minimal set that forbids it too):")
         for o in group:
             where = str(o.span) if o.span else "(no source location)"
             out.append(f"  --> {where}  {o.message}")
             if o.span is not None:
                 out.extend("     " + line for line in _excerpt(o.span, sources))
+    if len(groups) > 1 and not result.blame_complete and result.placement is None:
+        out.append(f"   = note: {len(groups)} minimal sets shown; more exist (kadmit stops enumerating there)")
     if result.fixes:
         out.append("fixes (each checked by placing again):" if result.placement is not None
                    else "fixes (each checked by solving again):")
