@@ -279,3 +279,55 @@ def _solver_limits(rlimit: int | None, timeout_ms: int | None):
 
     base = Limits()
     return Limits(rlimit=rlimit or base.rlimit, timeout_ms=timeout_ms or base.timeout_ms, seed=base.seed)
+
+
+# --- simulate ---------------------------------------------------------------------------------------
+
+@dataclass
+class SimulateOutcome:
+    loaded: Loaded
+    result: dict | None  # kadmit.simulate.results: summary, queues, flavors, workloads, series, run
+    exit_code: int
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    compare: dict | None = None  # the same arrivals under the `compare` policy
+    compare_loaded: Loaded | None = None
+
+    @property
+    def sources(self) -> SourceMap:
+        return self.loaded.sources
+
+
+def simulate(paths: list[str], *, trace: str | None = None, until: str | None = None,
+             start: str | None = None, mode: Literal["ordered", "optimal"] = "ordered",
+             scoring: str = "LeastAllocated", tas_profile: str = "Mixed", add_nodes: list[str] = (),
+             nodepools: list[str] = (), compare: list[str] = (), rlimit: int | None = None,
+             timeout_ms: int | None = None, max_file_bytes: int | None = None,
+             progress=None) -> SimulateOutcome:
+    """Replay the state under `paths` (and the arrivals of `trace`) over time; with `compare`, the
+    same arrivals under a second policy too."""
+    from kadmit.simulate.setup import prepare, replay
+
+    loaded = load_for_engine(paths, max_file_bytes=max_file_bytes)
+    if loaded.exit_code != EXIT_OK:
+        return SimulateOutcome(loaded, None, loaded.exit_code, loaded.diagnostics)
+    diags = Diagnostics(list(loaded.diagnostics))
+    other = None
+    if compare:
+        other = load_for_engine(list(compare), max_file_bytes=max_file_bytes)
+        diags.extend(other.diagnostics)
+        if other.exit_code != EXIT_OK:
+            return SimulateOutcome(loaded, None, other.exit_code, diags.sorted(), compare_loaded=other)
+    limits = ws.Limits() if max_file_bytes is None else ws.Limits(max_file_bytes=max_file_bytes)
+    plan = prepare(loaded.workspace, trace=trace, until=until, start=start, add_nodes=list(add_nodes),
+                   nodepools=list(nodepools), diags=diags, limits=limits)
+    if plan is None:
+        return SimulateOutcome(loaded, None, EXIT_INPUT, diags.sorted())
+    solver = _solver_limits(rlimit, timeout_ms)
+    result = replay(loaded.workspace.model, plan, mode=mode, scoring=scoring, tas_profile=tas_profile,
+                    limits=solver, progress=progress)
+    second = None
+    if other is not None:
+        second = replay(other.workspace.model, plan, mode=mode, scoring=scoring, tas_profile=tas_profile,
+                        limits=solver, progress=progress)
+    code = EXIT_UNKNOWN if result["summary"].get("unknown") else EXIT_OK
+    return SimulateOutcome(loaded, result, code, diags.sorted(), second, other)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import json
 import importlib
 import os
 import pkgutil
@@ -18,6 +19,7 @@ from kadmit.render import FORMATS, render
 from kadmit.render.codes import KAD007
 from kadmit.render.human import render_human
 from kadmit.render.sarif import tool_version
+from kadmit.atomic import write_text_atomic
 from kadmit.source import SourceMap
 
 REPORT_URL = "https://github.com/kadmit/kadmit/issues"
@@ -254,6 +256,71 @@ def why(workload, paths, format_, mode, time_budget, tas_profile, rlimit, timeou
     else:
         wl = next((w for w in outcome.loaded.workspace.model.workloads if w.key == workload), None)
         click.echo(why_human(outcome.result, outcome.loaded.sources, wl.span if wl else None), nl=False)
+    sys.exit(outcome.exit_code)
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.option("--trace", type=click.Path(), help="Arrivals: CSV or JSON Lines, one workload per row.")
+@click.option("--until", metavar="DURATION", help="Stop the clock here (seconds or e.g. 72h).")
+@click.option("--start", metavar="TIME", help="The instant the inputs describe (RFC 3339); default: "
+              "the latest creation time among their workloads.")
+@click.option("--mode", type=click.Choice(["ordered", "optimal"]), default="ordered", show_default=True)
+@click.option("--scoring", type=click.Choice(["LeastAllocated", "MostAllocated"]), default="LeastAllocated",
+              show_default=True, help="kube-scheduler's scoring for pods that admission doesn't place.")
+@click.option("--add-nodes", multiple=True, metavar="TIME:PATH", help="The nodes in PATH join at TIME.")
+@click.option("--nodepool", "nodepools", multiple=True, type=click.Path(),
+              help="Karpenter NodePools (karpenter.sh/v1) that provision nodes for pods that wait.")
+@click.option("--compare", multiple=True, type=click.Path(), metavar="OTHER_PATH",
+              help="Replay the same arrivals under this policy too, side by side.")
+@click.option("--sweep", type=click.Path(), help="Run the variants of SWEEP.yaml and tabulate them.")
+@click.option("--executor", type=click.Choice(["process", "ray"]), default="process", show_default=True,
+              help="Where sweep variants run.")
+@click.option("--ray-address", metavar="ADDRESS", help="An existing Ray cluster (ray.init(address=...)).")
+@click.option("--workers", type=click.IntRange(min=1), default=None, help="Sweep processes (default: CPUs).")
+@click.option("--format", "format_", type=click.Choice(["human", "json"]), default="human", show_default=True)
+@click.option("--report", type=click.Path(), metavar="FILE.html", help="Write a self-contained HTML report.")
+@tas_profile_option
+@_with(solver_options)
+@max_size_option
+@color_option
+def simulate(paths, trace, until, start, mode, scoring, add_nodes, nodepools, compare, sweep, executor,
+             ray_address, workers, format_, report, tas_profile, rlimit, timeout_ms, max_file_bytes, color) -> None:
+    """Replay the cluster under PATHS over time: arrivals (the inputs' pending work, `--trace`),
+    Kueue's decisions at every instant, runs of their `kadmit.dev/duration`, evictions and restarts.
+
+    Exit codes: 0 simulated, 2 unreadable or invalid input, 3 the solver could not decide.
+    """
+    from kadmit.render.simulation import progress_bar, simulate_human, simulate_json
+
+    if sweep:
+        from kadmit.render.simulation import sweep_human
+        got = api.sweep(list(paths), sweep, trace=trace, until=until, start=start, executor=executor,
+                        ray_address=ray_address, workers=workers, max_file_bytes=max_file_bytes)
+        _report(got.diagnostics, got.sources, color)
+        if got.result is not None:
+            click.echo(json.dumps(got.result, sort_keys=True, indent=1) + "\n" if format_ == "json"
+                       else sweep_human(got.result), nl=False)
+        sys.exit(got.exit_code)
+    with progress_bar(format_ == "human" and use_color(color, "stderr")) as progress:
+        outcome = api.simulate(list(paths), trace=trace, until=until, start=start, mode=mode, scoring=scoring,
+                               tas_profile=tas_profile, add_nodes=list(add_nodes), nodepools=list(nodepools),
+                               compare=list(compare), rlimit=rlimit, timeout_ms=timeout_ms,
+                               max_file_bytes=max_file_bytes, progress=progress)
+    if outcome.result is None:
+        _engine_refused(outcome, color)
+    _report([d for d in outcome.diagnostics if d.severity.value != "note"], outcome.sources, color)
+    if report:
+        from kadmit.render.report import simulate_html
+        try:
+            write_text_atomic(report, simulate_html(outcome.result, outcome.compare))
+        except OSError as e:
+            click.echo(f"error[KAD006]: can't write `{report}`: {e.strerror or e}", err=True)
+            sys.exit(api.EXIT_INPUT)
+    if format_ == "json":
+        click.echo(simulate_json(outcome.result, outcome.compare), nl=False)
+    else:
+        click.echo(simulate_human(outcome.result, outcome.compare, use_color(color)), nl=False)
     sys.exit(outcome.exit_code)
 
 

@@ -318,6 +318,7 @@ class Workload(Obj):
     finished: bool = False
     active: bool = True  # spec.active; an inactive workload is never admitted
     evicted: bool = False  # an `Evicted` condition with status True: Kueue prefers such victims
+    duration_ms: int | None = None  # how long it runs once admitted (`kadmit.dev/duration`); `simulate` reads it
 
     @property
     def key(self) -> str:

@@ -77,3 +77,8 @@ KAD163 = register(
 KAD164 = register(
     "KAD164", "workload without a queue", "warning",
     "A Workload has no `spec.queueName`; Kueue never admits it. It is skipped.")
+KAD165 = register(
+    "KAD165", "invalid duration annotation", "warning",
+    "The `kadmit.dev/duration` annotation (how long a workload runs once admitted, for "
+    "`kadmit simulate`) is not a duration like `90`, `45m` or `1h30m`. It is ignored: the workload "
+    "runs until the end of the simulation.")

@@ -3,7 +3,8 @@ reserved), finished, evicted."""
 
 from __future__ import annotations
 
-from kadmit.manifests.codes import KAD157, KAD164
+from kadmit.durations import parse_duration_ms
+from kadmit.manifests.codes import KAD157, KAD164, KAD165
 from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.podspec import pod_requests, required_node_affinity, tolerations
 from kadmit.manifests.yamltree import STR, Val
@@ -148,6 +149,25 @@ def _admission(f: Fields, status: Val | None, pod_sets: tuple[PodSet, ...],
                                     "admitted_at": f.field(condition, "lastTransitionTime")}))
 
 
+DURATION_ANNOTATION = "kadmit.dev/duration"
+
+
+def duration_annotation(f: Fields, o: Meta) -> dict:
+    """`{"duration_ms": …}` from the `kadmit.dev/duration` annotation of any workload or job object
+    (reported and ignored when it isn't a duration), or `{}`."""
+    text = o.annotations.get(DURATION_ANNOTATION)
+    if text is None:
+        return {}
+    ms = parse_duration_ms(str(text))
+    if ms is None:
+        annotations = f.map(o.metadata, "annotations")
+        f.diags.emit(KAD165, f"`{DURATION_ANNOTATION}: {text}` is not a duration; ignored",
+                     f.span(annotations.v[DURATION_ANNOTATION]) if annotations is not None else f.span(o.node),
+                     help="write seconds (`90`) or a Go duration (`45m`, `1h30m`)")
+        return {}
+    return {"duration_ms": ms}
+
+
 def workload(f: Fields, o: Meta) -> Workload | None:
     spec = f.map(o.node, "spec", required=True, what=f"workload `{o.name}`")
     queue = f.str(spec, "queueName")
@@ -175,7 +195,7 @@ def workload(f: Fields, o: Meta) -> Workload | None:
         priority=None if class_name else explicit,
         pod_sets=pod_sets, admission=admission if holds else None,
         finished=true.get("Finished", False), active=f.bool(spec, "active", default=True),
-        evicted=evicted[0],
+        evicted=evicted[0], **duration_annotation(f, o),
         span=f.span(o.node), **extra,
         spans=f.spans({"name": o.metadata.v.get("name"), "namespace": o.metadata.v.get("namespace"),
                        "queue": f.field(spec, "queueName"), "priority_class": class_node,

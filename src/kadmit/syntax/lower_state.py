@@ -9,7 +9,7 @@ from kadmit.source import Span, Spans
 from kadmit.syntax import codes
 from kadmit.syntax.ast import Block, Decl, ModeV, Scalar
 from kadmit.syntax.lower_policy import _requirement, qualified
-from kadmit.syntax.values import (Fields, bool_of, int_of, list_of, map_entries, name_of, quantity_map,
+from kadmit.syntax.values import (Fields, bool_of, duration_of, int_of, list_of, map_entries, name_of, quantity_map,
                                   string_map, taint_of, time_of, toleration_of)
 
 AFFINITY_OPS = {"in": "In", "not in": "NotIn", "not_in": "NotIn", "exists": "Exists",
@@ -182,7 +182,7 @@ def workload(d: Decl, diags: Diagnostics) -> Workload | None:
     if parts is None:
         return None
     what = f"workload `{d.label.value}`"
-    f = Fields(what, d.members, ["queue", "priority", "created", "active", "finished", "evicted"],
+    f = Fields(what, d.members, ["queue", "priority", "created", "active", "finished", "evicted", "duration"],
                ["pod_group", "admitted"], diags, repeated=["pod_group"])
     spans: dict[str, Span] = {"namespace": d.label.span, "name": d.label.span}
     kw: dict = {}
@@ -210,6 +210,10 @@ def workload(d: Decl, diags: Diagnostics) -> Workload | None:
         spans["created"] = a.value.span
         if (t := time_of(a.value, "`created`", diags)) is not None:
             kw["created"] = t
+    if (a := f.get("duration")) is not None:
+        spans["duration_ms"] = a.value.span
+        if (ms := duration_of(a.value, "`duration`", diags)) is not None:
+            kw["duration_ms"] = ms
     for field in ("active", "finished", "evicted"):
         if (a := f.get(field)) is not None:
             spans[field] = a.value.span

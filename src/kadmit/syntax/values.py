@@ -8,6 +8,7 @@ from datetime import datetime, timezone
 from typing import Iterable
 
 from kadmit.diagnostics import Diagnostics, did_you_mean
+from kadmit.durations import parse_duration_ms
 from kadmit.model import Taint, Toleration
 from kadmit.quantity import QuantityError, parse_quantity
 from kadmit.source import Span
@@ -191,6 +192,18 @@ def time_of(v: Value, what: str, diags: Diagnostics) -> datetime | None:
                    help='write e.g. `"2026-11-20T09:00:00Z"`')
         return None
     return t.replace(tzinfo=timezone.utc) if t.tzinfo is None else t.astimezone(timezone.utc)
+
+
+def duration_of(v: Value, what: str, diags: Diagnostics) -> int | None:
+    """Milliseconds from seconds (`90`) or a Go duration (`"45m"`, `"1h30m"`)."""
+    s = expect_scalar(v, what, ("number", "string", "name"), diags)
+    if s is None:
+        return None
+    ms = parse_duration_ms(s.value)
+    if ms is None:
+        diags.emit(codes.WRONG_VALUE, f"{what} `{s.value}` is not a duration", s.span,
+                   help='write seconds (`90`) or a Go duration (`"45m"`, `"1h30m"`)')
+    return ms
 
 
 # --- compound ---

@@ -26,7 +26,7 @@ from typing import Mapping
 
 from kadmit.engine.compile.problem import tas_only
 from kadmit.index import ModelIndex
-from kadmit.model import ClusterQueue, Model, PodSet, TopologyRequest, Workload
+from kadmit.model import ClusterQueue, Model, Node, PodSet, TopologyRequest, Workload
 from kadmit.placement.domains import DomainTree, build_domains, free_fit_count
 from kadmit.placement.filters import PodTemplate, histogram, static_fit
 from kadmit.placement.inventory import Inventory, NodeState, add, model_inventory, pod_usage, subtract
@@ -173,6 +173,15 @@ class NodePool:
             for node, pods in got.placement.items():
                 cur[node] = subtract(cur[node], pod_usage(per_pod, pods))
         return out
+
+    def add_node(self, node: Node, state: NodeState) -> None:
+        """A node joins the cluster (a simulation's capacity what-if): free, in its flavors' trees."""
+        nodes = tuple(sorted(self.inventory.nodes + (state,), key=lambda n: n.name))
+        self.inventory = Inventory(nodes, self.inventory.excluded)
+        self.free[node.name] = dict(state.free)
+        self.holders[node.name] = set()
+        self._trees.clear()
+        self._static.clear()
 
     def free_without(self, keys) -> dict[str, dict[str, int]]:
         """Free capacity with these workloads' placements released (nothing changes in the pool)."""

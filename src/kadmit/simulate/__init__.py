@@ -1,0 +1,1 @@
+"""`kadmit simulate`: replay a cluster's workload over time with the engine's decisions."""

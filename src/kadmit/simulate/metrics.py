@@ -1,0 +1,144 @@
+"""What a replay records over time: step series of usage, queue depth and free nodes, and events."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Series:
+    """A step function: `points` are (ms, value) where the value changes."""
+
+    points: list[tuple[int, int]] = field(default_factory=list)
+
+    def set(self, t: int, v: int) -> None:
+        if self.points and self.points[-1][1] == v:
+            return
+        if self.points and self.points[-1][0] == t:
+            self.points[-1] = (t, v)
+            if len(self.points) > 1 and self.points[-2][1] == v:
+                self.points.pop()
+            return
+        self.points.append((t, v))
+
+    @property
+    def last(self) -> int:
+        return self.points[-1][1] if self.points else 0
+
+    def integral(self, end: int) -> int:
+        """∫ value dt over [0, end] (value·ms)."""
+        total = 0
+        for (t, v), nxt in zip(self.points, self.points[1:] + [(end, 0)]):
+            lo, hi = max(0, t), min(end, nxt[0])
+            if hi > lo:
+                total += v * (hi - lo)
+        return total
+
+    def maximum(self) -> int:
+        return max((v for _, v in self.points), default=0)
+
+    def sampled(self, times: list[int]) -> list[int]:
+        """The value at each of `times` (ascending)."""
+        out, i, v = [], 0, 0
+        for t in times:
+            while i < len(self.points) and self.points[i][0] <= t:
+                v = self.points[i][1]
+                i += 1
+            out.append(v)
+        return out
+
+
+class Recorder:
+    """Fed by the simulator as things change; summarised by `kadmit.simulate.results`."""
+
+    def __init__(self, sim, horizon: int) -> None:
+        self.sim = sim
+        self.usage: dict[tuple[str, str, str], Series] = {}  # (cq, flavor, resource)
+        self.allocated: dict[tuple[str, str], Series] = {}  # (flavor, resource), every queue together
+        self.depth: dict[str, Series] = {}  # cq -> pending workloads
+        self.running_series = Series()
+        self.pending_pod_rows = Series()
+        self.evictions: list[tuple[int, str]] = []
+        self.added: list[tuple[int, str, list[str]]] = []  # (ms, source, node names)
+        self.whole_free: dict[str, Series] = {}  # flavor (or "" for all nodes) -> nodes with nothing bound
+        self.node_alloc: dict[str, Series] = {}  # resource -> allocated on nodes, every holder
+        self._keys: dict[str, set] = {}
+        self._nodes_dirty = True
+        self._step = max(1, horizon // max(1, sim.opt.samples))
+        self._next = 0
+        self.end = 0
+
+    # --- fed by the simulator ---------------------------------------------------------------------
+
+    def usage_changed(self, cq: str, t: int) -> None:
+        row = self.sim.session.usage.data.get(cq, {})
+        keys = self._keys.setdefault(cq, set())
+        keys.update((cq, fl, res) for fl, res in row)
+        for key in keys:
+            v = row.get((key[1], key[2]), 0)
+            s = self.usage.setdefault(key, Series())
+            before = s.last
+            if v != before:
+                s.set(t, v)
+                a = self.allocated.setdefault((key[1], key[2]), Series())
+                a.set(t, a.last + v - before)
+
+    def queue_depth(self, cq: str, t: int, delta: int) -> None:
+        s = self.depth.setdefault(cq, Series())
+        s.set(t, s.last + delta)
+
+    def running(self, t: int, delta: int) -> None:
+        self.running_series.set(t, self.running_series.last + delta)
+
+    def pending_pods(self, t: int, delta: int) -> None:
+        self.pending_pod_rows.set(t, self.pending_pod_rows.last + delta)
+
+    def evicted(self, cq: str, t: int) -> None:
+        self.evictions.append((t, cq))
+
+    def nodes_added(self, t: int, cap) -> None:
+        self.added.append((t, cap.source, sorted(n.name for n in cap.nodes)))
+        self._nodes_dirty = True
+
+    def nodes_changed(self) -> None:
+        self._nodes_dirty = True
+
+    def sample(self, t: int) -> None:
+        """Node-level figures (whole free nodes per flavor, allocated per resource) on a grid of
+        instants: counting every node at every instant would cost more than the decisions."""
+        if t < self._next or not self._nodes_dirty:
+            return
+        self._next = t + self._step
+        self._nodes_dirty = False
+        self._sample_nodes(t)
+
+    def _sample_nodes(self, t: int) -> None:
+        sim = self.sim
+        nodes = sim.kube.nodes
+        if not nodes:
+            return
+        free = sim.pool.free
+        flavors = sorted(sim.ix.flavors.values(), key=lambda f: f.name)
+        whole: dict[str, int] = {"": 0}
+        alloc: dict[str, int] = {}
+        for n in nodes:
+            f = free[n.name]
+            idle = all(f.get(r, 0) >= q for r, q in n.allocatable.items())
+            for r, q in n.allocatable.items():
+                if r != "pods":
+                    alloc[r] = alloc.get(r, 0) + q - f.get(r, 0)
+            if idle:
+                whole[""] += 1
+                for fl in flavors:
+                    if fl.node_labels and all(n.labels.get(k) == v for k, v in fl.node_labels.items()):
+                        whole[fl.name] = whole.get(fl.name, 0) + 1
+        for fl in [""] + [f.name for f in flavors if f.node_labels]:
+            self.whole_free.setdefault(fl, Series()).set(t, whole.get(fl, 0))
+        for r, v in sorted(alloc.items()):
+            self.node_alloc.setdefault(r, Series()).set(t, v)
+
+    def close(self, end: int) -> None:
+        self.end = end
+        self._nodes_dirty = True
+        self._next = 0
+        self._sample_nodes(end)

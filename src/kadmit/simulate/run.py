@@ -1,0 +1,541 @@
+"""The replay: a clock over arrivals and completions, the engine deciding at every instant.
+
+At each instant where something happens, in this order: workloads that ran their duration finish
+(quota and nodes released), nodes are added, workloads and pods arrive; then the engine decides as
+`admit` does (`decide_ordered` on one `Session` kept for the whole run), then kube-scheduler binds
+the pods that admission doesn't place (pod sets on flavors without a topology, and pods no Kueue
+queue manages). Decisions take no simulated time. An admitted workload runs from the instant all
+its pods are bound; an evicted one releases everything, queues again and later restarts from the
+beginning.
+
+Incremental decisions, as Kueue's queue manager: a workload that was tried and not admitted stays
+out of the decisions until quota or nodes are released in its cohort tree (Kueue's inadmissible
+list, requeued on a workload finishing); pending workloads of one queue with the same shape, sizes
+and priority are tried one at a time (if the oldest can't be admitted, neither can the others on
+the same state), the next one only once the one before it was admitted.
+"""
+
+from __future__ import annotations
+
+import bisect
+import heapq
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Callable
+
+from kadmit.engine.admission.ordered import decide_ordered
+from kadmit.engine.admission.session import Session
+from kadmit.engine.solver.z3backend import Limits
+from kadmit.model import Model, Node, Workload
+from kadmit.placement.filters import PodTemplate
+from kadmit.placement.inventory import add, node_state, pod_usage
+from kadmit.placement.tas import Profile
+from kadmit.simulate.kube import KubeScheduler, Scoring
+from kadmit.simulate.metrics import Recorder
+
+FINISH, NODES, ARRIVAL = 0, 1, 2  # the order of events at one instant
+
+
+@dataclass
+class PodSetRun:
+    name: str
+    count: int
+    flavors: list[str]
+    placement: dict[str, int] = field(default_factory=dict)  # node -> pods
+
+
+@dataclass
+class Record:
+    """What happened to one workload (or one trace row of pods without a queue)."""
+
+    key: str
+    kind: str  # "kueue" or "pod"
+    arrived: int | None  # ms; None: not yet
+    priority: int
+    duration: int | None
+    cluster_queue: str | None = None
+    admitted_at: int | None = None  # the last admission (pods: the last pod bound)
+    started_at: int | None = None  # all pods bound
+    finished_at: int | None = None
+    pod_sets: list[PodSetRun] = field(default_factory=list)
+    evictions: list[tuple[int, int]] = field(default_factory=list)  # (at, admitted_at)
+    waiting_ms: int = 0  # time spent pending, over every wait
+    reason: str | None = None  # never admitted: why, in the engine's words
+    run_ms: int = 0  # time its pods ran, over every run (evicted runs too)
+    requests: dict[str, int] = field(default_factory=dict)  # per run, total over its pods
+    waiting_since: int = 0
+
+
+@dataclass
+class PodBatch:
+    owner: str
+    node_use: dict[str, dict[str, int]]
+    bound_at: int
+
+
+@dataclass
+class PodEntry:
+    """Pods waiting for kube-scheduler: of one admitted pod set, or of one queue-less trace row."""
+
+    owner: str
+    pod_set: str
+    priority: int
+    arrived: int
+    template: PodTemplate
+    remaining: int
+
+
+@dataclass
+class Capacity:
+    """Nodes added at an instant (`--add-nodes`, or an autoscaler's decision)."""
+
+    at_ms: int
+    nodes: list[Node]
+    source: str = "added"
+
+
+@dataclass
+class Options:
+    mode: str = "ordered"
+    tas_profile: Profile = "Mixed"
+    scoring: Scoring = "LeastAllocated"
+    until_ms: int | None = None
+    limits: Limits | None = None
+    samples: int = 400
+
+
+class Simulator:
+    def __init__(self, model: Model, start: datetime, arrivals: list[tuple[int, Workload]],
+                 capacity: list[Capacity] = (), options: Options | None = None,
+                 autoscaler=None, progress: Callable[[int, int], None] | None = None) -> None:
+        self.opt = options or Options()
+        self.start = start
+        queued = [wl for _, wl in arrivals if wl.queue]
+        self.kube_rows = {wl.key: wl for _, wl in arrivals if not wl.queue}
+        self.model = model.model_copy(update={"workloads": model.workloads + tuple(queued)})
+        self.session = Session(self.model, self.opt.limits, self.opt.tas_profile)
+        self.ix = self.session.index
+        self.tree = self.session.compiler.tree
+        self.pool = self.session.pool
+        self.kube = KubeScheduler(list(self.pool.inventory.nodes), self.pool.free, self.opt.scoring)
+        self.has_nodes = bool(self.pool.inventory.nodes) or bool(capacity) or autoscaler is not None
+        self.autoscaler = autoscaler
+        self.progress = progress
+        self.records: dict[str, Record] = {}
+        self.events: list[tuple] = []
+        self._seq = 0
+        self.gen: dict[str, int] = {}  # a finish event counts only for the run it was made for
+        self.pending: dict[str, dict[tuple, list[tuple]]] = {}  # cq -> class -> [(created, key)]
+        self.class_of: dict[str, tuple] = {}
+        self.pods: list[PodEntry] = []
+        self.batches: dict[str, list[PodBatch]] = {}
+        self.capacity_version = 0
+        self.failed_at: dict[tuple, int] = {}  # template -> capacity version it last failed at
+        self.running: dict[str, object] = {}  # admitted workload -> its holder in the session
+        self.rounds = 0
+        self.decide_seconds = 0.0
+        self.instants = 0
+        self.now = 0
+        for c in capacity:
+            self._push(c.at_ms, NODES, c)
+        self._initial(arrivals)
+        self.recorder = Recorder(self, self._horizon())
+        for cq in sorted(self.session.usage.data):
+            self.recorder.usage_changed(cq, 0)
+        for _ in self.running:
+            self.recorder.running(0, +1)
+
+    # --- setup ---------------------------------------------------------------------------------------
+
+    def _push(self, at: int, kind: int, what) -> None:
+        self._seq += 1
+        heapq.heappush(self.events, (at, kind, self._seq, what))
+
+    def _initial(self, arrivals: list[tuple[int, Workload]]) -> None:
+        seen = set()
+        for wl in sorted(self.model.workloads, key=lambda w: w.key):
+            if wl.key in seen:
+                continue
+            seen.add(wl.key)
+            rec = Record(wl.key, "kueue", None, self.ix.priority(wl), wl.duration_ms)
+            self.records[wl.key] = rec
+            if wl.admitted and wl.admission is not None:
+                rec.arrived = rec.admitted_at = rec.started_at = 0
+                rec.cluster_queue = wl.admission.cluster_queue
+                rec.pod_sets = [PodSetRun(p.name, p.count, sorted(set(p.flavors.values())), dict(p.placement))
+                                for p in wl.admission.pod_sets]
+                rec.requests = _requests(wl, {p.name: p.count for p in wl.admission.pod_sets})
+                self.running[wl.key] = self.session.holders.get(wl.key)
+                if wl.duration_ms is not None:
+                    left = wl.duration_ms
+                    if wl.admission.admitted_at is not None:
+                        ran = int((self.start - wl.admission.admitted_at).total_seconds() * 1000)
+                        left = max(0, wl.duration_ms - max(0, ran))
+                    self.gen[wl.key] = 1
+                    self._push(left, FINISH, (wl.key, 1))
+                continue
+            if wl.finished:
+                continue
+            at = max(0, int((wl.created - self.start).total_seconds() * 1000))
+            self._push(at, ARRIVAL, wl.key)
+        for key, wl in sorted(self.kube_rows.items()):
+            self.records[key] = Record(key, "pod", None, self.ix.priority(wl), wl.duration_ms)
+            at = max(0, int((wl.created - self.start).total_seconds() * 1000))
+            self._push(at, ARRIVAL, key)
+        del arrivals
+
+    def _horizon(self) -> int:
+        last = max((e[0] for e in self.events), default=0)
+        longest = max((r.duration or 0 for r in self.records.values()), default=0)
+        return self.opt.until_ms if self.opt.until_ms is not None else max(1, last + longest)
+
+    # --- the loop ---------------------------------------------------------------------------------------
+
+    def run(self) -> "Simulator":
+        total = len(self.events)
+        done = 0
+        while self.events:
+            t = self.events[0][0]
+            if self.opt.until_ms is not None and t > self.opt.until_ms:
+                break
+            self.now = t
+            self.instants += 1
+            dirty: set[str] = set()
+            arrived: list[str] = []
+            released = False
+            while self.events and self.events[0][0] == t:
+                _, kind, _, what = heapq.heappop(self.events)
+                done += 1
+                if kind == FINISH:
+                    released |= self._finish(what, t, dirty)
+                elif kind == NODES:
+                    self._add_nodes(what, t)
+                    released = True
+                else:
+                    arrived.append(what)
+            for key in arrived:
+                self._arrive(key, t)
+            if released and self.pool.active:
+                dirty.update(self._all_roots())
+            self._decide(t, dirty, [k for k in arrived if k not in self.kube_rows])
+            self._bind(t)
+            if self.autoscaler is not None:
+                self.autoscaler.step(self, t)
+            self.recorder.sample(t)
+            if self.progress is not None:
+                self.progress(done, done + len(self.events))
+        end = self.opt.until_ms if self.opt.until_ms is not None else self.now
+        self.recorder.close(end)
+        self._close(end)
+        return self
+
+    def _all_roots(self) -> set[str]:
+        return {self.tree.root(f"cq:{cq}") for cq in self.pending}
+
+    # --- events --------------------------------------------------------------------------------------
+
+    def _arrive(self, key: str, t: int) -> None:
+        rec = self.records[key]
+        rec.arrived = t
+        if rec.kind == "pod":
+            wl = self.kube_rows[key]
+            ps = wl.pod_sets[0]
+            rec.requests = _requests(wl, {ps.name: ps.count})
+            rec.pod_sets = [PodSetRun(ps.name, ps.count, [])]
+            self.pods.append(PodEntry(key, ps.name, rec.priority, t, PodTemplate.build(ps), ps.count))
+            self.recorder.pending_pods(t, +1)
+            return
+        wl = self.ix.workloads[key]
+        cq = self.ix.cluster_queue_of(wl)
+        rec.cluster_queue = cq.name if cq else None
+        self._enqueue(wl, t)
+
+    def _enqueue(self, wl: Workload, t: int) -> None:
+        cq = self.ix.cluster_queue_of(wl)
+        name = cq.name if cq else ""
+        cls = self.class_of.get(wl.key)
+        if cls is None:
+            cls = self.class_of[wl.key] = self._class(wl)
+        bisect.insort(self.pending.setdefault(name, {}).setdefault(cls, []), (wl.created, wl.key))
+        self.recorder.queue_depth(name, t, +1)
+        self.records[wl.key].waiting_since = t
+
+    def _dequeue(self, key: str, t: int) -> None:
+        wl = self.ix.workloads[key]
+        cq = self.ix.cluster_queue_of(wl)
+        name = cq.name if cq else ""
+        lst = self.pending[name][self.class_of[key]]
+        lst.remove((wl.created, key))
+        if not lst:
+            del self.pending[name][self.class_of[key]]
+        self.recorder.queue_depth(name, t, -1)
+        rec = self.records[key]
+        rec.waiting_ms += t - rec.waiting_since
+
+    def _class(self, wl: Workload) -> tuple:
+        """Workloads one queue can't tell apart on any state: same shape, sizes and priority."""
+        if self.model.rules:
+            return ("workload", wl.key)
+        sizes = tuple((ps.name, ps.count, ps.min_count, tuple(sorted(ps.requests.items()))) for ps in wl.pod_sets)
+        return (self.ix.priority(wl), wl.active, sizes, self.session._shape(wl))
+
+    def _finish(self, what, t: int, dirty: set[str]) -> bool:
+        """A run ends (its duration is up). True when node capacity was released."""
+        key, gen = what
+        rec = self.records[key]
+        if rec.kind == "pod":  # one batch of pods bound at `gen` ends
+            self._release_pods(key, t, batch=gen)
+            if not self.batches.get(key) and not any(e.owner == key for e in self.pods):
+                rec.finished_at = t
+            return True
+        if self.gen.get(key) != gen:
+            return False  # that run was evicted
+        released = self._release_pods(key, t)
+        rec.finished_at = t
+        rec.run_ms += t - (rec.started_at or t)
+        if key in self.running:
+            cq = self.session.holders[key].cluster_queue if key in self.session.holders else rec.cluster_queue
+            self.session.finish(key)
+            del self.running[key]
+            if cq:
+                dirty.add(self.tree.root(f"cq:{cq}"))
+                self.recorder.usage_changed(cq, t)
+        self.recorder.running(t, -1)
+        return released or bool(self.pool.placed.get(key))
+
+    def _release_pods(self, key: str, t: int, batch: int | None = None) -> bool:
+        out = False
+        keep = []
+        for b in self.batches.pop(key, []):
+            if batch is not None and b.bound_at != batch:
+                keep.append(b)
+                continue
+            rec = self.records[key]
+            if rec.kind == "pod":
+                rec.run_ms += t - b.bound_at
+            for node, use in b.node_use.items():
+                self.pool.free[node] = add(self.pool.free[node], use)
+                out = True
+        if keep:
+            self.batches[key] = keep
+        if out:
+            self.capacity_version += 1
+            self.recorder.nodes_changed()
+        return out
+
+    def _add_nodes(self, cap: Capacity, t: int) -> None:
+        for node in cap.nodes:
+            self.pool_add_node(node)
+        self.recorder.nodes_added(t, cap)
+
+    def pool_add_node(self, node: Node) -> None:
+        state = node_state(node)
+        self.pool.add_node(node, state)
+        self.kube.add_node(state)
+        self.has_nodes = True
+        self.capacity_version += 1
+
+    # --- deciding ----------------------------------------------------------------------------------------
+
+    def _decide(self, t: int, dirty: set[str], arrived: list[str]) -> None:
+        wanted: set[tuple[str, tuple]] = set()
+        for cq, classes in self.pending.items():
+            if cq and self.tree.root(f"cq:{cq}") in dirty:
+                wanted.update((cq, c) for c in classes)
+        for key in arrived:
+            wl = self.ix.workloads[key]
+            cq = self.ix.cluster_queue_of(wl)
+            name = cq.name if cq else ""
+            if cq is not None and cq.queueing_strategy == "StrictFIFO":
+                wanted.update((name, c) for c in self.pending.get(name, {}))
+            elif self.pending.get(name, {}).get(self.class_of[key], [(None, None)])[0][1] == key:
+                wanted.add((name, self.class_of[key]))
+        tried: set[str] = set()
+        while wanted:
+            reps = []
+            for cq, cls in sorted(wanted, key=repr):
+                lst = self.pending.get(cq, {}).get(cls)
+                if lst and lst[0][1] not in tried:
+                    reps.append(self.ix.workloads[lst[0][1]])
+            wanted = set()
+            if not reps:
+                break
+            self.rounds += 1
+            t0 = time.perf_counter()
+            before = dict(self.running)
+            decisions = decide_ordered(self.session, reps)
+            self.decide_seconds += time.perf_counter() - t0
+            evicted_roots: set[str] = set()
+            for key, holder in sorted(before.items()):
+                if self.session.holders.get(key) is not holder:
+                    self._evicted(key, t)
+                    cq = self.records[key].cluster_queue
+                    if cq:
+                        evicted_roots.add(self.tree.root(f"cq:{cq}"))
+            for d in decisions:
+                tried.add(d.key)
+                if d.admitted and d.assignment is not None:
+                    self._admitted(d.workload, d.assignment, t)
+                    tried.discard(d.key)
+                    cls = self.class_of[d.key]
+                    wanted.add((d.assignment.cluster_queue, cls))
+                elif d.key in self.records and self.records[d.key].kind == "kueue":
+                    self.records[d.key].reason = _reason(d)
+            for cq, classes in self.pending.items():
+                if cq and self.tree.root(f"cq:{cq}") in evicted_roots:
+                    wanted.update((cq, c) for c in classes)
+                    tried.clear()
+
+    def _admitted(self, wl: Workload, a, t: int) -> None:
+        key = wl.key
+        rec = self.records[key]
+        self._dequeue(key, t)
+        self.running[key] = self.session.holders.get(key)
+        rec.admitted_at = t
+        rec.reason = None
+        rec.cluster_queue = a.cluster_queue
+        placed = a.placement.nodes() if a.placement is not None else {}
+        rec.pod_sets = [PodSetRun(ps.name, a.counts.get(ps.name, 0),
+                                  sorted(set(a.flavors.get(ps.name, {}).values())), dict(placed.get(ps.name, {})))
+                        for ps in wl.pod_sets]
+        rec.requests = _requests(wl, a.counts)
+        self.recorder.usage_changed(a.cluster_queue, t)
+        if placed:
+            self.recorder.nodes_changed()
+        waiting = False
+        if self.has_nodes:
+            for ps in wl.pod_sets:
+                n = a.counts.get(ps.name, 0)
+                if n > 0 and ps.name not in placed:
+                    fls = [self.ix.flavors[f] for f in sorted(set(a.flavors.get(ps.name, {}).values()))
+                           if f in self.ix.flavors]
+                    self.pods.append(PodEntry(key, ps.name, rec.priority, t, PodTemplate.build(ps, fls), n))
+                    waiting = True
+        if not waiting:
+            self._start(key, t)
+
+    def _start(self, key: str, t: int) -> None:
+        rec = self.records[key]
+        rec.started_at = t
+        self.recorder.running(t, +1)
+        if rec.duration is not None:
+            g = self.gen.get(key, 0) + 1
+            self.gen[key] = g
+            self._push(t + rec.duration, FINISH, (key, g))
+
+    def _evicted(self, key: str, t: int) -> None:
+        rec = self.records[key]
+        del self.running[key]
+        self.gen[key] = self.gen.get(key, 0) + 1  # its finish event no longer counts
+        rec.evictions.append((t, rec.admitted_at if rec.admitted_at is not None else 0))
+        if rec.started_at is not None and rec.started_at >= (rec.admitted_at or 0):
+            rec.run_ms += t - rec.started_at
+            self.recorder.running(t, -1)
+        rec.started_at = None
+        self.pods = [e for e in self.pods if e.owner != key]
+        self._release_pods(key, t)
+        if rec.cluster_queue:
+            self.recorder.usage_changed(rec.cluster_queue, t)
+        self.recorder.evicted(rec.cluster_queue or "", t)
+        self._enqueue(self.ix.workloads[key], t)
+
+    # --- kube-scheduler --------------------------------------------------------------------------------
+
+    def _bind(self, t: int) -> None:
+        if not self.pods:
+            return
+        self.pods.sort(key=lambda e: (-e.priority, e.arrived, e.owner, e.pod_set))
+        done_owners = set()
+        left = []
+        for e in self.pods:
+            tkey = (e.template.requests, e.template.node_selector, e.template.node_affinity, e.template.tolerations)
+            if self.failed_at.get(tkey) == self.capacity_version:
+                left.append(e)
+                continue
+            got = self.kube.place(e.template, e.remaining)
+            if got:
+                per_pod = pod_usage(e.template.request_map, 1)
+                use = {n: {r: q * k for r, q in per_pod.items()} for n, k in got.items()}
+                self.batches.setdefault(e.owner, []).append(PodBatch(e.owner, use, t))
+                rec = self.records[e.owner]
+                run = next(p for p in rec.pod_sets if p.name == e.pod_set)
+                for n, k in got.items():
+                    run.placement[n] = run.placement.get(n, 0) + k
+                e.remaining -= sum(got.values())
+                self.recorder.nodes_changed()
+                if rec.kind == "pod":
+                    rec.admitted_at = t
+                    if rec.started_at is None:
+                        rec.started_at = t
+                        rec.waiting_ms = t - (rec.arrived or 0)
+                    if rec.duration is not None:
+                        self._push(t + rec.duration, FINISH, (e.owner, t))
+            if e.remaining > 0:
+                self.failed_at[tkey] = self.capacity_version
+                left.append(e)
+            else:
+                done_owners.add(e.owner)
+        self.pods = left
+        waiting = {e.owner for e in left}
+        for owner in sorted(done_owners - waiting):
+            rec = self.records[owner]
+            if rec.kind == "kueue":
+                self._start(owner, t)
+            else:
+                self.recorder.pending_pods(t, -1)
+
+    def _explain_pending(self) -> None:
+        """Why each workload still pending at the end waits, in the engine's words: one decision
+        per class (the others of a class wait for the same reason, or behind it)."""
+        from kadmit.engine.decide import decision_reasons
+        reps = {}
+        for cq, classes in sorted(self.pending.items()):
+            for cls, lst in classes.items():
+                if lst:
+                    reps[lst[0][1]] = [k for _, k in lst[1:]]
+        if not reps:
+            return
+        decisions = decide_ordered(self.session, [self.ix.workloads[k] for k in sorted(reps)])
+        for d in decisions:
+            if d.key not in reps:
+                continue
+            if d.admitted:
+                text = "admissible when the run ended (nothing happened after its last chance)"
+            else:
+                text = "; ".join(f"{r.code}: {r.message}" for r in decision_reasons(self.session, d))
+            self.records[d.key].reason = text
+            for other in reps[d.key]:
+                self.records[other].reason = text
+
+    def _close(self, end: int) -> None:
+        self._explain_pending()
+        for key, rec in self.records.items():
+            if rec.kind == "kueue" and rec.started_at is not None and rec.finished_at is None:
+                rec.run_ms += end - rec.started_at
+            if rec.kind == "kueue" and rec.admitted_at is None and rec.arrived is not None:
+                rec.waiting_ms += end - rec.waiting_since
+        for key, bs in self.batches.items():
+            rec = self.records[key]
+            if rec.kind == "pod":
+                rec.run_ms += sum(end - b.bound_at for b in bs)
+
+
+def _requests(wl: Workload, counts: dict[str, int]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for ps in wl.pod_sets:
+        for r, q in ps.requests.items():
+            out[r] = out.get(r, 0) + q * counts.get(ps.name, 0)
+    return out
+
+
+def _reason(d) -> str:
+    if d.unknown:
+        return "the solver could not decide within its limits"
+    if d.waiting_behind:
+        return f"waiting behind {d.waiting_behind} (StrictFIFO)"
+    if d.cluster_queue is None:
+        return "no cluster queue: its local queue is not defined in its namespace"
+    if d.preempted_by:
+        return f"preempted by {d.preempted_by}"
+    return f"did not fit in ClusterQueue {d.cluster_queue}"

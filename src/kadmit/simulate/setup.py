@@ -1,0 +1,158 @@
+"""From the command's inputs to a replay: the start, the arrivals, added capacity; then the results."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+from kadmit import workspace as ws
+from kadmit.diagnostics import Diagnostics
+from kadmit.durations import parse_duration_ms
+from kadmit.model import Model, Workload
+from kadmit.simulate.codes import KAD700, KAD703, KAD704, KAD705, KAD706
+from kadmit.simulate.run import Capacity, Options, Simulator
+from kadmit.simulate.trace import _rows, parse_time, read_trace
+
+EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+@dataclass
+class Plan:
+    """Everything a replay needs besides the policy: shared by `--compare` and sweeps."""
+
+    start: datetime
+    arrivals: list[tuple[int, Workload]] = field(default_factory=list)
+    until_ms: int | None = None
+    capacity: list[Capacity] = field(default_factory=list)
+    nodepools: list = field(default_factory=list)  # kadmit.simulate.karpenter.NodePoolModel
+
+
+def default_start(model: Model, trace_text: str | None, trace_name: str) -> datetime:
+    """The snapshot's instant: the latest creation time in the inputs; without workloads, the
+    earliest RFC 3339 time of the trace; else the Unix epoch."""
+    if model.workloads:
+        return max(w.created for w in model.workloads)
+    if trace_text:
+        rows = _rows(trace_text, trace_name, Diagnostics()) or []
+        times = []
+        for _, row in rows:
+            ms = parse_time(row.get("time", ""), EPOCH)
+            if ms is not None and not row.get("time", "").replace(".", "").isdigit():
+                times.append(ms)
+        if times:
+            from datetime import timedelta
+            return EPOCH + timedelta(milliseconds=min(times))
+    return EPOCH
+
+
+def prepare(workspace: ws.Workspace, *, trace: str | None, until: str | None, start: str | None,
+            add_nodes: list[str], nodepools: list[str], diags: Diagnostics, limits: ws.Limits) -> Plan | None:
+    """The replay's plan, or None with the reasons in `diags` (the run is refused on any error)."""
+    model = workspace.model
+    reader = ws.Reader(workspace.sources, diags, limits)
+    text = None
+    name = ""
+    if trace is not None:
+        name = ws.display_name(Path(trace))
+        text = reader.read(Path(trace))
+        if text is None:
+            return None
+    if start is not None:
+        ms = parse_time(start, EPOCH)
+        if ms is None or start.replace(".", "").isdigit():
+            diags.emit(KAD700, f"`--start {start}` is not an RFC 3339 time", help="e.g. 2026-11-20T08:00:00Z")
+            return None
+        from datetime import timedelta
+        t0 = EPOCH + timedelta(milliseconds=ms)
+    else:
+        t0 = default_start(model, text, name)
+    plan = Plan(t0)
+    if until is not None:
+        plan.until_ms = parse_duration_ms(until)
+        if plan.until_ms is None:
+            diags.emit(KAD700, f"`--until {until}` is not a duration", help="write seconds or e.g. `72h`")
+            return None
+    errors = len([d for d in diags if d.severity.value == "error"])
+    if text is not None:
+        arrivals = read_trace(text, name, t0, diags)
+        _check(model, arrivals, diags)
+        plan.arrivals = [(a.at_ms, a.workload) for a in arrivals]
+    for spec in add_nodes:
+        got = _capacity(spec, diags, limits)
+        if got is None:
+            return None
+        plan.capacity.append(got)
+    for path in nodepools:
+        from kadmit.simulate.karpenter import read_nodepools
+        got = read_nodepools(path, reader, diags)
+        if got is None:
+            return None
+        plan.nodepools.extend(got)
+    if len([d for d in diags if d.severity.value == "error"]) > errors:
+        return None
+    missing = sorted(w.key for w in model.workloads if w.duration_ms is None and not w.finished)
+    missing += sorted(wl.key for _, wl in plan.arrivals if wl.duration_ms is None)
+    if missing:
+        shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+        diags.emit(KAD706, f"{len(missing)} workload(s) have no duration and run until the end once admitted: "
+                   f"{shown}", help="annotate `kadmit.dev/duration`, write `duration` in .kad, or give a "
+                   "trace `duration` column")
+    return plan
+
+
+def _check(model: Model, arrivals, diags: Diagnostics) -> None:
+    lqs = {lq.key for lq in model.local_queues}
+    classes = {p.name for p in model.priority_classes}
+    seen = {w.key for w in model.workloads}
+    for a in arrivals:
+        wl = a.workload
+        if wl.key in seen:
+            diags.emit(KAD703, f"workload `{wl.key}` appears twice", wl.span)
+        seen.add(wl.key)
+        if wl.queue and f"{wl.namespace}/{wl.queue}" not in lqs:
+            diags.emit(KAD704, f"no local queue `{wl.queue}` in namespace `{wl.namespace}`", wl.span,
+                       help="leave `queue` empty for pods that kube-scheduler alone places")
+        if wl.priority_class and wl.priority_class not in classes:
+            diags.emit(KAD704, f"no priority class `{wl.priority_class}`", wl.span)
+
+
+def _capacity(spec: str, diags: Diagnostics, limits: ws.Limits) -> Capacity | None:
+    """`TIME:PATH` (or `PATH` for time 0): the nodes defined in PATH join at TIME."""
+    at_text, colon, path = spec.partition(":") if ":" in spec and not Path(spec).exists() else ("0", ":", spec)
+    at = parse_duration_ms(at_text)
+    if at is None:
+        diags.emit(KAD705, f"`--add-nodes {spec}`: `{at_text}` is not a time from the start",
+                   help="write TIME:PATH, e.g. 6h:extra-nodes.yaml")
+        return None
+    loaded = ws.load([path], limits=limits, validate=False)
+    diags.extend(loaded.diagnostics)
+    if loaded.input_error:
+        return None
+    if not loaded.model.nodes:
+        diags.emit(KAD705, f"`--add-nodes {spec}`: `{path}` defines no nodes")
+        return None
+    return Capacity(at, list(loaded.model.nodes), f"added from {ws.display_name(Path(path))}")
+
+
+def replay(model: Model, plan: Plan, *, mode: str = "ordered", scoring: str = "LeastAllocated",
+           tas_profile: str = "Mixed", limits=None, progress=None) -> dict:
+    """Run one replay and return its results (see `kadmit.simulate.results`)."""
+    from kadmit.simulate.results import results
+    autoscaler = None
+    if plan.nodepools:
+        from kadmit.simulate.karpenter import Karpenter
+        autoscaler = Karpenter(plan.nodepools)
+    t0 = time.perf_counter()
+    sim = Simulator(model, plan.start, plan.arrivals, plan.capacity,
+                    Options(mode=mode, tas_profile=tas_profile, scoring=scoring,  # type: ignore[arg-type]
+                            until_ms=plan.until_ms, limits=limits),
+                    autoscaler=autoscaler, progress=progress)
+    sim.run()
+    sim.seconds = time.perf_counter() - t0
+    out = results(sim)
+    out["summary"]["start"] = plan.start.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+    out["summary"]["scoring"] = scoring
+    out["summary"]["mode"] = mode
+    return out
