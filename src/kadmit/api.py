@@ -223,7 +223,7 @@ def admit(paths: list[str], *, mode: Literal["ordered", "optimal"] = "ordered",
     if loaded.exit_code != EXIT_OK:
         return AdmitOutcome(loaded, None, loaded.exit_code, loaded.diagnostics)
     limits = _solver_limits(rlimit, timeout_ms)
-    from kadmit.engine.optimal.model import OptimalUnavailable
+    from kadmit.engine.optimal.solve import OptimalUnavailable
 
     try:
         result = decide_all(loaded.workspace.model, mode, limits or Limits(), time_budget=time_budget,
@@ -261,7 +261,7 @@ def why(workload: str, paths: list[str], *, rlimit: int | None = None,
         diags.emit(KAD009, f"no workload `{workload}` in the inputs",
                    help=did_you_mean(workload, keys) or "name it as `namespace/name`")
         return WhyOutcome(loaded, None, EXIT_INPUT, diags.sorted())
-    from kadmit.engine.optimal.model import OptimalUnavailable
+    from kadmit.engine.optimal.solve import OptimalUnavailable
     try:
         result = explain(loaded.workspace.model, workload, _solver_limits(rlimit, timeout_ms),
                          tas_profile, mode, time_budget)  # type: ignore[arg-type]

@@ -10,8 +10,9 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 from kadmit.engine.decide import admit
-from kadmit.engine.optimal.model import KAD524, OptimalUnavailable, build_global, solve_optimal
-from kadmit.engine.admission.quota import QuotaTree, Usage, node_id
+from kadmit.engine.optimal.model import build_global
+from kadmit.engine.optimal.solve import KAD524, OptimalUnavailable, solve_optimal
+from kadmit.engine.quota import QuotaTree, Usage, node_id
 from kadmit.index import ModelIndex, admitted_usage
 from kadmit.model import (Admission, Binary, ClusterQueue, Cohort, FlavorQuotas, LabelSelector, Literal_,
                           LocalQueue, Model, PodSet, PodSetAssignment, Ref, ResourceFlavor, ResourceGroup,

@@ -14,8 +14,9 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from kadmit.engine.decide import admit
-from kadmit.engine.optimal.model import is_pending, ordered_victims, solve_optimal
-from kadmit.engine.admission.quota import QuotaTree, Usage, node_id
+from kadmit.engine.optimal.model import is_pending
+from kadmit.engine.optimal.solve import ordered_victims, solve_optimal
+from kadmit.engine.quota import QuotaTree, Usage, node_id
 from kadmit.index import ModelIndex, admitted_usage
 from kadmit.model import SchedulerConfig
 from kadmit.render.decisions import admit_dict, admit_human

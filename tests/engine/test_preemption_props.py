@@ -50,9 +50,9 @@ from hypothesis import strategies as st
 from kadmit.engine.admission import ordered
 from engine.test_optimal import respects_quota
 from kadmit.engine.admission.ordered import Decision, decide_ordered
-from kadmit.engine.preemption.search import (IN_CLUSTER_QUEUE, IN_COHORT_FAIR_SHARING, IN_COHORT_RECLAIM_WHILE_BORROWING,
+from kadmit.engine.preemption.candidates import (IN_CLUSTER_QUEUE, IN_COHORT_FAIR_SHARING, IN_COHORT_RECLAIM_WHILE_BORROWING,
                                    IN_COHORT_RECLAMATION, Victim)
-from kadmit.engine.admission.quota import FR, Usage
+from kadmit.engine.quota import FR, Usage
 from kadmit.engine.admission.session import Assignment, Session
 from kadmit.index import ModelIndex, admitted_usage
 from kadmit.model import Model, PodSet, SchedulerConfig, Workload

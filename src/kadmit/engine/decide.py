@@ -11,28 +11,20 @@ from kadmit.engine.explain.cores import blame_cores, symbolic_problem
 from kadmit.engine.explain.fixes import Fix, fixes
 from kadmit.engine.explain.placement import PlacementExplanation, explain_placement
 from kadmit.engine.admission.ordered import Decision, decide_ordered
-from kadmit.engine.preemption.search import (IN_CLUSTER_QUEUE, IN_COHORT_FAIR_SHARING, IN_COHORT_RECLAIM_WHILE_BORROWING,
+from kadmit.engine.preemption.candidates import (IN_CLUSTER_QUEUE, IN_COHORT_FAIR_SHARING, IN_COHORT_RECLAIM_WHILE_BORROWING,
                                    Victim)
 from kadmit.engine.admission.reasons import (KAD501, KAD502, KAD503, KAD510, KAD519, KAD520, KAD523, KAD531, KAD532, KAD534,
                                    Reason,
                                    flavor_reasons, gate_reasons, no_preemption_reasons, placement_reasons,
                                    preempted_reason)
 from kadmit.engine.admission.session import Session, SolverUnknown
+from kadmit.engine.optimal.solve import solve_optimal
+from kadmit.engine.result import AdmitResult
 from kadmit.engine.solver.z3backend import Limits, make_solver
 from kadmit.model import Model
 from kadmit.placement.tas import Profile
 
 ModeName = Literal["ordered", "optimal"]
-
-
-@dataclass
-class AdmitResult:
-    mode: str
-    decisions: list[Decision]
-    reasons: dict[str, list[Reason]]
-    solver: dict
-    unknown: bool
-    optimal: dict | None = None  # CP-SAT: status, objective, bound, extra admissions vs ordered
 
 
 @dataclass
@@ -63,7 +55,6 @@ def admit(model: Model, mode: ModeName = "ordered", limits: Limits | None = None
               "seconds": round(time.perf_counter() - t0, 3)}
     result = AdmitResult("ordered", decisions, reasons, solver, any(d.unknown for d in decisions))
     if mode == "optimal":
-        from kadmit.engine.optimal.model import solve_optimal
         result = solve_optimal(model, result, time_budget=time_budget)
     return result
 

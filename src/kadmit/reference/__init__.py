@@ -21,7 +21,8 @@ from kadmit.reference.preemption import (
     get_targets,
 )
 from kadmit.reference.quota import FR, QuotaTree
-from kadmit.reference.scheduler import RefDecision, RefPodSet, build_tree, decide
+from kadmit.reference.replay import decide
+from kadmit.reference.scheduler import RefDecision, RefPodSet, build_tree
 
 __all__ = ["Admitted", "FairSharing", "Preemptor", "RefDecision", "RefPodSet", "Snapshot", "Target", "available",
            "build_tree", "decide", "get_targets", "potential_available"]

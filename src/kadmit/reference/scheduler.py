@@ -196,17 +196,3 @@ class Scheduler:
             for wl in queue[:-1]:
                 self.reject(wl, name, f"waiting behind {head.key} (StrictFIFO)")
         return [self.decisions[k] for k in sorted(self.decisions)]
-
-
-def decide(model: Model, preemption: bool = False, fair_sharing: bool | None = None) -> list[RefDecision]:
-    """What Kueue would do with every pending workload, sorted by workload key.
-
-    `preemption=False` (the default, what the engine's differential tests compare with) replays
-    admission alone: a workload that needs preemption doesn't fit. `preemption=True` replays
-    Kueue's preemption and, with fair sharing on (`fair_sharing`, else the model's scheduler
-    configuration), its fair-sharing admission order; victims get decisions too
-    (`reference.preempting`)."""
-    if not preemption:
-        return Scheduler(model).run()
-    from kadmit.reference.preempting import PreemptingScheduler, fair_settings
-    return PreemptingScheduler(model, fair_settings(model, fair_sharing)).run()

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 
-from kadmit.engine.decide import AdmitResult, WhyResult
+from kadmit.engine.decide import WhyResult
+from kadmit.engine.result import AdmitResult
 from kadmit.engine.explain.marco import origin_dict
 from kadmit.placement.domains import level_label
 from kadmit.quantity import format_quantity

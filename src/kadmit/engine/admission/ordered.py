@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from kadmit.engine.preemption.search import Victim
+from kadmit.engine.preemption.candidates import Victim
 from kadmit.engine.admission.session import Assignment, Session, SolverUnknown
 from kadmit.model import Workload
 
@@ -258,7 +258,7 @@ def _processing_order(session: Session, entries: list, fair: bool):
         yield from sorted(entries, key=lambda e: ((e[2].height if e[2] is not None else 0),
                                                   -ix.priority(e[1]), e[1].created, e[1].key))
         return
-    from kadmit.engine.preemption.search import fair_pick
+    from kadmit.engine.preemption.fair_sharing import fair_pick
     left = list(entries)
     while left:
         picked = fair_pick(session, [(wl, name, dict(a.usage) if a is not None else {}) for name, wl, a in left])
@@ -286,7 +286,7 @@ def _set_aside(session: Session, decisions: dict[str, Decision], queues: dict[st
 
 def _quota_fits(session: Session, cq: str, usage: dict) -> bool:
     """Whether `usage` more fits the queue's available quota in every flavor-resource."""
-    from kadmit.engine.admission.quota import node_id
+    from kadmit.engine.quota import node_id
     tree = session.compiler.tree
     nid = node_id(cq, False)
     return all(v <= tree.available(nid, fr, session.usage) for fr, v in usage.items() if v > 0)
@@ -296,7 +296,7 @@ def _hold(session: Session, cq, a: Assignment) -> dict:
     """What a workload that needs preemption but found no victims holds for the rest of the cycle
     (Kueue's resourcesToReserve): its usage, capped at what is left of the queue's nominal quota,
     or of nominal plus borrowing limit when the assignment borrows."""
-    from kadmit.engine.admission.quota import node_id
+    from kadmit.engine.quota import node_id
     tree = session.compiler.tree
     nid = node_id(cq.name, False)
     out = {}

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from kadmit.diagnostics import register
 from kadmit.engine.compile.problem import selector_conflicts, tas_only, topology_mismatch, untolerated_taints
-from kadmit.engine.admission.quota import Usage, node_id
+from kadmit.engine.quota import Usage, node_id
 from kadmit.engine.admission.session import Session, SolverUnknown
 from kadmit.model import Workload
 from kadmit.quantity import format_quantity
@@ -212,7 +212,7 @@ def preemption_path(session: Session, cq: str) -> str:
 
 def preempted_reason(session: Session, victim_cq: str, by: str, reason: str) -> Reason:
     """Kueue's Preempted condition message for a victim, prefixed with the preemptor's name."""
-    from kadmit.engine.preemption.search import HUMAN_REASONS
+    from kadmit.engine.preemption.candidates import HUMAN_REASONS
     preemptor = session.index.workloads.get(by)
     pcq = session.index.cluster_queue_of(preemptor) if preemptor is not None else None
     text = (f"preempted by {by}: Preempted to accommodate a workload (UID: UNKNOWN, JobUID: UNKNOWN) due to "
@@ -226,7 +226,7 @@ def no_preemption_reasons(session: Session, wl: Workload) -> list[Reason]:
     """When the workload's flavors need preemption at the run's final state but Kueue finds no
     victims: what the preemption policies let it evict, against what it needs, per flavor-resource
     (e.g. "needs 24 more nvidia.com/gpu in flavor h100; evicting every candidate frees 16")."""
-    from kadmit.engine.preemption.search import Preemptor, candidates_of, satisfies_policy
+    from kadmit.engine.preemption.candidates import Preemptor, candidates_of, satisfies_policy
     saved = dict(session.placement_failures)
     try:
         got, _ = session.nominate(wl)

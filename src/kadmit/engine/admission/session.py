@@ -18,61 +18,23 @@ import z3
 
 from kadmit.engine.solver import terms as T
 from kadmit.engine.compile.problem import Compiler, Problem
-from kadmit.engine.placing.pool import NodePool, PlacementFailure, WorkloadPlacement
-from kadmit.engine.preemption.search import Preemptor, Victim
+from kadmit.engine.placing.pool import NodePool, PlacementFailure
 from kadmit.placement.tas import Profile
-from kadmit.engine.admission.quota import FR, Usage, node_id
+from kadmit.engine.admission.flavor_assignment import Assignment, nominate
+from kadmit.engine.quota import Usage
 from kadmit.engine.compile.symbolic import Holder
 from kadmit.engine.solver.z3backend import Limits, Lowering, Outcome, make_solver, outcome
 from kadmit.engine.solver.z3backend import check as fast_check
 from kadmit.index import ModelIndex, admitted_usage
-from kadmit.model import ClusterQueue, Model, Workload
+from kadmit.model import Model, Workload
 
 
 MAX_SHAPES = 256  # compiled shapes kept (least recently used go first): each holds a Z3 solver
 MAX_MEMO = 1_000_000
 
 
-MODES = {"NoFit": 0, "NoCandidates": 1, "Preempt": 2, "Reclaim": 3, "Fit": 4}  # Kueue's order
-
-
-def _preferred(a: tuple, b: tuple) -> bool:
-    """Kueue's isPreferred with its default BorrowingOverPreemption: the better mode, then the lower
-    borrowing height; equals keep the first."""
-    if a[0] != b[0]:
-        return a[0] > b[0]
-    return a[1] < b[1]
-
-
-def _try_next(mode: int, height: int, fung) -> bool:
-    """Kueue's shouldTryNextFlavor: go on past NoCandidates, past a flavor that needs preemption
-    unless whenCanPreempt is Preempt, and past one that borrows (whatever its mode) unless
-    whenCanBorrow is Borrow."""
-    if mode <= MODES["NoCandidates"]:
-        return True
-    if mode < MODES["Fit"] and fung.when_can_preempt == "TryNextFlavor":
-        return True
-    return height > 0 and fung.when_can_borrow == "TryNextFlavor"
-
-
 class SolverUnknown(Exception):
     """A check came back `unknown` within the limits; callers report it honestly."""
-
-
-@dataclass
-class Assignment:
-    """One way to admit a workload: a count and a flavor per requested resource, per pod set."""
-
-    cluster_queue: str
-    counts: dict[str, int]
-    flavors: dict[str, dict[str, str]]  # pod set -> resource -> flavor
-    borrowing: bool
-    usage: dict[FR, int]  # milli-units taken
-    height: int = 0  # Kueue's borrowing height: 0 without borrowing
-    placement: WorkloadPlacement | None = None  # nodes of the pod sets that topology-aware scheduling placed
-    mode: str = "Fit"  # Kueue's representative mode: "Fit", or "Preempt" (some flavor needs preemption)
-    needs: frozenset[FR] = frozenset()  # flavor-resources assigned in Preempt mode
-    targets: list[Victim] = field(default_factory=list)  # Kueue's victims, when mode is Preempt
 
 
 @dataclass
@@ -329,194 +291,8 @@ class Session:
         return (got if got is not None and got.mode == "Fit" else None), prob
 
     def nominate(self, wl: Workload, preemption: bool = True) -> tuple[Assignment | None, Problem]:
-        """Kueue's nomination of `wl` (docs/PREEMPTION.md §2 A7): the full counts if they fit, or
-        need preemption and Kueue finds victims; else the largest partial counts that do; else the
-        full assignment in Preempt mode without victims (it then holds capacity for the cycle), or
-        None when nothing can be assigned. With `preemption` off, only Fit assignments count."""
-        loaded = self._loaded_shape(wl)
-        prob = loaded.problem
-        cq = self.index.cluster_queue_of(wl)
-        if prob.cluster_queue is None or cq is None:
-            return None, prob
-        numbers = prob.number_values(self.compiler, self.usage, cq.name)
-        full = {ps.name: ps.count for ps in wl.pod_sets}
-        first = self._assign_with_counts(loaded, wl, cq, numbers, full, preemption)
-        got = self._with_targets(wl, first)
-        if got is None and any(ps.min_count is not None and ps.min_count < ps.count for ps in wl.pod_sets):
-            got = self._partial(loaded, wl, cq, numbers, preemption)
-        if got is None and first is not None and first.mode != "Fit":
-            got = first  # Preempt mode, no victims: Kueue holds its capacity for the cycle
-        return got, prob
-
-    def _with_targets(self, wl: Workload, a: Assignment | None) -> Assignment | None:
-        """`a` if it fits, or needs preemption and Kueue finds victims (then set); else None."""
-        if a is None or a.mode == "Fit":
-            return a
-        from kadmit.engine.preemption.search import find_targets
-        p = Preemptor(wl.key, a.cluster_queue, self.index.priority(wl), wl.created, dict(a.usage), a.needs)
-        placeable = None
-        requests = self.pool.requests(wl, self.index.cluster_queues[a.cluster_queue], a.counts, a.flavors) \
-            if self._tas else []
-        if requests:  # Kueue's workloadFits asks topology-aware scheduling too, victims' nodes freed
-            failures: list = []
-
-            def placeable(gone: frozenset[str]) -> bool:
-                free = self.pool.free_without(gone)
-                got = self.pool.place(requests, free=free)
-                if got.failure is not None:
-                    failures.append(got.failure)
-                return got.failure is None
-
-        a.targets = find_targets(self, p, placeable)
-        if not a.targets and requests and failures:
-            self.placement_failures[wl.key] = failures[-1]
-        return a if a.targets else None
-
-    def _partial(self, loaded: Loaded, wl: Workload, cq: ClusterQueue,
-                 numbers: dict[str, int], preemption: bool = False) -> Assignment | None:
-        """Kueue's partial admission (PodSetReducer): reduce the pod sets that have a min_count
-        together, each by floor(delta * k / total deltas), binary-searching the least k that fits."""
-        pss = list(wl.pod_sets)
-        deltas = {ps.name: ps.count - ps.min_count if ps.min_count is not None else 0 for ps in pss}
-        total = sum(deltas.values())
-        if total <= 0 or any(d < 0 for d in deltas.values()):
-            return None
-        # like Go's sort.Search over k in [0, total]: the least reduction k that fits
-        lo, hi, best = 0, total + 1, None
-        while lo < hi:
-            mid = (lo + hi) // 2
-            counts = {ps.name: ps.count - deltas[ps.name] * mid // total for ps in pss}
-            got = self._with_targets(wl, self._assign_with_counts(loaded, wl, cq, numbers, counts, preemption))
-            if got is not None:
-                best, hi = got, mid
-            else:
-                lo = mid + 1
-        return best
-
-    def _assign_with_counts(self, loaded: Loaded, wl: Workload, cq: ClusterQueue, numbers: dict[str, int],
-                            counts: dict[str, int], preemption: bool = False) -> Assignment | None:
-        """Kueue's flavor assignment at these counts (docs/PREEMPTION.md §2): pod sets in order,
-        each resource group's flavors in order. A flavor Z3 finds admissible is Fit; with
-        `preemption`, one that is admissible but for quota gets a mode per resource from the quota
-        arithmetic and the preemption oracle (NoFit, NoCandidates, Preempt, Reclaim), and flavor
-        fungibility picks among them. The result is in Preempt mode when some flavor-resource needs
-        preemption, else Fit; None when some group gets no flavor."""
-        prob = loaded.problem
-        low = loaded.low
-        assert low is not None
-        lits = list(loaded.lits.values())
-        quota_free = [lit for oid, lit in loaded.lits.items() if not oid.startswith("quota|")]
-        pins = dict(numbers)
-        own = {ps.name: ps for ps in wl.pod_sets}  # the workload's sizes; the problem may be shared
-        for pv in prob.pod_sets:
-            ps = own[pv.pod_set.name]
-            n = counts[ps.name]
-            pins[pv.count.name] = n  # type: ignore[attr-defined]
-            if pv.need is not None:
-                pins[pv.need.name] = ps.min_count if ps.min_count is not None else ps.count  # type: ignore[attr-defined]
-            per_pod = self.compiler.requests(ps, pv.group_of)
-            for res, var in pv.amounts.items():
-                pins[var.name] = self.compiler.units(res, per_pod[res]) * n
-        fung = cq.flavor_fungibility
-        tree = self.compiler.tree
-        chosen: list[z3.BoolRef] = []
-        flavors: dict[str, dict[str, str]] = {}
-        usage: dict[FR, int] = {}
-        needs: set[FR] = set()
-        height = 0
-        base = [low(prob.admitted)] + lits
-        base_quota_free = [low(prob.admitted)] + quota_free
-        for i, pv in enumerate(prob.pod_sets):
-            skips = [low(q.skip) for q in prob.pod_sets[i + 1:]]
-            mine = [loaded.takes_part(pv)]
-            flavors[pv.pod_set.name] = {}
-            requests = self.compiler.requests(own[pv.pod_set.name], pv.group_of)
-            n = counts[pv.pod_set.name]
-            for gi in sorted(pv.flavors):
-                group_res = sorted(r for r, g in pv.group_of.items() if g == gi)
-                best: tuple[int, int, str, z3.BoolRef, dict[str, str]] | None = None
-                for fname, var in pv.flavors[gi]:
-                    fv = low(var)
-                    if self._ask(loaded, pins, base + chosen + skips + mine + [fv]) == "sat":
-                        # it fits; how far up the cohort tree the quota comes from is arithmetic
-                        h = max((tree.borrowing_height(cq.name, (fname, r), self.usage,
-                                                       usage.get((fname, r), 0) + requests[r] * n)
-                                 for r in group_res), default=0)
-                        option = (MODES["Fit"], h, fname, fv, {r: "Fit" for r in group_res})
-                    elif not preemption or self._ask(loaded, pins, base_quota_free + chosen + skips + mine
-                                                     + [fv]) != "sat":
-                        continue  # NoFit whatever the quota: a taint, selector, topology, rule
-                    else:
-                        option = self._quota_modes(wl, cq, fname, group_res,
-                                                   {r: usage.get((fname, r), 0) + requests[r] * n for r in group_res})
-                        if option is None:
-                            continue
-                        option = (option[0], option[1], fname, fv, option[2])
-                    if best is None or _preferred(option, best):
-                        best = option
-                    if not _try_next(option[0], option[1], fung):
-                        break
-                if best is None:
-                    return None
-                chosen.append(best[3])
-                height = max(height, best[1])
-                for r in group_res:
-                    flavors[pv.pod_set.name][r] = best[2]
-                    usage[(best[2], r)] = usage.get((best[2], r), 0) + requests[r] * n
-                    if best[4][r] != "Fit":
-                        needs.add((best[2], r))
-        # the whole workload: workload-wide rules apply now (quota aside when preemption is needed)
-        goal = loaded.goal() + (quota_free if needs else lits) + chosen
-        if self._ask(loaded, pins, goal) != "sat":
-            return None
-        if needs:
-            return Assignment(cq.name, dict(counts), flavors, height > 0, usage, height, None, "Preempt",
-                              frozenset(needs))
-        placement = None
-        if self._tas:
-            requests = self.pool.requests(wl, cq, counts, flavors)
-            if requests:
-                placement = self.pool.place(requests)
-                if placement.failure is not None:
-                    if all(counts[ps.name] == ps.count for ps in wl.pod_sets):
-                        self.placement_failures[wl.key] = placement.failure
-                    return None
-        if all(counts[ps.name] == ps.count for ps in wl.pod_sets):
-            self.placement_failures.pop(wl.key, None)
-        return Assignment(cq.name, dict(counts), flavors, height > 0, usage, height, placement)
-
-    def _quota_modes(self, wl: Workload, cq: ClusterQueue, fname: str, group_res: list[str],
-                     vals: dict[str, int]) -> tuple[int, int, dict[str, str]] | None:
-        """Kueue's fitsResourceQuota per resource for a flavor Z3 found admissible but for quota
-        (§2 A2): NoFit above the maximum capacity; Fit within what is available; else the
-        preemption oracle's answer when preemption may help, else NoFit. Returns the flavor's
-        representative (worst) mode, its borrowing height, and each resource's mode; None if NoFit."""
-        from kadmit.engine.preemption.search import Snapshot, oracle
-        tree = self.compiler.tree
-        quota = Snapshot(self)  # §1's predicates over the current usage
-        nid = node_id(cq.name, False)
-        modes: dict[str, str] = {}
-        height = 0
-        for r in group_res:
-            fr, val = (fname, r), vals[r]
-            if not tree.entry(nid, fr).declared or val > tree.available(nid, fr, None):
-                return None
-            h, may_reclaim = quota.lowest_subtree_that_fits(cq.name, fr, val)
-            if val <= tree.available(nid, fr, self.usage):
-                modes[r] = "Fit"
-                height = max(height, h)
-                continue
-            p = cq.preemption
-            fair = bool(self.model.config and self.model.config.fair_sharing)
-            if not (tree.entry(nid, fr).nominal >= val or may_reclaim or p.within_cluster_queue != "Never"
-                    or (p.borrow_within_cohort is not None and p.borrow_within_cohort.policy != "Never")
-                    or (fair and p.reclaim_within_cohort != "Never")):
-                return None
-            mode, h = oracle(self, cq.name, wl.key, self.index.priority(wl), wl.created, fr, val)
-            modes[r] = mode
-            height = max(height, h)
-        worst = min(MODES[m] for m in modes.values())
-        return worst, height, modes
+        """Kueue's nomination of `wl` (`flavor_assignment.nominate`)."""
+        return nominate(self, wl, preemption)
 
     # --- arrivals and what-ifs -------------------------------------------------------------------
 

@@ -7,15 +7,14 @@ rule folds to constants here; what is left mentions only the problem's own varia
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from kadmit.engine.compile.tracked import Origin, PodSetVars, Problem, Tracked
 from kadmit.engine.solver import terms as T
 from kadmit.model import Binary, InSet, Literal_, Quantifier, Ref, Rule, Unary
 from kadmit.quantity import MILLI
 from kadmit.validate import rule_scope
 
-if TYPE_CHECKING:
-    from kadmit.engine.compile.problem import Compiler, PodSetVars, Problem, Tracked
 
 
 class RuleError(Exception):
@@ -38,7 +37,7 @@ def rule_applies_per_pod_group(rule: Rule) -> bool:
 
 
 class RuleCompiler:
-    def __init__(self, compiler: "Compiler", prob: "Problem") -> None:
+    def __init__(self, compiler, prob: Problem) -> None:
         self.c = compiler
         self.p = prob
         self.wl = prob.workload
@@ -46,7 +45,7 @@ class RuleCompiler:
 
     # --- references -------------------------------------------------------------------------------
 
-    def ref(self, path: tuple[str, ...], env: dict[str, "PodSetVars"]) -> Val:
+    def ref(self, path: tuple[str, ...], env: dict[str, PodSetVars]) -> Val:
         head, rest = path[0], path[1:]
         if head in env:
             return self.pod_group_ref(env[head], rest)
@@ -80,7 +79,7 @@ class RuleCompiler:
     def _no_pg(self) -> Val:
         raise RuleError("`flavor` used outside a pod-group rule")
 
-    def pod_group_ref(self, pv: "PodSetVars", rest: tuple[str, ...]) -> Val:
+    def pod_group_ref(self, pv: PodSetVars, rest: tuple[str, ...]) -> Val:
         ps = pv.pod_set
         if rest == ("name",):
             return Val("string", ps.name)
@@ -212,9 +211,8 @@ class RuleCompiler:
         raise RuleError(f"`{op}` compares numbers, not {a.kind} values")
 
 
-def compile_rules(compiler: "Compiler", prob: "Problem") -> list["Tracked"]:
+def compile_rules(compiler, prob: Problem) -> list[Tracked]:
     """Hard rules as tracked constraints on `adm`; soft ones are added to `prob.soft`."""
-    from kadmit.engine.compile.problem import Origin, Tracked
 
     out: list[Tracked] = []
     rc = RuleCompiler(compiler, prob)

@@ -4,16 +4,14 @@ by its own tracking literal, so a core names exactly the statements and workload
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+from kadmit.engine.compile.tracked import Origin, Param, Tracked
 from kadmit.engine.solver import terms as T
-from kadmit.engine.admission.quota import FR, node_id
+from kadmit.engine.quota import FR, node_id
 from kadmit.model import ClusterQueue, ResourceQuota
 from kadmit.quantity import format_quantity
 from kadmit.source import Span
 
-if TYPE_CHECKING:
-    from kadmit.engine.compile.problem import Compiler, Tracked
 
 BIG = 10**15
 GROUP_HOLDERS_OVER = 24  # above this many holders in a cohort tree, blame usage per cluster queue
@@ -30,7 +28,7 @@ class Holder:
     new: bool = False  # admitted earlier in this run, not in the input
 
 
-def quota_statements(compiler: "Compiler") -> dict[tuple[str, FR], ResourceQuota]:
+def quota_statements(compiler) -> dict[tuple[str, FR], ResourceQuota]:
     """(node id, flavor-resource) -> the ResourceQuota statement, first one wins."""
     out: dict[tuple[str, FR], ResourceQuota] = {}
     for holders, is_cohort in ((compiler.index.cohorts.values(), True),
@@ -43,9 +41,8 @@ def quota_statements(compiler: "Compiler") -> dict[tuple[str, FR], ResourceQuota
     return out
 
 
-def symbolic_quota(compiler: "Compiler", cq: ClusterQueue, requested: dict[FR, T.Term],
-                   holders: list[Holder], usage) -> list["Tracked"]:
-    from kadmit.engine.compile.problem import Origin, Param, Tracked
+def symbolic_quota(compiler, cq: ClusterQueue, requested: dict[FR, T.Term],
+                   holders: list[Holder], usage) -> list[Tracked]:
 
     tree = compiler.tree
     stmts = compiler.__dict__.get("_quota_statements")
@@ -169,13 +166,12 @@ def symbolic_quota(compiler: "Compiler", cq: ClusterQueue, requested: dict[FR, T
     return out
 
 
-def node_span(compiler: "Compiler", nid: str) -> Span | None:
+def node_span(compiler, nid: str) -> Span | None:
     kind, name = nid.split(":", 1)
     obj = (compiler.index.cohorts if kind == "cohort" else compiler.index.cluster_queues).get(name)
     return obj.span if obj is not None else None
 
 
-def _structural(oid: str, term: T.Term) -> "Tracked":
+def _structural(oid: str, term: T.Term) -> Tracked:
     """Kueue's own quota rule (not a policy statement): asserted without a tracking literal."""
-    from kadmit.engine.compile.problem import Origin, Tracked
     return Tracked(Origin(oid, "structural", "", None), term)

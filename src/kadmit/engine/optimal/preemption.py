@@ -65,9 +65,9 @@ from dataclasses import dataclass, field
 
 from kadmit.engine.solver import terms as T
 from kadmit.engine.compile.problem import Compiler, Problem
-from kadmit.engine.preemption.search import (IN_CLUSTER_QUEUE, IN_COHORT_FAIR_SHARING, IN_COHORT_RECLAIM_WHILE_BORROWING,
+from kadmit.engine.preemption.candidates import (IN_CLUSTER_QUEUE, IN_COHORT_FAIR_SHARING, IN_COHORT_RECLAIM_WHILE_BORROWING,
                                    IN_COHORT_RECLAMATION, Victim, satisfies_policy)
-from kadmit.engine.admission.quota import FR, Usage, node_id
+from kadmit.engine.quota import FR, Usage, node_id
 from kadmit.index import ModelIndex, admitted_usage
 from kadmit.model import ClusterQueue, Model, Workload
 

@@ -1,0 +1,133 @@
+"""Who preemption is about: the preemptor, admitted workloads as candidates (Kueue's C1, C4), and Kueue's reasons."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kadmit.engine.quota import FR, QuotaTree, node_id
+from kadmit.model import Workload
+
+
+# Kueue's Preempted-condition reasons.
+IN_CLUSTER_QUEUE = "InClusterQueue"
+IN_COHORT_RECLAMATION = "InCohortReclamation"
+IN_COHORT_FAIR_SHARING = "InCohortFairSharing"
+IN_COHORT_RECLAIM_WHILE_BORROWING = "InCohortReclaimWhileBorrowing"
+
+HUMAN_REASONS = {
+    IN_CLUSTER_QUEUE: "prioritization in the ClusterQueue",
+    IN_COHORT_RECLAMATION: "reclamation within the cohort",
+    IN_COHORT_FAIR_SHARING: "Fair Sharing within the cohort",
+    IN_COHORT_RECLAIM_WHILE_BORROWING: "reclamation within the cohort while borrowing",
+}
+
+# What the oracle answers (Kueue's PreemptionPossibility).
+NO_CANDIDATES = "NoCandidates"
+PREEMPT = "Preempt"
+RECLAIM = "Reclaim"
+
+# Fair-sharing preemption rules (F5).
+LESS_THAN_OR_EQUAL_TO_FINAL_SHARE = "LessThanOrEqualToFinalShare"  # S2-a
+LESS_THAN_INITIAL_SHARE = "LessThanInitialShare"  # S2-b
+DEFAULT_STRATEGIES = (LESS_THAN_OR_EQUAL_TO_FINAL_SHARE, LESS_THAN_INITIAL_SHARE)
+
+
+@dataclass(frozen=True)
+class Victim:
+    """An admitted workload a preemptor evicts, and under which of Kueue's reasons."""
+
+    key: str
+    cluster_queue: str
+    reason: str  # one of the IN_* reasons
+    priority: int
+
+
+@dataclass(frozen=True)
+class Preemptor:
+    """A pending workload asking for preemption: its queue, priority, queue-order time, the usage
+    of its whole flavor assignment, and the flavor-resources assigned in Preempt mode (§2 A6)."""
+
+    key: str
+    cluster_queue: str
+    priority: int
+    created: object  # datetime: LowerOrNewerEqualPriority compares it
+    usage: dict[FR, int]
+    needs: frozenset[FR]
+
+
+# --- candidates ---------------------------------------------------------------------------------
+
+@dataclass(eq=False)
+class Candidate:
+    """An admitted workload as preemption sees it. `reserved` ranks quota-reservation times
+    (higher = reserved later); workloads admitted in this run rank after every input workload,
+    in the order they were committed."""
+
+    key: str
+    cluster_queue: str
+    amounts: dict[FR, int]
+    priority: int
+    created: object  # queue-order timestamp
+    reserved: int
+    evicted: bool
+
+    def order(self, preemptor_cq: str) -> tuple:
+        """`CandidatesOrdering` (C4): already evicted first, other queues before the preemptor's,
+        lower priority first, most recently reserved first, then the UID (here: the key)."""
+        return (not self.evicted, self.cluster_queue == preemptor_cq, self.priority, -self.reserved, self.key)
+
+    def uses(self, needs: frozenset[FR]) -> bool:
+        """`WorkloadUsesResources`: it was assigned some flavor-resource that needs preemption."""
+        return any(fr in needs for fr in self.amounts)
+
+
+def _timestamp(value) -> float:
+    ts = getattr(value, "timestamp", None)
+    return ts() if callable(ts) else float(value or 0)
+
+
+def candidates_of(session) -> list[Candidate]:
+    """Every holder of the session as a preemption candidate (cluster queues of the tree only);
+    kept per session until its admitted workloads change (`session.version`)."""
+    version = getattr(session, "version", None)
+    cached = getattr(session, "_preemption_candidates", None)
+    if version is not None and cached is not None and cached[0] == version:
+        return list(cached[1])
+    out = _candidates(session)
+    if version is not None:
+        session._preemption_candidates = (version, out)
+    return list(out)
+
+
+def _candidates(session) -> list[Candidate]:
+    tree: QuotaTree = session.compiler.tree
+    index = session.index
+    rows = []
+    for pos, (key, h) in enumerate(session.holders.items()):
+        if node_id(h.cluster_queue, False) not in tree.nodes:
+            continue
+        wl: Workload | None = index.workloads.get(key)
+        if wl is None:
+            priority, created, at, evicted = index.default_priority, None, None, False
+        else:
+            priority, created = index.priority(wl), wl.created
+            at = (wl.admission.admitted_at if wl.admission is not None else None) or wl.created
+            evicted = bool(wl.evicted) and not h.new
+        # admitted in this run: after every input workload, by the cycle that admitted it (ties: key)
+        when = (1, getattr(session, "admitted_cycle", {}).get(key, pos)) if h.new else (0, _timestamp(at))
+        rows.append((when, key, h, priority, created, evicted))
+    ranks = {w: i for i, w in enumerate(sorted({r[0] for r in rows}))}  # equal times rank equal
+    return [Candidate(key, h.cluster_queue, dict(h.amounts), priority, created, ranks[when], evicted)
+            for when, key, h, priority, created, evicted in rows]
+
+
+def satisfies_policy(policy: str, p: Preemptor, c: Candidate) -> bool:
+    """C1: withinClusterQueue / reclaimWithinCohort allow preempting `c`."""
+    if policy == "LowerPriority":
+        return p.priority > c.priority
+    if policy == "LowerOrNewerEqualPriority":
+        if p.priority > c.priority:
+            return True
+        return p.priority == c.priority and p.created is not None and c.created is not None \
+            and p.created < c.created
+    return policy == "Any"

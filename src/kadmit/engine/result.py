@@ -1,0 +1,18 @@
+"""What deciding every pending workload returns: decisions, reasons for the pending, solver figures."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kadmit.engine.admission.ordered import Decision
+from kadmit.engine.admission.reasons import Reason
+
+
+@dataclass
+class AdmitResult:
+    mode: str
+    decisions: list[Decision]
+    reasons: dict[str, list[Reason]]
+    solver: dict
+    unknown: bool
+    optimal: dict | None = None  # CP-SAT: status, objective, bound, extra admissions vs ordered
