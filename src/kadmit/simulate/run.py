@@ -366,13 +366,9 @@ class Simulator:
             before = dict(self.running)
             decisions = decide_ordered(self.session, reps)
             self.decide_seconds += time.perf_counter() - t0
-            evicted_roots: set[str] = set()
             for key, holder in sorted(before.items()):
                 if self.session.holders.get(key) is not holder:
-                    self._evicted(key, t)
-                    cq = self.records[key].cluster_queue
-                    if cq:
-                        evicted_roots.add(self.tree.root(f"cq:{cq}"))
+                    self._evicted(key, t)  # decide_ordered already retried what its release let in
             for d in decisions:
                 tried.add(d.key)
                 if d.admitted and d.assignment is not None:
@@ -382,10 +378,6 @@ class Simulator:
                     wanted.add((d.assignment.cluster_queue, cls))
                 elif d.key in self.records and self.records[d.key].kind == "kueue":
                     self.records[d.key].reason = _reason(d)
-            for cq, classes in self.pending.items():
-                if cq and self.tree.root(f"cq:{cq}") in evicted_roots:
-                    wanted.update((cq, c) for c in classes)
-                    tried.clear()
 
     def _admitted(self, wl: Workload, a, t: int) -> None:
         key = wl.key
