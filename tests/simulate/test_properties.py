@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from kadmit import api
 from kadmit import workspace as ws
-from kadmit.engine.admission.quota import node_id
+from kadmit.engine.quota import node_id
 from kadmit.model import PodSet, TopologyRequest, Workload
 from kadmit.render.simulation import simulate_json
 from kadmit.simulate.run import Options, Simulator
