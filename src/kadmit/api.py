@@ -331,3 +331,86 @@ def simulate(paths: list[str], *, trace: str | None = None, until: str | None = 
                         limits=solver, progress=progress)
     code = EXIT_UNKNOWN if result["summary"].get("unknown") else EXIT_OK
     return SimulateOutcome(loaded, result, code, diags.sorted(), second, other)
+
+# --- test ---------------------------------------------------------------------------------------
+
+@dataclass
+class TestOutcome:
+    """Every test's result, the texts read, diagnostics (test files and policies), and the exit code."""
+
+    results: list  # review.testrun.TestResult
+    diagnostics: list[Diagnostic]
+    sources: SourceMap
+    exit_code: int
+    seconds: float = 0.0
+
+
+def test(paths: list[str], *, max_file_bytes: int | None = None) -> TestOutcome:
+    """Run the policy tests (`*.kadtest.yaml`) under `paths`. Tests in a folder run against that
+    folder's own policy and state; a test file named alone, against its own folder.
+    Exit code: 0 every test passed, 1 a test failed, 2 unreadable or invalid input."""
+    import time
+
+    from kadmit.review.codes import KAD803
+    from kadmit.review.testfile import read_tests
+    from kadmit.review.testrun import Runner
+
+    t0 = time.perf_counter()
+    limits = _limits(max_file_bytes)
+    sources = SourceMap()
+    diags = Diagnostics()
+    groups: dict[Path, list[Path]] = {}
+    failed = False
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            found = sorted(f for f in p.rglob("*") if f.is_file() and f.name.endswith(ws.TEST_SUFFIXES)
+                           and not any(part.startswith(".") for part in f.relative_to(p).parts))
+            for f in found:
+                groups.setdefault(_policy_folder(f.parent, p), []).append(f)
+        elif p.is_file():
+            groups.setdefault(p.parent, []).append(p)
+        else:
+            diags.emit(KAD004, f"no such file or folder: `{raw}`")
+            failed = True
+    if not failed and not groups:
+        diags.emit(KAD803, "no policy tests (`*.kadtest.yaml`) in " + ", ".join(f"`{p}`" for p in paths),
+                   help="write tests beside the policy, e.g. `policy.kadtest.yaml`")
+        failed = True
+    results = []
+    reader = ws.Reader(sources, diags, limits)
+    for folder, files in sorted(groups.items()):
+        cases = []
+        for f in files:
+            text = reader.read(f)
+            if text is not None:
+                cases += read_tests(text, ws.display_name(f), diags)
+        base = ws.load([str(folder)], limits=limits)
+        sources.update(base.sources)
+        if base.input_error or base.diagnostics.has_errors:
+            diags.extend(base.diagnostics.sorted())
+            failed = True
+            continue
+        runner = Runner(base.model)
+        results += [runner.run(case) for case in cases]
+    failed = failed or reader.failed or diags.has_errors
+    if failed:
+        code = EXIT_INPUT
+    elif any(r.status != "pass" for r in results):
+        code = EXIT_FINDINGS if all(r.status != "error" for r in results) else EXIT_INPUT
+    else:
+        code = EXIT_OK
+    return TestOutcome(results, diags.sorted(), sources, code, time.perf_counter() - t0)
+
+
+def _policy_folder(folder: Path, top: Path) -> Path:
+    """The folder whose policy and state a test file in `folder` runs against: the nearest one, up to
+    `top`, that holds policy or manifest files itself."""
+    here = folder
+    while True:
+        if any(f.is_file() and f.name.endswith(ws.KAD_SUFFIXES + ws.MANIFEST_SUFFIXES)
+               and not f.name.endswith(ws.TEST_SUFFIXES) for f in here.iterdir()):
+            return here
+        if here.resolve() == top.resolve() or here.parent == here:
+            return folder
+        here = here.parent

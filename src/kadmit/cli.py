@@ -321,6 +321,30 @@ def simulate(paths, trace, until, start, mode, scoring, add_nodes, nodepools, co
         click.echo(simulate_json(outcome.result, outcome.compare), nl=False)
     else:
         click.echo(simulate_human(outcome.result, outcome.compare, use_color(color)), nl=False)
+
+@cli.command("test")
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.option("--format", "format_", type=click.Choice(["human", "json", "junit"]), default="human",
+              show_default=True, help="junit: JUnit XML for CI test reports.")
+@max_size_option
+@color_option
+def test_(paths, format_, max_file_bytes, color) -> None:
+    """Run policy tests (`*.kadtest.yaml`) against the policy and state beside them.
+
+    A folder's tests run against that folder's own policy and state. Each test may add, remove
+    or change objects (`given`) and expects outcomes per workload (`expect`): admitted (with
+    cluster_queue, flavors, counts, nodes, domain, borrowing), not_admitted (with reason,
+    blames), preempted (by), not_preempted, never_admissible, admissible, and `diagnostics`.
+
+    Exit codes: 0 every test passed, 1 a test failed, 2 unreadable input or a test that can't run.
+    """
+    from kadmit.render.tests_report import tests_human, tests_json, tests_junit
+
+    outcome = api.test(list(paths), max_file_bytes=max_file_bytes)
+    _report(outcome.diagnostics, outcome.sources, color)
+    render_one = {"human": tests_human, "json": tests_json, "junit": tests_junit}[format_]
+    if outcome.results or format_ != "human":
+        click.echo(render_one(outcome), nl=False)
     sys.exit(outcome.exit_code)
 
 

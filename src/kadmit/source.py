@@ -80,6 +80,11 @@ class SourceMap:
     def text(self, path: str) -> str | None:
         return self._texts.get(path)
 
+    def update(self, other: "SourceMap") -> None:
+        """Add every text of `other` (texts already here are kept)."""
+        for path, text in other._texts.items():
+            self._texts.setdefault(path, text)
+
     def line(self, path: str, line: int) -> str | None:
         """The text of 1-based `line` of `path`, without its newline."""
         if path not in self._texts:

@@ -12,6 +12,7 @@ from kadmit.source import SourceMap, Span
 
 KAD_SUFFIXES = (".kad",)
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
+TEST_SUFFIXES = (".kadtest.yaml", ".kadtest.yml")  # policy tests (`kadmit test`), not policy or state
 DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024
 MAX_FILES = 20_000
 
@@ -100,7 +101,8 @@ def collect_files(paths: list[str], diags: Diagnostics, limits: Limits) -> tuple
             for dirpath, dirnames, filenames in os.walk(p):
                 dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
                 for f in sorted(filenames):
-                    if f.endswith(KAD_SUFFIXES + MANIFEST_SUFFIXES) and not f.startswith("."):
+                    if (f.endswith(KAD_SUFFIXES + MANIFEST_SUFFIXES) and not f.startswith(".")
+                            and not f.endswith(TEST_SUFFIXES)):
                         found.append(Path(dirpath) / f)
             out.extend(sorted(found))
         elif p.exists():

@@ -1,0 +1,1 @@
+"""Symbolic analyses over a policy: what can ever be admitted, envelopes, and `check --deep`."""

@@ -1,0 +1,1 @@
+"""Reviewing policy changes: policy unit tests (`kadmit test`) and semantic diffs (`kadmit diff`)."""
