@@ -49,7 +49,7 @@ def test_arbitrary_unicode_never_raises(text):
 
 def _objects() -> list[dict]:
     out = []
-    for path in sorted(EXAMPLES.glob("*.yaml")):
+    for path in sorted(p for p in EXAMPLES.glob("*.yaml") if not p.name.endswith(".kadtest.yaml")):
         for doc in yaml.safe_load_all(path.read_text()):
             out.extend(doc["items"] if doc.get("kind") == "List" else [doc])
     return out
