@@ -332,6 +332,7 @@ def simulate(paths: list[str], *, trace: str | None = None, until: str | None = 
     code = EXIT_UNKNOWN if result["summary"].get("unknown") else EXIT_OK
     return SimulateOutcome(loaded, result, code, diags.sorted(), second, other)
 
+
 # --- test ---------------------------------------------------------------------------------------
 
 @dataclass
