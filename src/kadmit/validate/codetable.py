@@ -10,7 +10,8 @@ from kadmit.diagnostics import all_codes
 _SECTIONS = ((0, 99, "Input and output"), (100, 149, "`.kad` syntax and imports"),
              (150, 199, "Manifests"), (200, 299, "Model validation"), (300, 399, "Other"),
              (400, 499, "Solver"), (500, 699, "Decisions and explanations"),
-             (700, 799, "Static analyses (`check --deep`)"), (800, 899, "Policy tests and diffs"))
+             (700, 749, "Simulation (`simulate`)"),
+             (750, 799, "Static analyses (`check --deep`)"), (800, 899, "Policy tests and diffs"))
 # Every stage registers its codes when its modules are imported; codes live in many modules
 # (the engine registers them where they are raised), so the table imports the whole package.
 _SKIP = ("__main__",)
