@@ -31,7 +31,9 @@ STAGES: list[tuple[str, tuple[str, ...]]] = [
     ("solve: result", ("kadmit.engine.result",)),
     ("solve: optimal", ("kadmit.engine.optimal",)),
     ("explain", ("kadmit.engine.explain", "kadmit.engine.decide")),
+    ("analysis", ("kadmit.engine.analysis",)),  # symbolic analyses over the whole policy (check --deep, diff)
     ("simulate", ("kadmit.simulate",)),  # replays arrivals over the engine's decisions
+    ("review", ("kadmit.review",)),  # policy tests and diffs over the engine's decisions and analyses
     ("render", ("kadmit.render",)),
     ("api", ("kadmit.api",)),
     ("cli", ("kadmit.cli", "kadmit.__main__")),
