@@ -322,7 +322,7 @@ def manifest_files(model: Model) -> Files:
     files["priority-classes.yaml"] = docs
     docs = []
     for c in model.cohorts:
-        spec = ({"parent": c.parent} if c.parent else {}) | (
+        spec = ({"parentName": c.parent} if c.parent else {}) | (
             {"resourceGroups": _groups(c.resource_groups)} if c.resource_groups else {})
         docs += _doc("Cohort", _meta(c.name, next(serial)), spec=spec)
     files["cohorts.yaml"] = docs

@@ -96,7 +96,7 @@ def test_v1beta2_enable_is_a_field_of_the_other_version() -> None:
         fairSharing:
           enable: false
         """)
-    assert codes(diags) == [("KAD162", 4, 11)]
+    assert codes(diags) == [("KAD162", 4, 3)]
     assert "v1beta1" in diags.items[0].message
     assert only(frag).fair_sharing is True
 
@@ -393,7 +393,7 @@ status:
   - {type: Evicted, status: "True", reason: Preempted}
 """
 
-VERSIONS = {"v1beta1": {"{enable}": "enable: true", "{parent}": "parent", "{cohort}": "cohort",
+VERSIONS = {"v1beta1": {"{enable}": "enable: true", "{parent}": "parentName", "{cohort}": "cohort",
                         "{stop}": "Preempt"},
             "v1beta2": {"{enable}": "# on: the section is there", "{parent}": "parentName",
                         "{cohort}": "cohortName", "{stop}": "MayStopSearch"}}

@@ -7,7 +7,7 @@ from typing import Callable
 from pydantic import ValidationError
 
 from kadmit.diagnostics import Diagnostics
-from kadmit.manifests import cluster, config, policy, workloads
+from kadmit.manifests import cluster, config, policy, schema, workloads
 from kadmit.manifests.codes import KAD154, KAD157, KAD159, KAD160
 from kadmit.manifests.fields import Fields, Invalid, Meta, NotRead
 from kadmit.manifests.yamltree import DESCRIBE, MAP, NULL, Val, parse_documents
@@ -98,6 +98,7 @@ class _Reader:
             return
         metadata = f.map(node, "metadata", required=not spec.anonymous, what=f"`{kind}`")
         name = f.str(metadata, "name", required=not spec.anonymous, what=f"the metadata of a `{kind}`") or ""
+        schema.check(f, node, group, version, kind, name)
         namespace = f.str(metadata, "namespace") if spec.namespaced else None
         labels, _ = f.str_map(metadata, "labels")
         annotations, _ = f.str_map(metadata, "annotations")

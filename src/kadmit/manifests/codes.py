@@ -66,9 +66,11 @@ KAD161 = register(
     "A field that changes Kueue's behaviour but that kadmit does not model (admission checks, "
     "node affinity on object fields). Decisions are made as if it were absent.")
 KAD162 = register(
-    "KAD162", "field of another API version", "warning",
+    "KAD162", "field of another API version", "error",
     "The field belongs to another version of this kind (e.g. `cohortName` is v1beta2; v1beta1 "
-    "calls it `cohort`), so the API server would drop it. It is ignored.")
+    "calls it `cohort`): an unknown field in this version, which `kubectl apply "
+    "--validate=strict` rejects and the API server otherwise drops. kadmit ignores it.",
+    kueue_rule="API server strict field validation")
 KAD163 = register(
     "KAD163", "invalid timestamp", "error",
     "A timestamp such as `metadata.creationTimestamp` is not RFC 3339 "
@@ -82,3 +84,11 @@ KAD165 = register(
     "The `kadmit.dev/duration` annotation (how long a workload runs once admitted, for "
     "`kadmit simulate`) is not a duration like `90`, `45m` or `1h30m`. It is ignored: the workload "
     "runs until the end of the simulation.")
+KAD180 = register(
+    "KAD180", "unknown field", "error",
+    "A field that the kind's API schema does not have, usually a misspelling (`lendingLimt`, "
+    "`namespaceSelecter`) or a field indented under the wrong parent. `kubectl apply "
+    "--validate=strict` (the API server's strict field validation) rejects such an object; "
+    "without it the field is dropped silently and every later answer differs from what was "
+    "meant. `status` is not checked. The object is still read, without the field.",
+    kueue_rule="API server strict field validation; Kueue decodes its Configuration strictly")

@@ -14,7 +14,8 @@ import dataclasses
 import re
 
 from kadmit.diagnostics import Diagnostic, Diagnostics
-from kadmit.manifests.codes import KAD157, KAD160, KAD161, KAD162
+from kadmit.manifests import schema
+from kadmit.manifests.codes import KAD157, KAD160, KAD161
 from kadmit.manifests.fields import Fields, Invalid, Meta, NotRead
 from kadmit.manifests.yamltree import DESCRIBE, MAP, SEQ, STR, Val, parse_documents
 from kadmit.model import SchedulerConfig
@@ -39,11 +40,7 @@ def configuration(f: Fields, o: Meta) -> SchedulerConfig:
         enabled = f.bool(fs, "enable", default=False)
         enabled_at = f.field(fs, "enable") or fs
     elif fs is not None:
-        enabled = True
-        if (old := f.field(fs, "enable")) is not None:
-            f.diags.emit(KAD162, f"`enable` is a field of `{CONFIG_GROUP}/v1beta1`; in `{o.api_version}` "
-                         "fair sharing is on whenever `fairSharing` is set; ignored", f.span(old),
-                         help="remove `fairSharing` to turn fair sharing off")
+        enabled = True  # v1beta2 has no `enable` (the schema check reports it, KAD162)
     items = f.seq(fs, "preemptionStrategies")
     names = f.strs(fs, "preemptionStrategies")
     afs = f.field(o.node, "admissionFairSharing")
@@ -96,6 +93,7 @@ def _embedded(f: Fields, o: Meta, doc: Val, value: Val) -> SchedulerConfig:
         f.diags.emit(KAD160, f"`Configuration` in `{api_version}` is not read by kadmit; skipped",
                      f.span(f.field(doc, "apiVersion")), help=f"kadmit reads {known}")
         raise Invalid(api_version)
+    schema.check(f, doc, group, version, kind, what=f"the `Configuration` of ConfigMap `{o.name}`")
     return configuration(f, Meta(api_version, kind, doc, None, "", None, {}, {}))
 
 

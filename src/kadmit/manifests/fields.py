@@ -8,7 +8,7 @@ from functools import lru_cache
 from typing import Iterable
 
 from kadmit.diagnostics import Diagnostics, did_you_mean
-from kadmit.manifests.codes import KAD155, KAD156, KAD157, KAD158, KAD162, KAD163
+from kadmit.manifests.codes import KAD155, KAD156, KAD157, KAD158, KAD163
 from kadmit.manifests.yamltree import BOOL, DESCRIBE, FLOAT, INT, MAP, NULL, SEQ, STR, TIME, Val
 from kadmit.quantity import QuantityError, parse_quantity
 from kadmit.source import Span, Spans
@@ -257,12 +257,6 @@ class Meta:
         self.annotations = annotations
 
     def versioned(self, f: Fields, m: Val | None, by_version: dict[str, str]) -> str:
-        """The key a field has in this object's API version; the other versions' spelling is
-        reported (the API server would drop it) and ignored."""
-        mine = by_version[self.version]
-        others = {key: version for version, key in sorted(by_version.items(), reverse=True)}
-        for key, version in sorted(others.items()):
-            if key != mine and f.field(m, key) is not None:
-                f.diags.emit(KAD162, f"`{key}` is a field of `{self.group}/{version}`; in "
-                             f"`{self.api_version}` it is `{mine}`; ignored", f.span(m.v[key]))
-        return mine
+        """The key a field has in this object's API version (the other versions' spelling is
+        reported by the schema check, KAD162, and ignored)."""
+        return by_version[self.version]

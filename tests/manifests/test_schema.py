@@ -1,0 +1,143 @@
+"""Strict field validation: unknown fields of every kind kadmit reads are errors at their key."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import pytest
+
+from kadmit.diagnostics import Diagnostics
+from kadmit.manifests import KINDS, read_manifest_text, schema
+
+
+def read(text: str):
+    diags = Diagnostics()
+    frag = read_manifest_text(textwrap.dedent(text), "m.yaml", diags)
+    return frag, diags
+
+
+def found(diags: Diagnostics) -> list[tuple[str, int, int, str | None]]:
+    return [(d.code, d.span.line, d.span.column, d.help) for d in diags.sorted()]
+
+
+def test_misspelt_quota_and_selector_are_errors_with_did_you_mean() -> None:
+    frag, diags = read("""\
+        apiVersion: kueue.x-k8s.io/v1beta2
+        kind: ClusterQueue
+        metadata: {name: cq}
+        spec:
+          namespaceSelecter: {}
+          resourceGroups:
+          - coveredResources: [cpu]
+            flavors:
+            - name: default
+              resources:
+              - name: cpu
+                nominalQuota: 9
+                lendingLimt: 2
+        """)
+    assert found(diags) == [
+        ("KAD180", 5, 3, "did you mean `namespaceSelector`?"),
+        ("KAD180", 13, 9, "did you mean `lendingLimit`?")]
+    assert "spec.resourceGroups[0].flavors[0].resources[0].lendingLimt" in diags.sorted()[1].message
+    # the object is still read, without the field
+    assert frag.cluster_queues[0].resource_groups[0].flavors[0].resources[0].lending_limit is None
+
+
+def test_core_kinds_and_pod_templates_are_checked_status_is_not() -> None:
+    _, diags = read("""\
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: p, namespace: default, labls: {a: b}}
+        spec:
+          containers:
+          - name: c
+            resources: {requets: {cpu: 1}}
+        status:
+          phase: Running
+          anythingAtAll: 1
+        ---
+        apiVersion: kueue.x-k8s.io/v1beta1
+        kind: Workload
+        metadata: {name: w, namespace: default}
+        spec:
+          queueName: q
+          podSets:
+          - name: main
+            count: 1
+            template:
+              metadata: {annotations: {kueue.x-k8s.io/podset-required-topology: rack}}
+              spec:
+                containers: [{name: c, resources: {requests: {cpu: 1}}}]
+                nodeSelecter: {a: b}
+        status:
+          madeUp: true
+        """)
+    assert found(diags) == [
+        ("KAD180", 3, 41, "did you mean `labels`?"),
+        ("KAD180", 7, 17, "did you mean `requests`?"),
+        ("KAD180", 24, 9, "did you mean `nodeSelector`?")]
+
+
+def test_configuration_alone_and_in_its_config_map() -> None:
+    _, diags = read("""\
+        apiVersion: config.kueue.x-k8s.io/v1beta2
+        kind: Configuration
+        resources:
+          excludeResourcePrefix: [example.com/]
+        ---
+        apiVersion: v1
+        kind: ConfigMap
+        metadata: {name: kueue-manager-config, namespace: kueue-system}
+        data:
+          controller_manager_config.yaml: |
+            apiVersion: config.kueue.x-k8s.io/v1beta1
+            kind: Configuration
+            fairSharing:
+              enabel: true
+        """)
+    assert found(diags) == [
+        ("KAD180", 4, 3, "did you mean `excludeResourcePrefixes`?"),
+        ("KAD180", 14, 7, "did you mean `enable`?")]
+    assert "ConfigMap `kueue-manager-config`" in diags.sorted()[1].message
+
+
+def test_a_field_of_another_version_says_which() -> None:
+    _, diags = read("""\
+        apiVersion: kueue.x-k8s.io/v1beta1
+        kind: ClusterQueue
+        metadata: {name: a}
+        spec: {cohortName: research}
+        """)
+    (d,) = diags.sorted()
+    assert (d.code, d.severity.value) == ("KAD162", "error")
+    assert "`kueue.x-k8s.io/v1beta2`" in d.message and d.help == "in `kueue.x-k8s.io/v1beta1`, did you mean `cohort`?"
+
+
+def test_every_kind_and_version_read_has_a_schema() -> None:
+    for (group, kind), spec in KINDS.items():
+        for version in spec.versions:
+            assert schema.schema_for(group, version, kind) is not None, (group, version, kind)
+            assert schema.source_of(group, version, kind)
+
+
+def test_core_trees_are_the_kubernetes_clients_models() -> None:
+    """data/core.json is what `tools/gen_schemas.py core` derives from the pinned client."""
+    models = pytest.importorskip("kubernetes.client.models")
+    import kubernetes
+
+    data = schema._core()
+    assert data["source"].startswith(f"kubernetes Python client {kubernetes.__version__} ")
+    for name, fields in data["types"].items():
+        cls = getattr(models, name)
+        assert sorted(fields) == sorted(cls.attribute_map[a] for a in cls.openapi_types), name
+
+
+def test_knows_walks_lists_and_maps() -> None:
+    tree = {"o": {"a": {"l": {"o": {"b": "s"}}}, "m": {"m": {"o": {"c": "s"}}}, "free": "*"}}
+    assert schema.knows(tree, ("a", 0, "b"))
+    assert not schema.knows(tree, ("a", 0, "x"))
+    assert schema.knows(tree, ("m", "any-key", "c"))
+    assert schema.knows(tree, ("free", "deep", 3))
+    assert json.dumps(schema.schema_for("", "v1", "Pod")) == '"core:V1Pod"'
