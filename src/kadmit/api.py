@@ -415,3 +415,38 @@ def _policy_folder(folder: Path, top: Path) -> Path:
         if here.resolve() == top.resolve() or here.parent == here:
             return folder
         here = here.parent
+
+
+@dataclass
+class SweepOutcome:
+    result: dict | None  # {"variants": [row, …]}: see kadmit.simulate.sweep.run_variant
+    exit_code: int
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    sources: SourceMap = field(default_factory=SourceMap)
+
+
+def sweep(paths: list[str], sweep_file: str, *, trace: str | None = None, until: str | None = None,
+          start: str | None = None, executor: str = "process", ray_address: str | None = None,
+          workers: int | None = None, max_file_bytes: int | None = None) -> SweepOutcome:
+    """Replay every variant of `sweep_file` (policies, quota grids, nodes, scoring) and tabulate them."""
+    from kadmit.simulate.sweep import Common, read_sweep, run_sweep
+
+    sources = SourceMap()
+    diags = Diagnostics()
+    reader = ws.Reader(sources, diags, _limits(max_file_bytes))
+    text = reader.read(Path(sweep_file))
+    if text is None:
+        return SweepOutcome(None, EXIT_INPUT, diags.sorted(), sources)
+    spec = read_sweep(sweep_file, text, list(paths), diags)
+    if spec is None:
+        return SweepOutcome(None, EXIT_INPUT, diags.sorted(), sources)
+    if executor == "ray":
+        try:
+            import ray  # noqa: F401
+        except ImportError:
+            from kadmit.simulate.codes import KAD707
+            diags.emit(KAD707, "`--executor ray` needs Ray", help="install the extra: pip install 'kadmit[ray]'")
+            return SweepOutcome(None, EXIT_INPUT, diags.sorted(), sources)
+    rows = run_sweep(spec, Common(trace, until, start, max_file_bytes), executor, workers, ray_address)
+    code = EXIT_INPUT if any("error" in r for r in rows) else EXIT_OK
+    return SweepOutcome({"variants": rows}, code, diags.sorted(), sources)

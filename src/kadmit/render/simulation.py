@@ -126,3 +126,17 @@ def progress_bar(enabled: bool) -> Iterator:
                 last[0] = done
                 p.update(task, completed=done, total=total)
         yield update
+
+
+def sweep_human(result: dict) -> str:
+    """One row per variant."""
+    rows = []
+    for r in result["variants"]:
+        if "error" in r:
+            rows.append([r["variant"], "error: " + r["error"], None, None, None, None, None])
+            continue
+        util = ", ".join(f"{k} {v * 100:.0f}%" for k, v in sorted(r["utilisation"].items()) if v is not None)
+        rows.append([r["variant"], r["admitted"], r["never_admitted"], r["evictions"], _s(r["makespan"]),
+                     _s(r["worst_queue_wait_p90"]), util])
+    return _table("sweep", ["variant", "admitted", "never", "evictions", "makespan", "worst p90 wait",
+                            "utilisation"], rows, False)

@@ -23,3 +23,6 @@ KAD705 = register("KAD705", "invalid capacity or sweep file", "error",
 KAD706 = register("KAD706", "no duration", "warning",
                   "A workload has no duration (`kadmit.dev/duration`, `duration`, or a trace column): once "
                   "admitted it runs until the end of the simulation.")
+KAD707 = register("KAD707", "Ray unavailable", "error",
+                  "`kadmit simulate --sweep … --executor ray` runs the variants on Ray, an optional extra that "
+                  "is not installed (`pip install 'kadmit[ray]'`).")
