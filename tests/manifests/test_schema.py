@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import textwrap
+from pathlib import Path
 
 import pytest
 
 from kadmit.diagnostics import Diagnostics
 from kadmit.manifests import KINDS, read_manifest_text, schema
+from kadmit.manifests.schema import coverage
 
 
 def read(text: str):
@@ -141,3 +143,59 @@ def test_knows_walks_lists_and_maps() -> None:
     assert schema.knows(tree, ("m", "any-key", "c"))
     assert schema.knows(tree, ("free", "deep", 3))
     assert json.dumps(schema.schema_for("", "v1", "Pod")) == '"core:V1Pod"'
+
+
+# --- fields Kueue knows and kadmit does not model ------------------------------------------------
+
+def _paths(tree, prefix=()):
+    """Every field path of a tree, list steps as `[]`, not entering Kubernetes types."""
+    if not isinstance(tree, dict):
+        return
+    if "o" in tree:
+        for key, sub in tree["o"].items():
+            yield prefix + (key,)
+            yield from _paths(sub, prefix + (key,))
+    elif "l" in tree:
+        yield from _paths(tree["l"], prefix + ("[]",))
+
+
+@pytest.mark.parametrize("kind", sorted(coverage.FIELDS))
+def test_every_field_of_kueues_kinds_is_classified(kind) -> None:
+    group = "config.kueue.x-k8s.io" if kind == "Configuration" else "kueue.x-k8s.io"
+    for version in schema.versions_of(group, kind):
+        tree = schema.schema_for(group, version, kind)
+        root = tree if kind == "Configuration" else tree["o"].get("spec", {"o": {}})
+        for path in _paths(root):
+            joined = ".".join(path).replace(".[]", "[]")
+            parent_of_listed = any(k.startswith(joined + ".") or k.startswith(joined + "[]")
+                                   for k in coverage.FIELDS[kind])
+            assert coverage.entry_for(kind, path) is not None or parent_of_listed, (version, path)
+
+
+def test_unmodelled_fields_warn_where_set_and_defaults_do_not() -> None:
+    _, diags = read("""\
+        apiVersion: kueue.x-k8s.io/v1beta2
+        kind: ClusterQueue
+        metadata: {name: cq}
+        spec:
+          flavorFungibility: {preference: PreemptionOverBorrowing}
+          admissionChecksStrategy: {admissionChecks: []}
+        ---
+        apiVersion: config.kueue.x-k8s.io/v1beta2
+        kind: Configuration
+        featureGates: {}
+        waitForPodsReady: {timeout: 5m, blockAdmission: true}
+        resources:
+          quotaCheckStrategy: BlockUndeclared
+          transformations:
+          - {input: nvidia.com/mig-1g.5gb, strategy: Replace, outputs: {example.com/gpu-memory: 5Gi}}
+        """)
+    assert [(d.code, d.span.line) for d in diags.sorted()] == [("KAD161", 5), ("KAD161", 11), ("KAD161", 15)]
+    first = diags.sorted()[0].message
+    assert "`flavorFungibility.preference` of `ClusterQueue` `cq`" in first and "may differ from Kueue's" in first
+
+
+def test_docs_kueue_fields_md_is_generated() -> None:
+    doc = Path(__file__).parents[2] / "docs" / "KUEUE-FIELDS.md"
+    assert doc.read_text(encoding="utf-8") == coverage.markdown(), (
+        "docs/KUEUE-FIELDS.md is stale: run `python -m kadmit.manifests.schema.coverage > docs/KUEUE-FIELDS.md`")

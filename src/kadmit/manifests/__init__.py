@@ -10,6 +10,7 @@ from kadmit.diagnostics import Diagnostics
 from kadmit.manifests import cluster, config, policy, schema, workloads
 from kadmit.manifests.codes import KAD154, KAD157, KAD159, KAD160
 from kadmit.manifests.fields import Fields, Invalid, Meta, NotRead
+from kadmit.manifests.schema import coverage
 from kadmit.manifests.yamltree import DESCRIBE, MAP, NULL, Val, parse_documents
 from kadmit.model import Fragment
 
@@ -99,6 +100,8 @@ class _Reader:
         metadata = f.map(node, "metadata", required=not spec.anonymous, what=f"`{kind}`")
         name = f.str(metadata, "name", required=not spec.anonymous, what=f"the metadata of a `{kind}`") or ""
         schema.check(f, node, group, version, kind, name)
+        if group in (KUEUE, config.CONFIG_GROUP):
+            coverage.warn_unmodelled(f, node, kind, f"`{kind}`" + (f" `{name}`" if name else ""))
         namespace = f.str(metadata, "namespace") if spec.namespaced else None
         labels, _ = f.str_map(metadata, "labels")
         annotations, _ = f.str_map(metadata, "annotations")

@@ -15,8 +15,9 @@ import re
 
 from kadmit.diagnostics import Diagnostic, Diagnostics
 from kadmit.manifests import schema
-from kadmit.manifests.codes import KAD157, KAD160, KAD161
+from kadmit.manifests.codes import KAD157, KAD160
 from kadmit.manifests.fields import Fields, Invalid, Meta, NotRead
+from kadmit.manifests.schema import coverage
 from kadmit.manifests.yamltree import DESCRIBE, MAP, SEQ, STR, Val, parse_documents
 from kadmit.model import SchedulerConfig
 from kadmit.source import Span
@@ -43,10 +44,6 @@ def configuration(f: Fields, o: Meta) -> SchedulerConfig:
         enabled = True  # v1beta2 has no `enable` (the schema check reports it, KAD162)
     items = f.seq(fs, "preemptionStrategies")
     names = f.strs(fs, "preemptionStrategies")
-    afs = f.field(o.node, "admissionFairSharing")
-    if afs is not None:
-        f.diags.emit(KAD161, "admission fair sharing (ordering by each local queue's past usage) is not "
-                     "modelled; kadmit orders workloads as if it were off", f.span(afs))
     return SchedulerConfig(
         fair_sharing=enabled, preemption_strategies=tuple(names), span=f.span(o.node),
         spans=f.spans({"fair_sharing": enabled_at, "preemption_strategies": f.field(fs, "preemptionStrategies"),
@@ -93,7 +90,9 @@ def _embedded(f: Fields, o: Meta, doc: Val, value: Val) -> SchedulerConfig:
         f.diags.emit(KAD160, f"`Configuration` in `{api_version}` is not read by kadmit; skipped",
                      f.span(f.field(doc, "apiVersion")), help=f"kadmit reads {known}")
         raise Invalid(api_version)
-    schema.check(f, doc, group, version, kind, what=f"the `Configuration` of ConfigMap `{o.name}`")
+    what = f"the `Configuration` of ConfigMap `{o.name}`"
+    schema.check(f, doc, group, version, kind, what=what)
+    coverage.warn_unmodelled(f, doc, kind, what)
     return configuration(f, Meta(api_version, kind, doc, None, "", None, {}, {}))
 
 

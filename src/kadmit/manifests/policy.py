@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kadmit.manifests.codes import KAD155, KAD161
+from kadmit.manifests.codes import KAD155
 from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.podspec import SELECTOR_OPERATORS, requirements, taints, tolerations
 from kadmit.manifests.yamltree import Val
@@ -121,10 +121,6 @@ def flavor_fungibility(f: Fields, spec: Val | None) -> FlavorFungibility:
 def cluster_queue(f: Fields, o: Meta) -> ClusterQueue:
     spec = f.map(o.node, "spec")
     cohort_key = o.versioned(f, spec, COHORT_FIELD)
-    checks = f.field(spec, "admissionChecks") or f.field(spec, "admissionChecksStrategy")
-    if checks is not None:
-        f.diags.emit(KAD161, f"admission checks of cluster queue `{o.name}` are not modelled; "
-                     "kadmit decides as if they all pass", f.span(checks))
     spans: dict[str, Val | None] = {
         "name": o.metadata.v.get("name"), "cohort": f.field(spec, cohort_key),
         "namespace_selector": f.field(spec, "namespaceSelector"),

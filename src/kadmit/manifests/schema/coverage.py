@@ -1,0 +1,208 @@
+"""Which of Kueue's fields kadmit models: every field of Kueue's kinds is modelled, has no effect on
+admission, or is reported where it is set (KAD161) because Kueue's answer may differ.
+
+`python -m kadmit.manifests.schema.coverage` prints the table as docs/KUEUE-FIELDS.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kadmit.manifests.codes import KAD161
+from kadmit.manifests.yamltree import BOOL, MAP, NULL, SEQ, STR, Val
+
+MODELLED, NO_EFFECT, UNMODELLED = "modelled", "no effect on admission", "not modelled"
+
+
+@dataclass(frozen=True)
+class Entry:
+    state: str
+    note: str
+    harmless: tuple = ()  # values that make an unmodelled field a no-op (empty lists and maps always do)
+
+
+def M(note: str) -> Entry:
+    return Entry(MODELLED, note)
+
+
+def N(note: str) -> Entry:
+    return Entry(NO_EFFECT, note)
+
+
+def U(note: str, *harmless) -> Entry:
+    return Entry(UNMODELLED, note, harmless)
+
+
+_SELECTOR = M("label selector (matchLabels, matchExpressions)")
+_QUOTA = M("quota tree: nominal, borrowing and lending limits")
+
+# Paths below `spec` (Configuration: below the document), `[]` for list items. A field not listed
+# takes its nearest listed parent's entry.
+FIELDS: dict[str, dict[str, Entry]] = {
+    "ClusterQueue": {
+        "cohort": M("cohort membership (v1beta1)"),
+        "cohortName": M("cohort membership (v1beta2)"),
+        "namespaceSelector": _SELECTOR,
+        "resourceGroups": _QUOTA,
+        "queueingStrategy": M("StrictFIFO / BestEffortFIFO ordering"),
+        "preemption": M("classical preemption: withinClusterQueue, reclaimWithinCohort, borrowWithinCohort"),
+        "flavorFungibility.whenCanBorrow": M("flavor assignment"),
+        "flavorFungibility.whenCanPreempt": M("flavor assignment"),
+        "flavorFungibility.preference": U("kadmit stops at the first flavor that fits by borrowing as "
+                                          "whenCanBorrow says, without comparing it with preemption elsewhere"),
+        "stopPolicy": M("a stopped queue admits nothing (Hold, HoldAndDrain)"),
+        "fairSharing": M("fair-sharing weight"),
+        "admissionChecks": U("kadmit decides as if every admission check passes"),
+        "admissionChecksStrategy": U("kadmit decides as if every admission check passes"),
+        "admissionScope": U("admission fair sharing orders workloads by past usage; kadmit orders them "
+                            "as if it were off"),
+        "concurrentAdmissionPolicy": U("concurrent admission (flavor migration) is not modelled"),
+    },
+    "Cohort": {
+        "parent": M("cohort tree (v1alpha1)"),
+        "parentName": M("cohort tree"),
+        "resourceGroups": _QUOTA,
+        "fairSharing": M("fair-sharing weight"),
+    },
+    "LocalQueue": {
+        "clusterQueue": M("the queue's cluster queue"),
+        "stopPolicy": U("a held local queue admits nothing in Kueue; kadmit admits from it", "None"),
+        "fairSharing": U("local-queue weights only count in admission fair sharing, which kadmit does not model"),
+    },
+    "ResourceFlavor": {
+        "nodeLabels": M("node selection and placement"),
+        "nodeTaints": M("taints a workload must tolerate"),
+        "tolerations": M("tolerations added to admitted pods"),
+        "topologyName": M("topology-aware scheduling"),
+    },
+    "Topology": {"levels": M("topology levels")},
+    "WorkloadPriorityClass": {"value": M("priority"), "description": N("documentation only")},
+    "Workload": {
+        "queueName": M("the local queue"),
+        "podSets[].name": M("pod set identity"),
+        "podSets[].count": M("pods per pod set"),
+        "podSets[].minCount": M("partial admission"),
+        "podSets[].template": M("requests, node selector, required node affinity, tolerations"),
+        "podSets[].topologyRequest.required": M("topology-aware scheduling"),
+        "podSets[].topologyRequest.preferred": M("topology-aware scheduling"),
+        "podSets[].topologyRequest.unconstrained": M("topology-aware scheduling"),
+        "podSets[].topologyRequest.podIndexLabel": N("names the pod index label for Kueue's pod ungating"),
+        "podSets[].topologyRequest.subGroupIndexLabel": N("names a label for Kueue's pod ungating"),
+        "podSets[].topologyRequest.subGroupCount": N("used for Kueue's pod ungating"),
+        "podSets[].topologyRequest.podSetGroupName": U("pod sets of one group are placed independently"),
+        "podSets[].topologyRequest.podSetSliceRequiredTopology": U("pod-set slices are not kept in one domain each"),
+        "podSets[].topologyRequest.podSetSliceSize": U("pod-set slices are not kept in one domain each"),
+        "podSets[].topologyRequest.podsetSliceRequiredTopologyConstraints":
+            U("pod-set slices are not kept in one domain each"),
+        "priority": M("priority when no class is named"),
+        "priorityClassName": M("priority (v1beta1)"),
+        "priorityClassSource": M("priority (v1beta1)"),
+        "priorityClassRef": M("priority (v1beta2)"),
+        "active": M("an inactive workload is never admitted"),
+        "maximumExecutionTimeSeconds": N("evicts a workload after it ran this long; not an admission rule"),
+        "preemptionGates": U("kadmit lets a gated workload preempt"),
+    },
+    "Configuration": {
+        "apiVersion": M("the Configuration's version"),
+        "kind": M("the Configuration's kind"),
+        "fairSharing": M("fair sharing and its preemption strategies"),
+        "admissionFairSharing": U("admission fair sharing (ordering by each local queue's past usage): "
+                                  "kadmit orders workloads as if it were off"),
+        "resources.excludeResourcePrefixes": U("excluded resources are still counted against quota"),
+        "resources.transformations": U("pod requests are used as written, untransformed"),
+        "resources.deviceClassMappings": U("DRA device requests are not counted against quota"),
+        "resources.quotaCheckStrategy": U("kadmit checks resources as BlockUndeclared does", "BlockUndeclared"),
+        "waitForPodsReady": U("admission is not blocked while admitted workloads' pods start", False),
+        "waitForPodsReady.enable": U("admission is not blocked while admitted workloads' pods start", False),
+        "multiKueue": U("workloads are admitted here, not dispatched to worker clusters"),
+        "featureGates": U("kadmit follows Kueue's default for every feature gate"),
+        "manageJobsWithoutQueueName": U("jobs without a queue name are not pending work for kadmit", False),
+        "managedJobsNamespaceSelector": N("only matters with manageJobsWithoutQueueName"),
+        "integrations": N("which job kinds Kueue manages; kadmit reads Workloads"),
+        "queueVisibility": N("the visibility API"),
+        "visibilityServer": N("the visibility API"),
+        "objectRetentionPolicies": N("garbage collection of finished workloads"),
+        **{k: N("the controller process, not its decisions") for k in (
+            "namespace", "webhook", "leaderElection", "metrics", "health", "pprofBindAddress", "controller",
+            "tls", "internalCertManagement", "clientConnection")},
+    },
+}
+
+KIND_ROOT = {"Configuration": ()}  # Configuration's fields are at the document's top; the others in `spec`
+
+
+def entry_for(kind: str, path: tuple[str, ...]) -> tuple[str, Entry] | None:
+    """The entry that governs a field path (list items as `[]`), and the listed path."""
+    table = FIELDS.get(kind)
+    if table is None:
+        return None
+    for n in range(len(path), 0, -1):
+        key = _join(path[:n])
+        if key in table:
+            return key, table[key]
+    return None
+
+
+def _join(parts: tuple[str, ...]) -> str:
+    return ".".join(parts).replace(".[]", "[]")
+
+
+def _empty(v: Val) -> bool:
+    return v.kind == NULL or (v.kind == SEQ and not v.v) or (v.kind == MAP and all(map(_empty, v.v.values())))
+
+
+def _harmless(v: Val, entry: Entry) -> bool:
+    return _empty(v) or (v.kind in (STR, BOOL) and v.v in entry.harmless)
+
+
+def warn_unmodelled(f, node: Val, kind: str, what: str) -> None:
+    """A warning (KAD161) for each field set on `node` that changes Kueue's answer and that kadmit
+    does not model, once per listed field."""
+    table = FIELDS.get(kind)
+    if table is None:
+        return
+    root = node if kind in KIND_ROOT else node.get("spec")
+    if root is None or root.kind != MAP:
+        return
+    for key, entry in table.items():
+        if entry.state != UNMODELLED:
+            continue
+        for v in _find(root, key):
+            if not _harmless(v, entry):
+                f.diags.emit(KAD161, f"`{key}` of {what} is not modelled: {entry.note}; kadmit's "
+                             "decision may differ from Kueue's", f.span(v))
+
+
+def _find(root: Val, key: str) -> list[Val]:
+    """The values at a dotted path with `[]` list steps."""
+    found = [root]
+    for part in key.replace("[]", ".[]").split("."):
+        nxt = []
+        for v in found:
+            if part == "[]":
+                nxt.extend(v.v if v.kind == SEQ else ())
+            elif v.kind == MAP and part in v.v:
+                nxt.append(v.v[part])
+        found = nxt
+    return found
+
+
+def markdown() -> str:
+    """docs/KUEUE-FIELDS.md."""
+    lines = ["# Kueue fields kadmit models", "",
+             "Generated by `python -m kadmit.manifests.schema.coverage`; do not edit by hand.", "",
+             "Every field of Kueue's kinds (from its CRDs and Configuration types) is modelled, has no "
+             "effect on admission decisions, or is reported where it is set with a warning (KAD161) "
+             "saying that kadmit's decision may differ from Kueue's. A field not listed takes its "
+             "nearest listed parent's entry. Paths are below `spec` (the Configuration: below the "
+             "document).", ""]
+    for kind, table in FIELDS.items():
+        lines += [f"## {kind}", "", "| field | | how |", "|---|---|---|"]
+        for key, entry in table.items():
+            lines.append(f"| `{key}` | {entry.state} | {entry.note} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    print(markdown(), end="")
