@@ -10,6 +10,8 @@ from kadmit.engine.compile.problem import Origin
 from kadmit.engine.explain.cores import blame_cores, symbolic_problem
 from kadmit.engine.explain.fixes import Fix, fixes
 from kadmit.engine.explain.placement import PlacementExplanation, explain_placement
+from kadmit.engine.admission.codes import KAD535, KAD536
+from kadmit.engine.admission.loops import PreemptionLoop
 from kadmit.engine.admission.ordered import Decision, decide_ordered
 from kadmit.engine.preemption.candidates import (IN_CLUSTER_QUEUE, IN_COHORT_FAIR_SHARING, IN_COHORT_RECLAIM_WHILE_BORROWING,
                                    Victim)
@@ -36,6 +38,9 @@ class WhyResult:
     blame: list[Origin] = field(default_factory=list)  # every group, flattened
     blame_groups: list[list[Origin]] = field(default_factory=list)  # independent obstacles
     blame_minimal: bool = True
+    # what the blame is: "core" (minimal unsat sets), "placement", "preemption" (who evicted whom under
+    # which policy), "loop" (the settings and workloads of a preemption loop)
+    blame_kind: str = "core"
     blame_complete: bool = True  # every minimal core was found (False: the bound stopped the enumeration)
     fixes: list[Fix] = field(default_factory=list)
     unknown: bool = False
@@ -49,11 +54,12 @@ def admit(model: Model, mode: ModeName = "ordered", limits: Limits | None = None
     `ordered` mode (Kueue's profiles; `Mixed` is Kueue's default since v0.15)."""
     t0 = time.perf_counter()
     session = Session(model, limits, tas_profile)
-    decisions = decide_ordered(session)
-    reasons = {d.key: decision_reasons(session, d) for d in decisions if not d.admitted}
+    loops: list[PreemptionLoop] = []
+    decisions = decide_ordered(session, loops=loops)
+    reasons = {d.key: decision_reasons(session, d) for d in decisions if not d.admitted or d.loop}
     solver = {"backend": "z3", "mode": "ordered", **session.stats.as_dict(),
               "seconds": round(time.perf_counter() - t0, 3)}
-    result = AdmitResult("ordered", decisions, reasons, solver, any(d.unknown for d in decisions))
+    result = AdmitResult("ordered", decisions, reasons, solver, any(d.unknown for d in decisions), loops=loops)
     if mode == "optimal":
         result = solve_optimal(model, result, time_budget=time_budget)
     return result
@@ -62,6 +68,8 @@ def admit(model: Model, mode: ModeName = "ordered", limits: Limits | None = None
 def decision_reasons(session: Session, d: Decision) -> list[Reason]:
     """Kueue-style reasons for a workload the run did not admit (against the run's final usage)."""
     wl = d.workload
+    if d.loop:
+        return [Reason(KAD535 if d.loop.settled else KAD536, d.loop.message())]
     if d.unknown:
         return [Reason(KAD503, "the solver could not decide within its limits")]
     if d.preempted_by:
@@ -134,7 +142,7 @@ def _why_ordered(model: Model, key: str, limits: Limits | None, tas_profile: Pro
     if target is None:
         raise KeyError(key)
     try:
-        decisions = {d.key: d for d in decide_ordered(session)}
+        decisions = {d.key: d for d in decide_ordered(session, loops=[])}
     except SolverUnknown:
         return WhyResult(key, False, None, [Reason(KAD503, "the solver could not decide within its limits")],
                          unknown=True, solver=session.stats.as_dict())
@@ -150,6 +158,12 @@ def explain_decision(session: Session, decisions: dict[str, Decision], key: str)
     d = decisions.get(key)
     if d is None:
         return WhyResult(key, False, None, [Reason(KAD501, "the workload is finished")])
+    if d.loop:
+        blame = [Origin(f"loop|{r.cluster_queue}|{r.field}", "preemption", r.text, r.span) for r in d.loop.rules]
+        blame += [Origin(f"loop|{w}", "workload", f"`{w}` is evicted or preempts in the loop",
+                         session.index.workloads[w].span) for w in d.loop.workloads]
+        return WhyResult(key, d.admitted, d, decision_reasons(session, d), blame=blame, unknown=True,
+                         solver=session.stats.as_dict(), blame_kind="loop")
     if d.admitted:
         assert d.assignment is not None
         session.finish(key)  # explain against the state without its own usage
@@ -166,10 +180,12 @@ def explain_decision(session: Session, decisions: dict[str, Decision], key: str)
             out.reasons += [Reason(KAD502, f"it preempted {v.key} (priority {v.priority}, ClusterQueue "
                                    f"{v.cluster_queue}): {_why_victim(session, target, v)}") for v in d.preempted]
             out.blame = _preemption_origins(session, target, d.preempted)
+            out.blame_kind = "preemption"
         return out
 
     if d.preempted_by or d.preempted:
-        result = WhyResult(key, False, d, decision_reasons(session, d), solver=session.stats.as_dict())
+        result = WhyResult(key, False, d, decision_reasons(session, d), solver=session.stats.as_dict(),
+                           blame_kind="preemption")
         if d.preempted_by:
             by = session.index.workloads.get(d.preempted_by)
             v = Victim(key, d.cluster_queue or "", d.preemption_reason or "", session.index.priority(target))
@@ -206,6 +222,7 @@ def explain_decision(session: Session, decisions: dict[str, Decision], key: str)
         if placement is not None:  # quota fits at the final state; the nodes don't
             result.reasons = decision_reasons(session, d)  # the failure as it stands now
             result.placement = placement
+            result.blame_kind = "placement"
             result.blame = list(placement.blame)
             result.blame_groups = [list(placement.blame)] if placement.blame else []
             result.blame_minimal = False

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from kadmit.engine.admission.loops import PreemptionLoop
 from kadmit.engine.admission.ordered import Decision
 from kadmit.engine.admission.reasons import Reason
 
@@ -16,3 +17,4 @@ class AdmitResult:
     solver: dict
     unknown: bool
     optimal: dict | None = None  # CP-SAT: status, objective, bound, extra admissions vs ordered
+    loops: list[PreemptionLoop] = field(default_factory=list)  # preemption loops the run stopped

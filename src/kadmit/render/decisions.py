@@ -47,7 +47,8 @@ def admit_dict(result: AdmitResult) -> dict:
             "unknown": d.unknown,
             "notes": list(d.notes),
         })
-    out = {"mode": result.mode, "decisions": decisions, "solver": result.solver}
+    out = {"mode": result.mode, "decisions": decisions, "solver": result.solver,
+           "loops": [lp.as_dict() for lp in result.loops]}
     if result.optimal is not None:
         out["optimal"] = result.optimal
     return out
@@ -101,7 +102,9 @@ def admit_human(result: AdmitResult) -> str:
             note = reasons[0].message if reasons else ""
             if len(reasons) > 1:
                 note += f" (+{len(reasons) - 1} more: kadmit why {d.key})"
-        rows.append((d.key, "yes" if d.admitted else ("unknown" if d.unknown else "no"),
+        if d.loop is not None:
+            note = "in a preemption loop (see the warning below)" if d.loop.settled else "still moving when the run stopped"
+        rows.append((d.key, "unknown" if d.unknown else ("yes" if d.admitted else "no"),
                      d.cluster_queue or "-", sets or "-", note))
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     lines = ["  ".join(r[i].ljust(widths[i]) for i in range(4)) + "  " + r[4] for r in rows]
@@ -111,6 +114,11 @@ def admit_human(result: AdmitResult) -> str:
         lines.append("placement (topology-aware):")
         lines.extend(f"  {key} {line}" for key, line in placed)
     admitted = sum(1 for d in result.decisions if d.admitted)
+    for lp in result.loops:
+        lines.append("")
+        lines.append(f"warning[{'KAD535' if lp.settled else 'KAD536'}]: {lp.message()}")
+        lines.extend(f"  --> {r.span}  {r.text}" for r in lp.rules if r.span is not None)
+        lines.append("   = note: the run stops there; these workloads are undecided (exit 3)")
     lines.append("")
     if result.optimal:
         o = result.optimal
@@ -157,6 +165,7 @@ def why_dict(result: WhyResult) -> dict:
         "blame_groups": [[{**_loc(o.span), "message": o.message, "kind": o.kind} for o in g]
                          for g in result.blame_groups],
         "blame_minimal": result.blame_minimal,
+        "blame_kind": result.blame_kind,
         "blame_complete": result.blame_complete,
         "cores": [[origin_dict(o) for o in g] for g in result.blame_groups],
         "fixes": [f.as_dict() for f in result.fixes],
@@ -185,7 +194,11 @@ def _excerpt(span: Span, sources: SourceMap) -> list[str]:
 
 def why_human(result: WhyResult, sources: SourceMap, workload_span: Span | None) -> str:
     out: list[str] = []
-    if result.unknown:
+    d = result.decision
+    if d is not None and d.loop is not None:
+        out.append(f"warning[{'KAD535' if d.loop.settled else 'KAD536'}]: kadmit can't decide `{result.workload}`: "
+                   + ("it is in a preemption loop" if d.loop.settled else "the run did not settle"))
+    elif result.unknown:
         out.append(f"error[KAD503]: kadmit couldn't decide whether `{result.workload}` can be admitted "
                    "within the solver's limits")
     elif result.admitted:
@@ -200,8 +213,8 @@ def why_human(result: WhyResult, sources: SourceMap, workload_span: Span | None)
         out.extend(_placement_lines(result.placement))
     groups = result.blame_groups or ([result.blame] if result.blame else [])
     for gi, group in enumerate(groups):
-        if result.placement is not None:
-            out.append("blame (what keeps the pod set off the nodes):")
+        if result.blame_kind in _BLAME_TITLES:
+            out.append(_BLAME_TITLES[result.blame_kind])
         else:
             out.append("blame (a minimal set of statements that together forbid it; each one matters):" if gi == 0
                        else "another reason on its own (a minimal set that forbids it too):")
@@ -220,9 +233,16 @@ def why_human(result: WhyResult, sources: SourceMap, workload_span: Span | None)
     elif result.placement is not None:
         out.append("fixes: none verified by placing again (tried: waiting for holders, tolerating taints, "
                    "relaxing the topology request, fewer pods)")
-    elif not result.admitted and not result.unknown and result.blame:
+    elif not result.admitted and not result.unknown and result.blame and result.blame_kind == "core":
         out.append("fixes: none found within one or two changes")
     return "\n".join(out) + "\n"
+
+
+_BLAME_TITLES = {
+    "placement": "blame (what keeps the pod set off the nodes):",
+    "preemption": "preemption (the policy that allowed it, and the workloads involved):",
+    "loop": "the loop (the preemption settings that allow it, and the workloads in it):",
+}
 
 
 def _placement_lines(p) -> list[str]:

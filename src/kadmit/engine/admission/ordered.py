@@ -13,7 +13,10 @@ height, then higher priority, then older; with fair sharing, the cohort tourname
 - Preempt without victims: holds capacity for the cycle unless reclaimWithinCohort is Any, then like
   NoFit: BestEffortFIFO sets it aside (retried when an eviction releases quota in its cohort tree),
   StrictFIFO keeps it at the head, blocking the workloads behind it.
-The run ends when a cycle changes nothing (or after 50 + 10 x workloads cycles).
+The run ends when a cycle changes nothing. A run whose state at the end of a cycle is one it was in
+before loops forever (Kueue's preemption rules can evict the same workloads again and again): it
+stops there and the workloads in the loop are undecided (`loops`); so are the ones still moving
+after 50 + 10 x workloads cycles.
 
 Pod sets on flavors with a topology are placed on nodes as part of nomination (`placing`); a nominee
 with a placement is re-checked, and its placement recomputed with the flavors kept, once another
@@ -29,6 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from kadmit.engine.preemption.candidates import Victim
+from kadmit.engine.admission.loops import Eviction, PreemptionLoop, loop_of
 from kadmit.engine.admission.session import Assignment, Session, SolverUnknown
 from kadmit.model import Workload
 
@@ -46,6 +50,7 @@ class Decision:
     preempted: list[Victim] = field(default_factory=list)  # whom it evicted to be admitted
     preempted_by: str | None = None  # a workload admitted at the start and evicted in the run: by whom
     preemption_reason: str | None = None  # and under which of Kueue's reasons (preempt.IN_*)
+    loop: PreemptionLoop | None = None  # undecided: in a preemption loop (or a run that did not settle)
 
     @property
     def key(self) -> str:
@@ -56,9 +61,11 @@ def queue_order_key(session: Session, wl: Workload) -> tuple:
     return (-session.index.priority(wl), wl.created, wl.key)
 
 
-def decide_ordered(session: Session, workloads: list[Workload] | None = None) -> list[Decision]:
+def decide_ordered(session: Session, workloads: list[Workload] | None = None,
+                   loops: list[PreemptionLoop] | None = None) -> list[Decision]:
     """Decide every pending workload (or the given ones) in Kueue's order; commits admissions
-    into the session. Decisions come back sorted by workload key."""
+    into the session. Decisions come back sorted by workload key. A preemption loop (or a run that
+    does not settle) is appended to `loops` and its workloads' decisions are marked unknown."""
     ix = session.index
     if workloads is None:
         workloads = [w for w in session.model.workloads if w.admission is None and not w.finished]
@@ -94,6 +101,9 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None) ->
         resort(name)
     cycle = 0
     limit = 50 + 10 * max(1, len(seen) + len(session.holders))
+    evictions: list[Eviction] = []
+    states: dict[tuple, int] = {}  # the state at the end of a cycle -> that cycle
+    looped: PreemptionLoop | None = None
     while cycle < limit:
         cycle += 1
         changed = bool(evicting)
@@ -203,6 +213,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None) ->
                 if t.key in releasing or held is None or (ix.workloads[t.key].evicted and not held.new):
                     continue  # already being evicted (an input eviction is released before cycle 1)
                 evicting.append((t, head.key))
+                evictions.append(Eviction(cycle, t.key, head.key, name, t.reason))
                 releasing.add(t.key)
                 victims_of.setdefault(head.key, []).append(t)
                 victim = ix.workloads[t.key]
@@ -221,6 +232,16 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None) ->
         queues = {k: v for k, v in queues.items() if v}
         if not changed and not evicting:
             break
+        state = _state(session, queues, set_aside, sticky, evicting)
+        if state in states:
+            looped = loop_of(states[state], cycle, evictions, ix.cluster_queues, _strategies(session))
+            break
+        states[state] = cycle
+    else:
+        recent = [e for e in evictions if e.cycle > cycle - 10]
+        moving = sorted({e.victim for e in recent} | {e.preemptor for e in recent}
+                        | {q[0].key for q in queues.values() if q})
+        looped = PreemptionLoop(cycle, cycle, moving, recent, settled=False)
     for name, queue in sorted(queues.items()):  # still queued when nothing changes any more
         for wl in queue:
             if wl.key not in decisions:
@@ -230,6 +251,21 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None) ->
         d = decisions.get(key)
         if d is not None and not d.preempted:
             d.preempted = list(victims)
+    for d in decisions.values():  # a victim evicted again (a loop) is listed once, as last evicted
+        if len({v.key for v in d.preempted}) < len(d.preempted):
+            last = {v.key: v for v in d.preempted}
+            d.preempted = [last[k] for k in dict.fromkeys(v.key for v in d.preempted)]
+    if looped is not None:
+        if loops is not None:
+            loops.append(looped)
+        for key in looped.workloads:
+            d = decisions.get(key)
+            if d is None:
+                wl = ix.workloads[key]
+                d = decisions[key] = Decision(wl, False, wl.admission.cluster_queue if wl.admission else None,
+                                              cycle=cycle)
+            d.unknown = True
+            d.loop = looped
     for key, (by, reason) in evicted_by.items():  # a victim still waiting says who evicted it
         d = decisions.get(key)
         if d is not None and not d.admitted:
@@ -247,6 +283,21 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None) ->
             d.unknown = True
             d.notes.append("decided after an undecided workload in the same cohort tree")
     return [decisions[k] for k in sorted(decisions)]
+
+
+def _state(session: Session, queues: dict[str, list[Workload]], set_aside: dict[str, list[Workload]],
+           sticky: dict[str, str], evicting: list) -> tuple:
+    """What the next cycle depends on; a run that comes back to a state loops forever."""
+    return (tuple(sorted(session.holders)),
+            tuple((k, tuple(w.key for w in v)) for k, v in sorted(queues.items())),
+            tuple((k, tuple(sorted(w.key for w in v))) for k, v in sorted(set_aside.items()) if v),
+            tuple(sorted(sticky.items())),
+            tuple(sorted((v.key, by or "") for v, by in evicting)))
+
+
+def _strategies(session: Session) -> tuple[str, ...]:
+    config = session.model.config
+    return config.strategies if config is not None else ()
 
 
 def _processing_order(session: Session, entries: list, fair: bool):
