@@ -19,7 +19,7 @@ from kadmit.engine.admission.reasons import (KAD501, KAD502, KAD503, KAD510, KAD
                                    Reason,
                                    flavor_reasons, gate_reasons, no_preemption_reasons, placement_reasons,
                                    preempted_reason)
-from kadmit.engine.admission.session import Session, SolverUnknown
+from kadmit.engine.admission.session import Session, ShapeCache, SolverUnknown
 from kadmit.engine.optimal.solve import solve_optimal
 from kadmit.engine.result import AdmitResult
 from kadmit.engine.solver.z3backend import Limits, make_solver
@@ -49,11 +49,12 @@ class WhyResult:
 
 
 def admit(model: Model, mode: ModeName = "ordered", limits: Limits | None = None,
-          time_budget: float = 10.0, tas_profile: Profile = "Mixed") -> AdmitResult:
+          time_budget: float = 10.0, tas_profile: Profile = "Mixed", cache: ShapeCache | None = None) -> AdmitResult:
     """Decide every pending workload. `tas_profile` is the topology-aware placement algorithm of
-    `ordered` mode (Kueue's profiles; `Mixed` is Kueue's default since v0.15)."""
+    `ordered` mode (Kueue's profiles; `Mixed` is Kueue's default since v0.15). `cache` shares
+    compiled shapes and answers with other runs over the same policy."""
     t0 = time.perf_counter()
-    session = Session(model, limits, tas_profile)
+    session = Session(model, limits, tas_profile, cache)
     loops: list[PreemptionLoop] = []
     decisions = decide_ordered(session, loops=loops)
     reasons = {d.key: decision_reasons(session, d) for d in decisions if not d.admitted or d.loop}

@@ -15,6 +15,7 @@ from kadmit.diagnostics import Diagnostic, Diagnostics, Severity
 from kadmit.engine.analysis.alone import admissible_alone, empty_cluster
 from kadmit.engine.decide import AdmitResult, admit, why
 from kadmit.engine.admission.ordered import Decision
+from kadmit.engine.admission.session import ShapeCache
 from kadmit.model import Fragment, Model
 from kadmit.review.codes import KAD804
 from kadmit.review.testfile import Expectation, TestCase
@@ -66,6 +67,7 @@ class Runner:
     def __init__(self, base: Model) -> None:
         self.base = base
         self._runs: dict[tuple, _Run] = {}
+        self.cache = ShapeCache()  # every test's runs share compiled shapes and answers
 
     # --- building a test's model -------------------------------------------------------------------
 
@@ -113,7 +115,7 @@ class Runner:
             validate(model, diags)
             found = diags.sorted()
             errors = [d for d in found if d.severity is Severity.ERROR]
-            result = None if errors else admit(model)
+            result = None if errors else admit(model, cache=self.cache)
             run = _Run(model, found, result, error=(f"the model has {len(errors)} error(s), first: "
                                                      f"{errors[0].code} {errors[0].message}") if errors else None)
         self._runs[case.setup] = run
@@ -161,7 +163,7 @@ class Runner:
             return [Failure(e.workload, e.text(), r.error, line=e.span.line)]
         if e.workload not in r.alone:
             keys = [w.key for w in r.model.workloads]
-            r.alone.update(admissible_alone(r.model, keys))
+            r.alone.update(admissible_alone(r.model, keys, cache=self.cache))
         a = r.alone.get(e.workload)
         ok = (a is None) == (e.outcome == "never_admissible")
         problems = [] if ok else [

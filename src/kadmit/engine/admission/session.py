@@ -89,18 +89,59 @@ class Loaded:
         return got
 
 
+class _Same:
+    __slots__ = ("obj", "h")
+
+    def __init__(self, obj, h: int) -> None:
+        self.obj, self.h = obj, h
+
+    def __hash__(self) -> int:
+        return self.h
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, _Same) and (self.obj is other.obj or self.obj == other.obj)
+
+
+@dataclass
+class ShapeCache:
+    """Compiled shapes and their answers, shared by sessions over states of one policy (policy tests,
+    diffs): a question asked again in another state is answered from here. Shapes are keyed by the
+    policy (everything but workloads, pods and nodes), the solver units, and the workload itself."""
+
+    shapes: OrderedDict = field(default_factory=OrderedDict)
+    memo: dict = field(default_factory=dict)
+    policies: dict = field(default_factory=dict)  # id(model) -> (model, policy key)
+    workloads: dict = field(default_factory=dict)  # id(workload) -> _Same
+
+    def same(self, wl: Workload) -> "_Same":
+        """`wl` as a key whose hash is computed once (model objects hash deeply)."""
+        got = self.workloads.get(id(wl))
+        if got is None or got.obj is not wl:
+            got = self.workloads[id(wl)] = _Same(wl, hash(wl))
+        return got
+
+    def policy_key(self, model: Model) -> int:
+        got = self.policies.get(id(model))
+        if got is None or got[0] is not model:
+            policy = model.model_copy(update={"workloads": (), "pods": (), "nodes": ()})
+            got = self.policies[id(model)] = (model, hash(policy))
+        return got[1]
+
+
 class Session:
     """A cluster state compiled once; questions about single workloads answered incrementally."""
 
-    def __init__(self, model: Model, limits: Limits | None = None, tas_profile: Profile = "Mixed") -> None:
+    def __init__(self, model: Model, limits: Limits | None = None, tas_profile: Profile = "Mixed",
+                 cache: ShapeCache | None = None) -> None:
         self.model = model
         self.limits = limits or Limits()
         self.index = ModelIndex(model)
         self.compiler = Compiler(model, self.index)
         self.stats = Stats()
-        self._shapes: OrderedDict[tuple, Loaded] = OrderedDict()
+        self._cache = cache
+        self._shapes: OrderedDict[tuple, Loaded] = cache.shapes if cache is not None else OrderedDict()
         self._shape_ids = 0
-        self._memo: dict[tuple, Outcome] = {}
+        self._memo: dict[tuple, Outcome] = cache.memo if cache is not None else {}
         self.usage = Usage()
         self.holders: dict[str, Holder] = {}
         self.pool = NodePool(model, self.index, tas_profile)
@@ -246,13 +287,17 @@ class Session:
 
     def _loaded_shape(self, wl: Workload) -> Loaded:
         shape = self._shape(wl)
+        if self._cache is not None:  # other states of the policy share it: key by what compiling reads
+            shape = (self._cache.policy_key(self.model), tuple(sorted(self.compiler.scale.items())),
+                     self._cache.same(wl) if shape[0] == "workload" else shape)
         got = self._shapes.get(shape)
         if got is not None:
             self._shapes.move_to_end(shape)
             return got
         while len(self._shapes) >= MAX_SHAPES:  # least recently used first: Z3 solvers are heavy
             _, old = self._shapes.popitem(last=False)
-            self._memo = {k: v for k, v in self._memo.items() if k[0] != id(old)}
+            for k in [k for k in self._memo if k[0] == id(old)]:
+                del self._memo[k]
         prob = self.compiler.problem(wl, self.usage, "shared", tag=f"s{self._shape_ids}")
         self._shape_ids += 1
         got = self.load(prob, make_solver(self.limits))  # one small solver per shape

@@ -6,7 +6,7 @@ preempt, so a workload that isn't admitted here is never admitted, whatever else
 
 from __future__ import annotations
 
-from kadmit.engine.admission.session import Assignment, Session
+from kadmit.engine.admission.session import Assignment, Session, ShapeCache
 from kadmit.engine.solver.z3backend import Limits
 from kadmit.model import Model
 
@@ -20,11 +20,12 @@ def empty_cluster(model: Model, keys: list[str]) -> Model:
         "pods": ()})
 
 
-def admissible_alone(model: Model, keys: list[str], limits: Limits | None = None) -> dict[str, Assignment | None]:
+def admissible_alone(model: Model, keys: list[str], limits: Limits | None = None,
+                     cache: ShapeCache | None = None) -> dict[str, Assignment | None]:
     """Per workload key, Kueue's assignment for it alone on an empty cluster (None: never admissible).
     One session answers them all; nothing is committed between questions."""
     empty = empty_cluster(model, keys)
-    session = Session(empty, limits)
+    session = Session(empty, limits, cache=cache)
     out: dict[str, Assignment | None] = {}
     for key in sorted(set(keys)):
         wl = session.index.workloads.get(key)
