@@ -450,3 +450,46 @@ def sweep(paths: list[str], sweep_file: str, *, trace: str | None = None, until:
     rows = run_sweep(spec, Common(trace, until, start, max_file_bytes), executor, workers, ray_address)
     code = EXIT_INPUT if any("error" in r for r in rows) else EXIT_OK
     return SweepOutcome({"variants": rows}, code, diags.sorted(), sources)
+
+
+# --- diff ---------------------------------------------------------------------------------------
+
+@dataclass
+class DiffOutcome:
+    """What `diff` found (None when an input couldn't be read), both models, and the exit code."""
+
+    result: "object | None"  # review.diff.DiffResult
+    diagnostics: list[Diagnostic]
+    sources: SourceMap
+    exit_code: int
+    base_spec: str = ""
+    head_spec: str = ""
+    base_model: "object | None" = None
+    head_model: "object | None" = None
+
+
+def diff(base: str, head: str, *, state: list[str] = (), envelopes: bool = True, rlimit: int | None = None,
+         timeout_ms: int | None = None, max_file_bytes: int | None = None) -> DiffOutcome:
+    """Compare two versions of a policy (folders or `git:REV[:PATH]`), each with its own state plus
+    `state`. Exit code: 0 nothing changes, 1 something does, 2 unreadable or invalid input, 3 unknown."""
+    import tempfile
+
+    from kadmit.review.diff import diff_models
+    from kadmit.review.revisions import materialize
+
+    diags = Diagnostics()
+    sources = SourceMap()
+    with tempfile.TemporaryDirectory(prefix="kadmit-diff-") as tmp:
+        folders = [materialize(spec, Path(tmp) / side, diags) for spec, side in ((base, "base"), (head, "head"))]
+        if any(f is None for f in folders):
+            return DiffOutcome(None, diags.sorted(), sources, EXIT_INPUT, base, head)
+        loaded = [load_for_engine([str(f), *state], max_file_bytes=max_file_bytes) for f in folders]
+        for one in loaded:
+            sources.update(one.sources)
+            diags.extend(one.diagnostics)
+        if any(one.exit_code != EXIT_OK for one in loaded):
+            return DiffOutcome(None, diags.sorted(), sources, EXIT_INPUT, base, head)
+        mb, mh = (one.workspace.model for one in loaded)
+        result = diff_models(mb, mh, _solver_limits(rlimit, timeout_ms), envelopes=envelopes)
+    code = EXIT_UNKNOWN if result.unknown else (EXIT_OK if result.empty else EXIT_FINDINGS)
+    return DiffOutcome(result, diags.sorted(), sources, code, base, head, mb, mh)

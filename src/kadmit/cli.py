@@ -348,6 +348,41 @@ def test_(paths, format_, max_file_bytes, color) -> None:
     sys.exit(outcome.exit_code)
 
 
+@cli.command("diff")
+@click.argument("base")
+@click.argument("head")
+@click.option("--state", "state", multiple=True, type=click.Path(), metavar="PATH",
+              help="State (workloads, nodes) added to both sides; repeatable.")
+@click.option("--format", "format_", type=click.Choice(["human", "json", "markdown"]), default="human",
+              show_default=True, help="markdown: a pull-request comment.")
+@click.option("--no-envelopes", is_flag=True, help="Skip the largest-gang envelopes (the slowest part).")
+@_with(solver_options)
+@max_size_option
+@color_option
+def diff_(base, head, state, format_, no_envelopes, rlimit, timeout_ms, max_file_bytes, color) -> None:
+    """What changing the policy from BASE to HEAD does.
+
+    BASE and HEAD are folders or `git:REV[:PATH]` (a revision of the repository in the working
+    directory, PATH from its root). Reports the semantic changes (quotas with numbers, queues,
+    cohorts, flavors, rules), every decision on the state that changes, with `why`, and per
+    cluster queue, flavor and resource the largest gang admissible on an empty cluster, with a
+    witness gang admitted on one side only.
+
+    Exit codes: 0 nothing changes, 1 something does, 2 unreadable or invalid input, 3 the solver
+    could not decide within its limits.
+    """
+    from kadmit.render.diff_report import diff_human, diff_json, diff_markdown
+
+    outcome = api.diff(base, head, state=list(state), envelopes=not no_envelopes, rlimit=rlimit,
+                       timeout_ms=timeout_ms, max_file_bytes=max_file_bytes)
+    if outcome.result is None:
+        _report(outcome.diagnostics, outcome.sources, color)
+        sys.exit(outcome.exit_code)
+    _report([d for d in outcome.diagnostics if d.severity.value == "error"], outcome.sources, color)
+    click.echo({"human": diff_human, "json": diff_json, "markdown": diff_markdown}[format_](outcome), nl=False)
+    sys.exit(outcome.exit_code)
+
+
 def load_all_codes() -> None:
     """Import every kadmit package and every `codes` module, so all codes are registered."""
     for info in sorted(pkgutil.walk_packages(kadmit.__path__, "kadmit."), key=lambda m: m.name):

@@ -181,13 +181,17 @@ class Runner:
         memo = ("alone|" if alone else "") + key
         got = r.whys.get(memo)
         if got is None:
-            model = empty_cluster(r.model, [key]) if alone else r.model
-            w = why(model, key)
-            got = [f"{x.code} {x.message}" for x in w.reasons]
-            got += [f"blame: {o.span.file}:{o.span.line}: {o.message}" if o.span else f"blame: {o.message}"
-                    for o in w.blame]
-            r.whys[memo] = got
+            got = r.whys[memo] = why_lines(empty_cluster(r.model, [key]) if alone else r.model, key)
         return got
+
+
+def why_lines(model: Model, key: str) -> list[str]:
+    """`why`'s reasons and blame for workload `key`, one line each (blame as `file:line: message`)."""
+    w = why(model, key)
+    out = [f"{x.code} {x.message}" for x in w.reasons]
+    out += [f"blame: {o.span.file}:{o.span.line}: {o.message}" if o.span else f"blame: {o.message}"
+            for o in w.blame]
+    return out
 
 
 def _blames(expected, lines: list[str]) -> list[str]:

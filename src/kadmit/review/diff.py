@@ -1,0 +1,131 @@
+"""`kadmit diff`: what a policy change does — semantic changes, changed decisions, changed envelopes.
+
+Decisions are the engine's on each side's state (Kueue's ordered mode); a workload is listed when
+its outcome differs: admitted or not, cluster queue, flavors, counts, victims, preempted by whom.
+Envelopes compare the largest gang per cluster queue, flavor and resource on an empty cluster
+(`engine.analysis.envelope`); each changed one carries a witness gang, checked on both sides:
+admitted on the side with the larger envelope and not on the other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from kadmit.engine.admission.ordered import Decision
+from kadmit.engine.admission.session import ShapeCache
+from kadmit.engine.analysis.envelope import Gang, Prober, keys_of
+from kadmit.engine.decide import AdmitResult, admit
+from kadmit.engine.solver.z3backend import Limits
+from kadmit.model import Model, Workload
+from kadmit.review.changes import Change, model_changes
+from kadmit.review.testrun import why_lines
+
+
+@dataclass
+class DecisionChange:
+    workload: str
+    before: Decision | None  # None: no decision on that side (see `before_state`)
+    after: Decision | None
+    before_state: str  # one-line description of the outcome
+    after_state: str
+    why: list[str] = field(default_factory=list)  # `why` on the side where it isn't admitted (else HEAD)
+    why_side: str = "after"
+
+
+@dataclass
+class EnvelopeChange:
+    cluster_queue: str
+    flavor: str
+    resource: str
+    before: Gang | None
+    after: Gang | None
+    witness: Gang | None  # admitted on `witness_side` only (checked on both sides)
+    witness_side: str = "before"
+
+
+@dataclass
+class DiffResult:
+    changes: list[Change]
+    decisions: list[DecisionChange]
+    envelopes: list[EnvelopeChange]
+    base: AdmitResult
+    head: AdmitResult
+    unknown: bool = False
+
+    @property
+    def empty(self) -> bool:
+        return not (self.changes or self.decisions or self.envelopes)
+
+
+def _view(wl: Workload | None, d: Decision | None) -> tuple:
+    """What about a decision counts as a change (placement on nodes doesn't)."""
+    if d is None:
+        return ("running", wl.admission.cluster_queue) if wl is not None and wl.admitted else ("absent",)
+    if d.preempted_by:
+        return ("preempted", d.preempted_by)
+    if not d.admitted:
+        return ("pending", d.unknown)
+    a = d.assignment
+    sets = tuple(sorted((ps, a.counts.get(ps, 0), tuple(sorted(fl.items()))) for ps, fl in a.flavors.items()))
+    return ("admitted", d.cluster_queue, sets, tuple(sorted(v.key for v in d.preempted)))
+
+
+def describe(wl: Workload | None, d: Decision | None) -> str:
+    v = _view(wl, d)
+    if v[0] == "absent":
+        return "not in the state"
+    if v[0] == "running":
+        return f"admitted in the input to {v[1]}, left running"
+    if v[0] == "preempted":
+        return f"preempted by {v[1]}"
+    if v[0] == "pending":
+        return "unknown (solver limits)" if v[1] else "not admitted"
+    sets = "; ".join(f"{ps} {n}×{','.join(sorted({f for _, f in fl})) or '-'}" for ps, n, fl in v[2])
+    victims = f", preempting {', '.join(v[3])}" if v[3] else ""
+    return f"admitted to {v[1]}: {sets}{victims}"
+
+
+def decision_changes(base: Model, head: Model, rb: AdmitResult, rh: AdmitResult) -> list[DecisionChange]:
+    db = {d.key: d for d in rb.decisions}
+    dh = {d.key: d for d in rh.decisions}
+    wb = {w.key: w for w in base.workloads}
+    wh = {w.key: w for w in head.workloads}
+    out = []
+    for key in sorted(set(db) | set(dh) | set(wb) | set(wh)):
+        vb, vh = _view(wb.get(key), db.get(key)), _view(wh.get(key), dh.get(key))
+        if vb == vh or "absent" in (vb[0], vh[0]):
+            continue  # a workload only one side has is a state change, listed with the changes
+        side, model = ("after", head) if vh[0] not in ("admitted", "running") or vb[0] in ("admitted", "running") \
+            else ("before", base)
+        out.append(DecisionChange(key, db.get(key), dh.get(key), describe(wb.get(key), db.get(key)),
+                                  describe(wh.get(key), dh.get(key)), why_lines(model, key), side))
+    return out
+
+
+def envelope_changes(base: Model, head: Model, limits: Limits | None = None) -> list[EnvelopeChange]:
+    pb, ph = Prober(base, limits), Prober(head, limits)
+    out = []
+    for key in sorted(set(keys_of(base)) | set(keys_of(head))):
+        gb, gh = pb.largest(*key), ph.largest(*key)
+        tb, th = (gb.total if gb else 0), (gh.total if gh else 0)
+        if tb == th:
+            continue
+        if tb > th:
+            witness, side, other = gb, "before", ph
+        else:
+            witness, side, other = gh, "after", pb
+        if other.has_queue(key[0]) and other.admits(other.requeue(witness)):
+            witness = None  # the other side's units are coarser: no single gang tells them apart here
+        out.append(EnvelopeChange(*key, gb, gh, witness, side))
+    return out
+
+
+def diff_models(base: Model, head: Model, limits: Limits | None = None, envelopes: bool = True) -> DiffResult:
+    """Everything that differs between two states of a policy."""
+    cache = ShapeCache()
+    rb = admit(base, limits=limits, cache=cache)
+    rh = admit(head, limits=limits, cache=cache)
+    changes = model_changes(base, head)
+    decisions = decision_changes(base, head, rb, rh)
+    env = envelope_changes(base, head, limits) if envelopes else []
+    return DiffResult(changes, decisions, env, rb, rh, rb.unknown or rh.unknown)
