@@ -93,6 +93,7 @@ class Capacity:
     at_ms: int
     nodes: list[Node]
     source: str = "added"
+    tag: int = 0  # an autoscaler's launch
 
 
 @dataclass
@@ -328,6 +329,8 @@ class Simulator:
         for node in cap.nodes:
             self.pool_add_node(node)
         self.recorder.nodes_added(t, cap)
+        if cap.tag and self.autoscaler is not None:
+            self.autoscaler.joined(cap)
 
     def pool_add_node(self, node: Node) -> None:
         state = node_state(node)
