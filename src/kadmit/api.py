@@ -274,6 +274,28 @@ def why(workload: str, paths: list[str], *, rlimit: int | None = None,
     return WhyOutcome(loaded, result, code, loaded.diagnostics)
 
 
+def why_capacity(workload: str, paths: list[str], nodepool: str, *, max_file_bytes: int | None = None,
+                 tas_profile: str = "Mixed") -> tuple[object | None, list[Diagnostic]]:
+    """`why --with-capacity NODEPOOL[:NAME]`: the fewest new nodes of a Karpenter pool that admit
+    `workload` (kadmit.simulate.capacity.CapacityAnswer), or None with the diagnostics."""
+    from kadmit.simulate.capacity import with_capacity
+    from kadmit.simulate.codes import KAD705
+    from kadmit.simulate.karpenter import read_nodepools
+
+    loaded = load_for_engine(paths, max_file_bytes=max_file_bytes)
+    diags = Diagnostics()
+    path, _, name = nodepool.partition(":") if not Path(nodepool).exists() else (nodepool, "", "")
+    pools = read_nodepools(path, ws.Reader(loaded.sources, diags, _limits(max_file_bytes)), diags)
+    if pools is None or loaded.exit_code != EXIT_OK:
+        return None, diags.sorted()
+    chosen = [p for p in pools if not name or p.name == name]
+    if len(chosen) != 1:
+        diags.emit(KAD705, f"`{path}` holds {len(pools)} NodePools: name one as `{path}:NAME`" if not name
+                   else f"no NodePool `{name}` in `{path}`")
+        return None, diags.sorted()
+    return with_capacity(loaded.workspace.model, workload, chosen[0], tas_profile=tas_profile), diags.sorted()
+
+
 def _solver_limits(rlimit: int | None, timeout_ms: int | None):
     from kadmit.engine.solver.z3backend import Limits
 

@@ -237,8 +237,10 @@ def admit(paths, mode, format_, time_budget, tas_profile, rlimit, timeout_ms, ma
 @_with(solver_options)
 @max_size_option
 @color_option
+@click.option("--with-capacity", "with_capacity", metavar="NODEPOOL[:NAME]",
+              help="Also say how many new nodes of this Karpenter NodePool (karpenter.sh/v1 YAML) would admit it.")
 def why(workload, paths, format_, mode, time_budget, tas_profile, rlimit, timeout_ms, max_file_bytes,
-        color) -> None:
+        color, with_capacity) -> None:
     """Explain why WORKLOAD (namespace/name) is or isn't admitted: reasons in Kueue's words,
     the lines of policy and state responsible, and verified fixes.
 
@@ -256,6 +258,13 @@ def why(workload, paths, format_, mode, time_budget, tas_profile, rlimit, timeou
     else:
         wl = next((w for w in outcome.loaded.workspace.model.workloads if w.key == workload), None)
         click.echo(why_human(outcome.result, outcome.loaded.sources, wl.span if wl else None), nl=False)
+    if with_capacity:
+        answer, diagnostics = api.why_capacity(workload, list(paths), with_capacity, max_file_bytes=max_file_bytes,
+                                               tas_profile=tas_profile)
+        _report(diagnostics, outcome.loaded.sources, color)
+        if answer is None:
+            sys.exit(api.EXIT_INPUT)
+        click.echo(("capacity: " if format_ == "human" else "") + answer.text(), err=format_ == "json")
     sys.exit(outcome.exit_code)
 
 

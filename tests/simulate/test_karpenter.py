@@ -38,3 +38,28 @@ def test_nodes_added_at_a_time(tmp_path):
     w = {x["workload"]: x for x in out.result["workloads"]}
     assert [c["at"] for c in out.result["capacity"]] == [30.0]
     assert w["a/j1"]["started_at"] == 30.0 and w["a/j3"]["started_at"] == 630.0
+
+
+def test_why_with_capacity_counts_the_fewest_nodes(tmp_path):
+    state = tmp_path / "state.kad"
+    state.write_text((DATA / "karpenter-policy.kad").read_text() + """
+workload a/gang {
+  queue = lq
+  pod_group workers {
+    count = 3
+    requests = { cpu = 8, nvidia.com/gpu = 8 }
+  }
+}
+node n0 {
+  labels = { "karpenter.sh/nodepool" = "gpu" }
+  allocatable = { cpu = 96, nvidia.com/gpu = 8, pods = 110 }
+}
+""")
+    answer, diags = api.why_capacity("a/gang", [str(state)], str(DATA / "karpenter-pool.yaml"))
+    assert answer is not None, diags
+    # quota admits it; its 3 pods of 8 GPUs need 3 nodes: n0 and two new g.8x
+    assert answer.possible and answer.shapes == {"g.8x": 2}
+    bigger = tmp_path / "bigger.kad"
+    bigger.write_text(state.read_text().replace("count = 3", "count = 9"))
+    answer, _ = api.why_capacity("a/gang", [str(bigger)], str(DATA / "karpenter-pool.yaml"))
+    assert not answer.possible and "can't hold all its pods" in answer.reason  # 32-GPU limit: 4 nodes
