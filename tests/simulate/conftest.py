@@ -1,33 +1,11 @@
-"""Shared inputs for the simulate tests: small policies written as `.kad`."""
+"""The `policy` fixture of the simulate tests."""
 
 import pytest
-
-POLICY = """
-flavor default {}
-priority low = 10
-priority high = 100
-namespace a {}
-cluster_queue q {
-  namespaces = {}
-  preemption {
-    within_cluster_queue = lower_priority
-  }
-  resources cpu {
-    flavor default { cpu = 4 }
-  }
-}
-local_queue a/lq -> q
-"""
+from sim_helpers import POLICY
 
 
 @pytest.fixture
 def policy(tmp_path):
     p = tmp_path / "policy.kad"
     p.write_text(POLICY)
-    return str(p)
-
-
-def write_trace(tmp_path, rows: list[str], name: str = "trace.csv") -> str:
-    p = tmp_path / name
-    p.write_text("time,namespace,name,queue,priority,pods,duration,cpu\n" + "\n".join(rows) + "\n")
     return str(p)

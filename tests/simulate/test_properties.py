@@ -119,7 +119,7 @@ def test_same_input_same_bytes(policy, tmp_path):
     import os
     import subprocess
     import sys
-    from conftest import write_trace
+    from sim_helpers import write_trace
     trace = write_trace(tmp_path, [f"{i % 7},a,w{i},lq,{'high' if i % 5 == 0 else 'low'},1,{3 + i % 4},{1 + i % 3}"
                                    for i in range(30)])
     texts = []

@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import write_trace
+from sim_helpers import write_trace
 
 PROBE = """<script>
 window.__errors = [];

@@ -1,6 +1,6 @@
 """A replay checked event by event against a scenario computed by hand."""
 
-from conftest import write_trace
+from sim_helpers import write_trace
 
 from kadmit import api
 

@@ -1,6 +1,6 @@
 """Sweeps: a grid of variants tabulated; the same rows on a process pool, in-process and on a local Ray."""
 
-from conftest import write_trace
+from sim_helpers import write_trace
 
 from kadmit import api
 
