@@ -2,17 +2,20 @@
 
 from sim_helpers import write_trace
 
+import pytest
+
 from kadmit import api
 
 
-def test_hand_computed_preemption_and_restart(policy, tmp_path):
+@pytest.mark.parametrize("mode", ["ordered", "optimal"])
+def test_hand_computed_preemption_and_restart(policy, tmp_path, mode):
     # q has 4 cpu. w1 (2 cpu, 10 s) and w2 (2 cpu, 5 s) start at 0; w3 (2 cpu, 3 s) arrives at 1
     # and waits until w2 finishes at 5; w4 (4 cpu, high priority, 2 s) arrives at 6 and evicts
     # both w1 and w3 (lower priority, in its queue), runs 6-8; then w1 (older) and w3 restart at 8
     # from the beginning: w1 finishes at 18, w3 at 11.
     trace = write_trace(tmp_path, ["0,a,w1,lq,low,1,10,2", "0,a,w2,lq,low,1,5,2", "1,a,w3,lq,low,1,3,2",
                                    "6,a,w4,lq,high,1,2,4"])
-    out = api.simulate([policy], trace=trace)
+    out = api.simulate([policy], trace=trace, mode=mode)
     assert out.exit_code == 0, out.diagnostics
     got = {w["workload"]: (w["arrived"], w["admitted_at"], w["finished_at"], w["evictions"], w["wait"])
            for w in out.result["workloads"]}

@@ -14,6 +14,9 @@ preemption are not modelled.
 
 from __future__ import annotations
 
+import heapq
+import itertools
+from dataclasses import dataclass, field
 from typing import Literal, Mapping
 
 from kadmit.placement.filters import PodTemplate, static_fit
@@ -42,45 +45,92 @@ def score(scoring: Scoring, tpl_requests: Mapping[str, int], allocatable: Mappin
     return total // len(resources)
 
 
+class ChangeLog(dict):
+    """Free capacity per node that remembers which nodes changed (the engine's node pool writes
+    through it too), so each pod shape rescores only those."""
+
+    def __init__(self, *args) -> None:
+        super().__init__(*args)
+        self.log: list[str] = []
+
+    def __setitem__(self, key, value) -> None:
+        super().__setitem__(key, value)
+        self.log.append(key)
+
+
+@dataclass
+class _Shape:
+    feasible: dict[str, NodeState]
+    heap: list = field(default_factory=list)  # (-score, node, sequence, free dict scored)
+    seen: int = 0  # position in the change log already taken in
+
+
 class KubeScheduler:
     """Places pods one at a time on nodes whose free capacity is `free` (shared with the engine's
-    node pool, so topology-aware placements and these pods never take the same capacity)."""
+    node pool, so topology-aware placements and these pods never take the same capacity). Per pod
+    shape, a heap of nodes by score, rescored only where capacity changed."""
 
-    def __init__(self, nodes: list[NodeState], free: dict[str, dict[str, int]], scoring: Scoring) -> None:
+    def __init__(self, nodes: list[NodeState], free: ChangeLog, scoring: Scoring) -> None:
         self.nodes = sorted(nodes, key=lambda n: n.name)
         self.free = free
         self.scoring = scoring
-        self._static: dict[tuple, list[NodeState]] = {}
+        self._shapes: dict[tuple, _Shape] = {}
+        self._seq = itertools.count()  # heap entries never compare their dicts
 
     def add_node(self, node: NodeState) -> None:
         self.nodes = sorted([*self.nodes, node], key=lambda n: n.name)
-        self._static.clear()
+        for key, shape in self._shapes.items():
+            if static_fit(shape.tpl, node):  # type: ignore[attr-defined]
+                shape.feasible[node.name] = node
+        self.free.log.append(node.name)
 
-    def feasible(self, tpl: PodTemplate) -> list[NodeState]:
-        key = (tpl.node_selector, tpl.node_affinity, tpl.tolerations)
-        got = self._static.get(key)
+    def _shape(self, tpl: PodTemplate) -> _Shape:
+        key = (tpl.requests, tpl.node_selector, tpl.node_affinity, tpl.tolerations)
+        got = self._shapes.get(key)
         if got is None:
-            got = self._static[key] = [n for n in self.nodes if static_fit(tpl, n)]
+            got = self._shapes[key] = _Shape({n.name: n for n in self.nodes if static_fit(tpl, n)})
+            got.tpl = tpl  # type: ignore[attr-defined]
+            req = tpl.request_map
+            for name, n in got.feasible.items():
+                self._push(got, tpl, req, n)
+            heapq.heapify(got.heap)
+            got.seen = len(self.free.log)
         return got
+
+    def _push(self, shape: _Shape, tpl: PodTemplate, req: Mapping[str, int], n: NodeState) -> None:
+        free = self.free[n.name]
+        if free_fit_count(tpl, free) > 0:
+            shape.heap.append((-score(self.scoring, req, n.allocatable, free), n.name, next(self._seq), free))
 
     def place(self, tpl: PodTemplate, count: int) -> dict[str, int]:
         """Up to `count` pods, one at a time, each on the best-scored node with room; the capacity
         taken is subtracted from `free`. Returns node -> pods bound."""
+        shape = self._shape(tpl)
         req = tpl.request_map
-        out: dict[str, int] = {}
-        candidates = [n for n in self.feasible(tpl) if free_fit_count(tpl, self.free[n.name]) > 0]
         per_pod = pod_usage(req, 1)
+        out: dict[str, int] = {}
         for _ in range(count):
-            best, best_score = None, -1
-            for n in candidates:
-                free = self.free[n.name]
-                if free_fit_count(tpl, free) <= 0:
+            log = self.free.log
+            if shape.seen < len(log):
+                for name in sorted(set(log[shape.seen:])):
+                    n = shape.feasible.get(name)
+                    if n is not None:
+                        free = self.free[name]
+                        if free_fit_count(tpl, free) > 0:
+                            heapq.heappush(shape.heap, (-score(self.scoring, req, n.allocatable, free), name, next(self._seq),
+                                                     free))
+                shape.seen = len(log)
+            best = None
+            while shape.heap:
+                _, name, _, free = shape.heap[0]
+                if self.free[name] is not free:
+                    heapq.heappop(shape.heap)  # scored on capacity that has changed since
                     continue
-                s = score(self.scoring, req, n.allocatable, free)
-                if s > best_score:
-                    best, best_score = n, s
+                best = name
+                break
             if best is None:
                 break
-            self.free[best.name] = subtract(self.free[best.name], per_pod)
-            out[best.name] = out.get(best.name, 0) + 1
+            heapq.heappop(shape.heap)
+            self.free[best] = subtract(self.free[best], per_pod)
+            out[best] = out.get(best, 0) + 1
         return out

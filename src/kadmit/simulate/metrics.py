@@ -51,7 +51,7 @@ class Series:
 class Recorder:
     """Fed by the simulator as things change; summarised by `kadmit.simulate.results`."""
 
-    def __init__(self, sim, horizon: int) -> None:
+    def __init__(self, sim, horizon: int, arrivals_until: int = 0) -> None:
         self.sim = sim
         self.usage: dict[tuple[str, str, str], Series] = {}  # (cq, flavor, resource)
         self.allocated: dict[tuple[str, str], Series] = {}  # (flavor, resource), every queue together
@@ -62,9 +62,13 @@ class Recorder:
         self.added: list[tuple[int, str, list[str]]] = []  # (ms, source, node names)
         self.whole_free: dict[str, Series] = {}  # flavor (or "" for all nodes) -> nodes with nothing bound
         self.node_alloc: dict[str, Series] = {}  # resource -> allocated on nodes, every holder
+        self.whole_gpu: dict[str, Series] = {}  # "8-GPU" -> nodes of that many GPUs with all of them free
         self._keys: dict[str, set] = {}
         self._nodes_dirty = True
         self._step = max(1, horizon // max(1, sim.opt.samples))
+        # denser while work arrives: a compressed trace's busy window can be short beside its tail
+        self._dense_until = arrivals_until
+        self._dense_step = max(1, arrivals_until // max(1, sim.opt.samples))
         self._next = 0
         self.end = 0
 
@@ -108,7 +112,7 @@ class Recorder:
         instants: counting every node at every instant would cost more than the decisions."""
         if t < self._next or not self._nodes_dirty:
             return
-        self._next = t + self._step
+        self._next = t + (self._dense_step if t < self._dense_until else self._step)
         self._nodes_dirty = False
         self._sample_nodes(t)
 
@@ -121,8 +125,13 @@ class Recorder:
         flavors = sorted(sim.ix.flavors.values(), key=lambda f: f.name)
         whole: dict[str, int] = {"": 0}
         alloc: dict[str, int] = {}
+        gpus: dict[str, int] = {}
         for n in nodes:
             f = free[n.name]
+            g = n.allocatable.get("nvidia.com/gpu", 0)
+            if g > 0:
+                key = f"{g // 1000}-GPU"
+                gpus[key] = gpus.get(key, 0) + (f.get("nvidia.com/gpu", 0) >= g)
             idle = all(f.get(r, 0) >= q for r, q in n.allocatable.items())
             for r, q in n.allocatable.items():
                 if r != "pods":
@@ -136,6 +145,8 @@ class Recorder:
             self.whole_free.setdefault(fl, Series()).set(t, whole.get(fl, 0))
         for r, v in sorted(alloc.items()):
             self.node_alloc.setdefault(r, Series()).set(t, v)
+        for k, v in sorted(gpus.items()):
+            self.whole_gpu.setdefault(k, Series()).set(t, v)
 
     def close(self, end: int) -> None:
         self.end = end

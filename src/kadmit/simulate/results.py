@@ -169,5 +169,6 @@ def _series(sim, end: int, points: int) -> dict:
         "running": rec.running_series.sampled(times),
         "whole_free_nodes": {fl or "*": s.sampled(times) for fl, s in sorted(rec.whole_free.items())},
         "node_allocated": {r: s.sampled(times) for r, s in sorted(rec.node_alloc.items())},
+        "whole_free_gpu_nodes": {k: s.sampled(times) for k, s in sorted(rec.whole_gpu.items())},
         "evictions": [[sec(t), cq] for t, cq in rec.evictions],
     }

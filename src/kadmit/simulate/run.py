@@ -31,7 +31,7 @@ from kadmit.model import Model, Node, Workload
 from kadmit.placement.filters import PodTemplate
 from kadmit.placement.inventory import add, node_state, pod_usage
 from kadmit.placement.tas import Profile
-from kadmit.simulate.kube import KubeScheduler, Scoring
+from kadmit.simulate.kube import ChangeLog, KubeScheduler, Scoring
 from kadmit.simulate.metrics import Recorder
 
 FINISH, NODES, ARRIVAL = 0, 1, 2  # the order of events at one instant
@@ -43,6 +43,8 @@ class PodSetRun:
     count: int
     flavors: list[str]
     placement: dict[str, int] = field(default_factory=dict)  # node -> pods
+    flavor_map: dict[str, str] = field(default_factory=dict)  # resource -> flavor
+    tas: bool = False  # placed by admission (topology-aware), not by kube-scheduler
 
 
 @dataclass
@@ -119,6 +121,7 @@ class Simulator:
         self.ix = self.session.index
         self.tree = self.session.compiler.tree
         self.pool = self.session.pool
+        self.pool.free = ChangeLog(self.pool.free)
         self.kube = KubeScheduler(list(self.pool.inventory.nodes), self.pool.free, self.opt.scoring)
         self.has_nodes = bool(self.pool.inventory.nodes) or bool(capacity) or autoscaler is not None
         self.autoscaler = autoscaler
@@ -141,7 +144,8 @@ class Simulator:
         for c in capacity:
             self._push(c.at_ms, NODES, c)
         self._initial(arrivals)
-        self.recorder = Recorder(self, self._horizon())
+        self.recorder = Recorder(self, self._horizon(),
+                                 max((e[0] for e in self.events if e[1] == ARRIVAL), default=0))
         for cq in sorted(self.session.usage.data):
             self.recorder.usage_changed(cq, 0)
         for _ in self.running:
@@ -164,8 +168,8 @@ class Simulator:
             if wl.admitted and wl.admission is not None:
                 rec.arrived = rec.admitted_at = rec.started_at = 0
                 rec.cluster_queue = wl.admission.cluster_queue
-                rec.pod_sets = [PodSetRun(p.name, p.count, sorted(set(p.flavors.values())), dict(p.placement))
-                                for p in wl.admission.pod_sets]
+                rec.pod_sets = [PodSetRun(p.name, p.count, sorted(set(p.flavors.values())), dict(p.placement),
+                                          dict(p.flavors), bool(p.placement)) for p in wl.admission.pod_sets]
                 rec.requests = _requests(wl, {p.name: p.count for p in wl.admission.pod_sets})
                 self.running[wl.key] = self.session.holders.get(wl.key)
                 if wl.duration_ms is not None:
@@ -342,6 +346,13 @@ class Simulator:
     # --- deciding ----------------------------------------------------------------------------------------
 
     def _decide(self, t: int, dirty: set[str], arrived: list[str]) -> None:
+        if self.opt.mode == "optimal":
+            if dirty or arrived:
+                from kadmit.simulate.optimal_mode import decide_optimal
+                t0 = time.perf_counter()
+                decide_optimal(self, t)
+                self.decide_seconds += time.perf_counter() - t0
+            return
         wanted: set[tuple[str, tuple]] = set()
         for cq, classes in self.pending.items():
             if cq and self.tree.root(f"cq:{cq}") in dirty:
@@ -392,7 +403,8 @@ class Simulator:
         rec.cluster_queue = a.cluster_queue
         placed = a.placement.nodes() if a.placement is not None else {}
         rec.pod_sets = [PodSetRun(ps.name, a.counts.get(ps.name, 0),
-                                  sorted(set(a.flavors.get(ps.name, {}).values())), dict(placed.get(ps.name, {})))
+                                  sorted(set(a.flavors.get(ps.name, {}).values())), dict(placed.get(ps.name, {})),
+                                  dict(a.flavors.get(ps.name, {})), ps.name in placed)
                         for ps in wl.pod_sets]
         rec.requests = _requests(wl, a.counts)
         self.recorder.usage_changed(a.cluster_queue, t)
@@ -504,7 +516,8 @@ class Simulator:
                 self.records[other].reason = text
 
     def _close(self, end: int) -> None:
-        self._explain_pending()
+        if self.opt.mode == "ordered":
+            self._explain_pending()
         for key, rec in self.records.items():
             if rec.kind == "kueue" and rec.started_at is not None and rec.finished_at is None:
                 rec.run_ms += end - rec.started_at
