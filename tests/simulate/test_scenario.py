@@ -49,3 +49,21 @@ def test_bad_trace_is_refused_with_its_line(policy, tmp_path):
     assert out.exit_code == 2 and out.result is None
     found = {(d.code, d.span.line) for d in out.diagnostics if d.code.startswith("KAD7")}
     assert ("KAD701", 3) in found and ("KAD704", 4) in found
+
+
+def test_pods_without_a_queue_wait_without_blocking(tmp_path):
+    """kube-scheduler alone: priority, then arrival; a pod that fits nowhere waits and the ones
+    behind it that fit are bound (LeastAllocated spreads them)."""
+    cluster = tmp_path / "nodes.kad"
+    cluster.write_text("".join(f'node n{i} {{ allocatable = {{ cpu = 4, pods = 110 }} }}\n' for i in range(2)))
+    trace = tmp_path / "trace.csv"
+    trace.write_text("time,namespace,name,queue,priority,pods,duration,cpu\n"
+                     "0,a,big,,0,1,10,8\n0,a,p1,,0,2,10,1\n5,a,p2,,100,1,10,3\n5,a,p3,,0,1,10,3\n"
+                     "5,a,p4,,50,1,10,3\n")
+    out = api.simulate([str(cluster)], trace=str(trace))
+    w = {x["workload"]: x for x in out.result["workloads"]}
+    assert w["a/big"]["admitted_at"] is None  # 8 cpu fits no node; it blocks nothing
+    assert w["a/p1"]["pod_sets"][0]["placement"] == {"n0": 1, "n1": 1}  # LeastAllocated spreads
+    # at 5 each node has 3 cpu free: p2 and p4 (higher priority) take them, p3 waits until they end
+    assert (w["a/p2"]["admitted_at"], w["a/p4"]["admitted_at"], w["a/p3"]["admitted_at"]) == (5.0, 5.0, 15.0)
+    assert w["a/p3"]["finished_at"] == 25.0

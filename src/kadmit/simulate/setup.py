@@ -11,7 +11,7 @@ from kadmit import workspace as ws
 from kadmit.diagnostics import Diagnostics
 from kadmit.durations import parse_duration_ms
 from kadmit.model import Model, Workload
-from kadmit.simulate.codes import KAD700, KAD703, KAD704, KAD705, KAD706
+from kadmit.simulate.codes import KAD700, KAD701, KAD703, KAD704, KAD705, KAD706
 from kadmit.simulate.run import Capacity, Options, Simulator
 from kadmit.simulate.trace import _rows, parse_time, read_trace
 
@@ -114,6 +114,10 @@ def _check(model: Model, arrivals, diags: Diagnostics) -> None:
         if wl.queue and f"{wl.namespace}/{wl.queue}" not in lqs:
             diags.emit(KAD704, f"no local queue `{wl.queue}` in namespace `{wl.namespace}`", wl.span,
                        help="leave `queue` empty for pods that kube-scheduler alone places")
+        ps = wl.pod_sets[0] if wl.pod_sets else None
+        if not wl.queue and ps is not None and (ps.topology is not None or ps.min_count is not None):
+            diags.emit(KAD701, "`topology` and `min_pods` are Kueue's: a row without a `queue` is pods that "
+                       "kube-scheduler alone places, one by one", wl.span)
         if wl.priority_class and wl.priority_class not in classes:
             diags.emit(KAD704, f"no priority class `{wl.priority_class}`", wl.span)
 
