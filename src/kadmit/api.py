@@ -10,7 +10,7 @@ from typing import Literal
 from kadmit import workspace as ws
 from kadmit.atomic import write_text_atomic
 from kadmit.diagnostics import KAD004, Diagnostic, Diagnostics, Severity
-from kadmit.render.codes import KAD005, KAD006, KAD008, KAD009
+from kadmit.render.codes import KAD005, KAD006, KAD008, KAD009, KAD010, KAD011
 from kadmit.source import SourceMap
 
 EXIT_OK = 0
@@ -249,18 +249,15 @@ def why(workload: str, paths: list[str], *, rlimit: int | None = None,
         timeout_ms: int | None = None, max_file_bytes: int | None = None,
         tas_profile: str = "Mixed", mode: str = "ordered", time_budget: float = 10.0) -> WhyOutcome:
     """Explain why workload `namespace/name` is or isn't admitted."""
-    from kadmit.diagnostics import did_you_mean
     from kadmit.engine.decide import why as explain
 
     loaded = load_for_engine(paths, max_file_bytes=max_file_bytes)
     if loaded.exit_code != EXIT_OK:
         return WhyOutcome(loaded, None, loaded.exit_code, loaded.diagnostics)
-    keys = [w.key for w in loaded.workspace.model.workloads]
-    if workload not in keys:
-        diags = Diagnostics()
-        diags.emit(KAD009, f"no workload `{workload}` in the inputs",
-                   help=did_you_mean(workload, keys) or "name it as `namespace/name`")
-        return WhyOutcome(loaded, None, EXIT_INPUT, diags.sorted())
+    found = lookup(loaded.workspace.model, workload)
+    if found.key is None:
+        return WhyOutcome(loaded, None, *_not_found(workload, found))
+    workload = found.key
     from kadmit.engine.optimal.solve import OptimalUnavailable
     try:
         result = explain(loaded.workspace.model, workload, _solver_limits(rlimit, timeout_ms),
@@ -294,6 +291,31 @@ def why_capacity(workload: str, paths: list[str], nodepool: str, *, max_file_byt
                    else f"no NodePool `{name}` in `{path}`")
         return None, diags.sorted()
     return with_capacity(loaded.workspace.model, workload, chosen[0], tas_profile=tas_profile), diags.sorted()
+
+
+def lookup(model, name: str):
+    """The workload `name` means (`kadmit.identity.find`)."""
+    from kadmit.identity import find
+
+    return find(model, name)
+
+
+def _not_found(name: str, found) -> tuple[int, list[Diagnostic]]:
+    """Exit code and diagnostics for a name that picks no single workload."""
+    from kadmit.diagnostics import did_you_mean
+
+    diags = Diagnostics()
+    if found.candidates:
+        diags.emit(KAD010, f"`{name}` names more than one workload: " + ", ".join(f"`{c}`" for c in found.candidates),
+                   help="name one of them as written")
+        return EXIT_INPUT, diags.sorted()
+    if found.skipped:
+        for s in found.skipped:
+            diags.emit(KAD011, f"{s.object.kind} `{s.object.key}` is not pending work: {s.reason}", s.span)
+        return EXIT_FINDINGS, diags.sorted()
+    diags.emit(KAD009, f"no workload `{name}` in the inputs",
+               help=did_you_mean(name, found.known) or "name it as `namespace/name` or `Kind/namespace/name`")
+    return EXIT_INPUT, diags.sorted()
 
 
 def _solver_limits(rlimit: int | None, timeout_ms: int | None):

@@ -191,7 +191,8 @@ def _with(options):
 def _engine_refused(outcome, color: str) -> None:
     """The inputs could not be read as a cluster state: show why on stderr and exit."""
     _report(outcome.diagnostics, outcome.loaded.sources, color)
-    click.echo("kadmit decides only on inputs without errors; `kadmit check` lists them", err=True)
+    if outcome.loaded.exit_code != api.EXIT_OK:
+        click.echo("kadmit decides only on inputs without errors; `kadmit check` lists them", err=True)
     sys.exit(outcome.exit_code)
 
 
@@ -220,7 +221,9 @@ def admit(paths, mode, format_, time_budget, tas_profile, rlimit, timeout_ms, ma
     if outcome.result is None:
         _engine_refused(outcome, color)
     _report([d for d in outcome.diagnostics if d.severity.value != "note"], outcome.loaded.sources, color)
-    click.echo(admit_json(outcome.result) if format_ == "json" else admit_human(outcome.result), nl=False)
+    skipped = outcome.loaded.workspace.model.skipped
+    click.echo(admit_json(outcome.result, skipped) if format_ == "json" else admit_human(outcome.result, skipped),
+               nl=False)
     sys.exit(outcome.exit_code)
 
 
@@ -253,13 +256,15 @@ def why(workload, paths, format_, mode, time_budget, tas_profile, rlimit, timeou
                       max_file_bytes=max_file_bytes, tas_profile=tas_profile, mode=mode, time_budget=time_budget)
     if outcome.result is None:
         _engine_refused(outcome, color)
+    model = outcome.loaded.workspace.model
+    wl = next((w for w in model.workloads if w.key == outcome.result.workload), None)
     if format_ == "json":
-        click.echo(why_json(outcome.result), nl=False)
+        click.echo(why_json(outcome.result, wl, model.skipped), nl=False)
     else:
-        wl = next((w for w in outcome.loaded.workspace.model.workloads if w.key == workload), None)
-        click.echo(why_human(outcome.result, outcome.loaded.sources, wl.span if wl else None), nl=False)
+        click.echo(why_human(outcome.result, outcome.loaded.sources, wl.span if wl else None, wl, model.skipped),
+                   nl=False)
     if with_capacity:
-        answer, diagnostics = api.why_capacity(workload, list(paths), with_capacity, max_file_bytes=max_file_bytes,
+        answer, diagnostics = api.why_capacity(outcome.result.workload, list(paths), with_capacity, max_file_bytes=max_file_bytes,
                                                tas_profile=tas_profile)
         _report(diagnostics, outcome.loaded.sources, color)
         if answer is None:

@@ -277,9 +277,12 @@ class TopologyRequest(Obj):
 
 
 class PodSet(Obj):
-    """A pod group: `count` interchangeable pods, admitted all together (or down to `min_count`)."""
+    """A pod group: `count` interchangeable pods, admitted all together (or down to `min_count`).
+    `origin` says where in the submitted object its pods come from (a replicated job, a role, a
+    group), for explanations; None for pod sets written as such."""
 
     name: str
+    origin: str | None = None
     count: int = 1
     min_count: int | None = None
     requests: Quantities = {}  # per pod
@@ -305,6 +308,44 @@ class Admission(Obj):
     admitted_at: datetime | None = None
 
 
+class ObjectRef(Obj):
+    """The identity of a Kubernetes object as submitted: `namespace` is None for cluster-scoped
+    kinds; `uid` is known only for objects exported from a cluster."""
+
+    api_version: str
+    kind: str
+    namespace: str | None = None
+    name: str
+    uid: str | None = None
+
+    @property
+    def group(self) -> str:
+        return self.api_version.rpartition("/")[0]
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}" if self.namespace is not None else self.name
+
+    @property
+    def qualified(self) -> str:
+        """`Kind/namespace/name`: unique where two kinds share a name."""
+        return f"{self.kind}/{self.key}"
+
+    def as_dict(self) -> dict:
+        return {"apiVersion": self.api_version, "kind": self.kind, "namespace": self.namespace,
+                "name": self.name}
+
+
+class Skipped(Obj):
+    """An object of the input that is neither policy nor work kadmit decides, and why."""
+
+    object: ObjectRef
+    reason: str
+
+    def as_dict(self) -> dict:
+        return {**self.object.as_dict(), "reason": self.reason}
+
+
 class Workload(Obj):
     namespace: str
     name: str
@@ -319,6 +360,9 @@ class Workload(Obj):
     active: bool = True  # spec.active; an inactive workload is never admitted
     evicted: bool = False  # an `Evicted` condition with status True: Kueue prefers such victims
     duration_ms: int | None = None  # how long it runs once admitted (`kadmit.dev/duration`); `simulate` reads it
+    # The object the workload stands for: the job Kueue made it from (its controlling owner), or
+    # the Workload itself when it was written as one; None for `.kad` workloads.
+    origin: ObjectRef | None = None
 
     @property
     def key(self) -> str:
@@ -399,6 +443,11 @@ class SchedulerConfig(Obj):
 
     fair_sharing: bool = False
     preemption_strategies: tuple[str, ...] = ()
+    # Which jobs Kueue manages (its integrations); None where the configuration does not say, so
+    # Kueue's installed defaults apply (`kadmit.manifests.jobs.manage`).
+    manage_jobs_without_queue_name: bool | None = None
+    managed_jobs_namespace_selector: LabelSelector | None = None
+    frameworks: tuple[str, ...] | None = None
 
     @property
     def strategies(self) -> tuple[str, ...]:
@@ -409,6 +458,27 @@ class SchedulerConfig(Obj):
             return ()
         known = tuple(s for s in self.preemption_strategies if s in FAIR_SHARING_STRATEGIES)
         return known or FAIR_SHARING_STRATEGIES
+
+
+# --- submitted jobs --------------------------------------------------------------------------------
+
+class Job(Obj):
+    """A job object as submitted (a batch Job, a JobSet, a pod group...), before Kueue's job
+    framework decides whether it manages it: `kadmit.manifests.jobs.manage` turns it into its
+    workloads or a `Skipped` entry. `workloads` are what Kueue would make of it, without a queue
+    when the object names none (`queue` None) and with `created` unset when the object has no
+    creation time (`created` None)."""
+
+    object: ObjectRef
+    framework: str  # Kueue's integration name, as `integrations.frameworks` lists it
+    queue: str | None = None
+    priority_class_label: bool = False  # `kueue.x-k8s.io/priority-class` was set
+    created: datetime | None = None
+    state: Literal["pending", "running", "finished"] = "pending"
+    owner: ObjectRef | None = None  # the controlling owner, when another object made this one
+    workloads: tuple[Workload, ...] = ()
+    note: str | None = None  # a fact about the conversion worth saying when it is skipped
+    generate_name: bool = False  # named by its `generateName` prefix
 
 
 # --- the whole -----------------------------------------------------------------------------------
@@ -429,6 +499,8 @@ class Model(Obj):
     workloads: tuple[Workload, ...] = ()
     rules: tuple[Rule, ...] = ()
     scheduler_configs: tuple[SchedulerConfig, ...] = ()  # more than one is reported; the first counts
+    jobs: tuple[Job, ...] = ()  # as submitted; their workloads are in `workloads` once managed
+    skipped: tuple[Skipped, ...] = ()  # objects not read as policy or work, in input order
 
     @property
     def config(self) -> SchedulerConfig | None:
@@ -453,6 +525,8 @@ class Fragment(BaseModel):
     workloads: list[Workload] = []
     rules: list[Rule] = []
     scheduler_configs: list[SchedulerConfig] = []
+    jobs: list[Job] = []
+    skipped: list[Skipped] = []
 
 
 def merge(fragments: list[Fragment]) -> Model:

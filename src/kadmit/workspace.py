@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -15,6 +17,10 @@ MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 TEST_SUFFIXES = (".kadtest.yaml", ".kadtest.yml")  # policy tests (`kadmit test`), not policy or state
 DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024
 MAX_FILES = 20_000
+STDIN = "-"
+STDIN_NAME = "<stdin>"
+# A manifest stream starts with a document marker, JSON, or has a top-level `apiVersion:`/`kind:`.
+_MANIFEST = re.compile(r'\A\s*(---|\{|\[)|^(- )?"?(apiVersion|kind|items)"?\s*:', re.M)
 
 
 @dataclass
@@ -71,6 +77,23 @@ class Reader:
             self.diags.emit(KAD001, f"can't read `{name}`: {e.strerror or e}", at)
             self.failed = True
             return None
+        return self.decode(name, data, at)
+
+    def read_stdin(self) -> str | None:
+        """Standard input, once, bounded like a file and named `<stdin>`."""
+        if STDIN_NAME in self.sources:
+            return self.sources.text(STDIN_NAME)
+        stream = getattr(sys.stdin, "buffer", None)
+        data = stream.read(self.limits.max_file_bytes + 1) if stream is not None else \
+            (sys.stdin.read(self.limits.max_file_bytes + 1) or "").encode()
+        if len(data) > self.limits.max_file_bytes:
+            self.diags.emit(KAD003, f"standard input holds more than {self.limits.max_file_bytes:,} bytes",
+                            help="raise the limit with --max-file-size")
+            self.failed = True
+            return None
+        return self.decode(STDIN_NAME, data, None)
+
+    def decode(self, name: str, data: bytes, at: Span | None) -> str | None:
         if b"\x00" in data[:8192]:
             self.diags.emit(KAD002, f"`{name}` is a binary file, not policy text",
                             at or Span(file=name, line=1, column=1))
@@ -95,6 +118,9 @@ def collect_files(paths: list[str], diags: Diagnostics, limits: Limits) -> tuple
     out: list[Path] = []
     failed = False
     for raw in paths:
+        if raw == STDIN:
+            out.append(Path(STDIN))
+            continue
         p = Path(raw)
         if p.is_dir():
             found = []
@@ -110,9 +136,9 @@ def collect_files(paths: list[str], diags: Diagnostics, limits: Limits) -> tuple
         else:
             diags.emit(KAD001, f"no such file or folder: `{raw}`")
             failed = True
-    unique: dict[Path, Path] = {}
+    unique: dict[Path | str, Path] = {}
     for p in out:
-        unique.setdefault(p.resolve(), p)
+        unique.setdefault(STDIN if p == Path(STDIN) else p.resolve(), p)
     files = list(unique.values())
     if len(files) > limits.max_files:
         diags.emit(KAD003, f"{len(files):,} input files; kadmit reads at most {limits.max_files:,}")
@@ -128,6 +154,7 @@ def load(paths: list[str], *, limits: Limits | None = None, validate: bool = Tru
     Imports in `.kad` files may not leave `root` (default: the common folder of the inputs).
     """
     from kadmit import manifests, syntax
+    from kadmit.manifests.jobs.manage import apply_jobs
     from kadmit.validate import validate as run_validation
 
     limits = limits or Limits()
@@ -140,10 +167,13 @@ def load(paths: list[str], *, limits: Limits | None = None, validate: bool = Tru
                    + ", ".join(f"`{p}`" for p in paths))
         failed = True
     if root is None:
-        roots = [p.resolve() if p.is_dir() else p.resolve().parent for p in map(Path, paths) if p.exists()]
+        roots = [p.resolve() if p.is_dir() else p.resolve().parent for p in map(Path, paths)
+                 if p != Path(STDIN) and p.exists()]
         root = Path(os.path.commonpath(roots)) if roots else Path.cwd()
 
     fragments: list[Fragment] = []
+    stdin = Path(STDIN) in files
+    files = [f for f in files if f != Path(STDIN)]
     kad_files = [f for f in files if f.suffix in KAD_SUFFIXES]
     other = [f for f in files if f.suffix not in KAD_SUFFIXES]
     if kad_files:
@@ -153,9 +183,29 @@ def load(paths: list[str], *, limits: Limits | None = None, validate: bool = Tru
         if text is None:
             continue
         fragments.append(manifests.read_manifest_text(text, display_name(f), diags))
-    model = merge(fragments)
+    if stdin:
+        text = reader.read_stdin()
+        if text is not None:
+            fragments.append(read_stdin_text(text, diags))
+    model = apply_jobs(merge(fragments))
     if validate:
         run_validation(model, diags)
+    names = [display_name(f) for f in files] + ([STDIN_NAME] if stdin else [])
     return Workspace(model=model, sources=sources, diagnostics=diags,
-                     files=[display_name(f) for f in files], input_error=failed or reader.failed)
+                     files=names, input_error=failed or reader.failed)
+
+
+def read_stdin_text(text: str, diags: Diagnostics) -> Fragment:
+    """Standard input as manifests (YAML or JSON) or as `.kad` policy, told apart by its text.
+    Imports in `.kad` text from standard input are not followed (they have no folder)."""
+    from kadmit import manifests
+    from kadmit.syntax.lower import lower_text
+
+    if _MANIFEST.search(text):
+        return manifests.read_manifest_text(text, STDIN_NAME, diags)
+    lowered = lower_text(text, STDIN_NAME, diags)
+    for imp in lowered.imports:
+        diags.emit(KAD001, f"`import` of `{imp.path}` is not followed from standard input",
+                   imp.span, help="pass the policy files as paths instead")
+    return lowered.fragment
 

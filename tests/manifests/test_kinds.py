@@ -144,18 +144,20 @@ def test_bad_object_is_skipped_and_the_next_is_read():
 def test_unknown_kinds_warn_once_per_kind():
     frag, diags = read("""\
         apiVersion: apps/v1
-        kind: Deployment
+        kind: ReplicaSet
         metadata: {name: a}
         ---
         apiVersion: apps/v1
-        kind: Deployment
+        kind: ReplicaSet
         metadata: {name: b}
         ---
         apiVersion: kueue.x-k8s.io/v1beta1
         kind: AdmissionCheck
         metadata: {name: c}
         """)
-    assert frag == Fragment()
+    assert frag.model_copy(update={"skipped": []}) == Fragment()
+    assert [(s.object.kind, s.object.name) for s in frag.skipped] == [
+        ("ReplicaSet", "a"), ("ReplicaSet", "b"), ("AdmissionCheck", "c")]
     assert [(d.code, d.severity.value, d.span.line) for d in diags.sorted()] == [
         ("KAD159", "warning", 1), ("KAD159", "warning", 9)]
     assert "2 objects" in diags.sorted()[0].message
@@ -211,7 +213,9 @@ def test_every_code_is_registered_with_a_description():
 
 
 def test_kind_table_covers_the_brief():
+    from kadmit.manifests.jobs import INTEGRATIONS
+
     kinds = {kind for _, kind in KINDS}
-    assert kinds == {"ResourceFlavor", "ClusterQueue", "Cohort", "LocalQueue", "WorkloadPriorityClass",
-                     "Topology", "Workload", "PriorityClass", "Namespace", "Node", "Pod",
-                     "Configuration", "ConfigMap"}
+    assert kinds - {i.kind for i in INTEGRATIONS} == {
+        "ResourceFlavor", "ClusterQueue", "Cohort", "LocalQueue", "WorkloadPriorityClass",
+        "Topology", "Workload", "PriorityClass", "Namespace", "Node", "Pod", "Configuration", "ConfigMap"}

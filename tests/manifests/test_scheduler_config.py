@@ -242,7 +242,7 @@ def test_other_config_maps_are_skipped_like_unread_kinds() -> None:
         metadata: {name: binary}
         data: [1, 2]
         """)
-    assert frag == Fragment()
+    assert frag.model_copy(update={"skipped": []}) == Fragment() and len(frag.skipped) >= 1
     (d,) = diags.items
     assert (d.code, d.severity.value, d.span.line) == ("KAD159", "warning", 1)
     assert "other than Kueue's configuration" in d.message and "3 objects" in d.message

@@ -7,12 +7,12 @@ from typing import Callable
 from pydantic import ValidationError
 
 from kadmit.diagnostics import Diagnostics
-from kadmit.manifests import cluster, config, policy, schema, workloads
+from kadmit.manifests import cluster, config, jobs, policy, schema, workloads
 from kadmit.manifests.codes import KAD154, KAD157, KAD159, KAD160
 from kadmit.manifests.fields import Fields, Invalid, Meta, NotRead
 from kadmit.manifests.schema import coverage
 from kadmit.manifests.yamltree import DESCRIBE, MAP, NULL, Val, parse_documents
-from kadmit.model import Fragment
+from kadmit.model import Fragment, ObjectRef, Skipped
 
 __all__ = ["read_manifest_text", "KINDS"]
 
@@ -22,15 +22,17 @@ KUEUE_VERSIONS = ("v1beta1", "v1beta2")
 
 class Kind:
     """How one kind is read: its API versions, the fragment list it fills, its converter (which
-    returns an object, a list of them, or None). `anonymous` kinds need no `metadata.name`."""
+    returns an object, a list of them, or None). `anonymous` kinds need no `metadata.name`;
+    `generated` kinds may be named by `metadata.generateName` alone (objects about to be created)."""
 
     def __init__(self, versions: tuple[str, ...], target: str, read: Callable, namespaced: bool = False,
-                 anonymous: bool = False) -> None:
+                 anonymous: bool = False, generated: bool = False) -> None:
         self.versions = versions
         self.target = target
         self.read = read
         self.namespaced = namespaced
         self.anonymous = anonymous
+        self.generated = generated
 
 
 KINDS: dict[tuple[str, str], Kind] = {
@@ -49,6 +51,9 @@ KINDS: dict[tuple[str, str], Kind] = {
     (config.CONFIG_GROUP, "Configuration"): Kind(config.CONFIG_VERSIONS, "scheduler_configs",
                                                  config.configuration, anonymous=True),
     ("", "ConfigMap"): Kind(("v1",), "scheduler_configs", config.config_map, namespaced=True),
+    # The job kinds Kueue integrates: read as submitted, managed or not by `jobs.manage`.
+    **{(i.group, i.kind): Kind(i.versions, "jobs", i.read, namespaced=True, generated=True)
+       for i in jobs.INTEGRATIONS},
 }
 
 
@@ -90,15 +95,19 @@ class _Reader:
         group, _, version = api_version.rpartition("/")
         spec = KINDS.get((group, kind))
         if spec is None:
-            self.skip(node, api_version, kind)
+            self.skip(node, api_version, kind, "kadmit does not read this kind")
             return
         if version not in spec.versions:
             known = ", ".join(f"`{group + '/' if group else ''}{v}`" for v in spec.versions)
             f.diags.emit(KAD160, f"`{kind}` in `{api_version}` is not read by kadmit; skipped",
                          f.span(f.field(node, "apiVersion")) or f.span(node), help=f"kadmit reads {known}")
+            self.record(node, api_version, kind, f"kadmit does not read `{kind}` in `{api_version}` "
+                        f"(it reads {known})")
             return
         metadata = f.map(node, "metadata", required=not spec.anonymous, what=f"`{kind}`")
-        name = f.str(metadata, "name", required=not spec.anonymous, what=f"the metadata of a `{kind}`") or ""
+        generated = f.str(metadata, "generateName") if spec.generated else None
+        name = f.str(metadata, "name", required=not (spec.anonymous or generated),
+                     what=f"the metadata of a `{kind}`") or generated or ""
         schema.check(f, node, group, version, kind, name)
         if group in (KUEUE, config.CONFIG_GROUP):
             coverage.warn_unmodelled(f, node, kind, f"`{kind}`" + (f" `{name}`" if name else ""))
@@ -108,8 +117,11 @@ class _Reader:
         meta = Meta(api_version, kind, node, metadata, name, namespace, labels, annotations)
         try:
             obj = spec.read(f, meta)
-        except NotRead:
-            self.skip(node, api_version, kind)
+        except NotRead as e:
+            if e.args:  # the reader said why (and reported it)
+                self.record(node, api_version, kind, str(e.args[0]))
+            else:
+                self.skip(node, api_version, kind, f"kadmit reads only {PARTLY_READ.get(kind, 'some')} of this kind")
             return
         except ValidationError as e:
             where = " at `" + ".".join(map(str, e.errors()[0]["loc"])) + "`" if e.errors() else ""
@@ -122,8 +134,22 @@ class _Reader:
         elif obj is not None:
             target.append(obj)
 
-    def skip(self, node: Val, api_version: str, kind: str) -> None:
-        """Count an object kadmit does not read; reported once per kind."""
+    def record(self, node: Val, api_version: str, kind: str, reason: str) -> None:
+        """List an object that is not read, with the reason."""
+        md = node.v.get("metadata")
+        md = md if md is not None and md.kind == MAP else None
+
+        def text(key: str) -> str | None:
+            v = md.v.get(key) if md is not None else None
+            return v.v if v is not None and isinstance(v.v, str) else None
+
+        ref = ObjectRef(api_version=api_version, kind=kind, namespace=text("namespace"),
+                        name=text("name") or text("generateName") or "", uid=text("uid"))
+        self.fragment.skipped.append(Skipped(object=ref, reason=reason, span=self.f.span(node)))
+
+    def skip(self, node: Val, api_version: str, kind: str, reason: str) -> None:
+        """List an object kadmit does not read; each kind is also reported once (KAD159)."""
+        self.record(node, api_version, kind, reason)
         first, count = self.skipped.get((api_version, kind), (node, 0))
         self.skipped[api_version, kind] = (first, count + 1)
 

@@ -44,10 +44,48 @@ def configuration(f: Fields, o: Meta) -> SchedulerConfig:
         enabled = True  # v1beta2 has no `enable` (the schema check reports it, KAD162)
     items = f.seq(fs, "preemptionStrategies")
     names = f.strs(fs, "preemptionStrategies")
+    jobs, job_nodes = integration_settings(f, o)
     return SchedulerConfig(
-        fair_sharing=enabled, preemption_strategies=tuple(names), span=f.span(o.node),
+        fair_sharing=enabled, preemption_strategies=tuple(names), span=f.span(o.node), **jobs,
         spans=f.spans({"fair_sharing": enabled_at, "preemption_strategies": f.field(fs, "preemptionStrategies"),
-                       **{f"preemption_strategies.{i}": v for i, v in enumerate(items)}}))
+                       **{f"preemption_strategies.{i}": v for i, v in enumerate(items)}, **job_nodes}))
+
+
+# Kueue's framework names (apis/config/*/configuration_types.go, `Integrations.Frameworks`).
+FRAMEWORKS = (
+    "batch/job", "kubeflow.org/mpijob", "ray.io/rayjob", "ray.io/rayservice", "ray.io/raycluster",
+    "jobset.x-k8s.io/jobset", "kubeflow.org/paddlejob", "kubeflow.org/pytorchjob", "kubeflow.org/tfjob",
+    "kubeflow.org/xgboostjob", "kubeflow.org/jaxjob", "trainer.kubeflow.org/trainjob",
+    "workload.codeflare.dev/appwrapper", "sparkoperator.k8s.io/sparkapplication", "pod", "deployment",
+    "statefulset", "leaderworkerset.x-k8s.io/leaderworkerset",
+)
+
+
+def integration_settings(f: Fields, o: Meta) -> tuple[dict, dict]:
+    """Which jobs Kueue manages: `manageJobsWithoutQueueName`, `managedJobsNamespaceSelector`,
+    `integrations.frameworks` (keys left unset stay None: Kueue's installed values apply). Returns
+    SchedulerConfig fields and their nodes."""
+    from kadmit.diagnostics import did_you_mean
+    from kadmit.manifests.policy import label_selector
+
+    out: dict = {}
+    manage = f.field(o.node, "manageJobsWithoutQueueName")
+    if manage is not None:
+        out["manage_jobs_without_queue_name"] = f.bool(o.node, "manageJobsWithoutQueueName", default=False)
+    selector = label_selector(f, o.node, "managedJobsNamespaceSelector")
+    if selector is not None:
+        out["managed_jobs_namespace_selector"] = selector
+    integrations = f.map(o.node, "integrations")
+    frameworks = f.field(integrations, "frameworks")
+    if frameworks is not None:
+        names = f.strs(integrations, "frameworks")
+        for item, name in zip(f.seq(integrations, "frameworks"), names):
+            if name not in FRAMEWORKS:
+                raise f.fail(KAD157, f"`{name}` is not one of Kueue's integrations; Kueue refuses to start",
+                             item, help=did_you_mean(name, FRAMEWORKS))
+        out["frameworks"] = tuple(names) if names else None  # an empty list defaults like an absent one
+    return out, {"manage_jobs_without_queue_name": manage, "frameworks": frameworks,
+                 "managed_jobs_namespace_selector": f.field(o.node, "managedJobsNamespaceSelector")}
 
 
 def config_map(f: Fields, o: Meta) -> list[SchedulerConfig]:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from kadmit.durations import parse_duration_ms
 from kadmit.manifests.codes import KAD157, KAD164, KAD165
-from kadmit.manifests.fields import Fields, Meta
+from kadmit.manifests.fields import Fields, Meta, NotRead
+from kadmit.manifests.owners import controller_owner
 from kadmit.manifests.podspec import pod_requests, required_node_affinity, tolerations
 from kadmit.manifests.yamltree import STR, Val
 from kadmit.model import Admission, PodSet, PodSetAssignment, TopologyRequest, Workload
@@ -19,7 +20,7 @@ TOPOLOGY_ANNOTATION = "kueue.x-k8s.io/podset-{}-topology"
 TOPOLOGY_MODES = ("required", "preferred", "unconstrained")  # also the keys of `topologyRequest`
 
 
-def _topology(f: Fields, ps: Val, template_meta: Val | None) -> tuple[TopologyRequest | None, Val | None]:
+def _topology(f: Fields, ps: Val | None, template_meta: Val | None) -> tuple[TopologyRequest | None, Val | None]:
     """The pod set's topology request: `topologyRequest` if present, else the template annotations."""
     request = f.map(ps, "topologyRequest")
     found: list[tuple[str, Val]] = []
@@ -45,6 +46,7 @@ def _topology(f: Fields, ps: Val, template_meta: Val | None) -> tuple[TopologyRe
 
 
 def pod_set(f: Fields, ps: Val) -> PodSet:
+    """One of a Workload's `spec.podSets`."""
     name = f.str(ps, "name", required=True, what="a pod set")
     count = f.int(ps, "count", default=1, lo=0)
     min_count = f.int(ps, "minCount", lo=1)
@@ -52,17 +54,29 @@ def pod_set(f: Fields, ps: Val) -> PodSet:
         raise f.fail(KAD157, f"`minCount` ({min_count}) of pod set `{name}` is more than its count ({count})",
                      f.field(ps, "minCount"))
     template = f.map(ps, "template", required=True, what=f"pod set `{name}`")
+    return template_pod_set(f, name, count, min_count, template, ps, request=ps,
+                            nodes={"name": f.field(ps, "name"), "count": f.field(ps, "count"),
+                                   "min_count": f.field(ps, "minCount")})
+
+
+def template_pod_set(f: Fields, name: str, count: int, min_count: int | None, template: Val, at: Val, *,
+                     request: Val | None = None, nodes: dict[str, Val | None] | None = None,
+                     origin: str | None = None) -> PodSet:
+    """A pod set of `count` pods from a pod template (`template` holds `metadata` and `spec`), as
+    Kueue builds one for a Workload or from a job's template: requests, selectors, affinity,
+    tolerations and the topology request (a Workload's `topologyRequest` in `request`, else the
+    template's annotations). `at` locates the pod set; `nodes` its name, count and min_count."""
     meta = f.map(template, "metadata")
     spec = f.map(template, "spec", required=True, what=f"the template of pod set `{name}`")
     reqs = pod_requests(f, spec)
     selector, selector_nodes = f.str_map(spec, "nodeSelector")
     affinity, affinity_node = required_node_affinity(f, spec)
-    topo, topo_node = _topology(f, ps, meta)
+    topo, topo_node = _topology(f, request, meta)
     return PodSet(
-        name=name, count=count, min_count=min_count, requests=reqs.requests, node_selector=selector,
-        node_affinity=affinity, tolerations=tolerations(f, spec), topology=topo, span=f.span(ps),
-        spans=f.spans({"name": f.field(ps, "name"), "count": f.field(ps, "count"),
-                       "min_count": f.field(ps, "minCount"), "tolerations": f.field(spec, "tolerations"),
+        name=name, origin=origin, count=count, min_count=min_count, requests=reqs.requests,
+        node_selector=selector, node_affinity=affinity, tolerations=tolerations(f, spec), topology=topo,
+        span=f.span(at),
+        spans=f.spans({**(nodes or {}), "tolerations": f.field(spec, "tolerations"),
                        "topology": topo_node, "node_selector": f.field(spec, "nodeSelector"),
                        "node_affinity": affinity_node,
                        **{f"node_selector.{k}": v for k, v in selector_nodes.items()},
@@ -174,7 +188,7 @@ def workload(f: Fields, o: Meta) -> Workload | None:
     if not queue:
         f.diags.emit(KAD164, f"workload `{o.namespace or 'default'}/{o.name}` has no `spec.queueName`; "
                      "kueue never admits it; skipped", f.span(o.node))
-        return None
+        raise NotRead("it has no `spec.queueName`: Kueue never admits it")
     pod_sets = tuple(pod_set(f, ps) for ps in f.maps(spec, "podSets", required=True, what=f"workload `{o.name}`"))
     class_name, class_kind, class_node = _priority_class(f, o, spec)
     explicit = f.int(spec, "priority")
@@ -195,7 +209,7 @@ def workload(f: Fields, o: Meta) -> Workload | None:
         priority=None if class_name else explicit,
         pod_sets=pod_sets, admission=admission if holds else None,
         finished=true.get("Finished", False), active=f.bool(spec, "active", default=True),
-        evicted=evicted[0], **duration_annotation(f, o),
+        evicted=evicted[0], origin=controller_owner(f, o), **duration_annotation(f, o),
         span=f.span(o.node), **extra,
         spans=f.spans({"name": o.metadata.v.get("name"), "namespace": o.metadata.v.get("namespace"),
                        "queue": f.field(spec, "queueName"), "priority_class": class_node,

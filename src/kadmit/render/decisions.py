@@ -7,6 +7,7 @@ import json
 from kadmit.engine.decide import WhyResult
 from kadmit.engine.result import AdmitResult
 from kadmit.engine.explain.marco import origin_dict
+from kadmit.identity import display_names, object_of
 from kadmit.placement.domains import level_label
 from kadmit.quantity import format_quantity
 from kadmit.source import SourceMap, Span
@@ -14,7 +15,8 @@ from kadmit.source import SourceMap, Span
 
 # --- admit --------------------------------------------------------------------------------------
 
-def admit_dict(result: AdmitResult) -> dict:
+def admit_dict(result: AdmitResult, skipped=()) -> dict:
+    """`skipped`: the input's objects that are not work (`Model.skipped`)."""
     decisions = []
     for d in result.decisions:
         a = d.assignment
@@ -32,6 +34,7 @@ def admit_dict(result: AdmitResult) -> dict:
                 pod_sets.append(entry)
         decisions.append({
             "workload": d.key,
+            "object": object_of(d.workload).as_dict(),
             "admitted": d.admitted,
             "cluster_queue": d.cluster_queue if d.admitted else None,
             "pod_sets": pod_sets,
@@ -47,8 +50,8 @@ def admit_dict(result: AdmitResult) -> dict:
             "unknown": d.unknown,
             "notes": list(d.notes),
         })
-    out = {"mode": result.mode, "decisions": decisions, "solver": result.solver,
-           "loops": [lp.as_dict() for lp in result.loops]}
+    out = {"mode": result.mode, "decisions": decisions, "skipped": [s.as_dict() for s in skipped],
+           "solver": result.solver, "loops": [lp.as_dict() for lp in result.loops]}
     if result.optimal is not None:
         out["optimal"] = result.optimal
     return out
@@ -82,11 +85,23 @@ def placement_summary(a) -> list[str]:
     return out
 
 
-def admit_json(result: AdmitResult) -> str:
-    return json.dumps(admit_dict(result), indent=2) + "\n"
+def admit_json(result: AdmitResult, skipped=()) -> str:
+    return json.dumps(admit_dict(result, skipped), indent=2) + "\n"
 
 
-def admit_human(result: AdmitResult) -> str:
+def skipped_lines(skipped) -> list[str]:
+    """A summary line, then one line per object the input holds that is not work kadmit decides."""
+    if not skipped:
+        return []
+    out = [f"{len(skipped)} object{'s' if len(skipped) != 1 else ''} in the input not decided:"]
+    for s in skipped:
+        where = f" ({s.span.file}:{s.span.line})" if s.span is not None else ""
+        out.append(f"  {s.object.kind} {s.object.key}{where}: {s.reason}")
+    return out
+
+
+def admit_human(result: AdmitResult, skipped=()) -> str:
+    names = display_names([d.workload for d in result.decisions])
     rows = [("WORKLOAD", "ADMITTED", "CLUSTER QUEUE", "POD SETS", "NOTE")]
     for d in result.decisions:
         a = d.assignment
@@ -101,10 +116,10 @@ def admit_human(result: AdmitResult) -> str:
             reasons = result.reasons.get(d.key, [])
             note = reasons[0].message if reasons else ""
             if len(reasons) > 1:
-                note += f" (+{len(reasons) - 1} more: kadmit why {d.key})"
+                note += f" (+{len(reasons) - 1} more: kadmit why {names.get(d.key, d.key)})"
         if d.loop is not None:
             note = "in a preemption loop (see the warning below)" if d.loop.settled else "still moving when the run stopped"
-        rows.append((d.key, "unknown" if d.unknown else ("yes" if d.admitted else "no"),
+        rows.append((names.get(d.key, d.key), "unknown" if d.unknown else ("yes" if d.admitted else "no"),
                      d.cluster_queue or "-", sets or "-", note))
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     lines = ["  ".join(r[i].ljust(widths[i]) for i in range(4)) + "  " + r[4] for r in rows]
@@ -112,7 +127,7 @@ def admit_human(result: AdmitResult) -> str:
     if placed:
         lines.append("")
         lines.append("placement (topology-aware):")
-        lines.extend(f"  {key} {line}" for key, line in placed)
+        lines.extend(f"  {names.get(key, key)} {line}" for key, line in placed)
     admitted = sum(1 for d in result.decisions if d.admitted)
     for lp in result.loops:
         lines.append("")
@@ -140,6 +155,7 @@ def admit_human(result: AdmitResult) -> str:
         lines.append(f"{sum(1 for d in pending if d.admitted)} of {len(pending)} pending workloads admitted"
                      + (f", {len(victims)} admitted workload(s) preempted" if victims else "")
                      + f" ({result.mode} mode, {result.solver.get('checks', 0)} solver checks)")
+    lines.extend(skipped_lines(skipped))
     return "\n".join(line.rstrip() for line in lines) + "\n"
 
 
@@ -151,11 +167,15 @@ def _loc(span: Span | None) -> dict:
     return {"file": span.file, "line": span.line, "column": span.column}
 
 
-def why_dict(result: WhyResult) -> dict:
+def why_dict(result: WhyResult, workload=None, skipped=()) -> dict:
+    """`workload`: the model's Workload asked about (its object and pod sets' origins)."""
     d = result.decision
     a = d.assignment if d else None
     return {
         "workload": result.workload,
+        "object": object_of(workload).as_dict() if workload is not None else None,
+        "pod_set_origins": {ps.name: ps.origin for ps in workload.pod_sets if ps.origin}
+        if workload is not None else {},
         "admitted": result.admitted,
         "cluster_queue": d.cluster_queue if d else None,
         "flavors": a.flavors if a else {},
@@ -171,12 +191,13 @@ def why_dict(result: WhyResult) -> dict:
         "fixes": [f.as_dict() for f in result.fixes],
         "placement": result.placement.as_dict() if result.placement else None,
         "unknown": result.unknown,
+        "skipped": [s.as_dict() for s in skipped],
         "solver": result.solver,
     }
 
 
-def why_json(result: WhyResult) -> str:
-    return json.dumps(why_dict(result), indent=2) + "\n"
+def why_json(result: WhyResult, workload=None, skipped=()) -> str:
+    return json.dumps(why_dict(result, workload, skipped), indent=2) + "\n"
 
 
 def _excerpt(span: Span, sources: SourceMap) -> list[str]:
@@ -192,21 +213,31 @@ def _excerpt(span: Span, sources: SourceMap) -> list[str]:
     return [f"{pad} |", f"{gutter} | {text}", f"{pad} | {' ' * start}{'^' * width}"]
 
 
-def why_human(result: WhyResult, sources: SourceMap, workload_span: Span | None) -> str:
+def why_human(result: WhyResult, sources: SourceMap, workload_span: Span | None, workload=None,
+              skipped=()) -> str:
     out: list[str] = []
+    name = result.workload
+    if workload is not None and workload.origin is not None:
+        o = workload.origin
+        name = f"{o.kind} {o.key}"
     d = result.decision
     if d is not None and d.loop is not None:
-        out.append(f"warning[{'KAD535' if d.loop.settled else 'KAD536'}]: kadmit can't decide `{result.workload}`: "
+        out.append(f"warning[{'KAD535' if d.loop.settled else 'KAD536'}]: kadmit can't decide `{name}`: "
                    + ("it is in a preemption loop" if d.loop.settled else "the run did not settle"))
     elif result.unknown:
-        out.append(f"error[KAD503]: kadmit couldn't decide whether `{result.workload}` can be admitted "
+        out.append(f"error[KAD503]: kadmit couldn't decide whether `{name}` can be admitted "
                    "within the solver's limits")
     elif result.admitted:
-        out.append(f"note[KAD502]: workload `{result.workload}` is admitted")
+        out.append(f"note[KAD502]: {'workload ' if name == result.workload else ''}`{name}` is admitted")
     else:
-        out.append(f"error[KAD501]: workload `{result.workload}` can't be admitted")
+        out.append(f"error[KAD501]: {'workload ' if name == result.workload else ''}`{name}` can't be admitted")
     if workload_span is not None:
         out.append(f"  --> {workload_span}")
+    if name != result.workload:
+        out.append(f"   = workload: {result.workload} (the Workload Kueue makes of it)")
+    for ps in workload.pod_sets if workload is not None else ():
+        if ps.origin:
+            out.append(f"   = pod set {ps.name}: {ps.count} pod{'' if ps.count == 1 else 's'} from {ps.origin}")
     for r in result.reasons:
         out.append(f"   = reason: {r.message}")
     if result.placement is not None:
@@ -235,6 +266,7 @@ def why_human(result: WhyResult, sources: SourceMap, workload_span: Span | None)
                    "relaxing the topology request, fewer pods)")
     elif not result.admitted and not result.unknown and result.blame and result.blame_kind == "core":
         out.append("fixes: none found within one or two changes")
+    out.extend(skipped_lines(skipped))
     return "\n".join(out) + "\n"
 
 

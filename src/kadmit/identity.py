@@ -1,0 +1,83 @@
+"""Workloads by the names users give: the object each stands for, how it is shown, and how a
+name typed on the command line finds it (`namespace/name`, `Kind/namespace/name`, or Kueue's
+Workload name)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from kadmit.model import Model, ObjectRef, Skipped, Workload
+
+WORKLOAD_API = "kueue.x-k8s.io/v1beta2"
+
+
+def object_of(wl: Workload) -> ObjectRef:
+    """The object a workload stands for: the job it was made from, else the Workload itself."""
+    if wl.origin is not None:
+        return wl.origin
+    return ObjectRef(api_version=WORKLOAD_API, kind="Workload", namespace=wl.namespace, name=wl.name)
+
+
+def display_names(workloads: list[Workload] | tuple[Workload, ...]) -> dict[str, str]:
+    """How each workload (by key) is shown: its object's `namespace/name`; `Kind/namespace/name`
+    where objects of two kinds share that name; the Workload's own key where one object made
+    several workloads."""
+    objects: dict[str, set[tuple[str, str]]] = {}
+    per_object: dict[tuple[str, str, str | None, str], int] = {}
+    for wl in workloads:
+        o = object_of(wl)
+        objects.setdefault(o.key, set()).add((o.group, o.kind))
+        ident = (o.group, o.kind, o.namespace, o.name)
+        per_object[ident] = per_object.get(ident, 0) + 1
+    out = {}
+    for wl in workloads:
+        o = object_of(wl)
+        if per_object[(o.group, o.kind, o.namespace, o.name)] > 1:
+            out[wl.key] = f"{o.qualified} ({wl.name})"
+        elif len(objects[o.key]) > 1:
+            out[wl.key] = o.qualified
+        else:
+            out[wl.key] = o.key
+    return out
+
+
+@dataclass
+class Lookup:
+    """What a typed name found: one workload key, or candidates when ambiguous, or the skipped
+    objects it names."""
+
+    key: str | None = None
+    candidates: list[str] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    known: list[str] = field(default_factory=list)  # every name that would work, for did-you-mean
+
+
+def find(model: Model, text: str) -> Lookup:
+    """Resolve `text`: Kueue's Workload key first; then `Kind/namespace/name`; then
+    `namespace/name` of the object; a bare name is in namespace `default`."""
+    workloads = model.workloads
+    by_key = {w.key: w for w in workloads}
+    known = sorted(set(by_key) | {object_of(w).key for w in workloads} | {object_of(w).qualified for w in workloads})
+    if text in by_key:
+        return Lookup(key=text, known=known)
+    parts = text.split("/")
+    kind = None
+    if len(parts) == 3:
+        kind, ns, name = parts
+    elif len(parts) == 2:
+        ns, name = parts
+    else:
+        ns, name = "default", text
+    if kind is None and f"default/{text}" in by_key and len(parts) == 1:
+        return Lookup(key=f"default/{text}", known=known)
+    hits = [w for w in workloads if (object_of(w).namespace or "default") == ns and object_of(w).name == name
+            and (kind is None or object_of(w).kind.lower() == kind.lower())]
+    skipped = [s for s in model.skipped if (s.object.namespace or "default") == ns and s.object.name == name
+               and (kind is None or s.object.kind.lower() == kind.lower())]
+    objects = sorted({object_of(w).qualified for w in hits} | {s.object.qualified for s in skipped})
+    if len(objects) > 1 or len(hits) > 1:
+        cands = objects if len(objects) > 1 else sorted(w.key for w in hits)
+        return Lookup(candidates=cands, known=known)
+    if hits:
+        return Lookup(key=hits[0].key, known=known)
+    return Lookup(skipped=skipped, known=known)

@@ -1,0 +1,33 @@
+"""Job kinds Kueue integrates -> the Workloads Kueue would make of them, one module per integration
+(as Kueue's pkg/controller/jobs/<kind>); `manage` decides which of them Kueue manages."""
+
+from __future__ import annotations
+
+from typing import Callable, NamedTuple
+
+from kadmit.manifests import schema
+from kadmit.manifests.jobs import batch, jobset
+
+
+class Integration(NamedTuple):
+    group: str
+    kind: str
+    versions: tuple[str, ...]
+    read: Callable
+
+
+INTEGRATIONS: tuple[Integration, ...] = (
+    Integration("batch", "Job", ("v1",), batch.job),
+    Integration("jobset.x-k8s.io", "JobSet", ("v1alpha2",), jobset.jobset),
+)
+
+
+# Kinds whose known fields kadmit does not bundle yet: their `spec` is not checked field by field
+# (metadata is). A schema registered or bundled for the kind takes precedence.
+UNCHECKED_SPEC: schema.Tree = {"o": {"apiVersion": "s", "kind": "s", "metadata": "core:V1ObjectMeta",
+                                     "spec": "*", "status": "*"}}
+for _i in INTEGRATIONS:
+    for _v in _i.versions:
+        if schema.schema_for(_i.group, _v, _i.kind) is None:
+            schema.register(_i.group, _v, _i.kind, UNCHECKED_SPEC,
+                            "not bundled yet: metadata checked, spec fields not checked")

@@ -1,0 +1,142 @@
+"""What every integration shares: the object's identity, queue and priority labels, pod sets from
+pod templates, suspension state, and the name Kueue gives the Workload (docs/INTEGRATIONS.md)."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+
+from kadmit.manifests.codes import KAD157
+from kadmit.manifests.fields import Fields, Meta
+from kadmit.manifests.owners import controller_owner
+from kadmit.manifests.workloads import template_pod_set
+from kadmit.manifests.yamltree import Val
+from kadmit.model import Job, ObjectRef, PodSet, Workload
+
+QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
+MIN_PARALLELISM = "kueue.x-k8s.io/job-min-parallelism"
+DEFAULT_POD_SET = "main"
+MAX_WORKLOAD_NAME = 253  # Kueue's long workload names (ShortWorkloadNames off, its default)
+HASH_LENGTH = 5
+_ATOI = re.compile(r"^[+-]?[0-9]{1,9}$")  # strconv.Atoi, within int32
+
+
+def object_ref(o: Meta, f: Fields) -> ObjectRef:
+    """The object's identity: a missing namespace is `default` (where `kubectl create` puts it);
+    a missing name is the `generateName` prefix (the reader has checked one is there)."""
+    uid = f.str(o.metadata, "uid") or None
+    return ObjectRef(api_version=o.api_version, kind=o.kind, namespace=o.namespace or "default",
+                     name=o.name, uid=uid)
+
+
+def workload_name(kind: str, group: str, name: str, uid: str | None) -> str:
+    """Kueue's GetWorkloadNameForOwnerWithGVK: `<kind>-<name>` (lower-cased kind, truncated)
+    and the first five hex digits of SHA-1 over kind, group, name and UID. Without the UID (an
+    object not yet submitted) the name is what Kueue would give it with an empty UID."""
+    prefix = f"{kind.lower()}-{name}"[: MAX_WORKLOAD_NAME - 1 - HASH_LENGTH]
+    digest = hashlib.sha1("\n".join((kind, group, name, uid or "")).encode()).hexdigest()
+    return f"{prefix}-{digest[:HASH_LENGTH]}"
+
+
+def int_annotation(f: Fields, o: Meta, key: str) -> int | None:
+    """An integer annotation as Kueue parses it (strconv.Atoi); anything else is reported."""
+    text = o.annotations.get(key)
+    if text is None:
+        return None
+    if not _ATOI.match(text):
+        raise f.fail(KAD157, f"annotation `{key}` should be an integer, found `{text[:40]}`",
+                     annotation_node(f, o, key) or o.node)
+    return int(text)
+
+
+def annotation_node(f: Fields, o: Meta, key: str) -> Val | None:
+    return f.field(f.map(o.metadata, "annotations"), key)
+
+
+def check_min_count(f: Fields, o: Meta, key: str, min_count: int | None, count: int, what: str) -> None:
+    """Kueue's webhooks accept a minimum between 1 and count − 1 (partial admission)."""
+    if min_count is not None and not 0 < min_count < count:
+        raise f.fail(KAD157, f"`{key}` of {what} is {min_count}; Kueue accepts 1 to {count - 1} "
+                     f"(it has {count} pods)", annotation_node(f, o, key) or o.node)
+
+
+@dataclass
+class Builder:
+    """Collects an object's pod sets, then makes its `Job` record."""
+
+    f: Fields
+    o: Meta
+    framework: str
+    pod_sets: list[PodSet] = field(default_factory=list)
+    priority_class_names: list[str] = field(default_factory=list)
+
+    def template(self, name: str, count: int, template: Val, at: Val, *, min_count: int | None = None,
+                 origin: str | None = None, count_node: Val | None = None) -> PodSet:
+        """A pod set from a pod template, as Kueue's integrations copy the template into it."""
+        spec = self.f.map(template, "spec")
+        pc = self.f.str(spec, "priorityClassName")
+        if pc:
+            self.priority_class_names.append(pc)
+        ps = template_pod_set(self.f, name, count, min_count, template, at, origin=origin,
+                              nodes={"count": count_node})
+        self.pod_sets.append(ps)
+        return ps
+
+    def workload(self, ref: ObjectRef, pod_sets: list[PodSet], suffix: str = "") -> Workload:
+        """The Workload Kueue makes of `pod_sets` (queue and creation time filled in later)."""
+        name = workload_name(self.o.kind, self.o.group, ref.name + suffix, ref.uid)
+        klass, kind = self.priority()
+        return Workload(namespace=ref.namespace or "default", name=name, queue="", priority_class=klass,
+                        priority_class_kind=kind, pod_sets=tuple(pod_sets), origin=ref,
+                        span=self.f.span(self.o.node),
+                        spans=self.f.spans({"name": self.o.metadata.v.get("name") or self.o.metadata.v.get("generateName"),
+                                            "namespace": self.o.metadata.v.get("namespace"),
+                                            "queue": label_node(self.f, self.o, QUEUE_LABEL),
+                                            "priority_class": label_node(self.f, self.o, PRIORITY_LABEL),
+                                            "created": self.f.field(self.o.metadata, "creationTimestamp")}))
+
+    def priority(self) -> tuple[str | None, str | None]:
+        """Kueue's ExtractPriority: the `kueue.x-k8s.io/priority-class` label names a
+        WorkloadPriorityClass; else the first pod template's `priorityClassName` a PriorityClass."""
+        label = self.o.labels.get(PRIORITY_LABEL)
+        if label:
+            return label, "workload"
+        if self.priority_class_names:
+            return self.priority_class_names[0], "pod"
+        return None, None
+
+    def job(self, *, state: str = "pending", workloads: list[Workload] | None = None,
+            note: str | None = None) -> Job:
+        ref = object_ref(self.o, self.f)
+        if workloads is None:
+            workloads = [self.workload(ref, self.pod_sets)]
+        return Job(object=ref, framework=self.framework, queue=self.o.labels.get(QUEUE_LABEL) or None,
+                   priority_class_label=bool(self.o.labels.get(PRIORITY_LABEL)),
+                   created=self.f.timestamp(self.o.metadata, "creationTimestamp"), state=state,  # type: ignore[arg-type]
+                   owner=controller_owner(self.f, self.o), workloads=tuple(workloads), note=note,
+                   generate_name=not self.f.str(self.o.metadata, "name"),
+                   span=self.f.span(self.o.node))
+
+
+def label_node(f: Fields, o: Meta, key: str) -> Val | None:
+    return f.field(f.map(o.metadata, "labels"), key)
+
+
+def condition_true(f: Fields, status: Val | None, *types: str) -> bool:
+    for cond in f.maps(status, "conditions"):
+        if f.str(cond, "type") in types and f.str(cond, "status") == "True":
+            return True
+    return False
+
+
+def run_state(suspended: bool, started: bool, finished: bool) -> str:
+    """`finished` once a terminal condition is set; `running` when not suspended and the object
+    shows it started (status); else `pending` (a suspended job, or one not yet submitted, which
+    Kueue's webhook suspends on creation)."""
+    if finished:
+        return "finished"
+    if not suspended and started:
+        return "running"
+    return "pending"

@@ -1,0 +1,157 @@
+"""Kueue's job framework over the whole input: which submitted jobs Kueue manages (its
+Configuration's integrations, `manageJobsWithoutQueueName`, `managedJobsNamespaceSelector`, the
+namespace's `default` LocalQueue), which already have their Workload in the input, and the
+Workloads it makes of the others. Every job not made into work is listed as skipped, with why."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from datetime import timedelta
+
+from kadmit.model import Job, LabelSelector, Model, Requirement, Skipped, Workload
+
+# The frameworks of the Configuration Kueue's release installs (config/components/manager/
+# controller_manager_config.yaml); the Kubeflow training jobs and SparkApplication are commented out.
+INSTALLED_FRAMEWORKS = (
+    "batch/job", "kubeflow.org/mpijob", "ray.io/rayjob", "ray.io/raycluster", "ray.io/rayservice",
+    "jobset.x-k8s.io/jobset", "workload.codeflare.dev/appwrapper", "trainer.kubeflow.org/trainjob",
+    "pod", "deployment", "statefulset", "leaderworkerset.x-k8s.io/leaderworkerset",
+)
+KUEUE_NAMESPACE = "kueue-system"
+# Kueue's defaulting (apis/config/v1beta2/defaults.go) when the selector is unset.
+DEFAULT_NAMESPACE_SELECTOR = LabelSelector(match_expressions=(Requirement(
+    key="kubernetes.io/metadata.name", operator="NotIn", values=("kube-system", KUEUE_NAMESPACE)),))
+DEFAULT_LOCAL_QUEUE = "default"
+DEFAULT_PRIORITY_CLASS = "default"  # WorkloadPriorityClassDefaulting (beta, on in v0.20)
+
+
+@dataclass(frozen=True)
+class Integrations:
+    """The integration settings in force, and where they come from."""
+
+    frameworks: tuple[str, ...]
+    manage_without_queue_name: bool
+    namespace_selector: LabelSelector
+    configured: bool  # a Configuration in the input set the frameworks
+
+
+def integrations(model: Model) -> Integrations:
+    """Kueue's installed Configuration, with what the input's Configuration sets laid over it
+    (a partial Configuration overrides only what it sets)."""
+    c = model.config
+    frameworks = c.frameworks if c is not None and c.frameworks is not None else INSTALLED_FRAMEWORKS
+    return Integrations(
+        frameworks=frameworks,
+        manage_without_queue_name=bool(c and c.manage_jobs_without_queue_name),
+        namespace_selector=(c.managed_jobs_namespace_selector if c is not None and
+                            c.managed_jobs_namespace_selector is not None else DEFAULT_NAMESPACE_SELECTOR),
+        configured=c is not None and c.frameworks is not None)
+
+
+def apply_jobs(model: Model) -> Model:
+    """The model with each job's Workloads added (or its existing Workload told where it came
+    from), and every job Kueue would not make pending work of listed in `skipped`."""
+    if not model.jobs:
+        return model
+    settings = integrations(model)
+    labels = {n.name: n.effective_labels() for n in model.namespaces}
+    queues = {lq.key for lq in model.local_queues}
+    default_class = any(pc.kind == "workload" and pc.name == DEFAULT_PRIORITY_CLASS for pc in model.priority_classes)
+    existing = _by_origin(model.workloads)
+    workloads = list(model.workloads)
+    skipped: list[Skipped] = []
+    latest = max([w.created for w in model.workloads] + [j.created for j in model.jobs if j.created], default=None)
+    unnamed = Counter()
+    untimed = 0
+    for job in model.jobs:
+        job = _number_repeats(job, unnamed)
+        found = existing.get(("uid", job.object.uid)) or existing.get(
+            ("name", job.object.kind, job.object.namespace, job.object.name))
+        if found is not None:
+            for i in found:
+                workloads[i] = _with_origins(workloads[i], job)
+            continue
+        reason = _not_managed(job, settings, labels, queues)
+        if reason is None and job.state != "pending":
+            reason = ("it has finished" if job.state == "finished" else
+                      "it runs unsuspended and the input holds no Workload for it: it is not pending "
+                      "work for Kueue (export its Workload too, to count the quota it holds)")
+        if reason is not None:
+            skipped.append(Skipped(object=job.object, reason=reason, span=job.span))
+            continue
+        queue = job.queue or DEFAULT_LOCAL_QUEUE
+        created = job.created
+        if created is None:  # queued in input order, after everything that has a creation time
+            untimed += 1
+            created = (latest or Workload.model_fields["created"].default) + timedelta(milliseconds=untimed)
+        for wl in job.workloads:
+            update: dict = {"queue": queue, "created": created}
+            if not job.priority_class_label and default_class:
+                update.update(priority_class=DEFAULT_PRIORITY_CLASS, priority_class_kind="workload")
+            workloads.append(wl.model_copy(update=update))
+    return model.model_copy(update={"workloads": tuple(workloads), "skipped": model.skipped + tuple(skipped)})
+
+
+def _by_origin(workloads: tuple[Workload, ...]) -> dict[tuple, list[int]]:
+    out: dict[tuple, list[int]] = {}
+    for i, w in enumerate(workloads):
+        o = w.origin
+        if o is None:
+            continue
+        if o.uid:
+            out.setdefault(("uid", o.uid), []).append(i)
+        out.setdefault(("name", o.kind, o.namespace, o.name), []).append(i)
+    return out
+
+
+def _number_repeats(job: Job, seen: Counter) -> Job:
+    """Objects named by the same `generateName` prefix are told apart by input order: the second
+    `sample-job-` is `sample-job-#2`."""
+    if not job.generate_name:
+        return job
+    key = (job.object.kind, job.object.namespace, job.object.name)
+    seen[key] += 1
+    n = seen[key]
+    if n == 1:
+        return job
+    name = f"{job.object.name}#{n}"
+    ref = job.object.model_copy(update={"name": name})
+    return job.model_copy(update={"object": ref, "workloads": tuple(
+        w.model_copy(update={"name": f"{w.name}-{n}", "origin": ref}) for w in job.workloads)})
+
+
+def _with_origins(wl: Workload, job: Job) -> Workload:
+    """The Workload Kueue made of `job`, with the job as its origin and each pod set's origin."""
+    origins = {ps.name: ps.origin for w in job.workloads for ps in w.pod_sets if ps.origin}
+    pod_sets = tuple(ps if ps.origin or ps.name not in origins else ps.model_copy(update={"origin": origins[ps.name]})
+                     for ps in wl.pod_sets)
+    return wl.model_copy(update={"origin": job.object, "pod_sets": pod_sets})
+
+
+def _integrated_kinds() -> set[tuple[str, str]]:
+    from kadmit.manifests.jobs import INTEGRATIONS
+
+    return {(i.group, i.kind) for i in INTEGRATIONS}
+
+
+def _not_managed(job: Job, s: Integrations, labels: dict[str, dict[str, str]], queues: set[str]) -> str | None:
+    """Why Kueue would not manage `job` (None when it does)."""
+    where = "the input's Configuration" if s.configured else "the Configuration Kueue installs (none in the input)"
+    if job.framework not in s.frameworks:
+        return f"integration `{job.framework}` is not in `integrations.frameworks` of {where}"
+    owner = job.owner
+    if owner is not None and (owner.group, owner.kind) in _integrated_kinds():
+        return (f"it belongs to {owner.kind} `{owner.key}`, which Kueue admits as a whole "
+                "(its workload covers these pods)")
+    ns = job.object.namespace or "default"
+    if not s.namespace_selector.matches(labels.get(ns, {"kubernetes.io/metadata.name": ns})):
+        return f"namespace `{ns}` is not selected by `managedJobsNamespaceSelector`: Kueue does not manage its jobs"
+    if job.queue or f"{ns}/{DEFAULT_LOCAL_QUEUE}" in queues:
+        return None
+    if s.manage_without_queue_name:
+        return ("Kueue manages it (`manageJobsWithoutQueueName`) but it names no queue and namespace "
+                f"`{ns}` has no LocalQueue `default`: its Workload has no queue and is never admitted")
+    return ("it has no `kueue.x-k8s.io/queue-name` label (and namespace has no LocalQueue `default`): "
+            "Kueue does not manage it")
+
