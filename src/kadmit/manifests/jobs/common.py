@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from kadmit.manifests.codes import KAD157
 from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.owners import controller_owner
-from kadmit.manifests.workloads import template_pod_set
+from kadmit.manifests.workloads import duration_annotation, template_pod_set
 from kadmit.manifests.yamltree import Val
 from kadmit.model import Job, ObjectRef, PodSet, Workload
 
@@ -90,6 +90,7 @@ class Builder:
         klass, kind = self.priority()
         return Workload(namespace=ref.namespace or "default", name=name, queue="", priority_class=klass,
                         priority_class_kind=kind, pod_sets=tuple(pod_sets), origin=ref,
+                        **duration_annotation(self.f, self.o),
                         span=self.f.span(self.o.node),
                         spans=self.f.spans({"name": self.o.metadata.v.get("name") or self.o.metadata.v.get("generateName"),
                                             "namespace": self.o.metadata.v.get("namespace"),
