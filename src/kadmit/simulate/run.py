@@ -165,6 +165,11 @@ class Simulator:
             seen.add(wl.key)
             rec = Record(wl.key, "kueue", None, self.ix.priority(wl), wl.duration_ms)
             self.records[wl.key] = rec
+            if wl.admitted and wl.evicted:  # being evicted in the input: it releases its quota and queues again
+                self.session.finish(wl.key)
+                rec.evictions.append((0, 0))
+                self._push(0, ARRIVAL, wl.key)
+                continue
             if wl.admitted and wl.admission is not None:
                 rec.arrived = rec.admitted_at = rec.started_at = 0
                 rec.cluster_queue = wl.admission.cluster_queue
@@ -377,11 +382,11 @@ class Simulator:
                 break
             self.rounds += 1
             t0 = time.perf_counter()
-            before = dict(self.running)
             decisions = decide_ordered(self.session, reps)
             self.decide_seconds += time.perf_counter() - t0
-            for key, holder in sorted(before.items()):
-                if self.session.holders.get(key) is not holder:
+            victims = {v.key for d in decisions for v in d.preempted} | {d.key for d in decisions if d.preempted_by}
+            for key in sorted(victims):  # evicted (and perhaps admitted again): its holder is not the one it had
+                if key in self.running and self.session.holders.get(key) is not self.running[key]:
                     self._evicted(key, t)  # decide_ordered already retried what its release let in
             for d in decisions:
                 tried.add(d.key)
