@@ -132,10 +132,11 @@ class Simulator:
         self.gen: dict[str, int] = {}  # a finish event counts only for the run it was made for
         self.pending: dict[str, dict[tuple, list[tuple]]] = {}  # cq -> class -> [(created, key)]
         self.class_of: dict[str, tuple] = {}
-        self.pods: list[PodEntry] = []
+        self.pods: list[PodEntry] = []  # in kube-scheduler's order
+        self.waiting_entries: dict[str, int] = {}  # owner -> its entries in `pods`
+        self._pods_added = False
+        self._bound_at_log = -1
         self.batches: dict[str, list[PodBatch]] = {}
-        self.capacity_version = 0
-        self.failed_at: dict[tuple, int] = {}  # template -> capacity version it last failed at
         self.running: dict[str, object] = {}  # admitted workload -> its holder in the session
         self.rounds = 0
         self.decide_seconds = 0.0
@@ -253,7 +254,7 @@ class Simulator:
             ps = wl.pod_sets[0]
             rec.requests = _requests(wl, {ps.name: ps.count})
             rec.pod_sets = [PodSetRun(ps.name, ps.count, [])]
-            self.pods.append(PodEntry(key, ps.name, rec.priority, t, PodTemplate.build(ps), ps.count))
+            self._add_pods(PodEntry(key, ps.name, rec.priority, t, PodTemplate.build(ps), ps.count))
             self.recorder.pending_pods(t, +1)
             return
         wl = self.ix.workloads[key]
@@ -296,7 +297,7 @@ class Simulator:
         rec = self.records[key]
         if rec.kind == "pod":  # one batch of pods bound at `gen` ends
             self._release_pods(key, t, batch=gen)
-            if not self.batches.get(key) and not any(e.owner == key for e in self.pods):
+            if not self.batches.get(key) and key not in self.waiting_entries:
                 rec.finished_at = t
             return True
         if self.gen.get(key) != gen:
@@ -330,7 +331,6 @@ class Simulator:
         if keep:
             self.batches[key] = keep
         if out:
-            self.capacity_version += 1
             self.recorder.nodes_changed()
         return out
 
@@ -346,7 +346,6 @@ class Simulator:
         self.pool.add_node(node, state)
         self.kube.add_node(state)
         self.has_nodes = True
-        self.capacity_version += 1
 
     # --- deciding ----------------------------------------------------------------------------------------
 
@@ -422,7 +421,7 @@ class Simulator:
                 if n > 0 and ps.name not in placed:
                     fls = [self.ix.flavors[f] for f in sorted(set(a.flavors.get(ps.name, {}).values()))
                            if f in self.ix.flavors]
-                    self.pods.append(PodEntry(key, ps.name, rec.priority, t, PodTemplate.build(ps, fls), n))
+                    self._add_pods(PodEntry(key, ps.name, rec.priority, t, PodTemplate.build(ps, fls), n))
                     waiting = True
         if not waiting:
             self._start(key, t)
@@ -445,7 +444,7 @@ class Simulator:
             rec.run_ms += t - rec.started_at
             self.recorder.running(t, -1)
         rec.started_at = None
-        self.pods = [e for e in self.pods if e.owner != key]
+        self._drop_pods(key)
         self._release_pods(key, t)
         if rec.cluster_queue:
             self.recorder.usage_changed(rec.cluster_queue, t)
@@ -454,15 +453,27 @@ class Simulator:
 
     # --- kube-scheduler --------------------------------------------------------------------------------
 
+    def _add_pods(self, e: PodEntry) -> None:
+        """Pods join kube-scheduler's queue, kept in its order: priority, then arrival."""
+        bisect.insort(self.pods, e, key=_pod_order)
+        self.waiting_entries[e.owner] = self.waiting_entries.get(e.owner, 0) + 1
+        self._pods_added = True
+
+    def _drop_pods(self, owner: str) -> None:
+        if self.waiting_entries.pop(owner, 0):
+            self.pods = [e for e in self.pods if e.owner != owner]
+
     def _bind(self, t: int) -> None:
-        if not self.pods:
-            return
-        self.pods.sort(key=lambda e: (-e.priority, e.arrived, e.owner, e.pod_set))
-        done_owners = set()
+        log = self.pool.free.log
+        if not self.pods or (len(log) == self._bound_at_log and not self._pods_added):
+            return  # no capacity released and nothing new since the last pass: nothing can bind
+        self._pods_added = False
+        done_owners = []
         left = []
+        failed: set[tuple] = set()  # pod shapes that found no room in this pass: the same pods behind them neither
         for e in self.pods:
             tkey = (e.template.requests, e.template.node_selector, e.template.node_affinity, e.template.tolerations)
-            if self.failed_at.get(tkey) == self.capacity_version:
+            if tkey in failed:
                 left.append(e)
                 continue
             got = self.kube.place(e.template, e.remaining)
@@ -484,13 +495,16 @@ class Simulator:
                     if rec.duration is not None:
                         self._push(t + rec.duration, FINISH, (e.owner, t))
             if e.remaining > 0:
-                self.failed_at[tkey] = self.capacity_version
+                failed.add(tkey)
                 left.append(e)
             else:
-                done_owners.add(e.owner)
+                self.waiting_entries[e.owner] -= 1
+                if not self.waiting_entries[e.owner]:
+                    del self.waiting_entries[e.owner]
+                    done_owners.append(e.owner)
         self.pods = left
-        waiting = {e.owner for e in left}
-        for owner in sorted(done_owners - waiting):
+        self._bound_at_log = len(log)
+        for owner in sorted(done_owners):
             rec = self.records[owner]
             if rec.kind == "kueue":
                 self._start(owner, t)
@@ -532,6 +546,10 @@ class Simulator:
             rec = self.records[key]
             if rec.kind == "pod":
                 rec.run_ms += sum(end - b.bound_at for b in bs)
+
+
+def _pod_order(e: PodEntry) -> tuple:
+    return (-e.priority, e.arrived, e.owner, e.pod_set)
 
 
 def _requests(wl: Workload, counts: dict[str, int]) -> dict[str, int]:
