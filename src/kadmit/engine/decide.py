@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from kadmit.engine.compile.problem import Origin
@@ -87,9 +87,90 @@ def decision_reasons(session: Session, d: Decision) -> list[Reason]:
     if any(r.code == KAD510 for r in out):  # only a flavor short of unused quota can need preemption
         out += no_preemption_reasons(session, wl)
     if not out:
+        out = _core_reasons(session, wl)
+    if not out:
         out = [Reason(KAD523, "the workload fits on its own, but not after the workloads admitted "
                       "before it in Kueue's order")]
     return out
+
+
+def _core_reasons(session: Session, wl) -> list[Reason]:
+    """Where Kueue's own reasons are silent (a user rule, not quota, keeps it out): the first minimal
+    core, as a reason naming its rules by name and line."""
+    if not session.model.rules:
+        return []
+    try:
+        loaded = session.load(symbolic_problem(session, wl), make_solver(session.limits))
+        found = blame_cores(session, loaded, most=1)
+    except SolverUnknown:
+        return [Reason(KAD503, "the solver could not decide within its limits")]
+    if not found.cores:
+        return []
+    core = found.cores[0].origins
+    rules = [o for o in core if o.kind == "rule"]
+    if not rules:
+        return []
+    named = [_rule_name(o) for o in rules]
+    rest = [o.message for o in core if o.kind != "rule"]
+    if len(rules) == 1 and not rest:
+        text = f"{named[0]} forbids every assignment"
+    elif not rest:
+        text = "rules " + ", ".join(n.removeprefix("rule ") for n in named[:-1]) + " and " \
+            + named[-1].removeprefix("rule ") + " together forbid every assignment"
+    else:
+        text = " and ".join(named) + " forbid" + ("s" if len(named) == 1 else "") \
+            + " every assignment that is left: " + "; ".join(rest)
+    return [Reason(KAD520, text)]
+
+
+def _rule_name(o: Origin) -> str:
+    """`rule `x` (rules.kad:13)`, from a rule origin."""
+    name = o.message.partition("` ")[0] + "`"
+    return name + (f" ({o.span.file}:{o.span.line})" if o.span else "")
+
+
+def _rule_text(o: Origin) -> str:
+    """`rule `x` forbids this` with the rule's line: `rule `x` (rules.kad:13) forbids this`."""
+    where = f" ({o.span.file}:{o.span.line})" if o.span else ""
+    name, _, verb = o.message.partition("` ")
+    return f"{name}`{where} {verb}" if verb else o.message + where
+
+
+def _explain_strict_fifo(session: Session, decisions: dict[str, Decision], d: Decision, result: WhyResult,
+                         depth: int) -> None:
+    """A workload behind a StrictFIFO head that can't be admitted: each of the head's own cores (found
+    the same way, recursively) with the queue's strategy and the head's place ahead of it, and then
+    the workload's own cores — what would still keep it out once the head is gone."""
+    head = session.index.workloads[d.waiting_behind or ""]
+    cq = session.index.cluster_queues[d.cluster_queue or ""]
+    chain = [
+        Origin(f"queue|strategy|{cq.name}", "queueing", f"cluster queue `{cq.name}` uses StrictFIFO: an older "
+               "workload that can't be admitted blocks the ones behind it",
+               cq.field_span("queueing_strategy") or cq.span),
+        Origin(f"queue|head|{head.key}", "head", f"`{head.key}` is ahead of it in the queue (priority "
+               f"{session.index.priority(head)}, created {head.created.isoformat()}) and can't be admitted",
+               head.span),
+    ]
+    head_groups: list[list[Origin]] = []
+    if depth < 4:
+        inner = explain_decision(session, decisions, head.key, depth + 1)
+        if inner.unknown:
+            result.unknown = True
+        for g in inner.blame_groups or ([inner.blame] if inner.blame else []):
+            head_groups.append([replace(o, id=f"head|{head.key}|{o.id}", message=f"(`{head.key}`) {o.message}")
+                                for o in g])
+    groups = [chain + g for g in head_groups] or [chain]
+    try:
+        loaded = session.load(symbolic_problem(session, d.workload), make_solver(session.limits))
+        own = blame_cores(session, loaded)
+        groups += [list(c.origins) for c in own.cores]
+        result.blame_complete = own.complete
+    except SolverUnknown:
+        result.unknown = True
+    result.blame_groups = groups
+    result.blame = _union(groups)
+    result.blame_kind = "queue"
+
 
 
 def why(model: Model, key: str, limits: Limits | None = None, tas_profile: Profile = "Mixed",
@@ -153,7 +234,7 @@ def _why_ordered(model: Model, key: str, limits: Limits | None, tas_profile: Pro
     return explain_decision(session, decisions, key)
 
 
-def explain_decision(session: Session, decisions: dict[str, Decision], key: str) -> WhyResult:
+def explain_decision(session: Session, decisions: dict[str, Decision], key: str, depth: int = 0) -> WhyResult:
     """Explain one decision of a run in a warm session (the session is left as it was)."""
     target = session.index.workloads[key]
     d = decisions.get(key)
@@ -202,15 +283,7 @@ def explain_decision(session: Session, decisions: dict[str, Decision], key: str)
         result.solver = session.stats.as_dict()
         return result
     if d.waiting_behind:
-        head = session.index.workloads[d.waiting_behind]
-        cq = session.index.cluster_queues[d.cluster_queue or ""]
-        result.blame = [
-            Origin("queue|strategy", "queueing", f"cluster queue `{cq.name}` uses StrictFIFO: an older "
-                   "workload that doesn't fit blocks the ones behind it", cq.field_span("queueing_strategy") or cq.span),
-            Origin("queue|head", "head", f"`{head.key}` is ahead in the queue and can't be admitted", head.span),
-        ]
-        result.fixes = [Fix(f"set the queueing strategy of cluster queue `{cq.name}` to BestEffortFIFO",
-                            []), Fix(f"make `{head.key}` admissible, or remove it from the queue", [])]
+        _explain_strict_fifo(session, decisions, d, result, depth)
         result.solver = session.stats.as_dict()
         return result
     if not gate_reasons(session, target):
@@ -243,8 +316,8 @@ def explain_decision(session: Session, decisions: dict[str, Decision], key: str)
     if not result.blame and not result.unknown:
         result.reasons.append(Reason(KAD523, "with today's usage the workload fits on its own; it waited "
                                      "for workloads ahead of it in Kueue's order"))
-    if any(o.kind == "rule" for o in result.blame):
-        result.reasons += [Reason(KAD520, o.message) for o in result.blame if o.kind == "rule"]
+    if any(o.kind == "rule" for o in result.blame) and not any(r.code == KAD520 for r in result.reasons):
+        result.reasons += [Reason(KAD520, _rule_text(o)) for o in result.blame if o.kind == "rule"]
     result.solver = session.stats.as_dict()
     return result
 

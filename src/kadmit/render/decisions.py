@@ -244,7 +244,11 @@ def why_human(result: WhyResult, sources: SourceMap, workload_span: Span | None,
         out.extend(_placement_lines(result.placement))
     groups = result.blame_groups or ([result.blame] if result.blame else [])
     for gi, group in enumerate(groups):
-        if result.blame_kind in _BLAME_TITLES:
+        if result.blame_kind == "queue":
+            out.append("waits behind the head of its queue (the strategy, the head, and a minimal set that keeps "
+                       "the head out):" if group and group[0].kind == "queueing" else
+                       "its own obstacle, even without the head (a minimal set that forbids it):")
+        elif result.blame_kind in _BLAME_TITLES:
             out.append(_BLAME_TITLES[result.blame_kind])
         else:
             out.append("blame (a minimal set of statements that together forbid it; each one matters):" if gi == 0

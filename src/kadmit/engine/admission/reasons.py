@@ -85,6 +85,12 @@ def gate_reasons(session: Session, wl: Workload) -> list[Reason]:
         return out
     if cq.stop_policy != "None":
         out.append(Reason(KAD518, f"ClusterQueue {cq.name} is inactive (stopPolicy {cq.stop_policy})"))
+    missing = session.compiler.missing_flavors(cq)
+    if missing:
+        out.append(Reason(KAD518, f"ClusterQueue {cq.name} is inactive: references missing ResourceFlavor(s): "
+                          + ", ".join(missing)))
+    if cq.cohort and cq.cohort in session.compiler.tree.cycles:
+        out.append(Reason(KAD518, f"ClusterQueue {cq.name} is inactive: cohort {cq.cohort} is in a cycle of parents"))
     sel = cq.namespace_selector
     if sel is None or not sel.matches(ix.namespace_labels(wl.namespace)):
         out.append(Reason(KAD515, "Workload namespace doesn't match ClusterQueue selector"))

@@ -183,18 +183,24 @@ class Compiler:
         labels = ix.namespace_labels(wl.namespace)
         sel = cq.namespace_selector
         if sel is None or not sel.matches(labels):
-            why = ("has no namespace selector, so it admits no namespace" if sel is None
-                   else "selects other namespaces")
             ns = ix.namespaces.get(wl.namespace)
             ns_origin = Origin("gate|namespace_labels", "namespace_labels",
                                f"namespace `{wl.namespace}` has labels "
                                + (", ".join(f"{k}={v}" for k, v in sorted(ns.labels.items()))
                                   if ns and ns.labels else "none"),
                                ns.span if ns else None)
+            sel_span = cq.field_span("namespace_selector")
+            field = "`namespaces`" if sel_span is not None and sel_span.file.endswith(".kad") else "`namespaceSelector`"
+            why = (f"has no namespace selector, so it admits no namespace" if sel is None
+                   else f"selects other namespaces than `{wl.namespace}` ({field})")
+            also = (ns_origin,) if sel is not None else ()
+            if lq is not None:  # the workload reaches the queue through its local queue
+                also += (Origin("gate|local_queue_target", "local_queue_target",
+                                f"local queue `{lq.key}` points at cluster queue `{cq.name}`",
+                                lq.field_span("cluster_queue") or lq.span),)
             tracked.append(Tracked(Origin("gate|namespace_selector", "namespace_selector",
-                                          f"cluster queue `{cq.name}` {why}",
-                                          cq.field_span("namespace_selector")),
-                                   T.not_(adm), also=(ns_origin,) if sel is not None else ()))
+                                          f"cluster queue `{cq.name}` {why}", sel_span),
+                                   T.not_(adm), also=also))
 
         # Pod sets: counts and flavor choices.
         groups = cq.resource_groups
