@@ -76,10 +76,14 @@ def test_why_prints_the_histogram_and_points_at_the_topology_line(run):
     lines = result.stdout.splitlines()
     assert ("   = one pod: 0/3 nodes are available: 1 node(s) had untolerated taint {maintenance: true}, "
             "2 Insufficient nvidia.com/gpu.") in lines
-    topo = line_of(POLICY, "topology = required rack")
-    assert any(line.startswith(f"  --> w.kad:{topo}:16  pod set `workers` requires its 2 pods") for line in lines)
+    # two minimal cores: one pod fits nowhere (r1 held by `team/small`, r2 tainted); and two pods
+    # fit in no rack (r2 has one node)
     assert any(line.startswith(f"  --> w.kad:{line_of(POLICY, 'admitted {')}:3  workload `team/small` holds "
-                               "4 nvidia.com/gpu") for line in lines)
+                               "4 `nvidia.com/gpu` on 2 nodes (n1, n2)") for line in lines)
+    assert any(line.startswith(f"  --> w.kad:{line_of(POLICY, 'maintenance=true')}:") and "taint `maintenance"
+               in line for line in lines)
+    assert any("pod set `workers` of `team/big` needs 2 pods placed at once" in line for line in lines)
+    assert sum(1 for line in lines if line.startswith(("blame (", "another reason"))) == 2
     assert ("   = help: wait for workload `team/small` to finish (or preempt it): it frees 4 nvidia.com/gpu on "
             "2 node(s), and pod set `workers` then lands in rack r1 on n1:1, n2:1") in lines
 
@@ -93,5 +97,7 @@ def test_why_json_has_the_placement_section(run):
     p = out["placement"]
     assert p["topology_view"] == "required rack: no rack has room for 2 pods; no rack fits any"
     assert p["domains"] == [{"domain": "r1", "fits": 0}, {"domain": "r2", "fits": 0}]
-    assert {"file": "w.kad", "line": line_of(POLICY, "topology = required rack"), "column": 16} == \
-        {k: out["blame"][0][k] for k in ("file", "line", "column")}
+    cores = [{o["kind"] for o in g} for g in out["cores"]]
+    assert cores == [{"domain", "node_taint", "holder"}, {"domain", "holder", "count"}]
+    count = next(o for o in out["cores"][1] if o["kind"] == "count")
+    assert count["param"]["value"] == 2 and count["file"] == "w.kad"

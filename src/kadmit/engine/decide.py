@@ -298,8 +298,7 @@ def explain_decision(session: Session, decisions: dict[str, Decision], key: str,
             result.placement = placement
             result.blame_kind = "placement"
             result.blame = list(placement.blame)
-            result.blame_groups = [list(placement.blame)] if placement.blame else []
-            result.blame_minimal = False
+            result.blame_groups = [list(c) for c in placement.cores]
             result.fixes = list(placement.fixes)
             result.solver = session.stats.as_dict()
             return result

@@ -248,6 +248,9 @@ def why_human(result: WhyResult, sources: SourceMap, workload_span: Span | None,
             out.append("waits behind the head of its queue (the strategy, the head, and a minimal set that keeps "
                        "the head out):" if group and group[0].kind == "queueing" else
                        "its own obstacle, even without the head (a minimal set that forbids it):")
+        elif result.blame_kind == "placement":
+            out.append("blame (a minimal set that keeps the pod set off the nodes; each one matters):" if gi == 0
+                       else "another reason on its own (a minimal set that keeps it off the nodes too):")
         elif result.blame_kind in _BLAME_TITLES:
             out.append(_BLAME_TITLES[result.blame_kind])
         else:
@@ -258,6 +261,9 @@ def why_human(result: WhyResult, sources: SourceMap, workload_span: Span | None,
             out.append(f"  --> {where}  {o.message}")
             if o.span is not None:
                 out.extend("     " + line for line in _excerpt(o.span, sources))
+    if result.placement is not None and not result.placement.unsat:
+        out.append("   = note: counting pods node by node the pod set fits; Kueue's greedy placement still "
+                   "fails, so there is no core to blame")
     if len(groups) > 1 and not result.blame_complete and result.placement is None:
         out.append(f"   = note: {len(groups)} minimal sets shown; more exist (kadmit stops enumerating there)")
     if result.fixes:
@@ -275,7 +281,6 @@ def why_human(result: WhyResult, sources: SourceMap, workload_span: Span | None,
 
 
 _BLAME_TITLES = {
-    "placement": "blame (what keeps the pod set off the nodes):",
     "preemption": "preemption (the policy that allowed it, and the workloads involved):",
     "loop": "the loop (the preemption settings that allow it, and the workloads in it):",
 }

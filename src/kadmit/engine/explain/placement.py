@@ -9,9 +9,9 @@ against the run's final node state:
 - kube-scheduler's histogram for one pod of the failing pod set over every node of the cluster;
 - the topology view (`required rack: no rack has room for 3 pods; best rack r2 fits 2`) and the
   domains of the requested level with the pods each fits;
-- blame as `Origin`s with spans: the pod set's topology request and count, the flavor's
-  topology, node taints the pod set doesn't tolerate, its node selector when it excludes nodes,
-  and the pods and workloads holding the scarce resource in the best domains;
+- blame as minimal unsat cores over the topology's capacity (`placement_cores`): the pod set's
+  count and topology request, each candidate domain's capacity, the workloads and pods holding
+  it, untolerated taints and the node selector — each core checked and shrunk by deletion;
 - fixes, each verified by placing again with `NodePool.place` on a what-if (a changed request or
   a free map with a holder's usage released; the pool is never changed): relax `required` to
   `preferred` or to a higher level, shrink the pod set, wait for a holder (or two), tolerate a taint.
@@ -27,20 +27,20 @@ from itertools import combinations
 from typing import Mapping
 
 from kadmit.engine.compile.problem import Origin
+from kadmit.engine.explain.placement_cores import GangQuestion, Holding, gang_cores
 from kadmit.engine.explain.fixes import Change, Fix
 from kadmit.engine.placing.pool import PlacementFailure, PodSetPlacement, TASRequest, WorkloadPlacement, pod_set_of
 from kadmit.engine.admission.session import Session
 from kadmit.index import resolve_level
 from kadmit.model import Pod, Taint, Toleration, TopologyRequest, Workload
 from kadmit.placement.domains import Domain, DomainTree, domain_fits, level_label, topology_view
-from kadmit.placement.filters import histogram, node_affinity, static_fit
+from kadmit.placement.filters import histogram, static_fit
 from kadmit.placement.inventory import PODS, NodeState, add, pod_usage, subtract
 from kadmit.quantity import format_quantity
 from kadmit.source import Span
 
 TOP_DOMAINS = 5  # domains listed with their fit counts
 BEST_DOMAINS = 3  # domains whose capacity holders are blamed
-MAX_HOLDERS = 5  # holders named in the blame
 MAX_WAIT_SINGLES = 8  # holders tried alone for a "wait for" fix, most capacity first
 MAX_WAIT_PAIRS = 6  # the biggest holders tried in pairs when none frees enough alone
 MAX_FIXES = 5
@@ -65,15 +65,17 @@ class PlacementExplanation:
     level: str | None  # short name of the level the domains are at
     domains: list[tuple[str, int]] = field(default_factory=list)  # best first: (domain, pods it fits)
     scarce: str | None = None  # the resource that runs out first in the best domains
-    blame: list[Origin] = field(default_factory=list)
+    blame: list[Origin] = field(default_factory=list)  # every core's origins once
     fixes: list[Fix] = field(default_factory=list)
+    cores: list[list[Origin]] = field(default_factory=list)  # minimal unsat cores of the gang's placement
+    unsat: bool = True  # False: by per-node counting the gang fits; Kueue's greedy placement still failed
 
     def as_dict(self) -> dict:
         return {"pod_set": self.pod_set, "flavor": self.flavor, "topology": self.topology,
                 "request": self.request, "count": self.count, "message": self.message,
                 "histogram": self.histogram, "topology_view": self.topology_view, "level": self.level,
                 "domains": [{"domain": d, "fits": n} for d, n in self.domains],
-                "scarce_resource": self.scarce}
+                "scarce_resource": self.scarce, "counted_unsat": self.unsat}
 
 
 @dataclass
@@ -130,7 +132,8 @@ def explain_placement(session: Session, wl: Workload) -> PlacementExplanation | 
         _histogram(session, req, case.seen),
         topology_view(tree, req.template, req.count, req.request.mode, req.request.level, free=case.seen),
         level_label(level_key), [(tree.display(d), n) for d, n in fits[:TOP_DOMAINS]], scarce)
-    out.blame = _blame(case, best_nodes, scarce)
+    out.cores, out.unsat = _gang_cores(case)
+    out.blame = _union(out.cores)
     out.fixes = _fixes(case, scarce)
     return out
 
@@ -288,65 +291,36 @@ def _fit_nodes(case: _Case, names) -> list[str]:
 
 # --- blame ---------------------------------------------------------------------------------------
 
-def _blame(case: _Case, best_nodes: list[str], scarce: str | None) -> list[Origin]:
+def _gang_cores(case: _Case) -> tuple[list[list[Origin]], bool]:
+    """Minimal cores of the failing pod set's placement (`placement_cores`), at its least count
+    (min_count when partial admission may shrink it), else at its full count."""
     wl, req, tree = case.wl, case.req, case.tree
     ps = pod_set_of(wl, req.pod_set)
-    out = [_topology_origin(case), Origin(
-        f"placement|count|{req.pod_set}", "count",
-        f"count = {req.count}: pod set `{req.pod_set}` needs {req.count} pods placed at once"
-        + (f" (min_count {ps.min_count})" if ps.min_count is not None and ps.min_count < ps.count else ""),
-        ps.field_span("count"))]
-    fl = case.session.index.flavors[req.flavor]
-    outside = f"; {len(tree.outside)} more lack its levels' labels" if tree.outside else ""
-    out.append(Origin(f"placement|flavor|{fl.name}", "flavor_topology",
-                      f"flavor `{fl.name}` places pods with topology `{tree.topology.name}`: "
-                      f"{len(tree.nodes)} usable node(s) carry its labels{outside}", fl.field_span("topology")))
-    for taint, nodes in _taint_groups(case):
-        first = tree.nodes[nodes[0]]
-        out.append(Origin(f"placement|taint|{_taint_text(taint)}", "node_taint",
-                          f"taint `{_taint_text(taint)}` on {_count_nodes(nodes)} of topology "
-                          f"`{tree.topology.name}` isn't tolerated by pod set `{req.pod_set}`",
-                          _taint_span(first, taint)))
-    excluded = [n for n in sorted(tree.nodes) if not _first_taint(req, tree.nodes[n])
-                and node_affinity(req.template, tree.nodes[n])]
-    if excluded:
-        what = "node_selector" if ps.node_selector else "node_affinity"
-        out.append(Origin(f"placement|selector|{req.pod_set}", "selector",
-                          f"the {what.replace('_', ' ')} of pod set `{req.pod_set}` excludes "
-                          f"{_count_nodes(excluded)} of flavor `{fl.name}`", ps.field_span(what)))
-    fit = set(_fit_nodes(case, best_nodes))
-    holders = [h for h in _holders(case, sorted(fit)) if h.amount(scarce, fit) > 0]
-    holders.sort(key=lambda h: (-h.amount(scarce, fit), h.key))
-    for h in holders[:MAX_HOLDERS]:
-        nodes = sorted(n for n in h.usage if n in fit)
-        dom = _domains_of(case, nodes)
-        where = (f"on node {nodes[0]}" if len(nodes) == 1 else f"on {len(nodes)} nodes") + (f" {dom}" if dom else "")
-        new = " (admitted in this run)" if h.new else ""
-        out.append(Origin(f"placement|holder|{h.kind}|{h.key}", "holder",
-                          f"{h.label}{new} holds {format_quantity(h.amount(scarce, fit), scarce or '')} "
-                          f"{scarce} {where}", h.span))
-    return out
-
-
-def _topology_origin(case: _Case) -> Origin:
-    wl, req = case.wl, case.req
-    ps = pod_set_of(wl, req.pod_set)
-    per_pod = ", ".join(f"{format_quantity(q, r)} {r}" for r, q in req.template.requests if r != PODS and q)
-    pods = f"{req.count} pods" + (f" of {per_pod}" if per_pod else "")
+    holdings = [Holding(h.key, h.kind, h.usage, h.span, h.new) for h in _holders(case, sorted(tree.nodes))]
     r = req.request
-    if req.implicit:
-        cq = case.session.index.cluster_queue_of(wl)
-        msg = (f"pod set `{req.pod_set}` has no topology request; every flavor of cluster queue "
-               f"`{cq.name if cq else '?'}` has a topology, so its {pods} are placed as `unconstrained`")
-        return Origin(f"placement|topology|{req.pod_set}", "topology", msg, ps.span)
-    short = level_label(case.tree.levels[case.level_idx])
-    if r.mode == "required":
-        msg = f"pod set `{req.pod_set}` requires its {pods} in one {short} (`required {r.level}`)"
-    elif r.mode == "preferred":
-        msg = f"pod set `{req.pod_set}` prefers one {short} for its {pods} (`preferred {r.level}`)"
-    else:
-        msg = f"pod set `{req.pod_set}` places its {pods} anywhere in the topology (`unconstrained`)"
-    return Origin(f"placement|topology|{req.pod_set}", "topology", msg, ps.field_span("topology"))
+    required = r.mode == "required" and not req.implicit
+    counts = [req.count]
+    if ps.min_count is not None and ps.min_count < req.count:
+        counts.insert(0, ps.min_count)
+    for need in counts:
+        q = GangQuestion(
+            f"pod set `{req.pod_set}` of `{wl.key}`", req.template, need,
+            ps.field_span("min_count") if need != req.count else ps.field_span("count") or ps.span,
+            r.mode, case.level_idx if required else None, _request_text(req),
+            ps.field_span("topology") or ps.span, tree, case.seen, holdings,
+            ps.field_span("node_selector") or ps.field_span("node_affinity") or ps.span)
+        found, unsat = gang_cores(q)
+        if unsat:
+            return [list(c.origins) for c in found.cores], True
+    return [], False
+
+
+def _union(groups: list[list[Origin]]) -> list[Origin]:
+    seen: dict[str, Origin] = {}
+    for g in groups:
+        for o in g:
+            seen.setdefault(o.id, o)
+    return list(seen.values())
 
 
 def _first_taint(req: TASRequest, node: NodeState) -> Taint | None:
@@ -369,33 +343,6 @@ def _taint_groups(case: _Case) -> list[tuple[Taint, list[str]]]:
 
 def _taint_text(t: Taint) -> str:
     return f"{t.key}={t.value}:{t.effect}" if t.value else f"{t.key}:{t.effect}"
-
-
-def _taint_span(node: NodeState, taint: Taint) -> Span | None:
-    model = node.node
-    if model is None:
-        return None
-    for i, t in enumerate(model.taints):
-        if (t.key, t.value, t.effect) == (taint.key, taint.value, taint.effect):
-            return model.spans.get(f"taints.{i}") or model.field_span("taints")
-    return model.field_span("taints")
-
-
-def _count_nodes(nodes: list[str]) -> str:
-    shown = ", ".join(nodes[:3]) + (", …" if len(nodes) > 3 else "")
-    return f"{len(nodes)} node(s) ({shown})"
-
-
-def _domains_of(case: _Case, nodes: list[str]) -> str:
-    """`in rack r1` or `in 2 racks` for nodes of the tree, at the requested level."""
-    tree, idx = case.tree, case.level_idx
-    values = sorted({tree.node_domain[n][:idx + 1] for n in nodes if n in tree.node_domain})
-    short = level_label(tree.levels[idx])
-    if short == "host" or not values:
-        return ""
-    if len(values) == 1:
-        return f"in {short} {_display(tree, idx, values[0])}"
-    return f"in {len(values)} {short}s"
 
 
 def _display(tree: DomainTree, idx: int, values: tuple[str, ...]) -> str:
