@@ -107,8 +107,10 @@ class ModelIndex:
     def cohort_path(self, cohort: str | None) -> list[str]:
         """The chain of cohorts from `cohort` up to its root; stops at a cycle."""
         path: list[str] = []
-        while cohort and cohort not in path and cohort in self.cohorts:
+        seen: set[str] = set()
+        while cohort and cohort not in seen and cohort in self.cohorts:
             path.append(cohort)
+            seen.add(cohort)
             cohort = self.cohorts[cohort].parent
         return path
 

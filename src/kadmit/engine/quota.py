@@ -58,26 +58,44 @@ def _quotas(groups: tuple[ResourceGroup, ...]) -> dict[FR, QuotaEntry]:
     return out
 
 
+def cohort_cycles(index: ModelIndex) -> tuple[set[str], set[str]]:
+    """Cohorts on a cycle of parents, and cohorts on or below one; one walk per cohort that stops at
+    the first cohort already classified, so linear in the number of cohorts."""
+    cohorts = index.cohorts
+    state: dict[str, int] = {}  # 1: on the walk now, 2: on or below a cycle, 3: leads to a root
+    on_cycle: set[str] = set()
+    for start in sorted(cohorts):
+        walk: list[str] = []
+        pos: dict[str, int] = {}
+        cur: str | None = start
+        while cur is not None and cur in cohorts and cur not in state:
+            state[cur] = 1
+            pos[cur] = len(walk)
+            walk.append(cur)
+            cur = cohorts[cur].parent
+        if cur is not None and cur in pos:  # this walk closed a cycle
+            on_cycle.update(walk[pos[cur]:])
+            outcome = 2
+        elif cur is not None and cur in state:
+            outcome = state[cur]
+        else:
+            outcome = 3
+        for c in walk:
+            state[c] = outcome
+    return on_cycle, {c for c, s in state.items() if s == 2}
+
+
 class QuotaTree:
     """The cohort forest of a model, with Kueue's quota numbers computed on demand."""
 
     def __init__(self, index: ModelIndex) -> None:
         self.index = index
         self.nodes: dict[str, QuotaNode] = {}
-        path_ok = {c: index.cohort_path(c) for c in index.cohorts}
-        self.cycles: set[str] = set()  # cohorts on or below a cycle of parents
-        for c in index.cohorts:
-            seen: list[str] = []
-            cur: str | None = c
-            while cur is not None and cur in index.cohorts and cur not in seen:
-                seen.append(cur)
-                cur = index.cohorts[cur].parent
-            if cur is not None and cur in seen:
-                self.cycles.add(c)
+        on_cycle, self.cycles = cohort_cycles(index)  # cycles: cohorts on or below a cycle of parents
         for c in sorted(index.cohorts.values(), key=lambda c: c.name):
             parent = c.parent if c.parent in index.cohorts else None
             # a cohort caught in a cycle is treated as a root (the validator reports the cycle)
-            if parent is not None and c.name in path_ok.get(parent, []):
+            if c.name in on_cycle:
                 parent = None
             self.nodes[node_id(c.name, True)] = QuotaNode(
                 c.name, True, node_id(parent, True) if parent else None, [], _quotas(c.resource_groups))
@@ -89,11 +107,15 @@ class QuotaTree:
                 self.nodes[node.parent].children.append(nid)
         self._subtree: dict[tuple[str, FR], int] = {}
         self._guaranteed: dict[tuple[str, FR], int] = {}
+        self._height: dict[str, int] = {}
+        self._root: dict[str, str] = {}
+        self._potential: dict[tuple[str, FR], int] = {}  # available() with no usage
 
     def invalidate(self, usage: "Usage | None" = None) -> None:
         """Forget computed numbers after a quota entry changed (what-if questions)."""
         self._subtree.clear()
         self._guaranteed.clear()
+        self._potential.clear()
         if usage is not None:
             usage.memo.clear()
 
@@ -102,16 +124,35 @@ class QuotaTree:
     def entry(self, nid: str, fr: FR) -> QuotaEntry:
         return self.nodes[nid].quotas.get(fr, _NO_QUOTA)
 
+    def bottom_up(self, nid: str, done=None) -> list[str]:
+        """The nodes under `nid` (itself included), each after its children, leaving out the subtrees
+        of nodes `done(node)` says are known; iterative, so a chain of any depth costs its length."""
+        out: list[str] = []
+        stack = [(nid, False)]
+        while stack:
+            cur, expanded = stack.pop()
+            if expanded:
+                out.append(cur)
+                continue
+            if done is not None and done(cur):
+                continue
+            stack.append((cur, True))
+            stack.extend((ch, False) for ch in self.nodes[cur].children)
+        return out
+
     def subtree(self, nid: str, fr: FR) -> int:
         key = (nid, fr)
         v = self._subtree.get(key)
-        if v is None:
-            node = self.nodes[nid]
-            v = self.entry(nid, fr).nominal
-            for ch in node.children:
-                v += self.subtree(ch, fr) - self.guaranteed(ch, fr)
-            self._subtree[key] = v
-        return v
+        if v is not None:
+            return v
+        for cur in self.bottom_up(nid, lambda n: (n, fr) in self._subtree):
+            if (cur, fr) in self._subtree:
+                continue
+            v = self.entry(cur, fr).nominal
+            for ch in self.nodes[cur].children:
+                v += self._subtree[(ch, fr)] - self.guaranteed(ch, fr)
+            self._subtree[(cur, fr)] = v
+        return self._subtree[key]
 
     def guaranteed(self, nid: str, fr: FR) -> int:
         key = (nid, fr)
@@ -129,7 +170,15 @@ class QuotaTree:
         return out
 
     def root(self, nid: str) -> str:
-        return self.path(nid)[-1]
+        got = self._root.get(nid)
+        if got is None:
+            walk = [nid]
+            while walk[-1] not in self._root and self.nodes[walk[-1]].parent:
+                walk.append(self.nodes[walk[-1]].parent)  # type: ignore[arg-type]
+            got = self._root.get(walk[-1], walk[-1])
+            for n in walk:
+                self._root[n] = got
+        return got
 
     # --- numbers that depend on usage ------------------------------------------------------------
 
@@ -137,37 +186,65 @@ class QuotaTree:
         node = self.nodes[nid]
         if not node.is_cohort:
             return cq_usage.get(node.name, fr)
-        key = (nid, fr)
-        got = cq_usage.memo.get(key)
-        if got is None:
-            got = sum(max(0, self.usage(ch, fr, cq_usage) - self.guaranteed(ch, fr)) for ch in node.children)
-            cq_usage.memo[key] = got
-        return got
+        memo = cq_usage.memo
+        got = memo.get((nid, fr))
+        if got is not None:
+            return got
+        nodes = self.nodes
+        for cur in self.bottom_up(nid, lambda n: not nodes[n].is_cohort or (n, fr) in memo):
+            if (cur, fr) in memo:
+                continue
+            total = 0
+            for ch in nodes[cur].children:
+                used = memo[(ch, fr)] if nodes[ch].is_cohort else cq_usage.get(nodes[ch].name, fr)
+                total += max(0, used - self.guaranteed(ch, fr))
+            memo[(cur, fr)] = total
+        return memo[(nid, fr)]
 
     def available(self, nid: str, fr: FR, cq_usage: "Usage | None") -> int:
         """Kueue's available(): the most one more request for `fr` may take at node `nid`.
-        With `cq_usage` None, usage is zero everywhere: Kueue's "maximum capacity"."""
-        node = self.nodes[nid]
-        used = self.usage(nid, fr, cq_usage) if cq_usage is not None else 0
-        if node.parent is None:
-            return self.subtree(nid, fr) - used
-        g = self.guaranteed(nid, fr)
-        local = max(0, g - used)
-        parent_avail = self.available(node.parent, fr, cq_usage)
-        borrow = self.entry(nid, fr).borrowing_limit
-        if borrow is not None:
-            stored = self.subtree(nid, fr) - g
-            used_in_parent = max(0, used - g)
-            parent_avail = min(stored - used_in_parent + borrow, parent_avail)
-        return local + parent_avail
+        With `cq_usage` None, usage is zero everywhere: Kueue's "maximum capacity". Each node's
+        number needs its parent's: computed from the nearest known ancestor down (kept per usage,
+        so asking every node of a chain costs the chain's length, not its square)."""
+        memo = self._potential if cq_usage is None else cq_usage.memo
+        key = (nid, fr, "available")
+        got = memo.get(key)
+        if got is not None:
+            return got
+        walk = [nid]
+        while (walk[-1], fr, "available") not in memo and self.nodes[walk[-1]].parent:
+            walk.append(self.nodes[walk[-1]].parent)  # type: ignore[arg-type]
+        avail = memo.get((walk[-1], fr, "available"))
+        if avail is not None:
+            walk.pop()
+        for cur in reversed(walk):
+            used = self.usage(cur, fr, cq_usage) if cq_usage is not None else 0
+            if self.nodes[cur].parent is None:
+                avail = self.subtree(cur, fr) - used
+            else:
+                g = self.guaranteed(cur, fr)
+                local = max(0, g - used)
+                parent_avail = avail
+                borrow = self.entry(cur, fr).borrowing_limit
+                if borrow is not None:
+                    stored = self.subtree(cur, fr) - g
+                    used_in_parent = max(0, used - g)
+                    parent_avail = min(stored - used_in_parent + borrow, parent_avail)  # type: ignore[type-var]
+                avail = local + parent_avail  # type: ignore[operator]
+            memo[(cur, fr, "available")] = avail  # type: ignore[assignment]
+        return avail  # type: ignore[return-value]
 
     def height(self, nid: str) -> int:
         """Longest path down to a cluster queue (0 for a cluster queue)."""
-        node = self.nodes[nid]
-        if not node.is_cohort:
-            return 0
-        return max([1 if node.children else 0] + [self.height(ch) + 1 for ch in node.children
-                                                  if self.nodes[ch].is_cohort])
+        got = self._height.get(nid)
+        if got is not None:
+            return got
+        nodes = self.nodes
+        for cur in self.bottom_up(nid, lambda n: n in self._height):
+            node = nodes[cur]
+            self._height[cur] = 0 if not node.is_cohort else max(
+                [1 if node.children else 0] + [self._height[ch] + 1 for ch in node.children if nodes[ch].is_cohort])
+        return self._height[nid]
 
     def borrowing_height(self, cq: str, fr: FR, cq_usage: "Usage", val: int) -> int:
         """Kueue's FindHeightOfLowestSubtreeThatFits: 0 when `val` more stays within the queue's
@@ -194,7 +271,7 @@ class Usage:
 
     def __init__(self, data: dict[str, dict[FR, int]] | None = None) -> None:
         self.data: dict[str, dict[FR, int]] = data or {}
-        self.memo: dict[tuple[str, FR], int] = {}  # cohort usage, computed by QuotaTree.usage
+        self.memo: dict[tuple, int] = {}  # cohort usage and available(), computed by QuotaTree
         self.version = 0  # bumped on every change (callers key caches on it)
 
     def get(self, cq: str, fr: FR) -> int:

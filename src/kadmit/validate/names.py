@@ -41,27 +41,26 @@ def check_duplicates(model: Model, diags: Diagnostics) -> None:
 
 
 def check_cohort_cycles(index: ModelIndex, diags: Diagnostics) -> None:
-    """Report each cycle of cohort parents once, at its alphabetically first member."""
+    """Report each cycle of cohort parents once, at its alphabetically first member. Each cohort is
+    walked once: a walk stops at the first cohort an earlier walk has seen."""
     cohorts = index.cohorts
-    reported: set[str] = set()
+    seen: set[str] = set()
     for name in sorted(cohorts):
         c = cohorts[name]
         if c.parent == name:
             diags.emit(COHORT_SELF_PARENT, f"cohort `{name}` is its own parent", c.field_span("parent"),
                        help="remove `parent`, or name another cohort")
-            reported.add(name)
+            seen.add(name)
             continue
-        path: list[str] = []
+        walk: dict[str, int] = {}
         cur: str | None = name
-        while cur is not None and cur in cohorts and cur not in path:
-            path.append(cur)
+        while cur is not None and cur in cohorts and cur not in seen:
+            walk[cur] = len(walk)
+            seen.add(cur)
             cur = cohorts[cur].parent
-        if cur is None or cur not in path:
+        if cur is None or cur not in walk:
             continue
-        cycle = path[path.index(cur):]
-        if reported.intersection(cycle):
-            continue
-        reported.update(cycle)
+        cycle = list(walk)[walk[cur]:]
         start = min(cycle)
         i = cycle.index(start)
         ordered = cycle[i:] + cycle[:i]

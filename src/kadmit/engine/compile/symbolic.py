@@ -92,22 +92,29 @@ def symbolic_quota(compiler, cq: ClusterQueue, requested: dict[FR, T.Term],
             params[key] = v
             return v
 
-        subtree_memo: dict[str, T.Term] = {}
-
-        def subtree(nid: str) -> T.Term:
-            if nid not in subtree_memo:
-                nom = param(nid, "nominal")
-                parts: list[T.IntLike] = [nom if nom is not None else 0]
-                for ch in tree.nodes[nid].children:
-                    parts.append(T.sub(subtree(ch), guaranteed(ch)))
-                subtree_memo[nid] = T.add(*parts)
-            return subtree_memo[nid]
-
-        def guaranteed(nid: str) -> T.Term:
+        # Each node's subtree S and guaranteed G are variables defined by structural equalities over
+        # its children's (never nested terms: a cohort chain of any depth stays linear in size).
+        subtree_var: dict[str, T.Term] = {}
+        guaranteed_var: dict[str, T.Term] = {}
+        for nid in _bottom_up(tree, root):
+            nom = param(nid, "nominal")
+            parts: list[T.IntLike] = [nom if nom is not None else 0]
+            for ch in tree.nodes[nid].children:
+                parts.append(T.sub(subtree_var[ch], guaranteed_var[ch]))
+            sv = subtree_var[nid] = T.IntVar(f"s|{nid}|{fname}|{res}", -BIG, BIG)
+            out.append(_structural(f"subtree|{nid}|{fname}|{res}", T.eq(sv, T.add(*parts))))
             lend = param(nid, "lending_limit")
             if lend is None or tree.nodes[nid].parent is None:
-                return T.Const(0)
-            return T.max0(T.sub(subtree(nid), lend))
+                guaranteed_var[nid] = T.Const(0)
+            else:
+                gv = guaranteed_var[nid] = T.IntVar(f"g|{nid}|{fname}|{res}", 0, BIG)
+                out.append(_structural(f"guaranteed|{nid}|{fname}|{res}", T.eq(gv, T.max0(T.sub(sv, lend)))))
+
+        def subtree(nid: str) -> T.Term:
+            return subtree_var[nid]
+
+        def guaranteed(nid: str) -> T.Term:
+            return guaranteed_var[nid]
 
         cq_usage: dict[str, list[T.Term]] = {}
         mine = [h for h in holders if h.amounts.get(fr, 0) > 0
@@ -144,16 +151,24 @@ def symbolic_quota(compiler, cq: ClusterQueue, requested: dict[FR, T.Term],
                     T.eq(v, u(amt))))
                 cq_usage[name] = [v]
 
-        def usage_of(nid: str, with_request: bool) -> T.Term:
+        on_path = set(path)
+        usage_var: dict[tuple[str, bool], T.Term] = {}
+        for nid in _bottom_up(tree, root):
             node = tree.nodes[nid]
-            if not node.is_cohort:
-                base = T.add(*cq_usage.get(node.name, []), 0)
-                return T.add(base, amount) if with_request else base
-            parts = []
-            for ch in node.children:
-                on_path = with_request and ch in path
-                parts.append(T.max0(T.sub(usage_of(ch, on_path), guaranteed(ch))))
-            return T.add(*parts, 0)
+            for with_request in ((False, True) if nid in on_path else (False,)):
+                if not node.is_cohort:
+                    base = T.add(*cq_usage.get(node.name, []), 0)
+                    usage_var[(nid, with_request)] = T.add(base, amount) if with_request else base
+                    continue
+                parts = [_pooled(usage_var[(ch, with_request and ch in on_path)], guaranteed(ch))
+                         for ch in node.children]
+                uv = usage_var[(nid, with_request)] = T.IntVar(
+                    f"uc|{nid}|{int(with_request)}|{fname}|{res}", 0, BIG)
+                out.append(_structural(f"cohort-usage|{nid}|{int(with_request)}|{fname}|{res}",
+                                       T.eq(uv, T.add(*parts, 0))))
+
+        def usage_of(nid: str, with_request: bool) -> T.Term:
+            return usage_var[(nid, with_request)]
 
         for nid in path:
             used = usage_of(nid, True)
@@ -164,6 +179,26 @@ def symbolic_quota(compiler, cq: ClusterQueue, requested: dict[FR, T.Term],
             if borrow is not None:
                 out.append(_structural(f"fit|{nid}|{fname}|{res}", T.le(used, T.add(subtree(nid), borrow))))
     return out
+
+
+def _pooled(used: T.Term, guaranteed: T.Term) -> T.Term:
+    """What a child puts in its parent's pool, max(0, U - G); plain U when G is 0 (usage is never
+    negative), which keeps a chain of cohorts without lending limits free of case splits."""
+    if isinstance(guaranteed, T.Const) and guaranteed.value == 0:
+        return used
+    return T.max0(T.sub(used, guaranteed))
+
+
+def _bottom_up(tree, root: str) -> list[str]:
+    """The nodes of `root`'s tree, children before their parent (iterative)."""
+    order: list[str] = []
+    stack = [root]
+    while stack:
+        nid = stack.pop()
+        order.append(nid)
+        stack.extend(tree.nodes[nid].children)
+    order.reverse()
+    return order
 
 
 def node_span(compiler, nid: str) -> Span | None:

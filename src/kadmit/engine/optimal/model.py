@@ -229,6 +229,10 @@ def _invariants_of(gm: GlobalModel, fr: FR, demand: dict[str, list[T.Term]], upp
         memo[(nid, admissions)] = out
         return out
 
+    for nid in sorted(affected):  # children first, so that `usage` never recurses deeply
+        for cur in tree.bottom_up(nid, lambda n: (n, True) in memo):
+            if cur in affected and (cur, True) not in memo:
+                usage(cur)
     for nid in sorted(affected):
         node = tree.nodes[nid]
         limit = u(tree.subtree(nid, fr))
@@ -242,6 +246,9 @@ def _invariants_of(gm: GlobalModel, fr: FR, demand: dict[str, list[T.Term]], upp
         if now <= limit:
             gm.hard.append(T.le(total, limit))
         elif nid in with_held:  # over its limit today: within it at the end, or grown by nothing
+            for cur in tree.bottom_up(nid, lambda n: (n, False) in memo):
+                if cur in affected and (cur, False) not in memo:
+                    usage(cur, False)
             gm.hard.append(T.or_(T.le(total, limit), T.le(total, usage(nid, False)[0])))
         else:
             gm.hard.append(T.le(total, now))

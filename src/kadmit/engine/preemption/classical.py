@@ -71,14 +71,18 @@ def _collect(snap: Snapshot, p: Preemptor, spec: ClusterQueue) -> tuple[list[_El
     if snap.parent(me) is None or spec.preemption.reclaim_within_cohort == "Never":
         return hierarchy, priority, same
 
-    def visit(nid: str, lca: str, skip: str | None, into: list[_Elem]) -> None:
-        for ch in sorted(snap.tree.nodes[nid].children):
-            if ch == skip or ch == me or snap.within_nominal(ch, p.needs):
+    def visit(top: str, lca: str, skip: str | None, into: list[_Elem]) -> None:
+        """Depth first from `top`, children in name order (an explicit stack: trees of any depth)."""
+        stack: list[tuple[bool, str]] = [(True, top)]  # (expand a cohort, node id)
+        while stack:
+            expand, nid = stack.pop()
+            if not expand:
+                take(snap.tree.nodes[nid].name, lca, into is hierarchy, into)
                 continue
-            if snap.tree.nodes[ch].is_cohort:
-                visit(ch, lca, skip, into)
-            else:
-                take(snap.tree.nodes[ch].name, lca, into is hierarchy, into)
+            for ch in sorted(snap.tree.nodes[nid].children, reverse=True):
+                if ch == skip or ch == me or snap.within_nominal(ch, p.needs):
+                    continue
+                stack.append((snap.tree.nodes[ch].is_cohort, ch))
 
     advantage, remaining = snap.fit_in_quota(me, p.usage)
     previous: str | None = None

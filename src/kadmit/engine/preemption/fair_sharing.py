@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -24,9 +25,9 @@ class _TargetQueues:
 
     def __init__(self, snap: Snapshot, p: Preemptor, candidates: list[Candidate]) -> None:
         self.snap, self.p = snap, p
-        self.by_cq: dict[str, list[Candidate]] = {}
+        self.by_cq: dict[str, deque[Candidate]] = {}
         for c in candidates:
-            self.by_cq.setdefault(c.cluster_queue, []).append(c)
+            self.by_cq.setdefault(c.cluster_queue, deque()).append(c)
         self.me = node_id(p.cluster_queue, False)
         self.above = set(snap.ancestors(self.me))
         self.pruned: set[str] = set()
@@ -35,7 +36,7 @@ class _TargetQueues:
         return bool(self.by_cq.get(cq))
 
     def pop(self, cq: str) -> Candidate:
-        return self.by_cq[cq].pop(0)
+        return self.by_cq[cq].popleft()
 
     def drop(self, cq: str) -> None:
         self.pruned.add(node_id(cq, False))
@@ -52,6 +53,15 @@ class _TargetQueues:
                 yield cq
 
     def _descend(self, cohort: str) -> str | None:
+        """The queue to take the next candidate from, descending from `cohort` (a loop: trees of
+        any depth)."""
+        while True:
+            cohort, queue = self._step(cohort)
+            if queue is not None or cohort is None:
+                return queue
+
+    def _step(self, cohort: str) -> tuple[str | None, str | None]:
+        """One level of the descent: (the cohort to descend into, None) or (None, the queue or None)."""
         snap = self.snap
         nodes = snap.tree.nodes
         children = sorted(nodes[cohort].children, key=lambda n: nodes[n].name)
@@ -81,11 +91,11 @@ class _TargetQueues:
                 best_c, best_c_share = ch, s
         if best_c is None and best_q is None:
             self.pruned.add(cohort)
-            return None
+            return None, None
         if best_c is not None and (best_q is None or best_c_share >= best_q_share):
-            return self._descend(best_c)
+            return best_c, None
         assert best_q is not None
-        return nodes[best_q].name
+        return None, nodes[best_q].name
 
 
 def _fair_candidates(snap: Snapshot, p: Preemptor, spec: ClusterQueue) -> list[Candidate]:
@@ -243,22 +253,23 @@ def _pick(snap: Snapshot, entries: list[Entry]) -> int:
             return pa > pb
         return a.wl.created < b.wl.created
 
-    def run(cohort: str) -> _Contender | None:
-        nodes = tree.nodes
+    nodes = tree.nodes
+    winners: dict[str, _Contender | None] = {}
+    for cohort in tree.bottom_up(root):  # children's tournaments before their parent's
+        if not nodes[cohort].is_cohort:
+            continue
         children = sorted(nodes[cohort].children, key=lambda n: nodes[n].name)
-        pool: list[_Contender] = [w for w in (run(ch) for ch in children if nodes[ch].is_cohort) if w is not None]
+        pool: list[_Contender] = [w for w in (winners[ch] for ch in children if nodes[ch].is_cohort)
+                                  if w is not None]
         for ch in children:
             if not nodes[ch].is_cohort:
                 pool += members.get(ch, [])
-        if not pool:
-            return None
-        best = pool[0]
+        best = pool[0] if pool else None
         for cur in pool[1:]:
             if less(cur, best, cohort):
                 best = cur
-        return best
-
-    winner = run(root)
+        winners[cohort] = best
+    winner = winners[root]
     assert winner is not None
     return winner.pos
 

@@ -192,11 +192,14 @@ class Snapshot:
         """The flavor-resources of a node's subtree quota: declared by it or anything below it."""
         got = self._frs.get(nid)
         if got is None:
-            node = self.tree.nodes[nid]
-            out = set(node.quotas)
-            for ch in node.children:
-                out |= self.subtree_frs(ch)
-            got = self._frs[nid] = frozenset(out)
+            for cur in self.tree.bottom_up(nid, lambda n: n in self._frs):
+                if cur not in self._frs:
+                    node = self.tree.nodes[cur]
+                    out = set(node.quotas)
+                    for ch in node.children:
+                        out |= self._frs[ch]
+                    self._frs[cur] = frozenset(out)
+            got = self._frs[nid]
         return got
 
     def lendable(self, parent: str) -> dict[str, int]:
