@@ -137,7 +137,7 @@ class Claim:
     pods: int = 0
 
 
-def pack(pool: NodePoolModel, pods: list[tuple[PodTemplate, int]], free_nodes: int | None = None) -> tuple[list[Node], int]:
+def pack(pool: NodePoolModel, pods: list[tuple[PodTemplate, int]]) -> tuple[list[Node], int]:
     """Karpenter's first-fit decreasing onto new claims of `pool`: (nodes to create, pods placed)."""
     order = sorted(pods, key=lambda p: tuple(-q for _, q in sorted(p[0].requests)) + (p[0].name,))
     claims: list[Claim] = []

@@ -20,92 +20,19 @@ from __future__ import annotations
 import bisect
 import heapq
 import time
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Callable
 
 from kadmit.engine.admission.ordered import decide_ordered
 from kadmit.engine.admission.session import Session
-from kadmit.engine.solver.z3backend import Limits
 from kadmit.model import Model, Node, Workload
 from kadmit.placement.filters import PodTemplate
 from kadmit.placement.inventory import add, node_state, pod_usage
-from kadmit.placement.tas import Profile
-from kadmit.simulate.kube import ChangeLog, KubeScheduler, Scoring
+from kadmit.simulate.kube import ChangeLog, KubeScheduler
 from kadmit.simulate.metrics import Recorder
+from kadmit.simulate.state import Capacity, Options, PodBatch, PodEntry, PodSetRun, Record
 
 FINISH, NODES, ARRIVAL = 0, 1, 2  # the order of events at one instant
-
-
-@dataclass
-class PodSetRun:
-    name: str
-    count: int
-    flavors: list[str]
-    placement: dict[str, int] = field(default_factory=dict)  # node -> pods
-    flavor_map: dict[str, str] = field(default_factory=dict)  # resource -> flavor
-    tas: bool = False  # placed by admission (topology-aware), not by kube-scheduler
-
-
-@dataclass
-class Record:
-    """What happened to one workload (or one trace row of pods without a queue)."""
-
-    key: str
-    kind: str  # "kueue" or "pod"
-    arrived: int | None  # ms; None: not yet
-    priority: int
-    duration: int | None
-    cluster_queue: str | None = None
-    admitted_at: int | None = None  # the last admission (pods: the last pod bound)
-    started_at: int | None = None  # all pods bound
-    finished_at: int | None = None
-    pod_sets: list[PodSetRun] = field(default_factory=list)
-    evictions: list[tuple[int, int]] = field(default_factory=list)  # (at, admitted_at)
-    waiting_ms: int = 0  # time spent pending, over every wait
-    reason: str | None = None  # never admitted: why, in the engine's words
-    run_ms: int = 0  # time its pods ran, over every run (evicted runs too)
-    requests: dict[str, int] = field(default_factory=dict)  # per run, total over its pods
-    waiting_since: int = 0
-
-
-@dataclass
-class PodBatch:
-    owner: str
-    node_use: dict[str, dict[str, int]]
-    bound_at: int
-
-
-@dataclass
-class PodEntry:
-    """Pods waiting for kube-scheduler: of one admitted pod set, or of one queue-less trace row."""
-
-    owner: str
-    pod_set: str
-    priority: int
-    arrived: int
-    template: PodTemplate
-    remaining: int
-
-
-@dataclass
-class Capacity:
-    """Nodes added at an instant (`--add-nodes`, or an autoscaler's decision)."""
-
-    at_ms: int
-    nodes: list[Node]
-    source: str = "added"
-    tag: int = 0  # an autoscaler's launch
-
-
-@dataclass
-class Options:
-    mode: str = "ordered"
-    tas_profile: Profile = "Mixed"
-    scoring: Scoring = "LeastAllocated"
-    until_ms: int | None = None
-    limits: Limits | None = None
-    samples: int = 400
 
 
 class Simulator:
