@@ -44,6 +44,7 @@ def test_report_renders_every_chart_without_errors(policy, tmp_path):
     got = subprocess.run([sys.executable, "-m", "kadmit", "simulate", policy, "--trace", trace, "--compare",
                           str(other), "--report", str(report)], capture_output=True, text=True)
     assert got.returncode == 0, got.stderr
+    assert "cluster queues: baseline -> compare" in got.stdout and "wait longer" in got.stdout
     html = report.read_text()
     assert "<script" not in html and "http" not in html.split("</style>")[0]  # self-contained, no scripts
     probed = tmp_path / "probed.html"
