@@ -26,6 +26,7 @@ def test_karpenter_provisions_the_fewest_cheapest_nodes_within_limits(tmp_path):
     assert (w["a/j2"]["started_at"], w["a/j2"]["finished_at"]) == (60.0, 660.0)
     assert w["a/j3"]["admitted_at"] == 10.0 and w["a/j3"]["started_at"] is None  # 3 of its 4 pods bound
     assert (w["a/j4"]["started_at"], w["a/j4"]["finished_at"]) == (700.0, 760.0)  # on the freed g.4x
+    assert r["summary"]["gpu_hours"] == 3.4  # (16 + 4) GPUs x 600 s + 4 x 60 s; j3 never ran
 
 
 def test_nodes_added_at_a_time(tmp_path):

@@ -75,7 +75,7 @@ def simulate_human(result: dict, compare: dict | None = None, color: bool = Fals
     s = result["summary"]
     out = [f"simulated {s['workloads']} workload(s) from {s['start']} ({s['mode']} mode): "
            f"{s['admitted']} admitted, {s['never_admitted']} never admitted, {s['evictions']} eviction(s), "
-           f"makespan {_s(s['makespan'])}, {s['gpu_hours']} GPU-hours run\n"]
+           f"makespan {_s(s['makespan']) or '- (nothing finished)'}, {s['gpu_hours']} GPU-hours run\n"]
     if compare is None:
         rows = [[q["name"], q["admitted"], q["pending_at_end"], _s(q["wait_p50"]), _s(q["wait_p90"]),
                  _s(q["wait_max"]), q["preemptions"]] for q in result["queues"]]

@@ -35,7 +35,7 @@ def results(sim, series_points: int = 200) -> dict:
         r = sim.records[key]
         if r.arrived is None:
             continue  # arrives after --until
-        gpu_ms += sum(r.requests.get(g, 0) for g in GPU_RESOURCES) * r.run_ms // 1000
+        gpu_ms += sum(r.requests.get(g, 0) for g in GPU_RESOURCES) * r.run_ms // 1000  # GPU-milliseconds
         entry = {
             "workload": key, "kind": r.kind, "priority": r.priority, "arrived": sec(r.arrived),
             "admitted_at": sec(r.admitted_at), "started_at": sec(r.started_at if r.kind == "kueue" else r.admitted_at),
@@ -60,9 +60,9 @@ def results(sim, series_points: int = 200) -> dict:
     summary = {
         "workloads": len(workloads), "admitted": admitted, "never_admitted": len(workloads) - admitted,
         "never_admitted_reasons": dict(sorted(never.items())),
-        "finished": len(finished), "makespan": sec(max(finished, default=0)), "end": sec(end),
+        "finished": len(finished), "makespan": sec(max(finished, default=None)), "end": sec(end),
         "evictions": sum(len(r.evictions) for r in sim.records.values()),
-        "gpu_hours": round(gpu_ms / 1000 / 3600 / 1000, 3),
+        "gpu_hours": round(gpu_ms / 1000 / 3600, 3),
     }
     return {"summary": summary, "queues": queues, "flavors": flavors, "workloads": workloads,
             "capacity": [{"at": sec(t), "source": src, "nodes": names} for t, src, names in sim.recorder.added],
