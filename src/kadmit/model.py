@@ -202,6 +202,9 @@ class FlavorFungibility(Obj):
 
     when_can_borrow: Literal["Borrow", "TryNextFlavor"] = "Borrow"
     when_can_preempt: Literal["Preempt", "TryNextFlavor"] = "TryNextFlavor"
+    # Among flavors that all need borrowing or preemption: BorrowingOverPreemption (the default)
+    # ranks the preemption mode first, PreemptionOverBorrowing the borrowing height first.
+    preference: Literal["BorrowingOverPreemption", "PreemptionOverBorrowing"] = "BorrowingOverPreemption"
 
 
 class ClusterQueue(Obj):
@@ -359,6 +362,8 @@ class Workload(Obj):
     finished: bool = False
     active: bool = True  # spec.active; an inactive workload is never admitted
     evicted: bool = False  # an `Evicted` condition with status True: Kueue prefers such victims
+    uid: str = ""  # metadata.uid, where the input has it (preemption messages name it)
+    job_uid: str = ""  # the `kueue.x-k8s.io/job-uid` label: the UID of the job it was made from
     duration_ms: int | None = None  # how long it runs once admitted (`kadmit.dev/duration`); `simulate` reads it
     # The object the workload stands for: the job Kueue made it from (its controlling owner), or
     # the Workload itself when it was written as one; None for `.kad` workloads.

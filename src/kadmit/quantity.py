@@ -19,9 +19,9 @@ _RE = re.compile(
     r"^(?P<sign>[+-]?)(?P<num>[0-9]+(?:\.[0-9]*)?|\.[0-9]+)"
     r"(?P<suffix>Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?[0-9]+)?$")
 
-# Kubernetes bounds quantities to what fits in its int64 scaled representation; we bound
-# the milli-value the same way so nothing downstream sees an absurd number.
-MAX_MILLI = 2**63 - 1
+# Kubernetes bounds quantities to what fits in its int64 scaled representation, and Kueue counts
+# every resource but CPU in whole units (`Value()`, int64): we bound the milli-value to that.
+MAX_MILLI = (2**63 - 1) * 1000  # Kueue holds non-CPU amounts in int64 units, not milli-units
 _MAX_EXPONENT = 30
 
 

@@ -174,11 +174,11 @@ def test_every_field_of_kueues_kinds_is_classified(kind) -> None:
 
 def test_unmodelled_fields_warn_where_set_and_defaults_do_not() -> None:
     _, diags = read("""\
-        apiVersion: kueue.x-k8s.io/v1beta2
+        apiVersion: kueue.x-k8s.io/v1beta1
         kind: ClusterQueue
         metadata: {name: cq}
         spec:
-          flavorFungibility: {preference: PreemptionOverBorrowing}
+          admissionChecks: [prov-req]
           admissionChecksStrategy: {admissionChecks: []}
         ---
         apiVersion: config.kueue.x-k8s.io/v1beta2
@@ -192,7 +192,7 @@ def test_unmodelled_fields_warn_where_set_and_defaults_do_not() -> None:
         """)
     assert [(d.code, d.span.line) for d in diags.sorted()] == [("KAD161", 5), ("KAD161", 11), ("KAD161", 15)]
     first = diags.sorted()[0].message
-    assert "`flavorFungibility.preference` of `ClusterQueue` `cq`" in first and "may differ from Kueue's" in first
+    assert "`admissionChecks` of `ClusterQueue` `cq`" in first and "may differ from Kueue's" in first
 
 
 def test_docs_kueue_fields_md_is_generated() -> None:

@@ -515,9 +515,14 @@ def preempting_models(draw):
                 used[(wl.admission.cluster_queue, fr)] = used.get((wl.admission.cluster_queue, fr), 0) + v
     for cq in model.cluster_queues:
         within, reclaim, bwc, threshold, when = draw(POLICIES)
-        queues.append(cqp(cq.name, *cq.resource_groups, cohort=cq.cohort, within=within, reclaim=reclaim, bwc=bwc,
-                          threshold=threshold, when_can_preempt=when, strategy=cq.queueing_strategy,
-                          selector=cq.namespace_selector, fungibility=cq.flavor_fungibility.when_can_borrow))
+        queue = cqp(cq.name, *cq.resource_groups, cohort=cq.cohort, within=within, reclaim=reclaim, bwc=bwc,
+                    threshold=threshold, when_can_preempt=when, strategy=cq.queueing_strategy,
+                    selector=cq.namespace_selector, fungibility=cq.flavor_fungibility.when_can_borrow)
+        preference = draw(st.sampled_from((None, "BorrowingOverPreemption", "PreemptionOverBorrowing")))
+        if preference:  # Kueue allows a preference only when both policies try the next flavor
+            queue = queue.model_copy(update={"flavor_fungibility": FlavorFungibility(
+                when_can_borrow="TryNextFlavor", when_can_preempt="TryNextFlavor", preference=preference)})
+        queues.append(queue)
         first = cq.resource_groups[0].flavors[0]
         per_cq = {}
         for (name, fr), v in used.items():

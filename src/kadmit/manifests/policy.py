@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kadmit.manifests.codes import KAD155
+from kadmit.manifests.codes import KAD155, KAD157
 from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.podspec import SELECTOR_OPERATORS, requirements, taints, tolerations
 from kadmit.manifests.yamltree import Val
@@ -111,11 +111,18 @@ def flavor_fungibility(f: Fields, spec: Val | None) -> FlavorFungibility:
     # v1beta2 spells both "stop here" values `MayStopSearch`; the model keeps v1beta1's words.
     borrow = f.enum(ff, "whenCanBorrow", ("Borrow", "MayStopSearch", "TryNextFlavor"), "Borrow")
     preempt = f.enum(ff, "whenCanPreempt", ("Preempt", "MayStopSearch", "TryNextFlavor"), "TryNextFlavor")
+    preference = f.enum(ff, "preference", ("BorrowingOverPreemption", "PreemptionOverBorrowing"))
+    if preference is not None and (borrow, preempt) != ("TryNextFlavor", "TryNextFlavor"):
+        raise f.fail(KAD157, f"`preference` ({preference}) can only be set when both `whenCanBorrow` and "
+                     "`whenCanPreempt` are `TryNextFlavor`", f.field(ff, "preference"),
+                     help="set both to `TryNextFlavor`, or remove `preference`")
     return FlavorFungibility(
         when_can_borrow="Borrow" if borrow == "MayStopSearch" else borrow,
-        when_can_preempt="Preempt" if preempt == "MayStopSearch" else preempt, span=f.span(ff),
+        when_can_preempt="Preempt" if preempt == "MayStopSearch" else preempt,
+        preference=preference or "BorrowingOverPreemption", span=f.span(ff),
         spans=f.spans({"when_can_borrow": f.field(ff, "whenCanBorrow"),
-                       "when_can_preempt": f.field(ff, "whenCanPreempt")}))
+                       "when_can_preempt": f.field(ff, "whenCanPreempt"),
+                       "preference": f.field(ff, "preference")}))
 
 
 def cluster_queue(f: Fields, o: Meta) -> ClusterQueue:

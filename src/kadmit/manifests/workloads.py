@@ -112,6 +112,7 @@ def _conditions(f: Fields, status: Val | None) -> dict[str, tuple[bool, Val]]:
 
 
 HOSTNAME = "kubernetes.io/hostname"
+JOB_UID_LABEL = "kueue.x-k8s.io/job-uid"
 
 
 def _topology_assignment(f: Fields, psa: Val) -> dict[str, int]:
@@ -210,6 +211,7 @@ def workload(f: Fields, o: Meta) -> Workload | None:
         pod_sets=pod_sets, admission=admission if holds else None,
         finished=true.get("Finished", False), active=f.bool(spec, "active", default=True),
         evicted=evicted[0], origin=controller_owner(f, o), **duration_annotation(f, o),
+        uid=f.str(o.metadata, "uid") or "", job_uid=o.labels.get(JOB_UID_LABEL, ""),
         span=f.span(o.node), **extra,
         spans=f.spans({"name": o.metadata.v.get("name"), "namespace": o.metadata.v.get("namespace"),
                        "queue": f.field(spec, "queueName"), "priority_class": class_node,

@@ -24,13 +24,13 @@ PartialAdmission gates on, as by default) and `podset_reducer.go`:
 - With a preemption oracle (`fitsResourceQuota`, `isPreferred`, `shouldTryNextFlavor`), each
   covered resource gets a granular mode: NoFit beyond maximum capacity; Fit within `available`;
   otherwise ("insufficient unused quota") the oracle is asked when the request is within the
-  queue's nominal quota, or the queue can reclaim inside a sub-tree, or it preempts within the
-  queue, or may preempt while borrowing (borrowWithinCohort, or fair sharing with reclaim) --
+  queue's nominal quota, or the queue can reclaim inside a sub-tree, or it
+  may preempt while borrowing (borrowWithinCohort, or fair sharing with reclaim) --
   its answer is NoCandidates, Preempt or Reclaim with the borrowing height after the
   preemptions -- and NoFit otherwise. A flavor's mode is the worst of its resources (every
   resource is still checked, for its reason). Modes rank
-  NoFit < NoCandidates < Preempt < Reclaim < Fit, then lower borrowing (Kueue's default
-  preference, BorrowingOverPreemption). The search stops at a flavor unless it is NoFit or
+  NoFit < NoCandidates < Preempt < Reclaim < Fit, then lower borrowing (preference
+  BorrowingOverPreemption, the default), or lower borrowing first (PreemptionOverBorrowing). The search stops at a flavor unless it is NoFit or
   NoCandidates, or needs preemption and `whenCanPreempt` is TryNextFlavor, or borrows and
   `whenCanBorrow` is TryNextFlavor; else the best flavor seen (the first of equals) is taken.
   NoCandidates / Preempt / Reclaim flavors are assigned in Preempt mode, and the assignment's
@@ -313,7 +313,7 @@ class FlavorAssigner:
         policy = self.cq.preemption
         while_borrowing = ((policy.borrow_within_cohort is not None and policy.borrow_within_cohort.policy != "Never")
                            or (self.fair_sharing and policy.reclaim_within_cohort != "Never"))
-        if nominal >= val or may_reclaim or policy.within_cluster_queue != "Never" or while_borrowing:
+        if nominal >= val or may_reclaim or while_borrowing:
             possibility, after = self.oracle(fr, val)
             return _FROM_ORACLE[possibility], after, reason
         return NO_FIT, borrow, reason
@@ -345,7 +345,7 @@ class FlavorAssigner:
                 mode, borrow, reason = self._resource_mode(name, res, assumed.get((name, res), 0), requests[res])
                 if reason is not None:
                     reasons.append(reason)
-                if _preferred(rep, (mode, borrow)):
+                if _preferred(rep, (mode, borrow), fung.preference):  # the worst resource represents
                     rep = (mode, borrow)
                 if rep[0] != NO_FIT:  # once NoFit, the other resources only add their reasons
                     modes[res] = mode
@@ -354,7 +354,7 @@ class FlavorAssigner:
             if not _try_next(rep, fung.when_can_preempt, fung.when_can_borrow):
                 best = (name, modes, rep)
                 break
-            if best is None or _preferred(rep, best[2]):
+            if best is None or _preferred(rep, best[2], fung.preference):
                 best = (name, modes, rep)
         if best is None:
             return None, {}, 0, reasons
@@ -362,19 +362,22 @@ class FlavorAssigner:
         return name, modes, borrow, ([] if mode == FIT else reasons)
 
 
-def _preferred(a: tuple[int, int], b: tuple[int, int]) -> bool:
-    """`isPreferred` with Kueue's default preference (BorrowingOverPreemption): NoFit never,
-    anything over NoFit, a flavor with candidates over one without, then the better mode,
-    then the lower borrowing height."""
+def _preferred(a: tuple[int, int], b: tuple[int, int], preference: str = "BorrowingOverPreemption") -> bool:
+    """`isPreferred`: NoFit never, anything over NoFit, a flavor with candidates over one
+    without; then BorrowingOverPreemption: the better mode, then the lower borrowing height;
+    PreemptionOverBorrowing: the lower borrowing height, then the better mode."""
     if a[0] == NO_FIT:
         return False
     if b[0] == NO_FIT:
         return True
     if (a[0] == NO_CANDIDATES) != (b[0] == NO_CANDIDATES):
         return a[0] != NO_CANDIDATES
+    if preference == "PreemptionOverBorrowing":
+        return a[1] < b[1] if a[1] != b[1] else a[0] > b[0]
     if a[0] != b[0]:
         return a[0] > b[0]
     return a[1] < b[1]
+
 
 
 def _try_next(rep: tuple[int, int], when_can_preempt: str, when_can_borrow: str) -> bool:

@@ -305,7 +305,7 @@ class PreemptingScheduler(Scheduler):
             self.preempted_by[t.key] = (e.wl.key, t.reason)
             self.victims_of.setdefault(e.wl.key, []).append(t)
             message = preempted_message(t.reason, self.snap.path(e.cq), self.snap.path(t.cluster_queue),
-                                        uid=getattr(e.wl, "uid", "") or "")
+                                        uid=e.wl.uid, job_uid=e.wl.job_uid)
             self.reject(self.index.workloads[t.key], t.cluster_queue, message)
         self.reject(e.wl, e.cq, pending_preemption_message(e.assignment.message(), len(e.targets)))
         if cq.queueing_strategy == "BestEffortFIFO" and self.sticky.get(e.cq) != e.wl.key:

@@ -21,6 +21,8 @@ RECLAIM = {"never": "Never", "lower_priority": "LowerPriority", "any": "Any"}
 BORROW_POLICY = {"never": "Never", "lower_priority": "LowerPriority"}
 WHEN_BORROW = {"borrow": "Borrow", "try_next_flavor": "TryNextFlavor"}
 WHEN_PREEMPT = {"preempt": "Preempt", "try_next_flavor": "TryNextFlavor"}
+PREFERENCE = {"borrowing_over_preemption": "BorrowingOverPreemption",
+              "preemption_over_borrowing": "PreemptionOverBorrowing"}
 STOP = {"none": "None", "hold": "Hold", "hold_and_drain": "HoldAndDrain"}
 SELECTOR_OPS = {"in": "In", "not in": "NotIn", "not_in": "NotIn", "exists": "Exists",
                 "not_exists": "DoesNotExist", "does_not_exist": "DoesNotExist"}
@@ -229,10 +231,11 @@ def preemption(b: Block, diags: Diagnostics) -> Preemption:
 
 
 def fungibility(b: Block, diags: Diagnostics) -> FlavorFungibility:
-    f = Fields("`flavor_fungibility`", b.members, ["when_can_borrow", "when_can_preempt"], [], diags)
+    f = Fields("`flavor_fungibility`", b.members, ["when_can_borrow", "when_can_preempt", "preference"], [], diags)
     kw: dict = {}
     spans: dict[str, Span] = {}
-    for field, choices in (("when_can_borrow", WHEN_BORROW), ("when_can_preempt", WHEN_PREEMPT)):
+    for field, choices in (("when_can_borrow", WHEN_BORROW), ("when_can_preempt", WHEN_PREEMPT),
+                           ("preference", PREFERENCE)):
         if (a := f.get(field)) is not None:
             spans[field] = a.value.span
             if (v := enum_of(a.value, f"`{field}`", choices, diags)) is not None:

@@ -20,9 +20,15 @@ from kadmit.model import ClusterQueue, Workload
 MODES = {"NoFit": 0, "NoCandidates": 1, "Preempt": 2, "Reclaim": 3, "Fit": 4}  # Kueue's order
 
 
-def preferred(a: tuple, b: tuple) -> bool:
-    """Kueue's isPreferred with its default BorrowingOverPreemption: the better mode, then the lower
-    borrowing height; equals keep the first."""
+def preferred(a: tuple, b: tuple, preference: str = "BorrowingOverPreemption") -> bool:
+    """Kueue's isPreferred (options here are never NoFit): a mode with candidates over NoCandidates;
+    then BorrowingOverPreemption (the default): the better mode, then the lower borrowing height;
+    PreemptionOverBorrowing: the lower borrowing height, then the better mode. Equals keep the first."""
+    none_a, none_b = a[0] == MODES["NoCandidates"], b[0] == MODES["NoCandidates"]
+    if none_a != none_b:
+        return none_b
+    if preference == "PreemptionOverBorrowing" and a[1] != b[1]:
+        return a[1] < b[1]
     if a[0] != b[0]:
         return a[0] > b[0]
     return a[1] < b[1]
@@ -181,7 +187,7 @@ def assign_with_counts(session, loaded, wl: Workload, cq: ClusterQueue, numbers:
                     if option is None:
                         continue
                     option = (option[0], option[1], fname, fv, option[2])
-                if best is None or preferred(option, best):
+                if best is None or preferred(option, best, fung.preference):
                     best = option
                 if not try_next(option[0], option[1], fung):
                     break
@@ -225,7 +231,8 @@ def quota_modes(session, wl: Workload, cq: ClusterQueue, fname: str, group_res: 
     quota = Snapshot(session)  # §1's predicates over the current usage
     nid = node_id(cq.name, False)
     modes: dict[str, str] = {}
-    height = 0
+    rep = (MODES["Fit"], 0)  # Kueue's representativeMode: the worst resource by isPreferred
+    pref = cq.flavor_fungibility.preference
     for r in group_res:
         fr, val = (fname, r), vals[r]
         if not tree.entry(nid, fr).declared or val > tree.available(nid, fr, None):
@@ -233,16 +240,17 @@ def quota_modes(session, wl: Workload, cq: ClusterQueue, fname: str, group_res: 
         h, may_reclaim = quota.lowest_subtree_that_fits(cq.name, fr, val)
         if val <= tree.available(nid, fr, session.usage):
             modes[r] = "Fit"
-            height = max(height, h)
+            if preferred(rep, (MODES["Fit"], h), pref):
+                rep = (MODES["Fit"], h)
             continue
         p = cq.preemption
         fair = bool(session.model.config and session.model.config.fair_sharing)
-        if not (tree.entry(nid, fr).nominal >= val or may_reclaim or p.within_cluster_queue != "Never"
+        if not (tree.entry(nid, fr).nominal >= val or may_reclaim
                 or (p.borrow_within_cohort is not None and p.borrow_within_cohort.policy != "Never")
                 or (fair and p.reclaim_within_cohort != "Never")):
             return None
         mode, h = oracle(session, cq.name, wl.key, session.index.priority(wl), wl.created, fr, val)
         modes[r] = mode
-        height = max(height, h)
-    worst = min(MODES[m] for m in modes.values())
-    return worst, height, modes
+        if preferred(rep, (MODES[mode], h), pref):
+            rep = (MODES[mode], h)
+    return rep[0], rep[1], modes

@@ -221,7 +221,9 @@ def preempted_reason(session: Session, victim_cq: str, by: str, reason: str) -> 
     from kadmit.engine.preemption.candidates import HUMAN_REASONS
     preemptor = session.index.workloads.get(by)
     pcq = session.index.cluster_queue_of(preemptor) if preemptor is not None else None
-    text = (f"preempted by {by}: Preempted to accommodate a workload (UID: UNKNOWN, JobUID: UNKNOWN) due to "
+    uid = preemptor.uid if preemptor is not None and preemptor.uid else "UNKNOWN"
+    job_uid = preemptor.job_uid if preemptor is not None and preemptor.job_uid else "UNKNOWN"
+    text = (f"preempted by {by}: Preempted to accommodate a workload (UID: {uid}, JobUID: {job_uid}) due to "
             f"{HUMAN_REASONS.get(reason, 'UNKNOWN')}; preemptor path: "
             f"{preemption_path(session, pcq.name) if pcq is not None else 'UNKNOWN'}; "
             f"preemptee path: {preemption_path(session, victim_cq)}")

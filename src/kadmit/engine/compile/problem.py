@@ -25,7 +25,7 @@ from kadmit.model import ClusterQueue, Model, PodSet, ResourceFlavor, Workload
 from kadmit.source import Span
 
 Mode = Literal["folded", "shared", "symbolic"]
-T_BIG = 10**15
+T_BIG = 10**30  # above any sum of quantities (each at most ~2**63 units), so no bound binds
 
 
 def untolerated_taints(ps: PodSet, flavor: ResourceFlavor):

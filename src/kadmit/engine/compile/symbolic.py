@@ -13,7 +13,7 @@ from kadmit.quantity import format_quantity
 from kadmit.source import Span
 
 
-BIG = 10**15
+BIG = 10**30  # above any sum of quantities, so no bound binds
 GROUP_HOLDERS_OVER = 24  # above this many holders in a cohort tree, blame usage per cluster queue
 
 

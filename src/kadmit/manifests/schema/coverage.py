@@ -48,8 +48,7 @@ FIELDS: dict[str, dict[str, Entry]] = {
         "preemption": M("classical preemption: withinClusterQueue, reclaimWithinCohort, borrowWithinCohort"),
         "flavorFungibility.whenCanBorrow": M("flavor assignment"),
         "flavorFungibility.whenCanPreempt": M("flavor assignment"),
-        "flavorFungibility.preference": U("kadmit stops at the first flavor that fits by borrowing as "
-                                          "whenCanBorrow says, without comparing it with preemption elsewhere"),
+        "flavorFungibility.preference": M("flavor assignment: borrowing vs. preemption among flavors"),
         "stopPolicy": M("a stopped queue admits nothing (Hold, HoldAndDrain)"),
         "fairSharing": M("fair-sharing weight"),
         "admissionChecks": U("kadmit decides as if every admission check passes"),
