@@ -11,10 +11,12 @@ from reference.test_preemption import cqp
 
 def looping_model():
     """q0 borrows the whole cohort for `big0`; `small` (q1, within its nominal quota) reclaims it;
-    `big1` (q1, older than `small`) evicts `small` under LowerOrNewerEqualPriority and then loses the
+    `big1` (q1, older than `small`, beyond q1's nominal quota, so only with borrowWithinCohort) evicts
+    `small` under LowerOrNewerEqualPriority and then loses the
     race for the freed quota to `big0`, which is older still: and round again."""
     return build(cohort("root"), cqp("q0", group(fq("f", cpu=1)), cohort="root"),
-                 cqp("q1", group(fq("f", cpu=3)), cohort="root", within="LowerOrNewerEqualPriority", reclaim="Any"),
+                 cqp("q1", group(fq("f", cpu=3)), cohort="root", within="LowerOrNewerEqualPriority", reclaim="Any",
+                     bwc="LowerPriority"),
                  workload("big0", pod_set(cpu=4), queue="q0", minute=1),
                  workload("big1", pod_set(cpu=4), queue="q1", minute=10),
                  workload("small", pod_set(cpu=1), queue="q1", minute=11))
@@ -79,6 +81,7 @@ spec:
   preemption:
     withinClusterQueue: LowerOrNewerEqualPriority
     reclaimWithinCohort: Any
+    borrowWithinCohort: {policy: LowerPriority}
   resourceGroups:
   - coveredResources: [cpu]
     flavors:

@@ -443,11 +443,12 @@ def test_an_overtaken_preemptor_still_lists_its_victims():
 
 
 def evicted_preemptor() -> Model:
-    """`new0` (q1) evicts `run0` from its own queue and is admitted, borrowing; `big` (q0's head,
+    """`new0` (q1, preempting while borrowing) evicts `run0` from its own queue and is admitted, borrowing; `big` (q0's head,
     larger than the cohort) is set aside; then q0's `new1`, within its nominal quota, reclaims
     from `new0` (`reclaimWithinCohort: Any`). The reference lists `run0` as `new0`'s victim."""
     return build(cqp("q0", group(fq("f", cpu=1)), cohort="root", reclaim="Any"),
-                 cqp("q1", group(fq("f", cpu=0)), cohort="root", within="LowerPriority"),
+                 cqp("q1", group(fq("f", cpu=0)), cohort="root", within="LowerPriority", reclaim="Any",
+                     bwc="LowerPriority"),
                  running("run0", "q1", 1),
                  workload("new0", pod_set(cpu=1), queue="q1", priority=1, minute=10),
                  workload("big", pod_set(cpu=2), queue="q0", priority=2),
@@ -465,11 +466,13 @@ def test_an_evicted_preemptor_still_lists_its_victims():
 
 def stale_eviction() -> Model:
     """`run1` is evicted in the input: released before the first cycle, it is admitted again in
-    the run; then `urgent1` (priority 3) targets it. The reference evicts it and admits `urgent1`."""
-    return build(cqp("q0", group(fq("f", cpu=2)), cohort="root", within="LowerPriority"),
-                 cqp("q1", group(fq("f", cpu=2)), cohort="root", within="LowerPriority"),
-                 running("run0", "q1", 2), running("run1", "q0", 1).model_copy(update={"evicted": True}),
-                 workload("urgent0", pod_set(cpu=3), queue="q1", priority=2),
+    the run; then `urgent1` (priority 3, within q0's nominal quota) targets it. The reference evicts
+    it and admits `urgent1`. (q1 preempts while borrowing: borrowWithinCohort.)"""
+    return build(cqp("q0", group(fq("f", cpu=4)), cohort="root", within="LowerPriority"),
+                 cqp("q1", group(fq("f", cpu=1)), cohort="root", within="LowerPriority", reclaim="Any",
+                     bwc="LowerPriority"),
+                 running("run0", "q1", 3), running("run1", "q0", 2).model_copy(update={"evicted": True}),
+                 workload("urgent0", pod_set(cpu=3), queue="q1", priority=3),
                  workload("urgent1", pod_set(cpu=4), queue="q0", priority=3))
 
 
@@ -482,11 +485,12 @@ def test_a_workload_evicted_in_the_input_and_admitted_again_can_be_preempted():
 
 
 def loop_classical() -> Model:
-    """`urgent0` (q1, priority 2) evicts `run0` from its own queue but needs to borrow; `urgent1`
+    """`urgent0` (q1, priority 2) evicts `run0` from its own queue but needs to borrow (borrowWithinCohort); `urgent1`
     (q0, priority 5) is admitted first, borrowing; `run0` (priority 0), back within q1's nominal
     quota, reclaims from it (`reclaimWithinCohort: Any`); `urgent0` evicts `run0` again, and so on."""
     return build(cqp("q0", group(fq("f", cpu=4)), cohort="root"),
-                 cqp("q1", group(fq("f", cpu=6)), cohort="root", within="LowerPriority", reclaim="Any"),
+                 cqp("q1", group(fq("f", cpu=6)), cohort="root", within="LowerPriority", reclaim="Any",
+                     bwc="LowerPriority"),
                  running("run0", "q1", 6),
                  workload("urgent0", pod_set(cpu=7), queue="q1", priority=2),
                  workload("urgent1", pod_set(cpu=6), queue="q0", priority=5))

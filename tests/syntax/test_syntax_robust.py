@@ -68,7 +68,7 @@ def test_long_flat_expressions_are_refused_when_too_deep() -> None:
 
 
 def test_huge_numbers_are_located_errors() -> None:
-    text = "workload a/b { queue = q  pod_group p { count = 99999999999999999999  requests = { cpu = 1E } } }"
+    text = "workload a/b { queue = q  pod_group p { count = 99999999999999999999  requests = { cpu = 10E } } }"
     diags = Diagnostics()
     parse_text(text, "f.kad", diags)
     assert [(d.code, d.span.column) for d in diags.sorted()] == [("KAD109", 49), ("KAD108", 90)]
