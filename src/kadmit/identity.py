@@ -32,12 +32,10 @@ def display_names(workloads: list[Workload] | tuple[Workload, ...]) -> dict[str,
     out = {}
     for wl in workloads:
         o = object_of(wl)
+        shown = o.qualified if len(objects[o.key]) > 1 else o.key
         if per_object[(o.group, o.kind, o.namespace, o.name)] > 1:
-            out[wl.key] = f"{o.qualified} ({wl.name})"
-        elif len(objects[o.key]) > 1:
-            out[wl.key] = o.qualified
-        else:
-            out[wl.key] = o.key
+            shown += f" ({wl.part or wl.name})"
+        out[wl.key] = shown
     return out
 
 

@@ -368,6 +368,7 @@ class Workload(Obj):
     # The object the workload stands for: the job Kueue made it from (its controlling owner), or
     # the Workload itself when it was written as one; None for `.kad` workloads.
     origin: ObjectRef | None = None
+    part: str | None = None  # which of its object's workloads this is (a LeaderWorkerSet's group)
 
     @property
     def key(self) -> str:
@@ -484,6 +485,10 @@ class Job(Obj):
     workloads: tuple[Workload, ...] = ()
     note: str | None = None  # a fact about the conversion worth saying when it is skipped
     generate_name: bool = False  # named by its `generateName` prefix
+    # A member of a Kueue pod group (`kueue.x-k8s.io/pod-group-name`): `manage` joins the members.
+    group: str | None = None
+    group_total: int | None = None
+    group_fast: bool = False
 
 
 # --- the whole -----------------------------------------------------------------------------------

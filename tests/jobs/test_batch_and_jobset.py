@@ -192,7 +192,7 @@ def test_skipped_jobs_say_why(tmp_path):
     assert out["decisions"] == []
     assert "no `kueue.x-k8s.io/queue-name` label" in reasons["nolabel"]
     assert "finished" in reasons["done"]
-    assert "runs unsuspended" in reasons["running"]
+    assert "is running" in reasons["running"]
     assert "managedJobsNamespaceSelector" in reasons["sys"]
     assert "JobSet `default/p`" in reasons["child"]
     assert "does not read this kind" in reasons["s"]

@@ -8,6 +8,7 @@ from pydantic import ValidationError
 
 from kadmit.diagnostics import Diagnostics
 from kadmit.manifests import cluster, config, jobs, policy, schema, workloads
+from kadmit.manifests.jobs import pods
 from kadmit.manifests.codes import KAD154, KAD157, KAD159, KAD160
 from kadmit.manifests.fields import Fields, Invalid, Meta, NotRead
 from kadmit.manifests.schema import coverage
@@ -26,13 +27,14 @@ class Kind:
     `generated` kinds may be named by `metadata.generateName` alone (objects about to be created)."""
 
     def __init__(self, versions: tuple[str, ...], target: str, read: Callable, namespaced: bool = False,
-                 anonymous: bool = False, generated: bool = False) -> None:
+                 anonymous: bool = False, generated: bool = False, also: Callable | None = None) -> None:
         self.versions = versions
         self.target = target
         self.read = read
         self.namespaced = namespaced
         self.anonymous = anonymous
         self.generated = generated
+        self.also = also  # a second reading of the same object, into `jobs` (a Kueue-managed Pod)
 
 
 KINDS: dict[tuple[str, str], Kind] = {
@@ -46,7 +48,7 @@ KINDS: dict[tuple[str, str], Kind] = {
     ("scheduling.k8s.io", "PriorityClass"): Kind(("v1",), "priority_classes", policy.pod_priority_class),
     ("", "Namespace"): Kind(("v1",), "namespaces", cluster.namespace),
     ("", "Node"): Kind(("v1",), "nodes", cluster.node),
-    ("", "Pod"): Kind(("v1",), "pods", cluster.pod, namespaced=True),
+    ("", "Pod"): Kind(("v1",), "pods", cluster.pod, namespaced=True, generated=True, also=pods.pod_job),
     # Kueue's own configuration: the document (a file, with no metadata), or the ConfigMap it ships in.
     (config.CONFIG_GROUP, "Configuration"): Kind(config.CONFIG_VERSIONS, "scheduler_configs",
                                                  config.configuration, anonymous=True),
@@ -133,6 +135,8 @@ class _Reader:
             target.extend(obj)
         elif obj is not None:
             target.append(obj)
+        if spec.also is not None and (job := spec.also(f, meta)) is not None:
+            self.fragment.jobs.append(job)
 
     def record(self, node: Val, api_version: str, kind: str, reason: str) -> None:
         """List an object that is not read, with the reason."""

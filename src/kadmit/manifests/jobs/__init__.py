@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Callable, NamedTuple
 
 from kadmit.manifests import schema
-from kadmit.manifests.jobs import batch, jobset
+from kadmit.manifests.jobs import apps, batch, jobset, kubeflow, lws, ray
 
 
 class Integration(NamedTuple):
@@ -19,6 +19,14 @@ class Integration(NamedTuple):
 INTEGRATIONS: tuple[Integration, ...] = (
     Integration("batch", "Job", ("v1",), batch.job),
     Integration("jobset.x-k8s.io", "JobSet", ("v1alpha2",), jobset.jobset),
+    Integration("leaderworkerset.x-k8s.io", "LeaderWorkerSet", ("v1",), lws.leader_worker_set),
+    Integration("apps", "Deployment", ("v1",), apps.deployment),
+    Integration("apps", "StatefulSet", ("v1",), apps.stateful_set),
+    *(Integration("kubeflow.org", kind, ("v2beta1",) if kind == "MPIJob" else ("v1",), kubeflow.training_job)
+      for kind in kubeflow.TRAINING),
+    Integration("ray.io", "RayJob", ("v1", "v1alpha1"), ray.ray_job),
+    Integration("ray.io", "RayCluster", ("v1", "v1alpha1"), ray.ray_cluster),
+    Integration("ray.io", "RayService", ("v1", "v1alpha1"), ray.ray_service),
 )
 
 

@@ -1,0 +1,161 @@
+"""LeaderWorkerSet, plain Pods, pod groups, Deployment and StatefulSet become the Workloads Kueue makes."""
+
+from __future__ import annotations
+
+from .helpers import SETUP, admit_json, model_of, run, write
+
+LWS = """\
+apiVersion: leaderworkerset.x-k8s.io/v1
+kind: LeaderWorkerSet
+metadata:
+  name: serve
+  labels:
+    kueue.x-k8s.io/queue-name: user-queue
+spec:
+  replicas: 2
+  leaderWorkerTemplate:
+    size: 3
+{leader}
+    workerTemplate:
+      spec:
+        containers:
+        - name: w
+          image: nginx
+          resources: {{requests: {{cpu: "1"}}}}
+"""
+LEADER = """\
+    leaderTemplate:
+      spec:
+        containers:
+        - name: l
+          image: nginx
+          resources: {requests: {cpu: "2"}}
+"""
+
+
+def pod(name: str, *, group: str | None = "g", total: int = 2, cpu: str = "1", gate: bool = True,
+        extra_labels: str = "") -> str:
+    labels = "kueue.x-k8s.io/queue-name: user-queue" + (f", kueue.x-k8s.io/pod-group-name: {group}" if group else "")
+    ann = f"kueue.x-k8s.io/pod-group-total-count: '{total}'" if group else ""
+    gates = "  schedulingGates: [{name: kueue.x-k8s.io/admission}]\n" if gate else ""
+    return f"""\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: {name}
+  labels: {{{labels}{extra_labels}}}
+  annotations: {{{ann}}}
+spec:
+{gates}  containers:
+  - name: c
+    image: x
+    resources: {{requests: {{cpu: "{cpu}"}}}}
+---
+"""
+
+
+def test_leader_worker_set_makes_a_workload_per_group(tmp_path):
+    m = model_of(tmp_path, setup__yaml=SETUP, lws__yaml=LWS.format(leader=LEADER))
+    assert len(m.workloads) == 2
+    for i, wl in enumerate(m.workloads):
+        assert [(p.name, p.count, p.requests["cpu"]) for p in wl.pod_sets] == [("leader", 1, 2000), ("worker", 2, 1000)]
+        assert wl.part == f"group {i}" and wl.origin.kind == "LeaderWorkerSet"
+    # Kueue's name: GetWorkloadNameForOwnerWithGVK("serve-<i>", uid, LeaderWorkerSet)
+    assert m.workloads[0].name.startswith("leaderworkerset-serve-0-")
+
+
+def test_leader_worker_set_without_a_leader_template_has_one_pod_set(tmp_path):
+    (a, b) = model_of(tmp_path, setup__yaml=SETUP, lws__yaml=LWS.format(leader="")).workloads
+    assert [(p.name, p.count) for p in a.pod_sets] == [("main", 3)]
+
+
+def test_leader_worker_set_groups_are_named_and_decided(tmp_path):
+    paths = write(tmp_path, setup__yaml=SETUP, lws__yaml=LWS.format(leader=LEADER).replace("replicas: 2", "replicas: 3"))
+    out = admit_json(*paths)
+    assert [d["admitted"] for d in out["decisions"]] == [True, True, False]  # 4 cpus each, 9 in the queue
+    r = run("why", "default/serve", *paths)
+    assert r.exit_code == 2 and "more than one workload" in r.output
+    key = out["decisions"][2]["workload"]
+    r = run("why", key, *paths)
+    assert r.exit_code == 1 and "the leader of group" in r.output
+
+
+def test_a_pod_group_is_one_workload_with_pod_sets_by_shape(tmp_path):
+    pods = pod("a", total=3) + pod("b", total=3) + pod("c", total=3, cpu="2")
+    (wl,) = model_of(tmp_path, setup__yaml=SETUP, pods__yaml=pods).workloads
+    assert wl.name == "g" and wl.origin.name == "g"
+    assert sorted((p.count, p.requests["cpu"]) for p in wl.pod_sets) == [(1, 2000), (2, 1000)]
+    assert [p.name for p in wl.pod_sets] == sorted(p.name for p in wl.pod_sets)
+
+
+def test_an_incomplete_pod_group_waits_and_says_so(tmp_path):
+    m = model_of(tmp_path, setup__yaml=SETUP, pods__yaml=pod("a", total=3) + pod("b", total=3))
+    assert m.workloads == () and "2 of its 3 pods" in m.skipped[0].reason and len(m.skipped) == 2
+
+
+def test_fast_admission_counts_the_total(tmp_path):
+    one = pod("a", total=4).replace("annotations: {", "annotations: {kueue.x-k8s.io/pod-group-fast-admission: 'true', ")
+    (wl,) = model_of(tmp_path, setup__yaml=SETUP, pods__yaml=one).workloads
+    assert [p.count for p in wl.pod_sets] == [4]
+
+
+def test_plain_pods_and_pods_kueue_does_not_manage(tmp_path):
+    text = pod("solo", group=None) + """\
+apiVersion: v1
+kind: Pod
+metadata: {name: unmanaged}
+spec: {nodeName: n1, containers: [{name: c, image: x}]}
+"""
+    m = model_of(tmp_path, setup__yaml=SETUP, pods__yaml=text)
+    (wl,) = m.workloads
+    assert wl.origin.name == "solo" and wl.name.startswith("pod-solo-") and wl.pod_sets[0].count == 1
+    assert {p.name for p in m.pods} == {"solo", "unmanaged"} and m.skipped == ()
+
+
+def test_plain_pods_need_the_pod_framework(tmp_path):
+    cfg = "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nintegrations: {frameworks: [batch/job]}\n"
+    m = model_of(tmp_path, setup__yaml=SETUP, cfg__yaml=cfg, pods__yaml=pod("solo", group=None))
+    assert m.workloads == () and "`pod`" in m.skipped[0].reason
+
+
+def test_deployment_pods_are_single_pod_workloads(tmp_path):
+    dep = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  labels: {kueue.x-k8s.io/queue-name: user-queue}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: [{name: c, image: nginx, resources: {requests: {cpu: "4"}}}]
+"""
+    paths = write(tmp_path, setup__yaml=SETUP, dep__yaml=dep)
+    out = admit_json(*paths)
+    assert [d["admitted"] for d in out["decisions"]] == [True, True, False]
+    assert {d["object"]["kind"] for d in out["decisions"]} == {"Deployment"}
+
+
+def test_statefulset_is_one_pod_group(tmp_path):
+    sts = """\
+apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: db
+  labels: {kueue.x-k8s.io/queue-name: user-queue}
+spec:
+  replicas: 3
+  serviceName: db
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec:
+      containers: [{name: c, image: x, resources: {requests: {cpu: "4"}}}]
+"""
+    (wl,) = model_of(tmp_path, setup__yaml=SETUP, sts__yaml=sts).workloads
+    assert [(p.name, p.count) for p in wl.pod_sets] == [("main", 3)] and wl.name.startswith("statefulset-db-")
+    r = run("why", "default/db", *write(tmp_path, setup__yaml=SETUP, sts__yaml=sts))
+    assert r.exit_code == 1 and "12" in r.output  # 3 × 4 cpus > 9
