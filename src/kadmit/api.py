@@ -53,9 +53,14 @@ class CheckResult:
 
 
 def check(paths: list[str], *, strict: bool = False,
-          max_file_bytes: int | None = None) -> CheckResult:
-    """Read and validate `paths` (files or folders, recursively) as one model."""
+          max_file_bytes: int | None = None, deep: bool = False) -> CheckResult:
+    """Read and validate `paths` (files or folders, recursively) as one model; with `deep`, and no
+    errors, also run the symbolic analyses (`engine.analysis.deep`)."""
     loaded = ws.load(list(paths), limits=_limits(max_file_bytes))
+    if deep and not loaded.input_error and not loaded.diagnostics.has_errors:
+        from kadmit.engine.analysis.deep import deep_check
+
+        loaded.diagnostics.extend(deep_check(loaded.model))
     diagnostics = loaded.diagnostics.sorted()
     return CheckResult(loaded, diagnostics,
                        exit_code(diagnostics, input_error=loaded.input_error, strict=strict))

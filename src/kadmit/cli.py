@@ -84,12 +84,16 @@ def cli() -> None:
 @click.option("--format", "format_", type=click.Choice(FORMATS), default="human",
               show_default=True, help="Output format for diagnostics.")
 @click.option("--strict", is_flag=True, help="Fail (exit 1) on warnings too.")
+@click.option("--deep", is_flag=True,
+              help="Also run the symbolic analyses (Z3): workloads never admissible, flavors never assigned, "
+                   "contradictory, vacuous or implied rules, quota above node capacity, topology levels on no "
+                   "node, limits that never take effect (KAD75x warnings; gate with --strict).")
 @max_size_option
 @color_option
-def check(paths: tuple[str, ...], format_: str, strict: bool, max_file_bytes: int | None,
+def check(paths: tuple[str, ...], format_: str, strict: bool, deep: bool, max_file_bytes: int | None,
           color: str) -> None:
     """Check policies and manifests (files or folders, recursively)."""
-    result = api.check(list(paths), strict=strict, max_file_bytes=max_file_bytes)
+    result = api.check(list(paths), strict=strict, max_file_bytes=max_file_bytes, deep=deep)
     painted = format_ == "human" and use_color(color)
     click.echo(render(result.diagnostics, result.sources, format_,  # type: ignore[arg-type]
                       files_checked=len(result.files), color=painted), nl=False, color=painted)
@@ -432,5 +436,25 @@ def codes(code: str | None, color: str) -> None:
         click.echo(f"\nMirrors Kueue: {info.kueue_rule}")
 
 
+@cli.command()
+@click.argument("shell", type=click.Choice(["bash", "zsh", "fish"]))
+def completion(shell: str) -> None:
+    """Print the shell completion script for SHELL.
+
+    bash: `eval "$(kadmit completion bash)"` in ~/.bashrc; zsh: the same in ~/.zshrc;
+    fish: `kadmit completion fish > ~/.config/fish/completions/kadmit.fish`.
+    """
+    from click.shell_completion import get_completion_class
+
+    cls = get_completion_class(shell)
+    assert cls is not None
+    click.echo(cls(cli, {}, "kadmit", "_KADMIT_COMPLETE").source())
+
+
 def main() -> None:
     cli(prog_name="kadmit")
+
+
+def kubectl_main() -> None:
+    """`kubectl kadmit …`: the same commands as a kubectl plugin (the `kubectl-kadmit` executable)."""
+    cli(prog_name="kubectl kadmit")
