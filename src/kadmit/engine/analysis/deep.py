@@ -29,13 +29,17 @@ from kadmit.quantity import format_quantity
 WARNING = Severity.WARNING
 
 
-def _root(model: Model, cohort: str | None) -> str | None:
+def _roots(model: Model) -> dict[str, str]:
+    """Each cohort's root (itself at the top; a cycle stops where it closes)."""
     parents = {c.name: c.parent for c in model.cohorts}
-    seen = set()
-    while cohort is not None and parents.get(cohort) and cohort not in seen:
-        seen.add(cohort)
-        cohort = parents[cohort]
-    return cohort
+    out: dict[str, str] = {}
+    for name in sorted(parents.keys() | {q.cohort for q in model.cluster_queues if q.cohort}):
+        seen, at = set(), name
+        while parents.get(at) and at not in seen:
+            seen.add(at)
+            at = parents[at]
+        out[name] = at
+    return out
 
 
 def never_admissible(model: Model, diags: Diagnostics, limits: Limits | None = None) -> None:
@@ -120,11 +124,6 @@ def node_capacity(model: Model, diags: Diagnostics) -> None:
                                  labels=labels))
 
 
-def _others(model: Model, root: str | None, except_cq: str) -> int:
-    """How many other cluster queues share the cohort tree `root`."""
-    return sum(1 for q in model.cluster_queues if q.name != except_cq and q.cohort and _root(model, q.cohort) == root)
-
-
 def _borrowable(model: Model) -> dict[tuple[str, str, str], int]:
     """Per (cluster queue, flavor, resource) with a borrowing limit, the most it could borrow on an
     empty cluster were the limit gone (Kueue's maximum capacity, less its nominal quota)."""
@@ -150,14 +149,18 @@ def _borrowable(model: Model) -> dict[tuple[str, str, str], int]:
 
 def idle_limits(model: Model, diags: Diagnostics) -> None:
     borrowable = _borrowable(model)
+    roots = _roots(model)
+    members: dict[str, int] = defaultdict(int)
+    for q in model.cluster_queues:
+        if q.cohort:
+            members[roots[q.cohort]] += 1
     for cq in sorted(model.cluster_queues, key=lambda q: q.name):
-        root = _root(model, cq.cohort)
         for g in cq.resource_groups:
             for fq in g.flavors:
                 for r in fq.resources:
                     what = f"{r.resource} in `{fq.flavor}`"
                     span = r.span or fq.span or cq.span
-                    others = _others(model, root, cq.name) if cq.cohort else 0
+                    others = members[roots[cq.cohort]] - 1 if cq.cohort else 0
                     lendable = borrowable.get((cq.name, fq.flavor, r.resource), 0)
                     if r.borrowing_limit is not None and r.borrowing_limit > 0:
                         if not cq.cohort:

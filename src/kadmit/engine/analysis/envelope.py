@@ -69,20 +69,26 @@ def _restricted(model: Model, flavor: str) -> Model:
                                 for cq in model.cluster_queues)})
 
 
-def _queue_for(model: Model, cq: ClusterQueue) -> tuple[str, str, list[Namespace], list[LocalQueue]]:
-    # returns the namespace, the local queue, and the objects made up for them (none when they exist)
-    """A namespace and local queue feeding `cq`: an existing pair when there is one, else made up
-    (a namespace carrying the selector's labels)."""
+def _queues_for(model: Model) -> dict[str, tuple[str, str, list[Namespace], list[LocalQueue]]]:
+    """Per cluster queue, a namespace and local queue feeding it: an existing pair when there is one,
+    else made up (a namespace carrying the selector's labels), with the objects made up."""
     labels = {ns.name: ns.effective_labels() for ns in model.namespaces}
-    sel = cq.namespace_selector
+    feeding: dict[str, list[LocalQueue]] = {}
     for lq in sorted(model.local_queues, key=lambda q: q.key):
-        if lq.cluster_queue == cq.name and sel is not None and sel.matches(
-                labels.get(lq.namespace, {"kubernetes.io/metadata.name": lq.namespace})):
-            return lq.namespace, lq.name, [], []
-    ns = f"{PROBE_NS}-{cq.name}"
-    match = dict(sel.match_labels) if sel is not None else {}
-    return ns, "envelope", [Namespace(name=ns, labels=match)], [LocalQueue(namespace=ns, name="envelope",
-                                                                          cluster_queue=cq.name)]
+        feeding.setdefault(lq.cluster_queue, []).append(lq)
+    out = {}
+    for cq in model.cluster_queues:
+        sel = cq.namespace_selector
+        found = next((lq for lq in feeding.get(cq.name, []) if sel is not None and sel.matches(
+            labels.get(lq.namespace, {"kubernetes.io/metadata.name": lq.namespace}))), None)
+        if found is not None:
+            out[cq.name] = (found.namespace, found.name, [], [])
+            continue
+        ns = f"{PROBE_NS}-{cq.name}"
+        match = dict(sel.match_labels) if sel is not None else {}
+        out[cq.name] = (ns, "envelope", [Namespace(name=ns, labels=match)],
+                        [LocalQueue(namespace=ns, name="envelope", cluster_queue=cq.name)])
+    return out
 
 
 def _upper(model: Model, cq: ClusterQueue, flavor: str, resource: str) -> int:
@@ -110,8 +116,9 @@ class Prober:
         if got is None:
             base = _restricted(self.model, flavor)
             extra_ns, extra_lq, queues = [], [], {}
+            feeding = _queues_for(base)
             for cq in base.cluster_queues:
-                ns, lq, nss, lqs = _queue_for(base, cq)
+                ns, lq, nss, lqs = feeding[cq.name]
                 queues[cq.name] = (ns, lq, tuple(sorted(nss[0].labels.items())) if nss else None)
                 extra_ns += nss
                 extra_lq += lqs
