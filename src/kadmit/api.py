@@ -261,8 +261,11 @@ def why(workload: str, paths: list[str], *, rlimit: int | None = None,
         return WhyOutcome(loaded, None, loaded.exit_code, loaded.diagnostics)
     found = lookup(loaded.workspace.model, workload)
     if found.key is None:
-        return WhyOutcome(loaded, None, *_not_found(workload, found))
-    workload = found.key
+        from kadmit.engine.decide import gang_names
+        if workload not in gang_names(loaded.workspace.model):
+            return WhyOutcome(loaded, None, *_not_found(workload, found))
+    else:
+        workload = found.key
     from kadmit.engine.optimal.solve import OptimalUnavailable
     try:
         result = explain(loaded.workspace.model, workload, _solver_limits(rlimit, timeout_ms),

@@ -268,10 +268,31 @@ class Pod(Obj):
     phase: Literal["Pending", "Running", "Succeeded", "Failed", "Unknown"] = "Running"
     priority: int = 0
     labels: dict[str, str] = {}  # metadata.labels; Kueue marks pods of TAS workloads `kueue.x-k8s.io/tas`
+    gang: str | None = None  # the `Gang.key` of the scheduler pod group it belongs to
+    node_selector: dict[str, str] = {}
+    tolerations: tuple[Toleration, ...] = ()
 
     @property
     def holds_capacity(self) -> bool:
         return self.node_name is not None and self.phase not in ("Succeeded", "Failed")
+
+    @property
+    def pending(self) -> bool:
+        """Not bound to a node yet, and not finished: kube-scheduler still has to place it."""
+        return self.node_name is None and self.phase not in ("Succeeded", "Failed")
+
+
+class Gang(Obj):
+    """A pod group kube-scheduler places all-or-nothing (not admitted by Kueue): Kubernetes' own
+    gang scheduling (`scheduling.k8s.io` PodGroup, or a Workload's pod group) or the scheduler-plugins
+    coscheduling PodGroup. Its pods name it by `key` (`Pod.gang`)."""
+
+    key: str
+    namespace: str
+    name: str  # as users name it: the PodGroup, or `workload/pod group` (`/replica key`)
+    api_version: str
+    kind: str
+    min_count: int
 
 
 class TopologyRequest(Obj):
@@ -511,6 +532,7 @@ class Model(Obj):
     scheduler_configs: tuple[SchedulerConfig, ...] = ()  # more than one is reported; the first counts
     jobs: tuple[Job, ...] = ()  # as submitted; their workloads are in `workloads` once managed
     skipped: tuple[Skipped, ...] = ()  # objects not read as policy or work, in input order
+    gangs: tuple[Gang, ...] = ()  # pod groups kube-scheduler places all-or-nothing
 
     @property
     def config(self) -> SchedulerConfig | None:
@@ -537,6 +559,7 @@ class Fragment(BaseModel):
     scheduler_configs: list[SchedulerConfig] = []
     jobs: list[Job] = []
     skipped: list[Skipped] = []
+    gangs: list[Gang] = []
 
 
 def merge(fragments: list[Fragment]) -> Model:

@@ -218,4 +218,5 @@ def test_kind_table_covers_the_brief():
     kinds = {kind for _, kind in KINDS}
     assert kinds - {i.kind for i in INTEGRATIONS} == {
         "ResourceFlavor", "ClusterQueue", "Cohort", "LocalQueue", "WorkloadPriorityClass",
-        "Topology", "Workload", "PriorityClass", "Namespace", "Node", "Pod", "Configuration", "ConfigMap"}
+        "Topology", "Workload", "PriorityClass", "Namespace", "Node", "Pod", "Configuration", "ConfigMap",
+        "PodGroup"}

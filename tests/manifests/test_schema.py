@@ -142,7 +142,9 @@ def test_knows_walks_lists_and_maps() -> None:
     assert not schema.knows(tree, ("a", 0, "x"))
     assert schema.knows(tree, ("m", "any-key", "c"))
     assert schema.knows(tree, ("free", "deep", 3))
-    assert json.dumps(schema.schema_for("", "v1", "Pod")) == '"core:V1Pod"'
+    # the Pod is the client's V1Pod plus v1.35's alpha `spec.workloadRef` (KEP-4671's first shape)
+    assert schema.knows(schema.schema_for("", "v1", "Pod"), ("spec", "workloadRef", "podGroupReplicaKey"))
+    assert schema.knows(schema.schema_for("", "v1", "Pod"), ("spec", "schedulingGroup", "podGroupName"))
 
 
 # --- fields Kueue knows and kadmit does not model ------------------------------------------------

@@ -11,6 +11,8 @@ from kadmit.engine.explain.cores import blame_cores, symbolic_problem
 from kadmit.engine.explain.fixes import Fix, fixes
 from kadmit.engine.explain.placement import PlacementExplanation, explain_placement
 from kadmit.engine.admission.codes import KAD535, KAD536
+from kadmit.engine.placing.codes import KAD540, KAD541
+from kadmit.engine.placing.gangs import GangDecision, decide_gangs
 from kadmit.engine.admission.loops import PreemptionLoop
 from kadmit.engine.admission.ordered import Decision, decide_ordered
 from kadmit.engine.preemption.candidates import (IN_CLUSTER_QUEUE, IN_COHORT_FAIR_SHARING, IN_COHORT_RECLAIM_WHILE_BORROWING,
@@ -46,6 +48,7 @@ class WhyResult:
     unknown: bool = False
     solver: dict = field(default_factory=dict)
     placement: PlacementExplanation | None = None  # quota fits, topology-aware placement doesn't
+    gang: GangDecision | None = None  # `why` about a gang kube-scheduler places (not Kueue's)
 
 
 def admit(model: Model, mode: ModeName = "ordered", limits: Limits | None = None,
@@ -61,6 +64,9 @@ def admit(model: Model, mode: ModeName = "ordered", limits: Limits | None = None
     solver = {"backend": "z3", "mode": "ordered", **session.stats.as_dict(),
               "seconds": round(time.perf_counter() - t0, 3)}
     result = AdmitResult("ordered", decisions, reasons, solver, any(d.unknown for d in decisions), loops=loops)
+    if model.gangs:
+        result.gangs = decide_gangs(model, session.pool.free, {n.name: n for n in session.pool.inventory.nodes})
+        result.unknown = result.unknown or any(g.unknown for g in result.gangs)
     if mode == "optimal":
         result = solve_optimal(model, result, time_budget=time_budget)
     return result
@@ -173,10 +179,45 @@ def _explain_strict_fifo(session: Session, decisions: dict[str, Decision], d: De
 
 
 
+def gang_names(model: Model) -> list[str]:
+    """The names `why` answers to for gangs kube-scheduler places (not Kueue's workloads)."""
+    from kadmit.engine.placing.gangs import instances
+    return [(f"{g.namespace}/{g.name}" + (f"#{k.split('#', 1)[1]}" if "#" in k else "")) for k, g, _ in instances(model)]
+
+
+def why_gang(model: Model, name: str, limits: Limits | None = None, tas_profile: Profile = "Mixed") -> WhyResult:
+    """Decide the state (Kueue's admissions take their nodes first), place the gangs in
+    kube-scheduler's order, and explain gang `name` with minimal cores over the nodes' capacity."""
+    from kadmit.engine.explain.gangs import gang_blame
+    session = Session(model, limits, tas_profile)
+    try:
+        decide_ordered(session, loops=[])
+    except SolverUnknown:
+        return WhyResult(name, False, None, [Reason(KAD503, "the solver could not decide within its limits")],
+                         unknown=True)
+    nodes = {n.name: n for n in session.pool.inventory.nodes}
+    gangs = decide_gangs(model, session.pool.free, nodes)
+    i = next(i for i, g in enumerate(gangs) if g.name == name)
+    d = gangs[i]
+    where = ", ".join(f"{n}:{k}" for n, k in sorted(d.nodes.items()))
+    head = Reason(KAD541 if d.placed else KAD540, f"{d.gang.kind} `{d.name}` ({d.gang.api_version}, minCount "
+                  f"{d.min_count}): {d.reason}" + (f" on {where}" if where else ""))
+    result = WhyResult(name, d.placed, None, [head], unknown=d.unknown, blame_kind="gang", gang=d)
+    if not d.placed and not d.unknown:
+        cores, unsat = gang_blame(model, d, nodes, session.pool.placed, gangs[:i])
+        result.blame_groups = cores
+        result.blame = _union(cores)
+    result.solver = session.stats.as_dict()
+    return result
+
+
 def why(model: Model, key: str, limits: Limits | None = None, tas_profile: Profile = "Mixed",
         mode: ModeName = "ordered", time_budget: float = 10.0) -> WhyResult:
     """Decide the whole state in `ordered` mode, then explain workload `key`; with `mode` optimal,
-    also say where the optimal assignment decides it differently (KAD534)."""
+    also say where the optimal assignment decides it differently (KAD534). A gang kube-scheduler
+    places (not a Kueue workload) is explained as one (`why_gang`)."""
+    if key not in {w.key for w in model.workloads} and key in gang_names(model):
+        return why_gang(model, key, limits, tas_profile)
     result = _why_ordered(model, key, limits, tas_profile)
     if mode == "optimal" and not result.unknown:
         opt = admit(model, "optimal", limits, time_budget, tas_profile)

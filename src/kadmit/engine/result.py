@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from kadmit.engine.admission.loops import PreemptionLoop
 from kadmit.engine.admission.ordered import Decision
+from kadmit.engine.placing.gangs import GangDecision
 from kadmit.engine.admission.reasons import Reason
 
 
@@ -18,3 +19,4 @@ class AdmitResult:
     unknown: bool
     optimal: dict | None = None  # CP-SAT: status, objective, bound, extra admissions vs ordered
     loops: list[PreemptionLoop] = field(default_factory=list)  # preemption loops the run stopped
+    gangs: list[GangDecision] = field(default_factory=list)  # pod groups kube-scheduler places all-or-nothing

@@ -7,7 +7,7 @@ from typing import Callable
 from pydantic import ValidationError
 
 from kadmit.diagnostics import Diagnostics
-from kadmit.manifests import cluster, config, jobs, policy, schema, workloads
+from kadmit.manifests import cluster, config, gangs, jobs, policy, schema, workloads
 from kadmit.manifests.jobs import pods
 from kadmit.manifests.codes import KAD154, KAD157, KAD159, KAD160
 from kadmit.manifests.fields import Fields, Invalid, Meta, NotRead
@@ -49,6 +49,10 @@ KINDS: dict[tuple[str, str], Kind] = {
     ("", "Namespace"): Kind(("v1",), "namespaces", cluster.namespace),
     ("", "Node"): Kind(("v1",), "nodes", cluster.node),
     ("", "Pod"): Kind(("v1",), "pods", cluster.pod, namespaced=True, generated=True, also=pods.pod_job),
+    # gangs kube-scheduler places all-or-nothing (not Kueue's): Kubernetes' own, and coscheduling's
+    (gangs.K8S, "PodGroup"): Kind(("v1alpha2",), "gangs", gangs.pod_group, namespaced=True),
+    (gangs.K8S, "Workload"): Kind(("v1alpha1",), "gangs", gangs.workload, namespaced=True),
+    (gangs.COSCHEDULING, "PodGroup"): Kind(("v1alpha1",), "gangs", gangs.coscheduling_pod_group, namespaced=True),
     # Kueue's own configuration: the document (a file, with no metadata), or the ConfigMap it ships in.
     (config.CONFIG_GROUP, "Configuration"): Kind(config.CONFIG_VERSIONS, "scheduler_configs",
                                                  config.configuration, anonymous=True),

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from kadmit.manifests.fields import Fields, Meta
-from kadmit.manifests.podspec import pod_requests, taints
+from kadmit.manifests.gangs import pod_gang
+from kadmit.manifests.podspec import pod_requests, taints, tolerations
 from kadmit.model import Namespace, Node, Pod
 
 NAME_LABEL = "kubernetes.io/metadata.name"
@@ -45,12 +46,17 @@ def pod(f: Fields, o: Meta) -> Pod:
     status = f.map(o.node, "status")
     reqs = pod_requests(f, spec)
     labels, label_nodes = f.str_map(o.metadata, "labels")
+    namespace = o.namespace or "default"
+    selector, _ = f.str_map(spec, "nodeSelector")
     return Pod(
-        namespace=o.namespace or "default", name=o.name, node_name=f.str(spec, "nodeName") or None,
+        namespace=namespace, name=o.name, node_name=f.str(spec, "nodeName") or None,
         requests=reqs.requests, phase=f.enum(status, "phase", POD_PHASES, "Running"),
         priority=f.int(spec, "priority", default=0), labels=labels, span=f.span(o.node),
+        gang=pod_gang(f, namespace, spec, labels), node_selector=selector, tolerations=tolerations(f, spec),
         spans=f.spans({"name": o.metadata.v.get("name"), "node_name": f.field(spec, "nodeName"),
                        "phase": f.field(status, "phase"), "priority": f.field(spec, "priority"),
-                       "labels": f.field(o.metadata, "labels"),
+                       "labels": f.field(o.metadata, "labels"), "node_selector": f.field(spec, "nodeSelector"),
+                       "tolerations": f.field(spec, "tolerations"),
+                       "gang": f.field(spec, "schedulingGroup") or f.field(spec, "workloadRef"),
                        **{f"labels.{k}": v for k, v in label_nodes.items()},
                        **{f"requests.{k}": v for k, v in reqs.nodes.items()}}))

@@ -51,10 +51,30 @@ def admit_dict(result: AdmitResult, skipped=()) -> dict:
             "notes": list(d.notes),
         })
     out = {"mode": result.mode, "decisions": decisions, "skipped": [s.as_dict() for s in skipped],
-           "solver": result.solver, "loops": [lp.as_dict() for lp in result.loops]}
+           "solver": result.solver, "loops": [lp.as_dict() for lp in result.loops],
+           "gangs": [gang_dict(g) for g in result.gangs]}
     if result.optimal is not None:
         out["optimal"] = result.optimal
     return out
+
+
+def gang_dict(g) -> dict:
+    """A gang kube-scheduler places (not Kueue's): its decision as data."""
+    return {"gang": g.name, "object": {"apiVersion": g.gang.api_version, "kind": g.gang.kind,
+                                       "namespace": g.gang.namespace, "name": g.gang.name},
+            "placed": g.placed, "min_count": g.min_count, "pods": g.existing, "bound": g.bound,
+            "need": g.need, "nodes": dict(sorted(g.nodes.items())), "reason": g.reason, "unknown": g.unknown}
+
+
+def _gang_lines(gangs) -> list[str]:
+    rows = [("GANG", "PLACED", "KIND", "PODS", "NOTE")]
+    for g in gangs:
+        rows.append((g.name, "unknown" if g.unknown else ("yes" if g.placed else "no"),
+                     f"{g.gang.kind} ({g.gang.api_version})", f"{g.bound + sum(g.nodes.values())}/{g.min_count}",
+                     g.reason))
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    return (["", "gangs (placed by kube-scheduler all-or-nothing, not admitted by Kueue):"]
+            + ["  " + "  ".join(r[i].ljust(widths[i]) for i in range(4)) + "  " + r[4] for r in rows])
 
 
 def _request_text(req) -> str:
@@ -129,6 +149,8 @@ def admit_human(result: AdmitResult, skipped=()) -> str:
         lines.append("placement (topology-aware):")
         lines.extend(f"  {names.get(key, key)} {line}" for key, line in placed)
     admitted = sum(1 for d in result.decisions if d.admitted)
+    if result.gangs:
+        lines.extend(_gang_lines(result.gangs))
     for lp in result.loops:
         lines.append("")
         lines.append(f"warning[{'KAD535' if lp.settled else 'KAD536'}]: {lp.message()}")
@@ -190,6 +212,7 @@ def why_dict(result: WhyResult, workload=None, skipped=()) -> dict:
         "cores": [[origin_dict(o) for o in g] for g in result.blame_groups],
         "fixes": [f.as_dict() for f in result.fixes],
         "placement": result.placement.as_dict() if result.placement else None,
+        "gang": gang_dict(result.gang) if result.gang is not None else None,
         "unknown": result.unknown,
         "skipped": [s.as_dict() for s in skipped],
         "solver": result.solver,
@@ -227,10 +250,15 @@ def why_human(result: WhyResult, sources: SourceMap, workload_span: Span | None,
     elif result.unknown:
         out.append(f"error[KAD503]: kadmit couldn't decide whether `{name}` can be admitted "
                    "within the solver's limits")
+    elif result.gang is not None:
+        out.append(f"note[KAD541]: gang `{name}` is placed" if result.admitted
+                   else f"error[KAD540]: gang `{name}` can't be placed (kube-scheduler, all-or-nothing)")
     elif result.admitted:
         out.append(f"note[KAD502]: {'workload ' if name == result.workload else ''}`{name}` is admitted")
     else:
         out.append(f"error[KAD501]: {'workload ' if name == result.workload else ''}`{name}` can't be admitted")
+    if workload_span is None and result.gang is not None:
+        workload_span = result.gang.gang.span
     if workload_span is not None:
         out.append(f"  --> {workload_span}")
     if name != result.workload:
@@ -248,6 +276,9 @@ def why_human(result: WhyResult, sources: SourceMap, workload_span: Span | None,
             out.append("waits behind the head of its queue (the strategy, the head, and a minimal set that keeps "
                        "the head out):" if group and group[0].kind == "queueing" else
                        "its own obstacle, even without the head (a minimal set that forbids it):")
+        elif result.blame_kind == "gang":
+            out.append("blame (a minimal set that keeps the gang off the nodes; each one matters):" if gi == 0
+                       else "another reason on its own (a minimal set that keeps it off the nodes too):")
         elif result.blame_kind == "placement":
             out.append("blame (a minimal set that keeps the pod set off the nodes; each one matters):" if gi == 0
                        else "another reason on its own (a minimal set that keeps it off the nodes too):")

@@ -156,6 +156,8 @@ def _domain_origin(q: GangQuestion, oid: str, what: str, name: str, nodes: list[
     first = tree.nodes[nodes[0]].node if nodes else None
     span = (first.field_span("labels") or first.span) if first is not None else None
     title = f"{what} `{name}`" if not name.startswith("all ") else f"{name} {what}"
+    if not tree.by_level:  # no topology: the nodes themselves
+        title = "the nodes"
     return Origin(oid, "domain",
                   f"{title}: {_nodes_text(nodes)} with {shown or 'their allocatable'} in all; it fits "
                   f"{fits} of the {q.need} pods now", span,
