@@ -536,12 +536,40 @@ def diff(base: str, head: str, *, state: list[str] = (), envelopes: bool = True,
         if any(f is None for f in folders):
             return DiffOutcome(None, diags.sorted(), sources, EXIT_INPUT, base, head)
         loaded = [load_for_engine([str(f), *state], max_file_bytes=max_file_bytes) for f in folders]
+        prefixes = [ws.display_name(Path(tmp) / side) + "/" for side in ("base", "head")]
         for one in loaded:
-            sources.update(one.sources)
-            diags.extend(one.diagnostics)
+            for name, text in one.sources.items():
+                sources.add(_unprefix(name, prefixes), text)
+            diags.extend(_relabel_diagnostic(d, prefixes) for d in one.diagnostics)
         if any(one.exit_code != EXIT_OK for one in loaded):
             return DiffOutcome(None, diags.sorted(), sources, EXIT_INPUT, base, head)
         mb, mh = (one.workspace.model for one in loaded)
         result = diff_models(mb, mh, _solver_limits(rlimit, timeout_ms), envelopes=envelopes)
+        _relabel(result, prefixes)
     code = EXIT_UNKNOWN if result.unknown else (EXIT_OK if result.empty else EXIT_FINDINGS)
     return DiffOutcome(result, diags.sorted(), sources, code, base, head, mb, mh)
+
+
+def _unprefix(text: str, prefixes: list[str]) -> str:
+    for p in prefixes:
+        text = text.replace(p, "")
+    return text
+
+
+def _relabel_diagnostic(d: Diagnostic, prefixes: list[str]) -> Diagnostic:
+    import dataclasses
+
+    def span(sp):
+        return sp if sp is None else sp.model_copy(update={"file": _unprefix(sp.file, prefixes)})
+    return dataclasses.replace(d, span=span(d.span), labels=tuple(dataclasses.replace(x, span=span(x.span))
+                                                                  for x in d.labels))
+
+
+def _relabel(result, prefixes: list[str]) -> None:
+    """Files read from a `git:` revision are named `git:REV/PATH`, not by the temporary folder."""
+    import dataclasses
+
+    result.changes[:] = [c if c.span is None else dataclasses.replace(
+        c, span=c.span.model_copy(update={"file": _unprefix(c.span.file, prefixes)})) for c in result.changes]
+    for d in result.decisions:
+        d.why[:] = [_unprefix(line, prefixes) for line in d.why]

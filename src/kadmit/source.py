@@ -80,6 +80,10 @@ class SourceMap:
     def text(self, path: str) -> str | None:
         return self._texts.get(path)
 
+    def items(self) -> list[tuple[str, str]]:
+        """Every (path, text), sorted by path."""
+        return sorted(self._texts.items())
+
     def update(self, other: "SourceMap") -> None:
         """Add every text of `other` (texts already here are kept)."""
         for path, text in other._texts.items():

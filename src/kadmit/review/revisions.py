@@ -54,8 +54,8 @@ def materialize(spec: str, into: Path, diags: Diagnostics) -> Path | None:
     if len(arch.stdout) > MAX_ARCHIVE_BYTES:
         diags.emit(KAD805, f"`{spec}` is larger than kadmit reads ({MAX_ARCHIVE_BYTES:,} bytes)")
         return None
-    dest = into / commit[:12]
-    dest.mkdir(parents=True, exist_ok=True)
+    dest = into / f"{GIT_PREFIX}{rev}"
+    dest.mkdir(parents=True, exist_ok=True)  # named for the revision: spans read `…/git:REV/PATH/file`
     with tarfile.open(fileobj=io.BytesIO(arch.stdout)) as tar:
         tar.extractall(dest, filter="data")
     return dest / path if path else dest
