@@ -61,6 +61,7 @@ class Simulator:
         self.class_of: dict[str, tuple] = {}
         self.pods: list[PodEntry] = []  # in kube-scheduler's order
         self.waiting_entries: dict[str, int] = {}  # owner -> its entries in `pods`
+        self.waiting_shapes: dict[tuple, int] = {}  # pod shape -> its entries in `pods`
         self._pods_added = False
         self._bound_at_log = -1
         self.batches: dict[str, list[PodBatch]] = {}
@@ -384,11 +385,21 @@ class Simulator:
         """Pods join kube-scheduler's queue, kept in its order: priority, then arrival."""
         bisect.insort(self.pods, e, key=_pod_order)
         self.waiting_entries[e.owner] = self.waiting_entries.get(e.owner, 0) + 1
+        k = _shape_key(e)
+        self.waiting_shapes[k] = self.waiting_shapes.get(k, 0) + 1
         self._pods_added = True
 
     def _drop_pods(self, owner: str) -> None:
         if self.waiting_entries.pop(owner, 0):
+            for e in self.pods:
+                if e.owner == owner:
+                    self._shape_done(_shape_key(e))
             self.pods = [e for e in self.pods if e.owner != owner]
+
+    def _shape_done(self, k: tuple) -> None:
+        self.waiting_shapes[k] -= 1
+        if not self.waiting_shapes[k]:
+            del self.waiting_shapes[k]
 
     def _bind(self, t: int) -> None:
         log = self.pool.free.log
@@ -398,8 +409,11 @@ class Simulator:
         done_owners = []
         left = []
         failed: set[tuple] = set()  # pod shapes that found no room in this pass: the same pods behind them neither
-        for e in self.pods:
-            tkey = (e.template.requests, e.template.node_selector, e.template.node_affinity, e.template.tolerations)
+        for i, e in enumerate(self.pods):
+            if len(failed) == len(self.waiting_shapes):
+                left.extend(self.pods[i:])  # every shape still waiting found no room: the rest neither
+                break
+            tkey = _shape_key(e)
             if tkey in failed:
                 left.append(e)
                 continue
@@ -425,6 +439,7 @@ class Simulator:
                 failed.add(tkey)
                 left.append(e)
             else:
+                self._shape_done(tkey)
                 self.waiting_entries[e.owner] -= 1
                 if not self.waiting_entries[e.owner]:
                     del self.waiting_entries[e.owner]
@@ -473,6 +488,10 @@ class Simulator:
             rec = self.records[key]
             if rec.kind == "pod":
                 rec.run_ms += sum(end - b.bound_at for b in bs)
+
+
+def _shape_key(e: PodEntry) -> tuple:
+    return (e.template.requests, e.template.node_selector, e.template.node_affinity, e.template.tolerations)
 
 
 def _pod_order(e: PodEntry) -> tuple:
