@@ -64,6 +64,7 @@ class Recorder:
         self.node_alloc: dict[str, Series] = {}  # resource -> allocated on nodes, every holder
         self.whole_gpu: dict[str, Series] = {}  # "8-GPU" -> nodes of that many GPUs with all of them free
         self._keys: dict[str, set] = {}
+        self._facts: list[tuple] | None = None
         self._nodes_dirty = True
         self._step = max(1, horizon // max(1, sim.opt.samples))
         # denser while work arrives: a compressed trace's busy window can be short beside its tail
@@ -116,32 +117,42 @@ class Recorder:
         self._nodes_dirty = False
         self._sample_nodes(t)
 
+    def _node_facts(self) -> list[tuple]:
+        """Per node, once (again when nodes join): name, allocatable items, its flavors, GPU size key."""
+        nodes = self.sim.kube.nodes
+        if self._facts is None or len(self._facts) != len(nodes):
+            flavors = sorted(self.sim.ix.flavors.values(), key=lambda f: f.name)
+            self._facts = []
+            for n in nodes:
+                mine = tuple(fl.name for fl in flavors
+                             if fl.node_labels and all(n.labels.get(k) == v for k, v in fl.node_labels.items()))
+                g = n.allocatable.get("nvidia.com/gpu", 0)
+                self._facts.append((n.name, dict(n.allocatable), tuple(n.allocatable.items()), mine, g,
+                                    f"{g // 1000}-GPU" if g > 0 else None))
+        return self._facts
+
     def _sample_nodes(self, t: int) -> None:
         sim = self.sim
-        nodes = sim.kube.nodes
-        if not nodes:
+        if not sim.kube.nodes:
             return
         free = sim.pool.free
-        flavors = sorted(sim.ix.flavors.values(), key=lambda f: f.name)
         whole: dict[str, int] = {"": 0}
         alloc: dict[str, int] = {}
         gpus: dict[str, int] = {}
-        for n in nodes:
-            f = free[n.name]
-            g = n.allocatable.get("nvidia.com/gpu", 0)
-            if g > 0:
-                key = f"{g // 1000}-GPU"
-                gpus[key] = gpus.get(key, 0) + (f.get("nvidia.com/gpu", 0) >= g)
-            idle = all(f.get(r, 0) >= q for r, q in n.allocatable.items())
-            for r, q in n.allocatable.items():
+        for name, allocatable, items, mine, g, gkey in self._node_facts():
+            f = free[name]
+            if gkey is not None:
+                gpus[gkey] = gpus.get(gkey, 0) + (f.get("nvidia.com/gpu", 0) >= g)
+            idle = f == allocatable or all(f.get(r, 0) >= q for r, q in items)
+            for r, q in items:
                 if r != "pods":
                     alloc[r] = alloc.get(r, 0) + q - f.get(r, 0)
             if idle:
                 whole[""] += 1
-                for fl in flavors:
-                    if fl.node_labels and all(n.labels.get(k) == v for k, v in fl.node_labels.items()):
-                        whole[fl.name] = whole.get(fl.name, 0) + 1
-        for fl in [""] + [f.name for f in flavors if f.node_labels]:
+                for fl in mine:
+                    whole[fl] = whole.get(fl, 0) + 1
+        flavors = sorted(f.name for f in sim.ix.flavors.values() if f.node_labels)
+        for fl in [""] + flavors:
             self.whole_free.setdefault(fl, Series()).set(t, whole.get(fl, 0))
         for r, v in sorted(alloc.items()):
             self.node_alloc.setdefault(r, Series()).set(t, v)

@@ -59,9 +59,8 @@ class Simulator:
         self.gen: dict[str, int] = {}  # a finish event counts only for the run it was made for
         self.pending: dict[str, dict[tuple, list[tuple]]] = {}  # cq -> class -> [(created, key)]
         self.class_of: dict[str, tuple] = {}
-        self.pods: list[PodEntry] = []  # in kube-scheduler's order
-        self.waiting_entries: dict[str, int] = {}  # owner -> its entries in `pods`
-        self.waiting_shapes: dict[tuple, int] = {}  # pod shape -> its entries in `pods`
+        self.shape_queues: dict[tuple, list[PodEntry]] = {}  # pods waiting for kube-scheduler, per shape
+        self.waiting_entries: dict[str, int] = {}  # owner -> its entries waiting
         self._pods_added = False
         self._bound_at_log = -1
         self.batches: dict[str, list[PodBatch]] = {}
@@ -381,70 +380,52 @@ class Simulator:
 
     # --- kube-scheduler --------------------------------------------------------------------------------
 
+    @property
+    def pods(self) -> list[PodEntry]:
+        """Every pod entry waiting for kube-scheduler, in its order (priority, then arrival)."""
+        return sorted((e for q in self.shape_queues.values() for e in q), key=_pod_order)
+
     def _add_pods(self, e: PodEntry) -> None:
-        """Pods join kube-scheduler's queue, kept in its order: priority, then arrival."""
-        bisect.insort(self.pods, e, key=_pod_order)
+        """Pods join kube-scheduler's queue: one queue per pod shape, each in kube-scheduler's order."""
+        bisect.insort(self.shape_queues.setdefault(_shape_key(e), []), e, key=_pod_order)
         self.waiting_entries[e.owner] = self.waiting_entries.get(e.owner, 0) + 1
-        k = _shape_key(e)
-        self.waiting_shapes[k] = self.waiting_shapes.get(k, 0) + 1
         self._pods_added = True
 
     def _drop_pods(self, owner: str) -> None:
         if self.waiting_entries.pop(owner, 0):
-            for e in self.pods:
-                if e.owner == owner:
-                    self._shape_done(_shape_key(e))
-            self.pods = [e for e in self.pods if e.owner != owner]
-
-    def _shape_done(self, k: tuple) -> None:
-        self.waiting_shapes[k] -= 1
-        if not self.waiting_shapes[k]:
-            del self.waiting_shapes[k]
+            for k in list(self.shape_queues):
+                self.shape_queues[k] = [e for e in self.shape_queues[k] if e.owner != owner]
+                if not self.shape_queues[k]:
+                    del self.shape_queues[k]
 
     def _bind(self, t: int) -> None:
+        """kube-scheduler's pass: pods in its order, across shapes; a shape that finds no room for its
+        next pod is done for the pass (the same pods behind it wouldn't fit either)."""
         log = self.pool.free.log
-        if not self.pods or (len(log) == self._bound_at_log and not self._pods_added):
+        if not self.shape_queues or (len(log) == self._bound_at_log and not self._pods_added):
             return  # no capacity released and nothing new since the last pass: nothing can bind
         self._pods_added = False
         done_owners = []
-        left = []
-        failed: set[tuple] = set()  # pod shapes that found no room in this pass: the same pods behind them neither
-        for i, e in enumerate(self.pods):
-            if len(failed) == len(self.waiting_shapes):
-                left.extend(self.pods[i:])  # every shape still waiting found no room: the rest neither
-                break
-            tkey = _shape_key(e)
-            if tkey in failed:
-                left.append(e)
-                continue
+        heads = [(_pod_order(q[0]), k) for k, q in self.shape_queues.items()]
+        heapq.heapify(heads)
+        while heads:
+            _, k = heapq.heappop(heads)
+            q = self.shape_queues[k]
+            e = q[0]
             got = self.kube.place(e.template, e.remaining)
             if got:
-                per_pod = pod_usage(e.template.request_map, 1)
-                use = {n: {r: q * k for r, q in per_pod.items()} for n, k in got.items()}
-                self.batches.setdefault(e.owner, []).append(PodBatch(e.owner, use, t))
-                rec = self.records[e.owner]
-                run = next(p for p in rec.pod_sets if p.name == e.pod_set)
-                for n, k in got.items():
-                    run.placement[n] = run.placement.get(n, 0) + k
-                e.remaining -= sum(got.values())
-                self.recorder.nodes_changed()
-                if rec.kind == "pod":
-                    rec.admitted_at = t
-                    if rec.started_at is None:
-                        rec.started_at = t
-                        rec.waiting_ms = t - (rec.arrived or 0)
-                    if rec.duration is not None:
-                        self._push(t + rec.duration, FINISH, (e.owner, t))
+                self._bound(e, got, t)
             if e.remaining > 0:
-                failed.add(tkey)
-                left.append(e)
+                continue  # this shape found no room: done for the pass
+            q.pop(0)
+            self.waiting_entries[e.owner] -= 1
+            if not self.waiting_entries[e.owner]:
+                del self.waiting_entries[e.owner]
+                done_owners.append(e.owner)
+            if q:
+                heapq.heappush(heads, (_pod_order(q[0]), k))
             else:
-                self._shape_done(tkey)
-                self.waiting_entries[e.owner] -= 1
-                if not self.waiting_entries[e.owner]:
-                    del self.waiting_entries[e.owner]
-                    done_owners.append(e.owner)
-        self.pods = left
+                del self.shape_queues[k]
         self._bound_at_log = len(log)
         for owner in sorted(done_owners):
             rec = self.records[owner]
@@ -452,6 +433,24 @@ class Simulator:
                 self._start(owner, t)
             else:
                 self.recorder.pending_pods(t, -1)
+
+    def _bound(self, e: PodEntry, got: dict[str, int], t: int) -> None:
+        per_pod = pod_usage(e.template.request_map, 1)
+        use = {n: {r: q * k for r, q in per_pod.items()} for n, k in got.items()}
+        self.batches.setdefault(e.owner, []).append(PodBatch(e.owner, use, t))
+        rec = self.records[e.owner]
+        run = next(p for p in rec.pod_sets if p.name == e.pod_set)
+        for n, k in got.items():
+            run.placement[n] = run.placement.get(n, 0) + k
+        e.remaining -= sum(got.values())
+        self.recorder.nodes_changed()
+        if rec.kind == "pod":
+            rec.admitted_at = t
+            if rec.started_at is None:
+                rec.started_at = t
+                rec.waiting_ms = t - (rec.arrived or 0)
+            if rec.duration is not None:
+                self._push(t + rec.duration, FINISH, (e.owner, t))
 
     def _explain_pending(self) -> None:
         """Why each workload still pending at the end waits, in the engine's words: one decision
