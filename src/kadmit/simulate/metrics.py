@@ -51,7 +51,7 @@ class Series:
 class Recorder:
     """Fed by the simulator as things change; summarised by `kadmit.simulate.results`."""
 
-    def __init__(self, sim, horizon: int, arrivals_until: int = 0) -> None:
+    def __init__(self, sim) -> None:
         self.sim = sim
         self.usage: dict[tuple[str, str, str], Series] = {}  # (cq, flavor, resource)
         self.allocated: dict[tuple[str, str], Series] = {}  # (flavor, resource), every queue together
@@ -64,13 +64,14 @@ class Recorder:
         self.node_alloc: dict[str, Series] = {}  # resource -> allocated on nodes, every holder
         self.whole_gpu: dict[str, Series] = {}  # "8-GPU" -> nodes of that many GPUs with all of them free
         self._keys: dict[str, set] = {}
-        self._facts: list[tuple] | None = None
+        self._facts: dict[str, tuple] | None = None
+        self._seen: dict[str, tuple] = {}
+        self._tot_alloc: dict[str, int] = {}
+        self._tot_whole: dict[str, int] = {"": 0}
+        self._tot_gpu: dict[str, int] = {}
+        self._log_at = 0
+        self._primed = False  # every node counted once; after that only the ones that changed
         self._nodes_dirty = True
-        self._step = max(1, horizon // max(1, sim.opt.samples))
-        # denser while work arrives: a compressed trace's busy window can be short beside its tail
-        self._dense_until = arrivals_until
-        self._dense_step = max(1, arrivals_until // max(1, sim.opt.samples))
-        self._next = 0
         self.end = 0
 
     # --- fed by the simulator ---------------------------------------------------------------------
@@ -109,58 +110,76 @@ class Recorder:
         self._nodes_dirty = True
 
     def sample(self, t: int) -> None:
-        """Node-level figures (whole free nodes per flavor, allocated per resource) on a grid of
-        instants: counting every node at every instant would cost more than the decisions."""
-        if t < self._next or not self._nodes_dirty:
-            return
-        self._next = t + (self._dense_step if t < self._dense_until else self._step)
-        self._nodes_dirty = False
-        self._sample_nodes(t)
+        """Node-level figures (whole free nodes per flavor and GPU size, allocated per resource) at
+        every instant where a node's free capacity changed: only those nodes are counted again."""
+        if self._nodes_dirty or self.sim.pool.free.log[self._log_at:]:
+            self._nodes_dirty = False
+            self._sample_nodes(t)
 
-    def _node_facts(self) -> list[tuple]:
-        """Per node, once (again when nodes join): name, allocatable items, its flavors, GPU size key."""
+    def _node_facts(self) -> dict[str, tuple]:
+        """Per node, once (again when nodes join): allocatable, its items, its flavors, GPU size key."""
         nodes = self.sim.kube.nodes
         if self._facts is None or len(self._facts) != len(nodes):
             flavors = sorted(self.sim.ix.flavors.values(), key=lambda f: f.name)
-            self._facts = []
+            self._facts = {}
             for n in nodes:
                 mine = tuple(fl.name for fl in flavors
                              if fl.node_labels and all(n.labels.get(k) == v for k, v in fl.node_labels.items()))
                 g = n.allocatable.get("nvidia.com/gpu", 0)
-                self._facts.append((n.name, dict(n.allocatable), tuple(n.allocatable.items()), mine, g,
-                                    f"{g // 1000}-GPU" if g > 0 else None))
+                self._facts[n.name] = (dict(n.allocatable), tuple(n.allocatable.items()), mine, g,
+                                       f"{g // 1000}-GPU" if g > 0 else None)
+            self._seen = {}
+            self._tot_alloc, self._tot_whole, self._tot_gpu = {}, {"": 0}, {}
+            for fact in self._facts.values():
+                if fact[4] is not None:
+                    self._tot_gpu.setdefault(fact[4], 0)
+            self._primed = False
         return self._facts
 
     def _sample_nodes(self, t: int) -> None:
+        """Node figures kept as running totals: only nodes whose free capacity changed since the
+        last sample (the free-capacity change log) are counted again."""
         sim = self.sim
         if not sim.kube.nodes:
             return
         free = sim.pool.free
-        whole: dict[str, int] = {"": 0}
-        alloc: dict[str, int] = {}
-        gpus: dict[str, int] = {}
-        for name, allocatable, items, mine, g, gkey in self._node_facts():
+        facts = self._node_facts()
+        log = free.log
+        names = set(log[self._log_at:]) if self._primed else facts
+        self._primed = True
+        self._log_at = len(log)
+        for name in names:
             f = free[name]
-            if gkey is not None:
-                gpus[gkey] = gpus.get(gkey, 0) + (f.get("nvidia.com/gpu", 0) >= g)
+            old = self._seen.get(name)
+            if old is not None and old[0] is f:
+                continue
+            allocatable, items, mine, g, gkey = facts[name]
+            used = {r: q - f.get(r, 0) for r, q in items if r != "pods"}
             idle = f == allocatable or all(f.get(r, 0) >= q for r, q in items)
-            for r, q in items:
-                if r != "pods":
-                    alloc[r] = alloc.get(r, 0) + q - f.get(r, 0)
-            if idle:
-                whole[""] += 1
-                for fl in mine:
-                    whole[fl] = whole.get(fl, 0) + 1
+            gwhole = gkey is not None and f.get("nvidia.com/gpu", 0) >= g
+            if old is not None:
+                self._count(old[1], old[2], old[3], mine, gkey, -1)
+            self._count(used, idle, gwhole, mine, gkey, +1)
+            self._seen[name] = (f, used, idle, gwhole)
         flavors = sorted(f.name for f in sim.ix.flavors.values() if f.node_labels)
         for fl in [""] + flavors:
-            self.whole_free.setdefault(fl, Series()).set(t, whole.get(fl, 0))
-        for r, v in sorted(alloc.items()):
+            self.whole_free.setdefault(fl, Series()).set(t, self._tot_whole.get(fl, 0))
+        for r, v in sorted(self._tot_alloc.items()):
             self.node_alloc.setdefault(r, Series()).set(t, v)
-        for k, v in sorted(gpus.items()):
+        for k, v in sorted(self._tot_gpu.items()):
             self.whole_gpu.setdefault(k, Series()).set(t, v)
+
+    def _count(self, used: dict, idle: bool, gwhole: bool, mine: tuple, gkey: str | None, sign: int) -> None:
+        for r, v in used.items():
+            self._tot_alloc[r] = self._tot_alloc.get(r, 0) + sign * v
+        if idle:
+            self._tot_whole[""] += sign
+            for fl in mine:
+                self._tot_whole[fl] = self._tot_whole.get(fl, 0) + sign
+        if gwhole:
+            self._tot_gpu[gkey] += sign  # type: ignore[index]
 
     def close(self, end: int) -> None:
         self.end = end
         self._nodes_dirty = True
-        self._next = 0
         self._sample_nodes(end)

@@ -72,8 +72,7 @@ class Simulator:
         for c in capacity:
             self._push(c.at_ms, NODES, c)
         self._initial(arrivals)
-        self.recorder = Recorder(self, self._horizon(),
-                                 max((e[0] for e in self.events if e[1] == ARRIVAL), default=0))
+        self.recorder = Recorder(self)
         for cq in sorted(self.session.usage.data):
             self.recorder.usage_changed(cq, 0)
         for _ in self.running:
@@ -122,11 +121,6 @@ class Simulator:
             at = max(0, int((wl.created - self.start).total_seconds() * 1000))
             self._push(at, ARRIVAL, key)
         del arrivals
-
-    def _horizon(self) -> int:
-        last = max((e[0] for e in self.events), default=0)
-        longest = max((r.duration or 0 for r in self.records.values()), default=0)
-        return self.opt.until_ms if self.opt.until_ms is not None else max(1, last + longest)
 
     # --- the loop ---------------------------------------------------------------------------------------
 

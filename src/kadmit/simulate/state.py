@@ -79,4 +79,3 @@ class Options:
     scoring: Scoring = "LeastAllocated"
     until_ms: int | None = None
     limits: Limits | None = None
-    samples: int = 400
