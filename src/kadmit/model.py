@@ -223,6 +223,8 @@ class LocalQueue(Obj):
     namespace: str
     name: str
     cluster_queue: str
+    # Hold: its pending workloads are not admitted; HoldAndDrain: its admitted ones are evicted too
+    stop_policy: Literal["None", "Hold", "HoldAndDrain"] = "None"
 
     @property
     def key(self) -> str:

@@ -159,9 +159,11 @@ def local_queue(f: Fields, o: Meta) -> LocalQueue:
     spec = f.map(o.node, "spec", required=True, what=f"local queue `{o.name}`")
     return LocalQueue(namespace=o.namespace or "default", name=o.name,
                       cluster_queue=f.str(spec, "clusterQueue", required=True, what="a local queue's spec"),
+                      stop_policy=f.enum(spec, "stopPolicy", ("None", "Hold", "HoldAndDrain"), "None"),
                       span=f.span(o.node),
                       spans=f.spans({"name": o.metadata.v.get("name"), "namespace": o.metadata.v.get("namespace"),
-                                     "cluster_queue": f.field(spec, "clusterQueue")}))
+                                     "cluster_queue": f.field(spec, "clusterQueue"),
+                                     "stop_policy": f.field(spec, "stopPolicy")}))
 
 
 def workload_priority_class(f: Fields, o: Meta) -> PriorityClass:

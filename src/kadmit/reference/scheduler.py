@@ -116,6 +116,8 @@ class Scheduler:
             self.reject(wl, lq.cluster_queue if lq else None, DEACTIVATED)
         elif lq is None:
             self.reject(wl, None, f"LocalQueue {wl.queue} doesn't exist")
+        elif lq.stop_policy != "None":
+            self.reject(wl, lq.cluster_queue, f"LocalQueue {wl.queue} is stopped")
         elif lq.cluster_queue not in self.index.cluster_queues:
             self.reject(wl, None, f"ClusterQueue {lq.cluster_queue} doesn't exist")
         elif is_inactive(self.index.cluster_queues[lq.cluster_queue], self.index, self.tree):

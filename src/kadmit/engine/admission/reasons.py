@@ -31,8 +31,9 @@ KAD515 = register("KAD515", "namespace not selected", "error",
                   "The workload's namespace doesn't match the cluster queue's namespace selector.")
 KAD516 = register("KAD516", "local queue missing", "error", "The workload's LocalQueue doesn't exist.")
 KAD517 = register("KAD517", "cluster queue missing", "error", "The LocalQueue's ClusterQueue doesn't exist.")
-KAD518 = register("KAD518", "cluster queue stopped", "error",
-                  "The cluster queue's stopPolicy holds new admissions.")
+KAD518 = register("KAD518", "queue stopped or inactive", "error",
+                  "The cluster queue or local queue is stopped (its stopPolicy holds new admissions), "
+                  "or the cluster queue is inactive (a missing flavor, a cohort cycle).")
 KAD519 = register("KAD519", "waiting behind (StrictFIFO)", "error",
                   "A StrictFIFO queue's head can't be admitted, and every workload behind it waits.")
 KAD520 = register("KAD520", "rule forbids", "error", "A `require` or `forbid` rule excludes every assignment.")
@@ -79,6 +80,8 @@ def gate_reasons(session: Session, wl: Workload) -> list[Reason]:
     if lq is None:
         out.append(Reason(KAD516, f"LocalQueue {wl.queue} doesn't exist"))
         return out
+    if lq.stop_policy != "None":
+        out.append(Reason(KAD518, f"LocalQueue {wl.queue} is stopped (stopPolicy {lq.stop_policy})"))
     cq = ix.cluster_queues.get(lq.cluster_queue)
     if cq is None:
         out.append(Reason(KAD517, f"ClusterQueue {lq.cluster_queue} doesn't exist"))

@@ -25,7 +25,7 @@ from kadmit.engine.quota import Usage
 from kadmit.engine.compile.symbolic import Holder
 from kadmit.engine.solver.z3backend import Limits, Lowering, Outcome, make_solver, outcome
 from kadmit.engine.solver.z3backend import check as fast_check
-from kadmit.index import ModelIndex, admitted_usage
+from kadmit.index import ModelIndex, admitted_usage, drained
 from kadmit.model import Model, Workload
 
 
@@ -133,7 +133,7 @@ class Session:
 
     def __init__(self, model: Model, limits: Limits | None = None, tas_profile: Profile = "Mixed",
                  cache: ShapeCache | None = None) -> None:
-        self.model = model
+        self.model = model = drained(model)
         self.limits = limits or Limits()
         self.index = ModelIndex(model)
         self.compiler = Compiler(model, self.index)
@@ -277,9 +277,11 @@ class Session:
         cq = self.index.cluster_queue_of(wl)
         if cq is None:
             return ("no-queue", wl.namespace, wl.queue, wl.active, len(wl.pod_sets))
+        lq = self.index.local_queues.get(f"{wl.namespace}/{wl.queue}")
         cqs = (tuple((g.covered_resources, tuple((fq.flavor, tuple(sorted(r.resource for r in fq.resources)))
                                                  for fq in g.flavors)) for g in cq.resource_groups),
-               cq.stop_policy, self.compiler.inactive(cq), self.compiler.namespace_ok(cq, wl.namespace))
+               cq.stop_policy, lq.stop_policy if lq else "None", self.compiler.inactive(cq),
+               self.compiler.namespace_ok(cq, wl.namespace))
         pod_sets = tuple((ps.name, tuple(sorted((r, q > 0) for r, q in ps.requests.items())),
                           tuple(sorted(ps.node_selector.items())), ps.node_affinity, ps.tolerations, ps.topology)
                          for ps in wl.pod_sets)

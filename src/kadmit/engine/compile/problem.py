@@ -164,6 +164,10 @@ class Compiler:
             track("gate|cluster_queue", "cluster_queue",
                   f"local queue `{lq.key}` points at cluster queue `{lq.cluster_queue}`, which doesn't exist",
                   lq.field_span("cluster_queue"), T.not_(adm))
+        if lq is not None and lq.stop_policy != "None":
+            track("gate|lq_stop_policy", "stop_policy",
+                  f"local queue `{lq.key}` is stopped (stopPolicy {lq.stop_policy})",
+                  lq.field_span("stop_policy"), T.not_(adm))
         if cq is None:
             return Problem(wl, None, adm, [], [], tracked, {}, {}, self.scale)
 

@@ -49,7 +49,7 @@ FIELDS: dict[str, dict[str, Entry]] = {
         "flavorFungibility.whenCanBorrow": M("flavor assignment"),
         "flavorFungibility.whenCanPreempt": M("flavor assignment"),
         "flavorFungibility.preference": M("flavor assignment: borrowing vs. preemption among flavors"),
-        "stopPolicy": M("a stopped queue admits nothing (Hold, HoldAndDrain)"),
+        "stopPolicy": M("a stopped queue admits nothing (Hold); HoldAndDrain evicts its admitted workloads"),
         "fairSharing": M("fair-sharing weight"),
         "admissionChecks": U("kadmit decides as if every admission check passes"),
         "admissionChecksStrategy": U("kadmit decides as if every admission check passes"),
@@ -65,7 +65,7 @@ FIELDS: dict[str, dict[str, Entry]] = {
     },
     "LocalQueue": {
         "clusterQueue": M("the queue's cluster queue"),
-        "stopPolicy": U("a held local queue admits nothing in Kueue; kadmit admits from it", "None"),
+        "stopPolicy": M("a stopped local queue admits nothing (Hold); HoldAndDrain evicts its admitted workloads"),
         "fairSharing": U("local-queue weights only count in admission fair sharing, which kadmit does not model"),
     },
     "ResourceFlavor": {
