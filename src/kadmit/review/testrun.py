@@ -208,14 +208,16 @@ def _flavors(d_flavors: dict[str, dict[str, str]]) -> set[str]:
 def _check(e: Expectation, wl, d: Decision | None, result: AdmitResult) -> list[str]:
     """What is wrong with the decision against the expectation (empty: it holds)."""
     held = d is None and wl.admitted  # admitted in the input and left alone by the run
+    evictors = sorted({x.key for x in result.decisions for v in x.preempted if v.key == wl.key}
+                      | ({d.preempted_by} if d is not None and d.preempted_by else set()))
     if e.outcome == "not_preempted":
-        return [f"preempted by {d.preempted_by}"] if d is not None and d.preempted_by else (
+        return [f"preempted by {', '.join(evictors)}"] if evictors else (
             [] if wl.admitted else ["it isn't admitted in the input"])
     if e.outcome == "preempted":
-        if d is None or not d.preempted_by:
+        if not evictors:
             return ["not preempted"]
         by = e.detail("by")
-        return [f"preempted by {d.preempted_by}, not {by}"] if by and by != d.preempted_by else []
+        return [f"preempted by {', '.join(evictors)}, not {by}"] if by and by not in evictors else []
     admitted = held or (d is not None and d.admitted)
     if e.outcome == "not_admitted":
         if admitted:
