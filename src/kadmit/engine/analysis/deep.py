@@ -27,6 +27,7 @@ from kadmit.placement.inventory import build_inventory
 from kadmit.quantity import format_quantity
 
 WARNING = Severity.WARNING
+MAX_CORES = 50  # never-admissible workloads explained with their core in one run
 
 
 def _roots(model: Model) -> dict[str, str]:
@@ -50,10 +51,13 @@ def never_admissible(model: Model, diags: Diagnostics, limits: Limits | None = N
         return
     alone = admissible_alone(model, pending, limits)
     by_key = {w.key: w for w in model.workloads}
-    for key in sorted(k for k, a in alone.items() if a is None):
-        w = why(empty_cluster(model, [key]), key, limits)
-        notes = tuple(f"{r.code}: {r.message}" for r in w.reasons[:4])
-        labels = tuple(Label(o.span, o.message) for o in w.blame if o.span is not None)[:6]
+    for n, key in enumerate(sorted(k for k, a in alone.items() if a is None)):
+        notes: tuple[str, ...] = ()
+        labels: tuple[Label, ...] = ()
+        if n < MAX_CORES:  # each core is a `why` of its own; past this many, the command says where
+            w = why(empty_cluster(model, [key]), key, limits)
+            notes = tuple(f"{r.code}: {r.message}" for r in w.reasons[:4])
+            labels = tuple(Label(o.span, o.message) for o in w.blame if o.span is not None)[:6]
         diags.add(Diagnostic(KAD750, WARNING, f"workload `{key}` can never be admitted: not even alone "
                              "on an empty cluster", by_key[key].span,
                              help=f"witness: `kadmit why {key}` on an empty cluster gives the core below",
@@ -173,7 +177,8 @@ def idle_limits(model: Model, diags: Diagnostics) -> None:
                         if why:
                             diags.add(Diagnostic(KAD755, WARNING, f"borrowing limit of {what} in cluster "
                                                  f"queue `{cq.name}` never takes effect: {why}", span,
-                                                 help="witness: " + why))
+                                                 help="remove the limit, or lower it below what the queue could "
+                                                 "borrow if it should bind"))
                     if r.lending_limit is not None:
                         if not cq.cohort:
                             why = "it has no cohort to lend to"
@@ -186,7 +191,8 @@ def idle_limits(model: Model, diags: Diagnostics) -> None:
                         if why:
                             diags.add(Diagnostic(KAD756, WARNING, f"lending limit of {what} in cluster "
                                                  f"queue `{cq.name}` never takes effect: {why}", span,
-                                                 help="witness: " + why))
+                                                 help="remove the limit, or lower it below the nominal quota if "
+                                                 "it should bind"))
 
 
 def deep_check(model: Model, limits: Limits | None = None) -> list[Diagnostic]:
