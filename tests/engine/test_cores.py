@@ -3,13 +3,17 @@ independent shortfall (cpu, memory, GPU) as a core of its own."""
 
 from pathlib import Path
 
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kadmit.engine.compile.problem import Origin
 from kadmit.engine.decide import why
 from kadmit.engine.explain.marco import enumerate_cores
+from kadmit.model import Rule
 from kadmit.workspace import load
+from engine.test_explain import check_explanations
+from reference.strategies import admission_models
+from validate.exprs import B, I, N, R, S
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -56,3 +60,30 @@ def test_llm_pretrain_shows_cpu_memory_and_gpu_shortfalls_each():
     # lines: the cpu core names team-vision's cpu quota on its line in policy.kad
     cpu = next(g for g in r.blame_groups if {o.param.resource for o in g if o.param and o.kind == "nominal"} == {"cpu"})
     assert any(o.span and o.span.file.endswith("policy.kad") and "team-vision" in o.message for o in cpu)
+
+
+@st.composite
+def models_with_rules(draw):
+    """Generated admission states with one to three `forbid` rules over flavors, names and counts."""
+    model = draw(admission_models(max_workloads=5))
+    flavors = sorted({f.name for f in model.flavors}) or ["f"]
+    names = sorted({w.name for w in model.workloads}) or ["w"]
+    rules = []
+    for i in range(draw(st.integers(1, 3))):
+        shape = draw(st.sampled_from(["flavor", "name", "count"]))
+        if shape == "flavor":
+            expr = B(R("flavor"), "==", N(draw(st.sampled_from(flavors))))
+        elif shape == "name":
+            expr = B(R("workload.name"), "==", S(draw(st.sampled_from(names))))
+        else:
+            expr = B(R("pod_group.count"), ">", I(draw(st.integers(0, 3))))
+        rules.append(Rule(name=f"r{i}", kind="forbid", expr=expr))
+    return model.model_copy(update={"rules": tuple(rules)})
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(models_with_rules())
+def test_cores_with_rules_are_unsat_and_minimal(model):
+    """Every core `why` reports where user rules take part is unsat, and minimal: dropping any one of
+    its statements (rules included) admits."""
+    check_explanations(model)

@@ -90,7 +90,7 @@ def _domain_nodes(q, oid):
     return next(d.nodes for d in q.tree.by_level[q.level_idx] if d.path == path)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(gang_clusters())
 def test_every_placement_core_is_unsat_and_minimal_for_the_reference_placer(case):
     nodes, holdings, need, required, tolerate = case

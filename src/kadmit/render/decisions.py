@@ -101,7 +101,7 @@ def placement_summary(a) -> list[str]:
                      f" across {n} {short}s ({', '.join(p_domains[:4])}{', …' if n > 4 else ''})")
         nodes = ", ".join(f"{k}:{v}" for k, v in list(sorted(p.nodes.items()))[:6])
         more = f", … {len(p.nodes) - 6} more nodes" if len(p.nodes) > 6 else ""
-        out.append(f"{p.request.pod_set}: {pods} pods{where} ({_request_text(p.request)}) on {nodes}{more}")
+        out.append(f"{p.request.pod_set}: {pods} pod{'' if pods == 1 else 's'}{where} ({_request_text(p.request)}) on {nodes}{more}")
     return out
 
 
@@ -321,7 +321,7 @@ def _placement_lines(p) -> list[str]:
     """The `placement:` section of `why`: the failing pod set, kube-scheduler's histogram for one
     of its pods, the topology view and the best domains, against the run's final state."""
     out = ["placement (topology-aware scheduling, at the run's final state):",
-           f"   = pod set {p.pod_set}: {p.count} pods, {p.request}, flavor {p.flavor}, topology {p.topology}",
+           f"   = pod set {p.pod_set}: {p.count} pod{'' if p.count == 1 else 's'}, {p.request}, flavor {p.flavor}, topology {p.topology}",
            f"   = one pod: {p.histogram}",
            f"   = topology: {p.topology_view}"]
     if p.domains and p.level:

@@ -475,7 +475,7 @@ def _relax_fixes(case: _Case, scarce: str | None) -> list[Fix]:
     p = _landed(case, case.place(case.with_request(soft)))
     if p is not None:
         out.append(Fix(f"relax the topology request of pod set `{req.pod_set}` from `{old}` to "
-                       f"`preferred {r.level}`: its {req.count} pods then land {_where(case, p)}",
+                       f"`preferred {r.level}`: its {_pods(req.count)} then land {_where(case, p)}",
                        [Change("edit", case.subject, "topology", old, f"preferred {r.level}",
                                f"placement|topology|{req.pod_set}")]))
     for up in range(case.level_idx - 1, -1, -1):
@@ -486,7 +486,7 @@ def _relax_fixes(case: _Case, scarce: str | None) -> list[Fix]:
         up_short = level_label(tree.levels[up])
         dom = _display(tree, up, tree.node_domain[next(iter(p.nodes))][:up + 1]) if p.nodes else "?"
         out.append(Fix(f"require one {up_short} instead of one {short} for pod set `{req.pod_set}` "
-                       f"(`required {up_short}`): its {req.count} pods then land in {up_short} {dom}, "
+                       f"(`required {up_short}`): its {_pods(req.count)} then land in {up_short} {dom}, "
                        f"{_where(case, p)}",
                        [Change("edit", case.subject, "topology", old, f"required {up_short}",
                                f"placement|topology|{req.pod_set}")]))
@@ -518,10 +518,14 @@ def _shrink_fixes(case: _Case, scarce: str | None) -> list[Fix]:
     where = _where(case, p)
     if ps.min_count is not None and ps.min_count < ps.count:
         return [Fix(f"lower `min_count` of pod set `{req.pod_set}` from {ps.min_count} to {lo}: partial "
-                    f"admission can then admit {lo} of its {req.count} pods, {where}",
+                    f"admission can then admit {lo} of its {_pods(req.count)}, {where}",
                     [Change("lower", case.subject, "min_count", str(ps.min_count), str(lo),
                             f"placement|count|{req.pod_set}")])]
     return [Fix(f"reduce count of pod set `{req.pod_set}` from {req.count} to {lo}, or allow partial "
-                f"admission: min_count = {lo}; {lo} pods land {where}",
+                f"admission: min_count = {lo}; {_pods(lo)} land{'s' if lo == 1 else ''} {where}",
                 [Change("lower", case.subject, "count", str(req.count), str(lo),
                         f"placement|count|{req.pod_set}")])]
+
+
+def _pods(n: int) -> str:
+    return f"{n} pod" if n == 1 else f"{n} pods"

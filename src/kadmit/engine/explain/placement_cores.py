@@ -160,7 +160,7 @@ def _domain_origin(q: GangQuestion, oid: str, what: str, name: str, nodes: list[
         title = "the nodes"
     return Origin(oid, "domain",
                   f"{title}: {_nodes_text(nodes)} with {shown or 'their allocatable'} in all; it fits "
-                  f"{fits} of the {q.need} pods now", span,
+                  f"{fits} of the {q.need} pod{'s' if q.need != 1 else ''} now", span,
                   Param(title, "capacity", fits, "pods", "up"))
 
 
