@@ -67,3 +67,17 @@ def test_pods_without_a_queue_wait_without_blocking(tmp_path):
     # at 5 each node has 3 cpu free: p2 and p4 (higher priority) take them, p3 waits until they end
     assert (w["a/p2"]["admitted_at"], w["a/p4"]["admitted_at"], w["a/p3"]["admitted_at"]) == (5.0, 5.0, 15.0)
     assert w["a/p3"]["finished_at"] == 25.0
+
+
+def test_json_lines_with_rfc3339_times_read_as_csv(policy, tmp_path):
+    rows = [("00", "w1", "low", 10, 2), ("00", "w2", "low", 5, 2), ("01", "w3", "low", 3, 2), ("06", "w4", 100, 2, 4)]
+    trace = tmp_path / "trace.jsonl"
+    trace.write_text("".join(
+        f'{{"time": "2026-01-01T00:00:{s}Z", "namespace": "a", "name": "{n}", "queue": "lq", "priority": '
+        f'{p if isinstance(p, int) else chr(34) + p + chr(34)}, "pods": 1, "duration": "{d}s", "cpu": "{c}"}}\n'
+        for s, n, p, d, c in rows))
+    out = api.simulate([policy], trace=str(trace))
+    assert out.exit_code == 0, out.diagnostics
+    assert out.result["summary"]["start"] == "2026-01-01T00:00:00.000Z"
+    got = {w["workload"]: (w["admitted_at"], w["finished_at"]) for w in out.result["workloads"]}
+    assert got == {"a/w1": (8.0, 18.0), "a/w2": (0.0, 5.0), "a/w3": (8.0, 11.0), "a/w4": (6.0, 8.0)}
