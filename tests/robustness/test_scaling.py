@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 from kadmit import api
+from kadmit.render import render
 
 from . import hostile
 
@@ -49,3 +50,47 @@ def test_a_cohort_chain_deeper_than_pythons_recursion_limit_is_decided(tmp_path:
     got = api.admit([str(tmp_path)])
     decided = {d.key: d.admitted for d in got.result.decisions}
     assert decided == {"t/big": False, "t/mid": True}
+
+
+def _checked_and_rendered(folder: Path) -> str:
+    got = api.check([str(folder)])
+    return render(got.diagnostics, got.sources, "human")
+
+
+def _one_line_flavors(folder: Path, n: int) -> None:
+    hostile.write(folder, "flavors.json", [hostile.flavor(f"unused-{i}") for i in range(n)], one_line=True)
+
+
+def test_diagnostics_on_one_long_line_cost_what_they_show(tmp_path: Path) -> None:
+    """A one-line JSON List of unused flavors: one warning per flavor, each excerpt cut to a window,
+    so 10x the flavors (and a 10x longer line) costs about 10x, not 100x."""
+    small, large = tmp_path / "small", tmp_path / "large"
+    _one_line_flavors(small, 150)
+    _one_line_flavors(large, 1500)
+    _checked_and_rendered(small)
+    t_small = _seconds(lambda: _checked_and_rendered(small))
+    t0 = time.perf_counter()
+    text = _checked_and_rendered(large)
+    t_large = time.perf_counter() - t0
+    assert t_large < LINEAR_RATIO * max(t_small, 0.05), (t_small, t_large)
+    assert text.count("KAD270") == 1500
+    assert max(len(line) for line in text.splitlines()) < 200
+
+
+def _kad_pod_groups(folder: Path, n: int) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    lines = ["flavor f {}", "cluster_queue q {", "  namespaces = { team = \"t\" }", "  resources cpu {",
+             "    flavor f { cpu = 8 }", "  }", "}", "workload t/w {", "  queue = lq",
+             '  created = "2026-11-20T08:10:00Z"']
+    for i in range(n):
+        lines += [f"  pod_group ps{i} {{", "    count = 1", "    requests = { cpu = 1 }", "  }"]
+    (folder / "w.kad").write_text("\n".join(lines + ["}"]) + "\n")
+
+
+def test_a_workload_with_thousands_of_pod_groups_is_rejected_in_linear_time(tmp_path: Path) -> None:
+    def run(folder: Path) -> None:
+        codes = {d.code for d in api.check([str(folder)]).diagnostics}
+        assert "KAD253" in codes  # more pod sets than Kueue accepts
+
+    small, large = _ratio(_kad_pod_groups, run, 200, tmp_path)
+    assert large < LINEAR_RATIO * max(small, 0.05), (small, large)

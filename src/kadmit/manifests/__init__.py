@@ -7,7 +7,7 @@ from typing import Callable
 from pydantic import ValidationError
 
 from kadmit.diagnostics import Diagnostics
-from kadmit.manifests import cluster, config, gangs, jobs, policy, schema, workloads
+from kadmit.manifests import cluster, config, gangs, jobs, kubenames, policy, schema, workloads
 from kadmit.manifests.jobs import pods
 from kadmit.manifests.codes import KAD154, KAD157, KAD159, KAD160
 from kadmit.manifests.fields import Fields, Invalid, Meta, NotRead
@@ -118,6 +118,10 @@ class _Reader:
         if group in (KUEUE, config.CONFIG_GROUP):
             coverage.warn_unmodelled(f, node, kind, f"`{kind}`" + (f" `{name}`" if name else ""))
         namespace = f.str(metadata, "namespace") if spec.namespaced else None
+        kubenames.check_name(f, group, kind, f.field(metadata, "name"))
+        kubenames.check_name(f, group, kind, f.field(metadata, "namespace"), "namespace")
+        kubenames.check_labels(f, f.field(metadata, "labels"))
+        kubenames.check_annotations(f, f.field(metadata, "annotations"))
         labels, _ = f.str_map(metadata, "labels")
         annotations, _ = f.str_map(metadata, "annotations")
         meta = Meta(api_version, kind, node, metadata, name, namespace, labels, annotations)

@@ -92,3 +92,22 @@ KAD180 = register(
     "without it the field is dropped silently and every later answer differs from what was "
     "meant. `status` is not checked. The object is still read, without the field.",
     kueue_rule="API server strict field validation; Kueue decodes its Configuration strictly")
+KAD195 = register(
+    "KAD195", "invalid object name", "error",
+    "A name Kubernetes rejects: a Namespace's name (and every `metadata.namespace`) must be a DNS-1123 "
+    "label (at most 63 lowercase letters, digits and `-`); the names of every other kind kadmit reads, "
+    "Kueue's custom resources included, must be DNS-1123 subdomains (at most 253 characters, "
+    "`.`-separated labels). The object is still read.",
+    kueue_rule="apimachinery ValidateObjectMeta (NameIsDNSSubdomain / NameIsDNSLabel)")
+KAD196 = register(
+    "KAD196", "invalid label", "error",
+    "A label key or value Kubernetes rejects: keys are `[prefix/]name` with a DNS-1123 subdomain prefix "
+    "(at most 253 characters) and a name of at most 63 letters, digits, `-`, `_` and `.`; values have "
+    "at most 63 such characters (or are empty). Applies to `metadata.labels`, node labels, node "
+    "selectors and label selectors. The value is still read.",
+    kueue_rule="apimachinery ValidateLabels (IsQualifiedName, IsValidLabelValue)")
+KAD197 = register(
+    "KAD197", "invalid annotations", "error",
+    "An annotation key that isn't a qualified name, or annotations whose keys and values together "
+    "exceed 256 KiB, which the API server rejects.",
+    kueue_rule="apimachinery ValidateAnnotations (TotalAnnotationSizeLimitB)")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from kadmit.manifests import kubenames
 from kadmit.manifests.codes import KAD155, KAD157
 from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.podspec import SELECTOR_OPERATORS, requirements, taints, tolerations
@@ -20,6 +21,7 @@ PARENT_FIELD = {"v1alpha1": "parent", "v1beta1": "parentName", "v1beta2": "paren
 
 def resource_flavor(f: Fields, o: Meta) -> ResourceFlavor:
     spec = f.map(o.node, "spec")
+    kubenames.check_labels(f, f.field(spec, "nodeLabels"), "node label")
     labels, label_nodes = f.str_map(spec, "nodeLabels")
     return ResourceFlavor(
         name=o.name, node_labels=labels, node_taints=taints(f, spec, "nodeTaints"),
@@ -65,6 +67,7 @@ def label_selector(f: Fields, m: Val | None, key: str) -> LabelSelector | None:
     sel = f.map(m, key)
     if sel is None:
         return None
+    kubenames.check_labels(f, f.field(sel, "matchLabels"), "selector label")
     labels, nodes = f.str_map(sel, "matchLabels")
     return LabelSelector(match_labels=labels,
                          match_expressions=requirements(f, sel, "matchExpressions", SELECTOR_OPERATORS),

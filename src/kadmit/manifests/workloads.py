@@ -4,6 +4,7 @@ reserved), finished, evicted."""
 from __future__ import annotations
 
 from kadmit.durations import parse_duration_ms
+from kadmit.manifests import kubenames
 from kadmit.manifests.codes import KAD157, KAD164, KAD165
 from kadmit.manifests.fields import Fields, Meta, NotRead
 from kadmit.manifests.owners import controller_owner
@@ -69,6 +70,7 @@ def template_pod_set(f: Fields, name: str, count: int, min_count: int | None, te
     meta = f.map(template, "metadata")
     spec = f.map(template, "spec", required=True, what=f"the template of pod set `{name}`")
     reqs = pod_requests(f, spec)
+    kubenames.check_labels(f, f.field(spec, "nodeSelector"), "node selector label")
     selector, selector_nodes = f.str_map(spec, "nodeSelector")
     affinity, affinity_node = required_node_affinity(f, spec)
     topo, topo_node = _topology(f, request, meta)

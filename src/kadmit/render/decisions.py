@@ -9,6 +9,7 @@ from kadmit.engine.result import AdmitResult
 from kadmit.engine.explain.marco import origin_dict
 from kadmit.identity import display_names, object_of
 from kadmit.placement.domains import level_label
+from kadmit.render.excerpt import window
 from kadmit.quantity import format_quantity
 from kadmit.source import SourceMap, Span
 
@@ -227,13 +228,13 @@ def _excerpt(span: Span, sources: SourceMap) -> list[str]:
     text = sources.line(span.file, span.line)
     if text is None:
         return []
-    text = text.replace("\t", "    ")
     gutter = str(span.line)
     start = max(span.column - 1, 0)
     end = span.end_column - 1 if span.end_line == span.line and span.end_column else len(text)
-    width = max(1, min(end, len(text)) - start)
+    win = window(text, start)
+    column, width = win.marks(start, max(min(end, len(text)), start + 1))
     pad = " " * len(gutter)
-    return [f"{pad} |", f"{gutter} | {text}", f"{pad} | {' ' * start}{'^' * width}"]
+    return [f"{pad} |", f"{gutter} | {win.text}", f"{pad} | {' ' * column}{'^' * width}"]
 
 
 def why_human(result: WhyResult, sources: SourceMap, workload_span: Span | None, workload=None,

@@ -3,19 +3,13 @@
 from __future__ import annotations
 
 import functools
-import re
-import unicodedata
 from dataclasses import dataclass, field
 
 import jinja2
 
 from kadmit.diagnostics import Diagnostic, Label, Severity
+from kadmit.render.excerpt import MAX_LINE_WIDTH, TAB_WIDTH, clean, clip, window  # noqa: F401 (re-exported)
 from kadmit.source import SourceMap, Span
-
-TAB_WIDTH = 4
-MAX_LINE_WIDTH = 160  # longer source lines are cut to a window around the marks
-
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 _STYLES = {
     "error": "\x1b[1;31m",
@@ -98,19 +92,6 @@ class View:
     footer: list[tuple[str, str]]
 
 
-def clean(text: str) -> str:
-    """Replace control characters, so source text can't drive the terminal."""
-    return _CONTROL.sub("\ufffd", text)
-
-
-def _char_width(ch: str) -> int:
-    if ch == "\t":
-        return TAB_WIDTH
-    if unicodedata.combining(ch):
-        return 0
-    return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
-
-
 def _extent(span: Span, length: int) -> tuple[int, int]:
     """Character range [start, end) of `span` on its first line, at least one character wide.
 
@@ -127,39 +108,16 @@ def _extent(span: Span, length: int) -> tuple[int, int]:
     return start, max(end, start + 1)
 
 
-def _window(offsets: list[int], first: int) -> tuple[int, int]:
-    """Character range of a long line to show: from a little before the first mark, bounded."""
-    n = len(offsets) - 1
-    if offsets[n] <= MAX_LINE_WIDTH:
-        return 0, n
-    a = min(first, n)
-    while a > 0 and offsets[first] - offsets[a - 1] <= 20:
-        a -= 1
-    b = a
-    while b < n and offsets[b + 1] - offsets[a] <= MAX_LINE_WIDTH:
-        b += 1
-    return a, b
-
-
 def _line_rows(number: int, text: str, marks: list[_Mark], severity: str) -> list[Row]:
-    text = clean(text)
     n = len(text)
-    offsets = [0]
-    for ch in text:
-        offsets.append(offsets[-1] + _char_width(ch))
     extents = [_extent(m.span, n) for m in marks]
-    a, b = _window(offsets, min(start for start, _ in extents))
-    shown = "".join(" " * TAB_WIDTH if ch == "\t" else ch for ch in text[a:b])
-    prefix = "…" if a > 0 else ""
-    suffix = "…" if b < n else ""
-    rows = [Row(number=number, text=(prefix + shown + suffix).rstrip())]
+    win = window(text, min(start for start, _ in extents))
+    rows = [Row(number=number, text=win.text.rstrip())]
     order = sorted(zip(marks, extents), key=lambda me: (me[1][0], not me[0].primary))
     for mark, (start, end) in order:
-        stop = offsets[end] if end <= n else offsets[n] + (end - n)
-        width = max(stop - offsets[start], 1)
-        column = offsets[start] - offsets[a] + len(prefix)
+        column, width = win.marks(start, end)
         rows.append(Row(number=number, marks=("^" if mark.primary else "-") * width,
-                        indent=" " * max(column, 0), label=clean(mark.label),
+                        indent=" " * column, label=clean(mark.label),
                         style=severity if mark.primary else "gutter"))
     return rows
 
@@ -190,9 +148,7 @@ def _section(arrow: str, file: str, marks: list[_Mark],
             missing.extend(by_line[number])
             continue
         if previous is not None and number == previous + 2:  # one hidden line: show it
-            between = clean(_line(sources, file, previous + 1) or "").replace("\t", " " * TAB_WIDTH)
-            if len(between) > MAX_LINE_WIDTH:
-                between = between[:MAX_LINE_WIDTH] + "…"
+            between = clip(_line(sources, file, previous + 1) or "")
             section.rows.append(Row(number=previous + 1, text=between.rstrip()))
         elif previous is not None and number > previous + 2:
             section.rows.append(Row(number=None))

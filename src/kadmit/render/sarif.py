@@ -10,6 +10,7 @@ from pathlib import PurePosixPath
 from urllib.parse import quote
 
 from kadmit.diagnostics import Diagnostic, Severity, code_info
+from kadmit.render.excerpt import MAX_LINE_WIDTH
 from kadmit.source import SourceMap, Span
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -67,6 +68,9 @@ def fingerprint(d: Diagnostic, sources: SourceMap) -> str:
     """A hash of code, file, the blamed line's text and the message: stable when lines move."""
     file = d.span.file if d.span else ""
     text = (sources.line(file, d.span.line) or "") if d.span else ""
+    if len(text) > 4 * MAX_LINE_WIDTH:  # a long line: the part around the span (hashing stays cheap)
+        start = max(d.span.column - 1, 0) if d.span else 0
+        text = text[max(0, start - MAX_LINE_WIDTH):start + MAX_LINE_WIDTH]
     key = "\x00".join((d.code, file, text.strip(), d.message))
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
 

@@ -220,15 +220,17 @@ def workload(d: Decl, diags: Diagnostics) -> Workload | None:
             if (b := bool_of(a.value, f"`{field}`", diags)) is not None:
                 kw[field] = b
     pod_sets: list[PodSet] = []
+    names: set[str] = set()
     for pg in f.blocks.get("pod_group", []):
         if pg.label is None:
             diags.emit(codes.MISSING_FIELD, "`pod_group` needs a name", pg.kind.span,
                        help="write e.g. `pod_group workers { … }`")
             continue
-        if any(ps.name == pg.label.value for ps in pod_sets):
+        if pg.label.value in names:
             diags.emit(codes.DUPLICATE_FIELD, f"pod_group `{pg.label.value}` appears twice in {what}",
                        pg.label.span)
             continue
+        names.add(pg.label.value)
         spans[f"pod_sets.{len(pod_sets)}"] = pg.span
         pod_sets.append(pod_set(pg, diags))
     if (b := f.block("admitted")) is not None:

@@ -288,3 +288,10 @@ STRATEGY_ORDER = register(
     "order, each once). kadmit uses the known names in the order given.",
     "Configuration validation: fairSharing.preemptionStrategies must be one of the supported "
     "strategy sets")
+ADMITTED_WITHOUT_FLAVOR = register(
+    "KAD296", "admitted without a usable assignment", "error",
+    "An admitted workload's assignment doesn't say where its quota is charged: a pod set it requests "
+    "resources for has no assignment, or is assigned no flavor for a requested resource. Kueue always "
+    "records a flavor per requested resource, so the usage can't be known (it would count as zero).",
+    "Workload webhook: status.admission.podSetAssignments cover spec.podSets; Kueue assigns a flavor "
+    "to every requested resource")

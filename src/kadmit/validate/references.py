@@ -6,7 +6,7 @@ from kadmit.diagnostics import Diagnostics, did_you_mean
 from kadmit.index import ModelIndex, resolve_level
 from kadmit.model import ClusterQueue, Cohort, PodSet, Workload
 from kadmit.validate.codes import (PLACEMENT_COUNT, PLACEMENT_UNKNOWN_NODE, ADMISSION_COUNT, ADMITTED_UNKNOWN_CLUSTER_QUEUE, ADMITTED_UNKNOWN_FLAVOR,
-                                   ADMITTED_UNKNOWN_POD_SET, COHORT_PARENT_TYPO, NO_TOPOLOGY_FLAVOR,
+                                   ADMITTED_UNKNOWN_POD_SET, ADMITTED_WITHOUT_FLAVOR, COHORT_PARENT_TYPO, NO_TOPOLOGY_FLAVOR,
                                    UNKNOWN_CLUSTER_QUEUE, UNKNOWN_FLAVOR, UNKNOWN_LOCAL_QUEUE,
                                    UNKNOWN_PRIORITY_CLASS, UNKNOWN_PRIORITY_CLASS_WITH_VALUE,
                                    UNKNOWN_TOPOLOGY, UNKNOWN_TOPOLOGY_LEVEL)
@@ -98,6 +98,12 @@ def _check_admission(wl: Workload, index: ModelIndex, diags: Diagnostics) -> Non
         offered = {(fq.flavor, r) for g in cq.resource_groups for fq in g.flavors
                    for r in (rq.resource for rq in fq.resources)}
     by_name = {ps.name: ps for ps in wl.pod_sets}
+    assigned = {psa.name for psa in adm.pod_sets}
+    for ps in wl.pod_sets:
+        if ps.name not in assigned and any(ps.requests.values()):
+            diags.emit(ADMITTED_WITHOUT_FLAVOR,
+                       f"pod set `{ps.name}` of admitted workload `{wl.key}` has no assignment",
+                       adm.span or wl.span, help="an admission assigns every pod set of the workload")
     for i, psa in enumerate(adm.pod_sets):
         at = psa.span or adm.span or wl.span
         ps = by_name.get(psa.name)
@@ -106,6 +112,14 @@ def _check_admission(wl: Workload, index: ModelIndex, diags: Diagnostics) -> Non
                        f"admission of `{wl.key}` assigns pod set `{psa.name}`, which the workload doesn't have",
                        psa.field_span("name") or at, help=_help(psa.name, by_name))
         else:
+            requested = sorted(r for r, q in (psa.usage or ps.requests).items() if q)
+            missing = [r for r in requested if r not in psa.flavors] if psa.count else []
+            if missing:
+                diags.emit(ADMITTED_WITHOUT_FLAVOR,
+                           f"pod set `{psa.name}` of admitted workload `{wl.key}` has no flavor for "
+                           + ", ".join(f"`{r}`" for r in missing), psa.field_span("flavors") or at,
+                           help="an admission names a flavor for every requested resource "
+                                "(`podSetAssignments[].flavors`)")
             low = ps.min_count if ps.min_count is not None else ps.count
             if not low <= psa.count <= ps.count:
                 diags.emit(ADMISSION_COUNT,

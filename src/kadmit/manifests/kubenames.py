@@ -1,0 +1,110 @@
+"""Kubernetes' own limits on names, label keys and values, and annotations (the API server's
+`apimachinery` validation), checked where the manifest writes them."""
+
+from __future__ import annotations
+
+import re
+
+from kadmit.manifests.codes import KAD195, KAD196, KAD197
+from kadmit.manifests.fields import Fields
+from kadmit.manifests.yamltree import MAP, STR, Val
+
+DNS1123_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+DNS1123_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+QUALIFIED_NAME = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
+LABEL_MAX = 63
+SUBDOMAIN_MAX = 253
+ANNOTATIONS_MAX = 256 * 1024  # TotalAnnotationSizeLimitB: keys and values together
+
+# Kinds whose names are DNS-1123 labels; every other kind kadmit reads (core kinds and Kueue's
+# custom resources alike) takes a DNS-1123 subdomain.
+LABEL_NAMED = {("", "Namespace")}
+
+
+def _shown(text: str) -> str:
+    return f"`{text}`" if len(text) <= 40 else f"`{text[:20]}…` ({len(text)} characters)"
+
+
+def dns_label_problem(text: str) -> str | None:
+    if len(text) > LABEL_MAX:
+        return f"is {len(text)} characters long; a DNS-1123 label has at most {LABEL_MAX}"
+    if not DNS1123_LABEL.fullmatch(text):
+        return ("is not a DNS-1123 label (lowercase letters, digits and `-`, starting and ending "
+                "with a letter or digit)")
+    return None
+
+
+def dns_subdomain_problem(text: str) -> str | None:
+    if len(text) > SUBDOMAIN_MAX:
+        return f"is {len(text)} characters long; a DNS-1123 subdomain has at most {SUBDOMAIN_MAX}"
+    if not DNS1123_SUBDOMAIN.fullmatch(text):
+        return ("is not a DNS-1123 subdomain (lowercase letters, digits, `-` and `.`, each part "
+                "starting and ending with a letter or digit)")
+    return None
+
+
+def qualified_name_problem(key: str) -> str | None:
+    """`IsQualifiedName`: an optional DNS-subdomain prefix and `/`, then a name of at most 63."""
+    prefix, slash, name = key.rpartition("/")
+    if slash:
+        if not prefix:
+            return "has an empty prefix before `/`"
+        if (p := dns_subdomain_problem(prefix)) is not None:
+            return "has a prefix that " + p
+    if not name:
+        return "has an empty name"
+    if len(name) > LABEL_MAX:
+        return f"has a name part of {len(name)} characters; at most {LABEL_MAX}"
+    if not QUALIFIED_NAME.fullmatch(name):
+        return ("has a name part that isn't letters, digits, `-`, `_` and `.`, starting and ending "
+                "with a letter or digit")
+    return None
+
+
+def label_value_problem(value: str) -> str | None:
+    if len(value) > LABEL_MAX:
+        return f"is {len(value)} characters long; at most {LABEL_MAX}"
+    if value and not QUALIFIED_NAME.fullmatch(value):
+        return ("isn't letters, digits, `-`, `_` and `.`, starting and ending with a letter or digit "
+                "(or empty)")
+    return None
+
+
+def check_name(f: Fields, group: str, kind: str, node: Val | None, what: str = "name") -> None:
+    """An object's `metadata.name` (or namespace) as Kubernetes validates it for `kind`."""
+    if node is None or node.kind != STR:
+        return
+    label = (group, kind) in LABEL_NAMED or what == "namespace"
+    problem = (dns_label_problem if label else dns_subdomain_problem)(node.v)
+    if problem is not None:
+        f.diags.emit(KAD195, f"the {what} of `{kind}` {_shown(node.v)} {problem}", f.span(node),
+                     help="the API server rejects this object")
+
+
+def check_labels(f: Fields, labels: Val | None, where: str = "label") -> None:
+    """Each key a qualified name, each value a label value."""
+    if labels is None or labels.kind != MAP:
+        return
+    for key in sorted(labels.v):
+        value = labels.v[key]
+        if (p := qualified_name_problem(key)) is not None:
+            f.diags.emit(KAD196, f"{where} key {_shown(key)} {p}", f.span(value),
+                         help="label keys are `[prefix/]name`: a DNS subdomain prefix, a name of at most 63")
+        if value.kind == STR and (p := label_value_problem(value.v)) is not None:
+            f.diags.emit(KAD196, f"the value of {where} `{key[:60]}` {p}", f.span(value),
+                         help="label values have at most 63 characters")
+
+
+def check_annotations(f: Fields, annotations: Val | None) -> None:
+    """Keys qualified names; keys and values together at most 256 KiB."""
+    if annotations is None or annotations.kind != MAP:
+        return
+    total = 0
+    for key in sorted(annotations.v):
+        value = annotations.v[key]
+        if (p := qualified_name_problem(key.lower())) is not None:
+            f.diags.emit(KAD197, f"annotation key {_shown(key)} {p}", f.span(value))
+        total += len(key.encode()) + (len(value.v.encode()) if value.kind == STR else 0)
+    if total > ANNOTATIONS_MAX:
+        f.diags.emit(KAD197, f"annotations take {total} bytes; Kubernetes allows {ANNOTATIONS_MAX} "
+                     "(256 KiB, keys and values together)", f.span(annotations))
