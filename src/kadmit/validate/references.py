@@ -99,8 +99,9 @@ def _check_admission(wl: Workload, index: ModelIndex, diags: Diagnostics) -> Non
                    for r in (rq.resource for rq in fq.resources)}
     by_name = {ps.name: ps for ps in wl.pod_sets}
     assigned = {psa.name for psa in adm.pod_sets}
+    misnamed = any(name not in by_name for name in assigned)  # reported as such (KAD208), not twice
     for ps in wl.pod_sets:
-        if ps.name not in assigned and any(ps.requests.values()):
+        if ps.name not in assigned and not misnamed and any(ps.requests.values()):
             diags.emit(ADMITTED_WITHOUT_FLAVOR,
                        f"pod set `{ps.name}` of admitted workload `{wl.key}` has no assignment",
                        adm.span or wl.span, help="an admission assigns every pod set of the workload")
