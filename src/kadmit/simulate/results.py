@@ -67,7 +67,8 @@ def results(sim, series_points: int = 200) -> dict:
     return {"summary": summary, "queues": queues, "flavors": flavors, "workloads": workloads,
             "capacity": [{"at": sec(t), "source": src, "nodes": names} for t, src, names in sim.recorder.added],
             "series": _series(sim, end, series_points),
-            "run": {"seconds": round(getattr(sim, "seconds", 0.0), 3), "decide_seconds": round(sim.decide_seconds, 3),
+            "run": {"seconds": round(getattr(sim, "seconds", 0.0), 3),
+                    "cpu_seconds": round(getattr(sim, "cpu_seconds", 0.0), 3), "decide_seconds": round(sim.decide_seconds, 3),
                     "instants": sim.instants, "decision_rounds": sim.rounds,
                     "events_per_second": round(sim.instants / sim.seconds, 1) if getattr(sim, "seconds", 0) else None,
                     "solver": sim.session.stats.as_dict()}}

@@ -148,13 +148,14 @@ def replay(model: Model, plan: Plan, *, mode: str = "ordered", scoring: str = "L
     if plan.nodepools:
         from kadmit.simulate.karpenter import Karpenter
         autoscaler = Karpenter(plan.nodepools)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     sim = Simulator(model, plan.start, plan.arrivals, plan.capacity,
                     Options(mode=mode, tas_profile=tas_profile, scoring=scoring,  # type: ignore[arg-type]
                             until_ms=plan.until_ms, limits=limits),
                     autoscaler=autoscaler, progress=progress)
     sim.run()
     sim.seconds = time.perf_counter() - t0
+    sim.cpu_seconds = time.process_time() - c0
     out = results(sim)
     out["summary"]["start"] = plan.start.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
     out["summary"]["scoring"] = scoring
