@@ -15,25 +15,6 @@ def _first_by(items, key) -> dict:
     return out
 
 
-def drained(model: Model) -> Model:
-    """The state once Kueue has acted on `stopPolicy: HoldAndDrain`: an admitted workload of a
-    local queue or cluster queue that drains is evicted ("The LocalQueue is stopped" / "The
-    ClusterQueue is stopped"), gives its quota back and waits in its (stopped) queue. The model
-    itself when nothing drains."""
-    lqs = {q.key: q for q in reversed(model.local_queues)}
-    cqs = {q.name: q for q in reversed(model.cluster_queues)}
-    out, changed = [], False
-    for wl in model.workloads:
-        lq = lqs.get(f"{wl.namespace}/{wl.queue}")
-        cq = cqs.get(wl.admission.cluster_queue) if wl.admission is not None else None
-        if wl.admitted and ((lq is not None and lq.stop_policy == "HoldAndDrain")
-                            or (cq is not None and cq.stop_policy == "HoldAndDrain")):
-            wl = wl.model_copy(update={"admission": None, "evicted": True})
-            changed = True
-        out.append(wl)
-    return model.model_copy(update={"workloads": tuple(out)}) if changed else model
-
-
 class ModelIndex:
     """Read-only views of a model, by name; the first object of each name wins."""
 

@@ -464,6 +464,23 @@ class Rule(Obj):
 FAIR_SHARING_STRATEGIES = ("LessThanOrEqualToFinalShare", "LessThanInitialShare")
 
 
+class ResourceTransformation(Obj):
+    """Kueue's `resources.transformations` entry: `input` becomes `outputs` (per unit of input,
+    times the pod's `multiply_by` resource when set); Retain keeps the input, Replace drops it."""
+
+    input: str
+    strategy: Literal["Retain", "Replace"] = "Retain"
+    multiply_by: str = ""
+    outputs: Quantities = {}
+
+
+class DeviceClassMapping(Obj):
+    """Kueue's `resources.deviceClassMappings` entry: DRA devices of these classes count as `name`."""
+
+    name: str
+    device_class_names: tuple[str, ...] = ()
+
+
 class SchedulerConfig(Obj):
     """Kueue's cluster-wide settings that change admission and preemption (from its
     `Configuration`): whether fair sharing is on, and its preemption strategies in the order
@@ -477,6 +494,11 @@ class SchedulerConfig(Obj):
     manage_jobs_without_queue_name: bool | None = None
     managed_jobs_namespace_selector: LabelSelector | None = None
     frameworks: tuple[str, ...] | None = None
+    # `resources`: what Kueue counts of a pod's requests (kadmit.effective applies them)
+    exclude_resource_prefixes: tuple[str, ...] = ()
+    transformations: tuple[ResourceTransformation, ...] = ()
+    quota_check_strategy: Literal["BlockUndeclared", "IgnoreUndeclared"] = "BlockUndeclared"
+    device_class_mappings: tuple[DeviceClassMapping, ...] = ()
 
     @property
     def strategies(self) -> tuple[str, ...]:

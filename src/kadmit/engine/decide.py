@@ -6,6 +6,7 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from kadmit.effective import effective
 from kadmit.engine.compile.problem import Origin
 from kadmit.engine.explain.cores import blame_cores, symbolic_problem
 from kadmit.engine.explain.fixes import Fix, fixes
@@ -57,6 +58,7 @@ def admit(model: Model, mode: ModeName = "ordered", limits: Limits | None = None
     `ordered` mode (Kueue's profiles; `Mixed` is Kueue's default since v0.15). `cache` shares
     compiled shapes and answers with other runs over the same policy."""
     t0 = time.perf_counter()
+    model = effective(model)  # optimal mode reads the model too
     session = Session(model, limits, tas_profile, cache)
     loops: list[PreemptionLoop] = []
     decisions = decide_ordered(session, loops=loops)

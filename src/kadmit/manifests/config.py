@@ -19,7 +19,7 @@ from kadmit.manifests.codes import KAD157, KAD160
 from kadmit.manifests.fields import Fields, Invalid, Meta, NotRead
 from kadmit.manifests.schema import coverage
 from kadmit.manifests.yamltree import DESCRIBE, MAP, SEQ, STR, Val, parse_documents
-from kadmit.model import SchedulerConfig
+from kadmit.model import DeviceClassMapping, ResourceTransformation, SchedulerConfig
 from kadmit.source import Span
 
 CONFIG_GROUP = "config.kueue.x-k8s.io"
@@ -45,10 +45,49 @@ def configuration(f: Fields, o: Meta) -> SchedulerConfig:
     items = f.seq(fs, "preemptionStrategies")
     names = f.strs(fs, "preemptionStrategies")
     jobs, job_nodes = integration_settings(f, o)
+    res, res_nodes = resource_settings(f, o)
     return SchedulerConfig(
-        fair_sharing=enabled, preemption_strategies=tuple(names), span=f.span(o.node), **jobs,
+        fair_sharing=enabled, preemption_strategies=tuple(names), span=f.span(o.node), **jobs, **res,
         spans=f.spans({"fair_sharing": enabled_at, "preemption_strategies": f.field(fs, "preemptionStrategies"),
-                       **{f"preemption_strategies.{i}": v for i, v in enumerate(items)}, **job_nodes}))
+                       **{f"preemption_strategies.{i}": v for i, v in enumerate(items)}, **job_nodes,
+                       **res_nodes}))
+
+
+def resource_settings(f: Fields, o: Meta) -> tuple[dict, dict]:
+    """`resources`: excluded prefixes, transformations, the quota check strategy and DRA device
+    class mappings (Kueue's `pkg/config/validation.go` rules are errors here too)."""
+    res = f.map(o.node, "resources")
+    if res is None:
+        return {}, {}
+    out: dict = {}
+    prefixes = f.strs(res, "excludeResourcePrefixes")
+    strategy = f.enum(res, "quotaCheckStrategy", ("BlockUndeclared", "IgnoreUndeclared"), "BlockUndeclared")
+    if prefixes and strategy == "IgnoreUndeclared":
+        raise f.fail(KAD157, "`excludeResourcePrefixes` can't be used with `quotaCheckStrategy: IgnoreUndeclared`",
+                     f.field(res, "excludeResourcePrefixes"))
+    transformations, seen = [], set()
+    for t in f.maps(res, "transformations"):
+        name = f.str(t, "input", required=True, what="a resource transformation")
+        if name in seen:
+            raise f.fail(KAD157, f"a second transformation of `{name}`", f.field(t, "input"))
+        seen.add(name)
+        outputs, _ = f.resource_list(t, "outputs")
+        transformations.append(ResourceTransformation(
+            input=name, strategy=f.enum(t, "strategy", ("Retain", "Replace"), "Retain"),
+            multiply_by=f.str(t, "multiplyBy", default=""), outputs=outputs, span=f.span(t)))
+    mappings = []
+    for m in f.maps(res, "deviceClassMappings"):
+        mappings.append(DeviceClassMapping(
+            name=f.str(m, "name", required=True, what="a device class mapping"),
+            device_class_names=tuple(f.strs(m, "deviceClassNames", required=True, what="a device class mapping")),
+            span=f.span(m)))
+    out.update(exclude_resource_prefixes=tuple(prefixes), transformations=tuple(transformations),
+               quota_check_strategy=strategy, device_class_mappings=tuple(mappings))
+    nodes = {"exclude_resource_prefixes": f.field(res, "excludeResourcePrefixes"),
+             "transformations": f.field(res, "transformations"),
+             "quota_check_strategy": f.field(res, "quotaCheckStrategy"),
+             "device_class_mappings": f.field(res, "deviceClassMappings")}
+    return out, nodes
 
 
 # Kueue's framework names (apis/config/*/configuration_types.go, `Integrations.Frameworks`).

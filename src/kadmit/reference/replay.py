@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kadmit.index import drained
+from kadmit.effective import effective
 from kadmit.model import Model
 from kadmit.reference.preempting import PreemptingScheduler, fair_settings
 from kadmit.reference.scheduler import RefDecision, Scheduler
@@ -16,7 +16,7 @@ def decide(model: Model, preemption: bool = False, fair_sharing: bool | None = N
     Kueue's preemption and, with fair sharing on (`fair_sharing`, else the model's scheduler
     configuration), its fair-sharing admission order; victims get decisions too
     (`reference.preempting`)."""
-    model = drained(model)
+    model = effective(model)
     if not preemption:
         return Scheduler(model).run()
     return PreemptingScheduler(model, fair_settings(model, fair_sharing)).run()

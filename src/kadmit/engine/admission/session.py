@@ -25,7 +25,8 @@ from kadmit.engine.quota import Usage
 from kadmit.engine.compile.symbolic import Holder
 from kadmit.engine.solver.z3backend import Limits, Lowering, Outcome, make_solver, outcome
 from kadmit.engine.solver.z3backend import check as fast_check
-from kadmit.index import ModelIndex, admitted_usage, drained
+from kadmit.effective import effective
+from kadmit.index import ModelIndex, admitted_usage
 from kadmit.model import Model, Workload
 
 
@@ -133,7 +134,7 @@ class Session:
 
     def __init__(self, model: Model, limits: Limits | None = None, tas_profile: Profile = "Mixed",
                  cache: ShapeCache | None = None) -> None:
-        self.model = model = drained(model)
+        self.model = model = effective(model)
         self.limits = limits or Limits()
         self.index = ModelIndex(model)
         self.compiler = Compiler(model, self.index)

@@ -107,10 +107,11 @@ FIELDS: dict[str, dict[str, Entry]] = {
         "fairSharing": M("fair sharing and its preemption strategies"),
         "admissionFairSharing": U("admission fair sharing (ordering by each local queue's past usage): "
                                   "kadmit orders workloads as if it were off"),
-        "resources.excludeResourcePrefixes": U("excluded resources are still counted against quota"),
-        "resources.transformations": U("pod requests are used as written, untransformed"),
+        "resources.excludeResourcePrefixes": M("excluded resources are not counted (kadmit.effective)"),
+        "resources.transformations": M("requests transformed before quota (kadmit.effective)"),
         "resources.deviceClassMappings": U("DRA device requests are not counted against quota"),
-        "resources.quotaCheckStrategy": U("kadmit checks resources as BlockUndeclared does", "BlockUndeclared"),
+        "resources.quotaCheckStrategy": M("BlockUndeclared: an undeclared resource blocks admission; "
+                                          "IgnoreUndeclared: it is not counted"),
         "waitForPodsReady": U("admission is not blocked while admitted workloads' pods start", False),
         "waitForPodsReady.enable": U("admission is not blocked while admitted workloads' pods start", False),
         "multiKueue": U("workloads are admitted here, not dispatched to worker clusters"),

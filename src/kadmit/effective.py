@@ -1,0 +1,116 @@
+"""The state Kueue acts on: queues drained by their stopPolicy, requests as its `resources` configuration counts them."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from kadmit.model import Model, PodSet, ResourceTransformation, SchedulerConfig
+
+MILLI = 1000
+
+
+_DONE: dict[int, Model] = {}  # recent results (kept alive, so ids are not reused): never applied twice
+
+
+def effective(model: Model) -> Model:
+    """`drained`, then `counted`: what the engine and the reference decide on. A model this
+    returned is returned as it is (transformations must not apply twice)."""
+    if _DONE.get(id(model)) is model:
+        return model
+    out = counted(drained(model))
+    if len(_DONE) >= 16:
+        _DONE.pop(next(iter(_DONE)))
+    _DONE[id(out)] = out
+    return out
+
+
+def drained(model: Model) -> Model:
+    """The state once Kueue has acted on `stopPolicy: HoldAndDrain`: an admitted workload of a
+    local queue or cluster queue that drains is evicted ("The LocalQueue is stopped" / "The
+    ClusterQueue is stopped"), gives its quota back and waits in its (stopped) queue. The model
+    itself when nothing drains."""
+    lqs = {q.key: q for q in reversed(model.local_queues)}
+    cqs = {q.name: q for q in reversed(model.cluster_queues)}
+    out, changed = [], False
+    for wl in model.workloads:
+        lq = lqs.get(f"{wl.namespace}/{wl.queue}")
+        cq = cqs.get(wl.admission.cluster_queue) if wl.admission is not None else None
+        if wl.admitted and ((lq is not None and lq.stop_policy == "HoldAndDrain")
+                            or (cq is not None and cq.stop_policy == "HoldAndDrain")):
+            wl = wl.model_copy(update={"admission": None, "evicted": True})
+            changed = True
+        out.append(wl)
+    return model.model_copy(update={"workloads": tuple(out)}) if changed else model
+
+
+def counted(model: Model) -> Model:
+    """Each pod set's requests as Kueue's `totalRequestsFromPodSets` counts them under the
+    Configuration's `resources`: resources with an excluded prefix dropped, then the
+    transformations applied, then (quotaCheckStrategy IgnoreUndeclared) resources the workload's
+    cluster queue does not cover dropped. The model itself when nothing changes."""
+    cfg = model.config
+    if cfg is None or not (cfg.exclude_resource_prefixes or cfg.transformations
+                           or cfg.quota_check_strategy == "IgnoreUndeclared"):
+        return model
+    covered = _covered(model) if cfg.quota_check_strategy == "IgnoreUndeclared" else None
+    lqs: dict[str, str] = {}
+    for lq in model.local_queues:
+        lqs.setdefault(lq.key, lq.cluster_queue)
+    out, changed = [], False
+    for wl in model.workloads:
+        cq = wl.admission.cluster_queue if wl.admission is not None else lqs.get(f"{wl.namespace}/{wl.queue}")
+        keep = covered.get(cq) if covered is not None and cq is not None else None
+        pod_sets = tuple(_pod_set(ps, cfg, keep) for ps in wl.pod_sets)
+        if pod_sets != wl.pod_sets:
+            wl = wl.model_copy(update={"pod_sets": pod_sets})
+            changed = True
+        out.append(wl)
+    return model.model_copy(update={"workloads": tuple(out)}) if changed else model
+
+
+def requests_after(requests: dict[str, int], cfg: SchedulerConfig) -> dict[str, int]:
+    """One pod's requests (milli-units) after excluded prefixes and transformations."""
+    kept = {r: q for r, q in requests.items()
+            if not any(r.startswith(p) for p in cfg.exclude_resource_prefixes)}
+    return transform(kept, {t.input: t for t in cfg.transformations})
+
+
+def transform(requests: dict[str, int], by_input: dict[str, ResourceTransformation]) -> dict[str, int]:
+    """Kueue's `applyResourceTransformations`: outputs are summed apart from what was asked for
+    (a negative total output counts 0), Retain keeps the input, `multiplyBy` scales the outputs
+    (not the retained input) by another requested resource's amount."""
+    if not any(r in by_input for r in requests):
+        return requests
+    retained: dict[str, int] = {}
+    generated: dict[str, Fraction] = {}
+    for name, milli in requests.items():
+        t = by_input.get(name)
+        if t is None:
+            retained[name] = milli
+            continue
+        value = Fraction(milli, MILLI)
+        if t.multiply_by and t.multiply_by in requests:
+            value *= Fraction(requests[t.multiply_by], MILLI)
+        for out, factor in t.outputs.items():
+            generated[out] = generated.get(out, Fraction(0)) + value * Fraction(factor, MILLI)
+        if t.strategy == "Retain":
+            retained[name] = milli
+    out = dict(retained)
+    for name, amount in generated.items():
+        x = amount * MILLI
+        out[name] = out.get(name, 0) + max(0, -((-x.numerator) // x.denominator))  # ceil, floored at 0
+    return {r: q for r, q in sorted(out.items()) if q}
+
+
+def _pod_set(ps: PodSet, cfg: SchedulerConfig, covered: set[str] | None) -> PodSet:
+    reqs = requests_after(ps.requests, cfg)
+    if covered is not None:
+        reqs = {r: q for r, q in reqs.items() if r in covered}
+    return ps if reqs == ps.requests else ps.model_copy(update={"requests": reqs})
+
+
+def _covered(model: Model) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for cq in model.cluster_queues:
+        out.setdefault(cq.name, {r for rg in cq.resource_groups for r in rg.covered_resources})
+    return out

@@ -1,0 +1,153 @@
+"""The Configuration's `resources` as Kueue's `totalRequestsFromPodSets` applies them before quota:
+excluded prefixes, transformations (Retain / Replace, multiplyBy, summed outputs), and the
+quotaCheckStrategy for resources the cluster queue does not declare."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from kadmit.diagnostics import Diagnostics
+from kadmit.effective import effective, transform
+from kadmit.engine.admission.ordered import decide_ordered
+from kadmit.engine.admission.reasons import flavor_reasons
+from kadmit.engine.admission.session import Session
+from kadmit.manifests import read_manifest_text
+from kadmit.model import ResourceTransformation, merge
+from kadmit.quantity import parse_quantity as q
+from kadmit.reference import decide as reference_decide
+
+CLUSTER = """\
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: f}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: default}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: cq}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu, example.com/gpu-memory]
+    flavors: [{name: f, resources: [{name: cpu, nominalQuota: 8}, {name: example.com/gpu-memory, nominalQuota: 40Gi}]}]
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: q, namespace: default}
+spec: {clusterQueue: cq}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: Workload
+metadata: {name: w, namespace: default}
+spec:
+  queueName: q
+  podSets:
+  - name: main
+    count: 2
+    template:
+      spec:
+        containers:
+        - name: c
+          resources: {requests: {cpu: 2, nvidia.com/mig-1g.5gb: 2, example.com/license: 1}}
+"""
+
+
+def load(config: str):
+    diags = Diagnostics()
+    text = CLUSTER + ("---\n" + textwrap.dedent(config) if config else "")
+    model = merge([read_manifest_text(text, "c.yaml", diags)])
+    assert not list(diags), [(d.code, d.message) for d in diags]
+    return model
+
+
+def decide(model):
+    engine = {d.key: d.admitted for d in decide_ordered(Session(model))}
+    assert engine == {d.workload: d.admitted for d in reference_decide(model)}
+    return engine["default/w"]
+
+
+def test_without_configuration_undeclared_resources_block_admission() -> None:
+    model = load("")
+    assert not decide(model)
+    session = Session(model)
+    reasons = [r.message for r in flavor_reasons(session, session.index.workloads["default/w"])]
+    assert any("unavailable in ClusterQueue" in m for m in reasons), reasons
+
+
+def test_excluded_prefixes_and_a_replacing_transformation_admit() -> None:
+    model = load("""\
+        apiVersion: config.kueue.x-k8s.io/v1beta2
+        kind: Configuration
+        resources:
+          excludeResourcePrefixes: [example.com/license]
+          transformations:
+          - input: nvidia.com/mig-1g.5gb
+            strategy: Replace
+            outputs: {example.com/gpu-memory: 5Gi}
+        """)
+    (ps,) = effective(model).workloads[0].pod_sets
+    assert ps.requests == {"cpu": q("2"), "example.com/gpu-memory": q("10Gi")}
+    assert decide(model)  # 2 pods x 10Gi = 20Gi of 40Gi
+
+
+def test_retain_keeps_the_input_which_the_queue_must_then_declare() -> None:
+    model = load("""\
+        apiVersion: config.kueue.x-k8s.io/v1beta2
+        kind: Configuration
+        resources:
+          excludeResourcePrefixes: [example.com/]
+          transformations:
+          - {input: nvidia.com/mig-1g.5gb, outputs: {example.com/gpu-memory: 5Gi}}
+        """)
+    (ps,) = effective(model).workloads[0].pod_sets
+    # the output is generated after the exclusion, so the prefix does not drop it
+    assert ps.requests == {"cpu": q("2"), "example.com/gpu-memory": q("10Gi"), "nvidia.com/mig-1g.5gb": q("2")}
+    assert not decide(model)
+
+
+def test_ignore_undeclared_drops_what_the_queue_does_not_cover() -> None:
+    model = load("""\
+        apiVersion: config.kueue.x-k8s.io/v1beta2
+        kind: Configuration
+        resources:
+          quotaCheckStrategy: IgnoreUndeclared
+        """)
+    assert effective(model).workloads[0].pod_sets[0].requests == {"cpu": q("2")}
+    assert decide(model)
+
+
+def test_transform_sums_outputs_multiplies_and_floors_at_zero() -> None:
+    by_input = {
+        "a": ResourceTransformation(input="a", strategy="Replace", outputs={"x": q("3"), "y": q("-1")}),
+        "b": ResourceTransformation(input="b", multiply_by="n", outputs={"x": q("500m"), "y": q("-4")}),
+    }
+    got = transform({"a": q("2"), "b": q("4"), "n": q("3"), "y": q("1")}, by_input)
+    # x: 2*3 + 4*3*0.5 = 12; generated y: -2 - 48 < 0 -> 0, and the pod's own y stays
+    assert got == {"b": q("4"), "n": q("3"), "x": q("12"), "y": q("1")}
+
+
+def test_transformations_apply_once_however_often_asked() -> None:
+    model = load("""\
+        apiVersion: config.kueue.x-k8s.io/v1beta2
+        kind: Configuration
+        resources:
+          transformations:
+          - {input: nvidia.com/mig-1g.5gb, outputs: {example.com/gpu-memory: 5Gi}}
+        """)
+    once = effective(model)
+    assert effective(once) is once
+
+
+@pytest.mark.parametrize("config, message", [
+    ("resources: {quotaCheckStrategy: IgnoreUndeclared, excludeResourcePrefixes: [a/]}", "can't be used with"),
+    ("resources: {transformations: [{input: a}, {input: a}]}", "a second transformation"),
+])
+def test_kueues_configuration_validation(config, message) -> None:
+    diags = Diagnostics()
+    read_manifest_text(f"apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n{config}\n", "k.yaml", diags)
+    assert [d.code for d in diags] == ["KAD157"] and message in diags.items[0].message
