@@ -148,3 +148,17 @@ def test_envelope_matches_brute_force(model):
     for key in keys_of(model):
         gang = got[key]
         assert (gang.total if gang else 0) == _brute(model, key[0]), key
+
+
+def test_state_is_added_to_both_sides(tmp_path):
+    head = _edit(tmp_path, "    flavor a100 { cpu = 128  memory = 1Ti  nvidia.com/gpu = 8 }\n", "")
+    state = tmp_path / "state.kad"
+    state.write_text('workload team-vision/extra {\n  queue = training\n  priority = production\n'
+                     '  created = "2026-11-20T08:30:00Z"\n'
+                     '  pod_group main {\n    requests = { cpu = 1, nvidia.com/gpu = 8 }\n'
+                     '    tolerations = ["nvidia.com/gpu:NoSchedule"]\n'
+                     '    node_selector = { "gpu.example.com/model" = "a100" }\n  }\n}\n')
+    r = run("diff", str(EXAMPLE), str(head), "--state", str(state), "--format", "json", "--no-envelopes")
+    assert r.exit_code == 1
+    extra = [d for d in json.loads(r.output)["decisions"] if d["workload"] == "team-vision/extra"]
+    assert extra and extra[0]["before"]["admitted"] is True and extra[0]["after"]["admitted"] is False
