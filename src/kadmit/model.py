@@ -295,6 +295,7 @@ class Gang(Obj):
     api_version: str
     kind: str
     min_count: int
+    policy: Literal["gang", "basic"] = "gang"  # basic: no gang, its pods are scheduled one by one
 
 
 class TopologyRequest(Obj):

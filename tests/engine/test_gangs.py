@@ -120,3 +120,18 @@ spec: {minMembr: 2}
     assert any("minMembr" in d.message for d in diags.sorted())
 
 
+
+
+def test_basic_policy_is_not_a_gang():
+    group = """---
+apiVersion: scheduling.k8s.io/v1alpha2
+kind: PodGroup
+metadata: {name: loose, namespace: ml}
+spec:
+  schedulingPolicy: {basic: {}}
+"""
+    ref = "  schedulingGroup: {podGroupName: loose}\n"
+    model, _ = model_of(NODES + group + pod("l-0", 8, ref) + pod("l-1", 8, ref) + pod("l-2", 8, ref))
+    g = admit(model).gangs[0]
+    assert g.gang.policy == "basic" and not g.placed and sum(g.nodes.values()) == 2
+    assert g.reason.startswith("basic policy (no gang): pods are scheduled one by one; 2 of its 3")

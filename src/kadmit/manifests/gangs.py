@@ -49,7 +49,7 @@ def pod_group(f: Fields, o: Meta) -> Gang:
     policy = f.map(spec, "schedulingPolicy", required=True, what=f"the spec of PodGroup `{o.name}`")
     gang = f.map(policy, "gang")
     return Gang(key=pod_group_key(ns, o.name), namespace=ns, name=o.name, api_version=o.api_version, kind=o.kind,
-                min_count=_policy_min(f, policy), span=f.span(o.node),
+                min_count=_policy_min(f, policy), policy="gang" if gang is not None else "basic", span=f.span(o.node),
                 spans=f.spans({"name": o.metadata.v.get("name"), "min_count": f.field(gang, "minCount"),
                                "policy": policy}))
 
@@ -64,7 +64,8 @@ def workload(f: Fields, o: Meta) -> list[Gang]:
         policy = f.map(g, "policy", required=True, what=f"pod group `{name}`")
         gang = f.map(policy, "gang")
         out.append(Gang(key=workload_group_key(ns, o.name, name), namespace=ns, name=f"{o.name}/{name}",
-                        api_version=o.api_version, kind=o.kind, min_count=_policy_min(f, policy), span=f.span(g),
+                        api_version=o.api_version, kind=o.kind, min_count=_policy_min(f, policy),
+                        policy="gang" if gang is not None else "basic", span=f.span(g),
                         spans=f.spans({"name": g.v.get("name"), "min_count": f.field(gang, "minCount"),
                                        "policy": policy})))
     return out

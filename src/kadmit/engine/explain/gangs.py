@@ -15,7 +15,7 @@ def gang_blame(model: Model, d: GangDecision, nodes: dict[str, NodeState],
                placed: dict[str, dict[str, dict[str, int]]], earlier: list[GangDecision]) -> tuple[list[list[Origin]], bool]:
     """Minimal cores of "`need` pods of the gang on the nodes now", against what it saw; False when
     the question is not unsat by per-node counting (nothing to blame)."""
-    if d.placed or not d.pending or d.need > len(d.pending):
+    if d.placed or not d.pending or d.need > len(d.pending) or d.gang.policy != "gang":
         return [], False
     shapes = {template_of(p).requests + (template_of(p).node_selector, template_of(p).tolerations) for p in d.pending}
     if len(shapes) > 1:

@@ -153,6 +153,8 @@ def enumerate_cores(ids: list[str], origins: dict[str, Origin], unsat: Callable[
 def _maximal(m: z3.Solver, var, pos, ids: list[str], seed: list[str]) -> list[str]:
     """Grow a map model to a maximal one: add each id in turn while the map stays satisfiable."""
     chosen = set(seed)
+    if m.check(*[var[pos[x]] for x in ids]) == z3.sat:
+        return list(ids)
     for k in ids:
         if k in chosen:
             continue

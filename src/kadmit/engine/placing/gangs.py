@@ -90,7 +90,14 @@ def decide_gangs(model: Model, free: Mapping[str, Mapping[str, int]], nodes: Map
         name = f"{gang.namespace}/{gang.name}" + (f"#{key.split('#', 1)[1]}" if "#" in key else "")
         d = GangDecision(gang, key, name, False, gang.min_count, len(pods), bound, need, pending=pending,
                          free_before={n: dict(f) for n, f in room.items()})
-        if need == 0:
+        if gang.policy == "basic":  # not a gang: each pod on its own
+            placed, left = _fill(pending, room, nodes)
+            count = sum(placed.values())
+            d.nodes, d.placed, d.need = placed, count == len(pending), len(pending)
+            d.reason = (f"basic policy (no gang): pods are scheduled one by one; {count} of its {len(pending)} "
+                        "pending pods fit on the nodes now")
+            room.update(left)
+        elif need == 0:
             d.placed = True
             d.reason = f"{bound} of its pods are on nodes already (minCount {gang.min_count})"
         elif len(pending) < need:
