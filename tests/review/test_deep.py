@@ -66,6 +66,8 @@ CASES = [
                     "cluster_queue b")),
     ("KAD757", POLICY + "require hi: workload.priority > 100\nrequire lo: workload.priority < 50\n",
      POLICY + "require hi: workload.priority > 100\nrequire lo: workload.priority < 500\n"),
+    ("KAD761", POLICY + "forbid no-a: workload.cluster_queue == a\n",
+     POLICY + "forbid big-a: workload.cluster_queue == a and pod_group.total[nvidia.com/gpu] > 4\n"),
     ("KAD758", POLICY + "forbid huge: pod_group.requests[nvidia.com/gpu] > 1000\n",
      POLICY + "forbid huge: pod_group.requests[nvidia.com/gpu] > 4\n"),
     ("KAD759", POLICY + "require big: workload.priority > 100\nrequire bigger: workload.priority > 200\n",

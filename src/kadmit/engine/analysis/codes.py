@@ -37,3 +37,7 @@ KAD759 = register("KAD759", "rule implied by another", "warning",
 KAD760 = register("KAD760", "rule not analysed", "note",
                   "`check --deep` could not encode this rule symbolically (a reference or operator its rule "
                   "analysis doesn't cover); it is left out of the rule analyses.")
+KAD761 = register("KAD761", "rules shut a cluster queue", "warning",
+                  "Together with the quotas, the `require`/`forbid` rules leave no workload this cluster queue "
+                  "could admit, though without the rules some would fit. The listed rules are a minimal set that "
+                  "does it.")

@@ -8,7 +8,7 @@
 - KAD752 nominal quota above what the flavor's nodes hold; KAD753 a flavor no node matches;
   KAD754 a topology level no node of a topology flavor carries.
 - KAD755 / KAD756 borrowing and lending limits that can never bind.
-Rules are analysed in `rules` (KAD757–KAD759).
+Rules are analysed in `rules` (KAD757–KAD761).
 """
 
 from __future__ import annotations

@@ -7,7 +7,8 @@ what the queue can reach on an empty cluster (nominal plus borrowing). Quantifie
 range over its one pod group. Then, with Z3:
 - KAD757 the rules (with the quotas) admit no workload at all — a minimal core of rules says which;
 - KAD758 a rule holds for every workload — it constrains nothing;
-- KAD759 a rule follows from another — the other one is the witness.
+- KAD759 a rule follows from another — the other one is the witness;
+- KAD761 the rules leave one cluster queue nothing it could admit — a minimal core of rules says which.
 A rule using what this encoding doesn't cover is left out (a note says so).
 """
 
@@ -16,7 +17,7 @@ from __future__ import annotations
 import z3
 
 from kadmit.diagnostics import Diagnostic, Diagnostics, Label, Severity
-from kadmit.engine.analysis.codes import KAD757, KAD758, KAD759, KAD760
+from kadmit.engine.analysis.codes import KAD757, KAD758, KAD759, KAD760, KAD761
 from kadmit.engine.quota import QuotaTree, node_id
 from kadmit.engine.solver.z3backend import Limits
 from kadmit.index import ModelIndex
@@ -282,14 +283,18 @@ def rule_findings(model: Model, diags: Diagnostics, limits: Limits | None = None
     lits = [z3.Bool(f"rule|{i}") for i in range(len(encoded))]
     for lit, (_, c) in zip(lits, encoded):
         s.add(z3.Implies(lit, c))
-    if s.check(*lits) == z3.unsat:
+
+    def core(extra: list[z3.BoolRef]) -> list[int]:
+        """A minimal set of rules unsatisfiable with `extra` (after an unsat check with all of them)."""
         names = {str(c) for c in s.unsat_core()}
-        core = [i for i, lit in enumerate(lits) if str(lit) in names] or list(range(len(lits)))
-        for i in list(core):  # shrink by deletion: every member matters
-            rest = [lits[j] for j in core if j != i]
-            if s.check(*rest) == z3.unsat:
-                core.remove(i)
-        rules = [encoded[i][0] for i in core]
+        out = [i for i, lit in enumerate(lits) if str(lit) in names] or list(range(len(lits)))
+        for i in list(out):  # shrink by deletion: every member matters
+            if s.check(*extra, *[lits[j] for j in out if j != i]) == z3.unsat:
+                out.remove(i)
+        return out
+
+    if s.check(*lits) == z3.unsat:
+        rules = [encoded[i][0] for i in core([])]
         names = ", ".join(f"`{r.name}`" for r in rules)
         what = f"rule {names} can never hold" if len(rules) == 1 else f"rules {names} contradict each other"
         diags.add(Diagnostic(KAD757, Severity.WARNING, f"{what}: no workload any cluster queue could admit "
@@ -297,6 +302,17 @@ def rule_findings(model: Model, diags: Diagnostics, limits: Limits | None = None
                              "unsatisfiable together with the quotas; remove or relax one",
                              labels=tuple(Label(r.span, f"rule `{r.name}`") for r in rules[1:] if r.span)))
         return  # with contradictory rules every implication holds vacuously
+    for i, name in enumerate(world.cqs):
+        at = world.cq == i
+        if s.check(at, *lits) != z3.unsat or s.check(at) != z3.sat:
+            continue
+        rules = [encoded[j][0] for j in core([at])]
+        cq = world.ix.cluster_queues[name]
+        diags.add(Diagnostic(KAD761, Severity.WARNING, f"rules {', '.join(f'`{r.name}`' for r in rules)} leave "
+                             f"cluster queue `{name}` nothing it could admit", cq.span,
+                             help="witness: without these rules a workload fits the queue's quotas; with them "
+                             "no workload satisfies them there",
+                             labels=tuple(Label(r.span, f"rule `{r.name}`") for r in rules if r.span)))
     always = set()
     for i, (r, c) in enumerate(encoded):
         if s.check(z3.Not(c)) == z3.unsat:
