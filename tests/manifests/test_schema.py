@@ -201,3 +201,26 @@ def test_docs_kueue_fields_md_is_generated() -> None:
     doc = Path(__file__).parents[2] / "docs" / "KUEUE-FIELDS.md"
     assert doc.read_text(encoding="utf-8") == coverage.markdown(), (
         "docs/KUEUE-FIELDS.md is stale: run `python -m kadmit.manifests.schema.coverage > docs/KUEUE-FIELDS.md`")
+
+
+def test_pod_template_settings_kadmit_does_not_model_warn() -> None:
+    _, diags = read("""\
+        apiVersion: kueue.x-k8s.io/v1beta2
+        kind: Workload
+        metadata: {name: w, namespace: default}
+        spec:
+          queueName: q
+          podSets:
+          - name: workers
+            count: 4
+            template:
+              metadata:
+                annotations:
+                  kueue.x-k8s.io/podset-slice-required-topology: rack
+                  kueue.x-k8s.io/podset-slice-size: "2"
+              spec:
+                containers: [{name: c}]
+                resourceClaims: [{name: gpu, resourceClaimTemplateName: gpu-template}]
+        """)
+    assert [(d.code, d.span.line) for d in diags.sorted()] == [("KAD161", 12), ("KAD161", 13), ("KAD161", 16)]
+    assert "pod set `workers`" in diags.sorted()[0].message

@@ -8,6 +8,7 @@ from kadmit.manifests import kubenames
 from kadmit.manifests.codes import KAD157, KAD164, KAD165
 from kadmit.manifests.fields import Fields, Meta, NotRead
 from kadmit.manifests.owners import controller_owner
+from kadmit.manifests.schema import coverage
 from kadmit.manifests.podspec import pod_requests, required_node_affinity, tolerations
 from kadmit.manifests.yamltree import STR, Val
 from kadmit.model import Admission, PodSet, PodSetAssignment, TopologyRequest, Workload
@@ -74,6 +75,7 @@ def template_pod_set(f: Fields, name: str, count: int, min_count: int | None, te
     selector, selector_nodes = f.str_map(spec, "nodeSelector")
     affinity, affinity_node = required_node_affinity(f, spec)
     topo, topo_node = _topology(f, request, meta)
+    coverage.warn_template(f, meta, spec, name)
     return PodSet(
         name=name, origin=origin, count=count, min_count=min_count, requests=reqs.requests,
         node_selector=selector, node_affinity=affinity, tolerations=tolerations(f, spec), topology=topo,

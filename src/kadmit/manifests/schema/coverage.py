@@ -132,6 +132,16 @@ FIELDS: dict[str, dict[str, Entry]] = {
     },
 }
 
+# Pod-template settings Kueue reads (of Workloads and of every job kind), not modelled yet.
+TEMPLATE_ANNOTATIONS = {
+    "kueue.x-k8s.io/podset-slice-required-topology": "pod-set slices are not kept in one domain each",
+    "kueue.x-k8s.io/podset-slice-size": "pod-set slices are not kept in one domain each",
+    "kueue.x-k8s.io/podset-group-name": "pod sets of one group are placed independently, not in one domain",
+}
+TEMPLATE_FIELDS = {
+    "resourceClaims": "DRA claims of the pods are not counted against quota",
+}
+
 KIND_ROOT = {"Configuration": ()}  # Configuration's fields are at the document's top; the others in `spec`
 
 
@@ -177,6 +187,21 @@ def warn_unmodelled(f, node: Val, kind: str, what: str) -> None:
                              "decision may differ from Kueue's", f.span(v))
 
 
+def warn_template(f, meta: Val | None, spec: Val | None, pod_set: str) -> None:
+    """A warning (KAD161) for each pod-template setting Kueue reads that kadmit does not model."""
+    annotations = meta.get("annotations") if meta is not None else None
+    for key, note in TEMPLATE_ANNOTATIONS.items():
+        v = annotations.get(key) if annotations is not None else None
+        if v is not None and not _empty(v):
+            f.diags.emit(KAD161, f"`{key}` of pod set `{pod_set}` is not modelled: {note}; kadmit's "
+                         "decision may differ from Kueue's", f.span(v))
+    for key, note in TEMPLATE_FIELDS.items():
+        v = spec.get(key) if spec is not None else None
+        if v is not None and not _empty(v):
+            f.diags.emit(KAD161, f"`{key}` of pod set `{pod_set}` is not modelled: {note}; kadmit's "
+                         "decision may differ from Kueue's", f.span(v))
+
+
 def _find(root: Val, key: str) -> list[Val]:
     """The values at a dotted path with `[]` list steps."""
     found = [root]
@@ -205,6 +230,10 @@ def markdown() -> str:
         for key, entry in table.items():
             lines.append(f"| `{key}` | {entry.state} | {entry.note} |")
         lines.append("")
+    lines += ["## Pod templates (of Workloads and every job kind)", "", "| setting | | how |", "|---|---|---|"]
+    lines += [f"| annotation `{k}` | {UNMODELLED} | {v} |" for k, v in TEMPLATE_ANNOTATIONS.items()]
+    lines += [f"| `spec.{k}` | {UNMODELLED} | {v} |" for k, v in TEMPLATE_FIELDS.items()]
+    lines.append("")
     return "\n".join(lines)
 
 
