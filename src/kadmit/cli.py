@@ -4,17 +4,14 @@ from __future__ import annotations
 
 import errno
 import json
-import importlib
 import os
-import pkgutil
 import sys
 import textwrap
 
 import click
 
-import kadmit
 from kadmit import api
-from kadmit.diagnostics import Diagnostic, Diagnostics, all_codes, code_info, did_you_mean
+from kadmit.diagnostics import Diagnostic, Diagnostics, all_codes, code_info, did_you_mean, load_all_codes
 from kadmit.render import FORMATS, render
 from kadmit.render.codes import KAD007
 from kadmit.render.human import render_human
@@ -399,13 +396,6 @@ def diff_(base, head, state, format_, no_envelopes, rlimit, timeout_ms, max_file
     _report([d for d in outcome.diagnostics if d.severity.value == "error"], outcome.sources, color)
     click.echo({"human": diff_human, "json": diff_json, "markdown": diff_markdown}[format_](outcome), nl=False)
     sys.exit(outcome.exit_code)
-
-
-def load_all_codes() -> None:
-    """Import every kadmit package and every `codes` module, so all codes are registered."""
-    for info in sorted(pkgutil.walk_packages(kadmit.__path__, "kadmit."), key=lambda m: m.name):
-        if info.ispkg or info.name.rsplit(".", 1)[-1] == "codes":
-            importlib.import_module(info.name)
 
 
 @cli.command()

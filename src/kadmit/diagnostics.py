@@ -49,6 +49,18 @@ def code_info(code: str) -> CodeInfo | None:
     return _CODES.get(code)
 
 
+def load_all_codes() -> None:
+    """Register every code of every stage by importing the stages' `codes` modules, found by file
+    name (every code is registered in one: `tests/test_codes_registry.py`), not every module."""
+    import importlib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent
+    for path in sorted(root.rglob("codes.py")):
+        parts = path.relative_to(root.parent).with_suffix("").parts
+        importlib.import_module(".".join(parts))
+
+
 def all_codes() -> list[CodeInfo]:
     return [_CODES[c] for c in sorted(_CODES)]
 

@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
-
-from kadmit.diagnostics import all_codes
+from kadmit.diagnostics import all_codes, load_all_codes
 
 _SECTIONS = ((0, 99, "Input and output"), (100, 149, "`.kad` syntax and imports"),
              (150, 199, "Manifests"), (200, 299, "Model validation"), (300, 399, "Other"),
              (400, 499, "Solver"), (500, 699, "Decisions and explanations"),
              (700, 749, "Simulation (`simulate`)"),
              (750, 799, "Static analyses (`check --deep`)"), (800, 899, "Policy tests and diffs"))
-# Every stage registers its codes when its modules are imported; codes live in many modules
-# (the engine registers them where they are raised), so the table imports the whole package.
-_SKIP = ("__main__",)
 
 
 def _cell(text: str) -> str:
@@ -24,20 +18,6 @@ def _cell(text: str) -> str:
 def _number(code: str) -> int:
     digits = "".join(ch for ch in code if ch.isdigit())
     return int(digits) if digits else -1
-
-
-def load_all_codes() -> None:
-    """Import every module of kadmit (not `__main__`s) so that all codes are registered."""
-    import kadmit
-
-    for info in pkgutil.walk_packages(kadmit.__path__, "kadmit."):
-        if info.name.rsplit(".", 1)[-1] in _SKIP:
-            continue
-        try:
-            importlib.import_module(info.name)
-        except ModuleNotFoundError as e:  # an optional dependency (e.g. ortools) is not installed
-            if (e.name or "kadmit").startswith("kadmit"):
-                raise
 
 
 def render_code_table() -> str:

@@ -4,59 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kadmit.diagnostics import register
+from kadmit.engine.admission.codes import (  # noqa: F401 (importable from here)
+    KAD501, KAD502, KAD503, KAD510, KAD511, KAD512, KAD513, KAD514, KAD515, KAD516, KAD517, KAD518,
+    KAD519, KAD520, KAD521, KAD522, KAD523, KAD530, KAD531, KAD532, KAD533, KAD534)
 from kadmit.engine.compile.problem import selector_conflicts, tas_only, topology_mismatch, untolerated_taints
 from kadmit.engine.quota import Usage, node_id
 from kadmit.engine.admission.session import Session, SolverUnknown
 from kadmit.model import Workload
 from kadmit.quantity import format_quantity
-
-KAD501 = register("KAD501", "workload not admitted", "error",
-                  "The workload can't be admitted; the reasons, blame and fixes follow.")
-KAD502 = register("KAD502", "workload admitted", "note", "The workload is admitted; why this queue and flavor.")
-KAD503 = register("KAD503", "solver gave no answer", "error",
-                  "The solver could not decide within its limits (`unknown`); raise --rlimit or --timeout.")
-KAD510 = register("KAD510", "insufficient unused quota", "error",
-                  "The flavor has the quota, but admitted workloads use it: Kueue's `insufficient unused quota`.")
-KAD511 = register("KAD511", "request above maximum capacity", "error",
-                  "Even with nothing admitted the request exceeds what the queue could ever get in this "
-                  "flavor, borrowing included: Kueue's `request > maximum capacity`.")
-KAD512 = register("KAD512", "untolerated taint", "error",
-                  "The flavor's nodes carry a NoSchedule/NoExecute taint the pod set doesn't tolerate.")
-KAD513 = register("KAD513", "flavor doesn't match node selector or affinity", "error",
-                  "The pod set's node selector or required node affinity excludes the flavor's node labels.")
-KAD514 = register("KAD514", "resource unavailable in cluster queue", "error",
-                  "The pod set requests a resource that no resource group of the cluster queue covers.")
-KAD515 = register("KAD515", "namespace not selected", "error",
-                  "The workload's namespace doesn't match the cluster queue's namespace selector.")
-KAD516 = register("KAD516", "local queue missing", "error", "The workload's LocalQueue doesn't exist.")
-KAD517 = register("KAD517", "cluster queue missing", "error", "The LocalQueue's ClusterQueue doesn't exist.")
-KAD518 = register("KAD518", "queue stopped or inactive", "error",
-                  "The cluster queue or local queue is stopped (its stopPolicy holds new admissions), "
-                  "or the cluster queue is inactive (a missing flavor, a cohort cycle).")
-KAD519 = register("KAD519", "waiting behind (StrictFIFO)", "error",
-                  "A StrictFIFO queue's head can't be admitted, and every workload behind it waits.")
-KAD520 = register("KAD520", "rule forbids", "error", "A `require` or `forbid` rule excludes every assignment.")
-KAD521 = register("KAD521", "workload inactive", "error", "The workload's spec.active is false.")
-KAD522 = register("KAD522", "flavor skipped", "note",
-                  "An earlier flavor in the resource group was skipped; why.")
-KAD523 = register("KAD523", "not admitted in this run", "error",
-                  "The workload fits on its own, but the workloads admitted before it in Kueue's order "
-                  "took what it needed, or flavors were assigned greedily pod set by pod set.")
-KAD530 = register("KAD530", "topology doesn't fit", "error",
-                  "Quota admits the pod set, but topology-aware scheduling finds no placement on the flavor's "
-                  "nodes within its topology request: Kueue's `topology \"T\" allows to fit only F out of N pod(s)`.")
-KAD531 = register("KAD531", "preempted", "error",
-                  "The workload was admitted, and another workload preempted it under one of its cluster "
-                  "queue's preemption policies (Kueue's `Preempted` condition).")
-KAD532 = register("KAD532", "pending preemption", "error",
-                  "The workload needs preemption and Kueue chose victims; it is admitted once they are gone.")
-KAD534 = register("KAD534", "optimal mode differs", "note",
-                  "`why --mode optimal`: where the optimal assignment (CP-SAT) decides this workload "
-                  "differently from Kueue's order — admitted or not, and which victims.")
-KAD533 = register("KAD533", "no preemption possible", "error",
-                  "The workload's flavor needs preemption, but no admitted workload may be preempted for it "
-                  "(or evicting every candidate would not make it fit).")
 
 
 @dataclass(frozen=True)

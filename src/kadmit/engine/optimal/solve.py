@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from kadmit.diagnostics import register
+from kadmit.engine.optimal.codes import KAD524
 from kadmit.engine.admission.ordered import Decision
 from kadmit.engine.admission.reasons import Reason, preempted_reason
 from kadmit.engine.optimal.model import (GlobalModel, build_global, decisions_from, empty_hint, hint_from, is_pending,
@@ -17,12 +17,6 @@ from kadmit.engine.result import AdmitResult
 from kadmit.engine.solver import terms as T
 from kadmit.index import ModelIndex
 from kadmit.model import Model
-
-KAD524 = register("KAD524", "optimal mode chose other work", "error",
-                  "Kueue's order admits the workload, but the optimal assignment (most admitted "
-                  "workloads, then pods, priority by priority from the highest) uses its quota for "
-                  "other workloads.")
-
 
 class OptimalUnavailable(RuntimeError):
     """OR-tools isn't installed (the `kadmit[optimal]` extra)."""
