@@ -72,6 +72,23 @@ class _World:
             expr = z3.If(self.cq == i, self.cohorts.index(c), expr)
         return expr
 
+    def label(self, key: str) -> z3.ExprRef:
+        """A namespace label's value ("" when absent, as rules read it)."""
+        return self.var("namespace" if key == "kubernetes.io/metadata.name" else f"label|{key}", "str")
+
+    def selected(self, sel) -> z3.BoolRef:
+        """The namespace selector holds (match labels and In/NotIn exactly; other operators are left
+        unconstrained, which only widens the workloads considered)."""
+        if sel is None:
+            return z3.BoolVal(False)
+        out = [self.label(k) == z3.StringVal(v) for k, v in sorted(sel.match_labels.items())]
+        for r in sel.match_expressions:
+            if r.operator == "In":
+                out.append(z3.Or([self.label(r.key) == z3.StringVal(v) for v in r.values]))
+            elif r.operator == "NotIn":
+                out += [self.label(r.key) != z3.StringVal(v) for v in r.values]
+        return z3.And(out) if out else z3.BoolVal(True)
+
     def constraints(self) -> list[z3.BoolRef]:
         """What every admitted one-pod-group workload satisfies."""
         out = [self.cq >= 0, self.cq < len(self.cqs), self.count() >= 1]
@@ -83,6 +100,7 @@ class _World:
             cq = self.ix.cluster_queues[name]
             mine = [fq.flavor for g in cq.resource_groups for fq in g.flavors]
             at = self.cq == i
+            out.append(z3.Implies(at, self.selected(cq.namespace_selector)))
             out.append(z3.Implies(at, z3.Or([self.assigned[f] for f in mine]) if mine else z3.BoolVal(False)))
             out += [z3.Implies(at, z3.Not(self.assigned[f])) for f in self.flavors if f not in mine]
             covered = {r for g in cq.resource_groups for r in g.covered_resources}
@@ -121,7 +139,7 @@ class _Encoder:
             if rest == ("name",):
                 return ("str", self.w.var("namespace", "str"))
             if len(rest) == 2 and rest[0] == "labels":
-                return ("str", self.w.var(f"label|{rest[1]}", "str"))
+                return ("str", self.w.label(rest[1]))
         if head == "workload":
             if rest in (("name",), ("namespace",), ("queue",)):
                 return ("str", self.w.var(rest[0], "str"))
