@@ -354,7 +354,7 @@ def simulate(paths: list[str], *, trace: str | None = None, until: str | None = 
              scoring: str = "LeastAllocated", tas_profile: str = "Mixed", add_nodes: list[str] = (),
              nodepools: list[str] = (), compare: list[str] = (), rlimit: int | None = None,
              timeout_ms: int | None = None, max_file_bytes: int | None = None,
-             progress=None) -> SimulateOutcome:
+             progress=None, cycle_latency: str | None = None) -> SimulateOutcome:
     """Replay the state under `paths` (and the arrivals of `trace`) over time; with `compare`, the
     same arrivals under a second policy too."""
     from kadmit.simulate.setup import prepare, replay
@@ -371,7 +371,7 @@ def simulate(paths: list[str], *, trace: str | None = None, until: str | None = 
             return SimulateOutcome(loaded, None, other.exit_code, diags.sorted(), compare_loaded=other)
     limits = ws.Limits() if max_file_bytes is None else ws.Limits(max_file_bytes=max_file_bytes)
     plan = prepare(loaded.workspace, trace=trace, until=until, start=start, add_nodes=list(add_nodes),
-                   nodepools=list(nodepools), diags=diags, limits=limits)
+                   nodepools=list(nodepools), diags=diags, limits=limits, cycle=cycle_latency)
     if plan is None:
         return SimulateOutcome(loaded, None, EXIT_INPUT, diags.sorted())
     solver = _solver_limits(rlimit, timeout_ms)

@@ -281,6 +281,8 @@ def why(workload, paths, format_, mode, time_budget, tas_profile, rlimit, timeou
 @click.option("--start", metavar="TIME", help="The instant the inputs describe (RFC 3339); default: "
               "the latest creation time among their workloads.")
 @click.option("--mode", type=click.Choice(["ordered", "optimal"]), default="ordered", show_default=True)
+@click.option("--cycle-latency", metavar="DURATION", help="Decide only every DURATION, as a scheduling cycle "
+              "that takes time (default: decisions take no simulated time).")
 @click.option("--scoring", type=click.Choice(["LeastAllocated", "MostAllocated"]), default="LeastAllocated",
               show_default=True, help="kube-scheduler's scoring for pods that admission doesn't place.")
 @click.option("--add-nodes", multiple=True, metavar="TIME:PATH", help="The nodes in PATH join at TIME.")
@@ -299,8 +301,9 @@ def why(workload, paths, format_, mode, time_budget, tas_profile, rlimit, timeou
 @_with(solver_options)
 @max_size_option
 @color_option
-def simulate(paths, trace, until, start, mode, scoring, add_nodes, nodepools, compare, sweep, executor,
-             ray_address, workers, format_, report, tas_profile, rlimit, timeout_ms, max_file_bytes, color) -> None:
+def simulate(paths, trace, until, start, mode, cycle_latency, scoring, add_nodes, nodepools, compare, sweep,
+             executor, ray_address, workers, format_, report, tas_profile, rlimit, timeout_ms, max_file_bytes,
+             color) -> None:
     """Replay the cluster under PATHS over time: arrivals (the inputs' pending work, `--trace`),
     Kueue's decisions at every instant, runs of their `kadmit.dev/duration`, evictions and restarts.
 
@@ -321,7 +324,7 @@ def simulate(paths, trace, until, start, mode, scoring, add_nodes, nodepools, co
         outcome = api.simulate(list(paths), trace=trace, until=until, start=start, mode=mode, scoring=scoring,
                                tas_profile=tas_profile, add_nodes=list(add_nodes), nodepools=list(nodepools),
                                compare=list(compare), rlimit=rlimit, timeout_ms=timeout_ms,
-                               max_file_bytes=max_file_bytes, progress=progress)
+                               max_file_bytes=max_file_bytes, progress=progress, cycle_latency=cycle_latency)
     if outcome.result is None:
         _engine_refused(outcome, color)
     _report([d for d in outcome.diagnostics if d.severity.value != "note"], outcome.sources, color)

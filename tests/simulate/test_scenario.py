@@ -81,3 +81,19 @@ def test_json_lines_with_rfc3339_times_read_as_csv(policy, tmp_path):
     assert out.result["summary"]["start"] == "2026-01-01T00:00:00.000Z"
     got = {w["workload"]: (w["admitted_at"], w["finished_at"]) for w in out.result["workloads"]}
     assert got == {"a/w1": (8.0, 18.0), "a/w2": (0.0, 5.0), "a/w3": (8.0, 11.0), "a/w4": (6.0, 8.0)}
+
+
+def test_cycle_latency_holds_decisions_to_the_cycle(policy, tmp_path):
+    # Decisions only at 0, 4, 8, 12 …: w3 (arrives 1) is tried at 4 and doesn't fit; w2 ends at 5;
+    # at 8 w4 (high) evicts w1 and runs 8-10; at 12 w1 and w3 start again.
+    trace = write_trace(tmp_path, ["0,a,w1,lq,low,1,10,2", "0,a,w2,lq,low,1,5,2", "1,a,w3,lq,low,1,3,2",
+                                   "6,a,w4,lq,high,1,2,4"])
+    out = api.simulate([policy], trace=trace, cycle_latency="4s")
+    got = {w["workload"]: (w["admitted_at"], w["finished_at"], w["evictions"], w["wait"])
+           for w in out.result["workloads"]}
+    assert got == {
+        "a/w1": (12.0, 22.0, [{"at": 8.0, "admitted_at": 0.0}], 4.0),
+        "a/w2": (0.0, 5.0, [], 0.0),
+        "a/w3": (12.0, 15.0, [], 11.0),
+        "a/w4": (8.0, 10.0, [], 2.0),
+    }

@@ -32,7 +32,7 @@ from kadmit.simulate.kube import ChangeLog, KubeScheduler
 from kadmit.simulate.metrics import Recorder
 from kadmit.simulate.state import Capacity, Options, PodBatch, PodEntry, PodSetRun, Record
 
-FINISH, NODES, ARRIVAL = 0, 1, 2  # the order of events at one instant
+FINISH, NODES, ARRIVAL, CYCLE = 0, 1, 2, 3  # the order of events at one instant
 
 
 class Simulator:
@@ -66,6 +66,9 @@ class Simulator:
         self.batches: dict[str, list[PodBatch]] = {}
         self.running: dict[str, object] = {}  # admitted workload -> its holder in the session
         self.rounds = 0
+        self._held_dirty: set[str] = set()  # released cohort trees and arrivals not decided yet (cycle latency)
+        self._held_arrived: list[str] = []
+        self._next_cycle = -1
         self.decide_seconds = 0.0
         self.instants = 0
         self.now = 0
@@ -144,14 +147,22 @@ class Simulator:
                 elif kind == NODES:
                     self._add_nodes(what, t)
                     released = True
-                else:
+                elif kind == ARRIVAL:
                     arrived.append(what)
             for key in arrived:
                 self._arrive(key, t)
             if released and self.pool.active:
                 dirty.update(self._all_roots())
-            self._decide(t, dirty, [k for k in arrived if k not in self.kube_rows])
-            self._bind(t)
+            self._held_dirty |= dirty
+            self._held_arrived += [k for k in arrived if k not in self.kube_rows]
+            cycle = self.opt.cycle_ms
+            if not cycle or t % cycle == 0:  # decide now: every instant, or on the cycle's beat
+                self._decide(t, self._held_dirty, self._held_arrived)
+                self._held_dirty, self._held_arrived = set(), []
+            elif self._next_cycle <= t:  # what happened waits for the next scheduling cycle
+                self._next_cycle = (t // cycle + 1) * cycle
+                self._push(self._next_cycle, CYCLE, None)
+            self._bind(t)  # kube-scheduler binds whenever capacity frees, whatever Kueue's cycle
             if self.autoscaler is not None:
                 self.autoscaler.step(self, t)
             self.recorder.sample(t)

@@ -25,6 +25,7 @@ class Plan:
     start: datetime
     arrivals: list[tuple[int, Workload]] = field(default_factory=list)
     until_ms: int | None = None
+    cycle_ms: int = 0  # Kueue's scheduling cycle: decisions only on its beat (0: at every instant)
     capacity: list[Capacity] = field(default_factory=list)
     nodepools: list = field(default_factory=list)  # kadmit.simulate.karpenter.NodePoolModel
 
@@ -48,7 +49,8 @@ def default_start(model: Model, trace_text: str | None, trace_name: str) -> date
 
 
 def prepare(workspace: ws.Workspace, *, trace: str | None, until: str | None, start: str | None,
-            add_nodes: list[str], nodepools: list[str], diags: Diagnostics, limits: ws.Limits) -> Plan | None:
+            add_nodes: list[str], nodepools: list[str], diags: Diagnostics, limits: ws.Limits,
+            cycle: str | None = None) -> Plan | None:
     """The replay's plan, or None with the reasons in `diags` (the run is refused on any error)."""
     model = workspace.model
     reader = ws.Reader(workspace.sources, diags, limits)
@@ -74,6 +76,12 @@ def prepare(workspace: ws.Workspace, *, trace: str | None, until: str | None, st
         if plan.until_ms is None:
             diags.emit(KAD700, f"`--until {until}` is not a duration", help="write seconds or e.g. `72h`")
             return None
+    if cycle is not None:
+        ms = parse_duration_ms(cycle)
+        if ms is None:
+            diags.emit(KAD700, f"`--cycle-latency {cycle}` is not a duration", help="e.g. 100ms or 1s")
+            return None
+        plan.cycle_ms = ms
     errors = len([d for d in diags if d.severity.value == "error"])
     if text is not None:
         arrivals = read_trace(text, name, t0, diags)
@@ -151,7 +159,7 @@ def replay(model: Model, plan: Plan, *, mode: str = "ordered", scoring: str = "L
     t0, c0 = time.perf_counter(), time.process_time()
     sim = Simulator(model, plan.start, plan.arrivals, plan.capacity,
                     Options(mode=mode, tas_profile=tas_profile, scoring=scoring,  # type: ignore[arg-type]
-                            until_ms=plan.until_ms, limits=limits),
+                            until_ms=plan.until_ms, limits=limits, cycle_ms=plan.cycle_ms),
                     autoscaler=autoscaler, progress=progress)
     sim.run()
     sim.seconds = time.perf_counter() - t0

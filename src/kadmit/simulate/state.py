@@ -78,4 +78,5 @@ class Options:
     tas_profile: Profile = "Mixed"
     scoring: Scoring = "LeastAllocated"
     until_ms: int | None = None
+    cycle_ms: int = 0  # decide only every this many ms (Kueue's scheduling-cycle latency); 0: at every instant
     limits: Limits | None = None
