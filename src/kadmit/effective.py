@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from kadmit.model import Model, PodSet, ResourceTransformation, SchedulerConfig
+from kadmit.model import ClaimTemplate, Model, PodSet, ResourceTransformation, SchedulerConfig
 
 MILLI = 1000
 
@@ -49,9 +49,15 @@ def counted(model: Model) -> Model:
     transformations applied, then (quotaCheckStrategy IgnoreUndeclared) resources the workload's
     cluster queue does not cover dropped. The model itself when nothing changes."""
     cfg = model.config
-    if cfg is None or not (cfg.exclude_resource_prefixes or cfg.transformations
-                           or cfg.quota_check_strategy == "IgnoreUndeclared"):
+    claims = any(ps.claim_templates for wl in model.workloads for ps in wl.pod_sets)
+    if not claims and (cfg is None or not (cfg.exclude_resource_prefixes or cfg.transformations
+                                           or cfg.quota_check_strategy == "IgnoreUndeclared")):
         return model
+    cfg = cfg or SchedulerConfig()
+    templates: dict[str, ClaimTemplate] = {}
+    for t in model.claim_templates:
+        templates.setdefault(f"{t.namespace}/{t.name}", t)
+    mapping = {cls: m.name for m in reversed(cfg.device_class_mappings) for cls in m.device_class_names}
     covered = _covered(model) if cfg.quota_check_strategy == "IgnoreUndeclared" else None
     lqs: dict[str, str] = {}
     for lq in model.local_queues:
@@ -61,8 +67,15 @@ def counted(model: Model) -> Model:
         cq = wl.admission.cluster_queue if wl.admission is not None else lqs.get(f"{wl.namespace}/{wl.queue}")
         keep = covered.get(cq) if covered is not None and cq is not None else None
         pod_sets = tuple(_pod_set(ps, cfg, keep) for ps in wl.pod_sets)
+        update: dict = {}
+        if any(ps.claim_templates for ps in pod_sets):
+            pod_sets, why = _with_devices(wl.namespace, pod_sets, templates, mapping)
+            if why:
+                update["inadmissible"] = f"Failed to process DRA resources for workload: {why}"
         if pod_sets != wl.pod_sets:
-            wl = wl.model_copy(update={"pod_sets": pod_sets})
+            update["pod_sets"] = pod_sets
+        if update:
+            wl = wl.model_copy(update=update)
             changed = True
         out.append(wl)
     return model.model_copy(update={"workloads": tuple(out)}) if changed else model
@@ -107,6 +120,34 @@ def _pod_set(ps: PodSet, cfg: SchedulerConfig, covered: set[str] | None) -> PodS
     if covered is not None:
         reqs = {r: q for r, q in reqs.items() if r in covered}
     return ps if reqs == ps.requests else ps.model_copy(update={"requests": reqs})
+
+
+def _with_devices(namespace: str, pod_sets: tuple[PodSet, ...], templates: dict[str, ClaimTemplate],
+                  mapping: dict[str, str]) -> tuple[tuple[PodSet, ...], str]:
+    """Kueue's `GetResourceRequestsForResourceClaimTemplates`: each pod's claims from templates add
+    their devices, per device class, as the resource its `deviceClassMappings` entry names. A
+    template not in the input adds nothing (the validator warns); a class no mapping names, or a
+    request Kueue can't count, makes the workload inadmissible (the reason, else "")."""
+    out = []
+    for ps in pod_sets:
+        extra: dict[str, int] = {}
+        for name in ps.claim_templates:
+            t = templates.get(f"{namespace}/{name}")
+            if t is None:
+                continue
+            if t.unsupported:
+                return pod_sets, f"ResourceClaimTemplate {name}: {t.unsupported}"
+            for cls, n in t.devices.items():
+                if cls not in mapping:
+                    return pod_sets, f"DeviceClass {cls} is not mapped in DRA configuration for podset {ps.name}"
+                extra[mapping[cls]] = extra.get(mapping[cls], 0) + n * MILLI
+        if extra:
+            reqs = dict(ps.requests)
+            for res, q in extra.items():
+                reqs[res] = reqs.get(res, 0) + q
+            ps = ps.model_copy(update={"requests": dict(sorted(reqs.items()))})
+        out.append(ps)
+    return tuple(out), ""
 
 
 def _covered(model: Model) -> dict[str, set[str]]:

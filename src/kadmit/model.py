@@ -202,8 +202,7 @@ class FlavorFungibility(Obj):
 
     when_can_borrow: Literal["Borrow", "TryNextFlavor"] = "Borrow"
     when_can_preempt: Literal["Preempt", "TryNextFlavor"] = "TryNextFlavor"
-    # Among flavors that all need borrowing or preemption: BorrowingOverPreemption (the default)
-    # ranks the preemption mode first, PreemptionOverBorrowing the borrowing height first.
+    # BorrowingOverPreemption ranks the preemption mode first, PreemptionOverBorrowing borrowing
     preference: Literal["BorrowingOverPreemption", "PreemptionOverBorrowing"] = "BorrowingOverPreemption"
 
 
@@ -223,8 +222,7 @@ class LocalQueue(Obj):
     namespace: str
     name: str
     cluster_queue: str
-    # Hold: its pending workloads are not admitted; HoldAndDrain: its admitted ones are evicted too
-    stop_policy: Literal["None", "Hold", "HoldAndDrain"] = "None"
+    stop_policy: Literal["None", "Hold", "HoldAndDrain"] = "None"  # HoldAndDrain also evicts admitted ones
 
     @property
     def key(self) -> str:
@@ -317,6 +315,15 @@ class PodSet(Obj):
     node_affinity: tuple[NodeSelectorTerm, ...] = ()  # required terms, ORed
     tolerations: tuple[Toleration, ...] = ()
     topology: TopologyRequest | None = None
+    claim_templates: tuple[str, ...] = ()  # DRA: ResourceClaimTemplates the pods' resourceClaims name
+
+
+class ClaimTemplate(Obj):
+    """A DRA ResourceClaimTemplate as `countDevicesPerClass` reads it, or why Kueue can't count it."""
+    namespace: str
+    name: str
+    devices: dict[str, int] = {}  # device class -> devices per claim
+    unsupported: str = ""
 
 
 class PodSetAssignment(Obj):
@@ -386,6 +393,7 @@ class Workload(Obj):
     finished: bool = False
     active: bool = True  # spec.active; an inactive workload is never admitted
     evicted: bool = False  # an `Evicted` condition with status True: Kueue prefers such victims
+    inadmissible: str = ""  # why Kueue marks it inadmissible before any queue sees it (DRA), "" if not
     uid: str = ""  # metadata.uid, where the input has it (preemption messages name it)
     job_uid: str = ""  # the `kueue.x-k8s.io/job-uid` label: the UID of the job it was made from
     duration_ms: int | None = None  # how long it runs once admitted (`kadmit.dev/duration`); `simulate` reads it
@@ -466,27 +474,21 @@ FAIR_SHARING_STRATEGIES = ("LessThanOrEqualToFinalShare", "LessThanInitialShare"
 
 
 class ResourceTransformation(Obj):
-    """Kueue's `resources.transformations` entry: `input` becomes `outputs` (per unit of input,
-    times the pod's `multiply_by` resource when set); Retain keeps the input, Replace drops it."""
-
+    """`resources.transformations`: `input` -> `outputs` per unit (times `multiply_by`); Retain keeps it."""
     input: str
     strategy: Literal["Retain", "Replace"] = "Retain"
     multiply_by: str = ""
     outputs: Quantities = {}
 
 
-class DeviceClassMapping(Obj):
-    """Kueue's `resources.deviceClassMappings` entry: DRA devices of these classes count as `name`."""
-
+class DeviceClassMapping(Obj):  # `resources.deviceClassMappings`: these classes' devices count as `name`
     name: str
     device_class_names: tuple[str, ...] = ()
 
 
 class SchedulerConfig(Obj):
-    """Kueue's cluster-wide settings that change admission and preemption (from its
-    `Configuration`): whether fair sharing is on, and its preemption strategies in the order
-    they are tried. `preemption_strategies` keeps what was written, in Kueue's spelling (unknown
-    names too, for the validator to report); `strategies` is what Kueue applies."""
+    """Kueue's `Configuration` settings that change decisions. `preemption_strategies` keeps what was
+    written (unknown names too, for the validator); `strategies` is what Kueue applies."""
 
     fair_sharing: bool = False
     preemption_strategies: tuple[str, ...] = ()
@@ -495,8 +497,7 @@ class SchedulerConfig(Obj):
     manage_jobs_without_queue_name: bool | None = None
     managed_jobs_namespace_selector: LabelSelector | None = None
     frameworks: tuple[str, ...] | None = None
-    # `resources`: what Kueue counts of a pod's requests (kadmit.effective applies them)
-    exclude_resource_prefixes: tuple[str, ...] = ()
+    exclude_resource_prefixes: tuple[str, ...] = ()  # `resources` (kadmit.effective applies them)
     transformations: tuple[ResourceTransformation, ...] = ()
     quota_check_strategy: Literal["BlockUndeclared", "IgnoreUndeclared"] = "BlockUndeclared"
     device_class_mappings: tuple[DeviceClassMapping, ...] = ()
@@ -558,6 +559,7 @@ class Model(Obj):
     jobs: tuple[Job, ...] = ()  # as submitted; their workloads are in `workloads` once managed
     skipped: tuple[Skipped, ...] = ()  # objects not read as policy or work, in input order
     gangs: tuple[Gang, ...] = ()  # pod groups kube-scheduler places all-or-nothing
+    claim_templates: tuple[ClaimTemplate, ...] = ()  # DRA ResourceClaimTemplates
 
     @property
     def config(self) -> SchedulerConfig | None:
@@ -585,6 +587,7 @@ class Fragment(BaseModel):
     jobs: list[Job] = []
     skipped: list[Skipped] = []
     gangs: list[Gang] = []
+    claim_templates: list[ClaimTemplate] = []
 
 
 def merge(fragments: list[Fragment]) -> Model:

@@ -146,6 +146,9 @@ CASES = [
     ("fractional gpu request", base(wl=workload("job", "team-a", "training", pod_set("main", gpu=0.5))),
      "KAD256", "500m"),
     ("pods requested", base(wl=workload("job", "team-a", "training", pod_set("main", pods=1))), "KAD257", "`pods`"),
+    ("claim template not in the input",
+     base(wl=workload("job", "team-a", "training", pod_set("main").model_copy(update={"claim_templates": ("gpus",)}))),
+     "KAD297", "`team-a/gpus`"),
     ("empty pod set", base(wl=workload("job", "team-a", "training", pod_set("main", 0))), "KAD258", "count 0"),
     # priority classes
     ("two defaults", base(extra=[PriorityClass(name="a", value=1, global_default=True),

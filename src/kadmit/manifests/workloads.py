@@ -8,6 +8,7 @@ from kadmit.manifests import kubenames
 from kadmit.manifests.codes import KAD157, KAD164, KAD165
 from kadmit.manifests.fields import Fields, Meta, NotRead
 from kadmit.manifests.owners import controller_owner
+from kadmit.manifests.dra import pod_claim_templates
 from kadmit.manifests.schema import coverage
 from kadmit.manifests.podspec import pod_requests, required_node_affinity, tolerations
 from kadmit.manifests.yamltree import STR, Val
@@ -76,12 +77,14 @@ def template_pod_set(f: Fields, name: str, count: int, min_count: int | None, te
     affinity, affinity_node = required_node_affinity(f, spec)
     topo, topo_node = _topology(f, request, meta)
     coverage.warn_template(f, meta, spec, name)
-    return PodSet(
+    claims, claims_node = pod_claim_templates(f, spec)
+    return PodSet(claim_templates=claims,
         name=name, origin=origin, count=count, min_count=min_count, requests=reqs.requests,
         node_selector=selector, node_affinity=affinity, tolerations=tolerations(f, spec), topology=topo,
         span=f.span(at),
         spans=f.spans({**(nodes or {}), "tolerations": f.field(spec, "tolerations"),
                        "topology": topo_node, "node_selector": f.field(spec, "nodeSelector"),
+                       "claim_templates": claims_node,
                        "node_affinity": affinity_node,
                        **{f"node_selector.{k}": v for k, v in selector_nodes.items()},
                        **{f"requests.{k}": v for k, v in reqs.nodes.items()}}))

@@ -114,6 +114,8 @@ class Scheduler:
         lq = self.index.local_queues.get(f"{wl.namespace}/{wl.queue}")
         if not wl.active:
             self.reject(wl, lq.cluster_queue if lq else None, DEACTIVATED)
+        elif wl.inadmissible:
+            self.reject(wl, lq.cluster_queue if lq else None, wl.inadmissible)
         elif lq is None:
             self.reject(wl, None, f"LocalQueue {wl.queue} doesn't exist")
         elif lq.stop_policy != "None":

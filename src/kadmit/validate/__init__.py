@@ -14,7 +14,7 @@ from kadmit.validate.quotas import check_quotas
 from kadmit.validate.references import check_references
 from kadmit.validate.rules import rule_scope, typecheck_rule
 from kadmit.validate.scheduler import check_scheduler
-from kadmit.validate.workloads import check_workload
+from kadmit.validate.workloads import check_claim_templates, check_workload
 
 __all__ = ["render_code_table", "rule_scope", "typecheck_rule", "validate"]
 
@@ -35,6 +35,7 @@ def validate(model: Model, diags: Diagnostics) -> None:
     check_selectors(model, diags)
     for wl in model.workloads:
         check_workload(wl, diags)
+    check_claim_templates(model, diags)
     check_references(index, diags)
     check_usage(index, diags)
     for rule in model.rules:

@@ -295,3 +295,10 @@ ADMITTED_WITHOUT_FLAVOR = register(
     "records a flavor per requested resource, so the usage can't be known (it would count as zero).",
     "Workload webhook: status.admission.podSetAssignments cover spec.podSets; Kueue assigns a flavor "
     "to every requested resource")
+MISSING_CLAIM_TEMPLATE = register(
+    "KAD297", "ResourceClaimTemplate not in the input", "warning",
+    "A pod set's `resourceClaims` name a ResourceClaimTemplate that is not among the inputs, so "
+    "kadmit can't count its DRA devices against quota as Kueue does (`deviceClassMappings`); the "
+    "decision may differ from Kueue's. Add the template (`kubectl get resourceclaimtemplates -A -o yaml`).",
+    "Kueue DRA: GetResourceRequestsForResourceClaimTemplates reads the template in the workload's namespace")
+

@@ -5,7 +5,7 @@ from __future__ import annotations
 from kadmit.diagnostics import Diagnostics, Label
 from kadmit.model import Workload
 from kadmit.quantity import MILLI, format_quantity
-from kadmit.validate.codes import (BAD_COUNT, DUPLICATE_POD_SET, EMPTY_POD_SET, FRACTIONAL_REQUEST,
+from kadmit.validate.codes import (MISSING_CLAIM_TEMPLATE, BAD_COUNT, DUPLICATE_POD_SET, EMPTY_POD_SET, FRACTIONAL_REQUEST,
                                    MANY_MIN_COUNTS, MIN_COUNT_ABOVE_COUNT, NEGATIVE_REQUEST,
                                    POD_SET_COUNT_LIMIT, PRIORITY_RANGE, RESERVED_POD_REQUEST)
 from kadmit.validate.quotas import is_countable
@@ -67,3 +67,17 @@ def check_workload(wl: Workload, diags: Diagnostics) -> None:
     if wl.priority is not None and not INT32[0] <= wl.priority <= INT32[1]:
         diags.emit(PRIORITY_RANGE, f"priority {wl.priority} of workload `{wl.key}` is outside the 32-bit range",
                    wl.field_span("priority"))
+
+
+def check_claim_templates(model, diags: Diagnostics) -> None:
+    """Each ResourceClaimTemplate a pod set's claims name should be in the input (KAD297)."""
+    known = {f"{t.namespace}/{t.name}" for t in model.claim_templates}
+    for wl in model.workloads:
+        for ps in wl.pod_sets:
+            for name in ps.claim_templates:
+                if f"{wl.namespace}/{name}" not in known:
+                    diags.emit(MISSING_CLAIM_TEMPLATE,
+                               f"pod set `{ps.name}` of `{wl.key}` claims devices from ResourceClaimTemplate "
+                               f"`{wl.namespace}/{name}`, which is not in the input; its devices are not counted",
+                               ps.field_span("claim_templates") or ps.span or wl.span)
+

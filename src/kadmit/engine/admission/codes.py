@@ -29,7 +29,10 @@ KAD518 = register("KAD518", "queue stopped or inactive", "error",
 KAD519 = register("KAD519", "waiting behind (StrictFIFO)", "error",
                   "A StrictFIFO queue's head can't be admitted, and every workload behind it waits.")
 KAD520 = register("KAD520", "rule forbids", "error", "A `require` or `forbid` rule excludes every assignment.")
-KAD521 = register("KAD521", "workload inactive", "error", "The workload's spec.active is false.")
+KAD521 = register("KAD521", "workload inactive or inadmissible", "error",
+                  "The workload's spec.active is false, or Kueue marks it inadmissible before queueing "
+                  "(DRA claims it can't count: a device class no deviceClassMappings entry names, "
+                  "FirstAvailable, AllocationMode All).")
 KAD522 = register("KAD522", "flavor skipped", "note",
                   "An earlier flavor in the resource group was skipped; why.")
 KAD523 = register("KAD523", "not admitted in this run", "error",

@@ -31,6 +31,8 @@ def gate_reasons(session: Session, wl: Workload) -> list[Reason]:
     out: list[Reason] = []
     if not wl.active:
         out.append(Reason(KAD521, "the workload is inactive (spec.active is false)"))
+    if wl.inadmissible:
+        out.append(Reason(KAD521, wl.inadmissible))
     lq = ix.local_queues.get(f"{wl.namespace}/{wl.queue}")
     if lq is None:
         out.append(Reason(KAD516, f"LocalQueue {wl.queue} doesn't exist"))

@@ -286,7 +286,7 @@ class Session:
         pod_sets = tuple((ps.name, tuple(sorted((r, q > 0) for r, q in ps.requests.items())),
                           tuple(sorted(ps.node_selector.items())), ps.node_affinity, ps.tolerations, ps.topology)
                          for ps in wl.pod_sets)
-        return (cqs, wl.active, pod_sets)
+        return (cqs, wl.active, wl.inadmissible, pod_sets)
 
     def _loaded_shape(self, wl: Workload) -> Loaded:
         shape = self._shape(wl)

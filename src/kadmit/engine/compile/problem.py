@@ -156,6 +156,9 @@ class Compiler:
         if not wl.active:
             track("gate|inactive", "inactive", f"workload `{key}` is inactive (spec.active is false)",
                   wl.field_span("active"), T.not_(adm))
+        if wl.inadmissible:
+            track("gate|dra", "inadmissible", f"workload `{key}`: {wl.inadmissible}",
+                  wl.field_span("pod_sets"), T.not_(adm))
         lq = ix.local_queues.get(f"{wl.namespace}/{wl.queue}")
         if lq is None:
             track("gate|local_queue", "local_queue",

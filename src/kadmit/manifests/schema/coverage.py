@@ -109,7 +109,7 @@ FIELDS: dict[str, dict[str, Entry]] = {
                                   "kadmit orders workloads as if it were off"),
         "resources.excludeResourcePrefixes": M("excluded resources are not counted (kadmit.effective)"),
         "resources.transformations": M("requests transformed before quota (kadmit.effective)"),
-        "resources.deviceClassMappings": U("DRA device requests are not counted against quota"),
+        "resources.deviceClassMappings": M("DRA devices of ResourceClaimTemplates counted as the mapped resource"),
         "resources.quotaCheckStrategy": M("BlockUndeclared: an undeclared resource blocks admission; "
                                           "IgnoreUndeclared: it is not counted"),
         "waitForPodsReady": U("admission is not blocked while admitted workloads' pods start", False),
@@ -138,9 +138,7 @@ TEMPLATE_ANNOTATIONS = {
     "kueue.x-k8s.io/podset-slice-size": "pod-set slices are not kept in one domain each",
     "kueue.x-k8s.io/podset-group-name": "pod sets of one group are placed independently, not in one domain",
 }
-TEMPLATE_FIELDS = {
-    "resourceClaims": "DRA claims of the pods are not counted against quota",
-}
+TEMPLATE_FIELDS: dict[str, str] = {}  # resourceClaims: modelled (kadmit.effective, DRA)
 
 KIND_ROOT = {"Configuration": ()}  # Configuration's fields are at the document's top; the others in `spec`
 
