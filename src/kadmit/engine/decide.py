@@ -91,6 +91,11 @@ def decision_reasons(session: Session, d: Decision) -> list[Reason]:
         return out
     if d.waiting_behind:
         return [Reason(KAD519, f"waiting behind {d.waiting_behind} (StrictFIFO)")]
+    return list(session.situations.shared("reasons", wl, lambda: tuple(_quota_reasons(session, wl))))
+
+
+def _quota_reasons(session: Session, wl) -> list[Reason]:
+    """Why the flavors of `wl` don't fit now; the same for every workload in its situation."""
     out = flavor_reasons(session, wl) or placement_reasons(session, wl)
     if any(r.code == KAD510 for r in out):  # only a flavor short of unused quota can need preemption
         out += no_preemption_reasons(session, wl)

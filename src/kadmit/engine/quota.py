@@ -110,6 +110,7 @@ class QuotaTree:
         self._height: dict[str, int] = {}
         self._root: dict[str, str] = {}
         self._potential: dict[tuple[str, FR], int] = {}  # available() with no usage
+        self._paths: dict[str, tuple[str, ...]] = {}  # the tree's shape never changes
 
     def invalidate(self, usage: "Usage | None" = None) -> None:
         """Forget computed numbers after a quota entry changed (what-if questions)."""
@@ -164,10 +165,16 @@ class QuotaTree:
         return got
 
     def path(self, nid: str) -> list[str]:
-        out = [nid]
-        while self.nodes[out[-1]].parent:
-            out.append(self.nodes[out[-1]].parent)  # type: ignore[arg-type]
-        return out
+        return list(self._path(nid))
+
+    def _path(self, nid: str) -> tuple[str, ...]:
+        got = self._paths.get(nid)
+        if got is None:
+            out = [nid]
+            while self.nodes[out[-1]].parent:
+                out.append(self.nodes[out[-1]].parent)  # type: ignore[arg-type]
+            got = self._paths[nid] = tuple(out)
+        return got
 
     def root(self, nid: str) -> str:
         got = self._root.get(nid)
@@ -267,22 +274,35 @@ class QuotaTree:
 
 
 class Usage:
-    """Admitted usage per cluster queue and flavor-resource; copied, never shared, between decisions."""
+    """Admitted usage per cluster queue and flavor-resource. A copy shares the rows of its original
+    until one of the two changes a row (copy on write): copying costs one dict, not one per queue."""
 
     def __init__(self, data: dict[str, dict[FR, int]] | None = None) -> None:
         self.data: dict[str, dict[FR, int]] = data or {}
         self.memo: dict[tuple, int] = {}  # cohort usage and available(), computed by QuotaTree
         self.version = 0  # bumped on every change (callers key caches on it)
+        self._own: set[str] | None = None  # rows this object may change in place; None: all
 
     def get(self, cq: str, fr: FR) -> int:
-        return self.data.get(cq, {}).get(fr, 0)
+        row = self.data.get(cq)
+        return row.get(fr, 0) if row is not None else 0
 
     def add(self, cq: str, amounts: dict[FR, int]) -> None:
         self.memo.clear()
         self.version += 1
-        row = self.data.setdefault(cq, {})
+        row = self.data.get(cq)
+        if row is None:
+            row = self.data[cq] = {}
+            if self._own is not None:
+                self._own.add(cq)
+        elif self._own is not None and cq not in self._own:
+            row = self.data[cq] = dict(row)
+            self._own.add(cq)
         for fr, v in amounts.items():
             row[fr] = row.get(fr, 0) + v
 
     def copy(self) -> "Usage":
-        return Usage({k: dict(v) for k, v in self.data.items()})
+        out = Usage(dict(self.data))
+        out._own = set()
+        self._own = set()  # its rows are shared now
+        return out

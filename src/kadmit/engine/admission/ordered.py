@@ -232,11 +232,15 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
         queues = {k: v for k, v in queues.items() if v}
         if not changed and not evicting:
             break
-        state = _state(session, queues, set_aside, sticky, evicting)
-        if state in states:
-            looped = loop_of(states[state], cycle, evictions, ix.cluster_queues, _strategies(session))
-            break
-        states[state] = cycle
+        # States are kept from the first eviction on: before it, every cycle that changes anything
+        # takes a workload off the queues for good, and a loop evicts in every period, so it shows
+        # at most one period after its first state. (A state costs a pass over every queue.)
+        if evictions:
+            state = _state(session, queues, set_aside, sticky, evicting)
+            if state in states:
+                looped = loop_of(states[state], cycle, evictions, ix.cluster_queues, _strategies(session))
+                break
+            states[state] = cycle
     else:
         recent = [e for e in evictions if e.cycle > cycle - 10]
         moving = sorted({e.victim for e in recent} | {e.preemptor for e in recent}
@@ -287,10 +291,12 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
 
 def _state(session: Session, queues: dict[str, list[Workload]], set_aside: dict[str, list[Workload]],
            sticky: dict[str, str], evicting: list) -> tuple:
-    """What the next cycle depends on; a run that comes back to a state loops forever."""
+    """What the next cycle depends on; a run that comes back to a state loops forever. Workloads
+    are named by identity (one object per key for the whole run): a state is only compared with
+    the run's own earlier states, and reading 15,000 keys every cycle would cost more than deciding."""
     return (tuple(sorted(session.holders)),
-            tuple((k, tuple(w.key for w in v)) for k, v in sorted(queues.items())),
-            tuple((k, tuple(sorted(w.key for w in v))) for k, v in sorted(set_aside.items()) if v),
+            tuple((k, tuple(map(id, v))) for k, v in sorted(queues.items())),
+            tuple((k, tuple(sorted(map(id, v)))) for k, v in sorted(set_aside.items()) if v),
             tuple(sorted(sticky.items())),
             tuple(sorted((v.key, by or "") for v, by in evicting)))
 

@@ -194,7 +194,7 @@ def no_preemption_reasons(session: Session, wl: Workload) -> list[Reason]:
     """When the workload's flavors need preemption at the run's final state but Kueue finds no
     victims: what the preemption policies let it evict, against what it needs, per flavor-resource
     (e.g. "needs 24 more nvidia.com/gpu in flavor h100; evicting every candidate frees 16")."""
-    from kadmit.engine.preemption.candidates import Preemptor, candidates_of, satisfies_policy
+    from kadmit.engine.preemption.candidates import Preemptor, candidates_by_queue, satisfies_policy
     saved = dict(session.placement_failures)
     try:
         got, _ = session.nominate(wl)
@@ -207,7 +207,8 @@ def no_preemption_reasons(session: Session, wl: Workload) -> list[Reason]:
         return []
     cq = session.index.cluster_queues[got.cluster_queue]
     tree = session.compiler.tree
-    root = tree.root(node_id(cq.name, False))
+    by_queue = candidates_by_queue(session)
+    in_tree = [c for q in session.situations.cohort_tree(cq.name)[1] for c in by_queue.get(q, {}).values()]
     p = Preemptor(wl.key, cq.name, session.index.priority(wl), wl.created, dict(got.usage), got.needs)
     pol = cq.preemption
     out = []
@@ -215,14 +216,13 @@ def no_preemption_reasons(session: Session, wl: Workload) -> list[Reason]:
         flavor, res = fr
         need = got.usage[fr] - max(0, tree.available(node_id(cq.name, False), fr, session.usage))
         eligible = []
-        for c in candidates_of(session):
+        for c in in_tree:
             if c.amounts.get(fr, 0) <= 0 or c.key == wl.key:
                 continue
             same = c.cluster_queue == cq.name
             if same and satisfies_policy(pol.within_cluster_queue, p, c):
                 eligible.append(c)
-            elif not same and tree.root(node_id(c.cluster_queue, False)) == root and cq.cohort \
-                    and satisfies_policy(pol.reclaim_within_cohort, p, c):
+            elif not same and cq.cohort and satisfies_policy(pol.reclaim_within_cohort, p, c):
                 eligible.append(c)
         freed = sum(c.amounts.get(fr, 0) for c in eligible)
         policies = (f"withinClusterQueue {pol.within_cluster_queue}, reclaimWithinCohort "

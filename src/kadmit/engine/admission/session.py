@@ -21,6 +21,7 @@ from kadmit.engine.compile.problem import Compiler, Problem
 from kadmit.engine.placing.pool import NodePool, PlacementFailure
 from kadmit.placement.tas import Profile
 from kadmit.engine.admission.flavor_assignment import Assignment, nominate
+from kadmit.engine.admission.situations import UNSEEN, Situations
 from kadmit.engine.quota import Usage
 from kadmit.engine.compile.symbolic import Holder
 from kadmit.engine.solver.z3backend import Limits, Lowering, Outcome, make_solver, outcome
@@ -32,6 +33,14 @@ from kadmit.model import Model, Workload
 
 MAX_SHAPES = 256  # compiled shapes kept (least recently used go first): each holds a Z3 solver
 MAX_MEMO = 1_000_000
+
+
+def _copy(a: Assignment | None) -> Assignment | None:
+    """A nomination callers may change (ordered mode sets its placement) without touching the memo."""
+    if a is None:
+        return None
+    return replace(a, counts=dict(a.counts), flavors={ps: dict(fl) for ps, fl in a.flavors.items()},
+                   usage=dict(a.usage), targets=list(a.targets))
 
 
 class SolverUnknown(Exception):
@@ -151,6 +160,8 @@ class Session:
         self.admitted_cycle: dict[str, int] = {}  # workload admitted in this run -> its cycle (ordered mode)
         self.version = 0  # names the set of admitted workloads: a fresh number whenever it changes
         self._versions = 0
+        self.situations = Situations(self)  # nominations and reasons shared among equal situations
+        self._shape_of: dict[str, tuple[Workload, tuple]] = {}  # workload key -> (workload, its shape)
         for wl in sorted(model.workloads, key=lambda w: w.key):
             if wl.admitted and wl.admission is not None:
                 amounts = admitted_usage(wl)
@@ -165,6 +176,7 @@ class Session:
         self.usage.add(a.cluster_queue, a.usage)
         self.holders[wl.key] = Holder(wl.key, a.cluster_queue, dict(a.usage), wl.span, new=True)
         self._new_version()
+        self.situations.holders_changed(a.cluster_queue)
         if a.placement is not None:
             self.pool.commit(wl.key, a.placement)
 
@@ -174,6 +186,7 @@ class Session:
         if h is not None:
             self.usage.add(h.cluster_queue, {fr: -v for fr, v in h.amounts.items()})
             self._new_version()
+            self.situations.holders_changed(h.cluster_queue)
         self.pool.release(key)
 
     def _new_version(self) -> None:
@@ -193,6 +206,7 @@ class Session:
             if h is None:
                 continue
             self.usage.add(h.cluster_queue, {fr: -v for fr, v in h.amounts.items()})
+            self.situations.holders_changed(h.cluster_queue)
             saved.append((h, self.pool.placed.get(key)))
             self.pool.release(key)
         try:
@@ -202,6 +216,7 @@ class Session:
                 self.usage.add(h.cluster_queue, h.amounts)
                 if taken:
                     self.pool._take(h.workload, taken)
+            self.situations.holders_changed(*(h.cluster_queue for h, _ in saved))
             self.holders.clear()
             self.holders.update(order)
             self.version = version  # the same admitted workloads as before
@@ -273,6 +288,14 @@ class Session:
         queue's structure (groups, flavors, what it declares, gates) and each pod set's structure
         (which resources it asks for, tolerations, selectors, topology). With user rules every
         workload is its own shape (rules may read anything about it)."""
+        known = self._shape_of.get(wl.key)
+        if known is not None and known[0] is wl:
+            return known[1]
+        shape = self._compute_shape(wl)
+        self._shape_of[wl.key] = (wl, shape)
+        return shape
+
+    def _compute_shape(self, wl: Workload) -> tuple:
         if self.model.rules:
             return ("workload", wl.key)
         cq = self.index.cluster_queue_of(wl)
@@ -310,6 +333,7 @@ class Session:
     def _reset_solver(self) -> None:
         self._shapes.clear()
         self._memo.clear()
+        self.situations.clear()
 
     def _ask(self, loaded: Loaded, pins: dict[str, int], assumptions: list[z3.BoolRef]) -> Outcome:
         """One question: the loaded shape with its numbers pinned, under assumptions. Equal
@@ -339,8 +363,18 @@ class Session:
         return (got if got is not None and got.mode == "Fit" else None), prob
 
     def nominate(self, wl: Workload, preemption: bool = True) -> tuple[Assignment | None, Problem]:
-        """Kueue's nomination of `wl` (`flavor_assignment.nominate`)."""
-        return nominate(self, wl, preemption)
+        """Kueue's nomination of `wl` (`flavor_assignment.nominate`), shared among workloads in the
+        same situation (`situations`)."""
+        cq = self.index.cluster_queue_of(wl)
+        key = self.situations.key(wl, cq, preemption) if cq is not None else None
+        if key is not None:
+            known = self.situations.recall(key)
+            if known is not UNSEEN:
+                return _copy(known), self._loaded_shape(wl).problem  # type: ignore[arg-type]
+        got, prob = nominate(self, wl, preemption)
+        if key is not None:
+            self.situations.remember(key, _copy(got))
+        return got, prob
 
     # --- arrivals and what-ifs -------------------------------------------------------------------
 
@@ -370,9 +404,11 @@ class Session:
             saved.append((nid, fr, entry))
             tree.nodes[nid].quotas[fr] = replace(entry, **{fld: value})
         tree.invalidate(self.usage)
+        self.situations.clear()
         try:
             yield self
         finally:
             for nid, fr, entry in reversed(saved):
                 tree.nodes[nid].quotas[fr] = entry
             tree.invalidate(self.usage)
+            self.situations.clear()

@@ -89,14 +89,26 @@ def _timestamp(value) -> float:
 def candidates_of(session) -> list[Candidate]:
     """Every holder of the session as a preemption candidate (cluster queues of the tree only);
     kept per session until its admitted workloads change (`session.version`)."""
+    return list(_cached_candidates(session)[0])
+
+
+def candidates_by_queue(session) -> dict[str, dict[str, Candidate]]:
+    """The candidates of `candidates_of` per cluster queue, by key (shared: don't change them)."""
+    return _cached_candidates(session)[1]
+
+
+def _cached_candidates(session) -> tuple[list[Candidate], dict[str, dict[str, Candidate]]]:
     version = getattr(session, "version", None)
     cached = getattr(session, "_preemption_candidates", None)
     if version is not None and cached is not None and cached[0] == version:
-        return list(cached[1])
+        return cached[1]
     out = _candidates(session)
+    by_queue: dict[str, dict[str, Candidate]] = {}
+    for c in out:
+        by_queue.setdefault(c.cluster_queue, {})[c.key] = c
     if version is not None:
-        session._preemption_candidates = (version, out)
-    return list(out)
+        session._preemption_candidates = (version, (out, by_queue))
+    return out, by_queue
 
 
 def _candidates(session) -> list[Candidate]:

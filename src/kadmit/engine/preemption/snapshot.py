@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from functools import total_ordering
 
 from kadmit.engine.quota import FR, QuotaTree, Usage, node_id
-from kadmit.engine.preemption.candidates import Candidate, Preemptor, Victim, candidates_of
+from kadmit.engine.preemption.candidates import Candidate, Preemptor, Victim, candidates_by_queue
 
 
 # --- dominant resource share --------------------------------------------------------------------
@@ -81,37 +81,44 @@ class Snapshot:
         self.tree: QuotaTree = session.compiler.tree
         self.index = session.index
         self.usage = (usage if usage is not None else session.usage).copy()
-        self.live: dict[str, dict[str, Candidate]] = {}
-        self._candidates: list[Candidate] | None = None
+        self.live: dict[str, dict[str, Candidate]] = {}  # per queue, copied from `_by_queue` when first read
+        self._by_queue: dict[str, dict[str, Candidate]] | None = None
         self._frs: dict[str, frozenset[FR]] = {}
         self._lendable: dict[str, dict[str, int]] = {}
 
     # --- workloads ---
 
     def load_candidates(self) -> None:
-        if self._candidates is None:
-            self._candidates = candidates_of(self.session)
-            for c in self._candidates:
-                self.live.setdefault(c.cluster_queue, {})[c.key] = c
+        if self._by_queue is None:
+            self._by_queue = candidates_by_queue(self.session)
+
+    def _row(self, cq: str) -> dict[str, Candidate]:
+        row = self.live.get(cq)
+        if row is None:
+            self.load_candidates()
+            assert self._by_queue is not None
+            row = self.live[cq] = dict(self._by_queue.get(cq, {}))
+        return row
 
     def admitted(self, cq: str) -> list[Candidate]:
-        self.load_candidates()
-        return [c for _, c in sorted(self.live.get(cq, {}).items())]
+        return [c for _, c in sorted(self._row(cq).items())]
 
     def find(self, key: str) -> Candidate | None:
         self.load_candidates()
-        for wls in self.live.values():
-            if key in wls:
-                return wls[key]
+        assert self._by_queue is not None
+        for cq in sorted(self._by_queue.keys() | self.live.keys()):
+            got = self._row(cq).get(key)
+            if got is not None:
+                return got
         return None
 
     def remove(self, c: Candidate) -> None:
-        del self.live[c.cluster_queue][c.key]
+        del self._row(c.cluster_queue)[c.key]
         self.sub(c.cluster_queue, c.amounts)
         self.removed.add(c.key)
 
     def add(self, c: Candidate) -> None:
-        self.live.setdefault(c.cluster_queue, {})[c.key] = c
+        self._row(c.cluster_queue)[c.key] = c
         self.plus(c.cluster_queue, c.amounts)
         self.removed.discard(c.key)
 
