@@ -24,12 +24,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Literal, Mapping
-from weakref import WeakKeyDictionary
 
 from kadmit.index import HOSTNAME_LABEL, resolve_level
 from kadmit.model import TopologyRequest
-from kadmit.placement.domains import Domain, DomainTree, free_fit_count
-from kadmit.placement.filters import PodTemplate, static_fit
+from kadmit.placement.counts import Counts, count_fits
+from kadmit.placement.domains import Domain, DomainTree
+from kadmit.placement.filters import PodTemplate
 
 Profile = Literal["BestFit", "MostFreeCapacity", "LeastFreeCapacity", "Mixed"]
 
@@ -48,63 +48,43 @@ class TASResult:
         return self.reason is None
 
 
-@dataclass(eq=False, slots=True)  # one object per node and call: no per-instance dict
+@dataclass(eq=False, slots=True)  # one object per domain or node a placement looks at
 class _Unit:
     values: tuple[str, ...]
     state: int
-    children: "list[_Unit] | tuple[()]"  # () for a node
+    dom: Domain | None  # None for a node below a lowest level that isn't the hostname
     node: str | None = None
 
 
-_STATIC_FIT: "WeakKeyDictionary[DomainTree, dict[tuple, frozenset[str]]]" = WeakKeyDictionary()
-
-
-def _static_fitting(tree: DomainTree, template: PodTemplate) -> frozenset[str]:
-    """The tree's nodes that pass the filters that don't depend on capacity (`static_fit`). They
-    read only the template's selector, affinity and tolerations and the nodes' labels, taints and
-    flags, none of which change for a tree, so the answer is kept per tree on those three: a run
-    asks it once per pod shape rather than once per node and placement."""
-    key = (template.node_selector, template.node_affinity, template.tolerations)
-    memo = _STATIC_FIT.setdefault(tree, {})
-    got = memo.get(key)
-    if got is None:
-        got = memo[key] = frozenset(name for name, node in tree.nodes.items() if static_fit(template, node))
-    return got
-
-
-def _units(tree: DomainTree, template: PodTemplate, free: Mapping[str, Mapping[str, int]] | None):
+class _Levels:
     """Per level (plus a node level when the lowest level isn't the hostname), the domains with
-    their pod counts."""
-    host_lowest = tree.levels[-1] == HOSTNAME_LABEL
-    passing = _static_fitting(tree, template)
+    their pod counts, made as the search reaches them: a placement costs the domains it sorts and
+    the nodes it descends to, not the cluster."""
 
-    def node_unit(name: str) -> _Unit:
-        state = 0
-        if name in passing:  # as `node_fit_count`, with the static filters memoized
-            node_free = None if free is None else free.get(name)
-            state = free_fit_count(template, tree.nodes[name].free if node_free is None else node_free)
-        return _Unit(tree.node_domain[name] + (() if host_lowest else (name,)), state, (), name)
+    def __init__(self, tree: DomainTree, counts: Counts) -> None:
+        self.tree = tree
+        self.counts = counts
+        self.host_lowest = tree.levels[-1] == HOSTNAME_LABEL
 
-    levels: list[list[_Unit]] = [[] for _ in tree.levels] + ([] if host_lowest else [[]])
+    def level(self, idx: int) -> list[_Unit]:
+        if idx < len(self.tree.levels):
+            return [self.unit(d) for d in self.tree.by_level[idx]]
+        return [self.node_unit(n) for d in self.tree.by_level[-1] for n in d.nodes]
 
-    def build(dom: Domain, depth: int) -> _Unit:
-        if not dom.children:
-            if host_lowest:
-                unit = node_unit(dom.nodes[0])
-                unit.values = dom.values
-            else:
-                kids = [node_unit(n) for n in dom.nodes]
-                levels[depth + 1].extend(kids)
-                unit = _Unit(dom.values, sum(k.state for k in kids), kids)
-        else:
-            kids = [build(c, depth + 1) for c in dom.children]
-            unit = _Unit(dom.values, sum(k.state for k in kids), kids)
-        levels[depth].append(unit)
-        return unit
+    def unit(self, dom: Domain) -> _Unit:
+        if not dom.children and self.host_lowest:
+            return _Unit(dom.values, self.counts.node[dom.nodes[0]], dom, dom.nodes[0])
+        return _Unit(dom.values, self.counts.domain[dom.values], dom)
 
-    for root in tree.roots:
-        build(root, 0)
-    return levels
+    def node_unit(self, name: str) -> _Unit:
+        return _Unit(self.tree.node_domain[name] + (name,), self.counts.node[name], None, name)
+
+    def children(self, u: _Unit) -> list[_Unit]:
+        if u.dom is None:
+            return []
+        if u.dom.children:
+            return [self.unit(c) for c in u.dom.children]
+        return [] if self.host_lowest else [self.node_unit(n) for n in u.dom.nodes]
 
 
 def _best_fit(units: list[_Unit], count: int) -> int:
@@ -118,8 +98,9 @@ def _best_fit(units: list[_Unit], count: int) -> int:
 
 def kueue_assign(tree: DomainTree, template: PodTemplate, count: int, request: TopologyRequest, *,
                  free: Mapping[str, Mapping[str, int]] | None = None,
-                 profile: Profile = "BestFit") -> TASResult:
-    """Place `count` pods of `template` in `tree` as Kueue would; `free` overrides nodes' free capacity."""
+                 profile: Profile = "BestFit", counts: Counts | None = None) -> TASResult:
+    """Place `count` pods of `template` in `tree` as Kueue would; `free` overrides nodes' free capacity,
+    `counts` gives the pods per node and domain already counted (`placement.counts`)."""
     unconstrained = request.mode == "unconstrained"
     if unconstrained:
         level_idx = len(tree.levels) - 1
@@ -141,13 +122,13 @@ def kueue_assign(tree: DomainTree, template: PodTemplate, count: int, request: T
             return f'topology "{name}" doesn\'t allow to fit any of {count} pod(s)'
         return f'topology "{name}" allows to fit only {fit} out of {count} pod(s)'
 
-    levels = _units(tree, template, free)
-    if not levels[0]:
+    if not tree.roots:
         return TASResult(reason=f"no topology domains at level: {tree.levels[level_idx]}")
+    view = _Levels(tree, counts if counts is not None else count_fits(tree, template, free))
 
     idx = level_idx
     while True:
-        units = ordered(levels[idx])
+        units = ordered(view.level(idx))
         top = units[0]
         if best_fit and top.state >= count:
             top = units[_best_fit(units, count)]
@@ -192,7 +173,7 @@ def kueue_assign(tree: DomainTree, template: PodTemplate, count: int, request: T
         raise AssertionError("domains hold fewer pods than their parents counted")
 
     taken = to_minimum(chosen)
-    while taken[0][0].children:
-        taken = to_minimum(ordered([k for u, _ in taken for k in u.children]))
+    while taken[0][0].node is None:
+        taken = to_minimum(ordered([k for u, _ in taken for k in view.children(u)]))
     placement = {u.node: n for u, n in sorted(taken, key=lambda un: un[0].node) if n}
     return TASResult(placement, fit_level, fit_domains)

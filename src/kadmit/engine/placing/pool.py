@@ -27,12 +27,16 @@ from typing import Mapping
 from kadmit.engine.compile.problem import tas_only
 from kadmit.index import ModelIndex
 from kadmit.model import ClusterQueue, Model, Node, PodSet, TopologyRequest, Workload
+from collections import OrderedDict
+
+from kadmit.placement.counts import FreeLog, ShapeCounts, shape_key
 from kadmit.placement.domains import DomainTree, build_domains, free_fit_count
 from kadmit.placement.filters import PodTemplate, histogram, static_fit
 from kadmit.placement.inventory import Inventory, NodeState, add, model_inventory, pod_usage, subtract
 from kadmit.placement.tas import Profile, kueue_assign
 
 UNCONSTRAINED = TopologyRequest(mode="unconstrained")
+MAX_SHAPES = 64  # pod shapes whose counts are kept up to date (least recently used go first)
 
 
 @dataclass(frozen=True)
@@ -91,7 +95,7 @@ class NodePool:
         self.index = index
         self.profile: Profile = profile
         self.inventory: Inventory = model_inventory(model, skip_tas_pods=True)  # pods of TAS workloads count via their placements
-        self.free: dict[str, dict[str, int]] = {n.name: n.free for n in self.inventory.nodes}
+        self.free: dict[str, dict[str, int]] = FreeLog({n.name: n.free for n in self.inventory.nodes})
         self.holders: dict[str, set[str]] = {n.name: set(n.holders) for n in self.inventory.nodes}
         self.placed: dict[str, dict[str, dict[str, int]]] = {}  # workload -> node -> usage it took
         for wl in sorted(model.workloads, key=lambda w: w.key):  # admitted workloads' known placements
@@ -105,6 +109,7 @@ class NodePool:
                 self._take(wl.key, taken)
         self._trees: dict[str, DomainTree | None] = {}
         self._static: dict[tuple, list[NodeState]] = {}
+        self._counts: OrderedDict[tuple, ShapeCounts] = OrderedDict()  # (flavor, pod shape) -> counts
 
     @property
     def active(self) -> bool:
@@ -156,6 +161,8 @@ class NodePool:
         """Place the pod sets in order, each seeing what the earlier ones took (Kueue's way).
         `free` overrides the pool's free capacity (for what-ifs); nothing is committed."""
         cur: dict[str, dict[str, int]] = dict(self.free if free is None else free)  # type: ignore[arg-type]
+        # nodes whose capacity differs from the pool's: the counts kept per shape are adjusted there only
+        changed = {} if free is None else {n: f for n, f in free.items() if f is not self.free.get(n)}
         out = WorkloadPlacement()
         for req in requests:
             tree = self.tree(req.flavor)
@@ -163,16 +170,30 @@ class NodePool:
                 out.failure = PlacementFailure(req, f'topology "{req.topology}" not found', out.nodes(),
                                                list(requests))
                 return out
+            counts = self._shape_counts(req.flavor, tree, req.template).overlay(changed)
             got = kueue_assign(tree, req.template, req.count, req.request, free=cur,
-                               profile=profile or self.profile)
+                               profile=profile or self.profile, counts=counts)
             if not got.ok:
                 out.failure = PlacementFailure(req, got.reason or "", out.nodes(), list(requests))
                 return out
             out.pod_sets.append(PodSetPlacement(req, got.placement, got.level, got.domains))
             per_pod = req.template.request_map
             for node, pods in got.placement.items():
-                cur[node] = subtract(cur[node], pod_usage(per_pod, pods))
+                cur[node] = changed[node] = subtract(cur[node], pod_usage(per_pod, pods))
         return out
+
+    def _shape_counts(self, flavor: str, tree: DomainTree, template: PodTemplate) -> ShapeCounts:
+        """Pods of the template per node and domain of the flavor's tree, at the pool's free capacity."""
+        key = (flavor, shape_key(template))
+        got = self._counts.get(key)
+        if got is None:
+            while len(self._counts) >= MAX_SHAPES:
+                self._counts.popitem(last=False)
+            got = self._counts[key] = ShapeCounts(tree, template)
+        else:
+            self._counts.move_to_end(key)
+        return got.sync(self.free)
+
 
     def add_node(self, node: Node, state: NodeState) -> None:
         """A node joins the cluster (a simulation's capacity what-if): free, in its flavors' trees."""
@@ -182,6 +203,7 @@ class NodePool:
         self.holders[node.name] = set()
         self._trees.clear()
         self._static.clear()
+        self._counts.clear()
 
     def free_without(self, keys) -> dict[str, dict[str, int]]:
         """Free capacity with these workloads' placements released (nothing changes in the pool)."""

@@ -1,0 +1,52 @@
+"""Pod counts kept per shape (`placement.counts`) equal counts made from scratch after any sequence of
+capacity changes, overlays included, and placing with them gives Kueue's placement unchanged."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kadmit.model import Topology, TopologyRequest
+from kadmit.placement.counts import FreeLog, ShapeCounts, count_fits
+from kadmit.placement.domains import build_domains
+from kadmit.placement.inventory import build_inventory
+from kadmit.placement.tas import kueue_assign
+
+from .builders import DC, DC_RACKS, node, template
+
+TOPOLOGIES = (DC_RACKS, DC)
+
+
+def cluster(topology: Topology, gpus: list[int]):
+    nodes = [node(f"n{i}", block=f"b{i % 2}", rack=f"r{i % 3}", gpu=g) for i, g in enumerate(gpus)]
+    return build_domains(topology, build_inventory(nodes, []).nodes)
+
+
+def same(a, b, tree) -> bool:
+    return all(a.node[n] == b.node[n] for n in tree.node_domain) and \
+        all(a.domain[d.values] == b.domain[d.values] for level in tree.by_level for d in level)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(TOPOLOGIES), st.lists(st.integers(0, 8), min_size=1, max_size=9), st.integers(1, 4),
+       st.lists(st.tuples(st.integers(0, 8), st.integers(0, 8)), max_size=12), st.integers(1, 12))
+def test_kept_counts_equal_fresh_counts(topology, gpus, per_pod, writes, pods):
+    tree = cluster(topology, gpus)
+    tpl = template(gpu=per_pod)
+    free = FreeLog({n: dict(tree.nodes[n].free) for n in tree.nodes})
+    kept = ShapeCounts(tree, tpl).sync(free)
+    names = sorted(tree.nodes)
+    for i, (which, left) in enumerate(writes):
+        free[names[which % len(names)]] = {**free[names[which % len(names)]], "nvidia.com/gpu": left * 1000}
+        if i % 3 == 0:
+            kept.sync(free)
+    kept.sync(free)
+    assert same(kept.counts, count_fits(tree, tpl, free), tree)
+    over = {names[0]: {**free[names[0]], "nvidia.com/gpu": 0}}
+    assert same(kept.overlay(over), count_fits(tree, tpl, {**free, **over}), tree)
+    for mode, level in (("required", "cloud.example.com/rack"), ("preferred", "cloud.example.com/rack"),
+                        ("unconstrained", None)):
+        req = TopologyRequest(mode=mode, level=level)
+        for profile in ("BestFit", "Mixed", "LeastFreeCapacity"):
+            assert kueue_assign(tree, tpl, pods, req, free=free, profile=profile, counts=kept.counts) == \
+                kueue_assign(tree, tpl, pods, req, free=free, profile=profile)
