@@ -204,7 +204,8 @@ def _engine_refused(outcome, color: str) -> None:
 @click.option("--format", "format_", type=click.Choice(["human", "json"]), default="human",
               show_default=True)
 @click.option("--time-budget", type=click.FloatRange(min=0.1), default=10.0, show_default=True,
-              metavar="SECONDS", help="Time for optimal mode's search.")
+              metavar="SECONDS", help="Work for optimal mode's search, in CP-SAT's deterministic seconds "
+              "(about one second each on a typical machine): the same input gets the same answer on a busy machine.")
 @tas_profile_option
 @_with(solver_options)
 @max_size_option
@@ -236,7 +237,8 @@ def admit(paths, mode, format_, time_budget, tas_profile, rlimit, timeout_ms, ma
 @click.option("--mode", type=click.Choice(["ordered", "optimal"]), default="ordered", show_default=True,
               help="optimal: also say where the optimal assignment decides it differently (CP-SAT).")
 @click.option("--time-budget", type=click.FloatRange(min=0.1), default=10.0, show_default=True,
-              metavar="SECONDS", help="Time for optimal mode's search.")
+              metavar="SECONDS", help="Work for optimal mode's search, in CP-SAT's deterministic seconds "
+              "(about one second each on a typical machine): the same input gets the same answer on a busy machine.")
 @tas_profile_option
 @_with(solver_options)
 @max_size_option

@@ -110,3 +110,29 @@ def test_infeasible_model_has_no_values():
     got = solve_staged([T.cmp(">", a, 5)], [Stage("a", "max", a)], budget=1.0)
     assert got.values is None
     assert got.stages[0].status == "infeasible" and not got.proven_optimal
+
+
+def knapsack(n: int = 60):
+    """A knapsack CP-SAT doesn't close at once: items of pseudo-random weights and values."""
+    xs = [T.BoolVar(f"x{i}") for i in range(n)]
+    w = [(i * 37) % 23 + 5 for i in range(n)]
+    v = [(i * 53) % 29 + 3 for i in range(n)]
+    hard = [T.le(T.lin(*[(wi, T.Ite(x, T.Const(1), T.Const(0))) for wi, x in zip(w, xs)]), sum(w) // 3)]
+    return hard, [Stage("value", "max", T.lin(*[(vi, T.Ite(x, T.Const(1), T.Const(0))) for vi, x in zip(v, xs)]))]
+
+
+def test_a_deterministic_budget_gives_the_same_answer_every_time():
+    hard, stages = knapsack()
+    runs = [solve_staged(hard, stages, budget=0.02) for _ in range(2)]
+    assert runs[0].values == runs[1].values
+    assert [(s.status, s.value, s.bound) for s in runs[0].stages] == \
+        [(s.status, s.value, s.bound) for s in runs[1].stages]
+    assert runs[0].work == runs[1].work
+
+
+def test_the_wall_clock_net_answers_unknown_not_a_timed_guess():
+    from kadmit.engine.solver.cpsat import SolveParams
+    hard, stages = knapsack()
+    got = solve_staged(hard, stages, budget=5.0, params=SolveParams(wall_factor=0.0, wall_floor=1e-6))
+    assert got.wall_clock_hit and got.values is None
+    assert got.stages[0].status == "unknown" and not got.proven_optimal

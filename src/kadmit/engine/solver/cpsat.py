@@ -233,15 +233,17 @@ class Stage:
 @dataclass
 class StageResult:
     name: str
-    status: str  # "optimal", "feasible" (time ran out), "unknown" (no solution in time), "infeasible"
+    status: str  # "optimal", "feasible" (budget ran out), "unknown" (no solution, or the wall-clock net), "infeasible"
     proven_optimal: bool
     value: int | None
     bound: int | None
     seconds: float
+    work: float = 0.0  # CP-SAT's deterministic time spent
 
     def as_dict(self) -> dict:
         return {"name": self.name, "status": self.status, "proven_optimal": self.proven_optimal,
-                "value": self.value, "bound": self.bound, "seconds": round(self.seconds, 3)}
+                "value": self.value, "bound": self.bound, "seconds": round(self.seconds, 3),
+                "deterministic_time": round(self.work, 3)}
 
 
 @dataclass
@@ -249,6 +251,8 @@ class StagedResult:
     values: dict[str, int] | None  # every named variable, from the last solution found
     stages: list[StageResult] = field(default_factory=list)
     seconds: float = 0.0
+    work: float = 0.0  # deterministic time over every stage
+    wall_clock_hit: bool = False  # the wall-clock safety net stopped a stage: the answer is "unknown"
 
     @property
     def proven_optimal(self) -> bool:
@@ -257,20 +261,29 @@ class StagedResult:
 
 @dataclass(frozen=True)
 class SolveParams:
+    """The budget is CP-SAT's deterministic time (work units of about a second each on a typical
+    machine), so a busy machine takes longer but gives the same answer; with one worker the search
+    is deterministic. The wall clock is only a safety net, at `wall_factor` x the budget plus
+    `wall_floor` seconds: a stage it stops reports "unknown", never a timing-dependent answer."""
+
     seed: int = 0
-    workers: int = 1  # one worker: the search is deterministic up to the time limit
+    workers: int = 1
     min_stage_seconds: float = 0.05
     reserve: float = 0.05  # share of the budget kept for each later stage
+    wall_factor: float = 20.0
+    wall_floor: float = 30.0
 
 
 _STATUS = {cp_model.OPTIMAL: "optimal", cp_model.FEASIBLE: "feasible"}
 
 
-def _solver(params: SolveParams, seconds: float) -> cp_model.CpSolver:
+def _solver(params: SolveParams, work: float) -> cp_model.CpSolver:
     solver = cp_model.CpSolver()
     solver.parameters.random_seed = params.seed
     solver.parameters.num_workers = params.workers
-    solver.parameters.max_time_in_seconds = seconds
+    solver.parameters.interleave_search = params.workers > 1  # several workers, still deterministic
+    solver.parameters.max_deterministic_time = work
+    solver.parameters.max_time_in_seconds = params.wall_factor * work + params.wall_floor
     # the cuts of level 2 close knapsack-like quota gaps that level 1 leaves open for minutes
     solver.parameters.linearization_level = 2
     return solver
@@ -280,7 +293,7 @@ def solve_staged(hard: list[T.Term], stages: list[Stage], budget: float,
                  hint: Mapping[str, int] | None = None, params: SolveParams = SolveParams()) -> StagedResult:
     """Optimise `stages` one after the other under `hard`; each stage's value (optimal, or the best
     found in its share of the budget) is fixed before the next. A stage stops when proven optimal,
-    so unused time carries over."""
+    so unused time carries over. `budget` is deterministic time (see `SolveParams`)."""
     t0 = time.perf_counter()
     low = CpLowering()
     m = low.model
@@ -296,9 +309,10 @@ def solve_staged(hard: list[T.Term], stages: list[Stage], budget: float,
             out.stages.append(StageResult(stage.name, "optimal", True, obj, obj, 0.0))
             continue
         # earlier stages dominate later ones: each may use what is left but a small reserve per later stage
-        left = budget - (time.perf_counter() - t0)
+        left = budget - out.work
         reserve = max(params.min_stage_seconds, params.reserve * budget) * (len(stages) - i - 1)
-        solver = _solver(params, max(params.min_stage_seconds, left - reserve))
+        limit = max(params.min_stage_seconds, left - reserve)
+        solver = _solver(params, limit)
         m.clear_objective()
         if stage.sense == "max":
             m.maximize(obj)
@@ -307,14 +321,22 @@ def solve_staged(hard: list[T.Term], stages: list[Stage], budget: float,
         s0 = time.perf_counter()
         status = solver.solve(m)
         secs = time.perf_counter() - s0
+        work = solver.deterministic_time
+        out.work += work
+        if status not in (cp_model.OPTIMAL, cp_model.INFEASIBLE) \
+                and solver.wall_time >= 0.99 * solver.parameters.max_time_in_seconds:
+            out.wall_clock_hit = True  # stopped by the safety net, not the budget: no answer
+            out.stages.append(StageResult(stage.name, "unknown", False, None, None, secs, work))
+            out.values = None
+            break
         if status not in _STATUS:
             why = "infeasible" if status == cp_model.INFEASIBLE else "unknown"
-            out.stages.append(StageResult(stage.name, why, False, None, None, secs))
+            out.stages.append(StageResult(stage.name, why, False, None, None, secs, work))
             break
         value = int(round(solver.objective_value))
         bound = int(round(solver.best_objective_bound))
         out.stages.append(StageResult(stage.name, _STATUS[status], status == cp_model.OPTIMAL,
-                                      value, bound, secs))
+                                      value, bound, secs, work))
         out.values = {name: int(solver.value(v)) for name, v in sorted(low.vars.items())}
         m.add(obj >= value if stage.sense == "max" else obj <= value)
         m.clear_hints()
@@ -323,8 +345,9 @@ def solve_staged(hard: list[T.Term], stages: list[Stage], budget: float,
     if out.values is None and all(s.proven_optimal for s in out.stages):
         # no stage had a choice to make: any solution will do
         m.clear_objective()
-        solver = _solver(params, max(params.min_stage_seconds, budget - (time.perf_counter() - t0)))
+        solver = _solver(params, max(params.min_stage_seconds, budget - out.work))
         if solver.solve(m) in _STATUS:
             out.values = {name: int(solver.value(v)) for name, v in sorted(low.vars.items())}
+        out.work += solver.deterministic_time
     out.seconds = time.perf_counter() - t0
     return out
