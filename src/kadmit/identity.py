@@ -58,6 +58,9 @@ def find(model: Model, text: str) -> Lookup:
     known = sorted(set(by_key) | {object_of(w).key for w in workloads} | {object_of(w).qualified for w in workloads})
     if text in by_key:
         return Lookup(key=text, known=known)
+    aliases = {f"{w.namespace}/{w.kueue_name}": w.key for w in workloads if w.kueue_name}
+    if text in aliases:
+        return Lookup(key=aliases[text], known=known)
     parts = text.split("/")
     kind = None
     if len(parts) == 3:

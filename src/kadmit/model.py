@@ -401,6 +401,8 @@ class Workload(Obj):
     # the Workload itself when it was written as one; None for `.kad` workloads.
     origin: ObjectRef | None = None
     part: str | None = None  # which of its object's workloads this is (a LeaderWorkerSet's group)
+    # The name Kueue gives the Workload it makes of a job, where `name` is the job's own name.
+    kueue_name: str | None = None
 
     @property
     def key(self) -> str:
@@ -536,6 +538,7 @@ class Job(Obj):
     group: str | None = None
     group_total: int | None = None
     group_fast: bool = False
+    role: str | None = None  # the pod's `kueue.x-k8s.io/role-hash` annotation, naming its pod set
 
 
 # --- the whole -----------------------------------------------------------------------------------

@@ -34,9 +34,11 @@ def test_both_front_ends_load_the_same_cluster():
         assert sorted(getattr(a, field), key=key) == sorted(getattr(b, field), key=key), field
     topo = a.topologies[0]
 
-    def canonical(model):  # `rack` in .kad and the full label key in annotations name one level
-        return {w.key: tuple(p.model_copy(update={"topology": p.topology.model_copy(
-                    update={"level": resolve_level(topo, p.topology.level)})} if p.topology else {})
+    def canonical(model):  # `rack` in .kad and the full label key in annotations name one level;
+        # a job's pod sets say where they come from, and a minimum equal to the count is no minimum
+        return {w.key: tuple(p.model_copy(update={"origin": None, "min_count": None if p.min_count == p.count
+                                                  else p.min_count, **({"topology": p.topology.model_copy(
+                    update={"level": resolve_level(topo, p.topology.level)})} if p.topology else {})})
                     for p in w.pod_sets) for w in model.workloads}
     assert canonical(a) == canonical(b)
     assert {w.key: (w.created, w.priority_class, w.queue, w.admission) for w in a.workloads} == \

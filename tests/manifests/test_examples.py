@@ -10,6 +10,7 @@ import pytest
 from kadmit.diagnostics import Diagnostics
 from kadmit.index import ModelIndex, admitted_usage
 from kadmit.manifests import read_manifest_text
+from kadmit.manifests.jobs.manage import apply_jobs
 from kadmit.model import Model, Toleration, merge
 
 EXAMPLES = Path(__file__).parents[2] / "examples" / "ml-platform-kueue"
@@ -23,7 +24,7 @@ def model() -> Model:
     frags = [read_manifest_text(p.read_text(), p.name, diags) for p in sorted(EXAMPLES.glob("*.yaml"))
              if not p.name.endswith(".kadtest.yaml")]
     assert not diags.items, [str(d) for d in diags.items]
-    return merge(frags)
+    return apply_jobs(merge(frags))
 
 
 def test_files_use_both_list_shapes_and_both_api_versions():
@@ -78,7 +79,7 @@ def test_workloads(model):
     assert idx.priority(pretrain) == 1000
     assert pretrain.created == datetime(2026, 11, 20, 9, 0, tzinfo=timezone.utc)
     workers, launcher = pretrain.pod_sets
-    assert (workers.count, workers.min_count, workers.topology.mode) == (32, 32, "required")
+    assert (workers.count, workers.min_count, workers.topology.mode) == (32, None, "required")  # a JobSet: all or nothing
     assert workers.requests == {"cpu": 16000, "memory": 128 * GI, GPU: 8000}
     assert launcher.requests == {"cpu": 2000, "memory": 4 * GI} and launcher.tolerations[0].key == "nvidia.com/gpu"
     assert not idx.workloads["team-vision/no-toleration"].pod_sets[0].tolerations

@@ -126,11 +126,11 @@ def test_the_examples_cover_every_kind_we_fuzz():
 def test_a_5_mb_file_reads_in_seconds():
     # Measured on a loaded 2-core machine (libyaml parser): 5 MB in ~4 s of CPU; 25 MB (3,276
     # Workloads, 16,400 Nodes) in ~17 s of CPU, ~24 s wall, 480 MB peak memory.
-    workloads = (EXAMPLES / "workloads-team-nlp.yaml").read_text()
+    workloads = (EXAMPLES / "workloads-team-nlp.yaml").read_text() + "---\n" + (EXAMPLES / "jobs-team-nlp.yaml").read_text()
     nodes = (EXAMPLES / "nodes.yaml").read_text()
     parts, size, i = [], 0, 0
     while size < 5_000_000:
-        part = "---\n" + (workloads.replace("name: tokenize", f"name: tokenize-{i}") if i % 2
+        part = "---\n" + (workloads.replace("name: bert-finetune", f"name: bert-finetune-{i}") if i % 2
                           else nodes.replace("name: cpu-0", f"name: cpu-x{i}"))
         parts.append(part)
         size += len(part)
@@ -141,5 +141,6 @@ def test_a_5_mb_file_reads_in_seconds():
     frag = read_manifest_text(text, "big.yaml", diags)
     elapsed = time.process_time() - start
     assert not diags.items
-    assert len(frag.nodes) == 20 * ((i + 1) // 2) and len(frag.workloads) == 4 * (i // 2)
+    assert len(frag.nodes) == 20 * ((i + 1) // 2) and len(frag.workloads) == i // 2  # and 6 jobs
+    assert len(frag.jobs) == 6 * (i // 2)
     assert elapsed < 30, f"{elapsed:.1f}s of CPU for {size / 1e6:.1f} MB"

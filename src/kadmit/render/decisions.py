@@ -262,8 +262,9 @@ def why_human(result: WhyResult, sources: SourceMap, workload_span: Span | None,
         workload_span = result.gang.gang.span
     if workload_span is not None:
         out.append(f"  --> {workload_span}")
-    if name != result.workload:
-        out.append(f"   = workload: {result.workload} (the Workload Kueue makes of it)")
+    if workload is not None and workload.origin is not None:
+        made = f"{workload.namespace}/{workload.kueue_name or workload.name}"
+        out.append(f"   = workload: {made} (the Workload Kueue makes of it)")
     for ps in workload.pod_sets if workload is not None else ():
         if ps.origin:
             out.append(f"   = pod set {ps.name}: {ps.count} pod{'' if ps.count == 1 else 's'} from {ps.origin}")

@@ -62,6 +62,7 @@ def apply_jobs(model: Model) -> Model:
     default_class = any(pc.kind == "workload" and pc.name == DEFAULT_PRIORITY_CLASS for pc in model.priority_classes)
     existing = _by_origin(model.workloads)
     workloads = list(model.workloads)
+    made: list[Workload] = []
     skipped: list[Skipped] = []
     latest = max([w.created for w in model.workloads] + [j.created for j in model.jobs if j.created], default=None)
     unnamed: Counter = Counter()
@@ -95,8 +96,27 @@ def apply_jobs(model: Model) -> Model:
             update: dict = {"queue": queue, "created": created}
             if not job.priority_class_label and default_class:
                 update.update(priority_class=DEFAULT_PRIORITY_CLASS, priority_class_kind="workload")
-            workloads.append(wl.model_copy(update=update))
+            made.append(wl.model_copy(update=update))
+    workloads.extend(_own_names(made, {w.key for w in workloads}))
     return model.model_copy(update={"workloads": tuple(workloads), "skipped": model.skipped + tuple(skipped)})
+
+
+def _own_names(made: list[Workload], taken: set[str]) -> list[Workload]:
+    """A job's workload is named as the job is (`namespace/name`), Kueue's name kept as its alias;
+    where that name is not unique (an object with several workloads, two kinds sharing a name,
+    a Workload of the input with that name) it keeps Kueue's name."""
+    per_object = Counter((w.origin.kind, w.namespace, w.origin.name) for w in made if w.origin)
+    wanted = Counter((w.namespace, w.origin.name) for w in made if w.origin)
+    out = []
+    for w in made:
+        o = w.origin
+        own = f"{w.namespace}/{o.name}" if o is not None else None
+        if (o is not None and per_object[(o.kind, w.namespace, o.name)] == 1 and wanted[(w.namespace, o.name)] == 1
+                and own not in taken):
+            out.append(w.model_copy(update={"name": o.name, "kueue_name": w.name}))
+        else:
+            out.append(w.model_copy(update={"kueue_name": w.name}))
+    return out
 
 
 def join_pod_groups(jobs: tuple[Job, ...]) -> tuple[list[Job], list[Skipped]]:
@@ -147,7 +167,7 @@ def _group(name: str, pods: list[Job]) -> tuple[Job | None, str]:
     roles: dict[str, tuple[PodSet, list[str]]] = {}
     for p in chosen:
         ps = p.workloads[0].pod_sets[0]
-        role = _role(ps)
+        role = p.role or _role(ps)  # `getRoleHash`: the pod's role-hash annotation, else the hash
         if role in roles:
             roles[role][1].append(p.object.name)
         else:

@@ -15,6 +15,7 @@ GROUP_NAME = "kueue.x-k8s.io/pod-group-name"
 GROUP_TOTAL = "kueue.x-k8s.io/pod-group-total-count"
 FAST_ADMISSION = "kueue.x-k8s.io/pod-group-fast-admission"
 MANAGED = "kueue.x-k8s.io/managed"
+ROLE_HASH = "kueue.x-k8s.io/role-hash"
 
 
 def pod_job(f: Fields, o: Meta) -> Job | None:
@@ -47,4 +48,5 @@ def pod_job(f: Fields, o: Meta) -> Job | None:
     else:
         state = "pending"  # gated, or about to be created (Kueue's webhook gates it)
     return b.job(state=state).model_copy(update={
-        "group": group, "group_total": total, "group_fast": o.annotations.get(FAST_ADMISSION) == "true"})
+        "group": group, "group_total": total, "group_fast": o.annotations.get(FAST_ADMISSION) == "true",
+        "role": o.annotations.get(ROLE_HASH) or None})
