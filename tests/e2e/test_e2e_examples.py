@@ -113,3 +113,14 @@ def test_admit_optimal_reports_proof_and_agrees_on_the_example():
     assert [d["admitted"] for d in out["decisions"]] == [d["admitted"] for d in ordered["decisions"]]
     human = run("admit", KAD, "--mode", "optimal")
     assert "proven optimal" in human.output
+
+
+def test_readme_quick_start_asks_about_a_jobset_by_its_name():
+    r = run("why", "team-vision/llm-pretrain", KUEUE, "--format", "json")
+    assert r.exit_code == 1, r.output
+    out = json.loads(r.stdout)
+    assert out["object"] == {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet",
+                             "namespace": "team-vision", "name": "llm-pretrain"}
+    assert out["pod_set_origins"]["workers"].startswith("replicated job `workers`") and out["skipped"] == []
+    kinds = {d["object"]["kind"] for d in json.loads(run("admit", KUEUE, "--format", "json").stdout)["decisions"]}
+    assert kinds >= {"JobSet", "LeaderWorkerSet", "Pod", "PyTorchJob", "Job", "RayJob"}
