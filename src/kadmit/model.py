@@ -517,6 +517,37 @@ class SchedulerConfig(Obj):
 
 # --- submitted jobs --------------------------------------------------------------------------------
 
+class RuntimeJob(Obj):
+    """One replicated job of a Kubeflow Trainer runtime's JobSet template."""
+
+    name: str
+    replicas: int = 1
+    parallelism: int = 1
+    trainer: bool = False  # labelled `trainer.kubeflow.org/trainjob-ancestor-step: trainer`
+    pod_set: PodSet  # one pod of its template (the count is decided with the TrainJob)
+    node_requests: Quantities = {}  # requests of its `node` container, which `resourcesPerNode` replaces
+
+
+class TrainingRuntime(Obj):
+    """A Kubeflow Trainer ClusterTrainingRuntime (`namespace` None) or TrainingRuntime."""
+
+    kind: Literal["ClusterTrainingRuntime", "TrainingRuntime"]
+    namespace: str | None = None
+    name: str
+    ml_policy: bool = False
+    num_nodes: int | None = None  # mlPolicy.numNodes
+    jobs: tuple[RuntimeJob, ...] = ()
+
+
+class TrainSpec(Obj):
+    """What a TrainJob says about its runtime and trainer."""
+
+    runtime_kind: Literal["ClusterTrainingRuntime", "TrainingRuntime"] = "ClusterTrainingRuntime"
+    runtime_name: str
+    num_nodes: int | None = None
+    resources_per_node: Quantities | None = None  # requests (limits where no request), as written
+
+
 class Job(Obj):
     """A job object as submitted (a batch Job, a JobSet, a pod group...), before Kueue's job
     framework decides whether it manages it: `kadmit.manifests.jobs.manage` turns it into its
@@ -539,6 +570,7 @@ class Job(Obj):
     group_total: int | None = None
     group_fast: bool = False
     role: str | None = None  # the pod's `kueue.x-k8s.io/role-hash` annotation, naming its pod set
+    train: TrainSpec | None = None  # a TrainJob: its pod sets come from its runtime (`manage`)
 
 
 # --- the whole -----------------------------------------------------------------------------------
@@ -560,6 +592,7 @@ class Model(Obj):
     rules: tuple[Rule, ...] = ()
     scheduler_configs: tuple[SchedulerConfig, ...] = ()  # more than one is reported; the first counts
     jobs: tuple[Job, ...] = ()  # as submitted; their workloads are in `workloads` once managed
+    training_runtimes: tuple[TrainingRuntime, ...] = ()  # Kubeflow Trainer runtimes TrainJobs refer to
     skipped: tuple[Skipped, ...] = ()  # objects not read as policy or work, in input order
     gangs: tuple[Gang, ...] = ()  # pod groups kube-scheduler places all-or-nothing
     claim_templates: tuple[ClaimTemplate, ...] = ()  # DRA ResourceClaimTemplates
@@ -588,6 +621,7 @@ class Fragment(BaseModel):
     rules: list[Rule] = []
     scheduler_configs: list[SchedulerConfig] = []
     jobs: list[Job] = []
+    training_runtimes: list[TrainingRuntime] = []
     skipped: list[Skipped] = []
     gangs: list[Gang] = []
     claim_templates: list[ClaimTemplate] = []

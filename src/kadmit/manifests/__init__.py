@@ -61,6 +61,8 @@ KINDS: dict[tuple[str, str], Kind] = {
     # The job kinds Kueue integrates: read as submitted, managed or not by `jobs.manage`.
     **{(i.group, i.kind): Kind(i.versions, "jobs", i.read, namespaced=True, generated=True)
        for i in jobs.INTEGRATIONS},
+    **{(group, kind): Kind(versions, target, read, namespaced=namespaced)
+       for group, kind, versions, target, read, namespaced in jobs.REFERENCED},
 }
 
 

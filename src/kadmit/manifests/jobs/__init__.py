@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Callable, NamedTuple
 
 from kadmit.manifests import schema
-from kadmit.manifests.jobs import apps, batch, jobset, kubeflow, lws, ray
+from kadmit.manifests.jobs import appwrapper, apps, batch, jobset, kubeflow, lws, ray, trainjob
 
 
 class Integration(NamedTuple):
@@ -27,6 +27,13 @@ INTEGRATIONS: tuple[Integration, ...] = (
     Integration("ray.io", "RayJob", ("v1", "v1alpha1"), ray.ray_job),
     Integration("ray.io", "RayCluster", ("v1", "v1alpha1"), ray.ray_cluster),
     Integration("ray.io", "RayService", ("v1", "v1alpha1"), ray.ray_service),
+    Integration("workload.codeflare.dev", "AppWrapper", ("v1beta2",), appwrapper.appwrapper),
+    Integration("trainer.kubeflow.org", "TrainJob", ("v1alpha1",), trainjob.train_job),
+)
+# Objects jobs refer to, read into their own lists (group, kind, versions, target, reader, namespaced).
+REFERENCED = (
+    ("trainer.kubeflow.org", "ClusterTrainingRuntime", ("v1alpha1",), "training_runtimes", trainjob.training_runtime, False),
+    ("trainer.kubeflow.org", "TrainingRuntime", ("v1alpha1",), "training_runtimes", trainjob.training_runtime, True),
 )
 
 
@@ -34,8 +41,8 @@ INTEGRATIONS: tuple[Integration, ...] = (
 # (metadata is). A schema registered or bundled for the kind takes precedence.
 UNCHECKED_SPEC: schema.Tree = {"o": {"apiVersion": "s", "kind": "s", "metadata": "core:V1ObjectMeta",
                                      "spec": "*", "status": "*"}}
-for _i in INTEGRATIONS:
-    for _v in _i.versions:
-        if schema.schema_for(_i.group, _v, _i.kind) is None:
-            schema.register(_i.group, _v, _i.kind, UNCHECKED_SPEC,
+for _group, _kind, _versions in [(i.group, i.kind, i.versions) for i in INTEGRATIONS] + [r[:3] for r in REFERENCED]:
+    for _v in _versions:
+        if schema.schema_for(_group, _v, _kind) is None:
+            schema.register(_group, _v, _kind, UNCHECKED_SPEC,
                             "not bundled yet: metadata checked, spec fields not checked")

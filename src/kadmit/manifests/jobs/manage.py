@@ -69,6 +69,7 @@ def apply_jobs(model: Model) -> Model:
     untimed = 0
     jobs, broken = join_pod_groups(model.jobs)
     skipped.extend(broken)
+    jobs = [_with_runtime(j, model) if j.train is not None else j for j in jobs]
     for job in jobs:
         job = _number_repeats(job, unnamed)
         found = existing.get(("uid", job.object.uid)) or existing.get(
@@ -185,6 +186,25 @@ def _group(name: str, pods: list[Job]) -> tuple[Job | None, str]:
     state = "pending" if "pending" in states else ("running" if "running" in states else "finished")
     return first.model_copy(update={"object": ref, "workloads": (wl,), "state": state, "group": None,
                                     "generate_name": False}), ""
+
+
+def _with_runtime(job: Job, model: Model) -> Job:
+    """A TrainJob's workload, from the runtime it names (`trainjob.runtime_pod_sets`); without the
+    runtime in the input it has none (and says why)."""
+    from kadmit.manifests.jobs.trainjob import runtime_pod_sets
+
+    t = job.train
+    assert t is not None
+    ns = job.object.namespace if t.runtime_kind == "TrainingRuntime" else None
+    runtime = next((r for r in model.training_runtimes
+                    if r.kind == t.runtime_kind and r.name == t.runtime_name and r.namespace == ns), None)
+    if runtime is None:
+        where = f" in namespace `{ns}`" if ns else ""
+        return job.model_copy(update={"workloads": (), "note": (
+            f"its runtime, {t.runtime_kind} `{t.runtime_name}`{where}, is not in the input: kadmit builds a "
+            "TrainJob's pod sets from its runtime's JobSet template (add the runtime to the input)")})
+    pod_sets = tuple(runtime_pod_sets(runtime, t))
+    return job.model_copy(update={"workloads": tuple(w.model_copy(update={"pod_sets": pod_sets}) for w in job.workloads)})
 
 
 def _role(ps: PodSet) -> str:

@@ -1,0 +1,102 @@
+"""AppWrapper -> a pod set per pod template of its components (Kueue's pkg/controller/jobs/appwrapper,
+with the AppWrapper project's `InferPodSets` and `GetComponentPodSpecs`, pkg/utils/utils.go)."""
+
+from __future__ import annotations
+
+import re
+
+from kadmit.manifests.codes import KAD157
+from kadmit.manifests.fields import Fields, Meta
+from kadmit.manifests.jobs.common import Builder, run_state
+from kadmit.manifests.yamltree import INT, MAP, SEQ, Val
+from kadmit.model import Job
+
+FRAMEWORK = "workload.codeflare.dev/appwrapper"
+_STEP = re.compile(r"^([^\[\]]+)((?:\[\d+\])*)$")
+
+
+def _at(node: Val | None, path: str) -> Val | None:
+    """The node at an AppWrapper path (`template.spec.replicatedJobs[0].template`), or None."""
+    for part in path.split("."):
+        m = _STEP.match(part)
+        if node is None or m is None or node.kind != MAP:
+            return None
+        node = node.v.get(m.group(1))
+        for index in re.findall(r"\[(\d+)\]", m.group(2)):
+            if node is None or node.kind != SEQ or int(index) >= len(node.v):
+                return None
+            node = node.v[int(index)]
+    return node
+
+
+def _int(node: Val | None, path: str, default: int = 1) -> int:
+    v = _at(node, path)
+    return v.v if v is not None and v.kind == INT else default
+
+
+def _jobs_pods(c: Val, prefix: str) -> int:
+    """A Job spec's pods: parallelism (default 1) lowered to completions."""
+    parallelism = _int(c, prefix + "parallelism")
+    completions = _at(c, prefix + "completions")
+    return min(parallelism, completions.v) if completions is not None and completions.kind == INT else parallelism
+
+
+def infer(c: Val) -> list[tuple[str, int]]:
+    """`InferPodSets`: (path, replicas) for the kinds the AppWrapper webhook knows."""
+    api = _at(c, "template.apiVersion")
+    kind = _at(c, "template.kind")
+    gvk = (api.v if api is not None else "", kind.v if kind is not None else "")
+    if gvk == ("batch/v1", "Job"):
+        return [("template.spec.template", _jobs_pods(c, "template.spec."))]
+    if gvk == ("jobset.x-k8s.io/v1alpha2", "JobSet"):
+        out = []
+        jobs = _at(c, "template.spec.replicatedJobs")
+        for i in range(len(jobs.v) if jobs is not None and jobs.kind == SEQ else 0):
+            p = f"template.spec.replicatedJobs[{i}]."
+            if _at(c, p + "template") is not None:
+                out.append((p + "template.spec.template", _int(c, p + "replicas") * _jobs_pods(c, p + "template.spec.")))
+        return out
+    if gvk == ("kubeflow.org/v1", "PyTorchJob"):
+        return [(f"template.spec.pytorchReplicaSpecs.{t}.template", _int(c, f"template.spec.pytorchReplicaSpecs.{t}.replicas"))
+                for t in ("Master", "Worker") if _at(c, f"template.spec.pytorchReplicaSpecs.{t}.template") is not None]
+    if gvk in (("ray.io/v1", "RayCluster"), ("ray.io/v1", "RayJob")):
+        prefix = "template.spec." if gvk[1] == "RayCluster" else "template.spec.rayClusterSpec."
+        out = [(prefix + "headGroupSpec.template", 1)]
+        workers = _at(c, prefix + "workerGroupSpecs")
+        for i in range(len(workers.v) if workers is not None and workers.kind == SEQ else 0):
+            p = f"{prefix}workerGroupSpecs[{i}]."
+            if _at(c, p + "template") is not None:
+                out.append((p + "template", _int(c, p + "replicas")))
+        return out
+    if gvk == ("v1", "Pod"):
+        return [("template", 1)]
+    if gvk in (("apps/v1", "Deployment"), ("apps/v1", "StatefulSet")):
+        return [("template.spec.template", _int(c, "template.spec.replicas"))]
+    return []
+
+
+def appwrapper(f: Fields, o: Meta) -> Job:
+    """Pod sets `<name>-<i>`, one per pod set of every component in order (declared `podSets`,
+    else inferred), count = its replicas (default 1)."""
+    spec = f.map(o.node, "spec", required=True, what=f"AppWrapper `{o.name}`")
+    b = Builder(f, o, FRAMEWORK)
+    i = 0
+    for ci, c in enumerate(f.maps(spec, "components", required=True, what=f"the spec of AppWrapper `{o.name}`")):
+        declared = f.maps(c, "podSets")
+        sets = [(f.str(ps, "path", required=True, what="an AppWrapper pod set"), f.int(ps, "replicas", default=1, lo=0))
+                for ps in declared] or infer(c)
+        kind = _at(c, "template.kind")
+        for path, replicas in sets:
+            template = _at(c, path)
+            if template is None or template.kind != MAP:
+                raise f.fail(KAD157, f"`{path}` of component {ci} does not lead to a pod template", c)
+            b.template(f"{o.name}-{i}", replicas, template, template,
+                       origin=f"component {ci} ({kind.v if kind is not None else '?'}) at `{path}`")
+            i += 1
+    if i == 0:
+        return b.job(workloads=[], note="no component has a pod template kadmit can find; declare `podSets`")
+    status = f.map(o.node, "status")
+    phase = f.str(status, "phase") or ""
+    started = any(f.str(c, "type") == "QuotaReserved" and f.str(c, "status") == "True"
+                  for c in f.maps(status, "conditions")) or phase in ("Resuming", "Running")
+    return b.job(state=run_state(f.bool(spec, "suspend", default=False), started, phase in ("Succeeded", "Failed")))

@@ -1,0 +1,96 @@
+"""Kubeflow Trainer's TrainJob -> the JobSet its runtime builds (Kueue's pkg/controller/jobs/trainjob,
+kubeflow/trainer pkg/runtime/core/trainingruntime.go); the (Cluster)TrainingRuntime must be in the
+input."""
+
+from __future__ import annotations
+
+from kadmit.manifests.fields import Fields, Meta
+from kadmit.manifests.jobs.common import Builder, object_ref, run_state
+from kadmit.manifests.podspec import pod_requests
+from kadmit.manifests.yamltree import MAP, SEQ, Val
+from kadmit.model import Job, PodSet, RuntimeJob, TrainingRuntime, TrainSpec
+
+FRAMEWORK = "trainer.kubeflow.org/trainjob"
+ANCESTOR = "trainer.kubeflow.org/trainjob-ancestor-step"
+NODE = "node"
+
+
+def training_runtime(f: Fields, o: Meta) -> TrainingRuntime:
+    """A runtime's JobSet template: each replicated job's pods, whether it is the trainer, and
+    its `node` container's requests."""
+    spec = f.map(o.node, "spec", required=True, what=f"{o.kind} `{o.name}`")
+    policy = f.map(spec, "mlPolicy")
+    js = f.map(f.map(spec, "template"), "spec")
+    b = Builder(f, o, FRAMEWORK)
+    jobs = []
+    for rj in f.maps(js, "replicatedJobs"):
+        name = f.str(rj, "name", required=True, what="a replicated job")
+        job_template = f.map(rj, "template")
+        job_spec = f.map(job_template, "spec")
+        template = f.map(job_spec, "template", required=True, what=f"replicated job `{name}`")
+        labels, _ = f.str_map(f.map(job_template, "metadata"), "labels")
+        ps = b.template(name, 1, template, rj)
+        node = next((c for c in f.maps(f.map(template, "spec"), "containers") if f.str(c, "name") == NODE), None)
+        node_requests = pod_requests(f, _only(node)).requests if node is not None else {}
+        jobs.append(RuntimeJob(name=name, replicas=f.int(rj, "replicas", default=1, lo=0),
+                               parallelism=f.int(job_spec, "parallelism", default=1, lo=0),
+                               trainer=labels.get(ANCESTOR) == "trainer", pod_set=ps, node_requests=node_requests))
+    return TrainingRuntime(kind=o.kind, namespace=(o.namespace or "default") if o.kind == "TrainingRuntime" else None,  # type: ignore[arg-type]
+                           name=o.name, ml_policy=policy is not None, num_nodes=f.int(policy, "numNodes", lo=0),
+                           jobs=tuple(jobs), span=f.span(o.node))
+
+
+def _only(container):
+    """A pod spec holding just one container, to read its requests as Kubernetes sums them."""
+    at = (container.line, container.col, container.end_line, container.end_col)
+    spec = Val(MAP, {"containers": Val(SEQ, [container], *at)}, *at)
+    spec.keys = {"containers": at}
+    return spec
+
+
+def train_job(f: Fields, o: Meta) -> Job:
+    spec = f.map(o.node, "spec", required=True, what=f"TrainJob `{o.name}`")
+    ref = f.map(spec, "runtimeRef", required=True, what=f"the spec of TrainJob `{o.name}`")
+    kind = f.enum(ref, "kind", ("ClusterTrainingRuntime", "TrainingRuntime"), "ClusterTrainingRuntime")
+    trainer = f.map(spec, "trainer")
+    resources = f.map(trainer, "resourcesPerNode")
+    per_node = None
+    if resources is not None:
+        requests, _ = f.resource_list(resources, "requests")
+        limits, _ = f.resource_list(resources, "limits")
+        per_node = {**limits, **requests}
+    train = TrainSpec(runtime_kind=kind, runtime_name=f.str(ref, "name", required=True, what="`runtimeRef`"),  # type: ignore[arg-type]
+                      num_nodes=f.int(trainer, "numNodes", lo=0), resources_per_node=per_node)
+    status = f.map(o.node, "status")
+    started = any(f.int(s, "active", default=0) for s in f.maps(status, "jobsStatus"))
+    finished = any(f.str(c, "type") in ("Complete", "Failed") and f.str(c, "status") == "True"
+                   for c in f.maps(status, "conditions"))
+    b = Builder(f, o, FRAMEWORK)
+    job = b.job(state=run_state(f.bool(spec, "suspend", default=False), started, finished), workloads=[])
+    wl = b.workload(object_ref(o, f), [])
+    return job.model_copy(update={"train": train, "workloads": (wl,)})
+
+
+def runtime_pod_sets(runtime: TrainingRuntime, train: TrainSpec) -> list[PodSet]:
+    """`getChildJobSet`: a pod set per replicated job, count = replicas × pods per job, where a
+    job's pods are its parallelism, the trainer's `mlPolicy.numNodes` (with an mlPolicy), then the
+    TrainJob's `trainer.numNodes`; the trainer's `node` container takes `resourcesPerNode`."""
+    out = []
+    for j in runtime.jobs:
+        pods = j.parallelism
+        if j.trainer and runtime.ml_policy:
+            pods = runtime.num_nodes if runtime.num_nodes is not None else 1
+        if j.trainer and train.num_nodes is not None:
+            pods = train.num_nodes
+        requests = dict(j.pod_set.requests)
+        if j.trainer and train.resources_per_node is not None and runtime.ml_policy:
+            for r, q in j.node_requests.items():
+                requests[r] = requests.get(r, 0) - q
+            merged = {**j.node_requests, **train.resources_per_node}
+            for r, q in merged.items():
+                requests[r] = requests.get(r, 0) + q
+            requests = {r: q for r, q in sorted(requests.items()) if q > 0}
+        origin = (f"replicated job `{j.name}` of {runtime.kind} `{runtime.name}` ({j.replicas} × {pods} pods"
+                  + (", the trainer" if j.trainer else "") + ")")
+        out.append(j.pod_set.model_copy(update={"count": j.replicas * pods, "requests": requests, "origin": origin}))
+    return out

@@ -1,0 +1,69 @@
+"""TrainJob: the JobSet its runtime builds, with the TrainJob's numNodes and resourcesPerNode."""
+
+from __future__ import annotations
+
+from .helpers import SETUP, model_of
+
+RUNTIME = """\
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: {kind}
+metadata:
+  name: torch-distributed
+spec:
+  mlPolicy:
+    numNodes: 1
+    torch: {{numProcPerNode: auto}}
+  template:
+    spec:
+      replicatedJobs:
+      - name: dataset-initializer
+        template:
+          spec:
+            template:
+              spec:
+                containers: [{{name: dataset-initializer, image: x, resources: {{requests: {{cpu: "1"}}}}}}]
+      - name: node
+        template:
+          metadata:
+            labels: {{trainer.kubeflow.org/trainjob-ancestor-step: trainer}}
+          spec:
+            template:
+              spec:
+                containers:
+                - {{name: node, image: x, resources: {{requests: {{cpu: "1", memory: 1Gi}}}}}}
+                - {{name: sidecar, image: y, resources: {{requests: {{cpu: 500m}}}}}}
+"""
+TRAINJOB = """\
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata:
+  name: train
+  labels: {{kueue.x-k8s.io/queue-name: user-queue}}
+spec:
+  runtimeRef: {{name: torch-distributed, kind: {kind}}}
+  trainer:
+    numNodes: 3
+    resourcesPerNode:
+      requests: {{cpu: "2"}}
+"""
+
+
+def test_trainjob_takes_its_runtimes_jobs_with_its_own_nodes_and_resources(tmp_path):
+    m = model_of(tmp_path, setup__yaml=SETUP, rt__yaml=RUNTIME.format(kind="ClusterTrainingRuntime"),
+                 tj__yaml=TRAINJOB.format(kind="ClusterTrainingRuntime"))
+    (wl,) = m.workloads
+    assert [(p.name, p.count) for p in wl.pod_sets] == [("dataset-initializer", 1), ("node", 3)]
+    # the node container's cpu 1 becomes 2, its memory stays; the sidecar's 500m is kept
+    assert wl.pod_sets[1].requests == {"cpu": 2500, "memory": 2**30 * 1000}
+    assert "the trainer" in wl.pod_sets[1].origin and m.skipped == ()
+
+
+def test_a_namespaced_runtime_is_looked_up_in_the_trainjobs_namespace(tmp_path):
+    m = model_of(tmp_path, setup__yaml=SETUP, rt__yaml=RUNTIME.format(kind="TrainingRuntime"),
+                 tj__yaml=TRAINJOB.format(kind="TrainingRuntime"))
+    assert len(m.workloads) == 1
+
+
+def test_without_its_runtime_a_trainjob_is_listed_with_the_reason(tmp_path):
+    m = model_of(tmp_path, setup__yaml=SETUP, tj__yaml=TRAINJOB.format(kind="ClusterTrainingRuntime"))
+    assert m.workloads == () and "ClusterTrainingRuntime `torch-distributed`" in m.skipped[0].reason
