@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Callable, NamedTuple
 
 from kadmit.manifests import schema
-from kadmit.manifests.jobs import appwrapper, apps, batch, jobset, kubeflow, lws, ray, trainjob
+from kadmit.manifests.jobs import appwrapper, apps, batch, disaggregated, jobset, kubeflow, lws, ray, trainjob
 
 
 class Integration(NamedTuple):
@@ -29,6 +29,7 @@ INTEGRATIONS: tuple[Integration, ...] = (
     Integration("ray.io", "RayService", ("v1", "v1alpha1"), ray.ray_service),
     Integration("workload.codeflare.dev", "AppWrapper", ("v1beta2",), appwrapper.appwrapper),
     Integration("trainer.kubeflow.org", "TrainJob", ("v1alpha1",), trainjob.train_job),
+    Integration("disaggregatedset.x-k8s.io", "DisaggregatedSet", ("v1",), disaggregated.disaggregated_set),
 )
 # Objects jobs refer to, read into their own lists (group, kind, versions, target, reader, namespaced).
 REFERENCED = (

@@ -4,32 +4,46 @@ pkg/controller/jobs/leaderworkerset)."""
 from __future__ import annotations
 
 from kadmit.manifests.fields import Fields, Meta
-from kadmit.manifests.jobs.common import DEFAULT_POD_SET, Builder, object_ref, run_state
-from kadmit.model import Job
+from kadmit.manifests.jobs.common import DEFAULT_POD_SET, Builder, object_ref, run_state, workload_name
+from kadmit.manifests.yamltree import Val
+from kadmit.model import Job, ObjectRef, Workload
 
 FRAMEWORK = "leaderworkerset.x-k8s.io/leaderworkerset"
+GROUP = "leaderworkerset.x-k8s.io"
+
+
+def group_workloads(f: Fields, b: Builder, ref: ObjectRef, spec: Val, lws_name: str, what: str,
+                    within: str = "") -> list[Workload]:
+    """`podSets` for each group replica `i` of a LeaderWorkerSet spec: `leader` (1) and `worker`
+    (size − 1) with a leader template, else `main` (size); named as Kueue names them
+    (`GetWorkloadName(uid, "<lws>", i)`)."""
+    replicas = f.int(spec, "replicas", default=1, lo=0)
+    lwt = f.map(spec, "leaderWorkerTemplate", required=True, what=what)
+    size = f.int(lwt, "size", default=1, lo=1)
+    leader = f.map(lwt, "leaderTemplate")
+    worker = f.map(lwt, "workerTemplate", required=True, what="`leaderWorkerTemplate`")
+    out = []
+    for i in range(replicas):
+        b.pod_sets = []
+        group = f"{within}group {i}"
+        if leader is not None:
+            b.template("leader", 1, leader, leader, origin=f"the leader of {group}")
+            b.template("worker", size - 1, worker, worker, count_node=f.field(lwt, "size"),
+                       origin=f"the workers of {group} (size {size} − the leader)")
+        else:
+            b.template(DEFAULT_POD_SET, size, worker, worker, count_node=f.field(lwt, "size"),
+                       origin=f"{group} ({size} pods from the worker template)")
+        wl = b.workload(ref, b.pod_sets)
+        out.append(wl.model_copy(update={"name": workload_name("LeaderWorkerSet", GROUP, f"{lws_name}-{i}", ref.uid),
+                                         "part": group}))
+    return out
 
 
 def leader_worker_set(f: Fields, o: Meta) -> Job:
     spec = f.map(o.node, "spec", required=True, what=f"LeaderWorkerSet `{o.name}`")
-    replicas = f.int(spec, "replicas", default=1, lo=0)
-    lwt = f.map(spec, "leaderWorkerTemplate", required=True, what=f"the spec of LeaderWorkerSet `{o.name}`")
-    size = f.int(lwt, "size", default=1, lo=1)
-    leader = f.map(lwt, "leaderTemplate")
-    worker = f.map(lwt, "workerTemplate", required=True, what="`leaderWorkerTemplate`")
     b = Builder(f, o, FRAMEWORK)
     ref = object_ref(o, f)
-    workloads = []
-    for i in range(replicas):
-        b.pod_sets = []
-        if leader is not None:
-            b.template("leader", 1, leader, leader, origin=f"the leader of group {i}")
-            b.template("worker", size - 1, worker, worker, count_node=f.field(lwt, "size"),
-                       origin=f"the workers of group {i} (size {size} − the leader)")
-        else:
-            b.template(DEFAULT_POD_SET, size, worker, worker, count_node=f.field(lwt, "size"),
-                       origin=f"group {i} ({size} pods from the worker template)")
-        workloads.append(b.workload(ref, b.pod_sets, suffix=f"-{i}").model_copy(update={"part": f"group {i}"}))
+    workloads = group_workloads(f, b, ref, spec, ref.name, f"the spec of LeaderWorkerSet `{o.name}`")
     status = f.map(o.node, "status")
     started = bool(f.int(status, "replicas", default=0) or f.int(status, "readyReplicas", default=0))
     job = b.job(state=run_state(False, started, False), workloads=workloads)

@@ -79,6 +79,9 @@ def apply_jobs(model: Model) -> Model:
                 workloads[i] = _with_origins(workloads[i], job)
             continue
         reason = _not_managed(job, settings, labels, queues)
+        if reason is None and job.state != "pending" and job.object.kind == "DisaggregatedSet":
+            reason = ("it is running: its LeaderWorkerSets, and their Workloads, are what Kueue admits "
+                      "(read them from the export)")
         if reason is None and job.state != "pending":
             reason = ("it has finished" if job.state == "finished" else
                       "it is running (not suspended, started) and the input holds no Workload for it: it "
@@ -253,7 +256,8 @@ def _with_origins(wl: Workload, job: Job) -> Workload:
 def _integrated_kinds() -> set[tuple[str, str]]:
     from kadmit.manifests.jobs import INTEGRATIONS
 
-    return {(i.group, i.kind) for i in INTEGRATIONS}
+    # A DisaggregatedSet's LeaderWorkerSets are Kueue's own jobs (the set is not an integration).
+    return {(i.group, i.kind) for i in INTEGRATIONS if i.kind != "DisaggregatedSet"}
 
 
 def _not_managed(job: Job, s: Integrations, labels: dict[str, dict[str, str]], queues: set[str]) -> str | None:
