@@ -54,9 +54,12 @@ KAD159 = register(
     "KAD159", "kind not read", "warning",
     "kadmit reads Kueue's ResourceFlavor, ClusterQueue, Cohort, LocalQueue, Workload, "
     "WorkloadPriorityClass and Topology, scheduling.k8s.io PriorityClass, core Namespace, Node "
-    "and Pod, and Kueue's Configuration (config.kueue.x-k8s.io), alone or in the ConfigMap that "
-    "holds it as `controller_manager_config.yaml`. Objects of other kinds (Deployments, Jobs, "
-    "AdmissionChecks...) and other ConfigMaps are skipped.")
+    "and Pod, Kueue's Configuration (config.kueue.x-k8s.io), alone or in the ConfigMap that "
+    "holds it as `controller_manager_config.yaml`, and the job kinds Kueue integrates (batch "
+    "Job, JobSet, LeaderWorkerSet, the Kubeflow training jobs, Ray, AppWrapper, TrainJob and its "
+    "runtimes, Deployment, StatefulSet, DisaggregatedSet). Objects of other kinds (Services, "
+    "CronJobs, AdmissionChecks...) and other ConfigMaps are skipped, and listed as skipped in "
+    "`admit` and `why`.")
 KAD160 = register(
     "KAD160", "API version not read", "warning",
     "The kind is one kadmit reads, but not in this API version (for example "
