@@ -144,6 +144,8 @@ def fmt(paths: list[str], mode: FmtMode = "check", *,
 
     if mode not in ("check", "diff", "write"):
         raise ValueError(f"unknown fmt mode {mode!r}")
+    if ws.STDIN in paths:
+        return _fmt_stdin(paths, mode, max_file_bytes)
     limits = _limits(max_file_bytes)
     sources = SourceMap()
     diags = Diagnostics()
@@ -179,6 +181,29 @@ def fmt(paths: list[str], mode: FmtMode = "check", *,
     if code == EXIT_OK and (unparsed or (mode != "write" and any(o.changed for _, o in results))):
         code = EXIT_FINDINGS
     return FmtResult([one for _, one in results], diagnostics, sources, code, failed)
+
+
+def _fmt_stdin(paths: list[str], mode: FmtMode, max_file_bytes: int | None) -> FmtResult:
+    """`fmt -`: the `.kad` text of standard input, formatted (never written back)."""
+    from kadmit.syntax import format_text
+
+    sources = SourceMap()
+    diags = Diagnostics()
+    if len(paths) > 1 or mode == "write":
+        diags.emit(KAD005, "`-` (standard input) is formatted on its own, to standard output",
+                   help="pass `-` alone, without --write")
+        return FmtResult([], diags.sorted(), sources, EXIT_INPUT, True)
+    reader = ws.Reader(sources, diags, _limits(max_file_bytes))
+    text = reader.read_stdin()
+    if text is None:
+        return FmtResult([], diags.sorted(), sources, EXIT_INPUT, True)
+    formatted, found = format_text(text, ws.STDIN_NAME)
+    one = FormattedFile(ws.STDIN_NAME, text, formatted, Diagnostics(list(found)).sorted())
+    diagnostics = one.diagnostics
+    code = exit_code(diagnostics, input_error=False)
+    if code == EXIT_OK and (formatted is None or (mode != "write" and one.changed)):
+        code = EXIT_FINDINGS
+    return FmtResult([one], diagnostics, sources, code, False)
 
 
 # --- admit and why ------------------------------------------------------------------------------

@@ -186,7 +186,7 @@ def load(paths: list[str], *, limits: Limits | None = None, validate: bool = Tru
     if stdin:
         text = reader.read_stdin()
         if text is not None:
-            fragments.append(read_stdin_text(text, diags))
+            fragments.extend(read_stdin_text(text, diags, reader, root))
     model = apply_jobs(merge(fragments))
     if validate:
         run_validation(model, diags)
@@ -195,17 +195,24 @@ def load(paths: list[str], *, limits: Limits | None = None, validate: bool = Tru
                      files=names, input_error=failed or reader.failed)
 
 
-def read_stdin_text(text: str, diags: Diagnostics) -> Fragment:
+def read_stdin_text(text: str, diags: Diagnostics, reader: Reader, root: Path) -> list[Fragment]:
     """Standard input as manifests (YAML or JSON) or as `.kad` policy, told apart by its text.
-    Imports in `.kad` text from standard input are not followed (they have no folder)."""
-    from kadmit import manifests
-    from kadmit.syntax.lower import lower_text
+    `.kad` imports from standard input are resolved from the working directory."""
+    from kadmit import manifests, syntax
 
-    if _MANIFEST.search(text):
-        return manifests.read_manifest_text(text, STDIN_NAME, diags)
-    lowered = lower_text(text, STDIN_NAME, diags)
-    for imp in lowered.imports:
-        diags.emit(KAD001, f"`import` of `{imp.path}` is not followed from standard input",
-                   imp.span, help="pass the policy files as paths instead")
-    return lowered.fragment
+    if is_manifest_text(text):
+        return [manifests.read_manifest_text(text, STDIN_NAME, diags)]
+    virtual = Path.cwd() / STDIN_NAME
 
+    def read(path: Path, at: Span | None = None) -> str | None:
+        return text if path == virtual else reader.read(path, at)
+
+    def name(path: Path) -> str:
+        return STDIN_NAME if path == virtual else display_name(path)
+
+    return syntax.read_kad([virtual], Path(os.path.commonpath([root, Path.cwd()])), read, name, diags)
+
+
+def is_manifest_text(text: str) -> bool:
+    """YAML or JSON manifests rather than `.kad` policy."""
+    return bool(_MANIFEST.search(text))

@@ -9,12 +9,14 @@ from hypothesis import strategies as st
 
 from kadmit.diagnostics import Diagnostics
 from kadmit.manifests import read_manifest_text
-from kadmit.manifests.jobs import INTEGRATIONS
+from kadmit.manifests.jobs import INTEGRATIONS, REFERENCED, Integration
 from kadmit.manifests.jobs.manage import apply_jobs
 from kadmit.model import merge
 
 from .helpers import SETUP, run
 
+# Every job kind, Kueue-labelled Pods, and the Trainer runtimes TrainJobs refer to.
+KINDS = list(INTEGRATIONS) + [Integration("", "Pod", ("v1",), None)] + [Integration(*r[:3], None) for r in REFERENCED]
 scalars = st.one_of(st.none(), st.booleans(), st.integers(-3, 12), st.sampled_from(["", "1", "2", "x", "500m", "4Gi"]))
 keys = st.sampled_from(["spec", "template", "replicas", "parallelism", "completions", "suspend", "containers",
                         "resources", "requests", "cpu", "name", "replicatedJobs", "leaderWorkerTemplate", "size",
@@ -26,20 +28,23 @@ values = st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(kind=st.sampled_from(INTEGRATIONS), body=st.dictionaries(keys, values, max_size=4),
-       queue=st.booleans())
-def test_any_job_object_reads_or_reports(kind, body, queue):
-    obj = {"apiVersion": f"{kind.group + '/' if kind.group else ''}{kind.versions[0]}", "kind": kind.kind,
-           "metadata": {"name": "x", "labels": {"kueue.x-k8s.io/queue-name": "user-queue"} if queue else {}},
-           **body}
+@given(kind=st.sampled_from(KINDS), body=st.dictionaries(keys, values, max_size=4),
+       queue=st.booleans(), more=st.lists(st.sampled_from(KINDS), max_size=2))
+def test_any_job_object_reads_or_reports(kind, body, queue, more):
+    def obj(k):
+        return {"apiVersion": f"{k.group + '/' if k.group else ''}{k.versions[0]}", "kind": k.kind,
+                "metadata": {"name": "x", "labels": {"kueue.x-k8s.io/queue-name": "user-queue",
+                                                     "kueue.x-k8s.io/pod-group-name": "g"} if queue else {}},
+                **body}
     diags = Diagnostics()
-    frag = read_manifest_text(json.dumps(obj), "x.json", diags)
+    frag = read_manifest_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [obj(k) for k in [kind, *more]]}),
+                              "x.json", diags)
     model = apply_jobs(merge([frag]))
     assert len(model.workloads) + len(model.skipped) + len(diags.items) >= 1 or not frag.jobs
 
 
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(kind=st.sampled_from(INTEGRATIONS), body=st.dictionaries(keys, values, max_size=3))
+@given(kind=st.sampled_from(KINDS), body=st.dictionaries(keys, values, max_size=3))
 def test_any_job_object_through_the_cli(kind, body):
     obj = {"apiVersion": f"{kind.group + '/' if kind.group else ''}{kind.versions[0]}", "kind": kind.kind,
            "metadata": {"name": "x", "labels": {"kueue.x-k8s.io/queue-name": "user-queue"}}, **body}
