@@ -115,10 +115,17 @@ def skipped_lines(skipped) -> list[str]:
     if not skipped:
         return []
     out = [f"{len(skipped)} object{'s' if len(skipped) != 1 else ''} in the input not decided:"]
-    for s in skipped:
+    for s in skipped[:SKIPPED_SHOWN]:
         where = f" ({s.span.file}:{s.span.line})" if s.span is not None else ""
         out.append(f"  {s.object.kind} {s.object.key}{where}: {s.reason}")
+    if len(skipped) > SKIPPED_SHOWN:
+        kinds = sorted({s.object.kind for s in skipped[SKIPPED_SHOWN:]})
+        out.append(f"  … and {len(skipped) - SKIPPED_SHOWN} more ({', '.join(kinds[:6])}"
+                   f"{', …' if len(kinds) > 6 else ''}): `--format json` lists them all")
     return out
+
+
+SKIPPED_SHOWN = 20
 
 
 def admit_human(result: AdmitResult, skipped=()) -> str:
