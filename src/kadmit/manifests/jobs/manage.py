@@ -5,13 +5,12 @@ Workloads it makes of the others. Every job not made into work is listed as skip
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections import Counter
 from dataclasses import dataclass
 from datetime import timedelta
 
-from kadmit.model import Job, LabelSelector, Model, PodSet, Requirement, Skipped, Workload
+from kadmit.manifests.jobs.groups import join_pod_groups
+from kadmit.model import Job, LabelSelector, Model, Requirement, Skipped, Workload
 
 # The frameworks of the Configuration Kueue's release installs (config/components/manager/
 # controller_manager_config.yaml); the Kubeflow training jobs and SparkApplication are commented out.
@@ -123,74 +122,6 @@ def _own_names(made: list[Workload], taken: set[str]) -> list[Workload]:
     return out
 
 
-def join_pod_groups(jobs: tuple[Job, ...]) -> tuple[list[Job], list[Skipped]]:
-    """Pods of one Kueue pod group (namespace and `pod-group-name`) become one job, in place of
-    its first member (`ConstructComposableWorkload`, pod_controller.go): pod sets by role (pods
-    of the same shape), sorted by role name; the group's size is `pod-group-total-count`, and
-    without fast admission Kueue waits for that many runnable pods before making the Workload."""
-    members: dict[tuple[str | None, str], list[Job]] = {}
-    for job in jobs:
-        if job.group:
-            members.setdefault((job.object.namespace, job.group), []).append(job)
-    out: list[Job] = []
-    skipped: list[Skipped] = []
-    for job in jobs:
-        if not job.group:
-            out.append(job)
-            continue
-        pods = members.get((job.object.namespace, job.group))
-        if not pods or pods[0] is not job:
-            continue
-        joined, why = _group(job.group, pods)
-        if joined is not None:
-            out.append(joined)
-        else:
-            skipped.extend(Skipped(object=p.object, reason=why, span=p.span) for p in pods)
-    return out, skipped
-
-
-def _group(name: str, pods: list[Job]) -> tuple[Job | None, str]:
-    first = pods[0]
-    total = first.group_total or 0
-    for p in pods[1:]:
-        if p.queue != first.queue:
-            return None, (f"pods `{first.object.name}` and `{p.object.name}` of group `{name}` name different "
-                          "queues: Kueue makes no Workload of the group")
-        if p.group_total != first.group_total:
-            return None, (f"pods `{first.object.name}` and `{p.object.name}` of group `{name}` give different "
-                          "`pod-group-total-count`: Kueue makes no Workload of the group")
-    active = [p for p in pods if p.state != "finished"]
-    if first.group_fast and active:
-        chosen, counts = active[:1], {0: total}
-    elif len(active) < total:
-        return None, (f"group `{name}` has {len(active)} of its {total} pods in the input: Kueue waits for "
-                      "all of them before it makes the group's Workload")
-    else:
-        chosen = active[:total]  # Kueue deletes the excess pods
-        counts = {}
-    roles: dict[str, tuple[PodSet, list[str]]] = {}
-    for p in chosen:
-        ps = p.workloads[0].pod_sets[0]
-        role = p.role or _role(ps)  # `getRoleHash`: the pod's role-hash annotation, else the hash
-        if role in roles:
-            roles[role][1].append(p.object.name)
-        else:
-            roles[role] = (ps, [p.object.name])
-    pod_sets = []
-    for role, (ps, names) in sorted(roles.items()):
-        count = counts.get(0, len(names))
-        shown = ", ".join(f"`{n}`" for n in names[:4]) + (", …" if len(names) > 4 else "")
-        pod_sets.append(ps.model_copy(update={"name": role, "count": count,
-                                              "origin": f"{count} pod{'s' if count != 1 else ''} of group "
-                                                        f"`{name}` shaped like {shown}"}))
-    ref = first.object.model_copy(update={"name": name, "uid": None})
-    wl = first.workloads[0].model_copy(update={"name": name, "pod_sets": tuple(pod_sets), "origin": ref})
-    states = {p.state for p in pods}
-    state = "pending" if "pending" in states else ("running" if "running" in states else "finished")
-    return first.model_copy(update={"object": ref, "workloads": (wl,), "state": state, "group": None,
-                                    "generate_name": False}), ""
-
-
 def _with_runtime(job: Job, model: Model) -> Job:
     """A TrainJob's workload, from the runtime it names (`trainjob.runtime_pod_sets`); without the
     runtime in the input it has none (and says why)."""
@@ -208,13 +139,6 @@ def _with_runtime(job: Job, model: Model) -> Job:
             "TrainJob's pod sets from its runtime's JobSet template (add the runtime to the input)")})
     pod_sets = tuple(runtime_pod_sets(runtime, t))
     return job.model_copy(update={"workloads": tuple(w.model_copy(update={"pod_sets": pod_sets}) for w in job.workloads)})
-
-
-def _role(ps: PodSet) -> str:
-    """A stable name for pods of one shape (Kueue hashes the pod spec's admission-relevant fields,
-    `GenerateRoleHash`; this hashes the pod set kadmit reads, so the names differ from Kueue's)."""
-    shape = ps.model_copy(update={"name": "", "origin": None, "span": None}).model_dump(exclude={"spans", "span"})
-    return hashlib.sha256(json.dumps(shape, sort_keys=True, default=str).encode()).hexdigest()[:8]
 
 
 def _by_origin(workloads: tuple[Workload, ...]) -> dict[tuple, list[int]]:
