@@ -18,6 +18,14 @@ def object_of(wl: Workload) -> ObjectRef:
     return ObjectRef(api_version=WORKLOAD_API, kind="Workload", namespace=wl.namespace, name=wl.name)
 
 
+def object_dict(o: ObjectRef) -> dict:
+    return {"apiVersion": o.api_version, "kind": o.kind, "namespace": o.namespace, "name": o.name}
+
+
+def skipped_dict(s: Skipped) -> dict:
+    return {**object_dict(s.object), "reason": s.reason}
+
+
 def display_names(workloads: list[Workload] | tuple[Workload, ...]) -> dict[str, str]:
     """How each workload (by key) is shown: its object's `namespace/name`; `Kind/namespace/name`
     where objects of two kinds share that name; the Workload's own key where one object made

@@ -343,8 +343,7 @@ class Admission(Obj):
 
 
 class ObjectRef(Obj):
-    """The identity of a Kubernetes object as submitted: `namespace` is None for cluster-scoped
-    kinds; `uid` is known only for objects exported from a cluster."""
+    """A Kubernetes object's identity; `uid` only for objects exported from a cluster."""
 
     api_version: str
     kind: str
@@ -365,19 +364,12 @@ class ObjectRef(Obj):
         """`Kind/namespace/name`: unique where two kinds share a name."""
         return f"{self.kind}/{self.key}"
 
-    def as_dict(self) -> dict:
-        return {"apiVersion": self.api_version, "kind": self.kind, "namespace": self.namespace,
-                "name": self.name}
-
 
 class Skipped(Obj):
     """An object of the input that is neither policy nor work kadmit decides, and why."""
 
     object: ObjectRef
     reason: str
-
-    def as_dict(self) -> dict:
-        return {**self.object.as_dict(), "reason": self.reason}
 
 
 class Workload(Obj):
@@ -397,12 +389,9 @@ class Workload(Obj):
     uid: str = ""  # metadata.uid, where the input has it (preemption messages name it)
     job_uid: str = ""  # the `kueue.x-k8s.io/job-uid` label: the UID of the job it was made from
     duration_ms: int | None = None  # how long it runs once admitted (`kadmit.dev/duration`); `simulate` reads it
-    # The object the workload stands for: the job Kueue made it from (its controlling owner), or
-    # the Workload itself when it was written as one; None for `.kad` workloads.
-    origin: ObjectRef | None = None
+    origin: ObjectRef | None = None  # the job it stands for (its controlling owner), if any
     part: str | None = None  # which of its object's workloads this is (a LeaderWorkerSet's group)
-    # The name Kueue gives the Workload it makes of a job, where `name` is the job's own name.
-    kueue_name: str | None = None
+    kueue_name: str | None = None  # Kueue's name for it, where `name` is its job's own name
 
     @property
     def key(self) -> str:
@@ -549,11 +538,8 @@ class TrainSpec(Obj):
 
 
 class Job(Obj):
-    """A job object as submitted (a batch Job, a JobSet, a pod group...), before Kueue's job
-    framework decides whether it manages it: `kadmit.manifests.jobs.manage` turns it into its
-    workloads or a `Skipped` entry. `workloads` are what Kueue would make of it, without a queue
-    when the object names none (`queue` None) and with `created` unset when the object has no
-    creation time (`created` None)."""
+    """A job as submitted, before Kueue's job framework (`kadmit.manifests.jobs.manage`) makes its
+    `workloads` (queue and creation time still unset) pending work or a `Skipped` entry."""
 
     object: ObjectRef
     framework: str  # Kueue's integration name, as `integrations.frameworks` lists it
@@ -565,8 +551,7 @@ class Job(Obj):
     workloads: tuple[Workload, ...] = ()
     note: str | None = None  # a fact about the conversion worth saying when it is skipped
     generate_name: bool = False  # named by its `generateName` prefix
-    # A member of a Kueue pod group (`kueue.x-k8s.io/pod-group-name`): `manage` joins the members.
-    group: str | None = None
+    group: str | None = None  # `kueue.x-k8s.io/pod-group-name`: `manage` joins its members
     group_total: int | None = None
     group_fast: bool = False
     role: str | None = None  # the pod's `kueue.x-k8s.io/role-hash` annotation, naming its pod set

@@ -7,7 +7,7 @@ import json
 from kadmit.engine.decide import WhyResult
 from kadmit.engine.result import AdmitResult
 from kadmit.engine.explain.marco import origin_dict
-from kadmit.identity import display_names, object_of
+from kadmit.identity import display_names, object_dict, object_of, skipped_dict
 from kadmit.placement.domains import level_label
 from kadmit.render.excerpt import window
 from kadmit.quantity import format_quantity
@@ -35,7 +35,7 @@ def admit_dict(result: AdmitResult, skipped=()) -> dict:
                 pod_sets.append(entry)
         decisions.append({
             "workload": d.key,
-            "object": object_of(d.workload).as_dict(),
+            "object": object_dict(object_of(d.workload)),
             "admitted": d.admitted,
             "cluster_queue": d.cluster_queue if d.admitted else None,
             "pod_sets": pod_sets,
@@ -51,7 +51,7 @@ def admit_dict(result: AdmitResult, skipped=()) -> dict:
             "unknown": d.unknown,
             "notes": list(d.notes),
         })
-    out = {"mode": result.mode, "decisions": decisions, "skipped": [s.as_dict() for s in skipped],
+    out = {"mode": result.mode, "decisions": decisions, "skipped": [skipped_dict(s) for s in skipped],
            "solver": result.solver, "loops": [lp.as_dict() for lp in result.loops],
            "gangs": [gang_dict(g) for g in result.gangs]}
     if result.optimal is not None:
@@ -203,7 +203,7 @@ def why_dict(result: WhyResult, workload=None, skipped=()) -> dict:
     a = d.assignment if d else None
     return {
         "workload": result.workload,
-        "object": object_of(workload).as_dict() if workload is not None else None,
+        "object": object_dict(object_of(workload)) if workload is not None else None,
         "pod_set_origins": {ps.name: ps.origin for ps in workload.pod_sets if ps.origin}
         if workload is not None else {},
         "admitted": result.admitted,
@@ -222,7 +222,7 @@ def why_dict(result: WhyResult, workload=None, skipped=()) -> dict:
         "placement": result.placement.as_dict() if result.placement else None,
         "gang": gang_dict(result.gang) if result.gang is not None else None,
         "unknown": result.unknown,
-        "skipped": [s.as_dict() for s in skipped],
+        "skipped": [skipped_dict(s) for s in skipped],
         "solver": result.solver,
     }
 
