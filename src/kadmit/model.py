@@ -506,37 +506,6 @@ class SchedulerConfig(Obj):
 
 # --- submitted jobs --------------------------------------------------------------------------------
 
-class RuntimeJob(Obj):
-    """One replicated job of a Kubeflow Trainer runtime's JobSet template."""
-
-    name: str
-    replicas: int = 1
-    parallelism: int = 1
-    trainer: bool = False  # labelled `trainer.kubeflow.org/trainjob-ancestor-step: trainer`
-    pod_set: PodSet  # one pod of its template (the count is decided with the TrainJob)
-    node_requests: Quantities = {}  # requests of its `node` container, which `resourcesPerNode` replaces
-
-
-class TrainingRuntime(Obj):
-    """A Kubeflow Trainer ClusterTrainingRuntime (`namespace` None) or TrainingRuntime."""
-
-    kind: Literal["ClusterTrainingRuntime", "TrainingRuntime"]
-    namespace: str | None = None
-    name: str
-    ml_policy: bool = False
-    num_nodes: int | None = None  # mlPolicy.numNodes
-    jobs: tuple[RuntimeJob, ...] = ()
-
-
-class TrainSpec(Obj):
-    """What a TrainJob says about its runtime and trainer."""
-
-    runtime_kind: Literal["ClusterTrainingRuntime", "TrainingRuntime"] = "ClusterTrainingRuntime"
-    runtime_name: str
-    num_nodes: int | None = None
-    resources_per_node: Quantities | None = None  # requests (limits where no request), as written
-
-
 class Job(Obj):
     """A job as submitted, before Kueue's job framework (`kadmit.manifests.jobs.manage`) makes its
     `workloads` (queue and creation time still unset) pending work or a `Skipped` entry."""
@@ -555,7 +524,7 @@ class Job(Obj):
     group_total: int | None = None
     group_fast: bool = False
     role: str | None = None  # the pod's `kueue.x-k8s.io/role-hash` annotation, naming its pod set
-    train: TrainSpec | None = None  # a TrainJob: its pod sets come from its runtime (`manage`)
+    train: Obj | None = None  # a TrainJob's `manifests.jobs.trainjob.TrainSpec`: pod sets from its runtime
 
 
 # --- the whole -----------------------------------------------------------------------------------
@@ -577,7 +546,7 @@ class Model(Obj):
     rules: tuple[Rule, ...] = ()
     scheduler_configs: tuple[SchedulerConfig, ...] = ()  # more than one is reported; the first counts
     jobs: tuple[Job, ...] = ()  # as submitted; their workloads are in `workloads` once managed
-    training_runtimes: tuple[TrainingRuntime, ...] = ()  # Kubeflow Trainer runtimes TrainJobs refer to
+    training_runtimes: tuple[Obj, ...] = ()  # Trainer runtimes TrainJobs name (`manifests.jobs.trainjob`)
     skipped: tuple[Skipped, ...] = ()  # objects not read as policy or work, in input order
     gangs: tuple[Gang, ...] = ()  # pod groups kube-scheduler places all-or-nothing
     claim_templates: tuple[ClaimTemplate, ...] = ()  # DRA ResourceClaimTemplates
@@ -606,7 +575,7 @@ class Fragment(BaseModel):
     rules: list[Rule] = []
     scheduler_configs: list[SchedulerConfig] = []
     jobs: list[Job] = []
-    training_runtimes: list[TrainingRuntime] = []
+    training_runtimes: list[Obj] = []
     skipped: list[Skipped] = []
     gangs: list[Gang] = []
     claim_templates: list[ClaimTemplate] = []

@@ -4,15 +4,48 @@ input."""
 
 from __future__ import annotations
 
+from typing import Literal
+
 from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.jobs.common import Builder, object_ref, run_state
 from kadmit.manifests.podspec import pod_requests
 from kadmit.manifests.yamltree import MAP, SEQ, Val
-from kadmit.model import Job, PodSet, RuntimeJob, TrainingRuntime, TrainSpec
+from kadmit.model import Job, Obj, PodSet, Quantities
 
 FRAMEWORK = "trainer.kubeflow.org/trainjob"
 ANCESTOR = "trainer.kubeflow.org/trainjob-ancestor-step"
 NODE = "node"
+
+
+class RuntimeJob(Obj):
+    """One replicated job of a Kubeflow Trainer runtime's JobSet template."""
+
+    name: str
+    replicas: int = 1
+    parallelism: int = 1
+    trainer: bool = False  # labelled `trainer.kubeflow.org/trainjob-ancestor-step: trainer`
+    pod_set: PodSet  # one pod of its template (the count is decided with the TrainJob)
+    node_requests: Quantities = {}  # requests of its `node` container, which `resourcesPerNode` replaces
+
+
+class TrainingRuntime(Obj):
+    """A Kubeflow Trainer ClusterTrainingRuntime (`namespace` None) or TrainingRuntime."""
+
+    kind: Literal["ClusterTrainingRuntime", "TrainingRuntime"]
+    namespace: str | None = None
+    name: str
+    ml_policy: bool = False
+    num_nodes: int | None = None  # mlPolicy.numNodes
+    jobs: tuple[RuntimeJob, ...] = ()
+
+
+class TrainSpec(Obj):
+    """What a TrainJob says about its runtime and trainer."""
+
+    runtime_kind: Literal["ClusterTrainingRuntime", "TrainingRuntime"] = "ClusterTrainingRuntime"
+    runtime_name: str
+    num_nodes: int | None = None
+    resources_per_node: Quantities | None = None  # requests (limits where no request), as written
 
 
 def training_runtime(f: Fields, o: Meta) -> TrainingRuntime:
