@@ -224,3 +224,42 @@ def test_pod_template_settings_kadmit_does_not_model_warn() -> None:
         """)
     assert [(d.code, d.span.line) for d in diags.sorted()] == [("KAD161", 12), ("KAD161", 13)]
     assert "pod set `workers`" in diags.sorted()[0].message
+
+
+def test_job_kinds_are_checked_against_their_crds() -> None:
+    _, diags = read("""\
+        apiVersion: jobset.x-k8s.io/v1alpha2
+        kind: JobSet
+        metadata: {name: js, labels: {kueue.x-k8s.io/queue-name: q}}
+        spec:
+          replicatedJobs:
+          - name: workers
+            replicas: 2
+            template:
+              spec:
+                paralelism: 2
+                template:
+                  spec:
+                    containers: [{name: c, image: x, resources: {requests: {cpu: 1}}}]
+        ---
+        apiVersion: leaderworkerset.x-k8s.io/v1
+        kind: LeaderWorkerSet
+        metadata: {name: lws}
+        spec:
+          leaderWorkerTemplate:
+            size: 3
+            workerTemplate:
+              spec:
+                containers: [{name: c, image: x, resources: {requets: {cpu: 1}}}]
+        """)
+    unknown = [(d.span.line, d.help) for d in diags.sorted() if d.code == "KAD180"]
+    assert unknown == [(10, "did you mean `parallelism`?"), (23, "did you mean `requests`?")]
+
+
+def test_every_integrated_job_kind_has_its_crd_schema() -> None:
+    from kadmit.manifests.jobs import INTEGRATIONS
+
+    for i in INTEGRATIONS:
+        for version in i.versions:
+            source = schema.source_of(i.group, version, i.kind)
+            assert source and "not bundled" not in source, (i.group, version, i.kind, source)
