@@ -19,7 +19,7 @@ STAGES: list[tuple[str, tuple[str, ...]]] = [
     ("model", ("kadmit.model", "kadmit.index", "kadmit.identity", "kadmit.effective")),
     ("parse", ("kadmit.syntax", "kadmit.manifests")),
     ("validate", ("kadmit.validate",)),
-    ("load", ("kadmit.workspace",)),
+    ("load", ("kadmit.workspace", "kadmit.scope")),
     ("facts", ("kadmit.placement",)),  # nodes and kube-scheduler, no solver
     ("oracle", ("kadmit.reference",)),  # tests and benchmarks only: nothing in src imports it
     ("compile: solver layer", ("kadmit.engine", "kadmit.engine.solver")),

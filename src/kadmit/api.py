@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Literal
 
 from kadmit import workspace as ws
+from kadmit.scope import untouched_model
 from kadmit.atomic import write_text_atomic
 from kadmit.diagnostics import KAD004, Diagnostic, Diagnostics, Severity
 from kadmit.render.codes import KAD005, KAD006, KAD008, KAD009, KAD010, KAD011
@@ -282,18 +283,24 @@ def why(workload: str, paths: list[str], *, rlimit: int | None = None,
     from kadmit.engine.decide import why as explain
 
     loaded = load_for_engine(paths, max_file_bytes=max_file_bytes)
+    model = loaded.workspace.model
     if loaded.exit_code != EXIT_OK:
-        return WhyOutcome(loaded, None, loaded.exit_code, loaded.diagnostics)
-    found = lookup(loaded.workspace.model, workload)
+        # errors elsewhere don't stop an answer about a workload whose cohort tree they don't touch
+        key = None if loaded.workspace.input_error else lookup(model, workload).key
+        scoped = untouched_model(model, loaded.diagnostics, key)[0] if key else None
+        if scoped is None:
+            return WhyOutcome(loaded, None, loaded.exit_code, loaded.diagnostics)
+        model = scoped
+    found = lookup(model, workload)
     if found.key is None:
         from kadmit.engine.decide import gang_names
-        if workload not in gang_names(loaded.workspace.model):
+        if workload not in gang_names(model):
             return WhyOutcome(loaded, None, *_not_found(workload, found))
     else:
         workload = found.key
     from kadmit.engine.optimal.solve import OptimalUnavailable
     try:
-        result = explain(loaded.workspace.model, workload, _solver_limits(rlimit, timeout_ms),
+        result = explain(model, workload, _solver_limits(rlimit, timeout_ms),
                          tas_profile, mode, time_budget)  # type: ignore[arg-type]
     except (ImportError, OptimalUnavailable) as e:
         diags = Diagnostics()

@@ -56,6 +56,17 @@ class ModelIndex:
         return out
 
     @cached_property
+    def broken(self) -> dict[str, set[str]]:
+        """Kind -> keys of objects defined with errors (`Model.broken`)."""
+        out: dict[str, set[str]] = {}
+        for b in self.model.broken:
+            out.setdefault(b.kind, set()).add(b.key)
+        return out
+
+    def broken_keys(self, kind: str) -> set[str]:
+        return self.broken.get(kind, set())
+
+    @cached_property
     def workload_priority_classes(self) -> dict[str, PriorityClass]:
         return _first_by((p for p in self.model.priority_classes if p.kind == "workload"), lambda p: p.name)
 

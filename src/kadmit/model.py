@@ -550,6 +550,7 @@ class Model(Obj):
     skipped: tuple[Skipped, ...] = ()  # objects not read as policy or work, in input order
     gangs: tuple[Gang, ...] = ()  # pod groups kube-scheduler places all-or-nothing
     claim_templates: tuple[ClaimTemplate, ...] = ()  # DRA ResourceClaimTemplates
+    broken: tuple[ObjectRef, ...] = ()  # defined, but with errors: referable, never decided on
 
     @property
     def config(self) -> SchedulerConfig | None:
@@ -579,13 +580,10 @@ class Fragment(BaseModel):
     skipped: list[Skipped] = []
     gangs: list[Gang] = []
     claim_templates: list[ClaimTemplate] = []
+    broken: list[ObjectRef] = []
 
 
 def merge(fragments: list[Fragment]) -> Model:
     """One model from fragments, in the order given (callers sort by path)."""
-    fields = Fragment.model_fields
-    collected: dict[str, list] = {name: [] for name in fields}
-    for frag in fragments:
-        for name in fields:
-            collected[name].extend(getattr(frag, name))
-    return Model(**{name: tuple(items) for name, items in collected.items()})
+    return Model(**{name: tuple(x for frag in fragments for x in getattr(frag, name))
+                    for name in Fragment.model_fields})

@@ -130,6 +130,9 @@ class _Reader:
         meta = Meta(api_version, kind, node, metadata, name, namespace, labels, annotations)
         try:
             obj = spec.read(f, meta)
+        except Invalid:
+            self.broken(api_version, kind, name, (namespace or 'default') if spec.namespaced else None, node)
+            raise
         except NotRead as e:
             if e.args:  # the reader said why (and reported it)
                 self.record(node, api_version, kind, str(e.args[0]))
@@ -140,6 +143,7 @@ class _Reader:
             where = " at `" + ".".join(map(str, e.errors()[0]["loc"])) + "`" if e.errors() else ""
             named = f" `{name}`" if name else ""
             f.diags.emit(KAD157, f"`{kind}`{named} holds an invalid value{where}", f.span(node))
+            self.broken(api_version, kind, name, (namespace or 'default') if spec.namespaced else None, node)
             return
         target = getattr(self.fragment, spec.target)
         if isinstance(obj, list):
@@ -148,6 +152,12 @@ class _Reader:
             target.append(obj)
         if spec.also is not None and (job := spec.also(f, meta)) is not None:
             self.fragment.jobs.append(job)
+
+    def broken(self, api_version: str, kind: str, name: str, namespace: str | None, node: Val) -> None:
+        """An object dropped for its errors: kept by name, so references to it resolve."""
+        if name:
+            self.fragment.broken.append(ObjectRef(api_version=api_version, kind=kind, namespace=namespace,
+                                                  name=name, span=self.f.span(node)))
 
     def record(self, node: Val, api_version: str, kind: str, reason: str) -> None:
         """List an object that is not read, with the reason."""

@@ -19,8 +19,8 @@ def _help(name: str, candidates, fallback: str | None = None) -> str | None:
 def check_flavor_refs(owner: ClusterQueue | Cohort, kind: str, index: ModelIndex, diags: Diagnostics) -> None:
     for g, group in enumerate(owner.resource_groups):
         for f, fq in enumerate(group.flavors):
-            if fq.flavor in index.flavors:
-                continue
+            if fq.flavor in index.flavors or fq.flavor in index.broken_keys("ResourceFlavor"):
+                continue  # a broken flavor is reported where it is defined
             at = fq.spans.get("flavor") or owner.spans.get(f"resource_groups.{g}.flavors.{f}") or fq.span \
                 or owner.span
             diags.emit(UNKNOWN_FLAVOR, f"{kind} `{owner.name}` uses flavor `{fq.flavor}`, which is not defined",
@@ -42,12 +42,14 @@ def check_references(index: ModelIndex, diags: Diagnostics) -> None:
                            c.field_span("parent"), help=hint,
                            notes=["Kueue creates an implicit cohort for an undefined parent"])
     for fl in model.flavors:
-        if fl.topology and fl.topology not in index.topologies:
+        if fl.topology and fl.topology not in index.topologies \
+                and fl.topology not in index.broken_keys("Topology"):
             diags.emit(UNKNOWN_TOPOLOGY, f"flavor `{fl.name}` uses topology `{fl.topology}`, which is not defined",
                        fl.field_span("topology"),
                        help=_help(fl.topology, index.topologies, f"define `topology {fl.topology}`"))
+    broken_cqs = index.broken_keys("ClusterQueue")
     for lq in model.local_queues:
-        if lq.cluster_queue not in index.cluster_queues:
+        if lq.cluster_queue not in index.cluster_queues and lq.cluster_queue not in broken_cqs:
             diags.emit(UNKNOWN_CLUSTER_QUEUE,
                        f"local queue `{lq.key}` points at cluster queue `{lq.cluster_queue}`, which is not defined",
                        lq.field_span("cluster_queue"), help=_help(lq.cluster_queue, index.cluster_queues),
@@ -58,7 +60,7 @@ def check_references(index: ModelIndex, diags: Diagnostics) -> None:
 
 def _check_workload_refs(wl: Workload, index: ModelIndex, diags: Diagnostics) -> None:
     lq_key = f"{wl.namespace}/{wl.queue}"
-    if lq_key not in index.local_queues:
+    if lq_key not in index.local_queues and lq_key not in index.broken_keys("LocalQueue"):
         here = [q.name for q in index.model.local_queues if q.namespace == wl.namespace]
         elsewhere = sorted(q.key for q in index.model.local_queues if q.name == wl.queue)
         hint = did_you_mean(wl.queue, here) or (

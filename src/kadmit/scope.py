@@ -1,0 +1,99 @@
+"""What one workload's answer depends on: its cohort tree, and whether the input's errors touch it.
+
+Kueue decides each cohort tree on its own, so an error in another tree (a broken cluster queue, a
+workload with a bad quantity) can't change the answer for a workload: `why` answers on the model
+without the broken objects of other trees. Errors that Kueue itself turns into a state of the cluster
+queue (a missing flavor or topology: the queue is inactive) are the engine's to explain.
+"""
+
+from __future__ import annotations
+
+from kadmit.diagnostics import Diagnostic, Severity
+from kadmit.index import ModelIndex
+from kadmit.model import Model
+
+KUEUE_STATES = {"KAD200", "KAD205"}  # FlavorNotFound, TopologyNotFound: the cluster queue is inactive
+# Kinds of another tree that can be left out of a question; an error anywhere else (nodes, pods,
+# priority classes, rules, the configuration) may change any answer.
+TREE_KINDS = {"cluster_queues": "ClusterQueue", "cohorts": "Cohort", "local_queues": "LocalQueue",
+              "workloads": "Workload", "flavors": "ResourceFlavor", "topologies": "Topology"}
+OTHER_KINDS = ("priority_classes", "namespaces", "nodes", "pods", "rules", "scheduler_configs", "jobs", "gangs")
+
+
+def _key(field: str, obj) -> str:
+    return obj.key if field in ("local_queues", "workloads") else obj.name
+
+
+def tree_of(index: ModelIndex, key: str) -> dict[str, set[str]]:
+    """Kind -> keys of the objects workload `key`'s answer depends on, by Kubernetes kind."""
+    model = index.model
+    wl = index.workloads[key]
+    lq_key = f"{wl.namespace}/{wl.queue}"
+    lq = index.local_queues.get(lq_key)
+    cq_name = lq.cluster_queue if lq is not None else None
+    cq = index.cluster_queues.get(cq_name) if cq_name else None
+    root_of = {}
+
+    def root(cohort: str | None) -> str | None:
+        if not cohort:
+            return None
+        if cohort not in root_of:
+            path = index.cohort_path(cohort)
+            root_of[cohort] = path[-1] if path else cohort
+        return root_of[cohort]
+
+    mine = root(cq.cohort) if cq is not None else None
+    cqs = {c.name for c in model.cluster_queues if (mine is not None and root(c.cohort) == mine)}
+    cqs |= {cq_name} if cq_name else set()
+    cohorts = {c for c in index.cohorts if mine is not None and root(c) == mine}
+    lqs = {q.key for q in model.local_queues if q.cluster_queue in cqs} | {lq_key}
+    wls = {w.key for w in model.workloads if f"{w.namespace}/{w.queue}" in lqs
+           or (w.admission is not None and w.admission.cluster_queue in cqs)} | {key}
+    flavors = {fq.flavor for owner in [*model.cluster_queues, *model.cohorts]
+               if (owner.name in cqs if owner in model.cluster_queues else owner.name in cohorts)
+               for g in owner.resource_groups for fq in g.flavors}
+    flavors |= {f for w in model.workloads if w.key in wls and w.admission is not None
+                for psa in w.admission.pod_sets for f in psa.flavors.values()}
+    topologies = {f.topology for f in model.flavors if f.name in flavors and f.topology}
+    return {"ClusterQueue": cqs, "Cohort": cohorts, "LocalQueue": lqs, "Workload": wls,
+            "ResourceFlavor": flavors, "Topology": topologies}
+
+
+def _inside(inner, outer) -> bool:
+    if inner is None or outer is None or inner.file != outer.file:
+        return False
+    end = (outer.end_line or outer.line, outer.end_column or 10**9)
+    return (outer.line, outer.column) <= (inner.line, inner.column) <= end
+
+
+def untouched_model(model: Model, diagnostics: list[Diagnostic], key: str) -> tuple[Model | None, list[Diagnostic]]:
+    """The model to answer for workload `key` on, without the objects of other trees that have
+    errors; or None and the errors that touch it."""
+    index = ModelIndex(model)
+    if key not in index.workloads:
+        return None, [d for d in diagnostics if d.severity is Severity.ERROR]
+    tree = tree_of(index, key)
+    objects = [(field, TREE_KINDS.get(field), o) for field in (*TREE_KINDS, *OTHER_KINDS)
+               for o in getattr(model, field)]
+    objects += [("broken", b.kind, b) for b in model.broken]  # ObjectRefs: `key` as the tree's
+    drop: set[int] = set()
+    touching: list[Diagnostic] = []
+    for d in diagnostics:
+        if d.severity is not Severity.ERROR:
+            continue
+        owners = [(field, kind, o) for field, kind, o in objects if _inside(d.span, o.span)]
+        if d.code in KUEUE_STATES and owners:
+            continue
+        if not owners:
+            touching.append(d)
+            continue
+        for field, kind, o in owners:
+            k = o.key if field == "broken" else (_key(field, o) if kind else None)
+            if kind is None or k in tree.get(kind, ()):
+                touching.append(d)
+                break
+            drop.add(id(o))
+    if touching:
+        return None, touching
+    kept = {field: tuple(o for o in getattr(model, field) if id(o) not in drop) for field in TREE_KINDS}
+    return model.model_copy(update={**kept, "broken": ()}), []
