@@ -223,7 +223,8 @@ def test_the_embedded_text_must_be_a_string() -> None:
         data:
           controller_manager_config.yaml: {fairSharing: {enable: true}}
         """)
-    assert frag == Fragment() and codes(diags) == [("KAD156", 5, 35)]
+    assert frag.model_copy(update={"broken": []}) == Fragment() and codes(diags) == [("KAD156", 5, 35)]
+    assert [b.qualified for b in frag.broken] == ["ConfigMap/default/kueue-manager-config"]  # kept by name
 
 
 def test_other_config_maps_are_skipped_like_unread_kinds() -> None:
