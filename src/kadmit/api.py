@@ -452,7 +452,7 @@ def test(paths: list[str], *, max_file_bytes: int | None = None) -> TestOutcome:
             found = sorted(f for f in p.rglob("*") if f.is_file() and f.name.endswith(ws.TEST_SUFFIXES)
                            and not any(part.startswith(".") for part in f.relative_to(p).parts))
             for f in found:
-                groups.setdefault(_policy_folder(f.parent, p), []).append(f)
+                groups.setdefault(ws.policy_folder(f.parent, p), []).append(f)
         elif p.is_file():
             groups.setdefault(p.parent, []).append(p)
         else:
@@ -486,19 +486,6 @@ def test(paths: list[str], *, max_file_bytes: int | None = None) -> TestOutcome:
     else:
         code = EXIT_OK
     return TestOutcome(results, diags.sorted(), sources, code, time.perf_counter() - t0)
-
-
-def _policy_folder(folder: Path, top: Path) -> Path:
-    """The folder whose policy and state a test file in `folder` runs against: the nearest one, up to
-    `top`, that holds policy or manifest files itself."""
-    here = folder
-    while True:
-        if any(f.is_file() and f.name.endswith(ws.KAD_SUFFIXES + ws.MANIFEST_SUFFIXES)
-               and not f.name.endswith(ws.TEST_SUFFIXES) for f in here.iterdir()):
-            return here
-        if here.resolve() == top.resolve() or here.parent == here:
-            return folder
-        here = here.parent
 
 
 @dataclass

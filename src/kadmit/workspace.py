@@ -216,3 +216,16 @@ def read_stdin_text(text: str, diags: Diagnostics, reader: Reader, root: Path) -
 def is_manifest_text(text: str) -> bool:
     """YAML or JSON manifests rather than `.kad` policy."""
     return bool(_MANIFEST.search(text))
+
+
+def policy_folder(folder: Path, top: Path) -> Path:
+    """The folder whose policy and state a test file in `folder` runs against: the nearest one, up to
+    `top`, that holds policy or manifest files itself."""
+    here = folder
+    while True:
+        if any(f.is_file() and f.name.endswith(KAD_SUFFIXES + MANIFEST_SUFFIXES)
+               and not f.name.endswith(TEST_SUFFIXES) for f in here.iterdir()):
+            return here
+        if here.resolve() == top.resolve() or here.parent == here:
+            return folder
+        here = here.parent
