@@ -9,7 +9,8 @@
     nominal; wall ~351 s).
 (b) the same shape at 1,000 queues in 50 cohorts, 50,000 workloads (`--scale b`).
 
-Run: `.venv/bin/python bench/simulate_bench.py` (a), `--scale b`, `--quick` (a tenth), `--profile`.
+Run: `.venv/bin/python bench/simulate_bench.py` (a), `--scale b`, `--quick` (a tenth), `--profile`,
+`--cycle-latency 1s` (decisions on a cycle's beat instead of in zero simulated time).
 Nothing is asserted: the figures are printed, with the harness's wall time as the baseline.
 """
 
@@ -63,7 +64,7 @@ def trace(queues: int, scale: float = 1.0) -> str:
     return "\n".join(rows) + "\n"
 
 
-def run(queues: int, cohorts: int, scale: float, profile: bool) -> None:
+def run(queues: int, cohorts: int, scale: float, profile: bool, cycle: str | None = None) -> None:
     with tempfile.TemporaryDirectory() as d:
         Path(d, "policy.kad").write_text(policy(queues, cohorts))
         Path(d, "trace.csv").write_text(trace(queues, scale))
@@ -71,7 +72,7 @@ def run(queues: int, cohorts: int, scale: float, profile: bool) -> None:
         t0, c0 = time.perf_counter(), time.process_time()
         if prof:
             prof.enable()
-        out = api.simulate([str(Path(d, "policy.kad"))], trace=str(Path(d, "trace.csv")))
+        out = api.simulate([str(Path(d, "policy.kad"))], trace=str(Path(d, "trace.csv")), cycle_latency=cycle)
         if prof:
             prof.disable()
         wall = time.perf_counter() - t0
@@ -116,13 +117,14 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--scale", choices=["a", "b"], default="a")
     p.add_argument("--quick", action="store_true", help="a tenth of the workloads per queue")
     p.add_argument("--profile", action="store_true")
+    p.add_argument("--cycle-latency", help="decide on a scheduling cycle's beat (e.g. 1s), as `simulate` offers")
     a = p.parse_args(argv)
     frac = 0.1 if a.quick else 1.0
     if a.scale == "a":
-        run(30, 5, frac, a.profile)
+        run(30, 5, frac, a.profile, a.cycle_latency)
     else:
         # 1,000 queues x 50 workloads: (50,000); the class mix kept, counts scaled to 35/10/5
-        run(1000, 50, 0.1 * frac, a.profile)
+        run(1000, 50, 0.1 * frac, a.profile, a.cycle_latency)
 
 
 if __name__ == "__main__":
