@@ -94,3 +94,12 @@ def test_a_workload_with_thousands_of_pod_groups_is_rejected_in_linear_time(tmp_
 
     small, large = _ratio(_kad_pod_groups, run, 200, tmp_path)
     assert large < LINEAR_RATIO * max(small, 0.05), (small, large)
+
+
+def test_a_long_import_chain_closing_a_cycle_is_read_without_recursion(tmp_path: Path) -> None:
+    n = 1200
+    for i in range(n):
+        (tmp_path / f"f{i}.kad").write_text(f'import "f{(i + 1) % n}.kad"\nflavor fl{i} {{}}\n')
+    got = api.check([str(tmp_path / "f0.kad")]).diagnostics
+    cycles = [d for d in got if "import cycle" in d.message]
+    assert len(cycles) == 1 and cycles[0].message.count("→") == n

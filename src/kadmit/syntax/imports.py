@@ -45,18 +45,19 @@ def read_kad(files: list[Path], root: Path, read: ReadText, display_name: Callab
         if imports is None:
             continue
         stack: list[tuple[Path, list[Import]]] = [(_resolve(start), list(reversed(imports)))]
+        on_stack = {stack[0][0]}  # the import chain as a set: a deep chain costs its length
         while stack:
             here, pending = stack[-1]
             if not pending:
-                stack.pop()
+                on_stack.discard(stack.pop()[0])
                 continue
             imp = pending.pop()
             target = _resolve(here.parent / imp.path)
-            chain = [p for p, _ in stack]
             if not target.is_relative_to(root):
                 diags.emit(codes.IMPORT_OUTSIDE, f"`{imp.path}` is outside the folder being checked",
                            imp.span, help=f"kadmit reads only files below `{display_name(root)}`")
-            elif target in chain:
+            elif target in on_stack:
+                chain = [p for p, _ in stack]
                 names = [done[p][0] for p in chain[chain.index(target):]] + [done[target][0]]
                 diags.emit(codes.IMPORT_CYCLE, "import cycle: " + " → ".join(f"`{n}`" for n in names),
                            imp.span, help="remove one of these imports")
@@ -69,5 +70,6 @@ def read_kad(files: list[Path], root: Path, read: ReadText, display_name: Callab
                 more = open_file(target, imp.span)
                 if more is not None:
                     stack.append((target, list(reversed(more))))
+                    on_stack.add(target)
     found = [(name, frag) for name, frag in done.values() if frag is not None]
     return [frag for _, frag in sorted(found, key=lambda nf: nf[0])]
