@@ -45,3 +45,14 @@ def test_why_refuses_a_workload_whose_own_queue_is_broken(tmp_path: Path) -> Non
     got = api.why("t/inbroken", _input(tmp_path))
     assert got.exit_code == 2 and got.result is None
     assert "KAD158" in {d.code for d in got.diagnostics}
+
+
+def test_every_bad_quota_of_a_cluster_queue_is_reported_in_one_run(tmp_path: Path) -> None:
+    q = hostile.cluster_queue("q", cpu="2x")
+    q["spec"]["resourceGroups"][0]["coveredResources"].append("memory")
+    q["spec"]["resourceGroups"][0]["flavors"][0]["resources"].append(
+        {"name": "memory", "nominalQuota": "-1Gi", "borrowingLimit": "lots"})
+    hostile.write(tmp_path, "in.json", [hostile.flavor("f"), q])
+    got = api.check([str(tmp_path)]).diagnostics
+    assert [d.code for d in got] == ["KAD158"] * 3  # and no "flavor `f` is unused": `q` may use it
+    assert len({d.span.line for d in got}) == 3

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from kadmit.manifests import kubenames
 from kadmit.manifests.codes import KAD155, KAD157
-from kadmit.manifests.fields import Fields, Meta
+from kadmit.manifests.fields import Fields, Invalid, Meta
 from kadmit.manifests.podspec import SELECTOR_OPERATORS, requirements, taints, tolerations
 from kadmit.manifests.yamltree import Val
 from kadmit.model import (BorrowWithinCohort, ClusterQueue, Cohort, FairSharing, FlavorFungibility,
@@ -36,6 +36,15 @@ def resource_flavor(f: Fields, o: Meta) -> ResourceFlavor:
 
 def resource_groups(f: Fields, spec: Val | None, spans: dict[str, Val | None]) -> tuple[ResourceGroup, ...]:
     groups = []
+    failed: list[Invalid] = []  # every bad quota of the object is reported before it is given up
+
+    def read(key: str, rq: Val, **kw):
+        try:
+            return f.quantity_field(rq, key, **kw)
+        except Invalid as e:
+            failed.append(e)
+            return None
+
     for i, rg in enumerate(f.maps(spec, "resourceGroups")):
         covered = f.strs(rg, "coveredResources", required=True, what="a resource group")
         flavors = []
@@ -43,11 +52,14 @@ def resource_groups(f: Fields, spec: Val | None, spans: dict[str, Val | None]) -
             quotas = []
             for rq in f.maps(fq, "resources", required=True, what="a flavor's quotas"):
                 name = f.field(rq, "name", required=True, what="a resource quota")
+                count = len(failed)
+                nominal = read("nominalQuota", rq, required=True, what="a resource quota")
+                borrowing, lending = read("borrowingLimit", rq), read("lendingLimit", rq)
+                if len(failed) > count:
+                    continue
                 quotas.append(ResourceQuota(
                     resource=f.str(rq, "name", required=True),
-                    nominal=f.quantity_field(rq, "nominalQuota", required=True, what="a resource quota"),
-                    borrowing_limit=f.quantity_field(rq, "borrowingLimit"),
-                    lending_limit=f.quantity_field(rq, "lendingLimit"),
+                    nominal=nominal, borrowing_limit=borrowing, lending_limit=lending,
                     span=f.span(rq),
                     spans=f.spans({"resource": name, "nominal": f.field(rq, "nominalQuota"),
                                    "borrowing_limit": f.field(rq, "borrowingLimit"),
@@ -60,6 +72,8 @@ def resource_groups(f: Fields, spec: Val | None, spans: dict[str, Val | None]) -
         groups.append(ResourceGroup(covered_resources=tuple(covered), flavors=tuple(flavors),
                                     span=f.span(rg),
                                     spans=f.spans({"covered_resources": f.field(rg, "coveredResources")})))
+    if failed:
+        raise failed[0]
     return tuple(groups)
 
 

@@ -68,8 +68,10 @@ def check_usage(index: ModelIndex, diags: Diagnostics) -> None:
     model = index.model
     used = {fq.flavor for owner in (*model.cluster_queues, *model.cohorts)
             for g in owner.resource_groups for fq in g.flavors}
+    # a cluster queue or cohort with errors may use any flavor: say nothing rather than something false
+    unknowable = bool(index.broken_keys("ClusterQueue") or index.broken_keys("Cohort"))
     for fl in index.flavors.values():
-        if fl.name not in used:
+        if fl.name not in used and not unknowable:
             diags.emit(UNUSED_FLAVOR, f"flavor `{fl.name}` is not used by any cluster queue or cohort",
                        fl.field_span("name"))
     labels = [ns.effective_labels() for ns in index.namespaces.values()]
