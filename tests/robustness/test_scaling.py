@@ -102,4 +102,5 @@ def test_a_long_import_chain_closing_a_cycle_is_read_without_recursion(tmp_path:
         (tmp_path / f"f{i}.kad").write_text(f'import "f{(i + 1) % n}.kad"\nflavor fl{i} {{}}\n')
     got = api.check([str(tmp_path / "f0.kad")]).diagnostics
     cycles = [d for d in got if "import cycle" in d.message]
-    assert len(cycles) == 1 and cycles[0].message.count("→") == n
+    assert len(cycles) == 1 and f"… {n + 1 - 11} more …" in cycles[0].message
+    assert cycles[0].message.count("→") == 11  # 11 files and the gap, not 1,200 names

@@ -59,7 +59,10 @@ def read_kad(files: list[Path], root: Path, read: ReadText, display_name: Callab
             elif target in on_stack:
                 chain = [p for p, _ in stack]
                 names = [done[p][0] for p in chain[chain.index(target):]] + [done[target][0]]
-                diags.emit(codes.IMPORT_CYCLE, "import cycle: " + " → ".join(f"`{n}`" for n in names),
+                shown = [f"`{n}`" for n in names]
+                if len(shown) > 12:  # a long cycle: its ends, and how many files between
+                    shown = shown[:6] + [f"… {len(shown) - 11} more …"] + shown[-5:]
+                diags.emit(codes.IMPORT_CYCLE, "import cycle: " + " → ".join(shown),
                            imp.span, help="remove one of these imports")
             elif target in done:
                 continue
