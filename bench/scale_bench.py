@@ -1,0 +1,129 @@
+"""Scale (issue 11): `kadmit admit` against reading the input, and each front end's speed and memory.
+
+For each state of `states.kueue_perf_state` (Kueue's scheduler performance shape), written as one
+manifest file and as a `.kad` tree:
+1. PyYAML's C loader on the file (`yaml.load_all(text, Loader=CSafeLoader)`), then `workspace.load`
+   (manifests with positions) and `api.admit` end to end on the same file, in this process; process
+   time (CPU), so other work on a shared machine doesn't skew the ratios. Targets: loading within
+   1.3x the C loader, admit within 2x (3x at 1,000 queues).
+2. Per front end, in a fresh subprocess: lines per second and peak resident memory (VmHWM) above
+   the same front end reading a one-object file, as a multiple of the input's size
+   (target: under 20x; `.kad` at 50,000 lines/s or more).
+Nothing here asserts a time. Run: `.venv/bin/python bench/scale_bench.py` (`--large` adds
+(1000, 50, 50,000); `--quick` is small).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+import gen
+from states import kueue_perf_state
+
+import kadmit.engine.decide  # noqa: F401 -- imported up front: first use is not what is measured
+import kadmit.manifests  # noqa: F401
+import kadmit.syntax  # noqa: F401
+import kadmit.validate  # noqa: F401
+from kadmit import api, workspace
+
+BASE = (30, 5, 15_000)
+LARGE = (1000, 50, 50_000)
+QUICK = (6, 2, 600)
+
+_PROBE = """
+import json, resource, sys, time
+from kadmit import manifests, syntax, validate, workspace  # imported before the baseline is taken
+
+def peak_kb():  # this process's own high-water mark (ru_maxrss would count the parent's, via exec)
+    try:
+        with open("/proc/self/status") as fh:
+            return next(int(line.split()[1]) for line in fh if line.startswith("VmHWM:"))
+    except (OSError, StopIteration):
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+t0 = time.process_time()
+got = None if sys.argv[1] == "-" else workspace.load([sys.argv[1]])
+cpu = time.process_time() - t0
+print(json.dumps({"peak_kb": peak_kb(), "cpu": cpu, "diagnostics": len(got.diagnostics) if got else 0}))
+"""
+
+
+def cpu(fn):
+    t0 = time.process_time()
+    got = fn()
+    return time.process_time() - t0, got
+
+
+def write_state(cqs: int, cohorts: int, workloads: int, root: Path) -> tuple[Path, Path, int, int]:
+    """The state as one manifest file and as a `.kad` tree; their sizes in bytes and `.kad` lines."""
+    model = kueue_perf_state(cqs, cohorts, workloads)
+    files = gen.manifest_files(model)
+    one = root / "state.yaml"
+    one.write_text("\n---\n".join(t.strip().removeprefix("---\n") for _, t in sorted(files.items())) + "\n")
+    kad = gen.kad_files(model)
+    gen.write_files(kad, root / "kad")
+    kad_bytes = sum(len(t.encode()) for t in kad.values())
+    return one, root / "kad", kad_bytes, gen.count_lines(kad)
+
+
+def probe(path: str) -> dict:
+    out = subprocess.run([sys.executable, "-c", _PROBE, path], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+def run_state(cqs: int, cohorts: int, workloads: int, root: Path) -> dict:
+    print(f"\n=== kueue_perf_state({cqs}, {cohorts}, {workloads:,}) ===")
+    manifest, kad, kad_bytes, kad_lines = write_state(cqs, cohorts, workloads, root)
+    size = manifest.stat().st_size
+    text = manifest.read_text()
+    t_c, docs = cpu(lambda: sum(1 for _ in yaml.load_all(text, Loader=yaml.CSafeLoader)))
+    t_load, loaded = cpu(lambda: workspace.load([str(manifest)]))
+    del loaded
+    t_admit, outcome = cpu(lambda: api.admit([str(manifest)]))
+    decided = outcome.result.decisions if outcome.result is not None else []
+    print(f"1. one manifest file, {size / 1e6:.1f} MB, {docs:,} documents (process time):")
+    print(f"   C loader {t_c:.2f} s; kadmit load {t_load:.2f} s = {t_load / t_c:.2f}x (target 1.3x); "
+          f"kadmit admit {t_admit:.2f} s = {t_admit / t_c:.2f}x (target {3 if cqs >= 1000 else 2}x); "
+          f"{len(decided):,} decided, {sum(d.admitted for d in decided):,} admitted, exit {outcome.exit_code}")
+    out = {"c_loader_s": t_c, "load_s": t_load, "admit_s": t_admit, "load_ratio": t_load / t_c,
+           "admit_ratio": t_admit / t_c}
+    (root / "tiny.yaml").write_text("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: tiny\n")
+    (root / "tiny.kad").write_text('namespace tiny {}\n')
+    for name, path, nbytes, lines in (("manifests", manifest, size, text.count("\n")),
+                                      (".kad", kad, kad_bytes, kad_lines)):
+        base = probe(str(root / ("tiny.yaml" if name == "manifests" else "tiny.kad")))  # the front end warmed
+        got = probe(str(path))
+        grown = max(0, got["peak_kb"] - base["peak_kb"]) * 1024
+        print(f"2. {name}: {lines:,} lines in {got['cpu']:.2f} s ({lines / got['cpu']:,.0f} lines/s), "
+              f"peak memory {got['peak_kb'] / 1024:,.0f} MB, {grown / 1e6:,.0f} MB above reading one object "
+              f"= {grown / nbytes:.1f}x the input's {nbytes / 1e6:.1f} MB (target under 20x); "
+              f"{got['diagnostics']} diagnostics")
+        out[f"{name}_lines_per_s"] = lines / got["cpu"]
+        out[f"{name}_memory_x"] = grown / nbytes
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--quick", action="store_true", help="a small state (seconds)")
+    p.add_argument("--large", action="store_true", help="also (1000, 50, 50,000)")
+    a = p.parse_args(argv)
+    states = [QUICK] if a.quick else [BASE] + ([LARGE] if a.large else [])
+    t0 = time.perf_counter()
+    for cqs, cohorts, wls in states:
+        with tempfile.TemporaryDirectory(prefix="kadmit-scale-bench-") as d:
+            run_state(cqs, cohorts, wls, Path(d))
+    print(f"\ntotal {time.perf_counter() - t0:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
