@@ -313,3 +313,12 @@ def test_unknown_name_suggests_the_job(tmp_path):
     assert r.exit_code == 2 and "sample-job-" in r.output
     r = run("why", "default/nope", *write(tmp_path, setup__yaml=SETUP, svc__yaml=job("nope", labels="")))
     assert r.exit_code == 1 and "KAD011" in r.output and "queue-name" in r.output
+
+
+def test_a_policy_test_can_add_a_submitted_job(tmp_path):
+    added = "\n".join("        " + line for line in job("extra", spec="  parallelism: 2").splitlines())
+    write(tmp_path, setup__yaml=SETUP, t__kadtest__yaml=(
+        "tests:\n  - name: a submitted Job is admitted\n    given:\n      add_manifests: |\n"
+        f"{added}\n    expect:\n      default/extra: admitted\n"))
+    r = run("test", str(tmp_path))
+    assert r.exit_code == 0 and "1 passed" in r.output, r.output

@@ -44,6 +44,8 @@ class TestResult:
 
 
 def _key(obj) -> str:
+    if hasattr(obj, "object"):  # a submitted job or a skipped object: its Kind/namespace/name
+        return obj.object.qualified
     ns = getattr(obj, "namespace", None)
     return f"{ns}/{obj.name}" if ns is not None else obj.name
 
@@ -99,7 +101,9 @@ class Runner:
                     replaced = {_key(o) for o in added}
                     fields[name] = [o for o in fields[name] if _key(o) not in replaced]
                 fields[name] = fields[name] + list(added)
-        return Model(**{name: tuple(items) for name, items in fields.items()})
+        from kadmit.manifests.jobs.manage import apply_jobs
+
+        return apply_jobs(Model(**{name: tuple(items) for name, items in fields.items()}))  # added jobs become work
 
     def run_for(self, case: TestCase) -> _Run:
         got = self._runs.get(case.setup)

@@ -52,7 +52,8 @@ def integrations(model: Model) -> Integrations:
 
 def apply_jobs(model: Model) -> Model:
     """The model with each job's Workloads added (or its existing Workload told where it came
-    from), and every job Kueue would not make pending work of listed in `skipped`."""
+    from), and every job Kueue would not make pending work of listed in `skipped`. Applying it
+    again to the result (with more jobs added) changes only what the new jobs bring."""
     if not model.jobs:
         return model
     settings = integrations(model)
@@ -101,7 +102,9 @@ def apply_jobs(model: Model) -> Model:
                 update.update(priority_class=DEFAULT_PRIORITY_CLASS, priority_class_kind="workload")
             made.append(wl.model_copy(update=update))
     workloads.extend(_own_names(made, {w.key for w in workloads}))
-    return model.model_copy(update={"workloads": tuple(workloads), "skipped": model.skipped + tuple(skipped)})
+    known = set(model.skipped)  # applying twice (a model extended with more jobs) lists each once
+    fresh = tuple(dict.fromkeys(s for s in skipped if s not in known))
+    return model.model_copy(update={"workloads": tuple(workloads), "skipped": model.skipped + fresh})
 
 
 def _own_names(made: list[Workload], taken: set[str]) -> list[Workload]:
