@@ -299,6 +299,8 @@ class Gang(Obj):
 class TopologyRequest(Obj):
     mode: Literal["required", "preferred", "unconstrained"]
     level: str | None = None  # a level name (e.g. `rack`) or node-label key; None if unconstrained
+    slice_level: str | None = None  # pod-set slices: each `slice_size` pods within one domain of this level
+    slice_size: int | None = None
 
 
 class PodSet(Obj):

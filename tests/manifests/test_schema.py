@@ -216,14 +216,59 @@ def test_pod_template_settings_kadmit_does_not_model_warn() -> None:
             template:
               metadata:
                 annotations:
-                  kueue.x-k8s.io/podset-slice-required-topology: rack
-                  kueue.x-k8s.io/podset-slice-size: "2"
+                  kueue.x-k8s.io/podset-group-name: g
               spec:
                 containers: [{name: c}]
                 resourceClaims: [{name: gpu, resourceClaimTemplateName: gpu-template}]
         """)
-    assert [(d.code, d.span.line) for d in diags.sorted()] == [("KAD161", 12), ("KAD161", 13)]
+    assert [(d.code, d.span.line) for d in diags.sorted()] == [("KAD161", 12)]
     assert "pod set `workers`" in diags.sorted()[0].message
+
+
+SLICED = """\
+    apiVersion: kueue.x-k8s.io/v1beta2
+    kind: Workload
+    metadata: {name: w, namespace: default}
+    spec:
+      queueName: q
+      podSets:
+      - name: workers
+        count: 4
+        template:
+          metadata:
+            annotations:
+              kueue.x-k8s.io/podset-preferred-topology: block
+              %s
+          spec:
+            containers: [{name: c}]
+    """
+
+
+def test_pod_set_slices_are_read_from_template_annotations() -> None:
+    frag, diags = read(sliced(LEVEL, "size: '2'"))
+    assert not diags.sorted()
+    topo = frag.workloads[0].pod_sets[0].topology
+    assert (topo.mode, topo.level, topo.slice_level, topo.slice_size) == ("preferred", "block", "rack", 2)
+
+
+LEVEL = "required-topology: rack"
+
+
+def sliced(*lines: str) -> str:
+    return SLICED % ("\n" + " " * 14).join(f"kueue.x-k8s.io/podset-slice-{x}" for x in lines)
+
+
+@pytest.mark.parametrize("lines, message, line", [
+    ([LEVEL], "slice size", 13),
+    (["size: '2'"], "cannot be set when", 13),
+    ([LEVEL, "size: '8'"], "must not be greater than pod set count 4", 14),
+    ([LEVEL, "size: '0'"], "greater than or equal to 1", 14),
+    ([LEVEL, "size: two"], "numeric", 14),
+])
+def test_pod_set_slices_are_validated_as_kueues_webhook_does(lines: list[str], message: str, line: int) -> None:
+    _, diags = read(sliced(*lines))
+    errors = [d for d in diags.sorted() if d.severity == "error"]
+    assert len(errors) == 1 and message in errors[0].message and errors[0].span.line == line
 
 
 def test_job_kinds_are_checked_against_their_crds() -> None:

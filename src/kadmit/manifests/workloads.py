@@ -23,18 +23,57 @@ TOPOLOGY_ANNOTATION = "kueue.x-k8s.io/podset-{}-topology"
 TOPOLOGY_MODES = ("required", "preferred", "unconstrained")  # also the keys of `topologyRequest`
 
 
-def _topology(f: Fields, ps: Val | None, template_meta: Val | None) -> tuple[TopologyRequest | None, Val | None]:
+SLICE_LEVEL = "kueue.x-k8s.io/podset-slice-required-topology"
+SLICE_SIZE = "kueue.x-k8s.io/podset-slice-size"
+
+
+def _slices(f: Fields, request: Val | None, annotations: Val | None, count: int) -> tuple[str | None, int | None]:
+    """Pod-set slices, validated as Kueue's webhook does (jobframework.ValidateTASPodSetRequest):
+    the slice level needs a size, a size needs the level, and the size is an integer in 1..count."""
+    if request is not None and (f.field(request, "podSetSliceRequiredTopology") is not None
+                                or f.field(request, "podSetSliceSize") is not None):
+        level_node, size_node = f.field(request, "podSetSliceRequiredTopology"), f.field(request, "podSetSliceSize")
+        level_key, size_key = "podSetSliceRequiredTopology", "podSetSliceSize"
+    else:
+        level_node, size_node = f.field(annotations, SLICE_LEVEL), f.field(annotations, SLICE_SIZE)
+        level_key, size_key = SLICE_LEVEL, SLICE_SIZE
+    if level_node is None and size_node is None:
+        return None, None
+    if level_node is None:
+        raise f.fail(KAD157, f"`{size_key}` cannot be set when `{level_key}` is not present", size_node)
+    if level_node.kind != STR or not level_node.v:
+        raise f.wrong_type(level_node, level_key, "a topology level (a node label key)")
+    if size_node is None:
+        raise f.fail(KAD157, f"slice size (`{size_key}`) is required if slice topology is requested", level_node)
+    try:
+        size = size_node.v if isinstance(size_node.v, int) and not isinstance(size_node.v, bool) else int(str(size_node.v), 10)
+    except ValueError:
+        raise f.fail(KAD157, f"`{size_key}` must be a numeric value", size_node) from None
+    if size < 1:
+        raise f.fail(KAD157, f"`{size_key}` must be greater than or equal to 1", size_node)
+    if size > count:
+        raise f.fail(KAD157, f"`{size_key}` ({size}) must not be greater than pod set count {count}", size_node)
+    return level_node.v, size
+
+
+def _topology(f: Fields, ps: Val | None, template_meta: Val | None,
+              count: int = 1) -> tuple[TopologyRequest | None, Val | None]:
     """The pod set's topology request: `topologyRequest` if present, else the template annotations."""
     request = f.map(ps, "topologyRequest")
+    annotations = f.map(template_meta, "annotations")
     found: list[tuple[str, Val]] = []
     if request is not None:
         found = [(mode, request.v[mode]) for mode in TOPOLOGY_MODES if f.field(request, mode) is not None]
     if not found:
-        annotations = f.map(template_meta, "annotations")
         found = [(mode, annotations.v[TOPOLOGY_ANNOTATION.format(mode)]) for mode in TOPOLOGY_MODES
                  if f.field(annotations, TOPOLOGY_ANNOTATION.format(mode)) is not None]
+    slice_level, slice_size = _slices(f, request, annotations, count)
     if not found:
-        return None, None
+        if slice_level is None:
+            return None, None
+        node = f.field(request, "podSetSliceRequiredTopology") or f.field(annotations, SLICE_LEVEL)
+        return TopologyRequest(mode="unconstrained", slice_level=slice_level, slice_size=slice_size,
+                               span=f.span(node)), node
     if len(found) > 1:
         modes = " and ".join(f"`{m}`" for m, _ in found)
         raise f.fail(KAD157, f"a pod set can ask for one topology mode, not {modes}", found[1][1])
@@ -42,10 +81,12 @@ def _topology(f: Fields, ps: Val | None, template_meta: Val | None) -> tuple[Top
     if mode == "unconstrained":
         if not ((node.kind == STR and node.v.lower() == "true") or node.v is True):
             raise f.fail(KAD157, "the unconstrained topology request takes `true`", node)
-        return TopologyRequest(mode=mode, level=None, span=f.span(node)), node
+        return TopologyRequest(mode=mode, level=None, slice_level=slice_level, slice_size=slice_size,
+                               span=f.span(node)), node
     if node.kind != STR or not node.v:
         raise f.wrong_type(node, mode, "a topology level (a node label key)")
-    return TopologyRequest(mode=mode, level=node.v, span=f.span(node)), node
+    return TopologyRequest(mode=mode, level=node.v, slice_level=slice_level, slice_size=slice_size,
+                           span=f.span(node)), node
 
 
 def pod_set(f: Fields, ps: Val) -> PodSet:
@@ -75,7 +116,7 @@ def template_pod_set(f: Fields, name: str, count: int, min_count: int | None, te
     kubenames.check_labels(f, f.field(spec, "nodeSelector"), "node selector label")
     selector, selector_nodes = f.str_map(spec, "nodeSelector")
     affinity, affinity_node = required_node_affinity(f, spec)
-    topo, topo_node = _topology(f, request, meta)
+    topo, topo_node = _topology(f, request, meta, count)
     coverage.warn_template(f, meta, spec, name)
     claims, claims_node = pod_claim_templates(f, spec)
     return PodSet(claim_templates=claims,

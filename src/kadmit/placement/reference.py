@@ -44,6 +44,8 @@ class Gang:
     count: int
     mode: Literal["required", "preferred", "unconstrained"] | None = None
     level: str | None = None  # a level key or short name; needed for required and preferred
+    slice_level: str | None = None  # Kueue's pod-set slices: each `slice_size` pods in one domain of it
+    slice_size: int = 1
 
 
 def _in_topology(node: NodeState, topology: Topology | None) -> bool:
@@ -107,7 +109,27 @@ def check_placement(nodes: Sequence[NodeState], gangs: Sequence[Gang], placement
             if all(_in_topology(by_name[n], topology) for n in used) and \
                     _shared_depth(used, by_name, topology) < idx:
                 problems.append(f"gang `{gname}` spans several `{gang.level}` domains")
+        if gang.slice_level is not None:
+            problems.extend(_slice_problems(gang, pods, by_name, topology))
     return problems
+
+
+def _slice_problems(gang: Gang, pods: Mapping[str, int], by_name: Mapping[str, NodeState],
+                    topology: Topology | None) -> list[str]:
+    """Pods split into slices of `slice_size`, each within one slice-level domain: possible exactly
+    when every such domain holds a multiple of the slice size."""
+    key = resolve_level(topology, gang.slice_level) if topology is not None else None
+    if key is None:
+        return [f"gang `{gang.name}` asks for unknown slice level `{gang.slice_level}`"]
+    depth = topology.levels.index(key) + 1
+    per_domain: dict[tuple[str, ...], int] = {}
+    for name, k in pods.items():
+        node = by_name.get(name)
+        if k > 0 and node is not None and _in_topology(node, topology):
+            dom = tuple(node.labels[lk] for lk in topology.levels[:depth])
+            per_domain[dom] = per_domain.get(dom, 0) + k
+    return [f"gang `{gang.name}` puts {k} pods in `{'/'.join(dom)}`, not whole slices of {gang.slice_size}"
+            for dom, k in sorted(per_domain.items()) if k % gang.slice_size]
 
 
 def _compositions(total: int, parts: int) -> Iterator[tuple[int, ...]]:

@@ -87,6 +87,36 @@ class _Levels:
         return [] if self.host_lowest else [self.node_unit(n) for n in u.dom.nodes]
 
 
+class _SliceLevels(_Levels):
+    """Levels counted in slices down to the slice level: a slice-level domain holds
+    `pods // size` slices, a domain above it the sum over its children (Kueue's sliceState)."""
+
+    def __init__(self, tree: DomainTree, counts: Counts, slice_idx: int, size: int) -> None:
+        super().__init__(tree, counts)
+        self.slice_idx, self.size = slice_idx, size
+        self._slices: dict[tuple[str, ...], int] = {}
+
+    def level(self, idx: int) -> list[_Unit]:
+        return [self.unit(d) for d in self.tree.by_level[idx]]
+
+    def slices(self, dom: Domain) -> int:
+        got = self._slices.get(dom.values)
+        if got is None:
+            if len(dom.values) - 1 >= self.slice_idx:
+                got = super().unit(dom).state // self.size
+            else:
+                got = sum(self.slices(c) for c in dom.children)
+            self._slices[dom.values] = got
+        return got
+
+    def unit(self, dom: Domain) -> _Unit:
+        u = super().unit(dom)
+        return _Unit(u.values, self.slices(dom), dom, u.node)
+
+    def children(self, u: _Unit) -> list[_Unit]:
+        return [self.unit(c) for c in u.dom.children] if u.dom is not None else []
+
+
 def _best_fit(units: list[_Unit], count: int) -> int:
     """Index of the first unit, in the given order, with the smallest count that still holds `count`."""
     best = None
@@ -102,13 +132,25 @@ def kueue_assign(tree: DomainTree, template: PodTemplate, count: int, request: T
     """Place `count` pods of `template` in `tree` as Kueue would; `free` overrides nodes' free capacity,
     `counts` gives the pods per node and domain already counted (`placement.counts`)."""
     unconstrained = request.mode == "unconstrained"
+    slice_idx, size = None, 1
+    if request.slice_level is not None:  # Kueue's pod-set slices (KEP-2724, "PodSet Slice")
+        skey = resolve_level(tree.topology, request.slice_level)
+        if skey is None:
+            return TASResult(reason=f"no requested topology level: {request.slice_level}")
+        slice_idx, size = tree.levels.index(skey), request.slice_size or 1
     if unconstrained:
-        level_idx = len(tree.levels) - 1
+        level_idx = len(tree.levels) - 1 if slice_idx is None else slice_idx
     else:
         key = resolve_level(tree.topology, request.level)
         if key is None:
             return TASResult(reason=f"no requested topology level: {request.level}")
         level_idx = tree.levels.index(key)
+    if slice_idx is not None:
+        if slice_idx < level_idx:
+            return TASResult(reason=f"podset slice topology {request.slice_level} is above the podset "
+                                    f"topology {request.level}")
+        if count % size:
+            return TASResult(reason=f"pod set count {count} is not divisible by slice size {size}")
     required = request.mode == "required"
     best_fit = profile == "BestFit" or (profile == "Mixed" and not unconstrained)
     least_first = profile == "LeastFreeCapacity" or (profile == "Mixed" and unconstrained)
@@ -116,15 +158,23 @@ def kueue_assign(tree: DomainTree, template: PodTemplate, count: int, request: T
     def ordered(units: list[_Unit]) -> list[_Unit]:
         return sorted(units, key=lambda u: ((u.state if least_first else -u.state), u.values))
 
+    count = count // size  # from here on, `count` is in slices (1 pod each without slices)
+
     def not_fit(fit: int) -> str:
         name = tree.topology.name
+        if size > 1:
+            return (f'topology "{name}" allows to fit only {fit} out of {count} slice(s) of {size} pod(s)'
+                    if fit else f'topology "{name}" doesn\'t allow to fit any of {count} slice(s) of {size} pod(s)')
         if fit == 0:
             return f'topology "{name}" doesn\'t allow to fit any of {count} pod(s)'
         return f'topology "{name}" allows to fit only {fit} out of {count} pod(s)'
 
     if not tree.roots:
         return TASResult(reason=f"no topology domains at level: {tree.levels[level_idx]}")
-    view = _Levels(tree, counts if counts is not None else count_fits(tree, template, free))
+    pod_counts = counts if counts is not None else count_fits(tree, template, free)
+    view = _Levels(tree, pod_counts)
+    if slice_idx is not None:
+        view = _SliceLevels(tree, pod_counts, slice_idx, size)
 
     idx = level_idx
     while True:
@@ -160,8 +210,8 @@ def kueue_assign(tree: DomainTree, template: PodTemplate, count: int, request: T
         break
     fit_level, fit_domains = tree.levels[idx], tuple("/".join(u.values) for u in chosen)
 
-    def to_minimum(units: list[_Unit]) -> list[tuple[_Unit, int]]:
-        out, remaining = [], count
+    def to_minimum(units: list[_Unit], want: int = count) -> list[tuple[_Unit, int]]:
+        out, remaining = [], want
         for i, u in enumerate(units):
             if best_fit and u.state >= remaining:
                 u = units[i + _best_fit(units[i:], remaining)]
@@ -173,6 +223,18 @@ def kueue_assign(tree: DomainTree, template: PodTemplate, count: int, request: T
         raise AssertionError("domains hold fewer pods than their parents counted")
 
     taken = to_minimum(chosen)
+    if slice_idx is not None:  # down to the slice level in slices, then each slice domain on its own
+        while len(taken[0][0].values) <= slice_idx:
+            taken = to_minimum(ordered([k for u, _ in taken for k in view.children(u)]))
+        pod_view, done = _Levels(tree, pod_counts), []
+        for u, n in taken:
+            if not n:
+                continue
+            mine = [(pod_view.unit(u.dom) if u.dom is not None else u, n * size)]
+            while mine[0][0].node is None:
+                mine = to_minimum(ordered([k for v, _ in mine for k in pod_view.children(v)]), n * size)
+            done.extend(mine)
+        taken = done
     while taken[0][0].node is None:
         taken = to_minimum(ordered([k for u, _ in taken for k in view.children(u)]))
     placement = {u.node: n for u, n in sorted(taken, key=lambda un: un[0].node) if n}

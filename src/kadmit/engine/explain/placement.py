@@ -471,7 +471,8 @@ def _relax_fixes(case: _Case, scarce: str | None) -> list[Fix]:
     out = []
     old = f"required {r.level}"
     short = level_label(tree.levels[case.level_idx])
-    soft = replace(req, request=TopologyRequest(mode="preferred", level=r.level))
+    soft = replace(req, request=TopologyRequest(mode="preferred", level=r.level, slice_level=r.slice_level,
+                                                slice_size=r.slice_size))
     p = _landed(case, case.place(case.with_request(soft)))
     if p is not None:
         out.append(Fix(f"relax the topology request of pod set `{req.pod_set}` from `{old}` to "
@@ -479,7 +480,8 @@ def _relax_fixes(case: _Case, scarce: str | None) -> list[Fix]:
                        [Change("edit", case.subject, "topology", old, f"preferred {r.level}",
                                f"placement|topology|{req.pod_set}")]))
     for up in range(case.level_idx - 1, -1, -1):
-        higher = replace(req, request=TopologyRequest(mode="required", level=tree.levels[up]))
+        higher = replace(req, request=TopologyRequest(mode="required", level=tree.levels[up],
+                                                  slice_level=r.slice_level, slice_size=r.slice_size))
         p = _landed(case, case.place(case.with_request(higher)))
         if p is None:
             continue

@@ -6,3 +6,7 @@ KAD524 = register("KAD524", "optimal mode chose other work", "error",
                   "Kueue's order admits the workload, but the optimal assignment (most admitted "
                   "workloads, then pods, priority by priority from the highest) uses its quota for "
                   "other workloads.")
+KAD525 = register("KAD525", "optimal mode ignores pod-set slices", "warning",
+                  "A pod set asks for Kueue's pod-set slices (`podset-slice-required-topology`), which "
+                  "optimal mode's placement model does not keep in one domain each: its answer for that "
+                  "workload may differ from Kueue's. Ordered mode (the default) honours them.")

@@ -29,7 +29,9 @@ from kadmit.engine.solver import terms as T
 from kadmit.engine.compile.problem import Problem
 from kadmit.engine.placing.pool import (UNCONSTRAINED, NodePool, PodSetPlacement, TASRequest, WorkloadPlacement)
 from kadmit.index import HOSTNAME_LABEL, ModelIndex, resolve_level
-from kadmit.model import ResourceFlavor, Topology
+from kadmit.diagnostics import Diagnostics
+from kadmit.engine.optimal.codes import KAD525
+from kadmit.model import Model, ResourceFlavor, Topology
 from kadmit.placement.classes import domain_levels, relevant_label_keys
 from kadmit.placement.domains import node_fit_count
 from kadmit.placement.filters import PodTemplate
@@ -303,3 +305,16 @@ def _size(tpl: PodTemplate) -> tuple:
     req = tpl.request_map
     extended = sum(q for r, q in req.items() if "/" in r)
     return (extended, req.get("cpu", 0), req.get("memory", 0))
+
+
+def unhonoured(model: Model, diags: Diagnostics) -> None:
+    """A warning (KAD525) at each pending pod set's topology request whose slices this model ignores."""
+    for wl in sorted(model.workloads, key=lambda w: w.key):
+        if wl.admitted:
+            continue
+        for ps in wl.pod_sets:
+            t = ps.topology
+            if t is not None and t.slice_level is not None:
+                diags.emit(KAD525, f"optimal mode does not keep the slices of {t.slice_size} pod(s) of pod set "
+                           f"`{ps.name}` of workload `{wl.key}` in one `{t.slice_level}` domain each; its "
+                           "answer may differ from Kueue's", t.span)

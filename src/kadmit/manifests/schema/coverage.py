@@ -134,8 +134,6 @@ FIELDS: dict[str, dict[str, Entry]] = {
 
 # Pod-template settings Kueue reads (of Workloads and of every job kind), not modelled yet.
 TEMPLATE_ANNOTATIONS = {
-    "kueue.x-k8s.io/podset-slice-required-topology": "pod-set slices are not kept in one domain each",
-    "kueue.x-k8s.io/podset-slice-size": "pod-set slices are not kept in one domain each",
     "kueue.x-k8s.io/podset-group-name": "pod sets of one group are placed independently, not in one domain",
 }
 TEMPLATE_FIELDS: dict[str, str] = {}  # resourceClaims: modelled (kadmit.effective, DRA)
