@@ -232,8 +232,10 @@ def admit(paths, mode, format_, time_budget, tas_profile, rlimit, timeout_ms, ma
 @cli.command()
 @click.argument("workload")
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
-@click.option("--format", "format_", type=click.Choice(["human", "json"]), default="human",
-              show_default=True)
+@click.option("--format", "format_", type=click.Choice(["human", "json", "patch"]), default="human",
+              show_default=True, help="patch: fix 1 (or --apply-fix N) as a unified diff.")
+@click.option("--apply-fix", "apply_fix", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Print fix N's edit of the input files as a unified diff (the files are not changed).")
 @click.option("--mode", type=click.Choice(["ordered", "optimal"]), default="ordered", show_default=True,
               help="optimal: also say where the optimal assignment decides it differently (CP-SAT).")
 @click.option("--time-budget", type=click.FloatRange(min=0.1), default=10.0, show_default=True,
@@ -245,7 +247,7 @@ def admit(paths, mode, format_, time_budget, tas_profile, rlimit, timeout_ms, ma
 @color_option
 @click.option("--with-capacity", "with_capacity", metavar="NODEPOOL[:NAME]",
               help="Also say how many new nodes of this Karpenter NodePool (karpenter.sh/v1 YAML) would admit it.")
-def why(workload, paths, format_, mode, time_budget, tas_profile, rlimit, timeout_ms, max_file_bytes,
+def why(workload, paths, format_, apply_fix, mode, time_budget, tas_profile, rlimit, timeout_ms, max_file_bytes,
         color, with_capacity) -> None:
     """Explain why WORKLOAD (namespace/name) is or isn't admitted: reasons in Kueue's words,
     the lines of policy and state responsible, and verified fixes.
@@ -253,12 +255,21 @@ def why(workload, paths, format_, mode, time_budget, tas_profile, rlimit, timeou
     Exit codes: 0 admitted, 1 not admitted, 2 unreadable or invalid input or unknown workload,
     3 the solver could not decide within its limits.
     """
-    from kadmit.render.decisions import why_human, why_json
+    from kadmit.render.decisions import why_human, why_json, why_patch
 
     outcome = api.why(workload, list(paths), rlimit=rlimit, timeout_ms=timeout_ms,
                       max_file_bytes=max_file_bytes, tas_profile=tas_profile, mode=mode, time_budget=time_budget)
     if outcome.result is None:
         _engine_refused(outcome, color)
+    if apply_fix is not None or format_ == "patch":
+        n = apply_fix or 1
+        fixes = outcome.result.fixes
+        if n > len(fixes):
+            click.echo(f"error: `{outcome.result.workload}` has {len(fixes)} proven fix{'' if len(fixes) == 1 else 'es'}; "
+                       f"there is no fix {n}", err=True)
+            sys.exit(api.EXIT_INPUT if fixes or outcome.result.admitted else api.EXIT_FINDINGS)
+        click.echo(why_patch(fixes[n - 1], outcome.loaded.sources), nl=False)
+        sys.exit(api.EXIT_OK)
     model = outcome.loaded.workspace.model
     wl = next((w for w in model.workloads if w.key == outcome.result.workload), None)
     if format_ == "json":

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Iterator
 
 from kadmit.diagnostics import KAD001, KAD002, KAD003, KAD004, Diagnostics
+from kadmit.edits import Edit, EditConflict, apply_all
 from kadmit.model import Fragment, Model, merge
 from kadmit.source import SourceMap, Span
 
@@ -22,6 +23,7 @@ DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024
 MAX_FILES = 20_000
 STDIN = "-"
 STDIN_NAME = "<stdin>"
+STDIN_PART = "<stdin part>"  # names standard input's objects in `Workspace.parts` (never edited)
 # A manifest stream starts with a document marker, JSON, or has a top-level `apiVersion:`/`kind:`.
 _MANIFEST = re.compile(r'\A\s*(---|\{|\[)|^(- )?"?(apiVersion|kind|items)"?\s*:', re.M)
 
@@ -41,6 +43,7 @@ class Workspace:
     diagnostics: Diagnostics
     files: list[str] = field(default_factory=list)
     input_error: bool = False  # some path could not be read at all (exit code 2)
+    parts: list[tuple[str, Fragment]] = field(default_factory=list)  # each file's objects, in merge order
 
 
 def display_name(path: Path) -> str:
@@ -174,12 +177,13 @@ def load(paths: list[str], *, limits: Limits | None = None, validate: bool = Tru
         root = Path(os.path.commonpath(roots)) if roots else Path.cwd()
 
     with paused_gc():
-        model = apply_jobs(merge(_read_all(files, root, reader, diags)))
+        parts = _read_all(files, root, reader, diags)
+        model = apply_jobs(merge([frag for _, frag in parts]))
         if validate:
             run_validation(model, diags)
     names = [display_name(f) for f in files if f != Path(STDIN)] + ([STDIN_NAME] if Path(STDIN) in files else [])
     return Workspace(model=model, sources=sources, diagnostics=diags,
-                     files=names, input_error=failed or reader.failed)
+                     files=names, input_error=failed or reader.failed, parts=parts)
 
 
 @contextmanager
@@ -197,26 +201,27 @@ def paused_gc() -> Iterator[None]:
             gc.enable()
 
 
-def _read_all(files: list[Path], root: Path, reader: "Reader", diags: Diagnostics) -> list[Fragment]:
+def _read_all(files: list[Path], root: Path, reader: "Reader", diags: Diagnostics) -> list[tuple[str, Fragment]]:
+    """Each file's objects with its name, in merge order (standard input's never edited again)."""
     from kadmit import manifests, syntax
 
-    fragments: list[Fragment] = []
+    parts: list[tuple[str, Fragment]] = []
     stdin = Path(STDIN) in files
     files = [f for f in files if f != Path(STDIN)]
     kad_files = [f for f in files if f.suffix in KAD_SUFFIXES]
     other = [f for f in files if f.suffix not in KAD_SUFFIXES]
     if kad_files:
-        fragments.extend(syntax.read_kad(kad_files, root, reader.read, display_name, diags))
+        parts.extend(syntax.read_kad_named(kad_files, root, reader.read, display_name, diags))
     for f in other:
         text = reader.read(f)
         if text is None:
             continue
-        fragments.append(manifests.read_manifest_text(text, display_name(f), diags))
+        parts.append((display_name(f), manifests.read_manifest_text(text, display_name(f), diags)))
     if stdin:
         text = reader.read_stdin()
         if text is not None:
-            fragments.extend(read_stdin_text(text, diags, reader, root))
-    return fragments
+            parts.extend((STDIN_PART, frag) for frag in read_stdin_text(text, diags, reader, root))
+    return parts
 
 
 def read_stdin_text(text: str, diags: Diagnostics, reader: Reader, root: Path) -> list[Fragment]:
@@ -253,3 +258,52 @@ def policy_folder(folder: Path, top: Path) -> Path:
         if here.resolve() == top.resolve() or here.parent == here:
             return folder
         here = here.parent
+
+
+def with_edits(ws: Workspace, edits: list[Edit]) -> tuple[Model, Diagnostics] | None:
+    """The model the inputs give once `edits` are applied to their texts: each edited file read
+    again through its front end (edits never touch imports, so the other files' objects stand), the
+    whole merged and validated again. None when an edit doesn't apply to the text."""
+    from kadmit import manifests, syntax
+    from kadmit.manifests.jobs.manage import apply_jobs
+    from kadmit.validate import validate as run_validation
+
+    texts = {name: ws.sources.text(name) or "" for name in {e.file for e in edits} if name in ws.sources}
+    try:
+        new_texts = apply_all(texts, edits)
+    except EditConflict:
+        return None
+    diags = Diagnostics()
+    parts = []
+    for name, frag in ws.parts:
+        if name in new_texts:
+            frag = (syntax.parse_text(new_texts[name], name, diags) if name.endswith(KAD_SUFFIXES)
+                    else manifests.read_manifest_text(new_texts[name], name, diags))
+        parts.append(frag)
+    model = apply_jobs(merge(parts))
+    run_validation(model, diags)
+    return model, diags
+
+
+class Reloader:
+    """The engine's view of a workspace for proving fixes: its texts, and the model once edited.
+    An edited input counts only when it has no error the original didn't have."""
+
+    def __init__(self, ws: Workspace, scope=None) -> None:
+        self.ws = ws
+        self.sources = ws.sources
+        self.scope = scope  # (model, diagnostics) -> the part of the model `why` answers on, or None
+        self._known = {_error_key(d) for d in ws.diagnostics.items if d.severity.name == "ERROR"}
+
+    def reload(self, edits: list[Edit]) -> Model | None:
+        got = with_edits(self.ws, edits)
+        if got is None:
+            return None
+        model, diags = got
+        if any(d.severity.name == "ERROR" and _error_key(d) not in self._known for d in diags.items):
+            return None
+        return self.scope(model, diags.sorted()) if self.scope is not None else model
+
+
+def _error_key(d) -> tuple:
+    return (d.code, d.message)

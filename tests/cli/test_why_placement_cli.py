@@ -84,8 +84,11 @@ def test_why_prints_the_histogram_and_points_at_the_topology_line(run):
                in line for line in lines)
     assert any("pod set `workers` of `team/big` needs 2 pods placed at once" in line for line in lines)
     assert sum(1 for line in lines if line.startswith(("blame (", "another reason"))) == 2
-    assert ("   = help: wait for workload `team/small` to finish (or preempt it): it frees 4 nvidia.com/gpu on "
-            "2 node(s), and pod set `workers` then lands in rack r1 on n1:1, n2:1") in lines
+    small = line_of(POLICY, "workload team/small")
+    fix = lines.index(f"  1. change w.kad:{small}: wait for workload `team/small` to finish: add `finished = true` to it")
+    assert lines[fix + 1] == ("     then: `team/big` is admitted to ClusterQueue `gpu` with 2 pods of `workers` on h100, "
+                              "on 2 nodes (n1, n2)")
+    assert lines[fix + 2] == "     side effects: none (no other workload's decision changes)"
 
 
 def test_why_json_has_the_placement_section(run):

@@ -100,7 +100,7 @@ def check_explanations(model):
                 rest = lits[:i] + lits[i + 1:]
                 assert session.check(*goal, *rest, solver=loaded.solver) == "sat", (key, ids[i], "not minimal")
             relaxed |= set(ids)
-        for fix in result.fixes:
+        for fix in result.candidates:
             fixed = after
             for change in fix.changes:
                 fixed = apply_change(fixed, key, change) if fixed is not None else None
@@ -131,7 +131,7 @@ def test_quota_explanation_names_limits_holders_and_gang():
     kinds = {o.kind for o in r.blame}
     assert "min_count" in kinds and "nominal" in kinds
     assert any(o.kind == "usage" and "default/w0" in o.message for o in r.blame)
-    assert any(c.kind == "wait" for f in r.fixes for c in f.changes)
+    assert any(c.kind == "wait" for f in r.candidates for c in f.changes)
     assert r.reasons[0].message.startswith("couldn't assign flavors to pod set main")
     assert check_explanations(model) >= 1
 
@@ -140,8 +140,8 @@ def test_why_is_deterministic():
     model = build(cluster_queue("a", group(fq("f", cpu=2))), workload("w", pod_set(count=4, cpu=1), queue="a"))
     a, b = why(model, "default/w"), why(model, "default/w")
     assert [o.message for o in a.blame] == [o.message for o in b.blame]
-    assert [f.message for f in a.fixes] == [f.message for f in b.fixes]
-    assert any("min_count" in f.message for f in a.fixes)
+    assert [f.message for f in a.candidates] == [f.message for f in b.candidates]
+    assert any("min_count" in f.message for f in a.candidates)
 
 
 def test_many_holders_are_blamed_per_cluster_queue():
@@ -155,5 +155,5 @@ def test_many_holders_are_blamed_per_cluster_queue():
     r = why(model, "default/late")
     usage = [o for o in r.blame if o.kind == "usage"]
     assert usage and all("admitted workloads in cluster queue" in o.message for o in usage)
-    assert any("wait for the workloads admitted to cluster queue" in f.message for f in r.fixes)
+    assert any("wait for the workloads admitted to cluster queue" in f.message for f in r.candidates)
     assert check_explanations(model) >= 1

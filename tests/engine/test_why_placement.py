@@ -85,8 +85,8 @@ def _pod_set_update(ch):
 
 
 def assert_fixes_admit(model, result, key=KEY):
-    assert result.fixes, "expected at least one fix"
-    for fix in result.fixes:
+    assert result.candidates, "expected at least one fix"
+    for fix in result.candidates:
         decisions = {d.key: d for d in admit(apply_fix(model, fix)).decisions}
         assert decisions[key].admitted, fix.message
 
@@ -112,7 +112,7 @@ def test_four_nodes_with_two_gpus_used_each(count):
         "rack `r1`: 4 nodes (r1-0, r1-1, r1-2, …) with 32 `nvidia.com/gpu` in all; it fits 0 of the ")
     if count > 1:  # with its size, fewer holders suffice: another core per choice of holders
         assert any(o.kind == "count" for g in r.blame_groups[1:] for o in g)
-    waits = [f for f in r.fixes if f.changes[0].kind == "wait"]
+    waits = [f for f in r.candidates if f.changes[0].kind == "wait"]
     if count == 1:
         assert waits[0].message == ("wait for pod `ns/busy-r1-0` to finish (or preempt it): it frees 2 "
                                     "nvidia.com/gpu on 1 node(s), and pod set `main` then lands in rack r1 "
@@ -134,7 +134,7 @@ def test_required_rack_fits_when_relaxed_to_preferred():
     r = why(model, KEY)
     assert r.placement.topology_view == "required rack: no rack has room for 2 pods; best rack r1 fits 1"
     assert r.placement.domains == [("r1", 1), ("r2", 1)]
-    messages = [f.message for f in r.fixes]
+    messages = [f.message for f in r.candidates]
     assert ("relax the topology request of pod set `main` from `required rack` to `preferred rack`: its 2 pods "
             "then land over 2 racks (r1 1, r2 1) on r1-0:1, r2-0:1") in messages
     assert ("require one block instead of one rack for pod set `main` (`required block`): its 2 pods then "
@@ -146,7 +146,7 @@ def test_shrink_to_the_largest_count_that_fits():
     model = cluster(big(4), racks=[rack("r1", 8, 8, 8), rack("r2", 8, block="b2")])
     r = why(model, KEY)
     assert r.placement.topology_view == "required rack: no rack has room for 4 pods; best rack r1 fits 3"
-    assert [f.message for f in r.fixes] == [
+    assert [f.message for f in r.candidates] == [
         ("relax the topology request of pod set `main` from `required rack` to `preferred rack`: its 4 pods then "
          "land over 2 racks (r1 3, r2 1) on r1-0:1, r1-1:1, r1-2:1, r2-0:1"),
         ("reduce count of pod set `main` from 4 to 3, or allow partial admission: min_count = 3; 3 pods land "
@@ -157,8 +157,8 @@ def test_shrink_to_the_largest_count_that_fits():
 def test_shrink_lowers_min_count_when_partial_admission_is_on():
     model = cluster(big(6, min_count=5), racks=[rack("r1", 8, 8, 8), rack("r2", 8, block="b2")])
     r = why(model, KEY)
-    assert [(c.field, c.old, c.new) for f in r.fixes for c in f.changes] == [("min_count", "5", "3")]
-    assert r.fixes[0].message.startswith("lower `min_count` of pod set `main` from 5 to 3: partial admission "
+    assert [(c.field, c.old, c.new) for f in r.candidates for c in f.changes] == [("min_count", "5", "3")]
+    assert r.candidates[0].message.startswith("lower `min_count` of pod set `main` from 5 to 3: partial admission "
                                          "can then admit 3 of its 6 pods")
     assert_fixes_admit(model, r)
 
@@ -173,7 +173,7 @@ def test_a_taint_that_keeps_nodes_away_is_blamed_and_tolerated():
     assert [sorted(o.kind for o in g) for g in r.blame_groups] == [["count", "domain", "node_taint"]]
     assert [o.message for o in r.blame if o.kind == "node_taint"] == [
         "taint `maintenance=true:NoSchedule` on 1 node (r1-1) isn't tolerated by pod set `main` of `default/big`"]
-    tolerate = [f for f in r.fixes if f.changes[0].kind == "tolerate"]
+    tolerate = [f for f in r.candidates if f.changes[0].kind == "tolerate"]
     assert [f.changes[0].new for f in tolerate] == ["maintenance=true:NoSchedule"]
     assert tolerate[0].message.endswith("it then lands in rack r1 on r1-0:1, r1-1:1")
     assert_fixes_admit(model, r)
@@ -186,7 +186,7 @@ def test_implicit_unconstrained_pod_set():
     assert p.request == "implicit unconstrained"
     assert p.topology_view == "unconstrained: no host of topology `dc` fits any of 2 pods"
     assert any(o.kind == "domain" and o.message.startswith("topology `dc`: 2 nodes") for o in r.blame)
-    assert not any(f.changes[0].kind == "edit" for f in r.fixes)  # nothing to relax
+    assert not any(f.changes[0].kind == "edit" for f in r.candidates)  # nothing to relax
     assert_fixes_admit(model, r)
 
 
@@ -215,7 +215,7 @@ def test_fits_at_the_final_state_keeps_kad523():
     decisions = {d.key: d for d in decide_ordered(session)}
     waiting = explain_decision(session, decisions, KEY)
     assert waiting.placement is not None
-    assert [c.subject for f in waiting.fixes for c in f.changes] == ["workload default/old"]
+    assert [c.subject for f in waiting.candidates for c in f.changes] == ["workload default/old"]
     recorded = session.placement_failures[KEY]
     session.finish("default/old")  # the nodes are free now: placement would succeed
     r = explain_decision(session, decisions, KEY)
@@ -247,8 +247,8 @@ def test_json_and_human_render_the_placement_section():
     assert "   = one pod: 0/4 nodes are available: 4 Insufficient nvidia.com/gpu." in lines
     assert "   = racks, most room first: r1 fits 0" in lines
     assert lines.index("placement (topology-aware scheduling, at the run's final state):") < \
-        lines.index("blame (a minimal set that keeps the pod set off the nodes; each one matters):") < \
-        lines.index("fixes (each checked by placing again):")
+        lines.index("blame (a minimal set that keeps the pod set off the nodes; each one matters):")
+    assert not any(line.startswith("fixes") for line in lines)  # only fixes proven on the input are shown
 
 
 # --- the topology view against a given state ---------------------------------------------------
@@ -298,7 +298,7 @@ def test_a_later_pod_set_sees_what_the_earlier_ones_took():
     assert p.topology_view == "required rack: no rack has room for 2 pods; best rack r1 fits 1"
     # freeing r2 lets the driver go there (best fit), and both workers fit in r1: the whole
     # workload is placed again, not only the failing pod set
-    assert [f.message.split(";")[0] for f in r.fixes] == [
+    assert [f.message.split(";")[0] for f in r.candidates] == [
         ("wait for pod `ns/busy-r2-0` to finish (or preempt it): it frees 8 nvidia.com/gpu on 1 node(s), and "
          "pod set `workers` then lands in rack r1 on r1-0:1, r1-1:1"),
         "reduce count of pod set `workers` from 2 to 1, or allow partial admission: min_count = 1"]

@@ -9,7 +9,10 @@ from typing import Literal
 from kadmit.effective import effective
 from kadmit.engine.compile.problem import Origin
 from kadmit.engine.explain.cores import blame_cores, symbolic_problem
-from kadmit.engine.explain.fixes import Fix, fixes
+from kadmit.engine.explain.fixes import Fix, Inputs, Obstacles, fixes, own_obstacles
+from kadmit.engine.explain.proposals import Ask, proven_fixes
+from kadmit.engine.explain.prove import Proven, Prover
+from kadmit.engine.explain.replay import Baseline
 from kadmit.engine.explain.placement import PlacementExplanation, explain_placement
 from kadmit.engine.admission.codes import KAD535, KAD536
 from kadmit.engine.placing.codes import KAD540, KAD541
@@ -45,7 +48,9 @@ class WhyResult:
     # which policy), "loop" (the settings and workloads of a preemption loop)
     blame_kind: str = "core"
     blame_complete: bool = True  # every minimal core was found (False: the bound stopped the enumeration)
-    fixes: list[Fix] = field(default_factory=list)
+    fixes: list[Proven] = field(default_factory=list)  # each proven by deciding the cluster again
+    candidates: list[Fix] = field(default_factory=list)  # one-workload starting points, never shown
+    fixes_checked: int | None = None  # re-decisions made to prove fixes (None: fixes not searched)
     unknown: bool = False
     solver: dict = field(default_factory=dict)
     placement: PlacementExplanation | None = None  # quota fits, topology-aware placement doesn't
@@ -219,13 +224,15 @@ def why_gang(model: Model, name: str, limits: Limits | None = None, tas_profile:
 
 
 def why(model: Model, key: str, limits: Limits | None = None, tas_profile: Profile = "Mixed",
-        mode: ModeName = "ordered", time_budget: float = 10.0) -> WhyResult:
+        mode: ModeName = "ordered", time_budget: float = 10.0, inputs: Inputs | None = None) -> WhyResult:
     """Decide the whole state in `ordered` mode, then explain workload `key`; with `mode` optimal,
     also say where the optimal assignment decides it differently (KAD534). A gang kube-scheduler
-    places (not a Kueue workload) is explained as one (`why_gang`)."""
+    places (not a Kueue workload) is explained as one (`why_gang`). With `inputs` (the texts and a
+    way to read them again after edits), fixes are searched and each is proven by deciding the whole
+    cluster again; without, none are offered."""
     if key not in {w.key for w in model.workloads} and key in gang_names(model):
         return why_gang(model, key, limits, tas_profile)
-    result = _why_ordered(model, key, limits, tas_profile)
+    result = _why_ordered(model, key, limits, tas_profile, inputs)
     if mode == "optimal" and not result.unknown:
         opt = admit(model, "optimal", limits, time_budget, tas_profile)
         mine = next((d for d in opt.decisions if d.key == key), None)
@@ -265,7 +272,8 @@ def compare_modes(ordered: Decision | None, optimal: Decision | None, info: dict
     return f"optimal mode ({proof}) {head}{tail}"
 
 
-def _why_ordered(model: Model, key: str, limits: Limits | None, tas_profile: Profile) -> WhyResult:
+def _why_ordered(model: Model, key: str, limits: Limits | None, tas_profile: Profile,
+                 inputs: Inputs | None = None) -> WhyResult:
     """Decide the whole state in `ordered` mode, then explain workload `key`."""
     session = Session(model, limits, tas_profile)
     target = session.index.workloads.get(key)
@@ -279,7 +287,31 @@ def _why_ordered(model: Model, key: str, limits: Limits | None, tas_profile: Pro
     if target.admission is not None and not target.finished and key not in decisions:
         return WhyResult(key, True, None, [Reason(KAD502, f"already admitted to ClusterQueue "
                                                   f"{target.admission.cluster_queue}")])
-    return explain_decision(session, decisions, key)
+    result = explain_decision(session, decisions, key)
+    if inputs is not None and not result.admitted and not result.unknown and result.decision is not None:
+        prove_fixes(session, decisions, result, inputs, tas_profile)
+    return result
+
+
+def prove_fixes(session: Session, decisions: dict[str, Decision], result: WhyResult, inputs: Inputs,
+                tas_profile: Profile = "Mixed") -> None:
+    """Search fixes for a workload the run did not admit, each proven by deciding again."""
+    d = result.decision
+    assert d is not None
+    target = session.index.workloads[result.workload]
+    prover = Prover(Baseline(session.model, decisions), inputs.reload, target.key, session.limits, tas_profile)
+    head = None
+    own = Obstacles(list(result.blame), list(result.candidates))
+    if d.waiting_behind:
+        head = own_obstacles(session, session.index.workloads[d.waiting_behind])
+        own = own_obstacles(session, target)
+    ask = Ask(target, own, head, d.cluster_queue)
+    try:
+        result.fixes = proven_fixes(prover, session.model, inputs.sources, ask, session.compiler.scale)
+    except SolverUnknown:
+        prover.unknown = True
+    result.fixes_checked = prover.tried
+    result.unknown = result.unknown or prover.unknown
 
 
 def explain_decision(session: Session, decisions: dict[str, Decision], key: str, depth: int = 0) -> WhyResult:
@@ -347,7 +379,7 @@ def explain_decision(session: Session, decisions: dict[str, Decision], key: str,
             result.blame_kind = "placement"
             result.blame = list(placement.blame)
             result.blame_groups = [list(c) for c in placement.cores]
-            result.fixes = list(placement.fixes)
+            result.candidates = list(placement.fixes)
             result.solver = session.stats.as_dict()
             return result
     try:
@@ -357,7 +389,7 @@ def explain_decision(session: Session, decisions: dict[str, Decision], key: str,
             result.blame_groups = [list(c.origins) for c in found.cores]
             result.blame = _union(result.blame_groups)
             result.blame_complete = found.complete
-            result.fixes = fixes(session, loaded, result.blame)
+            result.candidates = fixes(session, loaded, result.blame)
     except SolverUnknown:
         result.unknown = True
     if not result.blame and not result.unknown:

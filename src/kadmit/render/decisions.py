@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from kadmit.edits import unified_diff
 from kadmit.engine.decide import WhyResult
 from kadmit.engine.result import AdmitResult
 from kadmit.engine.explain.marco import origin_dict
@@ -227,6 +228,13 @@ def why_dict(result: WhyResult, workload=None, skipped=()) -> dict:
     }
 
 
+def why_patch(fix, sources: SourceMap) -> str:
+    """A proven fix's edits as a unified diff of the input files."""
+    edits = [c.edit for c in fix.changes]
+    texts = {e.file: sources.text(e.file) or "" for e in edits}
+    return unified_diff(texts, edits)
+
+
 def why_json(result: WhyResult, workload=None, skipped=()) -> str:
     return json.dumps(why_dict(result, workload, skipped), indent=2) + "\n"
 
@@ -307,17 +315,32 @@ def why_human(result: WhyResult, sources: SourceMap, workload_span: Span | None,
     if len(groups) > 1 and not result.blame_complete and result.placement is None:
         out.append(f"   = note: {len(groups)} minimal sets shown; more exist (kadmit stops enumerating there)")
     if result.fixes:
-        out.append("fixes (each checked by placing again):" if result.placement is not None
-                   else "fixes (each checked by solving again):")
-        for i, f in enumerate(result.fixes):
-            out.append(f"   = help: {'or ' if i else ''}{f.message}")
-    elif result.placement is not None:
-        out.append("fixes: none verified by placing again (tried: waiting for holders, tolerating taints, "
-                   "relaxing the topology request, fewer pods)")
-    elif not result.admitted and not result.unknown and result.blame and result.blame_kind == "core":
-        out.append("fixes: none found within one or two changes")
+        out.append("fixes (each proven by changing the input and deciding the whole cluster again; "
+                   "fewest side effects first):")
+        for i, f in enumerate(result.fixes, 1):
+            out.extend(_fix_lines(i, f))
+    elif result.fixes_checked is not None and not result.admitted and not result.unknown:
+        out.append(f"fixes: none proven ({plural(result.fixes_checked, 'change')} of the input decided again; "
+                   "none admits it)")
     out.extend(skipped_lines(skipped))
     return "\n".join(out) + "\n"
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def _fix_lines(i: int, f) -> list[str]:
+    out = [f"  {i}. " + ("change " if len(f.changes) == 1 else f"change all {len(f.changes)}: ")
+           + "; ".join(c.describe() for c in f.changes) + f.needs]
+    out.append(f"     then: {f.outcome_text}")
+    if not f.effects:
+        out.append("     side effects: none (no other workload's decision changes)")
+    else:
+        out.append(f"     side effects on {plural(len(f.effects), 'other workload')}:")
+        out.extend(f"       - `{e.workload}` {e.kind}: {e.before.describe()} → {e.after.describe()}"
+                   for e in f.effects)
+    return out
 
 
 _BLAME_TITLES = {

@@ -6,10 +6,10 @@ from kadmit.diagnostics import Diagnostics
 from kadmit.model import Fragment
 from kadmit.syntax import codes
 from kadmit.syntax.fmt import format_text
-from kadmit.syntax.imports import read_kad
+from kadmit.syntax.imports import read_kad, read_kad_named
 from kadmit.syntax.lower import lower_text
 
-__all__ = ["codes", "format_text", "parse_text", "read_kad"]
+__all__ = ["codes", "format_text", "parse_text", "read_kad", "read_kad_named"]
 
 
 def parse_text(text: str, filename: str, diags: Diagnostics) -> Fragment:

@@ -25,6 +25,12 @@ def _resolve(path: Path) -> Path:
 def read_kad(files: list[Path], root: Path, read: ReadText, display_name: Callable[[Path], str],
              diags: Diagnostics) -> list[Fragment]:
     """One fragment per file read (given or imported), sorted by display name."""
+    return [frag for _, frag in read_kad_named(files, root, read, display_name, diags)]
+
+
+def read_kad_named(files: list[Path], root: Path, read: ReadText, display_name: Callable[[Path], str],
+                   diags: Diagnostics) -> list[tuple[str, Fragment]]:
+    """`read_kad`, each fragment with the display name of its file."""
     root = _resolve(root)
     done: dict[Path, tuple[str, Fragment | None]] = {}
 
@@ -75,4 +81,4 @@ def read_kad(files: list[Path], root: Path, read: ReadText, display_name: Callab
                     stack.append((target, list(reversed(more))))
                     on_stack.add(target)
     found = [(name, frag) for name, frag in done.values() if frag is not None]
-    return [frag for _, frag in sorted(found, key=lambda nf: nf[0])]
+    return sorted(found, key=lambda nf: nf[0])

@@ -1,20 +1,37 @@
-"""Fixes: minimal correction sets over the tracked statements of one workload's problem, each with
-the smallest change of its numbers, verified by solving again."""
+"""Candidate fixes on one workload's own problem: minimal correction sets over its tracked
+statements, each with the smallest change of its numbers that admits it on its own at the run's final
+state. These are starting points only: a fix is shown once `proposals` proved it by deciding the whole
+cluster again."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import chain, combinations
+from typing import Protocol
 
 from kadmit.engine.solver import terms as T
 from kadmit.engine.compile.problem import Origin
 from kadmit.engine.admission.session import Loaded, Session
 from kadmit.engine.compile.symbolic import BIG
+from kadmit.edits import Edit
+from kadmit.engine.explain.cores import blame_cores, symbolic_problem
+from kadmit.engine.solver.z3backend import make_solver
+from kadmit.model import Model, Workload
 from kadmit.quantity import format_quantity
+from kadmit.source import SourceMap
 
 MAX_FIXES = 5
 MAX_PAIR_CHECKS = 60
 MAX_PER_KIND = 2  # fixes of one kind (e.g. "wait for"), so the handful shown is varied
+
+
+class Inputs(Protocol):
+    """The texts a model was read from, and the model they give once edited (None: the edits don't
+    apply, or the edited input has errors the original didn't)."""
+
+    sources: SourceMap
+
+    def reload(self, edits: list[Edit]) -> Model | None: ...
 
 
 @dataclass(frozen=True)
@@ -27,6 +44,7 @@ class Change:
     old: str | None = None
     new: str | None = None
     origin: str = ""  # the origin id it relaxes
+    value: int | None = None  # the new number (milli-units for quantities), where there is one
 
     def as_dict(self) -> dict:
         return {k: v for k, v in {"kind": self.kind, "subject": self.subject, "field": self.field,
@@ -131,7 +149,7 @@ def _change(session: Session, loaded: Loaded, o: Origin, keep: list[str], pins: 
             return None
         pins.append(T.eq(var, best))
         return Change("raise", p.subject, p.field, format_quantity(p.value, p.resource),
-                      format_quantity(best * scale, p.resource), o.id)
+                      format_quantity(best * scale, p.resource), o.id, best * scale)
     if o.kind == "min_count" and p is not None and p.value is not None:
         ps_name = o.id.split("|", 1)[1]
         n = next(pv.count for pv in loaded.problem.pod_sets if pv.pod_set.name == ps_name)
@@ -139,7 +157,7 @@ def _change(session: Session, loaded: Loaded, o: Origin, keep: list[str], pins: 
         if best is None:
             return None
         pins.append(T.eq(n, best))
-        return Change("lower", p.subject, "min_count", str(p.value), str(best), o.id)
+        return Change("lower", p.subject, "min_count", str(p.value), str(best), o.id, best)
     if o.kind == "usage" and p is not None:
         return Change("wait", p.subject, "admission", None, None, o.id)
     if o.kind == "taint" and p is not None:
@@ -201,3 +219,24 @@ def _describe(c: Change) -> str:
     if c.kind == "create":
         return f"fix: {c.subject}"
     return f"change what says: {c.subject}"
+
+
+@dataclass
+class Obstacles:
+    """What keeps one workload out on its own: blame origins and the one-workload fixes."""
+
+    origins: list[Origin] = field(default_factory=list)
+    candidates: list[Fix] = field(default_factory=list)
+
+
+def own_obstacles(session: Session, wl: Workload) -> Obstacles:
+    """The blame and one-workload fixes of `wl`'s own problem at the session's state (for a workload
+    whose queue's StrictFIFO head, not its own size, kept it out in the run)."""
+    loaded = session.load(symbolic_problem(session, wl), make_solver(session.limits))
+    cores = blame_cores(session, loaded).cores
+    seen: dict[str, Origin] = {}
+    for c in cores:
+        for o in c.origins:
+            seen.setdefault(o.id, o)
+    origins = list(seen.values())
+    return Obstacles(origins, fixes(session, loaded, origins) if origins else [])

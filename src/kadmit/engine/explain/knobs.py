@@ -1,0 +1,285 @@
+"""Places in the input a fix may change (knobs): the span and text there, the field's name in the
+input's own vocabulary (Kueue's field names in manifests, `.kad` names in policy), and the edit for a
+new value."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kadmit.edits import Edit
+from kadmit.model import ClusterQueue, Cohort, Model, Workload
+from kadmit.quantity import format_quantity
+from kadmit.source import SourceMap, Span
+
+KAD = (".kad",)
+
+
+def is_kad(span: Span) -> bool:
+    return span.file.endswith(KAD)
+
+
+def _own(obj, key: str) -> Span | None:
+    """The span of one field of `obj` as written (never the object's own span as a fallback)."""
+    return obj.spans.get(key) if obj.spans is not None else None
+
+
+def text_at(sources: SourceMap, span: Span | None) -> str | None:
+    """The source text a one-line span covers."""
+    if span is None or (span.end_line is not None and span.end_line != span.line):
+        return None
+    line = sources.line(span.file, span.line)
+    if line is None:
+        return None
+    end = span.end_column - 1 if span.end_column else len(line)
+    return line[span.column - 1:end] or None
+
+
+@dataclass(frozen=True)
+class Knob:
+    """One value in the input: where, what it says now, and how it is named."""
+
+    kind: str  # quota, min_count, count, queueing, stop_policy, local_queue, label, rule, flavor_ref, topology
+    span: Span
+    old: str  # the text at the span
+    field: str  # e.g. `spec.resourceGroups[0].flavors[0].resources[2].nominalQuota` or `borrow`
+    subject: str  # e.g. "ClusterQueue `team-vision`" or "cluster_queue `team-vision`"
+    value: int | str
+    resource: str = ""
+
+    def render(self, value: int | str) -> str:
+        if isinstance(value, int) and self.kind == "quota":
+            text = format_quantity(value, self.resource)
+        elif isinstance(value, int):
+            text = str(value)
+        else:
+            text = value
+        if len(self.old) >= 2 and self.old[0] == self.old[-1] and self.old[0] in "\"'":
+            text = f"{self.old[0]}{text}{self.old[0]}"
+        return text
+
+    def edit(self, value: int | str) -> Edit:
+        return Edit.at(self.span, self.old, self.render(value))
+
+    def where(self) -> str:
+        return f"{self.span.file}:{self.span.line}"
+
+
+def _quota_path(groups, fname: str, res: str) -> tuple[int, int, int] | None:
+    for gi, g in enumerate(groups):
+        for fi, fq in enumerate(g.flavors):
+            if fq.flavor != fname:
+                continue
+            for ri, rq in enumerate(fq.resources):
+                if rq.resource == res:
+                    return gi, fi, ri
+    return None
+
+
+_KUEUE_LIMIT = {"nominal": "nominalQuota", "borrowing_limit": "borrowingLimit", "lending_limit": "lendingLimit"}
+_KAD_LIMIT = {"borrowing_limit": "borrow", "lending_limit": "lend"}
+
+
+def quota_knob(model: Model, sources: SourceMap, nid: str, fname: str, res: str, which: str) -> Knob | None:
+    """A nominal quota, borrowing or lending limit of a cluster queue (`cq:NAME`) or cohort (`cohort:NAME`)."""
+    kind, name = nid.split(":", 1)
+    objs: tuple[ClusterQueue | Cohort, ...] = model.cluster_queues if kind == "cq" else model.cohorts
+    obj = next((o for o in objs if o.name == name), None)
+    if obj is None:
+        return None
+    at = _quota_path(obj.resource_groups, fname, res)
+    if at is None:
+        return None
+    gi, fi, ri = at
+    rq = obj.resource_groups[gi].flavors[fi].resources[ri]
+    value = getattr(rq, "nominal" if which == "nominal" else which)
+    span = _own(rq, which)
+    old = text_at(sources, span)
+    if span is None or old is None or value is None:
+        return None
+    if is_kad(span):
+        label = "cluster_queue" if kind == "cq" else "cohort"
+        field = f"`{res}`" if which == "nominal" else f"`{_KAD_LIMIT[which]}` of `{res}`"
+        return Knob("quota", span, old, f"{field} in flavor `{fname}`", f"{label} `{name}`", value, res)
+    label = "ClusterQueue" if kind == "cq" else "Cohort"
+    path = f"spec.resourceGroups[{gi}].flavors[{fi}].resources[{ri}].{_KUEUE_LIMIT[which]}"
+    return Knob("quota", span, old, path, f"{label} `{name}` ({fname}, {res})", value, res)
+
+
+def pod_set_knob(sources: SourceMap, wl: Workload, ps_name: str, which: str) -> Knob | None:
+    """`min_count` or `count` of a pod set."""
+    idx = next((i for i, p in enumerate(wl.pod_sets) if p.name == ps_name), None)
+    if idx is None:
+        return None
+    ps = wl.pod_sets[idx]
+    value = ps.min_count if which == "min_count" else ps.count
+    span = _own(ps, which)
+    old = text_at(sources, span)
+    if span is None or old is None or value is None:
+        return None
+    if is_kad(span):
+        return Knob(which, span, old, f"`{which}`", f"pod_group `{ps_name}` of workload `{wl.key}`", value)
+    field = "minCount" if which == "min_count" else "count"
+    return Knob(which, span, old, f"spec.podSets[{idx}].{field}", f"Workload `{wl.key}`", value)
+
+
+def queueing_knob(sources: SourceMap, cq: ClusterQueue) -> Knob | None:
+    span = _own(cq, "queueing_strategy")
+    old = text_at(sources, span)
+    if span is None or old is None:
+        return None
+    if is_kad(span):
+        return Knob("queueing", span, old, "`queueing`", f"cluster_queue `{cq.name}`", old)
+    return Knob("queueing", span, old, "spec.queueingStrategy", f"ClusterQueue `{cq.name}`", old)
+
+
+def best_effort(knob: Knob) -> str:
+    return "best_effort_fifo" if is_kad(knob.span) else "BestEffortFIFO"
+
+
+def stop_policy_knob(sources: SourceMap, cq: ClusterQueue) -> Knob | None:
+    span = _own(cq, "stop_policy")
+    old = text_at(sources, span)
+    if span is None or old is None:
+        return None
+    if is_kad(span):
+        return Knob("stop_policy", span, old, "`stop_policy`", f"cluster_queue `{cq.name}`", old)
+    return Knob("stop_policy", span, old, "spec.stopPolicy", f"ClusterQueue `{cq.name}`", old)
+
+
+def no_stop(knob: Knob) -> str:
+    return "none" if is_kad(knob.span) and knob.old.islower() else "None"
+
+
+def local_queue_knob(model: Model, sources: SourceMap, key: str) -> Knob | None:
+    lq = next((q for q in model.local_queues if q.key == key), None)
+    if lq is None:
+        return None
+    span = _own(lq, "cluster_queue")
+    old = text_at(sources, span)
+    if span is None or old is None:
+        return None
+    if is_kad(span):
+        return Knob("local_queue", span, old, "target", f"local_queue `{key}`", lq.cluster_queue)
+    return Knob("local_queue", span, old, "spec.clusterQueue", f"LocalQueue `{key}`", lq.cluster_queue)
+
+
+def label_knob(model: Model, sources: SourceMap, namespace: str, key: str) -> Knob | None:
+    ns = next((n for n in model.namespaces if n.name == namespace), None)
+    if ns is None or key not in ns.labels:
+        return None
+    span = _own(ns, f"labels.{key}")
+    old = text_at(sources, span)
+    if span is None or old is None or ns.labels[key] not in old:
+        return None
+    # the span may cover `key = "value"` or `key: value`; edit the value only
+    at = old.rfind(ns.labels[key])
+    value_span = Span(file=span.file, line=span.line, column=span.column + at,
+                      end_line=span.line, end_column=span.column + at + len(ns.labels[key]))
+    if is_kad(span):
+        return Knob("label", value_span, ns.labels[key], f"label `{key}`", f"namespace `{namespace}`", ns.labels[key])
+    return Knob("label", value_span, ns.labels[key], f"metadata.labels.{key}", f"Namespace `{namespace}`",
+                ns.labels[key])
+
+
+def flavor_ref_knob(sources: SourceMap, cq: ClusterQueue, fname: str) -> Knob | None:
+    for gi, g in enumerate(cq.resource_groups):
+        for fi, fq in enumerate(g.flavors):
+            if fq.flavor != fname:
+                continue
+            span = _own(fq, "flavor") or _own(cq, f"resource_groups.{gi}.flavors.{fi}")
+            old = text_at(sources, span)
+            if span is None or old is None or fname not in old:
+                continue
+            at = old.find(fname)
+            name_span = Span(file=span.file, line=span.line, column=span.column + at, end_line=span.line,
+                             end_column=span.column + at + len(fname))
+            if is_kad(span):
+                return Knob("flavor_ref", name_span, fname, f"flavor `{fname}`", f"cluster_queue `{cq.name}`", fname)
+            return Knob("flavor_ref", name_span, fname, f"spec.resourceGroups[{gi}].flavors[{fi}].name",
+                        f"ClusterQueue `{cq.name}`", fname)
+    return None
+
+
+def rule_knob(model: Model, sources: SourceMap, name: str) -> Knob | None:
+    """A rule's expression, when it is on one line (a fix sets it to `true`/`false`)."""
+    rule = next((r for r in model.rules if r.name == name), None)
+    if rule is None:
+        return None
+    span = _own(rule, "expr")
+    old = text_at(sources, span)
+    if span is None or old is None:
+        return None
+    return Knob("rule", span, old, "expression", f"rule `{name}`", rule.kind)
+
+
+def topology_knob(sources: SourceMap, wl: Workload, ps_name: str) -> Knob | None:
+    """The word `required` of a pod set's topology request (a fix makes it `preferred`)."""
+    idx = next((i for i, p in enumerate(wl.pod_sets) if p.name == ps_name), None)
+    if idx is None:
+        return None
+    ps = wl.pod_sets[idx]
+    span = _own(ps, "topology")
+    if span is None or ps.topology is None or ps.topology.mode != "required":
+        return None
+    line = sources.line(span.file, span.line) or ""
+    at = line.rfind("required", 0, span.column - 1 + len("required"))
+    if at < 0:
+        return None
+    word = Span(file=span.file, line=span.line, column=at + 1, end_line=span.line, end_column=at + 1 + len("required"))
+    if is_kad(span):
+        return Knob("topology", word, "required", "`topology`", f"pod_group `{ps_name}` of workload `{wl.key}`",
+                    "required")
+    field = ("metadata.annotations[kueue.x-k8s.io/podset-required-topology]" if "podset-required-topology" in line
+             else f"spec.podSets[{idx}].topologyRequest.required")
+    return Knob("topology", word, "required", field, f"Workload `{wl.key}`", "required")
+
+
+def node_taints_knob(model: Model, sources: SourceMap, node: str) -> Knob | None:
+    """A node's `taints` list when it is written on one line with one taint (a fix empties it)."""
+    n = next((x for x in model.nodes if x.name == node), None)
+    if n is None or len(n.taints) != 1:
+        return None
+    span = _own(n, "taints")
+    old = text_at(sources, span)
+    if span is None or old is None or not (old.startswith("[") and old.endswith("]")):
+        return None
+    return Knob("taints", span, old, "`taints`" if is_kad(span) else "spec.taints", f"node `{node}`", old)
+
+
+def finish_knob(model: Model, sources: SourceMap, key: str) -> Knob | None:
+    """An admitted `.kad` workload marked finished (`finished = true` after its opening brace): what
+    the cluster looks like once it completes."""
+    wl = next((w for w in model.workloads if w.key == key), None)
+    if wl is None or wl.span is None or not is_kad(wl.span) or not wl.admitted:
+        return None
+    line = sources.line(wl.span.file, wl.span.line) or ""
+    at = line.find("{", wl.span.column - 1)
+    if at < 0:
+        return None
+    span = Span(file=wl.span.file, line=wl.span.line, column=at + 1, end_line=wl.span.line, end_column=at + 2)
+    new = "{ finished = true" + (" " if line[at + 1:].strip() else "")
+    return Knob("finish", span, "{", "`finished`", f"workload `{key}`", new)
+
+
+def tolerate_knob(sources: SourceMap, wl: Workload, ps_name: str, toleration: str) -> Knob | None:
+    """A `.kad` pod group's tolerations with one more (`toleration` as `.kad` writes it): appended
+    to a one-line list, or a new `tolerations` attribute after the pod group's opening brace."""
+    ps = next((p for p in wl.pod_sets if p.name == ps_name), None)
+    if ps is None or ps.span is None or not is_kad(ps.span):
+        return None
+    where = f"pod_group `{ps_name}` of workload `{wl.key}`"
+    span = _own(ps, "tolerations")
+    if span is not None:
+        old = text_at(sources, span)
+        if old is None or not (old.startswith("[") and old.endswith("]")):
+            return None
+        inner = old[1:-1].strip()
+        new = f"[{inner}, \"{toleration}\"]" if inner else f"[\"{toleration}\"]"
+        return Knob("tolerate", span, old, "`tolerations`", where, new)
+    line = sources.line(ps.span.file, ps.span.line) or ""
+    at = line.find("{", ps.span.column - 1)
+    if at < 0:
+        return None
+    brace = Span(file=ps.span.file, line=ps.span.line, column=at + 1, end_line=ps.span.line, end_column=at + 2)
+    new = f"{{ tolerations = [\"{toleration}\"]" + (" " if line[at + 1:].strip() else "")
+    return Knob("tolerate", brace, "{", "`tolerations`", where, new)

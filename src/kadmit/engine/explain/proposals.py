@@ -1,0 +1,203 @@
+"""Which changes to try for a workload that isn't admitted, and proving them: candidates come from
+the statements in its blame (quota numbers, limits, counts, rules, selectors, queue targets, flavor
+references, stop policies), from the one-workload fixes' values as starting points, and from Kueue's
+semantics (BestEffortFIFO for a queue blocked by its StrictFIFO head, the head's own fixes). Every
+fix returned was proven by deciding the cluster again (`prove.Prover`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from kadmit.engine.compile.problem import Origin
+from kadmit.engine.explain import knobs as K
+from kadmit.engine.explain.fixes import Fix, Obstacles
+from kadmit.engine.explain.prove import Change, Proven, Prover
+from kadmit.model import Model, Workload
+from kadmit.source import SourceMap
+
+MAX_SHOWN = 5
+MAX_TARGETS = 3  # other queues / flavors tried for a retarget
+
+
+@dataclass
+class Ask:
+    """The question: the workload, what blocks it, and (StrictFIFO) the head it waits behind."""
+
+    workload: Workload
+    own: Obstacles
+    head: Obstacles | None = None  # the StrictFIFO head's own obstacles
+    cluster_queue: str | None = None
+
+
+def proven_fixes(prover: Prover, model: Model, sources: SourceMap, ask: Ask, units: dict[str, int]) -> list[Proven]:
+    """Every candidate proven by deciding again; ranked by fewest side effects (harmful first), then
+    fewest and smallest changes."""
+    found: dict[tuple, Proven] = {}
+
+    def keep(p: Proven | None) -> None:
+        if p is not None:
+            found.setdefault(tuple(sorted(c.edit for c in p.changes)), p)
+
+    singles = _singles(prover, model, sources, ask.own, ask.workload, units)
+    if ask.head is not None:
+        cq = next((c for c in model.cluster_queues if c.name == ask.cluster_queue), None)
+        knob = K.queueing_knob(sources, cq) if cq is not None else None
+        switch = Change(knob, K.best_effort(knob)) if knob is not None else None
+        if switch is not None:
+            keep(prover.prove([switch]))
+        head_wl = None
+        for ch in _singles(prover, model, sources, ask.head, head_wl, units):
+            keep(prover.prove(ch))
+        for ch in singles:
+            keep(prover.prove(ch))
+        if switch is not None and not prover.admits([switch]):
+            # the queue's own obstacles stand once the head no longer blocks: both changes needed
+            for ch in _singles(prover, model, sources, ask.own, ask.workload, units, fixed=[switch]):
+                p = prover.prove([switch] + ch)
+                if p is not None:
+                    alone = prover.admits(ch)
+                    p.needs = (" (the second change alone does not admit it either: it needs the first)"
+                               if not alone else "")
+                    keep(p)
+    else:
+        for ch in singles:
+            keep(prover.prove(ch))
+    return sorted(found.values(), key=lambda p: p.rank())[:MAX_SHOWN]
+
+
+def _singles(prover: Prover, model: Model, sources: SourceMap, obs: Obstacles, wl: Workload | None,
+             units: dict[str, int], fixed: list[Change] = ()) -> list[list[Change]]:
+    """One change (or group of changes) per candidate, its number searched by deciding again (with
+    `fixed` applied)."""
+    out: list[list[Change]] = []
+    seen: set = set()
+
+    def add(ch: Change | list[Change] | None) -> None:
+        group = ch if isinstance(ch, list) else [ch] if ch is not None else []
+        key = tuple(sorted(c.edit for c in group))
+        if group and key not in seen:
+            seen.add(key)
+            out.append(group)
+
+    for fx in obs.candidates:
+        if len(fx.changes) != 1:
+            continue
+        c = fx.changes[0]
+        if c.kind == "raise" and c.origin.startswith("quota|") and c.value is not None:
+            _, nid, fname, res, which = c.origin.split("|")
+            knob = K.quota_knob(model, sources, nid, fname, res, which)
+            if knob is not None:
+                add(prover.raise_until(knob, c.value, units.get(res, 1), fixed=list(fixed)))
+        elif c.kind == "lower" and c.origin.startswith("gang|") and c.value is not None:
+            owner = _owner(model, c.subject) or wl
+            ps = c.origin.split("|", 1)[1]
+            if owner is None:
+                continue
+            pset = next((p for p in owner.pod_sets if p.name == ps), None)
+            which = "min_count" if pset is not None and pset.min_count is not None else "count"
+            knob = K.pod_set_knob(sources, owner, ps, which)
+            if knob is not None and not fixed:
+                add(prover.lower_until(knob, c.value))
+    for o in obs.origins:
+        if o.kind == "count" and o.id.startswith("placement|count|") and wl is not None and not fixed:
+            pset = next((p for p in wl.pod_sets if p.name == o.id.rsplit("|", 1)[1]), None)
+            if pset is not None and pset.count > 1:
+                which = "min_count" if pset.min_count is not None else "count"
+                knob = K.pod_set_knob(sources, wl, pset.name, which)
+                if knob is not None:
+                    add(prover.lower_until(knob, int(knob.value) - 1))
+            continue
+        for ch in _edits_for(model, sources, o, wl):
+            add(ch)
+    return out
+
+
+def _owner(model: Model, subject: str) -> Workload | None:
+    """The workload a `pod set … of `ns/name`` subject names."""
+    if "of `" not in subject:
+        return None
+    key = subject.rsplit("of `", 1)[1].rstrip("`")
+    return next((w for w in model.workloads if w.key == key), None)
+
+
+def _edits_for(model: Model, sources: SourceMap, o: Origin, wl: Workload | None) -> list[Change | list[Change]]:
+    """Non-numeric changes an origin suggests (each still to be proven); a list is changes that only
+    make sense together (the same taint removed from every node that has it)."""
+    out: list[Change | list[Change]] = []
+    if wl is None:
+        return out
+    lq_key = f"{wl.namespace}/{wl.queue}"
+    lq = next((q for q in model.local_queues if q.key == lq_key), None)
+    cq = next((c for c in model.cluster_queues if lq is not None and c.name == lq.cluster_queue), None)
+    ns = next((n for n in model.namespaces if n.name == wl.namespace), None)
+    labels = ns.labels if ns is not None else {}
+    if o.kind in ("usage", "holder"):
+        key = o.id.split("|")[1] if o.kind == "usage" else o.id.split("|", 3)[3]
+        if o.id.startswith(("usage|cq:", "placement|holder|pod|")):
+            return out
+        knob = K.finish_knob(model, sources, key)
+        if knob is not None:
+            out.append(Change(knob, knob.value))
+    elif o.kind == "taint" and o.id.startswith("taint|"):
+        _, ps_name, _ = o.id.split("|", 2)
+        taint = next((t for f in model.flavors for t in f.node_taints if str(t) == o.id.split("|", 2)[2]), None)
+        if taint is not None:
+            knob = K.tolerate_knob(sources, wl, ps_name, _taint_text(taint))
+            if knob is not None:
+                out.append(Change(knob, knob.value))
+    elif o.kind == "rule":
+        name = o.id.split("|", 1)[1]
+        knob = K.rule_knob(model, sources, name)
+        if knob is not None:
+            out.append(Change(knob, "false" if knob.value == "forbid" else "true"))
+    elif o.kind == "namespace_selector" and cq is not None and cq.namespace_selector is not None:
+        for key, value in sorted(cq.namespace_selector.match_labels.items()):
+            if labels.get(key) != value:
+                knob = K.label_knob(model, sources, wl.namespace, key)
+                if knob is not None:
+                    out.append(Change(knob, value))
+        out += _retarget(model, sources, lq_key, labels, cq.name)
+    elif o.kind == "cluster_queue":
+        out += _retarget(model, sources, lq_key, labels, None)
+    elif o.kind == "stop_policy" and cq is not None:
+        knob = K.stop_policy_knob(sources, cq)
+        if knob is not None:
+            out.append(Change(knob, K.no_stop(knob)))
+    elif o.kind == "topology" and o.id.startswith("placement|topology|"):
+        knob = K.topology_knob(sources, wl, o.id.rsplit("|", 1)[1])
+        if knob is not None:
+            out.append(Change(knob, "preferred"))
+    elif o.kind == "node_taint":
+        text = o.id.split("|", 2)[2]
+        group = []
+        for n in sorted(model.nodes, key=lambda n: n.name):
+            if any(_taint_text(t) == text for t in n.taints):
+                knob = K.node_taints_knob(model, sources, n.name)
+                if knob is None:
+                    break
+                group.append(Change(knob, "[]"))
+        else:
+            if group:
+                out.append(group)
+        return out
+    elif o.kind == "flavor_missing" and cq is not None:
+        missing = o.id.split("|", 2)[2]
+        knob = K.flavor_ref_knob(sources, cq, missing)
+        used = {fq.flavor for g in cq.resource_groups for fq in g.flavors}
+        for f in sorted(f.name for f in model.flavors if f.name not in used)[:MAX_TARGETS]:
+            if knob is not None:
+                out.append(Change(knob, f))
+    return out
+
+
+def _taint_text(t) -> str:
+    return f"{t.key}={t.value}:{t.effect}" if t.value else f"{t.key}:{t.effect}"
+
+
+def _retarget(model: Model, sources: SourceMap, lq_key: str, labels: dict, current: str | None) -> list[Change]:
+    knob = K.local_queue_knob(model, sources, lq_key)
+    if knob is None:
+        return []
+    others = [c.name for c in sorted(model.cluster_queues, key=lambda c: c.name)
+              if c.name != current and c.namespace_selector is not None and c.namespace_selector.matches(labels)]
+    return [Change(knob, name) for name in others[:MAX_TARGETS]]

@@ -1,0 +1,205 @@
+"""Proving a fix: apply its edits to the input, read it again, decide the cluster again, and record
+what the workload and every other workload then get."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from kadmit.edits import Edit
+from kadmit.engine.admission.session import SolverUnknown
+from kadmit.engine.explain.knobs import Knob
+from kadmit.engine.explain.replay import Baseline, Effect, Replay, State, decide_again, effects, plural
+from kadmit.engine.solver.z3backend import Limits
+from kadmit.model import Model
+from kadmit.placement.tas import Profile
+
+Reload = Callable[[list[Edit]], "Model | None"]  # the model after edits; None: they don't apply cleanly
+
+
+@dataclass(frozen=True)
+class Change:
+    """One edit of the input, with its place and names for the reader."""
+
+    knob: Knob
+    new: int | str
+
+    @property
+    def edit(self) -> Edit:
+        return self.knob.edit(self.new)
+
+    def describe(self) -> str:
+        k = self.knob
+        if k.kind == "finish":
+            return f"{k.where()}: wait for {k.subject} to finish: add `finished = true` to it"
+        if k.kind == "tolerate":
+            return f"{k.where()}: {k.field} of {k.subject}: add a toleration (`{k.old}` → `{self.edit.new}`)"
+        if k.kind == "rule":
+            return f"{k.where()}: disable {k.subject}: its expression `{k.old}` → `{self.edit.new}`"
+        return f"{k.where()}: {k.field} of {k.subject}: {k.old} → {self.edit.new}"
+
+    def as_dict(self) -> dict:
+        return {**self.edit.as_dict(), "field": self.knob.field, "subject": self.knob.subject}
+
+
+@dataclass
+class Proven:
+    """Changes that admit the workload when the whole cluster is decided again."""
+
+    target: str
+    changes: list[Change]
+    outcome: State
+    effects: list[Effect]
+    needs: str = ""  # how the changes depend on each other, when there are several
+    redecided: int = 0
+    whole: bool = True
+
+    @property
+    def harm(self) -> int:
+        return sum(e.harmful for e in self.effects)
+
+    def rank(self) -> tuple:
+        size = sum(_size(c) for c in self.changes)
+        return (self.harm, len(self.effects), len(self.changes), size, [c.describe() for c in self.changes])
+
+    @property
+    def outcome_text(self) -> str:
+        return f"`{self.target}` is {_gets(self.outcome)}"
+
+    @property
+    def message(self) -> str:
+        what = " and ".join(c.describe() for c in self.changes)
+        gets = _gets(self.outcome)
+        if not self.effects:
+            side = "no other workload changes"
+        else:
+            shown = self.effects[:4]
+            side = "; ".join(f"`{e.workload}` {e.kind} ({e.after.describe()})" if e.kind != "admitted → pending"
+                             else f"`{e.workload}` admitted → pending" for e in shown)
+            if len(self.effects) > len(shown):
+                side += f"; and {plural(len(self.effects) - len(shown), 'more workload')}"
+            side = f"{plural(len(self.effects), 'other workload')} change: {side}"
+        return f"{what}{self.needs}: it is {gets}; {side}"
+
+    def as_dict(self) -> dict:
+        return {"message": self.message, "changes": [c.as_dict() for c in self.changes],
+                "outcome": self.outcome.as_dict(), "effects": [e.as_dict() for e in self.effects]}
+
+
+def _gets(s: State) -> str:
+    sets = "; ".join(f"{plural(count, 'pod')} of `{name}` on {', '.join(sorted({f for _, f in fl})) or 'no flavor'}"
+                     for name, count, fl in s.pod_sets)
+    nodes = ""
+    if s.nodes:
+        names = sorted({n for _, ns in s.nodes for n, _ in ns})
+        nodes = f", on {plural(len(names), 'node')} ({', '.join(names[:4])}{', …' if len(names) > 4 else ''})"
+    return f"admitted to ClusterQueue `{s.cluster_queue}` with {sets}{nodes}"
+
+
+def _size(c: Change) -> float:
+    k = c.knob
+    if isinstance(k.value, int) and isinstance(c.new, int) and k.value:
+        return abs(c.new - k.value) / abs(k.value)
+    return 1.0
+
+
+@dataclass
+class Prover:
+    """Decides the cluster again for edits of the input, within a budget of re-decisions."""
+
+    base: Baseline
+    reload: Reload
+    target: str
+    limits: Limits | None = None
+    tas_profile: Profile = "Mixed"
+    budget: int = 40
+    tried: int = 0
+    unknown: bool = False
+    cache: dict = field(default_factory=dict)
+
+    def replay(self, changes: list[Change]) -> Replay | None:
+        edits = tuple(sorted(c.edit for c in changes))
+        if edits in self.cache:
+            return self.cache[edits]
+        if self.tried >= self.budget:
+            return None
+        self.tried += 1
+        out = None
+        model = self.reload(list(edits))
+        if model is not None:
+            try:
+                out = decide_again(self.base, model, self.limits, self.tas_profile)
+            except SolverUnknown:
+                self.unknown = True
+        self.cache[edits] = out
+        return out
+
+    def admits(self, changes: list[Change]) -> bool:
+        r = self.replay(changes)
+        return r is not None and r.states.get(self.target, State(False)).admitted
+
+    def prove(self, changes: list[Change]) -> Proven | None:
+        r = self.replay(changes)
+        if r is None:
+            return None
+        mine = r.states.get(self.target, State(False))
+        if not mine.admitted:
+            return None
+        return Proven(self.target, list(changes), mine, effects(self.base.states, r.states, self.target),
+                      redecided=r.redecided, whole=r.whole)
+
+    # --- searching a number -----------------------------------------------------------------------
+
+    def raise_until(self, knob: Knob, start: int, unit: int, tries: int = 6,
+                    fixed: list[Change] = ()) -> Change | None:
+        """The least value found (>= start, in steps of `unit`) that admits, growing the raise
+        geometrically, then bisecting; every value tried is a re-decision."""
+        old = int(knob.value)
+        step = max(unit, _round_up(start - old, unit))
+        fail, ok = old, None
+        for _ in range(tries):
+            v = old + step
+            if self.admits(list(fixed) + [Change(knob, v)]):
+                ok = v
+                break
+            fail = v
+            step *= 2
+        if ok is None:
+            return None
+        while (ok - fail) > unit and tries > 0:
+            mid = fail + _round_up((ok - fail) // 2, unit)
+            if mid >= ok:
+                break
+            tries -= 1
+            if self.admits(list(fixed) + [Change(knob, mid)]):
+                ok = mid
+            else:
+                fail = mid
+        return Change(knob, ok)
+
+    def lower_until(self, knob: Knob, start: int, tries: int = 6, floor: int = 1) -> Change | None:
+        """The largest value found (<= start, >= floor) that admits, halving, then bisecting."""
+        old = int(knob.value)
+        v = min(start, old - 1)
+        fail, ok = old, None
+        while v >= floor and tries > 0:
+            tries -= 1
+            if self.admits([Change(knob, v)]):
+                ok = v
+                break
+            fail = v
+            v = floor if v // 2 < floor and v > floor else v // 2
+        if ok is None:
+            return None
+        while fail - ok > 1 and tries > 0:
+            tries -= 1
+            mid = (fail + ok) // 2
+            if self.admits([Change(knob, mid)]):
+                ok = mid
+            else:
+                fail = mid
+        return Change(knob, ok)
+
+
+def _round_up(x: int, unit: int) -> int:
+    return -(-x // unit) * unit

@@ -1,0 +1,306 @@
+"""Deciding again after a change: what every workload ends with, re-decided only in the independent
+parts of the cluster the change touches.
+
+Independence (why re-deciding a part is the same as re-deciding all): in `ordered` mode a workload
+interacts with another only through quota (shared within one cohort tree), preemption (within one
+cohort tree) and node capacity (taken only by pod sets on flavors with a topology). So cluster queues
+are joined when they share a cohort tree, when a workload's local queue and its admission name two
+of them, and all queues with a topology flavor are joined into one part. Decisions of a part depend
+only on its own objects and on the model-wide ones (flavors, topologies, priority classes, nodes,
+pods, rules, the scheduler's configuration); a change to a model-wide object re-decides everything.
+Both the old and the new model's joins are taken together, so a change that moves a queue to another
+cohort re-decides both trees. `tests/engine/test_fix_replay.py` checks the equivalence on generated
+clusters.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from kadmit.engine.admission.ordered import Decision, decide_ordered
+from kadmit.engine.admission.session import Session
+from kadmit.engine.solver.z3backend import Limits
+from kadmit.model import Model, Workload
+from kadmit.placement.tas import Profile
+
+
+@dataclass(frozen=True)
+class State:
+    """What a workload ends a run with."""
+
+    admitted: bool
+    cluster_queue: str | None = None
+    pod_sets: tuple[tuple[str, int, tuple[tuple[str, str], ...]], ...] = ()  # name, count, (resource, flavor)
+    nodes: tuple[tuple[str, tuple[tuple[str, int], ...]], ...] = ()  # pod set, (node, pods)
+    preempted_by: str | None = None
+    unknown: bool = False
+
+    @property
+    def pods(self) -> int:
+        return sum(c for _, c, _ in self.pod_sets)
+
+    def flavors(self) -> set[str]:
+        return {f for _, _, fl in self.pod_sets for _, f in fl}
+
+    def describe(self) -> str:
+        if self.unknown:
+            return "undecided (solver limit)"
+        if not self.admitted:
+            return f"preempted by {self.preempted_by}" if self.preempted_by else "pending"
+        sets = "; ".join(f"{name}: {plural(count, 'pod')} on {', '.join(sorted({f for _, f in fl})) or 'no flavor'}"
+                         for name, count, fl in self.pod_sets)
+        again = f", after being preempted by {self.preempted_by}" if self.preempted_by else ""
+        return f"admitted to {self.cluster_queue} ({sets}){again}"
+
+    def as_dict(self) -> dict:
+        return {"admitted": self.admitted, "cluster_queue": self.cluster_queue,
+                "pod_sets": [{"name": n, "count": c, "flavors": dict(fl),
+                              **({"nodes": dict(next((ns for p, ns in self.nodes if p == n), ()))}
+                                 if any(p == n for p, _ in self.nodes) else {})}
+                             for n, c, fl in self.pod_sets]}
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+@dataclass(frozen=True)
+class Effect:
+    """How a change moves another workload: its state before and after."""
+
+    workload: str
+    before: State
+    after: State
+
+    @property
+    def kind(self) -> str:
+        b, a = self.before, self.after
+        if a.preempted_by and not b.preempted_by:
+            return "preempted"
+        if b.admitted and not a.admitted:
+            return "preempted" if a.preempted_by else "admitted → pending"
+        if not b.admitted and a.admitted:
+            return "pending → admitted"
+        if b.admitted and a.admitted:
+            if a.pods < b.pods:
+                return "fewer pods"
+            if a.cluster_queue != b.cluster_queue or a.flavors() != b.flavors():
+                return "moved"
+            if a.pods > b.pods:
+                return "more pods"
+            return "moved" if a.nodes != b.nodes else "changed"
+        return "changed"
+
+    @property
+    def harmful(self) -> bool:
+        return self.kind in ("preempted", "admitted → pending", "fewer pods", "moved", "changed")
+
+    def as_dict(self) -> dict:
+        return {"workload": self.workload, "kind": self.kind,
+                "before": self.before.describe(), "after": self.after.describe()}
+
+
+def state_of(d: Decision | None, wl: Workload, evicted_by: str | None = None) -> State:
+    """A decision's outcome, or (no decision) the workload as the input has it; `evicted_by`: the
+    preemptor that evicted it during the run, if any (a victim may be admitted again later)."""
+    if d is None:
+        if wl.admitted and wl.admission is not None:
+            return State(True, wl.admission.cluster_queue, tuple(
+                (p.name, p.count, tuple(sorted(p.flavors.items()))) for p in wl.admission.pod_sets),
+                tuple((p.name, tuple(sorted(p.placement.items()))) for p in wl.admission.pod_sets if p.placement))
+        return State(False)
+    if d.unknown:
+        return State(False, d.cluster_queue, unknown=True)
+    if not d.admitted or d.assignment is None:
+        return State(False, d.cluster_queue, preempted_by=d.preempted_by)
+    a = d.assignment
+    nodes = ()
+    if a.placement is not None:
+        nodes = tuple(sorted((ps, tuple(sorted(ns.items()))) for ps, ns in a.placement.nodes().items()))
+    return State(True, a.cluster_queue, tuple(sorted(
+        (ps, a.counts.get(ps, 0), tuple(sorted(fl.items()))) for ps, fl in a.flavors.items())), nodes,
+        preempted_by=evicted_by)
+
+
+def states(model: Model, decisions: dict[str, Decision]) -> dict[str, State]:
+    by: dict[str, str] = {}
+    for d in sorted(decisions.values(), key=lambda d: (d.cycle, d.key)):
+        for v in d.preempted:
+            by[v.key] = d.key
+    return {w.key: state_of(decisions.get(w.key), w, by.get(w.key)) for w in model.workloads if not w.finished}
+
+
+# --- parts -------------------------------------------------------------------------------------
+
+class _Parts:
+    def __init__(self) -> None:
+        self.up: dict[str, str] = {}
+
+    def find(self, x: str) -> str:
+        self.up.setdefault(x, x)
+        while self.up[x] != x:
+            self.up[x] = self.up[self.up[x]]
+            x = self.up[x]
+        return x
+
+    def join(self, a: str, b: str) -> None:
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            self.up[max(ra, rb)] = min(ra, rb)
+
+
+TAS = "tas:"  # the part every queue with a topology flavor joins
+
+
+def _cohort_root(model: Model, cohort: str) -> str:
+    parents = {c.name: c.parent for c in model.cohorts}
+    seen = {cohort}
+    while parents.get(cohort):
+        cohort = parents[cohort] or cohort
+        if cohort in seen:
+            break
+        seen.add(cohort)
+    return cohort
+
+
+def queue_of(model: Model, wl: Workload, lqs: dict[str, str]) -> list[str]:
+    """The cluster queues a workload takes part in: its local queue's and its admission's."""
+    out = []
+    if f"{wl.namespace}/{wl.queue}" in lqs:
+        out.append(lqs[f"{wl.namespace}/{wl.queue}"])
+    if wl.admission is not None:
+        out.append(wl.admission.cluster_queue)
+    return out
+
+
+def _join_model(parts: _Parts, model: Model) -> None:
+    topo = {f.name for f in model.flavors if f.topology}
+    for cq in model.cluster_queues:
+        parts.find(f"cq:{cq.name}")
+        if cq.cohort:
+            parts.join(f"cq:{cq.name}", f"co:{_cohort_root(model, cq.cohort)}")
+        if any(fq.flavor in topo for g in cq.resource_groups for fq in g.flavors):
+            parts.join(f"cq:{cq.name}", TAS)
+    for co in model.cohorts:
+        parts.join(f"co:{co.name}", f"co:{_cohort_root(model, co.name)}")
+    lqs = {lq.key: lq.cluster_queue for lq in model.local_queues}
+    for wl in model.workloads:
+        qs = queue_of(model, wl, lqs)
+        for a, b in zip(qs, qs[1:]):
+            parts.join(f"cq:{a}", f"cq:{b}")
+
+
+GLOBAL_KINDS = ("flavors", "topologies", "priority_classes", "nodes", "pods", "rules", "scheduler_configs")
+
+
+def changed_objects(old: Model, new: Model) -> dict[str, list]:
+    """Per model collection, the objects in one model and not the other (old and new versions)."""
+    out: dict[str, list] = {}
+    for name in type(old).model_fields:
+        a, b = getattr(old, name), getattr(new, name)
+        if a is b or not isinstance(a, tuple):
+            if a != b:
+                out[name] = [a, b]
+            continue
+        ids_a, ids_b = {id(x) for x in a}, {id(x) for x in b}
+        only_a = {_key(x): x for x in a if id(x) not in ids_b}
+        only_b = {_key(x): x for x in b if id(x) not in ids_a}
+        diff = [x for k, x in only_a.items() if only_b.get(k) != x]
+        diff += [x for k, x in only_b.items() if only_a.get(k) != x]
+        if diff:
+            out[name] = diff
+    return out
+
+
+def _key(x) -> str:
+    return str(getattr(x, "key", None) or getattr(x, "name", None) or repr(x))
+
+
+def touched_keys(old: Model, new: Model) -> set[str] | None:
+    """The part keys (`cq:`/`co:` names) a change touches, or None when it touches everything."""
+    changed = changed_objects(old, new)
+    if any(k in changed for k in GLOBAL_KINDS) or any(not isinstance(v, list) for v in changed.values()):
+        return None
+    if set(changed) - {"cluster_queues", "cohorts", "local_queues", "workloads", "namespaces"}:
+        return None
+    keys: set[str] = set()
+    for cq in changed.get("cluster_queues", []):
+        keys.add(f"cq:{cq.name}")
+    for co in changed.get("cohorts", []):
+        keys.add(f"co:{co.name}")
+    for m in (old, new):
+        lqs = {lq.key: lq.cluster_queue for lq in m.local_queues}
+        for lq in changed.get("local_queues", []):
+            keys.add(f"cq:{lq.cluster_queue}")
+            if lq.key in lqs:
+                keys.add(f"cq:{lqs[lq.key]}")
+        for wl in changed.get("workloads", []):
+            keys |= {f"cq:{q}" for q in queue_of(m, wl, lqs)}
+        names = {ns.name for ns in changed.get("namespaces", [])}
+        if names:
+            for wl in m.workloads:
+                if wl.namespace in names:
+                    keys |= {f"cq:{q}" for q in queue_of(m, wl, lqs)}
+    return keys
+
+
+def restrict(model: Model, roots: set[str], parts: _Parts) -> Model:
+    """The model with only the queues, cohorts, local queues and workloads of the given parts."""
+    cqs = tuple(cq for cq in model.cluster_queues if parts.find(f"cq:{cq.name}") in roots)
+    names = {cq.name for cq in cqs}
+    cohorts = tuple(co for co in model.cohorts if parts.find(f"co:{co.name}") in roots)
+    lqs = tuple(lq for lq in model.local_queues if lq.cluster_queue in names)
+    lq_map = {lq.key: lq.cluster_queue for lq in model.local_queues}
+    wls = tuple(w for w in model.workloads if any(q in names for q in queue_of(model, w, lq_map)))
+    return model.model_copy(update={"cluster_queues": cqs, "cohorts": cohorts, "local_queues": lqs,
+                                    "workloads": wls})
+
+
+@dataclass
+class Baseline:
+    """A decided model: its decisions and what every workload ended with."""
+
+    model: Model
+    decisions: dict[str, Decision]
+    states: dict[str, State] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.states:
+            self.states = states(self.model, self.decisions)
+
+
+@dataclass
+class Replay:
+    """One change decided again: every workload's state afterwards, and how much was re-decided."""
+
+    states: dict[str, State]
+    decisions: dict[str, Decision]
+    redecided: int  # workloads decided again
+    whole: bool  # the whole cluster was decided again
+
+
+def decide_again(base: Baseline, new: Model, limits: Limits | None = None,
+                 tas_profile: Profile = "Mixed", incremental: bool = True) -> Replay:
+    """Decide `new` (the base model after a change) in `ordered` mode: only the parts the change
+    touches, the others' decisions kept from `base` (see the module docstring)."""
+    keys = touched_keys(base.model, new) if incremental else None
+    if keys is not None:
+        parts = _Parts()
+        _join_model(parts, base.model)
+        _join_model(parts, new)
+        roots = {parts.find(k) for k in keys}
+        sub = restrict(new, roots, parts)
+        decided = {d.key: d for d in decide_ordered(Session(sub, limits, tas_profile))}
+        redo = {w.key for w in sub.workloads} | {w.key for w in restrict(base.model, roots, parts).workloads}
+        decisions = {k: d for k, d in base.decisions.items() if k not in redo} | decided
+        return Replay(states(new, decisions), decisions, len(sub.workloads), False)
+    decisions = {d.key: d for d in decide_ordered(Session(new, limits, tas_profile))}
+    return Replay(states(new, decisions), decisions, len(new.workloads), True)
+
+
+def effects(before: dict[str, State], after: dict[str, State], target: str) -> list[Effect]:
+    """Every other workload whose state changed, sorted harmful first, then by name. A workload the
+    change itself marks finished is the change, not a side effect."""
+    out = [Effect(k, before.get(k, State(False)), after[k])
+           for k in sorted(after) if k != target and before.get(k, State(False)) != after[k]]
+    return sorted(out, key=lambda e: (not e.harmful, e.workload))
