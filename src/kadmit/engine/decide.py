@@ -301,7 +301,7 @@ def prove_fixes(session: Session, decisions: dict[str, Decision], result: WhyRes
     target = session.index.workloads[result.workload]
     prover = Prover(Baseline(session.model, decisions), inputs.reload, target.key, session.limits, tas_profile)
     head = None
-    own = Obstacles(list(result.blame), list(result.candidates))
+    own = Obstacles(list(result.blame), list(result.candidates), list(result.blame_groups))
     if d.waiting_behind:
         head = own_obstacles(session, session.index.workloads[d.waiting_behind])
         own = own_obstacles(session, target)

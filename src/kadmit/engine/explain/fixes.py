@@ -227,6 +227,7 @@ class Obstacles:
 
     origins: list[Origin] = field(default_factory=list)
     candidates: list[Fix] = field(default_factory=list)
+    groups: list[list[Origin]] = field(default_factory=list)  # independent obstacles
 
 
 def own_obstacles(session: Session, wl: Workload) -> Obstacles:
@@ -239,4 +240,4 @@ def own_obstacles(session: Session, wl: Workload) -> Obstacles:
         for o in c.origins:
             seen.setdefault(o.id, o)
     origins = list(seen.values())
-    return Obstacles(origins, fixes(session, loaded, origins) if origins else [])
+    return Obstacles(origins, fixes(session, loaded, origins) if origins else [], [list(c.origins) for c in cores])

@@ -17,6 +17,7 @@ from kadmit.source import SourceMap
 
 MAX_SHOWN = 5
 MAX_TARGETS = 3  # other queues / flavors tried for a retarget
+MAX_PAIR_FIRST = 3  # candidates per blame group combined with another group's
 
 
 @dataclass
@@ -62,7 +63,29 @@ def proven_fixes(prover: Prover, model: Model, sources: SourceMap, ask: Ask, uni
     else:
         for ch in singles:
             keep(prover.prove(ch))
+    if not found and len(ask.own.groups) > 1:
+        _pairs(prover, model, sources, ask.own, ask.workload, units, keep)
     return sorted(found.values(), key=lambda p: p.rank())[:MAX_SHOWN]
+
+
+def _pairs(prover: Prover, model: Model, sources: SourceMap, obs: Obstacles, wl: Workload,
+           units: dict[str, int], keep) -> None:
+    """Independent obstacles (blame groups) need a change each: one candidate of an earlier group
+    with each of a later one, its numbers searched with the first change applied."""
+    def part(group: list[Origin], fixed: list[Change]) -> list[list[Change]]:
+        ids = {o.id for o in group}
+        cands = [f for f in obs.candidates if len(f.changes) == 1 and f.changes[0].origin in ids]
+        return _singles(prover, model, sources, Obstacles(list(group), cands), wl, units, fixed)[:MAX_PAIR_FIRST]
+
+    groups = obs.groups
+    for i in range(len(groups)):
+        for first in part(groups[i], []):
+            for j in range(i + 1, len(groups)):
+                for second in part(groups[j], first):
+                    p = prover.prove(first + second)
+                    if p is not None:
+                        p.needs = " (each alone does not admit it: the blame's independent obstacles need one each)"
+                        keep(p)
 
 
 def _singles(prover: Prover, model: Model, sources: SourceMap, obs: Obstacles, wl: Workload | None,
@@ -79,33 +102,47 @@ def _singles(prover: Prover, model: Model, sources: SourceMap, obs: Obstacles, w
             seen.add(key)
             out.append(group)
 
-    for fx in obs.candidates:
-        if len(fx.changes) != 1:
-            continue
-        c = fx.changes[0]
-        if c.kind == "raise" and c.origin.startswith("quota|") and c.value is not None:
-            _, nid, fname, res, which = c.origin.split("|")
+    # numbers: every quota number and gang size in the blame (and in the one-workload fixes), searched
+    # from the one-workload fix's value where there is one (singles before pairs' values)
+    starts: dict[str, int] = {}
+    subjects: dict[str, str] = {o.id: o.param.subject for o in obs.origins if o.param is not None}
+    order: list[str] = []
+    for fx in sorted(obs.candidates, key=lambda f: len(f.changes)):
+        for c in fx.changes:
+            if c.value is None or c.kind not in ("raise", "lower"):
+                continue
+            pick = min if c.kind == "raise" else max
+            starts[c.origin] = pick(starts.get(c.origin, c.value), c.value)
+            subjects.setdefault(c.origin, c.subject)
+            if c.origin not in order:
+                order.append(c.origin)
+    order += [o.id for o in obs.origins if o.id not in order and o.id.startswith(("quota|", "gang|"))]
+    for oid in order:
+        if oid.startswith("quota|"):
+            _, nid, fname, res, which = oid.split("|")
             knob = K.quota_knob(model, sources, nid, fname, res, which)
             if knob is not None:
-                add(prover.raise_until(knob, c.value, units.get(res, 1), fixed=list(fixed)))
-        elif c.kind == "lower" and c.origin.startswith("gang|") and c.value is not None:
-            owner = _owner(model, c.subject) or wl
-            ps = c.origin.split("|", 1)[1]
+                unit = units.get(res, 1)
+                add(prover.raise_until(knob, starts.get(oid, int(knob.value) + unit), unit, fixed=list(fixed),
+                                       tries=6 if oid in starts else 9))
+        elif oid.startswith("gang|"):
+            owner = _owner(model, subjects.get(oid, "")) or wl
             if owner is None:
                 continue
+            ps = oid.split("|", 1)[1]
             pset = next((p for p in owner.pod_sets if p.name == ps), None)
             which = "min_count" if pset is not None and pset.min_count is not None else "count"
             knob = K.pod_set_knob(sources, owner, ps, which)
-            if knob is not None and not fixed:
-                add(prover.lower_until(knob, c.value))
+            if knob is not None and int(knob.value) > 1:
+                add(prover.lower_until(knob, starts.get(oid, int(knob.value) - 1), fixed=list(fixed)))
     for o in obs.origins:
-        if o.kind == "count" and o.id.startswith("placement|count|") and wl is not None and not fixed:
+        if o.kind == "count" and o.id.startswith("placement|count|") and wl is not None:
             pset = next((p for p in wl.pod_sets if p.name == o.id.rsplit("|", 1)[1]), None)
             if pset is not None and pset.count > 1:
                 which = "min_count" if pset.min_count is not None else "count"
                 knob = K.pod_set_knob(sources, wl, pset.name, which)
                 if knob is not None:
-                    add(prover.lower_until(knob, int(knob.value) - 1))
+                    add(prover.lower_until(knob, int(knob.value) - 1, fixed=list(fixed)))
             continue
         for ch in _edits_for(model, sources, o, wl):
             add(ch)

@@ -112,7 +112,7 @@ class Prover:
     target: str
     limits: Limits | None = None
     tas_profile: Profile = "Mixed"
-    budget: int = 40
+    budget: int = 60
     tried: int = 0
     unknown: bool = False
     cache: dict = field(default_factory=dict)
@@ -177,14 +177,15 @@ class Prover:
                 fail = mid
         return Change(knob, ok)
 
-    def lower_until(self, knob: Knob, start: int, tries: int = 6, floor: int = 1) -> Change | None:
+    def lower_until(self, knob: Knob, start: int, tries: int = 6, floor: int = 1,
+                    fixed: list[Change] = ()) -> Change | None:
         """The largest value found (<= start, >= floor) that admits, halving, then bisecting."""
         old = int(knob.value)
         v = min(start, old - 1)
         fail, ok = old, None
         while v >= floor and tries > 0:
             tries -= 1
-            if self.admits([Change(knob, v)]):
+            if self.admits(list(fixed) + [Change(knob, v)]):
                 ok = v
                 break
             fail = v
@@ -194,7 +195,7 @@ class Prover:
         while fail - ok > 1 and tries > 0:
             tries -= 1
             mid = (fail + ok) // 2
-            if self.admits([Change(knob, mid)]):
+            if self.admits(list(fixed) + [Change(knob, mid)]):
                 ok = mid
             else:
                 fail = mid

@@ -1,0 +1,91 @@
+"""Every fix `why` offers, applied to the input files and decided again through the public API,
+admits the workload as announced and changes exactly the other workloads it lists; re-deciding
+only the touched cohort trees gives the same decisions as re-deciding everything."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from kadmit import api, workspace
+from kadmit.edits import apply
+from kadmit.engine.admission.ordered import decide_ordered
+from kadmit.engine.admission.session import Session
+from kadmit.engine.explain.replay import Baseline, decide_again, states
+
+sys.path.insert(0, str(Path(__file__).parent))
+from fix_clusters import kad_clusters  # noqa: E402
+
+SETTINGS = settings(max_examples=10, deadline=None, derandomize=True,
+                    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+
+
+def _states(outcome) -> dict:
+    model = outcome.loaded.workspace.model
+    return states(model, {d.key: d for d in outcome.result.decisions})
+
+
+def check_fixes(tmp_path: Path, text: str, key: str) -> int:
+    """Apply each fix of `why key` to a copy of the input, `admit` it, compare; the number checked."""
+    src = tmp_path / "in"
+    src.mkdir(exist_ok=True)
+    (src / "c.kad").write_text(text)
+    before = api.admit([str(src)])
+    assert before.exit_code == 0
+    out = api.why(key, [str(src)])
+    assert out.exit_code in (1, 3), out.diagnostics
+    old = _states(before)
+    for i, fix in enumerate(out.result.fixes):
+        edits = [c.edit for c in fix.changes]
+        assert all(e.file == workspace.display_name(src / "c.kad") for e in edits)
+        d = tmp_path / f"fix{i}"
+        d.mkdir(exist_ok=True)
+        (d / "c.kad").write_text(apply(text, edits))
+        after = api.admit([str(d)])
+        assert after.exit_code == 0, [x.message for x in after.diagnostics]
+        new = _states(after)
+        assert new[key].admitted, fix.message
+        assert new[key] == fix.outcome, fix.message
+        changed = {k for k in new if k != key and old.get(k) != new[k]}
+        assert changed == {e.workload for e in fix.effects}, fix.message
+        for e in fix.effects:
+            assert new[e.workload] == e.after and old[e.workload] == e.before
+        assert fix.as_dict()["changes"] and all(c["old"] != c["new"] for c in fix.as_dict()["changes"])
+    return len(out.result.fixes)
+
+
+@SETTINGS
+@given(text=kad_clusters(), data=st.data())
+def test_every_fix_admits_with_exactly_the_side_effects_it_lists(tmp_path_factory, text, data):
+    tmp = tmp_path_factory.mktemp("fix")
+    (tmp / "c.kad").write_text(text)
+    base = api.admit([str(tmp)])
+    assume(base.exit_code == 0)
+    pending = sorted(d.key for d in base.result.decisions if not d.admitted)
+    assume(pending)
+    check_fixes(tmp, text, data.draw(st.sampled_from(pending)))
+
+
+@SETTINGS
+@given(text=kad_clusters(max_queues=4), data=st.data())
+def test_re_deciding_touched_trees_equals_deciding_everything(tmp_path_factory, text, data):
+    tmp = tmp_path_factory.mktemp("part")
+    (tmp / "c.kad").write_text(text)
+    ws = workspace.load([str(tmp)])
+    assume(not ws.diagnostics.has_errors)
+    model = ws.model
+    cq = data.draw(st.sampled_from(model.cluster_queues))
+    rg = cq.resource_groups[0]
+    fq = rg.flavors[0]
+    rq = fq.resources[0].model_copy(update={"nominal": fq.resources[0].nominal + data.draw(st.integers(1, 6)) * 1000})
+    new_cq = cq.model_copy(update={"resource_groups": (rg.model_copy(update={"flavors": (
+        fq.model_copy(update={"resources": (rq,)}),) + rg.flavors[1:]}),)})
+    new = model.model_copy(update={"cluster_queues": tuple(new_cq if c is cq else c for c in model.cluster_queues)})
+    base = Baseline(model, {d.key: d for d in decide_ordered(Session(model))})
+    part = decide_again(base, new)
+    whole = decide_again(base, new, incremental=False)
+    assert part.states == whole.states
+    assert part.redecided <= whole.redecided
