@@ -283,3 +283,27 @@ def tolerate_knob(sources: SourceMap, wl: Workload, ps_name: str, toleration: st
     brace = Span(file=ps.span.file, line=ps.span.line, column=at + 1, end_line=ps.span.line, end_column=at + 2)
     new = f"{{ tolerations = [\"{toleration}\"]" + (" " if line[at + 1:].strip() else "")
     return Knob("tolerate", brace, "{", "`tolerations`", where, new)
+
+
+_PREEMPT_FIELDS = {"within_cluster_queue": "withinClusterQueue", "reclaim_within_cohort": "reclaimWithinCohort"}
+_KAD_ENUM = {"Never": "never", "LowerPriority": "lower_priority", "Any": "any",
+             "LowerOrNewerEqualPriority": "lower_or_newer_equal_priority"}
+
+
+def preemption_knob(sources: SourceMap, cq: ClusterQueue, which: str) -> Knob | None:
+    """`withinClusterQueue` or `reclaimWithinCohort` of a queue's preemption policy, as written."""
+    p = cq.preemption
+    span = _own(p, which) if p is not None else None
+    old = text_at(sources, span)
+    if span is None or old is None:
+        return None
+    value = getattr(p, which)
+    if is_kad(span):
+        return Knob("preemption", span, old, f"`preemption {{ {which} }}`", f"cluster_queue `{cq.name}`", value)
+    return Knob("preemption", span, old, f"spec.preemption.{_PREEMPT_FIELDS[which]}", f"ClusterQueue `{cq.name}`",
+                value)
+
+
+def enum_text(knob: Knob, value: str) -> str:
+    """A Kueue enum value as the knob's file writes it."""
+    return _KAD_ENUM.get(value, value) if is_kad(knob.span) else value

@@ -63,9 +63,57 @@ def proven_fixes(prover: Prover, model: Model, sources: SourceMap, ask: Ask, uni
     else:
         for ch in singles:
             keep(prover.prove(ch))
+    if len(ask.own.groups) > 1:
+        for p in _flavor_raises(prover, model, sources, ask.own, ask.workload, units):
+            keep(p)
     if not found and len(ask.own.groups) > 1:
         _pairs(prover, model, sources, ask.own, ask.workload, units, keep)
     return sorted(found.values(), key=lambda p: p.rank())[:MAX_SHOWN]
+
+
+def _flavor_raises(prover: Prover, model: Model, sources: SourceMap, obs: Obstacles, wl: Workload,
+                   units: dict[str, int]) -> list[Proven]:
+    """Kueue assigns one flavor per resource group: when several resources are short, the nominal
+    quotas of the workload's own queue in one flavor are raised together, each by the workload's
+    demand times a common factor (grown, then halved while it still admits)."""
+    out: list[Proven] = []
+    lq = next((q for q in model.local_queues if q.key == f"{wl.namespace}/{wl.queue}"), None)
+    cq_name = lq.cluster_queue if lq is not None else None
+    mine = [o for o in obs.origins if o.id.startswith(f"quota|cq:{cq_name}|") and o.id.endswith("|nominal")]
+    demand: dict[str, int] = {}
+    for ps in wl.pod_sets:
+        n = ps.min_count if ps.min_count is not None else ps.count
+        for res, q in ps.requests.items():
+            demand[res] = demand.get(res, 0) + n * q
+    by_flavor: dict[str, list[tuple[K.Knob, int, int]]] = {}
+    for o in mine:
+        _, nid, fname, res, which = o.id.split("|")
+        knob = K.quota_knob(model, sources, nid, fname, res, which)
+        if knob is not None and demand.get(res, 0) > 0:
+            by_flavor.setdefault(fname, []).append((knob, demand[res], units.get(res, 1)))
+    for fname, knobs in sorted(by_flavor.items()):
+        if len(knobs) < 2:
+            continue
+
+        def changes(factor: float) -> list[Change]:
+            return [Change(k, int(k.value) + _up(int(d * factor), u)) for k, d, u in knobs]
+        factor, ok = 1.0, None
+        for _ in range(3):
+            if prover.admits(changes(factor)):
+                ok = factor
+                break
+            factor *= 2
+        while ok is not None and ok > 1 / 8 and prover.admits(changes(ok / 2)):
+            ok /= 2
+        if ok is not None:
+            p = prover.prove(changes(ok))
+            if p is not None:
+                out.append(p)
+    return out
+
+
+def _up(x: int, unit: int) -> int:
+    return max(unit, -(-x // unit) * unit)
 
 
 def _pairs(prover: Prover, model: Model, sources: SourceMap, obs: Obstacles, wl: Workload,
@@ -102,12 +150,14 @@ def _singles(prover: Prover, model: Model, sources: SourceMap, obs: Obstacles, w
             seen.add(key)
             out.append(group)
 
-    # numbers: every quota number and gang size in the blame (and in the one-workload fixes), searched
-    # from the one-workload fix's value where there is one (singles before pairs' values)
+    # numbers: searched from a one-workload fix's value (a single change's; with `fixed` applied, a
+    # pair's too, or one unit up for a number no one-workload fix names)
     starts: dict[str, int] = {}
     subjects: dict[str, str] = {o.id: o.param.subject for o in obs.origins if o.param is not None}
     order: list[str] = []
     for fx in sorted(obs.candidates, key=lambda f: len(f.changes)):
+        if len(fx.changes) > 1 and not fixed:
+            continue
         for c in fx.changes:
             if c.value is None or c.kind not in ("raise", "lower"):
                 continue
@@ -116,7 +166,8 @@ def _singles(prover: Prover, model: Model, sources: SourceMap, obs: Obstacles, w
             subjects.setdefault(c.origin, c.subject)
             if c.origin not in order:
                 order.append(c.origin)
-    order += [o.id for o in obs.origins if o.id not in order and o.id.startswith(("quota|", "gang|"))]
+    if fixed:
+        order += [o.id for o in obs.origins if o.id not in order and o.id.startswith(("quota|", "gang|"))]
     for oid in order:
         if oid.startswith("quota|"):
             _, nid, fname, res, which = oid.split("|")
@@ -124,7 +175,7 @@ def _singles(prover: Prover, model: Model, sources: SourceMap, obs: Obstacles, w
             if knob is not None:
                 unit = units.get(res, 1)
                 add(prover.raise_until(knob, starts.get(oid, int(knob.value) + unit), unit, fixed=list(fixed),
-                                       tries=6 if oid in starts else 9))
+                                       tries=4 if oid in starts else 8))
         elif oid.startswith("gang|"):
             owner = _owner(model, subjects.get(oid, "")) or wl
             if owner is None:
@@ -175,6 +226,11 @@ def _edits_for(model: Model, sources: SourceMap, o: Origin, wl: Workload | None)
         knob = K.finish_knob(model, sources, key)
         if knob is not None:
             out.append(Change(knob, knob.value))
+        if cq is not None and o.kind == "usage":  # let the queue's policy preempt the holders
+            for which, to in (("within_cluster_queue", "LowerPriority"), ("reclaim_within_cohort", "Any")):
+                pk = K.preemption_knob(sources, cq, which)
+                if pk is not None and pk.value == "Never":
+                    out.append(Change(pk, K.enum_text(pk, to)))
     elif o.kind == "taint" and o.id.startswith("taint|"):
         _, ps_name, _ = o.id.split("|", 2)
         taint = next((t for f in model.flavors for t in f.node_taints if str(t) == o.id.split("|", 2)[2]), None)
