@@ -294,12 +294,13 @@ def _why_ordered(model: Model, key: str, limits: Limits | None, tas_profile: Pro
 
 
 def prove_fixes(session: Session, decisions: dict[str, Decision], result: WhyResult, inputs: Inputs,
-                tas_profile: Profile = "Mixed") -> None:
+                tas_profile: Profile = "Mixed", incremental: bool = True) -> None:
     """Search fixes for a workload the run did not admit, each proven by deciding again."""
     d = result.decision
     assert d is not None
     target = session.index.workloads[result.workload]
-    prover = Prover(Baseline(session.model, decisions), inputs.reload, target.key, session.limits, tas_profile)
+    prover = Prover(Baseline(session.model, decisions), inputs.reload, target.key, session.limits, tas_profile,
+                    incremental=incremental)
     head = None
     own = Obstacles(list(result.blame), list(result.candidates), list(result.blame_groups))
     if d.waiting_behind:

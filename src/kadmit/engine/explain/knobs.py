@@ -307,3 +307,12 @@ def preemption_knob(sources: SourceMap, cq: ClusterQueue, which: str) -> Knob | 
 def enum_text(knob: Knob, value: str) -> str:
     """A Kueue enum value as the knob's file writes it."""
     return _KAD_ENUM.get(value, value) if is_kad(knob.span) else value
+
+
+def priority_knob(model: Model, sources: SourceMap, wl: Workload) -> Knob | None:
+    """A `.kad` workload's `priority` (a priority class name)."""
+    span = _own(wl, "priority_class")
+    old = text_at(sources, span)
+    if span is None or old is None or not is_kad(span) or wl.priority is not None or old != wl.priority_class:
+        return None
+    return Knob("priority", span, old, "`priority`", f"workload `{wl.key}`", old)

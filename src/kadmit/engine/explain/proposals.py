@@ -63,12 +63,61 @@ def proven_fixes(prover: Prover, model: Model, sources: SourceMap, ask: Ask, uni
     else:
         for ch in singles:
             keep(prover.prove(ch))
+    if not found:
+        for ch in _priorities(model, sources, ask.workload):
+            keep(prover.prove([ch]))
     if len(ask.own.groups) > 1:
         for p in _flavor_raises(prover, model, sources, ask.own, ask.workload, units):
             keep(p)
     if not found and len(ask.own.groups) > 1:
         _pairs(prover, model, sources, ask.own, ask.workload, units, keep)
     return sorted(found.values(), key=lambda p: p.rank())[:MAX_SHOWN]
+
+
+def _priorities(model: Model, sources: SourceMap, wl: Workload) -> list[Change]:
+    """Kueue orders a queue by priority: the next higher priority classes (at most two)."""
+    knob = K.priority_knob(model, sources, wl)
+    if knob is None:
+        return []
+    values = {p.name: p.value for p in model.priority_classes}
+    mine = values.get(str(knob.value))
+    if mine is None:
+        return []
+    higher = sorted((v, name) for name, v in values.items() if v > mine)
+    return [Change(knob, name) for _, name in higher[:2]]
+
+
+def _ahead(prover: Prover, model: Model, wl: Workload, res: str) -> int:
+    """Kueue's queue order: what the pending workloads of `wl`'s cohort tree ahead of it (higher
+    priority, then older) and `wl` itself need of `res` at their smallest counts."""
+    values = {p.name: p.value for p in model.priority_classes}
+    default = next((p.value for p in model.priority_classes if p.global_default), 0)
+
+    def prio(w: Workload) -> int:
+        return w.priority if w.priority is not None else values.get(w.priority_class or "", default)
+
+    def need(w: Workload) -> int:
+        return sum((p.min_count if p.min_count is not None else p.count) * p.requests.get(res, 0) for p in w.pod_sets)
+
+    lqs = {q.key: q.cluster_queue for q in model.local_queues}
+    cohort = {c.name: c.cohort for c in model.cluster_queues}
+    parent = {c.name: c.parent for c in model.cohorts}
+
+    def root(w: Workload) -> str | None:
+        cq = lqs.get(f"{w.namespace}/{w.queue}")
+        c = cohort.get(cq or "")
+        seen = set()
+        while c and parent.get(c) and c not in seen:
+            seen.add(c)
+            c = parent[c]
+        return c or (f"cq:{cq}" if cq else None)
+
+    mine, key = root(wl), (-prio(wl), wl.created, wl.key)
+    states = prover.base.states
+    return need(wl) + sum(need(w) for w in model.workloads
+                          if w.admission is None and not w.finished and w.key != wl.key
+                          and not states.get(w.key, None) is None and not states[w.key].admitted
+                          and (-prio(w), w.created, w.key) < key and root(w) == mine)
 
 
 def _flavor_raises(prover: Prover, model: Model, sources: SourceMap, obs: Obstacles, wl: Workload,
@@ -174,8 +223,9 @@ def _singles(prover: Prover, model: Model, sources: SourceMap, obs: Obstacles, w
             knob = K.quota_knob(model, sources, nid, fname, res, which)
             if knob is not None:
                 unit = units.get(res, 1)
+                hint = int(knob.value) + _ahead(prover, model, wl, res) if wl is not None else None
                 add(prover.raise_until(knob, starts.get(oid, int(knob.value) + unit), unit, fixed=list(fixed),
-                                       tries=4 if oid in starts else 8))
+                                       tries=4 if oid in starts else 8, hint=hint))
         elif oid.startswith("gang|"):
             owner = _owner(model, subjects.get(oid, "")) or wl
             if owner is None:

@@ -30,6 +30,8 @@ class Change:
 
     def describe(self) -> str:
         k = self.knob
+        if k.kind == "priority":
+            return f"{k.where()}: {k.field} of {k.subject}: {k.old} → {self.edit.new}"
         if k.kind == "finish":
             return f"{k.where()}: wait for {k.subject} to finish: add `finished = true` to it"
         if k.kind == "tolerate":
@@ -112,6 +114,7 @@ class Prover:
     target: str
     limits: Limits | None = None
     tas_profile: Profile = "Mixed"
+    incremental: bool = True  # re-decide only the touched cohort trees (False: everything, for benchmarks)
     budget: int = 60
     tried: int = 0
     unknown: bool = False
@@ -128,7 +131,7 @@ class Prover:
         model = self.reload(list(edits))
         if model is not None:
             try:
-                out = decide_again(self.base, model, self.limits, self.tas_profile)
+                out = decide_again(self.base, model, self.limits, self.tas_profile, self.incremental)
             except SolverUnknown:
                 self.unknown = True
         self.cache[edits] = out
@@ -151,19 +154,23 @@ class Prover:
     # --- searching a number -----------------------------------------------------------------------
 
     def raise_until(self, knob: Knob, start: int, unit: int, tries: int = 6,
-                    fixed: list[Change] = ()) -> Change | None:
-        """The least value found (>= start, in steps of `unit`) that admits, growing the raise
-        geometrically, then bisecting; every value tried is a re-decision."""
+                    fixed: list[Change] = (), hint: int | None = None) -> Change | None:
+        """The least value found (>= start, in steps of `unit`) that admits: `start`, then `hint`
+        (what Kueue's queue order suggests) if larger, growing the raise geometrically, then
+        bisecting; every value tried is a re-decision."""
         old = int(knob.value)
         step = max(unit, _round_up(start - old, unit))
+        values = [old + step]
+        if hint is not None and hint > old + step:
+            values.append(old + _round_up(hint - old, unit))
+        while len(values) < tries:
+            values.append(old + 2 * (values[-1] - old))
         fail, ok = old, None
-        for _ in range(tries):
-            v = old + step
+        for v in values:
             if self.admits(list(fixed) + [Change(knob, v)]):
                 ok = v
                 break
             fail = v
-            step *= 2
         if ok is None:
             return None
         while (ok - fail) > unit and tries > 0:
