@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from kadmit import api
+from kadmit.edits import apply
 from kadmit.cli import cli
 from kadmit.render.decisions import why_patch
 
@@ -150,3 +151,19 @@ def test_example_fixes_hold_when_applied_as_a_patch(tmp_path, monkeypatch, examp
         after = _states(api.admit([str(copy / example)]))
         assert after[key] == fix.outcome
         assert {k for k in after if k != key and after[k] != before.get(k)} == {e.workload for e in fix.effects}
+
+
+def test_optimal_mode_proves_its_fixes_in_optimal_mode(tmp_path):
+    text = HEAD + queue("q", 4) + workload("held", "q", 2, prio="low", admitted=True) + workload("w", "q", 3, count=2)
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "c.kad").write_text(text)
+    out = api.why("ns/w", [str(tmp_path / "in")], mode="optimal", time_budget=2.0)
+    assert out.result.fixes_mode == "optimal" and out.result.fixes
+    before = _states(api.admit([str(tmp_path / "in")], mode="optimal", time_budget=2.0))
+    for i, fix in enumerate(out.result.fixes):
+        d = tmp_path / f"o{i}"
+        d.mkdir()
+        (d / "c.kad").write_text(apply(text, [c.edit for c in fix.changes]))
+        after = _states(api.admit([str(d)], mode="optimal", time_budget=2.0))
+        assert after["ns/w"] == fix.outcome
+        assert {k for k in after if k != "ns/w" and after[k] != before.get(k)} == {e.workload for e in fix.effects}

@@ -51,6 +51,7 @@ class WhyResult:
     fixes: list[Proven] = field(default_factory=list)  # each proven by deciding the cluster again
     candidates: list[Fix] = field(default_factory=list)  # one-workload starting points, never shown
     fixes_checked: int | None = None  # re-decisions made to prove fixes (None: fixes not searched)
+    fixes_mode: str = "ordered"  # the mode fixes were proven in
     unknown: bool = False
     solver: dict = field(default_factory=dict)
     placement: PlacementExplanation | None = None  # quota fits, topology-aware placement doesn't
@@ -232,10 +233,16 @@ def why(model: Model, key: str, limits: Limits | None = None, tas_profile: Profi
     cluster again; without, none are offered."""
     if key not in {w.key for w in model.workloads} and key in gang_names(model):
         return why_gang(model, key, limits, tas_profile)
-    result = _why_ordered(model, key, limits, tas_profile, inputs)
-    if mode == "optimal" and not result.unknown:
-        opt = admit(model, "optimal", limits, time_budget, tas_profile)
-        mine = next((d for d in opt.decisions if d.key == key), None)
+    if mode != "optimal":
+        return _why_ordered(model, key, limits, tas_profile, inputs)
+    opt = admit(model, "optimal", limits, time_budget, tas_profile)
+    mine = next((d for d in opt.decisions if d.key == key), None)
+
+    def redecide(m: Model) -> list[Decision]:  # fixes in optimal mode are proven in optimal mode
+        return admit(m, "optimal", limits, time_budget, tas_profile).decisions
+    proving = None if mine is None or mine.admitted else (redecide, {d.key: d for d in opt.decisions})
+    result = _why_ordered(model, key, limits, tas_profile, inputs, proving)
+    if not result.unknown:
         target = next((w for w in model.workloads if w.key == key), None)
         running = bool(target is not None and target.admitted)
         result.reasons.append(Reason(KAD534, compare_modes(result.decision, mine, opt.optimal or {}, running)))
@@ -273,8 +280,9 @@ def compare_modes(ordered: Decision | None, optimal: Decision | None, info: dict
 
 
 def _why_ordered(model: Model, key: str, limits: Limits | None, tas_profile: Profile,
-                 inputs: Inputs | None = None) -> WhyResult:
-    """Decide the whole state in `ordered` mode, then explain workload `key`."""
+                 inputs: Inputs | None = None, optimal: tuple | None = None) -> WhyResult:
+    """Decide the whole state in `ordered` mode, then explain workload `key`; fixes are proven in
+    ordered mode, or with `optimal` (a re-decider and the optimal run's decisions) in optimal mode."""
     session = Session(model, limits, tas_profile)
     target = session.index.workloads.get(key)
     if target is None:
@@ -289,18 +297,22 @@ def _why_ordered(model: Model, key: str, limits: Limits | None, tas_profile: Pro
                                                   f"{target.admission.cluster_queue}")])
     result = explain_decision(session, decisions, key)
     if inputs is not None and not result.admitted and not result.unknown and result.decision is not None:
-        prove_fixes(session, decisions, result, inputs, tas_profile)
+        if optimal is None:
+            prove_fixes(session, decisions, result, inputs, tas_profile)
+        else:
+            prove_fixes(session, optimal[1], result, inputs, tas_profile, redecide=optimal[0])
     return result
 
 
 def prove_fixes(session: Session, decisions: dict[str, Decision], result: WhyResult, inputs: Inputs,
-                tas_profile: Profile = "Mixed", incremental: bool = True) -> None:
-    """Search fixes for a workload the run did not admit, each proven by deciding again."""
+                tas_profile: Profile = "Mixed", incremental: bool = True, redecide=None) -> None:
+    """Search fixes for a workload the run did not admit, each proven by deciding again (in ordered
+    mode, re-deciding the touched cohort trees; with `redecide`, by calling it on the edited model)."""
     d = result.decision
     assert d is not None
     target = session.index.workloads[result.workload]
     prover = Prover(Baseline(session.model, decisions), inputs.reload, target.key, session.limits, tas_profile,
-                    incremental=incremental)
+                    incremental=incremental, redecide=redecide)
     head = None
     own = Obstacles(list(result.blame), list(result.candidates), list(result.blame_groups))
     if d.waiting_behind:
@@ -312,6 +324,7 @@ def prove_fixes(session: Session, decisions: dict[str, Decision], result: WhyRes
     except SolverUnknown:
         prover.unknown = True
     result.fixes_checked = prover.tried
+    result.fixes_mode = "ordered" if redecide is None else "optimal"
     result.unknown = result.unknown or prover.unknown
 
 

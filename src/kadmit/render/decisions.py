@@ -220,6 +220,7 @@ def why_dict(result: WhyResult, workload=None, skipped=()) -> dict:
         "blame_complete": result.blame_complete,
         "cores": [[origin_dict(o) for o in g] for g in result.blame_groups],
         "fixes": [f.as_dict() for f in result.fixes],
+        "fixes_mode": result.fixes_mode,
         "placement": result.placement.as_dict() if result.placement else None,
         "gang": gang_dict(result.gang) if result.gang is not None else None,
         "unknown": result.unknown,
@@ -315,8 +316,8 @@ def why_human(result: WhyResult, sources: SourceMap, workload_span: Span | None,
     if len(groups) > 1 and not result.blame_complete and result.placement is None:
         out.append(f"   = note: {len(groups)} minimal sets shown; more exist (kadmit stops enumerating there)")
     if result.fixes:
-        out.append("fixes (each proven by changing the input and deciding the whole cluster again; "
-                   "fewest side effects first):")
+        out.append(f"fixes (each proven by changing the input and deciding the whole cluster again in "
+                   f"{result.fixes_mode} mode; fewest side effects first):")
         for i, f in enumerate(result.fixes, 1):
             out.extend(_fix_lines(i, f))
     elif result.fixes_checked is not None and not result.admitted and not result.unknown:

@@ -293,7 +293,11 @@ def decide_again(base: Baseline, new: Model, limits: Limits | None = None,
         decided = {d.key: d for d in decide_ordered(Session(sub, limits, tas_profile))}
         redo = {w.key for w in sub.workloads} | {w.key for w in restrict(base.model, roots, parts).workloads}
         decisions = {k: d for k, d in base.decisions.items() if k not in redo} | decided
-        return Replay(states(new, decisions), decisions, len(sub.workloads), False)
+        # outside the re-decided parts nothing changed: the run's states stand
+        mine = states(sub, decided)
+        out = {w.key: mine.get(w.key, State(False)) if w.key in redo else base.states[w.key]
+               for w in new.workloads if not w.finished and (w.key in redo or w.key in base.states)}
+        return Replay(out, decisions, len(sub.workloads), False)
     decisions = {d.key: d for d in decide_ordered(Session(new, limits, tas_profile))}
     return Replay(states(new, decisions), decisions, len(new.workloads), True)
 
