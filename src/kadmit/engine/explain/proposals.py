@@ -46,8 +46,7 @@ def proven_fixes(prover: Prover, model: Model, sources: SourceMap, ask: Ask, uni
         switch = Change(knob, K.best_effort(knob)) if knob is not None else None
         if switch is not None:
             keep(prover.prove([switch]))
-        head_wl = None
-        for ch in _singles(prover, model, sources, ask.head, head_wl, units):
+        for ch in _singles(prover, model, sources, ask.head, None, units):
             keep(prover.prove(ch))
         for ch in singles:
             keep(prover.prove(ch))
@@ -55,10 +54,8 @@ def proven_fixes(prover: Prover, model: Model, sources: SourceMap, ask: Ask, uni
             # the queue's own obstacles stand once the head no longer blocks: both changes needed
             for ch in _singles(prover, model, sources, ask.own, ask.workload, units, fixed=[switch]):
                 p = prover.prove([switch] + ch)
-                if p is not None:
-                    alone = prover.admits(ch)
-                    p.needs = (" (the second change alone does not admit it either: it needs the first)"
-                               if not alone else "")
+                if p is not None and not prover.admits(ch):  # else the second alone is the fix
+                    p.needs = " (neither change alone admits it: the second needs the first)"
                     keep(p)
     else:
         for ch in singles:
@@ -116,7 +113,7 @@ def _ahead(prover: Prover, model: Model, wl: Workload, res: str) -> int:
     states = prover.base.states
     return need(wl) + sum(need(w) for w in model.workloads
                           if w.admission is None and not w.finished and w.key != wl.key
-                          and not states.get(w.key, None) is None and not states[w.key].admitted
+                          and w.key in states and not states[w.key].admitted
                           and (-prio(w), w.created, w.key) < key and root(w) == mine)
 
 

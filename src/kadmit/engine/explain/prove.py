@@ -80,7 +80,7 @@ class Proven:
                              else f"`{e.workload}` admitted → pending" for e in shown)
             if len(self.effects) > len(shown):
                 side += f"; and {plural(len(self.effects) - len(shown), 'more workload')}"
-            side = f"{plural(len(self.effects), 'other workload')} change: {side}"
+            side = f"{plural(len(self.effects), 'other workload')} change{'s' if len(self.effects) == 1 else ''}: {side}"
         return f"{what}{self.needs}: it is {gets}; {side}"
 
     def as_dict(self) -> dict:
