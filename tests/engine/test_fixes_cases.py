@@ -130,15 +130,21 @@ def test_inactive_queue_naming_a_missing_flavor(tmp_path):
     out = api.why("ns/w", [str(tmp_path / "in")])
     if out.result is None:
         pytest.skip("why refuses input with errors (a ClusterQueue naming a missing flavor)")
-    fixes = fixes_of(tmp_path, text, "ns/w")
-    assert any(edits(f) == [("x", "f")] or edits(f) == [("x", "g")] for f in fixes)
+    assert [(c.edit.old, c.edit.new) for f in out.result.fixes for c in f.changes] == [("x", "f"), ("x", "g")]
+    for i, fix in enumerate(out.result.fixes):  # `admit` refuses the input; the fixed one it decides
+        d = tmp_path / f"fix{i}"
+        d.mkdir()
+        (d / "c.kad").write_text(apply(text, [c.edit for c in fix.changes]))
+        after = api.admit([str(d)])
+        assert after.exit_code == 0
+        assert _states(after)["ns/w"] == fix.outcome
 
 
-@pytest.mark.parametrize("example", ["examples/ml-platform", "examples/ml-platform-kueue"])
-def test_example_fixes_hold_when_applied_as_a_patch(tmp_path, monkeypatch, example):
+@pytest.mark.parametrize("example, key", [("examples/ml-platform", "team-vision/llm-pretrain"),
+                                          ("examples/ml-platform-kueue", "team-nlp/shared-vision")])
+def test_example_fixes_hold_when_applied_as_a_patch(tmp_path, monkeypatch, example, key):
     monkeypatch.chdir(tmp_path)
     shutil.copytree(REPO / example, tmp_path / example)
-    key = "team-vision/llm-pretrain"
     out = api.why(key, [example])
     assert out.result.fixes
     before = _states(api.admit([example]))

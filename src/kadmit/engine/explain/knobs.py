@@ -114,8 +114,8 @@ def pod_set_knob(sources: SourceMap, wl: Workload, ps_name: str, which: str) -> 
     value = ps.min_count if which == "min_count" else ps.count
     span = _own(ps, which)
     old = text_at(sources, span)
-    if span is None or old is None or value is None:
-        return None
+    if span is None or old is None or value is None or old.strip("\"'") != str(value):
+        return None  # a count derived from other fields (a job's replicas x parallelism) is not one edit
     if is_kad(span):
         return Knob(which, span, old, f"`{which}`", f"pod_group `{ps_name}` of workload `{wl.key}`", value)
     field = "minCount" if which == "min_count" else "count"

@@ -321,7 +321,7 @@ def _edits_for(model: Model, sources: SourceMap, o: Origin, wl: Workload | None)
                 out.append(group)
         return out
     elif o.kind == "flavor_missing" and cq is not None:
-        missing = o.id.split("|", 2)[2]
+        missing = o.id.rsplit("|", 1)[1]
         knob = K.flavor_ref_knob(sources, cq, missing)
         used = {fq.flavor for g in cq.resource_groups for fq in g.flavors}
         for f in sorted(f.name for f in model.flavors if f.name not in used)[:MAX_TARGETS]:
