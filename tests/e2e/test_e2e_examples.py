@@ -79,7 +79,10 @@ def test_why_blames_located_lines(path):
     r = run("why", "team-vision/llm-pretrain", path, "--format", "json")
     assert r.exit_code == 1, r.output
     out = json.loads(r.output)
-    assert out["admitted"] is False and out["blame"] and out["fixes"]
+    assert out["admitted"] is False and out["blame"]
+    # .kad: lowering min_count is proven; the Kueue example's JobSet has no minCount and no single
+    # edit of it fits 8-GPU pods in one rack, so every edit tried is reported as not admitting it
+    assert out["fixes"] if path == KAD else out["fixes"] == []
     for b in out["blame"]:
         assert b["file"] and b["line"] >= 1 and b["column"] >= 1
     assert any("maximum capacity" in x["message"] for x in out["reasons"])

@@ -45,6 +45,7 @@ class Knob:
     subject: str  # e.g. "ClusterQueue `team-vision`" or "cluster_queue `team-vision`"
     value: int | str
     resource: str = ""
+    scale: int = 1  # pods per unit of the written number (a job's replicas), else 1
 
     def render(self, value: int | str) -> str:
         if isinstance(value, int) and self.kind == "quota":
@@ -114,8 +115,16 @@ def pod_set_knob(sources: SourceMap, wl: Workload, ps_name: str, which: str) -> 
     value = ps.min_count if which == "min_count" else ps.count
     span = _own(ps, which)
     old = text_at(sources, span)
-    if span is None or old is None or value is None or old.strip("\"'") != str(value):
-        return None  # a count derived from other fields (a job's replicas x parallelism) is not one edit
+    if span is None or old is None or value is None or not old.strip("\"'").isdigit():
+        return None
+    written = int(old.strip("\"'"))
+    if written != value:  # a job's count is derived (replicas x parallelism): the written number scales
+        line = sources.line(span.file, span.line) or ""
+        key = line[:span.column - 1].strip().rstrip(":").lstrip("- ").strip()
+        if which != "count" or written <= 0 or value % written or not key:
+            return None
+        return Knob(which, span, old, f"`{key}`", f"the job of workload `{wl.key}` ({value // written} pods each)",
+                    written, scale=value // written)
     if is_kad(span):
         return Knob(which, span, old, f"`{which}`", f"pod_group `{ps_name}` of workload `{wl.key}`", value)
     field = "minCount" if which == "min_count" else "count"

@@ -232,7 +232,8 @@ def _singles(prover: Prover, model: Model, sources: SourceMap, obs: Obstacles, w
             which = "min_count" if pset is not None and pset.min_count is not None else "count"
             knob = K.pod_set_knob(sources, owner, ps, which)
             if knob is not None and int(knob.value) > 1:
-                add(prover.lower_until(knob, starts.get(oid, int(knob.value) - 1), fixed=list(fixed)))
+                start = max(1, starts[oid] // knob.scale) if oid in starts else int(knob.value) - 1
+                add(prover.lower_until(knob, start, fixed=list(fixed)))
     for o in obs.origins:
         if o.kind == "count" and o.id.startswith("placement|count|") and wl is not None:
             pset = next((p for p in wl.pod_sets if p.name == o.id.rsplit("|", 1)[1]), None)
