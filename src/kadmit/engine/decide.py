@@ -314,7 +314,8 @@ def prove_fixes(session: Session, decisions: dict[str, Decision], result: WhyRes
     prover = Prover(Baseline(session.model, decisions), inputs.reload, target.key, session.limits, tas_profile,
                     incremental=incremental, redecide=redecide)
     head = None
-    own = Obstacles(list(result.blame), list(result.candidates), list(result.blame_groups))
+    own = Obstacles(list(result.blame), list(result.candidates), list(result.blame_groups),
+                    result.placement.pod_set if result.placement is not None else None)
     if d.waiting_behind:
         head = own_obstacles(session, session.index.workloads[d.waiting_behind])
         own = own_obstacles(session, target)

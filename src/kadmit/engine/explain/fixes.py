@@ -228,6 +228,7 @@ class Obstacles:
     origins: list[Origin] = field(default_factory=list)
     candidates: list[Fix] = field(default_factory=list)
     groups: list[list[Origin]] = field(default_factory=list)  # independent obstacles
+    pod_set: str | None = None  # the pod set placement blames (its origins name no pod set)
 
 
 def own_obstacles(session: Session, wl: Workload) -> Obstacles:

@@ -118,17 +118,22 @@ def pod_set_knob(sources: SourceMap, wl: Workload, ps_name: str, which: str) -> 
     if span is None or old is None or value is None or not old.strip("\"'").isdigit():
         return None
     written = int(old.strip("\"'"))
-    if written != value:  # a job's count is derived (replicas x parallelism): the written number scales
-        line = sources.line(span.file, span.line) or ""
-        key = line[:span.column - 1].strip().rstrip(":").lstrip("- ").strip()
-        if which != "count" or written <= 0 or value % written or not key:
-            return None
-        return Knob(which, span, old, f"`{key}`", f"the job of workload `{wl.key}` ({value // written} pods each)",
-                    written, scale=value // written)
+    line = sources.line(span.file, span.line) or ""
+    key = line[:span.column - 1].strip().rstrip(":").lstrip("- ").strip()
     if is_kad(span):
+        if written != value:
+            return None
         return Knob(which, span, old, f"`{which}`", f"pod_group `{ps_name}` of workload `{wl.key}`", value)
-    field = "minCount" if which == "min_count" else "count"
-    return Knob(which, span, old, f"spec.podSets[{idx}].{field}", f"Workload `{wl.key}`", value)
+    if key in ("count", "minCount") and written == value:
+        field = "minCount" if which == "min_count" else "count"
+        return Knob(which, span, old, f"spec.podSets[{idx}].{field}", f"Workload `{wl.key}`", value)
+    # a job's own field (a JobSet's `replicas`, a Job's `parallelism`): the pod set counts
+    # `value // written` pods per unit of it
+    if which != "count" or written <= 0 or value % written or not key:
+        return None
+    per = value // written
+    return Knob(which, span, old, f"`{key}`", f"the job of workload `{wl.key}`"
+                + (f" ({per} pods each)" if per > 1 else ""), written, scale=per)
 
 
 def queueing_knob(sources: SourceMap, cq: ClusterQueue) -> Knob | None:

@@ -235,15 +235,16 @@ def _singles(prover: Prover, model: Model, sources: SourceMap, obs: Obstacles, w
                 start = max(1, starts[oid] // knob.scale) if oid in starts else int(knob.value) - 1
                 add(prover.lower_until(knob, start, fixed=list(fixed)))
     for o in obs.origins:
-        if o.kind == "count" and o.id.startswith("placement|count|") and wl is not None:
-            pset = next((p for p in wl.pod_sets if p.name == o.id.rsplit("|", 1)[1]), None)
+        if o.kind == "count" and o.id.startswith(("placement|count|", "gang|count")) and wl is not None:
+            name = o.id.rsplit("|", 1)[1] if o.id.startswith("placement|") else obs.pod_set
+            pset = next((p for p in wl.pod_sets if p.name == name), None)
             if pset is not None and pset.count > 1:
                 which = "min_count" if pset.min_count is not None else "count"
                 knob = K.pod_set_knob(sources, wl, pset.name, which)
                 if knob is not None:
                     add(prover.lower_until(knob, int(knob.value) - 1, fixed=list(fixed)))
             continue
-        for ch in _edits_for(model, sources, o, wl):
+        for ch in _edits_for(model, sources, o, wl, obs.pod_set):
             add(ch)
     return out
 
@@ -256,7 +257,8 @@ def _owner(model: Model, subject: str) -> Workload | None:
     return next((w for w in model.workloads if w.key == key), None)
 
 
-def _edits_for(model: Model, sources: SourceMap, o: Origin, wl: Workload | None) -> list[Change | list[Change]]:
+def _edits_for(model: Model, sources: SourceMap, o: Origin, wl: Workload | None,
+               pod_set: str | None = None) -> list[Change | list[Change]]:
     """Non-numeric changes an origin suggests (each still to be proven); a list is changes that only
     make sense together (the same taint removed from every node that has it)."""
     out: list[Change | list[Change]] = []
@@ -304,8 +306,9 @@ def _edits_for(model: Model, sources: SourceMap, o: Origin, wl: Workload | None)
         knob = K.stop_policy_knob(sources, cq)
         if knob is not None:
             out.append(Change(knob, K.no_stop(knob)))
-    elif o.kind == "topology" and o.id.startswith("placement|topology|"):
-        knob = K.topology_knob(sources, wl, o.id.rsplit("|", 1)[1])
+    elif o.kind == "topology" and o.id.startswith(("placement|topology|", "gang|topology")):
+        name = o.id.rsplit("|", 1)[1] if o.id.startswith("placement|") else pod_set
+        knob = K.topology_knob(sources, wl, name or "")
         if knob is not None:
             out.append(Change(knob, "preferred"))
     elif o.kind == "node_taint":
