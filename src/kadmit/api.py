@@ -289,16 +289,14 @@ def why(workload: str, paths: list[str], *, rlimit: int | None = None,
     from kadmit.engine.decide import why as explain
 
     loaded = load_for_engine(paths, max_file_bytes=max_file_bytes)
-    model = loaded.workspace.model
-    scope = None
+    model, scope = loaded.workspace.model, None
     if loaded.exit_code != EXIT_OK:
         # errors elsewhere don't stop an answer about a workload whose cohort tree they don't touch
         key = None if loaded.workspace.input_error else lookup(model, workload).key
         scoped = untouched_model(model, loaded.diagnostics, key)[0] if key else None
         if scoped is None:
             return WhyOutcome(loaded, None, loaded.exit_code, loaded.diagnostics)
-        model = scoped
-        scope = lambda m, diags: untouched_model(m, diags, key)[0]  # noqa: E731 (fixes re-read the same part)
+        model, scope = scoped, (lambda m, diags: untouched_model(m, diags, key)[0])  # fixes re-read that part
     found = lookup(model, workload)
     if found.key is None:
         from kadmit.engine.decide import gang_names
@@ -308,9 +306,8 @@ def why(workload: str, paths: list[str], *, rlimit: int | None = None,
         workload = found.key
     from kadmit.engine.optimal.solve import OptimalUnavailable
     try:
-        result = explain(model, workload, _solver_limits(rlimit, timeout_ms),
-                         tas_profile, mode, time_budget,  # type: ignore[arg-type]
-                         inputs=ws.Reloader(loaded.workspace, scope))
+        result = explain(model, workload, _solver_limits(rlimit, timeout_ms), tas_profile, mode,  # type: ignore[arg-type]
+                         time_budget, inputs=ws.Reloader(loaded.workspace, scope))
     except (ImportError, OptimalUnavailable) as e:
         diags = Diagnostics()
         diags.emit(KAD008, f"optimal mode needs OR-tools: {e}",
