@@ -101,6 +101,7 @@ class Observed:
     decisions: list[Decision]
     preemptions: list[Preemption] = field(default_factory=list)
     evictions: list[Eviction] = field(default_factory=list)
+    loops: list = field(default_factory=list)  # preemption loops the engine stopped (KAD535)
 
     def wl(self, key: str) -> Workload:
         return self.session.index.workloads[key]
@@ -167,7 +168,7 @@ def observe(model: Model) -> Observed:
     session = Session(model)
     seen = Observed(model, session, [])
     with _watching(session, seen):
-        seen.decisions = decide_ordered(session)
+        seen.decisions = decide_ordered(session, loops=seen.loops)
     return seen
 
 
@@ -273,10 +274,10 @@ def check_not_in_vain_at_the_time(seen: Observed) -> None:
 
 
 def looping(seen: Observed) -> bool:
-    """A preemptor evicted the same victim twice: the run went round in a loop until the cycle
-    limit cut it off (see `test_no_preemption_loop`)."""
+    """The engine stopped a preemption loop, or a preemptor evicted the same victim twice: the run
+    went round in a loop and was cut off (see `test_no_preemption_loop`)."""
     pairs = [(e.preemptor, e.victim) for e in seen.evictions]
-    return len(pairs) != len(set(pairs))
+    return bool(seen.loops) or len(pairs) != len(set(pairs))
 
 
 def check_every_preemptor_accounted_for(seen: Observed) -> None:
