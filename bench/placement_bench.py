@@ -10,6 +10,8 @@
     (`tas_states.gpu_gang_state`): the time per gang decision, and single big gangs tried on the
     empty and on the packed cluster; then whole free 8-GPU nodes and admitted gangs after packing
     every gang in order, against a greedy first-fit placer (below) on the same gangs.
+    With `--optimal BUDGET`: the same gangs also in `optimal` mode (CP-SAT with placement, its budget
+    in CP-SAT deterministic time, one worker, fixed seed), side by side with greedy and BestFit.
 
 Both check, cheaply, that no node's capacity is handed out twice and that every admitted pod set
 with a topology request is placed whole (in one domain when required). Times are printed beside
@@ -37,7 +39,7 @@ from kadmit.engine.admission.ordered import Decision, decide_ordered
 from kadmit.engine.admission.session import Session
 from kadmit.index import resolve_level
 from kadmit.model import Model, Node, Topology, Workload
-from kadmit.placement.inventory import PODS, add, model_inventory, pod_usage
+from kadmit.placement.inventory import PODS, add, model_inventory, pod_usage, subtract
 
 FULL_A = {"racks": 10, "nodes_per_rack": 64, "workloads_per_queue": 175}
 QUICK_A = {"racks": 4, "nodes_per_rack": 16, "workloads_per_queue": 30}
@@ -375,7 +377,7 @@ def whole_free_gpu_nodes(free: dict[str, dict[str, int]]) -> int:
 
 
 def scenario_b(blocks: int, racks: int, nodes_per_rack: int, gangs: int, max_pods: int, *, seed: int = 0,
-               repeats: int = 3, profile: bool = False) -> dict:
+               repeats: int = 3, profile: bool = False, optimal: float | None = None) -> dict:
     out: dict = {}
     model, chosen = gpu_gang_state(blocks, racks, nodes_per_rack, gangs, max_pods, seed=seed)
     n_nodes = len(model.nodes)
@@ -438,6 +440,10 @@ def scenario_b(blocks: int, racks: int, nodes_per_rack: int, gangs: int, max_pod
               f"that waiting gangs could not use in the topology they ask for, not spare room")
     out |= {"whole_free_tas": tas_free, "whole_free_greedy": greedy_free, "admitted_greedy": len(g_placed),
             "gpus_tas": tas_gpus, "gpus_greedy": greedy_gpus}
+    if optimal is not None:
+        rows = {"greedy first-fit": (len(g_placed), greedy_gpus, greedy_free, t_greedy),
+                "BestFit (ordered)": (run.admitted, tas_gpus, tas_free, run.seconds)}
+        out |= compare_optimal(model, free0, rows, optimal)
 
     if prof or big * 1000 > AIM_BIG_GANG_MS:
         p = cProfile.Profile()
@@ -452,6 +458,43 @@ def scenario_b(blocks: int, racks: int, nodes_per_rack: int, gangs: int, max_pod
     return out
 
 
+def compare_optimal(model: Model, free0: dict[str, dict[str, int]], rows: dict[str, tuple], budget: float) -> dict:
+    """`admit(model, "optimal")` on the gang state, its placements checked like the others', printed
+    beside `rows` (name -> admitted gangs, GPUs placed, whole free GPU nodes, seconds), and whether
+    it places at least as many gangs and GPUs as each and keeps at least BestFit's whole free nodes."""
+    t_opt, res = clock(lambda: admit(model, "optimal", time_budget=budget))
+    opt = res.optimal or {}
+    placed = engine_placed(res.decisions, model.topologies[0])
+    admitted = sum(d.admitted for d in res.decisions)
+    assert len(placed) == admitted, f"{admitted} admitted but {len(placed)} gangs placed"
+    check_placements(model.nodes, free0, placed, model.topologies[0].levels)
+    free = {n: dict(f) for n, f in free0.items()}
+    for p in placed:
+        for node, pods in p.nodes.items():
+            free[node] = subtract(free[node], pod_usage(p.requests, pods))
+    gpus = sum(p.count * p.requests.get(GPU, 0) for p in placed) / 1000
+    rows = {**rows, "optimal (CP-SAT)": (admitted, gpus, whole_free_gpu_nodes(free), t_opt)}
+    print(f"5. optimal mode, deterministic budget {budget:g} (CP-SAT deterministic time, {res.solver.get('workers')} "
+          f"worker, seed {res.solver.get('seed')}): status {opt.get('status')}, deterministic time used "
+          f"{opt.get('deterministic_time')}, {opt.get('placement', {}).get('rounds')} solve/decode rounds, "
+          f"{opt.get('placement', {}).get('cuts')} cuts; placements checked (whole, in one domain when required, "
+          f"no node over-committed)")
+    print(f"   {'placer':<20} {'gangs':>6} {'GPUs placed':>12} {'whole free nodes':>17} {'time':>9}")
+    for name, (g, u, w, t) in rows.items():
+        print(f"   {name:<20} {g:>6} {u:>12,.0f} {w:>17} {t:>8.2f}s")
+    print("   (optimal's time includes the ordered run it starts from; greedy's is the plain-Python placer)")
+    og, ou, ow, _ = rows["optimal (CP-SAT)"]
+    for name, (g, u, w, _) in rows.items():
+        if name == "optimal (CP-SAT)":
+            continue
+        verdict = [f"gangs {'>=' if og >= g else '<'} ({og} vs {g})", f"GPUs {'>=' if ou >= u else '<'} ({ou:,.0f} vs {u:,.0f})"]
+        if name.startswith("BestFit"):
+            verdict.append(f"whole free nodes {'>=' if ow >= w else '<'} ({ow} vs {w})")
+        print(f"   optimal vs {name}: " + ", ".join(verdict))
+    return {"optimal_admitted": og, "optimal_gpus": ou, "optimal_whole_free": ow, "optimal_s": t_opt,
+            "optimal_status": opt.get("status"), "optimal_work": opt.get("deterministic_time")}
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true", help="small clusters, for a smoke run (< 20 s)")
@@ -461,6 +504,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--profile", action="store_true", help="print cProfile summaries")
     p.add_argument("--gc-freeze", action="store_true",
                    help="experiment: gc.freeze() once each session is built (shows what full collections cost)")
+    p.add_argument("--optimal", type=float, metavar="BUDGET", default=None,
+                   help="also run optimal mode on (b) with this CP-SAT deterministic-time budget, beside greedy and BestFit")
     a = p.parse_args(argv)
     global GC_FREEZE
     GC_FREEZE = a.gc_freeze
@@ -468,7 +513,8 @@ def main(argv: list[str] | None = None) -> int:
     if a.only != "b":
         scenario_a(**(QUICK_A if a.quick else FULL_A), seed=a.seed, profile=a.profile)
     if a.only != "a":
-        scenario_b(**(QUICK_B if a.quick else FULL_B), seed=a.seed, repeats=a.repeats, profile=a.profile)
+        scenario_b(**(QUICK_B if a.quick else FULL_B), seed=a.seed, repeats=a.repeats, profile=a.profile,
+                   optimal=a.optimal)
     print(f"\ntotal {time.perf_counter() - t0:.1f} s")
     return 0
 
