@@ -258,6 +258,16 @@ def sliced(*lines: str) -> str:
     return SLICED % ("\n" + " " * 14).join(f"kueue.x-k8s.io/podset-slice-{x}" for x in lines)
 
 
+@pytest.mark.parametrize("extra, message, line", [
+    ("'12'", "must not be a number", 13),
+    ("lws\n              kueue.x-k8s.io/podset-slice-size: '2'", "cannot be set when", 14),
+])
+def test_pod_set_groups_are_validated_as_kueues_webhook_does(extra: str, message: str, line: int) -> None:
+    _, diags = read(SLICED % f"kueue.x-k8s.io/podset-group-name: {extra}")
+    errors = [d for d in diags.sorted() if d.severity == "error"]
+    assert len(errors) == 1 and message in errors[0].message and errors[0].span.line == line
+
+
 @pytest.mark.parametrize("lines, message, line", [
     ([LEVEL], "slice size", 13),
     (["size: '2'"], "cannot be set when", 13),
