@@ -265,13 +265,9 @@ def admit(paths: list[str], *, mode: Literal["ordered", "optimal"] = "ordered",
                    help="install the extra: pip install 'kadmit[optimal]'")
         return AdmitOutcome(loaded, None, EXIT_INPUT, diags.sorted())
     code = EXIT_UNKNOWN if result.unknown else EXIT_OK
-    diagnostics = loaded.diagnostics
-    if mode == "optimal":
-        from kadmit.engine.optimal.placement import unhonoured
-        extra = Diagnostics(list(diagnostics))
-        unhonoured(loaded.workspace.model, extra)
-        diagnostics = extra.sorted()
-    return AdmitOutcome(loaded, result, code, diagnostics)
+    from kadmit.engine.optimal.placement import unhonoured
+    diags_out = unhonoured(loaded.workspace.model, loaded.diagnostics) if mode == "optimal" else loaded.diagnostics
+    return AdmitOutcome(loaded, result, code, diags_out)
 
 
 @dataclass

@@ -29,7 +29,7 @@ from kadmit.engine.solver import terms as T
 from kadmit.engine.compile.problem import Problem
 from kadmit.engine.placing.pool import (UNCONSTRAINED, NodePool, PodSetPlacement, TASRequest, WorkloadPlacement)
 from kadmit.index import HOSTNAME_LABEL, ModelIndex, resolve_level
-from kadmit.diagnostics import Diagnostics
+from kadmit.diagnostics import Diagnostic, Diagnostics
 from kadmit.engine.optimal.codes import KAD525
 from kadmit.model import Model, ResourceFlavor, Topology
 from kadmit.placement.classes import domain_levels, relevant_label_keys
@@ -307,8 +307,10 @@ def _size(tpl: PodTemplate) -> tuple:
     return (extended, req.get("cpu", 0), req.get("memory", 0))
 
 
-def unhonoured(model: Model, diags: Diagnostics) -> None:
-    """A warning (KAD525) at each pending pod set's topology request whose slices this model ignores."""
+def unhonoured(model: Model, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """`diagnostics` and a warning (KAD525) at each pending pod set's topology request whose slices
+    this model ignores, sorted."""
+    diags = Diagnostics(list(diagnostics))
     for wl in sorted(model.workloads, key=lambda w: w.key):
         if wl.admitted:
             continue
@@ -318,3 +320,4 @@ def unhonoured(model: Model, diags: Diagnostics) -> None:
                 diags.emit(KAD525, f"optimal mode does not keep the slices of {t.slice_size} pod(s) of pod set "
                            f"`{ps.name}` of workload `{wl.key}` in one `{t.slice_level}` domain each; its "
                            "answer may differ from Kueue's", t.span)
+    return diags.sorted()
