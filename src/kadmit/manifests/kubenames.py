@@ -104,7 +104,9 @@ def check_annotations(f: Fields, annotations: Val | None) -> None:
         value = annotations.v[key]
         if (p := qualified_name_problem(key.lower())) is not None:
             f.diags.emit(KAD197, f"annotation key {_shown(key)} {p}", f.span(value))
-        total += len(key.encode()) + (len(value.v.encode()) if value.kind == STR else 0)
+        # surrogatepass: a JSON escape pair read by the YAML parser stays two surrogates; count bytes, never raise
+        total += len(key.encode("utf-8", "surrogatepass")) + (
+            len(value.v.encode("utf-8", "surrogatepass")) if value.kind == STR else 0)
     if total > ANNOTATIONS_MAX:
         f.diags.emit(KAD197, f"annotations take {total} bytes; Kubernetes allows {ANNOTATIONS_MAX} "
                      "(256 KiB, keys and values together)", f.span(annotations))

@@ -36,7 +36,7 @@ def workload_name(kind: str, group: str, name: str, uid: str | None) -> str:
     and the first five hex digits of SHA-1 over kind, group, name and UID. Without the UID (an
     object not yet submitted) the name is what Kueue would give it with an empty UID."""
     prefix = f"{kind.lower()}-{name}"[: MAX_WORKLOAD_NAME - 1 - HASH_LENGTH]
-    digest = hashlib.sha1("\n".join((kind, group, name, uid or "")).encode()).hexdigest()
+    digest = hashlib.sha1("\n".join((kind, group, name, uid or "")).encode("utf-8", "surrogatepass")).hexdigest()
     return f"{prefix}-{digest[:HASH_LENGTH]}"
 
 
