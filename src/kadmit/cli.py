@@ -235,7 +235,8 @@ def admit(paths, mode, format_, time_budget, tas_profile, rlimit, timeout_ms, ma
 @click.option("--format", "format_", type=click.Choice(["human", "json", "patch"]), default="human",
               show_default=True, help="patch: fix 1 (or --apply-fix N) as a unified diff.")
 @click.option("--apply-fix", "apply_fix", type=click.IntRange(min=1), default=None, metavar="N",
-              help="Print fix N's edit of the input files as a unified diff (the files are not changed).")
+              help="Print fix N's edit of the input files as a unified diff (the files are not changed); "
+              "exit 1 for a fix that only waits for a running workload to finish (it has no edit).")
 @click.option("--mode", type=click.Choice(["ordered", "optimal"]), default="ordered", show_default=True,
               help="optimal: also say where the optimal assignment decides it differently (CP-SAT).")
 @click.option("--time-budget", type=click.FloatRange(min=0.1), default=10.0, show_default=True,
@@ -268,7 +269,11 @@ def why(workload, paths, format_, apply_fix, mode, time_budget, tas_profile, rli
             click.echo(f"error: `{outcome.result.workload}` has {len(fixes)} proven fix{'' if len(fixes) == 1 else 'es'}; "
                        f"there is no fix {n}", err=True)
             sys.exit(api.EXIT_INPUT if fixes or outcome.result.admitted else api.EXIT_FINDINGS)
-        click.echo(why_patch(fixes[n - 1], outcome.loaded.sources), nl=False)
+        patch = why_patch(fixes[n - 1], outcome.loaded.sources)
+        if not patch:  # it waits for a holder: nothing in the input to change
+            click.echo(f"fix {n} changes no input file: {fixes[n - 1].changes[0].describe()}", err=True)
+            sys.exit(api.EXIT_FINDINGS)
+        click.echo(patch, nl=False)
         sys.exit(api.EXIT_OK)
     model = outcome.loaded.workspace.model
     wl = next((w for w in model.workloads if w.key == outcome.result.workload), None)

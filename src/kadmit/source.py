@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -66,6 +67,16 @@ def spans(**items: Span | None) -> Spans:
     return Spans(items={k.replace("__", "."): v for k, v in items.items() if v is not None})
 
 
+STDIN_NAME = "<stdin>"  # standard input's name in spans
+KAD_SUFFIXES = (".kad",)
+_MANIFEST = re.compile(r'\A\s*(---|\{|\[)|^(- )?"?(apiVersion|kind|items)"?\s*:', re.M)
+
+
+def is_manifest_text(text: str) -> bool:
+    """YAML or JSON manifests rather than `.kad` policy."""
+    return bool(_MANIFEST.search(text))
+
+
 class SourceMap:
     """The texts of every file read in one run, by the path used in spans."""
 
@@ -79,6 +90,12 @@ class SourceMap:
 
     def text(self, path: str) -> str | None:
         return self._texts.get(path)
+
+    def is_kad(self, path: str) -> bool:
+        """Whether `path` holds `.kad` policy (standard input: told by its text), not manifests."""
+        if path == STDIN_NAME:
+            return not is_manifest_text(self._texts.get(path, ""))
+        return path.endswith(KAD_SUFFIXES)
 
     def items(self) -> list[tuple[str, str]]:
         """Every (path, text), sorted by path."""

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gc
 import os
-import re
 import sys
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -14,18 +13,13 @@ from typing import Iterator
 from kadmit.diagnostics import KAD001, KAD002, KAD003, KAD004, Diagnostics
 from kadmit.edits import Edit, EditConflict, apply_all
 from kadmit.model import Fragment, Model, merge
-from kadmit.source import SourceMap, Span
+from kadmit.source import KAD_SUFFIXES, STDIN_NAME, SourceMap, Span, is_manifest_text  # noqa: F401 (re-exported)
 
-KAD_SUFFIXES = (".kad",)
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 TEST_SUFFIXES = (".kadtest.yaml", ".kadtest.yml")  # policy tests (`kadmit test`), not policy or state
 DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024
 MAX_FILES = 20_000
 STDIN = "-"
-STDIN_NAME = "<stdin>"
-STDIN_PART = "<stdin part>"  # names standard input's objects in `Workspace.parts` (never edited)
-# A manifest stream starts with a document marker, JSON, or has a top-level `apiVersion:`/`kind:`.
-_MANIFEST = re.compile(r'\A\s*(---|\{|\[)|^(- )?"?(apiVersion|kind|items)"?\s*:', re.M)
 
 
 @dataclass
@@ -202,7 +196,7 @@ def paused_gc() -> Iterator[None]:
 
 
 def _read_all(files: list[Path], root: Path, reader: "Reader", diags: Diagnostics) -> list[tuple[str, Fragment]]:
-    """Each file's objects with its name, in merge order (standard input's never edited again)."""
+    """Each file's objects with its name, in merge order (standard input's named `<stdin>`)."""
     from kadmit import manifests, syntax
 
     parts: list[tuple[str, Fragment]] = []
@@ -220,17 +214,18 @@ def _read_all(files: list[Path], root: Path, reader: "Reader", diags: Diagnostic
     if stdin:
         text = reader.read_stdin()
         if text is not None:
-            parts.extend((STDIN_PART, frag) for frag in read_stdin_text(text, diags, reader, root))
+            parts.extend(read_stdin_text(text, diags, reader, root))
     return parts
 
 
-def read_stdin_text(text: str, diags: Diagnostics, reader: Reader, root: Path) -> list[Fragment]:
-    """Standard input as manifests (YAML or JSON) or as `.kad` policy, told apart by its text.
-    `.kad` imports from standard input are resolved from the working directory."""
+def read_stdin_text(text: str, diags: Diagnostics, reader: Reader, root: Path) -> list[tuple[str, Fragment]]:
+    """Standard input as manifests (YAML or JSON) or as `.kad` policy, told apart by its text, each
+    fragment with its file's name (`<stdin>`, or an imported file's). `.kad` imports from standard
+    input are resolved from the working directory."""
     from kadmit import manifests, syntax
 
     if is_manifest_text(text):
-        return [manifests.read_manifest_text(text, STDIN_NAME, diags)]
+        return [(STDIN_NAME, manifests.read_manifest_text(text, STDIN_NAME, diags))]
     virtual = Path.cwd() / STDIN_NAME
 
     def read(path: Path, at: Span | None = None) -> str | None:
@@ -239,12 +234,12 @@ def read_stdin_text(text: str, diags: Diagnostics, reader: Reader, root: Path) -
     def name(path: Path) -> str:
         return STDIN_NAME if path == virtual else display_name(path)
 
-    return syntax.read_kad([virtual], Path(os.path.commonpath([root, Path.cwd()])), read, name, diags)
+    return syntax.read_kad_named([virtual], Path(os.path.commonpath([root, Path.cwd()])), read, name, diags)
 
 
-def is_manifest_text(text: str) -> bool:
-    """YAML or JSON manifests rather than `.kad` policy."""
-    return bool(_MANIFEST.search(text))
+def is_kad_text(name: str, text: str) -> bool:
+    """Whether file `name` (standard input: told by its text) is `.kad` policy."""
+    return not is_manifest_text(text) if name == STDIN_NAME else name.endswith(KAD_SUFFIXES)
 
 
 def policy_folder(folder: Path, top: Path) -> Path:
@@ -277,7 +272,8 @@ def with_edits(ws: Workspace, edits: list[Edit]) -> tuple[Model, Diagnostics] | 
     parts = []
     for name, frag in ws.parts:
         if name in new_texts:
-            frag = (syntax.parse_text(new_texts[name], name, diags) if name.endswith(KAD_SUFFIXES)
+            kad = is_kad_text(name, new_texts[name])
+            frag = (syntax.parse_text(new_texts[name], name, diags) if kad
                     else manifests.read_manifest_text(new_texts[name], name, diags))
         parts.append(frag)
     model = apply_jobs(merge(parts))

@@ -138,7 +138,7 @@ def template_pod_set(f: Fields, name: str, count: int, min_count: int | None, te
         name=name, origin=origin, count=count, min_count=min_count, requests=reqs.requests,
         node_selector=selector, node_affinity=affinity, tolerations=tolerations(f, spec), topology=topo,
         span=f.span(at),
-        spans=f.spans({**(nodes or {}), "tolerations": f.field(spec, "tolerations"),
+        spans=f.spans({**(nodes or {}), "tolerations": f.field(spec, "tolerations"), "template_spec": spec,
                        "topology": topo_node, "node_selector": f.field(spec, "nodeSelector"),
                        "claim_templates": claims_node,
                        "node_affinity": affinity_node,

@@ -230,8 +230,9 @@ def why_dict(result: WhyResult, workload=None, skipped=()) -> dict:
 
 
 def why_patch(fix, sources: SourceMap) -> str:
-    """A proven fix's edits as a unified diff of the input files."""
-    edits = [c.edit for c in fix.changes]
+    """A proven fix's edits as a unified diff of the input files (empty for a fix that only waits for
+    a holder: no edit of the input says a workload finished)."""
+    edits = [c.edit for c in fix.changes if c.edit is not None]
     texts = {e.file: sources.text(e.file) or "" for e in edits}
     return unified_diff(texts, edits)
 
@@ -332,7 +333,9 @@ def plural(n: int, word: str) -> str:
 
 
 def _fix_lines(i: int, f) -> list[str]:
-    out = [f"  {i}. " + ("change " if len(f.changes) == 1 else f"change all {len(f.changes)}: ")
+    waits = all(c.edit is None for c in f.changes)
+    out = [f"  {i}. " + ("no change of the input: " if waits else "change " if len(f.changes) == 1
+                        else f"change all {len(f.changes)}: ")
            + "; ".join(c.describe() for c in f.changes) + f.needs]
     out.append(f"     then: {f.outcome_text}")
     if not f.effects:

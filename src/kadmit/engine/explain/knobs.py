@@ -7,15 +7,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kadmit.edits import Edit
-from kadmit.model import ClusterQueue, Cohort, Model, Workload
+from kadmit.model import ClusterQueue, Cohort, Model, Taint, Workload
 from kadmit.quantity import format_quantity
 from kadmit.source import SourceMap, Span
 
 KAD = (".kad",)
 
 
-def is_kad(span: Span) -> bool:
-    return span.file.endswith(KAD)
+def is_kad(span: Span, sources: SourceMap) -> bool:
+    """Whether the span is in `.kad` policy (standard input: told by its text)."""
+    return sources.is_kad(span.file)
 
 
 def _own(obj, key: str) -> Span | None:
@@ -38,7 +39,8 @@ def text_at(sources: SourceMap, span: Span | None) -> str | None:
 class Knob:
     """One value in the input: where, what it says now, and how it is named."""
 
-    kind: str  # quota, min_count, count, queueing, stop_policy, local_queue, label, rule, flavor_ref, topology
+    kind: str  # quota, min_count, count, queueing, stop_policy, local_queue, label, rule, flavor_ref, topology,
+    # taints, finish, wait (no edit), tolerate, allocatable, preemption, priority
     span: Span
     old: str  # the text at the span
     field: str  # e.g. `spec.resourceGroups[0].flavors[0].resources[2].nominalQuota` or `borrow`
@@ -46,9 +48,11 @@ class Knob:
     value: int | str
     resource: str = ""
     scale: int = 1  # pods per unit of the written number (a job's replicas), else 1
+    kad: bool = False  # written in `.kad` policy (else a manifest)
+    shown: str = ""  # the new value as the reader should see it, where the edit's text spans lines
 
     def render(self, value: int | str) -> str:
-        if isinstance(value, int) and self.kind == "quota":
+        if isinstance(value, int) and self.kind in ("quota", "allocatable"):
             text = format_quantity(value, self.resource)
         elif isinstance(value, int):
             text = str(value)
@@ -58,8 +62,9 @@ class Knob:
             text = f"{self.old[0]}{text}{self.old[0]}"
         return text
 
-    def edit(self, value: int | str) -> Edit:
-        return Edit.at(self.span, self.old, self.render(value))
+    def edit(self, value: int | str) -> Edit | None:
+        """The edit that sets `value`; None for a knob no edit can set (waiting for a holder)."""
+        return None if self.kind == "wait" else Edit.at(self.span, self.old, self.render(value))
 
     def where(self) -> str:
         return f"{self.span.file}:{self.span.line}"
@@ -97,10 +102,10 @@ def quota_knob(model: Model, sources: SourceMap, nid: str, fname: str, res: str,
     old = text_at(sources, span)
     if span is None or old is None or value is None:
         return None
-    if is_kad(span):
+    if is_kad(span, sources):
         label = "cluster_queue" if kind == "cq" else "cohort"
         field = f"`{res}`" if which == "nominal" else f"`{_KAD_LIMIT[which]}` of `{res}`"
-        return Knob("quota", span, old, f"{field} in flavor `{fname}`", f"{label} `{name}`", value, res)
+        return Knob("quota", span, old, f"{field} in flavor `{fname}`", f"{label} `{name}`", value, res, kad=True)
     label = "ClusterQueue" if kind == "cq" else "Cohort"
     path = f"spec.resourceGroups[{gi}].flavors[{fi}].resources[{ri}].{_KUEUE_LIMIT[which]}"
     return Knob("quota", span, old, path, f"{label} `{name}` ({fname}, {res})", value, res)
@@ -120,10 +125,10 @@ def pod_set_knob(sources: SourceMap, wl: Workload, ps_name: str, which: str) -> 
     written = int(old.strip("\"'"))
     line = sources.line(span.file, span.line) or ""
     key = line[:span.column - 1].strip().rstrip(":").lstrip("- ").strip()
-    if is_kad(span):
+    if is_kad(span, sources):
         if written != value:
             return None
-        return Knob(which, span, old, f"`{which}`", f"pod_group `{ps_name}` of workload `{wl.key}`", value)
+        return Knob(which, span, old, f"`{which}`", f"pod_group `{ps_name}` of workload `{wl.key}`", value, kad=True)
     if key in ("count", "minCount") and written == value:
         field = "minCount" if which == "min_count" else "count"
         return Knob(which, span, old, f"spec.podSets[{idx}].{field}", f"Workload `{wl.key}`", value)
@@ -141,13 +146,13 @@ def queueing_knob(sources: SourceMap, cq: ClusterQueue) -> Knob | None:
     old = text_at(sources, span)
     if span is None or old is None:
         return None
-    if is_kad(span):
-        return Knob("queueing", span, old, "`queueing`", f"cluster_queue `{cq.name}`", old)
+    if is_kad(span, sources):
+        return Knob("queueing", span, old, "`queueing`", f"cluster_queue `{cq.name}`", old, kad=True)
     return Knob("queueing", span, old, "spec.queueingStrategy", f"ClusterQueue `{cq.name}`", old)
 
 
 def best_effort(knob: Knob) -> str:
-    return "best_effort_fifo" if is_kad(knob.span) else "BestEffortFIFO"
+    return "best_effort_fifo" if knob.kad else "BestEffortFIFO"
 
 
 def stop_policy_knob(sources: SourceMap, cq: ClusterQueue) -> Knob | None:
@@ -155,13 +160,13 @@ def stop_policy_knob(sources: SourceMap, cq: ClusterQueue) -> Knob | None:
     old = text_at(sources, span)
     if span is None or old is None:
         return None
-    if is_kad(span):
-        return Knob("stop_policy", span, old, "`stop_policy`", f"cluster_queue `{cq.name}`", old)
+    if is_kad(span, sources):
+        return Knob("stop_policy", span, old, "`stop_policy`", f"cluster_queue `{cq.name}`", old, kad=True)
     return Knob("stop_policy", span, old, "spec.stopPolicy", f"ClusterQueue `{cq.name}`", old)
 
 
 def no_stop(knob: Knob) -> str:
-    return "none" if is_kad(knob.span) and knob.old.islower() else "None"
+    return "none" if knob.kad and knob.old.islower() else "None"
 
 
 def local_queue_knob(model: Model, sources: SourceMap, key: str) -> Knob | None:
@@ -172,8 +177,8 @@ def local_queue_knob(model: Model, sources: SourceMap, key: str) -> Knob | None:
     old = text_at(sources, span)
     if span is None or old is None:
         return None
-    if is_kad(span):
-        return Knob("local_queue", span, old, "target", f"local_queue `{key}`", lq.cluster_queue)
+    if is_kad(span, sources):
+        return Knob("local_queue", span, old, "target", f"local_queue `{key}`", lq.cluster_queue, kad=True)
     return Knob("local_queue", span, old, "spec.clusterQueue", f"LocalQueue `{key}`", lq.cluster_queue)
 
 
@@ -189,8 +194,8 @@ def label_knob(model: Model, sources: SourceMap, namespace: str, key: str) -> Kn
     at = old.rfind(ns.labels[key])
     value_span = Span(file=span.file, line=span.line, column=span.column + at,
                       end_line=span.line, end_column=span.column + at + len(ns.labels[key]))
-    if is_kad(span):
-        return Knob("label", value_span, ns.labels[key], f"label `{key}`", f"namespace `{namespace}`", ns.labels[key])
+    if is_kad(span, sources):
+        return Knob("label", value_span, ns.labels[key], f"label `{key}`", f"namespace `{namespace}`", ns.labels[key], kad=True)
     return Knob("label", value_span, ns.labels[key], f"metadata.labels.{key}", f"Namespace `{namespace}`",
                 ns.labels[key])
 
@@ -207,8 +212,8 @@ def flavor_ref_knob(sources: SourceMap, cq: ClusterQueue, fname: str) -> Knob | 
             at = old.find(fname)
             name_span = Span(file=span.file, line=span.line, column=span.column + at, end_line=span.line,
                              end_column=span.column + at + len(fname))
-            if is_kad(span):
-                return Knob("flavor_ref", name_span, fname, f"flavor `{fname}`", f"cluster_queue `{cq.name}`", fname)
+            if is_kad(span, sources):
+                return Knob("flavor_ref", name_span, fname, f"flavor `{fname}`", f"cluster_queue `{cq.name}`", fname, kad=True)
             return Knob("flavor_ref", name_span, fname, f"spec.resourceGroups[{gi}].flavors[{fi}].name",
                         f"ClusterQueue `{cq.name}`", fname)
     return None
@@ -240,9 +245,9 @@ def topology_knob(sources: SourceMap, wl: Workload, ps_name: str) -> Knob | None
     if at < 0:
         return None
     word = Span(file=span.file, line=span.line, column=at + 1, end_line=span.line, end_column=at + 1 + len("required"))
-    if is_kad(span):
+    if is_kad(span, sources):
         return Knob("topology", word, "required", "`topology`", f"pod_group `{ps_name}` of workload `{wl.key}`",
-                    "required")
+                    "required", kad=True)
     field = ("metadata.annotations[kueue.x-k8s.io/podset-required-topology]" if "podset-required-topology" in line
              else f"spec.podSets[{idx}].topologyRequest.required")
     return Knob("topology", word, "required", field, f"Workload `{wl.key}`", "required")
@@ -257,30 +262,86 @@ def node_taints_knob(model: Model, sources: SourceMap, node: str) -> Knob | None
     old = text_at(sources, span)
     if span is None or old is None or not (old.startswith("[") and old.endswith("]")):
         return None
-    return Knob("taints", span, old, "`taints`" if is_kad(span) else "spec.taints", f"node `{node}`", old)
+    kad = is_kad(span, sources)
+    return Knob("taints", span, old, "`taints`" if kad else "spec.taints", f"node `{node}`", old, kad=kad)
 
 
 def finish_knob(model: Model, sources: SourceMap, key: str) -> Knob | None:
-    """An admitted `.kad` workload marked finished (`finished = true` after its opening brace): what
-    the cluster looks like once it completes."""
+    """An admitted workload that holds what the asked one needs, finished: in `.kad`, marked
+    `finished = true` after its opening brace; in manifests no edit says a workload finished, so
+    the fix waits for it (`wait_knob`)."""
     wl = next((w for w in model.workloads if w.key == key), None)
-    if wl is None or wl.span is None or not is_kad(wl.span) or not wl.admitted:
+    if wl is None or wl.span is None or not wl.admitted:
         return None
+    if not is_kad(wl.span, sources):
+        return wait_knob(model, key)
     line = sources.line(wl.span.file, wl.span.line) or ""
     at = line.find("{", wl.span.column - 1)
     if at < 0:
         return None
     span = Span(file=wl.span.file, line=wl.span.line, column=at + 1, end_line=wl.span.line, end_column=at + 2)
     new = "{ finished = true" + (" " if line[at + 1:].strip() else "")
-    return Knob("finish", span, "{", "`finished`", f"workload `{key}`", new)
+    return Knob("finish", span, "{", "`finished`", f"workload `{key}`", new, kad=True)
 
 
-def tolerate_knob(sources: SourceMap, wl: Workload, ps_name: str, toleration: str) -> Knob | None:
-    """A `.kad` pod group's tolerations with one more (`toleration` as `.kad` writes it): appended
-    to a one-line list, or a new `tolerations` attribute after the pod group's opening brace."""
-    ps = next((p for p in wl.pod_sets if p.name == ps_name), None)
-    if ps is None or ps.span is None or not is_kad(ps.span):
+def wait_knob(model: Model, key: str) -> Knob | None:
+    """A running workload or bound pod (`pod:ns/name`) to wait for: no edit of the input, the fix is
+    proven by deciding again with it finished (`finished`)."""
+    if key.startswith("pod:"):
+        pod = next((p for p in model.pods if f"{p.namespace}/{p.name}" == key[4:] and p.holds_capacity), None)
+        if pod is None or pod.span is None:
+            return None
+        return Knob("wait", pod.span, "", "", f"pod `{key[4:]}`", key)
+    wl = next((w for w in model.workloads if w.key == key), None)
+    if wl is None or wl.span is None or not wl.admitted or wl.finished:
         return None
+    return Knob("wait", wl.span, "", "", f"workload `{key}`", key)
+
+
+def finished(model: Model, keys: list[str]) -> Model:
+    """The model with workloads `keys` finished and pods `pod:ns/name` succeeded: what the cluster
+    decides once the holders a fix waits for are gone."""
+    pods = {k[4:] for k in keys if k.startswith("pod:")}
+    done = {k for k in keys if not k.startswith("pod:")}
+    update: dict = {}
+    if done:
+        update["workloads"] = tuple(w.model_copy(update={"finished": True}) if w.key in done else w
+                                    for w in model.workloads)
+    if pods:
+        update["pods"] = tuple(p.model_copy(update={"phase": "Succeeded"}) if f"{p.namespace}/{p.name}" in pods
+                               else p for p in model.pods)
+    return model.model_copy(update=update) if update else model
+
+
+def allocatable_knob(model: Model, sources: SourceMap, node: str, res: str) -> Knob | None:
+    """A node's allocatable quantity of one resource, as written (`status.allocatable` in a Node
+    manifest, `allocatable` in `.kad`)."""
+    n = next((x for x in model.nodes if x.name == node), None)
+    if n is None or res not in n.allocatable:
+        return None
+    span = _own(n, f"allocatable.{res}")
+    old = text_at(sources, span)
+    if span is None or old is None:
+        return None
+    if is_kad(span, sources):
+        return Knob("allocatable", span, old, f"`allocatable` `{res}`", f"node `{node}`", n.allocatable[res], res,
+                    kad=True)
+    return Knob("allocatable", span, old, f"status.allocatable[{res}]", f"Node `{node}`", n.allocatable[res], res)
+
+
+def tolerate_knob(sources: SourceMap, wl: Workload, ps_name: str, taint: Taint) -> Knob | None:
+    """A pod set's tolerations with one more, for `taint`: in `.kad`, appended to a one-line list
+    or a new `tolerations` attribute after the pod group's opening brace; in a manifest, the pod
+    template's `spec.tolerations` (see `_yaml_tolerate`)."""
+    idx = next((i for i, p in enumerate(wl.pod_sets) if p.name == ps_name), None)
+    if idx is None:
+        return None
+    ps = wl.pod_sets[idx]
+    if ps.span is None:
+        return None
+    if not is_kad(ps.span, sources):
+        return _yaml_tolerate(sources, wl, idx, taint)
+    toleration = taint_text(taint)
     where = f"pod_group `{ps_name}` of workload `{wl.key}`"
     span = _own(ps, "tolerations")
     if span is not None:
@@ -289,14 +350,65 @@ def tolerate_knob(sources: SourceMap, wl: Workload, ps_name: str, toleration: st
             return None
         inner = old[1:-1].strip()
         new = f"[{inner}, \"{toleration}\"]" if inner else f"[\"{toleration}\"]"
-        return Knob("tolerate", span, old, "`tolerations`", where, new)
+        return Knob("tolerate", span, old, "`tolerations`", where, new, kad=True)
     line = sources.line(ps.span.file, ps.span.line) or ""
     at = line.find("{", ps.span.column - 1)
     if at < 0:
         return None
     brace = Span(file=ps.span.file, line=ps.span.line, column=at + 1, end_line=ps.span.line, end_column=at + 2)
     new = f"{{ tolerations = [\"{toleration}\"]" + (" " if line[at + 1:].strip() else "")
-    return Knob("tolerate", brace, "{", "`tolerations`", where, new)
+    return Knob("tolerate", brace, "{", "`tolerations`", where, new, kad=True)
+
+
+def taint_text(t: Taint) -> str:
+    """A taint as `.kad` writes it: `key=value:Effect` (or `key:Effect`)."""
+    return f"{t.key}={t.value}:{t.effect}" if t.value else f"{t.key}:{t.effect}"
+
+
+def _toleration_item(t: Taint) -> str:
+    """A toleration of `t` as a flow mapping (valid YAML and JSON)."""
+    if t.value:
+        return f'{{"key": "{t.key}", "operator": "Equal", "value": "{t.value}", "effect": "{t.effect}"}}'
+    return f'{{"key": "{t.key}", "operator": "Exists", "effect": "{t.effect}"}}'
+
+
+def _yaml_tolerate(sources: SourceMap, wl: Workload, idx: int, taint: Taint) -> Knob | None:
+    """A manifest pod template's `spec.tolerations` with one more: appended to a one-line flow list,
+    put before the first item of a block list, or a new `tolerations` key before the template
+    spec's first key. The new text may span lines; the edit replaces text on one line."""
+    ps = wl.pod_sets[idx]
+    item = _toleration_item(taint)
+    if _own(ps, "name") is not None:  # a Workload's own pod set
+        field, subject = f"spec.podSets[{idx}].template.spec.tolerations", f"Workload `{wl.key}`"
+    else:  # a job's pod template
+        job = f"{wl.origin.kind} `{wl.origin.name}`" if wl.origin is not None else f"the job of workload `{wl.key}`"
+        field, subject = "the pod template's `spec.tolerations`", f"{job} (pod set `{ps.name}`)"
+
+    def knob(at: Span, old: str, new: str) -> Knob:
+        return Knob("tolerate", at, old, field, subject, new, shown=item)
+
+    span = _own(ps, "tolerations")
+    if span is not None:
+        line = sources.line(span.file, span.line) or ""
+        old = text_at(sources, span)
+        if old is not None and old.startswith("[") and old.endswith("]"):
+            inner = old[1:-1].strip()
+            return knob(span, old, f"[{inner}, {item}]" if inner else f"[{item}]")
+        indent = line[:span.column - 1]
+        if line[span.column - 1:span.column] != "-" or indent.strip():
+            return None
+        at = Span(file=span.file, line=span.line, column=span.column, end_line=span.line, end_column=span.column + 1)
+        return knob(at, "-", f"- {item}\n{indent}-")
+    span = _own(ps, "template_spec")
+    if span is None:
+        return None
+    line = sources.line(span.file, span.line) or ""
+    indent, rest = line[:span.column - 1], line[span.column - 1:]
+    key = rest.split(":", 1)[0]
+    if indent.strip() or not key or ":" not in rest or key.startswith(("{", "[", "\"", "'", "?")):
+        return None
+    at = Span(file=span.file, line=span.line, column=span.column, end_line=span.line, end_column=span.column + len(key))
+    return knob(at, key, f"tolerations: [{item}]\n{indent}{key}")
 
 
 _PREEMPT_FIELDS = {"within_cluster_queue": "withinClusterQueue", "reclaim_within_cohort": "reclaimWithinCohort"}
@@ -312,21 +424,21 @@ def preemption_knob(sources: SourceMap, cq: ClusterQueue, which: str) -> Knob | 
     if span is None or old is None:
         return None
     value = getattr(p, which)
-    if is_kad(span):
-        return Knob("preemption", span, old, f"`preemption {{ {which} }}`", f"cluster_queue `{cq.name}`", value)
+    if is_kad(span, sources):
+        return Knob("preemption", span, old, f"`preemption {{ {which} }}`", f"cluster_queue `{cq.name}`", value, kad=True)
     return Knob("preemption", span, old, f"spec.preemption.{_PREEMPT_FIELDS[which]}", f"ClusterQueue `{cq.name}`",
                 value)
 
 
 def enum_text(knob: Knob, value: str) -> str:
     """A Kueue enum value as the knob's file writes it."""
-    return _KAD_ENUM.get(value, value) if is_kad(knob.span) else value
+    return _KAD_ENUM.get(value, value) if knob.kad else value
 
 
 def priority_knob(model: Model, sources: SourceMap, wl: Workload) -> Knob | None:
     """A `.kad` workload's `priority` (a priority class name)."""
     span = _own(wl, "priority_class")
     old = text_at(sources, span)
-    if span is None or old is None or not is_kad(span) or wl.priority is not None or old != wl.priority_class:
+    if span is None or old is None or not is_kad(span, sources) or wl.priority is not None or old != wl.priority_class:
         return None
-    return Knob("priority", span, old, "`priority`", f"workload `{wl.key}`", old)
+    return Knob("priority", span, old, "`priority`", f"workload `{wl.key}`", old, kad=True)

@@ -18,6 +18,7 @@ from kadmit.source import SourceMap
 MAX_SHOWN = 5
 MAX_TARGETS = 3  # other queues / flavors tried for a retarget
 MAX_PAIR_FIRST = 3  # candidates per blame group combined with another group's
+MAX_NODE_RAISES = 2  # node allocatable quantities searched for a placement core's domains
 
 
 @dataclass
@@ -37,7 +38,7 @@ def proven_fixes(prover: Prover, model: Model, sources: SourceMap, ask: Ask, uni
 
     def keep(p: Proven | None) -> None:
         if p is not None:
-            found.setdefault(tuple(sorted(c.edit for c in p.changes)), p)
+            found.setdefault(tuple(sorted(c.key for c in p.changes)), p)
 
     singles = _singles(prover, model, sources, ask.own, ask.workload, units)
     if ask.head is not None:
@@ -191,7 +192,7 @@ def _singles(prover: Prover, model: Model, sources: SourceMap, obs: Obstacles, w
 
     def add(ch: Change | list[Change] | None) -> None:
         group = ch if isinstance(ch, list) else [ch] if ch is not None else []
-        key = tuple(sorted(c.edit for c in group))
+        key = tuple(sorted(c.key for c in group))
         if group and key not in seen:
             seen.add(key)
             out.append(group)
@@ -234,7 +235,15 @@ def _singles(prover: Prover, model: Model, sources: SourceMap, obs: Obstacles, w
             if knob is not None and int(knob.value) > 1:
                 start = max(1, starts[oid] // knob.scale) if oid in starts else int(knob.value) - 1
                 add(prover.lower_until(knob, start, fixed=list(fixed)))
+    raises = 0
     for o in obs.origins:
+        if o.kind == "domain" and wl is not None and raises < MAX_NODE_RAISES:
+            for knob, per_pod in _allocatable_knobs(model, sources, wl, obs.pod_set, o.id)[:MAX_NODE_RAISES - raises]:
+                raises += 1
+                # steps of one pod's request, bisected down to whole units where a pod asks few
+                unit = 1000 if per_pod % 1000 == 0 and per_pod <= 1024 * 1000 else per_pod
+                add(prover.raise_until(knob, int(knob.value) + per_pod, unit, tries=5, fixed=list(fixed)))
+            continue
         if o.kind == "count" and o.id.startswith(("placement|count|", "gang|count")) and wl is not None:
             name = o.id.rsplit("|", 1)[1] if o.id.startswith("placement|") else obs.pod_set
             pset = next((p for p in wl.pod_sets if p.name == name), None)
@@ -271,9 +280,10 @@ def _edits_for(model: Model, sources: SourceMap, o: Origin, wl: Workload | None,
     labels = ns.labels if ns is not None else {}
     if o.kind in ("usage", "holder"):
         key = o.id.split("|")[1] if o.kind == "usage" else o.id.split("|", 3)[3]
-        if o.id.startswith(("usage|cq:", "placement|holder|pod|")):
+        if o.id.startswith("usage|cq:"):
             return out
-        knob = K.finish_knob(model, sources, key)
+        pod = o.kind == "holder" and o.id.split("|")[2] == "pod"
+        knob = K.wait_knob(model, f"pod:{key}") if pod else K.finish_knob(model, sources, key)
         if knob is not None:
             out.append(Change(knob, knob.value))
         if cq is not None and o.kind == "usage":  # let the queue's policy preempt the holders
@@ -285,7 +295,7 @@ def _edits_for(model: Model, sources: SourceMap, o: Origin, wl: Workload | None,
         _, ps_name, _ = o.id.split("|", 2)
         taint = next((t for f in model.flavors for t in f.node_taints if str(t) == o.id.split("|", 2)[2]), None)
         if taint is not None:
-            knob = K.tolerate_knob(sources, wl, ps_name, _taint_text(taint))
+            knob = K.tolerate_knob(sources, wl, ps_name, taint)
             if knob is not None:
                 out.append(Change(knob, knob.value))
     elif o.kind == "rule":
@@ -313,7 +323,12 @@ def _edits_for(model: Model, sources: SourceMap, o: Origin, wl: Workload | None,
             out.append(Change(knob, "preferred"))
     elif o.kind == "node_taint":
         text = o.id.split("|", 2)[2]
-        group = []
+        ps_name = pod_set or next((p.name for p in wl.pod_sets if p.topology is not None), None)
+        taint = next((t for n in model.nodes for t in n.taints if K.taint_text(t) == text), None)
+        knob = K.tolerate_knob(sources, wl, ps_name, taint) if ps_name and taint is not None else None
+        if knob is not None:  # the pod set tolerates it
+            out.append(Change(knob, knob.value))
+        group = []  # or the taint goes from every node that has it
         for n in sorted(model.nodes, key=lambda n: n.name):
             if any(_taint_text(t) == text for t in n.taints):
                 knob = K.node_taints_knob(model, sources, n.name)
@@ -334,8 +349,39 @@ def _edits_for(model: Model, sources: SourceMap, o: Origin, wl: Workload | None,
     return out
 
 
-def _taint_text(t) -> str:
-    return f"{t.key}={t.value}:{t.effect}" if t.value else f"{t.key}:{t.effect}"
+_taint_text = K.taint_text
+
+
+def _allocatable_knobs(model: Model, sources: SourceMap, wl: Workload, pod_set: str | None,
+                       oid: str) -> list[tuple[K.Knob, int]]:
+    """A placement core's domain (`gang|domain|PATH`, `*`: the whole topology) made roomier: the
+    allocatable of the first of its nodes the pod set may use, per resource it requests (extended
+    resources such as GPUs first), each with the pod's request as the step."""
+    ps = next((p for p in wl.pod_sets if p.name == pod_set), None) or \
+        next((p for p in wl.pod_sets if p.topology is not None), None)
+    if ps is None:
+        return []
+    path = oid.split("|", 2)[2]
+    values = [] if path == "*" else path.split("/")
+
+    def inside(n) -> bool:
+        return any(len(t.levels) >= len(values) and all(n.labels.get(lv) == v for lv, v in zip(t.levels, values))
+                   for t in model.topologies)
+
+    def usable(n) -> bool:
+        return (n.ready and not n.unschedulable and all(n.labels.get(k) == v for k, v in ps.node_selector.items())
+                and all(t.effect not in ("NoSchedule", "NoExecute") or any(x.tolerates(t) for x in ps.tolerations)
+                        for t in n.taints))
+
+    node = next((n for n in sorted(model.nodes, key=lambda n: n.name) if inside(n) and usable(n)), None)
+    if node is None:
+        return []
+    out = []
+    for res in sorted((r for r, q in ps.requests.items() if q and r != "pods"), key=lambda r: ("/" not in r, r)):
+        knob = K.allocatable_knob(model, sources, node.name, res)
+        if knob is not None:
+            out.append((knob, ps.requests[res]))
+    return out
 
 
 def _retarget(model: Model, sources: SourceMap, lq_key: str, labels: dict, current: str | None) -> list[Change]:

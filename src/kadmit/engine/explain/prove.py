@@ -8,7 +8,7 @@ from typing import Callable
 
 from kadmit.edits import Edit
 from kadmit.engine.admission.session import SolverUnknown
-from kadmit.engine.explain.knobs import Knob
+from kadmit.engine.explain.knobs import Knob, finished
 from kadmit.engine.explain.replay import Baseline, Effect, Replay, State, decide_again, effects, plural, states
 from kadmit.engine.solver.z3backend import Limits
 from kadmit.model import Model
@@ -23,25 +23,46 @@ class Change:
 
     knob: Knob
     new: int | str
+    minimal: bool | None = field(default=None, compare=False)  # a searched number: proven the least change?
+    neighbor: int | None = field(default=None, compare=False)  # the value one step less of a change
 
     @property
-    def edit(self) -> Edit:
+    def edit(self) -> Edit | None:
         return self.knob.edit(self.new)
+
+    @property
+    def key(self) -> str:
+        """Identifies the change among a fix's (an edit, or the holder waited for)."""
+        return repr(self.edit) if self.edit is not None else f"wait {self.knob.value}"
 
     def describe(self) -> str:
         k = self.knob
+        if k.kind == "wait":
+            return (f"{k.where()}: wait for {k.subject} to finish (no edit of the input says so: proven by "
+                    f"deciding again without it)")
         if k.kind == "priority":
             return f"{k.where()}: {k.field} of {k.subject}: {k.old} → {self.edit.new}"
         if k.kind == "finish":
             return f"{k.where()}: wait for {k.subject} to finish: add `finished = true` to it"
+        if k.kind == "tolerate" and k.shown:
+            return f"{k.where()}: {k.field} of {k.subject}: add the toleration `{k.shown}`"
         if k.kind == "tolerate":
             return f"{k.where()}: {k.field} of {k.subject}: add a toleration (`{k.old}` → `{self.edit.new}`)"
         if k.kind == "rule":
             return f"{k.where()}: disable {k.subject}: its expression `{k.old}` → `{self.edit.new}`"
-        return f"{k.where()}: {k.field} of {k.subject}: {k.old} → {self.edit.new}"
+        return f"{k.where()}: {k.field} of {k.subject}: {k.old} → {self.edit.new}{self._least()}"
+
+    def _least(self) -> str:
+        if self.minimal is None:
+            return ""
+        if not self.minimal:
+            return " (admits it; a smaller change was not ruled out)"
+        one = self.knob.render(self.neighbor) if self.neighbor is not None else "?"
+        return f" (minimal: one step less, {one}, does not admit it)"
 
     def as_dict(self) -> dict:
-        return {**self.edit.as_dict(), "field": self.knob.field, "subject": self.knob.subject}
+        out = {**self.edit.as_dict(), "field": self.knob.field, "subject": self.knob.subject}
+        return out if self.minimal is None else {**out, "minimal": self.minimal}
 
 
 @dataclass
@@ -84,8 +105,10 @@ class Proven:
         return f"{what}{self.needs}: it is {gets}; {side}"
 
     def as_dict(self) -> dict:
-        return {"message": self.message, "changes": [c.as_dict() for c in self.changes],
-                "outcome": self.outcome.as_dict(), "effects": [e.as_dict() for e in self.effects]}
+        out = {"message": self.message, "changes": [c.as_dict() for c in self.changes if c.edit is not None],
+               "outcome": self.outcome.as_dict(), "effects": [e.as_dict() for e in self.effects]}
+        waits = [str(c.knob.value) for c in self.changes if c.edit is None]
+        return {**out, "waits_for": waits} if waits else out
 
 
 def _gets(s: State) -> str:
@@ -122,14 +145,17 @@ class Prover:
     cache: dict = field(default_factory=dict)
 
     def replay(self, changes: list[Change]) -> Replay | None:
-        edits = tuple(sorted(c.edit for c in changes))
-        if edits in self.cache:
-            return self.cache[edits]
+        edits = tuple(sorted(c.edit for c in changes if c.edit is not None))
+        gone = tuple(sorted(str(c.knob.value) for c in changes if c.edit is None))  # holders waited for
+        if (edits, gone) in self.cache:
+            return self.cache[edits, gone]
         if self.tried >= self.budget:
             return None
         self.tried += 1
         out = None
         model = self.reload(list(edits))
+        if model is not None and gone:
+            model = finished(model, list(gone))
         if model is not None:
             try:
                 if self.redecide is not None:
@@ -139,12 +165,17 @@ class Prover:
                     out = decide_again(self.base, model, self.limits, self.tas_profile, self.incremental)
             except SolverUnknown:
                 self.unknown = True
-        self.cache[edits] = out
+        self.cache[edits, gone] = out
         return out
 
     def admits(self, changes: list[Change]) -> bool:
         r = self.replay(changes)
         return r is not None and r.states.get(self.target, State(False)).admitted
+
+    def refuses(self, changes: list[Change]) -> bool:
+        """Decided again, the workload is not admitted (False also when it couldn't be decided)."""
+        r = self.replay(changes)
+        return r is not None and not r.states.get(self.target, State(False)).admitted
 
     def prove(self, changes: list[Change]) -> Proven | None:
         r = self.replay(changes)
@@ -162,7 +193,8 @@ class Prover:
                     fixed: list[Change] = (), hint: int | None = None) -> Change | None:
         """The least value found (>= start, in steps of `unit`) that admits: `start`, then `hint`
         (what Kueue's queue order suggests) if larger, growing the raise geometrically, then
-        bisecting; every value tried is a re-decision."""
+        bisecting; every value tried is a re-decision. The change is `minimal` when one step less
+        was decided again and does not admit."""
         old = int(knob.value)
         step = max(unit, _round_up(start - old, unit))
         values = [old + step]
@@ -187,11 +219,22 @@ class Prover:
                 ok = mid
             else:
                 fail = mid
-        return Change(knob, ok)
+        return self._least(knob, ok, ok - unit, fail, old, list(fixed))
+
+    def _least(self, knob: Knob, ok: int, less: int, fail: int, old: int, fixed: list[Change]) -> Change:
+        """`ok` as a change, `minimal` when `less` (one step less) is decided again and refuses: it
+        is `fail` (the last refused value, or the input's own with `fixed` alone), or one more check."""
+        if less == fail:
+            sure = self.refuses(fixed + [Change(knob, fail)]) if fail != old else (
+                not fixed or self.refuses(fixed))
+        else:
+            sure = self.refuses(fixed + [Change(knob, less)])
+        return Change(knob, ok, minimal=sure, neighbor=less)
 
     def lower_until(self, knob: Knob, start: int, tries: int = 6, floor: int = 1,
                     fixed: list[Change] = ()) -> Change | None:
-        """The largest value found (<= start, >= floor) that admits, halving, then bisecting."""
+        """The largest value found (<= start, >= floor) that admits, halving, then bisecting;
+        `minimal` when one more was decided again and does not admit."""
         old = int(knob.value)
         v = min(start, old - 1)
         fail, ok = old, None
@@ -211,7 +254,7 @@ class Prover:
                 ok = mid
             else:
                 fail = mid
-        return Change(knob, ok)
+        return self._least(knob, ok, ok + 1, fail, old, list(fixed))
 
 
 def _round_up(x: int, unit: int) -> int:
