@@ -61,8 +61,8 @@ def hierarchy():
 
 def test_hierarchical_subtree_quota():
     tree = QuotaTree(ModelIndex(hierarchy()))
-    assert tree.cohorts["team"].subtree[CPU] == 5_000
-    assert tree.cohorts["org"].subtree[CPU] == 5_000  # 4 + 1 + (5 - 5 guaranteed by team)
+    assert tree.cohorts["team"].subtree_quota[CPU] == 5_000
+    assert tree.cohorts["org"].subtree_quota[CPU] == 5_000  # 4 + 1 + (5 - 5 guaranteed by team)
 
 
 @pytest.mark.parametrize("usage, want_x, want_y", [

@@ -1,25 +1,28 @@
-"""A plain-Python reference of Kueue's admission: quota arithmetic, scheduling order, preemption.
+"""A plain-Python replay of Kueue's admission: the oracle the engine is tested against and the
+baseline of the benchmarks.
 
-It is the oracle the Z3 engine is tested against and the baseline of the benchmarks. It
-imports only the model, the index and quantities. See `quota` (the quota tree), `flavors`
-(flavor assignment, partial admission, flavor modes), `scheduler` (queues and cycles),
-`preemption` (victim selection, classical and fair sharing) and `preempting` (the replay with
-preemption, `decide(model, preemption=True)`) for the semantics followed and the choices made
-where Kueue's answer depends on timing; docs/PREEMPTION.md describes Kueue's rules.
+It is written from Kueue's own sources, in Kueue's shape and names, with its own data
+structures and nothing from the engine: it imports only the model, the index, the effective
+state and quantities. Modules, in import order:
+
+- `quota`: resource nodes and the quota tree (`resource_node.go`, ClusterQueue / Cohort snapshots);
+- `snapshot`: the workloads holding quota per ClusterQueue (`workload.Info`, the cache snapshot);
+- `common`: what both preemption strategies share (policies, candidate order, fill-back);
+- `classical`, `fair_sharing`: the two strategies, dominant resource shares, the tournament's shares;
+- `preemption`: `GetTargets`, the preemption oracle, fair-sharing settings;
+- `flavors`: the flavor assigner with its modes, and partial admission;
+- `queues`: ClusterQueue queueing (StrictFIFO / BestEffortFIFO, inadmissible workloads);
+- `scheduler`: the scheduling cycle; `preempting` the same with preemption on; `replay` `decide()`.
+
+docs/PREEMPTION.md describes Kueue's preemption rules; each module's docstring says which of
+Kueue's functions it replays and the choices made where Kueue's answer depends on timing.
 """
 
 from __future__ import annotations
 
 from kadmit.index import ModelIndex
 from kadmit.model import Model
-from kadmit.reference.preemption import (
-    Admitted,
-    FairSharing,
-    Preemptor,
-    Snapshot,
-    Target,
-    get_targets,
-)
+from kadmit.reference.preemption import Admitted, FairSharing, Preemptor, Snapshot, Target, get_targets
 from kadmit.reference.quota import FR, QuotaTree
 from kadmit.reference.replay import decide
 from kadmit.reference.scheduler import RefDecision, RefPodSet, build_tree
@@ -28,18 +31,14 @@ __all__ = ["Admitted", "FairSharing", "Preemptor", "RefDecision", "RefPodSet", "
            "build_tree", "decide", "get_targets", "potential_available"]
 
 
-def _tree(model: Model, usage: dict[str, dict[FR, int]]) -> QuotaTree:
-    tree = QuotaTree(ModelIndex(model))
-    for cq in sorted(usage):
-        if cq in tree.queues:
-            tree.add_usage(cq, usage[cq])
-    return tree
-
-
 def available(model: Model, usage: dict[str, dict[FR, int]], cq: str, fr: FR) -> int:
-    """What cluster queue `cq` can still use of `fr = (flavor, resource)` given each queue's
+    """What ClusterQueue `cq` can still use of `fr = (flavor, resource)` given each queue's
     usage (clamped at 0, as `ClusterQueueSnapshot.Available`)."""
-    return _tree(model, usage).available(cq, fr)
+    tree = QuotaTree(ModelIndex(model))
+    for name in sorted(usage):
+        if name in tree.queues:
+            tree.add_usage(name, usage[name])
+    return tree.available(cq, fr)
 
 
 def potential_available(model: Model, cq: str, fr: FR) -> int:

@@ -1,151 +1,183 @@
-"""Kueue's classical preemption (`classicalPreemptionStrategy` over `classical.NewCandidateIterator`), replayed on a snapshot."""
+"""Kueue's classical preemption: `classicalPreemptions` (preemption.go) over the candidate
+iterator of `preemption/classical` (candidate_generator.go, hierarchical_preemption.go).
+
+Candidates come in three lists: hierarchy candidates (the preemptor is closer to the quota they
+use, so any priority goes), priority candidates (other queues, decided by priority and
+borrowWithinCohort) and same-queue candidates. Each list is sorted by `CandidatesOrdering`;
+the evicted ones of all three come first, then the others, list by list. One or two runs over
+them, with and without borrowing allowed, take candidates until the preemptor fits.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from kadmit.reference.common import (Preemptor, Target, as_targets, candidates_ordering, fill_back_workloads,
+                                     restore_snapshot, satisfies_preemption_policy, workload_fits,
+                                     workload_uses_resources)
+from kadmit.reference.quota import (ResourceNode, is_within_nominal_in_resources, path_parent_to_root,
+                                    quantities_fit_in_quota)
+from kadmit.reference.snapshot import Admitted, Snapshot
 
-from kadmit.model import ClusterQueue
-from kadmit.reference.quota import Node, ancestors, fit_in_quota, within_nominal
-from kadmit.reference.snapshot import (IN_CLUSTER_QUEUE, IN_COHORT_RECLAIM_WHILE_BORROWING, IN_COHORT_RECLAMATION,
-                                       Admitted, Candidates, Preemptor, Snapshot, Target, candidate_key,
-                                       satisfies_policy, select_targets, under_nominal, uses_needed)
-
-
-# --- classical preemption ---------------------------------------------------------------------
-
-WITHIN_CQ, HIERARCHICAL, RECLAIM_WITHOUT_BORROWING, RECLAIM_WHILE_BORROWING = range(1, 5)
-_VARIANT_REASON = {WITHIN_CQ: IN_CLUSTER_QUEUE, HIERARCHICAL: IN_COHORT_RECLAMATION,
-                   RECLAIM_WITHOUT_BORROWING: IN_COHORT_RECLAMATION,
-                   RECLAIM_WHILE_BORROWING: IN_COHORT_RECLAIM_WHILE_BORROWING}
-
-
-@dataclass
-class _Elem:
-    wl: Admitted
-    lca: Node | None
-    variant: int
+# preemptionVariant values, and the reason each gives its target.
+NEVER = None
+WITHIN_CQ = "WithinCQ"
+HIERARCHICAL_RECLAIM = "HierarchicalReclaim"
+RECLAIM_WITHOUT_BORROWING = "ReclaimWithoutBorrowing"
+RECLAIM_WHILE_BORROWING = "ReclaimWhileBorrowing"
+VARIANT_REASON = {
+    WITHIN_CQ: "InClusterQueue",
+    HIERARCHICAL_RECLAIM: "InCohortReclamation",
+    RECLAIM_WITHOUT_BORROWING: "InCohortReclamation",
+    RECLAIM_WHILE_BORROWING: "InCohortReclaimWhileBorrowing",
+}
 
 
-def _borrow_within_cohort(cq: ClusterQueue) -> tuple[bool, int | None]:
+def is_borrowing_within_cohort_forbidden(snap: Snapshot, cq: str):
     """`IsBorrowingWithinCohortForbidden`: (forbidden, maxPriorityThreshold)."""
-    bwc = cq.preemption.borrow_within_cohort
-    if bwc is None or bwc.policy == "Never":
+    setting = snap.specs[cq].preemption.borrow_within_cohort
+    if setting is None or setting.policy == "Never":
         return True, None
-    return False, bwc.max_priority_threshold
+    return False, setting.max_priority_threshold
 
 
-def _classify(spec: ClusterQueue, p: Preemptor, wl: Admitted, advantage: bool) -> int | None:
-    """`classifyPreemptionVariant`; None for a workload that can't be preempted."""
-    if not uses_needed(wl, p.needs):
-        return None
-    same = wl.cluster_queue == p.cluster_queue
-    policy = spec.preemption.within_cluster_queue if same else spec.preemption.reclaim_within_cohort
-    if not satisfies_policy(policy, p, wl):
-        return None
-    if same:
+def classify_preemption_variant(snap: Snapshot, preemptor: Preemptor, candidate: Admitted,
+                                hierarchical_advantage: bool):
+    """`classifyPreemptionVariant`."""
+    if not workload_uses_resources(candidate, preemptor.needs):
+        return NEVER
+    policies = snap.specs[preemptor.cluster_queue].preemption
+    same_queue = candidate.cluster_queue == preemptor.cluster_queue
+    policy = policies.within_cluster_queue if same_queue else policies.reclaim_within_cohort
+    if not satisfies_preemption_policy(policy, preemptor, candidate):
+        return NEVER
+    if same_queue:
         return WITHIN_CQ
-    if advantage:
-        return HIERARCHICAL
-    forbidden, threshold = _borrow_within_cohort(spec)
+    if hierarchical_advantage:
+        return HIERARCHICAL_RECLAIM
+    forbidden, threshold = is_borrowing_within_cohort_forbidden(snap, preemptor.cluster_queue)
     if forbidden:
         return RECLAIM_WITHOUT_BORROWING
-    above = wl.priority >= p.priority or (threshold is not None and wl.priority > threshold)
-    return RECLAIM_WITHOUT_BORROWING if above else RECLAIM_WHILE_BORROWING
+    # isAboveBorrowingThreshold
+    if candidate.priority >= preemptor.priority:
+        return RECLAIM_WITHOUT_BORROWING
+    if threshold is not None and candidate.priority > threshold:
+        return RECLAIM_WITHOUT_BORROWING
+    return RECLAIM_WHILE_BORROWING
 
 
-def _collect(snap: Snapshot, p: Preemptor) -> tuple[list[_Elem], list[_Elem], list[_Elem]]:
-    """(hierarchy, priority, same-queue) candidates (`collectSameQueueCandidates`,
-    `collectCandidatesForHierarchicalReclaim`): walking up from the preemptor's queue, every
-    over-nominal queue of each ancestor's subtree (not yet visited, skipping within-nominal
-    cohorts) gives candidates, with the ancestor as their lowest common ancestor; once some
-    subtree on the way fits the request, the preemptor has a hierarchical advantage over all
-    candidates found from there on."""
-    spec = snap.specs[p.cluster_queue]
-    cq = snap.tree.queues[p.cluster_queue]
+class CandidateIterator:
+    """`candidateIterator`: the ordered candidates, each with the lowest common ancestor of its
+    queue and the preemptor's (None for the preemptor's own queue) and its variant."""
 
-    def from_queue(name: str, lca: Node | None, advantage: bool) -> list[_Elem]:
-        out = []
-        for wl in snap.admitted(name):
-            variant = _classify(spec, p, wl, advantage)
-            if variant is not None:
-                out.append(_Elem(wl, lca, variant))
-        return out
+    def __init__(self, snap: Snapshot, preemptor: Preemptor) -> None:
+        self.snap = snap
+        self.preemptor = preemptor
+        self.cq = snap.tree.queues[preemptor.cluster_queue]
+        same_queue = self.collect_same_queue_candidates()
+        hierarchy, priority = self.collect_candidates_for_hierarchical_reclaim()
+        order = candidates_ordering(preemptor.cluster_queue)
+        lists = []
+        for found in (hierarchy, priority, same_queue):
+            lists.append(sorted(found, key=lambda elem: order(elem[0])))
+        evicted = [elem for found in lists for elem in found if elem[0].evicted]
+        others = [elem for found in lists for elem in found if not elem[0].evicted]
+        self.candidates = evicted + others
+        self.no_candidate_from_other_queues = not hierarchy and not priority
+        self.no_candidate_for_hierarchical_reclaim = not hierarchy
 
-    same: list[_Elem] = []
-    if spec.preemption.within_cluster_queue != "Never":
-        same = from_queue(p.cluster_queue, None, False)
-    hierarchy: list[_Elem] = []
-    priority: list[_Elem] = []
-    if cq.parent is None or spec.preemption.reclaim_within_cohort == "Never":
-        return hierarchy, priority, same
+    def candidates_from_cq(self, cq: str, lca: ResourceNode | None, advantage: bool) -> list:
+        found = []
+        for candidate in self.snap.admitted(cq):
+            variant = classify_preemption_variant(self.snap, self.preemptor, candidate, advantage)
+            if variant is not NEVER:
+                found.append((candidate, lca, variant))
+        return found
 
-    def walk(cohort: Node, root: Node, skip: Node | None, advantage: bool) -> None:
-        bucket = hierarchy if advantage else priority
-        for child in sorted((c for c in cohort.children if not c.is_cluster_queue), key=lambda n: n.name):
-            if child is skip or within_nominal(child, p.needs):
+    def collect_same_queue_candidates(self) -> list:
+        if self.snap.specs[self.cq.name].preemption.within_cluster_queue == "Never":
+            return []
+        return self.candidates_from_cq(self.cq.name, None, False)
+
+    def collect_candidates_for_hierarchical_reclaim(self) -> tuple[list, list]:
+        hierarchy: list = []
+        priority: list = []
+        if self.cq.parent is None or self.snap.specs[self.cq.name].preemption.reclaim_within_cohort == "Never":
+            return hierarchy, priority
+        previous_root = None
+        advantage, remaining = quantities_fit_in_quota(self.cq, self.preemptor.usage)
+        for subtree_root in path_parent_to_root(self.cq):
+            into = hierarchy if advantage else priority
+            self.collect_candidates_in_subtree(subtree_root, subtree_root, previous_root, advantage, into)
+            fits, remaining = quantities_fit_in_quota(subtree_root, remaining)
+            advantage = advantage or fits
+            previous_root = subtree_root
+        return hierarchy, priority
+
+    def collect_candidates_in_subtree(self, cohort: ResourceNode, subtree_root: ResourceNode,
+                                      skip: ResourceNode | None, advantage: bool, into: list) -> None:
+        needs = self.preemptor.needs
+        for child in cohort.child_cohorts:
+            if child is skip or is_within_nominal_in_resources(child, needs):
                 continue
-            walk(child, root, skip, advantage)
-        for child in sorted((c for c in cohort.children if c.is_cluster_queue), key=lambda n: n.name):
-            if child is cq or within_nominal(child, p.needs):
+            self.collect_candidates_in_subtree(child, subtree_root, skip, advantage, into)
+        for child in cohort.child_cqs:
+            if child is self.cq or is_within_nominal_in_resources(child, needs):
                 continue
-            bucket.extend(from_queue(child.name, root, advantage))
+            into.extend(self.candidates_from_cq(child.name, subtree_root, advantage))
 
-    advantage, remaining = fit_in_quota(cq, p.usage)
-    previous: Node | None = None
-    for ancestor in ancestors(cq):
-        walk(ancestor, ancestor, previous, advantage)
-        fits, remaining = fit_in_quota(ancestor, remaining)
-        advantage = advantage or fits
-        previous = ancestor
-    return hierarchy, priority, same
+    def run(self, borrow: bool):
+        """One run of `Next(borrow)` from the start (`Reset`)."""
+        for candidate, lca, variant in self.candidates:
+            if self.candidate_is_valid(candidate, lca, variant, borrow):
+                yield candidate, VARIANT_REASON[variant]
 
-
-def _valid(snap: Snapshot, p: Preemptor, elem: _Elem, allow_borrowing: bool) -> bool:
-    """`candidateIsValid`, checked against the snapshot as targets are removed: a candidate from
-    another queue is skipped once its queue, or a cohort between it and the lowest common
-    ancestor, is back within nominal quota; candidates that may only go without borrowing are
-    skipped in the attempt that borrows."""
-    if elem.wl.cluster_queue == p.cluster_queue:
+    def candidate_is_valid(self, candidate: Admitted, lca, variant, borrow: bool) -> bool:
+        """`candidateIsValid`, against the snapshot as it is when the candidate comes up."""
+        if candidate.cluster_queue == self.cq.name:
+            return True
+        if borrow and variant == RECLAIM_WITHOUT_BORROWING:
+            return False
+        node = self.snap.tree.queues[candidate.cluster_queue]
+        if is_within_nominal_in_resources(node, self.preemptor.needs):
+            return False
+        for cohort in path_parent_to_root(node):
+            if cohort is lca:
+                break
+            if is_within_nominal_in_resources(cohort, self.preemptor.needs):
+                return False
         return True
-    if allow_borrowing and elem.variant == RECLAIM_WITHOUT_BORROWING:
-        return False
-    node = snap.tree.queues[elem.wl.cluster_queue]
-    if within_nominal(node, p.needs):
-        return False
-    for anc in ancestors(node):
-        if anc is elem.lca:
-            break
-        if within_nominal(anc, p.needs):
+
+
+def queue_under_nominal_in_resources_needing_preemption(snap: Snapshot, preemptor: Preemptor) -> bool:
+    """`queueUnderNominalInResourcesNeedingPreemption`: usage strictly below nominal in every
+    flavor-resource that needs preemption."""
+    node = snap.tree.queues[preemptor.cluster_queue]
+    for fr in preemptor.needs:
+        quota = node.quotas.get(fr)
+        if quota is None or node.usage.get(fr, 0) >= quota.nominal:
             return False
     return True
 
 
-def classical_targets(snap: Snapshot, p: Preemptor) -> list[Target]:
-    """Classical preemption: candidates ordered evicted first, then hierarchy / priority /
-    same-queue candidates (each by `candidate_key`); one or two attempts, with and without
-    borrowing, in the order Kueue tries them."""
-    hierarchy, priority, same = _collect(snap, p)
-    order = lambda e: candidate_key(e.wl, p.cluster_queue)
-    for group in (hierarchy, priority, same):
-        group.sort(key=order)
-    split = lambda g: ([e for e in g if e.wl.evicted], [e for e in g if not e.wl.evicted])
-    (eh, nh), (ep, np_), (es, ns) = split(hierarchy), split(priority), split(same)
-    elems = eh + ep + es + nh + np_ + ns
-    forbidden, _ = _borrow_within_cohort(snap.specs[p.cluster_queue])
-    if (not hierarchy and not priority) or (forbidden and not under_nominal(snap, p)):
+def classical_targets(snap: Snapshot, preemptor: Preemptor) -> list[Target]:
+    """`classicalPreemptions`: the targets, or [] when no run makes the preemptor fit; the
+    snapshot is left as found."""
+    candidates = CandidateIterator(snap, preemptor)
+    forbidden, _ = is_borrowing_within_cohort_forbidden(snap, preemptor.cluster_queue)
+    if candidates.no_candidate_from_other_queues or (
+            forbidden and not queue_under_nominal_in_resources_needing_preemption(snap, preemptor)):
         attempts = [True]
-    elif forbidden and not hierarchy:
+    elif forbidden and candidates.no_candidate_for_hierarchical_reclaim:
         attempts = [False, True]
     else:
         attempts = [True, False]
-
-    def make(allow_borrowing: bool) -> Callable[[], Candidates]:
-        def gen() -> Candidates:
-            for elem in elems:
-                if _valid(snap, p, elem, allow_borrowing):
-                    snap.remove(elem.wl)
-                    yield elem.wl, _VARIANT_REASON[elem.variant]
-        return gen
-
-    return select_targets(snap, p, [(make(b), b) for b in attempts])
+    for allow_borrowing in attempts:
+        taken: list = []
+        for candidate, reason in candidates.run(allow_borrowing):
+            snap.remove(candidate)
+            taken.append((candidate, reason))
+            if workload_fits(snap, preemptor, allow_borrowing):
+                kept = fill_back_workloads(snap, preemptor, taken, allow_borrowing)
+                restore_snapshot(snap, kept)
+                return as_targets(kept)
+        restore_snapshot(snap, taken)
+    return []

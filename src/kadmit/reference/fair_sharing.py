@@ -1,284 +1,324 @@
-"""Kueue's fair sharing, replayed: dominant resource shares and `fairPreemptionStrategy` (rules S2-a / S2-b)."""
+"""Kueue's fair sharing: dominant resource shares (`pkg/cache/scheduler/fair_sharing.go`),
+fair-sharing preemption (`fairPreemptions` in preemption.go over `preemption/fairsharing`:
+the target ClusterQueue ordering, almost-LCAs and strategies S2-a / S2-b), and the admission
+tournament of `pkg/scheduler/fair_sharing_iterator.go`.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass
 from fractions import Fraction
 
-from kadmit.reference.quota import FR, Node, ancestors
-from kadmit.reference.snapshot import (DEFAULT_STRATEGIES, IN_CLUSTER_QUEUE, IN_COHORT_FAIR_SHARING,
-                                       IN_COHORT_RECLAMATION, LESS_THAN_INITIAL_SHARE,
-                                       LESS_THAN_OR_EQUAL_TO_FINAL_SHARE, Admitted, Candidates, FairSharing,
-                                       Preemptor, Snapshot, Target, candidate_key, is_borrowing,
-                                       satisfies_policy, select_targets, uses_needed, within_nominal_now)
+from kadmit.reference.common import (S2A, S2B, FairSharing, Preemptor, Target, as_targets, candidates_ordering,
+                                     fill_back_workloads, restore_snapshot, satisfies_preemption_policy,
+                                     workload_fits, workload_uses_resources)
+from kadmit.reference.quota import (FR, ResourceNode, borrowing_with, path_parent_to_root,
+                                    potential_available, root_of)
+from kadmit.reference.snapshot import Admitted, Snapshot
+
+INF = float("inf")
 
 
-# --- fair sharing -------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
 class DRS:
-    """A dominant resource share: the unweighted ratio (per mille of what the cohort can lend),
-    the node's weight, and the flavor-resources it borrows."""
+    """A dominant resource share: the unweighted ratio (per mille of what the parent could lend,
+    for the dominant resource), the node's fair weight and the flavor-resources it borrows."""
 
-    weight: float
-    ratio: float = 0.0
-    resource: str = ""
-    borrowing: frozenset[FR] = frozenset()
-
-    @property
-    def zero_weight_borrows(self) -> bool:
-        return self.weight == 0 and bool(self.borrowing)
+    def __init__(self, weight: float, ratio: float = 0.0, resource: str = "",
+                 borrowing: frozenset[FR] = frozenset()) -> None:
+        self.weight = weight
+        self.ratio = ratio
+        self.resource = resource
+        self.borrowing = borrowing
 
     @property
     def is_zero(self) -> bool:
-        """Not borrowing at all (such nodes are pruned from preemption)."""
-        return not self.borrowing
+        """Not borrowing anything (such queues and cohorts are pruned from preemption)."""
+        return len(self.borrowing) == 0
+
+    @property
+    def zero_weight_borrows(self) -> bool:
+        return self.weight == 0 and len(self.borrowing) > 0
 
     @property
     def share(self) -> float:
         """`PreciseWeightedShare`: 0 when not borrowing, +inf for a zero weight that borrows."""
-        if self.ratio == 0 and not self.zero_weight_borrows:
+        if self.zero_weight_borrows:
+            return INF
+        if self.ratio == 0:
             return 0.0
-        if self.weight == 0:
-            return float("inf")
         return self.ratio / self.weight
 
-    def key(self) -> tuple:
-        """Sorts as `CompareDRS`: zero-weight borrowers above everything, by ratio among them."""
-        return (1, self.ratio) if self.zero_weight_borrows else (0, self.share)
-
     def borrows_on(self, frs) -> bool:
-        """`IsBorrowingOn`: borrowing in one of the given flavor-resources."""
+        """`IsBorrowingOn`."""
         return any(fr in self.borrowing for fr in frs)
 
 
 def compare_drs(a: DRS, b: DRS) -> int:
-    ka, kb = a.key(), b.key()
-    return (ka > kb) - (ka < kb)
+    """`CompareDRS`: zero-weight borrowers above all others (by ratio among themselves), the
+    others by weighted share."""
+    if a.zero_weight_borrows and b.zero_weight_borrows:
+        x, y = a.ratio, b.ratio
+    elif a.zero_weight_borrows or b.zero_weight_borrows:
+        return 1 if a.zero_weight_borrows else -1
+    else:
+        x, y = a.share, b.share
+    if x == y:
+        return 0
+    return 1 if x > y else -1
 
 
-def dominant_resource_share(snap: Snapshot, node: Node, extra: dict[FR, int] | None = None) -> DRS:
-    """`dominantResourceShare`: for a node with a parent, per resource name the usage beyond the
-    node's subtree quota (summed over flavors, with `extra` added), divided by what the parent
-    could lend of that resource (`potentialAvailable` of the parent, summed over the flavors of
-    the whole tree), times 1000; the largest ratio wins (the first resource name among equals).
-    A root node has share 0."""
-    weight = snap.weight(node)
+def drs_order(drs: DRS) -> tuple:
+    """A sort key that orders shares as `compare_drs` does."""
+    if drs.zero_weight_borrows:
+        return (1, drs.ratio)
+    return (0, drs.share)
+
+
+def dominant_resource_share(snap: Snapshot, node: ResourceNode, extra: dict[FR, int] | None = None) -> DRS:
+    """`dominantResourceShare` of a node with `extra` requests on top of its usage: per resource
+    name, what it uses beyond its subtree quota (summed over flavors), over what its parent could
+    lend of that resource (`potentialAvailable` of the parent, summed over every flavor of the
+    root's subtree quota), times 1000; the largest wins, the first resource name among equals.
+    A node without a parent has share 0."""
+    weight = snap.fair_weight(node)
     if node.parent is None:
         return DRS(weight)
     extra = extra or {}
-    borrowed: dict[str, int] = {}
-    frs: set[FR] = set()
-    for fr, quota in node.subtree.items():
-        amount = extra.get(fr, 0) + node.usage.get(fr, 0) - quota
-        if amount > 0:
-            borrowed[fr[1]] = borrowed.get(fr[1], 0) + amount
-            frs.add(fr)
-    if not borrowed:
+    borrowed_by_resource: dict[str, int] = {}
+    borrowed_frs = []
+    for fr in node.subtree_quota:
+        beyond = extra.get(fr, 0) + node.usage.get(fr, 0) - node.subtree_quota[fr]
+        if beyond > 0:
+            borrowed_by_resource[fr[1]] = borrowed_by_resource.get(fr[1], 0) + beyond
+            borrowed_frs.append(fr)
+    if not borrowed_by_resource:
         return DRS(weight)
-    root = node
-    while root.parent is not None:
-        root = root.parent
     lendable: dict[str, int] = {}
-    for fr in root.subtree:
-        lendable[fr[1]] = lendable.get(fr[1], 0) + snap.tree.node_potential(node.parent, fr)
-    ratio, resource = 0.0, ""
-    for res in sorted(borrowed):
-        if lendable.get(res, 0) > 0:
-            value = float(Fraction(borrowed[res] * 1000, lendable[res]))
-            if value > ratio:
-                ratio, resource = value, res
-    return DRS(weight, ratio, resource, frozenset(frs))
+    for fr in root_of(node).subtree_quota:
+        lendable[fr[1]] = lendable.get(fr[1], 0) + potential_available(node.parent, fr)
+    best_ratio, best_resource = 0.0, ""
+    for resource in sorted(borrowed_by_resource):
+        can_lend = lendable.get(resource, 0)
+        if can_lend <= 0:
+            continue
+        ratio = float(Fraction(borrowed_by_resource[resource] * 1000, can_lend))
+        if ratio > best_ratio:
+            best_ratio, best_resource = ratio, resource
+    return DRS(weight, best_ratio, best_resource, frozenset(borrowed_frs))
 
 
-def strategy_passes(name: str, preemptor_new: DRS, target_old: DRS, target_new: DRS | None) -> bool:
-    """Rule S2-a (`LessThanOrEqualToFinalShare`) or S2-b (`LessThanInitialShare`)."""
-    if name == LESS_THAN_OR_EQUAL_TO_FINAL_SHARE:
+# --- preemption ---------------------------------------------------------------------------------
+
+def cq_is_borrowing(node: ResourceNode, frs) -> bool:
+    """`cqIsBorrowing`: in a cohort and over its quota in some flavor-resource of `frs`."""
+    if node.parent is None:
+        return False
+    return any(borrowing_with(node, fr, 0) for fr in frs)
+
+
+def find_candidates(snap: Snapshot, preemptor: Preemptor) -> list[Admitted]:
+    """`findCandidates`: the preemptor queue's workloads allowed by withinClusterQueue, then
+    those of every borrowing queue of the cohort tree allowed by reclaimWithinCohort; only
+    workloads using a flavor-resource that needs preemption."""
+    policies = snap.specs[preemptor.cluster_queue].preemption
+    cq = snap.tree.queues[preemptor.cluster_queue]
+    found = []
+    if policies.within_cluster_queue != "Never":
+        for candidate in snap.admitted(cq.name):
+            if (satisfies_preemption_policy(policies.within_cluster_queue, preemptor, candidate)
+                    and workload_uses_resources(candidate, preemptor.needs)):
+                found.append(candidate)
+    if cq.parent is not None and policies.reclaim_within_cohort != "Never":
+        for other in queues_under(root_of(cq)):
+            if other is cq or not cq_is_borrowing(other, preemptor.needs):
+                continue
+            for candidate in snap.admitted(other.name):
+                if (satisfies_preemption_policy(policies.reclaim_within_cohort, preemptor, candidate)
+                        and workload_uses_resources(candidate, preemptor.needs)):
+                    found.append(candidate)
+    return found
+
+
+def queues_under(cohort: ResourceNode) -> list[ResourceNode]:
+    """The ClusterQueues of a cohort's subtree, each cohort's own queues after its sub-cohorts'."""
+    out = []
+    for child in cohort.child_cohorts:
+        out.extend(queues_under(child))
+    out.extend(cohort.child_cqs)
+    return out
+
+
+class TargetClusterQueueOrdering:
+    """`TargetClusterQueueOrdering`: from the root, descend into the child with the highest share
+    (a cohort wins a tie with a queue; among queues with equal shares, the one whose next candidate
+    comes first), pruning queues without candidates or that stopped borrowing (the preemptor's own
+    queue only when out of candidates) and cohorts that stopped borrowing off the preemptor's path."""
+
+    def __init__(self, snap: Snapshot, preemptor: Preemptor, candidates: list[Admitted]) -> None:
+        self.snap = snap
+        self.preemptor_cq = snap.tree.queues[preemptor.cluster_queue]
+        self.ancestors = path_parent_to_root(self.preemptor_cq)
+        self.order = candidates_ordering(preemptor.cluster_queue)
+        self.targets_of: dict[str, list[Admitted]] = {}
+        for candidate in candidates:
+            self.targets_of.setdefault(candidate.cluster_queue, []).append(candidate)
+        self.pruned_cqs: list[ResourceNode] = []
+        self.pruned_cohorts: list[ResourceNode] = []
+
+    def has_workload(self, cq: ResourceNode) -> bool:
+        return len(self.targets_of.get(cq.name, [])) > 0
+
+    def pop_workload(self, cq: ResourceNode) -> Admitted:
+        return self.targets_of[cq.name].pop(0)
+
+    def drop_queue(self, cq: ResourceNode) -> None:
+        self.pruned_cqs.append(cq)
+
+    def iter(self):
+        if self.preemptor_cq.parent is None:
+            while self.preemptor_cq not in self.pruned_cqs and self.has_workload(self.preemptor_cq):
+                yield self.preemptor_cq
+            return
+        root = self.ancestors[-1]
+        while root not in self.pruned_cohorts:
+            target = self.next_target(root)
+            if target is not None:
+                yield target
+
+    def next_target(self, cohort: ResourceNode) -> ResourceNode | None:
+        highest_cq, highest_cq_drs = None, None
+        for cq in cohort.child_cqs:
+            if cq in self.pruned_cqs:
+                continue
+            drs = dominant_resource_share(self.snap, cq)
+            if (drs.is_zero and cq is not self.preemptor_cq) or not self.has_workload(cq):
+                self.pruned_cqs.append(cq)
+            elif highest_cq is None or compare_drs(drs, highest_cq_drs) == 1:
+                highest_cq, highest_cq_drs = cq, drs
+            elif compare_drs(drs, highest_cq_drs) == 0:
+                new = self.order(self.targets_of[cq.name][0])
+                current = self.order(self.targets_of[highest_cq.name][0])
+                if new < current:
+                    highest_cq = cq
+        highest_cohort, highest_cohort_drs = None, None
+        for child in cohort.child_cohorts:
+            if child in self.pruned_cohorts:
+                continue
+            drs = dominant_resource_share(self.snap, child)
+            if drs.is_zero and child not in self.ancestors:
+                self.pruned_cohorts.append(child)
+            elif highest_cohort is None or compare_drs(drs, highest_cohort_drs) >= 0:
+                highest_cohort, highest_cohort_drs = child, drs
+        if highest_cohort is None and highest_cq is None:
+            self.pruned_cohorts.append(cohort)
+            return None
+        if highest_cohort is not None and (highest_cq is None or compare_drs(highest_cohort_drs, highest_cq_drs) >= 0):
+            return self.next_target(highest_cohort)
+        return highest_cq
+
+
+def almost_lcas(preemptor_cq: ResourceNode, target_cq: ResourceNode) -> tuple[ResourceNode, ResourceNode]:
+    """`getAlmostLCAs`: the children of the two queues' lowest common ancestor on the way down
+    to each of them."""
+    preemptor_path = [preemptor_cq] + path_parent_to_root(preemptor_cq)
+    target_path = [target_cq] + path_parent_to_root(target_cq)
+    for i in range(1, len(target_path)):
+        if target_path[i] in preemptor_path[1:]:
+            lca_in_preemptor_path = preemptor_path.index(target_path[i])
+            return preemptor_path[lca_in_preemptor_path - 1], target_path[i - 1]
+    raise ValueError("the two queues share no cohort")
+
+
+def fair_targets(snap: Snapshot, preemptor: Preemptor, fair: FairSharing) -> list[Target]:
+    """`fairPreemptions`: the shares count the preemptor's usage (added to its queue while the
+    strategies run), the fit checks don't (`workloadFitsForFairSharing`)."""
+    candidates = find_candidates(snap, preemptor)
+    if not candidates:
+        return []
+    candidates.sort(key=candidates_ordering(preemptor.cluster_queue))
+    strategies = fair.strategies or (S2A, S2B)
+    tree = snap.tree
+    tree.add_usage(preemptor.cluster_queue, preemptor.usage)
+    targets: list = []
+    fits, retry = run_first_strategy(snap, preemptor, fair, candidates, strategies[0], targets)
+    if not fits and len(strategies) > 1:
+        fits = run_second_strategy(snap, preemptor, retry, targets)
+    tree.remove_usage(preemptor.cluster_queue, preemptor.usage)
+    if not fits:
+        restore_snapshot(snap, targets)
+        return []
+    kept = fill_back_workloads(snap, preemptor, targets, True)
+    restore_snapshot(snap, kept)
+    return as_targets(kept)
+
+
+def fits_for_fair_sharing(snap: Snapshot, preemptor: Preemptor) -> bool:
+    snap.tree.remove_usage(preemptor.cluster_queue, preemptor.usage)
+    fits = workload_fits(snap, preemptor, True)
+    snap.tree.add_usage(preemptor.cluster_queue, preemptor.usage)
+    return fits
+
+
+def strategy_passes(strategy: str, preemptor_new: DRS, target_old: DRS, target_new: DRS | None) -> bool:
+    """S2-a (`LessThanOrEqualToFinalShare`) or S2-b (`LessThanInitialShare`)."""
+    if strategy == S2A:
         return compare_drs(preemptor_new, target_new) <= 0
     return compare_drs(preemptor_new, target_old) < 0
 
 
-def _almost_lcas(snap: Snapshot, preemptor_cq: str, target_cq: str) -> tuple[Node, Node]:
-    """The children of the lowest common ancestor on the way to each queue (`getAlmostLCAs`)."""
-    pnode, tnode = snap.tree.queues[preemptor_cq], snap.tree.queues[target_cq]
-    p_path = [pnode] + ancestors(pnode)
-    t_path = [tnode] + ancestors(tnode)
-    lca = next(n for n in t_path[1:] if any(n is m for m in p_path[1:]))
-    below = lambda path: path[next(i for i, n in enumerate(path) if n is lca) - 1]
-    return below(p_path), below(t_path)
+def compute_shares(snap: Snapshot, preemptor_cq: ResourceNode, target_cq: ResourceNode) -> tuple[DRS, DRS]:
+    """`ComputeShares`: (preemptor's new share, target's old share) at their almost-LCAs."""
+    mine, theirs = almost_lcas(preemptor_cq, target_cq)
+    return dominant_resource_share(snap, mine), dominant_resource_share(snap, theirs)
 
 
-class _TargetOrdering:
-    """`TargetClusterQueueOrdering`: from the root, repeatedly descend into the child with the
-    highest share (a cohort wins ties against queues; among queues with equal shares, the one
-    whose next candidate comes first by `candidate_key`), pruning queues that have no candidates
-    left or stopped borrowing (the preemptor's own queue only when out of candidates) and
-    cohorts that stopped borrowing and are not above the preemptor."""
-
-    def __init__(self, snap: Snapshot, p: Preemptor, candidates: list[Admitted]) -> None:
-        self.snap, self.p = snap, p
-        self.by_cq: dict[str, list[Admitted]] = {}
-        for wl in candidates:
-            self.by_cq.setdefault(wl.cluster_queue, []).append(wl)
-        self.pnode = snap.tree.queues[p.cluster_queue]
-        self.above = ancestors(self.pnode)
-        self.pruned: set[int] = set()
-
-    def pop(self, cq: str) -> Admitted:
-        return self.by_cq[cq].pop(0)
-
-    def has(self, cq: str) -> bool:
-        return bool(self.by_cq.get(cq))
-
-    def drop(self, cq: str) -> None:
-        self.pruned.add(id(self.snap.tree.queues[cq]))
-
-    def __iter__(self) -> Iterator[str]:
-        if self.pnode.parent is None:
-            while self.has(self.p.cluster_queue):
-                yield self.p.cluster_queue
-            return
-        root = self.above[-1]
-        while id(root) not in self.pruned:
-            cq = self._next(root)
-            if cq is not None:
-                yield cq
-
-    def _next(self, cohort: Node) -> str | None:
-        best_cq: Node | None = None
-        best_cq_drs: DRS | None = None
-        for child in sorted((c for c in cohort.children if c.is_cluster_queue), key=lambda n: n.name):
-            if id(child) in self.pruned:
+def run_first_strategy(snap: Snapshot, preemptor: Preemptor, fair: FairSharing, candidates: list[Admitted],
+                       strategy: str, targets: list) -> tuple[bool, list[Admitted]]:
+    """`runFirstFsStrategy`: (fits, the candidates left for rule S2-b)."""
+    ordering = TargetClusterQueueOrdering(snap, preemptor, candidates)
+    pcq = ordering.preemptor_cq
+    within_nominal = fair.preempt_within_nominal and not any(borrowing_with(pcq, fr, 0) for fr in preemptor.needs)
+    retry: list[Admitted] = []
+    for cand_cq in ordering.iter():
+        if cand_cq is pcq or within_nominal:
+            victim = ordering.pop_workload(cand_cq)
+            snap.remove(victim)
+            targets.append((victim, "InClusterQueue" if cand_cq is pcq else "InCohortReclamation"))
+            if fits_for_fair_sharing(snap, preemptor):
+                return True, []
+            continue
+        preemptor_new, target_old = compute_shares(snap, pcq, cand_cq)
+        if preemptor_new.share == INF and target_old.share != INF:  # fsStrategyUnsatisfiable
+            while ordering.has_workload(cand_cq):
+                retry.append(ordering.pop_workload(cand_cq))
+            continue
+        while ordering.has_workload(cand_cq):
+            victim = ordering.pop_workload(cand_cq)
+            tree_node = snap.tree.queues[victim.cluster_queue]
+            snap.tree.remove_usage(victim.cluster_queue, victim.usage)  # ComputeTargetShareAfterRemoval
+            target_new = dominant_resource_share(snap, almost_lcas(pcq, tree_node)[1])
+            snap.tree.add_usage(victim.cluster_queue, victim.usage)
+            if not strategy_passes(strategy, preemptor_new, target_old, target_new):
+                retry.append(victim)
                 continue
-            drs = dominant_resource_share(self.snap, child)
-            if (drs.is_zero and child is not self.pnode) or not self.has(child.name):
-                self.pruned.add(id(child))
-            elif best_cq is None or compare_drs(drs, best_cq_drs) > 0:
-                best_cq, best_cq_drs = child, drs
-            elif compare_drs(drs, best_cq_drs) == 0:
-                mine = candidate_key(self.by_cq[child.name][0], self.p.cluster_queue)
-                theirs = candidate_key(self.by_cq[best_cq.name][0], self.p.cluster_queue)
-                if mine < theirs:
-                    best_cq = child
-        best_cohort: Node | None = None
-        best_cohort_drs: DRS | None = None
-        for child in sorted((c for c in cohort.children if not c.is_cluster_queue), key=lambda n: n.name):
-            if id(child) in self.pruned:
-                continue
-            drs = dominant_resource_share(self.snap, child)
-            if drs.is_zero and not any(child is a for a in self.above):
-                self.pruned.add(id(child))
-            elif best_cohort is None or compare_drs(drs, best_cohort_drs) >= 0:
-                best_cohort, best_cohort_drs = child, drs
-        if best_cohort is None and best_cq is None:
-            self.pruned.add(id(cohort))
-            return None
-        if best_cohort is not None and (best_cq is None or compare_drs(best_cohort_drs, best_cq_drs) >= 0):
-            return self._next(best_cohort)
-        return best_cq.name
+            snap.remove(victim)
+            targets.append((victim, "InCohortFairSharing"))
+            if fits_for_fair_sharing(snap, preemptor):
+                return True, []
+            break  # the shares changed: consult the ordering again
+    return False, retry
 
 
-def _fair_candidates(snap: Snapshot, p: Preemptor) -> list[Admitted]:
-    """`findCandidates`: the preemptor queue's workloads allowed by withinClusterQueue, and
-    those of every borrowing queue of the whole cohort tree allowed by reclaimWithinCohort; only
-    workloads holding a needed flavor-resource; sorted by `candidate_key`."""
-    spec = snap.specs[p.cluster_queue]
-    cq = snap.tree.queues[p.cluster_queue]
-    out: list[Admitted] = []
-    if spec.preemption.within_cluster_queue != "Never":
-        out += [wl for wl in snap.admitted(p.cluster_queue)
-                if satisfies_policy(spec.preemption.within_cluster_queue, p, wl) and uses_needed(wl, p.needs)]
-    if cq.parent is not None and spec.preemption.reclaim_within_cohort != "Never":
-        root = ancestors(cq)[-1]
-        for other in _subtree_queues(root):
-            if other is cq or not is_borrowing(other, p.needs):
-                continue
-            out += [wl for wl in snap.admitted(other.name)
-                    if satisfies_policy(spec.preemption.reclaim_within_cohort, p, wl) and uses_needed(wl, p.needs)]
-    out.sort(key=lambda wl: candidate_key(wl, p.cluster_queue))
-    return out
-
-
-def _subtree_queues(node: Node) -> list[Node]:
-    out: list[Node] = []
-    for child in sorted(node.children, key=lambda n: (not n.is_cluster_queue, n.name)):
-        out += [child] if child.is_cluster_queue else _subtree_queues(child)
-    return out
-
-
-def fair_targets(snap: Snapshot, p: Preemptor, fair: FairSharing) -> list[Target]:
-    """Fair-sharing preemption (`fairPreemptionStrategy`), one strategy run over:
-
-    1. the first configured rule: walk the target-queue ordering; the preemptor's own queue
-       gives its next candidate (InClusterQueue); while the preemptor's queue stays within
-       nominal quota in the needed resources (preemptor admitted), any other queue gives its
-       next candidate (InCohortReclamation); otherwise the queue's candidates are tried in order
-       against the rule with the almost-LCA shares, the first that passes is taken
-       (InCohortFairSharing) and the ordering is consulted again, those that fail wait for rule 2;
-    2. with a second rule (S2-b), the candidates that failed, per queue in the same ordering:
-       the first candidate is taken if the preemptor's new share is below the target's current
-       one, and the queue is dropped either way.
-
-    Shares are computed with the preemptor's usage added to its queue; the fit checks without it.
-    """
-    candidates = _fair_candidates(snap, p)
-    if not candidates:
-        return []
-    strategies = fair.strategies or DEFAULT_STRATEGIES
-
-    def gen() -> Candidates:
-        tree = snap.tree
-        tree.add_usage(p.cluster_queue, p.usage)
-        added = True
-
-        def give(wl: Admitted, reason: str):
-            nonlocal added
-            snap.remove(wl)
-            tree.remove_usage(p.cluster_queue, p.usage)
-            added = False
-            yield wl, reason
-            tree.add_usage(p.cluster_queue, p.usage)
-            added = True
-
-        try:
-            ordering = _TargetOrdering(snap, p, candidates)
-            within = fair.preempt_within_nominal and within_nominal_now(snap, p)
-            retry: list[Admitted] = []
-            for cq in ordering:
-                if cq == p.cluster_queue:
-                    yield from give(ordering.pop(cq), IN_CLUSTER_QUEUE)
-                    continue
-                if within:
-                    yield from give(ordering.pop(cq), IN_COHORT_RECLAMATION)
-                    continue
-                pa, ta = _almost_lcas(snap, p.cluster_queue, cq)
-                p_new, t_old = dominant_resource_share(snap, pa), dominant_resource_share(snap, ta)
-                if p_new.zero_weight_borrows and not t_old.zero_weight_borrows:
-                    while ordering.has(cq):
-                        retry.append(ordering.pop(cq))
-                    continue
-                while ordering.has(cq):
-                    wl = ordering.pop(cq)
-                    tree.remove_usage(wl.cluster_queue, wl.usage)
-                    t_new = dominant_resource_share(snap, ta)
-                    tree.add_usage(wl.cluster_queue, wl.usage)
-                    if strategy_passes(strategies[0], p_new, t_old, t_new):
-                        yield from give(wl, IN_COHORT_FAIR_SHARING)
-                        break
-                    retry.append(wl)
-            if len(strategies) > 1 and retry:
-                second = _TargetOrdering(snap, p, retry)
-                for cq in second:
-                    pa, ta = _almost_lcas(snap, p.cluster_queue, cq)
-                    passed = strategy_passes(LESS_THAN_INITIAL_SHARE, dominant_resource_share(snap, pa),
-                                             dominant_resource_share(snap, ta), None)
-                    wl = second.pop(cq)
-                    if passed:
-                        yield from give(wl, IN_COHORT_FAIR_SHARING)
-                    second.drop(cq)
-        finally:
-            if added:
-                tree.remove_usage(p.cluster_queue, p.usage)
-
-    return select_targets(snap, p, [(gen, True)])
+def run_second_strategy(snap: Snapshot, preemptor: Preemptor, retry: list[Admitted], targets: list) -> bool:
+    """`runSecondFsStrategy`: per queue in the ordering, its first candidate goes if the
+    preemptor's new share is below the target's current one; the queue is dropped either way."""
+    ordering = TargetClusterQueueOrdering(snap, preemptor, retry)
+    for cand_cq in ordering.iter():
+        preemptor_new, target_old = compute_shares(snap, ordering.preemptor_cq, cand_cq)
+        victim = ordering.pop_workload(cand_cq)
+        if strategy_passes(S2B, preemptor_new, target_old, None):
+            snap.remove(victim)
+            targets.append((victim, "InCohortFairSharing"))
+            if fits_for_fair_sharing(snap, preemptor):
+                return True
+        ordering.drop_queue(cand_cq)
+    return False

@@ -1,276 +1,293 @@
-"""Kueue's hierarchical quota arithmetic: subtree quota, usage, available and potential capacity.
+"""Kueue's quota tree, read from `pkg/cache/scheduler/resource_node.go` and its snapshots.
 
-Mirrors `pkg/cache/resource_node.go` and `clusterqueue_snapshot.go`. Every cluster queue and
-cohort is a node holding, per `fr = (flavor, resource)`:
+Every ClusterQueue and Cohort is a resource node holding, per flavor-resource `fr`:
 
-- `quotas[fr]`: its own nominal quota and optional borrowing/lending limits;
-- `subtree[fr]`: for a cluster queue its nominal; for a cohort its own nominal plus, over its
-  children, `child.subtree - guaranteed(child)`;
-- `usage[fr]`: for a cluster queue the sum over its admitted workloads; for a cohort, over its
-  children, `max(0, child.usage - guaranteed(child))`;
+- `quotas[fr]`: the node's own `ResourceQuota` (nominal, optional borrowing / lending limit);
+- `subtree_quota[fr]`: a ClusterQueue's nominal; a Cohort's nominal plus, from each child,
+  the child's subtree quota minus the child's local quota (`accumulateFromChild`);
+- `usage[fr]`: a ClusterQueue's admitted usage; a Cohort's sum over its children of the part of
+  their usage beyond their local quota.
 
-where `guaranteed(n) = max(0, n.subtree - lending_limit)` when a lending limit is set, else 0
-(the part of the node's quota that is never lent to its parent).
+`localQuota` is what a node keeps for itself when it has a lending limit:
+`max(0, subtree_quota - lending_limit)`; 0 without one. The functions below follow Kueue's
+`LocalAvailable`, `available`, `potentialAvailable`, `addUsage`, `removeUsage`,
+`QuantitiesFitInQuota`, `IsWithinNominalInResources`, `BorrowingWith`, `getNodeHeight` and
+`FindHeightOfLowestSubtreeThatFits`, one to one. Kueue writes them as recursion over the parent
+link; here they walk the list of ancestors instead, which computes the same values.
 
-- `available(root) = subtree - usage`; below the root
-  `available(n) = max(0, guaranteed(n) - usage(n)) + parent_part`, with `parent_part =
-  available(parent)`, capped when a borrowing limit is set at `stored - used + borrowing_limit`
-  (`stored = subtree - guaranteed`, `used = max(0, usage - guaranteed)`). It can be negative
-  when a tree is over-admitted; `ClusterQueueSnapshot.Available` clamps it at 0, as we do.
-- `potential(root) = subtree`; below the root `potential(n) = guaranteed(n) + potential(parent)`,
-  capped at `subtree + borrowing_limit` when a borrowing limit is set ("maximum capacity").
-- Adding usage to a cluster queue bubbles the part beyond its unused guaranteed quota up to the
-  parent, recursively, which keeps every cohort's usage equal to the formula above.
-- The borrowing height of a request (`FindHeightOfLowestSubtreeThatFits`) is 0 when the queue's
-  usage plus the request stays within its nominal quota (or it has no cohort); otherwise the
-  height of the lowest ancestor whose usage plus the remaining request fits its subtree quota,
-  the remaining request shrinking by each node's unused guaranteed quota on the way up; the
-  height of the root when none fits. A cohort's height is the longest path down to a cluster
-  queue (1 for a cohort of cluster queues only).
-
-Deviation, on purpose: a cluster queue gets nothing (available and potential 0) in a flavor and
+Deviation, on purpose: a ClusterQueue gets nothing (available and potential 0) in a flavor and
 resource it declares no quota for; Kueue's webhook makes every flavor of a resource group list
 every covered resource, so this only matters for models the validator rejects.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from kadmit.index import ModelIndex
 from kadmit.model import ResourceGroup
 
-FR = tuple[str, str]  # (flavor, resource)
+FR = tuple[str, str]  # (flavor, resource): Kueue's resources.FlavorResource
 
 
-@dataclass(frozen=True)
-class Limits:
-    nominal: int
-    borrowing_limit: int | None = None
-    lending_limit: int | None = None
+class ResourceQuota:
+    """Kueue's `ResourceQuota` of one flavor-resource."""
+
+    __slots__ = ("nominal", "borrowing_limit", "lending_limit")
+
+    def __init__(self, nominal: int, borrowing_limit: int | None, lending_limit: int | None) -> None:
+        self.nominal = nominal
+        self.borrowing_limit = borrowing_limit
+        self.lending_limit = lending_limit
 
 
-@dataclass(eq=False)
-class Node:
-    """One cluster queue or cohort of the quota tree."""
+class ResourceNode:
+    """A ClusterQueue or a Cohort of the tree (Kueue's `ClusterQueueSnapshot` / `CohortSnapshot`
+    reduced to their `resourceNode` and their place in the hierarchy)."""
 
-    name: str
-    is_cluster_queue: bool
-    quotas: dict[FR, Limits]
-    parent: Node | None = None
-    children: list[Node] = field(default_factory=list)
-    subtree: dict[FR, int] = field(default_factory=dict)
-    usage: dict[FR, int] = field(default_factory=dict)
-    kept: dict[FR, int] = field(default_factory=dict)  # guaranteed quota, fixed with the subtree
+    def __init__(self, name: str, is_cluster_queue: bool, quotas: dict[FR, ResourceQuota]) -> None:
+        self.name = name
+        self.is_cluster_queue = is_cluster_queue
+        self.quotas = quotas
+        self.subtree_quota: dict[FR, int] = {}
+        self.usage: dict[FR, int] = {}
+        self.parent: ResourceNode | None = None
+        self.child_cohorts: list[ResourceNode] = []  # in name order
+        self.child_cqs: list[ResourceNode] = []  # in name order
 
-    def guaranteed(self, fr: FR) -> int:
-        return self.kept.get(fr, 0)
-
-    def local_available(self, fr: FR) -> int:
-        return max(0, self.guaranteed(fr) - self.usage.get(fr, 0))
-
-    def height(self) -> int:
-        """Longest path down to a cluster queue; 0 for a cluster queue."""
-        if self.is_cluster_queue:
-            return 0
-        best = 1 if self.children else 0
-        for child in self.children:
-            if not child.is_cluster_queue:
-                best = max(best, child.height() + 1)
-        return best
+    @property
+    def children(self) -> list[ResourceNode]:
+        return self.child_cohorts + self.child_cqs
 
 
-def quotas_of(groups: tuple[ResourceGroup, ...]) -> dict[FR, Limits]:
-    """(flavor, resource) -> limits; the first entry of a repeated pair wins."""
-    out: dict[FR, Limits] = {}
-    for rg in groups:
-        for fq in rg.flavors:
-            for rq in fq.resources:
-                out.setdefault((fq.flavor, rq.resource),
-                               Limits(rq.nominal, rq.borrowing_limit, rq.lending_limit))
-    return out
+def quotas_of(groups: tuple[ResourceGroup, ...]) -> dict[FR, ResourceQuota]:
+    """A spec's resource groups as quotas per flavor-resource (the first entry of a pair wins)."""
+    entries = [(fq.flavor, rq) for group in groups for fq in group.flavors for rq in fq.resources]
+    quotas: dict[FR, ResourceQuota] = {}
+    for flavor, rq in entries:
+        quotas.setdefault((flavor, rq.resource), ResourceQuota(rq.nominal, rq.borrowing_limit, rq.lending_limit))
+    return quotas
 
+
+# --- resource_node.go ---------------------------------------------------------------------------
+
+def path_parent_to_root(node: ResourceNode) -> list[ResourceNode]:
+    """`PathParentToRoot`: the cohorts above the node, its parent first."""
+    path = []
+    up = node.parent
+    while up is not None:
+        path.append(up)
+        up = up.parent
+    return path
+
+
+def root_of(node: ResourceNode) -> ResourceNode:
+    while node.parent is not None:
+        node = node.parent
+    return node
+
+
+def local_quota(node: ResourceNode, fr: FR) -> int:
+    quota = node.quotas.get(fr)
+    if quota is None or quota.lending_limit is None:
+        return 0
+    return max(0, node.subtree_quota.get(fr, 0) - quota.lending_limit)
+
+
+def local_available(node: ResourceNode, fr: FR) -> int:
+    return max(0, local_quota(node, fr) - node.usage.get(fr, 0))
+
+
+def available(node: ResourceNode, fr: FR) -> int:
+    """Kueue's `available` (unclamped; it is negative in an over-admitted tree): the root's
+    subtree quota minus its usage, then, down the path to the node, at each node its local
+    available plus what its parent can give, capped by the node's borrowing limit."""
+    path = [node] + path_parent_to_root(node)
+    top = path[-1]
+    from_parent = top.subtree_quota.get(fr, 0) - top.usage.get(fr, 0)
+    for below in reversed(path[:-1]):
+        quota = below.quotas.get(fr)
+        if quota is not None and quota.borrowing_limit is not None:
+            kept = local_quota(below, fr)
+            stored_in_parent = below.subtree_quota.get(fr, 0) - kept
+            used_in_parent = max(0, below.usage.get(fr, 0) - kept)
+            from_parent = min(stored_in_parent - used_in_parent + quota.borrowing_limit, from_parent)
+        from_parent = local_available(below, fr) + from_parent
+    return from_parent
+
+
+def potential_available(node: ResourceNode, fr: FR) -> int:
+    """Kueue's `potentialAvailable`: what the node could use with nothing admitted anywhere."""
+    path = [node] + path_parent_to_root(node)
+    result = path[-1].subtree_quota.get(fr, 0)
+    for below in reversed(path[:-1]):
+        result = local_quota(below, fr) + result
+        quota = below.quotas.get(fr)
+        if quota is not None and quota.borrowing_limit is not None:
+            result = min(below.subtree_quota.get(fr, 0) + quota.borrowing_limit, result)
+    return result
+
+
+def add_usage(node: ResourceNode | None, fr: FR, val: int) -> None:
+    """Kueue's `addUsage`: the part beyond the node's local available goes to its parent."""
+    while node is not None:
+        room = local_available(node, fr)
+        node.usage[fr] = node.usage.get(fr, 0) + val
+        if val <= room:
+            return
+        val -= room
+        node = node.parent
+
+
+def remove_usage(node: ResourceNode | None, fr: FR, val: int) -> None:
+    """Kueue's `removeUsage`: the parent gives back as much as the node had stored in it."""
+    while node is not None:
+        stored_in_parent = node.usage.get(fr, 0) - local_quota(node, fr)
+        node.usage[fr] = node.usage.get(fr, 0) - val
+        if stored_in_parent <= 0:
+            return
+        val = min(val, stored_in_parent)
+        node = node.parent
+
+
+def quantities_fit_in_quota(node: ResourceNode, requests: dict[FR, int]) -> tuple[bool, dict[FR, int]]:
+    """`QuantitiesFitInQuota`: whether the requests fit the node's subtree quota on top of its
+    usage, and the requests left for the parent once the node's local available is used."""
+    fits = True
+    remaining: dict[FR, int] = {}
+    for fr, val in requests.items():
+        if node.usage.get(fr, 0) + val > node.subtree_quota.get(fr, 0):
+            fits = False
+        remaining[fr] = max(0, val - local_available(node, fr))
+    return fits, remaining
+
+
+def is_within_nominal_in_resources(node: ResourceNode, frs) -> bool:
+    """`IsWithinNominalInResources`: no flavor-resource of `frs` used beyond the subtree quota."""
+    for fr in frs:
+        if node.usage.get(fr, 0) > node.subtree_quota.get(fr, 0):
+            return False
+    return True
+
+
+def borrowing_with(node: ResourceNode, fr: FR, val: int) -> bool:
+    """`BorrowingWith`: usage plus `val` goes beyond the node's (subtree) quota."""
+    return node.usage.get(fr, 0) + val > node.subtree_quota.get(fr, 0)
+
+
+def node_height(cohort: ResourceNode) -> int:
+    """`getNodeHeight`: the distance from a cohort down to its furthest leaf (1 for a cohort of
+    ClusterQueues only, 0 for an empty one)."""
+    best = 0
+    stack = [(cohort, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if node.child_cqs or node.child_cohorts:
+            best = max(best, depth + 1)
+        stack.extend((child, depth + 1) for child in node.child_cohorts)
+    return best
+
+
+def find_height_of_lowest_subtree_that_fits(cq: ResourceNode, fr: FR, val: int) -> tuple[int, bool]:
+    """`FindHeightOfLowestSubtreeThatFits`: (height, whether that subtree is smaller than the
+    whole cohort tree); (0, has a parent) when the queue doesn't borrow."""
+    if cq.parent is None or not borrowing_with(cq, fr, val):
+        return 0, cq.parent is not None
+    remaining = val - local_available(cq, fr)
+    for cohort in path_parent_to_root(cq):
+        if not borrowing_with(cohort, fr, remaining):
+            return node_height(cohort), cohort.parent is not None
+        remaining -= local_available(cohort, fr)
+    return node_height(root_of(cq)), False
+
+
+# --- the tree of a model ------------------------------------------------------------------------
 
 def cohorts_in_cycles(index: ModelIndex) -> set[str]:
     """Cohorts whose chain of parents runs into a cycle (Kueue skips them and their queues)."""
-    bad: set[str] = set()
-    for name in index.cohorts:
-        seen: list[str] = []
-        cur: str | None = name
-        while cur and cur in index.cohorts:
-            if cur in seen or cur in bad:
-                bad.update(seen)
+    in_cycle: set[str] = set()
+    for start in index.cohorts:
+        chain: list[str] = []
+        name: str | None = start
+        while name and name in index.cohorts:
+            if name in in_cycle or name in chain:
+                in_cycle.update(chain)
                 break
-            seen.append(cur)
-            cur = index.cohorts[cur].parent
-    return bad
+            chain.append(name)
+            name = index.cohorts[name].parent
+    return in_cycle
 
 
 class QuotaTree:
-    """The mutable quota tree of a model: quotas fixed at construction, usage added later."""
+    """The resource nodes of a model: quotas fixed when built, usage added and removed later.
+    Methods take ClusterQueue names; `cohorts` and `queues` map names to nodes."""
 
     def __init__(self, index: ModelIndex) -> None:
         self.cycles = cohorts_in_cycles(index)
-        self.cohorts: dict[str, Node] = {}
+        self.cohorts: dict[str, ResourceNode] = {}
+        self.queues: dict[str, ResourceNode] = {}
         for name in sorted(index.cohorts):
             if name not in self.cycles:
-                self.cohorts[name] = Node(name, False, quotas_of(index.cohorts[name].resource_groups))
-        for name, node in self.cohorts.items():
+                self.cohorts[name] = ResourceNode(name, False, quotas_of(index.cohorts[name].resource_groups))
+        for name in sorted(self.cohorts):
             parent = index.cohorts[name].parent
-            if parent and parent in self.cohorts:
-                node.parent = self.cohorts[parent]
-                node.parent.children.append(node)
-        self.queues: dict[str, Node] = {}
-        self._potential: dict[tuple[str, FR], int] = {}
+            if parent in self.cohorts:
+                self.cohorts[name].parent = self.cohorts[parent]
+                self.cohorts[parent].child_cohorts.append(self.cohorts[name])
         for name in sorted(index.cluster_queues):
-            cq = index.cluster_queues[name]
-            node = Node(name, True, quotas_of(cq.resource_groups))
-            if cq.cohort and cq.cohort in self.cohorts:
-                node.parent = self.cohorts[cq.cohort]
-                node.parent.children.append(node)
+            spec = index.cluster_queues[name]
+            node = ResourceNode(name, True, quotas_of(spec.resource_groups))
             self.queues[name] = node
-        for node in self.cohorts.values():
-            if node.parent is None:
-                _fill_subtree(node)
-        for node in self.queues.values():
-            if node.parent is None:
-                _fill_subtree(node)
+            if spec.cohort in self.cohorts:
+                node.parent = self.cohorts[spec.cohort]
+                node.parent.child_cqs.append(node)
+        roots = [n for n in self.cohorts.values() if n.parent is None]
+        roots += [n for n in self.queues.values() if n.parent is None]
+        for root in roots:
+            _update_resource_node(root)
+        self._potential: dict[tuple[str, FR], int] = {}
 
     def add_usage(self, cq: str, usage: dict[FR, int]) -> None:
-        """Add a workload's usage to a cluster queue, bubbling the excess up the tree."""
-        node = self.queues[cq]
         for fr, val in usage.items():
-            n: Node | None = node
-            while n is not None and val:
-                local = n.local_available(fr)
-                n.usage[fr] = n.usage.get(fr, 0) + val
-                val = val - local if val > local else 0
-                n = n.parent
+            if val:
+                add_usage(self.queues[cq], fr, val)
 
     def remove_usage(self, cq: str, usage: dict[FR, int]) -> None:
-        """Take a workload's usage back out of a cluster queue: the exact inverse of `add_usage`
-        (each node passes up the change of the part beyond its guaranteed quota)."""
-        node = self.queues[cq]
         for fr, val in usage.items():
-            n: Node | None = node
-            while n is not None and val:
-                before = max(0, n.usage.get(fr, 0) - n.guaranteed(fr))
-                n.usage[fr] = n.usage.get(fr, 0) - val
-                val = before - max(0, n.usage[fr] - n.guaranteed(fr))
-                n = n.parent
+            if val:
+                remove_usage(self.queues[cq], fr, val)
 
     def available(self, cq: str, fr: FR) -> int:
-        """What the queue can still use in `fr` without preemption (clamped at 0)."""
+        """`ClusterQueueSnapshot.Available`: clamped at 0."""
         node = self.queues[cq]
         if fr not in node.quotas:
             return 0
-        return max(0, _available(node, fr))
+        return max(0, available(node, fr))
 
     def potential_available(self, cq: str, fr: FR) -> int:
-        """The largest request the queue could ever admit in `fr` ("maximum capacity")."""
-        key = (cq, fr)
-        if key not in self._potential:
+        """`ClusterQueueSnapshot.PotentialAvailable` ("maximum capacity"); quotas never change."""
+        if (cq, fr) not in self._potential:
             node = self.queues[cq]
-            self._potential[key] = _potential(node, fr) if fr in node.quotas else 0
-        return self._potential[key]
+            self._potential[(cq, fr)] = potential_available(node, fr) if fr in node.quotas else 0
+        return self._potential[(cq, fr)]
 
     def borrowing_height(self, cq: str, fr: FR, val: int) -> int:
-        """Kueue's `FindHeightOfLowestSubtreeThatFits`: 0 when no borrowing is needed."""
-        node = self.queues[cq]
-        nominal = node.quotas[fr].nominal if fr in node.quotas else 0
-        if node.usage.get(fr, 0) + val <= nominal or node.parent is None:
-            return 0
-        remaining = val - node.local_available(fr)
-        n = node.parent
-        root = n
-        while n is not None:
-            if n.usage.get(fr, 0) + remaining <= n.subtree.get(fr, 0):
-                return n.height()
-            remaining -= n.local_available(fr)
-            root = n
-            n = n.parent
-        return root.height()
-
-    def lowest_subtree_that_fits(self, cq: str, fr: FR, val: int) -> tuple[int, bool]:
-        """`FindHeightOfLowestSubtreeThatFits` with its second answer: (borrowing height, whether
-        the subtree found is smaller than the whole tree, i.e. the queue could reclaim within a
-        part of the hierarchy). A queue that doesn't borrow answers (0, has a cohort)."""
-        node = self.queues[cq]
-        if not borrowing_with(node, fr, val) or node.parent is None:
-            return 0, node.parent is not None
-        remaining = val - node.local_available(fr)
-        n = node.parent
-        while n.parent is not None and borrowing_with(n, fr, remaining):
-            remaining -= n.local_available(fr)
-            n = n.parent
-        return n.height(), n.parent is not None
-
-    def node_potential(self, node: Node, fr: FR) -> int:
-        """`potentialAvailable` of any node, cohort or queue (the queue deviation above aside)."""
-        return _potential(node, fr)
+        return find_height_of_lowest_subtree_that_fits(self.queues[cq], fr, val)[0]
 
     def fits(self, cq: str, usage: dict[FR, int]) -> bool:
-        """`ClusterQueueSnapshot.Fits`: every (flavor, resource) of the usage is available."""
-        return all(self.available(cq, fr) >= q for fr, q in usage.items())
+        """`ClusterQueueSnapshot.Fits`: every flavor-resource of the usage is available."""
+        for fr, val in usage.items():
+            if self.available(cq, fr) < val:
+                return False
+        return True
 
 
-def borrowing_with(node: Node, fr: FR, val: int) -> bool:
-    """Kueue's `BorrowingWith`: the node's usage plus `val` goes beyond its subtree quota."""
-    return node.usage.get(fr, 0) + val > node.subtree.get(fr, 0)
-
-
-def within_nominal(node: Node, frs) -> bool:
-    """Kueue's `IsWithinNominalInResources`: no flavor-resource of `frs` is used beyond the
-    node's subtree quota."""
-    return all(node.usage.get(fr, 0) <= node.subtree.get(fr, 0) for fr in frs)
-
-
-def fit_in_quota(node: Node, requests: dict[FR, int]) -> tuple[bool, dict[FR, int]]:
-    """Kueue's `QuantitiesFitInQuota`: whether the requests fit the node's subtree quota on top
-    of its usage, and what is left of them beyond the node's unused guaranteed quota (what
-    the parent has to provide)."""
-    fits = all(node.usage.get(fr, 0) + v <= node.subtree.get(fr, 0) for fr, v in requests.items())
-    return fits, {fr: max(0, v - node.local_available(fr)) for fr, v in requests.items()}
-
-
-def ancestors(node: Node) -> list[Node]:
-    """The cohorts above a node, parent first (Kueue's `PathParentToRoot`)."""
-    out: list[Node] = []
-    n = node.parent
-    while n is not None:
-        out.append(n)
-        n = n.parent
-    return out
-
-
-def _fill_subtree(node: Node) -> None:
-    node.subtree = {fr: q.nominal for fr, q in node.quotas.items()}
-    for child in node.children:
-        _fill_subtree(child)
-        for fr, q in child.subtree.items():
-            node.subtree[fr] = node.subtree.get(fr, 0) + q - child.guaranteed(fr)
-    node.kept = {fr: max(0, node.subtree.get(fr, 0) - q.lending_limit)
-                 for fr, q in node.quotas.items() if q.lending_limit is not None}
-
-
-def _available(node: Node, fr: FR) -> int:
-    if node.parent is None:
-        return node.subtree.get(fr, 0) - node.usage.get(fr, 0)
-    parent_part = _available(node.parent, fr)
-    q = node.quotas.get(fr)
-    if q is not None and q.borrowing_limit is not None:
-        g = node.guaranteed(fr)
-        stored = node.subtree.get(fr, 0) - g
-        used = max(0, node.usage.get(fr, 0) - g)
-        parent_part = min(stored - used + q.borrowing_limit, parent_part)
-    return node.local_available(fr) + parent_part
-
-
-def _potential(node: Node, fr: FR) -> int:
-    if node.parent is None:
-        return node.subtree.get(fr, 0)
-    out = node.guaranteed(fr) + _potential(node.parent, fr)
-    q = node.quotas.get(fr)
-    if q is not None and q.borrowing_limit is not None:
-        out = min(node.subtree.get(fr, 0) + q.borrowing_limit, out)
-    return out
+def _update_resource_node(root: ResourceNode) -> None:
+    """`updateCohortResourceNode` from a root: subtree quotas bottom-up (children before their
+    parent, each child's contribution its subtree quota minus its local quota)."""
+    order = [root]  # breadth first: every node before its children
+    for node in order:
+        order.extend(node.children)
+    for node in reversed(order):
+        node.subtree_quota = {fr: q.nominal for fr, q in node.quotas.items()}
+        for child in node.children:
+            for fr, amount in child.subtree_quota.items():
+                node.subtree_quota[fr] = node.subtree_quota.get(fr, 0) + amount - local_quota(child, fr)

@@ -1,48 +1,61 @@
-"""Kueue's queueing and scheduling cycles, replayed until nothing changes.
+"""Kueue's scheduling cycle (`pkg/scheduler/scheduler.go`: `schedule`, `nominate`,
+`processEntry`), replayed until nothing changes. Queueing is `queues.Queues`.
 
-Mirrors `pkg/cache/queue` (ordering, StrictFIFO / BestEffortFIFO requeueing) and
-`pkg/scheduler/scheduler.go` (nominate, classical iterator, admit):
+1. Every head is nominated against the cycle's snapshot (`getInitialAssignments`): a namespace
+   outside the queue's selector (a `None` selector matches nothing) is inadmissible; otherwise
+   flavors are assigned at the full counts, with a Preempt assignment's targets from
+   `preemption.get_targets`; if that is neither Fit nor Preempt with targets, partial admission
+   searches smaller counts that are.
+2. Entries are processed in the classical order (lower borrowing height, higher priority,
+   older, then the key where Go's unstable sort leaves it to chance) or, with fair sharing, in
+   the order of the fair-sharing tournament, recomputed before every pick.
+3. `processEntry`:
+   - targets overlapping those of an entry processed earlier in the cycle: the assignment is
+     recomputed with the earlier victims gone and the flavors pinned
+     (RecomputeAssignmentUponPreemptionTargetsOverlap, on in v0.20) and replaces the first; a
+     Fit then holds its usage for the cycle and waits ("…, but will fit after these preemptions
+     complete"), anything else goes on as if nominated so;
+   - NoFit, or Preempt without targets: not admitted (BestEffortFIFO moves it aside); a Preempt
+     without targets holds capacity for the rest of the cycle unless the queue reclaims with
+     `Any` (`reserveCapacityForUnreclaimablePreempt`);
+   - not fitting once this cycle's victims and its own targets are gone: "Workload no longer fits
+     after processing another workload", it stays at the head;
+   - Preempt: its usage is held for the rest of the cycle, the victims are evicted, the
+     preemptor waits ("… Pending the preemption of N workload(s)") at the head of its queue;
+   - Fit: admitted.
+4. Cycles repeat until one changes nothing; a run that keeps evicting stops after a bound on
+   cycles (a preemption loop, which Kueue's rules are meant to exclude).
 
-1. A pending workload that is inactive, names a missing LocalQueue or ClusterQueue, or sits in an
-   inactive ClusterQueue (stop policy Hold/HoldAndDrain, a missing flavor, a cohort cycle) never
-   reaches a queue, and keeps the reason the workload controller gives it.
-2. Each ClusterQueue orders its workloads by effective priority (higher first), then creation
-   time, then key (Kueue breaks the last tie by UID).
-3. A cycle takes the head of every active queue and nominates it against the usage at the cycle
-   start: a namespace outside the queue's selector (a `None` selector matches nothing) is
-   inadmissible; otherwise flavors are assigned at full counts, then by partial admission.
-4. Nominated heads are sorted: lower borrowing height first, then higher priority, then older,
-   then key (Go's unstable sort leaves that last tie to chance). Each is admitted if its usage
-   still fits the quotas after the admissions made earlier in the cycle; if not it stays at
-   the head and is nominated again next cycle ("Workload no longer fits after processing
-   another workload").
-5. A head that doesn't fit: BestEffortFIFO sets it aside for good (Kueue only retries
-   inadmissible workloads when quota is released, which never happens here) and the next
-   workload becomes the head; StrictFIFO keeps it at the head, so the workloads behind it wait.
-   A namespace mismatch is set aside in both strategies, as in Kueue.
-6. Cycles repeat until one admits nothing and sets nothing aside.
+Timing, fixed here: every head of a cycle is nominated against one snapshot; an eviction
+completes before the next cycle starts, its quota is released, the victim waits again in its
+queue, and the inadmissible workloads of the victim's cohort tree wait again. Workloads the
+model marks evicted are released that way before the second cycle. Workloads admitted during the
+replay count as admitted after every workload of the model, in cycle order (their quota
+reservation time orders preemption candidates). `LastTriedFlavorIdx` is not modelled.
 
-Timing-dependent choices, fixed here: all heads of a cycle are nominated against one snapshot;
-no quota is ever released; Kueue's `LastTriedFlavorIdx` (resume the flavor search after the
-last flavor tried) is not modelled, since nothing is retried after it failed on quota; and
-workloads needing preemption are treated as not fitting (Kueue would reserve capacity for them).
-That is the replay of `decide(model)`; `decide(model, preemption=True)` replays preemption, fair
-sharing and the releases they cause (`preempting.py`), keeping every rule above.
+With preemption off (`preemption=False`, what `decide(model)` replays) there is no oracle, so a
+flavor that would need preemption doesn't fit, and nothing is ever released.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import timedelta
 
 from kadmit.index import ModelIndex, admitted_usage
 from kadmit.model import ClusterQueue, Model, Workload
-from kadmit.reference.flavors import Assignment, FlavorAssigner, reduce_counts
-from kadmit.reference.preemption import Target
-from kadmit.reference.quota import QuotaTree
+from kadmit.reference.common import FairSharing, Preemptor, Target, pending_preemption_message, preempted_message
+from kadmit.reference.fair_sharing import dominant_resource_share, drs_order
+from kadmit.reference.flavors import Assignment, FlavorAssigner, search_counts
+from kadmit.reference.preemption import can_always_reclaim, get_targets, quota_resources_to_reserve, simulate
+from kadmit.reference.queues import Queues
+from kadmit.reference.quota import QuotaTree, path_parent_to_root, root_of
+from kadmit.reference.snapshot import Admitted, Snapshot
 
 NAMESPACE_MISMATCH = "Workload namespace doesn't match ClusterQueue selector"
 NO_LONGER_FITS = "Workload no longer fits after processing another workload"
-DEACTIVATED = "The workload is deactivated"
+OVERLAPPING = "Workload has overlapping preemption targets with another workload"  # with the recompute off
+OVERLAPPING_DEFERRED = OVERLAPPING + ", but will fit after these preemptions complete"
 
 
 @dataclass(frozen=True)
@@ -69,134 +82,330 @@ class RefDecision:
     preemption_reason: str = ""  # for a victim: InClusterQueue, InCohortReclamation, ...
 
 
+@dataclass
+class Entry:
+    cq: str
+    wl: Workload
+    assignment: Assignment
+    targets: list[Target] = field(default_factory=list)
+
+
 def build_tree(model: Model, index: ModelIndex | None = None) -> QuotaTree:
     """The quota tree of a model, holding the usage of its admitted workloads."""
     index = index or ModelIndex(model)
     tree = QuotaTree(index)
-    for _, wl in sorted(index.workloads.items()):
+    for key in sorted(index.workloads):
+        wl = index.workloads[key]
         if wl.admitted and wl.admission.cluster_queue in tree.queues:
             tree.add_usage(wl.admission.cluster_queue, admitted_usage(wl))
     return tree
 
 
-def is_inactive(cq: ClusterQueue, index: ModelIndex, tree: QuotaTree) -> bool:
-    """Kueue marks a queue inactive when stopped, when a flavor is missing, or in a cohort cycle."""
-    if cq.stop_policy != "None":
-        return True
-    if cq.cohort and cq.cohort in tree.cycles:
-        return True
-    return any(fq.flavor not in index.flavors for rg in cq.resource_groups for fq in rg.flavors)
-
-
 class Scheduler:
     """One replay of Kueue's scheduling over a model's pending workloads."""
 
-    def __init__(self, model: Model) -> None:
+    def __init__(self, model: Model, fair: FairSharing | None = None, preemption: bool = False) -> None:
         self.model = model
         self.index = ModelIndex(model)
         self.tree = build_tree(model, self.index)
+        self.fair = fair
+        self.preemption = preemption
+        self.queues = Queues(self.index, self.tree)
         self.decisions: dict[str, RefDecision] = {}
-        self.queues: dict[str, list[Workload]] = {}
-        self.assigners = {
-            name: FlavorAssigner(self.tree, cq, self.index.flavors, self.index.topologies)
-            for name, cq in self.index.cluster_queues.items()}
+        held = []
+        latest = max((w.created for w in model.workloads), default=None)
+        for key in sorted(self.index.workloads):
+            wl = self.index.workloads[key]
+            if wl.admitted and wl.admission.cluster_queue in self.tree.queues:
+                at = getattr(wl.admission, "admitted_at", None) or wl.created
+                held.append(self.workload_info(wl, wl.admission.cluster_queue, admitted_usage(wl), at))
+                latest = max(latest, at)
+        self.epoch = latest
+        self.snap = Snapshot(self.tree, dict(self.index.cluster_queues), dict(self.index.cohorts), held)
+        self.to_release: list[Admitted] = [info for info in held if info.evicted] if preemption else []
+        self.victims_of: dict[str, list[Target]] = {}
+        self.preempted_by: dict[str, tuple[str, str]] = {}  # victim -> (preemptor, reason)
+        self.cycle_no = 0
+        self.assigners: dict[str, FlavorAssigner] = {}
 
-    def pending(self) -> list[Workload]:
-        """Workloads holding no quota and not finished (the first of each key, as everywhere)."""
-        return [wl for _, wl in sorted(self.index.workloads.items())
-                if wl.admission is None and not wl.finished]
+    def workload_info(self, wl: Workload, cq: str, usage: dict, at) -> Admitted:
+        return Admitted(wl.key, cq, self.index.priority(wl), wl.created, at, dict(usage),
+                        bool(getattr(wl, "evicted", False)))
 
     def reject(self, wl: Workload, cq: str | None, reason: str) -> None:
         self.decisions[wl.key] = RefDecision(wl.key, False, cq, (), False, reason)
 
     def route(self, wl: Workload) -> str | None:
-        """The cluster queue whose queue the workload joins, or None after recording why not."""
-        lq = self.index.local_queues.get(f"{wl.namespace}/{wl.queue}")
-        if not wl.active:
-            self.reject(wl, lq.cluster_queue if lq else None, DEACTIVATED)
-        elif wl.inadmissible:
-            self.reject(wl, lq.cluster_queue if lq else None, wl.inadmissible)
-        elif lq is None:
-            self.reject(wl, None, f"LocalQueue {wl.queue} doesn't exist")
-        elif lq.stop_policy != "None":
-            self.reject(wl, lq.cluster_queue, f"LocalQueue {wl.queue} is stopped")
-        elif lq.cluster_queue not in self.index.cluster_queues:
-            self.reject(wl, None, f"ClusterQueue {lq.cluster_queue} doesn't exist")
-        elif is_inactive(self.index.cluster_queues[lq.cluster_queue], self.index, self.tree):
-            self.reject(wl, lq.cluster_queue, f"ClusterQueue {lq.cluster_queue} is inactive")
-        else:
-            return lq.cluster_queue
+        """The ClusterQueue the workload waits in, or None after recording why it waits nowhere."""
+        cq, reason = self.queues.route(wl)
+        if reason is None:
+            return cq
+        self.reject(wl, cq, reason)
         return None
 
     def enqueue(self) -> None:
-        for wl in self.pending():
+        """Every pending workload (holding no quota, not finished) joins its queue."""
+        for key in sorted(self.index.workloads):
+            wl = self.index.workloads[key]
+            if wl.admission is not None or wl.finished:
+                continue
             name = self.route(wl)
             if name is not None:
-                self.queues.setdefault(name, []).append(wl)
-        for q in self.queues.values():
-            q.sort(key=self.queue_key)
-            q.reverse()  # the head is popped from the end
+                self.queues.add(name, wl, sort=False)
+        for name in sorted(self.queues.heaps):
+            self.queues.resort(name)
 
-    def queue_key(self, wl: Workload):
-        return (-self.index.priority(wl), wl.created, wl.key)
+    # --- nomination -----------------------------------------------------------------------------
 
-    def nominate(self, cq: ClusterQueue, wl: Workload) -> Assignment | None:
-        """The assignment of a head against the current usage; None on a namespace mismatch."""
+    def preemptor(self, wl: Workload, cq: ClusterQueue, assignment: Assignment | None) -> Preemptor:
+        if assignment is None:
+            return Preemptor(wl.key, cq.name, self.index.priority(wl), wl.created, {}, frozenset())
+        return Preemptor(wl.key, cq.name, self.index.priority(wl), wl.created, dict(assignment.usage),
+                         assignment.needs_preemption)
+
+    def nominate_with_targets(self, cq: ClusterQueue, wl: Workload,
+                              pinned: dict | None = None) -> tuple[Assignment, list[Target]] | None:
+        """`getInitialAssignments`: (assignment, targets); None on a namespace mismatch."""
         selector = cq.namespace_selector
         if selector is None or not selector.matches(self.index.namespace_labels(wl.namespace)):
             return None
-        assigner = self.assigners[cq.name]
+        if self.preemption:
+            bare = self.preemptor(wl, cq, None)
+
+            def oracle(fr, quantity):
+                return simulate(self.snap, bare, fr, quantity, self.fair)
+
+            assigner = FlavorAssigner(self.tree, cq, self.index.flavors, self.index.topologies, oracle=oracle,
+                                      fair_sharing=self.fair is not None, pinned=pinned)
+        else:  # no oracle, nothing pinned: one assigner per queue serves every nomination
+            if cq.name not in self.assigners:
+                self.assigners[cq.name] = FlavorAssigner(self.tree, cq, self.index.flavors, self.index.topologies)
+            assigner = self.assigners[cq.name]
+
+        def accept(attempt: Assignment):
+            if attempt.mode == "Fit":
+                return True, []
+            if attempt.mode != "Preempt":
+                return False, None
+            targets = get_targets(self.snap, self.preemptor(wl, cq, attempt), self.fair)
+            return len(targets) > 0, targets
+
         full = assigner.assign(wl)
-        if full.fits:
-            return full
-        return reduce_counts(assigner, wl) or full
+        accepted, targets = accept(full)
+        if accepted:
+            return full, targets
+        reduced = search_counts(assigner, wl, accept)
+        if reduced is None:
+            return full, []
+        return reduced
+
+    # --- the cycle --------------------------------------------------------------------------------
 
     def cycle(self) -> bool:
         """One scheduling cycle; True when something changed."""
-        changed = False
-        entries: list[tuple[tuple, str, Workload, Assignment]] = []
-        for name in sorted(self.queues):
-            queue = self.queues[name]
-            if not queue:
-                continue
-            cq = self.index.cluster_queues[name]
-            head = queue[-1]
-            assignment = self.nominate(cq, head)
-            if assignment is None:
-                queue.pop()
+        self.cycle_no += 1
+        changed = self.release()
+        entries: list[Entry] = []
+        for name, head in self.queues.heads():
+            nominated = self.nominate_with_targets(self.index.cluster_queues[name], head)
+            if nominated is None:
+                self.queues.requeue_if_not_present(name, head, namespace_mismatch=True)
                 self.reject(head, name, NAMESPACE_MISMATCH)
                 changed = True
                 continue
-            if not assignment.fits:
-                self.reject(head, name, assignment.message())
-                if cq.queueing_strategy == "BestEffortFIFO":
-                    queue.pop()
-                    changed = True
+            entries.append(Entry(name, head, nominated[0], nominated[1]))
+        if self.fair is None:
+            entries.sort(key=lambda e: (e.assignment.borrowing, -self.index.priority(e.wl), e.wl.created, e.wl.key))
+            order = iter(entries)
+        else:
+            order = self.fair_order(entries)
+        preempted: dict[str, Admitted] = {}
+        held: list[tuple[str, dict]] = []
+        for e in order:
+            if self.process_entry(e, preempted, held):
+                changed = True
+        for name, usage in reversed(held):
+            self.tree.remove_usage(name, usage)
+        return changed or len(self.to_release) > 0
+
+    def hold(self, name: str, usage: dict, held: list) -> None:
+        """Usage counted for the rest of the cycle only."""
+        self.tree.add_usage(name, usage)
+        held.append((name, dict(usage)))
+
+    def process_entry(self, e: Entry, preempted: dict[str, Admitted], held: list) -> bool:
+        cq = self.index.cluster_queues[e.cq]
+        overlapping = any(t.key in preempted for t in e.targets)
+        if overlapping and self.update_assignment_if_needed(e, cq, preempted):
+            self.hold(e.cq, e.assignment.usage, held)
+            self.reject(e.wl, e.cq, OVERLAPPING_DEFERRED)
+            return False
+        mode = e.assignment.mode
+        if mode == "NoFit" or (mode == "Preempt" and not e.targets):
+            if mode == "Preempt" and not can_always_reclaim(cq):
+                reserve = quota_resources_to_reserve(self.snap, e.cq, e.assignment.usage, e.assignment.borrowing)
+                self.hold(e.cq, reserve, held)
+            self.reject(e.wl, e.cq, e.assignment.message())
+            return self.queues.requeue_if_not_present(e.cq, e.wl)
+        if not self.fits(e, preempted):
+            self.reject(e.wl, e.cq, NO_LONGER_FITS)
+            return False
+        for t in e.targets:
+            if t.key not in preempted:
+                preempted[t.key] = self.snap.find(t.key)
+        if mode == "Preempt":
+            self.hold(e.cq, e.assignment.usage, held)
+            return self.issue_preemptions(e)
+        self.admit(e)
+        return True
+
+    def update_assignment_if_needed(self, e: Entry, cq: ClusterQueue, preempted: dict[str, Admitted]) -> bool:
+        """`updateAssignmentIfNeeded`: nominate again without this cycle's victims, flavors pinned
+        to the first nomination; the entry takes the new assignment and targets. True when it now
+        fits without preemption."""
+        gone = [info for info in preempted.values() if info is not None and self.snap.find(info.key) is not None]
+        for info in gone:
+            self.snap.remove(info)
+        pinned = {}
+        for psa in e.assignment.pod_sets:
+            pinned[psa.name] = dict(psa.flavors)
+        try:
+            again = self.nominate_with_targets(cq, e.wl, pinned)
+        finally:
+            for info in gone:
+                self.snap.add(info)
+        if again is None:
+            return False
+        e.assignment, e.targets = again
+        return e.assignment.mode == "Fit"
+
+    def fits(self, e: Entry, preempted: dict[str, Admitted]) -> bool:
+        """`fits`: the usage fits once this cycle's victims and the entry's targets are gone."""
+        gone: dict[str, Admitted] = {}
+        for key in list(preempted) + [t.key for t in e.targets]:
+            info = self.snap.find(key)
+            if info is not None:
+                gone[key] = info
+        for info in gone.values():
+            self.snap.remove(info)
+        ok = self.tree.fits(e.cq, e.assignment.usage)
+        for info in gone.values():
+            self.snap.add(info)
+        return ok
+
+    def issue_preemptions(self, e: Entry) -> bool:
+        """`issuePreemptions`: evict the targets not already being evicted; True when one was."""
+        issued = False
+        releasing = set(info.key for info in self.to_release)
+        for t in e.targets:
+            victim = self.snap.find(t.key)
+            if victim is None or victim.evicted or t.key in releasing:
                 continue
-            order = (assignment.borrowing, -self.index.priority(head), head.created, head.key)
-            entries.append((order, name, head, assignment))
-        entries.sort(key=lambda e: e[0])
-        for _, name, head, assignment in entries:
-            if not self.tree.fits(name, assignment.usage):
-                self.reject(head, name, NO_LONGER_FITS)
+            self.to_release.append(victim)
+            releasing.add(t.key)
+            issued = True
+            self.preempted_by[t.key] = (e.wl.key, t.reason)
+            self.victims_of.setdefault(e.wl.key, []).append(t)
+            message = preempted_message(t.reason, self.snap.path(e.cq), self.snap.path(t.cluster_queue),
+                                        uid=e.wl.uid, job_uid=e.wl.job_uid)
+            self.reject(self.index.workloads[t.key], t.cluster_queue, message)
+        self.reject(e.wl, e.cq, pending_preemption_message(e.assignment.message(), len(e.targets)))
+        self.queues.keep_at_head(e.cq, e.wl)
+        return issued
+
+    def admit(self, e: Entry) -> None:
+        at = self.epoch + timedelta(seconds=self.cycle_no)
+        info = self.workload_info(e.wl, e.cq, e.assignment.usage, at)
+        self.snap.add(Admitted(info.key, info.cluster_queue, info.priority, info.created, at, info.usage, False))
+        self.queues.remove(e.cq, e.wl)
+        pod_sets = tuple(RefPodSet(psa.name, psa.count, dict(sorted(psa.flavors.items())))
+                         for psa in e.assignment.pod_sets)
+        self.decisions[e.wl.key] = RefDecision(e.wl.key, True, e.cq, pod_sets, e.assignment.borrowing > 0, "")
+
+    def release(self) -> bool:
+        """The evictions issued in the previous cycle complete: quota released, victims wait again
+        in their queues, inadmissible workloads of their cohort trees too."""
+        if not self.to_release:
+            return False
+        roots: set[str] = set()
+        for victim in sorted(self.to_release, key=lambda info: info.key):
+            if self.snap.find(victim.key) is not None:
+                self.snap.remove(victim)
+            roots.add(root_of(self.tree.queues[victim.cluster_queue]).name)
+            name = self.route(self.index.workloads[victim.key])
+            if name is not None:
+                self.queues.add(name, self.index.workloads[victim.key])
+        self.to_release = []
+        self.queues.queue_inadmissible_workloads(roots)
+        return True
+
+    # --- fair sharing order (fair_sharing_iterator.go) -------------------------------------------
+
+    def fair_order(self, entries: list[Entry]):
+        """`fairSharingIterator`: an entry whose queue has no cohort comes as it is; in a cohort
+        tree a tournament picks the next entry, the shares recomputed before every pick (after
+        the previous picks took effect)."""
+        remaining = {e.cq: e for e in entries}
+        while remaining:
+            name = min(remaining)
+            node = self.tree.queues[name]
+            if node.parent is None:
+                yield remaining.pop(name)
+            else:
+                winner = self.run_tournament(root_of(node), remaining)
+                del remaining[winner.cq]
+                yield winner
+
+    def run_tournament(self, root, remaining: dict[str, Entry]) -> Entry:
+        """`runTournament`: at each cohort, the child whose nominee leaves it with the lowest
+        share wins: with FairSharingPrioritizeNonBorrowing, one not borrowing in its nominee's
+        flavor-resources first; then the lower share, higher priority, older."""
+        share_at: dict[tuple[str, str], object] = {}  # (cohort, workload) -> the cohort's child's share
+        for name, e in remaining.items():
+            node = self.tree.queues[name]
+            if node.parent is None or root_of(node) is not root:
                 continue
-            self.tree.add_usage(name, assignment.usage)
-            self.queues[name].pop()
-            pod_sets = tuple(RefPodSet(p.name, p.count, dict(sorted(p.flavors.items())))
-                             for p in assignment.pod_sets)
-            self.decisions[head.key] = RefDecision(
-                head.key, True, name, pod_sets, assignment.borrowing > 0, "")
-            changed = True
-        return changed
+            self.tree.add_usage(name, e.assignment.usage)
+            below = node
+            for cohort in path_parent_to_root(node):
+                share_at[(cohort.name, e.wl.key)] = dominant_resource_share(self.snap, below)
+                below = cohort
+            self.tree.remove_usage(name, e.assignment.usage)
+
+        def standing(e: Entry, cohort) -> tuple:
+            """Lower is better: (borrowing in its own flavor-resources, share, priority, age)."""
+            share = share_at[(cohort.name, e.wl.key)]
+            borrows = self.fair.prioritize_non_borrowing and share.borrows_on(e.assignment.usage)
+            return (borrows, drs_order(share), -self.index.priority(e.wl), e.wl.created)
+
+        def winner_of(cohort) -> Entry | None:
+            contenders = []
+            for child in cohort.child_cohorts:
+                found = winner_of(child)
+                if found is not None:
+                    contenders.append(found)
+            for child in cohort.child_cqs:
+                if child.name in remaining:
+                    contenders.append(remaining[child.name])
+            if not contenders:
+                return None
+            return min(contenders, key=lambda e: standing(e, cohort))  # the first of equals
+
+        return winner_of(root)
+
+    # --- the replay -------------------------------------------------------------------------------
 
     def run(self) -> list[RefDecision]:
         self.enqueue()
-        while self.cycle():
+        limit = 50 + 10 * len(self.index.workloads)
+        while self.cycle_no < limit and self.cycle():
             pass
-        for name, queue in self.queues.items():
-            if not queue:
-                continue
-            head = queue[-1]
-            for wl in queue[:-1]:
-                self.reject(wl, name, f"waiting behind {head.key} (StrictFIFO)")
-        return [self.decisions[k] for k in sorted(self.decisions)]
+        for name, head, wl in self.queues.waiting_behind():
+            self.reject(wl, name, "waiting behind %s (StrictFIFO)" % head.key)
+        out = []
+        for key in sorted(self.decisions):
+            d = self.decisions[key]
+            by, reason = self.preempted_by.get(key, (None, ""))
+            out.append(RefDecision(d.workload, d.admitted, d.cluster_queue, d.pod_sets, d.borrowing, d.reason,
+                                   tuple(self.victims_of.get(key, ())), by, reason))
+        return out
