@@ -98,7 +98,7 @@ def test_nothing_over_committed_and_runs_last_their_duration(tmp_path_factory, r
             assert all(v >= 0 for v in node.values()), (t, name, node)
         for cq in sim.ix.cluster_queues:
             for fr in tree.nodes[node_id(cq, False)].quotas:
-                assert tree.available(node_id(cq, False), fr, sim.session.usage) >= 0, (t, cq, fr)
+                assert tree.available(node_id(cq, False), fr, sim.parts.session(cq).usage) >= 0, (t, cq, fr)
         checked.append(t)
 
     sample = sim.recorder.sample

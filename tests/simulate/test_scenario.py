@@ -97,3 +97,14 @@ def test_cycle_latency_holds_decisions_to_the_cycle(policy, tmp_path):
         "a/w3": (12.0, 15.0, [], 11.0),
         "a/w4": (8.0, 10.0, [], 2.0),
     }
+
+
+def test_preemption_takes_the_most_recently_admitted_across_instants(policy, tmp_path):
+    # q has 4 cpu: w0 and w1 (1 cpu each) are admitted at 0, w2 (2 cpu) at 1; h (high priority,
+    # 1 cpu) arrives at 2 and preempts one workload: Kueue's candidate order takes the most
+    # recently admitted first, w2, although the engine admitted each in the first cycle of its call.
+    trace = write_trace(tmp_path, ["0,a,w0,lq,low,1,100,1", "0,a,w1,lq,low,1,100,1", "1,a,w2,lq,low,1,100,2",
+                                   "2,a,h,lq,high,1,5,1"])
+    out = api.simulate([policy], trace=trace)
+    evicted = {w["workload"]: [e["at"] for e in w["evictions"]] for w in out.result["workloads"]}
+    assert evicted == {"a/w0": [], "a/w1": [], "a/w2": [2.0], "a/h": []}

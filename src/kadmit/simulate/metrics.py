@@ -77,7 +77,7 @@ class Recorder:
     # --- fed by the simulator ---------------------------------------------------------------------
 
     def usage_changed(self, cq: str, t: int) -> None:
-        row = self.sim.session.usage.data.get(cq, {})
+        row = self.sim.parts.session(cq).usage.data.get(cq, {})
         keys = self._keys.setdefault(cq, set())
         keys.update((cq, fl, res) for fl, res in row)
         for key in keys:

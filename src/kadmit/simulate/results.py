@@ -71,7 +71,7 @@ def results(sim, series_points: int = 200) -> dict:
                     "cpu_seconds": round(getattr(sim, "cpu_seconds", 0.0), 3), "decide_seconds": round(sim.decide_seconds, 3),
                     "instants": sim.instants, "decision_rounds": sim.rounds,
                     "events_per_second": round(sim.instants / sim.seconds, 1) if getattr(sim, "seconds", 0) else None,
-                    "solver": sim.session.stats.as_dict()}}
+                    "solver": sim.parts.stats().as_dict()}}
 
 
 def _queue(sim, name: str, recs: list, end: int) -> dict:

@@ -30,6 +30,7 @@ from kadmit.placement.filters import PodTemplate
 from kadmit.placement.inventory import add, node_state, pod_usage
 from kadmit.simulate.kube import ChangeLog, KubeScheduler
 from kadmit.simulate.metrics import Recorder
+from kadmit.simulate.parts import Parts
 from kadmit.simulate.state import Capacity, Options, PodBatch, PodEntry, PodSetRun, Record
 
 FINISH, NODES, ARRIVAL, CYCLE = 0, 1, 2, 3  # the order of events at one instant
@@ -49,6 +50,7 @@ class Simulator:
         self.tree = self.session.compiler.tree
         self.pool = self.session.pool
         self.pool.free = ChangeLog(self.pool.free)
+        self.parts = Parts(self.model, self.session, split=self.opt.mode == "ordered" and self.opt.split)
         self.kube = KubeScheduler(list(self.pool.inventory.nodes), self.pool.free, self.opt.scoring)
         self.has_nodes = bool(self.pool.inventory.nodes) or bool(capacity) or autoscaler is not None
         self.autoscaler = autoscaler
@@ -66,6 +68,7 @@ class Simulator:
         self.batches: dict[str, list[PodBatch]] = {}
         self.running: dict[str, object] = {}  # admitted workload -> its holder in the session
         self.rounds = 0
+        self._stamp = -(1 << 60)  # admission order across decisions (`_stamp_admissions`)
         self._held_dirty: set[str] = set()  # released cohort trees and arrivals not decided yet (cycle latency)
         self._held_arrived: list[str] = []
         self._next_cycle = -1
@@ -96,7 +99,7 @@ class Simulator:
             rec = Record(wl.key, "kueue", None, self.ix.priority(wl), wl.duration_ms)
             self.records[wl.key] = rec
             if wl.admitted and wl.evicted:  # being evicted in the input: it releases its quota and queues again
-                self.session.finish(wl.key)
+                self.parts.session(wl.admission.cluster_queue if wl.admission else None).finish(wl.key)
                 rec.evictions.append((0, 0))
                 self._push(0, ARRIVAL, wl.key)
                 continue
@@ -106,7 +109,7 @@ class Simulator:
                 rec.pod_sets = [PodSetRun(p.name, p.count, sorted(set(p.flavors.values())), dict(p.placement),
                                           dict(p.flavors), bool(p.placement)) for p in wl.admission.pod_sets]
                 rec.requests = _requests(wl, {p.name: p.count for p in wl.admission.pod_sets})
-                self.running[wl.key] = self.session.holders.get(wl.key)
+                self.running[wl.key] = self.parts.session(rec.cluster_queue).holders.get(wl.key)
                 if wl.duration_ms is not None:
                     left = wl.duration_ms
                     if wl.admission.admitted_at is not None:
@@ -151,8 +154,8 @@ class Simulator:
                     arrived.append(what)
             for key in arrived:
                 self._arrive(key, t)
-            if released and self.pool.active:
-                dirty.update(self._all_roots())
+            if released and self.parts.tas_queues:  # node capacity freed: parked TAS workloads requeue
+                dirty.update(self.tree.root(f"cq:{cq}") for cq in self.pending if cq in self.parts.tas_queues)
             self._held_dirty |= dirty
             self._held_arrived += [k for k in arrived if k not in self.kube_rows]
             cycle = self.opt.cycle_ms
@@ -172,9 +175,6 @@ class Simulator:
         self.recorder.close(end)
         self._close(end)
         return self
-
-    def _all_roots(self) -> set[str]:
-        return {self.tree.root(f"cq:{cq}") for cq in self.pending}
 
     # --- events --------------------------------------------------------------------------------------
 
@@ -238,8 +238,9 @@ class Simulator:
         rec.finished_at = t
         rec.run_ms += t - (rec.started_at or t)
         if key in self.running:
-            cq = self.session.holders[key].cluster_queue if key in self.session.holders else rec.cluster_queue
-            self.session.finish(key)
+            session = self.parts.session(rec.cluster_queue)
+            cq = session.holders[key].cluster_queue if key in session.holders else rec.cluster_queue
+            session.finish(key)
             del self.running[key]
             if cq:
                 dirty.add(self.tree.root(f"cq:{cq}"))
@@ -303,21 +304,25 @@ class Simulator:
                 wanted.add((name, self.class_of[key]))
         tried: set[str] = set()
         while wanted:
-            reps = []
+            reps: dict[str, list[Workload]] = {}  # part -> its representatives
             for cq, cls in sorted(wanted, key=repr):
                 lst = self.pending.get(cq, {}).get(cls)
                 if lst and lst[0][1] not in tried:
-                    reps.append(self.ix.workloads[lst[0][1]])
+                    reps.setdefault(self.parts.part(cq), []).append(self.parts.session(cq).index.workloads[lst[0][1]])
             wanted = set()
             if not reps:
                 break
             self.rounds += 1
             t0 = time.perf_counter()
-            decisions = decide_ordered(self.session, reps)
+            decisions = sorted((d for part in sorted(reps)
+                                for d in decide_ordered(self.parts.sessions.get(part, self.session), reps[part])),
+                               key=lambda d: d.key)
             self.decide_seconds += time.perf_counter() - t0
+            self._stamp_admissions(decisions)
             victims = {v.key for d in decisions for v in d.preempted} | {d.key for d in decisions if d.preempted_by}
             for key in sorted(victims):  # evicted (and perhaps admitted again): its holder is not the one it had
-                if key in self.running and self.session.holders.get(key) is not self.running[key]:
+                if key in self.running and (self.parts.session(self.records[key].cluster_queue).holders.get(key)
+                                            is not self.running[key]):
                     self._evicted(key, t)  # decide_ordered already retried what its release let in
             for d in decisions:
                 tried.add(d.key)
@@ -329,11 +334,23 @@ class Simulator:
                 elif d.key in self.records and self.records[d.key].kind == "kueue":
                     self.records[d.key].reason = _reason(d)
 
+    def _stamp_admissions(self, decisions) -> None:
+        """Preemption takes the most recently admitted candidates first (Kueue's candidate order);
+        the engine ranks this run's admissions by `admitted_cycle`, which counts cycles from 1 in
+        each call. Across calls the numbers go on from the replay's own counter, kept below 1 so the
+        next call's admissions (cycles 1, 2, ...) rank as more recent than all of them."""
+        top = 0
+        for d in decisions:
+            if d.admitted and d.assignment is not None:
+                self.parts.session(d.assignment.cluster_queue).admitted_cycle[d.key] = self._stamp + d.cycle
+                top = max(top, d.cycle)
+        self._stamp += top + 1
+
     def _admitted(self, wl: Workload, a, t: int) -> None:
         key = wl.key
         rec = self.records[key]
         self._dequeue(key, t)
-        self.running[key] = self.session.holders.get(key)
+        self.running[key] = self.parts.session(a.cluster_queue).holders.get(key)
         rec.admitted_at = t
         rec.reason = None
         rec.cluster_queue = a.cluster_queue
@@ -460,22 +477,26 @@ class Simulator:
     def _explain_pending(self) -> None:
         """Why each workload still pending at the end waits, in the engine's words: one decision
         per class (the others of a class wait for the same reason, or behind it)."""
-        from kadmit.engine.decide import decision_reasons
         reps = {}
+        by_part: dict[str, list[str]] = {}
         for cq, classes in sorted(self.pending.items()):
             for cls, lst in classes.items():
                 if lst:
                     reps[lst[0][1]] = [k for _, k in lst[1:]]
-        if not reps:
-            return
-        decisions = decide_ordered(self.session, [self.ix.workloads[k] for k in sorted(reps)])
-        for d in decisions:
+                    by_part.setdefault(self.parts.part(cq), []).append(lst[0][1])
+        for part, keys in sorted(by_part.items()):
+            session = self.parts.sessions.get(part, self.session)
+            self._explain_part(session, [session.index.workloads[k] for k in sorted(keys)], reps)
+
+    def _explain_part(self, session: Session, reps_wl: list[Workload], reps: dict[str, list[str]]) -> None:
+        from kadmit.engine.decide import decision_reasons
+        for d in decide_ordered(session, reps_wl):
             if d.key not in reps:
                 continue
             if d.admitted:
                 text = "admissible when the run ended (nothing happened after its last chance)"
             else:
-                text = "; ".join(f"{r.code}: {r.message}" for r in decision_reasons(self.session, d))
+                text = "; ".join(f"{r.code}: {r.message}" for r in decision_reasons(session, d))
             self.records[d.key].reason = text
             for other in reps[d.key]:
                 self.records[other].reason = text

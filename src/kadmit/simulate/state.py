@@ -80,3 +80,4 @@ class Options:
     until_ms: int | None = None
     cycle_ms: int = 0  # decide only every this many ms (Kueue's scheduling-cycle latency); 0: at every instant
     limits: Limits | None = None
+    split: bool = True  # one engine session per independent part (`simulate.parts`); False: one for all

@@ -142,7 +142,9 @@ class Session:
     """A cluster state compiled once; questions about single workloads answered incrementally."""
 
     def __init__(self, model: Model, limits: Limits | None = None, tas_profile: Profile = "Mixed",
-                 cache: ShapeCache | None = None) -> None:
+                 cache: ShapeCache | None = None, pool: NodePool | None = None) -> None:
+        """`pool`: node capacity shared with other sessions (a simulation's independent parts, one
+        session each, over the same nodes); by default the model's own nodes."""
         self.model = model = effective(model)
         self.limits = limits or Limits()
         self.index = ModelIndex(model)
@@ -154,7 +156,7 @@ class Session:
         self._memo: dict[tuple, Outcome] = cache.memo if cache is not None else {}
         self.usage = Usage()
         self.holders: dict[str, Holder] = {}
-        self.pool = NodePool(model, self.index, tas_profile)
+        self.pool = pool if pool is not None else NodePool(model, self.index, tas_profile)
         self._tas = self.pool.active
         self.placement_failures: dict[str, PlacementFailure] = {}  # workload -> last failure at full counts
         self.admitted_cycle: dict[str, int] = {}  # workload admitted in this run -> its cycle (ordered mode)
