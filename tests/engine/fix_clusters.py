@@ -68,3 +68,65 @@ def kad_clusters(draw, max_queues: int = 3, max_pending: int = 5, max_admitted: 
     if draw(st.booleans()):
         out += ["forbid no-big-on-g:", "  pod_group.count > 3 and flavor == g"]
     return "\n".join(out) + "\n"
+
+
+def _doc(kind: str, api: str, name: str, body: str, namespace: str | None = None) -> str:
+    ns = f"\n  namespace: {namespace}" if namespace else ""
+    return f"apiVersion: {api}\nkind: {kind}\nmetadata:\n  name: {name}{ns}\n{body}"
+
+
+@st.composite
+def yaml_tas_clusters(draw, max_nodes: int = 4, max_pending: int = 3) -> str:
+    """Kueue manifests: one GPU queue on a topology flavor, nodes in racks (some tainted), bound pods
+    and perhaps an admitted workload holding GPUs, pending workloads asking for one rack or
+    preferring one, some with tolerations — so fixes tolerate taints, raise a node's allocatable,
+    wait for holders or change quota and counts."""
+    kueue = "kueue.x-k8s.io/v1beta2"
+    quota = draw(st.integers(4, 40))
+    docs = [
+        _doc("Topology", kueue, "dc", "spec:\n  levels:\n  - nodeLabel: cloud.example.com/rack\n"
+             "  - nodeLabel: kubernetes.io/hostname\n"),
+        _doc("ResourceFlavor", kueue, "h100", "spec:\n  topologyName: dc\n"),
+        _doc("ClusterQueue", kueue, "gpu", "spec:\n  namespaceSelector: {}\n  resourceGroups:\n"
+             "  - coveredResources: [\"nvidia.com/gpu\"]\n    flavors:\n    - name: h100\n      resources:\n"
+             f"      - name: nvidia.com/gpu\n        nominalQuota: {quota}\n"),
+        _doc("LocalQueue", kueue, "gpu", "spec:\n  clusterQueue: gpu\n", "team"),
+        _doc("Namespace", "v1", "team", ""),
+    ]
+    nodes = draw(st.integers(1, max_nodes))
+    for i in range(nodes):
+        rack = draw(st.sampled_from(("r1", "r2")))
+        gpus = draw(st.integers(2, 8))
+        taint = draw(st.sampled_from((True, False, True)))  # tainted nodes are common: tolerations fix them
+        spec = ("spec:\n  taints:\n  - key: maintenance\n    value: \"true\"\n    effect: NoSchedule\n" if taint else "")
+        docs.append(_doc("Node", "v1", f"n{i}", f"{spec}status:\n  allocatable:\n    nvidia.com/gpu: \"{gpus}\"\n"
+                         "    pods: \"110\"\n").replace(
+            "metadata:\n", f"metadata:\n  labels:\n    cloud.example.com/rack: {rack}\n"
+                           f"    kubernetes.io/hostname: n{i}\n", 1))
+    for j in range(draw(st.integers(0, 2))):
+        node = draw(st.integers(0, nodes - 1))
+        docs.append(_doc("Pod", "v1", f"p{j}", f"spec:\n  nodeName: n{node}\n  tolerations:\n  - operator: Exists\n"
+                         "  containers:\n  - name: c\n    resources:\n      requests:\n"
+                         f"        nvidia.com/gpu: \"{draw(st.integers(1, 2))}\"\nstatus:\n  phase: Running\n", "team"))
+    if draw(st.booleans()):
+        node = draw(st.integers(0, nodes - 1))
+        docs.append(_doc("Workload", kueue, "held", "spec:\n  queueName: gpu\n  podSets:\n  - name: main\n"
+                         "    count: 1\n    template:\n      spec:\n        tolerations:\n        - operator: Exists\n"
+                         "        containers:\n        - name: c\n          resources:\n            requests:\n"
+                         "              nvidia.com/gpu: \"2\"\nstatus:\n  admission:\n    clusterQueue: gpu\n"
+                         "    podSetAssignments:\n    - name: main\n      count: 1\n      flavors:\n"
+                         "        nvidia.com/gpu: h100\n      topologyAssignment:\n"
+                         "        levels: [\"kubernetes.io/hostname\"]\n        domains:\n        - count: 1\n"
+                         f"          values: [\"n{node}\"]\n", "team"))
+    for j in range(draw(st.integers(1, max_pending))):
+        count = draw(st.integers(1, 3))
+        gpus = draw(st.integers(1, 8))
+        mode = draw(st.sampled_from(("required", "preferred")))
+        tol = draw(st.sampled_from(("", "        tolerations:\n        - key: other\n          operator: Exists\n")))
+        docs.append(_doc("Workload", kueue, f"w{j}", "spec:\n  queueName: gpu\n  podSets:\n  - name: main\n"
+                         f"    count: {count}\n    topologyRequest:\n      {mode}: cloud.example.com/rack\n"
+                         f"    template:\n      spec:\n{tol}        containers:\n        - name: c\n"
+                         "          resources:\n            requests:\n"
+                         f"              nvidia.com/gpu: \"{gpus}\"\n", "team").replace(
+            "metadata:\n", f"metadata:\n  creationTimestamp: \"2026-11-20T09:{j:02d}:00Z\"\n", 1))
+    return "---\n".join(docs)

@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 
 from click.testing import CliRunner
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 from kadmit import api
 from kadmit.cli import cli
@@ -18,6 +20,7 @@ from kadmit.edits import apply
 from kadmit.render.decisions import why_patch
 
 sys.path.insert(0, str(Path(__file__).parent))
+from fix_clusters import yaml_tas_clusters  # noqa: E402
 from test_fixes_proven import _states  # noqa: E402
 
 HERE = Path(__file__).parent
@@ -217,3 +220,49 @@ def test_fixes_of_kad_on_standard_input(tmp_path, monkeypatch):
     assert _states(api.admit(["c.kad"]))["ns/w"].as_dict() == quota["outcome"]
     (tmp_path / "c.kad").write_text(apply(text, []).replace("cpu = 4", "cpu = 5"))
     assert not _states(api.admit(["c.kad"]))["ns/w"].admitted  # one step less: not admitted
+
+
+def check_yaml_fixes(tmp: Path, text: str, key: str) -> int:
+    """Each fix of `why key` applied to the manifest text (a fix that waits: its holders finished in
+    the model read from the text) and decided again from scratch; the number checked."""
+    from kadmit import workspace
+    from kadmit.engine.admission.ordered import decide_ordered
+    from kadmit.engine.admission.session import Session
+    from kadmit.engine.explain.replay import states
+
+    (tmp / "in").mkdir(exist_ok=True)
+    (tmp / "in" / "c.yaml").write_text(text)
+    before = api.admit([str(tmp / "in")])
+    out = api.why(key, [str(tmp / "in")])
+    assert out.exit_code in (1, 3), out.diagnostics
+    old = _states(before)
+    for i, fix in enumerate(out.result.fixes):
+        d = tmp / f"fix{i}"
+        d.mkdir()
+        (d / "c.yaml").write_text(apply(text, [c.edit for c in fix.changes if c.edit is not None]))
+        model = workspace.load([str(d)]).model
+        gone = set(fix.as_dict().get("waits_for", []))
+        model = model.model_copy(update={
+            "workloads": tuple(w.model_copy(update={"finished": True}) if w.key in gone else w for w in model.workloads),
+            "pods": tuple(p.model_copy(update={"phase": "Succeeded"}) if f"pod:{p.namespace}/{p.name}" in gone else p
+                          for p in model.pods)})
+        new = states(model, {x.key: x for x in decide_ordered(Session(model))})
+        assert new[key] == fix.outcome, fix.message
+        changed = {k for k in new if k != key and old.get(k) != new[k]}
+        assert changed == {e.workload for e in fix.effects}, fix.message
+        for c in fix.changes:
+            assert c.edit is not None or c.knob.kind == "wait"
+    return len(out.result.fixes)
+
+
+@settings(max_examples=8, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(text=yaml_tas_clusters(), data=st.data())
+def test_every_manifest_fix_admits_with_exactly_the_side_effects_it_lists(tmp_path_factory, text, data):
+    tmp = tmp_path_factory.mktemp("yfix")
+    (tmp / "c.yaml").write_text(text)
+    base = api.admit([str(tmp)])
+    assume(base.exit_code == 0)
+    pending = sorted(d.key for d in base.result.decisions if not d.admitted)
+    assume(pending)
+    check_yaml_fixes(tmp, text, data.draw(st.sampled_from(pending)))
