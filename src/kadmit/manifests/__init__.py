@@ -117,6 +117,16 @@ class _Reader:
         generated = f.str(metadata, "generateName") if spec.generated else None
         name = f.str(metadata, "name", required=not (spec.anonymous or generated),
                      what=f"the metadata of a `{kind}`") or generated or ""
+        f.collect()  # from here every bad field of the object is reported, then it is dropped
+        try:
+            self.read(node, spec, api_version, kind, metadata, name)
+        finally:
+            f.done()
+
+    def read(self, node: Val, spec: Kind, api_version: str, kind: str, metadata: Val | None, name: str) -> None:
+        """The object's fields (collecting its bad ones) into the fragment, or it is dropped."""
+        f = self.f
+        group, _, version = api_version.rpartition("/")
         schema.check(f, node, group, version, kind, name)
         if group in (KUEUE, config.CONFIG_GROUP):
             coverage.warn_unmodelled(f, node, kind, f"`{kind}`" + (f" `{name}`" if name else ""))
@@ -128,10 +138,12 @@ class _Reader:
         labels, _ = f.str_map(metadata, "labels")
         annotations, _ = f.str_map(metadata, "annotations")
         meta = Meta(api_version, kind, node, metadata, name, namespace, labels, annotations)
+        broken = (api_version, kind, name, (namespace or 'default') if spec.namespaced else None, node)
         try:
             obj = spec.read(f, meta)
+            job = spec.also(f, meta) if spec.also is not None else None
         except Invalid:
-            self.broken(api_version, kind, name, (namespace or 'default') if spec.namespaced else None, node)
+            self.broken(*broken)
             raise
         except NotRead as e:
             if e.args:  # the reader said why (and reported it)
@@ -140,17 +152,26 @@ class _Reader:
                 self.skip(node, api_version, kind, f"kadmit reads only {PARTLY_READ.get(kind, 'some')} of this kind")
             return
         except ValidationError as e:
-            where = " at `" + ".".join(map(str, e.errors()[0]["loc"])) + "`" if e.errors() else ""
-            named = f" `{name}`" if name else ""
-            f.diags.emit(KAD157, f"`{kind}`{named} holds an invalid value{where}", f.span(node))
-            self.broken(api_version, kind, name, (namespace or 'default') if spec.namespaced else None, node)
+            if not f.collected:  # else: the placeholder of a field already reported
+                where = " at `" + ".".join(map(str, e.errors()[0]["loc"])) + "`" if e.errors() else ""
+                named = f" `{name}`" if name else ""
+                f.diags.emit(KAD157, f"`{kind}`{named} holds an invalid value{where}", f.span(node))
+            self.broken(*broken)
+            return
+        except (TypeError, ValueError, AttributeError, KeyError, IndexError):
+            if not f.collected:
+                raise
+            self.broken(*broken)  # a placeholder of a bad field, already reported, went on
+            return
+        if f.collected:  # every bad field was reported; the object is not used
+            self.broken(*broken)
             return
         target = getattr(self.fragment, spec.target)
         if isinstance(obj, list):
             target.extend(obj)
         elif obj is not None:
             target.append(obj)
-        if spec.also is not None and (job := spec.also(f, meta)) is not None:
+        if job is not None:
             self.fragment.jobs.append(job)
 
     def broken(self, api_version: str, kind: str, name: str, namespace: str | None, node: Val) -> None:

@@ -22,7 +22,9 @@ _parse_quantity = lru_cache(maxsize=4096)(parse_quantity)
 
 
 class Invalid(Exception):
-    """The object being read is unusable; its diagnostic has been emitted."""
+    """The object being read is unusable; its diagnostic has been emitted (at `at`)."""
+
+    at: "Val | Span | None" = None
 
 
 class NotRead(Exception):
@@ -45,6 +47,25 @@ class Fields:
         self.file = file
         self.diags = diags
         self.text = text
+        # while one object is read (`collect`): each bad field is reported and read as a placeholder,
+        # so every bad field of the object shows in one run; the object is then dropped
+        self.collected: list[Invalid] | None = None
+
+    def collect(self) -> None:
+        """Start reading one object: bad fields are collected, not raised."""
+        self.collected = []
+
+    def done(self) -> list[Invalid]:
+        """Stop collecting; the bad fields of the object just read."""
+        out, self.collected = self.collected or [], None
+        return out
+
+    def _bad(self, error: Invalid, placeholder):
+        """A bad field: raised, or (collecting) kept and read as `placeholder`."""
+        if self.collected is None:
+            raise error
+        self.collected.append(error)
+        return placeholder
 
     # --- locations ---------------------------------------------------------------------------
 
@@ -63,9 +84,32 @@ class Fields:
     # --- failing ------------------------------------------------------------------------------
 
     def fail(self, code: str, message: str, at: Val | Span | None, **kw) -> Invalid:
+        """A problem with the object read (raise what it returns). A check that combines fields of an
+        object some bad field of which was already reported is not reported: it may only be the
+        placeholder read for that field (a follow-on)."""
+        if self.collected:
+            return Invalid(message)
+        return self._report(code, message, at, **kw)
+
+    def invalid(self, code: str, message: str, at: Val | Span | None, *, uses: tuple[Val | None, ...],
+                **kw) -> None:
+        """A check that combines fields `uses` of the object: reported, and reading goes on (the
+        object is dropped at the end); not reported when one of `uses` was itself bad (its
+        placeholder was checked, a follow-on). Outside an object's reading it raises."""
+        if self.collected is None:
+            raise self._report(code, message, at, **kw)
+        bad = {id(e.at) for e in self.collected}
+        if any(u is not None and id(u) in bad for u in uses):
+            self.collected.append(Invalid(message))
+            return
+        self.collected.append(self._report(code, message, at, **kw))
+
+    def _report(self, code: str, message: str, at: Val | Span | None, **kw) -> Invalid:
         span = at.span(self.file) if isinstance(at, Val) else at
         self.diags.emit(code, message, span, **kw)
-        return Invalid(message)
+        error = Invalid(message)
+        error.at = at
+        return error
 
     def wrong_type(self, v: Val, key: str, want: str) -> Invalid:
         help_ = None
@@ -73,10 +117,10 @@ class Fields:
             help_ = "write it without quotes"
         elif v.kind in (INT, FLOAT, BOOL) and want == "a string":
             help_ = f'quote it: `"{str(v.v).lower() if v.kind == BOOL else v.v}"`'
-        return self.fail(KAD156, f"`{key}` should be {want}, found {_describe(v)}", v, help=help_)
+        return self._report(KAD156, f"`{key}` should be {want}, found {_describe(v)}", v, help=help_)
 
     def missing(self, key: str, where: Val, what: str = "") -> Invalid:
-        return self.fail(KAD155, f"missing `{key}`{' in ' + what if what else ''}", where)
+        return self._report(KAD155, f"missing `{key}`{' in ' + what if what else ''}", where)
 
     # --- reads ---------------------------------------------------------------------------------
 
@@ -86,13 +130,14 @@ class Fields:
         if v is not None and v.kind == NULL:
             v = None
         if v is None and required:
-            raise self.missing(key, m, what) if m is not None else Invalid(key)
+            # a missing parent was reported where it is missing (or is the object's own absent part)
+            return self._bad(self.missing(key, m, what) if m is not None else Invalid(key), None)
         return v
 
     def map(self, m: Val | None, key: str, *, required: bool = False, what: str = "") -> Val | None:
         v = self.field(m, key, required=required, what=what)
         if v is not None and v.kind != MAP:
-            raise self.wrong_type(v, key, "a mapping")
+            return self._bad(self.wrong_type(v, key, "a mapping"), None)
         return v
 
     def seq(self, m: Val | None, key: str, *, required: bool = False, what: str = "") -> list[Val]:
@@ -100,34 +145,39 @@ class Fields:
         if v is None:
             return []
         if v.kind != SEQ:
-            raise self.wrong_type(v, key, "a list")
+            return self._bad(self.wrong_type(v, key, "a list"), [])
         return v.v
 
     def maps(self, m: Val | None, key: str, **kw) -> list[Val]:
-        """A list of mappings."""
+        """A list of mappings (collecting: the other items are left out)."""
         items = self.seq(m, key, **kw)
+        out = []
         for item in items:
             if item.kind != MAP:
-                raise self.wrong_type(item, f"{key}[]", "a mapping")
-        return items
+                self._bad(self.wrong_type(item, f"{key}[]", "a mapping"), None)
+            else:
+                out.append(item)
+        return out
 
     def str(self, m: Val | None, key: str, *, required: bool = False, what: str = "",
             default: str | None = None) -> str | None:
         v = self.field(m, key, required=required, what=what)
+        placeholder = default if default is not None or not required else ""
         if v is None:
-            return default
+            return placeholder
         if v.kind != STR:
-            raise self.wrong_type(v, key, "a string")
+            return self._bad(self.wrong_type(v, key, "a string"), placeholder)
         if required and not v.v:
-            raise self.fail(KAD155, f"`{key}` is empty", v)
+            return self._bad(self._report(KAD155, f"`{key}` is empty", v), placeholder)
         return v.v
 
     def strs(self, m: Val | None, key: str, **kw) -> list[str]:
         out = []
         for item in self.seq(m, key, **kw):
             if item.kind != STR:
-                raise self.wrong_type(item, f"{key}[]", "a string")
-            out.append(item.v)
+                self._bad(self.wrong_type(item, f"{key}[]", "a string"), None)
+            else:
+                out.append(item.v)
         return out
 
     def str_map(self, m: Val | None, key: str) -> tuple[dict[str, str], dict[str, Val]]:
@@ -142,7 +192,8 @@ class Fields:
             if x.kind == NULL:
                 x = Val(STR, "", x.line, x.col, x.end_line, x.end_col)
             if x.kind != STR:
-                raise self.wrong_type(x, k, "a string")
+                self._bad(self.wrong_type(x, k, "a string"), None)
+                continue
             out[k] = x.v
             nodes[k] = x
         return out, nodes
@@ -150,12 +201,14 @@ class Fields:
     def int(self, m: Val | None, key: str, *, default: int | None = None, lo: int = INT32_MIN,
             hi: int = INT32_MAX, required: bool = False, what: str = "") -> int | None:
         v = self.field(m, key, required=required, what=what)
+        placeholder = default if default is not None or not required else max(lo, min(0, hi))
         if v is None:
-            return default
+            return placeholder
         if v.kind != INT:
-            raise self.wrong_type(v, key, "an integer")
+            return self._bad(self.wrong_type(v, key, "an integer"), placeholder)
         if not lo <= v.v <= hi:
-            raise self.fail(KAD157, f"`{key}` is {v.v}; it must be between {lo} and {hi}", v)
+            return self._bad(self._report(KAD157, f"`{key}` is {v.v}; it must be between {lo} and {hi}", v),
+                             placeholder)
         return v.v
 
     def bool(self, m: Val | None, key: str, *, default: bool) -> bool:
@@ -163,7 +216,7 @@ class Fields:
         if v is None:
             return default
         if v.kind != BOOL:
-            raise self.wrong_type(v, key, "a boolean")
+            return self._bad(self.wrong_type(v, key, "a boolean"), default)
         return v.v
 
     def enum(self, m: Val | None, key: str, allowed: Iterable[str], default: str | None = None,
@@ -175,8 +228,8 @@ class Fields:
         if value not in allowed:
             v = self.field(m, key)
             choices = ", ".join(f"`{a}`" for a in allowed)
-            raise self.fail(KAD157, f"`{key}` can't be `{value}`; it is one of {choices}", v,
-                            help=did_you_mean(value, allowed))
+            return self._bad(self._report(KAD157, f"`{key}` can't be `{value}`; it is one of {choices}", v,
+                                          help=did_you_mean(value, allowed)), default or allowed[0])
         return value
 
     def quantity(self, v: Val, key: str) -> int:
@@ -187,16 +240,16 @@ class Fields:
             text = v.v
         elif v.kind == FLOAT:
             if not math.isfinite(v.v):
-                raise self.fail(KAD158, f"`{key}` is not finite", v)
+                return self._bad(self._report(KAD158, f"`{key}` is not finite", v), 0)
             text = repr(v.v)
         else:
-            raise self.wrong_type(v, key, "a quantity (e.g. `500m`, `2`, `64Gi`)")
+            return self._bad(self.wrong_type(v, key, "a quantity (e.g. `500m`, `2`, `64Gi`)"), 0)
         try:
             milli = _parse_quantity(text)
         except QuantityError as e:
-            raise self.fail(KAD158, f"`{key}`: {e}", v)
+            return self._bad(self._report(KAD158, f"`{key}`: {e}", v), 0)
         if milli < 0:
-            raise self.fail(KAD158, f"`{key}` is negative ({v.v})", v)
+            return self._bad(self._report(KAD158, f"`{key}` is negative ({v.v})", v), 0)
         return milli
 
     def quantity_field(self, m: Val | None, key: str, *, required: bool = False,
@@ -226,13 +279,13 @@ class Fields:
             try:
                 value = datetime.fromisoformat(v.v)
             except ValueError:
-                raise self.fail(KAD163, f"`{key}` is not an RFC 3339 timestamp: `{v.v[:40]}`", v,
-                                help="write it like `2026-11-20T08:00:00Z`")
+                return self._bad(self._report(KAD163, f"`{key}` is not an RFC 3339 timestamp: `{v.v[:40]}`", v,
+                                              help="write it like `2026-11-20T08:00:00Z`"), None)
         else:
-            raise self.wrong_type(v, key, "a timestamp")
+            return self._bad(self.wrong_type(v, key, "a timestamp"), None)
         if not isinstance(value, datetime):
-            raise self.fail(KAD163, f"`{key}` is a date without a time", v,
-                            help="write it like `2026-11-20T08:00:00Z`")
+            return self._bad(self._report(KAD163, f"`{key}` is a date without a time", v,
+                                          help="write it like `2026-11-20T08:00:00Z`"), None)
         if value.tzinfo is None:
             value = value.replace(tzinfo=timezone.utc)
         return value.astimezone(timezone.utc)

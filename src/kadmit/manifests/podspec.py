@@ -106,7 +106,8 @@ def tolerations(f: Fields, m: Val | None, key: str = "tolerations") -> tuple[Tol
         operator = f.enum(t, "operator", ("Equal", "Exists"), "Equal")
         tkey = f.str(t, "key", default="")
         if not tkey and operator != "Exists":
-            raise f.fail(KAD157, "a toleration with an empty `key` must use operator `Exists`", t)
+            f.invalid(KAD157, "a toleration with an empty `key` must use operator `Exists`", t,
+                      uses=(f.field(t, "key"), f.field(t, "operator")))
         out.append(Toleration(key=tkey, operator=operator, value=f.str(t, "value", default=""),
                               effect=f.enum(t, "effect", TAINT_EFFECTS, ""), span=f.span(t)))
     return tuple(out)
@@ -117,12 +118,13 @@ def requirements(f: Fields, m: Val | None, key: str, operators: tuple[str, ...])
     for r in f.maps(m, key):
         operator = f.enum(r, "operator", operators, required=True)
         values = tuple(f.strs(r, "values"))
+        uses = (f.field(r, "operator"), f.field(r, "values"))
         if operator in ("In", "NotIn") and not values:
-            raise f.fail(KAD157, f"operator `{operator}` needs at least one value", r)
+            f.invalid(KAD157, f"operator `{operator}` needs at least one value", r, uses=uses)
         if operator in ("Exists", "DoesNotExist") and values:
-            raise f.fail(KAD157, f"operator `{operator}` takes no values", r)
+            f.invalid(KAD157, f"operator `{operator}` takes no values", r, uses=uses)
         if operator in ("Gt", "Lt") and len(values) != 1:
-            raise f.fail(KAD157, f"operator `{operator}` takes exactly one value", r)
+            f.invalid(KAD157, f"operator `{operator}` takes exactly one value", r, uses=uses)
         out.append(Requirement(key=f.str(r, "key", required=True, what="a requirement"),
                                operator=operator, values=values, span=f.span(r)))
     return tuple(out)

@@ -130,9 +130,10 @@ def flavor_fungibility(f: Fields, spec: Val | None) -> FlavorFungibility:
     preempt = f.enum(ff, "whenCanPreempt", ("Preempt", "MayStopSearch", "TryNextFlavor"), "TryNextFlavor")
     preference = f.enum(ff, "preference", ("BorrowingOverPreemption", "PreemptionOverBorrowing"))
     if preference is not None and (borrow, preempt) != ("TryNextFlavor", "TryNextFlavor"):
-        raise f.fail(KAD157, f"`preference` ({preference}) can only be set when both `whenCanBorrow` and "
-                     "`whenCanPreempt` are `TryNextFlavor`", f.field(ff, "preference"),
-                     help="set both to `TryNextFlavor`, or remove `preference`")
+        f.invalid(KAD157, f"`preference` ({preference}) can only be set when both `whenCanBorrow` and "
+                  "`whenCanPreempt` are `TryNextFlavor`", f.field(ff, "preference"),
+                  uses=(f.field(ff, "whenCanBorrow"), f.field(ff, "whenCanPreempt"), f.field(ff, "preference")),
+                  help="set both to `TryNextFlavor`, or remove `preference`")
     return FlavorFungibility(
         when_can_borrow="Borrow" if borrow == "MayStopSearch" else borrow,
         when_can_preempt="Preempt" if preempt == "MayStopSearch" else preempt,

@@ -110,8 +110,8 @@ def pod_set(f: Fields, ps: Val) -> PodSet:
     count = f.int(ps, "count", default=1, lo=0)
     min_count = f.int(ps, "minCount", lo=1)
     if min_count is not None and min_count > count:
-        raise f.fail(KAD157, f"`minCount` ({min_count}) of pod set `{name}` is more than its count ({count})",
-                     f.field(ps, "minCount"))
+        f.invalid(KAD157, f"`minCount` ({min_count}) of pod set `{name}` is more than its count ({count})",
+                  f.field(ps, "minCount"), uses=(f.field(ps, "count"), f.field(ps, "minCount")))
     template = f.map(ps, "template", required=True, what=f"pod set `{name}`")
     return template_pod_set(f, name, count, min_count, template, ps, request=ps,
                             nodes={"name": f.field(ps, "name"), "count": f.field(ps, "count"),
