@@ -474,11 +474,11 @@ def test_fair_order_counts_each_pick_before_the_next():
     assert [e[0].name for e in got] == ["wa", "wb", "wz"]
 
 
-def test_fair_order_counts_a_zero_request_as_borrowing_on_its_flavor_resource():
+def test_fair_order_does_not_count_a_zero_request_as_borrowing():
     # a borrows 1 gpu (share 250), b borrows 2 (share 500); both entries ask 1 cpu, within nominal.
-    # a's entry also lists 0 gpu: that counts as borrowing on the entry's flavor-resources (as in
-    # the reference; Kueue's newer code counts only positive requests), so b goes first; without
-    # the zero request a goes first, on the lower share.
+    # a's entry also lists 0 gpu: Kueue's `IsBorrowingOn` counts only positive requests, so that
+    # is not borrowing on the entry's flavor-resources and a goes first on the lower share, with
+    # or without the zero request. A positive gpu request does borrow on it: then b goes first.
     m = fair(build(cohort("c", group(fq("f", cpu=10, gpu=4))),
                    cqp("a", group(fq("f", cpu=2, gpu=0)), cohort="c"),
                    cqp("b", group(fq("f", cpu=2, gpu=0)), cohort="c"),
@@ -487,9 +487,11 @@ def test_fair_order_counts_a_zero_request_as_borrowing_on_its_flavor_resource():
     wa = workload("wa", pod_set(cpu=1), queue="a")
     wb = workload("wb", pod_set(cpu=1), queue="b")
     entries = [(wa, "a", {CPU: UNIT, GPU: 0}), (wb, "b", {CPU: UNIT})]
-    assert [e[0].name for e in fair_order(Session(m), entries)] == ["wb", "wa"]
+    assert [e[0].name for e in fair_order(Session(m), entries)] == ["wa", "wb"]
     entries[0] = (wa, "a", {CPU: UNIT})
     assert [e[0].name for e in fair_order(Session(m), entries)] == ["wa", "wb"]
+    entries[0] = (wa, "a", {CPU: UNIT, GPU: UNIT})
+    assert [e[0].name for e in fair_order(Session(m), entries)] == ["wb", "wa"]
 
 
 # --- differential: the engine equals the reference on generated models ------------------------------

@@ -30,26 +30,33 @@ class DRS:
         self.borrowing = borrowing
 
     @property
+    def is_borrowing(self) -> bool:
+        """`IsBorrowing`: over the subtree quota in some flavor-resource (a queue or cohort that
+        isn't is pruned from the target ordering)."""
+        return len(self.borrowing) > 0
+
+    @property
     def is_zero(self) -> bool:
-        """Not borrowing anything (such queues and cohorts are pruned from preemption)."""
-        return len(self.borrowing) == 0
+        """`IsZero`: no ratio (also when borrowing only what the parent has nothing to lend of)."""
+        return self.ratio == 0
 
     @property
     def zero_weight_borrows(self) -> bool:
-        return self.weight == 0 and len(self.borrowing) > 0
+        """`zeroWeightBorrows`: a zero weight with a non-zero ratio."""
+        return self.weight == 0 and not self.is_zero
 
     @property
     def share(self) -> float:
-        """`PreciseWeightedShare`: 0 when not borrowing, +inf for a zero weight that borrows."""
-        if self.zero_weight_borrows:
-            return INF
-        if self.ratio == 0:
+        """`PreciseWeightedShare`: 0 without a ratio, +inf for a zero weight, else ratio / weight."""
+        if self.is_zero:
             return 0.0
+        if self.weight == 0:
+            return INF
         return self.ratio / self.weight
 
-    def borrows_on(self, frs) -> bool:
-        """`IsBorrowingOn`."""
-        return any(fr in self.borrowing for fr in frs)
+    def borrows_on(self, requests: dict[FR, int]) -> bool:
+        """`IsBorrowingOn`: borrowing in a flavor-resource the entry requests a positive amount of."""
+        return any(requests.get(fr, 0) > 0 for fr in self.borrowing)
 
 
 def compare_drs(a: DRS, b: DRS) -> int:
@@ -190,7 +197,7 @@ class TargetClusterQueueOrdering:
             if cq in self.pruned_cqs:
                 continue
             drs = dominant_resource_share(self.snap, cq)
-            if (drs.is_zero and cq is not self.preemptor_cq) or not self.has_workload(cq):
+            if (not drs.is_borrowing and cq is not self.preemptor_cq) or not self.has_workload(cq):
                 self.pruned_cqs.append(cq)
             elif highest_cq is None or compare_drs(drs, highest_cq_drs) == 1:
                 highest_cq, highest_cq_drs = cq, drs
@@ -204,7 +211,7 @@ class TargetClusterQueueOrdering:
             if child in self.pruned_cohorts:
                 continue
             drs = dominant_resource_share(self.snap, child)
-            if drs.is_zero and child not in self.ancestors:
+            if not drs.is_borrowing and child not in self.ancestors:
                 self.pruned_cohorts.append(child)
             elif highest_cohort is None or compare_drs(drs, highest_cohort_drs) >= 0:
                 highest_cohort, highest_cohort_drs = child, drs

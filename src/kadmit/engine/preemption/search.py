@@ -104,5 +104,5 @@ def lowest_subtree(session, cluster_queue: str, fr: FR, val: int) -> tuple[int, 
 def fair_share(session, node_id: str, extra: dict[FR, int] | None = None) -> Share:
     """D1–D2: the dominant resource share of a quota node (`cq:NAME` / `cohort:NAME`) on the
     session's usage, with `extra` added to the node's own usage. Shares compare as Kueue's
-    `CompareDRS`; `.value` is the weighted share (+inf for a zero weight that borrows)."""
+    `CompareDRS`; `.value` is the weighted share (0 without a ratio, +inf for a zero weight)."""
     return Snapshot(session).share(node_id, extra)

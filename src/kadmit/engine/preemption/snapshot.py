@@ -32,25 +32,26 @@ class Share:
 
     @property
     def zero_weight_borrows(self) -> bool:
-        return self.weight == 0 and self.borrows
+        """Kueue's `zeroWeightBorrows`: a zero weight with a non-zero ratio (`!IsZero`)."""
+        return self.weight == 0 and self.ratio != 0
 
     @property
     def value(self) -> float:
-        """Kueue's `PreciseWeightedShare`: +inf for a zero weight that borrows, 0 without a ratio."""
-        if self.zero_weight_borrows:
-            return math.inf
+        """Kueue's `PreciseWeightedShare`: 0 without a ratio (even when borrowing what the parent
+        has nothing to lend of), +inf for a zero weight, else ratio / weight."""
         if self.ratio == 0:
             return 0.0
+        if self.weight == 0:
+            return math.inf
         return self.ratio / self.weight
 
     def key(self) -> tuple:
         return (1, self.ratio) if self.zero_weight_borrows else (0, self.value)
 
-    def borrows_on(self, frs) -> bool:
-        """`IsBorrowingOn`: borrowing in one of the flavor-resources an entry was assigned. (Kueue's
-        newer code counts only positive requests; a zero request is counted here, as in the
-        reference, until both change together.)"""
-        return any(fr in self.borrowing for fr in frs)
+    def borrows_on(self, requests: dict[FR, int]) -> bool:
+        """`IsBorrowingOn`: borrowing in a flavor-resource the entry requests a positive amount of
+        (a zero request doesn't count)."""
+        return any(requests.get(fr, 0) > 0 for fr in self.borrowing)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Share) and self.key() == other.key()
