@@ -500,8 +500,9 @@ class SweepOutcome:
 
 def sweep(paths: list[str], sweep_file: str, *, trace: str | None = None, until: str | None = None,
           start: str | None = None, executor: str = "process", ray_address: str | None = None,
-          workers: int | None = None, max_file_bytes: int | None = None) -> SweepOutcome:
-    """Replay every variant of `sweep_file` (policies, quota grids, nodes, scoring) and tabulate them."""
+          workers: int | None = None, max_file_bytes: int | None = None, mode: str = "ordered",
+          cycle_latency: str | None = None) -> SweepOutcome:
+    """Replay every variant of `sweep_file` and tabulate them (`mode`, `cycle_latency`: unless a variant sets its own)."""
     from kadmit.simulate.sweep import Common, read_sweep, run_sweep
 
     sources = SourceMap()
@@ -520,7 +521,10 @@ def sweep(paths: list[str], sweep_file: str, *, trace: str | None = None, until:
             from kadmit.simulate.codes import KAD707
             diags.emit(KAD707, "`--executor ray` needs Ray", help="install the extra: pip install 'kadmit[ray]'")
             return SweepOutcome(None, EXIT_INPUT, diags.sorted(), sources)
-    rows = run_sweep(spec, Common(trace, until, start, max_file_bytes), executor, workers, ray_address)
+    common = Common(trace, until, start, max_file_bytes, mode, cycle_latency)
+    if not common.check(diags):
+        return SweepOutcome(None, EXIT_INPUT, diags.sorted(), sources)
+    rows = run_sweep(spec, common, executor, workers, ray_address)
     code = EXIT_INPUT if any("error" in r for r in rows) else EXIT_OK
     return SweepOutcome({"variants": rows}, code, diags.sorted(), sources)
 

@@ -332,7 +332,8 @@ def simulate(paths, trace, until, start, mode, cycle_latency, scoring, add_nodes
     if sweep:
         from kadmit.render.simulation import sweep_human
         got = api.sweep(list(paths), sweep, trace=trace, until=until, start=start, executor=executor,
-                        ray_address=ray_address, workers=workers, max_file_bytes=max_file_bytes)
+                        ray_address=ray_address, workers=workers, max_file_bytes=max_file_bytes, mode=mode,
+                        cycle_latency=cycle_latency)
         _report(got.diagnostics, got.sources, color)
         if got.result is not None:
             click.echo(json.dumps(got.result, sort_keys=True, indent=1) + "\n" if format_ == "json"

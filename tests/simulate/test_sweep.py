@@ -35,3 +35,36 @@ def test_bad_sweep_is_refused(policy, tmp_path):
     sweep.write_text("grid:\n  - set: {cluster_queue: q}\n    values: [1]\n")
     out = api.sweep([policy], str(sweep))
     assert out.exit_code == 2 and [d.code for d in out.diagnostics] == ["KAD705"]
+
+
+def test_variants_take_mode_and_cycle_latency_from_the_command_or_their_own(policy, tmp_path):
+    trace = write_trace(tmp_path, ["0,a,w1,lq,low,1,10,2", "0,a,w2,lq,low,1,5,2", "1,a,w3,lq,low,1,3,2",
+                                   "6,a,w4,lq,high,1,2,4"])
+    sweep = tmp_path / "sweep.yaml"
+    sweep.write_text("variants:\n  - name: cmd\n  - name: own\n    cycle_latency: 4s\n"
+                     "grid:\n  - mode: [ordered, optimal]\n")
+    rows = _rows(api.sweep([policy], str(sweep), trace=trace, workers=1, cycle_latency="3s"))
+    assert [(r["variant"], r["mode"], r["cycle_latency"]) for r in rows] == [
+        ("cmd ordered", "ordered", 3.0), ("cmd optimal", "optimal", 3.0),
+        ("own ordered", "ordered", 4.0), ("own optimal", "optimal", 4.0)]
+    for r in rows:  # each row is the replay `simulate` gives with the same options
+        alone = api.simulate([policy], trace=trace, mode=r["mode"], cycle_latency=f"{r['cycle_latency']:g}s")
+        s = alone.result["summary"]
+        assert (r["admitted"], r["evictions"], r["makespan"]) == (s["admitted"], s["evictions"], s["makespan"])
+    assert rows[0]["makespan"] != rows[2]["makespan"]  # the cycle's beat moves the decisions
+    # the command's --mode reaches variants that don't set theirs
+    sweep.write_text("variants:\n  - name: cmd\n  - name: own\n    mode: ordered\n")
+    rows = _rows(api.sweep([policy], str(sweep), trace=trace, workers=1, mode="optimal"))
+    assert [r["mode"] for r in rows] == ["optimal", "ordered"]
+
+
+def test_bad_mode_or_cycle_latency_is_refused(policy, tmp_path):
+    sweep = tmp_path / "sweep.yaml"
+    for text in ("variants:\n  - mode: fastest\n", "variants:\n  - cycle_latency: soon\n",
+                 "grid:\n  - mode: [ordered, fastest]\n", "grid:\n  - cycle_latency: [1s, later]\n"):
+        sweep.write_text(text)
+        out = api.sweep([policy], str(sweep))
+        assert out.exit_code == 2 and [d.code for d in out.diagnostics] == ["KAD705"], text
+    sweep.write_text("variants:\n  - name: x\n")
+    out = api.sweep([policy], str(sweep), cycle_latency="soon")
+    assert out.exit_code == 2 and [d.code for d in out.diagnostics] == ["KAD700"]

@@ -8,12 +8,19 @@ SWEEP.yaml:
       - name: tomorrow
         paths: [policy-tomorrow/]
         add_nodes: ["6h:extra-nodes.kad"]
+        mode: optimal              # ordered | optimal (default: the command's --mode)
+        cycle_latency: 1s          # a duration (default: the command's --cycle-latency; 0: none)
     grid:                          # the cartesian product, applied to every variant (optional)
       - set: {cluster_queue: team-a, flavor: h100, resource: nvidia.com/gpu, field: nominal}
         values: [16, 24, 32]
       - scoring: [LeastAllocated, MostAllocated]
-A variant is a plain value (paths, quota changes, scoring, added nodes): it runs the same way
-anywhere, and the same variant gives the same figures.
+      - mode: [ordered, optimal]
+      - cycle_latency: [0s, 1s]
+What a variant may set: `name`, `paths`, `add_nodes`, `scoring`, `mode`, `cycle_latency`; a grid
+axis varies `set` (a quota number), `scoring`, `mode` or `cycle_latency`. What a variant doesn't set
+comes from the command line (`--mode`, `--cycle-latency`; the trace, `--until` and `--start` are
+every variant's). A variant is a plain value: it runs the same way anywhere, and the same variant
+gives the same figures.
 """
 
 from __future__ import annotations
@@ -25,12 +32,15 @@ from pathlib import Path
 import yaml
 
 from kadmit.diagnostics import Diagnostics
+from kadmit.durations import parse_duration_ms
 from kadmit.model import Model
 from kadmit.quantity import QuantityError, parse_quantity
-from kadmit.simulate.codes import KAD705
+from kadmit.simulate.codes import KAD700, KAD705
 
 FIELDS = ("nominal", "borrowing_limit", "lending_limit")
 SCORINGS = ("LeastAllocated", "MostAllocated")
+MODES = ("ordered", "optimal")
+VARIANT_KEYS = ("name", "paths", "add_nodes", "scoring", "mode", "cycle_latency")
 MAX_VARIANTS = 10_000
 
 
@@ -50,16 +60,27 @@ class Variant:
     quota: tuple[QuotaChange, ...] = ()
     scoring: str = "LeastAllocated"
     add_nodes: tuple[str, ...] = ()
+    mode: str | None = None  # None: the command's
+    cycle_latency: str | None = None  # None: the command's
 
 
 @dataclass(frozen=True)
 class Common:
-    """What every variant shares: the arrivals and the clock."""
+    """What every variant shares: the arrivals and the clock; the command's mode and cycle latency,
+    for variants that don't set their own."""
 
     trace: str | None = None
     until: str | None = None
     start: str | None = None
     max_file_bytes: int | None = None
+    mode: str = "ordered"
+    cycle_latency: str | None = None
+
+    def check(self, diags: Diagnostics) -> bool:
+        if self.cycle_latency is not None and parse_duration_ms(self.cycle_latency) is None:
+            diags.emit(KAD700, f"`--cycle-latency {self.cycle_latency}` is not a duration", help="e.g. 100ms or 1s")
+            return False
+        return True
 
 
 @dataclass
@@ -82,8 +103,8 @@ def read_sweep(path: str, text: str, base_paths: list[str], diags: Diagnostics) 
     here = Path(path).parent
     base: list[Variant] = []
     for i, v in enumerate(data.get("variants") or []):
-        if not isinstance(v, dict) or not set(v) <= {"name", "paths", "add_nodes", "scoring"}:
-            bad(f"variant {i + 1}: expected `name`, `paths`, `add_nodes`, `scoring`")
+        if not isinstance(v, dict) or not set(v) <= set(VARIANT_KEYS):
+            bad(f"variant {i + 1}: expected {', '.join(f'`{k}`' for k in VARIANT_KEYS)}")
             return None
         paths = tuple(str(here / p) if not Path(p).is_absolute() else p for p in v.get("paths") or []) \
             or tuple(base_paths)
@@ -92,7 +113,15 @@ def read_sweep(path: str, text: str, base_paths: list[str], diags: Diagnostics) 
         if scoring not in SCORINGS:
             bad(f"variant {i + 1}: scoring `{scoring}` is not one of {', '.join(SCORINGS)}")
             return None
-        base.append(Variant(str(v.get("name") or f"variant-{i + 1}"), paths, (), scoring, nodes))
+        mode, cycle = v.get("mode"), v.get("cycle_latency")
+        if mode is not None and mode not in MODES:
+            bad(f"variant {i + 1}: mode `{mode}` is not one of {', '.join(MODES)}")
+            return None
+        if cycle is not None and parse_duration_ms(str(cycle)) is None:
+            bad(f"variant {i + 1}: cycle_latency `{cycle}` is not a duration (e.g. 100ms or 1s)")
+            return None
+        base.append(Variant(str(v.get("name") or f"variant-{i + 1}"), paths, (), scoring, nodes, mode,
+                            None if cycle is None else str(cycle)))
     if not base:
         base = [Variant("base", tuple(base_paths))]
     axes: list[list[tuple[str, object]]] = []
@@ -106,6 +135,18 @@ def read_sweep(path: str, text: str, base_paths: list[str], diags: Diagnostics) 
                 bad(f"grid axis {i + 1}: `scoring` takes a list of {', '.join(SCORINGS)}")
                 return None
             axes.append([("scoring", v) for v in vals])
+        elif "mode" in axis:
+            vals = axis["mode"]
+            if not isinstance(vals, list) or not vals or any(v not in MODES for v in vals):
+                bad(f"grid axis {i + 1}: `mode` takes a list of {', '.join(MODES)}")
+                return None
+            axes.append([("mode", v) for v in vals])
+        elif "cycle_latency" in axis:
+            vals = axis["cycle_latency"]
+            if not isinstance(vals, list) or not vals or any(parse_duration_ms(str(v)) is None for v in vals):
+                bad(f"grid axis {i + 1}: `cycle_latency` takes a list of durations (e.g. [0s, 100ms, 1s])")
+                return None
+            axes.append([("cycle_latency", str(v)) for v in vals])
         elif "set" in axis:
             s, vals = axis["set"], axis.get("values")
             if not isinstance(s, dict) or set(s) != {"cluster_queue", "flavor", "resource", "field"} \
@@ -124,21 +165,28 @@ def read_sweep(path: str, text: str, base_paths: list[str], diags: Diagnostics) 
                                                      str(s["resource"]), s["field"], q)))
             axes.append(changes)
         else:
-            bad(f"grid axis {i + 1}: expected `set` + `values`, or `scoring`")
+            bad(f"grid axis {i + 1}: expected `set` + `values`, `scoring`, `mode` or `cycle_latency`")
             return None
     out = []
     for v in base:
         for combo in itertools.product(*axes) if axes else [()]:
             quota, scoring, parts = list(v.quota), v.scoring, [v.name]
+            mode, cycle = v.mode, v.cycle_latency
             for kind, val in combo:
                 if kind == "scoring":
                     scoring = val  # type: ignore[assignment]
                     parts.append(str(val))
+                elif kind == "mode":
+                    mode = val  # type: ignore[assignment]
+                    parts.append(str(val))
+                elif kind == "cycle_latency":
+                    cycle = val  # type: ignore[assignment]
+                    parts.append(f"cycle={val}")
                 else:
                     quota.append(val)  # type: ignore[arg-type]
                     parts.append(f"{val.cluster_queue}.{val.flavor}.{val.resource}.{val.field}="  # type: ignore[union-attr]
                                  f"{'unlimited' if val.value is None else val.value / 1000:g}")  # type: ignore[union-attr]
-            out.append(Variant(" ".join(parts), v.paths, tuple(quota), scoring, v.add_nodes))
+            out.append(Variant(" ".join(parts), v.paths, tuple(quota), scoring, v.add_nodes, mode, cycle))
             if len(out) > MAX_VARIANTS:
                 bad(f"more than {MAX_VARIANTS} variants")
                 return None
@@ -198,15 +246,17 @@ def run_variant(variant: Variant, common: Common) -> dict:
     if problems:
         return {"variant": variant.name, "error": "; ".join(problems)}
     loaded.model = model
+    mode = variant.mode or common.mode
+    cycle = variant.cycle_latency if variant.cycle_latency is not None else common.cycle_latency
     plan = prepare(loaded, trace=common.trace, until=common.until, start=common.start,
-                   add_nodes=list(variant.add_nodes), nodepools=[], diags=diags, limits=limits)
+                   add_nodes=list(variant.add_nodes), nodepools=[], diags=diags, limits=limits, cycle=cycle)
     if plan is None:
         first = next((d for d in diags if d.severity.value == "error"), None)
         return {"variant": variant.name, "error": first.message if first else "inputs refused"}
-    r = replay(model, plan, scoring=variant.scoring)
+    r = replay(model, plan, mode=mode, scoring=variant.scoring)
     s = r["summary"]
     waits = [q["wait_p90"] for q in r["queues"] if q["wait_p90"] is not None]
-    return {"variant": variant.name, "admitted": s["admitted"], "never_admitted": s["never_admitted"],
+    return {"variant": variant.name, "mode": mode, "cycle_latency": plan.cycle_ms / 1000, "admitted": s["admitted"], "never_admitted": s["never_admitted"],
             "evictions": s["evictions"], "makespan": s["makespan"], "gpu_hours": s["gpu_hours"],
             "worst_queue_wait_p90": max(waits, default=None),
             "utilisation": {f"{f['flavor']} {f['resource']}": f["utilisation"] for f in r["flavors"]},
