@@ -8,7 +8,7 @@ KAD700 = register("KAD700", "unreadable trace", "error",
 KAD701 = register("KAD701", "invalid trace value", "error",
                   "A value in a trace row can't be read: a time that is neither seconds nor RFC 3339, a "
                   "count or duration that isn't a non-negative number, a resource that isn't a Kubernetes "
-                  "quantity, a malformed `node_selector` or `topology`. The row is skipped and the run "
+                  "quantity, a malformed `node_selector`, `topology` or `tolerations`. The row is skipped and the run "
                   "refused, so no result leaves a workload out.")
 KAD702 = register("KAD702", "unknown trace column", "error",
                   "A trace column is neither one of the known columns nor a resource name (a resource "

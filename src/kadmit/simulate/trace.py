@@ -1,4 +1,12 @@
-"""Traces: CSV or JSON Lines rows, one workload each, read into model workloads with arrival times."""
+"""Traces: CSV or JSON Lines rows, one workload each, read into model workloads with arrival times.
+
+`tolerations` (optional): comma-separated tolerations in the syntax of the taints they tolerate
+(`kubectl taint`): `key=value:Effect` (operator Equal, that effect), `key=value` (Equal, every
+effect), `key:Effect` (operator Exists, that effect), `key` (Exists, every effect), `*` (Exists with
+no key: every taint). Effect is NoSchedule, PreferNoSchedule or NoExecute. In JSON Lines the value
+may also be a list of such strings. Kueue's admission checks them against the flavors' taints, and
+kube-scheduler's TaintToleration filter against the nodes'.
+"""
 
 from __future__ import annotations
 
@@ -11,13 +19,15 @@ from datetime import datetime, timedelta, timezone
 
 from kadmit.diagnostics import Diagnostics
 from kadmit.durations import parse_duration_ms
-from kadmit.model import PodSet, TopologyRequest, Workload
+from kadmit.model import PodSet, Toleration, TopologyRequest, Workload
 from kadmit.quantity import QuantityError, parse_quantity
 from kadmit.simulate.codes import KAD700, KAD701, KAD702
 from kadmit.source import Span, Spans
 
 KNOWN = ("time", "namespace", "name", "queue", "priority", "pods", "min_pods", "duration", "node_selector",
-         "topology")
+         "topology", "tolerations")
+EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+_KEY = re.compile(r"^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$")
 REQUIRED = ("time", "namespace", "name", "pods")
 NATIVE_RESOURCES = ("cpu", "memory", "ephemeral-storage")
 MAX_ROWS = 1_000_000
@@ -110,7 +120,28 @@ def _text(v) -> str:
         return "true" if v else "false"
     if isinstance(v, dict):
         return ",".join(f"{k}={x}" for k, x in v.items())
+    if isinstance(v, list):
+        return ",".join(_text(x) for x in v)
     return str(v)
+
+
+def parse_tolerations(cell: str) -> tuple[tuple[Toleration, ...], str | None]:
+    """The tolerations of a `tolerations` cell, or an error message naming the bad part."""
+    out: list[Toleration] = []
+    for part in filter(None, (p.strip() for p in cell.split(","))):
+        if part == "*":
+            out.append(Toleration(operator="Exists"))
+            continue
+        body, colon, effect = part.partition(":")
+        if colon and effect not in EFFECTS:
+            return (), (f"`tolerations` part `{part}`: effect `{effect}` is not one of {', '.join(EFFECTS)}")
+        key, eq, value = body.partition("=")
+        if not _KEY.match(key) or len(key) > 316 or (eq and not re.match(r"^[-A-Za-z0-9_.]{0,63}$", value)):
+            return (), (f"`tolerations` part `{part}` is not `key=value:Effect`, `key=value`, `key:Effect`, "
+                        "`key` or `*`")
+        out.append(Toleration(key=key, operator="Equal" if eq else "Exists", value=value,
+                              effect=effect))  # type: ignore[arg-type]
+    return tuple(dict.fromkeys(out)), None
 
 
 def _check_columns(columns: list[str], path: str, line: int, diags: Diagnostics) -> bool:
@@ -192,8 +223,12 @@ def _arrival(row: dict[str, str], path: str, line: int, start: datetime, diags: 
             bad(f"`topology` `{row['topology']}` is not `required:LEVEL` or `preferred:LEVEL`")
             return None
         topology = TopologyRequest(mode=mode, level=level)  # type: ignore[arg-type]
+    tolerations, problem = parse_tolerations(row.get("tolerations", ""))
+    if problem is not None:
+        bad(problem, "e.g. `nvidia.com/gpu:NoSchedule,team=a:NoExecute`")
+        return None
     pod_set = PodSet(name="main", count=pods, min_count=min_pods if min_pods is not None and min_pods < pods else None,
-                     requests=requests, node_selector=selector, topology=topology, span=span)
+                     requests=requests, node_selector=selector, topology=topology, tolerations=tolerations, span=span)
     prio = row.get("priority")
     if prio is not None and re.match(r"^-?[0-9]+$", prio):
         kw["priority"] = int(prio)
