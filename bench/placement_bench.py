@@ -443,7 +443,7 @@ def scenario_b(blocks: int, racks: int, nodes_per_rack: int, gangs: int, max_pod
     if optimal is not None:
         rows = {"greedy first-fit": (len(g_placed), greedy_gpus, greedy_free, t_greedy),
                 "BestFit (ordered)": (run.admitted, tas_gpus, tas_free, run.seconds)}
-        out |= compare_optimal(model, free0, rows, optimal)
+        out |= compare_optimal(model, free0, rows, optimal, chosen)
 
     if prof or big * 1000 > AIM_BIG_GANG_MS:
         p = cProfile.Profile()
@@ -458,10 +458,12 @@ def scenario_b(blocks: int, racks: int, nodes_per_rack: int, gangs: int, max_pod
     return out
 
 
-def compare_optimal(model: Model, free0: dict[str, dict[str, int]], rows: dict[str, tuple], budget: float) -> dict:
+def compare_optimal(model: Model, free0: dict[str, dict[str, int]], rows: dict[str, tuple], budget: float,
+                    gangs: Sequence[Gang]) -> dict:
     """`admit(model, "optimal")` on the gang state, its placements checked like the others', printed
     beside `rows` (name -> admitted gangs, GPUs placed, whole free GPU nodes, seconds), and whether
-    it places at least as many gangs and GPUs as each and keeps at least BestFit's whole free nodes."""
+    it places at least as many gangs and GPUs as each and keeps at least BestFit's whole free nodes;
+    then the bounds that say how far any placer could go (from the numbers alone, no solver)."""
     t_opt, res = clock(lambda: admit(model, "optimal", time_budget=budget))
     opt = res.optimal or {}
     placed = engine_placed(res.decisions, model.topologies[0])
@@ -474,14 +476,21 @@ def compare_optimal(model: Model, free0: dict[str, dict[str, int]], rows: dict[s
             free[node] = subtract(free[node], pod_usage(p.requests, pods))
     gpus = sum(p.count * p.requests.get(GPU, 0) for p in placed) / 1000
     rows = {**rows, "optimal (CP-SAT)": (admitted, gpus, whole_free_gpu_nodes(free), t_opt)}
+    place = opt.get("placement", {})
     print(f"5. optimal mode, deterministic budget {budget:g} (CP-SAT deterministic time, {res.solver.get('workers')} "
           f"worker, seed {res.solver.get('seed')}): status {opt.get('status')}, deterministic time used "
-          f"{opt.get('deterministic_time')}, {opt.get('placement', {}).get('rounds')} solve/decode rounds, "
-          f"{opt.get('placement', {}).get('cuts')} cuts; placements checked (whole, in one domain when required, "
-          f"no node over-committed)")
-    print(f"   {'placer':<20} {'gangs':>6} {'GPUs placed':>12} {'whole free nodes':>17} {'time':>9}")
+          f"{opt.get('deterministic_time')}, started from the {place.get('start')} assignment, {place.get('pools')} pools "
+          f"over {place.get('classes')} node classes, {place.get('rounds')} solve/decode rounds, {place.get('cuts')} cuts; "
+          f"placements checked (whole, in one domain when required, no node over-committed)")
+    for st in opt.get("stages", []):
+        print(f"   stage {st['name']:<28} {st['status']:<9} value {st['value']}, bound {st['bound']}, "
+              f"deterministic time {st['deterministic_time']}, {st['seconds']:.1f} s")
+    print(f"   optimal mode's own time {opt.get('seconds')} s (the ordered run it starts from, building, the greedy start, "
+          f"solving, decoding)")
+    cap = sum(f.get(GPU, 0) for f in free0.values()) / 1000
+    print(f"   {'placer':<20} {'gangs':>6} {'GPUs placed':>12} {'whole free nodes':>17} {'free GPUs off whole nodes':>26} {'time':>9}")
     for name, (g, u, w, t) in rows.items():
-        print(f"   {name:<20} {g:>6} {u:>12,.0f} {w:>17} {t:>8.2f}s")
+        print(f"   {name:<20} {g:>6} {u:>12,.0f} {w:>17} {cap - u - w * NODE_GPUS:>26,.0f} {t:>8.2f}s")
     print("   (optimal's time includes the ordered run it starts from; greedy's is the plain-Python placer)")
     og, ou, ow, _ = rows["optimal (CP-SAT)"]
     for name, (g, u, w, _) in rows.items():
@@ -491,8 +500,29 @@ def compare_optimal(model: Model, free0: dict[str, dict[str, int]], rows: dict[s
         if name.startswith("BestFit"):
             verdict.append(f"whole free nodes {'>=' if ow >= w else '<'} ({ow} vs {w})")
         print(f"   optimal vs {name}: " + ", ".join(verdict))
+    bounds(gangs, cap, rows)
     return {"optimal_admitted": og, "optimal_gpus": ou, "optimal_whole_free": ow, "optimal_s": t_opt,
             "optimal_status": opt.get("status"), "optimal_work": opt.get("deterministic_time")}
+
+
+def bounds(gangs: Sequence[Gang], cap: float, rows: dict[str, tuple]) -> None:
+    """What no placer can beat, from GPU counts alone: the most gangs whose GPUs fit the cluster,
+    the most GPUs with that many gangs when it is all but one, and the trade between GPUs placed and
+    whole free nodes (GPUs + 8 x whole free nodes <= the cluster's GPUs)."""
+    need = sorted(g.pods * g.requests.get(GPU, 0) / 1000 for g in gangs)
+    total, most, acc = sum(need), 0, 0.0
+    for x in need:
+        if acc + x > cap:
+            break
+        acc, most = acc + x, most + 1
+    print(f"   bounds: {len(gangs)} gangs ask for {total:,.0f} GPUs of {cap:,.0f}; at most {most} gangs fit by GPUs alone")
+    if most == len(gangs) - 1:
+        drop = min(x for x in need if total - x <= cap)
+        print(f"   with {most} gangs, at most {total - drop:,.0f} GPUs: the gang left out must hold {total - cap:,.0f} or more, "
+              f"and the smallest that does asks for {drop:,.0f}")
+    for name, (g, u, w, _) in rows.items():
+        print(f"   {name}: GPUs placed + {NODE_GPUS} x whole free nodes = {u + NODE_GPUS * w:,.0f} of {cap:,.0f}, so keeping its "
+              f"{w} whole free nodes allows at most {cap - NODE_GPUS * w:,.0f} GPUs placed")
 
 
 def main(argv: list[str] | None = None) -> int:

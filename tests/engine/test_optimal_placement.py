@@ -80,6 +80,46 @@ def test_preferred_pod_set_is_kept_in_one_rack_when_it_can_be():
     assert set(d.assignment.placement.pod_sets[0].nodes) == {f"r1-{i}" for i in range(4)}
 
 
+def test_identical_gangs_share_one_pool_and_each_gets_a_rack_of_its_own():
+    nodes = [n for r in range(4) for n in rack(f"r{r}", 2)]
+    gangs = [workload(f"g{i}", pod_set("w", count=2, gpu=8, topology=("required", "rack")), queue="cq", minute=i)
+             for i in range(4)]
+    result = admit(build(TAS_CQ, TAS, DC, *nodes, *gangs), mode="optimal")
+    assert result.optimal["placement"]["pools"] == 1
+    racks = [{n.split("-")[0] for n in d.assignment.placement.pod_sets[0].nodes} for d in result.decisions]
+    assert all(len(r) == 1 for r in racks) and len(set.union(*racks)) == 4
+
+
+def test_optimal_packs_pods_onto_fewest_nodes_so_others_stay_whole():
+    # 3 + 5 pods of 2 GPUs are 16 GPUs: two full nodes, the third untouched
+    m = build(TAS_CQ, TAS, DC, *rack("r0", 3),
+              workload("a", pod_set("w", count=3, gpu=2, topology=("required", "rack")), queue="cq"),
+              workload("b", pod_set("w", count=5, gpu=2, topology=("required", "rack")), queue="cq", minute=1))
+    result = admit(m, mode="optimal")
+    assert all(d.admitted for d in result.decisions)
+    used = {n for d in result.decisions for p in d.assignment.placement.pod_sets for n in p.nodes}
+    assert len(used) == 2
+
+
+def test_greedy_first_fit_start_when_it_admits_more_than_bestfit():
+    # the racks of test_optimal_admits_what_kueues_greedy_rack_choice_blocks: first fit by name admits all three
+    nodes = rack("r0", 5) + rack("r1", 3)
+    gangs = [workload(n, pod_set("w", count=c, gpu=8, topology=("required", "rack")), queue="cq", minute=i)
+             for i, (n, c) in enumerate((("a", 2), ("b", 3), ("c", 3)))]
+    result = admit(build(TAS_CQ, TAS, DC, *nodes, *gangs), mode="optimal", time_budget=0.01)
+    assert result.optimal["placement"]["start"] == "greedy first fit"
+    assert sum(d.admitted for d in result.decisions) == 3
+
+
+def test_elastic_pod_set_is_placed_whole_at_the_count_it_gets():
+    m = build(TAS_CQ, TAS, DC, *rack("r0", 2), *rack("r1", 1),
+              workload("e", pod_set("w", count=4, min_count=2, gpu=8, topology=("required", "rack")), queue="cq"))
+    d = decisions(m, "optimal")["default/e"]
+    p = d.assignment.placement.pod_sets[0]
+    assert d.assignment.counts["w"] == 2 and sum(p.nodes.values()) == 2
+    assert {n.split("-")[0] for n in p.nodes} == {"r0"}
+
+
 @st.composite
 def tiny_cluster(draw):
     n_nodes = draw(st.integers(2, 4))
@@ -89,8 +129,10 @@ def tiny_cluster(draw):
     wls = []
     for i in range(draw(st.integers(1, 3))):
         topo = draw(st.sampled_from([None, ("required", "rack"), ("preferred", "rack")]))
-        wls.append(workload(f"w{i}", pod_set("w", count=draw(st.integers(1, 3)), gpu=draw(st.sampled_from([1, 2, 3, 4])),
-                                             topology=topo), queue="cq", minute=i,
+        count = draw(st.integers(1, 3))
+        wls.append(workload(f"w{i}", pod_set("w", count=count, gpu=draw(st.sampled_from([1, 2, 3, 4])), topology=topo,
+                                             min_count=draw(st.sampled_from([None, 1])) if count > 1 else None),
+                            queue="cq", minute=i,
                             priority=draw(st.sampled_from([0, 10]))))
     return build(TAS_CQ, TAS, DC, *nodes, *busy, *wls)
 

@@ -21,18 +21,20 @@ priority — the number of admitted workloads, then the number of admitted pods 
 weighted term makes CP-SAT's bound much weaker), counting the kept evictable workloads at their
 own priority too, so evicting a priority-10 workload to admit a priority-100 one wins at 100 and is
 paid for at 10; then, when anything is evictable, the fewest victims, then the fewest victims at
-each priority from the highest, then the fewest evicted pods; then `preferred` topology pod sets
-kept in one domain; then the total weight of satisfied `prefer` rules; then flavor order (Σ over pod
+each priority from the highest, then the fewest evicted pods; then the fewest nodes that placements use
+(so the most stay whole); then `preferred` topology pod sets kept in one domain; then the total weight of satisfied `prefer` rules; then flavor order (Σ over pod
 sets and resource groups of the chosen flavor's position, minimised).
 Unlike `ordered`, queue order, StrictFIFO blocking and greedy flavor assignment play no part:
 this is the best that quota, gates and rules allow.
 
-Pod sets that topology-aware scheduling places get node-class counts and topology domains in the
-same model (`optimal_place`); a stage after the admission and victim stages keeps `preferred` pod
-sets in one domain. Workloads admitted with a recorded placement are never evicted. Each solution is
-decoded onto nodes; a class that can't hold its counts gets a cut and the model is solved again (at
-most `MAX_ROUNDS` times, then the lowest-priority workloads whose placements don't decode are
-dropped and the result is reported as not proven optimal).
+Pod sets that topology-aware scheduling places get pooled node-class counts and topology domains in
+the same model (`optimal_place`); stages after the admission and victim stages keep the most nodes
+whole and `preferred` pod sets in one domain. Workloads admitted with a recorded placement are never
+evicted. The solver starts from the better (by these stages) of Kueue's order (`ordered`, BestFit)
+and a greedy first fit in Kueue's order (`greedy`), so its answer is never worse than either. Each
+solution is decoded onto nodes (`packing`); a class that can't hold its counts gets a cut and the
+model is solved again (at most `MAX_ROUNDS` times, then the lowest-priority workloads whose
+placements don't decode are dropped and the result is reported as not proven optimal).
 """
 
 from __future__ import annotations
@@ -71,6 +73,8 @@ class GlobalModel:
     preemption: PreemptionModel | None = None  # the evictable admitted workloads
     fixed: Usage = field(default_factory=Usage)  # `base` less the evictable workloads' usage
     cq_usage: dict[tuple[str, FR], T.Term] = field(default_factory=dict)  # final usage of queues with demand
+    own: dict[str, list[T.Term]] = field(default_factory=dict)  # workload key -> its problem's terms
+    shared: list[T.Term] = field(default_factory=list)  # quota invariants and preemption links
 
     @property
     def evictables(self) -> list[Evictable]:
@@ -112,9 +116,10 @@ def build_global(model: Model, workloads: list[Workload] | None = None,
             problems.append(prob)
     gm = GlobalModel(compiler, problems, {p.workload.key: ix.priority(p.workload) for p in problems}, base)
     for prob in problems:
-        gm.hard.extend(prob.structure)
-        gm.hard.extend(tr.term for tr in prob.tracked if tr.origin.kind != "quota")
-        gm.hard.extend(T.not_(pv.skip) for pv in prob.pod_sets)
+        own = gm.own[prob.workload.key] = [*prob.structure, *(tr.term for tr in prob.tracked if tr.origin.kind != "quota"),
+                                           *(T.not_(pv.skip) for pv in prob.pod_sets)]
+        gm.hard.extend(own)
+    first_shared = len(gm.hard)
     gm.fixed = base.copy()
     if preemption:
         gm.preemption = PreemptionModel(model, compiler, problems)
@@ -123,6 +128,7 @@ def build_global(model: Model, workloads: list[Workload] | None = None,
     _quota_invariants(gm)
     if gm.preemption is not None:
         gm.hard.extend(gm.preemption.links(gm.fixed, gm.cq_usage))
+    gm.shared = gm.hard[first_shared:]
     _objectives(gm)
     return gm
 

@@ -1,33 +1,40 @@
-"""Topology-aware placement in `optimal` mode: node-class counts in the global model, checked on nodes.
+"""Topology-aware placement in `optimal` mode: pooled pod counts per node class in the global model.
 
 For every pending pod set that topology-aware scheduling would place (its flavor names a topology;
-it asks for a topology, or its queue's flavors all have one), and every TAS flavor it may get,
-the global model holds a pod count per node class: nodes that no pod template tells apart (same
-flavors, same topology domain, same labels that matter, taints and free capacity; see
-`kadmit.placement.classes`). The encoding grows with node shapes, not nodes:
+it asks for a topology, or its queue's flavors all have one), and every TAS flavor it may get, there
+is an option: the pod set placed with that flavor. Options that no constraint tells apart — same
+flavor, same pod template (requests, selectors, affinity, tolerations), same topology request and a
+fixed pod count `k` — form one pool (`Group`): which of them goes where doesn't matter to any rule,
+so the model counts them instead of naming them. An option with an elastic count is a pool of one.
+Node classes are nodes that no pod template tells apart (same flavors, topology domain, labels that
+matter, taints and free capacity; see `kadmit.placement.classes`). So the encoding grows with pod
+shapes and node shapes, not with pod sets and nodes:
 
-- the counts of a pod set sum to its pod count when it takes that flavor, else to 0;
-- a class holds at most `size x per-node fit` pods of one template, and, summed over every pod set
-  that may use it, at most its free capacity of each resource (the `pods` count included);
-- `required LEVEL`: a Boolean per domain of the level, at most one true, and a class outside the
-  chosen domain holds none of the pod set (`required host`: one node of one class);
-- `preferred LEVEL`: the same, but only while a Boolean `confined` holds; the number of confined
-  preferred pod sets is an objective stage after the admission stages.
+- `required LEVEL`: per domain d of the level, the members placed in d (`n_d`, summing to the
+  members admitted); their pods per class of d sum to `k·n_d` (no variable when d is one class);
+  `required host`: the domains are the classes, and each member sits on one node;
+- `preferred LEVEL`: the same for the members kept in one domain, and a count of members spread
+  anywhere with their pods per class; the number kept in one domain is an objective stage;
+- unconstrained: pods per class, summing to the pods of the admitted members;
+- per class: `used` nodes (at most its size), and for every resource that bounds it the pods' requests
+  at most `used x` a node's free capacity — so the class holds them, and `size - used` nodes stay
+  untouched (an objective stage: whole free nodes after the admission stages).
 
 Summed capacity is exact for one template (`size x fit`) but only a bound when pods of different
-shapes share a class, so every solution is decoded onto nodes (first fit, node by node, largest pods
-first) and a class that can't hold what it was given gets a cut — "not all of these pod sets get at
-least these counts here" — and the model is solved again (logic-based Benders). The cut is sound:
-if some counts don't fit on the class's nodes, larger ones don't either.
+shapes share a class, so every solution is decoded onto nodes (`packing`) and a class that can't
+hold what it was given gets a cut — "not all of these pools get at least these pods here" — and the
+model is solved again (logic-based Benders). The cut is sound: if some counts don't fit on the
+class's nodes, larger ones don't either.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from kadmit.engine.solver import terms as T
 from kadmit.engine.compile.problem import Problem
-from kadmit.engine.placing.pool import (UNCONSTRAINED, NodePool, PodSetPlacement, TASRequest, WorkloadPlacement)
+from kadmit.engine.placing.pool import UNCONSTRAINED, NodePool, TASRequest
 from kadmit.index import HOSTNAME_LABEL, ModelIndex, resolve_level
 from kadmit.diagnostics import Diagnostic, Diagnostics
 from kadmit.engine.optimal.codes import KAD525
@@ -35,9 +42,11 @@ from kadmit.model import Model, ResourceFlavor, Topology
 from kadmit.placement.classes import domain_levels, relevant_label_keys
 from kadmit.placement.domains import node_fit_count
 from kadmit.placement.filters import PodTemplate
-from kadmit.placement.inventory import NodeState, pod_usage, subtract
+from kadmit.placement.inventory import NodeState
 
 MAX_ROUNDS = 25  # solve / decode / cut rounds before placements are repaired by dropping workloads
+
+Dom = tuple[str, ...]
 
 
 @dataclass(eq=False)
@@ -57,26 +66,55 @@ class Cls:
 
 @dataclass(eq=False)
 class Option:
-    """One TAS flavor a pending pod set may take, with its pod count per class."""
+    """One TAS flavor a pending pod set may take."""
 
     key: str  # workload key
     request: TASRequest
     chosen: T.Term  # the flavor is chosen and the workload admitted
     count: T.Term  # the pod set's count
-    xs: dict[str, T.IntVar] = field(default_factory=dict)  # class name -> pods there
-    level: int | None = None  # index of the requested level in the flavor's topology
-    zs: dict[tuple[str, ...], T.BoolVar] = field(default_factory=dict)  # domain -> chosen
-    confined: T.BoolVar | None = None  # preferred: kept within one domain of the level
+    group: "Group | None" = None
+
+
+@dataclass(eq=False)
+class Group:
+    """Options placed as one pool (see the module docstring); `k` is None for a pool of one
+    option with an elastic count."""
+
+    name: str
+    flavor: str
+    template: PodTemplate
+    mode: str  # "required", "preferred" or "unconstrained"
+    level: int | None  # index of the requested level in the flavor's topology
+    host: bool  # the level is the hostname: one node per member
+    k: int | None
+    members: list[Option] = field(default_factory=list)
+    fit: dict[str, int] = field(default_factory=dict)  # class -> pods of the template per node
+    domain_of: dict[str, Dom] = field(default_factory=dict)  # class -> its domain at the level
+    ns: dict[Dom, T.IntVar] = field(default_factory=dict)  # members kept in one domain, per domain
+    ys: dict[str, T.Term] = field(default_factory=dict)  # pods of those members per class
+    spread: T.IntVar | None = None  # preferred: members not kept in one domain (or all, unconstrained)
+    ws: dict[str, T.IntVar] = field(default_factory=dict)  # pods of spread members per class
+
+    def domain(self, c: Cls) -> Dom:
+        return (c.name,) if self.host else c.paths[self.flavor][:(self.level or 0) + 1]
+
+    def pods(self, cname: str) -> T.Term:
+        return T.add(self.ys.get(cname, 0), self.ws.get(cname, 0))
+
+    def admitted(self) -> T.Term:
+        return T.lin(*((1, T.ite(o.chosen, 1, 0)) for o in self.members))
 
 
 class PlacementModel:
-    """The placement part of the global model, and the decoding of solutions onto nodes."""
+    """The placement part of the global model; `packing` decodes its solutions onto nodes."""
 
     def __init__(self, pool: NodePool, index: ModelIndex, problems: list[Problem]) -> None:
         self.pool = pool
         self.index = index
         self.options: list[Option] = []
+        self.groups: list[Group] = []
         self.hard: list[T.Term] = []
+        self.used: dict[str, T.IntVar] = {}  # class -> nodes this solution places pods on
         self.cuts = 0
         if not pool.active:
             self.classes: dict[str, Cls] = {}
@@ -84,8 +122,11 @@ class PlacementModel:
         pending = self._pending(problems)
         templates = [tpl for _, _, _, _, tpl, _ in pending]
         self.classes = self._classes(relevant_label_keys(templates))
+        by_key: dict[tuple, Group] = {}
         for prob, pv, fname, req, tpl, implicit in pending:
-            self._option(prob, pv, fname, req, tpl, implicit)
+            self._option(by_key, prob, pv, fname, req, tpl, implicit)
+        for g in self.groups:
+            self._encode(g)
         self._capacity()
 
     # --- building ----------------------------------------------------------------------------------
@@ -149,162 +190,197 @@ class PlacementModel:
             out[name] = Cls(name, tuple(m.name for m in members), mine, dict(zip(mine, paths)), first)
         return out
 
-    def _option(self, chosen, pv, fname: str, req, tpl: PodTemplate, implicit: bool) -> None:
+    def _option(self, by_key: dict[tuple, Group], chosen, pv, fname: str, req, tpl: PodTemplate,
+                implicit: bool) -> None:
         prob, v = chosen
-        key = prob.workload.key
         ps = pv.pod_set
         topo = self._tas_flavor(fname)[1]  # type: ignore[index]
         request = TASRequest(ps.name, fname, topo.name, req, implicit, tpl, ps.count)
-        on = T.and_(prob.admitted, v)
-        opt = Option(key, request, on, pv.count)
-        tag = f"{key}|{ps.name}|{fname}"
+        opt = Option(prob.workload.key, request, T.and_(prob.admitted, v), pv.count)
+        self.options.append(opt)
         level = None
         if req.mode != "unconstrained":
             lk = resolve_level(topo, req.level)
             level = None if lk is None else topo.levels.index(lk)
-        opt.level = level
-        host_level = level is not None and topo.levels[level] == HOSTNAME_LABEL
-        for c in self.classes.values():
-            if fname not in c.flavors:
-                continue
-            k = node_fit_count(tpl, c.rep)
-            hi = min(ps.count, k if host_level else k * c.size)
-            if hi <= 0:
-                continue
-            opt.xs[c.name] = T.IntVar(f"x|{tag}|{c.name}", 0, hi)
-        total = T.add(*opt.xs.values(), 0)
-        self.hard.append(T.implies(on, T.eq(total, pv.count)))
-        self.hard.append(T.implies(T.not_(on), T.eq(total, 0)))
-        if level is not None and opt.xs:
-            for cname, x in opt.xs.items():
-                c = self.classes[cname]
-                dom = (cname,) if host_level else c.paths[fname][:level + 1]
-                z = opt.zs.get(dom)
-                if z is None:
-                    z = opt.zs[dom] = T.BoolVar(f"z|{tag}|{'/'.join(dom)}")
-                fence = T.le(x, T.ite(z, x.hi, 0))
-                if req.mode == "required":
-                    self.hard.append(fence)
+        mode = req.mode if level is not None else "unconstrained"
+        fixed = ps.min_count is None or ps.min_count >= ps.count
+        shape = (fname, tpl.requests, tpl.node_selector, repr(tpl.node_affinity), repr(tpl.tolerations),
+                 mode, level, ps.count)
+        g = by_key.get(shape) if fixed else None
+        if g is None:
+            host = level is not None and topo.levels[level] == HOSTNAME_LABEL
+            g = Group(f"g{len(self.groups)}", fname, tpl, mode, level, host, max(ps.count, 0) if fixed else None)
+            for c in self.classes.values():
+                if fname in c.flavors:
+                    k = node_fit_count(tpl, c.rep)
+                    if k > 0:
+                        g.fit[c.name] = k
+            self.groups.append(g)
+            if fixed:
+                by_key[shape] = g
+        g.members.append(opt)
+        opt.group = g
+
+    def _encode(self, g: Group) -> None:
+        """The pool's variables and constraints (see the module docstring)."""
+        m = len(g.members)
+        k = g.k
+        admitted = g.admitted()
+        tag = g.name
+        if k == 0:
+            return
+
+        def hi_pods(cname: str) -> int:
+            per_node = g.fit[cname]
+            cap = per_node if g.host else per_node * self.classes[cname].size
+            most = (k * m) if k is not None else g.members[0].request.count
+            return max(0, min(cap, most))
+
+        totals: list[T.Term] = []
+        if g.mode in ("required", "preferred"):
+            doms: dict[Dom, list[str]] = {}
+            for cname in sorted(g.fit):
+                g.domain_of[cname] = g.domain(self.classes[cname])
+                doms.setdefault(g.domain_of[cname], []).append(cname)
+            for dom in sorted(doms):
+                names = doms[dom]
+                if k is not None:
+                    cap = sum(hi_pods(c) for c in names) if not g.host else (
+                        self.classes[names[0]].size * (g.fit[names[0]] // k) * k)
+                    most = min(m, cap // k)
                 else:
-                    if opt.confined is None:
-                        opt.confined = T.BoolVar(f"confined|{tag}")
-                    self.hard.append(T.implies(opt.confined, fence))
-            one = T.le(T.lin(*((1, T.ite(z, 1, 0)) for z in opt.zs.values())), 1)
-            self.hard.append(one if req.mode == "required" else T.implies(opt.confined, one))  # type: ignore[arg-type]
-        self.options.append(opt)
+                    most = 1
+                if most <= 0:
+                    continue
+                n = g.ns[dom] = T.IntVar(f"n|{tag}|{'/'.join(dom)}", 0, most)
+                if k is not None and len(names) == 1:
+                    g.ys[names[0]] = T.scale(k, n)
+                    continue
+                parts = []
+                for cname in names:
+                    hp = hi_pods(cname)
+                    if hp <= 0:
+                        continue
+                    y = T.IntVar(f"y|{tag}|{cname}", 0, hp)
+                    g.ys[cname] = y
+                    parts.append(y)
+                    if k is None:
+                        self.hard.append(T.le(y, T.scale(hp, n)))
+                if k is not None:
+                    self.hard.append(T.eq(T.add(*parts, 0), T.scale(k, n)))
+            totals.append(T.add(*g.ns.values(), 0))
+        if g.mode in ("preferred", "unconstrained"):
+            g.spread = T.IntVar(f"s|{tag}", 0, m)
+            parts = []
+            for cname in sorted(g.fit):
+                hp = hi_pods(cname) if not g.host else min(g.fit[cname] * self.classes[cname].size,
+                                                            (k * m) if k is not None else g.members[0].request.count)
+                if hp <= 0:
+                    continue
+                w = g.ws[cname] = T.IntVar(f"w|{tag}|{cname}", 0, hp)
+                parts.append(w)
+                if k is None:
+                    self.hard.append(T.le(w, T.scale(hp, g.spread)))
+            if k is not None:
+                self.hard.append(T.eq(T.add(*parts, 0), T.scale(k, g.spread)))
+            totals.append(g.spread)
+        self.hard.append(T.eq(T.add(*totals, 0), admitted))  # every admitted member somewhere
+        if k is None:  # the one member's elastic count, all placed
+            opt = g.members[0]
+            pods = T.add(*(g.pods(c) for c in sorted(set(g.ys) | set(g.ws))), 0)
+            self.hard.append(T.implies(opt.chosen, T.eq(pods, opt.count)))
 
     def _capacity(self) -> None:
-        """Summed over the pod sets that may use a class, at most its free capacity per resource."""
-        users: dict[str, list[tuple[Option, T.IntVar]]] = {}
-        for opt in self.options:
-            for cname, x in opt.xs.items():
-                users.setdefault(cname, []).append((opt, x))
+        """Per class: nodes used, and per resource that bounds it the pods' requests within them."""
+        users: dict[str, list[Group]] = {}
+        for g in self.groups:
+            for cname in sorted(set(g.ys) | set(g.ws)):
+                users.setdefault(cname, []).append(g)
         for cname in sorted(users):
             c = self.classes[cname]
-            if len(users[cname]) < 2:
-                continue  # one template: `size x fit` is exact already
+            gs = users[cname]
+            used = self.used[cname] = T.IntVar(f"used|{cname}", 0, c.size)
             free = self.pool.free[c.nodes[0]]
-            resources = sorted({r for opt, _ in users[cname] for r, _ in opt.request.template.requests})
+            resources = sorted(r for r in {r for g in gs for r, q in g.template.requests if q} if free.get(r, 0) > 0)
+            rows = {r: [(g.template.request_map.get(r, 0), g) for g in gs] for r in resources}
+
+            def implied(r: str, o: str) -> bool:  # o's bound implies r's (ties: the first name stays)
+                return _dominated(rows[r], free[r], rows[o], free[o]) and (
+                    not _dominated(rows[o], free[o], rows[r], free[r]) or o < r)
             for r in resources:
-                parts = [(opt.request.template.request_map.get(r, 0), x) for opt, x in users[cname]]
-                parts = [(q, x) for q, x in parts if q]
-                if parts:
-                    self.hard.append(T.le(T.lin(*parts), max(0, free.get(r, 0)) * c.size))
+                if any(implied(r, o) for o in resources if o != r):
+                    continue
+                div = math.gcd(free[r], *(q for q, _ in rows[r]))  # small coefficients
+                self.hard.append(T.le(T.lin(*((q // div, g.pods(cname)) for q, g in rows[r] if q)),
+                                      T.scale(free[r] // div, used)))
+            for g in gs:  # the floor of free / request isn't in the sums above
+                fit = g.fit[cname]
+                if not any(q and fit * q == free.get(r, 0) for r, q in g.template.requests):
+                    self.hard.append(T.le(g.pods(cname), T.scale(fit, used)))
 
     def objective(self) -> T.Term | None:
         """Preferred pod sets kept within one domain of their level (to maximise)."""
-        confined = [(1, T.ite(o.confined, 1, 0)) for o in self.options if o.confined is not None]
-        return T.lin(*confined) if confined else None
+        kept = [(1, n) for g in self.groups if g.mode == "preferred" for n in g.ns.values()]
+        return T.lin(*kept) if kept else None
 
-    # --- hints and decoding ------------------------------------------------------------------------
+    def nodes_used(self) -> T.Term | None:
+        """Nodes this solution places pods on (to minimise: the rest stay whole)."""
+        return T.add(*self.used.values(), 0) if self.used else None
 
-    def hint(self, env: dict[str, int], placements: dict[str, WorkloadPlacement]) -> None:
-        """Extend a start point with the class counts of known placements (e.g. the ordered run's)."""
+    # --- hints -------------------------------------------------------------------------------------
+
+    def hint(self, env: dict[str, int], placements: dict[tuple[str, str, str], dict[str, int]]) -> None:
+        """Extend a start point with the pooled counts of known placements: (workload key, pod set,
+        flavor) -> node -> pods, e.g. the ordered run's."""
         class_of = {n: c for c in self.classes.values() for n in c.nodes}
-        for opt in self.options:
-            wp = placements.get(opt.key)
-            mine = next((p for p in (wp.pod_sets if wp else []) if p.request.pod_set == opt.request.pod_set
-                         and p.request.flavor == opt.request.flavor), None)
-            counts: dict[str, int] = {}
-            for node, pods in (mine.nodes.items() if mine else []):
+        for g in self.groups:
+            ns = {d: 0 for d in g.ns}
+            ys: dict[str, int] = {}
+            ws: dict[str, int] = {}
+            spread = 0
+            for opt in g.members:
+                nodes = placements.get((opt.key, opt.request.pod_set, opt.request.flavor), {})
+                counts: dict[str, int] = {}
+                for node, pods in nodes.items():
+                    c = class_of.get(node)
+                    if c is not None and pods:
+                        counts[c.name] = counts.get(c.name, 0) + pods
+                if not counts:
+                    continue
+                doms = {g.domain(self.classes[c]) for c in counts}
+                if g.mode != "unconstrained" and len(doms) == 1 and doms <= set(ns):
+                    ns[doms.pop()] += 1
+                    for c, p in counts.items():
+                        ys[c] = ys.get(c, 0) + p
+                else:
+                    spread += 1
+                    for c, p in counts.items():
+                        ws[c] = ws.get(c, 0) + p
+            for d, n in g.ns.items():
+                env[n.name] = ns[d]
+            for c, y in g.ys.items():
+                if isinstance(y, T.IntVar):
+                    env[y.name] = ys.get(c, 0)
+            if g.spread is not None:
+                env[g.spread.name] = spread
+            for c, w in g.ws.items():
+                env[w.name] = ws.get(c, 0)
+        touched: dict[str, set[str]] = {}
+        for nodes in placements.values():
+            for node, pods in nodes.items():
                 c = class_of.get(node)
-                if c is not None:
-                    counts[c.name] = counts.get(c.name, 0) + pods
-            for cname, x in opt.xs.items():
-                env[x.name] = counts.get(cname, 0)
-            for dom, z in opt.zs.items():
-                used = [cname for cname in counts if counts[cname] and cname in opt.xs]
-                env[z.name] = int(any(self._domain(opt, cname) == dom for cname in used))
-            if opt.confined is not None:
-                env[opt.confined.name] = int(sum(env[z.name] for z in opt.zs.values()) <= 1)
-
-    def _domain(self, opt: Option, cname: str) -> tuple[str, ...]:
-        c = self.classes[cname]
-        topo = self._tas_flavor(opt.request.flavor)[1]  # type: ignore[index]
-        if opt.level is not None and topo.levels[opt.level] == HOSTNAME_LABEL:
-            return (cname,)
-        return c.paths[opt.request.flavor][:(opt.level or 0) + 1]
-
-    def decode(self, values: dict[str, int]) -> tuple[dict[str, WorkloadPlacement], list[T.Term]]:
-        """Nodes for every chosen option's class counts, and a cut per class that can't hold them."""
-        free = {name: dict(f) for name, f in self.pool.free.items()}
-        by_class: dict[str, list[tuple[Option, int]]] = {}
-        chosen = [o for o in self.options if T.evaluate(o.chosen, values)]
-        for opt in chosen:
-            for cname, x in opt.xs.items():
-                if values.get(x.name, 0) > 0:
-                    by_class.setdefault(cname, []).append((opt, values[x.name]))
-        nodes: dict[int, dict[str, int]] = {id(o): {} for o in chosen}
-        cuts: list[T.Term] = []
-        for cname in sorted(by_class):
-            c = self.classes[cname]
-            items = sorted(by_class[cname], key=lambda it: _size(it[0].request.template), reverse=True)
-            ok = True
-            for opt, want in items:
-                per_pod = opt.request.template.request_map
-                left = want
-                single = opt.level is not None and self._domain(opt, cname) == (cname,)
-                for node in c.nodes:
-                    if left == 0:
-                        break
-                    fit = node_fit_count(opt.request.template, c.rep, free[node])
-                    take = min(fit, left)
-                    if single and take < left:
-                        continue  # required host: all of it on one node
-                    if take:
-                        free[node] = subtract(free[node], pod_usage(per_pod, take))
-                        nodes[id(opt)][node] = nodes[id(opt)].get(node, 0) + take
-                        left -= take
-                if left:
-                    ok = False
-            if not ok:
-                cuts.append(T.or_(*(T.cmp("<", opt.xs[cname], want) for opt, want in by_class[cname])))
-        out: dict[str, WorkloadPlacement] = {}
-        for opt in chosen:
-            level_key, domains = self._where(opt, nodes[id(opt)])
-            wp = out.setdefault(opt.key, WorkloadPlacement())
-            wp.pod_sets.append(PodSetPlacement(opt.request, dict(sorted(nodes[id(opt)].items())), level_key, domains))
-        return out, cuts
-
-    def _where(self, opt: Option, nodes: dict[str, int]) -> tuple[str | None, tuple[str, ...]]:
-        """The deepest level at which the pod set's nodes share one domain, and that domain."""
-        topo = self._tas_flavor(opt.request.flavor)[1]  # type: ignore[index]
-        states = [self.pool.inventory.by_name[n] for n in nodes if nodes[n]]
-        if not states:
-            return None, ()
-        for i in range(len(topo.levels) - 1, -1, -1):
-            doms = {tuple(s.labels[k] for k in topo.levels[:i + 1]) for s in states}
-            if len(doms) == 1:
-                return topo.levels[i], ("/".join(doms.pop()),)
-        top = sorted({s.labels[topo.levels[0]] for s in states})
-        return topo.levels[0], tuple(top)
+                if c is not None and pods:
+                    touched.setdefault(c.name, set()).add(node)
+        for cname, u in self.used.items():
+            env[u.name] = len(touched.get(cname, ()))
 
 
-def _size(tpl: PodTemplate) -> tuple:
-    """Largest pods first: scarce extended resources, then cpu, then memory."""
-    req = tpl.request_map
-    extended = sum(q for r, q in req.items() if "/" in r)
-    return (extended, req.get("cpu", 0), req.get("memory", 0))
+def _dominated(row: list[tuple[int, Group]], cap: int, other: list[tuple[int, Group]], ocap: int) -> bool:
+    """Whether every pool's share of `cap` is at most its share of `ocap` (so the `other` resource's
+    bound implies this one's)."""
+    if cap <= 0 or ocap <= 0:
+        return False
+    return all(q * ocap <= oq * cap for (q, _), (oq, _) in zip(row, other))
 
 
 def unhonoured(model: Model, diagnostics: list[Diagnostic]) -> list[Diagnostic]:

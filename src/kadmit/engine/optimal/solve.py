@@ -11,6 +11,8 @@ from kadmit.engine.admission.ordered import Decision
 from kadmit.engine.admission.reasons import Reason, preempted_reason
 from kadmit.engine.optimal.model import (GlobalModel, build_global, decisions_from, empty_hint, hint_from, is_pending,
                                          satisfies, set_pools, victim_decisions)
+from kadmit.engine.optimal.greedy import better, greedy_hint
+from kadmit.engine.optimal.packing import Decoded, decode, release
 from kadmit.engine.optimal.placement import MAX_ROUNDS, PlacementModel
 from kadmit.engine.placing.pool import NodePool
 from kadmit.engine.result import AdmitResult
@@ -42,14 +44,22 @@ def solve_optimal(model: Model, ordered: AdmitResult, time_budget: float = 10.0,
     pm = PlacementModel(pool, gm.compiler.index, gm.problems)
     gm.hard.extend(pm.hard)
     stages = [Stage(o.name, o.sense, o.term) for o in gm.objectives]  # type: ignore[arg-type]
-    topo = pm.objective()
-    if topo is not None:  # after the admission and victim stages, before prefer rules and flavor order
-        at = next((i for i, st in enumerate(stages) if not st.name.startswith(("priority ", "victims"))),
-                  len(stages))
+    at = next((i for i, st in enumerate(stages) if not st.name.startswith(("priority ", "victims"))),
+              len(stages))  # after the admission and victim stages, before prefer rules and flavor order
+    topo, used = pm.objective(), pm.nodes_used()
+    if topo is not None:
         stages.insert(at, Stage("preferred topology kept", "max", topo))
+    if used is not None:
+        stages.insert(at, Stage("nodes used", "min", used))
     hint = hint_from(gm, ordered.decisions)
-    pm.hint(hint, {d.key: d.assignment.placement for d in ordered.decisions
-                   if d.admitted and d.assignment is not None and d.assignment.placement is not None})
+    pm.hint(hint, {(d.key, p.request.pod_set, p.request.flavor): dict(p.nodes) for d in ordered.decisions
+                   if d.admitted and d.assignment is not None and d.assignment.placement is not None
+                   for p in d.assignment.placement.pod_sets})
+    start = "ordered"
+    if pm.groups:
+        greedy, _ = greedy_hint(gm, pm)
+        if better(stages, greedy, hint) and satisfies(gm.hard, greedy):
+            hint, start = greedy, "greedy first fit"
     cuts: list[T.Term] = []
     rounds = 0
     placements: dict = {}
@@ -62,19 +72,21 @@ def solve_optimal(model: Model, ordered: AdmitResult, time_budget: float = 10.0,
         values = staged.values
         if values is None:
             break
-        placements, more = pm.decode(values)
-        if not more:
+        decoded = decode(pm, values)
+        placements = decoded.placements
+        if not decoded.cuts and not decoded.short:
             break
-        cuts.extend(more)
-        if rounds >= MAX_ROUNDS or work > time_budget:
+        cuts.extend(decoded.cuts)
+        if rounds >= MAX_ROUNDS or work > time_budget or not decoded.cuts:
             values, placements = _repair(gm, pm, values)
             staged.stages.append(StageResult("placement repair", "feasible", False, None, None, 0.0))
             break
     if values is None:
         status = "unknown"
         values = _fallback(gm, pm, hint)
-        placements, more = pm.decode(values)
-        if more:
+        decoded = decode(pm, values)
+        placements = decoded.placements
+        if decoded.cuts or decoded.short:
             values, placements = _repair(gm, pm, values)
     else:
         status = "optimal" if staged.proven_optimal else "feasible"
@@ -115,8 +127,8 @@ def solve_optimal(model: Model, ordered: AdmitResult, time_budget: float = 10.0,
         "evictable": len(gm.evictables),
         "seconds": seconds,
         "deterministic_time": round(work, 3),
-        "placement": {"classes": len(pm.classes), "pod_set_options": len(pm.options), "rounds": rounds,
-                      "cuts": len(cuts)},
+        "placement": {"classes": len(pm.classes), "pod_set_options": len(pm.options), "pools": len(pm.groups),
+                      "start": start, "rounds": rounds, "cuts": len(cuts)},
     }
     solver = {"backend": "cp-sat", "mode": "optimal", "seed": seed, "workers": workers,
               "seconds": seconds, "ordered": ordered.solver}
@@ -176,11 +188,11 @@ def _repair(gm: GlobalModel, pm: PlacementModel, values: dict[str, int]):
     again, and if that breaks a quota invariant the next lowest-priority admission goes too."""
     values = dict(values)
     while True:
-        placements, cuts = pm.decode(values)
-        if cuts:
-            involved = {o.key for o in pm.options if T.evaluate(o.chosen, values)
-                        for cut in cuts for x in _vars(cut) if x in {v.name for v in o.xs.values()}}
-            _drop(gm, pm, values, min(sorted(involved), key=lambda k: gm.priority.get(k, 0)))
+        decoded = decode(pm, values)
+        placements = decoded.placements
+        involved = decoded.involved(pm)
+        if involved:
+            _drop(gm, pm, values, min(involved, key=lambda k: gm.priority.get(k, 0)), decoded)
             continue
         pre = gm.preemption
         for ev in pre.victims(values) if pre is not None else []:
@@ -191,11 +203,12 @@ def _repair(gm: GlobalModel, pm: PlacementModel, values: dict[str, int]):
                           key=lambda k: (gm.priority.get(k, 0), k))
         if not admitted or satisfies(gm.hard, values):
             return values, placements
-        _drop(gm, pm, values, admitted[0])
+        _drop(gm, pm, values, admitted[0], decoded)
 
 
-def _drop(gm: GlobalModel, pm: PlacementModel, values: dict[str, int], key: str) -> None:
-    """Leave workload `key` out: every variable of its choice back to nothing."""
+def _drop(gm: GlobalModel, pm: PlacementModel, values: dict[str, int], key: str, decoded: Decoded) -> None:
+    """Leave workload `key` out: every variable of its choice back to nothing, its pods out of its pools."""
+    release(pm, decoded, values, key)
     prob = next(p for p in gm.problems if p.workload.key == key)
     values[prob.admitted.name] = 0
     for pv in prob.pod_sets:
@@ -205,28 +218,7 @@ def _drop(gm: GlobalModel, pm: PlacementModel, values: dict[str, int], key: str)
                 values[v.name] = 0
     for nf, v, n in gm.splits:
         values[nf.name] = values.get(n.name, 0) if values.get(v.name) else 0
-    for opt in pm.options:
-        if opt.key == key:
-            for x in opt.xs.values():
-                values[x.name] = 0
-            for z in opt.zs.values():
-                values[z.name] = 0
     set_pools(gm, values)
-
-
-def _vars(t: T.Term) -> set[str]:
-    if isinstance(t, (T.IntVar, T.BoolVar)):
-        return {t.name}
-    out: set[str] = set()
-    for child in getattr(t, "args", ()) or ():
-        out |= _vars(child)
-    for attr in ("left", "right", "cond", "then", "other", "arg"):
-        if hasattr(t, attr):
-            out |= _vars(getattr(t, attr))
-    if isinstance(t, T.Sum):
-        for _, x in t.parts:
-            out |= _vars(x)
-    return out
 
 
 def _per_priority(gm: GlobalModel, decisions: list[Decision], ordered: list[Decision]) -> list[dict]:

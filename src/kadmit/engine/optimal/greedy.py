@@ -1,0 +1,75 @@
+"""A greedy first-fit start point for `optimal` mode, beside the ordered (BestFit) run's.
+
+Pending workloads in Kueue's order (priority, then creation, then key), each admitted when its pod
+sets fit first fit (`packing.first_fit`) and the whole assignment so far keeps its own rules and the
+quota invariants; flavors are tried in the queue's order, the same position in every resource group.
+It is a plain, fast packing that often admits more than BestFit on gang-heavy clusters: the solver
+starts from the better of the two, so its answer is never worse than either by the objective.
+"""
+
+from __future__ import annotations
+
+from kadmit.engine.optimal.model import GlobalModel, empty_hint, satisfies, set_pools
+from kadmit.engine.optimal.packing import first_fit
+from kadmit.engine.optimal.placement import Option, PlacementModel
+from kadmit.engine.solver import terms as T
+
+Placements = dict[tuple[str, str, str], dict[str, int]]  # (workload, pod set, flavor) -> node -> pods
+
+
+def greedy_hint(gm: GlobalModel, pm: PlacementModel) -> tuple[dict[str, int], Placements]:
+    """A full assignment admitting what fits first fit in Kueue's order, and its placements."""
+    env = empty_hint(gm)
+    placements: Placements = {}
+    free = {n: dict(f) for n, f in pm.pool.free.items()}
+    options: dict[tuple[str, str, str], Option] = {(o.key, o.request.pod_set, o.request.flavor): o
+                                                    for o in pm.options}
+    seen: dict = {}  # first_fit's cache of node fits
+    order = sorted(gm.problems, key=lambda p: (-gm.priority[p.workload.key], p.workload.created, p.workload.key))
+    for prob in order:
+        key = prob.workload.key
+        widest = max((len(ch) for pv in prob.pod_sets for ch in pv.flavors.values()), default=1)
+        for rank in range(widest):
+            trial = dict(env)
+            trial_free = dict(free)
+            placed: Placements = {}
+            trial[prob.admitted.name] = 1
+            ok = True
+            for pv in prob.pod_sets:
+                ps = pv.pod_set
+                trial[pv.count.name] = ps.count  # type: ignore[attr-defined]
+                for gi in sorted(pv.flavors):
+                    choices = pv.flavors[gi]
+                    fname, _ = choices[min(rank, len(choices) - 1)]
+                    for f, v in choices:
+                        trial[v.name] = int(f == fname)
+                    opt = options.get((key, ps.name, fname))
+                    if opt is None or (key, ps.name, fname) in placed:
+                        continue
+                    got = first_fit(pm, opt, ps.count, trial_free, seen)
+                    if got is None:
+                        ok = False
+                        break
+                    placed[(key, ps.name, fname)] = got
+                if not ok:
+                    break
+            if not ok:
+                continue
+            for nf, v, n in gm.splits:
+                trial[nf.name] = trial[n.name] if trial[v.name] else 0
+            set_pools(gm, trial)
+            if satisfies(gm.own[key], trial) and satisfies(gm.shared, trial):
+                env, free = trial, trial_free
+                placements.update(placed)
+                break
+    pm.hint(env, placements)
+    return env, placements
+
+
+def better(stages, a: dict[str, int], b: dict[str, int]) -> bool:
+    """Whether start point `a` is strictly better than `b` by the staged objective."""
+    for st in stages:
+        va, vb = int(T.evaluate(st.term, a)), int(T.evaluate(st.term, b))
+        if va != vb:
+            return va > vb if st.sense == "max" else va < vb
+    return False
