@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from placement.builders import DC, node, pod
+from placement.builders import DC, HOST, node, pod
 from reference.builders import build, cluster_queue, flavor, fq, group, pod_set, workload
 
 from kadmit.engine.decide import admit
@@ -128,7 +128,8 @@ def tiny_cluster(draw):
     busy = [pod(f"p{i}", f"n{i}", gpu=draw(st.integers(0, 3))) for i in range(n_nodes) if draw(st.booleans())]
     wls = []
     for i in range(draw(st.integers(1, 3))):
-        topo = draw(st.sampled_from([None, ("required", "rack"), ("preferred", "rack")]))
+        topo = draw(st.sampled_from([None, ("required", "rack"), ("preferred", "rack"), ("required", "block"),
+                                     ("required", HOST), ("preferred", HOST)]))
         count = draw(st.integers(1, 3))
         wls.append(workload(f"w{i}", pod_set("w", count=count, gpu=draw(st.sampled_from([1, 2, 3, 4])), topology=topo,
                                              min_count=draw(st.sampled_from([None, 1])) if count > 1 else None),
