@@ -111,6 +111,7 @@ class QuotaTree:
         self._root: dict[str, str] = {}
         self._potential: dict[tuple[str, FR], int] = {}  # available() with no usage
         self._paths: dict[str, tuple[str, ...]] = {}  # the tree's shape never changes
+        self._flat: dict[str, tuple[tuple[str, str], ...] | None] = {}  # cohort -> its (node, queue) children when all are queues
 
     def invalidate(self, usage: "Usage | None" = None) -> None:
         """Forget computed numbers after a quota entry changed (what-if questions)."""
@@ -198,6 +199,23 @@ class QuotaTree:
         if got is not None:
             return got
         nodes = self.nodes
+        flat = self._flat.get(nid, ())
+        if flat == ():
+            flat = self._flat[nid] = None if any(nodes[ch].is_cohort for ch in node.children) else tuple(
+                (ch, nodes[ch].name) for ch in node.children)
+        if flat is not None:  # a cohort of queues only (the common case): one pass, no walk
+            data, guaranteed = cq_usage.data, self._guaranteed
+            total = 0
+            for ch, name in flat:
+                row = data.get(name)
+                used = row.get(fr, 0) if row is not None else 0
+                g = guaranteed.get((ch, fr))
+                if g is None:
+                    g = self.guaranteed(ch, fr)
+                if used > g:
+                    total += used - g
+            memo[(nid, fr)] = total
+            return total
         for cur in self.bottom_up(nid, lambda n: not nodes[n].is_cohort or (n, fr) in memo):
             if (cur, fr) in memo:
                 continue
