@@ -105,6 +105,8 @@ def simulate_human(result: dict, compare: dict | None = None, color: bool = Fals
                                for w in d["worse"][:10]))
     for c in result.get("capacity", []):
         out.append(f"at {_s(c['at'])}: {len(c['nodes'])} node(s) {c['source']}\n")
+    for c in result.get("consolidated", []):
+        out.append(f"at {_s(c['at'])}: {len(c['nodes'])} empty node(s) removed by {c['source']}\n")
     return "".join(out)
 
 

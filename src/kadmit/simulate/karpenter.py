@@ -10,7 +10,15 @@ pool past its `spec.limits` is not launched. The nodes join after the pool's pro
 Instance shapes come from the cloud provider, which kadmit can't ask: the NodePool names them in the
 annotation `kadmit.dev/instance-types`, a YAML list of `{name, allocatable, labels, price}`. The
 annotation `kadmit.dev/provisioning-delay` (a duration, default 0) is the time from decision to a
-ready node. Consolidation (removing empty nodes) is not modelled: provisioned nodes stay.
+ready node.
+
+Consolidation (`spec.disruption`): a node the pool provisioned that has had no pod bound for
+`consolidateAfter` (a duration, default 0s; `Never` keeps its nodes) is removed, for either
+`consolidationPolicy` (WhenEmpty, or Karpenter v1's default WhenEmptyOrUnderutilized). The
+underutilized half of WhenEmptyOrUnderutilized (moving pods off a node to replace or delete it) and
+disruption budgets are not modelled: empty nodes go as soon as their time is up, all together.
+Removed nodes no longer count toward the pool's `spec.limits`; results list them under
+`consolidated`.
 """
 
 from __future__ import annotations
@@ -33,6 +41,7 @@ INSTANCE_TYPES = "kadmit.dev/instance-types"
 DELAY = "kadmit.dev/provisioning-delay"
 INSTANCE_LABEL = "node.kubernetes.io/instance-type"
 MAX_NODES = 100_000
+POLICIES = ("WhenEmpty", "WhenEmptyOrUnderutilized")
 
 
 @dataclass(frozen=True)
@@ -53,8 +62,12 @@ class NodePoolModel:
     shapes: list[Shape]
     weight: int = 0
     delay_ms: int = 0
-    launched: dict[str, int] = field(default_factory=dict)  # resource -> capacity launched so far
+    launched: dict[str, int] = field(default_factory=dict)  # resource -> capacity of its nodes up or on their way
     count: int = 0
+    policy: str = "WhenEmptyOrUnderutilized"
+    consolidate_after_ms: int | None = 0  # None: Never
+    live: dict[str, Node] = field(default_factory=dict)  # its nodes that joined and are still there
+    empty_since: dict[str, int] = field(default_factory=dict)  # node -> since when nothing is bound on it
 
     def node(self, shape: Shape, index: int) -> Node:
         name = f"{self.name}-{shape.name}-{index}".replace(".", "-").lower()
@@ -114,8 +127,20 @@ def read_nodepools(path: str, reader, diags: Diagnostics) -> list[NodePoolModel]
         if delay is None:
             bad(f"NodePool `{name}`: `{DELAY}` is not a duration")
             return None
+        disruption = spec.get("disruption") or {}
+        policy = str(disruption.get("consolidationPolicy", "WhenEmptyOrUnderutilized"))
+        if policy not in POLICIES:
+            bad(f"NodePool `{name}`: `spec.disruption.consolidationPolicy` `{policy}` is not one of "
+                + ", ".join(POLICIES))
+            return None
+        after_text = str(disruption.get("consolidateAfter", "0s"))
+        after = None if after_text == "Never" else parse_duration_ms(after_text)
+        if after is None and after_text != "Never":
+            bad(f"NodePool `{name}`: `spec.disruption.consolidateAfter` `{after_text}` is neither a duration nor Never")
+            return None
         pool = NodePoolModel(name, {str(k): str(v) for k, v in ((tmpl.get("metadata") or {}).get("labels") or {}).items()},
-                             reqs, taints, limits, [], int(spec.get("weight") or 0), delay)
+                             reqs, taints, limits, [], int(spec.get("weight") or 0), delay, policy=policy,
+                             consolidate_after_ms=after)
         pool.shapes = sorted((s for s in shapes if _allowed(pool, s)), key=lambda s: (s.price, s.name))
         if not pool.shapes:
             bad(f"NodePool `{name}`: no instance shape meets its requirements")
@@ -185,8 +210,40 @@ class Karpenter:
         self.pools = sorted(pools, key=lambda p: (-p.weight, p.name))
         self.in_flight: dict[int, int] = {}  # id(pod entry) -> pods that nodes on their way will hold
         self.batches: dict[int, dict[int, int]] = {}  # launch -> its share of in_flight
+        self.launches: dict[int, NodePoolModel] = {}  # launch -> its pool
+        self.timers: set[int] = set()  # instants a consolidation timer wakes the replay at
 
     def step(self, sim, t: int) -> None:
+        self._provision(sim, t)
+        self._consolidate(sim, t)
+
+    def _consolidate(self, sim, t: int) -> None:
+        """Nodes of a pool that have been empty for its `consolidateAfter` leave."""
+        for pool in self.pools:
+            if pool.consolidate_after_ms is None or not pool.live:
+                continue
+            gone = []
+            for name in sorted(pool.live):
+                if not sim.node_empty(name):
+                    pool.empty_since.pop(name, None)
+                    continue
+                since = pool.empty_since.setdefault(name, t)
+                due = since + pool.consolidate_after_ms
+                if due <= t:
+                    gone.append(name)
+                elif due not in self.timers:
+                    self.timers.add(due)
+                    sim.wake_at(due)
+            if gone:
+                for name in gone:
+                    node = pool.live.pop(name)
+                    pool.empty_since.pop(name, None)
+                    for r, q in node.allocatable.items():
+                        pool.launched[r] = pool.launched.get(r, 0) - q
+                sim.remove_nodes(gone, t, f"karpenter nodepool {pool.name} ({pool.policy}, "
+                                          f"consolidateAfter {pool.consolidate_after_ms / 1000:g}s)")
+
+    def _provision(self, sim, t: int) -> None:
         from kadmit.simulate.run import Capacity, NODES
         waiting = [e for e in sim.pods if e.remaining > self.in_flight.get(id(e), 0)]
         if not waiting:
@@ -206,8 +263,9 @@ class Karpenter:
                     self.in_flight[id(e)] = self.in_flight.get(id(e), 0) + take
                     share[id(e)] = take
                     left -= take
-            tag = len(self.batches) + 1
+            tag = len(self.launches) + 1
             self.batches[tag] = share
+            self.launches[tag] = pool
             sim._push(t + pool.delay_ms, NODES, Capacity(t + pool.delay_ms, nodes, f"karpenter nodepool {pool.name}",
                                                          tag))
             waiting = [e for e in waiting if e.remaining > self.in_flight.get(id(e), 0)]
@@ -216,3 +274,7 @@ class Karpenter:
         """A launch's nodes joined: the pods they were for are now kube-scheduler's to bind."""
         for key, n in self.batches.pop(cap.tag, {}).items():
             self.in_flight[key] = self.in_flight.get(key, 0) - n
+        pool = self.launches.get(cap.tag)
+        if pool is not None:
+            for node in cap.nodes:
+                pool.live[node.name] = node

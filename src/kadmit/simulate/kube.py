@@ -132,6 +132,14 @@ class KubeScheduler:
                                     for n, s in shape.feasible.items()}
         self.free.log.append(node.name)
 
+    def remove_node(self, name: str) -> None:
+        """An empty node leaves: no shape considers it any more (heap entries for it are dropped
+        when they come up, as stale ones are)."""
+        self.nodes = [n for n in self.nodes if n.name != name]
+        for shape in self._shapes.values():
+            shape.feasible.pop(name, None)
+            shape.prefer.pop(name, None)
+
     def _shape(self, tpl: PodTemplate) -> _Shape:
         key = (tpl.requests, tpl.node_selector, tpl.node_affinity, tpl.tolerations)
         got = self._shapes.get(key)
@@ -176,7 +184,7 @@ class KubeScheduler:
             best = None
             while shape.heap:
                 _, name, _, free = shape.heap[0]
-                if self.free[name] is not free:
+                if self.free.get(name) is not free:
                     heapq.heappop(shape.heap)  # scored on capacity that has changed since
                     continue
                 best = name

@@ -60,6 +60,7 @@ class Recorder:
         self.pending_pod_rows = Series()
         self.evictions: list[tuple[int, str]] = []
         self.added: list[tuple[int, str, list[str]]] = []  # (ms, source, node names)
+        self.removed: list[tuple[int, str, list[str]]] = []  # (ms, source, node names): consolidated
         self.whole_free: dict[str, Series] = {}  # flavor (or "" for all nodes) -> nodes with nothing bound
         self.node_alloc: dict[str, Series] = {}  # resource -> allocated on nodes, every holder
         self.whole_gpu: dict[str, Series] = {}  # "8-GPU" -> nodes of that many GPUs with all of them free
@@ -106,6 +107,11 @@ class Recorder:
         self.added.append((t, cap.source, sorted(n.name for n in cap.nodes)))
         self._nodes_dirty = True
 
+    def nodes_removed(self, t: int, source: str, names: list[str]) -> None:
+        self.removed.append((t, source, sorted(names)))
+        self._facts = None  # counted again without them
+        self._nodes_dirty = True
+
     def nodes_changed(self) -> None:
         self._nodes_dirty = True
 
@@ -140,8 +146,8 @@ class Recorder:
         """Node figures kept as running totals: only nodes whose free capacity changed since the
         last sample (the free-capacity change log) are counted again."""
         sim = self.sim
-        if not sim.kube.nodes:
-            return
+        if not sim.kube.nodes and not self.removed:
+            return  # (after nodes left, the zeros are figures too)
         free = sim.pool.free
         facts = self._node_facts()
         log = free.log
@@ -149,7 +155,9 @@ class Recorder:
         self._primed = True
         self._log_at = len(log)
         for name in names:
-            f = free[name]
+            f = free.get(name)
+            if f is None or name not in facts:
+                continue  # removed since
             old = self._seen.get(name)
             if old is not None and old[0] is f:
                 continue

@@ -66,6 +66,7 @@ def results(sim, series_points: int = 200) -> dict:
     }
     return {"summary": summary, "queues": queues, "flavors": flavors, "workloads": workloads,
             "capacity": [{"at": sec(t), "source": src, "nodes": names} for t, src, names in sim.recorder.added],
+            "consolidated": [{"at": sec(t), "source": src, "nodes": names} for t, src, names in sim.recorder.removed],
             "series": _series(sim, end, series_points),
             "run": {"seconds": round(getattr(sim, "seconds", 0.0), 3),
                     "cpu_seconds": round(getattr(sim, "cpu_seconds", 0.0), 3), "decide_seconds": round(sim.decide_seconds, 3),

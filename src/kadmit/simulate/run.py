@@ -33,7 +33,7 @@ from kadmit.simulate.metrics import Recorder
 from kadmit.simulate.parts import Parts
 from kadmit.simulate.state import Capacity, Options, PodBatch, PodEntry, PodSetRun, Record
 
-FINISH, NODES, ARRIVAL, CYCLE = 0, 1, 2, 3  # the order of events at one instant
+FINISH, NODES, ARRIVAL, CYCLE, WAKE = 0, 1, 2, 3, 4  # the order of events at one instant (WAKE: an autoscaler's timer)
 
 
 class Simulator:
@@ -273,6 +273,23 @@ class Simulator:
         self.recorder.nodes_added(t, cap)
         if cap.tag and self.autoscaler is not None:
             self.autoscaler.joined(cap)
+
+    def node_empty(self, name: str) -> bool:
+        """No pod bound on the node (nothing taken from its allocatable)."""
+        state = self.pool.inventory.get(name)
+        free = self.pool.free.get(name)
+        return state is not None and free is not None and all(free.get(r, 0) >= q for r, q in state.allocatable.items())
+
+    def remove_nodes(self, names: list[str], t: int, source: str) -> None:
+        """Empty nodes leave the cluster (an autoscaler's consolidation)."""
+        for name in names:
+            self.pool.remove_node(name)
+            self.kube.remove_node(name)
+        self.recorder.nodes_removed(t, source, names)
+
+    def wake_at(self, t: int) -> None:
+        """An instant at `t` even if nothing else happens then (an autoscaler's timer)."""
+        self._push(t, WAKE, None)
 
     def pool_add_node(self, node: Node) -> None:
         state = node_state(node)

@@ -205,6 +205,16 @@ class NodePool:
         self._static.clear()
         self._counts.clear()
 
+    def remove_node(self, name: str) -> None:
+        """An empty node leaves the cluster (a simulation's autoscaler consolidating it)."""
+        self.inventory = Inventory(tuple(n for n in self.inventory.nodes if n.name != name),
+                                   {k: v for k, v in self.inventory.excluded.items() if k != name})
+        dict.pop(self.free, name, None)
+        self.holders.pop(name, None)
+        self._trees.clear()
+        self._static.clear()
+        self._counts.clear()
+
     def free_without(self, keys) -> dict[str, dict[str, int]]:
         """Free capacity with these workloads' placements released (nothing changes in the pool)."""
         free = dict(self.free)
