@@ -335,8 +335,3 @@ def search_counts(assigner: FlavorAssigner, wl: Workload, accept) -> tuple[Assig
             low = k + 1
     return best
 
-
-def reduce_counts(assigner: FlavorAssigner, wl: Workload) -> Assignment | None:
-    """Partial admission without preemption: the assignment that fits at the largest counts."""
-    found = search_counts(assigner, wl, lambda attempt: (attempt.fits, None))
-    return None if found is None else found[0]

@@ -42,11 +42,10 @@ class Snapshot:
         for info in admitted:
             self.workloads.setdefault(info.cluster_queue, {})[info.key] = info
 
-    def add(self, info: Admitted, with_usage: bool = True) -> None:
+    def add(self, info: Admitted) -> None:
         """`AddWorkload`."""
         self.workloads.setdefault(info.cluster_queue, {})[info.key] = info
-        if with_usage:
-            self.tree.add_usage(info.cluster_queue, info.usage)
+        self.tree.add_usage(info.cluster_queue, info.usage)
 
     def remove(self, info: Admitted) -> None:
         """`RemoveWorkload`."""
