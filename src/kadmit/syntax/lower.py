@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from kadmit.diagnostics import Diagnostics
 from kadmit.model import Fragment
 from kadmit.source import Span
-from kadmit.syntax import codes, lower_policy, lower_rules, lower_scheduler, lower_state
+from kadmit.syntax import codes, descent, lower_policy, lower_rules, lower_scheduler, lower_state
 from kadmit.syntax.ast import (Builder, Decl, File, ImportStmt, LocalQueueStmt, PriorityStmt, RuleStmt,
                                SchedulerStmt)
 from kadmit.syntax.recover import parse_with_recovery
@@ -51,7 +51,18 @@ def _no_gc():
 
 
 def parse_file(text: str, filename: str, diags: Diagnostics) -> tuple[File | None, list]:
-    """Text -> syntax tree (None if nothing could be parsed) and the comment tokens."""
+    """Text -> syntax tree (None if nothing could be parsed) and the comment tokens: the fast
+    reader's for the files it is sure of, else Lark's with error recovery and every diagnostic."""
+    with _no_gc():
+        try:
+            return descent.parse(text, filename)
+        except descent.Fallback:
+            pass
+    return parse_file_lark(text, filename, diags)
+
+
+def parse_file_lark(text: str, filename: str, diags: Diagnostics) -> tuple[File | None, list]:
+    """`parse_file` by the reference parser: Lark's LALR parse of grammar/kadmit.lark, recovery, `Builder`."""
     with _no_gc():
         parsed = parse_with_recovery(text, filename, diags)
         if parsed.tree is None:
