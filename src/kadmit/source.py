@@ -3,43 +3,85 @@
 from __future__ import annotations
 
 import re
+from operator import itemgetter
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
 
-class Span(BaseModel):
+class Span(tuple):
     """A region of one source file; 1-based lines and columns, end exclusive.
 
     Spans never take part in equality or hashing: two model objects that say the
-    same thing from different places are equal.
+    same thing from different places are equal. Immutable, and small on purpose: a
+    large input becomes hundreds of thousands of them, so a span is a 5-tuple
+    (file, line, column, end_line, end_column) read by name, which pydantic takes as a
+    field type and dumps as a dict, rather than a model (a quarter of the memory).
     """
 
-    model_config = ConfigDict(frozen=True)
+    __slots__ = ()
 
-    file: str
-    line: int
-    column: int
-    end_line: int | None = None
-    end_column: int | None = None
+    def __new__(cls, file: str, line: int, column: int, end_line: int | None = None,
+                end_column: int | None = None) -> "Span":
+        return tuple.__new__(cls, (file, line, column, end_line, end_column))
+
+    file: str = property(itemgetter(0))  # type: ignore[assignment]
+    line: int = property(itemgetter(1))  # type: ignore[assignment]
+    column: int = property(itemgetter(2))  # type: ignore[assignment]
+    end_line: int | None = property(itemgetter(3))  # type: ignore[assignment]
+    end_column: int | None = property(itemgetter(4))  # type: ignore[assignment]
 
     def __eq__(self, other: object) -> bool:  # spans are invisible to equality
         return other is None or isinstance(other, Span)
 
+    def __ne__(self, other: object) -> bool:
+        return not self.__eq__(other)
+
     def __hash__(self) -> int:
         return 0
 
+    def __getnewargs__(self) -> tuple:
+        return tuple(self)
+
+    def __repr__(self) -> str:
+        return (f"Span(file={self[0]!r}, line={self[1]!r}, column={self[2]!r}, "
+                f"end_line={self[3]!r}, end_column={self[4]!r})")
+
     def key(self) -> tuple[str, int, int]:
         """Sort key: by file, then position."""
-        return (self.file, self.line, self.column)
+        return (self[0], self[1], self[2])
 
     def same_place(self, other: "Span | None") -> bool:
         """Real comparison, for the rare caller that needs one."""
-        return other is not None and self.key() == other.key() and (
-            self.end_line, self.end_column) == (other.end_line, other.end_column)
+        return other is not None and tuple(self) == tuple(other)
 
     def __str__(self) -> str:
-        return f"{self.file}:{self.line}:{self.column}"
+        return f"{self[0]}:{self[1]}:{self[2]}"
+
+    def model_dump(self, **_: Any) -> dict[str, Any]:
+        """The fields as a dict (what pydantic's dump of a model holding this span shows)."""
+        return dict(zip(_FIELDS, self))
+
+    def model_copy(self, *, update: dict[str, Any] | None = None, deep: bool = False) -> "Span":
+        return Span(**(self.model_dump() | (update or {})))
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> Any:
+        from pydantic_core import core_schema
+
+        return core_schema.no_info_plain_validator_function(
+            _validate_span, serialization=core_schema.plain_serializer_function_ser_schema(Span.model_dump))
+
+
+_FIELDS = ("file", "line", "column", "end_line", "end_column")
+
+
+def _validate_span(value: Any) -> Span:
+    if isinstance(value, Span):
+        return value
+    if isinstance(value, dict):
+        return Span(**value)
+    raise ValueError(f"a Span or a dict of its fields is needed, not {type(value).__name__}")
 
 
 class Spans(BaseModel):

@@ -10,6 +10,7 @@ diagnostic and error recovery. `tests/syntax/test_descent.py` holds the two to t
 from __future__ import annotations
 
 import re
+from sys import intern
 
 from lark import Token
 
@@ -62,7 +63,9 @@ def tokenize(text: str) -> tuple[list[tuple], list[Token]]:
                 break
             s = m.group(k)
             col = m.start(k) + 1
-            if k == 6:
+            if k == 4:  # names repeat (`queue = lq`, `cpu`): one string each
+                add(("N", intern(s), line_no, col))
+            elif k == 6:
                 add((s, s, line_no, col))
             elif k == 1:
                 end = col + len(s)

@@ -10,9 +10,14 @@ from kadmit.diagnostics import Diagnostics
 from kadmit.model import Fragment
 from kadmit.source import Span
 from kadmit.syntax import codes, descent, lower_policy, lower_rules, lower_scheduler, lower_state
+from kadmit.syntax.compact import share_field_sets
 from kadmit.syntax.ast import (Builder, Decl, File, ImportStmt, LocalQueueStmt, PriorityStmt, RuleStmt,
                                SchedulerStmt)
 from kadmit.syntax.recover import parse_with_recovery
+
+# "fast": the hand-written reader, Lark for what it gives up on; "lark": Lark for every file (the
+# reference, which bench/kad_bench.py measures beside the fast reader).
+READER = "fast"
 
 _DECLS = {
     "topology": ("topologies", lower_policy.topology),
@@ -53,11 +58,12 @@ def _no_gc():
 def parse_file(text: str, filename: str, diags: Diagnostics) -> tuple[File | None, list]:
     """Text -> syntax tree (None if nothing could be parsed) and the comment tokens: the fast
     reader's for the files it is sure of, else Lark's with error recovery and every diagnostic."""
-    with _no_gc():
-        try:
-            return descent.parse(text, filename)
-        except descent.Fallback:
-            pass
+    if READER == "fast":
+        with _no_gc():
+            try:
+                return descent.parse(text, filename)
+            except descent.Fallback:
+                pass
     return parse_file_lark(text, filename, diags)
 
 
@@ -103,6 +109,7 @@ def lower_file(tree: File, diags: Diagnostics) -> Lowered:
                        f"{str(err)[:120]})", st.span)
             continue
         if obj is not None:
+            share_field_sets(obj)
             lists[target].append(obj)
     return Lowered(Fragment(**lists), imports)
 

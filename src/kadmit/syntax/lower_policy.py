@@ -3,6 +3,8 @@ priorities and namespaces."""
 
 from __future__ import annotations
 
+import sys
+
 from kadmit.diagnostics import Diagnostics
 from kadmit.model import (BorrowWithinCohort, ClusterQueue, Cohort, FairSharing, FlavorFungibility,
                           FlavorQuotas, LabelSelector, LocalQueue, Namespace, Preemption,
@@ -34,7 +36,7 @@ def qualified(word: Word, what: str, diags: Diagnostics) -> tuple[str, str] | No
     if not sep or not ns or not name or "/" in name:
         diags.emit(codes.BAD_NAME, f"{what} `{word.value}` must be written `namespace/name`", word.span)
         return None
-    return ns, name
+    return sys.intern(ns), name  # one string for a namespace however many objects name it
 
 
 def topology(d: Decl, diags: Diagnostics) -> Topology:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 from kadmit.diagnostics import Diagnostics
 from kadmit.model import (Admission, NodeSelectorTerm, Node, PodSet, PodSetAssignment, TopologyRequest,
                           Workload)
@@ -231,7 +233,7 @@ def workload(d: Decl, diags: Diagnostics) -> Workload | None:
                        pg.label.span)
             continue
         names.add(pg.label.value)
-        spans[f"pod_sets.{len(pod_sets)}"] = pg.span
+        spans[sys.intern(f"pod_sets.{len(pod_sets)}")] = pg.span
         pod_sets.append(pod_set(pg, diags))
     if (b := f.block("admitted")) is not None:
         spans["admission"] = b.span

@@ -4,6 +4,7 @@ mistake becomes one located diagnostic and the field is dropped."""
 from __future__ import annotations
 
 import re
+import sys
 from datetime import datetime, timezone
 from typing import Iterable
 
@@ -238,7 +239,7 @@ def string_map(v: Value, what: str, diags: Diagnostics, spans: dict[str, Span], 
         s = string_of(val, f"`{key.value}` in {what}", diags)
         if s is not None:
             out[key.value] = s
-            spans[f"{field}.{key.value}"] = val.span
+            spans[sys.intern(f"{field}.{key.value}")] = val.span  # the same few keys in every object
     return out
 
 
@@ -248,7 +249,7 @@ def quantity_map(v: Value, what: str, diags: Diagnostics, spans: dict[str, Span]
         q = quantity_of(val, f"`{key.value}` in {what}", diags)
         if q is not None:
             out[key.value] = q
-            spans[f"{field}.{key.value}"] = val.span
+            spans[sys.intern(f"{field}.{key.value}")] = val.span  # the same few keys in every object
     return out
 
 
