@@ -84,6 +84,17 @@ def _validate_span(value: Any) -> Span:
     raise ValueError(f"a Span or a dict of its fields is needed, not {type(value).__name__}")
 
 
+_new_tuple = tuple.__new__
+_new, _set = object.__new__, object.__setattr__
+_ITEMS_FIELD = {"items"}
+
+
+def located(file: str, line: int, column: int, end_line: int | None, end_column: int | None) -> Span:
+    """`Span(file, line, column, end_line, end_column)` for numbers a parser already holds, without
+    the keyword call's cost: front ends make one for most values of a large input."""
+    return _new_tuple(Span, (file, line, column, end_line, end_column))
+
+
 class Spans(BaseModel):
     """Spans of an object's fields, keyed by field name (or a dotted path below it)."""
 
@@ -102,6 +113,17 @@ class Spans(BaseModel):
 
 
 NO_SPANS = Spans()
+
+
+def located_spans(items: dict[str, Span]) -> Spans:
+    """A Spans of spans already built, without validating them again (the dict is kept, not copied).
+    Its field-name set is shared: pydantic copies it before any change (`model_copy`)."""
+    out = _new(Spans)
+    _set(out, "__dict__", {"items": items})
+    _set(out, "__pydantic_fields_set__", _ITEMS_FIELD)
+    _set(out, "__pydantic_extra__", None)
+    _set(out, "__pydantic_private__", None)
+    return out
 
 
 def spans(**items: Span | None) -> Spans:

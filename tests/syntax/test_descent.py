@@ -56,9 +56,11 @@ def agree(text: str) -> bool:
 
 @pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_corpus_same_as_lark(path: Path) -> None:
-    accepted = agree(path.read_text(encoding="utf-8"))
+    text = path.read_text(encoding="utf-8")
+    accepted = agree(text)
+    crlf = agree(text.replace("\n", "\r\n"))
     if path in GOOD:
-        assert accepted, "the fast reader should read every clean file of the corpus"
+        assert accepted and crlf, "the fast reader should read every clean file of the corpus"
 
 
 @settings(max_examples=60, deadline=None)

@@ -10,7 +10,7 @@ from typing import Union
 from lark import Token, Tree
 
 from kadmit.diagnostics import Diagnostics
-from kadmit.source import Span
+from kadmit.source import Span, located
 from kadmit.syntax import codes
 
 MAX_TREE_DEPTH = 150
@@ -218,12 +218,7 @@ class File:
 
 # --- spans ---
 
-_new_tuple = tuple.__new__
-
-
-def make_span(file: str, line: int, column: int, end_line: int, end_column: int) -> Span:
-    """`Span(file, line, column, end_line, end_column)` without the keyword call's cost."""
-    return _new_tuple(Span, (file, line, column, end_line, end_column))
+make_span = located  # (file, line, column, end_line, end_column), positional
 
 
 # --- building from Lark's tree ---

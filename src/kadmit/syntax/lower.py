@@ -62,7 +62,7 @@ def parse_file(text: str, filename: str, diags: Diagnostics) -> tuple[File | Non
         with _no_gc():
             try:
                 return descent.parse(text, filename)
-            except descent.Fallback:
+            except Exception:  # noqa: BLE001 -- `Fallback`, or a bug there: Lark's reading is the reference
                 pass
     return parse_file_lark(text, filename, diags)
 
