@@ -62,6 +62,11 @@ class Span(tuple):
         """The fields as a dict (what pydantic's dump of a model holding this span shows)."""
         return dict(zip(_FIELDS, self))
 
+    @property
+    def model_fields_set(self) -> set[str]:
+        """The fields given (as pydantic reports them): the position, and the end where known."""
+        return {name for name, v in zip(_FIELDS, self) if v is not None} | {"file", "line", "column"}
+
     def model_copy(self, *, update: dict[str, Any] | None = None, deep: bool = False) -> "Span":
         return Span(**(self.model_dump() | (update or {})))
 

@@ -21,6 +21,7 @@ def test_span_reads_and_compares_as_before() -> None:
     assert s == other and not (s != other) and hash(s) == hash(other) and s == None  # noqa: E711
     assert not s.same_place(other) and s.same_place(located("a.kad", 3, 5, 4, 2))
     assert (other.end_line, other.end_column) == (None, None)
+    assert other.model_fields_set == {"file", "line", "column"} and len(s.model_fields_set) == 5
     with pytest.raises(AttributeError):
         s.line = 4  # type: ignore[misc]
 
