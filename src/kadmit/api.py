@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Literal
 
 from kadmit import workspace as ws
-from kadmit.scope import untouched_model
+from kadmit.scope import decidable, untouched_model
 from kadmit.atomic import write_text_atomic
 from kadmit.diagnostics import KAD004, Diagnostic, Diagnostics, Severity
 from kadmit.render.codes import KAD005, KAD006, KAD008, KAD009, KAD010, KAD011
@@ -235,39 +235,46 @@ def load_for_engine(paths: list[str], *, max_file_bytes: int | None = None) -> L
     return Loaded(loaded, diagnostics, code)
 
 
+def _no_optimal(e: Exception) -> list[Diagnostic]:
+    diags = Diagnostics()
+    diags.emit(KAD008, f"optimal mode needs OR-tools: {e}", help="install the extra: pip install 'kadmit[optimal]'")
+    return diags.sorted()
+
+
 @dataclass
 class AdmitOutcome:
     loaded: Loaded
     result: "object | None"  # engine.decide.AdmitResult
     exit_code: int
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    held: list = field(default_factory=list)  # model.Skipped: pending workloads of trees with errors
 
 
 def admit(paths: list[str], *, mode: Literal["ordered", "optimal"] = "ordered",
           rlimit: int | None = None, timeout_ms: int | None = None, time_budget: float = 10.0,
           max_file_bytes: int | None = None, tas_profile: str = "Mixed") -> AdmitOutcome:
-    """Decide every pending workload of the state under `paths`."""
+    """Decide the pending workloads under `paths` (with errors: of the trees they don't touch, exit 1)."""
     from kadmit.engine.decide import admit as decide_all
+    from kadmit.engine.optimal.solve import OptimalUnavailable
     from kadmit.engine.solver.z3backend import Limits
 
     loaded = load_for_engine(paths, max_file_bytes=max_file_bytes)
-    if loaded.exit_code != EXIT_OK:
+    model = loaded.workspace.model
+    scoped = (model, []) if loaded.exit_code == EXIT_OK else (
+        None if loaded.workspace.input_error else decidable(model, loaded.diagnostics))
+    if scoped is None:
         return AdmitOutcome(loaded, None, loaded.exit_code, loaded.diagnostics)
+    model, held = scoped
     limits = _solver_limits(rlimit, timeout_ms)
-    from kadmit.engine.optimal.solve import OptimalUnavailable
-
     try:
-        result = decide_all(loaded.workspace.model, mode, limits or Limits(), time_budget=time_budget,
+        result = decide_all(model, mode, limits or Limits(), time_budget=time_budget,
                             tas_profile=tas_profile)  # type: ignore[arg-type]
     except (ImportError, OptimalUnavailable) as e:
-        diags = Diagnostics()
-        diags.emit(KAD008, f"optimal mode needs OR-tools: {e}",
-                   help="install the extra: pip install 'kadmit[optimal]'")
-        return AdmitOutcome(loaded, None, EXIT_INPUT, diags.sorted())
-    code = EXIT_UNKNOWN if result.unknown else EXIT_OK
+        return AdmitOutcome(loaded, None, EXIT_INPUT, _no_optimal(e))
+    code = EXIT_UNKNOWN if result.unknown else EXIT_FINDINGS if loaded.exit_code != EXIT_OK else EXIT_OK
     from kadmit.engine.optimal.placement import unhonoured
-    diags_out = unhonoured(loaded.workspace.model, loaded.diagnostics) if mode == "optimal" else loaded.diagnostics
-    return AdmitOutcome(loaded, result, code, diags_out)
+    diags_out = unhonoured(model, loaded.diagnostics) if mode == "optimal" else loaded.diagnostics
+    return AdmitOutcome(loaded, result, code, diags_out, held)
 
 
 @dataclass
@@ -305,10 +312,7 @@ def why(workload: str, paths: list[str], *, rlimit: int | None = None,
         result = explain(model, workload, _solver_limits(rlimit, timeout_ms), tas_profile, mode,  # type: ignore[arg-type]
                          time_budget, inputs=ws.Reloader(loaded.workspace, scope))
     except (ImportError, OptimalUnavailable) as e:
-        diags = Diagnostics()
-        diags.emit(KAD008, f"optimal mode needs OR-tools: {e}",
-                   help="install the extra: pip install 'kadmit[optimal]'")
-        return WhyOutcome(loaded, None, EXIT_INPUT, diags.sorted())
+        return WhyOutcome(loaded, None, EXIT_INPUT, _no_optimal(e))
     code = EXIT_UNKNOWN if result.unknown else (EXIT_OK if result.admitted else EXIT_FINDINGS)
     return WhyOutcome(loaded, result, code, loaded.diagnostics)
 

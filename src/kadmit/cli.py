@@ -213,8 +213,9 @@ def _engine_refused(outcome, color: str) -> None:
 def admit(paths, mode, format_, time_budget, tas_profile, rlimit, timeout_ms, max_file_bytes, color) -> None:
     """Decide which pending workloads are admitted: queue, flavors and counts.
 
-    Exit codes: 0 decided (whatever is admitted), 2 unreadable or invalid input, 3 the solver
-    could not decide within its limits.
+    Exit codes: 0 decided (whatever is admitted), 1 errors in the input, the cohort trees they
+    don't touch decided (the others' pending workloads listed as not decided), 2 unreadable input or
+    an error that may change every decision, 3 the solver could not decide within its limits.
     """
     from kadmit.render.decisions import admit_human, admit_json
 
@@ -223,7 +224,7 @@ def admit(paths, mode, format_, time_budget, tas_profile, rlimit, timeout_ms, ma
     if outcome.result is None:
         _engine_refused(outcome, color)
     _report([d for d in outcome.diagnostics if d.severity.value != "note"], outcome.loaded.sources, color)
-    skipped = outcome.loaded.workspace.model.skipped
+    skipped = (*outcome.loaded.workspace.model.skipped, *outcome.held)
     click.echo(admit_json(outcome.result, skipped) if format_ == "json" else admit_human(outcome.result, skipped),
                nl=False)
     sys.exit(outcome.exit_code)

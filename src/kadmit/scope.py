@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from kadmit.diagnostics import Diagnostic, Severity
 from kadmit.index import ModelIndex
-from kadmit.model import Model
+from kadmit.model import Model, ObjectRef, Skipped
 
 KUEUE_STATES = {"KAD200", "KAD205"}  # FlavorNotFound, TopologyNotFound: the cluster queue is inactive
 # Kinds of another tree that can be left out of a question; an error anywhere else (nodes, pods,
@@ -89,7 +89,7 @@ def untouched_model(model: Model, diagnostics: list[Diagnostic], key: str) -> tu
             continue
         for field, kind, o in owners:
             k = o.key if field == "broken" else (_key(field, o) if kind else None)
-            if kind is None or k in tree.get(kind, ()):
+            if kind is None or kind in GLOBAL_BROKEN or k in tree.get(kind, ()):
                 touching.append(d)
                 break
             drop.add(id(o))
@@ -97,3 +97,89 @@ def untouched_model(model: Model, diagnostics: list[Diagnostic], key: str) -> tu
         return None, touching
     kept = {field: tuple(o for o in getattr(model, field) if id(o) not in drop) for field in TREE_KINDS}
     return model.model_copy(update={**kept, "broken": ()}), []
+
+
+# Broken objects of these kinds (left out of the model for their errors) may change any answer.
+GLOBAL_BROKEN = {"Node", "Pod", "Namespace", "PriorityClass", "WorkloadPriorityClass", "Configuration",
+                 "ConfigMap", "ResourceClaimTemplate", "PodGroup"}
+_IDS = {"ClusterQueue": "cq", "Cohort": "co", "LocalQueue": "lq", "Workload": "wl"}
+
+
+def decidable(model: Model, diagnostics: list[Diagnostic]) -> tuple[Model, list[Skipped]] | None:
+    """`admit` on an input with errors, as Kueue goes on in the cohort trees a broken object doesn't
+    reach: the model without the trees the errors touch (the same reading as `why`'s), and the
+    pending workloads of those trees, not decided; None when an error may change every answer (one
+    outside any tree: a node, a pod, a rule, a priority class, the configuration)."""
+    up: dict[str, str] = {}
+
+    def find(x: str) -> str:
+        up.setdefault(x, x)
+        while up[x] != x:
+            up[x] = up[up[x]]
+            x = up[x]
+        return x
+
+    def union(a: str, b: str) -> None:
+        up[find(a)] = find(b)
+
+    for c in model.cohorts:
+        if c.parent:
+            union(f"co:{c.name}", f"co:{c.parent}")
+    for cq in model.cluster_queues:
+        find(f"cq:{cq.name}")
+        if cq.cohort:
+            union(f"cq:{cq.name}", f"co:{cq.cohort}")
+    for lq in model.local_queues:
+        union(f"lq:{lq.key}", f"cq:{lq.cluster_queue}")
+    for w in model.workloads:
+        union(f"wl:{w.key}", f"lq:{w.namespace}/{w.queue}")
+        if w.admission is not None:
+            union(f"wl:{w.key}", f"cq:{w.admission.cluster_queue}")
+    # a flavor (and its topology) belongs to every tree that names it
+    users: dict[str, set[str]] = {}
+    for owner, kind in [*((c, "cq") for c in model.cluster_queues), *((c, "co") for c in model.cohorts)]:
+        for g in owner.resource_groups:
+            for fq in g.flavors:
+                users.setdefault(fq.flavor, set()).add(f"{kind}:{owner.name}")
+    for t in {f.topology for f in model.flavors if f.topology}:
+        users[f"topology:{t}"] = set().union(*(users.get(f.name, set()) for f in model.flavors if f.topology == t))
+
+    def trees(kind: str, key: str) -> set[str]:
+        if kind in _IDS:
+            return {f"{_IDS[kind]}:{key}"}
+        if kind == "ResourceFlavor":
+            return users.get(key, set()) | {f"flavor:{key}"}
+        if kind == "Topology":
+            return users.get(f"topology:{key}", set()) | {f"topology:{key}"}
+        return set()
+
+    objects = [(field, TREE_KINDS.get(field), o) for field in (*TREE_KINDS, *OTHER_KINDS) for o in getattr(model, field)]
+    objects += [("broken", b.kind, b) for b in model.broken]
+    tainted: set[str] = set()
+    for d in diagnostics:
+        if d.severity is not Severity.ERROR:
+            continue
+        owners = [(field, kind, o) for field, kind, o in objects if _inside(d.span, o.span)]
+        if d.code in KUEUE_STATES and owners:
+            continue  # Kueue keeps the queue inactive: the engine explains it
+        if not owners or any(kind is None or kind in GLOBAL_BROKEN for _, kind, _ in owners):
+            return None
+        for field, kind, o in owners:
+            tainted |= {find(x) for x in trees(kind, o.key if field == "broken" else _key(field, o))}
+    held = [w for w in model.workloads if find(f"wl:{w.key}") in tainted]
+    if any(w.admission is not None and not w.finished and any(p.placement for p in w.admission.pod_sets)
+           for w in held):
+        return None  # its placement holds nodes the other trees place on: leaving it out would free them
+    keep = {
+        "cluster_queues": tuple(c for c in model.cluster_queues if find(f"cq:{c.name}") not in tainted),
+        "cohorts": tuple(c for c in model.cohorts if find(f"co:{c.name}") not in tainted),
+        "local_queues": tuple(q for q in model.local_queues if find(f"lq:{q.key}") not in tainted),
+        "workloads": tuple(w for w in model.workloads if find(f"wl:{w.key}") not in tainted),
+        "flavors": tuple(f for f in model.flavors if f"flavor:{f.name}" not in tainted),
+        "topologies": tuple(t for t in model.topologies if f"topology:{t.name}" not in tainted),
+        "broken": ()}
+    skipped = [Skipped(object=w.origin or ObjectRef(api_version="kueue.x-k8s.io/v1beta2", kind="Workload",
+                                                    namespace=w.namespace, name=w.name),
+                       reason="not decided: an error in the input touches its cohort tree", span=w.span)
+               for w in held if w.admission is None and not w.finished]
+    return model.model_copy(update=keep), skipped

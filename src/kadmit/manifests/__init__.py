@@ -12,7 +12,7 @@ from kadmit.manifests.jobs import pods
 from kadmit.manifests.codes import KAD154, KAD157, KAD159, KAD160
 from kadmit.manifests.fields import Fields, Invalid, Meta, NotRead
 from kadmit.manifests.schema import coverage
-from kadmit.manifests.yamltree import DESCRIBE, MAP, NULL, Val, parse_documents
+from kadmit.manifests.yamltree import DESCRIBE, MAP, NULL, STR, Val, parse_documents
 from kadmit.model import Fragment, ObjectRef, Skipped
 
 __all__ = ["read_manifest_text", "KINDS"]
@@ -175,10 +175,18 @@ class _Reader:
             self.fragment.jobs.append(job)
 
     def broken(self, api_version: str, kind: str, name: str, namespace: str | None, node: Val) -> None:
-        """An object dropped for its errors: kept by name, so references to it resolve."""
+        """An object dropped for its errors: kept by name, so references to it resolve. A dropped
+        ClusterQueue's or Cohort's cohort is kept too (as a Cohort named by a broken object): its
+        quota there is unknown, so the errors touch that cohort tree."""
         if name:
             self.fragment.broken.append(ObjectRef(api_version=api_version, kind=kind, namespace=namespace,
                                                   name=name, span=self.f.span(node)))
+        spec = node.v.get("spec") if kind in ("ClusterQueue", "Cohort") else None
+        for key in ("cohort", "cohortName", "parent", "parentName"):
+            v = spec.v.get(key) if spec is not None and spec.kind == MAP else None
+            if v is not None and v.kind == STR and v.v:
+                self.fragment.broken.append(ObjectRef(api_version=api_version, kind="Cohort", name=v.v,
+                                                      span=self.f.span(node)))
 
     def record(self, node: Val, api_version: str, kind: str, reason: str) -> None:
         """List an object that is not read, with the reason."""
