@@ -49,5 +49,5 @@ def test_any_job_object_through_the_cli(kind, body):
     obj = {"apiVersion": f"{kind.group + '/' if kind.group else ''}{kind.versions[0]}", "kind": kind.kind,
            "metadata": {"name": "x", "labels": {"kueue.x-k8s.io/queue-name": "user-queue"}}, **body}
     r = run("admit", "-", input=SETUP + "---\n" + json.dumps(obj))
-    assert r.exit_code in (0, 2), r.output
+    assert r.exit_code in (0, 1, 2), r.output  # 1: errors, the trees they don't touch decided
     assert "internal error" not in r.output
