@@ -97,7 +97,7 @@ def test_a_holder_is_waited_for_without_an_edit_and_a_node_gets_more_allocatable
     change = node.changes[0]
     assert (change.knob.field, change.edit.old, change.edit.new) == ("status.allocatable[nvidia.com/gpu]", '"8"', '"18"')
     assert change.minimal and node.as_dict()["changes"][0]["minimal"] is True
-    assert 'minimal: one step less, "17", does not admit it' in node.message
+    assert 'minimal: the change one step smaller, to "17", does not admit it' in node.message
     decided_again(tmp_path, "node", TAS, "team/big", node, before)
     less = TAS.replace('nvidia.com/gpu: "8"\n    pods: "110"', 'nvidia.com/gpu: "17"\n    pods: "110"', 1)
     (tmp_path / "less").mkdir()
@@ -266,3 +266,12 @@ def test_every_manifest_fix_admits_with_exactly_the_side_effects_it_lists(tmp_pa
     pending = sorted(d.key for d in base.result.decisions if not d.admitted)
     assume(pending)
     check_yaml_fixes(tmp, text, data.draw(st.sampled_from(pending)))
+
+
+def test_a_lowered_count_one_below_the_input_is_the_smallest_change_there_is():
+    example = str(HERE.parents[1] / "examples" / "ml-platform-kueue")
+    out = api.why("team-vision/frame-extract", [example])
+    fix = next(f for f in out.result.fixes if f.changes[0].knob.kind == "count")
+    change = fix.changes[0]
+    assert (change.edit.old, change.edit.new, change.minimal) == ("5", "4", True)
+    assert fix.message.split(": it is")[0].endswith("5 → 4 (minimal: the smallest change there is)")

@@ -57,8 +57,9 @@ class Change:
             return ""
         if not self.minimal:
             return " (admits it; a smaller change was not ruled out)"
-        one = self.knob.render(self.neighbor) if self.neighbor is not None else "?"
-        return f" (minimal: one step less, {one}, does not admit it)"
+        if self.neighbor == self.knob.value:  # one step from the input's own value: no change
+            return " (minimal: the smallest change there is)"
+        return f" (minimal: the change one step smaller, to {self.knob.render(self.neighbor)}, does not admit it)"
 
     def as_dict(self) -> dict:
         out = {**self.edit.as_dict(), "field": self.knob.field, "subject": self.knob.subject}
