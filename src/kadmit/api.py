@@ -236,9 +236,7 @@ def load_for_engine(paths: list[str], *, max_file_bytes: int | None = None) -> L
 
 
 def _no_optimal(e: Exception) -> list[Diagnostic]:
-    diags = Diagnostics()
-    diags.emit(KAD008, f"optimal mode needs OR-tools: {e}", help="install the extra: pip install 'kadmit[optimal]'")
-    return diags.sorted()
+    return [Diagnostics().emit(KAD008, f"optimal mode needs OR-tools: {e}", help="install the extra: pip install 'kadmit[optimal]'")]
 
 
 @dataclass
@@ -259,9 +257,7 @@ def admit(paths: list[str], *, mode: Literal["ordered", "optimal"] = "ordered",
     from kadmit.engine.solver.z3backend import Limits
 
     loaded = load_for_engine(paths, max_file_bytes=max_file_bytes)
-    model = loaded.workspace.model
-    scoped = (model, []) if loaded.exit_code == EXIT_OK else (
-        None if loaded.workspace.input_error else decidable(model, loaded.diagnostics))
+    scoped = decidable(loaded.workspace.model, loaded.diagnostics, loaded.workspace.input_error)
     if scoped is None:
         return AdmitOutcome(loaded, None, loaded.exit_code, loaded.diagnostics)
     model, held = scoped

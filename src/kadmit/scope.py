@@ -105,11 +105,17 @@ GLOBAL_BROKEN = {"Node", "Pod", "Namespace", "PriorityClass", "WorkloadPriorityC
 _IDS = {"ClusterQueue": "cq", "Cohort": "co", "LocalQueue": "lq", "Workload": "wl"}
 
 
-def decidable(model: Model, diagnostics: list[Diagnostic]) -> tuple[Model, list[Skipped]] | None:
-    """`admit` on an input with errors, as Kueue goes on in the cohort trees a broken object doesn't
-    reach: the model without the trees the errors touch (the same reading as `why`'s), and the
-    pending workloads of those trees, not decided; None when an error may change every answer (one
-    outside any tree: a node, a pod, a rule, a priority class, the configuration)."""
+def decidable(model: Model, diagnostics: list[Diagnostic],
+              input_error: bool = False) -> tuple[Model, list[Skipped]] | None:
+    """What `admit` decides: without errors, the model. With errors, as Kueue goes on in the cohort
+    trees a broken object doesn't reach: the model without the trees the errors touch (the same
+    reading as `why`'s), and the pending workloads of those trees, not decided; None when the input
+    is unreadable or an error may change every answer (one outside any tree: a node, a pod, a rule,
+    a priority class, the configuration)."""
+    if input_error:
+        return None
+    if not any(d.severity is Severity.ERROR for d in diagnostics):
+        return model, []
     up: dict[str, str] = {}
 
     def find(x: str) -> str:
@@ -153,7 +159,8 @@ def decidable(model: Model, diagnostics: list[Diagnostic]) -> tuple[Model, list[
             return users.get(f"topology:{key}", set()) | {f"topology:{key}"}
         return set()
 
-    objects = [(field, TREE_KINDS.get(field), o) for field in (*TREE_KINDS, *OTHER_KINDS) for o in getattr(model, field)]
+    objects = [(field, TREE_KINDS.get(field), o) for field in (*TREE_KINDS, *OTHER_KINDS)
+               for o in getattr(model, field)]
     objects += [("broken", b.kind, b) for b in model.broken]
     tainted: set[str] = set()
     for d in diagnostics:
