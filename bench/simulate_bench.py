@@ -10,7 +10,10 @@
 (b) the same shape at 1,000 queues in 50 cohorts, 50,000 workloads (`--scale b`).
 
 Run: `.venv/bin/python bench/simulate_bench.py` (a), `--scale b`, `--quick` (a tenth), `--profile`,
-`--cycle-latency 1s` (decisions on a cycle's beat instead of in zero simulated time).
+`--cycle-latency 1s` (decisions on a cycle's beat instead of in zero simulated time), `--queues N`
+(scale b's shape at N queues), `--baseline` (the same replay again with one engine session for the
+whole cluster instead of one per independent part: wall and CPU ratios, and whether the results
+outside "run" are byte-identical).
 Nothing is asserted: the figures are printed, with the harness's wall time as the baseline.
 """
 
@@ -26,6 +29,8 @@ import time
 from pathlib import Path
 
 from kadmit import api
+from kadmit.render.simulation import simulate_json
+from kadmit.simulate.setup import prepare, replay
 
 KUEUE_WALL_S = 351.1  # rangespec: average wall time of the harness's baseline run
 KUEUE_MEANS = {"small": 215.468, "medium": 76.768, "large": 6.666}
@@ -64,7 +69,22 @@ def trace(queues: int, scale: float = 1.0) -> str:
     return "\n".join(rows) + "\n"
 
 
-def run(queues: int, cohorts: int, scale: float, profile: bool, cycle: str | None = None) -> None:
+def _replay(d: str, cycle: str | None, split: bool) -> dict:
+    """What `api.simulate` does, with the engine sessions' split chosen."""
+    from kadmit.diagnostics import Diagnostics
+    from kadmit import workspace as ws
+    loaded = api.load_for_engine([str(Path(d, "policy.kad"))])
+    plan = prepare(loaded.workspace, trace=str(Path(d, "trace.csv")), until=None, start=None, add_nodes=[],
+                   nodepools=[], diags=Diagnostics(), limits=ws.Limits(), cycle=cycle)
+    return replay(loaded.workspace.model, plan, split=split)
+
+
+def _outside_run(r: dict) -> str:
+    return simulate_json({k: v for k, v in r.items() if k != "run"})
+
+
+def run(queues: int, cohorts: int, scale: float, profile: bool, cycle: str | None = None,
+        baseline: bool = False) -> None:
     with tempfile.TemporaryDirectory() as d:
         Path(d, "policy.kad").write_text(policy(queues, cohorts))
         Path(d, "trace.csv").write_text(trace(queues, scale))
@@ -72,12 +92,18 @@ def run(queues: int, cohorts: int, scale: float, profile: bool, cycle: str | Non
         t0, c0 = time.perf_counter(), time.process_time()
         if prof:
             prof.enable()
-        out = api.simulate([str(Path(d, "policy.kad"))], trace=str(Path(d, "trace.csv")), cycle_latency=cycle)
+        r = _replay(d, cycle, True)
         if prof:
             prof.disable()
         wall = time.perf_counter() - t0
         cpu = time.process_time() - c0
-    r = out.result
+        if baseline:
+            t1, c1 = time.perf_counter(), time.process_time()
+            one = _replay(d, cycle, False)
+            bwall, bcpu = time.perf_counter() - t1, time.process_time() - c1
+            print(f"one engine session for the whole cluster: wall {bwall:.1f} s, CPU {bcpu:.1f} s; one per part: "
+                  f"wall {wall:.1f} s ({bwall / wall:.2f}x faster), CPU {cpu:.1f} s ({bcpu / cpu:.2f}x); results "
+                  f"outside \"run\" {'byte-identical' if _outside_run(one) == _outside_run(r) else 'DIFFER'}")
     s, run_ = r["summary"], r["run"]
     print(f"{queues} queues / {cohorts} cohorts, {s['workloads']} workloads: simulate wall {wall:.1f} s, "
           f"CPU {cpu:.1f} s "
@@ -118,13 +144,16 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--quick", action="store_true", help="a tenth of the workloads per queue")
     p.add_argument("--profile", action="store_true")
     p.add_argument("--cycle-latency", help="decide on a scheduling cycle's beat (e.g. 1s), as `simulate` offers")
+    p.add_argument("--queues", type=int, help="scale b's shape (20 queues per cohort) at this many queues")
+    p.add_argument("--baseline", action="store_true", help="also replay with one engine session for everything")
     a = p.parse_args(argv)
     frac = 0.1 if a.quick else 1.0
     if a.scale == "a":
-        run(30, 5, frac, a.profile, a.cycle_latency)
+        run(30, 5, frac, a.profile, a.cycle_latency, a.baseline)
     else:
         # 1,000 queues x 50 workloads: (50,000); the class mix kept, counts scaled to 35/10/5
-        run(1000, 50, 0.1 * frac, a.profile, a.cycle_latency)
+        queues = a.queues or 1000
+        run(queues, max(1, queues // 20), 0.1 * frac, a.profile, a.cycle_latency, a.baseline)
 
 
 if __name__ == "__main__":

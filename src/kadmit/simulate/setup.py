@@ -149,8 +149,9 @@ def _capacity(spec: str, diags: Diagnostics, limits: ws.Limits) -> Capacity | No
 
 
 def replay(model: Model, plan: Plan, *, mode: str = "ordered", scoring: str = "LeastAllocated",
-           tas_profile: str = "Mixed", limits=None, progress=None) -> dict:
-    """Run one replay and return its results (see `kadmit.simulate.results`)."""
+           tas_profile: str = "Mixed", limits=None, progress=None, split: bool = True) -> dict:
+    """Run one replay and return its results (see `kadmit.simulate.results`). `split=False` decides
+    the whole cluster in one engine session (the reference path `simulate.parts` is checked against)."""
     from kadmit.simulate.results import results
     autoscaler = None
     if plan.nodepools:
@@ -159,7 +160,7 @@ def replay(model: Model, plan: Plan, *, mode: str = "ordered", scoring: str = "L
     t0, c0 = time.perf_counter(), time.process_time()
     sim = Simulator(model, plan.start, plan.arrivals, plan.capacity,
                     Options(mode=mode, tas_profile=tas_profile, scoring=scoring,  # type: ignore[arg-type]
-                            until_ms=plan.until_ms, limits=limits, cycle_ms=plan.cycle_ms),
+                            until_ms=plan.until_ms, limits=limits, cycle_ms=plan.cycle_ms, split=split),
                     autoscaler=autoscaler, progress=progress)
     sim.run()
     sim.seconds = time.perf_counter() - t0
