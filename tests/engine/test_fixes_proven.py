@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from unittest.mock import patch
 
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
@@ -14,6 +15,7 @@ from kadmit import api, workspace
 from kadmit.edits import apply
 from kadmit.engine.admission.ordered import decide_ordered
 from kadmit.engine.admission.session import Session
+from kadmit.engine.explain import replay
 from kadmit.engine.explain.replay import Baseline, decide_again, states
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -69,23 +71,63 @@ def test_every_fix_admits_with_exactly_the_side_effects_it_lists(tmp_path_factor
     check_fixes(tmp, text, data.draw(st.sampled_from(pending)))
 
 
+def _changed(model, data):
+    """One change of the kinds fixes make: a quota number, a workload's count or priority, a
+    workload finished, a local queue pointed elsewhere, a queue moved to another cohort."""
+    kind = data.draw(st.sampled_from(("quota", "count", "priority", "finish", "retarget", "cohort")))
+    if kind == "quota":
+        cq = data.draw(st.sampled_from(model.cluster_queues))
+        rg = cq.resource_groups[0]
+        fq = rg.flavors[0]
+        rq = fq.resources[0].model_copy(update={"nominal": fq.resources[0].nominal
+                                                + data.draw(st.integers(1, 6)) * 1000})
+        new_cq = cq.model_copy(update={"resource_groups": (rg.model_copy(update={"flavors": (
+            fq.model_copy(update={"resources": (rq,)}),) + rg.flavors[1:]}),)})
+        return model.model_copy(update={"cluster_queues": tuple(new_cq if c is cq else c for c in model.cluster_queues)})
+    if kind in ("count", "priority", "finish"):
+        wl = data.draw(st.sampled_from(model.workloads))
+        if kind == "count":
+            ps = wl.pod_sets[0]
+            new = wl.model_copy(update={"pod_sets": (ps.model_copy(update={
+                "count": data.draw(st.integers(1, 4)), "min_count": None}),) + wl.pod_sets[1:]})
+        elif kind == "priority":
+            new = wl.model_copy(update={"priority_class": data.draw(st.sampled_from(("low", "mid", "high")))})
+        else:
+            new = wl.model_copy(update={"finished": True})
+        return model.model_copy(update={"workloads": tuple(new if w is wl else w for w in model.workloads)})
+    if kind == "retarget":
+        lq = data.draw(st.sampled_from(model.local_queues))
+        to = data.draw(st.sampled_from([c.name for c in model.cluster_queues]))
+        new = lq.model_copy(update={"cluster_queue": to})
+        return model.model_copy(update={"local_queues": tuple(new if q is lq else q for q in model.local_queues)})
+    cq = data.draw(st.sampled_from(model.cluster_queues))
+    cohort = data.draw(st.sampled_from([None] + [c.name for c in model.cohorts]))
+    new_cq = cq.model_copy(update={"cohort": cohort})
+    return model.model_copy(update={"cluster_queues": tuple(new_cq if c is cq else c for c in model.cluster_queues)})
+
+
 @SETTINGS
 @given(text=kad_clusters(max_queues=4), data=st.data())
 def test_re_deciding_touched_trees_equals_deciding_everything(tmp_path_factory, text, data):
+    """For every kind of change, with the baseline's parts reused (`same_joins`) or joined again."""
     tmp = tmp_path_factory.mktemp("part")
     (tmp / "c.kad").write_text(text)
     ws = workspace.load([str(tmp)])
     assume(not ws.diagnostics.has_errors)
     model = ws.model
-    cq = data.draw(st.sampled_from(model.cluster_queues))
-    rg = cq.resource_groups[0]
-    fq = rg.flavors[0]
-    rq = fq.resources[0].model_copy(update={"nominal": fq.resources[0].nominal + data.draw(st.integers(1, 6)) * 1000})
-    new_cq = cq.model_copy(update={"resource_groups": (rg.model_copy(update={"flavors": (
-        fq.model_copy(update={"resources": (rq,)}),) + rg.flavors[1:]}),)})
-    new = model.model_copy(update={"cluster_queues": tuple(new_cq if c is cq else c for c in model.cluster_queues)})
+    new = _changed(model, data)
     base = Baseline(model, {d.key: d for d in decide_ordered(Session(model))})
     part = decide_again(base, new)
     whole = decide_again(base, new, incremental=False)
     assert part.states == whole.states
+    assert {k: _outcome(d) for k, d in part.decisions.items()} == {k: _outcome(d) for k, d in whole.decisions.items()}
     assert part.redecided <= whole.redecided
+    with patch.object(replay, "same_joins", lambda old, new: False):  # the parts joined again
+        joined = decide_again(base, new)
+    assert joined.states == part.states and joined.redecided == part.redecided
+
+
+def _outcome(d) -> tuple:
+    a = d.assignment
+    return (d.admitted, d.cluster_queue, d.waiting_behind, d.preempted_by, d.unknown,
+            (a.counts, a.flavors) if a is not None else None)

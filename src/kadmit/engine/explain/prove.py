@@ -144,6 +144,7 @@ class Prover:
     tried: int = 0
     unknown: bool = False
     cache: dict = field(default_factory=dict)
+    last: Replay | None = None
 
     def replay(self, changes: list[Change]) -> Replay | None:
         edits = tuple(sorted(c.edit for c in changes if c.edit is not None))
@@ -166,6 +167,9 @@ class Prover:
                     out = decide_again(self.base, model, self.limits, self.tas_profile, self.incremental)
             except SolverUnknown:
                 self.unknown = True
+        if self.last is not None and self.last is not out:
+            self.last.session = None  # only the latest re-decision's session is kept (Z3 solvers are heavy)
+        self.last = out
         self.cache[edits, gone] = out
         return out
 
@@ -192,30 +196,44 @@ class Prover:
 
     def raise_until(self, knob: Knob, start: int, unit: int, tries: int = 6,
                     fixed: list[Change] = (), hint: int | None = None) -> Change | None:
-        """The least value found (>= start, in steps of `unit`) that admits: `start`, then `hint`
-        (what Kueue's queue order suggests) if larger, growing the raise geometrically, then
-        bisecting; every value tried is a re-decision. The change is `minimal` when one step less
-        was decided again and does not admit."""
+        """The least value found (>= start, in steps of `unit`) that admits; every value tried is a
+        re-decision. The values tried: `start`; after a value that doesn't admit, the least value
+        with which the workload fits on its own at the end of that re-decided run (the shortfall
+        the run left it with), else `hint` (what Kueue's queue order suggests) or a doubled raise.
+        When no value lets it fit on its own at the end of a run, the search stops (raising this
+        number alone does not reach it). Once one admits, one step less is tried, then bisecting
+        down while the remaining tries last. The change is `minimal` when one step less was
+        decided again and does not admit."""
         old = int(knob.value)
-        step = max(unit, _round_up(start - old, unit))
-        values = [old + step]
-        if hint is not None and hint > old + step:
-            values.append(old + _round_up(hint - old, unit))
-        while len(values) < tries:
-            values.append(old + 2 * (values[-1] - old))
-        fail, ok = old, None
-        for v in values:
-            if self.admits(list(fixed) + [Change(knob, v)]):
+        entry = self._quota_entry(knob)
+        v = old + max(unit, _round_up(start - old, unit))
+        fail, ok, used = old, None, 0
+        while used < tries:
+            used += 1
+            r = self.replay(list(fixed) + [Change(knob, v)])
+            if r is not None and r.states.get(self.target, State(False)).admitted:
                 ok = v
                 break
             fail = v
+            need = self._need(entry, r, v) if entry is not None and r is not None else None
+            if need == NO_VALUE:
+                return None
+            if need is not None and need > v:
+                v = old + _round_up(need - old, unit)
+            elif hint is not None and hint > v:
+                v = old + _round_up(hint - old, unit)
+            else:
+                v = old + 2 * (v - old)
+            hint = None if hint is not None and hint <= v else hint
         if ok is None:
             return None
-        while (ok - fail) > unit and tries > 0:
-            mid = fail + _round_up((ok - fail) // 2, unit)
-            if mid >= ok:
+        left, first = max(2, tries - used + 1), True
+        while ok - fail > unit and left > 0:
+            left -= 1
+            mid = ok - unit if first else fail + _round_up((ok - fail) // 2, unit)
+            first = False
+            if mid <= fail or mid >= ok:
                 break
-            tries -= 1
             if self.admits(list(fixed) + [Change(knob, mid)]):
                 ok = mid
             else:
@@ -231,6 +249,59 @@ class Prover:
         else:
             sure = self.refuses(fixed + [Change(knob, less)])
         return Change(knob, ok, minimal=sure, neighbor=less)
+
+    def _quota_entry(self, knob: Knob) -> tuple[str, str, str, str, str] | None:
+        """The quota number a knob writes, as `Session.what_if` names it (kind, name, flavor,
+        resource, field), found by its span in the base model."""
+        if knob.kind != "quota":
+            return None
+        for kind, objs in (("cq", self.base.model.cluster_queues), ("cohort", self.base.model.cohorts)):
+            for obj in objs:
+                for g in obj.resource_groups:
+                    for fq in g.flavors:
+                        for rq in fq.resources:
+                            for which in ("nominal", "borrowing_limit", "lending_limit"):
+                                if rq.spans is not None and rq.spans.get(which) == knob.span:
+                                    return kind, obj.name, fq.flavor, rq.resource, which
+        return None
+
+    def _need(self, entry: tuple[str, str, str, str, str], r: Replay, v: int) -> int | None:
+        """The least value (above the one `r` was decided with) of the quota number with which the
+        target fits on its own at the end of the re-decided run `r`, by doubling then bisecting
+        one-workload checks; None when `r` kept no session, NO_VALUE when no value fits."""
+        s = r.session
+        wl = s.index.workloads.get(self.target) if s is not None else None
+        if s is None or wl is None or s.index.cluster_queue_of(wl) is None:
+            return None
+
+        def fits(x: int) -> bool:
+            try:
+                with s.what_if([(*entry, x)]):
+                    got, _ = s.try_admit(wl)
+            except (KeyError, ValueError):  # the number isn't declared in this run's model
+                raise _NoInfo
+            except SolverUnknown:
+                return False
+            return got is not None
+        step, hi = max(1, v // 8), None
+        try:
+            for _ in range(24):
+                if fits(v + step):
+                    hi = v + step
+                    break
+                step *= 2
+        except _NoInfo:
+            return None
+        if hi is None:
+            return NO_VALUE
+        lo = v  # doesn't fit at v: the run left it pending
+        while hi - lo > 1 and (hi - lo) * 1000 > hi:  # to a thousandth: a starting point, proven next
+            mid = (lo + hi) // 2
+            if fits(mid):
+                hi = mid
+            else:
+                lo = mid
+        return hi
 
     def lower_until(self, knob: Knob, start: int, tries: int = 6, floor: int = 1,
                     fixed: list[Change] = ()) -> Change | None:
@@ -256,6 +327,13 @@ class Prover:
             else:
                 fail = mid
         return self._least(knob, ok, ok + 1, fail, old, list(fixed))
+
+
+NO_VALUE = -1
+
+
+class _NoInfo(Exception):
+    pass
 
 
 def _round_up(x: int, unit: int) -> int:

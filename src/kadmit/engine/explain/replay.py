@@ -256,17 +256,72 @@ def restrict(model: Model, roots: set[str], parts: _Parts) -> Model:
                                     "workloads": wls})
 
 
+_COLLECTIONS = ("cluster_queues", "cohorts", "local_queues", "workloads")
+
+
+def _joins_of(name: str, x) -> tuple:
+    """What `_join_model` and `restrict` read of one object of a collection: an object whose
+    signature is unchanged joins the same parts and belongs to the same part."""
+    if name == "cluster_queues":
+        return (x.name, x.cohort, tuple(fq.flavor for g in x.resource_groups for fq in g.flavors))
+    if name == "cohorts":
+        return (x.name, x.parent)
+    if name == "local_queues":
+        return (x.key, x.cluster_queue)
+    if name == "workloads":
+        return (x.key, x.namespace, x.queue, x.admission.cluster_queue if x.admission is not None else None)
+    return ()
+
+
 @dataclass
 class Baseline:
-    """A decided model: its decisions and what every workload ended with."""
+    """A decided model: its decisions and what every workload ended with. The parts of its model
+    and each set of parts' members are computed once and reused by every `decide_again`."""
 
     model: Model
     decisions: dict[str, Decision]
     states: dict[str, State] = field(default_factory=dict)
+    _parts: _Parts | None = field(default=None, repr=False)
+    _members: dict = field(default_factory=dict, repr=False)  # frozenset(roots) -> {collection: indices}
 
     def __post_init__(self) -> None:
         if not self.states:
             self.states = states(self.model, self.decisions)
+
+    @property
+    def parts(self) -> _Parts:
+        if self._parts is None:
+            self._parts = _Parts()
+            _join_model(self._parts, self.model)
+        return self._parts
+
+    def members(self, roots: set[str]) -> dict[str, list[int]]:
+        """Per collection, the positions in the model of the objects `restrict` keeps for `roots`."""
+        key = frozenset(roots)
+        got = self._members.get(key)
+        if got is None:
+            sub = restrict(self.model, set(roots), self.parts)
+            got = {}
+            for name in _COLLECTIONS:
+                kept = {id(x) for x in getattr(sub, name)}
+                got[name] = [i for i, x in enumerate(getattr(self.model, name)) if id(x) in kept]
+            self._members[key] = got
+        return got
+
+
+def same_joins(old: Model, new: Model) -> bool:
+    """Whether `new` joins the same parts as `old` and keeps each object at its place: the same
+    number of objects per collection, and every object that differs (not the same object) has the
+    same join signature (`_joins_of`) as the one at its place in `old`. Then `old`'s parts are
+    `new`'s, and restricting `new` takes the objects at the places restricting `old` takes."""
+    for name in _COLLECTIONS:
+        a, b = getattr(old, name), getattr(new, name)
+        if len(a) != len(b):
+            return False
+        for x, y in zip(a, b):
+            if x is not y and _joins_of(name, x) != _joins_of(name, y):
+                return False
+    return True
 
 
 @dataclass
@@ -277,6 +332,7 @@ class Replay:
     decisions: dict[str, Decision]
     redecided: int  # workloads decided again
     whole: bool  # the whole cluster was decided again
+    session: Session | None = None  # the session that decided the re-decided part, as the run left it
 
 
 def decide_again(base: Baseline, new: Model, limits: Limits | None = None,
@@ -285,21 +341,31 @@ def decide_again(base: Baseline, new: Model, limits: Limits | None = None,
     touches, the others' decisions kept from `base` (see the module docstring)."""
     keys = touched_keys(base.model, new) if incremental else None
     if keys is not None:
-        parts = _Parts()
-        _join_model(parts, base.model)
-        _join_model(parts, new)
-        roots = {parts.find(k) for k in keys}
-        sub = restrict(new, roots, parts)
-        decided = {d.key: d for d in decide_ordered(Session(sub, limits, tas_profile))}
-        redo = {w.key for w in sub.workloads} | {w.key for w in restrict(base.model, roots, parts).workloads}
+        if same_joins(base.model, new):  # the base's parts stand: reuse them and their members
+            parts = base.parts
+            roots = {parts.find(k) for k in keys}
+            at = base.members(roots)
+            sub = new.model_copy(update={name: tuple(getattr(new, name)[i] for i in at[name])
+                                         for name in _COLLECTIONS})
+            redo = {w.key for w in sub.workloads}
+        else:
+            parts = _Parts()
+            _join_model(parts, base.model)
+            _join_model(parts, new)
+            roots = {parts.find(k) for k in keys}
+            sub = restrict(new, roots, parts)
+            redo = {w.key for w in sub.workloads} | {w.key for w in restrict(base.model, roots, parts).workloads}
+        session = Session(sub, limits, tas_profile)
+        decided = {d.key: d for d in decide_ordered(session)}
         decisions = {k: d for k, d in base.decisions.items() if k not in redo} | decided
         # outside the re-decided parts nothing changed: the run's states stand
         mine = states(sub, decided)
         out = {w.key: mine.get(w.key, State(False)) if w.key in redo else base.states[w.key]
                for w in new.workloads if not w.finished and (w.key in redo or w.key in base.states)}
-        return Replay(out, decisions, len(sub.workloads), False)
-    decisions = {d.key: d for d in decide_ordered(Session(new, limits, tas_profile))}
-    return Replay(states(new, decisions), decisions, len(new.workloads), True)
+        return Replay(out, decisions, len(sub.workloads), False, session)
+    session = Session(new, limits, tas_profile)
+    decisions = {d.key: d for d in decide_ordered(session)}
+    return Replay(states(new, decisions), decisions, len(new.workloads), True, session)
 
 
 def effects(before: dict[str, State], after: dict[str, State], target: str) -> list[Effect]:
