@@ -13,6 +13,7 @@ Run: `.venv/bin/python bench/why_bench.py` (or `--quick`, `--whys N`, `--state C
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import statistics
 import sys
@@ -75,8 +76,10 @@ def main(argv: list[str] | None = None) -> int:
     sample = random.Random(args.seed + 2).sample(pending, min(whys, len(pending)))
 
     explain_s, prove_s, total_s, replays, per_replay, found = [], [], [], [], [], []
+    results = {}
     for i, key in enumerate(sample):
         t_e, t_p, r = one_why(session, decisions, ws, key, True)
+        results[key] = r
         explain_s.append(t_e)
         prove_s.append(t_p)
         total_s.append(t_e + t_p)
@@ -90,6 +93,9 @@ def main(argv: list[str] | None = None) -> int:
           f"p95 {p95(total_s):.2f} s (target: median < {TARGET_MEDIAN_S:.0f} s)")
     print(f"   explain (reasons, blame, candidates): median {statistics.median(explain_s):.2f} s; "
           f"prove: median {statistics.median(prove_s):.2f} s, p95 {p95(prove_s):.2f} s")
+    minimal = [c.minimal for key in sample for f in results[key].fixes for c in f.changes if c.minimal is not None]
+    print(f"   searched numbers in the fixes shown: {len(minimal)}, proven minimal (one step less decided and "
+          f"refused): {sum(minimal)}; load average {os.getloadavg()[0]:.2f}")
     print(f"   re-decisions per why: median {statistics.median(replays):.0f}, max {max(replays)}; "
           f"fixes per why: median {statistics.median(found):.0f}; workloads decided per proven fix's "
           f"re-decision: {statistics.median(per_replay) if per_replay else 0:,.0f} of {len(ws.model.workloads):,}")

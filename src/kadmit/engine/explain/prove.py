@@ -197,45 +197,53 @@ class Prover:
     def raise_until(self, knob: Knob, start: int, unit: int, tries: int = 6,
                     fixed: list[Change] = (), hint: int | None = None) -> Change | None:
         """The least value found (>= start, in steps of `unit`) that admits; every value tried is a
-        re-decision. The values tried: `start`; after a value that doesn't admit, the least value
-        with which the workload fits on its own at the end of that re-decided run (the shortfall
-        the run left it with), else `hint` (what Kueue's queue order suggests) or a doubled raise.
-        When no value lets it fit on its own at the end of a run, the search stops (raising this
-        number alone does not reach it). Once one admits, one step less is tried, then bisecting
-        down while the remaining tries last. The change is `minimal` when one step less was
-        decided again and does not admit."""
+        re-decision, and the values are chosen from the re-decided runs' end states (quota numbers,
+        by one-workload checks there):
+        - up: `start`; after a value that doesn't admit, the least value with which the workload
+          fits on its own at the end of that run (its shortfall), then `hint` (what Kueue's queue
+          order suggests), then at least four times the raise (twice for other numbers); the
+          search stops when no value lets it fit on its own at the end of a run;
+        - down, once one admits: the least value with which it still fits at the end of that run
+          with its own usage released (the run's spare quota), else one step less, then bisecting,
+          `tries` more at most.
+        The change is `minimal` when one step less was decided again and does not admit."""
         old = int(knob.value)
         entry = self._quota_entry(knob)
         v = old + max(unit, _round_up(start - old, unit))
-        fail, ok, used = old, None, 0
+        fail, ok, used, won = old, None, 0, None
         while used < tries:
             used += 1
             r = self.replay(list(fixed) + [Change(knob, v)])
             if r is not None and r.states.get(self.target, State(False)).admitted:
-                ok = v
+                ok, won = v, r
                 break
             fail = v
             need = self._need(entry, r, v) if entry is not None and r is not None else None
             if need == NO_VALUE:
                 return None
-            if need is not None and need > v:
-                v = old + _round_up(need - old, unit)
+            if need is not None and need > v and used == 1:
+                nxt = need
             elif hint is not None and hint > v:
-                v = old + _round_up(hint - old, unit)
+                nxt, hint = max(hint, need or 0), None
             else:
-                v = old + 2 * (v - old)
-            hint = None if hint is not None and hint <= v else hint
+                nxt = max(need or 0, old + (4 if entry is not None else 2) * (v - old))
+            v = old + _round_up(nxt - old, unit)
         if ok is None:
             return None
-        left, first = max(2, tries - used + 1), True
+        left, first = tries, True
         while ok - fail > unit and left > 0:
             left -= 1
-            mid = ok - unit if first else fail + _round_up((ok - fail) // 2, unit)
+            low = self._spare(entry, won, ok) if entry is not None and won is not None else None
+            if low is not None and fail < low < ok:
+                mid = min(ok - unit, old + _round_up(low - old, unit))
+            else:
+                mid = ok - unit if first else fail + _round_up((ok - fail) // 2, unit)
             first = False
             if mid <= fail or mid >= ok:
                 break
-            if self.admits(list(fixed) + [Change(knob, mid)]):
-                ok = mid
+            r = self.replay(list(fixed) + [Change(knob, mid)])
+            if r is not None and r.states.get(self.target, State(False)).admitted:
+                ok, won = mid, r
             else:
                 fail = mid
         return self._least(knob, ok, ok - unit, fail, old, list(fixed))
@@ -255,13 +263,15 @@ class Prover:
         resource, field), found by its span in the base model."""
         if knob.kind != "quota":
             return None
+        at = (knob.span.file, knob.span.line, knob.span.column)  # spans are invisible to ==
         for kind, objs in (("cq", self.base.model.cluster_queues), ("cohort", self.base.model.cohorts)):
             for obj in objs:
                 for g in obj.resource_groups:
                     for fq in g.flavors:
                         for rq in fq.resources:
                             for which in ("nominal", "borrowing_limit", "lending_limit"):
-                                if rq.spans is not None and rq.spans.get(which) == knob.span:
+                                sp = rq.spans.get(which) if rq.spans is not None else None
+                                if sp is not None and (sp.file, sp.line, sp.column) == at:
                                     return kind, obj.name, fq.flavor, rq.resource, which
         return None
 
@@ -296,6 +306,33 @@ class Prover:
             return NO_VALUE
         lo = v  # doesn't fit at v: the run left it pending
         while hi - lo > 1 and (hi - lo) * 1000 > hi:  # to a thousandth: a starting point, proven next
+            mid = (lo + hi) // 2
+            if fits(mid):
+                hi = mid
+            else:
+                lo = mid
+        return hi
+
+    def _spare(self, entry: tuple[str, str, str, str, str], r: Replay, v: int) -> int | None:
+        """The least value (<= v) of the quota number with which the target, admitted in the run
+        `r` (decided with the number at v), still fits at the end of that run with its own usage
+        released; None when `r` kept no session."""
+        s = r.session
+        wl = s.index.workloads.get(self.target) if s is not None else None
+        if s is None or wl is None or self.target not in s.holders:
+            return None
+
+        def fits(x: int) -> bool:
+            try:
+                with s.suspended([self.target]), s.what_if([(*entry, x)]):
+                    got, _ = s.try_admit(wl)
+            except (KeyError, ValueError, SolverUnknown):
+                return False
+            return got is not None
+        lo, hi = 0, v
+        if fits(lo):
+            return lo
+        while hi - lo > 1 and (hi - lo) * 1000 > hi:
             mid = (lo + hi) // 2
             if fits(mid):
                 hi = mid
