@@ -204,8 +204,8 @@ class Prover:
           order suggests), then at least four times the raise (twice for other numbers); the
           search stops when no value lets it fit on its own at the end of a run;
         - down, once one admits: the least value with which it still fits at the end of that run
-          with its own usage released (the run's spare quota), else one step less, then bisecting,
-          `tries` more at most.
+          with its own usage released (the run's spare quota); else one step less, then bisecting,
+          when `tries` more bisections can reach one step.
         The change is `minimal` when one step less was decided again and does not admit."""
         old = int(knob.value)
         entry = self._quota_entry(knob)
@@ -234,11 +234,14 @@ class Prover:
         while ok - fail > unit and left > 0:
             left -= 1
             low = self._spare(entry, won, ok) if entry is not None and won is not None else None
-            if low is not None and fail < low < ok:
-                mid = min(ok - unit, old + _round_up(low - old, unit))
-            else:
+            low = old + _round_up(low - old, unit) if low is not None else None
+            if low is not None and fail < low < ok - unit:
+                mid = low  # the run had quota to spare: as much less
+            elif (ok - fail) // unit <= 2 ** (left + 1):
                 mid = ok - unit if first else fail + _round_up((ok - fail) // 2, unit)
-            first = False
+                first = False
+            else:
+                break  # bisecting could not reach one step: `_least` says whether one step less admits
             if mid <= fail or mid >= ok:
                 break
             r = self.replay(list(fixed) + [Change(knob, mid)])
