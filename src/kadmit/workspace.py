@@ -255,7 +255,7 @@ def policy_folder(folder: Path, top: Path) -> Path:
         here = here.parent
 
 
-def with_edits(ws: Workspace, edits: list[Edit]) -> tuple[Model, Diagnostics] | None:
+def with_edits(ws: Workspace, edits: list[Edit], reuse: bool = False) -> tuple[Model, Diagnostics] | None:
     """The model the inputs give once `edits` are applied to their texts: each edited file read
     again through its front end (edits never touch imports, so the other files' objects stand), the
     whole merged and validated again. None when an edit doesn't apply to the text."""
@@ -277,7 +277,9 @@ def with_edits(ws: Workspace, edits: list[Edit]) -> tuple[Model, Diagnostics] | 
                     else manifests.read_manifest_text(new_texts[name], name, diags))
         parts.append(frag)
     model = apply_jobs(merge(parts))
-    run_validation(model, diags)
+    # reuse: the workloads of unedited files are the objects validated when the workspace was
+    # loaded; their own checks are not run again (callers that read only new errors)
+    run_validation(model, diags, frozenset(map(id, ws.model.workloads)) if reuse else frozenset())
     return model, diags
 
 
@@ -292,7 +294,9 @@ class Reloader:
         self._known = {_error_key(d) for d in ws.diagnostics.items if d.severity.name == "ERROR"}
 
     def reload(self, edits: list[Edit]) -> Model | None:
-        got = with_edits(self.ws, edits)
+        # with no error in the input and no scope, only new errors count: unedited workloads'
+        # own checks can't report one (they read nothing else), so they are not run again
+        got = with_edits(self.ws, edits, reuse=not self._known and self.scope is None)
         if got is None:
             return None
         model, diags = got

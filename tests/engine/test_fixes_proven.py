@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from kadmit import api, workspace
-from kadmit.edits import apply
+from kadmit.edits import Edit, apply
 from kadmit.engine.admission.ordered import decide_ordered
 from kadmit.engine.admission.session import Session
 from kadmit.engine.explain import replay
@@ -131,3 +131,26 @@ def _outcome(d) -> tuple:
     a = d.assignment
     return (d.admitted, d.cluster_queue, d.waiting_behind, d.preempted_by, d.unknown,
             (a.counts, a.flavors) if a is not None else None)
+
+
+def test_an_edited_input_is_refused_for_a_new_error_in_an_edited_workload(tmp_path):
+    """Reloading re-runs the checks of edited workloads (the unedited ones were checked at load):
+    an edit that breaks a workload is refused, one that doesn't is read, with or without reuse."""
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "q.kad").write_text("flavor f { }\ncluster_queue q {\n  resources cpu {\n    flavor f { cpu = 4 }\n  }\n}\n"
+                               "namespace ns { }\nlocal_queue ns/lq -> q\n")
+    (src / "w.kad").write_text('workload ns/a {\n  queue = lq\n  pod_group main {\n    count = 2\n'
+                               '    requests = { cpu = 1 }\n  }\n}\n')
+    ws = workspace.load([str(src)])
+    assert not ws.diagnostics.has_errors
+    w = workspace.display_name(src / "w.kad")
+    q = workspace.display_name(src / "q.kad")
+    broken = [Edit(w, 4, 13, "2", "-1")]  # a negative count: an error of that workload alone
+    fine = [Edit(q, 4, 22, "4", "8")]
+    for reuse in (False, True):
+        assert [d.code for d in workspace.with_edits(ws, broken, reuse)[1].items] == \
+            [d.code for d in workspace.with_edits(ws, broken, False)[1].items] != []
+        assert not workspace.with_edits(ws, fine, reuse)[1].has_errors
+    reloader = workspace.Reloader(ws)
+    assert reloader.reload(broken) is None and reloader.reload(fine) is not None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import time
 from dataclasses import dataclass, field, replace
 from typing import Literal
@@ -320,10 +321,18 @@ def prove_fixes(session: Session, decisions: dict[str, Decision], result: WhyRes
         head = own_obstacles(session, session.index.workloads[d.waiting_behind])
         own = own_obstacles(session, target)
     ask = Ask(target, own, head, d.cluster_queue)
+    # The loaded model and the run live on through every re-decision: the cyclic garbage collector
+    # leaves them out while proving (each full collection would walk them again), and takes them back after.
+    frozen = gc.get_freeze_count() == 0
+    if frozen:
+        gc.freeze()
     try:
         result.fixes = proven_fixes(prover, session.model, inputs.sources, ask, session.compiler.scale)
     except SolverUnknown:
         prover.unknown = True
+    finally:
+        if frozen:
+            gc.unfreeze()
     result.fixes_checked = prover.tried
     result.fixes_mode = "ordered" if redecide is None else "optimal"
     result.unknown = result.unknown or prover.unknown

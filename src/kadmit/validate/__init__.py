@@ -19,8 +19,10 @@ from kadmit.validate.workloads import check_claim_templates, check_workload
 __all__ = ["render_code_table", "rule_scope", "typecheck_rule", "validate"]
 
 
-def validate(model: Model, diags: Diagnostics) -> None:
-    """Report every semantic problem of `model` to `diags`; never raises on user input."""
+def validate(model: Model, diags: Diagnostics, checked: frozenset[int] = frozenset()) -> None:
+    """Report every semantic problem of `model` to `diags`; never raises on user input. `checked`:
+    ids of workload objects validated before as they are (an edited input's unedited files): their
+    own checks, which read nothing else, are not run again (what they report was reported then)."""
     index = ModelIndex(model)
     check_duplicates(model, diags)
     check_scheduler(model, diags)
@@ -32,9 +34,10 @@ def validate(model: Model, diags: Diagnostics) -> None:
     for owner in (*model.cohorts, *model.cluster_queues):
         check_quotas(owner, diags)
     check_priority_classes(model, diags)
-    check_selectors(model, diags)
+    check_selectors(model, diags, checked)
     for wl in model.workloads:
-        check_workload(wl, diags)
+        if id(wl) not in checked:
+            check_workload(wl, diags)
     check_claim_templates(model, diags)
     check_references(index, diags)
     check_usage(index, diags)

@@ -117,14 +117,15 @@ def check_requirement(req: Requirement, where: str, node_affinity: bool, at: Spa
         diags.emit(BAD_REQUIREMENT, f"requirement on `{req.key}` in {where}: {problem}", req.span or at)
 
 
-def check_selectors(model: Model, diags: Diagnostics) -> None:
+def check_selectors(model: Model, diags: Diagnostics, checked: frozenset[int] = frozenset()) -> None:
     for cq in model.cluster_queues:
         sel = cq.namespace_selector
         for req in sel.match_expressions if sel else ():
             check_requirement(req, f"the namespace selector of cluster queue `{cq.name}`", False,
                               cq.field_span("namespace_selector"), diags)
     for wl in model.workloads:
-        _check_affinity(wl, diags)
+        if id(wl) not in checked:  # validated before as it is (`validate`)
+            _check_affinity(wl, diags)
 
 
 def _check_affinity(wl: Workload, diags: Diagnostics) -> None:

@@ -283,10 +283,18 @@ class Baseline:
     states: dict[str, State] = field(default_factory=dict)
     _parts: _Parts | None = field(default=None, repr=False)
     _members: dict = field(default_factory=dict, repr=False)  # frozenset(roots) -> {collection: indices}
+    _keys: list[str] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if not self.states:
             self.states = states(self.model, self.decisions)
+
+    @property
+    def keys(self) -> list[str]:
+        """The model's workload keys, by place."""
+        if self._keys is None:
+            self._keys = [w.key for w in self.model.workloads]
+        return self._keys
 
     @property
     def parts(self) -> _Parts:
@@ -348,6 +356,7 @@ def decide_again(base: Baseline, new: Model, limits: Limits | None = None,
             sub = new.model_copy(update={name: tuple(getattr(new, name)[i] for i in at[name])
                                          for name in _COLLECTIONS})
             redo = {w.key for w in sub.workloads}
+            keys = base.keys  # same_joins: the same key at every place
         else:
             parts = _Parts()
             _join_model(parts, base.model)
@@ -355,13 +364,20 @@ def decide_again(base: Baseline, new: Model, limits: Limits | None = None,
             roots = {parts.find(k) for k in keys}
             sub = restrict(new, roots, parts)
             redo = {w.key for w in sub.workloads} | {w.key for w in restrict(base.model, roots, parts).workloads}
+            keys = [w.key for w in new.workloads]
         session = Session(sub, limits, tas_profile)
         decided = {d.key: d for d in decide_ordered(session)}
         decisions = {k: d for k, d in base.decisions.items() if k not in redo} | decided
         # outside the re-decided parts nothing changed: the run's states stand
         mine = states(sub, decided)
-        out = {w.key: mine.get(w.key, State(False)) if w.key in redo else base.states[w.key]
-               for w in new.workloads if not w.finished and (w.key in redo or w.key in base.states)}
+        out: dict[str, State] = {}
+        for k, w in zip(keys, new.workloads):
+            if w.finished:
+                continue
+            if k in redo:
+                out[k] = mine.get(k, State(False))
+            elif k in base.states:
+                out[k] = base.states[k]
         return Replay(out, decisions, len(sub.workloads), False, session)
     session = Session(new, limits, tas_profile)
     decisions = {d.key: d for d in decide_ordered(session)}
