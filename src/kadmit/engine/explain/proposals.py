@@ -235,14 +235,17 @@ def _singles(prover: Prover, model: Model, sources: SourceMap, obs: Obstacles, w
             if knob is not None and int(knob.value) > 1:
                 start = max(1, starts[oid] // knob.scale) if oid in starts else int(knob.value) - 1
                 add(prover.lower_until(knob, start, fixed=list(fixed)))
-    raises = 0
+    # a domain of a placement core made roomier: the domains closest to fitting first, each on the
+    # resource its node holds fewest pods by
+    domains = sorted((o for o in obs.origins if o.kind == "domain" and wl is not None),
+                     key=lambda o: (-(o.param.value or 0) if o.param is not None else 0, o.id))
+    for o in domains[:MAX_NODE_RAISES]:
+        for knob, per_pod in _allocatable_knobs(model, sources, wl, obs.pod_set, o.id)[:1]:
+            # steps of one pod's request, bisected down to whole units where a pod asks few
+            unit = 1000 if per_pod % 1000 == 0 and per_pod <= 1024 * 1000 else per_pod
+            add(prover.raise_until(knob, int(knob.value) + per_pod, unit, tries=5, fixed=list(fixed)))
     for o in obs.origins:
-        if o.kind == "domain" and wl is not None and raises < MAX_NODE_RAISES:
-            for knob, per_pod in _allocatable_knobs(model, sources, wl, obs.pod_set, o.id)[:MAX_NODE_RAISES - raises]:
-                raises += 1
-                # steps of one pod's request, bisected down to whole units where a pod asks few
-                unit = 1000 if per_pod % 1000 == 0 and per_pod <= 1024 * 1000 else per_pod
-                add(prover.raise_until(knob, int(knob.value) + per_pod, unit, tries=5, fixed=list(fixed)))
+        if o.kind == "domain":
             continue
         if o.kind == "count" and o.id.startswith(("placement|count|", "gang|count")) and wl is not None:
             name = o.id.rsplit("|", 1)[1] if o.id.startswith("placement|") else obs.pod_set
@@ -355,8 +358,8 @@ _taint_text = K.taint_text
 def _allocatable_knobs(model: Model, sources: SourceMap, wl: Workload, pod_set: str | None,
                        oid: str) -> list[tuple[K.Knob, int]]:
     """A placement core's domain (`gang|domain|PATH`, `*`: the whole topology) made roomier: the
-    allocatable of the first of its nodes the pod set may use, per resource it requests (extended
-    resources such as GPUs first), each with the pod's request as the step."""
+    allocatable of the first of its nodes the pod set may use, per resource it requests (the one
+    the node's allocatable holds fewest pods by first), each with the pod's request as the step."""
     ps = next((p for p in wl.pod_sets if p.name == pod_set), None) or \
         next((p for p in wl.pod_sets if p.topology is not None), None)
     if ps is None:
@@ -368,8 +371,14 @@ def _allocatable_knobs(model: Model, sources: SourceMap, wl: Workload, pod_set: 
         return any(len(t.levels) >= len(values) and all(n.labels.get(lv) == v for lv, v in zip(t.levels, values))
                    for t in model.topologies)
 
+    lq = next((q for q in model.local_queues if q.key == f"{wl.namespace}/{wl.queue}"), None)
+    names = {fq.flavor for c in model.cluster_queues if lq is not None and c.name == lq.cluster_queue
+             for g in c.resource_groups for fq in g.flavors}
+    flavors = [f for f in model.flavors if f.name in names and f.topology]  # the pod set's candidates
+
     def usable(n) -> bool:
         return (n.ready and not n.unschedulable and all(n.labels.get(k) == v for k, v in ps.node_selector.items())
+                and any(all(n.labels.get(k) == v for k, v in f.node_labels.items()) for f in flavors)
                 and all(t.effect not in ("NoSchedule", "NoExecute") or any(x.tolerates(t) for x in ps.tolerations)
                         for t in n.taints))
 
@@ -377,7 +386,8 @@ def _allocatable_knobs(model: Model, sources: SourceMap, wl: Workload, pod_set: 
     if node is None:
         return []
     out = []
-    for res in sorted((r for r, q in ps.requests.items() if q and r != "pods"), key=lambda r: ("/" not in r, r)):
+    for res in sorted((r for r, q in ps.requests.items() if q and r != "pods"),
+                      key=lambda r: (node.allocatable.get(r, 0) // ps.requests[r], r)):
         knob = K.allocatable_knob(model, sources, node.name, res)
         if knob is not None:
             out.append((knob, ps.requests[res]))
