@@ -100,14 +100,19 @@ def taint_text(taint) -> str:
 
 
 def check_flavor_for_pod_set(ps: PodSet, flavor: ResourceFlavor, topologies: dict[str, Topology],
-                             tas_only: bool = False) -> str | None:
-    """`checkFlavorForPodSets` for one pod set: why the flavor can't serve it, or None."""
+                             tas_only: bool = False, group_resources: tuple[str, ...] | None = None) -> str | None:
+    """`checkFlavorForPodSets` for one pod set: why the flavor can't serve it, or None.
+    `group_resources`: the resources the flavor's resource group covers; a pod set asking for a
+    topology may take a flavor without one there when its pods request none of them
+    (`hasOverlapWithPodRequestedResources` in tas_flavorassigner.go), e.g. a group of `pods` only."""
     name = flavor.name
     if ps.topology is None:
         if flavor.topology and not tas_only:
             return 'Flavor "%s" supports only TopologyAwareScheduling' % name
     elif not flavor.topology:
-        return 'Flavor "%s" does not support TopologyAwareScheduling' % name
+        overlaps = group_resources is None or len(set(group_resources) & set(ps.requests)) > 0
+        if overlaps:
+            return 'Flavor "%s" does not support TopologyAwareScheduling' % name
     elif flavor.topology not in topologies:
         return 'Flavor "%s" information missing in TAS cache' % name
     elif ps.topology.level is not None and resolve_level(topologies[flavor.topology], ps.topology.level) is None:
@@ -243,7 +248,8 @@ class FlavorAssigner:
             if name not in self.flavors:
                 reasons.append("flavor %s not found" % name)
                 continue
-            mismatch = check_flavor_for_pod_set(ps, self.flavors[name], self.topologies, self.tas_only)
+            mismatch = check_flavor_for_pod_set(ps, self.flavors[name], self.topologies, self.tas_only,
+                                                group.covered_resources)
             if mismatch is not None:
                 reasons.append(mismatch)
                 continue

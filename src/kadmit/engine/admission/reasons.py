@@ -105,7 +105,7 @@ def flavor_reasons(session: Session, wl: Workload, usage: Usage | None = None,
                 if chosen_now is not None and fname == chosen_now:
                     picked = fname
                     break
-                why = _mismatch(session, ps, fname, wl)
+                why = _mismatch(session, ps, fname, wl, cq.resource_groups[gi].covered_resources)
                 if why is not None:
                     reasons.append(why)
                     continue
@@ -144,13 +144,15 @@ def flavor_reasons(session: Session, wl: Workload, usage: Usage | None = None,
     return out
 
 
-def _mismatch(session: Session, ps, fname: str, wl: Workload | None = None) -> tuple[str, str] | None:
-    """Why a flavor can't serve the pod set whatever the quota (Kueue's first reason), or None."""
+def _mismatch(session: Session, ps, fname: str, wl: Workload | None = None,
+              covered: tuple[str, ...] | None = None) -> tuple[str, str] | None:
+    """Why a flavor of the resource group covering `covered` can't serve the pod set whatever the
+    quota (Kueue's first reason), or None."""
     fl = session.index.flavors.get(fname)
     if fl is None:
         return (KAD517, f"flavor {fname} not found")
     cq = session.index.cluster_queue_of(wl) if wl is not None else None
-    topo = topology_mismatch(ps, fl, session.index, cq is not None and tas_only(cq, session.index))
+    topo = topology_mismatch(ps, fl, session.index, cq is not None and tas_only(cq, session.index), covered)
     if topo is not None:
         return (KAD513, topo)
     taints = untolerated_taints(ps, fl)

@@ -12,6 +12,7 @@ what it contributes, and the number a fix may change). Quotas compile two ways:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from math import gcd
 from typing import Literal
 
@@ -43,14 +44,19 @@ def tas_only(cq: ClusterQueue, index: ModelIndex) -> bool:
     return bool(flavors) and all(f is not None and f.topology for f in flavors)
 
 
-def topology_mismatch(ps: PodSet, flavor: ResourceFlavor, index: ModelIndex, implied: bool = False) -> str | None:
+def topology_mismatch(ps: PodSet, flavor: ResourceFlavor, index: ModelIndex, implied: bool = False,
+                      covered: Iterable[str] | None = None) -> str | None:
     """Kueue's TAS match of a pod set and a flavor (`checkPodSetAndFlavorMatchForTAS`): a pod set
-    with a topology request (any mode) needs a flavor with a topology that has the level; a pod set
-    without one can't use a flavor that has a topology unless TAS is implied (`implied`: its queue's
-    flavors all have one)."""
+    with a topology request (any mode) needs a flavor with a topology that has the level, except a
+    flavor without a topology in a resource group (`covered`, its resources) none of the pod's own
+    requests name (`hasOverlapWithPodRequestedResources`: e.g. a group covering only `pods`, which
+    Kueue counts but no container requests); a pod set without one can't use a flavor that has a
+    topology unless TAS is implied (`implied`: its queue's flavors all have one)."""
     if ps.topology is not None:
         topo = index.topologies.get(flavor.topology) if flavor.topology else None
         if not flavor.topology:
+            if covered is not None and not any(r in ps.requests for r in covered):
+                return None
             return f'Flavor "{flavor.name}" does not support TopologyAwareScheduling'
         if topo is None:
             return f'Flavor "{flavor.name}" information missing in TAS cache'
@@ -96,6 +102,8 @@ class Compiler:
                 g[res] = gcd(g.get(res, 0), abs(v))
         for holder in list(self.model.cluster_queues) + list(self.model.cohorts):
             for rg in holder.resource_groups:
+                if "pods" in rg.covered_resources:
+                    see("pods", 1000)  # Kueue counts one `pods` per pod where a group covers it
                 for fq in rg.flavors:
                     for rq in fq.resources:
                         see(rq.resource, rq.nominal)
@@ -265,7 +273,7 @@ class Compiler:
                               f"{on_flavors}",
                               fl.field_span("node_taints") or fl.span, T.not_(v),
                               Param(f"pod set `{ps.name}` of `{key}`", "tolerations", None, str(taint), "none"))
-                    topo = topology_mismatch(ps, fl, ix, tas_only(cq, ix))
+                    topo = topology_mismatch(ps, fl, ix, tas_only(cq, ix), groups[gi].covered_resources)
                     if topo is not None:
                         track(f"topology|{ps.name}|{fname}", "topology", f"pod set `{ps.name}` can't use "
                               f"flavor `{fname}`: {topo}", ps.field_span("topology") or ps.span, T.not_(v))
