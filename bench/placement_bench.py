@@ -11,7 +11,9 @@
     empty and on the packed cluster; then whole free 8-GPU nodes and admitted gangs after packing
     every gang in order, against a greedy first-fit placer (below) on the same gangs.
     With `--optimal BUDGET`: the same gangs also in `optimal` mode (CP-SAT with placement, its budget
-    in CP-SAT deterministic time, one worker, fixed seed), side by side with greedy and BestFit.
+    in CP-SAT deterministic time, one worker, fixed seed), side by side with greedy and BestFit, its
+    stages, a digest of its placements (same input and budget, same digest), and the bounds that GPU
+    counts alone put on any placer (most gangs, most GPUs at that many gangs, GPUs vs whole nodes).
 
 Both check, cheaply, that no node's capacity is handed out twice and that every admitted pod set
 with a topology request is placed whole (in one domain when required). Times are printed beside
@@ -24,6 +26,7 @@ from __future__ import annotations
 import argparse
 import cProfile
 import gc
+import hashlib
 import statistics
 import sys
 import time
@@ -485,6 +488,8 @@ def compare_optimal(model: Model, free0: dict[str, dict[str, int]], rows: dict[s
     for st in opt.get("stages", []):
         print(f"   stage {st['name']:<28} {st['status']:<9} value {st['value']}, bound {st['bound']}, "
               f"deterministic time {st['deterministic_time']}, {st['seconds']:.1f} s")
+    digest = hashlib.sha256(repr(sorted((p.key, sorted(p.nodes.items())) for p in placed)).encode()).hexdigest()[:12]
+    print(f"   placements digest {digest} (the same input and budget give the same digest, whatever the load)")
     print(f"   optimal mode's own time {opt.get('seconds')} s (the ordered run it starts from, building, the greedy start, "
           f"solving, decoding)")
     cap = sum(f.get(GPU, 0) for f in free0.values()) / 1000
@@ -502,7 +507,7 @@ def compare_optimal(model: Model, free0: dict[str, dict[str, int]], rows: dict[s
         print(f"   optimal vs {name}: " + ", ".join(verdict))
     bounds(gangs, cap, rows)
     return {"optimal_admitted": og, "optimal_gpus": ou, "optimal_whole_free": ow, "optimal_s": t_opt,
-            "optimal_status": opt.get("status"), "optimal_work": opt.get("deterministic_time")}
+            "optimal_status": opt.get("status"), "optimal_work": opt.get("deterministic_time"), "optimal_digest": digest}
 
 
 def bounds(gangs: Sequence[Gang], cap: float, rows: dict[str, tuple]) -> None:

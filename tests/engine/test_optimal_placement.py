@@ -111,6 +111,19 @@ def test_greedy_first_fit_start_when_it_admits_more_than_bestfit():
     assert sum(d.admitted for d in result.decisions) == 3
 
 
+def test_greedy_start_keeps_quota_when_quota_binds():
+    # room on nodes for three gangs, quota for two: the greedy start checks quota workload by workload
+    cq = cluster_queue("cq", group(fq("tas", gpu=32, cpu=1000)))
+    gangs = [workload(f"g{i}", pod_set("w", count=2, gpu=8, topology=("required", "rack")), queue="cq", minute=i)
+             for i in range(3)]
+    result = admit(build(cq, TAS, DC, *rack("r0", 2), *rack("r1", 2), *rack("r2", 2), *gangs), mode="optimal",
+                   time_budget=0.01)
+    admitted = [d for d in result.decisions if d.admitted]
+    assert len(admitted) == 2
+    racks = [{n.split("-")[0] for n in d.assignment.placement.pod_sets[0].nodes} for d in admitted]
+    assert all(len(r) == 1 for r in racks) and racks[0] != racks[1]
+
+
 def test_elastic_pod_set_is_placed_whole_at_the_count_it_gets():
     m = build(TAS_CQ, TAS, DC, *rack("r0", 2), *rack("r1", 1),
               workload("e", pod_set("w", count=4, min_count=2, gpu=8, topology=("required", "rack")), queue="cq"))

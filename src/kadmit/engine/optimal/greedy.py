@@ -1,8 +1,9 @@
 """A greedy first-fit start point for `optimal` mode, beside the ordered (BestFit) run's.
 
 Pending workloads in Kueue's order (priority, then creation, then key), each admitted when its pod
-sets fit first fit (`packing.first_fit`) and the whole assignment so far keeps its own rules and the
-quota invariants; flavors are tried in the queue's order, the same position in every resource group.
+sets fit first fit (`packing.first_fit`), it keeps its own rules and (see `greedy_hint`) the quota
+invariants hold for everything admitted so far; flavors are tried in the queue's order, the same
+position in every resource group.
 It is a plain, fast packing that often admits more than BestFit on gang-heavy clusters: the solver
 starts from the better of the two, so its answer is never worse than either by the objective.
 """
@@ -14,11 +15,28 @@ from kadmit.engine.optimal.packing import first_fit
 from kadmit.engine.optimal.placement import Option, PlacementModel
 from kadmit.engine.solver import terms as T
 
+CHECKED_MAX = 1000  # workloads up to which quota is checked per workload when it binds
+
 Placements = dict[tuple[str, str, str], dict[str, int]]  # (workload, pod set, flavor) -> node -> pods
 
 
-def greedy_hint(gm: GlobalModel, pm: PlacementModel) -> tuple[dict[str, int], Placements]:
-    """A full assignment admitting what fits first fit in Kueue's order, and its placements."""
+def greedy_hint(gm: GlobalModel, pm: PlacementModel) -> dict[str, int] | None:
+    """A full assignment admitting what fits first fit in Kueue's order that satisfies every hard
+    constraint, or None. Quota is checked once at the end when it allows everything placed (checking
+    it per workload costs time in proportion to all workloads each time); when it doesn't, per
+    workload up to `CHECKED_MAX` workloads, and beyond that there is no greedy start point."""
+    env, _ = first_fit_all(gm, pm, False)
+    if satisfies(gm.hard, env):
+        return env
+    if len(gm.problems) > CHECKED_MAX:
+        return None
+    env, _ = first_fit_all(gm, pm, True)
+    return env if satisfies(gm.hard, env) else None
+
+
+def first_fit_all(gm: GlobalModel, pm: PlacementModel, quota: bool) -> tuple[dict[str, int], Placements]:
+    """An assignment admitting what fits first fit in Kueue's order (keeping each workload's own
+    rules, and with `quota` the quota invariants so far), and its placements."""
     env = empty_hint(gm)
     placements: Placements = {}
     free = {n: dict(f) for n, f in pm.pool.free.items()}
@@ -58,7 +76,7 @@ def greedy_hint(gm: GlobalModel, pm: PlacementModel) -> tuple[dict[str, int], Pl
             for nf, v, n in gm.splits:
                 trial[nf.name] = trial[n.name] if trial[v.name] else 0
             set_pools(gm, trial)
-            if satisfies(gm.own[key], trial) and satisfies(gm.shared, trial):
+            if satisfies(gm.own[key], trial) and (not quota or satisfies(gm.shared, trial)):
                 env, free = trial, trial_free
                 placements.update(placed)
                 break

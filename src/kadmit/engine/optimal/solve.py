@@ -57,8 +57,8 @@ def solve_optimal(model: Model, ordered: AdmitResult, time_budget: float = 10.0,
                    for p in d.assignment.placement.pod_sets})
     start = "ordered"
     if pm.groups:
-        greedy, _ = greedy_hint(gm, pm)
-        if better(stages, greedy, hint) and satisfies(gm.hard, greedy):
+        greedy = greedy_hint(gm, pm)
+        if greedy is not None and better(stages, greedy, hint):
             hint, start = greedy, "greedy first fit"
     cuts: list[T.Term] = []
     rounds = 0
