@@ -261,10 +261,10 @@ def admit(paths: list[str], *, mode: Literal["ordered", "optimal"] = "ordered",
     if scoped is None:
         return AdmitOutcome(loaded, None, loaded.exit_code, loaded.diagnostics)
     model, held = scoped
-    limits = _solver_limits(rlimit, timeout_ms)
     try:
-        result = decide_all(model, mode, limits or Limits(), time_budget=time_budget,
-                            tas_profile=tas_profile)  # type: ignore[arg-type]
+        with ws.long_lived():  # the model read stays out of the collector's walks while deciding
+            result = decide_all(model, mode, _solver_limits(rlimit, timeout_ms) or Limits(),
+                                time_budget=time_budget, tas_profile=tas_profile)  # type: ignore[arg-type]
     except (ImportError, OptimalUnavailable) as e:
         return AdmitOutcome(loaded, None, EXIT_INPUT, _no_optimal(e))
     code = EXIT_UNKNOWN if result.unknown else EXIT_FINDINGS if loaded.exit_code != EXIT_OK else EXIT_OK

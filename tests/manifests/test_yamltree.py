@@ -112,3 +112,22 @@ def test_huge_integers_stay_text():
     (doc,), diags = parse("a: 1" + ":0" * 3000 + "\nb: 12\n")
     assert doc.v["a"].kind == "huge" and doc.v["b"].v == 12
     assert not diags.items
+
+
+def test_an_anchored_key_is_a_string_its_alias_can_repeat():
+    (doc,), diags = parse("&k name: a\nother: *k\n")
+    assert doc.plain() == {"name": "a", "other": "name"}
+    assert doc.v["other"].span("f.yaml").line == 1  # the alias is the anchored key, where it was written
+    assert not diags.items
+
+
+def test_collection_ends_and_key_positions_survive_merges_and_nesting():
+    text = "base: &b\n  x: 1\n  y: [1, 2]\nm:\n  <<: *b\n  y: 3\nl:\n- a\n- {k: v}\n"
+    (doc,), diags = parse(text)
+    assert not diags.items
+    assert doc.plain() == {"base": {"x": 1, "y": [1, 2]}, "m": {"x": 1, "y": 3}, "l": ["a", {"k": "v"}]}
+    m = doc.v["m"]
+    assert m.keys["y"][:2] == (5, 2) and m.keys["x"][:2] == (1, 2)  # own key, merged key where written
+    assert (m.line, m.col, m.end_line, m.end_col) == (4, 2, 5, 6)
+    lst = doc.v["l"]
+    assert (lst.line, lst.end_line, lst.end_col) == (7, 8, 7)  # where its last value ends

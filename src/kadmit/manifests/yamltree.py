@@ -98,12 +98,18 @@ def _measure(node: Val, memo: dict[int, tuple[int, int]]) -> tuple[int, int]:
 
 
 class _Frame:
-    """An open mapping or list: its node, anchor, and children (keys and values alternate)."""
+    """An open mapping or list. A list's `values` is the list; a mapping's is its dict, with
+    `keys` (key -> position), the `key` read and waiting for its value (None: a key comes next;
+    a Val: a key that is not a scalar), and its merge (`<<`) values. `last` is the last value."""
 
-    __slots__ = ("node", "anchor", "items")
+    __slots__ = ("node", "anchor", "values", "keys", "key", "kpos", "merges", "last")
 
     def __init__(self, node: Val, anchor: str | None) -> None:
-        self.node, self.anchor, self.items = node, anchor, []
+        self.node, self.anchor, self.last = node, anchor, None
+        if node.kind is MAP:
+            self.values, self.keys, self.key, self.kpos, self.merges = {}, {}, None, None, None
+        else:
+            self.values = []
 
 
 class _Stop(Exception):
@@ -113,6 +119,12 @@ class _Stop(Exception):
 _IMPLICIT = _RESOLVER.yaml_implicit_resolvers
 _WILDCARD = _IMPLICIT.get(None, [])
 _STR_TAG = _TAG + "str"
+
+
+# First characters of plain scalars that some implicit resolver may claim: any other plain scalar
+# is a string (when there are no wildcard resolvers, as in PyYAML's safe resolver).
+_RESOLVED_FIRST = frozenset(_IMPLICIT)
+_ANY_FIRST = bool(_WILDCARD)
 
 
 def _resolve(value: str, implicit: tuple[bool, bool]) -> str:
@@ -160,52 +172,65 @@ class _Builder:
             return Val(HUGE, e.value, s.line, s.column, t.line, t.column)
         return Val(kind, value, s.line, s.column, t.line, t.column)
 
-    def key(self, e: ev.ScalarEvent) -> tuple:
-        """A scalar key as written, with its position (`yes:` is the key "yes")."""
+    def key(self, e: ev.ScalarEvent, frame: _Frame) -> None:
+        """A scalar key as written, with its position (`yes:` is the key "yes"), waiting for its value."""
         s, t = e.start_mark, e.end_mark
+        name = e.value
         if e.tag is None:
-            if e.value == "<<" and e.implicit[0]:
-                return (_MERGE, s.line, s.column, t.line, t.column)
+            if name == "<<" and e.implicit[0]:
+                name = _MERGE
         elif e.tag not in ("!", _STR_TAG):
             self.scalar(e)  # reports an unsupported tag
-        return (e.value, s.line, s.column, t.line, t.column)
+        frame.key = name
+        frame.kpos = (s.line, s.column, t.line, t.column)
+        if e.anchor is not None:  # an anchored key: its alias is the key's text
+            self.anchors[e.anchor] = Val(STR, e.value, s.line, s.column, t.line, t.column)
+
+    def value(self, frame: _Frame, node: Val) -> None:
+        """A mapping's value, under the key read before it (or its key, when that is a collection)."""
+        name = frame.key
+        if name is None:  # a collection where a key belongs
+            frame.key = node
+            return
+        frame.key = None
+        if type(name) is Val:
+            self.diags.emit(KAD153, f"{DESCRIBE[name.kind]} can't be a mapping key", name.span(self.file))
+            return
+        frame.last = node
+        if name is _MERGE:
+            if frame.merges is None:
+                frame.merges = []
+            frame.merges.append(node)
+            return
+        values, keys = frame.values, frame.keys
+        if name in values:
+            k = frame.kpos
+            self.diags.emit(KAD151, f"duplicate key `{name}` (first at line {keys[name][0] + 1})",
+                            Span(file=self.file, line=k[0] + 1, column=k[1] + 1, end_line=k[2] + 1,
+                                 end_column=k[3] + 1),
+                            help="remove one of them; the last one is used")
+        values[name] = node
+        keys[name] = frame.kpos
 
     def close(self, frame: _Frame, end_mark) -> Val:
         node = frame.node
-        children = frame.items
-        if children and type(children[-1]) is Val:
-            last = children[-1]
+        last = frame.last if node.kind is MAP else frame.values[-1] if frame.values else None
+        if last is not None:
             node.end_line, node.end_col = last.end_line, last.end_col
         else:
             node.end_line, node.end_col = end_mark.line, end_mark.column
-        if node.kind == SEQ:
-            node.v = children
-        else:
-            self.mapping(node, children)
+        node.v = frame.values
+        if node.kind is MAP:
+            node.keys = frame.keys
+            if frame.merges is not None:
+                self.merge(node, frame.merges)
         if frame.anchor is not None:
             self.open_anchors.discard(frame.anchor)
         return node
 
-    def mapping(self, node: Val, items: list) -> None:
-        values: dict[str, Val] = {}
-        keys: dict[str, tuple[int, int, int, int]] = {}
-        merges: list[Val] = []
-        for i in range(0, len(items) - 1, 2):
-            k, v = items[i], items[i + 1]
-            if type(k) is Val:
-                self.diags.emit(KAD153, f"{DESCRIBE[k.kind]} can't be a mapping key", k.span(self.file))
-                continue
-            name = k[0]
-            if name is _MERGE:
-                merges.append(v)
-                continue
-            if name in values:
-                self.diags.emit(KAD151, f"duplicate key `{name}` (first at line {keys[name][0] + 1})",
-                                Span(file=self.file, line=k[1] + 1, column=k[2] + 1, end_line=k[3] + 1,
-                                     end_column=k[4] + 1),
-                                help="remove one of them; the last one is used")
-            values[name] = v
-            keys[name] = k[1:]
+    def merge(self, node: Val, merges: list[Val]) -> None:
+        """YAML merge keys: each merged mapping's keys that the mapping does not set itself."""
+        values, keys = node.v, node.keys
         for m in merges:
             sources = m.v if m.kind == SEQ else [m]
             for src in sources:
@@ -217,8 +242,6 @@ class _Builder:
                     if name not in values:
                         values[name] = v
                         keys[name] = src.keys[name]
-        node.v = values
-        node.keys = keys
 
     def alias(self, e: ev.AliasEvent, depth: int) -> Val:
         name = e.anchor
@@ -252,28 +275,46 @@ class _Builder:
             text = text.replace("\t", " ")
         loader = None
         stack: list[_Frame] = []
+        top: _Frame | None = None  # stack[-1]
+        top_map = False  # whether `top` is a mapping
         scalar_event, alias_event = ev.ScalarEvent, ev.AliasEvent
-        starts = {ev.MappingStartEvent: MAP, ev.SequenceStartEvent: SEQ}
+        map_start, seq_start = ev.MappingStartEvent, ev.SequenceStartEvent
         ends = (ev.MappingEndEvent, ev.SequenceEndEvent)
+        resolved_first, str_kind, val = _RESOLVED_FIRST, STR, Val
+        anchors = self.anchors
         try:
             loader = _LOADER(text)
+            get_event = loader.get_event
             while True:
-                e = loader.get_event()
+                e = get_event()
                 t = type(e)
-                anchor = None
                 if t is scalar_event:
-                    top = stack[-1] if stack else None
-                    if top is not None and top.node.kind is MAP and not len(top.items) % 2:
-                        node = self.key(e)  # keys stay as written: `yes:` is the key "yes"
+                    if top_map and top.key is None:  # keys stay as written: `yes:` is the key "yes"
+                        name = e.value
+                        if e.tag is None and e.anchor is None and name != "<<":  # the common case, inline
+                            s, en = e.start_mark, e.end_mark
+                            top.key = name
+                            top.kpos = (s.line, s.column, en.line, en.column)
+                        else:
+                            self.key(e, top)
+                        continue
+                    if e.tag is None and (not e.implicit[0] or (e.value[:1] not in resolved_first
+                                                                 and not _ANY_FIRST)):
+                        s, en = e.start_mark, e.end_mark  # a plain string: the common case, inline
+                        node = val(str_kind, e.value, s.line, s.column, en.line, en.column)
                     else:
                         node = self.scalar(e)
-                    anchor = e.anchor
-                elif t in starts:
+                    if e.anchor is not None:
+                        anchors[e.anchor] = node
+                elif t is map_start or t is seq_start:
                     if e.tag not in _COLLECTION_TAGS:
                         self.diags.emit(KAD153, f"unsupported YAML tag `{e.tag}`", self.at(e.start_mark),
                                         help="the value is read as a plain collection")
                     m = e.start_mark
-                    stack.append(_Frame(Val(starts[t], None, m.line, m.column, m.line, m.column), e.anchor))
+                    top = _Frame(val(MAP if t is map_start else SEQ, None, m.line, m.column, m.line, m.column),
+                                 e.anchor)
+                    top_map = t is map_start
+                    stack.append(top)
                     if e.anchor is not None:
                         self.open_anchors.add(e.anchor)
                     if len(stack) > MAX_DEPTH:
@@ -283,11 +324,14 @@ class _Builder:
                 elif t in ends:
                     frame = stack.pop()
                     node = self.close(frame, e.end_mark)
-                    anchor = frame.anchor
+                    if frame.anchor is not None:
+                        anchors[frame.anchor] = node
+                    top = stack[-1] if stack else None
+                    top_map = top is not None and top.node.kind is MAP
                 elif t is alias_event:
                     node = self.alias(e, len(stack))
                 elif t is ev.DocumentStartEvent:
-                    self.anchors.clear()
+                    anchors.clear()
                     self.measured.clear()
                     root = None
                     continue
@@ -299,10 +343,16 @@ class _Builder:
                     break
                 else:
                     continue
-                if anchor is not None:
-                    self.anchors[anchor] = node
-                if stack:
-                    stack[-1].items.append(node)
+                if top_map:
+                    name = top.key
+                    if type(name) is str and name not in top.values:  # the common case, inline
+                        top.key = None
+                        top.values[name] = top.last = node
+                        top.keys[name] = top.kpos
+                    else:
+                        self.value(top, node)
+                elif top is not None:
+                    top.values.append(node)
                 else:
                     root = node
         except yaml.MarkedYAMLError as err:

@@ -132,34 +132,60 @@ def _resolve(tree: Tree) -> Tree:
     return tree
 
 
+_INNER: dict[int, tuple[dict, frozenset]] = {}
+
+
+def _inner(fields: dict) -> frozenset:
+    """The keys of an object's fields whose trees have fields of their own (cached per tree)."""
+    known = _INNER.get(id(fields))
+    if known is None or known[0] is not fields:
+        if len(_INNER) > 4096:
+            _INNER.clear()
+        known = _INNER[id(fields)] = (fields, frozenset(k for k, sub in fields.items() if sub != "s" and sub != "*"))
+    return known[1]
+
+
 def unknown_fields(node: Val, tree: Tree, *, skip: tuple[str, ...] = ("status",)
                    ) -> list[tuple[tuple, str, Val, list[str]]]:
     """Every field of `node` its tree does not know: (its path: keys, and None for a list item;
     the key; the mapping holding it; the keys known there). Top-level keys in `skip` are not
     checked. Wrong shapes (a list where an object is expected) are left to the readers."""
     out = []
+    collections = (MAP, SEQ)  # scalars hold no fields: only collections are walked
     stack: list[tuple[Val, Tree, tuple, tuple[str, ...]]] = [(node, tree, (), skip)]
     while stack:
         val, t, where, skipped = stack.pop()
-        t = _resolve(t)
-        if not isinstance(t, dict):
-            continue
-        if "o" in t and val.kind == MAP:
-            fields = t["o"]
-            for key in val.v:
-                if key in skipped:
-                    continue
-                sub = fields.get(key)
-                if sub is None:
+        if type(t) is not dict:
+            t = _resolve(t)
+            if type(t) is not dict:
+                continue
+        kind = val.kind
+        if kind is MAP:
+            fields = t.get("o")
+            if fields is not None:
+                values = val.v
+                keys = values.keys()
+                unknown = keys - fields.keys()  # set operations: the common case is all known
+                if skipped:
+                    unknown.difference_update(skipped)
+                for key in unknown:
                     out.append((where + (key,), key, val, sorted(fields)))
-                elif sub not in ("s", "*"):
-                    stack.append((val.v[key], sub, where + (key,), ()))
-        elif "l" in t and val.kind == SEQ:
-            for i, item in enumerate(val.v):
-                stack.append((item, t["l"], where + (i,), ()))
-        elif "m" in t and val.kind == MAP and t["m"] not in ("s", "*"):
-            for key in val.v:
-                stack.append((val.v[key], t["m"], where + (key,), ()))
+                for key in keys & _inner(fields):
+                    sub_val = values[key]
+                    if sub_val.kind in collections and key not in skipped:
+                        stack.append((sub_val, fields[key], where + (key,), ()))
+                continue
+            sub = t.get("m")
+            if sub is not None and sub != "s" and sub != "*":
+                for key, sub_val in val.v.items():
+                    if sub_val.kind in collections:
+                        stack.append((sub_val, sub, where + (key,), ()))
+        elif kind is SEQ:
+            sub = t.get("l")
+            if sub is not None:
+                for i, item in enumerate(val.v):
+                    if item.kind in collections:
+                        stack.append((item, sub, where + (i,), ()))
     out.sort(key=lambda u: dotted(u[0]))
     return out
 
