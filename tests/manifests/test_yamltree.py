@@ -131,3 +131,14 @@ def test_collection_ends_and_key_positions_survive_merges_and_nesting():
     assert (m.line, m.col, m.end_line, m.end_col) == (4, 2, 5, 6)
     lst = doc.v["l"]
     assert (lst.line, lst.end_line, lst.end_col) == (7, 8, 7)  # where its last value ends
+
+
+def test_spans_built_without_validation_equal_validated_ones():
+    from kadmit.source import Span, Spans, located, located_spans
+
+    fast, slow = located("f.yaml", 3, 5, 3, 9), Span(file="f.yaml", line=3, column=5, end_line=3, end_column=9)
+    assert fast.same_place(slow) and slow.same_place(fast)
+    assert fast.model_dump() == slow.model_dump() and repr(fast) == repr(slow) and str(fast) == str(slow)
+    assert fast.model_fields_set == slow.model_fields_set and fast.model_copy(update={"line": 4}).line == 4
+    spans = located_spans({"name": fast})
+    assert spans.get("name") is fast and spans.model_dump() == Spans(items={"name": slow}).model_dump()

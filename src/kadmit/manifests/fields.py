@@ -11,7 +11,7 @@ from kadmit.diagnostics import Diagnostics, did_you_mean
 from kadmit.manifests.codes import KAD155, KAD156, KAD157, KAD158, KAD163
 from kadmit.manifests.yamltree import BOOL, DESCRIBE, FLOAT, INT, MAP, NULL, SEQ, STR, TIME, Val
 from kadmit.quantity import QuantityError, parse_quantity
-from kadmit.source import Span, Spans
+from kadmit.source import Span, Spans, located_spans
 
 INT32_MAX = 2**31 - 1
 INT32_MIN = -(2**31)
@@ -74,12 +74,14 @@ class Fields:
 
     def spans(self, items: dict[str, Val | Span | None]) -> Spans:
         out: dict[str, Span] = {}
+        checked = True  # every value a Span: nothing for pydantic to check again
         for k, v in items.items():
             if isinstance(v, Val):
                 out[k] = v.span(self.file)
             elif v is not None:
                 out[k] = v
-        return Spans(items=out)
+                checked = checked and isinstance(v, Span)
+        return located_spans(out) if checked else Spans(items=out)
 
     # --- failing ------------------------------------------------------------------------------
 

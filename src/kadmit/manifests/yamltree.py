@@ -18,7 +18,7 @@ from yaml.resolver import Resolver
 
 from kadmit.diagnostics import Diagnostics
 from kadmit.manifests.codes import KAD150, KAD151, KAD152, KAD153
-from kadmit.source import Span
+from kadmit.source import Span, located
 
 MAX_EXPANDED_NODES = 2_000_000  # nodes reached through aliases, per file
 MAX_DEPTH = 100
@@ -64,8 +64,7 @@ class Val:
         return self.v.get(key) if self.kind == MAP else None
 
     def span(self, file: str) -> Span:
-        return Span(file=file, line=self.line + 1, column=self.col + 1,
-                    end_line=self.end_line + 1, end_column=self.end_col + 1)
+        return located(file, self.line + 1, self.col + 1, self.end_line + 1, self.end_col + 1)
 
     def plain(self):
         """The value as plain Python (tests and debugging)."""
