@@ -142,3 +142,10 @@ def test_spans_built_without_validation_equal_validated_ones():
     assert fast.model_fields_set == slow.model_fields_set and fast.model_copy(update={"line": 4}).line == 4
     spans = located_spans({"name": fast})
     assert spans.get("name") is fast and spans.model_dump() == Spans(items={"name": slow}).model_dump()
+
+
+def test_repeated_plain_scalars_keep_their_own_places_and_reports():
+    (doc,), diags = parse("a: 2026-13-45\nb: 2026-13-45\nc: 7\nd: 7\ne: true\nf: 'true'\n")
+    assert doc.plain() == {"a": "2026-13-45", "b": "2026-13-45", "c": 7, "d": 7, "e": True, "f": "true"}
+    assert [(d.code, d.span.line) for d in diags.items] == [("KAD150", 1), ("KAD150", 2)]  # each reported
+    assert [(doc.v[k].line, doc.v[k].col) for k in "cd"] == [(2, 3), (3, 3)]

@@ -80,6 +80,11 @@ class Val:
 
 _MERGE = object()  # the implicit `<<` key of a YAML merge
 
+# Plain scalars read before, by text: kind and value (immutable), as resolving and constructing them
+# gave (manifests repeat `1`, `true`, `Never` thousands of times). Ones that were reported aren't kept.
+_PLAIN: dict[str, tuple[str, object]] = {}
+_PLAIN_MAX = 65_536
+
 
 def _measure(node: Val, memo: dict[int, tuple[int, int]]) -> tuple[int, int]:
     """(nodes, height) of a node as if its aliases were expanded; memoized per node."""
@@ -148,6 +153,26 @@ class _Builder:
         return Span(file=self.file, line=mark.line + 1, column=mark.column + 1)
 
     def scalar(self, e: ev.ScalarEvent) -> Val:
+        s, t = e.start_mark, e.end_mark
+        if e.tag is None and e.implicit[0]:  # a plain scalar: what it means depends on its text alone
+            known = _PLAIN.get(e.value)
+            if known is None:
+                known = self.plain_scalar(e)
+                if known is None:  # reported; read as a string
+                    return Val(STR, e.value, s.line, s.column, t.line, t.column)
+                if len(_PLAIN) >= _PLAIN_MAX:
+                    _PLAIN.clear()
+                _PLAIN[e.value] = known
+            return Val(known[0], known[1], s.line, s.column, t.line, t.column)
+        return self.tagged_scalar(e)
+
+    def plain_scalar(self, e: ev.ScalarEvent) -> tuple[str, object] | None:
+        """A plain scalar's kind and value, or None when it can't be read (reported)."""
+        before = len(self.diags.items)
+        node = self.tagged_scalar(e)
+        return None if len(self.diags.items) != before else (node.kind, node.v)
+
+    def tagged_scalar(self, e: ev.ScalarEvent) -> Val:
         tag = e.tag
         s, t = e.start_mark, e.end_mark
         if tag is None or tag == "!":
