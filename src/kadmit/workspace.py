@@ -189,13 +189,14 @@ def paused_gc() -> Iterator[None]:
     (`freeze` + `unfreeze` moves them there without walking them): left in the youngest, the first
     collections after reading would walk all of them (8 % of loading 15,000 workloads), only to
     find them alive. Garbage among them is still found by the next full collection."""
-    was = gc.isenabled()
+    was, held = gc.isenabled(), gc.get_freeze_count() > 0
     gc.disable()
     try:
         yield
     finally:
         gc.freeze()
-        gc.unfreeze()
+        if not held:  # inside an outer holder's frozen set (why's prover), ours stay there until it ends
+            gc.unfreeze()
         if was:
             gc.enable()
 
@@ -206,11 +207,13 @@ def long_lived() -> Iterator[None]:
     source texts, its indexes) sit in the collector's permanent generation, so the collections the
     work triggers don't walk them (a full collection of 50,000 workloads' model costs seconds);
     when the work ends they return to the oldest generation, where garbage among them is found."""
+    held = gc.get_freeze_count() > 0  # an outer holder (why's prover) releases everything itself
     gc.freeze()
     try:
         yield
     finally:
-        gc.unfreeze()
+        if not held:
+            gc.unfreeze()
 
 
 def _read_all(files: list[Path], root: Path, reader: "Reader", diags: Diagnostics) -> list[tuple[str, Fragment]]:
