@@ -6,8 +6,6 @@ import re
 from operator import itemgetter
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
-
 
 class Span(tuple):
     """A region of one source file; 1-based lines and columns, end exclusive.
@@ -91,7 +89,6 @@ def _validate_span(value: Any) -> Span:
 
 _new_tuple = tuple.__new__
 _new, _set = object.__new__, object.__setattr__
-_ITEMS_FIELD = {"items"}
 
 
 def located(file: str, line: int, column: int, end_line: int | None, end_column: int | None) -> Span:
@@ -100,34 +97,77 @@ def located(file: str, line: int, column: int, end_line: int | None, end_column:
     return _new_tuple(Span, (file, line, column, end_line, end_column))
 
 
-class Spans(BaseModel):
-    """Spans of an object's fields, keyed by field name (or a dotted path below it)."""
+class Spans:
+    """Spans of an object's fields, keyed by field name (or a dotted path below it): `items`.
 
-    model_config = ConfigDict(frozen=True)
+    Immutable, invisible to equality and hashing like `Span`, and dumped, validated and copied as the
+    pydantic model it replaced (`{"items": {...}}`); a plain object of one slot rather than a model
+    (a model and its field dict took ~260 bytes, and a large input has two or more per object)."""
 
-    items: dict[str, Span] = {}
+    __slots__ = ("items",)
+    items: dict[str, Span]
+
+    def __init__(self, items: dict[str, Any] | None = None) -> None:
+        _set(self, "items", {str(k): _validate_span(v) for k, v in (items or {}).items()})
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"Spans is immutable: cannot set {name!r}")
+
+    __delattr__ = __setattr__  # type: ignore[assignment]
 
     def __eq__(self, other: object) -> bool:
         return other is None or isinstance(other, Spans)
 
+    def __ne__(self, other: object) -> bool:
+        return not self.__eq__(other)
+
     def __hash__(self) -> int:
         return 0
 
+    def __reduce__(self) -> tuple:
+        return (located_spans, (self.items,))
+
+    def __repr__(self) -> str:
+        return f"Spans(items={self.items!r})"
+
     def get(self, key: str, default: Span | None = None) -> Span | None:
         return self.items.get(key, default)
+
+    def model_dump(self, **_: Any) -> dict[str, Any]:
+        """The spans as dicts (what pydantic's dump of the model this was showed)."""
+        return {"items": {k: dict(zip(_FIELDS, v)) for k, v in self.items.items()}}
+
+    @property
+    def model_fields_set(self) -> set[str]:
+        return {"items"} if self.items else set()
+
+    def model_copy(self, *, update: dict[str, Any] | None = None, deep: bool = False) -> "Spans":
+        items = (update or {}).get("items", self.items)
+        return Spans(items=items) if deep or update else located_spans(dict(items))
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> Any:
+        from pydantic_core import core_schema
+
+        return core_schema.no_info_plain_validator_function(
+            _validate_spans, serialization=core_schema.plain_serializer_function_ser_schema(Spans.model_dump))
+
+
+def _validate_spans(value: Any) -> Spans:
+    if isinstance(value, Spans):
+        return value
+    if isinstance(value, dict) and set(value) <= {"items"} and isinstance(value.get("items", {}), dict):
+        return Spans(items=value.get("items"))
+    raise ValueError(f"a Spans or a dict {{'items': {{...}}}} is needed, not {type(value).__name__}")
 
 
 NO_SPANS = Spans()
 
 
 def located_spans(items: dict[str, Span]) -> Spans:
-    """A Spans of spans already built, without validating them again (the dict is kept, not copied).
-    Its field-name set is shared: pydantic copies it before any change (`model_copy`)."""
+    """A Spans of spans already built, without validating them again (the dict is kept, not copied)."""
     out = _new(Spans)
-    _set(out, "__dict__", {"items": items})
-    _set(out, "__pydantic_fields_set__", _ITEMS_FIELD)
-    _set(out, "__pydantic_extra__", None)
-    _set(out, "__pydantic_private__", None)
+    _set(out, "items", items)
     return out
 
 
