@@ -59,22 +59,23 @@ class Preemptor:
 
 @dataclass(eq=False)
 class Candidate:
-    """An admitted workload as preemption sees it. `reserved` ranks quota-reservation times
-    (higher = reserved later); workloads admitted in this run rank after every input workload,
-    in the order they were committed."""
+    """An admitted workload as preemption sees it. `reserved` orders quota-reservation times
+    (higher = reserved later; equal times equal); workloads admitted in this run come after every
+    input workload, in the order they were committed."""
 
     key: str
     cluster_queue: str
     amounts: dict[FR, int]
     priority: int
     created: object  # queue-order timestamp
-    reserved: int
+    reserved: tuple  # (0, reservation timestamp), or (1, commit cycle) if admitted in this run
     evicted: bool
 
     def order(self, preemptor_cq: str) -> tuple:
         """`CandidatesOrdering` (C4): already evicted first, other queues before the preemptor's,
         lower priority first, most recently reserved first, then the UID (here: the key)."""
-        return (not self.evicted, self.cluster_queue == preemptor_cq, self.priority, -self.reserved, self.key)
+        late, at = self.reserved
+        return (not self.evicted, self.cluster_queue == preemptor_cq, self.priority, -late, -at, self.key)
 
     def uses(self, needs: frozenset[FR]) -> bool:
         """`WorkloadUsesResources`: it was assigned some flavor-resource that needs preemption."""
@@ -102,35 +103,57 @@ def _cached_candidates(session) -> tuple[list[Candidate], dict[str, dict[str, Ca
     cached = getattr(session, "_preemption_candidates", None)
     if version is not None and cached is not None and cached[0] == version:
         return cached[1]
-    out = _candidates(session)
-    by_queue: dict[str, dict[str, Candidate]] = {}
-    for c in out:
-        by_queue.setdefault(c.cluster_queue, {})[c.key] = c
+    tree: QuotaTree = session.compiler.tree
+    rows = getattr(session, "_preemption_rows", None) if version is not None else None
+    if rows is None or rows[0] is not tree:
+        rows = (tree, {})
+    out, by_queue = _candidates(session, rows[1])
     if version is not None:
         session._preemption_candidates = (version, (out, by_queue))
+        session._preemption_rows = rows
     return out, by_queue
 
 
-def _candidates(session) -> list[Candidate]:
-    tree: QuotaTree = session.compiler.tree
+def _candidates(session, rows: dict) -> tuple[list[Candidate], dict[str, dict[str, Candidate]]]:
+    """The candidates in holder order. A holder's Candidate is built once and kept in `rows` (by
+    key, with the holder it was built from and its commit stamp), so a change of the admitted set
+    only builds the candidates of the holders that changed."""
+    nodes = session.compiler.tree.nodes
     index = session.index
-    rows = []
+    cycles = getattr(session, "admitted_cycle", {})
+    out: list[Candidate] = []
+    by_queue: dict[str, dict[str, Candidate]] = {}
     for pos, (key, h) in enumerate(session.holders.items()):
-        if node_id(h.cluster_queue, False) not in tree.nodes:
-            continue
-        wl: Workload | None = index.workloads.get(key)
-        if wl is None:
-            priority, created, at, evicted = index.default_priority, None, None, False
+        stamp = cycles.get(key, pos) if h.new else None
+        row = rows.get(key)
+        if row is not None and row[0] is h and row[1] == stamp:
+            c = row[2]
         else:
-            priority, created = index.priority(wl), wl.created
-            at = (wl.admission.admitted_at if wl.admission is not None else None) or wl.created
-            evicted = bool(wl.evicted) and not h.new
-        # admitted in this run: after every input workload, by the cycle that admitted it (ties: key)
-        when = (1, getattr(session, "admitted_cycle", {}).get(key, pos)) if h.new else (0, _timestamp(at))
-        rows.append((when, key, h, priority, created, evicted))
-    ranks = {w: i for i, w in enumerate(sorted({r[0] for r in rows}))}  # equal times rank equal
-    return [Candidate(key, h.cluster_queue, dict(h.amounts), priority, created, ranks[when], evicted)
-            for when, key, h, priority, created, evicted in rows]
+            c = _candidate(index, nodes, key, h, stamp)
+            rows[key] = (h, stamp, c)
+        if c is None:
+            continue
+        out.append(c)
+        q = by_queue.get(c.cluster_queue)
+        if q is None:
+            by_queue[c.cluster_queue] = q = {}
+        q[key] = c
+    return out, by_queue
+
+
+def _candidate(index, nodes, key: str, h, stamp) -> Candidate | None:
+    if node_id(h.cluster_queue, False) not in nodes:
+        return None
+    wl: Workload | None = index.workloads.get(key)
+    if wl is None:
+        priority, created, at, evicted = index.default_priority, None, None, False
+    else:
+        priority, created = index.priority(wl), wl.created
+        at = (wl.admission.admitted_at if wl.admission is not None else None) or wl.created
+        evicted = bool(wl.evicted) and not h.new
+    # admitted in this run: after every input workload, by the cycle that admitted it (ties: key)
+    when = (1, stamp) if h.new else (0, _timestamp(at))
+    return Candidate(key, h.cluster_queue, dict(h.amounts), priority, created, when, evicted)
 
 
 def satisfies_policy(policy: str, p: Preemptor, c: Candidate) -> bool:
