@@ -3,16 +3,15 @@ replay one session over the whole cluster gives, byte for byte outside `"run"`: 
 over cohort trees with and without topology-aware flavors, preemption, borrowing, StrictFIFO, and
 pods no queue manages sharing the nodes."""
 
-from datetime import datetime, timezone
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kadmit import workspace as ws
 from kadmit.model import PodSet, TopologyRequest, Workload
 from kadmit.render.simulation import simulate_json
 from kadmit.simulate.results import results
 from kadmit.simulate.run import Options, Simulator
+from sim_helpers import NODES, START, load_cluster
 
 QUEUE = """
 cluster_queue {name} {{
@@ -46,25 +45,11 @@ cohort plain {}
               for name, ns, co, cpu, strict, gpu in [
                   ("qa", "a", "tas", 4, False, True), ("qb", "b", "tas", 4, True, True),
                   ("qc", "c", "plain", 2, False, False), ("qd", "d", "plain", 3, False, False),
-                  ("qe", "e", "", 4, False, False), ("qf", "f", "", 2, True, True)]) + "".join(f"""
-node g{i} {{
-  labels = {{ kind = "gpu", rack = "r{i // 2}", "kubernetes.io/hostname" = "g{i}" }}
-  allocatable = {{ cpu = 8, nvidia.com/gpu = 4, pods = 110 }}
-}}""" for i in range(4)) + "".join(f"""
-node c{i} {{
-  labels = {{ kind = "cpu", "kubernetes.io/hostname" = "c{i}" }}
-  allocatable = {{ cpu = 4, pods = 110 }}
-}}""" for i in range(3))
-
-START = datetime(2026, 1, 1, tzinfo=timezone.utc)
+                  ("qe", "e", "", 4, False, False), ("qf", "f", "", 2, True, True)]) + NODES
 
 
 def _model(tmp_path_factory):
-    d = tmp_path_factory.mktemp("cluster")
-    (d / "c.kad").write_text(CLUSTER)
-    got = ws.load([str(d)])
-    assert not [x for x in got.diagnostics if x.severity.value == "error"], got.diagnostics.sorted()
-    return got.model
+    return load_cluster(tmp_path_factory, CLUSTER)
 
 
 row = st.tuples(st.integers(0, 8), st.sampled_from(["a", "b", "c", "d", "e", "f", ""]),

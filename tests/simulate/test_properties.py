@@ -1,17 +1,16 @@
 """Guarantees of a replay: nothing over-committed at any instant, runs last their duration, the
 same input gives the same bytes, and with no arrivals the first instant is `admit`."""
 
-from datetime import datetime, timezone
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kadmit import api
-from kadmit import workspace as ws
 from kadmit.engine.quota import node_id
 from kadmit.model import PodSet, TopologyRequest, Workload
 from kadmit.render.simulation import simulate_json
 from kadmit.simulate.run import Options, Simulator
+from sim_helpers import NODES, START, load_cluster, write_trace
 
 CLUSTER = """
 topology dc { levels = ["rack", "kubernetes.io/hostname"] }
@@ -45,25 +44,11 @@ cluster_queue qb {
 }
 local_queue a/lq -> qa
 local_queue b/lq -> qb
-""" + "".join(f"""
-node g{i} {{
-  labels = {{ kind = "gpu", rack = "r{i // 2}", "kubernetes.io/hostname" = "g{i}" }}
-  allocatable = {{ cpu = 8, nvidia.com/gpu = 4, pods = 110 }}
-}}""" for i in range(4)) + "".join(f"""
-node c{i} {{
-  labels = {{ kind = "cpu", "kubernetes.io/hostname" = "c{i}" }}
-  allocatable = {{ cpu = 4, pods = 110 }}
-}}""" for i in range(3))
-
-START = datetime(2026, 1, 1, tzinfo=timezone.utc)
+""" + NODES
 
 
 def _model(tmp_path_factory):
-    d = tmp_path_factory.mktemp("cluster")
-    (d / "c.kad").write_text(CLUSTER)
-    got = ws.load([str(d)])
-    assert not [x for x in got.diagnostics if x.severity.value == "error"], got.diagnostics.sorted()
-    return got.model
+    return load_cluster(tmp_path_factory, CLUSTER)
 
 
 row = st.tuples(st.integers(0, 30), st.sampled_from(["a", "b", ""]), st.sampled_from([None, "low", "high"]),
@@ -119,7 +104,6 @@ def test_same_input_same_bytes(policy, tmp_path):
     import os
     import subprocess
     import sys
-    from sim_helpers import write_trace
     trace = write_trace(tmp_path, [f"{i % 7},a,w{i},lq,{'high' if i % 5 == 0 else 'low'},1,{3 + i % 4},{1 + i % 3}"
                                    for i in range(30)])
     texts = []
