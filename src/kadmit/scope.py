@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from kadmit.diagnostics import Diagnostic, Severity
 from kadmit.index import ModelIndex
-from kadmit.model import Model, ObjectRef, Skipped
+from kadmit.model import Model, ObjectRef, Skipped, Workload
 
 KUEUE_STATES = {"KAD200", "KAD205"}  # FlavorNotFound, TopologyNotFound: the cluster queue is inactive
 # Kinds of another tree that can be left out of a question; an error anywhere else (nodes, pods,
@@ -66,9 +66,17 @@ def _inside(inner, outer) -> bool:
     return (outer.line, outer.column) <= (inner.line, inner.column) <= end
 
 
+def holds_nodes(w: Workload) -> bool:
+    """Whether an admitted workload's pods hold nodes (a topology assignment), which every tree
+    placing pods on those nodes sees."""
+    return w.admission is not None and not w.finished and any(p.placement for p in w.admission.pod_sets)
+
+
 def untouched_model(model: Model, diagnostics: list[Diagnostic], key: str) -> tuple[Model | None, list[Diagnostic]]:
     """The model to answer for workload `key` on, without the objects of other trees that have
-    errors; or None and the errors that touch it."""
+    errors; or None and the errors that touch it. An admitted workload of another tree whose pods
+    hold nodes stays, errors and all: leaving it out would free nodes that are occupied (its quota
+    is its own tree's, which the answer doesn't read)."""
     index = ModelIndex(model)
     if key not in index.workloads:
         return None, [d for d in diagnostics if d.severity is Severity.ERROR]
@@ -92,6 +100,8 @@ def untouched_model(model: Model, diagnostics: list[Diagnostic], key: str) -> tu
             if kind is None or kind in GLOBAL_BROKEN or k in tree.get(kind, ()):
                 touching.append(d)
                 break
+            if field == "workloads" and holds_nodes(o):
+                continue  # its pods are on nodes whatever its errors: it stays, holding them
             drop.add(id(o))
     if touching:
         return None, touching
@@ -174,8 +184,7 @@ def decidable(model: Model, diagnostics: list[Diagnostic],
         for field, kind, o in owners:
             tainted |= {find(x) for x in trees(kind, o.key if field == "broken" else _key(field, o))}
     held = [w for w in model.workloads if find(f"wl:{w.key}") in tainted]
-    if any(w.admission is not None and not w.finished and any(p.placement for p in w.admission.pod_sets)
-           for w in held):
+    if any(holds_nodes(w) for w in held):
         return None  # its placement holds nodes the other trees place on: leaving it out would free them
     keep = {
         "cluster_queues": tuple(c for c in model.cluster_queues if find(f"cq:{c.name}") not in tainted),
