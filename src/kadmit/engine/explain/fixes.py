@@ -69,8 +69,15 @@ def fixes(session: Session, loaded: Loaded, core: list[Origin]) -> list[Fix]:
     """Minimal correction sets of size one or two over the tracked statements, each with the
     smallest change of its numbers, each verified by a re-solve. Candidates are tried in rank
     order (cheapest kind of change first) and at most MAX_PER_KIND of a kind are kept, so a
-    handful of varied fixes comes out without working out every one."""
+    handful of varied fixes comes out without working out every one. Within a kind, the workload's
+    own ClusterQueue's numbers come first (another queue's quota cannot lift its own queue's cap)."""
     origins = loaded.problem.origins()
+    cq = loaded.problem.cluster_queue
+    mine = f"quota|cq:{cq.name}|" if cq is not None else None
+
+    def _rank_key(o: Origin) -> tuple:
+        return _rank(o, mine)
+
     found: list[Fix] = []
     per_kind: dict[str, int] = {}
     singles: set[str] = set()
@@ -107,8 +114,8 @@ def fixes(session: Session, loaded: Loaded, core: list[Origin]) -> list[Fix]:
     return sorted(found, key=lambda f: f.rank)
 
 
-def _rank_key(o: Origin) -> tuple:
-    return (_KIND_RANK.get(o.kind, 9), o.id)
+def _rank(o: Origin, mine: str | None = None) -> tuple:
+    return (_KIND_RANK.get(o.kind, 9), not (mine is not None and o.id.startswith(mine)), o.id)
 
 
 def _relaxable(o: Origin) -> bool:

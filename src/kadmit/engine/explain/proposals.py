@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from kadmit.engine.compile.problem import Origin
 from kadmit.engine.explain import knobs as K
+from kadmit.engine.explain.bounds import IMPOSSIBLE, Bound, entry_of
 from kadmit.engine.explain.fixes import Fix, Obstacles
 from kadmit.engine.explain.prove import Change, Proven, Prover
 from kadmit.model import Model, Workload
@@ -19,6 +20,8 @@ MAX_SHOWN = 5
 MAX_TARGETS = 3  # other queues / flavors tried for a retarget
 MAX_PAIR_FIRST = 3  # candidates per blame group combined with another group's
 MAX_NODE_RAISES = 2  # node allocatable quantities searched for a placement core's domains
+ALTERNATIVES_UNTIL = 4  # once a fix is found, other queues' numbers are searched only below this many re-decisions
+# (and only those with a value that gives the workload's queue room for everything ahead of it)
 
 
 @dataclass
@@ -40,7 +43,8 @@ def proven_fixes(prover: Prover, model: Model, sources: SourceMap, ask: Ask, uni
         if p is not None:
             found.setdefault(tuple(sorted(c.key for c in p.changes)), p)
 
-    singles = _singles(prover, model, sources, ask.own, ask.workload, units)
+    bound = Bound.of(model, ask.workload)
+    singles = _singles(prover, model, sources, ask.own, ask.workload, units, bound=bound)
     if ask.head is not None:
         cq = next((c for c in model.cluster_queues if c.name == ask.cluster_queue), None)
         knob = K.queueing_knob(sources, cq) if cq is not None else None
@@ -62,8 +66,10 @@ def proven_fixes(prover: Prover, model: Model, sources: SourceMap, ask: Ask, uni
         for ch in singles:
             keep(prover.prove(ch))
     if not found:
+        values = {p.name: p.value for p in model.priority_classes}
         for ch in _priorities(model, sources, ask.workload):
-            keep(prover.prove([ch]))
+            if bound.necessary(priority=values[str(ch.new)]):  # else no run admits it at that priority
+                keep(prover.prove([ch]))
     if len(ask.own.groups) > 1:
         for p in _flavor_raises(prover, model, sources, ask.own, ask.workload, units):
             keep(p)
@@ -184,9 +190,12 @@ def _pairs(prover: Prover, model: Model, sources: SourceMap, obs: Obstacles, wl:
 
 
 def _singles(prover: Prover, model: Model, sources: SourceMap, obs: Obstacles, wl: Workload | None,
-             units: dict[str, int], fixed: list[Change] = ()) -> list[list[Change]]:
+             units: dict[str, int], fixed: list[Change] = (), bound: Bound | None = None) -> list[list[Change]]:
     """One change (or group of changes) per candidate, its number searched by deciding again (with
-    `fixed` applied)."""
+    `fixed` applied). Quota numbers: the workload's own ClusterQueue's first (its nominal quota and
+    borrowing limit in the blame even where no one-workload fix names them); with `bound` (and
+    nothing `fixed`), a number no value of which can admit the workload is skipped, and the search
+    starts from the value with which its queue has room for everything queued ahead of it."""
     out: list[list[Change]] = []
     seen: set = set()
 
@@ -215,15 +224,36 @@ def _singles(prover: Prover, model: Model, sources: SourceMap, obs: Obstacles, w
                 order.append(c.origin)
     if fixed:
         order += [o.id for o in obs.origins if o.id not in order and o.id.startswith(("quota|", "gang|"))]
+    lq = next((q for q in model.local_queues if wl is not None and q.key == f"{wl.namespace}/{wl.queue}"), None)
+    own = f"quota|cq:{lq.cluster_queue}|" if lq is not None else None
+    if own is not None and not fixed:
+        order += [o.id for o in obs.origins if o.id not in order and o.id.startswith(own)
+                  and o.id.endswith(("|nominal", "|borrowing_limit"))]
+    order.sort(key=lambda oid: not (own is not None and oid.startswith(own)))  # stable: own queue's first
+    bound = bound if not fixed and wl is not None else None
     for oid in order:
         if oid.startswith("quota|"):
             _, nid, fname, res, which = oid.split("|")
             knob = K.quota_knob(model, sources, nid, fname, res, which)
-            if knob is not None:
-                unit = units.get(res, 1)
-                hint = int(knob.value) + _ahead(prover, model, wl, res) if wl is not None else None
-                add(prover.raise_until(knob, starts.get(oid, int(knob.value) + unit), unit, fixed=list(fixed),
-                                       tries=4 if oid in starts else 8, hint=hint))
+            if knob is None:
+                continue
+            old, unit = int(knob.value), units.get(res, 1)
+            entry = entry_of(oid)
+            floor = bound.least(entry, old) if bound is not None and entry is not None else None
+            if floor == IMPOSSIBLE:
+                continue  # no value of this number lets the workload in (`bounds`: necessary condition)
+            enough = bound.enough(entry, old) if bound is not None and entry is not None else None
+            if out and not (own is not None and oid.startswith(own)) and (
+                    enough is None or prover.tried >= ALTERNATIVES_UNTIL):
+                continue  # a fix is found: another queue's number only where it surely helps, cheaply
+            start = max(starts.get(oid, old + unit), floor or 0)
+            hint = None
+            if enough is not None:
+                start = max(start, enough)
+            elif wl is not None:
+                hint = old + _ahead(prover, model, wl, res)
+            add(prover.raise_until(knob, start, unit, fixed=list(fixed), tries=4 if oid in starts else 8,
+                                   hint=hint, floor=floor))
         elif oid.startswith("gang|"):
             owner = _owner(model, subjects.get(oid, "")) or wl
             if owner is None:

@@ -195,7 +195,7 @@ class Prover:
     # --- searching a number -----------------------------------------------------------------------
 
     def raise_until(self, knob: Knob, start: int, unit: int, tries: int = 6,
-                    fixed: list[Change] = (), hint: int | None = None) -> Change | None:
+                    fixed: list[Change] = (), hint: int | None = None, floor: int | None = None) -> Change | None:
         """The least value found (>= start, in steps of `unit`) that admits; every value tried is a
         re-decision, and the values are chosen from the re-decided runs' end states (quota numbers,
         by one-workload checks there):
@@ -206,11 +206,17 @@ class Prover:
         - down, once one admits: the least value with which it still fits at the end of that run
           with its own usage released (the run's spare quota); else one step less, then bisecting,
           when `tries` more bisections can reach one step.
-        The change is `minimal` when one step less was decided again and does not admit."""
+        `floor`: the least value that can admit at all (a necessary condition, `bounds`): the values
+        below it are refused without deciding again.
+        The change is `minimal` when one step less was decided again and does not admit, or is
+        below `floor`."""
         old = int(knob.value)
         entry = self._quota_entry(knob)
         v = old + max(unit, _round_up(start - old, unit))
         fail, ok, used, won = old, None, 0, None
+        known = old  # values up to here are refused without deciding again
+        if floor is not None and floor > old:
+            known = fail = old + _round_up(floor - old, unit) - unit
         while used < tries:
             used += 1
             r = self.replay(list(fixed) + [Change(knob, v)])
@@ -249,12 +255,16 @@ class Prover:
                 ok, won = mid, r
             else:
                 fail = mid
-        return self._least(knob, ok, ok - unit, fail, old, list(fixed))
+        return self._least(knob, ok, ok - unit, fail, old, list(fixed), known)
 
-    def _least(self, knob: Knob, ok: int, less: int, fail: int, old: int, fixed: list[Change]) -> Change:
+    def _least(self, knob: Knob, ok: int, less: int, fail: int, old: int, fixed: list[Change],
+               known: int | None = None) -> Change:
         """`ok` as a change, `minimal` when `less` (one step less) is decided again and refuses: it
-        is `fail` (the last refused value, or the input's own with `fixed` alone), or one more check."""
-        if less == fail:
+        is `fail` (the last refused value, or the input's own with `fixed` alone), or one more check;
+        or it is at most `known`, a value the necessary condition already refuses."""
+        if known is not None and known != old and less <= known:
+            sure = True
+        elif less == fail:
             sure = self.refuses(fixed + [Change(knob, fail)]) if fail != old else (
                 not fixed or self.refuses(fixed))
         else:

@@ -1,0 +1,211 @@
+"""`explain.bounds`: the necessary condition on quota numbers (and priority) for a pending workload
+to be admitted, on small hand-made states, and for generated ones checked against deciding again:
+whatever value the bound refuses, the re-decided run does not admit the workload."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kadmit.engine.admission.ordered import decide_ordered
+from kadmit.engine.admission.session import Session
+from kadmit.engine.explain.bounds import IMPOSSIBLE, Bound
+from kadmit.model import (Admission, BorrowWithinCohort, ClusterQueue, Cohort, FlavorQuotas, LabelSelector,
+                          LocalQueue, Model, Namespace, PodSet, PodSetAssignment, Preemption, PriorityClass,
+                          ResourceFlavor, ResourceGroup, ResourceQuota, Workload)
+
+CPU = 1000
+T0 = datetime(2026, 11, 20, tzinfo=timezone.utc)
+PRIOS = {"low": 10, "mid": 100, "high": 1000}
+
+
+def cq(name: str, nominal: int, borrow: int | None = None, cohort: str | None = "c", strict: bool = False,
+       flavors: tuple[str, ...] = ("f",), preemption: Preemption = Preemption()) -> ClusterQueue:
+    return ClusterQueue(
+        name=name, cohort=cohort, namespace_selector=LabelSelector(),
+        queueing_strategy="StrictFIFO" if strict else "BestEffortFIFO", preemption=preemption,
+        resource_groups=(ResourceGroup(covered_resources=("cpu",), flavors=tuple(
+            FlavorQuotas(flavor=f, resources=(ResourceQuota(resource="cpu", nominal=nominal * CPU,
+                                                            borrowing_limit=None if borrow is None else borrow * CPU),))
+            for f in flavors)),))
+
+
+def wl(name: str, q: str, cpu: int, minute: int, prio: str = "mid", count: int = 1, min_count: int | None = None,
+       admitted_to: str | None = None) -> Workload:
+    adm = None
+    if admitted_to is not None:
+        adm = Admission(cluster_queue=admitted_to, pod_sets=(PodSetAssignment(name="main", count=count,
+                                                                               flavors={"cpu": "f"}),))
+    return Workload(namespace="ns", name=name, queue=q, priority_class=prio, created=T0 + timedelta(minutes=minute),
+                    pod_sets=(PodSet(name="main", count=count, min_count=min_count, requests={"cpu": cpu * CPU}),),
+                    admission=adm)
+
+
+def model(queues: list[ClusterQueue], workloads: list[Workload]) -> Model:
+    return Model(flavors=(ResourceFlavor(name="f"), ResourceFlavor(name="g")),
+                 cohorts=tuple(Cohort(name=c) for c in sorted({q.cohort for q in queues if q.cohort})),
+                 cluster_queues=tuple(queues),
+                 local_queues=tuple(LocalQueue(namespace="ns", name=q.name, cluster_queue=q.name) for q in queues),
+                 namespaces=(Namespace(name="ns"),),
+                 priority_classes=tuple(PriorityClass(name=n, value=v) for n, v in PRIOS.items()),
+                 workloads=tuple(workloads))
+
+
+def admitted(m: Model, key: str) -> bool:
+    return next(d for d in decide_ordered(Session(m)) if d.key == key).admitted
+
+
+def with_quota(m: Model, name: str, field: str, value: int) -> Model:
+    """`m` with one number of queue `name` (its first flavor's cpu) set to `value` milli-cpu."""
+    out = []
+    for q in m.cluster_queues:
+        if q.name == name:
+            g = q.resource_groups[0]
+            fq = g.flavors[0]
+            rq = fq.resources[0].model_copy(update={field: value})
+            fq = fq.model_copy(update={"resources": (rq,)})
+            q = q.model_copy(update={"resource_groups": (g.model_copy(update={"flavors": (fq,) + g.flavors[1:]}),)})
+        out.append(q)
+    return m.model_copy(update={"cluster_queues": tuple(out)})
+
+
+def with_priority(m: Model, key: str, prio: str) -> Model:
+    return m.model_copy(update={"workloads": tuple(
+        w.model_copy(update={"priority_class": prio}) if w.key == key else w for w in m.workloads)})
+
+
+# cq a: nominal 2 + borrow 2 (reach 4); cq d: nominal 0. In a's queue: `big` (5 cpu, first, never
+# fits: a can reach 4 at most), `small` (1 cpu, second), then `w` (2 cpu): the cohort's 2 cpu hold
+# `small`, so `w` waits. Raising d's nominal to 1 cpu admits `w`: BestEffortFIFO sets `big` aside.
+# Counting everything ahead of `w` (5 + 1 + 2 > 4) would call every number of d useless: wrong.
+def _naive_trap(strict: bool) -> Model:
+    return model([cq("a", 2, 2, strict=strict), cq("d", 0, 0)],
+                 [wl("big", "a", 5, 0, "high"), wl("small", "a", 1, 1, "high"), wl("w", "a", 2, 2)])
+
+
+def test_best_effort_fifo_counts_only_what_must_go_first_so_another_queues_quota_is_not_pruned():
+    m = _naive_trap(strict=False)
+    assert not admitted(m, "ns/w")
+    b = Bound.of(m, m.workloads[2])
+    assert b.sound and b.need() == {"cpu": 3 * CPU}  # small + w; big may be set aside
+    assert b.least(("cq", "d", "f", "cpu", "nominal"), 0) == 1 * CPU
+    assert admitted(with_quota(m, "d", "nominal", 1 * CPU), "ns/w")  # pruning it would have been wrong
+    assert not b.necessary({("cq", "d", "f", "cpu", "nominal"): 1 * CPU - 1})
+    assert not admitted(with_quota(m, "d", "nominal", 1 * CPU - 1), "ns/w")
+    # a's borrowing limit can't raise what the cohort has: no value of it helps
+    assert b.least(("cq", "a", "f", "cpu", "borrowing_limit"), 2 * CPU) == IMPOSSIBLE
+
+
+def test_strict_fifo_counts_every_workload_ahead_so_other_queues_quota_cannot_help():
+    m = _naive_trap(strict=True)
+    b = Bound.of(m, m.workloads[2])
+    assert b.sound and b.need() == {"cpu": 8 * CPU}
+    assert b.least(("cq", "d", "f", "cpu", "nominal"), 0) == IMPOSSIBLE  # a reaches 4 whatever d has
+    assert not admitted(with_quota(m, "d", "nominal", 1000 * CPU), "ns/w")
+    # a's nominal: a reaches nominal + 2, but the cohort has only a's own nominal (d's is 0)
+    assert b.least(("cq", "a", "f", "cpu", "nominal"), 2 * CPU) == 8 * CPU
+    assert not admitted(with_quota(m, "a", "nominal", 8 * CPU - 1), "ns/w")
+    assert admitted(with_quota(m, "a", "nominal", 8 * CPU), "ns/w")
+
+
+def test_a_higher_priority_is_pruned_only_when_the_workloads_ahead_at_it_do_not_fit():
+    m = model([cq("a", 3, cohort=None)],
+              [wl("h1", "a", 1, 0, "high"), wl("h2", "a", 1, 1, "high"), wl("h3", "a", 1, 2, "high"),
+               wl("m1", "a", 1, 3, "mid"), wl("w", "a", 1, 4, "low")])
+    b = Bound.of(m, m.workloads[-1])
+    assert not b.necessary(priority=PRIOS["mid"])  # h1-h3, the older m1 and w: 5 > 3
+    assert not admitted(with_priority(m, "ns/w", "mid"), "ns/w")
+    assert b.necessary(priority=PRIOS["high"] + 1)
+    m2 = model([cq("a", 5, cohort=None)], list(m.workloads))
+    assert Bound.of(m2, m2.workloads[-1]).necessary(priority=PRIOS["mid"])
+    assert admitted(with_priority(m2, "ns/w", "mid"), "ns/w")
+
+
+def test_admitted_usage_and_partial_admission_count_at_their_smallest():
+    m = model([cq("a", 4, cohort=None)],
+              [wl("held", "a", 1, 0, "low", admitted_to="a"), wl("g", "a", 1, 1, "high", count=4, min_count=1),
+               wl("g2", "a", 1, 1, "high", count=4, min_count=2), wl("w", "a", 1, 2, "low", count=4, min_count=1)])
+    b = Bound.of(m, m.workloads[-1])
+    assert b.need() == {"cpu": (1 + 1 + 1) * CPU}  # held, g and w at one pod; g2 is another shape
+    strict = m.model_copy(update={"cluster_queues": (cq("a", 4, cohort=None, strict=True),)})
+    assert Bound.of(strict, m.workloads[-1]).need() == {"cpu": (1 + 1 + 2 + 1) * CPU}
+
+
+def test_preemption_or_several_flavors_weaken_the_claim():
+    pre = Preemption(within_cluster_queue="LowerPriority")
+    m = model([cq("a", 2, 2, strict=True, preemption=pre), cq("d", 0, 0)],
+              [wl("big", "a", 5, 0, "high"), wl("w", "a", 2, 2)])
+    b = Bound.of(m, m.workloads[-1])
+    assert not b.sound and "preempt" in b.why_not
+    assert b.least(("cq", "d", "f", "cpu", "nominal"), 0) is None and b.necessary({})
+    m = model([cq("a", 2, 2, flavors=("f", "g")), cq("d", 0, 0)],
+              [wl("small", "a", 1, 0, "high"), wl("w", "a", 2, 2)])
+    b = Bound.of(m, m.workloads[-1])
+    assert b.sound and not b.single and b.need() == {"cpu": 2 * CPU}  # `small` may take the other flavor
+
+
+def test_the_estimate_leaves_room_for_everything_ahead_whatever_the_other_queues_take():
+    m = model([cq("a", 2, 10), cq("d", 2, 10)],
+              [wl(f"d{i}", "d", 2, i, "high") for i in range(4)]
+              + [wl("a1", "a", 3, 0, "high"), wl("w", "a", 1, 5)])
+    b = Bound.of(m, m.workloads[-1])
+    # a needs 3 + 1; d takes at most its demand 8: nominal of a with 4 <= a + 2 - 8
+    got = b.enough(("cq", "a", "f", "cpu", "nominal"), 2 * CPU)
+    assert got == 10 * CPU
+    assert admitted(with_quota(m, "a", "nominal", got), "ns/w")
+
+
+# --- generated states: what the bound refuses, deciding again refuses too ---------------------------
+
+@st.composite
+def states(draw):
+    n = draw(st.integers(1, 3))
+    pre = draw(st.sampled_from((Preemption(), Preemption(), Preemption(within_cluster_queue="LowerPriority"),
+                                Preemption(reclaim_within_cohort="Any"),
+                                Preemption(borrow_within_cohort=BorrowWithinCohort(policy="LowerPriority")))))
+    queues = []
+    for i in range(n):
+        cohort = draw(st.sampled_from(("c", "c", None)))
+        queues.append(cq(f"q{i}", draw(st.integers(0, 5)), draw(st.one_of(st.none(), st.integers(0, 4))),
+                         cohort=cohort, strict=draw(st.booleans()),
+                         flavors=draw(st.sampled_from((("f",), ("f",), ("f", "g")))),
+                         preemption=pre if i == 0 else Preemption()))
+    wls = []
+    for j in range(draw(st.integers(1, 3))):
+        q = draw(st.integers(0, n - 1))
+        wls.append(wl(f"adm{j}", f"q{q}", draw(st.integers(1, 2)), 0, "low", admitted_to=f"q{q}"))
+    for j in range(draw(st.integers(2, 7))):
+        count = draw(st.integers(1, 3))
+        wls.append(wl(f"w{j}", f"q{draw(st.integers(0, n - 1))}", draw(st.integers(1, 4)), draw(st.integers(0, 4)),
+                      draw(st.sampled_from(tuple(PRIOS))), count=count,
+                      min_count=draw(st.one_of(st.none(), st.integers(1, count)))))
+    return model(queues, wls)
+
+
+@settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(m=states(), data=st.data())
+def test_what_the_bound_refuses_is_refused_by_deciding_again(m, data):
+    decided = {d.key: d for d in decide_ordered(Session(m))}
+    pending = sorted(k for k, d in decided.items() if not d.admitted)
+    if not pending:
+        return
+    key = data.draw(st.sampled_from(pending))
+    w = next(x for x in m.workloads if x.key == key)
+    b = Bound.of(m, w)
+    for q in m.cluster_queues:
+        rq = q.resource_groups[0].flavors[0].resources[0]
+        for field in ("nominal", "borrowing_limit"):
+            old = getattr(rq, field)
+            if old is None:
+                continue
+            entry = ("cq", q.name, "f", "cpu", field) if q.resource_groups[0].flavors[0].flavor == "f" else None
+            least = b.least(entry, old) if entry is not None else None
+            if least is None or least == old:
+                continue
+            tried = 50 * CPU if least == IMPOSSIBLE else least - 1  # refused: the largest refused value
+            assert not admitted(with_quota(m, q.name, field, tried), key), (q.name, field, least, b.need())
+    for name, value in PRIOS.items():
+        if not b.necessary(priority=value):
+            assert not admitted(with_priority(m, key, name), key), (name, b.need(value))
