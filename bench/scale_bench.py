@@ -5,7 +5,9 @@ manifest file and as a `.kad` tree:
 1. PyYAML's C loader on the file (`yaml.load_all(text, Loader=CSafeLoader)`), then `workspace.load`
    (manifests with positions) and `api.admit` end to end on the same file, in this process; process
    time (CPU), so other work on a shared machine doesn't skew the ratios. Targets: loading within
-   1.3x the C loader, admit within 2x (3x at 1,000 queues).
+   1.3x the C loader, admit within 2x (3x at 1,000 queues). Then `api.why` end to end on the same
+   file for one pending workload (`--why`), with proven fixes, as `kadmit why` runs it: its time as
+   a ratio to the C loader, split into loading, deciding and explaining, and proving fixes.
 2. Per front end, in a fresh subprocess: lines per second and peak resident memory (VmHWM) above
    the same front end reading a one-object file, as a multiple of the input's size
    (target: under 20x; `.kad` at 50,000 lines/s or more).
@@ -37,6 +39,7 @@ from kadmit import api, workspace
 BASE = (30, 5, 15_000)
 LARGE = (1000, 50, 50_000)
 QUICK = (6, 2, 600)
+WHY = "ns-0028/medium-006898"  # pending in the baseline state (the why_bench profile's workload)
 
 _PROBE = """
 import json, resource, sys, time
@@ -81,7 +84,29 @@ def probe(path: str, max_bytes: int) -> dict:
     return json.loads(out.stdout)
 
 
-def run_state(cqs: int, cohorts: int, workloads: int, root: Path) -> dict:
+def why_phases(key: str, paths: list[str], max_bytes: int) -> tuple[float, dict, object]:
+    """`api.why` end to end in process time, and how much of it went to loading and to proving fixes."""
+    from kadmit.engine import decide
+    spent = {"load": 0.0, "prove": 0.0}
+    load, prove = api.load_for_engine, decide.prove_fixes
+
+    def timed(name, fn):
+        def run(*a, **k):
+            t0 = time.process_time()
+            try:
+                return fn(*a, **k)
+            finally:
+                spent[name] += time.process_time() - t0
+        return run
+    api.load_for_engine, decide.prove_fixes = timed("load", load), timed("prove", prove)
+    try:
+        t, outcome = cpu(lambda: api.why(key, paths, max_file_bytes=max_bytes))
+    finally:
+        api.load_for_engine, decide.prove_fixes = load, prove
+    return t, spent, outcome
+
+
+def run_state(cqs: int, cohorts: int, workloads: int, root: Path, why: str | None = None) -> dict:
     print(f"\n=== kueue_perf_state({cqs}, {cohorts}, {workloads:,}) ===")
     manifest, kad, kad_bytes, kad_lines = write_state(cqs, cohorts, workloads, root)
     size = manifest.stat().st_size
@@ -100,6 +125,20 @@ def run_state(cqs: int, cohorts: int, workloads: int, root: Path) -> dict:
           f"{len(decided):,} decided, {sum(d.admitted for d in decided):,} admitted, exit {outcome.exit_code}")
     out = {"c_loader_s": t_c, "load_s": t_load, "admit_s": t_admit, "load_ratio": t_load / t_c,
            "admit_ratio": t_admit / t_c}
+    key = why if why is not None else (WHY if (cqs, cohorts, workloads) == BASE else None)
+    if key is None:  # another state: its first pending workload
+        key = next((d.key for d in decided if not d.admitted), None)
+    del outcome, decided
+    if key is not None:
+        t_why, spent, got = why_phases(key, [str(manifest)], max_bytes)
+        r = got.result
+        t_decide = t_why - spent["load"] - spent["prove"]
+        print(f"   kadmit why {key}: {t_why:.2f} s = {t_why / t_c:.2f}x the C loader (target 2-3x): "
+              f"load {spent['load']:.2f} s, decide and explain {t_decide:.2f} s, prove fixes {spent['prove']:.2f} s "
+              f"({r.fixes_checked if r is not None else 0} re-decisions, "
+              f"{len(r.fixes) if r is not None else 0} fixes); exit {got.exit_code}")
+        out.update({"why_s": t_why, "why_ratio": t_why / t_c, "why_load_s": spent["load"],
+                    "why_decide_s": t_decide, "why_prove_s": spent["prove"]})
     (root / "tiny.yaml").write_text("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: tiny\n")
     (root / "tiny.kad").write_text('namespace tiny {}\n')
     for name, path, nbytes, lines in (("manifests", manifest, size, text.count("\n")),
@@ -120,12 +159,13 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true", help="a small state (seconds)")
     p.add_argument("--large", action="store_true", help="also (1000, 50, 50,000)")
+    p.add_argument("--why", default=None, help=f"the workload `why` explains (default {WHY}, or a pending one)")
     a = p.parse_args(argv)
     states = [QUICK] if a.quick else [BASE] + ([LARGE] if a.large else [])
     t0 = time.perf_counter()
     for cqs, cohorts, wls in states:
         with tempfile.TemporaryDirectory(prefix="kadmit-scale-bench-") as d:
-            run_state(cqs, cohorts, wls, Path(d))
+            run_state(cqs, cohorts, wls, Path(d), a.why)
     print(f"\ntotal {time.perf_counter() - t0:.1f} s")
     return 0
 

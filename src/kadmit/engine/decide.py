@@ -5,7 +5,8 @@ from __future__ import annotations
 import gc
 import time
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from functools import partial
+from typing import Callable, Literal
 
 from kadmit.effective import effective
 from kadmit.engine.compile.problem import Origin
@@ -13,13 +14,14 @@ from kadmit.engine.explain.cores import blame_cores, symbolic_problem
 from kadmit.engine.explain.fixes import Fix, Inputs, Obstacles, fixes, own_obstacles
 from kadmit.engine.explain.proposals import Ask, proven_fixes
 from kadmit.engine.explain.prove import Proven, Prover
-from kadmit.engine.explain.replay import Baseline
+from kadmit.engine.explain.replay import Baseline, states
 from kadmit.engine.explain.placement import PlacementExplanation, explain_placement
 from kadmit.engine.admission.codes import KAD535, KAD536
 from kadmit.engine.placing.codes import KAD540, KAD541
 from kadmit.engine.placing.gangs import GangDecision, decide_gangs
 from kadmit.engine.admission.loops import PreemptionLoop
 from kadmit.engine.admission.ordered import Decision, decide_ordered
+from kadmit.engine.admission.parts import split
 from kadmit.engine.preemption.candidates import (IN_CLUSTER_QUEUE, IN_COHORT_FAIR_SHARING, IN_COHORT_RECLAIM_WHILE_BORROWING,
                                    Victim)
 from kadmit.engine.admission.reasons import (KAD501, KAD502, KAD503, KAD510, KAD519, KAD520, KAD523, KAD531, KAD532, KAD534,
@@ -29,7 +31,9 @@ from kadmit.engine.admission.reasons import (KAD501, KAD502, KAD503, KAD510, KAD
 from kadmit.engine.admission.session import Session, ShapeCache, SolverUnknown
 from kadmit.engine.optimal.solve import solve_optimal
 from kadmit.engine.result import AdmitResult
+from kadmit.engine.quota import QuotaTree
 from kadmit.engine.solver.z3backend import Limits, make_solver
+from kadmit.index import ModelIndex
 from kadmit.model import Model
 from kadmit.placement.tas import Profile
 
@@ -227,11 +231,12 @@ def why_gang(model: Model, name: str, limits: Limits | None = None, tas_profile:
 
 def why(model: Model, key: str, limits: Limits | None = None, tas_profile: Profile = "Mixed",
         mode: ModeName = "ordered", time_budget: float = 10.0, inputs: Inputs | None = None) -> WhyResult:
-    """Decide the whole state in `ordered` mode, then explain workload `key`; with `mode` optimal,
-    also say where the optimal assignment decides it differently (KAD534). A gang kube-scheduler
-    places (not a Kueue workload) is explained as one (`why_gang`). With `inputs` (the texts and a
-    way to read them again after edits), fixes are searched and each is proven by deciding the whole
-    cluster again; without, none are offered."""
+    """Decide the part of the state that holds workload `key` in `ordered` mode (its cohort tree, and
+    every tree sharing nodes with it: `why_scope`), then explain it; with `mode` optimal, also say
+    where the optimal assignment decides it differently (KAD534). A gang kube-scheduler places (not
+    a Kueue workload) is explained as one (`why_gang`). With `inputs` (the texts and a way to read
+    them again after edits), fixes are searched and each is proven by deciding the cluster again
+    (the parts a change touches); without, none are offered."""
     if key not in {w.key for w in model.workloads} and key in gang_names(model):
         return why_gang(model, key, limits, tas_profile)
     if mode != "optimal":
@@ -282,38 +287,94 @@ def compare_modes(ordered: Decision | None, optimal: Decision | None, info: dict
 
 def _why_ordered(model: Model, key: str, limits: Limits | None, tas_profile: Profile,
                  inputs: Inputs | None = None, optimal: tuple | None = None) -> WhyResult:
-    """Decide the whole state in `ordered` mode, then explain workload `key`; fixes are proven in
-    ordered mode, or with `optimal` (a re-decider and the optimal run's decisions) in optimal mode."""
-    session = Session(model, limits, tas_profile)
-    target = session.index.workloads.get(key)
-    if target is None:
-        raise KeyError(key)
+    """Decide the part of the cluster that holds workload `key` in `ordered` mode (`why_scope`), then
+    explain it; fixes are proven in ordered mode, or with `optimal` (a re-decider and the optimal
+    run's decisions) in optimal mode."""
+    scope = why_scope(model, key)
+    session = Session(scope.model, limits, tas_profile)
     try:
-        decisions = {d.key: d for d in decide_ordered(session, loops=[])}
+        loops: list[PreemptionLoop] = []
+        decisions = {d.key: d for d in decide_ordered(session, loops=loops)}
+        if loops and scope.rest is not None:  # where a loop is caught, and its cycles, read the whole run
+            scope = PartScope(model)
+            session = Session(model, limits, tas_profile)
+            decisions = {d.key: d for d in decide_ordered(session, loops=[])}
     except SolverUnknown:
         return WhyResult(key, False, None, [Reason(KAD503, "the solver could not decide within its limits")],
                          unknown=True, solver=session.stats.as_dict())
+    target = session.index.workloads[key]
     if target.admission is not None and not target.finished and key not in decisions:
         return WhyResult(key, True, None, [Reason(KAD502, f"already admitted to ClusterQueue "
                                                   f"{target.admission.cluster_queue}")])
     result = explain_decision(session, decisions, key)
     if inputs is not None and not result.admitted and not result.unknown and result.decision is not None:
+        whole = effective(model)
         if optimal is None:
-            prove_fixes(session, decisions, result, inputs, tas_profile)
+            rest = None if scope.rest is None else partial(scope.decide_rest, limits, tas_profile)
+            prove_fixes(session, decisions, result, inputs, tas_profile, whole=whole, rest=rest)
         else:
-            prove_fixes(session, optimal[1], result, inputs, tas_profile, redecide=optimal[0])
+            prove_fixes(session, optimal[1], result, inputs, tas_profile, redecide=optimal[0], whole=whole)
     return result
 
 
+@dataclass
+class PartScope:
+    """What `why` decides: the model of the part of the cluster that holds the workload
+    (`engine.admission.parts`: its cohort tree, with every tree sharing nodes with it), and the rest
+    of the cluster, decided only when proving a fix needs it (None: `model` is the whole cluster)."""
+
+    model: Model
+    rest: Model | None = None
+    whole: Model | None = None
+
+    def decide_rest(self, limits: Limits | None, tas_profile: Profile) -> dict[str, Decision]:
+        """The rest's decisions; when a preemption loop shows there, the whole cluster's (a loop is
+        caught, and the run stops, where the whole run's state repeats)."""
+        assert self.rest is not None
+        loops: list[PreemptionLoop] = []
+        got = decide_ordered(Session(self.rest, limits, tas_profile), loops=loops)
+        if loops:
+            got = decide_ordered(Session(self.whole or self.model, limits, tas_profile), loops=[])
+        return {d.key: d for d in got}
+
+
+def why_scope(model: Model, key: str) -> PartScope:
+    """The part `why` decides for workload `key` (the whole model with user rules, which may read
+    anything in the cluster, or when there is nothing to leave out)."""
+    index = ModelIndex(model)
+    wl = index.workloads.get(key)
+    if wl is None:
+        raise KeyError(key)
+    if model.rules:
+        return PartScope(model)
+    found = split(model, index, QuotaTree(index), holders=True)
+    mine = found.part_of(wl)
+    others = found.parts() - {mine}
+    rest = found.slice(model, others)
+    if not any(getattr(rest, name) for name in ("cluster_queues", "workloads")):
+        return PartScope(model)
+    return PartScope(found.slice(model, {mine}), rest, model)
+
+
 def prove_fixes(session: Session, decisions: dict[str, Decision], result: WhyResult, inputs: Inputs,
-                tas_profile: Profile = "Mixed", incremental: bool = True, redecide=None) -> None:
+                tas_profile: Profile = "Mixed", incremental: bool = True, redecide=None,
+                whole: Model | None = None, rest=None) -> None:
     """Search fixes for a workload the run did not admit, each proven by deciding again (in ordered
-    mode, re-deciding the touched cohort trees; with `redecide`, by calling it on the edited model)."""
+    mode, re-deciding the touched cohort trees; with `redecide`, by calling it on the edited model).
+    `whole`: the whole cluster (effective), when the session holds only the workload's part; `rest`:
+    then a function deciding the rest (`decisions` are the part's alone)."""
     d = result.decision
     assert d is not None
     target = session.index.workloads[result.workload]
-    prover = Prover(Baseline(session.model, decisions), inputs.reload, target.key, session.limits, tas_profile,
-                    incremental=incremental, redecide=redecide)
+    model = whole if whole is not None else session.model
+    base = Baseline(model, dict(decisions))
+    if rest is not None:
+        prover: Prover = PartProver(base, inputs.reload, target.key, session.limits, tas_profile,
+                                    incremental=incremental, redecide=redecide, decided=frozenset(decisions),
+                                    rest=rest)
+    else:
+        prover = Prover(base, inputs.reload, target.key, session.limits, tas_profile, incremental=incremental,
+                        redecide=redecide)
     head = None
     own = Obstacles(list(result.blame), list(result.candidates), list(result.blame_groups),
                     result.placement.pod_set if result.placement is not None else None)
@@ -327,7 +388,7 @@ def prove_fixes(session: Session, decisions: dict[str, Decision], result: WhyRes
     if frozen:
         gc.freeze()
     try:
-        result.fixes = proven_fixes(prover, session.model, inputs.sources, ask, session.compiler.scale)
+        result.fixes = proven_fixes(prover, model, inputs.sources, ask, session.compiler.scale)
     except SolverUnknown:
         prover.unknown = True
     finally:
@@ -336,6 +397,45 @@ def prove_fixes(session: Session, decisions: dict[str, Decision], result: WhyRes
     result.fixes_checked = prover.tried
     result.fixes_mode = "ordered" if redecide is None else "optimal"
     result.unknown = result.unknown or prover.unknown
+
+
+@dataclass
+class PartProver(Prover):
+    """A prover whose baseline decided only the target's part (`decided`: those workloads; every
+    other workload's baseline state is its input's). A re-decision that reaches outside the part
+    (a change to something every part reads, or one joining parts) decides the rest once (`rest`)
+    and puts its states in the baseline and in every re-decision made before, in place of the
+    input's: then every comparison is the one the whole cluster's run gives."""
+
+    decided: frozenset = frozenset()
+    rest: Callable[[], dict[str, Decision]] | None = None
+
+    def replay(self, changes):
+        r = super().replay(changes)
+        if r is not None and self.rest is not None and self._reaches_out(r):
+            self._complete()
+        return r
+
+    def _reaches_out(self, r) -> bool:
+        """Whether `r` re-decided a workload outside the part: outside it, a workload not re-decided
+        keeps the baseline's very state object (`replay.decide_again`)."""
+        if r.whole:
+            return True
+        before = self.base.states
+        return any(s is not before.get(k) for k, s in r.states.items() if k not in self.decided)
+
+    def _complete(self) -> None:
+        assert self.rest is not None
+        old = self.base.states
+        for k, d in self.rest().items():  # a key in both is a duplicate (the validator reports it): the part's stands
+            self.base.decisions.setdefault(k, d)
+        self.base.states = new = states(self.base.model, self.base.decisions)
+        self.rest = None
+        for r in self.cache.values():
+            if r is not None:
+                for k, s in r.states.items():
+                    if k not in self.decided and s is old.get(k) and k in new:
+                        r.states[k] = new[k]
 
 
 def explain_decision(session: Session, decisions: dict[str, Decision], key: str, depth: int = 0) -> WhyResult:
