@@ -66,6 +66,11 @@ def clusters(draw) -> str:
                 "  resources cpu, nvidia.com/gpu {",
                 f"    flavor gpu {{ cpu = 16  nvidia.com/gpu = {draw(st.integers(2, 12))} }}", "  }", "}",
                 "local_queue ns-a/tq -> tq"]
+        if draw(st.booleans()):  # an admitted workload whose pods hold a GPU node
+            out += ["workload ns-a/held {", "  queue = tq", "  priority = low", '  created = "2026-11-20T08:00:00Z"',
+                    "  pod_group main {", "    count = 1", "    requests = { cpu = 1, nvidia.com/gpu = 3 }", "  }",
+                    f'  admitted {{ cluster_queue = tq  pod_group main {{ count = 1  flavor = gpu  nodes = {{ "g{draw(st.integers(0, 3))}" = 1 }} }} }}',
+                    "}"]
     names = [f"lq{i}" for i in range(queues)] + (["tq"] * 2 if tas else []) + ["nowhere"]
     for j in range(draw(st.integers(0, 3))):
         q = draw(st.integers(0, queues - 1))

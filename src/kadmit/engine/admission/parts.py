@@ -6,8 +6,9 @@ reads only for pod sets on flavors with a topology (TAS). So cluster queues are 
 when they share a cohort tree (a cycle of cohort parents, which the quota tree cuts into roots, is
 kept whole: its queues are inactive for it), when a workload's local queue and its admission name
 two of them, and every queue with a topology flavor joins one part (the nodes those flavors select
-may overlap). With `holders`, a queue whose admitted workload holds nodes (a placement in its
-admission) joins that part too: a session built over the part alone must see the nodes it holds.
+may overlap). With `holders`, an admitted workload that holds nodes (a placement in its admission)
+is in that part, with its queues if they exist: a session built over the part alone must see the
+nodes it holds.
 
 The parts' users: `simulate.parts` (one session per part over one shared node pool, decided when
 something in the part moved) and `engine.decide.why` (decides only the part of the workload it
@@ -36,9 +37,12 @@ class Split:
     of: dict[str, str] = field(default_factory=dict)  # cluster queue -> its part
     cohorts: dict[str, str] = field(default_factory=dict)  # cohort -> its part (cohort trees with a queue)
     tas_queues: set[str] = field(default_factory=set)  # queues in the part that reads node capacity
+    holders: str | None = None  # with `holders`: the part of the workloads that hold nodes
 
     def part_of(self, wl: Workload) -> str:
         """The part a workload is decided in (its admission's queue when it has one)."""
+        if self.holders is not None and holds_nodes(wl):
+            return self.holders
         if wl.admission is not None and wl.admission.cluster_queue in self.of:
             return self.of[wl.admission.cluster_queue]
         cq = self.index.cluster_queue_of(wl)
@@ -79,7 +83,12 @@ class Split:
                                         "workloads": wls})
 
     def parts(self) -> set[str]:
-        return set(self.of.values()) | {WHOLE}
+        return set(self.of.values()) | {WHOLE} | ({self.holders} if self.holders is not None else set())
+
+
+def holds_nodes(wl: Workload) -> bool:
+    """Whether an admitted workload's pods hold nodes (a placement in its admission)."""
+    return wl.admission is not None and any(p.placement for p in wl.admission.pod_sets)
 
 
 def split(model: Model, index: ModelIndex, tree: QuotaTree, holders: bool = False) -> Split:
@@ -117,12 +126,14 @@ def split(model: Model, index: ModelIndex, tree: QuotaTree, holders: bool = Fals
         admitted = wl.admission.cluster_queue if wl.admission is not None else None
         if cq is not None and admitted in index.cluster_queues:
             join(node_id(cq.name, False), node_id(admitted, False))
-        if holders and wl.admission is not None and any(p.placement for p in wl.admission.pod_sets):
+        if holders and holds_nodes(wl):
+            find(TAS)
             for name in (cq.name if cq is not None else None, admitted):
                 if name in index.cluster_queues:
                     join(node_id(name, False), TAS)
     out = Split(index, {name: find(node_id(name, False)) for name in index.cluster_queues})
     out.tas_queues = {q for q, g in out.of.items() if TAS in up and g == find(TAS)}
+    out.holders = find(TAS) if holders and TAS in up else None
     for name in index.cohorts:
         nid = node_id(name, True)
         if nid in tree.nodes and tree.root(nid) in up:
