@@ -11,6 +11,7 @@ import z3
 
 from kadmit.engine.quota import FR, node_id
 from kadmit.engine.compile.problem import Problem
+from kadmit.engine.compile.split import Fixed
 from kadmit.engine.placing.pool import WorkloadPlacement
 from kadmit.engine.preemption.candidates import Preemptor, Victim
 from kadmit.engine.preemption.search import find_targets, oracle
@@ -139,7 +140,6 @@ def assign_with_counts(session, loaded, wl: Workload, cq: ClusterQueue, numbers:
     prob = loaded.problem
     low = loaded.low
     assert low is not None
-    lits = list(loaded.lits.values())
     quota_free = [lit for oid, lit in loaded.lits.items() if not oid.startswith("quota|")]
     pins = dict(numbers)
     own = {ps.name: ps for ps in wl.pod_sets}  # the workload's sizes; the problem may be shared
@@ -155,38 +155,40 @@ def assign_with_counts(session, loaded, wl: Workload, cq: ClusterQueue, numbers:
     fung = cq.flavor_fungibility
     tree = session.compiler.tree
     chosen: list[z3.BoolRef] = []
+    chosen_names: list[str] = []  # the chosen flavor variables, for quota by arithmetic (`Session._ask`)
     flavors: dict[str, dict[str, str]] = {}
     usage: dict[FR, int] = {}
     needs: set[FR] = set()
     height = 0
-    base = [low(prob.admitted)] + lits
-    base_quota_free = [low(prob.admitted)] + quota_free
+    base = [low(prob.admitted)] + quota_free  # every statement but quota, which `fixed` adds
     for i, pv in enumerate(prob.pod_sets):
         skips = [low(q.skip) for q in prob.pod_sets[i + 1:]]
+        later = frozenset(range(i + 1, len(prob.pod_sets)))
         mine = [loaded.takes_part(pv)]
         flavors[pv.pod_set.name] = {}
         requests = session.compiler.requests(own[pv.pod_set.name], pv.group_of)
         n = counts[pv.pod_set.name]
         for gi in sorted(pv.flavors):
             group_res = sorted(r for r, g in pv.group_of.items() if g == gi)
-            best: tuple[int, int, str, z3.BoolRef, dict[str, str]] | None = None
+            best: tuple[int, int, str, z3.BoolRef, dict[str, str], str] | None = None
             for fname, var in pv.flavors[gi]:
                 fv = low(var)
-                if session._ask(loaded, pins, base + chosen + skips + mine + [fv]) == "sat":
+                question = base + chosen + skips + mine + [fv]
+                fixed = Fixed(frozenset(chosen_names + [var.name]), frozenset({i}), later)
+                if session._ask(loaded, pins, question, fixed) == "sat":
                     # it fits; how far up the cohort tree the quota comes from is arithmetic
                     h = max((tree.borrowing_height(cq.name, (fname, r), session.usage,
                                                    usage.get((fname, r), 0) + requests[r] * n)
                              for r in group_res), default=0)
-                    option = (MODES["Fit"], h, fname, fv, {r: "Fit" for r in group_res})
-                elif not preemption or session._ask(loaded, pins, base_quota_free + chosen + skips + mine
-                                                 + [fv]) != "sat":
+                    option = (MODES["Fit"], h, fname, fv, {r: "Fit" for r in group_res}, var.name)
+                elif not preemption or session._ask(loaded, pins, question) != "sat":
                     continue  # NoFit whatever the quota: a taint, selector, topology, rule
                 else:
                     option = quota_modes(session, wl, cq, fname, group_res,
                                                {r: usage.get((fname, r), 0) + requests[r] * n for r in group_res})
                     if option is None:
                         continue
-                    option = (option[0], option[1], fname, fv, option[2])
+                    option = (option[0], option[1], fname, fv, option[2], var.name)
                 if best is None or preferred(option, best, fung.preference):
                     best = option
                 if not try_next(option[0], option[1], fung):
@@ -194,6 +196,7 @@ def assign_with_counts(session, loaded, wl: Workload, cq: ClusterQueue, numbers:
             if best is None:
                 return None
             chosen.append(best[3])
+            chosen_names.append(best[5])
             height = max(height, best[1])
             for r in group_res:
                 flavors[pv.pod_set.name][r] = best[2]
@@ -201,8 +204,9 @@ def assign_with_counts(session, loaded, wl: Workload, cq: ClusterQueue, numbers:
                 if best[4][r] != "Fit":
                     needs.add((best[2], r))
     # the whole workload: workload-wide rules apply now (quota aside when preemption is needed)
-    goal = loaded.goal() + (quota_free if needs else lits) + chosen
-    if session._ask(loaded, pins, goal) != "sat":
+    goal = loaded.goal() + quota_free + chosen
+    everyone = frozenset(range(len(prob.pod_sets)))
+    if session._ask(loaded, pins, goal, None if needs else Fixed(frozenset(chosen_names), everyone)) != "sat":
         return None
     if needs:
         return Assignment(cq.name, dict(counts), flavors, height > 0, usage, height, None, "Preempt",
@@ -228,7 +232,7 @@ def quota_modes(session, wl: Workload, cq: ClusterQueue, fname: str, group_res: 
     preemption oracle's answer when preemption may help, else NoFit. Returns the flavor's
     representative (worst) mode, its borrowing height, and each resource's mode; None if NoFit."""
     tree = session.compiler.tree
-    quota = Snapshot(session)  # §1's predicates over the current usage
+    quota = Snapshot.reading(session)  # §1's predicates over the current usage
     nid = node_id(cq.name, False)
     modes: dict[str, str] = {}
     rep = (MODES["Fit"], 0)  # Kueue's representativeMode: the worst resource by isPreferred

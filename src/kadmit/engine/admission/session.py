@@ -18,6 +18,7 @@ import z3
 
 from kadmit.engine.solver import terms as T
 from kadmit.engine.compile.problem import Compiler, Problem
+from kadmit.engine.compile.split import Fixed, QuotaPart
 from kadmit.engine.placing.pool import NodePool, PlacementFailure
 from kadmit.placement.tas import Profile
 from kadmit.engine.admission.flavor_assignment import Assignment, nominate
@@ -68,6 +69,9 @@ class Loaded:
     low: Lowering | None = None
     extra: dict[str, z3.BoolRef] = field(default_factory=dict)
     solver: z3.Solver | None = None
+    split: tuple | None = None  # (the quota part or None), once computed
+    quota: list[z3.BoolRef] | None = None  # the quota statements' literals, once listed
+    ast_ids: dict = field(default_factory=dict)  # id(literal) -> (literal, Z3's id of it)
 
     def pin(self, name: str, value: int) -> z3.BoolRef:
         """A literal meaning `name == value`, asserted once in this problem's solver. A pod set's
@@ -84,6 +88,28 @@ class Loaded:
             self.solver.add(z3.Implies(lit, fact))
             self.extra[key] = lit
         return lit
+
+    def ast_id(self, lit: z3.BoolRef) -> int:
+        """Z3's id of an assumption literal, asked of Z3 once per literal object (the object is kept
+        with it, so its Python id can't be reused by another)."""
+        got = self.ast_ids.get(id(lit))
+        if got is None:
+            if len(self.ast_ids) > MAX_MEMO:
+                self.ast_ids.clear()
+            got = self.ast_ids[id(lit)] = (lit, lit.get_id())
+        return got[1]
+
+    def quota_part(self) -> QuotaPart | None:
+        """The problem's quota statements apart (`compile.split`), or None if it isn't separable."""
+        if self.split is None:
+            self.split = (QuotaPart.of(self.problem),)
+        return self.split[0]
+
+    def quota_lits(self) -> list[z3.BoolRef]:
+        """The tracking literals of the quota statements."""
+        if self.quota is None:
+            self.quota = [lit for oid, lit in self.lits.items() if oid.startswith("quota|")]
+        return self.quota
 
     def goal(self) -> list[z3.BoolRef]:
         """Assumptions for "the whole workload is admitted": adm, and no pod set skipped."""
@@ -337,10 +363,42 @@ class Session:
         self._memo.clear()
         self.situations.clear()
 
-    def _ask(self, loaded: Loaded, pins: dict[str, int], assumptions: list[z3.BoolRef]) -> Outcome:
-        """One question: the loaded shape with its numbers pinned, under assumptions. Equal
-        questions (same shape, numbers, assumptions) get the solver's earlier answer."""
-        key = (id(loaded), tuple(sorted(pins.items())), tuple(a.get_id() for a in assumptions))
+    arithmetic_quota = True  # answer quota statements by arithmetic where that is exact (`_ask`); False: Z3 alone
+
+    def _ask(self, loaded: Loaded, pins: dict[str, int], assumptions: list[z3.BoolRef],
+             quota: Fixed | None = None) -> Outcome:
+        """One question: the loaded shape with its numbers pinned, under `assumptions` (tracking
+        literals of statements other than quota, flavor and pod-set literals); with `quota` (the
+        flavor choices the question fixes) the quota statements stand too.
+
+        With `arithmetic_quota` on and the shape separable (`compile.split.QuotaPart`), quota is
+        arithmetic on the fixed choices and the solver answers the rest without the per-state
+        numbers — an answer shared by every state of the cluster; else the solver answers the whole
+        question. Equal solver questions (same shape, numbers, assumptions) get its earlier answer."""
+        part = loaded.quota_part() if self.arithmetic_quota else None
+        if part is None:
+            if quota is not None:
+                assumptions = assumptions + loaded.quota_lits()
+            return self._solve(loaded, pins, assumptions)
+        if not part.in_bounds(pins):
+            return "unsat"
+        sizes = part.without_numbers(pins)
+        if quota is None:
+            return self._solve(loaded, sizes, assumptions)
+        fixings = part.fixings(quota)
+        if fixings is None:
+            return self._solve(loaded, pins, assumptions + loaded.quota_lits())
+        for flavors, picked in fixings:
+            holds = part.holds(pins, flavors)
+            if holds is None:
+                return self._solve(loaded, pins, assumptions + loaded.quota_lits())
+            if holds and self._solve(loaded, sizes, assumptions + [loaded.low.named(n) for n in picked]) == "sat":
+                return "sat"
+        return "unsat"
+
+    def _solve(self, loaded: Loaded, pins: dict[str, int], assumptions: list[z3.BoolRef]) -> Outcome:
+        """The solver's answer, kept per (shape, numbers, assumptions)."""
+        key = (id(loaded), tuple(sorted(pins.items())), tuple(map(loaded.ast_id, assumptions)))
         got = self._memo.get(key)
         if got is not None:
             self.stats.memo_hits += 1

@@ -45,11 +45,23 @@ def search(snap: Snapshot, p: Preemptor) -> list[Victim]:
     spec = snap.index.cluster_queues.get(p.cluster_queue)
     if spec is None or node_id(p.cluster_queue, False) not in snap.tree.nodes or not p.needs:
         return []
+    if not may_preempt(spec, snap.parent(node_id(p.cluster_queue, False)) is not None):
+        return []  # no candidate, whatever is admitted (both strategies' findCandidates)
     snap.load_candidates()
     strategies = fair_strategies(snap.session)
     if strategies is not None:
         return fair_targets(snap, p, spec, strategies)
     return classical_targets(snap, p, spec)
+
+
+def may_preempt(spec, in_cohort: bool) -> bool:
+    """Whether the queue's preemption policies allow any candidate at all: Kueue's candidate
+    collection (classical `collectSameQueueCandidates` / `collectCandidatesForHierarchicalReclaim`,
+    fair sharing's `findCandidates`) takes the queue's own workloads only when withinClusterQueue
+    isn't Never, and other queues' only in a cohort with reclaimWithinCohort not Never. With
+    Kueue's defaults (both Never) nothing can be preempted, so the search is skipped."""
+    p = spec.preemption
+    return p.within_cluster_queue != "Never" or (in_cohort and p.reclaim_within_cohort != "Never")
 
 
 def find_targets(session, preemptor: Preemptor,
@@ -82,9 +94,14 @@ def oracle(session, cluster_queue: str, preemptor_key: str, priority: int, creat
 def _oracle(session, cluster_queue: str, preemptor_key: str, priority: int, created, fr: FR,
             val: int) -> tuple[str, int]:
     p = Preemptor(preemptor_key, cluster_queue, priority, created, {fr: val}, frozenset({fr}))
-    snap = Snapshot(session)
-    if node_id(cluster_queue, False) not in snap.tree.nodes:
+    nid = node_id(cluster_queue, False)
+    tree = session.compiler.tree
+    if nid not in tree.nodes:
         return NO_CANDIDATES, 0
+    spec = session.index.cluster_queues.get(cluster_queue)
+    if spec is None or not may_preempt(spec, tree.nodes[nid].parent is not None):
+        return NO_CANDIDATES, Snapshot.reading(session).lowest_subtree_that_fits(cluster_queue, fr, val)[0]
+    snap = Snapshot(session)
     targets = search(snap, p)
     height = snap.lowest_subtree_that_fits(cluster_queue, fr, val)[0]
     if not targets:
@@ -98,11 +115,11 @@ def lowest_subtree(session, cluster_queue: str, fr: FR, val: int) -> tuple[int, 
     oracle when it may, §2 A2)."""
     if node_id(cluster_queue, False) not in session.compiler.tree.nodes:
         return 0, False
-    return Snapshot(session).lowest_subtree_that_fits(cluster_queue, fr, val)
+    return Snapshot.reading(session).lowest_subtree_that_fits(cluster_queue, fr, val)
 
 
 def fair_share(session, node_id: str, extra: dict[FR, int] | None = None) -> Share:
     """D1–D2: the dominant resource share of a quota node (`cq:NAME` / `cohort:NAME`) on the
     session's usage, with `extra` added to the node's own usage. Shares compare as Kueue's
     `CompareDRS`; `.value` is the weighted share (0 without a ratio, +inf for a zero weight)."""
-    return Snapshot(session).share(node_id, extra)
+    return Snapshot.reading(session).share(node_id, extra)

@@ -75,17 +75,27 @@ class Snapshot:
     queue; workloads and usage are removed and added back while searching (§1's predicates)."""
 
     def __init__(self, session, usage: Usage | None = None,
-                 placeable: Callable[[frozenset[str]], bool] | None = None) -> None:
+                 placeable: Callable[[frozenset[str]], bool] | None = None, copy: bool = True) -> None:
+        """`copy=False` (`reading`): over the usage itself, for questions that change nothing."""
         self.session = session
+        self.reading_only = not copy
         self.placeable = placeable  # topology-aware scheduling: does it fit with these workloads gone?
         self.removed: set[str] = set()
         self.tree: QuotaTree = session.compiler.tree
         self.index = session.index
-        self.usage = (usage if usage is not None else session.usage).copy()
+        self.usage = usage if usage is not None else session.usage
+        if copy:
+            self.usage = self.usage.copy()
         self.live: dict[str, dict[str, Candidate]] = {}  # per queue, copied from `_by_queue` when first read
         self._by_queue: dict[str, dict[str, Candidate]] | None = None
         self._frs: dict[str, frozenset[FR]] = {}
         self._lendable: dict[str, dict[str, int]] = {}
+
+    @classmethod
+    def reading(cls, session) -> "Snapshot":
+        """A snapshot over the session's usage as it is, not copied (nor its computed cohort usage
+        thrown away): for the predicates only; removing or adding workloads raises."""
+        return cls(session, copy=False)
 
     # --- workloads ---
 
@@ -124,10 +134,12 @@ class Snapshot:
         self.removed.discard(c.key)
 
     def plus(self, cq: str, amounts: dict[FR, int]) -> None:
+        if self.reading_only:
+            raise RuntimeError("a reading snapshot shares the session's usage: it can't change")
         self.usage.add(cq, amounts)
 
     def sub(self, cq: str, amounts: dict[FR, int]) -> None:
-        self.usage.add(cq, {fr: -v for fr, v in amounts.items()})
+        self.plus(cq, {fr: -v for fr, v in amounts.items()})
 
     # --- the tree ---
 
