@@ -209,3 +209,44 @@ def test_what_the_bound_refuses_is_refused_by_deciding_again(m, data):
     for name, value in PRIOS.items():
         if not b.necessary(priority=value):
             assert not admitted(with_priority(m, key, name), key), (name, b.need(value))
+
+
+# --- the search `why` makes ------------------------------------------------------------------------
+
+def _deep_queue_text() -> str:
+    out = ["priority low = 10", "priority mid = 100 default", "priority high = 1000",
+           'flavor f { node_labels = { model = "f" } }', "namespace ns { }", "cohort c { }"]
+    for q in ("a", "d"):
+        out += [f"cluster_queue {q} {{", "  cohort = c", "  resources cpu {", "    flavor f { cpu = 2 borrow 2 }",
+                "  }", "}", f"local_queue ns/{q} -> {q}"]
+    for q, n in (("a", 6), ("d", 6)):
+        for i in range(n):
+            out += [f"workload ns/{q}{i} {{", f"  queue = {q}", "  priority = high",
+                    f'  created = "2026-11-20T09:{i:02d}:00Z"', "  pod_group main {", "    count = 1",
+                    "    requests = { cpu = 1 }", "  }", "}"]
+    out += ["workload ns/w {", "  queue = a", "  priority = low", '  created = "2026-11-20T09:30:00Z"',
+            "  pod_group main {", "    count = 1", "    requests = { cpu = 1 }", "  }", "}"]
+    return "\n".join(out) + "\n"
+
+
+def test_why_raises_the_own_queues_quota_from_the_bound_and_skips_what_cannot_help(tmp_path):
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_fixes_proven import check_fixes
+
+    from kadmit import api
+
+    text = _deep_queue_text()
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "c.kad").write_text(text)
+    out = api.why("ns/w", [str(tmp_path / "in")])
+    r = out.result
+    assert r is not None and not r.admitted
+    # six workloads ahead of it in a: a reaches nominal + 2 and needs 7, so d's quota, a's borrowing
+    # limit and a higher priority cannot help; a's nominal from 9 (room whatever d takes) down
+    assert r.fixes and all(c.knob.subject == "cluster_queue `a`" and c.knob.field.startswith("`cpu`")
+                           for f in r.fixes for c in f.changes)
+    first = r.fixes[0].changes[0]
+    assert (first.new, first.minimal, r.fixes_checked) == (9000, True, 2)  # 9, then 8 refused
+    assert check_fixes(tmp_path, text, "ns/w") == len(r.fixes)

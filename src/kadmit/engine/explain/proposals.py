@@ -243,8 +243,8 @@ def _singles(prover: Prover, model: Model, sources: SourceMap, obs: Obstacles, w
             if floor == IMPOSSIBLE:
                 continue  # no value of this number lets the workload in (`bounds`: necessary condition)
             enough = bound.enough(entry, old) if bound is not None and entry is not None else None
-            if out and not (own is not None and oid.startswith(own)) and (
-                    enough is None or prover.tried >= ALTERNATIVES_UNTIL):
+            alternative = bool(out) and not (own is not None and oid.startswith(own))
+            if alternative and (enough is None or prover.tried >= ALTERNATIVES_UNTIL):
                 continue  # a fix is found: another queue's number only where it surely helps, cheaply
             start = max(starts.get(oid, old + unit), floor or 0)
             hint = None
@@ -253,7 +253,7 @@ def _singles(prover: Prover, model: Model, sources: SourceMap, obs: Obstacles, w
             elif wl is not None:
                 hint = old + _ahead(prover, model, wl, res)
             add(prover.raise_until(knob, start, unit, fixed=list(fixed), tries=4 if oid in starts else 8,
-                                   hint=hint, floor=floor))
+                                   hint=hint, floor=floor, down=not alternative))
         elif oid.startswith("gang|"):
             owner = _owner(model, subjects.get(oid, "")) or wl
             if owner is None:

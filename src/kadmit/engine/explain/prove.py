@@ -195,7 +195,8 @@ class Prover:
     # --- searching a number -----------------------------------------------------------------------
 
     def raise_until(self, knob: Knob, start: int, unit: int, tries: int = 6,
-                    fixed: list[Change] = (), hint: int | None = None, floor: int | None = None) -> Change | None:
+                    fixed: list[Change] = (), hint: int | None = None, floor: int | None = None,
+                    down: bool = True) -> Change | None:
         """The least value found (>= start, in steps of `unit`) that admits; every value tried is a
         re-decision, and the values are chosen from the re-decided runs' end states (quota numbers,
         by one-workload checks there):
@@ -207,7 +208,8 @@ class Prover:
           with its own usage released (the run's spare quota); else one step less, then bisecting,
           when `tries` more bisections can reach one step.
         `floor`: the least value that can admit at all (a necessary condition, `bounds`): the values
-        below it are refused without deciding again.
+        below it are refused without deciding again. Without `down`, the first value that admits is
+        kept as it is (an alternative searched cheaply: not called minimal).
         The change is `minimal` when one step less was decided again and does not admit, or is
         below `floor`."""
         old = int(knob.value)
@@ -236,10 +238,15 @@ class Prover:
             v = old + _round_up(nxt - old, unit)
         if ok is None:
             return None
+        if not down:
+            return Change(knob, ok, minimal=False, neighbor=ok - unit)
         left, first = tries, True
         while ok - fail > unit and left > 0:
             left -= 1
             low = self._spare(entry, won, ok) if entry is not None and won is not None else None
+            then = self._at_admission(entry, won, ok) if entry is not None and won is not None else None
+            if then is not None and fail < then < (ok + fail) // 2 and (low is None or then < low):
+                low = then  # far below: what it fitted when that run admitted it
             low = old + _round_up(low - old, unit) if low is not None else None
             if low is not None and fail < low < ok - unit:
                 mid = low  # the run had quota to spare: as much less
@@ -343,6 +350,45 @@ class Prover:
                 return False
             return got is not None
         lo, hi = 0, v
+        if fits(lo):
+            return lo
+        while hi - lo > 1 and (hi - lo) * 1000 > hi:
+            mid = (lo + hi) // 2
+            if fits(mid):
+                hi = mid
+            else:
+                lo = mid
+        return hi
+
+    def _at_admission(self, entry: tuple[str, str, str, str, str], r: Replay, v: int) -> int | None:
+        """The least value (<= v) of the quota number with which the target, admitted in cycle k
+        of the run `r` (decided with the number at v), fits the usage at the start of cycle k (the
+        run's final usage less what cycles k and later admitted); None when `r` kept no session or
+        evicted anything (the victims' usage is gone from the final one)."""
+        s = r.session
+        d = r.decisions.get(self.target)
+        if s is None or d is None or not d.admitted or d.assignment is None:
+            return None
+        mine = [x for x in r.decisions.values() if x.cluster_queue in s.index.cluster_queues]
+        if any(x.preempted or x.preempted_by for x in mine):
+            return None
+        usage = s.usage.copy()
+        for x in mine:
+            if x.admitted and x.assignment is not None and x.cycle >= d.cycle:
+                usage.add(x.assignment.cluster_queue, {fr: -q for fr, q in x.assignment.usage.items()})
+        nid = f"cq:{d.assignment.cluster_queue}"
+        tree = s.compiler.tree
+
+        def fits(x: int) -> bool:
+            try:
+                with s.what_if([(*entry, x)]):
+                    usage.memo.clear()
+                    return all(q <= tree.available(nid, fr, usage) for fr, q in d.assignment.usage.items() if q > 0)
+            except (KeyError, ValueError):
+                return False
+        lo, hi = 0, v
+        if not fits(hi):
+            return None
         if fits(lo):
             return lo
         while hi - lo > 1 and (hi - lo) * 1000 > hi:
