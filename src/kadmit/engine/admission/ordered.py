@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from kadmit.engine.preemption.candidates import Victim
 from kadmit.engine.admission.loops import Eviction, PreemptionLoop, loop_of
 from kadmit.engine.admission.session import Assignment, Session, SolverUnknown
+from kadmit.engine.admission.situations import UNSEEN
 from kadmit.model import Workload
 
 
@@ -107,6 +108,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
     while cycle < limit:
         cycle += 1
         changed = bool(evicting)
+        plain = not evicting  # a cycle that only sets heads aside (see _repeat_set_asides)
         if evicting:  # evictions complete between cycles: quota released, victims queue again
             roots: set[str] = set()
             for victim, _ in sorted(evicting, key=lambda vb: vb[0].key):
@@ -135,13 +137,15 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                 queues[name].pop(0)
                 sticky.pop(name, None)
                 changed = True
+                plain = False
                 continue
             try:
-                got, _ = session.nominate(head)
+                got = session.nomination(head)
             except SolverUnknown:
                 decisions[head.key] = Decision(head, False, name, unknown=True, cycle=cycle)
                 queues[name].pop(0)
                 changed = True
+                plain = False
                 continue
             entries.append((name, head, got))
         holds: list[tuple[str, dict]] = []  # usage held for the rest of the cycle
@@ -156,10 +160,14 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
 
         for name, head, got in _processing_order(session, entries, fair):
             root = tree.root(f"cq:{name}")
+            if got is None or (got.mode == "Preempt" and not got.targets):
+                plain = plain and ix.cluster_queues[name].queueing_strategy == "BestEffortFIFO"
+            else:
+                plain = False
             if got is not None and got.mode == "Preempt" and any(t.key in targeted for t in got.targets):
                 try:  # overlapping targets: recompute as if this cycle's preemptions were done
                     with session.suspended(sorted(targeted)):
-                        again, _ = session.nominate(head)
+                        again = session.nomination(head)
                 except SolverUnknown:
                     again = None
                 if again is not None and again.mode == "Fit":
@@ -241,6 +249,9 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                 looped = loop_of(states[state], cycle, evictions, ix.cluster_queues, _strategies(session))
                 break
             states[state] = cycle
+        elif plain and entries and not sticky:
+            cycle = _repeat_set_asides(session, queues, set_aside, decisions, cycle, limit)
+            queues = {k: v for k, v in queues.items() if v}
     else:
         recent = [e for e in evictions if e.cycle > cycle - 10]
         moving = sorted({e.victim for e in recent} | {e.preemptor for e in recent}
@@ -321,6 +332,66 @@ def _processing_order(session: Session, entries: list, fair: bool):
         picked = fair_pick(session, [(wl, name, dict(a.usage) if a is not None else {}) for name, wl, a in left])
         i = next(i for i, e in enumerate(left) if e[1] is picked[0])
         yield left.pop(i)
+
+
+def _repeat_set_asides(session: Session, queues: dict[str, list[Workload]], set_aside: dict[str, list[Workload]],
+                       decisions: dict[str, Decision], cycle: int, limit: int) -> int:
+    """After a cycle that set every head aside (BestEffortFIFO) and so changed no usage and no
+    holder, with no eviction in the run yet: the next cycles start from the same state, and each
+    queue's next heads are set aside in turn for as long as their nominations (shared among equal
+    situations, see `situations`) say they don't fit and have no victims. Those cycles are done here
+    at once, a row of heads per cycle, up to the first row with a head that would do anything else
+    (fit, preempt, fail its namespace, or not share its situation); the loop goes on from there.
+    Returns the last cycle done."""
+    ix = session.index
+    names = sorted(queues)
+    cqs = [ix.cluster_queues[name] for name in names]
+    if any(cq.queueing_strategy != "BestEffortFIFO" for cq in cqs):
+        return cycle
+    situations = session.situations
+    namespace_ok: dict[tuple[str, str], bool] = {}
+    rows = 0
+    while cycle + rows < limit and _set_aside_row(session, situations, queues, names, cqs, rows, namespace_ok):
+        rows += 1
+    for row in range(rows):  # the decisions in the order the cycles would have made them
+        for name in names:
+            queue = queues[name]
+            if row < len(queue):
+                wl = queue[row]
+                decisions[wl.key] = Decision(wl, False, name, cycle=cycle + row + 1)
+    if rows:
+        for name in names:
+            set_aside.setdefault(name, []).extend(queues[name][:rows])
+            del queues[name][:rows]
+    return cycle + rows
+
+
+def _set_aside_row(session: Session, situations, queues: dict[str, list[Workload]], names: list[str], cqs: list,
+                   row: int, namespace_ok: dict[tuple[str, str], bool]) -> bool:
+    """Whether the `row`-th workload of every queue that has one would be set aside as its head,
+    in the state the session is in; False also when no queue has one."""
+    any_head = False
+    for name, cq in zip(names, cqs):
+        queue = queues[name]
+        if row >= len(queue):
+            continue
+        wl = queue[row]
+        ok = namespace_ok.get((name, wl.namespace))
+        if ok is None:
+            ok = namespace_ok[(name, wl.namespace)] = session.compiler.namespace_ok(cq, wl.namespace)
+        key = situations.key(wl, cq, True) if ok else None
+        if key is None:
+            return False
+        got = situations.recall(key)
+        if got is UNSEEN:
+            try:
+                got = session.nomination(wl)
+            except SolverUnknown:
+                return False
+        if got is not None and (got.mode != "Preempt" or got.targets):
+            return False
+        any_head = True
+    return any_head
 
 
 def _set_aside(session: Session, decisions: dict[str, Decision], queues: dict[str, list[Workload]],

@@ -22,7 +22,7 @@ from kadmit.engine.compile.split import Fixed, QuotaPart
 from kadmit.engine.placing.pool import NodePool, PlacementFailure
 from kadmit.placement.tas import Profile
 from kadmit.engine.admission.flavor_assignment import Assignment, nominate
-from kadmit.engine.admission.situations import UNSEEN, Situations
+from kadmit.engine.admission.situations import UNSEEN, Situations, workload_facts
 from kadmit.engine.quota import Usage
 from kadmit.engine.compile.symbolic import Holder
 from kadmit.engine.solver.z3backend import Limits, Lowering, Outcome, make_solver, outcome
@@ -189,7 +189,8 @@ class Session:
         self.version = 0  # names the set of admitted workloads: a fresh number whenever it changes
         self._versions = 0
         self.situations = Situations(self)  # nominations and reasons shared among equal situations
-        self._shape_of: dict[str, tuple[Workload, tuple]] = {}  # workload key -> (workload, its shape)
+        self._shape_of: dict[int, tuple[Workload, tuple]] = {}  # id(workload) -> (workload, its shape)
+        self._queue_shapes: dict[tuple, tuple] = {}  # (namespace, local queue) -> what its shape reads there
         for wl in sorted(model.workloads, key=lambda w: w.key):
             if wl.admitted and wl.admission is not None:
                 amounts = admitted_usage(wl)
@@ -316,28 +317,32 @@ class Session:
         queue's structure (groups, flavors, what it declares, gates) and each pod set's structure
         (which resources it asks for, tolerations, selectors, topology). With user rules every
         workload is its own shape (rules may read anything about it)."""
-        known = self._shape_of.get(wl.key)
+        known = self._shape_of.get(id(wl))
         if known is not None and known[0] is wl:
             return known[1]
         shape = self._compute_shape(wl)
-        self._shape_of[wl.key] = (wl, shape)
+        self._shape_of[id(wl)] = (wl, shape)  # kept alive with it: the id is not reused meanwhile
         return shape
 
     def _compute_shape(self, wl: Workload) -> tuple:
         if self.model.rules:
             return ("workload", wl.key)
-        cq = self.index.cluster_queue_of(wl)
-        if cq is None:
+        where = (wl.namespace, wl.queue)
+        cqs = self._queue_shapes.get(where)
+        if cqs is None:
+            cq = self.index.cluster_queue_of(wl)
+            if cq is None:
+                cqs = None
+            else:
+                lq = self.index.local_queues.get(f"{wl.namespace}/{wl.queue}")
+                cqs = (tuple((g.covered_resources, tuple((fq.flavor, tuple(sorted(r.resource for r in fq.resources)))
+                                                         for fq in g.flavors)) for g in cq.resource_groups),
+                       cq.stop_policy, lq.stop_policy if lq else "None", self.compiler.inactive(cq),
+                       self.compiler.namespace_ok(cq, wl.namespace))
+            self._queue_shapes[where] = cqs
+        if cqs is None:
             return ("no-queue", wl.namespace, wl.queue, wl.active, len(wl.pod_sets))
-        lq = self.index.local_queues.get(f"{wl.namespace}/{wl.queue}")
-        cqs = (tuple((g.covered_resources, tuple((fq.flavor, tuple(sorted(r.resource for r in fq.resources)))
-                                                 for fq in g.flavors)) for g in cq.resource_groups),
-               cq.stop_policy, lq.stop_policy if lq else "None", self.compiler.inactive(cq),
-               self.compiler.namespace_ok(cq, wl.namespace))
-        pod_sets = tuple((ps.name, tuple(sorted((r, q > 0) for r, q in ps.requests.items())),
-                          tuple(sorted(ps.node_selector.items())), ps.node_affinity, ps.tolerations, ps.topology)
-                         for ps in wl.pod_sets)
-        return (cqs, wl.active, wl.inadmissible, pod_sets)
+        return (cqs, wl.active, wl.inadmissible, workload_facts(wl)[0])
 
     def _loaded_shape(self, wl: Workload) -> Loaded:
         shape = self._shape(wl)
@@ -424,13 +429,21 @@ class Session:
 
     def nominate(self, wl: Workload, preemption: bool = True) -> tuple[Assignment | None, Problem]:
         """Kueue's nomination of `wl` (`flavor_assignment.nominate`), shared among workloads in the
-        same situation (`situations`)."""
+        same situation (`situations`), and the workload's compiled problem."""
+        got, prob = self._nominate(wl, preemption)
+        return got, prob if prob is not None else self._loaded_shape(wl).problem
+
+    def nomination(self, wl: Workload, preemption: bool = True) -> Assignment | None:
+        """`nominate` without the problem (the scheduling loop reads only the nomination)."""
+        return self._nominate(wl, preemption)[0]
+
+    def _nominate(self, wl: Workload, preemption: bool) -> tuple[Assignment | None, Problem | None]:
         cq = self.index.cluster_queue_of(wl)
         key = self.situations.key(wl, cq, preemption) if cq is not None else None
         if key is not None:
             known = self.situations.recall(key)
             if known is not UNSEEN:
-                return _copy(known), self._loaded_shape(wl).problem  # type: ignore[arg-type]
+                return _copy(known), None  # type: ignore[arg-type]
         got, prob = nominate(self, wl, preemption)
         if key is not None:
             self.situations.remember(key, _copy(got))

@@ -10,6 +10,7 @@ Topology-aware placement reads the nodes as well: sessions that place pods share
 
 from __future__ import annotations
 
+import weakref
 from typing import Callable, TypeVar
 
 from kadmit.engine.quota import node_id
@@ -19,9 +20,31 @@ V = TypeVar("V")
 MAX_ANSWERS = 1_000_000
 _UNSEEN = object()
 
+_FACTS: dict[int, tuple] = {}  # id(workload) -> (a weak reference to it, its pod sets' structure, sizes)
+
+
+def workload_facts(wl: Workload) -> tuple[tuple, tuple]:
+    """What situations and shapes read of the workload object alone: each pod set's structure (name,
+    which resources it asks for, selectors, affinity, tolerations, topology) and its sizes (count,
+    min_count, requests). Computed once per object and shared by every session that sees it (the
+    sessions that re-decide a changed model see mostly the same, immutable, workload objects)."""
+    got = _FACTS.get(id(wl))
+    if got is not None and got[0]() is wl:
+        return got[1], got[2]
+    structure = tuple((ps.name, tuple(sorted((r, q > 0) for r, q in ps.requests.items())),
+                       tuple(sorted(ps.node_selector.items())), ps.node_affinity, ps.tolerations, ps.topology)
+                      for ps in wl.pod_sets)
+    sizes = tuple((ps.count, ps.min_count, tuple(sorted(ps.requests.items()))) for ps in wl.pod_sets)
+    ident = id(wl)
+    _FACTS[ident] = (weakref.ref(wl, lambda _, ident=ident: _FACTS.pop(ident, None)), structure, sizes)
+    return structure, sizes
+
 
 class Situations:
-    """Per session: situation keys, the cohort trees they read, and the answers kept per key."""
+    """Per session: situation keys, the cohort trees they read, and the answers kept per key. A key is
+    three numbers: what the workload brings (its queue and shape, sizes, priority, creation time where
+    read), computed once per workload and session; whether preemption is allowed; the state of its tree
+    (which workloads hold quota there, and its usage), numbered once per change of the usage."""
 
     def __init__(self, session) -> None:
         self.session = session
@@ -29,7 +52,12 @@ class Situations:
         self._epochs: dict[str, int] = {}  # cohort-tree root -> a fresh number when its holders change
         self._epoch = 0
         self._trees: dict[str, tuple[str, tuple[str, ...]]] = {}  # queue -> (its root, the tree's queues)
-        self._usage: dict[str, tuple] = {}  # root -> (usage object, its version, the tree's queues' usage)
+        # root -> (usage object, its version, the root's epoch, the number of the tree's state)
+        self._usage: dict[str, tuple] = {}
+        self._states: dict[tuple, int] = {}  # (root, epoch, the tree's queues' usage) -> its number
+        self._static: dict[int, tuple] = {}  # id(workload) -> (it, its queue, key, root, what it brings' number)
+        self._statics: dict[tuple, int] = {}  # what a workload brings -> its number
+        self._numbers = 0  # numbers are never reused: an answer kept is never read for another situation
 
     def clear(self) -> None:
         """Forget every answer (quota numbers or solver units changed)."""
@@ -66,21 +94,37 @@ class Situations:
     def key(self, wl: Workload, cq: ClusterQueue, preemption: bool) -> tuple | None:
         """What a nomination of `wl` in `cq` reads, or None when it can't be shared."""
         s = self.session
-        if s._tas or wl.key in s.holders:
+        if s._tas:
             return None
-        root, queues = self.cohort_tree(cq.name)
-        known = self._usage.get(root)
-        if known is not None and known[0] is s.usage and known[1] == s.usage.version:
-            usage = known[2]
-        else:
-            data = s.usage.data
-            usage = tuple(tuple(sorted((fr, v) for fr, v in data[q].items() if v)) if q in data else ()
-                          for q in queues)
-            self._usage[root] = (s.usage, s.usage.version, usage)
-        sizes = tuple((ps.count, ps.min_count, tuple(sorted(ps.requests.items()))) for ps in wl.pod_sets)
-        created = wl.created if cq.preemption.within_cluster_queue == "LowerOrNewerEqualPriority" else None
-        return (cq.name, s._shape(wl), sizes, s.index.priority(wl), created, preemption,
-                self._epochs.get(root, 0), usage)
+        known = self._static.get(id(wl))
+        if known is None or known[0] is not wl or known[1] is not cq:
+            created = wl.created if cq.preemption.within_cluster_queue == "LowerOrNewerEqualPriority" else None
+            static = (cq.name, s._shape(wl), workload_facts(wl)[1], s.index.priority(wl), created)
+            number = self._statics.get(static)
+            if number is None:
+                number = self._statics[static] = self._number()
+            known = self._static[id(wl)] = (wl, cq, wl.key, self.cohort_tree(cq.name)[0], number)
+        if known[2] in s.holders:
+            return None
+        root, number = known[3], known[4]
+        usage, epoch = s.usage, self._epochs.get(root, 0)
+        state = self._usage.get(root)
+        if state is None or state[0] is not usage or state[1] != usage.version or state[2] != epoch:
+            data = usage.data
+            queues = self.cohort_tree(cq.name)[1]
+            now = (root, epoch, tuple(tuple(sorted((fr, v) for fr, v in data[q].items() if v)) if q in data else ()
+                                      for q in queues))
+            number_now = self._states.get(now)
+            if number_now is None:
+                if len(self._states) > MAX_ANSWERS:
+                    self._states.clear()
+                number_now = self._states[now] = self._number()
+            state = self._usage[root] = (usage, usage.version, epoch, number_now)
+        return (number, preemption, state[3])
+
+    def _number(self) -> int:
+        self._numbers += 1
+        return self._numbers
 
     def remember(self, key: tuple, value) -> None:
         if len(self.answers) > MAX_ANSWERS:
