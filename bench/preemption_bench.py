@@ -68,7 +68,7 @@ class HeadRecord:
 @dataclass
 class Probe:
     """Times every queue head of a `decide_ordered` run without changing it: wraps the session's
-    `nominate`, `suspended` and `commit`, and `ordered._quota_fits` (the quota check a preempting
+    `nominate` and `nomination`, `suspended` and `commit`, and `ordered._quota_fits` (the quota check a preempting
     head passes), attributing each call to the head of its cluster queue in the current cycle.
     First-phase nominations are the ones made outside `suspended` (the cycle's re-checks run
     inside it)."""
@@ -86,26 +86,31 @@ class Probe:
     @contextmanager
     def installed(self):
         s = self.session
-        nominate, suspended, commit, quota_fits = s.nominate, s.suspended, s.commit, ordered._quota_fits
+        nominate, nomination = s.nominate, s.nomination
+        suspended, commit, quota_fits = s.suspended, s.commit, ordered._quota_fits
 
-        def timed_nominate(wl, preemption: bool = True):
-            t0 = time.perf_counter()
-            got = nominate(wl, preemption)
-            dt = time.perf_counter() - t0
-            cq = self._cq(wl)
-            if self.depth == 0:
-                a = got[0]
-                rec = HeadRecord(wl.key, cq, dt, a.mode if a is not None else None,
-                                 len(a.targets) if a is not None else 0)
-                self.records.append(rec)
-                self.current[cq] = rec
-            else:
-                self.block.append(cq)
-                rec = self.current.get(cq)
-                if rec is not None and rec.key == wl.key and preemption:  # overlapping targets: recomputed
-                    rec.recomputed = True
-                    rec.targets = len(got[0].targets) if got[0] is not None else 0
-            return got
+        def timed(call, assignment):
+            def timed_call(wl, preemption: bool = True):
+                t0 = time.perf_counter()
+                got = call(wl, preemption)
+                dt = time.perf_counter() - t0
+                cq = self._cq(wl)
+                a = assignment(got)
+                if self.depth == 0:
+                    rec = HeadRecord(wl.key, cq, dt, a.mode if a is not None else None,
+                                     len(a.targets) if a is not None else 0)
+                    self.records.append(rec)
+                    self.current[cq] = rec
+                else:
+                    self.block.append(cq)
+                    rec = self.current.get(cq)
+                    if rec is not None and rec.key == wl.key and preemption:  # overlapping targets: recomputed
+                        rec.recomputed = True
+                        rec.targets = len(a.targets) if a is not None else 0
+                return got
+            return timed_call
+
+        timed_nominate, timed_nomination = timed(nominate, lambda got: got[0]), timed(nomination, lambda got: got)
 
         @contextmanager
         def timed_suspended(keys):
@@ -139,12 +144,12 @@ class Probe:
                 rec.preempting = True
             return ok
 
-        s.nominate, s.suspended, s.commit = timed_nominate, timed_suspended, timed_commit
+        s.nominate, s.nomination, s.suspended, s.commit = timed_nominate, timed_nomination, timed_suspended, timed_commit
         ordered._quota_fits = timed_quota_fits
         try:
             yield self
         finally:
-            del s.nominate, s.suspended, s.commit
+            del s.nominate, s.nomination, s.suspended, s.commit
             ordered._quota_fits = quota_fits
 
 

@@ -2,7 +2,7 @@
 policies (`preempting_models`, `cohort_models`), with fair sharing off and on.
 
 Every preemption is observed as the engine makes it: `observe` runs `decide_ordered` with light
-wrappers (the session's `nominate` and `suspended`, and `ordered._quota_fits`, the check a head
+wrappers (the session's `nominate`, `nomination` and `suspended`, and `ordered._quota_fits`, the check a head
 passes before it issues preemptions, and `ordered.Decision`, to see every eviction as it is
 recorded) that note, at that moment, the preemptor's assignment, its victims, who was admitted and
 the usage with this cycle's victims gone. Nothing the engine computes changes. The checks use
@@ -111,7 +111,7 @@ class Observed:
 @contextmanager
 def _watching(session: Session, seen: Observed):
     """Wrap the session and the ordered module (module docstring); everything restored after."""
-    nominate, suspended = session.nominate, session.suspended
+    nominate, nomination, suspended = session.nominate, session.nomination, session.suspended
     quota_fits, decision = ordered._quota_fits, ordered.Decision
     head: dict[str, str] = {}  # cluster queue -> the workload nominated first in this cycle
     latest: dict[str, Assignment] = {}  # workload -> its latest nomination with preemption on
@@ -121,12 +121,20 @@ def _watching(session: Session, seen: Observed):
 
     def watch_nominate(wl, preemption: bool = True):
         got = nominate(wl, preemption)
-        if preemption and got[0] is not None:
-            latest[wl.key] = got[0]
+        seen_nomination(wl, preemption, got[0])
+        return got
+
+    def watch_nomination(wl, preemption: bool = True):
+        got = nomination(wl, preemption)
+        seen_nomination(wl, preemption, got)
+        return got
+
+    def seen_nomination(wl, preemption: bool, got: Assignment | None) -> None:
+        if preemption and got is not None:
+            latest[wl.key] = got
         cq = session.index.cluster_queue_of(wl)
         if depth[0] == 0 and cq is not None:
             head[cq.name] = wl.key
-        return got
 
     @contextmanager
     def watch_suspended(keys):
@@ -156,12 +164,12 @@ def _watching(session: Session, seen: Observed):
             seen.evictions.append(Eviction(seq[0], d.key, d.preempted_by, d.preemption_reason))
         return d
 
-    session.nominate, session.suspended = watch_nominate, watch_suspended
+    session.nominate, session.nomination, session.suspended = watch_nominate, watch_nomination, watch_suspended
     ordered._quota_fits, ordered.Decision = watch_quota_fits, watch_decision
     try:
         yield
     finally:
-        del session.nominate, session.suspended
+        del session.nominate, session.nomination, session.suspended
         ordered._quota_fits, ordered.Decision = quota_fits, decision
 
 
