@@ -276,13 +276,16 @@ def policy_folder(folder: Path, top: Path) -> Path:
         here = here.parent
 
 
-def with_edits(ws: Workspace, edits: list[Edit], reuse: bool = False) -> tuple[Model, Diagnostics] | None:
+def with_edits(ws: Workspace, edits: list[Edit], since=None) -> tuple[Model, Diagnostics] | None:
     """The model the inputs give once `edits` are applied to their texts: each edited file read
     again through its front end (edits never touch imports, so the other files' objects stand), the
-    whole merged and validated again. None when an edit doesn't apply to the text."""
+    whole merged and validated again — with `since` (a `validate.Checked` of the workspace's model),
+    only the checks the edited objects reach (`validate.validate_since`: every new error, not every
+    diagnostic). None when an edit doesn't apply to the text."""
     from kadmit import manifests, syntax
     from kadmit.manifests.jobs.manage import apply_jobs
     from kadmit.validate import validate as run_validation
+    from kadmit.validate import validate_since
 
     texts = {name: ws.sources.text(name) or "" for name in {e.file for e in edits} if name in ws.sources}
     try:
@@ -298,9 +301,10 @@ def with_edits(ws: Workspace, edits: list[Edit], reuse: bool = False) -> tuple[M
                     else manifests.read_manifest_text(new_texts[name], name, diags))
         parts.append(frag)
     model = apply_jobs(merge(parts))
-    # reuse: the workloads of unedited files are the objects validated when the workspace was
-    # loaded; their own checks are not run again (callers that read only new errors)
-    run_validation(model, diags, frozenset(map(id, ws.model.workloads)) if reuse else frozenset())
+    if since is not None:
+        validate_since(since, model, diags)
+    else:
+        run_validation(model, diags)
     return model, diags
 
 
@@ -313,11 +317,15 @@ class Reloader:
         self.sources = ws.sources
         self.scope = scope  # (model, diagnostics) -> the part of the model `why` answers on, or None
         self._known = {_error_key(d) for d in ws.diagnostics.items if d.severity.name == "ERROR"}
+        self._checked = None
 
     def reload(self, edits: list[Edit]) -> Model | None:
-        # with no error in the input and no scope, only new errors count: unedited workloads'
-        # own checks can't report one (they read nothing else), so they are not run again
-        got = with_edits(self.ws, edits, reuse=not self._known and self.scope is None)
+        # only new errors count, so only the checks the edit reaches run again; a scope reads every
+        # error of the edited input (to leave out other trees' broken objects): all checks run
+        if self.scope is None and self._checked is None:
+            from kadmit.validate import Checked
+            self._checked = Checked(self.ws.model)
+        got = with_edits(self.ws, edits, self._checked if self.scope is None else None)
         if got is None:
             return None
         model, diags = got

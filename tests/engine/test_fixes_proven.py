@@ -17,6 +17,7 @@ from kadmit.engine.admission.ordered import decide_ordered
 from kadmit.engine.admission.session import Session
 from kadmit.engine.explain import replay
 from kadmit.engine.explain.replay import Baseline, decide_again, states
+from kadmit.validate import Checked
 
 sys.path.insert(0, str(Path(__file__).parent))
 from fix_clusters import kad_clusters  # noqa: E402
@@ -73,8 +74,15 @@ def test_every_fix_admits_with_exactly_the_side_effects_it_lists(tmp_path_factor
 
 def _changed(model, data):
     """One change of the kinds fixes make: a quota number, a workload's count or priority, a
-    workload finished, a local queue pointed elsewhere, a queue moved to another cohort."""
-    kind = data.draw(st.sampled_from(("quota", "count", "priority", "finish", "retarget", "cohort")))
+    workload finished, a local queue pointed elsewhere, a queue moved to another cohort; also after
+    every workload is read again unchanged (new objects), or with a workload left out."""
+    kind = data.draw(st.sampled_from(("quota", "count", "priority", "finish", "retarget", "cohort", "reread", "drop")))
+    if kind == "reread":  # a file read again: every workload a new object, equal to the old one, and one change
+        model = model.model_copy(update={"workloads": tuple(w.model_copy() for w in model.workloads)})
+        return _changed(model, data)
+    if kind == "drop":  # a workload gone: the collection's places shift
+        wl = data.draw(st.sampled_from(model.workloads))
+        return model.model_copy(update={"workloads": tuple(w for w in model.workloads if w is not wl)})
     if kind == "quota":
         cq = data.draw(st.sampled_from(model.cluster_queues))
         rg = cq.resource_groups[0]
@@ -122,7 +130,7 @@ def test_re_deciding_touched_trees_equals_deciding_everything(tmp_path_factory, 
     assert part.states == whole.states
     assert {k: _outcome(d) for k, d in part.decisions.items()} == {k: _outcome(d) for k, d in whole.decisions.items()}
     assert part.redecided <= whole.redecided
-    with patch.object(replay, "same_joins", lambda old, new: False):  # the parts joined again
+    with patch.object(replay, "same_joins", lambda *_: False):  # the parts joined again
         joined = decide_again(base, new)
     assert joined.states == part.states and joined.redecided == part.redecided
 
@@ -135,7 +143,8 @@ def _outcome(d) -> tuple:
 
 def test_an_edited_input_is_refused_for_a_new_error_in_an_edited_workload(tmp_path):
     """Reloading re-runs the checks of edited workloads (the unedited ones were checked at load):
-    an edit that breaks a workload is refused, one that doesn't is read, with or without reuse."""
+    an edit that breaks a workload is refused, one that doesn't is read, validated in full or only
+    where the edit reaches."""
     src = tmp_path / "in"
     src.mkdir()
     (src / "q.kad").write_text("flavor f { }\ncluster_queue q {\n  resources cpu {\n    flavor f { cpu = 4 }\n  }\n}\n"
@@ -148,9 +157,9 @@ def test_an_edited_input_is_refused_for_a_new_error_in_an_edited_workload(tmp_pa
     q = workspace.display_name(src / "q.kad")
     broken = [Edit(w, 4, 13, "2", "-1")]  # a negative count: an error of that workload alone
     fine = [Edit(q, 4, 22, "4", "8")]
-    for reuse in (False, True):
-        assert [d.code for d in workspace.with_edits(ws, broken, reuse)[1].items] == \
-            [d.code for d in workspace.with_edits(ws, broken, False)[1].items] != []
-        assert not workspace.with_edits(ws, fine, reuse)[1].has_errors
+    for since in (None, Checked(ws.model)):
+        assert [d.code for d in workspace.with_edits(ws, broken, since)[1].items] == \
+            [d.code for d in workspace.with_edits(ws, broken)[1].items] != []
+        assert not workspace.with_edits(ws, fine, since)[1].has_errors
     reloader = workspace.Reloader(ws)
     assert reloader.reload(broken) is None and reloader.reload(fine) is not None

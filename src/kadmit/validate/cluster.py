@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from kadmit.diagnostics import Diagnostics, Label
 from kadmit.index import HOSTNAME_LABEL, ModelIndex
-from kadmit.model import Model, Requirement, ResourceFlavor, Topology, Workload
+from kadmit.model import ClusterQueue, Model, Requirement, ResourceFlavor, Topology, Workload
 from kadmit.source import Span
 from kadmit.validate.codes import (BAD_REQUIREMENT, DUPLICATE_LEVEL, DUPLICATE_TAINT, HOSTNAME_NOT_LAST, LEVEL_COUNT,
                                    MANY_DEFAULTS, NIL_SELECTOR, PRIORITY_RANGE, SELECTOR_MATCHES_NOTHING,
@@ -117,18 +117,21 @@ def check_requirement(req: Requirement, where: str, node_affinity: bool, at: Spa
         diags.emit(BAD_REQUIREMENT, f"requirement on `{req.key}` in {where}: {problem}", req.span or at)
 
 
-def check_selectors(model: Model, diags: Diagnostics, checked: frozenset[int] = frozenset()) -> None:
+def check_selectors(model: Model, diags: Diagnostics) -> None:
     for cq in model.cluster_queues:
-        sel = cq.namespace_selector
-        for req in sel.match_expressions if sel else ():
-            check_requirement(req, f"the namespace selector of cluster queue `{cq.name}`", False,
-                              cq.field_span("namespace_selector"), diags)
+        check_namespace_selector(cq, diags)
     for wl in model.workloads:
-        if id(wl) not in checked:  # validated before as it is (`validate`)
-            _check_affinity(wl, diags)
+        check_affinity(wl, diags)
 
 
-def _check_affinity(wl: Workload, diags: Diagnostics) -> None:
+def check_namespace_selector(cq: ClusterQueue, diags: Diagnostics) -> None:
+    sel = cq.namespace_selector
+    for req in sel.match_expressions if sel else ():
+        check_requirement(req, f"the namespace selector of cluster queue `{cq.name}`", False,
+                          cq.field_span("namespace_selector"), diags)
+
+
+def check_affinity(wl: Workload, diags: Diagnostics) -> None:
     for ps in wl.pod_sets:
         for term in ps.node_affinity:
             for req in term.match_expressions:

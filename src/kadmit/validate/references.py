@@ -32,6 +32,15 @@ def check_references(index: ModelIndex, diags: Diagnostics) -> None:
     model = index.model
     for cq in model.cluster_queues:
         check_flavor_refs(cq, "cluster queue", index, diags)
+    check_cohort_refs(index, diags)
+    check_topology_refs(index, diags)
+    check_local_queue_refs(index, diags)
+    for wl in model.workloads:
+        check_workload_refs(wl, index, diags)
+
+
+def check_cohort_refs(index: ModelIndex, diags: Diagnostics) -> None:
+    model = index.model
     declared = {x.name for x in model.cohorts}
     for c in model.cohorts:
         check_flavor_refs(c, "cohort", index, diags)
@@ -41,12 +50,20 @@ def check_references(index: ModelIndex, diags: Diagnostics) -> None:
                 diags.emit(COHORT_PARENT_TYPO, f"parent `{c.parent}` of cohort `{c.name}` is not defined",
                            c.field_span("parent"), help=hint,
                            notes=["Kueue creates an implicit cohort for an undefined parent"])
+
+
+def check_topology_refs(index: ModelIndex, diags: Diagnostics) -> None:
+    model = index.model
     for fl in model.flavors:
         if fl.topology and fl.topology not in index.topologies \
                 and fl.topology not in index.broken_keys("Topology"):
             diags.emit(UNKNOWN_TOPOLOGY, f"flavor `{fl.name}` uses topology `{fl.topology}`, which is not defined",
                        fl.field_span("topology"),
                        help=_help(fl.topology, index.topologies, f"define `topology {fl.topology}`"))
+
+
+def check_local_queue_refs(index: ModelIndex, diags: Diagnostics) -> None:
+    model = index.model
     broken_cqs = index.broken_keys("ClusterQueue")
     for lq in model.local_queues:
         if lq.cluster_queue not in index.cluster_queues and lq.cluster_queue not in broken_cqs:
@@ -54,11 +71,9 @@ def check_references(index: ModelIndex, diags: Diagnostics) -> None:
                        f"local queue `{lq.key}` points at cluster queue `{lq.cluster_queue}`, which is not defined",
                        lq.field_span("cluster_queue"), help=_help(lq.cluster_queue, index.cluster_queues),
                        notes=["workloads sent to this queue stay pending"])
-    for wl in model.workloads:
-        _check_workload_refs(wl, index, diags)
 
 
-def _check_workload_refs(wl: Workload, index: ModelIndex, diags: Diagnostics) -> None:
+def check_workload_refs(wl: Workload, index: ModelIndex, diags: Diagnostics) -> None:
     lq_key = f"{wl.namespace}/{wl.queue}"
     if lq_key not in index.local_queues and lq_key not in index.broken_keys("LocalQueue"):
         here = [q.name for q in index.model.local_queues if q.namespace == wl.namespace]

@@ -71,13 +71,21 @@ def check_workload(wl: Workload, diags: Diagnostics) -> None:
 
 def check_claim_templates(model, diags: Diagnostics) -> None:
     """Each ResourceClaimTemplate a pod set's claims name should be in the input (KAD297)."""
-    known = {f"{t.namespace}/{t.name}" for t in model.claim_templates}
+    known = claim_template_keys(model)
     for wl in model.workloads:
-        for ps in wl.pod_sets:
-            for name in ps.claim_templates:
-                if f"{wl.namespace}/{name}" not in known:
-                    diags.emit(MISSING_CLAIM_TEMPLATE,
-                               f"pod set `{ps.name}` of `{wl.key}` claims devices from ResourceClaimTemplate "
-                               f"`{wl.namespace}/{name}`, which is not in the input; its devices are not counted",
-                               ps.field_span("claim_templates") or ps.span or wl.span)
+        check_claims(wl, known, diags)
+
+
+def claim_template_keys(model) -> set[str]:
+    return {f"{t.namespace}/{t.name}" for t in model.claim_templates}
+
+
+def check_claims(wl: Workload, known: set[str], diags: Diagnostics) -> None:
+    for ps in wl.pod_sets:
+        for name in ps.claim_templates:
+            if f"{wl.namespace}/{name}" not in known:
+                diags.emit(MISSING_CLAIM_TEMPLATE,
+                           f"pod set `{ps.name}` of `{wl.key}` claims devices from ResourceClaimTemplate "
+                           f"`{wl.namespace}/{name}`, which is not in the input; its devices are not counted",
+                           ps.field_span("claim_templates") or ps.span or wl.span)
 

@@ -5,23 +5,32 @@ Independence (why re-deciding a part is the same as re-deciding all): in `ordere
 interacts with another only through quota (shared within one cohort tree), preemption (within one
 cohort tree) and node capacity (taken only by pod sets on flavors with a topology). So cluster queues
 are joined when they share a cohort tree, when a workload's local queue and its admission name two
-of them, and all queues with a topology flavor are joined into one part. Decisions of a part depend
+of them, and all queues with a topology flavor are joined into one part (with the queue of every
+workload admitted with pods on nodes, which the part's placements see). Decisions of a part depend
 only on its own objects and on the model-wide ones (flavors, topologies, priority classes, nodes,
 pods, rules, the scheduler's configuration); a change to a model-wide object re-decides everything.
 Both the old and the new model's joins are taken together, so a change that moves a queue to another
-cohort re-decides both trees. `tests/engine/test_fix_replay.py` checks the equivalence on generated
+cohort re-decides both trees. `tests/engine/test_fixes_proven.py` checks the equivalence on generated
 clusters.
+
+Cost: a re-decision reads what the edit changed (`validate.incremental.changes`: unchanged objects are
+the very objects of the base model, at their places), decides the touched parts, and computes the
+states of their workloads only: every other workload's state and decision is the base's, seen
+through an `Overlay` rather than copied.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Iterator, Mapping
 
 from kadmit.engine.admission.ordered import Decision, decide_ordered
 from kadmit.engine.admission.session import Session
 from kadmit.engine.solver.z3backend import Limits
 from kadmit.model import Model, Workload
 from kadmit.placement.tas import Profile
+from kadmit.scope import holds_nodes
+from kadmit.validate.incremental import Changes, changes
 
 
 @dataclass(frozen=True)
@@ -122,12 +131,14 @@ def state_of(d: Decision | None, wl: Workload, evicted_by: str | None = None) ->
         preempted_by=evicted_by)
 
 
-def states(model: Model, decisions: dict[str, Decision]) -> dict[str, State]:
+def states(model: Model, decisions: Mapping[str, Decision], keys: list[str] | None = None) -> dict[str, State]:
+    """Every unfinished workload's state after a run (`keys`: the workloads' keys, if known)."""
     by: dict[str, str] = {}
-    for d in sorted(decisions.values(), key=lambda d: (d.cycle, d.key)):
+    for d in sorted((d for d in decisions.values() if d.preempted), key=lambda d: (d.cycle, d.key)):
         for v in d.preempted:
             by[v.key] = d.key
-    return {w.key: state_of(decisions.get(w.key), w, by.get(w.key)) for w in model.workloads if not w.finished}
+    keys = keys if keys is not None else [w.key for w in model.workloads]
+    return {k: state_of(decisions.get(k), w, by.get(k)) for k, w in zip(keys, model.workloads) if not w.finished}
 
 
 # --- parts -------------------------------------------------------------------------------------
@@ -188,23 +199,22 @@ def _join_model(parts: _Parts, model: Model) -> None:
         qs = queue_of(model, wl, lqs)
         for a, b in zip(qs, qs[1:]):
             parts.join(f"cq:{a}", f"cq:{b}")
+        if topo and wl.admission is not None and holds_nodes(wl):  # its nodes are the placing part's
+            parts.join(f"cq:{wl.admission.cluster_queue}", TAS)
 
 
 GLOBAL_KINDS = ("flavors", "topologies", "priority_classes", "nodes", "pods", "rules", "scheduler_configs")
 
 
-def changed_objects(old: Model, new: Model) -> dict[str, list]:
-    """Per model collection, the objects in one model and not the other (old and new versions)."""
+def changed_objects(old: Model, new: Model, ch: Changes | None = None) -> dict[str, list]:
+    """Per model collection, the objects in one model and not the other (old and new versions)
+    that differ (an object read again, equal to the old one, is not a change). `ch`: the changes
+    of `new` from `old`, if known."""
+    ch = ch if ch is not None else changes(old, new)
     out: dict[str, list] = {}
-    for name in type(old).model_fields:
-        a, b = getattr(old, name), getattr(new, name)
-        if a is b or not isinstance(a, tuple):
-            if a != b:
-                out[name] = [a, b]
-            continue
-        ids_a, ids_b = {id(x) for x in a}, {id(x) for x in b}
-        only_a = {_key(x): x for x in a if id(x) not in ids_b}
-        only_b = {_key(x): x for x in b if id(x) not in ids_a}
+    for name in sorted(ch.names):
+        only_a = {_key(x): x for x in ch.removed.get(name, ())}
+        only_b = {_key(x): x for x in ch.added.get(name, ())}
         diff = [x for k, x in only_a.items() if only_b.get(k) != x]
         diff += [x for k, x in only_b.items() if only_a.get(k) != x]
         if diff:
@@ -216,10 +226,10 @@ def _key(x) -> str:
     return str(getattr(x, "key", None) or getattr(x, "name", None) or repr(x))
 
 
-def touched_keys(old: Model, new: Model) -> set[str] | None:
+def touched_keys(old: Model, new: Model, ch: Changes | None = None) -> set[str] | None:
     """The part keys (`cq:`/`co:` names) a change touches, or None when it touches everything."""
-    changed = changed_objects(old, new)
-    if any(k in changed for k in GLOBAL_KINDS) or any(not isinstance(v, list) for v in changed.values()):
+    changed = changed_objects(old, new, ch)
+    if any(k in changed for k in GLOBAL_KINDS):
         return None
     if set(changed) - {"cluster_queues", "cohorts", "local_queues", "workloads", "namespaces"}:
         return None
@@ -236,6 +246,9 @@ def touched_keys(old: Model, new: Model) -> set[str] | None:
                 keys.add(f"cq:{lqs[lq.key]}")
         for wl in changed.get("workloads", []):
             keys |= {f"cq:{q}" for q in queue_of(m, wl, lqs)}
+    if any(not queue_of(m, wl, {lq.key: lq.cluster_queue for lq in m.local_queues})
+           for wl in changed.get("workloads", []) for m in (old, new)):
+        return None  # a workload in no part (no queue): its state is not any part's to give
         names = {ns.name for ns in changed.get("namespaces", [])}
         if names:
             for wl in m.workloads:
@@ -269,7 +282,8 @@ def _joins_of(name: str, x) -> tuple:
     if name == "local_queues":
         return (x.key, x.cluster_queue)
     if name == "workloads":
-        return (x.key, x.namespace, x.queue, x.admission.cluster_queue if x.admission is not None else None)
+        return (x.key, x.namespace, x.queue, x.admission.cluster_queue if x.admission is not None else None,
+                holds_nodes(x))
     return ()
 
 
@@ -283,18 +297,10 @@ class Baseline:
     states: dict[str, State] = field(default_factory=dict)
     _parts: _Parts | None = field(default=None, repr=False)
     _members: dict = field(default_factory=dict, repr=False)  # frozenset(roots) -> {collection: indices}
-    _keys: list[str] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if not self.states:
             self.states = states(self.model, self.decisions)
-
-    @property
-    def keys(self) -> list[str]:
-        """The model's workload keys, by place."""
-        if self._keys is None:
-            self._keys = [w.key for w in self.model.workloads]
-        return self._keys
 
     @property
     def parts(self) -> _Parts:
@@ -317,27 +323,57 @@ class Baseline:
         return got
 
 
-def same_joins(old: Model, new: Model) -> bool:
+def same_joins(old: Model, new: Model, ch: Changes | None = None) -> bool:
     """Whether `new` joins the same parts as `old` and keeps each object at its place: the same
     number of objects per collection, and every object that differs (not the same object) has the
     same join signature (`_joins_of`) as the one at its place in `old`. Then `old`'s parts are
     `new`'s, and restricting `new` takes the objects at the places restricting `old` takes."""
+    ch = ch if ch is not None else changes(old, new)
     for name in _COLLECTIONS:
-        a, b = getattr(old, name), getattr(new, name)
-        if len(a) != len(b):
+        if name not in ch.names:
+            continue
+        if name not in ch.positional:
             return False
-        for x, y in zip(a, b):
-            if x is not y and _joins_of(name, x) != _joins_of(name, y):
+        for x, y in zip(ch.removed[name], ch.added[name]):  # place by place
+            if _joins_of(name, x) != _joins_of(name, y):
                 return False
     return True
+
+
+_HIDDEN = object()
+
+
+class Overlay(Mapping):
+    """A mapping that is `base` with the keys `hidden` left out and `own`'s entries over it: a
+    re-decision's states or decisions, the untouched parts' seen through from the base run
+    without a copy (so a re-decision costs its parts, not the cluster)."""
+
+    def __init__(self, base: Mapping, own: dict, hidden: set) -> None:
+        self.base, self.own, self.hidden = base, own, hidden
+
+    def __getitem__(self, key):
+        got = self.own.get(key, _HIDDEN)
+        if got is not _HIDDEN:
+            return got
+        if key in self.hidden:
+            raise KeyError(key)
+        return self.base[key]
+
+    def __iter__(self) -> Iterator:
+        own, hidden = self.own, self.hidden
+        yield from (k for k in self.base if k not in hidden and k not in own)
+        yield from own
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
 
 
 @dataclass
 class Replay:
     """One change decided again: every workload's state afterwards, and how much was re-decided."""
 
-    states: dict[str, State]
-    decisions: dict[str, Decision]
+    states: Mapping[str, State]
+    decisions: Mapping[str, Decision]
     redecided: int  # workloads decided again
     whole: bool  # the whole cluster was decided again
     session: Session | None = None  # the session that decided the re-decided part, as the run left it
@@ -347,31 +383,38 @@ def decide_again(base: Baseline, new: Model, limits: Limits | None = None,
                  tas_profile: Profile = "Mixed", incremental: bool = True) -> Replay:
     """Decide `new` (the base model after a change) in `ordered` mode: only the parts the change
     touches, the others' decisions kept from `base` (see the module docstring)."""
-    keys = touched_keys(base.model, new) if incremental else None
+    ch = changes(base.model, new) if incremental else None
+    keys = touched_keys(base.model, new, ch) if incremental else None
     if keys is not None:
-        if same_joins(base.model, new):  # the base's parts stand: reuse them and their members
+        if same_joins(base.model, new, ch):  # the base's parts stand: reuse them and their members
             parts = base.parts
             roots = {parts.find(k) for k in keys}
             at = base.members(roots)
             sub = new.model_copy(update={name: tuple(getattr(new, name)[i] for i in at[name])
                                          for name in _COLLECTIONS})
-            redo = {w.key for w in sub.workloads}
-            keys = base.keys  # same_joins: the same key at every place
-        else:
-            parts = _Parts()
-            _join_model(parts, base.model)
-            _join_model(parts, new)
-            roots = {parts.find(k) for k in keys}
-            sub = restrict(new, roots, parts)
-            redo = {w.key for w in sub.workloads} | {w.key for w in restrict(base.model, roots, parts).workloads}
-            keys = [w.key for w in new.workloads]
+            session = Session(sub, limits, tas_profile)
+            decided = {d.key: d for d in decide_ordered(session)}
+            # same_joins: the same key at every place, so the re-decided keys are the same in the
+            # base; outside them nothing changed and the base's states and decisions stand
+            keys = [w.key for w in sub.workloads]
+            redo = set(keys)
+            own = states(sub, decided, keys)  # every unfinished re-decided workload's
+            return Replay(Overlay(base.states, own, redo), Overlay(base.decisions, decided, redo),
+                          len(sub.workloads), False, session)
+        parts = _Parts()  # the change joins other parts: both models' joins together
+        _join_model(parts, base.model)
+        _join_model(parts, new)
+        roots = {parts.find(k) for k in keys}
+        sub = restrict(new, roots, parts)
+        redo = {w.key for w in sub.workloads} | {w.key for w in restrict(base.model, roots, parts).workloads}
         session = Session(sub, limits, tas_profile)
         decided = {d.key: d for d in decide_ordered(session)}
         decisions = {k: d for k, d in base.decisions.items() if k not in redo} | decided
         # outside the re-decided parts nothing changed: the run's states stand
         mine = states(sub, decided)
         out: dict[str, State] = {}
-        for k, w in zip(keys, new.workloads):
+        for w in new.workloads:
+            k = w.key
             if w.finished:
                 continue
             if k in redo:
@@ -384,9 +427,11 @@ def decide_again(base: Baseline, new: Model, limits: Limits | None = None,
     return Replay(states(new, decisions), decisions, len(new.workloads), True, session)
 
 
-def effects(before: dict[str, State], after: dict[str, State], target: str) -> list[Effect]:
+def effects(before: Mapping[str, State], after: Mapping[str, State], target: str) -> list[Effect]:
     """Every other workload whose state changed, sorted harmful first, then by name. A workload the
     change itself marks finished is the change, not a side effect."""
+    # an overlay on `before` differs from it only in its own entries
+    keys = after.own if isinstance(after, Overlay) and after.base is before else after
     out = [Effect(k, before.get(k, State(False)), after[k])
-           for k in sorted(after) if k != target and before.get(k, State(False)) != after[k]]
+           for k in sorted(keys) if k != target and before.get(k, State(False)) != after[k]]
     return sorted(out, key=lambda e: (not e.harmful, e.workload))
