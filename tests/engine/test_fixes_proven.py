@@ -74,9 +74,15 @@ def test_every_fix_admits_with_exactly_the_side_effects_it_lists(tmp_path_factor
 
 def _changed(model, data):
     """One change of the kinds fixes make: a quota number, a workload's count or priority, a
-    workload finished, a local queue pointed elsewhere, a queue moved to another cohort; also after
-    every workload is read again unchanged (new objects), or with a workload left out."""
-    kind = data.draw(st.sampled_from(("quota", "count", "priority", "finish", "retarget", "cohort", "reread", "drop")))
+    workload finished, a local queue pointed elsewhere, a queue moved to another cohort, a namespace's
+    labels; also after every workload is read again unchanged (new objects), or with a workload left
+    out."""
+    kind = data.draw(st.sampled_from(("quota", "count", "priority", "finish", "retarget", "cohort", "reread", "drop",
+                                      "labels")))
+    if kind == "labels":  # a namespace's labels: the queues selecting it by them see it or not
+        ns = data.draw(st.sampled_from(model.namespaces))
+        new = ns.model_copy(update={"labels": {"team": data.draw(st.sampled_from(("a", "b", "c")))}})
+        return model.model_copy(update={"namespaces": tuple(new if n is ns else n for n in model.namespaces)})
     if kind == "reread":  # a file read again: every workload a new object, equal to the old one, and one change
         model = model.model_copy(update={"workloads": tuple(w.model_copy() for w in model.workloads)})
         return _changed(model, data)

@@ -104,3 +104,20 @@ def test_a_re_decision_overlays_the_base_states():
     whole = decide_again(base, new, incremental=False)
     assert dict(part.states) == whole.states and len(part.states) == len(whole.states) == 2
     assert effects(base.states, part.states, "team/held") == effects(base.states, whole.states, "team/held")
+
+
+def test_a_namespace_label_re_decides_the_queues_of_its_workloads():
+    """A namespace's labels decide which queues' selectors take its workloads: a change of them
+    re-decides the parts its workloads are queued in (before: none, and the state stood)."""
+    text = ("flavor f { }\ncluster_queue q {\n  namespaces = { team = \"b\" }\n  resources cpu {\n"
+            "    flavor f { cpu = 4 }\n  }\n}\nnamespace ns {\n  labels = { team = \"a\" }\n}\n"
+            "local_queue ns/lq -> q\nworkload ns/w {\n  queue = lq\n  pod_group main {\n    count = 1\n"
+            "    requests = { cpu = 1 }\n  }\n}\n")
+    model = _model(text)
+    base = Baseline(model, {d.key: d for d in decide_ordered(Session(model))})
+    assert not base.states["ns/w"].admitted
+    ns = model.namespaces[0]
+    new = model.model_copy(update={"namespaces": (ns.model_copy(update={"labels": {"team": "b"}}),)})
+    part = decide_again(base, new)
+    assert part.states == decide_again(base, new, incremental=False).states
+    assert part.states["ns/w"].admitted and part.redecided == 1

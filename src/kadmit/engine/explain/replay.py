@@ -246,9 +246,8 @@ def touched_keys(old: Model, new: Model, ch: Changes | None = None) -> set[str] 
                 keys.add(f"cq:{lqs[lq.key]}")
         for wl in changed.get("workloads", []):
             keys |= {f"cq:{q}" for q in queue_of(m, wl, lqs)}
-    if any(not queue_of(m, wl, {lq.key: lq.cluster_queue for lq in m.local_queues})
-           for wl in changed.get("workloads", []) for m in (old, new)):
-        return None  # a workload in no part (no queue): its state is not any part's to give
+        if any(not queue_of(m, wl, lqs) for wl in changed.get("workloads", [])):
+            return None  # a workload in no part (no queue): its state is not any part's to give
         names = {ns.name for ns in changed.get("namespaces", [])}
         if names:
             for wl in m.workloads:
