@@ -345,7 +345,8 @@ _HIDDEN = object()
 class Overlay(Mapping):
     """A mapping that is `base` with the keys `hidden` left out and `own`'s entries over it: a
     re-decision's states or decisions, the untouched parts' seen through from the base run
-    without a copy (so a re-decision costs its parts, not the cluster)."""
+    without a copy (so a re-decision costs its parts, not the cluster): an untouched workload's
+    state is the base's very object. Setting a key sets an entry of its own."""
 
     def __init__(self, base: Mapping, own: dict, hidden: set) -> None:
         self.base, self.own, self.hidden = base, own, hidden
@@ -357,6 +358,10 @@ class Overlay(Mapping):
         if key in self.hidden:
             raise KeyError(key)
         return self.base[key]
+
+    def __setitem__(self, key, value) -> None:
+        """An entry of its own (a prover completing its baseline puts the rest's states in)."""
+        self.own[key] = value
 
     def __iter__(self) -> Iterator:
         own, hidden = self.own, self.hidden
