@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from kadmit.engine.admission.ordered import decide_ordered
 from kadmit.engine.admission.session import Session
-from kadmit.engine.compile.split import Fixed, QuotaPart, python_function
+from kadmit.engine.compile.split import Fixed, Pins, QuotaPart, python_function
 from kadmit.engine.compile.tracked import Origin, Tracked
 from kadmit.engine.preemption import candidates as C
 from kadmit.engine.preemption.search import Preemptor, Snapshot, find_targets, oracle
@@ -138,8 +138,18 @@ def test_fixings_enumerate_free_groups_and_refuse_what_they_cannot_read():
 def test_numbers_out_of_their_bounds_are_unsat(perf):
     session, loaded = _loaded(perf)
     part = loaded.quota_part()
-    assert part.in_bounds({v.name: 0 for v in part.numbers})
-    assert not part.in_bounds({v.name: -1 for v in part.numbers if v.name.startswith("used")})
+    zero = {v.name: 0 for v in part.numbers}
+    assert Pins({**zero, "n": 1}).without_numbers(part).values == {"n": 1}
+    cap = {v.name: -10**31 for v in part.numbers if v.name.startswith("cap")}  # below its domain
+    used = {v.name: -1 for v in part.numbers if v.name.startswith("used")}  # read by no statement: no domain
+    assert [v.name for v in part.bounded] == list(cap)
+    assert Pins({**zero, **used}).without_numbers(part) is not None
+    for arithmetic in (True, False):
+        session.arithmetic_quota = arithmetic
+        sizes = {pv.count.name: 1 for pv in loaded.problem.pod_sets}
+        assert session._ask(loaded, Pins({**zero, **sizes}), loaded.goal()) == "sat"
+        assert session._ask(loaded, Pins({**zero, **used, **sizes}), loaded.goal()) == "sat"
+        assert session._ask(loaded, Pins({**zero, **cap, **sizes}), loaded.goal()) == "unsat"
 
 
 INT_VARS = [T.IntVar(f"x{i}", -5, 5) for i in range(3)]

@@ -11,10 +11,10 @@ import z3
 
 from kadmit.engine.quota import FR, node_id
 from kadmit.engine.compile.problem import Problem
-from kadmit.engine.compile.split import Fixed
+from kadmit.engine.compile.split import Fixed, Pins
 from kadmit.engine.placing.pool import WorkloadPlacement
 from kadmit.engine.preemption.candidates import Preemptor, Victim
-from kadmit.engine.preemption.search import find_targets, oracle
+from kadmit.engine.preemption.search import NO_CANDIDATES, find_targets, may_preempt, oracle
 from kadmit.engine.preemption.snapshot import Snapshot
 from kadmit.model import ClusterQueue, Workload
 
@@ -140,7 +140,7 @@ def assign_with_counts(session, loaded, wl: Workload, cq: ClusterQueue, numbers:
     prob = loaded.problem
     low = loaded.low
     assert low is not None
-    quota_free = [lit for oid, lit in loaded.lits.items() if not oid.startswith("quota|")]
+    quota_free = loaded.quota_free_lits()
     pins = dict(numbers)
     own = {ps.name: ps for ps in wl.pod_sets}  # the workload's sizes; the problem may be shared
     for pv in prob.pod_sets:
@@ -152,6 +152,7 @@ def assign_with_counts(session, loaded, wl: Workload, cq: ClusterQueue, numbers:
         per_pod = session.compiler.requests(ps, pv.group_of)
         for res, var in pv.amounts.items():
             pins[var.name] = session.compiler.units(res, per_pod[res]) * n
+    question_pins = Pins(pins)
     fung = cq.flavor_fungibility
     tree = session.compiler.tree
     chosen: list[z3.BoolRef] = []
@@ -175,13 +176,13 @@ def assign_with_counts(session, loaded, wl: Workload, cq: ClusterQueue, numbers:
                 fv = low(var)
                 question = base + chosen + skips + mine + [fv]
                 fixed = Fixed(frozenset(chosen_names + [var.name]), frozenset({i}), later)
-                if session._ask(loaded, pins, question, fixed) == "sat":
+                if session._ask(loaded, question_pins, question, fixed) == "sat":
                     # it fits; how far up the cohort tree the quota comes from is arithmetic
                     h = max((tree.borrowing_height(cq.name, (fname, r), session.usage,
                                                    usage.get((fname, r), 0) + requests[r] * n)
                              for r in group_res), default=0)
                     option = (MODES["Fit"], h, fname, fv, {r: "Fit" for r in group_res}, var.name)
-                elif not preemption or session._ask(loaded, pins, question) != "sat":
+                elif not preemption or session._ask(loaded, question_pins, question) != "sat":
                     continue  # NoFit whatever the quota: a taint, selector, topology, rule
                 else:
                     option = quota_modes(session, wl, cq, fname, group_res,
@@ -206,7 +207,7 @@ def assign_with_counts(session, loaded, wl: Workload, cq: ClusterQueue, numbers:
     # the whole workload: workload-wide rules apply now (quota aside when preemption is needed)
     goal = loaded.goal() + quota_free + chosen
     everyone = frozenset(range(len(prob.pod_sets)))
-    if session._ask(loaded, pins, goal, None if needs else Fixed(frozenset(chosen_names), everyone)) != "sat":
+    if session._ask(loaded, question_pins, goal, None if needs else Fixed(frozenset(chosen_names), everyone)) != "sat":
         return None
     if needs:
         return Assignment(cq.name, dict(counts), flavors, height > 0, usage, height, None, "Preempt",
@@ -253,7 +254,10 @@ def quota_modes(session, wl: Workload, cq: ClusterQueue, fname: str, group_res: 
                 or (p.borrow_within_cohort is not None and p.borrow_within_cohort.policy != "Never")
                 or (fair and p.reclaim_within_cohort != "Never")):
             return None
-        mode, h = oracle(session, cq.name, wl.key, session.index.priority(wl), wl.created, fr, val)
+        if may_preempt(cq, tree.nodes[nid].parent is not None):
+            mode, h = oracle(session, cq.name, wl.key, session.index.priority(wl), wl.created, fr, val)
+        else:  # no candidate can exist: the oracle's NoCandidates, at the height computed above
+            mode = NO_CANDIDATES
         modes[r] = mode
         if preferred(rep, (MODES[mode], h), pref):
             rep = (MODES[mode], h)

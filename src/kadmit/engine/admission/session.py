@@ -18,7 +18,7 @@ import z3
 
 from kadmit.engine.solver import terms as T
 from kadmit.engine.compile.problem import Compiler, Problem
-from kadmit.engine.compile.split import Fixed, QuotaPart
+from kadmit.engine.compile.split import Fixed, Pins, QuotaPart
 from kadmit.engine.placing.pool import NodePool, PlacementFailure
 from kadmit.placement.tas import Profile
 from kadmit.engine.admission.flavor_assignment import Assignment, nominate
@@ -71,6 +71,8 @@ class Loaded:
     solver: z3.Solver | None = None
     split: tuple | None = None  # (the quota part or None), once computed
     quota: list[z3.BoolRef] | None = None  # the quota statements' literals, once listed
+    others: list[z3.BoolRef] | None = None  # the other statements' literals, once listed
+    whole: list[z3.BoolRef] | None = None  # `goal`, once made
     ast_ids: dict = field(default_factory=dict)  # id(literal) -> (literal, Z3's id of it)
 
     def pin(self, name: str, value: int) -> z3.BoolRef:
@@ -111,10 +113,18 @@ class Loaded:
             self.quota = [lit for oid, lit in self.lits.items() if oid.startswith("quota|")]
         return self.quota
 
+    def quota_free_lits(self) -> list[z3.BoolRef]:
+        """The tracking literals of every statement but quota's (don't change the list)."""
+        if self.others is None:
+            self.others = [lit for oid, lit in self.lits.items() if not oid.startswith("quota|")]
+        return self.others
+
     def goal(self) -> list[z3.BoolRef]:
         """Assumptions for "the whole workload is admitted": adm, and no pod set skipped."""
-        assert self.low is not None
-        return [self.low(self.problem.admitted)] + [self.takes_part(pv) for pv in self.problem.pod_sets]
+        if self.whole is None:
+            assert self.low is not None
+            self.whole = [self.low(self.problem.admitted)] + [self.takes_part(pv) for pv in self.problem.pod_sets]
+        return list(self.whole)
 
     def takes_part(self, pv) -> z3.BoolRef:
         """The literal "pod set `pv` is not skipped", made once (z3.Not builds a new term each call)."""
@@ -370,7 +380,7 @@ class Session:
 
     arithmetic_quota = True  # answer quota statements by arithmetic where that is exact (`_ask`); False: Z3 alone
 
-    def _ask(self, loaded: Loaded, pins: dict[str, int], assumptions: list[z3.BoolRef],
+    def _ask(self, loaded: Loaded, pins: Pins, assumptions: list[z3.BoolRef],
              quota: Fixed | None = None) -> Outcome:
         """One question: the loaded shape with its numbers pinned, under `assumptions` (tracking
         literals of statements other than quota, flavor and pod-set literals); with `quota` (the
@@ -385,30 +395,30 @@ class Session:
             if quota is not None:
                 assumptions = assumptions + loaded.quota_lits()
             return self._solve(loaded, pins, assumptions)
-        if not part.in_bounds(pins):
+        sizes = pins.without_numbers(part)
+        if sizes is None:
             return "unsat"
-        sizes = part.without_numbers(pins)
         if quota is None:
             return self._solve(loaded, sizes, assumptions)
         fixings = part.fixings(quota)
         if fixings is None:
             return self._solve(loaded, pins, assumptions + loaded.quota_lits())
         for flavors, picked in fixings:
-            holds = part.holds(pins, flavors)
+            holds = part.holds(pins.values, flavors)
             if holds is None:
                 return self._solve(loaded, pins, assumptions + loaded.quota_lits())
             if holds and self._solve(loaded, sizes, assumptions + [loaded.low.named(n) for n in picked]) == "sat":
                 return "sat"
         return "unsat"
 
-    def _solve(self, loaded: Loaded, pins: dict[str, int], assumptions: list[z3.BoolRef]) -> Outcome:
+    def _solve(self, loaded: Loaded, pins: Pins, assumptions: list[z3.BoolRef]) -> Outcome:
         """The solver's answer, kept per (shape, numbers, assumptions)."""
-        key = (id(loaded), tuple(sorted(pins.items())), tuple(map(loaded.ast_id, assumptions)))
+        key = (id(loaded), pins.key(), tuple(map(loaded.ast_id, assumptions)))
         got = self._memo.get(key)
         if got is not None:
             self.stats.memo_hits += 1
             return got
-        pinned = [loaded.pin(name, value) for name, value in sorted(pins.items())]
+        pinned = [loaded.pin(name, value) for name, value in pins.key()]
         r = self.check(*assumptions, *pinned, solver=loaded.solver)
         if r == "unknown":
             raise SolverUnknown(loaded.problem.workload.key)

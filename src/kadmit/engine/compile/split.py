@@ -31,6 +31,35 @@ from kadmit.engine.solver import terms as T
 MAX_FIXINGS = 16  # free flavor choices tried one by one at most; beyond, the solver answers the whole
 
 
+class Pins:
+    """A question's pinned values (variable name -> value), with what questions derive from them
+    computed once: a question asks the solver up to three times on the same values."""
+
+    __slots__ = ("values", "_key", "_split")
+
+    def __init__(self, values: dict[str, int]) -> None:
+        self.values = values
+        self._key: tuple | None = None
+        self._split: tuple | None = None
+
+    def key(self) -> tuple:
+        """The values in name order (a memo key; the order the pins are asserted in)."""
+        if self._key is None:
+            self._key = tuple(sorted(self.values.items()))
+        return self._key
+
+    def without_numbers(self, part: "QuotaPart") -> "Pins | None":
+        """The values but the per-state numbers of `part`; None when a number the quota statements
+        read lies outside its variable's domain (the question is then unsat: the solver asserts
+        the domain of every variable a statement reads)."""
+        if self._split is None or self._split[0] is not part:
+            values = self.values
+            ok = all(v.lo <= values[v.name] <= v.hi for v in part.bounded if v.name in values)
+            names = part.names
+            self._split = (part, Pins({k: v for k, v in values.items() if k not in names}) if ok else None)
+        return self._split[1]
+
+
 @dataclass(frozen=True)
 class Fixed:
     """The flavor choices a question fixes: variable names assumed true, pod sets (by index) assumed
@@ -50,12 +79,17 @@ class QuotaPart:
     numbers: tuple[T.IntVar, ...]  # the per-state numbers: usage and available() per flavor-resource
     groups: tuple[tuple[int, tuple[str, ...]], ...]  # (pod set index, one group's flavor variables)
     check: Callable[[dict], bool] = field(init=False)  # the terms as one Python function of the values
+    names: frozenset[str] = field(init=False)  # the numbers' names
+    bounded: tuple[T.IntVar, ...] = field(init=False)  # the numbers the quota statements read
     _fixings: dict = field(default_factory=dict, init=False)  # Fixed -> `fixings`' answer
-    _names: frozenset[str] = field(init=False)
 
     def __post_init__(self) -> None:
         self.check = python_function(self.terms)
-        self._names = frozenset(v.name for v in self.numbers)
+        self.names = frozenset(v.name for v in self.numbers)
+        # a variable's domain is asserted with the first statement that reads it (`Lowering.var`):
+        # a number no statement reads (the queue's usage, today) is pinned but unbounded
+        read = variables(self.terms)
+        self.bounded = tuple(v for v in self.numbers if v.name in read)
 
     @staticmethod
     def of(prob: Problem) -> "QuotaPart | None":
@@ -87,14 +121,6 @@ class QuotaPart:
         if not variables(terms) <= known:
             return None
         return QuotaPart(frozenset(ids), tuple(terms), numbers, groups)
-
-    def in_bounds(self, pins: dict[str, int]) -> bool:
-        """The numbers' pinned values lie in their variables' domains (the solver asserts the bounds)."""
-        return all(v.lo <= pins[v.name] <= v.hi for v in self.numbers if v.name in pins)
-
-    def without_numbers(self, pins: dict[str, int]) -> dict[str, int]:
-        names = self._names
-        return {k: v for k, v in pins.items() if k not in names}
 
     def fixings(self, fixed: Fixed) -> list[tuple[dict[str, bool], tuple[str, ...]]] | None:
         """Every way to fix the flavor choices the question leaves free: (each flavor variable's
