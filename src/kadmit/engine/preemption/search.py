@@ -70,6 +70,11 @@ def find_targets(session, preemptor: Preemptor,
     every allowed candidate would still not make the preemptor fit. "Fits" is quota, and with
     `placeable` (topology-aware scheduling: can the preemptor be placed with these workloads
     gone?) topology too, as Kueue's workloadFits. Never changes the session."""
+    spec = session.index.cluster_queues.get(preemptor.cluster_queue)
+    nid = node_id(preemptor.cluster_queue, False)
+    nodes = session.compiler.tree.nodes
+    if spec is None or nid not in nodes or not may_preempt(spec, nodes[nid].parent is not None):
+        return []  # as `search` would answer, without copying the usage first
     return search(Snapshot(session, placeable=placeable), preemptor)
 
 
