@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Iterator
 
 from kadmit.diagnostics import KAD001, KAD002, KAD003, KAD004, Diagnostics
-from kadmit.edits import Edit, EditConflict, apply_all
+from kadmit.edits import Edit, EditConflict, apply
 from kadmit.model import Fragment, Model, merge
 from kadmit.source import KAD_SUFFIXES, STDIN_NAME, SourceMap, Span, is_manifest_text  # noqa: F401 (re-exported)
 
@@ -38,6 +38,7 @@ class Workspace:
     files: list[str] = field(default_factory=list)
     input_error: bool = False  # some path could not be read at all (exit code 2)
     parts: list[tuple[str, Fragment]] = field(default_factory=list)  # each file's objects, in merge order
+    documents: dict = field(default_factory=dict)  # manifest file -> manifests.documents.Indexed (re-read by document)
 
 
 def display_name(path: Path) -> str:
@@ -170,14 +171,15 @@ def load(paths: list[str], *, limits: Limits | None = None, validate: bool = Tru
                  if p != Path(STDIN) and p.exists()]
         root = Path(os.path.commonpath(roots)) if roots else Path.cwd()
 
+    documents: dict = {}
     with paused_gc():
-        parts = _read_all(files, root, reader, diags)
+        parts = _read_all(files, root, reader, diags, documents)
         model = apply_jobs(merge([frag for _, frag in parts]))
         if validate:
             run_validation(model, diags)
     names = [display_name(f) for f in files if f != Path(STDIN)] + ([STDIN_NAME] if Path(STDIN) in files else [])
     return Workspace(model=model, sources=sources, diagnostics=diags,
-                     files=names, input_error=failed or reader.failed, parts=parts)
+                     files=names, input_error=failed or reader.failed, parts=parts, documents=documents)
 
 
 @contextmanager
@@ -216,9 +218,12 @@ def long_lived() -> Iterator[None]:
             gc.unfreeze()
 
 
-def _read_all(files: list[Path], root: Path, reader: "Reader", diags: Diagnostics) -> list[tuple[str, Fragment]]:
-    """Each file's objects with its name, in merge order (standard input's named `<stdin>`)."""
-    from kadmit import manifests, syntax
+def _read_all(files: list[Path], root: Path, reader: "Reader", diags: Diagnostics,
+              documents: dict) -> list[tuple[str, Fragment]]:
+    """Each file's objects with its name, in merge order (standard input's named `<stdin>`); each
+    manifest file's index by document into `documents`."""
+    from kadmit import syntax
+    from kadmit.manifests.documents import read_indexed
 
     parts: list[tuple[str, Fragment]] = []
     stdin = Path(STDIN) in files
@@ -231,7 +236,8 @@ def _read_all(files: list[Path], root: Path, reader: "Reader", diags: Diagnostic
         text = reader.read(f)
         if text is None:
             continue
-        parts.append((display_name(f), manifests.read_manifest_text(text, display_name(f), diags)))
+        frag, documents[display_name(f)] = read_indexed(text, display_name(f), diags)
+        parts.append((display_name(f), frag))
     if stdin:
         text = reader.read_stdin()
         if text is not None:
@@ -278,34 +284,54 @@ def policy_folder(folder: Path, top: Path) -> Path:
 
 def with_edits(ws: Workspace, edits: list[Edit], since=None) -> tuple[Model, Diagnostics] | None:
     """The model the inputs give once `edits` are applied to their texts: each edited file read
-    again through its front end (edits never touch imports, so the other files' objects stand), the
-    whole merged and validated again — with `since` (a `validate.Checked` of the workspace's model),
-    only the checks the edited objects reach (`validate.validate_since`: every new error, not every
-    diagnostic). None when an edit doesn't apply to the text."""
-    from kadmit import manifests, syntax
+    again through its front end (edits never touch imports, so the other files' objects stand; of a
+    manifest file, only the documents edited: `manifests.documents.reread`), the whole merged and
+    validated again — with `since` (a `validate.Checked` of the workspace's model), only the checks
+    the edited objects reach (`validate.validate_since`: every new error, not every diagnostic).
+    None when an edit doesn't apply to the text."""
     from kadmit.manifests.jobs.manage import apply_jobs
     from kadmit.validate import validate as run_validation
     from kadmit.validate import validate_since
 
-    texts = {name: ws.sources.text(name) or "" for name in {e.file for e in edits} if name in ws.sources}
-    try:
-        new_texts = apply_all(texts, edits)
-    except EditConflict:
-        return None
+    edited: dict[str, list[Edit]] = {}
+    for e in edits:
+        edited.setdefault(e.file, []).append(e)
     diags = Diagnostics()
     parts = []
-    for name, frag in ws.parts:
-        if name in new_texts:
-            kad = is_kad_text(name, new_texts[name])
-            frag = (syntax.parse_text(new_texts[name], name, diags) if kad
-                    else manifests.read_manifest_text(new_texts[name], name, diags))
-        parts.append(frag)
+    try:
+        if any(name not in ws.sources for name in edited):
+            raise EditConflict("not an input file")
+        for name in sorted(set(edited) - {name for name, _ in ws.parts}):
+            apply(ws.sources.text(name) or "", edited[name])  # edits of a file read for no part must apply too
+        for name, frag in ws.parts:
+            if name in edited:
+                frag = _read_edited(ws, name, edited[name], diags)
+            parts.append(frag)
+    except EditConflict:
+        return None
     model = apply_jobs(merge(parts))
     if since is not None:
         validate_since(since, model, diags)
     else:
         run_validation(model, diags)
     return model, diags
+
+
+def _read_edited(ws: Workspace, name: str, edits: list[Edit], diags: Diagnostics) -> Fragment:
+    """File `name`'s objects once `edits` are applied: only its edited documents read again when it
+    is a manifest file indexed by document and that can be done exactly, else the whole text."""
+    from kadmit import manifests, syntax
+    from kadmit.manifests.documents import reread
+
+    index = ws.documents.get(name)
+    got = reread(index, edits) if index is not None else None
+    if got is not None:
+        diags.extend(got[1])
+        return got[0]
+    text = apply(ws.sources.text(name) or "", edits)
+    if is_kad_text(name, text):
+        return syntax.parse_text(text, name, diags)
+    return manifests.read_manifest_text(text, name, diags)
 
 
 class Reloader:
