@@ -133,6 +133,12 @@ def test_admitted_usage_and_partial_admission_count_at_their_smallest():
     assert Bound.of(strict, m.workloads[-1]).need() == {"cpu": (1 + 1 + 2 + 1) * CPU}
 
 
+def test_a_duplicate_workload_is_not_counted():
+    m = model([cq("a", 4, cohort=None, strict=True)],
+              [wl("h", "a", 2, 0, "high"), wl("h", "a", 2, 0, "high"), wl("w", "a", 1, 2, "low")])
+    assert Bound.of(m, m.workloads[-1]).need() == {"cpu": 1 * CPU}
+
+
 def test_preemption_or_several_flavors_weaken_the_claim():
     pre = Preemption(within_cluster_queue="LowerPriority")
     m = model([cq("a", 2, 2, strict=True, preemption=pre), cq("d", 0, 0)],

@@ -131,8 +131,11 @@ class Bound:
         # usage held at the start and what is pending, per queue of the tree
         names = {q.name for q in tree}
         lq_key = f"{wl.namespace}/{wl.queue}"
+        seen: dict[str, int] = {}
         for w in model.workloads:
-            if w.finished:
+            seen[w.key] = seen.get(w.key, 0) + 1
+        for w in model.workloads:
+            if w.finished or seen[w.key] > 1:  # a duplicate (reported by the validator): not counted
                 continue
             if w.admission is not None:
                 if w.admission.cluster_queue in names and not w.evicted:
