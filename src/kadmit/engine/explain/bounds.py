@@ -30,7 +30,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from kadmit.effective import effective
 from kadmit.index import ModelIndex, admitted_usage
 from kadmit.model import ClusterQueue, Model, PodSet, Workload
 
@@ -97,7 +96,8 @@ class Bound:
 
     @classmethod
     def of(cls, model: Model, wl: Workload) -> "Bound":
-        model = effective(model)
+        """On the model the engine decides on (`kadmit.effective`, a session's model: requests as
+        Kueue counts them; not applied here, transformations must not apply twice)."""
         ix = ModelIndex(model)
         wl = ix.workloads.get(wl.key, wl)
         cq = ix.cluster_queue_of(wl)
