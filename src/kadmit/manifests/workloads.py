@@ -139,6 +139,8 @@ def template_pod_set(f: Fields, name: str, count: int, min_count: int | None, te
         node_selector=selector, node_affinity=affinity, tolerations=tolerations(f, spec), topology=topo,
         span=f.span(at),
         spans=f.spans({**(nodes or {}), "tolerations": f.field(spec, "tolerations"), "template_spec": spec,
+                       "template": template, "template_metadata": meta,
+                       "template_annotations": f.field(meta, "annotations"),
                        "topology": topo_node, "node_selector": f.field(spec, "nodeSelector"),
                        "claim_templates": claims_node,
                        "node_affinity": affinity_node,

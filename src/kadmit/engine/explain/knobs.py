@@ -40,7 +40,7 @@ class Knob:
     """One value in the input: where, what it says now, and how it is named."""
 
     kind: str  # quota, min_count, count, queueing, stop_policy, local_queue, label, rule, flavor_ref, topology,
-    # taints, finish, wait (no edit), tolerate, allocatable, preemption, priority
+    # taints, finish, wait (no edit), tolerate, allocatable, preemption, priority, cover (`coverage`)
     span: Span
     old: str  # the text at the span
     field: str  # e.g. `spec.resourceGroups[0].flavors[0].resources[2].nominalQuota` or `borrow`
@@ -50,9 +50,11 @@ class Knob:
     scale: int = 1  # pods per unit of the written number (a job's replicas), else 1
     kad: bool = False  # written in `.kad` policy (else a manifest)
     shown: str = ""  # the new value as the reader should see it, where the edit's text spans lines
+    before: str = ""  # text written before the value (a value inside new text: `coverage`)
+    after: str = ""
 
     def render(self, value: int | str) -> str:
-        if isinstance(value, int) and self.kind in ("quota", "allocatable"):
+        if isinstance(value, int) and self.kind in ("quota", "allocatable", "cover"):
             text = format_quantity(value, self.resource)
         elif isinstance(value, int):
             text = str(value)
@@ -64,7 +66,14 @@ class Knob:
 
     def edit(self, value: int | str) -> Edit | None:
         """The edit that sets `value`; None for a knob no edit can set (waiting for a holder)."""
-        return None if self.kind == "wait" else Edit.at(self.span, self.old, self.render(value))
+        return None if self.kind == "wait" else Edit.at(self.span, self.old, self.before + self.render(value) + self.after)
+
+    def shown_as(self, value: int | str) -> str:
+        """`shown` with the value in place of `{}` (quoted as the edit writes it)."""
+        text = self.render(value)
+        if self.before.endswith(('"', "'")):
+            text = f"{self.before[-1]}{text}{self.before[-1]}"
+        return self.shown.replace("{}", text)
 
     def where(self) -> str:
         return f"{self.span.file}:{self.span.line}"
@@ -132,6 +141,8 @@ def pod_set_knob(sources: SourceMap, wl: Workload, ps_name: str, which: str) -> 
     if key in ("count", "minCount") and written == value:
         field = "minCount" if which == "min_count" else "count"
         return Knob(which, span, old, f"spec.podSets[{idx}].{field}", f"Workload `{wl.key}`", value)
+    if which == "min_count" and key == MIN_PARALLELISM and written == value:
+        return Knob(which, span, old, f"metadata.annotations[{key}]", _job(wl), value)
     # a job's own field (a JobSet's `replicas`, a Job's `parallelism`): the pod set counts
     # `value // written` pods per unit of it
     if which != "count" or written <= 0 or value % written or not key:
@@ -139,6 +150,30 @@ def pod_set_knob(sources: SourceMap, wl: Workload, ps_name: str, which: str) -> 
     per = value // written
     return Knob(which, span, old, f"`{key}`", f"the job of workload `{wl.key}`"
                 + (f" ({per} pods each)" if per > 1 else ""), written, scale=per)
+
+
+MIN_PARALLELISM = "kueue.x-k8s.io/job-min-parallelism"
+
+
+def _job(wl: Workload) -> str:
+    return f"{wl.origin.kind} `{wl.origin.name}`" if wl.origin is not None else f"the job of workload `{wl.key}`"
+
+
+def per_job_knob(sources: SourceMap, wl: Workload, ps_name: str) -> Knob | None:
+    """The `parallelism` of a replicated job's template (a JobSet's pod set counts `replicas` ×
+    pods per job): each unit of it is `replicas` pods."""
+    ps = next((p for p in wl.pod_sets if p.name == ps_name), None)
+    span = _own(ps, "parallelism") if ps is not None else None
+    old = text_at(sources, span)
+    if ps is None or span is None or old is None or not old.strip("\"'").isdigit():
+        return None
+    written = int(old.strip("\"'"))
+    replicas_text = text_at(sources, _own(ps, "count"))
+    replicas = int(replicas_text.strip("\"'")) if replicas_text and replicas_text.strip("\"'").isdigit() else 1
+    if replicas <= 0 or written <= 1 or ps.count % replicas or ps.count // replicas > written:
+        return None
+    return Knob("count", span, old, "`parallelism`", f"replicated job `{ps_name}` of {_job(wl)}"
+                + (f" ({replicas} jobs)" if replicas > 1 else ""), written, scale=replicas)
 
 
 def queueing_knob(sources: SourceMap, cq: ClusterQueue) -> Knob | None:
@@ -436,9 +471,86 @@ def enum_text(knob: Knob, value: str) -> str:
 
 
 def priority_knob(model: Model, sources: SourceMap, wl: Workload) -> Knob | None:
-    """A `.kad` workload's `priority` (a priority class name)."""
+    """A workload's priority class, as written: a `.kad` workload's `priority`, a job's
+    `kueue.x-k8s.io/priority-class` label, a Workload's `spec.priorityClassName`."""
     span = _own(wl, "priority_class")
     old = text_at(sources, span)
-    if span is None or old is None or not is_kad(span, sources) or wl.priority is not None or old != wl.priority_class:
+    if span is None or old is None or wl.priority is not None or old.strip("\"'") != wl.priority_class:
         return None
-    return Knob("priority", span, old, "`priority`", f"workload `{wl.key}`", old, kad=True)
+    if is_kad(span, sources):
+        return Knob("priority", span, old, "`priority`", f"workload `{wl.key}`", old, kad=True)
+    line = sources.line(span.file, span.line) or ""
+    if PRIORITY_LABEL in line[:span.column]:
+        return Knob("priority", span, old, f"metadata.labels[{PRIORITY_LABEL}]", _job(wl), wl.priority_class)
+    if "priorityClassName" in line[:span.column]:
+        return Knob("priority", span, old, "spec.priorityClassName", f"Workload `{wl.key}`", wl.priority_class)
+    return None
+
+
+PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
+
+
+UNCONSTRAINED = "kueue.x-k8s.io/podset-unconstrained-topology"
+
+
+def _key_before(sources: SourceMap, span: Span | None, key_text: str) -> tuple[Span, str, str] | None:
+    """A new `key: value` (`key_text`) first in the mapping at `span`: (where, old, new), for a block
+    mapping (before its first key, at its indentation) or a flow one (after its `{`)."""
+    if span is None:
+        return None
+    line = sources.line(span.file, span.line) or ""
+    rest = line[span.column - 1:]
+    if rest.startswith("{"):
+        at = Span(span.file, span.line, span.column, span.line, span.column + 1)
+        return at, "{", "{" + key_text + ("" if rest[1:].lstrip().startswith("}") else ", ")
+    head = line[:span.column - 1]
+    if head.strip() not in ("", "-"):
+        return None
+    key = rest.split(":", 1)[0]
+    if not key or ":" not in rest or key.startswith(("[", "\"", "'", "?", "#")):
+        return None
+    at = Span(span.file, span.line, span.column, span.line, span.column + len(key))
+    return at, key, f"{key_text}\n{' ' * (span.column - 1)}{key}"
+
+
+def unconstrained_knob(sources: SourceMap, wl: Workload, ps_name: str) -> Knob | None:
+    """A manifest pod set asking for topology-aware scheduling without a constraint: a Workload's
+    `topologyRequest: {unconstrained: true}`, a job's pod template annotation
+    `kueue.x-k8s.io/podset-unconstrained-topology: "true"` (Kueue places a pod set on a topology
+    flavor of a queue that has other flavors only when it asks for a topology)."""
+    idx = next((i for i, p in enumerate(wl.pod_sets) if p.name == ps_name), None)
+    if idx is None:
+        return None
+    ps = wl.pod_sets[idx]
+    if ps.topology is not None or ps.span is None:
+        return None
+    if is_kad(ps.span, sources):  # `topology = unconstrained` first in the pod group
+        line = sources.line(ps.span.file, ps.span.line) or ""
+        at = line.find("{", ps.span.column - 1)
+        if at < 0:
+            return None
+        brace = Span(ps.span.file, ps.span.line, at + 1, ps.span.line, at + 2)
+        new = "{ topology = unconstrained" + (" " if line[at + 1:].strip() else "")
+        return Knob("cover", brace, "{", "`topology`", f"pod_group `{ps_name}` of workload `{wl.key}`", new,
+                    kad=True, shown="`topology = unconstrained`")
+    if _own(ps, "name") is not None:  # a Workload's own pod set
+        text = "topologyRequest: {unconstrained: true}"
+        got = _key_before(sources, ps.span, text)
+        field, subject = f"spec.podSets[{idx}]", f"Workload `{wl.key}`"
+    else:
+        annotation = f'{UNCONSTRAINED}: "true"'
+        if _own(ps, "template_annotations") is not None:
+            text, field = annotation, "the pod template's metadata.annotations"
+            got = _key_before(sources, _own(ps, "template_annotations"), text)
+        elif _own(ps, "template_metadata") is not None:
+            text, field = f"annotations: {{{annotation}}}", "the pod template's metadata"
+            got = _key_before(sources, _own(ps, "template_metadata"), text)
+        else:
+            text, field = f"metadata: {{annotations: {{{annotation}}}}}", "the pod template"
+            got = _key_before(sources, _own(ps, "template"), text)
+        job = f"{wl.origin.kind} `{wl.origin.name}`" if wl.origin is not None else f"the job of workload `{wl.key}`"
+        subject = f"{job} (pod set `{ps_name}`)"
+    if got is None:
+        return None
+    at, old, new = got
+    return Knob("cover", at, old, field, subject, new, shown=f"`{text}`")

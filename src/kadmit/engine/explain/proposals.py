@@ -6,11 +6,12 @@ fix returned was proven by deciding the cluster again (`prove.Prover`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from kadmit.engine.compile.problem import Origin
 from kadmit.engine.explain import knobs as K
 from kadmit.engine.explain.bounds import IMPOSSIBLE, Bound, entry_of
+from kadmit.engine.explain.coverage import cover_options
 from kadmit.engine.explain.fixes import Fix, Obstacles
 from kadmit.engine.explain.prove import Change, Proven, Prover
 from kadmit.model import Model, Workload
@@ -83,7 +84,8 @@ def _priorities(model: Model, sources: SourceMap, wl: Workload) -> list[Change]:
     knob = K.priority_knob(model, sources, wl)
     if knob is None:
         return []
-    values = {p.name: p.value for p in model.priority_classes}
+    values = {p.name: p.value for p in model.priority_classes
+              if wl.priority_class_kind is None or p.kind == wl.priority_class_kind}
     mine = values.get(str(knob.value))
     if mine is None:
         return []
@@ -262,9 +264,13 @@ def _singles(prover: Prover, model: Model, sources: SourceMap, obs: Obstacles, w
             pset = next((p for p in owner.pod_sets if p.name == ps), None)
             which = "min_count" if pset is not None and pset.min_count is not None else "count"
             knob = K.pod_set_knob(sources, owner, ps, which)
+            got = None
             if knob is not None and int(knob.value) > 1:
                 start = max(1, starts[oid] // knob.scale) if oid in starts else int(knob.value) - 1
-                add(prover.lower_until(knob, start, fixed=list(fixed)))
+                got = prover.lower_until(knob, start, fixed=list(fixed))
+                add(got)
+            if got is None and which == "count":
+                add(_per_job(prover, sources, owner, ps, knob, starts.get(oid), list(fixed)))
     # a domain of a placement core made roomier: the domains closest to fitting first, each on the
     # resource its node holds fewest pods by
     domains = sorted((o for o in obs.origins if o.kind == "domain" and wl is not None),
@@ -276,6 +282,10 @@ def _singles(prover: Prover, model: Model, sources: SourceMap, obs: Obstacles, w
             add(prover.raise_until(knob, int(knob.value) + per_pod, unit, tries=5, fixed=list(fixed)))
     for o in obs.origins:
         if o.kind == "domain":
+            continue
+        if o.kind == "coverage" and wl is not None:
+            for ch in _covers(prover, model, sources, wl, o.id.rsplit("|", 1)[1], units, list(fixed)):
+                add(ch)
             continue
         if o.kind == "count" and o.id.startswith(("placement|count|", "gang|count")) and wl is not None:
             name = o.id.rsplit("|", 1)[1] if o.id.startswith("placement|") else obs.pod_set
@@ -289,6 +299,41 @@ def _singles(prover: Prover, model: Model, sources: SourceMap, obs: Obstacles, w
         for ch in _edits_for(model, sources, o, wl, obs.pod_set):
             add(ch)
     return out
+
+
+def _covers(prover: Prover, model: Model, sources: SourceMap, wl: Workload, res: str, units: dict[str, int],
+            fixed: list[Change]) -> list[list[Change]]:
+    """The workload's queue given quota for a resource it has none of (`coverage.cover_options`):
+    the quota meant for the workload searched, the other edits of the option fixed."""
+    lq = next((q for q in model.local_queues if q.key == f"{wl.namespace}/{wl.queue}"), None)
+    cq = next((c for c in model.cluster_queues if lq is not None and c.name == lq.cluster_queue), None)
+    out: list[list[Change]] = []
+    for opt in cover_options(model, sources, cq, res, wl) if cq is not None else []:
+        given = [Change(k, v) for k, v in opt.fixed]
+        if opt.searched is None:
+            out.append(given)
+            continue
+        ch = prover.raise_until(opt.searched, opt.start, units.get(res, 1), tries=4, fixed=fixed + given)
+        if ch is not None:
+            out.append(given + [ch])
+    return out
+
+
+def _per_job(prover: Prover, sources: SourceMap, wl: Workload, ps: str, replicas: K.Knob | None,
+             start: int | None, fixed: list[Change]) -> list[Change] | None:
+    """A replicated job's pods per job (`parallelism`) lowered, with its replicas at one when
+    fewer replicas alone don't admit it (a JobSet's pod set counts replicas × pods per job)."""
+    knob = K.per_job_knob(sources, wl, ps)
+    if knob is None:
+        return None
+    first = max(1, start // knob.scale) if start is not None else int(knob.value) - 1
+    got = prover.lower_until(knob, first, fixed=fixed)
+    if got is not None or replicas is None or int(replicas.value) <= 1:
+        return [got] if got is not None else None
+    one = Change(replicas, 1)
+    single = replace(knob, scale=1, subject=knob.subject.split(" (")[0])  # one job's pods
+    got = prover.lower_until(single, start if start is not None else int(knob.value) - 1, fixed=fixed + [one])
+    return [one, got] if got is not None else None
 
 
 def _owner(model: Model, subject: str) -> Workload | None:

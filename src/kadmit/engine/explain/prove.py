@@ -44,6 +44,8 @@ class Change:
             return f"{k.where()}: {k.field} of {k.subject}: {k.old} → {self.edit.new}"
         if k.kind == "finish":
             return f"{k.where()}: wait for {k.subject} to finish: add `finished = true` to it"
+        if k.kind == "cover":
+            return f"{k.where()}: {k.field} of {k.subject}: add {k.shown_as(self.new)}{self._least()}"
         if k.kind == "tolerate" and k.shown:
             return f"{k.where()}: {k.field} of {k.subject}: add the toleration `{k.shown}`"
         if k.kind == "tolerate":

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from kadmit.manifests.fields import Fields, Meta
-from kadmit.manifests.jobs.common import (DEFAULT_POD_SET, MIN_PARALLELISM, Builder, check_min_count,
-                                          condition_true, int_annotation, run_state)
+from kadmit.manifests.jobs.common import (DEFAULT_POD_SET, MIN_PARALLELISM, Builder, annotation_node,
+                                          check_min_count, condition_true, int_annotation, run_state)
 from kadmit.model import Job
 
 FRAMEWORK = "batch/job"
@@ -26,7 +26,8 @@ def job(f: Fields, o: Meta) -> Job:
     check_min_count(f, o, MIN_PARALLELISM, min_count, count, f"Job `{o.name}`")
     b = Builder(f, o, FRAMEWORK)
     b.template(DEFAULT_POD_SET, count, template, template, min_count=min_count,
-               count_node=f.field(spec, "parallelism"))
+               count_node=f.field(spec, "parallelism"),
+               nodes={"min_count": annotation_node(f, o, MIN_PARALLELISM)})
     status = f.map(o.node, "status")
     suspended = f.bool(spec, "suspend", default=False) and o.annotations.get(STOPPING) != "true"
     started = f.field(status, "startTime") is not None or bool(f.int(status, "active", default=0))

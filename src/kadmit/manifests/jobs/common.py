@@ -73,14 +73,15 @@ class Builder:
     priority_class_names: list[str] = field(default_factory=list)
 
     def template(self, name: str, count: int, template: Val, at: Val, *, min_count: int | None = None,
-                 origin: str | None = None, count_node: Val | None = None) -> PodSet:
+                 origin: str | None = None, count_node: Val | None = None,
+                 nodes: dict[str, Val | None] | None = None) -> PodSet:
         """A pod set from a pod template, as Kueue's integrations copy the template into it."""
         spec = self.f.map(template, "spec")
         pc = self.f.str(spec, "priorityClassName")
         if pc:
             self.priority_class_names.append(pc)
         ps = template_pod_set(self.f, name, count, min_count, template, at, origin=origin,
-                              nodes={"count": count_node})
+                              nodes={"count": count_node, **(nodes or {})})
         self.pod_sets.append(ps)
         return ps
 

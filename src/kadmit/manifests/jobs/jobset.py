@@ -21,7 +21,8 @@ def jobset(f: Fields, o: Meta) -> Job:
         template = f.map(job_spec, "template", required=True, what=f"the job spec of replicated job `{name}`")
         per_job = pods_count(f, job_spec)
         b.template(name, replicas * per_job, template, rj, count_node=f.field(rj, "replicas"),
-                   origin=f"replicated job `{name}` ({replicas} × {per_job} pods)")
+                   origin=f"replicated job `{name}` ({replicas} × {per_job} pods)",
+                   nodes={"parallelism": f.field(job_spec, "parallelism")})
     status = f.map(o.node, "status")
     started = any(f.int(s, "active", default=0) or f.int(s, "ready", default=0)
                   for s in f.maps(status, "replicatedJobsStatus"))
