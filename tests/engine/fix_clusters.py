@@ -79,8 +79,10 @@ def _doc(kind: str, api: str, name: str, body: str, namespace: str | None = None
 def yaml_tas_clusters(draw, max_nodes: int = 4, max_pending: int = 3) -> str:
     """Kueue manifests: one GPU queue on a topology flavor, nodes in racks (some tainted), bound pods
     and perhaps an admitted workload holding GPUs, pending workloads asking for one rack or
-    preferring one, some with tolerations — so fixes tolerate taints, raise a node's allocatable,
-    wait for holders or change quota and counts."""
+    preferring one, some with tolerations, some also asking for cpu the queue has no quota for, and
+    perhaps a JobSet (replicas × parallelism, a priority class label) — so fixes tolerate taints,
+    raise a node's allocatable, wait for holders, change quota and counts, cover a resource in the
+    queue's resource group, lower a JobSet's replicas and parallelism or raise its priority."""
     kueue = "kueue.x-k8s.io/v1beta2"
     quota = draw(st.integers(4, 40))
     docs = [
@@ -99,8 +101,9 @@ def yaml_tas_clusters(draw, max_nodes: int = 4, max_pending: int = 3) -> str:
         gpus = draw(st.integers(2, 8))
         taint = draw(st.sampled_from((True, False, True)))  # tainted nodes are common: tolerations fix them
         spec = ("spec:\n  taints:\n  - key: maintenance\n    value: \"true\"\n    effect: NoSchedule\n" if taint else "")
+        cpu = f"    cpu: \"{draw(st.integers(1, 8))}\"\n" if draw(st.integers(0, 3)) else ""
         docs.append(_doc("Node", "v1", f"n{i}", f"{spec}status:\n  allocatable:\n    nvidia.com/gpu: \"{gpus}\"\n"
-                         "    pods: \"110\"\n").replace(
+                         f"{cpu}    pods: \"110\"\n").replace(
             "metadata:\n", f"metadata:\n  labels:\n    cloud.example.com/rack: {rack}\n"
                            f"    kubernetes.io/hostname: n{i}\n", 1))
     for j in range(draw(st.integers(0, 2))):
@@ -123,10 +126,26 @@ def yaml_tas_clusters(draw, max_nodes: int = 4, max_pending: int = 3) -> str:
         gpus = draw(st.integers(1, 8))
         mode = draw(st.sampled_from(("required", "preferred")))
         tol = draw(st.sampled_from(("", "        tolerations:\n        - key: other\n          operator: Exists\n")))
+        cpu = "              cpu: \"1\"\n" if draw(st.integers(0, 3)) == 0 else ""  # not covered by the queue
+        if cpu:  # tolerating every taint: covering cpu is the one fix it needs, where a node has cpu
+            tol = "        tolerations:\n        - operator: Exists\n"
         docs.append(_doc("Workload", kueue, f"w{j}", "spec:\n  queueName: gpu\n  podSets:\n  - name: main\n"
                          f"    count: {count}\n    topologyRequest:\n      {mode}: cloud.example.com/rack\n"
                          f"    template:\n      spec:\n{tol}        containers:\n        - name: c\n"
                          "          resources:\n            requests:\n"
-                         f"              nvidia.com/gpu: \"{gpus}\"\n", "team").replace(
+                         f"              nvidia.com/gpu: \"{gpus}\"\n{cpu}", "team").replace(
             "metadata:\n", f"metadata:\n  creationTimestamp: \"2026-11-20T09:{j:02d}:00Z\"\n", 1))
+    if draw(st.booleans()):  # a JobSet: replicas × parallelism pods, a WorkloadPriorityClass
+        docs += [_doc("WorkloadPriorityClass", kueue, "low", "value: 10\n"),
+                 _doc("WorkloadPriorityClass", kueue, "high", "value: 100\n")]
+        mode = draw(st.sampled_from(("required", "preferred")))
+        docs.append(_doc("JobSet", "jobset.x-k8s.io/v1alpha2", "js", "spec:\n  replicatedJobs:\n  - name: workers\n"
+                         f"    replicas: {draw(st.integers(1, 3))}\n    template:\n      spec:\n"
+                         f"        parallelism: {draw(st.integers(1, 3))}\n        template:\n          metadata:\n"
+                         f"            annotations:\n              kueue.x-k8s.io/podset-{mode}-topology: cloud.example.com/rack\n"
+                         "          spec:\n            tolerations:\n            - operator: Exists\n"
+                         "            containers:\n            - name: c\n              resources:\n"
+                         f"                requests: {{nvidia.com/gpu: \"{draw(st.integers(1, 8))}\"}}\n", "team").replace(
+            "metadata:\n", "metadata:\n  creationTimestamp: \"2026-11-20T08:00:00Z\"\n  labels:\n"
+                           "    kueue.x-k8s.io/queue-name: gpu\n    kueue.x-k8s.io/priority-class: low\n", 1))
     return "---\n".join(docs)

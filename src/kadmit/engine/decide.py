@@ -57,6 +57,7 @@ class WhyResult:
     candidates: list[Fix] = field(default_factory=list)  # one-workload starting points, never shown
     fixes_checked: int | None = None  # re-decisions made to prove fixes (None: fixes not searched)
     fixes_mode: str = "ordered"  # the mode fixes were proven in
+    fixes_notes: list[str] = field(default_factory=list)  # obstacles no change of the input reaches, and why
     unknown: bool = False
     solver: dict = field(default_factory=dict)
     placement: PlacementExplanation | None = None  # quota fits, topology-aware placement doesn't
@@ -395,6 +396,7 @@ def prove_fixes(session: Session, decisions: dict[str, Decision], result: WhyRes
         if frozen:
             gc.unfreeze()
     result.fixes_checked = prover.tried
+    result.fixes_notes = list(prover.notes)
     result.fixes_mode = "ordered" if redecide is None else "optimal"
     result.unknown = result.unknown or prover.unknown
 

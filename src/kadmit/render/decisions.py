@@ -221,6 +221,7 @@ def why_dict(result: WhyResult, workload=None, skipped=()) -> dict:
         "cores": [[origin_dict(o) for o in g] for g in result.blame_groups],
         "fixes": [f.as_dict() for f in result.fixes],
         "fixes_mode": result.fixes_mode,
+        "fixes_notes": result.fixes_notes,
         "placement": result.placement.as_dict() if result.placement else None,
         "gang": gang_dict(result.gang) if result.gang is not None else None,
         "unknown": result.unknown,
@@ -323,7 +324,8 @@ def why_human(result: WhyResult, sources: SourceMap, workload_span: Span | None,
             out.extend(_fix_lines(i, f))
     elif result.fixes_checked is not None and not result.admitted and not result.unknown:
         out.append(f"fixes: none proven ({plural(result.fixes_checked, 'change')} of the input decided again; "
-                   "none admits it)")
+                   "none admits it)" if result.fixes_checked else "fixes: none in reach of a change of the input")
+        out.extend(f"   = note: {n}" for n in result.fixes_notes)
     out.extend(skipped_lines(skipped))
     return "\n".join(out) + "\n"
 

@@ -149,11 +149,11 @@ def _entry(sources: SourceMap, fq: FlavorQuotas, res: str) -> Knob | None:
     line = sources.line(sp.file, sp.line) or ""
     item = f"{{name: {res}, nominalQuota: {{}}}}"
     shown = f"`{item}` (flavor `{fq.flavor}`)"
-    if line[sp.column - 1:sp.column] == "{":  # a flow mapping in a flow list
+    head = line[:sp.column - 1].rstrip()
+    if line[sp.column - 1:sp.column] == "{" and head.endswith(("[", ",")):  # a flow mapping in a flow list
         at = Span(sp.file, sp.line, sp.column, sp.line, sp.column + 1)
         return Knob("cover", at, "{", "", "", 0, res, shown=shown, before=f'{{name: {res}, nominalQuota: "',
                     after='"}, {')
-    head = line[:sp.column - 1].rstrip()
     dash = len(head) - 1
     if not head.endswith("-") or head[:dash].strip():
         return None
@@ -181,17 +181,19 @@ def _new_flavor(sources: SourceMap, group: ResourceGroup, fname: str, quotas: di
         text = f"\n{indent}flavor {fname} {{ {body} }}"
         return Knob("cover", at, "", "", "", text, kad=True, shown=f"flavor `{fname} {{ {body} }}`")
     order = [list(quotas)[-1], *list(quotas)[:-1]]
+    # the last flavor ends on the line of its last scalar (or of a quota's closing brace); in a block
+    # list of flavors (checked at the first one's dash) nothing after it on that line is another's
     ends = [s for s in ([last.spans.get("flavor")] if last.spans is not None else [])
             + [rq.spans.get(k) for rq in last.resources if rq.spans is not None
-               for k in ("resource", "nominal", "borrowing_limit", "lending_limit")] if s is not None]
+               for k in ("resource", "nominal", "borrowing_limit", "lending_limit")]
+            + [rq.span for rq in last.resources if rq.span is not None and
+               (sources.line(rq.span.file, rq.span.line) or "")[rq.span.column - 1:rq.span.column] == "{"]
+            if s is not None]
     fsp = first.span
     if not ends or fsp is None:
         return None
     end = max(ends, key=lambda s: (s.end_line or s.line, s.end_column or 0))
     end_line = end.end_line or end.line
-    tail = (sources.line(end.file, end_line) or "")[(end.end_column or 1) - 1:]
-    if tail.strip() and not tail.strip().startswith("#"):
-        return None  # a flow list: the end of the flavor is not the end of its line
     fline = sources.line(fsp.file, fsp.line) or ""
     head = fline[:fsp.column - 1].rstrip()
     if not head.endswith("-") or head[:-1].strip():
@@ -202,3 +204,18 @@ def _new_flavor(sources: SourceMap, group: ResourceGroup, fname: str, quotas: di
     line = sources.line(end.file, end_line) or ""
     at = Span(end.file, end_line, len(line) + 1, end_line, len(line) + 1)
     return Knob("cover", at, "", "", "", f"\n{indent}- {item}", shown=f"`{item}`")
+
+
+def out_of_reach(model: Model, sources: SourceMap, cq: ClusterQueue, res: str, wl: Workload) -> str:
+    """Why `cover_options` has nothing to try: no node has the resource, no flavor's nodes have it,
+    or the queue's resource groups are not written so that an edit can add it."""
+    nodes = [n for n in model.nodes if n.allocatable.get(res, 0) > 0]
+    if model.nodes and not nodes:
+        return (f"ClusterQueue `{cq.name}` has no quota for `{res}`, and no node has `{res}` allocatable: a quota "
+                f"for it would admit `{wl.key}` to pods no node can run")
+    if model.nodes and not any(all(n.labels.get(k) == v for k, v in f.node_labels.items())
+                               for f in model.flavors for n in nodes):
+        return (f"ClusterQueue `{cq.name}` has no quota for `{res}`, and the nodes that have it match no "
+                f"ResourceFlavor's nodeLabels")
+    return (f"ClusterQueue `{cq.name}` has no quota for `{res}`, and its resource groups are not written so that "
+            f"an edit can add it to one (each list on one line, or one item a line)")

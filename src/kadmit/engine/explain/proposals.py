@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from kadmit.engine.compile.problem import Origin
 from kadmit.engine.explain import knobs as K
 from kadmit.engine.explain.bounds import IMPOSSIBLE, Bound, entry_of
-from kadmit.engine.explain.coverage import cover_options
+from kadmit.engine.explain.coverage import cover_options, out_of_reach
 from kadmit.engine.explain.fixes import Fix, Obstacles
 from kadmit.engine.explain.prove import Change, Proven, Prover
 from kadmit.model import Model, Workload
@@ -308,7 +308,10 @@ def _covers(prover: Prover, model: Model, sources: SourceMap, wl: Workload, res:
     lq = next((q for q in model.local_queues if q.key == f"{wl.namespace}/{wl.queue}"), None)
     cq = next((c for c in model.cluster_queues if lq is not None and c.name == lq.cluster_queue), None)
     out: list[list[Change]] = []
-    for opt in cover_options(model, sources, cq, res, wl) if cq is not None else []:
+    options = cover_options(model, sources, cq, res, wl) if cq is not None else []
+    if cq is not None and not options:
+        prover.notes.append(out_of_reach(model, sources, cq, res, wl))
+    for opt in options:
         given = [Change(k, v) for k, v in opt.fixed]
         if opt.searched is None:
             out.append(given)

@@ -147,6 +147,7 @@ class Prover:
     unknown: bool = False
     cache: dict = field(default_factory=dict)
     last: Replay | None = None
+    notes: list[str] = field(default_factory=list)  # obstacles no change of the input reaches, and why
 
     def replay(self, changes: list[Change]) -> Replay | None:
         edits = tuple(sorted(c.edit for c in changes if c.edit is not None))
