@@ -14,32 +14,7 @@ from typing import Annotated, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from kadmit.source import NO_SPANS, Span, Spans
-
-
-class Obj(BaseModel):
-    """Base of every model object: frozen, strict about unknown fields, located."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    span: Span | None = None
-    spans: Spans = NO_SPANS
-
-    def __hash__(self) -> int:
-        return hash((type(self).__name__,) + tuple(
-            _hashable(v) for k, v in self.__dict__.items() if k not in ("span", "spans")))
-
-    def field_span(self, key: str) -> Span | None:
-        """The span of one field, falling back to the object's own span."""
-        return self.spans.get(key) or self.span
-
-
-def _hashable(v):
-    if isinstance(v, dict):
-        return frozenset((k, _hashable(x)) for k, x in v.items())
-    if isinstance(v, (list, tuple)):
-        return tuple(_hashable(x) for x in v)
-    return v
+from kadmit.modelbase import Obj
 
 
 Quantities = dict[str, int]  # resource name -> milli-units

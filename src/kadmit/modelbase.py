@@ -1,0 +1,33 @@
+"""The base of every model object (`kadmit.model`): frozen, strict about unknown fields, located
+by `span` and `spans`, which take no part in equality or hashing."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+from kadmit.source import NO_SPANS, Span, Spans
+
+
+class Obj(BaseModel):
+    """Base of every model object: frozen, strict about unknown fields, located."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    span: Span | None = None
+    spans: Spans = NO_SPANS
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__,) + tuple(
+            _hashable(v) for k, v in self.__dict__.items() if k not in ("span", "spans")))
+
+    def field_span(self, key: str) -> Span | None:
+        """The span of one field, falling back to the object's own span."""
+        return self.spans.get(key) or self.span
+
+
+def _hashable(v):
+    if isinstance(v, dict):
+        return frozenset((k, _hashable(x)) for k, x in v.items())
+    if isinstance(v, (list, tuple)):
+        return tuple(_hashable(x) for x in v)
+    return v
