@@ -116,10 +116,11 @@ def transform(requests: dict[str, int], by_input: dict[str, ResourceTransformati
 
 
 def _pod_set(ps: PodSet, cfg: SchedulerConfig, covered: set[str] | None) -> PodSet:
+    """The pod set with the requests quota counts; the pod spec's own kept for placement."""
     reqs = requests_after(ps.requests, cfg)
     if covered is not None:
         reqs = {r: q for r, q in reqs.items() if r in covered}
-    return ps if reqs == ps.requests else ps.model_copy(update={"requests": reqs})
+    return ps if reqs == ps.requests else ps.model_copy(update={"requests": reqs, "pod_requests": ps.placed_requests})
 
 
 def _with_devices(namespace: str, pod_sets: tuple[PodSet, ...], templates: dict[str, ClaimTemplate],
@@ -145,7 +146,7 @@ def _with_devices(namespace: str, pod_sets: tuple[PodSet, ...], templates: dict[
             reqs = dict(ps.requests)
             for res, q in extra.items():
                 reqs[res] = reqs.get(res, 0) + q
-            ps = ps.model_copy(update={"requests": dict(sorted(reqs.items()))})
+            ps = ps.model_copy(update={"requests": dict(sorted(reqs.items())), "pod_requests": ps.placed_requests})
         out.append(ps)
     return tuple(out), ""
 

@@ -287,12 +287,20 @@ class PodSet(Obj):
     origin: str | None = None
     count: int = 1
     min_count: int | None = None
-    requests: Quantities = {}  # per pod
+    requests: Quantities = {}  # per pod, as quota counts them (`kadmit.effective`: after Kueue's `resources`, DRA)
+    # per pod as the pod spec asks: what kube-scheduler and Kueue's topology-aware scheduling place by
+    # (`resources.NewRequestsFromPodSpec`); None: `requests` (the front ends' own, before `effective`)
+    pod_requests: Quantities | None = None
     node_selector: dict[str, str] = {}
     node_affinity: tuple[NodeSelectorTerm, ...] = ()  # required terms, ORed
     tolerations: tuple[Toleration, ...] = ()
     topology: TopologyRequest | None = None
     claim_templates: tuple[str, ...] = ()  # DRA: ResourceClaimTemplates the pods' resourceClaims name
+
+    @property
+    def placed_requests(self) -> Quantities:
+        """One pod's requests as nodes see them (placement's), whatever quota counts."""
+        return self.requests if self.pod_requests is None else self.pod_requests
 
 
 class ClaimTemplate(Obj):

@@ -51,7 +51,7 @@ class PodTemplate:
         """The pod of `pod_set` with the flavors' node labels added to its node selector and their
         tolerations to its tolerations, as Kueue does when it admits the pod set."""
         flavors = sorted(flavors, key=lambda f: f.name)
-        requests = {r: q for r, q in pod_set.requests.items() if r != PODS and q}
+        requests = {r: q for r, q in pod_set.placed_requests.items() if r != PODS and q}
         requests[PODS] = ONE_POD
         selector = set(pod_set.node_selector.items())
         tolerations = list(pod_set.tolerations)

@@ -200,7 +200,7 @@ def placement_usage(model: Model) -> dict[str, dict[str, int]]:
     for wl in sorted(model.workloads, key=lambda w: w.key):
         if not wl.admitted or wl.admission is None:
             continue
-        requests = {ps.name: ps.requests for ps in wl.pod_sets}
+        requests = {ps.name: ps.placed_requests for ps in wl.pod_sets}
         for psa in wl.admission.pod_sets:
             for node, pods in sorted(psa.placement.items()):
                 out[node] = add(out.get(node, {}), pod_usage(requests.get(psa.name, {}), pods))

@@ -110,7 +110,7 @@ def check_flavor_for_pod_set(ps: PodSet, flavor: ResourceFlavor, topologies: dic
         if flavor.topology and not tas_only:
             return 'Flavor "%s" supports only TopologyAwareScheduling' % name
     elif not flavor.topology:
-        overlaps = group_resources is None or len(set(group_resources) & set(ps.requests)) > 0
+        overlaps = group_resources is None or len(set(group_resources) & set(ps.placed_requests)) > 0
         if overlaps:
             return 'Flavor "%s" does not support TopologyAwareScheduling' % name
     elif flavor.topology not in topologies:

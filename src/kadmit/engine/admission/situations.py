@@ -32,7 +32,8 @@ def workload_facts(wl: Workload) -> tuple[tuple, tuple]:
     if got is not None and got[0]() is wl:
         return got[1], got[2]
     structure = tuple((ps.name, tuple(sorted((r, q > 0) for r, q in ps.requests.items())),
-                       tuple(sorted(ps.node_selector.items())), ps.node_affinity, ps.tolerations, ps.topology)
+                       tuple(sorted(ps.node_selector.items())), ps.node_affinity, ps.tolerations, ps.topology,
+                       None if ps.pod_requests is None else tuple(sorted(ps.pod_requests)))
                       for ps in wl.pod_sets)
     sizes = tuple((ps.count, ps.min_count, tuple(sorted(ps.requests.items()))) for ps in wl.pod_sets)
     ident = id(wl)

@@ -49,13 +49,14 @@ def topology_mismatch(ps: PodSet, flavor: ResourceFlavor, index: ModelIndex, imp
     """Kueue's TAS match of a pod set and a flavor (`checkPodSetAndFlavorMatchForTAS`): a pod set
     with a topology request (any mode) needs a flavor with a topology that has the level, except a
     flavor without a topology in a resource group (`covered`, its resources) none of the pod's own
-    requests name (`hasOverlapWithPodRequestedResources`: e.g. a group covering only `pods`, which
-    Kueue counts but no container requests); a pod set without one can't use a flavor that has a
-    topology unless TAS is implied (`implied`: its queue's flavors all have one)."""
+    requests name (`hasOverlapWithPodRequestedResources`, on the pod spec's requests before
+    transformations: e.g. a group covering only `pods`, which Kueue counts but no container
+    requests); a pod set without one can't use a flavor that has a topology unless TAS is implied
+    (`implied`: its queue's flavors all have one)."""
     if ps.topology is not None:
         topo = index.topologies.get(flavor.topology) if flavor.topology else None
         if not flavor.topology:
-            if covered is not None and not any(r in ps.requests for r in covered):
+            if covered is not None and not any(r in ps.placed_requests for r in covered):
                 return None
             return f'Flavor "{flavor.name}" does not support TopologyAwareScheduling'
         if topo is None:

@@ -182,7 +182,7 @@ def _after(free: Free, wl: Workload, before: Mapping[str, Mapping[str, int]]) ->
     """Free capacity once the earlier pod sets of `wl` took their nodes (`before`)."""
     out = {n: dict(f) for n, f in free.items()}
     for ps_name, nodes in sorted(before.items()):
-        per_pod = pod_set_of(wl, ps_name).requests
+        per_pod = pod_set_of(wl, ps_name).placed_requests
         for node, pods in sorted(nodes.items()):
             if node in out:
                 out[node] = subtract(out[node], pod_usage(per_pod, pods))

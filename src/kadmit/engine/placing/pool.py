@@ -100,7 +100,7 @@ class NodePool:
         self.placed: dict[str, dict[str, dict[str, int]]] = {}  # workload -> node -> usage it took
         for wl in sorted(model.workloads, key=lambda w: w.key):  # admitted workloads' known placements
             if wl.admitted and wl.admission is not None and wl.key not in self.placed:
-                requests = {ps.name: ps.requests for ps in wl.pod_sets}
+                requests = {ps.name: ps.placed_requests for ps in wl.pod_sets}
                 taken: dict[str, dict[str, int]] = {}
                 for psa in wl.admission.pod_sets:
                     for node, pods in sorted(psa.placement.items()):

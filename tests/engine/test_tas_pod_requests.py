@@ -1,0 +1,143 @@
+"""Topology-aware scheduling places by the pods' own requests, quota counts the transformed ones.
+
+Kueue (`pkg/scheduler/flavorassigner/tas_flavorassigner.go`, `podSetTopologyRequest`: "Use PodSpec
+directly for TAS placement, not quota-filtered admission values" — `resources.NewRequestsFromPodSpec`;
+and `workload.go`'s admitted TAS usage, likewise from the pod template) places pods on nodes by what
+the pod spec asks, while `totalRequestsFromPodSets` applies the Configuration's `resources`
+(excluded prefixes, transformations) and DRA devices for quota. Here a transformation replaces GPUs
+by quota-only `credits` that no node has: quota is counted in credits, nodes are filled by GPUs."""
+
+from __future__ import annotations
+
+import pytest
+
+from kadmit.diagnostics import Diagnostics
+from kadmit.effective import effective
+from kadmit.engine.admission.ordered import decide_ordered
+from kadmit.engine.admission.session import Session
+from kadmit.engine.decide import admit
+from kadmit.manifests import read_manifest_text
+from kadmit.model import merge
+from kadmit.quantity import parse_quantity as q
+
+CLUSTER = """\
+apiVersion: config.kueue.x-k8s.io/v1beta2
+kind: Configuration
+resources:
+  transformations:
+  - {input: nvidia.com/gpu, strategy: Replace, outputs: {example.com/credits: "1"}}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: Topology
+metadata: {name: dc}
+spec:
+  levels: [{nodeLabel: kubernetes.io/hostname}]
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: gpus}
+spec: {topologyName: dc}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: team}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: cq}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu, example.com/credits]
+    flavors: [{name: gpus, resources: [{name: cpu, nominalQuota: 64}, {name: example.com/credits, nominalQuota: 64}]}]
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: q, namespace: team}
+spec: {clusterQueue: cq}
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: n0
+  labels: {kubernetes.io/hostname: n0}
+status:
+  allocatable: {cpu: "32", nvidia.com/gpu: "4", pods: "110"}
+"""
+
+
+def _workload(name: str, minute: int, admitted: bool = False) -> str:
+    status = ("status:\n  admission:\n    clusterQueue: cq\n    podSetAssignments:\n    - name: main\n"
+              "      count: 1\n      flavors: {cpu: gpus, example.com/credits: gpus}\n      topologyAssignment:\n"
+              "        levels: [kubernetes.io/hostname]\n        domains: [{count: 1, values: [n0]}]\n"
+              if admitted else "")
+    return (f"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\nmetadata:\n  name: {name}\n  namespace: team\n"
+            f"  creationTimestamp: \"2026-11-20T09:{minute:02d}:00Z\"\nspec:\n  queueName: q\n  podSets:\n"
+            "  - name: main\n    count: 1\n    template:\n      spec:\n        containers:\n        - name: c\n"
+            "          resources: {requests: {cpu: \"1\", nvidia.com/gpu: \"4\"}}\n" + status)
+
+
+def _model(*workloads: str):
+    diags = Diagnostics()
+    model = merge([read_manifest_text(CLUSTER + "".join(workloads), "c.yaml", diags)])
+    assert not [d for d in diags if d.severity == "error"], [(d.code, d.message) for d in diags]
+    return model
+
+
+def test_quota_counts_the_transformed_requests_and_keeps_the_pod_specs_for_placement():
+    (ps,) = effective(_model(_workload("a", 0))).workloads[0].pod_sets
+    assert ps.requests == {"cpu": q("1"), "example.com/credits": q("4")}
+    assert ps.pod_requests == ps.placed_requests == {"cpu": q("1"), "nvidia.com/gpu": q("4")}
+    # applying the configuration again changes neither
+    (again,) = effective(effective(_model(_workload("a", 0))).model_copy()).workloads[0].pod_sets
+    assert again.placed_requests == ps.placed_requests
+
+
+@pytest.mark.parametrize("mode", ["ordered", "optimal"])
+def test_placement_fills_the_node_by_gpus_while_quota_counts_credits(mode):
+    model = _model(_workload("a", 0), _workload("b", 1))
+    got = {d.key: d for d in admit(model, mode=mode).decisions}
+    # quota (64 credits) holds both; the node's 4 GPUs hold one pod: by its pod spec, not by credits
+    # (no node has credits: placing by the counted requests would place neither)
+    assert got["team/a"].admitted and not got["team/b"].admitted
+    assert got["team/a"].assignment.flavors["main"] == {"cpu": "gpus", "example.com/credits": "gpus"}
+
+
+@pytest.mark.parametrize("mode", ["ordered", "optimal"])
+def test_an_admitted_workloads_placement_takes_its_pods_gpus_from_the_node(mode):
+    model = _model(_workload("held", 0, admitted=True), _workload("b", 1))
+    got = {d.key: d for d in admit(model, mode=mode).decisions}
+    assert not got["team/b"].admitted  # the held pod's 4 GPUs are taken on n0 (its credits are nothing there)
+    freed = _model(_workload("b", 1))
+    assert {d.key: d.admitted for d in decide_ordered(Session(freed))} == {"team/b": True}
+
+
+OVERLAP = CLUSTER.replace("""  resourceGroups:
+  - coveredResources: [cpu, example.com/credits]
+    flavors: [{name: gpus, resources: [{name: cpu, nominalQuota: 64}, {name: example.com/credits, nominalQuota: 64}]}]
+""", """  resourceGroups:
+  - coveredResources: [cpu]
+    flavors: [{name: gpus, resources: [{name: cpu, nominalQuota: 64}]}]
+  - coveredResources: [example.com/credits]
+    flavors: [{name: plain, resources: [{name: example.com/credits, nominalQuota: 64}]}]
+""") + """---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: plain}
+"""
+
+
+def test_a_group_the_pods_own_requests_do_not_name_takes_a_flavor_without_a_topology():
+    """`hasOverlapWithPodRequestedResources` reads the pod spec: the credits group (quota only, no
+    pod asks for credits) serves a pod set asking for a topology with a flavor that has none."""
+    from kadmit.reference import decide as reference_decide
+
+    wl = _workload("a", 0).replace("    count: 1\n    template:",
+                                   "    count: 1\n    topologyRequest: {required: kubernetes.io/hostname}\n    template:")
+    diags = Diagnostics()
+    model = merge([read_manifest_text(OVERLAP + wl, "c.yaml", diags)])
+    assert not [d for d in diags if d.severity == "error"], [(d.code, d.message) for d in diags]
+    got = {d.key: d for d in decide_ordered(Session(model))}
+    assert got["team/a"].admitted
+    assert got["team/a"].assignment.flavors["main"] == {"cpu": "gpus", "example.com/credits": "plain"}
+    assert {d.workload: d.admitted for d in reference_decide(model)} == {"team/a": True}
