@@ -7,6 +7,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kadmit.diagnostics import Diagnostics
 from kadmit.manifests import KINDS, read_manifest_text, schema
@@ -318,3 +320,62 @@ def test_every_integrated_job_kind_has_its_crd_schema() -> None:
         for version in i.versions:
             source = schema.source_of(i.group, version, i.kind)
             assert source and "not bundled" not in source, (i.group, version, i.kind, source)
+
+
+# --- the fast check agrees with the full walk ----------------------------------------------------
+
+_WORKLOAD = """\
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: Workload
+metadata:
+  name: w
+  labels: {a: b}
+spec:
+  queueName: lq
+  podSets:
+  - name: main
+    count: 1
+    template:
+      metadata: {annotations: {x: y}}
+      spec:
+        containers:
+        - name: c
+          resources: {requests: {cpu: "1"}}
+        tolerations: [{key: k, operator: Exists}]
+        affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: k, operator: In, values: [a]}]}]}}}
+status:
+  anything: [1]
+"""
+
+
+def _collections(v, out):
+    if v.kind in ("map", "seq"):
+        out.append(v)
+        for sub in (v.v.values() if v.kind == "map" else v.v):
+            _collections(sub, out)
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_the_fast_known_check_agrees_with_the_full_walk(data) -> None:
+    """`unknown_fields` first checks that every field is known without building paths; wherever an
+    unknown key (or a collection where a scalar field is) is put, the check and the walk agree."""
+    from kadmit.manifests.yamltree import MAP, SEQ, STR, Val, parse_documents
+
+    (node,) = parse_documents(_WORKLOAD, "w.yaml", Diagnostics())
+    tree = schema.schema_for("kueue.x-k8s.io", "v1beta1", "Workload")
+    assert schema._all_known(node, tree, ("status",)) and schema._unknown(node, tree, ("status",)) == []
+    maps = [c for c in _collections(node, []) if c.kind == MAP]
+    for _ in range(data.draw(st.integers(0, 3))):
+        target = data.draw(st.sampled_from(maps))
+        key = data.draw(st.sampled_from(["x", "name", "spec", "containers", "status", "requests", "zz"]))
+        shape = data.draw(st.sampled_from([STR, MAP, SEQ]))
+        inner = {"x": Val(STR, "1", 0, 0, 0, 1)} if shape == MAP else [Val(MAP, {}, 0, 0, 0, 0)] if shape == SEQ else "v"
+        sub = Val(shape, inner, 0, 0, 0, 1)
+        if shape == MAP:
+            sub.keys = {"x": (0, 0, 0, 1)}
+        target.v[key] = sub
+        target.keys[key] = (0, 0, 0, 1)
+    skip = data.draw(st.sampled_from([("status",), (), ("spec",)]))
+    assert schema._all_known(node, tree, skip) == (schema._unknown(node, tree, skip) == [])

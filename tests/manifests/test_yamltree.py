@@ -149,3 +149,12 @@ def test_repeated_plain_scalars_keep_their_own_places_and_reports():
     assert doc.plain() == {"a": "2026-13-45", "b": "2026-13-45", "c": 7, "d": 7, "e": True, "f": "true"}
     assert [(d.code, d.span.line) for d in diags.items] == [("KAD150", 1), ("KAD150", 2)]  # each reported
     assert [(doc.v[k].line, doc.v[k].col) for k in "cd"] == [(2, 3), (3, 3)]
+
+
+def test_explicitly_tagged_values_that_are_not_of_their_tag_are_reported_not_raised():
+    text = "a: !!int \nb: !!bool maybe\nc: !!timestamp x\nd: !!float\ne: !!int 7\n"
+    (doc,), diags = parse(text)
+    assert doc.plain() == {"a": "", "b": "maybe", "c": "x", "d": "", "e": 7}
+    assert [(d.code, d.span.line) for d in diags.items] == [("KAD150", 1), ("KAD150", 2), ("KAD150", 3),
+                                                           ("KAD150", 4)]
+    assert diags.items[0].message == "an empty value is not a valid int"

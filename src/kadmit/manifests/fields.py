@@ -13,6 +13,7 @@ from kadmit.manifests.yamltree import BOOL, DESCRIBE, FLOAT, INT, MAP, NULL, SEQ
 from kadmit.quantity import QuantityError, parse_quantity
 from kadmit.source import Span, Spans, located_spans
 
+_new_tuple = tuple.__new__  # `source.located`, inline
 INT32_MAX = 2**31 - 1
 INT32_MIN = -(2**31)
 
@@ -75,9 +76,10 @@ class Fields:
     def spans(self, items: dict[str, Val | Span | None]) -> Spans:
         out: dict[str, Span] = {}
         checked = True  # every value a Span: nothing for pydantic to check again
+        file = self.file
         for k, v in items.items():
-            if isinstance(v, Val):
-                out[k] = v.span(self.file)
+            if type(v) is Val:
+                out[k] = _new_tuple(Span, (file, v.line + 1, v.col + 1, v.end_line + 1, v.end_col + 1))
             elif v is not None:
                 out[k] = v
                 checked = checked and isinstance(v, Span)

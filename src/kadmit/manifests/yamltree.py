@@ -20,6 +20,8 @@ from kadmit.diagnostics import Diagnostics
 from kadmit.manifests.codes import KAD150, KAD151, KAD152, KAD153
 from kadmit.source import Span, located
 
+_new_tuple = tuple.__new__  # `located`, inline: a span for every value read
+
 MAX_EXPANDED_NODES = 2_000_000  # nodes reached through aliases, per file
 MAX_DEPTH = 100
 
@@ -64,7 +66,7 @@ class Val:
         return self.v.get(key) if self.kind == MAP else None
 
     def span(self, file: str) -> Span:
-        return located(file, self.line + 1, self.col + 1, self.end_line + 1, self.end_col + 1)
+        return _new_tuple(Span, (file, self.line + 1, self.col + 1, self.end_line + 1, self.end_col + 1))
 
     def plain(self):
         """The value as plain Python (tests and debugging)."""
@@ -101,21 +103,6 @@ def _measure(node: Val, memo: dict[int, tuple[int, int]]) -> tuple[int, int]:
     return size, height + 1
 
 
-class _Frame:
-    """An open mapping or list. A list's `values` is the list; a mapping's is its dict, with
-    `keys` (key -> position), the `key` read and waiting for its value (None: a key comes next;
-    a Val: a key that is not a scalar), and its merge (`<<`) values. `last` is the last value."""
-
-    __slots__ = ("node", "anchor", "values", "keys", "key", "kpos", "merges", "last")
-
-    def __init__(self, node: Val, anchor: str | None) -> None:
-        self.node, self.anchor, self.last = node, anchor, None
-        if node.kind is MAP:
-            self.values, self.keys, self.key, self.kpos, self.merges = {}, {}, None, None, None
-        else:
-            self.values = []
-
-
 class _Stop(Exception):
     """The rest of the file can't be read safely."""
 
@@ -125,10 +112,22 @@ _WILDCARD = _IMPLICIT.get(None, [])
 _STR_TAG = _TAG + "str"
 
 
+
+
+_new = object.__new__
+
+
+class _Every:
+    def __contains__(self, item: object) -> bool:
+        return True
+
+
 # First characters of plain scalars that some implicit resolver may claim: any other plain scalar
 # is a string (when there are no wildcard resolvers, as in PyYAML's safe resolver).
-_RESOLVED_FIRST = frozenset(_IMPLICIT)
-_ANY_FIRST = bool(_WILDCARD)
+_RESOLVED_FIRST = frozenset(_IMPLICIT) if not _WILDCARD else _Every()
+_SCALAR, _ALIAS = ev.ScalarEvent, ev.AliasEvent
+_MAP_START, _MAP_END, _SEQ_START, _SEQ_END = (ev.MappingStartEvent, ev.MappingEndEvent,
+                                               ev.SequenceStartEvent, ev.SequenceEndEvent)
 
 
 def _resolve(value: str, implicit: tuple[bool, bool]) -> str:
@@ -148,6 +147,7 @@ class _Builder:
         self.open_anchors: set[str] = set()
         self.expanded = 0
         self.measured: dict[int, tuple[int, int]] = {}
+        self.get_event = None  # the parser's, while a text is read
 
     def at(self, mark) -> Span:
         return Span(file=self.file, line=mark.line + 1, column=mark.column + 1)
@@ -189,15 +189,16 @@ class _Builder:
             return Val(STR, e.value, s.line, s.column, t.line, t.column)
         try:
             value = _CONSTRUCTOR.yaml_constructors[tag](_CONSTRUCTOR, ScalarNode(tag, e.value, s, t))
-        except (ConstructorError, ValueError, OverflowError):
-            self.diags.emit(KAD150, f"`{e.value}` is not a valid {tag.rsplit(':', 1)[-1]}", self.at(s))
+        except (ConstructorError, ValueError, OverflowError, IndexError, KeyError, TypeError, AttributeError):
+            shown = f"`{e.value}`" if e.value else "an empty value"
+            self.diags.emit(KAD150, f"{shown} is not a valid {tag.rsplit(':', 1)[-1]}", self.at(s))
             return Val(STR, e.value, s.line, s.column, t.line, t.column)
         if kind == INT and value.bit_length() > MAX_INT_BITS:
             return Val(HUGE, e.value, s.line, s.column, t.line, t.column)
         return Val(kind, value, s.line, s.column, t.line, t.column)
 
-    def key(self, e: ev.ScalarEvent, frame: _Frame) -> None:
-        """A scalar key as written, with its position (`yes:` is the key "yes"), waiting for its value."""
+    def key(self, e: ev.ScalarEvent) -> tuple[str | object, tuple[int, int, int, int]]:
+        """A scalar key as written (`yes:` is the key "yes"; a plain `<<` a merge) and its position."""
         s, t = e.start_mark, e.end_mark
         name = e.value
         if e.tag is None:
@@ -205,52 +206,151 @@ class _Builder:
                 name = _MERGE
         elif e.tag not in ("!", _STR_TAG):
             self.scalar(e)  # reports an unsupported tag
-        frame.key = name
-        frame.kpos = (s.line, s.column, t.line, t.column)
         if e.anchor is not None:  # an anchored key: its alias is the key's text
             self.anchors[e.anchor] = Val(STR, e.value, s.line, s.column, t.line, t.column)
+        return name, (s.line, s.column, t.line, t.column)
 
-    def value(self, frame: _Frame, node: Val) -> None:
-        """A mapping's value, under the key read before it (or its key, when that is a collection)."""
-        name = frame.key
-        if name is None:  # a collection where a key belongs
-            frame.key = node
-            return
-        frame.key = None
-        if type(name) is Val:
-            self.diags.emit(KAD153, f"{DESCRIBE[name.kind]} can't be a mapping key", name.span(self.file))
-            return
-        frame.last = node
-        if name is _MERGE:
-            if frame.merges is None:
-                frame.merges = []
-            frame.merges.append(node)
-            return
-        values, keys = frame.values, frame.keys
-        if name in values:
-            k = frame.kpos
-            self.diags.emit(KAD151, f"duplicate key `{name}` (first at line {keys[name][0] + 1})",
-                            Span(file=self.file, line=k[0] + 1, column=k[1] + 1, end_line=k[2] + 1,
-                                 end_column=k[3] + 1),
-                            help="remove one of them; the last one is used")
-        values[name] = node
-        keys[name] = frame.kpos
+    def node(self, e, depth: int) -> Val:
+        """A collection or an alias (at `depth` open collections), where no scalar is."""
+        t = type(e)
+        if t is _MAP_START:
+            return self.mapping(e, depth + 1)
+        if t is _SEQ_START:
+            return self.sequence(e, depth + 1)
+        return self.alias(e, depth)
 
-    def close(self, frame: _Frame, end_mark) -> Val:
-        node = frame.node
-        last = frame.last if node.kind is MAP else frame.values[-1] if frame.values else None
-        if last is not None:
-            node.end_line, node.end_col = last.end_line, last.end_col
-        else:
-            node.end_line, node.end_col = end_mark.line, end_mark.column
-        node.v = frame.values
-        if node.kind is MAP:
-            node.keys = frame.keys
-            if frame.merges is not None:
-                self.merge(node, frame.merges)
-        if frame.anchor is not None:
-            self.open_anchors.discard(frame.anchor)
+    def opened(self, e: ev.CollectionStartEvent, depth: int) -> None:
+        """A mapping or list starts, `depth` collections deep (itself included)."""
+        if e.tag not in _COLLECTION_TAGS:
+            self.diags.emit(KAD153, f"unsupported YAML tag `{e.tag}`", self.at(e.start_mark),
+                            help="the value is read as a plain collection")
+        if e.anchor is not None:
+            self.open_anchors.add(e.anchor)
+        if depth > MAX_DEPTH:
+            self.diags.emit(KAD152, f"nesting deeper than {MAX_DEPTH} levels", self.at(e.start_mark))
+            raise _Stop
+
+    def closed(self, e: ev.CollectionStartEvent, node: Val) -> Val:
+        if e.anchor is not None:
+            self.open_anchors.discard(e.anchor)
+            self.anchors[e.anchor] = node
         return node
+
+    # The two loops below read a document's events in one pass, each value straight into its
+    # collection, with the common cases inline: plain keys, and plain scalars no resolver claims
+    # (strings). Everything else goes through the methods above.
+
+    def mapping(self, start: ev.MappingStartEvent, depth: int) -> Val:
+        """A mapping's keys and values, up to its end event. Keys stay as written (`yes:` is the key
+        "yes") with their positions; a duplicate key is reported and the last value kept; merge keys
+        (`<<`) apply after the mapping's own keys; a collection where a key belongs is reported."""
+        self.opened(start, depth)
+        get_event, anchors, resolved_first, new = self.get_event, self.anchors, _RESOLVED_FIRST, _new
+        values: dict[str, Val] = {}
+        keys: dict[str, tuple[int, int, int, int]] = {}
+        merges: list[Val] | None = None
+        last: Val | None = None
+        while True:
+            e = get_event()
+            t = type(e)
+            if t is _SCALAR:
+                name = e.value
+                if e.tag is None and e.anchor is None and name != "<<":
+                    s, en = e.start_mark, e.end_mark
+                    kpos = (s.line, s.column, en.line, en.column)
+                else:
+                    name, kpos = self.key(e)
+            elif t is _MAP_END:
+                break
+            else:
+                name, kpos = self.node(e, depth), None
+            e = get_event()
+            t = type(e)
+            if t is _SCALAR:
+                if e.tag is None and (not e.implicit[0] or e.value[:1] not in resolved_first):
+                    s, en = e.start_mark, e.end_mark
+                    v = new(Val)
+                    v.kind = STR
+                    v.v = e.value
+                    v.line = s.line
+                    v.col = s.column
+                    v.end_line = en.line
+                    v.end_col = en.column
+                else:
+                    v = self.scalar(e)
+                if e.anchor is not None:
+                    anchors[e.anchor] = v
+            elif t is _MAP_START:
+                v = self.mapping(e, depth + 1)
+            elif t is _SEQ_START:
+                v = self.sequence(e, depth + 1)
+            else:
+                v = self.alias(e, depth)
+            if type(name) is str:
+                if name in values:
+                    self.diags.emit(KAD151, f"duplicate key `{name}` (first at line {keys[name][0] + 1})",
+                                    located(self.file, kpos[0] + 1, kpos[1] + 1, kpos[2] + 1, kpos[3] + 1),
+                                    help="remove one of them; the last one is used")
+                values[name] = last = v
+                keys[name] = kpos
+            elif name is _MERGE:
+                if merges is None:
+                    merges = []
+                merges.append(v)
+                last = v
+            else:
+                self.diags.emit(KAD153, f"{DESCRIBE[name.kind]} can't be a mapping key", name.span(self.file))
+        m = start.start_mark
+        if last is None:
+            last = e.end_mark
+            node = Val(MAP, values, m.line, m.column, last.line, last.column)
+        else:
+            node = Val(MAP, values, m.line, m.column, last.end_line, last.end_col)
+        node.keys = keys
+        if merges is not None:
+            self.merge(node, merges)
+        return self.closed(start, node) if start.anchor is not None else node
+
+    def sequence(self, start: ev.SequenceStartEvent, depth: int) -> Val:
+        """A list's items, up to its end event."""
+        self.opened(start, depth)
+        get_event, anchors, resolved_first, new = self.get_event, self.anchors, _RESOLVED_FIRST, _new
+        items: list[Val] = []
+        append = items.append
+        while True:
+            e = get_event()
+            t = type(e)
+            if t is _SCALAR:
+                if e.tag is None and (not e.implicit[0] or e.value[:1] not in resolved_first):
+                    s, en = e.start_mark, e.end_mark
+                    v = new(Val)
+                    v.kind = STR
+                    v.v = e.value
+                    v.line = s.line
+                    v.col = s.column
+                    v.end_line = en.line
+                    v.end_col = en.column
+                else:
+                    v = self.scalar(e)
+                if e.anchor is not None:
+                    anchors[e.anchor] = v
+                append(v)
+            elif t is _SEQ_END:
+                break
+            elif t is _MAP_START:
+                append(self.mapping(e, depth + 1))
+            elif t is _SEQ_START:
+                append(self.sequence(e, depth + 1))
+            else:
+                append(self.alias(e, depth))
+        m = start.start_mark
+        if items:
+            last = items[-1]
+            node = Val(SEQ, items, m.line, m.column, last.end_line, last.end_col)
+        else:
+            end = e.end_mark
+            node = Val(SEQ, items, m.line, m.column, end.line, end.column)
+        return self.closed(start, node) if start.anchor is not None else node
 
     def merge(self, node: Val, merges: list[Val]) -> None:
         """YAML merge keys: each merged mapping's keys that the mapping does not set itself."""
@@ -298,87 +398,27 @@ class _Builder:
             # a space keeps every column where it was.
             text = text.replace("\t", " ")
         loader = None
-        stack: list[_Frame] = []
-        top: _Frame | None = None  # stack[-1]
-        top_map = False  # whether `top` is a mapping
-        scalar_event, alias_event = ev.ScalarEvent, ev.AliasEvent
-        map_start, seq_start = ev.MappingStartEvent, ev.SequenceStartEvent
-        ends = (ev.MappingEndEvent, ev.SequenceEndEvent)
-        resolved_first, str_kind, val = _RESOLVED_FIRST, STR, Val
-        anchors = self.anchors
         try:
             loader = _LOADER(text)
-            get_event = loader.get_event
+            self.get_event = get_event = loader.get_event
             while True:
                 e = get_event()
                 t = type(e)
-                if t is scalar_event:
-                    if top_map and top.key is None:  # keys stay as written: `yes:` is the key "yes"
-                        name = e.value
-                        if e.tag is None and e.anchor is None and name != "<<":  # the common case, inline
-                            s, en = e.start_mark, e.end_mark
-                            top.key = name
-                            top.kpos = (s.line, s.column, en.line, en.column)
-                        else:
-                            self.key(e, top)
-                        continue
-                    if e.tag is None and (not e.implicit[0] or (e.value[:1] not in resolved_first
-                                                                 and not _ANY_FIRST)):
-                        s, en = e.start_mark, e.end_mark  # a plain string: the common case, inline
-                        node = val(str_kind, e.value, s.line, s.column, en.line, en.column)
-                    else:
-                        node = self.scalar(e)
+                if t is _SCALAR:
+                    root = self.scalar(e)
                     if e.anchor is not None:
-                        anchors[e.anchor] = node
-                elif t is map_start or t is seq_start:
-                    if e.tag not in _COLLECTION_TAGS:
-                        self.diags.emit(KAD153, f"unsupported YAML tag `{e.tag}`", self.at(e.start_mark),
-                                        help="the value is read as a plain collection")
-                    m = e.start_mark
-                    top = _Frame(val(MAP if t is map_start else SEQ, None, m.line, m.column, m.line, m.column),
-                                 e.anchor)
-                    top_map = t is map_start
-                    stack.append(top)
-                    if e.anchor is not None:
-                        self.open_anchors.add(e.anchor)
-                    if len(stack) > MAX_DEPTH:
-                        self.diags.emit(KAD152, f"nesting deeper than {MAX_DEPTH} levels", self.at(m))
-                        raise _Stop
-                    continue
-                elif t in ends:
-                    frame = stack.pop()
-                    node = self.close(frame, e.end_mark)
-                    if frame.anchor is not None:
-                        anchors[frame.anchor] = node
-                    top = stack[-1] if stack else None
-                    top_map = top is not None and top.node.kind is MAP
-                elif t is alias_event:
-                    node = self.alias(e, len(stack))
+                        self.anchors[e.anchor] = root
+                elif t is _MAP_START or t is _SEQ_START or t is _ALIAS:
+                    root = self.node(e, 0)
                 elif t is ev.DocumentStartEvent:
-                    anchors.clear()
+                    self.anchors.clear()
                     self.measured.clear()
                     root = None
-                    continue
                 elif t is ev.DocumentEndEvent:
                     yield root
                     root = None
-                    continue
                 elif e is None or t is ev.StreamEndEvent:
                     break
-                else:
-                    continue
-                if top_map:
-                    name = top.key
-                    if type(name) is str and name not in top.values:  # the common case, inline
-                        top.key = None
-                        top.values[name] = top.last = node
-                        top.keys[name] = top.kpos
-                    else:
-                        self.value(top, node)
-                elif top is not None:
-                    top.values.append(node)
-                else:
-                    root = node
         except yaml.MarkedYAMLError as err:
             mark = err.problem_mark or err.context_mark
             problem = err.problem or err.context or "malformed YAML"

@@ -145,11 +145,64 @@ def _inner(fields: dict) -> frozenset:
     return known[1]
 
 
+def _known(val: Val, t: Tree) -> bool:
+    """Whether every field below `val` is in its tree `t` (the common case, so checked first
+    without building the paths `unknown_fields` reports)."""
+    if type(t) is not dict:
+        if type(t) is not str or not t.startswith("core:"):
+            return True  # "s", "*": no fields of their own
+        t = _core_object(t[5:])
+    kind = val.kind
+    if kind is MAP:
+        fields = t.get("o")
+        if fields is not None:
+            values = val.v
+            if not values.keys() <= fields.keys():
+                return False
+            for key, sub in values.items():
+                if (sub.kind is MAP or sub.kind is SEQ) and not _known(sub, fields[key]):
+                    return False
+            return True
+        sub_tree = t.get("m")
+        if sub_tree is not None:
+            for sub in val.v.values():
+                if (sub.kind is MAP or sub.kind is SEQ) and not _known(sub, sub_tree):
+                    return False
+    elif kind is SEQ:
+        sub_tree = t.get("l")
+        if sub_tree is not None:
+            for sub in val.v:
+                if (sub.kind is MAP or sub.kind is SEQ) and not _known(sub, sub_tree):
+                    return False
+    return True
+
+
+def _all_known(node: Val, tree: Tree, skip: tuple[str, ...]) -> bool:
+    """`_known`, leaving out the top-level keys in `skip`."""
+    t = _resolve(tree)
+    fields = t.get("o") if type(t) is dict and node.kind is MAP else None
+    if fields is None:
+        return _known(node, t)
+    for key, sub in node.v.items():
+        if key in skip:
+            continue
+        if key not in fields:
+            return False
+        if (sub.kind is MAP or sub.kind is SEQ) and not _known(sub, fields[key]):
+            return False
+    return True
+
+
 def unknown_fields(node: Val, tree: Tree, *, skip: tuple[str, ...] = ("status",)
                    ) -> list[tuple[tuple, str, Val, list[str]]]:
     """Every field of `node` its tree does not know: (its path: keys, and None for a list item;
     the key; the mapping holding it; the keys known there). Top-level keys in `skip` are not
     checked. Wrong shapes (a list where an object is expected) are left to the readers."""
+    return [] if _all_known(node, tree, skip) else _unknown(node, tree, skip)
+
+
+def _unknown(node: Val, tree: Tree, skip: tuple[str, ...]) -> list[tuple[tuple, str, Val, list[str]]]:
+    """`unknown_fields`, walking every collection with its path."""
     out = []
     collections = (MAP, SEQ)  # scalars hold no fields: only collections are walked
     stack: list[tuple[Val, Tree, tuple, tuple[str, ...]]] = [(node, tree, (), skip)]

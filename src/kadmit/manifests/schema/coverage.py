@@ -174,10 +174,8 @@ def warn_unmodelled(f, node: Val, kind: str, what: str) -> None:
     root = node if kind in KIND_ROOT else node.get("spec")
     if root is None or root.kind != MAP:
         return
-    for key, entry in table.items():
-        if entry.state != UNMODELLED:
-            continue
-        for v in _find(root, key):
+    for key, entry, parts in _unmodelled(kind):
+        for v in _find_parts(root, parts):
             if not _harmless(v, entry):
                 f.diags.emit(KAD161, f"`{key}` of {what} is not modelled: {entry.note}; kadmit's "
                              "decision may differ from Kueue's", f.span(v))
@@ -198,10 +196,25 @@ def warn_template(f, meta: Val | None, spec: Val | None, pod_set: str) -> None:
                          "decision may differ from Kueue's", f.span(v))
 
 
-def _find(root: Val, key: str) -> list[Val]:
-    """The values at a dotted path with `[]` list steps."""
+_UNMODELLED: dict[str, list[tuple[str, Entry, tuple[str, ...]]]] = {}
+
+
+def _unmodelled(kind: str) -> list[tuple[str, Entry, tuple[str, ...]]]:
+    """The unmodelled fields of a kind: each path, its entry and its steps (`[]` a list step);
+    worked out once per kind (`FIELDS` is fixed)."""
+    known = _UNMODELLED.get(kind)
+    if known is None:
+        known = _UNMODELLED[kind] = [(key, entry, tuple(key.replace("[]", ".[]").split(".")))
+                                     for key, entry in FIELDS[kind].items() if entry.state == UNMODELLED]
+    return known
+
+
+def _find_parts(root: Val, parts: tuple[str, ...]) -> list[Val]:
+    """The values at a path of steps (`[]`: each item of a list)."""
     found = [root]
-    for part in key.replace("[]", ".[]").split("."):
+    for part in parts:
+        if not found:
+            break
         nxt = []
         for v in found:
             if part == "[]":
