@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from sys import intern
 from typing import Union
 
 from lark import Token, Tree
@@ -223,6 +224,7 @@ make_span = located  # (file, line, column, end_line, end_column), positional
 
 # --- building from Lark's tree ---
 
+_SCALAR_KINDS = {"NUMBER": "number", "STRING": "string", "NAME": "name"}
 _ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t", "r": "\r", "/": "/"}
 _ESCAPE_RE = re.compile(r"\\(u[0-9A-Fa-f]{4}|.)")
 
@@ -259,13 +261,18 @@ class Builder:
     def word(self, tok: Token) -> Word:
         if tok.type == "STRING":
             return Word(str(tok), self.unquote(tok), True, self.span(tok))
-        return Word(str(tok), str(tok), False, self.span(tok))
+        text = intern(str(tok))  # names repeat (`queue = lq`, `cpu`): one string each, as `descent` keeps them
+        return Word(text, text, False, self.span(tok))
 
     # statements
 
     def build(self, tree: Tree) -> File:
+        """The file's statements; each statement's parse tree is let go (taken out of `tree`) as
+        soon as it is built, so a file's parse tree and its syntax tree are not both whole at once."""
         out = File(self.file)
-        for st in tree.children:
+        children = tree.children
+        for i, st in enumerate(children):
+            children[i] = None
             try:
                 if too_deep(st):
                     self.diags.emit(codes.TOO_DEEP, "nested too deeply: this statement's expression is "
@@ -304,7 +311,8 @@ class Builder:
         return Scalar("number", text, text, self.span(t))
 
     def scalar_tok(self, tok: Token) -> Scalar:
-        return Scalar("number", str(tok), str(tok), self.span(tok))
+        text = str(tok)
+        return Scalar("number", text, text, self.span(tok))
 
     # members
 
@@ -343,9 +351,9 @@ class Builder:
                 text = "-" + str(toks[1])
                 return Scalar("number", text, text, self.span(t))
             tok = toks[0]
-            kind = {"NUMBER": "number", "STRING": "string", "NAME": "name"}.get(tok.type, "bool")
-            value = self.unquote(tok) if kind == "string" else str(tok)
-            return Scalar(kind, str(tok), value, self.span(t))
+            kind = _SCALAR_KINDS.get(tok.type, "bool")
+            text = intern(str(tok)) if kind == "name" or kind == "bool" else str(tok)
+            return Scalar(kind, text, self.unquote(tok) if kind == "string" else text, self.span(t))
         if t.data == "list":
             return ListV([self.value(v) for v in t.children], self.span(t))
         if t.data == "map":

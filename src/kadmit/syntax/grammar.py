@@ -6,7 +6,7 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
-from lark import Lark, Token
+from lark import Lark, Token, Tree
 
 # Statements that may start a line at column 1; recovery re-syncs at them.
 TOP_KEYWORDS = ("topology", "flavor", "cohort", "cluster_queue", "local_queue", "priority",
@@ -47,10 +47,32 @@ class _Comments:
 COMMENTS = _Comments()
 
 
+class _Meta:
+    """Lark's `Meta` (where a rule's text starts and ends) in slots: a parse tree has one per node,
+    and Lark's own keeps a dict of up to 13 entries each (~40 % of a parsed file's tree)."""
+
+    __slots__ = ("empty", "line", "column", "start_pos", "end_line", "end_column", "end_pos",
+                 "container_line", "container_column", "container_start_pos", "container_end_line",
+                 "container_end_column", "container_end_pos", "orig_expansion", "match_tree")
+
+    def __init__(self) -> None:
+        self.empty = True
+
+
+class _Tree(Tree):
+    """Lark's `Tree`, its positions kept in a `_Meta`."""
+
+    @property
+    def meta(self) -> _Meta:  # type: ignore[override]
+        if self._meta is None:
+            self._meta = _Meta()
+        return self._meta
+
+
 @lru_cache(maxsize=1)
 def parser() -> Lark:
     return Lark(grammar_text(), parser="lalr", lexer="contextual", propagate_positions=True,
-                maybe_placeholders=False, lexer_callbacks={"COMMENT": COMMENTS})
+                maybe_placeholders=False, lexer_callbacks={"COMMENT": COMMENTS}, tree_class=_Tree)
 
 
 @lru_cache(maxsize=None)

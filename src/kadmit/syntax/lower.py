@@ -81,10 +81,15 @@ def parse_file_lark(text: str, filename: str, diags: Diagnostics) -> tuple[File 
             return None, []
 
 
-def lower_file(tree: File, diags: Diagnostics) -> Lowered:
+def lower_file(tree: File, diags: Diagnostics, *, consume: bool = False) -> Lowered:
+    """The file's objects and imports. `consume`: each statement is let go (taken out of `tree`)
+    once lowered, so the syntax tree of a file and its model are not both whole at once."""
     lists: dict[str, list] = {name: [] for name in Fragment.model_fields}
     imports: list[Import] = []
-    for st in tree.stmts:
+    stmts = tree.stmts
+    for i, st in enumerate(stmts):
+        if consume:
+            stmts[i] = None
         try:
             if isinstance(st, ImportStmt):
                 imports.append(Import(st.path.value, st.span))
@@ -118,4 +123,4 @@ def lower_text(text: str, filename: str, diags: Diagnostics) -> Lowered:
     tree, _ = parse_file(text, filename, diags)
     if tree is None:
         return Lowered(Fragment())
-    return lower_file(tree, diags)
+    return lower_file(tree, diags, consume=True)
