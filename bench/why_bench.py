@@ -94,8 +94,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"   explain (reasons, blame, candidates): median {statistics.median(explain_s):.2f} s; "
           f"prove: median {statistics.median(prove_s):.2f} s, p95 {p95(prove_s):.2f} s")
     minimal = [c.minimal for key in sample for f in results[key].fixes for c in f.changes if c.minimal is not None]
-    print(f"   searched numbers in the fixes shown: {len(minimal)}, proven minimal (one step less decided and "
-          f"refused): {sum(minimal)}; load average {os.getloadavg()[0]:.2f}")
+    print(f"   searched numbers in the fixes shown: {len(minimal)}, proven minimal (one step less refused: "
+          f"decided again, or below the arithmetic bound of explain.bounds): {sum(minimal)}; "
+          f"load average {os.getloadavg()[0]:.2f}")
     print(f"   re-decisions per why: median {statistics.median(replays):.0f}, max {max(replays)}; "
           f"fixes per why: median {statistics.median(found):.0f}; workloads decided per proven fix's "
           f"re-decision: {statistics.median(per_replay) if per_replay else 0:,.0f} of {len(ws.model.workloads):,}")

@@ -344,7 +344,7 @@ def _fix_lines(i: int, f) -> list[str]:
         out.append("     side effects: none (no other workload's decision changes)")
     else:
         out.append(f"     side effects on {plural(len(f.effects), 'other workload')}:")
-        out.extend(f"       - `{e.workload}` {e.kind}: {e.before.describe()} → {e.after.describe()}"
+        out.extend(f"       - `{e.workload}` {e.kind}: {e.before.describe(e.nodes_only)} → {e.after.describe(e.nodes_only)}"
                    for e in f.effects)
     return out
 

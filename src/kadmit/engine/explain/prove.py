@@ -100,7 +100,7 @@ class Proven:
             side = "no other workload changes"
         else:
             shown = self.effects[:4]
-            side = "; ".join(f"`{e.workload}` {e.kind} ({e.after.describe()})" if e.kind != "admitted → pending"
+            side = "; ".join(f"`{e.workload}` {e.kind} ({e.after.describe(e.nodes_only)})" if e.kind != "admitted → pending"
                              else f"`{e.workload}` admitted → pending" for e in shown)
             if len(self.effects) > len(shown):
                 side += f"; and {plural(len(self.effects) - len(shown), 'more workload')}"

@@ -51,12 +51,15 @@ class State:
     def flavors(self) -> set[str]:
         return {f for _, _, fl in self.pod_sets for _, f in fl}
 
-    def describe(self) -> str:
+    def describe(self, nodes: bool = False) -> str:
+        """The state in words; with `nodes`, each pod set's nodes too (for moves between nodes alone)."""
         if self.unknown:
             return "undecided (solver limit)"
         if not self.admitted:
             return f"preempted by {self.preempted_by}" if self.preempted_by else "pending"
+        on = {p: sorted(n for n, _ in ns) for p, ns in self.nodes} if nodes else {}
         sets = "; ".join(f"{name}: {plural(count, 'pod')} on {', '.join(sorted({f for _, f in fl})) or 'no flavor'}"
+                         + (f", nodes {', '.join(on[name])}" if on.get(name) else "")
                          for name, count, fl in self.pod_sets)
         again = f", after being preempted by {self.preempted_by}" if self.preempted_by else ""
         return f"admitted to {self.cluster_queue} ({sets}){again}"
@@ -104,9 +107,16 @@ class Effect:
     def harmful(self) -> bool:
         return self.kind in ("preempted", "admitted → pending", "fewer pods", "moved", "changed")
 
+    @property
+    def nodes_only(self) -> bool:
+        """Admitted before and after to the same queue, flavors and counts: only its nodes differ."""
+        b, a = self.before, self.after
+        return (b.admitted and a.admitted and a.cluster_queue == b.cluster_queue and a.pod_sets == b.pod_sets
+                and a.nodes != b.nodes)
+
     def as_dict(self) -> dict:
-        return {"workload": self.workload, "kind": self.kind,
-                "before": self.before.describe(), "after": self.after.describe()}
+        return {"workload": self.workload, "kind": self.kind, "before": self.before.describe(self.nodes_only),
+                "after": self.after.describe(self.nodes_only)}
 
 
 def state_of(d: Decision | None, wl: Workload, evicted_by: str | None = None) -> State:
