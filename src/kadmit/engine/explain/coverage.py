@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from kadmit.engine.explain.bounds import min_request
 from kadmit.engine.explain.knobs import Knob, is_kad, unconstrained_knob
 from kadmit.model import ClusterQueue, FlavorQuotas, Model, ResourceGroup, Workload
 from kadmit.quantity import format_quantity
@@ -29,21 +30,11 @@ class Option:
     start: int = 0
 
 
-def demand(wl: Workload) -> dict[str, int]:
-    """What the workload asks of each resource at its smallest counts."""
-    out: dict[str, int] = {}
-    for ps in wl.pod_sets:
-        n = ps.min_count if ps.min_count is not None else ps.count
-        for res, q in ps.requests.items():
-            out[res] = out.get(res, 0) + n * q
-    return out
-
-
 def cover_options(model: Model, sources: SourceMap, cq: ClusterQueue, res: str, wl: Workload) -> list[Option]:
     """Ways to give `cq` quota for `res`, most direct first: a quota in a flavor of a group whose
     nodes have the resource (any flavor when the input has no nodes), then a flavor whose nodes
     have it appended to the group with the workload's demand as its quotas."""
-    need = demand(wl)
+    need = min_request(wl)
     used = {fq.flavor for g in cq.resource_groups for fq in g.flavors}
     flavors = {f.name: f for f in model.flavors}
 

@@ -327,14 +327,7 @@ class Prover:
             return None
         if hi is None:
             return NO_VALUE
-        lo = v  # doesn't fit at v: the run left it pending
-        while hi - lo > 1 and (hi - lo) * 1000 > hi:  # to a thousandth: a starting point, proven next
-            mid = (lo + hi) // 2
-            if fits(mid):
-                hi = mid
-            else:
-                lo = mid
-        return hi
+        return _bisect(fits, v, hi)  # doesn't fit at v: the run left it pending
 
     def _spare(self, entry: tuple[str, str, str, str, str], r: Replay, v: int) -> int | None:
         """The least value (<= v) of the quota number with which the target, admitted in the run
@@ -355,13 +348,7 @@ class Prover:
         lo, hi = 0, v
         if fits(lo):
             return lo
-        while hi - lo > 1 and (hi - lo) * 1000 > hi:
-            mid = (lo + hi) // 2
-            if fits(mid):
-                hi = mid
-            else:
-                lo = mid
-        return hi
+        return _bisect(fits, lo, hi)
 
     def _at_admission(self, entry: tuple[str, str, str, str, str], r: Replay, v: int) -> int | None:
         """The least value (<= v) of the quota number with which the target, admitted in cycle k
@@ -394,13 +381,7 @@ class Prover:
             return None
         if fits(lo):
             return lo
-        while hi - lo > 1 and (hi - lo) * 1000 > hi:
-            mid = (lo + hi) // 2
-            if fits(mid):
-                hi = mid
-            else:
-                lo = mid
-        return hi
+        return _bisect(fits, lo, hi)
 
     def lower_until(self, knob: Knob, start: int, tries: int = 6, floor: int = 1,
                     fixed: list[Change] = ()) -> Change | None:
@@ -433,6 +414,18 @@ NO_VALUE = -1
 
 class _NoInfo(Exception):
     pass
+
+
+def _bisect(fits: Callable[[int], bool], lo: int, hi: int) -> int:
+    """The least value in (lo, hi] found to fit, where `hi` fits and `lo` doesn't, bisecting to a
+    thousandth of `hi` (a starting point for the search, proven by deciding again next)."""
+    while hi - lo > 1 and (hi - lo) * 1000 > hi:
+        mid = (lo + hi) // 2
+        if fits(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi
 
 
 def _round_up(x: int, unit: int) -> int:
