@@ -38,7 +38,7 @@ from kadmit.diagnostics import Diagnostics
 from kadmit.index import ModelIndex
 from kadmit.model import Model, Workload
 from kadmit.validate.cluster import check_affinity, check_namespace_selector, check_usage
-from kadmit.validate.names import _duplicates, check_cohort_cycles
+from kadmit.validate.names import duplicates, check_cohort_cycles
 from kadmit.validate.quotas import check_quotas
 from kadmit.validate.references import (check_cohort_refs, check_flavor_refs, check_local_queue_refs,
                                         check_workload_refs)
@@ -142,12 +142,12 @@ def validate_since(before: Checked, model: Model, diags: Diagnostics) -> None:
         check_cohort_cycles(index, diags)
         check_usage(index, diags)
     if "cohorts" in names:
-        _duplicates(diags, "cohort", model.cohorts, by_name)
+        duplicates(diags, "cohort", model.cohorts, by_name)
         check_cohort_refs(index, diags)
     if "cluster_queues" in names:
-        _duplicates(diags, "cluster queue", model.cluster_queues, by_name)
+        duplicates(diags, "cluster queue", model.cluster_queues, by_name)
     if "local_queues" in names:
-        _duplicates(diags, "local queue", model.local_queues, lambda q: q.key)
+        duplicates(diags, "local queue", model.local_queues, lambda q: q.key)
     if "local_queues" in names or "cluster_queues" in names:
         check_local_queue_refs(index, diags)
     for owner in (*added.get("cohorts", ()), *added.get("cluster_queues", ())):
@@ -206,4 +206,4 @@ def _workload_duplicates(before: Checked, model: Model, ch: Changes, diags: Diag
     gone = Counter(w.key for w in ch.removed.get("workloads", ()))
     new = Counter(w.key for w in ch.added.get("workloads", ()))
     if any(before.key_counts[k] - gone[k] + n > 1 for k, n in new.items()):
-        _duplicates(diags, "workload", model.workloads, lambda w: w.key)
+        duplicates(diags, "workload", model.workloads, lambda w: w.key)

@@ -10,7 +10,7 @@ from kadmit.model import Model, Obj
 from kadmit.validate.codes import COHORT_CYCLE, COHORT_SELF_PARENT, DUPLICATE
 
 
-def _duplicates(diags: Diagnostics, kind: str, items: Iterable[Obj], key: Callable[[Obj], str],
+def duplicates(diags: Diagnostics, kind: str, items: Iterable[Obj], key: Callable[[Obj], str],
                 name_field: str = "name") -> None:
     first: dict[str, Obj] = {}
     for obj in items:
@@ -26,18 +26,18 @@ def _duplicates(diags: Diagnostics, kind: str, items: Iterable[Obj], key: Callab
 
 def check_duplicates(model: Model, diags: Diagnostics) -> None:
     by_name = lambda o: o.name  # noqa: E731
-    _duplicates(diags, "topology", model.topologies, by_name)
-    _duplicates(diags, "flavor", model.flavors, by_name)
-    _duplicates(diags, "cohort", model.cohorts, by_name)
-    _duplicates(diags, "cluster queue", model.cluster_queues, by_name)
-    _duplicates(diags, "local queue", model.local_queues, lambda q: q.key)
+    duplicates(diags, "topology", model.topologies, by_name)
+    duplicates(diags, "flavor", model.flavors, by_name)
+    duplicates(diags, "cohort", model.cohorts, by_name)
+    duplicates(diags, "cluster queue", model.cluster_queues, by_name)
+    duplicates(diags, "local queue", model.local_queues, lambda q: q.key)
     for kind, label in (("workload", "workload priority class"), ("pod", "pod priority class")):
-        _duplicates(diags, label, (p for p in model.priority_classes if p.kind == kind), by_name)
-    _duplicates(diags, "namespace", model.namespaces, by_name)
-    _duplicates(diags, "node", model.nodes, by_name)
-    _duplicates(diags, "pod", model.pods, lambda p: f"{p.namespace}/{p.name}")
-    _duplicates(diags, "workload", model.workloads, lambda w: w.key)
-    _duplicates(diags, "rule", model.rules, by_name)
+        duplicates(diags, label, (p for p in model.priority_classes if p.kind == kind), by_name)
+    duplicates(diags, "namespace", model.namespaces, by_name)
+    duplicates(diags, "node", model.nodes, by_name)
+    duplicates(diags, "pod", model.pods, lambda p: f"{p.namespace}/{p.name}")
+    duplicates(diags, "workload", model.workloads, lambda w: w.key)
+    duplicates(diags, "rule", model.rules, by_name)
 
 
 def check_cohort_cycles(index: ModelIndex, diags: Diagnostics) -> None:
