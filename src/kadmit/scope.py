@@ -8,6 +8,8 @@ queue (a missing flavor or topology: the queue is inactive) are the engine's to 
 
 from __future__ import annotations
 
+from bisect import bisect_right
+
 from kadmit.diagnostics import Diagnostic, Severity
 from kadmit.index import ModelIndex
 from kadmit.model import Model, ObjectRef, Skipped, Workload
@@ -66,6 +68,50 @@ def _inside(inner, outer) -> bool:
     return (outer.line, outer.column) <= (inner.line, inner.column) <= end
 
 
+def _end(span) -> tuple[int, int]:
+    return (span.end_line or span.line, span.end_column or 10**9)
+
+
+class Owners:
+    """The objects whose span holds a diagnostic's position, found without a walk over every object
+    per diagnostic: per file, the objects sorted by where they start, with the furthest end any of
+    the first i reaches, so a lookup walks back from the position only while an object may still
+    hold it (objects hardly nest, so that is the few that do)."""
+
+    def __init__(self, objects: list[tuple]) -> None:
+        self.objects = objects
+        by_file: dict[str, list[tuple[tuple[int, int], int]]] = {}
+        for i, item in enumerate(objects):
+            span = item[2].span
+            if span is not None:
+                by_file.setdefault(span.file, []).append(((span.line, span.column), i))
+        self._files: dict[str, tuple[list[tuple[int, int]], list[int], list[tuple[int, int]]]] = {}
+        for file, entries in by_file.items():
+            entries.sort()
+            reach: list[tuple[int, int]] = []
+            far = (0, 0)
+            for _, i in entries:
+                far = max(far, _end(objects[i][2].span))
+                reach.append(far)
+            self._files[file] = ([start for start, _ in entries], [i for _, i in entries], reach)
+
+    def of(self, span) -> list[tuple]:
+        """The objects holding `span`'s start, in the order they were given."""
+        got = self._files.get(span.file) if span is not None else None
+        if got is None:
+            return []
+        starts, order, reach = got
+        at = (span.line, span.column)
+        found = []
+        j = bisect_right(starts, at) - 1
+        while j >= 0 and reach[j] >= at:
+            i = order[j]
+            if _inside(span, self.objects[i][2].span):
+                found.append(i)
+            j -= 1
+        return [self.objects[i] for i in sorted(found)]
+
+
 def holds_nodes(w: Workload) -> bool:
     """Whether an admitted workload's pods hold nodes (a topology assignment), which every tree
     placing pods on those nodes sees."""
@@ -86,10 +132,11 @@ def untouched_model(model: Model, diagnostics: list[Diagnostic], key: str) -> tu
     objects += [("broken", b.kind, b) for b in model.broken]  # ObjectRefs: `key` as the tree's
     drop: set[int] = set()
     touching: list[Diagnostic] = []
+    holding = Owners(objects)
     for d in diagnostics:
         if d.severity is not Severity.ERROR:
             continue
-        owners = [(field, kind, o) for field, kind, o in objects if _inside(d.span, o.span)]
+        owners = holding.of(d.span)
         if d.code in KUEUE_STATES and owners:
             continue
         if not owners:
@@ -173,10 +220,11 @@ def decidable(model: Model, diagnostics: list[Diagnostic],
                for o in getattr(model, field)]
     objects += [("broken", b.kind, b) for b in model.broken]
     tainted: set[str] = set()
+    holding = Owners(objects)
     for d in diagnostics:
         if d.severity is not Severity.ERROR:
             continue
-        owners = [(field, kind, o) for field, kind, o in objects if _inside(d.span, o.span)]
+        owners = holding.of(d.span)
         if d.code in KUEUE_STATES and owners:
             continue  # Kueue keeps the queue inactive: the engine explains it
         if not owners or any(kind is None or kind in GLOBAL_BROKEN for _, kind, _ in owners):

@@ -82,3 +82,29 @@ def write(folder: Path, name: str, items: list[dict], one_line: bool = False) ->
     path = folder / name
     path.write_text(json.dumps(as_list(items)) if one_line else json.dumps(as_list(items), indent=1))
     return path
+
+
+def wrong_version_workloads(n: int, queues: int = 30) -> str:
+    """Multi-document YAML: `queues` v1beta2 cluster queues in 5 cohorts (a namespace and local queue
+    each) and `n` v1beta2 Workloads spread over them, each carrying the v1beta1 fields
+    `spec.priorityClassName` and `spec.priorityClassSource`: two errors (KAD162) per Workload."""
+    docs = ["apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: default}\n"]
+    for i in range(queues):
+        docs.append(
+            f"apiVersion: v1\nkind: Namespace\nmetadata: {{name: ns-{i:04d}}}\n---\n"
+            f"apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {{name: cq-{i:04d}}}\n"
+            f"spec:\n  cohortName: cohort-{i % 5:03d}\n  namespaceSelector: {{}}\n  resourceGroups:\n"
+            "  - coveredResources: [cpu]\n    flavors:\n    - name: default\n      resources:\n"
+            '      - {name: cpu, nominalQuota: "20", borrowingLimit: "100"}\n---\n'
+            f"apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {{name: lq, namespace: ns-{i:04d}}}\n"
+            f"spec: {{clusterQueue: cq-{i:04d}}}\n")
+    for j in range(n):
+        docs.append(
+            "apiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\nmetadata:\n"
+            f"  name: w-{j:06d}\n  namespace: ns-{j % queues:04d}\n"
+            f'  creationTimestamp: "2026-11-01T{j // 3600 % 24:02d}:{j // 60 % 60:02d}:{j % 60:02d}Z"\n'
+            "spec:\n  queueName: lq\n  priorityClassName: high\n"
+            "  priorityClassSource: kueue.x-k8s.io/workloadpriorityclass\n"
+            "  podSets:\n  - name: main\n    count: 1\n    template:\n      spec:\n        containers:\n"
+            "        - name: c\n          image: x\n          resources:\n            requests: {cpu: \"1\"}\n")
+    return "---\n".join(docs)

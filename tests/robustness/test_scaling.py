@@ -8,6 +8,7 @@ from pathlib import Path
 
 from kadmit import api
 from kadmit.render import render
+from kadmit.render.human import SHOWN_PER_CODE, render_one
 
 from . import hostile
 
@@ -54,8 +55,9 @@ def test_a_cohort_chain_deeper_than_pythons_recursion_limit_is_decided(tmp_path:
 
 
 def _checked_and_rendered(folder: Path) -> str:
+    """Every diagnostic's block (the human report itself shows the first few of a code)."""
     got = api.check([str(folder)])
-    return render(got.diagnostics, got.sources, "human")
+    return "\n".join(render_one(d, got.sources) for d in got.diagnostics)
 
 
 def _one_line_flavors(folder: Path, n: int) -> None:
@@ -76,6 +78,11 @@ def test_diagnostics_on_one_long_line_cost_what_they_show(tmp_path: Path) -> Non
     assert t_large < LINEAR_RATIO * max(t_small, FLOOR), (t_small, t_large)
     assert text.count("KAD270") == 1500
     assert max(len(line) for line in text.splitlines()) < 200
+    got = api.check([str(large)])
+    report = render(got.diagnostics, got.sources, "human")
+    assert report.count("warning[KAD270]") == SHOWN_PER_CODE + 1
+    assert f"warning[KAD270]: {1500 - SHOWN_PER_CODE:,} more (unused flavor) not shown" in report
+    assert report.endswith("warning: 1500 warnings found\n")
 
 
 def _kad_pod_groups(folder: Path, n: int) -> None:

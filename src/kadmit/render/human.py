@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import jinja2
 
-from kadmit.diagnostics import Diagnostic, Label, Severity
+from kadmit.diagnostics import Diagnostic, Label, Severity, code_info
 from kadmit.render.excerpt import MAX_LINE_WIDTH, TAB_WIDTH, clean, clip, window  # noqa: F401 (re-exported)
 from kadmit.source import SourceMap, Span
 
@@ -229,11 +229,31 @@ def summary_line(diagnostics: list[Diagnostic], files_checked: int, *, color: bo
     return f"{paint(worst.value, worst.value)}: {', '.join(parts)} found"
 
 
+SHOWN_PER_CODE = 10  # a code reported more often shows its first ones, then a count line
+
+
+def _more_line(code: str, severity: str, hidden: int, color: bool) -> str:
+    info = code_info(code)
+    title = f" ({info.title})" if info is not None else ""
+    paint = _painter(color)
+    return (f"{paint(f'{severity}[{code}]', severity)}: {hidden:,} more{title} not shown; "
+            "`kadmit check --format json` (or `sarif`) lists every one\n")
+
+
 def render_human(diagnostics: list[Diagnostic], sources: SourceMap, *,
                  files_checked: int | None, color: bool = False) -> str:
     """Every diagnostic as a snippet block, blank-line separated, then the summary line
-    (left out when `files_checked` is None)."""
-    blocks = [render_one(d, sources, color=color) for d in diagnostics]
+    (left out when `files_checked` is None). A code reported more than `SHOWN_PER_CODE` times
+    shows its first ones (in the order given) and then one line counting the rest."""
+    seen: dict[str, int] = {}
+    blocks = []
+    for d in diagnostics:
+        n = seen[d.code] = seen.get(d.code, 0) + 1
+        if n <= SHOWN_PER_CODE:
+            blocks.append(render_one(d, sources, color=color))
+    severity = {d.code: d.severity.value for d in diagnostics}
+    blocks += [_more_line(code, severity[code], n - SHOWN_PER_CODE, color)
+               for code, n in seen.items() if n > SHOWN_PER_CODE]
     if files_checked is not None:
         blocks.append(summary_line(diagnostics, files_checked, color=color) + "\n")
     return "\n".join(blocks)

@@ -284,7 +284,7 @@ def check(f, node: Val, group: str, version: str, kind: str, name: str = "", *, 
         if pos is not None:
             span = Span(file=f.file, line=pos[0] + 1, column=pos[1] + 1, end_line=pos[2] + 1,
                         end_column=pos[3] + 1)
-        hint = did_you_mean(str(key), known)
+        hint = _hint(str(key), tuple(known))
         elsewhere = [v for v in others if knows(schema_for(group, v, kind), path)]
         api = f"{group}/" if group else ""
         if elsewhere:
@@ -295,6 +295,12 @@ def check(f, node: Val, group: str, version: str, kind: str, name: str = "", *, 
         f.diags.emit(KAD180, f"unknown field `{dotted(path)}` in {what}", span, help=hint,
                      notes=[f"fields known here: {_listing(known)}"] if known and not hint else ())
     return len(found)
+
+
+@lru_cache(maxsize=4096)
+def _hint(key: str, known: tuple[str, ...]) -> str | None:
+    """`did_you_mean`, once per misspelling and place: a file repeats the same mistake thousands of times."""
+    return did_you_mean(key, known)
 
 
 def _listing(known: list[str], limit: int = 12) -> str:
