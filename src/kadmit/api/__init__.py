@@ -1,0 +1,322 @@
+"""The Python API: one function per CLI verb; the CLI is a thin shell over it. `check`, `fmt`, `admit`
+and `why` are here; `simulate` and `sweep` in `api.simulation`, `test` and `diff` in `api.review`."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from kadmit import workspace as ws
+from kadmit.api.common import (EXIT_FINDINGS, EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_UNKNOWN, Loaded,
+                               exit_code, file_limits, load_for_engine, no_optimal,
+                               solver_limits)
+from kadmit.api.review import DiffOutcome, TestOutcome, diff, test
+from kadmit.api.simulation import SimulateOutcome, SweepOutcome, simulate, sweep
+from kadmit.scope import decidable, untouched_model
+from kadmit.atomic import write_text_atomic
+from kadmit.diagnostics import KAD004, Diagnostic, Diagnostics
+from kadmit.render.codes import KAD005, KAD006, KAD009, KAD010, KAD011
+from kadmit.source import SourceMap
+
+__all__ = ["EXIT_FINDINGS", "EXIT_INPUT", "EXIT_INTERNAL", "EXIT_OK", "EXIT_UNKNOWN", "AdmitOutcome", "CheckResult",
+           "DiffOutcome", "FmtResult", "Loaded", "SimulateOutcome", "SweepOutcome", "TestOutcome", "WhyOutcome",
+           "admit", "check", "diff", "exit_code", "fmt", "load_for_engine", "lookup", "simulate", "sweep", "test",
+           "why", "why_capacity"]
+
+
+# --- check ------------------------------------------------------------------------------------
+
+@dataclass
+class CheckResult:
+    """What `check` found: the loaded workspace, its diagnostics sorted, and the exit code."""
+
+    workspace: ws.Workspace
+    diagnostics: list[Diagnostic]
+    exit_code: int
+
+    @property
+    def sources(self) -> SourceMap:
+        return self.workspace.sources
+
+    @property
+    def files(self) -> list[str]:
+        return self.workspace.files
+
+
+def check(paths: list[str], *, strict: bool = False,
+          max_file_bytes: int | None = None, deep: bool = False) -> CheckResult:
+    """Read and validate `paths` (files or folders, recursively) as one model; with `deep`, and no
+    errors, also run the symbolic analyses (`engine.analysis.deep`)."""
+    loaded = ws.load(list(paths), limits=file_limits(max_file_bytes))
+    if deep and not loaded.input_error and not loaded.diagnostics.has_errors:
+        from kadmit.engine.analysis.deep import deep_check
+
+        loaded.diagnostics.extend(deep_check(loaded.model))
+    diagnostics = loaded.diagnostics.sorted()
+    return CheckResult(loaded, diagnostics,
+                       exit_code(diagnostics, input_error=loaded.input_error, strict=strict))
+
+
+# --- fmt --------------------------------------------------------------------------------------
+
+FmtMode = Literal["check", "diff", "write"]
+
+
+@dataclass
+class FormattedFile:
+    """One `.kad` file: its text, its canonical text (None when it doesn't parse), diagnostics."""
+
+    path: str
+    original: str
+    formatted: str | None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    written: bool = False
+
+    @property
+    def changed(self) -> bool:
+        return self.formatted is not None and self.formatted != self.original
+
+    def diff(self) -> str:
+        """A unified diff from the file to its formatted text ("" when unchanged)."""
+        if not self.changed:
+            return ""
+        assert self.formatted is not None
+        lines = difflib.unified_diff(self.original.splitlines(keepends=True),
+                                     self.formatted.splitlines(keepends=True),
+                                     fromfile=f"a/{self.path}", tofile=f"b/{self.path}")
+        return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
+                       for line in lines)
+
+
+@dataclass
+class FmtResult:
+    """Every file `fmt` looked at, all diagnostics sorted, the texts read, and the exit code."""
+
+    files: list[FormattedFile]
+    diagnostics: list[Diagnostic]
+    sources: SourceMap
+    exit_code: int
+    input_error: bool = False  # some input unreadable or some output unwritable
+
+    @property
+    def changed(self) -> list[FormattedFile]:
+        return [f for f in self.files if f.changed]
+
+
+def _kad_files(paths: list[str], diags: Diagnostics,
+               limits: ws.Limits) -> tuple[list[Path], bool]:
+    """The `.kad` files under `paths`; a named file that isn't one is an error (folders skip them)."""
+    files, failed = ws.collect_files(list(paths), diags, limits)
+    named = {Path(p).resolve() for p in paths if Path(p).exists() and not Path(p).is_dir()}
+    kad = []
+    for f in files:
+        if f.suffix in ws.KAD_SUFFIXES:
+            kad.append(f)
+        elif f.resolve() in named:
+            diags.emit(KAD005, f"`{ws.display_name(f)}` is not a `.kad` file",
+                       help="kadmit fmt formats policy files only")
+            failed = True
+    if not kad and not failed:
+        diags.emit(KAD004, "no `.kad` files in " + ", ".join(f"`{p}`" for p in paths))
+        failed = True
+    return kad, failed
+
+
+def fmt(paths: list[str], mode: FmtMode = "check", *,
+        max_file_bytes: int | None = None) -> FmtResult:
+    """Format the `.kad` files under `paths`.
+
+    `check` and `diff` only compute; `write` replaces each changed file atomically, and only
+    when every file was read and parsed (one error anywhere and nothing is written).
+    Exit code: 2 unreadable input or unwritable output, 1 parse errors (or, for `check` and
+    `diff`, files that would change), else 0.
+    """
+    from kadmit.syntax import format_text
+
+    if mode not in ("check", "diff", "write"):
+        raise ValueError(f"unknown fmt mode {mode!r}")
+    if ws.STDIN in paths:
+        return _fmt_stdin(paths, mode, max_file_bytes)
+    limits = file_limits(max_file_bytes)
+    sources = SourceMap()
+    diags = Diagnostics()
+    files, failed = _kad_files(paths, diags, limits)
+    reader = ws.Reader(sources, diags, limits)
+    results: list[tuple[Path, FormattedFile]] = []
+    for path in files:
+        text = reader.read(path)
+        if text is None:
+            continue
+        name = ws.display_name(path)
+        formatted, found = format_text(text, name)
+        one = FormattedFile(name, text, formatted, Diagnostics(list(found)).sorted())
+        diags.extend(one.diagnostics)
+        results.append((path, one))
+    failed = failed or reader.failed
+    unparsed = any(one.formatted is None for _, one in results)
+    if mode == "write" and not failed and not unparsed and not diags.has_errors:
+        for path, one in results:
+            if not one.changed:
+                continue
+            assert one.formatted is not None
+            try:
+                write_text_atomic(path, one.formatted)
+            except OSError as e:
+                diags.emit(KAD006, f"can't write `{one.path}`: {e.strerror or e}",
+                           help="the file is unchanged")
+                failed = True
+            else:
+                one.written = True
+    diagnostics = diags.sorted()
+    code = exit_code(diagnostics, input_error=failed)
+    if code == EXIT_OK and (unparsed or (mode != "write" and any(o.changed for _, o in results))):
+        code = EXIT_FINDINGS
+    return FmtResult([one for _, one in results], diagnostics, sources, code, failed)
+
+
+def _fmt_stdin(paths: list[str], mode: FmtMode, max_file_bytes: int | None) -> FmtResult:
+    """`fmt -`: the `.kad` text of standard input, formatted (never written back)."""
+    from kadmit.syntax import format_text
+
+    sources = SourceMap()
+    diags = Diagnostics()
+    if len(paths) > 1 or mode == "write":
+        diags.emit(KAD005, "`-` (standard input) is formatted on its own, to standard output",
+                   help="pass `-` alone, without --write")
+        return FmtResult([], diags.sorted(), sources, EXIT_INPUT, True)
+    reader = ws.Reader(sources, diags, file_limits(max_file_bytes))
+    text = reader.read_stdin()
+    if text is None:
+        return FmtResult([], diags.sorted(), sources, EXIT_INPUT, True)
+    formatted, found = format_text(text, ws.STDIN_NAME)
+    one = FormattedFile(ws.STDIN_NAME, text, formatted, Diagnostics(list(found)).sorted())
+    diagnostics = one.diagnostics
+    code = exit_code(diagnostics, input_error=False)
+    if code == EXIT_OK and (formatted is None or (mode != "write" and one.changed)):
+        code = EXIT_FINDINGS
+    return FmtResult([one], diagnostics, sources, code, False)
+
+
+# --- admit and why ------------------------------------------------------------------------------
+
+@dataclass
+class AdmitOutcome:
+    loaded: Loaded
+    result: "object | None"  # engine.decide.AdmitResult
+    exit_code: int
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    held: list = field(default_factory=list)  # model.Skipped: pending workloads of trees with errors
+
+
+def admit(paths: list[str], *, mode: Literal["ordered", "optimal"] = "ordered",
+          rlimit: int | None = None, timeout_ms: int | None = None, time_budget: float = 10.0,
+          max_file_bytes: int | None = None, tas_profile: str = "Mixed") -> AdmitOutcome:
+    """Decide the pending workloads under `paths` (with errors: of the trees they don't touch, exit 1)."""
+    from kadmit.engine.decide import admit as decide_all
+    from kadmit.engine.optimal.solve import OptimalUnavailable
+    from kadmit.engine.solver.z3backend import Limits
+
+    loaded = load_for_engine(paths, max_file_bytes=max_file_bytes)
+    scoped = decidable(loaded.workspace.model, loaded.diagnostics, loaded.workspace.input_error)
+    if scoped is None:
+        return AdmitOutcome(loaded, None, loaded.exit_code, loaded.diagnostics)
+    model, held = scoped
+    try:
+        with ws.long_lived():  # the model read stays out of the collector's walks while deciding
+            result = decide_all(model, mode, solver_limits(rlimit, timeout_ms) or Limits(),
+                                time_budget=time_budget, tas_profile=tas_profile)  # type: ignore[arg-type]
+    except (ImportError, OptimalUnavailable) as e:
+        return AdmitOutcome(loaded, None, EXIT_INPUT, no_optimal(e))
+    code = EXIT_UNKNOWN if result.unknown else EXIT_FINDINGS if loaded.exit_code != EXIT_OK else EXIT_OK
+    from kadmit.engine.optimal.placement import unhonoured
+    diags_out = unhonoured(model, loaded.diagnostics) if mode == "optimal" else loaded.diagnostics
+    return AdmitOutcome(loaded, result, code, diags_out, held)
+
+
+@dataclass
+class WhyOutcome:
+    loaded: Loaded
+    result: "object | None"  # engine.decide.WhyResult
+    exit_code: int
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+def why(workload: str, paths: list[str], *, rlimit: int | None = None,
+        timeout_ms: int | None = None, max_file_bytes: int | None = None,
+        tas_profile: str = "Mixed", mode: str = "ordered", time_budget: float = 10.0) -> WhyOutcome:
+    """Explain why workload `namespace/name` is or isn't admitted."""
+    from kadmit.engine.decide import why as explain
+
+    loaded = load_for_engine(paths, max_file_bytes=max_file_bytes)
+    model, scope = loaded.workspace.model, None
+    if loaded.exit_code != EXIT_OK:
+        # errors elsewhere don't stop an answer about a workload whose cohort tree they don't touch
+        key = None if loaded.workspace.input_error else lookup(model, workload).key
+        scoped = untouched_model(model, loaded.diagnostics, key)[0] if key else None
+        if scoped is None:
+            return WhyOutcome(loaded, None, loaded.exit_code, loaded.diagnostics)
+        model, scope = scoped, (lambda m, diags: untouched_model(m, diags, key)[0])  # fixes re-read that part
+    found = lookup(model, workload)
+    if found.key is None:
+        from kadmit.engine.decide import gang_names
+        if workload not in gang_names(model):
+            return WhyOutcome(loaded, None, *_not_found(workload, found))
+    else:
+        workload = found.key
+    from kadmit.engine.optimal.solve import OptimalUnavailable
+    try:
+        result = explain(model, workload, solver_limits(rlimit, timeout_ms), tas_profile, mode,  # type: ignore[arg-type]
+                         time_budget, inputs=ws.Reloader(loaded.workspace, scope))
+    except (ImportError, OptimalUnavailable) as e:
+        return WhyOutcome(loaded, None, EXIT_INPUT, no_optimal(e))
+    code = EXIT_UNKNOWN if result.unknown else (EXIT_OK if result.admitted else EXIT_FINDINGS)
+    return WhyOutcome(loaded, result, code, loaded.diagnostics)
+
+
+def why_capacity(workload: str, paths: list[str], nodepool: str, *, max_file_bytes: int | None = None,
+                 tas_profile: str = "Mixed") -> tuple[object | None, list[Diagnostic]]:
+    """`why --with-capacity NODEPOOL[:NAME]`: the fewest new nodes of a Karpenter pool that admit
+    `workload` (kadmit.simulate.capacity.CapacityAnswer), or None with the diagnostics."""
+    from kadmit.simulate.capacity import with_capacity
+    from kadmit.simulate.codes import KAD705
+    from kadmit.simulate.karpenter import read_nodepools
+
+    loaded = load_for_engine(paths, max_file_bytes=max_file_bytes)
+    diags = Diagnostics()
+    path, _, name = nodepool.partition(":") if not Path(nodepool).exists() else (nodepool, "", "")
+    pools = read_nodepools(path, ws.Reader(loaded.sources, diags, file_limits(max_file_bytes)), diags)
+    if pools is None or loaded.exit_code != EXIT_OK:
+        return None, diags.sorted()
+    chosen = [p for p in pools if not name or p.name == name]
+    if len(chosen) != 1:
+        diags.emit(KAD705, f"`{path}` holds {len(pools)} NodePools: name one as `{path}:NAME`" if not name
+                   else f"no NodePool `{name}` in `{path}`")
+        return None, diags.sorted()
+    return with_capacity(loaded.workspace.model, workload, chosen[0], tas_profile=tas_profile), diags.sorted()
+
+
+def lookup(model, name: str):
+    """The workload `name` means (`kadmit.identity.find`)."""
+    from kadmit.identity import find
+
+    return find(model, name)
+
+
+def _not_found(name: str, found) -> tuple[int, list[Diagnostic]]:
+    """Exit code and diagnostics for a name that picks no single workload."""
+    from kadmit.diagnostics import did_you_mean
+
+    diags = Diagnostics()
+    if found.candidates:
+        diags.emit(KAD010, f"`{name}` names more than one workload: " + ", ".join(f"`{c}`" for c in found.candidates),
+                   help="name one of them as written")
+        return EXIT_INPUT, diags.sorted()
+    if found.skipped:
+        for s in found.skipped:
+            diags.emit(KAD011, f"{s.object.kind} `{s.object.key}` is not pending work: {s.reason}", s.span)
+        return EXIT_FINDINGS, diags.sorted()
+    diags.emit(KAD009, f"no workload `{name}` in the inputs",
+               help=did_you_mean(name, found.known) or "name it as `namespace/name` or `Kind/namespace/name`")
+    return EXIT_INPUT, diags.sorted()

@@ -1,0 +1,65 @@
+"""What every verb of the Python API shares: exit codes, reading inputs for the engine, the solver's limits."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kadmit import workspace as ws
+from kadmit.diagnostics import Diagnostic, Diagnostics, Severity
+from kadmit.render.codes import KAD008
+from kadmit.source import SourceMap
+
+EXIT_OK = 0
+EXIT_FINDINGS = 1  # errors found (or warnings, when strict); files that fmt would change
+EXIT_INPUT = 2  # an input could not be read, an output not written, or bad usage
+EXIT_UNKNOWN = 3  # the solver could not decide within its limits
+EXIT_INTERNAL = 70  # a bug in kadmit (EX_SOFTWARE)
+
+
+def exit_code(diagnostics: list[Diagnostic], *, input_error: bool, strict: bool = False) -> int:
+    """2 for unreadable input (it wins), 1 for errors (or warnings when strict), else 0."""
+    if input_error:
+        return EXIT_INPUT
+    worst = {d.severity for d in diagnostics}
+    if Severity.ERROR in worst or (strict and Severity.WARNING in worst):
+        return EXIT_FINDINGS
+    return EXIT_OK
+
+
+def file_limits(max_file_bytes: int | None) -> ws.Limits:
+    return ws.Limits() if max_file_bytes is None else ws.Limits(max_file_bytes=max_file_bytes)
+
+
+@dataclass
+class Loaded:
+    """A workspace ready for the engine, or the reason it isn't (diagnostics and an exit code)."""
+
+    workspace: ws.Workspace
+    diagnostics: list[Diagnostic]
+    exit_code: int  # EXIT_OK when the engine may run
+
+    @property
+    def sources(self) -> SourceMap:
+        return self.workspace.sources
+
+
+def load_for_engine(paths: list[str], *, max_file_bytes: int | None = None) -> Loaded:
+    """Load and validate; the engine runs only on a model without errors (exit 2 otherwise:
+    its input can't be read as a cluster state)."""
+    loaded = ws.load(list(paths), limits=file_limits(max_file_bytes))
+    diagnostics = loaded.diagnostics.sorted()
+    has_errors = any(d.severity is Severity.ERROR for d in diagnostics)
+    code = EXIT_INPUT if (loaded.input_error or has_errors) else EXIT_OK
+    return Loaded(loaded, diagnostics, code)
+
+
+def no_optimal(e: Exception) -> list[Diagnostic]:
+    return [Diagnostics().emit(KAD008, f"optimal mode needs OR-tools: {e}", help="install the extra: pip install 'kadmit[optimal]'")]
+
+
+def solver_limits(rlimit: int | None, timeout_ms: int | None):
+    """Z3's limits per check: `--rlimit` and `--timeout` where given, the defaults elsewhere."""
+    from kadmit.engine.solver.z3backend import Limits
+
+    base = Limits()
+    return Limits(rlimit=rlimit or base.rlimit, timeout_ms=timeout_ms or base.timeout_ms, seed=base.seed)

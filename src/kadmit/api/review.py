@@ -1,0 +1,152 @@
+"""The Python API of policy review: `test` (policy tests beside a policy) and `diff` (what a change does)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from kadmit import workspace as ws
+from kadmit.api.common import (EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, EXIT_UNKNOWN, file_limits, load_for_engine,
+                               solver_limits)
+from kadmit.diagnostics import KAD004, Diagnostic, Diagnostics
+from kadmit.source import SourceMap
+
+
+@dataclass
+class TestOutcome:
+    """Every test's result, the texts read, diagnostics (test files and policies), and the exit code."""
+
+    results: list  # review.testrun.TestResult
+    diagnostics: list[Diagnostic]
+    sources: SourceMap
+    exit_code: int
+    seconds: float = 0.0
+
+
+def test(paths: list[str], *, max_file_bytes: int | None = None) -> TestOutcome:
+    """Run the policy tests (`*.kadtest.yaml`) under `paths`. Tests in a folder run against that
+    folder's own policy and state; a test file named alone, against its own folder.
+    Exit code: 0 every test passed, 1 a test failed, 2 unreadable or invalid input."""
+    import time
+
+    from kadmit.review.codes import KAD803
+    from kadmit.review.testfile import read_tests
+    from kadmit.review.testrun import Runner
+
+    t0 = time.perf_counter()
+    limits = file_limits(max_file_bytes)
+    sources = SourceMap()
+    diags = Diagnostics()
+    groups: dict[Path, list[Path]] = {}
+    failed = False
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            found = sorted(f for f in p.rglob("*") if f.is_file() and f.name.endswith(ws.TEST_SUFFIXES)
+                           and not any(part.startswith(".") for part in f.relative_to(p).parts))
+            for f in found:
+                groups.setdefault(ws.policy_folder(f.parent, p), []).append(f)
+        elif p.is_file():
+            groups.setdefault(p.parent, []).append(p)
+        else:
+            diags.emit(KAD004, f"no such file or folder: `{raw}`")
+            failed = True
+    if not failed and not groups:
+        diags.emit(KAD803, "no policy tests (`*.kadtest.yaml`) in " + ", ".join(f"`{p}`" for p in paths),
+                   help="write tests beside the policy, e.g. `policy.kadtest.yaml`")
+        failed = True
+    results = []
+    reader = ws.Reader(sources, diags, limits)
+    for folder, files in sorted(groups.items()):
+        cases = []
+        for f in files:
+            text = reader.read(f)
+            if text is not None:
+                cases += read_tests(text, ws.display_name(f), diags)
+        base = ws.load([str(folder)], limits=limits)
+        sources.update(base.sources)
+        if base.input_error or base.diagnostics.has_errors:
+            diags.extend(base.diagnostics.sorted())
+            failed = True
+            continue
+        runner = Runner(base.model)
+        results += [runner.run(case) for case in cases]
+    failed = failed or reader.failed or diags.has_errors
+    if failed:
+        code = EXIT_INPUT
+    elif any(r.status != "pass" for r in results):
+        code = EXIT_FINDINGS if all(r.status != "error" for r in results) else EXIT_INPUT
+    else:
+        code = EXIT_OK
+    return TestOutcome(results, diags.sorted(), sources, code, time.perf_counter() - t0)
+
+
+# --- diff ---------------------------------------------------------------------------------------
+
+@dataclass
+class DiffOutcome:
+    """What `diff` found (None when an input couldn't be read), both models, and the exit code."""
+
+    result: "object | None"  # review.diff.DiffResult
+    diagnostics: list[Diagnostic]
+    sources: SourceMap
+    exit_code: int
+    base_spec: str = ""
+    head_spec: str = ""
+    base_model: "object | None" = None
+    head_model: "object | None" = None
+
+
+def diff(base: str, head: str, *, state: list[str] = (), envelopes: bool = True, rlimit: int | None = None,
+         timeout_ms: int | None = None, max_file_bytes: int | None = None) -> DiffOutcome:
+    """Compare two versions of a policy (folders or `git:REV[:PATH]`), each with its own state plus
+    `state`. Exit code: 0 nothing changes, 1 something does, 2 unreadable or invalid input, 3 unknown."""
+    import tempfile
+
+    from kadmit.review.diff import diff_models
+    from kadmit.review.revisions import materialize
+
+    diags = Diagnostics()
+    sources = SourceMap()
+    with tempfile.TemporaryDirectory(prefix="kadmit-diff-") as tmp:
+        folders = [materialize(spec, Path(tmp) / side, diags) for spec, side in ((base, "base"), (head, "head"))]
+        if any(f is None for f in folders):
+            return DiffOutcome(None, diags.sorted(), sources, EXIT_INPUT, base, head)
+        loaded = [load_for_engine([str(f), *state], max_file_bytes=max_file_bytes) for f in folders]
+        prefixes = [ws.display_name(Path(tmp) / side) + "/" for side in ("base", "head")]
+        for one in loaded:
+            for name, text in one.sources.items():
+                sources.add(_unprefix(name, prefixes), text)
+            diags.extend(_relabel_diagnostic(d, prefixes) for d in one.diagnostics)
+        if any(one.exit_code != EXIT_OK for one in loaded):
+            return DiffOutcome(None, diags.sorted(), sources, EXIT_INPUT, base, head)
+        mb, mh = (one.workspace.model for one in loaded)
+        result = diff_models(mb, mh, solver_limits(rlimit, timeout_ms), envelopes=envelopes)
+        _relabel(result, prefixes)
+    code = EXIT_UNKNOWN if result.unknown else (EXIT_OK if result.empty else EXIT_FINDINGS)
+    return DiffOutcome(result, diags.sorted(), sources, code, base, head, mb, mh)
+
+
+def _unprefix(text: str, prefixes: list[str]) -> str:
+    for p in prefixes:
+        text = text.replace(p, "")
+    return text
+
+
+def _relabel_diagnostic(d: Diagnostic, prefixes: list[str]) -> Diagnostic:
+    import dataclasses
+
+    def span(sp):
+        return sp if sp is None else sp.model_copy(update={"file": _unprefix(sp.file, prefixes)})
+    return dataclasses.replace(d, span=span(d.span), labels=tuple(dataclasses.replace(x, span=span(x.span))
+                                                                  for x in d.labels))
+
+
+def _relabel(result, prefixes: list[str]) -> None:
+    """Files read from a `git:` revision are named `git:REV/PATH`, not by the temporary folder."""
+    import dataclasses
+
+    result.changes[:] = [c if c.span is None else dataclasses.replace(
+        c, span=c.span.model_copy(update={"file": _unprefix(c.span.file, prefixes)})) for c in result.changes]
+    for d in result.decisions:
+        d.why[:] = [_unprefix(line, prefixes) for line in d.why]

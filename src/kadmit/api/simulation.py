@@ -1,0 +1,101 @@
+"""The Python API of `kadmit simulate`: one replay (and `--compare`), and sweeps of variants."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from kadmit import workspace as ws
+from kadmit.api.common import EXIT_INPUT, EXIT_OK, EXIT_UNKNOWN, Loaded, file_limits, load_for_engine, solver_limits
+from kadmit.diagnostics import Diagnostic, Diagnostics
+from kadmit.source import SourceMap
+
+
+@dataclass
+class SimulateOutcome:
+    loaded: Loaded
+    result: dict | None  # kadmit.simulate.results: summary, queues, flavors, workloads, series, run
+    exit_code: int
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    compare: dict | None = None  # the same arrivals under the `compare` policy
+    compare_loaded: Loaded | None = None
+
+    @property
+    def sources(self) -> SourceMap:
+        return self.loaded.sources
+
+
+def simulate(paths: list[str], *, trace: str | None = None, until: str | None = None,
+             start: str | None = None, mode: Literal["ordered", "optimal"] = "ordered",
+             scoring: str = "LeastAllocated", tas_profile: str = "Mixed", add_nodes: list[str] = (),
+             nodepools: list[str] = (), compare: list[str] = (), rlimit: int | None = None,
+             timeout_ms: int | None = None, max_file_bytes: int | None = None,
+             progress=None, cycle_latency: str | None = None) -> SimulateOutcome:
+    """Replay the state under `paths` (and the arrivals of `trace`) over time; with `compare`, the
+    same arrivals under a second policy too."""
+    from kadmit.simulate.setup import prepare, replay
+
+    loaded = load_for_engine(paths, max_file_bytes=max_file_bytes)
+    if loaded.exit_code != EXIT_OK:
+        return SimulateOutcome(loaded, None, loaded.exit_code, loaded.diagnostics)
+    diags = Diagnostics(list(loaded.diagnostics))
+    other = None
+    if compare:
+        other = load_for_engine(list(compare), max_file_bytes=max_file_bytes)
+        diags.extend(other.diagnostics)
+        if other.exit_code != EXIT_OK:
+            return SimulateOutcome(loaded, None, other.exit_code, diags.sorted(), compare_loaded=other)
+    limits = ws.Limits() if max_file_bytes is None else ws.Limits(max_file_bytes=max_file_bytes)
+    plan = prepare(loaded.workspace, trace=trace, until=until, start=start, add_nodes=list(add_nodes),
+                   nodepools=list(nodepools), diags=diags, limits=limits, cycle=cycle_latency)
+    if plan is None:
+        return SimulateOutcome(loaded, None, EXIT_INPUT, diags.sorted())
+    solver = solver_limits(rlimit, timeout_ms)
+    result = replay(loaded.workspace.model, plan, mode=mode, scoring=scoring, tas_profile=tas_profile,
+                    limits=solver, progress=progress)
+    second = None
+    if other is not None:
+        second = replay(other.workspace.model, plan, mode=mode, scoring=scoring, tas_profile=tas_profile,
+                        limits=solver, progress=progress)
+    code = EXIT_UNKNOWN if result["summary"].get("unknown") else EXIT_OK
+    return SimulateOutcome(loaded, result, code, diags.sorted(), second, other)
+
+
+@dataclass
+class SweepOutcome:
+    result: dict | None  # {"variants": [row, …]}: see kadmit.simulate.sweep.run_variant
+    exit_code: int
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    sources: SourceMap = field(default_factory=SourceMap)
+
+
+def sweep(paths: list[str], sweep_file: str, *, trace: str | None = None, until: str | None = None,
+          start: str | None = None, executor: str = "process", ray_address: str | None = None,
+          workers: int | None = None, max_file_bytes: int | None = None, mode: str = "ordered",
+          cycle_latency: str | None = None) -> SweepOutcome:
+    """Replay every variant of `sweep_file` and tabulate them (`mode`, `cycle_latency`: unless a variant sets its own)."""
+    from kadmit.simulate.sweep import Common, read_sweep, run_sweep
+
+    sources = SourceMap()
+    diags = Diagnostics()
+    reader = ws.Reader(sources, diags, file_limits(max_file_bytes))
+    text = reader.read(Path(sweep_file))
+    if text is None:
+        return SweepOutcome(None, EXIT_INPUT, diags.sorted(), sources)
+    spec = read_sweep(sweep_file, text, list(paths), diags)
+    if spec is None:
+        return SweepOutcome(None, EXIT_INPUT, diags.sorted(), sources)
+    if executor == "ray":
+        try:
+            import ray  # noqa: F401
+        except ImportError:
+            from kadmit.simulate.codes import KAD707
+            diags.emit(KAD707, "`--executor ray` needs Ray", help="install the extra: pip install 'kadmit[ray]'")
+            return SweepOutcome(None, EXIT_INPUT, diags.sorted(), sources)
+    common = Common(trace, until, start, max_file_bytes, mode, cycle_latency)
+    if not common.check(diags):
+        return SweepOutcome(None, EXIT_INPUT, diags.sorted(), sources)
+    rows = run_sweep(spec, common, executor, workers, ray_address)
+    code = EXIT_INPUT if any("error" in r for r in rows) else EXIT_OK
+    return SweepOutcome({"variants": rows}, code, diags.sorted(), sources)
