@@ -1,0 +1,520 @@
+package jobs
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	configapi "sigs.k8s.io/kueue/apis/config/v1beta2"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	qcache "sigs.k8s.io/kueue/pkg/cache/queue"
+	schdcache "sigs.k8s.io/kueue/pkg/cache/scheduler"
+	"sigs.k8s.io/kueue/pkg/controller/jobframework"
+	podconstants "sigs.k8s.io/kueue/pkg/controller/jobs/pod/constants"
+)
+
+// maxRounds bounds how often every request is reconciled again: a reconciler that creates a
+// Workload sees it on its next reconcile (the Workload's create event), and one more round
+// shows nothing moves any more.
+const maxRounds = 4
+
+// convertMu serialises Convert: Kueue's RayJob, RayService and TrainJob integrations keep their
+// reconciler (and client) in a package variable, set by NewReconciler.
+var convertMu sync.Mutex
+
+// item is one input object on its way to its Workloads.
+type item struct {
+	index     int
+	u         *unstructured.Unstructured // as given, with its identity filled in (identify)
+	gvk       schema.GroupVersionKind
+	owner     Owner // the object, as kadmit names it
+	stands    Owner // what its Workloads stand for: the object, or its Kueue pod group
+	framework string
+	submitted bool // no UID and no status in the input: it is being submitted, through the webhooks
+
+	obj  client.Object // as created in the client (nil: never created)
+	skip string        // why Kueue makes no Workload of it, when known before reconciling
+	uids []types.UID   // the objects whose Workloads are this item's (itself, a Deployment's pods)
+	pods []*corev1.Pod // a Deployment's pods (rollOut)
+}
+
+// request is one reconcile request of one controller, and the items it stands for.
+type request struct {
+	req      reconcile.Request
+	ctrl     controllerHandle
+	items    []*item
+	lines    []logLine // what the last reconcile logged
+	err      error     // what the last reconcile returned
+	filtered string    // the controller's event filter passes none of its objects: why
+}
+
+// Convert runs Kueue's webhooks (Default, ValidateCreate) and job reconcilers on objs against
+// cl, which already holds every non-job object of the input, and returns the Workloads they
+// create. Every object it is given is created in cl, as the API server would, except those
+// Kueue's webhooks refuse and those that cannot be read as their kind's Go type; Workloads the
+// reconcilers create stay in cl. cfg nil is the Configuration Kueue's release installs
+// (InstalledConfiguration); feature gates are the process's (utilfeature).
+//
+// Kueue keeps which integrations are enabled in a package variable that only grows: in one
+// process, call Convert with one set of frameworks.
+func Convert(ctx context.Context, cl client.Client, objs []*unstructured.Unstructured, cfg *configapi.Configuration, clk clock.Clock) (Converted, error) {
+	convertMu.Lock()
+	defer convertMu.Unlock()
+	if cfg == nil {
+		cfg = InstalledConfiguration()
+	}
+	cfg = cfg.DeepCopy()
+	configapi.SetDefaults_Configuration(cfg)
+
+	before, err := workloadKeys(ctx, cl)
+	if err != nil {
+		return Converted{}, err
+	}
+	items, err := identify(ctx, cl, objs)
+	if err != nil {
+		return Converted{}, err
+	}
+	if len(items) == 0 {
+		return Converted{Owners: map[string]Owner{}}, nil
+	}
+	e, err := newEnv(ctx, cl, cfg, clk)
+	if err != nil {
+		return Converted{}, err
+	}
+	namespaces := sets.New[string]()
+	for _, it := range items {
+		if !namespaces.Has(it.u.GetNamespace()) {
+			namespaces.Insert(it.u.GetNamespace())
+			if err := ensureNamespace(ctx, cl, it.u.GetNamespace(), namespaces.Len()); err != nil {
+				return Converted{}, err
+			}
+		}
+	}
+	for _, it := range items {
+		if err := e.submit(ctx, it); err != nil {
+			return Converted{}, err
+		}
+	}
+	reqs := e.requests(items)
+	if err := e.reconcileAll(ctx, reqs); err != nil {
+		return Converted{}, err
+	}
+	return e.collect(ctx, items, reqs, before)
+}
+
+// env is one Convert's Kueue: its options, the controllers SetupControllers built, the webhooks
+// on the stub manager's server.
+type env struct {
+	cl      client.Client
+	cfg     *configapi.Configuration
+	clk     clock.Clock
+	mgr     *stubManager
+	events  *eventLog
+	enabled sets.Set[string]
+}
+
+func newEnv(ctx context.Context, cl client.Client, cfg *configapi.Configuration, clk clock.Clock) (*env, error) {
+	cache := schdcache.New(cl)
+	queues := qcache.NewManagerForUnitTests(cl, cache)
+	if err := loadQueues(ctx, cl, cache, queues); err != nil {
+		return nil, err
+	}
+	nsSelector, err := metav1.LabelSelectorAsSelector(cfg.ManagedJobsNamespaceSelector)
+	if err != nil {
+		return nil, fmt.Errorf("managedJobsNamespaceSelector: %w", err)
+	}
+	// The options cmd/kueue/main.go passes (setupControllers), with the oracle's clock.
+	opts := []jobframework.Option{
+		jobframework.WithManageJobsWithoutQueueName(cfg.ManageJobsWithoutQueueName),
+		jobframework.WithWaitForPodsReady(cfg.WaitForPodsReady),
+		jobframework.WithEnabledFrameworks(cfg.Integrations.Frameworks),
+		jobframework.WithEnabledExternalFrameworks(cfg.Integrations.ExternalFrameworks),
+		jobframework.WithManagerName(managerName),
+		jobframework.WithLabelKeysToCopy(cfg.Integrations.LabelKeysToCopy),
+		jobframework.WithCache(cache),
+		jobframework.WithQueues(queues),
+		jobframework.WithObjectRetentionPolicies(cfg.ObjectRetentionPolicies),
+		jobframework.WithClock(clk),
+		jobframework.WithManagedJobsNamespaceSelector(nsSelector),
+	}
+	events := &eventLog{}
+	mgr := newStubManager(cl, events)
+	if err := jobframework.SetupControllers(ctx, mgr, logDiscard(), opts...); err != nil {
+		return nil, fmt.Errorf("setting up Kueue's job controllers: %w", err)
+	}
+	e := &env{cl: cl, cfg: cfg, clk: clk, mgr: mgr, events: events, enabled: sets.New[string]()}
+	for framework := range mgr.controllers {
+		e.enabled.Insert(framework)
+	}
+	// The integrations whose reconciler is a no-op (Deployment's: its pods are the pod
+	// integration's) add no controller; they are enabled when listed.
+	for _, f := range cfg.Integrations.Frameworks {
+		e.enabled.Insert(f)
+	}
+	return e, nil
+}
+
+// loadQueues gives the webhooks' queue manager and cache what they read: LocalQueues (the
+// namespace's `default` queue, LocalQueueDefaulting) and the ClusterQueues' admission checks
+// (a MultiKueue check makes a job's managedBy MultiKueue's).
+func loadQueues(ctx context.Context, cl client.Client, cache *schdcache.Cache, queues *qcache.Manager) error {
+	log := ctrl.LoggerFrom(ctx)
+	var acs kueue.AdmissionCheckList
+	if err := cl.List(ctx, &acs); err != nil {
+		return err
+	}
+	for i := range acs.Items {
+		cache.AddOrUpdateAdmissionCheck(log, &acs.Items[i])
+	}
+	var cqs kueue.ClusterQueueList
+	if err := cl.List(ctx, &cqs); err != nil {
+		return err
+	}
+	for i := range cqs.Items {
+		if err := cache.AddClusterQueue(ctx, &cqs.Items[i]); err != nil {
+			return fmt.Errorf("ClusterQueue %s: %w", cqs.Items[i].Name, err)
+		}
+	}
+	var lqs kueue.LocalQueueList
+	if err := cl.List(ctx, &lqs); err != nil {
+		return err
+	}
+	for i := range lqs.Items {
+		if err := queues.AddLocalQueue(ctx, &lqs.Items[i]); err != nil {
+			return fmt.Errorf("LocalQueue %s/%s: %w", lqs.Items[i].Namespace, lqs.Items[i].Name, err)
+		}
+	}
+	return nil
+}
+
+// submit creates the item's object in the client, through Kueue's webhooks when it is being
+// submitted.
+func (e *env) submit(ctx context.Context, it *item) error {
+	framework, ok := integrationOf(it.gvk)
+	if !ok {
+		it.skip = fmt.Sprintf("%s is not a kind Kueue v0.17 integrates", gvkString(it.gvk))
+		return nil
+	}
+	it.framework = framework
+	obj, err := e.typed(it.u)
+	if err != nil {
+		it.skip = fmt.Sprintf("it cannot be read as Kueue's %s type: %v", gvkString(it.gvk), err)
+		return nil
+	}
+	if it.submitted {
+		if obj, it.skip, err = e.admit(ctx, it.gvk, obj); err != nil || it.skip != "" {
+			return err
+		}
+	}
+	if err := e.cl.Create(ctx, obj); err != nil {
+		it.skip = fmt.Sprintf("creating it failed: %v", err)
+		return nil
+	}
+	it.obj = obj
+	it.uids = []types.UID{obj.GetUID()}
+	if !e.enabled.Has(framework) {
+		it.skip = fmt.Sprintf("integration `%s` is not enabled in the Configuration's `integrations.frameworks`", framework)
+		return nil
+	}
+	if framework == deploymentFramework {
+		return e.rollOut(ctx, it)
+	}
+	return nil
+}
+
+// typed reads an object as its kind's Go type, refusing fields the type does not have, with the
+// defaults the API server gives it (its CRD's, or the built-in kind's).
+func (e *env) typed(u *unstructured.Unstructured) (client.Object, error) {
+	u = u.DeepCopy()
+	if _, err := ApplyCRDDefaults(u); err != nil {
+		return nil, err
+	}
+	ro, err := e.cl.Scheme().New(u.GroupVersionKind())
+	if err != nil {
+		return nil, err
+	}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(u.Object, ro, true); err != nil {
+		return nil, err
+	}
+	obj, ok := ro.(client.Object)
+	if !ok {
+		return nil, fmt.Errorf("%T is not an object", ro)
+	}
+	obj.GetObjectKind().SetGroupVersionKind(u.GroupVersionKind())
+	applyBuiltinDefaults(obj)
+	return obj, nil
+}
+
+// admit runs obj through Kueue's webhooks: the mutated object, or Kueue's refusal.
+func (e *env) admit(ctx context.Context, gvk schema.GroupVersionKind, obj client.Object) (client.Object, string, error) {
+	raw, err := json.Marshal(obj)
+	if err != nil {
+		return nil, "", err
+	}
+	mapping, err := e.mgr.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil {
+		return nil, "", err
+	}
+	mutated, refusal, err := admit(ctx, e.mgr.server, gvk, mapping.Resource.Resource, obj, raw)
+	if err != nil || refusal != "" {
+		return nil, refusal, err
+	}
+	ro, err := e.cl.Scheme().New(gvk)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := json.Unmarshal(mutated, ro); err != nil {
+		return nil, "", fmt.Errorf("the webhooks' %s: %w", gvkString(gvk), err)
+	}
+	out := ro.(client.Object)
+	out.GetObjectKind().SetGroupVersionKind(gvk)
+	return out, "", nil
+}
+
+// requests are the reconcile requests the items' create events make, in input order, each
+// once: a pod of a Kueue pod group is reconciled with its group (namespace `group/<ns>`, as the
+// pod integration's event handler keys it), a Deployment through its pods.
+func (e *env) requests(items []*item) []*request {
+	var out []*request
+	byKey := map[string]*request{}
+	add := func(framework string, key types.NamespacedName, it *item, obj client.Object) {
+		ctrls := e.mgr.controllers[framework]
+		if len(ctrls) == 0 {
+			return
+		}
+		h, ok := handleOf(ctrls[0])
+		if !ok {
+			return
+		}
+		id := framework + "|" + key.String()
+		r := byKey[id]
+		if r == nil {
+			r = &request{req: reconcile.Request{NamespacedName: key}, ctrl: h}
+			byKey[id] = r
+			out = append(out, r)
+		}
+		if !slices.Contains(r.items, it) {
+			r.items = append(r.items, it)
+		}
+		if h.filter != nil && !h.filter.Create(event.CreateEvent{Object: obj}) {
+			r.filtered = filterReason(framework)
+		}
+	}
+	for _, it := range items {
+		if it.obj == nil || it.skip != "" {
+			continue
+		}
+		switch {
+		case it.framework == deploymentFramework:
+			for _, p := range it.pods {
+				add(podFramework, podRequest(p), it, p)
+			}
+		case it.framework == podFramework:
+			add(podFramework, podRequest(it.obj.(*corev1.Pod)), it, it.obj)
+		default:
+			add(it.framework, client.ObjectKeyFromObject(it.obj), it, it.obj)
+		}
+	}
+	return out
+}
+
+// podRequest is the pod integration's reconcile key for a pod (reconcileRequestForPod).
+func podRequest(p *corev1.Pod) types.NamespacedName {
+	if group := p.Labels[podconstants.GroupNameLabel]; group != "" {
+		return types.NamespacedName{Namespace: "group/" + p.Namespace, Name: group}
+	}
+	return types.NamespacedName{Namespace: p.Namespace, Name: p.Name}
+}
+
+func filterReason(framework string) string {
+	return fmt.Sprintf("Kueue's %s controller filters it out (jobframework.WorkloadShouldBeSuspended is false: "+
+		"it names no queue and manageJobsWithoutQueueName is off, or managedJobsNamespaceSelector does not "+
+		"select its namespace)", framework)
+}
+
+// reconcileAll reconciles every request, round after round, until a round changes no Workload.
+func (e *env) reconcileAll(ctx context.Context, reqs []*request) error {
+	prev, err := workloadVersions(ctx, e.cl)
+	if err != nil {
+		return err
+	}
+	for round := 0; round < maxRounds; round++ {
+		for _, r := range reqs {
+			if r.filtered != "" {
+				continue
+			}
+			log, lines := newLogCapture()
+			_, r.err = r.ctrl.reconcile.Reconcile(ctrl.LoggerInto(ctx, log), r.req)
+			r.lines = lines()
+		}
+		now, err := workloadVersions(ctx, e.cl)
+		if err != nil {
+			return err
+		}
+		if round > 0 && mapsEqual(prev, now) {
+			break
+		}
+		prev = now
+	}
+	return nil
+}
+
+// collect gathers the Workloads the reconcilers created, who they stand for, and why the other
+// objects made none. A created Workload gets what the API server would give it: a UID, and its
+// owner's creation time (its controller creates it as soon as the owner exists; the API server
+// keeps seconds).
+func (e *env) collect(ctx context.Context, items []*item, reqs []*request, before sets.Set[string]) (Converted, error) {
+	byUID := map[types.UID]*item{}
+	for _, it := range items {
+		for _, uid := range it.uids {
+			byUID[uid] = it
+		}
+	}
+	var wls kueue.WorkloadList
+	if err := e.cl.List(ctx, &wls); err != nil {
+		return Converted{}, err
+	}
+	out := Converted{Owners: map[string]Owner{}}
+	has := map[Owner]bool{}
+	type made struct {
+		it *item
+		wl *kueue.Workload
+	}
+	var created []made
+	for i := range wls.Items {
+		wl := &wls.Items[i]
+		var it *item
+		for _, ref := range wl.OwnerReferences {
+			if it = byUID[ref.UID]; it != nil {
+				break
+			}
+		}
+		if it == nil {
+			continue
+		}
+		key := wl.Namespace + "/" + wl.Name
+		out.Owners[key] = it.stands
+		has[it.stands] = true
+		if !before.Has(key) {
+			created = append(created, made{it, wl})
+		}
+	}
+	sort.SliceStable(created, func(a, b int) bool {
+		if created[a].it.index != created[b].it.index {
+			return created[a].it.index < created[b].it.index
+		}
+		return created[a].wl.Name < created[b].wl.Name
+	})
+	for n, m := range created {
+		wl := m.wl
+		wl.CreationTimestamp = m.it.obj.GetCreationTimestamp()
+		if wl.UID == "" {
+			wl.UID = makeUID(uidWorkload, n+1)
+		}
+		if err := e.cl.Update(ctx, wl); err != nil {
+			return Converted{}, fmt.Errorf("workload %s/%s: %w", wl.Namespace, wl.Name, err)
+		}
+		out.Workloads = append(out.Workloads, wl)
+	}
+	reasons := map[*item]string{}
+	for _, r := range reqs {
+		for _, it := range r.items {
+			if _, seen := reasons[it]; !seen {
+				reasons[it] = e.reason(r, it)
+			}
+		}
+	}
+	for _, it := range items {
+		if has[it.stands] {
+			continue
+		}
+		reason := it.skip
+		if reason == "" {
+			reason = reasons[it]
+		}
+		if reason == "" {
+			reason = "Kueue's reconciler made no Workload of it"
+		}
+		out.Skipped = append(out.Skipped, Skipped{Object: it.owner, Reason: reason})
+	}
+	return out, nil
+}
+
+// reason says why request r made no Workload for it: the controller's filter, the reconcile's
+// error, a warning event on the object, or the last thing the reconciler logged.
+func (e *env) reason(r *request, it *item) string {
+	if r.filtered != "" {
+		return r.filtered
+	}
+	if r.err != nil {
+		return fmt.Sprintf("Kueue's reconciler failed: %v", r.err)
+	}
+	for _, uid := range it.uids {
+		evs := e.events.of(uid)
+		for i := len(evs) - 1; i >= 0; i-- {
+			if evs[i].Type == corev1.EventTypeWarning {
+				return evs[i].Message
+			}
+		}
+	}
+	return lastReason(r.lines)
+}
+
+func workloadKeys(ctx context.Context, cl client.Client) (sets.Set[string], error) {
+	var wls kueue.WorkloadList
+	if err := cl.List(ctx, &wls); err != nil {
+		return nil, err
+	}
+	out := sets.New[string]()
+	for i := range wls.Items {
+		out.Insert(wls.Items[i].Namespace + "/" + wls.Items[i].Name)
+	}
+	return out, nil
+}
+
+func workloadVersions(ctx context.Context, cl client.Client) (map[string]string, error) {
+	var wls kueue.WorkloadList
+	if err := cl.List(ctx, &wls); err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(wls.Items))
+	for i := range wls.Items {
+		out[wls.Items[i].Namespace+"/"+wls.Items[i].Name] = wls.Items[i].ResourceVersion
+	}
+	return out, nil
+}
+
+func mapsEqual(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+func gvkString(gvk schema.GroupVersionKind) string {
+	if gvk.Group == "" {
+		return gvk.Version + " " + gvk.Kind
+	}
+	return gvk.Group + "/" + gvk.Version + " " + gvk.Kind
+}

@@ -1,0 +1,262 @@
+package jobs
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/yaml"
+
+	configapi "sigs.k8s.io/kueue/apis/config/v1beta2"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+)
+
+// summary is one line per Workload (its owner, name, queue, priority and pod sets as
+// name:count/minCount) and per skipped object, sorted.
+func summary(c Converted) []string {
+	var out []string
+	for _, wl := range c.Workloads {
+		o := c.Owners[wl.Namespace+"/"+wl.Name]
+		var ps []string
+		for _, p := range wl.Spec.PodSets {
+			s := fmt.Sprintf("%s:%d", p.Name, p.Count)
+			if p.MinCount != nil {
+				s += fmt.Sprintf("/min%d", *p.MinCount)
+			}
+			ps = append(ps, s)
+		}
+		pc := "-"
+		if wl.Spec.PriorityClassRef != nil {
+			pc = string(wl.Spec.PriorityClassRef.Kind) + "/" + wl.Spec.PriorityClassRef.Name
+		}
+		out = append(out, fmt.Sprintf("%s %s q=%s p=%d %s [%s]", o, wl.Name, wl.Spec.QueueName,
+			ptr.Deref(wl.Spec.Priority, 0), pc, strings.Join(ps, " ")))
+	}
+	for _, s := range c.Skipped {
+		out = append(out, fmt.Sprintf("SKIP %s: %s", s.Object, s.Reason))
+	}
+	sort.Strings(out)
+	return out
+}
+
+func fixture(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestKinds: one object of every kind Kueue integrates, as its users submit it, with what
+// Kueue's own reconcilers make of it (read from pkg/controller/jobs/*: counts, pod set names
+// and order, minCount, priority sources).
+func TestKinds(t *testing.T) {
+	got, _ := convert(t, nil, fixture(t, "kinds.yaml"))
+	want := []string{
+		// AppWrapper: pod sets <name>-<i> from the components' inferred pod sets.
+		"AppWrapper/ml/aw appwrapper-aw-96c29 q=main p=0 - [aw-0:2]",
+		// Deployment: every pod its own single-pod Workload (the pod integration).
+		"Deployment/ml/deploy pod-deploy-ccd4877f7-44444-5240f q=main p=0 - [main:1]",
+		"Deployment/ml/deploy pod-deploy-ccd4877f7-44445-f7cdd q=main p=0 - [main:1]",
+		// Job: min(parallelism, completions); job-min-parallelism is minCount; the label's
+		// WorkloadPriorityClass.
+		"Job/ml/job job-job-0a13f q=main p=1000 WorkloadPriorityClass/high [main:3/min2]",
+		// JobSet: replicas x pods per job; priority from the first template's priorityClassName.
+		"JobSet/ml/jobset jobset-jobset-60462 q=main p=500 PriorityClass/pod-high [workers:8 driver:1]",
+		// LeaderWorkerSet: one Workload per group, leader 1 + workers size-1.
+		"LeaderWorkerSet/ml/lws leaderworkerset-lws-0-31ffc q=main p=0 - [leader:1 worker:2]",
+		"LeaderWorkerSet/ml/lws leaderworkerset-lws-1-87c30 q=main p=0 - [leader:1 worker:2]",
+		"MPIJob/ml/mpi mpijob-mpi-5b7f1 q=main p=0 - [launcher:1 worker:2]",
+		// A pod group: one Workload named as the group, pod sets by role hash.
+		"Pod/ml/grp grp q=main p=0 - [dc85db45:2]",
+		"Pod/ml/pod pod-pod-b7b0f q=main p=0 - [main:1]",
+		"PyTorchJob/ml/pytorch pytorchjob-pytorch-6db3a q=main p=0 - [master:1 worker:3]",
+		// RayCluster: head 1, each worker group replicas x numOfHosts.
+		"RayCluster/ml/raycluster raycluster-raycluster-5df1a q=main p=0 - [head:1 tpu:8]",
+		// RayJob: Kueue's webhook wants the cluster deleted when the job ends.
+		"SKIP RayJob/ml/rayjob: spec.shutdownAfterJobFinishes: Invalid value: false: a kueue managed job should delete the cluster after finishing",
+		"StatefulSet/ml/sts statefulset-sts-657a3 q=main p=0 - [main:3]",
+		// TrainJob: the runtime's JobSet; trainer.numNodes (3) over the runtime's mlPolicy (2).
+		"TrainJob/ml/train trainjob-train-109fc q=main p=0 - [node:3]",
+	}
+	if diff := cmp.Diff(want, summary(got)); diff != "" {
+		t.Errorf("workloads (-want +got):\n%s", diff)
+	}
+}
+
+// TestManagement: which jobs Kueue manages, refuses or ignores, and why (Kueue's own words).
+func TestManagement(t *testing.T) {
+	got, _ := convert(t, nil, fixture(t, "management.yaml"))
+	want := []string{
+		// LocalQueueDefaulting: the namespace's LocalQueue `default`.
+		"Job/dflt/in-default-ns-queue job-in-default-ns-queue-a70b5 q=default p=0 - [main:1]",
+		// generateName: named by the API server; the Owner keeps kadmit's names.
+		"Job/ml/gen- job-gen-44445-f789c q=main p=0 - [main:1]",
+		"Job/ml/gen-#2 job-gen-44446-8dc97 q=main p=0 - [main:1]",
+		// JobSet's CRD defaults replicas to 1.
+		"JobSet/ml/js-defaults jobset-js-defaults-65e53 q=main p=0 - [w:2]",
+		// KubeRay's CRD defaults a worker group's replicas to 0; K8sJobMode adds the submitter.
+		"RayJob/ml/rayjob rayjob-rayjob-e71c5 q=main p=0 - [head:1 small:3 nocount:0 submitter:1]",
+		"SKIP Job/kube-system/kube-sys: Namespace not opted in for Kueue management",
+		`SKIP Job/ml/badq: metadata.labels[kueue.x-k8s.io/queue-name]: Invalid value: "Bad_Queue": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
+		"SKIP Job/ml/done: The workload is already finished",
+		"SKIP Job/ml/running: Job is suspended but still has active pods, waiting",
+		"SKIP Pod/ml/bound: Skipping pod, not managed by Kueue",
+		"SKIP Pod/ml/lone: 'g2' group has fewer runnable pods than expected",
+		"SKIP Pod/ml/nototal: metadata.annotations[kueue.x-k8s.io/pod-group-total-count]: Required value: both the 'kueue.x-k8s.io/pod-group-total-count' annotation and the 'kueue.x-k8s.io/pod-group-name' label should be set",
+		"SKIP RayCluster/ml/old: ray.io/v1alpha1 RayCluster is not a kind Kueue v0.17 integrates",
+	}
+	if diff := cmp.Diff(want, summary(got)); diff != "" {
+		t.Errorf("workloads (-want +got):\n%s", diff)
+	}
+}
+
+// TestConfiguration: the Configuration's frameworks and manageJobsWithoutQueueName.
+func TestConfiguration(t *testing.T) {
+	cfg := &configapi.Configuration{
+		ManageJobsWithoutQueueName: true,
+		Integrations:               &configapi.Integrations{Frameworks: []string{"batch/job"}},
+	}
+	got, _ := convert(t, cfg, `
+apiVersion: batch/v1
+kind: Job
+metadata: {name: no-queue, namespace: ml}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: c, image: busybox}]
+---
+apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata: {name: js, namespace: ml, labels: {kueue.x-k8s.io/queue-name: main}}
+spec:
+  replicatedJobs:
+  - name: w
+    template:
+      spec:
+        template:
+          spec:
+            containers: [{name: c, image: busybox}]
+`)
+	want := []string{
+		"Job/ml/no-queue job-no-queue-0622e q= p=0 - [main:1]",
+		"SKIP JobSet/ml/js: integration `jobset.x-k8s.io/jobset` is not enabled in the Configuration's `integrations.frameworks`",
+	}
+	if diff := cmp.Diff(want, summary(got)); diff != "" {
+		t.Errorf("workloads (-want +got):\n%s", diff)
+	}
+}
+
+// TestExistingWorkload: a job whose Workload the input already holds keeps it.
+func TestExistingWorkload(t *testing.T) {
+	got, cl := convert(t, nil, `
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: Workload
+metadata:
+  name: job-exported-1
+  namespace: ml
+  ownerReferences: [{apiVersion: batch/v1, kind: Job, name: exported, uid: u-1, controller: true}]
+spec:
+  queueName: main
+  podSets: [{name: main, count: 1, template: {spec: {containers: [{name: c, image: busybox}]}}}]
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: exported, namespace: ml, uid: u-1, labels: {kueue.x-k8s.io/queue-name: main}}
+spec:
+  suspend: true
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: c, image: busybox}]
+`)
+	if len(got.Workloads) != 0 || len(got.Skipped) != 0 {
+		t.Errorf("want the exported Workload kept and nothing new, got %v", summary(got))
+	}
+	want := map[string]Owner{"ml/job-exported-1": {APIVersion: "batch/v1", Kind: "Job", Namespace: "ml", Name: "exported"}}
+	if diff := cmp.Diff(want, got.Owners); diff != "" {
+		t.Errorf("owners (-want +got):\n%s", diff)
+	}
+	var wls kueue.WorkloadList
+	if err := cl.List(context.Background(), &wls); err != nil || len(wls.Items) != 1 {
+		t.Errorf("want one Workload in the client, got %d (%v)", len(wls.Items), err)
+	}
+}
+
+// TestCreatedWorkloads: what Kueue's reconciler writes beyond pod sets (owner reference, job
+// UID label, queue, priority), and what the oracle adds as an API server would.
+func TestCreatedWorkloads(t *testing.T) {
+	got, _ := convert(t, nil, `
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: j
+  namespace: ml
+  creationTimestamp: "2026-03-01T10:00:00Z"
+  labels: {kueue.x-k8s.io/queue-name: main}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: c, image: busybox}]
+`)
+	if len(got.Workloads) != 1 {
+		t.Fatalf("want one Workload, got %v", summary(got))
+	}
+	wl := got.Workloads[0]
+	owner := wl.OwnerReferences
+	if len(owner) != 1 || owner[0].Kind != "Job" || owner[0].Name != "j" || !ptr.Deref(owner[0].Controller, false) {
+		t.Errorf("owner references: %+v", owner)
+	}
+	if uid := wl.Labels["kueue.x-k8s.io/job-uid"]; uid != string(owner[0].UID) || uid == "" {
+		t.Errorf("job-uid label %q, owner UID %q", uid, owner[0].UID)
+	}
+	if ts := wl.CreationTimestamp.UTC().Format("2006-01-02T15:04:05Z"); ts != "2026-03-01T10:00:00Z" {
+		t.Errorf("creationTimestamp %s, want the job's", ts)
+	}
+	if wl.UID == "" {
+		t.Error("the Workload has no UID")
+	}
+}
+
+// TestDeterministic: the same input gives the same Workloads, byte for byte.
+func TestDeterministic(t *testing.T) {
+	a, _ := convert(t, nil, fixture(t, "kinds.yaml"))
+	b, _ := convert(t, nil, fixture(t, "kinds.yaml"))
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	if string(ja) != string(jb) {
+		t.Error("two conversions of one input differ")
+	}
+}
+
+// TestInstalledFrameworks: installedFrameworks is the frameworks list of the Configuration the
+// Kueue module ships.
+func TestInstalledFrameworks(t *testing.T) {
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/kueue").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(out)), "config", "components", "manager", "controller_manager_config.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg configapi.Configuration
+	if err := yaml.Unmarshal(raw, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(cfg.Integrations.Frameworks, installedFrameworks) {
+		t.Errorf("installed frameworks %v, the module's %v", installedFrameworks, cfg.Integrations.Frameworks)
+	}
+}
