@@ -76,6 +76,22 @@ def cli() -> None:
     """
 
 
+solver_options = [
+    click.option("--rlimit", type=click.IntRange(min=1), default=None,
+                 help="Deterministic Z3 resource limit per check (default 5,000,000)."),
+    click.option("--timeout", "timeout_ms", type=click.IntRange(min=1), default=None, metavar="MS",
+                 help="Wall-clock safety net per Z3 check, in milliseconds (default 10,000)."),
+]
+
+
+def _with(options):
+    def wrap(f):
+        for opt in reversed(options):
+            f = opt(f)
+        return f
+    return wrap
+
+
 @cli.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
 @click.option("--format", "format_", type=click.Choice(FORMATS), default="human",
@@ -85,12 +101,20 @@ def cli() -> None:
               help="Also run the symbolic analyses (Z3): workloads never admissible, flavors never assigned, "
                    "contradictory, vacuous or implied rules, quota above node capacity, topology levels on no "
                    "node, limits that never take effect (KAD75x warnings; gate with --strict).")
+@_with(solver_options)
 @max_size_option
 @color_option
-def check(paths: tuple[str, ...], format_: str, strict: bool, deep: bool, max_file_bytes: int | None,
-          color: str) -> None:
-    """Check policies and manifests (files or folders, recursively)."""
-    result = api.check(list(paths), strict=strict, max_file_bytes=max_file_bytes, deep=deep)
+def check(paths: tuple[str, ...], format_: str, strict: bool, deep: bool, rlimit: int | None, timeout_ms: int | None,
+          max_file_bytes: int | None, color: str) -> None:
+    """Check policies and manifests (files or folders, recursively).
+
+    Exit codes: 0 clean (warnings allowed unless --strict), 1 findings, 2 unreadable input or bad
+    usage, 3 (--deep) an analysis the solver could not decide within its limits.
+    """
+    if (rlimit or timeout_ms) and not deep:
+        raise click.UsageError("--rlimit and --timeout limit the solver, which only --deep runs")
+    result = api.check(list(paths), strict=strict, max_file_bytes=max_file_bytes, deep=deep, rlimit=rlimit,
+                       timeout_ms=timeout_ms)
     painted = format_ == "human" and use_color(color)
     click.echo(render(result.diagnostics, result.sources, format_,  # type: ignore[arg-type]
                       files_checked=len(result.files), color=painted), nl=False, color=painted)
@@ -172,22 +196,6 @@ tas_profile_option = click.option(
     help="Topology-aware placement algorithm (Kueue's TAS profiles). Mixed: BestFit for required and "
          "preferred (pack into the tightest domain that fits), LeastFreeCapacity for unconstrained (fill "
          "the fullest nodes first); MostFreeCapacity spreads onto the emptiest domains.")
-
-solver_options = [
-    click.option("--rlimit", type=click.IntRange(min=1), default=None,
-                 help="Deterministic Z3 resource limit per check (default 5,000,000)."),
-    click.option("--timeout", "timeout_ms", type=click.IntRange(min=1), default=None, metavar="MS",
-                 help="Wall-clock safety net per Z3 check, in milliseconds (default 10,000)."),
-]
-
-
-def _with(options):
-    def wrap(f):
-        for opt in reversed(options):
-            f = opt(f)
-        return f
-    return wrap
-
 
 def _engine_refused(outcome, color: str) -> None:
     """The inputs could not be read as a cluster state: show why on stderr and exit."""
@@ -285,11 +293,13 @@ def why(workload, paths, format_, apply_fix, mode, time_budget, tas_profile, rli
                    nl=False)
     if with_capacity:
         answer, diagnostics = api.why_capacity(outcome.result.workload, list(paths), with_capacity, max_file_bytes=max_file_bytes,
-                                               tas_profile=tas_profile)
+                                               tas_profile=tas_profile, rlimit=rlimit, timeout_ms=timeout_ms)
         _report(diagnostics, outcome.loaded.sources, color)
         if answer is None:
             sys.exit(api.EXIT_INPUT)
         click.echo(("capacity: " if format_ == "human" else "") + answer.text(), err=format_ == "json")
+        if answer.undecided:
+            sys.exit(api.EXIT_UNKNOWN)
     sys.exit(outcome.exit_code)
 
 
@@ -326,7 +336,8 @@ def simulate(paths, trace, until, start, mode, cycle_latency, scoring, add_nodes
     """Replay the cluster under PATHS over time: arrivals (the inputs' pending work, `--trace`),
     Kueue's decisions at every instant, runs of their `kadmit.dev/duration`, evictions and restarts.
 
-    Exit codes: 0 simulated, 2 unreadable or invalid input, 3 the solver could not decide.
+    Exit codes: 0 simulated, 2 unreadable or invalid input, 3 the solver could not decide some
+    workload (or, in a sweep, some variant's) within its limits.
     """
     from kadmit.render.simulation import progress_bar, simulate_human, simulate_json
 
@@ -334,7 +345,7 @@ def simulate(paths, trace, until, start, mode, cycle_latency, scoring, add_nodes
         from kadmit.render.simulation import sweep_human
         got = api.sweep(list(paths), sweep, trace=trace, until=until, start=start, executor=executor,
                         ray_address=ray_address, workers=workers, max_file_bytes=max_file_bytes, mode=mode,
-                        cycle_latency=cycle_latency)
+                        cycle_latency=cycle_latency, rlimit=rlimit, timeout_ms=timeout_ms)
         _report(got.diagnostics, got.sources, color)
         if got.result is not None:
             click.echo(json.dumps(got.result, sort_keys=True, indent=1) + "\n" if format_ == "json"
@@ -359,14 +370,17 @@ def simulate(paths, trace, until, start, mode, cycle_latency, scoring, add_nodes
         click.echo(simulate_json(outcome.result, outcome.compare), nl=False)
     else:
         click.echo(simulate_human(outcome.result, outcome.compare, use_color(color)), nl=False)
+    sys.exit(outcome.exit_code)
+
 
 @cli.command("test")
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
 @click.option("--format", "format_", type=click.Choice(["human", "json", "junit"]), default="human",
               show_default=True, help="junit: JUnit XML for CI test reports.")
+@_with(solver_options)
 @max_size_option
 @color_option
-def test_(paths, format_, max_file_bytes, color) -> None:
+def test_(paths, format_, rlimit, timeout_ms, max_file_bytes, color) -> None:
     """Run policy tests (`*.kadtest.yaml`) against the policy and state beside them.
 
     A folder's tests run against that folder's own policy and state. Each test may add, remove
@@ -374,11 +388,12 @@ def test_(paths, format_, max_file_bytes, color) -> None:
     cluster_queue, flavors, counts, nodes, domain, borrowing), not_admitted (with reason,
     blames), preempted (by), not_preempted, never_admissible, admissible, and `diagnostics`.
 
-    Exit codes: 0 every test passed, 1 a test failed, 2 unreadable input or a test that can't run.
+    Exit codes: 0 every test passed, 1 a test failed, 2 unreadable input or a test that can't run,
+    3 a test reads a decision the solver could not make within its limits.
     """
     from kadmit.render.tests_report import tests_human, tests_json, tests_junit
 
-    outcome = api.test(list(paths), max_file_bytes=max_file_bytes)
+    outcome = api.test(list(paths), max_file_bytes=max_file_bytes, rlimit=rlimit, timeout_ms=timeout_ms)
     _report(outcome.diagnostics, outcome.sources, color)
     render_one = {"human": tests_human, "json": tests_json, "junit": tests_junit}[format_]
     if outcome.results or format_ != "human":

@@ -45,15 +45,16 @@ class CheckResult:
         return self.workspace.files
 
 
-def check(paths: list[str], *, strict: bool = False,
-          max_file_bytes: int | None = None, deep: bool = False) -> CheckResult:
+def check(paths: list[str], *, strict: bool = False, max_file_bytes: int | None = None, deep: bool = False,
+          rlimit: int | None = None, timeout_ms: int | None = None) -> CheckResult:
     """Read and validate `paths` (files or folders, recursively) as one model; with `deep`, and no
-    errors, also run the symbolic analyses (`engine.analysis.deep`)."""
+    errors, also run the symbolic analyses (`engine.analysis.deep`) within the solver's limits (an
+    analysis they stop is a KAD410 error: exit 3)."""
     loaded = ws.load(list(paths), limits=file_limits(max_file_bytes))
     if deep and not loaded.input_error and not loaded.diagnostics.has_errors:
         from kadmit.engine.analysis.deep import deep_check
 
-        loaded.diagnostics.extend(deep_check(loaded.model))
+        loaded.diagnostics.extend(deep_check(loaded.model, solver_limits(rlimit, timeout_ms)))
     diagnostics = loaded.diagnostics.sorted()
     return CheckResult(loaded, diagnostics,
                        exit_code(diagnostics, input_error=loaded.input_error, strict=strict))
@@ -276,9 +277,11 @@ def why(workload: str, paths: list[str], *, rlimit: int | None = None,
 
 
 def why_capacity(workload: str, paths: list[str], nodepool: str, *, max_file_bytes: int | None = None,
-                 tas_profile: str = "Mixed") -> tuple[object | None, list[Diagnostic]]:
+                 tas_profile: str = "Mixed", rlimit: int | None = None,
+                 timeout_ms: int | None = None) -> tuple[object | None, list[Diagnostic]]:
     """`why --with-capacity NODEPOOL[:NAME]`: the fewest new nodes of a Karpenter pool that admit
-    `workload` (kadmit.simulate.capacity.CapacityAnswer), or None with the diagnostics."""
+    `workload` (kadmit.simulate.capacity.CapacityAnswer), or None with the diagnostics; an answer
+    the solver's limits left open is `undecided`, with a KAD414 error."""
     from kadmit.simulate.capacity import with_capacity
     from kadmit.simulate.codes import KAD705
     from kadmit.simulate.karpenter import read_nodepools
@@ -294,7 +297,13 @@ def why_capacity(workload: str, paths: list[str], nodepool: str, *, max_file_byt
         diags.emit(KAD705, f"`{path}` holds {len(pools)} NodePools: name one as `{path}:NAME`" if not name
                    else f"no NodePool `{name}` in `{path}`")
         return None, diags.sorted()
-    return with_capacity(loaded.workspace.model, workload, chosen[0], tas_profile=tas_profile), diags.sorted()
+    answer = with_capacity(loaded.workspace.model, workload, chosen[0], tas_profile=tas_profile,
+                           limits=solver_limits(rlimit, timeout_ms))
+    if answer.undecided:
+        from kadmit.engine.solver.codes import KAD414
+        diags.emit(KAD414, f"could not decide within the solver's limits how many new nodes of NodePool "
+                   f"`{chosen[0].name}` would admit `{workload}`", help="raise --rlimit or --timeout")
+    return answer, diags.sorted()
 
 
 def lookup(model, name: str):

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from kadmit import workspace as ws
 from kadmit.diagnostics import Diagnostic, Diagnostics, Severity
+from kadmit.engine.solver.codes import UNDECIDED
 from kadmit.render.codes import KAD008
 from kadmit.source import SourceMap
 
@@ -17,9 +18,12 @@ EXIT_INTERNAL = 70  # a bug in kadmit (EX_SOFTWARE)
 
 
 def exit_code(diagnostics: list[Diagnostic], *, input_error: bool, strict: bool = False) -> int:
-    """2 for unreadable input (it wins), 1 for errors (or warnings when strict), else 0."""
+    """2 for unreadable input (it wins), 3 for a check the solver left undecided (KAD41x), 1 for errors
+    (or warnings when strict), else 0."""
     if input_error:
         return EXIT_INPUT
+    if any(d.code in UNDECIDED for d in diagnostics):
+        return EXIT_UNKNOWN
     worst = {d.severity for d in diagnostics}
     if Severity.ERROR in worst or (strict and Severity.WARNING in worst):
         return EXIT_FINDINGS

@@ -9,6 +9,7 @@ from kadmit import workspace as ws
 from kadmit.api.common import (EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, EXIT_UNKNOWN, file_limits, load_for_engine,
                                solver_limits)
 from kadmit.diagnostics import KAD004, Diagnostic, Diagnostics
+from kadmit.engine.solver.codes import KAD412
 from kadmit.source import SourceMap
 
 
@@ -23,10 +24,12 @@ class TestOutcome:
     seconds: float = 0.0
 
 
-def test(paths: list[str], *, max_file_bytes: int | None = None) -> TestOutcome:
+def test(paths: list[str], *, max_file_bytes: int | None = None, rlimit: int | None = None,
+         timeout_ms: int | None = None) -> TestOutcome:
     """Run the policy tests (`*.kadtest.yaml`) under `paths`. Tests in a folder run against that
     folder's own policy and state; a test file named alone, against its own folder.
-    Exit code: 0 every test passed, 1 a test failed, 2 unreadable or invalid input."""
+    Exit code: 0 every test passed, 1 a test failed, 2 unreadable or invalid input or a test that
+    can't run, 3 a test reads a decision the solver could not make within its limits (KAD411)."""
     import time
 
     from kadmit.review.codes import KAD803
@@ -69,13 +72,16 @@ def test(paths: list[str], *, max_file_bytes: int | None = None) -> TestOutcome:
             diags.extend(base.diagnostics.sorted())
             failed = True
             continue
-        runner = Runner(base.model)
+        runner = Runner(base.model, solver_limits(rlimit, timeout_ms))
         results += [runner.run(case) for case in cases]
     failed = failed or reader.failed or diags.has_errors
-    if failed:
+    statuses = {r.status for r in results}
+    if failed or "error" in statuses:
         code = EXIT_INPUT
-    elif any(r.status != "pass" for r in results):
-        code = EXIT_FINDINGS if all(r.status != "error" for r in results) else EXIT_INPUT
+    elif "unknown" in statuses:
+        code = EXIT_UNKNOWN
+    elif "fail" in statuses:
+        code = EXIT_FINDINGS
     else:
         code = EXIT_OK
     return TestOutcome(results, diags.sorted(), sources, code, time.perf_counter() - t0)
@@ -123,6 +129,13 @@ def diff(base: str, head: str, *, state: list[str] = (), envelopes: bool = True,
         mb, mh = (one.workspace.model for one in loaded)
         result = diff_models(mb, mh, solver_limits(rlimit, timeout_ms), envelopes=envelopes)
         _relabel(result, prefixes)
+        for what, key, side in result.undecided:
+            model = mb if side == "before" else mh
+            obj = next((o for o in (*model.workloads, *model.cluster_queues)
+                        if getattr(o, "key", o.name) == key), None)
+            diags.add(_relabel_diagnostic(Diagnostics().emit(
+                KAD412, f"could not decide within the solver's limits {what} ({base if side == 'before' else head})",
+                obj.span if obj is not None else None, help="raise --rlimit or --timeout"), prefixes))
     code = EXIT_UNKNOWN if result.unknown else (EXIT_OK if result.empty else EXIT_FINDINGS)
     return DiffOutcome(result, diags.sorted(), sources, code, base, head, mb, mh)
 

@@ -58,8 +58,24 @@ def simulate(paths: list[str], *, trace: str | None = None, until: str | None = 
     if other is not None:
         second = replay(other.workspace.model, plan, mode=mode, scoring=scoring, tas_profile=tas_profile,
                         limits=solver, progress=progress)
-    code = EXIT_UNKNOWN if result["summary"].get("unknown") else EXIT_OK
-    return SimulateOutcome(loaded, result, code, diags.sorted(), second, other)
+    spans = {w.key: w.span for w in loaded.workspace.model.workloads} | {w.key: w.span for _, w in plan.arrivals}
+    undecided = _undecided(result, "", spans, diags)
+    if second is not None:
+        undecided |= _undecided(second, f" under `{' '.join(compare)}`", spans, diags)
+    return SimulateOutcome(loaded, result, EXIT_UNKNOWN if undecided else EXIT_OK, diags.sorted(), second, other)
+
+
+def _undecided(result: dict, where: str, spans: dict, diags: Diagnostics) -> bool:
+    """KAD413 for the workloads whose decision the solver's limits left unknown during a replay."""
+    from kadmit.engine.solver.codes import KAD413
+
+    keys = result["summary"].get("undecided", [])
+    if keys:
+        shown = ", ".join(f"`{k}`" for k in keys[:10]) + (f" and {len(keys) - 10} more" if len(keys) > 10 else "")
+        diags.emit(KAD413, f"the replay{where} could not decide {len(keys)} workload(s) within the solver's limits: "
+                   f"{shown}", spans.get(keys[0]), help="they waited where Kueue would have decided; raise --rlimit "
+                   "or --timeout")
+    return bool(keys)
 
 
 @dataclass
@@ -73,8 +89,10 @@ class SweepOutcome:
 def sweep(paths: list[str], sweep_file: str, *, trace: str | None = None, until: str | None = None,
           start: str | None = None, executor: str = "process", ray_address: str | None = None,
           workers: int | None = None, max_file_bytes: int | None = None, mode: str = "ordered",
-          cycle_latency: str | None = None) -> SweepOutcome:
-    """Replay every variant of `sweep_file` and tabulate them (`mode`, `cycle_latency`: unless a variant sets its own)."""
+          cycle_latency: str | None = None, rlimit: int | None = None, timeout_ms: int | None = None) -> SweepOutcome:
+    """Replay every variant of `sweep_file` and tabulate them (`mode`, `cycle_latency`: unless a variant
+    sets its own). Exit code: 2 unreadable input or a variant that could not run, 3 a variant whose
+    replay left decisions unknown within the solver's limits (KAD413), else 0."""
     from kadmit.simulate.sweep import Common, read_sweep, run_sweep
 
     sources = SourceMap()
@@ -93,9 +111,12 @@ def sweep(paths: list[str], sweep_file: str, *, trace: str | None = None, until:
             from kadmit.simulate.codes import KAD707
             diags.emit(KAD707, "`--executor ray` needs Ray", help="install the extra: pip install 'kadmit[ray]'")
             return SweepOutcome(None, EXIT_INPUT, diags.sorted(), sources)
-    common = Common(trace, until, start, max_file_bytes, mode, cycle_latency)
+    common = Common(trace, until, start, max_file_bytes, mode, cycle_latency, rlimit, timeout_ms)
     if not common.check(diags):
         return SweepOutcome(None, EXIT_INPUT, diags.sorted(), sources)
     rows = run_sweep(spec, common, executor, workers, ray_address)
-    code = EXIT_INPUT if any("error" in r for r in rows) else EXIT_OK
+    undecided = False
+    for r in rows:
+        undecided |= _undecided({"summary": r}, f" of variant `{r['variant']}`", {}, diags)
+    code = EXIT_INPUT if any("error" in r for r in rows) else EXIT_UNKNOWN if undecided else EXIT_OK
     return SweepOutcome({"variants": rows}, code, diags.sorted(), sources)

@@ -74,6 +74,7 @@ def diff_dict(outcome) -> dict:
                        "why": {"side": d.why_side, "lines": d.why}} for d in r.decisions],
         "envelopes": envelopes,
         "unknown": r.unknown,
+        "undecided": [{"what": what, "object": key, "side": side} for what, key, side in r.undecided],
     }
 
 
@@ -115,6 +116,9 @@ def diff_human(outcome) -> str:
         lines.append(f"      witness: {_witness_line(e)}")
     if not r.envelopes:
         lines.append("  none")
+    if r.undecided:
+        lines += ["", f"not decided within the solver's limits ({len(r.undecided)}; raise --rlimit or --timeout):"]
+        lines += [f"  {what}" for what, _, _ in r.undecided]
     return "\n".join(lines) + "\n"
 
 

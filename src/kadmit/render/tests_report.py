@@ -29,9 +29,10 @@ def tests_human(outcome) -> str:
         for d in r.diagnostics:
             at = f"{d.span.file}:{d.span.line}: " if d.span else ""
             lines.append(f"      {at}{d.code} {d.message}")
-    counts = {s: sum(1 for r in outcome.results if r.status == s) for s in ("pass", "fail", "error")}
+    counts = {s: sum(1 for r in outcome.results if r.status == s) for s in ("pass", "fail", "error", "unknown")}
     lines.append("")
-    lines.append(f"{counts['pass']} passed, {counts['fail']} failed, {counts['error']} could not run "
+    undecided = f", {counts['unknown']} undecided (solver limits)" if counts["unknown"] else ""
+    lines.append(f"{counts['pass']} passed, {counts['fail']} failed, {counts['error']} could not run{undecided} "
                  f"({len(outcome.results)} tests, {outcome.seconds:.2f} s)")
     return "\n".join(lines) + "\n"
 
@@ -51,7 +52,8 @@ def tests_dict(outcome) -> dict:
     return {"tests": tests,
             "passed": sum(1 for r in outcome.results if r.status == "pass"),
             "failed": sum(1 for r in outcome.results if r.status == "fail"),
-            "errors": sum(1 for r in outcome.results if r.status == "error")}
+            "errors": sum(1 for r in outcome.results if r.status == "error"),
+            "undecided": sum(1 for r in outcome.results if r.status == "unknown")}
 
 
 def tests_json(outcome) -> str:
@@ -63,4 +65,4 @@ def tests_junit(outcome) -> str:
     return template("junit.xml.j2").render(
         files=_by_file(results), total=len(results), seconds=outcome.seconds,
         failures=sum(1 for r in results if r.status == "fail"),
-        errors=sum(1 for r in results if r.status == "error"))
+        errors=sum(1 for r in results if r.status in ("error", "unknown")))

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from kadmit.engine.admission.ordered import Decision
-from kadmit.engine.admission.session import ShapeCache
+from kadmit.engine.admission.session import ShapeCache, SolverUnknown
 from kadmit.engine.analysis.envelope import Gang, Prober, keys_of
 from kadmit.engine.decide import AdmitResult, admit
 from kadmit.engine.solver.z3backend import Limits
@@ -51,10 +51,14 @@ class DiffResult:
     base: AdmitResult
     head: AdmitResult
     unknown: bool = False
+    # what the solver's limits left undecided: (what, in words; the object it is about: a workload's key
+    # or a cluster queue's name; "before"/"after")
+    undecided: list[tuple[str, str, str]] = field(default_factory=list)
 
     @property
     def empty(self) -> bool:
-        return not (self.changes or self.decisions or self.envelopes)
+        """Nothing changes (and nothing was left undecided that might)."""
+        return not (self.changes or self.decisions or self.envelopes or self.undecided)
 
 
 def _view(wl: Workload | None, d: Decision | None) -> tuple:
@@ -85,7 +89,8 @@ def describe(wl: Workload | None, d: Decision | None) -> str:
     return f"admitted to {v[1]}: {sets}{victims}"
 
 
-def decision_changes(base: Model, head: Model, rb: AdmitResult, rh: AdmitResult) -> list[DecisionChange]:
+def decision_changes(base: Model, head: Model, rb: AdmitResult, rh: AdmitResult,
+                     limits: Limits | None = None) -> list[DecisionChange]:
     db = {d.key: d for d in rb.decisions}
     dh = {d.key: d for d in rh.decisions}
     wb = {w.key: w for w in base.workloads}
@@ -98,15 +103,27 @@ def decision_changes(base: Model, head: Model, rb: AdmitResult, rh: AdmitResult)
         side, model = ("after", head) if vh[0] not in ("admitted", "running") or vb[0] in ("admitted", "running") \
             else ("before", base)
         out.append(DecisionChange(key, db.get(key), dh.get(key), describe(wb.get(key), db.get(key)),
-                                  describe(wh.get(key), dh.get(key)), why_lines(model, key), side))
+                                  describe(wh.get(key), dh.get(key)), why_lines(model, key, limits), side))
     return out
 
 
-def envelope_changes(base: Model, head: Model, limits: Limits | None = None) -> list[EnvelopeChange]:
+def envelope_changes(base: Model, head: Model, limits: Limits | None = None,
+                     undecided: list[tuple[str, str, str]] | None = None) -> list[EnvelopeChange]:
+    """The envelopes that differ; those the solver's limits leave undecided go to `undecided`."""
     pb, ph = Prober(base, limits), Prober(head, limits)
     out = []
     for key in sorted(set(keys_of(base)) | set(keys_of(head))):
-        gb, gh = pb.largest(*key), ph.largest(*key)
+        what = f"the largest gang of {key[2]} in flavor `{key[1]}` of cluster queue `{key[0]}`"
+        try:
+            gb = pb.largest(*key)
+        except SolverUnknown:
+            (undecided if undecided is not None else []).append((what + " before", key[0], "before"))
+            continue
+        try:
+            gh = ph.largest(*key)
+        except SolverUnknown:
+            (undecided if undecided is not None else []).append((what + " after", key[0], "after"))
+            continue
         tb, th = (gb.total if gb else 0), (gh.total if gh else 0)
         if tb == th:
             continue
@@ -114,8 +131,14 @@ def envelope_changes(base: Model, head: Model, limits: Limits | None = None) -> 
             witness, side, other = gb, "before", ph
         else:
             witness, side, other = gh, "after", pb
-        if other.has_queue(key[0]) and other.admits(other.requeue(witness)):
-            witness = None  # the other side's units are coarser: no single gang tells them apart here
+        try:
+            if other.has_queue(key[0]) and other.admits(other.requeue(witness)):
+                witness = None  # the other side's units are coarser: no single gang tells them apart here
+        except SolverUnknown:
+            (undecided if undecided is not None else []).append(
+                (f"whether the witness of {what} is admitted {'after' if side == 'before' else 'before'}",
+                 key[0], "after" if side == "before" else "before"))
+            continue
         out.append(EnvelopeChange(*key, gb, gh, witness, side))
     return out
 
@@ -126,6 +149,8 @@ def diff_models(base: Model, head: Model, limits: Limits | None = None, envelope
     rb = admit(base, limits=limits, cache=cache)
     rh = admit(head, limits=limits, cache=cache)
     changes = model_changes(base, head)
-    decisions = decision_changes(base, head, rb, rh)
-    env = envelope_changes(base, head, limits) if envelopes else []
-    return DiffResult(changes, decisions, env, rb, rh, rb.unknown or rh.unknown)
+    decisions = decision_changes(base, head, rb, rh, limits)
+    undecided = [(f"the decision of workload `{d.key}` {side}", d.key, side)
+                 for side, r in (("before", rb), ("after", rh)) for d in r.decisions if d.unknown]
+    env = envelope_changes(base, head, limits, undecided) if envelopes else []
+    return DiffResult(changes, decisions, env, rb, rh, bool(undecided) or rb.unknown or rh.unknown, undecided)

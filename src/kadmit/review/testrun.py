@@ -12,10 +12,12 @@ import time
 from dataclasses import dataclass, field
 
 from kadmit.diagnostics import Diagnostic, Diagnostics, Severity
-from kadmit.engine.analysis.alone import admissible_alone, empty_cluster
+from kadmit.engine.analysis.alone import UNDECIDED, admissible_alone, empty_cluster
 from kadmit.engine.decide import AdmitResult, admit, why
 from kadmit.engine.admission.ordered import Decision
 from kadmit.engine.admission.session import ShapeCache
+from kadmit.engine.solver.codes import KAD411
+from kadmit.engine.solver.z3backend import Limits
 from kadmit.model import Fragment, Model
 from kadmit.review.codes import KAD804
 from kadmit.review.testfile import Expectation, TestCase
@@ -37,7 +39,7 @@ class Failure:
 @dataclass
 class TestResult:
     case: TestCase
-    status: str  # "pass", "fail", or "error" (the test could not run)
+    status: str  # "pass", "fail", "error" (the test could not run), or "unknown" (a decision it reads stayed unknown)
     failures: list[Failure] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     seconds: float = 0.0
@@ -59,6 +61,7 @@ class _Run:
     result: AdmitResult | None
     alone: dict[str, object] = field(default_factory=dict)
     whys: dict[str, list[str]] = field(default_factory=dict)
+    unknown_whys: set[str] = field(default_factory=set)  # `whys` keys the solver's limits cut short
     error: str | None = None
     setup_failed: bool = False
 
@@ -66,8 +69,9 @@ class _Run:
 class Runner:
     """Runs test cases against one base model (a folder's policy and state)."""
 
-    def __init__(self, base: Model) -> None:
+    def __init__(self, base: Model, limits: Limits | None = None) -> None:
         self.base = base
+        self.limits = limits
         self._runs: dict[tuple, _Run] = {}
         self.cache = ShapeCache()  # every test's runs share compiled shapes and answers
 
@@ -119,7 +123,7 @@ class Runner:
             validate(model, diags)
             found = diags.sorted()
             errors = [d for d in found if d.severity is Severity.ERROR]
-            result = None if errors else admit(model, cache=self.cache)
+            result = None if errors else admit(model, limits=self.limits, cache=self.cache)
             run = _Run(model, found, result, error=(f"the model has {len(errors)} error(s), first: "
                                                      f"{errors[0].code} {errors[0].message}") if errors else None)
         self._runs[case.setup] = run
@@ -138,10 +142,44 @@ class Runner:
             if code not in codes:
                 failures.append(Failure(None, f"diagnostic {code}",
                                         "reported: " + (", ".join(sorted(codes)) or "nothing"), line=span.line))
+        undecided: list[str] = []
         for e in case.expect:
-            failures += self._verdict(r, e)
+            if self._undecided(r, e):
+                undecided.append(e.workload)
+            else:
+                failures += self._verdict(r, e)
+        if undecided:
+            names = ", ".join(f"`{w}`" for w in undecided)
+            d = Diagnostics().emit(KAD411, f"test `{case.name}`: the solver could not decide within its limits "
+                                   f"what it expects of {names}", case.span, help="raise --rlimit or --timeout")
+            return TestResult(case, "unknown", failures, [d], time.perf_counter() - t0)
         status = "fail" if failures else "pass"
         return TestResult(case, status, failures, [], time.perf_counter() - t0)
+
+    def _undecided(self, r: _Run, e: Expectation) -> bool:
+        """Whether the expectation reads something the solver left unknown: a decision of a run with
+        an unknown one (in Kueue's order each decision depends on the earlier ones), an answer on an
+        empty cluster, or `why`'s blame."""
+        if not any(w.key == e.workload for w in r.model.workloads):
+            return False
+        if e.outcome in ("never_admissible", "admissible"):
+            if r.result is None and r.error is not None:
+                return False
+            self._alone_for(r, e.workload)
+            if r.alone.get(e.workload) is UNDECIDED:
+                return True
+            if e.detail("blames") is not None:
+                self._why(r, e.workload, alone=True)
+                return "alone|" + e.workload in r.unknown_whys
+            return False
+        if r.result is None:
+            return False
+        if r.result.unknown:
+            return True
+        if e.outcome == "not_admitted" and e.detail("blames") is not None:
+            self._why(r, e.workload)
+            return e.workload in r.unknown_whys
+        return False
 
     def _verdict(self, r: _Run, e: Expectation) -> list[Failure]:
         line = e.span.line
@@ -165,9 +203,7 @@ class Runner:
     def _alone(self, r: _Run, e: Expectation) -> list[Failure]:
         if r.error is not None and r.result is None:
             return [Failure(e.workload, e.text(), r.error, line=e.span.line)]
-        if e.workload not in r.alone:
-            keys = [w.key for w in r.model.workloads]
-            r.alone.update(admissible_alone(r.model, keys, cache=self.cache))
+        self._alone_for(r, e.workload)
         a = r.alone.get(e.workload)
         ok = (a is None) == (e.outcome == "never_admissible")
         problems = [] if ok else [
@@ -180,22 +216,36 @@ class Runner:
         return [Failure(e.workload, e.text(), "; ".join(problems), self._why(r, e.workload, alone=True),
                         e.span.line)]
 
+    def _alone_for(self, r: _Run, key: str) -> None:
+        if key not in r.alone:
+            keys = [w.key for w in r.model.workloads]
+            r.alone.update(admissible_alone(r.model, keys, self.limits, cache=self.cache))
+
     def _why(self, r: _Run, key: str, alone: bool = False) -> list[str]:
         """`why`'s reasons and blame as lines (on an empty cluster with `alone`)."""
         memo = ("alone|" if alone else "") + key
         got = r.whys.get(memo)
         if got is None:
-            got = r.whys[memo] = why_lines(empty_cluster(r.model, [key]) if alone else r.model, key)
+            got, unknown = explained(empty_cluster(r.model, [key]) if alone else r.model, key, self.limits)
+            r.whys[memo] = got
+            if unknown:
+                r.unknown_whys.add(memo)
         return got
 
 
-def why_lines(model: Model, key: str) -> list[str]:
-    """`why`'s reasons and blame for workload `key`, one line each (blame as `file:line: message`)."""
-    w = why(model, key)
+def explained(model: Model, key: str, limits: Limits | None = None) -> tuple[list[str], bool]:
+    """`why`'s reasons and blame for workload `key`, one line each (blame as `file:line: message`),
+    and whether the solver's limits cut it short."""
+    w = why(model, key, limits)
     out = [f"{x.code} {x.message}" for x in w.reasons]
     out += [f"blame: {o.span.file}:{o.span.line}: {o.message}" if o.span else f"blame: {o.message}"
             for o in w.blame]
-    return out
+    return out, w.unknown
+
+
+def why_lines(model: Model, key: str, limits: Limits | None = None) -> list[str]:
+    """`why`'s reasons and blame for workload `key`, one line each (blame as `file:line: message`)."""
+    return explained(model, key, limits)[0]
 
 
 def _blames(expected, lines: list[str]) -> list[str]:

@@ -26,8 +26,12 @@ class CapacityAnswer:
     possible: bool = False  # some number of the pool's nodes admits it
     reason: str = ""
     shapes: dict[str, int] = field(default_factory=dict)
+    undecided: bool = False  # a decision it needed stayed unknown within the solver's limits
 
     def text(self) -> str:
+        if self.undecided:
+            return (f"how many new nodes of nodepool {self.pool} would admit {self.workload} is not known: "
+                    "deciding the state again stayed unknown within the solver's limits")
         if self.admitted_now:
             return f"{self.workload} is admitted and its pods fit without new nodes of nodepool {self.pool}"
         if not self.possible:
@@ -38,8 +42,14 @@ class CapacityAnswer:
                 f"is not enough)")
 
 
+class _Undecided(Exception):
+    """Deciding the state again stayed unknown within the solver's limits."""
+
+
 def _admits(model: Model, key: str, nodes: list[Node], **kw) -> tuple[bool, str]:
     result = admit(model.model_copy(update={"nodes": model.nodes + tuple(nodes)}), "ordered", **kw)
+    if result.unknown:
+        raise _Undecided()
     d = next((d for d in result.decisions if d.key == key), None)
     if d is None:  # admitted in the input, untouched
         return True, ""
@@ -69,6 +79,15 @@ def _templates(model: Model, wl: Workload, pool: NodePoolModel) -> list[tuple[Po
 
 
 def with_capacity(model: Model, key: str, pool: NodePoolModel, **kw) -> CapacityAnswer:
+    """The answer (`kw`: `admit`'s `limits` and `tas_profile`); `undecided` when a decision it needed
+    stayed unknown."""
+    try:
+        return _with_capacity(model, key, pool, **kw)
+    except _Undecided:
+        return CapacityAnswer(key, pool.name, undecided=True)
+
+
+def _with_capacity(model: Model, key: str, pool: NodePoolModel, **kw) -> CapacityAnswer:
     wl = next(w for w in model.workloads if w.key == key)
     out = CapacityAnswer(key, pool.name)
     ok, why = _admits(model, key, [], **kw)

@@ -30,6 +30,8 @@ def decide_optimal(sim, t: int, time_budget: float = 5.0) -> None:
     snapshot = sim.model.model_copy(update={"workloads": tuple(wls), "nodes": nodes, "pods": sim.model.pods})
     result = admit(snapshot, "optimal", sim.opt.limits, time_budget=time_budget, tas_profile=sim.opt.tas_profile)
     sim.rounds += 1
+    if result.unknown:  # no assignment within the budget: what it left pending is undecided
+        sim.undecided.update(d.key for d in result.decisions if not d.admitted)
     for d in result.decisions:
         if not d.admitted and d.preempted_by and d.key in sim.running:
             sim.session.finish(d.key)

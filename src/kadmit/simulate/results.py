@@ -64,6 +64,8 @@ def results(sim, series_points: int = 200) -> dict:
         "evictions": sum(len(r.evictions) for r in sim.records.values()),
         "gpu_hours": round(gpu_ms / 1000 / 3600, 3),
     }
+    if sim.undecided:  # decisions the solver's limits left unknown: the results may not be Kueue's (exit 3)
+        summary["undecided"] = sorted(sim.undecided)
     return {"summary": summary, "queues": queues, "flavors": flavors, "workloads": workloads,
             "capacity": [{"at": sec(t), "source": src, "nodes": names} for t, src, names in sim.recorder.added],
             "consolidated": [{"at": sec(t), "source": src, "nodes": names} for t, src, names in sim.recorder.removed],

@@ -56,6 +56,7 @@ class Simulator:
         self.autoscaler = autoscaler
         self.progress = progress
         self.records: dict[str, Record] = {}
+        self.undecided: set[str] = set()  # workloads a decision left unknown within the solver's limits (exit 3)
         self.events: list[tuple] = []
         self._seq = 0
         self.gen: dict[str, int] = {}  # a finish event counts only for the run it was made for
@@ -350,6 +351,8 @@ class Simulator:
                     wanted.add((d.assignment.cluster_queue, cls))
                 elif d.key in self.records and self.records[d.key].kind == "kueue":
                     self.records[d.key].reason = _reason(d)
+                    if d.unknown:
+                        self.undecided.add(d.key)
 
     def _stamp_admissions(self, decisions) -> None:
         """Preemption takes the most recently admitted candidates first (Kueue's candidate order);
@@ -510,6 +513,8 @@ class Simulator:
         for d in decide_ordered(session, reps_wl):
             if d.key not in reps:
                 continue
+            if d.unknown:
+                self.undecided.add(d.key)
             if d.admitted:
                 text = "admissible when the run ended (nothing happened after its last chance)"
             else:

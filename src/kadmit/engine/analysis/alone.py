@@ -6,7 +6,7 @@ preempt, so a workload that isn't admitted here is never admitted, whatever else
 
 from __future__ import annotations
 
-from kadmit.engine.admission.session import Assignment, Session, ShapeCache
+from kadmit.engine.admission.session import Assignment, Session, ShapeCache, SolverUnknown
 from kadmit.engine.solver.z3backend import Limits
 from kadmit.model import Model
 
@@ -20,10 +20,21 @@ def empty_cluster(model: Model, keys: list[str]) -> Model:
         "pods": ()})
 
 
+class Undecided:
+    """The solver could not say within its limits whether the workload is admissible alone."""
+
+    def __repr__(self) -> str:
+        return "UNDECIDED"
+
+
+UNDECIDED = Undecided()
+
+
 def admissible_alone(model: Model, keys: list[str], limits: Limits | None = None,
-                     cache: ShapeCache | None = None) -> dict[str, Assignment | None]:
-    """Per workload key, Kueue's assignment for it alone on an empty cluster (None: never admissible).
-    One session answers them all; nothing is committed between questions."""
+                     cache: ShapeCache | None = None) -> dict[str, Assignment | None | Undecided]:
+    """Per workload key, Kueue's assignment for it alone on an empty cluster (None: never admissible;
+    `UNDECIDED`: the solver ran out). One session answers them all; nothing is committed between
+    questions."""
     empty = empty_cluster(model, keys)
     session = Session(empty, limits, cache=cache)
     out: dict[str, Assignment | None] = {}
@@ -31,6 +42,8 @@ def admissible_alone(model: Model, keys: list[str], limits: Limits | None = None
         wl = session.index.workloads.get(key)
         if wl is None:
             continue
-        got, _ = session.try_admit(wl)
-        out[key] = got
+        try:
+            out[key] = session.try_admit(wl)[0]
+        except SolverUnknown:
+            out[key] = UNDECIDED
     return out

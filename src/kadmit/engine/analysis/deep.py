@@ -17,9 +17,11 @@ from collections import defaultdict
 
 from kadmit.diagnostics import Diagnostic, Diagnostics, Label, Severity
 from kadmit.engine.analysis.codes import KAD750, KAD751, KAD752, KAD753, KAD754, KAD755, KAD756
-from kadmit.engine.analysis.alone import admissible_alone, empty_cluster
+from kadmit.engine.admission.session import SolverUnknown
+from kadmit.engine.analysis.alone import UNDECIDED, admissible_alone, empty_cluster
 from kadmit.engine.analysis.envelope import Prober
 from kadmit.engine.quota import QuotaTree, node_id
+from kadmit.engine.solver.codes import KAD410
 from kadmit.engine.solver.z3backend import Limits
 from kadmit.index import ModelIndex
 from kadmit.model import ClusterQueue, Model
@@ -51,6 +53,10 @@ def never_admissible(model: Model, diags: Diagnostics, limits: Limits | None = N
         return
     alone = admissible_alone(model, pending, limits)
     by_key = {w.key: w for w in model.workloads}
+    for key in sorted(k for k, a in alone.items() if a is UNDECIDED):
+        diags.add(Diagnostic(KAD410, Severity.ERROR, f"could not decide within the solver's limits whether "
+                             f"workload `{key}` is ever admissible (KAD750: admitted alone on an empty cluster)",
+                             by_key[key].span, help="raise --rlimit or --timeout"))
     for n, key in enumerate(sorted(k for k, a in alone.items() if a is None)):
         notes: tuple[str, ...] = ()
         labels: tuple[Label, ...] = ()
@@ -58,6 +64,8 @@ def never_admissible(model: Model, diags: Diagnostics, limits: Limits | None = N
             w = why(empty_cluster(model, [key]), key, limits)
             notes = tuple(f"{r.code}: {r.message}" for r in w.reasons[:4])
             labels = tuple(Label(o.span, o.message) for o in w.blame if o.span is not None)[:6]
+            if w.unknown:
+                notes += ("the statements responsible could not all be found within the solver's limits",)
         diags.add(Diagnostic(KAD750, WARNING, f"workload `{key}` can never be admitted: not even alone "
                              "on an empty cluster", by_key[key].span,
                              help=f"witness: `kadmit why {key}` on an empty cluster gives the core below",
@@ -71,7 +79,21 @@ def unusable_flavors(model: Model, diags: Diagnostics, limits: Limits | None = N
             continue
         for g in cq.resource_groups:
             for fq in g.flavors:
-                if any(prober.admits(prober.gang(cq.name, fq.flavor, r, 1)) for r in g.covered_resources):
+                admitted, undecided = False, []
+                for r in g.covered_resources:
+                    try:
+                        admitted = prober.admits(prober.gang(cq.name, fq.flavor, r, 1))
+                    except SolverUnknown:
+                        undecided.append(r)
+                    if admitted:
+                        break
+                if admitted:
+                    continue
+                if undecided:
+                    diags.add(Diagnostic(KAD410, Severity.ERROR, "could not decide within the solver's limits "
+                                         f"whether cluster queue `{cq.name}` can ever assign flavor `{fq.flavor}` "
+                                         f"(KAD751: a one-pod workload asking for {', '.join(undecided)})",
+                                         fq.span or cq.span, help="raise --rlimit or --timeout"))
                     continue
                 units = ", ".join(f"{format_quantity(prober.unit(fq.flavor, r), r)} {r}" for r in g.covered_resources)
                 diags.add(Diagnostic(KAD751, WARNING, f"cluster queue `{cq.name}` can never assign flavor "

@@ -19,6 +19,7 @@ import z3
 from kadmit.diagnostics import Diagnostic, Diagnostics, Label, Severity
 from kadmit.engine.analysis.codes import KAD757, KAD758, KAD759, KAD760, KAD761
 from kadmit.engine.quota import QuotaTree, node_id
+from kadmit.engine.solver.codes import KAD410
 from kadmit.engine.solver.z3backend import Limits
 from kadmit.index import ModelIndex
 from kadmit.model import Binary, InSet, Literal_, Model, Quantifier, Ref, Rule, Unary
@@ -301,39 +302,66 @@ def rule_findings(model: Model, diags: Diagnostics, limits: Limits | None = None
     lits = [z3.Bool(f"rule|{i}") for i in range(len(encoded))]
     for lit, (_, c) in zip(lits, encoded):
         s.add(z3.Implies(lit, c))
+    shrunk = [True]  # every core shrink decided (else a core may not be minimal)
+
+    def undecided(what: str, span) -> None:
+        diags.add(Diagnostic(KAD410, Severity.ERROR, f"could not decide within the solver's limits {what}",
+                             span, help="raise --rlimit or --timeout"))
 
     def core(extra: list[z3.BoolRef]) -> list[int]:
         """A minimal set of rules unsatisfiable with `extra` (after an unsat check with all of them)."""
         names = {str(c) for c in s.unsat_core()}
         out = [i for i, lit in enumerate(lits) if str(lit) in names] or list(range(len(lits)))
         for i in list(out):  # shrink by deletion: every member matters
-            if s.check(*extra, *[lits[j] for j in out if j != i]) == z3.unsat:
+            got = s.check(*extra, *[lits[j] for j in out if j != i])
+            if got == z3.unsat:
                 out.remove(i)
+            elif got == z3.unknown:
+                shrunk[0] = False
         return out
 
-    if s.check(*lits) == z3.unsat:
+    def not_minimal() -> tuple[str, ...]:
+        return () if shrunk[0] else ("the solver's limits stopped the shrinking: a smaller set may exist",)
+
+    first = s.check(*lits)
+    if first == z3.unknown:
+        undecided("whether the rules contradict each other (KAD757); the other rule analyses "
+                  "(KAD758, KAD759, KAD761) need that answer and were not run", encoded[0][0].span)
+        return
+    if first == z3.unsat:
         rules = [encoded[i][0] for i in core([])]
         names = ", ".join(f"`{r.name}`" for r in rules)
         what = f"rule {names} can never hold" if len(rules) == 1 else f"rules {names} contradict each other"
         diags.add(Diagnostic(KAD757, Severity.WARNING, f"{what}: no workload any cluster queue could admit "
                              "satisfies them", rules[0].span, help="witness: this minimal set of rules is "
                              "unsatisfiable together with the quotas; remove or relax one",
-                             labels=tuple(Label(r.span, f"rule `{r.name}`") for r in rules[1:] if r.span)))
+                             labels=tuple(Label(r.span, f"rule `{r.name}`") for r in rules[1:] if r.span),
+                             notes=not_minimal()))
         return  # with contradictory rules every implication holds vacuously
     for i, name in enumerate(world.cqs):
         at = world.cq == i
-        if s.check(at, *lits) != z3.unsat or s.check(at) != z3.sat:
-            continue
-        rules = [encoded[j][0] for j in core([at])]
         cq = world.ix.cluster_queues[name]
+        shut = s.check(at, *lits)
+        fits = s.check(at) if shut == z3.unsat else None
+        if z3.unknown in (shut, fits):
+            undecided(f"whether the rules leave cluster queue `{name}` nothing it could admit (KAD761)", cq.span)
+            continue
+        if shut != z3.unsat or fits != z3.sat:
+            continue
+        shrunk[0] = True
+        rules = [encoded[j][0] for j in core([at])]
         diags.add(Diagnostic(KAD761, Severity.WARNING, f"rules {', '.join(f'`{r.name}`' for r in rules)} leave "
                              f"cluster queue `{name}` nothing it could admit", cq.span,
                              help="witness: without these rules a workload fits the queue's quotas; with them "
                              "no workload satisfies them there",
-                             labels=tuple(Label(r.span, f"rule `{r.name}`") for r in rules if r.span)))
+                             labels=tuple(Label(r.span, f"rule `{r.name}`") for r in rules if r.span),
+                             notes=not_minimal()))
     always = set()
     for i, (r, c) in enumerate(encoded):
-        if s.check(z3.Not(c)) == z3.unsat:
+        got = s.check(z3.Not(c))
+        if got == z3.unknown:
+            undecided(f"whether rule `{r.name}` always holds (KAD758)", r.span)
+        elif got == z3.unsat:
             always.add(i)
             verb = "every workload meets it" if r.kind == "require" else "no workload can trigger it"
             diags.add(Diagnostic(KAD758, Severity.WARNING, f"rule `{r.name}` always holds: {verb}", r.span,
@@ -342,14 +370,28 @@ def rule_findings(model: Model, diags: Diagnostics, limits: Limits | None = None
     for j, (rj, cj) in enumerate(encoded):
         if j in always:
             continue
+        open_pairs = []
         for i, (ri, ci) in enumerate(encoded):
             if i == j or i in always:
                 continue
-            if s.check(ci, z3.Not(cj)) != z3.unsat:
+            got = s.check(ci, z3.Not(cj))
+            if got == z3.unknown:
+                open_pairs.append(ri.name)
                 continue
-            if i > j and s.check(cj, z3.Not(ci)) == z3.unsat:
+            if got != z3.unsat:
+                continue
+            back = s.check(cj, z3.Not(ci)) if i > j else None
+            if back == z3.unknown:
+                open_pairs.append(ri.name)
+                continue
+            if back == z3.unsat:
                 continue  # equivalent: the later one is reported
             diags.add(Diagnostic(KAD759, Severity.WARNING, f"rule `{rj.name}` is implied by rule `{ri.name}`",
                                  rj.span, help=f"witness: every workload that satisfies `{ri.name}` satisfies "
                                  f"`{rj.name}`", labels=(Label(ri.span, f"`{ri.name}` implies it"),) if ri.span else ()))
             break
+        else:
+            if open_pairs:
+                shown = ", ".join(f"`{n}`" for n in open_pairs[:5]) + (
+                    f" and {len(open_pairs) - 5} more" if len(open_pairs) > 5 else "")
+                undecided(f"whether rule `{rj.name}` is implied by rule {shown} (KAD759)", rj.span)
