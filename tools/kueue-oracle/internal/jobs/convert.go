@@ -99,13 +99,24 @@ func Convert(ctx context.Context, cl client.Client, objs []*unstructured.Unstruc
 	}
 	namespaces := sets.New[string]()
 	for _, it := range items {
-		if !namespaces.Has(it.u.GetNamespace()) {
+		if ns := it.u.GetNamespace(); ns != "" && !namespaces.Has(ns) {
 			namespaces.Insert(it.u.GetNamespace())
 			if err := ensureNamespace(ctx, cl, it.u.GetNamespace(), namespaces.Len()); err != nil {
 				return Converted{}, err
 			}
 		}
 	}
+	var jobs []*item
+	for _, it := range items {
+		if referenced.Has(it.gvk.GroupKind()) {
+			if err := e.reference(ctx, it); err != nil {
+				return Converted{}, err
+			}
+			continue
+		}
+		jobs = append(jobs, it)
+	}
+	items = jobs
 	for _, it := range items {
 		if err := e.submit(ctx, it); err != nil {
 			return Converted{}, err
@@ -124,6 +135,7 @@ type env struct {
 	cl      client.Client
 	cfg     *configapi.Configuration
 	clk     clock.Clock
+	notes   []string
 	mgr     *stubManager
 	events  *eventLog
 	enabled sets.Set[string]
@@ -238,8 +250,19 @@ func (e *env) submit(ctx context.Context, it *item) error {
 	return nil
 }
 
-// typed reads an object as its kind's Go type, refusing fields the type does not have, with the
-// defaults the API server gives it (its CRD's, or the built-in kind's).
+// reference creates an object jobs read (a training runtime), as the API server would; a
+// cluster-scoped one has no namespace.
+func (e *env) reference(ctx context.Context, it *item) error {
+	obj, err := e.typed(it.u)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", gvkString(it.gvk), it.u.GetName(), err)
+	}
+	return e.cl.Create(ctx, obj)
+}
+
+// typed reads an object as its kind's Go type, with the defaults the API server gives it (its
+// CRD's, or the built-in kind's); fields the type does not have are dropped, as the API server
+// prunes them, and noted.
 func (e *env) typed(u *unstructured.Unstructured) (client.Object, error) {
 	u = u.DeepCopy()
 	if _, err := ApplyCRDDefaults(u); err != nil {
@@ -250,7 +273,11 @@ func (e *env) typed(u *unstructured.Unstructured) (client.Object, error) {
 		return nil, err
 	}
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(u.Object, ro, true); err != nil {
-		return nil, err
+		if !runtime.IsStrictDecodingError(err) {
+			return nil, err
+		}
+		e.notes = append(e.notes, fmt.Sprintf("%s %s/%s: %v (the API server prunes such fields)",
+			gvkString(u.GroupVersionKind()), u.GetNamespace(), u.GetName(), err))
 	}
 	obj, ok := ro.(client.Object)
 	if !ok {
@@ -390,7 +417,7 @@ func (e *env) collect(ctx context.Context, items []*item, reqs []*request, befor
 	if err := e.cl.List(ctx, &wls); err != nil {
 		return Converted{}, err
 	}
-	out := Converted{Owners: map[string]Owner{}}
+	out := Converted{Owners: map[string]Owner{}, Notes: e.notes}
 	has := map[Owner]bool{}
 	type made struct {
 		it *item

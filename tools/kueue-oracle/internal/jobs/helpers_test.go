@@ -9,13 +9,17 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	testingclock "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	configapi "sigs.k8s.io/kueue/apis/config/v1beta2"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	"sigs.k8s.io/kueue/pkg/controller/core/indexer"
 	"sigs.k8s.io/kueue/pkg/controller/jobframework"
 	utiltesting "sigs.k8s.io/kueue/pkg/util/testing"
 )
@@ -47,10 +51,20 @@ func convert(t *testing.T, cfg *configapi.Configuration, text string) (Converted
 	// Integrations enabled by an earlier test stay enabled (a package variable): reset them.
 	t.Cleanup(jobframework.EnableIntegrationsForTest(t))
 	ctx := context.Background()
-	builder := utiltesting.NewClientBuilder(AddToScheme).
+	scheme := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, kueue.AddToScheme, AddToScheme} {
+		if err := add(scheme); err != nil {
+			t.Fatal(err)
+		}
+	}
+	builder := fake.NewClientBuilder().WithScheme(scheme).
 		WithStatusSubresource(&kueue.Workload{}).
 		WithInterceptorFuncs(interceptor.Funcs{SubResourcePatch: utiltesting.TreatSSAAsStrategicMerge})
-	if err := SetupIndexes(ctx, utiltesting.AsIndexer(builder)); err != nil {
+	ix := utiltesting.AsIndexer(builder)
+	if err := indexer.Setup(ctx, ix); err != nil {
+		t.Fatal(err)
+	}
+	if err := SetupIndexes(ctx, ix); err != nil {
 		t.Fatal(err)
 	}
 	var jobs []*unstructured.Unstructured

@@ -60,7 +60,7 @@ func identify(ctx context.Context, cl client.Client, objs []*unstructured.Unstru
 	for i, in := range objs {
 		u := in.DeepCopy()
 		gvk := u.GroupVersionKind()
-		if u.GetNamespace() == "" {
+		if u.GetNamespace() == "" && gvk.Kind != "ClusterTrainingRuntime" {
 			u.SetNamespace(metav1.NamespaceDefault)
 		}
 		name := u.GetName()

@@ -30,7 +30,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
-	"sigs.k8s.io/kueue/pkg/controller/core/indexer"
 	"sigs.k8s.io/kueue/pkg/controller/jobframework"
 	_ "sigs.k8s.io/kueue/pkg/controller/jobs" // every integration registers itself in init()
 )
@@ -52,6 +51,7 @@ type Converted struct {
 	Workloads []*kueue.Workload // as Kueue's reconcilers create them, in input order
 	Owners    map[string]Owner  // "ns/workload-name" -> the job it stands for (created or already in cl)
 	Skipped   []Skipped
+	Notes     []string // what the API server would have changed on the way: fields it prunes
 }
 
 func (o Owner) String() string {
@@ -75,15 +75,12 @@ func AddToScheme(s *runtime.Scheme) error {
 	})
 }
 
-// SetupIndexes registers, on a client builder's indexer (utiltesting.AsIndexer), every
-// integration's indexes (all of them: which are enabled is known only to Convert) and the
-// LimitRange index `spec.hasContainerType` that workload.AdjustResources lists by and
-// utiltesting.NewClientBuilder does not register. Call it once per builder (a second index of
-// the same name panics in the fake client).
+// SetupIndexes registers every integration's indexes (all of them: which are enabled is known
+// only to Convert) on a client builder's indexer (utiltesting.AsIndexer), after Kueue's own
+// indexer.Setup (which cmd/kueue runs first, and which registers the LimitRange index
+// workload.AdjustResources lists by). A second index of one name panics in the fake client: do
+// not build on utiltesting.NewClientBuilder, which registers four of indexer.Setup's.
 func SetupIndexes(ctx context.Context, ix client.FieldIndexer) error {
-	if err := ix.IndexField(ctx, &corev1.LimitRange{}, indexer.LimitRangeHasContainerType, indexer.IndexLimitRangeHasContainerType); err != nil {
-		return err
-	}
 	return jobframework.ForEachIntegration(func(name string, cb jobframework.IntegrationCallbacks) error {
 		if cb.SetupIndexes == nil {
 			return nil
@@ -97,11 +94,19 @@ func SetupIndexes(ctx context.Context, ix client.FieldIndexer) error {
 
 // IsJobKind reports whether Convert takes objects of this kind: the kinds Kueue integrates, in
 // any version (Convert reports a version Kueue's integration does not read, such as ray.io
-// v1alpha1, in Skipped).
+// v1alpha1, in Skipped), and the objects jobs refer to that only the job kinds' modules define
+// (Kubeflow Trainer's TrainingRuntime and ClusterTrainingRuntime: Convert creates them, with
+// their CRD's defaults, before the jobs, and reports nothing about them).
 func IsJobKind(gvk schema.GroupVersionKind) bool {
 	integrationOf(gvk)
-	return jobGroupKinds.Has(gvk.GroupKind())
+	return jobGroupKinds.Has(gvk.GroupKind()) || referenced.Has(gvk.GroupKind())
 }
+
+// referenced are the kinds of objects jobs read, which Convert creates as they are.
+var referenced = sets.New(
+	schema.GroupKind{Group: "trainer.kubeflow.org", Kind: "TrainingRuntime"},
+	schema.GroupKind{Group: "trainer.kubeflow.org", Kind: "ClusterTrainingRuntime"},
+)
 
 var (
 	integrationsOnce sync.Once

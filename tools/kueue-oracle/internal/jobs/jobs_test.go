@@ -87,7 +87,7 @@ func TestKinds(t *testing.T) {
 		"SKIP RayJob/ml/rayjob: spec.shutdownAfterJobFinishes: Invalid value: false: a kueue managed job should delete the cluster after finishing",
 		"StatefulSet/ml/sts statefulset-sts-657a3 q=main p=0 - [main:3]",
 		// TrainJob: the runtime's JobSet; trainer.numNodes (3) over the runtime's mlPolicy (2).
-		"TrainJob/ml/train trainjob-train-109fc q=main p=0 - [node:3]",
+		"TrainJob/ml/train trainjob-train-f60bf q=main p=0 - [node:3]",
 	}
 	if diff := cmp.Diff(want, summary(got)); diff != "" {
 		t.Errorf("workloads (-want +got):\n%s", diff)
@@ -155,6 +155,29 @@ spec:
 	}
 	if diff := cmp.Diff(want, summary(got)); diff != "" {
 		t.Errorf("workloads (-want +got):\n%s", diff)
+	}
+}
+
+// TestPrunedFields: a field the kind's type lacks is dropped, as the API server prunes it, and
+// noted.
+func TestPrunedFields(t *testing.T) {
+	got, _ := convert(t, nil, `
+apiVersion: batch/v1
+kind: Job
+metadata: {name: j, namespace: ml, labels: {kueue.x-k8s.io/queue-name: main}}
+spec:
+  parallelsm: 3
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: c, image: busybox}]
+`)
+	want := []string{"batch/v1 Job ml/j: strict decoding error: unknown field \"spec.parallelsm\" (the API server prunes such fields)"}
+	if diff := cmp.Diff(want, got.Notes); diff != "" {
+		t.Errorf("notes (-want +got):\n%s", diff)
+	}
+	if len(got.Workloads) != 1 || got.Workloads[0].Spec.PodSets[0].Count != 1 {
+		t.Errorf("want one Workload of one pod, got %v", summary(got))
 	}
 }
 
