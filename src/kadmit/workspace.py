@@ -16,6 +16,7 @@ from kadmit.model import Fragment, Model, merge
 from kadmit.source import KAD_SUFFIXES, STDIN_NAME, SourceMap, Span, is_manifest_text  # noqa: F401 (re-exported)
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
+HELM_CHART = "Chart.yaml"  # a folder holding it is a Helm chart: templates, not manifests
 TEST_SUFFIXES = (".kadtest.yaml", ".kadtest.yml")  # policy tests (`kadmit test`), not policy or state
 DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024
 MAX_FILES = 20_000
@@ -114,22 +115,63 @@ class Reader:
         return text
 
 
+def _wanted(name: str) -> bool:
+    return name.endswith(KAD_SUFFIXES + MANIFEST_SUFFIXES) and not name.startswith(".") and not name.endswith(TEST_SUFFIXES)
+
+
+def _count(folder: Path) -> int:
+    return sum(1 for _, _, names in os.walk(folder) for n in names if not n.startswith("."))
+
+
+def _chart_of(path: Path) -> Path | None:
+    """The Helm chart (a folder holding `Chart.yaml`) `path` is in or is, if any."""
+    here = path.absolute()
+    for folder in ([here] if here.is_dir() else []) + list(here.parents):
+        if (folder / HELM_CHART).is_file():
+            return folder
+    return None
+
+
+def _chart_note(chart: Path, files: int, diags: Diagnostics) -> None:
+    """A Helm chart is templates rendered with values, not manifests: listed once, not read."""
+    from kadmit.manifests.codes import KAD020
+
+    shown = display_name(chart)
+    diags.emit(KAD020, f"not read: Helm chart `{shown}` ({files} file{'' if files == 1 else 's'}: templates "
+               "and the values they are rendered with)", Span(file=display_name(chart / "Chart.yaml"), line=1, column=1),
+               help=f"kadmit reads the manifests the chart renders to: `helm template {shown} | kadmit check -`")
+
+
 def collect_files(paths: list[str], diags: Diagnostics, limits: Limits) -> tuple[list[Path], bool]:
-    """Expand folders recursively into policy and manifest files, sorted; report missing paths."""
+    """Expand folders recursively into policy and manifest files, sorted; report missing paths.
+    Files of Helm charts (folders holding `Chart.yaml`) are left out (`collect` lists them)."""
+    files, failed, _ = collect(paths, diags, limits)
+    return files, failed
+
+
+def collect(paths: list[str], diags: Diagnostics, limits: Limits) -> tuple[list[Path], bool, dict[Path, int]]:
+    """`collect_files`, and the Helm charts met on the way: chart folder -> its files named or walked."""
     out: list[Path] = []
     failed = False
+    charts: dict[Path, int] = {}
     for raw in paths:
         if raw == STDIN:
             out.append(Path(STDIN))
             continue
         p = Path(raw)
-        if p.is_dir():
+        chart = _chart_of(p) if p.exists() else None
+        if chart is not None:
+            charts[chart] = charts.get(chart, 0) + (1 if p.is_file() else _count(p))
+        elif p.is_dir():
             found = []
             for dirpath, dirnames, filenames in os.walk(p):
+                if dirpath != str(p) and HELM_CHART in filenames:
+                    charts[Path(dirpath).absolute()] = _count(Path(dirpath))
+                    dirnames[:] = []
+                    continue
                 dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
                 for f in sorted(filenames):
-                    if (f.endswith(KAD_SUFFIXES + MANIFEST_SUFFIXES) and not f.startswith(".")
-                            and not f.endswith(TEST_SUFFIXES)):
+                    if _wanted(f):
                         found.append(Path(dirpath) / f)
             out.extend(sorted(found))
         elif p.exists():
@@ -143,8 +185,8 @@ def collect_files(paths: list[str], diags: Diagnostics, limits: Limits) -> tuple
     files = list(unique.values())
     if len(files) > limits.max_files:
         diags.emit(KAD003, f"{len(files):,} input files; kadmit reads at most {limits.max_files:,}")
-        return [], True
-    return files, failed
+        return [], True, charts
+    return files, failed, charts
 
 
 def load(paths: list[str], *, limits: Limits | None = None, validate: bool = True,
@@ -160,9 +202,11 @@ def load(paths: list[str], *, limits: Limits | None = None, validate: bool = Tru
     limits = limits or Limits()
     sources = SourceMap()
     diags = Diagnostics()
-    files, failed = collect_files(paths, diags, limits)
+    files, failed, charts = collect(paths, diags, limits)
+    for chart in sorted(charts):
+        _chart_note(chart, charts[chart], diags)
     reader = Reader(sources, diags, limits)
-    if not files and not failed:
+    if not files and not failed and not charts:
         diags.emit(KAD004, "no `.kad`, `.yaml`, `.yml` or `.json` files in "
                    + ", ".join(f"`{p}`" for p in paths))
         failed = True
@@ -234,7 +278,7 @@ def _read_all(files: list[Path], root: Path, reader: "Reader", diags: Diagnostic
         parts.extend(syntax.read_kad_named(kad_files, root, reader.read, display_name, diags))
     for f in other:
         text = reader.read(f)
-        if text is None:
+        if text is None or _templated(text, display_name(f), diags):
             continue
         frag, documents[display_name(f)] = read_indexed(text, display_name(f), diags)
         parts.append((display_name(f), frag))
@@ -243,6 +287,19 @@ def _read_all(files: list[Path], root: Path, reader: "Reader", diags: Diagnostic
         if text is not None:
             parts.extend(read_stdin_text(text, diags, reader, root))
     return parts
+
+
+def _templated(text: str, name: str, diags: Diagnostics) -> bool:
+    """Whether a manifest file is a Go template (`{{ … }}`: Helm, gomplate): not read, listed (KAD020)."""
+    from kadmit.manifests.codes import KAD020
+    from kadmit.manifests.notread import template_line
+
+    at = template_line(text)
+    if at is None:
+        return False
+    diags.emit(KAD020, "not read: a Go template (`{{ … }}`), not a manifest", Span(name, at[0], at[1], at[0], at[1] + 2),
+               help="kadmit reads the manifests a template renders to (`helm template …`, `gomplate …`)")
+    return True
 
 
 def read_stdin_text(text: str, diags: Diagnostics, reader: Reader, root: Path) -> list[tuple[str, Fragment]]:

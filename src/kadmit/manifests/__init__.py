@@ -7,13 +7,14 @@ from typing import Callable
 from pydantic import ValidationError
 
 from kadmit.diagnostics import Diagnostics
-from kadmit.manifests import cluster, config, dra, gangs, jobs, kubenames, policy, schema, workloads
+from kadmit.manifests import cluster, config, dra, gangs, jobs, kubenames, notread, policy, schema, workloads
 from kadmit.manifests.jobs import pods
-from kadmit.manifests.codes import KAD154, KAD157, KAD159, KAD160
+from kadmit.manifests.codes import KAD020, KAD154, KAD157, KAD159, KAD160
 from kadmit.manifests.fields import Fields, Invalid, Meta, NotRead
 from kadmit.manifests.schema import coverage
 from kadmit.manifests.yamltree import DESCRIBE, MAP, NULL, STR, Val, parse_documents
 from kadmit.model import Fragment, ObjectRef, Skipped
+from kadmit.source import Span
 
 __all__ = ["read_manifest_text", "KINDS"]
 
@@ -66,6 +67,9 @@ KINDS: dict[tuple[str, str], Kind] = {
 }
 
 
+NOT_READ_HELP = ("kadmit reads Kubernetes objects and `.kad` policy; name the folders that hold them to leave "
+                 "other files out")
+
 # Kinds of which kadmit reads only some objects; the others are reported like unread kinds.
 PARTLY_READ = {"ConfigMap": f"Kueue's configuration (`{config.CONFIG_KEY}`)"}
 
@@ -84,6 +88,11 @@ class _Reader:
         if node.kind != MAP:
             f.diags.emit(KAD154, f"expected a Kubernetes object (a mapping), found {DESCRIBE[node.kind]}",
                          f.span(node))
+            return
+        if list_type is None and not notread.is_object(node):
+            f.diags.emit(KAD020, notread.message(node, f.file),
+                         Span(f.file, node.line + 1, node.col + 1, node.line + 1, node.col + 2),
+                         help=NOT_READ_HELP)
             return
         try:
             api_version = f.str(node, "apiVersion", required=not list_type, what="a manifest object",

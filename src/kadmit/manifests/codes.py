@@ -4,6 +4,15 @@ from __future__ import annotations
 
 from kadmit.diagnostics import register
 
+KAD020 = register(
+    "KAD020", "not read: not a manifest", "note",
+    "A file or document that is neither a Kubernetes object nor kadmit policy, and so is not read: "
+    "a YAML or JSON mapping with none of `apiVersion`, `kind`, `metadata` and `spec` (Helm values, a "
+    "CI workflow, kadmit's own JSON or SARIF output, other tools' settings), a Go template (a line "
+    "with `{{ … }}`), or any file of a Helm chart (a folder holding `Chart.yaml`), whose templates "
+    "`helm template` renders into manifests kadmit reads. Each is listed once, with what it is; "
+    "everything else is read. A document that has some of those keys is read as an object and its "
+    "missing fields are errors (KAD155).")
 KAD150 = register(
     "KAD150", "malformed YAML", "error",
     "The file is not valid YAML or JSON (a scanner or parser error, such as a tab used for "

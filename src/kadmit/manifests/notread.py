@@ -1,0 +1,101 @@
+"""YAML and JSON that is not a manifest: what it is, so that a folder kept as people keep a GitOps
+repository (Helm charts, CI workflows, kadmit's own outputs, other tools' settings) reads clean and
+every file left out is listed with the reason (KAD020)."""
+
+from __future__ import annotations
+
+import re
+
+from kadmit.manifests.yamltree import MAP, SEQ, STR, Val
+
+# Keys that make a mapping a Kubernetes object, even a broken one (reported as such: KAD155, …)
+OBJECT_KEYS = ("apiVersion", "kind", "metadata", "spec")
+# A Go template action (Helm, gomplate, …): `{{ … }}` on one line, not GitHub's `${{ … }}`
+_TEMPLATE = re.compile(r"(?<![$\\])\{\{-?\s*[^{}\n]*\}\}")
+
+
+def is_object(doc: Val) -> bool:
+    """Whether a document (a mapping) is meant as a Kubernetes object: it has one of `OBJECT_KEYS`."""
+    return any(k in doc.v for k in OBJECT_KEYS)
+
+
+def template_line(text: str) -> tuple[int, int] | None:
+    """The 1-based line and column of the first Go template action in `text`, or None."""
+    m = _TEMPLATE.search(text)
+    if m is None:
+        return None
+    line = text.count("\n", 0, m.start()) + 1
+    return line, m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
+
+
+def _has(doc: Val, *keys: str) -> bool:
+    return all(k in doc.v for k in keys)
+
+
+def _kadmit_output(doc: Val) -> str | None:
+    """Which of kadmit's own outputs (or inputs other than policy) the document is, by its keys."""
+    if _has(doc, "diagnostics", "summary"):
+        return "kadmit's own output (`kadmit check --format json`)"
+    if _has(doc, "mode", "decisions"):
+        return "kadmit's own output (`kadmit admit --format json`)"
+    if _has(doc, "workload") and ("blame" in doc.v or "reasons" in doc.v or "gang" in doc.v):
+        return "kadmit's own output (`kadmit why --format json`)"
+    if _has(doc, "runs") and ("$schema" in doc.v or "version" in doc.v):
+        return _sarif(doc)
+    if _has(doc, "summary", "queues", "workloads") or _has(doc, "baseline", "compare", "differences"):
+        return "kadmit's own output (`kadmit simulate --format json`)"
+    if doc.v and set(doc.v) <= {"variants", "grid"}:
+        return "a `kadmit simulate --sweep` file or its results"
+    if _has(doc, "base", "head", "decisions"):
+        return "kadmit's own output (`kadmit diff --format json`)"
+    if _has(doc, "tests", "passed", "failed"):
+        return "kadmit's own output (`kadmit test --format json`)"
+    return None
+
+
+def _sarif(doc: Val) -> str:
+    runs = doc.v["runs"]
+    for run in runs.v if runs.kind == SEQ else ():
+        tool = run.v.get("tool") if run.kind == MAP else None
+        driver = tool.v.get("driver") if tool is not None and tool.kind == MAP else None
+        name = driver.v.get("name") if driver is not None and driver.kind == MAP else None
+        if name is not None and name.kind == STR and name.v == "kadmit":
+            return "kadmit's own output (`kadmit check --format sarif`)"
+    return "a SARIF log"
+
+
+def _ci(doc: Val, file: str) -> str | None:
+    """Which CI system's workflow the document is, by its path or its keys."""
+    if "/.github/workflows/" in f"/{file}" or (_has(doc, "jobs") and ("on" in doc.v or "true" in doc.v)):
+        return "a GitHub Actions workflow"
+    if file.rsplit("/", 1)[-1] in (".gitlab-ci.yml", ".gitlab-ci.yaml") or (_has(doc, "stages") and any(
+            v.kind == MAP and "script" in v.v for v in doc.v.values())):
+        return "a GitLab CI pipeline"
+    if ("trigger" in doc.v or "pool" in doc.v or "pr" in doc.v) and any(k in doc.v for k in ("steps", "jobs", "stages")):
+        return "an Azure Pipelines pipeline"
+    if _has(doc, "pipelines") and file.rsplit("/", 1)[-1].startswith("bitbucket-pipelines"):
+        return "a Bitbucket Pipelines file"
+    if _has(doc, "version", "workflows", "jobs"):
+        return "a CircleCI configuration"
+    if _has(doc, "steps") and file.rsplit("/", 1)[-1].startswith("cloudbuild"):
+        return "a Cloud Build configuration"
+    return None
+
+
+def _helm(doc: Val, file: str) -> str | None:
+    name = file.rsplit("/", 1)[-1]
+    if name in ("values.yaml", "values.yml") or (name.startswith("values") and name.endswith((".yaml", ".yml"))):
+        return "Helm values (settings a chart is rendered with)"
+    return None
+
+
+def describe(doc: Val, file: str) -> str | None:
+    """What a mapping that is not a Kubernetes object is, as best told from its path and keys."""
+    return _kadmit_output(doc) or _ci(doc, file) or _helm(doc, file)
+
+
+def message(doc: Val, file: str) -> str:
+    what = describe(doc, file)
+    if what is None:
+        return "not read: no `apiVersion` or `kind`, so not a Kubernetes object"
+    return f"not read: {what}, not a Kubernetes object (no `apiVersion` or `kind`)"

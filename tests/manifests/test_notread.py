@@ -1,0 +1,64 @@
+"""YAML and JSON that is not a manifest is listed as not read with what it is (KAD020, a note); a
+document meant as an object (it has `apiVersion`, `kind`, `metadata` or `spec`) is read, errors and all."""
+
+from __future__ import annotations
+
+import pytest
+
+from kadmit.diagnostics import Diagnostics, Severity
+from kadmit.manifests import read_manifest_text
+from kadmit.manifests.notread import template_line
+
+CASES = [
+    ("ci.yml", "name: ci\non: [push]\njobs:\n  t: {runs-on: ubuntu-latest, steps: []}\n", "a GitHub Actions workflow"),
+    ("x/.github/workflows/a.yaml", "name: a\n", "a GitHub Actions workflow"),
+    ("pipeline.yml", "stages: [test]\nunit:\n  stage: test\n  script: [make]\n", "a GitLab CI pipeline"),
+    ("azure-pipelines.yml", "trigger: [main]\npool: {vmImage: ubuntu-latest}\nsteps: []\n",
+     "an Azure Pipelines pipeline"),
+    ("config.yml", "version: 2.1\njobs: {}\nworkflows: {}\n", "a CircleCI configuration"),
+    ("values.yaml", "image: {tag: v1}\n", "Helm values"),
+    ("values-prod.yaml", "replicas: 3\n", "Helm values"),
+    ("out.json", '{"diagnostics": [], "summary": {"files": 1}}', "`kadmit check --format json`"),
+    ("out.json", '{"mode": "ordered", "decisions": []}', "`kadmit admit --format json`"),
+    ("out.json", '{"workload": "a/b", "admitted": false, "reasons": []}', "`kadmit why --format json`"),
+    ("out.json", '{"summary": {}, "queues": [], "flavors": [], "workloads": []}', "`kadmit simulate --format json`"),
+    ("out.json", '{"baseline": {}, "compare": {}, "differences": {}}', "`kadmit simulate --format json`"),
+    ("out.json", '{"base": "a", "head": "b", "changed": false, "decisions": []}', "`kadmit diff --format json`"),
+    ("out.json", '{"tests": [], "passed": 0, "failed": 0, "errors": 0}', "`kadmit test --format json`"),
+    ("sweep.yaml", "variants: [{name: a}]\n", "a `kadmit simulate --sweep` file or its results"),
+    ("log.json", '{"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "other"}}}]}', "a SARIF log"),
+    ("log.json", '{"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "kadmit"}}}]}',
+     "`kadmit check --format sarif`"),
+    ("package.json", '{"name": "x", "version": "1.0.0"}', "no `apiVersion` or `kind`, so not a Kubernetes object"),
+]
+
+
+@pytest.mark.parametrize("name,text,what", CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
+def test_not_read_with_what_it_is(name: str, text: str, what: str) -> None:
+    diags = Diagnostics()
+    frag = read_manifest_text(text, name, diags)
+    assert [(d.code, d.severity) for d in diags] == [("KAD020", Severity.NOTE)], [d.message for d in diags]
+    assert what in diags.items[0].message
+    assert frag.model_dump() == type(frag)().model_dump()
+
+
+def test_a_document_meant_as_an_object_is_read_and_its_errors_reported() -> None:
+    diags = Diagnostics()
+    read_manifest_text("metadata: {name: a}\nspec: {}\n", "a.yaml", diags)
+    assert {d.code for d in diags} == {"KAD155"}
+
+
+def test_only_the_documents_that_are_not_objects_are_left_out() -> None:
+    text = ("apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: a}\n---\n"
+            "just: settings\n")
+    diags = Diagnostics()
+    frag = read_manifest_text(text, "a.yaml", diags)
+    assert [f.name for f in frag.flavors] == ["a"]
+    assert [(d.code, d.span.line) for d in diags] == [("KAD020", 5)]
+
+
+def test_template_actions_but_not_github_expressions() -> None:
+    assert template_line("a: 1\nname: {{ .Values.name }}\n") == (2, 7)
+    assert template_line("{{- range .Values.x }}\n") == (1, 1)
+    assert template_line("run: echo ${{ secrets.TOKEN }}\n") is None
+    assert template_line("a: '{'\nb: '}'\n") is None
