@@ -144,6 +144,7 @@ class _Reader:
         kubenames.check_name(f, group, kind, f.field(metadata, "namespace"), "namespace")
         kubenames.check_labels(f, f.field(metadata, "labels"))
         kubenames.check_annotations(f, f.field(metadata, "annotations"))
+        kubenames.check_kueue_keys(f, metadata)
         labels, _ = f.str_map(metadata, "labels")
         annotations, _ = f.str_map(metadata, "annotations")
         meta = Meta(api_version, kind, node, metadata, name, namespace, labels, annotations)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from kadmit import kueuelabels
 from kadmit.diagnostics import register
 
 KAD020 = register(
@@ -123,3 +124,5 @@ KAD197 = register(
     "An annotation key that isn't a qualified name, or annotations whose keys and values together "
     "exceed 256 KiB, which the API server rejects.",
     kueue_rule="apimachinery ValidateAnnotations (TotalAnnotationSizeLimitB)")
+# Both front ends read labels (the `.kad` one: namespaces' and nodes'), so both register it, alike.
+KAD301 = register("KAD301", kueuelabels.TITLE, "warning", kueuelabels.DESCRIPTION)

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import re
 
-from kadmit.manifests.codes import KAD195, KAD196, KAD197
+from kadmit import kueuelabels
+from kadmit.manifests.codes import KAD195, KAD196, KAD197, KAD301
 from kadmit.manifests.fields import Fields
 from kadmit.manifests.yamltree import MAP, STR, Val
+from kadmit.source import Span
 
 DNS1123_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 DNS1123_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
@@ -110,3 +112,27 @@ def check_annotations(f: Fields, annotations: Val | None) -> None:
     if total > ANNOTATIONS_MAX:
         f.diags.emit(KAD197, f"annotations take {total} bytes; Kubernetes allows {ANNOTATIONS_MAX} "
                      "(256 KiB, keys and values together)", f.span(annotations))
+
+
+def check_kueue_keys(f: Fields, metadata: Val | None, *, own: bool = True) -> None:
+    """Labels and annotations in Kueue's domain that Kueue would not read as written (KAD301), at the
+    key. `own`: the object's own metadata (not a pod template's), whose queue label decides whether
+    Kueue manages it."""
+    if metadata is None or metadata.kind != MAP:
+        return
+    labels = metadata.v.get("labels")
+    present = labels.v if own and labels is not None and labels.kind == MAP else {kueuelabels.QUEUE_LABEL: None}
+    for place in ("label", "annotation"):
+        m = metadata.v.get(place + "s")
+        if m is None or m.kind != MAP:
+            continue
+        for key in m.v:
+            if "kueue" not in key and "k8s" not in key:
+                continue  # not in (or near) Kueue's domain: the common case, no work
+            got = kueuelabels.problem(key, place)
+            if got is None:
+                continue
+            message, hint = got
+            pos = getattr(m, "keys", {}).get(key)
+            at = Span(f.file, pos[0] + 1, pos[1] + 1, pos[2] + 1, pos[3] + 1) if pos else f.span(m.v[key])
+            f.diags.emit(KAD301, message, at, help=hint, notes=kueuelabels.unmanaged_note(hint, present))

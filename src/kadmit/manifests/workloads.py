@@ -129,6 +129,7 @@ def template_pod_set(f: Fields, name: str, count: int, min_count: int | None, te
     spec = f.map(template, "spec", required=True, what=f"the template of pod set `{name}`")
     reqs = pod_requests(f, spec)
     kubenames.check_labels(f, f.field(spec, "nodeSelector"), "node selector label")
+    kubenames.check_kueue_keys(f, meta, own=False)
     selector, selector_nodes = f.str_map(spec, "nodeSelector")
     affinity, affinity_node = required_node_affinity(f, spec)
     topo, topo_node = _topology(f, request, meta, count)

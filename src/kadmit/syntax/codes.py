@@ -1,5 +1,6 @@
 """Diagnostic codes of the `.kad` front end: syntax, values and imports (KAD100–KAD149)."""
 
+from kadmit import kueuelabels
 from kadmit.diagnostics import register
 
 SYNTAX = register(
@@ -76,3 +77,5 @@ INTERNAL = register(
 TOO_MANY = register(
     "KAD120", "too many syntax errors", "error",
     "kadmit stopped reporting syntax errors in a file after 50 of them.")
+# Both front ends read labels (this one: namespaces' and nodes'), so both register it, alike.
+KUEUE_KEY = register("KAD301", kueuelabels.TITLE, "warning", kueuelabels.DESCRIPTION)

@@ -13,7 +13,7 @@ from kadmit.model import (BorrowWithinCohort, ClusterQueue, Cohort, FairSharing,
 from kadmit.source import Span, Spans
 from kadmit.syntax import codes
 from kadmit.syntax.ast import Block, Decl, LocalQueueStmt, Match, PriorityStmt, Resources, Scalar, Word
-from kadmit.syntax.values import (Fields, enum_of, int_text, list_of, name_of, quantity_of,
+from kadmit.syntax.values import (Fields, check_kueue_labels, enum_of, int_text, list_of, name_of, quantity_of,
                                   string_map, string_of, taint_of, toleration_of, weight_of)
 
 QUEUEING = {"strict_fifo": "StrictFIFO", "best_effort_fifo": "BestEffortFIFO"}
@@ -309,4 +309,5 @@ def namespace(d: Decl, diags: Diagnostics) -> Namespace:
     if (a := f.get("labels")) is not None:
         spans["labels"] = a.value.span
         labels = string_map(a.value, "`labels`", diags, spans, "labels")
+        check_kueue_labels(a.value, diags)
     return Namespace(name=d.label.value, labels=labels, span=d.span, spans=Spans(items=spans))

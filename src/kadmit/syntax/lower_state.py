@@ -11,7 +11,7 @@ from kadmit.source import Span, Spans
 from kadmit.syntax import codes
 from kadmit.syntax.ast import Block, Decl, ModeV, Scalar
 from kadmit.syntax.lower_policy import _requirement, qualified
-from kadmit.syntax.values import (Fields, bool_of, duration_of, int_of, list_of, map_entries, name_of, quantity_map,
+from kadmit.syntax.values import (Fields, bool_of, check_kueue_labels, duration_of, int_of, list_of, map_entries, name_of, quantity_map,
                                   string_map, taint_of, time_of, toleration_of)
 
 AFFINITY_OPS = {"in": "In", "not in": "NotIn", "not_in": "NotIn", "exists": "Exists",
@@ -27,6 +27,7 @@ def node(d: Decl, diags: Diagnostics) -> Node:
     if (a := f.get("labels")) is not None:
         spans["labels"] = a.value.span
         kw["labels"] = string_map(a.value, "`labels`", diags, spans, "labels")
+        check_kueue_labels(a.value, diags)
     if (a := f.get("taints")) is not None:
         spans["taints"] = a.value.span
         items = list_of(a.value, "`taints`", diags) or []

@@ -243,6 +243,17 @@ def string_map(v: Value, what: str, diags: Diagnostics, spans: dict[str, Span], 
     return out
 
 
+def check_kueue_labels(v: Value, diags: Diagnostics) -> None:
+    """Label keys in Kueue's domain that Kueue would not read as written (KAD301), at the key."""
+    from kadmit import kueuelabels
+
+    for e in v.entries if isinstance(v, MapV) else ():
+        key = e.key.value
+        got = kueuelabels.problem(key, "label", movable=False) if "kueue" in key or "k8s" in key else None
+        if got is not None:
+            diags.emit(codes.KUEUE_KEY, got[0], e.key.span, help=got[1])
+
+
 def quantity_map(v: Value, what: str, diags: Diagnostics, spans: dict[str, Span], field: str) -> dict[str, int]:
     out: dict[str, int] = {}
     for key, val in map_entries(v, what, diags) or []:

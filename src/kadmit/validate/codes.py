@@ -302,3 +302,16 @@ MISSING_CLAIM_TEMPLATE = register(
     "decision may differ from Kueue's. Add the template (`kubectl get resourceclaimtemplates -A -o yaml`).",
     "Kueue DRA: GetResourceRequestsForResourceClaimTemplates reads the template in the workload's namespace")
 
+
+# --- likely mistakes Kueue accepts silently (KAD30x; `validate.likely`) ------------------------
+UNPROVIDED_RESOURCE = register(
+    "KAD300", "requested resource nothing provides, close to one that is", "warning",
+    "A pod set requests a resource that no cluster queue or cohort covers and no node has, while a "
+    "resource with a close name is covered, allocatable or standard (`nvidia.com/gpus` beside "
+    "`nvidia.com/gpu`, `memroy`): most likely a misspelling. Kueue accepts the workload and leaves it "
+    "pending for ever (\"resource … unavailable in ClusterQueue\"), and `kadmit why` proposes no "
+    "quota for it. Reported once per resource, at its first request. Resources Kueue's configuration "
+    "leaves out of quota (`excludeResourcePrefixes`, `IgnoreUndeclared`) count only when nodes are "
+    "given and none has them.",
+    "Kueue flavor assignment: a requested resource that the ClusterQueue doesn't cover makes the "
+    "workload inadmissible")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from kadmit.diagnostics import Diagnostics
 from kadmit.index import ModelIndex
 from kadmit.model import Model
+from kadmit.validate.likely import check_likely_mistakes
 from kadmit.validate.cluster import (check_flavor, check_priority_classes, check_selectors, check_topology,
                                     check_usage)
 from kadmit.validate.names import check_cohort_cycles, check_duplicates
@@ -37,3 +38,4 @@ def validate(model: Model, diags: Diagnostics) -> None:
     check_usage(index, diags)
     for rule in model.rules:
         typecheck_rule(rule, index, diags)
+    check_likely_mistakes(model, diags)

@@ -12,6 +12,7 @@ from kadmit.engine.compile.problem import Origin
 from kadmit.engine.explain import knobs as K
 from kadmit.engine.explain.bounds import IMPOSSIBLE, Bound, entry_of
 from kadmit.engine.explain.coverage import cover_options, out_of_reach
+from kadmit.validate.likely import misspelt_resources
 from kadmit.engine.explain.fixes import Fix, Obstacles
 from kadmit.engine.explain.prove import Change, Proven, Prover
 from kadmit.model import Model, Workload
@@ -308,9 +309,19 @@ def _covers(prover: Prover, model: Model, sources: SourceMap, wl: Workload, res:
     lq = next((q for q in model.local_queues if q.key == f"{wl.namespace}/{wl.queue}"), None)
     cq = next((c for c in model.cluster_queues if lq is not None and c.name == lq.cluster_queue), None)
     out: list[list[Change]] = []
+    meant = misspelt_resources(model).get(res)
+    if meant is not None:  # a quota for a misspelling would only hide it (check: KAD300)
+        note = (f"`{res}` looks like a misspelling of `{meant}` (KAD300): no cluster queue covers it"
+                + (" and no node has it" if model.nodes else "")
+                + f"; no fix adds it to a quota: correct the request to `{meant}` if that is what it means")
+        if note not in prover.notes:
+            prover.notes.append(note)
+        return out
     options = cover_options(model, sources, cq, res, wl) if cq is not None else []
     if cq is not None and not options:
-        prover.notes.append(out_of_reach(model, sources, cq, res, wl))
+        note = out_of_reach(model, sources, cq, res, wl)
+        if note not in prover.notes:
+            prover.notes.append(note)
     for opt in options:
         given = [Change(k, v) for k, v in opt.fixed]
         if opt.searched is None:
