@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 
 from kadmit.diagnostics import Diagnostics
+from kadmit.model import merge
 from kadmit.syntax import format_text, parse_text
+from kadmit.validate import validate
 
 CORPUS = Path(__file__).resolve().parents[1] / "corpus" / "syntax"
 BAD = sorted((CORPUS / "bad").glob("*.kad"))
@@ -23,11 +25,15 @@ def expectations(text: str) -> list[tuple[str, int, int]]:
 
 @pytest.mark.parametrize("path", BAD, ids=lambda p: p.stem)
 def test_bad_file_reports_expected_diagnostics(path: Path) -> None:
+    """`# expect:` lines name every diagnostic of reading the file; with `# check: whole`, of reading
+    and validating it (what `kadmit check` reports: no follow-on errors of a broken statement)."""
     text = path.read_text()
     want = expectations(text)
     assert want, f"{path.name} has no `# expect:` line"
     diags = Diagnostics()
-    parse_text(text, path.name, diags)
+    fragment = parse_text(text, path.name, diags)
+    if re.search(r"^# check: whole$", text, re.MULTILINE):
+        validate(merge([fragment]), diags)
     got = sorted((d.code, d.span.line, d.span.column) for d in diags.sorted())
     assert got == want, [f"{d.code} {d.span}: {d.message}" for d in diags.sorted()]
     for d in diags:

@@ -215,6 +215,7 @@ Stmt = Union[Decl, SchedulerStmt, LocalQueueStmt, PriorityStmt, ImportStmt, Rule
 class File:
     name: str
     stmts: list[Stmt] = field(default_factory=list)
+    broken: list = field(default_factory=list)  # `recover.Broken`: statements left out for syntax errors
 
 
 # --- spans ---

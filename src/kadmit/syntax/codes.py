@@ -7,10 +7,16 @@ SYNTAX = register(
     "KAD100", "syntax error", "error",
     "The text doesn't follow the grammar of a `.kad` file: a token appears where it can't, or a "
     "character can't start any token. kadmit reports one error per broken statement and resumes "
-    "at the next line that starts with a statement keyword.")
+    "at the next line that starts a statement (a statement keyword at column 1, or a word close to "
+    "one followed by a name: a misspelt keyword starts a statement of its own, and is reported with "
+    "the keyword meant). What the broken statement would have defined is not reported as undefined "
+    "where other statements name it.")
 UNEXPECTED_EOF = register(
     "KAD101", "unexpected end of file", "error",
-    "The file ends inside a block, list, map or expression: a `{`, `[` or `(` is never closed.")
+    "The file ends inside a block, list, map or expression: a `{`, `[` or `(` is never closed. "
+    "kadmit points at the one left open: where closing brackets stand on lines of their own, each "
+    "closes the bracket whose line is indented as it is, so a block missing its `}` inside one that "
+    "is closed is the one reported.")
 UNTERMINATED_STRING = register(
     "KAD102", "unterminated string", "error",
     "A string starts with `\"` but the line ends before its closing quote. Strings can't span lines.")

@@ -7,7 +7,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from kadmit.diagnostics import Diagnostics
-from kadmit.model import Fragment
+from kadmit.model import Fragment, ObjectRef
 from kadmit.source import Span
 from kadmit.syntax import codes, descent, lower_policy, lower_rules, lower_scheduler, lower_state
 from kadmit.syntax.compact import share_field_sets
@@ -74,7 +74,9 @@ def parse_file_lark(text: str, filename: str, diags: Diagnostics) -> tuple[File 
         if parsed.tree is None:
             return None, []
         try:
-            return Builder(filename, diags).build(parsed.tree), parsed.comments
+            built = Builder(filename, diags).build(parsed.tree)
+            built.broken = parsed.broken
+            return built, parsed.comments
         except Exception as err:  # a bug must not cost the user their other diagnostics
             diags.emit(codes.INTERNAL, f"kadmit failed reading this file ({type(err).__name__})",
                        Span(file=filename, line=1, column=1))
@@ -116,7 +118,36 @@ def lower_file(tree: File, diags: Diagnostics, *, consume: bool = False) -> Lowe
         if obj is not None:
             share_field_sets(obj)
             lists[target].append(obj)
+    lists["broken"].extend(broken_refs(tree.broken))
     return Lowered(Fragment(**lists), imports)
+
+
+# What each statement defines, as the objects other statements refer to (Kubernetes kinds, as
+# manifests' broken objects are kept: `Model.broken`).
+_KINDS = {"topology": ("kueue.x-k8s.io/v1beta2", "Topology"), "flavor": ("kueue.x-k8s.io/v1beta2", "ResourceFlavor"),
+          "cohort": ("kueue.x-k8s.io/v1beta2", "Cohort"), "cluster_queue": ("kueue.x-k8s.io/v1beta2", "ClusterQueue"),
+          "local_queue": ("kueue.x-k8s.io/v1beta2", "LocalQueue"),
+          "priority": ("kueue.x-k8s.io/v1beta2", "WorkloadPriorityClass"),
+          "namespace": ("v1", "Namespace"), "node": ("v1", "Node"), "workload": ("kueue.x-k8s.io/v1beta2", "Workload")}
+_NAMESPACED = {"local_queue", "workload"}
+
+
+def broken_refs(broken: list) -> list[ObjectRef]:
+    """The objects statements left out for syntax errors would have defined, so that references to
+    them are not reported as to undefined objects (a follow-on of the one error). A statement whose
+    keyword is misspelt beyond recognition may have been any of them. They carry no span: the
+    syntax error is the file's, not the object's."""
+    out = []
+    for b in broken:
+        if not b.name:
+            continue
+        for keyword in [b.kind] if b.kind is not None else list(_KINDS):
+            if keyword not in _KINDS or (keyword in _NAMESPACED) != ("/" in b.name):
+                continue
+            api_version, kind = _KINDS[keyword]
+            namespace, _, name = b.name.rpartition("/")
+            out.append(ObjectRef(api_version=api_version, kind=kind, namespace=namespace or None, name=name))
+    return out
 
 
 def lower_text(text: str, filename: str, diags: Diagnostics) -> Lowered:

@@ -4,7 +4,8 @@ broken statement, and the parse resumes at the next line that starts a statement
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+import difflib
+from dataclasses import dataclass, field
 
 from lark import Token, Tree
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
@@ -22,11 +23,23 @@ _SYNC = re.compile(r"^(?:%s)(?![A-Za-z0-9_\-./])" % "|".join(TOP_KEYWORDS), re.M
 _CLOSE = {"}": "{", "]": "[", ")": "("}
 
 
+@dataclass(frozen=True)
+class Broken:
+    """A statement that failed to parse and was left out: its keyword as written, the statement kind
+    it is or most likely means (None when no keyword is close), its name when the header shows one."""
+
+    keyword: str
+    kind: str | None
+    name: str | None
+    line: int
+
+
 @dataclass
 class Parsed:
     tree: Tree | None
     comments: list[Token]
     clean: bool  # no syntax errors at all
+    broken: list[Broken] = field(default_factory=list)  # statements left out for their errors
 
 
 @dataclass(frozen=True)
@@ -67,6 +80,55 @@ def scan_brackets(text: str, stop: int | None = None) -> tuple[list[Opener], Ope
             stack.pop()
         i += 1
     return stack, too_deep
+
+
+def left_open(text: str, stop: int | None = None) -> Opener | None:
+    """The bracket the author left open at offset `stop` (default: the end), by structure and, where
+    the text is laid out in lines, by indentation: a closer that starts its line closes the opener of
+    the same kind whose line is indented as it is, so the openers between them were left open (a
+    block whose `}` is missing inside one that is closed). The innermost of the brackets left open;
+    None when all are closed. Strings and comments are skipped as in `scan_brackets`."""
+    stack: list[tuple[Opener, int]] = []  # opener, its line's indentation
+    skipped: list[Opener] = []
+    end = len(text) if stop is None else stop
+    i, line, line_start, indent = 0, 1, 0, None  # indent: of the line's first character, once met
+    while i < end:
+        c = text[i]
+        if c == "\n":
+            line += 1
+            line_start = i + 1
+            indent = None
+            i += 1
+            continue
+        if indent is None and c not in " \t\r":
+            indent = i - line_start
+            first = True
+        else:
+            first = False
+        if c == '"':
+            i += 1
+            while i < end and text[i] not in '"\n':
+                i += 2 if text[i] == "\\" and i + 1 < end and text[i + 1] != "\n" else 1
+            if i < end and text[i] == "\n":
+                continue
+        elif c == "#" or text.startswith("//", i):
+            nl = text.find("\n", i)
+            i = end if nl < 0 else min(nl, end)
+            continue
+        elif c in "{[(":
+            stack.append((Opener(c, i, line, i - line_start + 1), indent or 0))
+        elif c in _CLOSE:
+            want = _CLOSE[c]
+            k = len(stack) - 1
+            if first and stack and stack[-1][1] != indent:  # find the opener laid out as this closer is
+                k = next((j for j in range(len(stack) - 1, -1, -1)
+                          if stack[j][0].char == want and stack[j][1] == indent), len(stack) - 1)
+            if stack and stack[k][0].char == want:
+                skipped.extend(o for o, _ in stack[k + 1:])
+                del stack[k:]
+        i += 1
+    still = skipped + [o for o, _ in stack]
+    return max(still, key=lambda o: o.offset) if still else None
 
 
 def _position(text: str, offset: int) -> tuple[int, int]:
@@ -118,7 +180,7 @@ def _report(err: UnexpectedInput, text: str, filename: str, diags: Diagnostics,
         line, col = _position(text, next_stmt)
         here = Span(file=filename, line=line, column=col, end_line=line, end_column=col + 1)
         if open_stack:
-            opener = open_stack[-1]
+            opener = left_open(text, next_stmt) or open_stack[-1]
             closer = {"{": "}", "[": "]", "(": ")"}[opener.char]
             diags.emit(codes.SYNTAX, f"`{opener.char}` is never closed before the next statement",
                        Span(file=filename, line=opener.line, column=opener.column,
@@ -151,7 +213,7 @@ def _report(err: UnexpectedInput, text: str, filename: str, diags: Diagnostics,
     assert isinstance(err, UnexpectedToken)
     token = err.token
     if at_eof and open_stack:
-        opener = open_stack[-1]
+        opener = left_open(text) or open_stack[-1]
         closer = {"{": "}", "[": "]", "(": ")"}[opener.char]
         eof_line, eof_col = _position(text, len(text))
         diags.emit(codes.UNEXPECTED_EOF, f"unexpected end of file: `{opener.char}` is never closed",
@@ -167,7 +229,7 @@ def _report(err: UnexpectedInput, text: str, filename: str, diags: Diagnostics,
         return offset
     span = _span(filename, text, offset, len(str(token)))
     if open_stack and span.column == 1 and _SYNC.match(text, offset):
-        opener = open_stack[-1]
+        opener = left_open(text, offset) or open_stack[-1]
         closer = {"{": "}", "[": "]", "(": ")"}[opener.char]
         diags.emit(codes.SYNTAX, f"expected `{closer}` before `{token}`: `{opener.char}` is never closed",
                    Span(file=filename, line=opener.line, column=opener.column,
@@ -175,20 +237,57 @@ def _report(err: UnexpectedInput, text: str, filename: str, diags: Diagnostics,
                    help=f"add `{closer}` to close it",
                    labels=[Label(span, "the next statement starts here")])
         return offset
-    diags.emit(codes.SYNTAX, f"unexpected {describe_token(token)}", span, help=_help(_expected(err)))
+    expected = _expected(err)
+    meant = _keyword_meant(token, span, expected)
+    diags.emit(codes.SYNTAX, f"unexpected {describe_token(token)}", span,
+               help=f"did you mean `{meant}`? (a statement starts with its keyword)" if meant else _help(expected))
     return offset
+
+
+def _at_statement(expected: set[str]) -> bool:
+    """Whether the parser was between statements (any statement keyword could come next)."""
+    return all(k.upper() in expected for k in TOP_KEYWORDS)
+
+
+def _keyword_meant(token: Token, span: Span, expected: set[str]) -> str | None:
+    """The statement keyword a name at the start of a line, where a statement must start, is close to."""
+    if token.type != "NAME" or span.column != 1 or not _at_statement(expected):
+        return None
+    return _close_keyword(str(token))
+
+
+def _close_keyword(word: str) -> str | None:
+    got = difflib.get_close_matches(word, TOP_KEYWORDS, n=1, cutoff=0.6)
+    return got[0] if got else None
+
+
+_HEADER = re.compile(r"[ \t]*([A-Za-z_][A-Za-z0-9_]*)(?:[ \t]+([A-Za-z0-9_][A-Za-z0-9_.\-/]*))?")
+
+
+def _broken(text: str, start: int) -> Broken | None:
+    """The statement starting at `start` as its header tells it: keyword (or the one meant) and name."""
+    m = _HEADER.match(text, start)
+    if m is None:
+        return None
+    word = m.group(1)
+    kind = word if word in TOP_KEYWORDS else _close_keyword(word)
+    return Broken(word, kind, m.group(2), text.count("\n", 0, start) + 1)
 
 
 def _blank(text: str, start: int, end: int) -> str:
     return text[:start] + re.sub(r"[^\n]", " ", text[start:end]) + text[end:]
 
 
-def _resync(text: str, offset: int) -> str:
-    """Blank out the statement broken at `offset`, keeping line and column numbers."""
+def _resync(text: str, offset: int, here: bool = False) -> tuple[str, int]:
+    """Blank out the statement broken at `offset`, keeping line and column numbers; and where that
+    statement starts. `here`: the statement starts at `offset` (a line that should have started a
+    statement, such as one with a misspelt keyword), so the one before it, complete, stays."""
     starts = [m.start() for m in _SYNC.finditer(text)]
     before = [s for s in starts if s < offset]
-    after = [s for s in starts if s > offset]
-    if offset in starts:  # the statement before this one never ended
+    after = sorted(set(s for s in starts if s > offset) | set(_misspelt_starts(text, offset)))
+    if here:
+        start, end = offset, after[0] if after else len(text)
+    elif offset in starts:  # the statement before this one never ended
         start = before[-1] if before else 0
         end = offset
     else:
@@ -196,8 +295,20 @@ def _resync(text: str, offset: int) -> str:
         end = after[0] if after else len(text)
     out = _blank(text, start, end)
     if out == text:
+        start = offset
         out = _blank(text, offset, after[0] if after else len(text))
-    return out
+    return out, start
+
+
+_WORD_LINE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)[ \t]+[A-Za-z0-9_\"]", re.MULTILINE)
+
+
+def _misspelt_starts(text: str, after: int) -> list[int]:
+    """Lines after `after` that start, at column 1, with a word close to a statement keyword and then
+    a name (`flavr h100 {`): statements of their own, where a broken statement before them ends, so
+    that their own error is reported rather than swallowed with it."""
+    return [m.start() for m in _WORD_LINE.finditer(text, after + 1)
+            if m.group(1) not in TOP_KEYWORDS and _close_keyword(m.group(1)) is not None]
 
 
 def _cut_short(text: str, offset: int) -> tuple[int, int, UnexpectedInput] | None:
@@ -229,26 +340,34 @@ def parse_with_recovery(text: str, filename: str, diags: Diagnostics) -> Parsed:
         return Parsed(None, [], False)
     work = text
     errors = 0
+    broken: list[Broken] = []
     while True:
         COMMENTS.tokens = []
         try:
             tree = parser().parse(work)
-            return Parsed(tree, list(COMMENTS.tokens), errors == 0)
+            return Parsed(tree, list(COMMENTS.tokens), errors == 0, broken)
         except UnexpectedInput as err:
             errors += 1
             if errors > MAX_ERRORS:
                 diags.emit(codes.TOO_MANY, f"too many syntax errors; stopped after {MAX_ERRORS}",
                            Span(file=filename, line=1, column=1))
                 return Parsed(None, [], False)
-            cut = _cut_short(work, _offset(err, work))
+            offset = _offset(err, work)
+            cut = _cut_short(work, offset)
             if cut is not None:
                 start, stmt, prefix_err = cut
                 _report(prefix_err, work[:stmt], filename, diags, next_stmt=stmt)
                 new = _blank(work, start, stmt)
             else:
-                new = _resync(work, _report(err, work, filename, diags))
+                # a line that should start a statement and doesn't is a statement of its own
+                here = (isinstance(err, UnexpectedToken) and err.token.type != "$END"
+                        and _position(work, offset)[1] == 1 and _at_statement(_expected(err)))
+                new, start = _resync(work, _report(err, work, filename, diags), here)
             if new == work:
                 return Parsed(None, [], False)
+            got = _broken(work, start)
+            if got is not None:
+                broken.append(got)
             work = new
         except (LarkError, RecursionError, ValueError) as err:
             diags.emit(codes.INTERNAL, f"the parser failed: {type(err).__name__}",

@@ -44,7 +44,8 @@ def check_cohort_refs(index: ModelIndex, diags: Diagnostics) -> None:
     declared = {x.name for x in model.cohorts}
     for c in model.cohorts:
         check_flavor_refs(c, "cohort", index, diags)
-        if c.parent and c.parent not in declared and c.parent != c.name:
+        if c.parent and c.parent not in declared and c.parent != c.name \
+                and c.parent not in index.broken_keys("Cohort"):
             hint = did_you_mean(c.parent, declared - {c.name})
             if hint:
                 diags.emit(COHORT_PARENT_TYPO, f"parent `{c.parent}` of cohort `{c.name}` is not defined",
@@ -91,7 +92,8 @@ def check_workload_refs(wl: Workload, index: ModelIndex, diags: Diagnostics) -> 
         for kind in kinds:
             table = index.workload_priority_classes if kind == "workload" else index.pod_priority_classes
             known.extend(table)
-        if wl.priority_class not in known:
+        broken = index.broken_keys("WorkloadPriorityClass") | index.broken_keys("PriorityClass")
+        if wl.priority_class not in known and wl.priority_class not in broken:
             code = UNKNOWN_PRIORITY_CLASS if wl.priority is None else UNKNOWN_PRIORITY_CLASS_WITH_VALUE
             diags.emit(code, f"workload `{wl.key}` uses priority class `{wl.priority_class}`, which is not defined",
                        wl.field_span("priority_class"), help=_help(wl.priority_class, known))
@@ -106,7 +108,7 @@ def _check_admission(wl: Workload, index: ModelIndex, diags: Diagnostics) -> Non
     adm = wl.admission
     assert adm is not None
     cq = index.cluster_queues.get(adm.cluster_queue)
-    if cq is None:
+    if cq is None and adm.cluster_queue not in index.broken_keys("ClusterQueue"):
         diags.emit(ADMITTED_UNKNOWN_CLUSTER_QUEUE,
                    f"workload `{wl.key}` is admitted to cluster queue `{adm.cluster_queue}`, which is not defined",
                    adm.field_span("cluster_queue") or wl.span, help=_help(adm.cluster_queue, index.cluster_queues))
@@ -158,6 +160,8 @@ def _check_admission(wl: Workload, index: ModelIndex, diags: Diagnostics) -> Non
             fl = psa.flavors[res]
             where = psa.spans.get(f"flavors.{res}") or at
             if fl not in index.flavors:
+                if fl in index.broken_keys("ResourceFlavor"):
+                    continue  # defined by an object with errors, reported where it is
                 diags.emit(ADMITTED_UNKNOWN_FLAVOR,
                            f"pod set `{psa.name}` of `{wl.key}` is admitted with flavor `{fl}`, which is not defined",
                            where, help=_help(fl, index.flavors))

@@ -343,11 +343,16 @@ class _Checker:
             table = TOPOLOGY_MODES
         if name in table:
             return True
+        if any(name in idx.broken_keys(kind) for kind in _BROKEN_KINDS.get(t, ())):
+            return True  # defined by a statement with errors, reported where it is
         self.error(UNKNOWN_NAME, f"`{name}` is not {_NOUNS[t]}", lit.span,
                    help=did_you_mean(name, table) or _known(t, table))
         return False
 
 
+# Kinds of objects left out for their errors (`Model.broken`) a bare name of each type may name.
+_BROKEN_KINDS = {"flavor": ("ResourceFlavor",), "cluster_queue": ("ClusterQueue",), "cohort": ("Cohort",),
+                 "priority": ("WorkloadPriorityClass", "PriorityClass")}
 _NOUNS = {"flavor": "a flavor", "cluster_queue": "a cluster queue", "cohort": "a cohort",
           "priority": "a priority class", "topology_mode": "a topology mode"}
 _VERB = {"+": "add", "-": "subtract", "*": "multiply", "/": "divide"}

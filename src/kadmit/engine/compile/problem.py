@@ -190,7 +190,7 @@ class Compiler:
         for fname in self.missing_flavors(cq):
             track(f"gate|flavor|{fname}", "flavor_missing",
                   f"cluster queue `{cq.name}` names flavor `{fname}`, which is not defined, so Kueue "
-                  "keeps the queue inactive", cq.span, T.not_(adm))
+                  "keeps the queue inactive", flavor_ref_span(cq, fname), T.not_(adm))
         if cq.cohort and cq.cohort in self.tree.cycles:
             co = ix.cohorts.get(cq.cohort)
             track("gate|cohort_cycle", "cohort_cycle",
@@ -204,8 +204,9 @@ class Compiler:
                                f"namespace `{wl.namespace}` has labels "
                                + (", ".join(f"{k}={v}" for k, v in sorted(ns.labels.items()))
                                   if ns and ns.labels else "none"),
-                               ns.span if ns else None)
-            sel_span = cq.field_span("namespace_selector")
+                               labels_span(ns, sel) if ns else None)
+            # as `check` (KAD272) does, a queue without a selector is shown at its name
+            sel_span = cq.spans.get("namespace_selector") or cq.field_span("name")
             field = "`namespaces`" if sel_span is not None and sel_span.file.endswith(".kad") else "`namespaceSelector`"
             why = (f"has no namespace selector, so it admits no namespace" if sel is None
                    else f"selects other namespaces than `{wl.namespace}` ({field})")
@@ -265,7 +266,7 @@ class Compiler:
                     fl = ix.flavors.get(fname)
                     if fl is None:
                         track(f"flavor|{fname}", "flavor_missing",
-                              f"flavor `{fname}` is not defined", cq.span, T.not_(v))
+                              f"flavor `{fname}` is not defined", flavor_ref_span(cq, fname), T.not_(v))
                         continue
                     for taint in untolerated_taints(ps, fl):
                         on_flavors = ", ".join(f"`{f}`" for f in tainted[str(taint)])
@@ -307,7 +308,7 @@ class Compiler:
                 # "a queue borrows only resources it declares": the flavor lists no quota for res
                 track(f"undeclared|{fname}|{res}", "undeclared",
                       f"cluster queue `{cq.name}` declares no `{res}` quota in flavor `{fname}`",
-                      cq.span, T.le(amount, 0))
+                      flavor_ref_span(cq, fname), T.le(amount, 0))
                 continue
             s = self.units(fr[1], self.tree.subtree(cq_nid, fr))
             if mode in ("folded", "shared"):
@@ -328,3 +329,21 @@ class Compiler:
         if rules and self.model.rules:
             tracked.extend(compile_rules(self, prob))
         return prob
+
+
+def flavor_ref_span(cq: ClusterQueue, fname: str) -> Span | None:
+    """Where `cq` names flavor `fname` (as `check`'s KAD200 points), else the queue."""
+    for g, group in enumerate(cq.resource_groups):
+        for f, fq in enumerate(group.flavors):
+            if fq.flavor == fname:
+                return fq.spans.get("flavor") or cq.spans.get(f"resource_groups.{g}.flavors.{f}") or fq.span or cq.span
+    return cq.span
+
+
+def labels_span(ns, sel) -> Span | None:
+    """The namespace's label a selector reads (the first whose key it names), else its labels, else itself."""
+    keys = sorted(sel.match_labels) + [r.key for r in sel.match_expressions] if sel is not None else []
+    for key in keys:
+        if key in ns.labels and (sp := ns.spans.get(f"labels.{key}")) is not None:
+            return sp
+    return ns.field_span("labels")
