@@ -20,6 +20,7 @@ STAGES: list[tuple[str, tuple[str, ...]]] = [
     ("model", ("kadmit.modelbase", "kadmit.model", "kadmit.index", "kadmit.identity", "kadmit.effective")),
     ("parse", ("kadmit.syntax", "kadmit.manifests")),
     ("validate", ("kadmit.validate",)),
+    ("export", ("kadmit.export",)),  # the model as the objects a cluster runs; rules as admission policies
     ("load", ("kadmit.workspace", "kadmit.scope")),
     ("facts", ("kadmit.placement",)),  # nodes and kube-scheduler, no solver
     ("oracle", ("kadmit.reference",)),  # tests and benchmarks only: nothing in src imports it
@@ -36,7 +37,7 @@ STAGES: list[tuple[str, tuple[str, ...]]] = [
     ("simulate", ("kadmit.simulate",)),  # replays arrivals over the engine's decisions
     ("review", ("kadmit.review",)),  # policy tests and diffs over the engine's decisions and analyses
     ("render", ("kadmit.render",)),
-    ("api", ("kadmit.api",)),
+    ("api", ("kadmit.api", "kadmit.api_export")),
     ("cli", ("kadmit.cli", "kadmit.__main__")),
 ]
 ONLY = {"lark": "kadmit.syntax", "z3": "kadmit.engine", "ortools": "kadmit.engine", "jinja2": "kadmit.render"}

@@ -436,6 +436,33 @@ def diff_(base, head, state, format_, no_envelopes, rlimit, timeout_ms, max_file
     sys.exit(outcome.exit_code)
 
 
+@cli.command("export")
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.option("--output", "-o", required=True, type=click.Path(), help="The folder to write, one file per kind.")
+@click.option("--format", "format_", type=click.Choice(["yaml", "json"]), default="yaml", show_default=True)
+@click.option("--workloads", is_flag=True, help="Also write the workloads, as Kueue Workloads.")
+@click.option("--nodes", is_flag=True, help="Also write the nodes, as Nodes.")
+@click.option("--allow-unenforced", is_flag=True,
+              help="Write the export even when some rules can't be enforced by the API server (warned).")
+@max_size_option
+@color_option
+def export_(paths, output, format_, workloads, nodes, allow_unenforced, max_file_bytes, color) -> None:
+    """Write the policy as Kueue manifests (v0.17.0, kueue.x-k8s.io/v1beta2), its rules as
+    ValidatingAdmissionPolicies.
+
+    Exit codes: 0 written, 1 a rule the cluster would not enforce (nothing written; see
+    --allow-unenforced), 2 unusable input or output folder.
+    """
+    from kadmit import api_export
+
+    outcome = api_export.export(list(paths), output, format=format_, workloads=workloads, nodes=nodes,
+                                allow_unenforced=allow_unenforced, max_file_bytes=max_file_bytes)
+    _report(outcome.diagnostics, outcome.sources, color)
+    for path in outcome.written:
+        click.echo(f"wrote {path}")
+    sys.exit(outcome.exit_code)
+
+
 @cli.command()
 @click.argument("code", required=False)
 @color_option

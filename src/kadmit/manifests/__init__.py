@@ -7,7 +7,8 @@ from typing import Callable
 from pydantic import ValidationError
 
 from kadmit.diagnostics import Diagnostics
-from kadmit.manifests import cluster, config, dra, gangs, jobs, kubenames, notread, policy, schema, workloads
+from kadmit.manifests import (admission, cluster, config, dra, gangs, jobs, kubenames, notread, policy, schema,
+                              workloads)
 from kadmit.manifests.jobs import pods
 from kadmit.manifests.codes import KAD020, KAD154, KAD157, KAD159, KAD160
 from kadmit.manifests.fields import Fields, Invalid, Meta, NotRead
@@ -58,6 +59,9 @@ KINDS: dict[tuple[str, str], Kind] = {
     (config.CONFIG_GROUP, "Configuration"): Kind(config.CONFIG_VERSIONS, "scheduler_configs",
                                                  config.configuration, anonymous=True),
     ("", "ConfigMap"): Kind(("v1",), "scheduler_configs", config.config_map, namespaced=True),
+    # rules `kadmit export` wrote as admission policies
+    ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"): Kind(("v1",), "rules", admission.policy),
+    ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding"): Kind(("v1",), "rules", admission.binding),
     (dra.DRA_GROUP, "ResourceClaimTemplate"): Kind(("v1",), "claim_templates", dra.claim_template, namespaced=True),
     # The job kinds Kueue integrates: read as submitted, managed or not by `jobs.manage`.
     **{(i.group, i.kind): Kind(i.versions, "jobs", i.read, namespaced=True, generated=True)

@@ -126,3 +126,8 @@ KAD197 = register(
     kueue_rule="apimachinery ValidateAnnotations (TotalAnnotationSizeLimitB)")
 # Both front ends read labels (the `.kad` one: namespaces' and nodes'), so both register it, alike.
 KAD301 = register("KAD301", kueuelabels.TITLE, "warning", kueuelabels.DESCRIPTION)
+KAD906 = register(
+    "KAD906", "admission policy changed after export", "warning",
+    "A ValidatingAdmissionPolicy names the kadmit rule it was exported from (`kadmit.dev/rule`), but its "
+    "validations are not the CEL kadmit wrote for it (`kadmit.dev/cel-sha256`): someone changed it, so "
+    "kadmit can't tell what it enforces. It is not read as the rule; export the rule again.")

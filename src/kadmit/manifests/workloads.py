@@ -191,6 +191,23 @@ def _topology_assignment(f: Fields, psa: Val) -> dict[str, int]:
     if not levels or levels[-1] != HOSTNAME:
         return {}
     out: dict[str, int] = {}
+    for sl in f.maps(ta, "slices"):  # v1beta2: per slice, the lowest level's values and pod counts
+        n = f.int(sl, "domainCount", lo=0, default=0)
+        levels_of = f.maps(sl, "valuesPerLevel")
+        counts = f.map(sl, "podCounts")
+        if not n or len(levels_of) != len(levels):
+            continue
+        lowest = levels_of[-1]
+        universal = f.str(lowest, "universal", default="")
+        individual = f.map(lowest, "individual")
+        roots = f.strs(individual, "roots")
+        prefix, suffix = f.str(individual, "prefix", default=""), f.str(individual, "suffix", default="")
+        names = [universal] * n if universal else [prefix + r + suffix for r in roots]
+        each = f.int(counts, "universal", lo=0, default=0)
+        per = [each] * n if each else [x.v for x in f.seq(counts, "individual") if isinstance(x.v, int)]
+        for name, count in zip(names, per):
+            if count:
+                out[name] = out.get(name, 0) + count
     for dom in f.maps(ta, "domains"):
         values = f.strs(dom, "values")
         count = f.int(dom, "count", lo=0, default=0)

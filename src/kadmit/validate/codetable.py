@@ -9,7 +9,8 @@ _SECTIONS = ((0, 99, "Input and output"), (100, 149, "`.kad` syntax and imports"
              (300, 349, "Likely mistakes (`check` warnings)"), (350, 399, "Other"),
              (400, 499, "Solver"), (500, 699, "Decisions and explanations"),
              (700, 749, "Simulation (`simulate`)"),
-             (750, 799, "Static analyses (`check --deep`)"), (800, 899, "Policy tests and diffs"))
+             (750, 799, "Static analyses (`check --deep`)"), (800, 899, "Policy tests and diffs"),
+             (900, 949, "Export and import (`export`, `import`, `diff --manifests`)"))
 
 
 def _cell(text: str) -> str:

@@ -1,0 +1,100 @@
+"""The Python API of `export` and `import` (beside `kadmit.api`, which is at its size bound): read
+the inputs, convert, write the output folder atomically; diagnostics and exit codes as every verb."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from kadmit import api
+from kadmit import workspace as ws
+from kadmit.atomic import write_text_atomic
+from kadmit.diagnostics import Diagnostic, Diagnostics
+from kadmit.source import SourceMap
+
+
+@dataclass
+class WriteOutcome:
+    """What a converting verb wrote (paths), its diagnostics, the texts read, its exit code."""
+
+    written: list[str]
+    diagnostics: list[Diagnostic]
+    sources: SourceMap
+    exit_code: int
+    files: dict[str, str] = field(default_factory=dict)  # file name -> text, written or not
+
+
+def _prepare(output: str, diags: Diagnostics) -> Path | None:
+    from kadmit.export.codes import KAD904
+
+    out = Path(output)
+    if out.exists() and not out.is_dir():
+        diags.emit(KAD904, f"`{output}` is not a folder", help="name a folder for the exported files")
+        return None
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        diags.emit(KAD904, f"can't create `{output}`: {e.strerror or e}")
+        return None
+    return out
+
+
+def _write(out: Path, files: dict[str, str], stale: list[Path], diags: Diagnostics) -> list[str]:
+    from kadmit.render.codes import KAD006
+
+    written = []
+    for name, text in files.items():
+        try:
+            write_text_atomic(out / name, text)
+        except OSError as e:
+            diags.emit(KAD006, f"can't write `{out / name}`: {e.strerror or e}")
+            continue
+        written.append(str(out / name))
+    for path in stale:
+        try:
+            path.unlink()
+        except OSError as e:
+            diags.emit(KAD006, f"can't remove `{path}`, left from an earlier export: {e.strerror or e}")
+    return written
+
+
+def export(paths: list[str], output: str, *, format: Literal["yaml", "json"] = "yaml", workloads: bool = False,
+           nodes: bool = False, allow_unenforced: bool = False, max_file_bytes: int | None = None) -> WriteOutcome:
+    """Write the model under `paths` as Kubernetes/Kueue manifests into `output`, one file per kind.
+    Exit code: 0 written, 1 rules the cluster would not enforce (nothing written unless
+    `allow_unenforced`), 2 unusable input or output folder."""
+    from kadmit.export import FILES, export_model
+    from kadmit.render.manifests import json_text, yaml_text
+
+    loaded = api.load_for_engine(paths, max_file_bytes=max_file_bytes)
+    diags = Diagnostics(list(loaded.diagnostics))
+    if loaded.exit_code != api.EXIT_OK:
+        return WriteOutcome([], diags.sorted(), loaded.sources, loaded.exit_code)
+    result = export_model(loaded.workspace.model, workloads=workloads, nodes=nodes,
+                          allow_unenforced=allow_unenforced)
+    diags.extend(result.diagnostics)
+    sources = [str(p) for p in paths]
+    ext = "yaml" if format == "yaml" else "json"
+    render = yaml_text if format == "yaml" else json_text
+    files = {f"{stem}.{ext}": render([(d.obj, d.span, d.what) for d in result.files[stem]], sources)
+             for stem in FILES if result.files.get(stem)}
+    if diags.has_errors:
+        return WriteOutcome([], diags.sorted(), loaded.sources, api.EXIT_FINDINGS, files)
+    out = _prepare(output, diags)
+    if out is None:
+        return WriteOutcome([], diags.sorted(), loaded.sources, api.EXIT_INPUT, files)
+    stale = [p for stem in FILES for e in ("yaml", "json") if f"{stem}.{e}" not in files
+             and (p := out / f"{stem}.{e}").is_file() and _ours(p)]
+    written = _write(out, files, stale, diags)
+    code = api.EXIT_INPUT if len(written) < len(files) else api.EXIT_OK
+    return WriteOutcome(written, diags.sorted(), loaded.sources, code, files)
+
+
+def _ours(path: Path) -> bool:
+    """A file an earlier `kadmit export` wrote (its header, or its objects' source annotations)."""
+    try:
+        head = path.read_text(encoding="utf-8")[:4096]
+    except (OSError, UnicodeDecodeError):
+        return False
+    return head.startswith("# Written by `kadmit export`") or '"kadmit.dev/source"' in head

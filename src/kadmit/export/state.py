@@ -1,0 +1,174 @@
+"""Cluster state from the model: Workloads (pending, admitted, finished) and Nodes, as Kueue and
+Kubernetes write them, in the form kadmit's manifest reader reads back to the same model."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from kadmit.diagnostics import Diagnostics
+from kadmit.export.codes import KAD901, KAD903
+from kadmit.export.policy import KUEUE_API, meta, requirement, taint, toleration
+from kadmit.index import HOSTNAME_LABEL, ModelIndex, resolve_level
+from kadmit.model import Node, PodSet, TopologyRequest, Workload
+from kadmit.quantity import format_quantity
+
+DURATION_ANNOTATION = "kadmit.dev/duration"  # read by kadmit's manifest reader and `simulate`
+CONTAINER = "main"  # the one container a pod group's pods are written with
+
+
+def timestamp(t: datetime) -> str:
+    return t.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _duration(ms: int) -> str:
+    """A Go duration for `kadmit.dev/duration` (whole seconds when exact)."""
+    return f"{ms // 1000}s" if ms % 1000 == 0 else f"{ms}ms"
+
+
+def resources(q: dict[str, int]) -> dict[str, str]:
+    return {r: format_quantity(v, r) for r, v in sorted(q.items())}
+
+
+def _level(ix: ModelIndex, wl: Workload, ps: PodSet, level: str, diags: Diagnostics) -> str:
+    """The node label of a level named in `.kad` by its key or its short name, through the
+    topologies of the workload's queue's flavors (every topology when the queue has none)."""
+    cq = ix.cluster_queue_of(wl)
+    names = {ix.flavors[fq.flavor].topology for g in (cq.resource_groups if cq else ()) for fq in g.flavors
+             if fq.flavor in ix.flavors and ix.flavors[fq.flavor].topology}
+    topologies = [ix.topologies[n] for n in sorted(names) if n in ix.topologies] or list(ix.topologies.values())
+    keys = {k for t in topologies if (k := resolve_level(t, level)) is not None}
+    if len(keys) == 1:
+        return keys.pop()
+    if level not in keys and "/" not in level:
+        diags.emit(KAD903, f"workload `{wl.key}`, pod group `{ps.name}`: topology level `{level}` names "
+                   + ("no level" if not keys else "levels " + ", ".join(f"`{k}`" for k in sorted(keys)))
+                   + " of its queue's topologies; written as given", ps.field_span("topology"),
+                   help="write the node label itself, e.g. `required cloud.example.com/rack`")
+    return level
+
+
+def topology_request(ix: ModelIndex, wl: Workload, ps: PodSet, t: TopologyRequest, diags: Diagnostics) -> dict:
+    out: dict = {}
+    if t.mode == "unconstrained":
+        if t.slice_level is None:
+            out["unconstrained"] = True
+    elif t.level is not None:
+        out[t.mode] = _level(ix, wl, ps, t.level, diags)
+    if t.slice_level is not None:
+        out["podSetSliceRequiredTopology"] = _level(ix, wl, ps, t.slice_level, diags)
+        out["podSetSliceSize"] = t.slice_size
+    return out
+
+
+def pod_set(ix: ModelIndex, wl: Workload, ps: PodSet, diags: Diagnostics) -> dict:
+    container: dict = {"name": CONTAINER}
+    if ps.requests:
+        container["resources"] = {"requests": resources(ps.requests)}
+    spec: dict = {"containers": [container]}
+    if ps.node_selector:
+        spec["nodeSelector"] = dict(sorted(ps.node_selector.items()))
+    if ps.node_affinity:
+        spec["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+            "nodeSelectorTerms": [{"matchExpressions": [requirement(r) for r in term.match_expressions]}
+                                  for term in ps.node_affinity]}}}
+    if ps.tolerations:
+        spec["tolerations"] = [toleration(t) for t in ps.tolerations]
+    if ps.claim_templates:
+        spec["resourceClaims"] = [{"name": f"claim-{i}", "resourceClaimTemplateName": name}
+                                  for i, name in enumerate(ps.claim_templates)]
+    out: dict = {"name": ps.name, "count": ps.count}
+    if ps.min_count is not None:
+        out["minCount"] = ps.min_count
+    out["template"] = {"spec": spec}
+    if ps.topology is not None:
+        out["topologyRequest"] = topology_request(ix, wl, ps, ps.topology, diags)
+    return out
+
+
+def _topology_assignment(placement: dict[str, int]) -> dict:
+    """Pods per node as Kueue's v1beta2 `topologyAssignment`: the hostname level alone, one slice
+    of individual values and counts."""
+    nodes = sorted(placement)
+    return {"levels": [HOSTNAME_LABEL], "slices": [{
+        "domainCount": len(nodes), "valuesPerLevel": [{"individual": {"roots": nodes}}],
+        "podCounts": {"individual": [placement[n] for n in nodes]}}]}
+
+
+def _assignments(wl: Workload) -> list[dict]:
+    declared = {ps.name: ps for ps in wl.pod_sets}
+    out = []
+    for a in wl.admission.pod_sets if wl.admission else ():
+        psa: dict = {"name": a.name}
+        if a.flavors:
+            psa["flavors"] = dict(sorted(a.flavors.items()))
+        ps = declared.get(a.name)
+        usage = a.usage or ({r: q * a.count for r, q in ps.requests.items() if q} if ps else {})
+        if usage:
+            psa["resourceUsage"] = resources(usage)
+        psa["count"] = a.count
+        if a.placement:
+            psa["topologyAssignment"] = _topology_assignment(a.placement)
+        out.append(psa)
+    return out
+
+
+def _condition(kind: str, at: datetime | None, reason: str) -> dict:
+    out: dict = {"type": kind, "status": "True"}
+    if at is not None:
+        out["lastTransitionTime"] = timestamp(at)
+    out["reason"] = reason
+    out["message"] = ""
+    return out
+
+
+def workload(ix: ModelIndex, wl: Workload, diags: Diagnostics) -> dict:
+    annotations = {}
+    if wl.duration_ms is not None:
+        annotations[DURATION_ANNOTATION] = _duration(wl.duration_ms)
+        diags.emit(KAD901, f"workload `{wl.key}`: its `duration` is written as the annotation "
+                   f"`{DURATION_ANNOTATION}`, which only kadmit's `simulate` reads", wl.field_span("duration_ms"))
+    metadata = meta(wl.name, wl.namespace, annotations=annotations)
+    metadata["creationTimestamp"] = timestamp(wl.created)
+    spec: dict = {"queueName": wl.queue, "podSets": [pod_set(ix, wl, ps, diags) for ps in wl.pod_sets]}
+    if wl.priority_class:
+        pod = wl.priority_class_kind == "pod" or (
+            wl.priority_class_kind is None and wl.priority_class not in ix.workload_priority_classes
+            and wl.priority_class in ix.pod_priority_classes)
+        spec["priorityClassRef"] = ({"group": "scheduling.k8s.io", "kind": "PriorityClass"} if pod else
+                                    {"group": "kueue.x-k8s.io", "kind": "WorkloadPriorityClass"})
+        spec["priorityClassRef"]["name"] = wl.priority_class
+    if wl.priority is not None or wl.priority_class:  # Kueue copies the class's value here
+        spec["priority"] = ix.priority(wl)
+    if not wl.active:
+        spec["active"] = False
+    out: dict = {"apiVersion": KUEUE_API, "kind": "Workload", "metadata": metadata, "spec": spec}
+    conditions = []
+    status: dict = {}
+    if wl.admission is not None:
+        status["admission"] = {"clusterQueue": wl.admission.cluster_queue, "podSetAssignments": _assignments(wl)}
+        if wl.admission.admitted_at is not None:  # without it: no condition, and kadmit reads "now"
+            conditions.append(_condition("QuotaReserved", wl.admission.admitted_at, "QuotaReserved"))
+            conditions.append(_condition("Admitted", wl.admission.admitted_at, "Admitted"))
+    if wl.evicted:
+        conditions.append(_condition("Evicted", None, "Preempted"))
+    if wl.finished:
+        conditions.append(_condition("Finished", None, "Succeeded"))
+    if conditions:
+        status["conditions"] = conditions
+    if status:
+        out["status"] = status
+    return out
+
+
+def node(n: Node) -> dict:
+    spec: dict = {}
+    if n.taints:
+        spec["taints"] = [taint(t) for t in n.taints]
+    if n.unschedulable:
+        spec["unschedulable"] = True
+    out: dict = {"apiVersion": "v1", "kind": "Node", "metadata": meta(n.name, labels=n.labels)}
+    if spec:
+        out["spec"] = spec
+    out["status"] = {"allocatable": resources(n.allocatable),
+                     "conditions": [{"type": "Ready", "status": "True" if n.ready else "False"}]}
+    return out
