@@ -98,3 +98,47 @@ def _ours(path: Path) -> bool:
     except (OSError, UnicodeDecodeError):
         return False
     return head.startswith("# Written by `kadmit export`") or '"kadmit.dev/source"' in head
+
+
+def import_(paths: list[str], output: str, *, workloads: bool = False,
+            max_file_bytes: int | None = None) -> WriteOutcome:
+    """Write the Kueue manifests under `paths` as `.kad` files in `output`, one per concern, formatted.
+    Exit code: 0 written, 2 input with errors, an unusable output folder, or a `.kad` file of the
+    input in the way."""
+    from kadmit.export.codes import KAD921
+    from kadmit.export.kad import CONCERNS, header, import_model
+    from kadmit.syntax import format_text
+
+    loaded = api.load_for_engine(paths, max_file_bytes=max_file_bytes)
+    diags = Diagnostics(list(loaded.diagnostics))
+    if loaded.exit_code != api.EXIT_OK:
+        if not loaded.workspace.input_error:
+            diags.emit(KAD921, "the input has errors: nothing imported", help="`kadmit check` lists them")
+        return WriteOutcome([], diags.sorted(), loaded.sources, api.EXIT_INPUT)
+    result = import_model(loaded.workspace.model, workloads=workloads)
+    diags.extend(result.diagnostics)
+    files: dict[str, str] = {}
+    for concern in CONCERNS:
+        stmts = result.files.get(concern)
+        if not stmts:
+            continue
+        name = f"{concern}.kad"
+        formatted, found = format_text(header([str(p) for p in paths]) + "\n\n".join(stmts) + "\n", name)
+        if formatted is None:  # a bug: what kadmit wrote doesn't parse
+            diags.extend(found)
+            return WriteOutcome([], diags.sorted(), loaded.sources, api.EXIT_INTERNAL)
+        files[name] = formatted
+    out = _prepare(output, diags)
+    if out is None:
+        return WriteOutcome([], diags.sorted(), loaded.sources, api.EXIT_INPUT, files)
+    folder = out.resolve()
+    clash = sorted(f for f in loaded.workspace.files if folder in Path(f).resolve().parents)
+    if clash:  # the import would sit beside (or over) what it was read from, and be read with it
+        diags.emit(KAD921, f"`{output}` holds `{clash[0]}`, a file of the input: nothing written",
+                   help="import into a folder of its own")
+        return WriteOutcome([], diags.sorted(), loaded.sources, api.EXIT_INPUT, files)
+    stale = [p for c in CONCERNS if f"{c}.kad" not in files and (p := out / f"{c}.kad").is_file()
+             and p.read_text(encoding="utf-8", errors="replace").startswith("# Imported by `kadmit import`")]
+    written = _write(out, files, stale, diags)
+    code = api.EXIT_INPUT if len(written) < len(files) else api.EXIT_OK
+    return WriteOutcome(written, diags.sorted(), loaded.sources, code, files)

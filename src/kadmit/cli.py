@@ -463,6 +463,27 @@ def export_(paths, output, format_, workloads, nodes, allow_unenforced, max_file
     sys.exit(outcome.exit_code)
 
 
+@cli.command("import")
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.option("--output", "-o", required=True, type=click.Path(), help="The folder to write `.kad` files into.")
+@click.option("--workloads", is_flag=True, help="Also write the workloads and nodes (the cluster's state).")
+@max_size_option
+@color_option
+def import_(paths, output, workloads, max_file_bytes, color) -> None:
+    """Write Kueue manifests as formatted `.kad` files, one per concern (flavors, queues, cohorts,
+    topology, priorities, ...). What the language can't say yet is kept as a comment (KAD920).
+
+    Exit codes: 0 written, 2 input with errors or unusable output folder.
+    """
+    from kadmit import api_export
+
+    outcome = api_export.import_(list(paths), output, workloads=workloads, max_file_bytes=max_file_bytes)
+    _report(outcome.diagnostics, outcome.sources, color)
+    for path in outcome.written:
+        click.echo(f"wrote {path}")
+    sys.exit(outcome.exit_code)
+
+
 @cli.command()
 @click.argument("code", required=False)
 @color_option

@@ -32,4 +32,5 @@ KAD920 = register("KAD920", "no `.kad` form", "warning",
                   "as a comment in the imported file, and the imported policy behaves as if it were not there.")
 KAD921 = register("KAD921", "import refused", "error",
                   "`kadmit import` writes `.kad` files only for input it could read without errors (`kadmit "
-                  "check` lists them), and never over a `.kad` file of its input.")
+                  "check` lists them), and never into a folder that holds a file of its input (it would be read with "
+                  "it, or replace it).")

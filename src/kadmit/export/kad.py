@@ -1,0 +1,335 @@
+"""`kadmit import`: a model read from Kueue manifests as `.kad` files, one per concern, in the
+canonical layout (`syntax.format_text`). What the language cannot say yet is kept as a comment
+where it belongs and reported (KAD920); the rest reads back to the same objects."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from kadmit.diagnostics import Diagnostics
+from kadmit.export.codes import KAD920
+from kadmit.export.state import timestamp
+from kadmit.export.text import NAME, label, rule_text
+from kadmit.index import ModelIndex
+from kadmit.model import (ClusterQueue, Cohort, LabelSelector, Model, Node, PodSet, ResourceGroup, Taint,
+                          Toleration, Workload)
+from kadmit.quantity import MILLI, format_quantity
+
+CONCERNS = ("priorities", "namespaces", "scheduler", "topology", "flavors", "cohorts", "queues", "rules",
+            "nodes", "workloads")
+_QUEUEING = {"StrictFIFO": "strict_fifo", "BestEffortFIFO": "best_effort_fifo"}
+_STOP = {"Hold": "hold", "HoldAndDrain": "hold_and_drain"}
+_POLICY = {"Never": "never", "LowerPriority": "lower_priority", "LowerOrNewerEqualPriority":
+           "lower_or_newer_equal_priority", "Any": "any"}
+_STRATEGY = {"LessThanOrEqualToFinalShare": "less_than_or_equal_to_final_share",
+             "LessThanInitialShare": "less_than_initial_share"}
+_OPS = {"In": "in", "NotIn": "not_in", "Exists": "exists", "DoesNotExist": "does_not_exist", "Gt": "gt", "Lt": "lt"}
+
+
+def q(s: str) -> str:
+    return json.dumps(s, ensure_ascii=False)
+
+
+def key(s: str) -> str:
+    """A map key or a name: bare where the grammar reads it as a name, else quoted."""
+    return label(s)
+
+
+def smap(d: dict[str, str]) -> str:
+    return "{ " + ", ".join(f"{key(k)} = {q(v)}" for k, v in sorted(d.items())) + " }" if d else "{}"
+
+
+def qmap(d: dict[str, int]) -> str:
+    return "{ " + ", ".join(f"{key(r)} = {format_quantity(v, r)}" for r, v in sorted(d.items())) + " }" if d else "{}"
+
+
+def decimal(milli: int) -> str:
+    whole, frac = divmod(milli, MILLI)
+    return str(whole) if not frac else f"{whole}.{frac:03d}".rstrip("0")
+
+
+def taint(t: Taint) -> str:
+    return q(f"{t.key}={t.value}:{t.effect}" if t.value else f"{t.key}:{t.effect}")
+
+
+def toleration(t: Toleration) -> str | None:
+    if t.operator == "Exists":
+        if t.value:
+            return None
+        text = (t.key or "*") + (f":{t.effect}" if t.effect else "")
+        return q(text)
+    if not t.key:
+        return None
+    return q(f"{t.key}={t.value}" + (f":{t.effect}" if t.effect else ""))
+
+
+@dataclass
+class Out:
+    files: dict[str, list[str]] = field(default_factory=dict)  # concern -> statements
+    diagnostics: Diagnostics = field(default_factory=Diagnostics)
+
+    def add(self, concern: str, text: str) -> None:
+        self.files.setdefault(concern, []).append(text)
+
+    def lack(self, concern: str, what: str, span, comment: list[str] | None = None) -> list[str]:
+        """Report what has no `.kad` form; the comment lines that keep it in the file."""
+        self.diagnostics.emit(KAD920, f"{what} has no `.kad` form yet; kept as a comment", span)
+        return [f"# no .kad form yet: {what}"] + [f"#   {line}" for line in (comment or [])]
+
+
+def selector(sel: LabelSelector | None) -> str:
+    if sel is None:
+        return "namespaces = none"
+    if not sel.match_expressions:
+        return "namespaces = all" if not sel.match_labels else f"namespaces = {smap(sel.match_labels)}"
+    lines = ["namespaces {"]
+    if sel.match_labels:
+        lines.append(f"  labels = {smap(sel.match_labels)}")
+    for r in sel.match_expressions:
+        values = f" [{', '.join(q(v) for v in r.values)}]" if r.operator in ("In", "NotIn") else ""
+        lines.append(f"  match {q(r.key)} {_OPS[r.operator]}{values}")
+    return "\n".join(lines + ["}"])
+
+
+def groups(gs: tuple[ResourceGroup, ...]) -> list[str]:
+    out = []
+    for g in gs:
+        lines = [f"resources {', '.join(key(r) for r in g.covered_resources)} {{"]
+        for fq in g.flavors:
+            parts = []
+            for rq in fq.resources:
+                text = f"{key(rq.resource)} = {format_quantity(rq.nominal, rq.resource)}"
+                if rq.borrowing_limit is not None:
+                    text += f" borrow {format_quantity(rq.borrowing_limit, rq.resource)}"
+                if rq.lending_limit is not None:
+                    text += f" lend {format_quantity(rq.lending_limit, rq.resource)}"
+                parts.append(text)
+            lines.append(f"  flavor {key(fq.flavor)} {{ {'  '.join(parts)} }}" if parts else f"  flavor {key(fq.flavor)} {{}}")
+        out.append("\n".join(lines + ["}"]))
+    return out
+
+
+def cohort(c: Cohort) -> str:
+    body = []
+    if c.parent:
+        body.append(f"parent = {key(c.parent)}")
+    if c.fair_sharing is not None:
+        body.append(f"fair_sharing {{ weight = {decimal(c.fair_sharing.weight)} }}")
+    body += groups(c.resource_groups)
+    return block(f"cohort {key(c.name)}", body)
+
+
+def block(header: str, body: list[str]) -> str:
+    if not body:
+        return f"{header} {{}}"
+    return header + " {\n" + "\n".join("  " + line for b in body for line in b.split("\n")) + "\n}"
+
+
+def cluster_queue(cq: ClusterQueue) -> str:
+    body = []
+    if cq.cohort:
+        body.append(f"cohort = {key(cq.cohort)}")
+    body.append(selector(cq.namespace_selector))
+    body.append(f"queueing = {_QUEUEING[cq.queueing_strategy]}")
+    if cq.stop_policy != "None":
+        body.append(f"stop_policy = {_STOP[cq.stop_policy]}")
+    p = cq.preemption
+    pre = [f"within_cluster_queue = {_POLICY[p.within_cluster_queue]}",
+           f"reclaim_within_cohort = {_POLICY[p.reclaim_within_cohort]}"]
+    if p.borrow_within_cohort is not None:
+        bwc = [f"policy = {_POLICY[p.borrow_within_cohort.policy]}"]
+        if p.borrow_within_cohort.max_priority_threshold is not None:
+            bwc.append(f"max_priority_threshold = {p.borrow_within_cohort.max_priority_threshold}")
+        pre.append(block("borrow_within_cohort", bwc))
+    body.append(block("preemption", pre))
+    ff = cq.flavor_fungibility
+    fung = [f"when_can_borrow = {'borrow' if ff.when_can_borrow == 'Borrow' else 'try_next_flavor'}",
+            f"when_can_preempt = {'preempt' if ff.when_can_preempt == 'Preempt' else 'try_next_flavor'}"]
+    if ff.preference != "BorrowingOverPreemption":
+        fung.append("preference = preemption_over_borrowing")
+    body.append(block("flavor_fungibility", fung))
+    if cq.fair_sharing is not None:
+        body.append(f"fair_sharing {{ weight = {decimal(cq.fair_sharing.weight)} }}")
+    body += groups(cq.resource_groups)
+    return block(f"cluster_queue {key(cq.name)}", body)
+
+
+def node(n: Node) -> str:
+    body = []
+    if n.labels:
+        body.append(f"labels = {smap(n.labels)}")
+    if n.taints:
+        body.append(f"taints = [{', '.join(taint(t) for t in n.taints)}]")
+    if n.allocatable:
+        body.append(f"allocatable = {qmap(n.allocatable)}")
+    if n.unschedulable:
+        body.append("unschedulable = true")
+    if not n.ready:
+        body.append("ready = false")
+    return block(f"node {key(n.name)}", body)
+
+
+def pod_group(out: Out, wl: Workload, ps: PodSet) -> str:
+    body = [f"count = {ps.count}"]
+    if ps.min_count is not None:
+        body.append(f"min_count = {ps.min_count}")
+    if ps.requests:
+        body.append(f"requests = {qmap(ps.requests)}")
+    if ps.node_selector:
+        body.append(f"node_selector = {smap(ps.node_selector)}")
+    tols = [toleration(t) for t in ps.tolerations]
+    if any(t is None for t in tols):
+        body += out.lack("workloads", f"a toleration of pod group `{ps.name}` of `{wl.key}`", ps.field_span("tolerations"))
+    if tols:
+        body.append(f"tolerations = [{', '.join(t for t in tols if t is not None)}]")
+    if ps.node_affinity:
+        terms = []
+        for term in ps.node_affinity:
+            lines = []
+            for r in term.match_expressions:
+                values = f" [{', '.join(q(v) for v in r.values)}]" if r.values or r.operator in ("In", "NotIn") else ""
+                lines.append(f"match {q(r.key)} {_OPS[r.operator]}{values}")
+            terms.append(block("term", lines))
+        body.append(block("affinity", terms))
+    t = ps.topology
+    if t is not None:
+        if t.slice_level is not None:
+            body += out.lack("workloads", f"the pod-set slices of pod group `{ps.name}` of `{wl.key}`",
+                             ps.field_span("topology"), [f"slices of {t.slice_size} pods in one `{t.slice_level}`"])
+        if t.mode == "unconstrained":
+            body.append("topology = unconstrained")
+        elif t.level is not None:
+            body.append(f"topology = {t.mode} {key(t.level)}")
+    if ps.claim_templates:
+        body += out.lack("workloads", f"the DRA claims of pod group `{ps.name}` of `{wl.key}`", ps.span,
+                         [", ".join(ps.claim_templates)])
+    return block(f"pod_group {key(ps.name)}", body)
+
+
+def workload(out: Out, ix: ModelIndex, wl: Workload) -> str:
+    head: list[str] = []
+    if wl.origin is not None:
+        head.append(f"# made by Kueue of {wl.origin.qualified}" + (f" ({wl.part})" if wl.part else "")
+                    + (f"; Kueue's name `{wl.kueue_name}`" if wl.kueue_name else ""))
+    body = [f"queue = {key(wl.queue)}"]
+    if wl.priority is not None:
+        body.append(f"priority = {wl.priority}")
+    elif wl.priority_class:
+        if wl.priority_class_kind == "pod" or wl.priority_class not in ix.workload_priority_classes:
+            body.append(f"priority = {ix.priority(wl)}  # the value of PriorityClass `{wl.priority_class}`")
+        else:
+            body.append(f"priority = {key(wl.priority_class)}")
+    body.append(f"created = {q(timestamp(wl.created))}")
+    if not wl.active:
+        body.append("active = false")
+    if wl.finished:
+        body.append("finished = true")
+    if wl.evicted:
+        body.append("evicted = true")
+    if wl.duration_ms is not None:
+        body.append(f"duration = {q(str(wl.duration_ms // 1000) + 's' if wl.duration_ms % 1000 == 0 else str(wl.duration_ms) + 'ms')}")
+    if wl.inadmissible:
+        body += out.lack("workloads", f"why Kueue finds `{wl.key}` inadmissible", wl.span, [wl.inadmissible])
+    body += [pod_group(out, wl, ps) for ps in wl.pod_sets]
+    if wl.admission is not None:
+        adm = [f"cluster_queue = {key(wl.admission.cluster_queue)}"]
+        if wl.admission.admitted_at is not None:
+            adm.append(f"admitted_at = {q(timestamp(wl.admission.admitted_at))}")
+        for a in wl.admission.pod_sets:
+            inner = [f"count = {a.count}", f"flavors = {{ {', '.join(f'{key(r)} = {key(f)}' for r, f in sorted(a.flavors.items()))} }}"
+                     if a.flavors else "flavors = {}"]
+            if a.placement:
+                inner.append("nodes = { " + ", ".join(f"{q(n)} = {c}" for n, c in sorted(a.placement.items())) + " }")
+            if a.usage:
+                inner += out.lack("workloads", f"the recorded usage of pod group `{a.name}` of `{wl.key}`", a.span,
+                                  [f"{r} = {format_quantity(v, r)}" for r, v in sorted(a.usage.items())])
+            adm.append(block(f"pod_group {key(a.name)}", inner))
+        body.append(block("admitted", adm))
+    return "\n".join(head + [block(f"workload {key(wl.namespace + '/' + wl.name)}", body)])
+
+
+def import_model(model: Model, *, workloads: bool = False) -> Out:
+    """The `.kad` statements of each concern (not yet formatted), and what has no `.kad` form."""
+    ix = ModelIndex(model)
+    out = Out()
+    for pc in sorted(model.priority_classes, key=lambda p: (p.kind, p.name)):
+        if pc.kind == "pod":
+            out.add("priorities", "\n".join(out.lack("priorities", f"PriorityClass `{pc.name}` (value {pc.value}"
+                                                     + (", the cluster's default)" if pc.global_default else ")"),
+                                                     pc.span)))
+            continue
+        out.add("priorities", f"priority {key(pc.name)} = {pc.value}" + (" default" if pc.global_default else ""))
+    for ns in sorted(model.namespaces, key=lambda n: n.name):
+        out.add("namespaces", block(f"namespace {key(ns.name)}", [f"labels = {smap(ns.labels)}"] if ns.labels else []))
+    if model.config is not None:
+        out.add("scheduler", _scheduler(out, model))
+    for t in sorted(model.topologies, key=lambda t: t.name):
+        out.add("topology", block(f"topology {key(t.name)}", [f"levels = [{', '.join(q(x) for x in t.levels)}]"]))
+    for f in sorted(model.flavors, key=lambda f: f.name):
+        body = []
+        if f.node_labels:
+            body.append(f"node_labels = {smap(f.node_labels)}")
+        if f.node_taints:
+            body.append(f"node_taints = [{', '.join(taint(t) for t in f.node_taints)}]")
+        tols = [toleration(t) for t in f.tolerations]
+        if any(t is None for t in tols):
+            body += out.lack("flavors", f"a toleration of flavor `{f.name}`", f.field_span("tolerations"))
+        if tols:
+            body.append(f"tolerations = [{', '.join(t for t in tols if t is not None)}]")
+        if f.topology:
+            body.append(f"topology = {key(f.topology)}")
+        out.add("flavors", block(f"flavor {key(f.name)}", body))
+    for c in sorted((c for c in model.cohorts if c.explicit), key=lambda c: c.name):
+        out.add("cohorts", cohort(c))
+    for cq in sorted(model.cluster_queues, key=lambda c: c.name):
+        out.add("queues", cluster_queue(cq))
+    for lq in sorted(model.local_queues, key=lambda lq: lq.key):
+        text = f"local_queue {key(lq.key)} -> {key(lq.cluster_queue)}"
+        if lq.stop_policy != "None":
+            text = "\n".join(out.lack("queues", f"the stop policy `{lq.stop_policy}` of local queue `{lq.key}`",
+                                      lq.field_span("stop_policy")) + [text])
+        out.add("queues", text)
+    for r in sorted(model.rules, key=lambda r: r.name):
+        out.add("rules", rule_text(r))
+    if workloads:
+        for n in sorted(model.nodes, key=lambda n: n.name):
+            out.add("nodes", node(n))
+        for wl in sorted(model.workloads, key=lambda w: w.key):
+            out.add("workloads", workload(out, ix, wl))
+        for p in model.pods:
+            if p.holds_capacity:
+                out.add("nodes", "\n".join(out.lack("nodes", f"pod `{p.namespace}/{p.name}` bound to node "
+                                                    f"`{p.node_name}`", p.span, [f"requests {qmap(p.requests)}"])))
+    for g in model.gangs:
+        out.add("workloads", "\n".join(out.lack("workloads", f"{g.kind} `{g.namespace}/{g.name}` "
+                                                "(a gang kube-scheduler places)", g.span)))
+    return out
+
+
+def _scheduler(out: Out, model: Model) -> str:
+    c = model.config
+    body = [f"fair_sharing = {'true' if c.fair_sharing else 'false'}"]
+    if c.preemption_strategies:
+        body.append(f"preemption_strategies = [{', '.join(_STRATEGY.get(s, s) for s in c.preemption_strategies)}]")
+    said = []
+    if c.frameworks is not None:
+        said.append(f"integrations.frameworks: {', '.join(c.frameworks)}")
+    if c.manage_jobs_without_queue_name is not None:
+        said.append(f"manageJobsWithoutQueueName: {str(c.manage_jobs_without_queue_name).lower()}")
+    if c.managed_jobs_namespace_selector is not None:
+        said.append("managedJobsNamespaceSelector")
+    if c.exclude_resource_prefixes or c.transformations or c.device_class_mappings \
+            or c.quota_check_strategy != "BlockUndeclared":
+        said.append("resources (excluded prefixes, transformations, quota check strategy, device classes)")
+    lines = []
+    for what in said:
+        lines += out.lack("scheduler", f"Kueue's Configuration `{what.split(':')[0]}`", c.span, [what])
+    return "\n".join(lines + [block("scheduler", body)])
+
+
+def header(sources: list[str]) -> str:
+    return f"# Imported by `kadmit import` from {', '.join(sources)}.\n\n"
+
+
+__all__ = ["CONCERNS", "NAME", "import_model", "header"]
