@@ -409,10 +409,11 @@ def test_(paths, format_, rlimit, timeout_ms, max_file_bytes, color) -> None:
 @click.option("--format", "format_", type=click.Choice(["human", "json", "markdown"]), default="human",
               show_default=True, help="markdown: a pull-request comment.")
 @click.option("--no-envelopes", is_flag=True, help="Skip the largest-gang envelopes (the slowest part).")
+@click.option("--manifests", is_flag=True, help="Also show how the Kueue manifests `kadmit export` writes change.")
 @_with(solver_options)
 @max_size_option
 @color_option
-def diff_(base, head, state, format_, no_envelopes, rlimit, timeout_ms, max_file_bytes, color) -> None:
+def diff_(base, head, state, format_, no_envelopes, manifests, rlimit, timeout_ms, max_file_bytes, color) -> None:
     """What changing the policy from BASE to HEAD does.
 
     BASE and HEAD are folders or `git:REV[:PATH]` (a revision of the repository in the working
@@ -427,7 +428,7 @@ def diff_(base, head, state, format_, no_envelopes, rlimit, timeout_ms, max_file
     from kadmit.render.diff_report import diff_human, diff_json, diff_markdown
 
     outcome = api.diff(base, head, state=list(state), envelopes=not no_envelopes, rlimit=rlimit,
-                       timeout_ms=timeout_ms, max_file_bytes=max_file_bytes)
+                       timeout_ms=timeout_ms, max_file_bytes=max_file_bytes, manifests=manifests)
     if outcome.result is None:
         _report(outcome.diagnostics, outcome.sources, color)
         sys.exit(outcome.exit_code)

@@ -73,6 +73,7 @@ def diff_dict(outcome) -> dict:
                        "summary": {"before": d.before_state, "after": d.after_state},
                        "why": {"side": d.why_side, "lines": d.why}} for d in r.decisions],
         "envelopes": envelopes,
+        **({} if r.manifests is None else {"manifests": [m.as_dict() for m in r.manifests]}),
         "unknown": r.unknown,
         "undecided": [{"what": what, "object": key, "side": side} for what, key, side in r.undecided],
     }
@@ -119,6 +120,12 @@ def diff_human(outcome) -> str:
     if r.undecided:
         lines += ["", f"not decided within the solver's limits ({len(r.undecided)}; raise --rlimit or --timeout):"]
         lines += [f"  {what}" for what, _, _ in r.undecided]
+    if r.manifests is not None:
+        lines += ["", f"Kueue manifests that change ({len(r.manifests)}, as `kadmit export` writes them):"]
+        for m in r.manifests:
+            lines += ["  " + line for line in m.diff.splitlines()]
+        if not r.manifests:
+            lines.append("  none")
     return "\n".join(lines) + "\n"
 
 

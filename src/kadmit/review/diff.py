@@ -54,6 +54,7 @@ class DiffResult:
     # what the solver's limits left undecided: (what, in words; the object it is about: a workload's key
     # or a cluster queue's name; "before"/"after")
     undecided: list[tuple[str, str, str]] = field(default_factory=list)
+    manifests: list | None = None  # review.manifests.ManifestChange, when asked (`--manifests`)
 
     @property
     def empty(self) -> bool:
@@ -143,8 +144,10 @@ def envelope_changes(base: Model, head: Model, limits: Limits | None = None,
     return out
 
 
-def diff_models(base: Model, head: Model, limits: Limits | None = None, envelopes: bool = True) -> DiffResult:
-    """Everything that differs between two states of a policy."""
+def diff_models(base: Model, head: Model, limits: Limits | None = None, envelopes: bool = True,
+                manifests: bool = False) -> DiffResult:
+    """Everything that differs between two states of a policy; with `manifests`, also the Kueue
+    manifests `kadmit export` writes of each."""
     cache = ShapeCache()
     rb = admit(base, limits=limits, cache=cache)
     rh = admit(head, limits=limits, cache=cache)
@@ -153,4 +156,9 @@ def diff_models(base: Model, head: Model, limits: Limits | None = None, envelope
     undecided = [(f"the decision of workload `{d.key}` {side}", d.key, side)
                  for side, r in (("before", rb), ("after", rh)) for d in r.decisions if d.unknown]
     env = envelope_changes(base, head, limits, undecided) if envelopes else []
-    return DiffResult(changes, decisions, env, rb, rh, bool(undecided) or rb.unknown or rh.unknown, undecided)
+    exported = None
+    if manifests:
+        from kadmit.review.manifests import manifest_changes
+        exported = manifest_changes(base, head)
+    return DiffResult(changes, decisions, env, rb, rh, bool(undecided) or rb.unknown or rh.unknown, undecided,
+                      exported)
