@@ -37,7 +37,7 @@ STAGES: list[tuple[str, tuple[str, ...]]] = [
     ("simulate", ("kadmit.simulate",)),  # replays arrivals over the engine's decisions
     ("review", ("kadmit.review",)),  # policy tests and diffs over the engine's decisions and analyses
     ("render", ("kadmit.render",)),
-    ("api", ("kadmit.api", "kadmit.api_export")),
+    ("api", ("kadmit.api",)),
     ("cli", ("kadmit.cli", "kadmit.__main__")),
 ]
 ONLY = {"lark": "kadmit.syntax", "z3": "kadmit.engine", "ortools": "kadmit.engine", "jinja2": "kadmit.render"}

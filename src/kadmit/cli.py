@@ -454,9 +454,7 @@ def export_(paths, output, format_, workloads, nodes, allow_unenforced, max_file
     Exit codes: 0 written, 1 a rule the cluster would not enforce (nothing written; see
     --allow-unenforced), 2 unusable input or output folder.
     """
-    from kadmit import api_export
-
-    outcome = api_export.export(list(paths), output, format=format_, workloads=workloads, nodes=nodes,
+    outcome = api.export(list(paths), output, format=format_, workloads=workloads, nodes=nodes,
                                 allow_unenforced=allow_unenforced, max_file_bytes=max_file_bytes)
     _report(outcome.diagnostics, outcome.sources, color)
     for path in outcome.written:
@@ -476,9 +474,7 @@ def import_(paths, output, workloads, max_file_bytes, color) -> None:
 
     Exit codes: 0 written, 2 input with errors or unusable output folder.
     """
-    from kadmit import api_export
-
-    outcome = api_export.import_(list(paths), output, workloads=workloads, max_file_bytes=max_file_bytes)
+    outcome = api.import_(list(paths), output, workloads=workloads, max_file_bytes=max_file_bytes)
     _report(outcome.diagnostics, outcome.sources, color)
     for path in outcome.written:
         click.echo(f"wrote {path}")

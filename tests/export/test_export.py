@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from kadmit import api, api_export
+from kadmit import api
 from kadmit.engine.decide import admit as decide_all
 from kadmit.engine.solver.z3backend import Limits
 from kadmit.export import export_model
@@ -28,7 +28,7 @@ def decisions(model) -> list:
 
 def roundtrip(paths: list[str], out: Path, **kw):
     """Export `paths` into `out`; (the `.kad` model without the rules left unenforced, the export read back)."""
-    got = api_export.export(paths, str(out), allow_unenforced=True, **kw)
+    got = api.export(paths, str(out), allow_unenforced=True, **kw)
     assert got.exit_code == 0, [d.message for d in got.diagnostics]
     source = api.load_for_engine(paths).workspace.model
     unenforced = set(export_model(source, allow_unenforced=True).unenforced)
@@ -54,7 +54,7 @@ def test_every_clean_kad_of_the_tests(tmp_path: Path) -> None:
         loaded = api.load_for_engine([str(path)])
         out = tmp_path / str(i)
         if loaded.exit_code != api.EXIT_OK:  # syntax or validation errors: nothing is written
-            got = api_export.export([str(path)], str(out), workloads=True, nodes=True)
+            got = api.export([str(path)], str(out), workloads=True, nodes=True)
             assert got.exit_code == api.EXIT_INPUT and not out.exists(), path
             continue
         expected, back = roundtrip([str(path)], out, workloads=True, nodes=True)
@@ -64,25 +64,25 @@ def test_every_clean_kad_of_the_tests(tmp_path: Path) -> None:
 
 
 def test_unenforced_rules_refuse_the_export(tmp_path: Path) -> None:
-    got = api_export.export(["examples/ml-platform/"], str(tmp_path / "out"))
+    got = api.export(["examples/ml-platform/"], str(tmp_path / "out"))
     assert got.exit_code == api.EXIT_FINDINGS
     assert not (tmp_path / "out").exists()
     assert [d.code for d in got.diagnostics if d.severity.value == "error"] == ["KAD902"]
 
 
 def test_export_is_deterministic_and_removes_its_stale_files(tmp_path: Path) -> None:
-    a = api_export.export(["examples/ml-platform/"], str(tmp_path), allow_unenforced=True, workloads=True)
+    a = api.export(["examples/ml-platform/"], str(tmp_path), allow_unenforced=True, workloads=True)
     first = {p.name: p.read_text() for p in tmp_path.iterdir()}
     assert "workloads.yaml" in first
     (tmp_path / "mine.yaml").write_text("kept: true\n")
-    b = api_export.export(["examples/ml-platform/"], str(tmp_path), allow_unenforced=True)
+    b = api.export(["examples/ml-platform/"], str(tmp_path), allow_unenforced=True)
     assert a.files["cluster-queues.yaml"] == b.files["cluster-queues.yaml"]
     now = {p.name for p in tmp_path.iterdir()}
     assert "workloads.yaml" not in now and "mine.yaml" in now
 
 
 def test_json_export_reads_back_the_same(tmp_path: Path) -> None:
-    got = api_export.export(["examples/ml-platform/"], str(tmp_path), allow_unenforced=True, workloads=True,
+    got = api.export(["examples/ml-platform/"], str(tmp_path), allow_unenforced=True, workloads=True,
                             nodes=True, format="json")
     assert got.exit_code == 0
     back = api.load_for_engine([str(tmp_path)])

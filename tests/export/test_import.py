@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from kadmit import api, api_export
+from kadmit import api
 from kadmit.engine.decide import admit as decide_all
 from kadmit.engine.solver.z3backend import Limits
 from kadmit.render.decisions import admit_json
@@ -33,7 +33,7 @@ def decisions(model) -> list:
 
 
 def imported(paths: list[str], out: Path):
-    got = api_export.import_(paths, str(out), workloads=True)
+    got = api.import_(paths, str(out), workloads=True)
     assert got.exit_code == 0, [f"{d.code} {d.message}" for d in got.diagnostics]
     if not got.files:  # nothing in the input that a `.kad` file says (objects of unread kinds only)
         return got, api.load_for_engine([str(p) for p in paths]).workspace.model.model_copy(
@@ -59,7 +59,7 @@ def test_every_clean_manifest_of_the_tests(tmp_path: Path) -> None:
     for i, path in enumerate(found):
         source = api.load_for_engine([str(path)])
         if source.exit_code != api.EXIT_OK:
-            got = api_export.import_([str(path)], str(tmp_path / f"bad{i}"), workloads=True)
+            got = api.import_([str(path)], str(tmp_path / f"bad{i}"), workloads=True)
             assert got.exit_code == api.EXIT_INPUT and not (tmp_path / f"bad{i}").exists(), path
             continue
         got, back = imported([str(path)], tmp_path / str(i))
@@ -72,7 +72,7 @@ def test_every_clean_manifest_of_the_tests(tmp_path: Path) -> None:
 
 def test_export_of_the_import_gives_back_the_objects(tmp_path: Path) -> None:
     imported(["examples/ml-platform-kueue/"], tmp_path / "kad")
-    got = api_export.export([str(tmp_path / "kad")], str(tmp_path / "yaml"), workloads=True, nodes=True)
+    got = api.export([str(tmp_path / "kad")], str(tmp_path / "yaml"), workloads=True, nodes=True)
     assert got.exit_code == 0, [d.message for d in got.diagnostics]
     a = api.load_for_engine(["examples/ml-platform-kueue/"]).workspace.model
     b = api.load_for_engine([str(tmp_path / "yaml")]).workspace.model
@@ -92,12 +92,12 @@ def test_export_of_the_import_gives_back_the_objects(tmp_path: Path) -> None:
 def test_import_refuses_input_with_errors_and_its_own_files(tmp_path: Path) -> None:
     bad = tmp_path / "bad.yaml"
     bad.write_text("apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: q}\nspec: {queueingStrategy: Nope}\n")
-    got = api_export.import_([str(bad)], str(tmp_path / "out"))
+    got = api.import_([str(bad)], str(tmp_path / "out"))
     assert got.exit_code == api.EXIT_INPUT and "KAD921" in [d.code for d in got.diagnostics]
     kad = tmp_path / "k"
     kad.mkdir()
     (kad / "queues.kad").write_text("flavor f {}\n")
-    got = api_export.import_([str(kad)], str(kad))
+    got = api.import_([str(kad)], str(kad))
     assert got.exit_code == api.EXIT_INPUT and (kad / "queues.kad").read_text() == "flavor f {}\n"
 
 

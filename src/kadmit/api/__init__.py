@@ -12,6 +12,7 @@ from kadmit import workspace as ws
 from kadmit.api.common import (EXIT_FINDINGS, EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_UNKNOWN, Loaded,
                                exit_code, file_limits, load_for_engine, no_optimal,
                                solver_limits)
+from kadmit.api.convert import WriteOutcome, export, import_
 from kadmit.api.review import DiffOutcome, TestOutcome, diff, test
 from kadmit.api.simulation import SimulateOutcome, SweepOutcome, simulate, sweep
 from kadmit.scope import decidable, untouched_model
@@ -20,7 +21,7 @@ from kadmit.diagnostics import KAD004, Diagnostic, Diagnostics
 from kadmit.render.codes import KAD005, KAD006, KAD009, KAD010, KAD011
 from kadmit.source import SourceMap
 
-__all__ = ["EXIT_FINDINGS", "EXIT_INPUT", "EXIT_INTERNAL", "EXIT_OK", "EXIT_UNKNOWN", "AdmitOutcome", "CheckResult",
+__all__ = ["WriteOutcome", "export", "import_", "EXIT_FINDINGS", "EXIT_INPUT", "EXIT_INTERNAL", "EXIT_OK", "EXIT_UNKNOWN", "AdmitOutcome", "CheckResult",
            "DiffOutcome", "FmtResult", "Loaded", "SimulateOutcome", "SweepOutcome", "TestOutcome", "WhyOutcome",
            "admit", "check", "diff", "exit_code", "fmt", "load_for_engine", "lookup", "simulate", "sweep", "test",
            "why", "why_capacity"]

@@ -87,6 +87,12 @@ class V:
     kind: str  # int, quantity, priority, string, bool, name, mode
     literal: bool = False
     const: object = None
+    counted: bool = False  # depends on the admitted count: a variable for the engine
+
+
+class Vacuous(Exception):
+    """A rule the engine's compiler gives up on for every workload (it divides a number that depends on
+    the admitted count, or multiplies two such): it constrains nothing."""
 
 
 class CelError(Exception):
@@ -148,22 +154,24 @@ class Translator:
             if rest == ("priority",):
                 return V("variables.priority", "priority")
             if rest == ("pod_count",):
-                return V("variables.podCount", "int")
+                return V("variables.podCount", "int", counted=True)
             if len(rest) == 2 and rest[0] == "requests":
-                return V(f"variables.totalRequests[{string(rest[1])}]", "quantity")
+                return V(f"variables.totalRequests[{string(rest[1])}]", "quantity", counted=True)
         raise CelError(f"`{'.'.join(path)}` is known only at admission")
 
     def pod_group(self, g: str, rest: tuple[str, ...]) -> V:
         if rest == ("name",):
             return V(f"{g}.name", "string")
-        if rest in (("count",), ("max_count",)):
+        if rest == ("count",):
+            return V(f"{g}.count", "int", counted=True)
+        if rest == ("max_count",):
             return V(f"{g}.count", "int")
         if rest == ("min_count",):
             return V(f"{g}.minCount", "int")
         if len(rest) == 2 and rest[0] == "requests":
             return V(f"{g}.requests[{string(rest[1])}]", "quantity")
         if len(rest) == 2 and rest[0] == "total":
-            return V(f"({g}.requests[{string(rest[1])}] * {g}.count)", "quantity")
+            return V(f"({g}.requests[{string(rest[1])}] * {g}.count)", "quantity", counted=True)
         if rest == ("topology",):
             return V(f"{g}.topology", "mode")
         if rest == ("topology_level",):
@@ -191,7 +199,7 @@ class Translator:
             if e.op == "not":
                 return V(f"!({self.boolean(a)})", "bool")
             const = -a.const if isinstance(a.const, int) and not isinstance(a.const, bool) else None
-            return V(f"(-{a.text})" if const is None else str(const), a.kind, a.literal, const)
+            return V(f"(-{a.text})" if const is None else str(const), a.kind, a.literal, const, a.counted)
         if isinstance(e, Binary):
             if e.op in ("and", "or", "implies"):
                 a = self.boolean(self.expr(e.left, env, scope))
@@ -233,6 +241,9 @@ class Translator:
         raise CelError(f"expected a number, found a {v.kind}")
 
     def arith(self, op: str, a: V, b: V, scope: list[str]) -> V:
+        if (op == "/" and (a.counted or b.counted)) or (op == "*" and a.counted and b.counted):
+            raise Vacuous
+        counted = a.counted or b.counted
         q = "quantity" in (a.kind, b.kind)
         x = self.number(a, q and a.kind != "quantity" and op in "+-")
         y = self.number(b, q and b.kind != "quantity" and op in "+-")
@@ -252,7 +263,7 @@ class Translator:
             self._guard(f"{y} == 0", scope)
             text = f"({x} / {y} - (({x} % {y} != 0 && (({x} < 0) != ({y} < 0))) ? 1 : 0))"
             return V(text, kind, lit)
-        return V(f"({x} {op} {y})", kind, lit)
+        return V(f"({x} {op} {y})", kind, lit, counted=counted)
 
     def _guard(self, cond: str, scope: list[str]) -> None:
         """A division by zero anywhere leaves the rule unchecked: the condition, over every pod group

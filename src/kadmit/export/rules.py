@@ -15,7 +15,7 @@ import hashlib
 import re
 
 from kadmit.diagnostics import Diagnostics, Severity
-from kadmit.export.cel import ADMISSION, COUNT, CelError, Translator, needs, resources, string
+from kadmit.export.cel import ADMISSION, COUNT, CelError, Translator, Vacuous, needs, resources, string
 from kadmit.export.codes import KAD901, KAD902, KAD905
 from kadmit.export.kinds import kinds
 from kadmit.export.text import rule_text
@@ -131,6 +131,15 @@ def admission_policies(model: Model, ix: ModelIndex, diags: Diagnostics, unenfor
                        rule.span)
             continue
         need = needs(rule)
+        try:
+            Translator(ix).rule(rule)
+        except Vacuous:
+            diags.emit(KAD901, f"rule `{rule.name}` is left out: it divides a number that depends on the admitted "
+                       "count (or multiplies two), which kadmit's engine can't check, so it constrains nothing",
+                       rule.span, help="divide numbers known before admission, e.g. `pod_group.max_count`")
+            continue
+        except CelError:
+            pass  # reported below, by the reason that applies
         if ADMISSION in need:
             unenforced.append(rule.name)
             diags.emit(KAD902, f"rule `{rule.name}` reads the workload's admission (its flavors, cluster queue "

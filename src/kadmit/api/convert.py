@@ -1,5 +1,5 @@
-"""The Python API of `export` and `import` (beside `kadmit.api`, which is at its size bound): read
-the inputs, convert, write the output folder atomically; diagnostics and exit codes as every verb."""
+"""`export` and `import`: read the inputs, convert (`kadmit.export`), write the output folder atomically;
+diagnostics and exit codes as every verb."""
 
 from __future__ import annotations
 
@@ -7,8 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from kadmit import api
-from kadmit import workspace as ws
+from kadmit.api import common as api
 from kadmit.atomic import write_text_atomic
 from kadmit.diagnostics import Diagnostic, Diagnostics
 from kadmit.source import SourceMap
