@@ -73,12 +73,12 @@ def test_unenforced_rules_refuse_the_export(tmp_path: Path) -> None:
 def test_export_is_deterministic_and_removes_its_stale_files(tmp_path: Path) -> None:
     a = api.export(["examples/ml-platform/"], str(tmp_path), allow_unenforced=True, workloads=True)
     first = {p.name: p.read_text() for p in tmp_path.iterdir()}
-    assert "workloads.yaml" in first
+    assert "11-workloads.yaml" in first
     (tmp_path / "mine.yaml").write_text("kept: true\n")
     b = api.export(["examples/ml-platform/"], str(tmp_path), allow_unenforced=True)
-    assert a.files["cluster-queues.yaml"] == b.files["cluster-queues.yaml"]
+    assert a.files["07-cluster-queues.yaml"] == b.files["07-cluster-queues.yaml"]
     now = {p.name for p in tmp_path.iterdir()}
-    assert "workloads.yaml" not in now and "mine.yaml" in now
+    assert "11-workloads.yaml" not in now and "mine.yaml" in now
 
 
 def test_json_export_reads_back_the_same(tmp_path: Path) -> None:

@@ -26,12 +26,12 @@ def test_the_changed_queue_alone(tmp_path: Path) -> None:
     out = api.diff(base, head, envelopes=False, manifests=True)
     assert out.exit_code == api.EXIT_FINDINGS
     (m,) = out.result.manifests
-    assert (m.file, m.kind, m.name, m.change) == ("cluster-queues.yaml", "ClusterQueue", "team-vision", "changed")
+    assert (m.file, m.kind, m.name, m.change) == ("07-cluster-queues.yaml", "ClusterQueue", "team-vision", "changed")
     assert "-        nominalQuota: '24'\n+        nominalQuota: '32'\n" in m.diff
     assert m.before["spec"]["resourceGroups"][0]["flavors"][0]["resources"][2]["nominalQuota"] == "24"
     assert "Kueue manifests that change (1" in diff_human(out)
     assert json.loads(diff_json(out))["manifests"][0]["after"]["metadata"]["name"] == "team-vision"
-    assert "```diff\n--- a/cluster-queues.yaml:ClusterQueue/team-vision" in diff_markdown(out)
+    assert "```diff\n--- a/07-cluster-queues.yaml:ClusterQueue/team-vision" in diff_markdown(out)
 
 
 def test_added_and_removed_objects_and_nothing_unasked(tmp_path: Path) -> None:

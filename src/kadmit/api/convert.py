@@ -45,6 +45,7 @@ def _write(out: Path, files: dict[str, str], stale: list[Path], diags: Diagnosti
     written = []
     for name, text in files.items():
         try:
+            (out / name).parent.mkdir(exist_ok=True)
             write_text_atomic(out / name, text)
         except OSError as e:
             diags.emit(KAD006, f"can't write `{out / name}`: {e.strerror or e}")
@@ -63,7 +64,7 @@ def export(paths: list[str], output: str, *, format: Literal["yaml", "json"] = "
     """Write the model under `paths` as Kubernetes/Kueue manifests into `output`, one file per kind.
     Exit code: 0 written, 1 rules the cluster would not enforce (nothing written unless
     `allow_unenforced`), 2 unusable input or output folder."""
-    from kadmit.export import FILES, export_model
+    from kadmit.export import FILES, export_model, file_name
     from kadmit.render.manifests import json_text, yaml_text
 
     loaded = api.load_for_engine(paths, max_file_bytes=max_file_bytes)
@@ -76,15 +77,15 @@ def export(paths: list[str], output: str, *, format: Literal["yaml", "json"] = "
     sources = [str(p) for p in paths]
     ext = "yaml" if format == "yaml" else "json"
     render = yaml_text if format == "yaml" else json_text
-    files = {f"{stem}.{ext}": render([(d.obj, d.span, d.what) for d in result.files[stem]], sources)
+    files = {file_name(stem, ext): render([(d.obj, d.span, d.what) for d in result.files[stem]], sources)
              for stem in FILES if result.files.get(stem)}
     if diags.has_errors:
         return WriteOutcome([], diags.sorted(), loaded.sources, api.EXIT_FINDINGS, files)
     out = _prepare(output, diags)
     if out is None:
         return WriteOutcome([], diags.sorted(), loaded.sources, api.EXIT_INPUT, files)
-    stale = [p for stem in FILES for e in ("yaml", "json") if f"{stem}.{e}" not in files
-             and (p := out / f"{stem}.{e}").is_file() and _ours(p)]
+    stale = [p for stem in FILES for e in ("yaml", "json") if file_name(stem, e) not in files
+             and (p := out / file_name(stem, e)).is_file() and _ours(p)]
     written = _write(out, files, stale, diags)
     code = api.EXIT_INPUT if len(written) < len(files) else api.EXIT_OK
     return WriteOutcome(written, diags.sorted(), loaded.sources, code, files)

@@ -14,10 +14,20 @@ from kadmit.index import ModelIndex
 from kadmit.model import Model
 from kadmit.source import Span
 
-# File name (without extension) per kind, in the order a cluster applies them.
+# One file per kind, in the order a cluster applies them.
 FILES = ("namespaces", "kueue-configuration", "workload-priority-classes", "priority-classes", "topologies",
          "resource-flavors", "cohorts", "cluster-queues", "local-queues", "validating-admission-policies",
          "nodes", "workloads")
+CONFIGURATION = "kueue-configuration"
+
+
+def file_name(stem: str, ext: str = "yaml") -> str:
+    """Where a kind's file goes in the output folder: numbered in apply order, so that `kubectl apply -f
+    DIR` creates namespaces first; Kueue's Configuration, which is no API object (it goes into Kueue's
+    manager config), in the subfolder `kueue/`, which `kubectl apply -f DIR` doesn't read."""
+    if stem == CONFIGURATION:
+        return f"kueue/configuration.{ext}"
+    return f"{[s for s in FILES if s != CONFIGURATION].index(stem) + 1:02d}-{stem}.{ext}"
 
 
 @dataclass(frozen=True)
@@ -64,7 +74,8 @@ def export_model(model: Model, *, workloads: bool = False, nodes: bool = False,
     for ns in _first(model.namespaces, lambda n: n.name):
         put("namespaces", policy.namespace(ns), ns.span, f"namespace {ns.name}")
     if model.config is not None:
-        put("kueue-configuration", policy.configuration(model.config, d), model.config.span, "scheduler")
+        put("kueue-configuration", policy.configuration(model.config, d), model.config.span,
+            "scheduler: the fields to merge into Kueue's manager Configuration (controller_manager_config.yaml)")
         for extra in model.scheduler_configs[1:]:
             d.emit(KAD901, "a second scheduler configuration is left out: Kueue reads one", extra.span)
     for pc in _first(model.priority_classes, lambda p: (p.kind, p.name)):

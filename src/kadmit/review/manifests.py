@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import yaml
 
-from kadmit.export import FILES, export_model
+from kadmit.export import FILES, export_model, file_name
 from kadmit.export.rules import DIGEST_ANNOTATION, digest
 from kadmit.model import Model
 
@@ -54,7 +54,7 @@ def _objects(model: Model) -> dict[tuple, tuple[str, dict]]:
                 obj["metadata"]["annotations"][DIGEST_ANNOTATION] = digest(obj["spec"]["validations"])
             meta = obj.get("metadata", {})
             found[(FILES.index(stem), obj["kind"], meta.get("namespace") or "", meta.get("name", ""))] = (
-                f"{stem}.yaml", obj)
+                file_name(stem), obj)
     return found
 
 
