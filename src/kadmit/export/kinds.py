@@ -80,8 +80,10 @@ def pod_group(name: str, count: str, min_count: str, template: str, resources: l
     mode, level = _topology(request, f"(has({template}.metadata) ? {meta} : {{}})")
     reqs = "{" + ", ".join(f"{string(r)}: {pod_request(spec, r)}" for r in resources) + "}"
     selector = f"(has({spec}.nodeSelector) ? {spec}.nodeSelector : {{}})"
-    return (f"{{'name': {name}, 'count': {count}, 'minCount': {min_count}, 'requests': {reqs}, "
-            f"'topology': {mode}, 'topologyLevel': {level}, 'nodeSelector': {selector}}}")
+    # Kubernetes type-checks literals as homogeneous: the map's values are each made `dyn`
+    return (f"{{'name': dyn(string({name})), 'count': dyn(int({count})), 'minCount': dyn(int({min_count})), "
+            f"'requests': dyn({reqs}), 'topology': dyn(string({mode})), 'topologyLevel': dyn(string({level})), "
+            f"'nodeSelector': dyn({selector})}}")
 
 
 @dataclass(frozen=True)
@@ -120,8 +122,8 @@ def _top_level() -> str:
 
 def _job_priority(first_template_spec: str) -> str:
     label = string(PRIORITY_LABEL)
-    return (f"({_label(PRIORITY_LABEL)} ? ['workload', object.metadata.labels[{label}]] : "
-            f"(has({first_template_spec}.priorityClassName) ? ['pod', {first_template_spec}.priorityClassName] : "
+    return (f"({_label(PRIORITY_LABEL)} ? ['workload', string(object.metadata.labels[{label}])] : "
+            f"(has({first_template_spec}.priorityClassName) ? ['pod', string({first_template_spec}.priorityClassName)] : "
             "['', '']))")
 
 
@@ -138,7 +140,7 @@ def kinds(default_queue_namespaces: list[str]) -> list[Kind]:
         queue="object.spec.queueName",
         priority_source=("(has(object.spec.priorityClassRef) && has(object.spec.priorityClassRef.name) ? "
                          "[has(object.spec.priorityClassRef.kind) && object.spec.priorityClassRef.kind == "
-                         "'PriorityClass' ? 'pod' : 'workload', object.spec.priorityClassRef.name] : "
+                         "'PriorityClass' ? 'pod' : 'workload', string(object.spec.priorityClassRef.name)] : "
                          "['value', has(object.spec.priority) ? string(object.spec.priority) : ''])"),
         pod_groups=lambda res: "object.spec.podSets.map(ps, " + pod_group(
             "ps.name", "ps.count", "(has(ps.minCount) ? ps.minCount : ps.count)", "ps.template", res,
