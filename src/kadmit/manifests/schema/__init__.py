@@ -42,6 +42,9 @@ CORE = {
     ("apps", "v1", "StatefulSet"): "core:V1StatefulSet",
     ("resource.k8s.io", "v1", "ResourceClaimTemplate"): "core:V1ResourceClaimTemplate",
     ("resource.k8s.io", "v1", "DeviceClass"): "core:V1DeviceClass",
+    ("admissionregistration.k8s.io", "v1", "ValidatingAdmissionPolicy"): "core:V1ValidatingAdmissionPolicy",
+    ("admissionregistration.k8s.io", "v1", "ValidatingAdmissionPolicyBinding"):
+        "core:V1ValidatingAdmissionPolicyBinding",
 }
 # Versions kadmit reads that Kueue's current CRDs no longer serve: the next version's fields, renamed.
 ALIASES = {("kueue.x-k8s.io", "v1alpha1", "Cohort"): (("kueue.x-k8s.io", "v1beta1", "Cohort"),
