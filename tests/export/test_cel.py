@@ -186,8 +186,9 @@ def test_cel_agrees_with_kadmit(tmp_path_factory, wl_text: str, cond: str, kind:
         expected = True  # judged only without partial admission (KAD905)
     labels = {"kubernetes.io/metadata.name": "team-a", "team": "ml"}
     assert admit(policy, workload, labels) is expected, (cond, wl_text)
-    job = job_of(workload)
-    if job is not None:
+    for job in (job_of(workload), jobset_of(workload)):
+        if job is None:
+            continue
         jobs = read_manifest_text(yaml.safe_dump(job), "job.yaml", Diagnostics()).jobs
         job_wl = jobs[0].workloads[0].model_copy(update={"namespace": "team-a", "queue": "training",
                                                          "priority_class": ref_name(job), "priority_class_kind":
@@ -198,6 +199,26 @@ def test_cel_agrees_with_kadmit(tmp_path_factory, wl_text: str, cond: str, kind:
         if COUNT in needs(rule) and part:
             want = True
         assert admit(policy, job, labels) is want, (cond, job)
+
+
+def jobset_of(workload: dict) -> dict | None:
+    """The JobSet whose Workload this is: one replicated job per pod set (no partial admission)."""
+    sets = workload["spec"]["podSets"]
+    if any("topologyRequest" in ps or ps.get("minCount", ps["count"]) < ps["count"] for ps in sets):
+        return None
+    labels = {"kueue.x-k8s.io/queue-name": workload["spec"]["queueName"]}
+    if "priorityClassRef" in workload["spec"]:
+        labels["kueue.x-k8s.io/priority-class"] = workload["spec"]["priorityClassRef"]["name"]
+    elif "priority" in workload["spec"]:
+        return None
+    return {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet",
+            "metadata": {"name": workload["metadata"]["name"], "namespace": workload["metadata"]["namespace"],
+                         "labels": labels},
+            "spec": {"suspend": True, "replicatedJobs": [
+                {"name": ps["name"], "replicas": 1, "template": {"spec": {
+                    "parallelism": ps["count"], "completions": ps["count"],
+                    "template": {"spec": {**ps["template"]["spec"], "restartPolicy": "Never"}}}}}
+                for ps in sets]}}
 
 
 def ref_name(job: dict) -> str | None:
