@@ -463,7 +463,7 @@ func (e *env) collect(ctx context.Context, items []*item, reqs []*request, befor
 	for _, r := range reqs {
 		for _, it := range r.items {
 			if _, seen := reasons[it]; !seen {
-				reasons[it] = e.reason(r, it)
+				reasons[it] = e.reason(ctx, r, it)
 			}
 		}
 	}
@@ -485,7 +485,7 @@ func (e *env) collect(ctx context.Context, items []*item, reqs []*request, befor
 
 // reason says why request r made no Workload for it: the controller's filter, the reconcile's
 // error, a warning event on the object, or the last thing the reconciler logged.
-func (e *env) reason(r *request, it *item) string {
+func (e *env) reason(ctx context.Context, r *request, it *item) string {
 	if r.filtered != "" {
 		return r.filtered
 	}
@@ -500,7 +500,27 @@ func (e *env) reason(r *request, it *item) string {
 			}
 		}
 	}
-	return lastReason(r.lines)
+	if reason := lastReason(r.lines); reason != "" {
+		return reason
+	}
+	return e.skips(ctx, it)
+}
+
+// skips says whether the integration's GenericJob skips the object without a word
+// (jobframework.JobWithSkip: a RayJob on an existing cluster).
+func (e *env) skips(ctx context.Context, it *item) string {
+	cb, ok := jobframework.GetIntegration(it.framework)
+	if !ok || cb.NewJob == nil || it.obj == nil {
+		return ""
+	}
+	job := cb.NewJob()
+	if err := e.cl.Get(ctx, client.ObjectKeyFromObject(it.obj), job.Object()); err != nil {
+		return ""
+	}
+	if s, ok := job.(jobframework.JobWithSkip); ok && s.Skip(ctx) {
+		return fmt.Sprintf("Kueue's %s integration skips it (its GenericJob's Skip)", it.framework)
+	}
+	return ""
 }
 
 func workloadKeys(ctx context.Context, cl client.Client) (sets.Set[string], error) {

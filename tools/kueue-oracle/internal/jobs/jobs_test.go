@@ -115,6 +115,8 @@ func TestManagement(t *testing.T) {
 		"SKIP Pod/ml/lone: 'g2' group has fewer runnable pods than expected",
 		"SKIP Pod/ml/nototal: metadata.annotations[kueue.x-k8s.io/pod-group-total-count]: Required value: both the 'kueue.x-k8s.io/pod-group-total-count' annotation and the 'kueue.x-k8s.io/pod-group-name' label should be set",
 		"SKIP RayCluster/ml/old: ray.io/v1alpha1 RayCluster is not a kind Kueue v0.17 integrates",
+		// A RayJob on an existing cluster: the integration's Skip, without a word.
+		"SKIP RayJob/ml/on-existing: Kueue's ray.io/rayjob integration skips it (its GenericJob's Skip)",
 	}
 	if diff := cmp.Diff(want, summary(got)); diff != "" {
 		t.Errorf("workloads (-want +got):\n%s", diff)
