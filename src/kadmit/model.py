@@ -491,6 +491,15 @@ class SchedulerConfig(Obj):
 
 # --- submitted jobs --------------------------------------------------------------------------------
 
+class Refusal(Obj):
+    """Kueue's webhook refuses the job on create: its message (field path, value and reason, as
+    Kueue words them). `managed_only`: the webhook checks it only for a job Kueue manages (a queue
+    name, its namespace's `default` LocalQueue, or `manageJobsWithoutQueueName`)."""
+
+    message: str
+    managed_only: bool = True
+
+
 class Job(Obj):
     """A job as submitted, before Kueue's job framework (`kadmit.manifests.jobs.manage`) makes its
     `workloads` (queue and creation time still unset) pending work or a `Skipped` entry."""
@@ -510,6 +519,7 @@ class Job(Obj):
     group_fast: bool = False
     role: str | None = None  # the pod's `kueue.x-k8s.io/role-hash` annotation, naming its pod set
     train: Obj | None = None  # a TrainJob's `manifests.jobs.trainjob.TrainSpec`: pod sets from its runtime
+    refusals: tuple[Refusal, ...] = ()  # what Kueue's webhook refuses it for (`manage` decides whether it applies)
 
 
 # --- the whole -----------------------------------------------------------------------------------

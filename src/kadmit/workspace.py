@@ -218,7 +218,7 @@ def load(paths: list[str], *, limits: Limits | None = None, validate: bool = Tru
     documents: dict = {}
     with paused_gc():
         parts = _read_all(files, root, reader, diags, documents)
-        model = apply_jobs(merge([frag for _, frag in parts]))
+        model = apply_jobs(merge([frag for _, frag in parts]), diags)
         if validate:
             run_validation(model, diags)
     names = [display_name(f) for f in files if f != Path(STDIN)] + ([STDIN_NAME] if Path(STDIN) in files else [])
@@ -366,7 +366,7 @@ def with_edits(ws: Workspace, edits: list[Edit], since=None) -> tuple[Model, Dia
             parts.append(frag)
     except EditConflict:
         return None
-    model = apply_jobs(merge(parts))
+    model = apply_jobs(merge(parts), diags)
     if since is not None:
         validate_since(since, model, diags)
     else:

@@ -7,6 +7,8 @@ import json
 
 import pytest
 
+from kadmit.index import ModelIndex
+
 from .helpers import SETUP, admit_json, model_of, run, write
 
 # Kueue's getting-started sample (site/static/examples/jobs/sample-job.yaml).
@@ -169,10 +171,14 @@ def test_priority_label_then_pod_priority_class(tmp_path):
     assert (by["b"].priority_class, by["b"].priority_class_kind) == ("urgent", "pod")
 
 
-def test_default_workload_priority_class_is_applied(tmp_path):
-    wpc = "apiVersion: kueue.x-k8s.io/v1beta1\nkind: WorkloadPriorityClass\nmetadata: {name: default}\nvalue: 7\n"
+def test_no_default_workload_priority_class_in_kueue_v017(tmp_path):
+    """WorkloadPriorityClassDefaulting (a WorkloadPriorityClass named `default` for jobs without
+    the label) came after v0.17: the job takes the globalDefault PriorityClass, else 0."""
+    wpc = ("apiVersion: kueue.x-k8s.io/v1beta1\nkind: WorkloadPriorityClass\nmetadata: {name: default}\nvalue: 7\n---\n"
+           "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: cluster}\nvalue: 3\nglobalDefault: true\n")
     m = model_of(tmp_path, p__yaml=wpc, j__yaml=job())
-    assert m.workloads[0].priority_class == "default"
+    assert m.workloads[0].priority_class is None
+    assert ModelIndex(m).priority(m.workloads[0]) == 3
 
 
 def test_skipped_jobs_say_why(tmp_path):

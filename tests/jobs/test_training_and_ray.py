@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from .helpers import SETUP, model_of
+from kadmit.workspace import load
+
+from .helpers import SETUP, model_of, write
 
 ENABLE = """\
 apiVersion: config.kueue.x-k8s.io/v1beta2
@@ -46,11 +48,15 @@ def test_replica_types_become_pod_sets_in_kueues_order(tmp_path, kind, api, fiel
     assert wl.origin.kind == kind
 
 
-def test_pytorchjob_needs_its_integration_enabled(tmp_path):
+def test_pytorchjob_is_installed_but_needs_its_integration_in_a_configuration(tmp_path):
+    """Kueue v0.17's installed Configuration lists the Kubeflow training jobs; a Configuration of
+    the input replaces it, and one that lists no frameworks is Kueue's default, batch/job alone."""
     text = training("PyTorchJob", "kubeflow.org/v1", "pytorchReplicaSpecs", replica("Worker", 1, "1"))
-    m = model_of(tmp_path, setup__yaml=SETUP, t__yaml=text)
+    assert len(model_of(tmp_path, setup__yaml=SETUP, t__yaml=text).workloads) == 1
+    cfg = "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nmanageJobsWithoutQueueName: false\n"
+    m = model_of(tmp_path, setup__yaml=SETUP, t__yaml=text, cfg__yaml=cfg)
     assert m.workloads == () and "kubeflow.org/pytorchjob" in m.skipped[0].reason
-    assert "installs" in m.skipped[0].reason
+    assert "the input's Configuration" in m.skipped[0].reason
 
 
 def test_scheduling_policy_priority_class_comes_first(tmp_path):
@@ -81,18 +87,57 @@ RAY_CLUSTER = """\
 
 def test_rayjob_has_head_workers_and_the_default_submitter(tmp_path):
     text = ("apiVersion: ray.io/v1\nkind: RayJob\nmetadata:\n  name: r\n  labels: {kueue.x-k8s.io/queue-name: user-queue}\n"
-            "spec:\n  entrypoint: python x.py\n  rayClusterSpec:\n" + RAY_CLUSTER.replace("    ", "    ", 1))
+            "spec:\n  entrypoint: python x.py\n  shutdownAfterJobFinishes: true\n  rayClusterSpec:\n" + RAY_CLUSTER)
     (wl,) = model_of(tmp_path, setup__yaml=SETUP, cfg__yaml=ENABLE, r__yaml=text).workloads
     assert [(p.name, p.count) for p in wl.pod_sets] == [("head", 1), ("small-group", 4), ("submitter", 1)]
     assert wl.pod_sets[2].requests == {"cpu": 500, "memory": 200 * 2**20 * 1000}
 
 
-def test_raycluster_autoscaling_adds_the_autoscaler_to_the_head(tmp_path):
-    text = ("apiVersion: ray.io/v1\nkind: RayCluster\nmetadata:\n  name: c\n  labels: {kueue.x-k8s.io/queue-name: user-queue}\n"
-            "spec:\n  enableInTreeAutoscaling: true\n" + RAY_CLUSTER.replace("\n    ", "\n  ").replace("    headGroupSpec", "  headGroupSpec"))
+def ray_cluster(extra: str, labels: str = "{kueue.x-k8s.io/queue-name: user-queue}") -> str:
+    return (f"apiVersion: ray.io/v1\nkind: RayCluster\nmetadata:\n  name: c\n  labels: {labels}\n"
+            f"spec:\n{extra}" + RAY_CLUSTER.replace("\n    ", "\n  ").replace("    headGroupSpec", "  headGroupSpec"))
+
+
+def test_kueue_refuses_a_managed_raycluster_that_autoscales(tmp_path):
+    """Kueue v0.17's webhook refuses in-tree autoscaling unless the job is elastic (an alpha gate,
+    off): the object is never created (KAD170, Kueue's message)."""
+    ws = load(write(tmp_path, setup__yaml=SETUP, cfg__yaml=ENABLE, c__yaml=ray_cluster("  enableInTreeAutoscaling: true\n")))
+    (d,) = [d for d in ws.diagnostics if d.code == "KAD170"]
+    assert d.message == ("Kueue's webhook refuses RayCluster `c`: spec.enableInTreeAutoscaling: Invalid value: true: "
+                         "a kueue managed job can use autoscaling only when the ElasticJobsViaWorkloadSlices feature "
+                         "gate is on and the job is an elastic job")
+    assert (d.span.line, d.span.column) == (7, 28)
+    assert ws.model.workloads == () and "Kueue's webhook refuses it" in ws.model.skipped[0].reason
+
+
+def test_kueue_checks_a_ray_cluster_only_when_it_manages_it(tmp_path):
+    ws = load(write(tmp_path, setup__yaml=SETUP, cfg__yaml=ENABLE,
+                    c__yaml=ray_cluster("  enableInTreeAutoscaling: true\n", labels="{}")))
+    assert not [d for d in ws.diagnostics if d.code == "KAD170"]
+    assert "queue-name" in ws.model.skipped[0].reason
+
+
+def test_kueue_refuses_a_rayjob_that_keeps_its_cluster_or_names_two(tmp_path):
+    head = "    headGroupSpec: {rayStartParams: {}, template: {spec: {containers: [{name: h, image: r}]}}}\n"
+    keeps = ("apiVersion: ray.io/v1\nkind: RayJob\nmetadata:\n  name: keeps\n  labels: {kueue.x-k8s.io/queue-name: user-queue}\n"
+             "spec:\n  entrypoint: x\n  rayClusterSpec:\n" + head)
+    both = ("apiVersion: ray.io/v1\nkind: RayJob\nmetadata:\n  name: both\n  labels: {kueue.x-k8s.io/queue-name: user-queue}\n"
+            "spec:\n  entrypoint: x\n  shutdownAfterJobFinishes: true\n  clusterSelector: {ray.io/cluster: c1}\n"
+            "  rayClusterSpec:\n" + head)
+    ws = load(write(tmp_path, setup__yaml=SETUP, cfg__yaml=ENABLE, keeps__yaml=keeps, both__yaml=both))
+    assert sorted(d.message for d in ws.diagnostics if d.code == "KAD170") == [
+        "Kueue's webhook refuses RayJob `both`: spec.clusterSelector: Invalid value: {\"ray.io/cluster\":\"c1\"}: "
+        "a kueue managed job should not use an existing cluster",
+        "Kueue's webhook refuses RayJob `keeps`: spec.shutdownAfterJobFinishes: Invalid value: false: a kueue "
+        "managed job should delete the cluster after finishing"]
+    assert ws.model.workloads == ()
+
+
+def test_a_ray_worker_group_without_replicas_has_none(tmp_path):
+    """KubeRay's CRD defaults a worker group's `replicas` to 0: Kueue counts 0 pods."""
+    text = ray_cluster("").replace("    replicas: 2\n", "")
     (wl,) = model_of(tmp_path, setup__yaml=SETUP, cfg__yaml=ENABLE, c__yaml=text).workloads
-    head = wl.pod_sets[0]
-    assert head.requests["cpu"] == 1500 and "autoscaling" in wl.pod_sets[1].origin
+    assert [(p.name, p.count) for p in wl.pod_sets] == [("head", 1), ("small-group", 0)]
 
 
 def test_rayjob_on_an_existing_cluster_is_not_managed(tmp_path):

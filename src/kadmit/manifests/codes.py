@@ -131,3 +131,12 @@ KAD906 = register(
     "A ValidatingAdmissionPolicy names the kadmit rule it was exported from (`kadmit.dev/rule`), but its "
     "validations are not the CEL kadmit wrote for it (`kadmit.dev/cel-sha256`): someone changed it, so "
     "kadmit can't tell what it enforces. It is not read as the rule; export the rule again.")
+KAD170 = register(
+    "KAD170", "refused by Kueue's webhook", "error",
+    "Kueue's admission webhook for this job kind refuses to create the object, and says why (the "
+    "message quotes Kueue's: the field, its value, the rule). For example a RayJob Kueue manages must "
+    "delete its cluster when it finishes (`shutdownAfterJobFinishes: true`) and may not autoscale. "
+    "Kubernetes never creates the object, so it is no work; kadmit lists it as skipped. Kueue checks "
+    "some rules only for the jobs it manages (a queue name, the namespace's `default` LocalQueue, or "
+    "`manageJobsWithoutQueueName`) and none for an integration the Configuration leaves out.",
+    kueue_rule="ValidateCreate of the job kind's webhook (pkg/controller/jobs/<kind>/*_webhook.go, Kueue v0.17)")

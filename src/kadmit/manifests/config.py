@@ -100,10 +100,15 @@ FRAMEWORKS = (
 )
 
 
+DEFAULT_FRAMEWORKS = ("batch/job",)  # apis/config/v1beta2/defaults.go: defaultJobFrameworkName
+
+
 def integration_settings(f: Fields, o: Meta) -> tuple[dict, dict]:
     """Which jobs Kueue manages: `manageJobsWithoutQueueName`, `managedJobsNamespaceSelector`,
-    `integrations.frameworks` (keys left unset stay None: Kueue's installed values apply). Returns
-    SchedulerConfig fields and their nodes."""
+    `integrations.frameworks`. A Configuration replaces Kueue's installed one whole: frameworks it
+    leaves unset (or empty) are Kueue's default, `batch/job` alone (SetDefaults_Configuration);
+    the other keys unset stay None (Kueue's defaults apply). Returns SchedulerConfig fields and
+    their nodes."""
     from kadmit.diagnostics import did_you_mean
     from kadmit.manifests.policy import label_selector
 
@@ -116,13 +121,14 @@ def integration_settings(f: Fields, o: Meta) -> tuple[dict, dict]:
         out["managed_jobs_namespace_selector"] = selector
     integrations = f.map(o.node, "integrations")
     frameworks = f.field(integrations, "frameworks")
+    names: list[str] = []
     if frameworks is not None:
         names = f.strs(integrations, "frameworks")
         for item, name in zip(f.seq(integrations, "frameworks"), names):
             if name not in FRAMEWORKS:
                 raise f.fail(KAD157, f"`{name}` is not one of Kueue's integrations; Kueue refuses to start",
                              item, help=did_you_mean(name, FRAMEWORKS))
-        out["frameworks"] = tuple(names) if names else None  # an empty list defaults like an absent one
+    out["frameworks"] = tuple(names) if frameworks is not None and names else DEFAULT_FRAMEWORKS
     return out, {"manage_jobs_without_queue_name": manage, "frameworks": frameworks,
                  "managed_jobs_namespace_selector": f.field(o.node, "managedJobsNamespaceSelector")}
 

@@ -10,21 +10,24 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from kadmit.manifests.jobs.groups import join_pod_groups
+from kadmit.diagnostics import Diagnostics
+from kadmit.manifests.codes import KAD170
 from kadmit.model import Job, LabelSelector, Model, Requirement, Skipped, Workload
 
-# The frameworks of the Configuration Kueue's release installs (config/components/manager/
-# controller_manager_config.yaml); the Kubeflow training jobs and SparkApplication are commented out.
+# The frameworks of the Configuration Kueue v0.17's release installs (config/components/manager/
+# controller_manager_config.yaml; SparkApplication is commented out). tests/oracle checks it
+# against the oracle, which reads the module's file.
 INSTALLED_FRAMEWORKS = (
     "batch/job", "kubeflow.org/mpijob", "ray.io/rayjob", "ray.io/raycluster", "ray.io/rayservice",
-    "jobset.x-k8s.io/jobset", "workload.codeflare.dev/appwrapper", "trainer.kubeflow.org/trainjob",
-    "pod", "deployment", "statefulset", "leaderworkerset.x-k8s.io/leaderworkerset",
+    "jobset.x-k8s.io/jobset", "kubeflow.org/paddlejob", "kubeflow.org/pytorchjob", "kubeflow.org/tfjob",
+    "kubeflow.org/xgboostjob", "kubeflow.org/jaxjob", "workload.codeflare.dev/appwrapper",
+    "trainer.kubeflow.org/trainjob", "pod", "deployment", "statefulset", "leaderworkerset.x-k8s.io/leaderworkerset",
 )
 KUEUE_NAMESPACE = "kueue-system"
 # Kueue's defaulting (apis/config/v1beta2/defaults.go) when the selector is unset.
 DEFAULT_NAMESPACE_SELECTOR = LabelSelector(match_expressions=(Requirement(
     key="kubernetes.io/metadata.name", operator="NotIn", values=("kube-system", KUEUE_NAMESPACE)),))
 DEFAULT_LOCAL_QUEUE = "default"
-DEFAULT_PRIORITY_CLASS = "default"  # WorkloadPriorityClassDefaulting (beta, on in v0.20)
 
 
 @dataclass(frozen=True)
@@ -50,16 +53,16 @@ def integrations(model: Model) -> Integrations:
         configured=c is not None and c.frameworks is not None)
 
 
-def apply_jobs(model: Model) -> Model:
+def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
     """The model with each job's Workloads added (or its existing Workload told where it came
     from), and every job Kueue would not make pending work of listed in `skipped`. Applying it
-    again to the result (with more jobs added) changes only what the new jobs bring."""
+    again to the result (with more jobs added) changes only what the new jobs bring. The jobs
+    Kueue's webhooks refuse are skipped, and reported in `diags` (KAD170)."""
     if not model.jobs:
         return model
     settings = integrations(model)
     labels = {n.name: n.effective_labels() for n in model.namespaces}
     queues = {lq.key for lq in model.local_queues}
-    default_class = any(pc.kind == "workload" and pc.name == DEFAULT_PRIORITY_CLASS for pc in model.priority_classes)
     existing = _by_origin(model.workloads)
     workloads = list(model.workloads)
     made: list[Workload] = []
@@ -78,7 +81,9 @@ def apply_jobs(model: Model) -> Model:
             for i in found:
                 workloads[i] = _with_origins(workloads[i], job)
             continue
-        reason = _not_managed(job, settings, labels, queues)
+        reason = _refused(job, settings, queues, diags)
+        if reason is None:
+            reason = _not_managed(job, settings, labels, queues)
         if reason is None and job.state != "pending" and job.object.kind == "DisaggregatedSet":
             reason = ("it is running: its LeaderWorkerSets, and their Workloads, are what Kueue admits "
                       "(read them from the export)")
@@ -97,10 +102,7 @@ def apply_jobs(model: Model) -> Model:
             untimed += 1
             created = (latest or Workload.model_fields["created"].default) + timedelta(milliseconds=untimed)
         for wl in job.workloads:
-            update: dict = {"queue": queue, "created": created}
-            if not job.priority_class_label and default_class:
-                update.update(priority_class=DEFAULT_PRIORITY_CLASS, priority_class_kind="workload")
-            made.append(wl.model_copy(update=update))
+            made.append(wl.model_copy(update={"queue": queue, "created": created}))
     workloads.extend(_own_names(made, {w.key for w in workloads}))
     known = set(model.skipped)  # applying twice (a model extended with more jobs) lists each once
     fresh = tuple(dict.fromkeys(s for s in skipped if s not in known))
@@ -185,6 +187,23 @@ def _integrated_kinds() -> set[tuple[str, str]]:
 
     # A DisaggregatedSet's LeaderWorkerSets are Kueue's own jobs (the set is not an integration).
     return {(i.group, i.kind) for i in INTEGRATIONS if i.kind != "DisaggregatedSet"}
+
+
+def _refused(job: Job, s: Integrations, queues: set[str], diags: Diagnostics | None) -> str | None:
+    """Kueue's webhook refusals that apply to `job`: its integration must be enabled (a disabled
+    one gets Kueue's no-op webhook), and a `managed_only` rule needs a job Kueue manages."""
+    if not job.refusals or job.framework not in s.frameworks:
+        return None
+    ns = job.object.namespace or "default"
+    managed = bool(job.queue) or f"{ns}/{DEFAULT_LOCAL_QUEUE}" in queues or s.manage_without_queue_name
+    refusals = [r for r in job.refusals if managed or not r.managed_only]
+    if not refusals:
+        return None
+    for r in refusals:
+        if diags is not None:
+            diags.emit(KAD170, f"Kueue's webhook refuses {job.object.kind} `{job.object.name}`: {r.message}",
+                       r.span or job.span, help="Kubernetes would not create it; change the field as the message says")
+    return "Kueue's webhook refuses it: " + "; ".join(r.message for r in refusals)
 
 
 def _not_managed(job: Job, s: Integrations, labels: dict[str, dict[str, str]], queues: set[str]) -> str | None:

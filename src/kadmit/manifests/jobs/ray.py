@@ -3,15 +3,17 @@
 
 from __future__ import annotations
 
+import json
+
 from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.jobs.common import Builder, condition_true, run_state
-from kadmit.model import Job, PodSet
+from kadmit.model import Job, PodSet, Refusal
 from kadmit.quantity import parse_quantity
 
-# KubeRay's default submitter container (Kueue's `defaultSubmitterResources`) and Kueue's default
-# autoscaler sidecar (`defaultAutoscalerResources`): their requests.
+# KubeRay's default submitter container (Kueue's `defaultSubmitterResources`): its requests.
 SUBMITTER = {"cpu": parse_quantity("500m"), "memory": parse_quantity("200Mi")}
-AUTOSCALER = {"cpu": parse_quantity("500m"), "memory": parse_quantity("512Mi")}
+MAX_WORKER_GROUPS = 7  # 8 pod sets at most, the head's among them
+HEAD = "head"
 
 
 def _plus(ps: PodSet, extra: dict[str, int]) -> PodSet:
@@ -22,39 +24,68 @@ def _plus(ps: PodSet, extra: dict[str, int]) -> PodSet:
 
 
 def _cluster(f: Fields, b: Builder, spec, what: str) -> None:
-    """`BuildPodSets`: `head` (1 pod; plus the autoscaler sidecar with in-tree autoscaling), then
-    each worker group, named by `groupName` lower-cased, count = replicas (default 1) × numOfHosts."""
+    """`BuildPodSets`: `head` (1 pod), then each worker group, named by `groupName` lower-cased,
+    count = replicas × numOfHosts (when above 1); KubeRay's CRD defaults `replicas` to 0."""
     head = f.map(spec, "headGroupSpec", required=True, what=what)
     template = f.map(head, "template", required=True, what="`headGroupSpec`")
-    ps = b.template("head", 1, template, head, origin="the Ray head")
-    if f.bool(spec, "enableInTreeAutoscaling", default=False):
-        res = f.map(f.map(spec, "autoscalerOptions"), "resources")
-        requests, _ = f.resource_list(res, "requests")
-        limits, _ = f.resource_list(res, "limits")
-        b.pod_sets[-1] = _plus(ps, {**limits, **requests} if res is not None else AUTOSCALER)
+    b.template(HEAD, 1, template, head, origin="the Ray head")
     for wg in f.maps(spec, "workerGroupSpecs"):
         name = f.str(wg, "groupName", required=True, what="a worker group")
-        replicas = f.int(wg, "replicas", default=1, lo=0)
+        replicas = f.int(wg, "replicas", default=0, lo=0)
         hosts = f.int(wg, "numOfHosts", default=1, lo=0)
         count = replicas * hosts if hosts > 1 else replicas
         template = f.map(wg, "template", required=True, what=f"worker group `{name}`")
-        bounds = f"min {f.int(wg, 'minReplicas', default=0)}, max {f.int(wg, 'maxReplicas', default=0)}"
         b.template(name.lower(), count, template, wg, count_node=f.field(wg, "replicas"),
                    origin=f"worker group `{name}` ({replicas} replica{'s' if replicas != 1 else ''}"
-                          + (f" × {hosts} hosts" if hosts > 1 else "")
-                          + (f"; autoscaling {bounds}: Kueue admits the replicas" if
-                             f.bool(spec, "enableInTreeAutoscaling", default=False) else "") + ")")
+                          + (f" × {hosts} hosts" if hosts > 1 else "") + ")")
+
+
+def _cluster_refusals(f: Fields, spec, path: str, autoscaling: str) -> list[Refusal]:
+    """Kueue's checks of a Ray cluster spec it manages (raycluster `ValidateCreate`, and the
+    RayCluster webhook's own), in its words: no in-tree autoscaling (workload slicing, an alpha
+    feature gate, is off), at most 7 worker groups, none named `head`."""
+    out = []
+    node = f.field(spec, "enableInTreeAutoscaling")
+    if f.bool(spec, "enableInTreeAutoscaling", default=False):
+        out.append(Refusal(message=f"{path}.enableInTreeAutoscaling: Invalid value: true: {autoscaling}", span=f.span(node)))
+    groups = f.maps(spec, "workerGroupSpecs")
+    if len(groups) > MAX_WORKER_GROUPS:
+        out.append(Refusal(message=f"{path}.workerGroupSpecs: Too many: {len(groups)}: must have at most "
+                                   f"{MAX_WORKER_GROUPS} items", span=f.span(f.field(spec, "workerGroupSpecs"))))
+    for i, wg in enumerate(groups):
+        if f.str(wg, "groupName") == HEAD:
+            out.append(Refusal(message=f'{path}.workerGroupSpecs[{i}].groupName: Forbidden: "head" is reserved for '
+                                       "the head group", span=f.span(f.field(wg, "groupName"))))
+    return out
+
+
+SLICING = "a kueue managed job should only use autoscaling when workload slicing is enabled"
 
 
 def ray_job(f: Fields, o: Meta) -> Job:
+    """A RayJob (pkg/controller/jobs/rayjob): its cluster's pod sets and the submitter; Kueue's
+    webhook refuses a RayJob it manages that names an existing cluster as well as its own, names
+    neither, or keeps its cluster after finishing."""
     spec = f.map(o.node, "spec", required=True, what=f"RayJob `{o.name}`")
     b = Builder(f, o, "ray.io/rayjob")
     cluster = f.map(spec, "rayClusterSpec")
-    if cluster is None:
-        if f.field(spec, "clusterSelector") is not None:
+    selector = f.map(spec, "clusterSelector")
+    if selector is not None and selector.v:
+        if cluster is None:
             return b.job(workloads=[], note="it runs on an existing RayCluster (`clusterSelector`): Kueue does "
                                            "not manage RayJobs that use existing clusters")
-        cluster = f.map(spec, "rayClusterSpec", required=True, what=f"the spec of RayJob `{o.name}`")
+        shown = json.dumps(dict(sorted(f.str_map(spec, "clusterSelector")[0].items())), separators=(",", ":"))
+        return _refused(b, [Refusal(message=f"spec.clusterSelector: Invalid value: {shown}: a kueue managed job "
+                                            "should not use an existing cluster", span=f.span(selector))])
+    if cluster is None:
+        return _refused(b, [Refusal(message="spec.rayClusterSpec: Required value: rayClusterSpec is required for "
+                                            "Kueue-managed jobs that don't use clusterSelector", span=f.span(spec))])
+    refusals = []
+    if not f.bool(spec, "shutdownAfterJobFinishes", default=False):
+        refusals.append(Refusal(message="spec.shutdownAfterJobFinishes: Invalid value: false: a kueue managed job "
+                                        "should delete the cluster after finishing",
+                                span=f.span(f.field(spec, "shutdownAfterJobFinishes") or spec)))
+    refusals += _cluster_refusals(f, cluster, "spec.rayClusterSpec", SLICING)
     _cluster(f, b, cluster, "`rayClusterSpec`")
     mode = f.str(spec, "submissionMode") or "K8sJobMode"  # the CRD's default
     if mode == "K8sJobMode":
@@ -71,21 +102,32 @@ def ray_job(f: Fields, o: Meta) -> Job:
     deployment = f.str(status, "jobDeploymentStatus") or ""
     started = deployment not in ("", "New", "Suspended")
     finished = deployment in ("Complete", "Failed")
-    return b.job(state=run_state(f.bool(spec, "suspend", default=False), started, finished))
+    job = b.job(state=run_state(f.bool(spec, "suspend", default=False), started, finished))
+    return job.model_copy(update={"refusals": tuple(refusals)})
+
+
+def _refused(b: Builder, refusals: list[Refusal]) -> Job:
+    """A job Kueue's webhook refuses whenever it manages it: no Workload either way."""
+    return b.job(workloads=[], note="Kueue makes no Workload of it").model_copy(update={"refusals": tuple(refusals)})
 
 
 def ray_cluster(f: Fields, o: Meta) -> Job:
     spec = f.map(o.node, "spec", required=True, what=f"RayCluster `{o.name}`")
     b = Builder(f, o, "ray.io/raycluster")
+    refusals = _cluster_refusals(f, spec, "spec", "a kueue managed job can use autoscaling only when the "
+                                 "ElasticJobsViaWorkloadSlices feature gate is on and the job is an elastic job")
     _cluster(f, b, spec, f"the spec of RayCluster `{o.name}`")
     started = f.str(f.map(o.node, "status"), "state") == "ready"
-    return b.job(state=run_state(f.bool(spec, "suspend", default=False), started, False))
+    job = b.job(state=run_state(f.bool(spec, "suspend", default=False), started, False))
+    return job.model_copy(update={"refusals": tuple(refusals)})
 
 
 def ray_service(f: Fields, o: Meta) -> Job:
     spec = f.map(o.node, "spec", required=True, what=f"RayService `{o.name}`")
     cluster = f.map(spec, "rayClusterConfig", required=True, what=f"the spec of RayService `{o.name}`")
     b = Builder(f, o, "ray.io/rayservice")
+    refusals = _cluster_refusals(f, cluster, "spec.rayClusterSpec", SLICING)  # Kueue names the field so
     _cluster(f, b, cluster, "`rayClusterConfig`")
     started = condition_true(f, f.map(o.node, "status"), "Ready")
-    return b.job(state=run_state(f.bool(cluster, "suspend", default=False), started, False))
+    job = b.job(state=run_state(f.bool(cluster, "suspend", default=False), started, False))
+    return job.model_copy(update={"refusals": tuple(refusals)})

@@ -25,7 +25,7 @@ class RuntimeJob(Obj):
     parallelism: int = 1
     trainer: bool = False  # labelled `trainer.kubeflow.org/trainjob-ancestor-step: trainer`
     pod_set: PodSet  # one pod of its template (the count is decided with the TrainJob)
-    node_requests: Quantities = {}  # requests of its `node` container, which `resourcesPerNode` replaces
+    node_requests: Quantities = {}  # requests of its `node` container, which `resourcesPerNode` replaces whole
 
 
 class TrainingRuntime(Obj):
@@ -107,7 +107,7 @@ def train_job(f: Fields, o: Meta) -> Job:
 def runtime_pod_sets(runtime: TrainingRuntime, train: TrainSpec) -> list[PodSet]:
     """`getChildJobSet`: a pod set per replicated job, count = replicas × pods per job, where a
     job's pods are its parallelism, the trainer's `mlPolicy.numNodes` (with an mlPolicy), then the
-    TrainJob's `trainer.numNodes`; the trainer's `node` container takes `resourcesPerNode`."""
+    TrainJob's `trainer.numNodes`; the trainer's `node` container takes `resourcesPerNode` whole."""
     out = []
     for j in runtime.jobs:
         pods = j.parallelism
@@ -116,11 +116,15 @@ def runtime_pod_sets(runtime: TrainingRuntime, train: TrainSpec) -> list[PodSet]
         if j.trainer and train.num_nodes is not None:
             pods = train.num_nodes
         requests = dict(j.pod_set.requests)
-        if j.trainer and train.resources_per_node is not None and runtime.ml_policy:
+        per_node = train.resources_per_node
+        if j.trainer and per_node is not None and (per_node or runtime.ml_policy):
+            # The trainer's `node` container takes `resourcesPerNode` whole, its requests and
+            # limits in place of the runtime's (Trainer v2.2 pkg/runtime/core/trainingruntime.go
+            # with an mlPolicy, and the JobSet builder whenever either is set): none of the
+            # runtime container's own resources remain.
             for r, q in j.node_requests.items():
                 requests[r] = requests.get(r, 0) - q
-            merged = {**j.node_requests, **train.resources_per_node}
-            for r, q in merged.items():
+            for r, q in per_node.items():
                 requests[r] = requests.get(r, 0) + q
             requests = {r: q for r, q in sorted(requests.items()) if q > 0}
         origin = (f"replicated job `{j.name}` of {runtime.kind} `{runtime.name}` ({j.replicas} × {pods} pods"
