@@ -17,7 +17,7 @@ MAX_LINES = 600
 STAGES: list[tuple[str, tuple[str, ...]]] = [
     ("base", ("kadmit.source", "kadmit.diagnostics", "kadmit.quantity", "kadmit.durations", "kadmit.atomic",
               "kadmit.edits", "kadmit.kueuekeys", "kadmit.kueuelabels")),
-    ("model", ("kadmit.modelbase", "kadmit.model", "kadmit.index", "kadmit.identity", "kadmit.effective")),
+    ("model", ("kadmit.modelbase", "kadmit.modelscheduling", "kadmit.podresources", "kadmit.model", "kadmit.index", "kadmit.identity", "kadmit.effective")),
     ("parse", ("kadmit.syntax", "kadmit.manifests")),
     ("validate", ("kadmit.validate",)),
     ("export", ("kadmit.export",)),  # the model as the objects a cluster runs; rules as admission policies

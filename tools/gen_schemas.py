@@ -25,7 +25,8 @@ DATA = Path(__file__).resolve().parent.parent / "src" / "kadmit" / "manifests" /
 CORE_ROOTS = ("V1Pod", "V1Node", "V1Namespace", "V1PriorityClass", "V1ConfigMap", "V1PodTemplateSpec",
               "V1ObjectMeta", "V1LabelSelector", "V1Toleration", "V1Taint", "V1DeviceSelector",
               "V1Job", "V1Deployment", "V1StatefulSet", "V1ResourceClaimTemplate", "ResourceV1ResourceClaim",
-              "V1DeviceClass", "V1ValidatingAdmissionPolicy", "V1ValidatingAdmissionPolicyBinding")
+              "V1DeviceClass", "V1ValidatingAdmissionPolicy", "V1ValidatingAdmissionPolicyBinding",
+              "V1LimitRange", "V1RuntimeClass")
 _PRIMITIVES = {"str", "int", "float", "bool", "datetime", "date", "bytearray"}
 
 

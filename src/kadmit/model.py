@@ -8,106 +8,22 @@ field name or a dotted path (e.g. `requests.nvidia.com/gpu`). Neither takes part
 
 from __future__ import annotations
 
-import re
 from datetime import datetime, timezone
-from typing import Annotated, Literal, Union
+from typing import Annotated, ClassVar, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from kadmit.modelbase import Obj
+from kadmit.modelscheduling import (LabelSelector, NodeSelectorTerm, Requirement, Taint, TaintEffect,  # noqa: F401
+                                    Toleration)
+from kadmit.podresources import ContainerResources, LimitRange, PodResources, RuntimeClass  # noqa: F401
 
 
 Quantities = dict[str, int]  # resource name -> milli-units
 
 
-# --- scheduling vocabulary shared with Kubernetes -------------------------------------------
-
-TaintEffect = Literal["NoSchedule", "PreferNoSchedule", "NoExecute"]
-
-
-class Taint(Obj):
-    key: str
-    value: str = ""
-    effect: TaintEffect
-
-    def __str__(self) -> str:
-        return f"{self.key}={self.value}:{self.effect}" if self.value else f"{self.key}:{self.effect}"
-
-
-class Toleration(Obj):
-    key: str = ""  # empty with operator Exists tolerates every taint
-    operator: Literal["Equal", "Exists"] = "Equal"
-    value: str = ""
-    effect: Literal["", "NoSchedule", "PreferNoSchedule", "NoExecute"] = ""  # "" matches all effects
-
-    def tolerates(self, taint: Taint) -> bool:
-        """Kubernetes' ToleratesTaint."""
-        if self.effect and self.effect != taint.effect:
-            return False
-        if self.key and self.key != taint.key:
-            return False
-        if self.operator == "Exists":
-            return True
-        return self.value == taint.value
-
-
-_INT64 = re.compile(r"^[+-]?[0-9]+$")
-
-
-def _go_int64(text: str) -> int | None:
-    """Go's strconv.ParseInt(text, 10, 64), as Gt/Lt parse label values: sign and digits, in range."""
-    if not _INT64.match(text):
-        return None
-    value = int(text)
-    return value if -2**63 <= value < 2**63 else None
-
-
-class Requirement(Obj):
-    """A label requirement: node selector terms (In/NotIn/Exists/DoesNotExist/Gt/Lt) and
-    label selectors (In/NotIn/Exists/DoesNotExist)."""
-
-    key: str
-    operator: Literal["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"]
-    values: tuple[str, ...] = ()
-
-    def matches(self, labels: dict[str, str]) -> bool:
-        present = self.key in labels
-        if self.operator == "In":
-            return present and labels[self.key] in self.values
-        if self.operator == "NotIn":
-            return not present or labels[self.key] not in self.values
-        if self.operator == "Exists":
-            return present
-        if self.operator == "DoesNotExist":
-            return not present
-        if not present or len(self.values) != 1:
-            return False
-        have, want = _go_int64(labels[self.key]), _go_int64(self.values[0])
-        if have is None or want is None:
-            return False
-        return have > want if self.operator == "Gt" else have < want
-
-
-class LabelSelector(Obj):
-    """A Kubernetes LabelSelector; the empty selector matches everything."""
-
-    match_labels: dict[str, str] = {}
-    match_expressions: tuple[Requirement, ...] = ()
-
-    def matches(self, labels: dict[str, str]) -> bool:
-        return all(labels.get(k) == v for k, v in self.match_labels.items()) and all(
-            r.matches(labels) for r in self.match_expressions)
-
-
-class NodeSelectorTerm(Obj):
-    """One term of required node affinity: its expressions are ANDed."""
-
-    match_expressions: tuple[Requirement, ...] = ()
-
-    def matches(self, labels: dict[str, str]) -> bool:
-        """Expressions ANDed; as in Kubernetes, an empty term matches no node."""
-        return bool(self.match_expressions) and all(r.matches(labels) for r in self.match_expressions)
-
+# --- scheduling vocabulary shared with Kubernetes (kadmit.modelscheduling) ---------------------
+# and a pod's resources as Kueue counts them (kadmit.podresources)
 
 # --- policy ---------------------------------------------------------------------------------
 
@@ -296,6 +212,8 @@ class PodSet(Obj):
     tolerations: tuple[Toleration, ...] = ()
     topology: TopologyRequest | None = None
     claim_templates: tuple[str, ...] = ()  # DRA: ResourceClaimTemplates the pods' resourceClaims name
+    resources: PodResources | None = None  # its containers' own, which Kueue adjusts (`manifests.resources`)
+    _outside: ClassVar[frozenset[str]] = frozenset({"span", "spans", "resources"})  # `requests` holds what it asks
 
     @property
     def placed_requests(self) -> Quantities:
@@ -545,6 +463,8 @@ class Model(Obj):
     skipped: tuple[Skipped, ...] = ()  # objects not read as policy or work, in input order
     gangs: tuple[Gang, ...] = ()  # pod groups kube-scheduler places all-or-nothing
     claim_templates: tuple[ClaimTemplate, ...] = ()  # DRA ResourceClaimTemplates
+    limit_ranges: tuple[LimitRange, ...] = ()  # Kueue fills pod sets' containers from them
+    runtime_classes: tuple[RuntimeClass, ...] = ()  # their overhead joins pod sets' requests
     broken: tuple[ObjectRef, ...] = ()  # defined, but with errors: referable, never decided on
 
     @property
@@ -575,6 +495,8 @@ class Fragment(BaseModel):
     skipped: list[Skipped] = []
     gangs: list[Gang] = []
     claim_templates: list[ClaimTemplate] = []
+    limit_ranges: list[LimitRange] = []
+    runtime_classes: list[RuntimeClass] = []
     broken: list[ObjectRef] = []
 
 

@@ -3,6 +3,8 @@ by `span` and `spans`, which take no part in equality or hashing."""
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from pydantic import BaseModel, ConfigDict
 
 from kadmit.source import NO_SPANS, Span, Spans
@@ -15,10 +17,12 @@ class Obj(BaseModel):
 
     span: Span | None = None
     spans: Spans = NO_SPANS
+    # fields that take no part in equality (their types compare equal) nor in hashing
+    _outside: ClassVar[frozenset[str]] = frozenset({"span", "spans"})
 
     def __hash__(self) -> int:
         return hash((type(self).__name__,) + tuple(
-            _hashable(v) for k, v in self.__dict__.items() if k not in ("span", "spans")))
+            _hashable(v) for k, v in self.__dict__.items() if k not in self._outside))
 
     def field_span(self, key: str) -> Span | None:
         """The span of one field, falling back to the object's own span."""

@@ -197,6 +197,7 @@ def load(paths: list[str], *, limits: Limits | None = None, validate: bool = Tru
     Imports in `.kad` files may not leave `root` (default: the common folder of the inputs).
     """
     from kadmit.manifests.jobs.manage import apply_jobs
+    from kadmit.manifests.resources import apply_resources
     from kadmit.validate import validate as run_validation
 
     limits = limits or Limits()
@@ -218,7 +219,7 @@ def load(paths: list[str], *, limits: Limits | None = None, validate: bool = Tru
     documents: dict = {}
     with paused_gc():
         parts = _read_all(files, root, reader, diags, documents)
-        model = apply_jobs(merge([frag for _, frag in parts]), diags)
+        model = apply_resources(apply_jobs(merge([frag for _, frag in parts]), diags))
         if validate:
             run_validation(model, diags)
     names = [display_name(f) for f in files if f != Path(STDIN)] + ([STDIN_NAME] if Path(STDIN) in files else [])
@@ -347,6 +348,7 @@ def with_edits(ws: Workspace, edits: list[Edit], since=None) -> tuple[Model, Dia
     the edited objects reach (`validate.validate_since`: every new error, not every diagnostic).
     None when an edit doesn't apply to the text."""
     from kadmit.manifests.jobs.manage import apply_jobs
+    from kadmit.manifests.resources import apply_resources
     from kadmit.validate import validate as run_validation
     from kadmit.validate import validate_since
 
@@ -366,7 +368,7 @@ def with_edits(ws: Workspace, edits: list[Edit], since=None) -> tuple[Model, Dia
             parts.append(frag)
     except EditConflict:
         return None
-    model = apply_jobs(merge(parts), diags)
+    model = apply_resources(apply_jobs(merge(parts), diags))
     if since is not None:
         validate_since(since, model, diags)
     else:

@@ -51,6 +51,9 @@ KINDS: dict[tuple[str, str], Kind] = {
     ("", "Namespace"): Kind(("v1",), "namespaces", cluster.namespace),
     ("", "Node"): Kind(("v1",), "nodes", cluster.node),
     ("", "Pod"): Kind(("v1",), "pods", cluster.pod, namespaced=True, generated=True, also=pods.pod_job),
+    # what Kueue adjusts a workload's requests by (workload.AdjustResources)
+    ("", "LimitRange"): Kind(("v1",), "limit_ranges", cluster.limit_range, namespaced=True),
+    ("node.k8s.io", "RuntimeClass"): Kind(("v1",), "runtime_classes", cluster.runtime_class),
     # gangs kube-scheduler places all-or-nothing (not Kueue's): Kubernetes' own, and coscheduling's
     (gangs.K8S, "PodGroup"): Kind(("v1alpha2",), "gangs", gangs.pod_group, namespaced=True),
     (gangs.K8S, "Workload"): Kind(("v1alpha1",), "gangs", gangs.workload, namespaced=True),

@@ -1,11 +1,11 @@
-"""Core Kubernetes kinds -> model: Namespace, Node, Pod."""
+"""Core Kubernetes kinds -> model: Namespace, Node, Pod, LimitRange, RuntimeClass."""
 
 from __future__ import annotations
 
 from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.gangs import pod_gang
 from kadmit.manifests.podspec import pod_requests, taints, tolerations
-from kadmit.model import Namespace, Node, Pod
+from kadmit.model import LimitRange, Namespace, Node, Pod, RuntimeClass
 
 NAME_LABEL = "kubernetes.io/metadata.name"
 POD_PHASES = ("Pending", "Running", "Succeeded", "Failed", "Unknown")
@@ -60,3 +60,28 @@ def pod(f: Fields, o: Meta) -> Pod:
                        "gang": f.field(spec, "schedulingGroup") or f.field(spec, "workloadRef"),
                        **{f"labels.{k}": v for k, v in label_nodes.items()},
                        **{f"requests.{k}": v for k, v in reqs.nodes.items()}}))
+
+
+LIMIT_TYPES = ("Container", "Pod", "PersistentVolumeClaim")
+
+
+def limit_range(f: Fields, o: Meta) -> list[LimitRange]:
+    """A v1 LimitRange: one model item per `spec.limits` entry (Kueue summarizes them by type)."""
+    spec = f.map(o.node, "spec", required=True, what=f"LimitRange `{o.name}`")
+    out = []
+    for item in f.maps(spec, "limits"):
+        lists = {key: f.resource_list(item, key) for key in ("default", "defaultRequest", "min", "max")}
+        out.append(LimitRange(
+            namespace=o.namespace or "default", name=o.name,
+            type=f.enum(item, "type", LIMIT_TYPES, required=True),
+            default=lists["default"][0], default_request=lists["defaultRequest"][0],
+            min=lists["min"][0], max=lists["max"][0], span=f.span(item),
+            spans=f.spans({f"{key}.{r}": v for key, (_, nodes) in lists.items() for r, v in nodes.items()})))
+    return out
+
+
+def runtime_class(f: Fields, o: Meta) -> RuntimeClass:
+    """A node.k8s.io/v1 RuntimeClass: its pods' fixed overhead."""
+    overhead, nodes = f.resource_list(f.map(o.node, "overhead"), "podFixed")
+    return RuntimeClass(name=o.name, overhead=overhead, span=f.span(o.node),
+                        spans=f.spans({f"overhead.{r}": v for r, v in nodes.items()}))

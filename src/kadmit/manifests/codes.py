@@ -63,8 +63,8 @@ KAD158 = register(
 KAD159 = register(
     "KAD159", "kind not read", "warning",
     "kadmit reads Kueue's ResourceFlavor, ClusterQueue, Cohort, LocalQueue, Workload, "
-    "WorkloadPriorityClass and Topology, scheduling.k8s.io PriorityClass, core Namespace, Node "
-    "and Pod, Kueue's Configuration (config.kueue.x-k8s.io), alone or in the ConfigMap that "
+    "WorkloadPriorityClass and Topology, scheduling.k8s.io PriorityClass, core Namespace, Node, "
+    "Pod and LimitRange, node.k8s.io RuntimeClass, Kueue's Configuration (config.kueue.x-k8s.io), alone or in the ConfigMap that "
     "holds it as `controller_manager_config.yaml`, and the job kinds Kueue integrates (batch "
     "Job, JobSet, LeaderWorkerSet, the Kubeflow training jobs, Ray, AppWrapper, TrainJob and its "
     "runtimes, Deployment, StatefulSet, DisaggregatedSet). Objects of other kinds (Services, "

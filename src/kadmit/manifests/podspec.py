@@ -8,6 +8,7 @@ from kadmit.manifests.codes import KAD157, KAD161
 from kadmit.manifests.fields import Fields
 from kadmit.manifests.yamltree import Val
 from kadmit.model import NodeSelectorTerm, Requirement, Taint, Toleration
+from kadmit.podresources import ContainerResources, PodResources
 
 TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
@@ -16,17 +17,24 @@ NODE_SELECTOR_OPERATORS = SELECTOR_OPERATORS + ("Gt", "Lt")
 
 @dataclass
 class PodRequests:
-    """Per-pod requests (milli-units) and, for each resource, the node that asked for it first."""
+    """Per-pod requests (milli-units) and, for each resource, the node that asked for it first;
+    and the containers' own resources, which Kueue adjusts before it counts them
+    (`kadmit.manifests.resources`)."""
 
     requests: dict[str, int] = field(default_factory=dict)
     nodes: dict[str, Val] = field(default_factory=dict)
+    pod: PodResources | None = None
 
 
-def _container_requests(f: Fields, c: Val) -> tuple[dict[str, int], dict[str, Val]]:
-    """A container's requests; a limit stands in for a missing request, as API defaulting does."""
+def _container_requests(f: Fields, c: Val, containers: list[ContainerResources], sidecar: bool = False,
+                        ) -> tuple[dict[str, int], dict[str, Val]]:
+    """A container's requests; a limit stands in for a missing request, as Kueue's adjustment
+    does (`UseLimitsAsMissingRequestsInPod`). Its own requests and limits go to `containers`."""
     resources = f.map(c, "resources")
     requests, nodes = f.resource_list(resources, "requests")
     limits, limit_nodes = f.resource_list(resources, "limits")
+    containers.append(ContainerResources.model_construct(
+        name=f.str(c, "name") or "", requests=requests, limits=limits, sidecar=sidecar))
     out = dict(requests)
     for res, qty in limits.items():
         if res not in out:
@@ -49,8 +57,10 @@ def pod_requests(f: Fields, spec: Val) -> PodRequests:
     the init container whose need exceeds the containers' sum."""
     nodes: dict[str, Val] = {}
     reqs: dict[str, int] = {}
+    containers: list[ContainerResources] = []
+    init_containers: list[ContainerResources] = []
     for c in f.maps(spec, "containers"):
-        need, need_nodes = _container_requests(f, c)
+        need, need_nodes = _container_requests(f, c, containers)
         _add(reqs, need)
         for res, node in need_nodes.items():
             nodes.setdefault(res, node)
@@ -58,8 +68,9 @@ def pod_requests(f: Fields, spec: Val) -> PodRequests:
     init_max: dict[str, int] = {}
     init_nodes: dict[str, Val] = {}
     for c in f.maps(spec, "initContainers"):
-        need, need_nodes = _container_requests(f, c)
-        if f.enum(c, "restartPolicy", ("Always",)) == "Always":
+        sidecar = f.enum(c, "restartPolicy", ("Always",)) == "Always"
+        need, need_nodes = _container_requests(f, c, init_containers, sidecar)
+        if sidecar:
             _add(reqs, need)
             _add(sidecars, need)
             for res, node in need_nodes.items():
@@ -87,7 +98,10 @@ def pod_requests(f: Fields, spec: Val) -> PodRequests:
     for res, node in overhead_nodes.items():
         nodes.setdefault(res, node)
     reqs = {r: q for r, q in sorted(reqs.items()) if q}
-    return PodRequests(reqs, {r: nodes[r] for r in reqs if r in nodes})
+    pod = PodResources.model_construct(containers=tuple(containers), init_containers=tuple(init_containers),
+                                       pod_requests=pod_level, overhead=overhead,
+                                       runtime_class=f.str(spec, "runtimeClassName") or None)
+    return PodRequests(reqs, {r: nodes[r] for r in reqs if r in nodes}, pod)
 
 
 def taints(f: Fields, m: Val | None, key: str) -> tuple[Taint, ...]:

@@ -136,7 +136,7 @@ def template_pod_set(f: Fields, name: str, count: int, min_count: int | None, te
     coverage.warn_template(f, meta, spec, name)
     claims, claims_node = pod_claim_templates(f, spec)
     return PodSet(claim_templates=claims,
-        name=name, origin=origin, count=count, min_count=min_count, requests=reqs.requests,
+        name=name, origin=origin, count=count, min_count=min_count, requests=reqs.requests, resources=reqs.pod,
         node_selector=selector, node_affinity=affinity, tolerations=tolerations(f, spec), topology=topo,
         span=f.span(at),
         spans=f.spans({**(nodes or {}), "tolerations": f.field(spec, "tolerations"), "template_spec": spec,

@@ -106,8 +106,10 @@ class Runner:
                     fields[name] = [o for o in fields[name] if _key(o) not in replaced]
                 fields[name] = fields[name] + list(added)
         from kadmit.manifests.jobs.manage import apply_jobs
+        from kadmit.manifests.resources import apply_resources
 
-        return apply_jobs(Model(**{name: tuple(items) for name, items in fields.items()}))  # added jobs become work
+        # added jobs become work; added LimitRanges and RuntimeClasses adjust requests
+        return apply_resources(apply_jobs(Model(**{name: tuple(items) for name, items in fields.items()})))
 
     def run_for(self, case: TestCase) -> _Run:
         got = self._runs.get(case.setup)

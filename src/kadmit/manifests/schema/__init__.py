@@ -45,6 +45,8 @@ CORE = {
     ("admissionregistration.k8s.io", "v1", "ValidatingAdmissionPolicy"): "core:V1ValidatingAdmissionPolicy",
     ("admissionregistration.k8s.io", "v1", "ValidatingAdmissionPolicyBinding"):
         "core:V1ValidatingAdmissionPolicyBinding",
+    ("", "v1", "LimitRange"): "core:V1LimitRange",
+    ("node.k8s.io", "v1", "RuntimeClass"): "core:V1RuntimeClass",
 }
 # Versions kadmit reads that Kueue's current CRDs no longer serve: the next version's fields, renamed.
 ALIASES = {("kueue.x-k8s.io", "v1alpha1", "Cohort"): (("kueue.x-k8s.io", "v1beta1", "Cohort"),

@@ -1,0 +1,95 @@
+"""The scheduling vocabulary the model shares with Kubernetes: taints and tolerations, label
+selector requirements, node selector terms (re-exported by `kadmit.model`)."""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from kadmit.modelbase import Obj
+
+TaintEffect = Literal["NoSchedule", "PreferNoSchedule", "NoExecute"]
+
+
+class Taint(Obj):
+    key: str
+    value: str = ""
+    effect: TaintEffect
+
+    def __str__(self) -> str:
+        return f"{self.key}={self.value}:{self.effect}" if self.value else f"{self.key}:{self.effect}"
+
+
+class Toleration(Obj):
+    key: str = ""  # empty with operator Exists tolerates every taint
+    operator: Literal["Equal", "Exists"] = "Equal"
+    value: str = ""
+    effect: Literal["", "NoSchedule", "PreferNoSchedule", "NoExecute"] = ""  # "" matches all effects
+
+    def tolerates(self, taint: Taint) -> bool:
+        """Kubernetes' ToleratesTaint."""
+        if self.effect and self.effect != taint.effect:
+            return False
+        if self.key and self.key != taint.key:
+            return False
+        if self.operator == "Exists":
+            return True
+        return self.value == taint.value
+
+
+_INT64 = re.compile(r"^[+-]?[0-9]+$")
+
+
+def _go_int64(text: str) -> int | None:
+    """Go's strconv.ParseInt(text, 10, 64), as Gt/Lt parse label values: sign and digits, in range."""
+    if not _INT64.match(text):
+        return None
+    value = int(text)
+    return value if -2**63 <= value < 2**63 else None
+
+
+class Requirement(Obj):
+    """A label requirement: node selector terms (In/NotIn/Exists/DoesNotExist/Gt/Lt) and
+    label selectors (In/NotIn/Exists/DoesNotExist)."""
+
+    key: str
+    operator: Literal["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"]
+    values: tuple[str, ...] = ()
+
+    def matches(self, labels: dict[str, str]) -> bool:
+        present = self.key in labels
+        if self.operator == "In":
+            return present and labels[self.key] in self.values
+        if self.operator == "NotIn":
+            return not present or labels[self.key] not in self.values
+        if self.operator == "Exists":
+            return present
+        if self.operator == "DoesNotExist":
+            return not present
+        if not present or len(self.values) != 1:
+            return False
+        have, want = _go_int64(labels[self.key]), _go_int64(self.values[0])
+        if have is None or want is None:
+            return False
+        return have > want if self.operator == "Gt" else have < want
+
+
+class LabelSelector(Obj):
+    """A Kubernetes LabelSelector; the empty selector matches everything."""
+
+    match_labels: dict[str, str] = {}
+    match_expressions: tuple[Requirement, ...] = ()
+
+    def matches(self, labels: dict[str, str]) -> bool:
+        return all(labels.get(k) == v for k, v in self.match_labels.items()) and all(
+            r.matches(labels) for r in self.match_expressions)
+
+
+class NodeSelectorTerm(Obj):
+    """One term of required node affinity: its expressions are ANDed."""
+
+    match_expressions: tuple[Requirement, ...] = ()
+
+    def matches(self, labels: dict[str, str]) -> bool:
+        """Expressions ANDed; as in Kubernetes, an empty term matches no node."""
+        return bool(self.match_expressions) and all(r.matches(labels) for r in self.match_expressions)

@@ -1,0 +1,144 @@
+"""A pod's resources as Kueue counts them: the containers' own requests and limits, and Kueue's
+adjustment of a Workload's pod sets before it counts them (pkg/workload/resources.go
+`AdjustResources`: the RuntimeClass's overhead, the namespace's LimitRange defaults, limits as
+missing requests), then Kubernetes' `PodRequests` (k8s.io/component-helpers/resource).
+
+The manifest front end keeps each pod set's `PodResources`; once every file is read,
+`kadmit.manifests.resources` applies the cluster's LimitRanges and RuntimeClasses to them."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from kadmit.modelbase import Obj
+
+Quantities = dict[str, int]  # resource name -> milli-units
+
+
+class ContainerResources(Obj):
+    """One container's `resources` (requests and limits as written), and whether it is a sidecar
+    (an init container with `restartPolicy: Always`)."""
+
+    name: str = ""
+    requests: Quantities = {}
+    limits: Quantities = {}
+    sidecar: bool = False
+
+
+class PodResources(Obj):
+    """What of a pod spec decides its requests: containers, init containers in order, pod-level
+    `resources.requests`, `overhead`, and the RuntimeClass named.
+
+    Like a span, it takes no part in the equality of the pod set that holds it: a pod set is what
+    it asks (`PodSet.requests`, adjusted once the cluster's LimitRanges and RuntimeClasses are
+    known), however its containers split it."""
+
+    containers: tuple[ContainerResources, ...] = ()
+    init_containers: tuple[ContainerResources, ...] = ()
+    pod_requests: Quantities = {}
+    overhead: Quantities = {}
+    runtime_class: str | None = None
+
+    def __eq__(self, other: object) -> bool:
+        return other is None or isinstance(other, PodResources)
+
+    def __ne__(self, other: object) -> bool:
+        return not self.__eq__(other)
+
+    def __hash__(self) -> int:
+        return 0
+
+    def same(self, other: PodResources | None) -> bool:
+        """Equal field by field (what `==` does not compare)."""
+        return other is not None and self.__dict__ == other.__dict__
+
+
+class LimitRange(Obj):
+    """A v1 LimitRange item of type Container or Pod, in a namespace. Kueue reads the Container
+    items' `default` and `defaultRequest` (to fill containers in) and, when it nominates, every
+    item's `min` and `max` (a workload outside them is inadmissible)."""
+
+    namespace: str
+    name: str
+    type: Literal["Container", "Pod", "PersistentVolumeClaim"] = "Container"
+    default: Quantities = {}
+    default_request: Quantities = {}
+    min: Quantities = {}
+    max: Quantities = {}
+
+
+class RuntimeClass(Obj):
+    """A node.k8s.io/v1 RuntimeClass: the fixed overhead of its pods (`overhead.podFixed`)."""
+
+    name: str
+    overhead: Quantities = {}
+
+
+def _first(*lists: Quantities) -> Quantities:
+    """`MergeResourceListKeepFirst`: every resource of the lists, the first list that has it wins."""
+    out: Quantities = {}
+    for lst in lists:
+        for r, q in lst.items():
+            out.setdefault(r, q)
+    return out
+
+
+def container_defaults(ranges: list[LimitRange]) -> tuple[Quantities, Quantities]:
+    """`limitrange.Summarize` of a namespace's LimitRanges (in name order, as the API server lists
+    them): the first `default` and `defaultRequest` of each resource among Container items."""
+    default: Quantities = {}
+    default_request: Quantities = {}
+    for lr in sorted(ranges, key=lambda r: r.name):
+        if lr.type == "Container":
+            default = _first(default, lr.default)
+            default_request = _first(default_request, lr.default_request)
+    return default, default_request
+
+
+def adjust(pod: PodResources, ranges: list[LimitRange], classes: dict[str, RuntimeClass]) -> PodResources:
+    """`AdjustResources` on one pod: the RuntimeClass's overhead when the pod names one and has no
+    overhead of its own (a RuntimeClass not in the input adds none, as Kueue logs and goes on);
+    each container's limits and requests filled in from the namespace's Container defaults; a
+    limit standing in for a missing request."""
+    overhead = pod.overhead
+    if pod.runtime_class and not overhead and pod.runtime_class in classes:
+        overhead = classes[pod.runtime_class].overhead
+    default, default_request = container_defaults(ranges)
+
+    def fill(c: ContainerResources) -> ContainerResources:
+        limits = _first(c.limits, default)
+        requests = _first(c.requests, default_request, limits)
+        return c.model_copy(update={"limits": limits, "requests": requests})
+
+    return pod.model_copy(update={"overhead": overhead, "containers": tuple(map(fill, pod.containers)),
+                                  "init_containers": tuple(map(fill, pod.init_containers))})
+
+
+def pod_requests(pod: PodResources) -> Quantities:
+    """Kubernetes' `PodRequests` (no options): the containers summed; each init container's need
+    plus the sidecars started before it taken by max, sidecars also added to the sum; pod-level
+    requests in place of the containers' where set; `overhead` added. Zeros dropped."""
+    reqs: Quantities = {}
+    for c in pod.containers:
+        for r, q in c.requests.items():
+            reqs[r] = reqs.get(r, 0) + q
+    sidecars: Quantities = {}
+    init_max: Quantities = {}
+    for c in pod.init_containers:
+        if c.sidecar:
+            for r, q in c.requests.items():
+                reqs[r] = reqs.get(r, 0) + q
+                sidecars[r] = sidecars.get(r, 0) + q
+            step = dict(sidecars)
+        else:
+            step = dict(c.requests)
+            for r, q in sidecars.items():
+                step[r] = step.get(r, 0) + q
+        for r, q in step.items():
+            init_max[r] = max(init_max.get(r, 0), q)
+    for r, q in init_max.items():
+        reqs[r] = max(reqs.get(r, 0), q)
+    reqs.update(pod.pod_requests)
+    for r, q in pod.overhead.items():
+        reqs[r] = reqs.get(r, 0) + q
+    return {r: q for r, q in sorted(reqs.items()) if q}

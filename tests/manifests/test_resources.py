@@ -1,0 +1,63 @@
+"""Requests as Kueue counts them (docs/INTEGRATIONS.md section 13): RuntimeClass overhead,
+LimitRange defaults and limits as missing requests, applied to every Workload's pod sets. The
+numbers are Kueue v0.17's, from the oracle's `convert` on the same file (tests/oracle/jobs/
+resources.yaml, which tests/oracle/test_convert.py compares whole)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kadmit.quantity import parse_quantity as q
+from kadmit.workspace import load
+
+RESOURCES = Path(__file__).resolve().parents[1] / "oracle" / "jobs" / "resources.yaml"
+
+
+def _requests(model, name: str) -> dict[str, int]:
+    (wl,) = [w for w in model.workloads if w.origin is not None and w.origin.name == name]
+    (ps,) = wl.pod_sets
+    return ps.requests
+
+
+def test_requests_as_kueue_v017_counts_them():
+    ws = load([str(RESOURCES)])
+    assert not [d for d in ws.diagnostics if d.severity.value == "error"]
+    m = ws.model
+    accel = "example.com/accel"
+    # sidecar summed, the 6Gi init container by max; each container takes the LimitRange's
+    # default limit of example.com/accel as its request
+    assert _requests(m, "init-and-sidecar") == {"cpu": q("3"), accel: q("2"), "memory": q("6400Mi")}
+    # defaultRequest before the container's own limit (cpu 500m, not 4), the first LimitRange by
+    # name for memory (1Gi)
+    assert _requests(m, "limits-only") == {"cpu": q("500m"), accel: q("1"), "memory": q("1Gi"), "nvidia.com/gpu": q("1")}
+    assert _requests(m, "limitrange-defaults") == {"cpu": q("1100m"), accel: q("3"), "memory": q("2112Mi")}
+    # RuntimeClass overhead, unless the pod sets its own; a RuntimeClass not in the input adds none
+    assert _requests(m, "overhead") == {"cpu": q("1250m"), accel: q("1"), "memory": q("1144Mi")}
+    assert _requests(m, "own-overhead") == {"cpu": q("1100m"), accel: q("1"), "memory": q("1Gi")}
+    assert _requests(m, "missing-runtime-class") == {"cpu": q("1"), accel: q("1"), "memory": q("1Gi")}
+
+
+def test_limit_ranges_and_runtime_classes_are_read(tmp_path):
+    ws = load([str(RESOURCES)])
+    assert not [d for d in ws.diagnostics if d.code == "KAD159"]
+    assert sorted((lr.name, lr.type) for lr in ws.model.limit_ranges) == [("a-first", "Container"), ("b-defaults", "Container")]
+    (rc,) = ws.model.runtime_classes
+    assert rc.overhead == {"cpu": q("250m"), "memory": q("120Mi")}
+    # a request a LimitRange supplies points at it
+    (wl,) = [w for w in ws.model.workloads if w.origin is not None and w.origin.name == "limits-only"]
+    span = wl.pod_sets[0].spans.get("requests.cpu")
+    assert span is not None and RESOURCES.read_text().splitlines()[span.line - 1].strip().startswith("defaultRequest")
+
+
+def test_without_limit_ranges_requests_are_the_front_ends(tmp_path):
+    """No LimitRange or RuntimeClass: the adjustment changes nothing (limits already count as
+    missing requests), and the model is the same object."""
+    from kadmit.manifests.resources import apply_resources
+    from kadmit.podresources import adjust, pod_requests
+
+    ws = load([str(Path(__file__).resolve().parents[2] / "examples" / "ml-platform-kueue")])
+    assert apply_resources(ws.model) is ws.model
+    for w in ws.model.workloads:
+        for ps in w.pod_sets:
+            if ps.resources is not None:
+                assert pod_requests(adjust(ps.resources, [], {})) == ps.requests, (w.key, ps.name)
