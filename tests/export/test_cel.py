@@ -138,6 +138,19 @@ def holds(model, rule, wl) -> bool:
         return True
 
 
+def pod_spec(ps: dict) -> dict:
+    """A pod set's template spec as a job's: an image, and limits equal to requests for extended
+    resources (the API server's pod validation wants both; kadmit reads requests first)."""
+    spec = {**ps["template"]["spec"], "restartPolicy": "Never"}
+    containers = []
+    for c in spec["containers"]:
+        reqs = c.get("resources", {}).get("requests", {})
+        limits = {r: q for r, q in reqs.items() if "/" in r}
+        res = {"requests": reqs, **({"limits": limits} if limits else {})} if reqs else {}
+        containers.append({**c, "image": "busybox", **({"resources": res} if res else {})})
+    return {**spec, "containers": containers}
+
+
 def job_of(workload: dict) -> dict | None:
     """The batch Job whose Workload this is, when it has one pod set `main`."""
     sets = workload["spec"]["podSets"]
@@ -155,7 +168,7 @@ def job_of(workload: dict) -> dict | None:
         meta["annotations"] = {"kueue.x-k8s.io/job-min-parallelism": str(ps["minCount"])}
     return {"apiVersion": "batch/v1", "kind": "Job", "metadata": meta,
             "spec": {"parallelism": ps["count"], "suspend": True,
-                     "template": {"spec": {**ps["template"]["spec"], "restartPolicy": "Never"}}}}
+                     "template": {"spec": pod_spec(ps)}}}
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
@@ -217,7 +230,7 @@ def jobset_of(workload: dict) -> dict | None:
             "spec": {"suspend": True, "replicatedJobs": [
                 {"name": ps["name"], "replicas": 1, "template": {"spec": {
                     "parallelism": ps["count"], "completions": ps["count"],
-                    "template": {"spec": {**ps["template"]["spec"], "restartPolicy": "Never"}}}}}
+                    "template": {"spec": pod_spec(ps)}}}}
                 for ps in sets]}}
 
 
