@@ -111,8 +111,13 @@ def _unexported(model: Model, workloads: bool, nodes: bool, d: Diagnostics) -> N
             d.emit(KAD901, f"{len(items)} {what}{'s' if len(items) != 1 else ''} left out of the export",
                    items[0].span, help=f"add `{flag}` to write them")
     for kind, items in (("pod", model.pods), ("job", model.jobs), ("gang", model.gangs),
-                        ("ResourceClaimTemplate", model.claim_templates)):
+                        ("ResourceClaimTemplate", model.claim_templates), ("LimitRange", model.limit_ranges),
+                        ("RuntimeClass", model.runtime_classes), ("training runtime", model.training_runtimes)):
         for x in items:
-            d.emit(KAD901, f"{kind} `{getattr(x, 'key', None) or getattr(x, 'name', '')}` is left out: kadmit "
-                   "export writes Kueue's objects (a job is written as its Workload, with `--workloads`)",
+            name = x.object.qualified if hasattr(x, "object") else getattr(x, "key", None) or "/".join(
+                part for part in (getattr(x, "namespace", None), getattr(x, "name", "")) if part)
+            d.emit(KAD901, f"{kind} `{name}` is left out: kadmit export writes Kueue's objects (a job is written "
+                   "as its Workload, with `--workloads`)" + (
+                       "; the admission policies judge requests as the pod templates write them, without its "
+                       "defaults or overhead" if kind in ("LimitRange", "RuntimeClass") and model.rules else ""),
                    x.span)

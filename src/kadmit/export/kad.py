@@ -301,6 +301,12 @@ def import_model(model: Model, *, workloads: bool = False) -> Out:
             if p.holds_capacity:
                 out.add("nodes", "\n".join(out.lack("nodes", f"pod `{p.namespace}/{p.name}` bound to node "
                                                     f"`{p.node_name}`", p.span, [f"requests {qmap(p.requests)}"])))
+    for lr in model.limit_ranges:
+        out.add("queues", "\n".join(out.lack("queues", f"LimitRange `{lr.namespace}/{lr.name}` (its defaults and "
+                                              "bounds change what Kueue counts)", lr.span)))
+    for rc in model.runtime_classes:
+        out.add("queues", "\n".join(out.lack("queues", f"RuntimeClass `{rc.name}` (its overhead joins what Kueue "
+                                              "counts)", rc.span)))
     for g in model.gangs:
         out.add("workloads", "\n".join(out.lack("workloads", f"{g.kind} `{g.namespace}/{g.name}` "
                                                 "(a gang kube-scheduler places)", g.span)))
