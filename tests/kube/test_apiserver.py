@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from kube.server import TOOL, KubeAPIServer, start, stop
+from kube.server import TOOL, KubeAPIServer, go_missing, start, stop
 
 pytestmark = pytest.mark.slow
 
@@ -232,6 +232,14 @@ def test_up_without_go_exits_2_saying_so(tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert "Go is missing" in proc.stderr
     assert not (tmp_path / "k" / "run").exists()
+
+
+def test_the_fixture_knows_when_go_is_missing(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("GO", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert go_missing() == "Go is not installed (no `go` on PATH)"
+    monkeypatch.setenv("GO", str(tmp_path / "go"))
+    assert go_missing() == f"GO={tmp_path / 'go'} is not a program"
 
 
 def test_usage_errors_exit_2(tmp_path: Path) -> None:

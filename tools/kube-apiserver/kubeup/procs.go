@@ -90,6 +90,9 @@ func startOnce(ctx context.Context, dir string, pki *pki) (*servers, error) {
 		// No controller-manager runs: nothing would create the service accounts pods name.
 		"--disable-admission-plugins=ServiceAccount",
 		"--authorization-mode=RBAC",
+		// The `kubernetes` Service's endpoint would be 127.0.0.1, which Endpoints refuse (loopback):
+		// keeping it in sync only logs that error every 10 s.
+		"--endpoint-reconciler-type=none",
 	)
 	if err != nil {
 		return nil, err
