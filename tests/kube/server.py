@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -63,21 +65,42 @@ def start(directory: Path, config: pytest.Config | None = None, *, no_crds: bool
     """Run `up DIRECTORY` (with `--no-crds`: a bare server), printing its lines as they come to the
     terminal when given pytest's `config` (a first build takes minutes)."""
     args = ["--no-crds"] if no_crds else []
+    # In a session of its own, so that an interrupted test run can end `up` and all it runs (kubeup
+    # then stops the servers it started) rather than leave it starting servers no one will stop.
     proc = subprocess.Popen([str(TOOL / "up"), *args, str(directory)], stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+                            stderr=subprocess.STDOUT, text=True, start_new_session=True)
     lines = []
     assert proc.stdout is not None
-    for line in proc.stdout:
-        lines.append(line.rstrip("\n"))
-        if config is not None:
-            say(config, lines[-1])
-    if proc.wait() != 0:
+    try:
+        for line in proc.stdout:
+            lines.append(line.rstrip("\n"))
+            if config is not None:
+                say(config, lines[-1])
+        proc.wait()
+    except BaseException:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait()
+        _wait_group_gone(proc.pid)
+        stop(directory)
+        raise
+    if proc.returncode != 0:
         raise RuntimeError(f"tools/kube-apiserver/up exited {proc.returncode}:\n" + "\n".join(lines))
     env = dict(os.environ)
     env["KUBECONFIG"] = str(directory / "kubeconfig")
     env["PATH"] = f"{directory / 'bin'}{os.pathsep}{env.get('PATH', '')}"
     env["KUBECACHEDIR"] = str(directory / "cache")
     return KubeAPIServer(directory, directory / "kubeconfig", directory / "bin" / "kubectl", env)
+
+
+def _wait_group_gone(pgid: int, seconds: float = 15) -> None:
+    """Wait while any process of the group runs (kubeup stopping the servers after SIGTERM)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.1)
 
 
 def stop(directory: Path) -> subprocess.CompletedProcess[str]:
