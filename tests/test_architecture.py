@@ -21,7 +21,7 @@ STAGES: list[tuple[str, tuple[str, ...]]] = [
     ("parse", ("kadmit.syntax", "kadmit.manifests")),
     ("validate", ("kadmit.validate",)),
     ("export", ("kadmit.export",)),  # the model as the objects a cluster runs; rules as admission policies
-    ("load", ("kadmit.workspace", "kadmit.scope")),
+    ("load", ("kadmit.workspace", "kadmit.scope", "kadmit.symbols")),
     ("facts", ("kadmit.placement",)),  # nodes and kube-scheduler, no solver
     ("oracle", ("kadmit.reference",)),  # tests and benchmarks only: nothing in src imports it
     ("compile: solver layer", ("kadmit.engine", "kadmit.engine.solver")),
@@ -37,10 +37,11 @@ STAGES: list[tuple[str, tuple[str, ...]]] = [
     ("simulate", ("kadmit.simulate",)),  # replays arrivals over the engine's decisions
     ("review", ("kadmit.review",)),  # policy tests and diffs over the engine's decisions and analyses
     ("render", ("kadmit.render",)),
-    ("api", ("kadmit.api",)),
-    ("cli", ("kadmit.cli", "kadmit.__main__")),
+    ("api", ("kadmit.api", "kadmit.editor")),  # the API for editors beside the CLI's
+    ("cli", ("kadmit.cli", "kadmit.__main__", "kadmit.lsp")),  # front ends: the command line, the language server
 ]
-ONLY = {"lark": "kadmit.syntax", "z3": "kadmit.engine", "ortools": "kadmit.engine", "jinja2": "kadmit.render"}
+ONLY = {"lark": "kadmit.syntax", "z3": "kadmit.engine", "ortools": "kadmit.engine", "jinja2": "kadmit.render",
+        "pygls": "kadmit.lsp", "lsprotocol": "kadmit.lsp"}
 
 
 def _modules() -> dict[str, Path]:

@@ -510,6 +510,15 @@ def codes(code: str | None, color: str) -> None:
 
 
 @cli.command()
+def lsp() -> None:
+    """Run the language server for `.kad` policy over standard input and output (editors start it:
+    docs/EDITORS.md). Needs the `lsp` extra: pip install 'kadmit[lsp]'; exit 2 without it."""
+    from kadmit.lsp import main as serve
+
+    sys.exit(serve())
+
+
+@cli.command()
 @click.argument("shell", type=click.Choice(["bash", "zsh", "fish"]))
 def completion(shell: str) -> None:
     """Print the shell completion script for SHELL.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Iterable, Iterator
@@ -149,6 +150,16 @@ def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
     """A "did you mean `x`?" help line when a candidate is close to `name`."""
     match = difflib.get_close_matches(name, sorted(set(candidates)), n=1, cutoff=0.6)
     return f"did you mean `{match[0]}`?" if match else None
+
+
+_SUGGESTED = re.compile(r"did you mean `([^`]+)`\?")
+
+
+def suggestion(d: Diagnostic) -> str | None:
+    """The name a diagnostic's "did you mean" help proposes (`did_you_mean`'s), for editors to offer
+    as a fix."""
+    m = _SUGGESTED.search(d.help or "")
+    return m.group(1) if m else None
 
 
 # Codes owned by no single stage: input and output.

@@ -54,32 +54,42 @@ def display_name(path: Path) -> str:
 class Reader:
     """Reads files once each, bounded in size, recording texts and I/O diagnostics."""
 
-    def __init__(self, sources: SourceMap, diags: Diagnostics, limits: Limits) -> None:
+    def __init__(self, sources: SourceMap, diags: Diagnostics, limits: Limits,
+                 overlay: dict[Path, str] | None = None) -> None:
         self.sources = sources
         self.diags = diags
         self.limits = limits
         self.failed = False
+        self.overlay = overlay or {}  # resolved path -> text that stands for the file's (an editor's buffer)
 
     def read(self, path: Path, at: Span | None = None) -> str | None:
         name = display_name(path)
         if name in self.sources:
             return self.sources.text(name)
+        if self.overlay and (text := self.overlay.get(path.resolve())) is not None:
+            data = text.encode("utf-8", "surrogatepass")  # read as the file's bytes would be
+            if len(data) > self.limits.max_file_bytes:
+                return self._too_large(name, len(data), at)
+            return self.decode(name, data, at)
         try:
             size = path.stat().st_size
             if not path.is_file():
                 raise IsADirectoryError(str(path))
             if size > self.limits.max_file_bytes:
-                self.diags.emit(KAD003, f"`{name}` is {size:,} bytes; kadmit reads files up to "
-                                f"{self.limits.max_file_bytes:,} bytes", at or Span(file=name, line=1, column=1),
-                                help="split the file, or raise the limit with --max-file-size")
-                self.failed = True
-                return None
+                return self._too_large(name, size, at)
             data = path.read_bytes()
         except OSError as e:
             self.diags.emit(KAD001, f"can't read `{name}`: {e.strerror or e}", at)
             self.failed = True
             return None
         return self.decode(name, data, at)
+
+    def _too_large(self, name: str, size: int, at: Span | None) -> None:
+        self.diags.emit(KAD003, f"`{name}` is {size:,} bytes; kadmit reads files up to "
+                        f"{self.limits.max_file_bytes:,} bytes", at or Span(file=name, line=1, column=1),
+                        help="split the file, or raise the limit with --max-file-size")
+        self.failed = True
+        return None
 
     def read_stdin(self) -> str | None:
         """Standard input, once, bounded like a file and named `<stdin>`."""
@@ -190,11 +200,15 @@ def collect(paths: list[str], diags: Diagnostics, limits: Limits) -> tuple[list[
 
 
 def load(paths: list[str], *, limits: Limits | None = None, validate: bool = True,
-         root: Path | None = None) -> Workspace:
+         root: Path | None = None, overlay: dict[Path, str] | None = None,
+         cache: "ReadCache | None" = None) -> Workspace:
     """Read `paths` (files or folders) into one validated model.
 
     `.kad` files go to the language front end, `.yaml`/`.yml`/`.json` to the manifest front end.
     Imports in `.kad` files may not leave `root` (default: the common folder of the inputs).
+    An editor's workspace passes `overlay` (resolved path -> text read instead of the file's, a file
+    below a folder of `paths` that isn't saved yet included) and a `cache` of the readings of the
+    last load, so that only files whose text changed are read again.
     """
     from kadmit.manifests.jobs.manage import apply_jobs
     from kadmit.manifests.resources import apply_resources
@@ -206,7 +220,9 @@ def load(paths: list[str], *, limits: Limits | None = None, validate: bool = Tru
     files, failed, charts = collect(paths, diags, limits)
     for chart in sorted(charts):
         _chart_note(chart, charts[chart], diags)
-    reader = Reader(sources, diags, limits)
+    if overlay:
+        files += _unsaved(paths, files, overlay)
+    reader = Reader(sources, diags, limits, overlay)
     if not files and not failed and not charts:
         diags.emit(KAD004, "no `.kad`, `.yaml`, `.yml` or `.json` files in "
                    + ", ".join(f"`{p}`" for p in paths))
@@ -218,7 +234,7 @@ def load(paths: list[str], *, limits: Limits | None = None, validate: bool = Tru
 
     documents: dict = {}
     with paused_gc():
-        parts = _read_all(files, root, reader, diags, documents)
+        parts = _read_all(files, root, reader, diags, documents, cache)
         model = apply_resources(apply_jobs(merge([frag for _, frag in parts]), diags))
         if validate:
             run_validation(model, diags)
@@ -264,11 +280,12 @@ def long_lived() -> Iterator[None]:
 
 
 def _read_all(files: list[Path], root: Path, reader: "Reader", diags: Diagnostics,
-              documents: dict) -> list[tuple[str, Fragment]]:
+              documents: dict, cache: "ReadCache | None" = None) -> list[tuple[str, Fragment]]:
     """Each file's objects with its name, in merge order (standard input's named `<stdin>`); each
     manifest file's index by document into `documents`."""
     from kadmit import syntax
     from kadmit.manifests.documents import read_indexed
+    from kadmit.syntax.lower import lower_text
 
     parts: list[tuple[str, Fragment]] = []
     stdin = Path(STDIN) in files
@@ -276,12 +293,14 @@ def _read_all(files: list[Path], root: Path, reader: "Reader", diags: Diagnostic
     kad_files = [f for f in files if f.suffix in KAD_SUFFIXES]
     other = [f for f in files if f.suffix not in KAD_SUFFIXES]
     if kad_files:
-        parts.extend(syntax.read_kad_named(kad_files, root, reader.read, display_name, diags))
+        parts.extend(syntax.read_kad_named(kad_files, root, reader.read, display_name, diags,
+                                           cache.lower if cache is not None else lower_text))
     for f in other:
         text = reader.read(f)
         if text is None or _templated(text, display_name(f), diags):
             continue
-        frag, documents[display_name(f)] = read_indexed(text, display_name(f), diags)
+        read = cache.manifest if cache is not None else read_indexed
+        frag, documents[display_name(f)] = read(text, display_name(f), diags)
         parts.append((display_name(f), frag))
     if stdin:
         text = reader.read_stdin()
@@ -301,6 +320,59 @@ def _templated(text: str, name: str, diags: Diagnostics) -> bool:
     diags.emit(KAD020, "not read: a Go template (`{{ … }}`), not a manifest", Span(name, at[0], at[1], at[0], at[1] + 2),
                help="kadmit reads the manifests a template renders to (`helm template …`, `gomplate …`)")
     return True
+
+
+def _unsaved(paths: list[str], files: list[Path], overlay: dict[Path, str]) -> list[Path]:
+    """Files of `overlay` below a folder of `paths` that the walk didn't find (not saved yet), as
+    the walk would have taken them, sorted."""
+    folders = [Path(p).resolve() for p in paths if p != STDIN and Path(p).is_dir()]
+    found = {f.resolve() for f in files}
+    return sorted(p for p in overlay if p not in found and p.name.endswith(KAD_SUFFIXES + MANIFEST_SUFFIXES)
+                  and not p.name.endswith(TEST_SUFFIXES) and any(p.is_relative_to(d) for d in folders)
+                  and not any(part.startswith(".") for d in folders if p.is_relative_to(d)
+                              for part in p.relative_to(d).parts))
+
+
+class ReadCache:
+    """Each file's reading kept by its text between loads of the same paths (an editor's open
+    workspace): a file whose text hasn't changed is not read again. Its objects are the very objects
+    read before (so `validate.incremental` finds them unchanged by identity) and its diagnostics are
+    reported again, as reading it again would."""
+
+    def __init__(self) -> None:
+        self._kad: dict[str, tuple[str, object, list]] = {}
+        self._manifests: dict[str, tuple[str, tuple, list]] = {}
+        self.read: set[str] = set()  # the files read (not found here) since `reads` was last cleared
+
+    def lower(self, text: str, name: str, diags: Diagnostics):
+        """`syntax.lower.lower_text`, remembered."""
+        from kadmit.syntax.lower import lower_text
+
+        got = self._kad.get(name)
+        if got is None or got[0] != text:
+            mine = Diagnostics()
+            got = self._kad[name] = (text, lower_text(text, name, mine), mine.items)
+            self.read.add(name)
+        diags.extend(got[2])
+        return got[1]
+
+    def manifest(self, text: str, name: str, diags: Diagnostics):
+        """`manifests.documents.read_indexed`, remembered."""
+        from kadmit.manifests.documents import read_indexed
+
+        got = self._manifests.get(name)
+        if got is None or got[0] != text:
+            mine = Diagnostics()
+            got = self._manifests[name] = (text, read_indexed(text, name, mine), mine.items)
+            self.read.add(name)
+        diags.extend(got[2])
+        return got[1]
+
+    def keep(self, names: set[str]) -> None:
+        """Forget the files not among `names` (deleted, or no longer read)."""
+        for table in (self._kad, self._manifests):
+            for name in [n for n in table if n not in names]:
+                del table[name]
 
 
 def read_stdin_text(text: str, diags: Diagnostics, reader: Reader, root: Path) -> list[tuple[str, Fragment]]:

@@ -214,13 +214,15 @@ class AdmitOutcome:
 
 def admit(paths: list[str], *, mode: Literal["ordered", "optimal"] = "ordered",
           rlimit: int | None = None, timeout_ms: int | None = None, time_budget: float = 10.0,
-          max_file_bytes: int | None = None, tas_profile: str = "Mixed") -> AdmitOutcome:
-    """Decide the pending workloads under `paths` (with errors: of the trees they don't touch, exit 1)."""
+          max_file_bytes: int | None = None, tas_profile: str = "Mixed",
+          workspace: ws.Workspace | None = None) -> AdmitOutcome:
+    """Decide the pending workloads under `paths`, or of `workspace` read already (an editor's); with
+    errors, of the trees they don't touch (exit 1)."""
     from kadmit.engine.decide import admit as decide_all
     from kadmit.engine.optimal.solve import OptimalUnavailable
     from kadmit.engine.solver.z3backend import Limits
 
-    loaded = load_for_engine(paths, max_file_bytes=max_file_bytes)
+    loaded = load_for_engine(paths, max_file_bytes=max_file_bytes, workspace=workspace)
     scoped = decidable(loaded.workspace.model, loaded.diagnostics, loaded.workspace.input_error)
     if scoped is None:
         return AdmitOutcome(loaded, None, loaded.exit_code, loaded.diagnostics)
@@ -247,11 +249,12 @@ class WhyOutcome:
 
 def why(workload: str, paths: list[str], *, rlimit: int | None = None,
         timeout_ms: int | None = None, max_file_bytes: int | None = None,
-        tas_profile: str = "Mixed", mode: str = "ordered", time_budget: float = 10.0) -> WhyOutcome:
-    """Explain why workload `namespace/name` is or isn't admitted."""
+        tas_profile: str = "Mixed", mode: str = "ordered", time_budget: float = 10.0,
+        workspace: ws.Workspace | None = None) -> WhyOutcome:
+    """Explain why workload `namespace/name` (under `paths`, or of `workspace` read already) is or isn't admitted."""
     from kadmit.engine.decide import why as explain
 
-    loaded = load_for_engine(paths, max_file_bytes=max_file_bytes)
+    loaded = load_for_engine(paths, max_file_bytes=max_file_bytes, workspace=workspace)
     model, scope = loaded.workspace.model, None
     if loaded.exit_code != EXIT_OK:
         # errors elsewhere don't stop an answer about a workload whose cohort tree they don't touch

@@ -10,9 +10,10 @@ from kadmit.diagnostics import Diagnostics
 from kadmit.model import Fragment
 from kadmit.source import Span
 from kadmit.syntax import codes
-from kadmit.syntax.lower import Import, lower_text
+from kadmit.syntax.lower import Import, Lowered, lower_text
 
 ReadText = Callable[[Path, "Span | None"], "str | None"]
+Lower = Callable[[str, str, Diagnostics], Lowered]  # (text, display name, diagnostics) -> the file's objects
 
 
 def _resolve(path: Path) -> Path:
@@ -29,8 +30,9 @@ def read_kad(files: list[Path], root: Path, read: ReadText, display_name: Callab
 
 
 def read_kad_named(files: list[Path], root: Path, read: ReadText, display_name: Callable[[Path], str],
-                   diags: Diagnostics) -> list[tuple[str, Fragment]]:
-    """`read_kad`, each fragment with the display name of its file."""
+                   diags: Diagnostics, lower: Lower = lower_text) -> list[tuple[str, Fragment]]:
+    """`read_kad`, each fragment with the display name of its file; `lower` reads one file's text (an
+    editor's workspace passes one that remembers texts it has read)."""
     root = _resolve(root)
     done: dict[Path, tuple[str, Fragment | None]] = {}
 
@@ -40,7 +42,7 @@ def read_kad_named(files: list[Path], root: Path, read: ReadText, display_name: 
         if text is None:
             done[_resolve(path)] = (name, None)
             return None
-        lowered = lower_text(text, name, diags)
+        lowered = lower(text, name, diags)
         done[_resolve(path)] = (name, lowered.fragment)
         return lowered.imports
 

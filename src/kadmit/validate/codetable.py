@@ -10,7 +10,8 @@ _SECTIONS = ((0, 99, "Input and output"), (100, 149, "`.kad` syntax and imports"
              (400, 499, "Solver"), (500, 699, "Decisions and explanations"),
              (700, 749, "Simulation (`simulate`)"),
              (750, 799, "Static analyses (`check --deep`)"), (800, 899, "Policy tests and diffs"),
-             (900, 949, "Export and import (`export`, `import`, `diff --manifests`)"))
+             (900, 949, "Export and import (`export`, `import`, `diff --manifests`)"),
+             (950, 959, "Language server (`kadmit lsp`)"))
 
 
 def _cell(text: str) -> str:

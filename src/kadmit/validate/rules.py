@@ -82,11 +82,22 @@ def typecheck_rule(rule: Rule, index: ModelIndex, diags: Diagnostics) -> bool:
     return _Checker(rule, index, diags).run()
 
 
+def rule_names(rule: Rule, index: ModelIndex) -> list[tuple[Literal_, str]]:
+    """The names `rule` compares (bare, or strings compared with a named type) that type checking
+    resolves to an object of `index`, each with what it names: `flavor`, `cluster_queue`,
+    `cohort` or `priority` (editors go from one to its definition)."""
+    checker = _Checker(rule, index, Diagnostics())
+    checker.names = []
+    checker.run()
+    return [(lit, t) for lit, t in checker.names if t != "topology_mode"]
+
+
 class _Checker:
     def __init__(self, rule: Rule, index: ModelIndex, diags: Diagnostics) -> None:
         self.rule, self.index, self.diags = rule, index, diags
         self.vars: list[str] = []
         self.ok = True
+        self.names: list[tuple[Literal_, str]] | None = None  # resolved names, when asked (`rule_names`)
 
     def error(self, code: str, message: str, span: Span | None, **kw) -> None:
         self.ok = False
@@ -342,6 +353,8 @@ class _Checker:
         else:
             table = TOPOLOGY_MODES
         if name in table:
+            if self.names is not None:
+                self.names.append((lit, t))
             return True
         if any(name in idx.broken_keys(kind) for kind in _BROKEN_KINDS.get(t, ())):
             return True  # defined by a statement with errors, reported where it is
