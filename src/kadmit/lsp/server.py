@@ -92,12 +92,11 @@ class KadmitServer(LanguageServer):
         before = self.published.get(key, set())
         open_docs = {name_of(uri): doc for uri, doc in self.workspace.text_documents.items()}
         names = set(snap.by_file) - {""} | {n for n in open_docs if n and project.contains(Path(n))}
-        for name in sorted(names | before):
-            lines = self.lines_of(snap, name)
-            if lines is None and name in open_docs:
-                lines = Lines(open_docs[name].source, self.encoding)
+        for name in sorted(names | before, key=lambda n: (n in open_docs, n)):  # the open documents last
+            # a file kadmit couldn't read (binary, too large) has no text: its diagnostics sit at its start
+            lines = self.lines_of(snap, name) or Lines("", self.encoding)
             found = snap.by_file.get(name, []) + (snap.by_file.get("", []) if name in open_docs else [])
-            out = [diagnostic(d, lines, functools.partial(self.lines_of, snap)) for d in found] if lines else []
+            out = [diagnostic(d, lines, functools.partial(self.lines_of, snap)) for d in found]
             doc = open_docs.get(name)
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
                 uri_of(name), out, version=doc.version if doc is not None else None))
