@@ -75,10 +75,10 @@ def check_usage(index: ModelIndex, diags: Diagnostics) -> None:
             diags.emit(UNUSED_FLAVOR, f"flavor `{fl.name}` is not used by any cluster queue or cohort",
                        fl.field_span("name"))
     labels = [ns.effective_labels() for ns in index.namespaces.values()]
-    by_label: dict[tuple[str, str], int] = {}  # (key, value) -> namespaces carrying it
+    by_label: dict[tuple[str, str], list[dict[str, str]]] = {}  # (key, value) -> the labels of namespaces carrying it
     for lab in labels:
         for kv in lab.items():
-            by_label[kv] = by_label.get(kv, 0) + 1
+            by_label.setdefault(kv, []).append(lab)
     for cq in index.cluster_queues.values():
         sel = cq.namespace_selector
         if sel is None:
@@ -91,12 +91,13 @@ def check_usage(index: ModelIndex, diags: Diagnostics) -> None:
                        cq.field_span("namespace_selector"))
 
 
-def _selects_some(sel, labels: list[dict[str, str]], by_label: dict[tuple[str, str], int]) -> bool:
-    """Whether the selector matches a declared namespace; a label no namespace carries rules it out
-    without looking at each namespace."""
+def _selects_some(sel, labels: list[dict[str, str]], by_label: dict[tuple[str, str], list[dict[str, str]]]) -> bool:
+    """Whether the selector matches a declared namespace: among those carrying the rarest of its
+    labels (a label no namespace carries rules it out), so a queue per namespace costs linear time."""
     if any(kv not in by_label for kv in sel.match_labels.items()):
         return False
-    return any(sel.matches(lab) for lab in labels)
+    fewest = min((by_label[kv] for kv in sel.match_labels.items()), key=len, default=labels)
+    return any(sel.matches(lab) for lab in fewest)
 
 
 def check_requirement(req: Requirement, where: str, node_affinity: bool, at: Span | None,
