@@ -47,11 +47,16 @@ class Symbols:
         self.model = model
         self.index = index or ModelIndex(model)
         self.all: list[Occurrence] = []
+        self._seen: set[tuple] = set()
         self._collect()
+        del self._seen
 
     def _add(self, kind: str, name: str | None, span: Span | None, definition: bool = False) -> None:
         if name and span is not None and span.line:
-            self.all.append(Occurrence(kind, name, span, definition))
+            at = (kind, name, tuple(span), definition)
+            if at not in self._seen:  # `flavor = h100` of a pod set names it once per resource
+                self._seen.add(at)
+                self.all.append(Occurrence(kind, name, span, definition))
 
     def _groups(self, owner) -> None:
         for g in owner.resource_groups:

@@ -92,6 +92,6 @@ def why_fixes(snap: Snapshot, workload: str) -> list[Action]:
     for i, fix in enumerate(result.fixes if result is not None else (), 1):
         edits = [c.edit for c in fix.changes if c.edit is not None]
         if edits and len(edits) == len(fix.changes):
-            out.append(Action(f"kadmit why fix {i}: {fix.message} (then {fix.outcome_text})", edits,
+            out.append(Action(f"kadmit why fix {i}: {fix.message}", edits,
                               preferred=i == 1))
     return out

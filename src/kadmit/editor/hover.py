@@ -9,6 +9,7 @@ from kadmit.editor.project import Snapshot
 from kadmit.quantity import QuantityError, parse_quantity
 from kadmit.render import editor as md
 from kadmit.source import Span
+from kadmit.validate.rules import known_resources
 
 _NUMBER = re.compile(r"-?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+|[KMGTPE]i|[numkMGTPE])?(?![A-Za-z0-9_.])")
 _RESOURCE_KEY = re.compile(r'"?([A-Za-z0-9_.\-/]+)"?\s*[=:]\s*"?\Z')
@@ -173,7 +174,7 @@ def _quantity(snap: Snapshot, file: str, line: int, column: int) -> Hover | None
             except QuantityError:
                 return None
             key = _RESOURCE_KEY.search(text[:m.start()])
-            resource = key.group(1) if key else ""
+            resource = key.group(1) if key and key.group(1) in known_resources(snap.index) else ""
             return Hover(md.quantity_md(m.group(), milli, resource),
                          Span(file, line, m.start() + 1, line, m.end() + 1))
     return None
