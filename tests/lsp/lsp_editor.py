@@ -107,12 +107,14 @@ class Editor:
     def close_document(self, uri: str) -> None:
         self.client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri)))
 
-    def diagnostics(self, uri: str, version: int | None = None, timeout: float = 60.0) -> list[types.Diagnostic]:
-        """The diagnostics published for `uri` (for its `version`, when given), waiting for them."""
+    def diagnostics(self, uri: str, version: int | None = None, timeout: float = 60.0,
+                    after: int = 0) -> list[types.Diagnostic]:
+        """The diagnostics published for `uri` (for its `version`, when given), waiting for them;
+        `after`: only a publication after that many of them."""
         deadline = time.monotonic() + timeout
         with self.cond:
             while True:
-                got = [d for v, d in self.published.get(uri, []) if version is None or v == version]
+                got = [d for v, d in self.published.get(uri, []) if version is None or v == version][after:]
                 if got:
                     return got[-1]
                 left = deadline - time.monotonic()

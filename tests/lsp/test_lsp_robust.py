@@ -9,6 +9,7 @@ import sys
 import pytest
 from conftest import ROOT, checked, key
 from lsp_editor import Editor
+from lsprotocol import types
 
 sys.path.insert(0, str(ROOT / "bench"))
 import check_bench  # noqa: E402
@@ -104,6 +105,29 @@ def test_a_file_opened_alone_is_checked_alone(tmp_path) -> None:
         published = ed.diagnostics(uri, ed.versions[uri])
         assert sorted(map(key, published)) == sorted(checked(path, tmp_path).get(uri, []))
         assert sorted(d.code for d in published) == ["KAD205", "KAD270"]  # no duplicate `dup`: other.kad is not read
+    finally:
+        errors = ed.errors()
+        assert ed.stop() == 0
+    assert errors == []
+
+
+def test_a_folder_added_to_the_workspace_is_checked_whole(tmp_path) -> None:
+    folder = tmp_path / "policy"
+    folder.mkdir()
+    (folder / "other.kad").write_text("cohort dup {}\n")
+    path = folder / "alone.kad"
+    path.write_text("cohort dup {}\n")
+    ed = Editor(None, cwd=tmp_path)
+    try:
+        uri = ed.open(path)
+        assert ed.diagnostics(uri, ed.versions[uri]) == []  # alone: no duplicate
+        ed.client.workspace_did_change_workspace_folders(types.DidChangeWorkspaceFoldersParams(
+            types.WorkspaceFoldersChangeEvent(added=[types.WorkspaceFolder(ed.uri(folder), "policy")], removed=[])))
+        ed.diagnostics(uri, ed.versions[uri], timeout=60, after=1)
+        other = ed.uri(folder / "other.kad")  # published before the open document
+        expected = checked(folder, tmp_path)
+        assert sorted(map(key, ed.latest(other))) == sorted(expected[other])
+        assert [d.code for d in ed.latest(other)] == ["KAD220"]  # the duplicate, now that other.kad is read
     finally:
         errors = ed.errors()
         assert ed.stop() == 0

@@ -143,6 +143,24 @@ def initialized(ls: KadmitServer, params) -> None:
                                                             for glob in ("**/*.kad", "**/*.yaml", "**/*.yml", "**/*.json")]))]))
 
 
+@_handler(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+def folders_changed(ls: KadmitServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
+    gone = {display_name(p) for f in params.event.removed if (p := path_of(f.uri)) is not None}
+    for project in [p for p in ls.projects if p.paths[0] in gone]:
+        ls.projects.remove(project)
+        for name in ls.published.pop("\0".join(project.paths), set()):
+            ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri_of(name), []))
+    for f in params.event.added:
+        path = path_of(f.uri)
+        if path is not None and path.is_dir():
+            project = Project([display_name(path)])
+            for uri, doc in ls.workspace.text_documents.items():
+                if (p := path_of(uri)) is not None and project.contains(p):
+                    project.set_text(p, doc.source)  # the open documents' texts go with them
+            ls.projects.insert(0, project)
+            ls.changed(project)
+
+
 def _set(ls: KadmitServer, uri: str, text: str | None) -> None:
     path = path_of(uri)
     if path is not None:
