@@ -144,6 +144,10 @@ def test_completion(workspace) -> None:
     top = labels("\n", 'labels = { team = "nlp" }\n}')
     assert {"cluster_queue", "cohort", "flavor", "require", "workload"} <= set(top)
     assert set(labels(" ", "  queueing   =")) >= {"best_effort_fifo", "strict_fifo"}
+    # the fields a block takes, from the table the reader reads them by
+    assert labels("\n  coh", "cluster_queue team-infra {") == ["cohort"]
+    assert labels("\n  ", "cluster_queue team-infra {")[:6] == [
+        "cohort", "namespaces", "queueing", "stop_policy", "preemption", "flavor_fungibility"]
     ed.change(uri, text)
 
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from kadmit.editor.project import Snapshot
 from kadmit.syntax import lower_policy
 from kadmit.syntax.complete import Context, context
+from kadmit.syntax.fields import FIELDS
 from kadmit.validate.rules import (NAMESPACE_FIELDS, POD_GROUP_FIELDS, RESERVED, TOPOLOGY_MODES, WORKLOAD_FIELDS,
                                    known_resources)
 
@@ -89,7 +90,18 @@ def _names(snap: Snapshot, ctx: Context) -> list[Item]:
         return [Item("flavor", "keyword", "flavor NAME { RESOURCE = QUANTITY … }")]
     if len(ctx.blocks) >= 2 and ctx.blocks[-2][:1] == ("resources",) and inner[:1] == ("flavor",) and not ctx.words:
         return [Item(r, "resource") for r in ctx.blocks[-2][1:]]
+    if not ctx.words:
+        return _fields(ctx)
     return []
+
+
+def _fields(ctx: Context) -> list[Item]:
+    """The fields and blocks the block around the cursor takes (the table lowering reads them by)."""
+    kind = ctx.blocks[-1][0] if ctx.blocks[-1] else ""
+    if kind == "pod_group" and any(b[:1] == ("admitted",) for b in ctx.blocks[:-1]):
+        kind = "admitted pod_group"
+    attrs, blocks = FIELDS.get(kind, ((), ()))
+    return [Item(a, "field", f"{a} = …") for a in attrs] + [Item(b, "field", f"{b} {{ … }}") for b in blocks if b not in attrs]
 
 
 def _levels(snap: Snapshot, ctx: Context) -> list[Item]:

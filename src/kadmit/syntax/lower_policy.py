@@ -13,6 +13,7 @@ from kadmit.model import (BorrowWithinCohort, ClusterQueue, Cohort, FairSharing,
 from kadmit.source import Span, Spans
 from kadmit.syntax import codes
 from kadmit.syntax.ast import Block, Decl, LocalQueueStmt, Match, PriorityStmt, Resources, Scalar, Word
+from kadmit.syntax.fields import FIELDS
 from kadmit.syntax.values import (Fields, check_kueue_labels, enum_of, int_text, list_of, name_of, quantity_of,
                                   string_map, string_of, taint_of, toleration_of, weight_of)
 
@@ -40,7 +41,7 @@ def qualified(word: Word, what: str, diags: Diagnostics) -> tuple[str, str] | No
 
 
 def topology(d: Decl, diags: Diagnostics) -> Topology:
-    f = Fields(f"topology `{d.label.value}`", d.members, ["levels"], [], diags)
+    f = Fields(f"topology `{d.label.value}`", d.members, *FIELDS["topology"], diags)
     levels: list[str] = []
     spans: dict[str, Span] = {"name": d.label.span}
     if (a := f.get("levels")) is not None:
@@ -58,7 +59,7 @@ def topology(d: Decl, diags: Diagnostics) -> Topology:
 
 def flavor(d: Decl, diags: Diagnostics) -> ResourceFlavor:
     what = f"flavor `{d.label.value}`"
-    f = Fields(what, d.members, ["node_labels", "node_taints", "tolerations", "topology"], [], diags)
+    f = Fields(what, d.members, *FIELDS["flavor"], diags)
     spans: dict[str, Span] = {"name": d.label.span}
     kw: dict = {}
     if (a := f.get("node_labels")) is not None:
@@ -129,7 +130,7 @@ def flavor_quotas(b: Block, diags: Diagnostics) -> FlavorQuotas:
 
 
 def fair_sharing(b: Block, what: str, diags: Diagnostics) -> FairSharing:
-    f = Fields(f"`fair_sharing` of {what}", b.members, ["weight"], [], diags)
+    f = Fields(f"`fair_sharing` of {what}", b.members, *FIELDS["fair_sharing"], diags)
     a = f.get("weight")
     if a is None:
         return FairSharing(span=b.span)
@@ -140,7 +141,7 @@ def fair_sharing(b: Block, what: str, diags: Diagnostics) -> FairSharing:
 
 def cohort(d: Decl, diags: Diagnostics) -> Cohort:
     what = f"cohort `{d.label.value}`"
-    f = Fields(what, d.members, ["parent"], ["fair_sharing", "resources"], diags)
+    f = Fields(what, d.members, *FIELDS["cohort"], diags)
     spans: dict[str, Span] = {"name": d.label.span}
     kw: dict = {}
     if (a := f.get("parent")) is not None:
@@ -180,7 +181,7 @@ def _requirement(m: Match, ops: dict[str, str], diags: Diagnostics) -> Requireme
 
 
 def selector_block(b: Block, diags: Diagnostics) -> LabelSelector:
-    f = Fields("`namespaces`", b.members, ["labels"], ["match"], diags)
+    f = Fields("`namespaces`", b.members, *FIELDS["namespaces"], diags)
     spans: dict[str, Span] = {}
     labels = {}
     if (a := f.get("labels")) is not None:
@@ -204,8 +205,7 @@ def selector_attr(value, diags: Diagnostics) -> tuple[bool, LabelSelector | None
 
 
 def preemption(b: Block, diags: Diagnostics) -> Preemption:
-    f = Fields("`preemption`", b.members, ["within_cluster_queue", "reclaim_within_cohort"],
-               ["borrow_within_cohort"], diags)
+    f = Fields("`preemption`", b.members, *FIELDS["preemption"], diags)
     kw: dict = {}
     spans: dict[str, Span] = {}
     for field, choices in (("within_cluster_queue", WITHIN_CQ), ("reclaim_within_cohort", RECLAIM)):
@@ -215,7 +215,7 @@ def preemption(b: Block, diags: Diagnostics) -> Preemption:
                 kw[field] = v
     if (bw := f.block("borrow_within_cohort")) is not None:
         spans["borrow_within_cohort"] = bw.span
-        g = Fields("`borrow_within_cohort`", bw.members, ["policy", "max_priority_threshold"], [], diags)
+        g = Fields("`borrow_within_cohort`", bw.members, *FIELDS["borrow_within_cohort"], diags)
         inner: dict = {}
         inner_spans: dict[str, Span] = {}
         if (a := g.get("policy")) is not None:
@@ -233,7 +233,7 @@ def preemption(b: Block, diags: Diagnostics) -> Preemption:
 
 
 def fungibility(b: Block, diags: Diagnostics) -> FlavorFungibility:
-    f = Fields("`flavor_fungibility`", b.members, ["when_can_borrow", "when_can_preempt", "preference"], [], diags)
+    f = Fields("`flavor_fungibility`", b.members, *FIELDS["flavor_fungibility"], diags)
     kw: dict = {}
     spans: dict[str, Span] = {}
     for field, choices in (("when_can_borrow", WHEN_BORROW), ("when_can_preempt", WHEN_PREEMPT),
@@ -247,8 +247,7 @@ def fungibility(b: Block, diags: Diagnostics) -> FlavorFungibility:
 
 def cluster_queue(d: Decl, diags: Diagnostics) -> ClusterQueue:
     what = f"cluster_queue `{d.label.value}`"
-    f = Fields(what, d.members, ["cohort", "namespaces", "queueing", "stop_policy"],
-               ["namespaces", "preemption", "flavor_fungibility", "fair_sharing", "resources"], diags)
+    f = Fields(what, d.members, *FIELDS["cluster_queue"], diags)
     spans: dict[str, Span] = {"name": d.label.span}
     kw: dict = {"namespace_selector": LabelSelector(span=d.label.span)}
     if (a := f.get("cohort")) is not None:
@@ -303,7 +302,7 @@ def priority(s: PriorityStmt, diags: Diagnostics) -> PriorityClass | None:
 
 
 def namespace(d: Decl, diags: Diagnostics) -> Namespace:
-    f = Fields(f"namespace `{d.label.value}`", d.members, ["labels"], [], diags)
+    f = Fields(f"namespace `{d.label.value}`", d.members, *FIELDS["namespace"], diags)
     spans: dict[str, Span] = {"name": d.label.span}
     labels = {}
     if (a := f.get("labels")) is not None:

@@ -7,6 +7,7 @@ from kadmit.diagnostics import Diagnostics
 from kadmit.model import SchedulerConfig
 from kadmit.source import Span, Spans
 from kadmit.syntax.ast import SchedulerStmt
+from kadmit.syntax.fields import FIELDS
 from kadmit.syntax.values import Fields, bool_of, list_of, name_of
 
 # Written form -> Kueue's name; Kueue's own spelling is accepted as well (as for every enum).
@@ -21,7 +22,7 @@ def strategy(name: str) -> str:
 
 
 def scheduler(s: SchedulerStmt, diags: Diagnostics) -> SchedulerConfig:
-    f = Fields("`scheduler`", s.members, ["fair_sharing", "preemption_strategies"], [], diags)
+    f = Fields("`scheduler`", s.members, *FIELDS["scheduler"], diags)
     spans: dict[str, Span] = {}
     kw: dict = {}
     if (a := f.get("fair_sharing")) is not None:

@@ -11,6 +11,7 @@ from kadmit.source import Span, Spans
 from kadmit.syntax import codes
 from kadmit.syntax.ast import Block, Decl, ModeV, Scalar
 from kadmit.syntax.lower_policy import _requirement, qualified
+from kadmit.syntax.fields import FIELDS
 from kadmit.syntax.values import (Fields, bool_of, check_kueue_labels, duration_of, int_of, list_of, map_entries, name_of, quantity_map,
                                   string_map, taint_of, time_of, toleration_of)
 
@@ -21,7 +22,7 @@ COUNT_MAX = 2**31 - 1
 
 def node(d: Decl, diags: Diagnostics) -> Node:
     what = f"node `{d.label.value}`"
-    f = Fields(what, d.members, ["labels", "taints", "allocatable", "unschedulable", "ready"], [], diags)
+    f = Fields(what, d.members, *FIELDS["node"], diags)
     spans: dict[str, Span] = {"name": d.label.span}
     kw: dict = {}
     if (a := f.get("labels")) is not None:
@@ -50,10 +51,10 @@ def node(d: Decl, diags: Diagnostics) -> Node:
 
 
 def _affinity(b: Block, diags: Diagnostics) -> tuple[NodeSelectorTerm, ...]:
-    f = Fields("`affinity`", b.members, [], ["term"], diags, repeated=["term"])
+    f = Fields("`affinity`", b.members, *FIELDS["affinity"], diags, repeated=["term"])
     terms = []
     for t in f.blocks.get("term", []):
-        g = Fields("`term`", t.members, [], ["match"], diags)
+        g = Fields("`term`", t.members, *FIELDS["term"], diags)
         reqs = [r for r in (_requirement(m, AFFINITY_OPS, diags) for m in g.matches) if r is not None]
         terms.append(NodeSelectorTerm(match_expressions=tuple(reqs), span=t.span))
     return tuple(terms)
@@ -73,8 +74,7 @@ def _topology(a, diags: Diagnostics) -> TopologyRequest | None:
 
 def pod_set(b: Block, diags: Diagnostics) -> PodSet:
     what = f"pod_group `{b.label.value}`"
-    f = Fields(what, b.members, ["count", "min_count", "requests", "node_selector", "tolerations",
-                                 "topology"], ["affinity"], diags)
+    f = Fields(what, b.members, *FIELDS["pod_group"], diags)
     spans: dict[str, Span] = {"name": b.label.span}
     kw: dict = {}
     for field in ("count", "min_count"):
@@ -108,8 +108,7 @@ def pod_set(b: Block, diags: Diagnostics) -> PodSet:
 
 
 def admission(b: Block, pod_sets: dict[str, PodSet], diags: Diagnostics) -> Admission | None:
-    f = Fields("`admitted`", b.members, ["cluster_queue", "admitted_at"], ["pod_group"], diags,
-               repeated=["pod_group"])
+    f = Fields("`admitted`", b.members, *FIELDS["admitted"], diags, repeated=["pod_group"])
     a = f.get("cluster_queue")
     if a is None:
         diags.emit(codes.MISSING_FIELD, "`admitted` needs `cluster_queue = NAME`", b.kind.span)
@@ -140,7 +139,7 @@ def admission(b: Block, pod_sets: dict[str, PodSet], diags: Diagnostics) -> Admi
 
 def _assignment(pg: Block, ps: PodSet | None, diags: Diagnostics) -> PodSetAssignment | None:
     name = pg.label.value
-    f = Fields(f"admitted pod_group `{name}`", pg.members, ["count", "flavor", "flavors", "nodes"], [], diags)
+    f = Fields(f"admitted pod_group `{name}`", pg.members, *FIELDS["admitted pod_group"], diags)
     if ps is None:
         diags.emit(codes.BAD_NAME, f"the workload has no pod_group `{name}`", pg.label.span)
         return None
@@ -185,8 +184,7 @@ def workload(d: Decl, diags: Diagnostics) -> Workload | None:
     if parts is None:
         return None
     what = f"workload `{d.label.value}`"
-    f = Fields(what, d.members, ["queue", "priority", "created", "active", "finished", "evicted", "duration"],
-               ["pod_group", "admitted"], diags, repeated=["pod_group"])
+    f = Fields(what, d.members, *FIELDS["workload"], diags, repeated=["pod_group"])
     spans: dict[str, Span] = {"namespace": d.label.span, "name": d.label.span}
     kw: dict = {}
     if (a := f.get("queue")) is not None:
