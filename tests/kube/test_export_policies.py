@@ -1,0 +1,122 @@
+"""Rules `kadmit export` writes as ValidatingAdmissionPolicies, enforced by a real API server
+(tools/kube-apiserver, Kubernetes v1.35.3): a Workload, Job or JobSet that breaks a rule is refused with
+the rule's name and place, one that keeps it is created; and on generated rules and workloads the
+server's verdict (server-side dry run) is the one tests/export/test_cel.py holds equal to kadmit's own."""
+
+from __future__ import annotations
+
+import copy
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kadmit import api
+from kadmit.export import export_model
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "export"))
+import test_cel as tc  # noqa: E402
+from celshim import admit as cel_admit  # noqa: E402
+
+POLICY = """
+priority low = 10
+priority high = 1000
+namespace team-a { labels = { team = "ml" } }
+flavor f {}
+cluster_queue q {
+  namespaces = { team = "ml" }
+  resources cpu, memory, nvidia.com/gpu { flavor f { cpu = 100  memory = 1Ti  nvidia.com/gpu = 64 } }
+}
+local_queue team-a/training -> q
+
+forbid no-big-gpu-pods: pod_group.requests[nvidia.com/gpu] > 8
+"""
+
+
+def workload(name: str, gpus: str) -> dict:
+    return {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload",
+            "metadata": {"name": name, "namespace": "team-a"},
+            "spec": {"queueName": "training", "podSets": [{"name": "main", "count": 1, "template": {"spec": {
+                "containers": [{"name": "main", "resources": {"requests": {"nvidia.com/gpu": gpus}}}]}}}]}}
+
+
+def refusal(kube, obj: dict) -> str | None:
+    """Why the server refuses to create `obj` (server-side dry run), or None when it would create it."""
+    got = kube.run("create", "--dry-run=server", "-f", "-", input=yaml.safe_dump(obj), check=False)
+    return None if got.returncode == 0 else got.stderr
+
+
+def synced(kube, obj: dict, said: str) -> None:
+    """Policies take effect when the server's policy cache syncs: wait until `obj` is refused saying `said`."""
+    deadline = time.monotonic() + 60
+    while said not in (refusal(kube, obj) or ""):
+        assert time.monotonic() < deadline, "the exported policies never took effect"
+        time.sleep(0.5)
+
+
+def test_a_rule_is_enforced_by_the_api_server(kube_apiserver, tmp_path: Path) -> None:
+    (tmp_path / "p.kad").write_text(POLICY)
+    out = api.export([str(tmp_path / "p.kad")], str(tmp_path / "out"))
+    assert out.exit_code == 0, [d.message for d in out.diagnostics]
+    for path in sorted((tmp_path / "out").glob("*.yaml")):
+        kube_apiserver.run("apply", "-f", str(path))
+    big = workload("big", "16")
+    synced(kube_apiserver, big, f"kadmit rule `no-big-gpu-pods` ({tmp_path}/p.kad:12)")
+    assert refusal(kube_apiserver, workload("fits", "8")) is None
+    job = tc.job_of(big)
+    assert "kadmit rule `no-big-gpu-pods`" in refusal(kube_apiserver, job)
+    assert refusal(kube_apiserver, tc.job_of(workload("fits", "8"))) is None
+    assert "kadmit rule `no-big-gpu-pods`" in refusal(kube_apiserver, tc.jobset_of(big))
+    unmanaged = copy.deepcopy(job)
+    del unmanaged["metadata"]["labels"]["kueue.x-k8s.io/queue-name"]
+    assert refusal(kube_apiserver, unmanaged) is None  # Kueue doesn't manage it: no rule of its
+
+
+def test_the_servers_verdicts_on_generated_rules(kube_apiserver) -> None:
+    cases: list[tuple[str, dict]] = []
+
+    @settings(max_examples=40, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    @given(wl_text=tc.workloads(), cond=tc.conditions(), kind=st.sampled_from(("require", "forbid")))
+    def collect(wl_text: str, cond: str, kind: str) -> None:
+        folder = Path(tempfile.mkdtemp())
+        (folder / "p.kad").write_text(tc.POLICY + wl_text + f"{kind} r: {cond}\n")
+        loaded = api.load_for_engine([str(folder)])
+        if loaded.exit_code != 0:
+            return
+        out = export_model(loaded.workspace.model, workloads=True, allow_unenforced=True)
+        docs = {d.obj["kind"]: d.obj for stem in out.files for d in out.files[stem]}
+        if "ValidatingAdmissionPolicy" in docs:
+            cases.append((cond, docs))
+
+    collect()
+    run = int(time.time()) % 100000
+    objects, checks = [], []
+    for i, (cond, docs) in enumerate(cases):  # each case in a namespace of its own, bound to it alone
+        key = f"{run}-{i}"
+        labels = {"team": "ml", "case": key}
+        policy = copy.deepcopy(docs["ValidatingAdmissionPolicy"])
+        binding = copy.deepcopy(docs["ValidatingAdmissionPolicyBinding"])
+        policy["metadata"]["name"] = binding["metadata"]["name"] = binding["spec"]["policyName"] = f"kadmit-{key}"
+        binding["spec"]["matchResources"] = {"namespaceSelector": {"matchLabels": {"case": key}}}
+        objects += [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": f"case-{key}", "labels": labels}},
+                    policy, binding]
+        for obj in (docs["Workload"], tc.job_of(docs["Workload"]), tc.jobset_of(docs["Workload"])):
+            if obj is not None:
+                obj = copy.deepcopy(obj)
+                obj["metadata"]["namespace"] = f"case-{key}"
+                want = cel_admit(policy, obj, {**labels, "kubernetes.io/metadata.name": f"case-{key}"})
+                checks.append((cond, obj, want))
+    assert len(checks) >= 40
+    kube_apiserver.apply(yaml.safe_dump_all(objects))
+    wrong = []
+    for cond, obj, want in checks:
+        deadline = time.monotonic() + 30  # a refusal waits for the policy cache to hold the new policy
+        while (got := refusal(kube_apiserver, obj) is None) and not want and time.monotonic() < deadline:
+            time.sleep(0.5)
+        if got != want:
+            wrong.append((cond, obj["kind"], want))
+    assert wrong == []
