@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from kadmit import workspace
 from kadmit.cli import cli
 from kadmit.engine import decide
+from kadmit.engine.explain import part
 from kadmit.engine.decide import PartScope, why_scope
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "simulate"))
@@ -172,12 +173,12 @@ def test_why_decides_only_its_cohort_tree_and_the_rest_when_a_fix_reaches_it(tmp
     assert why_scope(model, "ns/qa-big").model.cluster_queues == tuple(
         cq for cq in model.cluster_queues if cq.name in ("qa", "qa2"))
     rests: list[int] = []
-    complete = decide.PartProver._complete
+    complete = part.PartProver._complete
 
     def counted(self):
         rests.append(1)
         return complete(self)
-    with patch.object(decide.PartProver, "_complete", counted):
+    with patch.object(part.PartProver, "_complete", counted):
         scoped = _why(tmp_path, "ns/qb-big", "json")
     with patch.object(decide, "why_scope", _whole):
         whole = _why(tmp_path, "ns/qb-big", "json")

@@ -1,0 +1,298 @@
+"""Explaining one decision of a run: Kueue's reasons, and blame as minimal cores (quota and rules),
+placement, preemption or the StrictFIFO head a workload waits behind."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from kadmit.engine.admission.codes import KAD535, KAD536
+from kadmit.engine.admission.ordered import Decision
+from kadmit.engine.admission.reasons import (KAD501, KAD502, KAD503, KAD510, KAD519, KAD520, KAD523, KAD531, KAD532,
+                                             Reason, flavor_reasons, gate_reasons, no_preemption_reasons,
+                                             placement_reasons, preempted_reason)
+from kadmit.engine.admission.session import Session, SolverUnknown
+from kadmit.engine.compile.problem import Origin
+from kadmit.engine.explain.cores import blame_cores, symbolic_problem
+from kadmit.engine.explain.fixes import Fix, fixes
+from kadmit.engine.explain.placement import PlacementExplanation, explain_placement
+from kadmit.engine.explain.prove import Proven
+from kadmit.engine.placing.gangs import GangDecision
+from kadmit.engine.preemption.candidates import (IN_CLUSTER_QUEUE, IN_COHORT_FAIR_SHARING,
+                                                 IN_COHORT_RECLAIM_WHILE_BORROWING, Victim)
+from kadmit.engine.solver.z3backend import make_solver
+
+
+@dataclass
+class WhyResult:
+    workload: str
+    admitted: bool
+    decision: Decision | None
+    reasons: list[Reason] = field(default_factory=list)
+    blame: list[Origin] = field(default_factory=list)  # every group, flattened
+    blame_groups: list[list[Origin]] = field(default_factory=list)  # independent obstacles
+    blame_minimal: bool = True
+    # what the blame is: "core" (minimal unsat sets), "placement", "preemption" (who evicted whom under
+    # which policy), "loop" (the settings and workloads of a preemption loop)
+    blame_kind: str = "core"
+    blame_complete: bool = True  # every minimal core was found (False: the bound stopped the enumeration)
+    fixes: list[Proven] = field(default_factory=list)  # each proven by deciding the cluster again
+    candidates: list[Fix] = field(default_factory=list)  # one-workload starting points, never shown
+    fixes_checked: int | None = None  # re-decisions made to prove fixes (None: fixes not searched)
+    fixes_mode: str = "ordered"  # the mode fixes were proven in
+    fixes_notes: list[str] = field(default_factory=list)  # obstacles no change of the input reaches, and why
+    unknown: bool = False
+    solver: dict = field(default_factory=dict)
+    placement: PlacementExplanation | None = None  # quota fits, topology-aware placement doesn't
+    gang: GangDecision | None = None  # `why` about a gang kube-scheduler places (not Kueue's)
+
+
+
+def decision_reasons(session: Session, d: Decision) -> list[Reason]:
+    """Kueue-style reasons for a workload the run did not admit (against the run's final usage)."""
+    wl = d.workload
+    if d.loop:
+        return [Reason(KAD535 if d.loop.settled else KAD536, d.loop.message())]
+    if d.unknown:
+        return [Reason(KAD503, "the solver could not decide within its limits")]
+    if d.preempted_by:
+        return [preempted_reason(session, d.cluster_queue or "", d.preempted_by, d.preemption_reason or "")]
+    if d.preempted:
+        victims = ", ".join(v.key for v in d.preempted)
+        return [Reason(KAD532, f"Pending the preemption of {len(d.preempted)} workload(s): {victims}")]
+    out = gate_reasons(session, wl)
+    if out:
+        return out
+    if d.waiting_behind:
+        return [Reason(KAD519, f"waiting behind {d.waiting_behind} (StrictFIFO)")]
+    return list(session.situations.shared("reasons", wl, lambda: tuple(_quota_reasons(session, wl))))
+
+
+def _quota_reasons(session: Session, wl) -> list[Reason]:
+    """Why the flavors of `wl` don't fit now; the same for every workload in its situation."""
+    out = flavor_reasons(session, wl) or placement_reasons(session, wl)
+    if any(r.code == KAD510 for r in out):  # only a flavor short of unused quota can need preemption
+        out += no_preemption_reasons(session, wl)
+    if not out:
+        out = _core_reasons(session, wl)
+    if not out:
+        out = [Reason(KAD523, "the workload fits on its own, but not after the workloads admitted "
+                      "before it in Kueue's order")]
+    return out
+
+
+def _core_reasons(session: Session, wl) -> list[Reason]:
+    """Where Kueue's own reasons are silent (a user rule, not quota, keeps it out): the first minimal
+    core, as a reason naming its rules by name and line."""
+    if not session.model.rules:
+        return []
+    try:
+        loaded = session.load(symbolic_problem(session, wl), make_solver(session.limits))
+        found = blame_cores(session, loaded, most=1)
+    except SolverUnknown:
+        return [Reason(KAD503, "the solver could not decide within its limits")]
+    if not found.cores:
+        return []
+    core = found.cores[0].origins
+    rules = [o for o in core if o.kind == "rule"]
+    if not rules:
+        return []
+    named = [_rule_name(o) for o in rules]
+    rest = [o.message for o in core if o.kind != "rule"]
+    if len(rules) == 1 and not rest:
+        text = f"{named[0]} forbids every assignment"
+    elif not rest:
+        text = "rules " + ", ".join(n.removeprefix("rule ") for n in named[:-1]) + " and " \
+            + named[-1].removeprefix("rule ") + " together forbid every assignment"
+    else:
+        text = " and ".join(named) + " forbid" + ("s" if len(named) == 1 else "") \
+            + " every assignment that is left: " + "; ".join(rest)
+    return [Reason(KAD520, text)]
+
+
+def _rule_name(o: Origin) -> str:
+    """`rule `x` (rules.kad:13)`, from a rule origin."""
+    name = o.message.partition("` ")[0] + "`"
+    return name + (f" ({o.span.file}:{o.span.line})" if o.span else "")
+
+
+def _rule_text(o: Origin) -> str:
+    """`rule `x` forbids this` with the rule's line: `rule `x` (rules.kad:13) forbids this`."""
+    where = f" ({o.span.file}:{o.span.line})" if o.span else ""
+    name, _, verb = o.message.partition("` ")
+    return f"{name}`{where} {verb}" if verb else o.message + where
+
+
+def _explain_strict_fifo(session: Session, decisions: dict[str, Decision], d: Decision, result: WhyResult,
+                         depth: int) -> None:
+    """A workload behind a StrictFIFO head that can't be admitted: each of the head's own cores (found
+    the same way, recursively) with the queue's strategy and the head's place ahead of it, and then
+    the workload's own cores — what would still keep it out once the head is gone."""
+    head = session.index.workloads[d.waiting_behind or ""]
+    cq = session.index.cluster_queues[d.cluster_queue or ""]
+    chain = [
+        Origin(f"queue|strategy|{cq.name}", "queueing", f"cluster queue `{cq.name}` uses StrictFIFO: an older "
+               "workload that can't be admitted blocks the ones behind it",
+               cq.field_span("queueing_strategy") or cq.span),
+        Origin(f"queue|head|{head.key}", "head", f"`{head.key}` is ahead of it in the queue (priority "
+               f"{session.index.priority(head)}, created {head.created.isoformat()}) and can't be admitted",
+               head.span),
+    ]
+    head_groups: list[list[Origin]] = []
+    if depth < 4:
+        inner = explain_decision(session, decisions, head.key, depth + 1)
+        if inner.unknown:
+            result.unknown = True
+        for g in inner.blame_groups or ([inner.blame] if inner.blame else []):
+            head_groups.append([replace(o, id=f"head|{head.key}|{o.id}", message=f"(`{head.key}`) {o.message}")
+                                for o in g])
+    groups = [chain + g for g in head_groups] or [chain]
+    try:
+        loaded = session.load(symbolic_problem(session, d.workload), make_solver(session.limits))
+        own = blame_cores(session, loaded)
+        groups += [list(c.origins) for c in own.cores]
+        result.blame_complete = own.complete
+    except SolverUnknown:
+        result.unknown = True
+    result.blame_groups = groups
+    result.blame = union(groups)
+    result.blame_kind = "queue"
+
+
+
+def explain_decision(session: Session, decisions: dict[str, Decision], key: str, depth: int = 0) -> WhyResult:
+    """Explain one decision of a run in a warm session (the session is left as it was)."""
+    target = session.index.workloads[key]
+    d = decisions.get(key)
+    if d is None:
+        return WhyResult(key, False, None, [Reason(KAD501, "the workload is finished")])
+    if d.loop:
+        blame = [Origin(f"loop|{r.cluster_queue}|{r.field}", "preemption", r.text, r.span) for r in d.loop.rules]
+        blame += [Origin(f"loop|{w}", "workload", f"`{w}` is evicted or preempts in the loop",
+                         session.index.workloads[w].span) for w in d.loop.workloads]
+        return WhyResult(key, d.admitted, d, decision_reasons(session, d), blame=blame, unknown=True,
+                         solver=session.stats.as_dict(), blame_kind="loop")
+    if d.admitted:
+        assert d.assignment is not None
+        session.finish(key)  # explain against the state without its own usage
+        try:
+            skipped = flavor_reasons(session, target, stop_at=d.assignment.flavors)
+        finally:
+            session.commit(target, d.assignment)
+        flavors = ", ".join(f"{ps}: " + ", ".join(f"{r}={f}" for r, f in sorted(fl.items()))
+                            for ps, fl in sorted(d.assignment.flavors.items()))
+        head = Reason(KAD502, f"admitted to ClusterQueue {d.cluster_queue} with {flavors}"
+                      + (" (borrowing)" if d.assignment.borrowing else ""))
+        out = WhyResult(key, True, d, [head] + skipped, solver=session.stats.as_dict())
+        if d.preempted:
+            out.reasons += [Reason(KAD502, f"it preempted {v.key} (priority {v.priority}, ClusterQueue "
+                                   f"{v.cluster_queue}): {_why_victim(session, target, v)}") for v in d.preempted]
+            out.blame = _preemption_origins(session, target, d.preempted)
+            out.blame_kind = "preemption"
+        return out
+
+    if d.preempted_by or d.preempted:
+        result = WhyResult(key, False, d, decision_reasons(session, d), solver=session.stats.as_dict(),
+                           blame_kind="preemption")
+        if d.preempted_by:
+            by = session.index.workloads.get(d.preempted_by)
+            v = Victim(key, d.cluster_queue or "", d.preemption_reason or "", session.index.priority(target))
+            if by is not None:
+                result.reasons.append(Reason(KAD531, _why_victim(session, by, v)))
+                result.blame = _preemption_origins(session, by, [v])
+        else:
+            result.blame = _preemption_origins(session, target, d.preempted)
+        return result
+
+    result = WhyResult(key, False, d, decision_reasons(session, d), unknown=d.unknown)
+    if d.unknown:
+        result.solver = session.stats.as_dict()
+        return result
+    if d.waiting_behind:
+        _explain_strict_fifo(session, decisions, d, result, depth)
+        result.solver = session.stats.as_dict()
+        return result
+    if not gate_reasons(session, target):
+        try:
+            placement = explain_placement(session, target)
+        except SolverUnknown:
+            result.unknown = True
+            result.solver = session.stats.as_dict()
+            return result
+        if placement is not None:  # quota fits at the final state; the nodes don't
+            result.reasons = decision_reasons(session, d)  # the failure as it stands now
+            result.placement = placement
+            result.blame_kind = "placement"
+            result.blame = list(placement.blame)
+            result.blame_groups = [list(c) for c in placement.cores]
+            result.candidates = list(placement.fixes)
+            result.solver = session.stats.as_dict()
+            return result
+    try:
+        loaded = session.load(symbolic_problem(session, target), make_solver(session.limits))
+        found = blame_cores(session, loaded)
+        if found.cores:
+            result.blame_groups = [list(c.origins) for c in found.cores]
+            result.blame = union(result.blame_groups)
+            result.blame_complete = found.complete
+            result.candidates = fixes(session, loaded, result.blame)
+    except SolverUnknown:
+        result.unknown = True
+    if not result.blame and not result.unknown:
+        result.reasons.append(Reason(KAD523, "with today's usage the workload fits on its own; it waited "
+                                     "for workloads ahead of it in Kueue's order"))
+    if any(o.kind == "rule" for o in result.blame) and not any(r.code == KAD520 for r in result.reasons):
+        result.reasons += [Reason(KAD520, _rule_text(o)) for o in result.blame if o.kind == "rule"]
+    result.solver = session.stats.as_dict()
+    return result
+
+
+def union(groups: list[list[Origin]]) -> list[Origin]:
+    """Every origin of the groups once, in order of first appearance."""
+    seen: dict[str, Origin] = {}
+    for g in groups:
+        for o in g:
+            seen.setdefault(o.id, o)
+    return list(seen.values())
+
+
+def _why_victim(session: Session, preemptor, v: Victim) -> str:
+    """Which policy of the preemptor's queue let it evict `v`, in words, with the priorities."""
+    cq = session.index.cluster_queue_of(preemptor)
+    p = cq.preemption if cq is not None else None
+    prio = session.index.priority(preemptor)
+    if p is None:
+        return v.reason
+    if v.reason == IN_CLUSTER_QUEUE:
+        return (f"same ClusterQueue, withinClusterQueue: {p.within_cluster_queue} "
+                f"(priority {prio} over {v.priority})")
+    if v.reason == IN_COHORT_FAIR_SHARING:
+        return f"fair sharing in the cohort: ClusterQueue {v.cluster_queue} had the larger share of what it borrowed"
+    if v.reason == IN_COHORT_RECLAIM_WHILE_BORROWING:
+        bwc = p.borrow_within_cohort
+        threshold = f", maxPriorityThreshold {bwc.max_priority_threshold}" if bwc and bwc.max_priority_threshold \
+            is not None else ""
+        return (f"ClusterQueue {v.cluster_queue} was borrowing; borrowWithinCohort: "
+                f"{bwc.policy if bwc else 'Never'}{threshold} (priority {prio} over {v.priority})")
+    return (f"ClusterQueue {v.cluster_queue} was borrowing quota that {cq.name} is owed; reclaimWithinCohort: "
+            f"{p.reclaim_within_cohort} (priority {prio} over {v.priority})")
+
+
+def _preemption_origins(session: Session, preemptor, victims: list[Victim]) -> list[Origin]:
+    """The policy statement of the preemptor's queue and the victims, with their spans."""
+    cq = session.index.cluster_queue_of(preemptor)
+    out: list[Origin] = []
+    if cq is not None:
+        p = cq.preemption
+        text = (f"cluster queue `{cq.name}` preemption: withinClusterQueue {p.within_cluster_queue}, "
+                f"reclaimWithinCohort {p.reclaim_within_cohort}"
+                + (f", borrowWithinCohort {p.borrow_within_cohort.policy}" if p.borrow_within_cohort else ""))
+        out.append(Origin("preempt|policy", "preemption", text, cq.field_span("preemption") or cq.span))
+    out.append(Origin("preempt|preemptor", "preemptor", f"`{preemptor.key}` (priority "
+                      f"{session.index.priority(preemptor)}) needed the quota", preemptor.span))
+    for v in victims:
+        wl = session.index.workloads.get(v.key)
+        span = wl.admission.span if wl is not None and wl.admission is not None and wl.admission.span else (
+            wl.span if wl is not None else None)
+        out.append(Origin(f"preempt|victim|{v.key}", "victim", f"`{v.key}` (priority {v.priority}) held quota in "
+                          f"ClusterQueue {v.cluster_queue}: {v.reason}", span))
+    return out

@@ -1,0 +1,145 @@
+"""The part of the cluster `why` decides for a workload (its cohort tree, and every tree sharing nodes
+with it), and proving fixes on it: the rest of the cluster is decided only when a change reaches it."""
+
+from __future__ import annotations
+
+import gc
+from dataclasses import dataclass
+from typing import Callable
+
+from kadmit.engine.admission.loops import PreemptionLoop
+from kadmit.engine.admission.ordered import Decision, decide_ordered
+from kadmit.engine.admission.parts import split
+from kadmit.engine.admission.session import Session, SolverUnknown
+from kadmit.engine.explain.decision import WhyResult
+from kadmit.engine.explain.fixes import Inputs, Obstacles, own_obstacles
+from kadmit.engine.explain.proposals import Ask, proven_fixes
+from kadmit.engine.explain.prove import Prover
+from kadmit.engine.explain.replay import Baseline, states
+from kadmit.engine.quota import QuotaTree
+from kadmit.engine.solver.z3backend import Limits
+from kadmit.index import ModelIndex
+from kadmit.model import Model
+from kadmit.placement.tas import Profile
+
+
+@dataclass
+class PartScope:
+    """What `why` decides: the model of the part of the cluster that holds the workload
+    (`engine.admission.parts`: its cohort tree, with every tree sharing nodes with it), and the rest
+    of the cluster, decided only when proving a fix needs it (None: `model` is the whole cluster)."""
+
+    model: Model
+    rest: Model | None = None
+    whole: Model | None = None
+
+    def decide_rest(self, limits: Limits | None, tas_profile: Profile) -> dict[str, Decision]:
+        """The rest's decisions; when a preemption loop shows there, the whole cluster's (a loop is
+        caught, and the run stops, where the whole run's state repeats)."""
+        assert self.rest is not None
+        loops: list[PreemptionLoop] = []
+        got = decide_ordered(Session(self.rest, limits, tas_profile), loops=loops)
+        if loops:
+            got = decide_ordered(Session(self.whole or self.model, limits, tas_profile), loops=[])
+        return {d.key: d for d in got}
+
+
+def why_scope(model: Model, key: str) -> PartScope:
+    """The part `why` decides for workload `key` (the whole model with user rules, which may read
+    anything in the cluster, or when there is nothing to leave out)."""
+    index = ModelIndex(model)
+    wl = index.workloads.get(key)
+    if wl is None:
+        raise KeyError(key)
+    if model.rules:
+        return PartScope(model)
+    found = split(model, index, QuotaTree(index), holders=True)
+    mine = found.part_of(wl)
+    others = found.parts() - {mine}
+    rest = found.slice(model, others)
+    if not any(getattr(rest, name) for name in ("cluster_queues", "workloads")):
+        return PartScope(model)
+    return PartScope(found.slice(model, {mine}), rest, model)
+
+
+def prove_fixes(session: Session, decisions: dict[str, Decision], result: WhyResult, inputs: Inputs,
+                tas_profile: Profile = "Mixed", incremental: bool = True, redecide=None,
+                whole: Model | None = None, rest=None) -> None:
+    """Search fixes for a workload the run did not admit, each proven by deciding again (in ordered
+    mode, re-deciding the touched cohort trees; with `redecide`, by calling it on the edited model).
+    `whole`: the whole cluster (effective), when the session holds only the workload's part; `rest`:
+    then a function deciding the rest (`decisions` are the part's alone)."""
+    d = result.decision
+    assert d is not None
+    target = session.index.workloads[result.workload]
+    model = whole if whole is not None else session.model
+    base = Baseline(model, dict(decisions))
+    if rest is not None:
+        prover: Prover = PartProver(base, inputs.reload, target.key, session.limits, tas_profile,
+                                    incremental=incremental, redecide=redecide, decided=frozenset(decisions),
+                                    rest=rest)
+    else:
+        prover = Prover(base, inputs.reload, target.key, session.limits, tas_profile, incremental=incremental,
+                        redecide=redecide)
+    head = None
+    own = Obstacles(list(result.blame), list(result.candidates), list(result.blame_groups),
+                    result.placement.pod_set if result.placement is not None else None)
+    if d.waiting_behind:
+        head = own_obstacles(session, session.index.workloads[d.waiting_behind])
+        own = own_obstacles(session, target)
+    ask = Ask(target, own, head, d.cluster_queue)
+    # The loaded model and the run live on through every re-decision: the cyclic garbage collector
+    # leaves them out while proving (each full collection would walk them again), and takes them back after.
+    frozen = gc.get_freeze_count() == 0
+    if frozen:
+        gc.freeze()
+    try:
+        result.fixes = proven_fixes(prover, model, inputs.sources, ask, session.compiler.scale)
+    except SolverUnknown:
+        prover.unknown = True
+    finally:
+        if frozen:
+            gc.unfreeze()
+    result.fixes_checked = prover.tried
+    result.fixes_notes = list(prover.notes)
+    result.fixes_mode = "ordered" if redecide is None else "optimal"
+    result.unknown = result.unknown or prover.unknown
+
+
+@dataclass
+class PartProver(Prover):
+    """A prover whose baseline decided only the target's part (`decided`: those workloads; every
+    other workload's baseline state is its input's). A re-decision that reaches outside the part
+    (a change to something every part reads, or one joining parts) decides the rest once (`rest`)
+    and puts its states in the baseline and in every re-decision made before, in place of the
+    input's: then every comparison is the one the whole cluster's run gives."""
+
+    decided: frozenset = frozenset()
+    rest: Callable[[], dict[str, Decision]] | None = None
+
+    def replay(self, changes):
+        r = super().replay(changes)
+        if r is not None and self.rest is not None and self._reaches_out(r):
+            self._complete()
+        return r
+
+    def _reaches_out(self, r) -> bool:
+        """Whether `r` re-decided a workload outside the part: outside it, a workload not re-decided
+        keeps the baseline's very state object (`replay.decide_again`)."""
+        if r.whole:
+            return True
+        before = self.base.states
+        return any(s is not before.get(k) for k, s in r.states.items() if k not in self.decided)
+
+    def _complete(self) -> None:
+        assert self.rest is not None
+        old = self.base.states
+        for k, d in self.rest().items():  # a key in both is a duplicate (the validator reports it): the part's stands
+            self.base.decisions.setdefault(k, d)
+        self.base.states = new = states(self.base.model, self.base.decisions)
+        self.rest = None
+        for r in self.cache.values():
+            if r is not None:
+                for k, s in r.states.items():
+                    if k not in self.decided and s is old.get(k) and k in new:
+                        r.states[k] = new[k]
