@@ -41,7 +41,8 @@ STAGES: list[tuple[str, tuple[str, ...]]] = [
     ("cli", ("kadmit.cli", "kadmit.__main__", "kadmit.lsp")),  # front ends: the command line, the language server
 ]
 ONLY = {"lark": "kadmit.syntax", "z3": "kadmit.engine", "ortools": "kadmit.engine", "jinja2": "kadmit.render",
-        "pygls": "kadmit.lsp", "lsprotocol": "kadmit.lsp"}
+        "pygls": "kadmit.lsp", "lsprotocol": "kadmit.lsp",
+        "rich": "kadmit.render"}  # rich draws progress and tables; the engine only reports (`engine.progress`)
 
 
 def _modules() -> dict[str, Path]:

@@ -28,6 +28,11 @@ def use_color(choice: str, stream: str = "stdout") -> bool:
         return choice == "always"
     if os.environ.get("NO_COLOR"):
         return False
+    return _terminal(stream)
+
+
+def _terminal(stream: str) -> bool:
+    """Whether the stream is a terminal (progress is drawn there, never on a pipe)."""
     isatty = getattr(sys.stdout if stream == "stdout" else sys.stderr, "isatty", None)
     return bool(isatty and isatty())
 
@@ -226,9 +231,11 @@ def admit(paths, mode, format_, time_budget, tas_profile, rlimit, timeout_ms, ma
     an error that may change every decision, 3 the solver could not decide within its limits.
     """
     from kadmit.render.decisions import admit_human, admit_json
+    from kadmit.render.progress import progress
 
-    outcome = api.admit(list(paths), mode=mode, rlimit=rlimit, timeout_ms=timeout_ms,
-                        time_budget=time_budget, max_file_bytes=max_file_bytes, tas_profile=tas_profile)
+    with progress(format_ == "human" and _terminal("stderr")) as report:
+        outcome = api.admit(list(paths), mode=mode, rlimit=rlimit, timeout_ms=timeout_ms, time_budget=time_budget,
+                            max_file_bytes=max_file_bytes, tas_profile=tas_profile, progress=report)
     if outcome.result is None:
         _engine_refused(outcome, color)
     _report([d for d in outcome.diagnostics if d.severity.value != "note"], outcome.loaded.sources, color)
@@ -257,8 +264,13 @@ def admit(paths, mode, format_, time_budget, tas_profile, rlimit, timeout_ms, ma
 @color_option
 @click.option("--with-capacity", "with_capacity", metavar="NODEPOOL[:NAME]",
               help="Also say how many new nodes of this Karpenter NodePool (karpenter.sh/v1 YAML) would admit it.")
+@click.option("--fixes", "fixes", type=click.IntRange(min=0), default=3, show_default=True, metavar="N",
+              help="Show the N best proven fixes (0: search none, the fastest answer).")
+@click.option("--budget", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Prove fixes with at most N changes decided again (default 60). A count, not seconds: the "
+              "same input gets the same fixes on any machine, however busy.")
 def why(workload, paths, format_, apply_fix, mode, time_budget, tas_profile, rlimit, timeout_ms, max_file_bytes,
-        color, with_capacity) -> None:
+        color, with_capacity, fixes, budget) -> None:
     """Explain why WORKLOAD (namespace/name) is or isn't admitted: reasons in Kueue's words,
     the lines of policy and state responsible, and verified fixes.
 
@@ -266,9 +278,13 @@ def why(workload, paths, format_, apply_fix, mode, time_budget, tas_profile, rli
     3 the solver could not decide within its limits.
     """
     from kadmit.render.decisions import why_human, why_json, why_patch
+    from kadmit.render.progress import progress
 
-    outcome = api.why(workload, list(paths), rlimit=rlimit, timeout_ms=timeout_ms,
-                      max_file_bytes=max_file_bytes, tas_profile=tas_profile, mode=mode, time_budget=time_budget)
+    shown = max(fixes, apply_fix or (1 if format_ == "patch" else 0))
+    with progress(format_ != "json" and _terminal("stderr")) as report:
+        outcome = api.why(workload, list(paths), rlimit=rlimit, timeout_ms=timeout_ms, max_file_bytes=max_file_bytes,
+                          tas_profile=tas_profile, mode=mode, time_budget=time_budget, fixes=shown, budget=budget,
+                          progress=report)
     if outcome.result is None:
         _engine_refused(outcome, color)
     if apply_fix is not None or format_ == "patch":
@@ -426,9 +442,12 @@ def diff_(base, head, state, format_, no_envelopes, manifests, rlimit, timeout_m
     could not decide within its limits.
     """
     from kadmit.render.diff_report import diff_human, diff_json, diff_markdown
+    from kadmit.render.progress import progress
 
-    outcome = api.diff(base, head, state=list(state), envelopes=not no_envelopes, rlimit=rlimit,
-                       timeout_ms=timeout_ms, max_file_bytes=max_file_bytes, manifests=manifests)
+    with progress(format_ != "json" and _terminal("stderr")) as report:
+        outcome = api.diff(base, head, state=list(state), envelopes=not no_envelopes, rlimit=rlimit,
+                           timeout_ms=timeout_ms, max_file_bytes=max_file_bytes, manifests=manifests,
+                           progress=report)
     if outcome.result is None:
         _report(outcome.diagnostics, outcome.sources, color)
         sys.exit(outcome.exit_code)

@@ -215,9 +215,10 @@ class AdmitOutcome:
 def admit(paths: list[str], *, mode: Literal["ordered", "optimal"] = "ordered",
           rlimit: int | None = None, timeout_ms: int | None = None, time_budget: float = 10.0,
           max_file_bytes: int | None = None, tas_profile: str = "Mixed",
-          workspace: ws.Workspace | None = None) -> AdmitOutcome:
+          workspace: ws.Workspace | None = None, progress=None) -> AdmitOutcome:
     """Decide the pending workloads under `paths`, or of `workspace` read already (an editor's); with
-    errors, of the trees they don't touch (exit 1)."""
+    errors, of the trees they don't touch (exit 1). `progress` (`engine.progress.Report`) is told of
+    every scheduling cycle."""
     from kadmit.engine.decide import admit as decide_all
     from kadmit.engine.optimal.solve import OptimalUnavailable
     from kadmit.engine.solver.z3backend import Limits
@@ -230,7 +231,8 @@ def admit(paths: list[str], *, mode: Literal["ordered", "optimal"] = "ordered",
     try:
         with ws.long_lived():  # the model read stays out of the collector's walks while deciding
             result = decide_all(model, mode, solver_limits(rlimit, timeout_ms) or Limits(),
-                                time_budget=time_budget, tas_profile=tas_profile)  # type: ignore[arg-type]
+                                time_budget=time_budget, tas_profile=tas_profile,  # type: ignore[arg-type]
+                                progress=progress)
     except (ImportError, OptimalUnavailable) as e:
         return AdmitOutcome(loaded, None, EXIT_INPUT, no_optimal(e))
     code = EXIT_UNKNOWN if result.unknown else EXIT_FINDINGS if loaded.exit_code != EXIT_OK else EXIT_OK
@@ -250,9 +252,14 @@ class WhyOutcome:
 def why(workload: str, paths: list[str], *, rlimit: int | None = None,
         timeout_ms: int | None = None, max_file_bytes: int | None = None,
         tas_profile: str = "Mixed", mode: str = "ordered", time_budget: float = 10.0,
-        workspace: ws.Workspace | None = None) -> WhyOutcome:
-    """Explain why workload `namespace/name` (under `paths`, or of `workspace` read already) is or isn't admitted."""
+        workspace: ws.Workspace | None = None, fixes: int = 3, budget: int | None = None,
+        progress=None) -> WhyOutcome:
+    """Explain why workload `namespace/name` (under `paths`, or of `workspace` read already) is or
+    isn't admitted, with up to `fixes` proven fixes (0: none searched) found within `budget` changes
+    decided again (default `prove.DEFAULT_BUDGET`); `progress` (`engine.progress.Report`) is told of
+    scheduling cycles and re-decisions."""
     from kadmit.engine.decide import why as explain
+    from kadmit.engine.explain.prove import DEFAULT_BUDGET, Proving
 
     loaded = load_for_engine(paths, max_file_bytes=max_file_bytes, workspace=workspace)
     model, scope = loaded.workspace.model, None
@@ -273,7 +280,8 @@ def why(workload: str, paths: list[str], *, rlimit: int | None = None,
     from kadmit.engine.optimal.solve import OptimalUnavailable
     try:
         result = explain(model, workload, solver_limits(rlimit, timeout_ms), tas_profile, mode,  # type: ignore[arg-type]
-                         time_budget, inputs=ws.Reloader(loaded.workspace, scope))
+                         time_budget, inputs=ws.Reloader(loaded.workspace, scope),
+                         proving=Proving(fixes, budget or DEFAULT_BUDGET, progress))
     except (ImportError, OptimalUnavailable) as e:
         return WhyOutcome(loaded, None, EXIT_INPUT, no_optimal(e))
     code = EXIT_UNKNOWN if result.unknown else (EXIT_OK if result.admitted else EXIT_FINDINGS)

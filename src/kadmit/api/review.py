@@ -104,9 +104,11 @@ class DiffOutcome:
 
 
 def diff(base: str, head: str, *, state: list[str] = (), envelopes: bool = True, rlimit: int | None = None,
-         timeout_ms: int | None = None, max_file_bytes: int | None = None, manifests: bool = False) -> DiffOutcome:
+         timeout_ms: int | None = None, max_file_bytes: int | None = None, manifests: bool = False,
+         progress=None) -> DiffOutcome:
     """Compare two versions of a policy (folders or `git:REV[:PATH]`), each with its own state plus
-    `state`. Exit code: 0 nothing changes, 1 something does, 2 unreadable or invalid input, 3 unknown."""
+    `state`; `progress` (`engine.progress.Report`) is told of the envelopes searched. Exit code: 0
+    nothing changes, 1 something does, 2 unreadable or invalid input, 3 unknown."""
     import tempfile
 
     from kadmit.review.diff import diff_models
@@ -127,7 +129,8 @@ def diff(base: str, head: str, *, state: list[str] = (), envelopes: bool = True,
         if any(one.exit_code != EXIT_OK for one in loaded):
             return DiffOutcome(None, diags.sorted(), sources, EXIT_INPUT, base, head)
         mb, mh = (one.workspace.model for one in loaded)
-        result = diff_models(mb, mh, solver_limits(rlimit, timeout_ms), envelopes=envelopes, manifests=manifests)
+        result = diff_models(mb, mh, solver_limits(rlimit, timeout_ms), envelopes=envelopes, manifests=manifests,
+                             progress=progress)
         _relabel(result, prefixes)
         for what, key, side in result.undecided:
             model = mb if side == "before" else mh

@@ -15,9 +15,11 @@ from kadmit.engine.explain.decision import (WhyResult, decision_reasons, explain
                                             union as _union)
 from kadmit.engine.explain.fixes import Inputs
 from kadmit.engine.explain.part import PartScope, prove_fixes, why_scope  # noqa: F401 (the front door)
+from kadmit.engine.explain.prove import Proving
 from kadmit.engine.optimal.solve import solve_optimal
 from kadmit.engine.placing.codes import KAD540, KAD541
 from kadmit.engine.placing.gangs import decide_gangs
+from kadmit.engine.progress import Report
 from kadmit.engine.result import AdmitResult
 from kadmit.engine.solver.z3backend import Limits
 from kadmit.model import Model
@@ -27,13 +29,16 @@ ModeName = Literal["ordered", "optimal"]
 
 
 def admit(model: Model, mode: ModeName = "ordered", limits: Limits | None = None,
-          time_budget: float = 10.0, tas_profile: Profile = "Mixed", cache: ShapeCache | None = None) -> AdmitResult:
+          time_budget: float = 10.0, tas_profile: Profile = "Mixed", cache: ShapeCache | None = None,
+          progress: Report | None = None) -> AdmitResult:
     """Decide every pending workload. `tas_profile` is the topology-aware placement algorithm of
     `ordered` mode (Kueue's profiles; `Mixed` is Kueue's default since v0.15). `cache` shares
-    compiled shapes and answers with other runs over the same policy."""
+    compiled shapes and answers with other runs over the same policy; `progress` is told of every
+    scheduling cycle."""
     t0 = time.perf_counter()
     model = effective(model)  # optimal mode reads the model too
     session = Session(model, limits, tas_profile, cache)
+    session.progress = progress
     loops: list[PreemptionLoop] = []
     decisions = decide_ordered(session, loops=loops)
     reasons = {d.key: decision_reasons(session, d) for d in decisions if not d.admitted or d.loop}
@@ -81,24 +86,26 @@ def why_gang(model: Model, name: str, limits: Limits | None = None, tas_profile:
 
 
 def why(model: Model, key: str, limits: Limits | None = None, tas_profile: Profile = "Mixed",
-        mode: ModeName = "ordered", time_budget: float = 10.0, inputs: Inputs | None = None) -> WhyResult:
+        mode: ModeName = "ordered", time_budget: float = 10.0, inputs: Inputs | None = None,
+        proving: Proving = Proving()) -> WhyResult:
     """Decide the part of the state that holds workload `key` in `ordered` mode (its cohort tree, and
     every tree sharing nodes with it: `why_scope`), then explain it; with `mode` optimal, also say
     where the optimal assignment decides it differently (KAD534). A gang kube-scheduler places (not
     a Kueue workload) is explained as one (`why_gang`). With `inputs` (the texts and a way to read
     them again after edits), fixes are searched and each is proven by deciding the cluster again
-    (the parts a change touches); without, none are offered."""
+    (the parts a change touches); without, none are offered. `proving`: how many fixes to show (0:
+    none searched), the budget of re-decisions, and who to tell of progress (cycles, re-decisions)."""
     if key not in {w.key for w in model.workloads} and key in gang_names(model):
         return why_gang(model, key, limits, tas_profile)
     if mode != "optimal":
-        return _why_ordered(model, key, limits, tas_profile, inputs)
+        return _why_ordered(model, key, limits, tas_profile, inputs, proving=proving)
     opt = admit(model, "optimal", limits, time_budget, tas_profile)
     mine = next((d for d in opt.decisions if d.key == key), None)
 
     def redecide(m: Model) -> list[Decision]:  # fixes in optimal mode are proven in optimal mode
         return admit(m, "optimal", limits, time_budget, tas_profile).decisions
-    proving = None if mine is None or mine.admitted else (redecide, {d.key: d for d in opt.decisions})
-    result = _why_ordered(model, key, limits, tas_profile, inputs, proving)
+    optimal_run = None if mine is None or mine.admitted else (redecide, {d.key: d for d in opt.decisions})
+    result = _why_ordered(model, key, limits, tas_profile, inputs, optimal_run, proving)
     if not result.unknown:
         target = next((w for w in model.workloads if w.key == key), None)
         running = bool(target is not None and target.admitted)
@@ -137,18 +144,21 @@ def compare_modes(ordered: Decision | None, optimal: Decision | None, info: dict
 
 
 def _why_ordered(model: Model, key: str, limits: Limits | None, tas_profile: Profile,
-                 inputs: Inputs | None = None, optimal: tuple | None = None) -> WhyResult:
+                 inputs: Inputs | None = None, optimal: tuple | None = None,
+                 proving: Proving = Proving()) -> WhyResult:
     """Decide the part of the cluster that holds workload `key` in `ordered` mode (`why_scope`), then
     explain it; fixes are proven in ordered mode, or with `optimal` (a re-decider and the optimal
     run's decisions) in optimal mode."""
     scope = why_scope(model, key)
     session = Session(scope.model, limits, tas_profile)
+    session.progress = proving.progress
     try:
         loops: list[PreemptionLoop] = []
         decisions = {d.key: d for d in decide_ordered(session, loops=loops)}
         if loops and scope.rest is not None:  # where a loop is caught, and its cycles, read the whole run
             scope = PartScope(model)
             session = Session(model, limits, tas_profile)
+            session.progress = proving.progress
             decisions = {d.key: d for d in decide_ordered(session, loops=[])}
     except SolverUnknown:
         return WhyResult(key, False, None, [Reason(KAD503, "the solver could not decide within its limits")],
@@ -158,11 +168,13 @@ def _why_ordered(model: Model, key: str, limits: Limits | None, tas_profile: Pro
         return WhyResult(key, True, None, [Reason(KAD502, f"already admitted to ClusterQueue "
                                                   f"{target.admission.cluster_queue}")])
     result = explain_decision(session, decisions, key)
-    if inputs is not None and not result.admitted and not result.unknown and result.decision is not None:
+    if inputs is not None and proving.shown > 0 and not result.admitted and not result.unknown \
+            and result.decision is not None:
         whole = effective(model)
         if optimal is None:
             rest = None if scope.rest is None else partial(scope.decide_rest, limits, tas_profile)
-            prove_fixes(session, decisions, result, inputs, tas_profile, whole=whole, rest=rest)
+            prove_fixes(session, decisions, result, inputs, tas_profile, whole=whole, rest=rest, proving=proving)
         else:
-            prove_fixes(session, optimal[1], result, inputs, tas_profile, redecide=optimal[0], whole=whole)
+            prove_fixes(session, optimal[1], result, inputs, tas_profile, redecide=optimal[0], whole=whole,
+                        proving=proving)
     return result

@@ -220,6 +220,10 @@ def why_dict(result: WhyResult, workload=None, skipped=()) -> dict:
         "blame_complete": result.blame_complete,
         "cores": [[origin_dict(o) for o in g] for g in result.blame_groups],
         "fixes": [f.as_dict() for f in result.fixes],
+        "fixes_found": result.fixes_found,
+        "fixes_complete": result.fixes_complete,
+        "candidates_tried": result.candidates_tried,
+        "redecisions": result.fixes_checked or 0,
         "fixes_mode": result.fixes_mode,
         "fixes_notes": result.fixes_notes,
         "placement": result.placement.as_dict() if result.placement else None,
@@ -322,12 +326,28 @@ def why_human(result: WhyResult, sources: SourceMap, workload_span: Span | None,
                    f"{result.fixes_mode} mode; fewest side effects first):")
         for i, f in enumerate(result.fixes, 1):
             out.extend(_fix_lines(i, f))
+        out.extend(_fixes_notes(result))
     elif result.fixes_checked is not None and not result.admitted and not result.unknown:
         out.append(f"fixes: none proven ({plural(result.fixes_checked, 'change')} of the input decided again; "
                    "none admits it)" if result.fixes_checked else "fixes: none in reach of a change of the input")
         out.extend(f"   = note: {n}" for n in result.fixes_notes)
+        out.extend(_fixes_notes(result))
     out.extend(skipped_lines(skipped))
     return "\n".join(out) + "\n"
+
+
+def _fixes_notes(result: WhyResult) -> list[str]:
+    """What the list of fixes leaves out: fixes proven but not shown, a budget spent before the end."""
+    out = []
+    more = result.fixes_found - len(result.fixes)
+    if more > 0:
+        out.append(f"   = note: {more} more {'fix' if more == 1 else 'fixes'} proven; `--fixes "
+                   f"{result.fixes_found}` shows {'it' if more == 1 else 'them'}")
+    if result.fixes_checked is not None and not result.unknown and result.fixes_checked > 0 and \
+            not result.fixes_complete and more <= 0:
+        out.append(f"   = note: the budget of {result.fixes_checked} changes decided again ran out before every "
+                   "candidate was tried; `--budget N` tries more")
+    return out
 
 
 def plural(n: int, word: str) -> str:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from kadmit.engine.admission.ordered import Decision
 from kadmit.engine.admission.session import ShapeCache, SolverUnknown
 from kadmit.engine.analysis.envelope import Gang, Prober, keys_of
+from kadmit.engine.progress import Report
 from kadmit.engine.decide import AdmitResult, admit
 from kadmit.engine.solver.z3backend import Limits
 from kadmit.model import Model, Workload
@@ -109,11 +110,16 @@ def decision_changes(base: Model, head: Model, rb: AdmitResult, rh: AdmitResult,
 
 
 def envelope_changes(base: Model, head: Model, limits: Limits | None = None,
-                     undecided: list[tuple[str, str, str]] | None = None) -> list[EnvelopeChange]:
-    """The envelopes that differ; those the solver's limits leave undecided go to `undecided`."""
+                     undecided: list[tuple[str, str, str]] | None = None,
+                     progress: Report | None = None) -> list[EnvelopeChange]:
+    """The envelopes that differ; those the solver's limits leave undecided go to `undecided`;
+    `progress` is told of each envelope searched (on both sides)."""
     pb, ph = Prober(base, limits), Prober(head, limits)
     out = []
-    for key in sorted(set(keys_of(base)) | set(keys_of(head))):
+    keys = sorted(set(keys_of(base)) | set(keys_of(head)))
+    for i, key in enumerate(keys):
+        if progress is not None:
+            progress("envelopes", i, len(keys))
         what = f"the largest gang of {key[2]} in flavor `{key[1]}` of cluster queue `{key[0]}`"
         try:
             gb = pb.largest(*key)
@@ -141,13 +147,15 @@ def envelope_changes(base: Model, head: Model, limits: Limits | None = None,
                  key[0], "after" if side == "before" else "before"))
             continue
         out.append(EnvelopeChange(*key, gb, gh, witness, side))
+    if progress is not None:
+        progress("envelopes", len(keys), len(keys))
     return out
 
 
 def diff_models(base: Model, head: Model, limits: Limits | None = None, envelopes: bool = True,
-                manifests: bool = False) -> DiffResult:
+                manifests: bool = False, progress: Report | None = None) -> DiffResult:
     """Everything that differs between two states of a policy; with `manifests`, also the Kueue
-    manifests `kadmit export` writes of each."""
+    manifests `kadmit export` writes of each. `progress` is told of the envelopes searched."""
     cache = ShapeCache()
     rb = admit(base, limits=limits, cache=cache)
     rh = admit(head, limits=limits, cache=cache)
@@ -155,7 +163,7 @@ def diff_models(base: Model, head: Model, limits: Limits | None = None, envelope
     decisions = decision_changes(base, head, rb, rh, limits)
     undecided = [(f"the decision of workload `{d.key}` {side}", d.key, side)
                  for side, r in (("before", rb), ("after", rh)) for d in r.decisions if d.unknown]
-    env = envelope_changes(base, head, limits, undecided) if envelopes else []
+    env = envelope_changes(base, head, limits, undecided, progress) if envelopes else []
     exported = None
     if manifests:
         from kadmit.review.manifests import manifest_changes

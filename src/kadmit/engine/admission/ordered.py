@@ -127,6 +127,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                     queues.setdefault(name, []).extend(set_aside.pop(name))
                     resort(name)
             evicting = []
+        session.cycle_started(cycle)
         entries: list[tuple[str, Workload, Assignment | None]] = []
         for name in sorted(queues):
             if not queues[name]:

@@ -25,6 +25,7 @@ from kadmit.engine.admission.flavor_assignment import Assignment, nominate
 from kadmit.engine.admission.situations import UNSEEN, Situations, workload_facts
 from kadmit.engine.quota import Usage
 from kadmit.engine.compile.symbolic import Holder
+from kadmit.engine.progress import Report
 from kadmit.engine.solver.z3backend import Limits, Lowering, Outcome, make_solver, outcome
 from kadmit.engine.solver.z3backend import check as fast_check
 from kadmit.effective import effective
@@ -196,6 +197,7 @@ class Session:
         self._tas = self.pool.active
         self.placement_failures: dict[str, PlacementFailure] = {}  # workload -> last failure at full counts
         self.admitted_cycle: dict[str, int] = {}  # workload admitted in this run -> its cycle (ordered mode)
+        self.progress: Report | None = None  # told of every scheduling cycle started (`cycle_started`)
         self.version = 0  # names the set of admitted workloads: a fresh number whenever it changes
         self._versions = 0
         self.situations = Situations(self)  # nominations and reasons shared among equal situations
@@ -209,6 +211,11 @@ class Session:
                                               wl.admission.span or wl.span)
 
     # --- state changes ----------------------------------------------------------------------------
+
+    def cycle_started(self, cycle: int) -> None:
+        """The scheduling loop starts `cycle` (evictions of the one before released, nothing nominated yet)."""
+        if self.progress is not None:
+            self.progress("cycles", cycle, None)
 
     def commit(self, wl: Workload, a: Assignment) -> None:
         """Record `wl` as admitted with assignment `a` (its usage now counts)."""

@@ -38,6 +38,9 @@ class WhyResult:
     fixes: list[Proven] = field(default_factory=list)  # each proven by deciding the cluster again
     candidates: list[Fix] = field(default_factory=list)  # one-workload starting points, never shown
     fixes_checked: int | None = None  # re-decisions made to prove fixes (None: fixes not searched)
+    fixes_found: int = 0  # fixes proven (`fixes` shows the best of them)
+    fixes_complete: bool = True  # every candidate was decided within the budget and every fix found is shown
+    candidates_tried: int = 0  # candidate changes decided again (each a set of places in the input)
     fixes_mode: str = "ordered"  # the mode fixes were proven in
     fixes_notes: list[str] = field(default_factory=list)  # obstacles no change of the input reaches, and why
     unknown: bool = False

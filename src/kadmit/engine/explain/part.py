@@ -14,7 +14,7 @@ from kadmit.engine.admission.session import Session, SolverUnknown
 from kadmit.engine.explain.decision import WhyResult
 from kadmit.engine.explain.fixes import Inputs, Obstacles, own_obstacles
 from kadmit.engine.explain.proposals import Ask, proven_fixes
-from kadmit.engine.explain.prove import Prover
+from kadmit.engine.explain.prove import Prover, Proving
 from kadmit.engine.explain.replay import Baseline, states
 from kadmit.engine.quota import QuotaTree
 from kadmit.engine.solver.z3backend import Limits
@@ -64,11 +64,13 @@ def why_scope(model: Model, key: str) -> PartScope:
 
 def prove_fixes(session: Session, decisions: dict[str, Decision], result: WhyResult, inputs: Inputs,
                 tas_profile: Profile = "Mixed", incremental: bool = True, redecide=None,
-                whole: Model | None = None, rest=None) -> None:
+                whole: Model | None = None, rest=None, proving: Proving = Proving()) -> None:
     """Search fixes for a workload the run did not admit, each proven by deciding again (in ordered
     mode, re-deciding the touched cohort trees; with `redecide`, by calling it on the edited model).
     `whole`: the whole cluster (effective), when the session holds only the workload's part; `rest`:
-    then a function deciding the rest (`decisions` are the part's alone)."""
+    then a function deciding the rest (`decisions` are the part's alone). `proving`: how many fixes to
+    show and the budget of re-decisions; the result says how many were found and tried, and whether
+    the list is complete (every candidate decided within the budget, every fix found shown)."""
     d = result.decision
     assert d is not None
     target = session.index.workloads[result.workload]
@@ -77,10 +79,10 @@ def prove_fixes(session: Session, decisions: dict[str, Decision], result: WhyRes
     if rest is not None:
         prover: Prover = PartProver(base, inputs.reload, target.key, session.limits, tas_profile,
                                     incremental=incremental, redecide=redecide, decided=frozenset(decisions),
-                                    rest=rest)
+                                    rest=rest, budget=proving.budget, progress=proving.progress)
     else:
         prover = Prover(base, inputs.reload, target.key, session.limits, tas_profile, incremental=incremental,
-                        redecide=redecide)
+                        redecide=redecide, budget=proving.budget, progress=proving.progress)
     head = None
     own = Obstacles(list(result.blame), list(result.candidates), list(result.blame_groups),
                     result.placement.pod_set if result.placement is not None else None)
@@ -93,13 +95,18 @@ def prove_fixes(session: Session, decisions: dict[str, Decision], result: WhyRes
     frozen = gc.get_freeze_count() == 0
     if frozen:
         gc.freeze()
+    found = []
     try:
-        result.fixes = proven_fixes(prover, model, inputs.sources, ask, session.compiler.scale)
+        found = proven_fixes(prover, model, inputs.sources, ask, session.compiler.scale)
     except SolverUnknown:
         prover.unknown = True
     finally:
         if frozen:
             gc.unfreeze()
+    result.fixes = found[:proving.shown]
+    result.fixes_found = len(found)
+    result.fixes_complete = not prover.exhausted and not prover.unknown and len(found) <= proving.shown
+    result.candidates_tried = len(prover.candidates)
     result.fixes_checked = prover.tried
     result.fixes_notes = list(prover.notes)
     result.fixes_mode = "ordered" if redecide is None else "optimal"

@@ -18,7 +18,6 @@ from kadmit.engine.explain.prove import Change, Proven, Prover
 from kadmit.model import Model, Workload
 from kadmit.source import SourceMap
 
-MAX_SHOWN = 5
 MAX_TARGETS = 3  # other queues / flavors tried for a retarget
 MAX_PAIR_FIRST = 3  # candidates per blame group combined with another group's
 MAX_NODE_RAISES = 2  # node allocatable quantities searched for a placement core's domains
@@ -37,7 +36,7 @@ class Ask:
 
 
 def proven_fixes(prover: Prover, model: Model, sources: SourceMap, ask: Ask, units: dict[str, int]) -> list[Proven]:
-    """Every candidate proven by deciding again; ranked by fewest side effects (harmful first), then
+    """Every candidate proven by deciding again, best first: fewest side effects (harmful first), then
     fewest and smallest changes."""
     found: dict[tuple, Proven] = {}
 
@@ -77,7 +76,7 @@ def proven_fixes(prover: Prover, model: Model, sources: SourceMap, ask: Ask, uni
             keep(p)
     if not found and len(ask.own.groups) > 1:
         _pairs(prover, model, sources, ask.own, ask.workload, units, keep)
-    return sorted(found.values(), key=lambda p: p.rank())[:MAX_SHOWN]
+    return sorted(found.values(), key=lambda p: p.rank())
 
 
 def _priorities(model: Model, sources: SourceMap, wl: Workload) -> list[Change]:

@@ -9,12 +9,24 @@ from typing import Callable
 from kadmit.edits import Edit
 from kadmit.engine.admission.session import SolverUnknown
 from kadmit.engine.explain.knobs import Knob, finished
+from kadmit.engine.progress import Report
 from kadmit.engine.explain.replay import Baseline, Effect, Replay, State, decide_again, effects, plural, states
 from kadmit.engine.solver.z3backend import Limits
 from kadmit.model import Model
 from kadmit.placement.tas import Profile
 
 Reload = Callable[[list[Edit]], "Model | None"]  # the model after edits; None: they don't apply cleanly
+DEFAULT_BUDGET = 60  # changes decided again to prove one workload's fixes
+
+
+@dataclass(frozen=True)
+class Proving:
+    """How far to go proving fixes: how many to show (0: search none), the budget in changes decided
+    again (not seconds: the same input gets the same fixes on any machine), who to tell of progress."""
+
+    shown: int = 3
+    budget: int = DEFAULT_BUDGET
+    progress: Report | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -142,12 +154,16 @@ class Prover:
     tas_profile: Profile = "Mixed"
     incremental: bool = True  # re-decide only the touched cohort trees (False: everything, for benchmarks)
     redecide: Callable[[Model], list] | None = None  # another mode's decisions for a model (optimal)
-    budget: int = 60
+    # Re-decisions, not seconds: the same input gets the same fixes on any machine, however busy.
+    budget: int = DEFAULT_BUDGET
     tried: int = 0
     unknown: bool = False
     cache: dict = field(default_factory=dict)
     last: Replay | None = None
     notes: list[str] = field(default_factory=list)  # obstacles no change of the input reaches, and why
+    progress: Report | None = None  # told of every re-decision ("fixes", done, budget)
+    exhausted: bool = False  # a change was left undecided: the budget was spent
+    candidates: set = field(default_factory=set)  # the places changed together, per change decided again
 
     def replay(self, changes: list[Change]) -> Replay | None:
         edits = tuple(sorted(c.edit for c in changes if c.edit is not None))
@@ -155,8 +171,12 @@ class Prover:
         if (edits, gone) in self.cache:
             return self.cache[edits, gone]
         if self.tried >= self.budget:
+            self.exhausted = True
             return None
         self.tried += 1
+        self.candidates.add(tuple(sorted((c.knob.kind, c.knob.where(), c.knob.field, c.knob.subject) for c in changes)))
+        if self.progress is not None:
+            self.progress("fixes", self.tried, self.budget)
         out = None
         model = self.reload(list(edits))
         if model is not None and gone:
