@@ -142,3 +142,73 @@ def pod_requests(pod: PodResources) -> Quantities:
     for r, q in pod.overhead.items():
         reqs[r] = reqs.get(r, 0) + q
     return {r: q for r, q in sorted(reqs.items()) if q}
+
+
+# --- what Kueue checks before it assigns flavors (scheduler `nominate`) ----------------------------
+
+REQUESTS_ABOVE_LIMITS = "requests must not exceed its limits"
+ABOVE_MAX = "requests must not be above the limitRange max"
+BELOW_MIN = "requests must not be below the limitRange min"
+
+
+def _greater(a: Quantities, b: Quantities) -> list[str]:
+    """`Requests.GreaterKeys`: the resources of `a` above `b` where `b` has them (sorted: Kueue's
+    order is Go's map order)."""
+    return sorted(r for r, q in a.items() if r in b and q > b[r]) if a and b else []
+
+
+def _invalid(path: str, names: list[str], message: str) -> str:
+    return f"{path}: Invalid value: [{','.join(f'{chr(34)}{n}{chr(34)}' for n in names)}]: {message}"
+
+
+def requests_above_limits(pod: PodResources, path: str) -> list[str]:
+    """`workload.ValidateResources` of one adjusted pod: a container asking for more than its limit."""
+    out = []
+    for field, cs in (("initContainers", pod.init_containers), ("containers", pod.containers)):
+        for i, c in enumerate(cs):
+            if names := _greater(c.requests, c.limits):
+                out.append(_invalid(f"{path}.{field}[{i}]", names, REQUESTS_ABOVE_LIMITS))
+    return out
+
+
+def limit_range_violations(pod: PodResources, path: str, ranges: list[LimitRange]) -> list[str]:
+    """`workload.ValidateLimitRange` of one adjusted pod: each container's requests and limits
+    within the namespace's Container `min` and `max`, the pod's requests within its Pod ones
+    (`limitrange.Summarize`: the lowest max and the highest min over the LimitRanges)."""
+    def summary(kind: str) -> tuple[Quantities, Quantities, bool]:
+        lo: Quantities = {}
+        hi: Quantities = {}
+        found = False
+        for lr in ranges:
+            if lr.type == kind:
+                found = True
+                for r, q in lr.max.items():
+                    hi[r] = min(hi.get(r, q), q)
+                for r, q in lr.min.items():
+                    lo[r] = max(lo.get(r, q), q)
+        return lo, hi, found
+
+    out = []
+    lo, hi, found = summary("Container")
+    if found:
+        for field, cs in (("initContainers", pod.init_containers), ("containers", pod.containers)):
+            for i, c in enumerate(cs):
+                c_min = {r: min(c.requests.get(r, q), c.limits.get(r, q)) for r, q in {**c.limits, **c.requests}.items()}
+                c_max = {r: max(c.requests.get(r, q), c.limits.get(r, q)) for r, q in {**c.limits, **c.requests}.items()}
+                if names := _greater(c_max, hi):
+                    out.append(_invalid(f"{path}.{field}[{i}]", names, ABOVE_MAX))
+                if names := _greater(lo, c_min):
+                    out.append(_invalid(f"{path}.{field}[{i}]", names, BELOW_MIN))
+    lo, hi, found = summary("Pod")
+    if found:
+        total = pod_requests(pod)
+        if names := _greater(total, hi):
+            out.append(_invalid(path, names, ABOVE_MAX))
+        if names := _greater(lo, total):
+            out.append(_invalid(path, names, BELOW_MIN))
+    return out
+
+
+def aggregate(errors: list[str]) -> str:
+    """`field.ErrorList.ToAggregate().Error()`: one error as it is, several in brackets."""
+    return errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]"

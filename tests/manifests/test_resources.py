@@ -61,3 +61,20 @@ def test_without_limit_ranges_requests_are_the_front_ends(tmp_path):
         for ps in w.pod_sets:
             if ps.resources is not None:
                 assert pod_requests(adjust(ps.resources, [], {})) == ps.requests, (w.key, ps.name)
+
+
+def test_kueue_finds_workloads_outside_their_limits_inadmissible():
+    """Kueue v0.17's own messages (kueue-oracle admit on the same file): a container asking for
+    more than its limit, containers above a LimitRange's Container max or below its min, a pod
+    above its Pod max. kadmit says them as Kueue does (KAD521)."""
+    ws = load([str(RESOURCES.parent / "limit-range-checks.yaml")])
+    by = {(w.origin.name if w.origin else w.name): w.inadmissible for w in ws.model.workloads}
+    assert by["fine"] == ""
+    assert by["req-over-limit"] == ("resources validation failed: spec.podSets[0].template.spec.containers[0]: "
+                                    'Invalid value: ["cpu"]: requests must not exceed its limits')
+    assert by["pod-too-big"] == ("resources didn't satisfy LimitRange constraints: spec.podSets[0].template.spec: "
+                                 'Invalid value: ["memory"]: requests must not be above the limitRange max')
+    assert by["too-big"] == (
+        "resources didn't satisfy LimitRange constraints: [spec.podSets[0].template.spec.containers[0]: Invalid "
+        'value: ["cpu"]: requests must not be above the limitRange max, spec.podSets[0].template.spec.containers[1]: '
+        'Invalid value: ["memory"]: requests must not be below the limitRange min]')

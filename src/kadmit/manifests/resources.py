@@ -1,22 +1,23 @@
 """Kueue's adjustment of every Workload's requests before it counts them (pkg/workload/resources.go
 `AdjustResources`, run by the queue manager on each Workload it holds): the pod's RuntimeClass
-overhead, the namespace's LimitRange defaults, limits standing in for missing requests. Applied
-once every file is read, since the LimitRanges and RuntimeClasses may be in other files."""
+overhead, the namespace's LimitRange defaults, limits standing in for missing requests; and the
+checks its scheduler makes of them before it tries a flavor (`ValidateResources`,
+`ValidateLimitRange`). Applied once every file is read, since the LimitRanges and RuntimeClasses
+may be in other files."""
 
 from __future__ import annotations
 
 from kadmit.model import LimitRange, Model, PodSet, RuntimeClass, Workload
-from kadmit.podresources import adjust, pod_requests
+from kadmit.podresources import adjust, aggregate, limit_range_violations, pod_requests, requests_above_limits
 from kadmit.source import Span, Spans
 
 
 def apply_resources(model: Model) -> Model:
-    """The model with each pod set's `requests` as Kueue counts them. Pod sets without their
-    containers' resources (`.kad` workloads) are as written; with no LimitRange in a workload's
-    namespace and no RuntimeClass overhead, nothing changes (the front end already counts limits
-    as missing requests)."""
-    if not model.limit_ranges and not model.runtime_classes:
-        return model
+    """The model with each pod set's `requests` as Kueue counts them, and each workload Kueue
+    finds inadmissible for its resources (`inadmissible`, Kueue's message; before any flavor is
+    tried). Pod sets without their containers' resources (`.kad` workloads) are as written; with
+    no LimitRange in a workload's namespace and no RuntimeClass overhead the requests stay the
+    front end's (which already counts limits as missing requests)."""
     ranges: dict[str, list[LimitRange]] = {}
     for lr in model.limit_ranges:
         ranges.setdefault(lr.namespace, []).append(lr)
@@ -34,16 +35,35 @@ def apply_resources(model: Model) -> Model:
 
 def _adjusted(w: Workload, ranges: list[LimitRange], classes: dict[str, RuntimeClass]) -> Workload:
     pod_sets = []
-    for ps in w.pod_sets:
-        pod_sets.append(_adjusted_pod_set(ps, ranges, classes) if ps.resources is not None else ps)
-    if all(a is b for a, b in zip(pod_sets, w.pod_sets)):
-        return w
-    return w.model_copy(update={"pod_sets": tuple(pod_sets)})
+    above_limits: list[str] = []
+    outside_ranges: list[str] = []
+    for i, ps in enumerate(w.pod_sets):
+        if ps.resources is None:
+            pod_sets.append(ps)
+            continue
+        pod = adjust(ps.resources, ranges, classes) if ranges or classes else ps.resources
+        path = f"spec.podSets[{i}].template.spec"
+        above_limits += requests_above_limits(pod, path)
+        if ranges:
+            outside_ranges += limit_range_violations(pod, path, ranges)
+        pod_sets.append(_with_requests(ps, pod_requests(pod), ranges, classes) if ranges or classes else ps)
+    update: dict = {}
+    if any(a is not b for a, b in zip(pod_sets, w.pod_sets)):
+        update["pod_sets"] = tuple(pod_sets)
+    # The scheduler's `nominate` (after the namespace check): resources first, then LimitRanges.
+    if not w.inadmissible and above_limits:
+        update["inadmissible"] = f"{INVALID_RESOURCES}: {aggregate(above_limits)}"
+    elif not w.inadmissible and outside_ranges:
+        update["inadmissible"] = f"{OUTSIDE_LIMIT_RANGES}: {aggregate(outside_ranges)}"
+    return w.model_copy(update=update) if update else w
 
 
-def _adjusted_pod_set(ps: PodSet, ranges: list[LimitRange], classes: dict[str, RuntimeClass]) -> PodSet:
-    assert ps.resources is not None
-    requests = pod_requests(adjust(ps.resources, ranges, classes))
+INVALID_RESOURCES = "resources validation failed"  # scheduler.go errInvalidWLResources
+OUTSIDE_LIMIT_RANGES = "resources didn't satisfy LimitRange constraints"  # errLimitRangeConstraintsUnsatisfiedResources
+
+
+def _with_requests(ps: PodSet, requests: dict[str, int], ranges: list[LimitRange],
+                   classes: dict[str, RuntimeClass]) -> PodSet:
     if requests == ps.requests:
         return ps
     spans = dict(ps.spans.items)
