@@ -8,16 +8,20 @@ The manifest front end keeps each pod set's `PodResources`; once every file is r
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal, NamedTuple
+
+from pydantic import GetCoreSchemaHandler
+from pydantic_core import core_schema
 
 from kadmit.modelbase import Obj
 
 Quantities = dict[str, int]  # resource name -> milli-units
 
 
-class ContainerResources(Obj):
+class ContainerResources(NamedTuple):
     """One container's `resources` (requests and limits as written), and whether it is a sidecar
-    (an init container with `restartPolicy: Always`)."""
+    (an init container with `restartPolicy: Always`). A tuple, not a model: a large input has one
+    per container, and reading them must cost next to nothing."""
 
     name: str = ""
     requests: Quantities = {}
@@ -25,13 +29,13 @@ class ContainerResources(Obj):
     sidecar: bool = False
 
 
-class PodResources(Obj):
+class PodResources(NamedTuple):
     """What of a pod spec decides its requests: containers, init containers in order, pod-level
     `resources.requests`, `overhead`, and the RuntimeClass named.
 
-    Like a span, it takes no part in the equality of the pod set that holds it: a pod set is what
-    it asks (`PodSet.requests`, adjusted once the cluster's LimitRanges and RuntimeClasses are
-    known), however its containers split it."""
+    Like a span, it takes no part in the equality of the pod set that holds it (`==` is true
+    between any two): a pod set is what it asks (`PodSet.requests`, adjusted once the cluster's
+    LimitRanges and RuntimeClasses are known), however its containers split it. `same` compares."""
 
     containers: tuple[ContainerResources, ...] = ()
     init_containers: tuple[ContainerResources, ...] = ()
@@ -50,7 +54,18 @@ class PodResources(Obj):
 
     def same(self, other: PodResources | None) -> bool:
         """Equal field by field (what `==` does not compare)."""
-        return other is not None and self.__dict__ == other.__dict__
+        return other is not None and tuple(self) == tuple(other)
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
+        # taken as it is (the front end builds it), dumped as a plain dict
+        return core_schema.is_instance_schema(
+            cls, serialization=core_schema.plain_serializer_function_ser_schema(_dump))
+
+
+def _dump(pod: PodResources) -> dict:
+    return {**pod._asdict(), "containers": [c._asdict() for c in pod.containers],
+            "init_containers": [c._asdict() for c in pod.init_containers]}
 
 
 class LimitRange(Obj):
@@ -107,11 +122,10 @@ def adjust(pod: PodResources, ranges: list[LimitRange], classes: dict[str, Runti
 
     def fill(c: ContainerResources) -> ContainerResources:
         limits = _first(c.limits, default)
-        requests = _first(c.requests, default_request, limits)
-        return c.model_copy(update={"limits": limits, "requests": requests})
+        return c._replace(limits=limits, requests=_first(c.requests, default_request, limits))
 
-    return pod.model_copy(update={"overhead": overhead, "containers": tuple(map(fill, pod.containers)),
-                                  "init_containers": tuple(map(fill, pod.init_containers))})
+    return pod._replace(overhead=overhead, containers=tuple(map(fill, pod.containers)),
+                        init_containers=tuple(map(fill, pod.init_containers)))
 
 
 def pod_requests(pod: PodResources) -> Quantities:

@@ -33,8 +33,7 @@ def _container_requests(f: Fields, c: Val, containers: list[ContainerResources],
     resources = f.map(c, "resources")
     requests, nodes = f.resource_list(resources, "requests")
     limits, limit_nodes = f.resource_list(resources, "limits")
-    containers.append(ContainerResources.model_construct(
-        name=f.str(c, "name") or "", requests=requests, limits=limits, sidecar=sidecar))
+    containers.append(ContainerResources(f.str(c, "name") or "", requests, limits, sidecar))
     out = dict(requests)
     for res, qty in limits.items():
         if res not in out:
@@ -98,9 +97,8 @@ def pod_requests(f: Fields, spec: Val) -> PodRequests:
     for res, node in overhead_nodes.items():
         nodes.setdefault(res, node)
     reqs = {r: q for r, q in sorted(reqs.items()) if q}
-    pod = PodResources.model_construct(containers=tuple(containers), init_containers=tuple(init_containers),
-                                       pod_requests=pod_level, overhead=overhead,
-                                       runtime_class=f.str(spec, "runtimeClassName") or None)
+    pod = PodResources(tuple(containers), tuple(init_containers), pod_level, overhead,
+                       f.str(spec, "runtimeClassName") or None)
     return PodRequests(reqs, {r: nodes[r] for r in reqs if r in nodes}, pod)
 
 
