@@ -277,7 +277,7 @@ def why(workload, paths, format_, apply_fix, mode, time_budget, tas_profile, rli
     Exit codes: 0 admitted, 1 not admitted, 2 unreadable or invalid input or unknown workload,
     3 the solver could not decide within its limits.
     """
-    from kadmit.render.decisions import why_human, why_json, why_patch
+    from kadmit.render.why import why_human, why_json, why_patch
     from kadmit.render.progress import progress
 
     shown = max(fixes, apply_fix or (1 if format_ == "patch" else 0))

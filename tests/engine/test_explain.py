@@ -4,6 +4,7 @@ from hypothesis import HealthCheck, given, settings
 
 from kadmit.engine.decide import explain_decision, why
 from kadmit.engine.explain.cores import symbolic_problem
+from kadmit.engine.explain.met import as_met
 from kadmit.engine.admission.ordered import decide_ordered
 from kadmit.engine.admission.session import Session
 from kadmit.engine.solver.z3backend import make_solver
@@ -111,10 +112,57 @@ def check_explanations(model):
     return checked
 
 
+def check_met_explanations(model) -> int:
+    """With the run's journal kept (as `why` keeps it), each pending workload is explained at the state
+    it met when Kueue last tried it: its cores are unsatisfiable and minimal there, and the session is
+    the run's end state again afterwards."""
+    session = Session(model)
+    session.keep_journal()
+    decisions = {d.key: d for d in decide_ordered(session)}
+    end = (dict(session.holders), {k: dict(v) for k, v in session.usage.data.items()})
+    checked = 0
+    for key, d in sorted(decisions.items()):
+        if d.admitted or d.waiting_behind or d.cluster_queue is None or d.preempted_by or d.preempted:
+            continue
+        result = explain_decision(session, decisions, key)
+        assert (dict(session.holders), {k: dict(v) for k, v in session.usage.data.items()}) == end
+        if not result.met or not result.blame_groups or result.placement is not None:
+            continue
+        with as_met(session, d.cycle):
+            loaded = session.load(symbolic_problem(session, d.workload), make_solver(session.limits))
+            goal = loaded.goal()
+            for blamed in result.blame_groups:
+                lits = [loaded.lits[o.id] for o in blamed]
+                assert session.check(*goal, *lits, solver=loaded.solver) == "unsat", key
+                for i in range(len(lits)):
+                    assert session.check(*goal, *(lits[:i] + lits[i + 1:]), solver=loaded.solver) == "sat", key
+        checked += 1
+    return checked
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(admission_models(max_workloads=6))
 def test_cores_are_unsat_and_minimal_and_fixes_admit(model):
     check_explanations(model)
+    check_met_explanations(model)
+
+
+def test_blame_is_the_state_the_workload_met_when_last_tried():
+    """`big` is tried in the second cycle, when only `first` holds quota; small workloads admitted in
+    later cycles fill the rest. Its blame names `first` alone, and its standing says what was in use then."""
+    model = build(
+        cluster_queue("a", group(fq("f", cpu=10))),
+        workload("first", pod_set(cpu=6), queue="a", priority=300),
+        workload("big", pod_set(cpu=6), queue="a", priority=200),
+        *[workload(f"small{i}", pod_set(cpu=1), queue="a", priority=100, minute=i) for i in range(4)],
+    )
+    r = why(model, "default/big")
+    assert not r.admitted and r.met
+    holders = [o.message for o in r.blame if o.kind == "usage"]
+    assert len(holders) == 1 and "default/first" in holders[0], holders
+    assert r.standing is not None and r.standing.held is not None
+    assert r.standing.held.used == 6000 and r.standing.held.holders == 1
+    assert check_met_explanations(model) >= 1
 
 
 def test_quota_explanation_names_limits_holders_and_gang():

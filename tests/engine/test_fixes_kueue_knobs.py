@@ -19,7 +19,7 @@ from click.testing import CliRunner
 
 from kadmit import api
 from kadmit.cli import cli
-from kadmit.render.decisions import why_patch
+from kadmit.render.why import why_patch
 
 sys.path.insert(0, str(Path(__file__).parent))
 from test_fixes_proven import _states  # noqa: E402

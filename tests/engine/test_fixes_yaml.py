@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from kadmit import api
 from kadmit.cli import cli
 from kadmit.edits import apply
-from kadmit.render.decisions import why_patch
+from kadmit.render.why import why_patch
 
 sys.path.insert(0, str(Path(__file__).parent))
 from fix_clusters import yaml_tas_clusters  # noqa: E402

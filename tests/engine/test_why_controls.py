@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from kadmit import api
-from kadmit.render.decisions import why_dict
+from kadmit.render.why import why_dict
 
 KAD = "examples/ml-platform/"
 

@@ -16,7 +16,7 @@ from kadmit.engine.admission.session import Session
 from kadmit.model import Toleration, TopologyRequest
 from kadmit.placement.domains import build_domains, topology_view
 from kadmit.placement.inventory import build_inventory
-from kadmit.render.decisions import why_dict, why_human
+from kadmit.render.why import why_dict, why_human
 from kadmit.source import SourceMap
 from placement.builders import DC, node, pod, taint, template
 from reference.builders import admitted, build, cluster_queue, flavor, fq, group, pod_set, workload
@@ -246,7 +246,7 @@ def test_json_and_human_render_the_placement_section():
     lines = text.splitlines()
     assert "   = one pod: 0/4 nodes are available: 4 Insufficient nvidia.com/gpu." in lines
     assert "   = racks, most room first: r1 fits 0" in lines
-    assert lines.index("placement (topology-aware scheduling, at the run's final state):") < \
+    assert lines.index("placement (topology-aware scheduling, when Kueue last tried it):") < \
         lines.index("blame (a minimal set that keeps the pod set off the nodes; each one matters):")
     assert not any(line.startswith("fixes") for line in lines)  # only fixes proven on the input are shown
 

@@ -197,7 +197,7 @@ def test_a_loop_is_reported_as_the_whole_run_catches_it():
     from reference.test_preemption import cqp
     from test_loops import looping_model
 
-    from kadmit.render.decisions import why_json
+    from kadmit.render.why import why_json
     loop = looping_model()
     busy = build(cqp("q2", group(fq("f", cpu=12))),
                  *(workload(f"w{i}", pod_set(cpu=1), queue="q2", minute=20 + i) for i in range(12)))

@@ -11,7 +11,7 @@ from lsp_editor import apply_edits
 from lsprotocol import types
 
 from kadmit import api
-from kadmit.render.decisions import why_patch
+from kadmit.render.why import why_patch
 
 
 def at(text: str, needle: str, nth: int = 0, shift: int = 0) -> tuple[int, int]:

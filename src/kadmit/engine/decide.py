@@ -152,6 +152,7 @@ def _why_ordered(model: Model, key: str, limits: Limits | None, tas_profile: Pro
     scope = why_scope(model, key)
     session = Session(scope.model, limits, tas_profile)
     session.progress = proving.progress
+    session.keep_journal()  # the state the workload met when it was decided (`explain.met`)
     try:
         loops: list[PreemptionLoop] = []
         decisions = {d.key: d for d in decide_ordered(session, loops=loops)}
@@ -159,6 +160,7 @@ def _why_ordered(model: Model, key: str, limits: Limits | None, tas_profile: Pro
             scope = PartScope(model)
             session = Session(model, limits, tas_profile)
             session.progress = proving.progress
+            session.keep_journal()
             decisions = {d.key: d for d in decide_ordered(session, loops=[])}
     except SolverUnknown:
         return WhyResult(key, False, None, [Reason(KAD503, "the solver could not decide within its limits")],

@@ -213,6 +213,10 @@ def no_preemption_reasons(session: Session, wl: Workload) -> list[Reason]:
     in_tree = [c for q in session.situations.cohort_tree(cq.name)[1] for c in by_queue.get(q, {}).values()]
     p = Preemptor(wl.key, cq.name, session.index.priority(wl), wl.created, dict(got.usage), got.needs)
     pol = cq.preemption
+
+    def borrowing(q: str) -> bool:  # Kueue visits only queues above their nominal quota for what it needs
+        nid = node_id(q, False)
+        return nid in tree.nodes and any(session.usage.get(q, fr) > tree.subtree(nid, fr) for fr in got.needs)
     out = []
     for fr in sorted(got.needs):
         flavor, res = fr
@@ -224,7 +228,8 @@ def no_preemption_reasons(session: Session, wl: Workload) -> list[Reason]:
             same = c.cluster_queue == cq.name
             if same and satisfies_policy(pol.within_cluster_queue, p, c):
                 eligible.append(c)
-            elif not same and cq.cohort and satisfies_policy(pol.reclaim_within_cohort, p, c):
+            elif not same and cq.cohort and borrowing(c.cluster_queue) and \
+                    satisfies_policy(pol.reclaim_within_cohort, p, c):
                 eligible.append(c)
         freed = sum(c.amounts.get(fr, 0) for c in eligible)
         policies = (f"withinClusterQueue {pol.within_cluster_queue}, reclaimWithinCohort "

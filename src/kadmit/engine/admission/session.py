@@ -9,6 +9,7 @@ constraints is asserted once as `Implies(literal, C)` inside a push/pop scope, a
 from __future__ import annotations
 
 import time
+from bisect import bisect_right
 from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -175,6 +176,21 @@ class ShapeCache:
         return got[1]
 
 
+@dataclass
+class Journal:
+    """A session's holder changes in order (admitted: True, or released: False; the holder; the nodes
+    it held), and where each scheduling cycle started in them (cycle, number of changes before it)."""
+
+    changes: list[tuple[bool, Holder, dict | None]] = field(default_factory=list)
+    marks: list[tuple[int, int]] = field(default_factory=list)
+
+    def start_of(self, cycle: int) -> int:
+        """How many changes were made before `cycle` started (the last cycle started at or before it:
+        cycles the scheduling loop skips change nothing)."""
+        i = bisect_right(self.marks, (cycle, len(self.changes)))
+        return self.marks[i - 1][1] if i else 0
+
+
 class Session:
     """A cluster state compiled once; questions about single workloads answered incrementally."""
 
@@ -198,6 +214,9 @@ class Session:
         self.placement_failures: dict[str, PlacementFailure] = {}  # workload -> last failure at full counts
         self.admitted_cycle: dict[str, int] = {}  # workload admitted in this run -> its cycle (ordered mode)
         self.progress: Report | None = None  # told of every scheduling cycle started (`cycle_started`)
+        # Holder changes in order, with where each cycle started, kept when asked (`keep_journal`): the
+        # state a workload met in an earlier cycle is the current one with the later changes undone
+        self.journal: Journal | None = None
         self.version = 0  # names the set of admitted workloads: a fresh number whenever it changes
         self._versions = 0
         self.situations = Situations(self)  # nominations and reasons shared among equal situations
@@ -212,19 +231,27 @@ class Session:
 
     # --- state changes ----------------------------------------------------------------------------
 
+    def keep_journal(self) -> None:
+        """Record every holder change from now on, and where each scheduling cycle starts."""
+        self.journal = Journal()
+
     def cycle_started(self, cycle: int) -> None:
         """The scheduling loop starts `cycle` (evictions of the one before released, nothing nominated yet)."""
+        if self.journal is not None:
+            self.journal.marks.append((cycle, len(self.journal.changes)))
         if self.progress is not None:
             self.progress("cycles", cycle, None)
 
     def commit(self, wl: Workload, a: Assignment) -> None:
         """Record `wl` as admitted with assignment `a` (its usage now counts)."""
         self.usage.add(a.cluster_queue, a.usage)
-        self.holders[wl.key] = Holder(wl.key, a.cluster_queue, dict(a.usage), wl.span, new=True)
+        h = self.holders[wl.key] = Holder(wl.key, a.cluster_queue, dict(a.usage), wl.span, new=True)
         self._new_version()
         self.situations.holders_changed(a.cluster_queue)
         if a.placement is not None:
             self.pool.commit(wl.key, a.placement)
+        if self.journal is not None:
+            self.journal.changes.append((True, h, self.pool.placed.get(wl.key)))
 
     def finish(self, key: str) -> None:
         """An admitted workload finished: its usage is released."""
@@ -233,6 +260,8 @@ class Session:
             self.usage.add(h.cluster_queue, {fr: -v for fr, v in h.amounts.items()})
             self._new_version()
             self.situations.holders_changed(h.cluster_queue)
+            if self.journal is not None:
+                self.journal.changes.append((False, h, self.pool.placed.get(key)))
         self.pool.release(key)
 
     def _new_version(self) -> None:

@@ -7,15 +7,18 @@ from dataclasses import dataclass, field, replace
 
 from kadmit.engine.admission.codes import KAD535, KAD536
 from kadmit.engine.admission.ordered import Decision
-from kadmit.engine.admission.reasons import (KAD501, KAD502, KAD503, KAD510, KAD519, KAD520, KAD523, KAD531, KAD532,
+from kadmit.engine.admission.reasons import (KAD501, KAD502, KAD503, KAD510, KAD511, KAD514, KAD519, KAD520,
+                                             KAD523, KAD531, KAD532, KAD533,
                                              Reason, flavor_reasons, gate_reasons, no_preemption_reasons,
                                              placement_reasons, preempted_reason)
 from kadmit.engine.admission.session import Session, SolverUnknown
 from kadmit.engine.compile.problem import Origin
 from kadmit.engine.explain.cores import blame_cores, symbolic_problem
 from kadmit.engine.explain.fixes import Fix, fixes
+from kadmit.engine.explain.met import as_met
 from kadmit.engine.explain.placement import PlacementExplanation, explain_placement
 from kadmit.engine.explain.prove import Proven
+from kadmit.engine.explain.standing import Standing, standing
 from kadmit.engine.placing.gangs import GangDecision
 from kadmit.engine.preemption.candidates import (IN_CLUSTER_QUEUE, IN_COHORT_FAIR_SHARING,
                                                  IN_COHORT_RECLAIM_WHILE_BORROWING, Victim)
@@ -47,6 +50,8 @@ class WhyResult:
     solver: dict = field(default_factory=dict)
     placement: PlacementExplanation | None = None  # quota fits, topology-aware placement doesn't
     gang: GangDecision | None = None  # `why` about a gang kube-scheduler places (not Kueue's)
+    standing: Standing | None = None  # what it needs and can reach, its place in line, who held its quota
+    met: bool = False  # explained at the state it met when Kueue last tried it (else the run's end state)
 
 
 
@@ -212,24 +217,48 @@ def explain_decision(session: Session, decisions: dict[str, Decision], key: str,
         return result
     if d.waiting_behind:
         _explain_strict_fifo(session, decisions, d, result, depth)
+        result.standing = standing(session, decisions, target)
         result.solver = session.stats.as_dict()
         return result
+    with as_met(session, d.cycle) as met:  # as its nomination saw the cluster, the last time it was tried
+        _explain_waiting(session, decisions, d, result)
+        result.met = met
+    if met and not result.blame and not result.unknown and result.placement is None:
+        # nothing kept it out then (another admission of that cycle took its room): the run's end state
+        result = WhyResult(key, False, d, decision_reasons(session, d))
+        _explain_waiting(session, decisions, d, result)
+    if not result.blame and not result.unknown and result.placement is None:
+        result.reasons.append(Reason(KAD523, "with today's usage the workload fits on its own; it waited "
+                                     "for workloads ahead of it in Kueue's order"))
+    if any(o.kind == "rule" for o in result.blame) and not any(r.code == KAD520 for r in result.reasons):
+        result.reasons += [Reason(KAD520, _rule_text(o)) for o in result.blame if o.kind == "rule"]
+    result.solver = session.stats.as_dict()
+    return result
+
+
+QUOTA_REASONS = (KAD510, KAD511, KAD514, KAD533)  # Kueue's reasons that are about quota
+
+
+def _explain_waiting(session: Session, decisions: dict[str, Decision], d: Decision, result: WhyResult) -> None:
+    """Reasons, standing and blame (with one-workload starting points for fixes) for a workload the
+    run left pending, at the session's state: placement's cores when quota lets it in and the nodes
+    don't, else minimal cores over quota, rules and gates."""
+    target = d.workload
+    result.reasons = decision_reasons(session, d)
+    result.standing = standing(session, decisions, target, quota=any(r.code in QUOTA_REASONS for r in result.reasons))
     if not gate_reasons(session, target):
         try:
             placement = explain_placement(session, target)
         except SolverUnknown:
             result.unknown = True
-            result.solver = session.stats.as_dict()
-            return result
-        if placement is not None:  # quota fits at the final state; the nodes don't
-            result.reasons = decision_reasons(session, d)  # the failure as it stands now
+            return
+        if placement is not None:  # quota fits; the nodes don't
             result.placement = placement
             result.blame_kind = "placement"
             result.blame = list(placement.blame)
             result.blame_groups = [list(c) for c in placement.cores]
             result.candidates = list(placement.fixes)
-            result.solver = session.stats.as_dict()
-            return result
+            return
     try:
         loaded = session.load(symbolic_problem(session, target), make_solver(session.limits))
         found = blame_cores(session, loaded)
@@ -240,13 +269,6 @@ def explain_decision(session: Session, decisions: dict[str, Decision], key: str,
             result.candidates = fixes(session, loaded, result.blame)
     except SolverUnknown:
         result.unknown = True
-    if not result.blame and not result.unknown:
-        result.reasons.append(Reason(KAD523, "with today's usage the workload fits on its own; it waited "
-                                     "for workloads ahead of it in Kueue's order"))
-    if any(o.kind == "rule" for o in result.blame) and not any(r.code == KAD520 for r in result.reasons):
-        result.reasons += [Reason(KAD520, _rule_text(o)) for o in result.blame if o.kind == "rule"]
-    result.solver = session.stats.as_dict()
-    return result
 
 
 def union(groups: list[list[Origin]]) -> list[Origin]:

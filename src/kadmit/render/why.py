@@ -1,0 +1,305 @@
+"""`why`'s answer as human text and JSON: the workload's standing in a few lines, its blame, and the
+fixes proven for it."""
+
+from __future__ import annotations
+
+import json
+
+from kadmit.edits import unified_diff
+from kadmit.engine.decide import WhyResult
+from kadmit.engine.explain.marco import origin_dict
+from kadmit.identity import object_dict, object_of, skipped_dict
+from kadmit.quantity import format_quantity
+from kadmit.render.decisions import gang_dict, skipped_lines
+from kadmit.render.excerpt import window
+from kadmit.source import SourceMap, Span
+
+
+def _loc(span: Span | None) -> dict:
+    if span is None:
+        return {"file": None, "line": None, "column": None}
+    return {"file": span.file, "line": span.line, "column": span.column}
+
+
+def why_dict(result: WhyResult, workload=None, skipped=()) -> dict:
+    """`workload`: the model's Workload asked about (its object and pod sets' origins)."""
+    d = result.decision
+    a = d.assignment if d else None
+    return {
+        "workload": result.workload,
+        "object": object_dict(object_of(workload)) if workload is not None else None,
+        "pod_set_origins": {ps.name: ps.origin for ps in workload.pod_sets if ps.origin}
+        if workload is not None else {},
+        "admitted": result.admitted,
+        "cluster_queue": d.cluster_queue if d else None,
+        "flavors": a.flavors if a else {},
+        "counts": a.counts if a else {},
+        "reasons": [r.as_dict() for r in result.reasons],
+        "blame": [{**_loc(o.span), "message": o.message, "kind": o.kind} for o in result.blame],
+        "blame_groups": [[{**_loc(o.span), "message": o.message, "kind": o.kind} for o in g]
+                         for g in result.blame_groups],
+        "blame_minimal": result.blame_minimal,
+        "blame_kind": result.blame_kind,
+        "blame_complete": result.blame_complete,
+        "cores": [[origin_dict(o) for o in g] for g in result.blame_groups],
+        "fixes": [f.as_dict() for f in result.fixes],
+        "fixes_found": result.fixes_found,
+        "fixes_complete": result.fixes_complete,
+        "candidates_tried": result.candidates_tried,
+        "redecisions": result.fixes_checked or 0,
+        "fixes_mode": result.fixes_mode,
+        "fixes_notes": result.fixes_notes,
+        "standing": result.standing.as_dict() if result.standing is not None else None,
+        "explained_at": "last try" if result.met else "end of run",
+        "placement": result.placement.as_dict() if result.placement else None,
+        "gang": gang_dict(result.gang) if result.gang is not None else None,
+        "unknown": result.unknown,
+        "skipped": [skipped_dict(s) for s in skipped],
+        "solver": result.solver,
+    }
+
+
+def why_patch(fix, sources: SourceMap) -> str:
+    """A proven fix's edits as a unified diff of the input files (empty for a fix that only waits for
+    a holder: no edit of the input says a workload finished)."""
+    edits = [c.edit for c in fix.changes if c.edit is not None]
+    texts = {e.file: sources.text(e.file) or "" for e in edits}
+    return unified_diff(texts, edits)
+
+
+def why_json(result: WhyResult, workload=None, skipped=()) -> str:
+    return json.dumps(why_dict(result, workload, skipped), indent=2) + "\n"
+
+
+def _excerpt(span: Span, sources: SourceMap) -> list[str]:
+    text = sources.line(span.file, span.line)
+    if text is None:
+        return []
+    gutter = str(span.line)
+    start = max(span.column - 1, 0)
+    end = span.end_column - 1 if span.end_line == span.line and span.end_column else len(text)
+    win = window(text, start)
+    column, width = win.marks(start, max(min(end, len(text)), start + 1))
+    pad = " " * len(gutter)
+    return [f"{pad} |", f"{gutter} | {win.text}", f"{pad} | {' ' * column}{'^' * width}"]
+
+
+def why_human(result: WhyResult, sources: SourceMap, workload_span: Span | None, workload=None,
+              skipped=()) -> str:
+    out: list[str] = []
+    name = result.workload
+    if workload is not None and workload.origin is not None:
+        o = workload.origin
+        name = f"{o.kind} {o.key}"
+    d = result.decision
+    if d is not None and d.loop is not None:
+        out.append(f"warning[{'KAD535' if d.loop.settled else 'KAD536'}]: kadmit can't decide `{name}`: "
+                   + ("it is in a preemption loop" if d.loop.settled else "the run did not settle"))
+    elif result.unknown:
+        out.append(f"error[KAD503]: kadmit couldn't decide whether `{name}` can be admitted "
+                   "within the solver's limits")
+    elif result.gang is not None:
+        out.append(f"note[KAD541]: gang `{name}` is placed" if result.admitted
+                   else f"error[KAD540]: gang `{name}` can't be placed (kube-scheduler, all-or-nothing)")
+    elif result.admitted:
+        out.append(f"note[KAD502]: {'workload ' if name == result.workload else ''}`{name}` is admitted")
+    else:
+        out.append(f"error[KAD501]: {'workload ' if name == result.workload else ''}`{name}` can't be admitted")
+    if workload_span is None and result.gang is not None:
+        workload_span = result.gang.gang.span
+    if workload_span is not None:
+        out.append(f"  --> {workload_span}")
+    if workload is not None and workload.origin is not None:
+        made = f"{workload.namespace}/{workload.kueue_name or workload.name}"
+        out.append(f"   = workload: {made} (the Workload Kueue makes of it)")
+    for ps in workload.pod_sets if workload is not None else ():
+        if ps.origin:
+            out.append(f"   = pod set {ps.name}: {ps.count} pod{'' if ps.count == 1 else 's'} from {ps.origin}")
+    if not result.admitted and result.gang is None:
+        out.extend(f"   = {line}" for line in standing_lines(result))
+    for r in result.reasons:
+        out.append(f"   = reason: {r.message}")
+    if result.placement is not None:
+        out.extend(_placement_lines(result.placement, result.met))
+    groups = result.blame_groups or ([result.blame] if result.blame else [])
+    for gi, group in enumerate(groups):
+        if result.blame_kind == "queue":
+            out.append("waits behind the head of its queue (the strategy, the head, and a minimal set that keeps "
+                       "the head out):" if group and group[0].kind == "queueing" else
+                       "its own obstacle, even without the head (a minimal set that forbids it):")
+        elif result.blame_kind == "gang":
+            out.append("blame (a minimal set that keeps the gang off the nodes; each one matters):" if gi == 0
+                       else "another reason on its own (a minimal set that keeps it off the nodes too):")
+        elif result.blame_kind == "placement":
+            out.append("blame (a minimal set that keeps the pod set off the nodes; each one matters):" if gi == 0
+                       else "another reason on its own (a minimal set that keeps it off the nodes too):")
+        elif result.blame_kind in _BLAME_TITLES:
+            out.append(_BLAME_TITLES[result.blame_kind])
+        else:
+            out.append("blame (a minimal set of statements that together forbid it; each one matters):" if gi == 0
+                       else "another reason on its own (a minimal set that forbids it too):")
+        for o in group:
+            where = str(o.span) if o.span else "(no source location)"
+            out.append(f"  --> {where}  {o.message}")
+            if o.span is not None:
+                out.extend("     " + line for line in _excerpt(o.span, sources))
+    if result.placement is not None and not result.placement.unsat:
+        out.append("   = note: counting pods node by node the pod set fits; Kueue's greedy placement still "
+                   "fails, so there is no core to blame")
+    if len(groups) > 1 and not result.blame_complete and result.placement is None:
+        out.append(f"   = note: {len(groups)} minimal sets shown; more exist (kadmit stops enumerating there)")
+    if result.fixes:
+        out.append(f"fixes (each proven by changing the input and deciding the whole cluster again in "
+                   f"{result.fixes_mode} mode; fewest side effects first):")
+        for i, f in enumerate(result.fixes, 1):
+            out.extend(_fix_lines(i, f))
+        out.extend(_fixes_notes(result))
+    elif result.fixes_checked is not None and not result.admitted and not result.unknown:
+        out.append(f"fixes: none proven ({plural(result.fixes_checked, 'change')} of the input decided again; "
+                   "none admits it)" if result.fixes_checked else "fixes: none in reach of a change of the input")
+        out.extend(f"   = note: {n}" for n in result.fixes_notes)
+        out.extend(_fixes_notes(result))
+    out.extend(skipped_lines(skipped))
+    return "\n".join(out) + "\n"
+
+
+def _fixes_notes(result: WhyResult) -> list[str]:
+    """What the list of fixes leaves out: fixes proven but not shown, a budget spent before the end."""
+    out = []
+    more = result.fixes_found - len(result.fixes)
+    if more > 0:
+        out.append(f"   = note: {more} more {'fix' if more == 1 else 'fixes'} proven; `--fixes "
+                   f"{result.fixes_found}` shows {'it' if more == 1 else 'them'}")
+    if result.fixes_checked is not None and not result.unknown and result.fixes_checked > 0 and \
+            not result.fixes_complete and more <= 0:
+        out.append(f"   = note: the budget of {result.fixes_checked} changes decided again ran out before every "
+                   "candidate was tried; `--budget N` tries more")
+    return out
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def _fix_lines(i: int, f) -> list[str]:
+    waits = all(c.edit is None for c in f.changes)
+    out = [f"  {i}. " + ("no change of the input: " if waits else "change " if len(f.changes) == 1
+                        else f"change all {len(f.changes)}: ")
+           + "; ".join(c.describe() for c in f.changes) + f.needs]
+    out.append(f"     then: {f.outcome_text}")
+    if not f.effects:
+        out.append("     side effects: none (no other workload's decision changes)")
+    else:
+        out.append(f"     side effects on {plural(len(f.effects), 'other workload')}:")
+        out.extend(f"       - `{e.workload}` {e.kind}: {e.before.describe(e.nodes_only)} → {e.after.describe(e.nodes_only)}"
+                   for e in f.effects)
+    return out
+
+
+_BLAME_TITLES = {
+    "preemption": "preemption (the policy that allowed it, and the workloads involved):",
+    "loop": "the loop (the preemption settings that allow it, and the workloads in it):",
+}
+
+
+def _placement_lines(p, met: bool = False) -> list[str]:
+    """The `placement:` section of `why`: the failing pod set, kube-scheduler's histogram for one
+    of its pods, the topology view and the best domains, when Kueue last tried it (`met`) or at the
+    end of the run."""
+    out = [f"placement (topology-aware scheduling, {'when Kueue last tried it' if met else 'at the end of the run'}):",
+           f"   = pod set {p.pod_set}: {p.count} pod{'' if p.count == 1 else 's'}, {p.request}, flavor {p.flavor}, topology {p.topology}",
+           f"   = one pod: {p.histogram}",
+           f"   = topology: {p.topology_view}"]
+    if p.domains and p.level:
+        shown = ", ".join(f"{d} fits {n}" for d, n in p.domains)
+        out.append(f"   = {p.level}s, most room first: {shown}")
+    return out
+
+
+# --- standing ----------------------------------------------------------------------------------
+
+def standing_lines(result: WhyResult) -> list[str]:
+    """A few sentences with the numbers: what the workload needs and the most it can reach and through
+    whom (or, for a gang the nodes can't hold, the room the best domain has); its place in line; and,
+    when it would fit an empty cluster, who held what it needed and whether its queue may preempt them."""
+    st = result.standing
+    if st is None:
+        return []
+    out = []
+    r = st.resource
+    p = result.placement
+    if p is not None:
+        out.append(f"needs {p.count} pod{'' if p.count == 1 else 's'} of {p.pod_set} placed at once ({p.request} "
+                   f"in flavor {p.flavor}); {p.topology_view.split(': ', 1)[-1]}")
+    elif r is not None and st.quota:
+        sets = st.shape.get(r, [])
+        pods = " + ".join(f"{n} pod{'' if n == 1 else 's'} × {_q(each, r)}" for _, n, each in sets)
+        if st.min_pods < st.pods:
+            head = f"needs at least {_q(st.needs[r], r)} {r} ({pods}; partial admission goes no lower)"
+        else:
+            head = f"needs {_q(st.needs[r], r)} {r}" + (" at once" if st.pods > 1 else "") + \
+                (f" ({pods})" if sum(n for _, n, _ in sets) > 1 else "")
+        if not st.reach:
+            out.append(f"{head}; ClusterQueue {st.cluster_queue} has no quota for {r}")
+        else:
+            shown = st.reach[:2] if st.short else [max(st.reach, key=lambda x: (x.free or 0, x.most))]
+            reach = " and ".join(_reach_text(x) for x in shown)
+            out.append(f"{head}; {st.cluster_queue} can reach {'at most ' if st.short else ''}{reach}")
+    if st.position is not None:
+        line = (f"{_ordinal(st.position + 1)} of {st.pending} pending in ClusterQueue {st.cluster_queue}"
+                f" ({_ordinal((st.position_in_local_queue or 0) + 1)} in LocalQueue {st.local_queue})")
+        if st.position == 0:
+            line += "; nothing of equal or higher priority is ahead of it"
+        else:
+            res = r if r in st.ahead else next(iter(sorted(st.ahead)), None)
+            wants = f" request {_q(st.ahead[res], res)} {res}" if res is not None else ""
+            line += f"; the {st.position:,} ahead of it (priority {st.priority} or higher){wants}"
+        out.append(line)
+    h = st.held
+    if h is not None and st.quota and p is None:
+        when = "when Kueue last tried it" if result.met else "at the end of the run"
+        reach = next((x for x in st.reach if x.flavor == h.flavor), None)
+        most = f" of the {_q(reach.most, h.resource)}" if reach is not None else ""
+        holders = ", ".join(f"{n} at priority {pr}" for pr, n, _ in h.by_priority[:3]) + (
+            ", …" if len(h.by_priority) > 3 else "")
+        line = f"{when}, {_q(h.used, h.resource)}{most} {h.resource} in {h.flavor} were in use"
+        if h.holders:
+            line += f", held by {h.holders} workload{'' if h.holders == 1 else 's'} ({holders})"
+        if h.preemptible:
+            line += (f"; its queue may preempt {h.preemptible} of them ({h.policies}), freeing "
+                     f"{_q(h.freed, h.resource)}")
+        else:
+            line += f"; its queue may preempt none of them ({h.policies})"
+        out.append(line)
+    return out
+
+
+def _reach_text(x) -> str:
+    q = lambda v: _q(v, x.resource)  # noqa: E731
+    text = f"{q(x.most)} in {x.flavor}"
+    if not x.borrowed:
+        return text + (" (its own quota)" if x.own else "")
+    names = [who for who, _ in x.lenders]
+    who = _names(names)
+    if x.limit is not None:
+        return (f"{text} = {q(x.own)} own + {q(x.borrowed)} borrowed (capped by its borrowing limit; {who} "
+                f"lend{'s' if len(names) == 1 else ''} {q(x.lent)})")
+    return f"{text} = {q(x.own)} own + {q(x.borrowed)} lent by {who}"
+
+
+def _names(names: list[str], most: int = 3) -> str:
+    """`a`, `a and b`, `a, b and c`, `a, b, c and 2 more`."""
+    if len(names) > most:
+        return ", ".join(names[:most]) + f" and {len(names) - most} more"
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _q(milli: int, resource: str) -> str:
+    """A quantity as Kubernetes writes it, a whole number grouped by thousands (1,540 cpu)."""
+    text = format_quantity(milli, resource)
+    return f"{int(text):,}" if text.isdigit() else text
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n:,}{suffix}"
