@@ -5,10 +5,14 @@ from __future__ import annotations
 from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.jobs.common import (DEFAULT_POD_SET, MIN_PARALLELISM, Builder, annotation_node,
                                           check_min_count, condition_true, int_annotation, run_state)
-from kadmit.model import Job
+from kadmit.manifests.jobs.refusals import go_quote
+from kadmit.model import Job, Refusal
 
 FRAMEWORK = "batch/job"
 STOPPING = "kueue.x-k8s.io/stopping"
+SYNC_COMPLETIONS = "kueue.x-k8s.io/job-completions-equal-parallelism"
+GO_BOOLS = {"1": True, "t": True, "T": True, "TRUE": True, "true": True, "True": True,
+            "0": False, "f": False, "F": False, "FALSE": False, "false": False, "False": False}
 
 
 def pods_count(f: Fields, spec) -> int:
@@ -32,4 +36,32 @@ def job(f: Fields, o: Meta) -> Job:
     suspended = f.bool(spec, "suspend", default=False) and o.annotations.get(STOPPING) != "true"
     started = f.field(status, "startTime") is not None or bool(f.int(status, "active", default=0))
     finished = condition_true(f, status, "Complete", "Failed")
-    return b.job(state=run_state(suspended, started, finished))
+    job = b.job(state=run_state(suspended, started, finished))
+    return job.model_copy(update={"refusals": job.refusals + _sync_completions(f, o, spec)})
+
+
+def _sync_completions(f: Fields, o: Meta, spec) -> tuple[Refusal, ...]:
+    """The Job webhook's `validateSyncCompletionCreate`: `job-completions-equal-parallelism` must
+    be a Go boolean and, when true, needs an Indexed Job whose completions equal its parallelism."""
+    text = o.annotations.get(SYNC_COMPLETIONS)
+    if text is None:
+        return ()
+    at = f.span(annotation_node(f, o, SYNC_COMPLETIONS))
+    path = f"metadata.annotations[{SYNC_COMPLETIONS}]"
+    if text not in GO_BOOLS:
+        return (Refusal(message=f"{path}: Invalid value: {go_quote(text)}: strconv.ParseBool: parsing "
+                                f"{go_quote(text)}: invalid syntax", managed_only=False, span=at),)
+    if not GO_BOOLS[text]:
+        return ()
+    out = []
+    if (f.str(spec, "completionMode") or "NonIndexed") == "NonIndexed":
+        out.append(Refusal(message=f"{path}: Invalid value: {go_quote(text)}: should not be enabled for NonIndexed jobs",
+                           managed_only=False, span=at))
+    parallelism = f.int(spec, "parallelism", default=1)
+    completions = f.int(spec, "completions")
+    if (1 if completions is None else completions) != parallelism:
+        shown = "null" if completions is None else str(completions)
+        out.append(Refusal(message=f"spec.completions: Invalid value: {shown}: should be equal to parallelism when "
+                                   f"{SYNC_COMPLETIONS} is annotation is true", managed_only=False,
+                           span=f.span(f.field(spec, "completions") or spec)))
+    return tuple(out)

@@ -9,10 +9,11 @@ from dataclasses import dataclass, field
 
 from kadmit.manifests.codes import KAD157
 from kadmit.manifests.fields import Fields, Meta
+from kadmit.manifests.jobs.refusals import job_refusals, topology_refusals
 from kadmit.manifests.owners import controller_owner
 from kadmit.manifests.workloads import duration_annotation, template_pod_set
 from kadmit.manifests.yamltree import Val
-from kadmit.model import Job, ObjectRef, PodSet, Workload
+from kadmit.model import Job, ObjectRef, PodSet, Refusal, Workload
 
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
@@ -71,6 +72,7 @@ class Builder:
     framework: str
     pod_sets: list[PodSet] = field(default_factory=list)
     priority_class_names: list[str] = field(default_factory=list)
+    refusals: list[Refusal] = field(default_factory=list)  # what Kueue's webhook refuses in the templates
 
     def template(self, name: str, count: int, template: Val, at: Val, *, min_count: int | None = None,
                  origin: str | None = None, count_node: Val | None = None,
@@ -83,6 +85,7 @@ class Builder:
         ps = template_pod_set(self.f, name, count, min_count, template, at, origin=origin,
                               nodes={"count": count_node, **(nodes or {})})
         self.pod_sets.append(ps)
+        self.refusals += topology_refusals(self.f, self.f.map(template, "metadata"))
         return ps
 
     def workload(self, ref: ObjectRef, pod_sets: list[PodSet], suffix: str = "") -> Workload:
@@ -119,6 +122,7 @@ class Builder:
                    created=self.f.timestamp(self.o.metadata, "creationTimestamp"), state=state,  # type: ignore[arg-type]
                    owner=controller_owner(self.f, self.o), workloads=tuple(workloads), note=note,
                    generate_name=not self.f.str(self.o.metadata, "name"),
+                   refusals=job_refusals(self.f, self.o, self.framework) + tuple(self.refusals),
                    span=self.f.span(self.o.node))
 
 

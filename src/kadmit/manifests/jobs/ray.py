@@ -103,12 +103,13 @@ def ray_job(f: Fields, o: Meta) -> Job:
     started = deployment not in ("", "New", "Suspended")
     finished = deployment in ("Complete", "Failed")
     job = b.job(state=run_state(f.bool(spec, "suspend", default=False), started, finished))
-    return job.model_copy(update={"refusals": tuple(refusals)})
+    return job.model_copy(update={"refusals": tuple(refusals) + job.refusals})
 
 
 def _refused(b: Builder, refusals: list[Refusal]) -> Job:
     """A job Kueue's webhook refuses whenever it manages it: no Workload either way."""
-    return b.job(workloads=[], note="Kueue makes no Workload of it").model_copy(update={"refusals": tuple(refusals)})
+    job = b.job(workloads=[], note="Kueue makes no Workload of it")
+    return job.model_copy(update={"refusals": tuple(refusals) + job.refusals})
 
 
 def ray_cluster(f: Fields, o: Meta) -> Job:
@@ -119,7 +120,7 @@ def ray_cluster(f: Fields, o: Meta) -> Job:
     _cluster(f, b, spec, f"the spec of RayCluster `{o.name}`")
     started = f.str(f.map(o.node, "status"), "state") == "ready"
     job = b.job(state=run_state(f.bool(spec, "suspend", default=False), started, False))
-    return job.model_copy(update={"refusals": tuple(refusals)})
+    return job.model_copy(update={"refusals": tuple(refusals) + job.refusals})
 
 
 def ray_service(f: Fields, o: Meta) -> Job:
@@ -130,4 +131,4 @@ def ray_service(f: Fields, o: Meta) -> Job:
     _cluster(f, b, cluster, "`rayClusterConfig`")
     started = condition_true(f, f.map(o.node, "status"), "Ready")
     job = b.job(state=run_state(f.bool(cluster, "suspend", default=False), started, False))
-    return job.model_copy(update={"refusals": tuple(refusals)})
+    return job.model_copy(update={"refusals": tuple(refusals) + job.refusals})
