@@ -4,6 +4,13 @@
 Shapes: a cohort chain (check, admit, why), a one-line JSON List of unused flavors (check, human
 output), a `.kad` workload with many pod groups (check), a chain of `.kad` imports (check).
 Run: `.venv/bin/python bench/hostile_bench.py` (n = 200) or `--n 100`.
+
+Issue 20 item 3, `--files`: every mutation of every kind of file `simulate`, `why --with-capacity`
+and `test` read besides policy and state (tests/robustness/hostile_files.py: NodePools, sweep
+files, CSV and JSON Lines traces, `--add-nodes` capacity files, `*.kadtest.yaml`), run through the
+CLI: per kind and mutation class, how many ended in each exit code, the KAD codes that reported
+them, and every run with a problem (exit 70, an exception's name or repr, a failure without a KAD
+code at a line). `--files --all` prints one row per mutation instead.
 """
 
 from __future__ import annotations
@@ -59,10 +66,78 @@ CASES = [
 ]
 
 
+CHUNK = 100  # mutations per child process (a long run of distinct inputs grows a process's native memory)
+
+
+def chunk(kind: str, start: int, end: int) -> None:
+    """Run mutations [start, end) of `kind`; one JSON line each (for `files`, in a child process)."""
+    import json
+
+    from robustness import hostile_files as H
+
+    for what, make in H.mutations(kind)[start:end]:
+        with tempfile.TemporaryDirectory() as tmp:
+            t0 = time.process_time()
+            code, out = H.run(Path(tmp), kind, make())
+        print(json.dumps({"what": what, "exit": code, "first": H.first_code(out), "problems": H.problems(code, out),
+                          "cpu": time.process_time() - t0}), flush=True)
+
+
+def files(every: bool) -> None:
+    """The hostile-file corpus: exit codes per kind and mutation class (or per mutation)."""
+    import json
+    import re
+    import subprocess
+    from collections import Counter, defaultdict
+
+    from robustness import hostile_files as H
+
+    problems = []
+    for kind in H.KINDS:
+        classes: dict[str, Counter] = defaultdict(Counter)
+        codes: dict[str, Counter] = defaultdict(Counter)
+        total, cpu = len(H.mutations(kind)), 0.0
+        for start in range(0, total, CHUNK):
+            got = subprocess.run([sys.executable, __file__, "--chunk", kind, str(start), str(start + CHUNK)],
+                                 capture_output=True, text=True, check=True).stdout
+            for row in map(json.loads, got.splitlines()):
+                what, code, first, bad = row["what"], row["exit"], row["first"], row["problems"]
+                cpu += row["cpu"]
+                if bad:
+                    problems.append((kind, what, code, bad))
+                if every:
+                    print(f"{kind:<13} {what[:90]:<90} exit {code}  {first}"
+                          + (f"  PROBLEM: {'; '.join(bad)}" if bad else ""))
+                    continue
+                cls = re.sub(r"^.* = ", "any value = ", what) if " = " in what else (
+                    "any field removed" if what.endswith(" removed") else what)
+                classes[cls][code] += 1
+                codes[cls][first] += 1
+        if not every:
+            print(f"\n{kind} ({total} mutations, {cpu:.1f} s CPU)")
+            for cls in classes:
+                exits = ", ".join(f"exit {c}: {n}" for c, n in sorted(classes[cls].items()))
+                shown = ", ".join(c for c, _ in codes[cls].most_common(4))
+                print(f"  {cls[:60]:<60} {exits:<34} {shown}")
+    print(f"\n{len(problems)} run(s) with a problem")
+    for kind, what, code, bad in problems:
+        print(f"  {kind}: {what[:80]}: exit {code}: {'; '.join(bad)}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=200)
-    n = ap.parse_args().n
+    ap.add_argument("--files", action="store_true", help="the hostile-file corpus (issue 20 item 3) instead")
+    ap.add_argument("--all", action="store_true", help="with --files: one row per mutation")
+    ap.add_argument("--chunk", nargs=3, metavar=("KIND", "START", "END"), help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.chunk:
+        chunk(args.chunk[0], int(args.chunk[1]), int(args.chunk[2]))
+        return
+    if args.files:
+        files(args.all)
+        return
+    n = args.n
     print(f"{'shape':<50} {'n':>6} {'s':>7} {'10n':>6} {'s':>7} {'ratio':>6}  printed at 10n")
     with tempfile.TemporaryDirectory() as tmp:
         for name, make, run in CASES:

@@ -152,6 +152,13 @@ def _chart_note(chart: Path, files: int, diags: Diagnostics) -> None:
                help=f"kadmit reads the manifests the chart renders to: `helm template {shown} | kadmit check -`")
 
 
+def _exists(p: Path) -> bool:
+    try:
+        return p.exists()
+    except (OSError, ValueError):  # a name longer than the file system allows, a NUL in it
+        return False
+
+
 def collect_files(paths: list[str], diags: Diagnostics, limits: Limits) -> tuple[list[Path], bool]:
     """Expand folders recursively into policy and manifest files, sorted; report missing paths.
     Files of Helm charts (folders holding `Chart.yaml`) are left out (`collect` lists them)."""
@@ -169,10 +176,16 @@ def collect(paths: list[str], diags: Diagnostics, limits: Limits) -> tuple[list[
             out.append(Path(STDIN))
             continue
         p = Path(raw)
-        chart = _chart_of(p) if p.exists() else None
+        try:
+            is_dir, exists = p.is_dir(), p.exists()
+        except (OSError, ValueError) as e:  # a name longer than the file system allows, a NUL in it
+            diags.emit(KAD001, f"can't read `{raw[:200]}`: " + (getattr(e, "strerror", None) or "not a path"))
+            failed = True
+            continue
+        chart = _chart_of(p) if exists else None
         if chart is not None:
             charts[chart] = charts.get(chart, 0) + (1 if p.is_file() else _count(p))
-        elif p.is_dir():
+        elif is_dir:
             found = []
             for dirpath, dirnames, filenames in os.walk(p):
                 if dirpath != str(p) and HELM_CHART in filenames:
@@ -184,10 +197,10 @@ def collect(paths: list[str], diags: Diagnostics, limits: Limits) -> tuple[list[
                     if _wanted(f):
                         found.append(Path(dirpath) / f)
             out.extend(sorted(found))
-        elif p.exists():
+        elif exists:
             out.append(p)
         else:
-            diags.emit(KAD001, f"no such file or folder: `{raw}`")
+            diags.emit(KAD001, f"no such file or folder: `{raw[:200]}`")
             failed = True
     unique: dict[Path | str, Path] = {}
     for p in out:
@@ -229,7 +242,7 @@ def load(paths: list[str], *, limits: Limits | None = None, validate: bool = Tru
         failed = True
     if root is None:
         roots = [p.resolve() if p.is_dir() else p.resolve().parent for p in map(Path, paths)
-                 if p != Path(STDIN) and p.exists()]
+                 if p != Path(STDIN) and _exists(p)]
         root = Path(os.path.commonpath(roots)) if roots else Path.cwd()
 
     documents: dict = {}

@@ -121,3 +121,21 @@ tests:
     assert r.exit_code == 2
     d = json.loads(r.output)["tests"][0]["diagnostics"][0]
     assert d["file"].endswith("t.kadtest.yaml") and d["line"] == 6
+
+
+def test_a_detail_of_the_wrong_type_is_an_error_at_it_not_a_test_that_cannot_fail(tmp_path):
+    for detail, line in [("counts: two", "counts: two"), ("flavors: {workers: [h100, a100]}", "flavors:"),
+                         ("borrowing: yes please", "borrowing:"), ("cluster_queue: [team-nlp]", "cluster_queue:")]:
+        folder = _copy(tmp_path / str(abs(hash(detail))), "tests:\n  - name: t\n    expect:\n"
+                       f"      team-nlp/llama-eval: {{admitted: {{{detail}}}}}\n")
+        r = run("test", str(folder), "--format", "json")
+        assert r.exit_code == 2 and "KAD810" in r.stderr, (detail, r.output)
+        assert "t.kadtest.yaml:4:" in r.stderr and line.split(":")[0] in r.stderr
+
+
+def test_added_text_written_as_a_quoted_string_is_read_as_its_value(tmp_path):
+    kad = 'workload team-nlp/tiny {\\n  queue = training\\n  pod_group main { requests = { cpu = 1 } }\\n}\\n'
+    folder = _copy(tmp_path, "tests:\n  - name: quoted\n    given:\n"
+                   f'      add: "{kad}"\n    expect:\n      team-nlp/tiny: {{not_admitted: {{reason: KAD512}}}}\n')
+    r = run("test", str(folder))
+    assert r.exit_code == 0, r.output

@@ -71,4 +71,6 @@ def test_bad_disruption_is_refused(tmp_path):
         trace = tmp_path / "trace.csv"
         trace.write_text(HEADER + "0,a,j1,lq,,1,60,8,8\n")
         out = api.simulate([str(DATA / "karpenter-policy.kad")], trace=str(trace), nodepools=[_pool(tmp_path, bad)])
-        assert out.exit_code == 2 and "KAD705" in [d.code for d in out.diagnostics], bad
+        found = [d for d in out.diagnostics if d.code == "KAD710"]
+        assert out.exit_code == 2 and len(found) == 1, bad
+        assert found[0].span.line == 17 and "spec.disruption.consolidat" in found[0].message  # at the value

@@ -34,7 +34,8 @@ def test_bad_sweep_is_refused(policy, tmp_path):
     sweep = tmp_path / "sweep.yaml"
     sweep.write_text("grid:\n  - set: {cluster_queue: q}\n    values: [1]\n")
     out = api.sweep([policy], str(sweep))
-    assert out.exit_code == 2 and [d.code for d in out.diagnostics] == ["KAD705"]
+    assert out.exit_code == 2 and [d.code for d in out.diagnostics] == ["KAD712"]
+    assert out.diagnostics[0].span.line == 2 and "has no `flavor`" in out.diagnostics[0].message
 
 
 def test_variants_take_mode_and_cycle_latency_from_the_command_or_their_own(policy, tmp_path):
@@ -64,7 +65,8 @@ def test_bad_mode_or_cycle_latency_is_refused(policy, tmp_path):
                  "grid:\n  - mode: [ordered, fastest]\n", "grid:\n  - cycle_latency: [1s, later]\n"):
         sweep.write_text(text)
         out = api.sweep([policy], str(sweep))
-        assert out.exit_code == 2 and [d.code for d in out.diagnostics] == ["KAD705"], text
+        assert out.exit_code == 2 and [d.code for d in out.diagnostics] == ["KAD712"], text
+        assert out.diagnostics[0].span.line == 2, text  # at the bad value
     sweep.write_text("variants:\n  - name: x\n")
     out = api.sweep([policy], str(sweep), cycle_latency="soon")
     assert out.exit_code == 2 and [d.code for d in out.diagnostics] == ["KAD700"]

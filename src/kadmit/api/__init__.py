@@ -10,7 +10,7 @@ from typing import Literal
 
 from kadmit import workspace as ws
 from kadmit.api.common import (EXIT_FINDINGS, EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_UNKNOWN, Loaded,
-                               exit_code, file_limits, load_for_engine, no_optimal,
+                               exit_code, file_limits, load_for_engine, no_optimal, path_kind,
                                solver_limits)
 from kadmit.api.convert import WriteOutcome, export, import_
 from kadmit.api.review import DiffOutcome, TestOutcome, diff, test
@@ -111,7 +111,7 @@ def _kad_files(paths: list[str], diags: Diagnostics,
                limits: ws.Limits) -> tuple[list[Path], bool]:
     """The `.kad` files under `paths`; a named file that isn't one is an error (folders skip them)."""
     files, failed = ws.collect_files(list(paths), diags, limits)
-    named = {Path(p).resolve() for p in paths if Path(p).exists() and not Path(p).is_dir()}
+    named = {Path(p).resolve() for p in paths if path_kind(p) in ("file", "other")}
     kad = []
     for f in files:
         if f.suffix in ws.KAD_SUFFIXES:
@@ -300,7 +300,7 @@ def why_capacity(workload: str, paths: list[str], nodepool: str, *, max_file_byt
 
     loaded = load_for_engine(paths, max_file_bytes=max_file_bytes)
     diags = Diagnostics()
-    path, _, name = nodepool.partition(":") if not Path(nodepool).exists() else (nodepool, "", "")
+    path, _, name = nodepool.partition(":") if path_kind(nodepool) == "missing" else (nodepool, "", "")
     pools = read_nodepools(path, ws.Reader(loaded.sources, diags, file_limits(max_file_bytes)), diags)
     if pools is None or loaded.exit_code != EXIT_OK:
         return None, diags.sorted()

@@ -30,6 +30,18 @@ def exit_code(diagnostics: list[Diagnostic], *, input_error: bool, strict: bool 
     return EXIT_OK
 
 
+def path_kind(raw: str) -> str:
+    """"dir", "file", "other" (exists, neither) or "missing" — also for a name no file can have
+    (longer than the file system allows, a NUL in it), which the caller reports as unreadable."""
+    from pathlib import Path
+
+    try:
+        p = Path(raw)
+        return "dir" if p.is_dir() else "file" if p.is_file() else "other" if p.exists() else "missing"
+    except (OSError, ValueError):
+        return "missing"
+
+
 def file_limits(max_file_bytes: int | None) -> ws.Limits:
     return ws.Limits() if max_file_bytes is None else ws.Limits(max_file_bytes=max_file_bytes)
 

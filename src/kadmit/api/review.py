@@ -7,7 +7,7 @@ from pathlib import Path
 
 from kadmit import workspace as ws
 from kadmit.api.common import (EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, EXIT_UNKNOWN, file_limits, load_for_engine,
-                               solver_limits)
+                               path_kind, solver_limits)
 from kadmit.diagnostics import KAD004, Diagnostic, Diagnostics
 from kadmit.engine.solver.codes import KAD412
 from kadmit.source import SourceMap
@@ -43,16 +43,16 @@ def test(paths: list[str], *, max_file_bytes: int | None = None, rlimit: int | N
     groups: dict[Path, list[Path]] = {}
     failed = False
     for raw in paths:
-        p = Path(raw)
-        if p.is_dir():
+        p, kind = Path(raw), path_kind(raw)
+        if kind == "dir":
             found = sorted(f for f in p.rglob("*") if f.is_file() and f.name.endswith(ws.TEST_SUFFIXES)
                            and not any(part.startswith(".") for part in f.relative_to(p).parts))
             for f in found:
                 groups.setdefault(ws.policy_folder(f.parent, p), []).append(f)
-        elif p.is_file():
+        elif kind == "file":
             groups.setdefault(p.parent, []).append(p)
         else:
-            diags.emit(KAD004, f"no such file or folder: `{raw}`")
+            diags.emit(KAD004, f"no such file or folder: `{raw[:200]}`")
             failed = True
     if not failed and not groups:
         diags.emit(KAD803, "no policy tests (`*.kadtest.yaml`) in " + ", ".join(f"`{p}`" for p in paths),

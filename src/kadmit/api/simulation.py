@@ -118,5 +118,11 @@ def sweep(paths: list[str], sweep_file: str, *, trace: str | None = None, until:
     undecided = False
     for r in rows:
         undecided |= _undecided({"summary": r}, f" of variant `{r['variant']}`", {}, diags)
+        if "error" in r:
+            from kadmit.simulate.codes import KAD716
+            from kadmit.source import Span
+            at = r.get("at")
+            diags.emit(KAD716, f"variant `{r['variant']}` could not run: {r['error']}",
+                       Span(file=at[0], line=at[1], column=at[2]) if at else None)
     code = EXIT_INPUT if any("error" in r for r in rows) else EXIT_UNKNOWN if undecided else EXIT_OK
     return SweepOutcome({"variants": rows}, code, diags.sorted(), sources)

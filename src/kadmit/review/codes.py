@@ -1,4 +1,4 @@
-"""Diagnostic codes of policy tests and diffs (KAD80x)."""
+"""Diagnostic codes of policy tests and diffs (KAD80x) and of test files' details (KAD81x)."""
 
 from kadmit.diagnostics import register
 
@@ -17,3 +17,9 @@ KAD804 = register("KAD804", "test setup invalid", "error",
 KAD805 = register("KAD805", "unreadable revision", "error",
                   "`kadmit diff` was given `git:REV[:PATH]` that git can't read in the working directory's "
                   "repository (no repository, unknown revision, or no such path in it).")
+KAD810 = register("KAD810", "invalid expectation detail", "error",
+                  "A detail of an expected outcome has the wrong type, so it could never be checked: "
+                  "`cluster_queue`, `domain`, `reason` and `by` take a string; `flavors` a flavor name, or a "
+                  "mapping of pod set to a flavor name (or of resource to flavor name); `counts` a whole number "
+                  "of pods, or a mapping of pod set to a whole number; `nodes` and `blames` a string or a list "
+                  "of strings; `borrowing` `true` or `false`. The test is left out, and the command exits 2.")

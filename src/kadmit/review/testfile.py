@@ -27,8 +27,8 @@ import textwrap
 from dataclasses import dataclass, field
 
 from kadmit.diagnostics import Diagnostics
-from kadmit.manifests.yamltree import MAP, SEQ, STR, Val, parse_documents
-from kadmit.review.codes import KAD801, KAD802
+from kadmit.manifests.yamltree import BOOL, DESCRIBE, INT, MAP, SEQ, STR, Val, parse_documents
+from kadmit.review.codes import KAD801, KAD802, KAD810
 from kadmit.source import Span
 from kadmit.workspace import TEST_SUFFIXES
 
@@ -210,13 +210,45 @@ def _given(given: Val, case: TestCase, file: str, lines: list[str], diags: Diagn
 
 def _embedded(val: Val, lines: list[str], *, dedent: bool) -> str:
     """A block scalar's text as it stands in the file, earlier lines blanked, so that spans keep
-    the file's line numbers (and, for `.kad`, its columns)."""
+    the file's line numbers (and, for `.kad`, its columns). Text written another way (a quoted string
+    with escapes) is taken as its value, from the line it starts on."""
+    first = lines[val.line][val.col:val.col + 1] if val.line < len(lines) else ""
+    if first not in ("|", ">"):
+        return "\n" * val.line + str(val.v) + "\n"
     start = val.line + 1 if val.line < val.end_line else val.line
     body = lines[start:start + max(1, str(val.v).rstrip("\n").count("\n") + 1)]
     text = "\n".join(body)
     if dedent:
         text = textwrap.dedent(text)
     return "\n" * start + text + "\n"
+
+
+DETAIL_TYPES = {
+    "cluster_queue": "a name", "domain": "a name", "reason": "a code or words of the reason", "by": "a workload",
+    "flavors": "a flavor, or a mapping of pod set to flavor (or to a mapping of resource to flavor)",
+    "counts": "a number of pods, or a mapping of pod set to a number of pods",
+    "nodes": "a node or a list of nodes", "blames": "a `file:line` or name, or a list of them",
+    "borrowing": "`true` or `false`",
+}
+
+
+def _detail_ok(key: str, v: Val) -> bool:
+    """Whether a detail has a shape its check reads (anything else could only pass or fail by accident)."""
+    def names(x: Val) -> bool:
+        return x.kind == STR or x.kind == SEQ and bool(x.v) and all(i.kind == STR for i in x.v)
+    if key in ("cluster_queue", "domain", "reason", "by"):
+        return v.kind == STR
+    if key == "borrowing":
+        return v.kind == BOOL
+    if key in ("nodes", "blames"):
+        return names(v)
+    if key == "counts":
+        return v.kind == INT or v.kind == MAP and bool(v.v) and all(i.kind == INT for i in v.v.values())
+    if key == "flavors":
+        return v.kind == STR or v.kind == MAP and bool(v.v) and all(
+            i.kind == STR or i.kind == MAP and bool(i.v) and all(j.kind == STR for j in i.v.values())
+            for i in v.v.values())
+    return True
 
 
 def _expectation(workload: str, val: Val, at: Span, file: str, diags: Diagnostics) -> Expectation | None:
@@ -240,6 +272,10 @@ def _expectation(workload: str, val: Val, at: Span, file: str, diags: Diagnostic
                 allowed = ", ".join(DETAILS[outcome]) or "nothing"
                 diags.emit(KAD802, f"`{outcome}` has no detail `{k}`", _key_span(details, k, file),
                            help=f"it takes {allowed}")
+                return None
+            if not _detail_ok(k, x):
+                diags.emit(KAD810, f"`{outcome}` detail `{k}` can't be {DESCRIBE.get(x.kind, 'this')}",
+                           x.span(file), help=f"`{k}` takes {DETAIL_TYPES[k]}")
                 return None
             pairs.append((k, x.plain()))
     elif details is not None and not (details.kind == "bool" and details.v is True):

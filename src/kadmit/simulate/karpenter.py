@@ -26,16 +26,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
 from kadmit.diagnostics import Diagnostics
-from kadmit.durations import parse_duration_ms
+from kadmit.manifests.yamltree import INT, MAP, SEQ, STR, Val, parse_documents
 from kadmit.model import Node, Requirement, Taint
 from kadmit.placement.domains import free_fit_count
 from kadmit.placement.filters import PodTemplate, static_fit
 from kadmit.placement.inventory import node_state, pod_usage, subtract
-from kadmit.quantity import QuantityError, parse_quantity
-from kadmit.simulate.codes import KAD705
+from kadmit.simulate.codes import KAD710, KAD711, KAD713
+from kadmit.simulate.yamlread import Fields, Unusable, shown
+from kadmit.source import Span
 
 INSTANCE_TYPES = "kadmit.dev/instance-types"
 DELAY = "kadmit.dev/provisioning-delay"
@@ -83,70 +82,187 @@ class NodePoolModel:
 
 
 def read_nodepools(path: str, reader, diags: Diagnostics) -> list[NodePoolModel] | None:
+    """The `karpenter.sh/v1` NodePools of a file, or None with every problem reported at its line
+    (KAD710; fields kadmit doesn't model are named, KAD713)."""
     text = reader.read(Path(path))
     if text is None:
         return None
-
-    def bad(msg: str) -> None:
-        diags.emit(KAD705, f"`{path}`: {msg}")
-
-    try:
-        docs = [d for d in yaml.safe_load_all(text) if d is not None]
-    except yaml.YAMLError as e:
-        bad(f"not YAML: {e}")
+    from kadmit.workspace import display_name
+    file = display_name(Path(path))
+    f = Fields(file, diags, KAD710)
+    before = len(diags.items)
+    docs = [d for d in parse_documents(text, file, diags) if d is not None]
+    if len(diags.items) > before and any(d.severity.value == "error" for d in diags.items[before:]):
         return None
-    out = []
+    if not docs:
+        f.fail(None, f"`{file}` holds no NodePool")
+        return None
+    out, ok = [], True
     for d in docs:
-        if not isinstance(d, dict) or d.get("apiVersion") != "karpenter.sh/v1" or d.get("kind") != "NodePool":
-            bad("expected `karpenter.sh/v1` NodePool objects only")
-            return None
-        meta = d.get("metadata") or {}
-        name = str(meta.get("name") or "")
-        notes = meta.get("annotations") or {}
-        spec = d.get("spec") or {}
-        tmpl = spec.get("template") or {}
-        tspec = tmpl.get("spec") or {}
         try:
-            reqs = tuple(Requirement(key=r["key"], operator=r["operator"], values=tuple(str(v) for v in r.get("values") or ()))
-                         for r in tspec.get("requirements") or [])
-            taints = tuple(Taint(key=t["key"], value=str(t.get("value") or ""), effect=t["effect"])
-                           for t in tspec.get("taints") or [])
-            limits = {str(k): parse_quantity(str(v)) for k, v in (spec.get("limits") or {}).items()}
-            shapes_raw = yaml.safe_load(notes[INSTANCE_TYPES]) if INSTANCE_TYPES in notes else None
-            if not isinstance(shapes_raw, list) or not shapes_raw:
-                bad(f"NodePool `{name}` has no `{INSTANCE_TYPES}` annotation listing its instance shapes "
-                    "({name, allocatable, labels, price})")
-                return None
-            shapes = [Shape(str(s["name"]), {str(k): parse_quantity(str(v)) for k, v in s["allocatable"].items()},
-                            {str(k): str(v) for k, v in (s.get("labels") or {}).items()}, float(s.get("price", 0)))
-                      for s in shapes_raw]
-        except (KeyError, TypeError, ValueError, QuantityError, AttributeError) as e:
-            bad(f"NodePool `{name}`: {type(e).__name__}: {e}")
-            return None
-        delay = parse_duration_ms(str(notes.get(DELAY, "0")))
-        if delay is None:
-            bad(f"NodePool `{name}`: `{DELAY}` is not a duration")
-            return None
-        disruption = spec.get("disruption") or {}
-        policy = str(disruption.get("consolidationPolicy", "WhenEmptyOrUnderutilized"))
-        if policy not in POLICIES:
-            bad(f"NodePool `{name}`: `spec.disruption.consolidationPolicy` `{policy}` is not one of "
-                + ", ".join(POLICIES))
-            return None
-        after_text = str(disruption.get("consolidateAfter", "0s"))
-        after = None if after_text == "Never" else parse_duration_ms(after_text)
-        if after is None and after_text != "Never":
-            bad(f"NodePool `{name}`: `spec.disruption.consolidateAfter` `{after_text}` is neither a duration nor Never")
-            return None
-        pool = NodePoolModel(name, {str(k): str(v) for k, v in ((tmpl.get("metadata") or {}).get("labels") or {}).items()},
-                             reqs, taints, limits, [], int(spec.get("weight") or 0), delay, policy=policy,
-                             consolidate_after_ms=after)
-        pool.shapes = sorted((s for s in shapes if _allowed(pool, s)), key=lambda s: (s.price, s.name))
-        if not pool.shapes:
-            bad(f"NodePool `{name}`: no instance shape meets its requirements")
-            return None
-        out.append(pool)
-    return out
+            out.append(_nodepool(f, d, text))
+        except Unusable:
+            ok = False
+    return out if ok else None
+
+
+POLICY_FIELDS = ("consolidationPolicy", "consolidateAfter", "budgets")
+SPEC_FIELDS = ("template", "disruption", "limits", "weight", "replicas")
+TEMPLATE_SPEC_FIELDS = ("requirements", "taints", "startupTaints", "nodeClassRef", "expireAfter",
+                        "terminationGracePeriod")
+NOT_MODELLED = {"spec.template.spec.startupTaints": "taints removed once the node is ready",
+                "spec.template.spec.expireAfter": "nodes expiring", "spec.disruption.budgets": "disruption budgets",
+                "spec.template.spec.terminationGracePeriod": "draining on termination",
+                "spec.replicas": "static capacity"}
+
+
+def _nodepool(f: Fields, d: Val, text: str) -> NodePoolModel:
+    f.mapping(d, "NodePool")
+    api, kind = f.get(d, "apiVersion"), f.get(d, "kind")
+    if api is None or kind is None or api.v != "karpenter.sh/v1" or kind.v != "NodePool":
+        raise f.fail(d, "expected a `karpenter.sh/v1` NodePool" + (
+            f", not {shown(api)} {shown(kind)}" if api is not None and kind is not None else ""))
+    meta = f.mapping(f.required(d, "metadata", "NodePool"), "metadata")
+    name = f.string(f.required(meta, "name", "metadata"), "metadata.name")
+    annotations = f.get(meta, "annotations")
+    notes = f.mapping(annotations, "metadata.annotations") if annotations is not None else None
+    spec = f.mapping(f.required(d, "spec", "NodePool"), "spec")
+    f.unknown_keys(spec, SPEC_FIELDS, "spec")
+    tmpl = f.mapping(f.required(spec, "template", "spec"), "spec.template")
+    tmeta = f.get(tmpl, "metadata")
+    labels = {}
+    if tmeta is not None and f.get(f.mapping(tmeta, "spec.template.metadata"), "labels") is not None:
+        labels = f.strings(f.get(tmeta, "labels"), "spec.template.metadata.labels")
+    tspec = f.mapping(f.required(tmpl, "spec", "spec.template"), "spec.template.spec")
+    f.unknown_keys(tspec, TEMPLATE_SPEC_FIELDS, "spec.template.spec")
+    disruption = f.get(spec, "disruption")
+    if disruption is not None:
+        f.unknown_keys(f.mapping(disruption, "spec.disruption"), POLICY_FIELDS, "spec.disruption")
+    for dotted, what in NOT_MODELLED.items():
+        node: Val | None = d
+        for part in dotted.split("."):
+            node = f.get(node, part) if node is not None and node.kind == MAP else None
+        if node is not None:
+            f.warn(KAD713, node, f"NodePool `{name}`: `{dotted}` is not modelled ({what}); kadmit provisions as "
+                   "if it were absent")
+    reqs = tuple(_requirement(f, r, f"spec.template.spec.requirements[{i}]")
+                 for i, r in enumerate(f.seq(f.get(tspec, "requirements") or _EMPTY, "spec.template.spec.requirements")))
+    taints = tuple(_taint(f, t, f"spec.template.spec.taints[{i}]")
+                   for i, t in enumerate(f.seq(f.get(tspec, "taints") or _EMPTY, "spec.template.spec.taints")))
+    limits_val = f.get(spec, "limits")
+    limits = {} if limits_val is None else {
+        k: f.quantity(v, f"spec.limits.{k}") for k, v in f.mapping(limits_val, "spec.limits").v.items()}
+    weight_val = f.get(spec, "weight")
+    weight = 0 if weight_val is None else f.integer(weight_val, "spec.weight", 1, 100)
+    shapes = _shapes(f, name, notes, text)
+    delay_val = f.get(notes, DELAY) if notes is not None else None
+    delay = 0 if delay_val is None else f.duration(delay_val, f"metadata.annotations.{DELAY}")
+    policy = "WhenEmptyOrUnderutilized"
+    after: int | None = 0
+    if disruption is not None:
+        got = f.get(disruption, "consolidationPolicy")
+        if got is not None:
+            policy = f.choice(got, "spec.disruption.consolidationPolicy", POLICIES)
+        got = f.get(disruption, "consolidateAfter")
+        if got is not None:
+            after = None if got.kind == STR and got.v == "Never" else f.duration(got, "spec.disruption.consolidateAfter")
+    pool = NodePoolModel(name, labels, reqs, taints, limits, [], weight, delay, policy=policy,
+                         consolidate_after_ms=after)
+    pool.shapes = sorted((s for s in shapes if _allowed(pool, s)), key=lambda s: (s.price, s.name))
+    if not pool.shapes:
+        raise f.fail(f.get(tspec, "requirements") or tspec, f"NodePool `{name}`: no instance shape meets its requirements")
+    return pool
+
+
+_EMPTY = Val(SEQ, [], 0, 0, 0, 0)
+OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
+
+
+def _requirement(f: Fields, v: Val, what: str) -> Requirement:
+    f.mapping(v, what)
+    f.unknown_keys(v, ("key", "operator", "values", "minValues"), what)
+    key = f.string(f.required(v, "key", what), f"{what}.key")
+    op = f.choice(f.required(v, "operator", what), f"{what}.operator", OPERATORS)
+    values = tuple(_scalar_text(f, x, f"{what}.values[{i}]")
+                   for i, x in enumerate(f.seq(f.get(v, "values") or _EMPTY, f"{what}.values")))
+    if op in ("In", "NotIn") and not values or op in ("Exists", "DoesNotExist") and values \
+            or op in ("Gt", "Lt") and len(values) != 1:
+        raise f.fail(v, f"`{what}`: operator `{op}` takes " + (
+            "one or more values" if op in ("In", "NotIn") else "no values" if op in ("Exists", "DoesNotExist")
+            else "exactly one value"))
+    return Requirement(key=key, operator=op, values=values)  # type: ignore[arg-type]
+
+
+def _scalar_text(f: Fields, v: Val, what: str) -> str:
+    if v.kind not in (STR, INT):
+        raise f.fail(v, f"`{what}` must be a string, not {shown(v)}")
+    return str(v.v)
+
+
+def _taint(f: Fields, v: Val, what: str) -> Taint:
+    f.mapping(v, what)
+    f.unknown_keys(v, ("key", "value", "effect", "timeAdded"), what)
+    key = f.string(f.required(v, "key", what), f"{what}.key")
+    value = f.get(v, "value")
+    effect = f.choice(f.required(v, "effect", what), f"{what}.effect", ("NoSchedule", "PreferNoSchedule", "NoExecute"))
+    return Taint(key=key, value="" if value is None else _scalar_text(f, value, f"{what}.value"), effect=effect)  # type: ignore[arg-type]
+
+
+def _shapes(f: Fields, name: str, notes: Val | None, text: str) -> list[Shape]:
+    """The instance shapes of annotation `kadmit.dev/instance-types`: a YAML list in a string. Problems
+    inside it are reported at their own line of the file (KAD711)."""
+    raw = f.get(notes, INSTANCE_TYPES) if notes is not None else None
+    where = f"metadata.annotations.{INSTANCE_TYPES}"
+    if raw is None:
+        raise f.fail(notes, f"NodePool `{name}` has no `{INSTANCE_TYPES}` annotation listing its instance shapes",
+                     help="a YAML list of {name, allocatable, labels, price}")
+    inner_text = f.string(raw, where)
+    inner = Fields(f.file, f.diags, KAD711)
+    base, indent = raw.line, raw.col
+    if raw.end_line > raw.line:  # a block scalar: its text starts on the next line, indented
+        base = raw.line + 1
+        lines = text.splitlines()
+        first = lines[base] if base < len(lines) else ""
+        indent = len(first) - len(first.lstrip(" "))
+    local = Diagnostics()
+    docs = [d for d in parse_documents(inner_text, f.file, local) if d is not None]
+    for d in local.items:  # its own YAML errors, moved to the file's lines
+        sp = d.span
+        at = Span(file=f.file, line=base + (sp.line if sp else 1), column=indent + (sp.column if sp else 1))
+        inner.fail(at, f"`{where}`: {d.message}")
+    if local.has_errors:
+        raise Unusable(where)
+    for d in docs:
+        _move(d, base, indent)
+    if len(docs) != 1 or docs[0].kind != SEQ or not docs[0].v:
+        raise inner.fail(docs[0] if docs else raw, f"`{where}` must be a non-empty YAML list of "
+                         "{name, allocatable, labels, price}")
+    shapes = []
+    for i, s in enumerate(docs[0].v):
+        what = f"{where}[{i}]"
+        inner.mapping(s, what)
+        inner.unknown_keys(s, ("name", "allocatable", "labels", "price"), what)
+        shape_name = inner.string(inner.required(s, "name", what), f"{what}.name")
+        alloc = inner.mapping(inner.required(s, "allocatable", what), f"{what}.allocatable")
+        labels = inner.get(s, "labels")
+        price = inner.get(s, "price")
+        shapes.append(Shape(shape_name, {k: inner.quantity(v, f"{what}.allocatable.{k}") for k, v in alloc.v.items()},
+                            {} if labels is None else inner.strings(labels, f"{what}.labels"),
+                            0.0 if price is None else inner.number(price, f"{what}.price", 0, 1e12)))
+    return shapes
+
+
+def _move(v: Val, lines: int, columns: int) -> None:
+    """Place a tree parsed from text embedded in a file at the text's place in the file."""
+    stack = [v]
+    while stack:
+        x = stack.pop()
+        x.line, x.end_line, x.col, x.end_col = x.line + lines, x.end_line + lines, x.col + columns, x.end_col + columns
+        if x.kind == MAP:
+            x.keys = {k: (a + lines, b + columns, c + lines, e + columns) for k, (a, b, c, e) in x.keys.items()}
+            stack.extend(x.v.values())
+        elif x.kind == SEQ:
+            stack.extend(x.v)
 
 
 def _allowed(pool: NodePoolModel, shape: Shape) -> bool:

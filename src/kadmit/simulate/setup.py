@@ -11,7 +11,8 @@ from kadmit import workspace as ws
 from kadmit.diagnostics import Diagnostics
 from kadmit.durations import parse_duration_ms
 from kadmit.model import Model, Workload
-from kadmit.simulate.codes import KAD700, KAD701, KAD703, KAD704, KAD705, KAD706
+from kadmit.simulate.codes import KAD700, KAD701, KAD703, KAD704, KAD705, KAD706, KAD714, KAD715
+from kadmit.source import Span
 from kadmit.simulate.run import Capacity, Options, Simulator
 from kadmit.simulate.trace import _rows, parse_time, read_trace
 
@@ -130,22 +131,41 @@ def _check(model: Model, arrivals, diags: Diagnostics) -> None:
             diags.emit(KAD704, f"no priority class `{wl.priority_class}`", wl.span)
 
 
+def _exists(path: str) -> bool:
+    try:
+        return Path(path).exists()
+    except (OSError, ValueError):  # a name too long for the file system, a NUL in it
+        return False
+
+
 def _capacity(spec: str, diags: Diagnostics, limits: ws.Limits) -> Capacity | None:
-    """`TIME:PATH` (or `PATH` for time 0): the nodes defined in PATH join at TIME."""
-    at_text, colon, path = spec.partition(":") if ":" in spec and not Path(spec).exists() else ("0", ":", spec)
+    """`TIME:PATH` (or `PATH` for time 0): the nodes defined in PATH join at TIME. Objects of the
+    file that are not nodes are named and left out (KAD715); a file without nodes is refused (KAD714)."""
+    at_text, colon, path = spec.partition(":") if ":" in spec and not _exists(spec) else ("0", ":", spec)
     at = parse_duration_ms(at_text)
     if at is None:
-        diags.emit(KAD705, f"`--add-nodes {spec}`: `{at_text}` is not a time from the start",
+        diags.emit(KAD705, f"`--add-nodes {spec[:200]}`: `{at_text[:80]}` is not a time from the start",
                    help="write TIME:PATH, e.g. 6h:extra-nodes.yaml")
         return None
     loaded = ws.load([path], limits=limits, validate=False)
     diags.extend(loaded.diagnostics)
     if loaded.input_error:
         return None
-    if not loaded.model.nodes:
-        diags.emit(KAD705, f"`--add-nodes {spec}`: `{path}` defines no nodes")
+    model = loaded.model
+    for name in ("topologies", "flavors", "cohorts", "cluster_queues", "local_queues", "priority_classes",
+                 "namespaces", "pods", "workloads", "rules", "gangs", "claim_templates"):
+        for obj in getattr(model, name):
+            span = getattr(obj, "span", None)
+            if span is not None:
+                what = {"topologies": "topology", "priority_classes": "priority class"}.get(name, name[:-1].replace("_", " "))
+                diags.emit(KAD715, f"`--add-nodes`: {what} `{getattr(obj, 'key', None) or getattr(obj, 'name', '')}` "
+                           "is not a node: it is not added", span)
+    if not model.nodes:
+        first = ws.display_name(Path(loaded.files[0])) if loaded.files else path
+        diags.emit(KAD714, f"`--add-nodes {spec[:200]}`: `{first}` defines no nodes", Span(file=first, line=1, column=1),
+                   help="a Node manifest, or `node NAME { … }` in .kad")
         return None
-    return Capacity(at, list(loaded.model.nodes), f"added from {ws.display_name(Path(path))}")
+    return Capacity(at, list(model.nodes), f"added from {ws.display_name(Path(path))}")
 
 
 def replay(model: Model, plan: Plan, *, mode: str = "ordered", scoring: str = "LeastAllocated",

@@ -29,13 +29,12 @@ import itertools
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
 from kadmit.diagnostics import Diagnostics
 from kadmit.durations import parse_duration_ms
+from kadmit.manifests.yamltree import INT, NULL, SEQ, STR, Val, parse_documents
 from kadmit.model import Model
-from kadmit.quantity import QuantityError, parse_quantity
-from kadmit.simulate.codes import KAD700, KAD705
+from kadmit.simulate.codes import KAD700, KAD712
+from kadmit.simulate.yamlread import Fields, Unusable, shown
 
 FIELDS = ("nominal", "borrowing_limit", "lending_limit")
 SCORINGS = ("LeastAllocated", "MostAllocated")
@@ -51,6 +50,7 @@ class QuotaChange:
     resource: str
     field: str
     value: int | None  # milli-units; None: unlimited (limits only)
+    at: tuple | None = field(default=None, compare=False)  # (file, line, column) of its `set`, for messages
 
 
 @dataclass(frozen=True)
@@ -62,6 +62,7 @@ class Variant:
     add_nodes: tuple[str, ...] = ()
     mode: str | None = None  # None: the command's
     cycle_latency: str | None = None  # None: the command's
+    at: tuple | None = field(default=None, compare=False)  # (file, line, column) of its entry, for messages
 
 
 @dataclass(frozen=True)
@@ -91,85 +92,85 @@ class SweepSpec:
 
 
 def read_sweep(path: str, text: str, base_paths: list[str], diags: Diagnostics) -> SweepSpec | None:
-    def bad(msg: str) -> None:
-        diags.emit(KAD705, f"`{path}`: {msg}")
-
+    """The variants of a sweep file, or None with every problem reported at its line (KAD712)."""
+    from kadmit.workspace import display_name
+    file = display_name(Path(path))
+    f = Fields(file, diags, KAD712)
+    before = len(diags.items)
+    docs = [d for d in parse_documents(text, file, diags) if d is not None]
+    if any(d.severity.value == "error" for d in diags.items[before:]):
+        return None
     try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as e:
-        bad(f"not YAML: {e}")
+        if len(docs) != 1:
+            raise f.fail(docs[1] if docs else None, "a sweep file is one YAML mapping with `variants` and/or `grid`")
+        return _sweep(f, docs[0], Path(path).parent, base_paths)
+    except Unusable:
         return None
-    if not isinstance(data, dict) or not set(data) <= {"variants", "grid"}:
-        bad("expected a mapping with `variants` and/or `grid`")
-        return None
-    here = Path(path).parent
+
+
+def _sweep(f: Fields, root: Val, here: Path, base_paths: list[str]) -> SweepSpec:
+    f.mapping(root, "sweep file")
+    if f.unknown_keys(root, ("variants", "grid"), "sweep file"):
+        raise Unusable("sweep file")
     base: list[Variant] = []
-    for i, v in enumerate(data.get("variants") or []):
-        if not isinstance(v, dict) or not set(v) <= set(VARIANT_KEYS):
-            bad(f"variant {i + 1}: expected {', '.join(f'`{k}`' for k in VARIANT_KEYS)}")
-            return None
-        paths = tuple(str(here / p) if not Path(p).is_absolute() else p for p in v.get("paths") or []) \
-            or tuple(base_paths)
-        nodes = tuple(_rebase(s, here) for s in v.get("add_nodes") or [])
-        scoring = v.get("scoring", "LeastAllocated")
-        if scoring not in SCORINGS:
-            bad(f"variant {i + 1}: scoring `{scoring}` is not one of {', '.join(SCORINGS)}")
-            return None
-        mode, cycle = v.get("mode"), v.get("cycle_latency")
-        if mode is not None and mode not in MODES:
-            bad(f"variant {i + 1}: mode `{mode}` is not one of {', '.join(MODES)}")
-            return None
-        if cycle is not None and parse_duration_ms(str(cycle)) is None:
-            bad(f"variant {i + 1}: cycle_latency `{cycle}` is not a duration (e.g. 100ms or 1s)")
-            return None
-        base.append(Variant(str(v.get("name") or f"variant-{i + 1}"), paths, (), scoring, nodes, mode,
-                            None if cycle is None else str(cycle)))
+    for i, v in enumerate(f.seq(f.get(root, "variants") or _EMPTY, "variants")):
+        what = f"variants[{i}]"
+        f.mapping(v, what)
+        if f.unknown_keys(v, VARIANT_KEYS, what):
+            raise Unusable(what)
+        paths = tuple(_path(f, p, f"{what}.paths[{j}]", here)
+                      for j, p in enumerate(f.seq(f.get(v, "paths") or _EMPTY, f"{what}.paths"))) or tuple(base_paths)
+        nodes = tuple(_rebase(_add_nodes(f, x, f"{what}.add_nodes[{j}]"), here)
+                      for j, x in enumerate(f.seq(f.get(v, "add_nodes") or _EMPTY, f"{what}.add_nodes")))
+        got = f.get(v, "scoring")
+        scoring = "LeastAllocated" if got is None else f.choice(got, f"{what}.scoring", SCORINGS)
+        got = f.get(v, "mode")
+        mode = None if got is None else f.choice(got, f"{what}.mode", MODES)
+        got = f.get(v, "cycle_latency")
+        cycle = None if got is None else _cycle(f, got, f"{what}.cycle_latency")
+        got = f.get(v, "name")
+        name = f"variant-{i + 1}" if got is None else _scalar(f, got, f"{what}.name")
+        base.append(Variant(name, paths, (), scoring, nodes, mode, cycle, tuple(v.span(f.file)[:3])))
     if not base:
-        base = [Variant("base", tuple(base_paths))]
+        base = [Variant("base", tuple(base_paths), at=tuple(root.span(f.file)[:3]))]
     axes: list[list[tuple[str, object]]] = []
-    for i, axis in enumerate(data.get("grid") or []):
-        if not isinstance(axis, dict):
-            bad(f"grid axis {i + 1}: expected a mapping")
-            return None
-        if "scoring" in axis:
-            vals = axis["scoring"]
-            if not isinstance(vals, list) or any(v not in SCORINGS for v in vals):
-                bad(f"grid axis {i + 1}: `scoring` takes a list of {', '.join(SCORINGS)}")
-                return None
-            axes.append([("scoring", v) for v in vals])
-        elif "mode" in axis:
-            vals = axis["mode"]
-            if not isinstance(vals, list) or not vals or any(v not in MODES for v in vals):
-                bad(f"grid axis {i + 1}: `mode` takes a list of {', '.join(MODES)}")
-                return None
-            axes.append([("mode", v) for v in vals])
-        elif "cycle_latency" in axis:
-            vals = axis["cycle_latency"]
-            if not isinstance(vals, list) or not vals or any(parse_duration_ms(str(v)) is None for v in vals):
-                bad(f"grid axis {i + 1}: `cycle_latency` takes a list of durations (e.g. [0s, 100ms, 1s])")
-                return None
-            axes.append([("cycle_latency", str(v)) for v in vals])
-        elif "set" in axis:
-            s, vals = axis["set"], axis.get("values")
-            if not isinstance(s, dict) or set(s) != {"cluster_queue", "flavor", "resource", "field"} \
-                    or s["field"] not in FIELDS or not isinstance(vals, list) or not vals:
-                bad(f"grid axis {i + 1}: `set` needs cluster_queue, flavor, resource and field "
-                    f"({', '.join(FIELDS)}), and `values` a non-empty list")
-                return None
-            changes = []
-            for v in vals:
-                try:
-                    q = None if v is None else parse_quantity(str(v))
-                except QuantityError as e:
-                    bad(f"grid axis {i + 1}: value `{v}`: {e}")
-                    return None
-                changes.append(("quota", QuotaChange(str(s["cluster_queue"]), str(s["flavor"]),
-                                                     str(s["resource"]), s["field"], q)))
-            axes.append(changes)
+    for i, axis in enumerate(f.seq(f.get(root, "grid") or _EMPTY, "grid")):
+        what = f"grid[{i}]"
+        f.mapping(axis, what)
+        kinds = [k for k in ("set", "scoring", "mode", "cycle_latency") if k in axis.v]
+        if len(kinds) != 1 or f.unknown_keys(axis, (kinds[0], "values") if kinds == ["set"] else tuple(kinds), what):
+            raise f.fail(axis, f"`{what}` is one axis: `set` with `values`, `scoring`, `mode` or `cycle_latency`")
+        kind, vals = kinds[0], axis.v[kinds[0]]
+        if kind == "scoring":
+            axes.append([("scoring", f.choice(x, f"{what}.scoring[{j}]", SCORINGS))
+                         for j, x in enumerate(_nonempty(f, vals, f"{what}.scoring"))])
+        elif kind == "mode":
+            axes.append([("mode", f.choice(x, f"{what}.mode[{j}]", MODES))
+                         for j, x in enumerate(_nonempty(f, vals, f"{what}.mode"))])
+        elif kind == "cycle_latency":
+            axes.append([("cycle_latency", _cycle(f, x, f"{what}.cycle_latency[{j}]"))
+                         for j, x in enumerate(_nonempty(f, vals, f"{what}.cycle_latency"))])
         else:
-            bad(f"grid axis {i + 1}: expected `set` + `values`, `scoring`, `mode` or `cycle_latency`")
-            return None
+            target = f.mapping(vals, f"{what}.set")
+            keys = ("cluster_queue", "flavor", "resource", "field")
+            if f.unknown_keys(target, keys, f"{what}.set"):
+                raise Unusable(what)
+            named = {k: _scalar(f, f.required(target, k, f"{what}.set"), f"{what}.set.{k}") for k in keys}
+            if named["field"] not in FIELDS:
+                raise f.fail(target.v["field"], f"`{what}.set.field` `{named['field']}` is not one of {', '.join(FIELDS)}")
+            values = f.required(axis, "values", what)
+            changes = []
+            for j, x in enumerate(_nonempty(f, values, f"{what}.values")):
+                q = None if x.kind == NULL else f.quantity(x, f"{what}.values[{j}]")
+                changes.append(("quota", QuotaChange(named["cluster_queue"], named["flavor"], named["resource"],
+                                                     named["field"], q, tuple(target.span(f.file)[:3]))))
+            axes.append(changes)
     out = []
+    count = len(base)
+    for axis in axes:
+        count *= len(axis)
+    if count > MAX_VARIANTS:
+        raise f.fail(f.get(root, "grid") or root, f"the sweep has {count} variants, more than {MAX_VARIANTS}")
     for v in base:
         for combo in itertools.product(*axes) if axes else [()]:
             quota, scoring, parts = list(v.quota), v.scoring, [v.name]
@@ -186,13 +187,53 @@ def read_sweep(path: str, text: str, base_paths: list[str], diags: Diagnostics) 
                     parts.append(f"cycle={val}")
                 else:
                     quota.append(val)  # type: ignore[arg-type]
-                    parts.append(f"{val.cluster_queue}.{val.flavor}.{val.resource}.{val.field}="  # type: ignore[union-attr]
-                                 f"{'unlimited' if val.value is None else val.value / 1000:g}")  # type: ignore[union-attr]
-            out.append(Variant(" ".join(parts), v.paths, tuple(quota), scoring, v.add_nodes, mode, cycle))
-            if len(out) > MAX_VARIANTS:
-                bad(f"more than {MAX_VARIANTS} variants")
-                return None
+                    amount = "unlimited" if val.value is None else f"{val.value / 1000:g}"  # type: ignore[union-attr]
+                    parts.append(f"{val.cluster_queue}.{val.flavor}.{val.resource}.{val.field}={amount}")  # type: ignore[union-attr]
+            out.append(Variant(" ".join(parts), v.paths, tuple(quota), scoring, v.add_nodes, mode, cycle, v.at))
     return SweepSpec(out)
+
+
+_EMPTY = Val(SEQ, [], 0, 0, 0, 0)
+
+
+def _nonempty(f: Fields, v: Val, what: str) -> list[Val]:
+    items = f.seq(v, what)
+    if not items:
+        raise f.fail(v, f"`{what}` is an empty list")
+    return items
+
+
+def _scalar(f: Fields, v: Val, what: str) -> str:
+    """A name: a string (a number, as YAML reads `2024`, is taken as written)."""
+    if v.kind not in (STR, INT):
+        raise f.fail(v, f"`{what}` must be a string, not {shown(v)}")
+    return str(v.v)
+
+
+def _path(f: Fields, v: Val, what: str, here: Path) -> str:
+    p = f.string(v, what)
+    if not usable_path(p):
+        raise f.fail(v, f"`{what}` is not a path")
+    return p if Path(p).is_absolute() else str(here / p)
+
+
+def _add_nodes(f: Fields, v: Val, what: str) -> str:
+    """`TIME:PATH` (or `PATH`, at the start): reported here when TIME is not a time or PATH not a path."""
+    spec = f.string(v, what)
+    at, colon, path = spec.rpartition(":")
+    if not usable_path(path) or colon and parse_duration_ms(at) is None:
+        raise f.fail(v, f"`{what}` `{spec[:80]}` is not TIME:PATH", help="e.g. `6h:extra-nodes.yaml`")
+    return spec
+
+
+def _cycle(f: Fields, v: Val, what: str) -> str:
+    f.duration(v, what)  # reported where it is not a duration
+    return str(v.v)
+
+
+def usable_path(p: str) -> bool:
+    """Whether `p` can name a file at all (not empty, no NUL, no name longer than file systems allow)."""
+    return bool(p) and "\x00" not in p and len(p) < 4096 and all(len(part) < 256 for part in p.split("/"))
 
 
 def _rebase(spec: str, here: Path) -> str:
@@ -242,11 +283,12 @@ def run_variant(variant: Variant, common: Common) -> dict:
     diags = Diagnostics(list(loaded.diagnostics))
     errors = [d for d in loaded.diagnostics if d.severity.value == "error"]
     if loaded.input_error or errors:
-        return {"variant": variant.name, "error": f"{len(errors)} error(s) in its inputs, e.g. "
-                + (errors[0].message if errors else "unreadable input")}
+        return _failed(variant, variant.at, f"{len(errors)} error(s) in its inputs, e.g. " + (_where(errors[0])
+                       if errors else "unreadable input"))
     model, problems = apply_quota(loaded.model, variant.quota)
     if problems:
-        return {"variant": variant.name, "error": "; ".join(problems)}
+        at = next((c.at for c in variant.quota if c.at is not None), variant.at)
+        return _failed(variant, at, "; ".join(problems))
     loaded.model = model
     mode = variant.mode or common.mode
     cycle = variant.cycle_latency if variant.cycle_latency is not None else common.cycle_latency
@@ -254,7 +296,7 @@ def run_variant(variant: Variant, common: Common) -> dict:
                    add_nodes=list(variant.add_nodes), nodepools=[], diags=diags, limits=limits, cycle=cycle)
     if plan is None:
         first = next((d for d in diags if d.severity.value == "error"), None)
-        return {"variant": variant.name, "error": first.message if first else "inputs refused"}
+        return _failed(variant, variant.at, _where(first) if first else "inputs refused")
     from kadmit.engine.solver.z3backend import Limits
     base = Limits()
     solver = Limits(rlimit=common.rlimit or base.rlimit, timeout_ms=common.timeout_ms or base.timeout_ms, seed=base.seed)
@@ -268,6 +310,15 @@ def run_variant(variant: Variant, common: Common) -> dict:
             "queues": {q["name"]: {"wait_p50": q["wait_p50"], "wait_p90": q["wait_p90"],
                                    "preemptions": q["preemptions"]} for q in r["queues"]},
             "seconds": r["run"]["seconds"], **({"undecided": s["undecided"]} if "undecided" in s else {})}
+
+
+def _where(d) -> str:
+    return (f"{d.span.file}:{d.span.line}: " if d.span is not None else "") + f"{d.code} {d.message}"
+
+
+def _failed(variant: Variant, at: tuple | None, message: str) -> dict:
+    """The row of a variant that could not run: why, and where the sweep file sets it up."""
+    return {"variant": variant.name, "error": message, **({"at": list(at)} if at is not None else {})}
 
 
 def run_sweep(spec: SweepSpec, common: Common, executor: str = "process", workers: int | None = None,

@@ -76,25 +76,47 @@ def _rows(text: str, path: str, diags: Diagnostics) -> list[tuple[int, dict[str,
             except json.JSONDecodeError as e:
                 diags.emit(KAD700, f"line {i} is not JSON: {e.msg}", Span(file=path, line=i, column=e.colno))
                 return None
+            except (ValueError, RecursionError):  # a number of thousands of digits, or nesting past the parser's depth
+                diags.emit(KAD700, f"line {i} can't be read: it holds a number too long or nesting too deep",
+                           Span(file=path, line=i, column=1))
+                return None
             if not isinstance(obj, dict):
                 diags.emit(KAD700, f"line {i} is not a JSON object", Span(file=path, line=i, column=1))
                 return None
-            rows.append((i, {str(k): _text(v) for k, v in obj.items() if v is not None}))
+            row = {}
+            for k, v in obj.items():
+                text = _text(v, k)
+                if text is None:
+                    diags.emit(KAD701, f"line {i}: `{k}` " + (
+                        "takes `{key: value}` of strings" if k == "node_selector" else
+                        "takes a string or a list of strings" if k == "tolerations" else
+                        "takes a string or a number"), Span(file=path, line=i, column=1))
+                    return None
+                if v is not None:
+                    row[str(k)] = text
+            rows.append((i, row))
     else:
         reader = csv.reader(io.StringIO(body))
         header = None
-        for rec in reader:
-            if header is None:
-                header = [h.strip() for h in rec]
-                continue
-            if not any(c.strip() for c in rec):
-                continue
-            line = reader.line_num
-            if len(rec) > len(header):
-                diags.emit(KAD700, f"row has {len(rec)} fields, the header {len(header)}",
-                           Span(file=path, line=line, column=1))
-                return None
-            rows.append((line, {h: c.strip() for h, c in zip(header, rec) if c.strip() != ""}))
+        try:
+            for rec in reader:
+                if header is None:
+                    header = [h.strip() for h in rec]
+                    continue
+                if not any(c.strip() for c in rec):
+                    continue
+                line = reader.line_num
+                if len(rec) > len(header):
+                    diags.emit(KAD700, f"row has {len(rec)} fields, the header {len(header)}",
+                               Span(file=path, line=line, column=1))
+                    return None
+                rows.append((line, {h: c.strip() for h, c in zip(header, rec) if c.strip() != ""}))
+        except csv.Error as e:
+            line = reader.line_num + 1
+            why = ("a field longer than kadmit reads (131,072 characters)" if "field limit" in str(e)
+                   else "a quote or character CSV doesn't allow here")
+            diags.emit(KAD700, f"line {line} can't be read as CSV: {why}", Span(file=path, line=line, column=1))
+            return None
         header = header or []
         _check_columns(header, path, 1, diags)
         if any(c not in header for c in REQUIRED):
@@ -115,14 +137,22 @@ def _rows(text: str, path: str, diags: Diagnostics) -> list[tuple[int, dict[str,
     return rows
 
 
-def _text(v) -> str:
+def _text(v, column: str) -> str | None:
+    """A JSON value as the CSV cell it stands for; None when the column can't take its shape (only
+    `node_selector` takes a mapping, only `tolerations` a list, each of plain values)."""
+    if v is None:
+        return ""
     if isinstance(v, bool):
         return "true" if v else "false"
-    if isinstance(v, dict):
-        return ",".join(f"{k}={x}" for k, x in v.items())
-    if isinstance(v, list):
-        return ",".join(_text(x) for x in v)
-    return str(v)
+    if isinstance(v, (str, int, float)):
+        return str(v)
+    if isinstance(v, dict) and column == "node_selector":
+        parts = [(k, _text(x, "")) for k, x in v.items()]
+        return None if any(t is None for _, t in parts) else ",".join(f"{k}={t}" for k, t in parts)
+    if isinstance(v, list) and column == "tolerations":
+        parts = [_text(x, "") for x in v]
+        return None if any(t is None for t in parts) else ",".join(parts)  # type: ignore[arg-type]
+    return None
 
 
 def parse_tolerations(cell: str) -> tuple[tuple[Toleration, ...], str | None]:
@@ -180,7 +210,12 @@ def _arrival(row: dict[str, str], path: str, line: int, start: datetime, diags: 
             return None
     at = parse_time(row["time"], start)
     if at is None or at < 0:
-        bad(f"`time` `{row['time']}` is neither seconds from the start nor an RFC 3339 time at or after it")
+        bad(f"`time` `{row['time'][:80]}` is neither seconds from the start nor an RFC 3339 time at or after it")
+        return None
+    try:
+        created = start + timedelta(milliseconds=at)
+    except OverflowError:
+        bad(f"`time` `{row['time'][:80]}` is after the year 9999")
         return None
     counts = {}
     for c in ("pods", "min_pods"):
@@ -235,6 +270,6 @@ def _arrival(row: dict[str, str], path: str, line: int, start: datetime, diags: 
     elif prio:
         kw["priority_class"] = prio
     wl = Workload(namespace=row["namespace"], name=row["name"], queue=row.get("queue", ""),
-                  created=start + timedelta(milliseconds=at), pod_sets=(pod_set,), span=span,
+                  created=created, pod_sets=(pod_set,), span=span,
                   spans=Spans(items={"name": span}), **kw)
     return Arrival(at, wl, prio)

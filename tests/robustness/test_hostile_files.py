@@ -1,0 +1,75 @@
+"""Hostile NodePools, sweep files, traces, capacity files and policy test files: whatever is wrong
+with them, the verb exits 0-3, says what is wrong with a KAD code at a line of the file, in kadmit's
+words (no Python exception names or reprs), and never reaches the CLI's last-resort handler.
+
+Every mutation of every kind is run by `bench/hostile_bench.py --files` (a table of exit codes);
+here a fixed sample of them, and a property test over random edits."""
+
+from __future__ import annotations
+
+import math
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kadmit.cli import Kadmit
+
+from . import hostile_files as H
+
+SAMPLE = {"kadtest": 8}  # mutations run per kind (policy tests decide and explain: slower)
+
+
+@pytest.fixture(autouse=True)
+def no_last_resort(monkeypatch):
+    """Reaching the CLI's last-resort handler (exit 70) is a failure: the exception surfaces."""
+    def internal(ctx, e):
+        raise e
+    monkeypatch.setattr(Kadmit, "_internal", staticmethod(internal))
+
+
+def _sample(kind: str) -> list[tuple[str, object]]:
+    found = H.mutations(kind)
+    text = [m for m in found if " = " not in m[0] and " removed" not in m[0]][:6]
+    rest = [m for m in found if m not in text]
+    n = SAMPLE.get(kind, 20) - len(text)
+    return text + rest[:: max(1, math.ceil(len(rest) / max(n, 1)))][:max(n, 0)]
+
+
+@pytest.mark.parametrize("kind", sorted(H.KINDS))
+def test_a_sample_of_every_kinds_mutations(kind: str, tmp_path: Path) -> None:
+    bad = []
+    for i, (what, make) in enumerate(_sample(kind)):
+        code, out = H.run(tmp_path / str(i), kind, make())
+        problems = H.problems(code, out)
+        if problems:
+            bad.append((what[:80], code, problems, out[:300]))
+    assert bad == []
+
+
+def test_the_seeds_are_valid(tmp_path: Path) -> None:
+    for kind in H.KINDS:
+        code, out = H.run(tmp_path / kind, kind, H.KINDS[kind].seed)
+        assert code == 0, (kind, out[:500])
+
+
+_TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=20)
+VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-10**40, 10**40) | st.floats() | _TEXT,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_TEXT, inner, max_size=3), max_leaves=6)
+EDITS = st.lists(st.tuples(st.integers(0, 10_000), st.one_of(st.just(H.DELETE), VALUES)), min_size=1, max_size=3)
+
+
+@pytest.mark.parametrize("kind", sorted(set(H.KINDS) - {"nodepool-why"}))
+@settings(max_examples=10, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(edits=EDITS)
+def test_random_edits_get_a_located_diagnostic_or_run(kind: str, edits) -> None:
+    if kind == "kadtest" and len(edits) > 1:
+        edits = edits[:1]
+    content = H.edited(kind, edits)
+    with tempfile.TemporaryDirectory() as tmp:
+        code, out = H.run(Path(tmp), kind, content)
+    assert H.problems(code, out) == [], (code, out[:600])

@@ -1,0 +1,95 @@
+"""The files `simulate` reads besides policy and state, when they are wrong: every problem a KAD
+diagnostic at its own line, in kadmit's words (NodePools, their instance shapes, sweeps, capacity
+files, traces)."""
+
+from pathlib import Path
+
+from kadmit import api
+
+DATA = Path(__file__).parent / "data"
+POOL = (DATA / "karpenter-pool.yaml").read_text()
+POLICY = str(DATA / "karpenter-policy.kad")
+
+
+def _pool(tmp_path: Path, text: str) -> tuple[list, list[str]]:
+    path = tmp_path / "pool.yaml"
+    path.write_text(text)
+    out = api.simulate([POLICY], nodepools=[str(path)])
+    return out.diagnostics, path.read_text().splitlines()
+
+
+def _at(d, lines: list[str]) -> str:
+    return lines[d.span.line - 1]
+
+
+def test_a_nodepool_field_of_the_wrong_type_is_reported_at_it(tmp_path: Path) -> None:
+    diags, lines = _pool(tmp_path, POOL.replace("nvidia.com/gpu: 32", "nvidia.com/gpu: [32]"))
+    (d,) = [d for d in diags if d.code == "KAD710"]
+    assert "`spec.limits.nvidia.com/gpu` must be a quantity" in d.message and "[32]" in _at(d, lines)
+    diags, lines = _pool(tmp_path, POOL.replace("      requirements:\n", "      requirements: 7\n      x:\n"))
+    assert {d.message.split(":")[0] for d in diags if d.code == "KAD710"} >= {"unknown field `x` in `spec.template.spec`"}
+    diags, _ = _pool(tmp_path, POOL.replace("spec:\n  template:", "spec: 7\n  template:"))
+    assert any(d.code in ("KAD710", "KAD150") for d in diags)
+
+
+def test_instance_shapes_are_reported_at_their_line_inside_the_annotation(tmp_path: Path) -> None:
+    diags, lines = _pool(tmp_path, POOL.replace("cpu: 96,", "cpu: lots,"))
+    (d,) = [d for d in diags if d.code == "KAD711"]
+    assert "instance-types[1].allocatable.cpu`" in d.message and "cpu: lots" in _at(d, lines)
+    assert _at(d, lines)[d.span.column - 1:].startswith("lots")
+    diags, lines = _pool(tmp_path, POOL.replace("      - {name: g.4x", "      - {nme: g.4x"))
+    found = [d for d in diags if d.severity.value == "error"]
+    assert [d.code for d in found] == ["KAD711", "KAD711"] and all(d.span.line == 8 for d in found)
+    assert sorted(d.message.split("` ")[-1] for d in found) == ["has no `name`", "in `metadata.annotations.kadmit.dev/instance-types[0]`"]
+
+
+def test_fields_kadmit_does_not_model_are_named(tmp_path: Path) -> None:
+    diags, lines = _pool(tmp_path, POOL.replace("  disruption: {consolidateAfter: Never}",
+                                                "  disruption: {consolidateAfter: Never, budgets: [{nodes: 10%}]}"))
+    (d,) = [d for d in diags if d.code == "KAD713"]
+    assert "spec.disruption.budgets" in d.message and "budgets" in _at(d, lines)
+
+
+def test_a_capacity_file_without_nodes_or_with_other_objects(tmp_path: Path) -> None:
+    other = tmp_path / "other.kad"
+    other.write_text('flavor extra {}\nnode n9 { allocatable = { cpu = 8, pods = 110 } }\n')
+    out = api.simulate([POLICY], add_nodes=[f"1h:{other}"])
+    assert out.exit_code == 0 and [(d.code, d.span.line) for d in out.diagnostics if d.code == "KAD715"] == [("KAD715", 1)]
+    other.write_text("flavor extra {}\n")
+    out = api.simulate([POLICY], add_nodes=[f"1h:{other}"])
+    assert out.exit_code == 2 and [(d.code, d.span.line) for d in out.diagnostics if d.code == "KAD714"] == [("KAD714", 1)]
+
+
+def test_a_sweep_variant_that_cannot_run_is_reported_at_its_entry(tmp_path: Path) -> None:
+    sweep = tmp_path / "sweep.yaml"
+    sweep.write_text("variants:\n  - name: ok\n  - name: broken\n    paths: [nowhere/]\n")
+    out = api.sweep([POLICY], str(sweep), workers=1)
+    (d,) = [d for d in out.diagnostics if d.code == "KAD716"]
+    assert out.exit_code == 2 and d.span.line == 3 and "`broken`" in d.message
+    sweep.write_text("variants:\n  - paths: 7\n")
+    out = api.sweep([POLICY], str(sweep), workers=1)
+    assert [(d.code, d.span.line) for d in out.diagnostics] == [("KAD712", 2)]
+    assert "must be a list, not an integer" in out.diagnostics[0].message
+
+
+def test_trace_rows_the_reader_cannot_take(tmp_path: Path) -> None:
+    trace = tmp_path / "trace.jsonl"
+    trace.write_text('{"time": 0, "namespace": "a", "name": "j", "pods": 1}\n'
+                     '{"time": 0, "namespace": "a", "name": "k", "pods": [1, 2]}\n' + "[" * 100_000 + "\n")
+    out = api.simulate([POLICY], trace=str(trace))
+    assert out.exit_code == 2 and [(d.code, d.span.line) for d in out.diagnostics if d.severity.value == "error"] \
+        == [("KAD701", 2)]
+    trace.write_text('{"time": 0, "namespace": "a", "name": "j", "pods": 1}\n' + "[" * 100_000 + "\n")
+    out = api.simulate([POLICY], trace=str(trace))
+    assert [(d.code, d.span.line) for d in out.diagnostics if d.severity.value == "error"] == [("KAD700", 2)]
+    csv = tmp_path / "trace.csv"
+    csv.write_text("time,namespace,name,pods\n0,a," + "x" * 200_000 + ",1\n")
+    out = api.simulate([POLICY], trace=str(csv))
+    assert out.exit_code == 2 and "longer than kadmit reads" in out.diagnostics[-1].message
+    csv.write_text("time,namespace,name,pods\n9999-12-31T23:59:59Z,a,j,1\n")
+    out = api.simulate([POLICY], trace=str(csv), start="9999-12-31T23:59:58Z")
+    assert out.exit_code == 0
+    out = api.simulate([POLICY], trace=str(csv), start="9999-12-31T23:59:58Z", until="1h")
+    csv.write_text("time,namespace,name,pods\n99999999,a,j,1\n")
+    out = api.simulate([POLICY], trace=str(csv), start="9999-12-31T23:59:58Z")
+    assert out.exit_code == 2 and "after the year 9999" in out.diagnostics[-1].message
