@@ -336,7 +336,7 @@ def run(folder: Path, kind: str, content: str | bytes) -> tuple[int, str]:
     return got.exit_code, out
 
 
-_EXCEPTION = re.compile(r"Traceback|internal error|\b(?:Error|Exception)\b|\b[A-Z]\w*(?:Error|Exception)\b"
+EXCEPTION = re.compile(r"Traceback|internal error|\b(?:Error|Exception)\b|\b[A-Z]\w*(?:Error|Exception)\b"
                         r"|object at 0x|\bVal\(|<class |<built-in")
 _BLOCK = re.compile(r"^(?:error|warning|note)\[(KAD\d{3})\](?![^\n]* more \([^\n]*\) not shown)[^\n]*\n"
                     r"(\s*-->\s*\S+:\d+:\d+)?", re.M)  # (a count line of diagnostics not shown is no block)
@@ -348,7 +348,7 @@ def problems(exit_code: int, output: str) -> list[str]:
     out = []
     if exit_code not in (0, 1, 2, 3):
         out.append(f"exit {exit_code}")
-    hit = _EXCEPTION.search(output)
+    hit = EXCEPTION.search(output)
     if hit:
         out.append(f"prints `{hit.group(0)}`")
     blocks = _BLOCK.findall(output)
@@ -362,7 +362,8 @@ def problems(exit_code: int, output: str) -> list[str]:
 
 
 def first_code(output: str) -> str:
-    found = re.search(r"\b(KAD\d{3})\b", output)
+    """The code of the first error reported (else of the first diagnostic; "-" for none)."""
+    found = re.search(r"^error\[(KAD\d{3})\]", output, re.M) or re.search(r"\b(KAD\d{3})\b", output)
     return found.group(1) if found else "-"
 
 

@@ -8,6 +8,7 @@ here a fixed sample of them, and a property test over random edits."""
 from __future__ import annotations
 
 import math
+import re
 import tempfile
 from pathlib import Path
 
@@ -73,3 +74,20 @@ def test_random_edits_get_a_located_diagnostic_or_run(kind: str, edits) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         code, out = H.run(Path(tmp), kind, content)
     assert H.problems(code, out) == [], (code, out[:600])
+
+
+@pytest.mark.parametrize("args", [["check", "{long}"], ["admit", "{long}"], ["why", "a/b", "{long}"], ["test", "{long}"],
+                                  ["fmt", "--check", "{long}"], ["diff", "{long}", "{dir}"],
+                                  ["simulate", "{dir}/policy.kad", "--compare", "{long}"],
+                                  ["simulate", "{dir}/policy.kad", "--add-nodes", "1h:{long}"],
+                                  ["simulate", "{dir}/policy.kad", "--trace", "{long}"]])
+def test_a_path_no_file_system_allows_is_unreadable_input(args: list[str], tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from kadmit.cli import cli
+
+    (tmp_path / "policy.kad").write_text(H.POLICY)
+    argv = [a.format(long="x" * 5000, dir=str(tmp_path)) for a in args]
+    got = CliRunner().invoke(cli, argv, catch_exceptions=False)
+    assert got.exit_code == 2 and re.search(r"KAD00[14]", got.output), got.output[:300]
+    assert not H.EXCEPTION.search(got.output)  # an argument has no line to point at: only the words are checked
