@@ -93,3 +93,17 @@ def test_trace_rows_the_reader_cannot_take(tmp_path: Path) -> None:
     csv.write_text("time,namespace,name,pods\n99999999,a,j,1\n")
     out = api.simulate([POLICY], trace=str(csv), start="9999-12-31T23:59:58Z")
     assert out.exit_code == 2 and "after the year 9999" in out.diagnostics[-1].message
+
+
+def test_a_column_or_key_named_twice_is_refused_not_dropped(tmp_path: Path) -> None:
+    csv = tmp_path / "trace.csv"
+    csv.write_text("time,namespace,name,pods,cpu,cpu\n0,a,j,1,1,2\n")
+    out = api.simulate([POLICY], trace=str(csv))
+    assert out.exit_code == 2 and [(d.code, d.span.line) for d in out.diagnostics if d.severity.value == "error"] \
+        == [("KAD700", 1)] and "`cpu` twice" in out.diagnostics[-1].message
+    jsonl = tmp_path / "trace.jsonl"
+    jsonl.write_text('{"time": 0, "namespace": "a", "name": "j", "pods": 1}\n'
+                     '{"time": 0, "namespace": "a", "name": "k", "pods": 1, "pods": 2}\n')
+    out = api.simulate([POLICY], trace=str(jsonl))
+    assert out.exit_code == 2 and [(d.code, d.span.line) for d in out.diagnostics if d.severity.value == "error"] \
+        == [("KAD700", 2)]

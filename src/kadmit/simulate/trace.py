@@ -72,7 +72,10 @@ def _rows(text: str, path: str, diags: Diagnostics) -> list[tuple[int, dict[str,
             if not ln.strip():
                 continue
             try:
-                obj = json.loads(ln)
+                obj = json.loads(ln, object_pairs_hook=_no_duplicates)
+            except _Duplicate as e:
+                diags.emit(KAD700, f"line {i} names `{str(e)[:80]}` twice", Span(file=path, line=i, column=1))
+                return None
             except json.JSONDecodeError as e:
                 diags.emit(KAD700, f"line {i} is not JSON: {e.msg}", Span(file=path, line=i, column=e.colno))
                 return None
@@ -102,6 +105,11 @@ def _rows(text: str, path: str, diags: Diagnostics) -> list[tuple[int, dict[str,
             for rec in reader:
                 if header is None:
                     header = [h.strip() for h in rec]
+                    twice = sorted({h for h in header if header.count(h) > 1})
+                    if twice:
+                        diags.emit(KAD700, "the header names " + ", ".join(f"`{h[:80]}`" for h in twice) + " twice",
+                                   Span(file=path, line=reader.line_num, column=1), help="one column per field")
+                        return None
                     continue
                 if not any(c.strip() for c in rec):
                     continue
@@ -135,6 +143,19 @@ def _rows(text: str, path: str, diags: Diagnostics) -> list[tuple[int, dict[str,
         if not _check_columns(list(row), path, line, diags):
             return None
     return rows
+
+
+class _Duplicate(ValueError):
+    """A JSON object names a key twice (json keeps the last: the first would be dropped unsaid)."""
+
+
+def _no_duplicates(pairs: list[tuple[str, object]]) -> dict:
+    out: dict = {}
+    for k, v in pairs:
+        if k in out:
+            raise _Duplicate(k)
+        out[k] = v
+    return out
 
 
 def _text(v, column: str) -> str | None:
