@@ -1,17 +1,35 @@
 // Command kueue-oracle decides admission with Kueue's own code, in process, for kadmit's
 // differential tests: it reads the manifests kadmit reads and prints decisions in the shape
 // of `kadmit admit --format json`.
+//
+// Build and run it through the wrapper beside this file (`tools/kueue-oracle/kueue-oracle`),
+// which compiles it against a build-time copy of Kueue's module with the harness files of
+// _inject/ added (README.md says why and how).
 package main
 
 import (
 	"fmt"
 	"os"
 	"runtime/debug"
-
-	_ "sigs.k8s.io/kueue/pkg/controller/jobs"
-	_ "sigs.k8s.io/kueue/pkg/scheduler"
-	_ "sigs.k8s.io/kueue/pkg/util/testing"
+	"sort"
 )
+
+// command is one subcommand: `kueue-oracle NAME ARGS...`. Each lives in its own file and
+// registers itself from an init function.
+type command struct {
+	summary string
+	run     func(args []string) int // the process exit code
+}
+
+var commands = map[string]command{}
+
+// register adds a subcommand; a name registered twice is a programming error.
+func register(name, summary string, run func(args []string) int) {
+	if _, dup := commands[name]; dup {
+		panic("kueue-oracle: command registered twice: " + name)
+	}
+	commands[name] = command{summary: summary, run: run}
+}
 
 // kueueVersion is the version of sigs.k8s.io/kueue this binary was built with.
 func kueueVersion() string {
@@ -21,20 +39,39 @@ func kueueVersion() string {
 	}
 	for _, dep := range info.Deps {
 		if dep.Path == "sigs.k8s.io/kueue" {
-			if dep.Replace != nil && dep.Replace.Version != "" {
-				return dep.Replace.Version
-			}
 			return dep.Version
 		}
 	}
 	return "unknown"
 }
 
+func usage() {
+	fmt.Fprintln(os.Stderr, "usage: kueue-oracle --version | COMMAND ARGS...")
+	names := make([]string, 0, len(commands))
+	for name := range commands {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		fmt.Fprintf(os.Stderr, "  %-10s %s\n", name, commands[name].summary)
+	}
+}
+
 func main() {
-	if len(os.Args) == 2 && os.Args[1] == "--version" {
+	args := os.Args[1:]
+	if len(args) == 1 && args[0] == "--version" {
 		fmt.Printf("kueue-oracle (sigs.k8s.io/kueue %s)\n", kueueVersion())
 		return
 	}
-	fmt.Fprintln(os.Stderr, "usage: kueue-oracle --version | admit --format json PATH...")
-	os.Exit(2)
+	if len(args) == 0 {
+		usage()
+		os.Exit(2)
+	}
+	cmd, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(os.Stderr, "kueue-oracle: unknown command %q\n", args[0])
+		usage()
+		os.Exit(2)
+	}
+	os.Exit(cmd.run(args[1:]))
 }

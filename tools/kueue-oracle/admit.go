@@ -1,0 +1,313 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/funcr"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/kadmit/kadmit/tools/kueue-oracle/internal/cluster"
+	"github.com/kadmit/kadmit/tools/kueue-oracle/internal/input"
+	"github.com/kadmit/kadmit/tools/kueue-oracle/internal/jobs"
+	"github.com/kadmit/kadmit/tools/kueue-oracle/internal/objects"
+	"github.com/kadmit/kadmit/tools/kueue-oracle/internal/report"
+)
+
+func init() {
+	register("admit", "decide every pending workload with Kueue's scheduler (JSON in the shape of `kadmit admit --format json`)", runAdmit)
+}
+
+// admitOutput is what `admit` prints.
+type admitOutput struct {
+	Mode      string            `json:"mode"`
+	Decisions []report.Decision `json:"decisions"`
+	Skipped   []objects.Skipped `json:"skipped"`
+	NotRead   []objects.Skipped `json:"not_read"`
+	Problems  []input.Problem   `json:"problems"`
+	Notes     []string          `json:"notes"`
+	Files     []string          `json:"files"`
+	Oracle    oracleInfo        `json:"oracle"`
+	Variance  *variance         `json:"variance,omitempty"`
+}
+
+type oracleInfo struct {
+	Kueue        string          `json:"kueue"`
+	Config       string          `json:"configuration"`
+	FeatureGates map[string]bool `json:"feature_gates"`
+	Cycles       int             `json:"cycles"`
+	Stop         string          `json:"stop"`
+	Loop         []string        `json:"loop"`
+	Seed         int64           `json:"seed"`
+	Runs         int             `json:"runs"`
+	// Process CPU time: reading and setting up the cluster, and the scheduling run (cycles and
+	// the controllers between them), summed over the runs.
+	LoadSeconds     float64 `json:"load_cpu_seconds"`
+	ScheduleSeconds float64 `json:"schedule_cpu_seconds"`
+}
+
+// variance lists the workloads whose decisions differ between runs: Kueue's own outcome
+// depends on Go's map order (heads, the fair-sharing iterator) or on the order objects are
+// added, so each outcome is one Kueue may give.
+type variance struct {
+	Runs      int               `json:"runs"`
+	Outcomes  int               `json:"outcomes"`
+	Workloads []variantWorkload `json:"workloads"`
+}
+
+type variantWorkload struct {
+	Workload string           `json:"workload"`
+	Outcomes []variantOutcome `json:"outcomes"`
+}
+
+type variantOutcome struct {
+	Runs     []int           `json:"runs"`
+	Decision report.Decision `json:"decision"`
+}
+
+func runAdmit(args []string) int {
+	fs := flag.NewFlagSet("admit", flag.ContinueOnError)
+	format := fs.String("format", "json", "output format (json)")
+	seed := fs.Int64("seed", 0, "permute the order objects are added to Kueue's caches with this seed (0: by name)")
+	runs := fs.Int("runs", 1, "decide this many times (run i with seed+i) and report where the runs differ")
+	maxCycles := fs.Int("max-cycles", 0, "bound on scheduling cycles (0: 50 + 10 per workload)")
+	gates := fs.String("feature-gates", "", "Kueue feature gates, key=value,... (over the Configuration's featureGates)")
+	start := fs.String("start", "", "the fake clock's start, RFC 3339 (default: the latest creationTimestamp in the input)")
+	keepVictims := fs.Bool("keep-victims", false, "evicted workloads keep their quota (Kueue's behaviour for a Workload no job controller stops)")
+	verbosity := fs.Int("v", -1, "Kueue's logs on stderr at this verbosity (default: none)")
+	fs.Usage = func() {
+		fmt.Fprintln(os.Stderr, "usage: kueue-oracle admit [flags] PATH...")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *format != "json" {
+		fmt.Fprintf(os.Stderr, "kueue-oracle admit: unknown format %q (json)\n", *format)
+		return 2
+	}
+	if fs.NArg() == 0 || *runs < 1 {
+		fs.Usage()
+		return 2
+	}
+	log := logr.Discard()
+	if *verbosity >= 0 {
+		log = funcr.New(func(prefix, args string) { fmt.Fprintln(os.Stderr, prefix, args) }, funcr.Options{Verbosity: *verbosity})
+	}
+	ctrl.SetLogger(log)
+	ctx := ctrl.LoggerInto(context.Background(), log)
+
+	loadStart := cpuSeconds()
+	files, err := input.Files(fs.Args())
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "kueue-oracle admit: %v\n", err)
+		return 2
+	}
+	docs, problems := input.Read(files)
+	scheme := objects.NewScheme(jobs.AddToScheme)
+	defaulter, err := objects.NewDefaulter()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "kueue-oracle admit: %v\n", err)
+		return 2
+	}
+	reader := &objects.Reader{Scheme: scheme, Defaulter: defaulter, IsJobKind: isJobKind}
+	in, err := reader.Read(ctx, docs)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "kueue-oracle admit: %v\n", err)
+		return 2
+	}
+	if err := utilfeature.DefaultMutableFeatureGate.SetFromMap(in.Config.FeatureGates); err != nil {
+		fmt.Fprintf(os.Stderr, "kueue-oracle admit: the Configuration's featureGates: %v\n", err)
+		return 2
+	}
+	if *gates != "" {
+		if err := utilfeature.DefaultMutableFeatureGate.Set(*gates); err != nil {
+			fmt.Fprintf(os.Stderr, "kueue-oracle admit: --feature-gates: %v\n", err)
+			return 2
+		}
+	}
+	startTime, err := startOf(*start, in)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "kueue-oracle admit: --start: %v\n", err)
+		return 2
+	}
+	loadSeconds := cpuSeconds() - loadStart
+
+	out := admitOutput{Mode: "kueue", Skipped: in.Skipped, NotRead: in.NotRead, Problems: problems,
+		Notes: in.Notes, Files: files}
+	var all [][]report.Decision
+	var first *cluster.Result
+	var scheduleSeconds float64
+	for i := 0; i < *runs; i++ {
+		runSeed := *seed
+		if i > 0 {
+			runSeed = *seed + int64(i)
+		}
+		setupStart := cpuSeconds()
+		jr := jobConverter(in)
+		cl, err := cluster.New(ctx, scheme, in.Objects, in.Config, cluster.Options{
+			Start: startTime, Seed: runSeed, MaxCycles: *maxCycles, StopEvictedJobs: !*keepVictims,
+			Indexes: jobIndexes, Convert: jr.convert, Log: log,
+		})
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "kueue-oracle admit: setting the cluster up: %v\n", err)
+			return 2
+		}
+		loadSeconds += cpuSeconds() - setupStart
+		res, err := cl.Run()
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "kueue-oracle admit: %v\n", err)
+			return 2
+		}
+		scheduleSeconds += res.SchedulingCPU.Seconds()
+		all = append(all, report.Decisions(res, jr.owners))
+		if i == 0 {
+			first = res
+			out.Skipped = append(out.Skipped, jr.skipped...)
+			out.Notes = append(out.Notes, res.Notes...)
+		}
+	}
+	out.Decisions = all[0]
+	if out.Decisions == nil {
+		out.Decisions = []report.Decision{}
+	}
+	sortSkipped(out.Skipped)
+	sortSkipped(out.NotRead)
+	out.Oracle = oracleInfo{
+		Kueue: kueueVersion(), Config: in.ConfigFrom, FeatureGates: featureGates(),
+		Cycles: first.Cycles, Stop: first.Stop, Loop: first.Loop, Seed: *seed, Runs: *runs,
+		LoadSeconds: round3(loadSeconds), ScheduleSeconds: round3(scheduleSeconds),
+	}
+	if out.Oracle.Loop == nil {
+		out.Oracle.Loop = []string{}
+	}
+	if *runs > 1 {
+		out.Variance = compareRuns(all)
+	}
+	for _, l := range []*[]string{&out.Notes, &out.Files} {
+		if *l == nil {
+			*l = []string{}
+		}
+	}
+	for _, l := range []*[]objects.Skipped{&out.Skipped, &out.NotRead} {
+		if *l == nil {
+			*l = []objects.Skipped{}
+		}
+	}
+	if out.Problems == nil {
+		out.Problems = []input.Problem{}
+	}
+	enc := json.NewEncoder(os.Stdout)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(out); err != nil {
+		fmt.Fprintf(os.Stderr, "kueue-oracle admit: %v\n", err)
+		return 2
+	}
+	return 0
+}
+
+// startOf is the fake clock's start: the flag, else the latest creationTimestamp among the
+// input's objects (the instant the input describes), else a fixed instant.
+func startOf(flagValue string, in *objects.Input) (time.Time, error) {
+	if flagValue != "" {
+		return time.Parse(time.RFC3339, flagValue)
+	}
+	var latest time.Time
+	for _, o := range in.Objects {
+		if t := o.GetCreationTimestamp().Time; t.After(latest) {
+			latest = t
+		}
+	}
+	for _, u := range in.Jobs {
+		if t := u.GetCreationTimestamp().Time; t.After(latest) {
+			latest = t
+		}
+	}
+	if latest.IsZero() {
+		latest = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	}
+	return latest.Add(time.Second), nil
+}
+
+// compareRuns reports the workloads whose decisions differ between runs.
+func compareRuns(all [][]report.Decision) *variance {
+	v := &variance{Runs: len(all), Workloads: []variantWorkload{}}
+	seenOutcomes := map[string]bool{}
+	byWorkload := map[string][][]byte{}
+	decisionOf := map[string][]report.Decision{}
+	var names []string
+	for run, decisions := range all {
+		whole, _ := json.Marshal(stripCycles(decisions))
+		seenOutcomes[string(whole)] = true
+		for _, d := range decisions {
+			if _, ok := byWorkload[d.Kueue]; !ok {
+				names = append(names, d.Kueue)
+				byWorkload[d.Kueue] = make([][]byte, len(all))
+				decisionOf[d.Kueue] = make([]report.Decision, len(all))
+			}
+			c := d
+			c.Cycle = 0
+			byWorkload[d.Kueue][run], _ = json.Marshal(c)
+			decisionOf[d.Kueue][run] = d
+		}
+	}
+	v.Outcomes = len(seenOutcomes)
+	sort.Strings(names)
+	for _, name := range names {
+		texts := byWorkload[name]
+		var outcomes []variantOutcome
+		index := map[string]int{}
+		for run, t := range texts {
+			i, ok := index[string(t)]
+			if !ok {
+				i = len(outcomes)
+				index[string(t)] = i
+				outcomes = append(outcomes, variantOutcome{Decision: decisionOf[name][run]})
+			}
+			outcomes[i].Runs = append(outcomes[i].Runs, run)
+		}
+		if len(outcomes) > 1 {
+			v.Workloads = append(v.Workloads, variantWorkload{Workload: decisionOf[name][0].Workload, Outcomes: outcomes})
+		}
+	}
+	return v
+}
+
+func stripCycles(ds []report.Decision) []report.Decision {
+	out := make([]report.Decision, len(ds))
+	for i, d := range ds {
+		d.Cycle = 0
+		out[i] = d
+	}
+	return out
+}
+
+func sortSkipped(s []objects.Skipped) {
+	sort.SliceStable(s, func(i, j int) bool {
+		a, b := s[i], s[j]
+		return strings.Join([]string{a.Namespace, a.Name, a.Kind}, "/") < strings.Join([]string{b.Namespace, b.Name, b.Kind}, "/")
+	})
+}
+
+// featureGates are the feature gates the run had away from their defaults (Kueue v0.17's).
+func featureGates() map[string]bool {
+	out := map[string]bool{}
+	for name, spec := range utilfeature.DefaultMutableFeatureGate.GetAll() {
+		if on := utilfeature.DefaultMutableFeatureGate.Enabled(name); on != spec.Default {
+			out[string(name)] = on
+		}
+	}
+	return out
+}
+
+func round3(f float64) float64 {
+	return float64(int64(f*1000+0.5)) / 1000
+}

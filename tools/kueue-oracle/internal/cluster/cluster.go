@@ -1,0 +1,367 @@
+// Package cluster runs Kueue's scheduler in process, as Kueue's own scheduler unit tests drive
+// it (pkg/scheduler/scheduler_test.go): a controller-runtime fake client holding the input's
+// objects, the scheduler's cache (schdcache), the queue manager (qcache) with the unit tests'
+// requeuer, Kueue's workload controller fed the events an informer would deliver, a fake clock,
+// and scheduling cycles until nothing changes. Between cycles, evicted workloads release their
+// quota as their jobs' reconcilers make them (see stopEvictedJob).
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"sort"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/clock"
+	clocktesting "k8s.io/utils/clock/testing"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	configapi "sigs.k8s.io/kueue/apis/config/v1beta2"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	qcache "sigs.k8s.io/kueue/pkg/cache/queue"
+	schdcache "sigs.k8s.io/kueue/pkg/cache/scheduler"
+	"sigs.k8s.io/kueue/pkg/controller/core"
+	"sigs.k8s.io/kueue/pkg/controller/core/indexer"
+	tasindexer "sigs.k8s.io/kueue/pkg/controller/tas/indexer"
+	"sigs.k8s.io/kueue/pkg/dra"
+	"sigs.k8s.io/kueue/pkg/features"
+	"sigs.k8s.io/kueue/pkg/scheduler"
+	preemptexpectations "sigs.k8s.io/kueue/pkg/scheduler/preemption/expectations"
+	utilqueue "sigs.k8s.io/kueue/pkg/util/queue"
+	utiltas "sigs.k8s.io/kueue/pkg/util/tas"
+	utiltesting "sigs.k8s.io/kueue/pkg/util/testing"
+)
+
+// Options of a run.
+type Options struct {
+	// Start is the fake clock's time when the run starts.
+	Start time.Time
+	// Seed permutes the order in which objects are added to Kueue's caches (0: by name).
+	Seed int64
+	// MaxCycles bounds the run (0: 50 + 10 per workload, as kadmit bounds its own).
+	MaxCycles int
+	// StopEvictedJobs: evicted workloads give back their quota before the next cycle, as their
+	// jobs' reconcilers make them (see stopEvictedJob).
+	StopEvictedJobs bool
+	// Indexes registers more field indexes on the fake client (the job integrations').
+	Indexes func(ctx context.Context, ix client.FieldIndexer) error
+	// Convert turns the input's jobs into Workloads, given the client holding every other
+	// object (the job integrations' webhooks and reconcilers).
+	Convert func(ctx context.Context, cl client.Client, clk clock.Clock) ([]*kueue.Workload, error)
+	// Log receives Kueue's own logs.
+	Log logr.Logger
+}
+
+type requeuer interface {
+	ProcessRequeues(ctx context.Context) int
+}
+
+// Cluster is Kueue's scheduler and the controllers it needs, over one input.
+type Cluster struct {
+	ctx       context.Context
+	log       logr.Logger
+	opts      Options
+	cfg       *configapi.Configuration
+	cl        client.Client
+	cache     *schdcache.Cache
+	queues    *qcache.Manager
+	requeuer  requeuer
+	sched     *scheduler.Scheduler
+	workloads *core.WorkloadReconciler
+	clock     *clocktesting.FakeClock
+	watch     *watch
+	recorder  *pendingRecorder
+	notes     []string
+}
+
+// New puts the objects in a fake client and sets Kueue's caches up from them, in the order of
+// TestSchedule and the TAS tests (scheduler_test.go, scheduler_tas_test.go).
+func New(ctx context.Context, scheme *runtime.Scheme, objs []client.Object, cfg *configapi.Configuration, opts Options) (*Cluster, error) {
+	c := &Cluster{log: opts.Log, opts: opts, cfg: cfg, clock: clocktesting.NewFakeClock(opts.Start), watch: newWatch(), recorder: &pendingRecorder{}}
+	c.ctx = ctrl.LoggerInto(ctx, opts.Log)
+	ctx = c.ctx
+
+	builder := fake.NewClientBuilder().WithScheme(scheme).
+		WithObjects(objs...).
+		WithStatusSubresource(&kueue.Workload{}, &kueue.ClusterQueue{}, &kueue.LocalQueue{}, &kueue.Cohort{}, &kueue.AdmissionCheck{}).
+		WithInterceptorFuncs(c.watch.interceptor())
+	ix := &onceIndexer{FieldIndexer: utiltesting.AsIndexer(builder), seen: map[string]bool{}}
+	// The indexes Kueue's manager sets up (cmd/kueue/main.go, setupIndexes).
+	if err := indexer.Setup(ctx, ix); err != nil {
+		return nil, err
+	}
+	if features.Enabled(features.TopologyAwareScheduling) {
+		if err := tasindexer.SetupIndexes(ctx, ix); err != nil {
+			return nil, err
+		}
+	}
+	if opts.Indexes != nil {
+		if err := opts.Indexes(ctx, ix); err != nil {
+			return nil, err
+		}
+	}
+	c.cl = builder.Build()
+	if opts.Convert != nil {
+		made, err := opts.Convert(ctx, c.cl, c.clock)
+		if err != nil {
+			return nil, fmt.Errorf("converting jobs: %w", err)
+		}
+		if objs, err = c.addWorkloads(objs, made); err != nil {
+			return nil, err
+		}
+	}
+
+	recorder := c.recorder
+	store := preemptexpectations.New()
+	cacheOpts, queueOpts, err := c.options()
+	if err != nil {
+		return nil, err
+	}
+	c.cache = schdcache.New(c.cl, cacheOpts...)
+	queueOpts = append(queueOpts, qcache.WithClock(c.clock), qcache.WithPreemptionExpectations(store))
+	c.queues, c.requeuer = qcache.NewManagerForUnitTestsWithRequeuer(c.cl, c.cache, queueOpts...)
+	c.sched = scheduler.New(c.queues, c.cache, c.cl, recorder,
+		scheduler.WithPodsReadyRequeuingTimestamp(podsReadyRequeuingTimestamp(cfg)),
+		scheduler.WithFairSharing(cfg.FairSharing),
+		scheduler.WithAdmissionFairSharing(cfg.AdmissionFairSharing),
+		scheduler.WithClock(nil, c.clock),
+		scheduler.WithPreemptionExpectations(store))
+	c.workloads = core.NewWorkloadReconciler(c.cl, c.queues, c.cache, recorder, core.WithPreemptionExpectations(store))
+	c.workloads.OracleSetClock(c.clock)
+
+	if err := c.load(objs); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// options are the cache's and the queue manager's options from the Configuration, as Kueue's
+// manager sets them (cmd/kueue/main.go).
+func (c *Cluster) options() ([]schdcache.Option, []qcache.Option, error) {
+	cfg := c.cfg
+	var cacheOpts []schdcache.Option
+	queueOpts := []qcache.Option{qcache.WithPodsReadyRequeuingTimestamp(podsReadyRequeuingTimestamp(cfg))}
+	if cfg.WaitForPodsReady != nil {
+		c.notes = append(c.notes, "waitForPodsReady is not modelled: no pod starts in the oracle, so admission is not blocked on PodsReady")
+	}
+	if cfg.Resources != nil && len(cfg.Resources.ExcludeResourcePrefixes) > 0 {
+		cacheOpts = append(cacheOpts, schdcache.WithExcludedResourcePrefixes(cfg.Resources.ExcludeResourcePrefixes))
+		queueOpts = append(queueOpts, qcache.WithExcludedResourcePrefixes(cfg.Resources.ExcludeResourcePrefixes))
+	}
+	if cfg.Resources != nil && len(cfg.Resources.Transformations) > 0 {
+		cacheOpts = append(cacheOpts, schdcache.WithResourceTransformations(cfg.Resources.Transformations))
+		queueOpts = append(queueOpts, qcache.WithResourceTransformations(cfg.Resources.Transformations))
+	}
+	if features.Enabled(features.DynamicResourceAllocation) && cfg.Resources != nil && len(cfg.Resources.DeviceClassMappings) > 0 {
+		if err := dra.CreateMapperFromConfiguration(cfg.Resources.DeviceClassMappings); err != nil {
+			return nil, nil, fmt.Errorf("the Configuration's deviceClassMappings: %w", err)
+		}
+	}
+	if cfg.FairSharing != nil {
+		cacheOpts = append(cacheOpts, schdcache.WithFairSharing(true))
+	}
+	if cfg.AdmissionFairSharing != nil {
+		queueOpts = append(queueOpts, qcache.WithAdmissionFairSharing(cfg.AdmissionFairSharing))
+		cacheOpts = append(cacheOpts, schdcache.WithAdmissionFairSharing(cfg.AdmissionFairSharing))
+	}
+	return cacheOpts, queueOpts, nil
+}
+
+// podsReadyRequeuingTimestamp is cmd/kueue/main.go's.
+func podsReadyRequeuingTimestamp(cfg *configapi.Configuration) configapi.RequeuingTimestamp {
+	wfpr := cfg.WaitForPodsReady
+	if wfpr != nil && wfpr.RequeuingStrategy != nil && wfpr.RequeuingStrategy.Timestamp != nil {
+		return *wfpr.RequeuingStrategy.Timestamp
+	}
+	return configapi.EvictionTimestamp
+}
+
+// load adds the objects to Kueue's caches as its controllers do when they start.
+func (c *Cluster) load(objs []client.Object) error {
+	ctx, log := c.ctx, c.log
+	var (
+		flavors    []*kueue.ResourceFlavor
+		topologies []*kueue.Topology
+		cohorts    []*kueue.Cohort
+		cqs        []*kueue.ClusterQueue
+		lqs        []*kueue.LocalQueue
+		nodes      []*corev1.Node
+		pods       []*corev1.Pod
+		checks     []*kueue.AdmissionCheck
+		wls        []*kueue.Workload
+	)
+	for _, o := range objs {
+		switch o := o.(type) {
+		case *kueue.ResourceFlavor:
+			flavors = append(flavors, o)
+		case *kueue.Topology:
+			topologies = append(topologies, o)
+		case *kueue.Cohort:
+			cohorts = append(cohorts, o)
+		case *kueue.ClusterQueue:
+			cqs = append(cqs, o)
+		case *kueue.LocalQueue:
+			lqs = append(lqs, o)
+		case *kueue.AdmissionCheck:
+			checks = append(checks, o)
+		case *kueue.Workload:
+			wls = append(wls, o)
+		case *corev1.Node:
+			nodes = append(nodes, o)
+		case *corev1.Pod:
+			pods = append(pods, o)
+		}
+	}
+	order(c.opts.Seed, flavors, topologies, cohorts, cqs, lqs, nodes, pods, checks, wls)
+
+	if features.Enabled(features.TopologyAwareScheduling) {
+		for _, n := range nodes {
+			c.cache.TASCache().SyncNode(n)
+		}
+	}
+	for _, ac := range checks {
+		c.cache.AddOrUpdateAdmissionCheck(log, ac)
+	}
+	for _, rf := range flavors {
+		c.cache.AddOrUpdateResourceFlavor(log, rf)
+	}
+	if features.Enabled(features.TopologyAwareScheduling) {
+		for _, t := range topologies {
+			c.cache.AddOrUpdateTopology(log, t)
+		}
+	}
+	for _, co := range cohorts {
+		if err := c.cache.AddOrUpdateCohort(co); err != nil {
+			c.notes = append(c.notes, fmt.Sprintf("Cohort %s: %v", co.Name, err))
+		}
+		c.queues.AddOrUpdateCohort(ctx, co)
+	}
+	for _, cq := range cqs {
+		if err := c.cache.AddClusterQueue(ctx, cq); err != nil {
+			c.notes = append(c.notes, fmt.Sprintf("ClusterQueue %s: %v", cq.Name, err))
+		}
+		if err := c.queues.AddClusterQueue(ctx, cq); err != nil {
+			c.notes = append(c.notes, fmt.Sprintf("ClusterQueue %s: %v", cq.Name, err))
+		}
+	}
+	for _, lq := range lqs {
+		if err := c.queues.AddLocalQueue(ctx, lq); err != nil {
+			c.notes = append(c.notes, fmt.Sprintf("LocalQueue %s/%s: %v", lq.Namespace, lq.Name, err))
+		}
+		// The cache lists a ClusterQueue's LocalQueues when the queue is added; those added to
+		// it already report so, harmlessly.
+		_ = c.cache.AddLocalQueue(lq)
+		c.loadAfsUsage(lq)
+	}
+	if features.Enabled(features.TopologyAwareScheduling) {
+		for _, p := range pods {
+			// The non-TAS usage controller's filter (pkg/controller/tas/non_tas_usage_controller.go):
+			// pods bound to a node that Kueue's TAS did not place.
+			if !utiltas.IsTAS(p) && p.Spec.NodeName != "" {
+				c.cache.TASCache().Update(p, log)
+			}
+		}
+	}
+	// The workload controller meets every Workload as its informer lists them.
+	for _, wl := range wls {
+		c.watch.touch(wl)
+	}
+	c.deliver()
+	return nil
+}
+
+// loadAfsUsage gives admission fair sharing the LocalQueue's consumed resources from its
+// status, as scheduler_afs_test.go sets them (AfsConsumedResources.Set).
+func (c *Cluster) loadAfsUsage(lq *kueue.LocalQueue) {
+	if c.cfg.AdmissionFairSharing == nil || lq.Status.FairSharing == nil || lq.Status.FairSharing.AdmissionFairSharingStatus == nil {
+		return
+	}
+	st := lq.Status.FairSharing.AdmissionFairSharingStatus
+	c.queues.AfsConsumedResources.Set(utilqueue.Key(lq), st.ConsumedResources, st.LastUpdate.Time)
+}
+
+// order sorts each list by name, or permutes it with the seed.
+func order(seed int64, lists ...any) {
+	var rng *rand.Rand
+	if seed != 0 {
+		rng = rand.New(rand.NewSource(seed))
+	}
+	for _, l := range lists {
+		switch l := l.(type) {
+		case []*kueue.ResourceFlavor:
+			arrange(rng, l)
+		case []*kueue.Topology:
+			arrange(rng, l)
+		case []*kueue.Cohort:
+			arrange(rng, l)
+		case []*kueue.ClusterQueue:
+			arrange(rng, l)
+		case []*kueue.LocalQueue:
+			arrange(rng, l)
+		case []*corev1.Node:
+			arrange(rng, l)
+		case []*corev1.Pod:
+			arrange(rng, l)
+		case []*kueue.AdmissionCheck:
+			arrange(rng, l)
+		case []*kueue.Workload:
+			arrange(rng, l)
+		}
+	}
+}
+
+func arrange[T client.Object](rng *rand.Rand, l []T) {
+	sort.SliceStable(l, func(i, j int) bool {
+		return l[i].GetNamespace()+"/"+l[i].GetName() < l[j].GetNamespace()+"/"+l[j].GetName()
+	})
+	if rng != nil {
+		rng.Shuffle(len(l), func(i, j int) { l[i], l[j] = l[j], l[i] })
+	}
+}
+
+// addWorkloads puts the Workloads the jobs made in the client (where the job reconcilers did
+// not already) and in the list of objects to load.
+func (c *Cluster) addWorkloads(objs []client.Object, made []*kueue.Workload) ([]client.Object, error) {
+	out := append([]client.Object{}, objs...)
+	for i, wl := range made {
+		var existing kueue.Workload
+		if err := c.cl.Get(c.ctx, client.ObjectKeyFromObject(wl), &existing); err == nil {
+			wl = &existing
+		} else {
+			wl = wl.DeepCopy()
+			if wl.UID == "" {
+				wl.UID = types.UID(fmt.Sprintf("00000000-0000-0000-0001-%012d", i+1))
+			}
+			wl.ResourceVersion = ""
+			if err := c.cl.Create(c.ctx, wl); err != nil {
+				return nil, fmt.Errorf("creating the Workload of a job: %w", err)
+			}
+		}
+		out = append(out, wl)
+	}
+	return out, nil
+}
+
+// onceIndexer registers each (type, field) index once: Kueue's core and the job integrations
+// both index LimitRanges by container type, and the fake client panics on an index registered
+// twice.
+type onceIndexer struct {
+	client.FieldIndexer
+	seen map[string]bool
+}
+
+func (o *onceIndexer) IndexField(ctx context.Context, obj client.Object, field string, extract client.IndexerFunc) error {
+	key := fmt.Sprintf("%T %s", obj, field)
+	if o.seen[key] {
+		return nil
+	}
+	o.seen[key] = true
+	return o.FieldIndexer.IndexField(ctx, obj, field, extract)
+}

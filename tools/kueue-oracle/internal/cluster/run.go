@@ -1,0 +1,306 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	"sigs.k8s.io/kueue/pkg/util/routine"
+	"sigs.k8s.io/kueue/pkg/workload"
+)
+
+// Stop says why a run ended.
+const (
+	StopSettled = "settled"     // no ClusterQueue has a workload to try (all pending ones are inadmissible)
+	StopStalled = "stalled"     // a cycle changed nothing: the same heads fail again and again
+	StopLoop    = "loop"        // the admitted workloads came back to an earlier state (preemptions in a loop)
+	StopLimit   = "cycle limit" // the bound on cycles was reached
+)
+
+// Result of a run.
+type Result struct {
+	Cycles int
+	Stop   string
+	// Loop: the workloads admitted in the state the run came back to (StopLoop).
+	Loop []string
+	// Initial: every Workload when the run started (after Kueue's controllers met them).
+	Initial map[types.NamespacedName]*kueue.Workload
+	// Final: every Workload when it ended.
+	Final map[types.NamespacedName]*kueue.Workload
+	// AdmittedAt, EvictedAt: the cycle of a workload's last admission (quota reservation) and
+	// eviction; TriedAt: the last cycle in which it was a head and not admitted.
+	AdmittedAt, EvictedAt, TriedAt map[types.NamespacedName]int
+	// EvictedFrom: the ClusterQueue a workload was evicted from.
+	EvictedFrom map[types.NamespacedName]kueue.ClusterQueueReference
+	// SchedulingCPU is the process CPU time spent in scheduling cycles and in the controllers
+	// between them (loading not included).
+	SchedulingCPU time.Duration
+	Notes         []string
+}
+
+// Run schedules until nothing changes.
+func (c *Cluster) Run() (*Result, error) {
+	r := &Result{
+		AdmittedAt:  map[types.NamespacedName]int{},
+		EvictedAt:   map[types.NamespacedName]int{},
+		TriedAt:     map[types.NamespacedName]int{},
+		EvictedFrom: map[types.NamespacedName]kueue.ClusterQueueReference{},
+		Notes:       c.notes,
+	}
+	var err error
+	if r.Initial, err = c.list(); err != nil {
+		return nil, err
+	}
+	limit := c.opts.MaxCycles
+	if limit <= 0 {
+		limit = 50 + 10*len(r.Initial)
+	}
+	phases := map[types.NamespacedName]phase{}
+	for k, wl := range r.Initial {
+		phases[k] = phaseOf(wl)
+	}
+	states := map[string]int{stateOf(phases): 0}
+	queues := c.queueState()
+	r.Stop = StopLimit
+	for cycle := 1; cycle <= limit; cycle++ {
+		if !c.hasHeads() {
+			r.Stop = StopSettled
+			break
+		}
+		r.Cycles = cycle
+		start := cpuTime()
+		tried := c.scheduleOnce()
+		changed := c.deliver()
+		c.requeuer.ProcessRequeues(c.ctx)
+		r.SchedulingCPU += cpuTime() - start
+		c.clock.Step(time.Second)
+
+		moved := false
+		for _, key := range changed {
+			var wl kueue.Workload
+			p := phase{}
+			if err := c.cl.Get(c.ctx, key, &wl); err == nil {
+				p = phaseOf(&wl)
+			}
+			old := phases[key]
+			if p.reserved && (!old.reserved || p.clusterQueue != old.clusterQueue) {
+				r.AdmittedAt[key] = cycle
+				moved = true
+			}
+			if p.evicted && !old.evicted {
+				r.EvictedAt[key] = cycle
+				r.EvictedFrom[key] = old.clusterQueue
+				moved = true
+			}
+			if p.reserved != old.reserved {
+				moved = true
+			}
+			phases[key] = p
+		}
+		for _, key := range tried {
+			if !phases[key].reserved {
+				r.TriedAt[key] = cycle
+			}
+		}
+		state := stateOf(phases)
+		if first, seen := states[state]; seen && moved && first < cycle-1 {
+			r.Stop = StopLoop
+			r.Loop = reservedKeys(phases)
+			break
+		}
+		states[state] = cycle
+		q := c.queueState()
+		if !moved && q == queues {
+			r.Stop = StopStalled
+			break
+		}
+		queues = q
+	}
+	if r.Final, err = c.list(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// scheduleOnce runs one scheduling cycle and waits for its admissions to be written; it
+// returns the workloads the cycle tried and did not admit (its Pending events).
+func (c *Cluster) scheduleOnce() []types.NamespacedName {
+	ctx, cancel := context.WithTimeout(c.ctx, 30*time.Second)
+	defer cancel()
+	go c.queues.CleanUpOnContext(ctx)
+	var wg sync.WaitGroup
+	c.sched.OracleSetAdmissionRoutineWrapper(routine.NewWrapper(func() { wg.Add(1) }, func() { wg.Done() }))
+	c.recorder.take()
+	c.sched.OracleSchedule(ctx)
+	wg.Wait()
+	return c.recorder.take()
+}
+
+// hasHeads says whether an active ClusterQueue holds a workload to try (Heads would block
+// otherwise).
+func (c *Cluster) hasHeads() bool {
+	for cq, items := range c.queues.Dump() {
+		if len(items) > 0 && c.cache.ClusterQueueActive(cq) {
+			return true
+		}
+	}
+	return false
+}
+
+// queueState is the queue manager's content, pending and inadmissible, as text.
+func (c *Cluster) queueState() string {
+	var b strings.Builder
+	for _, dump := range []map[kueue.ClusterQueueReference][]workload.Reference{c.queues.Dump(), c.queues.DumpInadmissible()} {
+		cqs := make([]string, 0, len(dump))
+		for cq := range dump {
+			cqs = append(cqs, string(cq))
+		}
+		sort.Strings(cqs)
+		for _, cq := range cqs {
+			items := make([]string, 0, len(dump[kueue.ClusterQueueReference(cq)]))
+			for _, w := range dump[kueue.ClusterQueueReference(cq)] {
+				items = append(items, string(w))
+			}
+			sort.Strings(items)
+			fmt.Fprintf(&b, "%s:%s;", cq, strings.Join(items, ","))
+		}
+		b.WriteString("|")
+	}
+	return b.String()
+}
+
+func (c *Cluster) list() (map[types.NamespacedName]*kueue.Workload, error) {
+	var list kueue.WorkloadList
+	if err := c.cl.List(c.ctx, &list); err != nil {
+		return nil, err
+	}
+	out := make(map[types.NamespacedName]*kueue.Workload, len(list.Items))
+	for i := range list.Items {
+		out[client.ObjectKeyFromObject(&list.Items[i])] = &list.Items[i]
+	}
+	return out, nil
+}
+
+// Client is the fake client, for reading the objects at the end.
+func (c *Cluster) Client() client.Client { return c.cl }
+
+// phase is what a run tracks of a workload.
+type phase struct {
+	reserved     bool
+	evicted      bool
+	clusterQueue kueue.ClusterQueueReference
+	assignment   string
+}
+
+func phaseOf(wl *kueue.Workload) phase {
+	p := phase{reserved: workload.HasQuotaReservation(wl)}
+	if cond := apimeta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadEvicted); cond != nil && cond.Status == metav1.ConditionTrue {
+		p.evicted = true
+	}
+	if p.reserved && wl.Status.Admission != nil {
+		p.clusterQueue = wl.Status.Admission.ClusterQueue
+		var b strings.Builder
+		for _, psa := range wl.Status.Admission.PodSetAssignments {
+			fmt.Fprintf(&b, "%s:%d:%v;", psa.Name, ptrValue(psa.Count), psa.Flavors)
+		}
+		p.assignment = b.String()
+	}
+	return p
+}
+
+func ptrValue(p *int32) int32 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+// stateOf is the admitted workloads with their assignments, as text.
+func stateOf(phases map[types.NamespacedName]phase) string {
+	keys := make([]string, 0)
+	for k, p := range phases {
+		if p.reserved {
+			keys = append(keys, fmt.Sprintf("%s=%s/%s", k, p.clusterQueue, p.assignment))
+		}
+	}
+	sort.Strings(keys)
+	return strings.Join(keys, "\n")
+}
+
+func reservedKeys(phases map[types.NamespacedName]phase) []string {
+	var keys []string
+	for k, p := range phases {
+		if p.reserved {
+			keys = append(keys, k.String())
+		}
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// cpuTime is the process's CPU time (user and system) so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// pendingRecorder is the event recorder Kueue's code writes to: it keeps only which workloads a
+// cycle tried without admitting them (the scheduler's "Pending" events).
+type pendingRecorder struct {
+	mu      sync.Mutex
+	pending map[types.NamespacedName]bool
+}
+
+func (p *pendingRecorder) Event(object runtime.Object, eventType, reason, message string) {
+	p.note(object, reason)
+}
+
+func (p *pendingRecorder) Eventf(object runtime.Object, eventType, reason, messageFmt string, args ...any) {
+	p.note(object, reason)
+}
+
+func (p *pendingRecorder) AnnotatedEventf(object runtime.Object, annotations map[string]string, eventType, reason, messageFmt string, args ...any) {
+	p.note(object, reason)
+}
+
+func (p *pendingRecorder) note(object runtime.Object, reason string) {
+	if reason != "Pending" {
+		return
+	}
+	o, ok := object.(client.Object)
+	if !ok {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.pending == nil {
+		p.pending = map[types.NamespacedName]bool{}
+	}
+	p.pending[client.ObjectKeyFromObject(o)] = true
+}
+
+func (p *pendingRecorder) take() []types.NamespacedName {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make([]types.NamespacedName, 0, len(p.pending))
+	for k := range p.pending {
+		out = append(out, k)
+	}
+	p.pending = nil
+	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
+	return out
+}

@@ -1,0 +1,73 @@
+package objects
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/yaml"
+
+	configapi "sigs.k8s.io/kueue/apis/config/v1beta2"
+	installed "sigs.k8s.io/kueue/config/components/manager"
+	"sigs.k8s.io/kueue/pkg/config"
+)
+
+// As kadmit reads it (src/kadmit/manifests/config.py): a Configuration document of
+// config.kueue.x-k8s.io, or the ConfigMap Kueue's installation ships it in.
+const (
+	configGroup     = "config.kueue.x-k8s.io"
+	configMapName   = "kueue-manager-config"
+	configMapKey    = "controller_manager_config.yaml"
+	installedSource = "config/components/manager/controller_manager_config.yaml"
+)
+
+type configSource struct {
+	data  []byte
+	where string
+}
+
+// configDocument returns the Configuration text u holds, if it is one.
+func configDocument(u *unstructured.Unstructured) ([]byte, bool) {
+	gvk := u.GroupVersionKind()
+	if gvk.Group == configGroup && gvk.Kind == "Configuration" {
+		data, err := yaml.Marshal(u.Object)
+		return data, err == nil
+	}
+	if gvk.Group == "" && gvk.Kind == "ConfigMap" && u.GetName() == configMapName {
+		text, found, err := unstructured.NestedString(u.Object, "data", configMapKey)
+		if found && err == nil {
+			return []byte(text), true
+		}
+	}
+	return nil, false
+}
+
+// LoadConfiguration reads a Configuration as Kueue's manager does (pkg/config.Load: decoded
+// strictly, converted from v1beta1, defaulted, validated).
+func LoadConfiguration(scheme *runtime.Scheme, data []byte) (*configapi.Configuration, error) {
+	dir, err := os.MkdirTemp("", "kueue-oracle-config")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, configMapKey)
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		return nil, err
+	}
+	_, cfg, err := config.Load(scheme, path)
+	if err != nil {
+		return nil, err
+	}
+	return &cfg, nil
+}
+
+// InstalledConfiguration is the Configuration Kueue's installation ships.
+func InstalledConfiguration(scheme *runtime.Scheme) (*configapi.Configuration, error) {
+	cfg, err := LoadConfiguration(scheme, installed.Configuration)
+	if err != nil {
+		return nil, fmt.Errorf("Kueue's installed Configuration (%s): %w", installedSource, err)
+	}
+	return cfg, nil
+}

@@ -1,0 +1,70 @@
+package objects
+
+import (
+	"fmt"
+	"io/fs"
+
+	apiextensions "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/yaml"
+
+	crdbases "sigs.k8s.io/kueue/config/components/crd/bases"
+)
+
+// Defaulter applies the `+kubebuilder:default` values of Kueue's CRDs as an API server does:
+// each version's structural schema, from the module's own CRD files
+// (config/components/crd/bases), through apiextensions-apiserver's defaulting algorithm.
+type Defaulter struct {
+	schemas map[schema.GroupVersionKind]*structuralschema.Structural
+}
+
+// NewDefaulter reads every CRD the Kueue module ships.
+func NewDefaulter() (*Defaulter, error) {
+	d := &Defaulter{schemas: map[schema.GroupVersionKind]*structuralschema.Structural{}}
+	files, err := fs.Glob(crdbases.FS, "*.yaml")
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range files {
+		data, err := crdbases.FS.ReadFile(name)
+		if err != nil {
+			return nil, err
+		}
+		var crd apiextensionsv1.CustomResourceDefinition
+		if err := yaml.Unmarshal(data, &crd); err != nil {
+			return nil, fmt.Errorf("reading Kueue's CRD %s: %w", name, err)
+		}
+		for _, v := range crd.Spec.Versions {
+			if v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
+				continue
+			}
+			var internal apiextensions.JSONSchemaProps
+			if err := apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(v.Schema.OpenAPIV3Schema, &internal, nil); err != nil {
+				return nil, fmt.Errorf("CRD %s %s: %w", crd.Name, v.Name, err)
+			}
+			s, err := structuralschema.NewStructural(&internal)
+			if err != nil {
+				return nil, fmt.Errorf("CRD %s %s: %w", crd.Name, v.Name, err)
+			}
+			gvk := schema.GroupVersionKind{Group: crd.Spec.Group, Version: v.Name, Kind: crd.Spec.Names.Kind}
+			d.schemas[gvk] = s
+		}
+	}
+	return d, nil
+}
+
+// Knows says whether gvk is one of Kueue's CRD versions.
+func (d *Defaulter) Knows(gvk schema.GroupVersionKind) bool {
+	_, ok := d.schemas[gvk]
+	return ok
+}
+
+// Default fills the defaults of obj's version in place.
+func (d *Defaulter) Default(gvk schema.GroupVersionKind, obj map[string]interface{}) {
+	if s, ok := d.schemas[gvk]; ok {
+		structuraldefaulting.Default(obj, s)
+	}
+}

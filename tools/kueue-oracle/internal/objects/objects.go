@@ -1,0 +1,285 @@
+// Package objects turns the input's documents into the typed objects a Kueue cluster holds, as an
+// API server would store them: Kueue's kinds defaulted from their CRD schemas, v1beta1 converted
+// to v1beta2 with Kueue's own conversion functions, Kueue's webhooks (Default, ValidateCreate)
+// applied; Kubernetes' kinds as they are. Kueue's Configuration comes from the input (a
+// Configuration document or the kueue-manager-config ConfigMap) or, without one, is the one Kueue
+// installs.
+package objects
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/conversion"
+
+	configapi "sigs.k8s.io/kueue/apis/config/v1beta2"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	"sigs.k8s.io/kueue/pkg/webhooks"
+
+	"github.com/kadmit/kadmit/tools/kueue-oracle/internal/input"
+)
+
+// Ref names an object of the input.
+type Ref struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Namespace  string `json:"namespace"`
+	Name       string `json:"name"`
+}
+
+// RefOf is the Ref of an unstructured object.
+func RefOf(u *unstructured.Unstructured) Ref {
+	return Ref{APIVersion: u.GetAPIVersion(), Kind: u.GetKind(), Namespace: u.GetNamespace(), Name: u.GetName()}
+}
+
+// Skipped is an object of the input that takes no part in deciding, with the reason.
+type Skipped struct {
+	Ref
+	Reason string `json:"reason"`
+}
+
+// Input is the cluster the input describes.
+type Input struct {
+	Config     *configapi.Configuration
+	ConfigFrom string // the file of the Configuration, or "installed"
+
+	// Objects are the typed objects the cluster holds (Kueue's kinds in v1beta2), in input order.
+	Objects []client.Object
+	// Jobs are the objects Kueue's job integrations turn into Workloads, for the jobs package.
+	Jobs []*unstructured.Unstructured
+	// Skipped objects: refused by Kueue's webhooks or the API server's schema, duplicates.
+	Skipped []Skipped
+	// NotRead: kinds that are neither Kueue's, a job's, nor the Kubernetes kinds Kueue reads.
+	NotRead []Skipped
+	// Notes on what was read: fields the API server would prune, defaults.
+	Notes []string
+	// Where each object was read ("file#document").
+	Where map[Ref]string
+}
+
+const kueueGroup = "kueue.x-k8s.io"
+const hubVersion = "v1beta2"
+
+// The Kubernetes kinds Kueue reads (apart from jobs).
+var coreKinds = map[schema.GroupVersionKind]func() client.Object{
+	corev1.SchemeGroupVersion.WithKind("Namespace"):           func() client.Object { return &corev1.Namespace{} },
+	corev1.SchemeGroupVersion.WithKind("Node"):                func() client.Object { return &corev1.Node{} },
+	corev1.SchemeGroupVersion.WithKind("Pod"):                 func() client.Object { return &corev1.Pod{} },
+	corev1.SchemeGroupVersion.WithKind("LimitRange"):          func() client.Object { return &corev1.LimitRange{} },
+	schedulingv1.SchemeGroupVersion.WithKind("PriorityClass"): func() client.Object { return &schedulingv1.PriorityClass{} },
+	nodev1.SchemeGroupVersion.WithKind("RuntimeClass"):        func() client.Object { return &nodev1.RuntimeClass{} },
+}
+
+// Reader reads documents into an Input.
+type Reader struct {
+	Scheme    *runtime.Scheme
+	Defaulter *Defaulter
+	// IsJobKind says which objects go to the job integrations.
+	IsJobKind func(gvk schema.GroupVersionKind, u *unstructured.Unstructured) bool
+}
+
+// Read reads the documents in order.
+func (r *Reader) Read(ctx context.Context, docs []input.Document) (*Input, error) {
+	in := &Input{Where: map[Ref]string{}}
+	var configs []configSource
+	seen := map[string]string{}
+	for _, d := range docs {
+		u := d.Object
+		ref := RefOf(u)
+		where := fmt.Sprintf("%s#%d", d.File, d.Index)
+		gvk := u.GroupVersionKind()
+		if cfg, ok := configDocument(u); ok {
+			configs = append(configs, configSource{data: cfg, where: where})
+			continue
+		}
+		if r.IsJobKind != nil && r.IsJobKind(gvk, u) {
+			in.Jobs = append(in.Jobs, u)
+			in.Where[ref] = where
+			continue
+		}
+		var obj client.Object
+		var err error
+		switch {
+		case gvk.Group == kueueGroup && r.Defaulter.Knows(gvk):
+			obj, err = r.kueueObject(ctx, u, in)
+		case coreKinds[gvk] != nil:
+			obj = coreKinds[gvk]()
+			err = r.typed(u, obj, in)
+		case gvk.Group != kueueGroup && r.Scheme.Recognizes(gvk):
+			// Another kind Kueue's code may read (a training runtime a TrainJob names): in the
+			// cluster as it is.
+			raw, _ := r.Scheme.New(gvk)
+			var ok bool
+			if obj, ok = raw.(client.Object); !ok {
+				in.NotRead = append(in.NotRead, Skipped{Ref: ref, Reason: fmt.Sprintf("%s is not a kind Kueue reads", gvk.Kind)})
+				continue
+			}
+			err = r.typed(u, obj, in)
+		default:
+			in.NotRead = append(in.NotRead, Skipped{Ref: ref, Reason: fmt.Sprintf("%s is not a kind Kueue reads", gvk.Kind)})
+			continue
+		}
+		if err != nil {
+			in.Skipped = append(in.Skipped, Skipped{Ref: ref, Reason: err.Error()})
+			continue
+		}
+		key := gvk.GroupKind().String() + " " + u.GetNamespace() + "/" + u.GetName()
+		if first, dup := seen[key]; dup {
+			in.Skipped = append(in.Skipped, Skipped{Ref: ref, Reason: "a second object of this kind and name (the first is at " + first + ")"})
+			continue
+		}
+		seen[key] = where
+		// What an API server sets on create: no resourceVersion or managedFields from elsewhere.
+		obj.SetResourceVersion("")
+		obj.SetManagedFields(nil)
+		in.Objects = append(in.Objects, obj)
+		in.Where[ref] = where
+	}
+	if len(configs) > 1 {
+		return nil, fmt.Errorf("two Kueue Configurations in the input: %s and %s", configs[0].where, configs[1].where)
+	}
+	var err error
+	if len(configs) == 1 {
+		in.Config, err = LoadConfiguration(r.Scheme, configs[0].data)
+		in.ConfigFrom = configs[0].where
+		if err != nil {
+			return nil, fmt.Errorf("Kueue's Configuration at %s: %w", configs[0].where, err)
+		}
+	} else {
+		in.Config, err = InstalledConfiguration(r.Scheme)
+		in.ConfigFrom = "installed"
+		if err != nil {
+			return nil, err
+		}
+	}
+	assignUIDs(in.Objects)
+	return in, nil
+}
+
+// typed converts u into obj; fields obj's type does not have are noted (an API server prunes
+// them from custom resources).
+func (r *Reader) typed(u *unstructured.Unstructured, obj client.Object, in *Input) error {
+	err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(u.Object, obj, true)
+	if err != nil && runtime.IsStrictDecodingError(err) {
+		in.Notes = append(in.Notes, fmt.Sprintf("%s %s/%s: %v", u.GetKind(), u.GetNamespace(), u.GetName(), err))
+		err = nil
+	}
+	obj.GetObjectKind().SetGroupVersionKind(u.GroupVersionKind())
+	return err
+}
+
+// kueueObject reads one of Kueue's kinds: defaults of its version, converted to v1beta2 (and
+// defaulted there, as an API server reading its storage version), then Kueue's webhooks.
+func (r *Reader) kueueObject(ctx context.Context, u *unstructured.Unstructured, in *Input) (client.Object, error) {
+	gvk := u.GroupVersionKind()
+	u = u.DeepCopy()
+	r.Defaulter.Default(gvk, u.Object)
+	raw, err := r.Scheme.New(gvk)
+	if err != nil {
+		return nil, err
+	}
+	obj := raw.(client.Object)
+	if err := r.typed(u, obj, in); err != nil {
+		return nil, err
+	}
+	if gvk.Version != hubVersion {
+		hubGVK := gvk.GroupKind().WithVersion(hubVersion)
+		rawHub, err := r.Scheme.New(hubGVK)
+		if err != nil {
+			return nil, fmt.Errorf("%s has no %s version: %w", gvk.Kind, hubVersion, err)
+		}
+		if c, ok := obj.(conversion.Convertible); ok {
+			err = c.ConvertTo(rawHub.(conversion.Hub))
+		} else {
+			err = r.Scheme.Convert(obj, rawHub, nil)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("converting %s to %s: %w", gvk.GroupVersion(), hubVersion, err)
+		}
+		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(rawHub)
+		if err != nil {
+			return nil, err
+		}
+		m["apiVersion"], m["kind"] = hubGVK.GroupVersion().String(), hubGVK.Kind
+		r.Defaulter.Default(hubGVK, m)
+		fresh, _ := r.Scheme.New(hubGVK)
+		obj = fresh.(client.Object)
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, obj); err != nil {
+			return nil, err
+		}
+		obj.GetObjectKind().SetGroupVersionKind(hubGVK)
+	}
+	if err := admit(ctx, obj); err != nil {
+		return nil, err
+	}
+	return obj, nil
+}
+
+// admit runs Kueue's own webhooks on one of its objects, as the API server calls them on create.
+func admit(ctx context.Context, obj client.Object) error {
+	var err error
+	switch o := obj.(type) {
+	case *kueue.Workload:
+		w := &webhooks.WorkloadWebhook{}
+		if err = w.Default(ctx, o); err == nil {
+			_, err = w.ValidateCreate(ctx, o)
+		}
+	case *kueue.ClusterQueue:
+		w := &webhooks.ClusterQueueWebhook{}
+		if err = w.Default(ctx, o); err == nil {
+			_, err = w.ValidateCreate(ctx, o)
+		}
+	case *kueue.ResourceFlavor:
+		w := &webhooks.ResourceFlavorWebhook{}
+		if err = w.Default(ctx, o); err == nil {
+			_, err = w.ValidateCreate(ctx, o)
+		}
+	case *kueue.Cohort:
+		_, err = (&webhooks.CohortWebhook{}).ValidateCreate(ctx, o)
+	}
+	if err != nil {
+		return fmt.Errorf("Kueue's admission webhook denied the request: %v", err)
+	}
+	return nil
+}
+
+// assignUIDs gives objects without a UID one, as an API server does: deterministic, in the
+// order of kind, namespace and name (so that Kueue's last tie-break, the UID, orders such
+// workloads by name, as kadmit does).
+func assignUIDs(objs []client.Object) {
+	var missing []client.Object
+	for _, o := range objs {
+		if o.GetUID() == "" {
+			missing = append(missing, o)
+		}
+	}
+	sort.SliceStable(missing, func(i, j int) bool {
+		a, b := missing[i], missing[j]
+		ka, kb := a.GetObjectKind().GroupVersionKind().Kind, b.GetObjectKind().GroupVersionKind().Kind
+		if ka != kb {
+			return ka < kb
+		}
+		if a.GetNamespace() != b.GetNamespace() {
+			return a.GetNamespace() < b.GetNamespace()
+		}
+		return a.GetName() < b.GetName()
+	})
+	for i, o := range missing {
+		o.SetUID(types.UID(fmt.Sprintf("00000000-0000-0000-0000-%012d", i+1)))
+	}
+}
+
+// Key names an object as "Kind namespace/name".
+func Key(o client.Object) string {
+	return o.GetObjectKind().GroupVersionKind().Kind + " " + strings.TrimPrefix(o.GetNamespace()+"/"+o.GetName(), "/")
+}

@@ -1,0 +1,249 @@
+// Package report turns a run's end state into decisions in the shape of
+// `kadmit admit --format json`: one per workload that was pending when the run started or was
+// evicted during it, named as kadmit names it (src/kadmit/identity.py).
+package report
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/types"
+
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	utiltas "sigs.k8s.io/kueue/pkg/util/tas"
+	"sigs.k8s.io/kueue/pkg/workload"
+
+	"github.com/kadmit/kadmit/tools/kueue-oracle/internal/cluster"
+	"github.com/kadmit/kadmit/tools/kueue-oracle/internal/objects"
+)
+
+// workloadAPI is how kadmit names a Workload object (identity.WORKLOAD_API).
+const workloadAPI = "kueue.x-k8s.io/v1beta2"
+
+// Decision is one workload's outcome.
+type Decision struct {
+	Workload         string            `json:"workload"`
+	Object           objects.Ref       `json:"object"`
+	Kueue            string            `json:"kueue_workload"` // Kueue's namespace/name of the Workload
+	Admitted         bool              `json:"admitted"`
+	ClusterQueue     *string           `json:"cluster_queue"`
+	PodSets          []PodSet          `json:"pod_sets"`
+	Preempted        []Victim          `json:"preempted"`
+	PreemptedBy      *string           `json:"preempted_by"`
+	PreemptionReason *string           `json:"preemption_reason"`
+	Pending          *Condition        `json:"pending"` // Kueue's QuotaReserved=False condition, when not admitted
+	Usage            map[string]string `json:"usage"`
+	Cycle            int               `json:"cycle"`
+}
+
+// PodSet is one pod set's assignment.
+type PodSet struct {
+	Name      string            `json:"name"`
+	Count     int32             `json:"count"`
+	Flavors   map[string]string `json:"flavors"`
+	Placement map[string]int32  `json:"placement"`
+	Topology  *Topology         `json:"topology,omitempty"`
+}
+
+// Topology is a pod set's topology assignment: its levels and the domains, each as its values
+// from the top level down joined by "/".
+type Topology struct {
+	Levels  []string `json:"levels"`
+	Domains []string `json:"domains"`
+}
+
+// Victim is a workload a decision's preemptions evicted.
+type Victim struct {
+	Workload     string `json:"workload"`
+	ClusterQueue string `json:"cluster_queue"`
+	Reason       string `json:"reason"`
+}
+
+// Condition is a status condition's reason and message.
+type Condition struct {
+	Reason  string `json:"reason"`
+	Message string `json:"message"`
+}
+
+// Owners maps "namespace/workload-name" to the object the Workload stands for (the job the
+// job integrations made it from).
+type Owners map[string]objects.Ref
+
+var uidInMessage = regexp.MustCompile(`\(UID: ([^,]+),`)
+
+// Decisions builds the decisions of a run.
+func Decisions(r *cluster.Result, owners Owners) []Decision {
+	names := displayNames(r.Final, owners)
+	byUID := map[types.UID]types.NamespacedName{}
+	for k, wl := range r.Final {
+		byUID[wl.UID] = k
+	}
+	victims := map[types.NamespacedName][]Victim{}
+	preemptedBy := map[types.NamespacedName]types.NamespacedName{}
+	for k, wl := range r.Final {
+		if _, evicted := r.EvictedAt[k]; !evicted {
+			continue
+		}
+		cond := apimeta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadPreempted)
+		if cond == nil {
+			continue
+		}
+		m := uidInMessage.FindStringSubmatch(cond.Message)
+		if m == nil {
+			continue
+		}
+		by, ok := byUID[types.UID(m[1])]
+		if !ok {
+			continue
+		}
+		preemptedBy[k] = by
+		victims[by] = append(victims[by], Victim{Workload: names[k], ClusterQueue: string(r.EvictedFrom[k]), Reason: cond.Reason})
+	}
+
+	var out []Decision
+	for k, wl := range r.Final {
+		initial := r.Initial[k]
+		_, evicted := r.EvictedAt[k]
+		if initial != nil && workload.HasQuotaReservation(initial) && !evicted {
+			continue // running all along: not a decision
+		}
+		d := Decision{Workload: names[k], Object: objectOf(wl, owners), Kueue: k.String(),
+			PodSets: []PodSet{}, Preempted: victims[k], Usage: map[string]string{}}
+		if d.Preempted == nil {
+			d.Preempted = []Victim{}
+		}
+		sort.Slice(d.Preempted, func(i, j int) bool { return d.Preempted[i].Workload < d.Preempted[j].Workload })
+		if by, ok := preemptedBy[k]; ok {
+			name := names[by]
+			d.PreemptedBy = &name
+			cond := apimeta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadPreempted)
+			d.PreemptionReason = &cond.Reason
+		}
+		if workload.HasQuotaReservation(wl) && wl.Status.Admission != nil {
+			d.Admitted = true
+			cq := string(wl.Status.Admission.ClusterQueue)
+			d.ClusterQueue = &cq
+			d.PodSets, d.Usage = assignment(wl.Status.Admission)
+			d.Cycle = r.AdmittedAt[k]
+		} else {
+			if cond := apimeta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadQuotaReserved); cond != nil {
+				d.Pending = &Condition{Reason: cond.Reason, Message: cond.Message}
+			}
+			d.Cycle = r.TriedAt[k]
+		}
+		out = append(out, d)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Workload != out[j].Workload {
+			return out[i].Workload < out[j].Workload
+		}
+		return out[i].Kueue < out[j].Kueue
+	})
+	return out
+}
+
+// assignment reads an admission: pod sets in order, and usage per flavor and resource.
+func assignment(a *kueue.Admission) ([]PodSet, map[string]string) {
+	pods := []PodSet{}
+	usage := map[string]milli{}
+	for _, psa := range a.PodSetAssignments {
+		ps := PodSet{Name: string(psa.Name), Flavors: map[string]string{}, Placement: map[string]int32{}}
+		if psa.Count != nil {
+			ps.Count = *psa.Count
+		}
+		for res, fl := range psa.Flavors {
+			ps.Flavors[string(res)] = string(fl)
+		}
+		for res, q := range psa.ResourceUsage {
+			fl, ok := psa.Flavors[res]
+			if !ok {
+				continue
+			}
+			key := string(fl) + "/" + string(res)
+			usage[key] = usage[key].add(q.MilliValue(), string(res))
+		}
+		if ta := psa.TopologyAssignment; ta != nil {
+			t := &Topology{Levels: append([]string{}, ta.Levels...), Domains: []string{}}
+			for d := range utiltas.InternalSeqFrom(ta) {
+				t.Domains = append(t.Domains, strings.Join(d.Values, "/"))
+				if len(d.Values) > 0 {
+					ps.Placement[d.Values[len(d.Values)-1]] += d.Count
+				}
+			}
+			sort.Strings(t.Domains)
+			ps.Topology = t
+		}
+		pods = append(pods, ps)
+	}
+	text := make(map[string]string, len(usage))
+	for k, v := range usage {
+		text[k] = formatQuantity(v.value, v.resource)
+	}
+	return pods, text
+}
+
+type milli struct {
+	value    int64
+	resource string
+}
+
+func (m milli) add(v int64, resource string) milli {
+	return milli{value: m.value + v, resource: resource}
+}
+
+// objectOf is the object a Workload stands for: the job it was made from (by the job
+// integrations, or its controller owner when read as a Workload), else the Workload itself.
+func objectOf(wl *kueue.Workload, owners Owners) objects.Ref {
+	key := wl.Namespace + "/" + wl.Name
+	if o, ok := owners[key]; ok {
+		return o
+	}
+	for _, ref := range wl.OwnerReferences {
+		if ref.Controller != nil && *ref.Controller {
+			return objects.Ref{APIVersion: ref.APIVersion, Kind: ref.Kind, Namespace: wl.Namespace, Name: ref.Name}
+		}
+	}
+	return objects.Ref{APIVersion: workloadAPI, Kind: "Workload", Namespace: wl.Namespace, Name: wl.Name}
+}
+
+func group(apiVersion string) string {
+	if i := strings.LastIndex(apiVersion, "/"); i >= 0 {
+		return apiVersion[:i]
+	}
+	return ""
+}
+
+// displayNames is kadmit's identity.display_names: a workload is shown as its object's
+// `namespace/name`; `Kind/namespace/name` where objects of two kinds share that name; with
+// ` (workload name)` where one object made several workloads.
+func displayNames(wls map[types.NamespacedName]*kueue.Workload, owners Owners) map[types.NamespacedName]string {
+	kinds := map[string]map[string]bool{}
+	perObject := map[string]int{}
+	refs := map[types.NamespacedName]objects.Ref{}
+	for k, wl := range wls {
+		o := objectOf(wl, owners)
+		refs[k] = o
+		key := o.Namespace + "/" + o.Name
+		if kinds[key] == nil {
+			kinds[key] = map[string]bool{}
+		}
+		kinds[key][group(o.APIVersion)+"|"+o.Kind] = true
+		perObject[group(o.APIVersion)+"|"+o.Kind+"|"+key]++
+	}
+	out := map[types.NamespacedName]string{}
+	for k, o := range refs {
+		key := o.Namespace + "/" + o.Name
+		shown := key
+		if len(kinds[key]) > 1 {
+			shown = o.Kind + "/" + key
+		}
+		if perObject[group(o.APIVersion)+"|"+o.Kind+"|"+key] > 1 {
+			shown += fmt.Sprintf(" (%s)", k.Name)
+		}
+		out[k] = shown
+	}
+	return out
+}

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"context"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/kadmit/kadmit/tools/kueue-oracle/internal/jobs"
+	"github.com/kadmit/kadmit/tools/kueue-oracle/internal/objects"
+	"github.com/kadmit/kadmit/tools/kueue-oracle/internal/report"
+)
+
+// The jobs of the input are turned into Workloads by internal/jobs (Kueue's webhooks and job
+// reconcilers), against the fake client holding every other object.
+
+// isJobKind: the kinds Kueue integrates, except pods bound to a node: those only use the node's
+// capacity (Kueue's non-TAS usage cache counts them).
+func isJobKind(gvk schema.GroupVersionKind, u *unstructured.Unstructured) bool {
+	if gvk.Group == "" && gvk.Kind == "Pod" {
+		node, _, _ := unstructured.NestedString(u.Object, "spec", "nodeName")
+		if node != "" {
+			return false
+		}
+	}
+	return jobs.IsJobKind(gvk)
+}
+
+// jobsRun is what the job integrations made of the input's jobs, for one run.
+type jobsRun struct {
+	in      *objects.Input
+	owners  report.Owners
+	skipped []objects.Skipped
+}
+
+func jobConverter(in *objects.Input) *jobsRun {
+	return &jobsRun{in: in, owners: report.Owners{}}
+}
+
+// convert is called with the fake client holding every other object of the input.
+func (j *jobsRun) convert(ctx context.Context, cl client.Client, clk clock.Clock) ([]*kueue.Workload, error) {
+	j.skipped = nil
+	j.owners = report.Owners{}
+	if len(j.in.Jobs) == 0 {
+		return nil, nil
+	}
+	objs := make([]*unstructured.Unstructured, len(j.in.Jobs))
+	for i, u := range j.in.Jobs {
+		objs[i] = u.DeepCopy()
+	}
+	converted, err := jobs.Convert(ctx, cl, objs, j.in.Config, clk)
+	if err != nil {
+		return nil, err
+	}
+	for key, o := range converted.Owners {
+		j.owners[key] = objects.Ref{APIVersion: o.APIVersion, Kind: o.Kind, Namespace: o.Namespace, Name: o.Name}
+	}
+	for _, s := range converted.Skipped {
+		o := s.Object
+		j.skipped = append(j.skipped, objects.Skipped{
+			Ref: objects.Ref{APIVersion: o.APIVersion, Kind: o.Kind, Namespace: o.Namespace, Name: o.Name}, Reason: s.Reason})
+	}
+	return converted.Workloads, nil
+}
+
+// jobIndexes registers the job integrations' field indexes.
+func jobIndexes(ctx context.Context, ix client.FieldIndexer) error {
+	return jobs.SetupIndexes(ctx, ix)
+}
