@@ -79,6 +79,7 @@ type Cluster struct {
 	watch     *watch
 	recorder  *pendingRecorder
 	notes     []string
+	flavors   int // how many ResourceFlavors: bounds the cycles a head tries flavors in
 }
 
 // New puts the objects in a fake client and sets Kueue's caches up from them, in the order of
@@ -232,6 +233,7 @@ func (c *Cluster) load(objs []client.Object) error {
 	for _, rf := range flavors {
 		c.cache.AddOrUpdateResourceFlavor(log, rf)
 	}
+	c.flavors = len(flavors)
 	if features.Enabled(features.TopologyAwareScheduling) {
 		for _, t := range topologies {
 			c.cache.AddOrUpdateTopology(log, t)
@@ -274,6 +276,9 @@ func (c *Cluster) load(objs []client.Object) error {
 		c.watch.touch(wl)
 	}
 	c.deliver()
+	// Adding queues and cohorts asked the requeuer to retry their inadmissible workloads; a
+	// running manager's requeuer does so before any workload was tried.
+	c.requeuer.ProcessRequeues(ctx)
 	return nil
 }
 

@@ -23,7 +23,7 @@ import (
 // Stop says why a run ended.
 const (
 	StopSettled = "settled"     // no ClusterQueue has a workload to try (all pending ones are inadmissible)
-	StopStalled = "stalled"     // a cycle changed nothing: the same heads fail again and again
+	StopStalled = "stalled"     // cycles change nothing: the same heads fail again and again
 	StopLoop    = "loop"        // the admitted workloads came back to an earlier state (preemptions in a loop)
 	StopLimit   = "cycle limit" // the bound on cycles was reached
 )
@@ -72,6 +72,7 @@ func (c *Cluster) Run() (*Result, error) {
 	}
 	states := map[string]int{stateOf(phases): 0}
 	queues := c.queueState()
+	still := 0
 	r.Stop = StopLimit
 	for cycle := 1; cycle <= limit; cycle++ {
 		if !c.hasHeads() {
@@ -121,7 +122,16 @@ func (c *Cluster) Run() (*Result, error) {
 		}
 		states[state] = cycle
 		q := c.queueState()
+		c.log.V(1).Info("oracle cycle", "cycle", cycle, "moved", moved, "queues", q)
 		if !moved && q == queues {
+			still++
+		} else {
+			still = 0
+		}
+		// A head whose flavors are not all tried yet (pending flavors) stays in its heap and
+		// tries the next flavor in the next cycle: only after that many unchanged cycles is
+		// nothing going to change.
+		if still > c.flavors+1 {
 			r.Stop = StopStalled
 			break
 		}
