@@ -37,6 +37,7 @@ type admitOutput struct {
 	Files     []string          `json:"files"`
 	Oracle    oracleInfo        `json:"oracle"`
 	Variance  *variance         `json:"variance,omitempty"`
+	Holding   []report.Held     `json:"holding,omitempty"`
 }
 
 type oracleInfo struct {
@@ -82,6 +83,7 @@ func runAdmit(args []string) int {
 	gates := fs.String("feature-gates", "", "Kueue feature gates, key=value,... (over the Configuration's featureGates)")
 	start := fs.String("start", "", "the fake clock's start, RFC 3339 (default: the latest creationTimestamp in the input)")
 	keepVictims := fs.Bool("keep-victims", false, "evicted workloads keep their quota (Kueue's behaviour for a Workload no job controller stops)")
+	endState := fs.Bool("end-state", false, "also list every workload holding quota at the end (holding)")
 	verbosity := fs.Int("v", -1, "Kueue's logs on stderr at this verbosity (default: none)")
 	fs.Usage = func() {
 		fmt.Fprintln(os.Stderr, "usage: kueue-oracle admit [flags] PATH...")
@@ -171,6 +173,9 @@ func runAdmit(args []string) int {
 		all = append(all, report.Decisions(res, jr.owners))
 		if i == 0 {
 			first = res
+			if *endState {
+				out.Holding = report.Holding(res, jr.owners)
+			}
 			out.Skipped = append(out.Skipped, jr.skipped...)
 			out.Notes = append(out.Notes, res.Notes...)
 		}

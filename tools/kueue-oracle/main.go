@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"runtime/pprof"
 	"sort"
 )
 
@@ -72,6 +73,16 @@ func main() {
 		fmt.Fprintf(os.Stderr, "kueue-oracle: unknown command %q\n", args[0])
 		usage()
 		os.Exit(2)
+	}
+	// KUEUE_ORACLE_CPUPROFILE=FILE writes a CPU profile of the command (go tool pprof FILE).
+	if path := os.Getenv("KUEUE_ORACLE_CPUPROFILE"); path != "" {
+		f, err := os.Create(path)
+		if err == nil && pprof.StartCPUProfile(f) == nil {
+			code := cmd.run(args[1:])
+			pprof.StopCPUProfile()
+			f.Close()
+			os.Exit(code)
+		}
 	}
 	os.Exit(cmd.run(args[1:]))
 }

@@ -16,7 +16,9 @@ import (
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/types"
+	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/utils/clock"
 	clocktesting "k8s.io/utils/clock/testing"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -89,7 +91,11 @@ func New(ctx context.Context, scheme *runtime.Scheme, objs []client.Object, cfg 
 	c.ctx = ctrl.LoggerInto(ctx, opts.Log)
 	ctx = c.ctx
 
-	builder := fake.NewClientBuilder().WithScheme(scheme).
+	// The plain object tracker: the field-managed one (controller-runtime's default) builds a
+	// REST mapper of the whole scheme on every patch, and server-side applies reach the client
+	// as strategic merges here anyway (see watch.interceptor).
+	tracker := clienttesting.NewObjectTracker(scheme, serializer.NewCodecFactory(scheme).UniversalDecoder())
+	builder := fake.NewClientBuilder().WithScheme(scheme).WithObjectTracker(tracker).
 		WithObjects(objs...).
 		WithStatusSubresource(&kueue.Workload{}, &kueue.ClusterQueue{}, &kueue.LocalQueue{}, &kueue.Cohort{}, &kueue.AdmissionCheck{}).
 		WithInterceptorFuncs(c.watch.interceptor())

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -51,7 +52,7 @@ func hasSuffix(name string, suffixes []string) bool {
 }
 
 // Files expands folders recursively into the files kadmit reads there, each folder's files
-// sorted, as kadmit's collect_files does: names starting with "." (files and folders) are
+// sorted, as kadmit's collect_files (src/kadmit/workspace.py) does: names starting with "." (files and folders) are
 // skipped, as are policy tests. Paths given as files are taken as they are; a path read twice
 // is read once.
 func Files(paths []string) ([]string, error) {
@@ -88,7 +89,11 @@ func Files(paths []string) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		sort.Strings(found)
+		// Sorted as Python sorts paths (kadmit sorts pathlib.Paths): part by part, so that
+		// "a/b" comes before "a-c/b".
+		sort.Slice(found, func(i, j int) bool {
+			return slices.Compare(strings.Split(found[i], string(filepath.Separator)), strings.Split(found[j], string(filepath.Separator))) < 0
+		})
 		out = append(out, found...)
 	}
 	seen := map[string]bool{}

@@ -95,6 +95,7 @@ func (r *Reader) Read(ctx context.Context, docs []input.Document) (*Input, error
 	seen := map[string]string{}
 	for _, d := range docs {
 		u := d.Object
+		defaultNamespace(u)
 		ref := RefOf(u)
 		where := fmt.Sprintf("%s#%d", d.File, d.Index)
 		gvk := u.GroupVersionKind()
@@ -282,4 +283,19 @@ func assignUIDs(objs []client.Object) {
 // Key names an object as "Kind namespace/name".
 func Key(o client.Object) string {
 	return o.GetObjectKind().GroupVersionKind().Kind + " " + strings.TrimPrefix(o.GetNamespace()+"/"+o.GetName(), "/")
+}
+
+// clusterScoped are the kinds the oracle reads that have no namespace; every other object
+// without one is in `default`, where kubectl creates it with a default context.
+var clusterScoped = map[string]bool{
+	"Namespace": true, "Node": true, "PriorityClass": true, "RuntimeClass": true,
+	"ResourceFlavor": true, "ClusterQueue": true, "Cohort": true, "WorkloadPriorityClass": true,
+	"Topology": true, "AdmissionCheck": true, "MultiKueueCluster": true, "MultiKueueConfig": true,
+	"ProvisioningRequestConfig": true, "ClusterTrainingRuntime": true, "Configuration": true,
+}
+
+func defaultNamespace(u *unstructured.Unstructured) {
+	if u.GetNamespace() == "" && !clusterScoped[u.GetKind()] {
+		u.SetNamespace("default")
+	}
 }

@@ -247,3 +247,31 @@ func displayNames(wls map[types.NamespacedName]*kueue.Workload, owners Owners) m
 	}
 	return out
 }
+
+// Held is a workload holding quota when the run ended.
+type Held struct {
+	Workload     string            `json:"workload"`
+	Kueue        string            `json:"kueue_workload"`
+	ClusterQueue string            `json:"cluster_queue"`
+	PodSets      []PodSet          `json:"pod_sets"`
+	Usage        map[string]string `json:"usage"`
+	Evicted      bool              `json:"evicted"`
+}
+
+// Holding lists every workload holding quota at the end of the run (Kueue's cache, as
+// TestSchedule's wantAssignments reads it), sorted.
+func Holding(r *cluster.Result, owners Owners) []Held {
+	names := displayNames(r.Final, owners)
+	out := []Held{}
+	for k, wl := range r.Final {
+		if !workload.HasQuotaReservation(wl) || wl.Status.Admission == nil {
+			continue
+		}
+		h := Held{Workload: names[k], Kueue: k.String(), ClusterQueue: string(wl.Status.Admission.ClusterQueue)}
+		h.PodSets, h.Usage = assignment(wl.Status.Admission)
+		h.Evicted = apimeta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadEvicted)
+		out = append(out, h)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Kueue < out[j].Kueue })
+	return out
+}

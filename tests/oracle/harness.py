@@ -1,0 +1,196 @@
+"""Kueue's own answer next to kadmit's: build and run the Kueue oracle (tools/kueue-oracle), run
+kadmit on the same paths, normalise both JSONs to what both say, and diff them.
+
+Used by tests/oracle/ and bench/oracle_bench.py. The oracle binary is `$KADMIT_KUEUE_ORACLE` when
+set, else the build wrapper's (built on first use, cached by source hash).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+WRAPPER = ROOT / "tools" / "kueue-oracle" / "kueue-oracle"
+
+
+class OracleUnavailable(Exception):
+    """The oracle can't be built here (no Go, or the build failed); the message says why."""
+
+
+def in_ci() -> bool:
+    """`.ci/run` exports KADMIT_KUEUE_ORACLE (the binary it built) and KADMIT_CI=1: there, a
+    missing oracle is a failure, not a skip."""
+    return bool(os.environ.get("KADMIT_CI") or os.environ.get("CI"))
+
+
+def oracle_binary() -> str:
+    """The oracle's path, built if needed."""
+    given = os.environ.get("KADMIT_KUEUE_ORACLE")
+    if given:
+        if not os.access(given, os.X_OK):
+            raise OracleUnavailable(f"KADMIT_KUEUE_ORACLE={given} is not an executable")
+        return given
+    if shutil.which("go") is None:
+        raise OracleUnavailable("the Kueue oracle is built with Go, which is not installed (or not on PATH)")
+    build = subprocess.run([str(WRAPPER), "--build-only"], capture_output=True, text=True)
+    if build.returncode != 0:
+        raise OracleUnavailable(f"building the Kueue oracle failed:\n{build.stderr[-3000:]}")
+    return build.stdout.strip().splitlines()[-1]
+
+
+def run_oracle(binary: str, paths: list[str], *args: str) -> dict:
+    """`kueue-oracle admit --format json ARGS PATHS` as data."""
+    proc = subprocess.run([binary, "admit", "--format", "json", *args, *map(str, paths)],
+                          capture_output=True, text=True, cwd=ROOT)
+    if proc.returncode != 0:
+        raise AssertionError(f"kueue-oracle admit {' '.join(map(str, paths))} exited {proc.returncode}:\n"
+                             f"{proc.stderr[-3000:]}")
+    return json.loads(proc.stdout)
+
+
+def run_kadmit(paths: list[str], *args: str) -> tuple[int, dict | None]:
+    """`kadmit admit --format json` as (exit code, data); data is None when kadmit printed none
+    (exit 2: input it refuses)."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src") + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run([sys.executable, "-m", "kadmit", "admit", "--format", "json", *args, *map(str, paths)],
+                          capture_output=True, text=True, cwd=ROOT, env=env)
+    try:
+        return proc.returncode, json.loads(proc.stdout)
+    except json.JSONDecodeError:
+        return proc.returncode, None
+
+
+# --- normal forms --------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Outcome:
+    """What both tools decide of one workload: where it lands (or not), with what, and who
+    preempted whom."""
+
+    admitted: bool
+    cluster_queue: str | None = None
+    pod_sets: tuple = ()  # (name, count, ((resource, flavor), ...), ((node, pods), ...))
+    preempted: tuple = ()  # the victims' names, sorted
+    preempted_by: str | None = None
+
+    def text(self) -> str:
+        if not self.admitted:
+            s = "not admitted"
+        else:
+            sets = "; ".join(f"{n} {c}x{dict(fl)}" + (f" on {dict(pl)}" if pl else "") for n, c, fl, pl in self.pod_sets)
+            s = f"admitted to {self.cluster_queue}: {sets}"
+        if self.preempted:
+            s += f", preempting {', '.join(self.preempted)}"
+        if self.preempted_by:
+            s += f", preempted by {self.preempted_by}"
+        return s
+
+
+def _pod_sets(entries: list[dict]) -> tuple:
+    return tuple(sorted((p["name"], p["count"], tuple(sorted(p["flavors"].items())),
+                         tuple(sorted(p.get("placement", {}).items()))) for p in entries))
+
+
+def _outcome(d: dict, victims: list[str]) -> Outcome:
+    if not d["admitted"]:
+        return Outcome(False, preempted=tuple(sorted(victims)), preempted_by=d.get("preempted_by"))
+    return Outcome(True, d["cluster_queue"], _pod_sets(d["pod_sets"]), tuple(sorted(victims)), d.get("preempted_by"))
+
+
+@dataclass
+class Answer:
+    """One tool's answer: outcomes by workload name, the object each workload stands for, the
+    objects it did not decide (with why), and its reasons for not admitting."""
+
+    outcomes: dict[str, Outcome]
+    objects: dict[str, str]
+    skipped: dict[str, str]
+    messages: dict[str, str] = field(default_factory=dict)
+
+
+def object_name(o: dict) -> str:
+    return f"{o['kind']}/{o.get('namespace') or ''}/{o['name']}"
+
+
+def _answer(data: dict, message) -> Answer:
+    outcomes, objects, messages = {}, {}, {}
+    for d in data["decisions"]:
+        outcomes[d["workload"]] = _outcome(d, [v["workload"] for v in d["preempted"]])
+        objects[d["workload"]] = object_name(d["object"])
+        messages[d["workload"]] = message(d)
+    return Answer(outcomes, objects, {object_name(s): s["reason"] for s in data["skipped"]}, messages)
+
+
+def from_kadmit(data: dict) -> Answer:
+    return _answer(data, lambda d: "; ".join(r["message"] for r in d["reasons"]))
+
+
+def from_oracle(data: dict) -> Answer:
+    return _answer(data, lambda d: (d["pending"] or {}).get("message", ""))
+
+
+# kadmit's reason for a workload it does not decide because an error in the input reaches its
+# cohort tree: kadmit declines to answer (exit 1), so there is nothing to compare.
+UNDECIDED = "not decided: an error in the input"
+
+
+@dataclass
+class Comparison:
+    """Where two answers differ, per workload: (kadmit's, Kueue's), each an Outcome or the reason
+    that side skipped its object; and the workloads kadmit declined to decide (input errors)."""
+
+    differ: dict[str, tuple[object, object]]
+    undecided: dict[str, Outcome]
+
+    @property
+    def agree(self) -> bool:
+        return not self.differ
+
+    def report(self, kadmit: Answer, kueue: Answer) -> str:
+        def show(x, answer, name):
+            if isinstance(x, Outcome):
+                why = answer.messages.get(name)
+                return x.text() + (f"  ({why})" if why and not x.admitted else "")
+            return x
+        return "\n".join(f"{name}:\n  kadmit: {show(k, kadmit, name)}\n  Kueue:  {show(q, kueue, name)}"
+                         for name, (k, q) in sorted(self.differ.items()))
+
+
+def compare(kadmit: Answer, kueue: Answer, *, placement: bool = True) -> Comparison:
+    """Workloads both decided must have equal outcomes (placements too, unless `placement` is
+    off). A workload one side decided and the other skipped differs, with the skip's reason; one
+    kadmit declined because of an input error is set aside."""
+    def strip(o: Outcome) -> Outcome:
+        if placement:
+            return o
+        return Outcome(o.admitted, o.cluster_queue, tuple((n, c, fl, ()) for n, c, fl, _ in o.pod_sets),
+                       o.preempted, o.preempted_by)
+
+    differ, undecided = {}, {}
+    for name in sorted(set(kadmit.outcomes) | set(kueue.outcomes)):
+        k, q = kadmit.outcomes.get(name), kueue.outcomes.get(name)
+        if k is not None and q is not None:
+            if strip(k) != strip(q):
+                differ[name] = (k, q)
+        elif k is None:
+            why = kadmit.skipped.get(kueue.objects[name])
+            if why and why.startswith(UNDECIDED):
+                undecided[name] = q
+            else:
+                differ[name] = (f"skipped: {why}" if why else "no decision", q)
+        else:
+            why = kueue.skipped.get(kadmit.objects[name])
+            differ[name] = (k, f"skipped: {why}" if why else "no decision")
+    return Comparison(differ, undecided)
+
+
+def both(binary: str, paths: list[str]) -> tuple[int, dict | None, dict]:
+    """kadmit's exit code and JSON, and Kueue's JSON, on the same paths."""
+    code, k = run_kadmit(paths)
+    return code, k, run_oracle(binary, paths)
