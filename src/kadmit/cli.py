@@ -15,6 +15,7 @@ from kadmit.diagnostics import Diagnostic, Diagnostics, all_codes, code_info, di
 from kadmit.render import FORMATS, render
 from kadmit.render.codes import KAD007
 from kadmit.render.human import render_human
+from kadmit.kueueversion import KUEUE_VERSION
 from kadmit.render.sarif import tool_version
 from kadmit.atomic import write_text_atomic
 from kadmit.source import SourceMap
@@ -72,7 +73,8 @@ max_size_option = click.option(
 
 
 @click.group("kadmit", cls=Kadmit, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(tool_version(), "--version", prog_name="kadmit")
+@click.version_option(tool_version(), "--version", prog_name="kadmit",
+                      message=f"%(prog)s %(version)s (decides as Kueue {KUEUE_VERSION})")
 def cli() -> None:
     """kadmit: check Kueue-style admission policies and explain admission decisions.
 
