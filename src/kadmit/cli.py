@@ -74,7 +74,7 @@ max_size_option = click.option(
 
 @click.group("kadmit", cls=Kadmit, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(tool_version(), "--version", prog_name="kadmit",
-                      message=f"%(prog)s %(version)s (decides as Kueue {KUEUE_VERSION})")
+                      message=f"%(prog)s, version %(version)s (decides as Kueue {KUEUE_VERSION})")
 def cli() -> None:
     """kadmit: check Kueue-style admission policies and explain admission decisions.
 

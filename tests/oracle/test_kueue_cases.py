@@ -84,3 +84,11 @@ def test_the_preemptor_is_admitted_once_the_victims_are_gone(kueue_oracle):
         "eng-alpha/borrower": "InCohortReclamation", "eng-beta/low-2": "InClusterQueue"}
     for victim in ("eng-alpha/borrower", "eng-beta/low-2"):
         assert by[victim]["preempted_by"] == "eng-beta/preemptor"
+
+
+def test_admission_fair_sharing_orders_by_local_queue_usage(kueue_oracle):
+    """The LocalQueue status's consumed resources reach Kueue's queue ordering
+    (AfsConsumedResources, as scheduler_afs_test.go sets them): the newer workload of the light
+    queue goes first."""
+    out = run_oracle(kueue_oracle, [str(Path(__file__).parent / "features" / "admission-fair-sharing.yaml")])
+    assert {d["workload"]: d["admitted"] for d in out["decisions"]} == {"team/from-heavy": False, "team/from-light": True}

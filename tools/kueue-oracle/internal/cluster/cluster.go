@@ -96,7 +96,7 @@ func New(ctx context.Context, scheme *runtime.Scheme, objs []client.Object, cfg 
 	// as strategic merges here anyway (see watch.interceptor).
 	tracker := clienttesting.NewObjectTracker(scheme, serializer.NewCodecFactory(scheme).UniversalDecoder())
 	builder := fake.NewClientBuilder().WithScheme(scheme).WithObjectTracker(tracker).
-		WithObjects(objs...).
+		WithObjects(withoutWorkloads(objs)...).
 		WithStatusSubresource(&kueue.Workload{}, &kueue.ClusterQueue{}, &kueue.LocalQueue{}, &kueue.Cohort{}, &kueue.AdmissionCheck{}).
 		WithInterceptorFuncs(c.watch.interceptor())
 	ix := &onceIndexer{FieldIndexer: utiltesting.AsIndexer(builder), seen: map[string]bool{}}
@@ -115,16 +115,6 @@ func New(ctx context.Context, scheme *runtime.Scheme, objs []client.Object, cfg 
 		}
 	}
 	c.cl = builder.Build()
-	if opts.Convert != nil {
-		made, err := opts.Convert(ctx, c.cl, c.clock)
-		if err != nil {
-			return nil, fmt.Errorf("converting jobs: %w", err)
-		}
-		if objs, err = c.addWorkloads(objs, made); err != nil {
-			return nil, err
-		}
-	}
-
 	recorder := c.recorder
 	store := preemptexpectations.New()
 	cacheOpts, queueOpts, err := c.options()
@@ -277,9 +267,23 @@ func (c *Cluster) load(objs []client.Object) error {
 			}
 		}
 	}
-	// The workload controller meets every Workload as its informer lists them.
+	// The Workloads arrive once the queues exist, as they would in a running cluster: the workload
+	// controller meets each (its create event) and puts it in the queues or, holding quota, in the
+	// cache. (Listing them for each queue added, as TestSchedule's setup does, costs the fake
+	// client a copy of every Workload per queue.)
 	for _, wl := range wls {
-		c.watch.touch(wl)
+		if err := c.cl.Create(ctx, wl.DeepCopy()); err != nil {
+			return fmt.Errorf("Workload %s/%s: %w", wl.Namespace, wl.Name, err)
+		}
+	}
+	if c.opts.Convert != nil {
+		made, err := c.opts.Convert(ctx, c.cl, c.clock)
+		if err != nil {
+			return fmt.Errorf("converting jobs: %w", err)
+		}
+		if err := c.addWorkloads(made); err != nil {
+			return err
+		}
 	}
 	c.deliver()
 	// Adding queues and cohorts asked the requeuer to retry their inadmissible workloads; a
@@ -337,27 +341,33 @@ func arrange[T client.Object](rng *rand.Rand, l []T) {
 	}
 }
 
-// addWorkloads puts the Workloads the jobs made in the client (where the job reconcilers did
-// not already) and in the list of objects to load.
-func (c *Cluster) addWorkloads(objs []client.Object, made []*kueue.Workload) ([]client.Object, error) {
-	out := append([]client.Object{}, objs...)
+// addWorkloads puts the Workloads the jobs made in the client where the job reconcilers did not.
+func (c *Cluster) addWorkloads(made []*kueue.Workload) error {
 	for i, wl := range made {
 		var existing kueue.Workload
 		if err := c.cl.Get(c.ctx, client.ObjectKeyFromObject(wl), &existing); err == nil {
-			wl = &existing
-		} else {
-			wl = wl.DeepCopy()
-			if wl.UID == "" {
-				wl.UID = types.UID(fmt.Sprintf("00000000-0000-0000-0001-%012d", i+1))
-			}
-			wl.ResourceVersion = ""
-			if err := c.cl.Create(c.ctx, wl); err != nil {
-				return nil, fmt.Errorf("creating the Workload of a job: %w", err)
-			}
+			continue
 		}
-		out = append(out, wl)
+		wl = wl.DeepCopy()
+		if wl.UID == "" {
+			wl.UID = types.UID(fmt.Sprintf("00000000-0000-0000-0001-%012d", i+1))
+		}
+		wl.ResourceVersion = ""
+		if err := c.cl.Create(c.ctx, wl); err != nil {
+			return fmt.Errorf("creating the Workload of a job: %w", err)
+		}
 	}
-	return out, nil
+	return nil
+}
+
+func withoutWorkloads(objs []client.Object) []client.Object {
+	out := make([]client.Object, 0, len(objs))
+	for _, o := range objs {
+		if _, ok := o.(*kueue.Workload); !ok {
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 // onceIndexer registers each (type, field) index once: Kueue's core and the job integrations

@@ -1,0 +1,60 @@
+"""kadmit against Kueue's own scheduler on many random clusters (tests/oracle/generate.py): every
+seed whose decisions differ is printed with both answers and the cluster's file. Kueue decides each
+cluster three times; workloads whose outcome differs between those runs (Kueue's own map order)
+are left out. The suite runs a few seeds (tests/oracle/test_generated.py); this runs many.
+Run: `.venv/bin/python bench/oracle_fuzz.py [--seeds A:B] [--keep DIR]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+
+from oracle.generate import cluster  # noqa: E402
+from oracle.harness import compare, from_kadmit, from_oracle, oracle_binary, run_kadmit, run_oracle  # noqa: E402
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", default="0:200", help="A:B, the seeds A to B-1")
+    parser.add_argument("--keep", type=Path, help="write every differing cluster here")
+    args = parser.parse_args(argv)
+    first, last = (int(x) for x in args.seeds.split(":"))
+    binary = oracle_binary()
+    agree, differ, varies = 0, [], 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for seed in range(first, last):
+            path = Path(tmp) / f"cluster-{seed}.yaml"
+            path.write_text(cluster(seed))
+            code, kadmit = run_kadmit([str(path)])
+            if kadmit is None:
+                print(f"seed {seed}: kadmit refused it (exit {code})")
+                differ.append(seed)
+                continue
+            kueue = run_oracle(binary, [str(path)], "--runs", "3")
+            varying = {w["workload"] for w in kueue["variance"]["workloads"]}
+            varies += bool(varying)
+            k, q = from_kadmit(kadmit), from_oracle(kueue)
+            result = compare(k, q)
+            result.differ = {n: d for n, d in result.differ.items() if n not in varying}
+            if result.agree and not kueue["skipped"]:
+                agree += 1
+                continue
+            differ.append(seed)
+            print(f"seed {seed}:" + (f" Kueue skipped {kueue['skipped']}" if kueue["skipped"] else ""))
+            print("  " + result.report(k, q).replace("\n", "\n  "))
+            if args.keep:
+                args.keep.mkdir(parents=True, exist_ok=True)
+                (args.keep / path.name).write_text(path.read_text())
+    print(f"{agree} of {last - first} clusters agree; differ: {differ or 'none'}; "
+          f"{varies} where Kueue's own runs varied")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
