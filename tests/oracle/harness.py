@@ -189,8 +189,11 @@ def compare(kadmit: Answer, kueue: Answer, *, placement: bool = True,
             alternatives: dict[str, set[Outcome]] | None = None) -> Comparison:
     """Workloads both decided must have equal outcomes (placements too, unless `placement` is
     off), or kadmit's must be one of Kueue's `alternatives` for a workload on which Kueue's own
-    runs differed. A workload one side decided and the other skipped differs, with the skip's
-    reason; one kadmit declined because of an input error is set aside."""
+    runs differed. An object that made several workloads (a LeaderWorkerSet's groups, a
+    Deployment's pods) is compared as the multiset of its workloads' outcomes: their names carry
+    hashes of UIDs each tool gives on its own. A workload one side decided and the other skipped
+    differs, with the skip's reason, unless kadmit skipped it saying it is never admitted and
+    Kueue did not admit it; one kadmit declined because of an input error is set aside."""
     def strip(o: Outcome) -> Outcome:
         if placement:
             return o
@@ -198,20 +201,37 @@ def compare(kadmit: Answer, kueue: Answer, *, placement: bool = True,
                        o.preempted, o.preempted_by)
 
     differ, undecided = {}, {}
-    for name in sorted(set(kadmit.outcomes) | set(kueue.outcomes)):
-        k, q = kadmit.outcomes.get(name), kueue.outcomes.get(name)
+    by_object: dict[str, tuple[list[str], list[str]]] = {}
+    for side, answer in ((0, kadmit), (1, kueue)):
+        for name, obj in answer.objects.items():
+            by_object.setdefault(obj, ([], []))[side].append(name)
+    for obj, (kn, qn) in sorted(by_object.items()):
+        if len(kn) > 1 or len(qn) > 1:
+            ks = sorted(repr(strip(kadmit.outcomes[n])) for n in kn)
+            qs = sorted(repr(strip(kueue.outcomes[n])) for n in qn)
+            if ks != qs:
+                differ[obj] = ("; ".join(f"{n}: {kadmit.outcomes[n].text()}" for n in sorted(kn)) or "no decision",
+                               "; ".join(f"{n}: {kueue.outcomes[n].text()}" for n in sorted(qn)) or "no decision")
+            continue
+        if kn and qn and kn[0] != qn[0]:  # one workload each, named apart (a hash in the name)
+            kadmit.outcomes.setdefault(qn[0], kadmit.outcomes[kn[0]])
+            kn = qn
+        name = (kn or qn)[0]
+        k, q = kadmit.outcomes.get(name) if kn else None, kueue.outcomes.get(name) if qn else None
         if k is not None and q is not None:
             allowed = {strip(o) for o in (alternatives or {}).get(name, set())} | {strip(q)}
             if strip(k) not in allowed:
                 differ[name] = (k, q)
         elif k is None:
-            why = kadmit.skipped.get(kueue.objects[name])
+            why = kadmit.skipped.get(obj)
             if why and why.startswith(UNDECIDED):
                 undecided[name] = q
+            elif why and "never admitted" in why and not q.admitted:
+                continue  # kadmit says Kueue never admits it, and Kueue did not
             else:
                 differ[name] = (f"skipped: {why}" if why else "no decision", q)
         else:
-            why = kueue.skipped.get(kadmit.objects[name])
+            why = kueue.skipped.get(obj)
             differ[name] = (k, f"skipped: {why}" if why else "no decision")
     return Comparison(differ, undecided)
 
