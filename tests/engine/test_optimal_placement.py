@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from placement.builders import DC, HOST, node, pod
@@ -133,6 +133,22 @@ def test_elastic_pod_set_is_placed_whole_at_the_count_it_gets():
     assert {n.split("-")[0] for n in p.nodes} == {"r0"}
 
 
+SPREAD_NODES = [node(f"n{i}", gpu=4, cpu=32, rack=f"r{i % 2}", block="b1") for i in range(4)]
+SPREAD_GANG = workload("w0", pod_set("w", count=3, gpu=3, topology=("preferred", HOST)), queue="cq", priority=0)
+
+
+def test_preferred_host_pod_set_too_big_for_a_node_is_spread_over_nodes():
+    # found by the property below: 3 pods of 3 GPUs on 4-GPU nodes can't share one node, so the pod set is
+    # spread; the decoder put each class's spread pods on one node, as it does for a kept member, cut every
+    # split and admitted nothing where ordered admits it
+    m = build(TAS_CQ, TAS, DC, *SPREAD_NODES, SPREAD_GANG)
+    result = admit(m, mode="optimal")
+    d = result.decisions[0]
+    assert d.admitted and result.optimal["placement"]["cuts"] == 0
+    nodes = d.assignment.placement.pod_sets[0].nodes
+    assert sorted(nodes.values()) == [1, 1, 1]
+
+
 @st.composite
 def tiny_cluster(draw):
     n_nodes = draw(st.integers(2, 4))
@@ -153,6 +169,7 @@ def tiny_cluster(draw):
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tiny_cluster())
+@example(build(TAS_CQ, TAS, DC, *SPREAD_NODES, SPREAD_GANG))
 def test_optimal_placements_fit_together_and_never_lose_to_ordered_at_the_top_priority(model):
     result = admit(model, mode="optimal")
     ix = ModelIndex(model)

@@ -2,7 +2,8 @@
 
 `decode` turns a solution's pool counts (see `placement`) into nodes: the admitted members of each
 pool take their domain's or the spread pods in member order, then every class's pods go onto its
-nodes first fit, node by node, largest pods first (all of a `required host` member on one node). A
+nodes first fit, node by node, largest pods first (all of a host-level member kept in its domain —
+`required host`, or `preferred host` counted as kept — on one node; a spread one's pods anywhere). A
 class that can't hold what it was given yields a cut. `first_fit` places one pod set the plain way —
 the first domain in name order with room, node by node — for the greedy start point (`greedy`).
 """
@@ -95,14 +96,15 @@ def decode(pm: PlacementModel, values: dict[str, int]) -> Decoded:
         ok = True
         for opt in items:
             left = out.where[id(opt)][1][cname]
-            single = opt.group is not None and opt.group.host
+            # a host-level member kept in its domain sits on one node; a preferred one spread doesn't
+            single = opt.group is not None and opt.group.host and out.where[id(opt)][0] is not None
             per_pod = opt.request.template.request_map
             for node in c.nodes:
                 if left == 0:
                     break
                 take = min(node_fit_count(opt.request.template, c.rep, free[node]), left)
                 if single and take < left:
-                    continue  # required host: all of it on one node
+                    continue  # all of it on one node
                 if take:
                     free[node] = subtract(free[node], pod_usage(per_pod, take))
                     nodes[id(opt)][node] = nodes[id(opt)].get(node, 0) + take
