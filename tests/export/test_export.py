@@ -91,7 +91,8 @@ def test_json_export_reads_back_the_same(tmp_path: Path) -> None:
     assert decisions(back.workspace.model) == decisions(expected)
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=12, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(text=kad_clusters())
 def test_generated_clusters_decide_the_same(tmp_path_factory, text: str) -> None:
     folder = tmp_path_factory.mktemp("gen")

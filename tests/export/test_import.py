@@ -102,7 +102,8 @@ def test_import_refuses_input_with_errors_and_its_own_files(tmp_path: Path) -> N
     assert got.exit_code == api.EXIT_INPUT and (kad / "queues.kad").read_text() == "flavor f {}\n"
 
 
-@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=10, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(text=yaml_tas_clusters())
 def test_generated_clusters_decide_the_same(tmp_path_factory, text: str) -> None:
     folder = tmp_path_factory.mktemp("gen")

@@ -78,7 +78,8 @@ def _json(model, rows, split: bool) -> tuple[str, Simulator]:
     return simulate_json(out), sim
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=12, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(st.lists(row, min_size=8, max_size=24))
 def test_parts_decide_as_the_whole_cluster(tmp_path_factory, rows):
     model = _model(tmp_path_factory)

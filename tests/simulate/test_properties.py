@@ -70,7 +70,8 @@ def _arrivals(rows):
     return out
 
 
-@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=10, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(st.lists(row, min_size=1, max_size=14))
 def test_nothing_over_committed_and_runs_last_their_duration(tmp_path_factory, rows):
     model = _model(tmp_path_factory)
