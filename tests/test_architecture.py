@@ -19,6 +19,7 @@ STAGES: list[tuple[str, tuple[str, ...]]] = [
               "kadmit.edits", "kadmit.kueuekeys", "kadmit.kueuelabels", "kadmit.kueueversion")),
     ("model", ("kadmit.modelbase", "kadmit.modelscheduling", "kadmit.podresources", "kadmit.model", "kadmit.index", "kadmit.identity", "kadmit.effective")),
     ("parse", ("kadmit.syntax", "kadmit.manifests")),
+    ("live", ("kadmit.live",)),  # reading a cluster through kubectl: a snapshot text for the manifest front end
     ("validate", ("kadmit.validate",)),
     ("export", ("kadmit.export",)),  # the model as the objects a cluster runs; rules as admission policies
     ("load", ("kadmit.workspace", "kadmit.scope", "kadmit.symbols")),

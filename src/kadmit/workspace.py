@@ -8,7 +8,7 @@ import sys
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, Protocol, Sequence
 
 from kadmit.diagnostics import KAD001, KAD002, KAD003, KAD004, Diagnostics
 from kadmit.edits import Edit, EditConflict, apply
@@ -40,6 +40,16 @@ class Workspace:
     input_error: bool = False  # some path could not be read at all (exit code 2)
     parts: list[tuple[str, Fragment]] = field(default_factory=list)  # each file's objects, in merge order
     documents: dict = field(default_factory=dict)  # manifest file -> manifests.documents.Indexed (re-read by document)
+    incomplete: list[str] = field(default_factory=list)  # what a cluster snapshot read could not list (KAD034)
+
+
+class Text(Protocol):
+    """An input that is no file (a live cluster read: `kadmit.live.read.Snapshot`): manifests text named
+    for spans, or None when nothing usable was read, and the diagnostics of reading it."""
+
+    name: str
+    text: str | None
+    diagnostics: list
 
 
 def display_name(path: Path) -> str:
@@ -214,8 +224,9 @@ def collect(paths: list[str], diags: Diagnostics, limits: Limits) -> tuple[list[
 
 def load(paths: list[str], *, limits: Limits | None = None, validate: bool = True,
          root: Path | None = None, overlay: dict[Path, str] | None = None,
-         cache: "ReadCache | None" = None) -> Workspace:
-    """Read `paths` (files or folders) into one validated model.
+         cache: "ReadCache | None" = None, texts: Sequence[Text] = ()) -> Workspace:
+    """Read `paths` (files or folders) and `texts` (manifests read from elsewhere: a live cluster) into
+    one validated model.
 
     `.kad` files go to the language front end, `.yaml`/`.yml`/`.json` to the manifest front end.
     Imports in `.kad` files may not leave `root` (default: the common folder of the inputs).
@@ -236,7 +247,10 @@ def load(paths: list[str], *, limits: Limits | None = None, validate: bool = Tru
     if overlay:
         files += _unsaved(paths, files, overlay)
     reader = Reader(sources, diags, limits, overlay)
-    if not files and not failed and not charts:
+    for t in texts:
+        diags.extend(t.diagnostics)
+        failed = failed or t.text is None
+    if not files and not failed and not charts and not texts:
         diags.emit(KAD004, "no `.kad`, `.yaml`, `.yml` or `.json` files in "
                    + ", ".join(f"`{p}`" for p in paths))
         failed = True
@@ -246,14 +260,17 @@ def load(paths: list[str], *, limits: Limits | None = None, validate: bool = Tru
         root = Path(os.path.commonpath(roots)) if roots else Path.cwd()
 
     documents: dict = {}
+    incomplete: list[str] = []
     with paused_gc():
-        parts = _read_all(files, root, reader, diags, documents, cache)
+        parts = _read_all(files, root, reader, diags, documents, incomplete, cache)
+        parts.extend(_read_texts(texts, reader, diags, documents, incomplete))
         model = apply_resources(apply_jobs(merge([frag for _, frag in parts]), diags))
         if validate:
             run_validation(model, diags)
     names = [display_name(f) for f in files if f != Path(STDIN)] + ([STDIN_NAME] if Path(STDIN) in files else [])
-    return Workspace(model=model, sources=sources, diagnostics=diags,
-                     files=names, input_error=failed or reader.failed, parts=parts, documents=documents)
+    names += [t.name for t in texts if t.name in sources]
+    return Workspace(model=model, sources=sources, diagnostics=diags, files=names,
+                     input_error=failed or reader.failed, parts=parts, documents=documents, incomplete=incomplete)
 
 
 @contextmanager
@@ -293,9 +310,10 @@ def long_lived() -> Iterator[None]:
 
 
 def _read_all(files: list[Path], root: Path, reader: "Reader", diags: Diagnostics,
-              documents: dict, cache: "ReadCache | None" = None) -> list[tuple[str, Fragment]]:
+              documents: dict, incomplete: list[str], cache: "ReadCache | None" = None) -> list[tuple[str, Fragment]]:
     """Each file's objects with its name, in merge order (standard input's named `<stdin>`); each
-    manifest file's index by document into `documents`."""
+    manifest file's index by document into `documents`; what a cluster snapshot among them says it
+    could not list into `incomplete`."""
     from kadmit import syntax
     from kadmit.manifests.documents import read_indexed
     from kadmit.syntax.lower import lower_text
@@ -312,14 +330,46 @@ def _read_all(files: list[Path], root: Path, reader: "Reader", diags: Diagnostic
         text = reader.read(f)
         if text is None or _templated(text, display_name(f), diags):
             continue
+        _snapshot_header(text, display_name(f), diags, incomplete)
         read = cache.manifest if cache is not None else read_indexed
         frag, documents[display_name(f)] = read(text, display_name(f), diags)
         parts.append((display_name(f), frag))
     if stdin:
         text = reader.read_stdin()
         if text is not None:
+            _snapshot_header(text, STDIN_NAME, diags, incomplete)
             parts.extend(read_stdin_text(text, diags, reader, root))
     return parts
+
+
+def _read_texts(texts: Sequence[Text], reader: Reader, diags: Diagnostics, documents: dict,
+                incomplete: list[str]) -> list[tuple[str, Fragment]]:
+    """The manifests of inputs that are no files, each indexed by document like a manifest file."""
+    from kadmit.manifests.documents import read_indexed
+
+    parts = []
+    for t in texts:
+        if t.text is None:
+            continue
+        size = len(t.text.encode("utf-8"))
+        if size > reader.limits.max_file_bytes:
+            diags.emit(KAD003, f"`{t.name}` is {size:,} bytes; kadmit reads inputs up to "
+                       f"{reader.limits.max_file_bytes:,} bytes", help="raise the limit with --max-file-size")
+            reader.failed = True
+            continue
+        reader.sources.add(t.name, t.text)
+        _snapshot_header(t.text, t.name, diags, incomplete)
+        frag, documents[t.name] = read_indexed(t.text, t.name, diags)
+        parts.append((t.name, frag))
+    return parts
+
+
+def _snapshot_header(text: str, name: str, diags: Diagnostics, incomplete: list[str]) -> None:
+    """A cluster snapshot's header says what could not be read: reported again wherever it is read."""
+    from kadmit.live.snapshot import is_snapshot, replay
+
+    if is_snapshot(text):
+        incomplete.extend(replay(text, name, diags))
 
 
 def _templated(text: str, name: str, diags: Diagnostics) -> bool:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from kadmit.diagnostics import all_codes, load_all_codes
 
-_SECTIONS = ((0, 99, "Input and output"), (100, 149, "`.kad` syntax and imports"),
+_SECTIONS = ((0, 29, "Input and output"), (30, 49, "Reading a cluster (`--cluster`, `kadmit snapshot`)"),
+             (50, 99, "Input and output, continued"), (100, 149, "`.kad` syntax and imports"),
              (150, 199, "Manifests"), (200, 299, "Model validation"),
              (300, 349, "Likely mistakes (`check` warnings)"), (350, 399, "Other"),
              (400, 499, "Solver"), (500, 699, "Decisions and explanations"),

@@ -1,0 +1,280 @@
+"""Reading a live cluster through kubectl: every kind kadmit reads, as one snapshot text.
+
+`read` asks kubectl for the context (`config view --minify`: no network), what the server serves
+(`api-resources`, beside `version`), then lists every kind kadmit reads that the server serves, in every
+namespace at once: in BATCHES `kubectl get KIND,KIND,… -o yaml` run in parallel (Pods alone, Kueue's
+ConfigMap alone in its namespace). Each kubectl costs about 0.1 s of CPU to start, which one `get` per
+kind pays 35 times over (bench/live_read.py measures both); a batch that fails is listed again one
+`get` per kind, so that each kind's own outcome is known. A kind the user may not list in every
+namespace at once is listed namespace by namespace. The text (`snapshot.compose`) is what
+`kadmit snapshot` writes and what `--cluster` reads as a source, so diagnostics point into it. What
+could not be read at all is an error without a place (KAD030-KAD033, KAD035, KAD038); what could not
+be listed is a line of the header, reported wherever the text is read (KAD034, `snapshot.replay`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+from kadmit.diagnostics import Diagnostic, Diagnostics
+from kadmit.live import kubectl as k
+from kadmit.live.codes import KAD030, KAD031, KAD032, KAD033, KAD034, KAD035, KAD038
+from kadmit.live.discover import CONFIG_KEY, KUEUE_NAMESPACE, Target, failed_groups, parse_api_resources, plan
+from kadmit.live.listing import holds_key, name_of, split_list, top_level
+from kadmit.live.snapshot import NO_CONFIG, NO_KUEUE, NOT_LISTED, Listed, Origin, compose
+
+__all__ = ["Snapshot", "read"]
+
+WORKERS = 8  # kubectl processes at once: each mostly waits on the server
+BATCHES = 4  # `kubectl get`s the kinds are listed by (each kubectl costs ~0.1 s of CPU to start)
+MAX_BY_NAMESPACE = 256  # `kubectl get` runs for kinds forbidden cluster-wide, namespace by namespace
+
+
+@dataclass
+class Snapshot:
+    """A cluster read: its text (None when nothing usable was read), and why not."""
+
+    name: str  # how diagnostics name the text: `<cluster CONTEXT>`
+    text: str | None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    origin: Origin | None = None
+    objects: int = 0
+
+    @property
+    def failed(self) -> bool:
+        return self.text is None
+
+
+def read(context: str | None = None, kubeconfig: str | None = None, *, program: str | None = None) -> Snapshot:
+    """Read every kind kadmit reads from the kubeconfig's context (its current one by default)."""
+    started = time.monotonic()
+    diags = Diagnostics()
+    name = f"<cluster {context}>" if context else "<cluster>"
+    try:
+        kube = k.Kubectl.find(context, kubeconfig, program)
+        origin = _origin(kube, context, diags)
+        if origin is None:
+            return Snapshot(name, None, diags.sorted())
+        name = f"<cluster {origin.context}>"
+        with ThreadPoolExecutor(WORKERS) as pool:
+            versions = pool.submit(kube.run, "version", "-o", "json", f"--request-timeout={k.REQUEST_TIMEOUT}")
+            resources = kube.run("api-resources", "-o", "wide", "--no-headers", f"--request-timeout={k.REQUEST_TIMEOUT}")
+            served = _served(resources, origin, diags)
+            if served is None:
+                return Snapshot(name, None, diags.sorted(), origin)
+            found = plan(served, failed_groups(resources.err))
+            listed = _list_all(kube, pool, list(found.targets))
+            _by_namespace(kube, pool, listed)
+            _versions(versions.result(), origin)
+    except k.Missing as e:
+        diags.emit(KAD030, f"can't read the cluster: {e}",
+                   help="install kubectl (kadmit reads the cluster through it, with your kubeconfig's "
+                        "credentials), or put it on PATH")
+        return Snapshot(name, None, diags.sorted())
+    notes = [(NOT_LISTED, line) for line in found.undiscovered]
+    if not found.kueue_served:
+        notes.append((NO_KUEUE, "the server serves no kind of `kueue.x-k8s.io`: Kueue is not installed in "
+                                "this cluster"))
+    config = next((t for t in listed if t.target.kind == "ConfigMap"), None)
+    if config is not None and config.failed is None and not config.docs and found.kueue_served:
+        notes.append((NO_CONFIG, f"no ConfigMap in namespace `{KUEUE_NAMESPACE}` holds Kueue's Configuration "
+                                 f"(`{CONFIG_KEY}`): the one Kueue v0.17.0 installs is assumed"))
+    if all(t.failed is not None for t in listed):
+        for t in listed:
+            diags.emit(KAD034, f"not listed: {t.target.shown} {t.target.where()}: {t.failed}")
+        diags.emit(KAD035, f"nothing could be listed from context `{origin.context}`"
+                   + ("" if listed else ": the server serves none of the kinds kadmit reads"),
+                   help="check the context's permissions: `kubectl auth can-i --list`")
+        return Snapshot(name, None, diags.sorted(), origin)
+    origin.seconds = time.monotonic() - started
+    origin.read_at = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    text = compose(origin, listed, found.not_served, notes)
+    return Snapshot(name, text, diags.sorted(), origin, sum(t.count for t in listed))
+
+
+def _origin(kube: k.Kubectl, context: str | None, diags: Diagnostics) -> Origin | None:
+    """The context read, from `kubectl config view --minify` (no network), or None with an error."""
+    if kube.kubeconfig and not os.path.exists(kube.kubeconfig):
+        diags.emit(KAD031, f"no kubeconfig file `{kube.kubeconfig}`")
+        return None
+    run = kube.run("config", "view", "--minify", "-o", "json")
+    if not run.ok:
+        what = k.message(run)
+        if k.failure(run) != k.CONTEXT:
+            diags.emit(KAD038, f"`kubectl config view --minify` failed: {what}",
+                       help=f"kadmit runs `{kube.program}`; check that it is kubectl and that it runs")
+        elif context:
+            diags.emit(KAD031, f"can't use context `{context}` of the kubeconfig: {what}",
+                       help="`kubectl config get-contexts` lists the contexts")
+        else:
+            diags.emit(KAD031, f"can't use the kubeconfig: {what}",
+                       help="set KUBECONFIG or pass --kubeconfig, and choose a context with --context "
+                            "or `kubectl config use-context`")
+        return None
+    try:
+        config = json.loads(run.out)
+        ctx = (config.get("contexts") or [{}])[0]
+        cluster = (config.get("clusters") or [{}])[0]
+        return Origin(context=ctx.get("name") or config.get("current-context") or context or "",
+                      cluster=(ctx.get("context") or {}).get("cluster", ""),
+                      user=(ctx.get("context") or {}).get("user", ""),
+                      server=(cluster.get("cluster") or {}).get("server", ""))
+    except (ValueError, AttributeError, IndexError, TypeError):
+        diags.emit(KAD038, "`kubectl config view --minify -o json` printed something kadmit can't read")
+        return None
+
+
+def _served(run: k.Run, origin: Origin, diags: Diagnostics):
+    """What the server serves, or None with the error that stopped the read."""
+    served = parse_api_resources(run.out) if run.out.strip() else None
+    if run.ok and served is not None:
+        return served
+    if served:  # some API group failed discovery (an aggregated API down): the rest was listed
+        return served
+    what = k.message(run)
+    failure = k.failure(run)
+    at = f"context `{origin.context}`" + (f" (server {origin.server})" if origin.server else "")
+    if failure == k.UNREACHABLE:
+        diags.emit(KAD032, f"can't reach the API server of {at}: {what}",
+                   help="check the server address and your network (`kubectl cluster-info`)")
+    elif failure == k.UNAUTHORIZED:
+        diags.emit(KAD033, f"the API server of {at} refused the kubeconfig's credentials: {what}",
+                   help="log in again (renew the token or certificate your kubeconfig uses)")
+    elif failure == k.CONTEXT:
+        diags.emit(KAD031, f"can't use {at}: {what}")
+    elif failure == k.FORBIDDEN:
+        diags.emit(KAD035, f"nothing could be listed from {at}: discovery is forbidden: {what}")
+    else:
+        diags.emit(KAD038, f"`kubectl api-resources` failed for {at}: {what}")
+    return None
+
+
+def _batches(targets: list[Target]) -> list[list[Target]]:
+    """The kinds in BATCHES `kubectl get`s run at once: Pods alone (usually the largest listing) and a
+    kind listed in one namespace (Kueue's ConfigMap) on its own, the others dealt round-robin."""
+    alone = [t for t in targets if t.namespace or (t.group, t.kind) == ("", "Pod")]
+    rest = [t for t in targets if t not in alone]
+    n = max(1, BATCHES - len(alone))
+    return [[t] for t in alone] + [b for b in (rest[i::n] for i in range(n)) if b]
+
+
+def _list_all(kube: k.Kubectl, pool: ThreadPoolExecutor, targets: list[Target]) -> list[Listed]:
+    """Every kind, by batches; the kinds of a batch that failed (one kind forbidden fails them all)
+    listed again one `kubectl get` each, so that each kind's own outcome is known."""
+    batches = _batches(targets)
+    got: dict[Target, Listed] = {}
+    again: list[Target] = []
+    for batch, result in zip(batches, pool.map(lambda b: _list_batch(kube, b), batches)):
+        if result is None:
+            again.extend(batch)
+        else:
+            got.update(result)
+    got.update(zip(again, pool.map(lambda t: _list(kube, t), again)))
+    return [got[t] for t in targets]
+
+
+def _list_batch(kube: k.Kubectl, batch: list[Target]) -> dict[Target, Listed] | None:
+    """One `kubectl get KIND,KIND,… --all-namespaces -o yaml`, its objects sorted to their kinds by
+    their own `apiVersion` and `kind`; None when it failed or can't be sorted."""
+    if len(batch) == 1:
+        return {batch[0]: _list(kube, batch[0])}
+    run = kube.run("get", ",".join(t.qualified for t in batch), "--all-namespaces", "-o", "yaml",
+                   f"--request-timeout={k.REQUEST_TIMEOUT}")
+    docs = split_list(run.out) if run.ok else None
+    if docs is None:
+        return None
+    by_type = {(t.group, t.kind): Listed(t) for t in batch}
+    for doc in docs:
+        one = by_type.get(((top_level(doc, "apiVersion") or "").rpartition("/")[0], top_level(doc, "kind") or ""))
+        if one is None:
+            return None
+        one.docs.append(doc)
+    return {t: by_type[t.group, t.kind] for t in batch}
+
+
+def _list(kube: k.Kubectl, target: Target) -> Listed:
+    """One `kubectl get` of a kind, in every namespace (or its one namespace)."""
+    scope = ["--namespace", target.namespace] if target.namespace else ["--all-namespaces"] if target.namespaced else []
+    run = kube.run("get", target.qualified, *scope, "-o", "yaml", f"--request-timeout={k.REQUEST_TIMEOUT}")
+    listed = Listed(target)
+    if not run.ok:
+        listed.failed = _why(run, target)
+        listed.forbidden = k.failure(run) == k.FORBIDDEN
+        return listed
+    _take(listed, run.out)
+    if target.kind == "ConfigMap":  # only Kueue's own: the others are not read
+        kept = [d for d in listed.docs if holds_key(d, CONFIG_KEY)]
+        listed.left_out = len(listed.docs) - len(kept)
+        listed.docs = kept
+    return listed
+
+
+def _take(listed: Listed, out: str) -> None:
+    docs = split_list(out)
+    if docs is None:
+        listed.whole = out
+    else:
+        listed.docs.extend(docs)
+
+
+def _why(run: k.Run, target: Target) -> str:
+    failure = k.failure(run)
+    what = k.message(run)
+    if failure == k.NOT_SERVED and target.preferred:
+        return (f"the server serves it in `{target.preferred}`, which kadmit doesn't read, and not in "
+                f"`{target.version}`: {what}")
+    return what
+
+
+def _by_namespace(kube: k.Kubectl, pool: ThreadPoolExecutor, listed: list[Listed]) -> None:
+    """Kinds forbidden in every namespace at once, listed namespace by namespace (a user whose
+    rights are granted per namespace), when the namespaces are known and there are not too many."""
+    forbidden = [t for t in listed if t.failed is not None and t.forbidden and t.target.namespaced
+                 and not t.target.namespace]
+    namespaces = next((t for t in listed if t.target.kind == "Namespace" and t.failed is None), None)
+    if not forbidden or namespaces is None:
+        return
+    names = sorted(n for n in (name_of(d) for d in namespaces.docs) if n)
+    if not names or len(names) * len(forbidden) > MAX_BY_NAMESPACE:
+        for t in forbidden:
+            t.failed += f" (not tried namespace by namespace: {len(names)} namespaces)" if names else ""
+        return
+    jobs = [(t, ns) for t in forbidden for ns in names]
+    runs = pool.map(lambda job: kube.run("get", job[0].target.qualified, "--namespace", job[1], "-o", "yaml",
+                                         f"--request-timeout={k.REQUEST_TIMEOUT}"), jobs)
+    results: dict[int, list[tuple[str, k.Run]]] = {}
+    for (t, ns), run in zip(jobs, runs):
+        results.setdefault(id(t), []).append((ns, run))
+    for t in forbidden:
+        got = results[id(t)]
+        missed = [(ns, run) for ns, run in got if not run.ok]
+        if len(missed) == len(got):
+            continue  # forbidden everywhere: stays not listed, with the cluster-wide message
+        t.failed = None
+        t.namespaces = len(got)
+        t.missed = tuple(ns for ns, _ in missed)
+        t.missed_why = _why(missed[0][1], t.target) if missed else ""
+        for _, run in got:
+            if run.ok:
+                _take(t, run.out)
+
+
+def _versions(run: k.Run, origin: Origin) -> None:
+    """kubectl's and the server's versions, from `kubectl version -o json` (missing parts stay empty)."""
+    from importlib import metadata
+
+    try:
+        got = json.loads(run.out) if run.out.strip() else {}
+    except ValueError:
+        got = {}
+    origin.kubectl_version = (got.get("clientVersion") or {}).get("gitVersion", "")
+    origin.server_version = (got.get("serverVersion") or {}).get("gitVersion", "")
+    try:
+        origin.kadmit_version = metadata.version("kadmit")
+    except metadata.PackageNotFoundError:
+        origin.kadmit_version = ""
