@@ -11,31 +11,18 @@ import textwrap
 import click
 
 from kadmit import api
-from kadmit.diagnostics import Diagnostic, Diagnostics, all_codes, code_info, did_you_mean, load_all_codes
+from kadmit.cli_cluster import PLUGIN, cluster_options, color_option, read_for, snapshot, use_color
+from kadmit.cli_cluster import report as _report
+from kadmit.cli_cluster import terminal as _terminal
+from kadmit.diagnostics import Diagnostics, all_codes, code_info, did_you_mean, load_all_codes
 from kadmit.render import FORMATS, render
 from kadmit.render.codes import KAD007
-from kadmit.render.human import render_human
 from kadmit.kueueversion import KUEUE_VERSION
 from kadmit.render.sarif import tool_version
 from kadmit.atomic import write_text_atomic
 from kadmit.source import SourceMap
 
 REPORT_URL = "https://github.com/kadmit/kadmit/issues"
-
-
-def use_color(choice: str, stream: str = "stdout") -> bool:
-    """Colour when asked, or (auto) when the stream is a terminal and NO_COLOR is unset or empty."""
-    if choice != "auto":
-        return choice == "always"
-    if os.environ.get("NO_COLOR"):
-        return False
-    return _terminal(stream)
-
-
-def _terminal(stream: str) -> bool:
-    """Whether the stream is a terminal (progress is drawn there, never on a pipe)."""
-    isatty = getattr(sys.stdout if stream == "stdout" else sys.stderr, "isatty", None)
-    return bool(isatty and isatty())
 
 
 class Kadmit(click.Group):
@@ -64,9 +51,6 @@ class Kadmit(click.Group):
         ctx.exit(api.EXIT_INTERNAL)
 
 
-color_option = click.option(
-    "--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
-    help="Colour the human format (auto: only on a terminal, and not when NO_COLOR is set).")
 max_size_option = click.option(
     "--max-file-size", "max_file_bytes", type=click.IntRange(min=1), default=None,
     metavar="BYTES", help="Refuse files larger than this (default 64 MiB).")
@@ -100,7 +84,7 @@ def _with(options):
 
 
 @cli.command()
-@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--format", "format_", type=click.Choice(FORMATS), default="human",
               show_default=True, help="Output format for diagnostics.")
 @click.option("--strict", is_flag=True, help="Fail (exit 1) on warnings too.")
@@ -109,10 +93,11 @@ def _with(options):
                    "contradictory, vacuous or implied rules, quota above node capacity, topology levels on no "
                    "node, limits that never take effect (KAD75x warnings; gate with --strict).")
 @_with(solver_options)
+@_with(cluster_options)
 @max_size_option
 @color_option
 def check(paths: tuple[str, ...], format_: str, strict: bool, deep: bool, rlimit: int | None, timeout_ms: int | None,
-          max_file_bytes: int | None, color: str) -> None:
+          cluster: bool, context: str | None, kubeconfig: str | None, max_file_bytes: int | None, color: str) -> None:
     """Check policies and manifests (files or folders, recursively).
 
     Exit codes: 0 clean (warnings allowed unless --strict), 1 findings, 2 unreadable input or bad
@@ -120,20 +105,13 @@ def check(paths: tuple[str, ...], format_: str, strict: bool, deep: bool, rlimit
     """
     if (rlimit or timeout_ms) and not deep:
         raise click.UsageError("--rlimit and --timeout limit the solver, which only --deep runs")
+    live = read_for(paths, cluster, context, kubeconfig)
     result = api.check(list(paths), strict=strict, max_file_bytes=max_file_bytes, deep=deep, rlimit=rlimit,
-                       timeout_ms=timeout_ms)
+                       timeout_ms=timeout_ms, cluster=live)
     painted = format_ == "human" and use_color(color)
     click.echo(render(result.diagnostics, result.sources, format_,  # type: ignore[arg-type]
                       files_checked=len(result.files), color=painted), nl=False, color=painted)
     sys.exit(result.exit_code)
-
-
-def _report(diagnostics: list[Diagnostic], sources: SourceMap, color: str) -> None:
-    """Human diagnostics on stderr, without the summary line (fmt prints its own)."""
-    if diagnostics:
-        painted = use_color(color, "stderr")
-        click.echo(render_human(diagnostics, sources, files_checked=None, color=painted),
-                   err=True, nl=False, color=painted)
 
 
 def _plural(n: int, word: str) -> str:
@@ -207,13 +185,13 @@ tas_profile_option = click.option(
 def _engine_refused(outcome, color: str) -> None:
     """The inputs could not be read as a cluster state: show why on stderr and exit."""
     _report(outcome.diagnostics, outcome.loaded.sources, color)
-    if outcome.loaded.exit_code != api.EXIT_OK:
+    if outcome.loaded.exit_code != api.EXIT_OK and not api.cluster_unread(outcome.diagnostics):
         click.echo("kadmit decides only on inputs without errors; `kadmit check` lists them", err=True)
     sys.exit(outcome.exit_code)
 
 
 @cli.command()
-@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--mode", type=click.Choice(["ordered", "optimal"]), default="ordered", show_default=True,
               help="ordered: Kueue's own decisions; optimal: the most admitted work by priority (CP-SAT).")
 @click.option("--format", "format_", type=click.Choice(["human", "json"]), default="human",
@@ -223,33 +201,38 @@ def _engine_refused(outcome, color: str) -> None:
               "(about one second each on a typical machine): the same input gets the same answer on a busy machine.")
 @tas_profile_option
 @_with(solver_options)
+@_with(cluster_options)
 @max_size_option
 @color_option
-def admit(paths, mode, format_, time_budget, tas_profile, rlimit, timeout_ms, max_file_bytes, color) -> None:
+def admit(paths, mode, format_, time_budget, tas_profile, rlimit, timeout_ms, cluster, context, kubeconfig,
+          max_file_bytes, color) -> None:
     """Decide which pending workloads are admitted: queue, flavors and counts.
 
     Exit codes: 0 decided (whatever is admitted), 1 errors in the input, the cohort trees they
     don't touch decided (the others' pending workloads listed as not decided), 2 unreadable input or
     an error that may change every decision, 3 the solver could not decide within its limits.
     """
+    from kadmit.render.cluster import incomplete_json, incomplete_text
     from kadmit.render.decisions import admit_human, admit_json
     from kadmit.render.progress import progress
 
+    live = read_for(paths, cluster, context, kubeconfig)
     with progress(format_ == "human" and _terminal("stderr")) as report:
         outcome = api.admit(list(paths), mode=mode, rlimit=rlimit, timeout_ms=timeout_ms, time_budget=time_budget,
-                            max_file_bytes=max_file_bytes, tas_profile=tas_profile, progress=report)
+                            max_file_bytes=max_file_bytes, tas_profile=tas_profile, progress=report, cluster=live)
     if outcome.result is None:
         _engine_refused(outcome, color)
     _report([d for d in outcome.diagnostics if d.severity.value != "note"], outcome.loaded.sources, color)
     skipped = (*outcome.loaded.workspace.model.skipped, *outcome.held)
-    click.echo(admit_json(outcome.result, skipped) if format_ == "json" else admit_human(outcome.result, skipped),
-               nl=False)
+    incomplete = outcome.loaded.workspace.incomplete
+    click.echo(incomplete_json(admit_json(outcome.result, skipped), incomplete) if format_ == "json"
+               else admit_human(outcome.result, skipped) + incomplete_text(incomplete), nl=False)
     sys.exit(outcome.exit_code)
 
 
 @cli.command()
 @click.argument("workload")
-@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--format", "format_", type=click.Choice(["human", "json", "patch"]), default="human",
               show_default=True, help="patch: fix 1 (or --apply-fix N) as a unified diff.")
 @click.option("--apply-fix", "apply_fix", type=click.IntRange(min=1), default=None, metavar="N",
@@ -262,6 +245,7 @@ def admit(paths, mode, format_, time_budget, tas_profile, rlimit, timeout_ms, ma
               "(about one second each on a typical machine): the same input gets the same answer on a busy machine.")
 @tas_profile_option
 @_with(solver_options)
+@_with(cluster_options)
 @max_size_option
 @color_option
 @click.option("--with-capacity", "with_capacity", metavar="NODEPOOL[:NAME]",
@@ -271,24 +255,27 @@ def admit(paths, mode, format_, time_budget, tas_profile, rlimit, timeout_ms, ma
 @click.option("--budget", type=click.IntRange(min=1), default=None, metavar="N",
               help="Prove fixes with at most N changes decided again (default 60). A count, not seconds: the "
               "same input gets the same fixes on any machine, however busy.")
-def why(workload, paths, format_, apply_fix, mode, time_budget, tas_profile, rlimit, timeout_ms, max_file_bytes,
-        color, with_capacity, fixes, budget) -> None:
+def why(workload, paths, format_, apply_fix, mode, time_budget, tas_profile, rlimit, timeout_ms, cluster, context,
+        kubeconfig, max_file_bytes, color, with_capacity, fixes, budget) -> None:
     """Explain why WORKLOAD (namespace/name) is or isn't admitted: reasons in Kueue's words,
     the lines of policy and state responsible, and verified fixes.
 
     Exit codes: 0 admitted, 1 not admitted, 2 unreadable or invalid input or unknown workload,
     3 the solver could not decide within its limits.
     """
+    from kadmit.render.cluster import incomplete_json, incomplete_text
     from kadmit.render.why import why_human, why_json, why_patch
     from kadmit.render.progress import progress
 
     shown = max(fixes, apply_fix or (1 if format_ == "patch" else 0))
+    live = read_for(paths, cluster, context, kubeconfig)
     with progress(format_ != "json" and _terminal("stderr")) as report:
         outcome = api.why(workload, list(paths), rlimit=rlimit, timeout_ms=timeout_ms, max_file_bytes=max_file_bytes,
                           tas_profile=tas_profile, mode=mode, time_budget=time_budget, fixes=shown, budget=budget,
-                          progress=report)
+                          progress=report, cluster=live)
     if outcome.result is None:
         _engine_refused(outcome, color)
+    _report(api.cluster_warnings(outcome.diagnostics), outcome.loaded.sources, color)
     if apply_fix is not None or format_ == "patch":
         n = apply_fix or 1
         fixes = outcome.result.fixes
@@ -304,14 +291,16 @@ def why(workload, paths, format_, apply_fix, mode, time_budget, tas_profile, rli
         sys.exit(api.EXIT_OK)
     model = outcome.loaded.workspace.model
     wl = next((w for w in model.workloads if w.key == outcome.result.workload), None)
+    incomplete = outcome.loaded.workspace.incomplete
     if format_ == "json":
-        click.echo(why_json(outcome.result, wl, model.skipped), nl=False)
+        click.echo(incomplete_json(why_json(outcome.result, wl, model.skipped), incomplete), nl=False)
     else:
-        click.echo(why_human(outcome.result, outcome.loaded.sources, wl.span if wl else None, wl, model.skipped),
-                   nl=False)
+        click.echo(why_human(outcome.result, outcome.loaded.sources, wl.span if wl else None, wl, model.skipped)
+                   + incomplete_text(incomplete), nl=False)
     if with_capacity:
         answer, diagnostics = api.why_capacity(outcome.result.workload, list(paths), with_capacity, max_file_bytes=max_file_bytes,
-                                               tas_profile=tas_profile, rlimit=rlimit, timeout_ms=timeout_ms)
+                                               tas_profile=tas_profile, rlimit=rlimit, timeout_ms=timeout_ms,
+                                               cluster=live)
         _report(diagnostics, outcome.loaded.sources, color)
         if answer is None:
             sys.exit(api.EXIT_INPUT)
@@ -322,7 +311,7 @@ def why(workload, paths, format_, apply_fix, mode, time_budget, tas_profile, rli
 
 
 @cli.command()
-@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--trace", type=click.Path(), help="Arrivals: CSV or JSON Lines, one workload per row.")
 @click.option("--until", metavar="DURATION", help="Stop the clock here (seconds or e.g. 72h).")
 @click.option("--start", metavar="TIME", help="The instant the inputs describe (RFC 3339); default: "
@@ -346,11 +335,12 @@ def why(workload, paths, format_, apply_fix, mode, time_budget, tas_profile, rli
 @click.option("--report", type=click.Path(), metavar="FILE.html", help="Write a self-contained HTML report.")
 @tas_profile_option
 @_with(solver_options)
+@_with(cluster_options)
 @max_size_option
 @color_option
 def simulate(paths, trace, until, start, mode, cycle_latency, scoring, add_nodes, nodepools, compare, sweep,
-             executor, ray_address, workers, format_, report, tas_profile, rlimit, timeout_ms, max_file_bytes,
-             color) -> None:
+             executor, ray_address, workers, format_, report, tas_profile, rlimit, timeout_ms, cluster, context,
+             kubeconfig, max_file_bytes, color) -> None:
     """Replay the cluster under PATHS over time: arrivals (the inputs' pending work, `--trace`),
     Kueue's decisions at every instant, runs of their `kadmit.dev/duration`, evictions and restarts.
 
@@ -360,6 +350,9 @@ def simulate(paths, trace, until, start, mode, cycle_latency, scoring, add_nodes
     from kadmit.render.simulation import progress_bar, simulate_human, simulate_json
 
     if sweep:
+        if not paths:
+            raise click.UsageError("a sweep reads its variants' PATHs: give PATH... (`kadmit snapshot` writes the "
+                                   "live cluster to a file a sweep can read)")
         from kadmit.render.simulation import sweep_human
         got = api.sweep(list(paths), sweep, trace=trace, until=until, start=start, executor=executor,
                         ray_address=ray_address, workers=workers, max_file_bytes=max_file_bytes, mode=mode,
@@ -369,11 +362,13 @@ def simulate(paths, trace, until, start, mode, cycle_latency, scoring, add_nodes
             click.echo(json.dumps(got.result, sort_keys=True, indent=1) + "\n" if format_ == "json"
                        else sweep_human(got.result), nl=False)
         sys.exit(got.exit_code)
+    live = read_for(paths, cluster, context, kubeconfig)
     with progress_bar(format_ == "human" and use_color(color, "stderr")) as progress:
         outcome = api.simulate(list(paths), trace=trace, until=until, start=start, mode=mode, scoring=scoring,
                                tas_profile=tas_profile, add_nodes=list(add_nodes), nodepools=list(nodepools),
                                compare=list(compare), rlimit=rlimit, timeout_ms=timeout_ms,
-                               max_file_bytes=max_file_bytes, progress=progress, cycle_latency=cycle_latency)
+                               max_file_bytes=max_file_bytes, progress=progress, cycle_latency=cycle_latency,
+                               cluster=live)
     if outcome.result is None:
         _engine_refused(outcome, color)
     _report([d for d in outcome.diagnostics if d.severity.value != "note"], outcome.sources, color)
@@ -554,10 +549,14 @@ def completion(shell: str) -> None:
     click.echo(cls(cli, {}, "kadmit", "_KADMIT_COMPLETE").source())
 
 
+cli.add_command(snapshot)
+
+
 def main() -> None:
     cli(prog_name="kadmit")
 
 
 def kubectl_main() -> None:
-    """`kubectl kadmit …`: the same commands as a kubectl plugin (the `kubectl-kadmit` executable)."""
-    cli(prog_name="kubectl kadmit")
+    """`kubectl kadmit …`: the same commands as a kubectl plugin (the `kubectl-kadmit` executable); a
+    verb that reads a cluster state and is given no PATH reads the live cluster."""
+    cli(prog_name=PLUGIN)

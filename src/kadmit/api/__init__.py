@@ -12,6 +12,7 @@ from kadmit import workspace as ws
 from kadmit.api.common import (EXIT_FINDINGS, EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_UNKNOWN, Loaded,
                                exit_code, file_limits, load_for_engine, no_optimal, path_kind,
                                solver_limits)
+from kadmit.api.cluster import SnapshotOutcome, cluster_unread, cluster_warnings, read_cluster, snapshot
 from kadmit.api.convert import WriteOutcome, export, import_
 from kadmit.api.review import DiffOutcome, TestOutcome, diff, test
 from kadmit.api.simulation import SimulateOutcome, SweepOutcome, simulate, sweep
@@ -24,7 +25,7 @@ from kadmit.source import SourceMap
 __all__ = ["WriteOutcome", "export", "import_", "EXIT_FINDINGS", "EXIT_INPUT", "EXIT_INTERNAL", "EXIT_OK", "EXIT_UNKNOWN", "AdmitOutcome", "CheckResult",
            "DiffOutcome", "FmtResult", "Loaded", "SimulateOutcome", "SweepOutcome", "TestOutcome", "WhyOutcome",
            "admit", "check", "diff", "exit_code", "fmt", "load_for_engine", "lookup", "simulate", "sweep", "test",
-           "why", "why_capacity"]
+           "why", "why_capacity", "SnapshotOutcome", "cluster_unread", "cluster_warnings", "read_cluster", "snapshot"]
 
 
 # --- check ------------------------------------------------------------------------------------
@@ -47,11 +48,11 @@ class CheckResult:
 
 
 def check(paths: list[str], *, strict: bool = False, max_file_bytes: int | None = None, deep: bool = False,
-          rlimit: int | None = None, timeout_ms: int | None = None) -> CheckResult:
-    """Read and validate `paths` (files or folders, recursively) as one model; with `deep`, and no
-    errors, also run the symbolic analyses (`engine.analysis.deep`) within the solver's limits (an
-    analysis they stop is a KAD410 error: exit 3)."""
-    loaded = ws.load(list(paths), limits=file_limits(max_file_bytes))
+          rlimit: int | None = None, timeout_ms: int | None = None, cluster: ws.Text | None = None) -> CheckResult:
+    """Read and validate `paths` (files or folders, recursively) and a live `cluster` read as one model;
+    with `deep`, and no errors, also run the symbolic analyses (`engine.analysis.deep`) within the
+    solver's limits (an analysis they stop is a KAD410 error: exit 3)."""
+    loaded = ws.load(list(paths), limits=file_limits(max_file_bytes), texts=[cluster] if cluster else [])
     if deep and not loaded.input_error and not loaded.diagnostics.has_errors:
         from kadmit.engine.analysis.deep import deep_check
 
@@ -215,15 +216,15 @@ class AdmitOutcome:
 def admit(paths: list[str], *, mode: Literal["ordered", "optimal"] = "ordered",
           rlimit: int | None = None, timeout_ms: int | None = None, time_budget: float = 10.0,
           max_file_bytes: int | None = None, tas_profile: str = "Mixed",
-          workspace: ws.Workspace | None = None, progress=None) -> AdmitOutcome:
-    """Decide the pending workloads under `paths`, or of `workspace` read already (an editor's); with
-    errors, of the trees they don't touch (exit 1). `progress` (`engine.progress.Report`) is told of
-    every scheduling cycle."""
+          workspace: ws.Workspace | None = None, progress=None, cluster: ws.Text | None = None) -> AdmitOutcome:
+    """Decide the pending workloads under `paths` and of a live `cluster` read, or of `workspace` read
+    already (an editor's); with errors, of the trees they don't touch (exit 1). `progress`
+    (`engine.progress.Report`) is told of every scheduling cycle."""
     from kadmit.engine.decide import admit as decide_all
     from kadmit.engine.optimal.solve import OptimalUnavailable
     from kadmit.engine.solver.z3backend import Limits
 
-    loaded = load_for_engine(paths, max_file_bytes=max_file_bytes, workspace=workspace)
+    loaded = load_for_engine(paths, max_file_bytes=max_file_bytes, workspace=workspace, cluster=cluster)
     scoped = decidable(loaded.workspace.model, loaded.diagnostics, loaded.workspace.input_error)
     if scoped is None:
         return AdmitOutcome(loaded, None, loaded.exit_code, loaded.diagnostics)
@@ -253,15 +254,15 @@ def why(workload: str, paths: list[str], *, rlimit: int | None = None,
         timeout_ms: int | None = None, max_file_bytes: int | None = None,
         tas_profile: str = "Mixed", mode: str = "ordered", time_budget: float = 10.0,
         workspace: ws.Workspace | None = None, fixes: int = 3, budget: int | None = None,
-        progress=None) -> WhyOutcome:
-    """Explain why workload `namespace/name` (under `paths`, or of `workspace` read already) is or
-    isn't admitted, with up to `fixes` proven fixes (0: none searched) found within `budget` changes
-    decided again (default `prove.DEFAULT_BUDGET`); `progress` (`engine.progress.Report`) is told of
-    scheduling cycles and re-decisions."""
+        progress=None, cluster: ws.Text | None = None) -> WhyOutcome:
+    """Explain why workload `namespace/name` (under `paths` and of a live `cluster` read, or of
+    `workspace` read already) is or isn't admitted, with up to `fixes` proven fixes (0: none searched)
+    found within `budget` changes decided again (default `prove.DEFAULT_BUDGET`); `progress`
+    (`engine.progress.Report`) is told of scheduling cycles and re-decisions."""
     from kadmit.engine.decide import why as explain
     from kadmit.engine.explain.prove import DEFAULT_BUDGET, Proving
 
-    loaded = load_for_engine(paths, max_file_bytes=max_file_bytes, workspace=workspace)
+    loaded = load_for_engine(paths, max_file_bytes=max_file_bytes, workspace=workspace, cluster=cluster)
     model, scope = loaded.workspace.model, None
     if loaded.exit_code != EXIT_OK:
         # errors elsewhere don't stop an answer about a workload whose cohort tree they don't touch
@@ -290,7 +291,7 @@ def why(workload: str, paths: list[str], *, rlimit: int | None = None,
 
 def why_capacity(workload: str, paths: list[str], nodepool: str, *, max_file_bytes: int | None = None,
                  tas_profile: str = "Mixed", rlimit: int | None = None,
-                 timeout_ms: int | None = None) -> tuple[object | None, list[Diagnostic]]:
+                 timeout_ms: int | None = None, cluster: ws.Text | None = None) -> tuple[object | None, list[Diagnostic]]:
     """`why --with-capacity NODEPOOL[:NAME]`: the fewest new nodes of a Karpenter pool that admit
     `workload` (kadmit.simulate.capacity.CapacityAnswer), or None with the diagnostics; an answer
     the solver's limits left open is `undecided`, with a KAD414 error."""
@@ -298,7 +299,7 @@ def why_capacity(workload: str, paths: list[str], nodepool: str, *, max_file_byt
     from kadmit.simulate.codes import KAD705
     from kadmit.simulate.karpenter import read_nodepools
 
-    loaded = load_for_engine(paths, max_file_bytes=max_file_bytes)
+    loaded = load_for_engine(paths, max_file_bytes=max_file_bytes, cluster=cluster)
     diags = Diagnostics()
     path, _, name = nodepool.partition(":") if path_kind(nodepool) == "missing" else (nodepool, "", "")
     pools = read_nodepools(path, ws.Reader(loaded.sources, diags, file_limits(max_file_bytes)), diags)

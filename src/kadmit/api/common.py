@@ -60,10 +60,12 @@ class Loaded:
 
 
 def load_for_engine(paths: list[str], *, max_file_bytes: int | None = None,
-                    workspace: ws.Workspace | None = None) -> Loaded:
-    """Load and validate (or take `workspace`, read already: an editor's); the engine runs only on a
-    model without errors (exit 2 otherwise: its input can't be read as a cluster state)."""
-    loaded = ws.load(list(paths), limits=file_limits(max_file_bytes)) if workspace is None else workspace
+                    workspace: ws.Workspace | None = None, cluster: ws.Text | None = None) -> Loaded:
+    """Load and validate `paths` and a live `cluster` read (`api.read_cluster`), or take `workspace`, read
+    already (an editor's); the engine runs only on a model without errors (exit 2 otherwise: its input
+    can't be read as a cluster state)."""
+    loaded = ws.load(list(paths), limits=file_limits(max_file_bytes), texts=[cluster] if cluster else []) \
+        if workspace is None else workspace
     diagnostics = loaded.diagnostics.sorted()
     has_errors = any(d.severity is Severity.ERROR for d in diagnostics)
     code = EXIT_INPUT if (loaded.input_error or has_errors) else EXIT_OK

@@ -31,12 +31,12 @@ def simulate(paths: list[str], *, trace: str | None = None, until: str | None = 
              scoring: str = "LeastAllocated", tas_profile: str = "Mixed", add_nodes: list[str] = (),
              nodepools: list[str] = (), compare: list[str] = (), rlimit: int | None = None,
              timeout_ms: int | None = None, max_file_bytes: int | None = None,
-             progress=None, cycle_latency: str | None = None) -> SimulateOutcome:
-    """Replay the state under `paths` (and the arrivals of `trace`) over time; with `compare`, the
-    same arrivals under a second policy too."""
+             progress=None, cycle_latency: str | None = None, cluster: ws.Text | None = None) -> SimulateOutcome:
+    """Replay the state under `paths` and of a live `cluster` read (and the arrivals of `trace`) over
+    time; with `compare`, the same arrivals under a second policy too."""
     from kadmit.simulate.setup import prepare, replay
 
-    loaded = load_for_engine(paths, max_file_bytes=max_file_bytes)
+    loaded = load_for_engine(paths, max_file_bytes=max_file_bytes, cluster=cluster)
     if loaded.exit_code != EXIT_OK:
         return SimulateOutcome(loaded, None, loaded.exit_code, loaded.diagnostics)
     diags = Diagnostics(list(loaded.diagnostics))

@@ -1,0 +1,145 @@
+"""Putting a folder of manifests into the test API server as a cluster would hold them, and clearing it.
+
+The server keeps what `kubectl create` sends, with three differences from the files, each handled here:
+- it stores Kueue's objects as `v1beta2` with no conversion webhook (v1beta1 fields would be pruned, not
+  converted: tools/kube-apiserver/README.md), so v1beta1 objects are written as Kueue's own conversion
+  (apis/kueue/v1beta1/*_conversion.go) makes them: a Workload's `priorityClassName`/`priorityClassSource`
+  become `priorityClassRef`, its topology assignment's domains one slice;
+- it ignores `status` on create for kinds with a status subresource, so each Workload's status (its
+  admission) is written afterwards through that subresource;
+- its admission (TaintNodesByCondition) taints every new Node `node.kubernetes.io/not-ready:NoSchedule`, which
+  a cluster's node lifecycle controller removes once the node's Ready condition is True (no controller runs
+  here), so it is removed from the nodes that are Ready;
+- it stamps `metadata.creationTimestamp` itself, so objects are created in the order of the files'
+  creation times, one second apart where those differ (queue order is by creation time; equal times stay
+  equal), which keeps every decision's order.
+Kueue's Configuration document goes into the ConfigMap Kueue's installation reads it from.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from datetime import datetime
+from pathlib import Path
+
+import yaml
+
+from kube.server import KubeAPIServer
+
+KUEUE = "kueue.x-k8s.io"
+CONFIG_MAP = "kueue-manager-config"
+
+
+def documents(folder: Path) -> list[dict]:
+    """Every object of the folder's YAML files (Lists flattened), in file order."""
+    out = []
+    for path in sorted(folder.glob("*.yaml")):
+        if path.name.endswith(".kadtest.yaml"):
+            continue
+        for doc in yaml.safe_load_all(path.read_text(encoding="utf-8")):
+            if doc:
+                out.extend(doc["items"] if doc.get("kind") == "List" else [doc])
+    return out
+
+
+def as_stored(obj: dict) -> dict:
+    """The object as it can be created on the server (Kueue's v1beta1 converted, Configuration in its
+    ConfigMap), without the server's own metadata."""
+    obj = json.loads(json.dumps(obj))
+    if obj.get("kind") == "Configuration":
+        return {"apiVersion": "v1", "kind": "ConfigMap",
+                "metadata": {"name": CONFIG_MAP, "namespace": "kueue-system"},
+                "data": {"controller_manager_config.yaml": yaml.safe_dump(obj, sort_keys=False)}}
+    meta = obj.get("metadata", {})
+    for key in ("uid", "resourceVersion", "generation", "creationTimestamp", "managedFields"):
+        meta.pop(key, None)
+    if obj["apiVersion"] == f"{KUEUE}/v1beta1":
+        obj["apiVersion"] = f"{KUEUE}/v1beta2"
+        if obj["kind"] == "Workload":
+            _workload_v1beta2(obj)
+    return obj
+
+
+def _workload_v1beta2(wl: dict) -> None:
+    spec = wl["spec"]
+    source, name = spec.pop("priorityClassSource", None), spec.pop("priorityClassName", None)
+    if name and source == f"{KUEUE}/workloadpriorityclass":
+        spec["priorityClassRef"] = {"group": KUEUE, "kind": "WorkloadPriorityClass", "name": name}
+    elif name and source == "scheduling.k8s.io/priorityclass":
+        spec["priorityClassRef"] = {"group": "scheduling.k8s.io", "kind": "PriorityClass", "name": name}
+    status = wl.get("status") or {}
+    if "accumulatedPastExexcutionTimeSeconds" in status:
+        status["accumulatedPastExecutionTimeSeconds"] = status.pop("accumulatedPastExexcutionTimeSeconds")
+    for psa in (status.get("admission") or {}).get("podSetAssignments", []):
+        ta = psa.get("topologyAssignment")
+        if ta and "domains" in ta:
+            domains = ta.pop("domains")
+            ta["slices"] = [{"domainCount": len(domains),
+                             "valuesPerLevel": [{"individual": {"roots": [d["values"][i] for d in domains]}}
+                                                for i in range(len(ta["levels"]))],
+                             "podCounts": {"individual": [d["count"] for d in domains]}}]
+
+
+def _created(obj: dict) -> str:
+    return (obj.get("metadata") or {}).get("creationTimestamp") or ""
+
+
+def load(server: KubeAPIServer, folder: Path) -> list[dict]:
+    """Create the folder's objects on the server (see the module's docstring); returns them as sent."""
+    objects = documents(folder)
+    namespaces = [o for o in objects if o["kind"] == "Namespace"]
+    if any(o["kind"] == "Configuration" for o in objects):
+        namespaces.append({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "kueue-system"}})
+    if namespaces:  # namespaces outlive a `clear` (no controller-manager deletes them): applied, not created
+        server.apply(yaml.safe_dump_all([as_stored(o) for o in namespaces], sort_keys=False))
+    rest = [o for o in objects if o["kind"] != "Namespace"]
+    times = sorted({_created(o) for o in rest})
+    sent = []
+    for stamp in times:
+        group = [as_stored(o) for o in rest if _created(o) == stamp]
+        if stamp:  # objects of one instant get one second of the server's clock, after the previous one's
+            _next_second()
+        _create(server, group)
+        sent.extend(group)
+    ready = [o["metadata"]["name"] for o in sent if o["kind"] == "Node" and any(
+        c.get("type") == "Ready" and c.get("status") == "True" for c in (o.get("status") or {}).get("conditions", []))]
+    if ready:
+        server.run("taint", "nodes", *ready, "node.kubernetes.io/not-ready:NoSchedule-")
+    for obj in sent:
+        if obj.get("status") and obj["kind"] == "Workload":
+            meta = obj["metadata"]
+            server.run("patch", f"workloads.v1beta2.{KUEUE}", meta["name"], "--namespace", meta["namespace"],
+                       "--subresource=status", "--type=merge", "--patch", json.dumps({"status": obj["status"]}))
+    return sent
+
+
+def _create(server: KubeAPIServer, objects: list[dict]) -> None:
+    if objects:
+        server.run("create", "-f", "-", input=yaml.safe_dump_all(objects, sort_keys=False))
+
+
+def _next_second() -> None:
+    now = datetime.now()
+    time.sleep(1.02 - now.microsecond / 1e6)
+
+
+def clear(server: KubeAPIServer, resources: list[tuple[str, bool]]) -> None:
+    """Delete every object of `resources` ((resource.version.group, namespaced)) but namespaces and the
+    server's own priority classes (namespaces can't be deleted without a controller-manager); finalizers
+    are removed first, as no controller runs to remove them. A handful of kubectl runs in all."""
+    kinds = [r for r, _ in resources if not r.startswith(("namespaces.", "priorityclasses."))]
+    listed = json.loads(server.run("get", ",".join(kinds), "--all-namespaces", "-o", "json").stdout)["items"]
+    for item in listed:
+        meta = item["metadata"]
+        if meta.get("finalizers"):
+            group, _, version = item["apiVersion"].rpartition("/")
+            resource = f"{item['kind'].lower()}.{version}.{group}"  # the kind's singular name
+            ns = ["--namespace", meta["namespace"]] if meta.get("namespace") else []
+            server.run("patch", resource, meta["name"], *ns, "--type=merge", "--patch", '{"metadata":{"finalizers":null}}')
+    if listed:
+        server.run("delete", ",".join(kinds), "--all", "--all-namespaces", "--wait=false")
+    classes = json.loads(server.run("get", "priorityclasses", "-o", "json").stdout)["items"]
+    names = [c["metadata"]["name"] for c in classes if not c["metadata"]["name"].startswith("system-")]
+    if names:
+        server.run("delete", "priorityclasses", *names, "--wait=false")

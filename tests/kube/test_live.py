@@ -1,0 +1,257 @@
+"""`--cluster`, `kadmit snapshot` and `kubectl kadmit` against a real API server (tools/kube-apiserver)
+holding the bundled example, created with kubectl (tests/kube/cluster_state.py): the cluster is decided and
+explained exactly as the files are; a user without rights to some kinds gets warnings naming them and an
+answer that says it rests on incomplete state; a dead server, an unknown context, a missing kubectl and
+rejected credentials are diagnostics with exit 2."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner, Result
+
+from kadmit.cli import cli
+from kadmit.live import discover
+from kadmit.live.kubectl import Kubectl
+from kube import cluster_state
+from kube.server import KubeAPIServer
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "ml-platform-kueue"
+CONTEXT = "kadmit-kube"
+NAME = f"<cluster {CONTEXT}>"
+
+
+def kadmit(server: KubeAPIServer, *args: str, env: dict[str, str] | None = None) -> Result:
+    """`kadmit ARGS...` in this process, with the server's kubeconfig and kubectl."""
+    result = CliRunner().invoke(cli, list(args), env={**server.env, **(env or {})}, catch_exceptions=False)
+    assert "Traceback" not in result.output
+    return result
+
+
+@pytest.fixture(scope="module")
+def example(kube_apiserver: KubeAPIServer) -> Iterator[KubeAPIServer]:
+    """The server holding the bundled example's objects, and nothing else of the kinds kadmit reads."""
+    kube = Kubectl(str(kube_apiserver.kubectl), kubeconfig=str(kube_apiserver.kubeconfig))
+    served = discover.parse_api_resources(kube.run("api-resources", "-o", "wide", "--no-headers").out)
+    assert served
+    resources = [(t.qualified, t.namespaced) for t in discover.plan(served).targets]
+    cluster_state.clear(kube_apiserver, resources)
+    cluster_state.load(kube_apiserver, EXAMPLE)
+    yield kube_apiserver
+    cluster_state.clear(kube_apiserver, resources)
+
+
+# --- the same answers as on the files --------------------------------------------------------------
+
+def test_admit_on_the_cluster_decides_exactly_as_on_the_files(example: KubeAPIServer) -> None:
+    files = kadmit(example, "admit", str(EXAMPLE))
+    live = kadmit(example, "admit", "--cluster")
+    assert (live.exit_code, files.exit_code) == (0, 0), live.output
+    assert live.stdout == files.stdout  # every decision, reason, placement and the summary, word for word
+    assert live.stderr == ""
+    as_json = json.loads(kadmit(example, "admit", "--cluster", "--format", "json").stdout)
+    assert as_json["decisions"] == json.loads(kadmit(example, "admit", str(EXAMPLE), "--format", "json").stdout)[
+        "decisions"]
+    assert "incomplete" not in as_json  # a complete read adds nothing to the JSON
+
+
+LOCATION_KEYS = {"file", "line", "column", "end_line", "end_column", "old", "new", "solver"}
+LOCATION = re.compile(r"(?:[\w./-]+\.ya?ml|<cluster [^>]*>):\d+(?::\d+)?: ")
+
+
+def placeless(value, key: str | None = None):
+    """A why answer without where things are written: positions, the text of fixes' edits (the
+    server writes some fields differently), solver timings; blame, sorted by place, sorted by content."""
+    if isinstance(value, dict):
+        return {k: placeless(v, k) for k, v in value.items() if k not in LOCATION_KEYS}
+    if isinstance(value, list):
+        out = [placeless(v, key) for v in value]
+        return sorted(out, key=lambda v: json.dumps(v, sort_keys=True)) if key in (
+            "blame", "blame_groups", "cores") else out
+    return LOCATION.sub("", value) if isinstance(value, str) else value
+
+
+def test_why_on_the_cluster_gives_the_answer_it_gives_on_the_files(example: KubeAPIServer) -> None:
+    workload = "team-infra/gpu-smoke"  # a RayJob its queue has no GPU quota for: blame, proven fixes
+    files = kadmit(example, "why", workload, str(EXAMPLE), "--format", "json")
+    live = kadmit(example, "why", workload, "--cluster", "--format", "json")
+    assert live.exit_code == files.exit_code == 1
+    theirs, ours = json.loads(files.stdout), json.loads(live.stdout)
+    assert placeless(ours) == placeless(theirs)
+    assert ours["fixes"] and all(b["file"] == NAME for b in ours["blame"])
+
+
+def plugin_env(server: KubeAPIServer, tmp_path: Path) -> dict[str, str]:
+    """kubectl finds `kubectl-kadmit` (the entry point pyproject.toml installs) on PATH, and its Python
+    reads this checkout's kadmit."""
+    script = Path(sys.executable).parent / "kubectl-kadmit"
+    assert script.exists(), "the kubectl-kadmit entry point is not installed: pip install -e ."
+    bin_dir = tmp_path / "plugin-bin"
+    bin_dir.mkdir()
+    (bin_dir / "kubectl-kadmit").symlink_to(script)
+    return {**server.env, "PATH": f"{bin_dir}:{server.env['PATH']}",
+            "PYTHONPATH": str(ROOT / "src") + (":" + server.env["PYTHONPATH"] if server.env.get("PYTHONPATH") else "")}
+
+
+def test_kubectl_kadmit_why_reads_the_cluster_with_no_paths(example: KubeAPIServer, tmp_path: Path) -> None:
+    workload = "team-vision/frame-extract"  # a JobSet no rack holds: cores over the topology's capacity, fixes
+    got = subprocess.run([str(example.kubectl), "kadmit", "why", workload, "--format", "json"],
+                         env=plugin_env(example, tmp_path), capture_output=True, text=True, timeout=300)
+    assert got.returncode == 1 and got.stderr == "", got.stderr
+    files = kadmit(example, "why", workload, str(EXAMPLE), "--format", "json")
+    assert placeless(json.loads(got.stdout)) == placeless(json.loads(files.stdout))
+    assert json.loads(got.stdout)["fixes"]
+    # kadmit itself needs a PATH or --cluster
+    bare = kadmit(example, "why", workload)
+    assert bare.exit_code == 2 and "give PATH... (files or folders), or --cluster" in bare.stderr
+
+
+def test_check_and_simulate_read_the_cluster(example: KubeAPIServer) -> None:
+    checked = kadmit(example, "check", "--cluster")
+    assert checked.exit_code == 0 and "no problems" in checked.stdout, checked.output
+    simulated = kadmit(example, "simulate", "--cluster", "--format", "json", "--until", "1h")
+    assert simulated.exit_code == 0, simulated.output
+    replayed = {w["workload"] for w in json.loads(simulated.stdout)["workloads"]}
+    assert {"team-vision/llm-pretrain", "team-infra/log-compaction", "team-infra/etl-nightly"} <= replayed
+
+
+# --- the snapshot ----------------------------------------------------------------------------------
+
+def test_a_snapshot_replays_as_the_cluster_and_places_diagnostics_in_it(example: KubeAPIServer,
+                                                                       tmp_path: Path) -> None:
+    out = tmp_path / "state.yaml"
+    wrote = kadmit(example, "snapshot", "-o", str(out))
+    assert wrote.exit_code == 0 and wrote.stdout.startswith(f"wrote {out}: "), wrote.output
+    assert [p.name for p in tmp_path.iterdir()] == ["state.yaml"]  # written atomically: no temporary file left
+    text = out.read_text(encoding="utf-8")
+    header = text.split("\n---\n", 1)[0].splitlines()
+    assert header[0].startswith("# kadmit snapshot 1:") and header[2].startswith(f"# context: {CONTEXT} (")
+    assert re.match(r"# read at: \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ, in [\d.]+ s, by kubectl v1\.35\.3", header[4])
+    assert any(re.fullmatch(r"#   clusterqueues\.v1beta2\.kueue\.x-k8s\.io +3", line) for line in header)
+    docs = [d for d in yaml.safe_load_all(text) if d]
+    assert len(docs) == int(wrote.stdout.split(": ")[1].split()[0])  # one document per object listed
+    assert {d["kind"] for d in docs} >= {"ClusterQueue", "Workload", "JobSet", "Node", "ConfigMap", "RayJob"}
+    assert kadmit(example, "admit", str(out)).stdout == kadmit(example, "admit", str(EXAMPLE)).stdout
+    # blame points into the snapshot: the line it names holds what it speaks of (the RayJob head's GPU request)
+    why = json.loads(kadmit(example, "why", "team-infra/gpu-smoke", str(out), "--format", "json").stdout)
+    lines = text.splitlines()
+    assert why["blame"] and all(b["file"] == str(out) for b in why["blame"])
+    coverage = next(b for b in why["blame"] if b["kind"] == "coverage")
+    assert "`nvidia.com/gpu`" in coverage["message"] and lines[coverage["line"] - 1].strip().startswith("nvidia.com/gpu:")
+
+
+def test_snapshot_to_standard_output_is_the_same_text(example: KubeAPIServer, tmp_path: Path) -> None:
+    got = kadmit(example, "snapshot", "-o", "-")
+    assert got.exit_code == 0 and got.stdout.startswith("# kadmit snapshot 1:")
+    assert got.stdout.count("\n---\n") > 50 and got.stderr == ""
+
+
+# --- rights, and failures that leave nothing to read -------------------------------------------------
+
+RBAC = """\
+apiVersion: v1
+kind: ServiceAccount
+metadata: {name: analyst, namespace: default}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: kadmit-reader-without-pods-and-nodes}
+rules:
+- apiGroups: ["", "apps", "batch", "kueue.x-k8s.io", "jobset.x-k8s.io", "leaderworkerset.x-k8s.io", "kubeflow.org",
+              "ray.io", "trainer.kubeflow.org", "workload.codeflare.dev", "scheduling.k8s.io", "node.k8s.io",
+              "resource.k8s.io", "admissionregistration.k8s.io"]
+  resources: [namespaces, configmaps, limitranges, deployments, statefulsets, jobs, clusterqueues, cohorts,
+              localqueues, resourceflavors, topologies, workloads, workloadpriorityclasses, jobsets, leaderworkersets,
+              jaxjobs, mpijobs, paddlejobs, pytorchjobs, tfjobs, xgboostjobs, rayclusters, rayjobs, rayservices,
+              clustertrainingruntimes, trainingruntimes, trainjobs, appwrappers, priorityclasses, runtimeclasses,
+              resourceclaimtemplates, validatingadmissionpolicies, validatingadmissionpolicybindings]
+  verbs: [list]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: analyst-reads}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: kadmit-reader-without-pods-and-nodes}
+subjects: [{kind: ServiceAccount, name: analyst, namespace: default}]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: pods, namespace: team-nlp}
+rules: [{apiGroups: [""], resources: [pods], verbs: [list]}]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: analyst-pods, namespace: team-nlp}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: pods}
+subjects: [{kind: ServiceAccount, name: analyst, namespace: default}]
+"""
+
+
+def kubeconfig(server: KubeAPIServer, path: Path, *, token: str | None = None, address: str | None = None) -> Path:
+    """The server's kubeconfig with another user (a bearer token) or another server address."""
+    config = yaml.safe_load(server.kubeconfig.read_text())
+    if token is not None:
+        config["users"][0]["user"] = {"token": token}
+    if address is not None:
+        config["clusters"][0]["cluster"]["server"] = address
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+def test_a_user_without_rights_to_some_kinds_gets_warnings_and_an_incomplete_answer(
+        example: KubeAPIServer, tmp_path: Path) -> None:
+    example.apply(RBAC)
+    token = example.run("create", "token", "analyst", "--namespace", "default").stdout.strip()
+    env = {"KUBECONFIG": str(kubeconfig(example, tmp_path / "analyst", token=token))}
+    got = kadmit(example, "admit", "--cluster", env=env)
+    assert got.exit_code == 0, got.output  # decided, on what could be read
+    warnings = re.findall(r"warning\[KAD034\]: not listed: (\S+) (.*)", got.stderr)
+    assert [w[0] for w in warnings] == ["nodes.v1", "pods.v1"], got.stderr
+    assert warnings[0][1].startswith('cluster-wide: nodes is forbidden: User "system:serviceaccount:default:analyst" '
+                                     'cannot list resource "nodes"')
+    # pods: listed in team-nlp, where a Role allows it, and in no other namespace
+    assert re.match(r"in namespaces default, kube-node-lease, .*team-vision: pods is forbidden", warnings[1][1])
+    assert "team-nlp" not in warnings[1][1]
+    assert re.search(r"^team-nlp/tokenize +no", got.stdout, re.M)  # its pods, in team-nlp, were read
+    assert f"--> {NAME}:" in got.stderr  # placed at the snapshot header's line
+    assert got.stdout.endswith("incomplete: this answer rests on the cluster's state without what could not be "
+                               "listed:\n  " + "\n  ".join(f"{a} {b}" for a, b in warnings) + "\n")
+    # no nodes were read: the topology-aware workloads can't be placed, and why says what it rests on
+    why = kadmit(example, "why", "team-vision/no-toleration", "--cluster", env=env)
+    assert why.exit_code == 1 and "warning[KAD034]: not listed: nodes.v1 cluster-wide" in why.stderr
+    assert "incomplete: this answer rests on" in why.stdout
+
+
+@pytest.mark.parametrize("case,code,words", [
+    ("dead server", "KAD032", "can't reach the API server of context `kadmit-kube` (server https://127.0.0.1:1): "
+                              "The connection to the server 127.0.0.1:1 was refused"),
+    ("unknown context", "KAD031", "can't use context `no-such-context` of the kubeconfig: cannot locate context"),
+    ("no kubectl", "KAD030", "can't read the cluster: no `kubectl` on PATH"),
+    ("bad credentials", "KAD033", "the API server of context `kadmit-kube`"),
+])
+def test_nothing_read_is_a_diagnostic_and_exit_2(example: KubeAPIServer, tmp_path: Path, case: str, code: str,
+                                                words: str) -> None:
+    args, env = ["--cluster"], {}
+    if case == "dead server":
+        env["KUBECONFIG"] = str(kubeconfig(example, tmp_path / "dead", address="https://127.0.0.1:1"))
+    elif case == "unknown context":
+        args = ["--context", "no-such-context"]
+    elif case == "no kubectl":
+        env["PATH"] = str(tmp_path)
+    else:
+        env["KUBECONFIG"] = str(kubeconfig(example, tmp_path / "bad", token="not-a-token"))
+    for verb in (["admit"], ["why", "team-nlp/tokenize"], ["snapshot", "-o", str(tmp_path / "s.yaml")]):
+        got = kadmit(example, *verb, *([] if verb[0] == "snapshot" and case != "unknown context" else args), env=env)
+        assert got.exit_code == 2, (verb, got.output)
+        assert f"error[{code}]: {words}" in got.stderr, (verb, got.stderr)
+        assert got.stdout == "" and "kadmit decides only on inputs without errors" not in got.stderr
+    assert not (tmp_path / "s.yaml").exists()
