@@ -107,3 +107,17 @@ def test_a_column_or_key_named_twice_is_refused_not_dropped(tmp_path: Path) -> N
     out = api.simulate([POLICY], trace=str(jsonl))
     assert out.exit_code == 2 and [(d.code, d.span.line) for d in out.diagnostics if d.severity.value == "error"] \
         == [("KAD700", 2)]
+
+
+def test_unknown_nodepool_fields_outside_the_spec_are_reported(tmp_path: Path) -> None:
+    """Karpenter's template metadata takes labels and annotations only, as the API server's strict
+    validation holds; a field there or beside `spec` is reported, never read past."""
+    diags, lines = _pool(tmp_path, POOL.replace("  template:\n    spec:\n",
+                                                "  template:\n    metadata: {lables: {team: a}}\n    spec:\n")
+                         .replace("kind: NodePool\n", "kind: NodePool\nspecs: {}\n"))
+    found = sorted((d.message.split(" in ")[0], _at(d, lines).strip()) for d in diags if d.code == "KAD710")
+    assert found == [("unknown field `lables`", "metadata: {lables: {team: a}}"), ("unknown field `specs`", "specs: {}")]
+    diags, lines = _pool(tmp_path, POOL.replace("  template:\n    spec:\n",
+                                                "  template:\n    metadata: {annotations: {a: [1]}}\n    spec:\n"))
+    (d,) = [d for d in diags if d.code == "KAD710"]
+    assert "`spec.template.metadata.annotations.a` must be a string" in d.message and "[1]" in _at(d, lines)

@@ -122,6 +122,7 @@ def _nodepool(f: Fields, d: Val, text: str) -> NodePoolModel:
     if api is None or kind is None or api.v != "karpenter.sh/v1" or kind.v != "NodePool":
         raise f.fail(d, "expected a `karpenter.sh/v1` NodePool" + (
             f", not {shown(api)} {shown(kind)}" if api is not None and kind is not None else ""))
+    f.unknown_keys(d, ("apiVersion", "kind", "metadata", "spec", "status"), "NodePool")
     meta = f.mapping(f.required(d, "metadata", "NodePool"), "metadata")
     name = f.string(f.required(meta, "name", "metadata"), "metadata.name")
     annotations = f.get(meta, "annotations")
@@ -129,10 +130,15 @@ def _nodepool(f: Fields, d: Val, text: str) -> NodePoolModel:
     spec = f.mapping(f.required(d, "spec", "NodePool"), "spec")
     f.unknown_keys(spec, SPEC_FIELDS, "spec")
     tmpl = f.mapping(f.required(spec, "template", "spec"), "spec.template")
+    f.unknown_keys(tmpl, ("metadata", "spec"), "spec.template")
     tmeta = f.get(tmpl, "metadata")
     labels = {}
-    if tmeta is not None and f.get(f.mapping(tmeta, "spec.template.metadata"), "labels") is not None:
-        labels = f.strings(f.get(tmeta, "labels"), "spec.template.metadata.labels")
+    if tmeta is not None:  # Karpenter's template metadata holds labels and annotations only
+        f.unknown_keys(f.mapping(tmeta, "spec.template.metadata"), ("labels", "annotations"), "spec.template.metadata")
+        if f.get(tmeta, "labels") is not None:
+            labels = f.strings(f.get(tmeta, "labels"), "spec.template.metadata.labels")
+        if f.get(tmeta, "annotations") is not None:  # put on the nodes; nothing kadmit decides reads them
+            f.strings(f.get(tmeta, "annotations"), "spec.template.metadata.annotations")
     tspec = f.mapping(f.required(tmpl, "spec", "spec.template"), "spec.template.spec")
     f.unknown_keys(tspec, TEMPLATE_SPEC_FIELDS, "spec.template.spec")
     disruption = f.get(spec, "disruption")
