@@ -10,7 +10,8 @@ and `test` read besides policy and state (tests/robustness/hostile_files.py: Nod
 files, CSV and JSON Lines traces, `--add-nodes` capacity files, `*.kadtest.yaml`), run through the
 CLI: per kind and mutation class, how many ended in each exit code, the KAD codes that reported
 them, and every run with a problem (exit 70, an exception's name or repr, a failure without a KAD
-code at a line). `--files --all` prints one row per mutation instead.
+code at a line). `--files --all` prints one row per mutation instead; `--kind K` (repeatable) runs
+only kind K.
 """
 
 from __future__ import annotations
@@ -83,8 +84,8 @@ def chunk(kind: str, start: int, end: int) -> None:
                           "cpu": time.process_time() - t0}), flush=True)
 
 
-def files(every: bool) -> None:
-    """The hostile-file corpus: exit codes per kind and mutation class (or per mutation)."""
+def files(every: bool, kinds: list[str] | None = None) -> None:
+    """The hostile-file corpus: exit codes per kind and mutation class (or per mutation); `kinds`: only these."""
     import json
     import re
     import subprocess
@@ -93,7 +94,7 @@ def files(every: bool) -> None:
     from robustness import hostile_files as H
 
     problems = []
-    for kind in H.KINDS:
+    for kind in kinds or H.KINDS:
         classes: dict[str, Counter] = defaultdict(Counter)
         codes: dict[str, Counter] = defaultdict(Counter)
         total, cpu = len(H.mutations(kind)), 0.0
@@ -129,13 +130,18 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=200)
     ap.add_argument("--files", action="store_true", help="the hostile-file corpus (issue 20 item 3) instead")
     ap.add_argument("--all", action="store_true", help="with --files: one row per mutation")
+    ap.add_argument("--kind", action="append", help="with --files: only this kind (repeatable)")
     ap.add_argument("--chunk", nargs=3, metavar=("KIND", "START", "END"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.chunk:
         chunk(args.chunk[0], int(args.chunk[1]), int(args.chunk[2]))
         return
     if args.files:
-        files(args.all)
+        from robustness.hostile_files import KINDS
+        for kind in args.kind or []:
+            if kind not in KINDS:
+                ap.error(f"no kind {kind!r}; the kinds: {', '.join(KINDS)}")
+        files(args.all, args.kind)
         return
     n = args.n
     print(f"{'shape':<50} {'n':>6} {'s':>7} {'10n':>6} {'s':>7} {'ratio':>6}  printed at 10n")

@@ -72,6 +72,30 @@ def test_a_sweep_variant_that_cannot_run_is_reported_at_its_entry(tmp_path: Path
     assert "must be a list, not an integer" in out.diagnostics[0].message
 
 
+def test_a_sweep_never_names_two_variants_alike(tmp_path: Path) -> None:
+    """Each variant is a row of the results, told apart by its name: a name given twice or empty, a grid
+    value given twice (`1s` is `1000ms`) or two axes setting one thing are refused at the entry."""
+    sweep = tmp_path / "sweep.yaml"
+    cases = {
+        "variants:\n  - name: a\n  - name: b\n  - name: a\n": (4, "`variants[2]` is named `a`, as `variants[0]` is"),
+        "variants:\n  - name: ''\n": (2, "`variants[0].name` is empty"),
+        "grid:\n  - cycle_latency: [0s, 1s, 1000ms]\n": (2, "`grid[0]` gives `1000ms` again (as its entry 1)"),
+        "grid:\n  - scoring: [MostAllocated]\n  - scoring: [LeastAllocated]\n": (3, "`grid[1]` sets what `grid[0]` sets"),
+        "grid:\n  - set: {cluster_queue: q, flavor: gpu, resource: cpu, field: nominal}\n"
+        "    values: [1000000, 1000k]\n": (3, "`grid[0]` gives `1000000` again (as its entry 0)"),
+    }
+    for text, (line, message) in cases.items():
+        sweep.write_text(text)
+        out = api.sweep([POLICY], str(sweep), workers=1)
+        assert out.exit_code == 2 and [(d.code, d.span.line) for d in out.diagnostics] == [("KAD712", line)], text
+        assert out.diagnostics[0].message == message
+    sweep.write_text("grid:\n  - set: {cluster_queue: q, flavor: gpu, resource: cpu, field: nominal}\n"
+                     "    values: [1000000, 1000001, 0.5]\n")
+    out = api.sweep([POLICY], str(sweep), workers=1)
+    assert out.exit_code == 0 and [r["variant"].split("=")[-1] for r in out.result["variants"]] \
+        == ["1000000", "1000001", "500m"]
+
+
 def test_trace_rows_the_reader_cannot_take(tmp_path: Path) -> None:
     trace = tmp_path / "trace.jsonl"
     trace.write_text('{"time": 0, "namespace": "a", "name": "j", "pods": 1}\n'

@@ -130,10 +130,17 @@ def _sweep(f: Fields, root: Val, here: Path, base_paths: list[str]) -> SweepSpec
         cycle = None if got is None else _cycle(f, got, f"{what}.cycle_latency")
         got = f.get(v, "name")
         name = f"variant-{i + 1}" if got is None else _scalar(f, got, f"{what}.name")
+        if not name.strip():
+            raise f.fail(got, f"`{what}.name` is empty", help="name the variant: its row in the results is named so")
+        twin = next((j for j, b in enumerate(base) if b.name == name), None)
+        if twin is not None:
+            raise f.fail(got or v, f"`{what}` is named `{name[:80]}`, as `variants[{twin}]` is",
+                         help="one name per variant: the results are told apart by it")
         base.append(Variant(name, paths, (), scoring, nodes, mode, cycle, tuple(v.span(f.file)[:3])))
     if not base:
         base = [Variant("base", tuple(base_paths), at=tuple(root.span(f.file)[:3]))]
     axes: list[list[tuple[str, object]]] = []
+    targets: dict[object, int] = {}
     for i, axis in enumerate(f.seq(f.get(root, "grid") or _EMPTY, "grid")):
         what = f"grid[{i}]"
         f.mapping(axis, what)
@@ -165,6 +172,7 @@ def _sweep(f: Fields, root: Val, here: Path, base_paths: list[str]) -> SweepSpec
                 changes.append(("quota", QuotaChange(named["cluster_queue"], named["flavor"], named["resource"],
                                                      named["field"], q, tuple(target.span(f.file)[:3]))))
             axes.append(changes)
+        _distinct(f, axis, what, axes[-1], targets, i)
     out = []
     count = len(base)
     for axis in axes:
@@ -178,22 +186,48 @@ def _sweep(f: Fields, root: Val, here: Path, base_paths: list[str]) -> SweepSpec
             for kind, val in combo:
                 if kind == "scoring":
                     scoring = val  # type: ignore[assignment]
-                    parts.append(str(val))
                 elif kind == "mode":
                     mode = val  # type: ignore[assignment]
-                    parts.append(str(val))
                 elif kind == "cycle_latency":
                     cycle = val  # type: ignore[assignment]
-                    parts.append(f"cycle={val}")
                 else:
                     quota.append(val)  # type: ignore[arg-type]
-                    amount = "unlimited" if val.value is None else f"{val.value / 1000:g}"  # type: ignore[union-attr]
-                    parts.append(f"{val.cluster_queue}.{val.flavor}.{val.resource}.{val.field}={amount}")  # type: ignore[union-attr]
+                parts.append(_label(kind, val))
             out.append(Variant(" ".join(parts), v.paths, tuple(quota), scoring, v.add_nodes, mode, cycle, v.at))
     return SweepSpec(out)
 
 
 _EMPTY = Val(SEQ, [], 0, 0, 0, 0)
+
+
+def _label(kind: str, val) -> str:
+    """How a grid value is named in its variant's name."""
+    if kind == "cycle_latency":
+        return f"cycle={val}"
+    if kind != "quota":
+        return str(val)
+    amount = "unlimited" if val.value is None else str(val.value // 1000) if val.value % 1000 == 0 \
+        else f"{val.value}m"  # exact (`:g` named 1000000 and 1000001 alike)
+    return f"{val.cluster_queue}.{val.flavor}.{val.resource}.{val.field}={amount}"
+
+
+def _distinct(f: Fields, axis: Val, what: str, values: list[tuple[str, object]], targets: dict, i: int) -> None:
+    """A grid axis sets what no earlier axis sets, each value once: otherwise two variants would be the
+    same run under two names, or one name for two runs."""
+    kind, val = values[0]
+    target = (kind, val.cluster_queue, val.flavor, val.resource, val.field) if kind == "quota" else kind  # type: ignore[attr-defined]
+    if target in targets:
+        raise f.fail(axis, f"`{what}` sets what `grid[{targets[target]}]` sets",
+                     help="one axis per setting: put the values in one list")
+    targets[target] = i
+    nodes = axis.v["values" if kind == "quota" else kind].v
+    seen: dict[object, int] = {}
+    for j, (k, v) in enumerate(values):
+        same = parse_duration_ms(str(v)) if k == "cycle_latency" else _label(k, v)  # `1s` is `1000ms`
+        if same in seen:
+            raise f.fail(nodes[j], f"`{what}` gives `{_label(k, v).rsplit('=', 1)[-1][:80]}` again (as its entry "
+                         f"{seen[same]})", help="each value once: the two variants would be the same run")
+        seen[same] = j
 
 
 def _nonempty(f: Fields, v: Val, what: str) -> list[Val]:
