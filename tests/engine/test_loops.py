@@ -1,7 +1,11 @@
 """Honest loops: a Kueue configuration whose preemption rules evict the same workloads forever is
 stopped, reported with the workloads and the settings that make it loop, and exits 3."""
 
-from kadmit.engine.admission.loops import PreemptionLoop
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from kadmit.engine.admission.loops import PreemptionLoop, States
 from kadmit.engine.admission.ordered import decide_ordered
 from kadmit.engine.admission.session import Session
 from kadmit.engine.decide import admit, why
@@ -116,3 +120,39 @@ spec:
         - name: c
           resources: {{requests: {{cpu: "{cpu}"}}}}
 """
+
+
+class _Colliding(States):
+    """Every state hashes alike: the exact check alone tells them apart."""
+
+    @staticmethod
+    def token(i, place) -> int:
+        return 0
+
+
+@pytest.mark.parametrize("kind", [States, _Colliding])
+@given(steps=st.lists(st.one_of(st.tuples(st.integers(0, 5), st.sampled_from([None, ("queued", "a"), ("queued", "b"),
+                                                                       ("aside", "a")])),
+                          st.tuples(st.just("record"), st.integers(0, 2))), max_size=60))
+def test_states_find_the_first_repeat_as_full_states_would(kind, steps):
+    """`States` (a hash of where each waiting workload is, checked exactly by the moves since) finds
+    the same first repeated state as keeping every cycle's full state does."""
+    workloads = [object() for _ in range(6)]
+    states, where, full = kind(), {}, {}
+    cycle = 0
+    for step in steps:
+        if step[0] == "record":
+            cycle += 1
+            rest = (step[1],)  # stands for the holders, sticky preemptors and evictions in flight
+            state = (tuple(sorted(where.items())), rest)
+            assert states.repeat(cycle, rest) == full.get(state)
+            if state in full:
+                return
+            full[state] = cycle
+        else:
+            i, place = step
+            states.move(workloads[i], place)
+            if place is None:
+                where.pop(i, None)
+            else:
+                where[i] = place

@@ -29,10 +29,11 @@ the input shows as evicted release their quota before the first; nothing else fi
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from kadmit.engine.preemption.candidates import Victim
-from kadmit.engine.admission.loops import Eviction, PreemptionLoop, loop_of
+from kadmit.engine.admission.loops import Eviction, PreemptionLoop, States, loop_of
 from kadmit.engine.admission.session import Assignment, Session, SolverUnknown
 from kadmit.engine.admission.situations import UNSEEN
 from kadmit.model import Workload
@@ -72,6 +73,21 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
         workloads = [w for w in session.model.workloads if w.admission is None and not w.finished]
     decisions: dict[str, Decision] = {}
     queues: dict[str, list[Workload]] = {}
+    places = States()  # where each waiting workload is, for finding a state the run comes back to
+    queued: dict[str, tuple[str, str]] = {}  # queue -> its place "queued", made once
+    aside: dict[str, tuple[str, str]] = {}  # queue -> its place "set aside"
+
+    def waits(wl: Workload, name: str | None, where: str = "queued") -> None:
+        """`wl` is queued (or set aside) in queue `name` now; None: it waits nowhere any more."""
+        if name is None:
+            places.move(wl, None)
+            return
+        at = queued if where == "queued" else aside
+        place = at.get(name)
+        if place is None:
+            place = at[name] = (where, name)
+        places.move(wl, place)
+
     seen: set[str] = set()
     for wl in sorted(workloads, key=lambda w: w.key):
         if wl.key in seen:
@@ -82,11 +98,15 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
             decisions[wl.key] = Decision(wl, False, cq.name if cq else None)
         else:
             queues.setdefault(cq.name, []).append(wl)
+            waits(wl, cq.name)
 
     tree = session.compiler.tree
     fair = bool(session.model.config and session.model.config.fair_sharing)
     sticky: dict[str, str] = {}  # BestEffortFIFO queue -> the preemptor kept at its head
     set_aside: dict[str, list[Workload]] = {}  # queue -> workloads set aside, retried on evictions
+    # StrictFIFO queue -> (its blocking head, the cycle, the workloads then behind it): the decisions
+    # "waiting behind" the last time the head blocked, written once after the run (`_blocked`)
+    blocked: dict[str, tuple[Workload, int, list[Workload]]] = {}
     victims_of: dict[str, list[Victim]] = {}  # preemptor -> the victims it evicted
     evicted_by: dict[str, tuple[str, str]] = {}  # victim -> (the last preemptor, its reason)
     # workloads the input shows as already evicted release their quota before the first cycle
@@ -94,16 +114,30 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
         (Victim(h.workload, h.cluster_queue, "", ix.priority(ix.workloads[h.workload])), None)
         for h in list(session.holders.values()) if ix.workloads[h.workload].evicted]
 
+    orders: dict[int, tuple] = {}  # id(workload) -> (it, its queue_order_key): priorities read once
+
+    def order_of(w: Workload) -> tuple:
+        got = orders.get(id(w))
+        if got is None or got[0] is not w:
+            got = orders[id(w)] = (w, queue_order_key(session, w))
+        return got[1]
+
     def resort(name: str) -> None:
-        strict = ix.cluster_queues[name].queueing_strategy == "StrictFIFO"
-        queues[name].sort(key=lambda w: (strict or sticky.get(name) != w.key,) + queue_order_key(session, w))
+        """Queue order; in a BestEffortFIFO queue the preemptor kept at its head (`sticky`) first."""
+        queue = queues[name]
+        queue.sort(key=order_of)
+        first = sticky.get(name)
+        if first is not None and ix.cluster_queues[name].queueing_strategy != "StrictFIFO":
+            for i, w in enumerate(queue):
+                if w.key == first:
+                    queue.insert(0, queue.pop(i))
+                    break
 
     for name in queues:
         resort(name)
     cycle = 0
     limit = 50 + 10 * max(1, len(seen) + len(session.holders))
     evictions: list[Eviction] = []
-    states: dict[tuple, int] = {}  # the state at the end of a cycle -> that cycle
     looped: PreemptionLoop | None = None
     while cycle < limit:
         cycle += 1
@@ -119,12 +153,16 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                 cq = ix.cluster_queue_of(wl)
                 if cq is not None and wl.active and not session.compiler.inactive(cq):
                     queues.setdefault(cq.name, []).append(wl)
+                    waits(wl, cq.name)
                     resort(cq.name)
                 elif victim.key not in decisions:  # released, and its queue takes nothing now
                     decisions[victim.key] = Decision(wl, False, cq.name if cq else None, cycle=cycle)
             for name in sorted(set_aside):
                 if f"cq:{name}" in tree.nodes and tree.root(f"cq:{name}") in roots and set_aside[name]:
-                    queues.setdefault(name, []).extend(set_aside.pop(name))
+                    back = set_aside.pop(name)
+                    for wl in back:
+                        waits(wl, name)
+                    queues.setdefault(name, []).extend(back)
                     resort(name)
             evicting = []
         session.cycle_started(cycle)
@@ -135,7 +173,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
             head = queues[name][0]
             if not session.compiler.namespace_ok(ix.cluster_queues[name], head.namespace):
                 decisions[head.key] = Decision(head, False, name, cycle=cycle)  # set aside, never blocks
-                queues[name].pop(0)
+                waits(queues[name].pop(0), None)
                 sticky.pop(name, None)
                 changed = True
                 plain = False
@@ -144,7 +182,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                 got = session.nomination(head)
             except SolverUnknown:
                 decisions[head.key] = Decision(head, False, name, unknown=True, cycle=cycle)
-                queues[name].pop(0)
+                waits(queues[name].pop(0), None)
                 changed = True
                 plain = False
                 continue
@@ -181,7 +219,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
             if got is None or (got.mode == "Preempt" and not got.targets):
                 if got is not None and ix.cluster_queues[name].preemption.reclaim_within_cohort != "Any":
                     hold(name, _hold(session, ix.cluster_queues[name], got))
-                changed |= _set_aside(session, decisions, queues, set_aside, sticky, name, head, cycle)
+                changed |= _set_aside(session, decisions, queues, set_aside, sticky, blocked, name, head, cycle, waits)
                 continue
             if got.mode == "Fit":
                 now: Assignment | None = got
@@ -205,6 +243,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                                                                                 now.placement),
                                                preempted=list(victims_of.get(head.key, [])))
                 queues[name].remove(head)
+                waits(head, None)
                 sticky.pop(name, None)
                 changed = True
                 continue
@@ -243,21 +282,22 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
             break
         # States are kept from the first eviction on: before it, every cycle that changes anything
         # takes a workload off the queues for good, and a loop evicts in every period, so it shows
-        # at most one period after its first state. (A state costs a pass over every queue.)
+        # at most one period after its first state. (A state costs the moves since the last: `States`.)
         if evictions:
-            state = _state(session, queues, set_aside, sticky, evicting)
-            if state in states:
-                looped = loop_of(states[state], cycle, evictions, ix.cluster_queues, _strategies(session))
+            before = places.repeat(cycle, (tuple(sorted(session.holders)), tuple(sorted(sticky.items())),
+                                           tuple(sorted((v.key, by or "") for v, by in evicting))))
+            if before is not None:
+                looped = loop_of(before, cycle, evictions, ix.cluster_queues, _strategies(session))
                 break
-            states[state] = cycle
         elif plain and entries and not sticky:
-            cycle = _repeat_set_asides(session, queues, set_aside, decisions, cycle, limit)
+            cycle = _repeat_set_asides(session, queues, set_aside, decisions, cycle, limit, waits)
             queues = {k: v for k, v in queues.items() if v}
     else:
         recent = [e for e in evictions if e.cycle > cycle - 10]
         moving = sorted({e.victim for e in recent} | {e.preemptor for e in recent}
                         | {q[0].key for q in queues.values() if q})
         looped = PreemptionLoop(cycle, cycle, moving, recent, settled=False)
+    _blocked(decisions, blocked)
     for name, queue in sorted(queues.items()):  # still queued when nothing changes any more
         for wl in queue:
             if wl.key not in decisions:
@@ -301,18 +341,6 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
     return [decisions[k] for k in sorted(decisions)]
 
 
-def _state(session: Session, queues: dict[str, list[Workload]], set_aside: dict[str, list[Workload]],
-           sticky: dict[str, str], evicting: list) -> tuple:
-    """What the next cycle depends on; a run that comes back to a state loops forever. Workloads
-    are named by identity (one object per key for the whole run): a state is only compared with
-    the run's own earlier states, and reading 15,000 keys every cycle would cost more than deciding."""
-    return (tuple(sorted(session.holders)),
-            tuple((k, tuple(map(id, v))) for k, v in sorted(queues.items())),
-            tuple((k, tuple(sorted(map(id, v)))) for k, v in sorted(set_aside.items()) if v),
-            tuple(sorted(sticky.items())),
-            tuple(sorted((v.key, by or "") for v, by in evicting)))
-
-
 def _strategies(session: Session) -> tuple[str, ...]:
     config = session.model.config
     return config.strategies if config is not None else ()
@@ -336,7 +364,7 @@ def _processing_order(session: Session, entries: list, fair: bool):
 
 
 def _repeat_set_asides(session: Session, queues: dict[str, list[Workload]], set_aside: dict[str, list[Workload]],
-                       decisions: dict[str, Decision], cycle: int, limit: int) -> int:
+                       decisions: dict[str, Decision], cycle: int, limit: int, waits: Callable[..., None]) -> int:
     """After a cycle that set every head aside (BestEffortFIFO) and so changed no usage and no
     holder, with no eviction in the run yet: the next cycles start from the same state, and each
     queue's next heads are set aside in turn for as long as their nominations (shared among equal
@@ -363,6 +391,8 @@ def _repeat_set_asides(session: Session, queues: dict[str, list[Workload]], set_
     if rows:
         for name in names:
             set_aside.setdefault(name, []).extend(queues[name][:rows])
+            for wl in queues[name][:rows]:
+                waits(wl, name, "aside")
             del queues[name][:rows]
     return cycle + rows
 
@@ -396,21 +426,35 @@ def _set_aside_row(session: Session, situations, queues: dict[str, list[Workload
 
 
 def _set_aside(session: Session, decisions: dict[str, Decision], queues: dict[str, list[Workload]],
-               set_aside: dict[str, list[Workload]], sticky: dict[str, str], name: str, head: Workload,
-               cycle: int) -> bool:
+               set_aside: dict[str, list[Workload]], sticky: dict[str, str],
+               blocked: dict[str, tuple[Workload, int, list[Workload]]], name: str, head: Workload,
+               cycle: int, waits: Callable[..., None]) -> bool:
     """A head that can't be admitted: BestEffortFIFO sets it aside (retried when a preemption in its
-    cohort tree releases quota); StrictFIFO keeps it at the head, blocking the workloads behind it.
-    True when the queue changed."""
+    cohort tree releases quota); StrictFIFO keeps it at the head, blocking the workloads behind it
+    (their decisions are written once the run ends, `_blocked`). True when the queue changed."""
     decisions[head.key] = Decision(head, False, name, cycle=cycle)
     if session.index.cluster_queues[name].queueing_strategy == "StrictFIFO":
-        for wl in queues[name][1:]:
-            decisions[wl.key] = Decision(wl, False, name, waiting_behind=head.key, cycle=cycle)
+        blocked[name] = (head, cycle, queues[name][1:])
         return False
     queues[name].remove(head)
     if sticky.get(name) == head.key:
         del sticky[name]
     set_aside.setdefault(name, []).append(head)
+    waits(head, name, "aside")
     return True
+
+
+def _blocked(decisions: dict[str, Decision], blocked: dict[str, tuple[Workload, int, list[Workload]]]) -> None:
+    """The workloads behind a blocking StrictFIFO head wait behind it as of the last cycle it
+    blocked them, unless something decided them since (they became a head: a later cycle). Only the
+    last block of each queue counts: a workload behind an earlier block but not the last one has
+    left the queue or reached its head since, and was decided then. Writing these once, rather than
+    at every cycle the head blocks, keeps a cycle's cost off the queue's length."""
+    for name, (head, cycle, behind) in sorted(blocked.items()):
+        for wl in behind:
+            d = decisions.get(wl.key)
+            if d is None or d.cycle < cycle:
+                decisions[wl.key] = Decision(wl, False, name, waiting_behind=head.key, cycle=cycle)
 
 
 def _quota_fits(session: Session, cq: str, usage: dict) -> bool:
