@@ -145,6 +145,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
         plain = not evicting  # a cycle that only sets heads aside (see _repeat_set_asides)
         if evicting:  # evictions complete between cycles: quota released, victims queue again
             roots: set[str] = set()
+            back_in: set[str] = set()  # queues workloads came back to: sorted again once
             for victim, _ in sorted(evicting, key=lambda vb: vb[0].key):
                 if victim.key in session.holders:
                     session.finish(victim.key)
@@ -154,7 +155,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                 if cq is not None and wl.active and not session.compiler.inactive(cq):
                     queues.setdefault(cq.name, []).append(wl)
                     waits(wl, cq.name)
-                    resort(cq.name)
+                    back_in.add(cq.name)
                 elif victim.key not in decisions:  # released, and its queue takes nothing now
                     decisions[victim.key] = Decision(wl, False, cq.name if cq else None, cycle=cycle)
             for name in sorted(set_aside):
@@ -163,7 +164,9 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                     for wl in back:
                         waits(wl, name)
                     queues.setdefault(name, []).extend(back)
-                    resort(name)
+                    back_in.add(name)
+            for name in sorted(back_in):
+                resort(name)
             evicting = []
         session.cycle_started(cycle)
         entries: list[tuple[str, Workload, Assignment | None]] = []
@@ -273,8 +276,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                                            preempted=list(victims_of.get(head.key, [])),
                                            notes=[f"pending the preemption of {len(got.targets)} workload(s)"])
             if ix.cluster_queues[name].queueing_strategy == "BestEffortFIFO" and sticky.get(name) != head.key:
-                sticky[name] = head.key
-                resort(name)
+                sticky[name] = head.key  # already first: a queue with a sticky preemptor has it as its head
         for name, usage in reversed(holds):
             session.usage.add(name, {fr: -v for fr, v in usage.items()})
         queues = {k: v for k, v in queues.items() if v}
