@@ -71,6 +71,12 @@ class Candidate:
     reserved: tuple  # (0, reservation timestamp), or (1, commit cycle) if admitted in this run
     evicted: bool
 
+    def __post_init__(self) -> None:
+        late, at = self.reserved
+        # `order` without the queue's part: how two candidates of one queue (or two of other queues) sort
+        self.rank = (not self.evicted, self.priority, -late, -at, self.key)
+        self.frs = frozenset(self.amounts)  # the flavor-resources it was assigned
+
     def order(self, preemptor_cq: str) -> tuple:
         """`CandidatesOrdering` (C4): already evicted first, other queues before the preemptor's,
         lower priority first, most recently reserved first, then the UID (here: the key)."""
@@ -79,7 +85,7 @@ class Candidate:
 
     def uses(self, needs: frozenset[FR]) -> bool:
         """`WorkloadUsesResources`: it was assigned some flavor-resource that needs preemption."""
-        return any(fr in needs for fr in self.amounts)
+        return not needs.isdisjoint(self.frs)
 
 
 def _timestamp(value) -> float:
@@ -98,7 +104,20 @@ def candidates_by_queue(session) -> dict[str, dict[str, Candidate]]:
     return _cached_candidates(session)[1]
 
 
-def _cached_candidates(session) -> tuple[list[Candidate], dict[str, dict[str, Candidate]]]:
+def ranked_by_queue(session) -> dict[str, tuple[Candidate, ...]]:
+    """The candidates of `candidates_by_queue` per cluster queue in `rank` order (shared)."""
+    got = _cached_candidates(session)
+    if got[2] is None:
+        got[2] = {cq: tuple(sorted(row.values(), key=_RANK)) for cq, row in got[1].items()}
+    return got[2]
+
+
+def _RANK(c: Candidate) -> tuple:
+    return c.rank
+
+
+def _cached_candidates(session) -> list:
+    """[the candidates, per queue by key, per queue ranked (made when first asked)], per session version."""
     version = getattr(session, "version", None)
     cached = getattr(session, "_preemption_candidates", None)
     if version is not None and cached is not None and cached[0] == version:
@@ -108,10 +127,11 @@ def _cached_candidates(session) -> tuple[list[Candidate], dict[str, dict[str, Ca
     if rows is None or rows[0] is not tree:
         rows = (tree, {})
     out, by_queue = _candidates(session, rows[1])
+    got = [out, by_queue, None]
     if version is not None:
-        session._preemption_candidates = (version, (out, by_queue))
+        session._preemption_candidates = (version, got)
         session._preemption_rows = rows
-    return out, by_queue
+    return got
 
 
 def _candidates(session, rows: dict) -> tuple[list[Candidate], dict[str, dict[str, Candidate]]]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from operator import itemgetter
 
 from kadmit.engine.quota import node_id
 from kadmit.engine.preemption.candidates import (IN_CLUSTER_QUEUE, IN_COHORT_RECLAIM_WHILE_BORROWING,
@@ -15,16 +15,16 @@ from kadmit.model import ClusterQueue
 # --- classical preemption (§3) ----------------------------------------------------------------------
 
 WITHIN_CQ, HIERARCHY, RECLAIM_WITHOUT_BORROWING, RECLAIM_WHILE_BORROWING = "within", "hierarchy", "rwob", "rwb"
+_RANK = itemgetter(0)
 _REASON = {WITHIN_CQ: IN_CLUSTER_QUEUE, HIERARCHY: IN_COHORT_RECLAMATION,
            RECLAIM_WITHOUT_BORROWING: IN_COHORT_RECLAMATION,
            RECLAIM_WHILE_BORROWING: IN_COHORT_RECLAIM_WHILE_BORROWING}
 
 
-@dataclass
-class _Elem:
-    c: Candidate
-    lca: str | None  # the lowest common ancestor it was found under (other queues only)
-    variant: str
+# A candidate as the search holds it: (its rank, it, the lowest common ancestor it was found under
+# for other queues' candidates, its variant). Within a group of candidates (hierarchy, priority, same
+# queue) the queue's part of Kueue's ordering is constant, so the rank alone sorts them.
+_Elem = tuple[tuple, Candidate, "str | None", str]
 
 
 def _borrowing_forbidden(spec: ClusterQueue) -> tuple[bool, int | None]:
@@ -35,41 +35,38 @@ def _borrowing_forbidden(spec: ClusterQueue) -> tuple[bool, int | None]:
     return False, bwc.max_priority_threshold
 
 
-def _variant(spec: ClusterQueue, p: Preemptor, c: Candidate, advantage: bool) -> str | None:
-    """C1 + C3 (`classifyPreemptionVariant`); None when `c` may not be preempted."""
-    if not c.uses(p.needs):
-        return None
-    same = c.cluster_queue == p.cluster_queue
-    policy = spec.preemption.within_cluster_queue if same else spec.preemption.reclaim_within_cohort
-    if not satisfies_policy(policy, p, c):
-        return None
-    if same:
-        return WITHIN_CQ
-    if advantage:
-        return HIERARCHY
-    forbidden, threshold = _borrowing_forbidden(spec)
-    if forbidden or c.priority >= p.priority or (threshold is not None and c.priority > threshold):
-        return RECLAIM_WITHOUT_BORROWING
-    return RECLAIM_WHILE_BORROWING
-
-
 def _collect(snap: Snapshot, p: Preemptor, spec: ClusterQueue) -> tuple[list[_Elem], list[_Elem], list[_Elem]]:
-    """C2: (hierarchy, priority, same-queue) candidates."""
+    """C2: (hierarchy, priority, same-queue) candidates, with C1 + C3 (`classifyPreemptionVariant`):
+    a candidate that uses a flavor-resource needing preemption and that the queue's policy allows."""
     me = node_id(p.cluster_queue, False)
+    needs, prio = p.needs, p.priority
+    within, reclaim = spec.preemption.within_cluster_queue, spec.preemption.reclaim_within_cohort
 
-    def take(cq: str, lca: str | None, advantage: bool, into: list[_Elem]) -> None:
-        for c in snap.admitted(cq):
-            v = _variant(spec, p, c, advantage)
-            if v is not None:
-                into.append(_Elem(c, lca, v))
+    def allowed(cq: str, policy: str) -> list[Candidate]:
+        if policy == "LowerPriority":
+            return [c for c in snap.ranked(cq) if c.priority < prio and not needs.isdisjoint(c.frs)]
+        if policy == "Any":
+            return [c for c in snap.ranked(cq) if not needs.isdisjoint(c.frs)]
+        return [c for c in snap.ranked(cq) if not needs.isdisjoint(c.frs) and satisfies_policy(policy, p, c)]
 
     same: list[_Elem] = []
-    if spec.preemption.within_cluster_queue != "Never":
-        take(p.cluster_queue, None, False, same)
+    if within != "Never":
+        same = [(c.rank, c, None, WITHIN_CQ) for c in allowed(p.cluster_queue, within)]
     hierarchy: list[_Elem] = []
     priority: list[_Elem] = []
-    if snap.parent(me) is None or spec.preemption.reclaim_within_cohort == "Never":
+    if snap.parent(me) is None or reclaim == "Never":
         return hierarchy, priority, same
+    forbidden, threshold = _borrowing_forbidden(spec)
+
+    def take(cq: str, lca: str, into: list[_Elem]) -> None:
+        if into is hierarchy:
+            into.extend((c.rank, c, lca, HIERARCHY) for c in allowed(cq, reclaim))
+            return
+        for c in allowed(cq, reclaim):
+            if forbidden or c.priority >= prio or (threshold is not None and c.priority > threshold):
+                into.append((c.rank, c, lca, RECLAIM_WITHOUT_BORROWING))
+            else:
+                into.append((c.rank, c, lca, RECLAIM_WHILE_BORROWING))
 
     def visit(top: str, lca: str, skip: str | None, into: list[_Elem]) -> None:
         """Depth first from `top`, children in name order (an explicit stack: trees of any depth)."""
@@ -77,10 +74,10 @@ def _collect(snap: Snapshot, p: Preemptor, spec: ClusterQueue) -> tuple[list[_El
         while stack:
             expand, nid = stack.pop()
             if not expand:
-                take(snap.tree.nodes[nid].name, lca, into is hierarchy, into)
+                take(snap.tree.nodes[nid].name, lca, into)
                 continue
             for ch in sorted(snap.tree.nodes[nid].children, reverse=True):
-                if ch == skip or ch == me or snap.within_nominal(ch, p.needs):
+                if ch == skip or ch == me or snap.within_nominal(ch, needs):
                     continue
                 stack.append((snap.tree.nodes[ch].is_cohort, ch))
 
@@ -96,15 +93,16 @@ def _collect(snap: Snapshot, p: Preemptor, spec: ClusterQueue) -> tuple[list[_El
 
 def _valid(snap: Snapshot, p: Preemptor, e: _Elem, allow_borrowing: bool) -> bool:
     """C6 (`candidateIsValid`), against the simulated state as victims are removed."""
-    if e.c.cluster_queue == p.cluster_queue:
+    _, c, lca, variant = e
+    if c.cluster_queue == p.cluster_queue:
         return True
-    if allow_borrowing and e.variant == RECLAIM_WITHOUT_BORROWING:
+    if allow_borrowing and variant == RECLAIM_WITHOUT_BORROWING:
         return False
-    nid = node_id(e.c.cluster_queue, False)
+    nid = node_id(c.cluster_queue, False)
     if snap.within_nominal(nid, p.needs):
         return False
     for anc in snap.ancestors(nid):
-        if anc == e.lca:
+        if anc == lca:
             break
         if snap.within_nominal(anc, p.needs):
             return False
@@ -127,9 +125,9 @@ def classical_targets(snap: Snapshot, p: Preemptor, spec: ClusterQueue) -> list[
     removed (or as found, when there are none)."""
     hierarchy, priority, same = _collect(snap, p, spec)
     for group in (hierarchy, priority, same):
-        group.sort(key=lambda e: e.c.order(p.cluster_queue))
-    evicted = [e for g in (hierarchy, priority, same) for e in g if e.c.evicted]
-    rest = [e for g in (hierarchy, priority, same) for e in g if not e.c.evicted]
+        group.sort(key=_RANK)  # Kueue's CandidatesOrdering within the group (ranks differ: keys do)
+    evicted = [e for g in (hierarchy, priority, same) for e in g if e[1].evicted]
+    rest = [e for g in (hierarchy, priority, same) for e in g if not e[1].evicted]
     sequence = evicted + rest
     forbidden, _ = _borrowing_forbidden(spec)
     if (not hierarchy and not priority) or (forbidden and not _under_nominal(snap, p)):
@@ -143,8 +141,8 @@ def classical_targets(snap: Snapshot, p: Preemptor, spec: ClusterQueue) -> list[
         for e in sequence:
             if not _valid(snap, p, e, allow):
                 continue
-            snap.remove(e.c)
-            taken.append((e.c, _REASON[e.variant]))
+            snap.remove(e[1])
+            taken.append((e[1], _REASON[e[3]]))
             if snap.fits(p, allow):
                 return victims_of(fill_back(snap, p, taken, allow))
         for c, _ in taken:

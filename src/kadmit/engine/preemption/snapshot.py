@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from functools import total_ordering
 
 from kadmit.engine.quota import FR, QuotaTree, Usage, node_id
-from kadmit.engine.preemption.candidates import Candidate, Preemptor, Victim, candidates_by_queue
+from kadmit.engine.preemption.candidates import Candidate, Preemptor, Victim, candidates_by_queue, ranked_by_queue
 
 
 # --- dominant resource share --------------------------------------------------------------------
@@ -88,6 +88,7 @@ class Snapshot:
             self.usage = self.usage.copy()
         self.live: dict[str, dict[str, Candidate]] = {}  # per queue, copied from `_by_queue` when first read
         self._by_queue: dict[str, dict[str, Candidate]] | None = None
+        self._ranked: dict[str, tuple[Candidate, ...]] | None = None
         self._frs: dict[str, frozenset[FR]] = {}
         self._lendable: dict[str, dict[str, int]] = {}
 
@@ -113,6 +114,16 @@ class Snapshot:
 
     def admitted(self, cq: str) -> list[Candidate]:
         return [c for _, c in sorted(self._row(cq).items())]
+
+    def ranked(self, cq: str):
+        """The queue's admitted workloads in `Candidate.rank` order (the session's, shared, while
+        this snapshot has not changed the queue)."""
+        if cq in self.live:
+            return sorted(self.live[cq].values(), key=lambda c: c.rank)
+        if self._ranked is None:
+            self.load_candidates()
+            self._ranked = ranked_by_queue(self.session)
+        return self._ranked.get(cq, ())
 
     def find(self, key: str) -> Candidate | None:
         self.load_candidates()
