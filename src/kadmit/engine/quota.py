@@ -109,7 +109,7 @@ class QuotaTree:
         self._guaranteed: dict[tuple[str, FR], int] = {}
         self._height: dict[str, int] = {}
         self._root: dict[str, str] = {}
-        self._potential: dict[tuple[str, FR], int] = {}  # available() with no usage
+        self._potential: dict[FR, dict] = {}  # available() with no usage, per flavor-resource
         self._paths: dict[str, tuple[str, ...]] = {}  # the tree's shape never changes
         self._flat: dict[str, tuple[tuple[str, str], ...] | None] = {}  # cohort -> its (node, queue) children when all are queues
 
@@ -194,8 +194,10 @@ class QuotaTree:
         node = self.nodes[nid]
         if not node.is_cohort:
             return cq_usage.get(node.name, fr)
-        memo = cq_usage.memo
-        got = memo.get((nid, fr))
+        memo = cq_usage.memo.get(fr)
+        if memo is None:
+            memo = cq_usage.memo[fr] = {}
+        got = memo.get(nid)
         if got is not None:
             return got
         nodes = self.nodes
@@ -214,32 +216,35 @@ class QuotaTree:
                     g = self.guaranteed(ch, fr)
                 if used > g:
                     total += used - g
-            memo[(nid, fr)] = total
+            memo[nid] = total
             return total
-        for cur in self.bottom_up(nid, lambda n: not nodes[n].is_cohort or (n, fr) in memo):
-            if (cur, fr) in memo:
+        for cur in self.bottom_up(nid, lambda n: not nodes[n].is_cohort or n in memo):
+            if cur in memo:
                 continue
             total = 0
             for ch in nodes[cur].children:
-                used = memo[(ch, fr)] if nodes[ch].is_cohort else cq_usage.get(nodes[ch].name, fr)
+                used = memo[ch] if nodes[ch].is_cohort else cq_usage.get(nodes[ch].name, fr)
                 total += max(0, used - self.guaranteed(ch, fr))
-            memo[(cur, fr)] = total
-        return memo[(nid, fr)]
+            memo[cur] = total
+        return memo[nid]
 
     def available(self, nid: str, fr: FR, cq_usage: "Usage | None") -> int:
         """Kueue's available(): the most one more request for `fr` may take at node `nid`.
         With `cq_usage` None, usage is zero everywhere: Kueue's "maximum capacity". Each node's
         number needs its parent's: computed from the nearest known ancestor down (kept per usage,
         so asking every node of a chain costs the chain's length, not its square)."""
-        memo = self._potential if cq_usage is None else cq_usage.memo
-        key = (nid, fr, "available")
+        memos = self._potential if cq_usage is None else cq_usage.memo
+        memo = memos.get(fr)
+        if memo is None:
+            memo = memos[fr] = {}
+        key = (nid, "available")
         got = memo.get(key)
         if got is not None:
             return got
         walk = [nid]
-        while (walk[-1], fr, "available") not in memo and self.nodes[walk[-1]].parent:
+        while (walk[-1], "available") not in memo and self.nodes[walk[-1]].parent:
             walk.append(self.nodes[walk[-1]].parent)  # type: ignore[arg-type]
-        avail = memo.get((walk[-1], fr, "available"))
+        avail = memo.get((walk[-1], "available"))
         if avail is not None:
             walk.pop()
         for cur in reversed(walk):
@@ -256,7 +261,7 @@ class QuotaTree:
                     used_in_parent = max(0, used - g)
                     parent_avail = min(stored - used_in_parent + borrow, parent_avail)  # type: ignore[type-var]
                 avail = local + parent_avail  # type: ignore[operator]
-            memo[(cur, fr, "available")] = avail  # type: ignore[assignment]
+            memo[(cur, "available")] = avail  # type: ignore[assignment]
         return avail  # type: ignore[return-value]
 
     def height(self, nid: str) -> int:
@@ -297,7 +302,9 @@ class Usage:
 
     def __init__(self, data: dict[str, dict[FR, int]] | None = None) -> None:
         self.data: dict[str, dict[FR, int]] = data or {}
-        self.memo: dict[tuple, int] = {}  # cohort usage and available(), computed by QuotaTree
+        # per flavor-resource: cohort usage (by node id) and available() (by (node id, "available")),
+        # computed by QuotaTree; a change of some flavor-resources forgets only theirs
+        self.memo: dict[FR, dict] = {}
         self.version = 0  # bumped on every change (callers key caches on it)
         self._own: set[str] | None = None  # rows this object may change in place; None: all
 
@@ -306,7 +313,9 @@ class Usage:
         return row.get(fr, 0) if row is not None else 0
 
     def add(self, cq: str, amounts: dict[FR, int]) -> None:
-        self.memo.clear()
+        memo = self.memo
+        for fr in amounts:
+            memo.pop(fr, None)
         self.version += 1
         row = self.data.get(cq)
         if row is None:
@@ -321,6 +330,7 @@ class Usage:
 
     def copy(self) -> "Usage":
         out = Usage(dict(self.data))
+        out.memo = {fr: dict(m) for fr, m in self.memo.items()}  # the same numbers: same data, same tree
         out._own = set()
         self._own = set()  # its rows are shared now
         return out
