@@ -21,11 +21,13 @@ MAX_ANSWERS = 1_000_000
 _UNSEEN = object()
 
 _FACTS: dict[int, tuple] = {}  # id(workload) -> (a weak reference to it, its pod sets' structure, sizes)
+_STRUCTURES: dict[tuple, int] = {}  # pod sets' structure -> its number (equal structures, one number)
 
 
-def workload_facts(wl: Workload) -> tuple[tuple, tuple]:
+def workload_facts(wl: Workload) -> tuple[int, tuple]:
     """What situations and shapes read of the workload object alone: each pod set's structure (name,
-    which resources it asks for, selectors, affinity, tolerations, topology) and its sizes (count,
+    which resources it asks for, selectors, affinity, tolerations, topology), as a number equal
+    structures share (hashing model objects such as tolerations is slow), and its sizes (count,
     min_count, requests). Computed once per object and shared by every session that sees it (the
     sessions that re-decide a changed model see mostly the same, immutable, workload objects)."""
     got = _FACTS.get(id(wl))
@@ -36,9 +38,23 @@ def workload_facts(wl: Workload) -> tuple[tuple, tuple]:
                        None if ps.pod_requests is None else tuple(sorted(ps.pod_requests)))
                       for ps in wl.pod_sets)
     sizes = tuple((ps.count, ps.min_count, tuple(sorted(ps.requests.items()))) for ps in wl.pod_sets)
+    number = _STRUCTURES.get(structure)
+    if number is None:
+        if len(_STRUCTURES) > MAX_ANSWERS:
+            _STRUCTURES.clear()  # numbers taken before stay distinct: the next ones start above them
+        number = _STRUCTURES[structure] = _next_structure()
+    structure = number
     ident = id(wl)
     _FACTS[ident] = (weakref.ref(wl, lambda _, ident=ident: _FACTS.pop(ident, None)), structure, sizes)
     return structure, sizes
+
+
+_structures = [0]
+
+
+def _next_structure() -> int:
+    _structures[0] += 1
+    return _structures[0]
 
 
 class Situations:
