@@ -41,6 +41,7 @@ class Workspace:
     parts: list[tuple[str, Fragment]] = field(default_factory=list)  # each file's objects, in merge order
     documents: dict = field(default_factory=dict)  # manifest file -> manifests.documents.Indexed (re-read by document)
     incomplete: list[str] = field(default_factory=list)  # what a cluster snapshot read could not list (KAD034)
+    jobs_applied: tuple | None = None  # what turning jobs into workloads read and made (`manage.apply_jobs_kept`)
 
 
 class Text(Protocol):
@@ -234,7 +235,7 @@ def load(paths: list[str], *, limits: Limits | None = None, validate: bool = Tru
     below a folder of `paths` that isn't saved yet included) and a `cache` of the readings of the
     last load, so that only files whose text changed are read again.
     """
-    from kadmit.manifests.jobs.manage import apply_jobs
+    from kadmit.manifests.jobs.manage import apply_jobs_kept
     from kadmit.manifests.resources import apply_resources
     from kadmit.validate import validate as run_validation
 
@@ -264,13 +265,15 @@ def load(paths: list[str], *, limits: Limits | None = None, validate: bool = Tru
     with paused_gc():
         parts = _read_all(files, root, reader, diags, documents, incomplete, cache)
         parts.extend(_read_texts(texts, reader, diags, documents, incomplete))
-        model = apply_resources(apply_jobs(merge([frag for _, frag in parts]), diags))
+        applied, jobs_applied = apply_jobs_kept(merge([frag for _, frag in parts]), diags)
+        model = apply_resources(applied)
         if validate:
             run_validation(model, diags)
     names = [display_name(f) for f in files if f != Path(STDIN)] + ([STDIN_NAME] if Path(STDIN) in files else [])
     names += [t.name for t in texts if t.name in sources]
     return Workspace(model=model, sources=sources, diagnostics=diags, files=names,
-                     input_error=failed or reader.failed, parts=parts, documents=documents, incomplete=incomplete)
+                     input_error=failed or reader.failed, parts=parts, documents=documents, incomplete=incomplete,
+                     jobs_applied=jobs_applied)
 
 
 @contextmanager
@@ -482,7 +485,7 @@ def with_edits(ws: Workspace, edits: list[Edit], since=None) -> tuple[Model, Dia
     validated again — with `since` (a `validate.Checked` of the workspace's model), only the checks
     the edited objects reach (`validate.validate_since`: every new error, not every diagnostic).
     None when an edit doesn't apply to the text."""
-    from kadmit.manifests.jobs.manage import apply_jobs
+    from kadmit.manifests.jobs.manage import applied_again
     from kadmit.manifests.resources import apply_resources
     from kadmit.validate import validate as run_validation
     from kadmit.validate import validate_since
@@ -503,7 +506,7 @@ def with_edits(ws: Workspace, edits: list[Edit], since=None) -> tuple[Model, Dia
             parts.append(frag)
     except EditConflict:
         return None
-    model = apply_resources(apply_jobs(merge(parts), diags))
+    model = apply_resources(applied_again(merge(parts), diags, ws.jobs_applied))
     if since is not None:
         validate_since(since, model, diags)
     else:

@@ -145,3 +145,15 @@ def test_rayjob_on_an_existing_cluster_is_not_managed(tmp_path):
             "spec:\n  entrypoint: x\n  clusterSelector: {ray.io/cluster: c}\n")
     m = model_of(tmp_path, setup__yaml=SETUP, cfg__yaml=ENABLE, r__yaml=text)
     assert m.workloads == () and "clusterSelector" in m.skipped[0].reason
+
+
+def test_a_refused_job_is_reported_again_when_the_input_is_read_again_after_edits(tmp_path):
+    """Reading the input again for a proof (`workspace.with_edits`) reuses the jobs' workloads when no
+    job input changed, and reports what the first read reported (KAD170) as reading it anew would."""
+    from kadmit.workspace import with_edits
+
+    ws = load(write(tmp_path, setup__yaml=SETUP, cfg__yaml=ENABLE, c__yaml=ray_cluster("  enableInTreeAutoscaling: true\n")))
+    model, diags = with_edits(ws, [])
+    assert model.workloads is ws.model.workloads
+    assert [d.message for d in diags.items if d.code == "KAD170"] == [d.message for d in ws.diagnostics if d.code == "KAD170"]
+    assert len([d for d in diags.items if d.code == "KAD170"]) == 1

@@ -90,3 +90,25 @@ def test_workloads(model):
         expected = () if key == "team-vision/no-toleration" else (
             Toleration(key=GPU, operator="Exists", effect="NoSchedule"),)
         assert tolerations == expected, key
+
+
+def test_jobs_applied_again_only_to_the_very_same_inputs():
+    """`applied_again` reuses what turning the jobs into workloads made (and reported) only while
+    every field that reads holds the same objects: a proof that edits queues skips it, one that
+    edits a namespace, a job or a local queue doesn't."""
+    from kadmit.manifests.jobs.manage import applied_again, apply_jobs_kept
+
+    diags = Diagnostics()
+    frags = [read_manifest_text(p.read_text(), p.name, diags) for p in sorted(EXAMPLES.glob("*.yaml"))
+             if not p.name.endswith(".kadtest.yaml")]
+    merged = merge(frags)
+    _, before = apply_jobs_kept(merged, Diagnostics())
+    queues_edited = merged.model_copy(update={"cluster_queues": merged.cluster_queues[1:]})
+    again = applied_again(queues_edited, Diagnostics(), before)
+    assert again.workloads is before[1] and again == apply_jobs(queues_edited)
+    ns = merged.namespaces[0]
+    relabelled = ns.model_copy(update={"labels": {**ns.labels, "team": "elsewhere"}})
+    for update in ({"namespaces": (relabelled,) + merged.namespaces[1:]}, {"jobs": merged.jobs[1:]},
+                   {"local_queues": merged.local_queues[1:]}):
+        edited = merged.model_copy(update=update)
+        assert applied_again(edited, Diagnostics(), before) == apply_jobs(edited) != apply_jobs(merged)
