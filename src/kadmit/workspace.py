@@ -317,9 +317,7 @@ def _read_all(files: list[Path], root: Path, reader: "Reader", diags: Diagnostic
     """Each file's objects with its name, in merge order (standard input's named `<stdin>`); each
     manifest file's index by document into `documents`; what a cluster snapshot among them says it
     could not list into `incomplete`."""
-    from kadmit import syntax
     from kadmit.manifests.documents import read_indexed
-    from kadmit.syntax.lower import lower_text
 
     parts: list[tuple[str, Fragment]] = []
     stdin = Path(STDIN) in files
@@ -327,6 +325,9 @@ def _read_all(files: list[Path], root: Path, reader: "Reader", diags: Diagnostic
     kad_files = [f for f in files if f.suffix in KAD_SUFFIXES]
     other = [f for f in files if f.suffix not in KAD_SUFFIXES]
     if kad_files:
+        from kadmit import syntax  # the language front end (and Lark) only for `.kad` inputs
+        from kadmit.syntax.lower import lower_text
+
         parts.extend(syntax.read_kad_named(kad_files, root, reader.read, display_name, diags,
                                            cache.lower if cache is not None else lower_text))
     for f in other:
@@ -517,7 +518,7 @@ def with_edits(ws: Workspace, edits: list[Edit], since=None) -> tuple[Model, Dia
 def _read_edited(ws: Workspace, name: str, edits: list[Edit], diags: Diagnostics) -> Fragment:
     """File `name`'s objects once `edits` are applied: only its edited documents read again when it
     is a manifest file indexed by document and that can be done exactly, else the whole text."""
-    from kadmit import manifests, syntax
+    from kadmit import manifests
     from kadmit.manifests.documents import reread
 
     index = ws.documents.get(name)
@@ -527,6 +528,8 @@ def _read_edited(ws: Workspace, name: str, edits: list[Edit], diags: Diagnostics
         return got[0]
     text = apply(ws.sources.text(name) or "", edits)
     if is_kad_text(name, text):
+        from kadmit import syntax
+
         return syntax.parse_text(text, name, diags)
     return manifests.read_manifest_text(text, name, diags)
 

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
-
-import jinja2
+from typing import TYPE_CHECKING
 
 from kadmit.diagnostics import Diagnostic, Label, Severity, code_info
 from kadmit.render.excerpt import MAX_LINE_WIDTH, TAB_WIDTH, clean, clip, window  # noqa: F401 (re-exported)
 from kadmit.source import SourceMap, Span
+
+if TYPE_CHECKING:
+    import jinja2
 
 _STYLES = {
     "error": "\x1b[1;31m",
@@ -203,6 +205,8 @@ def _painter(color: bool):
 
 @functools.lru_cache(maxsize=2)
 def _template(color: bool) -> jinja2.Template:
+    import jinja2  # only when a diagnostic is shown: a clean run never loads the template engine
+
     env = jinja2.Environment(trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
                              autoescape=False, undefined=jinja2.StrictUndefined)
     env.filters["paint"] = _painter(color)

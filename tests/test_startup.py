@@ -1,0 +1,62 @@
+"""Start-up: a command loads only the modules its question uses. Checked on `sys.modules` of a fresh
+interpreter (not a timing): `import kadmit.cli` loads no solver, parser, template engine, simulator or
+terminal library, and `check`, `admit` and `why` on Kueue manifests load only what they use."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "ml-platform-kueue"
+
+# never loaded by `import kadmit.cli`: each is only for some verbs, inputs or outputs
+HEAVY = ("z3", "ortools", "ray", "rich", "jinja2", "lark", "yaml", "kadmit.simulate", "kadmit.syntax",
+         "kadmit.manifests", "kadmit.validate", "kadmit.review", "kadmit.export", "kadmit.placement",
+         "kadmit.engine.admission", "kadmit.engine.explain", "kadmit.engine.optimal", "kadmit.engine.analysis",
+         "kadmit.render.decisions", "kadmit.render.simulation", "kadmit.render.report")
+
+_RUN = """
+import json, sys
+from kadmit.cli import cli
+try:
+    cli(sys.argv[2:], prog_name="kadmit")
+except SystemExit:
+    pass
+with open(sys.argv[1], "w") as fh:
+    json.dump(sorted(sys.modules), fh)
+"""
+
+
+def _loaded(tmp_path: Path, *args: str) -> set[str]:
+    out = tmp_path / "modules.json"
+    code = "import json, sys\nimport kadmit.cli\njson.dump(sorted(sys.modules), open(sys.argv[1], 'w'))" \
+        if not args else _RUN
+    subprocess.run([sys.executable, "-c", code, str(out), *args], cwd=ROOT, check=True, capture_output=True,
+                   env={"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin"})
+    return set(json.loads(out.read_text()))
+
+
+def _under(modules: set[str], names) -> list[str]:
+    return sorted(m for m in modules for n in names if m == n or m.startswith(n + "."))
+
+
+def test_importing_the_cli_loads_nothing_heavy(tmp_path: Path) -> None:
+    assert _under(_loaded(tmp_path), HEAVY) == []
+
+
+@pytest.mark.parametrize("verb, args, unused", [
+    ("check", [str(EXAMPLE)], ("z3", "ortools", "ray", "rich", "jinja2", "lark", "kadmit.syntax", "kadmit.engine.admission",
+                               "kadmit.engine.explain", "kadmit.engine.optimal", "kadmit.simulate", "kadmit.review")),
+    ("admit", [str(EXAMPLE)], ("ortools", "ray", "rich", "jinja2", "lark", "kadmit.syntax", "kadmit.simulate",
+                               "kadmit.review", "kadmit.engine.analysis")),
+    ("why", ["team-infra/gpu-smoke", str(EXAMPLE), "--format", "json"],
+     ("ortools", "ray", "rich", "jinja2", "lark", "kadmit.syntax", "kadmit.simulate", "kadmit.review",
+      "kadmit.engine.analysis")),
+], ids=["check", "admit", "why"])
+def test_a_verb_on_manifests_loads_only_what_it_uses(tmp_path: Path, verb: str, args: list[str], unused) -> None:
+    assert _under(_loaded(tmp_path, verb, *args), unused) == []
