@@ -169,9 +169,14 @@ class ShapeCache:
         return got
 
     def policy_key(self, model: Model) -> int:
+        """What compiling reads of a model: everything but workloads, pods, nodes and the quota
+        numbers (a question pins its queue's numbers, `Problem.number_values`; only which quotas
+        are declared is compiled), so the re-decisions of a quota edit share compiled shapes."""
         got = self.policies.get(id(model))
         if got is None or got[0] is not model:
-            policy = model.model_copy(update={"workloads": (), "pods": (), "nodes": ()})
+            policy = model.model_copy(update={"workloads": (), "pods": (), "nodes": (),
+                                              "cluster_queues": tuple(map(_without_numbers, model.cluster_queues)),
+                                              "cohorts": tuple(map(_without_numbers, model.cohorts))})
             got = self.policies[id(model)] = (model, hash(policy))
         return got[1]
 
@@ -189,6 +194,17 @@ class Journal:
         cycles the scheduling loop skips change nothing)."""
         i = bisect_right(self.marks, (cycle, len(self.changes)))
         return self.marks[i - 1][1] if i else 0
+
+
+def _without_numbers(obj):
+    """A cluster queue or cohort with every quota number blanked (which quotas it declares kept)."""
+    if not obj.resource_groups:
+        return obj
+    groups = tuple(g.model_copy(update={"flavors": tuple(fq.model_copy(update={"resources": tuple(
+        q.model_copy(update={"nominal": 0, "borrowing_limit": None if q.borrowing_limit is None else 0,
+                             "lending_limit": None if q.lending_limit is None else 0}) for q in fq.resources)})
+        for fq in g.flavors)}) for g in obj.resource_groups)
+    return obj.model_copy(update={"resource_groups": groups})
 
 
 class Session:

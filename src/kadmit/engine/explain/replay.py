@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Iterator, Mapping
 
 from kadmit.engine.admission.ordered import Decision, decide_ordered
-from kadmit.engine.admission.session import Session
+from kadmit.engine.admission.session import Session, ShapeCache
 from kadmit.engine.solver.z3backend import Limits
 from kadmit.model import Model, Workload
 from kadmit.placement.tas import Profile
@@ -306,6 +306,8 @@ class Baseline:
     states: dict[str, State] = field(default_factory=dict)
     _parts: _Parts | None = field(default=None, repr=False)
     _members: dict = field(default_factory=dict, repr=False)  # frozenset(roots) -> {collection: indices}
+    # compiled shapes and solver answers shared by the re-decisions (a quota edit compiles nothing new)
+    shapes: ShapeCache = field(default_factory=ShapeCache, repr=False)
 
     def __post_init__(self) -> None:
         if not self.states:
@@ -406,7 +408,7 @@ def decide_again(base: Baseline, new: Model, limits: Limits | None = None,
             at = base.members(roots)
             sub = new.model_copy(update={name: tuple(getattr(new, name)[i] for i in at[name])
                                          for name in _COLLECTIONS})
-            session = Session(sub, limits, tas_profile)
+            session = Session(sub, limits, tas_profile, base.shapes)
             decided = {d.key: d for d in decide_ordered(session)}
             # same_joins: the same key at every place, so the re-decided keys are the same in the
             # base; outside them nothing changed and the base's states and decisions stand
@@ -421,7 +423,7 @@ def decide_again(base: Baseline, new: Model, limits: Limits | None = None,
         roots = {parts.find(k) for k in keys}
         sub = restrict(new, roots, parts)
         redo = {w.key for w in sub.workloads} | {w.key for w in restrict(base.model, roots, parts).workloads}
-        session = Session(sub, limits, tas_profile)
+        session = Session(sub, limits, tas_profile, base.shapes)
         decided = {d.key: d for d in decide_ordered(session)}
         decisions = {k: d for k, d in base.decisions.items() if k not in redo} | decided
         # outside the re-decided parts nothing changed: the run's states stand
@@ -436,7 +438,7 @@ def decide_again(base: Baseline, new: Model, limits: Limits | None = None,
             elif k in base.states:
                 out[k] = base.states[k]
         return Replay(out, decisions, len(sub.workloads), False, session)
-    session = Session(new, limits, tas_profile)
+    session = Session(new, limits, tas_profile, base.shapes)
     decisions = {d.key: d for d in decide_ordered(session)}
     return Replay(states(new, decisions), decisions, len(new.workloads), True, session)
 
