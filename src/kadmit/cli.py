@@ -25,6 +25,16 @@ from kadmit.source import SourceMap
 REPORT_URL = "https://github.com/kadmit/kadmit/issues"
 
 
+def _width() -> int | None:
+    """The terminal's width for text that should fit it: stdout's columns on a terminal, else $COLUMNS
+    when set, else None (no limit: a pipe gets every word)."""
+    if _terminal("stdout"):
+        import shutil
+        return shutil.get_terminal_size().columns
+    columns = os.environ.get("COLUMNS", "")
+    return int(columns) if columns.isdigit() and int(columns) > 0 else None
+
+
 class Kadmit(click.Group):
     """The command group; turns an unexpected exception into a short report and exit 70."""
 
@@ -226,7 +236,7 @@ def admit(paths, mode, format_, time_budget, tas_profile, rlimit, timeout_ms, cl
     skipped = (*outcome.loaded.workspace.model.skipped, *outcome.held)
     incomplete = outcome.loaded.workspace.incomplete
     click.echo(incomplete_json(admit_json(outcome.result, skipped), incomplete) if format_ == "json"
-               else admit_human(outcome.result, skipped) + incomplete_text(incomplete), nl=False)
+               else admit_human(outcome.result, skipped, width=_width()) + incomplete_text(incomplete), nl=False)
     sys.exit(outcome.exit_code)
 
 
@@ -252,11 +262,13 @@ def admit(paths, mode, format_, time_budget, tas_profile, rlimit, timeout_ms, cl
               help="Also say how many new nodes of this Karpenter NodePool (karpenter.sh/v1 YAML) would admit it.")
 @click.option("--fixes", "fixes", type=click.IntRange(min=0), default=3, show_default=True, metavar="N",
               help="Show the N best proven fixes (0: search none, the fastest answer).")
+@click.option("--all", "show_all", is_flag=True, help="Every reason, every blame set with the lines of input "
+              "it names, and every side effect of each fix (by default: a few lines each).")
 @click.option("--budget", type=click.IntRange(min=1), default=None, metavar="N",
               help="Prove fixes with at most N changes decided again (default 60). A count, not seconds: the "
               "same input gets the same fixes on any machine, however busy.")
 def why(workload, paths, format_, apply_fix, mode, time_budget, tas_profile, rlimit, timeout_ms, cluster, context,
-        kubeconfig, max_file_bytes, color, with_capacity, fixes, budget) -> None:
+        kubeconfig, max_file_bytes, color, with_capacity, fixes, show_all, budget) -> None:
     """Explain why WORKLOAD (namespace/name) is or isn't admitted: reasons in Kueue's words,
     the lines of policy and state responsible, and verified fixes.
 
@@ -295,8 +307,8 @@ def why(workload, paths, format_, apply_fix, mode, time_budget, tas_profile, rli
     if format_ == "json":
         click.echo(incomplete_json(why_json(outcome.result, wl, model.skipped), incomplete), nl=False)
     else:
-        click.echo(why_human(outcome.result, outcome.loaded.sources, wl.span if wl else None, wl, model.skipped)
-                   + incomplete_text(incomplete), nl=False)
+        click.echo(why_human(outcome.result, outcome.loaded.sources, wl.span if wl else None, wl, model.skipped,
+                             full=show_all) + incomplete_text(incomplete), nl=False)
     if with_capacity:
         answer, diagnostics = api.why_capacity(outcome.result.workload, list(paths), with_capacity, max_file_bytes=max_file_bytes,
                                                tas_profile=tas_profile, rlimit=rlimit, timeout_ms=timeout_ms,

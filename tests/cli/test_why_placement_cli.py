@@ -78,16 +78,15 @@ def test_why_prints_the_histogram_and_points_at_the_topology_line(run):
             "2 Insufficient nvidia.com/gpu.") in lines
     # two minimal cores: one pod fits nowhere (r1 held by `team/small`, r2 tainted); and two pods
     # fit in no rack (r2 has one node)
-    assert any(line.startswith(f"  --> w.kad:{line_of(POLICY, 'admitted {')}:3  workload `team/small` holds "
+    assert any(line.startswith(f"  w.kad:{line_of(POLICY, 'admitted {')}:3  workload `team/small` holds "
                                "4 `nvidia.com/gpu` on 2 nodes (n1, n2)") for line in lines)
-    assert any(line.startswith(f"  --> w.kad:{line_of(POLICY, 'maintenance=true')}:") and "taint `maintenance"
+    assert any(line.startswith(f"  w.kad:{line_of(POLICY, 'maintenance=true')}:") and "taint `maintenance"
                in line for line in lines)
     assert any("pod set `workers` of `team/big` needs 2 pods placed at once" in line for line in lines)
     assert sum(1 for line in lines if line.startswith(("blame (", "another reason"))) == 2
     small = line_of(POLICY, "workload team/small")
     fix = lines.index(f"  1. change w.kad:{small}: wait for workload `team/small` to finish: add `finished = true` to it")
-    assert lines[fix + 1] == ("     then: `team/big` is admitted to ClusterQueue `gpu` with 2 pods of `workers` on h100, "
-                              "on 2 nodes (n1, n2)")
+    assert lines[fix + 1] == "     then: `team/big` is admitted to ClusterQueue `gpu` with 2 pods of `workers` on h100 (n1, n2)"
     assert lines[fix + 2] == "     side effects: none (no other workload's decision changes)"
 
 

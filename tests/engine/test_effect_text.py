@@ -12,7 +12,7 @@ def _state(nodes: tuple[str, ...]) -> State:
 
 def test_moved_between_nodes_names_them():
     e = Effect("team-vision/vit-train", _state(("n0", "n1", "n2")), _state(("n1", "n2", "n3")))
-    assert e.kind == "moved" and e.nodes_only
+    assert e.kind == "on other nodes" and e.nodes_only
     d = e.as_dict()
     assert d["before"] == "admitted to team-vision (workers: 3 pods on a100, nodes n0, n1, n2)"
     assert d["after"] == "admitted to team-vision (workers: 3 pods on a100, nodes n1, n2, n3)"
@@ -24,6 +24,6 @@ def test_other_effects_leave_nodes_out():
     after = State(True, "team-vision", (("workers", 2, (("nvidia.com/gpu", "a100"),)),),
                   (("workers", (("n0", 1), ("n1", 1))),))
     e = Effect("team-vision/vit-train", before, after)
-    assert e.kind == "fewer pods" and not e.nodes_only
+    assert e.kind == "with fewer pods" and not e.nodes_only
     assert e.as_dict()["after"] == "admitted to team-vision (workers: 2 pods on a100)"
     assert not Effect("x/y", State(False), before).nodes_only

@@ -103,7 +103,7 @@ def test_preemption_policy_lets_a_higher_priority_workload_in(tmp_path):
             + workload("urgent", "q", 4, prio="high", minute=1))
     fixes = fixes_of(tmp_path, text, "ns/urgent")
     policy = next(f for f in fixes if edits(f) == [("never", "lower_priority")])
-    assert [(e.workload, e.kind) for e in policy.effects] == [("ns/old", "preempted")]
+    assert [(e.workload, e.kind) for e in policy.effects] == [("ns/old", "admitted → evicted")]
     finish = next(f for f in fixes if f.changes[0].knob.kind == "finish")
     assert finish.effects == [] and finish.rank() < policy.rank()  # no side effect ranks first
 

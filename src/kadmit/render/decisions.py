@@ -124,9 +124,25 @@ def skipped_lines(skipped) -> list[str]:
 SKIPPED_SHOWN = 20
 
 
-def admit_human(result: AdmitResult, skipped=()) -> str:
+def _bare(message: str) -> str:
+    """A reason without Kueue's `couldn't assign flavors to pod set X: ` lead (the row names the workload)."""
+    head, sep, rest = message.partition(": ")
+    return rest if sep and head.startswith("couldn't assign flavors to pod set") else message
+
+
+def _fit(text: str, room: int, tail: str) -> str:
+    """`text` and `tail` in `room` characters, the text cut with an ellipsis where it must be."""
+    room = max(room, 12)
+    if len(text) + len(tail) <= room:
+        return text + tail
+    return text[:max(1, room - len(tail) - 1)].rstrip(" ,;") + "…" + tail
+
+
+def admit_human(result: AdmitResult, skipped=(), width: int | None = None) -> str:
+    """The decisions as a table; with `width` (a terminal's), each row's note is cut to fit it."""
     names = display_names([d.workload for d in result.decisions])
     rows = [("WORKLOAD", "ADMITTED", "CLUSTER QUEUE", "POD SETS", "NOTE")]
+    short: list[tuple[int, str, int]] = []  # row, its first reason, how many more
     for d in result.decisions:
         a = d.assignment
         if a is not None:
@@ -141,12 +157,24 @@ def admit_human(result: AdmitResult, skipped=()) -> str:
             note = reasons[0].message if reasons else ""
             if len(reasons) > 1:
                 note += f" (+{len(reasons) - 1} more: kadmit why {names.get(d.key, d.key)})"
+                short.append((len(rows), reasons[0].message, len(reasons) - 1))
         if d.loop is not None:
             note = "in a preemption loop (see the warning below)" if d.loop.settled else "still moving when the run stopped"
         rows.append((names.get(d.key, d.key), "unknown" if d.unknown else ("yes" if d.admitted else "no"),
                      d.cluster_queue or "-", sets or "-", note))
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    room = None if width is None else width - sum(widths) - 8
+    cut = False
+    if room is not None:
+        more = dict((i, (m, n)) for i, m, n in short)
+        for i, r in enumerate(rows[1:], 1):
+            if len(r[4]) > room:
+                message, n = more.get(i, (r[4], 0))
+                rows[i] = r[:4] + (_fit(_bare(message), room, f" (+{n} more)" if n else ""),)
+                cut = True
     lines = ["  ".join(r[i].ljust(widths[i]) for i in range(4)) + "  " + r[4] for r in rows]
+    if cut:
+        lines.append("(notes cut to the terminal's width: `kadmit why WORKLOAD` gives each one whole)")
     placed = [(d.key, line) for d in result.decisions if d.admitted for line in placement_summary(d.assignment)]
     if placed:
         lines.append("")

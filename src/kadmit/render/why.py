@@ -7,7 +7,9 @@ import json
 
 from kadmit.edits import unified_diff
 from kadmit.engine.decide import WhyResult
+from kadmit.engine.explain.digest import MAX_SETS
 from kadmit.engine.explain.marco import origin_dict
+from kadmit.engine.explain.replay import SAME_OUTCOME
 from kadmit.identity import object_dict, object_of, skipped_dict
 from kadmit.quantity import format_quantity
 from kadmit.render.decisions import gang_dict, skipped_lines
@@ -42,6 +44,7 @@ def why_dict(result: WhyResult, workload=None, skipped=()) -> dict:
         "blame_kind": result.blame_kind,
         "blame_complete": result.blame_complete,
         "cores": [[origin_dict(o) for o in g] for g in result.blame_groups],
+        "blame_sets": [bs.as_dict() for bs in result.blame_sets],
         "fixes": [f.as_dict() for f in result.fixes],
         "fixes_found": result.fixes_found,
         "fixes_complete": result.fixes_complete,
@@ -85,7 +88,41 @@ def _excerpt(span: Span, sources: SourceMap) -> list[str]:
 
 
 def why_human(result: WhyResult, sources: SourceMap, workload_span: Span | None, workload=None,
-              skipped=()) -> str:
+              skipped=(), full: bool = False) -> str:
+    """The answer in a few lines: the header, where the workload stands, Kueue's reasons, blame (sets
+    that differ only by resource as one, at most three) and the fixes with their side effects counted
+    by kind. `full` (`--all`): every reason, every blame set with the lines of input it names, and
+    every side effect."""
+    out = _head(result, workload_span, workload)
+    out += _reasons(result, full)
+    if result.placement is not None:
+        out.extend(_placement_lines(result.placement, result.met))
+    out += _blame_full(result, sources) if full else _blame(result)
+    if result.placement is not None and not result.placement.unsat:
+        out.append("   = note: counting pods node by node the pod set fits; Kueue's greedy placement still "
+                   "fails, so there is no core to blame")
+    if len(result.blame_groups) > 1 and not result.blame_complete and result.placement is None:
+        out.append(f"   = note: {len(result.blame_groups)} minimal sets found; more exist (kadmit stops "
+                   "enumerating there)")
+    if result.fixes:
+        out.append(f"fixes (each proven by changing the input and deciding the cluster again in "
+                   f"{result.fixes_mode} mode):")
+        for i, f in enumerate(result.fixes, 1):
+            out.extend(_fix_lines(i, f, full))
+        out.extend(_fixes_notes(result))
+    elif result.fixes_checked is not None and not result.admitted and not result.unknown:
+        out.append(f"fixes: none proven ({plural(result.fixes_checked, 'change')} of the input decided again; "
+                   "none admits it)" if result.fixes_checked else "fixes: none in reach of a change of the input")
+        out.extend(f"   = note: {n}" for n in result.fixes_notes)
+        out.extend(_fixes_notes(result))
+    out.extend(skipped_lines(skipped))
+    return "\n".join(out) + "\n"
+
+
+MAX_REASONS = 3  # Kueue's reasons shown unless every one is asked for
+
+
+def _head(result: WhyResult, workload_span: Span | None, workload) -> list[str]:
     out: list[str] = []
     name = result.workload
     if workload is not None and workload.origin is not None:
@@ -117,50 +154,68 @@ def why_human(result: WhyResult, sources: SourceMap, workload_span: Span | None,
             out.append(f"   = pod set {ps.name}: {ps.count} pod{'' if ps.count == 1 else 's'} from {ps.origin}")
     if not result.admitted and result.gang is None:
         out.extend(f"   = {line}" for line in standing_lines(result))
-    for r in result.reasons:
-        out.append(f"   = reason: {r.message}")
-    if result.placement is not None:
-        out.extend(_placement_lines(result.placement, result.met))
+    return out
+
+
+def _reasons(result: WhyResult, full: bool) -> list[str]:
+    """Kueue's reasons; unless `full`, the first few, those about the resource the standing is about first."""
+    reasons = list(result.reasons)
+    if not full and len(reasons) > MAX_REASONS:
+        r = result.standing.resource if result.standing is not None else None
+        about = [x for x in reasons if r and f" {r} " in f" {x.message} "]
+        reasons = (about + [x for x in reasons if x not in about])[:MAX_REASONS]
+    out = [f"   = reason: {r.message}" for r in reasons]
+    if len(reasons) < len(result.reasons):
+        more = len(result.reasons) - len(reasons)
+        out.append(f"   = reason: … {more} more (`--all` lists every one)")
+    return out
+
+
+def _blame_title(result: WhyResult, first: bool, group: list | None = None, merged=None) -> str:
+    if result.blame_kind == "queue":
+        return ("waits behind the head of its queue (the strategy, the head, and a minimal set that keeps the head "
+                "out):" if group and group[0].kind == "queueing" else
+                "its own obstacle, even without the head (a minimal set that forbids it):")
+    if result.blame_kind in _BLAME_TITLES:
+        return _BLAME_TITLES[result.blame_kind]
+    where = {"gang": "keeps the gang off the nodes", "placement": "keeps the pod set off the nodes"}.get(
+        result.blame_kind, "forbids it")
+    if merged is not None and merged.sets > 1:
+        return (f"{'blame' if first else 'another reason on its own'}: {merged.sets} minimal sets that differ only "
+                f"by resource ({', '.join(merged.resources)}), as one; each line matters:")
+    if first:
+        return f"blame (a minimal set that {where}; each one matters):" if result.blame_kind in ("gang", "placement") \
+            else "blame (a minimal set of statements that together forbid it; each one matters):"
+    return f"another reason on its own (a minimal set that {where.replace('forbids it', 'forbids it')} too):"
+
+
+def _blame(result: WhyResult) -> list[str]:
+    """Each blame set in lines (sets that differ only by resource as one), at most `MAX_SETS` of them."""
+    out: list[str] = []
+    sets = result.blame_sets
+    for i, bs in enumerate(sets[:MAX_SETS]):
+        out.append(_blame_title(result, i == 0, bs.origins, bs))
+        for line in bs.lines:
+            where = f"{line.span.file}:{line.span.line}:{line.span.column}" if line.span else "(no source location)"
+            out.append(f"  {where}  {line.text}")
+    if len(sets) > MAX_SETS:
+        more = len(sets) - MAX_SETS
+        out.append(f"   = note: {more} more blame set{'' if more == 1 else 's'} (`--all` lists every one)")
+    return out
+
+
+def _blame_full(result: WhyResult, sources: SourceMap) -> list[str]:
+    """Every blame set as found, each statement with the line of input it names."""
+    out: list[str] = []
     groups = result.blame_groups or ([result.blame] if result.blame else [])
     for gi, group in enumerate(groups):
-        if result.blame_kind == "queue":
-            out.append("waits behind the head of its queue (the strategy, the head, and a minimal set that keeps "
-                       "the head out):" if group and group[0].kind == "queueing" else
-                       "its own obstacle, even without the head (a minimal set that forbids it):")
-        elif result.blame_kind == "gang":
-            out.append("blame (a minimal set that keeps the gang off the nodes; each one matters):" if gi == 0
-                       else "another reason on its own (a minimal set that keeps it off the nodes too):")
-        elif result.blame_kind == "placement":
-            out.append("blame (a minimal set that keeps the pod set off the nodes; each one matters):" if gi == 0
-                       else "another reason on its own (a minimal set that keeps it off the nodes too):")
-        elif result.blame_kind in _BLAME_TITLES:
-            out.append(_BLAME_TITLES[result.blame_kind])
-        else:
-            out.append("blame (a minimal set of statements that together forbid it; each one matters):" if gi == 0
-                       else "another reason on its own (a minimal set that forbids it too):")
+        out.append(_blame_title(result, gi == 0, group))
         for o in group:
             where = str(o.span) if o.span else "(no source location)"
             out.append(f"  --> {where}  {o.message}")
             if o.span is not None:
                 out.extend("     " + line for line in _excerpt(o.span, sources))
-    if result.placement is not None and not result.placement.unsat:
-        out.append("   = note: counting pods node by node the pod set fits; Kueue's greedy placement still "
-                   "fails, so there is no core to blame")
-    if len(groups) > 1 and not result.blame_complete and result.placement is None:
-        out.append(f"   = note: {len(groups)} minimal sets shown; more exist (kadmit stops enumerating there)")
-    if result.fixes:
-        out.append(f"fixes (each proven by changing the input and deciding the whole cluster again in "
-                   f"{result.fixes_mode} mode; fewest side effects first):")
-        for i, f in enumerate(result.fixes, 1):
-            out.extend(_fix_lines(i, f))
-        out.extend(_fixes_notes(result))
-    elif result.fixes_checked is not None and not result.admitted and not result.unknown:
-        out.append(f"fixes: none proven ({plural(result.fixes_checked, 'change')} of the input decided again; "
-                   "none admits it)" if result.fixes_checked else "fixes: none in reach of a change of the input")
-        out.extend(f"   = note: {n}" for n in result.fixes_notes)
-        out.extend(_fixes_notes(result))
-    out.extend(skipped_lines(skipped))
-    return "\n".join(out) + "\n"
+    return out
 
 
 def _fixes_notes(result: WhyResult) -> list[str]:
@@ -181,18 +236,36 @@ def plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
-def _fix_lines(i: int, f) -> list[str]:
+def _fix_lines(i: int, f, full: bool = False) -> list[str]:
     waits = all(c.edit is None for c in f.changes)
     out = [f"  {i}. " + ("no change of the input: " if waits else "change " if len(f.changes) == 1
                         else f"change all {len(f.changes)}: ")
            + "; ".join(c.describe() for c in f.changes) + f.needs]
     out.append(f"     then: {f.outcome_text}")
-    if not f.effects:
-        out.append("     side effects: none (no other workload's decision changes)")
-    else:
-        out.append(f"     side effects on {plural(len(f.effects), 'other workload')}:")
-        out.extend(f"       - `{e.workload}` {e.kind}: {e.before.describe(e.nodes_only)} → {e.after.describe(e.nodes_only)}"
-                   for e in f.effects)
+    if full:
+        if not f.effects:
+            out.append("     side effects: none (no other workload's decision changes)")
+        else:
+            out.append(f"     side effects on {plural(len(f.effects), 'other workload')}:")
+            out.extend(f"       - `{e.workload}` {e.kind}: {e.before.describe(e.nodes_only)} → "
+                       f"{e.after.describe(e.nodes_only)}" for e in f.effects)
+        return out
+    s = f.summary
+    if s is not None and s.all_ahead:
+        out.append(f"     admits the {plural(s.ahead, 'workload')} ahead of it too")
+    kinds = [k for k in s.by_kind if k[0] != SAME_OUTCOME] if s is not None else []
+    same = next((n for kind, n, _ in s.by_kind if kind == SAME_OUTCOME), 0) if s is not None else 0
+    if s is not None and s.ahead and not s.all_ahead:
+        kinds.append(("pending → admitted, ahead of it in line", s.ahead, []))
+    tail = f"; {same} more evicted either way, by another preemptor" if same else ""
+    if not kinds:
+        out.append("     side effects: none" + (" besides" if s is not None and s.all_ahead else
+                                                " (no other workload's decision changes)" if not same else "") + tail)
+        return out
+    n = sum(k for _, k, _ in kinds)
+    text = ", ".join(f"{k} {kind}" + (f" ({', '.join(f'`{w}`' for w in names)}{', …' if len(names) < k else ''})"
+                                       if names else "") for kind, k, names in kinds)
+    out.append(f"     side effects on {plural(n, 'other workload')}: {text}{tail}")
     return out
 
 

@@ -14,6 +14,7 @@ from kadmit.engine.admission.reasons import (KAD501, KAD502, KAD503, KAD510, KAD
 from kadmit.engine.admission.session import Session, SolverUnknown
 from kadmit.engine.compile.problem import Origin
 from kadmit.engine.explain.cores import blame_cores, symbolic_problem
+from kadmit.engine.explain.digest import BlameSet, merge
 from kadmit.engine.explain.fixes import Fix, fixes
 from kadmit.engine.explain.met import as_met
 from kadmit.engine.explain.placement import PlacementExplanation, explain_placement
@@ -52,6 +53,11 @@ class WhyResult:
     gang: GangDecision | None = None  # `why` about a gang kube-scheduler places (not Kueue's)
     standing: Standing | None = None  # what it needs and can reach, its place in line, who held its quota
     met: bool = False  # explained at the state it met when Kueue last tried it (else the run's end state)
+
+    @property
+    def blame_sets(self) -> list[BlameSet]:
+        """The blame's groups said in lines, groups that differ only by resource as one."""
+        return merge(self.blame_groups or ([self.blame] if self.blame else []))
 
 
 

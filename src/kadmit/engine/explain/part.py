@@ -12,6 +12,7 @@ from kadmit.engine.admission.ordered import Decision, decide_ordered
 from kadmit.engine.admission.parts import split
 from kadmit.engine.admission.session import Session, SolverUnknown
 from kadmit.engine.explain.decision import WhyResult
+from kadmit.engine.explain.digest import summarize
 from kadmit.engine.explain.fixes import Inputs, Obstacles, own_obstacles
 from kadmit.engine.explain.proposals import Ask, proven_fixes
 from kadmit.engine.explain.prove import Prover, Proving
@@ -103,6 +104,9 @@ def prove_fixes(session: Session, decisions: dict[str, Decision], result: WhyRes
     finally:
         if frozen:
             gc.unfreeze()
+    ahead = result.standing.ahead_keys if result.standing is not None else frozenset()
+    for p in found:
+        p.summary = summarize(p.effects, ahead)
     result.fixes = found[:proving.shown]
     result.fixes_found = len(found)
     result.fixes_complete = not prover.exhausted and not prover.unknown and len(found) <= proving.shown

@@ -10,6 +10,7 @@ from kadmit.edits import Edit
 from kadmit.engine.admission.session import SolverUnknown
 from kadmit.engine.explain.knobs import Knob, finished
 from kadmit.engine.progress import Report
+from kadmit.engine.explain.digest import EffectSummary
 from kadmit.engine.explain.replay import Baseline, Effect, Replay, State, decide_again, effects, plural, states
 from kadmit.engine.solver.z3backend import Limits
 from kadmit.model import Model
@@ -91,6 +92,7 @@ class Proven:
     needs: str = ""  # how the changes depend on each other, when there are several
     redecided: int = 0
     whole: bool = True
+    summary: EffectSummary | None = None  # the side effects by kind, once the workloads ahead of it are known
 
     @property
     def harm(self) -> int:
@@ -112,8 +114,8 @@ class Proven:
             side = "no other workload changes"
         else:
             shown = self.effects[:4]
-            side = "; ".join(f"`{e.workload}` {e.kind} ({e.after.describe(e.nodes_only)})" if e.kind != "admitted → pending"
-                             else f"`{e.workload}` admitted → pending" for e in shown)
+            side = "; ".join(f"`{e.workload}` {e.kind}" + (f" ({e.after.describe(e.nodes_only)})" if e.after.admitted
+                                                           else "") for e in shown)
             if len(self.effects) > len(shown):
                 side += f"; and {plural(len(self.effects) - len(shown), 'more workload')}"
             side = f"{plural(len(self.effects), 'other workload')} change{'s' if len(self.effects) == 1 else ''}: {side}"
@@ -122,18 +124,23 @@ class Proven:
     def as_dict(self) -> dict:
         out = {"message": self.message, "changes": [c.as_dict() for c in self.changes if c.edit is not None],
                "outcome": self.outcome.as_dict(), "effects": [e.as_dict() for e in self.effects]}
+        if self.summary is not None:
+            out["effects_summary"] = self.summary.as_dict()
         waits = [str(c.knob.value) for c in self.changes if c.edit is None]
         return {**out, "waits_for": waits} if waits else out
 
 
 def _gets(s: State) -> str:
-    sets = "; ".join(f"{plural(count, 'pod')} of `{name}` on {', '.join(sorted({f for _, f in fl})) or 'no flavor'}"
-                     for name, count, fl in s.pod_sets)
-    nodes = ""
-    if s.nodes:
-        names = sorted({n for _, ns in s.nodes for n, _ in ns})
-        nodes = f", on {plural(len(names), 'node')} ({', '.join(names[:4])}{', …' if len(names) > 4 else ''})"
-    return f"admitted to ClusterQueue `{s.cluster_queue}` with {sets}{nodes}"
+    """What a workload is admitted with, each pod set with its own flavors and nodes (never mixed)."""
+    nodes = dict(s.nodes)
+    parts = []
+    for name, count, fl in s.pod_sets:
+        text = f"{plural(count, 'pod')} of `{name}` on {', '.join(sorted({f for _, f in fl})) or 'no flavor'}"
+        on = [n for n, _ in nodes.get(name, ())]
+        if on:
+            text += f" ({', '.join(on[:4])}{', …' if len(on) > 4 else ''})"
+        parts.append(text)
+    return f"admitted to ClusterQueue `{s.cluster_queue}` with {'; '.join(parts)}"
 
 
 def _size(c: Change) -> float:

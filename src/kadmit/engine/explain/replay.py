@@ -56,12 +56,12 @@ class State:
         if self.unknown:
             return "undecided (solver limit)"
         if not self.admitted:
-            return f"preempted by {self.preempted_by}" if self.preempted_by else "pending"
+            return f"evicted by {self.preempted_by}" if self.preempted_by else "pending"
         on = {p: sorted(n for n, _ in ns) for p, ns in self.nodes} if nodes else {}
         sets = "; ".join(f"{name}: {plural(count, 'pod')} on {', '.join(sorted({f for _, f in fl})) or 'no flavor'}"
                          + (f", nodes {', '.join(on[name])}" if on.get(name) else "")
                          for name, count, fl in self.pod_sets)
-        again = f", after being preempted by {self.preempted_by}" if self.preempted_by else ""
+        again = f", after being evicted by {self.preempted_by}" if self.preempted_by else ""
         return f"admitted to {self.cluster_queue} ({sets}){again}"
 
     def as_dict(self) -> dict:
@@ -76,6 +76,13 @@ def plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
+# what a person minds: losing an admission, an eviction, fewer pods; a workload admitted in the run on
+# another flavor or other nodes is a side effect, not a harm (Kueue never moves a running workload)
+HARMFUL = ("admitted → evicted", "admitted → pending", "pending → admitted, then evicted", "with fewer pods",
+           "evicted, then admitted again", "changed", "undecided")
+SAME_OUTCOME = "evicted by another preemptor"  # evicted either way: no change a person sees
+
+
 @dataclass(frozen=True)
 class Effect:
     """How a change moves another workload: its state before and after."""
@@ -86,26 +93,39 @@ class Effect:
 
     @property
     def kind(self) -> str:
+        """The change as before → after states a person recognises: pending, admitted, evicted (by a
+        preemptor, pending again), or admitted differently (fewer or more pods, moved to another queue or
+        flavor, other nodes)."""
         b, a = self.before, self.after
-        if a.preempted_by and not b.preempted_by:
-            return "preempted"
+        if b.unknown or a.unknown:
+            return "undecided"
         if b.admitted and not a.admitted:
-            return "preempted" if a.preempted_by else "admitted → pending"
+            return "admitted → evicted" if a.preempted_by else "admitted → pending"
         if not b.admitted and a.admitted:
-            return "pending → admitted"
-        if b.admitted and a.admitted:
-            if a.pods < b.pods:
-                return "fewer pods"
-            if a.cluster_queue != b.cluster_queue or a.flavors() != b.flavors():
-                return "moved"
-            if a.pods > b.pods:
-                return "more pods"
-            return "moved" if a.nodes != b.nodes else "changed"
-        return "changed"
+            return "evicted → admitted" if b.preempted_by and not a.preempted_by else "pending → admitted"
+        if not b.admitted:
+            if a.preempted_by and not b.preempted_by:
+                return "pending → admitted, then evicted"
+            if b.preempted_by and not a.preempted_by:
+                return "evicted → pending"  # it is not admitted at all any more: no eviction either
+            return "evicted by another preemptor"  # evicted either way, by another preemptor
+        if a.pods < b.pods:
+            return "with fewer pods"
+        if a.cluster_queue != b.cluster_queue or a.flavors() != b.flavors():
+            return "moved to another queue or flavor"
+        if a.pods > b.pods:
+            return "with more pods"
+        if a.nodes != b.nodes:
+            return "on other nodes"
+        if a.preempted_by and not b.preempted_by:
+            return "evicted, then admitted again"
+        if b.preempted_by and not a.preempted_by:
+            return "no longer evicted"
+        return "evicted by another preemptor" if a.preempted_by and b.preempted_by else "changed"
 
     @property
     def harmful(self) -> bool:
-        return self.kind in ("preempted", "admitted → pending", "fewer pods", "moved", "changed")
+        return self.kind in HARMFUL
 
     @property
     def nodes_only(self) -> bool:

@@ -81,6 +81,7 @@ class Standing:
     local_queue: str = ""
     position_in_local_queue: int | None = None
     ahead: dict[str, int] = field(default_factory=dict)  # what the pending ahead of it request
+    ahead_keys: frozenset[str] = field(default=frozenset(), repr=False)  # the pending ahead of it
     held: Holding | None = None
     quota: bool = False  # quota is what keeps it out (Kueue's reasons are about quota), not a gate or the nodes
 
@@ -200,6 +201,7 @@ def _place_in_line(session: Session, decisions: dict[str, Decision], wl: Workloa
     out.position = at
     ahead = pending[:at]
     out.position_in_local_queue = sum(1 for w in ahead if w.queue == wl.queue)
+    out.ahead_keys = frozenset(w.key for w in ahead)
     for w in ahead:
         for ps in w.pod_sets:
             for res, q in ps.requests.items():

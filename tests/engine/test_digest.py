@@ -1,0 +1,82 @@
+"""`why` in a few lines (`explain.digest`): blame sets that differ only by resource said as one, each
+queue's numbers on one line, side effects counted by kind; and the human answer within its bounds."""
+
+from __future__ import annotations
+
+from click.testing import CliRunner
+
+from kadmit import workspace
+from kadmit.cli import cli
+from kadmit.engine.decide import why
+from kadmit.engine.explain.digest import MAX_NAMED, merge, summarize
+from kadmit.engine.explain.replay import Effect, State
+from kadmit.engine.explain.prove import _gets
+from kadmit.render.decisions import admit_human
+from kadmit import api
+
+KAD = "examples/ml-platform/"
+
+
+def test_sets_that_differ_only_by_resource_are_one_and_every_statement_is_on_a_line():
+    r = why(workspace.load([KAD]).model, "team-vision/llm-pretrain")
+    groups = r.blame_groups
+    sets = merge(groups)
+    assert len(sets) < len(groups) and sum(bs.sets for bs in sets) == len(groups)
+    for bs in sets:
+        in_lines = [i for line in bs.lines for i in line.ids]
+        assert sorted(in_lines) == sorted({o.id for o in bs.origins})  # each statement on exactly one line
+        if bs.sets > 1:
+            assert len(bs.resources) > 1
+    # one line per queue or cohort: the numbers of `team-vision` in every flavor and resource together
+    first = sets[0]
+    assert sum(1 for line in first.lines if "cluster queue `team-vision`" in line.text) == 1
+
+
+def _state(admitted: bool, by: str | None = None) -> State:
+    return State(admitted, "q", (("main", 1, (("cpu", "f"),)),) if admitted else (), preempted_by=by)
+
+
+def test_effects_read_as_before_and_after_states():
+    assert Effect("a", _state(False), _state(False, "x")).kind == "pending → admitted, then evicted"
+    assert Effect("a", _state(True), _state(False, "x")).kind == "admitted → evicted"
+    assert Effect("a", _state(False, "x"), _state(False, "y")).kind == "evicted by another preemptor"
+    assert not Effect("a", _state(False, "x"), _state(False, "y")).harmful
+    assert Effect("a", _state(False, "x"), _state(True)).kind == "evicted → admitted"
+    assert "preempted" not in Effect("a", _state(False), _state(False, "x")).as_dict()["after"]
+
+
+def test_side_effects_are_counted_by_kind_with_a_few_named_and_the_ones_ahead_apart():
+    effects = [Effect(f"n/ahead{i}", _state(False), _state(True)) for i in range(4)]
+    effects += [Effect(f"n/other{i}", _state(False), _state(True)) for i in range(9)]
+    effects += [Effect(f"n/hurt{i}", _state(True), _state(False)) for i in range(2)]
+    s = summarize(sorted(effects, key=lambda e: (not e.harmful, e.workload)),
+                  frozenset(f"n/ahead{i}" for i in range(4)))
+    assert s.total == 15 and s.ahead == 4 and s.all_ahead
+    assert [(k, n) for k, n, _ in s.by_kind] == [("admitted → pending", 2), ("pending → admitted", 9)]
+    named = [w for _, _, names in s.by_kind for w in names]
+    assert len(named) == MAX_NAMED and named[:2] == ["n/hurt0", "n/hurt1"]
+
+
+def test_a_workloads_pod_sets_keep_their_own_nodes():
+    s = State(True, "q", (("launcher", 1, (("cpu", "h100"),)), ("workers", 2, (("cpu", "a100"),))),
+              (("launcher", (("h1", 1),)), ("workers", (("a1", 1), ("a2", 1)))))
+    assert _gets(s) == ("admitted to ClusterQueue `q` with 1 pod of `launcher` on h100 (h1); "
+                        "2 pods of `workers` on a100 (a1, a2)")
+
+
+def test_the_example_whys_are_said_in_a_few_lines_and_all_of_it_with_all():
+    runner = CliRunner()
+    short = runner.invoke(cli, ["why", "team-vision/llm-pretrain", KAD])
+    full = runner.invoke(cli, ["why", "team-vision/llm-pretrain", KAD, "--all"])
+    assert short.exit_code == full.exit_code == 1
+    assert len(short.output.splitlines()) <= 30 < len(full.output.splitlines())
+    assert "blame: " in short.output and "^" not in short.output  # no excerpts by default
+    assert full.output.count("another reason on its own") >= 5  # every set as found
+
+
+def test_admit_notes_fit_the_width_they_are_given():
+    result = api.admit([KAD]).result
+    for width in (100, 140):
+        table = admit_human(result, width=width).split("\n\n")[0].splitlines()
+        assert all(len(line) <= width for line in table), width
+    assert "kadmit why team-vision/llm-pretrain" in admit_human(result)  # no width: every word
