@@ -168,7 +168,7 @@ spec:
 """
 
 
-def test_a_jobs_priority_label_is_tried_when_nothing_else_admits_it(tmp_path, monkeypatch):
+def test_a_jobs_priority_label_is_its_owners_fix_beside_the_platforms_quota(tmp_path, monkeypatch):
     from kadmit.engine.explain import proposals
 
     monkeypatch.chdir(tmp_path)
@@ -176,7 +176,10 @@ def test_a_jobs_priority_label_is_tried_when_nothing_else_admits_it(tmp_path, mo
     (tmp_path / "in" / "c.yaml").write_text(JOBS)
     before = _states(api.admit(["in"]))
     assert before["team/first"].admitted and not before["team/second"].admitted  # older, same priority
-    assert [c.knob.kind for f in _why("team/second", "in").result.fixes for c in f.changes] == ["quota"]
+    both = _why("team/second", "in").result.fixes
+    # the quota raise changes no other workload; the priority label sends `first` back to pending
+    assert [(f.actor, [c.knob.kind for c in f.changes]) for f in both] == [("platform", ["quota"]),
+                                                                           ("owner", ["priority"])]
     monkeypatch.setattr(proposals, "_singles", lambda *a, **k: [])  # no other candidate
     out = _why("team/second", "in")
     [prio] = out.result.fixes

@@ -107,7 +107,11 @@ def why_human(result: WhyResult, sources: SourceMap, workload_span: Span | None,
     if result.fixes:
         out.append(f"fixes (each proven by changing the input and deciding the cluster again in "
                    f"{result.fixes_mode} mode):")
+        actor = None
         for i, f in enumerate(result.fixes, 1):
+            if f.actor != actor:
+                actor = f.actor
+                out.append(f"  {ACTORS[actor]}")
             out.extend(_fix_lines(i, f, full))
         out.extend(_fixes_notes(result))
     elif result.fixes_checked is not None and not result.admitted and not result.unknown:
@@ -120,6 +124,9 @@ def why_human(result: WhyResult, sources: SourceMap, workload_span: Span | None,
 
 
 MAX_REASONS = 3  # Kueue's reasons shown unless every one is asked for
+ACTORS = {"platform": "by the platform team (quotas, limits, policies, queues, nodes):",
+          "owner": "by the workload's owner (its spec):",
+          "nobody": "by nobody (wait for a workload that holds what it needs to finish):"}
 
 
 def _head(result: WhyResult, workload_span: Span | None, workload) -> list[str]:

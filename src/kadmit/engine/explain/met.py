@@ -7,7 +7,8 @@ from __future__ import annotations
 from contextlib import contextmanager
 from typing import Iterator
 
-from kadmit.engine.admission.session import Session
+from kadmit.engine.admission.session import Session, SolverUnknown
+from kadmit.model import Workload
 
 
 @contextmanager
@@ -51,3 +52,43 @@ def as_met(session: Session, cycle: int) -> Iterator[bool]:
                     session.situations.holders_changed(h.cluster_queue)
     finally:
         session._met = False  # type: ignore[attr-defined]
+
+
+def met_starts(session: Session, cycle: int, wl: Workload, origins) -> dict[str, int]:
+    """Per quota number among `origins` (`quota|…` ids), the least value with which `wl` fits on its
+    own at the state it met when Kueue last tried it (one-workload checks under `Session.what_if`,
+    doubling then bisecting to a thousandth): where the search for a fix of that number starts. A
+    number no value of which lets it fit there is left out."""
+    out: dict[str, int] = {}
+    with as_met(session, cycle):
+        for o in origins:
+            parts = o.id.split("|")
+            if len(parts) != 5 or parts[0] != "quota" or o.param is None or o.param.value is None:
+                continue
+            kind, name = parts[1].split(":", 1)
+            entry = (kind, name, parts[2], parts[3], parts[4])
+            old = o.param.value
+
+            def fits(x: int) -> bool:
+                try:
+                    with session.what_if([(*entry, x)]):
+                        got, _ = session.try_admit(wl)
+                except (KeyError, ValueError, SolverUnknown):
+                    return False
+                return got is not None
+            step, hi = max(1, old // 8, 1000), None
+            for _ in range(24):
+                if fits(old + step):
+                    hi = old + step
+                    break
+                step *= 2
+            if hi is not None:
+                lo = old
+                while hi - lo > 1 and (hi - lo) * 1000 > hi:
+                    mid = (lo + hi) // 2
+                    if fits(mid):
+                        hi = mid
+                    else:
+                        lo = mid
+                out[o.id] = hi
+    return out

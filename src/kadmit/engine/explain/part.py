@@ -14,7 +14,8 @@ from kadmit.engine.admission.session import Session, SolverUnknown
 from kadmit.engine.explain.decision import WhyResult
 from kadmit.engine.explain.digest import summarize
 from kadmit.engine.explain.fixes import Inputs, Obstacles, own_obstacles
-from kadmit.engine.explain.proposals import Ask, proven_fixes
+from kadmit.engine.explain.met import met_starts
+from kadmit.engine.explain.proposals import Ask, choose, proven_fixes
 from kadmit.engine.explain.prove import Prover, Proving
 from kadmit.engine.explain.replay import Baseline, states
 from kadmit.engine.quota import QuotaTree
@@ -90,7 +91,9 @@ def prove_fixes(session: Session, decisions: dict[str, Decision], result: WhyRes
     if d.waiting_behind:
         head = own_obstacles(session, session.index.workloads[d.waiting_behind])
         own = own_obstacles(session, target)
-    ask = Ask(target, own, head, d.cluster_queue)
+    met = met_starts(session, d.cycle, target, own.origins) if not d.waiting_behind and result.met else {}
+    ask = Ask(target, own, head, d.cluster_queue, met,
+              dict(result.standing.ahead) if result.standing is not None else {})
     # The loaded model and the run live on through every re-decision: the cyclic garbage collector
     # leaves them out while proving (each full collection would walk them again), and takes them back after.
     frozen = gc.get_freeze_count() == 0
@@ -107,7 +110,7 @@ def prove_fixes(session: Session, decisions: dict[str, Decision], result: WhyRes
     ahead = result.standing.ahead_keys if result.standing is not None else frozenset()
     for p in found:
         p.summary = summarize(p.effects, ahead)
-    result.fixes = found[:proving.shown]
+    result.fixes = choose(found, proving.shown)
     result.fixes_found = len(found)
     result.fixes_complete = not prover.exhausted and not prover.unknown and len(found) <= proving.shown
     result.candidates_tried = len(prover.candidates)

@@ -21,8 +21,6 @@ from kadmit.source import SourceMap
 MAX_TARGETS = 3  # other queues / flavors tried for a retarget
 MAX_PAIR_FIRST = 3  # candidates per blame group combined with another group's
 MAX_NODE_RAISES = 2  # node allocatable quantities searched for a placement core's domains
-ALTERNATIVES_UNTIL = 4  # once a fix is found, other queues' numbers are searched only below this many re-decisions
-# (and only those with a value that gives the workload's queue room for everything ahead of it)
 
 
 @dataclass
@@ -33,6 +31,10 @@ class Ask:
     own: Obstacles
     head: Obstacles | None = None  # the StrictFIFO head's own obstacles
     cluster_queue: str | None = None
+    # per quota number of the blame, the least value with which the workload fits on its own at the
+    # state it met when Kueue last tried it (`met_starts`): where its search starts
+    met: dict[str, int] = field(default_factory=dict)
+    ahead: dict[str, int] = field(default_factory=dict)  # what the pending ahead of it in its queue request
 
 
 def proven_fixes(prover: Prover, model: Model, sources: SourceMap, ask: Ask, units: dict[str, int]) -> list[Proven]:
@@ -45,7 +47,8 @@ def proven_fixes(prover: Prover, model: Model, sources: SourceMap, ask: Ask, uni
             found.setdefault(tuple(sorted(c.key for c in p.changes)), p)
 
     bound = Bound.of(model, ask.workload)
-    singles = _singles(prover, model, sources, ask.own, ask.workload, units, bound=bound)
+    singles = _singles(prover, model, sources, ask.own, ask.workload, units, bound=bound, met=ask.met,
+                       ahead=ask.ahead)
     if ask.head is not None:
         cq = next((c for c in model.cluster_queues if c.name == ask.cluster_queue), None)
         knob = K.queueing_knob(sources, cq) if cq is not None else None
@@ -66,7 +69,7 @@ def proven_fixes(prover: Prover, model: Model, sources: SourceMap, ask: Ask, uni
     else:
         for ch in singles:
             keep(prover.prove(ch))
-    if not found:
+    if ask.head is None:  # its owner may raise its priority: it then goes before the lower ones in line
         values = {p.name: p.value for p in model.priority_classes}
         for ch in _priorities(model, sources, ask.workload):
             if bound.necessary(priority=values[str(ch.new)]):  # else no run admits it at that priority
@@ -76,7 +79,34 @@ def proven_fixes(prover: Prover, model: Model, sources: SourceMap, ask: Ask, uni
             keep(p)
     if not found and len(ask.own.groups) > 1:
         _pairs(prover, model, sources, ask.own, ask.workload, units, keep)
-    return sorted(found.values(), key=lambda p: p.rank())
+    return ordered(list(found.values()))
+
+
+def ordered(found: list[Proven]) -> list[Proven]:
+    """Best first: fewest harmful side effects, then fewest side effects, then the smallest change;
+    a fix that shrinks the workload to less than half its pods comes after every policy change that
+    does no more harm with no more side effects (a person shrinks a job last)."""
+    policy = [(p.harm, len(p.changed)) for p in found if p.actor == "platform"]
+
+    def demoted(p: Proven) -> bool:
+        return p.kept < 0.5 and any(h <= p.harm and n <= len(p.changed) for h, n in policy)
+    return sorted(found, key=lambda p: (p.harm, len(p.changed), demoted(p), p.rank()))
+
+
+def choose(found: list[Proven], n: int) -> list[Proven]:
+    """The `n` fixes to show, from `found` in order: the best of each group of who acts first (so the
+    reader sees every kind of choice there is), then the next best; grouped by who acts, the groups
+    in the order of their best fix."""
+    if n <= 0:
+        return []
+    actors = list(dict.fromkeys(p.actor for p in found))
+    picked = [next(p for p in found if p.actor == a) for a in actors][:n]
+    for p in found:
+        if len(picked) >= n:
+            break
+        if p not in picked:
+            picked.append(p)
+    return [p for a in actors for p in found if p.actor == a and p in picked]
 
 
 def _priorities(model: Model, sources: SourceMap, wl: Workload) -> list[Change]:
@@ -192,12 +222,18 @@ def _pairs(prover: Prover, model: Model, sources: SourceMap, obs: Obstacles, wl:
 
 
 def _singles(prover: Prover, model: Model, sources: SourceMap, obs: Obstacles, wl: Workload | None,
-             units: dict[str, int], fixed: list[Change] = (), bound: Bound | None = None) -> list[list[Change]]:
+             units: dict[str, int], fixed: list[Change] = (), bound: Bound | None = None,
+             met: dict[str, int] | None = None, ahead: dict[str, int] | None = None) -> list[list[Change]]:
     """One change (or group of changes) per candidate, its number searched by deciding again (with
     `fixed` applied). Quota numbers: the workload's own ClusterQueue's first (its nominal quota and
     borrowing limit in the blame even where no one-workload fix names them); with `bound` (and
     nothing `fixed`), a number no value of which can admit the workload is skipped, and the search
-    starts from the value with which its queue has room for everything queued ahead of it."""
+    starts from the value with which its queue has room for everything queued ahead of it. Every
+    quota number of the blame is a candidate (another queue's lending limit, a cohort's quota), its
+    search starting where the workload fits on its own at the state it met (`met`), with room for
+    what is queued ahead of it in its ClusterQueue too (`ahead`: those go first); once a fix is found,
+    another queue's number is decided again once, and kept as it is if that admits it (not called
+    minimal)."""
     out: list[list[Change]] = []
     seen: set = set()
 
@@ -231,6 +267,8 @@ def _singles(prover: Prover, model: Model, sources: SourceMap, obs: Obstacles, w
     if own is not None and not fixed:
         order += [o.id for o in obs.origins if o.id not in order and o.id.startswith(own)
                   and o.id.endswith(("|nominal", "|borrowing_limit"))]
+    if not fixed and wl is not None:  # every quota number of the blame is a fix a person may choose
+        order += [o.id for o in obs.origins if o.id not in order and o.id.startswith("quota|")]
     order.sort(key=lambda oid: not (own is not None and oid.startswith(own)))  # stable: own queue's first
     bound = bound if not fixed and wl is not None else None
     for oid in order:
@@ -246,15 +284,21 @@ def _singles(prover: Prover, model: Model, sources: SourceMap, obs: Obstacles, w
                 continue  # no value of this number lets the workload in (`bounds`: necessary condition)
             enough = bound.enough(entry, old) if bound is not None and entry is not None else None
             alternative = bool(out) and not (own is not None and oid.startswith(own))
-            if alternative and (enough is None or prover.tried >= ALTERNATIVES_UNTIL):
-                continue  # a fix is found: another queue's number only where it surely helps, cheaply
-            start = max(starts.get(oid, old + unit), floor or 0)
+            from_met = (met or {}).get(oid)
+            if alternative and enough is None and from_met is None:
+                continue  # a fix is found: another queue's number only where some value surely helps
+            start = max(starts.get(oid, from_met if from_met is not None else old + unit), floor or 0)
+            # what is queued ahead of it in its ClusterQueue goes first: room for it too (a search down follows)
+            queued = (ahead or {}).get(res, 0)
+            if queued:
+                start = max(start, (from_met if from_met is not None else old + unit) + queued)
             hint = None
             if enough is not None:
                 start = max(start, enough)
             elif wl is not None:
                 hint = old + _ahead(prover, model, wl, res)
-            add(prover.raise_until(knob, start, unit, fixed=list(fixed), tries=4 if oid in starts else 8,
+            tries = 1 if alternative else 4 if oid in starts or from_met is not None else 8
+            add(prover.raise_until(knob, start, unit, fixed=list(fixed), tries=tries,
                                    hint=hint, floor=floor, down=not alternative))
         elif oid.startswith("gang|"):
             owner = _owner(model, subjects.get(oid, "")) or wl

@@ -11,7 +11,8 @@ from kadmit.engine.admission.session import SolverUnknown
 from kadmit.engine.explain.knobs import Knob, finished
 from kadmit.engine.progress import Report
 from kadmit.engine.explain.digest import EffectSummary
-from kadmit.engine.explain.replay import Baseline, Effect, Replay, State, decide_again, effects, plural, states
+from kadmit.engine.explain.replay import (SAME_OUTCOME, Baseline, Effect, Replay, State, decide_again, effects,
+                                          plural, states)
 from kadmit.engine.solver.z3backend import Limits
 from kadmit.model import Model
 from kadmit.placement.tas import Profile
@@ -98,9 +99,32 @@ class Proven:
     def harm(self) -> int:
         return sum(e.harmful for e in self.effects)
 
+    @property
+    def changed(self) -> list[Effect]:
+        """The side effects a person sees (not a workload evicted either way, by another preemptor)."""
+        return [e for e in self.effects if e.kind != SAME_OUTCOME]
+
+    @property
+    def actor(self) -> str:
+        """Who makes the change: "platform" (quotas, limits, policies, queues, nodes), "owner" (the
+        workload's spec) or "nobody" (waiting for a holder to finish)."""
+        return actor_of(self.changes)
+
+    @property
+    def kept(self) -> float:
+        """The part of its pods a workload keeps where the fix shrinks one (1: it shrinks none)."""
+        out = 1.0
+        for c in self.changes:
+            old = c.knob.value
+            if c.knob.kind in SHRINKS and isinstance(old, int) and isinstance(c.new, int) and 0 < c.new < old:
+                out *= c.new / old
+        return out
+
     def rank(self) -> tuple:
+        """Fewest side effects (harmful ones first), then the smallest change relative to the value it
+        changes, then the fewest changes."""
         size = sum(_size(c) for c in self.changes)
-        return (self.harm, len(self.effects), len(self.changes), size, [c.describe() for c in self.changes])
+        return (self.harm, len(self.changed), size, len(self.changes), [c.describe() for c in self.changes])
 
     @property
     def outcome_text(self) -> str:
@@ -124,6 +148,7 @@ class Proven:
     def as_dict(self) -> dict:
         out = {"message": self.message, "changes": [c.as_dict() for c in self.changes if c.edit is not None],
                "outcome": self.outcome.as_dict(), "effects": [e.as_dict() for e in self.effects]}
+        out["by"] = self.actor
         if self.summary is not None:
             out["effects_summary"] = self.summary.as_dict()
         waits = [str(c.knob.value) for c in self.changes if c.edit is None]
@@ -141,6 +166,18 @@ def _gets(s: State) -> str:
             text += f" ({', '.join(on[:4])}{', …' if len(on) > 4 else ''})"
         parts.append(text)
     return f"admitted to ClusterQueue `{s.cluster_queue}` with {'; '.join(parts)}"
+
+
+OWNER_KINDS = ("min_count", "count", "topology", "tolerate", "priority")  # the workload's own spec
+NOBODY_KINDS = ("wait", "finish")  # a holder finishing: nothing to change
+SHRINKS = ("min_count", "count")
+
+
+def actor_of(changes: list[Change]) -> str:
+    kinds = {c.knob.kind for c in changes}
+    if kinds - set(OWNER_KINDS) - set(NOBODY_KINDS):
+        return "platform"
+    return "owner" if kinds & set(OWNER_KINDS) else "nobody"
 
 
 def _size(c: Change) -> float:
