@@ -3,8 +3,9 @@ same syntax tree (every span included) as Lark's parse of grammar/kadmit.lark, f
 
 It never reports anything. Whatever it is not sure of — a syntax error, an invalid escape, a tree
 deeper than the limits, a word the grammar reserves somewhere (`match`, `true`, `in`, …) written as
-a name — raises `Fallback`, and the caller hands the whole file to the Lark parser, which owns every
-diagnostic and error recovery. `tests/syntax/test_descent.py` holds the two to the same trees.
+a name — raises `Fallback`, and the caller hands the file to the Lark parser, which owns every
+diagnostic and error recovery: the whole file (`parse`), or from the statement it gave up on
+(`read`, which `syntax.windows` uses). `tests/syntax/test_descent.py` holds the two to the same trees.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ class Fallback(Exception):
 
 # Kinds: "S" string, "#" number, "N" name or keyword, "C" comparison, else the punctuation itself.
 # Every token of the language lies on one line, so the text is read line by line; a character no
-# terminal takes ("E") or a string left open sends the file to Lark.
+# terminal takes, or a string left open, is an "E" token, which no statement takes.
 _TOKEN = re.compile(
     r"[ \t\r\f]*(?:"
     r"(#[^\n]*|//[^\n]*)"  # 1 COMMENT (before `/`)
@@ -71,8 +72,6 @@ def tokenize(text: str) -> tuple[list[tuple], list[Token]]:
                 end = col + len(s)
                 comments.append(Token("COMMENT", s, offset + col - 1, line_no, col, line_no, end,
                                       offset + end - 1))
-            elif k == 7:
-                raise Fallback
             else:
                 add((_KIND[k], s, line_no, col))
         offset += len(line) + 1
@@ -147,13 +146,20 @@ class Reader:
 
     def file(self) -> File:
         out = File(self.fname)
-        stmts = out.stmts
+        self.statements(out.stmts, [])
+        return out
+
+    def statements(self, stmts: list, starts: list[int]) -> None:
+        """Statements to the end of the file into `stmts`, the index of each one's first token into
+        `starts` (on `Fallback`, `starts` ends with the one it gave up on)."""
         t = self.t
         while True:
             tok = t[self.i]
+            starts.append(self.i)
             if tok[0] != "N":
                 if tok[0] == _END:
-                    return out
+                    starts.pop()
+                    return
                 raise Fallback
             w = tok[1]
             self.i += 1
@@ -535,6 +541,38 @@ class Reader:
             indexes.append(self.name()[0])
             last = self.expect("]")
         return ERef(name, indexes, self.span(first, last)), 2 if indexes else 1, first, last
+
+
+class Read:
+    """A file read as far as the fast reader is sure of it: the statements before the first one it
+    gave up on, the token index where each starts, that statement's first token (`stop`; None when it
+    read to the end), and every token and comment of the file (`syntax.windows` reads on from them)."""
+
+    __slots__ = ("stmts", "starts", "stop", "toks", "comments")
+
+    def __init__(self, stmts: list, starts: list[int], stop: int | None, toks: list[tuple],
+                 comments: list[Token]) -> None:
+        self.stmts, self.starts, self.stop, self.toks, self.comments = stmts, starts, stop, toks, comments
+
+
+def read(text: str, filename: str) -> Read:
+    """The file's statements up to the first the fast reader isn't sure of."""
+    toks, comments = tokenize(text)
+    return read_from(filename, toks, comments, 0)
+
+
+def read_from(filename: str, toks: list[tuple], comments: list[Token], i: int) -> Read:
+    """`read` from token `i`, which starts a statement."""
+    reader = Reader(filename, toks)
+    reader.i = i
+    stmts: list = []
+    starts: list[int] = []
+    try:
+        reader.statements(stmts, starts)
+        return Read(stmts, starts, None, toks, comments)
+    except (Fallback, IndexError, RecursionError):  # see `parse`
+        stop = starts[len(stmts)] if len(starts) > len(stmts) else reader.i
+        return Read(stmts, starts[:len(stmts)], stop, toks, comments)
 
 
 def parse(text: str, filename: str) -> tuple[File, list[Token]]:

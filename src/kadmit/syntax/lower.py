@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from kadmit.diagnostics import Diagnostics
 from kadmit.model import Fragment, ObjectRef
 from kadmit.source import Span
-from kadmit.syntax import codes, descent, lower_policy, lower_rules, lower_scheduler, lower_state
+from kadmit.syntax import codes, descent, lower_policy, lower_rules, lower_scheduler, lower_state, windows
 from kadmit.syntax.compact import share_field_sets
 from kadmit.syntax.ast import (Builder, Decl, File, ImportStmt, LocalQueueStmt, PriorityStmt, RuleStmt,
                                SchedulerStmt)
@@ -57,12 +57,18 @@ def _no_gc():
 
 def parse_file(text: str, filename: str, diags: Diagnostics) -> tuple[File | None, list]:
     """Text -> syntax tree (None if nothing could be parsed) and the comment tokens: the fast
-    reader's for the files it is sure of, else Lark's with error recovery and every diagnostic."""
+    reader's for the files it is sure of, else Lark's with error recovery and every diagnostic
+    (in windows around the statements the fast reader gives up on: `windows`)."""
     if READER == "fast":
         with _no_gc():
             try:
-                return descent.parse(text, filename)
-            except Exception:  # noqa: BLE001 -- `Fallback`, or a bug there: Lark's reading is the reference
+                read = descent.read(text, filename)
+                if read.stop is None:
+                    return File(filename, read.stmts), read.comments
+                got = windows.parse(text, filename, diags, read)
+                if got is not None:
+                    return got
+            except Exception:  # noqa: BLE001 -- a bug in the fast reader: Lark's reading is the reference
                 pass
     return parse_file_lark(text, filename, diags)
 

@@ -88,6 +88,14 @@ def left_open(text: str, stop: int | None = None) -> Opener | None:
     the same kind whose line is indented as it is, so the openers between them were left open (a
     block whose `}` is missing inside one that is closed). The innermost of the brackets left open;
     None when all are closed. Strings and comments are skipped as in `scan_brackets`."""
+    stack, skipped = open_at(text, stop)
+    still = skipped + stack
+    return max(still, key=lambda o: o.offset) if still else None
+
+
+def open_at(text: str, stop: int | None = None) -> tuple[list[Opener], list[Opener]]:
+    """`left_open`'s reading at offset `stop`: the brackets still open, and the ones a closer laid out
+    as an outer opener passed over."""
     stack: list[tuple[Opener, int]] = []  # opener, its line's indentation
     skipped: list[Opener] = []
     end = len(text) if stop is None else stop
@@ -127,8 +135,7 @@ def left_open(text: str, stop: int | None = None) -> Opener | None:
                 skipped.extend(o for o, _ in stack[k + 1:])
                 del stack[k:]
         i += 1
-    still = skipped + [o for o, _ in stack]
-    return max(still, key=lambda o: o.offset) if still else None
+    return [o for o, _ in stack], skipped
 
 
 def _position(text: str, offset: int) -> tuple[int, int]:
@@ -331,28 +338,76 @@ def _cut_short(text: str, offset: int) -> tuple[int, int, UnexpectedInput] | Non
 
 def parse_with_recovery(text: str, filename: str, diags: Diagnostics) -> Parsed:
     """Parse `text`; on errors, report each and parse what remains. Never raises for any input."""
-    _, too_deep = scan_brackets(text)
-    if too_deep is not None:
-        diags.emit(codes.TOO_DEEP, f"nested too deeply: more than {MAX_BRACKET_DEPTH} levels of brackets",
-                   Span(file=filename, line=too_deep.line, column=too_deep.column,
-                        end_line=too_deep.line, end_column=too_deep.column + 1),
-                   help="kadmit didn't read this file; flatten the nesting")
+    if too_deep(text, filename, diags):
         return Parsed(None, [], False)
+    got = recover(text, filename, diags)
+    if got.tree is None:
+        return Parsed(None, [], False)
+    return Parsed(got.tree, got.comments, got.errors == 0, got.broken)
+
+
+def too_deep(text: str, filename: str, diags: Diagnostics) -> bool:
+    """Whether brackets nest beyond MAX_BRACKET_DEPTH (reported: the file is not read)."""
+    _, deep = scan_brackets(text)
+    if deep is None:
+        return False
+    diags.emit(codes.TOO_DEEP, f"nested too deeply: more than {MAX_BRACKET_DEPTH} levels of brackets",
+               Span(file=filename, line=deep.line, column=deep.column, end_line=deep.line,
+                    end_column=deep.column + 1),
+               help="kadmit didn't read this file; flatten the nesting")
+    return True
+
+
+@dataclass
+class Recovered:
+    """What `recover` made of a text: the tree of what parsed (None when nothing could be: too many
+    errors, no way forward, the parser failed), its comments, the errors so far, the statements left
+    out, and the text as last parsed (those statements blanked). `grow`: an error at `stop` or past it."""
+
+    tree: Tree | None
+    comments: list[Token]
+    errors: int
+    broken: list[Broken]
+    work: str
+    grow: bool = False
+    reach: bool = False
+
+
+def _looks_before(work: str, offset: int, floor: int) -> bool:
+    """Whether recovering from an error at `offset` may read a statement start before `floor`, where
+    `work` is blank: `_resync` when no statement starts before the error, `_cut_short` when fewer than
+    two do, unless that one is at `floor` (the text before it, whole statements, parses)."""
+    if not any(m.start() < offset for m in _SYNC.finditer(work)):  # as `_resync` finds them
+        return True
+    starts = [m.start() for m in _SYNC.finditer(work, 0, offset)]
+    return len(starts) < 2 and starts != [floor]
+
+
+def recover(text: str, filename: str, diags: Diagnostics, errors: int = 0, stop: int | None = None,
+            floor: int = 0) -> Recovered:
+    """Parse, and after each error report it, blank the statement it broke (lines and columns kept) and
+    parse again. `errors`: the errors found before (MAX_ERRORS counts them all). For `syntax.windows`,
+    the text may be a window of a longer one, blank before `floor` and cut at `stop`: an error at `stop`
+    or past it may not be the longer text's (stop, `grow`), nor a resync that looks for a statement
+    start before the window's first (stop, `reach`)."""
     work = text
-    errors = 0
     broken: list[Broken] = []
     while True:
         COMMENTS.tokens = []
         try:
             tree = parser().parse(work)
-            return Parsed(tree, list(COMMENTS.tokens), errors == 0, broken)
+            return Recovered(tree, list(COMMENTS.tokens), errors, broken, work)
         except UnexpectedInput as err:
+            offset = _offset(err, work)
+            if stop is not None and offset >= stop:
+                return Recovered(None, [], errors, broken, work, grow=True)
+            if floor and _looks_before(work, offset, floor):
+                return Recovered(None, [], errors, broken, work, reach=True)
             errors += 1
             if errors > MAX_ERRORS:
                 diags.emit(codes.TOO_MANY, f"too many syntax errors; stopped after {MAX_ERRORS}",
                            Span(file=filename, line=1, column=1))
-                return Parsed(None, [], False)
-            offset = _offset(err, work)
+                return Recovered(None, [], errors, broken, work)
             cut = _cut_short(work, offset)
             if cut is not None:
                 start, stmt, prefix_err = cut
@@ -364,7 +419,7 @@ def parse_with_recovery(text: str, filename: str, diags: Diagnostics) -> Parsed:
                         and _position(work, offset)[1] == 1 and _at_statement(_expected(err)))
                 new, start = _resync(work, _report(err, work, filename, diags), here)
             if new == work:
-                return Parsed(None, [], False)
+                return Recovered(None, [], errors, broken, work)
             got = _broken(work, start)
             if got is not None:
                 broken.append(got)
@@ -372,4 +427,4 @@ def parse_with_recovery(text: str, filename: str, diags: Diagnostics) -> Parsed:
         except (LarkError, RecursionError, ValueError) as err:
             diags.emit(codes.INTERNAL, f"the parser failed: {type(err).__name__}",
                        Span(file=filename, line=1, column=1))
-            return Parsed(None, [], False)
+            return Recovered(None, [], errors, broken, work)
