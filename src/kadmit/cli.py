@@ -399,7 +399,7 @@ def simulate(paths, trace, until, start, mode, cycle_latency, scoring, add_nodes
 
 
 @cli.command("test")
-@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--format", "format_", type=click.Choice(["human", "json", "junit"]), default="human",
               show_default=True, help="junit: JUnit XML for CI test reports.")
 @_with(solver_options)
@@ -408,7 +408,8 @@ def simulate(paths, trace, until, start, mode, cycle_latency, scoring, add_nodes
 def test_(paths, format_, rlimit, timeout_ms, max_file_bytes, color) -> None:
     """Run policy tests (`*.kadtest.yaml`) against the policy and state beside them.
 
-    A folder's tests run against that folder's own policy and state. Each test may add, remove
+    A folder's tests run against that folder's own policy and state. Without PATHS: the working
+    directory, where finding no tests is a note, not an error (PATHS named that hold none exit 2). Each test may add, remove
     or change objects (`given`) and expects outcomes per workload (`expect`): admitted (with
     cluster_queue, flavors, counts, nodes, domain, borrowing), not_admitted (with reason,
     blames), preempted (by), not_preempted, never_admissible, admissible, and `diagnostics`.

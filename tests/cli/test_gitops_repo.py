@@ -144,3 +144,12 @@ def test_pre_commit_hooks_pass_unchanged(repo: Path, hook: str) -> None:
                           if p.is_file() and pattern.search(str(p.relative_to(repo))))
     got = kadmit(*command[1:], cwd=repo)
     assert got.returncode == 0, (command, got.stdout, got.stderr)
+
+
+def test_the_test_hook_passes_on_a_repository_without_policy_tests(tmp_path: Path) -> None:
+    spec = _hooks()["kadmit-test"]
+    command = shlex.split(spec["entry"]) + list(spec.get("args", []))
+    shutil.copytree(EXAMPLE, tmp_path / "cluster", ignore=shutil.ignore_patterns("*.kadtest.yaml"))
+    got = kadmit(*command[1:], cwd=tmp_path)
+    assert got.returncode == 0, (command, got.stdout, got.stderr)
+    assert "no policy tests found" in got.stderr

@@ -105,6 +105,24 @@ tests:
     assert r.exit_code == 2 and "KAD803" in r.output
 
 
+def test_without_paths_no_tests_is_a_note_and_passes(tmp_path, monkeypatch):
+    """The kadmit-test pre-commit hook runs `kadmit test` in the repository: nothing to test passes,
+    and says so; paths named that hold no tests stay an error."""
+    folder = tmp_path / "repo"
+    shutil.copytree(EXAMPLE, folder, ignore=shutil.ignore_patterns("*.kadtest.yaml"))
+    monkeypatch.chdir(folder)
+    r = CliRunner().invoke(cli, ["test"], catch_exceptions=False)
+    assert r.exit_code == 0, r.output
+    assert "note[KAD803]: no policy tests found (`*.kadtest.yaml`) under the working directory" in r.stderr
+    r = CliRunner().invoke(cli, ["test", "--format", "json"], catch_exceptions=False)
+    assert r.exit_code == 0 and json.loads(r.stdout)["tests"] == []
+    r = CliRunner().invoke(cli, ["test", "."], catch_exceptions=False)
+    assert r.exit_code == 2 and "error[KAD803]: no policy tests (`*.kadtest.yaml`) in `.`" in r.stderr
+    (folder / "t.kadtest.yaml").write_text("tests:\n  - name: x\n    expect:\n      team-vision/a: fits\n")
+    r = CliRunner().invoke(cli, ["test"], catch_exceptions=False)
+    assert r.exit_code == 2 and "KAD802" in r.output  # found and run: a broken test still fails
+
+
 def test_embedded_text_keeps_the_test_files_lines(tmp_path):
     folder = _copy(tmp_path, """\
 tests:

@@ -27,7 +27,9 @@ class TestOutcome:
 def test(paths: list[str], *, max_file_bytes: int | None = None, rlimit: int | None = None,
          timeout_ms: int | None = None) -> TestOutcome:
     """Run the policy tests (`*.kadtest.yaml`) under `paths`. Tests in a folder run against that
-    folder's own policy and state; a test file named alone, against its own folder.
+    folder's own policy and state; a test file named alone, against its own folder. No paths: the
+    working directory, where finding no tests is a note (KAD803; a pre-commit hook passes on a
+    repository without policy tests); paths named that hold none are an error (KAD803, exit 2).
     Exit code: 0 every test passed, 1 a test failed, 2 unreadable or invalid input or a test that
     can't run, 3 a test reads a decision the solver could not make within its limits (KAD411)."""
     import time
@@ -42,6 +44,8 @@ def test(paths: list[str], *, max_file_bytes: int | None = None, rlimit: int | N
     diags = Diagnostics()
     groups: dict[Path, list[Path]] = {}
     failed = False
+    named = bool(paths)
+    paths = list(paths) or ["."]
     for raw in paths:
         p, kind = Path(raw), path_kind(raw)
         if kind == "dir":
@@ -54,10 +58,13 @@ def test(paths: list[str], *, max_file_bytes: int | None = None, rlimit: int | N
         else:
             diags.emit(KAD004, f"no such file or folder: `{raw[:200]}`")
             failed = True
-    if not failed and not groups:
+    if not failed and not groups and named:
         diags.emit(KAD803, "no policy tests (`*.kadtest.yaml`) in " + ", ".join(f"`{p}`" for p in paths),
                    help="write tests beside the policy, e.g. `policy.kadtest.yaml`")
         failed = True
+    elif not failed and not groups:
+        diags.emit(KAD803, "no policy tests found (`*.kadtest.yaml`) under the working directory: nothing to run",
+                   severity="note", help="write tests beside the policy, e.g. `policy.kadtest.yaml`")
     results = []
     reader = ws.Reader(sources, diags, limits)
     for folder, files in sorted(groups.items()):

@@ -10,7 +10,9 @@ KAD802 = register("KAD802", "unknown expectation", "error",
                   "`admitted`, `not_admitted`, `preempted`, `not_preempted`, `never_admissible`, "
                   "`admissible`, alone or as a mapping with details.")
 KAD803 = register("KAD803", "no tests found", "error",
-                  "`kadmit test` was given paths that hold no `*.kadtest.yaml` file.")
+                  "`kadmit test` was given paths that hold no `*.kadtest.yaml` file (exit 2). Run without "
+                  "paths, it looks in the working directory, and finding none there is a note and exits 0: "
+                  "the kadmit-test pre-commit hook passes on a repository with no policy tests.")
 KAD804 = register("KAD804", "test setup invalid", "error",
                   "A test's `given` section names an object to remove that the policy doesn't have, or "
                   "adds text that doesn't parse; the test can't run.")
