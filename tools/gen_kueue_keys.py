@@ -28,11 +28,12 @@ GO_MOD = ROOT / "tools" / "kueue-oracle" / "go.mod"
 PREFIX = "kueue.x-k8s.io/"
 SCANNED = ("apis/kueue", "pkg")
 LEFT_OUT = ("pkg/util/testing", "pkg/util/testingjobs")
-# Keys of later Kueue releases that kadmit itself reads from exported state (Kueue writes them, users
+# Keys later Kueue releases write on objects kadmit reads from exported state (Kueue writes them, users
 # don't): not misspellings, though the pinned release doesn't know them. Each says where it is from.
 LATER = {
-    "kueue.x-k8s.io/tas": ("label", "Kueue v0.19 marks the pods of TAS workloads with it (v0.17 tells them by "
-                                    "their podset-*-topology annotations); kadmit.placement.inventory reads it"),
+    "kueue.x-k8s.io/tas": ("label", "Kueue v0.19 marks the pods of TAS workloads with it; kadmit follows v0.17, "
+                                    "which tells them by their podset-*-topology annotations (pkg/util/tas IsTAS), "
+                                    "and doesn't read it"),
 }
 _DECL = re.compile(r'^\s*(?:const\s+|var\s+)?([A-Za-z_]\w*)(?:\s+[\w.\[\]*]+)?\s*=\s*(?:"([^"\\]*)"|`([^`]*)`)\s*(?://.*)?$')
 _API_VERSION = re.compile(r"^v\d+((alpha|beta)\d+)?$")
@@ -103,7 +104,7 @@ def render(found: dict[str, list[tuple[str, int, str]]], ver: str) -> str:
         where = ", ".join(f"{rel}:{n} {name}" for rel, n, name in decls)
         lines.append(f'    "{key}": ("{kind}", "{where}"),')
     lines.append("}")
-    lines += ["", f"# Not {ver}'s: keys of later releases kadmit reads from exported state (tools/gen_kueue_keys.py LATER).",
+    lines += ["", f"# Not {ver}'s: keys later releases write on objects kadmit reads from exported state (tools/gen_kueue_keys.py LATER).",
               "LATER: dict[str, tuple[str, str]] = {"]
     for key in sorted(LATER):
         kind, why = LATER[key]

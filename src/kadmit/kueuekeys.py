@@ -64,7 +64,7 @@ KEYS: dict[str, tuple[str, str]] = {
     "kueue.x-k8s.io/workloadpriorityclass": ("", "apis/kueue/v1beta1/workload_types.go:27 WorkloadPriorityClassSource"),
 }
 
-# Not v0.17.0's: keys of later releases kadmit reads from exported state (tools/gen_kueue_keys.py LATER).
+# Not v0.17.0's: keys later releases write on objects kadmit reads from exported state (tools/gen_kueue_keys.py LATER).
 LATER: dict[str, tuple[str, str]] = {
-    "kueue.x-k8s.io/tas": ("label", "Kueue v0.19 marks the pods of TAS workloads with it (v0.17 tells them by their podset-*-topology annotations); kadmit.placement.inventory reads it"),
+    "kueue.x-k8s.io/tas": ("label", "Kueue v0.19 marks the pods of TAS workloads with it; kadmit follows v0.17, which tells them by their podset-*-topology annotations (pkg/util/tas IsTAS), and doesn't read it"),
 }

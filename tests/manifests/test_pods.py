@@ -1,8 +1,12 @@
-"""Pods from a `kubectl get -o yaml` export: labels, and a TAS workload's pods counted once."""
+"""Pods from a `kubectl get -o yaml` export: labels, and a TAS workload's pods counted once: the pods
+Kueue v0.17 tells by their `podset-*-topology` annotation (pkg/util/tas `IsTAS`), not by v0.19's
+`kueue.x-k8s.io/tas` label."""
 
 from __future__ import annotations
 
 import textwrap
+
+import pytest
 
 from kadmit.diagnostics import Diagnostics
 from kadmit.manifests import read_manifest_text
@@ -37,7 +41,8 @@ status:
   phase: Running
 """
 
-TAS = "    kueue.x-k8s.io/tas: \"true\"\n"
+TAS = "  annotations:\n    kueue.x-k8s.io/podset-required-topology: kubernetes.io/hostname\n"
+V19_LABEL = "    kueue.x-k8s.io/tas: \"true\"\n"
 
 WORKLOAD = """\
 apiVersion: kueue.x-k8s.io/v1beta1
@@ -81,19 +86,47 @@ def read(*docs: str):
 
 
 def test_pod_labels_are_read_with_spans():
-    frag, diags = read(POD.format(name="train-0", extra=TAS))
-    assert not diags.items
+    frag, diags = read(POD.format(name="train-0", extra=V19_LABEL))
+    assert not diags.items  # a key Kueue v0.19 writes: no KAD301
     (p,) = frag.pods
     assert p.labels == {"batch.kubernetes.io/job-name": "train", "kueue.x-k8s.io/tas": "true"}
-    assert is_tas_pod(p)
+    assert not is_tas_pod(p)  # Kueue v0.17 doesn't read the label: IsTAS looks at annotations only
     span = p.field_span("labels.kueue.x-k8s.io/tas")
     assert (span.line, span.column) == (8, 25)
+
+
+@pytest.mark.parametrize("mode", ["required", "preferred", "unconstrained"])
+def test_a_pod_with_a_topology_annotation_is_a_tas_pod(mode: str):
+    key = f"kueue.x-k8s.io/podset-{mode}-topology"
+    frag, diags = read(POD.format(name="train-0", extra=f"  annotations:\n    {key}: \"true\"\n"))
+    assert not diags.items
+    (p,) = frag.pods
+    assert is_tas_pod(p) and p.tas_annotation == key
+    span = p.field_span("tas_annotation")
+    assert (span.line, span.column) == (9, len(key) + 7)
+
+
+def test_other_kueue_annotations_make_no_tas_pod():
+    frag, _ = read(POD.format(name="p", extra="  annotations:\n    kueue.x-k8s.io/podset-slice-size: \"2\"\n"
+                                              "    kueue.x-k8s.io/workload: w\n"))
+    (p,) = frag.pods
+    assert not is_tas_pod(p) and p.tas_annotation is None
 
 
 def test_pod_without_labels_is_no_tas_pod():
     frag, _ = read("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {nodeName: n, containers: []}\n")
     (p,) = frag.pods
     assert p.labels == {} and not is_tas_pod(p)
+
+
+def test_a_pod_labelled_only_as_kueue_v019_does_counts_as_kueue_v017_counts_it():
+    """Kueue v0.17's TAS cache counts it as a non-TAS pod on its node (non_tas_usage_controller
+    `filterPod`), beside the workload's topology assignment: kadmit follows v0.17."""
+    frag, _ = read(NODE, WORKLOAD, POD.format(name="train-0", extra=V19_LABEL))
+    model = Model(nodes=frag.nodes, pods=frag.pods, workloads=frag.workloads)
+    node = model_inventory(model, placement_usage(model), skip_tas_pods=True).get("gpu-0")
+    assert node.holders == ("team/train-0",)
+    assert node.free["nvidia.com/gpu"] == 12_000 - 2 * 4000 - 4000
 
 
 def test_an_export_of_a_tas_workload_and_its_pods_counts_them_once():

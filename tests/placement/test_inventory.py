@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from kadmit.diagnostics import Diagnostics
 from kadmit.model import Admission, Model, Node, PodSet, PodSetAssignment, Workload
-from kadmit.placement.inventory import TAS_LABEL, build_inventory, model_inventory, placement_usage, pod_usage
+from kadmit.placement.inventory import build_inventory, model_inventory, placement_usage, pod_usage
 
 from .builders import GPU, node, pod
 
@@ -66,13 +66,15 @@ def test_with_usage_adds_and_records_holder():
 
 
 def tas_pod(name: str, on: str, **requests):
-    """A pod of a workload Kueue admitted with topology-aware scheduling: labelled as Kueue does."""
-    return pod(name, on, **requests).model_copy(update={"labels": {TAS_LABEL: "true", "app": "x"}})
+    """A pod of a workload Kueue admitted with topology-aware scheduling: its template's topology
+    annotation, as Kueue v0.17 tells it (manifests read it: tests/manifests/test_pods.py)."""
+    return pod(name, on, **requests).model_copy(update={"tas_annotation": "kueue.x-k8s.io/podset-required-topology",
+                                                         "labels": {"app": "x"}})
 
 
 def test_tas_pods_count_unless_skipped():
     pods = [tas_pod("w-0", "a", gpu=4), pod("daemon", "a", cpu=1), pod("other", "a", gpu=1).model_copy(
-        update={"labels": {"kueue.x-k8s.io/podset": "main"}})]
+        update={"labels": {"kueue.x-k8s.io/podset": "main", "kueue.x-k8s.io/tas": "true"}})]  # v0.19's label: not TAS to v0.17
     counted = build_inventory([node("a", gpu=8, cpu=8)], pods).get("a")
     assert counted.free == {GPU: 3000, "cpu": 7000, "pods": 107_000}
     assert counted.holders == ("ns/daemon", "ns/other", "ns/w-0")

@@ -8,6 +8,10 @@ from kadmit.manifests.podspec import pod_requests, taints, tolerations
 from kadmit.model import LimitRange, Namespace, Node, Pod, RuntimeClass
 
 NAME_LABEL = "kubernetes.io/metadata.name"
+# Kueue v0.17 tells a pod of a TAS workload by any of these annotations, in this order (pkg/util/tas/tas.go
+# `IsTAS`: `IsExplicitTAS`, then unconstrained); its TAS cache leaves such pods out of the nodes' usage.
+TAS_ANNOTATIONS = ("kueue.x-k8s.io/podset-preferred-topology", "kueue.x-k8s.io/podset-required-topology",
+                   "kueue.x-k8s.io/podset-unconstrained-topology")
 POD_PHASES = ("Pending", "Running", "Succeeded", "Failed", "Unknown")
 
 
@@ -48,16 +52,18 @@ def pod(f: Fields, o: Meta) -> Pod:
     labels, label_nodes = f.str_map(o.metadata, "labels")
     namespace = o.namespace or "default"
     selector, _ = f.str_map(spec, "nodeSelector")
+    tas = next((key for key in TAS_ANNOTATIONS if key in o.annotations), None)
     return Pod(
         namespace=namespace, name=o.name, node_name=f.str(spec, "nodeName") or None,
         requests=reqs.requests, phase=f.enum(status, "phase", POD_PHASES, "Running"),
-        priority=f.int(spec, "priority", default=0), labels=labels, span=f.span(o.node),
+        priority=f.int(spec, "priority", default=0), labels=labels, tas_annotation=tas, span=f.span(o.node),
         gang=pod_gang(f, namespace, spec, labels), node_selector=selector, tolerations=tolerations(f, spec),
         spans=f.spans({"name": o.metadata.v.get("name"), "node_name": f.field(spec, "nodeName"),
                        "phase": f.field(status, "phase"), "priority": f.field(spec, "priority"),
                        "labels": f.field(o.metadata, "labels"), "node_selector": f.field(spec, "nodeSelector"),
                        "tolerations": f.field(spec, "tolerations"),
                        "gang": f.field(spec, "schedulingGroup") or f.field(spec, "workloadRef"),
+                       "tas_annotation": f.field(f.map(o.metadata, "annotations"), tas) if tas else None,
                        **{f"labels.{k}": v for k, v in label_nodes.items()},
                        **{f"requests.{k}": v for k, v in reqs.nodes.items()}}))
 

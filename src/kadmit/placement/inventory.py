@@ -2,7 +2,7 @@
 
 Free capacity is `allocatable - usage`, per resource, in milli-units, the `pods` count included
 (every pod takes one `pods`, i.e. 1000 milli-units). Usage comes from bound, non-terminal pods
-(`Pod.holds_capacity`; with `skip_tas_pods`, not those Kueue labels as TAS pods) and from
+(`Pod.holds_capacity`; with `skip_tas_pods`, not the pods of TAS workloads: `is_tas_pod`) and from
 `extra_usage` (the caller's, e.g. admitted workloads' placements).
 Free capacity may be negative when a node is over-committed; nothing fits there then.
 
@@ -24,7 +24,6 @@ from kadmit.placement.codes import KAD600, KAD601
 from kadmit.quantity import MILLI
 
 PODS = "pods"
-TAS_LABEL = "kueue.x-k8s.io/tas"  # Kueue sets it on every pod of a workload admitted with TAS
 ONE_POD = MILLI  # one pod of the `pods` resource, in milli-units
 DEFAULT_MAX_PODS = 110  # the kubelet's default `maxPods`, for nodes declared without `pods`
 NOT_READY_TAINT = Taint(key="node.kubernetes.io/not-ready", effect="NoSchedule")
@@ -129,9 +128,11 @@ def untolerated_taint_reason(taint: Taint, detailed: bool = True) -> str:
 
 
 def is_tas_pod(pod: Pod) -> bool:
-    """Whether Kueue admitted this pod's workload with topology-aware scheduling: it carries the
-    `kueue.x-k8s.io/tas` label (any value; Kueue writes `"true"`)."""
-    return TAS_LABEL in pod.labels
+    """Whether Kueue v0.17 takes this pod for one of a TAS workload's (pkg/util/tas `IsTAS`): it carries
+    a `kueue.x-k8s.io/podset-{preferred,required,unconstrained}-topology` annotation (any value), as
+    the pods of a pod template that asks for a topology do. The `kueue.x-k8s.io/tas` label Kueue v0.19
+    puts on them is not read: v0.17 doesn't know it (docs/KUEUE-SETTINGS.md)."""
+    return pod.tas_annotation is not None
 
 
 def build_inventory(nodes: Iterable[Node], pods: Iterable[Pod] = (),
@@ -144,7 +145,7 @@ def build_inventory(nodes: Iterable[Node], pods: Iterable[Pod] = (),
     name wins, as elsewhere in the model. With `diags`, pods bound to unknown nodes (KAD600) and
     nodes without a `pods` limit (KAD601) are reported.
 
-    `skip_tas_pods` leaves out pods labelled `kueue.x-k8s.io/tas`, as Kueue's TAS cache does: it
+    `skip_tas_pods` leaves out the pods of TAS workloads (`is_tas_pod`), as Kueue's TAS cache does: it
     counts a TAS workload through its admission's topology assignment and only the other pods
     through the nodes they are bound to. An export holding both the Workloads and their Pods
     would otherwise count those pods twice. Skipped pods take nothing and hold nothing; one bound
@@ -194,8 +195,8 @@ def model_inventory(model: Model, extra_usage: Mapping[str, Mapping[str, int]] |
 def placement_usage(model: Model) -> dict[str, dict[str, int]]:
     """What admitted workloads with a known placement take from each node: pods x per-pod
     requests, one `pods` each. A caller whose inputs also hold those workloads' bound Pods should
-    count one or the other, not both: Kueue labels those pods `kueue.x-k8s.io/tas`, and
-    `build_inventory(..., skip_tas_pods=True)` leaves them out."""
+    count one or the other, not both: `build_inventory(..., skip_tas_pods=True)` leaves out the pods
+    Kueue takes for TAS workloads' (`is_tas_pod`)."""
     out: dict[str, dict[str, int]] = {}
     for wl in sorted(model.workloads, key=lambda w: w.key):
         if not wl.admitted or wl.admission is None:

@@ -8,7 +8,7 @@ from kadmit.engine.explain.placement_cores import GangQuestion, Holding, gang_co
 from kadmit.engine.placing.gangs import GangDecision, template_of
 from kadmit.model import Model, Topology
 from kadmit.placement.domains import DomainTree
-from kadmit.placement.inventory import NodeState, pod_usage
+from kadmit.placement.inventory import NodeState, is_tas_pod, pod_usage
 
 
 def gang_blame(model: Model, d: GangDecision, nodes: dict[str, NodeState],
@@ -38,7 +38,7 @@ def _holdings(model: Model, nodes: dict[str, NodeState], placed: dict[str, dict[
         out.append(Holding(key, "workload", {n: dict(u) for n, u in usage.items() if n in nodes},
                            wl.span if wl else None))
     for p in sorted(model.pods, key=lambda p: (p.namespace, p.name)):
-        if p.holds_capacity and p.node_name in nodes and "kueue.x-k8s.io/tas" not in p.labels:
+        if p.holds_capacity and p.node_name in nodes and not is_tas_pod(p):
             out.append(Holding(f"{p.namespace}/{p.name}", "pod", {p.node_name: pod_usage(p.requests)}, p.span))
     for g in earlier:
         if g.placed and g.nodes:
