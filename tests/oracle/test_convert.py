@@ -1,0 +1,248 @@
+"""kadmit's job conversion (src/kadmit/manifests/jobs/) against Kueue's own: the oracle's `convert`
+(tools/kueue-oracle, Kueue v0.17's webhooks and job reconcilers) and kadmit read the same files,
+and every job object's Workloads must agree — per Workload its queue, priority, and per pod set
+its count, minimum count and one pod's requests after Kueue's resource adjustment — or both must
+make none (Kueue's refusal is then one of kadmit's errors or skipped objects).
+
+Inputs: the examples, the job manifests of tests/ (files, and the YAML literals of tests/jobs/),
+and the upstream-style examples of tests/oracle/jobs/, one per integration and resource rule.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import re
+import json
+import subprocess
+import textwrap
+from collections import Counter
+from pathlib import Path
+
+import pytest
+import yaml
+
+from kadmit.diagnostics import Severity
+from kadmit.index import ModelIndex
+from kadmit.quantity import parse_quantity
+from kadmit.workspace import load
+
+ROOT = Path(__file__).resolve().parents[2]
+JOB_KINDS = {"Job", "JobSet", "LeaderWorkerSet", "RayJob", "RayCluster", "RayService", "PyTorchJob", "TFJob",
+             "MPIJob", "JAXJob", "PaddleJob", "XGBoostJob", "TrainJob", "AppWrapper", "Pod", "Deployment",
+             "StatefulSet"}
+
+
+# --- the inputs ---------------------------------------------------------------------------------
+
+def _has_jobs(text: str) -> bool:
+    if "kind:" not in text:
+        return False
+    try:
+        docs = list(yaml.safe_load_all(text))
+    except Exception:  # noqa: BLE001 - the robustness tests' broken YAML (PyYAML fails in many ways): no job
+        return False
+    return any(isinstance(d, dict) and d.get("kind") in JOB_KINDS for d in docs)
+
+
+def _file_cases() -> list[tuple[str, list[Path]]]:
+    """Each example folder that holds a job, read whole; each manifest file of tests/ that holds one."""
+    cases = [(f"examples/{d.name}", [d]) for d in sorted((ROOT / "examples").iterdir())
+             if d.is_dir() and any(_has_jobs(p.read_text()) for p in _manifests(d))]
+    for path in _manifests(ROOT / "tests"):
+        if _has_jobs(path.read_text()):
+            cases.append((str(path.relative_to(ROOT)), [path]))
+    return cases
+
+
+def _manifests(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.rglob("*") if p.suffix in (".yaml", ".yml", ".json") and p.is_file())
+
+
+# YAML of tests/jobs that sets jobs up rather than submits them (the Configuration, a training
+# runtime): every case of its module gets it, after the getting-started queues (helpers.SETUP).
+SETUP_CONSTANTS = ("ENABLE", "RUNTIME")
+
+
+def _literal_cases() -> list[tuple[str, list[str]]]:
+    """Every string literal of tests/jobs that is YAML holding a job (templates built by the
+    tests' helper functions are not literals: the examples of tests/oracle/jobs cover them)."""
+    from tests.jobs import helpers
+
+    cases = []
+    for path in sorted((ROOT / "tests").rglob("test_*.py")):
+        if path.parent.name == "oracle":
+            continue
+        rel = path.relative_to(ROOT)
+        if rel.parts[1] == "jobs":
+            module = importlib.import_module(f"tests.jobs.{path.stem}")
+            setup = [helpers.SETUP] + [getattr(module, n) for n in SETUP_CONSTANTS if isinstance(getattr(module, n, None), str)]
+        else:
+            setup = []
+        seen = set(setup)
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value not in seen \
+                    and _has_jobs(textwrap.dedent(node.value)):
+                seen.add(node.value)
+                cases.append((f"{rel}:{node.lineno}", setup + [node.value]))
+    return cases
+
+
+CASES = _file_cases() + _literal_cases()
+
+# Where kadmit and Kueue v0.17 still differ, and why (strict: the test fails once they agree).
+DIVERGENCES: dict[str, str] = {}
+
+
+def _materialise(case, tmp: Path) -> list[str]:
+    out = []
+    for i, item in enumerate(case):
+        if isinstance(item, Path):
+            out.append(str(item))
+        else:
+            p = tmp / f"{i:02d}.yaml"
+            p.write_text(textwrap.dedent(item))
+            out.append(str(p))
+    return out
+
+
+# --- both sides, in one shape -------------------------------------------------------------------
+
+def _requests(raw: dict[str, str]) -> dict[str, int]:
+    return {r: parse_quantity(q) for r, q in sorted(raw.items()) if parse_quantity(q)}
+
+
+def _topology(t: dict | None) -> tuple | None:
+    """Kueue's topology request as kadmit models it: (mode, level, slice level, slice size), or
+    None for a pod set that asks for none (Kueue still records its pod index label)."""
+    if not t:
+        return None
+    mode = "required" if t.get("required") else "preferred" if t.get("preferred") else \
+        "unconstrained" if t.get("unconstrained") else None
+    if mode is None and not t.get("slice_required"):
+        return None
+    return (mode, t.get("required") or t.get("preferred") or None, t.get("slice_required") or None, t.get("slice_size") or None)
+
+
+def kueue_side(oracle: list[str], paths: list[str]) -> dict[tuple, dict]:
+    """object (kind, namespace, name) -> {"workloads": [...], "skipped": reason}, from `convert`."""
+    run = subprocess.run(oracle + ["convert", "--format", "json", *paths], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    out = {}
+    for o in json.loads(run.stdout)["objects"]:
+        ref = o["object"]
+        key = (ref["kind"], ref["namespace"], ref["name"])
+        wls = [{"queue": w["queue"], "priority": w["priority"] or 0,
+                "pod_sets": [(p["name"], p["count"], p["min_count"], _requests(p["requests"]), _topology(p["topology"]))
+                             for p in w["pod_sets"]]}
+               for w in o["workloads"] if w["queue"]]
+        # A Workload without a queue (manageJobsWithoutQueueName, no `default` LocalQueue) is never
+        # admitted: kadmit lists its job as skipped instead (docs/INTEGRATIONS.md J1).
+        skipped = o.get("skipped", "") or ("its Workload has no queue" if o["workloads"] and not wls else "")
+        out[key] = {"workloads": wls, "skipped": skipped}
+    return out
+
+
+REFUSAL = re.compile(r": (Invalid value|Required value|Forbidden|Too many|Unsupported value)\b")
+
+
+def kadmit_side(paths: list[str]) -> tuple[dict[tuple, dict], list[str]]:
+    """The same from kadmit's model; and kadmit's errors (a refusal of Kueue's is one of them)."""
+    ws = load(paths)
+    model, index = ws.model, ModelIndex(ws.model)
+    out: dict[tuple, dict] = {}
+    for w in model.workloads:
+        if w.kueue_name is None or w.origin is None:  # a Workload of the input, not one a job made
+            continue
+        key = (w.origin.kind, w.origin.namespace or "default", w.origin.name)
+        entry = out.setdefault(key, {"workloads": [], "skipped": ""})
+        entry["workloads"].append({
+            "queue": w.queue, "priority": index.priority(w),
+            "pod_sets": [(ps.name, ps.count, ps.min_count, dict(sorted((r, q) for r, q in ps.placed_requests.items() if q)),
+                          None if ps.topology is None else (ps.topology.mode, ps.topology.level, ps.topology.slice_level,
+                                                            ps.topology.slice_size))
+                         for ps in w.pod_sets]})
+    for s in model.skipped:
+        if s.object.kind not in JOB_KINDS:
+            continue
+        key = (s.object.kind, s.object.namespace or "default", s.object.name)
+        out.setdefault(key, {"workloads": [], "skipped": s.reason})
+    errors = [f"{d.code}: {d.message}" for d in ws.diagnostics if d.severity == Severity.ERROR]
+    broken = {(b.kind, b.namespace or "default", b.name) for b in model.broken}
+    return out, errors + [f"broken: {'/'.join(b)}" for b in sorted(broken)]
+
+
+def refusal_rows(kueue: dict, errors: list[str]) -> list[tuple[str, str, str]]:
+    """Kueue's webhook refusals (a field error in its words) kadmit does not make: kadmit must
+    refuse the object too — KAD170 quoting Kueue (each KAD170 of the object part of Kueue's
+    message), or an error of its own that leaves the object out (as for `job-min-parallelism`
+    and topology annotations, KAD157, older than the oracle)."""
+    rows = []
+    for key, k in sorted(kueue.items()):
+        if k["workloads"] or not REFUSAL.search(k["skipped"]) or k["skipped"].startswith("creating it failed"):
+            continue
+        prefix = f"KAD170: Kueue's webhook refuses {key[0]} `{key[2]}`: "
+        ours = [e[len(prefix):] for e in errors if e.startswith(prefix)]
+        if any(m not in k["skipped"] for m in ours) or not (ours or f"broken: {'/'.join(key)}" in errors):
+            rows.append(("/".join(key), f"refused: {k['skipped']}", "; ".join(ours) or "no KAD170"))
+    return rows
+
+
+def _shape(entry: dict, kind: str) -> Counter:
+    """A comparable multiset of an object's Workloads (a pod group's pod sets are named by role
+    hashes, which kadmit computes over its own reading of the pod: compared without names)."""
+    def pod_set(p):
+        name, count, min_count, requests, topology = p
+        return ("" if kind == "Pod" else name, count, min_count, tuple(requests.items()), topology)
+    return Counter(json.dumps([w["queue"], w["priority"], sorted(map(pod_set, w["pod_sets"])) if kind == "Pod"
+                               else [pod_set(p) for p in w["pod_sets"]]]) for w in entry["workloads"])
+
+
+def disagreements(kueue: dict, kadmit: dict, errors: list[str]) -> list[tuple[str, str, str]]:
+    """(object, Kueue's, kadmit's) for every object the two read differently."""
+    rows = []
+    for key in sorted(set(kueue) | set(kadmit)):
+        k, a = kueue.get(key), kadmit.get(key)
+        name = "/".join(key)
+        if k is None:
+            rows.append((name, "not a job object", _show(a)))
+        elif a is None and not k["workloads"] and (key[0] == "Pod" or _refused(key, errors)):
+            continue  # kadmit reads a pod Kueue leaves alone as node usage; or refuses the object too
+        elif a is None:
+            rows.append((name, _show(k), "no Workload, not skipped" + (f" (errors: {errors})" if errors else "")))
+        elif not k["workloads"] and not a["workloads"]:
+            continue  # neither makes work of it; the reasons are each one's own words
+        elif _shape(k, key[0]) != _shape(a, key[0]):
+            rows.append((name, _show(k), _show(a)))
+    return rows
+
+
+def _refused(key: tuple, errors: list[str]) -> bool:
+    """kadmit reports an error about the object (named in backquotes, as its messages do; any
+    error, for an object without a name) or leaves it out for its errors (`Model.broken`)."""
+    if f"broken: {'/'.join(key)}" in errors:
+        return True
+    return any(f"`{key[2]}`" in e for e in errors) if key[2] else bool(errors)
+
+
+def _show(entry: dict | None) -> str:
+    if entry is None:
+        return "-"
+    if not entry["workloads"]:
+        return f"none: {entry['skipped']}"
+    return "; ".join(f"q={w['queue']} p={w['priority']} " + " ".join(
+        f"{n}:{c}" + (f"/min{m}" if m else "") + f"{{{','.join(f'{r}={q}' for r, q in req.items())}}}"
+        + (f"@{'/'.join(str(x) for x in t if x)}" if t else "")
+        for n, c, m, req, t in w["pod_sets"]) for w in entry["workloads"])
+
+
+@pytest.mark.parametrize("case", [pytest.param(paths, id=name, marks=[pytest.mark.xfail(strict=True, reason=DIVERGENCES[name])]
+                                               if name in DIVERGENCES else [])
+                                  for name, paths in CASES])
+def test_kadmit_converts_jobs_as_kueue_does(case, kueue_oracle, tmp_path):
+    paths = _materialise(case, tmp_path)
+    kueue = kueue_side([kueue_oracle], paths)
+    kadmit, errors = kadmit_side(paths)
+    rows = disagreements(kueue, kadmit, errors) + refusal_rows(kueue, errors)
+    table = "\n".join(f"| {o} | {k} | {a} |" for o, k, a in rows)
+    assert not rows, f"\n| object | Kueue v0.17 | kadmit |\n|---|---|---|\n{table}"
