@@ -15,6 +15,40 @@ from kadmit.index import ModelIndex
 from kadmit.model import Model, ObjectRef, Skipped, Workload
 
 KUEUE_STATES = {"KAD200", "KAD205"}  # FlavorNotFound, TopologyNotFound: the cluster queue is inactive
+# Errors about an object Kueue refuses on its own (its webhook: KAD170): the object is never created,
+# so it is no work (listed as skipped) and nothing else depends on it; Kueue decides the rest.
+REFUSED_ALONE = frozenset({"KAD170"})
+
+
+def blocks(d: Diagnostic) -> bool:
+    """Whether error `d` stands between the input and an answer (or a part of it)."""
+    return d.severity is Severity.ERROR and d.code not in REFUSED_ALONE
+
+
+def blocking(model: Model, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """The errors of `diagnostics` that stand between `model` and an answer (`_blocking`)."""
+    if not any(blocks(d) for d in diagnostics):
+        return []
+    objects = [(field, TREE_KINDS.get(field), o) for field in (*TREE_KINDS, *OTHER_KINDS)
+               for o in getattr(model, field)]
+    objects += [("broken", b.kind, b) for b in model.broken]
+    return [d for d, _ in _blocking(diagnostics, Owners(objects))]
+
+
+def _blocking(diagnostics: list[Diagnostic], holding: "Owners") -> list[tuple[Diagnostic, list[tuple]]]:
+    """The errors that stand between the input and an answer, each with the objects holding it: not
+    a refusal (KAD170), nor another error inside only objects refused (a job whose label the API
+    server would refuse as well: Kubernetes never creates it, whatever else is wrong with it)."""
+    refused = {id(o) for d in diagnostics if d.code in REFUSED_ALONE for _, _, o in holding.of(d.span)}
+    out = []
+    for d in diagnostics:
+        if not blocks(d):
+            continue
+        owners = holding.of(d.span)
+        if owners and all(id(o) in refused for _, _, o in owners):
+            continue
+        out.append((d, owners))
+    return out
 # Kinds of another tree that can be left out of a question; an error anywhere else (nodes, pods,
 # priority classes, rules, the configuration) may change any answer.
 TREE_KINDS = {"cluster_queues": "ClusterQueue", "cohorts": "Cohort", "local_queues": "LocalQueue",
@@ -125,7 +159,7 @@ def untouched_model(model: Model, diagnostics: list[Diagnostic], key: str) -> tu
     is its own tree's, which the answer doesn't read)."""
     index = ModelIndex(model)
     if key not in index.workloads:
-        return None, [d for d in diagnostics if d.severity is Severity.ERROR]
+        return None, [d for d in diagnostics if blocks(d)]
     tree = tree_of(index, key)
     objects = [(field, TREE_KINDS.get(field), o) for field in (*TREE_KINDS, *OTHER_KINDS)
                for o in getattr(model, field)]
@@ -133,10 +167,7 @@ def untouched_model(model: Model, diagnostics: list[Diagnostic], key: str) -> tu
     drop: set[int] = set()
     touching: list[Diagnostic] = []
     holding = Owners(objects)
-    for d in diagnostics:
-        if d.severity is not Severity.ERROR:
-            continue
-        owners = holding.of(d.span)
+    for d, owners in _blocking(diagnostics, holding):
         if d.code in KUEUE_STATES and owners:
             continue
         if not owners:
@@ -171,7 +202,7 @@ def decidable(model: Model, diagnostics: list[Diagnostic],
     a priority class, the configuration)."""
     if input_error:
         return None
-    if not any(d.severity is Severity.ERROR for d in diagnostics):
+    if not any(blocks(d) for d in diagnostics):
         return model, []
     up: dict[str, str] = {}
 
@@ -221,10 +252,7 @@ def decidable(model: Model, diagnostics: list[Diagnostic],
     objects += [("broken", b.kind, b) for b in model.broken]
     tainted: set[str] = set()
     holding = Owners(objects)
-    for d in diagnostics:
-        if d.severity is not Severity.ERROR:
-            continue
-        owners = holding.of(d.span)
+    for d, owners in _blocking(diagnostics, holding):
         if d.code in KUEUE_STATES and owners:
             continue  # Kueue keeps the queue inactive: the engine explains it
         if not owners or any(kind is None or kind in GLOBAL_BROKEN for _, kind, _ in owners):

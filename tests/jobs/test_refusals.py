@@ -4,9 +4,11 @@ message (KAD170). The messages are Kueue v0.17's, from the oracle's `convert` on
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from kadmit.workspace import load
+from tests.jobs.helpers import SETUP, run, write
 
 REFUSALS = Path(__file__).resolve().parents[1] / "oracle" / "jobs" / "refusals.yaml"
 
@@ -41,6 +43,87 @@ def test_kueue_refuses_bad_labels_and_annotations_whoever_manages_the_job():
         "[A-Za-z0-9]')"]
 
 
+def test_kueue_refuses_a_pod_group_member_without_a_total_count():
+    """The pod webhook (validatePodGroupMetadata): the member is never created, so it is no member
+    of its group (was: a KAD157 error in kadmit's words that held up every answer)."""
+    got = refused()
+    path = "metadata.annotations[kueue.x-k8s.io/pod-group-total-count]"
+    assert got["grp-bad-count"] == [f'{path}: Invalid value: "zero": strconv.Atoi: parsing "zero": invalid syntax']
+    assert got["grp-no-count"] == [f"{path}: Required value: both the 'kueue.x-k8s.io/pod-group-total-count' "
+                                   "annotation and the 'kueue.x-k8s.io/pod-group-name' label should be set"]
+    assert got["grp-zero-count"] == [f"{path}: Invalid value: \"0\": incorrect annotation value "
+                                     "'kueue.x-k8s.io/pod-group-total-count=0': group total count should be greater "
+                                     "than zero"]
+    (no_count,) = [d for d in load([str(REFUSALS)]).diagnostics if "grp-no-count" in d.message]
+    assert (no_count.span.line, no_count.span.column) == (155, 76)  # the group name: no annotation to point at
+
+
 def test_a_refused_job_makes_no_workload():
     ws = load([str(REFUSALS)])
     assert [w.origin.name for w in ws.model.workloads if w.origin] == []
+
+
+DECIDED_ANYWAY = """\
+apiVersion: batch/v1
+kind: Job
+metadata: {name: good, labels: {kueue.x-k8s.io/queue-name: user-queue}}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: refused, labels: {kueue.x-k8s.io/queue-name: user-queue, kueue.x-k8s.io/max-exec-time-seconds: "0"}}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]
+---
+apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata: {name: bad-queue, labels: {kueue.x-k8s.io/queue-name: "-bad"}}
+spec:
+  replicatedJobs:
+  - name: w
+    template:
+      spec:
+        template:
+          spec:
+            containers: [{name: c, image: x}]
+"""
+
+
+def test_kueue_refuses_the_object_alone_and_decides_the_rest(tmp_path):
+    """As Kueue does: the refused objects are skipped with Kueue's message and everything else is
+    decided; `admit` and `why` exit as for any skipped object, `check` reports the refusals (exit 1).
+    The JobSet's queue name is a bad label too (KAD196): an error inside an object Kubernetes never
+    creates holds up nothing either."""
+    paths = write(tmp_path, setup__yaml=SETUP, jobs__yaml=DECIDED_ANYWAY)
+    r = run("admit", *paths, "--format", "json")
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.stdout)
+    assert [(d["workload"], d["admitted"]) for d in out["decisions"]] == [("default/good", True)]
+    assert {s["name"]: s["reason"] for s in out["skipped"]} == {
+        "refused": "Kueue's webhook refuses it: metadata.labels[kueue.x-k8s.io/max-exec-time-seconds]: Invalid "
+                   "value: 0: should be greater than 0",
+        "bad-queue": "Kueue's webhook refuses it: " + refused_message(paths, "bad-queue")}
+    assert "error[KAD170]: Kueue's webhook refuses Job `refused`" in r.stderr
+    assert run("why", "default/good", *paths).exit_code == 0
+    check = run("check", *paths)
+    assert check.exit_code == 1 and check.output.count("error[KAD170]") == 2
+
+
+def test_other_errors_still_count(tmp_path):
+    """A bad quantity in the good job is no refusal of Kueue's: it is an error of the input (exit 1,
+    as for any error the answer leaves aside) and that job is not decided."""
+    paths = write(tmp_path, setup__yaml=SETUP, jobs__yaml=DECIDED_ANYWAY.replace('cpu: "1"', 'cpu: "1x"', 1))
+    r = run("admit", *paths, "--format", "json")
+    assert r.exit_code == 1 and json.loads(r.stdout)["decisions"] == []
+
+
+def refused_message(paths: list[str], name: str) -> str:
+    (d,) = [d for d in load(paths).diagnostics if d.code == "KAD170" and f"`{name}`" in d.message]
+    return d.message.partition("`: ")[2]

@@ -42,13 +42,9 @@ NO_QUEUE_NAME = ("kadmit leaves out a Workload without spec.queueName ('Kueue ne
                  "the quota it holds; Kueue's cache counts every Workload holding quota by status.admission")
 ADMISSION_WITHOUT_CONDITION = ("kadmit counts a Workload with status.admission as holding quota; Kueue holds quota "
                                "only for QuotaReserved=True (workload.HasQuotaReservation), so Kueue schedules it again")
-WEBHOOK_REFUSAL = ("kadmit refuses the whole input (exit 2) for a job Kueue's webhook refuses (KAD170, an error outside "
-                   "any cohort tree); Kueue refuses that one object and decides the rest")
 DIVERGENCES = {
     "tests/corpus/manifests/good-workload-states.yaml": ADMISSION_WITHOUT_CONDITION,
     "tests/engine/fix_yaml_tas.yaml": ADMISSION_WITHOUT_CONDITION,
-    "tests/oracle/jobs/ray-and-training.yaml": WEBHOOK_REFUSAL,
-    "tests/oracle/jobs/refusals.yaml": WEBHOOK_REFUSAL,
     "tests/oracle/features/admission-fair-sharing.yaml": (
         "admission fair sharing: Kueue orders a queue's workloads by their local queue's consumed resources; kadmit "
         "orders them as if it were off (documented: manifests/schema/coverage.py)"),

@@ -8,6 +8,7 @@ from kadmit import workspace as ws
 from kadmit.diagnostics import Diagnostic, Diagnostics, Severity
 from kadmit.engine.solver.codes import UNDECIDED
 from kadmit.render.codes import KAD008
+from kadmit.scope import blocking
 from kadmit.source import SourceMap
 
 EXIT_OK = 0
@@ -63,11 +64,13 @@ def load_for_engine(paths: list[str], *, max_file_bytes: int | None = None,
                     workspace: ws.Workspace | None = None, cluster: ws.Text | None = None) -> Loaded:
     """Load and validate `paths` and a live `cluster` read (`api.read_cluster`), or take `workspace`, read
     already (an editor's); the engine runs only on a model without errors (exit 2 otherwise: its input
-    can't be read as a cluster state)."""
+    can't be read as a cluster state). An object Kueue's webhook refuses (KAD170), and any other error
+    inside only such objects, is no such error: Kueue refuses it alone and decides the rest, so the
+    engine does too (the object listed as skipped, the exit code as for other skipped objects)."""
     loaded = ws.load(list(paths), limits=file_limits(max_file_bytes), texts=[cluster] if cluster else []) \
         if workspace is None else workspace
     diagnostics = loaded.diagnostics.sorted()
-    has_errors = any(d.severity is Severity.ERROR for d in diagnostics)
+    has_errors = bool(blocking(loaded.model, diagnostics))
     code = EXIT_INPUT if (loaded.input_error or has_errors) else EXIT_OK
     return Loaded(loaded, diagnostics, code)
 

@@ -136,7 +136,9 @@ KAD170 = register(
     "Kueue's admission webhook for this job kind refuses to create the object, and says why (the "
     "message quotes Kueue's: the field, its value, the rule). For example a RayJob Kueue manages must "
     "delete its cluster when it finishes (`shutdownAfterJobFinishes: true`) and may not autoscale. "
-    "Kubernetes never creates the object, so it is no work; kadmit lists it as skipped. Kueue checks "
+    "Kubernetes never creates the object, so it is no work: kadmit lists it as skipped and, as Kueue "
+    "does, decides everything else (an error of kadmit's inside only refused objects holds up nothing "
+    "either); `admit` and `why` exit as for any skipped object, `check` reports it (exit 1). Kueue checks "
     "some rules only for the jobs it manages (a queue name, the namespace's `default` LocalQueue, or "
     "`manageJobsWithoutQueueName`) and none for an integration the Configuration leaves out.",
     kueue_rule="ValidateCreate of the job kind's webhook (pkg/controller/jobs/<kind>/*_webhook.go, Kueue v0.17)")

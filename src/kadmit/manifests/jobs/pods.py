@@ -4,10 +4,10 @@ a one-pod Workload, or a member of the group named by `kueue.x-k8s.io/pod-group-
 
 from __future__ import annotations
 
-from kadmit.manifests.codes import KAD157
 from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.jobs.common import DEFAULT_POD_SET, QUEUE_LABEL, Builder, annotation_node
-from kadmit.model import Job
+from kadmit.manifests.jobs.refusals import go_atoi, go_quote
+from kadmit.model import Job, Refusal
 
 FRAMEWORK = "pod"
 GATE = "kueue.x-k8s.io/admission"
@@ -33,12 +33,12 @@ def pod_job(f: Fields, o: Meta) -> Job | None:
     b.template(DEFAULT_POD_SET, 1, o.node, o.node, origin=f"pod `{o.name}`")
     total = None
     if group:
-        text = o.annotations.get(GROUP_TOTAL)
-        if text is None or not text.isdigit() or int(text) < 1:
-            raise f.fail(KAD157, f"pod `{o.name}` of group `{group}` needs annotation `{GROUP_TOTAL}` "
-                         "with the group's number of pods (1 or more)",
-                         annotation_node(f, o, GROUP_TOTAL) or o.node)
-        total = int(text)
+        refusal = _group_total_refusal(f, o)
+        if refusal is not None:  # Kueue's webhook refuses the pod: it is no member of its group
+            b.refusals.append(refusal)
+            group = None
+        else:
+            total = int(o.annotations[GROUP_TOTAL])
     status = f.map(o.node, "status")
     phase = f.str(status, "phase")
     if phase in ("Succeeded", "Failed"):
@@ -50,3 +50,22 @@ def pod_job(f: Fields, o: Meta) -> Job | None:
     return b.job(state=state).model_copy(update={
         "group": group, "group_total": total, "group_fast": o.annotations.get(FAST_ADMISSION) == "true",
         "role": o.annotations.get(ROLE_HASH) or None})
+
+
+def _group_total_refusal(f: Fields, o: Meta) -> Refusal | None:
+    """What the pod webhook (`validatePodGroupMetadata`, `groupTotalCount`) refuses of a group
+    member's `pod-group-total-count`: missing, not an integer, or less than 1."""
+    path = f"metadata.annotations[{GROUP_TOTAL}]"
+    text = o.annotations.get(GROUP_TOTAL)
+    span = f.span(annotation_node(f, o, GROUP_TOTAL) or f.field(f.map(o.metadata, "labels"), GROUP_NAME)
+                  or annotation_node(f, o, GROUP_NAME) or o.node)
+    if text is None:
+        message = (f"{path}: Required value: both the '{GROUP_TOTAL}' annotation and the '{GROUP_NAME}' label "
+                   "should be set")
+    else:
+        value, error = go_atoi(text)
+        if value is not None and value >= 1:
+            return None
+        message = f"{path}: Invalid value: {go_quote(text)}: " + (error or (
+            f"incorrect annotation value '{GROUP_TOTAL}={text}': group total count should be greater than zero"))
+    return Refusal(message=message, managed_only=False, span=span)
