@@ -8,9 +8,9 @@ from pydantic import ValidationError
 
 from kadmit.diagnostics import Diagnostics
 from kadmit.manifests import (admission, cluster, config, dra, gangs, jobs, kubenames, notread, policy, schema,
-                              workloads)
+                              served, workloads)
 from kadmit.manifests.jobs import pods
-from kadmit.manifests.codes import KAD020, KAD154, KAD157, KAD159, KAD160
+from kadmit.manifests.codes import KAD020, KAD154, KAD157, KAD159, KAD160, KAD171
 from kadmit.manifests.fields import Fields, Invalid, Meta, NotRead
 from kadmit.manifests.schema import coverage
 from kadmit.manifests.yamltree import DESCRIBE, MAP, NULL, STR, Val, parse_documents
@@ -42,10 +42,10 @@ class Kind:
 KINDS: dict[tuple[str, str], Kind] = {
     (KUEUE, "ResourceFlavor"): Kind(KUEUE_VERSIONS, "flavors", policy.resource_flavor),
     (KUEUE, "ClusterQueue"): Kind(KUEUE_VERSIONS, "cluster_queues", policy.cluster_queue),
-    (KUEUE, "Cohort"): Kind(("v1alpha1",) + KUEUE_VERSIONS, "cohorts", policy.cohort),
+    (KUEUE, "Cohort"): Kind(KUEUE_VERSIONS, "cohorts", policy.cohort),
     (KUEUE, "LocalQueue"): Kind(KUEUE_VERSIONS, "local_queues", policy.local_queue, namespaced=True),
     (KUEUE, "WorkloadPriorityClass"): Kind(KUEUE_VERSIONS, "priority_classes", policy.workload_priority_class),
-    (KUEUE, "Topology"): Kind(("v1alpha1",) + KUEUE_VERSIONS, "topologies", policy.topology),
+    (KUEUE, "Topology"): Kind(KUEUE_VERSIONS, "topologies", policy.topology),
     (KUEUE, "Workload"): Kind(KUEUE_VERSIONS, "workloads", workloads.workload, namespaced=True),
     ("scheduling.k8s.io", "PriorityClass"): Kind(("v1",), "priority_classes", policy.pod_priority_class),
     ("", "Namespace"): Kind(("v1",), "namespaces", cluster.namespace),
@@ -121,6 +121,14 @@ class _Reader:
         spec = KINDS.get((group, kind))
         if spec is None:
             self.skip(node, api_version, kind, "kadmit does not read this kind")
+            return
+        if (gone := served.unserved(group, version, kind)) is not None:
+            versions, source = gone
+            f.diags.emit(KAD171, f"`{kind}` is not served in `{api_version}`; served: {versions} ({source}); skipped",
+                         f.span(f.field(node, "apiVersion")) or f.span(node),
+                         help=f"the API server refuses the object; write it in {versions.split(', ')[-1]}")
+            self.record(node, api_version, kind, f"the API server does not serve `{kind}` in `{api_version}` "
+                        f"(served: {versions}, by {source})")
             return
         if version not in spec.versions:
             known = ", ".join(f"`{group + '/' if group else ''}{v}`" for v in spec.versions)

@@ -97,6 +97,17 @@ KAD165 = register(
     "The `kadmit.dev/duration` annotation (how long a workload runs once admitted, for "
     "`kadmit simulate`) is not a duration like `90`, `45m` or `1h30m`. It is ignored: the workload "
     "runs until the end of the simulation.")
+KAD171 = register(
+    "KAD171", "API version not served", "error",
+    "The object's `apiVersion` is one no cluster running Kueue v0.17 serves for its kind: a version "
+    "removed (`kueue.x-k8s.io/v1alpha1` Cohort and Topology, removed in Kueue v0.15; `apps/v1beta2` "
+    "Deployment) or never served (`kueue.x-k8s.io/v1alpha2`, `jobset.x-k8s.io/v1alpha1`). The API "
+    "server refuses to create it (\"no matches for kind\"), so it is never read as if it were current: "
+    "the message names the versions served (Kueue's CRDs, the job operators' CRDs Kueue v0.17 pins, "
+    "Kubernetes v1.35). The object is skipped; as the API server refuses it alone, the rest of the "
+    "input is decided.",
+    kueue_rule="the CRDs' `spec.versions[].served` (Kueue v0.17, the job operators its go.mod pins); "
+               "Kubernetes' served built-in versions")
 KAD180 = register(
     "KAD180", "unknown field", "error",
     "A field that the kind's API schema does not have, usually a misspelling (`lendingLimt`, "

@@ -16,7 +16,7 @@ from kadmit.model import (BorrowWithinCohort, ClusterQueue, Cohort, FairSharing,
 DEFAULT_PRIORITY_ANNOTATION = "kadmit.dev/default-priority-class"
 
 COHORT_FIELD = {"v1beta1": "cohort", "v1beta2": "cohortName"}
-PARENT_FIELD = {"v1alpha1": "parent", "v1beta1": "parentName", "v1beta2": "parentName"}
+PARENT_FIELD = {"v1beta1": "parentName", "v1beta2": "parentName"}
 
 
 def resource_flavor(f: Fields, o: Meta) -> ResourceFlavor:

@@ -48,12 +48,6 @@ CORE = {
     ("", "v1", "LimitRange"): "core:V1LimitRange",
     ("node.k8s.io", "v1", "RuntimeClass"): "core:V1RuntimeClass",
 }
-# Versions kadmit reads that Kueue's current CRDs no longer serve: the next version's fields, renamed.
-ALIASES = {("kueue.x-k8s.io", "v1alpha1", "Cohort"): (("kueue.x-k8s.io", "v1beta1", "Cohort"),
-                                                     {"parentName": "parent"}),
-           ("kueue.x-k8s.io", "v1alpha1", "Topology"): (("kueue.x-k8s.io", "v1beta1", "Topology"), {})}
-SOURCE_V1ALPHA1 = "kubernetes-sigs/kueue apis/kueue/v1alpha1 (removed in v0.15): as v1beta1, `parent` for `parentName`"
-
 _registered: dict[tuple[str, str, str], Tree] = {}
 _sources: dict[tuple[str, str, str], str] = {}
 
@@ -93,19 +87,8 @@ def schema_for(group: str, version: str, kind: str) -> Tree | None:
         return _registered[key]
     if key in CORE:
         return CORE[key]
-    if key in ALIASES:
-        return _aliased(key)
     found = _kueue().get(key)
     return found[0] if found else None
-
-
-@lru_cache(maxsize=None)
-def _aliased(key: tuple[str, str, str]) -> Tree:
-    target, renames = ALIASES[key]
-    tree = schema_for(*target)
-    spec = tree["o"]["spec"]["o"]
-    spec = {renames.get(k, k): v for k, v in spec.items()}
-    return {"o": {**tree["o"], "spec": {"o": spec}}}
 
 
 def source_of(group: str, version: str, kind: str) -> str | None:
@@ -114,15 +97,13 @@ def source_of(group: str, version: str, kind: str) -> str | None:
         return _sources[key]
     if key in CORE:
         return _core()["source"]
-    if key in ALIASES:
-        return SOURCE_V1ALPHA1
     found = _kueue().get(key)
     return found[1] if found else None
 
 
 def versions_of(group: str, kind: str) -> list[str]:
     """Every version of a kind with a schema, sorted."""
-    keys = set(_registered) | set(CORE) | set(ALIASES) | set(_kueue())
+    keys = set(_registered) | set(CORE) | set(_kueue())
     return sorted(v for g, v, k in keys if (g, k) == (group, kind))
 
 

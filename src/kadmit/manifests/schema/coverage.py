@@ -58,7 +58,6 @@ FIELDS: dict[str, dict[str, Entry]] = {
         "concurrentAdmissionPolicy": U("concurrent admission (flavor migration) is not modelled"),
     },
     "Cohort": {
-        "parent": M("cohort tree (v1alpha1)"),
         "parentName": M("cohort tree"),
         "resourceGroups": _QUOTA,
         "fairSharing": M("fair-sharing weight"),

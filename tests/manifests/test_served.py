@@ -1,0 +1,102 @@
+"""The API versions kadmit takes as served (`kadmit.manifests.served`, KAD171) are the CRDs' own: the
+`served` versions of Kueue v0.17's CRDs and of the job operators' CRDs its go.mod pins, read from the
+Go module cache (the Kueue oracle's build fills it); kadmit reads no version that is not served."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+from kadmit.manifests import KINDS
+from kadmit.manifests.served import SERVED, unserved
+
+CRDS = {
+    "sigs.k8s.io/kueue@v0.17.0": "config/components/crd/bases/kueue.x-k8s.io_*.yaml",
+    "sigs.k8s.io/jobset@v0.11.1": "config/components/crd/bases/*.yaml",
+    "sigs.k8s.io/lws@v0.8.0": "config/crd/bases/*.yaml",
+    "github.com/ray-project/kuberay/ray-operator@v1.6.0": "config/crd/bases/*.yaml",
+    "github.com/kubeflow/training-operator@v1.9.3": "manifests/base/crds/*.yaml",
+    "github.com/kubeflow/mpi-operator@v0.8.0": "manifests/base/kubeflow.org_mpijobs.yaml",
+    "github.com/project-codeflare/appwrapper@v1.2.0": "config/crd/bases/*.yaml",
+    "github.com/kubeflow/trainer/v2@v2.2.0": "manifests/base/crds/*.yaml",
+}
+
+
+def _module_cache() -> Path:
+    go = shutil.which("go")
+    found = Path(subprocess.run([go, "env", "GOMODCACHE"], capture_output=True, text=True).stdout.strip()) if go else None
+    if found is None or not (found / "sigs.k8s.io/kueue@v0.17.0").is_dir():
+        if os.environ.get("KADMIT_CI"):
+            pytest.fail("the Go module cache has no sigs.k8s.io/kueue@v0.17.0 (the oracle's build downloads it)")
+        pytest.skip("no Go module cache with Kueue v0.17.0 here")
+    return found
+
+
+def test_served_versions_are_the_crds():
+    cache = _module_cache()
+    crds: dict[tuple[str, str], tuple[str, ...]] = {}
+    for module, pattern in CRDS.items():
+        files = sorted((cache / module).glob(pattern))
+        assert files, f"{module}/{pattern}"
+        for path in files:
+            for doc in yaml.safe_load_all(path.read_text()):
+                if doc and doc.get("kind") == "CustomResourceDefinition":
+                    spec = doc["spec"]
+                    key = (spec["group"], spec["names"]["kind"])
+                    served = tuple(v["name"] for v in spec["versions"] if v.get("served"))
+                    if key == ("kubeflow.org", "MPIJob") and "mpi-operator" not in module:
+                        continue  # training-operator's v1 MPIJob: Kueue v0.17 reads mpi-operator's
+                    crds[key] = served
+    for key, (versions, _) in SERVED.items():
+        if key in crds:
+            assert sorted(versions) == sorted(crds[key]), key
+        else:
+            assert key[0] in ("", "batch", "apps", "scheduling.k8s.io", "node.k8s.io"), f"{key}: no CRD found"
+
+
+def test_kadmit_reads_only_served_versions():
+    for (group, kind), spec in KINDS.items():
+        for version in spec.versions:
+            assert unserved(group, version, kind) is None, (group, version, kind)
+    assert unserved("ray.io", "v1alpha1", "RayJob") is None  # KubeRay v1.6.0 still serves it
+    assert unserved("kueue.x-k8s.io", "v1alpha1", "Cohort") == (
+        "`kueue.x-k8s.io/v1beta1`, `kueue.x-k8s.io/v1beta2`", "Kueue v0.17's CRDs")
+    assert unserved("scheduling.k8s.io", "v1alpha2", "PodGroup") is None  # not known: KAD160's to report
+
+
+def test_an_unserved_object_is_refused_alone(tmp_path):
+    """The API server refuses the object, not the input: KAD171 at its apiVersion, the object
+    skipped with the served versions, the rest decided (`admit` exits as for any skipped object)."""
+    import json
+
+    from tests.jobs.helpers import SETUP, run, write
+
+    jobs = """\
+    apiVersion: batch/v1
+    kind: Job
+    metadata: {name: good, labels: {kueue.x-k8s.io/queue-name: user-queue}}
+    spec:
+      template:
+        spec:
+          restartPolicy: Never
+          containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]
+    ---
+    apiVersion: kueue.x-k8s.io/v1alpha1
+    kind: Cohort
+    metadata: {name: old}
+    """
+    paths = write(tmp_path, setup__yaml=SETUP, jobs__yaml=jobs)
+    r = run("admit", *paths, "--format", "json")
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.stdout)
+    assert [(d["workload"], d["admitted"]) for d in out["decisions"]] == [("default/good", True)]
+    (old,) = [s for s in out["skipped"] if s["name"] == "old"]
+    assert old["reason"] == ("the API server does not serve `Cohort` in `kueue.x-k8s.io/v1alpha1` (served: "
+                             "`kueue.x-k8s.io/v1beta1`, `kueue.x-k8s.io/v1beta2`, by Kueue v0.17's CRDs)")
+    assert "jobs.yaml:10:13" in r.stderr and "error[KAD171]" in r.stderr
+    assert run("check", *paths).exit_code == 1
