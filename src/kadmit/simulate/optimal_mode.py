@@ -14,7 +14,7 @@ from kadmit.model import Admission, PodSetAssignment
 
 
 def decide_optimal(sim, t: int, time_budget: float = 5.0) -> None:
-    pending = [k for classes in sim.pending.values() for lst in classes.values() for _, k in lst]
+    pending = [k for keys in sim.queues.pending.values() for k in keys]
     if not pending:
         return
     wls = []
@@ -43,4 +43,5 @@ def decide_optimal(sim, t: int, time_budget: float = 5.0) -> None:
             sim._admitted(wl, d.assignment, t)
         elif not d.admitted and d.key in sim.records:
             reasons = result.reasons.get(d.key, [])
+            sim.records[d.key].reasons = [(r.code, r.message) for r in reasons]
             sim.records[d.key].reason = "; ".join(f"{r.code}: {r.message}" for r in reasons) or None

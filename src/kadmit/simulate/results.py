@@ -45,11 +45,14 @@ def results(sim, series_points: int = 200) -> dict:
                           "placement": dict(sorted(p.placement.items()))} for p in r.pod_sets]
             if r.admitted_at is not None else [],
             "evictions": [{"at": sec(a), "admitted_at": sec(b)} for a, b in r.evictions],
+            "state": _state(sim, r),
         }
-        if r.admitted_at is None:
-            why = r.reason or ("its pods fit on no node" if r.kind == "pod" else "never decided")
+        if entry["state"] == "pending":
+            why = r.reason or (NO_NODE if r.kind == "pod" else NOT_DECIDED)
             entry["reason"] = why
-            never[why] = never.get(why, 0) + 1
+            entry["reasons"] = [{"code": c, "message": m} for c, m in r.reasons]
+            if r.admitted_at is None:
+                never[why] = never.get(why, 0) + 1
         workloads.append(entry)
         if r.kind == "kueue" and r.cluster_queue:
             by_queue.setdefault(r.cluster_queue, []).append(r)
@@ -63,6 +66,9 @@ def results(sim, series_points: int = 200) -> dict:
         "finished": len(finished), "makespan": sec(max(finished, default=None)), "end": sec(end),
         "evictions": sum(len(r.evictions) for r in sim.records.values()),
         "gpu_hours": round(gpu_ms / 1000 / 3600, 3),
+        "at_end": {state: sum(1 for w in workloads if w["state"] == state)
+                   for state in ("finished", "running", "admitted", "pending")},
+        "waiting": waiting(workloads),
     }
     if sim.undecided:  # decisions the solver's limits left unknown: the results may not be Kueue's (exit 3)
         summary["undecided"] = sorted(sim.undecided)
@@ -77,6 +83,42 @@ def results(sim, series_points: int = 200) -> dict:
                     "solver": sim.parts.stats().as_dict()}}
 
 
+NO_NODE = "its pods fit on no node"
+NOT_DECIDED = "not decided before the run ended"
+
+
+def waiting(workloads: list[dict]) -> list[dict]:
+    """The workloads pending at the end, grouped by their reasons' codes (in the order the reasons
+    give them; pods no queue manages and workloads never decided have none): per group the codes,
+    how many wait and how many of them were never admitted, the first one's reason in full, and the
+    names in order."""
+    groups: dict[tuple, dict] = {}
+    for w in workloads:
+        if w["state"] != "pending":
+            continue
+        codes = tuple(dict.fromkeys(r["code"] for r in w.get("reasons", [])))
+        g = groups.get(codes)
+        if g is None:
+            g = groups[codes] = {"codes": list(codes), "count": 0, "never_admitted": 0, "example": w["reason"],
+                                 "workloads": []}
+        g["count"] += 1
+        g["never_admitted"] += w["admitted_at"] is None
+        g["workloads"].append(w["workload"])
+    return sorted(groups.values(), key=lambda g: (-g["count"], g["codes"]))
+
+
+def _state(sim, r) -> str:
+    """Where a workload is when the run ends: `finished`, `running` (its pods bound), `admitted`
+    (holding quota, pods waiting for nodes) or `pending`."""
+    if r.finished_at is not None:
+        return "finished"
+    if r.kind == "pod":
+        return "running" if sim.batches.get(r.key) else "pending"
+    if r.key in sim.running:
+        return "running" if r.started_at is not None else "admitted"
+    return "pending"
+
+
 def _queue(sim, name: str, recs: list, end: int) -> dict:
     waits = [r.waiting_ms for r in recs if r.admitted_at is not None]
     tree = sim.tree
@@ -86,18 +128,24 @@ def _queue(sim, name: str, recs: list, end: int) -> dict:
             continue
         entry = tree.entry(f"cq:{name}", (fl, res))
         nominal = entry.nominal if entry.declared else 0
-        borrowed = Series_over(s, nominal, end)
+        borrowed = Series_over(s, nominal, end) / end if end else max(0, s.last - nominal)
         usage.append({"flavor": fl, "resource": res, "nominal": format_quantity(nominal, res),
-                      "mean": _q(s.integral(end) / end if end else 0, res), "max": format_quantity(s.maximum(), res),
-                      "mean_fraction_of_nominal": round(s.integral(end) / end / nominal, 4) if end and nominal else None,
-                      "borrowed_mean": _q(borrowed / end if end else 0, res),
+                      "mean": _q(_mean(s, end), res), "max": format_quantity(s.maximum(), res),
+                      "mean_fraction_of_nominal": round(_mean(s, end) / nominal, 4) if nominal else None,
+                      "borrowed_mean": _q(borrowed, res),
                       "lent_mean": _q(_lent(sim, name, fl, res, nominal, end), res)})
-    return {"name": name, "admitted": len(waits), "pending_at_end": sum(1 for r in recs if r.admitted_at is None),
+    return {"name": name, "admitted": len(waits), "pending_at_end": sum(1 for r in recs if _state(sim, r) == "pending"),
             "wait_p50": sec(percentile(waits, 0.5)), "wait_p90": sec(percentile(waits, 0.9)),
             "wait_max": sec(max(waits, default=None) if waits else None),
             "wait_mean": sec(round(sum(waits) / len(waits)) if waits else None),
             "preemptions": sum(1 for _, cq in sim.recorder.evictions if cq == name),
             "usage": usage}
+
+
+def _mean(s, end: int) -> float:
+    """A series' mean over the run; for a run that ends where it starts (everything at t=0), its
+    value at that instant."""
+    return s.integral(end) / end if end else s.last
 
 
 def Series_over(s, level: int, end: int) -> int:
@@ -111,8 +159,9 @@ def Series_over(s, level: int, end: int) -> int:
 
 def _lent(sim, cq: str, fl: str, res: str, nominal: int, end: int) -> float:
     """Mean of what others in the cohort borrowed out of this queue's unused nominal quota: the
-    others' borrowing, shared among the queues with unused quota in proportion to it."""
-    if not end or not nominal:
+    others' borrowing, shared among the queues with unused quota in proportion to it (a run that
+    ends where it starts: at that instant)."""
+    if not nominal:
         return 0.0
     cohort = sim.ix.cluster_queues[cq].cohort
     if not cohort:
@@ -124,6 +173,12 @@ def _lent(sim, cq: str, fl: str, res: str, nominal: int, end: int) -> float:
             for c in peers}
     changes = sorted((t, c, v) for c, s in series.items() if s for t, v in s.points)
     vals = {c: 0 for c in peers}
+    if not end:
+        vals.update({c: s.last for c, s in series.items() if s})
+        borrowed = sum(max(0, vals[p] - noms[p]) for p in peers if p != cq)
+        unused = {p: max(0, noms[p] - vals[p]) for p in peers}
+        pool = sum(unused.values())
+        return min(borrowed, pool) * unused[cq] / pool if borrowed and pool and unused[cq] else 0.0
     total = 0.0
     for i, (t, c, v) in enumerate(changes):
         vals[c] = v
@@ -152,11 +207,10 @@ def _flavors(sim, end: int) -> list[dict]:
     for (fl, res), s in sorted(sim.recorder.allocated.items()):
         whole = sim.recorder.whole_free.get(fl)
         out.append({"flavor": fl, "resource": res, "nominal": format_quantity(quota.get((fl, res), 0), res),
-                    "allocated_mean": _q(s.integral(end) / end if end else 0, res),
+                    "allocated_mean": _q(_mean(s, end), res),
                     "allocated_max": format_quantity(s.maximum(), res),
-                    "utilisation": round(s.integral(end) / end / quota[(fl, res)], 4)
-                    if end and quota.get((fl, res)) else None,
-                    "whole_free_nodes_mean": round(whole.integral(end) / end, 2) if whole and end else None,
+                    "utilisation": round(_mean(s, end) / quota[(fl, res)], 4) if quota.get((fl, res)) else None,
+                    "whole_free_nodes_mean": round(_mean(whole, end), 2) if whole else None,
                     "whole_free_nodes_min": min((v for _, v in whole.points), default=None) if whole else None})
     return out
 

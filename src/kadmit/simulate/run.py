@@ -8,11 +8,14 @@ queue manages). Decisions take no simulated time. An admitted workload runs from
 its pods are bound; an evicted one releases everything, queues again and later restarts from the
 beginning.
 
-Incremental decisions, as Kueue's queue manager: a workload that was tried and not admitted stays
-out of the decisions until quota or nodes are released in its cohort tree (Kueue's inadmissible
-list, requeued on a workload finishing); pending workloads of one queue with the same shape, sizes
-and priority are tried one at a time (if the oldest can't be admitted, neither can the others on
-the same state), the next one only once the one before it was admitted.
+Incremental decisions, as Kueue's queue manager: a workload that was tried and not admitted is
+parked (Kueue's inadmissible list) until quota or nodes are released in its cohort tree — a workload
+finishing between instants, or an eviction inside a decision, which `decide_ordered` retries it
+after (its `parked`). At each instant every part of the cluster where something happened is decided
+by one `decide_ordered` call over its workloads not parked, run to a fixed point as `admit` runs
+(StrictFIFO queues are never parked: Kueue keeps their heads in its heap). So a replay whose every
+workload is there at the start ends where `admit` ends. Why a workload still waits at the end is its
+last decision's reasons against the final state, as `admit` words them.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from kadmit.placement.inventory import add, node_state, pod_usage
 from kadmit.simulate.kube import ChangeLog, KubeScheduler
 from kadmit.simulate.metrics import Recorder
 from kadmit.simulate.parts import Parts
+from kadmit.simulate.queues import Queues
 from kadmit.simulate.state import Capacity, Options, PodBatch, PodEntry, PodSetRun, Record
 
 FINISH, NODES, ARRIVAL, CYCLE, WAKE = 0, 1, 2, 3, 4  # the order of events at one instant (WAKE: an autoscaler's timer)
@@ -46,6 +50,7 @@ class Simulator:
         self.kube_rows = {wl.key: wl for _, wl in arrivals if not wl.queue}
         self.model = model.model_copy(update={"workloads": model.workloads + tuple(queued)})
         self.session = Session(self.model, self.opt.limits, self.opt.tas_profile)
+        self.state = self.session.model  # what Kueue acts on (`kadmit.effective`: drained queues, counted requests)
         self.ix = self.session.index
         self.tree = self.session.compiler.tree
         self.pool = self.session.pool
@@ -60,8 +65,7 @@ class Simulator:
         self.events: list[tuple] = []
         self._seq = 0
         self.gen: dict[str, int] = {}  # a finish event counts only for the run it was made for
-        self.pending: dict[str, dict[tuple, list[tuple]]] = {}  # cq -> class -> [(created, key)]
-        self.class_of: dict[str, tuple] = {}
+        self.queues = Queues(self.ix, self.tree, self.parts)  # the pending workloads, as Kueue's queue manager
         self.shape_queues: dict[tuple, list[PodEntry]] = {}  # pods waiting for kube-scheduler, per shape
         self.waiting_entries: dict[str, int] = {}  # owner -> its entries waiting
         self._pods_added = False
@@ -93,7 +97,7 @@ class Simulator:
 
     def _initial(self, arrivals: list[tuple[int, Workload]]) -> None:
         seen = set()
-        for wl in sorted(self.model.workloads, key=lambda w: w.key):
+        for wl in sorted(self.state.workloads, key=lambda w: w.key):
             if wl.key in seen:
                 continue
             seen.add(wl.key)
@@ -156,7 +160,7 @@ class Simulator:
             for key in arrived:
                 self._arrive(key, t)
             if released and self.parts.tas_queues:  # node capacity freed: parked TAS workloads requeue
-                dirty.update(self.tree.root(f"cq:{cq}") for cq in self.pending if cq in self.parts.tas_queues)
+                dirty.update(self.tree.root(f"cq:{cq}") for cq in self.queues.pending if cq in self.parts.tas_queues)
             self._held_dirty |= dirty
             self._held_arrived += [k for k in arrived if k not in self.kube_rows]
             cycle = self.opt.cycle_ms
@@ -196,33 +200,14 @@ class Simulator:
         self._enqueue(wl, t)
 
     def _enqueue(self, wl: Workload, t: int) -> None:
-        cq = self.ix.cluster_queue_of(wl)
-        name = cq.name if cq else ""
-        cls = self.class_of.get(wl.key)
-        if cls is None:
-            cls = self.class_of[wl.key] = self._class(wl)
-        bisect.insort(self.pending.setdefault(name, {}).setdefault(cls, []), (wl.created, wl.key))
-        self.recorder.queue_depth(name, t, +1)
+        """It waits in its queue: the next decision in its part tries it."""
+        self.recorder.queue_depth(self.queues.add(wl.key), t, +1)
         self.records[wl.key].waiting_since = t
 
     def _dequeue(self, key: str, t: int) -> None:
-        wl = self.ix.workloads[key]
-        cq = self.ix.cluster_queue_of(wl)
-        name = cq.name if cq else ""
-        lst = self.pending[name][self.class_of[key]]
-        lst.remove((wl.created, key))
-        if not lst:
-            del self.pending[name][self.class_of[key]]
-        self.recorder.queue_depth(name, t, -1)
+        self.recorder.queue_depth(self.queues.remove(key), t, -1)
         rec = self.records[key]
         rec.waiting_ms += t - rec.waiting_since
-
-    def _class(self, wl: Workload) -> tuple:
-        """Workloads one queue can't tell apart on any state: same shape, sizes and priority."""
-        if self.model.rules:
-            return ("workload", wl.key)
-        sizes = tuple((ps.name, ps.count, ps.min_count, tuple(sorted(ps.requests.items()))) for ps in wl.pod_sets)
-        return (self.ix.priority(wl), wl.active, sizes, self.session._shape(wl))
 
     def _finish(self, what, t: int, dirty: set[str]) -> bool:
         """A run ends (its duration is up). True when node capacity was released."""
@@ -308,51 +293,37 @@ class Simulator:
                 decide_optimal(self, t)
                 self.decide_seconds += time.perf_counter() - t0
             return
-        wanted: set[tuple[str, tuple]] = set()
-        for cq, classes in self.pending.items():
-            if cq and self.tree.root(f"cq:{cq}") in dirty:
-                wanted.update((cq, c) for c in classes)
-        for key in arrived:
-            wl = self.ix.workloads[key]
-            cq = self.ix.cluster_queue_of(wl)
-            name = cq.name if cq else ""
-            if cq is not None and cq.queueing_strategy == "StrictFIFO":
-                wanted.update((name, c) for c in self.pending.get(name, {}))
-            elif self.pending.get(name, {}).get(self.class_of[key], [(None, None)])[0][1] == key:
-                wanted.add((name, self.class_of[key]))
-        tried: set[str] = set()
-        while wanted:
-            reps: dict[str, list[Workload]] = {}  # part -> its representatives
-            for cq, cls in sorted(wanted, key=repr):
-                lst = self.pending.get(cq, {}).get(cls)
-                if lst and lst[0][1] not in tried:
-                    reps.setdefault(self.parts.part(cq), []).append(self.parts.session(cq).index.workloads[lst[0][1]])
-            wanted = set()
-            if not reps:
-                break
-            self.rounds += 1
-            t0 = time.perf_counter()
-            decisions = sorted((d for part in sorted(reps)
-                                for d in decide_ordered(self.parts.sessions.get(part, self.session), reps[part])),
-                               key=lambda d: d.key)
-            self.decide_seconds += time.perf_counter() - t0
-            self._stamp_admissions(decisions)
-            victims = {v.key for d in decisions for v in d.preempted} | {d.key for d in decisions if d.preempted_by}
-            for key in sorted(victims):  # evicted (and perhaps admitted again): its holder is not the one it had
-                if key in self.running and (self.parts.session(self.records[key].cluster_queue).holders.get(key)
-                                            is not self.running[key]):
-                    self._evicted(key, t)  # decide_ordered already retried what its release let in
-            for d in decisions:
-                tried.add(d.key)
-                if d.admitted and d.assignment is not None:
-                    self._admitted(d.workload, d.assignment, t)
-                    tried.discard(d.key)
-                    cls = self.class_of[d.key]
-                    wanted.add((d.assignment.cluster_queue, cls))
-                elif d.key in self.records and self.records[d.key].kind == "kueue":
-                    self.records[d.key].reason = _reason(d)
-                    if d.unknown:
-                        self.undecided.add(d.key)
+        asked = self.queues.to_decide(dirty)
+        if not asked:
+            return
+        self.rounds += 1
+        t0 = time.perf_counter()
+        decisions = sorted((d for part, (queued, parked) in sorted(asked.items()) if queued
+                            for d in decide_ordered(self.parts.sessions.get(part, self.session), queued,
+                                                    parked=parked)),
+                           key=lambda d: d.key)
+        self.decide_seconds += time.perf_counter() - t0
+        self._stamp_admissions(decisions)
+        victims = {v.key for d in decisions for v in d.preempted} | {d.key for d in decisions if d.preempted_by}
+        for key in sorted(victims):  # evicted (and perhaps admitted again): its holder is not the one it had
+            if key not in self.running:  # admitted and evicted by this decision, all at this instant
+                rec = self.records[key]
+                rec.admitted_at = t
+                rec.evictions.append((t, t))
+                self.recorder.evicted(next((v.cluster_queue for d in decisions for v in d.preempted if v.key == key),
+                                           rec.cluster_queue or ""), t)
+            elif (self.parts.session(self.records[key].cluster_queue).holders.get(key)
+                  is not self.running[key]):
+                self._evicted(key, t)  # decide_ordered already retried what its release let in
+        for d in decisions:
+            if d.unknown:  # admitted or not, on a guess about a check the solver left undecided
+                self.undecided.add(d.key)
+            if d.admitted and d.assignment is not None:
+                self._admitted(d.workload, d.assignment, t)
+                continue
+            rec = self.records.get(d.key)
+            if rec is not None and rec.kind == "kueue":
+                self.queues.tried(d)
 
     def _stamp_admissions(self, decisions) -> None:
         """Preemption takes the most recently admitted candidates first (Kueue's candidate order);
@@ -373,6 +344,7 @@ class Simulator:
         self.running[key] = self.parts.session(a.cluster_queue).holders.get(key)
         rec.admitted_at = t
         rec.reason = None
+        rec.reasons = []
         rec.cluster_queue = a.cluster_queue
         placed = a.placement.nodes() if a.placement is not None else {}
         rec.pod_sets = [PodSetRun(ps.name, a.counts.get(ps.name, 0),
@@ -495,33 +467,18 @@ class Simulator:
                 self._push(t + rec.duration, FINISH, (e.owner, t))
 
     def _explain_pending(self) -> None:
-        """Why each workload still pending at the end waits, in the engine's words: one decision
-        per class (the others of a class wait for the same reason, or behind it)."""
-        reps = {}
-        by_part: dict[str, list[str]] = {}
-        for cq, classes in sorted(self.pending.items()):
-            for cls, lst in classes.items():
-                if lst:
-                    reps[lst[0][1]] = [k for _, k in lst[1:]]
-                    by_part.setdefault(self.parts.part(cq), []).append(lst[0][1])
-        for part, keys in sorted(by_part.items()):
-            session = self.parts.sessions.get(part, self.session)
-            self._explain_part(session, [session.index.workloads[k] for k in sorted(keys)], reps)
-
-    def _explain_part(self, session: Session, reps_wl: list[Workload], reps: dict[str, list[str]]) -> None:
+        """Why each workload still pending at the end waits: its last decision's reasons against the
+        final state of its part, in the engine's words (as `admit` gives them)."""
         from kadmit.engine.decide import decision_reasons
-        for d in decide_ordered(session, reps_wl):
-            if d.key not in reps:
-                continue
-            if d.unknown:
-                self.undecided.add(d.key)
-            if d.admitted:
-                text = "admissible when the run ended (nothing happened after its last chance)"
-            else:
-                text = "; ".join(f"{r.code}: {r.message}" for r in decision_reasons(session, d))
-            self.records[d.key].reason = text
-            for other in reps[d.key]:
-                self.records[other].reason = text
+        for cq, keys in sorted(self.queues.pending.items()):
+            session = self.parts.session(cq)
+            for key in keys:
+                d = self.queues.last.get(key)
+                if d is None:  # arrived, and no decision came before the run ended (cycle latency)
+                    continue
+                rec = self.records[key]
+                rec.reasons = [(r.code, r.message) for r in decision_reasons(session, d)]
+                rec.reason = "; ".join(f"{code}: {message}" for code, message in rec.reasons)
 
     def _close(self, end: int) -> None:
         if self.opt.mode == "ordered":
@@ -552,14 +509,3 @@ def _requests(wl: Workload, counts: dict[str, int]) -> dict[str, int]:
             out[r] = out.get(r, 0) + q * counts.get(ps.name, 0)
     return out
 
-
-def _reason(d) -> str:
-    if d.unknown:
-        return "the solver could not decide within its limits"
-    if d.waiting_behind:
-        return f"waiting behind {d.waiting_behind} (StrictFIFO)"
-    if d.cluster_queue is None:
-        return "no cluster queue: its local queue is not defined in its namespace"
-    if d.preempted_by:
-        return f"preempted by {d.preempted_by}"
-    return f"did not fit in ClusterQueue {d.cluster_queue}"

@@ -38,6 +38,7 @@ class Record:
     evictions: list[tuple[int, int]] = field(default_factory=list)  # (at, admitted_at)
     waiting_ms: int = 0  # time spent pending, over every wait
     reason: str | None = None  # never admitted: why, in the engine's words
+    reasons: list[tuple[str, str]] = field(default_factory=list)  # the same as (code, message)
     run_ms: int = 0  # time its pods ran, over every run (evicted runs too)
     requests: dict[str, int] = field(default_factory=dict)  # per run, total over its pods
     waiting_since: int = 0

@@ -29,7 +29,7 @@ the input shows as evicted release their quota before the first; nothing else fi
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from kadmit.engine.preemption.candidates import Victim
@@ -64,10 +64,16 @@ def queue_order_key(session: Session, wl: Workload) -> tuple:
 
 
 def decide_ordered(session: Session, workloads: list[Workload] | None = None,
-                   loops: list[PreemptionLoop] | None = None) -> list[Decision]:
+                   loops: list[PreemptionLoop] | None = None,
+                   parked: Mapping[str, Iterable[Workload]] | None = None) -> list[Decision]:
     """Decide every pending workload (or the given ones) in Kueue's order; commits admissions
     into the session. Decisions come back sorted by workload key. A preemption loop (or a run that
-    does not settle) is appended to `loops` and its workloads' decisions are marked unknown."""
+    does not settle) is appended to `loops` and its workloads' decisions are marked unknown.
+
+    `parked`: per cohort tree (its root), pending workloads that start in Kueue's inadmissible list
+    (tried before, nothing released since: `simulate` between instants). They are read only when an
+    eviction in the run releases quota in their tree, and then retried in their queue's order; only
+    those retried get a decision."""
     ix = session.index
     if workloads is None:
         workloads = [w for w in session.model.workloads if w.admission is None and not w.finished]
@@ -112,7 +118,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
     # workloads the input shows as already evicted release their quota before the first cycle
     evicting: list[tuple[Victim, str | None]] = [
         (Victim(h.workload, h.cluster_queue, "", ix.priority(ix.workloads[h.workload])), None)
-        for h in list(session.holders.values()) if ix.workloads[h.workload].evicted]
+        for h in list(session.holders.values()) if ix.workloads[h.workload].evicted and not h.new]
 
     orders: dict[int, tuple] = {}  # id(workload) -> (it, its queue_order_key): priorities read once
 
@@ -132,6 +138,20 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                 if w.key == first:
                     queue.insert(0, queue.pop(i))
                     break
+
+    unparked: set[str] = set()  # cohort roots whose parked workloads were read
+
+    def unpark(roots: set[str]) -> None:
+        """The parked workloads of trees where quota was just released join what is set aside."""
+        for root in sorted(roots - unparked):
+            unparked.add(root)
+            for wl in parked.get(root, ()):
+                if wl.key not in seen:
+                    seen.add(wl.key)
+                    cq = ix.cluster_queue_of(wl)
+                    if cq is not None and wl.active and not session.compiler.inactive(cq):
+                        set_aside.setdefault(cq.name, []).append(wl)
+                        waits(wl, cq.name, "aside")
 
     for name in queues:
         resort(name)
@@ -158,6 +178,8 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                     back_in.add(cq.name)
                 elif victim.key not in decisions:  # released, and its queue takes nothing now
                     decisions[victim.key] = Decision(wl, False, cq.name if cq else None, cycle=cycle)
+            if parked:
+                unpark(roots)
             for name in sorted(set_aside):
                 if f"cq:{name}" in tree.nodes and tree.root(f"cq:{name}") in roots and set_aside[name]:
                     back = set_aside.pop(name)

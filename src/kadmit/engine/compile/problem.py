@@ -93,6 +93,7 @@ class Compiler:
         self.index = index or ModelIndex(model)
         self.tree = QuotaTree(self.index)
         self.scale = self._scales()
+        self._inactive: dict[str, bool] = {}  # cluster queue -> inactive (the model never changes)
 
     def _scales(self) -> dict[str, int]:
         """Per resource, the gcd of every amount of it in the model, so solver integers stay small."""
@@ -131,8 +132,13 @@ class Compiler:
 
     def inactive(self, cq: ClusterQueue) -> bool:
         """Kueue keeps a queue inactive when stopped, when a flavor is missing, or in a cohort cycle."""
-        return (cq.stop_policy != "None" or bool(self.missing_flavors(cq))
-                or bool(cq.cohort and cq.cohort in self.tree.cycles))
+        got = self._inactive.get(cq.name)
+        if got is None or self.index.cluster_queues.get(cq.name) is not cq:
+            got = (cq.stop_policy != "None" or bool(self.missing_flavors(cq))
+                   or bool(cq.cohort and cq.cohort in self.tree.cycles))
+            if self.index.cluster_queues.get(cq.name) is cq:
+                self._inactive[cq.name] = got
+        return got
 
     def namespace_ok(self, cq: ClusterQueue, namespace: str) -> bool:
         sel = cq.namespace_selector
