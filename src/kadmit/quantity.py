@@ -92,6 +92,27 @@ def format_quantity(milli: int, resource: str = "") -> str:
     return str(units)
 
 
+def readable_quantity(milli: float, resource: str = "") -> str:
+    """An amount of `resource` for people, rounded: memory in its largest binary unit with one
+    decimal (`43.9Ti`, `192Gi`), CPU in cores (`0.5`, `3.2`, `96`), anything else — GPUs, pods —
+    as a whole number (a mean of 703.6 GPUs reads `704`).
+
+    >>> readable_quantity(48 * 2**40 * 1000 // 10, "memory"), readable_quantity(3222, "cpu"), readable_quantity(703600, "nvidia.com/gpu")
+    ('4.8Ti', '3.2', '704')
+    """
+    units = milli / MILLI
+    if is_memory_like(resource):
+        for suffix, size in sorted(_BINARY.items(), key=lambda kv: -kv[1]):
+            if abs(units) >= size:
+                return f"{units / size:.1f}".removesuffix(".0") + suffix
+        return str(round(units))
+    if resource == "cpu":
+        if abs(units) >= 10:
+            return str(round(units))
+        return f"{units:.1f}".removesuffix(".0") if abs(units) >= 0.95 or units == 0 else f"{round(milli)}m"
+    return str(round(units))
+
+
 def format_count(milli: int) -> str:
     """A plain number of whole units where exact, else milli-units."""
     return str(milli // MILLI) if milli % MILLI == 0 else f"{milli}m"

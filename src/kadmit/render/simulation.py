@@ -64,49 +64,109 @@ def _table(title: str, columns: list[str], rows: list[list], color: bool) -> str
     return buf.getvalue()
 
 
-def _s(v) -> str | None:
+def duration_text(v) -> str | None:
+    """Seconds for people: `0s`, `850ms`, `2m30s`, `3h12m` (to the second past a minute, to the
+    minute past an hour)."""
     if v is None:
         return None
     from kadmit.durations import format_seconds
-    return format_seconds(int(round(v * 1000)))
+    ms = int(round(v * 1000))
+    if ms == 0:
+        return "0s"
+    if ms >= 3_600_000:
+        ms = round(ms / 60_000) * 60_000
+    elif ms >= 60_000:
+        ms = round(ms / 1000) * 1000
+    return format_seconds(ms)
+
+
+def amount(text: str | None, resource: str) -> str | None:
+    """A quantity of the results (exact, or a mean in milli-units) as people read it."""
+    if text is None:
+        return None
+    from kadmit.quantity import parse_quantity, readable_quantity
+    return readable_quantity(parse_quantity(text), resource)
+
+
+def headline(s: dict) -> str:
+    """The summary in one sentence: where the workloads are at the end, then the run's totals."""
+    at = s.get("at_end", {})
+    held = at.get("running", 0) + at.get("admitted", 0)
+    where = (f"at the end {held} hold quota ({at.get('running', 0)} running"
+             + (f", {at['admitted']} waiting for nodes" if at.get("admitted") else "")
+             + f"), {at.get('finished', 0)} finished, {at.get('pending', 0)} pending") if at else ""
+    return (f"{s['workloads']} workload(s) from {s['start']} ({s['mode']} mode): {where}; "
+            f"{s['admitted']} admitted at some point, {s['never_admitted']} never, {s['evictions']} eviction(s), "
+            f"makespan {duration_text(s['makespan']) or '- (nothing finished)'}, {s['gpu_hours']} GPU-hours run")
+
+
+def waiting_groups(s: dict) -> list[dict]:
+    """Pending at the end, grouped by their reasons' codes (results' `waiting`; older results:
+    the never-admitted reasons)."""
+    if "waiting" in s:
+        return s["waiting"]
+    return [{"codes": [], "count": n, "never_admitted": n, "example": why, "workloads": []}
+            for why, n in sorted(s["never_admitted_reasons"].items(), key=lambda kv: (-kv[1], kv[0]))]
+
+
+def brief(reason: str) -> str:
+    """A reason of several parts (`CODE: message; CODE: message`) cut to the first part of each code."""
+    seen: dict[str, str] = {}
+    for part in reason.split("; "):
+        code = part.split(":", 1)[0] if part[:3] == "KAD" else part
+        seen.setdefault(code, part)
+    return "; ".join(seen.values())
+
+
+def codes_label(codes: list[str]) -> str:
+    return " + ".join(codes) if codes else "no code"
+
+
+NAMES_SHOWN = 12  # names per group in the human format (every name is in the JSON and the HTML)
 
 
 def simulate_human(result: dict, compare: dict | None = None, color: bool = False) -> str:
     s = result["summary"]
-    out = [f"simulated {s['workloads']} workload(s) from {s['start']} ({s['mode']} mode): "
-           f"{s['admitted']} admitted, {s['never_admitted']} never admitted, {s['evictions']} eviction(s), "
-           f"makespan {_s(s['makespan']) or '- (nothing finished)'}, {s['gpu_hours']} GPU-hours run\n"]
+    out = [f"simulated {headline(s)}\n"]
     if compare is None:
-        rows = [[q["name"], q["admitted"], q["pending_at_end"], _s(q["wait_p50"]), _s(q["wait_p90"]),
-                 _s(q["wait_max"]), q["preemptions"]] for q in result["queues"]]
+        rows = [[q["name"], q["admitted"], q["pending_at_end"], duration_text(q["wait_p50"]), duration_text(q["wait_p90"]),
+                 duration_text(q["wait_max"]), q["preemptions"]] for q in result["queues"]]
         out.append(_table("cluster queues", ["queue", "admitted", "pending", "wait p50", "wait p90", "wait max",
                                              "preempted"], rows, color))
-        frows = [[f"{f['flavor']} {f['resource']}", f["nominal"], f["allocated_mean"], f["allocated_max"],
+        frows = [[f"{f['flavor']} {f['resource']}", amount(f["nominal"], f["resource"]),
+                  amount(f["allocated_mean"], f["resource"]), amount(f["allocated_max"], f["resource"]),
                   None if f["utilisation"] is None else f"{f['utilisation'] * 100:.1f}%",
                   f["whole_free_nodes_mean"]] for f in result["flavors"]]
         out.append(_table("flavors", ["flavor resource", "quota", "mean", "max", "utilisation",
                                       "whole free nodes"], frows, color))
-        if s["never_admitted_reasons"]:
-            out.append("never admitted:\n" + "".join(f"  {n} x {why}\n" for why, n in
-                                                     sorted(s["never_admitted_reasons"].items(),
-                                                            key=lambda kv: (-kv[1], kv[0]))))
+        groups = waiting_groups(s)
+        if groups:
+            out.append("pending at the end, by reason:\n")
+            for g in groups:
+                never = "" if g["never_admitted"] == g["count"] else f", {g['never_admitted']} never admitted"
+                names = g["workloads"][:NAMES_SHOWN]
+                more = len(g["workloads"]) - len(names)
+                out.append(f"  {g['count']} x {codes_label(g['codes'])}{never}"
+                           + (f": {', '.join(names)}" if names else "") + (f" and {more} more" if more else "") + "\n"
+                           + f"      e.g. {brief(g['example'])}\n")
     else:
         d = differences(result, compare)
-        rows = [[q["name"], *[f"{x} -> {y}" for x, y in [q["admitted"], map(_s, q["wait_p50"]),
-                                                       map(_s, q["wait_p90"]), q["preemptions"]]]]
+        rows = [[q["name"], *[f"{x} -> {y}" for x, y in [q["admitted"], map(duration_text, q["wait_p50"]),
+                                                       map(duration_text, q["wait_p90"]), q["preemptions"]]]]
                 for q in d["queues"]]
         out.append(_table("cluster queues: baseline -> compare", ["queue", "admitted", "wait p50", "wait p90",
                                                                   "preempted"], rows, color))
         out.append(_table("summary: baseline -> compare", ["", "value"],
-                          [[k, f"{v[0]} -> {v[1]}"] for k, v in d["summary"].items()], color))
+                          [[k, f"{duration_text(v[0]) if k == 'makespan' else v[0]} -> "
+                               f"{duration_text(v[1]) if k == 'makespan' else v[1]}"] for k, v in d["summary"].items()], color))
         if d["worse"]:
             out.append(f"{len(d['worse'])} workload(s) wait longer under the second policy; the most:\n" +
-                       "".join(f"  {w['workload']}: {_s(w['wait'][0])} -> {_s(w['wait'][1]) or 'never admitted'}\n"
+                       "".join(f"  {w['workload']}: {duration_text(w['wait'][0])} -> {duration_text(w['wait'][1]) or 'never admitted'}\n"
                                for w in d["worse"][:10]))
     for c in result.get("capacity", []):
-        out.append(f"at {_s(c['at'])}: {len(c['nodes'])} node(s) {c['source']}\n")
+        out.append(f"at {duration_text(c['at'])}: {len(c['nodes'])} node(s) {c['source']}\n")
     for c in result.get("consolidated", []):
-        out.append(f"at {_s(c['at'])}: {len(c['nodes'])} empty node(s) removed by {c['source']}\n")
+        out.append(f"at {duration_text(c['at'])}: {len(c['nodes'])} empty node(s) removed by {c['source']}\n")
     return "".join(out)
 
 
@@ -138,7 +198,7 @@ def sweep_human(result: dict) -> str:
             rows.append([r["variant"], "error: " + r["error"], None, None, None, None, None])
             continue
         util = ", ".join(f"{k} {v * 100:.0f}%" for k, v in sorted(r["utilisation"].items()) if v is not None)
-        rows.append([r["variant"], r["admitted"], r["never_admitted"], r["evictions"], _s(r["makespan"]),
-                     _s(r["worst_queue_wait_p90"]), util])
+        rows.append([r["variant"], r["admitted"], r["never_admitted"], r["evictions"], duration_text(r["makespan"]),
+                     duration_text(r["worst_queue_wait_p90"]), util])
     return _table("sweep", ["variant", "admitted", "never", "evictions", "makespan", "worst p90 wait",
                             "utilisation"], rows, False)

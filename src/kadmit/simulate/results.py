@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from kadmit.quantity import format_quantity
+from kadmit.quantity import format_quantity, is_memory_like
 
 GPU_RESOURCES = ("nvidia.com/gpu", "amd.com/gpu")
 
@@ -194,6 +194,10 @@ def _lent(sim, cq: str, fl: str, res: str, nominal: int, end: int) -> float:
 
 
 def _q(v: float, res: str) -> str:
+    """A mean as a quantity: memory-like resources to the whole byte (never milli-bytes), others
+    to the milli-unit."""
+    if is_memory_like(res):
+        return format_quantity(round(v / 1000) * 1000, res)
     return format_quantity(int(round(v)), res)
 
 
