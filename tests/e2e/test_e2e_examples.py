@@ -89,6 +89,17 @@ def test_why_blames_located_lines(path):
     assert any("maximum capacity" in x["message"] for x in out["reasons"])
 
 
+def test_scenario_shows_why_as_it_is_said(monkeypatch):
+    """examples/SCENARIO.md's sample of `why` is the command's output, word for word, in a few lines."""
+    text = (ROOT / "examples" / "SCENARIO.md").read_text()
+    sample = text.split("## What `why` says", 1)[1].split("```\n", 2)[1]
+    monkeypatch.chdir(ROOT)
+    r = run("why", "team-vision/llm-pretrain", "examples/ml-platform/")
+    assert r.exit_code == 1
+    assert r.output == sample
+    assert len(sample.splitlines()) <= 30
+
+
 def test_why_admitted_exits_zero():
     r = run("why", "team-nlp/llama-eval", KAD)
     assert r.exit_code == 0, r.output
