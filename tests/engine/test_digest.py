@@ -80,3 +80,65 @@ def test_admit_notes_fit_the_width_they_are_given():
         table = admit_human(result, width=width).split("\n\n")[0].splitlines()
         assert all(len(line) <= width for line in table), width
     assert "kadmit why team-vision/llm-pretrain" in admit_human(result)  # no width: every word
+
+
+def test_sets_that_differ_only_by_which_admitted_workloads_hold_the_quota_are_one_line():
+    """Kueue's perf shape: each minimal set names some of the many workloads holding the cohort's cpu;
+    they are one set, the holders one line with how many, how much and the largest named."""
+    from states import kueue_perf_state
+
+    r = why(kueue_perf_state(3, 1, 120), "ns-0000/medium-000000")
+    assert not r.admitted and len(r.blame_groups) > 1
+    sets = r.blame_sets
+    assert len(sets) == 1 and sets[0].sets == len(r.blame_groups) and sets[0].holders_vary
+    held = [line for line in sets[0].lines if "admitted workloads" in line.text]
+    assert len(held) == 1 and len(sets[0].lines) == 4  # three queues' quotas and the holders
+    counts = sorted({sum(1 for o in g if o.kind == "usage") for g in r.blame_groups})
+    union = {o.id for g in r.blame_groups for o in g if o.kind == "usage"}
+    lo, hi = counts[0], counts[-1]
+    assert held[0].text.startswith(f"{lo} admitted" if lo == hi else f"{lo}–{hi} admitted")
+    assert f"(of {len(union)} the sets name)" in held[0].text and sorted(held[0].ids) == sorted(union)
+    assert held[0].text.endswith(f"and {len(union) - 3} more")
+
+
+STRICT = """\
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ResourceFlavor
+metadata: {name: f}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ClusterQueue
+metadata: {name: cq}
+spec:
+  namespaceSelector: {}
+  queueingStrategy: StrictFIFO
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors: [{name: f, resources: [{name: cpu, nominalQuota: 4}]}]
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: LocalQueue
+metadata: {name: q, namespace: default}
+spec: {clusterQueue: cq}
+"""
+WL = """\
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: Workload
+metadata: {{name: {name}, namespace: default, creationTimestamp: "2026-01-01T00:0{at}:00Z"}}
+spec:
+  queueName: q
+  podSets: [{{name: main, count: {n}, template: {{spec: {{containers: [{{name: c, image: x, resources: {{requests: {{cpu: "1"}}}}}}]}}}}}}]
+"""
+
+
+def test_behind_a_strict_fifo_head_the_first_line_gives_the_heads_numbers(tmp_path):
+    (tmp_path / "s.yaml").write_text(STRICT + WL.format(name="head", at=0, n=8) + WL.format(name="small", at=1, n=1))
+    out = CliRunner().invoke(cli, ["why", "default/small", str(tmp_path), "--fixes", "0"])
+    assert out.exit_code == 1
+    first = out.output.splitlines()[2]
+    assert first == ("   = waits behind `default/head`, which can't be admitted and holds back every workload behind "
+                     "it in StrictFIFO ClusterQueue cq: it needs 8 cpu at once (8 pods × 1); cq can reach at most 4 "
+                     "in f (its own quota)")
+    d = api.why("default/small", [str(tmp_path)]).result.standing.as_dict()
+    assert d["waiting_behind"] == "default/head" and d["head"]["needs"] == {"cpu": "8"}

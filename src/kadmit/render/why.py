@@ -188,8 +188,10 @@ def _blame_title(result: WhyResult, first: bool, group: list | None = None, merg
     where = {"gang": "keeps the gang off the nodes", "placement": "keeps the pod set off the nodes"}.get(
         result.blame_kind, "forbids it")
     if merged is not None and merged.sets > 1:
+        differ = ([f"by resource ({', '.join(merged.resources)})"] if merged.resources else []) + \
+            (["by which admitted workloads hold the quota"] if merged.holders_vary else [])
         return (f"{'blame' if first else 'another reason on its own'}: {merged.sets} minimal sets that differ only "
-                f"by resource ({', '.join(merged.resources)}), as one; each line matters:")
+                f"{' and '.join(differ) or 'in how they are found'}, as one; each line matters:")
     if first:
         return f"blame (a minimal set that {where}; each one matters):" if result.blame_kind in ("gang", "placement") \
             else "blame (a minimal set of statements that together forbid it; each one matters):"
@@ -302,12 +304,23 @@ def standing_lines(result: WhyResult) -> list[str]:
     """A few sentences with the numbers: what the workload needs and the most it can reach and through
     whom (or, for a gang the nodes can't hold, the room the best domain has); its place in line; and,
     when it would fit an empty cluster, who held what it needed and whether its queue may preempt them."""
-    st = result.standing
+    return _standing(result.standing, result.placement, result.met)
+
+
+def _standing(st, p, met: bool) -> list[str]:
     if st is None:
         return []
     out = []
     r = st.resource
-    p = result.placement
+    if st.behind is not None:  # the head's numbers first: it is what keeps this one out
+        line = (f"waits behind `{st.behind}`, which can't be admitted and holds back every workload behind it "
+                f"in StrictFIFO ClusterQueue {st.cluster_queue}")
+        head = [x for x in _standing(st.head, None, st.head_met) if not x[:1].isdigit()] \
+            if st.head is not None and st.head.quota else []
+        if head and head[0].startswith("needs "):
+            line += f": it {head.pop(0)}"
+        out.append(line)
+        out.extend(f"the head: {x}" for x in head)
     if p is not None:
         out.append(f"needs {p.count} pod{'' if p.count == 1 else 's'} of {p.pod_set} placed at once ({p.request} "
                    f"in flavor {p.flavor}); {p.topology_view.split(': ', 1)[-1]}")
@@ -337,7 +350,7 @@ def standing_lines(result: WhyResult) -> list[str]:
         out.append(line)
     h = st.held
     if h is not None and st.quota and p is None:
-        when = "when Kueue last tried it" if result.met else "at the end of the run"
+        when = "when Kueue last tried it" if met else "at the end of the run"
         reach = next((x for x in st.reach if x.flavor == h.flavor), None)
         most = f" of the {_q(reach.most, h.resource)}" if reach is not None else ""
         holders = ", ".join(f"{n} at priority {pr}" for pr, n, _ in h.by_priority[:3]) + (

@@ -137,10 +137,11 @@ def _rule_text(o: Origin) -> str:
 
 
 def _explain_strict_fifo(session: Session, decisions: dict[str, Decision], d: Decision, result: WhyResult,
-                         depth: int) -> None:
+                         depth: int) -> WhyResult | None:
     """A workload behind a StrictFIFO head that can't be admitted: each of the head's own cores (found
     the same way, recursively) with the queue's strategy and the head's place ahead of it, and then
-    the workload's own cores — what would still keep it out once the head is gone."""
+    the workload's own cores — what would still keep it out once the head is gone. Returns the head's
+    own explanation (None past the depth kadmit follows heads to)."""
     head = session.index.workloads[d.waiting_behind or ""]
     cq = session.index.cluster_queues[d.cluster_queue or ""]
     chain = [
@@ -152,6 +153,7 @@ def _explain_strict_fifo(session: Session, decisions: dict[str, Decision], d: De
                head.span),
     ]
     head_groups: list[list[Origin]] = []
+    inner = None
     if depth < 4:
         inner = explain_decision(session, decisions, head.key, depth + 1)
         if inner.unknown:
@@ -170,6 +172,7 @@ def _explain_strict_fifo(session: Session, decisions: dict[str, Decision], d: De
     result.blame_groups = groups
     result.blame = union(groups)
     result.blame_kind = "queue"
+    return inner
 
 
 
@@ -222,8 +225,12 @@ def explain_decision(session: Session, decisions: dict[str, Decision], key: str,
         result.solver = session.stats.as_dict()
         return result
     if d.waiting_behind:
-        _explain_strict_fifo(session, decisions, d, result, depth)
+        inner = _explain_strict_fifo(session, decisions, d, result, depth)
         result.standing = standing(session, decisions, target)
+        if result.standing is not None:
+            result.standing.behind = d.waiting_behind
+            result.standing.head = inner.standing if inner is not None else None
+            result.standing.head_met = inner is not None and inner.met
         result.solver = session.stats.as_dict()
         return result
     with as_met(session, d.cycle) as met:  # as its nomination saw the cluster, the last time it was tried

@@ -84,6 +84,9 @@ class Standing:
     ahead_keys: frozenset[str] = field(default=frozenset(), repr=False)  # the pending ahead of it
     held: Holding | None = None
     quota: bool = False  # quota is what keeps it out (Kueue's reasons are about quota), not a gate or the nodes
+    behind: str | None = None  # the StrictFIFO head it waits behind
+    head: Standing | None = None  # ... and where that head stands
+    head_met: bool = False  # ... at the state it met when Kueue last tried it
 
     @property
     def short(self) -> bool:
@@ -106,7 +109,8 @@ class Standing:
                 "local_queue": self.local_queue, "position_in_local_queue": self.position_in_local_queue,
                 "ahead": {r: q(v, r) for r, v in sorted(self.ahead.items())},
                 "held": self.held.as_dict() if self.held is not None else None,
-                "quota_keeps_it_out": self.quota}
+                "quota_keeps_it_out": self.quota, "waiting_behind": self.behind,
+                "head": self.head.as_dict() if self.head is not None else None}
 
 
 def standing(session: Session, decisions: dict[str, Decision], wl: Workload, quota: bool = False) -> Standing | None:
