@@ -142,3 +142,18 @@ def test_behind_a_strict_fifo_head_the_first_line_gives_the_heads_numbers(tmp_pa
                      "in f (its own quota)")
     d = api.why("default/small", [str(tmp_path)]).result.standing.as_dict()
     assert d["waiting_behind"] == "default/head" and d["head"]["needs"] == {"cpu": "8"}
+
+
+def test_a_gang_beyond_what_its_topology_aware_flavors_nodes_hold_says_so():
+    """256 GPUs at once where the nodes of h100 and a100 (topology-aware) hold 64 and 32: no quota
+    change alone admits it, and the first line says so with the numbers; without nodes nothing is said."""
+    st = why(workspace.load([KAD]).model, "team-vision/llm-pretrain").standing
+    assert st.beyond_nodes and dict(st.nodes_hold) == {"h100": 64_000, "a100": 32_000}
+    assert st.as_dict()["nodes_hold"] == {"h100": "64", "a100": "32"}
+    line = CliRunner().invoke(cli, ["why", "team-vision/llm-pretrain", KAD, "--fixes", "0"]).output.splitlines()[2]
+    assert line.endswith("; the nodes of its flavors hold 64 in h100 and 32 in a100: no change of quota alone "
+                         "admits it")
+    from states import kueue_perf_state
+
+    far = why(kueue_perf_state(3, 1, 120), "ns-0000/medium-000000").standing
+    assert far.nodes_hold == [] and not far.beyond_nodes

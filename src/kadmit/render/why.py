@@ -337,7 +337,11 @@ def _standing(st, p, met: bool) -> list[str]:
         else:
             shown = st.reach[:2] if st.short else [max(st.reach, key=lambda x: (x.free or 0, x.most))]
             reach = " and ".join(_reach_text(x) for x in shown)
-            out.append(f"{head}; {st.cluster_queue} can reach {'at most ' if st.short else ''}{reach}")
+            line = f"{head}; {st.cluster_queue} can reach {'at most ' if st.short else ''}{reach}"
+            if st.beyond_nodes:
+                held = " and ".join(f"{_q(n, r)} in {f}" for f, n in st.nodes_hold)
+                line += f"; the nodes of its flavors hold {held}: no change of quota alone admits it"
+            out.append(line)
     if st.position is not None:
         line = (f"{_ordinal(st.position + 1)} of {st.pending} pending in ClusterQueue {st.cluster_queue}"
                 f" ({_ordinal((st.position_in_local_queue or 0) + 1)} in LocalQueue {st.local_queue})")

@@ -87,6 +87,16 @@ class Standing:
     behind: str | None = None  # the StrictFIFO head it waits behind
     head: Standing | None = None  # ... and where that head stands
     head_met: bool = False  # ... at the state it met when Kueue last tried it
+    # of `resource`, what the ready, schedulable nodes of each flavor it may take hold in all (flavor, amount);
+    # empty without nodes in the input
+    nodes_hold: list[tuple[str, int]] = field(default_factory=list)
+
+    @property
+    def beyond_nodes(self) -> bool:
+        """It needs more of `resource` than every node of its flavors holds together: no change of
+        quota alone admits it."""
+        return bool(self.nodes_hold) and self.resource is not None and \
+            self.needs[self.resource] > sum(n for _, n in self.nodes_hold)
 
     @property
     def short(self) -> bool:
@@ -110,6 +120,7 @@ class Standing:
                 "ahead": {r: q(v, r) for r, v in sorted(self.ahead.items())},
                 "held": self.held.as_dict() if self.held is not None else None,
                 "quota_keeps_it_out": self.quota, "waiting_behind": self.behind,
+                "nodes_hold": {f: q(n, self.resource) for f, n in self.nodes_hold}, "beyond_nodes": self.beyond_nodes,
                 "head": self.head.as_dict() if self.head is not None else None}
 
 
@@ -149,10 +160,32 @@ def standing(session: Session, decisions: dict[str, Decision], wl: Workload, quo
             out.resource = max(out.needs, key=lambda r: ((out.needs[r] - max((x.free or 0) for x in reaches[r]))
                                                          / out.needs[r], r))
         out.reach = reaches[out.resource]
+        out.nodes_hold = _nodes_hold(session, [x.flavor for x in out.reach], out.resource)
     _place_in_line(session, decisions, wl, out)
     if out.short_now:
         best = max(out.reach, key=lambda x: (x.free or 0, x.most))
         out.held = holding(session, wl, cq.name, (best.flavor, best.resource), best)
+    return out
+
+
+def _nodes_hold(session: Session, flavors: list[str], res: str) -> list[tuple[str, int]]:
+    """What the ready, schedulable nodes carrying each flavor's node labels hold of `res`, when every
+    one of the flavors is topology-aware (Kueue then places pods on nodes to admit; otherwise it
+    admits on quota alone and the nodes are kube-scheduler's business) and the input has nodes."""
+    nodes = [n for n in session.model.nodes if n.ready and not n.unschedulable]
+    if not session.model.nodes:
+        return []
+    by = {f.name: f for f in session.model.flavors}
+    if not flavors or any(by.get(name) is None or by[name].topology is None for name in flavors):
+        return []
+    out = []
+    for name in flavors:
+        f = by.get(name)
+        if f is None:
+            continue
+        held = sum(n.allocatable.get(res, 0) for n in nodes
+                   if all(n.labels.get(k) == v for k, v in f.node_labels.items()))
+        out.append((name, held))
     return out
 
 
