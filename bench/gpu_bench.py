@@ -31,6 +31,7 @@ from pathlib import Path
 import gpu_states
 
 import kadmit.engine.decide  # noqa: F401 -- imported up front: first use is not what is measured
+import kadmit.engine.explain.part  # noqa: F401 -- (`why`'s own modules)
 import kadmit.manifests  # noqa: F401
 import kadmit.validate  # noqa: F401
 from kadmit import api, workspace

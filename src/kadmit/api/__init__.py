@@ -221,7 +221,7 @@ def admit(paths: list[str], *, mode: Literal["ordered", "optimal"] = "ordered",
     already (an editor's); with errors, of the trees they don't touch (exit 1). `progress`
     (`engine.progress.Report`) is told of every scheduling cycle."""
     from kadmit.engine.decide import admit as decide_all
-    from kadmit.engine.optimal.solve import OptimalUnavailable
+    from kadmit.engine.optimal.codes import OptimalUnavailable
     from kadmit.engine.solver.z3backend import Limits
 
     loaded = load_for_engine(paths, max_file_bytes=max_file_bytes, workspace=workspace, cluster=cluster)
@@ -237,8 +237,10 @@ def admit(paths: list[str], *, mode: Literal["ordered", "optimal"] = "ordered",
     except (ImportError, OptimalUnavailable) as e:
         return AdmitOutcome(loaded, None, EXIT_INPUT, no_optimal(e))
     code = EXIT_UNKNOWN if result.unknown else EXIT_FINDINGS if loaded.exit_code != EXIT_OK else EXIT_OK
-    from kadmit.engine.optimal.placement import unhonoured
-    diags_out = unhonoured(model, loaded.diagnostics) if mode == "optimal" else loaded.diagnostics
+    diags_out = loaded.diagnostics
+    if mode == "optimal":
+        from kadmit.engine.optimal.placement import unhonoured
+        diags_out = unhonoured(model, loaded.diagnostics)
     return AdmitOutcome(loaded, result, code, diags_out, held)
 
 
@@ -278,7 +280,7 @@ def why(workload: str, paths: list[str], *, rlimit: int | None = None,
             return WhyOutcome(loaded, None, *_not_found(workload, found))
     else:
         workload = found.key
-    from kadmit.engine.optimal.solve import OptimalUnavailable
+    from kadmit.engine.optimal.codes import OptimalUnavailable
     try:
         result = explain(model, workload, solver_limits(rlimit, timeout_ms), tas_profile, mode,  # type: ignore[arg-type]
                          time_budget, inputs=ws.Reloader(loaded.workspace, scope),

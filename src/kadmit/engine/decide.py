@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from functools import partial
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from kadmit.effective import effective
 from kadmit.engine.admission.loops import PreemptionLoop
@@ -13,10 +13,6 @@ from kadmit.engine.admission.reasons import KAD503, KAD502, KAD534, Reason
 from kadmit.engine.admission.session import Session, ShapeCache, SolverUnknown
 from kadmit.engine.explain.decision import (WhyResult, decision_reasons, explain_decision,  # noqa: F401 (the front door)
                                             union as _union)
-from kadmit.engine.explain.fixes import Inputs
-from kadmit.engine.explain.part import PartScope, prove_fixes, why_scope  # noqa: F401 (the front door)
-from kadmit.engine.explain.prove import Proving
-from kadmit.engine.optimal.solve import solve_optimal
 from kadmit.engine.placing.codes import KAD540, KAD541
 from kadmit.engine.placing.gangs import decide_gangs
 from kadmit.engine.progress import Report
@@ -25,7 +21,20 @@ from kadmit.engine.solver.z3backend import Limits
 from kadmit.model import Model
 from kadmit.placement.tas import Profile
 
+if TYPE_CHECKING:
+    from kadmit.engine.explain.fixes import Inputs
+    from kadmit.engine.explain.prove import Proving
+
 ModeName = Literal["ordered", "optimal"]
+_FRONT_DOOR = {"PartScope", "prove_fixes", "why_scope"}  # kadmit.engine.explain.part's, loaded when first asked
+
+
+def __getattr__(name: str):
+    """The front door's names from the modules only `why` needs: `admit` imports none of them (start-up)."""
+    if name in _FRONT_DOOR:
+        from kadmit.engine.explain import part
+        return getattr(part, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def admit(model: Model, mode: ModeName = "ordered", limits: Limits | None = None,
@@ -49,6 +58,7 @@ def admit(model: Model, mode: ModeName = "ordered", limits: Limits | None = None
         result.gangs = decide_gangs(model, session.pool.free, {n.name: n for n in session.pool.inventory.nodes})
         result.unknown = result.unknown or any(g.unknown for g in result.gangs)
     if mode == "optimal":
+        from kadmit.engine.optimal.solve import solve_optimal
         result = solve_optimal(model, result, time_budget=time_budget)
     return result
 
@@ -87,7 +97,7 @@ def why_gang(model: Model, name: str, limits: Limits | None = None, tas_profile:
 
 def why(model: Model, key: str, limits: Limits | None = None, tas_profile: Profile = "Mixed",
         mode: ModeName = "ordered", time_budget: float = 10.0, inputs: Inputs | None = None,
-        proving: Proving = Proving()) -> WhyResult:
+        proving: Proving | None = None) -> WhyResult:
     """Decide the part of the state that holds workload `key` in `ordered` mode (its cohort tree, and
     every tree sharing nodes with it: `why_scope`), then explain it; with `mode` optimal, also say
     where the optimal assignment decides it differently (KAD534). A gang kube-scheduler places (not
@@ -145,10 +155,14 @@ def compare_modes(ordered: Decision | None, optimal: Decision | None, info: dict
 
 def _why_ordered(model: Model, key: str, limits: Limits | None, tas_profile: Profile,
                  inputs: Inputs | None = None, optimal: tuple | None = None,
-                 proving: Proving = Proving()) -> WhyResult:
+                 proving: Proving | None = None) -> WhyResult:
     """Decide the part of the cluster that holds workload `key` in `ordered` mode (`why_scope`), then
     explain it; fixes are proven in ordered mode, or with `optimal` (a re-decider and the optimal
     run's decisions) in optimal mode."""
+    from kadmit.engine.explain.part import PartScope, prove_fixes, why_scope
+    from kadmit.engine.explain.prove import Proving
+
+    proving = proving or Proving()
     scope = why_scope(model, key)
     session = Session(scope.model, limits, tas_profile)
     session.progress = proving.progress

@@ -4,6 +4,7 @@ placement, preemption or the StrictFIFO head a workload waits behind."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from kadmit.engine.admission.codes import KAD535, KAD536
 from kadmit.engine.admission.ordered import Decision
@@ -13,17 +14,17 @@ from kadmit.engine.admission.reasons import (KAD501, KAD502, KAD503, KAD510, KAD
                                              placement_reasons, preempted_reason)
 from kadmit.engine.admission.session import Session, SolverUnknown
 from kadmit.engine.compile.problem import Origin
-from kadmit.engine.explain.cores import blame_cores, symbolic_problem
-from kadmit.engine.explain.digest import BlameSet, merge
-from kadmit.engine.explain.fixes import Fix, fixes
-from kadmit.engine.explain.met import as_met
-from kadmit.engine.explain.placement import PlacementExplanation, explain_placement
-from kadmit.engine.explain.prove import Proven
-from kadmit.engine.explain.standing import Standing, standing
 from kadmit.engine.placing.gangs import GangDecision
 from kadmit.engine.preemption.candidates import (IN_CLUSTER_QUEUE, IN_COHORT_FAIR_SHARING,
                                                  IN_COHORT_RECLAIM_WHILE_BORROWING, Victim)
 from kadmit.engine.solver.z3backend import make_solver
+
+if TYPE_CHECKING:  # `admit` reads Kueue's reasons from here; blame, fixes, placement and standing load when asked
+    from kadmit.engine.explain.digest import BlameSet
+    from kadmit.engine.explain.fixes import Fix
+    from kadmit.engine.explain.placement import PlacementExplanation
+    from kadmit.engine.explain.prove import Proven
+    from kadmit.engine.explain.standing import Standing
 
 
 @dataclass
@@ -57,6 +58,7 @@ class WhyResult:
     @property
     def blame_sets(self) -> list[BlameSet]:
         """The blame's groups said in lines, groups that differ only by resource as one."""
+        from kadmit.engine.explain.digest import merge
         return merge(self.blame_groups or ([self.blame] if self.blame else []))
 
 
@@ -99,6 +101,7 @@ def _core_reasons(session: Session, wl) -> list[Reason]:
     core, as a reason naming its rules by name and line."""
     if not session.model.rules:
         return []
+    from kadmit.engine.explain.cores import blame_cores, symbolic_problem
     try:
         loaded = session.load(symbolic_problem(session, wl), make_solver(session.limits))
         found = blame_cores(session, loaded, most=1)
@@ -142,6 +145,7 @@ def _explain_strict_fifo(session: Session, decisions: dict[str, Decision], d: De
     the same way, recursively) with the queue's strategy and the head's place ahead of it, and then
     the workload's own cores — what would still keep it out once the head is gone. Returns the head's
     own explanation (None past the depth kadmit follows heads to)."""
+    from kadmit.engine.explain.cores import blame_cores, symbolic_problem
     head = session.index.workloads[d.waiting_behind or ""]
     cq = session.index.cluster_queues[d.cluster_queue or ""]
     chain = [
@@ -178,6 +182,8 @@ def _explain_strict_fifo(session: Session, decisions: dict[str, Decision], d: De
 
 def explain_decision(session: Session, decisions: dict[str, Decision], key: str, depth: int = 0) -> WhyResult:
     """Explain one decision of a run in a warm session (the session is left as it was)."""
+    from kadmit.engine.explain.met import as_met
+    from kadmit.engine.explain.standing import standing
     target = session.index.workloads[key]
     d = decisions.get(key)
     if d is None:
@@ -256,6 +262,10 @@ def _explain_waiting(session: Session, decisions: dict[str, Decision], d: Decisi
     """Reasons, standing and blame (with one-workload starting points for fixes) for a workload the
     run left pending, at the session's state: placement's cores when quota lets it in and the nodes
     don't, else minimal cores over quota, rules and gates."""
+    from kadmit.engine.explain.cores import blame_cores, symbolic_problem
+    from kadmit.engine.explain.fixes import fixes
+    from kadmit.engine.explain.placement import explain_placement
+    from kadmit.engine.explain.standing import standing
     target = d.workload
     result.reasons = decision_reasons(session, d)
     result.standing = standing(session, decisions, target, quota=any(r.code in QUOTA_REASONS for r in result.reasons))

@@ -10,3 +10,8 @@ KAD525 = register("KAD525", "optimal mode ignores pod-set slices", "warning",
                   "A pod set asks for Kueue's pod-set slices (`podset-slice-required-topology`), which "
                   "optimal mode's placement model does not keep in one domain each: its answer for that "
                   "workload may differ from Kueue's. Ordered mode (the default) honours them.")
+
+
+class OptimalUnavailable(RuntimeError):
+    """OR-tools isn't installed (the `kadmit[optimal]` extra). Here, beside the mode's codes, so that
+    callers catching it don't import the optimal model."""

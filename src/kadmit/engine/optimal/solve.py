@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from kadmit.engine.optimal.codes import KAD524
+from kadmit.engine.optimal.codes import KAD524, OptimalUnavailable  # noqa: F401 (raised here, caught by callers)
 from kadmit.engine.admission.ordered import Decision
 from kadmit.engine.admission.reasons import Reason, preempted_reason
 from kadmit.engine.optimal.model import (GlobalModel, build_global, decisions_from, empty_hint, hint_from, is_pending,
@@ -19,9 +19,6 @@ from kadmit.engine.result import AdmitResult
 from kadmit.engine.solver import terms as T
 from kadmit.index import ModelIndex
 from kadmit.model import Model
-
-class OptimalUnavailable(RuntimeError):
-    """OR-tools isn't installed (the `kadmit[optimal]` extra)."""
 
 
 def solve_optimal(model: Model, ordered: AdmitResult, time_budget: float = 10.0,
