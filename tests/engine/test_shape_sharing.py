@@ -34,3 +34,42 @@ def test_quota_variants_share_shapes_and_decide_as_alone(model, data):
         assert view(decide_ordered(shared)) == view(decide_ordered(Session(m)))
     keys = {cache.policy_key(Session(m).model) for m in variants}
     assert len(keys) == 1  # the numbers are not part of what compiling reads
+
+
+def test_the_jobs_workloads_were_made_of_are_not_policy(tmp_path):
+    """Compiling reads no Job (they are Workloads by then), so the re-decisions of a state of 2,000
+    Jobs don't hash them all: a model with its Jobs and one without share a policy key, and decide alike."""
+    from kadmit import workspace
+    (tmp_path / "state.yaml").write_text(ONE_JOB)
+    model = workspace.load([str(tmp_path)]).model
+    assert model.jobs and model.workloads
+    bare = model.model_copy(update={"jobs": (), "skipped": ()})
+    cache = ShapeCache()
+    assert cache.policy_key(Session(model).model) == cache.policy_key(Session(bare).model)
+    assert view(decide_ordered(Session(model, cache=cache))) == view(decide_ordered(Session(bare, cache=cache)))
+
+
+ONE_JOB = """\
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ResourceFlavor
+metadata: {name: f}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ClusterQueue
+metadata: {name: cq}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors: [{name: f, resources: [{name: cpu, nominalQuota: 10}]}]
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: LocalQueue
+metadata: {name: q, namespace: default}
+spec: {clusterQueue: cq}
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: j, namespace: default, labels: {kueue.x-k8s.io/queue-name: q}}
+spec: {parallelism: 2, template: {spec: {containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]}}}
+"""

@@ -169,12 +169,15 @@ class ShapeCache:
         return got
 
     def policy_key(self, model: Model) -> int:
-        """What compiling reads of a model: everything but workloads, pods, nodes and the quota
+        """What compiling reads of a model: everything but workloads, pods, nodes, the jobs they
+        were made of and the objects read as neither (the engine reads none of them) and the quota
         numbers (a question pins its queue's numbers, `Problem.number_values`; only which quotas
-        are declared is compiled), so the re-decisions of a quota edit share compiled shapes."""
+        are declared is compiled), so the re-decisions of a quota edit share compiled shapes.
+        (Hashing 2,000 Jobs deeply was a tenth of a re-decision of gpu_state(2000)'s tree.)"""
         got = self.policies.get(id(model))
         if got is None or got[0] is not model:
-            policy = model.model_copy(update={"workloads": (), "pods": (), "nodes": (),
+            policy = model.model_copy(update={"workloads": (), "pods": (), "nodes": (), "jobs": (), "skipped": (),
+                                              "training_runtimes": (),
                                               "cluster_queues": tuple(map(_without_numbers, model.cluster_queues)),
                                               "cohorts": tuple(map(_without_numbers, model.cohorts))})
             got = self.policies[id(model)] = (model, hash(policy))
