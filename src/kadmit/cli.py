@@ -291,6 +291,12 @@ def why(workload, paths, format_, apply_fix, mode, time_budget, tas_profile, rli
     if apply_fix is not None or format_ == "patch":
         n = apply_fix or 1
         fixes = outcome.result.fixes
+        if outcome.exit_code == api.EXIT_UNKNOWN and n > len(fixes):  # no fixes because nothing was decided
+            model = outcome.loaded.workspace.model
+            wl = next((w for w in model.workloads if w.key == outcome.result.workload), None)
+            click.echo(why_human(outcome.result, outcome.loaded.sources, wl.span if wl else None, wl, model.skipped),
+                       err=True, nl=False)
+            sys.exit(api.EXIT_UNKNOWN)
         if n > len(fixes):
             click.echo(f"error: `{outcome.result.workload}` has {len(fixes)} proven fix{'' if len(fixes) == 1 else 'es'}; "
                        f"there is no fix {n}", err=True)

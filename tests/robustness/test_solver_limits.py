@@ -89,3 +89,24 @@ def test_why_with_capacity_is_undecided_within_a_limit_of_1(tmp_path: Path) -> N
     answer, diags = api.why_capacity("a/gang", [str(state)], str(DATA / "karpenter-pool.yaml"), rlimit=1)
     assert answer is not None and answer.undecided and [d.code for d in diags] == ["KAD414"]
     assert "is not known" in answer.text()
+
+
+def test_a_fix_asked_of_an_undecided_why_is_undecided_not_missing() -> None:
+    for extra in (["--apply-fix", "1"], ["--format", "patch"]):
+        got = kadmit("why", "team-vision/vit-train", EXAMPLE, "--rlimit", "1", *extra)
+        assert got.exit_code == 3 and got.stdout == "", extra  # no patch, and no "0 proven fixes" (exit 1)
+        assert "KAD503" in got.stderr and "team-vision/vit-train" in got.stderr and "no fix" not in got.stderr
+
+
+def test_optimal_mode_is_undecided_where_the_ordered_run_it_compares_with_is() -> None:
+    got = kadmit("admit", "--mode", "optimal", "--rlimit", "1", EXAMPLE, "--format", "json")
+    assert got.exit_code == 3
+    result = json.loads(got.stdout)
+    waiting = [d for d in result["decisions"] if not d["admitted"]]
+    assert waiting and all(d["unknown"] for d in waiting)
+    assert "team-vision/vit-train" in result["optimal"]["ordered_undecided"]
+    human = kadmit("admit", "--mode", "optimal", "--rlimit", "1", EXAMPLE)
+    assert human.exit_code == 3 and "ordered mode could not decide" in human.stdout
+    assert kadmit("admit", "--mode", "optimal", EXAMPLE).exit_code == 0
+    got = kadmit("simulate", EXAMPLE, "--mode", "optimal", "--rlimit", "1")
+    assert got.exit_code == 3 and "KAD413" in got.stderr

@@ -203,6 +203,9 @@ def admit_human(result: AdmitResult, skipped=(), width: int | None = None) -> st
                      + (f"; ordered admits instead: {', '.join(fewer)}" if fewer else "")
                      + (f"; victims: {', '.join(victims) or 'none'} (ordered preempts "
                         f"{', '.join(by_ordered) or 'none'})" if victims or by_ordered else ""))
+        if o.get("ordered_undecided"):
+            lines.append(f"ordered mode could not decide {', '.join(o['ordered_undecided'])} within the solver's "
+                         "limits: what waits here is undecided, and so is the comparison (exit 3; raise --rlimit or --timeout)")
     else:
         pending = [d for d in result.decisions if d.workload.admission is None]
         victims = [d for d in result.decisions if d.preempted_by and not d.admitted]

@@ -102,6 +102,8 @@ def solve_optimal(model: Model, ordered: AdmitResult, time_budget: float = 10.0,
     for d in decisions:
         if d.admitted:
             continue
+        if d.key in theirs and theirs[d.key].unknown:  # its reasons are the ordered run's, which stayed undecided
+            d.unknown = True
         if d.preempted_by is not None:
             reasons[d.key] = [preempted_reason(shim, d.cluster_queue or "", d.preempted_by,  # type: ignore[arg-type]
                                                d.preemption_reason or "")]
@@ -121,6 +123,7 @@ def solve_optimal(model: Model, ordered: AdmitResult, time_budget: float = 10.0,
         "victims_ordered": victims_ordered,
         "victims_beyond_ordered": sorted(set(victims) - set(victims_ordered)),
         "victims_spared_vs_ordered": sorted(set(victims_ordered) - set(victims)),
+        "ordered_undecided": sorted(d.key for d in ordered.decisions if d.unknown),
         "evictable": len(gm.evictables),
         "seconds": seconds,
         "deterministic_time": round(work, 3),
@@ -129,7 +132,8 @@ def solve_optimal(model: Model, ordered: AdmitResult, time_budget: float = 10.0,
     }
     solver = {"backend": "cp-sat", "mode": "optimal", "seed": seed, "workers": workers,
               "seconds": seconds, "ordered": ordered.solver}
-    return AdmitResult("optimal", decisions, reasons, solver, status == "unknown", optimal)
+    # the comparison with ordered mode and the reasons of what waits rest on the ordered run: undecided there, undecided here
+    return AdmitResult("optimal", decisions, reasons, solver, status == "unknown" or ordered.unknown, optimal)
 
 
 OTHER_WORK = ("the optimal assignment gives its quota to other work (more workloads or pods at its "
