@@ -145,3 +145,28 @@ def test_unknown_nodepool_fields_outside_the_spec_are_reported(tmp_path: Path) -
                                                 "  template:\n    metadata: {annotations: {a: [1]}}\n    spec:\n"))
     (d,) = [d for d in diags if d.code == "KAD710"]
     assert "`spec.template.metadata.annotations.a` must be a string" in d.message and "[1]" in _at(d, lines)
+
+
+def test_names_labels_and_taints_follow_kubernetes_limits(tmp_path: Path) -> None:
+    """A NodePool the API server would reject (its name, a label or taint key or value a node would carry)
+    is KAD710 at the value, not nodes with labels no node can have."""
+    taint = "      taints:\n        - {key: dedicated, value: gpu, effect: NoSchedule}\n"
+    cases = [
+        (POOL.replace("name: gpu", "name: GPU_Pool"), "GPU_Pool", "the name of NodePool `GPU_Pool` is not a DNS-1123"),
+        (POOL.replace("  template:\n", "  template:\n    metadata:\n      labels: {team: " + "x" * 64 + "}\n"),
+         "team: xxx", "labels.team` `xxxxxxxxxxxxxxxxxxxx…` is 64 characters long; at most 63"),
+        (POOL.replace("  template:\n", "  template:\n    metadata:\n      labels: {'a b': x}\n"),
+         "'a b'", "label key `a b` has a name part"),
+        (POOL.replace("{key: karpenter.sh/capacity-type", "{key: 'karpenter.sh/capacity type'"),
+         "capacity type", "requirements[0].key` `karpenter.sh/capacity type` has a name part"),
+        (POOL.replace("values: [on-demand]", "values: ['-on-demand']"), "'-on-demand'",
+         "requirements[0].values[0]` `-on-demand` isn't letters"),
+        (POOL.replace("        - {key: karpenter.sh", taint + "        - {key: karpenter.sh").replace("value: gpu", "value: 'g p u'"),
+         "'g p u'", "taints[0].value` `g p u` isn't letters"),
+        (POOL.replace("price: 20}", "labels: {'/zone': a}, price: 20}"), "'/zone'",
+         "labels`: label key `/zone` has an empty prefix"),
+    ]
+    for text, at, message in cases:
+        diags, lines = _pool(tmp_path, text)
+        errors = [d for d in diags if d.severity.value == "error"]
+        assert len(errors) == 1 and message in errors[0].message and at in _at(errors[0], lines), (message, errors)

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kadmit.diagnostics import Diagnostics
+from kadmit.manifests.kubenames import dns_subdomain_problem, label_value_problem, qualified_name_problem
 from kadmit.manifests.yamltree import INT, MAP, SEQ, STR, Val, parse_documents
 from kadmit.model import Node, Requirement, Taint
 from kadmit.placement.domains import free_fit_count
@@ -124,7 +125,10 @@ def _nodepool(f: Fields, d: Val, text: str) -> NodePoolModel:
             f", not {shown(api)} {shown(kind)}" if api is not None and kind is not None else ""))
     f.unknown_keys(d, ("apiVersion", "kind", "metadata", "spec", "status"), "NodePool")
     meta = f.mapping(f.required(d, "metadata", "NodePool"), "metadata")
-    name = f.string(f.required(meta, "name", "metadata"), "metadata.name")
+    name_val = f.required(meta, "name", "metadata")
+    name = f.string(name_val, "metadata.name")
+    if (problem := dns_subdomain_problem(name)) is not None:
+        raise f.fail(name_val, f"the name of NodePool {_short(name)} {problem}", help=REJECTED)
     annotations = f.get(meta, "annotations")
     notes = f.mapping(annotations, "metadata.annotations") if annotations is not None else None
     spec = f.mapping(f.required(d, "spec", "NodePool"), "spec")
@@ -136,7 +140,7 @@ def _nodepool(f: Fields, d: Val, text: str) -> NodePoolModel:
     if tmeta is not None:  # Karpenter's template metadata holds labels and annotations only
         f.unknown_keys(f.mapping(tmeta, "spec.template.metadata"), ("labels", "annotations"), "spec.template.metadata")
         if f.get(tmeta, "labels") is not None:
-            labels = f.strings(f.get(tmeta, "labels"), "spec.template.metadata.labels")
+            labels = _labels(f, f.get(tmeta, "labels"), "spec.template.metadata.labels")
         if f.get(tmeta, "annotations") is not None:  # put on the nodes; nothing kadmit decides reads them
             f.strings(f.get(tmeta, "annotations"), "spec.template.metadata.annotations")
     tspec = f.mapping(f.required(tmpl, "spec", "spec.template"), "spec.template.spec")
@@ -187,10 +191,13 @@ OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
 def _requirement(f: Fields, v: Val, what: str) -> Requirement:
     f.mapping(v, what)
     f.unknown_keys(v, ("key", "operator", "values", "minValues"), what)
-    key = f.string(f.required(v, "key", what), f"{what}.key")
+    key = _label_key(f, f.required(v, "key", what), f"{what}.key")
     op = f.choice(f.required(v, "operator", what), f"{what}.operator", OPERATORS)
-    values = tuple(_scalar_text(f, x, f"{what}.values[{i}]")
-                   for i, x in enumerate(f.seq(f.get(v, "values") or _EMPTY, f"{what}.values")))
+    given = f.seq(f.get(v, "values") or _EMPTY, f"{what}.values")
+    values = tuple(_scalar_text(f, x, f"{what}.values[{i}]") for i, x in enumerate(given))
+    if op in ("In", "NotIn"):  # values a node's label is matched against
+        for i, x in enumerate(values):
+            _label_value(f, given[i], x, f"{what}.values[{i}]")
     if op in ("In", "NotIn") and not values or op in ("Exists", "DoesNotExist") and values \
             or op in ("Gt", "Lt") and len(values) != 1:
         raise f.fail(v, f"`{what}`: operator `{op}` takes " + (
@@ -208,10 +215,42 @@ def _scalar_text(f: Fields, v: Val, what: str) -> str:
 def _taint(f: Fields, v: Val, what: str) -> Taint:
     f.mapping(v, what)
     f.unknown_keys(v, ("key", "value", "effect", "timeAdded"), what)
-    key = f.string(f.required(v, "key", what), f"{what}.key")
+    key = _label_key(f, f.required(v, "key", what), f"{what}.key")
     value = f.get(v, "value")
     effect = f.choice(f.required(v, "effect", what), f"{what}.effect", ("NoSchedule", "PreferNoSchedule", "NoExecute"))
-    return Taint(key=key, value="" if value is None else _scalar_text(f, value, f"{what}.value"), effect=effect)  # type: ignore[arg-type]
+    text = "" if value is None else _label_value(f, value, _scalar_text(f, value, f"{what}.value"), f"{what}.value")
+    return Taint(key=key, value=text, effect=effect)  # type: ignore[arg-type]
+
+
+REJECTED = "the API server rejects this NodePool (Kubernetes' limits on names, label keys and values)"
+
+
+def _short(text: str) -> str:
+    return f"`{text}`" if len(text) <= 40 else f"`{text[:20]}…`"
+
+
+def _label_key(f: Fields, v: Val, what: str) -> str:
+    """A label or taint key: a qualified name (`[prefix/]name`), as Kubernetes validates it."""
+    key = f.string(v, what)
+    if (problem := qualified_name_problem(key)) is not None:
+        raise f.fail(v, f"`{what}` {_short(key)} {problem}", help=REJECTED)
+    return key
+
+
+def _label_value(f: Fields, at: Val, value: str, what: str) -> str:
+    if (problem := label_value_problem(value)) is not None:
+        raise f.fail(at, f"`{what}` {_short(value)} {problem}", help=REJECTED)
+    return value
+
+
+def _labels(f: Fields, m: Val, what: str) -> dict[str, str]:
+    """Labels: strings, each key a qualified name and each value a label value (a node carries them)."""
+    out = f.strings(m, what)
+    for key, v in m.v.items():
+        if (problem := qualified_name_problem(str(key))) is not None:
+            raise f.fail(f.key_span(m, key), f"`{what}`: label key {_short(str(key))} {problem}", help=REJECTED)
+        _label_value(f, v, out[key], f"{what}.{key}")
+    return out
 
 
 def _shapes(f: Fields, name: str, notes: Val | None, text: str) -> list[Shape]:
@@ -253,7 +292,7 @@ def _shapes(f: Fields, name: str, notes: Val | None, text: str) -> list[Shape]:
         labels = inner.get(s, "labels")
         price = inner.get(s, "price")
         shapes.append(Shape(shape_name, {k: inner.quantity(v, f"{what}.allocatable.{k}") for k, v in alloc.v.items()},
-                            {} if labels is None else inner.strings(labels, f"{what}.labels"),
+                            {} if labels is None else _labels(inner, labels, f"{what}.labels"),
                             0.0 if price is None else inner.number(price, f"{what}.price", 0, 1e12)))
     return shapes
 
