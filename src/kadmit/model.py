@@ -281,7 +281,7 @@ class Skipped(Obj):
 class Workload(Obj):
     namespace: str
     name: str
-    queue: str  # the LocalQueue name, in the workload's namespace
+    queue: str  # the LocalQueue name, in the workload's namespace ("" for one holding quota without a queue name)
     priority_class: str | None = None
     priority_class_kind: Literal["workload", "pod"] | None = None
     priority: int | None = None  # an explicit value overrides the class

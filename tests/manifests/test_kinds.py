@@ -86,6 +86,7 @@ status:
       count: 3
       flavors: {cpu: f, memory: f, nvidia.com/gpu: f}
       resourceUsage: {cpu: "10", memory: 3Gi, nvidia.com/gpu: "24"}
+  conditions: [{type: QuotaReserved, status: "True"}]
 """
 
 

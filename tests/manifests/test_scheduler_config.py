@@ -299,9 +299,11 @@ def test_admitted_at_needs_a_reserved_condition_with_a_time() -> None:
     frag, _ = read(WORKLOAD.replace(", lastTransitionTime: \"2026-11-20T09:00:00Z\"", "")
                    .replace("{reserved}", "True").replace("{evicted}", "False"))
     assert frag.workloads[0].admission.admitted_at is None
-    frag, _ = read(WORKLOAD.replace("QuotaReserved", "Admitted").replace("{reserved}", "True")
-                   .replace("{evicted}", "False"))
-    assert frag.workloads[0].admission is not None and frag.workloads[0].admission.admitted_at is None
+    # Kueue's cache counts quota only while QuotaReserved is True (workload.HasQuotaReservation):
+    # an Admitted condition alone holds none, and kadmit says the admission is stale (KAD181)
+    frag, diags = read(WORKLOAD.replace("QuotaReserved", "Admitted").replace("{reserved}", "True")
+                       .replace("{evicted}", "False"))
+    assert frag.workloads[0].admission is None and [d.code for d in diags] == ["KAD181"]
 
 
 def test_a_bad_transition_time_is_reported() -> None:

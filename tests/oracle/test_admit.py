@@ -38,19 +38,10 @@ def _cases() -> list[tuple[str, list[str]]]:
 
 
 # Known divergences: case -> what differs (kadmit is wrong unless the note says otherwise).
-NO_QUEUE_NAME = ("kadmit leaves out a Workload without spec.queueName ('Kueue never admits it') together with "
-                 "the quota it holds; Kueue's cache counts every Workload holding quota by status.admission")
-ADMISSION_WITHOUT_CONDITION = ("kadmit counts a Workload with status.admission as holding quota; Kueue holds quota "
-                               "only for QuotaReserved=True (workload.HasQuotaReservation), so Kueue schedules it again")
 DIVERGENCES = {
-    "tests/corpus/manifests/good-workload-states.yaml": ADMISSION_WITHOUT_CONDITION,
-    "tests/engine/fix_yaml_tas.yaml": ADMISSION_WITHOUT_CONDITION,
     "tests/oracle/features/admission-fair-sharing.yaml": (
         "admission fair sharing: Kueue orders a queue's workloads by their local queue's consumed resources; kadmit "
         "orders them as if it were off (documented: manifests/schema/coverage.py)"),
-    f"{KUEUE_CASES}/fallback-to-next-flavor.yaml": NO_QUEUE_NAME,
-    f"{KUEUE_CASES}/preempt-in-cluster-queue-and-cohort.yaml": NO_QUEUE_NAME,
-    f"{KUEUE_CASES}/workload-exceeds-lending-limit.yaml": NO_QUEUE_NAME,
 }
 
 

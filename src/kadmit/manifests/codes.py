@@ -91,7 +91,9 @@ KAD163 = register(
     kueue_rule="metav1.Time (RFC 3339)")
 KAD164 = register(
     "KAD164", "workload without a queue", "warning",
-    "A Workload has no `spec.queueName`; Kueue never admits it. It is skipped.")
+    "A Workload has no `spec.queueName` and holds no quota; Kueue never admits it. It is skipped. "
+    "(One without a queue name that holds quota, QuotaReserved True, is read: Kueue's cache counts "
+    "it against the ClusterQueue of its `status.admission`.)")
 KAD165 = register(
     "KAD165", "invalid duration annotation", "warning",
     "The `kadmit.dev/duration` annotation (how long a workload runs once admitted, for "
@@ -116,6 +118,16 @@ KAD180 = register(
     "without it the field is dropped silently and every later answer differs from what was "
     "meant. `status` is not checked. The object is still read, without the field.",
     kueue_rule="API server strict field validation; Kueue decodes its Configuration strictly")
+KAD181 = register(
+    "KAD181", "admission without quota reservation", "warning",
+    "A Workload has `status.admission` but no `QuotaReserved` condition (and has not finished). "
+    "Kueue's cache counts a workload's quota only while QuotaReserved is True (an `Admitted` "
+    "condition alone does not count), so Kueue queues this one again as pending and kadmit decides "
+    "it as pending too. A Workload "
+    "read from a cluster (`kubectl get workloads -o yaml`) that holds quota has `QuotaReserved: True` "
+    "(and `Admitted: True` once its admission checks pass).",
+    kueue_rule="workload.HasActiveQuotaReservation (pkg/workload); the workload controller's Create "
+               "handler (pkg/controller/core/workload_controller.go)")
 KAD195 = register(
     "KAD195", "invalid object name", "error",
     "A name Kubernetes rejects: a Namespace's name (and every `metadata.namespace`) must be a DNS-1123 "

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from kadmit.durations import parse_duration_ms
 from kadmit.manifests import kubenames
-from kadmit.manifests.codes import KAD157, KAD164, KAD165
+from kadmit.manifests.codes import KAD157, KAD164, KAD165, KAD181
 from kadmit.manifests.fields import Fields, Meta, NotRead
 from kadmit.manifests.owners import controller_owner
 from kadmit.manifests.dra import pod_claim_templates
@@ -168,11 +168,12 @@ def _priority_class(f: Fields, o: Meta, spec: Val) -> tuple[str | None, str | No
 
 
 def _conditions(f: Fields, status: Val | None) -> dict[str, tuple[bool, Val]]:
-    """Each condition type: whether its status is True, and its node (the last of a type wins)."""
+    """Each condition type: whether its status is True, and its node (the first of a type counts,
+    as apimeta.FindStatusCondition finds it)."""
     out: dict[str, tuple[bool, Val]] = {}
     for cond in f.maps(status, "conditions"):
         kind = f.str(cond, "type")
-        if kind:
+        if kind and kind not in out:
             out[kind] = (f.str(cond, "status") == "True", cond)
     return out
 
@@ -266,33 +267,50 @@ def duration_annotation(f: Fields, o: Meta) -> dict:
     return {"duration_ms": ms}
 
 
+def _holds_quota(f: Fields, o: Meta, status: Val | None, conditions: dict[str, tuple[bool, Val]],
+                 active: bool) -> bool:
+    """Whether Kueue's cache counts the workload's `status.admission` against its ClusterQueue:
+    only while QuotaReserved is True and the workload is active (workload.HasActiveQuotaReservation;
+    a Finished one is read as holding and left out by `Workload.admitted`). Any other admission is
+    stale: Kueue queues the workload again; without any QuotaReserved condition kadmit says so (KAD181)."""
+    reserved = conditions.get("QuotaReserved", (False, None))[0]
+    adm = f.field(status, "admission")
+    if adm is not None and adm.v is not None and "QuotaReserved" not in conditions \
+            and not conditions.get("Finished", (False,))[0]:
+        f.diags.emit(KAD181, f"workload `{o.namespace or 'default'}/{o.name}` has `status.admission` but no "
+                     "`QuotaReserved` condition; Kueue holds no quota for it and queues it again", f.span(adm),
+                     help="a workload holding quota has `QuotaReserved` with status \"True\" "
+                          "(as `kubectl get workloads -o yaml` shows it)")
+    return reserved and active
+
+
 def workload(f: Fields, o: Meta) -> Workload | None:
     spec = f.map(o.node, "spec", required=True, what=f"workload `{o.name}`")
     queue = f.str(spec, "queueName")
-    if not queue:
+    status = f.map(o.node, "status")
+    conditions = _conditions(f, status)
+    active = f.bool(spec, "active", default=True)
+    holds = _holds_quota(f, o, status, conditions, active)
+    if not queue and not holds:
         f.diags.emit(KAD164, f"workload `{o.namespace or 'default'}/{o.name}` has no `spec.queueName`; "
                      "kueue never admits it; skipped", f.span(o.node))
         raise NotRead("it has no `spec.queueName`: Kueue never admits it")
     pod_sets = tuple(pod_set(f, ps) for ps in f.maps(spec, "podSets", required=True, what=f"workload `{o.name}`"))
     class_name, class_kind, class_node = _priority_class(f, o, spec)
     explicit = f.int(spec, "priority")
-    status = f.map(o.node, "status")
-    conditions = _conditions(f, status)
     true = {kind: value for kind, (value, _) in conditions.items()}
     admission = _admission(f, status, pod_sets, conditions.get("QuotaReserved"))
-    holds = true.get("QuotaReserved") or true.get("Admitted") or not (
-        "QuotaReserved" in conditions or "Admitted" in conditions)
     evicted = conditions.get("Evicted", (False, None))
     created = f.timestamp(o.metadata, "creationTimestamp")
     extra = {} if created is None else {"created": created}
     return Workload(
-        namespace=o.namespace or "default", name=o.name, queue=queue, priority_class=class_name,
+        namespace=o.namespace or "default", name=o.name, queue=queue or "", priority_class=class_name,
         priority_class_kind=class_kind,
         # Kueue copies the class's value into spec.priority when the workload is created; the
         # class stays the source of truth here, so an explicit value only counts without one.
         priority=None if class_name else explicit,
         pod_sets=pod_sets, admission=admission if holds else None,
-        finished=true.get("Finished", False), active=f.bool(spec, "active", default=True),
+        finished=true.get("Finished", False), active=active,
         evicted=evicted[0], origin=controller_owner(f, o), **duration_annotation(f, o),
         uid=f.str(o.metadata, "uid") or "", job_uid=o.labels.get(JOB_UID_LABEL, ""),
         span=f.span(o.node), **extra,

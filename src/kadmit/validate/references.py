@@ -76,7 +76,7 @@ def check_local_queue_refs(index: ModelIndex, diags: Diagnostics) -> None:
 
 def check_workload_refs(wl: Workload, index: ModelIndex, diags: Diagnostics) -> None:
     lq_key = f"{wl.namespace}/{wl.queue}"
-    if lq_key not in index.local_queues and lq_key not in index.broken_keys("LocalQueue"):
+    if wl.queue and lq_key not in index.local_queues and lq_key not in index.broken_keys("LocalQueue"):
         here = [q.name for q in index.model.local_queues if q.namespace == wl.namespace]
         elsewhere = sorted(q.key for q in index.model.local_queues if q.name == wl.queue)
         hint = did_you_mean(wl.queue, here) or (
