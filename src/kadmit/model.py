@@ -107,6 +107,9 @@ class ClusterQueue(Obj):
     flavor_fungibility: FlavorFungibility = FlavorFungibility()
     stop_policy: Literal["None", "Hold", "HoldAndDrain"] = "None"
     fair_sharing: FairSharing | None = None
+    # admissionScope.admissionMode: UsageBasedAdmissionFairSharing (with the Configuration's
+    # admissionFairSharing: workloads ordered by their LocalQueue's usage, engine.afs)
+    admission_fair_sharing: bool = False
 
 
 class LocalQueue(Obj):
@@ -114,6 +117,10 @@ class LocalQueue(Obj):
     name: str
     cluster_queue: str
     stop_policy: Literal["None", "Hold", "HoldAndDrain"] = "None"  # HoldAndDrain also evicts admitted ones
+    fair_sharing: FairSharing | None = None  # its weight in admission fair sharing (default 1)
+    # status.fairSharing.admissionFairSharingStatus.consumedResources (milli-units), None without it
+    # (its lastUpdate only times the LocalQueue controller's decay, which a run doesn't reach)
+    afs_consumed: dict[str, int] | None = None
 
     @property
     def key(self) -> str:
@@ -383,6 +390,15 @@ class DeviceClassMapping(Obj):  # `resources.deviceClassMappings`: these classes
     device_class_names: tuple[str, ...] = ()
 
 
+class AdmissionFairSharing(Obj):
+    """The Configuration's `admissionFairSharing` (Kueue's defaults: sampling every 5 minutes,
+    every resource weighing 1)."""
+
+    usage_half_life_ms: int = 0
+    usage_sampling_interval_ms: int = 300_000
+    resource_weights: dict[str, float] = {}
+
+
 class SchedulerConfig(Obj):
     """Kueue's `Configuration` settings that change decisions. `preemption_strategies` keeps what was
     written (unknown names too, for the validator); `strategies` is what Kueue applies."""
@@ -398,6 +414,7 @@ class SchedulerConfig(Obj):
     transformations: tuple[ResourceTransformation, ...] = ()
     quota_check_strategy: Literal["BlockUndeclared", "IgnoreUndeclared"] = "BlockUndeclared"
     device_class_mappings: tuple[DeviceClassMapping, ...] = ()
+    admission_fair_sharing: AdmissionFairSharing | None = None
 
     @property
     def strategies(self) -> tuple[str, ...]:

@@ -39,9 +39,6 @@ def _cases() -> list[tuple[str, list[str]]]:
 
 # Known divergences: case -> what differs (kadmit is wrong unless the note says otherwise).
 DIVERGENCES = {
-    "tests/oracle/features/admission-fair-sharing.yaml": (
-        "admission fair sharing: Kueue orders a queue's workloads by their local queue's consumed resources; kadmit "
-        "orders them as if it were off (documented: manifests/schema/coverage.py)"),
 }
 
 

@@ -18,8 +18,9 @@ from kadmit.manifests import schema
 from kadmit.manifests.codes import KAD157, KAD160
 from kadmit.manifests.fields import Fields, Invalid, Meta, NotRead
 from kadmit.manifests.schema import coverage
-from kadmit.manifests.yamltree import DESCRIBE, MAP, SEQ, STR, Val, parse_documents
-from kadmit.model import DeviceClassMapping, ResourceTransformation, SchedulerConfig
+from kadmit.manifests.yamltree import DESCRIBE, FLOAT, INT, MAP, SEQ, STR, Val, parse_documents
+from kadmit.durations import parse_duration_ms
+from kadmit.model import AdmissionFairSharing, DeviceClassMapping, ResourceTransformation, SchedulerConfig
 from kadmit.source import Span
 
 CONFIG_GROUP = "config.kueue.x-k8s.io"
@@ -46,11 +47,43 @@ def configuration(f: Fields, o: Meta) -> SchedulerConfig:
     names = f.strs(fs, "preemptionStrategies")
     jobs, job_nodes = integration_settings(f, o)
     res, res_nodes = resource_settings(f, o)
+    afs, afs_node = admission_fair_sharing(f, o)
     return SchedulerConfig(
         fair_sharing=enabled, preemption_strategies=tuple(names), span=f.span(o.node), **jobs, **res,
+        admission_fair_sharing=afs,
         spans=f.spans({"fair_sharing": enabled_at, "preemption_strategies": f.field(fs, "preemptionStrategies"),
                        **{f"preemption_strategies.{i}": v for i, v in enumerate(items)}, **job_nodes,
-                       **res_nodes}))
+                       **res_nodes, "admission_fair_sharing": afs_node}))
+
+
+def admission_fair_sharing(f: Fields, o: Meta) -> tuple[AdmissionFairSharing | None, Val | None]:
+    """`admissionFairSharing`: the half-life of consumed usage, how often it is sampled (Kueue's
+    default 5m) and resource weights, refused as Kueue's configuration validation refuses them."""
+    afs = f.map(o.node, "admissionFairSharing")
+    if afs is None:
+        return None, None
+
+    def duration(key: str, default: int) -> int:
+        node = f.field(afs, key)
+        if node is None:
+            return default
+        ms = parse_duration_ms(str(node.v)) if node.kind in (STR, INT) else None
+        if ms is None:
+            raise f.fail(KAD157, f"`admissionFairSharing.{key}` is not a duration like `168h` or `5m`", node)
+        return ms
+
+    half_life = duration("usageHalfLifeTime", 0)
+    sampling = duration("usageSamplingInterval", 300_000) or 300_000  # Kueue's defaulting: cmp.Or
+    weights: dict[str, float] = {}
+    table = f.map(afs, "resourceWeights")
+    for name, node in (table.v.items() if table is not None else ()):
+        if node.kind not in (INT, FLOAT) or isinstance(node.v, bool):
+            raise f.wrong_type(node, f"resourceWeights.{name}", "a number")
+        if node.v < 0:
+            raise f.fail(KAD157, f"`resourceWeights.{name}` must be greater than or equal to 0", node)
+        weights[str(name)] = float(node.v)
+    return AdmissionFairSharing(usage_half_life_ms=half_life, usage_sampling_interval_ms=sampling,
+                                resource_weights=weights, span=f.span(afs)), afs
 
 
 def resource_settings(f: Fields, o: Meta) -> tuple[dict, dict]:

@@ -151,7 +151,11 @@ def cluster_queue(f: Fields, o: Meta) -> ClusterQueue:
         "namespace_selector": f.field(spec, "namespaceSelector"),
         "queueing_strategy": f.field(spec, "queueingStrategy"), "preemption": f.field(spec, "preemption"),
         "flavor_fungibility": f.field(spec, "flavorFungibility"), "stop_policy": f.field(spec, "stopPolicy"),
-        "fair_sharing": f.field(spec, "fairSharing"), "resource_groups": f.field(spec, "resourceGroups")}
+        "fair_sharing": f.field(spec, "fairSharing"), "resource_groups": f.field(spec, "resourceGroups"),
+        "admission_fair_sharing": f.field(spec, "admissionScope")}
+    scope = f.map(spec, "admissionScope")
+    mode = f.enum(scope, "admissionMode", ("UsageBasedAdmissionFairSharing", "NoAdmissionFairSharing"),
+                  "NoAdmissionFairSharing")
     return ClusterQueue(
         name=o.name, cohort=f.str(spec, cohort_key) or None,
         namespace_selector=label_selector(f, spec, "namespaceSelector"),
@@ -159,7 +163,8 @@ def cluster_queue(f: Fields, o: Meta) -> ClusterQueue:
         queueing_strategy=f.enum(spec, "queueingStrategy", ("StrictFIFO", "BestEffortFIFO"), "BestEffortFIFO"),
         preemption=preemption(f, spec), flavor_fungibility=flavor_fungibility(f, spec),
         stop_policy=f.enum(spec, "stopPolicy", ("None", "Hold", "HoldAndDrain"), "None"),
-        fair_sharing=fair_sharing(f, spec), span=f.span(o.node), spans=f.spans(spans))
+        fair_sharing=fair_sharing(f, spec), admission_fair_sharing=mode == "UsageBasedAdmissionFairSharing",
+        span=f.span(o.node), spans=f.spans(spans))
 
 
 def cohort(f: Fields, o: Meta) -> Cohort:
@@ -175,13 +180,18 @@ def cohort(f: Fields, o: Meta) -> Cohort:
 
 def local_queue(f: Fields, o: Meta) -> LocalQueue:
     spec = f.map(o.node, "spec", required=True, what=f"local queue `{o.name}`")
+    # what admission fair sharing has counted (Kueue's LocalQueue controller writes it)
+    usage = f.map(f.map(f.map(o.node, "status"), "fairSharing"), "admissionFairSharingStatus")
+    consumed = f.resource_list(usage, "consumedResources")[0] if usage is not None else None
     return LocalQueue(namespace=o.namespace or "default", name=o.name,
                       cluster_queue=f.str(spec, "clusterQueue", required=True, what="a local queue's spec"),
                       stop_policy=f.enum(spec, "stopPolicy", ("None", "Hold", "HoldAndDrain"), "None"),
+                      fair_sharing=fair_sharing(f, spec), afs_consumed=consumed,
                       span=f.span(o.node),
                       spans=f.spans({"name": o.metadata.v.get("name"), "namespace": o.metadata.v.get("namespace"),
                                      "cluster_queue": f.field(spec, "clusterQueue"),
-                                     "stop_policy": f.field(spec, "stopPolicy")}))
+                                     "stop_policy": f.field(spec, "stopPolicy"),
+                                     "fair_sharing": f.field(spec, "fairSharing"), "afs_consumed": usage}))
 
 
 def workload_priority_class(f: Fields, o: Meta) -> PriorityClass:

@@ -59,7 +59,17 @@ class Decision:
         return self.workload.key
 
 
-def queue_order_key(session: Session, wl: Workload) -> tuple:
+def queue_order_key(session: Session, wl: Workload, cluster_queue: str | None = None) -> tuple:
+    """A pending workload's place in its ClusterQueue (`cluster_queue`, else its LocalQueue's):
+    its LocalQueue's usage where admission fair sharing orders the queue (`engine.afs`), then
+    priority, creation time, and the key where Kueue takes the UID."""
+    if cluster_queue is None and session.afs.queues:
+        cq = session.index.cluster_queue_of(wl)
+        cluster_queue = cq.name if cq is not None else None
+    return (session.afs.order(wl, cluster_queue),) + _base_order_key(session, wl)
+
+
+def _base_order_key(session: Session, wl: Workload) -> tuple:
     return (-session.index.priority(wl), wl.created, wl.key)
 
 
@@ -125,13 +135,16 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
     def order_of(w: Workload) -> tuple:
         got = orders.get(id(w))
         if got is None or got[0] is not w:
-            got = orders[id(w)] = (w, queue_order_key(session, w))
+            got = orders[id(w)] = (w, _base_order_key(session, w))
         return got[1]
 
     def resort(name: str) -> None:
         """Queue order; in a BestEffortFIFO queue the preemptor kept at its head (`sticky`) first."""
         queue = queues[name]
-        queue.sort(key=order_of)
+        if name in session.afs.queues:  # the LocalQueue's usage first, as it is now
+            queue.sort(key=lambda w: (session.afs.order(w, name),) + order_of(w))
+        else:
+            queue.sort(key=order_of)
         first = sticky.get(name)
         if first is not None and ix.cluster_queues[name].queueing_strategy != "StrictFIFO":
             for i, w in enumerate(queue):
@@ -190,6 +203,8 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
             for name in sorted(back_in):
                 resort(name)
             evicting = []
+        for name in sorted(session.afs.queues & queues.keys()):  # usage moved with last cycle's admissions
+            resort(name)
         session.cycle_started(cycle)
         entries: list[tuple[str, Workload, Assignment | None]] = []
         for name in sorted(queues):
@@ -263,6 +278,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                 placed = placed or now.placement is not None
                 session.commit(head, now)
                 session.admitted_cycle[head.key] = cycle
+                session.afs.admitted(head, name)  # the entry penalty its LocalQueue takes
                 decisions[head.key] = Decision(head, True, name, now, cycle=cycle,
                                                notes=session.pool.unschedulable(head, now.counts, now.flavors,
                                                                                 now.placement),

@@ -22,6 +22,7 @@ from kadmit.engine.compile.problem import Compiler, Problem
 from kadmit.engine.compile.split import Fixed, Pins, QuotaPart
 from kadmit.engine.placing.pool import NodePool, PlacementFailure
 from kadmit.placement.tas import Profile
+from kadmit.engine.afs import AdmissionFairSharing
 from kadmit.engine.admission.flavor_assignment import Assignment, nominate
 from kadmit.engine.admission.situations import UNSEEN, Situations, workload_facts
 from kadmit.engine.quota import Usage
@@ -239,6 +240,7 @@ class Session:
         self.version = 0  # names the set of admitted workloads: a fresh number whenever it changes
         self._versions = 0
         self.situations = Situations(self)  # nominations and reasons shared among equal situations
+        self.afs = AdmissionFairSharing(model)  # each LocalQueue's usage, where it orders a queue
         self._shape_of: dict[int, tuple[Workload, tuple]] = {}  # id(workload) -> (workload, its shape)
         self._queue_shapes: dict[tuple, tuple] = {}  # (namespace, local queue) -> what its shape reads there
         for wl in sorted(model.workloads, key=lambda w: w.key):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from operator import itemgetter
 
+from kadmit.engine.afs import candidate_rank
 from kadmit.engine.quota import node_id
 from kadmit.engine.preemption.candidates import (IN_CLUSTER_QUEUE, IN_COHORT_RECLAIM_WHILE_BORROWING,
                                                  IN_COHORT_RECLAMATION, Candidate, Preemptor, Victim,
@@ -124,8 +125,10 @@ def classical_targets(snap: Snapshot, p: Preemptor, spec: ClusterQueue) -> list[
     first that makes the preemptor fit is filled back. The snapshot is left with the targets
     removed (or as found, when there are none)."""
     hierarchy, priority, same = _collect(snap, p, spec)
+    # Kueue's CandidatesOrdering within the group (ranks differ: keys do), with admission fair sharing's part
+    key = _RANK if not snap.session.afs.queues else (lambda e: candidate_rank(snap, e[1]))
     for group in (hierarchy, priority, same):
-        group.sort(key=_RANK)  # Kueue's CandidatesOrdering within the group (ranks differ: keys do)
+        group.sort(key=key)
     evicted = [e for g in (hierarchy, priority, same) for e in g if e[1].evicted]
     rest = [e for g in (hierarchy, priority, same) for e in g if not e[1].evicted]
     sequence = evicted + rest

@@ -6,6 +6,7 @@ from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from kadmit.engine.afs import candidate_order
 from kadmit.engine.quota import FR, Usage, node_id
 from kadmit.engine.preemption.candidates import (DEFAULT_STRATEGIES, IN_CLUSTER_QUEUE, IN_COHORT_FAIR_SHARING,
                                                  LESS_THAN_INITIAL_SHARE, LESS_THAN_OR_EQUAL_TO_FINAL_SHARE,
@@ -115,7 +116,7 @@ def _fair_candidates(snap: Snapshot, p: Preemptor, spec: ClusterQueue) -> list[C
                 stack.extend(node.children)
             elif nid != me and snap.is_borrowing_in(nid, p.needs):
                 out += [c for c in snap.admitted(node.name) if satisfies_policy(reclaim, p, c) and c.uses(p.needs)]
-    out.sort(key=lambda c: c.order(p.cluster_queue))
+    out.sort(key=lambda c: candidate_order(snap, c, p.cluster_queue))
     return out
 
 

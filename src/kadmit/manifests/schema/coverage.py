@@ -53,8 +53,7 @@ FIELDS: dict[str, dict[str, Entry]] = {
         "fairSharing": M("fair-sharing weight"),
         "admissionChecks": U("kadmit decides as if every admission check passes"),
         "admissionChecksStrategy": U("kadmit decides as if every admission check passes"),
-        "admissionScope": U("admission fair sharing orders workloads by past usage; kadmit orders them "
-                            "as if it were off"),
+        "admissionScope": M("admission fair sharing: workloads ordered by their local queue's usage"),
         "concurrentAdmissionPolicy": U("concurrent admission (flavor migration) is not modelled"),
     },
     "Cohort": {
@@ -65,7 +64,7 @@ FIELDS: dict[str, dict[str, Entry]] = {
     "LocalQueue": {
         "clusterQueue": M("the queue's cluster queue"),
         "stopPolicy": M("a stopped local queue admits nothing (Hold); HoldAndDrain evicts its admitted workloads"),
-        "fairSharing": U("local-queue weights only count in admission fair sharing, which kadmit does not model"),
+        "fairSharing": M("the local queue's weight in admission fair sharing"),
     },
     "ResourceFlavor": {
         "nodeLabels": M("node selection and placement"),
@@ -104,8 +103,7 @@ FIELDS: dict[str, dict[str, Entry]] = {
         "apiVersion": M("the Configuration's version"),
         "kind": M("the Configuration's kind"),
         "fairSharing": M("fair sharing and its preemption strategies"),
-        "admissionFairSharing": U("admission fair sharing (ordering by each local queue's past usage): "
-                                  "kadmit orders workloads as if it were off"),
+        "admissionFairSharing": M("admission fair sharing: half-life, sampling interval, resource weights"),
         "resources.excludeResourcePrefixes": M("excluded resources are not counted (kadmit.effective)"),
         "resources.transformations": M("requests transformed before quota (kadmit.effective)"),
         "resources.deviceClassMappings": M("DRA devices of ResourceClaimTemplates counted as the mapped resource"),

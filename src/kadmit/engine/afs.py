@@ -1,0 +1,112 @@
+"""Admission fair sharing as Kueue v0.17 runs it: a ClusterQueue whose `admissionScope` is
+UsageBasedAdmissionFairSharing, under a Configuration with `admissionFairSharing`, takes its
+pending workloads lowest LocalQueue usage first, then by priority, creation time and name
+(pkg/cache/queue/cluster_queue.go, queueOrderingFunc).
+
+A LocalQueue's usage is `sum(weight[r] * (consumed[r] + penalty[r])) / its fairSharing weight`
+(workload.CalcFSUsageFromResources; resource weights default to 1; amounts in milli-units, truncated
+where Kueue's resource.MulByFloat truncates, weighed in whole units):
+- `consumed` is the LocalQueue's `status.fairSharing.admissionFairSharingStatus.consumedResources`
+  (none: 0). Kueue's LocalQueue controller decays it toward the queue's admitted usage once per
+  sampling interval; a run of scheduling cycles is seconds long, so it stays as the input has it.
+- `penalty`: each admission adds its workload's total requests x alpha, alpha = 1 - 0.5^(sampling
+  interval / half-life) (scheduler.updateEntryPenalty). In v0.17 nothing takes it back on success:
+  the workload controller's `updateAfsConsumedUsage` would, but Kueue never gives that controller its
+  admission-fair-sharing settings (pkg/controller/core/core.go), so the code is not reached. While a
+  penalty is pending, the queue's heap is rebuilt at every pop: the order is always the full sort.
+Preemption inside such a queue takes, among candidates of other LocalQueues of the same ClusterQueue,
+the higher usage first (preemption/common/ordering.go, `usage_of`).
+"""
+
+from __future__ import annotations
+
+import math
+
+from kadmit.model import Model, Workload
+
+
+def _alpha(elapsed_s: float, half_life_s: float) -> float:
+    """calculateAlphaRate: the share of a sample that counts after `elapsed_s` seconds."""
+    if half_life_s == 0:
+        return 0.0
+    return 1.0 - math.pow(0.5, elapsed_s / half_life_s)
+
+
+class AdmissionFairSharing:
+    """Each LocalQueue's usage through a run, and the order it gives."""
+
+    def __init__(self, model: Model) -> None:
+        cfg = model.config.admission_fair_sharing if model.config is not None else None
+        self.config = cfg
+        self.queues: set[str] = {cq.name for cq in model.cluster_queues if cq.admission_fair_sharing} if cfg else set()
+        self.weights = {lq.key: (lq.fair_sharing.weight / 1000 if lq.fair_sharing is not None else 1.0)
+                        for lq in model.local_queues}
+        self.consumed: dict[str, dict[str, int]] = {
+            lq.key: dict(lq.afs_consumed) for lq in model.local_queues if lq.afs_consumed}
+        self.penalties: dict[str, dict[str, int]] = {}
+        self.rate = 0.0 if cfg is None else _alpha(cfg.usage_sampling_interval_ms / 1000, cfg.usage_half_life_ms / 1000)
+
+    def enabled(self, cluster_queue: str | None) -> bool:
+        return cluster_queue in self.queues
+
+    def usage(self, lq_key: str) -> float:
+        """The LocalQueue's weighted usage (CalcFSUsageFromResources)."""
+        if self.config is None:
+            return 0.0
+        consumed, penalty = self.consumed.get(lq_key, {}), self.penalties.get(lq_key, {})
+        weights = self.config.resource_weights
+        total = 0.0
+        for r in sorted(consumed.keys() | penalty.keys()):
+            total += weights.get(r, 1.0) * (consumed.get(r, 0) + penalty.get(r, 0)) / 1000
+        weight = self.weights.get(lq_key, 1.0)
+        return total / weight if weight else math.inf
+
+    def usage_of(self, wl: Workload, cluster_queue: str | None) -> float | None:
+        """The usage of the workload's LocalQueue where its ClusterQueue uses admission fair
+        sharing, else None (Kueue's LocalQueueFSUsage, nil there)."""
+        if cluster_queue not in self.queues:
+            return None
+        return self.usage(f"{wl.namespace}/{wl.queue}")
+
+    def order(self, wl: Workload, cluster_queue: str | None) -> float:
+        """The first key of a workload's place in its queue (0 where it has no effect)."""
+        usage = self.usage_of(wl, cluster_queue)
+        return 0.0 if usage is None else usage
+
+    def admitted(self, wl: Workload, cluster_queue: str) -> None:
+        """`wl` was admitted: its LocalQueue takes the entry penalty of its total requests."""
+        if cluster_queue not in self.queues:
+            return
+        penalty = self.penalties.setdefault(f"{wl.namespace}/{wl.queue}", {})
+        totals: dict[str, int] = {}
+        for ps in wl.pod_sets:
+            for res, q in ps.requests.items():
+                totals[res] = totals.get(res, 0) + q * ps.count
+        for res, q in totals.items():  # resource.MulByFloat: milli-units, truncated
+            penalty[res] = penalty.get(res, 0) + int(q * self.rate)
+
+
+def _candidate_usage(snap, c) -> float:
+    afs: AdmissionFairSharing = snap.session.afs
+    wl = snap.index.workloads.get(c.key)
+    usage = afs.usage_of(wl, c.cluster_queue) if wl is not None else None
+    return 0.0 if usage is None else -usage
+
+
+def candidate_order(snap, c, preemptor_cq: str) -> tuple:
+    """`CandidatesOrdering` with admission fair sharing: after "already evicted" and "other queues
+    first", candidates of a ClusterQueue that uses it come from the LocalQueue that used more
+    first. (Kueue compares two candidates so only when both are in one ClusterQueue and from
+    different LocalQueues; as a sort key, candidates of different queues that both use it are
+    compared too.)"""
+    base = c.order(preemptor_cq)
+    if not snap.session.afs.queues:
+        return base
+    return base[:2] + (_candidate_usage(snap, c),) + base[2:]
+
+
+def candidate_rank(snap, c) -> tuple:
+    """`candidate_order` without the queue's part (`Candidate.rank`), for candidates of one group."""
+    if not snap.session.afs.queues:
+        return c.rank
+    return c.rank[:1] + (_candidate_usage(snap, c),) + c.rank[1:]
