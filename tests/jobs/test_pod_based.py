@@ -159,3 +159,21 @@ spec:
     assert [(p.name, p.count) for p in wl.pod_sets] == [("main", 3)] and wl.kueue_name.startswith("statefulset-db-")
     r = run("why", "default/db", *write(tmp_path, setup__yaml=SETUP, sts__yaml=sts))
     assert r.exit_code == 1 and "12" in r.output  # 3 × 4 cpus > 9
+
+
+def test_a_pod_already_created_without_kueues_label_is_not_kueues(tmp_path):
+    """Kueue's webhook labels the pods it manages (`kueue.x-k8s.io/managed: "true"`); its reconciler
+    skips a pod without it (pod.Skip, "Skipping pod, not managed by Kueue"). A pod the input shows as
+    created (a UID, or a status) never met the webhook: no Workload. Being submitted, it gets one."""
+    created = pod("p", group=None, gate=False).replace("  name: p\n", "  name: p\n  uid: 00000000-0000-0000-0000-000000000001\n")
+    (tmp_path / "a").mkdir()
+    assert model_of(tmp_path / "a", setup__yaml=SETUP, p__yaml=created).workloads == ()
+    running = pod("p", group=None, gate=False) + "status: {phase: Pending}\n"
+    (tmp_path / "b").mkdir()
+    assert model_of(tmp_path / "b", setup__yaml=SETUP, p__yaml=running.replace("---\nstatus", "status")).workloads == ()
+    labelled = created.replace("kueue.x-k8s.io/queue-name: user-queue", "kueue.x-k8s.io/queue-name: user-queue, "
+                               "kueue.x-k8s.io/managed: 'true'")
+    (tmp_path / "c").mkdir()
+    assert len(model_of(tmp_path / "c", setup__yaml=SETUP, p__yaml=labelled).workloads) == 1
+    (tmp_path / "d").mkdir()
+    assert len(model_of(tmp_path / "d", setup__yaml=SETUP, p__yaml=pod("p", group=None, gate=False)).workloads) == 1
