@@ -1,0 +1,47 @@
+"""kadmit.reference, the plain-Python replay of Kueue's admission the property tests use as their
+oracle, against Kueue's own scheduler on every case of test_admit: it must agree wherever its scope
+reaches (docs/ARCHITECTURE.md, "The reference's modules": quota, flavors, queueing, preemption, fair
+sharing). Topology-aware placement and admission fair sharing are outside it, and cases that use
+them are left out here, by what their model holds."""
+
+from __future__ import annotations
+
+from oracle.harness import run_oracle
+from oracle.test_admit import _cases
+
+
+def _outside_scope(model) -> str | None:
+    if any(f.topology for f in model.flavors):
+        return "topology-aware placement"
+    if model.config is not None and model.config.admission_fair_sharing is not None \
+            and any(cq.admission_fair_sharing for cq in model.cluster_queues):
+        return "admission fair sharing"
+    return None
+
+
+def test_the_reference_decides_as_kueue_within_its_scope(kueue_oracle):
+    from kadmit import workspace
+    from kadmit.reference.replay import decide
+
+    compared, differ = 0, []
+    for name, paths in _cases():
+        model = workspace.load(paths).model
+        if _outside_scope(model):
+            continue
+        ref = {d.workload: d for d in decide(model, preemption=True)}
+        for d in run_oracle(kueue_oracle, paths)["decisions"]:
+            r = ref.get(d["workload"])
+            if r is None:
+                if d["admitted"]:
+                    differ.append(f"{name}: {d['workload']}: Kueue admits it, the reference has no decision")
+                continue
+            kueue = (d["admitted"], d["cluster_queue"] if d["admitted"] else None,
+                     sorted((p["name"], p["count"], sorted(p["flavors"].items())) for p in d["pod_sets"])
+                     if d["admitted"] else [], sorted(v["workload"] for v in d["preempted"]))
+            mine = (r.admitted, r.cluster_queue if r.admitted else None,
+                    sorted((p.name, p.count, sorted(p.flavors.items())) for p in r.pod_sets) if r.admitted else [],
+                    sorted(t.key for t in r.preempted))
+            if kueue != mine:
+                differ.append(f"{name}: {d['workload']}: Kueue {kueue}, reference {mine}")
+        compared += 1
+    assert compared >= 30 and not differ, "\n".join(differ)
