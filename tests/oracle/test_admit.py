@@ -39,6 +39,9 @@ def _cases() -> list[tuple[str, list[str]]]:
 
 # Known divergences: case -> what differs (kadmit is wrong unless the note says otherwise).
 DIVERGENCES = {
+    "tests/oracle/features/pod-set-group-tas.yaml": (
+        "pod-set groups under TAS: Kueue places a group's leader and workers as one assignment in one domain "
+        "(tas_flavor_snapshot.go); kadmit places each pod set on its own (docs/KUEUE-DIFFERENCES.md §4)"),
 }
 
 
