@@ -59,3 +59,21 @@ def test_an_unknown_component_without_pod_sets_is_reported(tmp_path):
         "apiVersion: jobset.x-k8s.io/v1alpha2", "apiVersion: example.com/v1").replace("kind: JobSet", "kind: Thing")
     m = model_of(tmp_path, setup__yaml=SETUP, aw__yaml=text)
     assert m.workloads == () and "declare `podSets`" in m.skipped[0].reason
+
+
+def test_a_component_pod_is_what_getpodtemplatespec_copies(tmp_path):
+    """AppWrapper hands Kueue a copy of each pod template (appwrapper pkg/utils GetPodTemplateSpec)
+    without the runtime class, pod-level resources, resource claims and containers' restartPolicy:
+    a sidecar counts as a plain init container (the most, not the sum) and no RuntimeClass overhead
+    is added (tests/oracle/features/appwrapper-sidecar.yaml, appwrapper-overhead.yaml)."""
+    pod = WRAPPED_JOBSET.split("  - template:\n      apiVersion: v1")[1].split("  - podSets:")[0]
+    text = ("apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata: {name: kata}\nhandler: kata\n"
+            "overhead: {podFixed: {cpu: 250m}}\n---\n"
+            + WRAPPED_JOBSET.split("  components:\n")[0] + "  components:\n  - template:\n      apiVersion: v1" + pod)
+    text = text.replace('      spec:\n        containers: [{name: c, image: x, resources: {requests: {cpu: "2"}}}]',
+                        '      spec:\n        runtimeClassName: kata\n'
+                        '        containers: [{name: c, image: x, resources: {requests: {cpu: "2"}}}]\n'
+                        '        initContainers: [{name: s, image: x, restartPolicy: Always, '
+                        'resources: {requests: {cpu: "500m"}}}]')
+    (wl,) = model_of(tmp_path, setup__yaml=SETUP, aw__yaml=text).workloads
+    assert [(p.name, p.requests["cpu"]) for p in wl.pod_sets] == [("aw-0", 2000)]

@@ -75,6 +75,35 @@ def infer(c: Val) -> list[tuple[str, int]]:
     return []
 
 
+# What AppWrapper's GetPodTemplateSpec (github.com/project-codeflare/appwrapper pkg/utils) leaves out
+# of a component's pod spec when it hands Kueue the pod set: the runtime class (so no overhead from
+# it), pod-level resources, resource claims, and each container's restartPolicy (a sidecar becomes a
+# plain init container: the most of them counts, not their sum).
+_NOT_COPIED = ("runtimeClassName", "resources", "resourceClaims")
+
+
+def _without(v: Val, keys) -> Val:
+    out = Val(MAP, {k: x for k, x in v.v.items() if k not in keys}, v.line, v.col, v.end_line, v.end_col)
+    out.keys = {k: at for k, at in v.keys.items() if k not in keys}
+    return out
+
+
+def _as_kueue_sees(template: Val) -> Val:
+    """The pod template as GetPodTemplateSpec copies it for Kueue (`_NOT_COPIED`)."""
+    spec = template.get("spec")
+    if spec is None or spec.kind != MAP:
+        return template
+    copied = _without(spec, _NOT_COPIED)
+    inits = spec.get("initContainers")
+    if inits is not None and inits.kind == SEQ:
+        seq = Val(SEQ, [_without(c, ("restartPolicy",)) if c.kind == MAP else c for c in inits.v],
+                  inits.line, inits.col, inits.end_line, inits.end_col)
+        copied.v["initContainers"] = seq
+    out = _without(template, ())
+    out.v["spec"] = copied
+    return out
+
+
 def appwrapper(f: Fields, o: Meta) -> Job:
     """Pod sets `<name>-<i>`, one per pod set of every component in order (declared `podSets`,
     else inferred), count = its replicas (default 1)."""
@@ -90,7 +119,7 @@ def appwrapper(f: Fields, o: Meta) -> Job:
             template = _at(c, path)
             if template is None or template.kind != MAP:
                 raise f.fail(KAD157, f"`{path}` of component {ci} does not lead to a pod template", c)
-            b.template(f"{o.name}-{i}", replicas, template, template,
+            b.template(f"{o.name}-{i}", replicas, _as_kueue_sees(template), template,
                        origin=f"component {ci} ({kind.v if kind is not None else '?'}) at `{path}`")
             i += 1
     if i == 0:
