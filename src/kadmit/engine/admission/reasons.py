@@ -49,6 +49,9 @@ def gate_reasons(session: Session, wl: Workload) -> list[Reason]:
     if missing:
         out.append(Reason(KAD518, f"ClusterQueue {cq.name} is inactive: references missing ResourceFlavor(s): "
                           + ", ".join(missing)))
+    for fname, topo in session.compiler.missing_topologies(cq):
+        out.append(Reason(KAD518, f"ClusterQueue {cq.name} is inactive: there is no Topology \"{topo}\" for TAS "
+                          f"flavor \"{fname}\""))
     if cq.cohort and cq.cohort in session.compiler.tree.cycles:
         out.append(Reason(KAD518, f"ClusterQueue {cq.name} is inactive: cohort {cq.cohort} is in a cycle of parents"))
     sel = cq.namespace_selector

@@ -130,11 +130,22 @@ class Compiler:
         return sorted({fq.flavor for rg in cq.resource_groups for fq in rg.flavors
                        if fq.flavor not in self.index.flavors})
 
+    def missing_topologies(self, cq: ClusterQueue) -> list[tuple[str, str]]:
+        """(flavor, topology) of the queue's topology-aware flavors whose Topology is not defined."""
+        out = set()
+        for rg in cq.resource_groups:
+            for fq in rg.flavors:
+                fl = self.index.flavors.get(fq.flavor)
+                if fl is not None and fl.topology and fl.topology not in self.index.topologies:
+                    out.add((fq.flavor, fl.topology))
+        return sorted(out)
+
     def inactive(self, cq: ClusterQueue) -> bool:
-        """Kueue keeps a queue inactive when stopped, when a flavor is missing, or in a cohort cycle."""
+        """Kueue keeps a queue inactive when stopped, when a flavor is missing, when a topology-aware
+        flavor's Topology is (TopologyNotFound), or in a cohort cycle."""
         got = self._inactive.get(cq.name)
         if got is None or self.index.cluster_queues.get(cq.name) is not cq:
-            got = (cq.stop_policy != "None" or bool(self.missing_flavors(cq))
+            got = (cq.stop_policy != "None" or bool(self.missing_flavors(cq)) or bool(self.missing_topologies(cq))
                    or bool(cq.cohort and cq.cohort in self.tree.cycles))
             if self.index.cluster_queues.get(cq.name) is cq:
                 self._inactive[cq.name] = got
@@ -197,6 +208,11 @@ class Compiler:
             track(f"gate|flavor|{fname}", "flavor_missing",
                   f"cluster queue `{cq.name}` names flavor `{fname}`, which is not defined, so Kueue "
                   "keeps the queue inactive", flavor_ref_span(cq, fname), T.not_(adm))
+        for fname, topo in self.missing_topologies(cq):
+            fl = ix.flavors[fname]
+            track(f"gate|topology|{fname}", "topology_missing",
+                  f"flavor `{fname}` of cluster queue `{cq.name}` uses topology `{topo}`, which is not defined, "
+                  "so Kueue keeps the queue inactive", fl.field_span("topology"), T.not_(adm))
         if cq.cohort and cq.cohort in self.tree.cycles:
             co = ix.cohorts.get(cq.cohort)
             track("gate|cohort_cycle", "cohort_cycle",
