@@ -328,6 +328,9 @@ def _scheduler(out: Out, model: Model) -> str:
     if c.exclude_resource_prefixes or c.transformations or c.device_class_mappings \
             or c.quota_check_strategy != "BlockUndeclared":
         said.append("resources (excluded prefixes, transformations, quota check strategy, device classes)")
+    if c.admission_fair_sharing is not None:
+        said.append("admissionFairSharing (with the ClusterQueues' admissionScope and the LocalQueues' weights "
+                    "and consumed usage)")
     lines = []
     for what in said:
         lines += out.lack("scheduler", f"Kueue's Configuration `{what.split(':')[0]}`", c.span, [what])

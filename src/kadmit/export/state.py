@@ -146,9 +146,10 @@ def workload(ix: ModelIndex, wl: Workload, diags: Diagnostics) -> dict:
     status: dict = {}
     if wl.admission is not None:
         status["admission"] = {"clusterQueue": wl.admission.cluster_queue, "podSetAssignments": _assignments(wl)}
-        if wl.admission.admitted_at is not None:  # without it: no condition, and kadmit reads "now"
-            conditions.append(_condition("QuotaReserved", wl.admission.admitted_at, "QuotaReserved"))
-            conditions.append(_condition("Admitted", wl.admission.admitted_at, "Admitted"))
+        # holding quota is QuotaReserved True (Kueue's cache counts nothing else); without the time
+        # the condition has no lastTransitionTime, and kadmit reads "now"
+        conditions.append(_condition("QuotaReserved", wl.admission.admitted_at, "QuotaReserved"))
+        conditions.append(_condition("Admitted", wl.admission.admitted_at, "Admitted"))
     if wl.evicted:
         conditions.append(_condition("Evicted", None, "Preempted"))
     if wl.finished:
