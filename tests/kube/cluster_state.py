@@ -1,6 +1,6 @@
 """Putting a folder of manifests into the test API server as a cluster would hold them, and clearing it.
 
-The server keeps what `kubectl create` sends, with three differences from the files, each handled here:
+The server keeps what `kubectl create` sends, with these differences from the files, each handled here:
 - it stores Kueue's objects as `v1beta2` with no conversion webhook (v1beta1 fields would be pruned, not
   converted: tools/kube-apiserver/README.md), so v1beta1 objects are written as Kueue's own conversion
   (apis/kueue/v1beta1/*_conversion.go) makes them: a Workload's `priorityClassName`/`priorityClassSource`
@@ -10,6 +10,9 @@ The server keeps what `kubectl create` sends, with three differences from the fi
 - its admission (TaintNodesByCondition) taints every new Node `node.kubernetes.io/not-ready:NoSchedule`, which
   a cluster's node lifecycle controller removes once the node's Ready condition is True (no controller runs
   here), so it is removed from the nodes that are Ready;
+- no Kueue runs beside it, so the label Kueue's pod webhook adds to the pods it manages on create
+  (`kueue.x-k8s.io/managed: "true"`, for pods with a queue name or a pod-group name that no controller
+  owns) is added here: without it a pod the server holds is one Kueue never managed (pod.Skip);
 - it stamps `metadata.creationTimestamp` itself, so objects are created in the order of the files'
   creation times, one second apart where those differ (queue order is by creation time; equal times stay
   equal), which keeps every decision's order.
@@ -54,6 +57,10 @@ def as_stored(obj: dict) -> dict:
     meta = obj.get("metadata", {})
     for key in ("uid", "resourceVersion", "generation", "creationTimestamp", "managedFields"):
         meta.pop(key, None)
+    labels = meta.get("labels") or {}
+    if obj["kind"] == "Pod" and (f"{KUEUE}/queue-name" in labels or f"{KUEUE}/pod-group-name" in labels) \
+            and not any(ref.get("controller") for ref in meta.get("ownerReferences") or []):
+        meta["labels"] = {**labels, f"{KUEUE}/managed": "true"}  # what Kueue's pod webhook adds
     if obj["apiVersion"] == f"{KUEUE}/v1beta1":
         obj["apiVersion"] = f"{KUEUE}/v1beta2"
         if obj["kind"] == "Workload":

@@ -10,7 +10,7 @@ import pytest
 
 from kadmit.diagnostics import Diagnostics
 from kadmit.manifests import read_manifest_text
-from kadmit.model import FAIR_SHARING_STRATEGIES, Fragment, SchedulerConfig, merge
+from kadmit.model import FAIR_SHARING_STRATEGIES, AdmissionFairSharing, Fragment, SchedulerConfig, merge
 from kadmit.syntax import parse_text
 from kadmit.validate import validate
 
@@ -101,7 +101,7 @@ def test_v1beta2_enable_is_a_field_of_the_other_version() -> None:
     assert only(frag).fair_sharing is True
 
 
-def test_other_versions_and_admission_fair_sharing_are_reported() -> None:
+def test_other_versions_are_reported_and_admission_fair_sharing_is_read() -> None:
     frag, diags = read("""\
         apiVersion: config.kueue.x-k8s.io/v1alpha1
         kind: Configuration
@@ -110,8 +110,9 @@ def test_other_versions_and_admission_fair_sharing_are_reported() -> None:
         kind: Configuration
         admissionFairSharing: {usageHalfLifeTime: 1h}
         """)
-    assert codes(diags) == [("KAD160", 1, 13), ("KAD161", 6, 23)]
-    assert only(frag) == SchedulerConfig(frameworks=("batch/job",))  # Kueue's default frameworks
+    assert codes(diags) == [("KAD160", 1, 13)]
+    assert only(frag) == SchedulerConfig(  # Kueue's default frameworks; its default sampling interval
+        frameworks=("batch/job",), admission_fair_sharing=AdmissionFairSharing(usage_half_life_ms=3_600_000))
 
 
 def test_strategies_of_the_wrong_type() -> None:
