@@ -79,6 +79,10 @@ def test_admit_notes_fit_the_width_they_are_given():
     for width in (100, 140):
         table = admit_human(result, width=width).split("\n\n")[0].splitlines()
         assert all(len(line) <= width for line in table), width
+    # the summary too, where its words alone would not fit: its mode and solver checks go on the next line
+    narrow = admit_human(result, width=50).splitlines()
+    at = next(i for i, line in enumerate(narrow) if " pending workloads admitted" in line)
+    assert len(narrow[at]) <= 50 and narrow[at + 1].startswith("(ordered mode, ")
     assert "kadmit why team-vision/llm-pretrain" in admit_human(result)  # no width: every word
 
 

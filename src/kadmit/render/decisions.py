@@ -212,6 +212,9 @@ def admit_human(result: AdmitResult, skipped=(), width: int | None = None) -> st
         lines.append(f"{sum(1 for d in pending if d.admitted)} of {len(pending)} pending workloads admitted"
                      + (f", {len(victims)} admitted workload(s) preempted" if victims else "")
                      + f" ({result.mode} mode, {result.solver.get('checks', 0)} solver checks)")
+    if width is not None and len(lines[-1]) > width and " (" in lines[-1]:  # the summary: its mode on a line of its own
+        head, _, tail = lines[-1].partition(" (")
+        lines[-1:] = [head, "(" + tail]
     lines.extend(skipped_lines(skipped))
     return "\n".join(line.rstrip() for line in lines) + "\n"
 
