@@ -38,6 +38,7 @@ type admitOutput struct {
 	Oracle    oracleInfo        `json:"oracle"`
 	Variance  *variance         `json:"variance,omitempty"`
 	Holding   []report.Held     `json:"holding,omitempty"`
+	Path      string            `json:"path,omitempty"` // --each: the path decided
 }
 
 type oracleInfo struct {
@@ -85,6 +86,7 @@ func runAdmit(args []string) int {
 	keepVictims := fs.Bool("keep-victims", false, "evicted workloads keep their quota (Kueue's behaviour for a Workload no job controller stops)")
 	endState := fs.Bool("end-state", false, "also list every workload holding quota at the end (holding)")
 	verbosity := fs.Int("v", -1, "Kueue's logs on stderr at this verbosity (default: none)")
+	each := fs.Bool("each", false, "decide each PATH as a cluster of its own: one JSON object per line, with its path")
 	fs.Usage = func() {
 		fmt.Fprintln(os.Stderr, "usage: kueue-oracle admit [flags] PATH...")
 		fs.PrintDefaults()
@@ -106,74 +108,154 @@ func runAdmit(args []string) int {
 	}
 	ctrl.SetLogger(log)
 	ctx := ctrl.LoggerInto(context.Background(), log)
+	opts := admitOptions{seed: *seed, runs: *runs, maxCycles: *maxCycles, gates: *gates, start: *start,
+		keepVictims: *keepVictims, endState: *endState, log: log}
+	if !*each {
+		out, err := decide(ctx, fs.Args(), opts)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "kueue-oracle admit: %v\n", err)
+			return 2
+		}
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(out); err != nil {
+			fmt.Fprintf(os.Stderr, "kueue-oracle admit: %v\n", err)
+			return 2
+		}
+		return 0
+	}
+	// --each: every path is a cluster of its own, decided in turn in this process; one JSON
+	// object per line, in the order of the paths, with its path (and an error instead of the
+	// answer where that path could not be decided: the others still are).
+	code := 0
+	enc := json.NewEncoder(os.Stdout)
+	initial := gateValues()
+	for _, path := range fs.Args() {
+		resetGates(initial)
+		out, err := decide(ctx, []string{path}, opts)
+		var line any
+		if err != nil {
+			code = 2
+			fmt.Fprintf(os.Stderr, "kueue-oracle admit: %s: %v\n", path, err)
+			line = eachError{Path: path, Error: err.Error()}
+		} else {
+			out.Path = path
+			line = out
+		}
+		if err := enc.Encode(line); err != nil {
+			fmt.Fprintf(os.Stderr, "kueue-oracle admit: %v\n", err)
+			return 2
+		}
+	}
+	return code
+}
 
+// admitOptions are admit's flags that shape one decision.
+type admitOptions struct {
+	seed        int64
+	runs        int
+	maxCycles   int
+	gates       string
+	start       string
+	keepVictims bool
+	endState    bool
+	log         logr.Logger
+}
+
+// eachError is --each's line for a path that could not be decided.
+type eachError struct {
+	Path  string `json:"path"`
+	Error string `json:"error"`
+}
+
+// gateValues are the process's feature gates as they are now (before any Configuration).
+func gateValues() map[string]bool {
+	out := map[string]bool{}
+	for name := range utilfeature.DefaultMutableFeatureGate.GetAll() {
+		out[string(name)] = utilfeature.DefaultMutableFeatureGate.Enabled(name)
+	}
+	return out
+}
+
+// resetGates sets back every feature gate a previous cluster's Configuration (or
+// --feature-gates) changed, so that each --each cluster starts from the same gates.
+func resetGates(initial map[string]bool) {
+	now := gateValues()
+	back := map[string]bool{}
+	for name, on := range now {
+		if was, ok := initial[name]; ok && was != on {
+			back[name] = was
+		}
+	}
+	if len(back) > 0 {
+		if err := utilfeature.DefaultMutableFeatureGate.SetFromMap(back); err != nil {
+			panic("kueue-oracle: resetting feature gates: " + err.Error())
+		}
+	}
+}
+
+// decide reads the paths as one cluster and decides it (opts.runs times).
+func decide(ctx context.Context, paths []string, opts admitOptions) (admitOutput, error) {
+	var out admitOutput
 	loadStart := cpuSeconds()
-	files, err := input.Files(fs.Args())
+	files, err := input.Files(paths)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "kueue-oracle admit: %v\n", err)
-		return 2
+		return out, err
 	}
 	docs, problems := input.Read(files)
 	scheme := objects.NewScheme(jobs.AddToScheme)
 	defaulter, err := objects.NewDefaulter()
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "kueue-oracle admit: %v\n", err)
-		return 2
+		return out, err
 	}
 	reader := &objects.Reader{Scheme: scheme, Defaulter: defaulter, IsJobKind: isJobKind}
 	in, err := reader.Read(ctx, docs)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "kueue-oracle admit: %v\n", err)
-		return 2
+		return out, err
 	}
 	if err := utilfeature.DefaultMutableFeatureGate.SetFromMap(in.Config.FeatureGates); err != nil {
-		fmt.Fprintf(os.Stderr, "kueue-oracle admit: the Configuration's featureGates: %v\n", err)
-		return 2
+		return out, fmt.Errorf("the Configuration's featureGates: %w", err)
 	}
-	if *gates != "" {
-		if err := utilfeature.DefaultMutableFeatureGate.Set(*gates); err != nil {
-			fmt.Fprintf(os.Stderr, "kueue-oracle admit: --feature-gates: %v\n", err)
-			return 2
+	if opts.gates != "" {
+		if err := utilfeature.DefaultMutableFeatureGate.Set(opts.gates); err != nil {
+			return out, fmt.Errorf("--feature-gates: %w", err)
 		}
 	}
-	startTime, err := startOf(*start, in)
+	startTime, err := startOf(opts.start, in)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "kueue-oracle admit: --start: %v\n", err)
-		return 2
+		return out, fmt.Errorf("--start: %w", err)
 	}
 	loadSeconds := cpuSeconds() - loadStart
 
-	out := admitOutput{Mode: "kueue", Skipped: in.Skipped, NotRead: in.NotRead, Problems: problems,
+	out = admitOutput{Mode: "kueue", Skipped: in.Skipped, NotRead: in.NotRead, Problems: problems,
 		Notes: in.Notes, Files: files}
 	var all [][]report.Decision
 	var first *cluster.Result
 	var scheduleSeconds float64
-	for i := 0; i < *runs; i++ {
-		runSeed := *seed
+	for i := 0; i < opts.runs; i++ {
+		runSeed := opts.seed
 		if i > 0 {
-			runSeed = *seed + int64(i)
+			runSeed = opts.seed + int64(i)
 		}
 		setupStart := cpuSeconds()
 		jr := jobConverter(in)
 		cl, err := cluster.New(ctx, scheme, in.Objects, in.Config, cluster.Options{
-			Start: startTime, Seed: runSeed, MaxCycles: *maxCycles, StopEvictedJobs: !*keepVictims,
-			Indexes: jobIndexes, Convert: jr.convert, Log: log,
+			Start: startTime, Seed: runSeed, MaxCycles: opts.maxCycles, StopEvictedJobs: !opts.keepVictims,
+			Indexes: jobIndexes, Convert: jr.convert, Log: opts.log,
 		})
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "kueue-oracle admit: setting the cluster up: %v\n", err)
-			return 2
+			return out, fmt.Errorf("setting the cluster up: %w", err)
 		}
 		loadSeconds += cpuSeconds() - setupStart
 		res, err := cl.Run()
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "kueue-oracle admit: %v\n", err)
-			return 2
+			return out, err
 		}
 		scheduleSeconds += res.SchedulingCPU.Seconds()
 		all = append(all, report.Decisions(res, jr.owners))
 		if i == 0 {
 			first = res
-			if *endState {
+			if opts.endState {
 				out.Holding = report.Holding(res, jr.owners)
 			}
 			out.Skipped = append(out.Skipped, jr.skipped...)
@@ -188,13 +270,13 @@ func runAdmit(args []string) int {
 	sortSkipped(out.NotRead)
 	out.Oracle = oracleInfo{
 		Kueue: kueueVersion(), Config: in.ConfigFrom, FeatureGates: featureGates(),
-		Cycles: first.Cycles, Stop: first.Stop, Loop: first.Loop, Seed: *seed, Runs: *runs,
+		Cycles: first.Cycles, Stop: first.Stop, Loop: first.Loop, Seed: opts.seed, Runs: opts.runs,
 		LoadSeconds: round3(loadSeconds), ScheduleSeconds: round3(scheduleSeconds),
 	}
 	if out.Oracle.Loop == nil {
 		out.Oracle.Loop = []string{}
 	}
-	if *runs > 1 {
+	if opts.runs > 1 {
 		out.Variance = compareRuns(all)
 	}
 	for _, l := range []*[]string{&out.Notes, &out.Files} {
@@ -210,13 +292,7 @@ func runAdmit(args []string) int {
 	if out.Problems == nil {
 		out.Problems = []input.Problem{}
 	}
-	enc := json.NewEncoder(os.Stdout)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(out); err != nil {
-		fmt.Fprintf(os.Stderr, "kueue-oracle admit: %v\n", err)
-		return 2
-	}
-	return 0
+	return out, nil
 }
 
 // startOf is the fake clock's start: the flag, else the latest creationTimestamp among the
