@@ -50,6 +50,15 @@ DIVERGENCES = {
     "tests/oracle/features/pod-set-group-tas.yaml": (
         "pod-set groups under TAS: Kueue places a group's leader and workers as one assignment in one domain "
         "(tas_flavor_snapshot.go); kadmit places each pod set on its own (docs/KUEUE-DIFFERENCES.md §4)"),
+    "tests/oracle/features/kueue-panics-fair-sharing-without-cohort.yaml": (
+        "not kadmit's: Kueue v0.17.0's scheduler panics (fair sharing, a ClusterQueue in no cohort preempting: "
+        "nil CohortSnapshot in TargetClusterQueueOrdering); kadmit decides"),
+    "tests/oracle/features/tas-same-cycle.yaml": (
+        "topology-aware placement in one cycle: Kueue places w03 on the nodes as the cycle began (f0-r0-n0), "
+        "kadmit after w01 admitted in the same cycle (f0-r0-n2)"),
+    "tests/oracle/features/lws-flavors.yaml": (
+        "a LeaderWorkerSet's pod sets: Kueue puts the leader on f1 and the worker on f2 and admits it; kadmit finds "
+        "no flavor for the worker"),
 }
 
 

@@ -1,0 +1,100 @@
+"""Generated clusters (tests/oracle/strategies.py) decided by kadmit and by Kueue, many per oracle
+process: each cluster is written as its own manifest file, kadmit decides each in this process
+(through the API), the oracle decides them all in one `admit --each --runs 2` call (one JSON per
+path; Kueue's own variance between its runs accepted as the harness does), and each is compared.
+
+A cluster on which they differ is kept as a manifest file under $KADMIT_ORACLE_FAILURES (default
+tests/oracle/.failures/, git-ignored), named by its content's hash, that `kadmit admit FILE` and
+`tools/kueue-oracle/kueue-oracle admit FILE` reproduce.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from oracle.harness import ROOT, compare, from_kadmit, from_oracle, run_kadmit, variants
+from oracle.strategies import Cluster
+
+
+def failures_dir() -> Path:
+    return Path(os.environ.get("KADMIT_ORACLE_FAILURES") or ROOT / "tests" / "oracle" / ".failures")
+
+
+@dataclass
+class Verdict:
+    """One cluster's comparison: its features, whether both agree, and where not, both answers
+    and the kept manifest file."""
+
+    features: set[str]
+    agree: bool
+    report: str = ""
+    path: Path | None = None
+
+
+def keep(text: str) -> Path:
+    """The cluster written where failures are kept (named by its hash: the same cluster, the
+    same file)."""
+    folder = failures_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"cluster-{hashlib.sha256(text.encode()).hexdigest()[:12]}.yaml"
+    path.write_text(text)
+    return path
+
+
+def oracle_each(binary: str, paths: list[Path], runs: int = 2) -> dict[str, dict]:
+    """Kueue's answer for each path, decided as a cluster of its own, in one process. Where the
+    process dies on a path (Kueue's own panic), that path's answer is `{"error": ...}` with the
+    panic, and the paths after it are decided in a new process."""
+    out: dict[str, dict] = {}
+    rest = list(paths)
+    while rest:
+        proc = subprocess.run([binary, "admit", "--format", "json", "--each", "--runs", str(runs), *map(str, rest)],
+                              capture_output=True, text=True, cwd=ROOT)
+        for line in proc.stdout.splitlines():
+            data = json.loads(line)
+            out[data["path"]] = data
+        missing = [p for p in rest if str(p) not in out]
+        if not missing:
+            break
+        if proc.returncode == 0:
+            raise AssertionError(f"kueue-oracle admit --each gave no answer for {missing[0]}:\n{proc.stderr[-3000:]}")
+        crash = proc.stderr[proc.stderr.find("panic:"):][:3000] if "panic:" in proc.stderr else proc.stderr[-3000:]
+        out[str(missing[0])] = {"path": str(missing[0]), "error": f"the oracle exited {proc.returncode}: {crash}"}
+        rest = missing[1:]
+    return out
+
+
+def decide(binary: str, clusters: list[Cluster], folder: Path) -> list[Verdict]:
+    """Both tools on each cluster; a differing one is kept (`keep`) and its path reported."""
+    folder.mkdir(parents=True, exist_ok=True)
+    texts = [c.text() for c in clusters]
+    paths = []
+    for i, text in enumerate(texts):
+        p = folder / f"c{i:04d}.yaml"
+        p.write_text(text)
+        paths.append(p)
+    kueue_all = oracle_each(binary, paths)
+    verdicts = []
+    for cluster, text, path in zip(clusters, texts, paths):
+        kueue = kueue_all[str(path)]
+        code, kadmit = run_kadmit([str(path)])
+        if "error" in kueue:
+            why = f"the oracle could not decide it: {kueue['error']}"
+            verdicts.append(Verdict(cluster.features, False, why, keep(text)))
+            continue
+        if kadmit is None:
+            why = f"kadmit refused it (exit {code}); Kueue decided {len(kueue['decisions'])} workloads"
+            verdicts.append(Verdict(cluster.features, False, why, keep(text)))
+            continue
+        k, q = from_kadmit(kadmit), from_oracle(kueue)
+        result = compare(k, q, alternatives=variants(kueue))
+        if result.agree:
+            verdicts.append(Verdict(cluster.features, True))
+        else:
+            verdicts.append(Verdict(cluster.features, False, result.report(k, q), keep(text)))
+    return verdicts

@@ -1,0 +1,525 @@
+"""Hypothesis strategies for whole Kueue clusters across the feature space, written as manifests
+(v1beta2) for deciding with both kadmit and Kueue's own code (tests/oracle/test_property.py,
+bench/oracle_soak.py).
+
+`clusters(allowed)` draws one cluster: a list of manifest documents and the features it holds.
+Each feature is a switch drawn only where `allowed` has it, so a divergent feature is kept off in
+CI (and on in the soak) and agreement is counted per feature. The switches:
+
+- cohorts: `cohorts` (cluster queues in cohorts), `cohort_tree` (nested cohorts, Cohort
+  parentName), `cohort_quota` (cohorts holding quota), `borrowing_limit`, `lending_limit`
+- flavors: `flavors` (several), `fungibility` (whenCanBorrow / whenCanPreempt, recorded per
+  value), `preference` (BorrowingOverPreemption / PreemptionOverBorrowing)
+- preemption: `preemption` (withinClusterQueue / reclaimWithinCohort, per value),
+  `borrow_within_cohort` (with or without maxPriorityThreshold)
+- `fair_sharing` (Configuration.fairSharing, its strategies, weights on queues and cohorts;
+  `fair_sharing_no_cohort`: a queue in no cohort, on which Kueue v0.17.0's preemption panics),
+  `admission_fair_sharing` (the Configuration's, the queue's admission scope, local queues'
+  consumed resources), `strict_fifo`
+- workloads: `priorities` (Workload priorities), `priority_class` (jobs with WorkloadPriorityClass
+  or PriorityClass), `admitted` (Workloads holding quota), `partial_admission` (minCount),
+  `memory` (a second resource)
+- `tas` (flavors over Topologies and Nodes; `tas_flavors`: several of them; `tas_queues`: several
+  queues sharing the nodes) with `tas_required`, `tas_preferred`,
+  `tas_unconstrained` pod sets
+- jobs: `jobs` and `job:KIND` for each kind in JOB_KINDS; pod templates with
+  `init_containers`, `sidecars`, `overhead` (RuntimeClass), `limit_range` (LimitRange defaults),
+  `limits_only` (limits without requests); `pod_group_hash` (a pod group with a
+  WorkloadPriorityClass label, on a topology-aware flavor, or whose pods Kueue's webhook or
+  AdjustResources change: init containers, sidecars, RuntimeClass, LimitRange defaults, limits only); `appwrapper_pod_extras` (an AppWrapper's pod with a sidecar or a
+  RuntimeClass); `existing_jobs` (jobs with a UID: objects already in
+  the cluster, which did not pass Kueue's webhooks — the oracle's reading of a UID)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+import yaml
+from hypothesis import strategies as st
+
+API = "kueue.x-k8s.io/v1beta2"
+START = datetime(2026, 11, 1, tzinfo=UTC)
+JOB_KINDS = ("Job", "JobSet", "LeaderWorkerSet", "RayJob", "RayCluster", "PyTorchJob", "TrainJob", "AppWrapper",
+             "Pod", "PodGroup", "Deployment", "StatefulSet")
+SWITCHES = ("cohorts", "cohort_tree", "cohort_quota", "borrowing_limit", "lending_limit", "flavors", "fungibility",
+            "preference", "preemption", "borrow_within_cohort", "fair_sharing", "admission_fair_sharing",
+            "strict_fifo", "priorities", "priority_class", "admitted", "partial_admission", "memory", "tas",
+            "tas_required", "tas_preferred", "tas_unconstrained", "jobs", "init_containers", "sidecars", "overhead",
+            "limit_range", "limits_only", "existing_jobs", "tas_flavors", "pod_group_hash",
+            "appwrapper_pod_extras", "fair_sharing_no_cohort", "tas_queues", *(f"job:{k}" for k in JOB_KINDS))
+ALL = frozenset(SWITCHES)
+FRAMEWORKS = ["batch/job", "kubeflow.org/mpijob", "ray.io/rayjob", "ray.io/raycluster", "ray.io/rayservice",
+              "jobset.x-k8s.io/jobset", "kubeflow.org/paddlejob", "kubeflow.org/pytorchjob", "kubeflow.org/tfjob",
+              "kubeflow.org/xgboostjob", "kubeflow.org/jaxjob", "workload.codeflare.dev/appwrapper",
+              "trainer.kubeflow.org/trainjob", "pod", "deployment", "statefulset",
+              "leaderworkerset.x-k8s.io/leaderworkerset"]
+RACK, HOST = "example.com/rack", "kubernetes.io/hostname"
+
+
+@dataclass
+class Cluster:
+    """One generated cluster: its manifest documents and the features it holds (switch names,
+    and NAME=VALUE for the settings drawn)."""
+
+    docs: list[dict]
+    features: set[str] = field(default_factory=set)
+
+    def text(self) -> str:
+        head = "# features: " + " ".join(sorted(self.features)) + "\n"
+        return head + yaml.safe_dump_all(self.docs, sort_keys=False)
+
+
+def _stamp(t: datetime) -> str:
+    return t.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _qty(resource: str, n: int) -> str:
+    return f"{n}Gi" if resource == "memory" else str(n)
+
+
+def _unit(resource: str) -> int:
+    return 4 if resource == "memory" else 1
+
+
+class _Draw:
+    """The draw function with the allowed switches and the features recorded as drawn."""
+
+    def __init__(self, draw, allowed: frozenset[str]):
+        self.draw, self.allowed, self.features = draw, allowed, set()
+
+    def on(self, switch: str, p: float = 0.5) -> bool:
+        """Whether `switch` is on here: off unless allowed; recorded when on."""
+        if switch not in self.allowed:
+            return False
+        hit = self.draw(st.booleans()) if p == 0.5 else self.draw(st.integers(0, 99)) < int(p * 100)
+        if hit:
+            self.features.add(switch)
+        return hit
+
+    def pick(self, values, name: str | None = None):
+        v = self.draw(st.sampled_from(list(values)))
+        if name:
+            self.features.add(f"{name}={v}")
+        return v
+
+    def int(self, lo: int, hi: int) -> int:
+        return self.draw(st.integers(lo, hi))
+
+
+def _quota(d: _Draw, resource: str, cohort: bool, *, cohort_object: bool = False) -> dict:
+    u = _unit(resource)
+    nominal = d.int(0, 8 if cohort_object else 10)
+    q = {"name": resource, "nominalQuota": _qty(resource, nominal * u)}
+    if cohort and d.on("borrowing_limit", 0.3):
+        q["borrowingLimit"] = _qty(resource, d.int(0, 6) * u)
+    if cohort and d.on("lending_limit", 0.3):
+        q["lendingLimit"] = _qty(resource, d.int(0, nominal) * u)
+    return q
+
+
+def _cohorts(d: _Draw, flavors: list[str], resources: list[str]) -> tuple[list[str], list[dict]]:
+    if not d.on("cohorts", 0.7):
+        return [], []
+    names = [f"co{i}" for i in range(d.int(1, 3))]
+    docs = []
+    tree = d.on("cohort_tree", 0.5)
+    for i, name in enumerate(names):
+        spec: dict = {}
+        if tree and i > 0 and d.int(0, 2):
+            spec["parentName"] = names[d.int(0, i - 1)]
+        if d.on("cohort_quota", 0.3):
+            mine = flavors[:d.int(1, len(flavors))]
+            spec["resourceGroups"] = [{"coveredResources": resources, "flavors": [
+                {"name": f, "resources": [_quota(d, r, bool(spec.get("parentName")), cohort_object=True)
+                                          for r in resources]} for f in mine]}]
+        if "fair_sharing" in d.features and d.int(0, 1):
+            spec["fairSharing"] = {"weight": d.pick(["0", "1", "2", "500m"], "weight")}
+        docs.append({"apiVersion": API, "kind": "Cohort", "metadata": {"name": name}, "spec": spec})
+    return names, docs
+
+
+def _cluster_queue(d: _Draw, name: str, flavors: list[str], resources: list[str], cohorts: list[str]) -> tuple[dict, dict]:
+    cohort = d.pick(cohorts) if cohorts and d.int(0, 4) else None
+    if cohort is None and "fair_sharing" in d.features:
+        if cohorts and "fair_sharing_no_cohort" not in d.allowed:  # Kueue v0.17.0 panics (DIVERGENCES.md)
+            cohort = cohorts[0]
+        elif not cohorts and "fair_sharing_no_cohort" not in d.allowed:
+            cohort = "co-fs"
+            d.features.add("cohorts")
+        else:
+            d.features.add("fair_sharing_no_cohort")
+    mine = flavors[d.int(0, len(flavors) - 1):] if len(flavors) > 1 else flavors
+    if len(mine) > 1 and d.int(0, 1):
+        mine = list(reversed(mine))
+    quotas = {}
+    fqs = []
+    for f in mine:
+        rs = [_quota(d, r, cohort is not None) for r in resources]
+        for q in rs:
+            quotas[(f, q["name"])] = int(q["nominalQuota"].removesuffix("Gi"))
+        fqs.append({"name": f, "resources": rs})
+    spec: dict = {"namespaceSelector": {}, "resourceGroups": [{"coveredResources": resources, "flavors": fqs}]}
+    if cohort:
+        spec["cohortName"] = cohort
+    spec["queueingStrategy"] = "StrictFIFO" if d.on("strict_fifo", 0.3) else "BestEffortFIFO"
+    if d.on("preemption", 0.7):
+        within = d.pick(["Never", "LowerPriority", "LowerOrNewerEqualPriority"], "withinClusterQueue")
+        reclaim = d.pick(["Never", "LowerPriority", "Any"], "reclaimWithinCohort")
+        preemption: dict = {"withinClusterQueue": within, "reclaimWithinCohort": reclaim}
+        if reclaim != "Never" and d.on("borrow_within_cohort", 0.4):
+            bwc: dict = {"policy": "LowerPriority"}
+            if d.int(0, 1):
+                bwc["maxPriorityThreshold"] = d.pick([0, 10, 50])
+                d.features.add("maxPriorityThreshold")
+            preemption["borrowWithinCohort"] = bwc
+        spec["preemption"] = preemption
+    if d.on("fungibility", 0.6):
+        borrow = d.pick(["MayStopSearch", "TryNextFlavor"], "whenCanBorrow")
+        preempt = d.pick(["MayStopSearch", "TryNextFlavor"], "whenCanPreempt")
+        fung: dict = {"whenCanBorrow": borrow, "whenCanPreempt": preempt}
+        if borrow == preempt == "TryNextFlavor" and d.on("preference", 0.5):
+            fung["preference"] = d.pick(["BorrowingOverPreemption", "PreemptionOverBorrowing"], "preference")
+        spec["flavorFungibility"] = fung
+    if "fair_sharing" in d.features and d.int(0, 1):
+        spec["fairSharing"] = {"weight": d.pick(["0", "1", "2", "500m"], "weight")}
+    if "admission_fair_sharing" in d.features:
+        spec["admissionScope"] = {"admissionMode": "UsageBasedAdmissionFairSharing"}
+    return {"apiVersion": API, "kind": "ClusterQueue", "metadata": {"name": name}, "spec": spec}, quotas
+
+
+def _requests(d: _Draw, resources: list[str]) -> dict:
+    out = {"cpu": d.pick(["1", "2", "3", "500m", "4"])}
+    if "memory" in resources:
+        out["memory"] = f"{d.int(1, 3) * 2}Gi"
+    return out
+
+
+def _pod_spec(d: _Draw, resources: list[str], *, job: bool, namespace_has_limit_range: bool) -> dict:
+    """A pod template's spec; jobs may carry init containers, sidecars, a RuntimeClass,
+    limits without requests, and containers without requests a LimitRange fills in."""
+    main = {"name": "main", "image": "busybox"}
+    if job and d.on("limits_only", 0.15):
+        main["resources"] = {"limits": _requests(d, resources)}
+    elif job and namespace_has_limit_range and d.int(0, 2) == 0:
+        d.features.add("limit_range")
+        main["resources"] = {}
+    else:
+        main["resources"] = {"requests": _requests(d, resources)}
+    spec: dict = {"containers": [main]}
+    if job:
+        spec["restartPolicy"] = "Never"
+        inits = []
+        if d.on("init_containers", 0.15):
+            inits.append({"name": "init", "image": "busybox", "resources": {"requests": _requests(d, resources)}})
+        if d.on("sidecars", 0.15):
+            inits.append({"name": "sidecar", "image": "envoy", "restartPolicy": "Always",
+                          "resources": {"requests": {"cpu": "500m"}}})
+        if inits:
+            spec["initContainers"] = inits
+        if d.on("overhead", 0.1):
+            spec["runtimeClassName"] = "kata"
+    return spec
+
+
+def _tas_request(d: _Draw) -> dict | None:
+    if "tas" not in d.features:
+        return None
+    kind = d.int(0, 3)
+    if kind == 1 and d.on("tas_required", 1):
+        return {"required": d.pick([RACK, HOST])}
+    if kind == 2 and d.on("tas_preferred", 1):
+        return {"preferred": d.pick([RACK, HOST])}
+    if kind == 3 and d.on("tas_unconstrained", 1):
+        return {"unconstrained": True}
+    return None
+
+
+def _tas_annotations(req: dict | None) -> dict:
+    if not req:
+        return {}
+    if "required" in req:
+        return {"kueue.x-k8s.io/podset-required-topology": req["required"]}
+    if "preferred" in req:
+        return {"kueue.x-k8s.io/podset-preferred-topology": req["preferred"]}
+    return {"kueue.x-k8s.io/podset-unconstrained-topology": "true"}
+
+
+def _template(d: _Draw, resources: list[str], lr: bool, *, job: bool = True) -> dict:
+    t: dict = {"spec": _pod_spec(d, resources, job=job, namespace_has_limit_range=lr)}
+    ann = _tas_annotations(_tas_request(d))
+    if ann:
+        t["metadata"] = {"annotations": ann}
+    return t
+
+
+def _job(d: _Draw, kind: str, name: str, ns: str, labels: dict, resources: list[str], lr: bool) -> list[dict]:
+    """One job of `kind`, as Kueue's integration reads it; a PodGroup is several Pods."""
+    meta = {"name": name, "namespace": ns, "labels": dict(labels)}
+    n = d.int(1, 3)
+    if kind == "Job":
+        spec: dict = {"parallelism": n, "completions": n, "template": _template(d, resources, lr)}
+        if n > 1 and d.on("partial_admission", 0.25):
+            meta["annotations"] = {"kueue.x-k8s.io/job-min-parallelism": str(d.int(1, n - 1))}
+        return [{"apiVersion": "batch/v1", "kind": "Job", "metadata": meta, "spec": spec}]
+    if kind == "JobSet":
+        rjs = [{"name": f"r{i}", "replicas": d.int(1, 2), "template": {"spec": {
+            "parallelism": n, "completions": n, "template": _template(d, resources, lr)}}} for i in range(d.int(1, 2))]
+        return [{"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": meta,
+                 "spec": {"replicatedJobs": rjs}}]
+    if kind == "LeaderWorkerSet":
+        lwt: dict = {"size": d.int(1, 3), "workerTemplate": _template(d, resources, lr, job=False)}
+        if d.int(0, 1):
+            lwt["leaderTemplate"] = _template(d, resources, lr, job=False)
+        return [{"apiVersion": "leaderworkerset.x-k8s.io/v1", "kind": "LeaderWorkerSet", "metadata": meta,
+                 "spec": {"replicas": d.int(1, 2), "leaderWorkerTemplate": lwt}}]
+    if kind in ("RayJob", "RayCluster"):
+        head = _template(d, resources, lr, job=False)
+        cluster = {"headGroupSpec": {"rayStartParams": {}, "template": head},
+                   "workerGroupSpecs": [{"groupName": "w", "replicas": n, "rayStartParams": {},
+                                         "template": _template(d, resources, lr, job=False)}]}
+        if kind == "RayCluster":
+            return [{"apiVersion": "ray.io/v1", "kind": "RayCluster", "metadata": meta, "spec": cluster}]
+        return [{"apiVersion": "ray.io/v1", "kind": "RayJob", "metadata": meta,
+                 "spec": {"entrypoint": "python run.py", "shutdownAfterJobFinishes": True, "rayClusterSpec": cluster}}]
+    if kind == "PyTorchJob":
+        specs = {"Master": {"replicas": 1, "template": _template(d, resources, lr)},
+                 "Worker": {"replicas": n, "template": _template(d, resources, lr)}}
+        for s in specs.values():
+            s["template"]["spec"]["containers"][0]["name"] = "pytorch"
+        return [{"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob", "metadata": meta,
+                 "spec": {"pytorchReplicaSpecs": specs}}]
+    if kind == "TrainJob":
+        runtime = f"rt-{name}"
+        container = {"name": "node", "image": "torch", "resources": {"requests": _requests(d, resources)}}
+        rt = {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "ClusterTrainingRuntime",
+              "metadata": {"name": runtime},
+              "spec": {"mlPolicy": {"numNodes": n, "torch": {}}, "template": {"spec": {"replicatedJobs": [
+                  {"name": "node", "template": {
+                      "metadata": {"labels": {"trainer.kubeflow.org/trainjob-ancestor-step": "trainer"}},
+                      "spec": {"template": {"spec": {"containers": [container]}}}}}]}}}}
+        tj = {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob", "metadata": meta,
+              "spec": {"runtimeRef": {"name": runtime}}}
+        if d.int(0, 1):
+            tj["spec"]["trainer"] = {"numNodes": d.int(1, 3)}
+        return [rt, tj]
+    if kind == "AppWrapper":
+        t = _template(d, resources, lr)
+        extras = [c for c in t["spec"].get("initContainers", []) if c.get("restartPolicy")] \
+            + (["runtimeClassName"] if "runtimeClassName" in t["spec"] else [])
+        if extras and "appwrapper_pod_extras" not in d.allowed:  # DIVERGENCES.md: AppWrapper sidecar/overhead
+            t["spec"].pop("runtimeClassName", None)
+            t["spec"]["initContainers"] = [c for c in t["spec"].get("initContainers", []) if not c.get("restartPolicy")]
+            if not t["spec"]["initContainers"]:
+                del t["spec"]["initContainers"]
+        elif extras:
+            d.features.add("appwrapper_pod_extras")
+        inner = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": f"{name}-inner"},
+                 "spec": {"parallelism": n, "completions": n, "template": t}}
+        return [{"apiVersion": "workload.codeflare.dev/v1beta2", "kind": "AppWrapper", "metadata": meta,
+                 "spec": {"components": [{"template": inner}]}}]
+    if kind == "Pod":
+        t = _template(d, resources, lr)
+        meta["annotations"] = t.get("metadata", {}).get("annotations", {})
+        if not meta["annotations"]:
+            del meta["annotations"]
+        return [{"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": t["spec"]}]
+    if kind == "PodGroup":
+        t = _template(d, resources, lr)
+        spec = t["spec"]
+        mutated = bool(t.get("metadata") or spec.get("initContainers") or spec.get("runtimeClassName")
+                       or "requests" not in spec["containers"][0]["resources"])
+        if mutated and "pod_group_hash" not in d.allowed:  # DIVERGENCES.md: a pod group's role hash
+            return _job(d, "Pod", name, ns, labels, resources, lr)
+        if mutated:
+            d.features.add("pod_group_hash")
+        pods = []
+        for i in range(n + 1):
+            m = {"name": f"{name}-{i}", "namespace": ns,
+                 "labels": dict(labels) | {"kueue.x-k8s.io/pod-group-name": name},
+                 "annotations": {"kueue.x-k8s.io/pod-group-total-count": str(n + 1)}
+                 | t.get("metadata", {}).get("annotations", {})}
+            pods.append({"apiVersion": "v1", "kind": "Pod", "metadata": m, "spec": t["spec"]})
+        return pods
+    if kind in ("Deployment", "StatefulSet"):
+        t = _template(d, resources, lr, job=False)
+        t.setdefault("metadata", {})["labels"] = {"app": name}
+        spec = {"replicas": n, "selector": {"matchLabels": {"app": name}}, "template": t}
+        if kind == "StatefulSet":
+            spec["serviceName"] = name
+        return [{"apiVersion": "apps/v1", "kind": kind, "metadata": meta, "spec": spec}]
+    raise ValueError(kind)
+
+
+def _nodes(d: _Draw, flavor: str, resources: list[str]) -> list[dict]:
+    out = []
+    for r in range(d.int(1, 2)):
+        for h in range(d.int(1, 3)):
+            name = f"{flavor}-r{r}-n{h}"
+            cap = {"cpu": str(d.pick([4, 8])), "memory": "32Gi", "pods": "110"}
+            out.append({"apiVersion": "v1", "kind": "Node",
+                        "metadata": {"name": name, "labels": {"pool": flavor, RACK: f"{flavor}-r{r}", HOST: name}},
+                        "status": {"allocatable": cap, "capacity": cap,
+                                   "conditions": [{"type": "Ready", "status": "True"}]}})
+    return out
+
+
+@st.composite
+def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
+    """One cluster drawing only the `allowed` switches."""
+    d = _Draw(draw, allowed)
+    docs: list[dict] = []
+    resources = ["cpu", "memory"] if d.on("memory", 0.3) else ["cpu"]
+    flavors = [f"f{i}" for i in range(d.int(1, 3) if d.on("flavors", 0.7) else 1)]
+    fair = d.on("fair_sharing", 0.25)
+    afs = not fair and d.on("admission_fair_sharing", 0.15)
+    jobs = d.on("jobs", 0.5)
+    tas = d.on("tas", 0.25)
+    if tas and len(flavors) > 1 and not d.on("tas_flavors", 1):
+        flavors = flavors[:1]
+    if fair or afs or jobs:
+        config: dict = {"apiVersion": "config.kueue.x-k8s.io/v1beta2", "kind": "Configuration",
+                        "integrations": {"frameworks": list(FRAMEWORKS)}}
+        if fair:
+            config["fairSharing"] = {"preemptionStrategies": d.pick(
+                [["LessThanOrEqualToFinalShare", "LessThanInitialShare"], ["LessThanOrEqualToFinalShare"],
+                 ["LessThanInitialShare"]])}
+            d.features.add("strategies=" + "+".join(config["fairSharing"]["preemptionStrategies"]))
+        if afs:
+            config["admissionFairSharing"] = {"usageHalfLifeTime": "168h", "usageSamplingInterval": "5m"}
+        docs.append(config)
+    if tas:
+        docs.append({"apiVersion": API, "kind": "Topology", "metadata": {"name": "dc"},
+                     "spec": {"levels": [{"nodeLabel": RACK}, {"nodeLabel": HOST}]}})
+    for f in flavors:
+        fl: dict = {"apiVersion": API, "kind": "ResourceFlavor", "metadata": {"name": f}}
+        if tas:
+            fl["spec"] = {"nodeLabels": {"pool": f}, "topologyName": "dc"}
+            docs += _nodes(d, f, resources)
+        docs.append(fl)
+    cohorts, cohort_docs = _cohorts(d, flavors, resources)
+    docs += cohort_docs
+    queues = []
+    kinds = [k for k in JOB_KINDS if f"job:{k}" in allowed]
+    limit_ranges = False
+    one_queue = tas and "tas_queues" not in allowed  # DIVERGENCES.md: TAS placement within one cycle
+    for i in range(1 if one_queue else d.int(1, 3)):
+        if tas and i == 1:
+            d.features.add("tas_queues")
+        name = f"cq{i}"
+        cq, quotas = _cluster_queue(d, name, flavors, resources, cohorts)
+        docs.append(cq)
+        ns = f"ns-{name}"
+        docs.append({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
+        lqs = ["lq", "lq2"] if afs else ["lq"]
+        for lq in lqs:
+            q: dict = {"apiVersion": API, "kind": "LocalQueue", "metadata": {"name": lq, "namespace": ns},
+                       "spec": {"clusterQueue": name}}
+            if afs and d.int(0, 1):
+                q["status"] = {"fairSharing": {"admissionFairSharingStatus": {
+                    "consumedResources": {"cpu": str(d.int(1, 50))}, "lastUpdate": _stamp(START)}}}
+            docs.append(q)
+        lr = jobs and "limit_range" in allowed and d.int(0, 3) == 0
+        if lr:
+            limit_ranges = True
+            docs.append({"apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": "defaults", "namespace": ns},
+                         "spec": {"limits": [{"type": "Container", "default": {"cpu": "2", "memory": "2Gi"},
+                                              "defaultRequest": {"cpu": "1", "memory": "1Gi"}}]}})
+        queues.append((name, ns, lqs, quotas, lr))
+    if jobs and kinds and "priority_class" in allowed:
+        docs.append({"apiVersion": API, "kind": "WorkloadPriorityClass", "metadata": {"name": "wpc-high"}, "value": 100})
+        docs.append({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "pc-mid"},
+                     "value": 50})
+
+    used: dict = {}
+    serial = 0
+    for _ in range(d.int(1, 8)):
+        name, ns, lqs, quotas, lr = d.pick(queues)
+        lq = d.pick(lqs)
+        serial += 1
+        created = START + timedelta(hours=1, minutes=serial)
+        if jobs and kinds and d.int(0, 1):
+            kind = d.pick(kinds)
+            labels = {"kueue.x-k8s.io/queue-name": lq}
+            if kind == "PodGroup" and tas and "pod_group_hash" not in allowed:
+                kind = "Pod"  # DIVERGENCES.md: a pod group's pod set name on a topology-aware flavor
+            if (kind != "PodGroup" or "pod_group_hash" in allowed) and d.on("priority_class", 0.3):
+                labels["kueue.x-k8s.io/priority-class"] = "wpc-high"
+            if kind == "PodGroup" and (tas or "kueue.x-k8s.io/priority-class" in labels):
+                d.features.add("pod_group_hash")
+            objs = _job(d, kind, f"j{serial:02d}", ns, labels, resources, lr)
+            d.features.add(f"job:{'Pod' if kind == 'PodGroup' and len(objs) == 1 else kind}")
+            existing = d.on("existing_jobs", 0.2)
+            for i, o in enumerate(objs):
+                if o["kind"] in ("ClusterTrainingRuntime",):
+                    continue
+                o["metadata"]["creationTimestamp"] = _stamp(created)
+                if existing:
+                    o["metadata"]["uid"] = f"00000000-0000-{i:04d}-0001-{serial:012d}"
+            if ("overhead" in d.features or "priority_class" in d.features) and d.int(0, 3) == 0 \
+                    and "priority_class" in allowed and objs[-1]["kind"] == "Job":
+                objs[-1]["spec"]["template"]["spec"]["priorityClassName"] = "pc-mid"
+                d.features.add("priority_class")
+            docs += objs
+            continue
+        pods = d.int(1, 4)
+        req = _requests(d, resources)
+        pod_set: dict = {"name": "main", "count": pods,
+                         "template": {"spec": {"restartPolicy": "Never", "containers": [
+                             {"name": "c", "image": "busybox", "resources": {"requests": req}}]}}}
+        topo = _tas_request(d)
+        if topo:
+            pod_set["topologyRequest"] = topo
+        wl: dict = {"apiVersion": API, "kind": "Workload",
+                    "metadata": {"name": f"w{serial:02d}", "namespace": ns,
+                                 "uid": f"00000000-0000-0000-0000-{serial:012d}"},
+                    "spec": {"queueName": lq, "podSets": [pod_set]}}
+        if d.on("priorities", 0.6):
+            wl["spec"]["priority"] = d.pick([0, 10, 100])
+        need = {r: _parse(req[r]) for r in resources}
+        fit = [f for (f, r) in quotas if r == resources[0]
+               and all(used.get((name, f, r), 0) + need[r] * pods <= quotas[(f, r)] * (1000 if r == "cpu" else 1)
+                       for r in resources)]
+        if not tas and fit and d.on("admitted", 0.4):
+            f = d.pick(fit)
+            usage = {}
+            for r in resources:
+                used[(name, f, r)] = used.get((name, f, r), 0) + need[r] * pods
+                usage[r] = _show(r, need[r] * pods)
+            at = _stamp(START + timedelta(minutes=serial))
+            wl["metadata"]["creationTimestamp"] = _stamp(START + timedelta(seconds=serial))
+            wl["status"] = {
+                "admission": {"clusterQueue": name, "podSetAssignments": [
+                    {"name": "main", "count": pods, "flavors": {r: f for r in resources}, "resourceUsage": usage}]},
+                "conditions": [
+                    {"type": "QuotaReserved", "status": "True", "reason": "QuotaReserved",
+                     "message": f"Quota reserved in ClusterQueue {name}", "lastTransitionTime": at},
+                    {"type": "Admitted", "status": "True", "reason": "Admitted",
+                     "message": "The workload is admitted", "lastTransitionTime": at}]}
+        else:
+            wl["metadata"]["creationTimestamp"] = _stamp(created)
+            if pods > 1 and d.on("partial_admission", 0.25):
+                pod_set["minCount"] = d.int(1, pods - 1)
+        docs.append(wl)
+    if "overhead" in d.features:
+        docs.insert(0, {"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "metadata": {"name": "kata"},
+                        "handler": "kata", "overhead": {"podFixed": {"cpu": "250m", "memory": "128Mi"}}})
+    if limit_ranges and "limit_range" not in d.features:
+        d.features.add("limit_range_unused")
+    return Cluster(docs, d.features)
+
+
+def _parse(q: str) -> int:
+    """cpu in millicores, memory in Gi."""
+    if q.endswith("Gi"):
+        return int(q[:-2])
+    if q.endswith("m"):
+        return int(q[:-1])
+    return int(q) * 1000
+
+
+def _show(resource: str, n: int) -> str:
+    if resource == "memory":
+        return f"{n}Gi"
+    return f"{n // 1000}" if n % 1000 == 0 else f"{n}m"
