@@ -141,14 +141,12 @@ def check_flavor_for_pod_set(ps: PodSet, flavor: ResourceFlavor, topologies: dic
 
 
 def is_preferred(a: tuple[int, int], b: tuple[int, int], preference: str) -> bool:
-    """`isPreferred` over granular modes (preemption mode, borrowing height)."""
+    """`isPreferred` over granular modes (preemption mode, borrowing height), as Kueue v0.17.0 has
+    it: NoCandidates ranks below Preempt like any mode, with no preference of its own."""
     if a[0] == NO_FIT:
         return False
     if b[0] == NO_FIT:
         return True
-    a_none, b_none = a[0] == NO_PREEMPTION_CANDIDATES, b[0] == NO_PREEMPTION_CANDIDATES
-    if a_none != b_none:
-        return b_none
     if preference == "PreemptionOverBorrowing":
         if a[1] != b[1]:
             return a[1] < b[1]
@@ -223,7 +221,8 @@ class FlavorAssigner:
                 for r, mode in modes.items():
                     if mode != FIT:
                         psa.preempt.add(r)
-                        all_fit = False
+                if reasons:  # the flavor's representative mode is not Fit: the pod set's status isn't
+                    all_fit = False
                 psa.reasons.extend(reasons)
                 borrowing = max(borrowing, height)
             if failed is not None:
@@ -234,11 +233,12 @@ class FlavorAssigner:
         return Assignment(done, usage, borrowing, all_fit)
 
     def find_flavor_for_pod_set(self, ps: PodSet, group, requests: dict[str, int], assumed: dict[FR, int]):
-        """`findFlavorForPodSets`: (flavor, resource -> mode, borrowing height, reasons), the
-        reasons empty when the flavor fits; the flavor is None when none can be used."""
+        """`findFlavorForPodSets`: (flavor, resource -> mode, the highest borrowing height of its
+        resources (maxBorrow: what Assignment.Borrowing counts), reasons), the reasons empty when
+        the flavor's representative mode is Fit; the flavor is None when none can be used."""
         reasons: list[str] = []
         fungibility = self.cq.flavor_fungibility
-        best = None  # (flavor, modes, granular mode)
+        best = None  # (flavor, modes, granular mode, maxBorrow)
         for fq in group.flavors:
             name = fq.flavor
             if self.pinned is not None and all(self.pinned.get(ps.name, {}).get(r) != name for r in requests):
@@ -254,12 +254,14 @@ class FlavorAssigner:
                 reasons.append(mismatch)
                 continue
             representative = (FIT, 0)
+            most = 0  # maxBorrow: what the assignment's Borrowing counts
             modes: dict[str, int] = {}
             for resource in sorted(requests):
                 fr = (name, resource)
                 mode, height, reason = self.fits_resource_quota(fr, assumed.get(fr, 0), requests[resource])
                 if reason is not None:
                     reasons.append(reason)
+                most = max(most, height)
                 if is_preferred(representative, (mode, height), fungibility.preference):
                     representative = (mode, height)
                 if representative[0] != NO_FIT:
@@ -267,14 +269,14 @@ class FlavorAssigner:
             if representative[0] == NO_FIT:
                 continue
             if not should_try_next_flavor(representative, fungibility.when_can_preempt, fungibility.when_can_borrow):
-                best = (name, modes, representative)
+                best = (name, modes, representative, most)
                 break
             if best is None or is_preferred(representative, best[2], fungibility.preference):
-                best = (name, modes, representative)
+                best = (name, modes, representative, most)
         if best is None:
             return None, {}, 0, reasons
-        name, modes, (mode, height) = best
-        return name, modes, height, [] if mode == FIT else reasons
+        name, modes, (mode, _), most = best
+        return name, modes, most, [] if mode == FIT else reasons
 
     def fits_resource_quota(self, fr: FR, assumed: int, request: int) -> tuple[int, int, str | None]:
         """`fitsResourceQuota`: (mode, borrowing height, reason or None)."""

@@ -22,12 +22,11 @@ MODES = {"NoFit": 0, "NoCandidates": 1, "Preempt": 2, "Reclaim": 3, "Fit": 4}  #
 
 
 def preferred(a: tuple, b: tuple, preference: str = "BorrowingOverPreemption") -> bool:
-    """Kueue's isPreferred (options here are never NoFit): a mode with candidates over NoCandidates;
-    then BorrowingOverPreemption (the default): the better mode, then the lower borrowing height;
-    PreemptionOverBorrowing: the lower borrowing height, then the better mode. Equals keep the first."""
-    none_a, none_b = a[0] == MODES["NoCandidates"], b[0] == MODES["NoCandidates"]
-    if none_a != none_b:
-        return none_b
+    """Kueue v0.17.0's isPreferred (options here are never NoFit): BorrowingOverPreemption (the
+    default): the better mode, then the lower borrowing height; PreemptionOverBorrowing: the lower
+    borrowing height, then the better mode. Equals keep the first. NoCandidates is a mode like the
+    others (below Preempt): v0.17 has no preference for a mode with candidates over one without
+    (docs/PREEMPTION.md A3)."""
     if preference == "PreemptionOverBorrowing" and a[1] != b[1]:
         return a[1] < b[1]
     if a[0] != b[0]:
@@ -160,6 +159,7 @@ def assign_with_counts(session, loaded, wl: Workload, cq: ClusterQueue, numbers:
     flavors: dict[str, dict[str, str]] = {}
     usage: dict[FR, int] = {}
     needs: set[FR] = set()
+    fit = True  # every group's chosen flavor is Fit as a whole: Kueue's pod-set status is Fit
     height = 0
     base = [low(prob.admitted)] + quota_free  # every statement but quota, which `fixed` adds
     for i, pv in enumerate(prob.pod_sets):
@@ -171,7 +171,7 @@ def assign_with_counts(session, loaded, wl: Workload, cq: ClusterQueue, numbers:
         n = counts[pv.pod_set.name]
         for gi in sorted(pv.flavors):
             group_res = sorted(r for r, g in pv.group_of.items() if g == gi)
-            best: tuple[int, int, str, z3.BoolRef, dict[str, str], str] | None = None
+            best: tuple[int, int, str, z3.BoolRef, dict[str, str], str, int] | None = None
             for fname, var in pv.flavors[gi]:
                 fv = low(var)
                 question = base + chosen + skips + mine + [fv]
@@ -181,7 +181,7 @@ def assign_with_counts(session, loaded, wl: Workload, cq: ClusterQueue, numbers:
                     h = max((tree.borrowing_height(cq.name, (fname, r), session.usage,
                                                    usage.get((fname, r), 0) + requests[r] * n)
                              for r in group_res), default=0)
-                    option = (MODES["Fit"], h, fname, fv, {r: "Fit" for r in group_res}, var.name)
+                    option = (MODES["Fit"], h, fname, fv, {r: "Fit" for r in group_res}, var.name, h)
                 elif not preemption or session._ask(loaded, question_pins, question) != "sat":
                     continue  # NoFit whatever the quota: a taint, selector, topology, rule
                 else:
@@ -189,7 +189,7 @@ def assign_with_counts(session, loaded, wl: Workload, cq: ClusterQueue, numbers:
                                                {r: usage.get((fname, r), 0) + requests[r] * n for r in group_res})
                     if option is None:
                         continue
-                    option = (option[0], option[1], fname, fv, option[2], var.name)
+                    option = (option[0], option[1], fname, fv, option[2], var.name, option[3])
                 if best is None or preferred(option, best, fung.preference):
                     best = option
                 if not try_next(option[0], option[1], fung):
@@ -198,7 +198,8 @@ def assign_with_counts(session, loaded, wl: Workload, cq: ClusterQueue, numbers:
                 return None
             chosen.append(best[3])
             chosen_names.append(best[5])
-            height = max(height, best[1])
+            height = max(height, best[6])  # Kueue's Assignment.Borrowing: the most any resource borrows
+            fit = fit and best[0] == MODES["Fit"]
             for r in group_res:
                 flavors[pv.pod_set.name][r] = best[2]
                 usage[(best[2], r)] = usage.get((best[2], r), 0) + requests[r] * n
@@ -210,8 +211,13 @@ def assign_with_counts(session, loaded, wl: Workload, cq: ClusterQueue, numbers:
     if session._ask(loaded, question_pins, goal, None if needs else Fixed(frozenset(chosen_names), everyone)) != "sat":
         return None
     if needs:
-        return Assignment(cq.name, dict(counts), flavors, height > 0, usage, height, None, "Preempt",
-                          frozenset(needs))
+        # A flavor whose worst resource by isPreferred is Fit (PreemptionOverBorrowing: one that
+        # borrows ranks below one that needs preemption without borrowing) leaves its pod set's
+        # status Fit although a resource of it needs preemption: Kueue then takes the assignment
+        # as Fit, finds no victims, and its scheduler's `fits` check refuses it ("Workload no
+        # longer fits after processing another workload"), cycle after cycle.
+        return Assignment(cq.name, dict(counts), flavors, height > 0, usage, height, None,
+                          "Fit" if fit else "Preempt", frozenset(needs))
     placement = None
     if session._tas:
         requests = session.pool.requests(wl, cq, counts, flavors)
@@ -227,16 +233,18 @@ def assign_with_counts(session, loaded, wl: Workload, cq: ClusterQueue, numbers:
 
 
 def quota_modes(session, wl: Workload, cq: ClusterQueue, fname: str, group_res: list[str],
-                 vals: dict[str, int]) -> tuple[int, int, dict[str, str]] | None:
+                 vals: dict[str, int]) -> tuple[int, int, dict[str, str], int] | None:
     """Kueue's fitsResourceQuota per resource for a flavor Z3 found admissible but for quota
     (§2 A2): NoFit above the maximum capacity; Fit within what is available; else the
     preemption oracle's answer when preemption may help, else NoFit. Returns the flavor's
-    representative (worst) mode, its borrowing height, and each resource's mode; None if NoFit."""
+    representative (worst) mode, its borrowing height, each resource's mode, and the highest
+    borrowing height of any resource (what the assignment's borrowing counts); None if NoFit."""
     tree = session.compiler.tree
     quota = Snapshot.reading(session)  # §1's predicates over the current usage
     nid = node_id(cq.name, False)
     modes: dict[str, str] = {}
     rep = (MODES["Fit"], 0)  # Kueue's representativeMode: the worst resource by isPreferred
+    most = 0  # Kueue's maxBorrow
     pref = cq.flavor_fungibility.preference
     for r in group_res:
         fr, val = (fname, r), vals[r]
@@ -245,6 +253,7 @@ def quota_modes(session, wl: Workload, cq: ClusterQueue, fname: str, group_res: 
         h, may_reclaim = quota.lowest_subtree_that_fits(cq.name, fr, val)
         if val <= tree.available(nid, fr, session.usage):
             modes[r] = "Fit"
+            most = max(most, h)
             if preferred(rep, (MODES["Fit"], h), pref):
                 rep = (MODES["Fit"], h)
             continue
@@ -259,6 +268,7 @@ def quota_modes(session, wl: Workload, cq: ClusterQueue, fname: str, group_res: 
         else:  # no candidate can exist: the oracle's NoCandidates, at the height computed above
             mode = NO_CANDIDATES
         modes[r] = mode
+        most = max(most, h)
         if preferred(rep, (MODES[mode], h), pref):
             rep = (MODES[mode], h)
-    return rep[0], rep[1], modes
+    return rep[0], rep[1], modes, most

@@ -261,6 +261,12 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                     hold(name, _hold(session, ix.cluster_queues[name], got))
                 changed |= _set_aside(session, decisions, queues, set_aside, sticky, blocked, name, head, cycle, waits)
                 continue
+            if got.mode == "Fit" and got.needs:  # Fit by its pod sets' status, over quota in `needs`
+                with session.suspended(sorted(targeted)):
+                    ok = _quota_fits(session, name, got.usage)
+                if not ok:  # Kueue's `fits`: "no longer fits after processing another workload"
+                    decisions[head.key] = Decision(head, False, name, cycle=cycle)
+                    continue
             if got.mode == "Fit":
                 now: Assignment | None = got
                 if root in touched or (placed and got.placement is not None) or targeted:

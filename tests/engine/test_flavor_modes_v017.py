@@ -1,0 +1,40 @@
+"""Flavor assignment as Kueue v0.17.0 has it, where the soak found kadmit apart (the two cases in
+tests/oracle/features are decided by Kueue's own code too; here by the engine and the reference):
+isPreferred has no preference for a mode with preemption candidates, a pod set whose flavors are
+each Fit as a whole is Fit though a resource needs preemption (and the scheduler's `fits` then
+refuses it), and an assignment's Borrowing is the highest height any resource borrows at."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kadmit import workspace
+from kadmit.engine.admission.flavor_assignment import MODES, preferred
+from kadmit.engine.decide import admit
+from kadmit.reference.replay import decide
+
+FEATURES = Path(__file__).resolve().parents[1] / "oracle" / "features"
+
+
+def _admitted(path: Path) -> tuple[dict[str, bool], dict[str, bool]]:
+    model = workspace.load([str(path)]).model
+    engine = {d.key: d.admitted for d in admit(model).decisions}
+    reference = {d.workload: d.admitted for d in decide(model, preemption=True)}
+    return engine, reference
+
+
+def test_no_candidates_is_a_mode_like_the_others():
+    no_candidates, fit_borrowing = (MODES["NoCandidates"], 0), (MODES["Fit"], 1)
+    assert preferred(no_candidates, fit_borrowing, "PreemptionOverBorrowing")  # lower height first
+    assert not preferred(no_candidates, fit_borrowing, "BorrowingOverPreemption")
+    assert preferred((MODES["Preempt"], 0), no_candidates, "BorrowingOverPreemption")
+
+
+def test_a_fit_pod_set_over_quota_is_refused_every_cycle():
+    engine, reference = _admitted(FEATURES / "fit-status-over-quota.yaml")
+    assert engine == reference == {"team/wl": False}
+
+
+def test_borrowing_counts_every_resource_of_the_assignment():
+    engine, reference = _admitted(FEATURES / "borrowing-of-a-preempting-assignment.yaml")
+    assert engine == reference == {"team-a/a1": False, "team-b/b1": True}
