@@ -78,3 +78,15 @@ def test_kueue_finds_workloads_outside_their_limits_inadmissible():
         "resources didn't satisfy LimitRange constraints: [spec.podSets[0].template.spec.containers[0]: Invalid "
         'value: ["cpu"]: requests must not be above the limitRange max, spec.podSets[0].template.spec.containers[1]: '
         'Invalid value: ["memory"]: requests must not be below the limitRange min]')
+
+
+def test_an_admitted_workload_counts_what_its_admission_records():
+    """A LimitRange adjusts the requests of the workloads Kueue queues, not of one holding quota:
+    Kueue's cache counts that by its admission's resourceUsage (here count x the requests as read;
+    tests/oracle/features/admitted-under-limit-range.yaml, decided by Kueue too)."""
+    case = Path(__file__).resolve().parents[1] / "oracle" / "features" / "admitted-under-limit-range.yaml"
+    ws = load([str(case)])
+    assert not [d for d in ws.diagnostics if d.severity.value == "error"]
+    running, big = ([w for w in ws.model.workloads if w.name == name][0] for name in ("running", "big"))
+    assert running.pod_sets[0].requests == {"cpu": q("3")}
+    assert big.pod_sets[0].requests == {"cpu": q("2")}  # no LimitRange in its namespace

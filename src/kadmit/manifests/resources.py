@@ -27,7 +27,12 @@ def apply_resources(model: Model) -> Model:
     changed = False
     workloads = []
     for w in model.workloads:
-        new = _adjusted(w, ranges.get(w.namespace, []), classes)
+        # A workload holding quota counts what its admission records (Kueue's cache:
+        # workload.totalRequestsFromAdmission), which the reader derives from the requests as read
+        # where it leaves the recorded usage out; the queue manager adjusts requests only of the
+        # workloads it queues. (One evicted during a run is decided again with the requests as
+        # read: docs/KUEUE-DIFFERENCES.md §2.)
+        new = w if w.admission is not None else _adjusted(w, ranges.get(w.namespace, []), classes)
         changed |= new is not w
         workloads.append(new)
     return model.model_copy(update={"workloads": tuple(workloads)}) if changed else model
