@@ -137,3 +137,13 @@ def test_queues_take_turns_as_penalties_add_up():
     model = workspace.load([str(FEATURES / "admission-fair-sharing-cycles.yaml")]).model
     got = sorted((d.cycle, d.key) for d in admit(model).decisions if d.admitted)
     assert [k for _, k in got] == ["team/light-1", "team/light-2", "team/double-1", "team/double-2", "team/heavy-1"]
+
+
+def test_a_lighter_queue_goes_before_the_preemptor_waiting_for_its_victim():
+    """Kueue's queueOrderingFunc puts the LocalQueue's usage before the sticky preemptor: the victim,
+    from the lighter queue, is admitted again before the preemptor, which evicts it again (a loop,
+    as in Kueue's own run of the file)."""
+    model = workspace.load([str(FEATURES / "admission-fair-sharing-sticky.yaml")]).model
+    result = admit(model)
+    assert {d.key: d.unknown for d in result.decisions} == {"team/high": True, "team/low": True}
+    assert not any(d.admitted and not d.unknown for d in result.decisions)

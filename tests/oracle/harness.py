@@ -125,27 +125,33 @@ class Answer:
     objects: dict[str, str]
     skipped: dict[str, str]
     messages: dict[str, str] = field(default_factory=dict)
+    # kadmit: the workloads of a preemption loop it stopped (undecided, KAD535); the oracle: every
+    # workload when its run stopped because the admitted set came back to an earlier state
+    looping: frozenset[str] = frozenset()
 
 
 def object_name(o: dict) -> str:
     return f"{o['kind']}/{o.get('namespace') or ''}/{o['name']}"
 
 
-def _answer(data: dict, message) -> Answer:
+def _answer(data: dict, message, looping) -> Answer:
     outcomes, objects, messages = {}, {}, {}
     for d in data["decisions"]:
         outcomes[d["workload"]] = _outcome(d, [v["workload"] for v in d["preempted"]])
         objects[d["workload"]] = object_name(d["object"])
         messages[d["workload"]] = message(d)
-    return Answer(outcomes, objects, {object_name(s): s["reason"] for s in data["skipped"]}, messages)
+    return Answer(outcomes, objects, {object_name(s): s["reason"] for s in data["skipped"]}, messages,
+                  frozenset(d["workload"] for d in data["decisions"] if looping(d)))
 
 
 def from_kadmit(data: dict) -> Answer:
-    return _answer(data, lambda d: "; ".join(r["message"] for r in d["reasons"]))
+    return _answer(data, lambda d: "; ".join(r["message"] for r in d["reasons"]),
+                   lambda d: d.get("unknown") and any(r.get("code") == "KAD535" for r in d["reasons"]))
 
 
 def from_oracle(data: dict) -> Answer:
-    return _answer(data, lambda d: (d["pending"] or {}).get("message", ""))
+    loop = (data.get("oracle") or {}).get("stop") == "loop"
+    return _answer(data, lambda d: (d["pending"] or {}).get("message", ""), lambda d: loop)
 
 
 # kadmit's reason for a workload it does not decide because an error in the input reaches its
@@ -193,7 +199,9 @@ def compare(kadmit: Answer, kueue: Answer, *, placement: bool = True,
     Deployment's pods) is compared as the multiset of its workloads' outcomes: their names carry
     hashes of UIDs each tool gives on its own. A workload one side decided and the other skipped
     differs, with the skip's reason, unless kadmit skipped it saying it is never admitted and
-    Kueue did not admit it; one kadmit declined because of an input error is set aside."""
+    Kueue did not admit it; one kadmit declined because of an input error is set aside. A workload
+    kadmit finds in a preemption loop, where Kueue's run ended in a loop too, agrees whatever each
+    shows of it: where a loop is cut is arbitrary (docs/KUEUE-DIFFERENCES.md §1)."""
     def strip(o: Outcome) -> Outcome:
         if placement:
             return o
@@ -206,6 +214,8 @@ def compare(kadmit: Answer, kueue: Answer, *, placement: bool = True,
         for name, obj in answer.objects.items():
             by_object.setdefault(obj, ([], []))[side].append(name)
     for obj, (kn, qn) in sorted(by_object.items()):
+        if kn and kueue.looping and all(n in kadmit.looping for n in kn):
+            continue  # both runs ended in a preemption loop, this workload in it
         if len(kn) > 1 or len(qn) > 1:
             ks = sorted(repr(strip(kadmit.outcomes[n])) for n in kn)
             qs = sorted(repr(strip(kueue.outcomes[n])) for n in qn)

@@ -71,7 +71,9 @@ def _params():
 @pytest.mark.parametrize("paths", list(_params()))
 def test_kadmit_decides_as_kueue(kueue_oracle, paths):
     code, kadmit = run_kadmit(paths)
-    assert kadmit is not None and code in (0, 1), f"kadmit admit refused {paths} (exit {code})"
+    # exit 3: undecided, which a preemption loop makes its workloads (compared below)
+    assert kadmit is not None and (code in (0, 1) or (code == 3 and from_kadmit(kadmit).looping)), \
+        f"kadmit admit refused {paths} (exit {code})"
     kueue = run_oracle(kueue_oracle, paths, "--runs", "3")
     k, q = from_kadmit(kadmit), from_oracle(kueue)
     result = compare(k, q, alternatives=variants(kueue))

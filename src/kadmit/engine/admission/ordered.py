@@ -139,14 +139,18 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
         return got[1]
 
     def resort(name: str) -> None:
-        """Queue order; in a BestEffortFIFO queue the preemptor kept at its head (`sticky`) first."""
+        """Queue order; in a BestEffortFIFO queue the preemptor kept at its head (`sticky`) first.
+        Under admission fair sharing the LocalQueue's usage comes before even that (Kueue's
+        queueOrderingFunc compares usage, then baseCompareFunc: sticky, priority, time)."""
         queue = queues[name]
-        if name in session.afs.queues:  # the LocalQueue's usage first, as it is now
-            queue.sort(key=lambda w: (session.afs.order(w, name),) + order_of(w))
-        else:
-            queue.sort(key=order_of)
         first = sticky.get(name)
-        if first is not None and ix.cluster_queues[name].queueing_strategy != "StrictFIFO":
+        if first is not None and ix.cluster_queues[name].queueing_strategy == "StrictFIFO":
+            first = None
+        if name in session.afs.queues:  # the LocalQueue's usage first, as it is now
+            queue.sort(key=lambda w: (session.afs.order(w, name), w.key != first) + order_of(w))
+            return
+        queue.sort(key=order_of)
+        if first is not None:
             for i, w in enumerate(queue):
                 if w.key == first:
                     queue.insert(0, queue.pop(i))

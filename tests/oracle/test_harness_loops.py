@@ -1,0 +1,37 @@
+"""The comparison of a run that ends in a preemption loop: where kadmit stops a loop (its workloads
+undecided, KAD535) and Kueue's run ended in a loop too, each shows the loop at a different point,
+and that is no difference (docs/KUEUE-DIFFERENCES.md §1); a loop on one side only is."""
+
+from __future__ import annotations
+
+from oracle.harness import compare, from_kadmit, from_oracle
+
+LOOP = {"code": "KAD535", "message": "preemption loop: ..."}
+
+
+def _decision(name: str, admitted: bool, **extra) -> dict:
+    d = {"workload": name, "object": {"kind": "Workload", "namespace": "team", "name": name.split("/")[1]},
+         "admitted": admitted, "cluster_queue": "shared" if admitted else None, "pod_sets": [],
+         "preempted": [], "preempted_by": None, "reasons": [], "pending": None}
+    d.update(extra)
+    return d
+
+
+def _kadmit(looping: bool) -> dict:
+    extra = {"unknown": True, "reasons": [LOOP]} if looping else {}
+    return {"decisions": [_decision("team/high", False, **extra), _decision("team/low", False, **extra)],
+            "skipped": []}
+
+
+def _kueue(stop: str) -> dict:
+    return {"decisions": [_decision("team/high", False), _decision("team/low", True)], "skipped": [],
+            "oracle": {"stop": stop}}
+
+
+def test_both_in_a_loop_agree_whatever_the_phase():
+    assert compare(from_kadmit(_kadmit(True)), from_oracle(_kueue("loop"))).agree
+
+
+def test_a_loop_on_one_side_only_differs():
+    assert not compare(from_kadmit(_kadmit(True)), from_oracle(_kueue("settled"))).agree
+    assert not compare(from_kadmit(_kadmit(False)), from_oracle(_kueue("loop"))).agree
