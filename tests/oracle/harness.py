@@ -12,7 +12,7 @@ import os
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -140,6 +140,18 @@ def _answer(data: dict, message, looping) -> Answer:
         outcomes[d["workload"]] = _outcome(d, [v["workload"] for v in d["preempted"]])
         objects[d["workload"]] = object_name(d["object"])
         messages[d["workload"]] = message(d)
+    # a workload of an object that made several (a Deployment's pods, a LeaderWorkerSet's groups)
+    # is named with a hash each tool makes its own way: a preemptor or victim is named by its object
+    size: dict[str, int] = {}
+    for obj in objects.values():
+        size[obj] = size.get(obj, 0) + 1
+
+    def named(w: str | None) -> str | None:
+        return objects[w] if w in objects and size[objects[w]] > 1 else w
+    for name, o in outcomes.items():
+        if o.preempted_by in objects or any(v in objects for v in o.preempted):
+            outcomes[name] = replace(o, preempted=tuple(sorted(named(v) or v for v in o.preempted)),
+                                     preempted_by=named(o.preempted_by))
     return Answer(outcomes, objects, {object_name(s): s["reason"] for s in data["skipped"]}, messages,
                   frozenset(d["workload"] for d in data["decisions"] if looping(d)))
 

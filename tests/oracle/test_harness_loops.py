@@ -1,6 +1,8 @@
-"""The comparison of a run that ends in a preemption loop: where kadmit stops a loop (its workloads
-undecided, KAD535) and Kueue's run ended in a loop too, each shows the loop at a different point,
-and that is no difference (docs/KUEUE-DIFFERENCES.md §1); a loop on one side only is."""
+"""The comparison where each tool has its own names or phases. A run that ends in a preemption
+loop: where kadmit stops a loop (its workloads undecided, KAD535) and Kueue's run ended in a loop
+too, each shows the loop at a different point, and that is no difference
+(docs/KUEUE-DIFFERENCES.md §1); a loop on one side only is. A preemptor or victim among an object's
+several workloads is named by the object."""
 
 from __future__ import annotations
 
@@ -35,3 +37,20 @@ def test_both_in_a_loop_agree_whatever_the_phase():
 def test_a_loop_on_one_side_only_differs():
     assert not compare(from_kadmit(_kadmit(True)), from_oracle(_kueue("settled"))).agree
     assert not compare(from_kadmit(_kadmit(False)), from_oracle(_kueue("loop"))).agree
+
+
+def test_a_preemptor_among_an_objects_workloads_is_named_by_its_object():
+    """A Deployment's pods are workloads each tool names with its own hash: a victim's preemptor
+    from them compares by the Deployment."""
+    def pods(names: list[str], admitted: list[bool]) -> list[dict]:
+        return [_decision(n, a, object={"kind": "Deployment", "namespace": "team", "name": "web"})
+                for n, a in zip(names, admitted)]
+
+    kadmit = {"decisions": pods(["team/pod-web-0-aaaaa", "team/pod-web-1-bbbbb"], [True, False])
+              + [_decision("team/low", False, preempted_by="team/pod-web-0-aaaaa")], "skipped": []}
+    kueue = {"decisions": pods(["team/web (pod-web-1)", "team/web (pod-web-2)"], [True, False])
+             + [_decision("team/low", False, preempted_by="team/web (pod-web-1)")], "skipped": [],
+             "oracle": {"stop": "settled"}}
+    assert compare(from_kadmit(kadmit), from_oracle(kueue)).agree
+    kueue["decisions"][-1]["preempted_by"] = None
+    assert not compare(from_kadmit(kadmit), from_oracle(kueue)).agree
