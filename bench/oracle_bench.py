@@ -14,7 +14,7 @@ own report of its loading (reading, defaulting, the fake client, Kueue's caches 
 integrations) and of its scheduling (the cycles and the controllers between them), and its whole
 process time. The ratios are kadmit's deciding to Kueue's scheduling, and end to end. The number
 of workloads on which the two disagree is printed too (tests/oracle/ holds the differences).
-Nothing here asserts a time. Run: `.venv/bin/python bench/oracle_bench.py [--quick]`.
+Nothing here asserts a time. Run: `.venv/bin/python bench/oracle_bench.py [--quick | --gpu-jobs N]`.
 """
 
 from __future__ import annotations
@@ -76,7 +76,11 @@ def oracle_side(binary: str, paths: list[str]) -> tuple[float, dict]:
     return children_cpu() - before, json.loads(proc.stdout)
 
 
-def states(quick: bool):
+def states(quick: bool, gpu_jobs: int | None = None):
+    if gpu_jobs is not None:
+        from gpu_states import gpu_state
+        yield f"gpu {gpu_jobs:,} jobs", gpu_state(gpu_jobs)
+        return
     if quick:
         yield "perf 6 queues / 600 workloads", gen.manifest_files(kueue_perf_state(6, 2, 600))
     else:
@@ -92,11 +96,13 @@ def states(quick: bool):
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small states")
+    parser.add_argument("--gpu-jobs", type=int, metavar="N",
+                        help="only gpu_state(N) (e.g. 15000, issue 19's large state)")
     args = parser.parse_args(argv)
     binary = oracle_binary()
     print(f"{'state':36} {'kadmit read':>11} {'decide':>8} {'total':>8} | {'Kueue load':>10} {'schedule':>9} "
           f"{'process':>8} | {'decide/sched':>12} {'total/total':>11} | differ")
-    for name, files in states(args.quick):
+    for name, files in states(args.quick, args.gpu_jobs):
         with tempfile.TemporaryDirectory() as tmp:
             gen.write_files(files, Path(tmp))
             paths = [tmp]
