@@ -18,7 +18,6 @@ from kadmit.diagnostics import Diagnostics, all_codes, code_info, did_you_mean, 
 from kadmit.render import FORMATS, render
 from kadmit.render.codes import KAD007
 from kadmit.kueueversion import KUEUE_VERSION
-from kadmit.render.sarif import tool_version
 from kadmit.atomic import write_text_atomic
 from kadmit.source import SourceMap
 
@@ -66,9 +65,20 @@ max_size_option = click.option(
     metavar="BYTES", help="Refuse files larger than this (default 64 MiB).")
 
 
+def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    """`--version`: the installed version is looked up only when asked (reading the installed
+    packages' metadata costs every other command's start-up)."""
+    if not value or ctx.resilient_parsing:
+        return
+    from kadmit.render.sarif import tool_version
+
+    click.echo(f"kadmit, version {tool_version()} (decides as Kueue {KUEUE_VERSION})", color=ctx.color)
+    ctx.exit()
+
+
 @click.group("kadmit", cls=Kadmit, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(tool_version(), "--version", prog_name="kadmit",
-                      message=f"%(prog)s, version %(version)s (decides as Kueue {KUEUE_VERSION})")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_version,
+              help="Show the version and exit.")
 def cli() -> None:
     """kadmit: check Kueue-style admission policies and explain admission decisions.
 

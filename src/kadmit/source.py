@@ -178,6 +178,7 @@ def spans(**items: Span | None) -> Spans:
 
 STDIN_NAME = "<stdin>"  # standard input's name in spans
 KAD_SUFFIXES = (".kad",)
+SNAPSHOT_MARKER = "# kadmit snapshot"  # the first line of a cluster snapshot (kadmit.live.snapshot)
 _MANIFEST = re.compile(r'\A\s*(---|\{|\[)|^(- )?"?(apiVersion|kind|items)"?\s*:', re.M)
 
 

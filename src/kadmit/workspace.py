@@ -13,7 +13,7 @@ from typing import Iterator, Protocol, Sequence
 from kadmit.diagnostics import KAD001, KAD002, KAD003, KAD004, Diagnostics
 from kadmit.edits import Edit, EditConflict, apply
 from kadmit.model import Fragment, Model, merge
-from kadmit.source import KAD_SUFFIXES, STDIN_NAME, SourceMap, Span, is_manifest_text  # noqa: F401 (re-exported)
+from kadmit.source import KAD_SUFFIXES, SNAPSHOT_MARKER, STDIN_NAME, SourceMap, Span, is_manifest_text  # noqa: F401 (re-exported)
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 HELM_CHART = "Chart.yaml"  # a folder holding it is a Helm chart: templates, not manifests
@@ -370,10 +370,11 @@ def _read_texts(texts: Sequence[Text], reader: Reader, diags: Diagnostics, docum
 
 def _snapshot_header(text: str, name: str, diags: Diagnostics, incomplete: list[str]) -> None:
     """A cluster snapshot's header says what could not be read: reported again wherever it is read."""
-    from kadmit.live.snapshot import is_snapshot, replay
+    if not text.startswith(SNAPSHOT_MARKER):  # (`live.snapshot.is_snapshot`; that module is loaded for a snapshot only)
+        return
+    from kadmit.live.snapshot import replay
 
-    if is_snapshot(text):
-        incomplete.extend(replay(text, name, diags))
+    incomplete.extend(replay(text, name, diags))
 
 
 def _templated(text: str, name: str, diags: Diagnostics) -> bool:

@@ -3,7 +3,6 @@ and `why` are here; `simulate` and `sweep` in `api.simulation`, `test` and `diff
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -13,9 +12,6 @@ from kadmit.api.common import (EXIT_FINDINGS, EXIT_INPUT, EXIT_INTERNAL, EXIT_OK
                                exit_code, file_limits, load_for_engine, no_optimal, path_kind,
                                solver_limits)
 from kadmit.api.cluster import SnapshotOutcome, cluster_unread, cluster_warnings, read_cluster, snapshot
-from kadmit.api.convert import WriteOutcome, export, import_
-from kadmit.api.review import DiffOutcome, TestOutcome, diff, test
-from kadmit.api.simulation import SimulateOutcome, SweepOutcome, simulate, sweep
 from kadmit.scope import decidable, untouched_model
 from kadmit.atomic import write_text_atomic
 from kadmit.diagnostics import KAD004, Diagnostic, Diagnostics
@@ -26,6 +22,23 @@ __all__ = ["WriteOutcome", "export", "import_", "EXIT_FINDINGS", "EXIT_INPUT", "
            "DiffOutcome", "FmtResult", "Loaded", "SimulateOutcome", "SweepOutcome", "TestOutcome", "WhyOutcome",
            "admit", "check", "diff", "exit_code", "fmt", "load_for_engine", "lookup", "simulate", "sweep", "test",
            "why", "why_capacity", "SnapshotOutcome", "cluster_unread", "cluster_warnings", "read_cluster", "snapshot"]
+
+# The verbs of other modules, imported on first use: `check`, `admit` and `why` don't load them.
+_ELSEWHERE = {"WriteOutcome": "convert", "export": "convert", "import_": "convert",
+              "DiffOutcome": "review", "TestOutcome": "review", "diff": "review", "test": "review",
+              "SimulateOutcome": "simulation", "SweepOutcome": "simulation", "simulate": "simulation",
+              "sweep": "simulation"}
+
+
+def __getattr__(name: str):
+    module = _ELSEWHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
 
 
 # --- check ------------------------------------------------------------------------------------
@@ -86,6 +99,8 @@ class FormattedFile:
         if not self.changed:
             return ""
         assert self.formatted is not None
+        import difflib
+
         lines = difflib.unified_diff(self.original.splitlines(keepends=True),
                                      self.formatted.splitlines(keepends=True),
                                      fromfile=f"a/{self.path}", tofile=f"b/{self.path}")

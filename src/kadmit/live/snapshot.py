@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from kadmit.diagnostics import Diagnostics
 from kadmit.live.codes import KAD034, KAD036, KAD037
 from kadmit.live.discover import Target
-from kadmit.source import Span
+from kadmit.source import SNAPSHOT_MARKER, Span
 
-MARKER = "# kadmit snapshot"
+MARKER = SNAPSHOT_MARKER
 FORMAT = 1
 NOT_LISTED = "not listed"
 NO_KUEUE = "no Kueue"

@@ -5,10 +5,7 @@ from __future__ import annotations
 from typing import Literal
 
 from kadmit.diagnostics import Diagnostic
-from kadmit.render.github import render_github
 from kadmit.render.human import render_human, summary_line
-from kadmit.render.json_report import render_json
-from kadmit.render.sarif import render_sarif
 from kadmit.source import SourceMap
 
 Format = Literal["human", "json", "sarif", "github"]
@@ -23,10 +20,13 @@ def render(diagnostics: list[Diagnostic], sources: SourceMap, format: Format = "
     """
     if format == "human":
         return render_human(diagnostics, sources, files_checked=files_checked, color=color)
-    if format == "json":
+    if format == "json":  # the other formats' modules are loaded when asked for
+        from kadmit.render.json_report import render_json
         return render_json(diagnostics, files_checked=files_checked)
     if format == "sarif":
+        from kadmit.render.sarif import render_sarif
         return render_sarif(diagnostics, sources)
     if format == "github":
+        from kadmit.render.github import render_github
         return render_github(diagnostics) + summary_line(diagnostics, files_checked) + "\n"
     raise ValueError(f"unknown output format {format!r}")

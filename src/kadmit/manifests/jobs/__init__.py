@@ -3,10 +3,20 @@
 
 from __future__ import annotations
 
+import importlib
 from typing import Callable, NamedTuple
 
 from kadmit.manifests import schema
-from kadmit.manifests.jobs import appwrapper, apps, batch, disaggregated, jobset, kubeflow, lws, ray, trainjob
+from kadmit.manifests.jobs import batch, kubeflow
+
+
+def _lazy(module: str, name: str) -> Callable:
+    """The reader `name` of `module`, imported when the first object of its kind is read: an input
+    without TrainJobs or RayJobs doesn't pay for building their modules at start-up."""
+    def read(*args, **kwargs):
+        return getattr(importlib.import_module(f"{__name__}.{module}"), name)(*args, **kwargs)
+    read.__qualname__ = read.__name__ = f"{module}.{name}"
+    return read
 
 
 class Integration(NamedTuple):
@@ -18,23 +28,25 @@ class Integration(NamedTuple):
 
 INTEGRATIONS: tuple[Integration, ...] = (
     Integration("batch", "Job", ("v1",), batch.job),
-    Integration("jobset.x-k8s.io", "JobSet", ("v1alpha2",), jobset.jobset),
-    Integration("leaderworkerset.x-k8s.io", "LeaderWorkerSet", ("v1",), lws.leader_worker_set),
-    Integration("apps", "Deployment", ("v1",), apps.deployment),
-    Integration("apps", "StatefulSet", ("v1",), apps.stateful_set),
+    Integration("jobset.x-k8s.io", "JobSet", ("v1alpha2",), _lazy("jobset", "jobset")),
+    Integration("leaderworkerset.x-k8s.io", "LeaderWorkerSet", ("v1",), _lazy("lws", "leader_worker_set")),
+    Integration("apps", "Deployment", ("v1",), _lazy("apps", "deployment")),
+    Integration("apps", "StatefulSet", ("v1",), _lazy("apps", "stateful_set")),
     *(Integration("kubeflow.org", kind, ("v2beta1",) if kind == "MPIJob" else ("v1",), kubeflow.training_job)
       for kind in kubeflow.TRAINING),
-    Integration("ray.io", "RayJob", ("v1", "v1alpha1"), ray.ray_job),
-    Integration("ray.io", "RayCluster", ("v1", "v1alpha1"), ray.ray_cluster),
-    Integration("ray.io", "RayService", ("v1", "v1alpha1"), ray.ray_service),
-    Integration("workload.codeflare.dev", "AppWrapper", ("v1beta2",), appwrapper.appwrapper),
-    Integration("trainer.kubeflow.org", "TrainJob", ("v1alpha1",), trainjob.train_job),
-    Integration("disaggregatedset.x-k8s.io", "DisaggregatedSet", ("v1",), disaggregated.disaggregated_set),
+    Integration("ray.io", "RayJob", ("v1", "v1alpha1"), _lazy("ray", "ray_job")),
+    Integration("ray.io", "RayCluster", ("v1", "v1alpha1"), _lazy("ray", "ray_cluster")),
+    Integration("ray.io", "RayService", ("v1", "v1alpha1"), _lazy("ray", "ray_service")),
+    Integration("workload.codeflare.dev", "AppWrapper", ("v1beta2",), _lazy("appwrapper", "appwrapper")),
+    Integration("trainer.kubeflow.org", "TrainJob", ("v1alpha1",), _lazy("trainjob", "train_job")),
+    Integration("disaggregatedset.x-k8s.io", "DisaggregatedSet", ("v1",),
+                _lazy("disaggregated", "disaggregated_set")),
 )
 # Objects jobs refer to, read into their own lists (group, kind, versions, target, reader, namespaced).
+_RUNTIME = _lazy("trainjob", "training_runtime")
 REFERENCED = (
-    ("trainer.kubeflow.org", "ClusterTrainingRuntime", ("v1alpha1",), "training_runtimes", trainjob.training_runtime, False),
-    ("trainer.kubeflow.org", "TrainingRuntime", ("v1alpha1",), "training_runtimes", trainjob.training_runtime, True),
+    ("trainer.kubeflow.org", "ClusterTrainingRuntime", ("v1alpha1",), "training_runtimes", _RUNTIME, False),
+    ("trainer.kubeflow.org", "TrainingRuntime", ("v1alpha1",), "training_runtimes", _RUNTIME, True),
 )
 
 
