@@ -4,10 +4,12 @@ document meant as an object (it has `apiVersion`, `kind`, `metadata` or `spec`) 
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from kadmit.diagnostics import Diagnostics, Severity
 from kadmit.manifests import read_manifest_text
-from kadmit.manifests.notread import template_line
+from kadmit.manifests.notread import _TEMPLATE, template_line
 
 CASES = [
     ("ci.yml", "name: ci\non: [push]\njobs:\n  t: {runs-on: ubuntu-latest, steps: []}\n", "a GitHub Actions workflow"),
@@ -62,3 +64,12 @@ def test_template_actions_but_not_github_expressions() -> None:
     assert template_line("{{- range .Values.x }}\n") == (1, 1)
     assert template_line("run: echo ${{ secrets.TOKEN }}\n") is None
     assert template_line("a: '{'\nb: '}'\n") is None
+
+
+@given(st.text(alphabet="{}$\\- x\n", max_size=40))
+def test_template_line_is_the_first_match_of_the_pattern(text: str) -> None:
+    """Searching from the first `{{` finds what searching the whole text finds (the lookbehind
+    still sees the character before it)."""
+    m = _TEMPLATE.search(text)
+    want = None if m is None else (text.count("\n", 0, m.start()) + 1, m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1)
+    assert template_line(text) == want

@@ -21,7 +21,8 @@ def is_object(doc: Val) -> bool:
 
 def template_line(text: str) -> tuple[int, int] | None:
     """The 1-based line and column of the first Go template action in `text`, or None."""
-    m = _TEMPLATE.search(text)
+    at = text.find("{{")  # every action starts with one; the pattern's lookbehind alone would try each character
+    m = _TEMPLATE.search(text, at) if at >= 0 else None  # (the lookbehind still sees the character before `at`)
     if m is None:
         return None
     line = text.count("\n", 0, m.start()) + 1
