@@ -9,8 +9,9 @@ deterministic: how many modules (and how many of kadmit's own) the command loads
 
 Bytecode: by default each tree's modules are compiled once, into a cache of its own
 (`PYTHONPYCACHEPREFIX`, after a warm-up run), as an installed kadmit's are; `--compile` measures with
-no bytecode cache instead, every module compiled from source in every run, which is what
-`PYTHONDONTWRITEBYTECODE=1` over a source tree without `__pycache__` gives (this machine's sessions
+no bytecode cache for kadmit instead, its modules compiled from source in every run (the libraries'
+installed bytecode still read), which is what `PYTHONDONTWRITEBYTECODE=1` over a source tree
+without `__pycache__` gives (this machine's sessions
 set it, and the start-up figures measured before 2026-12-04 were taken that way).
 
 `--instructions` also counts the instructions of one run per tree and command under valgrind's
@@ -63,9 +64,9 @@ def export(rev: str, into: Path) -> Path:
 def env_for(src: Path, cache: Path | None) -> dict[str, str]:
     env = dict(os.environ, PYTHONPATH=str(src))
     env.pop("PYTHONDONTWRITEBYTECODE", None)
-    if cache is None:
+    env.pop("PYTHONPYCACHEPREFIX", None)
+    if cache is None:  # the libraries' own bytecode is read, kadmit's is compiled (no __pycache__ in `src`)
         env["PYTHONDONTWRITEBYTECODE"] = "1"
-        env["PYTHONPYCACHEPREFIX"] = str(Path(tempfile.gettempdir()) / "kadmit-startup-no-cache")  # empty: nothing read
     else:
         env["PYTHONPYCACHEPREFIX"] = str(cache)
     return env
