@@ -106,19 +106,33 @@ def fits_one_by_one(model: Model, result) -> bool:
 # --- examples ---------------------------------------------------------------------------------------
 
 def test_flavor_greediness_costs_ordered_a_workload():
-    # Kueue gives `trainer` h100 (first flavor, it fits), then `eval` only runs on h100: no room.
-    # Optimal puts `trainer` on a100.
+    # Kueue gives the older `any` h100 (first flavor, it fits); `eval` only runs on h100: no room, and
+    # its search tried every flavor it can use, so it waits. Optimal puts `any` on a100.
+    m = state([cq("a", {"h100": rq(4), "a100": rq(4)})],
+              [wl("any", "a", ps("trainer", 4)), wl("eval", "a", ps("eval", 4, model="h100"), age=1)])
+    ordered = admit(m, "ordered")
+    assert admitted(ordered) == {"ns/any"}
+    got = solve_optimal(m, ordered, time_budget=5)
+    assert admitted(got) == {"ns/any", "ns/eval"}
+    d = {d.key: d for d in got.decisions}
+    assert d["ns/any"].assignment.flavors == {"trainer": {"gpu": "a100"}}
+    assert d["ns/eval"].assignment.flavors == {"eval": {"gpu": "h100"}}
+    assert got.optimal["admitted_beyond_ordered"] == ["ns/eval"]
+    assert got.optimal["status"] == "optimal" and got.optimal["proven_optimal"]
+    assert got.mode == "optimal" and got.reasons == {}
+
+
+def test_the_next_try_starts_after_the_flavor_a_pod_set_stopped_at():
+    # One workload: `trainer` takes h100 (the first flavor, it fits), then `eval` (h100 only) finds no
+    # room. Kueue v0.17 remembers the flavor `trainer` stopped at (LastTriedFlavorIdx): the first
+    # retry writes a new Pending message, which starts over; the second starts `trainer` at a100, and
+    # the workload is admitted in cycle 3 (as tools/kueue-oracle decides it).
     m = state([cq("a", {"h100": rq(4), "a100": rq(4)})],
               [wl("job", "a", ps("trainer", 4), ps("eval", 4, model="h100"))])
     ordered = admit(m, "ordered")
-    assert admitted(ordered) == set()
-    got = solve_optimal(m, ordered, time_budget=5)
-    assert admitted(got) == {"ns/job"}
-    d = got.decisions[0]
+    d = ordered.decisions[0]
+    assert d.admitted and d.cycle == 3
     assert d.assignment.flavors == {"trainer": {"gpu": "a100"}, "eval": {"gpu": "h100"}}
-    assert got.optimal["admitted_beyond_ordered"] == ["ns/job"]
-    assert got.optimal["status"] == "optimal" and got.optimal["proven_optimal"]
-    assert got.mode == "optimal" and got.reasons == {}
 
 
 def test_big_old_workload_gives_way_to_two_small_ones():

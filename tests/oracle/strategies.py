@@ -403,7 +403,7 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
     queues = []
     kinds = [k for k in JOB_KINDS if f"job:{k}" in allowed]
     limit_ranges = False
-    one_queue = tas and "tas_queues" not in allowed  # DIVERGENCES.md: TAS placement within one cycle
+    one_queue = tas and "tas_queues" not in allowed  # several queues over the same nodes: TAS within one cycle
     for i in range(1 if one_queue else d.int(1, 3)):
         if tas and i == 1:
             d.features.add("tas_queues")

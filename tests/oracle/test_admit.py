@@ -42,23 +42,13 @@ DIVERGENCES = {
     "tests/oracle/features/pod-group-role-hash.yaml": (
         "a pod group's pod set is named by Kueue's role hash (utilpod.GenerateRoleHash: sha256 of the Go JSON of "
         "the pod spec's shape); kadmit hashes its own reading, so names differ where the harness can't pair them "
-        "(docs/KUEUE-DIFFERENCES.md §4)"),
-    "tests/oracle/features/tas-next-flavor.yaml": (
-        "a flavor whose topology can't fit the pod set: Kueue fails the cycle, then starts from the next flavor "
-        "(LastTriedFlavorIdx, NextFlavorToTryForPodSetResource) and admits on it in cycle 3; kadmit tries the first "
-        "flavor every cycle (docs/KUEUE-DIFFERENCES.md §4)"),
+        "(docs/KUEUE-DIFFERENCES.md §5)"),
     "tests/oracle/features/pod-set-group-tas.yaml": (
         "pod-set groups under TAS: Kueue places a group's leader and workers as one assignment in one domain "
-        "(tas_flavor_snapshot.go); kadmit places each pod set on its own (docs/KUEUE-DIFFERENCES.md §4)"),
+        "(tas_flavor_snapshot.go); kadmit places each pod set on its own (docs/KUEUE-DIFFERENCES.md §5)"),
     "tests/oracle/features/kueue-panics-fair-sharing-without-cohort.yaml": (
         "not kadmit's: Kueue v0.17.0's scheduler panics (fair sharing, a ClusterQueue in no cohort preempting: "
         "nil CohortSnapshot in TargetClusterQueueOrdering); kadmit decides"),
-    "tests/oracle/features/tas-same-cycle.yaml": (
-        "topology-aware placement in one cycle: Kueue places w03 on the nodes as the cycle began (f0-r0-n0), "
-        "kadmit after w01 admitted in the same cycle (f0-r0-n2)"),
-    "tests/oracle/features/lws-flavors.yaml": (
-        "a LeaderWorkerSet's pod sets: Kueue puts the leader on f1 and the worker on f2 and admits it; kadmit finds "
-        "no flavor for the worker"),
 }
 
 

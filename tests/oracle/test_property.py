@@ -25,8 +25,6 @@ KNOWN_DIVERGENT = {
     "existing_jobs": "jobs with a UID (already in the cluster, never through Kueue's webhooks): besides "
                      "pod-without-managed-label.yaml (fixed), the soak shows Deployments and RayJobs Kueue makes no "
                      "Workload of and kadmit decides; not minimised yet",
-    "tas_flavors": "tests/oracle/features/tas-next-flavor.yaml: Kueue tries the next topology-aware flavor where "
-                   "one's topology can't fit the pod set, kadmit stops",
     "pod_group_hash": "tests/oracle/features/pod-group-role-hash.yaml: a pod group's pod set name (Kueue's role "
                       "hash) differs with a WorkloadPriorityClass label, on a topology-aware flavor, or with pods "
                       "that init containers, sidecars, a RuntimeClass or LimitRange defaults change",
@@ -36,8 +34,6 @@ KNOWN_DIVERGENT = {
                     "differs in more cases than pod_group_hash covers (seen with plain pods and two resources)",
     "job:LeaderWorkerSet": "tests/oracle/features/lws-flavors.yaml: a LeaderWorkerSet's leader and workers get "
                            "different flavors in Kueue, kadmit does not admit",
-    "tas_queues": "tests/oracle/features/tas-same-cycle.yaml: Kueue places workloads admitted in one cycle on the "
-                  "nodes as the cycle began, kadmit one after another",
 }
 CI_SWITCHES = ALL - set(KNOWN_DIVERGENT)
 BATCH = 8

@@ -59,6 +59,32 @@ class Assignment:
     mode: str = "Fit"  # Kueue's representative mode: "Fit", or "Preempt" (some flavor needs preemption)
     needs: frozenset[FR] = frozenset()  # flavor-resources assigned in Preempt mode
     targets: list[Victim] = field(default_factory=list)  # Kueue's victims, when mode is Preempt
+    tried: "Tried | None" = None  # the flavors this assignment tried (Kueue's LastState)
+    # Preempt mode: the nodes its topology-aware pod sets take while the cycle lasts (Kueue's
+    # updateAssignmentForTAS: placed with its victims gone, or on empty nodes when it has none)
+    held: WorkloadPlacement | None = None
+
+
+@dataclass(frozen=True)
+class Tried:
+    """What one flavor assignment leaves behind in Kueue v0.17 (workload.AssignmentClusterQueueState):
+    per pod set (in order, up to the one whose assignment failed) and resource group, the index of the
+    last flavor tried, -1 once the search reached the group's last flavor (Kueue's
+    LastTriedFlavorIdx); and what the Pending message it writes is made of (`message`: per pod set
+    that didn't fit, the reasons of the flavors considered, or the topology's), so that a caller can
+    tell when the message changes."""
+
+    idx: tuple[tuple[str, tuple[tuple[int, int], ...]], ...]
+    message: tuple = ()
+
+    @property
+    def pending(self) -> bool:
+        """Kueue's PendingFlavors: some group stopped before its last flavor (its next try goes on)."""
+        return any(i != -1 for _, groups in self.idx for _, i in groups)
+
+    def start(self) -> dict[str, dict[int, int]]:
+        """Where the next search starts, per pod set and group (NextFlavorToTryForPodSetResource)."""
+        return {ps: {gi: i + 1 for gi, i in groups} for ps, groups in self.idx}
 
 
 def nominate(session, wl: Workload, preemption: bool = True) -> tuple[Assignment | None, Problem]:
@@ -70,16 +96,35 @@ def nominate(session, wl: Workload, preemption: bool = True) -> tuple[Assignment
     prob = loaded.problem
     cq = session.index.cluster_queue_of(wl)
     if prob.cluster_queue is None or cq is None:
+        session.attempt = None
         return None, prob
     numbers = prob.number_values(session.compiler, session.usage, cq.name)
     full = {ps.name: ps.count for ps in wl.pod_sets}
-    first = assign_with_counts(session, loaded, wl, cq, numbers, full, preemption)
+    start = session.last_tried.get(wl.key)
+    attempts: list[Tried] = []
+    first = assign_with_counts(session, loaded, wl, cq, numbers, full, preemption, start, attempts)
     got = with_targets(session, wl, first)
     if got is None and any(ps.min_count is not None and ps.min_count < ps.count for ps in wl.pod_sets):
-        got = partial(session, loaded, wl, cq, numbers, preemption)
+        got = partial(session, loaded, wl, cq, numbers, preemption, start)
     if got is None and first is not None and first.mode != "Fit":
         got = first  # Preempt mode, no victims: Kueue holds its capacity for the cycle
+    if got is not None and got.mode == "Preempt" and session._tas:
+        got.held = held_nodes(session, wl, got)
+    # Kueue keeps the LastState of the assignment it returns: the partial one found, else the full one
+    session.attempt = got.tried if got is not None and got.tried is not None else attempts[0]
     return got, prob
+
+
+def held_nodes(session, wl: Workload, a: Assignment) -> WorkloadPlacement | None:
+    """Where a Preempt assignment's topology-aware pod sets go in Kueue's updateAssignmentForTAS:
+    placed with its victims' nodes freed, or, without victims, on the nodes as if empty (every
+    topology-aware workload gone) so that it reserves them; None when nothing is placed."""
+    requests = session.pool.requests(wl, session.index.cluster_queues[a.cluster_queue], a.counts, a.flavors)
+    if not requests:
+        return None
+    gone = [t.key for t in a.targets] if a.targets else list(session.pool.placed)
+    got = session.pool.place(requests, free=session.pool.free_without(gone))
+    return got if got.failure is None else None
 
 
 def with_targets(session, wl: Workload, a: Assignment | None) -> Assignment | None:
@@ -107,7 +152,8 @@ def with_targets(session, wl: Workload, a: Assignment | None) -> Assignment | No
 
 
 def partial(session, loaded, wl: Workload, cq: ClusterQueue,
-             numbers: dict[str, int], preemption: bool = False) -> Assignment | None:
+             numbers: dict[str, int], preemption: bool = False,
+             start: dict[str, dict[int, int]] | None = None) -> Assignment | None:
     """Kueue's partial admission (PodSetReducer): reduce the pod sets that have a min_count
     together, each by floor(delta * k / total deltas), binary-searching the least k that fits."""
     pss = list(wl.pod_sets)
@@ -120,7 +166,8 @@ def partial(session, loaded, wl: Workload, cq: ClusterQueue,
     while lo < hi:
         mid = (lo + hi) // 2
         counts = {ps.name: ps.count - deltas[ps.name] * mid // total for ps in pss}
-        got = with_targets(session, wl, assign_with_counts(session, loaded, wl, cq, numbers, counts, preemption))
+        got = with_targets(session, wl, assign_with_counts(session, loaded, wl, cq, numbers, counts, preemption,
+                                                           start))
         if got is not None:
             best, hi = got, mid
         else:
@@ -129,13 +176,28 @@ def partial(session, loaded, wl: Workload, cq: ClusterQueue,
 
 
 def assign_with_counts(session, loaded, wl: Workload, cq: ClusterQueue, numbers: dict[str, int],
-                        counts: dict[str, int], preemption: bool = False) -> Assignment | None:
+                        counts: dict[str, int], preemption: bool = False,
+                        start: dict[str, dict[int, int]] | None = None,
+                        attempts: list[Tried] | None = None) -> Assignment | None:
     """Kueue's flavor assignment at these counts (docs/PREEMPTION.md §2): pod sets in order,
-    each resource group's flavors in order. A flavor Z3 finds admissible is Fit; with
+    each resource group's flavors in order, from the flavor after the one its last try stopped at
+    (`start`, Kueue's LastTriedFlavorIdx). A flavor Z3 finds admissible is Fit; with
     `preemption`, one that is admissible but for quota gets a mode per resource from the quota
     arithmetic and the preemption oracle (NoFit, NoCandidates, Preempt, Reclaim), and flavor
     fungibility picks among them. The result is in Preempt mode when some flavor-resource needs
-    preemption, else Fit; None when some group gets no flavor."""
+    preemption, else Fit; None when some group gets no flavor. What it tried is appended to
+    `attempts` (and set on the assignment returned)."""
+    tried_idx: list[tuple[str, tuple[tuple[int, int], ...]]] = []
+    message: list[tuple] = []
+
+    def done(a: Assignment | None) -> Assignment | None:
+        t = Tried(tuple(tried_idx), tuple(message))
+        if attempts is not None:
+            attempts.append(t)
+        if a is not None:
+            a.tried = t
+        return a
+
     prob = loaded.problem
     low = loaded.low
     assert low is not None
@@ -169,10 +231,18 @@ def assign_with_counts(session, loaded, wl: Workload, cq: ClusterQueue, numbers:
         flavors[pv.pod_set.name] = {}
         requests = session.compiler.requests(own[pv.pod_set.name], pv.group_of)
         n = counts[pv.pod_set.name]
+        ps_tried: list[tuple[int, int]] = []
+        ps_reasons: list[tuple] = []
+        first = (start or {}).get(pv.pod_set.name, {})
         for gi in sorted(pv.flavors):
             group_res = sorted(r for r, g in pv.group_of.items() if g == gi)
             best: tuple[int, int, str, z3.BoolRef, dict[str, str], str, int] | None = None
-            for fname, var in pv.flavors[gi]:
+            choices = pv.flavors[gi]
+            last = -1  # the index of the last flavor tried (Kueue's attemptedFlavorIdx)
+            reasons: list[tuple] = []
+            for at in range(first.get(gi, 0), len(choices)):
+                fname, var = choices[at]
+                last = at
                 fv = low(var)
                 question = base + chosen + skips + mine + [fv]
                 fixed = Fixed(frozenset(chosen_names + [var.name]), frozenset({i}), later)
@@ -183,10 +253,13 @@ def assign_with_counts(session, loaded, wl: Workload, cq: ClusterQueue, numbers:
                              for r in group_res), default=0)
                     option = (MODES["Fit"], h, fname, fv, {r: "Fit" for r in group_res}, var.name, h)
                 elif not preemption or session._ask(loaded, question_pins, question) != "sat":
+                    reasons.append((fname,))
                     continue  # NoFit whatever the quota: a taint, selector, topology, rule
                 else:
-                    option = quota_modes(session, wl, cq, fname, group_res,
-                                               {r: usage.get((fname, r), 0) + requests[r] * n for r in group_res})
+                    vals = {r: usage.get((fname, r), 0) + requests[r] * n for r in group_res}
+                    reasons.append((fname, quota_reasons(session, cq, fname, group_res, vals,
+                                                         {r: usage.get((fname, r), 0) for r in group_res})))
+                    option = quota_modes(session, wl, cq, fname, group_res, vals)
                     if option is None:
                         continue
                     option = (option[0], option[1], fname, fv, option[2], var.name, option[3])
@@ -195,7 +268,13 @@ def assign_with_counts(session, loaded, wl: Workload, cq: ClusterQueue, numbers:
                 if not try_next(option[0], option[1], fung):
                     break
             if best is None:
-                return None
+                tried_idx.append((pv.pod_set.name, tuple(ps_tried)))
+                message.append((pv.pod_set.name, tuple(ps_reasons + reasons)))
+                return done(None)
+            # Kueue records the index on the flavor chosen: -1 when the search reached the last one
+            ps_tried.append((gi, -1 if last == len(choices) - 1 else last))
+            if best[0] != MODES["Fit"]:
+                ps_reasons.extend(reasons)
             chosen.append(best[3])
             chosen_names.append(best[5])
             height = max(height, best[6])  # Kueue's Assignment.Borrowing: the most any resource borrows
@@ -205,31 +284,69 @@ def assign_with_counts(session, loaded, wl: Workload, cq: ClusterQueue, numbers:
                 usage[(best[2], r)] = usage.get((best[2], r), 0) + requests[r] * n
                 if best[4][r] != "Fit":
                     needs.add((best[2], r))
+        tried_idx.append((pv.pod_set.name, tuple(ps_tried)))
+        if ps_reasons:
+            message.append((pv.pod_set.name, tuple(ps_reasons)))
     # the whole workload: workload-wide rules apply now (quota aside when preemption is needed)
     goal = loaded.goal() + quota_free + chosen
     everyone = frozenset(range(len(prob.pod_sets)))
     if session._ask(loaded, question_pins, goal, None if needs else Fixed(frozenset(chosen_names), everyone)) != "sat":
-        return None
+        message.append(("", "rules"))
+        return done(None)
+    requests = session.pool.requests(wl, cq, counts, flavors) if session._tas else []
     if needs:
+        if not fit:
+            empty = session.pool.place(requests, free=session.pool.free_without(list(session.pool.placed))) \
+                if requests else None
+            if empty is not None and empty.failure is not None:
+                if all(counts[ps.name] == ps.count for ps in wl.pod_sets):
+                    session.placement_failures[wl.key] = empty.failure  # why says it, though Kueue's message doesn't
+                message.append(("", "topology"))
+                return done(None)  # Kueue: NoFit, the pod sets don't fit even on empty nodes
         # A flavor whose worst resource by isPreferred is Fit (PreemptionOverBorrowing: one that
         # borrows ranks below one that needs preemption without borrowing) leaves its pod set's
         # status Fit although a resource of it needs preemption: Kueue then takes the assignment
         # as Fit, finds no victims, and its scheduler's `fits` check refuses it ("Workload no
         # longer fits after processing another workload"), cycle after cycle.
-        return Assignment(cq.name, dict(counts), flavors, height > 0, usage, height, None,
-                          "Fit" if fit else "Preempt", frozenset(needs))
+        return done(Assignment(cq.name, dict(counts), flavors, height > 0, usage, height, None,
+                               "Fit" if fit else "Preempt", frozenset(needs)))
     placement = None
-    if session._tas:
-        requests = session.pool.requests(wl, cq, counts, flavors)
-        if requests:
-            placement = session.pool.place(requests)
-            if placement.failure is not None:
-                if all(counts[ps.name] == ps.count for ps in wl.pod_sets):
-                    session.placement_failures[wl.key] = placement.failure
-                return None
+    if requests:
+        placement = session.pool.place(requests)
+        if placement.failure is not None:
+            if all(counts[ps.name] == ps.count for ps in wl.pod_sets):
+                session.placement_failures[wl.key] = placement.failure
+            failed = placement.failure
+            # Kueue's message: the topology's reason, with its count of nodes excluded
+            message.append((failed.pod_set, failed.message, session.pool.excluded(failed.request)))
+            if session.pool.place(requests, free=session.pool.free_without(list(session.pool.placed))).ok:
+                # Kueue: the pod set that didn't fit needs preemption (its flavors' mode becomes Preempt)
+                return done(Assignment(cq.name, dict(counts), flavors, height > 0, usage, height, None, "Preempt",
+                                       frozenset((f, r) for r, f in flavors[failed.pod_set].items())))
+            return done(None)
     if all(counts[ps.name] == ps.count for ps in wl.pod_sets):
         session.placement_failures.pop(wl.key, None)
-    return Assignment(cq.name, dict(counts), flavors, height > 0, usage, height, placement)
+    return done(Assignment(cq.name, dict(counts), flavors, height > 0, usage, height, placement))
+
+
+def quota_reasons(session, cq: ClusterQueue, fname: str, group_res: list[str], vals: dict[str, int],
+                  before: dict[str, int]) -> tuple:
+    """What Kueue's fitsResourceQuota writes for a flavor that doesn't fit by quota: per resource
+    above the maximum capacity, the earlier pod sets' requests, this one's and that capacity; per
+    resource above what is available, how much more is needed."""
+    tree = session.compiler.tree
+    nid = node_id(cq.name, False)
+    out = []
+    for r in group_res:
+        fr, val = (fname, r), vals[r]
+        most = tree.available(nid, fr, None) if tree.entry(nid, fr).declared else 0
+        if val > most:
+            out.append((r, "max", before[r], val - before[r], most))
+            continue
+        now = tree.available(nid, fr, session.usage)
+        if val > now:
+            out.append((r, "more", val - now))
+    return tuple(out)
 
 
 def quota_modes(session, wl: Workload, cq: ClusterQueue, fname: str, group_res: list[str],

@@ -18,9 +18,11 @@ before loops forever (Kueue's preemption rules can evict the same workloads agai
 stops there and the workloads in the loop are undecided (`loops`); so are the ones still moving
 after 50 + 10 x workloads cycles.
 
-Pod sets on flavors with a topology are placed on nodes as part of nomination (`placing`); a nominee
-with a placement is re-checked, and its placement recomputed with the flavors kept, once another
-workload took node capacity in the same cycle (Kueue's TASRecomputeAssignmentWithinSchedulingCycle).
+Pod sets on flavors with a topology are placed on nodes as part of nomination (`placing`), on the
+nodes as the cycle began; a nominee with a placement is admitted on that placement if its pods
+still fit there once earlier entries of the cycle took their nodes (Kueue v0.17's fits(): per
+lowest-level domain, `TASFlavorSnapshot.Fits`), else skipped and retried next cycle. (Kueue v0.19's
+TASRecomputeAssignmentWithinSchedulingCycle places anew instead; v0.17 has no such gate.)
 
 Timing choices (where Kueue's answer depends on its cycle timing): all pending workloads are present
 from the start; every cycle sees every queue's head; evictions complete between two cycles; workloads
@@ -34,6 +36,7 @@ from dataclasses import dataclass, field
 
 from kadmit.engine.preemption.candidates import Victim
 from kadmit.engine.admission.loops import Eviction, PreemptionLoop, States, loop_of
+from kadmit.engine.admission.searches import Searches
 from kadmit.engine.admission.session import Assignment, Session, SolverUnknown
 from kadmit.engine.admission.situations import UNSEEN
 from kadmit.model import Workload
@@ -131,6 +134,9 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
         for h in list(session.holders.values()) if ix.workloads[h.workload].evicted and not h.new]
 
     orders: dict[int, tuple] = {}  # id(workload) -> (it, its queue_order_key): priorities read once
+    searches = Searches(session)  # where each flavor search starts (Kueue's LastTriedFlavorIdx)
+    quiet = 0  # cycles in a row where only heads with flavors left to try moved on to them
+    bound = 1 + max((len(g.flavors) for cq in ix.cluster_queues.values() for g in cq.resource_groups), default=0)
 
     def order_of(w: Workload) -> tuple:
         got = orders.get(id(w))
@@ -231,15 +237,24 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                 plain = False
                 continue
             entries.append((name, head, got))
+            searches.nominated(head)
         holds: list[tuple[str, dict]] = []  # usage held for the rest of the cycle
+        held_nodes: list[str] = []  # and nodes (the pool's keys)
         targeted: set[str] = set()  # preemption targets chosen this cycle
         touched: set[str] = set()  # cohort roots whose usage changed this cycle
-        placed = False  # a workload took node capacity this cycle (topology-aware scheduling)
+        retrying = False  # a head stays in its queue to try the flavors it has left
 
-        def hold(name: str, usage: dict) -> None:
+        def hold(name: str, usage: dict, key: str, a: Assignment | None = None) -> None:
+            """`key`'s usage, and the nodes its Preempt assignment `a` placed, are held for the rest of the cycle."""
             session.usage.add(name, usage)
             holds.append((name, dict(usage)))
             touched.add(tree.root(f"cq:{name}"))
+            if a is not None and a.held is not None:
+                hold_nodes(f"{key}~held", a.held, session.pool.cycle_usage(a.held, a.flavors))
+
+        def hold_nodes(key: str, nodes, times: dict[str, int]) -> None:
+            session.pool.commit(key, nodes, times)
+            held_nodes.append(key)
 
         for name, head, got in _processing_order(session, entries, fair):
             root = tree.root(f"cq:{name}")
@@ -253,8 +268,9 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                         again = session.nomination(head)
                 except SolverUnknown:
                     again = None
+                searches.skipped(head.key, ("skipped", "overlapping targets"))  # its next try starts over
                 if again is not None and again.mode == "Fit":
-                    hold(name, again.usage)  # it waits for them, and will fit after
+                    hold(name, again.usage, head.key)  # it waits for them, and will fit after
                     decisions[head.key] = Decision(head, False, name, cycle=cycle, notes=[
                         "has overlapping preemption targets with another workload, but will fit after "
                         "these preemptions complete"])
@@ -262,7 +278,13 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                 got = again
             if got is None or (got.mode == "Preempt" and not got.targets):
                 if got is not None and ix.cluster_queues[name].preemption.reclaim_within_cohort != "Any":
-                    hold(name, _hold(session, ix.cluster_queues[name], got))
+                    hold(name, _hold(session, ix.cluster_queues[name], got), head.key, got)
+                if searches.requeued(head):
+                    retrying = True
+                    plain = False
+                    if ix.cluster_queues[name].queueing_strategy == "BestEffortFIFO":
+                        decisions[head.key] = Decision(head, False, name, cycle=cycle)
+                        continue  # it stays at its queue's head
                 changed |= _set_aside(session, decisions, queues, set_aside, sticky, blocked, name, head, cycle, waits)
                 continue
             if got.mode == "Fit" and got.needs:  # Fit by its pod sets' status, over quota in `needs`
@@ -273,20 +295,33 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                     continue
             if got.mode == "Fit":
                 now: Assignment | None = got
-                if root in touched or (placed and got.placement is not None) or targeted:
+                if got.placement is not None:
+                    # Kueue v0.17's fits(): the nomination's quota and its nodes as placed at the start
+                    # of the cycle, against what this cycle took (its victims gone); nothing is re-placed
+                    with session.suspended(sorted(targeted)):
+                        ok = _quota_fits(session, name, got.usage) and session.pool.still_fits(got.placement)
+                    if not ok:
+                        searches.skipped(head.key, ("skipped", "no longer fits"))
+                        decisions[head.key] = Decision(head, False, name, cycle=cycle)
+                        continue  # no longer fits after this cycle's admissions: retried next cycle
+                elif root in touched or targeted:
                     try:
                         with session.suspended(sorted(targeted)):
                             now, _ = session.try_admit(head)
                     except SolverUnknown:
                         now = None
                     if now is None or now.flavors != got.flavors or now.counts != got.counts:
+                        searches.skipped(head.key, ("skipped", "no longer fits"))
                         decisions[head.key] = Decision(head, False, name, cycle=cycle)
                         continue  # no longer fits after this cycle's admissions: retried next cycle
-                    got.placement = now.placement  # the nomination stands; nodes are placed anew
                     now = got
                 touched.add(root)
-                placed = placed or now.placement is not None
+                searches.skipped(head.key, None)
                 session.commit(head, now)
+                if now.placement is not None:  # the rest of the cycle sees its pods as Kueue's snapshot counts them
+                    more = {ps: k - 1 for ps, k in session.pool.cycle_usage(now.placement, now.flavors).items()}
+                    if any(k > 0 for k in more.values()):
+                        hold_nodes(f"{head.key}~cycle", now.placement, more)
                 session.admitted_cycle[head.key] = cycle
                 session.afs.admitted(head, name)  # the entry penalty its LocalQueue takes
                 decisions[head.key] = Decision(head, True, name, now, cycle=cycle,
@@ -300,12 +335,14 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                 continue
             # needs preemption and has victims: they must free enough once this cycle's are gone
             with session.suspended(sorted(targeted | {t.key for t in got.targets})):
-                ok = _quota_fits(session, name, got.usage)
+                ok = _quota_fits(session, name, got.usage) and (got.held is None or session.pool.still_fits(got.held))
             if not ok:
+                searches.skipped(head.key, ("skipped", "no longer fits"))
                 decisions[head.key] = Decision(head, False, name, cycle=cycle)
                 continue
+            searches.skipped(head.key, ("preempting", len(got.targets)))  # preemptions issued: all flavors next time
             targeted.update(t.key for t in got.targets)
-            hold(name, got.usage)
+            hold(name, got.usage, head.key, got)
             releasing = {v.key for v, _ in evicting}
             for t in got.targets:
                 held = session.holders.get(t.key)
@@ -315,6 +352,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                 evictions.append(Eviction(cycle, t.key, head.key, name, t.reason))
                 releasing.add(t.key)
                 victims_of.setdefault(head.key, []).append(t)
+                searches.skipped(t.key, ("evicted",))
                 victim = ix.workloads[t.key]
                 decisions[t.key] = Decision(victim, False, t.cluster_queue, cycle=cycle, preempted_by=head.key,
                                             preemption_reason=t.reason)
@@ -327,9 +365,15 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                 sticky[name] = head.key  # already first: a queue with a sticky preemptor has it as its head
         for name, usage in reversed(holds):
             session.usage.add(name, {fr: -v for fr, v in usage.items()})
+        for key in held_nodes:
+            session.pool.release(key)
         queues = {k: v for k, v in queues.items() if v}
         if not changed and not evicting:
+            if retrying and quiet <= bound:  # a head goes on to the flavors it has left
+                quiet += 1
+                continue
             break
+        quiet = 0
         # States are kept from the first eviction on: before it, every cycle that changes anything
         # takes a workload off the queues for good, and a loop evicts in every period, so it shows
         # at most one period after its first state. (A state costs the moves since the last: `States`.)
@@ -347,6 +391,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
         moving = sorted({e.victim for e in recent} | {e.preemptor for e in recent}
                         | {q[0].key for q in queues.values() if q})
         looped = PreemptionLoop(cycle, cycle, moving, recent, settled=False)
+    searches.done()
     _blocked(decisions, blocked)
     for name, queue in sorted(queues.items()):  # still queued when nothing changes any more
         for wl in queue:
@@ -470,6 +515,9 @@ def _set_aside_row(session: Session, situations, queues: dict[str, list[Workload
             except SolverUnknown:
                 return False
         if got is not None and (got.mode != "Preempt" or got.targets):
+            return False
+        tried = session.tried(key)
+        if tried is None or tried.pending:  # it would stay at its head for the flavors it has left
             return False
         any_head = True
     return any_head

@@ -23,7 +23,7 @@ from kadmit.engine.compile.split import Fixed, Pins, QuotaPart
 from kadmit.engine.placing.pool import NodePool, PlacementFailure
 from kadmit.placement.tas import Profile
 from kadmit.engine.afs import AdmissionFairSharing
-from kadmit.engine.admission.flavor_assignment import Assignment, nominate
+from kadmit.engine.admission.flavor_assignment import Assignment, Tried, nominate
 from kadmit.engine.admission.situations import UNSEEN, Situations, workload_facts
 from kadmit.engine.quota import Usage
 from kadmit.engine.compile.symbolic import Holder
@@ -232,6 +232,12 @@ class Session:
         self.pool = pool if pool is not None else NodePool(model, self.index, tas_profile)
         self._tas = self.pool.active
         self.placement_failures: dict[str, PlacementFailure] = {}  # workload -> last failure at full counts
+        # Kueue's LastTriedFlavorIdx: pending workload -> pod set -> resource group -> the flavor index its
+        # next nomination starts at (set by the scheduling loop, `ordered`); and what the last
+        # nomination tried (`flavor_assignment.Tried`), for the loop to read
+        self.last_tried: dict[str, dict[str, dict[int, int]]] = {}
+        self.attempt: Tried | None = None
+        self._tried: dict[tuple, Tried | None] = {}  # situation key -> what its nomination tried
         self.admitted_cycle: dict[str, int] = {}  # workload admitted in this run -> its cycle (ordered mode)
         self.progress: Report | None = None  # told of every scheduling cycle started (`cycle_started`)
         # Holder changes in order, with where each cycle started, kept when asked (`keep_journal`): the
@@ -510,11 +516,19 @@ class Session:
         if key is not None:
             known = self.situations.recall(key)
             if known is not UNSEEN:
+                self.attempt = self._tried.get(key)
                 return _copy(known), None  # type: ignore[arg-type]
         got, prob = nominate(self, wl, preemption)
         if key is not None:
             self.situations.remember(key, _copy(got))
+            if len(self._tried) > MAX_MEMO:
+                self._tried.clear()
+            self._tried[key] = self.attempt
         return got, prob
+
+    def tried(self, key: tuple) -> Tried | None:
+        """What the nomination kept for a situation key tried (None if not kept)."""
+        return self._tried.get(key)
 
     # --- arrivals and what-ifs -------------------------------------------------------------------
 

@@ -32,7 +32,7 @@ from collections import OrderedDict
 from kadmit.placement.counts import FreeLog, ShapeCounts, shape_key
 from kadmit.placement.domains import DomainTree, build_domains, free_fit_count
 from kadmit.placement.filters import PodTemplate, histogram, static_fit
-from kadmit.placement.inventory import Inventory, NodeState, add, model_inventory, pod_usage, subtract
+from kadmit.placement.inventory import PODS, Inventory, NodeState, add, model_inventory, pod_usage, subtract
 from kadmit.placement.tas import Profile, kueue_assign
 
 UNCONSTRAINED = TopologyRequest(mode="unconstrained")
@@ -182,6 +182,51 @@ class NodePool:
                 cur[node] = changed[node] = subtract(cur[node], pod_usage(per_pod, pods))
         return out
 
+    def excluded(self, req: TASRequest) -> tuple[tuple[str, int], ...]:
+        """Nodes of the request's flavor where not one pod fits now, counted per limiting resource
+        (the one with the fewest pods, ties by name): the resource part of the node counts Kueue's
+        topology messages end with (ExclusionStats)."""
+        tree = self.tree(req.flavor)
+        if tree is None:
+            return ()
+        per_pod = sorted((r, q) for r, q in req.template.requests if q > 0)
+        out: dict[str, int] = {}
+        for name in tree.nodes:
+            free = self.free.get(name, {})
+            fits = [(free.get(r, 0) // q, r) for r, q in per_pod]
+            if fits and min(fits)[0] == 0:
+                r = min(fits)[1]
+                out[r] = out.get(r, 0) + 1
+        return tuple(sorted(out.items()))
+
+    def still_fits(self, placement: WorkloadPlacement) -> bool:
+        """Whether a placement made earlier still fits the pool's free capacity now: Kueue v0.17's
+        `TASFlavorSnapshot.Fits`, per pod set and lowest-level domain of its topology (the node when
+        the hostname is the lowest level), how many pods the domain's summed free capacity holds
+        (`pods` aside, as Kueue's single-pod requests leave it out), each pod set on its own."""
+        for p in placement.pod_sets:
+            tree = self.tree(p.request.flavor)
+            if tree is None:
+                return False
+            per_pod = [(r, q) for r, q in p.request.template.requests if r != PODS and q > 0]
+            want: dict[tuple[str, ...], int] = {}
+            for node, pods in p.nodes.items():
+                leaf = tree.node_domain.get(node)
+                if leaf is None:
+                    return False
+                want[leaf] = want.get(leaf, 0) + pods
+            leaves = {d.values: d for d in tree.by_level[-1]} if tree.by_level else {}
+            for leaf, pods in want.items():
+                dom = leaves.get(leaf)
+                if dom is None:
+                    return False
+                room: dict[str, int] = {}
+                for node in dom.nodes:
+                    room = add(room, self.free.get(node, {}))
+                if any(room.get(r, 0) // q < pods for r, q in per_pod):
+                    return False
+        return True
+
     def _shape_counts(self, flavor: str, tree: DomainTree, template: PodTemplate) -> ShapeCounts:
         """Pods of the template per node and domain of the flavor's tree, at the pool's free capacity."""
         key = (flavor, shape_key(template))
@@ -223,13 +268,28 @@ class NodePool:
                 free[node] = add(free[node], use)
         return free
 
-    def commit(self, key: str, placement: WorkloadPlacement) -> None:
+    def commit(self, key: str, placement: WorkloadPlacement, times: Mapping[str, int] | None = None) -> None:
+        """`key` takes the placement's nodes (each pod set's `times` over, when given)."""
         taken: dict[str, dict[str, int]] = {}
         for p in placement.pod_sets:
             per_pod = p.request.template.request_map
+            k = 1 if times is None else times.get(p.request.pod_set, 0)
             for node, pods in p.nodes.items():
-                taken[node] = add(taken.get(node, {}), pod_usage(per_pod, pods))
+                if k > 0:
+                    taken[node] = add(taken.get(node, {}), pod_usage(per_pod, pods * k))
         self._take(key, taken)
+
+    def cycle_usage(self, placement: WorkloadPlacement, flavors: Mapping[str, Mapping[str, str]]) -> dict[str, int]:
+        """How many times Kueue v0.17 counts each pod set's pods on the cycle's nodes: once per
+        resource of the pod set on a topology-aware flavor (Assignment.ComputeTASNetUsage adds a
+        pod set's domains once per such resource, and the snapshot takes each entry while the cycle
+        lasts; the cache, from the next cycle on, counts them once)."""
+        out = {}
+        for p in placement.pod_sets:
+            out[p.request.pod_set] = sum(
+                1 for f in flavors.get(p.request.pod_set, {}).values()
+                if f in self.index.flavors and self.index.flavors[f].topology in self.index.topologies)
+        return out
 
     def _take(self, key: str, taken: dict[str, dict[str, int]]) -> None:
         for node, use in taken.items():
