@@ -39,10 +39,6 @@ def _cases() -> list[tuple[str, list[str]]]:
 
 # Known divergences: case -> what differs (kadmit is wrong unless the note says otherwise).
 DIVERGENCES = {
-    "tests/oracle/features/pod-group-role-hash.yaml": (
-        "a pod group's pod set is named by Kueue's role hash (utilpod.GenerateRoleHash: sha256 of the Go JSON of "
-        "the pod spec's shape); kadmit hashes its own reading, so names differ where the harness can't pair them "
-        "(docs/KUEUE-DIFFERENCES.md §5)"),
     "tests/oracle/features/pod-set-group-tas.yaml": (
         "pod-set groups under TAS: Kueue places a group's leader and workers as one assignment in one domain "
         "(tas_flavor_snapshot.go); kadmit places each pod set on its own (docs/KUEUE-DIFFERENCES.md §5)"),

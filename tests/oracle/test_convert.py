@@ -189,13 +189,13 @@ def refusal_rows(kueue: dict, errors: list[str]) -> list[tuple[str, str, str]]:
 
 
 def _shape(entry: dict, kind: str) -> Counter:
-    """A comparable multiset of an object's Workloads (a pod group's pod sets are named by role
-    hashes, which kadmit computes over its own reading of the pod: compared without names)."""
+    """A comparable multiset of an object's Workloads (a pod group's pod sets by name too: Kueue's
+    role hashes, which kadmit computes as Kueue does)."""
     def pod_set(p):
         name, count, min_count, requests, topology = p
-        return ("" if kind == "Pod" else name, count, min_count, tuple(requests.items()), topology)
-    return Counter(json.dumps([w["queue"], w["priority"], sorted(map(pod_set, w["pod_sets"])) if kind == "Pod"
-                               else [pod_set(p) for p in w["pod_sets"]]]) for w in entry["workloads"])
+        return (name, count, min_count, tuple(requests.items()), topology)
+    return Counter(json.dumps([w["queue"], w["priority"], [pod_set(p) for p in w["pod_sets"]]])
+                   for w in entry["workloads"])
 
 
 def disagreements(kueue: dict, kadmit: dict, errors: list[str]) -> list[tuple[str, str, str]]:

@@ -25,13 +25,8 @@ KNOWN_DIVERGENT = {
     "existing_jobs": "jobs with a UID (already in the cluster, never through Kueue's webhooks): besides "
                      "pod-without-managed-label.yaml (fixed), the soak shows Deployments and RayJobs Kueue makes no "
                      "Workload of and kadmit decides; not minimised yet",
-    "pod_group_hash": "tests/oracle/features/pod-group-role-hash.yaml: a pod group's pod set name (Kueue's role "
-                      "hash) differs with a WorkloadPriorityClass label, on a topology-aware flavor, or with pods "
-                      "that init containers, sidecars, a RuntimeClass or LimitRange defaults change",
     "fair_sharing_no_cohort": "tests/oracle/features/kueue-panics-fair-sharing-without-cohort.yaml: Kueue v0.17.0 "
                               "itself panics (fair sharing, a queue in no cohort preempting)",
-    "job:PodGroup": "tests/oracle/features/pod-group-role-hash.yaml: a pod group's pod set name (Kueue's role hash) "
-                    "differs in more cases than pod_group_hash covers (seen with plain pods and two resources)",
     "job:LeaderWorkerSet": "tests/oracle/features/lws-flavors.yaml: a LeaderWorkerSet's leader and workers get "
                            "different flavors in Kueue, kadmit does not admit",
 }

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
-
 from kadmit.model import Job, PodSet, Skipped
 
 
@@ -56,7 +53,7 @@ def _group(name: str, pods: list[Job]) -> tuple[Job | None, str]:
     roles: dict[str, tuple[PodSet, list[str]]] = {}
     for p in chosen:
         ps = p.workloads[0].pod_sets[0]
-        role = p.role or _role(ps)  # `getRoleHash`: the pod's role-hash annotation, else the hash
+        role = p.role or ""  # `getRoleHash` (pods.pod_job)
         if role in roles:
             roles[role][1].append(p.object.name)
         else:
@@ -75,9 +72,3 @@ def _group(name: str, pods: list[Job]) -> tuple[Job | None, str]:
     return first.model_copy(update={"object": ref, "workloads": (wl,), "state": state, "group": None,
                                     "generate_name": False}), ""
 
-
-def _role(ps: PodSet) -> str:
-    """A stable name for pods of one shape (Kueue hashes the pod spec's admission-relevant fields,
-    `GenerateRoleHash`; this hashes the pod set kadmit reads, so the names differ from Kueue's)."""
-    shape = ps.model_copy(update={"name": "", "origin": None, "span": None}).model_dump(exclude={"spans", "span"})
-    return hashlib.sha256(json.dumps(shape, sort_keys=True, default=str).encode()).hexdigest()[:8]

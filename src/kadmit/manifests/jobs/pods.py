@@ -7,6 +7,7 @@ from __future__ import annotations
 from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.jobs.common import DEFAULT_POD_SET, QUEUE_LABEL, Builder, annotation_node
 from kadmit.manifests.jobs.refusals import go_atoi, go_quote
+from kadmit.manifests.jobs.rolehash import role_hash
 from kadmit.model import Job, Refusal
 
 FRAMEWORK = "pod"
@@ -55,7 +56,8 @@ def pod_job(f: Fields, o: Meta) -> Job | None:
         state = "pending"  # gated, or about to be created (Kueue's webhook gates it)
     return b.job(state=state).model_copy(update={
         "group": group, "group_total": total, "group_fast": o.annotations.get(FAST_ADMISSION) == "true",
-        "role": o.annotations.get(ROLE_HASH) or None})
+        # `getRoleHash`: the role-hash annotation, else the hash Kueue's webhook gives the pod
+        "role": o.annotations[ROLE_HASH] if ROLE_HASH in o.annotations else role_hash(spec) if group else None})
 
 
 def _group_total_refusal(f: Fields, o: Meta) -> Refusal | None:

@@ -1,0 +1,204 @@
+"""Go's `encoding/json` output for the few Kubernetes types Kueue hashes, byte for byte.
+
+Kueue names some things by a hash of Go JSON (a pod group's roles: `utilpod.GenerateRoleHash`),
+so kadmit must write the same bytes Go would: struct fields in their declared order with
+`omitempty` as Go applies it, map keys sorted, nil slices, maps and pointers as `null`, strings
+escaped as Go escapes them (`<`, `>`, `&`, U+2028 and U+2029 too), and resource quantities as
+`resource.Quantity.MarshalJSON` writes them (the text as given when Go's parser finds it
+canonical, else the canonical form; k8s.io/apimachinery pkg/api/resource, quantity.go).
+
+A type is a tuple: `("str",)`, `("int",)`, `("bool",)`, `("qty",)`, `("ptr", T)`, `("slice", T)`,
+`("map", T)` (string keys) or `("struct", ((json_name, T, omitempty), ...))`. Values are read
+from the YAML tree as the oracle's decoding reads them (a field of the wrong shape is the zero
+value: such an object is refused before anything hashes it).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from decimal import Decimal
+from fractions import Fraction
+
+from kadmit.manifests.yamltree import BOOL, FLOAT, INT, MAP, SEQ, STR, Val
+
+STR_T, INT_T, BOOL_T, QTY_T = ("str",), ("int",), ("bool",), ("qty",)
+
+_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+_HTML = re.compile("[<>&\u2028\u2029]")
+
+
+def go_string(s: str) -> str:
+    """A JSON string as Go's encoder writes it (HTML characters escaped; `\\b`, `\\f` short)."""
+    return _HTML.sub(lambda m: _ESCAPES[m.group()], json.dumps(s, ensure_ascii=False))
+
+
+def go_float(x: float) -> str:
+    """A float64 as Go's encoder writes it: shortest digits, `e` notation outside [1e-6, 1e21)."""
+    if x == int(x) and abs(x) < 1e21:
+        return str(int(x))
+    a = abs(x)
+    if 1e-6 <= a < 1e21:
+        return format(Decimal(repr(x)), "f")
+    mantissa, exp = repr(x).split("e") if "e" in repr(x) else (repr(x), "0")
+    e = int(exp)
+    return f"{mantissa.removesuffix('.0')}e{e}" if e < 0 else f"{mantissa.removesuffix('.0')}e+{e:02d}"
+
+
+def scalar_text(v: Val) -> str:
+    """The text a scalar becomes on its way through JSON (a quantity written as a number)."""
+    if v.kind == STR:
+        return v.v
+    if v.kind == BOOL:
+        return "true" if v.v else "false"
+    if v.kind == FLOAT:
+        return go_float(v.v)
+    return str(v.v)
+
+
+def encode(v: Val | None, t: tuple) -> str:
+    """The Go JSON of the value `v` read as type `t`."""
+    kind = t[0]
+    null = v is None or v.kind == "null"
+    if kind == "str":
+        return go_string("" if null else scalar_text(v))
+    if kind == "int":
+        return "0" if null or v.kind != INT else str(v.v)
+    if kind == "bool":
+        return "true" if not null and v.kind == BOOL and v.v else "false"
+    if kind == "qty":
+        return '"0"' if null else go_string(go_quantity(scalar_text(v)))
+    if kind == "ptr":
+        return "null" if null else encode(v, t[1])
+    if kind == "slice":
+        return "null" if null or v.kind != SEQ else "[" + ",".join(encode(x, t[1]) for x in v.v) + "]"
+    if kind == "map":
+        if null or v.kind != MAP:
+            return "null"
+        return "{" + ",".join(f"{go_string(k)}:{encode(v.v[k], t[1])}" for k in sorted(v.v)) + "}"
+    fields = v.v if not null and v.kind == MAP else {}
+    out = []
+    for name, ft, omitempty in t[1]:
+        fv = fields.get(name)
+        if omitempty and empty(fv, ft):
+            continue
+        out.append(f"{go_string(name)}:{encode(fv, ft)}")
+    return "{" + ",".join(out) + "}"
+
+
+def empty(v: Val | None, t: tuple) -> bool:
+    """What `omitempty` leaves out: false, 0, "", a nil pointer, an empty slice or map (never a
+    struct)."""
+    if v is None or v.kind == "null":
+        return t[0] != "struct"
+    kind = t[0]
+    if kind in ("slice", "map"):
+        return v.kind not in (SEQ, MAP) or not v.v
+    if kind == "str":
+        return scalar_text(v) == ""
+    if kind == "int":
+        return v.kind != INT or v.v == 0
+    if kind == "bool":
+        return not (v.kind == BOOL and v.v)
+    return False
+
+
+# --- resource.Quantity ---------------------------------------------------------------------------
+
+_DEC = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
+_BIN = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
+_DEC_SUFFIX = {e: s for s, e in _DEC.items()}
+_BIN_SUFFIX = {e: s for s, e in _BIN.items()}
+_SPLIT = re.compile(r"^([+-]?)(0*)([0-9]*)(?:\.([0-9]*))?([eEinumkKMGTP]*[-+]?[0-9]*)$")
+_MAX_INT64 = 2**63 - 1
+_NANO = Fraction(1, 10**9)
+
+
+def go_quantity(text: str) -> str:
+    """The text `resource.Quantity.MarshalJSON` writes for a quantity parsed from `text`
+    (`ParseQuantity`, then `String`); `text` itself where Go can't parse it (such an object is
+    refused before anything is hashed)."""
+    parsed = _parse(text.strip())
+    if parsed is None:
+        return text
+    kept, value, fmt = parsed
+    return kept if kept is not None else _canonical(value, fmt)
+
+
+def _parse(s: str) -> tuple[str | None, Fraction, str] | None:
+    """(the text kept as canonical or None, the value, the format: "DecimalSI", "BinarySI" or
+    "DecimalExponent") as `ParseQuantity` reads `s`."""
+    if not s:
+        return None
+    if s == "0":
+        return s, Fraction(0), "DecimalSI"
+    m = _SPLIT.match(s)
+    if not m or (m.group(4) is None and not (m.group(2) or m.group(3)) and not m.group(5)):
+        return None
+    sign, _zeros, num, denom, suf = m.groups()
+    num, denom = num or "0", denom or ""
+    if suf in _DEC:
+        base, exponent, fmt = 10, _DEC[suf], "DecimalSI"
+    elif suf in _BIN:
+        base, exponent, fmt = 2, _BIN[suf], "BinarySI"
+    elif len(suf) > 1 and suf[0] in "eE" and re.fullmatch(r"[+-]?[0-9]+", suf[1:]):
+        base, exponent, fmt = 10, int(suf[1:]), "DecimalExponent"
+    else:
+        return None
+    positive = sign != "-"
+    mantissa, scale, precision = 1, 0, 0
+    if fmt == "BinarySI":
+        if exponent >= 0 and not denom:
+            mantissa = 1 << exponent
+            precision = 15 - len(num) - int(exponent * 3 / 10) - 1
+        else:
+            precision = -1
+    else:
+        scale = exponent
+        precision = 18 - (len(num) + len(denom))
+    if precision >= 0:
+        scale -= len(denom)
+        if scale >= -9:
+            shifted = num + denom
+            value = int(shifted) * mantissa
+            if value <= _MAX_INT64:
+                amount = Fraction(value if positive else -value) * Fraction(10) ** scale
+                if fmt == "BinarySI":
+                    keep = exponent % 10 == 0 and int(shifted) & 7 != 0
+                else:
+                    keep = scale % 3 == 0 and not shifted.endswith("000") and shifted[0] != "0"
+                return (s if keep else None), amount, fmt
+    amount = Fraction(f"{num}.{denom}" if denom else num)
+    amount *= Fraction(10) ** exponent if base == 10 else 2**exponent
+    if amount:
+        amount = -((-amount) // _NANO) * _NANO  # rounded up to a nano-unit (away from zero)
+    if fmt == "BinarySI" and amount > _MAX_INT64:
+        amount = Fraction(_MAX_INT64)
+    if fmt == "BinarySI" and 0 < amount < 1:
+        fmt = "DecimalSI"
+    return None, (amount if positive else -amount), fmt
+
+
+def _canonical(value: Fraction, fmt: str) -> str:
+    """`Quantity.CanonicalizeBytes`: the number and its suffix."""
+    if value == 0:
+        return "0"
+    if fmt == "BinarySI" and (-1024 < value < 1024 or value.denominator != 1):
+        fmt = "DecimalSI"
+    sign = "-" if value < 0 else ""
+    magnitude = abs(value)
+    if fmt == "BinarySI":
+        number, times = int(magnitude), 0
+        while number >= 1024 and number % 1024 == 0:
+            number, times = number // 1024, times + 1
+        return f"{sign}{number}{_BIN_SUFFIX.get(times * 10, '')}"
+    number, exponent = int(magnitude * 10**9), -9  # exact: parsed values are whole nano-units
+    while number >= 10 and number % 10 == 0:
+        number, exponent = number // 10, exponent + 1
+    while exponent % 3:
+        number, exponent = number * 10, exponent - 1
+    if fmt == "DecimalExponent":
+        suffix = f"e{exponent}" if exponent else ""
+    else:
+        suffix = _DEC_SUFFIX.get(exponent, "")
+    return f"{sign}{number}{suffix}"
