@@ -126,6 +126,7 @@ def test_kueue_getting_started_sample_job_is_decided_by_its_generate_name(tmp_pa
     ("  parallelism: 4\n  completions: 2", "", 2, None),         # completions lower the count
     ("  parallelism: 2\n  completions: 10", "", 2, None),
     ("  parallelism: 5", "kueue.x-k8s.io/job-min-parallelism: '2'", 5, 2),
+    ("  parallelism: 5", "kueue.x-k8s.io/job-min-parallelism: '4294967298'", 5, 2),  # Kueue's int32(v)
 ])
 def test_job_pod_set_counts(tmp_path, spec, annotations, count, min_count):
     (wl,) = model_of(tmp_path, setup__yaml=SETUP, j__yaml=job(spec=spec, annotations=annotations)).workloads
@@ -134,13 +135,19 @@ def test_job_pod_set_counts(tmp_path, spec, annotations, count, min_count):
     assert wl.queue == "user-queue" and wl.origin.kind == "Job" and wl.name == "j" and wl.kueue_name.startswith("job-j-")
 
 
-@pytest.mark.parametrize("annotation", ["'0'", "'5'", "'x'"])
-def test_min_parallelism_outside_what_kueue_accepts_is_an_error(tmp_path, annotation):
+@pytest.mark.parametrize("annotation, value", [("'0'", "0"), ("'5'", "5"), ("'x'", '"x"')])
+def test_min_parallelism_outside_what_kueue_accepts_is_refused_in_kueues_words(tmp_path, annotation, value):
+    """The Job webhook's validatePartialAdmissionCreate (KAD170, as the oracle's convert words it:
+    tests/oracle/jobs/refusals.yaml)."""
     from kadmit.workspace import load
 
     ws = load(write(tmp_path, j__yaml=job(spec="  parallelism: 5",
                                             annotations=f"kueue.x-k8s.io/job-min-parallelism: {annotation}")))
-    assert [d.code for d in ws.diagnostics.sorted()] == ["KAD157"]
+    (d,) = ws.diagnostics.sorted()
+    detail = 'strconv.Atoi: parsing "x": invalid syntax' if value == '"x"' else "should be between 0 and 4"
+    assert d.code == "KAD170" and d.message.endswith(
+        f"metadata.annotations[kueue.x-k8s.io/job-min-parallelism]: Invalid value: {value}: {detail}")
+    assert not ws.model.workloads
 
 
 def test_jobset_has_a_pod_set_per_replicated_job(tmp_path):

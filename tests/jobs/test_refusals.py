@@ -43,6 +43,33 @@ def test_kueue_refuses_bad_labels_and_annotations_whoever_manages_the_job():
         "[A-Za-z0-9]')"]
 
 
+def test_kueue_refuses_topology_annotations_and_min_parallelism_in_its_words():
+    """ValidateTASPodSetRequest in full (was: KAD157 in kadmit's words for two topology modes and a
+    slice level without a size) and the Job webhook's partial admission and slice-size bound."""
+    got = refused()
+    topo = "kueue.x-k8s.io/podset"
+    assert got["two-topologies"] == [
+        f'annotations: Invalid value: must not contain more than one topology annotation: ["{topo}-required-topology", '
+        f'"{topo}-preferred-topology", "{topo}-unconstrained-topology"]']
+    assert got["slice-no-size"] == [f"annotations[{topo}-slice-size]: Required value: must be set when "
+                                    f"'{topo}-slice-required-topology' is specified"]
+    assert got["size-big"] == [f'annotations[{topo}-slice-size]: Invalid value: "5": must not be greater than pod '
+                               "set count 3"]
+    assert sorted(got["group-num"]) == sorted([
+        f'annotations[{topo}-group-name]: Invalid value: "12": must not be a number',
+        f"annotations[{topo}-group-name]: Forbidden: may not be set when '{topo}-slice-size' is specified",
+        f"annotations[{topo}-group-name]: Forbidden: may not be set when neither '{topo}-preferred-topology' nor "
+        f"'{topo}-required-topology' is specified",
+        f'annotations[{topo}-slice-size]: Invalid value: "x": must be a numeric value',
+        f"annotations[{topo}-slice-size]: Forbidden: may not be set when '{topo}-slice-required-topology' is not "
+        "specified"])
+    assert len(got["unc-bad"]) == 4 and any(m.endswith('"yes": must be a boolean value') for m in got["unc-bad"])
+    path = "metadata.annotations[kueue.x-k8s.io/job-min-parallelism]"
+    assert got["mp-high"] == [f"{path}: Invalid value: 5: should be between 0 and 2"]
+    assert got["mp-abc"] == [f'{path}: Invalid value: "abc": strconv.Atoi: parsing "abc": invalid syntax']
+    assert got["mp-zero-unmanaged"] == [f"{path}: Invalid value: 0: should be between 0 and 2"]
+
+
 def test_kueue_refuses_a_pod_group_member_without_a_total_count():
     """The pod webhook (validatePodGroupMetadata): the member is never created, so it is no member
     of its group (was: a KAD157 error in kadmit's words that held up every answer)."""
@@ -55,7 +82,7 @@ def test_kueue_refuses_a_pod_group_member_without_a_total_count():
                                      "'kueue.x-k8s.io/pod-group-total-count=0': group total count should be greater "
                                      "than zero"]
     (no_count,) = [d for d in load([str(REFUSALS)]).diagnostics if "grp-no-count" in d.message]
-    assert (no_count.span.line, no_count.span.column) == (155, 76)  # the group name: no annotation to point at
+    assert (no_count.span.line, no_count.span.column) == (156, 76)  # the group name: no annotation to point at
 
 
 def test_a_refused_job_makes_no_workload():

@@ -103,7 +103,8 @@ KAD171 = register(
     "KAD171", "API version not served", "error",
     "The object's `apiVersion` is one no cluster running Kueue v0.17 serves for its kind: a version "
     "removed (`kueue.x-k8s.io/v1alpha1` Cohort and Topology, removed in Kueue v0.15; `apps/v1beta2` "
-    "Deployment) or never served (`kueue.x-k8s.io/v1alpha2`, `jobset.x-k8s.io/v1alpha1`). The API "
+    "Deployment; `extensions/v1beta1` Deployment, whose group no longer serves it since Kubernetes v1.16) "
+    "or never served (`kueue.x-k8s.io/v1alpha2`, `jobset.x-k8s.io/v1alpha1`). The API "
     "server refuses to create it (\"no matches for kind\"), so it is never read as if it were current: "
     "the message names the versions served (Kueue's CRDs, the job operators' CRDs Kueue v0.17 pins, "
     "Kubernetes v1.35). The object is skipped; as the API server refuses it alone, the rest of the "

@@ -42,9 +42,16 @@ SERVED: dict[tuple[str, str], tuple[tuple[str, ...], str]] = {
 }
 
 
+# Kinds kadmit reads that a group no cluster serves any more once held: served in another group now
+# (`extensions/v1beta1` Deployment, removed in Kubernetes v1.16).
+MOVED = {("extensions", "Deployment"): "apps"}
+
+
 def unserved(group: str, version: str, kind: str) -> tuple[str, str] | None:
     """(the served apiVersions, who serves them) when `group/version` `kind` is not served; None
     when it is, or when kadmit does not know what serves the kind."""
+    if (group, kind) in MOVED:
+        group, version = MOVED[(group, kind)], ""
     found = SERVED.get((group, kind))
     if found is None or version in found[0]:
         return None

@@ -120,11 +120,12 @@ def pod_set(f: Fields, ps: Val) -> PodSet:
 
 def template_pod_set(f: Fields, name: str, count: int, min_count: int | None, template: Val, at: Val, *,
                      request: Val | None = None, nodes: dict[str, Val | None] | None = None,
-                     origin: str | None = None) -> PodSet:
+                     origin: str | None = None, topology: bool = True) -> PodSet:
     """A pod set of `count` pods from a pod template (`template` holds `metadata` and `spec`), as
     Kueue builds one for a Workload or from a job's template: requests, selectors, affinity,
     tolerations and the topology request (a Workload's `topologyRequest` in `request`, else the
-    template's annotations). `at` locates the pod set; `nodes` its name, count and min_count."""
+    template's annotations; none with `topology` False, for a template Kueue's webhook refuses for
+    them). `at` locates the pod set; `nodes` its name, count and min_count."""
     meta = f.map(template, "metadata")
     spec = f.map(template, "spec", required=True, what=f"the template of pod set `{name}`")
     reqs = pod_requests(f, spec)
@@ -132,7 +133,7 @@ def template_pod_set(f: Fields, name: str, count: int, min_count: int | None, te
     kubenames.check_kueue_keys(f, meta, own=False)
     selector, selector_nodes = f.str_map(spec, "nodeSelector")
     affinity, affinity_node = required_node_affinity(f, spec)
-    topo, topo_node = _topology(f, request, meta, count)
+    topo, topo_node = _topology(f, request, meta, count) if topology else (None, None)
     coverage.warn_template(f, meta, spec, name)
     claims, claims_node = pod_claim_templates(f, spec)
     return PodSet(claim_templates=claims,

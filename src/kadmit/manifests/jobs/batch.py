@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.jobs.common import (DEFAULT_POD_SET, MIN_PARALLELISM, Builder, annotation_node,
-                                          check_min_count, condition_true, int_annotation, run_state)
-from kadmit.manifests.jobs.refusals import go_quote
+                                          condition_true, run_state)
+from kadmit.manifests.jobs.refusals import go_atoi, go_quote
 from kadmit.model import Job, Refusal
 
 FRAMEWORK = "batch/job"
@@ -26,8 +26,7 @@ def job(f: Fields, o: Meta) -> Job:
     spec = f.map(o.node, "spec", required=True, what=f"Job `{o.name}`")
     template = f.map(spec, "template", required=True, what=f"the spec of Job `{o.name}`")
     count = pods_count(f, spec)
-    min_count = int_annotation(f, o, MIN_PARALLELISM)
-    check_min_count(f, o, MIN_PARALLELISM, min_count, count, f"Job `{o.name}`")
+    min_count, refused = _min_parallelism(f, o, count)
     b = Builder(f, o, FRAMEWORK)
     b.template(DEFAULT_POD_SET, count, template, template, min_count=min_count,
                count_node=f.field(spec, "parallelism"),
@@ -37,7 +36,27 @@ def job(f: Fields, o: Meta) -> Job:
     started = f.field(status, "startTime") is not None or bool(f.int(status, "active", default=0))
     finished = condition_true(f, status, "Complete", "Failed")
     job = b.job(state=run_state(suspended, started, finished))
-    return job.model_copy(update={"refusals": job.refusals + _sync_completions(f, o, spec)})
+    return job.model_copy(update={"refusals": job.refusals + refused + _sync_completions(f, o, spec)})
+
+
+def _min_parallelism(f: Fields, o: Meta, count: int) -> tuple[int | None, tuple[Refusal, ...]]:
+    """The `job-min-parallelism` annotation (partial admission) and what the Job webhook's
+    `validatePartialAdmissionCreate` refuses of it: not an integer (strconv.Atoi), or not between
+    1 and the pod count − 1 (`int32(v) >= podsCount || v <= 0`)."""
+    text = o.annotations.get(MIN_PARALLELISM)
+    if text is None:
+        return None, ()
+    at = f.span(annotation_node(f, o, MIN_PARALLELISM))
+    path = f"metadata.annotations[{MIN_PARALLELISM}]"
+    value, error = go_atoi(text)
+    if value is None:
+        return None, (Refusal(message=f"{path}: Invalid value: {go_quote(text)}: {error}", managed_only=False,
+                              span=at),)
+    as_int32 = (value + 2**31) % 2**32 - 2**31  # Kueue reads it as int32(v) (minPodsCount too)
+    if as_int32 >= count or value <= 0:
+        return None, (Refusal(message=f"{path}: Invalid value: {value}: should be between 0 and {count - 1}",
+                              managed_only=False, span=at),)
+    return as_int32, ()
 
 
 def _sync_completions(f: Fields, o: Meta, spec) -> tuple[Refusal, ...]:

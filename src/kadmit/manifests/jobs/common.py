@@ -4,10 +4,8 @@ pod templates, suspension state, and the name Kueue gives the Workload (docs/INT
 from __future__ import annotations
 
 import hashlib
-import re
 from dataclasses import dataclass, field
 
-from kadmit.manifests.codes import KAD157
 from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.jobs.refusals import job_refusals, topology_refusals
 from kadmit.manifests.owners import controller_owner
@@ -21,7 +19,6 @@ MIN_PARALLELISM = "kueue.x-k8s.io/job-min-parallelism"
 DEFAULT_POD_SET = "main"
 MAX_WORKLOAD_NAME = 253  # Kueue's long workload names (ShortWorkloadNames off, its default)
 HASH_LENGTH = 5
-_ATOI = re.compile(r"^[+-]?[0-9]{1,9}$")  # strconv.Atoi, within int32
 
 
 def object_ref(o: Meta, f: Fields) -> ObjectRef:
@@ -41,26 +38,8 @@ def workload_name(kind: str, group: str, name: str, uid: str | None) -> str:
     return f"{prefix}-{digest[:HASH_LENGTH]}"
 
 
-def int_annotation(f: Fields, o: Meta, key: str) -> int | None:
-    """An integer annotation as Kueue parses it (strconv.Atoi); anything else is reported."""
-    text = o.annotations.get(key)
-    if text is None:
-        return None
-    if not _ATOI.match(text):
-        raise f.fail(KAD157, f"annotation `{key}` should be an integer, found `{text[:40]}`",
-                     annotation_node(f, o, key) or o.node)
-    return int(text)
-
-
 def annotation_node(f: Fields, o: Meta, key: str) -> Val | None:
     return f.field(f.map(o.metadata, "annotations"), key)
-
-
-def check_min_count(f: Fields, o: Meta, key: str, min_count: int | None, count: int, what: str) -> None:
-    """Kueue's webhooks accept a minimum between 1 and count − 1 (partial admission)."""
-    if min_count is not None and not 0 < min_count < count:
-        raise f.fail(KAD157, f"`{key}` of {what} is {min_count}; Kueue accepts 1 to {count - 1} "
-                     f"(it has {count} pods)", annotation_node(f, o, key) or o.node)
 
 
 @dataclass
@@ -82,10 +61,13 @@ class Builder:
         pc = self.f.str(spec, "priorityClassName")
         if pc:
             self.priority_class_names.append(pc)
+        refused = topology_refusals(self.f, self.f.map(template, "metadata"), count)
+        # a template Kueue's webhook refuses for its topology annotations: the refusal says why,
+        # in Kueue's words (KAD170), and the pod set is read without them
         ps = template_pod_set(self.f, name, count, min_count, template, at, origin=origin,
-                              nodes={"count": count_node, **(nodes or {})})
+                              nodes={"count": count_node, **(nodes or {})}, topology=not refused)
         self.pod_sets.append(ps)
-        self.refusals += topology_refusals(self.f, self.f.map(template, "metadata"))
+        self.refusals += refused
         return ps
 
     def workload(self, ref: ObjectRef, pod_sets: list[PodSet], suffix: str = "") -> Workload:

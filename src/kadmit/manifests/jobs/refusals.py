@@ -1,7 +1,8 @@
 """What Kueue's webhooks refuse on create for every job kind, in Kueue's words (field path, value
 and the validation's message, as `field.ErrorList` prints them): the jobs' queue-name and
 max-execution-time labels (jobframework `ValidateJobOnCreate`, `ValidateQueueName`) and the
-topology annotations of their pod templates (`ValidateTASPodSetRequest`). `manage` decides
+topology annotations of their pod templates (`ValidateTASPodSetRequest`, all of it but the
+multi-level slice constraints annotation). `manage` decides
 whether a refusal applies (the integration enabled) and reports it (KAD170)."""
 
 from __future__ import annotations
@@ -14,8 +15,6 @@ from kadmit.model import Refusal
 
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 MAX_EXEC_LABEL = "kueue.x-k8s.io/max-exec-time-seconds"
-TOPOLOGY_ANNOTATIONS = ("kueue.x-k8s.io/podset-required-topology", "kueue.x-k8s.io/podset-preferred-topology",
-                        "kueue.x-k8s.io/podset-slice-required-topology")
 # Integrations whose webhook checks only the queue name (ValidateQueueName), not the rest of
 # jobframework.ValidateJobOnCreate.
 QUEUE_NAME_ONLY = {"leaderworkerset.x-k8s.io/leaderworkerset", "statefulset", "deployment"}
@@ -69,7 +68,7 @@ def qualified_name_errors(value: str) -> list[str]:
         errs.append("name part must be non-empty")
     elif len(name) > 63:
         errs.append("name part must be no more than 63 characters")
-    if name and not _QUALIFIED_NAME.fullmatch(name):
+    if not _QUALIFIED_NAME.fullmatch(name):
         errs.append("name part " + _QUALIFIED_FORMAT)
     return errs
 
@@ -99,17 +98,71 @@ def job_refusals(f: Fields, o: Meta, framework: str) -> tuple[Refusal, ...]:
     return tuple(out)
 
 
-def topology_refusals(f: Fields, metadata: Val | None) -> list[Refusal]:
-    """`ValidateTASPodSetRequest`'s label-name checks of a pod template's topology annotations
-    (the levels must be label names). The message starts at the annotation: its path above
-    depends on where each kind keeps the template."""
+REQUIRED, PREFERRED, UNCONSTRAINED = (f"kueue.x-k8s.io/podset-{m}-topology" for m in ("required", "preferred",
+                                                                                       "unconstrained"))
+SLICE_LEVEL, SLICE_SIZE = "kueue.x-k8s.io/podset-slice-required-topology", "kueue.x-k8s.io/podset-slice-size"
+SET_GROUP = "kueue.x-k8s.io/podset-group-name"
+_GO_BOOLS = {"1", "t", "T", "TRUE", "true", "True", "0", "f", "F", "FALSE", "false", "False"}
+
+
+def topology_refusals(f: Fields, metadata: Val | None, count: int | None = None) -> list[Refusal]:
+    """What `ValidateTASPodSetRequest` refuses of a pod template's topology annotations, in its
+    order and words: more than one mode, levels that are not label names, a pod-set group name
+    that is a number or comes with slices or without a level, an unconstrained value that is not a
+    Go boolean, a slice size that is not an integer of at least 1, a slice level without a size or
+    a size without a level; then (`ValidateSliceSizeAnnotationUpperBound`, reached only when all
+    that passes) a slice size above the pod set's `count`. The message starts at `annotations`:
+    the path above depends on where each kind keeps the template."""
     annotations = f.map(metadata, "annotations")
-    out = []
-    for key in TOPOLOGY_ANNOTATIONS:
-        value = f.str(annotations, key)
-        if value is None:
-            continue
-        for error in qualified_name_errors(value):
-            out.append(Refusal(message=f"annotations[{key}]: Invalid value: {go_quote(value)}: {error}",
-                               managed_only=False, span=f.span(f.field(annotations, key))))
-    return out
+    values = {k: f.str(annotations, k) for k in (REQUIRED, PREFERRED, UNCONSTRAINED, SLICE_LEVEL, SLICE_SIZE,
+                                                 SET_GROUP)} if annotations is not None else {}
+    found = {k for k, v in values.items() if v is not None}
+    out: list[tuple[str, str | None]] = []
+    if len(found & {REQUIRED, PREFERRED, UNCONSTRAINED}) > 1:
+        out.append(("annotations: Invalid value: must not contain more than one topology annotation: "
+                    f'["{REQUIRED}", "{PREFERRED}", "{UNCONSTRAINED}"]', None))
+    for key in (REQUIRED, PREFERRED, SLICE_LEVEL):
+        if key in found:
+            out += [(f"annotations[{key}]: Invalid value: {go_quote(values[key])}: {e}", key)
+                    for e in qualified_name_errors(values[key])]
+    if SET_GROUP in found:
+        group = values[SET_GROUP]
+        if group.isascii() and group.isdigit() and int(group) < 2**64:  # strconv.ParseUint succeeds
+            out.append((f"annotations[{SET_GROUP}]: Invalid value: {go_quote(group)}: must not be a number", SET_GROUP))
+        for key in (SLICE_SIZE, SLICE_LEVEL):
+            if key in found:
+                out.append((f"annotations[{SET_GROUP}]: Forbidden: may not be set when '{key}' is specified", SET_GROUP))
+        if not found & {REQUIRED, PREFERRED}:
+            out.append((f"annotations[{SET_GROUP}]: Forbidden: may not be set when neither '{PREFERRED}' nor "
+                        f"'{REQUIRED}' is specified", SET_GROUP))
+    if UNCONSTRAINED in found and values[UNCONSTRAINED] not in _GO_BOOLS:
+        out.append((f"annotations[{UNCONSTRAINED}]: Invalid value: {go_quote(values[UNCONSTRAINED])}: "
+                    "must be a boolean value", UNCONSTRAINED))
+    size = _go_int32(values[SLICE_SIZE]) if SLICE_SIZE in found else None
+    if SLICE_SIZE in found:
+        if size is None:
+            out.append((f"annotations[{SLICE_SIZE}]: Invalid value: {go_quote(values[SLICE_SIZE])}: "
+                        "must be a numeric value", SLICE_SIZE))
+        elif size < 1:
+            out.append((f"annotations[{SLICE_SIZE}]: Invalid value: {go_quote(values[SLICE_SIZE])}: "
+                        "must be greater than or equal to 1", SLICE_SIZE))
+    if SLICE_LEVEL in found and SLICE_SIZE not in found:
+        out.append((f"annotations[{SLICE_SIZE}]: Required value: must be set when '{SLICE_LEVEL}' is specified",
+                    SLICE_LEVEL))
+    if SLICE_SIZE in found and SLICE_LEVEL not in found:
+        out.append((f"annotations[{SLICE_SIZE}]: Forbidden: may not be set when '{SLICE_LEVEL}' is not specified",
+                    SLICE_SIZE))
+    if not out and count is not None and size is not None and size > count:
+        out.append((f"annotations[{SLICE_SIZE}]: Invalid value: {go_quote(values[SLICE_SIZE])}: "
+                    f"must not be greater than pod set count {count}", SLICE_SIZE))
+    return [Refusal(message=message, managed_only=False,
+                    span=f.span(f.field(annotations, key) if key else f.field(metadata, "annotations")))
+            for message, key in out]
+
+
+def _go_int32(text: str) -> int | None:
+    """`strconv.ParseInt(text, 10, 32)`: the value, or None where Go answers an error."""
+    if not _ATOI.match(text):
+        return None
+    value = int(text)
+    return value if -2**31 <= value < 2**31 else None
