@@ -139,6 +139,47 @@ spec:
     assert {d["object"]["kind"] for d in out["decisions"]} == {"Deployment"}
 
 
+def test_an_existing_deployments_pods_take_their_templates_labels(tmp_path):
+    """A Deployment already in the cluster (a UID) never passed Kueue's webhook, which copies its
+    queue name and WorkloadPriorityClass label into the template: its pods are Kueue's only if the
+    template names a queue, and their priority class is the template's (tests/oracle/features/
+    existing-deployment.yaml decides such Deployments with Kueue)."""
+    dep = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {name}
+  uid: {uid}
+  labels: {{kueue.x-k8s.io/queue-name: user-queue, kueue.x-k8s.io/priority-class: high}}
+spec:
+  replicas: 1
+  selector: {{matchLabels: {{app: web}}}}
+  template:
+    metadata: {{labels: {{app: web{extra}}}}}
+    spec:
+      priorityClassName: pods-class
+      containers: [{{name: c, image: nginx, resources: {{requests: {{cpu: "1"}}}}}}]
+---
+"""
+    text = (dep.format(name="old", uid="u-1", extra="") + dep.format(name="labelled", uid="u-2",
+                                                                     extra=", kueue.x-k8s.io/queue-name: user-queue")
+            + dep.format(name="new", uid='""', extra="")
+            + "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: pods-class}\nvalue: 5\n---\n"
+            + "apiVersion: kueue.x-k8s.io/v1beta2\nkind: WorkloadPriorityClass\nmetadata: {name: high}\nvalue: 9\n")
+    m = model_of(tmp_path, setup__yaml=SETUP, dep__yaml=text)
+    got = {w.origin.name: (w.queue, w.priority_class, w.priority_class_kind) for w in m.workloads}
+    # `labelled`'s pods are left alone: their Deployment names a queue (Kueue's, as an ancestor), and
+    # the template lacks the mark Kueue's Deployment webhook gives it; so are `old`'s
+    assert got == {"new": ("user-queue", "high", "workload")}
+    assert sorted(s.object.name for s in m.skipped) == ["labelled", "old"]
+    assert all("Skipping pod, not managed by Kueue" in s.reason for s in m.skipped)
+    marked = text.replace("metadata: {labels: {app: web, kueue", "metadata: {annotations: {kueue.x-k8s.io/"
+                          "pod-suspending-parent: deployment}, labels: {app: web, kueue")
+    m = model_of(tmp_path, setup__yaml=SETUP, dep__yaml=marked)
+    got = {w.origin.name: (w.queue, w.priority_class, w.priority_class_kind) for w in m.workloads}
+    assert got == {"labelled": ("user-queue", "pods-class", "pod"), "new": ("user-queue", "high", "workload")}
+
+
 def test_statefulset_is_one_pod_group(tmp_path):
     sts = """\
 apiVersion: apps/v1

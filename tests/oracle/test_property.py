@@ -22,9 +22,6 @@ from oracle.strategies import ALL, clusters
 
 # switch -> the divergence (tests/oracle/features/ file) that keeps it off in CI
 KNOWN_DIVERGENT = {
-    "existing_jobs": "jobs with a UID (already in the cluster, never through Kueue's webhooks): besides "
-                     "pod-without-managed-label.yaml (fixed), the soak shows Deployments and RayJobs Kueue makes no "
-                     "Workload of and kadmit decides; not minimised yet",
     "fair_sharing_no_cohort": "tests/oracle/features/kueue-panics-fair-sharing-without-cohort.yaml: Kueue v0.17.0 "
                               "itself panics (fair sharing, a queue in no cohort preempting)",
     "job:LeaderWorkerSet": "tests/oracle/features/lws-flavors.yaml: a LeaderWorkerSet's leader and workers get "

@@ -4,10 +4,12 @@ Deployment's pods are each a one-pod Workload; a StatefulSet's pods are one pod 
 from __future__ import annotations
 
 from kadmit.manifests.fields import Fields, Meta
-from kadmit.manifests.jobs.common import DEFAULT_POD_SET, Builder, object_ref, run_state, workload_name
+from kadmit.manifests.jobs.common import (DEFAULT_POD_SET, PRIORITY_LABEL, QUEUE_LABEL, Builder, object_ref,
+                                          run_state, workload_name)
 from kadmit.model import Job
 
 DEPLOYMENT = "deployment"
+SUSPENDED_BY_PARENT = "kueue.x-k8s.io/pod-suspending-parent"
 STATEFULSET = "statefulset"
 
 
@@ -31,7 +33,30 @@ def deployment(f: Fields, o: Meta) -> Job:
         wl = b.workload(ref, b.pod_sets)
         workloads.append(wl.model_copy(update={"name": workload_name("Pod", "", f"{ref.name}-{i}", ref.uid),
                                                "part": f"replica {i}"}))
-    return b.job(state=run_state(False, _started(f, o), False), workloads=workloads)
+    job = b.job(state=run_state(False, _started(f, o), False), workloads=workloads)
+    if not f.str(o.metadata, "uid"):
+        return job
+    # Already in the cluster (a UID): it never passed Kueue's Deployment webhook, which marks its pod
+    # template (`pod-suspending-parent`) and copies the Deployment's queue name and WorkloadPriorityClass
+    # label into it. Its pods, made from the template as stored, pass Kueue's pod webhook: unmarked pods
+    # of a Deployment that names a queue are left alone (FindAncestorJobManagedByKueue: their owner is
+    # Kueue's), so its pod reconciler skips them; otherwise the pods' own labels decide (the template's
+    # queue name; ExtractPriority: the template's class label, else the pods' priorityClassName).
+    labels, _ = f.str_map(f.map(template, "metadata"), "labels")
+    annotations, _ = f.str_map(f.map(template, "metadata"), "annotations")
+    if SUSPENDED_BY_PARENT not in annotations and o.labels.get(QUEUE_LABEL):
+        return job.model_copy(update={"workloads": (), "note": (
+            "already in the cluster (a UID), it never passed Kueue's Deployment webhook, which marks its pod "
+            f"template (`{SUSPENDED_BY_PARENT}`): its pods belong to a Deployment that names a queue, so Kueue's "
+            "pod webhook leaves them alone and Kueue skips them (\"Skipping pod, not managed by Kueue\")")})
+    klass = labels.get(PRIORITY_LABEL) or None
+    kind = "workload" if klass else None
+    if klass is None and b.priority_class_names:
+        klass, kind = b.priority_class_names[0], "pod"
+    return job.model_copy(update={
+        "queue": labels.get(QUEUE_LABEL) or None, "priority_class_label": bool(labels.get(PRIORITY_LABEL)),
+        "workloads": tuple(w.model_copy(update={"priority_class": klass, "priority_class_kind": kind})
+                           for w in job.workloads)})
 
 
 def stateful_set(f: Fields, o: Meta) -> Job:

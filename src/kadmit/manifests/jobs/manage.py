@@ -260,6 +260,10 @@ def _not_managed(job: Job, s: Integrations, labels: dict[str, dict[str, str]], q
     if s.manage_without_queue_name:
         return ("Kueue manages it (`manageJobsWithoutQueueName`) but it names no queue and namespace "
                 f"`{ns}` has no LocalQueue `default`: its Workload has no queue and is never admitted")
+    if job.framework == "deployment" and job.object.uid:
+        return ("its pod template has no `kueue.x-k8s.io/queue-name` label (and namespace has no LocalQueue "
+                "`default`): already in the cluster, it never passed Kueue's Deployment webhook, so Kueue skips "
+                "its pods (\"Skipping pod, not managed by Kueue\")")
     return ("it has no `kueue.x-k8s.io/queue-name` label (and namespace has no LocalQueue `default`): "
             "Kueue does not manage it")
 
