@@ -286,15 +286,18 @@ def why(workload, paths, format_, apply_fix, mode, time_budget, tas_profile, rli
     3 the solver could not decide within its limits.
     """
     from kadmit.render.cluster import incomplete_json, incomplete_text
-    from kadmit.render.why import why_human, why_json, why_patch
+    from kadmit.render.why import WhyStream, why_human, why_json, why_patch
     from kadmit.render.progress import progress
 
     shown = max(fixes, apply_fix or (1 if format_ == "patch" else 0))
     live = read_for(paths, cluster, context, kubeconfig)
+    # on a terminal, the answer's first lines are shown as soon as they are known (before fixes are proven)
+    stream = WhyStream(lambda text: click.echo(text, nl=False), show_all) \
+        if format_ == "human" and apply_fix is None and _terminal("stdout") else None
     with progress(format_ != "json" and _terminal("stderr")) as report:
         outcome = api.why(workload, list(paths), rlimit=rlimit, timeout_ms=timeout_ms, max_file_bytes=max_file_bytes,
                           tas_profile=tas_profile, mode=mode, time_budget=time_budget, fixes=shown, budget=budget,
-                          progress=report, cluster=live)
+                          progress=report, cluster=live, stages=stream.stage if stream is not None else None)
     if outcome.result is None:
         _engine_refused(outcome, color)
     _report(api.cluster_warnings(outcome.diagnostics), outcome.loaded.sources, color)
@@ -323,8 +326,9 @@ def why(workload, paths, format_, apply_fix, mode, time_budget, tas_profile, rli
     if format_ == "json":
         click.echo(incomplete_json(why_json(outcome.result, wl, model.skipped), incomplete), nl=False)
     else:
-        click.echo(why_human(outcome.result, outcome.loaded.sources, wl.span if wl else None, wl, model.skipped,
-                             full=show_all) + incomplete_text(incomplete), nl=False)
+        text = why_human(outcome.result, outcome.loaded.sources, wl.span if wl else None, wl, model.skipped,
+                         full=show_all) + incomplete_text(incomplete)
+        click.echo(stream.rest(text) if stream is not None else text, nl=False)
     if with_capacity:
         answer, diagnostics = api.why_capacity(outcome.result.workload, list(paths), with_capacity, max_file_bytes=max_file_bytes,
                                                tas_profile=tas_profile, rlimit=rlimit, timeout_ms=timeout_ms,

@@ -271,11 +271,12 @@ def why(workload: str, paths: list[str], *, rlimit: int | None = None,
         timeout_ms: int | None = None, max_file_bytes: int | None = None,
         tas_profile: str = "Mixed", mode: str = "ordered", time_budget: float = 10.0,
         workspace: ws.Workspace | None = None, fixes: int = 3, budget: int | None = None,
-        progress=None, cluster: ws.Text | None = None) -> WhyOutcome:
+        progress=None, cluster: ws.Text | None = None, stages=None) -> WhyOutcome:
     """Explain why workload `namespace/name` (under `paths` and of a live `cluster` read, or of
     `workspace` read already) is or isn't admitted, with up to `fixes` proven fixes (0: none searched)
     found within `budget` changes decided again (default `prove.DEFAULT_BUDGET`); `progress`
-    (`engine.progress.Report`) is told of scheduling cycles and re-decisions."""
+    (`engine.progress.Report`) is told of scheduling cycles and re-decisions; `stages(what, result,
+    loaded)` is handed the answer's first stages before fixes are proven (`engine.progress.Stage`)."""
     from kadmit.engine.decide import why as explain
     from kadmit.engine.explain.prove import DEFAULT_BUDGET, Proving
 
@@ -299,7 +300,8 @@ def why(workload: str, paths: list[str], *, rlimit: int | None = None,
     try:
         result = explain(model, workload, solver_limits(rlimit, timeout_ms), tas_profile, mode,  # type: ignore[arg-type]
                          time_budget, inputs=ws.Reloader(loaded.workspace, scope),
-                         proving=Proving(fixes, budget or DEFAULT_BUDGET, progress))
+                         proving=Proving(fixes, budget or DEFAULT_BUDGET, progress,
+                                         None if stages is None else (lambda what, r: stages(what, r, loaded))))
     except (ImportError, OptimalUnavailable) as e:
         return WhyOutcome(loaded, None, EXIT_INPUT, no_optimal(e))
     code = EXIT_UNKNOWN if result.unknown else (EXIT_OK if result.admitted else EXIT_FINDINGS)

@@ -183,7 +183,11 @@ def _why_ordered(model: Model, key: str, limits: Limits | None, tas_profile: Pro
     if target.admission is not None and not target.finished and key not in decisions:
         return WhyResult(key, True, None, [Reason(KAD502, f"already admitted to ClusterQueue "
                                                   f"{target.admission.cluster_queue}")])
-    result = explain_decision(session, decisions, key)
+    stages = proving.stages
+    result = explain_decision(session, decisions, key,
+                              ready=None if stages is None else (lambda r: stages("standing", r)))
+    if stages is not None:
+        stages("explained", result)
     if inputs is not None and proving.shown > 0 and not result.admitted and not result.unknown \
             and result.decision is not None:
         whole = effective(model)

@@ -10,3 +10,9 @@ from __future__ import annotations
 from typing import Callable
 
 Report = Callable[[str, int, "int | None"], None]
+
+# A stage of an answer, handed over as soon as it is known so that a terminal shows it before the slow
+# part: `stage(what, result)` with `what` "standing" (the decision and where the workload stands: the
+# first lines of `why`) or "explained" (Kueue's reasons and the blame too; proving fixes comes next).
+# `result` is the engine's answer as far as it goes; it is completed later (do not keep it as final).
+Stage = Callable[[str, object], None]

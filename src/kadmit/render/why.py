@@ -93,17 +93,7 @@ def why_human(result: WhyResult, sources: SourceMap, workload_span: Span | None,
     that differ only by resource as one, at most three) and the fixes with their side effects counted
     by kind. `full` (`--all`): every reason, every blame set with the lines of input it names, and
     every side effect."""
-    out = _head(result, workload_span, workload)
-    out += _reasons(result, full)
-    if result.placement is not None:
-        out.extend(_placement_lines(result.placement, result.met))
-    out += _blame_full(result, sources) if full else _blame(result)
-    if result.placement is not None and not result.placement.unsat:
-        out.append("   = note: counting pods node by node the pod set fits; Kueue's greedy placement still "
-                   "fails, so there is no core to blame")
-    if len(result.blame_groups) > 1 and not result.blame_complete and result.placement is None:
-        out.append(f"   = note: {len(result.blame_groups)} minimal sets found; more exist (kadmit stops "
-                   "enumerating there)")
+    out = _explained(result, sources, workload_span, workload, full)
     if result.fixes:
         out.append(f"fixes (each proven by changing the input and deciding the cluster again in "
                    f"{result.fixes_mode} mode):")
@@ -121,6 +111,50 @@ def why_human(result: WhyResult, sources: SourceMap, workload_span: Span | None,
         out.extend(_fixes_notes(result))
     out.extend(skipped_lines(skipped))
     return "\n".join(out) + "\n"
+
+
+def _explained(result: WhyResult, sources: SourceMap, workload_span: Span | None, workload,
+               full: bool) -> list[str]:
+    """The answer up to its fixes: the header, where the workload stands, Kueue's reasons, the blame."""
+    out = _head(result, workload_span, workload)
+    out += _reasons(result, full)
+    if result.placement is not None:
+        out.extend(_placement_lines(result.placement, result.met))
+    out += _blame_full(result, sources) if full else _blame(result)
+    if result.placement is not None and not result.placement.unsat:
+        out.append("   = note: counting pods node by node the pod set fits; Kueue's greedy placement still "
+                   "fails, so there is no core to blame")
+    if len(result.blame_groups) > 1 and not result.blame_complete and result.placement is None:
+        out.append(f"   = note: {len(result.blame_groups)} minimal sets found; more exist (kadmit stops "
+                   "enumerating there)")
+    return out
+
+
+class WhyStream:
+    """`why` on a terminal, in the order its parts are known: the first lines (the decision, what the
+    workload needs and can reach, its place in line) as soon as the engine hands them over
+    (`engine.progress.Stage`), then the reasons and the blame, then the rest once fixes are proven.
+    Each part shown is the start of the answer as `why_human` renders it; `rest(text)` is what is
+    left of the whole answer (all of it again, after a line saying so, where it no longer starts with
+    what was shown: the solver's limits were met later, or the blame changed the state explained)."""
+
+    def __init__(self, write, full: bool = False) -> None:
+        self.write, self.full, self.shown = write, full, ""
+
+    def stage(self, what: str, result: WhyResult, loaded) -> None:
+        wl = next((w for w in loaded.workspace.model.workloads if w.key == result.workload), None)
+        span = wl.span if wl is not None else None
+        lines = _head(result, span, wl) if what == "standing" else \
+            _explained(result, loaded.sources, span, wl, self.full)
+        text = "\n".join(lines) + "\n"
+        if text.startswith(self.shown) and len(text) > len(self.shown):
+            self.write(text[len(self.shown):])
+            self.shown = text
+
+    def rest(self, text: str) -> str:
+        if text.startswith(self.shown):
+            return text[len(self.shown):]
+        return "(the lines above changed once the answer was complete; in full:)\n" + text
 
 
 MAX_REASONS = 3  # Kueue's reasons shown unless every one is asked for

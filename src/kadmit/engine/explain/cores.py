@@ -14,11 +14,13 @@ def symbolic_problem(session: Session, wl: Workload) -> Problem:
     return session.compiler.problem(wl, session.usage, "symbolic", holders=holders)
 
 
-def blame_cores(session: Session, loaded: Loaded, most: int = MAX_CORES) -> Enumeration:
+def blame_cores(session: Session, loaded: Loaded, most: int = MAX_CORES, whole: str | None = None) -> Enumeration:
     """Every independent reason, up to `most`: minimal unsat cores of the loaded problem's tracked
-    statements (MARCO-style; see `marco`), each minimal by deletion. Empty when it is satisfiable."""
+    statements (MARCO-style; see `marco`), each minimal by deletion. Empty when it is satisfiable.
+    `whole`: the answer with every statement standing, when the caller asked it last (not again:
+    the solver's next answers may depend on what it was asked before)."""
     ids = sorted(loaded.lits)
-    if session.ask(loaded, ids) == "sat":
+    if (whole if whole is not None else session.ask(loaded, ids)) == "sat":
         return Enumeration()
     origins = loaded.problem.origins()
     return enumerate_cores(ids, origins, lambda sub: session.ask(loaded, sub) == "unsat",

@@ -4,7 +4,7 @@ placement, preemption or the StrictFIFO head a workload waits behind."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from kadmit.engine.admission.codes import KAD535, KAD536
 from kadmit.engine.admission.ordered import Decision
@@ -140,7 +140,7 @@ def _rule_text(o: Origin) -> str:
 
 
 def _explain_strict_fifo(session: Session, decisions: dict[str, Decision], d: Decision, result: WhyResult,
-                         depth: int) -> WhyResult | None:
+                         depth: int, ready: Callable[[WhyResult], None] | None = None) -> WhyResult | None:
     """A workload behind a StrictFIFO head that can't be admitted: each of the head's own cores (found
     the same way, recursively) with the queue's strategy and the head's place ahead of it, and then
     the workload's own cores — what would still keep it out once the head is gone. Returns the head's
@@ -159,7 +159,7 @@ def _explain_strict_fifo(session: Session, decisions: dict[str, Decision], d: De
     head_groups: list[list[Origin]] = []
     inner = None
     if depth < 4:
-        inner = explain_decision(session, decisions, head.key, depth + 1)
+        inner = explain_decision(session, decisions, head.key, depth + 1, ready)
         if inner.unknown:
             result.unknown = True
         for g in inner.blame_groups or ([inner.blame] if inner.blame else []):
@@ -180,8 +180,12 @@ def _explain_strict_fifo(session: Session, decisions: dict[str, Decision], d: De
 
 
 
-def explain_decision(session: Session, decisions: dict[str, Decision], key: str, depth: int = 0) -> WhyResult:
-    """Explain one decision of a run in a warm session (the session is left as it was)."""
+def explain_decision(session: Session, decisions: dict[str, Decision], key: str, depth: int = 0,
+                     ready: Callable[[WhyResult], None] | None = None) -> WhyResult:
+    """Explain one decision of a run in a warm session (the session is left as it was). `ready` is
+    handed the result once where it stands is known and before its blame is searched (a pending
+    workload's: what it needs and can reach, its place in line), so that its first lines can be shown;
+    not called where the blame would change them, nor for the other kinds of decision."""
     from kadmit.engine.explain.met import as_met
     from kadmit.engine.explain.standing import standing
     target = session.index.workloads[key]
@@ -231,21 +235,30 @@ def explain_decision(session: Session, decisions: dict[str, Decision], key: str,
         result.solver = session.stats.as_dict()
         return result
     if d.waiting_behind:
-        inner = _explain_strict_fifo(session, decisions, d, result, depth)
+        # where it stands first (the session is left as it was by explaining the head), then the head's
+        # own, handed over with it before either blame is searched
         result.standing = standing(session, decisions, target)
         if result.standing is not None:
             result.standing.behind = d.waiting_behind
+
+        def head_ready(inner: WhyResult) -> None:
+            if result.standing is not None:
+                result.standing.head, result.standing.head_met = inner.standing, inner.met
+            if ready is not None:
+                ready(result)
+        inner = _explain_strict_fifo(session, decisions, d, result, depth, head_ready if ready is not None else None)
+        if result.standing is not None:
             result.standing.head = inner.standing if inner is not None else None
             result.standing.head_met = inner is not None and inner.met
         result.solver = session.stats.as_dict()
         return result
     with as_met(session, d.cycle) as met:  # as its nomination saw the cluster, the last time it was tried
-        _explain_waiting(session, decisions, d, result)
         result.met = met
+        _explain_waiting(session, decisions, d, result, ready)
     if met and not result.blame and not result.unknown and result.placement is None:
         # nothing kept it out then (another admission of that cycle took its room): the run's end state
         result = WhyResult(key, False, d, decision_reasons(session, d))
-        _explain_waiting(session, decisions, d, result)
+        _explain_waiting(session, decisions, d, result, ready)
     if not result.blame and not result.unknown and result.placement is None:
         result.reasons.append(Reason(KAD523, "with today's usage the workload fits on its own; it waited "
                                      "for workloads ahead of it in Kueue's order"))
@@ -258,10 +271,13 @@ def explain_decision(session: Session, decisions: dict[str, Decision], key: str,
 QUOTA_REASONS = (KAD510, KAD511, KAD514, KAD533)  # Kueue's reasons that are about quota
 
 
-def _explain_waiting(session: Session, decisions: dict[str, Decision], d: Decision, result: WhyResult) -> None:
+def _explain_waiting(session: Session, decisions: dict[str, Decision], d: Decision, result: WhyResult,
+                     ready: Callable[[WhyResult], None] | None = None) -> None:
     """Reasons, standing and blame (with one-workload starting points for fixes) for a workload the
     run left pending, at the session's state: placement's cores when quota lets it in and the nodes
-    don't, else minimal cores over quota, rules and gates."""
+    don't, else minimal cores over quota, rules and gates. `ready`: handed the result once its
+    standing and placement are known, unless it fits on its own at the state it met (`result.met`:
+    then `explain_decision` explains it again at the run's end state, standing included)."""
     from kadmit.engine.explain.cores import blame_cores, symbolic_problem
     from kadmit.engine.explain.fixes import fixes
     from kadmit.engine.explain.placement import explain_placement
@@ -281,10 +297,15 @@ def _explain_waiting(session: Session, decisions: dict[str, Decision], d: Decisi
             result.blame = list(placement.blame)
             result.blame_groups = [list(c) for c in placement.cores]
             result.candidates = list(placement.fixes)
+            if ready is not None:
+                ready(result)
             return
     try:
         loaded = session.load(symbolic_problem(session, target), make_solver(session.limits))
-        found = blame_cores(session, loaded)
+        whole = session.ask(loaded, sorted(loaded.lits))  # the first question `blame_cores` asks
+        if ready is not None and not (result.met and whole == "sat"):
+            ready(result)
+        found = blame_cores(session, loaded, whole=whole)
         if found.cores:
             result.blame_groups = [list(c.origins) for c in found.cores]
             result.blame = union(result.blame_groups)

@@ -9,7 +9,7 @@ from typing import Callable
 from kadmit.edits import Edit
 from kadmit.engine.admission.session import SolverUnknown
 from kadmit.engine.explain.knobs import Knob, finished
-from kadmit.engine.progress import Report
+from kadmit.engine.progress import Report, Stage
 from kadmit.engine.explain.digest import EffectSummary
 from kadmit.engine.explain.replay import (SAME_OUTCOME, Baseline, Effect, Replay, State, decide_again, effects,
                                           plural, states)
@@ -24,11 +24,13 @@ DEFAULT_BUDGET = 60  # changes decided again to prove one workload's fixes
 @dataclass(frozen=True)
 class Proving:
     """How far to go proving fixes: how many to show (0: search none), the budget in changes decided
-    again (not seconds: the same input gets the same fixes on any machine), who to tell of progress."""
+    again (not seconds: the same input gets the same fixes on any machine), who to tell of progress,
+    and who to hand the answer's first stages to before proving starts (`engine.progress.Stage`)."""
 
     shown: int = 3
     budget: int = DEFAULT_BUDGET
     progress: Report | None = field(default=None, compare=False)
+    stages: Stage | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
