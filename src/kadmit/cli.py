@@ -7,6 +7,7 @@ import json
 import os
 import sys
 import textwrap
+from functools import partial
 
 import click
 
@@ -291,10 +292,11 @@ def why(workload, paths, format_, apply_fix, mode, time_budget, tas_profile, rli
 
     shown = max(fixes, apply_fix or (1 if format_ == "patch" else 0))
     live = read_for(paths, cluster, context, kubeconfig)
-    # on a terminal, the answer's first lines are shown as soon as they are known (before fixes are proven)
-    stream = WhyStream(lambda text: click.echo(text, nl=False), show_all) \
-        if format_ == "human" and apply_fix is None and _terminal("stdout") else None
     with progress(format_ != "json" and _terminal("stderr")) as report:
+        # on a terminal, the answer's first lines are shown as soon as they are known (before fixes are proven)
+        echo = partial(click.echo, nl=False)
+        stream = WhyStream(echo if report is None else partial(report.above, echo), show_all) \
+            if format_ == "human" and apply_fix is None and _terminal("stdout") else None
         outcome = api.why(workload, list(paths), rlimit=rlimit, timeout_ms=timeout_ms, max_file_bytes=max_file_bytes,
                           tas_profile=tas_profile, mode=mode, time_budget=time_budget, fixes=shown, budget=budget,
                           progress=report, cluster=live, stages=stream.stage if stream is not None else None)

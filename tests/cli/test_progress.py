@@ -8,6 +8,7 @@ import pty
 import select
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -66,3 +67,44 @@ def test_admit_on_a_terminal_shows_cycles_and_on_a_pipe_nothing():
     assert code == 0 and "scheduling cycles decided" in err
     code, out, err = _run(["admit", KAD], tty=False)
     assert code == 0 and err == ""
+
+
+def _read_all(fd: int, p: subprocess.Popen) -> bytes:
+    chunks = []
+    while True:
+        ready, _, _ = select.select([fd], [], [], 0.1)
+        if ready:
+            try:
+                data = os.read(fd, 65536)
+            except OSError:
+                break
+            if not data:
+                break
+            chunks.append(data)
+        elif p.poll() is not None:
+            break
+    return b"".join(chunks)
+
+
+def test_why_on_a_terminal_writes_its_first_lines_above_the_bars_and_the_whole_answer_as_a_pipe_gets_it():
+    """stdout and stderr each on a pseudo-terminal: the answer comes in stages (`render.why.WhyStream`,
+    each written where the bars were, which are drawn again below it) and adds up to a pipe's answer."""
+    args = ["why", "team-vision/frame-extract", KAD, "--color", "never"]
+    _, piped, _ = _run(args, tty=False)
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "COLUMNS": "100"}
+    out_master, out_slave = pty.openpty()
+    err_master, err_slave = pty.openpty()
+    p = subprocess.Popen([sys.executable, "-m", "kadmit", *args], stdout=out_slave, stderr=err_slave, cwd=ROOT,
+                         env=env)
+    os.close(out_slave)
+    os.close(err_slave)
+    err: list[bytes] = []
+    reader = threading.Thread(target=lambda: err.append(_read_all(err_master, p)))
+    reader.start()
+    out = _read_all(out_master, p).decode().replace("\r\n", "\n")
+    p.wait(timeout=300)
+    reader.join(timeout=60)
+    os.close(out_master)
+    os.close(err_master)
+    assert p.returncode == 1 and out == piped
+    assert "changes decided again to prove fixes" in b"".join(err).decode(errors="replace")

@@ -4,8 +4,9 @@ JSON), and erased when the work is done."""
 
 from __future__ import annotations
 
+import sys
 from contextlib import contextmanager
-from typing import Iterator
+from typing import Callable, Iterator
 
 from kadmit.engine.progress import Report
 
@@ -18,7 +19,7 @@ LABELS = {
 
 
 @contextmanager
-def progress(enabled: bool) -> Iterator[Report | None]:
+def progress(enabled: bool) -> Iterator["Bars | None"]:
     """A report function drawing on stderr while the block runs, or None (draw nothing)."""
     if not enabled:
         yield None
@@ -28,11 +29,29 @@ def progress(enabled: bool) -> Iterator[Report | None]:
 
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=Console(stderr=True), transient=True) as bars:
-        tasks: dict[str, object] = {}
+        yield Bars(bars)
 
-        def report(what: str, done: int, total: int | None) -> None:
-            task = tasks.get(what)
-            if task is None:
-                task = tasks[what] = bars.add_task(LABELS.get(what, what), total=total)
-            bars.update(task, completed=done, total=total)  # type: ignore[arg-type]
-        yield report
+
+class Bars:
+    """The report function (`engine.progress.Report`) of a drawing `progress`, and a way to write
+    output above its bars (`above`) while they are drawn."""
+
+    def __init__(self, bars) -> None:
+        self.bars = bars
+        self.tasks: dict[str, object] = {}
+
+    def __call__(self, what: str, done: int, total: int | None) -> None:
+        task = self.tasks.get(what)
+        if task is None:
+            task = self.tasks[what] = self.bars.add_task(LABELS.get(what, what), total=total)
+        self.bars.update(task, completed=done, total=total)  # type: ignore[arg-type]
+
+    def above(self, write: Callable[[str], None], text: str) -> None:
+        """`write(text)` to standard output where the bars are, which are then drawn again below it
+        (text written while they are drawn would be drawn over)."""
+        self.bars.stop()  # transient: the bars are erased
+        try:
+            write(text)
+            sys.stdout.flush()
+        finally:
+            self.bars.start()
