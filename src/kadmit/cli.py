@@ -490,7 +490,7 @@ def diff_(base, head, state, format_, no_envelopes, manifests, rlimit, timeout_m
 
 @cli.command("export")
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
-@click.option("--output", "-o", required=True, type=click.Path(), help="The folder to write, one file per kind.")
+@click.option("--output", "-o", type=click.Path(), help="The folder to write, one file per kind (required).")
 @click.option("--format", "format_", type=click.Choice(["yaml", "json"]), default="yaml", show_default=True)
 @click.option("--workloads", is_flag=True, help="Also write the workloads, as Kueue Workloads.")
 @click.option("--nodes", is_flag=True, help="Also write the nodes, as Nodes.")
@@ -515,7 +515,7 @@ def export_(paths, output, format_, workloads, nodes, allow_unenforced, max_file
 
 @cli.command("import")
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
-@click.option("--output", "-o", required=True, type=click.Path(), help="The folder to write `.kad` files into.")
+@click.option("--output", "-o", type=click.Path(), help="The folder to write `.kad` files into (required).")
 @click.option("--workloads", is_flag=True, help="Also write the workloads and nodes (the cluster's state).")
 @max_size_option
 @color_option

@@ -172,4 +172,6 @@ KAD003 = register("KAD003", "input too large", "error",
                   "A file is larger than kadmit reads (see --max-file-size), or holds more "
                   "objects than it accepts.")
 KAD004 = register("KAD004", "no input files", "error",
-                  "None of the given paths holds a `.kad`, `.yaml`, `.yml` or `.json` file.")
+                  "None of the given paths holds a `.kad`, `.yaml`, `.yml` or `.json` file; or, for a verb "
+                  "that decides (`admit`, `why`, `simulate`, `export`, `import`, `diff`), the files read hold "
+                  "no object kadmit reads (each file not read is listed with the reason, KAD020).")

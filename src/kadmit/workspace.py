@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import gc
 import os
 import sys
@@ -85,10 +86,15 @@ class Reader:
         try:
             size = path.stat().st_size
             if not path.is_file():
-                raise IsADirectoryError(str(path))
+                raise IsADirectoryError(errno.EISDIR, "a folder, where a file is expected") if path.is_dir() \
+                    else OSError(errno.EINVAL, "not a regular file")
             if size > self.limits.max_file_bytes:
                 return self._too_large(name, size, at)
             data = path.read_bytes()
+        except FileNotFoundError:
+            self.diags.emit(KAD001, f"no such file or folder: `{name}`", at)  # as `collect` says it
+            self.failed = True
+            return None
         except OSError as e:
             self.diags.emit(KAD001, f"can't read `{name}`: {e.strerror or e}", at)
             self.failed = True
@@ -336,8 +342,11 @@ def _read_all(files: list[Path], root: Path, reader: "Reader", diags: Diagnostic
             continue
         _snapshot_header(text, display_name(f), diags, incomplete)
         read = cache.manifest if cache is not None else read_indexed
+        said = len(diags.items)
         frag, documents[display_name(f)] = read(text, display_name(f), diags)
         parts.append((display_name(f), frag))
+        if len(diags.items) == said and not any(getattr(frag, name) for name in type(frag).model_fields if name != "spans"):
+            _empty_note(display_name(f), f.suffix, diags)
     if stdin:
         text = reader.read_stdin()
         if text is not None:
@@ -375,6 +384,17 @@ def _snapshot_header(text: str, name: str, diags: Diagnostics, incomplete: list[
     from kadmit.live.snapshot import replay
 
     incomplete.extend(replay(text, name, diags))
+
+
+def _empty_note(name: str, suffix: str, diags: Diagnostics) -> None:
+    """A manifest file without one document is listed as not read, so that nothing passes unsaid."""
+    from kadmit.manifests import NOT_READ_HELP
+    from kadmit.manifests.codes import KAD020
+
+    what = "" if suffix in MANIFEST_SUFFIXES else f" (a `{suffix}` file named on the command line is read as YAML)" \
+        if suffix else " (a file named on the command line is read as YAML)"
+    diags.emit(KAD020, f"not read: `{name}` holds no object: it is empty, or only comments{what}",
+               Span(file=name, line=1, column=1), help=NOT_READ_HELP)
 
 
 def _templated(text: str, name: str, diags: Diagnostics) -> bool:

@@ -69,10 +69,33 @@ def load_for_engine(paths: list[str], *, max_file_bytes: int | None = None,
     engine does too (the object listed as skipped, the exit code as for other skipped objects)."""
     loaded = ws.load(list(paths), limits=file_limits(max_file_bytes), texts=[cluster] if cluster else []) \
         if workspace is None else workspace
+    if workspace is None and not loaded.input_error and not loaded.diagnostics.has_errors \
+            and not _holds_objects(loaded.model):
+        _nothing_read(loaded)
     diagnostics = loaded.diagnostics.sorted()
     has_errors = bool(blocking(loaded.model, diagnostics))
     code = EXIT_INPUT if (loaded.input_error or has_errors) else EXIT_OK
     return Loaded(loaded, diagnostics, code)
+
+
+def _holds_objects(model) -> bool:
+    """Whether the inputs hold anything kadmit decides on (objects it only lists as skipped don't count)."""
+    return any(getattr(model, name) for name in type(model).model_fields if name not in ("skipped", "broken", "span", "spans"))
+
+
+def _nothing_read(loaded: ws.Workspace) -> None:
+    """Inputs that hold no object are unusable (exit 2), said with what was not read and why, never a
+    silent "0 of 0"."""
+    from kadmit.diagnostics import KAD004
+
+    unread = sum(1 for d in loaded.diagnostics.items if d.code == "KAD020")
+    skipped = len(loaded.model.skipped)
+    why = [f"{unread} not read, each listed with the reason (KAD020)"] if unread else []
+    why += [f"{skipped} object{'' if skipped == 1 else 's'} of kinds kadmit does not decide on"] if skipped else []
+    loaded.diagnostics.emit(KAD004, "nothing to decide: the inputs hold no Kueue or Kubernetes object kadmit reads"
+                            + "".join(f"; {w}" for w in why),
+                            help="name the files or folders that hold the cluster's queues and workloads")
+    loaded.input_error = True
 
 
 def no_optimal(e: Exception) -> list[Diagnostic]:
@@ -85,3 +108,4 @@ def solver_limits(rlimit: int | None, timeout_ms: int | None):
 
     base = Limits()
     return Limits(rlimit=rlimit or base.rlimit, timeout_ms=timeout_ms or base.timeout_ms, seed=base.seed)
+

@@ -24,9 +24,12 @@ class WriteOutcome:
     files: dict[str, str] = field(default_factory=dict)  # file name -> text, written or not
 
 
-def _prepare(output: str, diags: Diagnostics) -> Path | None:
+def _prepare(output: str | None, diags: Diagnostics) -> Path | None:
     from kadmit.export.codes import KAD904
 
+    if output is None:  # asked after the inputs, so that an unreadable input is said first (KAD001)
+        diags.emit(KAD904, "no output folder given", help="name the folder to write with `--output FOLDER` (`-o`)")
+        return None
     out = Path(output)
     if out.exists() and not out.is_dir():
         diags.emit(KAD904, f"`{output}` is not a folder", help="name a folder for the exported files")
@@ -59,7 +62,7 @@ def _write(out: Path, files: dict[str, str], stale: list[Path], diags: Diagnosti
     return written
 
 
-def export(paths: list[str], output: str, *, format: Literal["yaml", "json"] = "yaml", workloads: bool = False,
+def export(paths: list[str], output: str | None, *, format: Literal["yaml", "json"] = "yaml", workloads: bool = False,
            nodes: bool = False, allow_unenforced: bool = False, max_file_bytes: int | None = None) -> WriteOutcome:
     """Write the model under `paths` as Kubernetes/Kueue manifests into `output`, one file per kind.
     Exit code: 0 written, 1 rules the cluster would not enforce (nothing written unless
@@ -100,7 +103,7 @@ def _ours(path: Path) -> bool:
     return head.startswith("# Written by `kadmit export`") or '"kadmit.dev/source"' in head
 
 
-def import_(paths: list[str], output: str, *, workloads: bool = False,
+def import_(paths: list[str], output: str | None, *, workloads: bool = False,
             max_file_bytes: int | None = None) -> WriteOutcome:
     """Write the Kueue manifests under `paths` as `.kad` files in `output`, one per concern, formatted.
     Exit code: 0 written, 2 input with errors, an unusable output folder, or a `.kad` file of the

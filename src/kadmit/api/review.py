@@ -8,7 +8,7 @@ from pathlib import Path
 from kadmit import workspace as ws
 from kadmit.api.common import (EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, EXIT_UNKNOWN, file_limits, load_for_engine,
                                path_kind, solver_limits)
-from kadmit.diagnostics import KAD004, Diagnostic, Diagnostics
+from kadmit.diagnostics import KAD001, Diagnostic, Diagnostics
 from kadmit.engine.solver.codes import KAD412
 from kadmit.source import SourceMap
 
@@ -56,7 +56,8 @@ def test(paths: list[str], *, max_file_bytes: int | None = None, rlimit: int | N
         elif kind == "file":
             groups.setdefault(p.parent, []).append(p)
         else:
-            diags.emit(KAD004, f"no such file or folder: `{raw[:200]}`")
+            diags.emit(KAD001, f"can't read `{raw[:200]}`: not a file or folder" if kind == "other"
+                       else f"no such file or folder: `{raw[:200]}`")
             failed = True
     if not failed and not groups and named:
         diags.emit(KAD803, "no policy tests (`*.kadtest.yaml`) in " + ", ".join(f"`{p}`" for p in paths),

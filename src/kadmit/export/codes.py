@@ -19,8 +19,8 @@ KAD903 = register("KAD903", "topology level not resolved", "warning",
                   "queue's flavors don't resolve to exactly one node label; Kueue's manifests name the node "
                   "label, so the level is written as given.")
 KAD904 = register("KAD904", "output folder unusable", "error",
-                  "`--output` names something that is not a folder, or a folder that could not be created "
-                  "or written.")
+                  "`--output` was not given, or names something that is not a folder, or a folder that could "
+                  "not be created or written.")
 KAD905 = register("KAD905", "rule partly enforced", "error",
                   "A rule reads the count of pods Kueue admits (`pod_group.count`, `pod_group.total`, "
                   "`workload.pod_count`, `workload.requests`): known when the workload is created only for "

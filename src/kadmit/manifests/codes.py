@@ -11,7 +11,8 @@ KAD020 = register(
     "a YAML or JSON mapping with none of `apiVersion`, `kind`, `metadata` and `spec` (Helm values, a "
     "CI workflow, kadmit's own JSON or SARIF output, other tools' settings), a Go template (a line "
     "with `{{ … }}`), or any file of a Helm chart (a folder holding `Chart.yaml`), whose templates "
-    "`helm template` renders into manifests kadmit reads. Each is listed once, with what it is; "
+    "`helm template` renders into manifests kadmit reads, or a file that holds no document at all "
+    "(empty, or only comments). Each is listed once, with what it is; "
     "everything else is read. A document that has some of those keys is read as an object and its "
     "missing fields are errors (KAD155).")
 KAD150 = register(

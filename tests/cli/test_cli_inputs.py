@@ -1,0 +1,94 @@
+"""Every verb says the same of a path it can't use (KAD001, exit 2), and an input that holds nothing
+kadmit reads is said to be so (KAD020 per file, KAD004, exit 2), never "0 of 0" in silence."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+EXAMPLE = str(Path(__file__).resolve().parents[2] / "examples" / "ml-platform-kueue")
+
+# Each verb with its arguments around one input path (`{}`); output options where a verb needs one
+VERBS = [
+    ("check", "{}"),
+    ("admit", "{}"),
+    ("why", "team-a/job", "{}"),
+    ("simulate", "{}"),
+    ("test", "{}"),
+    ("fmt", "{}"),
+    ("export", "{}", "-o", "out"),
+    ("import", "{}", "-o", "out"),
+    ("export", "{}"),  # without -o: the input is said first, not click's "missing option"
+    ("import", "{}"),
+    ("diff", EXAMPLE, "{}"),
+    ("simulate", EXAMPLE, "--trace", "{}"),
+    ("simulate", EXAMPLE, "--nodepool", "{}"),
+    ("simulate", EXAMPLE, "--sweep", "{}"),
+]
+
+
+def _args(verb: tuple[str, ...], path: str) -> list[str]:
+    return [path if a == "{}" else a for a in verb]
+
+
+@pytest.mark.parametrize("verb", VERBS, ids=lambda v: "-".join(a for a in v if a not in ("{}", EXAMPLE)))
+def test_a_missing_path_is_kad001_exit_2(run, verb):
+    result = run(*_args(verb, "nowhere/at-all.yaml"))
+    assert result.exit_code == 2, result.output
+    assert "error[KAD001]: no such file or folder: `nowhere/at-all.yaml`" in result.output
+    assert "Usage:" not in result.output and "Error:" not in result.output
+
+
+@pytest.mark.parametrize("option", ["--trace", "--nodepool", "--sweep"])
+def test_a_folder_where_a_file_is_expected_says_so(run, option):
+    (run.root / "folder").mkdir()
+    result = run("simulate", EXAMPLE, option, "folder")
+    assert result.exit_code == 2, result.output
+    assert "error[KAD001]: can't read `folder`: a folder, where a file is expected" in result.output
+
+
+def test_a_test_path_that_is_no_file_nor_folder(run):
+    result = run("test", "/dev/null")
+    assert result.exit_code == 2, result.output
+    assert "error[KAD001]: can't read `/dev/null`: not a file or folder" in result.output
+
+
+@pytest.mark.parametrize("verb", ["export", "import"])
+def test_a_missing_output_folder_is_a_diagnostic(run, verb):
+    result = run(verb, EXAMPLE)
+    assert result.exit_code == 2, result.output
+    assert "error[KAD904]: no output folder given" in result.output
+    assert "--output FOLDER" in result.output
+
+
+@pytest.mark.parametrize("name, text", [
+    ("notes.txt", ""),
+    ("only-comments.yaml", "# nothing here yet\n---\n"),
+    ("empty.json", "{}\n"),
+])
+@pytest.mark.parametrize("verb", [("admit",), ("why", "team-a/job"), ("simulate",)])
+def test_nothing_usable_is_said_and_exits_2(run, name, text, verb):
+    run.write(name, text)
+    result = run(*verb, name)
+    assert result.exit_code == 2, result.output
+    assert "0 of 0" not in result.output
+    assert "error[KAD004]: nothing to decide" in result.output
+    assert f"note[KAD020]: not read" in result.output and f"--> {name}:1:1" in result.output
+
+
+def test_an_unknown_extension_named_is_read_and_an_empty_one_noted(run):
+    run.write("notes.txt", "# to do\n")
+    result = run("admit", "notes.txt")
+    assert "`notes.txt` holds no object: it is empty, or only comments (a `.txt` file named on the command line " \
+           "is read as YAML)" in result.output
+
+
+def test_an_empty_file_beside_real_input_is_a_note_and_admit_decides(run):
+    run.write("empty.yaml", "")
+    result = run("admit", EXAMPLE, "empty.yaml")
+    assert result.exit_code == 0, result.output
+    assert "of 9 pending workloads admitted" in result.output
+    listed = run("check", EXAMPLE, "empty.yaml")
+    assert "note[KAD020]: not read: `empty.yaml` holds no object" in listed.output
+
