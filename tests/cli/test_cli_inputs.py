@@ -92,3 +92,13 @@ def test_an_empty_file_beside_real_input_is_a_note_and_admit_decides(run):
     listed = run("check", EXAMPLE, "empty.yaml")
     assert "note[KAD020]: not read: `empty.yaml` holds no object" in listed.output
 
+
+def test_admit_wraps_placement_lines_to_columns(run):
+    whole = run("admit", EXAMPLE).output  # no terminal, no $COLUMNS: every line whole
+    placed = whole.split("placement (topology-aware):\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert any(len(line) > 70 for line in placed)
+    fitted = run("admit", EXAMPLE, env={"COLUMNS": "70"}).output
+    block = fitted.split("placement (topology-aware):\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert all(len(line) <= 70 for line in block), block
+    assert [b.startswith("  ") and not b.startswith("   ") for b in block].count(True) == len(placed)
+    assert " ".join(b.strip() for b in block).split() == " ".join(placed).split()  # every word kept, in order

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import textwrap
 
 from kadmit.engine.result import AdmitResult
 from kadmit.identity import display_names, object_dict, object_of, skipped_dict
@@ -138,6 +139,15 @@ def _fit(text: str, room: int, tail: str) -> str:
     return text[:max(1, room - len(tail) - 1)].rstrip(" ,;") + "…" + tail
 
 
+def _wrapped(line: str, width: int | None) -> list[str]:
+    """A placement line in `width` columns: wrapped between words, its continuation indented; a name
+    longer than the room is never cut (the line runs over instead)."""
+    if width is None or len(line) <= width:
+        return [line]
+    return textwrap.wrap(line, width=max(width, 24), initial_indent="", subsequent_indent="      ",
+                         break_long_words=False, break_on_hyphens=False) or [line]
+
+
 def admit_human(result: AdmitResult, skipped=(), width: int | None = None) -> str:
     """The decisions as a table; with `width` (a terminal's), each row's note is cut to fit it."""
     names = display_names([d.workload for d in result.decisions])
@@ -179,7 +189,8 @@ def admit_human(result: AdmitResult, skipped=(), width: int | None = None) -> st
     if placed:
         lines.append("")
         lines.append("placement (topology-aware):")
-        lines.extend(f"  {names.get(key, key)} {line}" for key, line in placed)
+        for key, line in placed:
+            lines.extend(_wrapped(f"  {names.get(key, key)} {line}", width))
     admitted = sum(1 for d in result.decisions if d.admitted)
     if result.gangs:
         lines.extend(_gang_lines(result.gangs))
