@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Literal
 
 from kadmit import workspace as ws
-from kadmit.api.common import (EXIT_FINDINGS, EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_UNKNOWN, Loaded,
+from kadmit.api.common import (EXIT_FINDINGS, EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_UNKNOWN, Loaded, one_question,
                                exit_code, file_limits, load_for_engine, no_optimal, path_kind,
                                solver_limits)
 from kadmit.api.cluster import SnapshotOutcome, cluster_unread, cluster_warnings, read_cluster, snapshot
@@ -68,8 +68,10 @@ def check(paths: list[str], *, strict: bool = False, max_file_bytes: int | None 
     loaded = ws.load(list(paths), limits=file_limits(max_file_bytes), texts=[cluster] if cluster else [])
     if deep and not loaded.input_error and not loaded.diagnostics.has_errors:
         from kadmit.engine.analysis.deep import deep_check
+        from kadmit.engine.solver.z3backend import fresh_context
 
-        loaded.diagnostics.extend(deep_check(loaded.model, solver_limits(rlimit, timeout_ms)))
+        with fresh_context():
+            loaded.diagnostics.extend(deep_check(loaded.model, solver_limits(rlimit, timeout_ms)))
     diagnostics = loaded.diagnostics.sorted()
     return CheckResult(loaded, diagnostics,
                        exit_code(diagnostics, input_error=loaded.input_error, strict=strict))
@@ -228,6 +230,7 @@ class AdmitOutcome:
     held: list = field(default_factory=list)  # model.Skipped: pending workloads of trees with errors
 
 
+@one_question
 def admit(paths: list[str], *, mode: Literal["ordered", "optimal"] = "ordered",
           rlimit: int | None = None, timeout_ms: int | None = None, time_budget: float = 10.0,
           max_file_bytes: int | None = None, tas_profile: str = "Mixed",
@@ -267,6 +270,7 @@ class WhyOutcome:
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
 
+@one_question
 def why(workload: str, paths: list[str], *, rlimit: int | None = None,
         timeout_ms: int | None = None, max_file_bytes: int | None = None,
         tas_profile: str = "Mixed", mode: str = "ordered", time_budget: float = 10.0,
@@ -308,6 +312,7 @@ def why(workload: str, paths: list[str], *, rlimit: int | None = None,
     return WhyOutcome(loaded, result, code, loaded.diagnostics)
 
 
+@one_question
 def why_capacity(workload: str, paths: list[str], nodepool: str, *, max_file_bytes: int | None = None,
                  tas_profile: str = "Mixed", rlimit: int | None = None,
                  timeout_ms: int | None = None, cluster: ws.Text | None = None) -> tuple[object | None, list[Diagnostic]]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from kadmit import workspace as ws
@@ -109,3 +110,14 @@ def solver_limits(rlimit: int | None, timeout_ms: int | None):
     base = Limits()
     return Limits(rlimit=rlimit or base.rlimit, timeout_ms=timeout_ms or base.timeout_ms, seed=base.seed)
 
+
+def one_question(verb):
+    """Run an API verb in a Z3 context of its own (`z3backend.fresh_context`), so that asking it again
+    in the same process (the language server, a script) answers as a new process does."""
+    @functools.wraps(verb)
+    def asked(*args, **kwargs):
+        from kadmit.engine.solver.z3backend import fresh_context  # z3 only for the verbs that solve
+
+        with fresh_context():
+            return verb(*args, **kwargs)
+    return asked

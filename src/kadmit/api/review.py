@@ -7,7 +7,7 @@ from pathlib import Path
 
 from kadmit import workspace as ws
 from kadmit.api.common import (EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, EXIT_UNKNOWN, file_limits, load_for_engine,
-                               path_kind, solver_limits)
+                               one_question, path_kind, solver_limits)
 from kadmit.diagnostics import KAD001, Diagnostic, Diagnostics
 from kadmit.engine.solver.codes import KAD412
 from kadmit.source import SourceMap
@@ -24,6 +24,7 @@ class TestOutcome:
     seconds: float = 0.0
 
 
+@one_question
 def test(paths: list[str], *, max_file_bytes: int | None = None, rlimit: int | None = None,
          timeout_ms: int | None = None) -> TestOutcome:
     """Run the policy tests (`*.kadtest.yaml`) under `paths`. Tests in a folder run against that
@@ -111,6 +112,7 @@ class DiffOutcome:
     head_model: "object | None" = None
 
 
+@one_question
 def diff(base: str, head: str, *, state: list[str] = (), envelopes: bool = True, rlimit: int | None = None,
          timeout_ms: int | None = None, max_file_bytes: int | None = None, manifests: bool = False,
          progress=None) -> DiffOutcome:

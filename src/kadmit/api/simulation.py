@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Literal
 
 from kadmit import workspace as ws
-from kadmit.api.common import EXIT_INPUT, EXIT_OK, EXIT_UNKNOWN, Loaded, file_limits, load_for_engine, solver_limits
+from kadmit.api.common import (EXIT_INPUT, EXIT_OK, EXIT_UNKNOWN, Loaded, file_limits, load_for_engine, one_question,
+                               solver_limits)
 from kadmit.diagnostics import Diagnostic, Diagnostics
 from kadmit.source import SourceMap
 
@@ -26,6 +27,7 @@ class SimulateOutcome:
         return self.loaded.sources
 
 
+@one_question
 def simulate(paths: list[str], *, trace: str | None = None, until: str | None = None,
              start: str | None = None, mode: Literal["ordered", "optimal"] = "ordered",
              scoring: str = "LeastAllocated", tas_profile: str = "Mixed", add_nodes: list[str] = (),
@@ -86,6 +88,7 @@ class SweepOutcome:
     sources: SourceMap = field(default_factory=SourceMap)
 
 
+@one_question
 def sweep(paths: list[str], sweep_file: str, *, trace: str | None = None, until: str | None = None,
           start: str | None = None, executor: str = "process", ray_address: str | None = None,
           workers: int | None = None, max_file_bytes: int | None = None, mode: str = "ordered",

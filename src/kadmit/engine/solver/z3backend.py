@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Literal
+from typing import Iterator, Literal
 
 import z3
 
@@ -19,6 +20,33 @@ class Limits:
     rlimit: int = 5_000_000
     timeout_ms: int = 10_000
     seed: int = 0
+
+
+_inside = [0]  # how many `fresh_context` blocks are open (only the outermost makes a context)
+
+
+@contextmanager
+def fresh_context() -> Iterator[None]:
+    """Z3's default context made anew for one question (a verb of the API), and set back after it.
+
+    Z3 numbers the terms it holds in its context, reusing the numbers of freed ones, and its search
+    (decisions, cores, models) follows those numbers: a second question asked in the same process met
+    the first one's leftovers and could return another, equally minimal, blame set (`why` twice on the
+    bundled example's team-vision/llm-pretrain). A fresh context gives every question the numbering a
+    new process gives it: same input, same answer, in the CLI, the API and the language server alike.
+    Reentrant: a question asked inside another (why's proofs deciding again) shares its context, so
+    terms never meet a context they were not made in. Not for threads asking at the same time."""
+    if _inside[0]:
+        yield
+        return
+    saved = z3.z3._main_ctx  # what z3.main_ctx() hands out; None until first asked
+    z3.z3._main_ctx = z3.Context()
+    _inside[0] += 1
+    try:
+        yield
+    finally:
+        _inside[0] -= 1
+        z3.z3._main_ctx = saved
 
 
 def make_solver(limits: Limits) -> z3.Solver:
