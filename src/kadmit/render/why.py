@@ -376,6 +376,9 @@ def _standing(st, p, met: bool) -> list[str]:
                 held = " and ".join(f"{_q(n, r)} in {f}" for f, n in st.nodes_hold)
                 line += f"; the nodes of its flavors hold {held}: no change of quota alone admits it"
             out.append(line)
+    if st.evicted_by is not None:
+        out.append(f"evicted by `{st.evicted_by}`" + (f" ({st.evicted_reason})" if st.evicted_reason else "")
+                   + " and requeued: it waits again in its ClusterQueue's order (priority, then creation time)")
     if st.position is not None:
         line = (f"{_ordinal(st.position + 1)} of {st.pending} pending in ClusterQueue {st.cluster_queue}"
                 f" ({_ordinal((st.position_in_local_queue or 0) + 1)} in LocalQueue {st.local_queue})")

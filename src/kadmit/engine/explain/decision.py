@@ -226,6 +226,11 @@ def explain_decision(session: Session, decisions: dict[str, Decision], key: str,
             if by is not None:
                 result.reasons.append(Reason(KAD531, _why_victim(session, by, v)))
                 result.blame = _preemption_origins(session, by, [v])
+            # requeued once evicted: where it stands among its ClusterQueue's pending at the end of the run
+            result.standing = standing(session, decisions, target)
+            if result.standing is not None:
+                result.standing.evicted_by = d.preempted_by
+                result.standing.evicted_reason = d.preemption_reason or None
         else:
             result.blame = _preemption_origins(session, target, d.preempted)
         return result

@@ -87,6 +87,8 @@ class Standing:
     behind: str | None = None  # the StrictFIFO head it waits behind
     head: Standing | None = None  # ... and where that head stands
     head_met: bool = False  # ... at the state it met when Kueue last tried it
+    evicted_by: str | None = None  # it held quota and was preempted by this workload (then requeued)
+    evicted_reason: str | None = None  # Kueue's reason for that preemption (InClusterQueue, InCohortReclamation, …)
     # of `resource`, what the ready, schedulable nodes of each flavor it may take hold in all (flavor, amount);
     # empty without nodes in the input
     nodes_hold: list[tuple[str, int]] = field(default_factory=list)
@@ -121,7 +123,8 @@ class Standing:
                 "held": self.held.as_dict() if self.held is not None else None,
                 "quota_keeps_it_out": self.quota, "waiting_behind": self.behind,
                 "nodes_hold": {f: q(n, self.resource) for f, n in self.nodes_hold}, "beyond_nodes": self.beyond_nodes,
-                "head": self.head.as_dict() if self.head is not None else None}
+                "head": self.head.as_dict() if self.head is not None else None,
+                "evicted_by": self.evicted_by, "evicted_reason": self.evicted_reason}
 
 
 def standing(session: Session, decisions: dict[str, Decision], wl: Workload, quota: bool = False) -> Standing | None:
