@@ -4,6 +4,7 @@ new value."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from kadmit.edits import Edit
@@ -132,8 +133,7 @@ def pod_set_knob(sources: SourceMap, wl: Workload, ps_name: str, which: str) -> 
     if span is None or old is None or value is None or not old.strip("\"'").isdigit():
         return None
     written = int(old.strip("\"'"))
-    line = sources.line(span.file, span.line) or ""
-    key = line[:span.column - 1].strip().rstrip(":").lstrip("- ").strip()
+    key = key_of_value(sources.line(span.file, span.line) or "", span.column)
     if is_kad(span, sources):
         if written != value:
             return None
@@ -153,6 +153,25 @@ def pod_set_knob(sources: SourceMap, wl: Workload, ps_name: str, which: str) -> 
 
 
 MIN_PARALLELISM = "kueue.x-k8s.io/job-min-parallelism"
+# The key a value is written after: the last plain or quoted scalar before its `:`
+_KEY = re.compile(r"""(?:"((?:[^"\\]|\\.)*)"|'((?:[^']|'')*)'|([^\s{}\[\],"'#][^{}\[\],#]*?))\s*:\s*$""")
+
+
+def key_of_value(line: str, column: int) -> str:
+    """The mapping key of the value at `column` (1-based) of a YAML or JSON line: `count` in `  count: 2`,
+    `- count: 2`, a flow mapping's `{name: main, count: 2}` and JSON's `"count": 2`; "" when the value
+    follows no key on its line."""
+    m = _KEY.search(line[:column - 1])
+    if m is None:
+        return ""
+    double, single, plain = m.groups()
+    if double is not None:
+        return double
+    if single is not None:
+        return single.replace("''", "'")
+    while plain.startswith("- "):  # a block sequence's item: `- count: 2`
+        plain = plain[2:].lstrip()
+    return plain.strip()
 
 
 def _job(wl: Workload) -> str:
@@ -439,6 +458,9 @@ def _yaml_tolerate(sources: SourceMap, wl: Workload, idx: int, taint: Taint) -> 
         return None
     line = sources.line(span.file, span.line) or ""
     indent, rest = line[:span.column - 1], line[span.column - 1:]
+    if rest.startswith("{"):  # a flow mapping: first in it
+        got = _key_before(sources, span, f"tolerations: [{item}]")
+        return knob(*got) if got is not None else None
     key = rest.split(":", 1)[0]
     if indent.strip() or not key or ":" not in rest or key.startswith(("{", "[", "\"", "'", "?")):
         return None
@@ -479,10 +501,10 @@ def priority_knob(model: Model, sources: SourceMap, wl: Workload) -> Knob | None
         return None
     if is_kad(span, sources):
         return Knob("priority", span, old, "`priority`", f"workload `{wl.key}`", old, kad=True)
-    line = sources.line(span.file, span.line) or ""
-    if PRIORITY_LABEL in line[:span.column]:
+    key = key_of_value(sources.line(span.file, span.line) or "", span.column)
+    if key == PRIORITY_LABEL:
         return Knob("priority", span, old, f"metadata.labels[{PRIORITY_LABEL}]", _job(wl), wl.priority_class)
-    if "priorityClassName" in line[:span.column]:
+    if key == "priorityClassName":
         return Knob("priority", span, old, "spec.priorityClassName", f"Workload `{wl.key}`", wl.priority_class)
     return None
 
