@@ -160,6 +160,7 @@ class WhyStream:
 MAX_REASONS = 3  # Kueue's reasons shown unless every one is asked for
 ACTORS = {"platform": "by the platform team (quotas, limits, policies, queues, nodes):",
           "owner": "by the workload's owner (its spec):",
+          "others": "by the owners of other workloads (their specs):",
           "nobody": "by nobody (wait for a workload that holds what it needs to finish):"}
 
 

@@ -4,8 +4,9 @@ new value."""
 
 from __future__ import annotations
 
+import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from kadmit.edits import Edit
 from kadmit.model import ClusterQueue, Cohort, Model, Taint, Workload
@@ -53,6 +54,7 @@ class Knob:
     shown: str = ""  # the new value as the reader should see it, where the edit's text spans lines
     before: str = ""  # text written before the value (a value inside new text: `coverage`)
     after: str = ""
+    workload: str = ""  # the workload whose spec it is in (a pod set's count, its priority, …), else ""
 
     def render(self, value: int | str) -> str:
         if isinstance(value, int) and self.kind in ("quota", "allocatable", "cover"):
@@ -78,6 +80,17 @@ class Knob:
 
     def where(self) -> str:
         return f"{self.span.file}:{self.span.line}"
+
+
+def _of_workload(build):
+    """A builder of knobs in a workload's spec: its knob names the workload (`Knob.workload`), whose
+    owner makes the change (`prove.actor_of`)."""
+    @functools.wraps(build)
+    def built(*args, **kwargs) -> Knob | None:
+        knob = build(*args, **kwargs)
+        wl = next((a for a in args if isinstance(a, Workload)), None)
+        return knob if knob is None or wl is None else replace(knob, workload=wl.key)
+    return built
 
 
 def _quota_path(groups, fname: str, res: str) -> tuple[int, int, int] | None:
@@ -121,6 +134,7 @@ def quota_knob(model: Model, sources: SourceMap, nid: str, fname: str, res: str,
     return Knob("quota", span, old, path, f"{label} `{name}` ({fname}, {res})", value, res)
 
 
+@_of_workload
 def pod_set_knob(sources: SourceMap, wl: Workload, ps_name: str, which: str) -> Knob | None:
     """`min_count` or `count` of a pod set."""
     idx = next((i for i, p in enumerate(wl.pod_sets) if p.name == ps_name), None)
@@ -178,6 +192,7 @@ def _job(wl: Workload) -> str:
     return f"{wl.origin.kind} `{wl.origin.name}`" if wl.origin is not None else f"the job of workload `{wl.key}`"
 
 
+@_of_workload
 def per_job_knob(sources: SourceMap, wl: Workload, ps_name: str) -> Knob | None:
     """The `parallelism` of a replicated job's template (a JobSet's pod set counts `replicas` ×
     pods per job): each unit of it is `replicas` pods."""
@@ -285,6 +300,7 @@ def rule_knob(model: Model, sources: SourceMap, name: str) -> Knob | None:
     return Knob("rule", span, old, "expression", f"rule `{name}`", rule.kind)
 
 
+@_of_workload
 def topology_knob(sources: SourceMap, wl: Workload, ps_name: str) -> Knob | None:
     """The word `required` of a pod set's topology request (a fix makes it `preferred`)."""
     idx = next((i for i, p in enumerate(wl.pod_sets) if p.name == ps_name), None)
@@ -383,6 +399,7 @@ def allocatable_knob(model: Model, sources: SourceMap, node: str, res: str) -> K
     return Knob("allocatable", span, old, f"status.allocatable[{res}]", f"Node `{node}`", n.allocatable[res], res)
 
 
+@_of_workload
 def tolerate_knob(sources: SourceMap, wl: Workload, ps_name: str, taint: Taint) -> Knob | None:
     """A pod set's tolerations with one more, for `taint`: in `.kad`, appended to a one-line list
     or a new `tolerations` attribute after the pod group's opening brace; in a manifest, the pod
@@ -492,6 +509,7 @@ def enum_text(knob: Knob, value: str) -> str:
     return _KAD_ENUM.get(value, value) if knob.kad else value
 
 
+@_of_workload
 def priority_knob(model: Model, sources: SourceMap, wl: Workload) -> Knob | None:
     """A workload's priority class, as written: a `.kad` workload's `priority`, a job's
     `kueue.x-k8s.io/priority-class` label, a Workload's `spec.priorityClassName`."""
@@ -535,6 +553,7 @@ def _key_before(sources: SourceMap, span: Span | None, key_text: str) -> tuple[S
     return at, key, f"{key_text}\n{' ' * (span.column - 1)}{key}"
 
 
+@_of_workload
 def unconstrained_knob(sources: SourceMap, wl: Workload, ps_name: str) -> Knob | None:
     """A manifest pod set asking for topology-aware scheduling without a constraint: a Workload's
     `topologyRequest: {unconstrained: true}`, a job's pod template annotation

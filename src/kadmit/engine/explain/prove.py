@@ -109,8 +109,9 @@ class Proven:
     @property
     def actor(self) -> str:
         """Who makes the change: "platform" (quotas, limits, policies, queues, nodes), "owner" (the
-        workload's spec) or "nobody" (waiting for a holder to finish)."""
-        return actor_of(self.changes)
+        workload's spec), "others" (the spec of other workloads: their owners act) or "nobody"
+        (waiting for a holder to finish)."""
+        return actor_of(self.changes, self.target)
 
     @property
     def kept(self) -> float:
@@ -175,10 +176,15 @@ NOBODY_KINDS = ("wait", "finish")  # a holder finishing: nothing to change
 SHRINKS = ("min_count", "count")
 
 
-def actor_of(changes: list[Change]) -> str:
+def actor_of(changes: list[Change], target: str = "") -> str:
+    """Who acts: the platform team for any change outside workloads' specs; else the owners of other
+    workloads when a change is in another workload's spec (lowering its priority, shrinking it);
+    else the workload's owner; else nobody (waiting)."""
     kinds = {c.knob.kind for c in changes}
     if kinds - set(OWNER_KINDS) - set(NOBODY_KINDS):
         return "platform"
+    if any(c.knob.kind in OWNER_KINDS and c.knob.workload not in ("", target) for c in changes):
+        return "others"
     return "owner" if kinds & set(OWNER_KINDS) else "nobody"
 
 
