@@ -340,7 +340,9 @@ EXCEPTION = re.compile(r"Traceback|internal error|\b(?:Error|Exception)\b|\b[A-Z
                         r"|object at 0x|\bVal\(|<class |<built-in")
 _BLOCK = re.compile(r"^(?:error|warning|note)\[(KAD\d{3})\](?![^\n]* more \([^\n]*\) not shown)[^\n]*\n"
                     r"(\s*-->\s*\S+:\d+:\d+)?", re.M)  # (a count line of diagnostics not shown is no block)
-_LINE = re.compile(r"\S+:\d+:\s+(KAD\d{3})\b")  # `kadmit test`'s per-test diagnostics: `file:line: KADnnn …`
+# `kadmit test`'s per-test diagnostics: `file:line: KADnnn …` (a name starts after a space: a 100,000-character
+# value echoed in the output is scanned once, not once per character)
+_LINE = re.compile(r"(?<!\S)\S+:\d+:\s+(KAD\d{3})\b")
 
 
 def problems(exit_code: int, output: str) -> list[str]:
