@@ -135,10 +135,15 @@ def object_name(o: dict) -> str:
 
 
 def _answer(data: dict, message, looping) -> Answer:
-    outcomes, objects, messages = {}, {}, {}
+    """Victims and preemptors are named by the object they stand for where the answer decided
+    them: the two tools name a Workload made of a job apart (kadmit: the Workload's own name for one
+    read from the input; the oracle: the job's)."""
+    objects = {d["workload"]: object_name(d["object"]) for d in data["decisions"]}
+    outcomes, messages = {}, {}
     for d in data["decisions"]:
-        outcomes[d["workload"]] = _outcome(d, [v["workload"] for v in d["preempted"]])
-        objects[d["workload"]] = object_name(d["object"])
+        by = d.get("preempted_by")
+        d = dict(d, preempted_by=objects.get(by, by)) if by else d
+        outcomes[d["workload"]] = _outcome(d, [objects.get(v["workload"], v["workload"]) for v in d["preempted"]])
         messages[d["workload"]] = message(d)
     # a workload of an object that made several (a Deployment's pods, a LeaderWorkerSet's groups)
     # is named with a hash each tool makes its own way: a preemptor or victim is named by its object
@@ -196,10 +201,15 @@ class Comparison:
 def variants(data: dict) -> dict[str, set[Outcome]]:
     """The oracle's outcomes per workload where its runs differed (`--runs N`): each is an answer
     Kueue may give."""
+    objects = {d["workload"]: object_name(d["object"]) for d in data["decisions"]}
     out: dict[str, set[Outcome]] = {}
     for w in (data.get("variance") or {}).get("workloads", []):
-        out[w["workload"]] = {_outcome(o["decision"], [v["workload"] for v in o["decision"]["preempted"]])
-                              for o in w["outcomes"]}
+        outs = set()
+        for o in w["outcomes"]:
+            d, by = o["decision"], o["decision"].get("preempted_by")
+            d = dict(d, preempted_by=objects.get(by, by)) if by else d
+            outs.add(_outcome(d, [objects.get(v["workload"], v["workload"]) for v in d["preempted"]]))
+        out[w["workload"]] = outs
     return out
 
 

@@ -43,10 +43,23 @@ type Result struct {
 	AdmittedAt, EvictedAt, TriedAt map[types.NamespacedName]int
 	// EvictedFrom: the ClusterQueue a workload was evicted from.
 	EvictedFrom map[types.NamespacedName]kueue.ClusterQueueReference
+	// Evictions: every eviction of the run in order, with the Preempted condition it wrote (a
+	// victim admitted again and evicted by another preemptor has one per eviction; the end
+	// state keeps only the last condition).
+	Evictions []Eviction
 	// SchedulingCPU is the process CPU time spent in scheduling cycles and in the controllers
 	// between them (loading not included).
 	SchedulingCPU time.Duration
 	Notes         []string
+}
+
+// Eviction is one workload evicted in a cycle, from a ClusterQueue, and the Preempted condition
+// its preemptor wrote (nil when it was evicted for another reason).
+type Eviction struct {
+	Cycle     int
+	Workload  types.NamespacedName
+	From      kueue.ClusterQueueReference
+	Preempted *metav1.Condition
 }
 
 // Run schedules until nothing changes.
@@ -70,8 +83,8 @@ func (c *Cluster) Run() (*Result, error) {
 	for k, wl := range r.Initial {
 		phases[k] = phaseOf(wl)
 	}
-	states := map[string]int{stateOf(phases): 0}
 	queues := c.queueState()
+	states := map[string]int{stateOf(phases) + "\n" + queues + "\n": 0}
 	still := 0
 	r.Stop = StopLimit
 	for cycle := 1; cycle <= limit; cycle++ {
@@ -88,6 +101,7 @@ func (c *Cluster) Run() (*Result, error) {
 		c.clock.Step(time.Second)
 
 		moved := false
+		var evicted []string // this cycle's victims
 		for _, key := range changed {
 			var wl kueue.Workload
 			p := phase{}
@@ -100,8 +114,14 @@ func (c *Cluster) Run() (*Result, error) {
 				moved = true
 			}
 			if p.evicted && !old.evicted {
+				evicted = append(evicted, key.String())
 				r.EvictedAt[key] = cycle
 				r.EvictedFrom[key] = old.clusterQueue
+				e := Eviction{Cycle: cycle, Workload: key, From: old.clusterQueue}
+				if cond := apimeta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadPreempted); cond != nil && cond.Status == metav1.ConditionTrue {
+					e.Preempted = cond.DeepCopy()
+				}
+				r.Evictions = append(r.Evictions, e)
 				moved = true
 			}
 			if p.reserved != old.reserved {
@@ -114,14 +134,19 @@ func (c *Cluster) Run() (*Result, error) {
 				r.TriedAt[key] = cycle
 			}
 		}
-		state := stateOf(phases)
+		// A state is the admitted workloads, what the queues hold and the workloads evicted in
+		// the cycle: the same admitted set is not a loop when other workloads are queued or set
+		// aside, nor when a preemptor's victims have just gone (it is admitted next, and the run
+		// goes on; Kueue keeps it at its queue's head, which the queues' dump doesn't show).
+		q := c.queueState()
+		sort.Strings(evicted)
+		state := stateOf(phases) + "\n" + q + "\n" + strings.Join(evicted, ",")
 		if first, seen := states[state]; seen && moved && first < cycle-1 {
 			r.Stop = StopLoop
 			r.Loop = reservedKeys(phases)
 			break
 		}
 		states[state] = cycle
-		q := c.queueState()
 		c.log.V(1).Info("oracle cycle", "cycle", cycle, "moved", moved, "queues", q)
 		if !moved && q == queues {
 			still++

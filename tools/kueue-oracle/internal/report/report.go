@@ -81,17 +81,17 @@ func Decisions(r *cluster.Result, owners Owners) []Decision {
 	for k, wl := range r.Final {
 		byUID[wl.UID] = k
 	}
+	// Every eviction a preemptor made, in the order of the run: a victim admitted again and
+	// evicted by another is a victim of both (listed once per preemptor), and preempted by the last.
 	victims := map[types.NamespacedName][]Victim{}
+	listed := map[[2]types.NamespacedName]int{}
 	preemptedBy := map[types.NamespacedName]types.NamespacedName{}
-	for k, wl := range r.Final {
-		if _, evicted := r.EvictedAt[k]; !evicted {
+	reasonOf := map[types.NamespacedName]string{}
+	for _, e := range r.Evictions {
+		if e.Preempted == nil {
 			continue
 		}
-		cond := apimeta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadPreempted)
-		if cond == nil {
-			continue
-		}
-		m := uidInMessage.FindStringSubmatch(cond.Message)
+		m := uidInMessage.FindStringSubmatch(e.Preempted.Message)
 		if m == nil {
 			continue
 		}
@@ -99,8 +99,16 @@ func Decisions(r *cluster.Result, owners Owners) []Decision {
 		if !ok {
 			continue
 		}
+		k := e.Workload
 		preemptedBy[k] = by
-		victims[by] = append(victims[by], Victim{Workload: names[k], ClusterQueue: string(r.EvictedFrom[k]), Reason: cond.Reason})
+		reasonOf[k] = e.Preempted.Reason
+		v := Victim{Workload: names[k], ClusterQueue: string(e.From), Reason: e.Preempted.Reason}
+		if i, seen := listed[[2]types.NamespacedName{by, k}]; seen {
+			victims[by][i] = v // evicted by it again: as last evicted
+			continue
+		}
+		listed[[2]types.NamespacedName{by, k}] = len(victims[by])
+		victims[by] = append(victims[by], v)
 	}
 
 	var out []Decision
@@ -119,8 +127,8 @@ func Decisions(r *cluster.Result, owners Owners) []Decision {
 		if by, ok := preemptedBy[k]; ok {
 			name := names[by]
 			d.PreemptedBy = &name
-			cond := apimeta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadPreempted)
-			d.PreemptionReason = &cond.Reason
+			reason := reasonOf[k]
+			d.PreemptionReason = &reason
 		}
 		if workload.HasQuotaReservation(wl) && wl.Status.Admission != nil {
 			d.Admitted = true
