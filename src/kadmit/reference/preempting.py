@@ -7,7 +7,7 @@ from __future__ import annotations
 from kadmit.model import Model
 from kadmit.reference.common import FairSharing
 from kadmit.reference.preemption import fair_settings  # noqa: F401 (callers take it from here)
-from kadmit.reference.scheduler import OVERLAPPING, OVERLAPPING_DEFERRED, Entry, Scheduler  # noqa: F401
+from kadmit.reference.scheduler import OVERLAPPING, Entry, Scheduler  # noqa: F401
 
 
 class PreemptingScheduler(Scheduler):

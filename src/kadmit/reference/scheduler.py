@@ -10,11 +10,10 @@
    older, then the key where Go's unstable sort leaves it to chance) or, with fair sharing, in
    the order of the fair-sharing tournament, recomputed before every pick.
 3. `processEntry`:
-   - targets overlapping those of an entry processed earlier in the cycle: the assignment is
-     recomputed with the earlier victims gone and the flavors pinned
-     (RecomputeAssignmentUponPreemptionTargetsOverlap, on in v0.20) and replaces the first; a
-     Fit then holds its usage for the cycle and waits ("…, but will fit after these preemptions
-     complete"), anything else goes on as if nominated so;
+   - targets overlapping those of an entry processed earlier in the cycle: skipped, "Workload
+     has overlapping preemption targets with another workload", it stays at the head and holds
+     nothing (Kueue v0.17.0; v0.20's RecomputeAssignmentUponPreemptionTargetsOverlap recomputes
+     the assignment instead, which v0.17 does not have);
    - NoFit, or Preempt without targets: not admitted (BestEffortFIFO moves it aside); a Preempt
      without targets holds capacity for the rest of the cycle unless the queue reclaims with
      `Any` (`reserveCapacityForUnreclaimablePreempt`);
@@ -54,8 +53,7 @@ from kadmit.reference.snapshot import Admitted, Snapshot
 
 NAMESPACE_MISMATCH = "Workload namespace doesn't match ClusterQueue selector"
 NO_LONGER_FITS = "Workload no longer fits after processing another workload"
-OVERLAPPING = "Workload has overlapping preemption targets with another workload"  # with the recompute off
-OVERLAPPING_DEFERRED = OVERLAPPING + ", but will fit after these preemptions complete"
+OVERLAPPING = "Workload has overlapping preemption targets with another workload"
 
 
 @dataclass(frozen=True)
@@ -235,12 +233,10 @@ class Scheduler:
 
     def process_entry(self, e: Entry, preempted: dict[str, Admitted], held: list) -> bool:
         cq = self.index.cluster_queues[e.cq]
-        overlapping = any(t.key in preempted for t in e.targets)
-        if overlapping and self.update_assignment_if_needed(e, cq, preempted):
-            self.hold(e.cq, e.assignment.usage, held)
-            self.reject(e.wl, e.cq, OVERLAPPING_DEFERRED)
-            return False
         mode = e.assignment.mode
+        if mode == "Preempt" and any(t.key in preempted for t in e.targets):
+            self.reject(e.wl, e.cq, OVERLAPPING)
+            return False
         if mode == "NoFit" or (mode == "Preempt" and not e.targets):
             if mode == "Preempt" and not can_always_reclaim(cq):
                 reserve = quota_resources_to_reserve(self.snap, e.cq, e.assignment.usage, e.assignment.borrowing)
@@ -258,26 +254,6 @@ class Scheduler:
             return self.issue_preemptions(e)
         self.admit(e)
         return True
-
-    def update_assignment_if_needed(self, e: Entry, cq: ClusterQueue, preempted: dict[str, Admitted]) -> bool:
-        """`updateAssignmentIfNeeded`: nominate again without this cycle's victims, flavors pinned
-        to the first nomination; the entry takes the new assignment and targets. True when it now
-        fits without preemption."""
-        gone = [info for info in preempted.values() if info is not None and self.snap.find(info.key) is not None]
-        for info in gone:
-            self.snap.remove(info)
-        pinned = {}
-        for psa in e.assignment.pod_sets:
-            pinned[psa.name] = dict(psa.flavors)
-        try:
-            again = self.nominate_with_targets(cq, e.wl, pinned)
-        finally:
-            for info in gone:
-                self.snap.add(info)
-        if again is None:
-            return False
-        e.assignment, e.targets = again
-        return e.assignment.mode == "Fit"
 
     def fits(self, e: Entry, preempted: dict[str, Admitted]) -> bool:
         """`fits`: the usage fits once this cycle's victims and the entry's targets are gone."""

@@ -9,7 +9,8 @@ height, then higher priority, then older; with fair sharing, the cohort tourname
   one that no longer fits stays at its head for the next cycle;
 - Preempt with victims: its usage is held for the rest of the cycle and its victims are evicted; they
   are released between cycles and queue again, and the preemptor is admitted in a later cycle.
-  Overlapping victims are recomputed as if the earlier preemptions were done (§5 S5);
+  one whose victims overlap those of an earlier entry of the cycle is skipped and stays at its
+  head (§5 S5: Kueue v0.17 does not recompute it);
 - Preempt without victims: holds capacity for the cycle unless reclaimWithinCohort is Any, then like
   NoFit: BestEffortFIFO sets it aside (retried when an eviction releases quota in its cohort tree),
   StrictFIFO keeps it at the head, blocking the workloads behind it.
@@ -263,19 +264,12 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
             else:
                 plain = False
             if got is not None and got.mode == "Preempt" and any(t.key in targeted for t in got.targets):
-                try:  # overlapping targets: recompute as if this cycle's preemptions were done
-                    with session.suspended(sorted(targeted)):
-                        again = session.nomination(head)
-                except SolverUnknown:
-                    again = None
+                # Kueue v0.17 skips it (no recompute: RecomputeAssignmentUponPreemptionTargetsOverlap
+                # came in v0.20); it holds nothing and stays at its queue's head for the next cycle
                 searches.skipped(head.key, ("skipped", "overlapping targets"))  # its next try starts over
-                if again is not None and again.mode == "Fit":
-                    hold(name, again.usage, head.key)  # it waits for them, and will fit after
-                    decisions[head.key] = Decision(head, False, name, cycle=cycle, notes=[
-                        "has overlapping preemption targets with another workload, but will fit after "
-                        "these preemptions complete"])
-                    continue
-                got = again
+                decisions[head.key] = Decision(head, False, name, cycle=cycle, notes=[
+                    "has overlapping preemption targets with another workload"])
+                continue
             if got is None or (got.mode == "Preempt" and not got.targets):
                 if got is not None and ix.cluster_queues[name].preemption.reclaim_within_cohort != "Any":
                     hold(name, _hold(session, ix.cluster_queues[name], got), head.key, got)
@@ -305,16 +299,14 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                         decisions[head.key] = Decision(head, False, name, cycle=cycle)
                         continue  # no longer fits after this cycle's admissions: retried next cycle
                 elif root in touched or targeted:
-                    try:
-                        with session.suspended(sorted(targeted)):
-                            now, _ = session.try_admit(head)
-                    except SolverUnknown:
-                        now = None
-                    if now is None or now.flavors != got.flavors or now.counts != got.counts:
+                    # Kueue's fits(): the nominated usage against what is left once this cycle's
+                    # targets are gone (the flavors are not assigned again)
+                    with session.suspended(sorted(targeted)):
+                        ok = _fits_available(session, name, got.usage)
+                    if not ok:
                         searches.skipped(head.key, ("skipped", "no longer fits"))
                         decisions[head.key] = Decision(head, False, name, cycle=cycle)
                         continue  # no longer fits after this cycle's admissions: retried next cycle
-                    now = got
                 touched.add(root)
                 searches.skipped(head.key, None)
                 session.commit(head, now)
@@ -556,6 +548,11 @@ def _blocked(decisions: dict[str, Decision], blocked: dict[str, tuple[Workload, 
 
 
 def _quota_fits(session: Session, cq: str, usage: dict) -> bool:
+    """Whether a preemptor's `usage` more fits the queue's available quota (`_fits_available`)."""
+    return _fits_available(session, cq, usage)
+
+
+def _fits_available(session: Session, cq: str, usage: dict) -> bool:
     """Whether `usage` more fits the queue's available quota in every flavor-resource."""
     from kadmit.engine.quota import node_id
     tree = session.compiler.tree
