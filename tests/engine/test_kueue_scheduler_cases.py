@@ -195,3 +195,15 @@ def test_preemption_messages_carry_the_preemptors_uids() -> None:
     assert victim.preempted_by == "default/high"
     reason = preempted_reason(session, "cq", victim.preempted_by, victim.preemption_reason)
     assert reason.message == f"preempted by default/high: {KUEUE_MESSAGE}"
+
+
+def test_equal_candidates_are_taken_in_uid_order() -> None:
+    """Two admitted workloads of one priority reserved at the same time: Kueue's CandidatesOrdering
+    ends with the UID (gpu_state(2000): team-07's run-00228 and run-00237), not the name."""
+    model = load(FLAVORS + cluster_queue("cq", "c", [("on-demand", 2, None)], within="LowerPriority")
+                 + workload("a", "cq", 1, 0, admitted_in=("cq", "on-demand"), uid="uid-2")
+                 + workload("b", "cq", 1, 0, admitted_in=("cq", "on-demand"), uid="uid-1")
+                 + workload("high", "cq", 1, 5))
+    decisions = {d.key: d for d in decide_ordered(Session(model))}
+    assert [v.key for v in decisions["default/high"].preempted] == ["default/b"]
+    assert "default/a" not in decisions  # running all along

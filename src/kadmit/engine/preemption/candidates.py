@@ -70,18 +70,20 @@ class Candidate:
     created: object  # queue-order timestamp
     reserved: tuple  # (0, reservation timestamp), or (1, commit cycle) if admitted in this run
     evicted: bool
+    uid: str = ""  # the Workload's UID where the input gives it: Kueue's last tie-break
 
     def __post_init__(self) -> None:
         late, at = self.reserved
         # `order` without the queue's part: how two candidates of one queue (or two of other queues) sort
-        self.rank = (not self.evicted, self.priority, -late, -at, self.key)
+        self.rank = (not self.evicted, self.priority, -late, -at, self.uid, self.key)
         self.frs = frozenset(self.amounts)  # the flavor-resources it was assigned
 
     def order(self, preemptor_cq: str) -> tuple:
         """`CandidatesOrdering` (C4): already evicted first, other queues before the preemptor's,
-        lower priority first, most recently reserved first, then the UID (here: the key)."""
+        lower priority first, most recently reserved first, then the UID (the input's, else the key:
+        Kueue gives a workload admitted in the run a UID kadmit can't know)."""
         late, at = self.reserved
-        return (not self.evicted, self.cluster_queue == preemptor_cq, self.priority, -late, -at, self.key)
+        return (not self.evicted, self.cluster_queue == preemptor_cq, self.priority, -late, -at, self.uid, self.key)
 
     def uses(self, needs: frozenset[FR]) -> bool:
         """`WorkloadUsesResources`: it was assigned some flavor-resource that needs preemption."""
@@ -165,15 +167,17 @@ def _candidate(index, nodes, key: str, h, stamp) -> Candidate | None:
     if node_id(h.cluster_queue, False) not in nodes:
         return None
     wl: Workload | None = index.workloads.get(key)
+    uid = ""
     if wl is None:
         priority, created, at, evicted = index.default_priority, None, None, False
     else:
         priority, created = index.priority(wl), wl.created
         at = (wl.admission.admitted_at if wl.admission is not None else None) or wl.created
         evicted = bool(wl.evicted) and not h.new
+        uid = "" if h.new else (wl.uid or "")
     # admitted in this run: after every input workload, by the cycle that admitted it (ties: key)
     when = (1, stamp) if h.new else (0, _timestamp(at))
-    return Candidate(key, h.cluster_queue, dict(h.amounts), priority, created, when, evicted)
+    return Candidate(key, h.cluster_queue, dict(h.amounts), priority, created, when, evicted, uid)
 
 
 def satisfies_policy(policy: str, p: Preemptor, c: Candidate) -> bool:
