@@ -202,6 +202,9 @@ class TopologyRequest(Obj):
     level: str | None = None  # a level name (e.g. `rack`) or node-label key; None if unconstrained
     slice_level: str | None = None  # pod-set slices: each `slice_size` pods within one domain of this level
     slice_size: int | None = None
+    # Kueue's podSetGroupName: the pod sets of one group get one flavor, chosen on their summed
+    # requests, and topology-aware scheduling places them together (a leader and its workers)
+    group: str | None = None
 
 
 class PodSet(Obj):

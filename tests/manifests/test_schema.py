@@ -205,11 +205,16 @@ def test_docs_kueue_fields_md_is_generated() -> None:
         "docs/KUEUE-FIELDS.md is stale: run `python -m kadmit.manifests.schema.coverage > docs/KUEUE-FIELDS.md`")
 
 
-def test_pod_template_settings_kadmit_does_not_model_warn() -> None:
-    _, diags = read("""\
+@pytest.mark.parametrize("level, group", [("kueue.x-k8s.io/podset-required-topology: rack", "g"),
+                                          ("kueue.x-k8s.io/podset-preferred-topology: rack", "g"),
+                                          ("kueue.x-k8s.io/podset-unconstrained-topology: 'true'", None)])
+def test_the_pod_set_group_annotation_is_read_beside_a_level(level: str, group: str | None) -> None:
+    """Kueue's jobframework keeps `podset-group-name` only beside a required or preferred level
+    (NewPodSetTopologyRequest); it is modelled, so nothing warns."""
+    frag, diags = read(f"""\
         apiVersion: kueue.x-k8s.io/v1beta2
         kind: Workload
-        metadata: {name: w, namespace: default}
+        metadata: {{name: w, namespace: default}}
         spec:
           queueName: q
           podSets:
@@ -219,12 +224,30 @@ def test_pod_template_settings_kadmit_does_not_model_warn() -> None:
               metadata:
                 annotations:
                   kueue.x-k8s.io/podset-group-name: g
+                  {level}
               spec:
-                containers: [{name: c}]
-                resourceClaims: [{name: gpu, resourceClaimTemplateName: gpu-template}]
+                containers: [{{name: c}}]
+                resourceClaims: [{{name: gpu, resourceClaimTemplateName: gpu-template}}]
         """)
-    assert [(d.code, d.span.line) for d in diags.sorted()] == [("KAD161", 12)]
-    assert "pod set `workers`" in diags.sorted()[0].message
+    assert [d.code for d in diags.sorted()] == []
+    assert frag.workloads[0].pod_sets[0].topology.group == group
+
+
+def test_a_workloads_topology_request_names_its_group() -> None:
+    frag, diags = read("""\
+        apiVersion: kueue.x-k8s.io/v1beta2
+        kind: Workload
+        metadata: {name: w, namespace: default}
+        spec:
+          queueName: q
+          podSets:
+          - name: workers
+            count: 4
+            topologyRequest: {required: rack, podSetGroupName: g}
+            template: {spec: {containers: [{name: c}]}}
+        """)
+    assert [d.code for d in diags.sorted()] == []
+    assert frag.workloads[0].pod_sets[0].topology.group == "g"
 
 
 SLICED = """\

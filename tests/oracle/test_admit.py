@@ -39,9 +39,6 @@ def _cases() -> list[tuple[str, list[str]]]:
 
 # Known divergences: case -> what differs (kadmit is wrong unless the note says otherwise).
 DIVERGENCES = {
-    "tests/oracle/features/pod-set-group-tas.yaml": (
-        "pod-set groups under TAS: Kueue places a group's leader and workers as one assignment in one domain "
-        "(tas_flavor_snapshot.go); kadmit places each pod set on its own (docs/KUEUE-DIFFERENCES.md §5)"),
     "tests/oracle/features/kueue-panics-fair-sharing-without-cohort.yaml": (
         "not kadmit's: Kueue v0.17.0's scheduler panics (fair sharing, a ClusterQueue in no cohort preempting: "
         "nil CohortSnapshot in TargetClusterQueueOrdering); kadmit decides"),

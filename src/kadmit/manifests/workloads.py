@@ -28,17 +28,34 @@ SLICE_SIZE = "kueue.x-k8s.io/podset-slice-size"
 GROUP_NAME = "kueue.x-k8s.io/podset-group-name"
 
 
-def _check_group(f: Fields, annotations: Val | None) -> None:
-    """The pod-set group annotation as Kueue's webhook checks it: not a number, and not with slices.
-    (Placing a group together is not modelled: `coverage.warn_template` reports it, KAD161.)"""
+def _check_group(f: Fields, annotations: Val | None) -> Val | None:
+    """The pod-set group annotation as Kueue's webhook checks it: not a number, and not with slices."""
     group = f.field(annotations, GROUP_NAME)
     if group is None:
-        return
+        return None
     if group.kind == STR and group.v.isdigit() or isinstance(group.v, int):
         raise f.fail(KAD157, f"`{GROUP_NAME}` must not be a number", group)
     for key in (SLICE_SIZE, SLICE_LEVEL):
         if f.field(annotations, key) is not None:
             raise f.fail(KAD157, f"`{key}` cannot be set when `{GROUP_NAME}` is present", annotations.v[key])
+    return group
+
+
+def _group(f: Fields, request: Val | None, group_annotation: Val | None, from_annotations: bool,
+           mode: str) -> str | None:
+    """The pod set's group (Kueue's `podSetGroupName`): a Workload's `topologyRequest.podSetGroupName`;
+    from a job's template, the annotation, which Kueue's jobframework keeps only beside a required or
+    preferred level (`NewPodSetTopologyRequest`)."""
+    if not from_annotations:
+        node = f.field(request, "podSetGroupName")
+        if node is None:
+            return None
+        if node.kind != STR or not node.v:
+            raise f.wrong_type(node, "podSetGroupName", "a pod-set group name")
+        return node.v
+    if group_annotation is None or mode not in ("required", "preferred"):
+        return None
+    return str(group_annotation.v)
 
 
 def _slices(f: Fields, request: Val | None, annotations: Val | None, count: int) -> tuple[str | None, int | None]:
@@ -78,30 +95,33 @@ def _topology(f: Fields, ps: Val | None, template_meta: Val | None,
     found: list[tuple[str, Val]] = []
     if request is not None:
         found = [(mode, request.v[mode]) for mode in TOPOLOGY_MODES if f.field(request, mode) is not None]
+    from_annotations = not found
     if not found:
         found = [(mode, annotations.v[TOPOLOGY_ANNOTATION.format(mode)]) for mode in TOPOLOGY_MODES
                  if f.field(annotations, TOPOLOGY_ANNOTATION.format(mode)) is not None]
-    _check_group(f, annotations)
+    group_annotation = _check_group(f, annotations)
     slice_level, slice_size = _slices(f, request, annotations, count)
     if not found:
         if slice_level is None:
             return None, None
         node = f.field(request, "podSetSliceRequiredTopology") or f.field(annotations, SLICE_LEVEL)
         return TopologyRequest(mode="unconstrained", slice_level=slice_level, slice_size=slice_size,
+                               group=_group(f, request, group_annotation, from_annotations, "unconstrained"),
                                span=f.span(node)), node
     if len(found) > 1:
         modes = " and ".join(f"`{m}`" for m, _ in found)
         raise f.fail(KAD157, f"a pod set can ask for one topology mode, not {modes}", found[1][1])
     mode, node = found[0]
+    group = _group(f, request, group_annotation, from_annotations, mode)
     if mode == "unconstrained":
         if not ((node.kind == STR and node.v.lower() == "true") or node.v is True):
             raise f.fail(KAD157, "the unconstrained topology request takes `true`", node)
         return TopologyRequest(mode=mode, level=None, slice_level=slice_level, slice_size=slice_size,
-                               span=f.span(node)), node
+                               group=group, span=f.span(node)), node
     if node.kind != STR or not node.v:
         raise f.wrong_type(node, mode, "a topology level (a node label key)")
     return TopologyRequest(mode=mode, level=node.v, slice_level=slice_level, slice_size=slice_size,
-                           span=f.span(node)), node
+                           group=group, span=f.span(node)), node
 
 
 def pod_set(f: Fields, ps: Val) -> PodSet:

@@ -87,6 +87,18 @@ class Tried:
         return {ps: {gi: i + 1 for gi, i in groups} for ps, groups in self.idx}
 
 
+def pod_set_units(wl: Workload, order: list[str]) -> list[list[int]]:
+    """The pod sets (indices into `order`) in the units Kueue's flavor assigner takes them: each on
+    its own, but the pod sets of one group (`TopologyRequest.group`, Kueue's podSetGroupName) together,
+    at the place of the first of them (flavorassigner.go, groupedRequests.InOrder)."""
+    by_name = {ps.name: ps for ps in wl.pod_sets}
+    units: dict[str, list[int]] = {}
+    for i, name in enumerate(order):
+        t = by_name[name].topology
+        units.setdefault(f"group {t.group}" if t is not None and t.group else f"pod set {i}", []).append(i)
+    return list(units.values())
+
+
 def nominate(session, wl: Workload, preemption: bool = True) -> tuple[Assignment | None, Problem]:
     """Kueue's nomination of `wl` (docs/PREEMPTION.md §2 A7): the full counts if they fit, or
     need preemption and Kueue finds victims; else the largest partial counts that do; else the
@@ -224,69 +236,84 @@ def assign_with_counts(session, loaded, wl: Workload, cq: ClusterQueue, numbers:
     fit = True  # every group's chosen flavor is Fit as a whole: Kueue's pod-set status is Fit
     height = 0
     base = [low(prob.admitted)] + quota_free  # every statement but quota, which `fixed` adds
-    for i, pv in enumerate(prob.pod_sets):
-        skips = [low(q.skip) for q in prob.pod_sets[i + 1:]]
-        later = frozenset(range(i + 1, len(prob.pod_sets)))
-        mine = [loaded.takes_part(pv)]
-        flavors[pv.pod_set.name] = {}
-        requests = session.compiler.requests(own[pv.pod_set.name], pv.group_of)
-        n = counts[pv.pod_set.name]
-        ps_tried: list[tuple[int, int]] = []
+    done_idx: set[int] = set()
+    for unit in pod_set_units(wl, [pv.pod_set.name for pv in prob.pod_sets]):
+        # a unit is one pod set, or the pod sets of one group (Kueue's podSetGroupName): one flavor
+        # per resource group for all of them, chosen on their summed requests
+        pvs = {i: prob.pod_sets[i] for i in unit}
+        names = {i: pv.pod_set.name for i, pv in pvs.items()}
+        later = frozenset(j for j in range(len(prob.pod_sets)) if j not in done_idx and j not in unit)
+        skips = [low(prob.pod_sets[j].skip) for j in sorted(later)]
+        mine = [loaded.takes_part(pv) for pv in pvs.values()]
+        requests = {i: session.compiler.requests(own[names[i]], pv.group_of) for i, pv in pvs.items()}
+        for i in unit:
+            flavors[names[i]] = {}
+        ps_tried: dict[int, list[tuple[int, int]]] = {i: [] for i in unit}
         ps_reasons: list[tuple] = []
-        first = (start or {}).get(pv.pod_set.name, {})
-        for gi in sorted(pv.flavors):
-            group_res = sorted(r for r, g in pv.group_of.items() if g == gi)
-            best: tuple[int, int, str, z3.BoolRef, dict[str, str], str, int] | None = None
-            choices = pv.flavors[gi]
+        first = (start or {}).get(names[unit[0]], {})  # Kueue: the group's first pod set's last try
+        for gi in sorted({gi for pv in pvs.values() for gi in pv.flavors}):
+            members = [i for i in unit if gi in pvs[i].flavors]
+            group_res = sorted({r for i in members for r, g in pvs[i].group_of.items() if g == gi})
+            demand = {r: sum(requests[i][r] * counts[names[i]] for i in members if pvs[i].group_of.get(r) == gi)
+                      for r in group_res}
+            best: tuple | None = None
+            choices = pvs[members[0]].flavors[gi]
             last = -1  # the index of the last flavor tried (Kueue's attemptedFlavorIdx)
             reasons: list[tuple] = []
             for at in range(first.get(gi, 0), len(choices)):
-                fname, var = choices[at]
+                fname = choices[at][0]
                 last = at
-                fv = low(var)
-                question = base + chosen + skips + mine + [fv]
-                fixed = Fixed(frozenset(chosen_names + [var.name]), frozenset({i}), later)
+                fvs = [low(pvs[i].flavors[gi][at][1]) for i in members]
+                var_names = [pvs[i].flavors[gi][at][1].name for i in members]
+                question = base + chosen + skips + mine + fvs
+                fixed = Fixed(frozenset(chosen_names + var_names), frozenset(unit), later)
                 if session._ask(loaded, question_pins, question, fixed) == "sat":
                     # it fits; how far up the cohort tree the quota comes from is arithmetic
                     h = max((tree.borrowing_height(cq.name, (fname, r), session.usage,
-                                                   usage.get((fname, r), 0) + requests[r] * n)
+                                                   usage.get((fname, r), 0) + demand[r])
                              for r in group_res), default=0)
-                    option = (MODES["Fit"], h, fname, fv, {r: "Fit" for r in group_res}, var.name, h)
+                    option = (MODES["Fit"], h, fname, fvs, {r: "Fit" for r in group_res}, var_names, h)
                 elif not preemption or session._ask(loaded, question_pins, question) != "sat":
                     reasons.append((fname,))
                     continue  # NoFit whatever the quota: a taint, selector, topology, rule
                 else:
-                    vals = {r: usage.get((fname, r), 0) + requests[r] * n for r in group_res}
+                    vals = {r: usage.get((fname, r), 0) + demand[r] for r in group_res}
                     reasons.append((fname, quota_reasons(session, cq, fname, group_res, vals,
                                                          {r: usage.get((fname, r), 0) for r in group_res})))
                     option = quota_modes(session, wl, cq, fname, group_res, vals)
                     if option is None:
                         continue
-                    option = (option[0], option[1], fname, fv, option[2], var.name, option[3])
+                    option = (option[0], option[1], fname, fvs, option[2], var_names, option[3])
                 if best is None or preferred(option, best, fung.preference):
                     best = option
                 if not try_next(option[0], option[1], fung):
                     break
             if best is None:
-                tried_idx.append((pv.pod_set.name, tuple(ps_tried)))
-                message.append((pv.pod_set.name, tuple(ps_reasons + reasons)))
+                for i in unit:
+                    tried_idx.append((names[i], tuple(ps_tried[i])))
+                    message.append((names[i], tuple(ps_reasons + reasons)))
                 return done(None)
             # Kueue records the index on the flavor chosen: -1 when the search reached the last one
-            ps_tried.append((gi, -1 if last == len(choices) - 1 else last))
+            for i in members:
+                ps_tried[i].append((gi, -1 if last == len(choices) - 1 else last))
             if best[0] != MODES["Fit"]:
                 ps_reasons.extend(reasons)
-            chosen.append(best[3])
-            chosen_names.append(best[5])
+            chosen.extend(best[3])
+            chosen_names.extend(best[5])
             height = max(height, best[6])  # Kueue's Assignment.Borrowing: the most any resource borrows
             fit = fit and best[0] == MODES["Fit"]
             for r in group_res:
-                flavors[pv.pod_set.name][r] = best[2]
-                usage[(best[2], r)] = usage.get((best[2], r), 0) + requests[r] * n
+                for i in members:
+                    if pvs[i].group_of.get(r) == gi:
+                        flavors[names[i]][r] = best[2]
+                usage[(best[2], r)] = usage.get((best[2], r), 0) + demand[r]
                 if best[4][r] != "Fit":
                     needs.add((best[2], r))
-        tried_idx.append((pv.pod_set.name, tuple(ps_tried)))
-        if ps_reasons:
-            message.append((pv.pod_set.name, tuple(ps_reasons)))
+        for i in unit:
+            tried_idx.append((names[i], tuple(ps_tried[i])))
+            if ps_reasons:
+                message.append((names[i], tuple(ps_reasons)))
+        done_idx.update(unit)
     # the whole workload: workload-wide rules apply now (quota aside when preemption is needed)
     goal = loaded.goal() + quota_free + chosen
     everyone = frozenset(range(len(prob.pod_sets)))

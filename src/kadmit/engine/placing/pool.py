@@ -34,6 +34,7 @@ from kadmit.placement.domains import DomainTree, build_domains, free_fit_count
 from kadmit.placement.filters import PodTemplate, histogram, static_fit
 from kadmit.placement.inventory import PODS, Inventory, NodeState, add, model_inventory, pod_usage, subtract
 from kadmit.placement.tas import Profile, kueue_assign
+from kadmit.placement.tas_group import kueue_assign_group
 
 UNCONSTRAINED = TopologyRequest(mode="unconstrained")
 MAX_SHAPES = 64  # pod shapes whose counts are kept up to date (least recently used go first)
@@ -50,6 +51,7 @@ class TASRequest:
     implicit: bool  # no request of its own: Kueue's implicit default for TAS-only queues
     template: PodTemplate
     count: int
+    group: str | None = None  # Kueue's podSetGroupName: placed together with the group's other pod set
 
 
 @dataclass
@@ -68,10 +70,22 @@ class PlacementFailure:
     message: str  # e.g. topology "dc" allows to fit only 7 out of 8 pod(s)
     before: dict[str, dict[str, int]] = field(default_factory=dict)  # earlier pod sets' nodes
     requests: list[TASRequest] = field(default_factory=list)  # every pod set placed, in order
+    # a pod-set group placed as one: its pod sets, `request` the workers (Kueue names one of the
+    # two, whichever its map gives first: FailureInfo.PodSetName; the counts are the workers')
+    members: tuple[TASRequest, ...] = ()
 
     @property
     def pod_set(self) -> str:
         return self.request.pod_set
+
+    @property
+    def group(self) -> str | None:
+        """For a pod-set group: `group g: leader placed with workers (3 pods) as one`; else None."""
+        if len(self.members) < 2:
+            return None
+        leader = next(m for m in self.members if m is not self.request)
+        return (f"group {self.request.group}: {leader.pod_set} placed with {self.request.pod_set} as one "
+                f"(Kueue's pod-set group: the leader and {self.request.count} workers in one assignment)")
 
 
 @dataclass
@@ -138,7 +152,7 @@ class NodePool:
                 continue
             req = ps.topology if explicit else UNCONSTRAINED
             out.append(TASRequest(ps.name, tas[0].name, tas[0].topology or "", req, not explicit,  # type: ignore[arg-type]
-                                  PodTemplate.build(ps, fls), counts[ps.name]))
+                                  PodTemplate.build(ps, fls), counts[ps.name], req.group))
         return out
 
     def tree(self, flavor: str) -> DomainTree | None:
@@ -164,22 +178,41 @@ class NodePool:
         # nodes whose capacity differs from the pool's: the counts kept per shape are adjusted there only
         changed = {} if free is None else {n: f for n, f in free.items() if f is not self.free.get(n)}
         out = WorkloadPlacement()
+        done: set[str] = set()
         for req in requests:
+            if req.pod_set in done:
+                continue
+            members = [r for r in requests if r.group is not None and r.group == req.group and r.flavor == req.flavor]
             tree = self.tree(req.flavor)
             if tree is None:
                 out.failure = PlacementFailure(req, f'topology "{req.topology}" not found', out.nodes(),
-                                               list(requests))
+                                               list(requests), tuple(members))
                 return out
-            counts = self._shape_counts(req.flavor, tree, req.template).overlay(changed)
-            got = kueue_assign(tree, req.template, req.count, req.request, free=cur,
-                               profile=profile or self.profile, counts=counts)
-            if not got.ok:
-                out.failure = PlacementFailure(req, got.reason or "", out.nodes(), list(requests))
-                return out
-            out.pod_sets.append(PodSetPlacement(req, got.placement, got.level, got.domains))
-            per_pod = req.template.request_map
-            for node, pods in got.placement.items():
-                cur[node] = changed[node] = subtract(cur[node], pod_usage(per_pod, pods))
+            if len(members) >= 2:  # Kueue places a group's first two as one (findLeaderAndWorkers)
+                workers, leader = members[0], members[1]
+                if leader.count > workers.count:
+                    workers, leader = leader, workers
+                got2 = kueue_assign_group(tree, workers.template, workers.count, workers.request, leader.template,
+                                          free=cur, profile=profile or self.profile)
+                if not got2.ok:  # named by the workers, whose count Kueue's message gives
+                    out.failure = PlacementFailure(workers, got2.reason or "", out.nodes(), list(requests),
+                                                   tuple(members[:2]))
+                    return out
+                placed = [(m, got2.leader if m is leader else got2.workers) for m in members[:2]]
+            else:
+                counts = self._shape_counts(req.flavor, tree, req.template).overlay(changed)
+                got = kueue_assign(tree, req.template, req.count, req.request, free=cur,
+                                   profile=profile or self.profile, counts=counts)
+                if not got.ok:
+                    out.failure = PlacementFailure(req, got.reason or "", out.nodes(), list(requests))
+                    return out
+                placed = [(req, got)]
+            for m, got in placed:
+                done.add(m.pod_set)
+                out.pod_sets.append(PodSetPlacement(m, got.placement, got.level, got.domains))
+                per_pod = m.template.request_map
+                for node, pods in got.placement.items():
+                    cur[node] = changed[node] = subtract(cur[node], pod_usage(per_pod, pods))
         return out
 
     def excluded(self, req: TASRequest) -> tuple[tuple[str, int], ...]:

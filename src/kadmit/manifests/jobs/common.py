@@ -7,7 +7,7 @@ import hashlib
 from dataclasses import dataclass, field
 
 from kadmit.manifests.fields import Fields, Meta
-from kadmit.manifests.jobs.refusals import job_refusals, topology_refusals
+from kadmit.manifests.jobs.refusals import group_refusals, job_refusals, topology_refusals
 from kadmit.manifests.owners import controller_owner
 from kadmit.manifests.workloads import duration_annotation, template_pod_set
 from kadmit.manifests.yamltree import Val
@@ -52,6 +52,7 @@ class Builder:
     pod_sets: list[PodSet] = field(default_factory=list)
     priority_class_names: list[str] = field(default_factory=list)
     refusals: list[Refusal] = field(default_factory=list)  # what Kueue's webhook refuses in the templates
+    metadata: dict[str, Val | None] = field(default_factory=dict)  # pod set -> its template's metadata
 
     def template(self, name: str, count: int, template: Val, at: Val, *, min_count: int | None = None,
                  origin: str | None = None, count_node: Val | None = None,
@@ -67,8 +68,17 @@ class Builder:
         ps = template_pod_set(self.f, name, count, min_count, template, at, origin=origin,
                               nodes={"count": count_node, **(nodes or {})}, topology=not refused)
         self.pod_sets.append(ps)
+        self.metadata[name] = self.f.map(template, "metadata")
         self.refusals += refused
         return ps
+
+    def check_groups(self, paths: dict[str, str]) -> None:
+        """Kueue's webhook checks of the pod-set groups (`group_refusals`); `paths`: each pod set's
+        template annotations, as a field path in the object."""
+        for r in group_refusals(self.f, [(ps, self.metadata.get(ps.name), paths[ps.name])
+                                         for ps in self.pod_sets if ps.name in paths]):
+            if r not in self.refusals:  # a DisaggregatedSet's slices share their roles' templates
+                self.refusals.append(r)
 
     def workload(self, ref: ObjectRef, pod_sets: list[PodSet], suffix: str = "") -> Workload:
         """The Workload Kueue makes of `pod_sets` (queue and creation time filled in later)."""

@@ -13,16 +13,19 @@ FRAMEWORK = "jobset.x-k8s.io/jobset"
 def jobset(f: Fields, o: Meta) -> Job:
     spec = f.map(o.node, "spec", required=True, what=f"JobSet `{o.name}`")
     b = Builder(f, o, FRAMEWORK)
-    for rj in f.maps(spec, "replicatedJobs", required=True, what=f"the spec of JobSet `{o.name}`"):
+    paths: dict[str, str] = {}
+    for i, rj in enumerate(f.maps(spec, "replicatedJobs", required=True, what=f"the spec of JobSet `{o.name}`")):
         name = f.str(rj, "name", required=True, what="a replicated job")
         replicas = f.int(rj, "replicas", default=1, lo=0)
         job_template = f.map(rj, "template", required=True, what=f"replicated job `{name}`")
         job_spec = f.map(job_template, "spec", required=True, what=f"the template of replicated job `{name}`")
         template = f.map(job_spec, "template", required=True, what=f"the job spec of replicated job `{name}`")
         per_job = pods_count(f, job_spec)
+        paths[name] = f"spec.replicatedJobs[{i}].template.spec.template.metadata.annotations"
         b.template(name, replicas * per_job, template, rj, count_node=f.field(rj, "replicas"),
                    origin=f"replicated job `{name}` ({replicas} × {per_job} pods)",
                    nodes={"parallelism": f.field(job_spec, "parallelism")})
+    b.check_groups(paths)
     status = f.map(o.node, "status")
     started = any(f.int(s, "active", default=0) or f.int(s, "ready", default=0)
                   for s in f.maps(status, "replicatedJobsStatus"))

@@ -13,7 +13,7 @@ GROUP = "leaderworkerset.x-k8s.io"
 
 
 def group_workloads(f: Fields, b: Builder, ref: ObjectRef, spec: Val, lws_name: str, what: str,
-                    within: str = "") -> list[Workload]:
+                    within: str = "", within_path: str = "spec.leaderWorkerTemplate") -> list[Workload]:
     """`podSets` for each group replica `i` of a LeaderWorkerSet spec: `leader` (1) and `worker`
     (size − 1) with a leader template, else `main` (size); named as Kueue names them
     (`GetWorkloadName(uid, "<lws>", i)`)."""
@@ -33,6 +33,10 @@ def group_workloads(f: Fields, b: Builder, ref: ObjectRef, spec: Val, lws_name: 
         else:
             b.template(DEFAULT_POD_SET, size, worker, worker, count_node=f.field(lwt, "size"),
                        origin=f"{group} ({size} pods from the worker template)")
+        if i == 0:  # Kueue's webhook checks the groups of the object's pod sets, the same for every replica
+            b.check_groups({"leader": f"{within_path}.leaderTemplate.metadata.annotations",
+                            "worker": f"{within_path}.workerTemplate.metadata.annotations",
+                            DEFAULT_POD_SET: f"{within_path}.workerTemplate.metadata.annotations"})
         wl = b.workload(ref, b.pod_sets)
         out.append(wl.model_copy(update={"name": workload_name("LeaderWorkerSet", GROUP, f"{lws_name}-{i}", ref.uid),
                                          "part": group}))

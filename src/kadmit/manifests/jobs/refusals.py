@@ -2,7 +2,8 @@
 and the validation's message, as `field.ErrorList` prints them): the jobs' queue-name and
 max-execution-time labels (jobframework `ValidateJobOnCreate`, `ValidateQueueName`) and the
 topology annotations of their pod templates (`ValidateTASPodSetRequest`, all of it but the
-multi-level slice constraints annotation). `manage` decides
+multi-level slice constraints annotation), and the pod-set groups of JobSets and LeaderWorkerSets
+(`ValidatePodSetGroupingTopology`). `manage` decides
 whether a refusal applies (the integration enabled) and reports it (KAD170)."""
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import re
 
 from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.yamltree import Val
-from kadmit.model import Refusal
+from kadmit.model import PodSet, Refusal
 
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 MAX_EXEC_LABEL = "kueue.x-k8s.io/max-exec-time-seconds"
@@ -158,6 +159,39 @@ def topology_refusals(f: Fields, metadata: Val | None, count: int | None = None)
     return [Refusal(message=message, managed_only=False,
                     span=f.span(f.field(annotations, key) if key else f.field(metadata, "annotations")))
             for message, key in out]
+
+
+def group_refusals(f: Fields, pod_sets: list[tuple[PodSet, Val | None, str]]) -> list[Refusal]:
+    """What `ValidatePodSetGroupingTopology` refuses of the pod-set groups of a JobSet, a
+    LeaderWorkerSet (also MPIJob, RayCluster, RayJob in Kueue), in its order and words: a group of
+    other than exactly 2 pod sets, a group where neither pod set has 1 pod, a group whose two pod
+    sets ask for different levels. `pod_sets`: each pod set, its template's metadata and the field
+    path of its annotations in the object."""
+    groups: dict[str, list[tuple[PodSet, Val | None, str]]] = {}
+    for entry in pod_sets:
+        t = entry[0].topology
+        if t is not None and t.group is not None:
+            groups.setdefault(t.group, []).append(entry)
+    out: list[tuple[str, Val | None]] = []
+    for name, members in groups.items():
+        if len(members) != 2:
+            out += [(f"{path}[{SET_GROUP}]: Invalid value: {go_quote(name)}: can only define groups of exactly 2 "
+                     f"pod sets, got: {len(members)} pod set(s)", meta) for _, meta, path in members]
+            continue
+        (a, meta_a, path_a), (b, meta_b, path_b) = members
+        if a.count != 1 and b.count != 1:
+            why = (f"can only define groups where at least one pod set has only 1 replica, got: {a.count} "
+                   f"replica(s) and {b.count} replica(s) in the group")
+            out += [(f"{path}[{SET_GROUP}]: Invalid value: {go_quote(name)}: {why}", meta)
+                    for path, meta in ((path_a, meta_a), (path_b, meta_b))]
+        ta, tb = a.topology, b.topology
+        assert ta is not None and tb is not None
+        if (ta.mode, ta.level) != (tb.mode, tb.level):
+            why = f"must specify '{REQUIRED}' or '{PREFERRED}' topology consistent with '%s' in group '{name}'"
+            out += [(f"{path_a}: Invalid value: {why % path_b}", meta_a), (f"{path_b}: Invalid value: {why % path_a}", meta_b)]
+    return [Refusal(message=message, managed_only=False,
+                    span=f.span(f.field(f.map(meta, "annotations"), SET_GROUP) or meta))
+            for message, meta in out]
 
 
 def _go_int32(text: str) -> int | None:

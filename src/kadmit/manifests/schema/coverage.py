@@ -86,7 +86,7 @@ FIELDS: dict[str, dict[str, Entry]] = {
         "podSets[].topologyRequest.podIndexLabel": N("names the pod index label for Kueue's pod ungating"),
         "podSets[].topologyRequest.subGroupIndexLabel": N("names a label for Kueue's pod ungating"),
         "podSets[].topologyRequest.subGroupCount": N("used for Kueue's pod ungating"),
-        "podSets[].topologyRequest.podSetGroupName": U("pod sets of one group are placed independently"),
+        "podSets[].topologyRequest.podSetGroupName": M("pod-set groups: one flavor, placed together by topology"),
         "podSets[].topologyRequest.podSetSliceRequiredTopology": U("pod-set slices are not kept in one domain each"),
         "podSets[].topologyRequest.podSetSliceSize": U("pod-set slices are not kept in one domain each"),
         "podSets[].topologyRequest.podsetSliceRequiredTopologyConstraints":
@@ -130,8 +130,10 @@ FIELDS: dict[str, dict[str, Entry]] = {
 }
 
 # Pod-template settings Kueue reads (of Workloads and of every job kind), not modelled yet.
-TEMPLATE_ANNOTATIONS = {
-    "kueue.x-k8s.io/podset-group-name": "pod sets of one group are placed independently, not in one domain",
+TEMPLATE_ANNOTATIONS: dict[str, str] = {}
+# ... and modelled ones, listed in docs/KUEUE-FIELDS.md
+TEMPLATE_MODELLED = {
+    "kueue.x-k8s.io/podset-group-name": "pod-set groups: one flavor, placed together by topology",
 }
 TEMPLATE_FIELDS: dict[str, str] = {}  # resourceClaims: modelled (kadmit.effective, DRA)
 
@@ -237,6 +239,7 @@ def markdown() -> str:
             lines.append(f"| `{key}` | {entry.state} | {entry.note} |")
         lines.append("")
     lines += ["## Pod templates (of Workloads and every job kind)", "", "| setting | | how |", "|---|---|---|"]
+    lines += [f"| annotation `{k}` | {MODELLED} | {v} |" for k, v in TEMPLATE_MODELLED.items()]
     lines += [f"| annotation `{k}` | {UNMODELLED} | {v} |" for k, v in TEMPLATE_ANNOTATIONS.items()]
     lines += [f"| `spec.{k}` | {UNMODELLED} | {v} |" for k, v in TEMPLATE_FIELDS.items()]
     lines.append("")
