@@ -121,7 +121,10 @@ def _explained(result: WhyResult, sources: SourceMap, workload_span: Span | None
     if result.placement is not None:
         out.extend(_placement_lines(result.placement, result.met))
     out += _blame_full(result, sources) if full else _blame(result)
-    if result.placement is not None and not result.placement.unsat:
+    if result.placement is not None and not result.placement.unsat and result.placement.group is not None:
+        out.append("   = note: counting pods node by node the pod set fits on its own; placed with its group "
+                   "it doesn't, and the cores count it alone, so there is no core to blame")
+    elif result.placement is not None and not result.placement.unsat:
         out.append("   = note: counting pods node by node the pod set fits; Kueue's greedy placement still "
                    "fails, so there is no core to blame")
     if len(result.blame_groups) > 1 and not result.blame_complete and result.placement is None:
@@ -325,6 +328,7 @@ def _placement_lines(p, met: bool = False) -> list[str]:
     end of the run."""
     out = [f"placement (topology-aware scheduling, {'when Kueue last tried it' if met else 'at the end of the run'}):",
            f"   = pod set {p.pod_set}: {p.count} pod{'' if p.count == 1 else 's'}, {p.request}, flavor {p.flavor}, topology {p.topology}",
+           *([f"   = {p.group}"] if p.group else []),
            f"   = one pod: {p.histogram}",
            f"   = topology: {p.topology_view}"]
     if p.domains and p.level:

@@ -69,13 +69,14 @@ class PlacementExplanation:
     fixes: list[Fix] = field(default_factory=list)
     cores: list[list[Origin]] = field(default_factory=list)  # minimal unsat cores of the gang's placement
     unsat: bool = True  # False: by per-node counting the gang fits; Kueue's greedy placement still failed
+    group: str | None = None  # the failing pod set's pod-set group, placed as one (`PlacementFailure.group`)
 
     def as_dict(self) -> dict:
         return {"pod_set": self.pod_set, "flavor": self.flavor, "topology": self.topology,
                 "request": self.request, "count": self.count, "message": self.message,
                 "histogram": self.histogram, "topology_view": self.topology_view, "level": self.level,
                 "domains": [{"domain": d, "fits": n} for d, n in self.domains],
-                "scarce_resource": self.scarce, "counted_unsat": self.unsat}
+                "scarce_resource": self.scarce, "counted_unsat": self.unsat, "group": self.group}
 
 
 @dataclass
@@ -132,6 +133,7 @@ def explain_placement(session: Session, wl: Workload) -> PlacementExplanation | 
         _histogram(session, req, case.seen),
         topology_view(tree, req.template, req.count, req.request.mode, req.request.level, free=case.seen),
         level_label(level_key), [(tree.display(d), n) for d, n in fits[:TOP_DOMAINS]], scarce)
+    out.group = failure.group
     out.cores, out.unsat = _gang_cores(case)
     out.blame = _union(out.cores)
     out.fixes = _fixes(case, scarce)
