@@ -21,7 +21,7 @@ sys.path.insert(0, str(ROOT / "tests" / "engine"))
 from fix_clusters import yaml_tas_clusters  # noqa: E402
 
 # What the `.kad` language can't say changes decisions only through these (reported as KAD920).
-DECIDING = ("bound to node", "gang kube-scheduler places", "pod-set slices", "pod-set group", "DRA claims", "recorded usage",
+DECIDING = ("bound to node", "gang kube-scheduler places", "pod-set slices", "DRA claims", "recorded usage",
             "resources (excluded", "LimitRange", "RuntimeClass",
             "inadmissible", "admissionFairSharing")
 

@@ -188,3 +188,19 @@ def test_keywords_are_names_where_no_keyword_fits() -> None:
   resources flavor, match { flavor flavor { flavor = 1  "match" = 2 } }
 }""")
     assert f.cluster_queues[0].resource_groups[0].covered_resources == ("flavor", "match")
+
+
+def test_a_pod_groups_topology_group() -> None:
+    """`topology_group` is Kueue's podSetGroupName: beside a topology request, and only there."""
+    wl = clean("""workload ns/w {
+  queue = q
+  pod_group leader { requests = { cpu = 1 }  topology = required rack  topology_group = replica }
+  pod_group workers { count = 3  requests = { cpu = 1 }  topology = required rack  topology_group = replica }
+}""").workloads[0]
+    assert [ps.topology.group for ps in wl.pod_sets] == ["replica", "replica"]
+    _, diags = parse("""workload ns/w {
+  queue = q
+  pod_group leader { requests = { cpu = 1 }  topology_group = replica }
+}""")
+    assert [(line, message.split(":")[0]) for _, line, _, message in diags] == [
+        (3, "`topology_group` groups pod groups placed by topology")]

@@ -197,13 +197,12 @@ def pod_group(out: Out, wl: Workload, ps: PodSet) -> str:
         if t.slice_level is not None:
             body += out.lack("workloads", f"the pod-set slices of pod group `{ps.name}` of `{wl.key}`",
                              ps.field_span("topology"), [f"slices of {t.slice_size} pods in one `{t.slice_level}`"])
-        if t.group is not None:
-            body += out.lack("workloads", f"the pod-set group of pod group `{ps.name}` of `{wl.key}`",
-                             ps.field_span("topology"), [f"group `{t.group}`: one flavor, placed with its other pod set"])
         if t.mode == "unconstrained":
             body.append("topology = unconstrained")
         elif t.level is not None:
             body.append(f"topology = {t.mode} {key(t.level)}")
+        if t.group is not None:
+            body.append(f"topology_group = {key(t.group)}")
     if ps.claim_templates:
         body += out.lack("workloads", f"the DRA claims of pod group `{ps.name}` of `{wl.key}`", ps.span,
                          [", ".join(ps.claim_templates)])

@@ -101,6 +101,14 @@ def pod_set(b: Block, diags: Diagnostics) -> PodSet:
         spans["topology"] = a.value.span
         if (t := _topology(a, diags)) is not None:
             kw["topology"] = t
+    if (a := f.get("topology_group")) is not None:  # Kueue's podSetGroupName
+        spans["topology_group"] = a.value.span
+        name = name_of(a.value, "`topology_group`", diags)
+        if "topology" not in kw:
+            diags.emit(codes.WRONG_VALUE, "`topology_group` groups pod groups placed by topology: it needs a "
+                       "`topology` request", a.value.span, help="add e.g. `topology = required rack`")
+        elif name is not None:
+            kw["topology"] = kw["topology"].model_copy(update={"group": name})
     if (blk := f.block("affinity")) is not None:
         spans["node_affinity"] = blk.span
         kw["node_affinity"] = _affinity(blk, diags)
