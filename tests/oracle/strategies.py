@@ -21,7 +21,9 @@ CI (and on in the soak) and agreement is counted per feature. The switches:
   `memory` (a second resource)
 - `tas` (flavors over Topologies and Nodes; `tas_flavors`: several of them; `tas_queues`: several
   queues sharing the nodes) with `tas_required`, `tas_preferred`,
-  `tas_unconstrained` pod sets
+  `tas_unconstrained` pod sets; `tas_groups`: pod-set groups (a Workload's leader and main pod sets
+  with one `podSetGroupName`, a LeaderWorkerSet's leader and worker templates with the
+  `podset-group-name` annotation), placed as one
 - jobs: `jobs` and `job:KIND` for each kind in JOB_KINDS; pod templates with
   `init_containers`, `sidecars`, `overhead` (RuntimeClass), `limit_range` (LimitRange defaults),
   `limits_only` (limits without requests); `pod_group_hash` (a pod group with a
@@ -48,7 +50,8 @@ SWITCHES = ("cohorts", "cohort_tree", "cohort_quota", "borrowing_limit", "lendin
             "strict_fifo", "priorities", "priority_class", "admitted", "partial_admission", "memory", "tas",
             "tas_required", "tas_preferred", "tas_unconstrained", "jobs", "init_containers", "sidecars", "overhead",
             "limit_range", "limits_only", "existing_jobs", "tas_flavors", "pod_group_hash",
-            "appwrapper_pod_extras", "fair_sharing_no_cohort", "tas_queues", *(f"job:{k}" for k in JOB_KINDS))
+            "appwrapper_pod_extras", "fair_sharing_no_cohort", "tas_queues", "tas_groups",
+            *(f"job:{k}" for k in JOB_KINDS))
 ALL = frozenset(SWITCHES)
 FRAMEWORKS = ["batch/job", "kubeflow.org/mpijob", "ray.io/rayjob", "ray.io/raycluster", "ray.io/rayservice",
               "jobset.x-k8s.io/jobset", "kubeflow.org/paddlejob", "kubeflow.org/pytorchjob", "kubeflow.org/tfjob",
@@ -236,6 +239,11 @@ def _tas_request(d: _Draw) -> dict | None:
     return None
 
 
+def _group_request(d: _Draw) -> dict:
+    """A pod-set group's level: required or preferred (Kueue keeps a group only beside one)."""
+    return {d.pick(["required", "preferred"]): d.pick([RACK, HOST])}
+
+
 def _tas_annotations(req: dict | None) -> dict:
     if not req:
         return {}
@@ -272,6 +280,10 @@ def _job(d: _Draw, kind: str, name: str, ns: str, labels: dict, resources: list[
         lwt: dict = {"size": d.int(1, 3), "workerTemplate": _template(d, resources, lr, job=False)}
         if d.int(0, 1):
             lwt["leaderTemplate"] = _template(d, resources, lr, job=False)
+            if "tas" in d.features and d.on("tas_groups", 0.5):  # leader and workers as one pod-set group
+                ann = {**_tas_annotations(_group_request(d)), "kueue.x-k8s.io/podset-group-name": "replica"}
+                for t in (lwt["leaderTemplate"], lwt["workerTemplate"]):
+                    t["metadata"] = {"annotations": dict(ann)}
         return [{"apiVersion": "leaderworkerset.x-k8s.io/v1", "kind": "LeaderWorkerSet", "metadata": meta,
                  "spec": {"replicas": d.int(1, 2), "leaderWorkerTemplate": lwt}}]
     if kind in ("RayJob", "RayCluster"):
@@ -471,10 +483,17 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
         topo = _tas_request(d)
         if topo:
             pod_set["topologyRequest"] = topo
+        pod_sets = [pod_set]
+        if "tas" in d.features and d.on("tas_groups", 0.3):  # a leader and `main` as one pod-set group
+            topo = pod_set["topologyRequest"] = {**_group_request(d), "podSetGroupName": "g"}
+            pod_sets.insert(0, {"name": "leader", "count": 1, "topologyRequest": dict(topo),
+                                "template": {"spec": {"restartPolicy": "Never", "containers": [
+                                    {"name": "c", "image": "busybox",
+                                     "resources": {"requests": _requests(d, resources)}}]}}})
         wl: dict = {"apiVersion": API, "kind": "Workload",
                     "metadata": {"name": f"w{serial:02d}", "namespace": ns,
                                  "uid": f"00000000-0000-0000-0000-{serial:012d}"},
-                    "spec": {"queueName": lq, "podSets": [pod_set]}}
+                    "spec": {"queueName": lq, "podSets": pod_sets}}
         if d.on("priorities", 0.6):
             wl["spec"]["priority"] = d.pick([0, 10, 100])
         need = {r: _parse(req[r]) for r in resources}
