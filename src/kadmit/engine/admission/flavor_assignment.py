@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 import z3
 
 from kadmit.engine.quota import FR, node_id
-from kadmit.engine.compile.problem import Problem
+from kadmit.engine.compile.problem import Problem, selector_conflicts, tas_only, topology_mismatch, untolerated_taints
 from kadmit.engine.compile.split import Fixed, Pins
 from kadmit.engine.placing.pool import WorkloadPlacement
 from kadmit.engine.preemption.candidates import Preemptor, Victim
@@ -97,6 +97,20 @@ def pod_set_units(wl: Workload, order: list[str]) -> list[list[int]]:
         t = by_name[name].topology
         units.setdefault(f"group {t.group}" if t is not None and t.group else f"pod set {i}", []).append(i)
     return list(units.values())
+
+
+def group_member_fits(session, cq: ClusterQueue, gi: int, fname: str, pod_sets: list) -> bool:
+    """Kueue's checkFlavorForPodSets for the pod sets of a group that request nothing of resource
+    group `gi`: the group's flavor for it must still suit them (taints, node selector and affinity
+    on the flavor's label keys, the topology-aware match), as it must the others (whose checks are
+    the compiled problem's)."""
+    fl = session.index.flavors.get(fname)
+    if fl is None:
+        return True  # the compiled problem says the flavor is missing
+    implied = tas_only(cq, session.index)
+    covered = cq.resource_groups[gi].covered_resources
+    return not any(untolerated_taints(ps, fl) or selector_conflicts(ps, fl)
+                   or topology_mismatch(ps, fl, session.index, implied, covered) for ps in pod_sets)
 
 
 def nominate(session, wl: Workload, preemption: bool = True) -> tuple[Assignment | None, Problem]:
@@ -260,9 +274,13 @@ def assign_with_counts(session, loaded, wl: Workload, cq: ClusterQueue, numbers:
             choices = pvs[members[0]].flavors[gi]
             last = -1  # the index of the last flavor tried (Kueue's attemptedFlavorIdx)
             reasons: list[tuple] = []
+            others = [own[names[i]] for i in unit if i not in members]
             for at in range(first.get(gi, 0), len(choices)):
                 fname = choices[at][0]
                 last = at
+                if others and not group_member_fits(session, cq, gi, fname, others):
+                    reasons.append((fname,))
+                    continue
                 fvs = [low(pvs[i].flavors[gi][at][1]) for i in members]
                 var_names = [pvs[i].flavors[gi][at][1].name for i in members]
                 question = base + chosen + skips + mine + fvs

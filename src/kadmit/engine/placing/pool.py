@@ -117,6 +117,8 @@ class NodePool:
                 requests = {ps.name: ps.placed_requests for ps in wl.pod_sets}
                 taken: dict[str, dict[str, int]] = {}
                 for psa in wl.admission.pod_sets:
+                    if psa.count <= 0:  # a group's pod set of no pods takes nothing (see `commit`)
+                        continue
                     for node, pods in sorted(psa.placement.items()):
                         if node in self.free:
                             taken[node] = add(taken.get(node, {}), pod_usage(requests.get(psa.name, {}), pods))
@@ -145,8 +147,9 @@ class NodePool:
             names = sorted(set(flavors.get(ps.name, {}).values()))
             fls = [self.index.flavors[n] for n in names if n in self.index.flavors]
             tas = [f for f in fls if f.topology and f.topology in self.index.topologies]
-            if not tas or counts.get(ps.name, 0) <= 0:
-                continue
+            grouped = ps.topology is not None and ps.topology.group is not None
+            if not tas or (counts.get(ps.name, 0) <= 0 and not grouped):
+                continue  # Kueue asks for a group's pod set of no pods too: its placement counts it
             explicit = ps.topology is not None
             if not explicit and not implicit_ok:
                 continue
@@ -305,6 +308,8 @@ class NodePool:
         """`key` takes the placement's nodes (each pod set's `times` over, when given)."""
         taken: dict[str, dict[str, int]] = {}
         for p in placement.pod_sets:
+            if p.request.count <= 0:  # a group's pod set of no pods: placed as a leader, it takes nothing
+                continue  # (Kueue's usage is its requests, 0, over its count: ComputeTASNetUsage)
             per_pod = p.request.template.request_map
             k = 1 if times is None else times.get(p.request.pod_set, 0)
             for node, pods in p.nodes.items():
