@@ -241,6 +241,8 @@ class NodePool:
         the hostname is the lowest level), how many pods the domain's summed free capacity holds
         (`pods` aside, as Kueue's single-pod requests leave it out), each pod set on its own."""
         for p in placement.pod_sets:
+            if p.request.count <= 0:  # a group's pod set of no pods asks for nothing (see `commit`)
+                continue
             tree = self.tree(p.request.flavor)
             if tree is None:
                 return False
