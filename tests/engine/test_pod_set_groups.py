@@ -47,3 +47,13 @@ def test_why_names_the_group():
     assert out.result.placement.group.startswith("group g: leader placed with workers as one")
     text = why_human(out.result, out.loaded.sources, None)
     assert "   = group g: leader placed with workers as one" in text
+
+
+def test_optimal_mode_warns_that_it_ignores_groups():
+    """Optimal mode's model places each pod set on its own (it admits the group Kueue keeps
+    pending): every grouped pod set of a pending workload gets KAD526 at its topology request."""
+    opt = api.admit([str(FEATURES / "pod-set-group-tas.yaml")], mode="optimal", time_budget=2.0)
+    warned = [d for d in opt.diagnostics if d.code == "KAD526"]
+    assert [(d.span.line, "`g`" in d.message) for d in warned] == [(57, True), (61, True)]
+    ordered = api.admit([str(FEATURES / "pod-set-group-tas.yaml")])
+    assert not [d for d in ordered.diagnostics if d.code == "KAD526"]

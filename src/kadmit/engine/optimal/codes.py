@@ -10,6 +10,11 @@ KAD525 = register("KAD525", "optimal mode ignores pod-set slices", "warning",
                   "A pod set asks for Kueue's pod-set slices (`podset-slice-required-topology`), which "
                   "optimal mode's placement model does not keep in one domain each: its answer for that "
                   "workload may differ from Kueue's. Ordered mode (the default) honours them.")
+KAD526 = register("KAD526", "optimal mode ignores pod-set groups", "warning",
+                  "A pod set belongs to a pod-set group (`podSetGroupName`, the `podset-group-name` "
+                  "annotation), whose pod sets Kueue gives one flavor and places as one: optimal mode's "
+                  "model does neither, so its answer for that workload may differ from Kueue's. Ordered "
+                  "mode (the default) honours them.")
 
 
 class OptimalUnavailable(RuntimeError):

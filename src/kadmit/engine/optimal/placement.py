@@ -37,7 +37,7 @@ from kadmit.engine.compile.problem import Problem
 from kadmit.engine.placing.pool import UNCONSTRAINED, NodePool, TASRequest
 from kadmit.index import HOSTNAME_LABEL, ModelIndex, resolve_level
 from kadmit.diagnostics import Diagnostic, Diagnostics
-from kadmit.engine.optimal.codes import KAD525
+from kadmit.engine.optimal.codes import KAD525, KAD526
 from kadmit.model import Model, ResourceFlavor, Topology
 from kadmit.placement.classes import domain_levels, relevant_label_keys
 from kadmit.placement.domains import node_fit_count
@@ -384,8 +384,8 @@ def _dominated(row: list[tuple[int, Group]], cap: int, other: list[tuple[int, Gr
 
 
 def unhonoured(model: Model, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
-    """`diagnostics` and a warning (KAD525) at each pending pod set's topology request whose slices
-    this model ignores, sorted."""
+    """`diagnostics` and a warning at each pending pod set's topology request whose slices (KAD525)
+    or pod-set group (KAD526) this model ignores, sorted."""
     diags = Diagnostics(list(diagnostics))
     for wl in sorted(model.workloads, key=lambda w: w.key):
         if wl.admitted:
@@ -396,4 +396,8 @@ def unhonoured(model: Model, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
                 diags.emit(KAD525, f"optimal mode does not keep the slices of {t.slice_size} pod(s) of pod set "
                            f"`{ps.name}` of workload `{wl.key}` in one `{t.slice_level}` domain each; its "
                            "answer may differ from Kueue's", t.span)
+            if t is not None and t.group is not None:
+                diags.emit(KAD526, f"optimal mode neither gives pod-set group `{t.group}` of workload `{wl.key}` "
+                           f"one flavor nor places it as one (pod set `{ps.name}`); its answer may differ from "
+                           "Kueue's", t.span)
     return diags.sorted()
