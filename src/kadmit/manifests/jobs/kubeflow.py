@@ -46,6 +46,8 @@ def training_job(f: Fields, o: Meta) -> Job:
         template = f.map(rs, "template", required=True, what=f"replica spec `{kind}`")
         b.template(kind.lower(), count, template, rs, count_node=f.field(rs, "replicas"),
                    origin=f"replica type `{kind}` ({count} replica{'s' if count != 1 else ''})")
+    if o.kind == "MPIJob":  # the one training kind whose webhook checks pod-set groups
+        b.check_groups({k.lower(): f"spec.mpiReplicaSpecs[{k}].template.metadata.annotations" for k in t.order})
     status = f.map(o.node, "status")
     started = any(f.int(s, "active", default=0) for s in (f.map(f.map(status, "replicaStatuses"), k) for k in t.order)
                   if s is not None)

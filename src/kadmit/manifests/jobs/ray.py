@@ -23,13 +23,16 @@ def _plus(ps: PodSet, extra: dict[str, int]) -> PodSet:
     return ps.model_copy(update={"requests": dict(sorted(reqs.items()))})
 
 
-def _cluster(f: Fields, b: Builder, spec, what: str) -> None:
+def _cluster(f: Fields, b: Builder, spec, what: str, path: str | None = None) -> None:
     """`BuildPodSets`: `head` (1 pod), then each worker group, named by `groupName` lower-cased,
-    count = replicas × numOfHosts (when above 1); KubeRay's CRD defaults `replicas` to 0."""
+    count = replicas × numOfHosts (when above 1); KubeRay's CRD defaults `replicas` to 0. With
+    `path` (the cluster spec's field path), the webhook's pod-set group checks (RayCluster, RayJob)."""
     head = f.map(spec, "headGroupSpec", required=True, what=what)
     template = f.map(head, "template", required=True, what="`headGroupSpec`")
     b.template(HEAD, 1, template, head, origin="the Ray head")
-    for wg in f.maps(spec, "workerGroupSpecs"):
+    paths = {HEAD: f"{path}.headGroupSpec.template.metadata.annotations"}
+    for i, wg in enumerate(f.maps(spec, "workerGroupSpecs")):
+        paths[(f.str(wg, "groupName") or "").lower()] = f"{path}.workerGroupSpecs[{i}].template.metadata.annotations"
         name = f.str(wg, "groupName", required=True, what="a worker group")
         replicas = f.int(wg, "replicas", default=0, lo=0)
         hosts = f.int(wg, "numOfHosts", default=1, lo=0)
@@ -38,6 +41,8 @@ def _cluster(f: Fields, b: Builder, spec, what: str) -> None:
         b.template(name.lower(), count, template, wg, count_node=f.field(wg, "replicas"),
                    origin=f"worker group `{name}` ({replicas} replica{'s' if replicas != 1 else ''}"
                           + (f" × {hosts} hosts" if hosts > 1 else "") + ")")
+    if path is not None:
+        b.check_groups(paths)
 
 
 def _cluster_refusals(f: Fields, spec, path: str, autoscaling: str) -> list[Refusal]:
@@ -86,7 +91,7 @@ def ray_job(f: Fields, o: Meta) -> Job:
                                         "should delete the cluster after finishing",
                                 span=f.span(f.field(spec, "shutdownAfterJobFinishes") or spec)))
     refusals += _cluster_refusals(f, cluster, "spec.rayClusterSpec", SLICING)
-    _cluster(f, b, cluster, "`rayClusterSpec`")
+    _cluster(f, b, cluster, "`rayClusterSpec`", "spec.rayClusterSpec")
     mode = f.str(spec, "submissionMode") or "K8sJobMode"  # the CRD's default
     if mode == "K8sJobMode":
         submitter = f.map(spec, "submitterPodTemplate")
@@ -117,7 +122,7 @@ def ray_cluster(f: Fields, o: Meta) -> Job:
     b = Builder(f, o, "ray.io/raycluster")
     refusals = _cluster_refusals(f, spec, "spec", "a kueue managed job can use autoscaling only when the "
                                  "ElasticJobsViaWorkloadSlices feature gate is on and the job is an elastic job")
-    _cluster(f, b, spec, f"the spec of RayCluster `{o.name}`")
+    _cluster(f, b, spec, f"the spec of RayCluster `{o.name}`", "spec")
     started = f.str(f.map(o.node, "status"), "state") == "ready"
     job = b.job(state=run_state(f.bool(spec, "suspend", default=False), started, False))
     return job.model_copy(update={"refusals": tuple(refusals) + job.refusals})

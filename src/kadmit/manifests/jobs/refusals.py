@@ -2,8 +2,8 @@
 and the validation's message, as `field.ErrorList` prints them): the jobs' queue-name and
 max-execution-time labels (jobframework `ValidateJobOnCreate`, `ValidateQueueName`) and the
 topology annotations of their pod templates (`ValidateTASPodSetRequest`, all of it but the
-multi-level slice constraints annotation), and the pod-set groups of JobSets and LeaderWorkerSets
-(`ValidatePodSetGroupingTopology`). `manage` decides
+multi-level slice constraints annotation), and the pod-set groups of JobSets, LeaderWorkerSets,
+MPIJobs, RayClusters and RayJobs (`ValidatePodSetGroupingTopology`). `manage` decides
 whether a refusal applies (the integration enabled) and reports it (KAD170)."""
 
 from __future__ import annotations
@@ -163,7 +163,7 @@ def topology_refusals(f: Fields, metadata: Val | None, count: int | None = None)
 
 def group_refusals(f: Fields, pod_sets: list[tuple[PodSet, Val | None, str]]) -> list[Refusal]:
     """What `ValidatePodSetGroupingTopology` refuses of the pod-set groups of a JobSet, a
-    LeaderWorkerSet (also MPIJob, RayCluster, RayJob in Kueue), in its order and words: a group of
+    LeaderWorkerSet, MPIJob, RayCluster or RayJob, in its order and words: a group of
     other than exactly 2 pod sets, a group where neither pod set has 1 pod, a group whose two pod
     sets ask for different levels. `pod_sets`: each pod set, its template's metadata and the field
     path of its annotations in the object."""
