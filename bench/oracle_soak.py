@@ -10,6 +10,7 @@ each differing cluster (tests/oracle/.failures/ or $KADMIT_ORACLE_FAILURES), whi
 
     .venv/bin/python bench/oracle_soak.py --n 10000          # ~40 min on one core
     .venv/bin/python bench/oracle_soak.py --n 200 --off admission_fair_sharing
+    .venv/bin/python bench/oracle_soak.py --n 300 --require tas_groups   # pod-set groups only
 """
 
 from __future__ import annotations
@@ -38,11 +39,13 @@ def main() -> int:
     ap.add_argument("--batch", type=int, default=100, help="clusters per oracle process")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--off", action="append", default=[], help="a switch to keep off (repeatable)")
+    ap.add_argument("--require", action="append", default=[],
+                    help="decide only clusters that hold this feature (repeatable; e.g. tas_groups)")
     ap.add_argument("--paths", type=int, default=3, help="differing clusters' paths to show per feature")
     ap.add_argument("--out", type=Path, help="also write the table here after every batch (a long run's figures "
                                              "so far, should it be stopped)")
     args = ap.parse_args()
-    unknown = set(args.off) - ALL
+    unknown = (set(args.off) | set(args.require)) - ALL
     if unknown:
         ap.error(f"unknown switches {sorted(unknown)}; known: {' '.join(sorted(ALL))}")
     allowed = frozenset(ALL - set(args.off))
@@ -58,7 +61,8 @@ def main() -> int:
 
     def table() -> str:
         lines = [f"kadmit vs Kueue {binary.rsplit('/', 1)[-1]}: {totals['agree']} of {totals['clusters']} generated "
-                 f"clusters agree (seed {args.seed}, switches off: {' '.join(args.off) or 'none'}); "
+                 f"clusters agree (seed {args.seed}, switches off: {' '.join(args.off) or 'none'}"
+                 + (f"; only clusters with {' '.join(args.require)}" if args.require else "") + "); "
                  f"{time.time() - started:.0f} s wall; CPU: {time.process_time() - cpu:.0f} s in this process (generating, "
                  f"kadmit), {resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime:.0f} s in the oracle",
                  "", f"| feature | clusters | agree | differ | differing clusters (first {args.paths}) |",
@@ -86,10 +90,14 @@ def main() -> int:
         print(f"  {totals['clusters']} decided, {totals['clusters'] - totals['agree']} differ "
               f"({time.time() - started:.0f} s)", file=sys.stderr, flush=True)
 
+    drawn = clusters(allowed)
+    if args.require:
+        drawn = drawn.filter(lambda c: set(args.require) <= c.features)
+
     @seed(args.seed)
     @settings(max_examples=args.n, database=None, deadline=None, phases=[Phase.generate],
               suppress_health_check=list(HealthCheck))
-    @given(clusters(allowed))
+    @given(drawn)
     def draw(cluster):
         pending.append(cluster)
         if len(pending) >= args.batch:
