@@ -141,10 +141,10 @@ def test_a_duplicate_workload_is_not_counted():
 
 def test_preemption_or_several_flavors_weaken_the_claim():
     pre = Preemption(within_cluster_queue="LowerPriority")
-    m = model([cq("a", 2, 2, strict=True, preemption=pre), cq("d", 0, 0)],
+    m = model([cq("a", 2, 2, strict=False, preemption=pre), cq("d", 0, 0)],
               [wl("big", "a", 5, 0, "high"), wl("w", "a", 2, 2)])
     b = Bound.of(m, m.workloads[-1])
-    assert not b.sound and "preempt" in b.why_not
+    assert not b.sound and "preempt" in b.why_not and not b.fifo  # BestEffortFIFO: nothing claimed
     assert b.least(("cq", "d", "f", "cpu", "nominal"), 0) is None and b.necessary({})
     m = model([cq("a", 2, 2, flavors=("f", "g")), cq("d", 0, 0)],
               [wl("small", "a", 1, 0, "high"), wl("w", "a", 2, 2)])
@@ -256,3 +256,120 @@ def test_why_raises_the_own_queues_quota_from_the_bound_and_skips_what_cannot_he
     first = r.fixes[0].changes[0]
     assert (first.new, first.minimal, r.fixes_checked) == (9000, True, 2)  # 9, then 8 refused
     assert check_fixes(tmp_path, text, "ns/w") == len(r.fixes)
+
+
+# --- StrictFIFO under preemption (`Bound.fifo`) ------------------------------------------------------
+
+def test_strict_fifo_under_preemption_counts_the_higher_priorities_against_what_the_queue_can_reach():
+    pre = Preemption(within_cluster_queue="LowerPriority", reclaim_within_cohort="Any")
+    m = model([cq("a", 2, 2, strict=True, preemption=pre), cq("d", 0, 0, preemption=pre)],
+              [wl("big", "a", 5, 0, "high"), wl("same", "a", 3, 1, "mid"), wl("w", "a", 2, 2)])
+    b = Bound.of(m, m.workloads[-1])
+    assert not b.sound and b.fifo
+    assert b.fifo_need() == {"cpu": 7 * CPU}  # big and w; `same` (equal priority) may be evicted behind w
+    # a reaches min(nominal + borrowing limit, its nominal + d's) = 2: no number of d's reaches 7
+    assert b.least(("cq", "d", "f", "cpu", "nominal"), 0) == IMPOSSIBLE
+    assert not admitted(with_quota(m, "d", "nominal", 1000 * CPU), "ns/w")
+    assert b.least(("cq", "a", "f", "cpu", "nominal"), 2 * CPU) == 7 * CPU
+    assert not admitted(with_quota(m, "a", "nominal", 7 * CPU - 1), "ns/w")
+    assert b.necessary(priority=PRIOS["high"]) and not b.necessary(priority=PRIOS["mid"])  # big no longer first
+
+
+def test_strict_fifo_counts_what_the_other_queues_lend_and_what_the_queue_held_at_the_start():
+    pre = Preemption(reclaim_within_cohort="Any")
+    d = cq("d", 6, preemption=pre)
+    g = d.resource_groups[0]
+    rq = g.flavors[0].resources[0].model_copy(update={"lending_limit": 1 * CPU})
+    d = d.model_copy(update={"resource_groups": (g.model_copy(update={"flavors": (
+        g.flavors[0].model_copy(update={"resources": (rq,)}),)}),)})
+    m = model([cq("a", 2, strict=True, preemption=pre), d],
+              [wl("held", "a", 2, 0, "high", admitted_to="a"), wl("h", "a", 2, 1, "high"), wl("w", "a", 1, 2)])
+    b = Bound.of(m, m.workloads[-1])
+    assert b.fifo and b.fifo_need() == {"cpu": 5 * CPU} and b._fifo_cap({}, "cpu") == 3 * CPU  # 2 own + 1 lent
+    assert b.least(("cq", "d", "f", "cpu", "nominal"), 6 * CPU) == IMPOSSIBLE  # d lends 1 whatever its nominal
+    assert b.least(("cq", "d", "f", "cpu", "lending_limit"), 1 * CPU) == 3 * CPU
+    assert not admitted(with_quota(m, "d", "nominal", 100 * CPU), "ns/w")
+    assert not admitted(with_quota(m, "d", "lending_limit", 3 * CPU - 1), "ns/w")
+
+
+def _quota(q: ClusterQueue, field: str, value: int | None) -> ClusterQueue:
+    g = q.resource_groups[0]
+    rq = g.flavors[0].resources[0].model_copy(update={field: value})
+    fq = g.flavors[0].model_copy(update={"resources": (rq,)})
+    return q.model_copy(update={"resource_groups": (g.model_copy(update={"flavors": (fq,) + g.flavors[1:]}),)})
+
+
+POLICIES = (Preemption(), Preemption(within_cluster_queue="LowerPriority"),
+            Preemption(within_cluster_queue="LowerOrNewerEqualPriority"), Preemption(reclaim_within_cohort="Any"),
+            Preemption(reclaim_within_cohort="LowerPriority", within_cluster_queue="LowerPriority"),
+            Preemption(within_cluster_queue="LowerPriority", reclaim_within_cohort="Any"),
+            Preemption(borrow_within_cohort=BorrowWithinCohort(policy="LowerPriority"), reclaim_within_cohort="Any"))
+
+
+@st.composite
+def preempting_states(draw):
+    """Cohorts where queues preempt (each its own policies), with lending limits, StrictFIFO queues,
+    workloads admitted at the start at every priority (some evicted), partial admission."""
+    n = draw(st.integers(1, 3))
+    queues = []
+    for i in range(n):
+        nominal = draw(st.integers(0, 5))
+        q = cq(f"q{i}", nominal, draw(st.one_of(st.none(), st.integers(0, 4))),
+               cohort=draw(st.sampled_from(("c", "c", "c", None))), strict=draw(st.booleans()) if i else True,
+               flavors=draw(st.sampled_from((("f",), ("f",), ("f", "g")))), preemption=draw(st.sampled_from(POLICIES)))
+        lend = draw(st.one_of(st.none(), st.integers(0, nominal)))
+        queues.append(_quota(q, "lending_limit", None if lend is None else lend * CPU))
+    wls = []
+    for j in range(draw(st.integers(0, 4))):
+        q = draw(st.integers(0, n - 1))
+        w = wl(f"adm{j}", f"q{q}", draw(st.integers(1, 2)), draw(st.integers(0, 4)), draw(st.sampled_from(tuple(PRIOS))),
+               admitted_to=f"q{q}")
+        wls.append(w.model_copy(update={"evicted": draw(st.integers(0, 4)) == 0}))
+    for j in range(draw(st.integers(2, 8))):
+        count = draw(st.integers(1, 3))
+        wls.append(wl(f"w{j}", f"q{draw(st.integers(0, n - 1))}", draw(st.integers(1, 4)), draw(st.integers(0, 4)),
+                      draw(st.sampled_from(tuple(PRIOS))), count=count,
+                      min_count=draw(st.one_of(st.none(), st.integers(1, count)))))
+    return model(queues, wls)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(m=preempting_states(), data=st.data())
+def test_what_the_strict_fifo_bound_refuses_under_preemption_is_refused_by_deciding_again(m, data):
+    decided = {d.key: d for d in decide_ordered(Session(m))}
+    pending = sorted(k for k, d in decided.items() if not d.admitted and k.split("/")[1].startswith("w"))
+    if not pending:
+        return
+    key = data.draw(st.sampled_from(pending))
+    w = next(x for x in m.workloads if x.key == key)
+    b = Bound.of(m, w)
+    if not b.fifo:
+        return
+    for q in m.cluster_queues:
+        fq = q.resource_groups[0].flavors[0]
+        for field in ("nominal", "borrowing_limit", "lending_limit"):
+            old = getattr(fq.resources[0], field)
+            if old is None or fq.flavor != "f":
+                continue
+            least = b.least(("cq", q.name, "f", "cpu", field), old)
+            if least is None or least == old:
+                continue
+            tried = 50 * CPU if least == IMPOSSIBLE else least - 1  # refused: the largest refused value
+            if field == "lending_limit":
+                tried = min(tried, fq.resources[0].nominal)  # above its nominal the input is invalid
+                if tried <= old:
+                    continue
+            assert not admitted(with_quota(m, q.name, field, tried), key), (q.name, field, least, b.fifo_need())
+    for name, value in PRIOS.items():
+        if not b.necessary(priority=value):
+            assert not admitted(with_priority(m, key, name), key), (name, b.fifo_need(value))
+
+
+def test_an_input_over_its_quota_in_one_flavor_leaves_the_other_flavors_reach():
+    # q0 holds 2 cpu in f at the start, over f's 1: w1 at a higher priority goes first and takes g
+    m = model([cq("q0", 1, cohort=None, strict=True, flavors=("f", "g"))],
+              [wl("adm0", "q0", 2, 0, "low", admitted_to="q0"), wl("w0", "q0", 1, 0, "low"), wl("w1", "q0", 1, 0, "low")])
+    assert not admitted(m, "ns/w1")
+    b = Bound.of(m, m.workloads[-1])
+    assert b.sound and b.fifo and b.necessary(priority=PRIOS["mid"])
+    assert admitted(with_priority(m, "ns/w1", "mid"), "ns/w1")

@@ -50,6 +50,7 @@ def why_dict(result: WhyResult, workload=None, skipped=()) -> dict:
         "fixes_complete": result.fixes_complete,
         "candidates_tried": result.candidates_tried,
         "redecisions": result.fixes_checked or 0,
+        "refused_by_arithmetic": result.fixes_refused,
         "fixes_mode": result.fixes_mode,
         "fixes_notes": result.fixes_notes,
         "standing": result.standing.as_dict() if result.standing is not None else None,
@@ -105,8 +106,11 @@ def why_human(result: WhyResult, sources: SourceMap, workload_span: Span | None,
             out.extend(_fix_lines(i, f, full))
         out.extend(_fixes_notes(result))
     elif result.fixes_checked is not None and not result.admitted and not result.unknown:
-        out.append(f"fixes: none proven ({plural(result.fixes_checked, 'change')} of the input decided again; "
-                   "none admits it)" if result.fixes_checked else "fixes: none in reach of a change of the input")
+        refused = (f", {result.fixes_refused} more refused by arithmetic (what the queue can reach)"
+                   if result.fixes_refused else "")
+        out.append(f"fixes: none proven ({plural(result.fixes_checked, 'change')} of the input decided again{refused}; "
+                   "none admits it)" if result.fixes_checked or result.fixes_refused
+                   else "fixes: none in reach of a change of the input")
         out.extend(f"   = note: {n}" for n in result.fixes_notes)
         out.extend(_fixes_notes(result))
     out.extend(skipped_lines(skipped))

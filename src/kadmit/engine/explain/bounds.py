@@ -15,10 +15,28 @@ at least what must be admitted before it, and no queue holds more than it can ev
   most W's, in queues whose resource groups have one flavor each for W's resources): such a
   workload is set aside only when it did not fit the usage at the start of a cycle, usage only
   grows, so W would not fit later either.
+  Per flavor, C holds at most that reach, or what it held at the start when that is more (an input
+  over its quota: usage in a flavor-resource W does not take is not checked by W's admission).
 The second part rests on usage never going down during the run: it holds only when nothing in the
 cohort tree can preempt (every queue's policies Never) and nothing but quota decides (no rules, no
 topology-aware flavor, no DRA, W active). Otherwise `sound` is False and the bound claims nothing:
 no candidate is skipped and no change is called minimal by it.
+
+Under preemption, StrictFIFO (`Bound.fifo`). Usage may go down, but W's ClusterQueue C admits W only
+as the head of its queue, and Kueue orders a queue by priority first (then time, then UID; no
+admission fair sharing on C): when W is admitted, no workload of C's queue with a higher priority than
+W's is pending in it. Every such workload that Kueue keeps in the queue until admitted (active, not
+inadmissible, not finished, its LocalQueue targets C and holds nothing back, a namespace C takes:
+under StrictFIFO Kueue moves only a namespace mismatch out of the queue) is then admitted in C, at
+least at its `min_count` (one admitted at the start, evicted since, has come back to C's queue with
+its priority and must be admitted again): pending at the start, or admitted in C at the start
+(counted at the smaller of what it held and its smallest request). Equal priorities are not counted
+(an evicted workload queues again behind W by its eviction time). And C never holds more of a
+flavor-resource than it held at the start or than Kueue's `available` lets an admission take: at
+most nominal + borrowingLimit, and at most its own nominal plus what the rest of its cohort tree can
+lend (each other queue's nominal, or its lendingLimit if less; every cohort's own nominal):
+preemption frees quota, it creates none. So the sum over C's flavors of that cap, per resource C
+covers, must hold W's smallest request and every higher-priority workload's; else no run admits W.
 
 Sufficient estimate (`Bound.enough`): the value with which C has room for everything queued ahead of
 W whatever the other queues of its tree take (each at most its nominal + borrowing limit and its own
@@ -93,6 +111,12 @@ class Bound:
     demand: dict[str, dict[str, int]] = field(default_factory=dict)  # cq -> resource -> everything pending
     queue: list[tuple[tuple, dict[str, int], bool]] = field(default_factory=list)  # (order, min request, dominated)
     priority: int = 0  # the workload's own
+    # the StrictFIFO claim, sound under preemption (see the module docstring)
+    fifo: bool = False
+    fifo_why_not: str = ""
+    above: list[tuple[int, dict[str, int]]] = field(default_factory=list)  # (priority, least held once admitted)
+    lending: dict[str, dict[tuple[str, str], int | None]] = field(default_factory=dict)  # node -> fr -> lendingLimit
+    start: dict[tuple[str, str], int] = field(default_factory=dict)  # fr -> what the queue holds at the start (both claims)
 
     @classmethod
     def of(cls, model: Model, wl: Workload) -> "Bound":
@@ -153,9 +177,52 @@ class Bound:
             if f"{w.namespace}/{w.queue}" == lq_key and w.key != wl.key and not w.inadmissible:
                 out.queue.append(((-ix.priority(w), w.created, w.key), req, dominated(w, wl)))
         out.queue.sort(key=lambda e: e[0])
+        for w in model.workloads:  # anything admitted to the queue at the start, even evicted or finished
+            if w.admission is not None and w.admission.cluster_queue == cq.name:
+                for fr, v in admitted_usage(w).items():
+                    out.start[fr] = out.start.get(fr, 0) + v
         out.why_not = _unsound(model, ix, wl, cq, tree)
         out.sound = not out.why_not
+        out._strict_fifo(model, ix, cq, tree, cohorts, seen)
         return out
+
+    def _strict_fifo(self, model: Model, ix: ModelIndex, cq: ClusterQueue, tree: list[ClusterQueue],
+                     cohorts: list[str], seen: dict[str, int]) -> None:
+        """The StrictFIFO claim's numbers: what the queue's higher-priority workloads hold once
+        admitted, what the queue holds at the start, the tree's lending limits."""
+        wl = self.workload
+        self.fifo_why_not = _not_fifo(model, ix, wl, cq)
+        if self.fifo_why_not:
+            return
+        for q in tree:
+            self.lending[f"cq:{q.name}"] = _lending_table(q.resource_groups)
+        for c in cohorts:
+            self.lending[f"cohort:{c}"] = _lending_table(ix.cohorts[c].resource_groups)
+        ns_ok: dict[str, bool] = {}
+        for w in model.workloads:
+            if w.key == wl.key or w.finished or seen[w.key] > 1 or not w.active or w.inadmissible:
+                continue
+            lq = ix.local_queues.get(f"{w.namespace}/{w.queue}")
+            if lq is None or lq.cluster_queue != cq.name or lq.stop_policy != "None":
+                continue
+            ok = ns_ok.get(w.namespace)
+            if ok is None:
+                ok = ns_ok[w.namespace] = cq.namespace_selector is not None and \
+                    cq.namespace_selector.matches(ix.namespace_labels(w.namespace))
+            if not ok:
+                continue  # Kueue moves it out of even a StrictFIFO queue: it need not go first
+            req = min_request(w)
+            if w.admission is not None and not w.evicted:
+                if w.admission.cluster_queue != cq.name:
+                    continue  # admitted elsewhere: it enters C's queue only if evicted there
+                held: dict[str, int] = {}
+                for (f, r), v in admitted_usage(w).items():
+                    if f in self.flavors.get(r, ()):
+                        held[r] = held.get(r, 0) + v
+                req = {r: min(v, held.get(r, 0)) for r, v in req.items()}
+            self.above.append((ix.priority(w), req))
+        self.above.sort(key=lambda e: -e[0])
+        self.fifo = True
 
     # --- the numbers under changes ----------------------------------------------------------------
 
@@ -169,16 +236,18 @@ class Bound:
     def _total(self, changes: dict[Entry, int], fr: tuple[str, str]) -> int:
         return sum(self._value(changes, nid, fr)[0] for nid in self.quotas)
 
-    def _cap(self, changes: dict[Entry, int], cq: str, res: str, flavors: list[str]) -> int:
-        """The most queue `cq` can ever hold of `res` in `flavors`."""
+    def _cap(self, changes: dict[Entry, int], cq: str, res: str, flavors: list[str], start: bool = False) -> int:
+        """The most queue `cq` can ever reach of `res` in `flavors` by admissions; `start`: or hold,
+        per flavor, when it held more at the start (an input over its quota stays so)."""
         out = 0
         for f in flavors:
             nominal, bl = self._value(changes, f"cq:{cq}", (f, res))
             if not self.cohort:
-                out += nominal
+                reach = nominal
             else:
                 total = self._total(changes, (f, res))
-                out += total if bl is None else min(nominal + bl, total)
+                reach = total if bl is None else min(nominal + bl, total)
+            out += max(reach, self.start.get((f, res), 0)) if start else reach
         return out
 
     def need(self, priority: int | None = None, everything: bool = False) -> dict[str, int]:
@@ -206,18 +275,68 @@ class Bound:
 
     def necessary(self, changes: dict[Entry, int] | None = None, priority: int | None = None) -> bool:
         """False only when no run can admit the workload with these numbers (and priority)."""
-        if not self.sound or self.cluster_queue is None:
+        if self.cluster_queue is None:
             return True
         changes = changes or {}
-        return all(v <= self._cap(changes, self.cluster_queue, r, self.flavors.get(r, []))
+        if self.fifo and not self.fifo_necessary(changes, priority):
+            return False
+        if not self.sound:
+            return True
+        return all(v <= self._cap(changes, self.cluster_queue, r, self.flavors.get(r, []), start=True)
                    for r, v in self.need(priority).items() if v > 0)
+
+    @property
+    def claims(self) -> bool:
+        """Whether any necessary condition is claimed (else `necessary` is always True)."""
+        return self.cluster_queue is not None and (self.sound or self.fifo)
+
+    def fifo_need(self, priority: int | None = None) -> dict[str, int]:
+        """StrictFIFO: what the queue holds when the workload is admitted at `priority`, at least: its
+        own smallest request and that of every higher-priority workload of its queue."""
+        p = priority if priority is not None else self.priority
+        out = dict(min_request(self.workload))
+        for prio, req in self.above:
+            if prio <= p:
+                break
+            for r, v in req.items():
+                out[r] = out.get(r, 0) + v
+        return out
+
+    def fifo_necessary(self, changes: dict[Entry, int], priority: int | None = None) -> bool:
+        """The StrictFIFO condition (True when not claimed)."""
+        if not self.fifo or self.cluster_queue is None:
+            return True
+        return all(v <= self._fifo_cap(changes, r) for r, v in self.fifo_need(priority).items()
+                   if v > 0 and self.flavors.get(r))
+
+    def _fifo_cap(self, changes: dict[Entry, int], res: str) -> int:
+        """The most the queue can hold of `res` in its flavors for it, under preemption: per flavor,
+        what it held at the start or what an admission can reach, whichever is more."""
+        cq = f"cq:{self.cluster_queue}"
+        out = 0
+        for f in self.flavors.get(res, ()):
+            fr = (f, res)
+            nominal, bl = self._value(changes, cq, fr)
+            reach = nominal
+            if self.cohort:
+                lend = nominal
+                for nid in self.quotas:
+                    if nid == cq:
+                        continue
+                    n, _ = self._value(changes, nid, fr)
+                    kind, name = nid.split(":", 1)
+                    ll = changes.get((kind, name, f, res, "lending_limit"), self.lending.get(nid, {}).get(fr))
+                    lend += n if kind == "cohort" or ll is None else min(n, ll)
+                reach = lend if bl is None else min(nominal + bl, lend)
+            out += max(reach, self.start.get(fr, 0))
+        return out
 
     def least(self, entry: Entry, old: int) -> int | None:
         """The least value (>= old) of one quota number that meets the necessary condition;
         IMPOSSIBLE when none does; None when the bound claims nothing."""
-        if not self.sound:
+        if not self.claims:
             return None
-        return _least(lambda v: self.necessary({entry: v}), old)
+        return least_value(lambda v: self.necessary({entry: v}), old)
 
     def enough(self, entry: Entry, old: int) -> int | None:
         """A starting value: the least value (>= old) of one quota number with which the queue has
@@ -250,11 +369,11 @@ class Bound:
                 if mine < want:
                     return False
             return True
-        got = _least(room, old)
+        got = least_value(room, old)
         return None if got == IMPOSSIBLE else got
 
 
-def _least(ok, old: int) -> int:
+def least_value(ok, old: int) -> int:
     """The least v >= old with ok(v), for ok monotone in v; IMPOSSIBLE when not even at BIG."""
     if ok(old):
         return old
@@ -281,6 +400,33 @@ def _quota_table(groups) -> dict[tuple[str, str], tuple[int, int | None]]:
             for rq in fq.resources:
                 out.setdefault((fq.flavor, rq.resource), (rq.nominal, rq.borrowing_limit))
     return out
+
+
+def _lending_table(groups) -> dict[tuple[str, str], int | None]:
+    out: dict[tuple[str, str], int | None] = {}
+    for g in groups:
+        for fq in g.flavors:
+            for rq in fq.resources:
+                out.setdefault((fq.flavor, rq.resource), rq.lending_limit)
+    return out
+
+
+def _not_fifo(model: Model, ix: ModelIndex, wl: Workload, cq: ClusterQueue) -> str:
+    """Why the StrictFIFO claim is not made: "" when it is."""
+    if cq.queueing_strategy != "StrictFIFO":
+        return "its ClusterQueue is not StrictFIFO"
+    if model.config is not None and model.config.admission_fair_sharing is not None and cq.admission_fair_sharing:
+        return "admission fair sharing orders its queue"
+    if model.rules:
+        return "rules decide besides quota"
+    for g in cq.resource_groups:
+        for fq in g.flavors:
+            f = ix.flavors.get(fq.flavor)
+            if f is not None and f.topology:
+                return f"flavor `{f.name}` has a topology"
+    if not wl.active or wl.inadmissible:
+        return "the workload is inactive or inadmissible"
+    return ""
 
 
 def _unsound(model: Model, ix: ModelIndex, wl: Workload, cq: ClusterQueue, tree: list[ClusterQueue]) -> str:

@@ -43,6 +43,7 @@ class WhyResult:
     fixes: list[Proven] = field(default_factory=list)  # each proven by deciding the cluster again
     candidates: list[Fix] = field(default_factory=list)  # one-workload starting points, never shown
     fixes_checked: int | None = None  # re-decisions made to prove fixes (None: fixes not searched)
+    fixes_refused: int = 0  # changes refused by arithmetic (`bounds`), not decided again
     fixes_found: int = 0  # fixes proven (`fixes` shows the best of them)
     fixes_complete: bool = True  # every candidate was decided within the budget and every fix found is shown
     candidates_tried: int = 0  # candidate changes decided again (each a set of places in the input)

@@ -115,6 +115,7 @@ def prove_fixes(session: Session, decisions: dict[str, Decision], result: WhyRes
     result.fixes_complete = not prover.exhausted and not prover.unknown and len(found) <= proving.shown
     result.candidates_tried = len(prover.candidates)
     result.fixes_checked = prover.tried
+    result.fixes_refused = prover.refused
     result.fixes_notes = list(prover.notes)
     result.fixes_mode = "ordered" if redecide is None else "optimal"
     result.unknown = result.unknown or prover.unknown

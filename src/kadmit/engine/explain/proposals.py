@@ -47,6 +47,7 @@ def proven_fixes(prover: Prover, model: Model, sources: SourceMap, ask: Ask, uni
             found.setdefault(tuple(sorted(c.key for c in p.changes)), p)
 
     bound = Bound.of(model, ask.workload)
+    prover.bound = bound  # changes of quota numbers it refuses are refused without deciding again
     singles = _singles(prover, model, sources, ask.own, ask.workload, units, bound=bound, met=ask.met,
                        ahead=ask.ahead)
     if ask.head is not None:

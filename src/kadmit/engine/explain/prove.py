@@ -8,6 +8,7 @@ from typing import Callable
 
 from kadmit.edits import Edit
 from kadmit.engine.admission.session import SolverUnknown
+from kadmit.engine.explain.bounds import IMPOSSIBLE, Bound, least_value
 from kadmit.engine.explain.knobs import Knob, finished
 from kadmit.engine.progress import Report, Stage
 from kadmit.engine.explain.digest import EffectSummary
@@ -216,17 +217,27 @@ class Prover:
     progress: Report | None = None  # told of every re-decision ("fixes", done, budget)
     exhausted: bool = False  # a change was left undecided: the budget was spent
     candidates: set = field(default_factory=set)  # the places changed together, per change decided again
+    # the target's necessary condition (`bounds.Bound`): a change of quota numbers that fails it is
+    # refused by arithmetic, without deciding again and outside the budget
+    bound: Bound | None = None
+    refused: int = 0  # changes so refused
 
     def replay(self, changes: list[Change]) -> Replay | None:
         edits = tuple(sorted(c.edit for c in changes if c.edit is not None))
         gone = tuple(sorted(str(c.knob.value) for c in changes if c.edit is None))  # holders waited for
         if (edits, gone) in self.cache:
             return self.cache[edits, gone]
+        place = tuple(sorted((c.knob.kind, c.knob.where(), c.knob.field, c.knob.subject) for c in changes))
+        if self._refuses_by_arithmetic(changes):
+            self.refused += 1
+            self.candidates.add(place)
+            out = self.cache[edits, gone] = Replay({}, {}, 0, False)  # no state: the target is not admitted
+            return out
         if self.tried >= self.budget:
             self.exhausted = True
             return None
         self.tried += 1
-        self.candidates.add(tuple(sorted((c.knob.kind, c.knob.where(), c.knob.field, c.knob.subject) for c in changes)))
+        self.candidates.add(place)
         if self.progress is not None:
             self.progress("fixes", self.tried, self.budget)
         out = None
@@ -247,6 +258,33 @@ class Prover:
         self.last = out
         self.cache[edits, gone] = out
         return out
+
+    def _quotas(self, changes: list[Change] | tuple[Change, ...]) -> dict | None:
+        """The quota numbers `changes` set, as the bound names them; None when any change is not one."""
+        out = {}
+        for c in changes:
+            entry = self._quota_entry(c.knob) if c.edit is not None else None
+            if entry is None or not isinstance(c.new, int):
+                return None
+            out[entry] = c.new
+        return out
+
+    def _refuses_by_arithmetic(self, changes: list[Change]) -> bool:
+        if self.bound is None or not self.bound.claims:
+            return False
+        numbers = self._quotas(changes)
+        return numbers is not None and not self.bound.necessary(numbers)
+
+    def _floor(self, knob: Knob, fixed: list[Change] | tuple[Change, ...]) -> int | None:
+        """The least value of a quota number (with `fixed`) the bound does not refuse; IMPOSSIBLE
+        when it refuses every value; None when it claims nothing here."""
+        if self.bound is None or not self.bound.claims:
+            return None
+        entry = self._quota_entry(knob)
+        numbers = self._quotas(fixed)
+        if entry is None or numbers is None:
+            return None
+        return least_value(lambda v: self.bound.necessary({**numbers, entry: v}), int(knob.value))
 
     def admits(self, changes: list[Change]) -> bool:
         r = self.replay(changes)
@@ -289,11 +327,16 @@ class Prover:
         below `floor`."""
         old = int(knob.value)
         entry = self._quota_entry(knob)
+        if floor is None:
+            floor = self._floor(knob, fixed)
+        if floor == IMPOSSIBLE:
+            return None  # no value of it lets the workload in (`bounds`)
         v = old + max(unit, _round_up(start - old, unit))
         fail, ok, used, won = old, None, 0, None
         known = old  # values up to here are refused without deciding again
         if floor is not None and floor > old:
             known = fail = old + _round_up(floor - old, unit) - unit
+            v = max(v, known + unit)
         while used < tries:
             used += 1
             r = self.replay(list(fixed) + [Change(knob, v)])
