@@ -13,7 +13,9 @@ process time (CPU), so that other work on a shared machine skews little:
    the bundled example (`examples/ml-platform-kueue`), the least CPU of `--repeats` runs.
 Targets printed beside the figures: admit <= 3 s and why <= 10 s at 2,000 Jobs; why <= 30 s at 15,000;
 decision to first lines <= 1 s; start-up <= 0.4 s. Nothing here asserts a time.
-Run: `PYTHONPATH=src:bench .venv/bin/python bench/gpu_bench.py [--large] [--whys 6] [--quick]`.
+Run: `PYTHONPATH=src:bench .venv/bin/python bench/gpu_bench.py [--large] [--whys 6] [--quick]`;
+`--jobs 2000 --keys team-00/train-00930,... --no-startup` times the named whys only (of one state),
+`PYTHONPATH=OTHER/src:bench` another tree's (the before of a change).
 """
 
 from __future__ import annotations
@@ -104,10 +106,11 @@ def timed_why(key: str, paths: list[str]) -> dict:
     return {"key": key, "s": total, "exit": out.exit_code,
             "to_first": marks.get("first", t0) - marks.get("decided", t0),
             "to_explained": marks.get("explained", t0) - marks.get("decided", t0),
-            "redecisions": getattr(r, "fixes_checked", None) or 0, "fixes": len(getattr(r, "fixes", []) or [])}
+            "redecisions": getattr(r, "fixes_checked", None) or 0, "refused": getattr(r, "fixes_refused", 0),
+            "fixes": len(getattr(r, "fixes", []) or [])}
 
 
-def run_state(jobs: int, whys: int, seed: int) -> dict:
+def run_state(jobs: int, whys: int, seed: int, named: list[str] | None = None) -> dict:
     print(f"\n=== gpu_state({jobs:,}) ===", flush=True)
     with tempfile.TemporaryDirectory(prefix="kadmit-gpu-bench-") as d:
         root = Path(d)
@@ -126,6 +129,10 @@ def run_state(jobs: int, whys: int, seed: int) -> dict:
         rnd = random.Random(seed)
         keys = rnd.sample(pending, min(whys, len(pending)))
         keys = sorted(set(keys[: max(1, whys - 1)]) | set(rnd.sample(strict, min(1, len(strict)))))
+        if named:
+            keys = [k for k in named if k in set(pending)]
+            if len(keys) < len(named):
+                print(f"   not pending here: {', '.join(sorted(set(named) - set(keys)))}", flush=True)
         del outcome, decided
         rows = []
         for key in keys:
@@ -133,7 +140,8 @@ def run_state(jobs: int, whys: int, seed: int) -> dict:
             rows.append(row)
             print(f"   why {key}: {row['s']:.2f} s, decision to first lines {row['to_first']:.2f} s, "
                   f"to explanation {row['to_explained']:.2f} s, "
-                  f"{row['redecisions']} re-decisions, {row['fixes']} fixes, exit {row['exit']}", flush=True)
+                  f"{row['redecisions']} re-decisions ({row['refused']} more refused by arithmetic), "
+                  f"{row['fixes']} fixes, exit {row['exit']}", flush=True)
         ts = [r["s"] for r in rows]
         print(f"2. why, {len(rows)} workloads: median {statistics.median(ts):.2f} s, p95 {p95(ts):.2f} s, "
               f"max {max(ts):.2f} s (target {10 if jobs <= 2000 else 30} s); decision to first lines max "
@@ -172,11 +180,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--json", type=Path, help="also write the figures here")
+    p.add_argument("--jobs", type=int, help="this state only (gpu_state(JOBS))")
+    p.add_argument("--keys", help="comma-separated workloads to ask why about (instead of a draw)")
+    p.add_argument("--no-startup", action="store_true", help="leave out step 3")
     a = p.parse_args(argv)
     sizes = [400] if a.quick else [2000] + ([15000] if a.large else [])
+    if a.jobs:
+        sizes = [a.jobs]
     whys = 2 if a.quick else a.whys
-    figures = {"states": [run_state(n, whys, a.seed) for n in sizes],
-               "startup": startup(1 if a.quick else a.repeats)}
+    named = a.keys.split(",") if a.keys else None
+    figures = {"states": [run_state(n, whys, a.seed, named) for n in sizes],
+               "startup": {} if a.no_startup else startup(1 if a.quick else a.repeats)}
     if a.json:
         a.json.write_text(json.dumps(figures, indent=2))
     return 0

@@ -426,6 +426,8 @@ def _not_fifo(model: Model, ix: ModelIndex, wl: Workload, cq: ClusterQueue) -> s
                 return f"flavor `{f.name}` has a topology"
     if not wl.active or wl.inadmissible:
         return "the workload is inactive or inadmissible"
+    if wl.admission is not None and not wl.evicted:
+        return "the workload is admitted at the start (it stays so without passing the head)"
     return ""
 
 
