@@ -141,6 +141,34 @@ def test_re_deciding_touched_trees_equals_deciding_everything(tmp_path_factory, 
     assert joined.states == part.states and joined.redecided == part.redecided
 
 
+@SETTINGS
+@given(text=kad_clusters(max_queues=4), data=st.data())
+def test_a_job_edited_re_decides_the_tree_of_its_workload_only(tmp_path_factory, text, data):
+    """A job's priority-class label edited: the job and its workload change; the engine reads the
+    workload, never the job, so only the workload's tree is decided again, as deciding everything."""
+    from kadmit.model import Job, ObjectRef
+
+    tmp = tmp_path_factory.mktemp("job")
+    (tmp / "c.kad").write_text(text)
+    ws = workspace.load([str(tmp)])
+    assume(not ws.diagnostics.has_errors and ws.model.workloads)
+    wl = data.draw(st.sampled_from(ws.model.workloads))
+    new_wl = wl.model_copy(update={"priority_class": data.draw(st.sampled_from(("low", "mid", "high")))})
+
+    def job(w):
+        return Job(object=ObjectRef(api_version="batch/v1", kind="Job", namespace=w.namespace, name=w.name),
+                   framework="batch/job", priority_class_label=True, workloads=(w,))
+    model = ws.model.model_copy(update={"jobs": (job(wl),)})
+    new = model.model_copy(update={"jobs": (job(new_wl),),
+                                   "workloads": tuple(new_wl if w is wl else w for w in model.workloads)})
+    assert replay.touched_keys(model, new) is not None
+    base = Baseline(model, {d.key: d for d in decide_ordered(Session(model))})
+    part = decide_again(base, new)
+    whole = decide_again(base, new, incremental=False)
+    assert not part.whole and part.states == whole.states
+    assert {k: _outcome(d) for k, d in part.decisions.items()} == {k: _outcome(d) for k, d in whole.decisions.items()}
+
+
 def _outcome(d) -> tuple:
     a = d.assignment
     return (d.admitted, d.cluster_queue, d.waiting_behind, d.preempted_by, d.unknown,

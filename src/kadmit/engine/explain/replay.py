@@ -9,6 +9,8 @@ of them, and all queues with a topology flavor are joined into one part (with th
 workload admitted with pods on nodes, which the part's placements see). Decisions of a part depend
 only on its own objects and on the model-wide ones (flavors, topologies, priority classes, nodes,
 pods, rules, the scheduler's configuration); a change to a model-wide object re-decides everything.
+Jobs as submitted are read into workloads only: a job's edit (a priority-class label) touches the
+parts of the workloads it changes.
 Both the old and the new model's joins are taken together, so a change that moves a queue to another
 cohort re-decides both trees. `tests/engine/test_fixes_proven.py` checks the equivalence on generated
 clusters.
@@ -234,6 +236,9 @@ def _join_model(parts: _Parts, model: Model) -> None:
 
 
 GLOBAL_KINDS = ("flavors", "topologies", "priority_classes", "nodes", "pods", "rules", "scheduler_configs")
+# read into workloads and never by the engine (`Session` leaves them out of its policy): a change to a
+# job is the change to its workloads, which names the parts it touches
+WORKLOAD_SOURCES = ("jobs",)
 
 
 def changed_objects(old: Model, new: Model, ch: Changes | None = None) -> dict[str, list]:
@@ -261,7 +266,7 @@ def touched_keys(old: Model, new: Model, ch: Changes | None = None) -> set[str] 
     changed = changed_objects(old, new, ch)
     if any(k in changed for k in GLOBAL_KINDS):
         return None
-    if set(changed) - {"cluster_queues", "cohorts", "local_queues", "workloads", "namespaces"}:
+    if set(changed) - {"cluster_queues", "cohorts", "local_queues", "workloads", "namespaces", *WORKLOAD_SOURCES}:
         return None
     keys: set[str] = set()
     for cq in changed.get("cluster_queues", []):
