@@ -75,6 +75,8 @@ def proven_fixes(prover: Prover, model: Model, sources: SourceMap, ask: Ask, uni
         for ch in _priorities(model, sources, ask.workload):
             if bound.necessary(priority=values[str(ch.new)]):  # else no run admits it at that priority
                 keep(prover.prove([ch]))
+            else:
+                prover.refuse([ch])
     if len(ask.own.groups) > 1:
         for p in _flavor_raises(prover, model, sources, ask.own, ask.workload, units):
             keep(p)
@@ -282,6 +284,7 @@ def _singles(prover: Prover, model: Model, sources: SourceMap, obs: Obstacles, w
             entry = entry_of(oid)
             floor = bound.least(entry, old) if bound is not None and entry is not None else None
             if floor == IMPOSSIBLE:
+                prover.refuse(list(fixed) + [Change(knob, old)])
                 continue  # no value of this number lets the workload in (`bounds`: necessary condition)
             enough = bound.enough(entry, old) if bound is not None and entry is not None else None
             alternative = bool(out) and not (own is not None and oid.startswith(own))

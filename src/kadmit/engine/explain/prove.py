@@ -227,17 +227,15 @@ class Prover:
         gone = tuple(sorted(str(c.knob.value) for c in changes if c.edit is None))  # holders waited for
         if (edits, gone) in self.cache:
             return self.cache[edits, gone]
-        place = tuple(sorted((c.knob.kind, c.knob.where(), c.knob.field, c.knob.subject) for c in changes))
         if self._refuses_by_arithmetic(changes):
-            self.refused += 1
-            self.candidates.add(place)
+            self.refuse(changes)
             out = self.cache[edits, gone] = Replay({}, {}, 0, False)  # no state: the target is not admitted
             return out
         if self.tried >= self.budget:
             self.exhausted = True
             return None
         self.tried += 1
-        self.candidates.add(place)
+        self.candidates.add(_place(changes))
         if self.progress is not None:
             self.progress("fixes", self.tried, self.budget)
         out = None
@@ -258,6 +256,12 @@ class Prover:
         self.last = out
         self.cache[edits, gone] = out
         return out
+
+    def refuse(self, changes: list[Change]) -> None:
+        """A candidate refused by arithmetic (`bounds`), every value of it or this one: counted
+        among those tried, not decided again."""
+        self.refused += 1
+        self.candidates.add(_place(changes))
 
     def _quotas(self, changes: list[Change] | tuple[Change, ...]) -> dict | None:
         """The quota numbers `changes` set, as the bound names them; None when any change is not one."""
@@ -330,6 +334,7 @@ class Prover:
         if floor is None:
             floor = self._floor(knob, fixed)
         if floor == IMPOSSIBLE:
+            self.refuse(list(fixed) + [Change(knob, old)])
             return None  # no value of it lets the workload in (`bounds`)
         v = old + max(unit, _round_up(start - old, unit))
         fail, ok, used, won = old, None, 0, None
@@ -525,6 +530,11 @@ class Prover:
 
 
 NO_VALUE = -1
+
+
+def _place(changes: list[Change]) -> tuple:
+    """The places in the input a candidate changes (what `candidates_tried` counts)."""
+    return tuple(sorted((c.knob.kind, c.knob.where(), c.knob.field, c.knob.subject) for c in changes))
 
 
 class _NoInfo(Exception):
