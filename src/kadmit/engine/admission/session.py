@@ -28,7 +28,7 @@ from kadmit.engine.admission.situations import UNSEEN, Situations, workload_fact
 from kadmit.engine.quota import Usage
 from kadmit.engine.compile.symbolic import Holder
 from kadmit.engine.progress import Report
-from kadmit.engine.solver.z3backend import Limits, Lowering, Outcome, make_solver, outcome
+from kadmit.engine.solver.z3backend import Limits, Lowering, Outcome, make_answer_solver, outcome
 from kadmit.engine.solver.z3backend import check as fast_check
 from kadmit.effective import effective
 from kadmit.index import ModelIndex, admitted_usage
@@ -432,7 +432,7 @@ class Session:
                 del self._memo[k]
         prob = self.compiler.problem(wl, self.usage, "shared", tag=f"s{self._shape_ids}")
         self._shape_ids += 1
-        got = self.load(prob, make_solver(self.limits))  # one small solver per shape
+        got = self.load(prob, make_answer_solver(self.limits))  # one small solver per shape
         self._shapes[shape] = got
         return got
 
