@@ -50,3 +50,20 @@ def test_a_diagnostic_keeps_code_help_notes_and_labels() -> None:
 def test_edits_cover_their_old_text() -> None:
     (edits,) = text_edits([Edit("f.kad", 2, 14, "x", "datacenter")], lambda name: Lines(TEXT)).values()
     assert edits == [types.TextEdit(types.Range(types.Position(1, 13), types.Position(1, 14)), "datacenter")]
+
+
+def test_a_lone_carriage_return_ends_a_protocol_line_not_a_kadmit_line() -> None:
+    text = "a\rbc\r\nd😋e\n"
+    lines = Lines(text)
+    # kadmit's line 1 is `a\rbc\r`: `c` is its 4th character, on the protocol's line 1
+    assert lines.position(1, 4) == types.Position(1, 1)
+    assert lines.place(types.Position(1, 1)) == (1, 4)
+    assert lines.position(2, 3) == types.Position(2, 3)  # `e`, after the two units of `😋`
+    assert lines.place(types.Position(2, 3)) == (2, 3)
+    assert lines.offset(types.Position(1, 99)) == text.index("\r\n")  # clamped to the line's end
+    assert lines.place(types.Position(1, 99)) == (1, 5)
+    assert lines.position(1, 6) == types.Position(1, 2)  # past the `\r`: the protocol line's end
+    assert lines.whole().end == types.Position(3, 0)
+    for off in range(len(text) + 1):
+        if text[off - 1:off + 1] != "\r\n":
+            assert lines.offset(lines.at(off)) == off

@@ -4,6 +4,7 @@ names and URIs, diagnostics and edits."""
 
 from __future__ import annotations
 
+import bisect
 import re
 from pathlib import Path
 
@@ -16,16 +17,28 @@ from kadmit.source import Span
 from kadmit.workspace import display_name
 
 _WORD = re.compile(r"[^\s{}\[\](),=:]+")
+_BREAK = re.compile(r"\r\n|\r|\n")  # the protocol's line breaks
+_NEWLINE = re.compile(r"\n")
 _SEVERITY = {Severity.ERROR: types.DiagnosticSeverity.Error, Severity.WARNING: types.DiagnosticSeverity.Warning,
              Severity.NOTE: types.DiagnosticSeverity.Information}
 
 
 class Lines:
-    """A text split into lines as kadmit counts them (at `\\n`), measured in the client's code units."""
+    """A text between kadmit's places (1-based lines split at `\\n` as the parser counts them, columns
+    in characters) and the protocol's positions (0-based lines split at `\\r\\n`, `\\r` or `\\n` as
+    the protocol splits them, columns in the client's code units). The two differ where a lone `\\r`
+    stands in the text: for the protocol it ends a line, for kadmit it is a character of one."""
 
     def __init__(self, text: str, encoding: str = "utf-16") -> None:
-        self.lines = text.split("\n")
+        self.text = text
         self.encoding = encoding
+        self.starts = [0]  # the protocol's lines: where each starts, and ends before its break
+        self.ends = []
+        for m in _BREAK.finditer(text):
+            self.ends.append(m.start())
+            self.starts.append(m.end())
+        self.ends.append(len(text))
+        self.kad = [0] + [m.end() for m in _NEWLINE.finditer(text)]  # where kadmit's lines start
 
     def units(self, s: str) -> int:
         if self.encoding == "utf-32":
@@ -34,44 +47,50 @@ class Lines:
             return len(s.encode("utf-8", "surrogatepass"))
         return len(s) + sum(1 for c in s if ord(c) > 0xFFFF)
 
+    def _kad_end(self, i: int) -> int:
+        """Where kadmit's line `i` (0-based) ends, before its `\\n`."""
+        return self.kad[i + 1] - 1 if i + 1 < len(self.kad) else len(self.text)
+
+    def at(self, offset: int) -> types.Position:
+        """The protocol's position of a character offset (one inside a `\\r\\n` is its line's end)."""
+        line = bisect.bisect_right(self.starts, offset) - 1
+        return types.Position(line, self.units(self.text[self.starts[line]:min(offset, self.ends[line])]))
+
     def position(self, line: int, column: int) -> types.Position:
         """1-based `line`, `column` (characters) -> the protocol's position, clamped to the text."""
         if line < 1:
             return types.Position(0, 0)
-        if line > len(self.lines):
-            return types.Position(len(self.lines) - 1, self.units(self.lines[-1]))
-        text = self.lines[line - 1]
-        return types.Position(line - 1, self.units(text[:max(0, column - 1)]))
+        if line > len(self.kad):
+            return self.at(len(self.text))
+        return self.at(min(self.kad[line - 1] + max(0, column - 1), self._kad_end(line - 1)))
+
+    def offset(self, pos: types.Position) -> int:
+        """The character offset of a protocol position in the text, clamped to its line."""
+        line = min(max(pos.line, 0), len(self.starts) - 1)
+        at, units = self.starts[line], 0
+        while at < self.ends[line] and units < pos.character:
+            units += self.units(self.text[at])
+            at += 1
+        return at
 
     def place(self, pos: types.Position) -> tuple[int, int]:
         """The protocol's position -> 1-based line and column in characters, clamped to the text."""
-        line = min(max(pos.line, 0), len(self.lines) - 1)
-        text = self.lines[line]
-        units = col = 0
-        for c in text:
-            if units >= pos.character:
-                break
-            units += self.units(c)
-            col += 1
-        return line + 1, col + 1
-
-    def offset(self, pos: types.Position) -> int:
-        """The character offset of a protocol position in the text."""
-        line, col = self.place(pos)
-        return sum(len(x) + 1 for x in self.lines[:line - 1]) + col - 1
+        offset = self.offset(pos)
+        line = bisect.bisect_right(self.kad, offset)
+        return line, offset - self.kad[line - 1] + 1
 
     def range(self, span: Span) -> types.Range:
         """A span's range; one without an end covers the word at its start."""
         start = self.position(span.line, span.column)
         if span.end_line is not None and span.end_column is not None:
             return types.Range(start, self.position(span.end_line, span.end_column))
-        text = self.lines[span.line - 1] if 1 <= span.line <= len(self.lines) else ""
+        text = self.text[self.kad[span.line - 1]:self._kad_end(span.line - 1)] if 1 <= span.line <= len(self.kad) else ""
         m = _WORD.match(text, max(0, span.column - 1))
         end = m.end() + 1 if m else span.column
         return types.Range(start, self.position(span.line, end))
 
     def whole(self) -> types.Range:
-        return types.Range(types.Position(0, 0), types.Position(len(self.lines) - 1, self.units(self.lines[-1])))
+        return types.Range(types.Position(0, 0), self.at(len(self.text)))
 
 
 def path_of(uri: str) -> Path | None:

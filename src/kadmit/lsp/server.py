@@ -14,6 +14,7 @@ from pygls.lsp.server import LanguageServer
 from kadmit.editor import Project, Snapshot
 from kadmit.editor import actions, complete, hover
 from kadmit.lsp.convert import Lines, diagnostic, name_of, path_of, text_edits, uri_of
+from kadmit.lsp.document import use_protocol_documents
 from kadmit.render.editor import why_summary
 from kadmit.render.sarif import tool_version
 from kadmit.workspace import display_name
@@ -126,6 +127,11 @@ def _handler(method: str, options=None):
             return guarded(ls, lambda: f(ls, params))
         return server.feature(method, options)(run) if options is not None else server.feature(method)(run)
     return wrap
+
+
+@_handler(types.INITIALIZE)
+def initialize(ls: KadmitServer, params: types.InitializeParams) -> None:
+    use_protocol_documents(ls.workspace)  # made just before this handler runs
 
 
 @_handler(types.INITIALIZED)
