@@ -86,6 +86,7 @@ func (c *Cluster) Run() (*Result, error) {
 	queues := c.queueState()
 	states := map[string]int{stateOf(phases) + "\n" + queues + "\n": 0}
 	still := 0
+	messages := map[types.NamespacedName]string{} // the Pending message each head tried last had
 	r.Stop = StopLimit
 	for cycle := 1; cycle <= limit; cycle++ {
 		if !c.hasHeads() {
@@ -129,10 +130,16 @@ func (c *Cluster) Run() (*Result, error) {
 			}
 			phases[key] = p
 		}
+		retried := false
 		for _, key := range tried {
 			if !phases[key].reserved {
 				r.TriedAt[key] = cycle
 			}
+			m := c.pendingMessage(key)
+			if old, ok := messages[key]; ok && old != m {
+				retried = true
+			}
+			messages[key] = m
 		}
 		// A state is the admitted workloads, what the queues hold and the workloads evicted in
 		// the cycle: the same admitted set is not a loop when other workloads are queued or set
@@ -148,14 +155,17 @@ func (c *Cluster) Run() (*Result, error) {
 		}
 		states[state] = cycle
 		c.log.V(1).Info("oracle cycle", "cycle", cycle, "moved", moved, "queues", q)
-		if !moved && q == queues {
+		if !moved && q == queues && !retried {
 			still++
 		} else {
 			still = 0
 		}
 		// A head whose flavors are not all tried yet (pending flavors) stays in its heap and
 		// tries the next flavor in the next cycle: only after that many unchanged cycles is
-		// nothing going to change.
+		// nothing going to change. A head whose Pending message changed starts its flavors
+		// again (the status update replaces its queue entry, and LastTriedFlavorIdx with it), so
+		// such a cycle is not unchanged: a multi-pod-set head whose message varies with Go's map
+		// order can take 10 cycles to be set aside, and the workloads behind it are tried then.
 		if still > c.flavors+1 {
 			r.Stop = StopStalled
 			break
@@ -191,6 +201,18 @@ func (c *Cluster) hasHeads() bool {
 		}
 	}
 	return false
+}
+
+// pendingMessage is the message of the workload's QuotaReserved=False condition ("" without one).
+func (c *Cluster) pendingMessage(key types.NamespacedName) string {
+	var wl kueue.Workload
+	if err := c.cl.Get(c.ctx, key, &wl); err != nil {
+		return ""
+	}
+	if cond := apimeta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadQuotaReserved); cond != nil && cond.Status == metav1.ConditionFalse {
+		return cond.Message
+	}
+	return ""
 }
 
 // queueState is the queue manager's content, pending and inadmissible, as text.
