@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 from hypothesis import HealthCheck, given, settings
 
 from kadmit import api
@@ -99,3 +100,15 @@ def test_generated_clusters_decide_the_same(tmp_path_factory, text: str) -> None
     (folder / "cluster.kad").write_text(text)
     expected, back = roundtrip([str(folder / "cluster.kad")], folder / "out", workloads=True)
     assert decisions(back) == decisions(expected)
+
+
+def test_fair_sharing_without_strategies_exports_kueues_default_pair(tmp_path: Path) -> None:
+    """Kueue refuses a v1beta2 Configuration whose `fairSharing` names no preemption strategies
+    ("fairSharing.preemptionStrategies: Required value"); `fair_sharing = true` alone means the pair
+    Kueue defaults to in v1beta1, and the export writes it."""
+    (tmp_path / "p.kad").write_text("scheduler { fair_sharing = true }\nflavor f {}\n")
+    got = api.export([str(tmp_path / "p.kad")], str(tmp_path / "out"))
+    assert got.exit_code == 0, [d.message for d in got.diagnostics]
+    [config] = [o for p in sorted((tmp_path / "out").rglob("*.yaml")) for o in yaml.safe_load_all(p.read_text())
+                if o and o.get("kind") == "Configuration"]
+    assert config["fairSharing"] == {"preemptionStrategies": ["LessThanOrEqualToFinalShare", "LessThanInitialShare"]}

@@ -193,7 +193,9 @@ def configuration(c: SchedulerConfig, diags: Diagnostics) -> dict:
     if c.frameworks is not None:
         out["integrations"] = {"frameworks": list(c.frameworks)}
     if c.fair_sharing:
-        out["fairSharing"] = {"preemptionStrategies": list(c.preemption_strategies)}
+        # a v1beta2 Configuration must name them (Kueue's validation: "Required value"); none
+        # written means Kueue's default pair, as v1beta1's defaulting fills it in
+        out["fairSharing"] = {"preemptionStrategies": list(c.preemption_strategies or c.strategies)}
     elif c.preemption_strategies:
         diags.emit(KAD901, "`preemption_strategies` is left out: with fair sharing off Kueue ignores it, and its "
                    "v1beta2 Configuration turns fair sharing on by having the section at all",
