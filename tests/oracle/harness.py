@@ -125,8 +125,10 @@ class Answer:
     objects: dict[str, str]
     skipped: dict[str, str]
     messages: dict[str, str] = field(default_factory=dict)
-    # kadmit: the workloads of a preemption loop it stopped (undecided, KAD535); the oracle: every
-    # workload when its run stopped because the admitted set came back to an earlier state
+    # kadmit: the workloads of a preemption loop it stopped (undecided: KAD535, or KAD536 where the
+    # run hit its bound on cycles); the oracle: every workload when its run came back to an earlier
+    # state (`loop`) or hit the bound (`cycle limit`: a loop through a queue under admission fair
+    # sharing grows the entry penalties in every period, so no state repeats)
     looping: frozenset[str] = frozenset()
 
 
@@ -163,11 +165,11 @@ def _answer(data: dict, message, looping) -> Answer:
 
 def from_kadmit(data: dict) -> Answer:
     return _answer(data, lambda d: "; ".join(r["message"] for r in d["reasons"]),
-                   lambda d: d.get("unknown") and any(r.get("code") == "KAD535" for r in d["reasons"]))
+                   lambda d: d.get("unknown") and any(r.get("code") in ("KAD535", "KAD536") for r in d["reasons"]))
 
 
 def from_oracle(data: dict) -> Answer:
-    loop = (data.get("oracle") or {}).get("stop") == "loop"
+    loop = (data.get("oracle") or {}).get("stop") in ("loop", "cycle limit")
     return _answer(data, lambda d: (d["pending"] or {}).get("message", ""), lambda d: loop)
 
 
@@ -222,8 +224,8 @@ def compare(kadmit: Answer, kueue: Answer, *, placement: bool = True,
     hashes of UIDs each tool gives on its own. A workload one side decided and the other skipped
     differs, with the skip's reason, unless kadmit skipped it saying it is never admitted and
     Kueue did not admit it; one kadmit declined because of an input error is set aside. A workload
-    kadmit finds in a preemption loop, where Kueue's run ended in a loop too, agrees whatever each
-    shows of it: where a loop is cut is arbitrary (docs/KUEUE-DIFFERENCES.md §1)."""
+    kadmit finds in a preemption loop (or still moving at its bound on cycles), where Kueue's run
+    ended in a loop or at its bound too, agrees whatever each shows of it: where a loop is cut is arbitrary (docs/KUEUE-DIFFERENCES.md §1)."""
     def strip(o: Outcome) -> Outcome:
         if placement:
             return o

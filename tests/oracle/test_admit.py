@@ -78,6 +78,21 @@ def test_kueue_may_go_either_way(kueue_oracle):
     assert sum(o.admitted for o in k.outcomes.values()) == 1
 
 
+def test_entry_penalties_are_part_of_a_runs_state(kueue_oracle):
+    """Under admission fair sharing a run whose admitted set and queues come back to an earlier
+    state has not looped when its LocalQueues' entry penalties grew meanwhile: the case's order
+    flips on the second penalty and both runs settle, team/high admitted (not through the loop
+    rule: each side decides every workload)."""
+    path = "tests/oracle/features/admission-fair-sharing-penalties-end-a-loop.yaml"
+    kueue = run_oracle(kueue_oracle, [path])
+    assert kueue["oracle"]["stop"] == "settled"
+    code, kadmit = run_kadmit([path])
+    assert code == 0
+    for answer in (from_kadmit(kadmit), from_oracle(kueue)):
+        assert not answer.looping
+        assert answer.outcomes["team/high"].admitted and not answer.outcomes["team/low"].admitted
+
+
 def test_every_case_is_known():
     """The divergence table names only cases that exist."""
     names = {name for name, _ in _cases()}

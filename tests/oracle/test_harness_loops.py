@@ -19,8 +19,11 @@ def _decision(name: str, admitted: bool, **extra) -> dict:
     return d
 
 
-def _kadmit(looping: bool) -> dict:
-    extra = {"unknown": True, "reasons": [LOOP]} if looping else {}
+UNSETTLED = {"code": "KAD536", "message": "the run did not settle within 70 scheduling cycles; ..."}
+
+
+def _kadmit(looping: bool, reason: dict = LOOP) -> dict:
+    extra = {"unknown": True, "reasons": [reason]} if looping else {}
     return {"decisions": [_decision("team/high", False, **extra), _decision("team/low", False, **extra)],
             "skipped": []}
 
@@ -32,6 +35,16 @@ def _kueue(stop: str) -> dict:
 
 def test_both_in_a_loop_agree_whatever_the_phase():
     assert compare(from_kadmit(_kadmit(True)), from_oracle(_kueue("loop"))).agree
+
+
+def test_a_run_at_its_bound_on_both_sides_agrees():
+    """A loop through a queue under admission fair sharing adds an entry penalty in every period,
+    so no state repeats: both runs go on to their bound on cycles (kadmit's KAD536, the oracle's
+    `cycle limit`)."""
+    assert compare(from_kadmit(_kadmit(True, UNSETTLED)), from_oracle(_kueue("cycle limit"))).agree
+    assert compare(from_kadmit(_kadmit(True)), from_oracle(_kueue("cycle limit"))).agree
+    assert not compare(from_kadmit(_kadmit(False)), from_oracle(_kueue("cycle limit"))).agree
+    assert not compare(from_kadmit(_kadmit(True, UNSETTLED)), from_oracle(_kueue("settled"))).agree
 
 
 def test_a_loop_on_one_side_only_differs():

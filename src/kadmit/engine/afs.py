@@ -46,6 +46,13 @@ class AdmissionFairSharing:
         self.penalties: dict[str, dict[str, int]] = {}
         self.rate = 0.0 if cfg is None else _alpha(cfg.usage_sampling_interval_ms / 1000, cfg.usage_half_life_ms / 1000)
 
+    def state(self) -> tuple:
+        """The entry penalties taken so far, sorted: part of a run's state (the consumed resources
+        don't change during a run). A preemption loop through a queue under admission fair sharing
+        adds a penalty in every period, so its state never repeats and it runs to the cycle bound,
+        as in Kueue."""
+        return tuple(sorted((lq, tuple(sorted(p.items()))) for lq, p in self.penalties.items()))
+
     def enabled(self, cluster_queue: str | None) -> bool:
         return cluster_queue in self.queues
 

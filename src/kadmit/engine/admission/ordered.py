@@ -14,8 +14,9 @@ height, then higher priority, then older; with fair sharing, the cohort tourname
 - Preempt without victims: holds capacity for the cycle unless reclaimWithinCohort is Any, then like
   NoFit: BestEffortFIFO sets it aside (retried when an eviction releases quota in its cohort tree),
   StrictFIFO keeps it at the head, blocking the workloads behind it.
-The run ends when a cycle changes nothing. A run whose state at the end of a cycle is one it was in
-before loops forever (Kueue's preemption rules can evict the same workloads again and again): it
+The run ends when a cycle changes nothing. A run whose state at the end of a cycle (who holds quota
+where, the sticky preemptors, the evictions in flight, and under admission fair sharing the entry
+penalties the LocalQueues took) is one it was in before loops forever (Kueue's preemption rules can evict the same workloads again and again): it
 stops there and the workloads in the loop are undecided (`loops`); so are the ones still moving
 after 50 + 10 x workloads cycles.
 
@@ -371,7 +372,8 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
         # at most one period after its first state. (A state costs the moves since the last: `States`.)
         if evictions:
             before = places.repeat(cycle, (tuple(sorted(session.holders)), tuple(sorted(sticky.items())),
-                                           tuple(sorted((v.key, by or "") for v, by in evicting))))
+                                           tuple(sorted((v.key, by or "") for v, by in evicting)),
+                                           session.afs.state()))
             if before is not None:
                 looped = loop_of(before, cycle, evictions, ix.cluster_queues, _strategies(session))
                 break

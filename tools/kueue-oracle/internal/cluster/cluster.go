@@ -82,6 +82,9 @@ type Cluster struct {
 	recorder  *pendingRecorder
 	notes     []string
 	flavors   int // how many ResourceFlavors: bounds the cycles a head tries flavors in
+	// afsQueues: the LocalQueues whose ClusterQueue orders by admission fair sharing, sorted
+	// (their usage is part of a run's state; see afsState)
+	afsQueues []*kueue.LocalQueue
 }
 
 // New puts the objects in a fake client and sets Kueue's caches up from them, in the order of
@@ -257,7 +260,11 @@ func (c *Cluster) load(objs []client.Object) error {
 		// it already report so, harmlessly.
 		_ = c.cache.AddLocalQueue(lq)
 		c.loadAfsUsage(lq)
+		if c.cfg.AdmissionFairSharing != nil && c.cache.ClusterQueueUsesAdmissionFairSharing(lq.Spec.ClusterQueue) {
+			c.afsQueues = append(c.afsQueues, lq)
+		}
 	}
+	sort.Slice(c.afsQueues, func(i, j int) bool { return utilqueue.Key(c.afsQueues[i]) < utilqueue.Key(c.afsQueues[j]) })
 	if features.Enabled(features.TopologyAwareScheduling) {
 		for _, p := range pods {
 			// The non-TAS usage controller's filter (pkg/controller/tas/non_tas_usage_controller.go):

@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -16,6 +17,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	utilqueue "sigs.k8s.io/kueue/pkg/util/queue"
+	"sigs.k8s.io/kueue/pkg/util/resource"
 	"sigs.k8s.io/kueue/pkg/util/routine"
 	"sigs.k8s.io/kueue/pkg/workload"
 )
@@ -84,7 +87,7 @@ func (c *Cluster) Run() (*Result, error) {
 		phases[k] = phaseOf(wl)
 	}
 	queues := c.queueState()
-	states := map[string]int{stateOf(phases) + "\n" + queues + "\n": 0}
+	states := map[string]int{stateOf(phases) + "\n" + queues + "\n" + c.afsState() + "\n": 0}
 	still := 0
 	messages := map[types.NamespacedName]string{} // the Pending message each head tried last had
 	r.Stop = StopLimit
@@ -141,13 +144,16 @@ func (c *Cluster) Run() (*Result, error) {
 			}
 			messages[key] = m
 		}
-		// A state is the admitted workloads, what the queues hold and the workloads evicted in
-		// the cycle: the same admitted set is not a loop when other workloads are queued or set
-		// aside, nor when a preemptor's victims have just gone (it is admitted next, and the run
-		// goes on; Kueue keeps it at its queue's head, which the queues' dump doesn't show).
+		// A state is the admitted workloads, what the queues hold, the LocalQueues' admission
+		// fair sharing usage and the workloads evicted in the cycle: the same admitted set is not
+		// a loop when other workloads are queued or set aside, nor when a preemptor's victims have
+		// just gone (it is admitted next, and the run goes on; Kueue keeps it at its queue's head,
+		// which the queues' dump doesn't show), nor when an admission's entry penalty changed the
+		// order of a queue under admission fair sharing (a loop there grows the penalties in
+		// every period and runs to the cycle bound).
 		q := c.queueState()
 		sort.Strings(evicted)
-		state := stateOf(phases) + "\n" + q + "\n" + strings.Join(evicted, ",")
+		state := stateOf(phases) + "\n" + q + "\n" + c.afsState() + "\n" + strings.Join(evicted, ",")
 		if first, seen := states[state]; seen && moved && first < cycle-1 {
 			r.Stop = StopLoop
 			r.Loop = reservedKeys(phases)
@@ -233,6 +239,32 @@ func (c *Cluster) queueState() string {
 			fmt.Fprintf(&b, "%s:%s;", cq, strings.Join(items, ","))
 		}
 		b.WriteString("|")
+	}
+	return b.String()
+}
+
+// afsState is, for each LocalQueue whose ClusterQueue orders by admission fair sharing, what its
+// usage is computed from (workload.CalcLocalQueueFSUsage): the consumed resources and the entry
+// penalties the scheduler added on each admission, as text.
+func (c *Cluster) afsState() string {
+	var b strings.Builder
+	for _, lq := range c.afsQueues {
+		key := utilqueue.Key(lq)
+		total := c.queues.AfsEntryPenalties.Peek(key)
+		if entry, found := c.queues.AfsConsumedResources.Get(key); found {
+			total = resource.MergeResourceListKeepSum(entry.Resources, total)
+		}
+		names := make([]string, 0, len(total))
+		for r := range total {
+			names = append(names, string(r))
+		}
+		sort.Strings(names)
+		fmt.Fprintf(&b, "%s:", key)
+		for _, r := range names {
+			v := total[corev1.ResourceName(r)]
+			fmt.Fprintf(&b, "%s=%s,", r, v.String())
+		}
+		b.WriteString(";")
 	}
 	return b.String()
 }
