@@ -265,9 +265,11 @@ class Compiler:
             for res in sorted(r for r, q in self.requests(ps, covered).items() if q > 0 or r in covered):
                 gi = covered.get(res)
                 if gi is None:
+                    # the pod set's own: Kueue's flavor assigner meets it at this pod set, after the
+                    # pod sets before it took their flavors (their search state is kept)
                     track(f"cover|{ps.name}|{res}", "coverage",
                           f"cluster queue `{cq.name}` has no quota for `{res}`, which pod set `{ps.name}` requests",
-                          ps.field_span(f"requests.{res}"), T.not_(adm))
+                          ps.field_span(f"requests.{res}"), T.not_(on))
                     continue
                 pv.group_of[res] = gi
             for gi in sorted(set(pv.group_of.values())):
