@@ -388,8 +388,8 @@ class Session:
         """Workloads of equal shape share one compiled problem; their sizes (counts, requests,
         min_count) and the quota numbers of their queue are pinned per question. The shape is the
         queue's structure (groups, flavors, what it declares, gates) and each pod set's structure
-        (which resources it asks for, tolerations, selectors, topology). With user rules every
-        workload is its own shape (rules may read anything about it)."""
+        (which resources it asks for, tolerations, selectors, topology, whether it has no pods).
+        With user rules every workload is its own shape (rules may read anything about it)."""
         known = self._shape_of.get(id(wl))
         if known is not None and known[0] is wl:
             return known[1]
@@ -415,7 +415,9 @@ class Session:
             self._queue_shapes[where] = cqs
         if cqs is None:
             return ("no-queue", wl.namespace, wl.queue, wl.active, len(wl.pod_sets))
-        return (cqs, wl.active, wl.inadmissible, workload_facts(wl)[0])
+        # a pod set of 0 pods takes part with none (the problem's `n >= min(1, count)` is compiled
+        # from the first workload of the shape; the sizes themselves are pinned)
+        return (cqs, wl.active, wl.inadmissible, workload_facts(wl)[0], tuple(ps.count == 0 for ps in wl.pod_sets))
 
     def _loaded_shape(self, wl: Workload) -> Loaded:
         shape = self._shape(wl)
