@@ -24,8 +24,6 @@ from oracle.strategies import ALL, clusters
 KNOWN_DIVERGENT = {
     "fair_sharing_no_cohort": "tests/oracle/features/kueue-panics-fair-sharing-without-cohort.yaml: Kueue v0.17.0 "
                               "itself panics (fair sharing, a queue in no cohort preempting)",
-    "job:LeaderWorkerSet": "tests/oracle/features/lws-flavors.yaml: a LeaderWorkerSet's leader and workers get "
-                           "different flavors in Kueue, kadmit does not admit",
 }
 CI_SWITCHES = ALL - set(KNOWN_DIVERGENT)
 BATCH = 8
