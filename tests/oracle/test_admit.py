@@ -93,6 +93,19 @@ def test_entry_penalties_are_part_of_a_runs_state(kueue_oracle):
         assert answer.outcomes["team/high"].admitted and not answer.outcomes["team/low"].admitted
 
 
+def test_an_api_version_no_longer_served_is_skipped_by_both(kueue_oracle):
+    """An extensions/v1beta1 Deployment is refused by the API server (removed in Kubernetes v1.16):
+    both tools list it as skipped, naming the version served (apps/v1); neither decides it."""
+    path = "tests/oracle/features/unserved-api-version.yaml"
+    code, kadmit = run_kadmit([path])
+    kueue = run_oracle(kueue_oracle, [path])
+    for answer in (from_kadmit(kadmit), from_oracle(kueue)):
+        why = answer.skipped.get("Deployment/team/web", "")
+        assert "does not serve" in why and "apps/v1" in why, answer.skipped
+        assert "Deployment/team/web" not in answer.objects.values()
+        assert answer.outcomes["team/batch"].admitted
+
+
 def test_every_case_is_known():
     """The divergence table names only cases that exist."""
     names = {name for name, _ in _cases()}

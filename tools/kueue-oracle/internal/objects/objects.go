@@ -103,6 +103,11 @@ func (r *Reader) Read(ctx context.Context, docs []input.Document) (*Input, error
 			configs = append(configs, configSource{data: cfg, where: where})
 			continue
 		}
+		if why := unserved(r.Scheme, gvk); why != "" {
+			// never read as if it were current: the API server refuses it
+			in.Skipped = append(in.Skipped, Skipped{Ref: ref, Reason: why})
+			continue
+		}
 		if r.IsJobKind != nil && r.IsJobKind(gvk, u) {
 			in.Jobs = append(in.Jobs, u)
 			in.Where[ref] = where
