@@ -11,13 +11,6 @@ from oracle.harness import run_oracle
 from oracle.test_admit import DIVERGENCES, _cases
 
 
-# cases whose answer rests on something the reference does not model, found by what they show rather
-# than by a model field: a flavor search that a later try resumes after the flavor where the last one
-# stopped (Kueue's LastTriedFlavorIdx, engine/admission/searches.py), which the reference starts over
-OUTSIDE_SCOPE = {
-    "tests/oracle/features/lws-flavors.yaml": "a search resumed after the last tried flavor",
-}
-
 
 def _outside_scope(model) -> str | None:
     if any(f.topology for f in model.flavors):
@@ -36,8 +29,6 @@ def test_the_reference_decides_as_kueue_within_its_scope(kueue_oracle):
     for name, paths in _cases():
         if name in DIVERGENCES:
             continue  # kadmit's known differences, which the reference shares (it decides kadmit's model)
-        if name in OUTSIDE_SCOPE:
-            continue
         model = workspace.load(paths).model
         if _outside_scope(model):
             continue

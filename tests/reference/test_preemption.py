@@ -142,6 +142,16 @@ def test_ties_on_admission_time_break_by_key():
     assert targets_of(m, "default/high") == [("a", "InClusterQueue")]
 
 
+def test_ties_on_admission_time_break_by_uid_before_the_key():
+    """Kueue's CandidatesOrdering ends on the Workload's UID: the lower UID goes first, whatever
+    the names (the key only where the UIDs are equal)."""
+    a = running("a", "cq", 2, priority=1, at=3).model_copy(update={"uid": "00000000-0000-0000-0000-000000000002"})
+    b = running("b", "cq", 2, priority=1, at=3).model_copy(update={"uid": "00000000-0000-0000-0000-000000000001"})
+    m = build(cqp("cq", group(fq("f", cpu=4)), within="LowerPriority"), a, b,
+              workload("high", pod_set(cpu=2), queue="cq", priority=10, minute=20))
+    assert targets_of(m, "default/high") == [("b", "InClusterQueue")]
+
+
 def test_evicted_workloads_come_first():
     m = build(cqp("cq", group(fq("f", cpu=4)), within="LowerPriority"),
               running("low", "cq", 2, priority=1, at=1), running("going", "cq", 2, priority=5, at=0, evicted=True),

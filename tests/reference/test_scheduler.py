@@ -161,3 +161,13 @@ def test_cohort_quota_is_shared_by_members():
               *[workload(f"w{i}", pod_set(cpu=2), queue="x", minute=i) for i in range(4)])
     got = outcome(decide(m))
     assert sum(isinstance(v, dict) for v in got.values()) == 2
+
+
+def test_a_head_resumes_its_flavor_search_after_the_last_flavor_tried():
+    """Kueue v0.17's LastTriedFlavorIdx (tests/oracle/features/lws-flavors.yaml): `leader` takes f1,
+    the first flavor, and `worker` then fits neither (1 + 3 > 3 in f1, 3 > 1 in f2). Flavors are
+    left to try, so the head stays; its first try's Pending message is new (the search starts over),
+    the second goes on, and the third starts `leader` at f2, where `worker` fits f1."""
+    m = build(cluster_queue("cq", group(fq("f1", cpu=3), fq("f2", cpu=1)), strategy="BestEffortFIFO"),
+              workload("lws", pod_set("leader", cpu=1), pod_set("worker", cpu=3), queue="cq"))
+    assert outcome(decide(m)) == {"default/lws": {"leader": (1, {"cpu": "f2"}), "worker": (1, {"cpu": "f1"})}}

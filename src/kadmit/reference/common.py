@@ -95,12 +95,13 @@ def workload_uses_resources(candidate: Admitted, frs) -> bool:
 
 def candidates_ordering(preemptor_cq: str):
     """`CandidatesOrdering` as a sort key: evicted ones first, then those of other queues, lower
-    priority first, the latest quota reservation first, then the UID (the key here)."""
+    priority first, the latest quota reservation first, then the UID (`Admitted.uid`, then the key)."""
     def key(candidate: Admitted):
         return (0 if candidate.evicted else 1,
                 1 if candidate.cluster_queue == preemptor_cq else 0,
                 candidate.priority,
                 -candidate.admitted_at.timestamp(),
+                candidate.uid,
                 candidate.key)
     return key
 

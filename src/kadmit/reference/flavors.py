@@ -19,6 +19,11 @@ PartialAdmission on, as by default) and `podset_reducer.go`.
   (`is_preferred`); the search stops at a flavor unless `should_try_next_flavor`, else the best
   flavor seen is taken (the first of equals).
 - Without an oracle (the replay with preemption off) a request beyond available is NoFit.
+- Where the search starts (`LastTriedFlavorIdx`, `AssignmentClusterQueueState`): each pod set that
+  got flavors records, per resource, the index of the last flavor its group's search tried, -1
+  when that was the group's last flavor; a pod set that failed records nothing. `start` (a
+  previous try's record) makes each search begin after the recorded flavor
+  (`NextFlavorToTryForPodSetResource`); `Assignment.pending_flavors` is `PendingFlavors`.
 - The assignment's message is Kueue's: per pod set that didn't fit, every reason of every
   flavor tried, sorted, joined with ", ".
 - Partial admission (`PodSetReducer.Search`): when the full counts don't do and some pod set
@@ -57,11 +62,19 @@ class PodSetAssignment:
 
 
 class Assignment:
-    def __init__(self, pod_sets: list[PodSetAssignment], usage: dict[FR, int], borrowing: int, fits: bool) -> None:
+    def __init__(self, pod_sets: list[PodSetAssignment], usage: dict[FR, int], borrowing: int, fits: bool,
+                 last_tried: list[dict[str, int]] | None = None) -> None:
         self.pod_sets = pod_sets
         self.usage = usage
         self.borrowing = borrowing  # the largest borrowing height of its flavors; 0 without borrowing
         self.fits = fits
+        # LastTriedFlavorIdx: per pod set tried (in order), resource -> the last flavor index tried
+        self.last_tried = last_tried if last_tried is not None else []
+
+    @property
+    def pending_flavors(self) -> bool:
+        """`PendingFlavors`: some search stopped before its group's last flavor."""
+        return any(idx != -1 for tried in self.last_tried for idx in tried.values())
 
     @property
     def mode(self) -> str:
@@ -188,10 +201,13 @@ class FlavorAssigner:
                 if resource not in self.group_index:
                     self.group_index[resource] = i
 
-    def assign(self, wl: Workload, counts: list[int] | None = None) -> Assignment:
-        """`Assign` at the given counts (the declared ones by default)."""
+    def assign(self, wl: Workload, counts: list[int] | None = None,
+               start: list[dict[str, int]] | None = None) -> Assignment:
+        """`Assign` at the given counts (the declared ones by default), each search starting after
+        the flavor `start` (a previous try's `last_tried`) records for it."""
         usage: dict[FR, int] = {}
         done: list[PodSetAssignment] = []
+        last_tried: list[dict[str, int]] = []
         borrowing = 0
         all_fit = True
         for i, ps in enumerate(wl.pod_sets):
@@ -201,6 +217,8 @@ class FlavorAssigner:
                 requests["pods"] = 1000 * count
             psa = PodSetAssignment(ps.name, count)
             done.append(psa)
+            tried: dict[str, int] = {}
+            last_tried.append(tried)
             failed: list[str] | None = None
             for resource in sorted(requests):
                 if resource in psa.flavors:
@@ -212,12 +230,17 @@ class FlavorAssigner:
                     continue
                 group = self.cq.resource_groups[self.group_index[resource]]
                 group_requests = {r: v for r, v in requests.items() if r in group.covered_resources}
-                flavor, modes, height, reasons = self.find_flavor_for_pod_set(ps, group, group_requests, usage)
+                first = 0
+                if start is not None and i < len(start) and resource in start[i]:
+                    first = start[i][resource] + 1
+                flavor, modes, height, reasons, at = self.find_flavor_for_pod_set(ps, group, group_requests, usage,
+                                                                                  first)
                 if flavor is None:
                     failed = reasons
                     break
                 for r in group_requests:
                     psa.flavors[r] = flavor
+                    tried[r] = at
                 for r, mode in modes.items():
                     if mode != FIT:
                         psa.preempt.add(r)
@@ -227,19 +250,26 @@ class FlavorAssigner:
                 borrowing = max(borrowing, height)
             if failed is not None:
                 psa.flavors, psa.preempt, psa.reasons = {}, set(), failed
-                return Assignment(done, usage, borrowing, False)
+                tried.clear()  # a pod set without flavors records no index
+                return Assignment(done, usage, borrowing, False, last_tried)
             for resource, flavor in psa.flavors.items():
                 usage[(flavor, resource)] = usage.get((flavor, resource), 0) + requests[resource]
-        return Assignment(done, usage, borrowing, all_fit)
+        return Assignment(done, usage, borrowing, all_fit, last_tried)
 
-    def find_flavor_for_pod_set(self, ps: PodSet, group, requests: dict[str, int], assumed: dict[FR, int]):
-        """`findFlavorForPodSets`: (flavor, resource -> mode, the highest borrowing height of its
-        resources (maxBorrow: what Assignment.Borrowing counts), reasons), the reasons empty when
-        the flavor's representative mode is Fit; the flavor is None when none can be used."""
+    def find_flavor_for_pod_set(self, ps: PodSet, group, requests: dict[str, int], assumed: dict[FR, int],
+                                first: int = 0):
+        """`findFlavorForPodSets` from the group's flavor `first` on: (flavor, resource -> mode, the
+        highest borrowing height of its resources (maxBorrow: what Assignment.Borrowing counts),
+        reasons, the index of the last flavor tried or -1 when that was the group's last), the
+        reasons empty when the flavor's representative mode is Fit; the flavor is None when none
+        can be used."""
         reasons: list[str] = []
         fungibility = self.cq.flavor_fungibility
         best = None  # (flavor, modes, granular mode, maxBorrow)
-        for fq in group.flavors:
+        attempted = -1
+        for at in range(first, len(group.flavors)):
+            attempted = at
+            fq = group.flavors[at]
             name = fq.flavor
             if self.pinned is not None and all(self.pinned.get(ps.name, {}).get(r) != name for r in requests):
                 reasons.append("skipping flavor %s as it is not found in the nomination mapping for resource %s"
@@ -274,9 +304,10 @@ class FlavorAssigner:
             if best is None or is_preferred(representative, best[2], fungibility.preference):
                 best = (name, modes, representative, most)
         if best is None:
-            return None, {}, 0, reasons
+            return None, {}, 0, reasons, -1
         name, modes, (mode, _), most = best
-        return name, modes, most, [] if mode == FIT else reasons
+        tried = -1 if attempted == len(group.flavors) - 1 else attempted
+        return name, modes, most, [] if mode == FIT else reasons, tried
 
     def fits_resource_quota(self, fr: FR, assumed: int, request: int) -> tuple[int, int, str | None]:
         """`fitsResourceQuota`: (mode, borrowing height, reason or None)."""
@@ -322,9 +353,11 @@ def partial_counts(wl: Workload) -> tuple[list[int], list[int]] | None:
     return counts, deltas
 
 
-def search_counts(assigner: FlavorAssigner, wl: Workload, accept) -> tuple[Assignment, object] | None:
+def search_counts(assigner: FlavorAssigner, wl: Workload, accept,
+                  start: list[dict[str, int]] | None = None) -> tuple[Assignment, object] | None:
     """`PodSetReducer.Search` with the scheduler's acceptance test (`accept(assignment)` gives
-    (accepted, payload)): the assignment at the largest counts accepted, with its payload."""
+    (accepted, payload)): the assignment at the largest counts accepted, with its payload; each
+    try's searches start where `start` says."""
     shape = partial_counts(wl)
     if shape is None:
         return None
@@ -334,7 +367,7 @@ def search_counts(assigner: FlavorAssigner, wl: Workload, accept) -> tuple[Assig
     low, high = 0, total + 1
     while low < high:
         k = (low + high) // 2
-        attempt = assigner.assign(wl, [c - d * k // total for c, d in zip(counts, deltas)])
+        attempt = assigner.assign(wl, [c - d * k // total for c, d in zip(counts, deltas)], start)
         accepted, payload = accept(attempt)
         if accepted:
             best = (attempt, payload)

@@ -30,7 +30,17 @@ completes before the next cycle starts, its quota is released, the victim waits 
 queue, and the inadmissible workloads of the victim's cohort tree wait again. Workloads the
 model marks evicted are released that way before the second cycle. Workloads admitted during the
 replay count as admitted after every workload of the model, in cycle order (their quota
-reservation time orders preemption candidates). `LastTriedFlavorIdx` is not modelled.
+reservation time orders preemption candidates).
+
+Where a head's flavor search starts (`LastTriedFlavorIdx`, flavors.py): a head that is not
+admitted keeps its try's record and, while some search stopped before its group's last flavor
+(`PendingFlavors`), stays at its queue's head (`requeueIfNotPresent`, even BestEffortFIFO) and
+resumes after those flavors in the next cycle. The record is dropped, and the next search starts
+at the first flavor, when the try was skipped (overlapping targets, no longer fits), issued
+preemptions, was admitted or evicted, and when the Pending message differs from the one the
+workload's status shows (the status update gives the queue manager a new `workload.Info`, without
+the last assignment): so a head's first failed try starts over, its second goes on. A run where
+only such heads move on stops after `1 + the most flavors of a resource group` quiet cycles.
 
 With preemption off (`preemption=False`, what `decide(model)` replays) there is no oracle, so a
 flavor that would need preemption doesn't fit, and nothing is ever released.
@@ -116,7 +126,7 @@ class Scheduler:
             wl = self.index.workloads[key]
             if wl.admitted and wl.admission.cluster_queue in self.tree.queues:
                 at = getattr(wl.admission, "admitted_at", None) or wl.created
-                held.append(self.workload_info(wl, wl.admission.cluster_queue, admitted_usage(wl), at))
+                held.append(self.workload_info(wl, wl.admission.cluster_queue, admitted_usage(wl), at, wl.uid or ""))
                 latest = max(latest, at)
         self.epoch = latest
         self.snap = Snapshot(self.tree, dict(self.index.cluster_queues), dict(self.index.cohorts), held)
@@ -125,10 +135,13 @@ class Scheduler:
         self.preempted_by: dict[str, tuple[str, str]] = {}  # victim -> (preemptor, reason)
         self.cycle_no = 0
         self.assigners: dict[str, FlavorAssigner] = {}
+        self.last_tried: dict[str, list[dict[str, int]]] = {}  # where each workload's next search starts
+        self.said: dict[str, str] = {}  # the Pending message each workload's status shows
+        self.retrying = False  # this cycle kept a head whose flavors are not all tried yet
 
-    def workload_info(self, wl: Workload, cq: str, usage: dict, at) -> Admitted:
+    def workload_info(self, wl: Workload, cq: str, usage: dict, at, uid: str = "") -> Admitted:
         return Admitted(wl.key, cq, self.index.priority(wl), wl.created, at, dict(usage),
-                        bool(getattr(wl, "evicted", False)))
+                        bool(getattr(wl, "evicted", False)), uid)
 
     def reject(self, wl: Workload, cq: str | None, reason: str) -> None:
         self.decisions[wl.key] = RefDecision(wl.key, False, cq, (), False, reason)
@@ -188,11 +201,12 @@ class Scheduler:
             targets = get_targets(self.snap, self.preemptor(wl, cq, attempt), self.fair)
             return len(targets) > 0, targets
 
-        full = assigner.assign(wl)
+        start = self.last_tried.get(wl.key)
+        full = assigner.assign(wl, start=start)
         accepted, targets = accept(full)
         if accepted:
             return full, targets
-        reduced = search_counts(assigner, wl, accept)
+        reduced = search_counts(assigner, wl, accept, start)
         if reduced is None:
             return full, []
         return reduced
@@ -202,6 +216,7 @@ class Scheduler:
     def cycle(self) -> bool:
         """One scheduling cycle; True when something changed."""
         self.cycle_no += 1
+        self.retrying = False
         changed = self.release()
         entries: list[Entry] = []
         for name, head in self.queues.heads():
@@ -236,15 +251,26 @@ class Scheduler:
         mode = e.assignment.mode
         if mode == "Preempt" and any(t.key in preempted for t in e.targets):
             self.reject(e.wl, e.cq, OVERLAPPING)
+            self.start_over(e.wl.key, OVERLAPPING)
             return False
         if mode == "NoFit" or (mode == "Preempt" and not e.targets):
             if mode == "Preempt" and not can_always_reclaim(cq):
                 reserve = quota_resources_to_reserve(self.snap, e.cq, e.assignment.usage, e.assignment.borrowing)
                 self.hold(e.cq, reserve, held)
-            self.reject(e.wl, e.cq, e.assignment.message())
+            message = e.assignment.message()
+            self.reject(e.wl, e.cq, message)
+            if self.said.get(e.wl.key) == message:
+                self.last_tried[e.wl.key] = e.assignment.last_tried
+            else:
+                self.last_tried.pop(e.wl.key, None)
+            self.said[e.wl.key] = message
+            if e.assignment.pending_flavors:
+                self.retrying = True  # it stays at its queue's head and tries its next flavors
+                return False
             return self.queues.requeue_if_not_present(e.cq, e.wl)
         if not self.fits(e, preempted):
             self.reject(e.wl, e.cq, NO_LONGER_FITS)
+            self.start_over(e.wl.key, NO_LONGER_FITS)
             return False
         for t in e.targets:
             if t.key not in preempted:
@@ -254,6 +280,15 @@ class Scheduler:
             return self.issue_preemptions(e)
         self.admit(e)
         return True
+
+    def start_over(self, key: str, message: str | None) -> None:
+        """The workload's next search starts at the first flavor (Kueue sets `LastAssignment` to
+        nil); `message`: what its status says now (None: nothing a later message is compared with)."""
+        self.last_tried.pop(key, None)
+        if message is None:
+            self.said.pop(key, None)
+        else:
+            self.said[key] = message
 
     def fits(self, e: Entry, preempted: dict[str, Admitted]) -> bool:
         """`fits`: the usage fits once this cycle's victims and the entry's targets are gone."""
@@ -285,15 +320,21 @@ class Scheduler:
             message = preempted_message(t.reason, self.snap.path(e.cq), self.snap.path(t.cluster_queue),
                                         uid=e.wl.uid, job_uid=e.wl.job_uid)
             self.reject(self.index.workloads[t.key], t.cluster_queue, message)
-        self.reject(e.wl, e.cq, pending_preemption_message(e.assignment.message(), len(e.targets)))
+            self.start_over(t.key, message)
+        pending = pending_preemption_message(e.assignment.message(), len(e.targets))
+        self.reject(e.wl, e.cq, pending)
+        self.start_over(e.wl.key, pending)  # preemptions issued: the next try starts at the first flavor
         self.queues.keep_at_head(e.cq, e.wl)
         return issued
 
     def admit(self, e: Entry) -> None:
         at = self.epoch + timedelta(seconds=self.cycle_no)
         info = self.workload_info(e.wl, e.cq, e.assignment.usage, at)
+        # a workload admitted during the replay has a UID only Kueue knows (its job's Workload is
+        # made by Kueue): it sorts before the input's UIDs, then by key, as in the engine
         self.snap.add(Admitted(info.key, info.cluster_queue, info.priority, info.created, at, info.usage, False))
         self.queues.remove(e.cq, e.wl)
+        self.start_over(e.wl.key, None)
         pod_sets = tuple(RefPodSet(psa.name, psa.count, dict(sorted(psa.flavors.items())))
                          for psa in e.assignment.pod_sets)
         self.decisions[e.wl.key] = RefDecision(e.wl.key, True, e.cq, pod_sets, e.assignment.borrowing > 0, "")
@@ -374,8 +415,16 @@ class Scheduler:
     def run(self) -> list[RefDecision]:
         self.enqueue()
         limit = 50 + 10 * len(self.index.workloads)
-        while self.cycle_no < limit and self.cycle():
-            pass
+        bound = 1 + max((len(g.flavors) for cq in self.index.cluster_queues.values() for g in cq.resource_groups),
+                        default=0)
+        quiet = 0  # cycles in a row where only heads with flavors left to try moved on to them
+        while self.cycle_no < limit:
+            if self.cycle():
+                quiet = 0
+            elif self.retrying and quiet <= bound:
+                quiet += 1
+            else:
+                break
         for name, head, wl in self.queues.waiting_behind():
             self.reject(wl, name, "waiting behind %s (StrictFIFO)" % head.key)
         out = []

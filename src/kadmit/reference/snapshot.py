@@ -2,8 +2,9 @@
 quota tree plus, per ClusterQueue, the workloads holding quota there (`workload.Info`), which
 preemption removes and adds back while it searches.
 
-Workload UIDs are not in the model: where Kueue breaks the last tie by UID, the workload key
-stands in for it.
+Where Kueue breaks the last tie by UID (`CandidatesOrdering`: `a.Obj.UID`), a workload holding
+quota in the input is compared by its Workload's UID, then its key; one admitted during the
+replay has a UID only Kueue knows (empty here: before the input's, then by key).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ class Admitted:
     admitted_at: datetime  # quota reservation time ("most recently admitted first")
     usage: dict[FR, int]
     evicted: bool = False  # already being evicted: preferred as a victim, not evicted twice
+    uid: str = ""  # the input Workload's UID ("" when unknown): Kueue's last tie-break
 
 
 class Snapshot:
