@@ -225,7 +225,8 @@ def compare(kadmit: Answer, kueue: Answer, *, placement: bool = True,
     differs, with the skip's reason, unless kadmit skipped it saying it is never admitted and
     Kueue did not admit it; one kadmit declined because of an input error is set aside. A workload
     kadmit finds in a preemption loop (or still moving at its bound on cycles), where Kueue's run
-    ended in a loop or at its bound too, agrees whatever each shows of it: where a loop is cut is arbitrary (docs/KUEUE-DIFFERENCES.md §1)."""
+    ended in a loop or at its bound too, agrees whatever each shows of it: where a loop is cut is
+    arbitrary (docs/KUEUE-DIFFERENCES.md §1)."""
     def strip(o: Outcome) -> Outcome:
         if placement:
             return o

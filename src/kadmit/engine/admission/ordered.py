@@ -16,9 +16,9 @@ height, then higher priority, then older; with fair sharing, the cohort tourname
   StrictFIFO keeps it at the head, blocking the workloads behind it.
 The run ends when a cycle changes nothing. A run whose state at the end of a cycle (who holds quota
 where, the sticky preemptors, the evictions in flight, and under admission fair sharing the entry
-penalties the LocalQueues took) is one it was in before loops forever (Kueue's preemption rules can evict the same workloads again and again): it
-stops there and the workloads in the loop are undecided (`loops`); so are the ones still moving
-after 50 + 10 x workloads cycles.
+penalties the LocalQueues took) is one it was in before loops forever (Kueue's preemption rules
+can evict the same workloads again and again): it stops there and the workloads in the loop are
+undecided (`loops`); so are the ones still moving after 50 + 10 x workloads cycles.
 
 Pod sets on flavors with a topology are placed on nodes as part of nomination (`placing`), on the
 nodes as the cycle began; a nominee with a placement is admitted on that placement if its pods
