@@ -286,6 +286,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                 with session.suspended(sorted(targeted)):
                     ok = _quota_fits(session, name, got.usage)
                 if not ok:  # Kueue's `fits`: "no longer fits after processing another workload"
+                    searches.skipped(head.key, ("skipped", "no longer fits"))  # setSkipped: all flavors next time
                     decisions[head.key] = Decision(head, False, name, cycle=cycle)
                     continue
             if got.mode == "Fit":
