@@ -103,14 +103,15 @@ func (r *Reader) Read(ctx context.Context, docs []input.Document) (*Input, error
 			configs = append(configs, configSource{data: cfg, where: where})
 			continue
 		}
+		if r.IsJobKind != nil && r.IsJobKind(gvk, u) {
+			// a job kind in any version: the job integrations say which they take
+			in.Jobs = append(in.Jobs, u)
+			in.Where[ref] = where
+			continue
+		}
 		if why := unserved(r.Scheme, gvk); why != "" {
 			// never read as if it were current: the API server refuses it
 			in.Skipped = append(in.Skipped, Skipped{Ref: ref, Reason: why})
-			continue
-		}
-		if r.IsJobKind != nil && r.IsJobKind(gvk, u) {
-			in.Jobs = append(in.Jobs, u)
-			in.Where[ref] = where
 			continue
 		}
 		var obj client.Object
