@@ -35,6 +35,12 @@ def test_requests_as_kueue_v017_counts_them():
     assert _requests(m, "overhead") == {"cpu": q("1250m"), accel: q("1"), "memory": q("1144Mi")}
     assert _requests(m, "own-overhead") == {"cpu": q("1100m"), accel: q("1"), "memory": q("1Gi")}
     assert _requests(m, "missing-runtime-class") == {"cpu": q("1"), accel: q("1"), "memory": q("1Gi")}
+    # a Pod (a Deployment's replica, a pod group's member) is stored with its limits as its missing
+    # requests (SetDefaults_Pod), so no defaultRequest fills them in: the Job limits-only's 500m
+    # is a Pod's 4 cpu (5 with its init container)
+    assert _requests(m, "pod-limits-only") == {"cpu": q("5"), accel: q("1"), "memory": q("8Gi")}
+    assert _requests(m, "group-limits-only") == {"cpu": q("4250m"), accel: q("1"), "memory": q("4216Mi")}
+    assert _requests(m, "deployment-limits-only") == {"cpu": q("3"), accel: q("1"), "memory": q("1Gi")}
 
 
 def test_limit_ranges_and_runtime_classes_are_read(tmp_path):

@@ -27,13 +27,17 @@ class PodRequests:
 
 
 def _container_requests(f: Fields, c: Val, containers: list[ContainerResources], sidecar: bool = False,
-                        ) -> tuple[dict[str, int], dict[str, Val]]:
+                        pod: bool = False) -> tuple[dict[str, int], dict[str, Val]]:
     """A container's requests; a limit stands in for a missing request, as Kueue's adjustment
-    does (`UseLimitsAsMissingRequestsInPod`). Its own requests and limits go to `containers`."""
+    does (`UseLimitsAsMissingRequestsInPod`). Its own requests and limits go to `containers`:
+    of a Pod object (`pod`), requests with its limits copied into those missing, as the API
+    server's `SetDefaults_Pod` stores them (never of a pod template), so that a LimitRange's
+    `defaultRequest` fills in none of them."""
     resources = f.map(c, "resources")
     requests, nodes = f.resource_list(resources, "requests")
     limits, limit_nodes = f.resource_list(resources, "limits")
-    containers.append(ContainerResources(f.str(c, "name") or "", requests, limits, sidecar))
+    stored = {**limits, **requests} if pod and limits else requests
+    containers.append(ContainerResources(f.str(c, "name") or "", stored, limits, sidecar))
     out = dict(requests)
     for res, qty in limits.items():
         if res not in out:
@@ -47,10 +51,11 @@ def _add(into: dict[str, int], other: dict[str, int]) -> None:
         into[res] = into.get(res, 0) + qty
 
 
-def pod_requests(f: Fields, spec: Val) -> PodRequests:
+def pod_requests(f: Fields, spec: Val, *, pod: bool = False) -> PodRequests:
     """Kubernetes' PodRequests: containers summed; each init container's need (plus the sidecars
     started before it) taken by max; restartable (sidecar) init containers also added to the sum;
     pod-level `resources.requests` win where set; `overhead` added last. Zeros are dropped.
+    `pod`: the spec of a Pod object, which the API server has defaulted (`_container_requests`).
 
     Each resource's node is the request that decided it: the first container asking for it, or
     the init container whose need exceeds the containers' sum."""
@@ -59,7 +64,7 @@ def pod_requests(f: Fields, spec: Val) -> PodRequests:
     containers: list[ContainerResources] = []
     init_containers: list[ContainerResources] = []
     for c in f.maps(spec, "containers"):
-        need, need_nodes = _container_requests(f, c, containers)
+        need, need_nodes = _container_requests(f, c, containers, pod=pod)
         _add(reqs, need)
         for res, node in need_nodes.items():
             nodes.setdefault(res, node)
@@ -68,7 +73,7 @@ def pod_requests(f: Fields, spec: Val) -> PodRequests:
     init_nodes: dict[str, Val] = {}
     for c in f.maps(spec, "initContainers"):
         sidecar = f.enum(c, "restartPolicy", ("Always",)) == "Always"
-        need, need_nodes = _container_requests(f, c, init_containers, sidecar)
+        need, need_nodes = _container_requests(f, c, init_containers, sidecar, pod)
         if sidecar:
             _add(reqs, need)
             _add(sidecars, need)

@@ -29,7 +29,7 @@ def deployment(f: Fields, o: Meta) -> Job:
     workloads = []
     for i in range(replicas):
         b.pod_sets = []
-        b.template(DEFAULT_POD_SET, 1, template, template, origin=f"replica {i} (one pod)")
+        b.template(DEFAULT_POD_SET, 1, template, template, origin=f"replica {i} (one pod)", pod=True)
         wl = b.workload(ref, b.pod_sets)
         workloads.append(wl.model_copy(update={"name": workload_name("Pod", "", f"{ref.name}-{i}", ref.uid),
                                                "part": f"replica {i}"}))

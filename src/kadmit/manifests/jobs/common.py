@@ -56,8 +56,9 @@ class Builder:
 
     def template(self, name: str, count: int, template: Val, at: Val, *, min_count: int | None = None,
                  origin: str | None = None, count_node: Val | None = None,
-                 nodes: dict[str, Val | None] | None = None) -> PodSet:
-        """A pod set from a pod template, as Kueue's integrations copy the template into it."""
+                 nodes: dict[str, Val | None] | None = None, pod: bool = False) -> PodSet:
+        """A pod set from a pod template, as Kueue's integrations copy the template into it
+        (`pod`: from a Pod object, whose containers the API server has defaulted)."""
         spec = self.f.map(template, "spec")
         pc = self.f.str(spec, "priorityClassName")
         if pc:
@@ -66,7 +67,7 @@ class Builder:
         # a template Kueue's webhook refuses for its topology annotations: the refusal says why,
         # in Kueue's words (KAD170), and the pod set is read without them
         ps = template_pod_set(self.f, name, count, min_count, template, at, origin=origin,
-                              nodes={"count": count_node, **(nodes or {})}, topology=not refused)
+                              nodes={"count": count_node, **(nodes or {})}, topology=not refused, pod=pod)
         self.pod_sets.append(ps)
         self.metadata[name] = self.f.map(template, "metadata")
         self.refusals += refused

@@ -38,7 +38,7 @@ def pod_job(f: Fields, o: Meta) -> Job | None:
         # (pod.Skip, "Skipping pod, not managed by Kueue"), so it is node usage only
         return None
     b = Builder(f, o, FRAMEWORK)
-    b.template(DEFAULT_POD_SET, 1, o.node, o.node, origin=f"pod `{o.name}`")
+    b.template(DEFAULT_POD_SET, 1, o.node, o.node, origin=f"pod `{o.name}`", pod=True)
     total = None
     if group:
         refusal = _group_total_refusal(f, o)
