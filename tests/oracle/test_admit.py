@@ -29,6 +29,8 @@ def _cases() -> list[tuple[str, list[str]]]:
     for p in sorted((ROOT / "tests" / "oracle" / "features").glob("*.yaml")):
         if p.name.startswith("tie-"):
             continue  # Kueue's own variance: test_kueue_may_go_either_way
+        if p.name == "pod-set-group-of-three-fits.yaml":
+            continue  # Kueue's scheduler panics: test_a_group_of_three_pod_sets
         rel = p.relative_to(ROOT).as_posix()
         cases.append((rel, [rel]))
     for p in sorted((ROOT / KUEUE_CASES).glob("*-*.yaml")):
@@ -104,6 +106,32 @@ def test_an_api_version_no_longer_served_is_skipped_by_both(kueue_oracle):
         assert "does not serve" in why and "apps/v1" in why, answer.skipped
         assert "Deployment/team/web" not in answer.objects.values()
         assert answer.outcomes["team/batch"].admitted
+
+
+def test_a_group_of_three_pod_sets(kueue_oracle):
+    """A raw Workload's pod-set group of 3 pod sets: Kueue v0.17.0 places the first two as one leader
+    and its workers; where they fit, its scheduler panics on the third's missing topology assignment,
+    and where they don't, the workload stays pending. kadmit reports KAD259 and decides neither."""
+    import subprocess
+
+    from kadmit import api
+
+    fits, no_fit = ("tests/oracle/features/pod-set-group-of-three-fits.yaml",
+                    "tests/oracle/features/pod-set-group-of-three-no-fit.yaml")
+    proc = subprocess.run([kueue_oracle, "admit", "--format", "json", fits], capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 2 and "nil pointer dereference" in proc.stderr, proc.stderr[-2000:]
+    assert "addAssumedUsage" in proc.stderr and "FindTopologyAssignmentsForFlavor" in proc.stderr
+    kueue = from_oracle(run_oracle(kueue_oracle, [no_fit]))
+    assert not kueue.outcomes["team/group"].admitted
+    assert "topology \"dc\" allows to fit only" in kueue.messages["team/group"]
+    for path in (fits, no_fit):
+        outcome = api.admit([str(ROOT / path)])
+        assert outcome.exit_code == 1
+        assert [d.code for d in outcome.loaded.diagnostics if d.severity.value == "error"] == ["KAD259"]
+        code, kadmit = run_kadmit([path])
+        answer = from_kadmit(kadmit)
+        assert "team/group" not in answer.outcomes
+        assert answer.skipped["Workload/team/group"].startswith("not decided: an error in the input")
 
 
 def test_every_case_is_known():

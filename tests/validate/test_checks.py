@@ -150,6 +150,10 @@ CASES = [
      base(wl=workload("job", "team-a", "training", pod_set("main").model_copy(update={"claim_templates": ("gpus",)}))),
      "KAD297", "`team-a/gpus`"),
     ("empty pod set", base(wl=workload("job", "team-a", "training", pod_set("main", 0))), "KAD258", "count 0"),
+    ("pod-set group of three", base(wl=workload("job", "team-a", "training", *(
+        pod_set(n, c).model_copy(update={"topology": TopologyRequest(mode="required", level="rack", group="g")})
+        for n, c in (("leader", 1), ("workers", 3), ("extra", 2))))),
+     "KAD259", "places only `leader` and `workers` (one leader and its workers) and gives `extra` no"),
     # priority classes
     ("two defaults", base(extra=[PriorityClass(name="a", value=1, global_default=True),
                                  PriorityClass(name="b", value=2, global_default=True)]), "KAD265", "`a` and `b`"),
@@ -271,3 +275,13 @@ def test_topology_level_resolves_short_names():
         update={"topology": TopologyRequest(mode="required", level="rack")}))
     d = run(*base(flavor=flavor("h100", topology="dc"), extra=[TOPO], wl=wl))
     assert found(d) == []
+
+
+def test_pod_set_groups_of_one_and_two_are_no_error():
+    """Kueue places a group of one pod set as a plain pod set and a group of two as leader and
+    workers; KAD259 is for three or more only."""
+    def grouped(n, c, g):
+        return pod_set(n, c).model_copy(update={"topology": TopologyRequest(mode="required", level="rack", group=g)})
+    wl = workload("job", "team-a", "training", grouped("leader", 1, "g"), grouped("workers", 3, "g"),
+                  grouped("alone", 2, "h"))
+    assert "KAD259" not in {c for c, _ in found(run(*base(wl=wl)))}

@@ -12,6 +12,7 @@ from kadmit.manifests.dra import pod_claim_templates
 from kadmit.manifests.schema import coverage
 from kadmit.manifests.podspec import pod_requests, required_node_affinity, tolerations
 from kadmit.manifests.yamltree import STR, Val
+from kadmit.source import Spans
 from kadmit.model import Admission, PodSet, PodSetAssignment, TopologyRequest, Workload
 
 PRIORITY_SOURCES = {"kueue.x-k8s.io/workloadpriorityclass": "workload",
@@ -100,6 +101,8 @@ def _topology(f: Fields, ps: Val | None, template_meta: Val | None,
         found = [(mode, annotations.v[TOPOLOGY_ANNOTATION.format(mode)]) for mode in TOPOLOGY_MODES
                  if f.field(annotations, TOPOLOGY_ANNOTATION.format(mode)) is not None]
     group_annotation = _check_group(f, annotations)
+    group_node = group_annotation if from_annotations else f.field(request, "podSetGroupName")
+    group_spans = Spans(items={"group": f.span(group_node)} if group_node is not None else {})
     slice_level, slice_size = _slices(f, request, annotations, count)
     if not found:
         if slice_level is None:
@@ -107,7 +110,7 @@ def _topology(f: Fields, ps: Val | None, template_meta: Val | None,
         node = f.field(request, "podSetSliceRequiredTopology") or f.field(annotations, SLICE_LEVEL)
         return TopologyRequest(mode="unconstrained", slice_level=slice_level, slice_size=slice_size,
                                group=_group(f, request, group_annotation, from_annotations, "unconstrained"),
-                               span=f.span(node)), node
+                               span=f.span(node), spans=group_spans), node
     if len(found) > 1:
         modes = " and ".join(f"`{m}`" for m, _ in found)
         raise f.fail(KAD157, f"a pod set can ask for one topology mode, not {modes}", found[1][1])
@@ -117,11 +120,11 @@ def _topology(f: Fields, ps: Val | None, template_meta: Val | None,
         if not ((node.kind == STR and node.v.lower() == "true") or node.v is True):
             raise f.fail(KAD157, "the unconstrained topology request takes `true`", node)
         return TopologyRequest(mode=mode, level=None, slice_level=slice_level, slice_size=slice_size,
-                               group=group, span=f.span(node)), node
+                               group=group, span=f.span(node), spans=group_spans), node
     if node.kind != STR or not node.v:
         raise f.wrong_type(node, mode, "a topology level (a node label key)")
     return TopologyRequest(mode=mode, level=node.v, slice_level=slice_level, slice_size=slice_size,
-                           group=group, span=f.span(node)), node
+                           group=group, span=f.span(node), spans=group_spans), node
 
 
 def pod_set(f: Fields, ps: Val) -> PodSet:

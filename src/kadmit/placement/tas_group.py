@@ -15,6 +15,8 @@ This module follows that code step by step, including its quirks:
   `stateWithLeader`), then down level by level (updateCountsToMinimumGeneric with
   consumeWithLeadersGeneric), each level's domains sorted as Kueue's sortedDomains;
 - pods only: Kueue's webhook refuses a group with pod-set slices;
+- two pod sets only: of a larger group Kueue places the first two and its scheduler panics once
+  they fit (the third has no assignment for addAssumedUsage), an input error here (KAD259);
 - when a level's domains hold fewer pods than their parent counted (a child that holds no leader
   adds no gap, so the parent's `stateWithLeader` is too high), Kueue's updateCountsToMinimumGeneric
   returns no domains and the group is admitted with empty topology assignments; so is it here

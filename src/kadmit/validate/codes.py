@@ -191,6 +191,17 @@ RESERVED_POD_REQUEST = register(
 EMPTY_POD_SET = register(
     "KAD258", "pod set with no pods", "warning",
     "A pod set has count 0: it requests nothing and places no pods.")
+LARGE_POD_SET_GROUP = register(
+    "KAD259", "pod-set group of more than 2 pod sets", "error",
+    "More than two pod sets of one workload name the same pod-set group (`podSetGroupName`, `.kad` "
+    "`topology_group`). Kueue v0.17.0 places a group as one leader and its workers: of a larger group "
+    "it places the first two pod sets only (findLeaderAndWorkers) and gives the others no topology "
+    "assignment; once those two fit, its scheduler panics on the missing assignment (nil pointer in "
+    "addAssumedUsage, tas_flavor_snapshot.go) and Kueue's manager stops admitting anything; when they "
+    "don't fit the workload stays pending. No answer is Kueue's, so kadmit gives none. Kueue's job "
+    "webhooks refuse such groups (KAD170: groups of exactly 2 pod sets); the Workload webhook does not.",
+    "Kueue v0.17.0 tas_flavor_snapshot.go FindTopologyAssignmentsForFlavor: findLeaderAndWorkers takes "
+    "trs[0] and trs[1]; addAssumedUsage(nil) panics")
 
 # --- priority classes -----------------------------------------------------------------------------
 MANY_DEFAULTS = register(

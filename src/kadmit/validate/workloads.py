@@ -6,6 +6,7 @@ from kadmit.diagnostics import Diagnostics, Label
 from kadmit.model import Workload
 from kadmit.quantity import MILLI, format_quantity
 from kadmit.validate.codes import (MISSING_CLAIM_TEMPLATE, BAD_COUNT, DUPLICATE_POD_SET, EMPTY_POD_SET, FRACTIONAL_REQUEST,
+                                   LARGE_POD_SET_GROUP,
                                    MANY_MIN_COUNTS, MIN_COUNT_ABOVE_COUNT, NEGATIVE_REQUEST,
                                    POD_SET_COUNT_LIMIT, PRIORITY_RANGE, RESERVED_POD_REQUEST)
 from kadmit.validate.quotas import is_countable
@@ -64,9 +65,39 @@ def check_workload(wl: Workload, diags: Diagnostics) -> None:
         diags.emit(MANY_MIN_COUNTS, f"workload `{wl.key}` sets min_count on {len(with_min)} pod sets ({names}); "
                    f"at most one may", later.field_span("min_count") or wl.spans.get(f"pod_sets.{with_min[1]}")
                    or wl.span, help="keep min_count on one pod set")
+    _check_groups(wl, diags)
     if wl.priority is not None and not INT32[0] <= wl.priority <= INT32[1]:
         diags.emit(PRIORITY_RANGE, f"priority {wl.priority} of workload `{wl.key}` is outside the 32-bit range",
                    wl.field_span("priority"))
+
+
+def _check_groups(wl: Workload, diags: Diagnostics) -> None:
+    """A pod-set group of more than 2 pod sets: Kueue places its first two and panics once they fit (KAD259)."""
+    groups: dict[str, list[int]] = {}
+    for i, ps in enumerate(wl.pod_sets):
+        if ps.topology is not None and ps.topology.group is not None:
+            groups.setdefault(ps.topology.group, []).append(i)
+    for name, members in groups.items():
+        if len(members) <= 2:
+            continue
+        first, second, *rest = (wl.pod_sets[i] for i in members)
+        others = ", ".join(f"`{p.name}`" for p in rest)
+        spans = [_group_span(wl.pod_sets[i]) for i in members]
+        diags.emit(LARGE_POD_SET_GROUP,
+                   f"pod-set group `{name}` of workload `{wl.key}` has {len(members)} pod sets: Kueue v0.17.0 "
+                   f"places only `{first.name}` and `{second.name}` (one leader and its workers) and gives {others} no "
+                   "topology assignment; once those two fit, its scheduler panics (nil pointer in "
+                   "addAssumedUsage) and admits nothing more",
+                   spans[2] or wl.spans.get(f"pod_sets.{members[2]}") or wl.span,
+                   labels=[Label(s, "same group") for s in spans[:2] if s is not None],
+                   help="a pod-set group holds exactly 2 pod sets (a leader of 1 pod and its workers): "
+                        "name another group, or none, for the others")
+
+
+def _group_span(ps):
+    """Where a pod set names its group: the manifest's `podSetGroupName` (or annotation), `.kad`'s `topology_group`."""
+    t = ps.topology
+    return (t.spans.get("group") if t is not None else None) or ps.spans.get("topology_group") or ps.span
 
 
 def check_claim_templates(model, diags: Diagnostics) -> None:

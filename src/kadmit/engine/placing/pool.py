@@ -191,7 +191,8 @@ class NodePool:
                 out.failure = PlacementFailure(req, f'topology "{req.topology}" not found', out.nodes(),
                                                list(requests), tuple(members))
                 return out
-            if len(members) >= 2:  # Kueue places a group's first two as one (findLeaderAndWorkers)
+            if len(members) >= 2:  # Kueue places a group's first two as one (findLeaderAndWorkers); a group of
+                # more panics Kueue's scheduler once they fit, and is an input error here (KAD259)
                 workers, leader = members[0], members[1]
                 if leader.count > workers.count:
                     workers, leader = leader, workers
