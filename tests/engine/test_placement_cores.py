@@ -7,8 +7,8 @@ from hypothesis import strategies as st
 
 from kadmit.engine.explain.placement_cores import GangQuestion, Holding, gang_cores
 from kadmit.placement.domains import build_domains
-from kadmit.placement.filters import PodTemplate
-from kadmit.placement.inventory import node_state, pod_usage
+from kadmit.placement.filters import PodTemplate, filter_node
+from kadmit.placement.inventory import add, node_state, pod_usage
 from kadmit.placement.reference import Gang, feasible
 from placement.builders import DC_RACKS, GPU, RACK, node, taint, tol
 
@@ -125,3 +125,80 @@ def test_frame_extract_core_names_both_racks_the_count_and_the_request():
     # with the topology request dropped, the holders of rack r1 keep it out: another core
     assert any("topology" not in {o.kind for o in g} and any(o.kind == "holder" for o in g)
                for g in r.blame_groups[1:])
+
+
+# --- pod-set groups: a leader placed with the workers (Kueue's podSetGroupName) ---------------------
+
+def _group_question(nodes, holdings, need, required, tolerate, leader_gpus):
+    q = _question(nodes, holdings, need, required, tolerate)
+    q.leader = PodTemplate("leader", ((GPU, leader_gpus * 1000), ("pods", 1000)), tolerations=q.template.tolerations)
+    q.leader_subject, q.group = "pod set `leader` of `ns/g`", "g"
+    return q
+
+
+def _concrete_group_feasible(q: GangQuestion, nodes, active: set[str]) -> bool:
+    """The group placed by brute force on the concrete cluster (statements outside `active` dropped):
+    the leader on some node, then the workers (required: in the leader's rack) by the reference placer."""
+    if "gang|group" not in active:
+        return _concrete_feasible(q, nodes, active)
+    unlimited = {n for oid in _domain_ids(q) if oid not in active for n in _domain_nodes(q, oid)}
+    states = []
+    for n in nodes:
+        used = {}
+        for h in q.holdings:
+            if f"gang|holder|{h.kind}|{h.key}" in active:
+                for k, v in h.usage.get(n.name, {}).items():
+                    used[k] = used.get(k, 0) + v
+        taints = tuple(t for t in n.taints if f"gang|taint|{t.key}={t.value}:{t.effect}" in active)
+        alloc = {k: BIG for k in n.allocatable} if n.name in unlimited else dict(n.allocatable)
+        states.append(node_state(n.model_copy(update={"taints": taints, "allocatable": alloc}), used))
+    count = q.need if "gang|count" in active else 1
+    one_rack = q.level_idx is not None and "gang|topology" in active
+    for i, s in enumerate(states):
+        if filter_node(q.leader, s, s.free):
+            continue
+        after = node_state(nodes[i].model_copy(update={"taints": s.taints, "allocatable": dict(s.allocatable)}),
+                           add(s.used, q.leader.request_map))
+        rest = states[:i] + [after] + states[i + 1:]
+        if one_rack:
+            rest = [x for x in rest if x.labels.get(RACK) == s.labels.get(RACK)]
+        gang = Gang("g", q.template, count, "required" if one_rack else "unconstrained", RACK if one_rack else None)
+        if feasible(rest, [gang], DC_RACKS):
+            return True
+    return False
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(gang_clusters(), st.integers(1, 2))
+def test_every_group_core_is_unsat_and_minimal_for_the_reference_placer(case, leader_gpus):
+    nodes, holdings, need, required, tolerate = case
+    q = _group_question(nodes, holdings, need, required, tolerate, leader_gpus)
+    found, unsat = gang_cores(q, most=10)
+    everything = {f"gang|holder|pod|{h.key}" for h in holdings} | {"gang|count", "gang|topology", "gang|group"} \
+        | set(_domain_ids(q)) | {"gang|taint|spot=true:NoSchedule"}
+    assert unsat == (not _concrete_group_feasible(q, nodes, everything))
+    if not unsat:
+        assert not found.cores
+        return
+    assert found.cores
+    for core in found.cores:
+        ids = set(core.ids)
+        assert not _concrete_group_feasible(q, nodes, ids), ids
+        for oid in ids:
+            assert _concrete_group_feasible(q, nodes, ids - {oid}), (ids, oid)
+
+
+def test_a_group_core_names_the_leader_where_the_workers_alone_fit():
+    """Rack r1 holds 1 GPU, r2 3: three workers fit r2 alone, not beside their leader."""
+    nodes = [node("n1", rack="r1", block="b1", gpu=1, cpu=16)] + \
+        [node(f"n{i}", rack="r2", block="b1", gpu=1, cpu=16) for i in (2, 3, 4)]
+    q = _group_question(nodes, [], 3, True, False, 1)
+    found, unsat = gang_cores(q, most=10)
+    assert unsat
+    assert [sorted(core.ids) for core in found.cores] == [
+        ["gang|count", "gang|domain|b1/r1", "gang|domain|b1/r2", "gang|group", "gang|topology"]]
+    texts = {o.id: o.message for o in found.cores[0].origins}
+    assert texts["gang|domain|b1/r2"].endswith("it fits 3 of the 3 pods now, 2 beside the leader")
+    assert "in the same rack (pod-set group `g`)" in texts["gang|group"]
+    q.leader = None  # the workers alone fit r2
+    assert gang_cores(q)[1] is False

@@ -126,8 +126,8 @@ def _explained(result: WhyResult, sources: SourceMap, workload_span: Span | None
         out.extend(_placement_lines(result.placement, result.met))
     out += _blame_full(result, sources) if full else _blame(result)
     if result.placement is not None and not result.placement.unsat and result.placement.group is not None:
-        out.append("   = note: counting pods node by node the pod set fits on its own; placed with its group "
-                   "it doesn't, and the cores count it alone, so there is no core to blame")
+        out.append("   = note: counting pods node by node the pod set fits with its group's leader; Kueue's greedy "
+                   "placement still fails, so there is no core to blame")
     elif result.placement is not None and not result.placement.unsat:
         out.append("   = note: counting pods node by node the pod set fits; Kueue's greedy placement still "
                    "fails, so there is no core to blame")

@@ -304,6 +304,8 @@ def _gang_cores(case: _Case) -> tuple[list[list[Origin]], bool]:
     counts = [req.count]
     if ps.min_count is not None and ps.min_count < req.count:
         counts.insert(0, ps.min_count)
+    leader = _leader(case)
+    lps = pod_set_of(wl, leader.pod_set) if leader is not None else None
     for need in counts:
         q = GangQuestion(
             f"pod set `{req.pod_set}` of `{wl.key}`", req.template, need,
@@ -311,10 +313,26 @@ def _gang_cores(case: _Case) -> tuple[list[list[Origin]], bool]:
             r.mode, case.level_idx if required else None, _request_text(req),
             ps.field_span("topology") or ps.span, tree, case.seen, holdings,
             ps.field_span("node_selector") or ps.field_span("node_affinity") or ps.span)
+        if leader is not None and lps is not None:
+            q.leader, q.leader_subject, q.group = leader.template, f"pod set `{leader.pod_set}` of `{wl.key}`", req.group
+            q.group_span = _group_span(lps)
         found, unsat = gang_cores(q)
         if unsat:
             return [list(c.origins) for c in found.cores], True
     return [], False
+
+
+def _leader(case: _Case) -> TASRequest | None:
+    """The leader placed with the failing pod set (the workers) as one pod-set group, if any."""
+    req = case.req
+    if req.group is None:
+        return None
+    return next((r for r in case.requests if r is not req and r.group == req.group and r.flavor == req.flavor), None)
+
+
+def _group_span(ps) -> Span | None:
+    t = ps.topology
+    return (t.spans.get("group") if t is not None else None) or ps.spans.get("topology_group") or ps.span
 
 
 def _union(groups: list[list[Origin]]) -> list[Origin]:
@@ -474,7 +492,7 @@ def _relax_fixes(case: _Case, scarce: str | None) -> list[Fix]:
     old = f"required {r.level}"
     short = level_label(tree.levels[case.level_idx])
     soft = replace(req, request=TopologyRequest(mode="preferred", level=r.level, slice_level=r.slice_level,
-                                                slice_size=r.slice_size))
+                                                slice_size=r.slice_size, group=r.group))
     p = _landed(case, case.place(case.with_request(soft)))
     if p is not None:
         out.append(Fix(f"relax the topology request of pod set `{req.pod_set}` from `{old}` to "
@@ -483,7 +501,7 @@ def _relax_fixes(case: _Case, scarce: str | None) -> list[Fix]:
                                f"placement|topology|{req.pod_set}")]))
     for up in range(case.level_idx - 1, -1, -1):
         higher = replace(req, request=TopologyRequest(mode="required", level=tree.levels[up],
-                                                  slice_level=r.slice_level, slice_size=r.slice_size))
+                                                  slice_level=r.slice_level, slice_size=r.slice_size, group=r.group))
         p = _landed(case, case.place(case.with_request(higher)))
         if p is None:
             continue

@@ -14,7 +14,13 @@ Statements, each a tracking id with its origin (span, kind, the number a fix may
 - each holder of capacity on those nodes: an admitted workload's placement or a bound pod
   (`holder`; dropped, its capacity is free);
 - each untolerated taint and the pod set's node selector (`node_taint`, `selector`; dropped, the
-  nodes they reject take pods).
+  nodes they reject take pods);
+- for a pod-set group (Kueue's podSetGroupName), the leader placed with the workers (`group`: one
+  more pod of the leader's shape on a node beside the workers, in the same domain where one is
+  required; dropped, the workers alone). As Kueue does (tas_flavor_snapshot.go, fillInCounts), the
+  workers' node selector and tolerations decide for the leader too, and a domain holds the group
+  when some node of it takes the leader and the workers that fit beside it, with the rest of the
+  domain's workers, are enough (Kueue's `stateWithLeader`).
 Dropping statements only makes placing easier, so the question is monotone and `marco` enumerates
 its minimal cores; each is checked unsat and shrunk by deletion with the same counting function.
 """
@@ -29,7 +35,7 @@ from kadmit.engine.explain.marco import Enumeration, enumerate_cores
 from kadmit.model import Taint
 from kadmit.placement.domains import DomainTree, free_fit_count, level_label
 from kadmit.placement.filters import PodTemplate, node_affinity, node_unschedulable
-from kadmit.placement.inventory import NodeState, add
+from kadmit.placement.inventory import NodeState, add, subtract
 from kadmit.quantity import format_quantity
 from kadmit.source import Span
 
@@ -65,6 +71,11 @@ class GangQuestion:
     free: Mapping[str, Mapping[str, int]]  # node -> free capacity, every holder in place
     holdings: list[Holding] = field(default_factory=list)
     selector_span: Span | None = None
+    # a pod-set group: the leader's pod shape (one pod), what to call it, its group and where it is named
+    leader: PodTemplate | None = None
+    leader_subject: str = ""
+    group: str | None = None
+    group_span: Span | None = None
 
 
 @dataclass
@@ -114,6 +125,12 @@ def _statements(q: GangQuestion) -> dict[str, _Stmt]:
     else:
         out["gang|domain|*"] = _Stmt(_domain_origin(q, "gang|domain|*", "topology", tree.topology.name,
                                                     sorted(tree.nodes)), tuple(sorted(tree.nodes)))
+    if q.leader is not None:
+        where = f"in the same {level_label(tree.levels[q.level_idx])}" if q.level_idx is not None else "in one assignment"
+        per_leader = ", ".join(f"{format_quantity(v, r)} `{r}`" for r, v in q.leader.requests if r != "pods" and v)
+        out["gang|group"] = _Stmt(Origin(
+            "gang|group", "group", f"{q.leader_subject} (1 pod" + (f", {per_leader}" if per_leader else "")
+            + f") is placed with {q.subject} as one, {where} (pod-set group `{q.group}`)", q.group_span))
     taints: dict[tuple, list[str]] = {}
     for name in sorted(tree.nodes):
         for t in _untolerated(tpl, tree.nodes[name]):
@@ -158,9 +175,15 @@ def _domain_origin(q: GangQuestion, oid: str, what: str, name: str, nodes: list[
     title = f"{what} `{name}`" if not name.startswith("all ") else f"{name} {what}"
     if not tree.by_level:  # no topology: the nodes themselves
         title = "the nodes"
+    beside = ""
+    if q.leader is not None:
+        fit = {n: _fit(q, tree.nodes[n], q.free.get(n, {}), set(), None) for n in nodes}
+        with_leader = _with_leader(q, nodes, fit, {n: q.free.get(n, {}) for n in nodes}, set(), None)
+        beside = ("; no node of it has room for the leader" if with_leader is None else
+                  f", {with_leader} beside the leader")
     return Origin(oid, "domain",
                   f"{title}: {_nodes_text(nodes)} with {shown or 'their allocatable'} in all; it fits "
-                  f"{fits} of the {q.need} pod{'s' if q.need != 1 else ''} now", span,
+                  f"{fits} of the {q.need} pod{'s' if q.need != 1 else ''} now{beside}", span,
                   Param(title, "capacity", fits, "pods", "up"))
 
 
@@ -175,19 +198,46 @@ def _placeable(q: GangQuestion, stmts: dict[str, _Stmt], active: set[str]) -> bo
     selector = "gang|selector" in active
     tree = q.tree
     unlimited = {n for k, st in stmts.items() if st.origin.kind == "domain" and k not in active for n in st.nodes}
-    fit = {n: _fit(q, node, add(q.free.get(n, {}), freed.get(n, {})), taints, selector, n in unlimited, need)
-           for n, node in tree.nodes.items()}
+    free = {n: add(q.free.get(n, {}), freed.get(n, {})) for n in tree.nodes}
+    fit = {n: _fit(q, node, free[n], taints, selector, n in unlimited, need) for n, node in tree.nodes.items()}
     domains = [s for s in stmts.values() if s.origin.kind == "domain"]
-    if q.level_idx is not None and "gang|topology" in active and "gang|domain|*" not in stmts:
+    one_domain = q.level_idx is not None and "gang|topology" in active and "gang|domain|*" not in stmts
+    if q.leader is not None and "gang|group" in active:
+        def holds(nodes) -> bool:
+            got = _with_leader(q, nodes, fit, free, taints, selector, unlimited, need)
+            return got is not None and got >= need
+        if one_domain:
+            return any(holds(d.nodes) for d in domains)
+        return holds(list(tree.nodes))
+    if one_domain:
         return any(sum(fit[n] for n in d.nodes) >= need for d in domains)
     return sum(fit.values()) >= need
 
 
+def _with_leader(q: GangQuestion, nodes, fit: Mapping[str, int], free: Mapping[str, Mapping[str, int]],
+                 taints: set, selector: bool | None, unlimited: set[str] = frozenset(), need: int = 0) -> int | None:
+    """The most workers `nodes` hold beside the group's leader (Kueue's stateWithLeader): the leader
+    on the node where that leaves the most, the others' workers as they are; None where no node takes
+    the leader. A node whose capacity statement is dropped holds the leader and all `need` workers."""
+    assert q.leader is not None
+    total = sum(fit[n] for n in nodes)
+    best: int | None = None
+    for n in nodes:
+        node = q.tree.nodes[n]
+        if not _fit(q, node, free[n], taints, selector, n in unlimited, 1, template=q.leader):
+            continue
+        beside = need if n in unlimited else _fit(q, node, subtract(free[n], q.leader.request_map), taints, selector)
+        got = total - fit[n] + beside
+        best = got if best is None or got > best else best
+    return best
+
+
 def _fit(q: GangQuestion, node: NodeState, free: Mapping[str, int], taints: set, selector: bool | None,
-         unlimited: bool = False, need: int = 0) -> int:
-    """Pods of the gang's shape on `node` with `free` capacity; `taints` the untolerated taints that
-    still reject, `selector` whether the node selector still applies (None: every filter applies);
-    `unlimited`: the node's capacity statement is dropped, so it holds all `need` pods."""
+         unlimited: bool = False, need: int = 0, template: PodTemplate | None = None) -> int:
+    """Pods of the gang's shape (or `template`'s, with the gang's filters) on `node` with `free`
+    capacity; `taints` the untolerated taints that still reject, `selector` whether the node selector
+    still applies (None: every filter applies); `unlimited`: the node's capacity statement is
+    dropped, so it holds all `need` pods."""
     tpl = q.template
     if node_unschedulable(tpl, node):
         return 0
@@ -199,7 +249,7 @@ def _fit(q: GangQuestion, node: NodeState, free: Mapping[str, int], taints: set,
             return 0
         if selector and node_affinity(tpl, node):
             return 0
-    return need if unlimited else free_fit_count(tpl, free)
+    return need if unlimited else free_fit_count(template or tpl, free)
 
 
 def _untolerated(tpl: PodTemplate, node: NodeState) -> list[Taint]:
