@@ -49,11 +49,15 @@ def test_why_names_the_group():
     assert "   = group g: leader placed with workers as one" in text
 
 
-def test_optimal_mode_warns_that_it_ignores_groups():
-    """Optimal mode's model places each pod set on its own (it admits the group Kueue keeps
-    pending): every grouped pod set of a pending workload gets KAD526 at its topology request."""
+def test_optimal_mode_places_a_group_as_one():
+    """Optimal mode keeps the leader in its workers' rack: no rack holds both, so it does not admit
+    the group (as Kueue does; it admitted it when it placed each pod set on its own), and warns of
+    nothing at rack level (KAD526 is for a host-level group, or a leader of no pods)."""
     opt = api.admit([str(FEATURES / "pod-set-group-tas.yaml")], mode="optimal", time_budget=2.0)
-    warned = [d for d in opt.diagnostics if d.code == "KAD526"]
-    assert [(d.span.line, "`g`" in d.message) for d in warned] == [(57, True), (61, True)]
-    ordered = api.admit([str(FEATURES / "pod-set-group-tas.yaml")])
+    assert not [d for d in opt.diagnostics if d.code == "KAD526"]
+    assert [(d.key, d.admitted) for d in opt.result.decisions] == [("team/group", False)]
+    host = api.admit([str(FEATURES / "pod-set-group-tas-required-host.yaml")], mode="optimal", time_budget=2.0)
+    warned = [d for d in host.diagnostics if d.code == "KAD526"]
+    assert [(d.span.line, "not on the same node" in d.message) for d in warned] == [(45, True), (59, True)]
+    ordered = api.admit([str(FEATURES / "pod-set-group-tas-required-host.yaml")])
     assert not [d for d in ordered.diagnostics if d.code == "KAD526"]

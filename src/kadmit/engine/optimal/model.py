@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from kadmit.engine.admission.ordered import Decision
 from kadmit.engine.quota import FR, Usage, node_id
 from kadmit.engine.admission.session import Assignment
-from kadmit.engine.compile.problem import Compiler, Problem
+from kadmit.engine.compile.problem import Compiler, Problem, selector_conflicts, tas_only, topology_mismatch, untolerated_taints
 from kadmit.engine.optimal.preemption import Evictable, PreemptionModel
 from kadmit.engine.solver import terms as T
 from kadmit.index import ModelIndex, admitted_usage
@@ -119,6 +119,9 @@ def build_global(model: Model, workloads: list[Workload] | None = None,
         own = gm.own[prob.workload.key] = [*prob.structure, *(tr.term for tr in prob.tracked if tr.origin.kind != "quota"),
                                            *(T.not_(pv.skip) for pv in prob.pod_sets)]
         gm.hard.extend(own)
+        same = _group_flavors(prob, ix)
+        own.extend(same)
+        gm.hard.extend(same)
     first_shared = len(gm.hard)
     gm.fixed = base.copy()
     if preemption:
@@ -131,6 +134,40 @@ def build_global(model: Model, workloads: list[Workload] | None = None,
     gm.shared = gm.hard[first_shared:]
     _objectives(gm)
     return gm
+
+
+def _group_flavors(prob: Problem, ix: ModelIndex) -> list[T.Term]:
+    """The pod sets of one pod-set group (Kueue's podSetGroupName) take one flavor per resource group
+    they request from (flavorassigner.go: a group is one unit, its flavor chosen on the summed
+    requests), and a flavor must suit the group's pod sets that request nothing of its resource group
+    too (checkFlavorForPodSets over the group: taints, node selector, the topology-aware match)."""
+    members: dict[str, list] = {}
+    for pv in prob.pod_sets:
+        t = pv.pod_set.topology
+        if t is not None and t.group is not None:
+            members.setdefault(t.group, []).append(pv)
+    cq = prob.cluster_queue
+    out: list[T.Term] = []
+    for name in sorted(members):
+        pvs = members[name]
+        for gi in sorted({gi for pv in pvs for gi in pv.flavors}):
+            having = [pv for pv in pvs if gi in pv.flavors]
+            first = having[0]
+            for pv in having[1:]:
+                for (fa, va), (fb, vb) in zip(first.flavors[gi], pv.flavors[gi]):
+                    assert fa == fb  # one resource group's flavors, in its order
+                    out.append(T.iff(va, vb))
+            others = [pv.pod_set for pv in pvs if gi not in pv.flavors]
+            if not others or cq is None:
+                continue
+            covered = cq.resource_groups[gi].covered_resources
+            for fname, v in first.flavors[gi]:
+                fl = ix.flavors.get(fname)
+                if fl is not None and any(untolerated_taints(ps, fl) or selector_conflicts(ps, fl)
+                                          or topology_mismatch(ps, fl, ix, tas_only(cq, ix), covered)
+                                          for ps in others):
+                    out.append(T.not_(v))
+    return out
 
 
 def _demand(gm: GlobalModel, prob: Problem) -> dict[FR, tuple[T.Term, int]]:

@@ -20,6 +20,12 @@ shapes and node shapes, not with pod sets and nodes:
   at most `used x` a node's free capacity — so the class holds them, and `size - used` nodes stay
   untouched (an objective stage: whole free nodes after the admission stages).
 
+A pod-set group (Kueue's podSetGroupName: a leader and its workers) is placed as Kueue places it:
+each of its two pod sets a pool of its own, the leader with the workers' topology request, node
+selector and tolerations (Kueue's findLeaderAndWorkers: the pod set with more pods is the workers,
+the first on a tie), and the two kept in the same domain or both spread; the quota model gives the
+group one flavor (`model`). A group at host level is kept in one node class, not on one node (KAD526).
+
 Summed capacity is exact for one template (`size x fit`) but only a bound when pods of different
 shapes share a class, so every solution is decoded onto nodes (`packing`) and a class that can't
 hold what it was given gets a cut — "not all of these pools get at least these pods here" — and the
@@ -116,17 +122,20 @@ class PlacementModel:
         self.hard: list[T.Term] = []
         self.used: dict[str, T.IntVar] = {}  # class -> nodes this solution places pods on
         self.cuts = 0
+        # a pod-set group's pools per (workload, group, flavor): kept in the same domain, or both spread
+        self.links: dict[tuple[str, str, str], list[Group]] = {}
         if not pool.active:
             self.classes: dict[str, Cls] = {}
             return
         pending = self._pending(problems)
-        templates = [tpl for _, _, _, _, tpl, _ in pending]
+        templates = [tpl for _, _, _, _, tpl, _, _ in pending]
         self.classes = self._classes(relevant_label_keys(templates))
         by_key: dict[tuple, Group] = {}
-        for prob, pv, fname, req, tpl, implicit in pending:
-            self._option(by_key, prob, pv, fname, req, tpl, implicit)
+        for prob, pv, fname, req, tpl, implicit, link in pending:
+            self._option(by_key, prob, pv, fname, req, tpl, implicit, link)
         for g in self.groups:
             self._encode(g)
+        self._link()
         self._capacity()
 
     # --- building ----------------------------------------------------------------------------------
@@ -144,18 +153,29 @@ class PlacementModel:
             if cq is None:
                 continue
             implicit_ok = self.pool.tas_only(cq)
+            leads = _leaders(prob.workload.pod_sets)
             for pv in prob.pod_sets:
                 ps = pv.pod_set
                 if ps.topology is None and not implicit_ok:
                     continue
+                # a leader on its workers' flavor is placed with them, by their request and filters
+                workers = leads.get(ps.name)
+                wpv = next((w for w in prob.pod_sets if workers is not None and w.pod_set.name == workers.name), None)
+                beside = {f for ch in wpv.flavors.values() for f, _ in ch} if wpv is not None else set()
+                shaped = ps if workers is None else ps.model_copy(update={
+                    "node_selector": workers.node_selector, "node_affinity": workers.node_affinity,
+                    "tolerations": workers.tolerations})
+                group = ps.topology.group if ps.topology is not None else None
+                link = (prob.workload.key, group) if group is not None and _paired(prob.workload.pod_sets, group) else None
                 for gi in sorted(pv.flavors):
                     for fname, v in pv.flavors[gi]:
                         tas = self._tas_flavor(fname)
                         if tas is None:
                             continue
-                        req = ps.topology or UNCONSTRAINED
-                        tpl = PodTemplate.build(ps, [tas[0]])
-                        out.append(((prob, v), pv, fname, req, tpl, ps.topology is None))
+                        together = workers is not None and fname in beside
+                        req = (workers.topology if together else ps.topology) or UNCONSTRAINED  # type: ignore[union-attr]
+                        tpl = PodTemplate.build(shaped if together else ps, [tas[0]])
+                        out.append(((prob, v), pv, fname, req, tpl, ps.topology is None, link))
         return out
 
     def _classes(self, keys) -> dict[str, Cls]:
@@ -191,7 +211,7 @@ class PlacementModel:
         return out
 
     def _option(self, by_key: dict[tuple, Group], chosen, pv, fname: str, req, tpl: PodTemplate,
-                implicit: bool) -> None:
+                implicit: bool, link: tuple[str, str] | None = None) -> None:
         prob, v = chosen
         ps = pv.pod_set
         topo = self._tas_flavor(fname)[1]  # type: ignore[index]
@@ -204,9 +224,10 @@ class PlacementModel:
             level = None if lk is None else topo.levels.index(lk)
         mode = req.mode if level is not None else "unconstrained"
         fixed = ps.min_count is None or ps.min_count >= ps.count
+        pooled = fixed and link is None  # a group's pod set is a pool of its own, linked to the other's
         shape = (fname, tpl.requests, tpl.node_selector, repr(tpl.node_affinity), repr(tpl.tolerations),
                  mode, level, ps.count)
-        g = by_key.get(shape) if fixed else None
+        g = by_key.get(shape) if pooled else None
         if g is None:
             host = level is not None and topo.levels[level] == HOSTNAME_LABEL
             g = Group(f"g{len(self.groups)}", fname, tpl, mode, level, host, max(ps.count, 0) if fixed else None)
@@ -216,10 +237,27 @@ class PlacementModel:
                     if k > 0:
                         g.fit[c.name] = k
             self.groups.append(g)
-            if fixed:
+            if pooled:
                 by_key[shape] = g
         g.members.append(opt)
         opt.group = g
+        if link is not None:
+            self.links.setdefault((*link, fname), []).append(g)
+
+    def _link(self) -> None:
+        """A pod-set group's two pools: in the same domain of the requested level, or both spread."""
+        for key in sorted(self.links):
+            pair = self.links[key]
+            if len(pair) != 2:
+                continue
+            a, b = pair
+            if a.k == 0 or b.k == 0:
+                continue  # a pod set of no pods has no pool to keep beside the other (KAD526)
+            for dom in sorted(set(a.ns) | set(b.ns)):
+                self.hard.append(T.eq(T.add(a.ns.get(dom, 0), 0), T.add(b.ns.get(dom, 0), 0)))
+            if a.spread is not None or b.spread is not None:
+                self.hard.append(T.eq(T.add(a.spread if a.spread is not None else 0, 0),
+                                      T.add(b.spread if b.spread is not None else 0, 0)))
 
     def _encode(self, g: Group) -> None:
         """The pool's variables and constraints (see the module docstring)."""
@@ -333,6 +371,15 @@ class PlacementModel:
         """Extend a start point with the pooled counts of known placements: (workload key, pod set,
         flavor) -> node -> pods, e.g. the ordered run's."""
         class_of = {n: c for c in self.classes.values() for n in c.nodes}
+        kept: dict[int, Dom | None] = {}  # a linked pool's domain in `placements` (None: spread or absent)
+        for pair in self.links.values():
+            for g in pair:
+                opt = g.members[0]
+                nodes = placements.get((opt.key, opt.request.pod_set, opt.request.flavor), {})
+                doms = {g.domain(class_of[n]) for n, p in nodes.items() if p and n in class_of}
+                kept[id(g)] = doms.pop() if len(doms) == 1 and g.mode != "unconstrained" else None
+        apart = {id(g) for pair in self.links.values() if len(pair) == 2 and kept.get(id(pair[0])) != kept.get(id(pair[1]))
+                 for g in pair}
         for g in self.groups:
             ns = {d: 0 for d in g.ns}
             ys: dict[str, int] = {}
@@ -348,7 +395,7 @@ class PlacementModel:
                 if not counts:
                     continue
                 doms = {g.domain(self.classes[c]) for c in counts}
-                if g.mode != "unconstrained" and len(doms) == 1 and doms <= set(ns):
+                if g.mode != "unconstrained" and len(doms) == 1 and doms <= set(ns) and id(g) not in apart:
                     ns[doms.pop()] += 1
                     for c, p in counts.items():
                         ys[c] = ys.get(c, 0) + p
@@ -396,8 +443,44 @@ def unhonoured(model: Model, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
                 diags.emit(KAD525, f"optimal mode does not keep the slices of {t.slice_size} pod(s) of pod set "
                            f"`{ps.name}` of workload `{wl.key}` in one `{t.slice_level}` domain each; its "
                            "answer may differ from Kueue's", t.span)
-            if t is not None and t.group is not None:
-                diags.emit(KAD526, f"optimal mode neither gives pod-set group `{t.group}` of workload `{wl.key}` "
-                           f"one flavor nor places it as one (pod set `{ps.name}`); its answer may differ from "
-                           "Kueue's", t.span)
+            workers = _leaders(wl.pod_sets).get(ps.name)
+            if workers is None or t is None:
+                continue
+            if ps.count == 0:
+                diags.emit(KAD526, f"optimal mode holds no room beside pod set `{workers.name}` of workload "
+                           f"`{wl.key}` for pod set `{ps.name}` (pod-set group `{t.group}`), which has no pods; "
+                           "Kueue counts it as one leader pod there; its answer may differ from Kueue's", t.span)
+            elif workers.topology is not None and _host_level(model, workers.topology):
+                diags.emit(KAD526, f"optimal mode keeps pod set `{ps.name}` of workload `{wl.key}` on the same kind "
+                           f"of node as pod set `{workers.name}` (pod-set group `{t.group}`, "
+                           f"`{workers.topology.mode} {workers.topology.level}`), not on the same node as "
+                           "Kueue does; its answer may differ from Kueue's", t.span)
     return diags.sorted()
+
+
+def _paired(pod_sets, group: str) -> bool:
+    return sum(1 for p in pod_sets if p.topology is not None and p.topology.group == group) == 2
+
+
+def _leaders(pod_sets) -> dict[str, object]:
+    """Leader pod set name -> the workers pod set it is placed with, for each pod-set group of two
+    (Kueue's findLeaderAndWorkers: the first is the workers unless the second has more pods)."""
+    members: dict[str, list] = {}
+    for p in pod_sets:
+        if p.topology is not None and p.topology.group is not None:
+            members.setdefault(p.topology.group, []).append(p)
+    out = {}
+    for pair in members.values():
+        if len(pair) == 2:
+            workers, leader = pair
+            if leader.count > workers.count:
+                workers, leader = leader, workers
+            out[leader.name] = workers
+    return out
+
+
+def _host_level(model: Model, request) -> bool:
+    """Whether a topology request's level is the hostname in some topology (a level key or name)."""
+    if request.mode == "unconstrained" or request.level is None:
+        return False
+    return any(resolve_level(t, request.level) == HOSTNAME_LABEL for t in model.topologies)

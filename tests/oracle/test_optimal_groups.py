@@ -1,0 +1,55 @@
+"""Optimal mode on pod-set groups (Kueue's podSetGroupName) against Kueue's own scheduler: on every
+pod-set-group case it admits as many workloads as Kueue, gives a group's two pod sets one flavor, and
+keeps the leader in its workers' domain of the required level. Optimal mode chooses its own nodes
+(and, between equal answers, its own workloads), so the comparison is of those, not of placements.
+Kueue's greedy count admits the group of pod-set-group-tas-kueue-empty-assignment.yaml with empty
+topology assignments (no domain holds it); optimal mode, which counts exactly, does not."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from oracle.harness import ROOT, from_oracle, run_oracle
+
+CASES = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "tests" / "oracle" / "features").glob("pod-set-group-tas*.yaml"))
+KUEUE_ADMITS_EMPTY = "tests/oracle/features/pod-set-group-tas-kueue-empty-assignment.yaml"
+
+
+@pytest.mark.parametrize("path", CASES)
+def test_optimal_mode_places_groups_as_kueue_allows(kueue_oracle, path):
+    from kadmit import api
+    from kadmit.index import resolve_level
+
+    out = api.admit([str(ROOT / path)], mode="optimal", time_budget=5.0)
+    assert out.result is not None, [d.message for d in out.diagnostics]
+    kueue = from_oracle(run_oracle(kueue_oracle, [path]))
+    admitted = [d for d in out.result.decisions if d.admitted]
+    want = sum(o.admitted for o in kueue.outcomes.values())
+    if path == KUEUE_ADMITS_EMPTY:
+        assert (len(admitted), want) == (0, 1)
+        return
+    assert len(admitted) == want, (path, [d.key for d in admitted])
+    model = out.loaded.workspace.model
+    nodes = {n.name: n for n in model.nodes}
+    for d in admitted:
+        groups: dict[str, list] = {}
+        for ps in d.workload.pod_sets:
+            if ps.topology is not None and ps.topology.group is not None:
+                groups.setdefault(ps.topology.group, []).append(ps)
+        for members in groups.values():
+            flavors = {frozenset(d.assignment.flavors[ps.name].values()) for ps in members}
+            if len(flavors) != 1:
+                continue  # a member requests from another resource group: placed on its own (member-taint)
+            workers, leader = sorted(members, key=lambda p: -p.count) if members[1].count > members[0].count \
+                else members
+            placed = {p.request.pod_set: p.nodes for p in d.assignment.placement.pod_sets}
+            t = workers.topology
+            if t.mode != "required":
+                continue
+            topo = next(tp for tp in model.topologies if resolve_level(tp, t.level) is not None)
+            key = resolve_level(topo, t.level)
+            where = {tuple(nodes[n].labels[k] for k in topo.levels[:topo.levels.index(key) + 1])
+                     for ps in (workers, leader) for n, pods in placed.get(ps.name, {}).items() if pods}
+            assert len(where) <= 1, (d.key, placed)
