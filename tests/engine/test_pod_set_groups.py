@@ -52,12 +52,12 @@ def test_why_names_the_group():
 def test_optimal_mode_places_a_group_as_one():
     """Optimal mode keeps the leader in its workers' rack: no rack holds both, so it does not admit
     the group (as Kueue does; it admitted it when it placed each pod set on its own), and warns of
-    nothing at rack level (KAD526 is for a host-level group, or a leader of no pods)."""
+    nothing (KAD526 is for a leader of no pods, as a LeaderWorkerSet of size 1 has)."""
     opt = api.admit([str(FEATURES / "pod-set-group-tas.yaml")], mode="optimal", time_budget=2.0)
     assert not [d for d in opt.diagnostics if d.code == "KAD526"]
     assert [(d.key, d.admitted) for d in opt.result.decisions] == [("team/group", False)]
-    host = api.admit([str(FEATURES / "pod-set-group-tas-required-host.yaml")], mode="optimal", time_budget=2.0)
-    warned = [d for d in host.diagnostics if d.code == "KAD526"]
-    assert [(d.span.line, "not on the same node" in d.message) for d in warned] == [(45, True), (59, True)]
-    ordered = api.admit([str(FEATURES / "pod-set-group-tas-required-host.yaml")])
+    solo = api.admit([str(FEATURES / "pod-set-group-tas-lws-size-one.yaml")], mode="optimal", time_budget=2.0)
+    warned = [d for d in solo.diagnostics if d.code == "KAD526"]
+    assert len(warned) == 2 and all("pod set `worker`" in d.message and "no pods" in d.message for d in warned)
+    ordered = api.admit([str(FEATURES / "pod-set-group-tas-lws-size-one.yaml")])
     assert not [d for d in ordered.diagnostics if d.code == "KAD526"]

@@ -10,14 +10,14 @@ KAD525 = register("KAD525", "optimal mode ignores pod-set slices", "warning",
                   "A pod set asks for Kueue's pod-set slices (`podset-slice-required-topology`), which "
                   "optimal mode's placement model does not keep in one domain each: its answer for that "
                   "workload may differ from Kueue's. Ordered mode (the default) honours them.")
-KAD526 = register("KAD526", "optimal mode places a pod-set group only in part", "warning",
-                  "A pod set belongs to a pod-set group (`podSetGroupName`, the `podset-group-name` "
-                  "annotation), whose two pod sets Kueue gives one flavor and places as one: a leader "
-                  "beside its workers. Optimal mode's model does both, but where the workers ask for one "
-                  "host it keeps the leader on the same kind of node (a node class), not on the same "
-                  "node; and where the leader has no pods it holds no room for it, while Kueue counts one "
-                  "leader pod: its answer for that workload may differ from Kueue's. Ordered mode (the "
-                  "default) places groups as Kueue does.")
+KAD526 = register("KAD526", "optimal mode holds no room for a group's leader of no pods", "warning",
+                  "A pod-set group (`podSetGroupName`, the `podset-group-name` annotation) has a pod set "
+                  "of no pods as its leader (a LeaderWorkerSet of size 1 makes one): Kueue still counts "
+                  "one leader pod beside the workers when it places the group, optimal mode's model "
+                  "holds no room for it, so its answer for that workload may differ from Kueue's. "
+                  "Otherwise optimal mode places groups as one: one flavor, the leader with its workers' "
+                  "request in their domain (on their node at host level). Ordered mode (the default) "
+                  "places groups as Kueue does.")
 
 
 class OptimalUnavailable(RuntimeError):

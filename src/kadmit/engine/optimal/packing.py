@@ -3,7 +3,8 @@
 `decode` turns a solution's pool counts (see `placement`) into nodes: the admitted members of each
 pool take their domain's or the spread pods in member order, then every class's pods go onto its
 nodes first fit, node by node, largest pods first (all of a host-level member kept in its domain —
-`required host`, or `preferred host` counted as kept — on one node; a spread one's pods anywhere). A
+`required host`, or `preferred host` counted as kept — on one node, a pod-set group's leader on its
+workers' node; a spread one's pods anywhere). A
 class that can't hold what it was given yields a cut. `first_fit` places one pod set the plain way —
 the first domain in name order with room, node by node — for the greedy start point (`greedy`).
 """
@@ -90,11 +91,35 @@ def decode(pm: PlacementModel, values: dict[str, int]) -> Decoded:
         for cname in out.where.get(id(opt), (None, {}))[1]:
             by_class.setdefault(cname, []).append(opt)
     nodes: dict[int, dict[str, int]] = {id(o): {} for o in chosen}
+    partner = _host_partners(pm, out, chosen)
     for cname in sorted(by_class):
         c = pm.classes[cname]
         items = sorted(by_class[cname], key=lambda o: _size(o.request.template), reverse=True)
         ok = True
+        done: set[int] = set()
         for opt in items:
+            if id(opt) in done:
+                continue
+            mate = partner.get(id(opt))
+            if mate is not None and cname in out.where[id(mate)][1]:
+                # a host-level pod-set group: the leader and its workers on one node
+                done.add(id(mate))
+                pair = (opt, mate)
+                sizes = [out.where[id(o)][1][cname] for o in pair]
+                for node in c.nodes:
+                    trial = free[node]
+                    for o, k in zip(pair, sizes):
+                        if node_fit_count(o.request.template, c.rep, trial) < k:
+                            break
+                        trial = subtract(trial, pod_usage(o.request.template.request_map, k))
+                    else:
+                        free[node] = trial
+                        for o, k in zip(pair, sizes):
+                            nodes[id(o)][node] = k
+                        break
+                else:
+                    ok = False
+                continue
             left = out.where[id(opt)][1][cname]
             # a host-level member kept in its domain sits on one node; a preferred one spread doesn't
             single = opt.group is not None and opt.group.host and out.where[id(opt)][0] is not None
@@ -128,6 +153,20 @@ def decode(pm: PlacementModel, values: dict[str, int]) -> Decoded:
         wp = out.placements.setdefault(opt.key, WorkloadPlacement())
         wp.pod_sets.append(PodSetPlacement(opt.request, dict(sorted(placed.items())), level_key, domains))
     return out
+
+
+def _host_partners(pm: PlacementModel, out: Decoded, chosen: list[Option]) -> dict[int, Option]:
+    """The two admitted options of each host-level pod-set group kept in one domain, each by the other's id."""
+    chosen_ids = {id(o) for o in chosen}
+    mates: dict[int, Option] = {}
+    for pair in pm.links.values():
+        if len(pair) != 2 or not all(g.host for g in pair):
+            continue
+        a, b = (g.members[0] for g in pair)
+        if id(a) in chosen_ids and id(b) in chosen_ids and out.where[id(a)][0] is not None \
+                and out.where[id(a)][0] == out.where[id(b)][0]:
+            mates[id(a)], mates[id(b)] = b, a
+    return mates
 
 
 def release(pm: PlacementModel, decoded: Decoded, values: dict[str, int], key: str) -> None:

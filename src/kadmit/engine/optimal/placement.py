@@ -24,7 +24,8 @@ A pod-set group (Kueue's podSetGroupName: a leader and its workers) is placed as
 each of its two pod sets a pool of its own, the leader with the workers' topology request, node
 selector and tolerations (Kueue's findLeaderAndWorkers: the pod set with more pods is the workers,
 the first on a tie), and the two kept in the same domain or both spread; the quota model gives the
-group one flavor (`model`). A group at host level is kept in one node class, not on one node (KAD526).
+group one flavor (`model`); decoding puts a host-level group's leader on its workers' node. A leader
+of no pods gets no room (Kueue counts one pod for it: KAD526).
 
 Summed capacity is exact for one template (`size x fit`) but only a bound when pods of different
 shapes share a class, so every solution is decoded onto nodes (`packing`) and a class that can't
@@ -432,7 +433,7 @@ def _dominated(row: list[tuple[int, Group]], cap: int, other: list[tuple[int, Gr
 
 def unhonoured(model: Model, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
     """`diagnostics` and a warning at each pending pod set's topology request whose slices (KAD525)
-    or pod-set group (KAD526) this model ignores, sorted."""
+    or pod-set group leader of no pods (KAD526) this model ignores, sorted."""
     diags = Diagnostics(list(diagnostics))
     for wl in sorted(model.workloads, key=lambda w: w.key):
         if wl.admitted:
@@ -450,11 +451,6 @@ def unhonoured(model: Model, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
                 diags.emit(KAD526, f"optimal mode holds no room beside pod set `{workers.name}` of workload "
                            f"`{wl.key}` for pod set `{ps.name}` (pod-set group `{t.group}`), which has no pods; "
                            "Kueue counts it as one leader pod there; its answer may differ from Kueue's", t.span)
-            elif workers.topology is not None and _host_level(model, workers.topology):
-                diags.emit(KAD526, f"optimal mode keeps pod set `{ps.name}` of workload `{wl.key}` on the same kind "
-                           f"of node as pod set `{workers.name}` (pod-set group `{t.group}`, "
-                           f"`{workers.topology.mode} {workers.topology.level}`), not on the same node as "
-                           "Kueue does; its answer may differ from Kueue's", t.span)
     return diags.sorted()
 
 
@@ -477,10 +473,3 @@ def _leaders(pod_sets) -> dict[str, object]:
                 workers, leader = leader, workers
             out[leader.name] = workers
     return out
-
-
-def _host_level(model: Model, request) -> bool:
-    """Whether a topology request's level is the hostname in some topology (a level key or name)."""
-    if request.mode == "unconstrained" or request.level is None:
-        return False
-    return any(resolve_level(t, request.level) == HOSTNAME_LABEL for t in model.topologies)
