@@ -285,3 +285,21 @@ def test_pod_set_groups_of_one_and_two_are_no_error():
     wl = workload("job", "team-a", "training", grouped("leader", 1, "g"), grouped("workers", 3, "g"),
                   grouped("alone", 2, "h"))
     assert "KAD259" not in {c for c, _ in found(run(*base(wl=wl)))}
+
+
+def test_a_kad_pod_set_group_of_three_is_blamed_at_its_topology_group(tmp_path):
+    """KAD259 in `.kad`: the third pod group's `topology_group` value, the first two labelled."""
+    from kadmit import api
+
+    path = tmp_path / "three.kad"
+    path.write_text("""workload ns/w {
+  queue = q
+  pod_group leader { requests = { cpu = 1 }  topology = required rack  topology_group = replica }
+  pod_group workers { count = 3  requests = { cpu = 1 }  topology = required rack  topology_group = replica }
+  pod_group extra { count = 2  requests = { cpu = 1 }  topology = required rack  topology_group = replica }
+}
+""")
+    [d] = [d for d in api.check([str(path)]).diagnostics if d.code == "KAD259"]
+    assert (d.span.line, d.span.column) == (5, 99)
+    assert [(lab.span.line, lab.span.column) for lab in d.labels] == [(3, 89), (4, 101)]
+    assert "gives `extra` no topology assignment" in d.message
