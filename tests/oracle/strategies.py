@@ -25,8 +25,9 @@ CI (and on in the soak) and agreement is counted per feature. The switches:
   with one `podSetGroupName`, a LeaderWorkerSet's leader and worker templates with the
   `podset-group-name` annotation), placed as one
 - jobs: `jobs` and `job:KIND` for each kind in JOB_KINDS; pod templates with
-  `init_containers`, `sidecars`, `overhead` (RuntimeClass), `limit_range` (LimitRange defaults),
-  `limits_only` (limits without requests); `pod_group_hash` (a pod group with a
+  `init_containers`, `sidecars`, `overhead` (RuntimeClass), `limit_range` (LimitRange defaults;
+  `limit_ranges=KIND` where the namespace's LimitRanges also bound what Kueue admits or a second
+  one's defaults win), `limits_only` (limits without requests); `pod_group_hash` (a pod group with a
   WorkloadPriorityClass label, on a topology-aware flavor, or whose pods Kueue's webhook or
   AdjustResources change: init containers, sidecars, RuntimeClass, LimitRange defaults, limits only); `appwrapper_pod_extras` (an AppWrapper's pod with a sidecar or a
   RuntimeClass); `existing_jobs` (jobs with a UID: objects already in
@@ -215,7 +216,10 @@ def _pod_spec(d: _Draw, resources: list[str], *, job: bool, namespace_has_limit_
         spec["restartPolicy"] = "Never"
         inits = []
         if d.on("init_containers", 0.15):
-            inits.append({"name": "init", "image": "busybox", "resources": {"requests": _requests(d, resources)}})
+            kind = "limits" if "limits_only" in d.allowed and d.int(0, 3) == 0 else "requests"
+            if kind == "limits":
+                d.features.add("limits_only")
+            inits.append({"name": "init", "image": "busybox", "resources": {kind: _requests(d, resources)}})
         if d.on("sidecars", 0.15):
             inits.append({"name": "sidecar", "image": "envoy", "restartPolicy": "Always",
                           "resources": {"requests": {"cpu": "500m"}}})
@@ -224,6 +228,31 @@ def _pod_spec(d: _Draw, resources: list[str], *, job: bool, namespace_has_limit_
         if d.on("overhead", 0.1):
             spec["runtimeClassName"] = "kata"
     return spec
+
+
+def _limit_ranges(d: _Draw, ns: str) -> list[dict]:
+    """A namespace's LimitRanges: Container defaults; sometimes bounds Kueue checks before it
+    tries a flavor (a Container max or min, a Pod max: `ValidateLimitRange`), or a second
+    LimitRange listed first, whose defaults win where both have one (`limitrange.Summarize`)."""
+    item: dict = {"type": "Container", "default": {"cpu": "2", "memory": "2Gi"},
+                  "defaultRequest": {"cpu": "1", "memory": "1Gi"}}
+    limits = [item]
+    out = [{"apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": "defaults", "namespace": ns},
+            "spec": {"limits": limits}}]
+    extra = d.pick(["none", "none", "container_max", "container_min", "pod_max", "two"])
+    if extra != "none":
+        d.features.add(f"limit_ranges={extra}")
+    if extra == "container_max":
+        item["max"] = {"cpu": "3", "memory": "8Gi"}
+    elif extra == "container_min":
+        item["min"] = {"cpu": "1"}
+    elif extra == "pod_max":
+        limits.append({"type": "Pod", "max": {"cpu": d.pick(["4", "6"])}})
+    elif extra == "two":
+        out.insert(0, {"apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": "a-first", "namespace": ns},
+                       "spec": {"limits": [{"type": "Container", "default": {"memory": "4Gi"},
+                                            "defaultRequest": {"cpu": "500m"}}]}})
+    return out
 
 
 def _tas_request(d: _Draw) -> dict | None:
@@ -435,9 +464,7 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
         lr = jobs and "limit_range" in allowed and d.int(0, 3) == 0
         if lr:
             limit_ranges = True
-            docs.append({"apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": "defaults", "namespace": ns},
-                         "spec": {"limits": [{"type": "Container", "default": {"cpu": "2", "memory": "2Gi"},
-                                              "defaultRequest": {"cpu": "1", "memory": "1Gi"}}]}})
+            docs += _limit_ranges(d, ns)
         queues.append((name, ns, lqs, quotas, lr))
     if jobs and kinds and "priority_class" in allowed:
         docs.append({"apiVersion": API, "kind": "WorkloadPriorityClass", "metadata": {"name": "wpc-high"}, "value": 100})

@@ -80,6 +80,25 @@ def test_kueue_may_go_either_way(kueue_oracle):
     assert sum(o.admitted for o in k.outcomes.values()) == 1
 
 
+def test_fair_sharing_takes_trees_in_map_order(kueue_oracle):
+    """Under fair sharing Kueue takes the heads of different cohort trees in Go map order
+    (`getCq`), whatever their priority: where the trees share a topology-aware flavor's nodes,
+    the one taken first keeps the node both were nominated on. The oracle's runs show both
+    placements (and one only without fair sharing: the older, higher-priority head first);
+    kadmit's answer is one of them."""
+    path = "tests/oracle/features/tie-fair-sharing-trees-share-nodes.yaml"
+    kueue = run_oracle(kueue_oracle, [path], "--runs", "16")
+    alternatives = variants(kueue)
+    assert kueue["variance"]["outcomes"] == 2 and set(alternatives) == {"a/first", "b/second"}
+    placements = {w: sorted(o.pod_sets[0][3] for o in outs) for w, outs in alternatives.items()}
+    assert placements == {"a/first": [(("big", 1),), (("small", 1),)], "b/second": [(("big", 1),), (("small", 1),)]}
+    code, kadmit = run_kadmit([path])
+    k, q = from_kadmit(kadmit), from_oracle(kueue)
+    result = compare(k, q, alternatives=alternatives)
+    assert code == 0 and result.agree, result.report(k, q)
+    assert all(o.admitted for o in k.outcomes.values())
+
+
 def test_entry_penalties_are_part_of_a_runs_state(kueue_oracle):
     """Under admission fair sharing a run whose admitted set and queues come back to an earlier
     state has not looped when its LocalQueues' entry penalties grew meanwhile: the case's order
