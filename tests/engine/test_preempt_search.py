@@ -716,3 +716,69 @@ def test_shares_and_fair_order_equal_the_reference(data):
         want.append(e.wl.name)
         ref.tree.add_usage(e.cq, e.assignment.usage)
     assert [e[0].name for e in fair_order(s, entries)] == want
+
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(st.data())
+def test_an_attempt_refused_with_every_candidate_gone_finds_nothing(data):
+    """`classical._fits_without_all` skips an attempt whose candidates, all gone at once, still
+    leave the preemptor short: on generated cohorts, the attempt run in full finds no targets
+    either, and the search's answer (victims, reasons, order) is the one without the check."""
+    from kadmit.engine.preemption import classical
+    from kadmit.engine.preemption.snapshot import Snapshot
+
+    model, (key, cq, priority, created, usage, needs) = data.draw(cases())
+    s = Session(model)
+    if s.model.config is not None and s.model.config.fair_sharing:
+        return  # fair sharing searches otherwise (`fair_targets`)
+    p = Preemptor(key, cq, priority, created, usage, needs)
+    spec = s.index.cluster_queues[cq]
+    refused = []
+    check = classical._fits_without_all
+
+    def recorded(snap, pre, sequence, allow):
+        ok = check(snap, pre, sequence, allow)
+        if not ok:
+            refused.append((allow, list(sequence)))
+        return ok
+    try:
+        classical._fits_without_all = recorded
+        snap = Snapshot(s)
+        snap.load_candidates()
+        got = classical.classical_targets(snap, p, spec)
+        classical._fits_without_all = lambda *a: True
+        snap = Snapshot(s)
+        snap.load_candidates()
+        want = classical.classical_targets(snap, p, spec)
+    finally:
+        classical._fits_without_all = check
+    assert [(v.key, v.reason) for v in got] == [(v.key, v.reason) for v in want]
+    for allow, sequence in refused:  # the refused attempt, run as the loop runs it, takes no target that fits
+        snap = Snapshot(s)
+        snap.load_candidates()
+        for e in sequence:
+            if classical._valid(snap, p, e, allow):
+                snap.remove(e[1])
+                assert not snap.fits(p, allow)
+
+
+def test_nothing_in_vain_is_told_with_every_candidate_gone_at_once():
+    """`test_nothing_is_evicted_in_vain`'s case: with the one candidate gone the preemptor is still
+    short, so the check refuses the attempt before taking any candidate (the property above checks
+    such refusals against the full attempt)."""
+    from kadmit.engine.preemption import classical
+    from kadmit.engine.preemption.snapshot import Snapshot
+
+    m = build(cqp("cq", group(fq("f", cpu=4)), within="LowerPriority"),
+              running("low", "cq", 2, priority=1), running("higher", "cq", 2, priority=20))
+    s = Session(m)
+    p = Preemptor("default/p", "cq", 10, T0, {CPU: 4 * UNIT}, frozenset({CPU}))
+    snap = Snapshot(s)
+    snap.load_candidates()
+    _, _, same = classical._collect(snap, p, s.index.cluster_queues["cq"])
+    assert [e[1].key for e in same] == ["default/low"]
+    assert not classical._fits_without_all(snap, p, same, True)
+    p3 = Preemptor("default/p", "cq", 10, T0, {CPU: 2 * UNIT}, frozenset({CPU}))  # 2 fit once `low` is gone
+    assert classical._fits_without_all(snap, p3, same, True)
+    assert {k: dict(v) for k, v in snap.usage.data.items()} == {k: dict(v) for k, v in s.usage.data.items()}

@@ -120,6 +120,42 @@ def _under_nominal(snap: Snapshot, p: Preemptor) -> bool:
     return True
 
 
+def _fits_without_all(snap: Snapshot, p: Preemptor, sequence: list[_Elem], allow_borrowing: bool) -> bool:
+    """Whether the preemptor fits with every candidate of `sequence` that the attempt may take
+    gone at once (a necessary condition for the attempt to find targets). The attempt removes a
+    subset of these (those `_valid` as it goes, up to the first that makes it fit), and `fits` is
+    monotone in what is removed: every queue's `available` only grows as usage anywhere in the
+    tree goes down (a cohort's usage sums its children's excess over their guarantee; each level
+    adds its local room and the least of its parent's room and its borrowing limit's), and
+    `borrowing_with` reads the preemptor's own usage, which only goes down. So when even all of
+    them gone doesn't fit, no prefix does and the attempt ends with nothing taken, as the loop
+    would. Only without topology-aware placement (`placeable`: placing is not monotone)."""
+    if snap.placeable is not None:
+        return True
+    frs = tuple(p.usage)  # all `fits` reads of the usage
+    gone: dict[str, list[int]] = {}
+    mine = p.cluster_queue
+    for e in sequence:
+        c = e[1]
+        if allow_borrowing and e[3] == RECLAIM_WITHOUT_BORROWING and c.cluster_queue != mine:
+            continue  # `_valid` refuses it in this attempt
+        row = gone.get(c.cluster_queue)
+        if row is None:
+            row = gone[c.cluster_queue] = [0] * len(frs)
+        amounts = c.amounts
+        for i, fr in enumerate(frs):
+            row[i] += amounts.get(fr, 0)
+    if not gone:
+        return False
+    for cq, row in gone.items():
+        snap.plus(cq, {fr: -v for fr, v in zip(frs, row) if v})
+    try:
+        return snap.fits(p, allow_borrowing)
+    finally:
+        for cq, row in gone.items():
+            snap.plus(cq, {fr: v for fr, v in zip(frs, row) if v})
+
+
 def classical_targets(snap: Snapshot, p: Preemptor, spec: ClusterQueue) -> list[Victim]:
     """§3: candidates in Kueue's sequence, one or two attempts (with / without borrowing), the
     first that makes the preemptor fit is filled back. The snapshot is left with the targets
@@ -140,6 +176,8 @@ def classical_targets(snap: Snapshot, p: Preemptor, spec: ClusterQueue) -> list[
     else:
         attempts = [True, False]
     for allow in attempts:
+        if not _fits_without_all(snap, p, sequence, allow):
+            continue  # no prefix of the sequence can make it fit: the attempt finds nothing
         taken: list[tuple[Candidate, str]] = []
         for e in sequence:
             if not _valid(snap, p, e, allow):
