@@ -213,3 +213,63 @@ def test_a_loop_is_reported_as_the_whole_run_catches_it():
         if key == "default/small":  # decided alone, the looping tree names other cycles
             alone = json.loads(why_json(decide.why(loop, key)))
             assert alone["reasons"] != scoped["reasons"]
+
+
+ONE_QUEUE_EACH = """
+flavor f {}
+namespace ns {}
+cohort a {}
+cohort b {}
+""" + "".join(f"""
+cluster_queue {q} {{
+  namespaces = {{}}
+  cohort = {q[1]}
+  resources cpu {{
+    flavor f {{ cpu = 2 }}
+  }}
+}}
+local_queue ns/{q} -> {q}
+workload ns/{q}-run {{
+  queue = {q}
+  created = "2026-11-20T08:00:00Z"
+  pod_group main {{
+    count = 1
+    requests = {{ cpu = 1 }}
+  }}
+  admitted {{
+    cluster_queue = {q}
+    pod_group main {{
+      count = 1
+      flavor = f
+    }}
+  }}
+}}
+workload ns/{q}-big {{
+  queue = {q}
+  created = "2026-11-20T09:00:00Z"
+  pod_group main {{
+    count = 1
+    requests = {{ cpu = 2 }}
+  }}
+}}""" for q in ("qa", "qb"))
+
+
+def test_a_fix_within_its_tree_never_decides_the_rest(tmp_path):
+    """A workload of the part that its run leaves as it was (`ns/qa-run`, admitted throughout: no
+    decision) is the part's, not the rest's: a change of the part's quota, re-deciding it, doesn't
+    decide the rest of the cluster, and the answer is the whole cluster's."""
+    (tmp_path / "c.kad").write_text(ONE_QUEUE_EACH)
+    rests: list[int] = []
+    complete = part.PartProver._complete
+
+    def counted(self):
+        rests.append(1)
+        return complete(self)
+    with patch.object(part.PartProver, "_complete", counted):
+        scoped = _why(tmp_path, "ns/qa-big", "json")
+    with patch.object(decide, "why_scope", _whole):
+        whole = _why(tmp_path, "ns/qa-big", "json")
+    assert scoped == whole
+    fixes = json.loads(scoped[1])["fixes"]
+    assert fixes and all(c["file"].endswith("c.kad") for f in fixes for c in f["changes"])
+    assert rests == []

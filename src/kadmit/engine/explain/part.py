@@ -79,8 +79,11 @@ def prove_fixes(session: Session, decisions: dict[str, Decision], result: WhyRes
     model = whole if whole is not None else session.model
     base = Baseline(model, dict(decisions))
     if rest is not None:
+        # the part's workloads: its run decided them all (one it gave no decision stays as the input has
+        # it, as in the whole cluster's run: the parts are independent)
+        part = frozenset(decisions) | {w.key for w in session.model.workloads}
         prover: Prover = PartProver(base, inputs.reload, target.key, session.limits, tas_profile,
-                                    incremental=incremental, redecide=redecide, decided=frozenset(decisions),
+                                    incremental=incremental, redecide=redecide, decided=part,
                                     rest=rest, budget=proving.budget, progress=proving.progress)
     else:
         prover = Prover(base, inputs.reload, target.key, session.limits, tas_profile, incremental=incremental,
@@ -123,8 +126,8 @@ def prove_fixes(session: Session, decisions: dict[str, Decision], result: WhyRes
 
 @dataclass
 class PartProver(Prover):
-    """A prover whose baseline decided only the target's part (`decided`: those workloads; every
-    other workload's baseline state is its input's). A re-decision that reaches outside the part
+    """A prover whose baseline decided only the target's part (`decided`: its workloads, with a
+    decision or not; every other workload's baseline state is its input's). A re-decision that reaches outside the part
     (a change to something every part reads, or one joining parts) decides the rest once (`rest`)
     and puts its states in the baseline and in every re-decision made before, in place of the
     input's: then every comparison is the one the whole cluster's run gives."""
