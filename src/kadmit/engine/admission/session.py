@@ -43,8 +43,11 @@ def _copy(a: Assignment | None) -> Assignment | None:
     """A nomination callers may change (ordered mode sets its placement) without touching the memo."""
     if a is None:
         return None
-    return replace(a, counts=dict(a.counts), flavors={ps: dict(fl) for ps, fl in a.flavors.items()},
-                   usage=dict(a.usage), targets=list(a.targets))
+    out = object.__new__(type(a))  # every field as it is (`dataclasses.replace` runs __init__: slower)
+    out.__dict__.update(a.__dict__)
+    out.counts, out.usage, out.targets = dict(a.counts), dict(a.usage), list(a.targets)
+    out.flavors = {ps: dict(fl) for ps, fl in a.flavors.items()}
+    return out
 
 
 class SolverUnknown(Exception):
