@@ -5,6 +5,7 @@ and templates each in their one stage, and no module over 600 lines."""
 from __future__ import annotations
 
 import ast
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -59,8 +60,10 @@ def _modules() -> dict[str, Path]:
 MODULES = _modules()
 
 
-def _imports(name: str) -> list[tuple[str, int]]:
-    """Every module `name` imports, wherever the import statement is (functions, TYPE_CHECKING)."""
+@cache
+def _imports(name: str) -> tuple[tuple[str, int], ...]:
+    """Every module `name` imports, wherever the import statement is (functions, TYPE_CHECKING); each
+    file is parsed once per session (the tests below read the same graph)."""
     path = MODULES[name]
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     out = []
@@ -76,7 +79,7 @@ def _imports(name: str) -> list[tuple[str, int]]:
             for a in node.names:
                 sub = f"{module}.{a.name}"
                 out.append((sub if sub in MODULES else module, node.lineno))
-    return out
+    return tuple(out)
 
 
 GRAPH = {m: sorted({i for i, _ in _imports(m) if i in MODULES and i != m}) for m in MODULES}

@@ -27,6 +27,11 @@ CRDS = {
 }
 
 
+# The CRDs are megabytes of YAML: libyaml's safe loader where PyYAML has it (the same documents as
+# `yaml.safe_load_all`, twenty times faster), else PyYAML's own.
+SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def _module_cache() -> Path:
     go = shutil.which("go")
     found = Path(subprocess.run([go, "env", "GOMODCACHE"], capture_output=True, text=True).stdout.strip()) if go else None
@@ -44,7 +49,7 @@ def test_served_versions_are_the_crds():
         files = sorted((cache / module).glob(pattern))
         assert files, f"{module}/{pattern}"
         for path in files:
-            for doc in yaml.safe_load_all(path.read_text()):
+            for doc in yaml.load_all(path.read_text(), Loader=SAFE_LOADER):
                 if doc and doc.get("kind") == "CustomResourceDefinition":
                     spec = doc["spec"]
                     key = (spec["group"], spec["names"]["kind"])
