@@ -16,10 +16,40 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
+
+# The width kadmit fits text to comes from $COLUMNS off a terminal (cli._width): the tests set it where they
+# mean it, and read no width from where they run (a shell that exports it, or pytest-xdist's workers, whose
+# environment has COLUMNS=80 and LINES=24), so that every run prints the same text.
+for _name in ("COLUMNS", "LINES"):
+    os.environ.pop(_name, None)
 
 UNTIMED = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
 
 settings.register_profile("ci", derandomize=True, database=None, print_blob=True, **UNTIMED)
 settings.register_profile("dev", print_blob=True, **UNTIMED)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("KADMIT_CI") else "dev"))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """Under pytest-xdist (`-n 2`, as .ci/run runs the suite), tests go to the workers a test file at a
+    time (its module-scoped fixtures made once), and tests/kube/ all to one worker: one API server starts
+    per run (tests/kube/conftest.py). tests/kube/ goes first, so that its waits on the server (its start, the
+    example's objects created a second apart) overlap the other worker's work; then the files with the most
+    tests first (xdist's loadscope)."""
+    from xdist.scheduler import LoadScopeScheduling
+
+    kube = "tests/kube/"
+
+    class ByFileOneServer(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return kube if nodeid.startswith(kube) else nodeid.split("::", 1)[0]
+
+        def _assign_work_unit(self, node) -> None:
+            if kube in self.workqueue:
+                self.workqueue.move_to_end(kube, last=False)
+            super()._assign_work_unit(node)
+
+    return ByFileOneServer(config, log)
