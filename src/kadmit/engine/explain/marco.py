@@ -121,7 +121,7 @@ def enumerate_cores(ids: list[str], origins: dict[str, Origin], unsat: Callable[
     m.set("random_seed", 0)
     var = [z3.Bool(f"m{i}") for i in range(len(ids))]
     for c in found:
-        m.add(z3.Or([z3.Not(var[pos[k]]) for k in c]))
+        m.add(z3.Or([z3.Not(var[pos[k]]) for k in sorted(c)]))
     for s in mss:
         m.add(z3.Or([var[pos[k]] for k in ids if k not in s] or [z3.BoolVal(False)]))
     while len(out.cores) < most:
