@@ -164,7 +164,7 @@ def _why_ordered(model: Model, key: str, limits: Limits | None, tas_profile: Pro
 
     proving = proving or Proving()
     scope = why_scope(model, key)
-    session = Session(scope.model, limits, tas_profile)
+    session = Session(scope.model, limits, tas_profile, ShapeCache())  # its shapes serve the fixes' proofs too
     session.progress = proving.progress
     session.keep_journal()  # the state the workload met when it was decided (`explain.met`)
     try:

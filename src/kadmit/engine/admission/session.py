@@ -164,6 +164,7 @@ class ShapeCache:
     memo: dict = field(default_factory=dict)
     policies: dict = field(default_factory=dict)  # id(model) -> (model, policy key)
     workloads: dict = field(default_factory=dict)  # id(workload) -> _Same
+    rests: dict = field(default_factory=dict)  # id(model) -> (model, queues key)
 
     def same(self, wl: Workload) -> "_Same":
         """`wl` as a key whose hash is computed once (model objects hash deeply)."""
@@ -171,6 +172,23 @@ class ShapeCache:
         if got is None or got.obj is not wl:
             got = self.workloads[id(wl)] = _Same(wl, hash(wl))
         return got
+
+    def queues_key(self, model: Model) -> int:
+        """`policy_key` without the cluster queues, cohorts and local queues: the key of a shape of a
+        queue (`Session._shape`), whose own structure (resource groups, flavors, declared resources,
+        stop policies, whether it is inactive or selects the workload's namespace) the shape holds.
+        Within one model, workloads of equal shape in different queues share a compiled problem (its
+        quota numbers are pinned per question, `Problem.number_values`), so across models what else
+        compiling reads is enough: flavors, topologies, namespaces, and the rest of the policy. A
+        change to one queue then leaves the other queues' shapes compiled (the re-decisions proving
+        `why`'s fixes mostly change one queue)."""
+        got = self.rests.get(id(model))
+        if got is None or got[0] is not model:
+            rest = model.model_copy(update={"workloads": (), "pods": (), "nodes": (), "jobs": (), "skipped": (),
+                                            "training_runtimes": (), "cluster_queues": (), "cohorts": (),
+                                            "local_queues": ()})
+            got = self.rests[id(model)] = (model, hash(rest))
+        return got[1]
 
     def policy_key(self, model: Model) -> int:
         """What compiling reads of a model: everything but workloads, pods, nodes, the jobs they
@@ -258,6 +276,11 @@ class Session:
                 self.usage.add(wl.admission.cluster_queue, amounts)
                 self.holders[wl.key] = Holder(wl.key, wl.admission.cluster_queue, amounts,
                                               wl.admission.span or wl.span)
+
+    @property
+    def shape_cache(self) -> ShapeCache | None:
+        """The compiled shapes this session shares with others (given at construction), or None."""
+        return self._cache
 
     # --- state changes ----------------------------------------------------------------------------
 
@@ -425,7 +448,9 @@ class Session:
     def _loaded_shape(self, wl: Workload) -> Loaded:
         shape = self._shape(wl)
         if self._cache is not None:  # other states of the policy share it: key by what compiling reads
-            shape = (self._cache.policy_key(self.model), tuple(sorted(self.compiler.scale.items())),
+            of_queue = shape[0] not in ("workload", "no-queue")
+            shape = (self._cache.queues_key(self.model) if of_queue else self._cache.policy_key(self.model),
+                     tuple(sorted(self.compiler.scale.items())),
                      self._cache.same(wl) if shape[0] == "workload" else shape)
         got = self._shapes.get(shape)
         if got is not None:

@@ -10,7 +10,7 @@ from typing import Callable
 from kadmit.engine.admission.loops import PreemptionLoop
 from kadmit.engine.admission.ordered import Decision, decide_ordered
 from kadmit.engine.admission.parts import split
-from kadmit.engine.admission.session import Session, SolverUnknown
+from kadmit.engine.admission.session import Session, ShapeCache, SolverUnknown
 from kadmit.engine.explain.decision import WhyResult
 from kadmit.engine.explain.digest import summarize
 from kadmit.engine.explain.fixes import Inputs, Obstacles, own_obstacles
@@ -77,7 +77,8 @@ def prove_fixes(session: Session, decisions: dict[str, Decision], result: WhyRes
     assert d is not None
     target = session.index.workloads[result.workload]
     model = whole if whole is not None else session.model
-    base = Baseline(model, dict(decisions))
+    # the run's compiled shapes serve the re-decisions too (a queue the fix leaves alone compiles nothing)
+    base = Baseline(model, dict(decisions), shapes=session.shape_cache or ShapeCache())
     if rest is not None:
         # the part's workloads: its run decided them all (one it gave no decision stays as the input has
         # it, as in the whole cluster's run: the parts are independent)
