@@ -81,3 +81,23 @@ def test_other_formats_and_kinds_are_loaded_when_asked_for(tmp_path: Path) -> No
                    "metadata: {name: t, namespace: default}\nspec: {runtimeRef: {name: torch}}\n")
     loaded = _loaded(tmp_path, "check", str(job), "--format", "sarif")
     assert {"kadmit.manifests.jobs.trainjob", "kadmit.render.sarif"} <= loaded
+
+
+@pytest.mark.parametrize("verb, args", [
+    ("check", [str(ROOT / "examples" / "ml-platform")]),
+    ("why", ["team-infra/gpu-smoke", str(ROOT / "examples" / "ml-platform"), "--format", "json"]),
+], ids=["check", "why"])
+def test_a_clean_kad_policy_is_read_without_lark(tmp_path: Path, verb: str, args: list[str]) -> None:
+    """The fast reader reads a clean `.kad` file for its objects; its comments (Lark tokens) are not
+    asked for, so Lark is not imported."""
+    loaded = _loaded(tmp_path, verb, *args)
+    assert "kadmit.syntax.descent" in loaded
+    assert _under(loaded, ("lark", "kadmit.syntax.recover", "kadmit.syntax.windows", "kadmit.syntax.grammar")) == []
+
+
+def test_lark_reads_what_the_fast_reader_gives_up_on(tmp_path: Path) -> None:
+    """A file the fast reader is not sure of (a syntax error) is read by Lark, imported then."""
+    bad = tmp_path / "bad.kad"
+    bad.write_text("flavor a {\n  node_labels = {\n}\n")
+    loaded = _loaded(tmp_path, "check", str(bad))
+    assert {"lark", "kadmit.syntax.windows", "kadmit.syntax.recover"} <= loaded

@@ -6,13 +6,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from sys import intern
-from typing import Union
-
-from lark import Token, Tree
+from typing import TYPE_CHECKING, Union
 
 from kadmit.diagnostics import Diagnostics
 from kadmit.source import Span, located
 from kadmit.syntax import codes
+
+if TYPE_CHECKING:  # Lark's trees are read only by `Builder`, after Lark parsed (`syntax.recover` imports it)
+    from lark import Token, Tree
 
 MAX_TREE_DEPTH = 150
 
@@ -238,7 +239,7 @@ class Builder:
         self.diags = diags
 
     def span(self, item: Tree | Token) -> Span:
-        m = item if isinstance(item, Token) else item.meta
+        m = item if isinstance(item, str) else item.meta  # a Token is a str, a Tree is not
         # Positions come from Lark as ints; skip validation, it dominates on large files.
         return make_span(self.file, m.line, m.column, m.end_line, m.end_column)
 
@@ -395,6 +396,7 @@ class Builder:
 
 def too_deep(tree: Tree, limit: int = MAX_TREE_DEPTH) -> bool:
     """Whether the tree is deeper than `limit`, measured without recursion."""
+    from lark import Tree
     stack = [(tree, 1)]
     while stack:
         node, depth = stack.pop()

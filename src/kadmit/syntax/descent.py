@@ -13,11 +13,15 @@ from __future__ import annotations
 import re
 from sys import intern
 
-from lark import Token
+from typing import TYPE_CHECKING
 
 from kadmit.syntax.ast import (MAX_TREE_DEPTH, Attr, Block, Decl, EBin, EIn, ELit, EQuant, ERef, EUn, Entry,
                                File, ImportStmt, ListV, LocalQueueStmt, MapV, Match, ModeV, PriorityStmt,
                                Resources, RuleStmt, Scalar, SchedulerStmt, Suffix, Word, make_span)
+
+
+if TYPE_CHECKING:
+    from lark import Token
 
 
 class Fallback(Exception):
@@ -51,8 +55,22 @@ _END = "$"
 
 def tokenize(text: str) -> tuple[list[tuple], list[Token]]:
     """Tokens as (kind, text, line, column) and the comments as Lark tokens (what `fmt` reads)."""
+    toks, comments = scan(text)
+    return toks, comment_tokens(comments)
+
+
+def comment_tokens(comments: list[tuple]) -> list[Token]:
+    """`scan`'s comments as the Lark tokens Lark's parse gives (Lark is imported only here: reading
+    a clean file for its objects, the comments are never asked for)."""
+    from lark import Token
+    return [Token("COMMENT", s, start, line, col, line, end, stop) for s, start, line, col, end, stop in comments]
+
+
+def scan(text: str) -> tuple[list[tuple], list[tuple]]:
+    """Tokens as (kind, text, line, column), and the comments as (text, start offset, line, column,
+    end column, end offset) (`comment_tokens`)."""
     toks: list[tuple] = []
-    comments: list[Token] = []
+    comments: list[tuple] = []
     add = toks.append
     finditer = _TOKEN.finditer
     offset = 0
@@ -70,8 +88,7 @@ def tokenize(text: str) -> tuple[list[tuple], list[Token]]:
                 add((s, s, line_no, col))
             elif k == 1:
                 end = col + len(s)
-                comments.append(Token("COMMENT", s, offset + col - 1, line_no, col, line_no, end,
-                                      offset + end - 1))
+                comments.append((s, offset + col - 1, line_no, col, end, offset + end - 1))
             else:
                 add((_KIND[k], s, line_no, col))
         offset += len(line) + 1
@@ -546,23 +563,31 @@ class Reader:
 class Read:
     """A file read as far as the fast reader is sure of it: the statements before the first one it
     gave up on, the token index where each starts, that statement's first token (`stop`; None when it
-    read to the end), and every token and comment of the file (`syntax.windows` reads on from them)."""
+    read to the end), and every token and comment of the file (`syntax.windows` reads on from them;
+    `raw`: the comments as `scan` gives them, `comments`: as Lark tokens, made when first asked for)."""
 
-    __slots__ = ("stmts", "starts", "stop", "toks", "comments")
+    __slots__ = ("stmts", "starts", "stop", "toks", "raw", "_comments")
 
     def __init__(self, stmts: list, starts: list[int], stop: int | None, toks: list[tuple],
-                 comments: list[Token]) -> None:
-        self.stmts, self.starts, self.stop, self.toks, self.comments = stmts, starts, stop, toks, comments
+                 raw: list[tuple]) -> None:
+        self.stmts, self.starts, self.stop, self.toks, self.raw = stmts, starts, stop, toks, raw
+        self._comments: list[Token] | None = None
+
+    @property
+    def comments(self) -> list[Token]:
+        if self._comments is None:
+            self._comments = comment_tokens(self.raw)
+        return self._comments
 
 
 def read(text: str, filename: str) -> Read:
     """The file's statements up to the first the fast reader isn't sure of."""
-    toks, comments = tokenize(text)
+    toks, comments = scan(text)
     return read_from(filename, toks, comments, 0)
 
 
-def read_from(filename: str, toks: list[tuple], comments: list[Token], i: int) -> Read:
-    """`read` from token `i`, which starts a statement."""
+def read_from(filename: str, toks: list[tuple], comments: list[tuple], i: int) -> Read:
+    """`read` from token `i`, which starts a statement (`comments`: `scan`'s)."""
     reader = Reader(filename, toks)
     reader.i = i
     stmts: list = []

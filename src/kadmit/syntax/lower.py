@@ -9,11 +9,10 @@ from dataclasses import dataclass, field
 from kadmit.diagnostics import Diagnostics
 from kadmit.model import Fragment, ObjectRef
 from kadmit.source import Span
-from kadmit.syntax import codes, descent, lower_policy, lower_rules, lower_scheduler, lower_state, windows
+from kadmit.syntax import codes, descent, lower_policy, lower_rules, lower_scheduler, lower_state
 from kadmit.syntax.compact import share_field_sets
 from kadmit.syntax.ast import (Builder, Decl, File, ImportStmt, LocalQueueStmt, PriorityStmt, RuleStmt,
                                SchedulerStmt)
-from kadmit.syntax.recover import parse_with_recovery
 
 # "fast": the hand-written reader, Lark for what it gives up on; "lark": Lark for every file (the
 # reference, which bench/kad_bench.py measures beside the fast reader).
@@ -55,16 +54,20 @@ def _no_gc():
             gc.enable()
 
 
-def parse_file(text: str, filename: str, diags: Diagnostics) -> tuple[File | None, list]:
+def parse_file(text: str, filename: str, diags: Diagnostics,
+               comments: bool = True) -> tuple[File | None, list]:
     """Text -> syntax tree (None if nothing could be parsed) and the comment tokens: the fast
     reader's for the files it is sure of, else Lark's with error recovery and every diagnostic
-    (in windows around the statements the fast reader gives up on: `windows`)."""
+    (in windows around the statements the fast reader gives up on: `windows`). Lark is imported
+    only when it reads: with `comments` False (none are wanted) a clean file costs no import of it
+    (the fast reader's comments are Lark tokens, made when asked for)."""
     if READER == "fast":
         with _no_gc():
             try:
                 read = descent.read(text, filename)
                 if read.stop is None:
-                    return File(filename, read.stmts), read.comments
+                    return File(filename, read.stmts), read.comments if comments else []
+                from kadmit.syntax import windows  # Lark reads what the fast reader gave up on
                 got = windows.parse(text, filename, diags, read)
                 if got is not None:
                     return got
@@ -75,6 +78,7 @@ def parse_file(text: str, filename: str, diags: Diagnostics) -> tuple[File | Non
 
 def parse_file_lark(text: str, filename: str, diags: Diagnostics) -> tuple[File | None, list]:
     """`parse_file` by the reference parser: Lark's LALR parse of grammar/kadmit.lark, recovery, `Builder`."""
+    from kadmit.syntax.recover import parse_with_recovery
     with _no_gc():
         parsed = parse_with_recovery(text, filename, diags)
         if parsed.tree is None:
@@ -157,7 +161,7 @@ def broken_refs(broken: list) -> list[ObjectRef]:
 
 
 def lower_text(text: str, filename: str, diags: Diagnostics) -> Lowered:
-    tree, _ = parse_file(text, filename, diags)
+    tree, _ = parse_file(text, filename, diags, comments=False)
     if tree is None:
         return Lowered(Fragment())
     return lower_file(tree, diags, consume=True)

@@ -95,7 +95,7 @@ def parse(text: str, filename: str, diags: Diagnostics, read: descent.Read) -> t
             break
         pos = end
         line = text.count("\n", 0, end) + 1
-        read = descent.read_from(filename, toks, read.comments, bisect_left(toks, (line, 1), key=_where))
+        read = descent.read_from(filename, toks, read.raw, bisect_left(toks, (line, 1), key=_where))
     out = File(filename)
     builder = Builder(filename, own)
     try:
