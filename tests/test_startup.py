@@ -5,6 +5,7 @@ terminal library, and `check`, `admit` and `why` on Kueue manifests load only wh
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -101,3 +102,55 @@ def test_lark_reads_what_the_fast_reader_gives_up_on(tmp_path: Path) -> None:
     bad.write_text("flavor a {\n  node_labels = {\n}\n")
     loaded = _loaded(tmp_path, "check", str(bad))
     assert {"lark", "kadmit.syntax.windows", "kadmit.syntax.recover"} <= loaded
+
+
+_MAIN = """
+import json, runpy, sys
+out = sys.argv[1]
+sys.argv = ["kadmit", *sys.argv[2:]]
+try:
+    runpy.run_module("kadmit", run_name="__main__")
+except SystemExit:
+    pass
+with open(out, "w") as fh:
+    json.dump(sorted(sys.modules), fh)
+"""
+
+
+def _main(tmp_path: Path, *args: str, path: str = "") -> tuple[set[str], str]:
+    """Modules loaded and output of `python -m kadmit ARGS` (the entry points' way in)."""
+    out = tmp_path / "modules.json"
+    got = subprocess.run([sys.executable, "-c", _MAIN, str(out), *args], cwd=ROOT, capture_output=True, text=True,
+                         env={"PYTHONPATH": os.pathsep.join(p for p in (str(ROOT / "src"), path) if p),
+                              "PATH": "/usr/bin:/bin"})
+    return set(json.loads(out.read_text())), got.stdout
+
+
+def test_the_command_line_does_not_read_package_metadata_without_pydantic_plugins(tmp_path: Path) -> None:
+    """pydantic's plugin loader imports `importlib.metadata` (email, zipfile, csv); with no pydantic
+    plugin installed, kadmit's entry point answers for it (`kadmit.__main__`), so it is not imported
+    (zipfile is: `importlib.resources` reads kadmit's data with it)."""
+    loaded, out = _main(tmp_path, "check", str(EXAMPLE))
+    assert "no problems" in out
+    assert _under(loaded, ("importlib.metadata", "email", "csv")) == []
+
+
+def test_an_installed_pydantic_plugin_is_still_loaded(tmp_path: Path) -> None:
+    """With a distribution declaring a `pydantic` entry point on the path, pydantic's own loader
+    runs and loads it, as without kadmit's stand-in."""
+    site = tmp_path / "site"
+    info = site / "fakeplug-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: fakeplug\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[pydantic]\nfake = fakeplug:plugin\n")
+    marker = tmp_path / "plugin-called"
+    (site / "fakeplug.py").write_text(
+        "class _Plugin:\n"
+        "    def new_schema_validator(self, *args, **kwargs):\n"
+        f"        open({str(marker)!r}, 'w').close()\n"
+        "        return None, None, None\n"
+        "plugin = _Plugin()\n")
+    loaded, out = _main(tmp_path, "check", str(EXAMPLE), path=str(site))
+    assert "no problems" in out
+    assert "fakeplug" in loaded and "importlib.metadata" in loaded
+    assert marker.exists()
