@@ -73,3 +73,127 @@ kind: Job
 metadata: {name: j, namespace: default, labels: {kueue.x-k8s.io/queue-name: q}}
 spec: {parallelism: 2, template: {spec: {containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]}}}
 """
+
+
+def _one_queue_edited(model, draw):
+    """The model with one drawn cluster queue changed in its structure: stopped, out of its cohort,
+    a flavor left out of a group, a resource it declares no longer covered, or its namespace
+    selector gone; or a flavor tainted (what every queue's shapes read)."""
+    cqs = list(model.cluster_queues)
+    if not cqs:
+        return model
+    i = draw(st.integers(0, len(cqs) - 1))
+    cq = cqs[i]
+    how = draw(st.sampled_from(["stop", "cohort", "flavor", "resource", "selector", "taint"]))
+    if how == "stop":
+        cqs[i] = cq.model_copy(update={"stop_policy": "Hold"})
+    elif how == "cohort":
+        cqs[i] = cq.model_copy(update={"cohort": None})
+    elif how == "selector":
+        cqs[i] = cq.model_copy(update={"namespace_selector": None})
+    elif how in ("flavor", "resource") and cq.resource_groups:
+        g = cq.resource_groups[0]
+        if how == "flavor" and len(g.flavors) > 1:
+            g = g.model_copy(update={"flavors": g.flavors[:-1]})
+        elif how == "resource" and g.flavors and g.flavors[0].resources:
+            gone = g.flavors[0].resources[-1].resource
+            g = g.model_copy(update={"covered_resources": tuple(r for r in g.covered_resources if r != gone),
+                                     "flavors": tuple(fq.model_copy(update={"resources": tuple(
+                                         q for q in fq.resources if q.resource != gone)}) for fq in g.flavors)})
+        cqs[i] = cq.model_copy(update={"resource_groups": (g, *cq.resource_groups[1:])})
+    elif how == "taint" and model.flavors:
+        from kadmit.model import Taint
+        fl = model.flavors[0]
+        tainted = fl.model_copy(update={"node_taints": (*fl.node_taints, Taint(key="k", value="v", effect="NoSchedule"))})
+        return model.model_copy(update={"flavors": (tainted, *model.flavors[1:])})
+    return model.model_copy(update={"cluster_queues": tuple(cqs)})
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(MODELS, st.data())
+def test_variants_of_one_queue_share_the_others_shapes_and_decide_as_alone(model, data):
+    """Shapes are keyed by the policy without its queues (`ShapeCache.queues_key`) and the queue's
+    own structure: sessions over models that differ in one queue's structure, or in a flavor,
+    share one cache and decide as each alone."""
+    cache = ShapeCache()
+    variants = [model] + [_one_queue_edited(model, data.draw) for _ in range(3)]
+    for m in variants:
+        assert view(decide_ordered(Session(m, cache=cache))) == view(decide_ordered(Session(m)))
+
+
+def test_an_edit_to_one_queue_compiles_only_its_shapes(tmp_path):
+    """Deciding again after one queue's structure changed loads no shape of the other queue."""
+    from kadmit import workspace
+    (tmp_path / "state.yaml").write_text(TWO_QUEUES)
+    model = workspace.load([str(tmp_path)]).model
+    cache = ShapeCache()
+    decide_ordered(Session(model, cache=cache))
+    before = len(cache.shapes)
+    assert before == 2
+    b = next(cq for cq in model.cluster_queues if cq.name == "b")
+    g = b.resource_groups[0]
+    # a second flavor (the same resource and numbers: the solver's units stay as they were)
+    wider = g.model_copy(update={"flavors": (*g.flavors, g.flavors[0].model_copy(update={"flavor": "f"}))})
+    edited = model.model_copy(update={"cluster_queues": tuple(
+        cq.model_copy(update={"resource_groups": (wider,)}) if cq.name == "b" else cq for cq in model.cluster_queues)})
+    loaded = []
+    session = Session(edited, cache=cache)
+    real = session.load
+    session.load = lambda prob, solver: loaded.append(prob.cluster_queue.name) or real(prob, solver)
+    assert view(decide_ordered(session)) == view(decide_ordered(Session(edited)))
+    assert loaded == ["b"]  # queue a's shape came from the cache
+
+
+TWO_QUEUES = """\
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ResourceFlavor
+metadata: {name: f}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ResourceFlavor
+metadata: {name: g}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ClusterQueue
+metadata: {name: a}
+spec:
+  cohort: c
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors: [{name: f, resources: [{name: cpu, nominalQuota: 2}]}]
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ClusterQueue
+metadata: {name: b}
+spec:
+  cohort: c
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors: [{name: g, resources: [{name: cpu, nominalQuota: 2}]}]
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: LocalQueue
+metadata: {name: qa, namespace: default}
+spec: {clusterQueue: a}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: LocalQueue
+metadata: {name: qb, namespace: default}
+spec: {clusterQueue: b}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: Workload
+metadata: {name: wa, namespace: default}
+spec:
+  queueName: qa
+  podSets: [{name: main, count: 1, template: {spec: {containers: [{name: c, resources: {requests: {cpu: "1"}}}]}}}]
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: Workload
+metadata: {name: wb, namespace: default}
+spec:
+  queueName: qb
+  podSets: [{name: main, count: 1, template: {spec: {containers: [{name: c, resources: {requests: {cpu: "1"}}}]}}}]
+"""
