@@ -47,8 +47,8 @@ def _may_have_pydantic_plugins() -> bool:
 
 def _plugins_when_installed() -> None:
     """pydantic looks for its plugins when it builds the first model class, in a module that
-    imports `importlib.metadata` (with email, zipfile and csv: ~0.045 s of CPU, a tenth of a
-    command's start-up) to read the installed distributions' entry points. This stands in for that
+    imports `importlib.metadata` (with email, zipfile and csv: 52 M instructions of `kadmit why` on
+    the bundled example's 1,980 M, callgrind) to read the installed distributions' entry points. This stands in for that
     module until it is asked for plugins: when no installed distribution names a pydantic entry
     point, there are none (as pydantic itself would find); else pydantic's own module is imported
     and answers (plugins, `PYDANTIC_DISABLE_PLUGINS`, as ever)."""
