@@ -12,13 +12,11 @@ from __future__ import annotations
 
 import re
 from sys import intern
-
 from typing import TYPE_CHECKING
 
 from kadmit.syntax.ast import (MAX_TREE_DEPTH, Attr, Block, Decl, EBin, EIn, ELit, EQuant, ERef, EUn, Entry,
                                File, ImportStmt, ListV, LocalQueueStmt, MapV, Match, ModeV, PriorityStmt,
                                Resources, RuleStmt, Scalar, SchedulerStmt, Suffix, Word, make_span)
-
 
 if TYPE_CHECKING:
     from lark import Token
@@ -53,22 +51,15 @@ _ESCAPE_RE = re.compile(r"\\(u[0-9A-Fa-f]{4}|.)")
 _END = "$"
 
 
-def tokenize(text: str) -> tuple[list[tuple], list[Token]]:
-    """Tokens as (kind, text, line, column) and the comments as Lark tokens (what `fmt` reads)."""
-    toks, comments = scan(text)
-    return toks, comment_tokens(comments)
-
-
 def comment_tokens(comments: list[tuple]) -> list[Token]:
-    """`scan`'s comments as the Lark tokens Lark's parse gives (Lark is imported only here: reading
-    a clean file for its objects, the comments are never asked for)."""
+    """`scan`'s comments as the Lark tokens Lark's parse gives (what `fmt` reads; Lark is imported
+    here only: reading a clean file for its objects asks for no comment)."""
     from lark import Token
     return [Token("COMMENT", s, start, line, col, line, end, stop) for s, start, line, col, end, stop in comments]
 
 
 def scan(text: str) -> tuple[list[tuple], list[tuple]]:
-    """Tokens as (kind, text, line, column), and the comments as (text, start offset, line, column,
-    end column, end offset) (`comment_tokens`)."""
+    """Tokens as (kind, text, line, column), comments as (text, start, line, column, end column, end)."""
     toks: list[tuple] = []
     comments: list[tuple] = []
     add = toks.append
@@ -563,8 +554,8 @@ class Reader:
 class Read:
     """A file read as far as the fast reader is sure of it: the statements before the first one it
     gave up on, the token index where each starts, that statement's first token (`stop`; None when it
-    read to the end), and every token and comment of the file (`syntax.windows` reads on from them;
-    `raw`: the comments as `scan` gives them, `comments`: as Lark tokens, made when first asked for)."""
+    read to the end), and every token and comment (`raw`: `scan`'s; `comments`: Lark tokens, made when
+    asked for) of the file (`syntax.windows` reads on from them)."""
 
     __slots__ = ("stmts", "starts", "stop", "toks", "raw", "_comments")
 
@@ -602,8 +593,8 @@ def read_from(filename: str, toks: list[tuple], comments: list[tuple], i: int) -
 
 def parse(text: str, filename: str) -> tuple[File, list[Token]]:
     """The file's syntax tree and comments, or `Fallback` if Lark should read it."""
-    toks, comments = tokenize(text)
+    toks, comments = scan(text)
     try:
-        return Reader(filename, toks).file(), comments
+        return Reader(filename, toks).file(), comment_tokens(comments)
     except (IndexError, RecursionError) as err:  # ran past the end; nested beyond Python's stack
         raise Fallback from err
