@@ -125,12 +125,13 @@ spec:
 
 def test_kueue_refuses_the_object_alone_and_decides_the_rest(tmp_path):
     """As Kueue does: the refused objects are skipped with Kueue's message and everything else is
-    decided; `admit` and `why` exit as for any skipped object, `check` reports the refusals (exit 1).
+    decided; `check` reports the refusals and `admit` exits 1 (as for any error it leaves aside), `why`
+    exits by its answer.
     The JobSet's queue name is a bad label too (KAD196): an error inside an object Kubernetes never
     creates holds up nothing either."""
     paths = write(tmp_path, setup__yaml=SETUP, jobs__yaml=DECIDED_ANYWAY)
     r = run("admit", *paths, "--format", "json")
-    assert r.exit_code == 0, r.output
+    assert r.exit_code == 1, r.output
     out = json.loads(r.stdout)
     assert [(d["workload"], d["admitted"]) for d in out["decisions"]] == [("default/good", True)]
     assert {s["name"]: s["reason"] for s in out["skipped"]} == {

@@ -14,7 +14,7 @@ from kadmit.api.common import (EXIT_FINDINGS, EXIT_INPUT, EXIT_INTERNAL, EXIT_OK
 from kadmit.api.cluster import SnapshotOutcome, cluster_unread, cluster_warnings, read_cluster, snapshot
 from kadmit.scope import decidable, untouched_model
 from kadmit.atomic import write_text_atomic
-from kadmit.diagnostics import KAD004, Diagnostic, Diagnostics
+from kadmit.diagnostics import KAD004, Diagnostic, Diagnostics, Severity
 from kadmit.render.codes import KAD005, KAD006, KAD009, KAD010, KAD011
 from kadmit.source import SourceMap
 
@@ -254,7 +254,9 @@ def admit(paths: list[str], *, mode: Literal["ordered", "optimal"] = "ordered",
                                 progress=progress)
     except (ImportError, OptimalUnavailable) as e:
         return AdmitOutcome(loaded, None, EXIT_INPUT, no_optimal(e))
-    code = EXIT_UNKNOWN if result.unknown else EXIT_FINDINGS if loaded.exit_code != EXIT_OK else EXIT_OK
+    # an error the answer leaves aside (a touched tree, an object refused alone: KAD170, KAD171) is exit 1
+    errors = loaded.exit_code != EXIT_OK or any(d.severity is Severity.ERROR for d in loaded.diagnostics)
+    code = EXIT_UNKNOWN if result.unknown else EXIT_FINDINGS if errors else EXIT_OK
     diags_out = loaded.diagnostics
     if mode == "optimal":
         from kadmit.engine.optimal.placement import unhonoured

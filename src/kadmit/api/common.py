@@ -67,7 +67,7 @@ def load_for_engine(paths: list[str], *, max_file_bytes: int | None = None,
     already (an editor's); the engine runs only on a model without errors (exit 2 otherwise: its input
     can't be read as a cluster state). An object Kueue's webhook refuses (KAD170), and any other error
     inside only such objects, is no such error: Kueue refuses it alone and decides the rest, so the
-    engine does too (the object listed as skipped, the exit code as for other skipped objects)."""
+    engine does too (the object listed as skipped; `admit` exits 1 for it, as for any error it leaves aside)."""
     loaded = ws.load(list(paths), limits=file_limits(max_file_bytes), texts=[cluster] if cluster else []) \
         if workspace is None else workspace
     if workspace is None and not loaded.input_error and not loaded.diagnostics.has_errors \
