@@ -426,7 +426,10 @@ class Scheduler:
             else:
                 break
         for name, head, wl in self.queues.waiting_behind():
-            self.reject(wl, name, "waiting behind %s (StrictFIFO)" % head.key)
+            strategy = self.index.cluster_queues[name].queueing_strategy
+            self.reject(wl, name, "waiting behind %s (StrictFIFO)" % head.key if strategy == "StrictFIFO" else
+                        "waiting behind %s, which keeps its place at the head while it has flavors left to try (%s)"
+                        % (head.key, strategy))
         out = []
         for key in sorted(self.decisions):
             d = self.decisions[key]

@@ -357,7 +357,8 @@ def _standing(st, p, met: bool) -> list[str]:
     r = st.resource
     if st.behind is not None:  # the head's numbers first: it is what keeps this one out
         line = (f"waits behind `{st.behind}`, which can't be admitted and holds back every workload behind it "
-                f"in StrictFIFO ClusterQueue {st.cluster_queue}")
+                f"in {st.behind_strategy} ClusterQueue {st.cluster_queue}"
+                + ("" if st.behind_strategy == "StrictFIFO" else " (it has flavors left to try)"))
         head = [x for x in _standing(st.head, None, st.head_met) if not x[:1].isdigit()] \
             if st.head is not None and st.head.quota else []
         if head and head[0].startswith("needs "):

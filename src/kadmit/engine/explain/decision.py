@@ -80,8 +80,23 @@ def decision_reasons(session: Session, d: Decision) -> list[Reason]:
     if out:
         return out
     if d.waiting_behind:
-        return [Reason(KAD519, f"waiting behind {d.waiting_behind} (StrictFIFO)")]
+        return [Reason(KAD519, waiting_behind(d.waiting_behind, _strategy(session, d)))]
     return list(session.situations.shared("reasons", wl, lambda: tuple(_quota_reasons(session, wl))))
+
+
+def waiting_behind(head: str, strategy: str) -> str:
+    """KAD519: what keeps a workload behind its queue's head. StrictFIFO keeps a head that can't be
+    admitted at the head; BestEffortFIFO moves it aside unless it has flavors left to try, when Kueue
+    pushes it back into the heap at once (`requeueIfNotPresent`: `PendingFlavors`) and the ones behind
+    it are not tried."""
+    if strategy == "StrictFIFO":
+        return f"waiting behind {head} (StrictFIFO)"
+    return f"waiting behind {head}, which keeps its place at the head while it has flavors left to try ({strategy})"
+
+
+def _strategy(session: Session, d: Decision) -> str:
+    cq = session.index.cluster_queues.get(d.cluster_queue or "")
+    return cq.queueing_strategy if cq is not None else "StrictFIFO"
 
 
 def _quota_reasons(session: Session, wl) -> list[Reason]:
@@ -151,7 +166,9 @@ def _explain_strict_fifo(session: Session, decisions: dict[str, Decision], d: De
     cq = session.index.cluster_queues[d.cluster_queue or ""]
     chain = [
         Origin(f"queue|strategy|{cq.name}", "queueing", f"cluster queue `{cq.name}` uses StrictFIFO: an older "
-               "workload that can't be admitted blocks the ones behind it",
+               "workload that can't be admitted blocks the ones behind it" if cq.queueing_strategy == "StrictFIFO"
+               else f"cluster queue `{cq.name}` uses {cq.queueing_strategy}: a head that can't be admitted "
+               "but has flavors left to try is requeued at once and stays ahead of the ones behind it",
                cq.field_span("queueing_strategy") or cq.span),
         Origin(f"queue|head|{head.key}", "head", f"`{head.key}` is ahead of it in the queue (priority "
                f"{session.index.priority(head)}, created {head.created.isoformat()}) and can't be admitted",
@@ -245,7 +262,7 @@ def explain_decision(session: Session, decisions: dict[str, Decision], key: str,
         # own, handed over with it before either blame is searched
         result.standing = standing(session, decisions, target)
         if result.standing is not None:
-            result.standing.behind = d.waiting_behind
+            result.standing.behind, result.standing.behind_strategy = d.waiting_behind, _strategy(session, d)
 
         def head_ready(inner: WhyResult) -> None:
             if result.standing is not None:

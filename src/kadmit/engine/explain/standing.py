@@ -84,7 +84,8 @@ class Standing:
     ahead_keys: frozenset[str] = field(default=frozenset(), repr=False)  # the pending ahead of it
     held: Holding | None = None
     quota: bool = False  # quota is what keeps it out (Kueue's reasons are about quota), not a gate or the nodes
-    behind: str | None = None  # the StrictFIFO head it waits behind
+    behind: str | None = None  # the head it waits behind (StrictFIFO, or one with flavors left to try)
+    behind_strategy: str = "StrictFIFO"  # ... its ClusterQueue's queueing strategy
     head: Standing | None = None  # ... and where that head stands
     head_met: bool = False  # ... at the state it met when Kueue last tried it
     evicted_by: str | None = None  # it held quota and was preempted by this workload (then requeued)
