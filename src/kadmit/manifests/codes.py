@@ -54,8 +54,9 @@ KAD157 = register(
     "A field holds a value its kind does not allow: an unknown enum value (queueing strategy, "
     "preemption policy, taint effect, toleration or selector operator, priority class source) "
     "or a value the API server rejects (an integer out of range, `minCount` above `count`, two "
-    "topology modes on one pod set). The object is skipped.",
-    kueue_rule="CRD enums, CEL rules and the Workload webhook of kueue.x-k8s.io")
+    "topology modes on one pod set), or a Kueue Configuration Kueue's manager refuses to start with "
+    "(the message quotes its error; docs/KUEUE-SETTINGS.md). The object is skipped.",
+    kueue_rule="CRD enums, CEL rules and the Workload webhook of kueue.x-k8s.io; pkg/config/validation.go")
 KAD158 = register(
     "KAD158", "invalid quantity", "error",
     "A resource amount is not a Kubernetes quantity (`500m`, `2`, `64Gi`, `1.5`, `2e3`), is "

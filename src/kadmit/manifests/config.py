@@ -45,6 +45,11 @@ def configuration(f: Fields, o: Meta) -> SchedulerConfig:
         enabled = True  # v1beta2 has no `enable` (the schema check reports it, KAD162)
     items = f.seq(fs, "preemptionStrategies")
     names = f.strs(fs, "preemptionStrategies")
+    if fs is not None and o.version == "v1beta2" and not names:  # v1beta1 defaults them when enabled
+        f.invalid(KAD157, refused("fairSharing.preemptionStrategies: Required value: must be specified"),
+                  f.field(fs, "preemptionStrategies") or fs, uses=(f.field(fs, "preemptionStrategies"),),
+                  help="list them (`preemptionStrategies: [LessThanOrEqualToFinalShare, LessThanInitialShare]` "
+                       "is what v1beta1 defaults to), or remove `fairSharing` to turn fair sharing off")
     jobs, job_nodes = integration_settings(f, o)
     res, res_nodes = resource_settings(f, o)
     afs, afs_node = admission_fair_sharing(f, o)
@@ -54,6 +59,12 @@ def configuration(f: Fields, o: Meta) -> SchedulerConfig:
         spans=f.spans({"fair_sharing": enabled_at, "preemption_strategies": f.field(fs, "preemptionStrategies"),
                        **{f"preemption_strategies.{i}": v for i, v in enumerate(items)}, **job_nodes,
                        **res_nodes, "admission_fair_sharing": afs_node}))
+
+
+def refused(error: str) -> str:
+    """The message of a Configuration Kueue's validation refuses (pkg/config/validation.go), its error
+    quoted: Kueue's manager does not start."""
+    return f"Kueue refuses to start with this Configuration: `{error}`"
 
 
 def admission_fair_sharing(f: Fields, o: Meta) -> tuple[AdmissionFairSharing | None, Val | None]:
@@ -68,6 +79,11 @@ def admission_fair_sharing(f: Fields, o: Meta) -> tuple[AdmissionFairSharing | N
         if node is None:
             return default
         ms = parse_duration_ms(str(node.v)) if node.kind in (STR, INT) else None
+        negative = str(node.v).startswith("-") and parse_duration_ms(str(node.v)[1:]) not in (None, 0)
+        if negative:
+            raise f.fail(KAD157, refused(f"admissionFairSharing.{key}: Invalid value: \"{node.v}\": "
+                                         + ("must be greater than 0" if key == "usageSamplingInterval"
+                                            else "must be greater than or equal to 0")), node)
         if ms is None:
             raise f.fail(KAD157, f"`admissionFairSharing.{key}` is not a duration like `168h` or `5m`", node)
         return ms
@@ -114,6 +130,7 @@ def resource_settings(f: Fields, o: Meta) -> tuple[dict, dict]:
             name=f.str(m, "name", required=True, what="a device class mapping"),
             device_class_names=tuple(f.strs(m, "deviceClassNames", required=True, what="a device class mapping")),
             span=f.span(m)))
+    _check_device_class_mappings(f, res, mappings)
     out.update(exclude_resource_prefixes=tuple(prefixes), transformations=tuple(transformations),
                quota_check_strategy=strategy, device_class_mappings=tuple(mappings))
     nodes = {"exclude_resource_prefixes": f.field(res, "excludeResourcePrefixes"),
@@ -121,6 +138,50 @@ def resource_settings(f: Fields, o: Meta) -> tuple[dict, dict]:
              "quota_check_strategy": f.field(res, "quotaCheckStrategy"),
              "device_class_mappings": f.field(res, "deviceClassMappings")}
     return out, nodes
+
+
+MAX_DEVICE_CLASS_MAPPINGS, MAX_DEVICE_CLASSES = 16, 8  # validateDeviceClassMappings
+
+
+def _check_device_class_mappings(f: Fields, res: Val, mappings: list[DeviceClassMapping]) -> None:
+    """`resources.deviceClassMappings` as Kueue's validateDeviceClassMappings refuses it: at most 16, each
+    name and device class a label key, a name given once, at most 8 device classes a mapping, each once,
+    and a device class mapped to one resource only."""
+    from kadmit.manifests.kubenames import qualified_name_problem
+
+    path = "resources.deviceClassMappings"
+    items = f.seq(res, "deviceClassMappings")
+    if len(mappings) > MAX_DEVICE_CLASS_MAPPINGS:
+        f.invalid(KAD157, refused(f"{path}: Too many: {len(mappings)}: must have at most "
+                                  f"{MAX_DEVICE_CLASS_MAPPINGS} items"), f.field(res, "deviceClassMappings"), uses=())
+    seen: set[str] = set()
+    mapped: dict[str, str] = {}
+    for i, (m, node) in enumerate(zip(mappings, items)):
+        at = f"{path}[{i}]"
+        name_node, classes_node = f.field(node, "name"), f.field(node, "deviceClassNames")
+        problem = qualified_name_problem(m.name)
+        if problem is not None:
+            f.invalid(KAD157, refused(f"{at}.name: Invalid value: \"{m.name}\"") + f": the name {problem}",
+                      name_node, uses=(name_node,))
+        if m.name in seen:
+            f.invalid(KAD157, refused(f"{at}.name: Duplicate value: \"{m.name}\""), name_node, uses=(name_node,))
+        seen.add(m.name)
+        if len(m.device_class_names) > MAX_DEVICE_CLASSES:
+            f.invalid(KAD157, refused(f"{at}.deviceClassNames: Too many: {len(m.device_class_names)}: must have at "
+                                      f"most {MAX_DEVICE_CLASSES} items"), classes_node, uses=(classes_node,))
+        own: set[str] = set()
+        for j, (dc, dc_node) in enumerate(zip(m.device_class_names, f.seq(node, "deviceClassNames"))):
+            where = f"{at}.deviceClassNames[{j}]"
+            problem = qualified_name_problem(dc)
+            if problem is not None:
+                f.invalid(KAD157, refused(f"{where}: Invalid value: \"{dc}\"") + f": the name {problem}",
+                          dc_node, uses=(dc_node,))
+            if dc in own:
+                f.invalid(KAD157, refused(f"{where}: Duplicate value: \"{dc}\""), dc_node, uses=(dc_node,))
+            own.add(dc)
+            if mapped.setdefault(dc, m.name) != m.name:
+                f.invalid(KAD157, refused(f"{where}: Invalid value: \"{dc}\": device class already mapped to "
+                                          f"resource {mapped[dc]}"), dc_node, uses=(dc_node,))
 
 
 # Kueue's framework names (apis/config/*/configuration_types.go, `Integrations.Frameworks`).
@@ -157,13 +218,37 @@ def integration_settings(f: Fields, o: Meta) -> tuple[dict, dict]:
     names: list[str] = []
     if frameworks is not None:
         names = f.strs(integrations, "frameworks")
-        for item, name in zip(f.seq(integrations, "frameworks"), names):
+        seen: set[str] = set()
+        for i, (item, name) in enumerate(zip(f.seq(integrations, "frameworks"), names)):
             if name not in FRAMEWORKS:
                 raise f.fail(KAD157, f"`{name}` is not one of Kueue's integrations; Kueue refuses to start",
                              item, help=did_you_mean(name, FRAMEWORKS))
+            if name in seen:
+                f.invalid(KAD157, refused(f"integrations.frameworks[{i}]: Duplicate value: \"{name}\""), item,
+                          uses=(item,), help="list each integration once")
+            seen.add(name)
     out["frameworks"] = tuple(names) if frameworks is not None and names else DEFAULT_FRAMEWORKS
+    if selector is not None:
+        _check_managed_namespaces(f, o, selector)
     return out, {"manage_jobs_without_queue_name": manage, "frameworks": frameworks,
                  "managed_jobs_namespace_selector": f.field(o.node, "managedJobsNamespaceSelector")}
+
+
+KUEUE_NAMESPACE = "kueue-system"  # apis/config/v1beta2/defaults.go: DefaultNamespace
+
+
+def _check_managed_namespaces(f: Fields, o: Meta, selector) -> None:
+    """`managedJobsNamespaceSelector` must leave out `kube-system` and Kueue's own namespace (the
+    Configuration's `namespace`, default `kueue-system`): validateManagedJobsNamespaceSelector."""
+    node = f.field(o.node, "managedJobsNamespaceSelector")
+    own = f.field(o.node, "namespace")
+    namespaces = ["kube-system", str(own.v) if own is not None and own.kind == STR and own.v else KUEUE_NAMESPACE]
+    for ns in namespaces:
+        if selector.matches({"kubernetes.io/metadata.name": ns}):
+            f.invalid(KAD157, refused(f"managedJobsNamespaceSelector: should not match the \"{ns}\" namespace"),
+                      node, uses=(),
+                      help=f"leave `{ns}` out, e.g. `matchExpressions: [{{key: kubernetes.io/metadata.name, "
+                           f"operator: NotIn, values: [kube-system, {namespaces[1]}]}}]` (Kueue's default)")
 
 
 def config_map(f: Fields, o: Meta) -> list[SchedulerConfig]:
