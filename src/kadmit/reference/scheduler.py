@@ -329,10 +329,11 @@ class Scheduler:
 
     def admit(self, e: Entry) -> None:
         at = self.epoch + timedelta(seconds=self.cycle_no)
-        info = self.workload_info(e.wl, e.cq, e.assignment.usage, at)
-        # a workload admitted during the replay has a UID only Kueue knows (its job's Workload is
-        # made by Kueue): it sorts before the input's UIDs, then by key, as in the engine
-        self.snap.add(Admitted(info.key, info.cluster_queue, info.priority, info.created, at, info.usage, False))
+        info = self.workload_info(e.wl, e.cq, e.assignment.usage, at, e.wl.uid or "")
+        # an input Workload keeps its UID when admitted during the replay (Kueue's last tie-break); one made
+        # of a job has a UID only Kueue knows: "" sorts it before the input's UIDs, then by key, as in the engine
+        self.snap.add(Admitted(info.key, info.cluster_queue, info.priority, info.created, at, info.usage, False,
+                               info.uid))
         self.queues.remove(e.cq, e.wl)
         self.start_over(e.wl.key, None)
         pod_sets = tuple(RefPodSet(psa.name, psa.count, dict(sorted(psa.flavors.items())))

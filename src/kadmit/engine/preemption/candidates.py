@@ -80,8 +80,8 @@ class Candidate:
 
     def order(self, preemptor_cq: str) -> tuple:
         """`CandidatesOrdering` (C4): already evicted first, other queues before the preemptor's,
-        lower priority first, most recently reserved first, then the UID (the input's, else the key:
-        Kueue gives a workload admitted in the run a UID kadmit can't know)."""
+        lower priority first, most recently reserved first, then the UID (the input Workload's, also when
+        admitted in this run; else the key: Kueue gives the Workload it makes of a job a UID kadmit can't know)."""
         late, at = self.reserved
         return (not self.evicted, self.cluster_queue == preemptor_cq, self.priority, -late, -at, self.uid, self.key)
 
@@ -174,7 +174,7 @@ def _candidate(index, nodes, key: str, h, stamp) -> Candidate | None:
         priority, created = index.priority(wl), wl.created
         at = (wl.admission.admitted_at if wl.admission is not None else None) or wl.created
         evicted = bool(wl.evicted) and not h.new
-        uid = "" if h.new else (wl.uid or "")
+        uid = wl.uid or ""  # an input Workload admitted in this run keeps its UID
     # admitted in this run: after every input workload, by the cycle that admitted it (ties: key)
     when = (1, stamp) if h.new else (0, _timestamp(at))
     return Candidate(key, h.cluster_queue, dict(h.amounts), priority, created, when, evicted, uid)
