@@ -130,13 +130,33 @@ class Answer:
     # state (`loop`) or hit the bound (`cycle limit`: a loop through a queue under admission fair
     # sharing grows the entry penalties in every period, so no state repeats)
     looping: frozenset[str] = frozenset()
+    # the objects of the input it lists as of a kind it does not read (kadmit: KAD159, in `skipped`;
+    # the oracle: `not_read`), by object name, with the reason
+    not_read: dict[str, str] = field(default_factory=dict)
 
 
 def object_name(o: dict) -> str:
     return f"{o['kind']}/{o.get('namespace') or ''}/{o['name']}"
 
 
-def _answer(data: dict, message, looping) -> Answer:
+def _unread_name(o: dict) -> str:
+    """An object listed as not read, named alike by both tools: the oracle puts an object without a
+    namespace in `default` (as kubectl creates it), kadmit lists it as written."""
+    ns = o.get("namespace") or ""
+    return f"{o.get('apiVersion', '')}/{o['kind']}/{'' if ns == 'default' else ns}/{o['name']}"
+
+
+# kadmit's reasons for an object of a kind it does not read (manifests._Reader.skip)
+KADMIT_NOT_READ = ("kadmit does not read this kind", "kadmit reads only ")
+# Kinds kadmit reads that Kueue does not: gangs kube-scheduler places all-or-nothing, and the
+# admission policies `kadmit export` writes (their rules). The oracle lists them as not read.
+READ_BY_KADMIT_ONLY = frozenset({("scheduling.k8s.io", "PodGroup"), ("scheduling.k8s.io", "Workload"),
+                                 ("scheduling.x-k8s.io", "PodGroup"),
+                                 ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"),
+                                 ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding")})
+
+
+def _answer(data: dict, message, looping, not_read: dict[str, str] | None = None) -> Answer:
     """Victims and preemptors are named by the object they stand for where the answer decided
     them: the two tools name a Workload made of a job apart (kadmit: the Workload's own name for one
     read from the input; the oracle: the job's)."""
@@ -160,17 +180,21 @@ def _answer(data: dict, message, looping) -> Answer:
             outcomes[name] = replace(o, preempted=tuple(sorted(named(v) or v for v in o.preempted)),
                                      preempted_by=named(o.preempted_by))
     return Answer(outcomes, objects, {object_name(s): s["reason"] for s in data["skipped"]}, messages,
-                  frozenset(d["workload"] for d in data["decisions"] if looping(d)))
+                  frozenset(d["workload"] for d in data["decisions"] if looping(d)), not_read or {})
 
 
 def from_kadmit(data: dict) -> Answer:
+    unread = {_unread_name(s): s["reason"] for s in data["skipped"] if s["reason"].startswith(KADMIT_NOT_READ)}
     return _answer(data, lambda d: "; ".join(r["message"] for r in d["reasons"]),
-                   lambda d: d.get("unknown") and any(r.get("code") in ("KAD535", "KAD536") for r in d["reasons"]))
+                   lambda d: d.get("unknown") and any(r.get("code") in ("KAD535", "KAD536") for r in d["reasons"]),
+                   unread)
 
 
 def from_oracle(data: dict) -> Answer:
     loop = (data.get("oracle") or {}).get("stop") in ("loop", "cycle limit")
-    return _answer(data, lambda d: (d["pending"] or {}).get("message", ""), lambda d: loop)
+    unread = {_unread_name(s): s["reason"] for s in data.get("not_read", [])
+              if (s["apiVersion"].rpartition("/")[0], s["kind"]) not in READ_BY_KADMIT_ONLY}
+    return _answer(data, lambda d: (d["pending"] or {}).get("message", ""), lambda d: loop, unread)
 
 
 # kadmit's reason for a workload it does not decide because an error in the input reaches its
@@ -268,6 +292,9 @@ def compare(kadmit: Answer, kueue: Answer, *, placement: bool = True,
         else:
             why = kueue.skipped.get(obj)
             differ[name] = (k, f"skipped: {why}" if why else "no decision")
+    # every object of a kind neither reads is listed as not read by both (the rest are decided or skipped)
+    for obj in sorted(kadmit.not_read.keys() ^ kueue.not_read.keys()):
+        differ["not read: " + obj] = (kadmit.not_read.get(obj, "read"), kueue.not_read.get(obj, "read"))
     return Comparison(differ, undecided)
 
 

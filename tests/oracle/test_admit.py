@@ -153,6 +153,18 @@ def test_a_group_of_three_pod_sets(kueue_oracle):
         assert answer.skipped["Workload/team/group"].startswith("not decided: an error in the input")
 
 
+def test_every_object_is_accounted_for_by_both(kueue_oracle):
+    """Objects of kinds neither decides with are listed as not read by both, those the oracle's
+    scheme knows (and its cluster holds) too; the comparison of every case checks the two lists."""
+    path = "tests/oracle/features/objects-of-kinds-neither-reads.yaml"
+    code, kadmit = run_kadmit([path])
+    k, q = from_kadmit(kadmit), from_oracle(run_oracle(kueue_oracle, [path]))
+    names = {"v1/Service/team/web", "apps/v1/ReplicaSet/team/rs", "v1/ConfigMap/team/settings",
+             "v1/Secret/team/token", "example.com/v1/Widget/team/w"}
+    assert set(k.not_read) == set(q.not_read) == names
+    assert k.outcomes["team/job"].admitted and compare(k, q).agree
+
+
 def test_every_case_is_known():
     """The divergence table names only cases that exist."""
     names = {name for name, _ in _cases()}

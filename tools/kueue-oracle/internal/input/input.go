@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 )
@@ -179,16 +180,35 @@ func objects(js []byte) ([]*unstructured.Unstructured, error) {
 	if err := u.UnmarshalJSON(js); err != nil {
 		return nil, err
 	}
-	if u.IsList() {
-		list, err := u.ToList()
-		if err != nil {
-			return nil, err
-		}
-		out := make([]*unstructured.Unstructured, 0, len(list.Items))
-		for i := range list.Items {
-			out = append(out, &list.Items[i])
-		}
-		return out, nil
+	return expand(u, "", "")
+}
+
+// expand gives an object, or the items of a list in it, as kadmit reads them (manifests._Reader.document):
+// `kind: List`, and a typed list (`ClusterQueueList`, as `kubectl get -o yaml` may nest one) whose items
+// carry no apiVersion and kind, the list's own; a list's item may be a list.
+func expand(u *unstructured.Unstructured, apiVersion, kind string) ([]*unstructured.Unstructured, error) {
+	if u.GetAPIVersion() == "" && apiVersion != "" {
+		u.SetAPIVersion(apiVersion)
 	}
-	return []*unstructured.Unstructured{u}, nil
+	if u.GetKind() == "" && kind != "" {
+		u.SetKind(kind)
+	}
+	k := u.GetKind()
+	if k != "List" && !(strings.HasSuffix(k, "List") && u.IsList()) {
+		return []*unstructured.Unstructured{u}, nil
+	}
+	var out []*unstructured.Unstructured
+	if !u.IsList() {
+		return out, nil // a List without items holds nothing
+	}
+	itemVersion, itemKind := "", ""
+	if k != "List" {
+		itemVersion, itemKind = u.GetAPIVersion(), strings.TrimSuffix(k, "List")
+	}
+	err := u.EachListItem(func(o runtime.Object) error {
+		items, err := expand(o.(*unstructured.Unstructured), itemVersion, itemKind)
+		out = append(out, items...)
+		return err
+	})
+	return out, err
 }

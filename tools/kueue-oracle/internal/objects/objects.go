@@ -59,7 +59,10 @@ type Input struct {
 	Jobs []*unstructured.Unstructured
 	// Skipped objects: refused by Kueue's webhooks or the API server's schema, duplicates.
 	Skipped []Skipped
-	// NotRead: kinds that are neither Kueue's, a job's, nor the Kubernetes kinds Kueue reads.
+	// NotRead: kinds that are neither Kueue's, a job's, nor the Kubernetes kinds Kueue reads; also
+	// the objects of other kinds the scheme recognises (a Service, a ReplicaSet, a ConfigMap other
+	// than Kueue's), which the cluster holds as it is but which take no part in a decision: every
+	// object of the input is in Objects, Jobs, Skipped or NotRead.
 	NotRead []Skipped
 	// Notes on what was read: fields the API server would prune, defaults.
 	Notes []string
@@ -78,6 +81,12 @@ var coreKinds = map[schema.GroupVersionKind]func() client.Object{
 	corev1.SchemeGroupVersion.WithKind("LimitRange"):          func() client.Object { return &corev1.LimitRange{} },
 	schedulingv1.SchemeGroupVersion.WithKind("PriorityClass"): func() client.Object { return &schedulingv1.PriorityClass{} },
 	nodev1.SchemeGroupVersion.WithKind("RuntimeClass"):        func() client.Object { return &nodev1.RuntimeClass{} },
+}
+
+// The objects of other kinds Kueue reads to decide (pkg/dra: the templates of a pod's resource
+// claims); the scheme's other kinds are held in the cluster but listed in NotRead.
+var decidesWith = map[schema.GroupKind]bool{
+	{Group: "resource.k8s.io", Kind: "ResourceClaimTemplate"}: true,
 }
 
 // Reader reads documents into an Input.
@@ -116,6 +125,7 @@ func (r *Reader) Read(ctx context.Context, docs []input.Document) (*Input, error
 		}
 		var obj client.Object
 		var err error
+		held := "" // the reason a held object of another kind is listed in NotRead
 		switch {
 		case gvk.Group == kueueGroup && r.Defaulter.Knows(gvk):
 			obj, err = r.kueueObject(ctx, u, in)
@@ -132,6 +142,9 @@ func (r *Reader) Read(ctx context.Context, docs []input.Document) (*Input, error
 				continue
 			}
 			err = r.typed(u, obj, in)
+			if !decidesWith[gvk.GroupKind()] {
+				held = fmt.Sprintf("%s is not a kind Kueue decides with (held in the cluster as it is)", gvk.Kind)
+			}
 		default:
 			in.NotRead = append(in.NotRead, Skipped{Ref: ref, Reason: fmt.Sprintf("%s is not a kind Kueue reads", gvk.Kind)})
 			continue
@@ -151,6 +164,9 @@ func (r *Reader) Read(ctx context.Context, docs []input.Document) (*Input, error
 		obj.SetManagedFields(nil)
 		in.Objects = append(in.Objects, obj)
 		in.Where[ref] = where
+		if held != "" {
+			in.NotRead = append(in.NotRead, Skipped{Ref: ref, Reason: held})
+		}
 	}
 	if len(configs) > 1 {
 		return nil, fmt.Errorf("two Kueue Configurations in the input: %s and %s", configs[0].where, configs[1].where)
