@@ -378,8 +378,9 @@ def simulate(paths, trace, until, start, mode, cycle_latency, scoring, add_nodes
     """Replay the cluster under PATHS over time: arrivals (the inputs' pending work, `--trace`),
     Kueue's decisions at every instant, runs of their `kadmit.dev/duration`, evictions and restarts.
 
-    Exit codes: 0 simulated, 2 unreadable or invalid input, 3 the solver could not decide some
-    workload (or, in a sweep, some variant's) within its limits.
+    Exit codes: 0 simulated, 1 an object refused alone left out (KAD170, KAD171; the rest replayed),
+    2 unreadable or invalid input, 3 the solver could not decide some workload (or, in a sweep, some
+    variant's) within its limits.
     """
     from kadmit.render.simulation import progress_bar, simulate_human, simulate_json
 

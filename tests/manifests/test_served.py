@@ -108,3 +108,4 @@ def test_an_unserved_object_is_refused_alone(tmp_path):
                              "`kueue.x-k8s.io/v1beta1`, `kueue.x-k8s.io/v1beta2`, by Kueue v0.17's CRDs)")
     assert "jobs.yaml:10:13" in r.stderr and "error[KAD171]" in r.stderr
     assert run("check", *paths).exit_code == 1
+    assert run("simulate", *paths).exit_code == 1  # replayed without it, the error printed

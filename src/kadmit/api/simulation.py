@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Literal
 
 from kadmit import workspace as ws
-from kadmit.api.common import (EXIT_INPUT, EXIT_OK, EXIT_UNKNOWN, Loaded, file_limits, load_for_engine, one_question,
+from kadmit.api.common import (EXIT_FINDINGS, EXIT_INPUT, EXIT_OK, EXIT_UNKNOWN, Loaded, file_limits, load_for_engine, one_question,
                                solver_limits)
-from kadmit.diagnostics import Diagnostic, Diagnostics
+from kadmit.diagnostics import Diagnostic, Diagnostics, Severity
 from kadmit.source import SourceMap
 
 
@@ -64,7 +64,10 @@ def simulate(paths: list[str], *, trace: str | None = None, until: str | None = 
     undecided = _undecided(result, "", spans, diags)
     if second is not None:
         undecided |= _undecided(second, f" under `{' '.join(compare)}`", spans, diags)
-    return SimulateOutcome(loaded, result, EXIT_UNKNOWN if undecided else EXIT_OK, diags.sorted(), second, other)
+    # an error the replay leaves aside (an object refused alone: KAD170, KAD171) is exit 1, as for `admit`
+    refused = any(d.severity is Severity.ERROR for x in (loaded, other) if x is not None for d in x.diagnostics)
+    code = EXIT_UNKNOWN if undecided else EXIT_FINDINGS if refused else EXIT_OK
+    return SimulateOutcome(loaded, result, code, diags.sorted(), second, other)
 
 
 def _undecided(result: dict, where: str, spans: dict, diags: Diagnostics) -> bool:

@@ -110,7 +110,7 @@ KAD171 = register(
     "server refuses to create it (\"no matches for kind\"), so it is never read as if it were current: "
     "the message names the versions served (Kueue's CRDs, the job operators' CRDs Kueue v0.17 pins, "
     "Kubernetes v1.35). The object is skipped; as the API server refuses it alone, the rest of the "
-    "input is decided: `check` reports it and `admit` exits 1 (as for any error it leaves aside), `why` "
+    "input is decided: `check` reports it and `admit` and `simulate` exit 1 (as for any error they leave aside), `why` "
     "exits by its answer (as for errors in other cohort trees).",
     kueue_rule="the CRDs' `spec.versions[].served` (Kueue v0.17, the job operators its go.mod pins); "
                "Kubernetes' served built-in versions")
@@ -165,7 +165,7 @@ KAD170 = register(
     "delete its cluster when it finishes (`shutdownAfterJobFinishes: true`) and may not autoscale. "
     "Kubernetes never creates the object, so it is no work: kadmit lists it as skipped and, as Kueue "
     "does, decides everything else (an error of kadmit's inside only refused objects holds up nothing "
-    "either); `check` reports it and `admit` exits 1 (as for any error it leaves aside), `why` exits by its "
+    "either); `check` reports it and `admit` and `simulate` exit 1 (as for any error they leave aside), `why` exits by its "
     "answer (as for errors in other cohort trees). Kueue checks "
     "some rules only for the jobs it manages (a queue name, the namespace's `default` LocalQueue, or "
     "`manageJobsWithoutQueueName`) and none for an integration the Configuration leaves out.",
