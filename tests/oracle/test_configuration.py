@@ -63,6 +63,16 @@ REFUSED = {
         "resources:\n  deviceClassMappings:\n  - {name: example.com/gpu, deviceClassNames: [\"a b\"]}",
         ['resources.deviceClassMappings[0].deviceClassNames[0]: Invalid value: "a b"'],
         ['resources.deviceClassMappings[0].deviceClassNames[0]: Invalid value: "a b"']),
+    "an external framework that is no Kind.version.group": (
+        "integrations: {frameworks: [batch/job], externalFrameworks: [Widget.example]}",
+        ["integrations.externalFrameworks[0]: Invalid value: \"Widget.example\": must be format, "
+         "'Kind.version.group.com'"],
+        ["integrations.externalFrameworks[0]: Invalid value: \"Widget.example\": must be format, "
+         "'Kind.version.group.com'"]),
+    "an external framework twice": (
+        "integrations: {frameworks: [batch/job], externalFrameworks: [Widget.v1.example.com, Widget.v1.example.com]}",
+        ['integrations.externalFrameworks[1]: Duplicate value: "Widget.v1.example.com"'],
+        ['integrations.externalFrameworks[1]: Duplicate value: "Widget.v1.example.com"']),
     "a negative half-life": (
         "admissionFairSharing: {usageHalfLifeTime: -1h}",
         ['admissionFairSharing.usageHalfLifeTime: Invalid value: "-1h": must be greater than or equal to 0'],

@@ -228,6 +228,16 @@ def integration_settings(f: Fields, o: Meta) -> tuple[dict, dict]:
                           uses=(item,), help="list each integration once")
             seen.add(name)
     out["frameworks"] = tuple(names) if frameworks is not None and names else DEFAULT_FRAMEWORKS
+    external: set[str] = set()  # not modelled (KAD161), but Kueue refuses a malformed or repeated one
+    for i, (item, name) in enumerate(zip(f.seq(integrations, "externalFrameworks"),
+                                         f.strs(integrations, "externalFrameworks"))):
+        at = f"integrations.externalFrameworks[{i}]"
+        if name.count(".") < 2:  # schema.ParseKindArg finds no group-version-kind
+            f.invalid(KAD157, refused(f"{at}: Invalid value: \"{name}\": must be format, 'Kind.version.group.com'"),
+                      item, uses=(item,), help="name the kind as `Kind.version.group`, e.g. `AppWrapper.v1beta2.workload.codeflare.dev`")
+        elif name in external:
+            f.invalid(KAD157, refused(f"{at}: Duplicate value: \"{name}\""), item, uses=(item,))
+        external.add(name)
     if selector is not None:
         _check_managed_namespaces(f, o, selector)
     return out, {"manage_jobs_without_queue_name": manage, "frameworks": frameworks,
