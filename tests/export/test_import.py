@@ -23,7 +23,7 @@ from fix_clusters import yaml_tas_clusters  # noqa: E402
 # What the `.kad` language can't say changes decisions only through these (reported as KAD920).
 DECIDING = ("bound to node", "gang kube-scheduler places", "pod-set slices", "DRA claims", "recorded usage",
             "resources (excluded", "LimitRange", "RuntimeClass",
-            "inadmissible", "admissionFairSharing")
+            "inadmissible", "admissionFairSharing", "the UIDs of")
 
 
 def decisions(model) -> list:
@@ -49,7 +49,8 @@ def imported(paths: list[str], out: Path):
 
 def test_kueue_example(tmp_path: Path) -> None:
     got, back = imported(["examples/ml-platform-kueue/"], tmp_path)
-    assert [d.code for d in got.diagnostics if d.severity.value == "warning"] == ["KAD920"]  # frameworks
+    # frameworks, and the Workloads' UIDs
+    assert [d.code for d in got.diagnostics if d.severity.value == "warning"] == ["KAD920", "KAD920"]
     assert decisions(back) == decisions(api.load_for_engine(["examples/ml-platform-kueue/"]).workspace.model)
 
 

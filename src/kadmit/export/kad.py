@@ -299,6 +299,12 @@ def import_model(model: Model, *, workloads: bool = False) -> Out:
             out.add("nodes", node(n))
         for wl in sorted(model.workloads, key=lambda w: w.key):
             out.add("workloads", workload(out, ix, wl))
+        with_uid = sorted((w for w in model.workloads if w.uid), key=lambda w: w.key)
+        if with_uid:  # one report: most exported Workloads carry one
+            out.add("workloads", "\n".join(out.lack(
+                "workloads", f"the UIDs of {len(with_uid)} Workload{'s' if len(with_uid) > 1 else ''} (Kueue's last "
+                "tie-break between preemption candidates; `.kad` workloads break it by name)", with_uid[0].span,
+                [f"{w.key}: {w.uid}" for w in with_uid])))
         for p in model.pods:
             if p.holds_capacity:
                 out.add("nodes", "\n".join(out.lack("nodes", f"pod `{p.namespace}/{p.name}` bound to node "
