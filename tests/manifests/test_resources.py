@@ -96,3 +96,15 @@ def test_an_admitted_workload_counts_what_its_admission_records():
     running, big = ([w for w in ws.model.workloads if w.name == name][0] for name in ("running", "big"))
     assert running.pod_sets[0].requests == {"cpu": q("3")}
     assert big.pod_sets[0].requests == {"cpu": q("2")}  # no LimitRange in its namespace
+
+
+def test_pod_level_requests_count_only_what_kubernetes_takes_at_pod_level():
+    """PodRequests takes cpu, memory and hugepages-* from a pod's own `resources.requests`; any other
+    resource comes from the containers, and kadmit says so (KAD166) at the pod-level quantity."""
+    case = Path(__file__).resolve().parents[1] / "oracle" / "features" / "pod-level-request-of-an-unsupported-resource.yaml"
+    ws = load([str(case)])
+    (wl,) = [w for w in ws.model.workloads if w.key == "team/first"]
+    assert wl.pod_sets[0].requests == {"cpu": q("3"), "example.com/gpu": q("1")}
+    (d,) = [d for d in ws.diagnostics if d.code == "KAD166"]
+    assert d.severity.value == "warning" and "example.com/gpu" in d.message
+    assert case.read_text().splitlines()[d.span.line - 1].strip().startswith("requests: {cpu: '3', example.com/gpu")

@@ -101,6 +101,15 @@ KAD165 = register(
     "The `kadmit.dev/duration` annotation (how long a workload runs once admitted, for "
     "`kadmit simulate`) is not a duration like `90`, `45m` or `1h30m`. It is ignored: the workload "
     "runs until the end of the simulation.")
+KAD166 = register(
+    "KAD166", "pod-level request Kubernetes does not support", "warning",
+    "A pod spec's own `resources.requests` (pod-level resources) names a resource other than "
+    "`cpu`, `memory` and `hugepages-*`. Kubernetes' PodRequests, which Kueue sums a pod set's "
+    "requests with, takes only those at pod level, so Kueue counts the containers' requests of it "
+    "instead; kadmit does the same. The API server refuses such a Pod, or a built-in job kind's pod "
+    "template; a custom resource (a Workload, a JobSet...) keeps it.",
+    kueue_rule="k8s.io/component-helpers resource.PodRequests (IsSupportedPodLevelResource); "
+               "Kubernetes validatePodResourceName")
 KAD171 = register(
     "KAD171", "API version not served", "error",
     "The object's `apiVersion` is one no cluster running Kueue v0.17 serves for its kind: a version "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from kadmit.manifests.codes import KAD157, KAD161
+from kadmit.manifests.codes import KAD157, KAD161, KAD166
 from kadmit.manifests.fields import Fields
 from kadmit.manifests.yamltree import Val
 from kadmit.model import NodeSelectorTerm, Requirement, Taint, Toleration
@@ -51,10 +51,16 @@ def _add(into: dict[str, int], other: dict[str, int]) -> None:
         into[res] = into.get(res, 0) + qty
 
 
+def _pod_level_supported(resource: str) -> bool:
+    """Kubernetes' IsSupportedPodLevelResource: what PodRequests takes from a pod's own requests."""
+    return resource in ("cpu", "memory") or resource.startswith("hugepages-")
+
+
 def pod_requests(f: Fields, spec: Val, *, pod: bool = False) -> PodRequests:
     """Kubernetes' PodRequests: containers summed; each init container's need (plus the sidecars
     started before it) taken by max; restartable (sidecar) init containers also added to the sum;
-    pod-level `resources.requests` win where set; `overhead` added last. Zeros are dropped.
+    pod-level `resources.requests` of cpu, memory and
+    hugepages-* win where set (others are reported, KAD166, and not counted); `overhead` added last. Zeros are dropped.
     `pod`: the spec of a Pod object, which the API server has defaulted (`_container_requests`).
 
     Each resource's node is the request that decided it: the first container asking for it, or
@@ -94,6 +100,13 @@ def pod_requests(f: Fields, spec: Val, *, pod: bool = False) -> PodRequests:
             if res in init_nodes:
                 nodes[res] = init_nodes[res]
     pod_level, pod_nodes = f.resource_list(f.map(spec, "resources"), "requests")
+    for res in [r for r in pod_level if not _pod_level_supported(r)]:
+        f.diags.emit(KAD166, f"a pod-level request of `{res}`, which Kubernetes takes only from containers: "
+                     "Kueue counts the containers' requests of it, and so does kadmit", f.span(pod_nodes[res]),
+                     help="request it in the containers' `resources.requests`; at pod level only cpu, memory "
+                          "and hugepages-* count (the API server refuses others in a Pod or a built-in job's "
+                          "template)")
+        del pod_level[res]
     for res, qty in pod_level.items():
         reqs[res] = qty
         nodes[res] = pod_nodes[res]
