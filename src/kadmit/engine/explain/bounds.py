@@ -411,6 +411,16 @@ def _lending_table(groups) -> dict[tuple[str, str], int | None]:
     return out
 
 
+def _topology_flavor(ix: ModelIndex, cq: ClusterQueue) -> str:
+    """The first flavor of the ClusterQueue that has a topology, said as a reason; "" when none."""
+    for g in cq.resource_groups:
+        for fq in g.flavors:
+            f = ix.flavors.get(fq.flavor)
+            if f is not None and f.topology:
+                return f"flavor `{f.name}` has a topology"
+    return ""
+
+
 def _not_fifo(model: Model, ix: ModelIndex, wl: Workload, cq: ClusterQueue) -> str:
     """Why the StrictFIFO claim is not made: "" when it is."""
     if cq.queueing_strategy != "StrictFIFO":
@@ -419,11 +429,8 @@ def _not_fifo(model: Model, ix: ModelIndex, wl: Workload, cq: ClusterQueue) -> s
         return "admission fair sharing orders its queue"
     if model.rules:
         return "rules decide besides quota"
-    for g in cq.resource_groups:
-        for fq in g.flavors:
-            f = ix.flavors.get(fq.flavor)
-            if f is not None and f.topology:
-                return f"flavor `{f.name}` has a topology"
+    if topology := _topology_flavor(ix, cq):
+        return topology
     if not wl.active or wl.inadmissible:
         return "the workload is inactive or inadmissible"
     if wl.admission is not None and not wl.evicted:
@@ -440,11 +447,8 @@ def _unsound(model: Model, ix: ModelIndex, wl: Workload, cq: ClusterQueue, tree:
         if p.within_cluster_queue != "Never" or p.reclaim_within_cohort != "Never" or (
                 p.borrow_within_cohort is not None and p.borrow_within_cohort.policy != "Never"):
             return f"ClusterQueue `{q.name}` may preempt"
-    for g in cq.resource_groups:
-        for fq in g.flavors:
-            f = ix.flavors.get(fq.flavor)
-            if f is not None and f.topology:
-                return f"flavor `{f.name}` has a topology"
+    if topology := _topology_flavor(ix, cq):
+        return topology
     if not wl.active or wl.inadmissible:
         return "the workload is inactive or inadmissible"
     if any(ps.topology is not None or ps.claim_templates for ps in wl.pod_sets):
