@@ -2,15 +2,17 @@
 tests/oracle/features are decided by Kueue's own code too; here by the engine and the reference):
 isPreferred has no preference for a mode with preemption candidates, a pod set whose flavors are
 each Fit as a whole is Fit though a resource needs preemption (and the scheduler's `fits` then
-refuses it), and an assignment's Borrowing is the highest height any resource borrows at."""
+refuses it), an assignment's Borrowing is the highest height any resource borrows at, and the
+flavor at which the search stops is taken even when one tried before it was preferred."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from kadmit import workspace
-from kadmit.engine.admission.flavor_assignment import MODES, preferred
+from kadmit.engine.admission.flavor_assignment import MODES, preferred, try_next
 from kadmit.engine.decide import admit
+from kadmit.model import FlavorFungibility
 from kadmit.reference.replay import decide
 
 FEATURES = Path(__file__).resolve().parents[1] / "oracle" / "features"
@@ -38,3 +40,27 @@ def test_a_fit_pod_set_over_quota_is_refused_every_cycle():
 def test_borrowing_counts_every_resource_of_the_assignment():
     engine, reference = _admitted(FEATURES / "borrowing-of-a-preempting-assignment.yaml")
     assert engine == reference == {"team-a/a1": False, "team-b/b1": True}
+
+
+def _placed(path: Path) -> tuple[dict, dict]:
+    """Per workload, (admitted, flavors of its pod sets, whom it preempted), by the engine and the reference."""
+    model = workspace.load([str(path)]).model
+    engine = {d.key: (d.admitted, [sorted(f.items()) for f in d.assignment.flavors.values()] if d.admitted else [],
+                      sorted(v.key for v in d.preempted)) for d in admit(model).decisions}
+    reference = {d.workload: (d.admitted, [sorted(ps.flavors.items()) for ps in d.pod_sets] if d.admitted else [],
+                              sorted(t.key for t in d.preempted)) for d in decide(model, preemption=True)}
+    return engine, reference
+
+
+def test_the_flavor_that_stops_the_search_is_taken():
+    stop = FlavorFungibility(when_can_borrow="TryNextFlavor", when_can_preempt="Preempt")
+    assert try_next(MODES["Fit"], 1, stop) and not try_next(MODES["Preempt"], 0, stop)
+    assert preferred((MODES["Fit"], 1), (MODES["Preempt"], 0))  # yet Preempt on `own` wins: it stopped the search
+    engine, reference = _placed(FEATURES / "flavor-that-stops-the-search-wins.yaml")
+    assert engine["team/high"] == reference["team/high"] == (True, [[("cpu", "own")]], ["team/low"])
+
+
+def test_under_fair_sharing_the_queue_preempts_in_its_own_flavor():
+    engine, reference = _placed(FEATURES / "fair-sharing-borrow-or-preempt-in-own-queue.yaml")
+    assert engine["ns-cq1/w01"] == reference["ns-cq1/w01"] == (True, [[("cpu", "f0")]], ["ns-cq1/w03"])
+    assert engine["ns-cq1/w03"][0] is reference["ns-cq1/w03"][0] is False

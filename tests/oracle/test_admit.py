@@ -44,9 +44,6 @@ DIVERGENCES = {
     "tests/oracle/features/kueue-panics-fair-sharing-without-cohort.yaml": (
         "not kadmit's: Kueue v0.17.0's scheduler panics (fair sharing, a ClusterQueue in no cohort preempting: "
         "nil CohortSnapshot in TargetClusterQueueOrdering); kadmit decides"),
-    "tests/oracle/features/fair-sharing-borrow-or-preempt-in-own-queue.yaml": (
-        "open: under fair sharing Kueue preempts in the queue's own f0 rather than borrow on f1 "
-        "(whenCanBorrow TryNextFlavor); kadmit borrows (soak seed 62, not yet triaged)"),
 }
 
 

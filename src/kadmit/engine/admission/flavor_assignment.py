@@ -302,10 +302,11 @@ def assign_with_counts(session, loaded, wl: Workload, cq: ClusterQueue, numbers:
                     if option is None:
                         continue
                     option = (option[0], option[1], fname, fvs, option[2], var_names, option[3])
+                if not try_next(option[0], option[1], fung):
+                    best = option  # Kueue takes the flavor that stops the search, preferred or not
+                    break
                 if best is None or preferred(option, best, fung.preference):
                     best = option
-                if not try_next(option[0], option[1], fung):
-                    break
             if best is None:
                 for i in unit:
                     tried_idx.append((names[i], tuple(ps_tried[i])))
