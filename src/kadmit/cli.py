@@ -92,7 +92,7 @@ solver_options = [
     click.option("--rlimit", type=click.IntRange(min=1), default=None,
                  help="Deterministic Z3 resource limit per check (default 5,000,000)."),
     click.option("--timeout", "timeout_ms", type=click.IntRange(min=1), default=None, metavar="MS",
-                 help="Wall-clock safety net per Z3 check, in milliseconds (default 10,000)."),
+                 help="Wall-clock safety net per Z3 check, in milliseconds (default 60,000; --rlimit is the limit that decides)."),
 ]
 
 
