@@ -77,6 +77,101 @@ REFUSED = {
         "admissionFairSharing: {usageHalfLifeTime: -1h}",
         ['admissionFairSharing.usageHalfLifeTime: Invalid value: "-1h": must be greater than or equal to 0'],
         ['admissionFairSharing.usageHalfLifeTime: Invalid value: "-1h0m0s": must be greater than or equal to 0']),
+    # pkg/config/validation.go's checks of the sections kadmit does not decide with (configcheck.py)
+    "pods-ready timeout negative (recovery defaulted to it)": (
+        "waitForPodsReady: {timeout: -1m}",
+        ['waitForPodsReady.recoveryTimeout: Invalid value: "-1m0s": must be greater than or equal to 0',
+         'waitForPodsReady.timeout: Invalid value: "-1m0s": must be greater than or equal to 0'],
+        ['waitForPodsReady.timeout: Invalid value: "-1m0s": must be greater than or equal to 0',
+         'waitForPodsReady.recoveryTimeout: Invalid value: "-1m0s": must be greater than or equal to 0']),
+    "pods-ready without a timeout": (
+        "waitForPodsReady: {blockAdmission: true}",
+        ["waitForPodsReady.timeout: Required value: must be specified"],
+        ["waitForPodsReady.timeout: Required value: must be specified"]),
+    "pods-ready requeuing strategy": (
+        "waitForPodsReady:\n  timeout: 5m\n  requeuingStrategy: {timestamp: Start, backoffLimitCount: -1, "
+        "backoffBaseSeconds: -2, backoffMaxSeconds: -3}",
+        ['waitForPodsReady.requeuingStrategy.timestamp: Unsupported value: "Start": supported values: '
+         '"Creation", "Eviction"',
+         "waitForPodsReady.requeuingStrategy.backoffLimitCount: Invalid value: -1: must be greater than or equal to 0",
+         "waitForPodsReady.requeuingStrategy.backoffBaseSeconds: Invalid value: -2: must be greater than or equal to 0",
+         "waitForPodsReady.requeuingStrategy.backoffMaxSeconds: Invalid value: -3: must be greater than or equal to 0"],
+        ['waitForPodsReady.requeuingStrategy.timestamp: Unsupported value: "Start": supported values: '
+         '"Creation", "Eviction"',
+         "waitForPodsReady.requeuingStrategy.backoffLimitCount: Invalid value: -1: must be greater than or equal to 0",
+         "waitForPodsReady.requeuingStrategy.backoffBaseSeconds: Invalid value: -2: must be greater than or equal to 0",
+         "waitForPodsReady.requeuingStrategy.backoffMaxSeconds: Invalid value: -3: must be greater than or equal to 0"]),
+    "multikueue durations and origin": (
+        "multiKueue: {gcInterval: -1m, workerLostTimeout: -2s, origin: \"a b\"}",
+        ["multiKueue.gcInterval: Invalid value: -60000000000: must be greater than or equal to 0",
+         "multiKueue.workerLostTimeout: Invalid value: -2000000000: must be greater than or equal to 0",
+         'multiKueue.origin: Invalid value: "a b"'],
+        ["multiKueue.gcInterval: Invalid value: -60000000000: must be greater than or equal to 0",
+         "multiKueue.workerLostTimeout: Invalid value: -2000000000: must be greater than or equal to 0",
+         'multiKueue.origin: Invalid value: "a b"']),
+    "multikueue external frameworks": (
+        "multiKueue:\n  externalFrameworks: [{name: Job.v1.batch}, {name: W.v1.example.com}, "
+        "{name: W.v1.example.com}, {name: W}]",
+        ['multiKueue.externalFrameworks[0].name: Invalid value: "Job.v1.batch": conflicts with a built-in '
+         'MultiKueue adapter',
+         'multiKueue.externalFrameworks[2].name: Duplicate value: "W.v1.example.com"',
+         "multiKueue.externalFrameworks[3].name: Invalid value: \"W\": must be in 'kind.version.group' format"],
+        ['multiKueue.externalFrameworks[0].name: Invalid value: "Job.v1.batch": conflicts with a built-in '
+         'MultiKueue adapter',
+         'multiKueue.externalFrameworks[2].name: Duplicate value: "W.v1.example.com"',
+         "multiKueue.externalFrameworks[3].name: Invalid value: \"W\": must be in 'kind.version.group' format"]),
+    "webhook service and secret names": (
+        "internalCertManagement: {webhookServiceName: Bad_Svc, webhookSecretName: \"a b\"}",
+        ['internalCertManagement.webhookServiceName: Invalid value: "Bad_Svc"',
+         'internalCertManagement.webhookSecretName: Invalid value: "a b"'],
+        ['internalCertManagement.webhookServiceName: Invalid value: "Bad_Svc": a DNS-1035 label',
+         'internalCertManagement.webhookSecretName: Invalid value: "a b": a lowercase RFC 1123 subdomain']),
+    "negative retention": (
+        "objectRetentionPolicies: {workloads: {afterFinished: -1h, afterDeactivatedByKueue: -90s}}",
+        ['objectRetentionPolicies.workloads.afterFinished: Invalid value: "-1h0m0s": must be greater than or '
+         'equal to 0',
+         'objectRetentionPolicies.workloads.afterDeactivatedByKueue: Invalid value: "-1m30s": must be greater '
+         'than or equal to 0'],
+        ['objectRetentionPolicies.workloads.afterFinished: Invalid value: "-1h0m0s": must be greater than or '
+         'equal to 0',
+         'objectRetentionPolicies.workloads.afterDeactivatedByKueue: Invalid value: "-1m30s": must be greater '
+         'than or equal to 0']),
+    "an old TLS version": (
+        "tls: {minVersion: VersionTLS11}",
+        ['tls: Invalid value: {"minVersion":"VersionTLS11"}: invalid minVersion. Please use VersionTLS12 or '
+         'VersionTLS13'],
+        ['tls: Invalid value: {"minVersion":"VersionTLS11"}: invalid minVersion. Please use VersionTLS12 or '
+         'VersionTLS13']),
+    "an unknown cipher suite": (
+        "tls: {minVersion: VersionTLS12, cipherSuites: [TLS_NOPE]}",
+        ['tls: Invalid value: {"minVersion":"VersionTLS12","cipherSuites":["TLS_NOPE"]}: invalid cipher suites: '
+         "Cipher suite TLS_NOPE not supported or doesn't exist"],
+        ['tls: Invalid value: {"minVersion":"VersionTLS12","cipherSuites":["TLS_NOPE"]}: invalid cipher suites: '
+         "Cipher suite TLS_NOPE not supported or doesn't exist"]),
+    "cipher suites with TLS 1.3": (
+        "tls: {minVersion: VersionTLS13, cipherSuites: [TLS_AES_128_GCM_SHA256]}",
+        ['tls.cipherSuites: Invalid value: ["TLS_AES_128_GCM_SHA256"]: may not be specified when `minVersion` '
+         "is 'VersionTLS13'"],
+        ['tls.cipherSuites: Invalid value: ["TLS_AES_128_GCM_SHA256"]: may not be specified when `minVersion` '
+         "is 'VersionTLS13'"]),
+    "a visibility server address and port": (
+        "visibilityServer: {bindAddress: 1.2.3, bindPort: 70000}",
+        ['visibilityServer.bindAddress: Invalid value: "1.2.3": must be a valid IP address',
+         "visibilityServer.bindPort: Invalid value: 70000: must be a valid port number (1-65535)"],
+        ['visibilityServer.bindAddress: Invalid value: "1.2.3": must be a valid IP address',
+         "visibilityServer.bindPort: Invalid value: 70000: must be a valid port number (1-65535)"]),
+    "metrics custom labels": (
+        "metrics:\n  customLabels: [{name: 1x}, {name: team, sourceLabelKey: a, sourceAnnotationKey: b}, "
+        "{name: team}, {name: tier, sourceLabelKey: \"a b\"}]",
+        ['metrics.customLabels[0].name: Invalid value: "1x": must match ^[a-zA-Z][a-zA-Z0-9_]*$',
+         "metrics.customLabels[1]: Invalid value",
+         'metrics.customLabels[2].name: Duplicate value: "team"',
+         'metrics.customLabels[3].sourceLabelKey: Invalid value: "a b"'],
+        ['metrics.customLabels[0].name: Invalid value: "1x": must match ^[a-zA-Z][a-zA-Z0-9_]*$',
+         "metrics.customLabels[1]: Invalid value: ",
+         "sourceLabelKey and sourceAnnotationKey are mutually exclusive",
+         'metrics.customLabels[2].name: Duplicate value: "team"',
+         'metrics.customLabels[3].sourceLabelKey: Invalid value: "a b"']),
 }
 
 
@@ -90,8 +185,9 @@ def test_kadmit_refuses_what_kueue_refuses(case):
     diags = Diagnostics()
     read_manifest_text(document(fields), "config.yaml", diags)
     got = [d for d in diags.sorted() if d.code == "KAD157"]
-    assert [d.message.split("`")[1] for d in got] == errors, [d.message for d in diags]
-    assert all(d.message.startswith("Kueue refuses to start with this Configuration: ") for d in got)
+    head = "Kueue refuses to start with this Configuration: "
+    assert len(got) == len(errors) and all(d.message.startswith(f"{head}`{e}`") for d, e in zip(got, errors)), \
+        [d.message for d in diags]
     assert all(d.span is not None and d.span.file == "config.yaml" and d.span.line >= 3 for d in got)
 
 
@@ -110,7 +206,8 @@ def test_the_configurations_kueue_accepts_are_accepted(kueue_oracle, tmp_path):
     """The fixes the help lines suggest: both start."""
     for i, fields in enumerate(["fairSharing: {preemptionStrategies: [LessThanOrEqualToFinalShare, LessThanInitialShare]}",
                                 "managedJobsNamespaceSelector: {matchLabels: {team: a}}",
-                                "integrations: {frameworks: [batch/job, pod]}"]):
+                                "integrations: {frameworks: [batch/job, pod]}",
+                                *ACCEPTED]):
         diags = Diagnostics()
         read_manifest_text(document(fields), "config.yaml", diags)
         assert [d for d in diags if d.severity.value == "error"] == []
@@ -118,3 +215,53 @@ def test_the_configurations_kueue_accepts_are_accepted(kueue_oracle, tmp_path):
         path.write_text(document(fields))
         proc = subprocess.run([kueue_oracle, "admit", "--format", "json", str(path)], capture_output=True, text=True)
         assert proc.returncode == 0, proc.stderr
+
+
+# What those sections may say: Kueue starts with each (no refusal in kadmit either).
+ACCEPTED = [
+    "waitForPodsReady: {timeout: 5m, recoveryTimeout: 0s, requeuingStrategy: {timestamp: Creation, backoffLimitCount: 0}}",
+    "multiKueue: {gcInterval: 0s, origin: \"\", externalFrameworks: [{name: Widget.v1.example.com}]}",
+    "internalCertManagement: {enable: false, webhookServiceName: Bad_Svc}",
+    "tls: {minVersion: VersionTLS13}",
+    "tls: {cipherSuites: [TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305, TLS_RSA_WITH_RC4_128_SHA]}",
+    "visibilityServer: {bindAddress: \"::1\", bindPort: 0}",
+    "metrics: {customLabels: [{name: team}, {name: tier, sourceAnnotationKey: example.com/tier}]}",
+]
+
+V1BETA1 = "apiVersion: config.kueue.x-k8s.io/v1beta1\nkind: Configuration\n"
+
+
+def _read(text: str) -> Diagnostics:
+    diags = Diagnostics()
+    read_manifest_text(text, "config.yaml", diags)
+    return diags
+
+
+def test_pods_ready_is_reported_where_kueue_runs_with_it():
+    """waitForPodsReady changes what Kueue admits (KAD161) when Kueue runs with it: v1beta2 whenever the
+    section is set, v1beta1 with `enable: true`; a disabled v1beta1 section is neither validated nor reported."""
+    on = [document("waitForPodsReady: {timeout: 5m}"),
+          V1BETA1 + "waitForPodsReady: {enable: true}\n" + QUEUE]
+    for text in on:
+        got = [d for d in _read(text) if d.code == "KAD161"]
+        assert len(got) == 1 and got[0].message.startswith("`waitForPodsReady` of `Configuration` is not modelled")
+        assert ("blockAdmission" in got[0].message) == text.startswith(V1BETA1)  # its default differs
+    off = _read(V1BETA1 + "waitForPodsReady: {enable: false, timeout: -1m}\n" + QUEUE)
+    assert [d.code for d in off if d.code in ("KAD157", "KAD161")] == []
+
+
+def test_a_disabled_v1beta1_pods_ready_starts(kueue_oracle, tmp_path):
+    path = tmp_path / "config.yaml"
+    path.write_text(V1BETA1 + "waitForPodsReady: {enable: false, timeout: -1m}\n" + QUEUE)
+    proc = subprocess.run([kueue_oracle, "admit", "--format", "json", str(path)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_a_duration_go_cannot_read_is_refused(kueue_oracle, tmp_path):
+    text = document("waitForPodsReady: {timeout: 5 minutes}")
+    got = [d for d in _read(text) if d.code == "KAD157"]
+    assert len(got) == 1 and "`waitForPodsReady.timeout` is not a duration" in got[0].message
+    path = tmp_path / "config.yaml"
+    path.write_text(text)
+    proc = subprocess.run([kueue_oracle, "admit", "--format", "json", str(path)], capture_output=True, text=True)
+    assert proc.returncode != 0 and "Kueue's Configuration at" in proc.stderr, proc.stderr

@@ -16,6 +16,7 @@ import re
 from kadmit.diagnostics import Diagnostic, Diagnostics
 from kadmit.manifests import schema
 from kadmit.manifests.codes import KAD157, KAD160
+from kadmit.manifests.configcheck import check_configuration
 from kadmit.manifests.fields import Fields, Invalid, Meta, NotRead
 from kadmit.manifests.schema import coverage
 from kadmit.manifests.yamltree import DESCRIBE, FLOAT, INT, MAP, SEQ, STR, Val, parse_documents
@@ -53,6 +54,7 @@ def configuration(f: Fields, o: Meta) -> SchedulerConfig:
     jobs, job_nodes = integration_settings(f, o)
     res, res_nodes = resource_settings(f, o)
     afs, afs_node = admission_fair_sharing(f, o)
+    check_configuration(f, o)
     return SchedulerConfig(
         fair_sharing=enabled, preemption_strategies=tuple(names), span=f.span(o.node), **jobs, **res,
         admission_fair_sharing=afs,

@@ -19,6 +19,7 @@ class Entry:
     state: str
     note: str
     harmless: tuple = ()  # values that make an unmodelled field a no-op (empty lists and maps always do)
+    reader: bool = False  # its reader reports it (it knows when the field takes effect)
 
 
 def M(note: str) -> Entry:
@@ -109,9 +110,12 @@ FIELDS: dict[str, dict[str, Entry]] = {
         "resources.deviceClassMappings": M("DRA devices of ResourceClaimTemplates counted as the mapped resource"),
         "resources.quotaCheckStrategy": M("BlockUndeclared: an undeclared resource blocks admission; "
                                           "IgnoreUndeclared: it is not counted"),
-        "waitForPodsReady": U("admission is not blocked while admitted workloads' pods start", False),
-        "waitForPodsReady.enable": U("admission is not blocked while admitted workloads' pods start", False),
-        "multiKueue": U("workloads are admitted here, not dispatched to worker clusters"),
+        "waitForPodsReady": Entry(UNMODELLED, "Kueue blocks admission while admitted workloads' pods start "
+                                  "(blockAdmission) and requeues those not ready in time; reported when Kueue "
+                                  "runs with it (v1beta1 `enable: true`, v1beta2 the section set), by "
+                                  "kadmit.manifests.configcheck", reader=True),
+        "multiKueue": N("settings of the MultiKueue admission check controller; a cluster queue's admission "
+                        "checks are reported there"),
         "featureGates": U("kadmit follows Kueue's default for every feature gate"),
         "manageJobsWithoutQueueName": M("which jobs Kueue manages (docs/INTEGRATIONS.md J1)"),
         "managedJobsNamespaceSelector": M("which namespaces' jobs Kueue manages (docs/INTEGRATIONS.md J1)"),
@@ -204,7 +208,8 @@ def _unmodelled(kind: str) -> list[tuple[str, Entry, tuple[str, ...]]]:
     known = _UNMODELLED.get(kind)
     if known is None:
         known = _UNMODELLED[kind] = [(key, entry, tuple(key.replace("[]", ".[]").split(".")))
-                                     for key, entry in FIELDS[kind].items() if entry.state == UNMODELLED]
+                                     for key, entry in FIELDS[kind].items()
+                                     if entry.state == UNMODELLED and not entry.reader]
     return known
 
 
