@@ -145,7 +145,10 @@ def test_transformations_apply_once_however_often_asked() -> None:
 
 @pytest.mark.parametrize("config, message", [
     ("resources: {quotaCheckStrategy: IgnoreUndeclared, excludeResourcePrefixes: [a/]}", "can't be used with"),
-    ("resources: {transformations: [{input: a}, {input: a}]}", "a second transformation"),
+    ("resources: {transformations: [{input: a}, {input: a}]}",
+     'resources.transformations[1].input: Duplicate value: "a"'),
+    ("resources: {transformations: [{input: a, strategy: Keep}]}",
+     'resources.transformations[0].strategy: Unsupported value: "Keep": supported values: "Retain", "Replace"'),
 ])
 def test_kueues_configuration_validation(config, message) -> None:
     diags = Diagnostics()

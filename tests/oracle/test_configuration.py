@@ -77,6 +77,14 @@ REFUSED = {
         "admissionFairSharing: {usageHalfLifeTime: -1h}",
         ['admissionFairSharing.usageHalfLifeTime: Invalid value: "-1h": must be greater than or equal to 0'],
         ['admissionFairSharing.usageHalfLifeTime: Invalid value: "-1h0m0s": must be greater than or equal to 0']),
+    "a resource transformed twice": (
+        "resources: {transformations: [{input: a}, {input: a}]}",
+        ['resources.transformations[1].input: Duplicate value: "a"'],
+        ['resources.transformations[1].input: Duplicate value: "a"']),
+    "an unknown transformation strategy": (
+        "resources: {transformations: [{input: a, strategy: Keep}]}",
+        ['resources.transformations[0].strategy: Unsupported value: "Keep": supported values: "Retain", "Replace"'],
+        ['resources.transformations[0].strategy: Unsupported value: "Keep": supported values: "Retain", "Replace"']),
     # pkg/config/validation.go's checks of the sections kadmit does not decide with (configcheck.py)
     "pods-ready timeout negative (recovery defaulted to it)": (
         "waitForPodsReady: {timeout: -1m}",

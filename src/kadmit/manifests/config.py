@@ -117,14 +117,19 @@ def resource_settings(f: Fields, o: Meta) -> tuple[dict, dict]:
         raise f.fail(KAD157, "`excludeResourcePrefixes` can't be used with `quotaCheckStrategy: IgnoreUndeclared`",
                      f.field(res, "excludeResourcePrefixes"))
     transformations, seen = [], set()
-    for t in f.maps(res, "transformations"):
+    for i, t in enumerate(f.maps(res, "transformations")):
         name = f.str(t, "input", required=True, what="a resource transformation")
         if name in seen:
-            raise f.fail(KAD157, f"a second transformation of `{name}`", f.field(t, "input"))
+            raise f.fail(KAD157, refused(f'resources.transformations[{i}].input: Duplicate value: "{name}"'),
+                         f.field(t, "input"), help="a resource has one transformation: merge their outputs")
         seen.add(name)
+        how = f.str(t, "strategy", default="") or "Retain"  # defaulted when unset or empty
+        if how not in ("Retain", "Replace"):
+            raise f.fail(KAD157, refused(f'resources.transformations[{i}].strategy: Unsupported value: "{how}": '
+                                         'supported values: "Retain", "Replace"'), f.field(t, "strategy"))
         outputs, _ = f.resource_list(t, "outputs")
         transformations.append(ResourceTransformation(
-            input=name, strategy=f.enum(t, "strategy", ("Retain", "Replace"), "Retain"),
+            input=name, strategy=how,
             multiply_by=f.str(t, "multiplyBy", default=""), outputs=outputs, span=f.span(t)))
     mappings = []
     for m in f.maps(res, "deviceClassMappings"):
