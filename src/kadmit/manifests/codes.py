@@ -106,8 +106,10 @@ KAD166 = register(
     "A pod spec's own `resources.requests` (pod-level resources) names a resource other than "
     "`cpu`, `memory` and `hugepages-*`. Kubernetes' PodRequests, which Kueue sums a pod set's "
     "requests with, takes only those at pod level, so Kueue counts the containers' requests of it "
-    "instead; kadmit does the same. The API server refuses such a Pod, or a built-in job kind's pod "
-    "template; a custom resource (a Workload, a JobSet...) keeps it.",
+    "instead; kadmit does the same. Only a custom resource (a Workload, a JobSet...) can hold it: "
+    "the API server refuses it in a Pod or a built-in job kind's (Job, Deployment, StatefulSet) pod "
+    "template, and kadmit refuses such an object with the API server's error (KAD157), as it does a "
+    "pod-level request below the containers' aggregate requests or above its own limit.",
     kueue_rule="k8s.io/component-helpers resource.PodRequests (IsSupportedPodLevelResource); "
                "Kubernetes validatePodResourceName")
 KAD171 = register(

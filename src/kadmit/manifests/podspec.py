@@ -56,12 +56,101 @@ def _pod_level_supported(resource: str) -> bool:
     return resource in ("cpu", "memory") or resource.startswith("hugepages-")
 
 
-def pod_requests(f: Fields, spec: Val, *, pod: bool = False) -> PodRequests:
+# Kubernetes' SupportedPodLevelResources, as validatePodResourceName lists them
+POD_LEVEL_SUPPORTED = '"cpu", "hugepages-", "memory"'
+
+
+def _aggregate(f: Fields, spec: Val, limits_too: bool) -> dict[str, int]:
+    """Kubernetes' AggregateContainerRequests of the spec as stored: containers and sidecars summed,
+    each init container with the sidecars before it taken by max (`limits_too`: a Pod's containers,
+    whose missing requests the API server defaulted to their limits)."""
+    def own(c: Val) -> dict[str, int]:
+        res = f.map(c, "resources")
+        out = f.resource_list(res, "requests")[0]
+        if limits_too:
+            out = {**f.resource_list(res, "limits")[0], **out}
+        return out
+
+    total: dict[str, int] = {}
+    for c in f.maps(spec, "containers"):
+        _add(total, own(c))
+    sidecars: dict[str, int] = {}
+    init_max: dict[str, int] = {}
+    for c in f.maps(spec, "initContainers"):
+        need = own(c)
+        if f.str(c, "restartPolicy") == "Always":
+            _add(total, need)
+            _add(sidecars, need)
+            step = dict(sidecars)
+        else:
+            step = dict(need)
+            _add(step, sidecars)
+        for res, qty in step.items():
+            init_max[res] = max(init_max.get(res, 0), qty)
+    for res, qty in init_max.items():
+        total[res] = max(total.get(res, 0), qty)
+    return total
+
+
+def _api_refusals(f: Fields, spec: Val, api: str, aggregate: dict[str, int]) -> None:
+    """What the API server's validatePodResources refuses in a pod spec's own `resources` (a Pod, or a
+    built-in job kind's template; `api` the spec's field path): a resource other than cpu, memory
+    and hugepages-*, a request below the containers' aggregate requests, a request above its limit.
+    Each an error (KAD157) in the API server's words: the object is refused."""
+    from kadmit.quantity import format_quantity
+
+    resources = f.map(spec, "resources")
+    if resources is None:
+        return
+    path = f"{api}.resources"
+    requests, req_nodes = f.resource_list(resources, "requests")
+    limits, lim_nodes = f.resource_list(resources, "limits")
+    for key, values, nodes in (("limits", limits, lim_nodes), ("requests", requests, req_nodes)):
+        for res in values:
+            if not _pod_level_supported(res):
+                f.invalid(KAD157, f"the API server refuses the object: `{path}.{key}[{res}]: Unsupported value: "
+                          f'"{res}": supported values: {POD_LEVEL_SUPPORTED}`', nodes[res], uses=(nodes[res],),
+                          help="request it in the containers' `resources`; at pod level only cpu, memory and "
+                               "hugepages-* may be set")
+    for res, qty in requests.items():
+        if not _pod_level_supported(res):
+            continue
+        if res in aggregate and aggregate[res] > qty:
+            f.invalid(KAD157, f"the API server refuses the object: `{path}.requests[{res}]: Invalid value: "
+                      f'"{format_quantity(qty, res)}": must be greater than or equal to aggregate container '
+                      f"requests of {format_quantity(aggregate[res], res)}`", req_nodes[res], uses=(req_nodes[res],),
+                      help="a pod's own request covers its containers' requests: raise it or lower theirs")
+        if res in limits and qty > limits[res]:
+            f.invalid(KAD157, f"the API server refuses the object: `{path}.requests: Invalid value: "
+                      f'"{format_quantity(qty, res)}": must be less than or equal to {res} limit of '
+                      f"{format_quantity(limits[res], res)}`", req_nodes[res], uses=(req_nodes[res],))
+
+
+def _default_pod_level(f: Fields, spec: Val, aggregate: dict[str, int], requests: dict[str, int],
+                       nodes: dict[str, Val]) -> None:
+    """The API server's defaulting of a Pod's own requests (SetDefaults_Pod, defaultPodRequests), when
+    it sets pod-level limits: cpu and memory its containers request default to their aggregate, then
+    each supported resource with a limit and still no request to that limit."""
+    limits, lim_nodes = f.resource_list(f.map(spec, "resources"), "limits")
+    if not limits:
+        return
+    for res in ("cpu", "memory"):
+        if res in aggregate and res not in requests:
+            requests[res] = aggregate[res]
+    for res, qty in limits.items():
+        if res not in requests and _pod_level_supported(res):
+            requests[res] = qty
+            nodes[res] = lim_nodes[res]
+
+
+def pod_requests(f: Fields, spec: Val, *, pod: bool = False, api: str | None = None) -> PodRequests:
     """Kubernetes' PodRequests: containers summed; each init container's need (plus the sidecars
     started before it) taken by max; restartable (sidecar) init containers also added to the sum;
     pod-level `resources.requests` of cpu, memory and
     hugepages-* win where set (others are reported, KAD166, and not counted); `overhead` added last. Zeros are dropped.
-    `pod`: the spec of a Pod object, which the API server has defaulted (`_container_requests`).
+    `pod`: the spec of a Pod object, which the API server has defaulted (`_container_requests`,
+    `_default_pod_level`). `api`: the spec's field path when the API server validates it (a Pod's,
+    a built-in job kind's template): its pod-level resources are checked as it checks them.
 
     Each resource's node is the request that decided it: the first container asking for it, or
     the init container whose need exceeds the containers' sum."""
@@ -100,16 +189,21 @@ def pod_requests(f: Fields, spec: Val, *, pod: bool = False) -> PodRequests:
             if res in init_nodes:
                 nodes[res] = init_nodes[res]
     pod_level, pod_nodes = f.resource_list(f.map(spec, "resources"), "requests")
-    for res in [r for r in pod_level if not _pod_level_supported(r)]:
+    if api is not None:
+        _api_refusals(f, spec, api, _aggregate(f, spec, pod))
+    if pod:
+        _default_pod_level(f, spec, reqs, pod_level, pod_nodes)
+    for res in [r for r in pod_level if not _pod_level_supported(r) and api is None]:
         f.diags.emit(KAD166, f"a pod-level request of `{res}`, which Kubernetes takes only from containers: "
                      "Kueue counts the containers' requests of it, and so does kadmit", f.span(pod_nodes[res]),
                      help="request it in the containers' `resources.requests`; at pod level only cpu, memory "
                           "and hugepages-* count (the API server refuses others in a Pod or a built-in job's "
-                          "template)")
+                          "template, KAD157)")
         del pod_level[res]
     for res, qty in pod_level.items():
         reqs[res] = qty
-        nodes[res] = pod_nodes[res]
+        if res in pod_nodes:  # else defaulted from the containers' aggregate: theirs stays
+            nodes[res] = pod_nodes[res]
     overhead, overhead_nodes = f.resource_list(spec, "overhead")
     _add(reqs, overhead)
     for res, node in overhead_nodes.items():

@@ -143,16 +143,18 @@ def pod_set(f: Fields, ps: Val) -> PodSet:
 
 def template_pod_set(f: Fields, name: str, count: int, min_count: int | None, template: Val, at: Val, *,
                      request: Val | None = None, nodes: dict[str, Val | None] | None = None,
-                     origin: str | None = None, topology: bool = True, pod: bool = False) -> PodSet:
+                     origin: str | None = None, topology: bool = True, pod: bool = False,
+                     api: str | None = None) -> PodSet:
     """A pod set of `count` pods from a pod template (`template` holds `metadata` and `spec`), as
     Kueue builds one for a Workload or from a job's template: requests, selectors, affinity,
     tolerations and the topology request (a Workload's `topologyRequest` in `request`, else the
     template's annotations; none with `topology` False, for a template Kueue's webhook refuses for
     them). `at` locates the pod set; `nodes` its name, count and min_count. `pod`: the template is
-    a Pod object's (as the API server stores it: `podspec.pod_requests`)."""
+    a Pod object's (as the API server stores it: `podspec.pod_requests`); `api`: the spec's field path
+    where the API server validates it (a Pod's, a built-in job kind's template)."""
     meta = f.map(template, "metadata")
     spec = f.map(template, "spec", required=True, what=f"the template of pod set `{name}`")
-    reqs = pod_requests(f, spec, pod=pod)
+    reqs = pod_requests(f, spec, pod=pod, api=api)
     kubenames.check_labels(f, f.field(spec, "nodeSelector"), "node selector label")
     kubenames.check_kueue_keys(f, meta, own=False)
     selector, selector_nodes = f.str_map(spec, "nodeSelector")

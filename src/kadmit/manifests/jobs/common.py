@@ -42,6 +42,12 @@ def annotation_node(f: Fields, o: Meta, key: str) -> Val | None:
     return f.field(f.map(o.metadata, "annotations"), key)
 
 
+# Built-in kinds whose pod spec the API server validates (ValidatePodSpec), and the spec's field path;
+# a custom resource's embedded template is checked against its schema only.
+API_VALIDATED = {("", "Pod"): "spec", ("batch", "Job"): "spec.template.spec",
+                 ("apps", "Deployment"): "spec.template.spec", ("apps", "StatefulSet"): "spec.template.spec"}
+
+
 @dataclass
 class Builder:
     """Collects an object's pod sets, then makes its `Job` record."""
@@ -67,7 +73,8 @@ class Builder:
         # a template Kueue's webhook refuses for its topology annotations: the refusal says why,
         # in Kueue's words (KAD170), and the pod set is read without them
         ps = template_pod_set(self.f, name, count, min_count, template, at, origin=origin,
-                              nodes={"count": count_node, **(nodes or {})}, topology=not refused, pod=pod)
+                              nodes={"count": count_node, **(nodes or {})}, topology=not refused, pod=pod,
+                              api=API_VALIDATED.get((self.o.group, self.o.kind)))
         self.pod_sets.append(ps)
         self.metadata[name] = self.f.map(template, "metadata")
         self.refusals += refused

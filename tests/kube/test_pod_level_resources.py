@@ -1,0 +1,131 @@
+"""Pod-level resources (a pod spec's own `resources`) as the real API server treats them: what it
+refuses in a Pod or a built-in job kind's template kadmit refuses with the same message (KAD157),
+and a Pod's pod-level requests it defaults from pod-level limits kadmit counts the same."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from kadmit import workspace as ws
+from kadmit.quantity import parse_quantity
+from kube.server import KubeAPIServer
+
+pytestmark = pytest.mark.slow
+
+QUEUE = """\
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: f0}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: cq}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu, memory, example.com/gpu]
+    flavors:
+    - name: f0
+      resources: [{name: cpu, nominalQuota: 10}, {name: memory, nominalQuota: 10Gi},
+                  {name: example.com/gpu, nominalQuota: 8}]
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: lq, namespace: default}
+spec: {clusterQueue: cq}
+"""
+
+
+def pod(name: str, resources: str, containers: str) -> str:
+    return f"""\
+apiVersion: v1
+kind: Pod
+metadata: {{name: {name}, namespace: default, labels: {{kueue.x-k8s.io/queue-name: lq}}}}
+spec:
+  resources: {resources}
+  containers: {containers}
+"""
+
+
+def job(name: str, resources: str, containers: str) -> str:
+    return f"""\
+apiVersion: batch/v1
+kind: Job
+metadata: {{name: {name}, namespace: default, labels: {{kueue.x-k8s.io/queue-name: lq}}}}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      resources: {resources}
+      containers: {containers}
+"""
+
+
+GPU = '[{name: c, image: busybox, resources: {requests: {cpu: "1", example.com/gpu: "1"}, limits: {example.com/gpu: "1"}}}]'
+TWO_CPU = '[{name: c, image: busybox, resources: {requests: {cpu: "2"}}}]'
+
+# name -> (the object, the API server's error kadmit quotes)
+REFUSED = {
+    "pod-gpu": (pod("pod-gpu", '{requests: {example.com/gpu: "4"}}', GPU),
+                'spec.resources.requests[example.com/gpu]: Unsupported value: "example.com/gpu": supported values: '
+                '"cpu", "hugepages-", "memory"'),
+    "job-gpu": (job("job-gpu", '{limits: {example.com/gpu: "4"}}', GPU),
+                'spec.template.spec.resources.limits[example.com/gpu]: Unsupported value: "example.com/gpu": '
+                'supported values: "cpu", "hugepages-", "memory"'),
+    "pod-below": (pod("pod-below", '{requests: {cpu: "1"}}', TWO_CPU),
+                  'spec.resources.requests[cpu]: Invalid value: "1": must be greater than or equal to aggregate '
+                  "container requests of 2"),
+    "job-above-limit": (job("job-above-limit", '{requests: {cpu: "3"}, limits: {cpu: "2"}}', TWO_CPU),
+                        'spec.template.spec.resources.requests: Invalid value: "3": must be less than or equal to '
+                        "cpu limit of 2"),
+}
+
+
+def read(tmp_path: Path, name: str, text: str) -> ws.Workspace:
+    path = tmp_path / name / "state.yaml"
+    path.parent.mkdir()
+    path.write_text(text, encoding="utf-8")
+    return ws.load([str(path.parent)])
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED))
+def test_what_the_api_server_refuses_kadmit_refuses_in_its_words(name: str, kube_apiserver: KubeAPIServer,
+                                                                  tmp_path: Path) -> None:
+    manifest, error = REFUSED[name]
+    created = kube_apiserver.run("create", "-f", "-", input=manifest, check=False)
+    assert created.returncode != 0 and error in created.stderr, created.stderr
+    got = read(tmp_path, name, QUEUE + "---\n" + manifest)
+    errors = [d.message for d in got.diagnostics if d.code == "KAD157"]
+    assert errors == [f"the API server refuses the object: `{error}`"], [d.message for d in got.diagnostics]
+
+
+# A Pod's own limits without requests: the API server defaults its requests (SetDefaults_Pod,
+# defaultPodRequests): cpu its containers request to their sum, the rest to the limit.
+DEFAULTED = {
+    "limits-only": (pod("limits-only", '{limits: {cpu: "3", memory: 2Gi}}', "[{name: c, image: busybox}]"),
+                    {"cpu": "3", "memory": "2Gi"}),
+    "limits-and-containers": (pod("limits-and-containers", '{limits: {cpu: "3", memory: 2Gi}}', TWO_CPU),
+                              {"cpu": "2", "memory": "2Gi"}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DEFAULTED))
+def test_a_pods_own_requests_default_as_the_api_server_defaults_them(name: str, kube_apiserver: KubeAPIServer,
+                                                                     tmp_path: Path) -> None:
+    manifest, want = DEFAULTED[name]
+    kube_apiserver.run("create", "-f", "-", input=manifest)
+    stored = kube_apiserver.get("pod", name, "default")
+    assert stored["spec"]["resources"]["requests"] == want
+    for key in ("uid", "resourceVersion", "creationTimestamp", "managedFields"):
+        stored["metadata"].pop(key, None)
+    stored.pop("status", None)
+    written, as_stored = read(tmp_path, "written", QUEUE + "---\n" + manifest), \
+        read(tmp_path, "stored", QUEUE + "---\n" + yaml.safe_dump(stored))
+    for got in (written, as_stored):
+        assert not [d for d in got.diagnostics if d.severity.value == "error"], got.diagnostics
+    (mine,), (theirs,) = written.model.workloads, as_stored.model.workloads
+    assert mine.pod_sets[0].requests == theirs.pod_sets[0].requests
+    assert mine.pod_sets[0].requests == {r: parse_quantity(q) for r, q in want.items()}
