@@ -247,7 +247,9 @@ def admit(paths, mode, format_, time_budget, tas_profile, rlimit, timeout_ms, cl
     skipped = (*outcome.loaded.workspace.model.skipped, *outcome.held)
     incomplete = outcome.loaded.workspace.incomplete
     click.echo(incomplete_json(admit_json(outcome.result, skipped), incomplete) if format_ == "json"
-               else admit_human(outcome.result, skipped, width=_width()) + incomplete_text(incomplete), nl=False)
+               else admit_human(outcome.result, skipped, width=_width(),
+                                unmodelled=sum(1 for d in outcome.diagnostics if d.code == "KAD161"))
+               + incomplete_text(incomplete), nl=False)
     sys.exit(outcome.exit_code)
 
 

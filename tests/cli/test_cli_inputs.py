@@ -102,3 +102,17 @@ def test_admit_wraps_placement_lines_to_columns(run):
     assert all(len(line) <= 70 for line in block), block
     assert [b.startswith("  ") and not b.startswith("   ") for b in block].count(True) == len(placed)
     assert " ".join(b.strip() for b in block).split() == " ".join(placed).split()  # every word kept, in order
+
+
+def test_admit_says_in_its_summary_when_a_setting_it_does_not_model_is_set(run):
+    """A Configuration Kueue runs with waitForPodsReady: the warning names the field (KAD161) and the
+    summary says Kueue's answer may differ; without it the summary says nothing of the kind."""
+    queue = ("---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: f0}\n")
+    config = "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n"
+    run.write("on/c.yaml", config + "waitForPodsReady: {timeout: 5m}\n" + queue)
+    run.write("off/c.yaml", config + queue)
+    on, off = run("admit", "on"), run("admit", "off")
+    assert on.exit_code == off.exit_code == 0
+    assert "`waitForPodsReady` of `Configuration` is not modelled" in on.output
+    assert "the input sets 1 setting(s) kadmit does not model (KAD161): Kueue's answer may differ" in on.output
+    assert "KAD161" not in off.output and "may differ" not in off.output

@@ -148,8 +148,10 @@ def _wrapped(line: str, width: int | None) -> list[str]:
                          break_long_words=False, break_on_hyphens=False) or [line]
 
 
-def admit_human(result: AdmitResult, skipped=(), width: int | None = None) -> str:
-    """The decisions as a table; with `width` (a terminal's), each row's note is cut to fit it."""
+def admit_human(result: AdmitResult, skipped=(), width: int | None = None, unmodelled: int = 0) -> str:
+    """The decisions as a table; with `width` (a terminal's), each row's note is cut to fit it;
+    `unmodelled`: how many settings kadmit does not model the input sets (KAD161), which the summary
+    says may make Kueue's answer differ."""
     names = display_names([d.workload for d in result.decisions])
     rows = [("WORKLOAD", "ADMITTED", "CLUSTER QUEUE", "POD SETS", "NOTE")]
     short: list[tuple[int, str, int]] = []  # row, its first reason, how many more
@@ -226,6 +228,9 @@ def admit_human(result: AdmitResult, skipped=(), width: int | None = None) -> st
     if width is not None and len(lines[-1]) > width and " (" in lines[-1]:  # the summary: its mode on a line of its own
         head, _, tail = lines[-1].partition(" (")
         lines[-1:] = [head, "(" + tail]
+    if unmodelled:
+        lines.append(f"the input sets {unmodelled} setting(s) kadmit does not model (KAD161): Kueue's answer "
+                     "may differ")
     lines.extend(skipped_lines(skipped))
     return "\n".join(line.rstrip() for line in lines) + "\n"
 
