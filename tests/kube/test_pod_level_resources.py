@@ -78,6 +78,10 @@ REFUSED = {
     "pod-below": (pod("pod-below", '{requests: {cpu: "1"}}', TWO_CPU),
                   'spec.resources.requests[cpu]: Invalid value: "1": must be greater than or equal to aggregate '
                   "container requests of 2"),
+    "container-above-pod-limit": (
+        pod("container-above-pod-limit", '{limits: {cpu: "2"}}',
+            '[{name: c, image: busybox, resources: {requests: {cpu: "1"}, limits: {cpu: "3"}}}]'),
+        'spec.resources.containers[0][cpu].limits: Invalid value: "3": must be less than or equal to pod limits of 2'),
     "job-above-limit": (job("job-above-limit", '{requests: {cpu: "3"}, limits: {cpu: "2"}}', TWO_CPU),
                         'spec.template.spec.resources.requests: Invalid value: "3": must be less than or equal to '
                         "cpu limit of 2"),

@@ -95,7 +95,8 @@ def _aggregate(f: Fields, spec: Val, limits_too: bool) -> dict[str, int]:
 def _api_refusals(f: Fields, spec: Val, api: str, aggregate: dict[str, int]) -> None:
     """What the API server's validatePodResources refuses in a pod spec's own `resources` (a Pod, or a
     built-in job kind's template; `api` the spec's field path): a resource other than cpu, memory
-    and hugepages-*, a request below the containers' aggregate requests, a request above its limit.
+    and hugepages-*, a request below the containers' aggregate requests, a request above its limit,
+    a container's limit above it.
     Each an error (KAD157) in the API server's words: the object is refused."""
     from kadmit.quantity import format_quantity
 
@@ -124,6 +125,13 @@ def _api_refusals(f: Fields, spec: Val, api: str, aggregate: dict[str, int]) -> 
             f.invalid(KAD157, f"the API server refuses the object: `{path}.requests: Invalid value: "
                       f'"{format_quantity(qty, res)}": must be less than or equal to {res} limit of '
                       f"{format_quantity(limits[res], res)}`", req_nodes[res], uses=(req_nodes[res],))
+    for i, c in enumerate(f.maps(spec, "containers")):
+        own, own_nodes = f.resource_list(f.map(c, "resources"), "limits")
+        for res, qty in own.items():
+            if res in limits and qty > limits[res]:
+                f.invalid(KAD157, f"the API server refuses the object: `{path}.containers[{i}][{res}].limits: Invalid "
+                          f'value: "{format_quantity(qty, res)}": must be less than or equal to pod limits of '
+                          f"{format_quantity(limits[res], res)}`", own_nodes[res], uses=(own_nodes[res],))
 
 
 def _default_pod_level(f: Fields, spec: Val, aggregate: dict[str, int], requests: dict[str, int],
