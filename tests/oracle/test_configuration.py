@@ -168,6 +168,10 @@ REFUSED = {
          "visibilityServer.bindPort: Invalid value: 70000: must be a valid port number (1-65535)"],
         ['visibilityServer.bindAddress: Invalid value: "1.2.3": must be a valid IP address',
          "visibilityServer.bindPort: Invalid value: 70000: must be a valid port number (1-65535)"]),
+    "a visibility server on port 0 (the default fills only an unset port)": (
+        "visibilityServer: {bindPort: 0}",
+        ["visibilityServer.bindPort: Invalid value: 0: must be a valid port number (1-65535)"],
+        ["visibilityServer.bindPort: Invalid value: 0: must be a valid port number (1-65535)"]),
     "metrics custom labels": (
         "metrics:\n  customLabels: [{name: 1x}, {name: team, sourceLabelKey: a, sourceAnnotationKey: b}, "
         "{name: team}, {name: tier, sourceLabelKey: \"a b\"}]",
@@ -232,7 +236,7 @@ ACCEPTED = [
     "internalCertManagement: {enable: false, webhookServiceName: Bad_Svc}",
     "tls: {minVersion: VersionTLS13}",
     "tls: {cipherSuites: [TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305, TLS_RSA_WITH_RC4_128_SHA]}",
-    "visibilityServer: {bindAddress: \"::1\", bindPort: 0}",
+    "visibilityServer: {bindAddress: \"::1\", bindPort: 8443}",
     "metrics: {customLabels: [{name: team}, {name: tier, sourceAnnotationKey: example.com/tier}]}",
 ]
 

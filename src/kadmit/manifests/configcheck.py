@@ -336,7 +336,8 @@ def _tls(c: _Check) -> None:
 
 
 def _visibility_server(c: _Check) -> None:
-    """validateVisibilityServer: `bindAddress` an IP address, `bindPort` 1-65535 (0 is defaulted to 8082)."""
+    """validateVisibilityServer: `bindAddress` an IP address, `bindPort` 1-65535 (8082 only when unset:
+    the default fills a nil pointer, and 0 is refused)."""
     f, o = c.f, c.o
     vs = f.map(o.node, "visibilityServer")
     if vs is None:
@@ -345,7 +346,7 @@ def _visibility_server(c: _Check) -> None:
     if address is not None and address.kind == STR and not _is_ip(str(address.v)):
         c.refuse(f'visibilityServer.bindAddress: Invalid value: "{address.v}": must be a valid IP address', address)
     port, node = c.integer(vs, "bindPort")
-    if port is not None and port != 0 and not 1 <= port <= 65535:
+    if port is not None and not 1 <= port <= 65535:
         c.refuse(f"visibilityServer.bindPort: Invalid value: {port}: must be a valid port number (1-65535)", node)
 
 
