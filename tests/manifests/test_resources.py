@@ -110,20 +110,26 @@ def test_pod_level_requests_count_only_what_kubernetes_takes_at_pod_level():
     assert case.read_text().splitlines()[d.span.line - 1].strip().startswith("requests: {cpu: '3', example.com/gpu")
 
 
+def _job(kind: str, name: str, resources: str, containers: str) -> str:
+    """A Job or a JobSet of one pod (an f-string: tests/oracle/test_convert.py converts literal YAML)."""
+    spec = f"restartPolicy: Never\nresources: {resources}\ncontainers: {containers}\n"
+    meta = f"metadata: {{name: {name}, namespace: team, labels: {{kueue.x-k8s.io/queue-name: lq}}}}\n"
+    if kind == "Job":
+        return f"apiVersion: batch/v1\nkind: Job\n{meta}spec:\n  template:\n    spec:\n" + \
+            "".join(f"      {line}\n" for line in spec.splitlines())
+    return (f"apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\n{meta}spec:\n  replicatedJobs:\n  - name: w\n"
+            f"    template:\n      spec:\n        template:\n          spec:\n"
+            + "".join(f"            {line}\n" for line in spec.splitlines()))
+
+
 def test_a_built_in_kinds_pod_level_resources_are_checked_as_the_api_server_checks_them(tmp_path):
     """The API server validates a Pod's and a built-in job kind's pod spec (tests/kube/
     test_pod_level_resources.py holds its own errors): a pod-level resource other than cpu, memory and
     hugepages-* refuses the object (KAD157); in a custom resource's template it stays a warning (KAD166)."""
-    spec = ("      restartPolicy: Never\n      resources: {requests: {example.com/gpu: '4'}}\n"
-            "      containers: [{name: c, image: busybox, resources: {requests: {cpu: '1'}}}]\n")
-    job = ("apiVersion: batch/v1\nkind: Job\nmetadata: {name: j, namespace: team, labels: "
-           "{kueue.x-k8s.io/queue-name: lq}}\nspec:\n  template:\n    spec:\n" + spec)
-    jobset = ("apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata: {name: s, namespace: team, labels: "
-              "{kueue.x-k8s.io/queue-name: lq}}\nspec:\n  replicatedJobs:\n  - name: w\n    template:\n      spec:\n"
-              "        template:\n          spec:\n" + spec.replace("      ", "            "))
-    for name, text, code in (("job", job, "KAD157"), ("jobset", jobset, "KAD166")):
-        path = tmp_path / f"{name}.yaml"
-        path.write_text(text)
+    one_cpu = "[{name: c, image: busybox, resources: {requests: {cpu: '1'}}}]"
+    for kind, code in (("Job", "KAD157"), ("JobSet", "KAD166")):
+        path = tmp_path / f"{kind}.yaml"
+        path.write_text(_job(kind, "j", "{requests: {example.com/gpu: '4'}}", one_cpu))
         got = [d for d in load([str(path)]).diagnostics if d.code in ("KAD157", "KAD166")]
         assert [d.code for d in got] == [code], [d.message for d in got]
         assert "example.com/gpu" in got[0].message
@@ -132,16 +138,14 @@ def test_a_built_in_kinds_pod_level_resources_are_checked_as_the_api_server_chec
 def test_a_pods_own_limits_default_its_own_requests(tmp_path):
     """SetDefaults_Pod (a Pod, never a template): pod-level limits without requests give requests, cpu and
     memory the containers request their aggregate, any other supported one the limit."""
+    one_cpu = "[{name: c, image: busybox, resources: {requests: {cpu: '1'}}}]"
+    limits = "{limits: {cpu: '4', memory: 2Gi}}"
     path = tmp_path / "pod.yaml"
-    path.write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: team, labels: "
-                    "{kueue.x-k8s.io/queue-name: lq}}\nspec:\n  resources: {limits: {cpu: '4', memory: 2Gi}}\n"
-                    "  containers: [{name: c, image: busybox, resources: {requests: {cpu: '1'}}}]\n")
+    path.write_text(f"apiVersion: v1\nkind: Pod\nmetadata: {{name: p, namespace: team, labels: "
+                    f"{{kueue.x-k8s.io/queue-name: lq}}}}\nspec:\n  resources: {limits}\n  containers: {one_cpu}\n")
     (wl,) = load([str(path)]).model.workloads
     assert wl.pod_sets[0].requests == {"cpu": q("1"), "memory": q("2Gi")}
     template = tmp_path / "job.yaml"
-    template.write_text("apiVersion: batch/v1\nkind: Job\nmetadata: {name: j, namespace: team, labels: "
-                        "{kueue.x-k8s.io/queue-name: lq}}\nspec:\n  template:\n    spec:\n      restartPolicy: Never\n"
-                        "      resources: {limits: {cpu: '4', memory: 2Gi}}\n"
-                        "      containers: [{name: c, image: busybox, resources: {requests: {cpu: '1'}}}]\n")
+    template.write_text(_job("Job", "j", limits, one_cpu))
     (wl,) = load([str(template)]).model.workloads
     assert wl.pod_sets[0].requests == {"cpu": q("1")}  # a template's are not defaulted

@@ -2,10 +2,12 @@ package jobs
 
 import (
 	"math"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	resourcehelper "k8s.io/component-helpers/resource"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -73,8 +75,71 @@ func defaultJob(j *batchv1.Job) {
 }
 
 // defaultPodRequests is SetDefaults_Pod's "requests default to limits" (on a Pod only, never on
-// a pod template).
+// a pod template), then, for a pod that sets its own limits (PodLevelResources, on by default since
+// v1.34), defaultHugePagePodLimits and defaultPodRequests.
 func defaultPodRequests(spec *corev1.PodSpec) {
+	defaultContainerRequests(spec)
+	pod := &corev1.Pod{Spec: *spec}
+	defaultHugePagePodLimits(pod)
+	defaultPodLevelRequests(pod)
+	spec.Resources = pod.Spec.Resources
+}
+
+// defaultHugePagePodLimits: a pod with its own requests or limits gets, for each hugepages
+// resource its containers limit and it does not, their aggregate limit.
+func defaultHugePagePodLimits(pod *corev1.Pod) {
+	res := pod.Spec.Resources
+	if res == nil || (len(res.Limits) == 0 && len(res.Requests) == 0) {
+		return
+	}
+	limits := res.Limits
+	if limits == nil {
+		limits = corev1.ResourceList{}
+	}
+	for name, q := range resourcehelper.AggregateContainerLimits(pod, resourcehelper.PodResourcesOptions{}) {
+		if !resourcehelper.IsSupportedPodLevelResource(name) || !strings.HasPrefix(string(name), corev1.ResourceHugePagesPrefix) {
+			continue
+		}
+		if _, ok := limits[name]; !ok {
+			limits[name] = q.DeepCopy()
+		}
+	}
+	if len(limits) > 0 {
+		res.Limits = limits
+	}
+}
+
+// defaultPodLevelRequests (k8s defaultPodRequests): a pod with its own limits gets its own
+// requests of cpu and memory its containers request (their aggregate), then of each supported
+// resource it limits, the limit.
+func defaultPodLevelRequests(pod *corev1.Pod) {
+	res := pod.Spec.Resources
+	if res == nil || len(res.Limits) == 0 {
+		return
+	}
+	reqs := res.Requests
+	if reqs == nil {
+		reqs = corev1.ResourceList{}
+	}
+	for name, q := range resourcehelper.AggregateContainerRequests(pod, resourcehelper.PodResourcesOptions{}) {
+		// IsOvercommitAllowed: a native resource other than hugepages
+		overcommit := !strings.Contains(string(name), "/") && !strings.HasPrefix(string(name), corev1.ResourceHugePagesPrefix)
+		if _, ok := reqs[name]; !ok && resourcehelper.IsSupportedPodLevelResource(name) && overcommit {
+			reqs[name] = q.DeepCopy()
+		}
+	}
+	for name, q := range res.Limits {
+		if _, ok := reqs[name]; !ok && resourcehelper.IsSupportedPodLevelResource(name) {
+			reqs[name] = q.DeepCopy()
+		}
+	}
+	if len(reqs) > 0 {
+		res.Requests = reqs
+	}
+}
+
+// defaultContainerRequests: each container's missing requests default to its limits.
+func defaultContainerRequests(spec *corev1.PodSpec) {
 	for _, cs := range [][]corev1.Container{spec.Containers, spec.InitContainers} {
 		for i := range cs {
 			res := &cs[i].Resources
