@@ -31,7 +31,8 @@ CI (and on in the soak) and agreement is counted per feature. The switches:
   WorkloadPriorityClass label, on a topology-aware flavor, or whose pods Kueue's webhook or
   AdjustResources change: init containers, sidecars, RuntimeClass, LimitRange defaults, limits only); `appwrapper_pod_extras` (an AppWrapper's pod with a sidecar or a
   RuntimeClass); `existing_jobs` (jobs with a UID: objects already in
-  the cluster, which did not pass Kueue's webhooks — the oracle's reading of a UID)
+  the cluster, which did not pass Kueue's webhooks — the oracle's reading of a UID); `pod_level`
+  (a pod's own `resources`: requests, limits or both, recorded as `pod_level=SHAPE`)
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ SWITCHES = ("cohorts", "cohort_tree", "cohort_quota", "borrowing_limit", "lendin
             "strict_fifo", "priorities", "priority_class", "admitted", "partial_admission", "memory", "tas",
             "tas_required", "tas_preferred", "tas_unconstrained", "jobs", "init_containers", "sidecars", "overhead",
             "limit_range", "limits_only", "existing_jobs", "tas_flavors", "pod_group_hash",
-            "appwrapper_pod_extras", "fair_sharing_no_cohort", "tas_queues", "tas_groups",
+            "appwrapper_pod_extras", "fair_sharing_no_cohort", "tas_queues", "tas_groups", "pod_level",
             *(f"job:{k}" for k in JOB_KINDS))
 ALL = frozenset(SWITCHES)
 FRAMEWORKS = ["batch/job", "kubeflow.org/mpijob", "ray.io/rayjob", "ray.io/raycluster", "ray.io/rayservice",
@@ -227,7 +228,25 @@ def _pod_spec(d: _Draw, resources: list[str], *, job: bool, namespace_has_limit_
             spec["initContainers"] = inits
         if d.on("overhead", 0.1):
             spec["runtimeClassName"] = "kata"
+    if d.on("pod_level", 0.15):
+        spec["resources"] = _pod_level(d, resources)
     return spec
+
+
+def _pod_level(d: _Draw, resources: list[str]) -> dict:
+    """A pod's own `resources` (pod-level resources), above what its containers (and sidecars, init
+    containers, LimitRange defaults) can ask, as the API server requires of a Pod or a job's
+    template: requests, requests and limits, or limits alone (a Pod's requests default to them)."""
+    want = {"cpu": d.pick(["5", "6"])}
+    if "memory" in resources and d.int(0, 1):
+        want["memory"] = "8Gi"
+    shape = d.pick(["requests", "requests", "both", "limits"], name="pod_level")
+    if shape == "requests":
+        return {"requests": want}
+    if shape == "limits":
+        return {"limits": want}
+    return {"requests": want, "limits": {r: _show(r, _parse(q) + (4 if r == "memory" else 1000))
+                                         for r, q in want.items()}}
 
 
 def _limit_ranges(d: _Draw, ns: str) -> list[dict]:
@@ -523,6 +542,9 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
                     "spec": {"queueName": lq, "podSets": pod_sets}}
         if d.on("priorities", 0.6):
             wl["spec"]["priority"] = d.pick([0, 10, 100])
+        if d.on("pod_level", 0.15):  # a Workload's pod set: its own requests count where set
+            own = pod_set["template"]["spec"]["resources"] = _pod_level(d, resources)
+            req = {**req, **{r: q for r, q in own.get("requests", {}).items() if r in resources}}
         need = {r: _parse(req[r]) for r in resources}
         fit = [f for (f, r) in quotas if r == resources[0]
                and all(used.get((name, f, r), 0) + need[r] * pods <= quotas[(f, r)] * (1000 if r == "cpu" else 1)
