@@ -46,27 +46,20 @@ def drained(model: Model) -> Model:
 def counted(model: Model) -> Model:
     """Each pod set's requests as Kueue's `totalRequestsFromPodSets` counts them under the
     Configuration's `resources`: resources with an excluded prefix dropped, then the
-    transformations applied, then (quotaCheckStrategy IgnoreUndeclared) resources the workload's
-    cluster queue does not cover dropped. The model itself when nothing changes."""
+    transformations applied (Kueue v0.17 has no quotaCheckStrategy: a resource the cluster queue
+    does not cover blocks the pod set). The model itself when nothing changes."""
     cfg = model.config
     claims = any(ps.claim_templates for wl in model.workloads for ps in wl.pod_sets)
-    if not claims and (cfg is None or not (cfg.exclude_resource_prefixes or cfg.transformations
-                                           or cfg.quota_check_strategy == "IgnoreUndeclared")):
+    if not claims and (cfg is None or not (cfg.exclude_resource_prefixes or cfg.transformations)):
         return model
     cfg = cfg or SchedulerConfig()
     templates: dict[str, ClaimTemplate] = {}
     for t in model.claim_templates:
         templates.setdefault(f"{t.namespace}/{t.name}", t)
     mapping = {cls: m.name for m in reversed(cfg.device_class_mappings) for cls in m.device_class_names}
-    covered = _covered(model) if cfg.quota_check_strategy == "IgnoreUndeclared" else None
-    lqs: dict[str, str] = {}
-    for lq in model.local_queues:
-        lqs.setdefault(lq.key, lq.cluster_queue)
     out, changed = [], False
     for wl in model.workloads:
-        cq = wl.admission.cluster_queue if wl.admission is not None else lqs.get(f"{wl.namespace}/{wl.queue}")
-        keep = covered.get(cq) if covered is not None and cq is not None else None
-        pod_sets = tuple(_pod_set(ps, cfg, keep) for ps in wl.pod_sets)
+        pod_sets = tuple(_pod_set(ps, cfg) for ps in wl.pod_sets)
         update: dict = {}
         if any(ps.claim_templates for ps in pod_sets):
             pod_sets, why = _with_devices(wl.namespace, pod_sets, templates, mapping)
@@ -115,11 +108,9 @@ def transform(requests: dict[str, int], by_input: dict[str, ResourceTransformati
     return {r: q for r, q in sorted(out.items()) if q}
 
 
-def _pod_set(ps: PodSet, cfg: SchedulerConfig, covered: set[str] | None) -> PodSet:
+def _pod_set(ps: PodSet, cfg: SchedulerConfig) -> PodSet:
     """The pod set with the requests quota counts; the pod spec's own kept for placement."""
     reqs = requests_after(ps.requests, cfg)
-    if covered is not None:
-        reqs = {r: q for r, q in reqs.items() if r in covered}
     return ps if reqs == ps.requests else ps.model_copy(update={"requests": reqs, "pod_requests": ps.placed_requests})
 
 
@@ -150,9 +141,3 @@ def _with_devices(namespace: str, pod_sets: tuple[PodSet, ...], templates: dict[
         out.append(ps)
     return tuple(out), ""
 
-
-def _covered(model: Model) -> dict[str, set[str]]:
-    out: dict[str, set[str]] = {}
-    for cq in model.cluster_queues:
-        out.setdefault(cq.name, {r for rg in cq.resource_groups for r in rg.covered_resources})
-    return out

@@ -415,7 +415,6 @@ class SchedulerConfig(Obj):
     frameworks: tuple[str, ...] | None = None
     exclude_resource_prefixes: tuple[str, ...] = ()  # `resources` (kadmit.effective applies them)
     transformations: tuple[ResourceTransformation, ...] = ()
-    quota_check_strategy: Literal["BlockUndeclared", "IgnoreUndeclared"] = "BlockUndeclared"
     device_class_mappings: tuple[DeviceClassMapping, ...] = ()
     admission_fair_sharing: AdmissionFairSharing | None = None
 

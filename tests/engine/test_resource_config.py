@@ -1,6 +1,6 @@
 """The Configuration's `resources` as Kueue's `totalRequestsFromPodSets` applies them before quota:
-excluded prefixes, transformations (Retain / Replace, multiplyBy, summed outputs), and the
-quotaCheckStrategy for resources the cluster queue does not declare."""
+excluded prefixes and transformations (Retain / Replace, multiplyBy, summed outputs). Kueue v0.17
+has no quotaCheckStrategy (tests/oracle/test_configuration.py: its strict decoding refuses it)."""
 
 from __future__ import annotations
 
@@ -110,17 +110,6 @@ def test_retain_keeps_the_input_which_the_queue_must_then_declare() -> None:
     assert not decide(model)
 
 
-def test_ignore_undeclared_drops_what_the_queue_does_not_cover() -> None:
-    model = load("""\
-        apiVersion: config.kueue.x-k8s.io/v1beta2
-        kind: Configuration
-        resources:
-          quotaCheckStrategy: IgnoreUndeclared
-        """)
-    assert effective(model).workloads[0].pod_sets[0].requests == {"cpu": q("2")}
-    assert decide(model)
-
-
 def test_transform_sums_outputs_multiplies_and_floors_at_zero() -> None:
     by_input = {
         "a": ResourceTransformation(input="a", strategy="Replace", outputs={"x": q("3"), "y": q("-1")}),
@@ -144,7 +133,6 @@ def test_transformations_apply_once_however_often_asked() -> None:
 
 
 @pytest.mark.parametrize("config, message", [
-    ("resources: {quotaCheckStrategy: IgnoreUndeclared, excludeResourcePrefixes: [a/]}", "can't be used with"),
     ("resources: {transformations: [{input: a}, {input: a}]}",
      'resources.transformations[1].input: Duplicate value: "a"'),
     ("resources: {transformations: [{input: a, strategy: Keep}]}",

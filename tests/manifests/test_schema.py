@@ -190,7 +190,6 @@ def test_unmodelled_fields_warn_where_set_and_defaults_do_not() -> None:
         featureGates: {}
         waitForPodsReady: {timeout: 5m, blockAdmission: true}
         resources:
-          quotaCheckStrategy: BlockUndeclared
           transformations:
           - {input: nvidia.com/mig-1g.5gb, strategy: Replace, outputs: {example.com/gpu-memory: 5Gi}}
         """)

@@ -277,3 +277,26 @@ def test_a_duration_go_cannot_read_is_refused(kueue_oracle, tmp_path):
     path.write_text(text)
     proc = subprocess.run([kueue_oracle, "admit", "--format", "json", str(path)], capture_output=True, text=True)
     assert proc.returncode != 0 and "Kueue's Configuration at" in proc.stderr, proc.stderr
+
+
+# Fields of later Kueue releases that v0.17.0's types lack: its strict decoding refuses the file, and
+# kadmit's schema (generated from v0.17.0's configuration_types.go) reports each (KAD180).
+LATER_FIELDS = {
+    "resources.quotaCheckStrategy": "resources: {quotaCheckStrategy: IgnoreUndeclared}",
+    "tls.curvePreferences": "tls: {curvePreferences: [X25519]}",
+    "multiKueue.incrementalDispatcherConfig": "multiKueue: {incrementalDispatcherConfig: {stepSize: 2}}",
+    "metrics.customLabels[0].sourceKind": "metrics: {customLabels: [{name: team, sourceKind: Workload}]}",
+    "resources.deviceClassMappings[0].sources":
+        "resources: {deviceClassMappings: [{name: example.com/gpu, deviceClassNames: [a.example.com], sources: []}]}",
+}
+
+
+@pytest.mark.parametrize("field", sorted(LATER_FIELDS))
+def test_a_field_kueue_v017_does_not_have_is_refused(field, kueue_oracle, tmp_path):
+    text = document(LATER_FIELDS[field])
+    got = [d for d in _read(text) if d.code == "KAD180"]
+    assert len(got) == 1 and field.rsplit(".", 1)[-1] in got[0].message, [d.message for d in _read(text)]
+    path = tmp_path / "config.yaml"
+    path.write_text(text)
+    proc = subprocess.run([kueue_oracle, "admit", "--format", "json", str(path)], capture_output=True, text=True)
+    assert proc.returncode != 0 and f'strict decoding error: unknown field "{field}"' in proc.stderr, proc.stderr

@@ -333,9 +333,8 @@ def _scheduler(out: Out, model: Model) -> str:
         said.append(f"manageJobsWithoutQueueName: {str(c.manage_jobs_without_queue_name).lower()}")
     if c.managed_jobs_namespace_selector is not None:
         said.append("managedJobsNamespaceSelector")
-    if c.exclude_resource_prefixes or c.transformations or c.device_class_mappings \
-            or c.quota_check_strategy != "BlockUndeclared":
-        said.append("resources (excluded prefixes, transformations, quota check strategy, device classes)")
+    if c.exclude_resource_prefixes or c.transformations or c.device_class_mappings:
+        said.append("resources (excluded prefixes, transformations, device classes)")
     if c.admission_fair_sharing is not None:
         said.append("admissionFairSharing (with the ClusterQueues' admissionScope and the LocalQueues' weights "
                     "and consumed usage)")

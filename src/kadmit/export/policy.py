@@ -205,8 +205,6 @@ def configuration(c: SchedulerConfig, diags: Diagnostics) -> dict:
         resources["excludeResourcePrefixes"] = list(c.exclude_resource_prefixes)
     if c.transformations:
         resources["transformations"] = [_transformation(t) for t in c.transformations]
-    if c.quota_check_strategy != "BlockUndeclared":
-        resources["quotaCheckStrategy"] = c.quota_check_strategy
     if c.device_class_mappings:
         resources["deviceClassMappings"] = [{"name": m.name, "deviceClassNames": list(m.device_class_names)}
                                             for m in c.device_class_mappings]

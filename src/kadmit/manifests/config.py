@@ -105,17 +105,14 @@ def admission_fair_sharing(f: Fields, o: Meta) -> tuple[AdmissionFairSharing | N
 
 
 def resource_settings(f: Fields, o: Meta) -> tuple[dict, dict]:
-    """`resources`: excluded prefixes, transformations, the quota check strategy and DRA device
-    class mappings (Kueue's `pkg/config/validation.go` rules are errors here too)."""
+    """`resources`: excluded prefixes, transformations and DRA device class mappings (Kueue's
+    `pkg/config/validation.go` rules are errors here too). Kueue v0.17 has no `quotaCheckStrategy`
+    (its strict decoding refuses it: the schema check, KAD180)."""
     res = f.map(o.node, "resources")
     if res is None:
         return {}, {}
     out: dict = {}
     prefixes = f.strs(res, "excludeResourcePrefixes")
-    strategy = f.enum(res, "quotaCheckStrategy", ("BlockUndeclared", "IgnoreUndeclared"), "BlockUndeclared")
-    if prefixes and strategy == "IgnoreUndeclared":
-        raise f.fail(KAD157, "`excludeResourcePrefixes` can't be used with `quotaCheckStrategy: IgnoreUndeclared`",
-                     f.field(res, "excludeResourcePrefixes"))
     transformations, seen = [], set()
     for i, t in enumerate(f.maps(res, "transformations")):
         name = f.str(t, "input", required=True, what="a resource transformation")
@@ -139,10 +136,9 @@ def resource_settings(f: Fields, o: Meta) -> tuple[dict, dict]:
             span=f.span(m)))
     _check_device_class_mappings(f, res, mappings)
     out.update(exclude_resource_prefixes=tuple(prefixes), transformations=tuple(transformations),
-               quota_check_strategy=strategy, device_class_mappings=tuple(mappings))
+               device_class_mappings=tuple(mappings))
     nodes = {"exclude_resource_prefixes": f.field(res, "excludeResourcePrefixes"),
              "transformations": f.field(res, "transformations"),
-             "quota_check_strategy": f.field(res, "quotaCheckStrategy"),
              "device_class_mappings": f.field(res, "deviceClassMappings")}
     return out, nodes
 

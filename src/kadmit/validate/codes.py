@@ -322,7 +322,7 @@ UNPROVIDED_RESOURCE = register(
     "`nvidia.com/gpu`, `memroy`): most likely a misspelling. Kueue accepts the workload and leaves it "
     "pending for ever (\"resource … unavailable in ClusterQueue\"), and `kadmit why` proposes no "
     "quota for it. Reported once per resource, at its first request. Resources Kueue's configuration "
-    "leaves out of quota (`excludeResourcePrefixes`, `IgnoreUndeclared`) count only when nodes are "
+    "leaves out of quota (`excludeResourcePrefixes`) count only when nodes are "
     "given and none has them.",
     "Kueue flavor assignment: a requested resource that the ClusterQueue doesn't cover makes the "
     "workload inadmissible")

@@ -108,8 +108,6 @@ FIELDS: dict[str, dict[str, Entry]] = {
         "resources.excludeResourcePrefixes": M("excluded resources are not counted (kadmit.effective)"),
         "resources.transformations": M("requests transformed before quota (kadmit.effective)"),
         "resources.deviceClassMappings": M("DRA devices of ResourceClaimTemplates counted as the mapped resource"),
-        "resources.quotaCheckStrategy": M("BlockUndeclared: an undeclared resource blocks admission; "
-                                          "IgnoreUndeclared: it is not counted"),
         "waitForPodsReady": Entry(UNMODELLED, "Kueue blocks admission while admitted workloads' pods start "
                                   "(blockAdmission) and requeues those not ready in time; reported when Kueue "
                                   "runs with it (v1beta1 `enable: true`, v1beta2 the section set), by "
