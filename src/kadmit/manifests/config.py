@@ -16,7 +16,7 @@ import re
 from kadmit.diagnostics import Diagnostic, Diagnostics
 from kadmit.manifests import schema
 from kadmit.manifests.codes import KAD157, KAD160
-from kadmit.manifests.configcheck import check_configuration
+from kadmit.manifests.configcheck import check_configuration, refused
 from kadmit.manifests.fields import Fields, Invalid, Meta, NotRead
 from kadmit.manifests.schema import coverage
 from kadmit.manifests.yamltree import DESCRIBE, FLOAT, INT, MAP, SEQ, STR, Val, parse_documents
@@ -61,12 +61,6 @@ def configuration(f: Fields, o: Meta) -> SchedulerConfig:
         spans=f.spans({"fair_sharing": enabled_at, "preemption_strategies": f.field(fs, "preemptionStrategies"),
                        **{f"preemption_strategies.{i}": v for i, v in enumerate(items)}, **job_nodes,
                        **res_nodes, "admission_fair_sharing": afs_node}))
-
-
-def refused(error: str) -> str:
-    """The message of a Configuration Kueue's validation refuses (pkg/config/validation.go), its error
-    quoted: Kueue's manager does not start."""
-    return f"Kueue refuses to start with this Configuration: `{error}`"
 
 
 def admission_fair_sharing(f: Fields, o: Meta) -> tuple[AdmissionFairSharing | None, Val | None]:

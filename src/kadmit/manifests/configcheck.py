@@ -67,10 +67,10 @@ def go_duration_string(ns: int) -> str:
     return sign + out
 
 
-def _refused(error: str) -> str:
-    from kadmit.manifests.config import refused
-
-    return refused(error)
+def refused(error: str) -> str:
+    """The message of a Configuration Kueue's validation refuses (pkg/config/validation.go), its error
+    quoted: Kueue's manager does not start."""
+    return f"Kueue refuses to start with this Configuration: `{error}`"
 
 
 DEFAULT_FRAMEWORKS = ("batch/job",)  # apis/config/v1beta2/defaults.go: defaultJobFrameworkName
@@ -86,7 +86,7 @@ class _Check:
                own: bool = True) -> None:
         """`own`: `at` is the refused value (not reported when it was itself bad)."""
         self.bad = True
-        self.f.invalid(KAD157, _refused(error) + detail, at or self.o.node, uses=(at,) if own else (), help=help)
+        self.f.invalid(KAD157, refused(error) + detail, at or self.o.node, uses=(at,) if own else (), help=help)
 
     def duration(self, m: Val | None, key: str, path: str) -> tuple[int | None, Val | None]:
         """A metav1.Duration field: nanoseconds, or None when unset; a text Go can't parse is refused
