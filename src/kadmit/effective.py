@@ -47,9 +47,11 @@ def counted(model: Model) -> Model:
     """Each pod set's requests as Kueue's `totalRequestsFromPodSets` counts them under the
     Configuration's `resources`: resources with an excluded prefix dropped, then the
     transformations applied (Kueue v0.17 has no quotaCheckStrategy: a resource the cluster queue
-    does not cover blocks the pod set). The model itself when nothing changes."""
+    does not cover blocks the pod set); DRA devices of resourceClaims only with the
+    DynamicResourceAllocation gate on (Kueue v0.17.0's default: off). The model itself when nothing changes."""
     cfg = model.config
-    claims = any(ps.claim_templates for wl in model.workloads for ps in wl.pod_sets)
+    claims = (cfg is not None and cfg.dynamic_resource_allocation
+              and any(ps.claim_templates for wl in model.workloads for ps in wl.pod_sets))
     if not claims and (cfg is None or not (cfg.exclude_resource_prefixes or cfg.transformations)):
         return model
     cfg = cfg or SchedulerConfig()
@@ -61,10 +63,10 @@ def counted(model: Model) -> Model:
     for wl in model.workloads:
         pod_sets = tuple(_pod_set(ps, cfg) for ps in wl.pod_sets)
         update: dict = {}
-        if any(ps.claim_templates for ps in pod_sets):
+        if cfg.dynamic_resource_allocation and any(ps.claim_templates for ps in pod_sets):
             pod_sets, why = _with_devices(wl.namespace, pod_sets, templates, mapping)
             if why:
-                update["inadmissible"] = f"Failed to process DRA resources for workload: {why}"
+                update["inadmissible"] = why
         if pod_sets != wl.pod_sets:
             update["pod_sets"] = pod_sets
         if update:
@@ -116,22 +118,26 @@ def _pod_set(ps: PodSet, cfg: SchedulerConfig) -> PodSet:
 
 def _with_devices(namespace: str, pod_sets: tuple[PodSet, ...], templates: dict[str, ClaimTemplate],
                   mapping: dict[str, str]) -> tuple[tuple[PodSet, ...], str]:
-    """Kueue's `GetResourceRequestsForResourceClaimTemplates`: each pod's claims from templates add
-    their devices, per device class, as the resource its `deviceClassMappings` entry names. A
-    template not in the input adds nothing (the validator warns); a class no mapping names, or a
-    request Kueue can't count, makes the workload inadmissible (the reason, else "")."""
+    """Kueue's `GetResourceRequestsForResourceClaimTemplates` (run with the DynamicResourceAllocation
+    gate on): each pod's claims from templates add their devices, per device class, as the resource
+    its `deviceClassMappings` entry names. A template not in the input adds nothing (the validator
+    warns); a class no mapping names, or a request Kueue can't count, makes the workload inadmissible:
+    the reason, Kueue's field error (the claim's index counts the pod's template claims: a pod that
+    names a claim directly is one Kueue v0.17.0 holds back before this), else ""."""
     out = []
-    for ps in pod_sets:
+    for i, ps in enumerate(pod_sets):
         extra: dict[str, int] = {}
-        for name in ps.claim_templates:
+        for j, name in enumerate(ps.claim_templates):
             t = templates.get(f"{namespace}/{name}")
             if t is None:
                 continue
+            claim = f"spec.podSets[{i}].template.spec.resourceClaims[{j}]"
             if t.unsupported:
-                return pod_sets, f"ResourceClaimTemplate {name}: {t.unsupported}"
+                return pod_sets, f"{claim}.{t.unsupported_at}: {t.unsupported_value}: ResourceClaimTemplate {name}: {t.unsupported}"
             for cls, n in t.devices.items():
                 if cls not in mapping:
-                    return pod_sets, f"DeviceClass {cls} is not mapped in DRA configuration for podset {ps.name}"
+                    return pod_sets, (f'{claim}.resourceClaimTemplateName: Not found: "DeviceClass {cls} is not '
+                                      f'mapped in DRA configuration for podset {ps.name}"')
                 extra[mapping[cls]] = extra.get(mapping[cls], 0) + n * MILLI
         if extra:
             reqs = dict(ps.requests)

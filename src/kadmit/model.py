@@ -239,6 +239,10 @@ class ClaimTemplate(Obj):
     namespace: str
     name: str
     devices: dict[str, int] = {}  # device class -> devices per claim
+    # What Kueue refuses to count, as its field error: the path below the claim, its type and value
+    # ("Invalid value: null"), and its detail; "" when it counts the template
+    unsupported_at: str = ""
+    unsupported_value: str = ""
     unsupported: str = ""
 
 
@@ -416,6 +420,9 @@ class SchedulerConfig(Obj):
     exclude_resource_prefixes: tuple[str, ...] = ()  # `resources` (kadmit.effective applies them)
     transformations: tuple[ResourceTransformation, ...] = ()
     device_class_mappings: tuple[DeviceClassMapping, ...] = ()
+    # `featureGates.DynamicResourceAllocation`: off by default in Kueue v0.17.0, and then Kueue counts
+    # no resourceClaims (kadmit.effective)
+    dynamic_resource_allocation: bool = False
     admission_fair_sharing: AdmissionFairSharing | None = None
 
     @property

@@ -6,7 +6,7 @@ import pytest
 
 from kadmit.diagnostics import Diagnostics, Severity
 from kadmit.model import (BorrowWithinCohort, ClusterQueue, FlavorQuotas, NodeSelectorTerm, Preemption, Requirement,
-                          ResourceGroup, ResourceQuota, Taint, TopologyRequest)
+                          ResourceGroup, ResourceQuota, SchedulerConfig, Taint, TopologyRequest)
 from kadmit.validate import validate
 
 from kadmit.model import Node
@@ -147,8 +147,12 @@ CASES = [
      "KAD256", "500m"),
     ("pods requested", base(wl=workload("job", "team-a", "training", pod_set("main", pods=1))), "KAD257", "`pods`"),
     ("claim template not in the input",
-     base(wl=workload("job", "team-a", "training", pod_set("main").model_copy(update={"claim_templates": ("gpus",)}))),
+     base(wl=workload("job", "team-a", "training", pod_set("main").model_copy(update={"claim_templates": ("gpus",)})),
+          extra=[SchedulerConfig(dynamic_resource_allocation=True)]),
      "KAD297", "`team-a/gpus`"),
+    ("claims with the DynamicResourceAllocation gate off",
+     base(wl=workload("job", "team-a", "training", pod_set("main").model_copy(update={"claim_templates": ("gpus",)}))),
+     "KAD298", "`team-a/gpus`"),
     ("empty pod set", base(wl=workload("job", "team-a", "training", pod_set("main", 0))), "KAD258", "count 0"),
     ("pod-set group of three", base(wl=workload("job", "team-a", "training", *(
         pod_set(n, c).model_copy(update={"topology": TopologyRequest(mode="required", level="rack", group="g")})

@@ -15,7 +15,7 @@ import re
 
 from kadmit.diagnostics import Diagnostic, Diagnostics
 from kadmit.manifests import schema
-from kadmit.manifests.codes import KAD157, KAD160
+from kadmit.manifests.codes import KAD157, KAD160, KAD161
 from kadmit.manifests.configcheck import check_configuration, refused
 from kadmit.manifests.fields import Fields, Invalid, Meta, NotRead
 from kadmit.manifests.schema import coverage
@@ -54,13 +54,31 @@ def configuration(f: Fields, o: Meta) -> SchedulerConfig:
     jobs, job_nodes = integration_settings(f, o)
     res, res_nodes = resource_settings(f, o)
     afs, afs_node = admission_fair_sharing(f, o)
+    dra, dra_node = feature_gates(f, o)
     check_configuration(f, o)
     return SchedulerConfig(
         fair_sharing=enabled, preemption_strategies=tuple(names), span=f.span(o.node), **jobs, **res,
-        admission_fair_sharing=afs,
+        admission_fair_sharing=afs, dynamic_resource_allocation=dra,
         spans=f.spans({"fair_sharing": enabled_at, "preemption_strategies": f.field(fs, "preemptionStrategies"),
                        **{f"preemption_strategies.{i}": v for i, v in enumerate(items)}, **job_nodes,
-                       **res_nodes, "admission_fair_sharing": afs_node}))
+                       **res_nodes, "admission_fair_sharing": afs_node,
+                       "dynamic_resource_allocation": dra_node}))
+
+
+DRA_GATE = "DynamicResourceAllocation"
+
+
+def feature_gates(f: Fields, o: Meta) -> tuple[bool, Val | None]:
+    """`featureGates`: whether DynamicResourceAllocation is on (Kueue v0.17.0's default: off), and
+    where it is set; each other gate set is a setting kadmit does not model (KAD161): kadmit keeps
+    Kueue v0.17.0's default for it."""
+    gates = f.map(o.node, "featureGates")
+    for name, node in (gates.v.items() if gates is not None else ()):
+        if name != DRA_GATE:
+            f.diags.emit(KAD161, f"`featureGates.{name}` of the Configuration is not modelled: kadmit follows "
+                         "Kueue v0.17.0's default for every feature gate but DynamicResourceAllocation; "
+                         "kadmit's decision may differ from Kueue's", f.span(node))
+    return f.bool(gates, DRA_GATE, default=False), f.field(gates, DRA_GATE)
 
 
 def admission_fair_sharing(f: Fields, o: Meta) -> tuple[AdmissionFairSharing | None, Val | None]:

@@ -312,6 +312,15 @@ MISSING_CLAIM_TEMPLATE = register(
     "kadmit can't count its DRA devices against quota as Kueue does (`deviceClassMappings`); the "
     "decision may differ from Kueue's. Add the template (`kubectl get resourceclaimtemplates -A -o yaml`).",
     "Kueue DRA: GetResourceRequestsForResourceClaimTemplates reads the template in the workload's namespace")
+UNCOUNTED_CLAIMS = register(
+    "KAD298", "resource claims not counted: the DynamicResourceAllocation gate is off", "warning",
+    "A pod set's `resourceClaims` name ResourceClaimTemplates, but Kueue v0.17.0 counts the devices "
+    "they claim only when its DynamicResourceAllocation feature gate is on, and the gate is off by "
+    "default; so neither Kueue nor kadmit counts them against quota, and the pods may wait for "
+    "devices once admitted. Turn the gate on in the Configuration (`featureGates: "
+    "{DynamicResourceAllocation: true}`) with `resources.deviceClassMappings` to have them counted.",
+    "Kueue v0.17.0 pkg/features: DynamicResourceAllocation defaults to false; the workload controller "
+    "processes DRA resources only with it on")
 
 
 # --- likely mistakes Kueue accepts silently (KAD30x; `validate.likely`) ------------------------

@@ -44,7 +44,7 @@ from kadmit.validate.references import (check_cohort_refs, check_flavor_refs, ch
                                         check_workload_refs)
 from kadmit.validate.rules import typecheck_rule
 from kadmit.validate.whole import validate
-from kadmit.validate.workloads import check_claims, check_workload, claim_template_keys
+from kadmit.validate.workloads import check_claims, check_workload, claim_template_keys, dra_gate
 
 TREE = ("cohorts", "cluster_queues", "local_queues", "workloads")
 
@@ -160,7 +160,7 @@ def validate_since(before: Checked, model: Model, diags: Diagnostics) -> None:
     for wl in edited:
         check_workload(wl, diags)
         check_affinity(wl, diags)
-        check_claims(wl, known, diags)
+        check_claims(wl, known, diags, dra_gate(model))
     for wl in _readers(before, model, ch):
         check_workload_refs(wl, index, diags)
     _workload_duplicates(before, model, ch, diags)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from kadmit.diagnostics import Diagnostics, Label
 from kadmit.model import Workload
 from kadmit.quantity import MILLI, format_quantity
-from kadmit.validate.codes import (MISSING_CLAIM_TEMPLATE, BAD_COUNT, DUPLICATE_POD_SET, EMPTY_POD_SET, FRACTIONAL_REQUEST,
+from kadmit.validate.codes import (MISSING_CLAIM_TEMPLATE, UNCOUNTED_CLAIMS, BAD_COUNT, DUPLICATE_POD_SET, EMPTY_POD_SET, FRACTIONAL_REQUEST,
                                    LARGE_POD_SET_GROUP,
                                    MANY_MIN_COUNTS, MIN_COUNT_ABOVE_COUNT, NEGATIVE_REQUEST,
                                    POD_SET_COUNT_LIMIT, PRIORITY_RANGE, RESERVED_POD_REQUEST)
@@ -101,18 +101,34 @@ def _group_span(ps):
 
 
 def check_claim_templates(model, diags: Diagnostics) -> None:
-    """Each ResourceClaimTemplate a pod set's claims name should be in the input (KAD297)."""
+    """Each pod set's claims: with Kueue's DynamicResourceAllocation gate off (v0.17.0's default) they
+    are not counted (KAD298); with it on, each ResourceClaimTemplate they name should be in the
+    input (KAD297)."""
     known = claim_template_keys(model)
     for wl in model.workloads:
-        check_claims(wl, known, diags)
+        check_claims(wl, known, diags, dra_gate(model))
+
+
+def dra_gate(model) -> bool:
+    return model.config is not None and model.config.dynamic_resource_allocation
 
 
 def claim_template_keys(model) -> set[str]:
     return {f"{t.namespace}/{t.name}" for t in model.claim_templates}
 
 
-def check_claims(wl: Workload, known: set[str], diags: Diagnostics) -> None:
+def check_claims(wl: Workload, known: set[str], diags: Diagnostics, dra: bool) -> None:
     for ps in wl.pod_sets:
+        if ps.claim_templates and not dra:
+            names = ", ".join(f"`{wl.namespace}/{n}`" for n in ps.claim_templates)
+            diags.emit(UNCOUNTED_CLAIMS,
+                       f"pod set `{ps.name}` of `{wl.key}` claims devices from ResourceClaimTemplate {names}; "
+                       "Kueue v0.17.0 counts resource claims only with its DynamicResourceAllocation feature "
+                       "gate on (off by default; the Configuration's featureGates), so they are not counted",
+                       ps.field_span("claim_templates") or ps.span or wl.span,
+                       help="set `featureGates: {DynamicResourceAllocation: true}` in Kueue's Configuration "
+                            "(with `resources.deviceClassMappings`) to have Kueue count them")
+            continue
         for name in ps.claim_templates:
             if f"{wl.namespace}/{name}" not in known:
                 diags.emit(MISSING_CLAIM_TEMPLATE,

@@ -114,7 +114,9 @@ FIELDS: dict[str, dict[str, Entry]] = {
                                   "kadmit.manifests.configcheck", reader=True),
         "multiKueue": N("settings of the MultiKueue admission check controller; a cluster queue's admission "
                         "checks are reported there"),
-        "featureGates": U("kadmit follows Kueue's default for every feature gate"),
+        "featureGates": Entry(UNMODELLED, "kadmit reads DynamicResourceAllocation (DRA: resourceClaims are "
+                              "counted only with it on); every other gate keeps Kueue v0.17.0's default, "
+                              "reported by kadmit.manifests.config", reader=True),
         "manageJobsWithoutQueueName": M("which jobs Kueue manages (docs/INTEGRATIONS.md J1)"),
         "managedJobsNamespaceSelector": M("which namespaces' jobs Kueue manages (docs/INTEGRATIONS.md J1)"),
         "integrations": M("which job kinds Kueue manages (docs/INTEGRATIONS.md J2)"),
