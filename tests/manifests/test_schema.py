@@ -107,6 +107,23 @@ def test_configuration_alone_and_in_its_config_map() -> None:
     assert "ConfigMap `kueue-manager-config`" in diags.sorted()[1].message
 
 
+def test_a_cluster_queue_field_of_a_later_kueue_is_unknown() -> None:
+    """kueue.json is Kueue v0.17.0's CRDs: concurrentAdmissionPolicy came later (tests/kube/test_crd_trees.py:
+    the API server with v0.17.0's CRDs refuses it too)."""
+    assert all(schema.source_of("kueue.x-k8s.io", v, k).startswith("kubernetes-sigs/kueue@v0.17.0 ")
+               for k in coverage.FIELDS if k != "Configuration" for v in schema.versions_of("kueue.x-k8s.io", k))
+    _, diags = read("""\
+        apiVersion: kueue.x-k8s.io/v1beta2
+        kind: ClusterQueue
+        metadata: {name: cq}
+        spec:
+          concurrentAdmissionPolicy: {migration: {mode: Disabled}}
+        """)
+    (d,) = diags.sorted()
+    assert (d.code, d.span.line, d.span.column) == ("KAD180", 5, 3)
+    assert "spec.concurrentAdmissionPolicy" in d.message
+
+
 def test_a_field_of_another_version_says_which() -> None:
     _, diags = read("""\
         apiVersion: kueue.x-k8s.io/v1beta1

@@ -55,7 +55,6 @@ FIELDS: dict[str, dict[str, Entry]] = {
         "admissionChecks": U("kadmit decides as if every admission check passes"),
         "admissionChecksStrategy": U("kadmit decides as if every admission check passes"),
         "admissionScope": M("admission fair sharing: workloads ordered by their local queue's usage"),
-        "concurrentAdmissionPolicy": U("concurrent admission (flavor migration) is not modelled"),
     },
     "Cohort": {
         "parentName": M("cohort tree"),
