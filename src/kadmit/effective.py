@@ -51,7 +51,7 @@ def counted(model: Model) -> Model:
     DynamicResourceAllocation gate on (Kueue v0.17.0's default: off). The model itself when nothing changes."""
     cfg = model.config
     claims = (cfg is not None and cfg.dynamic_resource_allocation
-              and any(ps.claim_templates for wl in model.workloads for ps in wl.pod_sets))
+              and any(ps.claim_templates or ps.claims for wl in model.workloads for ps in wl.pod_sets))
     if not claims and (cfg is None or not (cfg.exclude_resource_prefixes or cfg.transformations)):
         return model
     cfg = cfg or SchedulerConfig()
@@ -63,7 +63,11 @@ def counted(model: Model) -> Model:
     for wl in model.workloads:
         pod_sets = tuple(_pod_set(ps, cfg) for ps in wl.pod_sets)
         update: dict = {}
-        if cfg.dynamic_resource_allocation and any(ps.claim_templates for ps in pod_sets):
+        if cfg.dynamic_resource_allocation and any(ps.claims for ps in pod_sets):
+            # workload_controller.go: a pending workload naming a ResourceClaim directly is held
+            # Inadmissible before its templates are read
+            update["inadmissible"] = "DynamicResourceAllocation feature does not support use of resource claims"
+        elif cfg.dynamic_resource_allocation and any(ps.claim_templates for ps in pod_sets):
             pod_sets, why = _with_devices(wl.namespace, pod_sets, templates, mapping)
             if why:
                 update["inadmissible"] = why

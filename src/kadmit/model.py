@@ -225,6 +225,7 @@ class PodSet(Obj):
     tolerations: tuple[Toleration, ...] = ()
     topology: TopologyRequest | None = None
     claim_templates: tuple[str, ...] = ()  # DRA: ResourceClaimTemplates the pods' resourceClaims name
+    claims: tuple[str, ...] = ()  # DRA: ResourceClaims the pods' resourceClaims name directly
     resources: PodResources | None = None  # its containers' own, which Kueue adjusts (`manifests.resources`)
     _outside: ClassVar[frozenset[str]] = frozenset({"span", "spans", "resources"})  # `requests` holds what it asks
 

@@ -166,3 +166,22 @@ def test_a_template_not_in_the_input_is_a_located_warning() -> None:
     (d,) = [d for d in diags if d.code == "KAD297"]
     assert d.span.line == line_of("resourceClaims:") and "default/elsewhere" in d.message
     assert admitted(model)  # nothing counted, as far as kadmit can tell
+
+
+def test_a_claim_named_directly_is_inadmissible_with_the_gate_on() -> None:
+    """workload_controller.go holds a pending workload naming a ResourceClaim Inadmissible before it
+    reads templates (the oracle agrees: tests/oracle/features/dra-direct-claim.yaml)."""
+    direct = "resourceClaims: [{name: gpu, resourceClaimName: my-claim}]"
+    text = STATE.format(count=1, device_class="gpu.example.com", template="two-gpus", gates=GATE_ON, extra="")
+    text = text.replace("resourceClaims: [{name: gpu, resourceClaimTemplateName: two-gpus}]", direct)
+    diags = Diagnostics()
+    model = merge([read_manifest_text(text, "s.yaml", diags)])
+    validate(model, diags)
+    assert not admitted(model)
+    assert reasons(model) == ["DynamicResourceAllocation feature does not support use of resource claims"]
+    off = Diagnostics()
+    model = merge([read_manifest_text(text.replace(GATE_ON, ""), "s.yaml", off)])
+    validate(model, off)
+    (d,) = [d for d in off if d.severity.value != "note"]
+    assert d.code == "KAD298" and "ResourceClaim `default/my-claim`" in d.message
+    assert admitted(model)

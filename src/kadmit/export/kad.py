@@ -203,9 +203,9 @@ def pod_group(out: Out, wl: Workload, ps: PodSet) -> str:
             body.append(f"topology = {t.mode} {key(t.level)}")
         if t.group is not None:
             body.append(f"topology_group = {key(t.group)}")
-    if ps.claim_templates:
+    if ps.claim_templates or ps.claims:
         body += out.lack("workloads", f"the DRA claims of pod group `{ps.name}` of `{wl.key}`", ps.span,
-                         [", ".join(ps.claim_templates)])
+                         [", ".join((*ps.claim_templates, *ps.claims))])
     return block(f"pod_group {key(ps.name)}", body)
 
 

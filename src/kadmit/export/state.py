@@ -73,9 +73,11 @@ def pod_set(ix: ModelIndex, wl: Workload, ps: PodSet, diags: Diagnostics) -> dic
                                   for term in ps.node_affinity]}}}
     if ps.tolerations:
         spec["tolerations"] = [toleration(t) for t in ps.tolerations]
-    if ps.claim_templates:
-        spec["resourceClaims"] = [{"name": f"claim-{i}", "resourceClaimTemplateName": name}
-                                  for i, name in enumerate(ps.claim_templates)]
+    if ps.claim_templates or ps.claims:
+        spec["resourceClaims"] = ([{"name": f"claim-{i}", "resourceClaimTemplateName": name}
+                                   for i, name in enumerate(ps.claim_templates)]
+                                  + [{"name": f"claim-{len(ps.claim_templates) + i}", "resourceClaimName": name}
+                                     for i, name in enumerate(ps.claims)])
     out: dict = {"name": ps.name, "count": ps.count}
     if ps.min_count is not None:
         out["minCount"] = ps.min_count

@@ -53,9 +53,11 @@ def claim_template(f: Fields, o: Meta) -> ClaimTemplate:
                          spans=f.spans({"name": o.metadata.v.get("name")}))
 
 
-def pod_claim_templates(f: Fields, spec: Val | None) -> tuple[tuple[str, ...], Val | None]:
-    """The ResourceClaimTemplate names of a pod spec's `resourceClaims` (claims named directly are
-    not counted by Kueue), and the node that lists them."""
-    names = tuple(name for c in f.maps(spec, "resourceClaims")
-                  if (name := f.str(c, "resourceClaimTemplateName")))
-    return names, f.field(spec, "resourceClaims")
+def pod_claim_templates(f: Fields, spec: Val | None) -> tuple[tuple[str, ...], tuple[str, ...], Val | None]:
+    """The ResourceClaimTemplate names of a pod spec's `resourceClaims`, the ResourceClaims it names
+    directly (which Kueue v0.17.0, with its DynamicResourceAllocation gate on, refuses to admit), and
+    the node that lists them."""
+    items = f.maps(spec, "resourceClaims")
+    names = tuple(name for c in items if (name := f.str(c, "resourceClaimTemplateName")))
+    direct = tuple(name for c in items if (name := f.str(c, "resourceClaimName")))
+    return names, direct, f.field(spec, "resourceClaims")

@@ -161,8 +161,8 @@ def template_pod_set(f: Fields, name: str, count: int, min_count: int | None, te
     affinity, affinity_node = required_node_affinity(f, spec)
     topo, topo_node = _topology(f, request, meta, count) if topology else (None, None)
     coverage.warn_template(f, meta, spec, name)
-    claims, claims_node = pod_claim_templates(f, spec)
-    return PodSet(claim_templates=claims,
+    claims, direct, claims_node = pod_claim_templates(f, spec)
+    return PodSet(claim_templates=claims, claims=direct,
         name=name, origin=origin, count=count, min_count=min_count, requests=reqs.requests, resources=reqs.pod,
         node_selector=selector, node_affinity=affinity, tolerations=tolerations(f, spec), topology=topo,
         span=f.span(at),

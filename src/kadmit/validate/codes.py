@@ -314,7 +314,7 @@ MISSING_CLAIM_TEMPLATE = register(
     "Kueue DRA: GetResourceRequestsForResourceClaimTemplates reads the template in the workload's namespace")
 UNCOUNTED_CLAIMS = register(
     "KAD298", "resource claims not counted: the DynamicResourceAllocation gate is off", "warning",
-    "A pod set's `resourceClaims` name ResourceClaimTemplates, but Kueue v0.17.0 counts the devices "
+    "A pod set's `resourceClaims` name ResourceClaimTemplates (or ResourceClaims), but Kueue v0.17.0 counts the devices "
     "they claim only when its DynamicResourceAllocation feature gate is on, and the gate is off by "
     "default; so neither Kueue nor kadmit counts them against quota, and the pods may wait for "
     "devices once admitted. Turn the gate on in the Configuration (`featureGates: "

@@ -119,10 +119,11 @@ def claim_template_keys(model) -> set[str]:
 
 def check_claims(wl: Workload, known: set[str], diags: Diagnostics, dra: bool) -> None:
     for ps in wl.pod_sets:
-        if ps.claim_templates and not dra:
-            names = ", ".join(f"`{wl.namespace}/{n}`" for n in ps.claim_templates)
+        if (ps.claim_templates or ps.claims) and not dra:
+            names = ", ".join([*(f"ResourceClaimTemplate `{wl.namespace}/{n}`" for n in ps.claim_templates),
+                               *(f"ResourceClaim `{wl.namespace}/{n}`" for n in ps.claims)])
             diags.emit(UNCOUNTED_CLAIMS,
-                       f"pod set `{ps.name}` of `{wl.key}` claims devices from ResourceClaimTemplate {names}; "
+                       f"pod set `{ps.name}` of `{wl.key}` claims devices from {names}; "
                        "Kueue v0.17.0 counts resource claims only with its DynamicResourceAllocation feature "
                        "gate on (off by default; the Configuration's featureGates), so they are not counted",
                        ps.field_span("claim_templates") or ps.span or wl.span,
