@@ -33,6 +33,13 @@ CI (and on in the soak) and agreement is counted per feature. The switches:
   RuntimeClass); `existing_jobs` (jobs with a UID: objects already in
   the cluster, which did not pass Kueue's webhooks — the oracle's reading of a UID); `pod_level`
   (a pod's own `resources`: requests, limits or both, recorded as `pod_level=SHAPE`)
+- placement rules: `flavor_selectors` (ResourceFlavor nodeLabels; pods with a nodeSelector, a
+  required or preferred node affinity, recorded as `node_affinity=FORM`), `flavor_taints`
+  (ResourceFlavor nodeTaints, under TAS on the nodes too; pods with tolerations, `tolerations=FORM`)
+- queues: `namespace_selector` (a ClusterQueue's namespaceSelector other than `{}`, absent included,
+  namespaces labelled or not), `stop_policy` (Hold / HoldAndDrain on ClusterQueues and LocalQueues);
+  `inactive` (a Workload with `active: false`, pending or admitted); `resource_groups` (memory in
+  a resource group of its own, over flavors of its own)
 """
 
 from __future__ import annotations
@@ -46,13 +53,15 @@ from hypothesis import strategies as st
 API = "kueue.x-k8s.io/v1beta2"
 START = datetime(2026, 11, 1, tzinfo=UTC)
 JOB_KINDS = ("Job", "JobSet", "LeaderWorkerSet", "RayJob", "RayCluster", "PyTorchJob", "TrainJob", "AppWrapper",
-             "Pod", "PodGroup", "Deployment", "StatefulSet")
+             "Pod", "PodGroup", "Deployment", "StatefulSet", "TFJob", "MPIJob", "PaddleJob", "XGBoostJob", "JAXJob",
+             "RayService")
 SWITCHES = ("cohorts", "cohort_tree", "cohort_quota", "borrowing_limit", "lending_limit", "flavors", "fungibility",
             "preference", "preemption", "borrow_within_cohort", "fair_sharing", "admission_fair_sharing",
             "strict_fifo", "priorities", "priority_class", "admitted", "partial_admission", "memory", "tas",
             "tas_required", "tas_preferred", "tas_unconstrained", "jobs", "init_containers", "sidecars", "overhead",
             "limit_range", "limits_only", "existing_jobs", "tas_flavors", "pod_group_hash",
             "appwrapper_pod_extras", "fair_sharing_no_cohort", "tas_queues", "tas_groups", "pod_level",
+            "flavor_selectors", "flavor_taints", "namespace_selector", "stop_policy", "inactive", "resource_groups",
             *(f"job:{k}" for k in JOB_KINDS))
 ALL = frozenset(SWITCHES)
 FRAMEWORKS = ["batch/job", "kubeflow.org/mpijob", "ray.io/rayjob", "ray.io/raycluster", "ray.io/rayservice",
@@ -61,6 +70,13 @@ FRAMEWORKS = ["batch/job", "kubeflow.org/mpijob", "ray.io/rayjob", "ray.io/raycl
               "trainer.kubeflow.org/trainjob", "pod", "deployment", "statefulset",
               "leaderworkerset.x-k8s.io/leaderworkerset"]
 RACK, HOST = "example.com/rack", "kubernetes.io/hostname"
+# Kubeflow training kinds but PyTorchJob: apiVersion, replica specs' field, replica types (Kueue's
+# order, the last always drawn), container name
+TRAINING = {"TFJob": ("kubeflow.org/v1", "tfReplicaSpecs", ("Chief", "PS", "Worker"), "tensorflow"),
+            "MPIJob": ("kubeflow.org/v2beta1", "mpiReplicaSpecs", ("Launcher", "Worker"), "mpi"),
+            "PaddleJob": ("kubeflow.org/v1", "paddleReplicaSpecs", ("Master", "Worker"), "paddle"),
+            "XGBoostJob": ("kubeflow.org/v1", "xgbReplicaSpecs", ("Master", "Worker"), "xgboost"),
+            "JAXJob": ("kubeflow.org/v1", "jaxReplicaSpecs", ("Worker",), "jax")}
 
 
 @dataclass
@@ -93,6 +109,9 @@ class _Draw:
 
     def __init__(self, draw, allowed: frozenset[str]):
         self.draw, self.allowed, self.features = draw, allowed, set()
+        self.label_key: str | None = None  # the flavors' node label key pods select on (flavor_selectors)
+        self.label_values: list[str] = []
+        self.taints: list[str] = []  # the values of the flavors' `dedicated` taints (flavor_taints)
 
     def on(self, switch: str, p: float = 0.5) -> bool:
         """Whether `switch` is on here: off unless allowed; recorded when on."""
@@ -124,7 +143,7 @@ def _quota(d: _Draw, resource: str, cohort: bool, *, cohort_object: bool = False
     return q
 
 
-def _cohorts(d: _Draw, flavors: list[str], resources: list[str]) -> tuple[list[str], list[dict]]:
+def _cohorts(d: _Draw, groups: list[tuple[list[str], list[str]]]) -> tuple[list[str], list[dict]]:
     if not d.on("cohorts", 0.7):
         return [], []
     names = [f"co{i}" for i in range(d.int(1, 3))]
@@ -135,17 +154,22 @@ def _cohorts(d: _Draw, flavors: list[str], resources: list[str]) -> tuple[list[s
         if tree and i > 0 and d.int(0, 2):
             spec["parentName"] = names[d.int(0, i - 1)]
         if d.on("cohort_quota", 0.3):
-            mine = flavors[:d.int(1, len(flavors))]
-            spec["resourceGroups"] = [{"coveredResources": resources, "flavors": [
-                {"name": f, "resources": [_quota(d, r, bool(spec.get("parentName")), cohort_object=True)
-                                          for r in resources]} for f in mine]}]
+            spec["resourceGroups"] = []
+            for resources, flavors in groups:
+                mine = flavors[:d.int(1, len(flavors))]
+                spec["resourceGroups"].append({"coveredResources": resources, "flavors": [
+                    {"name": f, "resources": [_quota(d, r, bool(spec.get("parentName")), cohort_object=True)
+                                              for r in resources]} for f in mine]})
         if "fair_sharing" in d.features and d.int(0, 1):
             spec["fairSharing"] = {"weight": d.pick(["0", "1", "2", "500m"], "weight")}
         docs.append({"apiVersion": API, "kind": "Cohort", "metadata": {"name": name}, "spec": spec})
     return names, docs
 
 
-def _cluster_queue(d: _Draw, name: str, flavors: list[str], resources: list[str], cohorts: list[str]) -> tuple[dict, dict]:
+def _cluster_queue(d: _Draw, name: str, groups: list[tuple[list[str], list[str]]],
+                   cohorts: list[str]) -> tuple[dict, dict, list[tuple[list[str], list[str]]]]:
+    """A ClusterQueue over `groups` (covered resources, flavors): its manifest, nominal quotas by
+    (flavor, resource) and its own groups (the resources and the flavors it was given of each)."""
     cohort = d.pick(cohorts) if cohorts and d.int(0, 4) else None
     if cohort is None and "fair_sharing" in d.features:
         if cohorts and "fair_sharing_no_cohort" not in d.allowed:  # Kueue v0.17.0 panics (DIVERGENCES.md)
@@ -155,19 +179,36 @@ def _cluster_queue(d: _Draw, name: str, flavors: list[str], resources: list[str]
             d.features.add("cohorts")
         else:
             d.features.add("fair_sharing_no_cohort")
-    mine = flavors[d.int(0, len(flavors) - 1):] if len(flavors) > 1 else flavors
-    if len(mine) > 1 and d.int(0, 1):
-        mine = list(reversed(mine))
     quotas = {}
-    fqs = []
-    for f in mine:
-        rs = [_quota(d, r, cohort is not None) for r in resources]
-        for q in rs:
-            quotas[(f, q["name"])] = int(q["nominalQuota"].removesuffix("Gi"))
-        fqs.append({"name": f, "resources": rs})
-    spec: dict = {"namespaceSelector": {}, "resourceGroups": [{"coveredResources": resources, "flavors": fqs}]}
+    rgs, mine_groups = [], []
+    for resources, flavors in groups:
+        mine = flavors[d.int(0, len(flavors) - 1):] if len(flavors) > 1 else flavors
+        if len(mine) > 1 and d.int(0, 1):
+            mine = list(reversed(mine))
+        fqs = []
+        for f in mine:
+            rs = [_quota(d, r, cohort is not None) for r in resources]
+            for q in rs:
+                quotas[(f, q["name"])] = int(q["nominalQuota"].removesuffix("Gi"))
+            fqs.append({"name": f, "resources": rs})
+        rgs.append({"coveredResources": resources, "flavors": fqs})
+        mine_groups.append((resources, mine))
+    spec: dict = {"namespaceSelector": {}, "resourceGroups": rgs}
+    if d.on("namespace_selector", 0.25):
+        form = d.pick(["absent", "match", "match", "in", "not_in", "metadata_name"], "namespaceSelector")
+        if form == "absent":  # no namespace (Kueue: a nil selector matches nothing)
+            del spec["namespaceSelector"]
+        elif form == "match":
+            spec["namespaceSelector"] = {"matchLabels": {"team": name}}
+        elif form in ("in", "not_in"):
+            spec["namespaceSelector"] = {"matchExpressions": [
+                {"key": "team", "operator": "In" if form == "in" else "NotIn", "values": [name, "other"]}]}
+        else:  # the label the API server gives every namespace
+            spec["namespaceSelector"] = {"matchLabels": {"kubernetes.io/metadata.name": f"ns-{name}"}}
     if cohort:
         spec["cohortName"] = cohort
+    if d.on("stop_policy", 0.1):
+        spec["stopPolicy"] = d.pick(["Hold", "HoldAndDrain"], "stopPolicy")
     spec["queueingStrategy"] = "StrictFIFO" if d.on("strict_fifo", 0.3) else "BestEffortFIFO"
     if d.on("preemption", 0.7):
         within = d.pick(["Never", "LowerPriority", "LowerOrNewerEqualPriority"], "withinClusterQueue")
@@ -191,7 +232,7 @@ def _cluster_queue(d: _Draw, name: str, flavors: list[str], resources: list[str]
         spec["fairSharing"] = {"weight": d.pick(["0", "1", "2", "500m"], "weight")}
     if "admission_fair_sharing" in d.features:
         spec["admissionScope"] = {"admissionMode": "UsageBasedAdmissionFairSharing"}
-    return {"apiVersion": API, "kind": "ClusterQueue", "metadata": {"name": name}, "spec": spec}, quotas
+    return {"apiVersion": API, "kind": "ClusterQueue", "metadata": {"name": name}, "spec": spec}, quotas, mine_groups
 
 
 def _requests(d: _Draw, resources: list[str]) -> dict:
@@ -230,6 +271,7 @@ def _pod_spec(d: _Draw, resources: list[str], *, job: bool, namespace_has_limit_
             spec["runtimeClassName"] = "kata"
     if d.on("pod_level", 0.15):
         spec["resources"] = _pod_level(d, resources)
+    _scheduling(d, spec)
     return spec
 
 
@@ -247,6 +289,72 @@ def _pod_level(d: _Draw, resources: list[str]) -> dict:
         return {"limits": want}
     return {"requests": want, "limits": {r: _show(r, _parse(q) + (4 if r == "memory" else 1000))
                                          for r, q in want.items()}}
+
+
+def _scheduling(d: _Draw, spec: dict) -> None:
+    """A pod's node selector or node affinity, where the flavors carry node labels
+    (`flavor_selectors`), and its tolerations, where they carry taints (`flavor_taints`): what
+    Kueue's flavor assigner matches against each flavor (and, under TAS, each node)."""
+    key = d.label_key
+    if key and d.int(0, 9) < 4:
+        values = d.label_values + ["none"]
+        form = d.pick(["selector", "selector", "in", "not_in", "two_terms", "exists", "does_not_exist", "other_key",
+                       "preferred"], "node_affinity")
+        if form == "selector":
+            spec["nodeSelector"] = {key: d.pick(values)}
+        elif form == "other_key":
+            spec["nodeSelector"] = {"disk": "ssd"}
+        else:
+            if form in ("in", "not_in"):
+                picked = sorted({d.pick(values) for _ in range(d.int(1, 2))})
+                terms = [{"matchExpressions": [{"key": key, "operator": "In" if form == "in" else "NotIn",
+                                                "values": picked}]}]
+            elif form == "two_terms":
+                terms = [{"matchExpressions": [{"key": key, "operator": "In", "values": [d.pick(values)]}]},
+                         {"matchExpressions": [{"key": key, "operator": "In", "values": [d.pick(values)]}]}]
+            else:
+                op = "Exists" if form in ("exists", "preferred") else "DoesNotExist"
+                terms = [{"matchExpressions": [{"key": key, "operator": op}]}]
+            if form == "preferred":  # Kueue reads only the required terms
+                spec["affinity"] = {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+                    {"weight": 10, "preference": {"matchExpressions": [
+                        {"key": key, "operator": "In", "values": [d.pick(values)]}]}}]}}
+            else:
+                spec["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+                    "nodeSelectorTerms": terms}}}
+    if d.taints and d.int(0, 9) < 5:
+        form = d.pick(["equal", "equal", "exists_key", "exists_all", "no_execute_only"], "tolerations")
+        if form == "equal":
+            tol = {"key": "dedicated", "operator": "Equal", "value": d.pick(d.taints), "effect": "NoSchedule"}
+        elif form == "exists_key":
+            tol = {"key": "dedicated", "operator": "Exists"}
+        elif form == "exists_all":
+            tol = {"operator": "Exists"}
+        else:
+            tol = {"key": "dedicated", "operator": "Exists", "effect": "NoExecute"}
+        spec["tolerations"] = [tol]
+
+
+def _flavor_rules(d: _Draw, flavors: list[str], fl: dict, i: int, tas: bool) -> None:
+    """A ResourceFlavor's node labels (`flavor_selectors`: a zone per flavor, or none; under TAS
+    the pool label it already has) and node taints (`flavor_taints`)."""
+    spec = fl.setdefault("spec", {})
+    if "flavor_selectors" in d.features:
+        if tas:
+            d.label_key = "pool"
+            d.label_values.append(spec["nodeLabels"]["pool"])
+        elif d.int(0, 3):
+            d.label_key = "zone"
+            zone = f"z{i % 2}" if len(flavors) > 2 else f"z{i}"
+            spec["nodeLabels"] = {"zone": zone}
+            if zone not in d.label_values:
+                d.label_values.append(zone)
+    if "flavor_taints" in d.features and d.int(0, 1):
+        effect = d.pick(["NoSchedule", "NoSchedule", "NoExecute", "PreferNoSchedule"], "taint")
+        spec["nodeTaints"] = [{"key": "dedicated", "value": fl["metadata"]["name"], "effect": effect}]
+        d.taints.append(fl["metadata"]["name"])
+    if not spec:
+        del fl["spec"]
 
 
 def _limit_ranges(d: _Draw, ns: str) -> list[dict]:
@@ -350,6 +458,21 @@ def _job(d: _Draw, kind: str, name: str, ns: str, labels: dict, resources: list[
             s["template"]["spec"]["containers"][0]["name"] = "pytorch"
         return [{"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob", "metadata": meta,
                  "spec": {"pytorchReplicaSpecs": specs}}]
+    if kind in TRAINING:
+        version, field, types, container = TRAINING[kind]
+        specs = {}
+        for t in types:
+            if t == types[-1] or d.int(0, 1):  # the last (workers) always; the others sometimes
+                specs[t] = {"replicas": n if t in ("Worker", "PS") else 1, "template": _template(d, resources, lr)}
+                specs[t]["template"]["spec"]["containers"][0]["name"] = container
+        spec = {field: specs} | ({"slotsPerWorker": 1} if kind == "MPIJob" else {})
+        return [{"apiVersion": version, "kind": kind, "metadata": meta, "spec": spec}]
+    if kind == "RayService":
+        cluster = {"headGroupSpec": {"rayStartParams": {}, "template": _template(d, resources, lr, job=False)},
+                   "workerGroupSpecs": [{"groupName": "w", "replicas": n, "rayStartParams": {},
+                                         "template": _template(d, resources, lr, job=False)}]}
+        return [{"apiVersion": "ray.io/v1", "kind": "RayService", "metadata": meta,
+                 "spec": {"rayClusterConfig": cluster}}]
     if kind == "TrainJob":
         runtime = f"rt-{name}"
         container = {"name": "node", "image": "torch", "resources": {"requests": _requests(d, resources)}}
@@ -432,12 +555,17 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
     docs: list[dict] = []
     resources = ["cpu", "memory"] if d.on("memory", 0.3) else ["cpu"]
     flavors = [f"f{i}" for i in range(d.int(1, 3) if d.on("flavors", 0.7) else 1)]
+    d.on("flavor_selectors", 0.2)
+    d.on("flavor_taints", 0.15)
     fair = d.on("fair_sharing", 0.25)
     afs = not fair and d.on("admission_fair_sharing", 0.15)
     jobs = d.on("jobs", 0.5)
     tas = d.on("tas", 0.25)
     if tas and len(flavors) > 1 and not d.on("tas_flavors", 1):
         flavors = flavors[:1]
+    groups = [(resources, flavors)]
+    if len(resources) > 1 and not tas and d.on("resource_groups", 0.3):  # memory over flavors of its own
+        groups = [(["cpu"], flavors), (["memory"], [f"m{i}" for i in range(d.int(1, 2))])]
     if fair or afs or jobs:
         config: dict = {"apiVersion": "config.kueue.x-k8s.io/v1beta2", "kind": "Configuration",
                         "integrations": {"frameworks": list(FRAMEWORKS)}}
@@ -452,13 +580,22 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
     if tas:
         docs.append({"apiVersion": API, "kind": "Topology", "metadata": {"name": "dc"},
                      "spec": {"levels": [{"nodeLabel": RACK}, {"nodeLabel": HOST}]}})
-    for f in flavors:
+    for i, f in enumerate(flavors):
         fl: dict = {"apiVersion": API, "kind": "ResourceFlavor", "metadata": {"name": f}}
+        nodes = []
         if tas:
             fl["spec"] = {"nodeLabels": {"pool": f}, "topologyName": "dc"}
-            docs += _nodes(d, f, resources)
+            nodes = _nodes(d, f, resources)
+        _flavor_rules(d, flavors, fl, i, tas)
+        for n in nodes:  # the flavor's taint on some of its nodes
+            if fl.get("spec", {}).get("nodeTaints") and d.int(0, 1):
+                n["spec"] = {"taints": [dict(fl["spec"]["nodeTaints"][0])]}
+                d.features.add("node_taints")
+        docs += nodes
         docs.append(fl)
-    cohorts, cohort_docs = _cohorts(d, flavors, resources)
+    docs += [{"apiVersion": API, "kind": "ResourceFlavor", "metadata": {"name": f}} for f in groups[-1][1]
+             if len(groups) > 1]
+    cohorts, cohort_docs = _cohorts(d, groups)
     docs += cohort_docs
     queues = []
     kinds = [k for k in JOB_KINDS if f"job:{k}" in allowed]
@@ -468,14 +605,19 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
         if tas and i == 1:
             d.features.add("tas_queues")
         name = f"cq{i}"
-        cq, quotas = _cluster_queue(d, name, flavors, resources, cohorts)
+        cq, quotas, cq_groups = _cluster_queue(d, name, groups, cohorts)
         docs.append(cq)
         ns = f"ns-{name}"
-        docs.append({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
+        ns_doc: dict = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}
+        if cq["spec"].get("namespaceSelector", {}) != {} and d.int(0, 2):
+            ns_doc["metadata"]["labels"] = {"team": name}
+        docs.append(ns_doc)
         lqs = ["lq", "lq2"] if afs else ["lq"]
         for lq in lqs:
             q: dict = {"apiVersion": API, "kind": "LocalQueue", "metadata": {"name": lq, "namespace": ns},
                        "spec": {"clusterQueue": name}}
+            if d.on("stop_policy", 0.05):
+                q["spec"]["stopPolicy"] = d.pick(["Hold", "HoldAndDrain"], "stopPolicy")
             if afs and d.int(0, 1):
                 q["status"] = {"fairSharing": {"admissionFairSharingStatus": {
                     "consumedResources": {"cpu": str(d.int(1, 50))}, "lastUpdate": _stamp(START)}}}
@@ -484,7 +626,7 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
         if lr:
             limit_ranges = True
             docs += _limit_ranges(d, ns)
-        queues.append((name, ns, lqs, quotas, lr))
+        queues.append((name, ns, lqs, quotas, lr, cq_groups))
     if jobs and kinds and "priority_class" in allowed:
         docs.append({"apiVersion": API, "kind": "WorkloadPriorityClass", "metadata": {"name": "wpc-high"}, "value": 100})
         docs.append({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "pc-mid"},
@@ -493,7 +635,7 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
     used: dict = {}
     serial = 0
     for _ in range(d.int(1, 8)):
-        name, ns, lqs, quotas, lr = d.pick(queues)
+        name, ns, lqs, quotas, lr, cq_groups = d.pick(queues)
         lq = d.pick(lqs)
         serial += 1
         created = START + timedelta(hours=1, minutes=serial)
@@ -526,6 +668,7 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
         pod_set: dict = {"name": "main", "count": pods,
                          "template": {"spec": {"restartPolicy": "Never", "containers": [
                              {"name": "c", "image": "busybox", "resources": {"requests": req}}]}}}
+        _scheduling(d, pod_set["template"]["spec"])
         topo = _tas_request(d)
         if topo:
             pod_set["topologyRequest"] = topo
@@ -545,21 +688,28 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
         if d.on("pod_level", 0.15):  # a Workload's pod set: its own requests count where set
             own = pod_set["template"]["spec"]["resources"] = _pod_level(d, resources)
             req = {**req, **{r: q for r, q in own.get("requests", {}).items() if r in resources}}
+        if d.on("inactive", 0.06):
+            wl["spec"]["active"] = False
         need = {r: _parse(req[r]) for r in resources}
-        fit = [f for (f, r) in quotas if r == resources[0]
-               and all(used.get((name, f, r), 0) + need[r] * pods <= quotas[(f, r)] * (1000 if r == "cpu" else 1)
-                       for r in resources)]
-        if not tas and fit and d.on("admitted", 0.4):
-            f = d.pick(fit)
+        fit = []  # per resource group: its resources and the flavors with room for them
+        for covered, mine in cq_groups:
+            room = [f for f in mine if all(used.get((name, f, r), 0) + need[r] * pods
+                                           <= quotas[(f, r)] * (1000 if r == "cpu" else 1) for r in covered)]
+            fit.append((covered, room))
+        if not tas and all(room for _, room in fit) and d.on("admitted", 0.4):
+            flavor_of = {}
+            for covered, room in fit:
+                f = d.pick(room)
+                flavor_of |= {r: f for r in covered}
             usage = {}
             for r in resources:
-                used[(name, f, r)] = used.get((name, f, r), 0) + need[r] * pods
+                used[(name, flavor_of[r], r)] = used.get((name, flavor_of[r], r), 0) + need[r] * pods
                 usage[r] = _show(r, need[r] * pods)
             at = _stamp(START + timedelta(minutes=serial))
             wl["metadata"]["creationTimestamp"] = _stamp(START + timedelta(seconds=serial))
             wl["status"] = {
                 "admission": {"clusterQueue": name, "podSetAssignments": [
-                    {"name": "main", "count": pods, "flavors": {r: f for r in resources}, "resourceUsage": usage}]},
+                    {"name": "main", "count": pods, "flavors": flavor_of, "resourceUsage": usage}]},
                 "conditions": [
                     {"type": "QuotaReserved", "status": "True", "reason": "QuotaReserved",
                      "message": f"Quota reserved in ClusterQueue {name}", "lastTransitionTime": at},
