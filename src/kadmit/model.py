@@ -141,8 +141,9 @@ class Namespace(Obj):
     labels: dict[str, str] = {}
 
     def effective_labels(self) -> dict[str, str]:
-        """Labels as the API server sees them: `kubernetes.io/metadata.name` is always set."""
-        return {"kubernetes.io/metadata.name": self.name, **self.labels}
+        """Labels as the API server keeps them: `kubernetes.io/metadata.name` is always the name,
+        whatever value the manifest gave (the namespace strategy's Canonicalize sets it)."""
+        return {**self.labels, "kubernetes.io/metadata.name": self.name}
 
 
 # --- cluster state ----------------------------------------------------------------------------

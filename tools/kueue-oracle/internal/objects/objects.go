@@ -132,6 +132,9 @@ func (r *Reader) Read(ctx context.Context, docs []input.Document) (*Input, error
 		case coreKinds[gvk] != nil:
 			obj = coreKinds[gvk]()
 			err = r.typed(u, obj, in)
+			if ns, ok := obj.(*corev1.Namespace); ok && err == nil {
+				labelNamespace(ns)
+			}
 		case gvk.Group != kueueGroup && r.Scheme.Recognizes(gvk):
 			// Another kind Kueue's code may read (a training runtime a TrainJob names): in the
 			// cluster as it is.
@@ -314,6 +317,16 @@ var clusterScoped = map[string]bool{
 	"ResourceFlavor": true, "ClusterQueue": true, "Cohort": true, "WorkloadPriorityClass": true,
 	"Topology": true, "AdmissionCheck": true, "MultiKueueCluster": true, "MultiKueueConfig": true,
 	"ProvisioningRequestConfig": true, "ClusterTrainingRuntime": true, "Configuration": true,
+}
+
+// labelNamespace gives a Namespace the `kubernetes.io/metadata.name` label the API server sets
+// on every namespace, over any value given (k8s.io/kubernetes pkg/registry/core/namespace
+// strategy.go Canonicalize): a ClusterQueue's namespaceSelector may match on it.
+func labelNamespace(ns *corev1.Namespace) {
+	if ns.Labels == nil {
+		ns.Labels = map[string]string{}
+	}
+	ns.Labels[corev1.LabelMetadataName] = ns.Name
 }
 
 func defaultNamespace(u *unstructured.Unstructured) {
