@@ -21,6 +21,7 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/utils/clock"
 	clocktesting "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
@@ -253,8 +254,13 @@ func (c *Cluster) load(objs []client.Object) error {
 		}
 	}
 	for _, lq := range lqs {
-		if err := c.queues.AddLocalQueue(ctx, lq); err != nil {
-			c.notes = append(c.notes, fmt.Sprintf("LocalQueue %s/%s: %v", lq.Namespace, lq.Name, err))
+		// A stopped LocalQueue (stopPolicy Hold or HoldAndDrain) is not added to the queueing
+		// system, as LocalQueueReconciler.Create adds only queues whose stopPolicy is None: its
+		// workloads are never queued, and the workload controller marks them inadmissible.
+		if ptr.Deref(lq.Spec.StopPolicy, kueue.None) == kueue.None {
+			if err := c.queues.AddLocalQueue(ctx, lq); err != nil {
+				c.notes = append(c.notes, fmt.Sprintf("LocalQueue %s/%s: %v", lq.Namespace, lq.Name, err))
+			}
 		}
 		// The cache lists a ClusterQueue's LocalQueues when the queue is added; those added to
 		// it already report so, harmlessly.
