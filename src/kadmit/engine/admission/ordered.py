@@ -115,7 +115,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
             continue  # duplicates are reported by the validator
         seen.add(wl.key)
         cq = ix.cluster_queue_of(wl)
-        if cq is None or not wl.active or session.compiler.inactive(cq):
+        if not _queued(session, wl, cq):
             decisions[wl.key] = Decision(wl, False, cq.name if cq else None)
         else:
             queues.setdefault(cq.name, []).append(wl)
@@ -174,7 +174,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                 if wl.key not in seen:
                     seen.add(wl.key)
                     cq = ix.cluster_queue_of(wl)
-                    if cq is not None and wl.active and not session.compiler.inactive(cq):
+                    if _queued(session, wl, cq):
                         set_aside.setdefault(cq.name, []).append(wl)
                         waits(wl, cq.name, "aside")
 
@@ -197,7 +197,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                 roots.add(tree.root(f"cq:{victim.cluster_queue}"))
                 wl = ix.workloads[victim.key]
                 cq = ix.cluster_queue_of(wl)
-                if cq is not None and wl.active and not session.compiler.inactive(cq):
+                if _queued(session, wl, cq):
                     queues.setdefault(cq.name, []).append(wl)
                     waits(wl, cq.name)
                     back_in.add(cq.name)
@@ -429,6 +429,17 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
             d.unknown = True
             d.notes.append("decided after an undecided workload in the same cohort tree")
     return [decisions[k] for k in sorted(decisions)]
+
+
+def _queued(session: Session, wl: Workload, cq) -> bool:
+    """Whether Kueue's queueing system holds `wl` in its ClusterQueue `cq`: an active workload of
+    an active queue, whose LocalQueue is not stopped (Kueue's LocalQueueReconciler adds only a
+    LocalQueue whose stopPolicy is None, so a stopped one's workloads are queued nowhere and never
+    block a StrictFIFO head)."""
+    if cq is None or not wl.active or session.compiler.inactive(cq):
+        return False
+    lq = session.index.local_queues.get(f"{wl.namespace}/{wl.queue}")
+    return lq is None or lq.stop_policy == "None"
 
 
 def _strategies(session: Session) -> tuple[str, ...]:
