@@ -39,7 +39,8 @@ CI (and on in the soak) and agreement is counted per feature. The switches:
 - queues: `namespace_selector` (a ClusterQueue's namespaceSelector other than `{}`, absent included,
   namespaces labelled or not), `stop_policy` (Hold / HoldAndDrain on ClusterQueues and LocalQueues);
   `inactive` (a Workload with `active: false`, pending or admitted); `resource_groups` (memory in
-  a resource group of its own, over flavors of its own)
+  a resource group of its own, over flavors of its own); `pod_sets` (a Workload with a second pod
+  set, `worker`, pending or admitted; the minCount on either)
 """
 
 from __future__ import annotations
@@ -62,6 +63,7 @@ SWITCHES = ("cohorts", "cohort_tree", "cohort_quota", "borrowing_limit", "lendin
             "limit_range", "limits_only", "existing_jobs", "tas_flavors", "pod_group_hash",
             "appwrapper_pod_extras", "fair_sharing_no_cohort", "tas_queues", "tas_groups", "pod_level",
             "flavor_selectors", "flavor_taints", "namespace_selector", "stop_policy", "inactive", "resource_groups",
+            "pod_sets",
             *(f"job:{k}" for k in JOB_KINDS))
 ALL = frozenset(SWITCHES)
 FRAMEWORKS = ["batch/job", "kubeflow.org/mpijob", "ray.io/rayjob", "ray.io/raycluster", "ray.io/rayservice",
@@ -679,6 +681,14 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
                                 "template": {"spec": {"restartPolicy": "Never", "containers": [
                                     {"name": "c", "image": "busybox",
                                      "resources": {"requests": _requests(d, resources)}}]}}})
+        if len(pod_sets) == 1 and d.on("pod_sets", 0.2):  # a second pod set, its own size and requests
+            worker: dict = {"name": "worker", "count": d.int(1, 3), "template": {"spec": {
+                "restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox",
+                                                          "resources": {"requests": _requests(d, resources)}}]}}}
+            _scheduling(d, worker["template"]["spec"])
+            if topo := _tas_request(d):
+                worker["topologyRequest"] = topo
+            pod_sets.append(worker)
         wl: dict = {"apiVersion": API, "kind": "Workload",
                     "metadata": {"name": f"w{serial:02d}", "namespace": ns,
                                  "uid": f"00000000-0000-0000-0000-{serial:012d}"},
@@ -690,10 +700,13 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
             req = {**req, **{r: q for r, q in own.get("requests", {}).items() if r in resources}}
         if d.on("inactive", 0.06):
             wl["spec"]["active"] = False
-        need = {r: _parse(req[r]) for r in resources}
+        # what each pod set needs of each resource, in total
+        need = {ps["name"]: {r: _parse(ps["template"]["spec"]["containers"][0]["resources"]["requests"][r]) * ps["count"]
+                             for r in resources} for ps in pod_sets}
+        total = {r: sum(n[r] for n in need.values()) for r in resources}
         fit = []  # per resource group: its resources and the flavors with room for them
         for covered, mine in cq_groups:
-            room = [f for f in mine if all(used.get((name, f, r), 0) + need[r] * pods
+            room = [f for f in mine if all(used.get((name, f, r), 0) + total[r]
                                            <= quotas[(f, r)] * (1000 if r == "cpu" else 1) for r in covered)]
             fit.append((covered, room))
         if not tas and all(room for _, room in fit) and d.on("admitted", 0.4):
@@ -701,15 +714,14 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
             for covered, room in fit:
                 f = d.pick(room)
                 flavor_of |= {r: f for r in covered}
-            usage = {}
             for r in resources:
-                used[(name, flavor_of[r], r)] = used.get((name, flavor_of[r], r), 0) + need[r] * pods
-                usage[r] = _show(r, need[r] * pods)
+                used[(name, flavor_of[r], r)] = used.get((name, flavor_of[r], r), 0) + total[r]
             at = _stamp(START + timedelta(minutes=serial))
             wl["metadata"]["creationTimestamp"] = _stamp(START + timedelta(seconds=serial))
             wl["status"] = {
                 "admission": {"clusterQueue": name, "podSetAssignments": [
-                    {"name": "main", "count": pods, "flavors": flavor_of, "resourceUsage": usage}]},
+                    {"name": ps["name"], "count": ps["count"], "flavors": flavor_of,
+                     "resourceUsage": {r: _show(r, need[ps["name"]][r]) for r in resources}} for ps in pod_sets]},
                 "conditions": [
                     {"type": "QuotaReserved", "status": "True", "reason": "QuotaReserved",
                      "message": f"Quota reserved in ClusterQueue {name}", "lastTransitionTime": at},
@@ -717,8 +729,10 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
                      "message": "The workload is admitted", "lastTransitionTime": at}]}
         else:
             wl["metadata"]["creationTimestamp"] = _stamp(created)
-            if pods > 1 and d.on("partial_admission", 0.25):
-                pod_set["minCount"] = d.int(1, pods - 1)
+            partial = [ps for ps in pod_sets if ps["count"] > 1 and ps["name"] != "leader"]
+            if partial and d.on("partial_admission", 0.25):  # at most one pod set may have a minCount
+                ps = partial[0] if len(partial) == 1 else d.pick(partial)
+                ps["minCount"] = d.int(1, ps["count"] - 1)
         docs.append(wl)
     if "overhead" in d.features:
         docs.insert(0, {"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "metadata": {"name": "kata"},
