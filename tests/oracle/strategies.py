@@ -700,9 +700,9 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
             req = {**req, **{r: q for r, q in own.get("requests", {}).items() if r in resources}}
         if d.on("inactive", 0.06):
             wl["spec"]["active"] = False
-        # what each pod set needs of each resource, in total
-        need = {ps["name"]: {r: _parse(ps["template"]["spec"]["containers"][0]["resources"]["requests"][r]) * ps["count"]
-                             for r in resources} for ps in pod_sets}
+        # what each pod set needs of each resource, in total (`main`'s with its pod-level requests)
+        need = {ps["name"]: {r: _parse((req if ps is pod_set else ps["template"]["spec"]["containers"][0]["resources"]
+                                        ["requests"])[r]) * ps["count"] for r in resources} for ps in pod_sets}
         total = {r: sum(n[r] for n in need.values()) for r in resources}
         fit = []  # per resource group: its resources and the flavors with room for them
         for covered, mine in cq_groups:
