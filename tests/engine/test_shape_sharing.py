@@ -197,3 +197,66 @@ spec:
   queueName: qb
   podSets: [{name: main, count: 1, template: {spec: {containers: [{name: c, resources: {requests: {cpu: "1"}}}]}}}]
 """
+
+
+def _rules(model, draw):
+    """A drawn subset of rules that read what a queue's shape with rules holds beyond its structure:
+    the queue's name and cohort, and the workload itself (its priority and requests)."""
+    from kadmit.model import Binary, Literal_, Ref, Rule
+    cq = model.cluster_queues[0]
+
+    def cmp(op, path, kind, value):
+        return Binary(op=op, left=Ref(path=path), right=Literal_(kind=kind, value=value))
+
+    rules = [
+        Rule(name="first-queue-low-only", kind="forbid",
+             expr=Binary(op="and", left=cmp("==", ("cluster_queue",), "string", cq.name),
+                         right=cmp(">=", ("workload", "priority"), "int", 2))),
+        Rule(name="small-in-cohort", kind="forbid",
+             expr=Binary(op="and", left=cmp("==", ("cohort",), "string", cq.cohort or "root"),
+                         right=cmp(">", ("pod_group", "requests", "cpu"), "int", 3))),
+        Rule(name="not-on-f", kind="forbid", expr=cmp("==", ("flavor",), "name", "f")),
+    ]
+    return tuple(r for r in rules if draw(st.booleans()))
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(MODELS, st.data())
+def test_with_rules_variants_of_one_queue_share_the_others_shapes_and_decide_as_alone(model, data):
+    """With user rules every workload is its own shape, keyed with its queue's structure, name and
+    cohort and by the policy without its queues (rules included): sessions over models that differ
+    in one queue's structure (its cohort too), or in a flavor, share one cache and decide as each alone."""
+    model = model.model_copy(update={"rules": _rules(model, data.draw)})
+    cache = ShapeCache()
+    variants = [model] + [_one_queue_edited(model, data.draw) for _ in range(3)]
+    for m in variants:
+        assert view(decide_ordered(Session(m, cache=cache))) == view(decide_ordered(Session(m)))
+
+
+def test_with_rules_an_edit_to_one_queue_compiles_only_its_workloads(tmp_path):
+    """With a rule, each workload is its own shape: deciding again after queue b's structure changed
+    loads b's workload alone (queue a's came from the cache); a rule reading the queue's cohort sees
+    a queue moved out of it (its workloads are compiled again)."""
+    from kadmit import workspace
+    from kadmit.model import Binary, Literal_, Ref, Rule
+    (tmp_path / "state.yaml").write_text(TWO_QUEUES)
+    rule = Rule(name="not-in-c", kind="forbid", expr=Binary(op="==", left=Ref(path=("cohort",)),
+                                                             right=Literal_(kind="string", value="c")))
+    model = workspace.load([str(tmp_path)]).model.model_copy(update={"rules": (rule,)})
+    cache = ShapeCache()
+    assert not any(d.admitted for d in decide_ordered(Session(model, cache=cache)))
+    assert len(cache.shapes) == 2
+    b = next(cq for cq in model.cluster_queues if cq.name == "b")
+    g = b.resource_groups[0]
+    wider = g.model_copy(update={"flavors": (*g.flavors, g.flavors[0].model_copy(update={"flavor": "f"}))})
+    for edit, admitted in (({"resource_groups": (wider,)}, []), ({"cohort": None}, ["default/wb"])):
+        edited = model.model_copy(update={"cluster_queues": tuple(
+            cq.model_copy(update=edit) if cq.name == "b" else cq for cq in model.cluster_queues)})
+        loaded = []
+        session = Session(edited, cache=cache)
+        real = session.load
+        session.load = lambda prob, solver: loaded.append(prob.workload.key) or real(prob, solver)
+        decisions = decide_ordered(session)
+        assert view(decisions) == view(decide_ordered(Session(edited)))
+        assert [d.workload.key for d in decisions if d.admitted] == admitted
+        assert loaded == ["default/wb"]

@@ -415,7 +415,8 @@ class Session:
         min_count) and the quota numbers of their queue are pinned per question. The shape is the
         queue's structure (groups, flavors, what it declares, gates) and each pod set's structure
         (which resources it asks for, tolerations, selectors, topology, whether it has no pods).
-        With user rules every workload is its own shape (rules may read anything about it)."""
+        With user rules every workload is its own shape (rules may read anything about it), with its
+        queue's structure, name and cohort (what rules read of it): across models, keyed as a queue's."""
         known = self._shape_of.get(id(wl))
         if known is not None and known[0] is wl:
             return known[1]
@@ -424,8 +425,6 @@ class Session:
         return shape
 
     def _compute_shape(self, wl: Workload) -> tuple:
-        if self.model.rules:
-            return ("workload", wl.key)
         where = (wl.namespace, wl.queue)
         cqs = self._queue_shapes.get(where)
         if cqs is None:
@@ -440,7 +439,10 @@ class Session:
                        self.compiler.namespace_ok(cq, wl.namespace))
             self._queue_shapes[where] = cqs
         if cqs is None:
-            return ("no-queue", wl.namespace, wl.queue, wl.active, len(wl.pod_sets))
+            return ("workload", wl.key) if self.model.rules else ("no-queue", wl.namespace, wl.queue, wl.active,
+                                                                  len(wl.pod_sets))
+        if self.model.rules:
+            return ("rules", cqs, (cq := self.index.cluster_queue_of(wl)).name, cq.cohort, wl.key)
         # a pod set of 0 pods takes part with none (the problem's `n >= min(1, count)` is compiled
         # from the first workload of the shape; the sizes themselves are pinned)
         return (cqs, wl.active, wl.inadmissible, workload_facts(wl)[0], tuple(ps.count == 0 for ps in wl.pod_sets))
@@ -451,7 +453,7 @@ class Session:
             of_queue = shape[0] not in ("workload", "no-queue")
             shape = (self._cache.queues_key(self.model) if of_queue else self._cache.policy_key(self.model),
                      tuple(sorted(self.compiler.scale.items())),
-                     self._cache.same(wl) if shape[0] == "workload" else shape)
+                     (*shape[:-1], self._cache.same(wl)) if shape[0] in ("workload", "rules") else shape)
         got = self._shapes.get(shape)
         if got is not None:
             self._shapes.move_to_end(shape)
