@@ -6,7 +6,8 @@ every later stage reads only them. Quantities are integers of milli-units (see `
 field name or a dotted path (e.g. `requests.nvidia.com/gpu`). Neither takes part in equality.
 """
 
-from __future__ import annotations
+# annotations are evaluated as written (no `from __future__ import annotations`): pydantic reads
+# them when it builds the classes at import, and strings would be compiled and evaluated first
 
 from datetime import datetime, timezone
 from typing import Annotated, ClassVar, Literal, Union

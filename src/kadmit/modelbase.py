@@ -1,7 +1,8 @@
 """The base of every model object (`kadmit.model`): frozen, strict about unknown fields, located
 by `span` and `spans`, which take no part in equality or hashing."""
 
-from __future__ import annotations
+# annotations are evaluated as written (no `from __future__ import annotations`): pydantic reads
+# them when it builds the classes at import, and strings would be compiled and evaluated first
 
 from typing import ClassVar
 

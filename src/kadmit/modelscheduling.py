@@ -1,7 +1,8 @@
 """The scheduling vocabulary the model shares with Kubernetes: taints and tolerations, label
 selector requirements, node selector terms (re-exported by `kadmit.model`)."""
 
-from __future__ import annotations
+# annotations are evaluated as written (no `from __future__ import annotations`): pydantic reads
+# them when it builds the classes at import, and strings would be compiled and evaluated first
 
 import re
 from typing import Literal

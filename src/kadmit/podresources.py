@@ -6,7 +6,8 @@ missing requests), then Kubernetes' `PodRequests` (k8s.io/component-helpers/reso
 The manifest front end keeps each pod set's `PodResources`; once every file is read,
 `kadmit.manifests.resources` applies the cluster's LimitRanges and RuntimeClasses to them."""
 
-from __future__ import annotations
+# annotations are evaluated as written (no `from __future__ import annotations`): pydantic reads
+# them when it builds the classes at import, and strings would be compiled and evaluated first
 
 from typing import Any, Literal, NamedTuple
 
@@ -52,7 +53,7 @@ class PodResources(NamedTuple):
     def __hash__(self) -> int:
         return 0
 
-    def same(self, other: PodResources | None) -> bool:
+    def same(self, other: "PodResources | None") -> bool:
         """Equal field by field (what `==` does not compare)."""
         return other is not None and tuple(self) == tuple(other)
 
