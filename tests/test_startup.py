@@ -154,3 +154,49 @@ def test_an_installed_pydantic_plugin_is_still_loaded(tmp_path: Path) -> None:
     assert "no problems" in out
     assert "fakeplug" in loaded and "importlib.metadata" in loaded
     assert marker.exists()
+
+
+_COUNTED = """
+import builtins, json, runpy, sys
+out = sys.argv[1]
+sys.argv = ["kadmit", *sys.argv[2:]]
+compiled = []
+real = builtins.compile
+builtins.compile = lambda source, *a, **k: (compiled.append(source), real(source, *a, **k))[1]
+try:
+    runpy.run_module("kadmit", run_name="__main__")
+except SystemExit:
+    pass
+builtins.compile = real
+with open(out, "w") as fh:
+    json.dump(sum(1 for s in compiled if isinstance(s, str) and s.startswith("def __create_fn__(")), fh)
+"""
+
+
+def _counted(tmp_path: Path, *args: str, write: bool = True) -> tuple[int, str]:
+    """How many dataclass methods `python -m kadmit ARGS` compiles from source, and its output;
+    bytecode (and the kept methods) under tmp_path/pyc."""
+    out = tmp_path / "count.json"
+    env = {"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin", "PYTHONPYCACHEPREFIX": str(tmp_path / "pyc")}
+    if not write:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+    got = subprocess.run([sys.executable, "-c", _COUNTED, str(out), *args], cwd=ROOT, capture_output=True, text=True,
+                         env=env)
+    assert got.stderr == ""
+    return json.loads(out.read_text()), got.stdout
+
+
+def test_dataclass_methods_are_compiled_once_and_kept(tmp_path: Path) -> None:
+    """The methods `dataclasses` writes are compiled in the first run and kept beside the bytecode
+    (`kadmit.__main__`); the next run compiles none and prints the same; a damaged file is read as
+    none and written again; without bytecode writing nothing is kept."""
+    args = ("why", "team-infra/gpu-smoke", str(ROOT / "examples" / "ml-platform"))
+    first, out = _counted(tmp_path, *args, write=False)
+    assert first > 100 and "KAD501" in out
+    assert list(tmp_path.rglob("dataclass-methods.*")) == []
+    assert _counted(tmp_path, *args) == (first, out)
+    [kept] = tmp_path.rglob("dataclass-methods.*")
+    assert _counted(tmp_path, *args) == (0, out)
+    kept.write_bytes(kept.read_bytes()[:100])
+    assert _counted(tmp_path, *args) == (first, out)
+    assert _counted(tmp_path, *args) == (0, out)
