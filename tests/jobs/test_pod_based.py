@@ -112,6 +112,25 @@ spec: {nodeName: n1, containers: [{name: c, image: x}]}
     assert {p.name for p in m.pods} == {"solo", "unmanaged"} and m.skipped == ()
 
 
+def test_a_pod_about_to_be_created_takes_the_default_local_queue(tmp_path):
+    """Kueue's pod webhook gives a pod without a queue name the LocalQueue `default` of its
+    namespace (local queue defaulting), and manages it; in a namespace without one it is not
+    managed and says so; a pod on a node, or one already created, is node usage only."""
+    default_lq = ("apiVersion: kueue.x-k8s.io/v1beta1\nkind: LocalQueue\nmetadata: {name: default, namespace: a}\n"
+                  "spec: {clusterQueue: cluster-queue}\n")
+    pods = "---\n".join(
+        f"apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, namespace: {ns}{extra}}}\n"
+        f"spec: {{{node}containers: [{{name: c, image: x, resources: {{requests: {{cpu: '1'}}}}}}]}}\n"
+        for name, ns, extra, node in (("new", "a", "", ""), ("elsewhere", "b", "", ""),
+                                      ("bound", "a", "", "nodeName: n1, "), ("old", "a", ", uid: u1", "")))
+    m = model_of(tmp_path, setup__yaml=SETUP, lq__yaml=default_lq, pods__yaml=pods)
+    (wl,) = m.workloads
+    assert (wl.namespace, wl.origin.name, wl.queue) == ("a", "new", "default")
+    assert [(s.object.name, s.reason) for s in m.skipped] == [
+        ("elsewhere", "it has no `kueue.x-k8s.io/queue-name` label (and namespace has no LocalQueue `default`): "
+                      "Kueue does not manage it")]
+
+
 def test_plain_pods_need_the_pod_framework(tmp_path):
     cfg = "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nintegrations: {frameworks: [batch/job]}\n"
     m = model_of(tmp_path, setup__yaml=SETUP, cfg__yaml=cfg, pods__yaml=pod("solo", group=None))

@@ -21,19 +21,24 @@ ROLE_HASH = "kueue.x-k8s.io/role-hash"
 
 def pod_job(f: Fields, o: Meta) -> Job | None:
     """The pod as Kueue's pod integration sees it, when it carries Kueue's marks (a queue name, a
-    group name, Kueue's admission gate); None for other pods, which are read only as node usage.
-    Pods another object controls (a ReplicaSet, a StatefulSet, a Job...) are that object's. A pod
-    the input shows as already created (a UID or a status) is Kueue's only with the
-    `kueue.x-k8s.io/managed: "true"` label its webhook adds; one being submitted gets it then."""
+    group name, Kueue's admission gate) or is about to be created (no UID, no status, no node):
+    Kueue's pod webhook then gives it the queue `default` where its namespace has that LocalQueue,
+    or manages it under `manageJobsWithoutQueueName` (`manage` decides which, and lists the others
+    as not managed). None for other pods, which are read only as node usage. Pods another object
+    controls (a ReplicaSet, a StatefulSet, a Job...) are that object's. A pod the input shows as
+    already created (a UID or a status) is Kueue's only with the `kueue.x-k8s.io/managed: "true"`
+    label its webhook adds; one being submitted gets it then."""
     spec = f.map(o.node, "spec")
     gates = [f.str(g, "name") for g in f.maps(spec, "schedulingGates")]
     group = o.labels.get(GROUP_NAME) or o.annotations.get(GROUP_NAME)
-    if not (o.labels.get(QUEUE_LABEL) or group or GATE in gates or o.labels.get(MANAGED) == "true"):
+    status = f.map(o.node, "status")
+    created = bool(f.str(o.metadata, "uid") or (status is not None and status.v))
+    if not (o.labels.get(QUEUE_LABEL) or group or GATE in gates or o.labels.get(MANAGED) == "true"
+            or not (created or f.str(spec, "nodeName"))):
         return None
     if any(f.bool(ref, "controller", default=False) for ref in f.maps(o.metadata, "ownerReferences")):
         return None
-    status = f.map(o.node, "status")
-    if (f.str(o.metadata, "uid") or (status is not None and status.v)) and o.labels.get(MANAGED) != "true":
+    if created and o.labels.get(MANAGED) != "true":
         # a pod already in the cluster that Kueue's webhook never labelled: its reconciler skips it
         # (pod.Skip, "Skipping pod, not managed by Kueue"), so it is node usage only
         return None
