@@ -75,6 +75,11 @@ def test_kadmit_reads_only_served_versions():
     # a group that served the kind once: the API server refuses it, it is not a kind kadmit doesn't read
     assert unserved("extensions", "v1beta1", "Deployment") == ("`apps/v1`", "Kubernetes v1.35, whose API Kueue "
                                                                "v0.17 builds with")
+    # a built-in kind kadmit does not read, in a version Kubernetes removed (k8s.io/api's lifecycle data)
+    assert unserved("batch", "v1beta1", "CronJob") == ("`batch/v1`", "Kubernetes v1.35, whose API Kueue v0.17 "
+                                                       "builds with; removed in v1.25")
+    assert unserved("batch", "v1", "CronJob") is None and unserved("events.k8s.io", "v1beta1", "Event")[0] == \
+        "another version"
 
 
 def test_an_unserved_object_is_refused_alone(tmp_path):

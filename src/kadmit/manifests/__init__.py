@@ -119,7 +119,7 @@ class _Reader:
         f = self.f
         group, _, version = api_version.rpartition("/")
         spec = KINDS.get((group, kind))
-        if spec is None and (group, kind) not in served.MOVED:
+        if spec is None and (group, kind) not in served.MOVED and (group, version, kind) not in served.REMOVED:
             self.skip(node, api_version, kind, "kadmit does not read this kind")
             return
         if (gone := served.unserved(group, version, kind)) is not None:

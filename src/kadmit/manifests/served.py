@@ -47,9 +47,69 @@ SERVED: dict[tuple[str, str], tuple[tuple[str, ...], str]] = {
 MOVED = {("extensions", "Deployment"): "apps"}
 
 
+# Pre-release versions of built-in kinds kadmit does not read that Kubernetes v1.35 no longer
+# serves: (group, version, kind) -> (the v1.N release that removed it, the version to use instead,
+# if Kubernetes names one). From k8s.io/api v0.35.3's zz_generated.prerelease-lifecycle.go
+# (APILifecycleRemoved, APILifecycleReplacement), the data the API server stops serving them by.
+REMOVED: dict[tuple[str, str, str], tuple[int, str | None]] = {
+    ("admissionregistration.k8s.io", "v1alpha1", "ValidatingAdmissionPolicy"): (32, None),
+    ("admissionregistration.k8s.io", "v1alpha1", "ValidatingAdmissionPolicyBinding"): (32, None),
+    ("admissionregistration.k8s.io", "v1beta1", "MutatingWebhookConfiguration"): (22, "admissionregistration.k8s.io/v1"),
+    ("admissionregistration.k8s.io", "v1beta1", "ValidatingAdmissionPolicy"): (34, None),
+    ("admissionregistration.k8s.io", "v1beta1", "ValidatingAdmissionPolicyBinding"): (34, None),
+    ("admissionregistration.k8s.io", "v1beta1", "ValidatingWebhookConfiguration"): (22, "admissionregistration.k8s.io/v1"),
+    ("apps", "v1beta1", "ControllerRevision"): (16, "apps/v1"),
+    ("apps", "v1beta1", "Deployment"): (16, "apps/v1"),
+    ("apps", "v1beta1", "StatefulSet"): (16, "apps/v1"),
+    ("apps", "v1beta2", "ControllerRevision"): (16, "apps/v1"),
+    ("apps", "v1beta2", "DaemonSet"): (16, "apps/v1"),
+    ("apps", "v1beta2", "Deployment"): (16, "apps/v1"),
+    ("apps", "v1beta2", "ReplicaSet"): (16, "apps/v1"),
+    ("apps", "v1beta2", "StatefulSet"): (16, "apps/v1"),
+    ("autoscaling", "v2beta1", "HorizontalPodAutoscaler"): (25, "autoscaling/v2"),
+    ("autoscaling", "v2beta2", "HorizontalPodAutoscaler"): (26, "autoscaling/v2"),
+    ("batch", "v1beta1", "CronJob"): (25, "batch/v1"),
+    ("certificates.k8s.io", "v1beta1", "CertificateSigningRequest"): (22, "certificates.k8s.io/v1"),
+    ("coordination.k8s.io", "v1beta1", "Lease"): (22, "coordination.k8s.io/v1"),
+    ("discovery.k8s.io", "v1beta1", "EndpointSlice"): (25, "discovery.k8s.io/v1"),
+    ("events.k8s.io", "v1beta1", "Event"): (25, None),
+    ("extensions", "v1beta1", "DaemonSet"): (16, "apps/v1"),
+    ("extensions", "v1beta1", "Deployment"): (16, "apps/v1"),
+    ("extensions", "v1beta1", "Ingress"): (22, "networking.k8s.io/v1"),
+    ("extensions", "v1beta1", "NetworkPolicy"): (16, "networking.k8s.io/v1"),
+    ("extensions", "v1beta1", "ReplicaSet"): (16, "apps/v1"),
+    ("flowcontrol.apiserver.k8s.io", "v1beta1", "FlowSchema"): (26, "flowcontrol.apiserver.k8s.io/v1beta3"),
+    ("flowcontrol.apiserver.k8s.io", "v1beta1", "PriorityLevelConfiguration"): (26, "flowcontrol.apiserver.k8s.io/v1beta3"),
+    ("flowcontrol.apiserver.k8s.io", "v1beta2", "FlowSchema"): (29, "flowcontrol.apiserver.k8s.io/v1beta3"),
+    ("flowcontrol.apiserver.k8s.io", "v1beta2", "PriorityLevelConfiguration"): (29, "flowcontrol.apiserver.k8s.io/v1beta3"),
+    ("flowcontrol.apiserver.k8s.io", "v1beta3", "FlowSchema"): (32, "flowcontrol.apiserver.k8s.io/v1"),
+    ("flowcontrol.apiserver.k8s.io", "v1beta3", "PriorityLevelConfiguration"): (32, "flowcontrol.apiserver.k8s.io/v1"),
+    ("networking.k8s.io", "v1beta1", "Ingress"): (22, "networking.k8s.io/v1"),
+    ("networking.k8s.io", "v1beta1", "IngressClass"): (22, "networking.k8s.io/v1"),
+    ("node.k8s.io", "v1beta1", "RuntimeClass"): (25, None),
+    ("policy", "v1beta1", "PodDisruptionBudget"): (25, "policy/v1"),
+    ("rbac.authorization.k8s.io", "v1beta1", "ClusterRole"): (22, "rbac.authorization.k8s.io/v1"),
+    ("rbac.authorization.k8s.io", "v1beta1", "ClusterRoleBinding"): (22, "rbac.authorization.k8s.io/v1"),
+    ("rbac.authorization.k8s.io", "v1beta1", "Role"): (22, "rbac.authorization.k8s.io/v1"),
+    ("rbac.authorization.k8s.io", "v1beta1", "RoleBinding"): (22, "rbac.authorization.k8s.io/v1"),
+    ("scheduling.k8s.io", "v1beta1", "PriorityClass"): (22, "scheduling.k8s.io/v1"),
+    ("storage.k8s.io", "v1alpha1", "CSIStorageCapacity"): (24, "storage.k8s.io/v1beta1"),
+    ("storage.k8s.io", "v1alpha1", "VolumeAttachment"): (24, "storage.k8s.io/v1"),
+    ("storage.k8s.io", "v1alpha1", "VolumeAttributesClass"): (35, "storage.k8s.io/v1"),
+    ("storage.k8s.io", "v1beta1", "CSIDriver"): (22, "storage.k8s.io/v1"),
+    ("storage.k8s.io", "v1beta1", "CSINode"): (22, "storage.k8s.io/v1"),
+    ("storage.k8s.io", "v1beta1", "CSIStorageCapacity"): (27, "storage.k8s.io/v1"),
+    ("storage.k8s.io", "v1beta1", "StorageClass"): (22, "storage.k8s.io/v1"),
+    ("storage.k8s.io", "v1beta1", "VolumeAttachment"): (22, "storage.k8s.io/v1"),
+}
+
+
 def unserved(group: str, version: str, kind: str) -> tuple[str, str] | None:
     """(the served apiVersions, who serves them) when `group/version` `kind` is not served; None
     when it is, or when kadmit does not know what serves the kind."""
+    if (group, version, kind) in REMOVED and (group, kind) not in SERVED and (group, kind) not in MOVED:
+        minor, instead = REMOVED[group, version, kind]
+        return f"`{instead}`" if instead else "another version", f"{_K8S}; removed in v1.{minor}"
     if (group, kind) in MOVED:
         group, version = MOVED[(group, kind)], ""
     found = SERVED.get((group, kind))
