@@ -39,7 +39,11 @@ type Ref struct {
 
 // RefOf is the Ref of an unstructured object.
 func RefOf(u *unstructured.Unstructured) Ref {
-	return Ref{APIVersion: u.GetAPIVersion(), Kind: u.GetKind(), Namespace: u.GetNamespace(), Name: u.GetName()}
+	name := u.GetName()
+	if name == "" {
+		name = u.GetGenerateName() // an object about to be created is named by its prefix, as kadmit names it
+	}
+	return Ref{APIVersion: u.GetAPIVersion(), Kind: u.GetKind(), Namespace: u.GetNamespace(), Name: name}
 }
 
 // Skipped is an object of the input that takes no part in deciding, with the reason.
