@@ -68,3 +68,60 @@ def test_a_namespaced_runtime_is_looked_up_in_the_trainjobs_namespace(tmp_path):
 def test_without_its_runtime_a_trainjob_is_listed_with_the_reason(tmp_path):
     m = model_of(tmp_path, setup__yaml=SETUP, tj__yaml=TRAINJOB.format(kind="ClusterTrainingRuntime"))
     assert m.workloads == () and "ClusterTrainingRuntime `torch-distributed`" in m.skipped[0].reason
+
+
+PATCHED = """\
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata:
+  name: train
+  labels: {kueue.x-k8s.io/queue-name: user-queue}
+spec:
+  runtimeRef: {name: torch-distributed}
+  runtimePatches:
+  - manager: example.io/a
+    trainingRuntimeSpec:
+      template:
+        spec:
+          replicatedJobs:
+          - name: node
+            template:
+              spec:
+                template:
+                  metadata:
+                    annotations: {kueue.x-k8s.io/podset-required-topology: rack}
+                  spec:
+                    nodeSelector: {pool: gpu}
+                    tolerations: [{key: gpu, operator: Exists}]
+                    containers: [{name: node, env: [{name: A, value: b}]}]
+  - manager: example.io/b
+    trainingRuntimeSpec:
+      template:
+        spec:
+          replicatedJobs:
+          - name: node
+            template:
+              spec:
+                template:
+                  spec:
+                    nodeSelector: {zone: z1}
+"""
+
+
+def test_runtime_patches_reach_the_pod_set_of_the_job_they_name(tmp_path):
+    """Trainer v2.2's runtimePatches (the TrainJob API Kueue v0.17 reads): node selectors merged
+    key by key in order, tolerations replaced; a Kueue key in a patch's pod template is reported
+    as not modelled (KAD161), not dropped silently."""
+    from kadmit.workspace import load
+
+    from .helpers import write
+
+    ws = load(write(tmp_path, setup__yaml=SETUP, rt__yaml=RUNTIME.format(kind="ClusterTrainingRuntime"),
+                    tj__yaml=PATCHED))
+    (wl,) = ws.model.workloads
+    init, node = wl.pod_sets
+    assert init.node_selector == {} and init.tolerations == ()
+    assert node.node_selector == {"pool": "gpu", "zone": "z1"}
+    assert [(t.key, t.operator) for t in node.tolerations] == [("gpu", "Exists")]
+    assert [(d.code, d.severity.value) for d in ws.diagnostics] == [("KAD161", "warning")]
+    assert "`kueue.x-k8s.io/podset-required-topology`" in next(iter(ws.diagnostics)).message

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from typing import Literal
 
+from kadmit.manifests.codes import KAD161
 from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.jobs.common import Builder, object_ref, run_state
-from kadmit.manifests.podspec import pod_requests
+from kadmit.manifests.podspec import pod_requests, required_node_affinity, tolerations
 from kadmit.manifests.yamltree import MAP, SEQ, Val
 from kadmit.model import Job, Obj, PodSet, Quantities
+from kadmit.modelscheduling import NodeSelectorTerm, Toleration
 
 FRAMEWORK = "trainer.kubeflow.org/trainjob"
 ANCESTOR = "trainer.kubeflow.org/trainjob-ancestor-step"
@@ -39,6 +41,18 @@ class TrainingRuntime(Obj):
     jobs: tuple[RuntimeJob, ...] = ()
 
 
+class RuntimePatch(Obj):
+    """What one entry of a TrainJob's `runtimePatches` (Trainer v2.2) changes of one replicated
+    job's pods that Kueue's pod sets carry: its pod template spec is merged into the runtime's
+    (`mergeRuntimePatches`, a strategic merge patch): `nodeSelector` key by key, `tolerations` and
+    the required node-affinity terms replaced whole (lists without a merge key)."""
+
+    job: str
+    node_selector: dict[str, str] = {}
+    tolerations: tuple[Toleration, ...] | None = None
+    node_affinity: tuple[NodeSelectorTerm, ...] | None = None
+
+
 class TrainSpec(Obj):
     """What a TrainJob says about its runtime and trainer."""
 
@@ -46,6 +60,7 @@ class TrainSpec(Obj):
     runtime_name: str
     num_nodes: int | None = None
     resources_per_node: Quantities | None = None  # requests (limits where no request), as written
+    patches: tuple[RuntimePatch, ...] = ()  # `runtimePatches`, in order
 
 
 def training_runtime(f: Fields, o: Meta) -> TrainingRuntime:
@@ -93,7 +108,8 @@ def train_job(f: Fields, o: Meta) -> Job:
         limits, _ = f.resource_list(resources, "limits")
         per_node = {**limits, **requests}
     train = TrainSpec(runtime_kind=kind, runtime_name=f.str(ref, "name", required=True, what="`runtimeRef`"),  # type: ignore[arg-type]
-                      num_nodes=f.int(trainer, "numNodes", lo=0), resources_per_node=per_node)
+                      num_nodes=f.int(trainer, "numNodes", lo=0), resources_per_node=per_node,
+                      patches=_runtime_patches(f, spec))
     status = f.map(o.node, "status")
     started = any(f.int(s, "active", default=0) for s in f.maps(status, "jobsStatus"))
     finished = any(f.str(c, "type") in ("Complete", "Failed") and f.str(c, "status") == "True"
@@ -102,6 +118,50 @@ def train_job(f: Fields, o: Meta) -> Job:
     job = b.job(state=run_state(f.bool(spec, "suspend", default=False), started, finished), workloads=[])
     wl = b.workload(object_ref(o, f), [])
     return job.model_copy(update={"train": train, "workloads": (wl,)})
+
+
+def _runtime_patches(f: Fields, spec: Val) -> tuple[RuntimePatch, ...]:
+    """The pod-template changes of `runtimePatches` Kueue's pod sets carry (`RuntimePatch`). The
+    pod template's labels and annotations are merged too: Kueue's own (topology, pod-set group)
+    there are not modelled and reported (KAD161); containers, volumes and the rest change no
+    request."""
+    out = []
+    for patch in f.maps(spec, "runtimePatches"):
+        template = f.map(f.map(patch, "trainingRuntimeSpec"), "template")
+        for rj in f.maps(f.map(template, "spec"), "replicatedJobs"):
+            pod = f.map(f.map(f.map(rj, "template"), "spec"), "template")
+            pod_spec = f.map(pod, "spec")
+            for where in ("labels", "annotations"):
+                marks = f.map(f.map(pod, "metadata"), where)
+                for key in sorted(marks.v if marks is not None else ()):
+                    if key.startswith("kueue.x-k8s.io/"):
+                        f.diags.emit(KAD161, f"`{key}` in a TrainJob's runtime patch is not modelled; ignored "
+                                     "(kadmit reads Kueue's pod-template keys from the runtime)", f.span(f.field(marks, key)))
+            selector, _ = f.str_map(pod_spec, "nodeSelector")
+            affinity = f.map(f.map(pod_spec, "affinity"), "nodeAffinity")
+            required = None
+            if f.field(affinity, "requiredDuringSchedulingIgnoredDuringExecution") is not None:
+                required = required_node_affinity(f, pod_spec)[0]
+            out.append(RuntimePatch(
+                job=f.str(rj, "name", default=""), node_selector=selector,
+                tolerations=tolerations(f, pod_spec) if f.field(pod_spec, "tolerations") is not None else None,
+                node_affinity=required, span=f.span(rj)))
+    return tuple(out)
+
+
+def _patched(ps: PodSet, name: str, patches: tuple[RuntimePatch, ...]) -> dict:
+    """The pod set's selectors, tolerations and node affinity after the patches naming its job."""
+    update: dict = {}
+    for p in patches:
+        if p.job != name:
+            continue
+        if p.node_selector:
+            update["node_selector"] = {**update.get("node_selector", ps.node_selector), **p.node_selector}
+        if p.tolerations is not None:
+            update["tolerations"] = p.tolerations
+        if p.node_affinity is not None:
+            update["node_affinity"] = p.node_affinity
+    return update
 
 
 def runtime_pod_sets(runtime: TrainingRuntime, train: TrainSpec) -> list[PodSet]:
@@ -129,5 +189,6 @@ def runtime_pod_sets(runtime: TrainingRuntime, train: TrainSpec) -> list[PodSet]
             requests = {r: q for r, q in sorted(requests.items()) if q > 0}
         origin = (f"replicated job `{j.name}` of {runtime.kind} `{runtime.name}` ({j.replicas} × {pods} pods"
                   + (", the trainer" if j.trainer else "") + ")")
-        out.append(j.pod_set.model_copy(update={"count": j.replicas * pods, "requests": requests, "origin": origin}))
+        out.append(j.pod_set.model_copy(update={"count": j.replicas * pods, "requests": requests, "origin": origin,
+                                                **_patched(j.pod_set, j.name, train.patches)}))
     return out
