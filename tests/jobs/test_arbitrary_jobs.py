@@ -51,3 +51,25 @@ def test_any_job_object_through_the_cli(kind, body):
     r = run("admit", "-", input=SETUP + "---\n" + json.dumps(obj))
     assert r.exit_code in (0, 1, 2), r.output  # 1: errors, the trees they don't touch decided
     assert "internal error" not in r.output
+
+
+def test_a_spark_application_is_listed_as_kueue_treats_it(tmp_path):
+    """Kueue's SparkApplication integration is off in the Configuration Kueue installs: not managed
+    (as Kueue's own answer lists it); turned on, it is Kueue's but kadmit does not build its
+    Workload, and says so; neither is a kind kadmit 'does not read'."""
+    from .helpers import admit_json, write
+
+    app = ("apiVersion: sparkoperator.k8s.io/v1beta2\nkind: SparkApplication\n"
+           "metadata: {name: pi, labels: {kueue.x-k8s.io/queue-name: user-queue}}\n"
+           "spec: {type: Scala, mode: cluster, sparkVersion: 4.0.0, driver: {cores: 1}, executor: {instances: 1}}\n")
+    on = ("apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n"
+          "integrations: {frameworks: [batch/job, sparkoperator.k8s.io/sparkapplication]}\n")
+    off = admit_json(*write(tmp_path, setup__yaml=SETUP, app__yaml=app))
+    assert [s["reason"] for s in off["skipped"]] == [
+        "integration `sparkoperator.k8s.io/sparkapplication` is not in `integrations.frameworks` of the "
+        "Configuration Kueue installs (none in the input)"]
+    enabled = admit_json(*write(tmp_path, setup__yaml=SETUP, app__yaml=app, cfg__yaml=on))
+    assert [s["reason"] for s in enabled["skipped"]] == [
+        "kadmit does not model Kueue's SparkApplication integration (the driver and executor pod sets Kueue "
+        "makes of it): not decided"]
+    assert off["decisions"] == enabled["decisions"] == []

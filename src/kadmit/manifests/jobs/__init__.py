@@ -41,6 +41,8 @@ INTEGRATIONS: tuple[Integration, ...] = (
     Integration("trainer.kubeflow.org", "TrainJob", ("v1alpha1",), _lazy("trainjob", "train_job")),
     Integration("disaggregatedset.x-k8s.io", "DisaggregatedSet", ("v1",),
                 _lazy("disaggregated", "disaggregated_set")),
+    # listed as Kueue treats it (not managed, or not modelled), never decided
+    Integration("sparkoperator.k8s.io", "SparkApplication", ("v1beta2",), _lazy("spark", "spark_application")),
 )
 # Objects jobs refer to, read into their own lists (group, kind, versions, target, reader, namespaced).
 _RUNTIME = _lazy("trainjob", "training_runtime")
