@@ -64,6 +64,11 @@ def test_template_actions_but_not_github_expressions() -> None:
     assert template_line("{{- range .Values.x }}\n") == (1, 1)
     assert template_line("run: echo ${{ secrets.TOKEN }}\n") is None
     assert template_line("a: '{'\nb: '}'\n") is None
+    # Argo Workflows' parameters and expressions in a quoted value: not Go template actions (its
+    # text/template parses neither), so the manifest is read
+    assert template_line('args: ["{{inputs.parameters.message}}"]\n') is None
+    assert template_line("value: '{{=sprig.trim(inputs.parameters.x)}}'\n") is None
+    assert template_line("{{- end }}\n") == (1, 1) and template_line("a: {{ $x.y }}\n") == (1, 4)
 
 
 @given(st.text(alphabet="{}$\\- x\n", max_size=40))

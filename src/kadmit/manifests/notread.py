@@ -10,8 +10,11 @@ from kadmit.manifests.yamltree import MAP, SEQ, STR, Val
 
 # Keys that make a mapping a Kubernetes object, even a broken one (reported as such: KAD155, …)
 OBJECT_KEYS = ("apiVersion", "kind", "metadata", "spec")
-# A Go template action (Helm, gomplate, …): `{{ … }}` on one line, not GitHub's `${{ … }}`
-_TEMPLATE = re.compile(r"(?<![$\\])\{\{-?\s*[^{}\n]*\}\}")
+# A Go template action (Helm, gomplate, …): `{{ … }}` on one line, not GitHub's `${{ … }}`, nor
+# what Go's text/template cannot parse as an action but other tools write in quoted values of real
+# manifests: Argo Workflows' `{{inputs.parameters.message}}` (a dotted name without the leading
+# dot) and `{{=expression}}`
+_TEMPLATE = re.compile(r"(?<![$\\])\{\{(?!\s*=)(?![\w-]+(?:\.[\w-]+)+\s*\}\})-?\s*[^{}\n]*\}\}")
 
 
 def is_object(doc: Val) -> bool:
