@@ -55,8 +55,11 @@ def test_kueue_example(tmp_path: Path) -> None:
 
 
 def test_every_clean_manifest_of_the_tests(tmp_path: Path) -> None:
+    # (tests/corpus/upstream's files are clusters only with their folder's set-up: read per folder
+    # by tests/oracle/test_upstream.py)
     found = sorted(p for p in (ROOT / "tests").rglob("*.yaml")
-                   if not p.name.endswith(".kadtest.yaml") and "kube" not in p.parts)
+                   if not p.name.endswith(".kadtest.yaml") and "kube" not in p.parts
+                   and not p.is_relative_to(ROOT / "tests" / "corpus" / "upstream"))
     compared = 0
     for i, path in enumerate(found):
         source = api.load_for_engine([str(path)])
