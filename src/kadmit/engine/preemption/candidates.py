@@ -114,12 +114,29 @@ def ranked_by_queue(session) -> dict[str, tuple[Candidate, ...]]:
     return got[2]
 
 
+def ranked_using(session, cq: str, needs: frozenset[FR], below: int | None) -> tuple[Candidate, ...]:
+    """The candidates of `cq` in `ranked_by_queue`'s order that use a flavor-resource of `needs`
+    (`Candidate.uses`), of priority below `below` (None: any): the lists classical preemption collects
+    candidates from, kept with the candidates per session version (the oracle's and the victims'
+    searches of a cycle's heads ask the same ones)."""
+    got = _cached_candidates(session)
+    if got[3] is None:
+        got[3] = {}
+    key = (cq, needs, below)
+    out = got[3].get(key)
+    if out is None:
+        out = got[3][key] = tuple(c for c in ranked_by_queue(session).get(cq, ())
+                                  if (below is None or c.priority < below) and not needs.isdisjoint(c.frs))
+    return out
+
+
 def _RANK(c: Candidate) -> tuple:
     return c.rank
 
 
 def _cached_candidates(session) -> list:
-    """[the candidates, per queue by key, per queue ranked (made when first asked)], per session version."""
+    """[the candidates, per queue by key, per queue ranked (made when first asked), `ranked_using`'s lists
+    (made when first asked)], per session version."""
     version = getattr(session, "version", None)
     cached = getattr(session, "_preemption_candidates", None)
     if version is not None and cached is not None and cached[0] == version:
@@ -129,7 +146,7 @@ def _cached_candidates(session) -> list:
     if rows is None or rows[0] is not tree:
         rows = (tree, {})
     out, by_queue = _candidates(session, rows[1])
-    got = [out, by_queue, None]
+    got = [out, by_queue, None, None]
     if version is not None:
         session._preemption_candidates = (version, got)
         session._preemption_rows = rows

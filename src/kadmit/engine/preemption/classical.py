@@ -43,11 +43,11 @@ def _collect(snap: Snapshot, p: Preemptor, spec: ClusterQueue) -> tuple[list[_El
     needs, prio = p.needs, p.priority
     within, reclaim = spec.preemption.within_cluster_queue, spec.preemption.reclaim_within_cohort
 
-    def allowed(cq: str, policy: str) -> list[Candidate]:
+    def allowed(cq: str, policy: str):
         if policy == "LowerPriority":
-            return [c for c in snap.ranked(cq) if c.priority < prio and not needs.isdisjoint(c.frs)]
+            return snap.ranked_using(cq, needs, prio)
         if policy == "Any":
-            return [c for c in snap.ranked(cq) if not needs.isdisjoint(c.frs)]
+            return snap.ranked_using(cq, needs)
         return [c for c in snap.ranked(cq) if not needs.isdisjoint(c.frs) and satisfies_policy(policy, p, c)]
 
     same: list[_Elem] = []

@@ -84,7 +84,12 @@ def oracle(session, cluster_queue: str, preemptor_key: str, priority: int, creat
     No targets → NoCandidates with the borrowing height as things are; else Preempt (a target in
     the preemptor's own queue) or Reclaim, with the borrowing height once the targets are gone.
     The answer depends on the admitted set, the usage and the preemptor's queue, priority and time
-    (not its name: it is pending, never a candidate), so it is kept per those."""
+    (not its name: it is pending, never a candidate), so it is kept per those — its time only where
+    the queue's policies compare it (LowerOrNewerEqualPriority, `satisfies_policy`)."""
+    spec = session.index.cluster_queues.get(cluster_queue)
+    if spec is not None and "LowerOrNewerEqualPriority" not in (spec.preemption.within_cluster_queue,
+                                                               spec.preemption.reclaim_within_cohort):
+        created = None  # read by nothing then: oracles of workloads of one priority share an answer
     key = (getattr(session, "version", None), session.usage, session.usage.version, cluster_queue, priority,
            created, fr, val)
     cache = session.__dict__.setdefault("_oracle_cache", {})

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from functools import total_ordering
 
 from kadmit.engine.quota import FR, QuotaTree, Usage, node_id
-from kadmit.engine.preemption.candidates import Candidate, Preemptor, Victim, candidates_by_queue, ranked_by_queue
+from kadmit.engine.preemption.candidates import (Candidate, Preemptor, Victim, candidates_by_queue, ranked_by_queue,
+                                                 ranked_using)
 
 
 # --- dominant resource share --------------------------------------------------------------------
@@ -124,6 +125,13 @@ class Snapshot:
             self.load_candidates()
             self._ranked = ranked_by_queue(self.session)
         return self._ranked.get(cq, ())
+
+    def ranked_using(self, cq: str, needs: frozenset[FR], below: int | None = None):
+        """`ranked(cq)` but only the candidates using a flavor-resource of `needs`, of priority below
+        `below` (None: any); the session's shared list while this snapshot has not changed the queue."""
+        if cq in self.live:
+            return [c for c in self.ranked(cq) if (below is None or c.priority < below) and not needs.isdisjoint(c.frs)]
+        return ranked_using(self.session, cq, needs, below)
 
     def find(self, key: str) -> Candidate | None:
         self.load_candidates()
