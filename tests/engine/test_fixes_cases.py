@@ -173,3 +173,17 @@ def test_optimal_mode_proves_its_fixes_in_optimal_mode(tmp_path):
         after = _states(api.admit([str(d)], mode="optimal", time_budget=2.0))
         assert after["ns/w"] == fix.outcome
         assert {k for k in after if k != "ns/w" and after[k] != before.get(k)} == {e.workload for e in fix.effects}
+
+
+def test_a_selector_on_the_namespace_name_is_met_by_retargeting_not_by_a_label(tmp_path):
+    # The API server sets kubernetes.io/metadata.name to the namespace's name whatever a manifest says:
+    # a selector on it is met by the queue that selects the name, and no label edit can meet another's.
+    def named(name: str, ns: str) -> str:
+        return (f"cluster_queue {name} {{\n  namespaces = {{ \"kubernetes.io/metadata.name\" = \"{ns}\" }}\n"
+                f"  resources cpu {{\n    flavor f {{ cpu = 8 }}\n  }}\n}}\n")
+    text = HEAD + named("elsewhere", "other") + named("mine", "ns") + "local_queue ns/q -> elsewhere\n" + workload(
+        "w", "q", 2)
+    fixes = fixes_of(tmp_path, text, "ns/w")
+    changes = [edits(f) for f in fixes]
+    assert [("elsewhere", "mine")] in changes
+    assert not any(f.changes[0].knob.kind == "label" for f in fixes)

@@ -416,7 +416,8 @@ def _edits_for(model: Model, sources: SourceMap, o: Origin, wl: Workload | None,
     lq = next((q for q in model.local_queues if q.key == lq_key), None)
     cq = next((c for c in model.cluster_queues if lq is not None and c.name == lq.cluster_queue), None)
     ns = next((n for n in model.namespaces if n.name == wl.namespace), None)
-    labels = ns.labels if ns is not None else {}
+    # as the API server keeps them: a selector on kubernetes.io/metadata.name matches the name
+    labels = ns.effective_labels() if ns is not None else {}
     if o.kind in ("usage", "holder"):
         key = o.id.split("|")[1] if o.kind == "usage" else o.id.split("|", 3)[3]
         if o.id.startswith("usage|cq:"):
@@ -444,7 +445,7 @@ def _edits_for(model: Model, sources: SourceMap, o: Origin, wl: Workload | None,
             out.append(Change(knob, "false" if knob.value == "forbid" else "true"))
     elif o.kind == "namespace_selector" and cq is not None and cq.namespace_selector is not None:
         for key, value in sorted(cq.namespace_selector.match_labels.items()):
-            if labels.get(key) != value:
+            if labels.get(key) != value and key != "kubernetes.io/metadata.name":  # the name, not a label
                 knob = K.label_knob(model, sources, wl.namespace, key)
                 if knob is not None:
                     out.append(Change(knob, value))
