@@ -142,7 +142,9 @@ def test_the_servers_verdicts_on_generated_rules(kube_apiserver) -> None:
                 obj["metadata"]["namespace"] = f"case-{key}"
                 want = cel_admit(policy, obj, {**labels, "kubernetes.io/metadata.name": f"case-{key}"})
                 checks.append((cond, obj, want))
-    assert len(checks) >= 40
+    # 40 draws gave 39 and 43 checks in two runs (some draws export no policy); the bound only guards that
+    # the generator still yields policies to judge, and stays clear of a sparse draw (local runs are random)
+    assert len(checks) >= 20
     kube_apiserver.apply(yaml.safe_dump_all(objects))
     server = DryRuns(kube_apiserver)
     wrong = []
