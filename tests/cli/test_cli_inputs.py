@@ -111,8 +111,10 @@ def test_admit_says_in_its_summary_when_a_setting_it_does_not_model_is_set(run):
     config = "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n"
     run.write("on/c.yaml", config + "waitForPodsReady: {timeout: 5m}\n" + queue)
     run.write("off/c.yaml", config + queue)
-    on, off = run("admit", "on"), run("admit", "off")
-    assert on.exit_code == off.exit_code == 0
+    run.write("two/c.yaml", config + "waitForPodsReady: {timeout: 5m}\nfeatureGates: {PartialAdmission: false}\n" + queue)
+    on, off, two = run("admit", "on"), run("admit", "off"), run("admit", "two")
+    assert on.exit_code == off.exit_code == two.exit_code == 0
+    assert "the input sets 2 settings kadmit does not model (KAD161)" in two.output
     assert "`waitForPodsReady` of `Configuration` is not modelled" in on.output
-    assert "the input sets 1 setting(s) kadmit does not model (KAD161): Kueue's answer may differ" in on.output
+    assert "the input sets a setting kadmit does not model (KAD161): Kueue's answer may differ" in on.output
     assert "KAD161" not in off.output and "may differ" not in off.output

@@ -229,8 +229,8 @@ def admit_human(result: AdmitResult, skipped=(), width: int | None = None, unmod
         head, _, tail = lines[-1].partition(" (")
         lines[-1:] = [head, "(" + tail]
     if unmodelled:
-        lines.append(f"the input sets {unmodelled} setting(s) kadmit does not model (KAD161): Kueue's answer "
-                     "may differ")
+        what = "a setting" if unmodelled == 1 else f"{unmodelled} settings"
+        lines.append(f"the input sets {what} kadmit does not model (KAD161): Kueue's answer may differ")
     lines.extend(skipped_lines(skipped))
     return "\n".join(line.rstrip() for line in lines) + "\n"
 
