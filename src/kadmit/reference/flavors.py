@@ -113,8 +113,11 @@ def taint_text(taint) -> str:
 
 
 def check_flavor_for_pod_set(ps: PodSet, flavor: ResourceFlavor, topologies: dict[str, Topology],
-                             tas_only: bool = False, group_resources: tuple[str, ...] | None = None) -> str | None:
+                             label_keys: frozenset[str], tas_only: bool = False,
+                             group_resources: tuple[str, ...] | None = None) -> str | None:
     """`checkFlavorForPodSets` for one pod set: why the flavor can't serve it, or None.
+    `label_keys`: the node-label keys of all the flavors of its resource group (`LabelKeys`), the
+    keys of the pod set's selector and affinity that `flavorSelector` keeps.
     `group_resources`: the resources the flavor's resource group covers; a pod set asking for a
     topology may take a flavor without one there when its pods request none of them
     (`hasOverlapWithPodRequestedResources` in tas_flavorassigner.go), e.g. a group of `pods` only."""
@@ -138,11 +141,11 @@ def check_flavor_for_pod_set(ps: PodSet, flavor: ResourceFlavor, topologies: dic
             return "untolerated taint %s in flavor %s" % (taint_text(taint), name)
     labels = flavor.node_labels
     for key, value in ps.node_selector.items():
-        if key in labels and labels[key] != value:
+        if key in label_keys and labels.get(key) != value:
             return "flavor %s doesn't match node affinity" % name
     kept_terms = []
     for term in ps.node_affinity:
-        kept = [req for req in term.match_expressions if req.key in labels]
+        kept = [req for req in term.match_expressions if req.key in label_keys]
         if not kept:  # a term with nothing left matches every flavor: the terms are ORed
             kept_terms = []
             break
@@ -278,7 +281,9 @@ class FlavorAssigner:
             if name not in self.flavors:
                 reasons.append("flavor %s not found" % name)
                 continue
-            mismatch = check_flavor_for_pod_set(ps, self.flavors[name], self.topologies, self.tas_only,
+            keys = frozenset(k for f in group.flavors if f.flavor in self.flavors
+                             for k in self.flavors[f.flavor].node_labels)
+            mismatch = check_flavor_for_pod_set(ps, self.flavors[name], self.topologies, keys, self.tas_only,
                                                 group.covered_resources)
             if mismatch is not None:
                 reasons.append(mismatch)

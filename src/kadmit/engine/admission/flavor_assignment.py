@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 import z3
 
 from kadmit.engine.quota import FR, node_id
-from kadmit.engine.compile.problem import Problem, selector_conflicts, tas_only, topology_mismatch, untolerated_taints
+from kadmit.engine.compile.problem import (Problem, group_label_keys, selector_conflicts, tas_only, topology_mismatch,
+                                           untolerated_taints)
 from kadmit.engine.compile.split import Fixed, Pins
 from kadmit.engine.placing.pool import WorkloadPlacement
 from kadmit.engine.preemption.candidates import Preemptor, Victim
@@ -102,14 +103,15 @@ def pod_set_units(wl: Workload, order: list[str]) -> list[list[int]]:
 def group_member_fits(session, cq: ClusterQueue, gi: int, fname: str, pod_sets: list) -> bool:
     """Kueue's checkFlavorForPodSets for the pod sets of a group that request nothing of resource
     group `gi`: the group's flavor for it must still suit them (taints, node selector and affinity
-    on the flavor's label keys, the topology-aware match), as it must the others (whose checks are
+    on its resource group's label keys, the topology-aware match), as it must the others (whose checks are
     the compiled problem's)."""
     fl = session.index.flavors.get(fname)
     if fl is None:
         return True  # the compiled problem says the flavor is missing
     implied = tas_only(cq, session.index)
     covered = cq.resource_groups[gi].covered_resources
-    return not any(untolerated_taints(ps, fl) or selector_conflicts(ps, fl)
+    keys = group_label_keys(session.index, cq.resource_groups[gi])
+    return not any(untolerated_taints(ps, fl) or selector_conflicts(ps, fl, keys)
                    or topology_mismatch(ps, fl, session.index, implied, covered) for ps in pod_sets)
 
 

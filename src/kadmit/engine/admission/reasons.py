@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from kadmit.engine.admission.codes import (  # noqa: F401 (importable from here)
     KAD501, KAD502, KAD503, KAD510, KAD511, KAD512, KAD513, KAD514, KAD515, KAD516, KAD517, KAD518,
     KAD519, KAD520, KAD521, KAD522, KAD523, KAD530, KAD531, KAD532, KAD533, KAD534)
-from kadmit.engine.compile.problem import selector_conflicts, tas_only, topology_mismatch, untolerated_taints
+from kadmit.engine.compile.problem import (group_label_keys, selector_conflicts, tas_only, topology_mismatch,
+                                           untolerated_taints)
 from kadmit.engine.quota import Usage, node_id
 from kadmit.engine.admission.session import Session, SolverUnknown
 from kadmit.model import Workload
@@ -103,12 +104,13 @@ def flavor_reasons(session: Session, wl: Workload, usage: Usage | None = None,
             done.update(group)
             chosen_now = (stop_at or {}).get(ps.name, {}).get(res)
             picked, reasons = None, []
+            keys = group_label_keys(session.index, cq.resource_groups[gi])
             for fq in cq.resource_groups[gi].flavors:
                 fname = fq.flavor
                 if chosen_now is not None and fname == chosen_now:
                     picked = fname
                     break
-                why = _mismatch(session, ps, fname, wl, cq.resource_groups[gi].covered_resources)
+                why = _mismatch(session, ps, fname, keys, wl, cq.resource_groups[gi].covered_resources)
                 if why is not None:
                     reasons.append(why)
                     continue
@@ -147,10 +149,10 @@ def flavor_reasons(session: Session, wl: Workload, usage: Usage | None = None,
     return out
 
 
-def _mismatch(session: Session, ps, fname: str, wl: Workload | None = None,
+def _mismatch(session: Session, ps, fname: str, keys: frozenset[str], wl: Workload | None = None,
               covered: tuple[str, ...] | None = None) -> tuple[str, str] | None:
-    """Why a flavor of the resource group covering `covered` can't serve the pod set whatever the
-    quota (Kueue's first reason), or None."""
+    """Why a flavor of the resource group covering `covered` (whose flavors' label keys are `keys`)
+    can't serve the pod set whatever the quota (Kueue's first reason), or None."""
     fl = session.index.flavors.get(fname)
     if fl is None:
         return (KAD517, f"flavor {fname} not found")
@@ -161,7 +163,7 @@ def _mismatch(session: Session, ps, fname: str, wl: Workload | None = None,
     taints = untolerated_taints(ps, fl)
     if taints:
         return (KAD512, f"untolerated taint {taint_text(taints[0])} in flavor {fname}")
-    if selector_conflicts(ps, fl):
+    if selector_conflicts(ps, fl, keys):
         return (KAD513, f"flavor {fname} doesn't match node affinity")
     return None
 

@@ -22,7 +22,7 @@ from kadmit.engine.compile.tracked import Origin, Param, PodSetVars, Problem, Tr
 from kadmit.engine.solver import terms as T
 from kadmit.engine.quota import FR, QuotaTree, Usage, node_id
 from kadmit.index import ModelIndex, admitted_usage, resolve_level
-from kadmit.model import ClusterQueue, Model, PodSet, ResourceFlavor, Workload
+from kadmit.model import ClusterQueue, Model, PodSet, ResourceFlavor, ResourceGroup, Workload
 from kadmit.source import Span
 
 Mode = Literal["folded", "shared", "symbolic"]
@@ -69,16 +69,29 @@ def topology_mismatch(ps: PodSet, flavor: ResourceFlavor, index: ModelIndex, imp
     return None
 
 
-def selector_conflicts(ps: PodSet, flavor: ResourceFlavor) -> list[str]:
+def group_label_keys(index: ModelIndex, group: ResourceGroup) -> frozenset[str]:
+    """The node-label keys of a resource group's flavors, together (Kueue's `ResourceGroup.LabelKeys`,
+    `updateLabelKeys`): a pod set's selector and required affinity are matched against every flavor
+    of the group on these keys, so a flavor without a key the pod set selects on doesn't match it."""
+    return frozenset(k for fq in group.flavors if (fl := index.flavors.get(fq.flavor)) is not None
+                     for k in fl.node_labels)
+
+
+def selector_conflicts(ps: PodSet, flavor: ResourceFlavor, keys: frozenset[str]) -> list[str]:
     """Why the pod set's node selector or required affinity excludes the flavor's nodes, counting
-    only the label keys the flavor itself defines (as Kueue does)."""
+    only the label keys its resource group's flavors define (`keys`, `group_label_keys`), as Kueue's
+    flavorSelector does: a key one flavor of the group has and this one lacks is a key this flavor's
+    nodes don't carry."""
     out = []
+    labels = flavor.node_labels
     for k, v in sorted(ps.node_selector.items()):
-        if k in flavor.node_labels and flavor.node_labels[k] != v:
-            out.append(f"node selector `{k}={v}` doesn't match the flavor's `{k}={flavor.node_labels[k]}`")
+        if k in keys and k in labels and labels[k] != v:
+            out.append(f"node selector `{k}={v}` doesn't match the flavor's `{k}={labels[k]}`")
+        elif k in keys and k not in labels:
+            out.append(f"node selector `{k}={v}` doesn't match the flavor, which has no label `{k}` "
+                       "(another flavor of its resource group has)")
     if ps.node_affinity:
-        keys = set(flavor.node_labels)
-        ok = any(all(r.matches(flavor.node_labels) for r in term.match_expressions if r.key in keys)
+        ok = any(all(r.matches(labels) for r in term.match_expressions if r.key in keys)
                  for term in ps.node_affinity)
         if not ok:
             out.append("required node affinity matches none of the flavor's node labels")
@@ -303,7 +316,7 @@ class Compiler:
                     if topo is not None:
                         track(f"topology|{ps.name}|{fname}", "topology", f"pod set `{ps.name}` can't use "
                               f"flavor `{fname}`: {topo}", ps.field_span("topology") or ps.span, T.not_(v))
-                    for conflict in selector_conflicts(ps, fl):
+                    for conflict in selector_conflicts(ps, fl, group_label_keys(ix, groups[gi])):
                         track(f"selector|{ps.name}|{fname}|{conflict}", "selector",
                               f"pod set `{ps.name}` can't use flavor `{fname}`: {conflict}",
                               ps.field_span("node_selector") or ps.field_span("node_affinity") or ps.span,

@@ -44,7 +44,8 @@ from dataclasses import dataclass, field
 from kadmit.engine.admission.ordered import Decision
 from kadmit.engine.quota import FR, Usage, node_id
 from kadmit.engine.admission.session import Assignment
-from kadmit.engine.compile.problem import Compiler, Problem, selector_conflicts, tas_only, topology_mismatch, untolerated_taints
+from kadmit.engine.compile.problem import (Compiler, Problem, group_label_keys, selector_conflicts, tas_only,
+                                           topology_mismatch, untolerated_taints)
 from kadmit.engine.optimal.preemption import Evictable, PreemptionModel
 from kadmit.engine.solver import terms as T
 from kadmit.index import ModelIndex, admitted_usage
@@ -161,9 +162,10 @@ def _group_flavors(prob: Problem, ix: ModelIndex) -> list[T.Term]:
             if not others or cq is None:
                 continue
             covered = cq.resource_groups[gi].covered_resources
+            keys = group_label_keys(ix, cq.resource_groups[gi])
             for fname, v in first.flavors[gi]:
                 fl = ix.flavors.get(fname)
-                if fl is not None and any(untolerated_taints(ps, fl) or selector_conflicts(ps, fl)
+                if fl is not None and any(untolerated_taints(ps, fl) or selector_conflicts(ps, fl, keys)
                                           or topology_mismatch(ps, fl, ix, tas_only(cq, ix), covered)
                                           for ps in others):
                     out.append(T.not_(v))
