@@ -28,13 +28,16 @@ def drained(model: Model) -> Model:
     """The state once Kueue has acted on `stopPolicy: HoldAndDrain`: an admitted workload of a
     local queue or cluster queue that drains is evicted ("The LocalQueue is stopped" / "The
     ClusterQueue is stopped"), gives its quota back and waits in its (stopped) queue. The model
-    itself when nothing drains."""
+    itself when nothing drains. The cluster queue is the one Kueue's queue manager gives for the
+    workload (ClusterQueueForWorkload): its local queue's target, and none when that local queue
+    is stopped (the manager holds only local queues whose stopPolicy is None), so a workload of a
+    Hold local queue keeps its quota in a HoldAndDrain cluster queue."""
     lqs = {q.key: q for q in reversed(model.local_queues)}
     cqs = {q.name: q for q in reversed(model.cluster_queues)}
     out, changed = [], False
     for wl in model.workloads:
         lq = lqs.get(f"{wl.namespace}/{wl.queue}")
-        cq = cqs.get(wl.admission.cluster_queue) if wl.admission is not None else None
+        cq = cqs.get(lq.cluster_queue) if lq is not None and lq.stop_policy == "None" else None
         if wl.admitted and ((lq is not None and lq.stop_policy == "HoldAndDrain")
                             or (cq is not None and cq.stop_policy == "HoldAndDrain")):
             wl = wl.model_copy(update={"admission": None, "evicted": True})
