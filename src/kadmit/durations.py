@@ -1,4 +1,5 @@
-"""Durations as Go's time.ParseDuration spells them (`1h30m`, `200ms`) or plain seconds, to milliseconds."""
+"""Durations as Go's time.ParseDuration spells them (`1h30m`, `200ms`) or plain seconds, to milliseconds;
+and Go's own reading and writing of them, exactly (signed nanoseconds), for the messages Kueue prints."""
 
 from __future__ import annotations
 
@@ -43,3 +44,50 @@ def format_seconds(ms: int) -> str:
     sec = f"{s}.{rest:03d}".rstrip("0").rstrip(".") if rest else str(s)
     out = (f"{h}h" if h else "") + (f"{m}m" if m else "") + (f"{sec}s" if sec != "0" or not (h or m) else "")
     return out
+
+
+_UNITS_NS = {"ns": 1, "us": 1_000, "µs": 1_000, "μs": 1_000, "ms": 1_000_000, "s": 10 ** 9, "m": 60 * 10 ** 9,
+             "h": 3600 * 10 ** 9}
+_GO_PART = re.compile(r"([0-9]*\.?[0-9]*)(ns|us|µs|μs|ms|s|m|h)")
+
+
+def go_duration_ns(text: str) -> int | None:
+    """Go's time.ParseDuration, in nanoseconds (signed); None where Go refuses the text."""
+    sign, rest = 1, text
+    if rest[:1] in "+-" and rest:
+        sign, rest = (-1 if rest[0] == "-" else 1), rest[1:]
+    if rest == "0":
+        return 0
+    pos, total = 0, Decimal(0)
+    for m in _GO_PART.finditer(rest):
+        if m.start() != pos or m.group(1) in ("", "."):
+            return None
+        try:
+            total += Decimal(m.group(1)) * _UNITS_NS[m.group(2)]
+        except InvalidOperation:
+            return None
+        pos = m.end()
+    if pos != len(rest) or pos == 0:
+        return None
+    return sign * int(total)
+
+
+def go_duration_string(ns: int) -> str:
+    """Go's Duration.String: `1h0m0s`, `1m30s`, `1.5s`, `500ms`, `0s`."""
+    if ns == 0:
+        return "0s"
+    sign, u = ("-" if ns < 0 else ""), abs(ns)
+    if u < 10 ** 9:
+        for unit, size in (("ms", 10 ** 6), ("µs", 10 ** 3), ("ns", 1)):
+            if u >= size or unit == "ns":
+                whole, frac = divmod(u, size)
+                digits = f".{frac:0{len(str(size)) - 1}d}".rstrip("0").rstrip(".") if size > 1 else ""
+                return f"{sign}{whole}{digits}{unit}"
+    secs, frac = divmod(u, 10 ** 9)
+    out = f"{secs % 60}" + (f".{frac:09d}".rstrip("0") if frac else "") + "s"
+    minutes = secs // 60
+    if minutes:
+        out = f"{minutes % 60}m" + out
+        if minutes // 60:
+            out = f"{minutes // 60}h" + out
+    return sign + out
