@@ -194,6 +194,14 @@ GLOBAL_BROKEN = {"Node", "Pod", "Namespace", "PriorityClass", "WorkloadPriorityC
 _IDS = {"ClusterQueue": "cq", "Cohort": "co", "LocalQueue": "lq", "Workload": "wl"}
 
 
+def _is_work(ref: ObjectRef) -> bool:
+    """A job of a kind Kueue integrates, or a Workload: what `admit` decides (not policy)."""
+    from kadmit.manifests import KINDS
+
+    kind = KINDS.get((ref.api_version.rpartition("/")[0], ref.kind))
+    return kind is not None and kind.target in ("jobs", "workloads")
+
+
 def decidable(model: Model, diagnostics: list[Diagnostic],
               input_error: bool = False) -> tuple[Model, list[Skipped]] | None:
     """What `admit` decides: without errors, the model. With errors, as Kueue goes on in the cohort
@@ -275,4 +283,8 @@ def decidable(model: Model, diagnostics: list[Diagnostic],
                                                     namespace=w.namespace, name=w.name),
                        reason="not decided: an error in the input touches its cohort tree", span=w.span)
                for w in held if w.admission is None and not w.finished]
+    # a job or Workload left out for its own errors is listed too: nothing of the input is dropped unsaid
+    skipped += [Skipped(object=b, reason="not decided: an error in the input, in this object (`kadmit check` "
+                        "lists it)", span=b.span)
+                for b in model.broken if _is_work(b)]
     return model.model_copy(update=keep), skipped

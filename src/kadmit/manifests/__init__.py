@@ -151,7 +151,7 @@ class _Reader:
         """The object's fields (collecting its bad ones) into the fragment, or it is dropped."""
         f = self.f
         group, _, version = api_version.rpartition("/")
-        schema.check(f, node, group, version, kind, name)
+        unknown = schema.check(f, node, group, version, kind, name)
         if group in (KUEUE, config.CONFIG_GROUP):
             coverage.warn_unmodelled(f, node, kind, f"`{kind}`" + (f" `{name}`" if name else ""))
         namespace = f.str(metadata, "namespace") if spec.namespaced else None
@@ -188,7 +188,9 @@ class _Reader:
                 raise
             self.broken(*broken)  # a placeholder of a bad field, already reported, went on
             return
-        if f.collected:  # every bad field was reported; the object is not used
+        if f.collected or (unknown and spec.target == "jobs"):
+            # every bad field was reported; the object is not used. A job with an unknown field too:
+            # `kubectl apply` (strict field validation, its default) refuses it, so it is never created
             self.broken(*broken)
             return
         target = getattr(self.fragment, spec.target)

@@ -112,6 +112,14 @@ KAD166 = register(
     "pod-level request below the containers' aggregate requests or above its own limit.",
     kueue_rule="k8s.io/component-helpers resource.PodRequests (IsSupportedPodLevelResource); "
                "Kubernetes validatePodResourceName")
+KAD167 = register(
+    "KAD167", "job without pod sets", "warning",
+    "A JobSet with no replicated jobs (no `spec`, a null one as kubebuilder's sample has, or an empty "
+    "`spec.replicatedJobs`). The API server and JobSet's webhook accept it, but the Workload Kueue "
+    "makes of it has no pod sets, which the API server refuses (the Workload CRD's `spec.podSets` "
+    "takes 1 to 8): Kueue never creates it and the JobSet, suspended by Kueue's webhook, is never "
+    "admitted. It is listed as skipped, saying so.",
+    kueue_rule="jobset PodSets (one per replicated job); Workload CRD: podSets minItems=1")
 KAD171 = register(
     "KAD171", "API version not served", "error",
     "The object's `apiVersion` is one no cluster running Kueue v0.17 serves for its kind: a version "
@@ -128,10 +136,14 @@ KAD171 = register(
 KAD180 = register(
     "KAD180", "unknown field", "error",
     "A field that the kind's API schema does not have, usually a misspelling (`lendingLimt`, "
-    "`namespaceSelecter`) or a field indented under the wrong parent. `kubectl apply "
-    "--validate=strict` (the API server's strict field validation) rejects such an object; "
-    "without it the field is dropped silently and every later answer differs from what was "
-    "meant. `status` is not checked. The object is still read, without the field.",
+    "`namespaceSelecter`) or a field indented under the wrong parent. `kubectl apply` and `kubectl "
+    "create` refuse such an object: they ask for the API server's strict field validation by default "
+    "(`--validate=strict`, since Kubernetes 1.27); a request that does not (`--validate=false`, or "
+    "a client that sets no `fieldValidation`, whose default is `Warn`) gets a warning and the field dropped, and every later answer differs from "
+    "what was meant. kadmit answers as for `kubectl apply`: a job of a kind Kueue integrates is never "
+    "created, so it is listed as not decided and the rest of the input is decided (exit 1); another "
+    "object is still read, without the field, and its errors hold back the answers they touch. "
+    "`status` is not checked.",
     kueue_rule="API server strict field validation; Kueue decodes its Configuration strictly")
 KAD181 = register(
     "KAD181", "admission without quota reservation", "warning",

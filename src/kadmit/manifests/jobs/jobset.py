@@ -2,19 +2,25 @@
 
 from __future__ import annotations
 
+from kadmit.manifests.codes import KAD167
 from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.jobs.batch import pods_count
 from kadmit.manifests.jobs.common import Builder, condition_true, run_state
 from kadmit.model import Job
 
 FRAMEWORK = "jobset.x-k8s.io/jobset"
+NO_POD_SETS = ("it is never admitted: it has no replicated jobs, so the Workload Kueue makes of it has no pod sets, "
+               "which the API server refuses (the Workload CRD's spec.podSets takes 1 to 8); the JobSet stays "
+               "suspended")
 
 
 def jobset(f: Fields, o: Meta) -> Job:
-    spec = f.map(o.node, "spec", required=True, what=f"JobSet `{o.name}`")
+    # the CRD requires neither `spec` nor `replicatedJobs` (kubebuilder's sample has `spec:` null)
+    spec = f.map(o.node, "spec")
     b = Builder(f, o, FRAMEWORK)
     paths: dict[str, str] = {}
-    for i, rj in enumerate(f.maps(spec, "replicatedJobs", required=True, what=f"the spec of JobSet `{o.name}`")):
+    replicated = f.maps(spec, "replicatedJobs")
+    for i, rj in enumerate(replicated):
         name = f.str(rj, "name", required=True, what="a replicated job")
         replicas = f.int(rj, "replicas", default=1, lo=0)
         job_template = f.map(rj, "template", required=True, what=f"replicated job `{name}`")
@@ -30,4 +36,11 @@ def jobset(f: Fields, o: Meta) -> Job:
     started = any(f.int(s, "active", default=0) or f.int(s, "ready", default=0)
                   for s in f.maps(status, "replicatedJobsStatus"))
     finished = condition_true(f, status, "Completed", "Failed")
-    return b.job(state=run_state(f.bool(spec, "suspend", default=False), started, finished))
+    state = run_state(f.bool(spec, "suspend", default=False), started, finished)
+    if not replicated and not f.collected:
+        at = f.field(spec, "replicatedJobs") or o.node.v.get("spec") or o.node
+        f.diags.emit(KAD167, f"JobSet `{o.name}` has no replicated jobs: Kueue never admits it", f.span(at),
+                     help="the Workload Kueue makes of it would have no pod sets, which the API server refuses "
+                          "(spec.podSets takes 1 to 8); give it a replicated job")
+        return b.job(state=state, workloads=[], note=NO_POD_SETS)
+    return b.job(state=state)
