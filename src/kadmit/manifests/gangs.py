@@ -48,6 +48,8 @@ def pod_group(f: Fields, o: Meta) -> Gang:
     spec = f.map(o.node, "spec", required=True, what=f"PodGroup `{o.name}`")
     policy = f.map(spec, "schedulingPolicy", required=True, what=f"the spec of PodGroup `{o.name}`")
     gang = f.map(policy, "gang")
+    # kube-scheduler's, not Kueue's: whether the group is preempted as one (read for its value only)
+    f.enum(spec, "disruptionMode", ("Pod", "PodGroup"))
     return Gang(key=pod_group_key(ns, o.name), namespace=ns, name=o.name, api_version=o.api_version, kind=o.kind,
                 min_count=_policy_min(f, policy), policy="gang" if gang is not None else "basic", span=f.span(o.node),
                 spans=f.spans({"name": o.metadata.v.get("name"), "min_count": f.field(gang, "minCount"),
@@ -100,8 +102,9 @@ _POLICY = {"o": {"basic": {"o": {}}, "gang": {"o": {"minCount": "s"}}}}
 schema.register(K8S, "v1alpha2", "PodGroup", {"o": {
     "apiVersion": "s", "kind": "s", "metadata": "core:V1ObjectMeta", "status": "*",
     "spec": {"o": {"schedulingPolicy": _POLICY, "podGroupTemplateRef": "*", "priorityClassName": "s",
-                   "priority": "s", "schedulingConstraints": "*", "resourceClaims": "*"}}}},
-    "kubernetes/api scheduling/v1alpha2 PodGroup (Kubernetes v1.36, alpha)")
+                   "priority": "s", "schedulingConstraints": "*", "resourceClaims": "*", "disruptionMode": "s"}}}},
+    "k8s.io/api v0.36.0 scheduling/v1alpha2 PodGroupSpec (Kubernetes v1.36, alpha; v1.35 has no v1alpha2, v1.37 "
+    "moved it to v1alpha3)")
 schema.register(K8S, "v1alpha1", "Workload", {"o": {
     "apiVersion": "s", "kind": "s", "metadata": "core:V1ObjectMeta", "status": "*",
     "spec": {"o": {"controllerRef": "*", "podGroups": {"l": {"o": {"name": "s", "policy": _POLICY}}}}}}},
