@@ -75,6 +75,15 @@ def test_every_clean_manifest_of_the_tests(tmp_path: Path) -> None:
     assert compared >= 5
 
 
+def test_a_deployment_alone_round_trips_with_the_same_diagnostics(tmp_path: Path) -> None:
+    """Kueue's site hami example without its set-up: KAD300 for the resources no queue covers names the
+    workload as the import writes it, not the Deployment (a `.kad` workload stands for itself)."""
+    path = ROOT / "tests" / "corpus" / "upstream" / "kueue-serving-sample-hami" / "sample-hami.yaml"
+    got, back = imported([str(path)], tmp_path)
+    assert sorted(d.code for d in got.diagnostics if d.code == "KAD300") == ["KAD300", "KAD300"]
+    assert decisions(back) == decisions(api.load_for_engine([str(path)]).workspace.model)
+
+
 def test_export_of_the_import_gives_back_the_objects(tmp_path: Path) -> None:
     imported(["examples/ml-platform-kueue/"], tmp_path / "kad")
     got = api.export([str(tmp_path / "kad")], str(tmp_path / "yaml"), workloads=True, nodes=True)

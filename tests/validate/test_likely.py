@@ -38,7 +38,7 @@ def test_a_misspelt_gpu_is_reported_once_at_its_first_request(tmp_path: Path) ->
     got, model = check(tmp_path, POLICY, wl("a", "cpu = 1, nvidia.com/gpus = 1") + wl("b", "nvidia.com/gpus = 2"))
     assert misspelt_resources(model) == {"nvidia.com/gpus": "nvidia.com/gpu"}
     [d] = got
-    assert d.message == ("`nvidia.com/gpus` is requested by pod set `main` of Workload `team/a`, but no cluster "
+    assert d.message == ("`nvidia.com/gpus` is requested by pod set `main` of workload `team/a`, but no cluster "
                          "queue covers it")
     assert d.help == "did you mean `nvidia.com/gpu`?"
     assert (Path(d.span.file).name, d.span.line) == ("p1.kad", 3)
@@ -104,5 +104,6 @@ spec:
           limits: {nvidia.com/gpus: "1"}
 """
     [d], _ = check(tmp_path, POLICY, files={"job.yaml": job})
-    assert d.message.startswith("`nvidia.com/gpus` is requested by pod set `main` of Job `team/train`")
+    assert d.message.startswith("`nvidia.com/gpus` is requested by pod set `main` of workload `team/train`")
+    assert d.notes[0] == "`team/train` is the workload Kueue makes of Job `team/train`"
     assert (Path(d.span.file).name, d.span.line) == ("job.yaml", 15)

@@ -59,6 +59,8 @@ def check_likely_mistakes(model: Model, diags: Diagnostics) -> None:
         nodes = " and no node has it" if model.nodes else ""
         notes = ["Kueue never admits a workload requesting a resource its cluster queue doesn't cover: "
                  "it stays pending"]
+        if wl.origin is not None:  # named by its workload's key, the same in a `.kad` import of it
+            notes.insert(0, f"`{wl.key}` is the workload Kueue makes of {o.kind} `{o.key}`")
         workloads = {w.key for w, _ in found}
         if len(found) > 1:
             notes.append(f"requested by {len(found)} pod sets of {len(workloads)} "
@@ -66,6 +68,6 @@ def check_likely_mistakes(model: Model, diags: Diagnostics) -> None:
         labels = [Label(sp, f"also requested by `{object_of(w).key}`")
                   for w, p in found[1:1 + SHOWN] if (sp := p.field_span(f"requests.{res}")) is not None]
         diags.emit(UNPROVIDED_RESOURCE,
-                   f"`{res}` is requested by pod set `{ps.name}` of {o.kind} `{o.key}`, but no cluster queue "
+                   f"`{res}` is requested by pod set `{ps.name}` of workload `{wl.key}`, but no cluster queue "
                    f"covers it{nodes}", ps.field_span(f"requests.{res}") or wl.span,
                    help=f"did you mean `{meant}`?", notes=notes, labels=labels)
