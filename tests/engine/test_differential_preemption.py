@@ -10,7 +10,7 @@ from kadmit.engine.admission.session import Session
 from kadmit.model import SchedulerConfig
 from kadmit.reference import decide as reference_decide
 from reference.strategies import admission_models
-from reference.test_preemption import cohort_models, preempting_models
+from reference.test_preemption import cohort_models, fungibility_models, preempting_models
 
 
 def engine_view(model, loops=None):
@@ -56,6 +56,20 @@ def test_cohort_models_decide_as_the_reference(model):
 @given(admission_models())
 def test_admission_models_decide_as_the_reference_with_preemption_on(model):
     assert engine_view(model) == reference_view(model)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(fungibility_models())
+def test_flavor_fungibility_under_borrowing_and_preemption_decides_as_the_reference(model):
+    # whenCanBorrow x whenCanPreempt x preference with both flavors under pressure: the flavor
+    # that stops the search is taken (dfab7a5), a flavor gone past is ranked by the preference
+    assert_same_or_same_loop(model)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(fungibility_models(), st.sampled_from([(), ("LessThanOrEqualToFinalShare",), ("LessThanInitialShare",)]))
+def test_flavor_fungibility_under_fair_sharing_decides_as_the_reference(model, strategies):
+    assert_same_or_same_loop(with_fair_sharing(model, strategies))
 
 
 def with_fair_sharing(model, strategies=()):

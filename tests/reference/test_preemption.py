@@ -596,6 +596,63 @@ def cohort_models(draw):
     return build(*objs)
 
 
+FUNGIBILITY = st.tuples(st.sampled_from(("Borrow", "TryNextFlavor")), st.sampled_from(("Preempt", "TryNextFlavor")),
+                        st.sampled_from((None, "BorrowingOverPreemption", "PreemptionOverBorrowing")))
+
+
+@st.composite
+def fungibility_models(draw):
+    """Flavor fungibility under borrowing and preemption pressure on every flavor (dfab7a5's shape:
+    a queue may go past a flavor it could borrow on and stop at one where it must preempt, or the
+    other way round). One or two queues, each over the flavors `f` and `g` in either order with
+    small nominal quotas, beside a `lender` queue in the cohort; whenCanBorrow x whenCanPreempt
+    drawn independently, and a preference where both try the next flavor (Kueue refuses it
+    otherwise); each queue's usage on each flavor none, half its nominal, all of it or all it can
+    borrow too, in admitted workloads of priorities 0-3; the lender's own usage likewise, so
+    reclaiming is drawn too; pending workloads of priorities 0-5 that borrow or preempt to fit."""
+    names = [f"q{i}" for i in range(draw(st.integers(1, 2)))]
+    objs = [cohort("root")]
+    order = {}
+    for name in names:
+        within, reclaim, bwc, threshold, _ = draw(POLICIES)
+        borrow, preempt, preference = draw(FUNGIBILITY)
+        order[name] = draw(st.sampled_from((("f", "g"), ("g", "f"))))
+        queue = cqp(name, group(*(fq(f, cpu=q(draw(st.integers(0, 3)))) for f in order[name])), cohort="root",
+                    within=within, reclaim=reclaim, bwc=bwc, threshold=threshold, when_can_preempt=preempt,
+                    fungibility=borrow)
+        if borrow == preempt == "TryNextFlavor" and preference:
+            queue = queue.model_copy(update={"flavor_fungibility": FlavorFungibility(
+                when_can_borrow=borrow, when_can_preempt=preempt, preference=preference)})
+        objs.append(queue)
+    order["lender"] = ("f", "g")
+    objs.append(cqp("lender", group(*(fq(f, cpu=q(draw(st.integers(0, 4)))) for f in ("f", "g"))), cohort="root",
+                    within="LowerPriority", reclaim=draw(st.sampled_from(("Never", "Any")))))
+    partial = build(*objs)
+    usage: dict[str, dict] = {}
+    quotas = {(cq.name, fl.flavor): fl.resources[0].nominal
+              for cq in partial.cluster_queues for fl in cq.resource_groups[0].flavors}
+    j = 0
+    for name in names + ["lender"]:
+        for flavor in order[name]:
+            fr = (flavor, "cpu")
+            share = draw(st.sampled_from(("none", "half", "nominal", "all")))
+            room = available(partial, usage, name, fr) // 1000
+            want = {"none": 0, "half": quotas[(name, flavor)] // 2000, "nominal": quotas[(name, flavor)] // 1000,
+                    "all": room}[share]
+            left = min(want, room)
+            while left > 0:
+                cpu = draw(st.integers(1, left))
+                left -= cpu
+                usage.setdefault(name, {})[fr] = usage.get(name, {}).get(fr, 0) + cpu * 1000
+                objs.append(running(f"run{j}", name, cpu, priority=draw(st.integers(0, 3)), at=draw(st.integers(0, 9)),
+                                    flavor=flavor))
+                j += 1
+    for k in range(draw(st.integers(1, 3))):
+        objs.append(workload(f"new{k}", pod_set(cpu=draw(st.integers(1, 4))), queue=draw(st.sampled_from(names)),
+                             priority=draw(st.integers(0, 5)), minute=draw(st.integers(10, 20))))
+    return build(*objs)
+
+
 def final_usage(model, decisions):
     usage = {cq.name: {} for cq in model.cluster_queues}
     decided = {d.workload: d for d in decisions}
@@ -615,7 +672,7 @@ def final_usage(model, decisions):
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.one_of(preempting_models(), cohort_models()), st.booleans())
+@given(st.one_of(preempting_models(), cohort_models(), fungibility_models()), st.booleans())
 def test_preemption_keeps_quotas_and_priorities(model, fair):
     decisions = decide(model, preemption=True, fair_sharing=fair)
     check_tree(model, final_usage(model, decisions))
