@@ -41,6 +41,19 @@ CI (and on in the soak) and agreement is counted per feature. The switches:
   `inactive` (a Workload with `active: false`, pending or admitted); `resource_groups` (memory in
   a resource group of its own, over flavors of its own); `pod_sets` (a Workload with a second pod
   set, `worker`, pending or admitted; the minCount on either)
+- `tas_admitted`: under TAS, Workloads already admitted on a topology-aware flavor with a
+  `topologyAssignment` in their admission (Kueue v0.17.0's v1beta2 encoding, recorded as
+  `ta_encoding=FORM`: a slice of individual hostnames, hostnames under a common prefix, one slice
+  per node with universal values and counts, equal counts as one universal count), their pods on
+  the flavor's nodes within each node's free capacity (in one rack or on one node where the pod set
+  requires it), holding quota as well; `ta_encoding=no_assignment`: admitted on the flavor with no
+  topologyAssignment (Kueue counts the quota, no node)
+- `running_jobs`: batch Jobs running as `kubectl get -o yaml` of a live cluster shows them (a UID,
+  `suspend: false`, a status with `startTime` and `active` pods), recorded as `running=SHAPE`:
+  `admitted` (with their admitted Workload, owned by the Job, the flavor's node labels in the Job's
+  template as Kueue's RunWithPodSetsInfo puts them), `idle_admitted` (the same with no active pod),
+  `no_workload` (active pods, no Workload: Kueue waits for them to end) and `idle_no_workload`
+  (started, no active pod, no Workload: Kueue makes one)
 """
 
 from __future__ import annotations
@@ -63,7 +76,7 @@ SWITCHES = ("cohorts", "cohort_tree", "cohort_quota", "borrowing_limit", "lendin
             "limit_range", "limits_only", "existing_jobs", "tas_flavors", "pod_group_hash",
             "appwrapper_pod_extras", "fair_sharing_no_cohort", "tas_queues", "tas_groups", "pod_level",
             "flavor_selectors", "flavor_taints", "namespace_selector", "stop_policy", "inactive", "resource_groups",
-            "pod_sets",
+            "pod_sets", "tas_admitted", "running_jobs",
             *(f"job:{k}" for k in JOB_KINDS))
 ALL = frozenset(SWITCHES)
 FRAMEWORKS = ["batch/job", "kubeflow.org/mpijob", "ray.io/rayjob", "ray.io/raycluster", "ray.io/rayservice",
@@ -114,6 +127,7 @@ class _Draw:
         self.label_key: str | None = None  # the flavors' node label key pods select on (flavor_selectors)
         self.label_values: list[str] = []
         self.taints: list[str] = []  # the values of the flavors' `dedicated` taints (flavor_taints)
+        self.free: dict[str, dict[str, dict[str, int]]] = {}  # TAS: per flavor, per node, what is free (tas_admitted)
 
     def on(self, switch: str, p: float = 0.5) -> bool:
         """Whether `switch` is on here: off unless allowed; recorded when on."""
@@ -588,6 +602,8 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
         if tas:
             fl["spec"] = {"nodeLabels": {"pool": f}, "topologyName": "dc"}
             nodes = _nodes(d, f, resources)
+            d.free[f] = {n["metadata"]["name"]: {"cpu": int(n["status"]["allocatable"]["cpu"]) * 1000, "memory": 32}
+                         for n in nodes}
         _flavor_rules(d, flavors, fl, i, tas)
         for n in nodes:  # the flavor's taint on some of its nodes
             if fl.get("spec", {}).get("nodeTaints") and d.int(0, 1):
@@ -641,6 +657,11 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
         lq = d.pick(lqs)
         serial += 1
         created = START + timedelta(hours=1, minutes=serial)
+        if jobs and "job:Job" in allowed and not tas and d.on("running_jobs", 0.12):
+            docs += _running_job(d, f"j{serial:02d}", ns, lq, name, serial, created, resources, cq_groups, quotas,
+                                 used, {doc["metadata"]["name"]: doc.get("spec", {}).get("nodeLabels", {})
+                                        for doc in docs if doc["kind"] == "ResourceFlavor"})
+            continue
         if jobs and kinds and d.int(0, 1):
             kind = d.pick(kinds)
             labels = {"kueue.x-k8s.io/queue-name": lq}
@@ -709,7 +730,33 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
             room = [f for f in mine if all(used.get((name, f, r), 0) + total[r]
                                            <= quotas[(f, r)] * (1000 if r == "cpu" else 1) for r in covered)]
             fit.append((covered, room))
-        if not tas and all(room for _, room in fit) and d.on("admitted", 0.4):
+        placed = None
+        if tas and all(room for _, room in fit) and "tas_admitted" in allowed and d.int(0, 99) < 35:
+            placed = _tas_place(d, d.pick(fit[0][1]), pod_sets, need, resources)
+        if placed is not None:
+            flavor, per_node = placed
+            d.features.add("tas_admitted")
+            for r in resources:
+                used[(name, flavor, r)] = used.get((name, flavor, r), 0) + total[r]
+            at = _stamp(START + timedelta(minutes=serial))
+            wl["metadata"]["creationTimestamp"] = _stamp(START + timedelta(seconds=serial))
+            encoding = d.pick(["individual", "individual", "prefix", "slices", "universal_count", "no_assignment"],
+                              "ta_encoding")
+            psas = []
+            for ps in pod_sets:
+                psa = {"name": ps["name"], "count": ps["count"], "flavors": {r: flavor for r in resources},
+                       "resourceUsage": {r: _show(r, need[ps["name"]][r]) for r in resources}}
+                if encoding != "no_assignment":
+                    psa["topologyAssignment"] = _topology_assignment(per_node[ps["name"]], encoding, flavor)
+                psas.append(psa)
+            wl["status"] = {
+                "admission": {"clusterQueue": name, "podSetAssignments": psas},
+                "conditions": [
+                    {"type": "QuotaReserved", "status": "True", "reason": "QuotaReserved",
+                     "message": f"Quota reserved in ClusterQueue {name}", "lastTransitionTime": at},
+                    {"type": "Admitted", "status": "True", "reason": "Admitted",
+                     "message": "The workload is admitted", "lastTransitionTime": at}]}
+        elif not tas and all(room for _, room in fit) and d.on("admitted", 0.4):
             flavor_of = {}
             for covered, room in fit:
                 f = d.pick(room)
@@ -740,6 +787,115 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
     if limit_ranges and "limit_range" not in d.features:
         d.features.add("limit_range_unused")
     return Cluster(docs, d.features)
+
+
+def _running_job(d: _Draw, name: str, ns: str, lq: str, cq: str, serial: int, created: datetime,
+                 resources: list[str], cq_groups: list, quotas: dict, used: dict, labels_of: dict) -> list[dict]:
+    """A running batch Job (`running_jobs`) and, for the admitted shapes, its Workload as Kueue's
+    job reconciler made and admitted it: named job-NAME-…, owned by the Job (controller), the
+    Job's pod set `main` as it was when suspended (Kueue's EquivalentToWorkload compares counts,
+    containers, init containers), the admission's flavors and usage, QuotaReserved and Admitted;
+    the running Job's template carries the flavors' node labels (RunWithPodSetsInfo)."""
+    n = d.int(1, 3)
+    req = _requests(d, resources)
+    total = {r: _parse(req[r]) * n for r in resources}
+    spec = {"restartPolicy": "Never", "containers": [{"name": "main", "image": "busybox",
+                                                     "resources": {"requests": req}}]}
+    shape = d.pick(["admitted", "admitted", "idle_admitted", "no_workload", "idle_no_workload"])
+    flavor_of: dict[str, str] = {}
+    if shape.endswith("admitted"):
+        for covered, mine in cq_groups:
+            room = [f for f in mine if all(used.get((cq, f, r), 0) + total[r]
+                                           <= quotas[(f, r)] * (1000 if r == "cpu" else 1) for r in covered)]
+            if not room:
+                shape = "no_workload" if shape == "admitted" else "idle_no_workload"
+                break
+            flavor_of |= {r: d.pick(room) for r in covered}
+    d.features.add(f"running={shape}")
+    uid = f"00000000-0000-0000-0002-{serial:012d}"
+    running_spec = dict(spec)
+    if shape.endswith("admitted"):
+        for r in resources:
+            used[(cq, flavor_of[r], r)] = used.get((cq, flavor_of[r], r), 0) + total[r]
+        selector = {k: v for f in dict.fromkeys(flavor_of.values()) for k, v in labels_of.get(f, {}).items()}
+        if selector:
+            running_spec["nodeSelector"] = selector
+    started = created + timedelta(minutes=1)
+    active = 0 if shape.startswith("idle") else n
+    job = {"apiVersion": "batch/v1", "kind": "Job",
+           "metadata": {"name": name, "namespace": ns, "uid": uid, "creationTimestamp": _stamp(created),
+                        "labels": {"kueue.x-k8s.io/queue-name": lq}},
+           "spec": {"parallelism": n, "completions": n, "suspend": False, "template": {"spec": running_spec}},
+           "status": {"startTime": _stamp(started), "active": active, "ready": active,
+                      "uncountedTerminatedPods": {}}}
+    if not shape.endswith("admitted"):
+        return [job]
+    at = _stamp(started)
+    wl = {"apiVersion": API, "kind": "Workload",
+          "metadata": {"name": f"job-{name}-{serial:05x}", "namespace": ns, "uid": f"00000000-0000-0000-0003-{serial:012d}",
+                       "creationTimestamp": _stamp(created), "labels": {"kueue.x-k8s.io/job-uid": uid},
+                       "ownerReferences": [{"apiVersion": "batch/v1", "kind": "Job", "name": name, "uid": uid,
+                                            "controller": True, "blockOwnerDeletion": True}]},
+          "spec": {"queueName": lq, "podSets": [{"name": "main", "count": n, "template": {"spec": spec}}]},
+          "status": {"admission": {"clusterQueue": cq, "podSetAssignments": [
+              {"name": "main", "count": n, "flavors": flavor_of,
+               "resourceUsage": {r: _show(r, total[r]) for r in resources}}]},
+              "conditions": [
+                  {"type": "QuotaReserved", "status": "True", "reason": "QuotaReserved",
+                   "message": f"Quota reserved in ClusterQueue {cq}", "lastTransitionTime": at},
+                  {"type": "Admitted", "status": "True", "reason": "Admitted",
+                   "message": "The workload is admitted", "lastTransitionTime": at}]}}
+    return [job, wl]
+
+
+def _tas_place(d: _Draw, flavor: str, pod_sets: list[dict], need: dict, resources: list[str]):
+    """Each pod of each pod set on a node of `flavor` with room for it (Kueue's TAS would have
+    found one): on one node or in one rack where the pod set requires that level. The flavor and
+    pods per node per pod set, the nodes' free capacity taken; None (nothing taken) where a pod
+    finds no node."""
+    free = {n: dict(v) for n, v in d.free[flavor].items()}
+    out: dict[str, dict[str, int]] = {}
+    for ps in pod_sets:
+        one = {r: need[ps["name"]][r] // ps["count"] for r in resources}
+        level = ps.get("topologyRequest", {}).get("required")
+        placed: dict[str, int] = {}
+        for _ in range(ps["count"]):
+            room = [n for n in sorted(free) if all(free[n].get(r, 0) >= one[r] for r in resources)]
+            if placed and level == HOST:
+                room = [n for n in room if n in placed]
+            elif placed and level == RACK:
+                rack = next(iter(placed)).rsplit("-", 1)[0]
+                room = [n for n in room if n.rsplit("-", 1)[0] == rack]
+            if not room:
+                return None
+            n = d.pick(room)
+            placed[n] = placed.get(n, 0) + 1
+            for r in resources:
+                free[n][r] -= one[r]
+        out[ps["name"]] = dict(sorted(placed.items()))
+    d.free[flavor] = free
+    return flavor, out
+
+
+def _topology_assignment(per_node: dict[str, int], encoding: str, flavor: str) -> dict:
+    """Pods per node as Kueue v0.17.0 writes a topologyAssignment for a topology whose lowest level
+    is the hostname (the hostname level alone, TopologyAssignmentSlice values and counts), in one
+    of the encodings its API allows."""
+    nodes = list(per_node)
+    counts = [per_node[n] for n in nodes]
+    if encoding == "slices":  # a slice per node, universal value and count
+        return {"levels": [HOST], "slices": [{"domainCount": 1, "valuesPerLevel": [{"universal": n}],
+                                             "podCounts": {"universal": c}} for n, c in zip(nodes, counts)]}
+    if encoding == "prefix":  # the flavor's name as the hostnames' common prefix
+        values = {"individual": {"prefix": f"{flavor}-", "roots": [n.removeprefix(f"{flavor}-") for n in nodes]}}
+    elif len(nodes) == 1:
+        values = {"universal": nodes[0]}
+    else:
+        values = {"individual": {"roots": nodes}}
+    pod_counts = {"universal": counts[0]} if encoding == "universal_count" and len(set(counts)) == 1 \
+        else {"individual": counts}
+    return {"levels": [HOST], "slices": [{"domainCount": len(nodes), "valuesPerLevel": [values],
+                                         "podCounts": pod_counts}]}
 
 
 def _parse(q: str) -> int:

@@ -40,10 +40,10 @@ status:
       count: 3
       flavors: {cpu: f}
       topologyAssignment:
-        levels: ["cloud.example.com/rack", "kubernetes.io/hostname"]
+        levels: ["kubernetes.io/hostname"]
         domains:
-        - {values: ["r1", "n-1"], count: 2}
-        - {values: ["r1", "n-2"], count: 1}
+        - {values: ["n-1"], count: 2}
+        - {values: ["n-2"], count: 1}
 """
 
 
@@ -62,10 +62,22 @@ def test_kad_and_manifest_placements_agree_and_take_node_capacity():
 
 
 def test_a_rack_level_assignment_says_nothing_about_nodes():
-    text = YAML.replace('levels: ["cloud.example.com/rack", "kubernetes.io/hostname"]',
-                        'levels: ["cloud.example.com/rack"]').replace(
-        '- {values: ["r1", "n-1"], count: 2}\n        - {values: ["r1", "n-2"], count: 1}',
-        '- {values: ["r1"], count: 3}')
+    text = YAML.replace('levels: ["kubernetes.io/hostname"]', 'levels: ["cloud.example.com/rack"]').replace(
+        '- {values: ["n-1"], count: 2}\n        - {values: ["n-2"], count: 1}', '- {values: ["r1"], count: 3}')
     d = Diagnostics()
     frag = read_manifest_text(text, "w.yaml", d)
     assert frag.workloads[0].admission.pod_sets[0].placement == {}
+    assert [x.code for x in d] == ["KAD168"] and "not ending in `kubernetes.io/hostname`" in d.items[0].message
+
+
+def test_an_assignment_over_rack_and_hostname_holds_no_node():
+    # Kueue v0.17's TAS cache keys a hostname-lowest topology's nodes by hostname and the
+    # assignment's domains by their joined values ("r1,n-1"): no node matches, no usage counts
+    text = YAML.replace('levels: ["kubernetes.io/hostname"]',
+                        'levels: ["cloud.example.com/rack", "kubernetes.io/hostname"]').replace(
+        '- {values: ["n-1"], count: 2}\n        - {values: ["n-2"], count: 1}',
+        '- {values: ["r1", "n-1"], count: 2}\n        - {values: ["r1", "n-2"], count: 1}')
+    d = Diagnostics()
+    frag = read_manifest_text(text, "w.yaml", d)
+    assert frag.workloads[0].admission.pod_sets[0].placement == {}
+    assert [x.code for x in d] == ["KAD168"] and "finds no node" in d.items[0].message

@@ -120,6 +120,16 @@ KAD167 = register(
     "takes 1 to 8): Kueue never creates it and the JobSet, suspended by Kueue's webhook, is never "
     "admitted. It is listed as skipped, saying so.",
     kueue_rule="jobset PodSets (one per replicated job); Workload CRD: podSets minItems=1")
+KAD168 = register(
+    "KAD168", "topology assignment not counted on nodes", "warning",
+    "An admitted pod set's `topologyAssignment` names its domains on levels other than the hostname "
+    "alone, so its pods hold no node's capacity. With `kubernetes.io/hostname` as a topology's lowest "
+    "level Kueue's TAS cache keys a node's domain by its hostname and an assignment's domain by its "
+    "values joined with commas: an assignment over several levels (`[rack, hostname]`; Kueue writes "
+    "the hostname level alone) matches no node, and Kueue counts no usage for it; kadmit neither. On "
+    "levels not ending in the hostname Kueue counts the pods on its lowest-level domains, which "
+    "kadmit does not model (it counts topology usage node by node): the nodes look free to kadmit.",
+    kueue_rule="pkg/cache/scheduler/tas_flavor.go updateUsage, tas_flavor_snapshot.go addNode/addTASUsage")
 KAD171 = register(
     "KAD171", "API version not served", "error",
     "The object's `apiVersion` is one no cluster running Kueue v0.17 serves for its kind: a version "

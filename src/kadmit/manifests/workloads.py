@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from kadmit.durations import parse_duration_ms
 from kadmit.manifests import kubenames
-from kadmit.manifests.codes import KAD157, KAD164, KAD165, KAD181
+from kadmit.manifests.codes import KAD157, KAD164, KAD165, KAD168, KAD181
 from kadmit.manifests.fields import Fields, Meta, NotRead
 from kadmit.manifests.owners import controller_owner
 from kadmit.manifests.dra import pod_claim_templates
@@ -209,14 +209,30 @@ HOSTNAME = "kubernetes.io/hostname"
 JOB_UID_LABEL = "kueue.x-k8s.io/job-uid"
 
 
-def _topology_assignment(f: Fields, psa: Val) -> dict[str, int]:
+def _topology_assignment(f: Fields, psa: Val, name: str) -> dict[str, int]:
     """Pods per node from Kueue's `topologyAssignment` (levels + domains of values and counts),
-    when its lowest level is the hostname; other forms say nothing about nodes."""
+    when its levels are the hostname alone, as Kueue v0.17 writes them for a topology whose lowest
+    level is the hostname. Kueue's TAS cache keys such a topology's nodes by hostname and an
+    assignment's domains by their values joined with commas, so an assignment over several levels
+    counts on no node (KAD168); one on levels not ending in the hostname counts on Kueue's
+    lowest-level domains, which kadmit does not model (KAD168)."""
     ta = f.map(psa, "topologyAssignment")
     if ta is None:
         return {}
     levels = f.strs(ta, "levels")
-    if not levels or levels[-1] != HOSTNAME:
+    if levels and levels != [HOSTNAME]:
+        shown = ", ".join(f"`{k}`" for k in levels)
+        if levels[-1] == HOSTNAME:
+            f.diags.emit(KAD168, f"pod set `{name}`'s topologyAssignment names its domains on levels {shown}: "
+                         "Kueue's TAS cache finds no node for them (a node's domain is its hostname alone), "
+                         "so its pods hold no node capacity; kadmit counts none either", f.span(ta),
+                         help="Kueue v0.17 writes an assignment on the hostname level alone")
+        else:
+            f.diags.emit(KAD168, f"pod set `{name}`'s topologyAssignment is on levels {shown}, not ending in "
+                         f"`{HOSTNAME}`: Kueue counts its pods on those lowest-level domains; kadmit counts "
+                         "topology usage node by node and does not count them", f.span(ta))
+        return {}
+    if not levels:
         return {}
     out: dict[str, int] = {}
     for sl in f.maps(ta, "slices"):  # v1beta2: per slice, the lowest level's values and pod counts
@@ -262,7 +278,7 @@ def _admission(f: Fields, status: Val | None, pod_sets: tuple[PodSet, ...],
         usage = {r: q for r, q in usage.items() if q}
         if declared is not None and usage == {r: q * count for r, q in declared.requests.items()}:
             usage = {}  # what the model derives from count x requests anyway
-        placement = _topology_assignment(f, psa)
+        placement = _topology_assignment(f, psa, name)
         assignments.append(PodSetAssignment(name=name, flavors=flavors, count=count, usage=usage,
                                             placement=placement, span=f.span(psa),
                                             spans=f.spans({"count": f.field(psa, "count"),
