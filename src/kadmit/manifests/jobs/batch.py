@@ -33,7 +33,9 @@ def job(f: Fields, o: Meta) -> Job:
                nodes={"min_count": annotation_node(f, o, MIN_PARALLELISM)})
     status = f.map(o.node, "status")
     suspended = f.bool(spec, "suspend", default=False) and o.annotations.get(STOPPING) != "true"
-    started = f.field(status, "startTime") is not None or bool(f.int(status, "active", default=0))
+    # Kueue's Job.IsActive (status.active != 0): a started Job with no active pod and no Workload
+    # gets one from Kueue's reconciler (handleJobWithNoWorkload waits only while pods are active)
+    started = f.int(status, "active", default=0) != 0
     finished = condition_true(f, status, "Complete", "Failed")
     job = b.job(state=run_state(suspended, started, finished))
     return job.model_copy(update={"refusals": job.refusals + refused + _sync_completions(f, o, spec)})

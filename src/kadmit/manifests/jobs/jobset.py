@@ -33,8 +33,8 @@ def jobset(f: Fields, o: Meta) -> Job:
                    nodes={"parallelism": f.field(job_spec, "parallelism")})
     b.check_groups(paths)
     status = f.map(o.node, "status")
-    started = any(f.int(s, "active", default=0) or f.int(s, "ready", default=0)
-                  for s in f.maps(status, "replicatedJobsStatus"))
+    # Kueue's JobSet.IsActive: a replicated job with active child Jobs (ready ones are counted among them)
+    started = any(f.int(s, "active", default=0) > 0 for s in f.maps(status, "replicatedJobsStatus"))
     finished = condition_true(f, status, "Completed", "Failed")
     state = run_state(f.bool(spec, "suspend", default=False), started, finished)
     if not replicated and not f.collected:
