@@ -215,6 +215,33 @@ def test_unmodelled_fields_warn_where_set_and_defaults_do_not() -> None:
     assert "`admissionChecks` of `ClusterQueue` `cq`" in first and "may differ from Kueue's" in first
 
 
+def test_feature_gates_of_kueues_manager_flags_are_reported_not_modelled() -> None:
+    """Kueue's manager Deployment (Kueue's image): each gate of `--feature-gates` (either form of the
+    flag) is KAD161 at its argument; the flag in another image's container is that program's own."""
+    _, diags = read("""\
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: kueue-controller-manager, namespace: kueue-system}
+        spec:
+          selector: {matchLabels: {app: kueue}}
+          template:
+            metadata: {labels: {app: kueue}}
+            spec:
+              containers:
+              - name: manager
+                image: registry.k8s.io/kueue/kueue:v0.17.0
+                args: [--zap-log-level=2, "--feature-gates=TopologyAwareScheduling=false,DynamicResourceAllocation=true",
+                       -feature-gates, PartialAdmission=false]
+              - name: sidecar
+                image: example.com/kueue-helper:v1
+                args: [--feature-gates=Other=true]
+        """)
+    got = [(d.code, d.span.line, d.message.split("`")[3]) for d in diags.sorted()]
+    assert got == [("KAD161", 12, "DynamicResourceAllocation=true"), ("KAD161", 12, "TopologyAwareScheduling=false"),
+                   ("KAD161", 13, "PartialAdmission=false")], got
+    assert all("Configuration's `featureGates`" in d.notes[0] for d in diags.sorted())
+
+
 def test_docs_kueue_fields_md_is_generated() -> None:
     doc = Path(__file__).parents[2] / "docs" / "KUEUE-FIELDS.md"
     assert doc.read_text(encoding="utf-8") == coverage.markdown(), (

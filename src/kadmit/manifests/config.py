@@ -81,6 +81,37 @@ def feature_gates(f: Fields, o: Meta) -> tuple[bool, Val | None]:
     return f.bool(gates, DRA_GATE, default=False), f.field(gates, DRA_GATE)
 
 
+_GATES_FLAG = re.compile(r"^--?feature-gates(?:=(.*))?$")
+_KUEUE_IMAGE = re.compile(r"(^|/)kueue(:[^/]*|@.*)?$")
+
+
+def manager_feature_gates(f: Fields, template: Val | None) -> None:
+    """Kueue's manager Deployment (a container of Kueue's image): each gate its `--feature-gates` flag
+    sets is reported as not modelled (KAD161). Kueue v0.17.0's main takes the flag's gates instead of
+    the Configuration's `featureGates`, and refuses to start when both are given
+    (config.ValidateFeatureGates); kadmit reads gates from the Configuration only."""
+    for c in f.maps(f.map(template, "spec"), "containers"):
+        if not _KUEUE_IMAGE.search(f.str(c, "image") or ""):
+            continue
+        words = [*f.seq(c, "command"), *f.seq(c, "args")]
+        for i, w in enumerate(words):
+            m = _GATES_FLAG.match(str(w.v)) if w.kind == STR else None
+            if m is None:
+                continue
+            value = words[i + 1] if m.group(1) is None and i + 1 < len(words) else w
+            text = m.group(1) if m.group(1) is not None else str(value.v)
+            for gate in filter(None, (g.strip() for g in text.split(","))):
+                name = gate.split("=", 1)[0].strip()
+                also = ("; kadmit reads DynamicResourceAllocation from the Configuration's `featureGates` only"
+                        if name == DRA_GATE else "")
+                f.diags.emit(KAD161, f"`--feature-gates` of Kueue's manager sets `{gate}`, which kadmit does not "
+                             "model: kadmit follows Kueue v0.17.0's default for every feature gate but "
+                             f"DynamicResourceAllocation{also}; kadmit's decision may differ from Kueue's",
+                             f.span(value),
+                             notes=["Kueue takes the flag's gates instead of the Configuration's `featureGates`, "
+                                    "and does not start when both are given (cmd/kueue/main.go)"])
+
+
 def admission_fair_sharing(f: Fields, o: Meta) -> tuple[AdmissionFairSharing | None, Val | None]:
     """`admissionFairSharing`: the half-life of consumed usage, how often it is sampled (Kueue's
     default 5m) and resource weights, refused as Kueue's configuration validation refuses them."""

@@ -3,6 +3,7 @@ Deployment's pods are each a one-pod Workload; a StatefulSet's pods are one pod 
 
 from __future__ import annotations
 
+from kadmit.manifests.config import manager_feature_gates
 from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.jobs.common import (DEFAULT_POD_SET, PRIORITY_LABEL, QUEUE_LABEL, Builder, object_ref,
                                           run_state, workload_name)
@@ -24,6 +25,7 @@ def deployment(f: Fields, o: Meta) -> Job:
     spec = f.map(o.node, "spec", required=True, what=f"Deployment `{o.name}`")
     replicas = f.int(spec, "replicas", default=1, lo=0)
     template = f.map(spec, "template", required=True, what=f"the spec of Deployment `{o.name}`")
+    manager_feature_gates(f, template)  # Kueue's own manager: its flags, not a job's
     b = Builder(f, o, DEPLOYMENT)
     ref = object_ref(o, f)
     workloads = []
