@@ -8,19 +8,17 @@ import json
 from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.jobs.common import Builder, condition_true, run_state
 from kadmit.model import Job, PodSet, Refusal
+from kadmit.podresources import ContainerResources, PodResources
 from kadmit.quantity import parse_quantity
 
-# KubeRay's default submitter container (Kueue's `defaultSubmitterResources`): its requests.
+# KubeRay's default submitter container (Kueue's rayjob getSubmitterTemplate): its requests, and
+# its limits, which the namespace's LimitRanges check as they check any container's
 SUBMITTER = {"cpu": parse_quantity("500m"), "memory": parse_quantity("200Mi")}
+SUBMITTER_LIMITS = {"cpu": parse_quantity("1"), "memory": parse_quantity("1Gi")}
+SUBMITTER_POD = PodResources(containers=(ContainerResources(name="ray-job-submitter", requests=SUBMITTER,
+                                                            limits=SUBMITTER_LIMITS),))
 MAX_WORKER_GROUPS = 7  # 8 pod sets at most, the head's among them
 HEAD = "head"
-
-
-def _plus(ps: PodSet, extra: dict[str, int]) -> PodSet:
-    reqs = dict(ps.requests)
-    for r, q in extra.items():
-        reqs[r] = reqs.get(r, 0) + q
-    return ps.model_copy(update={"requests": dict(sorted(reqs.items()))})
 
 
 def _cluster(f: Fields, b: Builder, spec, what: str, path: str | None = None) -> None:
@@ -98,11 +96,11 @@ def ray_job(f: Fields, o: Meta) -> Job:
         if submitter is not None:
             b.template("submitter", 1, submitter, submitter, origin="the submitter Job's pod")
         else:
-            b.pod_sets.append(PodSet(name="submitter", count=1, requests=SUBMITTER,
+            b.pod_sets.append(PodSet(name="submitter", count=1, requests=SUBMITTER, resources=SUBMITTER_POD,
                                      origin="the submitter Job's pod (KubeRay's default container)",
                                      span=f.span(o.node)))
-    elif mode == "SidecarMode":
-        b.pod_sets[0] = _plus(b.pod_sets[0], SUBMITTER)
+    # SidecarMode, HTTPMode, InteractiveMode: no pod set of their own, nothing added to the head
+    # (v0.17's PodSets; later Kueue adds the submitter's requests to the head in SidecarMode)
     status = f.map(o.node, "status")
     deployment = f.str(status, "jobDeploymentStatus") or ""
     started = deployment not in ("", "New", "Suspended")
