@@ -84,18 +84,21 @@ class Outcome:
     """What both tools decide of one workload: where it lands (or not), with what, and who
     preempted whom."""
 
-    admitted: bool
+    admitted: bool  # holds quota (Kueue's QuotaReserved); `checks` says whether it is Admitted yet
     cluster_queue: str | None = None
     pod_sets: tuple = ()  # (name, count, ((resource, flavor), ...), ((node, pods), ...))
     preempted: tuple = ()  # the victims' names, sorted
     preempted_by: str | None = None
+    checks: tuple = ()  # quota reserved: its admission checks, ((name, state), ...) by name
 
     def text(self) -> str:
         if not self.admitted:
             s = "not admitted"
         else:
             sets = "; ".join(f"{n} {c}x{dict(fl)}" + (f" on {dict(pl)}" if pl else "") for n, c, fl, pl in self.pod_sets)
-            s = f"admitted to {self.cluster_queue}: {sets}"
+            waiting = [n for n, st in self.checks if st != "Ready"]
+            s = (f"quota reserved in {self.cluster_queue}, waiting for admission checks {', '.join(waiting)}: {sets}"
+                 if waiting else f"admitted to {self.cluster_queue}: {sets}")
         if self.preempted:
             s += f", preempting {', '.join(self.preempted)}"
         if self.preempted_by:
@@ -111,9 +114,10 @@ def _pod_sets(entries: list[dict]) -> tuple:
 def _outcome(d: dict, victims: list[str]) -> Outcome:
     """A victim admitted again by the end is just admitted (kadmit names `preempted_by` only for
     victims left pending; the oracle for every workload it saw evicted)."""
-    if not d["admitted"]:
+    if not d.get("quota_reserved", d["admitted"]):
         return Outcome(False, preempted=tuple(sorted(victims)), preempted_by=d.get("preempted_by"))
-    return Outcome(True, d["cluster_queue"], _pod_sets(d["pod_sets"]), tuple(sorted(victims)))
+    checks = tuple(sorted((c["name"], c["state"]) for c in d.get("admission_checks", [])))
+    return Outcome(True, d["cluster_queue"], _pod_sets(d["pod_sets"]), tuple(sorted(victims)), checks=checks)
 
 
 @dataclass
@@ -255,7 +259,7 @@ def compare(kadmit: Answer, kueue: Answer, *, placement: bool = True,
         if placement:
             return o
         return Outcome(o.admitted, o.cluster_queue, tuple((n, c, fl, ()) for n, c, fl, _ in o.pod_sets),
-                       o.preempted, o.preempted_by)
+                       o.preempted, o.preempted_by, o.checks)
 
     differ, undecided = {}, {}
     by_object: dict[str, tuple[list[str], list[str]]] = {}

@@ -25,11 +25,14 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	configapi "sigs.k8s.io/kueue/apis/config/v1beta2"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	qcache "sigs.k8s.io/kueue/pkg/cache/queue"
 	schdcache "sigs.k8s.io/kueue/pkg/cache/scheduler"
+	"sigs.k8s.io/kueue/pkg/controller/admissionchecks/multikueue"
+	"sigs.k8s.io/kueue/pkg/controller/admissionchecks/provisioning"
 	"sigs.k8s.io/kueue/pkg/controller/core"
 	"sigs.k8s.io/kueue/pkg/controller/core/indexer"
 	tasindexer "sigs.k8s.io/kueue/pkg/controller/tas/indexer"
@@ -227,6 +230,10 @@ func (c *Cluster) load(objs []client.Object) error {
 			c.cache.TASCache().SyncNode(n)
 		}
 	}
+	checks, err := c.activateChecks(checks)
+	if err != nil {
+		return err
+	}
 	for _, ac := range checks {
 		c.cache.AddOrUpdateAdmissionCheck(log, ac)
 	}
@@ -303,6 +310,47 @@ func (c *Cluster) load(objs []client.Object) error {
 	// running manager's requeuer does so before any workload was tried.
 	c.requeuer.ProcessRequeues(ctx)
 	return nil
+}
+
+// activateChecks runs Kueue's built-in AdmissionCheck reconcilers over the checks, as a running
+// Kueue does: the provisioning controller's (a check of `kueue.x-k8s.io/provisioning-request` is
+// Active when its parameters name a ProvisioningRequestConfig that exists; the oracle takes the
+// cluster's ProvisioningRequest CRD, which Kueue needs to run that controller, as installed) and,
+// under the MultiKueue gate, MultiKueue's (a MultiKueueConfig that exists, not every cluster of it
+// missing or inactive: a MultiKueueCluster's own Active condition is taken as given, since Kueue sets
+// it by connecting to the worker cluster). Another controller's check keeps the status given. It
+// returns the checks as the reconcilers left them.
+func (c *Cluster) activateChecks(checks []*kueue.AdmissionCheck) ([]*kueue.AdmissionCheck, error) {
+	if len(checks) == 0 {
+		return checks, nil
+	}
+	prov, err := provisioning.OracleACReconciler(c.cl)
+	if err != nil {
+		return nil, err
+	}
+	reconcilers := []reconcile.Reconciler{prov}
+	if features.Enabled(features.MultiKueue) {
+		mk, err := multikueue.OracleACReconciler(c.cl)
+		if err != nil {
+			return nil, err
+		}
+		reconcilers = append(reconcilers, mk)
+	}
+	out := make([]*kueue.AdmissionCheck, 0, len(checks))
+	for _, ac := range checks {
+		req := reconcile.Request{NamespacedName: types.NamespacedName{Name: ac.Name}}
+		for _, r := range reconcilers {
+			if _, err := r.Reconcile(c.ctx, req); err != nil {
+				return nil, fmt.Errorf("AdmissionCheck %s: %w", ac.Name, err)
+			}
+		}
+		var now kueue.AdmissionCheck
+		if err := c.cl.Get(c.ctx, req.NamespacedName, &now); err != nil {
+			return nil, fmt.Errorf("AdmissionCheck %s: %w", ac.Name, err)
+		}
+		out = append(out, &now)
+	}
+	return out, nil
 }
 
 // loadAfsUsage gives admission fair sharing the LocalQueue's consumed resources from its

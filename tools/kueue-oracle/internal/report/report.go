@@ -28,7 +28,9 @@ type Decision struct {
 	Workload         string            `json:"workload"`
 	Object           objects.Ref       `json:"object"`
 	Kueue            string            `json:"kueue_workload"` // Kueue's namespace/name of the Workload
-	Admitted         bool              `json:"admitted"`
+	Admitted         bool              `json:"admitted"`       // Kueue's Admitted: quota reserved and every check Ready
+	QuotaReserved    bool              `json:"quota_reserved"` // QuotaReserved: it holds quota
+	AdmissionChecks  []CheckState      `json:"admission_checks"`
 	ClusterQueue     *string           `json:"cluster_queue"`
 	PodSets          []PodSet          `json:"pod_sets"`
 	Preempted        []Victim          `json:"preempted"`
@@ -53,6 +55,12 @@ type PodSet struct {
 type Topology struct {
 	Levels  []string `json:"levels"`
 	Domains []string `json:"domains"`
+}
+
+// CheckState is one of a reserved workload's admission check states (status.admissionChecks).
+type CheckState struct {
+	Name  string `json:"name"`
+	State string `json:"state"`
 }
 
 // Victim is a workload a decision's preemptions evicted.
@@ -119,7 +127,7 @@ func Decisions(r *cluster.Result, owners Owners) []Decision {
 			continue // running all along: not a decision
 		}
 		d := Decision{Workload: names[k], Object: objectOf(wl, owners), Kueue: k.String(),
-			PodSets: []PodSet{}, Preempted: victims[k], Usage: map[string]string{}}
+			PodSets: []PodSet{}, Preempted: victims[k], Usage: map[string]string{}, AdmissionChecks: []CheckState{}}
 		if d.Preempted == nil {
 			d.Preempted = []Victim{}
 		}
@@ -131,7 +139,12 @@ func Decisions(r *cluster.Result, owners Owners) []Decision {
 			d.PreemptionReason = &reason
 		}
 		if workload.HasQuotaReservation(wl) && wl.Status.Admission != nil {
-			d.Admitted = true
+			d.QuotaReserved = true
+			d.Admitted = workload.IsAdmitted(wl)
+			for _, st := range wl.Status.AdmissionChecks {
+				d.AdmissionChecks = append(d.AdmissionChecks, CheckState{Name: string(st.Name), State: string(st.State)})
+			}
+			sort.Slice(d.AdmissionChecks, func(i, j int) bool { return d.AdmissionChecks[i].Name < d.AdmissionChecks[j].Name })
 			cq := string(wl.Status.Admission.ClusterQueue)
 			d.ClusterQueue = &cq
 			d.PodSets, d.Usage = assignment(wl.Status.Admission)
