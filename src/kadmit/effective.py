@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from fractions import Fraction
 
 from kadmit.model import ClaimTemplate, Model, PodSet, ResourceTransformation, SchedulerConfig
@@ -13,11 +14,11 @@ _DONE: dict[int, Model] = {}  # recent results (kept alive, so ids are not reuse
 
 
 def effective(model: Model) -> Model:
-    """`drained`, then `counted`: what the engine and the reference decide on. A model this
+    """`drained`, `checked`, then `counted`: what the engine and the reference decide on. A model this
     returned is returned as it is (transformations must not apply twice)."""
     if _DONE.get(id(model)) is model:
         return model
-    out = counted(drained(model))
+    out = counted(checked(drained(model)))
     if len(_DONE) >= 16:
         _DONE.pop(next(iter(_DONE)))
     _DONE[id(out)] = out
@@ -42,6 +43,33 @@ def drained(model: Model) -> Model:
                             or (cq is not None and cq.stop_policy == "HoldAndDrain")):
             wl = wl.model_copy(update={"admission": None, "evicted": True})
             changed = True
+        out.append(wl)
+    return model.model_copy(update={"workloads": tuple(out)}) if changed else model
+
+
+def checked(model: Model) -> Model:
+    """The state once Kueue's workload controller has acted on the admission checks of workloads
+    holding quota (reconcileCheckBasedEviction): one with a Rejected check is deactivated (its quota
+    given back, never admitted again); else one with a Retry check is evicted, gives its quota back
+    and is queued again with its checks Pending, ordered by its eviction (workload.GetQueueOrderTimestamp: Kueue evicts it
+    now, after every workload of the input was created; kadmit orders by `created`). The model
+    itself when no check failed."""
+    if not any(wl.check_states for wl in model.workloads):
+        return model
+    now = max(wl.created for wl in model.workloads) + timedelta(seconds=1)
+    out, changed = [], False
+    for wl in model.workloads:
+        if wl.admitted and not wl.evicted and wl.check_states:
+            rejected = [s.name for s in wl.check_states if s.state == "Rejected"]
+            if rejected:
+                wl = wl.model_copy(update={"admission": None, "inadmissible": (
+                    "The workload is deactivated due to Admission check(s): " + ", ".join(rejected)
+                    + ", were rejected")})
+                changed = True
+            elif any(s.state == "Retry" for s in wl.check_states):
+                wl = wl.model_copy(update={"evicted": True, "created": now, "check_states": tuple(
+                    s.model_copy(update={"state": "Pending"}) for s in wl.check_states)})  # resetChecksOnEviction
+                changed = True
         out.append(wl)
     return model.model_copy(update={"workloads": tuple(out)}) if changed else model
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from functools import cached_property
 
+from kadmit.modelchecks import Activity
 from kadmit.model import (ClusterQueue, Cohort, LocalQueue, Model, Namespace, PriorityClass,
                           ResourceFlavor, Topology, Workload)
 
@@ -44,6 +45,20 @@ class ModelIndex:
     @cached_property
     def workloads(self) -> dict[str, Workload]:
         return _first_by(self.model.workloads, lambda w: w.key)
+
+    @cached_property
+    def check_activity(self) -> Activity:
+        """Whether each AdmissionCheck is Active (kadmit.modelchecks)."""
+        return Activity(self.model.admission_checks, self.model.check_configs)
+
+    def check_problems(self, cq: ClusterQueue) -> list[str]:
+        """Why Kueue keeps `cq` inactive because of its admission checks, in Kueue's words (none: active)."""
+        if not cq.admission_checks:
+            return []
+        return self.check_activity.queue_problems(cq.admission_checks, self.queue_flavors(cq))
+
+    def queue_flavors(self, cq: ClusterQueue) -> set[str]:
+        return {fq.flavor for rg in cq.resource_groups for fq in rg.flavors}
 
     @cached_property
     def cohorts(self) -> dict[str, Cohort]:

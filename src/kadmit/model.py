@@ -18,6 +18,7 @@ from kadmit.modelbase import Obj
 from kadmit.modelscheduling import (LabelSelector, NodeSelectorTerm, Requirement, Taint, TaintEffect,  # noqa: F401
                                     Toleration)
 from kadmit.podresources import ContainerResources, LimitRange, PodResources, RuntimeClass  # noqa: F401
+from kadmit.modelchecks import AdmissionCheck, CheckConfig, CheckParameters, CheckRule, CheckState  # noqa: F401
 
 
 Quantities = dict[str, int]  # resource name -> milli-units
@@ -111,6 +112,8 @@ class ClusterQueue(Obj):
     # admissionScope.admissionMode: UsageBasedAdmissionFairSharing (with the Configuration's
     # admissionFairSharing: workloads ordered by their LocalQueue's usage, engine.afs)
     admission_fair_sharing: bool = False
+    # the admission checks its workloads must pass before Kueue admits them (kadmit.modelchecks)
+    admission_checks: tuple[CheckRule, ...] = ()
 
 
 class LocalQueue(Obj):
@@ -315,6 +318,7 @@ class Workload(Obj):
     origin: ObjectRef | None = None  # the job it stands for (its controlling owner), if any
     part: str | None = None  # which of its object's workloads this is (a LeaderWorkerSet's group)
     kueue_name: str | None = None  # Kueue's name for it, where `name` is its job's own name
+    check_states: tuple[CheckState, ...] = ()  # `status.admissionChecks`: each check's state
 
     @property
     def key(self) -> str:
@@ -497,6 +501,8 @@ class Model(Obj):
     claim_templates: tuple[ClaimTemplate, ...] = ()  # DRA ResourceClaimTemplates
     limit_ranges: tuple[LimitRange, ...] = ()  # Kueue fills pod sets' containers from them
     runtime_classes: tuple[RuntimeClass, ...] = ()  # their overhead joins pod sets' requests
+    admission_checks: tuple[AdmissionCheck, ...] = ()  # Kueue AdmissionChecks (kadmit.modelchecks)
+    check_configs: tuple[CheckConfig, ...] = ()  # what the built-in check controllers read
     broken: tuple[ObjectRef, ...] = ()  # defined, but with errors: referable, never decided on
 
     @property
@@ -529,6 +535,8 @@ class Fragment(BaseModel):
     claim_templates: list[ClaimTemplate] = []
     limit_ranges: list[LimitRange] = []
     runtime_classes: list[RuntimeClass] = []
+    admission_checks: list[AdmissionCheck] = []
+    check_configs: list[CheckConfig] = []
     broken: list[ObjectRef] = []
 
 

@@ -152,13 +152,13 @@ def test_unknown_kinds_warn_once_per_kind():
         kind: ReplicaSet
         metadata: {name: b}
         ---
-        apiVersion: kueue.x-k8s.io/v1beta1
-        kind: AdmissionCheck
+        apiVersion: networking.k8s.io/v1
+        kind: Ingress
         metadata: {name: c}
         """)
     assert frag.model_copy(update={"skipped": []}) == Fragment()
     assert [(s.object.kind, s.object.name) for s in frag.skipped] == [
-        ("ReplicaSet", "a"), ("ReplicaSet", "b"), ("AdmissionCheck", "c")]
+        ("ReplicaSet", "a"), ("ReplicaSet", "b"), ("Ingress", "c")]
     assert [(d.code, d.severity.value, d.span.line) for d in diags.sorted()] == [
         ("KAD159", "warning", 1), ("KAD159", "warning", 9)]
     assert "2 objects" in diags.sorted()[0].message
@@ -221,4 +221,5 @@ def test_kind_table_covers_the_brief():
         "ResourceFlavor", "ClusterQueue", "Cohort", "LocalQueue", "WorkloadPriorityClass",
         "Topology", "Workload", "PriorityClass", "Namespace", "Node", "Pod", "Configuration", "ConfigMap",
         "PodGroup", "ResourceClaimTemplate", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding",
-        "LimitRange", "RuntimeClass"}
+        "LimitRange", "RuntimeClass", "AdmissionCheck", "ProvisioningRequestConfig", "MultiKueueConfig",
+        "MultiKueueCluster"}

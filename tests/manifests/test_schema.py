@@ -210,9 +210,10 @@ def test_unmodelled_fields_warn_where_set_and_defaults_do_not() -> None:
           transformations:
           - {input: nvidia.com/mig-1g.5gb, strategy: Replace, outputs: {example.com/gpu-memory: 5Gi}}
         """)
-    assert [(d.code, d.span.line) for d in diags.sorted()] == [("KAD161", 5), ("KAD161", 11)]
+    # admission checks are modelled (kadmit.modelchecks): only waitForPodsReady is reported
+    assert [(d.code, d.span.line) for d in diags.sorted()] == [("KAD161", 11)]
     first = diags.sorted()[0].message
-    assert "`admissionChecks` of `ClusterQueue` `cq`" in first and "may differ from Kueue's" in first
+    assert "`waitForPodsReady` of `Configuration`" in first and "may differ from Kueue's" in first
 
 
 def test_feature_gates_of_kueues_manager_flags_are_reported_not_modelled() -> None:

@@ -54,6 +54,10 @@ CI (and on in the soak) and agreement is counted per feature. The switches:
   template as Kueue's RunWithPodSetsInfo puts them), `idle_admitted` (the same with no active pod),
   `no_workload` (active pods, no Workload: Kueue waits for them to end) and `idle_no_workload`
   (started, no active pod, no Workload: Kueue makes one)
+- `admission_checks` (`_admission_checks`): AdmissionChecks on ClusterQueues — Active by their
+  status or not (`check=KIND`), provisioning ones with their ProvisioningRequestConfig or without,
+  MultiKueue ones over clusters Active or not, a missing one, `onFlavors` — and the check states of
+  Workloads, pending or holding quota (Pending, Ready, Retry, Rejected: `check_state=STATE`)
 """
 
 from __future__ import annotations
@@ -76,7 +80,7 @@ SWITCHES = ("cohorts", "cohort_tree", "cohort_quota", "borrowing_limit", "lendin
             "limit_range", "limits_only", "existing_jobs", "tas_flavors", "pod_group_hash",
             "appwrapper_pod_extras", "fair_sharing_no_cohort", "tas_queues", "tas_groups", "pod_level",
             "flavor_selectors", "flavor_taints", "namespace_selector", "stop_policy", "inactive", "resource_groups",
-            "pod_sets", "tas_admitted", "running_jobs",
+            "pod_sets", "tas_admitted", "running_jobs", "admission_checks",
             *(f"job:{k}" for k in JOB_KINDS))
 ALL = frozenset(SWITCHES)
 FRAMEWORKS = ["batch/job", "kubeflow.org/mpijob", "ray.io/rayjob", "ray.io/raycluster", "ray.io/rayservice",
@@ -781,6 +785,8 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
                 ps = partial[0] if len(partial) == 1 else d.pick(partial)
                 ps["minCount"] = d.int(1, ps["count"] - 1)
         docs.append(wl)
+    if d.on("admission_checks", 0.3):
+        _admission_checks(d, docs, tas)
     if "overhead" in d.features:
         docs.insert(0, {"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "metadata": {"name": "kata"},
                         "handler": "kata", "overhead": {"podFixed": {"cpu": "250m", "memory": "128Mi"}}})
@@ -896,6 +902,75 @@ def _topology_assignment(per_node: dict[str, int], encoding: str, flavor: str) -
         else {"individual": counts}
     return {"levels": [HOST], "slices": [{"domainCount": len(nodes), "valuesPerLevel": [values],
                                          "podCounts": pod_counts}]}
+# the AdmissionChecks `_admission_checks` draws from: name -> (controller, parameters kind or None)
+CHECKS = {"ac-ready": ("example.com/approval", None), "ac-off": ("example.com/approval", None),
+          "ac-prov": ("kueue.x-k8s.io/provisioning-request", "ProvisioningRequestConfig"),
+          "ac-mk": ("kueue.x-k8s.io/multikueue", "MultiKueueConfig")}
+
+
+def _admission_checks(d: _Draw, docs: list[dict], tas: bool) -> None:
+    """Admission checks on some ClusterQueues, the objects they name, and check states on the
+    Workloads of those queues (a holding one is `Admitted` only with every state Ready)."""
+    names = [n for n in CHECKS if not (tas and n == "ac-mk")]  # MultiKueue skips the TAS checks
+    made: set[str] = set()
+    by_queue: dict[str, list[str]] = {}
+    for cq in [x for x in docs if x["kind"] == "ClusterQueue"]:
+        if not d.int(0, 2):
+            continue
+        flavors = [f["name"] for rg in cq["spec"]["resourceGroups"] for f in rg["flavors"]]
+        rules = []
+        for name in sorted({d.pick(names + ["ac-missing"]) for _ in range(d.int(1, 2))}):
+            rule: dict = {"name": name}
+            if len(flavors) > 1 and d.int(0, 2) == 0:
+                rule["onFlavors"] = flavors[:d.int(1, len(flavors) - 1)]
+                d.features.add("on_flavors")
+            rules.append(rule)
+            made.add(name)
+        cq["spec"]["admissionChecksStrategy"] = {"admissionChecks": rules}
+        by_queue[cq["metadata"]["name"]] = [r["name"] for r in rules]
+    for name in sorted(made - {"ac-missing"}):
+        controller, kind = CHECKS[name]
+        d.features.add(f"check={name}")
+        ac: dict = {"apiVersion": API, "kind": "AdmissionCheck", "metadata": {"name": name},
+                    "spec": {"controllerName": controller}}
+        if kind:
+            ac["spec"]["parameters"] = {"apiGroup": "kueue.x-k8s.io", "kind": kind, "name": f"{name}-config"}
+        if name == "ac-ready" or (name == "ac-off" and d.int(0, 1)):
+            ac["status"] = {"conditions": [{"type": "Active", "status": "True" if name == "ac-ready" else "False",
+                                            "reason": "Set", "message": "by its controller",
+                                            "lastTransitionTime": _stamp(START)}]}
+        docs.append(ac)
+        if kind == "ProvisioningRequestConfig" and d.int(0, 3):
+            docs.append({"apiVersion": API, "kind": kind, "metadata": {"name": f"{name}-config"},
+                         "spec": {"provisioningClassName": "check-capacity.autoscaling.x-k8s.io"}})
+        if kind == "MultiKueueConfig" and d.int(0, 3):
+            docs.append({"apiVersion": API, "kind": kind, "metadata": {"name": f"{name}-config"},
+                         "spec": {"clusters": ["worker1", "worker2"]}})
+            for worker in ("worker1", "worker2"):
+                if d.int(0, 2):
+                    mc: dict = {"apiVersion": API, "kind": "MultiKueueCluster", "metadata": {"name": worker},
+                                "spec": {"clusterSource": {"kubeConfig": {"locationType": "Secret",
+                                                                          "location": f"{worker}-secret"}}}}
+                    if d.int(0, 1):
+                        mc["status"] = {"conditions": [{"type": "Active", "status": d.pick(["True", "False"]),
+                                                        "reason": "Set", "message": "m",
+                                                        "lastTransitionTime": _stamp(START)}]}
+                    docs.append(mc)
+    queue_of = {(x["metadata"]["namespace"], x["metadata"]["name"]): x["spec"]["clusterQueue"]
+                for x in docs if x["kind"] == "LocalQueue"}
+    for wl in [x for x in docs if x["kind"] == "Workload"]:
+        checks = by_queue.get(queue_of.get((wl["metadata"]["namespace"], wl["spec"]["queueName"]), ""), [])
+        if not checks or wl["metadata"].get("ownerReferences") or d.int(0, 2) == 0:  # a running job's: as admitted
+            continue
+        states = [{"name": c, "state": d.pick(["Pending", "Ready", "Ready", "Retry", "Rejected"], "check_state"),
+                   "message": "by its controller", "lastTransitionTime": _stamp(START + timedelta(minutes=30))}
+                  for c in checks if d.int(0, 3)]
+        if not states:
+            continue
+        status = wl.setdefault("status", {})
+        status["admissionChecks"] = states
+        if any(s["state"] != "Ready" for s in states) or len(states) < len(checks):
+            status["conditions"] = [c for c in status.get("conditions", []) if c["type"] != "Admitted"]
 
 
 def _parse(q: str) -> int:

@@ -7,9 +7,10 @@ from functools import partial
 from typing import TYPE_CHECKING, Literal
 
 from kadmit.effective import effective
+from kadmit.engine.admission.checks import held_waiting, mark_checks
 from kadmit.engine.admission.loops import PreemptionLoop
 from kadmit.engine.admission.ordered import Decision, decide_ordered
-from kadmit.engine.admission.reasons import KAD503, KAD502, KAD534, Reason
+from kadmit.engine.admission.reasons import KAD503, KAD502, KAD504, KAD534, Reason
 from kadmit.engine.admission.session import Session, ShapeCache, SolverUnknown
 from kadmit.engine.explain.decision import (WhyResult, decision_reasons, explain_decision,  # noqa: F401 (the front door)
                                             union as _union)
@@ -60,6 +61,7 @@ def admit(model: Model, mode: ModeName = "ordered", limits: Limits | None = None
     if mode == "optimal":
         from kadmit.engine.optimal.solve import solve_optimal
         result = solve_optimal(model, result, time_budget=time_budget)
+    mark_checks(session.index, result.decisions)
     return result
 
 
@@ -181,6 +183,13 @@ def _why_ordered(model: Model, key: str, limits: Limits | None, tas_profile: Pro
                          unknown=True, solver=session.stats.as_dict())
     target = session.index.workloads[key]
     if target.admission is not None and not target.finished and key not in decisions:
+        waiting = held_waiting(session.index, target)
+        if waiting:
+            return WhyResult(key, False, None, [Reason(KAD504, f"quota reserved in ClusterQueue "
+                                                       f"{target.admission.cluster_queue} already; not admitted until "
+                                                       f"admission check{'s' if len(waiting) > 1 else ''} "
+                                                       f"{', '.join(waiting)} {'are' if len(waiting) > 1 else 'is'} "
+                                                       "Ready")])
         return WhyResult(key, True, None, [Reason(KAD502, f"already admitted to ClusterQueue "
                                                   f"{target.admission.cluster_queue}")])
     stages = proving.stages

@@ -17,7 +17,7 @@ from kadmit.source import Span
 # One file per kind, in the order a cluster applies them.
 FILES = ("namespaces", "kueue-configuration", "workload-priority-classes", "priority-classes", "topologies",
          "resource-flavors", "cohorts", "cluster-queues", "local-queues", "validating-admission-policies",
-         "nodes", "workloads")
+         "nodes", "workloads", "admission-checks")  # checks last: the numbers before them stay as they were
 CONFIGURATION = "kueue-configuration"
 
 
@@ -91,6 +91,8 @@ def export_model(model: Model, *, workloads: bool = False, nodes: bool = False,
         put("cluster-queues", policy.cluster_queue(cq, d), cq.span, f"cluster_queue {cq.name}")
     for lq in _first(model.local_queues, lambda q: q.key):
         put("local-queues", policy.local_queue(lq), lq.span, f"local_queue {lq.key}")
+    for ac in _first(model.admission_checks, lambda a: a.name):
+        put("admission-checks", policy.admission_check(ac), ac.span, f"admission check {ac.name}")
     for obj, span, what in admission_policies(model, ix, d, out.unenforced, allow_unenforced):
         put("validating-admission-policies", obj, span, what)
     if nodes:
@@ -112,7 +114,8 @@ def _unexported(model: Model, workloads: bool, nodes: bool, d: Diagnostics) -> N
                    items[0].span, help=f"add `{flag}` to write them")
     for kind, items in (("pod", model.pods), ("job", model.jobs), ("gang", model.gangs),
                         ("ResourceClaimTemplate", model.claim_templates), ("LimitRange", model.limit_ranges),
-                        ("RuntimeClass", model.runtime_classes), ("training runtime", model.training_runtimes)):
+                        ("RuntimeClass", model.runtime_classes), ("training runtime", model.training_runtimes),
+                        *((c.kind, [c]) for c in model.check_configs)):
         for x in items:
             name = x.object.qualified if hasattr(x, "object") else getattr(x, "key", None) or "/".join(
                 part for part in (getattr(x, "namespace", None), getattr(x, "name", "")) if part)

@@ -285,7 +285,13 @@ def import_model(model: Model, *, workloads: bool = False) -> Out:
     for c in sorted((c for c in model.cohorts if c.explicit), key=lambda c: c.name):
         out.add("cohorts", cohort(c))
     for cq in sorted(model.cluster_queues, key=lambda c: c.name):
-        out.add("queues", cluster_queue(cq))
+        text = cluster_queue(cq)
+        if cq.admission_checks:
+            text = "\n".join(out.lack("queues", f"the admission checks of cluster queue `{cq.name}`",
+                                      cq.field_span("admission_checks"),
+                                      [r.name + (f" on {', '.join(r.on_flavors)}" if r.on_flavors else "")
+                                       for r in cq.admission_checks]) + [text])
+        out.add("queues", text)
     for lq in sorted(model.local_queues, key=lambda lq: lq.key):
         text = f"local_queue {key(lq.key)} -> {key(lq.cluster_queue)}"
         if lq.stop_policy != "None":
@@ -312,6 +318,12 @@ def import_model(model: Model, *, workloads: bool = False) -> Out:
     for lr in model.limit_ranges:
         out.add("queues", "\n".join(out.lack("queues", f"LimitRange `{lr.namespace}/{lr.name}` (its defaults and "
                                               "bounds change what Kueue counts)", lr.span)))
+    for ac in model.admission_checks:
+        out.add("queues", "\n".join(out.lack("queues", f"AdmissionCheck `{ac.name}` (controller `{ac.controller}`)",
+                                              ac.span)))
+    for c in model.check_configs:
+        out.add("queues", "\n".join(out.lack("queues", f"{c.kind} `{c.name}` (an admission check controller reads it)",
+                                              c.span)))
     for rc in model.runtime_classes:
         out.add("queues", "\n".join(out.lack("queues", f"RuntimeClass `{rc.name}` (its overhead joins what Kueue "
                                               "counts)", rc.span)))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from kadmit.diagnostics import Diagnostics
 from kadmit.export.codes import KAD901
-from kadmit.model import (ClusterQueue, Cohort, FairSharing, LabelSelector, LocalQueue, Namespace,
+from kadmit.model import (AdmissionCheck, ClusterQueue, Cohort, FairSharing, LabelSelector, LocalQueue, Namespace,
                           PriorityClass, ResourceFlavor, ResourceGroup, SchedulerConfig, Taint, Toleration,
                           Topology)
 from kadmit.quantity import format_quantity
@@ -150,7 +150,25 @@ def cluster_queue(cq: ClusterQueue, diags: Diagnostics) -> dict:
     if cq.fair_sharing is not None:
         spec["fairSharing"] = fair_sharing(cq.fair_sharing)
     spec["resourceGroups"] = resource_groups(cq.resource_groups)
+    if cq.admission_checks:
+        spec["admissionChecksStrategy"] = {"admissionChecks": [
+            {"name": r.name, **({"onFlavors": list(r.on_flavors)} if r.on_flavors else {})} for r in cq.admission_checks]}
     return {"apiVersion": KUEUE_API, "kind": "ClusterQueue", "metadata": meta(cq.name), "spec": spec}
+
+
+def admission_check(ac: AdmissionCheck) -> dict:
+    """An AdmissionCheck as written (its status too: another controller's `Active` condition is what
+    decides whether Kueue uses it)."""
+    spec: dict = {"controllerName": ac.controller}
+    if ac.parameters is not None:
+        spec["parameters"] = {"apiGroup": ac.parameters.api_group, "kind": ac.parameters.kind,
+                              "name": ac.parameters.name}
+    out = {"apiVersion": KUEUE_API, "kind": "AdmissionCheck", "metadata": meta(ac.name), "spec": spec}
+    if ac.status_active is not None:
+        out["status"] = {"conditions": [{"type": "Active", "status": "True" if ac.status_active else "False",
+                                         "reason": ac.status_reason or "Unknown", "message": "",
+                                         "lastTransitionTime": "1970-01-01T00:00:00Z"}]}
+    return out
 
 
 def local_queue(lq: LocalQueue) -> dict:

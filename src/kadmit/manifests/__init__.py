@@ -7,7 +7,7 @@ from typing import Callable
 from pydantic import ValidationError
 
 from kadmit.diagnostics import Diagnostics
-from kadmit.manifests import (admission, cluster, config, dra, gangs, jobs, kubenames, notread, policy, schema,
+from kadmit.manifests import (admission, checks, cluster, config, dra, gangs, jobs, kubenames, notread, policy, schema,
                               served, workloads)
 from kadmit.manifests.jobs import pods
 from kadmit.manifests.codes import KAD020, KAD154, KAD157, KAD159, KAD160, KAD171
@@ -47,6 +47,10 @@ KINDS: dict[tuple[str, str], Kind] = {
     (KUEUE, "WorkloadPriorityClass"): Kind(KUEUE_VERSIONS, "priority_classes", policy.workload_priority_class),
     (KUEUE, "Topology"): Kind(KUEUE_VERSIONS, "topologies", policy.topology),
     (KUEUE, "Workload"): Kind(KUEUE_VERSIONS, "workloads", workloads.workload, namespaced=True),
+    (KUEUE, "AdmissionCheck"): Kind(KUEUE_VERSIONS, "admission_checks", checks.admission_check),
+    (KUEUE, "ProvisioningRequestConfig"): Kind(KUEUE_VERSIONS, "check_configs", checks.provisioning_request_config),
+    (KUEUE, "MultiKueueConfig"): Kind(KUEUE_VERSIONS, "check_configs", checks.multikueue_config),
+    (KUEUE, "MultiKueueCluster"): Kind(KUEUE_VERSIONS, "check_configs", checks.multikueue_cluster),
     ("scheduling.k8s.io", "PriorityClass"): Kind(("v1",), "priority_classes", policy.pod_priority_class),
     ("", "Namespace"): Kind(("v1",), "namespaces", cluster.namespace),
     ("", "Node"): Kind(("v1",), "nodes", cluster.node),

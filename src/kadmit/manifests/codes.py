@@ -65,12 +65,13 @@ KAD158 = register(
 KAD159 = register(
     "KAD159", "kind not read", "warning",
     "kadmit reads Kueue's ResourceFlavor, ClusterQueue, Cohort, LocalQueue, Workload, "
-    "WorkloadPriorityClass and Topology, scheduling.k8s.io PriorityClass, core Namespace, Node, "
+    "WorkloadPriorityClass, Topology, AdmissionCheck and the objects its built-in controllers read "
+    "(ProvisioningRequestConfig, MultiKueueConfig, MultiKueueCluster), scheduling.k8s.io PriorityClass, core Namespace, Node, "
     "Pod and LimitRange, node.k8s.io RuntimeClass, Kueue's Configuration (config.kueue.x-k8s.io), alone or in the ConfigMap that "
     "holds it as `controller_manager_config.yaml`, and the job kinds Kueue integrates (batch "
     "Job, JobSet, LeaderWorkerSet, the Kubeflow training jobs, Ray, AppWrapper, TrainJob and its "
     "runtimes, Deployment, StatefulSet, DisaggregatedSet). Objects of other kinds (Services, "
-    "CronJobs, AdmissionChecks...) and other ConfigMaps are skipped, and listed as skipped in "
+    "CronJobs...) and other ConfigMaps are skipped, and listed as skipped in "
     "`admit` and `why`.")
 KAD160 = register(
     "KAD160", "API version not read", "warning",
@@ -78,8 +79,8 @@ KAD160 = register(
     "`kueue.x-k8s.io/v1alpha2`). The object is skipped.")
 KAD161 = register(
     "KAD161", "field ignored", "warning",
-    "A field that changes Kueue's behaviour but that kadmit does not model (admission checks, "
-    "node affinity on object fields). Decisions are made as if it were absent.")
+    "A field that changes Kueue's behaviour but that kadmit does not model (node affinity on object "
+    "fields, a waitForPodsReady Kueue runs with). Decisions are made as if it were absent.")
 KAD162 = register(
     "KAD162", "field of another API version", "error",
     "The field belongs to another version of this kind (e.g. `cohortName` is v1beta2; v1beta1 "

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kadmit.manifests import kubenames
+from kadmit.manifests import checks, kubenames
 from kadmit.manifests.codes import KAD155, KAD157
 from kadmit.manifests.fields import Fields, Invalid, Meta
 from kadmit.manifests.podspec import SELECTOR_OPERATORS, requirements, taints, tolerations
@@ -152,7 +152,9 @@ def cluster_queue(f: Fields, o: Meta) -> ClusterQueue:
         "queueing_strategy": f.field(spec, "queueingStrategy"), "preemption": f.field(spec, "preemption"),
         "flavor_fungibility": f.field(spec, "flavorFungibility"), "stop_policy": f.field(spec, "stopPolicy"),
         "fair_sharing": f.field(spec, "fairSharing"), "resource_groups": f.field(spec, "resourceGroups"),
-        "admission_fair_sharing": f.field(spec, "admissionScope")}
+        "admission_fair_sharing": f.field(spec, "admissionScope"),
+        "admission_checks": f.field(spec, "admissionChecks") if o.version == "v1beta1" and f.field(spec, "admissionChecks")
+        else f.field(spec, "admissionChecksStrategy")}
     scope = f.map(spec, "admissionScope")
     mode = f.enum(scope, "admissionMode", ("UsageBasedAdmissionFairSharing", "NoAdmissionFairSharing"),
                   "NoAdmissionFairSharing")
@@ -164,7 +166,7 @@ def cluster_queue(f: Fields, o: Meta) -> ClusterQueue:
         preemption=preemption(f, spec), flavor_fungibility=flavor_fungibility(f, spec),
         stop_policy=f.enum(spec, "stopPolicy", ("None", "Hold", "HoldAndDrain"), "None"),
         fair_sharing=fair_sharing(f, spec), admission_fair_sharing=mode == "UsageBasedAdmissionFairSharing",
-        span=f.span(o.node), spans=f.spans(spans))
+        admission_checks=checks.queue_checks(f, o, spec), span=f.span(o.node), spans=f.spans(spans))
 
 
 def cohort(f: Fields, o: Meta) -> Cohort:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from kadmit.durations import parse_duration_ms
 from kadmit.manifests import kubenames
+from kadmit.manifests.checks import check_states
 from kadmit.manifests.codes import KAD157, KAD164, KAD165, KAD168, KAD181
 from kadmit.manifests.fields import Fields, Meta, NotRead
 from kadmit.manifests.owners import controller_owner
@@ -344,6 +345,7 @@ def workload(f: Fields, o: Meta) -> Workload | None:
     true = {kind: value for kind, (value, _) in conditions.items()}
     admission = _admission(f, status, pod_sets, conditions.get("QuotaReserved"))
     evicted = conditions.get("Evicted", (False, None))
+    states = check_states(f, status)
     created = f.timestamp(o.metadata, "creationTimestamp")
     extra = {} if created is None else {"created": created}
     return Workload(
@@ -356,11 +358,12 @@ def workload(f: Fields, o: Meta) -> Workload | None:
         finished=true.get("Finished", False), active=active,
         evicted=evicted[0], origin=controller_owner(f, o), **duration_annotation(f, o),
         uid=f.str(o.metadata, "uid") or "", job_uid=o.labels.get(JOB_UID_LABEL, ""),
-        span=f.span(o.node), **extra,
+        check_states=states, span=f.span(o.node), **extra,
         spans=f.spans({"name": o.metadata.v.get("name"), "namespace": o.metadata.v.get("namespace"),
                        "queue": f.field(spec, "queueName"), "priority_class": class_node,
                        "priority": f.field(spec, "priority"), "created": f.field(o.metadata, "creationTimestamp"),
                        "active": f.field(spec, "active"), "admission": f.field(status, "admission"),
                        "evicted": evicted[1] if evicted[0] else None,
+                       "check_states": f.field(status, "admissionChecks"),
                        "pod_sets": f.field(spec, "podSets"),
                        **{f"pod_sets.{i}": ps.span for i, ps in enumerate(pod_sets)}}))

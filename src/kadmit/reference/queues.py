@@ -39,6 +39,8 @@ class Queues:
             return True
         if spec.cohort and spec.cohort in self.tree.cycles:
             return True
+        if self.index.check_problems(spec):  # admission checks missing or not Active (kadmit.modelchecks)
+            return True
         for group in spec.resource_groups:
             for fq in group.flavors:
                 if fq.flavor not in self.index.flavors:

@@ -33,7 +33,10 @@ def admit_dict(result: AdmitResult, skipped=()) -> dict:
         decisions.append({
             "workload": d.key,
             "object": object_dict(object_of(d.workload)),
-            "admitted": d.admitted,
+            # Kueue's Admitted: quota reserved and every admission check Ready
+            "admitted": d.admitted and not d.waiting_checks,
+            "quota_reserved": d.admitted,
+            "admission_checks": [{"name": n, "state": st} for n, st in d.checks],
             "cluster_queue": d.cluster_queue if d.admitted else None,
             "pod_sets": pod_sets,
             "borrowing": bool(a and a.borrowing),
@@ -54,6 +57,12 @@ def admit_dict(result: AdmitResult, skipped=()) -> dict:
     if result.optimal is not None:
         out["optimal"] = result.optimal
     return out
+
+
+def waiting_text(d) -> str:
+    """A decision that reserved quota in a queue with admission checks not all Ready."""
+    names = d.waiting_checks
+    return (f"quota reserved, waiting for admission check{'s' if len(names) > 1 else ''} " + ", ".join(names))
 
 
 def gang_dict(g) -> dict:
@@ -162,7 +171,8 @@ def admit_human(result: AdmitResult, skipped=(), width: int | None = None, unmod
                 f"{ps} {a.counts.get(ps, 0)}×" + ",".join(sorted(set(fl.values())) or ["-"])
                 for ps, fl in sorted(a.flavors.items()))
             preempted = [f"preempted {', '.join(v.key for v in d.preempted)}"] if d.preempted and d.admitted else []
-            note = "; ".join((["borrowing"] if a.borrowing else []) + preempted + list(d.notes))
+            note = "; ".join(([waiting_text(d)] if d.waiting_checks else []) + (["borrowing"] if a.borrowing else [])
+                             + preempted + list(d.notes))
         else:
             sets = ""
             reasons = result.reasons.get(d.key, [])
@@ -172,7 +182,8 @@ def admit_human(result: AdmitResult, skipped=(), width: int | None = None, unmod
                 short.append((len(rows), reasons[0].message, len(reasons) - 1))
         if d.loop is not None:
             note = "in a preemption loop (see the warning below)" if d.loop.settled else "still moving when the run stopped"
-        rows.append((names.get(d.key, d.key), "unknown" if d.unknown else ("yes" if d.admitted else "no"),
+        rows.append((names.get(d.key, d.key), "unknown" if d.unknown else (
+                     ("reserved" if d.waiting_checks else "yes") if d.admitted else "no"),
                      d.cluster_queue or "-", sets or "-", note))
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     room = None if width is None else width - sum(widths) - 8
@@ -222,7 +233,10 @@ def admit_human(result: AdmitResult, skipped=(), width: int | None = None, unmod
     else:
         pending = [d for d in result.decisions if d.workload.admission is None]
         victims = [d for d in result.decisions if d.preempted_by and not d.admitted]
-        lines.append(f"{sum(1 for d in pending if d.admitted)} of {len(pending)} pending workloads admitted"
+        waiting = sum(1 for d in pending if d.admitted and d.waiting_checks)
+        lines.append(f"{sum(1 for d in pending if d.admitted and not d.waiting_checks)} of {len(pending)} pending "
+                     "workloads admitted"
+                     + (f", {waiting} with quota reserved waiting for admission checks" if waiting else "")
                      + (f", {len(victims)} admitted workload(s) preempted" if victims else "")
                      + f" ({result.mode} mode, {result.solver.get('checks', 0)} solver checks)")
     if width is not None and len(lines[-1]) > width and " (" in lines[-1]:  # the summary: its mode on a line of its own

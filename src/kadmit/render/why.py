@@ -32,7 +32,9 @@ def why_dict(result: WhyResult, workload=None, skipped=()) -> dict:
         "object": object_dict(object_of(workload)) if workload is not None else None,
         "pod_set_origins": {ps.name: ps.origin for ps in workload.pod_sets if ps.origin}
         if workload is not None else {},
-        "admitted": result.admitted,
+        "admitted": result.admitted and not (d is not None and d.waiting_checks),
+        "quota_reserved": result.admitted and result.gang is None,
+        "admission_checks": [{"name": n, "state": st} for n, st in d.checks] if d is not None else [],
         "cluster_queue": d.cluster_queue if d else None,
         "flavors": a.flavors if a else {},
         "counts": a.counts if a else {},
@@ -187,6 +189,9 @@ def _head(result: WhyResult, workload_span: Span | None, workload) -> list[str]:
     elif result.gang is not None:
         out.append(f"note[KAD541]: gang `{name}` is placed" if result.admitted
                    else f"error[KAD540]: gang `{name}` can't be placed (kube-scheduler, all-or-nothing)")
+    elif (result.admitted and d is not None and d.waiting_checks) or (result.reasons and result.reasons[0].code == "KAD504"):
+        out.append(f"warning[KAD504]: {'workload ' if name == result.workload else ''}`{name}` has quota reserved, "
+                   "waiting for admission checks (Kueue admits it when they are Ready)")
     elif result.admitted:
         out.append(f"note[KAD502]: {'workload ' if name == result.workload else ''}`{name}` is admitted")
     else:

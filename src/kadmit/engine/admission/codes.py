@@ -6,6 +6,10 @@ from kadmit.diagnostics import register
 KAD501 = register("KAD501", "workload not admitted", "error",
                   "The workload can't be admitted; the reasons, blame and fixes follow.")
 KAD502 = register("KAD502", "workload admitted", "note", "The workload is admitted; why this queue and flavor.")
+KAD504 = register("KAD504", "quota reserved, waiting for admission checks", "warning",
+                  "Kueue reserved the workload's quota in a cluster queue with admission checks; it is "
+                  "admitted only when every check that applies to its flavors is Ready (their controllers "
+                  "decide that, not quota: no change of quota admits it sooner).")
 KAD503 = register("KAD503", "solver gave no answer", "error",
                   "The solver could not decide within its limits (`unknown`); raise --rlimit or --timeout.")
 KAD510 = register("KAD510", "insufficient unused quota", "error",
@@ -25,7 +29,8 @@ KAD516 = register("KAD516", "local queue missing", "error", "The workload's Loca
 KAD517 = register("KAD517", "cluster queue missing", "error", "The LocalQueue's ClusterQueue doesn't exist.")
 KAD518 = register("KAD518", "queue stopped or inactive", "error",
                   "The cluster queue or local queue is stopped (its stopPolicy holds new admissions), "
-                  "or the cluster queue is inactive (a missing flavor, a cohort cycle).")
+                  "or the cluster queue is inactive (a missing flavor, a cohort cycle, an admission check "
+                  "missing or not Active).")
 KAD519 = register("KAD519", "waiting behind (StrictFIFO)", "error",
                   "A StrictFIFO queue's head can't be admitted, and every workload behind it waits.")
 KAD520 = register("KAD520", "rule forbids", "error", "A `require` or `forbid` rule excludes every assignment.")

@@ -58,6 +58,13 @@ class Decision:
     preempted_by: str | None = None  # a workload admitted at the start and evicted in the run: by whom
     preemption_reason: str | None = None  # and under which of Kueue's reasons (preempt.IN_*)
     loop: PreemptionLoop | None = None  # undecided: in a preemption loop (or a run that did not settle)
+    # quota reserved in a queue with admission checks: each that applies, with its state; Kueue's
+    # Admitted waits until all are Ready (`admitted` above means holding quota, as in the engine)
+    checks: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def waiting_checks(self) -> tuple[str, ...]:
+        return tuple(name for name, state in self.checks if state != "Ready")
 
     @property
     def key(self) -> str:

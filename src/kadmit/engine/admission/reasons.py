@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kadmit.engine.admission.codes import (  # noqa: F401 (importable from here)
-    KAD501, KAD502, KAD503, KAD510, KAD511, KAD512, KAD513, KAD514, KAD515, KAD516, KAD517, KAD518,
+    KAD501, KAD502, KAD503, KAD504, KAD510, KAD511, KAD512, KAD513, KAD514, KAD515, KAD516, KAD517, KAD518,
     KAD519, KAD520, KAD521, KAD522, KAD523, KAD530, KAD531, KAD532, KAD533, KAD534)
 from kadmit.engine.compile.problem import (group_label_keys, selector_conflicts, tas_only, topology_mismatch,
                                            untolerated_taints)
@@ -55,6 +55,8 @@ def gate_reasons(session: Session, wl: Workload) -> list[Reason]:
                           f"flavor \"{fname}\""))
     if cq.cohort and cq.cohort in session.compiler.tree.cycles:
         out.append(Reason(KAD518, f"ClusterQueue {cq.name} is inactive: cohort {cq.cohort} is in a cycle of parents"))
+    for problem in ix.check_problems(cq):
+        out.append(Reason(KAD518, f"ClusterQueue {cq.name} is inactive: {problem}"))
     sel = cq.namespace_selector
     if sel is None or not sel.matches(ix.namespace_labels(wl.namespace)):
         out.append(Reason(KAD515, "Workload namespace doesn't match ClusterQueue selector"))

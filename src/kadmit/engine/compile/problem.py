@@ -155,11 +155,12 @@ class Compiler:
 
     def inactive(self, cq: ClusterQueue) -> bool:
         """Kueue keeps a queue inactive when stopped, when a flavor is missing, when a topology-aware
-        flavor's Topology is (TopologyNotFound), or in a cohort cycle."""
+        flavor's Topology is (TopologyNotFound), in a cohort cycle, or for its admission checks
+        (a check missing or not Active, MultiKueue misused: kadmit.modelchecks)."""
         got = self._inactive.get(cq.name)
         if got is None or self.index.cluster_queues.get(cq.name) is not cq:
             got = (cq.stop_policy != "None" or bool(self.missing_flavors(cq)) or bool(self.missing_topologies(cq))
-                   or bool(cq.cohort and cq.cohort in self.tree.cycles))
+                   or bool(cq.cohort and cq.cohort in self.tree.cycles) or bool(self.index.check_problems(cq)))
             if self.index.cluster_queues.get(cq.name) is cq:
                 self._inactive[cq.name] = got
         return got
@@ -231,6 +232,10 @@ class Compiler:
             track("gate|cohort_cycle", "cohort_cycle",
                   f"cohort `{cq.cohort}` is in a cycle of parents, so Kueue keeps the queue inactive",
                   co.field_span("parent") if co else cq.field_span("cohort"), T.not_(adm))
+        for problem in ix.check_problems(cq):
+            track(f"gate|checks|{problem}", "admission_checks",
+                  f"cluster queue `{cq.name}` {problem}, so Kueue keeps the queue inactive",
+                  cq.field_span("admission_checks"), T.not_(adm))
         labels = ix.namespace_labels(wl.namespace)
         sel = cq.namespace_selector
         if sel is None or not sel.matches(labels):

@@ -6,7 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Callable
 
-from kadmit.engine.admission.codes import KAD535, KAD536
+from kadmit.engine.admission.checks import mark_one
+from kadmit.engine.admission.codes import KAD504, KAD535, KAD536
 from kadmit.engine.admission.ordered import Decision
 from kadmit.engine.admission.reasons import (KAD501, KAD502, KAD503, KAD510, KAD511, KAD514, KAD519, KAD520,
                                              KAD523, KAD531, KAD532, KAD533,
@@ -225,8 +226,15 @@ def explain_decision(session: Session, decisions: dict[str, Decision], key: str,
             session.commit(target, d.assignment)
         flavors = ", ".join(f"{ps}: " + ", ".join(f"{r}={f}" for r, f in sorted(fl.items()))
                             for ps, fl in sorted(d.assignment.flavors.items()))
-        head = Reason(KAD502, f"admitted to ClusterQueue {d.cluster_queue} with {flavors}"
-                      + (" (borrowing)" if d.assignment.borrowing else ""))
+        mark_one(session.index, d)
+        where = f"ClusterQueue {d.cluster_queue} with {flavors}" + (" (borrowing)" if d.assignment.borrowing else "")
+        waiting = [f"{n} ({st})" for n, st in d.checks if st != "Ready"]
+        if waiting:  # Kueue's Admitted waits on them: no change of quota admits it sooner
+            head = Reason(KAD504, f"quota reserved in {where}; not admitted until admission check"
+                          + ("s " if len(waiting) > 1 else " ") + ", ".join(waiting)
+                          + (" are" if len(waiting) > 1 else " is") + " Ready")
+        else:
+            head = Reason(KAD502, f"admitted to {where}")
         out = WhyResult(key, True, d, [head] + skipped, solver=session.stats.as_dict())
         if d.preempted:
             out.reasons += [Reason(KAD502, f"it preempted {v.key} (priority {v.priority}, ClusterQueue "

@@ -52,8 +52,9 @@ FIELDS: dict[str, dict[str, Entry]] = {
         "flavorFungibility.preference": M("flavor assignment: borrowing vs. preemption among flavors"),
         "stopPolicy": M("a stopped queue admits nothing (Hold); HoldAndDrain evicts its admitted workloads"),
         "fairSharing": M("fair-sharing weight"),
-        "admissionChecks": U("kadmit decides as if every admission check passes"),
-        "admissionChecksStrategy": U("kadmit decides as if every admission check passes"),
+        "admissionChecks": M("admission checks (v1beta1): a missing or inactive check keeps the queue inactive; "
+                             "its workloads reserve quota and wait for their checks (kadmit.modelchecks)"),
+        "admissionChecksStrategy": M("admission checks, per flavor with `onFlavors` (kadmit.modelchecks)"),
         "admissionScope": M("admission fair sharing: workloads ordered by their local queue's usage"),
     },
     "Cohort": {
@@ -73,6 +74,12 @@ FIELDS: dict[str, dict[str, Entry]] = {
         "topologyName": M("topology-aware scheduling"),
     },
     "Topology": {"levels": M("topology levels")},
+    "AdmissionCheck": {
+        "controllerName": M("Kueue's built-in controllers' checks are Active as their reconcilers decide; "
+                            "another controller's as its status says (kadmit.modelchecks)"),
+        "parameters": M("the ProvisioningRequestConfig or MultiKueueConfig a built-in check reads"),
+        "retryDelayMinutes": N("deprecated; no effect in Kueue v0.17.0"),
+    },
     "WorkloadPriorityClass": {"value": M("priority"), "description": N("documentation only")},
     "Workload": {
         "queueName": M("the local queue"),

@@ -1,0 +1,74 @@
+"""Kueue's admission-check kinds -> model: AdmissionCheck, and what its built-in controllers read
+(ProvisioningRequestConfig, MultiKueueConfig, MultiKueueCluster); a ClusterQueue's checks and a
+Workload's check states (kadmit.modelchecks holds Kueue's rules over them)."""
+
+from __future__ import annotations
+
+from kadmit.manifests.fields import Fields, Meta
+from kadmit.manifests.yamltree import Val
+from kadmit.model import AdmissionCheck, CheckConfig, CheckParameters, CheckRule, CheckState
+
+STATES = ("Pending", "Ready", "Retry", "Rejected")
+
+
+def _active(f: Fields, o: Meta) -> tuple[bool | None, str]:
+    """The object's `Active` status condition: whether True (None: no such condition), and its reason."""
+    for cond in f.maps(f.map(o.node, "status"), "conditions"):
+        if f.str(cond, "type") == "Active":
+            return f.str(cond, "status") == "True", f.str(cond, "reason") or ""
+    return None, ""
+
+
+def admission_check(f: Fields, o: Meta) -> AdmissionCheck:
+    spec = f.map(o.node, "spec", required=True, what=f"admission check `{o.name}`")
+    params = f.map(spec, "parameters")
+    parameters = None if params is None else CheckParameters(
+        api_group=f.str(params, "apiGroup") or "", kind=f.str(params, "kind") or "", name=f.str(params, "name") or "")
+    active, reason = _active(f, o)
+    return AdmissionCheck(name=o.name, controller=f.str(spec, "controllerName", required=True,
+                                                        what=f"admission check `{o.name}`"),
+                          parameters=parameters, status_active=active, status_reason=reason, span=f.span(o.node),
+                          spans=f.spans({"name": o.metadata.v.get("name"),
+                                         "controller": f.field(spec, "controllerName"),
+                                         "parameters": params}))
+
+
+def provisioning_request_config(f: Fields, o: Meta) -> CheckConfig:
+    return CheckConfig(kind="ProvisioningRequestConfig", name=o.name, span=f.span(o.node),
+                       spans=f.spans({"name": o.metadata.v.get("name")}))
+
+
+def multikueue_config(f: Fields, o: Meta) -> CheckConfig:
+    spec = f.map(o.node, "spec")
+    return CheckConfig(kind="MultiKueueConfig", name=o.name, clusters=tuple(f.strs(spec, "clusters")),
+                       span=f.span(o.node), spans=f.spans({"name": o.metadata.v.get("name"),
+                                                           "clusters": f.field(spec, "clusters")}))
+
+
+def multikueue_cluster(f: Fields, o: Meta) -> CheckConfig:
+    active, _ = _active(f, o)
+    return CheckConfig(kind="MultiKueueCluster", name=o.name, status_active=active, span=f.span(o.node),
+                       spans=f.spans({"name": o.metadata.v.get("name")}))
+
+
+def queue_checks(f: Fields, o: Meta, spec: Val | None) -> tuple[CheckRule, ...]:
+    """A ClusterQueue's checks: v1beta1's `admissionChecks` (names, for every flavor), which Kueue's
+    conversion puts in place of any `admissionChecksStrategy`; else the strategy's rules."""
+    if o.version == "v1beta1":
+        names = f.strs(spec, "admissionChecks")
+        if names:
+            return tuple(CheckRule(name=n) for n in names)
+    rules = f.maps(f.map(spec, "admissionChecksStrategy"), "admissionChecks")
+    return tuple(CheckRule(name=f.str(r, "name", required=True, what="an admission check strategy rule"),
+                           on_flavors=tuple(f.strs(r, "onFlavors"))) for r in rules)
+
+
+def check_states(f: Fields, status: Val | None) -> tuple[CheckState, ...]:
+    """A Workload's `status.admissionChecks`: each check's state (the first entry of a name counts)."""
+    out: dict[str, CheckState] = {}
+    for item in f.maps(status, "admissionChecks"):
+        name = f.str(item, "name", required=True, what="an admission check state")
+        state = f.enum(item, "state", STATES, "Pending", required=True)
+        if name and name not in out:
+            out[name] = CheckState(name=name, state=state, span=f.span(item))
+    return tuple(out.values())
