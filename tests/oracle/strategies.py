@@ -47,11 +47,15 @@ CI (and on in the soak) and agreement is counted per feature. The switches:
   per node with universal values and counts, equal counts as one universal count), their pods on
   the flavor's nodes within each node's free capacity (in one rack or on one node where the pod set
   requires it), holding quota as well; `ta_encoding=no_assignment`: admitted on the flavor with no
-  topologyAssignment (Kueue counts the quota, no node)
-- `running_jobs`: batch Jobs running as `kubectl get -o yaml` of a live cluster shows them (a UID,
-  `suspend: false`, a status with `startTime` and `active` pods), recorded as `running=SHAPE`:
-  `admitted` (with their admitted Workload, owned by the Job, the flavor's node labels in the Job's
-  template as Kueue's RunWithPodSetsInfo puts them), `idle_admitted` (the same with no active pod),
+  topologyAssignment (Kueue counts the quota, no node); `tas_pods`: their pods too, bound to the
+  assigned nodes with Kueue's topology annotation (Kueue's TAS cache skips them: it counts the
+  assignment); `node_pods`: other pods bound to the flavors' nodes (no queue), running or
+  succeeded, which Kueue's TAS cache counts as non-TAS usage while they run
+- `running_jobs`: batch Jobs and JobSets (`running_kind=KIND`) running as `kubectl get -o yaml` of
+  a live cluster shows them (a UID, `suspend: false`, a status with `startTime` and `active` pods,
+  a JobSet's `replicatedJobsStatus`), recorded as `running=SHAPE`: `admitted` (with their admitted
+  Workload, owned by the job, the flavor's node labels in the job's templates as Kueue's
+  RunWithPodSetsInfo puts them), `idle_admitted` (the same with no active pod),
   `no_workload` (active pods, no Workload: Kueue waits for them to end) and `idle_no_workload`
   (started, no active pod, no Workload: Kueue makes one)
 - `admission_checks` (`_admission_checks`): AdmissionChecks on ClusterQueues — Active by their
@@ -80,7 +84,7 @@ SWITCHES = ("cohorts", "cohort_tree", "cohort_quota", "borrowing_limit", "lendin
             "limit_range", "limits_only", "existing_jobs", "tas_flavors", "pod_group_hash",
             "appwrapper_pod_extras", "fair_sharing_no_cohort", "tas_queues", "tas_groups", "pod_level",
             "flavor_selectors", "flavor_taints", "namespace_selector", "stop_policy", "inactive", "resource_groups",
-            "pod_sets", "tas_admitted", "running_jobs", "admission_checks",
+            "pod_sets", "tas_admitted", "running_jobs", "admission_checks", "tas_pods", "node_pods",
             *(f"job:{k}" for k in JOB_KINDS))
 ALL = frozenset(SWITCHES)
 FRAMEWORKS = ["batch/job", "kubeflow.org/mpijob", "ray.io/rayjob", "ray.io/raycluster", "ray.io/rayservice",
@@ -617,6 +621,8 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
         docs.append(fl)
     docs += [{"apiVersion": API, "kind": "ResourceFlavor", "metadata": {"name": f}} for f in groups[-1][1]
              if len(groups) > 1]
+    if tas and d.on("node_pods", 0.3):
+        docs += _node_pods(d, resources)
     cohorts, cohort_docs = _cohorts(d, groups)
     docs += cohort_docs
     queues = []
@@ -753,6 +759,8 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
                 if encoding != "no_assignment":
                     psa["topologyAssignment"] = _topology_assignment(per_node[ps["name"]], encoding, flavor)
                 psas.append(psa)
+            if d.on("tas_pods", 0.5):  # the running pods, as a live cluster's export holds them
+                docs += _tas_pods(wl, pod_sets, per_node, need, resources)
             wl["status"] = {
                 "admission": {"clusterQueue": name, "podSetAssignments": psas},
                 "conditions": [
@@ -797,16 +805,22 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
 
 def _running_job(d: _Draw, name: str, ns: str, lq: str, cq: str, serial: int, created: datetime,
                  resources: list[str], cq_groups: list, quotas: dict, used: dict, labels_of: dict) -> list[dict]:
-    """A running batch Job (`running_jobs`) and, for the admitted shapes, its Workload as Kueue's
-    job reconciler made and admitted it: named job-NAME-…, owned by the Job (controller), the
-    Job's pod set `main` as it was when suspended (Kueue's EquivalentToWorkload compares counts,
-    containers, init containers), the admission's flavors and usage, QuotaReserved and Admitted;
-    the running Job's template carries the flavors' node labels (RunWithPodSetsInfo)."""
-    n = d.int(1, 3)
-    req = _requests(d, resources)
-    total = {r: _parse(req[r]) * n for r in resources}
-    spec = {"restartPolicy": "Never", "containers": [{"name": "main", "image": "busybox",
-                                                     "resources": {"requests": req}}]}
+    """A running batch Job or JobSet (`running_jobs`, `running_kind=KIND`) and, for the admitted
+    shapes, its Workload as Kueue's reconciler made and admitted it: named KIND-NAME-…, owned by
+    the job (controller), its pod sets as they were when suspended (a Job's `main`, a JobSet's one
+    per replicated job: Kueue's EquivalentToWorkload compares counts, containers, init
+    containers), the admission's flavors and usage, QuotaReserved and Admitted; the running job's
+    templates carry the flavors' node labels (RunWithPodSetsInfo)."""
+    kind = d.pick(["Job", "JobSet"] if "job:JobSet" in d.allowed else ["Job"], "running_kind")
+    parts = []  # (pod set name, replicas, pods per replica, requests)
+    for i in range(1 if kind == "Job" else d.int(1, 2)):
+        parts.append((f"r{i}" if kind == "JobSet" else "main", 1 if kind == "Job" else d.int(1, 2), d.int(1, 3),
+                      _requests(d, resources)))
+    total = {r: sum(_parse(req[r]) * reps * n for _, reps, n, req in parts) for r in resources}
+
+    def spec_of(req: dict) -> dict:
+        return {"restartPolicy": "Never", "containers": [{"name": "main", "image": "busybox",
+                                                          "resources": {"requests": req}}]}
     shape = d.pick(["admitted", "admitted", "idle_admitted", "no_workload", "idle_no_workload"])
     flavor_of: dict[str, str] = {}
     if shape.endswith("admitted"):
@@ -819,39 +833,102 @@ def _running_job(d: _Draw, name: str, ns: str, lq: str, cq: str, serial: int, cr
             flavor_of |= {r: d.pick(room) for r in covered}
     d.features.add(f"running={shape}")
     uid = f"00000000-0000-0000-0002-{serial:012d}"
-    running_spec = dict(spec)
+    selector = {}
     if shape.endswith("admitted"):
         for r in resources:
             used[(cq, flavor_of[r], r)] = used.get((cq, flavor_of[r], r), 0) + total[r]
         selector = {k: v for f in dict.fromkeys(flavor_of.values()) for k, v in labels_of.get(f, {}).items()}
-        if selector:
-            running_spec["nodeSelector"] = selector
+
+    def running_spec(req: dict) -> dict:
+        return spec_of(req) | ({"nodeSelector": dict(selector)} if selector else {})
     started = created + timedelta(minutes=1)
-    active = 0 if shape.startswith("idle") else n
-    job = {"apiVersion": "batch/v1", "kind": "Job",
-           "metadata": {"name": name, "namespace": ns, "uid": uid, "creationTimestamp": _stamp(created),
-                        "labels": {"kueue.x-k8s.io/queue-name": lq}},
-           "spec": {"parallelism": n, "completions": n, "suspend": False, "template": {"spec": running_spec}},
-           "status": {"startTime": _stamp(started), "active": active, "ready": active,
-                      "uncountedTerminatedPods": {}}}
+    idle = shape.startswith("idle")
+    meta = {"name": name, "namespace": ns, "uid": uid, "creationTimestamp": _stamp(created),
+            "labels": {"kueue.x-k8s.io/queue-name": lq}}
+    if kind == "Job":
+        _, _, n, req = parts[0]
+        job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": meta,
+               "spec": {"parallelism": n, "completions": n, "suspend": False,
+                        "template": {"spec": running_spec(req)}},
+               "status": {"startTime": _stamp(started), "active": 0 if idle else n, "ready": 0 if idle else n,
+                          "uncountedTerminatedPods": {}}}
+        api_version = "batch/v1"
+    else:
+        job = {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": meta,
+               "spec": {"suspend": False, "replicatedJobs": [
+                   {"name": ps, "replicas": reps, "template": {"spec": {
+                       "parallelism": n, "completions": n, "template": {"spec": running_spec(req)}}}}
+                   for ps, reps, n, req in parts]},
+               "status": {"replicatedJobsStatus": [
+                   {"name": ps, "ready": 0, "succeeded": 0, "failed": 0, "suspended": 0,
+                    "active": 0 if idle else reps} for ps, reps, _, _ in parts]}}
+        api_version = "jobset.x-k8s.io/v1alpha2"
     if not shape.endswith("admitted"):
         return [job]
     at = _stamp(started)
     wl = {"apiVersion": API, "kind": "Workload",
-          "metadata": {"name": f"job-{name}-{serial:05x}", "namespace": ns, "uid": f"00000000-0000-0000-0003-{serial:012d}",
+          "metadata": {"name": f"{kind.lower()}-{name}-{serial:05x}", "namespace": ns,
+                       "uid": f"00000000-0000-0000-0003-{serial:012d}",
                        "creationTimestamp": _stamp(created), "labels": {"kueue.x-k8s.io/job-uid": uid},
-                       "ownerReferences": [{"apiVersion": "batch/v1", "kind": "Job", "name": name, "uid": uid,
+                       "ownerReferences": [{"apiVersion": api_version, "kind": kind, "name": name, "uid": uid,
                                             "controller": True, "blockOwnerDeletion": True}]},
-          "spec": {"queueName": lq, "podSets": [{"name": "main", "count": n, "template": {"spec": spec}}]},
+          "spec": {"queueName": lq, "podSets": [{"name": ps, "count": reps * n, "template": {"spec": spec_of(req)}}
+                                                for ps, reps, n, req in parts]},
           "status": {"admission": {"clusterQueue": cq, "podSetAssignments": [
-              {"name": "main", "count": n, "flavors": flavor_of,
-               "resourceUsage": {r: _show(r, total[r]) for r in resources}}]},
+              {"name": ps, "count": reps * n, "flavors": flavor_of,
+               "resourceUsage": {r: _show(r, _parse(req[r]) * reps * n) for r in resources}}
+              for ps, reps, n, req in parts]},
               "conditions": [
                   {"type": "QuotaReserved", "status": "True", "reason": "QuotaReserved",
                    "message": f"Quota reserved in ClusterQueue {cq}", "lastTransitionTime": at},
                   {"type": "Admitted", "status": "True", "reason": "Admitted",
                    "message": "The workload is admitted", "lastTransitionTime": at}]}}
     return [job, wl]
+
+
+def _tas_pods(wl: dict, pod_sets: list[dict], per_node: dict, need: dict, resources: list[str]) -> list[dict]:
+    """An admitted TAS workload's pods bound to their nodes, carrying the pod set's topology
+    annotation as Kueue's TAS puts it on them (unconstrained where the pod set asks none), so
+    Kueue's non-TAS usage cache leaves them out (utiltas.IsTAS)."""
+    out = []
+    for ps in pod_sets:
+        req = ps.get("topologyRequest", {})
+        key = next((k for k in ("required", "preferred") if k in req), None)
+        ann = {f"kueue.x-k8s.io/podset-{key}-topology": req[key]} if key else \
+            {"kueue.x-k8s.io/podset-unconstrained-topology": "true"}
+        one = {r: _show(r, need[ps["name"]][r] // ps["count"]) for r in resources}
+        i = 0
+        for node, n in per_node[ps["name"]].items():
+            for _ in range(n):
+                out.append({"apiVersion": "v1", "kind": "Pod", "metadata": {
+                    "name": f"{wl['metadata']['name']}-{ps['name']}-{i}", "namespace": wl["metadata"]["namespace"],
+                    "annotations": ann},
+                    "spec": {"nodeName": node, "restartPolicy": "Never", "containers": [
+                        {"name": "c", "image": "busybox", "resources": {"requests": one}}]},
+                    "status": {"phase": "Running"}})
+                i += 1
+    return out
+
+
+def _node_pods(d: _Draw, resources: list[str]) -> list[dict]:
+    """Pods of no queue bound to the TAS flavors' nodes (`node_pods`), in a namespace of their own:
+    running ones take the node's capacity (Kueue's non-TAS usage), succeeded ones nothing."""
+    out: list[dict] = [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "infra"}}]
+    nodes = sorted((f, n) for f, free in d.free.items() for n in free)
+    for i in range(d.int(1, 3)):
+        flavor, node = d.pick(nodes)
+        cpu = d.pick(["500m", "1", "2", "4"])
+        phase = d.pick(["Running", "Running", "Running", "Succeeded"], "node_pod_phase")
+        free = d.free[flavor][node]
+        if phase == "Running":
+            if free["cpu"] < _parse(cpu):
+                continue
+            free["cpu"] -= _parse(cpu)
+        out.append({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"daemon-{i}", "namespace": "infra"},
+                    "spec": {"nodeName": node, "containers": [{"name": "c", "image": "busybox",
+                                                                "resources": {"requests": {"cpu": cpu}}}]},
+                    "status": {"phase": phase}})
+    return out
 
 
 def _tas_place(d: _Draw, flavor: str, pod_sets: list[dict], need: dict, resources: list[str]):
