@@ -60,14 +60,15 @@ def _pod_level_supported(resource: str) -> bool:
 POD_LEVEL_SUPPORTED = '"cpu", "hugepages-", "memory"'
 
 
-def _aggregate(f: Fields, spec: Val, limits_too: bool) -> dict[str, int]:
-    """Kubernetes' AggregateContainerRequests of the spec as stored: containers and sidecars summed,
-    each init container with the sidecars before it taken by max (`limits_too`: a Pod's containers,
-    whose missing requests the API server defaulted to their limits)."""
+def _aggregate(f: Fields, spec: Val, limits_too: bool, key: str = "requests") -> dict[str, int]:
+    """Kubernetes' AggregateContainerRequests of the spec as stored (AggregateContainerLimits with
+    `key` "limits"): containers and sidecars summed, each init container with the sidecars before it
+    taken by max (`limits_too`: a Pod's containers, whose missing requests the API server defaulted
+    to their limits)."""
     def own(c: Val) -> dict[str, int]:
         res = f.map(c, "resources")
-        out = f.resource_list(res, "requests")[0]
-        if limits_too:
+        out = f.resource_list(res, key)[0]
+        if limits_too and key == "requests":
             out = {**f.resource_list(res, "limits")[0], **out}
         return out
 
@@ -92,46 +93,114 @@ def _aggregate(f: Fields, spec: Val, limits_too: bool) -> dict[str, int]:
     return total
 
 
-def _api_refusals(f: Fields, spec: Val, api: str, aggregate: dict[str, int]) -> None:
-    """What the API server's validatePodResources refuses in a pod spec's own `resources` (a Pod, or a
-    built-in job kind's template; `api` the spec's field path): a resource other than cpu, memory
-    and hugepages-*, a request below the containers' aggregate requests, a request above its limit,
-    a container's limit above it.
-    Each an error (KAD157) in the API server's words: the object is refused."""
+def _hugepages_indivisible(res: str, qty: int) -> bool:
+    """Not Kubernetes' IsHugePageResourceValueDivisible: the page size of `hugepages-<size>` is not a
+    positive whole number of bytes, or the quantity (rounded up to bytes) is not a multiple of it."""
+    from kadmit.quantity import parse_quantity
+
+    try:
+        page = parse_quantity(res[len("hugepages-"):])
+    except ValueError:
+        return True
+    return page <= 0 or page % 1000 != 0 or -(-qty // 1000) % (page // 1000) != 0
+
+
+def _hugepages_values(f: Fields, spec: Val, api: str) -> None:
+    """validateResourceQuantityHugePageValue on every container's and the pod's own hugepages-*."""
     from kadmit.quantity import format_quantity
 
+    owners = [(f"{api}.{key}[{i}].resources", f.map(c, "resources"))
+              for key in ("initContainers", "containers") for i, c in enumerate(f.maps(spec, key))]
+    for path, resources in [*owners, (f"{api}.resources", f.map(spec, "resources"))]:
+        for key in ("limits", "requests"):
+            values, nodes = f.resource_list(resources, key)
+            for res, qty in values.items():
+                if res.startswith("hugepages-") and _hugepages_indivisible(res, qty):
+                    text = format_quantity(qty, res)
+                    f.invalid(KAD157, f"the API server refuses the object: `{path}.{key}[{res}]: Invalid value: "
+                              f'"{text}": {text} is not positive integer multiple of {res}`', nodes[res],
+                              uses=(nodes[res],))
+
+
+def _overcommit_allowed(resource: str) -> bool:
+    """Kubernetes' IsOvercommitAllowed: a native resource (no domain, or a kubernetes.io one) that is
+    not hugepages; a request of any other must equal its limit."""
+    return ("/" not in resource or "kubernetes.io/" in resource) and not resource.startswith("hugepages-")
+
+
+def _api_refusals(f: Fields, spec: Val, api: str, aggregate: dict[str, int], pod: bool = False) -> None:
+    """What the API server's validatePodResources refuses in a pod spec's own `resources` (a Pod, or a
+    built-in job kind's template; `api` the spec's field path): a resource other than cpu, memory
+    and hugepages-*, a request above its limit (of a resource not overcommitable, hugepages or an
+    extended one: other than its limit, or without one), hugepages without cpu or memory, a request
+    below the containers' aggregate requests, a hugepages limit below their aggregate limits, a
+    container's limit above it; and a hugepages quantity that is no multiple of its page size, there
+    or in a container. A Pod's (`pod`) requests are checked as the API server defaulted them
+    (`_default_pod_level`). Each an error (KAD157) in the API server's words, all of them as it lists
+    them: the object is refused."""
+    from kadmit.quantity import format_quantity
+
+    # quantities already reported bad (KAD158, read as 0) are not checked again
+    bad = {id(e.at) for e in (f.collected or []) if getattr(e, "at", None) is not None}
+    _hugepages_values(f, spec, api)
     resources = f.map(spec, "resources")
     if resources is None:
         return
+
+    def refuse(message: str, at: Val, *reading: Val | None, **kw) -> None:
+        if not any(n is not None and id(n) in bad for n in reading):
+            f.invalid(KAD157, f"the API server refuses the object: `{message}`", at, uses=(), **kw)
+
+    def q(qty: int, res: str) -> str:
+        return format_quantity(qty, res)
+
     path = f"{api}.resources"
     requests, req_nodes = f.resource_list(resources, "requests")
     limits, lim_nodes = f.resource_list(resources, "limits")
     for key, values, nodes in (("limits", limits, lim_nodes), ("requests", requests, req_nodes)):
         for res in values:
             if not _pod_level_supported(res):
-                f.invalid(KAD157, f"the API server refuses the object: `{path}.{key}[{res}]: Unsupported value: "
-                          f'"{res}": supported values: {POD_LEVEL_SUPPORTED}`', nodes[res], uses=(nodes[res],),
-                          help="request it in the containers' `resources`; at pod level only cpu, memory and "
-                               "hugepages-* may be set")
+                refuse(f'{path}.{key}[{res}]: Unsupported value: "{res}": supported values: {POD_LEVEL_SUPPORTED}',
+                       nodes[res], help="request it in the containers' `resources`; at pod level only cpu, memory "
+                                        "and hugepages-* may be set")
+    if pod:  # validated after SetDefaults_Pod: a defaulted request is reported at the limit it came from
+        written = set(requests)
+        _default_pod_level(f, spec, aggregate, requests, req_nodes)
+        for res in sorted(set(requests) - written):
+            req_nodes[res] = lim_nodes.get(res, resources)
+            if res.startswith("hugepages-") and _hugepages_indivisible(res, requests[res]):
+                refuse(f'{path}.requests[{res}]: Invalid value: "{q(requests[res], res)}": {q(requests[res], res)} '
+                       f"is not positive integer multiple of {res}", req_nodes[res], lim_nodes.get(res))
     for res, qty in requests.items():
-        if not _pod_level_supported(res):
-            continue
+        node = req_nodes[res]
+        if res in limits and qty != limits[res] and not _overcommit_allowed(res):
+            refuse(f'{path}.requests: Invalid value: "{q(qty, res)}": must be equal to {res} limit of '
+                   f"{q(limits[res], res)}", node, node, lim_nodes[res])
+        elif res in limits and qty > limits[res]:
+            refuse(f'{path}.requests: Invalid value: "{q(qty, res)}": must be less than or equal to {res} limit of '
+                   f"{q(limits[res], res)}", node, node, lim_nodes[res])
+        elif res not in limits and not _overcommit_allowed(res):
+            refuse(f"{path}.limits: Required value: Limit must be set for non overcommitable resources", node, node,
+                   help=f"set `limits: {{{res}: {q(qty, res)}}}` beside the request")
+    if any(r.startswith("hugepages-") for r in (*requests, *limits)) and not {"cpu", "memory"} & {*requests, *limits}:
+        refuse(f"{path}: Forbidden: HugePages require cpu or memory", resources,
+               help="set a pod-level cpu or memory request or limit beside the hugepages")
+    for res, qty in requests.items():
         if res in aggregate and aggregate[res] > qty:
-            f.invalid(KAD157, f"the API server refuses the object: `{path}.requests[{res}]: Invalid value: "
-                      f'"{format_quantity(qty, res)}": must be greater than or equal to aggregate container '
-                      f"requests of {format_quantity(aggregate[res], res)}`", req_nodes[res], uses=(req_nodes[res],),
-                      help="a pod's own request covers its containers' requests: raise it or lower theirs")
-        if res in limits and qty > limits[res]:
-            f.invalid(KAD157, f"the API server refuses the object: `{path}.requests: Invalid value: "
-                      f'"{format_quantity(qty, res)}": must be less than or equal to {res} limit of '
-                      f"{format_quantity(limits[res], res)}`", req_nodes[res], uses=(req_nodes[res],))
+            refuse(f'{path}.requests[{res}]: Invalid value: "{q(qty, res)}": must be greater than or equal to '
+                   f"aggregate container requests of {q(aggregate[res], res)}", req_nodes[res], req_nodes[res],
+                   help="a pod's own request covers its containers' requests: raise it or lower theirs")
+    container_limits = _aggregate(f, spec, False, "limits")
+    for res, qty in limits.items():
+        if res.startswith("hugepages-") and container_limits.get(res, 0) > qty:
+            refuse(f'{path}.limits[{res}]: Invalid value: "{q(qty, res)}": must be greater than or equal to '
+                   f"aggregate container limits of {q(container_limits[res], res)}", lim_nodes[res], lim_nodes[res])
     for i, c in enumerate(f.maps(spec, "containers")):
         own, own_nodes = f.resource_list(f.map(c, "resources"), "limits")
         for res, qty in own.items():
             if res in limits and qty > limits[res]:
-                f.invalid(KAD157, f"the API server refuses the object: `{path}.containers[{i}][{res}].limits: Invalid "
-                          f'value: "{format_quantity(qty, res)}": must be less than or equal to pod limits of '
-                          f"{format_quantity(limits[res], res)}`", own_nodes[res], uses=(own_nodes[res],))
+                refuse(f'{path}.containers[{i}][{res}].limits: Invalid value: "{q(qty, res)}": must be less than or '
+                       f"equal to pod limits of {q(limits[res], res)}", own_nodes[res], own_nodes[res], lim_nodes[res])
 
 
 def _default_pod_level(f: Fields, spec: Val, aggregate: dict[str, int], requests: dict[str, int],
@@ -198,7 +267,7 @@ def pod_requests(f: Fields, spec: Val, *, pod: bool = False, api: str | None = N
                 nodes[res] = init_nodes[res]
     pod_level, pod_nodes = f.resource_list(f.map(spec, "resources"), "requests")
     if api is not None:
-        _api_refusals(f, spec, api, _aggregate(f, spec, pod))
+        _api_refusals(f, spec, api, _aggregate(f, spec, pod), pod)
     if pod:
         _default_pod_level(f, spec, reqs, pod_level, pod_nodes)
     for res in [r for r in pod_level if not _pod_level_supported(r) and api is None]:
