@@ -6,6 +6,7 @@ from datetime import timedelta
 from fractions import Fraction
 
 from kadmit.model import ClaimTemplate, Model, PodSet, ResourceTransformation, SchedulerConfig
+from kadmit.modelchecks import checks_for
 
 MILLI = 1000
 
@@ -53,12 +54,26 @@ def checked(model: Model) -> Model:
     given back, never admitted again); else one with a Retry check is evicted, gives its quota back
     and is queued again with its checks Pending, ordered by its eviction (workload.GetQueueOrderTimestamp: Kueue evicts it
     now, after every workload of the input was created; kadmit orders by `created`). The model
-    itself when no check failed."""
+    itself when no check failed. A pending workload with a failed check its queue keeps is never
+    tried ("The workload has failed admission checks")."""
     if not any(wl.check_states for wl in model.workloads):
         return model
     now = max(wl.created for wl in model.workloads) + timedelta(seconds=1)
+    lqs = {q.key: q for q in reversed(model.local_queues)}
+    cqs = {q.name: q for q in reversed(model.cluster_queues)}
     out, changed = [], False
     for wl in model.workloads:
+        if wl.admission is None and wl.check_states and not wl.inadmissible:
+            # a pending workload keeps the states of the checks its queue applies to every flavor
+            # (syncAdmissionCheckConditions); a Retry or Rejected one among them keeps it out of
+            # every scheduling cycle (the scheduler's nominate)
+            lq = lqs.get(f"{wl.namespace}/{wl.queue}")
+            cq = cqs.get(lq.cluster_queue) if lq is not None else None
+            if cq is not None:
+                kept = checks_for(cq.admission_checks, {fq.flavor for rg in cq.resource_groups for fq in rg.flavors}, None)
+                if any(st.name in kept and st.state in ("Retry", "Rejected") for st in wl.check_states):
+                    wl = wl.model_copy(update={"inadmissible": "The workload has failed admission checks"})
+                    changed = True
         if wl.admitted and not wl.evicted and wl.check_states:
             rejected = [s.name for s in wl.check_states if s.state == "Rejected"]
             if rejected:

@@ -163,3 +163,22 @@ def test_which_checks_a_workload_waits_on():
     assert states_on_reservation(every, flavors, {"f0"}, had) == (("a", "Ready"), ("b", "Pending"))
     # with `onFlavors` Kueue clears a pending workload's states: all start Pending
     assert states_on_reservation(rules, flavors, {"f1"}, had) == (("a", "Pending"), ("b", "Pending"))
+
+
+def test_check_warns_where_kueue_keeps_a_queue_inactive_for_its_checks():
+    """`kadmit check`: KAD299 on each cluster queue Kueue keeps inactive for its checks (the queues of
+    the oracle case that both tools decide), none on those whose checks are usable."""
+    from pathlib import Path
+
+    from kadmit import workspace
+    from kadmit.validate import validate
+
+    case = Path(__file__).parents[1] / "oracle" / "features" / "admission-checks-inactive-queues.yaml"
+    d = Diagnostics()
+    validate(workspace.load([str(case)]).model, d)
+    warned = sorted(x.message.split("`")[1] for x in d.items if x.code == "KAD299")
+    assert warned == ["cq-missing", "cq-mk-down", "cq-mk-per-flavor", "cq-mk-prov", "cq-no-status",
+                      "cq-prov-no-config", "cq-two-mk"]
+    (missing,) = [x for x in d.items if x.code == "KAD299" and "`cq-missing`" in x.message]
+    assert missing.message == "cluster queue `cq-missing` references missing AdmissionCheck(s): nowhere"
+    assert missing.span.line == case.read_text().splitlines().index("    admissionChecks: [{name: nowhere}]") + 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kadmit.diagnostics import Diagnostics, Severity
-from kadmit.model import (BorrowWithinCohort, ClusterQueue, FlavorQuotas, NodeSelectorTerm, Preemption, Requirement,
+from kadmit.model import (BorrowWithinCohort, CheckRule, ClusterQueue, FlavorQuotas, NodeSelectorTerm, Preemption, Requirement,
                           ResourceGroup, ResourceQuota, SchedulerConfig, Taint, TopologyRequest)
 from kadmit.validate import validate
 
@@ -46,6 +46,8 @@ CASES = [
     # references
     ("unknown flavor", base(cq=cq("team-a", "research").flavor("h10", cpu=1)), "KAD200", "`h10`"),
     ("unknown flavor in cohort", base(extra=[cohort("research").flavor("a100", cpu=1)]), "KAD200", "`a100`"),
+    ("cluster queue with a missing admission check", base(cq=team_a(admission_checks=(CheckRule(name="prov"),))),
+     "KAD299", "references missing AdmissionCheck(s): prov"),
     ("lq to missing cq", base(lq=LocalQueue(namespace="team-a", name="training", cluster_queue="team-b")),
      "KAD201", "`team-b`"),
     ("workload to missing lq", base(wl=workload("job", "team-a", "trainin")), "KAD202", "`trainin`"),

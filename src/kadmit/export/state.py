@@ -151,13 +151,16 @@ def workload(ix: ModelIndex, wl: Workload, diags: Diagnostics) -> dict:
         # holding quota is QuotaReserved True (Kueue's cache counts nothing else); without the time
         # the condition has no lastTransitionTime, and kadmit reads "now"
         conditions.append(_condition("QuotaReserved", wl.admission.admitted_at, "QuotaReserved"))
-        conditions.append(_condition("Admitted", wl.admission.admitted_at, "Admitted"))
+        if all(c.state == "Ready" for c in wl.check_states):  # else waiting for its checks
+            conditions.append(_condition("Admitted", wl.admission.admitted_at, "Admitted"))
     if wl.evicted:
         conditions.append(_condition("Evicted", None, "Preempted"))
     if wl.finished:
         conditions.append(_condition("Finished", None, "Succeeded"))
     if conditions:
         status["conditions"] = conditions
+    if wl.check_states:  # what its admission checks' controllers set (kadmit.modelchecks)
+        status["admissionChecks"] = [{"name": c.name, "state": c.state, "message": ""} for c in wl.check_states]
     if status:
         out["status"] = status
     return out

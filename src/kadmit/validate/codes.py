@@ -11,6 +11,13 @@ UNKNOWN_FLAVOR = register(
     "Kueue accepts the object but marks the cluster queue inactive (reason `FlavorNotFound`), so "
     "it admits nothing until the flavor exists.",
     "ClusterQueue status: Active=False, reason FlavorNotFound")
+QUEUE_CHECKS_INACTIVE = register(
+    "KAD299", "cluster queue inactive for its admission checks", "warning",
+    "A cluster queue names an admission check that is not defined or not Active, or misuses "
+    "MultiKueue checks (two on one queue, one on some flavors only, one beside a provisioning "
+    "check). Kueue accepts it and keeps the queue inactive (reasons `AdmissionCheckNotFound`, "
+    "`AdmissionCheckInactive`, ...): it admits nothing until that changes (docs/INTEGRATIONS.md §15).",
+    "ClusterQueue status: Active=False, reason AdmissionCheckNotFound / AdmissionCheckInactive")
 UNKNOWN_CLUSTER_QUEUE = register(
     "KAD201", "local queue points at a missing cluster queue", "warning",
     "A local queue names a cluster queue that is not defined. Kueue accepts it; workloads sent to "

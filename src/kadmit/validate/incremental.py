@@ -40,7 +40,7 @@ from kadmit.model import Model, Workload
 from kadmit.validate.cluster import check_affinity, check_namespace_selector, check_usage
 from kadmit.validate.names import duplicates, check_cohort_cycles
 from kadmit.validate.quotas import check_quotas
-from kadmit.validate.references import (check_cohort_refs, check_flavor_refs, check_local_queue_refs,
+from kadmit.validate.references import (check_admission_check_refs, check_cohort_refs, check_flavor_refs, check_local_queue_refs,
                                         check_workload_refs)
 from kadmit.validate.rules import typecheck_rule
 from kadmit.validate.whole import validate
@@ -155,6 +155,7 @@ def validate_since(before: Checked, model: Model, diags: Diagnostics) -> None:
     for cq in added.get("cluster_queues", ()):
         check_namespace_selector(cq, diags)
         check_flavor_refs(cq, "cluster queue", index, diags)
+        check_admission_check_refs(cq, index, diags)
     edited = added.get("workloads", [])
     known = claim_template_keys(model) if edited and model.claim_templates else set()
     for wl in edited:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from kadmit.diagnostics import Diagnostics, did_you_mean
 from kadmit.index import ModelIndex, resolve_level
 from kadmit.model import ClusterQueue, Cohort, PodSet, Workload
-from kadmit.validate.codes import (PLACEMENT_COUNT, PLACEMENT_UNKNOWN_NODE, ADMISSION_COUNT, ADMITTED_UNKNOWN_CLUSTER_QUEUE, ADMITTED_UNKNOWN_FLAVOR,
+from kadmit.validate.codes import (QUEUE_CHECKS_INACTIVE, PLACEMENT_COUNT, PLACEMENT_UNKNOWN_NODE, ADMISSION_COUNT, ADMITTED_UNKNOWN_CLUSTER_QUEUE, ADMITTED_UNKNOWN_FLAVOR,
                                    ADMITTED_UNKNOWN_POD_SET, ADMITTED_WITHOUT_FLAVOR, COHORT_PARENT_TYPO, NO_TOPOLOGY_FLAVOR,
                                    UNKNOWN_CLUSTER_QUEUE, UNKNOWN_FLAVOR, UNKNOWN_LOCAL_QUEUE,
                                    UNKNOWN_PRIORITY_CLASS, UNKNOWN_PRIORITY_CLASS_WITH_VALUE,
@@ -28,10 +28,21 @@ def check_flavor_refs(owner: ClusterQueue | Cohort, kind: str, index: ModelIndex
                        notes=["Kueue marks the cluster queue inactive (FlavorNotFound) until the flavor exists"])
 
 
+def check_admission_check_refs(cq: ClusterQueue, index: ModelIndex, diags: Diagnostics) -> None:
+    """A cluster queue Kueue keeps inactive for its admission checks (kadmit.modelchecks)."""
+    problems = index.check_problems(cq)
+    if problems:
+        missing = [r.name for r in cq.admission_checks if r.name not in index.check_activity.checks]
+        diags.emit(QUEUE_CHECKS_INACTIVE, f"cluster queue `{cq.name}` {'; '.join(problems)}", cq.field_span("admission_checks"),
+                   help=next((h for h in (did_you_mean(n, index.check_activity.checks) for n in missing) if h), None),
+                   notes=["Kueue keeps the cluster queue inactive: it admits nothing until that changes"])
+
+
 def check_references(index: ModelIndex, diags: Diagnostics) -> None:
     model = index.model
     for cq in model.cluster_queues:
         check_flavor_refs(cq, "cluster queue", index, diags)
+        check_admission_check_refs(cq, index, diags)
     check_cohort_refs(index, diags)
     check_topology_refs(index, diags)
     check_local_queue_refs(index, diags)
