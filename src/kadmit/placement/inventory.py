@@ -19,7 +19,7 @@ from functools import cached_property
 from typing import Iterable, Mapping
 
 from kadmit.diagnostics import Diagnostics
-from kadmit.model import Model, Node, Pod, Taint
+from kadmit.model import Model, Node, Pod, PodSet, PodSetAssignment, Taint
 from kadmit.placement.codes import KAD600, KAD601
 from kadmit.quantity import MILLI
 
@@ -192,6 +192,16 @@ def model_inventory(model: Model, extra_usage: Mapping[str, Mapping[str, int]] |
     return build_inventory(model.nodes, model.pods, extra_usage, diags, skip_tas_pods=skip_tas_pods)
 
 
+def admitted_pod_requests(ps: PodSet | None, psa: PodSetAssignment) -> dict[str, int]:
+    """One pod's requests as Kueue v0.17's TAS cache counts an admitted pod set on its nodes: the
+    admission's recorded usage divided by its count (workload.totalRequestsFromAdmission,
+    SinglePodRequests), where the admission records one that the pod set's requests don't give;
+    else the pod set's own (the reader leaves out a usage equal to count x requests)."""
+    if psa.usage and psa.count > 0:
+        return {r: q // psa.count for r, q in sorted(psa.usage.items())}
+    return ps.placed_requests if ps is not None else {}
+
+
 def placement_usage(model: Model) -> dict[str, dict[str, int]]:
     """What admitted workloads with a known placement take from each node: pods x per-pod
     requests, one `pods` each. A caller whose inputs also hold those workloads' bound Pods should
@@ -201,8 +211,9 @@ def placement_usage(model: Model) -> dict[str, dict[str, int]]:
     for wl in sorted(model.workloads, key=lambda w: w.key):
         if not wl.admitted or wl.admission is None:
             continue
-        requests = {ps.name: ps.placed_requests for ps in wl.pod_sets}
+        declared = {ps.name: ps for ps in wl.pod_sets}
         for psa in wl.admission.pod_sets:
+            per_pod = admitted_pod_requests(declared.get(psa.name), psa)
             for node, pods in sorted(psa.placement.items()):
-                out[node] = add(out.get(node, {}), pod_usage(requests.get(psa.name, {}), pods))
+                out[node] = add(out.get(node, {}), pod_usage(per_pod, pods))
     return out

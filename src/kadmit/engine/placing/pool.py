@@ -32,7 +32,8 @@ from collections import OrderedDict
 from kadmit.placement.counts import FreeLog, ShapeCounts, shape_key
 from kadmit.placement.domains import DomainTree, build_domains, free_fit_count
 from kadmit.placement.filters import PodTemplate, histogram, static_fit
-from kadmit.placement.inventory import PODS, Inventory, NodeState, add, model_inventory, pod_usage, subtract
+from kadmit.placement.inventory import (PODS, Inventory, NodeState, add, admitted_pod_requests, model_inventory, pod_usage,
+                                       subtract)
 from kadmit.placement.tas import Profile, kueue_assign
 from kadmit.placement.tas_group import kueue_assign_group
 
@@ -114,14 +115,15 @@ class NodePool:
         self.placed: dict[str, dict[str, dict[str, int]]] = {}  # workload -> node -> usage it took
         for wl in sorted(model.workloads, key=lambda w: w.key):  # admitted workloads' known placements
             if wl.admitted and wl.admission is not None and wl.key not in self.placed:
-                requests = {ps.name: ps.placed_requests for ps in wl.pod_sets}
+                declared = {ps.name: ps for ps in wl.pod_sets}
                 taken: dict[str, dict[str, int]] = {}
                 for psa in wl.admission.pod_sets:
                     if psa.count <= 0:  # a group's pod set of no pods takes nothing (see `commit`)
                         continue
+                    per_pod = admitted_pod_requests(declared.get(psa.name), psa)  # as Kueue's TAS cache
                     for node, pods in sorted(psa.placement.items()):
                         if node in self.free:
-                            taken[node] = add(taken.get(node, {}), pod_usage(requests.get(psa.name, {}), pods))
+                            taken[node] = add(taken.get(node, {}), pod_usage(per_pod, pods))
                 self._take(wl.key, taken)
         self._trees: dict[str, DomainTree | None] = {}
         self._static: dict[tuple, list[NodeState]] = {}
