@@ -161,7 +161,7 @@ def clusters_of(name: str, repo: Path, rev: str, globs: list[str], companions: l
     def text(p: str) -> str:
         return _git(repo, "show", f"{commit}:{p}")
 
-    origin = f"{slug} %s at {commit[:8]}" + (f" ({rev})" if rev != "HEAD" else "")
+    origin = f"{slug} %s at {commit[:8]}" + (f" ({rev})" if rev != "HEAD" else "") + ", Apache-2.0"  # every source's
     extra = [(p.rsplit("/", 1)[-1], origin % p, text(p)) for p in listed if _matches(p, companions)]
     extra = [e for e in extra if _docs(e[2])]
     files = {p: text(p) for p in listed if _matches(p, globs)}

@@ -16,9 +16,9 @@ from kadmit.model import Model, ObjectRef, Skipped, Workload
 
 KUEUE_STATES = {"KAD200", "KAD205"}  # FlavorNotFound, TopologyNotFound: the cluster queue is inactive
 # Errors about an object refused on its own (Kueue's webhook, KAD170; the API server, for a version it
-# does not serve, KAD171): it is never created, so it is no work (listed as skipped) and nothing else
-# depends on it; Kueue decides the rest.
-REFUSED_ALONE = frozenset({"KAD170", "KAD171"})
+# does not serve, KAD171; a job whose priority class is missing, whose Workload Kueue never creates,
+# KAD172): it is no work (listed as skipped) and nothing else depends on it; Kueue decides the rest.
+REFUSED_ALONE = frozenset({"KAD170", "KAD171", "KAD172"})
 
 
 def blocks(d: Diagnostic) -> bool:

@@ -155,3 +155,44 @@ def test_other_errors_still_count(tmp_path):
 def refused_message(paths: list[str], name: str) -> str:
     (d,) = [d for d in load(paths).diagnostics if d.code == "KAD170" and f"`{name}`" in d.message]
     return d.message.partition("`: ")[2]
+
+
+def _job(name: str, labels: str, pod_class: str = "") -> str:
+    return "\n".join([
+        "---", "apiVersion: batch/v1", "kind: Job",
+        f"metadata: {{name: {name}, namespace: default, labels: {{kueue.x-k8s.io/queue-name: user-queue{labels}}}}}",
+        "spec:", "  suspend: true", "  template:", "    spec:", "      restartPolicy: Never",
+        *([f"      {pod_class}"] if pod_class else []),
+        '      containers: [{name: c, image: busybox, resources: {requests: {cpu: "1"}}}]', ""])
+
+
+def test_a_job_naming_a_missing_priority_class_is_never_admitted_and_the_rest_is_decided(tmp_path):
+    """Kueue's reconciler can't resolve the priority (ExtractPriority's lookup fails) and never creates the
+    Workload; kadmit lists the job as never admitted (KAD172, refused alone: exit 1) and decides the rest.
+    Defined in the input, the same classes resolve."""
+    jobs = _job("by-label", ", kueue.x-k8s.io/priority-class: urgent") + _job("by-pod", "", "priorityClassName: high") \
+        + _job("plain", "")
+    paths = write(tmp_path, setup__yaml=SETUP, jobs__yaml=jobs)
+    r = run("admit", "--format", "json", *paths)
+    assert r.exit_code == 1, r.output
+    answer = json.loads(r.stdout)
+    assert [d["workload"] for d in answer["decisions"]] == ["default/plain"]
+    skipped = {s["name"]: s["reason"] for s in answer["skipped"]}
+    assert skipped["by-label"].startswith("it is never admitted while WorkloadPriorityClass `urgent` is not defined")
+    assert 'priorityclasses.scheduling.k8s.io "high" not found' in skipped["by-pod"]
+    assert sorted(line.split("`")[1] for line in r.stderr.splitlines() if line.startswith("error[KAD172]")) == \
+        ["default/by-label", "default/by-pod"]
+    classes = """\
+    apiVersion: kueue.x-k8s.io/v1beta2
+    kind: WorkloadPriorityClass
+    metadata: {name: urgent}
+    value: 100
+    ---
+    apiVersion: scheduling.k8s.io/v1
+    kind: PriorityClass
+    metadata: {name: high}
+    value: 10
+    """
+    r = run("admit", "--format", "json", *paths, *write(tmp_path, classes__yaml=classes))
+    assert r.exit_code == 0, r.output
+    assert len(json.loads(r.stdout)["decisions"]) == 3

@@ -131,6 +131,18 @@ KAD168 = register(
     "levels not ending in the hostname Kueue counts the pods on its lowest-level domains, which "
     "kadmit does not model (it counts topology usage node by node): the nodes look free to kadmit.",
     kueue_rule="pkg/cache/scheduler/tas_flavor.go updateUsage, tas_flavor_snapshot.go addNode/addTASUsage")
+KAD172 = register(
+    "KAD172", "job naming a missing priority class", "error",
+    "A job Kueue manages names a priority class the input does not define: its "
+    "`kueue.x-k8s.io/priority-class` label (a WorkloadPriorityClass) or its pod template's "
+    "`priorityClassName` (a PriorityClass). Kueue's job reconciler can't resolve the priority "
+    "(`priorityclasses.scheduling.k8s.io \"NAME\" not found`), so it never creates the job's Workload "
+    "and retries until the class exists; the job stays suspended. A Pod naming a missing PriorityClass is "
+    "refused by the API server (`no PriorityClass with name NAME was found`), as are a Deployment's or "
+    "StatefulSet's pods. The job is listed as skipped, never admitted, and the rest of the input is "
+    "decided (exit 1), as Kueue goes on with the rest.",
+    kueue_rule="jobframework ExtractPriority (priority.GetPriorityFromPriorityClass, "
+               "GetPriorityFromWorkloadPriorityClass): the lookup's error fails the reconcile")
 KAD171 = register(
     "KAD171", "API version not served", "error",
     "The object's `apiVersion` is one no cluster running Kueue v0.17 serves for its kind: a version "

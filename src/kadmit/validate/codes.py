@@ -30,8 +30,9 @@ UNKNOWN_LOCAL_QUEUE = register(
     "reports the workload as not admitted.")
 UNKNOWN_PRIORITY_CLASS = register(
     "KAD203", "unknown priority class", "error",
-    "A workload names a priority class that is not defined and gives no explicit priority. "
-    "Kubernetes and Kueue reject such a job or pod: the priority can't be resolved.")
+    "A workload names a priority class that is not defined and gives no explicit priority: a "
+    "Workload object or a `.kad` workload (a job or Pod Kueue manages is KAD172: Kueue never creates "
+    "its Workload). The priority can't be resolved.")
 UNKNOWN_PRIORITY_CLASS_WITH_VALUE = register(
     "KAD204", "unknown priority class with an explicit priority", "warning",
     "A workload names a priority class that is not defined, but also carries an explicit priority "

@@ -11,7 +11,7 @@ from datetime import timedelta
 
 from kadmit.manifests.jobs.groups import join_pod_groups
 from kadmit.diagnostics import Diagnostics
-from kadmit.manifests.codes import KAD170
+from kadmit.manifests.codes import KAD170, KAD172
 from kadmit.model import Job, LabelSelector, Model, Requirement, Skipped, Workload
 
 # The frameworks of the Configuration Kueue v0.17's release installs (config/components/manager/
@@ -107,6 +107,9 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
     latest = max([w.created for w in model.workloads] + [j.created for j in model.jobs if j.created], default=None)
     unnamed: Counter = Counter()
     untimed = 0
+    classes = {(p.kind, p.name) for p in model.priority_classes} | \
+        {(kind, b.name) for b in model.broken for kind, name in (("workload", "WorkloadPriorityClass"),
+                                                                 ("pod", "PriorityClass")) if b.kind == name}
     jobs, broken = join_pod_groups(model.jobs)
     skipped.extend(broken)
     jobs = [_with_runtime(j, model) if j.train is not None else j for j in jobs]
@@ -131,6 +134,8 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
                       "work for Kueue, and its quota counts only through its Workload")
         if reason is None and not job.workloads:
             reason = job.note or "Kueue makes no Workload of it"
+        if reason is None:
+            reason = _missing_priority_class(job, classes, diags)
         if reason is not None:
             skipped.append(Skipped(object=job.object, reason=reason, span=job.span))
             continue
@@ -242,6 +247,30 @@ def _refused(job: Job, s: Integrations, queues: set[str], diags: Diagnostics | N
             diags.emit(KAD170, f"Kueue's webhook refuses {job.object.kind} `{job.object.name}`: {r.message}",
                        r.span or job.span, help="Kubernetes would not create it; change the field as the message says")
     return "Kueue's webhook refuses it: " + "; ".join(r.message for r in refusals)
+
+
+def _missing_priority_class(job: Job, classes: set[tuple[str, str]], diags: Diagnostics | None) -> str | None:
+    """A managed job whose priority class (its WorkloadPriorityClass label, else its pod template's
+    PriorityClass) is not in the input: Kueue's reconciler fails to resolve it and never creates the
+    Workload (KAD172)."""
+    wl = job.workloads[0]
+    if not wl.priority_class or (wl.priority_class_kind or "pod", wl.priority_class) in classes:
+        return None
+    kind = "WorkloadPriorityClass" if wl.priority_class_kind == "workload" else "PriorityClass"
+    resource = "workloadpriorityclasses.kueue.x-k8s.io" if kind == "WorkloadPriorityClass" else \
+        "priorityclasses.scheduling.k8s.io"
+    if diags is not None:
+        diags.emit(KAD172, f"{job.object.kind} `{job.object.key}` names {kind} `{wl.priority_class}`, which is not "
+                   "defined: Kueue never creates its Workload", wl.field_span("priority_class") or job.span,
+                   help=f"define {kind} `{wl.priority_class}`, or name one that exists")
+    if kind == "PriorityClass" and job.object.kind == "Pod":  # the API server's Priority admission plugin
+        return (f"the API server refuses it: `pods \"{job.object.name}\" is forbidden: no PriorityClass with name "
+                f"{wl.priority_class} was found`")
+    if kind == "PriorityClass" and job.object.kind in ("Deployment", "StatefulSet"):
+        return (f"it is never admitted while PriorityClass `{wl.priority_class}` is not defined: the API server "
+                f"refuses its pods (`no PriorityClass with name {wl.priority_class} was found`)")
+    return (f"it is never admitted while {kind} `{wl.priority_class}` is not defined: Kueue's reconciler fails "
+            f"(`{resource} \"{wl.priority_class}\" not found`) and creates no Workload")
 
 
 def _not_managed(job: Job, s: Integrations, labels: dict[str, dict[str, str]], queues: set[str]) -> str | None:
