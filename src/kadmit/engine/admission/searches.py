@@ -43,12 +43,16 @@ class Searches:
     def requeued(self, wl: Workload) -> bool:
         """A nominated head that isn't admitted, requeued as Kueue does: its next search starts after
         the flavors this one stopped at, unless its Pending message changed (then at the first).
-        True when flavors are left to try (Kueue keeps it in its queue's heap, not set aside)."""
+        True when flavors are left to try (Kueue keeps it in its queue's heap, not set aside).
+        A search that reached every group's last flavor starts the next at the first (every index
+        -1 + 1): the same as a search with no start kept, so none is kept and the head's next
+        nomination is shared among equal situations (`situations` shares none with a start kept:
+        a StrictFIFO head blocking its queue was nominated afresh in every cycle)."""
         tried = self.attempts.get(wl.key)
         if tried is None:
             self.skipped(wl.key, None)
             return False
-        if self.said.get(wl.key) == tried.message:
+        if self.said.get(wl.key) == tried.message and tried.pending:
             self.session.last_tried[wl.key] = tried.start()
         else:
             self.session.last_tried.pop(wl.key, None)
