@@ -34,41 +34,14 @@ the input shows as evicted release their quota before the first; nothing else fi
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
 
 from kadmit.engine.preemption.candidates import Victim
+from kadmit.engine.admission.asides import repeat_set_asides
+from kadmit.engine.admission.decisions import Decision
 from kadmit.engine.admission.loops import Eviction, PreemptionLoop, States, loop_of
 from kadmit.engine.admission.searches import Searches
 from kadmit.engine.admission.session import Assignment, Session, SolverUnknown
-from kadmit.engine.admission.situations import UNSEEN
 from kadmit.model import Workload
-
-
-@dataclass
-class Decision:
-    workload: Workload
-    admitted: bool
-    cluster_queue: str | None
-    assignment: Assignment | None = None
-    waiting_behind: str | None = None  # StrictFIFO: the head this workload is queued behind
-    unknown: bool = False
-    cycle: int = 0
-    notes: list[str] = field(default_factory=list)
-    preempted: list[Victim] = field(default_factory=list)  # whom it evicted to be admitted
-    preempted_by: str | None = None  # a workload admitted at the start and evicted in the run: by whom
-    preemption_reason: str | None = None  # and under which of Kueue's reasons (preempt.IN_*)
-    loop: PreemptionLoop | None = None  # undecided: in a preemption loop (or a run that did not settle)
-    # quota reserved in a queue with admission checks: each that applies, with its state; Kueue's
-    # Admitted waits until all are Ready (`admitted` above means holding quota, as in the engine)
-    checks: tuple[tuple[str, str], ...] = ()
-
-    @property
-    def waiting_checks(self) -> tuple[str, ...]:
-        return tuple(name for name, state in self.checks if state != "Ready")
-
-    @property
-    def key(self) -> str:
-        return self.workload.key
 
 
 def queue_order_key(session: Session, wl: Workload, cluster_queue: str | None = None) -> tuple:
@@ -194,7 +167,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
     while cycle < limit:
         cycle += 1
         changed = bool(evicting)
-        plain = not evicting  # a cycle that only sets heads aside (see _repeat_set_asides)
+        plain = not evicting  # a cycle that only sets heads aside (see asides.repeat_set_asides)
         if evicting:  # evictions complete between cycles: quota released, victims queue again
             roots: set[str] = set()
             back_in: set[str] = set()  # queues workloads came back to: sorted again once
@@ -267,10 +240,8 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
 
         for name, head, got in _processing_order(session, entries, fair):
             root = tree.root(f"cq:{name}")
-            if got is None or (got.mode == "Preempt" and not got.targets):
-                plain = plain and ix.cluster_queues[name].queueing_strategy == "BestEffortFIFO"
-            else:
-                plain = False
+            if got is not None and (got.mode != "Preempt" or got.targets):
+                plain = False  # (a head set aside, or blocking its StrictFIFO queue, keeps it plain)
             if got is not None and got.mode == "Preempt" and any(t.key in targeted for t in got.targets):
                 # Kueue v0.17 skips it (no recompute: RecomputeAssignmentUponPreemptionTargetsOverlap
                 # came in v0.20); it holds nothing and stays at its queue's head for the next cycle
@@ -379,14 +350,20 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
         # takes a workload off the queues for good, and a loop evicts in every period, so it shows
         # at most one period after its first state. (A state costs the moves since the last: `States`.)
         if evictions:
-            before = places.repeat(cycle, (tuple(sorted(session.holders)), tuple(sorted(sticky.items())),
-                                           tuple(sorted((v.key, by or "") for v, by in evicting)),
-                                           session.afs.state()))
+            rest = (tuple(sorted(session.holders)), tuple(sorted(sticky.items())),
+                    tuple(sorted((v.key, by or "") for v, by in evicting)), session.afs.state())
+            before = places.repeat(cycle, rest)
+            if before is None and plain and entries and not sticky:
+                # the cycles that only set heads aside, each state recorded as the cycle would
+                cycle, before = repeat_set_asides(session, queues, set_aside, decisions, cycle, limit, waits,
+                                                   blocked, searches, places, rest)
+                queues = {k: v for k, v in queues.items() if v}
             if before is not None:
                 looped = loop_of(before, cycle, evictions, ix.cluster_queues, _strategies(session))
                 break
         elif plain and entries and not sticky:
-            cycle = _repeat_set_asides(session, queues, set_aside, decisions, cycle, limit, waits)
+            cycle, _ = repeat_set_asides(session, queues, set_aside, decisions, cycle, limit, waits, blocked,
+                                          searches)
             queues = {k: v for k, v in queues.items() if v}
     else:
         recent = [e for e in evictions if e.cycle > cycle - 10]
@@ -469,71 +446,6 @@ def _processing_order(session: Session, entries: list, fair: bool):
         picked = fair_pick(session, [(wl, name, dict(a.usage) if a is not None else {}) for name, wl, a in left])
         i = next(i for i, e in enumerate(left) if e[1] is picked[0])
         yield left.pop(i)
-
-
-def _repeat_set_asides(session: Session, queues: dict[str, list[Workload]], set_aside: dict[str, list[Workload]],
-                       decisions: dict[str, Decision], cycle: int, limit: int, waits: Callable[..., None]) -> int:
-    """After a cycle that set every head aside (BestEffortFIFO) and so changed no usage and no
-    holder, with no eviction in the run yet: the next cycles start from the same state, and each
-    queue's next heads are set aside in turn for as long as their nominations (shared among equal
-    situations, see `situations`) say they don't fit and have no victims. Those cycles are done here
-    at once, a row of heads per cycle, up to the first row with a head that would do anything else
-    (fit, preempt, fail its namespace, or not share its situation); the loop goes on from there.
-    Returns the last cycle done."""
-    ix = session.index
-    names = sorted(queues)
-    cqs = [ix.cluster_queues[name] for name in names]
-    if any(cq.queueing_strategy != "BestEffortFIFO" for cq in cqs):
-        return cycle
-    situations = session.situations
-    namespace_ok: dict[tuple[str, str], bool] = {}
-    rows = 0
-    while cycle + rows < limit and _set_aside_row(session, situations, queues, names, cqs, rows, namespace_ok):
-        rows += 1
-    for row in range(rows):  # the decisions in the order the cycles would have made them
-        for name in names:
-            queue = queues[name]
-            if row < len(queue):
-                wl = queue[row]
-                decisions[wl.key] = Decision(wl, False, name, cycle=cycle + row + 1)
-    if rows:
-        for name in names:
-            set_aside.setdefault(name, []).extend(queues[name][:rows])
-            for wl in queues[name][:rows]:
-                waits(wl, name, "aside")
-            del queues[name][:rows]
-    return cycle + rows
-
-
-def _set_aside_row(session: Session, situations, queues: dict[str, list[Workload]], names: list[str], cqs: list,
-                   row: int, namespace_ok: dict[tuple[str, str], bool]) -> bool:
-    """Whether the `row`-th workload of every queue that has one would be set aside as its head,
-    in the state the session is in; False also when no queue has one."""
-    any_head = False
-    for name, cq in zip(names, cqs):
-        queue = queues[name]
-        if row >= len(queue):
-            continue
-        wl = queue[row]
-        ok = namespace_ok.get((name, wl.namespace))
-        if ok is None:
-            ok = namespace_ok[(name, wl.namespace)] = session.compiler.namespace_ok(cq, wl.namespace)
-        key = situations.key(wl, cq, True) if ok else None
-        if key is None:
-            return False
-        got = situations.recall(key)
-        if got is UNSEEN:
-            try:
-                got = session.nomination(wl)
-            except SolverUnknown:
-                return False
-        if got is not None and (got.mode != "Preempt" or got.targets):
-            return False
-        tried = session.tried(key)
-        if tried is None or tried.pending:  # it would stay at its head for the flavors it has left
-            return False
-        any_head = True
-    return any_head
 
 
 def _set_aside(session: Session, decisions: dict[str, Decision], queues: dict[str, list[Workload]],

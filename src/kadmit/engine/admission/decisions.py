@@ -1,0 +1,38 @@
+"""What `ordered` mode decides for one workload (`Decision`): its own module so that the scheduling
+loop's helpers (`asides`) build decisions without importing the loop."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from kadmit.engine.admission.loops import PreemptionLoop
+from kadmit.engine.admission.session import Assignment
+from kadmit.engine.preemption.candidates import Victim
+from kadmit.model import Workload
+
+
+@dataclass
+class Decision:
+    workload: Workload
+    admitted: bool
+    cluster_queue: str | None
+    assignment: Assignment | None = None
+    waiting_behind: str | None = None  # StrictFIFO: the head this workload is queued behind
+    unknown: bool = False
+    cycle: int = 0
+    notes: list[str] = field(default_factory=list)
+    preempted: list[Victim] = field(default_factory=list)  # whom it evicted to be admitted
+    preempted_by: str | None = None  # a workload admitted at the start and evicted in the run: by whom
+    preemption_reason: str | None = None  # and under which of Kueue's reasons (preempt.IN_*)
+    loop: PreemptionLoop | None = None  # undecided: in a preemption loop (or a run that did not settle)
+    # quota reserved in a queue with admission checks: each that applies, with its state; Kueue's
+    # Admitted waits until all are Ready (`admitted` above means holding quota, as in the engine)
+    checks: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def waiting_checks(self) -> tuple[str, ...]:
+        return tuple(name for name, state in self.checks if state != "Ready")
+
+    @property
+    def key(self) -> str:
+        return self.workload.key
