@@ -124,7 +124,8 @@ class _Reader:
         group, _, version = api_version.rpartition("/")
         spec = KINDS.get((group, kind))
         if spec is None and (group, kind) not in served.MOVED and (group, version, kind) not in served.REMOVED:
-            self.skip(node, api_version, kind, "kadmit does not read this kind")
+            later = served.LATER.get((group, kind))
+            self.skip(node, api_version, kind, "kadmit does not read this kind" + (f": {later}" if later else ""))
             return
         if (gone := served.unserved(group, version, kind)) is not None:
             versions, source = gone

@@ -70,9 +70,10 @@ KAD159 = register(
     "Pod and LimitRange, node.k8s.io RuntimeClass, Kueue's Configuration (config.kueue.x-k8s.io), alone or in the ConfigMap that "
     "holds it as `controller_manager_config.yaml`, and the job kinds Kueue integrates (batch "
     "Job, JobSet, LeaderWorkerSet, the Kubeflow training jobs, Ray, AppWrapper, TrainJob and its "
-    "runtimes, Deployment, StatefulSet, DisaggregatedSet). Objects of other kinds (Services, "
+    "runtimes, Deployment, StatefulSet). Objects of other kinds (Services, "
     "CronJobs...) and other ConfigMaps are skipped, and listed as skipped in "
-    "`admit` and `why`.")
+    "`admit` and `why`; for a job operator's kind of a later release than Kueue v0.17 pins "
+    "(LWS's DisaggregatedSet) the listing says why Kueue v0.17 has nothing to do with it.")
 KAD160 = register(
     "KAD160", "API version not read", "warning",
     "The kind is one kadmit reads, but not in this API version (for example "

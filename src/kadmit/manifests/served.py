@@ -42,6 +42,16 @@ SERVED: dict[tuple[str, str], tuple[tuple[str, ...], str]] = {
 }
 
 
+# Kinds of the job operators' later releases than Kueue v0.17 pins, which Kueue v0.17 never names:
+# (group, kind) -> why kadmit lists them as not read (KAD159).
+LATER: dict[tuple[str, str], str] = {
+    ("disaggregatedset.x-k8s.io", "DisaggregatedSet"): (
+        "DisaggregatedSet came in LWS v0.9.0; Kueue v0.17.0 pins sigs.k8s.io/lws v0.8.0, which has no such CRD, "
+        "and has no integration for it. With a later LWS, its controller creates LeaderWorkerSets, which Kueue "
+        "admits: read those from the cluster"),
+}
+
+
 # Kinds kadmit reads that a group no cluster serves any more once held: served in another group now
 # (`extensions/v1beta1` Deployment, removed in Kubernetes v1.16).
 MOVED = {("extensions", "Deployment"): "apps"}

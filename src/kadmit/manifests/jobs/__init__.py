@@ -39,8 +39,6 @@ INTEGRATIONS: tuple[Integration, ...] = (
     Integration("ray.io", "RayService", ("v1", "v1alpha1"), _lazy("ray", "ray_service")),
     Integration("workload.codeflare.dev", "AppWrapper", ("v1beta2",), _lazy("appwrapper", "appwrapper")),
     Integration("trainer.kubeflow.org", "TrainJob", ("v1alpha1",), _lazy("trainjob", "train_job")),
-    Integration("disaggregatedset.x-k8s.io", "DisaggregatedSet", ("v1",),
-                _lazy("disaggregated", "disaggregated_set")),
     # listed as Kueue treats it (not managed, or not modelled), never decided
     Integration("sparkoperator.k8s.io", "SparkApplication", ("v1beta2",), _lazy("spark", "spark_application")),
 )

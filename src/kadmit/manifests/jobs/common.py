@@ -85,7 +85,7 @@ class Builder:
         template annotations, as a field path in the object."""
         for r in group_refusals(self.f, [(ps, self.metadata.get(ps.name), paths[ps.name])
                                          for ps in self.pod_sets if ps.name in paths]):
-            if r not in self.refusals:  # a DisaggregatedSet's slices share their roles' templates
+            if r not in self.refusals:  # each once, whatever shares a template
                 self.refusals.append(r)
 
     def workload(self, ref: ObjectRef, pod_sets: list[PodSet], suffix: str = "") -> Workload:

@@ -124,9 +124,6 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
         reason = _refused(job, settings, queues, diags)
         if reason is None:
             reason = _not_managed(job, settings, labels, queues)
-        if reason is None and job.state != "pending" and job.object.kind == "DisaggregatedSet":
-            reason = ("it is running: its LeaderWorkerSets, and their Workloads, are what Kueue admits "
-                      "(read them from the export)")
         if reason is None and job.state != "pending":
             reason = ("it has finished" if job.state == "finished" else
                       "it is running (not suspended, its status shows it active) and the input holds no "
@@ -228,8 +225,7 @@ def _with_origins(wl: Workload, job: Job) -> Workload:
 def _integrated_kinds() -> set[tuple[str, str]]:
     from kadmit.manifests.jobs import INTEGRATIONS
 
-    # A DisaggregatedSet's LeaderWorkerSets are Kueue's own jobs (the set is not an integration).
-    return {(i.group, i.kind) for i in INTEGRATIONS if i.kind != "DisaggregatedSet"}
+    return {(i.group, i.kind) for i in INTEGRATIONS}
 
 
 def _refused(job: Job, s: Integrations, queues: set[str], diags: Diagnostics | None) -> str | None:
