@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import cached_property
 
-from kadmit.modelchecks import Activity
+from kadmit.modelchecks import MULTIKUEUE, Activity, delayed_tas_flavors
 from kadmit.model import (ClusterQueue, Cohort, LocalQueue, Model, Namespace, PriorityClass,
                           ResourceFlavor, Topology, Workload)
 
@@ -56,6 +56,17 @@ class ModelIndex:
         if not cq.admission_checks:
             return []
         return self.check_activity.queue_problems(cq.admission_checks, self.queue_flavors(cq))
+
+    def delayed_tas_flavors(self, cq: ClusterQueue) -> set[str]:
+        """Flavors on which Kueue leaves a new admission's topology assignment for later (its checks)."""
+        if not cq.admission_checks:
+            return set()
+        return delayed_tas_flavors(self.check_activity, cq.admission_checks, self.queue_flavors(cq))
+
+    def multikueue(self, cq: ClusterQueue) -> bool:
+        """The queue has a MultiKueue check: Kueue then skips its TAS checks (the workers place)."""
+        return any(self.check_activity.checks.get(r.name) is not None
+                   and self.check_activity.checks[r.name].controller == MULTIKUEUE for r in cq.admission_checks)
 
     def queue_flavors(self, cq: ClusterQueue) -> set[str]:
         return {fq.flavor for rg in cq.resource_groups for fq in rg.flavors}

@@ -186,3 +186,19 @@ def states_on_reservation(rules: tuple[CheckRule, ...], all_flavors: set[str], a
     before = set(checks_for(rules, all_flavors, None))
     had = {s.name: s.state for s in states if s.name in before}
     return tuple((c, had.get(c, "Pending")) for c in checks_for(rules, all_flavors, assigned))
+
+
+def delayed_tas_flavors(activity: Activity, rules: tuple[CheckRule, ...], all_flavors: set[str]) -> set[str]:
+    """The flavors on which Kueue delays a pending workload's topology assignment
+    (flavorassigner.podSetTopologyRequest): every flavor of a queue with a MultiKueue check (the worker
+    cluster places it), else those of its provisioning checks (placed once capacity is provisioned)."""
+    out: set[str] = set()
+    for r in rules:
+        ac = activity.checks.get(r.name)
+        if ac is None:
+            continue
+        if ac.controller == MULTIKUEUE:
+            return set(all_flavors)
+        if ac.controller == PROVISIONING:
+            out |= set(r.on_flavors or all_flavors)
+    return out

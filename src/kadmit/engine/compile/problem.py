@@ -144,7 +144,10 @@ class Compiler:
                        if fq.flavor not in self.index.flavors})
 
     def missing_topologies(self, cq: ClusterQueue) -> list[tuple[str, str]]:
-        """(flavor, topology) of the queue's topology-aware flavors whose Topology is not defined."""
+        """(flavor, topology) of the queue's topology-aware flavors whose Topology is not defined (none
+        with a MultiKueue check: Kueue skips the queue's TAS checks, isTASViolated)."""
+        if cq.admission_checks and self.index.multikueue(cq):
+            return []
         out = set()
         for rg in cq.resource_groups:
             for fq in rg.flavors:

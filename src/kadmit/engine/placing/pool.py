@@ -142,15 +142,18 @@ class NodePool:
 
     def requests(self, wl: Workload, cq: ClusterQueue, counts: Mapping[str, int],
                  flavors: Mapping[str, Mapping[str, str]]) -> list[TASRequest]:
-        """The pod sets of `wl` that TAS places, given the chosen flavors, in pod-set order."""
+        """The pod sets of `wl` that TAS places, given the chosen flavors, in pod-set order: not those
+        on a flavor whose placement Kueue delays for the queue's admission checks (a MultiKueue
+        check, a provisioning check on that flavor: `ModelIndex.delayed_tas_flavors`)."""
         out = []
         implicit_ok = self.tas_only(cq)
+        delayed = self.index.delayed_tas_flavors(cq)  # placed later, after its admission checks
         for ps in wl.pod_sets:
             names = sorted(set(flavors.get(ps.name, {}).values()))
             fls = [self.index.flavors[n] for n in names if n in self.index.flavors]
             tas = [f for f in fls if f.topology and f.topology in self.index.topologies]
             grouped = ps.topology is not None and ps.topology.group is not None
-            if not tas or (counts.get(ps.name, 0) <= 0 and not grouped):
+            if not tas or (counts.get(ps.name, 0) <= 0 and not grouped) or tas[0].name in delayed:
                 continue  # Kueue asks for a group's pod set of no pods too: its placement counts it
             explicit = ps.topology is not None
             if not explicit and not implicit_ok:
@@ -355,10 +358,12 @@ class NodePool:
         if not self.inventory.nodes:
             return []
         done = {p.request.pod_set for p in (placed.pod_sets if placed else [])}
+        cq = self.index.cluster_queue_of(wl)
+        delayed = self.index.delayed_tas_flavors(cq) if cq is not None else set()  # its pods wait for checks
         out = []
         for ps in wl.pod_sets:
             n = counts.get(ps.name, 0)
-            if n <= 0 or ps.name in done:
+            if n <= 0 or ps.name in done or delayed & set(flavors.get(ps.name, {}).values()):
                 continue
             fls = [self.index.flavors[f] for f in sorted(set(flavors.get(ps.name, {}).values()))
                    if f in self.index.flavors]
