@@ -200,3 +200,39 @@ def test_dataclass_methods_are_compiled_once_and_kept(tmp_path: Path) -> None:
     kept.write_bytes(kept.read_bytes()[:100])
     assert _counted(tmp_path, *args) == (first, out)
     assert _counted(tmp_path, *args) == (0, out)
+
+
+_YAML = """
+import re, sys
+real = re.compile
+from kadmit.pyyaml import yaml, DeferredPattern
+import yaml.reader, yaml.resolver
+assert re.compile is real
+assert isinstance(yaml.reader.Reader.NON_PRINTABLE, DeferredPattern)
+kinds = {type(p) for ps in yaml.resolver.Resolver.yaml_implicit_resolvers.values() for _, p in ps}
+assert kinds == {DeferredPattern}, kinds
+compiled = sorted({p.pattern for ps in yaml.resolver.Resolver.yaml_implicit_resolvers.values() for _, p in ps})
+print(repr(compiled))
+for text in ("1", "0x1f", "1.5e+3", ".inf", "true", "No", "~", "null", "2001-12-14t21:59:43.10-05:00", "<<", "=", "abc", "-", "+1_000"):
+    print(text, yaml.resolver.Resolver().resolve(yaml.ScalarNode, text, (True, False)))
+print(yaml.safe_load("a: [1, 2.5, true, ~, 2001-12-14]\\nb: {c: d}\\n"))
+print(yaml.load("a: 1\\n", Loader=yaml.SafeLoader))
+try:
+    yaml.load("a: \\x07\\n", Loader=yaml.SafeLoader)
+except yaml.reader.ReaderError as e:
+    print("refused", e.character)
+"""
+
+
+def test_pyyaml_patterns_compiled_when_used_give_the_same_answers(tmp_path: Path) -> None:
+    """`kadmit.pyyaml` imports PyYAML with the patterns its modules compile at import deferred
+    (`re.compile` itself is left as it was): resolving plain scalars, loading with libyaml's and the
+    pure-Python reader (its non-printable check) answer as PyYAML imported the ordinary way does."""
+    env = {"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin"}
+    deferred = subprocess.run([sys.executable, "-c", _YAML], cwd=ROOT, capture_output=True, text=True, env=env)
+    assert deferred.returncode == 0, deferred.stderr
+    plain = _YAML.replace("from kadmit.pyyaml import yaml, DeferredPattern", "import yaml\nDeferredPattern = re.Pattern")
+    ordinary = subprocess.run([sys.executable, "-c", plain], cwd=ROOT, capture_output=True, text=True, env=env)
+    assert ordinary.returncode == 0, ordinary.stderr
+    assert deferred.stdout == ordinary.stdout
+    assert deferred.stdout.endswith("{'a': 1}\nrefused 7\n")  # the pure-Python reader's non-printable check ran

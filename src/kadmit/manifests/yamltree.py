@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-import yaml
+from kadmit.pyyaml import yaml  # first: PyYAML's import-time regular expressions compiled when used
 from yaml import events as ev
 from yaml.constructor import ConstructorError, SafeConstructor
 from yaml.nodes import ScalarNode

@@ -7,7 +7,7 @@ from __future__ import annotations
 import copy
 import json
 
-import yaml
+from kadmit.pyyaml import yaml
 
 SOURCE_ANNOTATION = "kadmit.dev/source"
 

@@ -9,11 +9,10 @@ import json
 import os
 from dataclasses import dataclass
 
-import yaml
-
 from kadmit.export import FILES, export_model, file_name
 from kadmit.export.rules import DIGEST_ANNOTATION, digest
 from kadmit.model import Model
+from kadmit.pyyaml import yaml
 
 
 @dataclass
