@@ -162,20 +162,21 @@ out = sys.argv[1]
 sys.argv = ["kadmit", *sys.argv[2:]]
 compiled = []
 real = builtins.compile
-builtins.compile = lambda source, *a, **k: (compiled.append(source), real(source, *a, **k))[1]
+builtins.compile = lambda source, f, mode, *a, **k: (compiled.append((source, mode)), real(source, f, mode, *a, **k))[1]
 try:
     runpy.run_module("kadmit", run_name="__main__")
 except SystemExit:
     pass
 builtins.compile = real
 with open(out, "w") as fh:
-    json.dump(sum(1 for s in compiled if isinstance(s, str) and s.startswith("def __create_fn__(")), fh)
+    json.dump([sum(1 for s, mode in compiled if isinstance(s, str) and s.startswith("def __create_fn__(")),
+               sum(1 for s, mode in compiled if mode == "eval")], fh)
 """
 
 
-def _counted(tmp_path: Path, *args: str, write: bool = True) -> tuple[int, str]:
-    """How many dataclass methods `python -m kadmit ARGS` compiles from source, and its output;
-    bytecode (and the kept methods) under tmp_path/pyc."""
+def _counted(tmp_path: Path, *args: str, write: bool = True) -> tuple[list[int], str]:
+    """How many dataclass methods and annotations' forward references (eval) `python -m kadmit ARGS`
+    compiles from source, and its output; bytecode (and the kept code) under tmp_path/pyc."""
     out = tmp_path / "count.json"
     env = {"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin", "PYTHONPYCACHEPREFIX": str(tmp_path / "pyc")}
     if not write:
@@ -186,20 +187,21 @@ def _counted(tmp_path: Path, *args: str, write: bool = True) -> tuple[int, str]:
     return json.loads(out.read_text()), got.stdout
 
 
-def test_dataclass_methods_are_compiled_once_and_kept(tmp_path: Path) -> None:
-    """The methods `dataclasses` writes are compiled in the first run and kept beside the bytecode
-    (`kadmit.__main__`); the next run compiles none and prints the same; a damaged file is read as
-    none and written again; without bytecode writing nothing is kept."""
+def test_dataclass_methods_and_forward_references_are_compiled_once_and_kept(tmp_path: Path) -> None:
+    """The methods `dataclasses` writes and the forward references `typing` compiles (pydantic_core's
+    TypedDicts) are compiled in the first run and kept beside the bytecode (`kadmit.__main__`); the
+    next run compiles none and prints the same; a damaged file is read as none and written again;
+    without bytecode writing nothing is kept."""
     args = ("why", "team-infra/gpu-smoke", str(ROOT / "examples" / "ml-platform"))
     first, out = _counted(tmp_path, *args, write=False)
-    assert first > 100 and "KAD501" in out
-    assert list(tmp_path.rglob("dataclass-methods.*")) == []
+    assert first[0] > 100 and first[1] > 100 and "KAD501" in out
+    assert list(tmp_path.rglob("compiled-text.*")) == []
     assert _counted(tmp_path, *args) == (first, out)
-    [kept] = tmp_path.rglob("dataclass-methods.*")
-    assert _counted(tmp_path, *args) == (0, out)
+    [kept] = tmp_path.rglob("compiled-text.*")
+    assert _counted(tmp_path, *args) == ([0, 0], out)
     kept.write_bytes(kept.read_bytes()[:100])
     assert _counted(tmp_path, *args) == (first, out)
-    assert _counted(tmp_path, *args) == (0, out)
+    assert _counted(tmp_path, *args) == ([0, 0], out)
 
 
 _YAML = """

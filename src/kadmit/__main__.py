@@ -1,6 +1,6 @@
 """`python -m kadmit`, and the `kadmit` and `kubectl-kadmit` executables: the command line
 (`kadmit.cli`), loaded with the cyclic garbage collector held off, and the methods of dataclasses
-kept compiled from run to run."""
+and the forward references of annotations kept compiled from run to run."""
 
 import gc
 import os
@@ -85,23 +85,30 @@ def _plugins_when_installed() -> None:
     sys.modules[_LOADER] = stand_in
 
 
-def _dataclass_methods_kept() -> None:
-    """The methods `dataclasses` writes for each class (`__init__`, `__repr__`, `__eq__`, and a
-    frozen class's `__setattr__`, `__delattr__`, `__hash__`) are source text it compiles with `exec`
-    in every process: ~740 compilations, 0.37 G of the 2.15 G instructions of `kadmit why` on the
-    bundled `.kad` example (callgrind). Here they are compiled once and kept beside kadmit's bytecode (as Python keeps
-    modules' bytecode, and not when it writes none), keyed by their exact text: the same text
-    compiled the same way (`<string>`, no inherited flags: `dataclasses` has no `__future__`
-    import) gives the same code, so every class is made as before."""
+def _compiled_text_kept() -> None:
+    """Source text compiled in every process, compiled once and kept beside kadmit's bytecode (as
+    Python keeps modules' bytecode, and not when it writes none), keyed by the exact text:
+
+    - the methods `dataclasses` writes for each class (`__init__`, `__repr__`, `__eq__`, and a frozen
+      class's `__setattr__`, `__delattr__`, `__hash__`), compiled with `exec`: ~740 compilations,
+      0.37 G of the 2.15 G instructions of `kadmit why` on the bundled `.kad` example (callgrind);
+    - the string annotations `typing.ForwardRef` compiles with `compile(text, "<string>", "eval")`:
+      pydantic_core's ~90 `TypedDict`s of schemas (whose module has `from __future__ import
+      annotations`) make 784 of them at import, 41 M instructions of `kadmit why`.
+
+    The same text compiled the same way (`<string>`, no inherited flags: neither `dataclasses` nor
+    `typing` has a `__future__` import) gives the same code, so every class and annotation is made
+    as before."""
     import builtins
     import dataclasses
     import marshal
+    import typing
     from importlib.util import MAGIC_NUMBER, cache_from_source
     if getattr(dataclasses, "exec", builtins.exec) is not builtins.exec or "annotations" in vars(dataclasses):
         return
     try:
         path = os.path.join(os.path.dirname(cache_from_source(__file__)),
-                            f"dataclass-methods.{sys.implementation.cache_tag}.marshal")
+                            f"compiled-text.{sys.implementation.cache_tag}.marshal")
     except (NotImplementedError, ValueError):
         return
     try:
@@ -118,9 +125,19 @@ def _dataclass_methods_kept() -> None:
         if type(source) is str:
             code = kept.get(source)
             if code is None:
-                code = kept[source] = made[source] = compile(source, "<string>", "exec", dont_inherit=True)
+                code = kept[source] = made[source] = builtins.compile(source, "<string>", "exec", dont_inherit=True)
             source = code
         return builtins.exec(source, globals, locals)
+
+    def compile_(source, filename, mode, *args, **kwargs):
+        """`typing`'s `compile`: its forward references (`<string>`, eval) kept, anything else as asked."""
+        if type(source) is not str or filename != "<string>" or mode != "eval" or args or kwargs:
+            return builtins.compile(source, filename, mode, *args, **kwargs)
+        key = ("eval", source)
+        code = kept.get(key)
+        if code is None:
+            code = kept[key] = made[key] = builtins.compile(source, "<string>", "eval", dont_inherit=True)
+        return code
 
     def keep() -> None:
         if not made or sys.dont_write_bytecode:
@@ -129,7 +146,7 @@ def _dataclass_methods_kept() -> None:
         try:
             os.makedirs(os.path.dirname(path), exist_ok=True)
             with open(tmp, "wb") as fh:
-                fh.write(MAGIC_NUMBER + marshal.dumps(kept if len(kept) <= 4096 else made))
+                fh.write(MAGIC_NUMBER + marshal.dumps(kept if len(kept) <= 8192 else made))
             os.replace(tmp, path)
         except (OSError, ValueError):
             try:
@@ -140,6 +157,8 @@ def _dataclass_methods_kept() -> None:
     import atexit
     atexit.register(keep)
     dataclasses.exec = exec_  # type: ignore[attr-defined]
+    if "compile" not in vars(typing):
+        typing.compile = compile_  # type: ignore[attr-defined]
 
 
 def _cli():
@@ -149,7 +168,7 @@ def _cli():
     while they are made, and scanning them again in every later full collection, found nothing to
     free and was 4% of `kadmit why` on the bundled example (107 M of 2,416 M instructions)."""
     _plugins_when_installed()
-    _dataclass_methods_kept()
+    _compiled_text_kept()
     enabled = gc.isenabled()
     gc.disable()
     try:
