@@ -204,7 +204,7 @@ def admit_human(result: AdmitResult, skipped=(), width: int | None = None, unmod
         lines.append("placement (topology-aware):")
         for key, line in placed:
             lines.extend(_wrapped(f"  {names.get(key, key)} {line}", width))
-    admitted = sum(1 for d in result.decisions if d.admitted)
+    admitted = sum(1 for d in result.decisions if d.admitted and not d.waiting_checks)
     if result.gangs:
         lines.extend(_gang_lines(result.gangs))
     for lp in result.loops:
@@ -217,7 +217,9 @@ def admit_human(result: AdmitResult, skipped=(), width: int | None = None, unmod
         o = result.optimal
         proof = "proven optimal" if o.get("proven_optimal") else f"best found, {o.get('status', '?')}"
         victims = o.get("victims") or []
+        waiting = sum(1 for d in result.decisions if d.admitted and d.waiting_checks)
         lines.append(f"{admitted} of {len(result.decisions) - len(victims)} pending workloads admitted"
+                     + (f", {waiting} with quota reserved waiting for admission checks" if waiting else "")
                      + (f", {len(victims)} admitted workload(s) preempted" if victims else "")
                      + f" (optimal mode, CP-SAT, {proof}, {o.get('seconds', 0)} s)")
         beyond = o.get("admitted_beyond_ordered") or []

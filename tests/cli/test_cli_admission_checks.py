@@ -1,0 +1,45 @@
+"""A workload that reserves quota in a cluster queue with admission checks is not called admitted:
+`admit` says it waits for them (text and JSON, the JSON in the oracle's shape), `why` says so too
+(KAD504, exit 1) and offers no fix, since no change of quota admits it sooner. The decisions
+themselves are Kueue's (tests/oracle/features/admission-checks-reserve-quota.yaml in test_admit)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+CASE = str(Path(__file__).resolve().parents[1] / "oracle" / "features" / "admission-checks-reserve-quota.yaml")
+
+
+def test_admit_says_quota_reserved_waiting_for_checks(run):
+    text = run("admit", CASE)
+    assert text.exit_code == 0
+    row = next(line for line in text.output.splitlines() if line.startswith("ns/checked "))
+    assert row.split()[1] == "reserved"
+    assert row.endswith("quota reserved, waiting for admission checks approval, capacity")
+    assert "3 of 6 pending workloads admitted, 3 with quota reserved waiting for admission checks" in text.output
+    data = json.loads(run("admit", "--format", "json", CASE).output)
+    by = {d["workload"]: d for d in data["decisions"]}
+    checked = by["ns/checked"]
+    assert (checked["admitted"], checked["quota_reserved"], checked["cluster_queue"]) == (False, True, "cq-checks")
+    assert checked["admission_checks"] == [{"name": "approval", "state": "Pending"},
+                                           {"name": "capacity", "state": "Pending"}]
+    # a check Ready before quota was reserved is kept: admitted as it reserves
+    before = by["ns/approved-before"]
+    assert (before["admitted"], before["admission_checks"]) == (True, [{"name": "approval", "state": "Ready"}])
+    # `onFlavors`: the check applies only to the workload assigned its flavor
+    assert (by["ns/on-f0"]["admitted"], by["ns/on-f0"]["admission_checks"]) == (True, [])
+    assert by["ns/on-f1"]["admitted"] is False and by["ns/on-f1"]["quota_reserved"] is True
+
+
+def test_why_names_the_checks_and_offers_no_fix(run):
+    out = run("why", "ns/checked", CASE)
+    assert out.exit_code == 1
+    assert out.output.startswith("warning[KAD504]: workload `ns/checked` has quota reserved, waiting for admission "
+                                 "checks")
+    assert ("quota reserved in ClusterQueue cq-checks with main: cpu=f0; not admitted until admission checks "
+            "approval (Pending), capacity (Pending) are Ready") in out.output
+    assert "fixes" not in out.output
+    data = json.loads(run("why", "ns/checked", "--format", "json", CASE).output)
+    assert (data["admitted"], data["quota_reserved"], data["fixes"]) == (False, True, [])
+    assert [r["code"] for r in data["reasons"]][:1] == ["KAD504"]
