@@ -46,7 +46,9 @@ CI (and on in the soak) and agreement is counted per feature. The switches:
   `ta_encoding=FORM`: a slice of individual hostnames, hostnames under a common prefix, one slice
   per node with universal values and counts, equal counts as one universal count), their pods on
   the flavor's nodes within each node's free capacity (in one rack or on one node where the pod set
-  requires it), holding quota as well; `ta_encoding=no_assignment`: admitted on the flavor with no
+  requires it), holding quota as well (under a RuntimeClass, `overhead`, the admission's
+  resourceUsage counts its overhead, which Kueue's TAS cache divides among the pods);
+  `ta_encoding=no_assignment`: admitted on the flavor with no
   topologyAssignment (Kueue counts the quota, no node); `tas_pods`: their pods too, bound to the
   assigned nodes with Kueue's topology annotation (Kueue's TAS cache skips them: it counts the
   assignment); `node_pods`: other pods bound to the flavors' nodes (no queue), running or
@@ -741,6 +743,16 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
                                            <= quotas[(f, r)] * (1000 if r == "cpu" else 1) for r in covered)]
             fit.append((covered, room))
         placed = None
+        if tas and resources == ["cpu"] and "overhead" in allowed and d.on("overhead", 0.1):
+            # a RuntimeClass's overhead: Kueue counts it in the quota and records it in an
+            # admission's resourceUsage, which its TAS cache divides among the pods
+            for ps in pod_sets:
+                ps["template"]["spec"]["runtimeClassName"] = "kata"
+                need[ps["name"]]["cpu"] += 250 * ps["count"]
+            total = {r: sum(n[r] for n in need.values()) for r in resources}
+            fit = [(covered, [f for f in room if all(used.get((name, f, r), 0) + total[r]
+                                                     <= quotas[(f, r)] * (1000 if r == "cpu" else 1) for r in covered)])
+                   for covered, room in fit]
         if tas and all(room for _, room in fit) and "tas_admitted" in allowed and d.int(0, 99) < 35:
             placed = _tas_place(d, d.pick(fit[0][1]), pod_sets, need, resources)
         if placed is not None:
