@@ -2,7 +2,8 @@
 
 Each example file of the projects Kueue integrates becomes a cluster, as tests/corpus/upstream's are made
 (its README): the file unchanged, with a set-up. Kueue's own site examples take Kueue's own set-up (a file of
-their folder holding a ClusterQueue, else `admin/single-clusterqueue-setup.yaml`; TAS set-ups get
+their folder holding a ClusterQueue, the first defining a queue the example names where several do, else
+`admin/single-clusterqueue-setup.yaml`; TAS set-ups get
 tests/corpus/upstream's 8 nodes); every other example a generated one: its Namespaces, a ResourceFlavor
 `default-flavor`, a ClusterQueue `cluster-queue` covering every resource the example requests, and in each
 namespace a LocalQueue `default` plus the queues the example names. Roomy quota (1000 of each), and where the
@@ -134,11 +135,15 @@ def _kueue_setups(files: dict[str, str]) -> dict[str, list[str]]:
     setups = {p for p, text in files.items() if re.search(r"^kind:\s*ClusterQueue\s*$", text, re.M)}
     default = [p for p in setups if p.endswith("admin/single-clusterqueue-setup.yaml")]
     out = {}
-    for p in files:
+    for p, text in files.items():
         if p in setups:
             continue
         mine = sorted(s for s in setups if s.rsplit("/", 1)[0] == p.rsplit("/", 1)[0])
-        out[p] = mine or default
+        # of several in the folder (they define the same objects), the first holding a queue the example names
+        queues = re.findall(rf"{re.escape(QUEUE_LABEL)}:\s*['\"]?([\w.-]+)", text)
+        named = [s for s in mine if any(re.search(rf"name:\s*['\"]?{re.escape(q)}['\"]?\s*$", files[s], re.M)
+                                        for q in queues)]
+        out[p] = (named or mine)[:1] or default
     return out
 
 
@@ -209,8 +214,10 @@ def clusters_of_paths(paths: list[Path], out: Path) -> tuple[list[Path], int]:
     return made, unread
 
 
-def judge(binary: str, clusters: list[Path]) -> dict[Path, str | None]:
-    """Each cluster -> None where kadmit and Kueue agree, else what differs."""
+def judge(binary: str, clusters: list[Path], aside: dict[Path, list[str]]) -> dict[Path, str | None]:
+    """Each cluster -> None where kadmit and Kueue agree, else what differs; in `aside`, the workloads of
+    an agreeing cluster kadmit declined to decide for an error of the input (which Kueue decided: the
+    comparison sets them aside, as tests/oracle does)."""
     answers = oracle_each(binary, clusters)
     out: dict[Path, str | None] = {}
     for path in clusters:
@@ -229,6 +236,8 @@ def judge(binary: str, clusters: list[Path]) -> dict[Path, str | None]:
             q = from_oracle(kueue)
             result = compare(k, q, alternatives=variants(kueue))
         out[path] = None if result.agree else result.report(k, q)
+        if result.agree and result.undecided:
+            aside[path] = sorted(result.undecided)
     return out
 
 
@@ -258,16 +267,23 @@ def main() -> int:
         if args.paths:
             by_source["paths"], unread["paths"] = clusters_of_paths(args.paths, out)
         every = [c for cs in by_source.values() for c in cs]
-        verdicts = judge(oracle_binary(), every) if every else {}
+        aside: dict[Path, list[str]] = {}
+        verdicts = judge(oracle_binary(), every, aside) if every else {}
         agree_all = 0
         for name, cs in by_source.items():
             agree = sum(1 for c in cs if verdicts[c] is None)
             agree_all += agree
-            print(f"{name}: {agree} of {len(cs)} clusters agree ({unread[name]} files not manifests)")
-        print(f"all: {agree_all} of {len(every)} clusters agree")
+            held = sum(1 for c in cs if c in aside)
+            print(f"{name}: {agree} of {len(cs)} clusters agree ({held} of them with workloads kadmit declined "
+                  f"for an input error; {unread[name]} files not manifests)")
+        print(f"all: {agree_all} of {len(every)} clusters agree ({len(aside)} of them with workloads kadmit "
+              "declined for an input error)")
         for c in every:
             if verdicts[c] is not None:
                 print(f"differs: {c.name}" + (f"\n  {verdicts[c].replace(chr(10), chr(10) + '  ')}" if args.details else ""))
+        for c in every:
+            if c in aside:
+                print(f"declined: {c.name}: {', '.join(aside[c])}")
         return 0 if agree_all == len(every) else 1
     finally:
         if args.out is None:
