@@ -174,7 +174,8 @@ rules:
               localqueues, resourceflavors, topologies, workloads, workloadpriorityclasses, jobsets, leaderworkersets,
               jaxjobs, mpijobs, paddlejobs, pytorchjobs, tfjobs, xgboostjobs, rayclusters, rayjobs, rayservices,
               clustertrainingruntimes, trainingruntimes, trainjobs, appwrappers, priorityclasses, runtimeclasses,
-              resourceclaimtemplates, validatingadmissionpolicies, validatingadmissionpolicybindings]
+              resourceclaimtemplates, validatingadmissionpolicies, validatingadmissionpolicybindings, admissionchecks,
+              provisioningrequestconfigs, multikueueconfigs, multikueueclusters]
   verbs: [list]
 ---
 apiVersion: rbac.authorization.k8s.io/v1

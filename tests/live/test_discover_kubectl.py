@@ -31,8 +31,11 @@ def test_each_kind_kadmit_reads_is_listed_once_in_a_version_it_reads() -> None:
     got = plan(parse_api_resources(CAPTURED) or [])
     assert got.kueue_served
     names = [t.shown for t in got.targets]
-    assert len(names) == len(set(names)) == 35
+    assert len(names) == len(set(names)) == 39
     assert "clusterqueues.v1beta2.kueue.x-k8s.io" in names and "pods.v1" in names
+    # the admission-check kinds (kadmit.modelchecks): the checks and what their built-in controllers read
+    assert {"admissionchecks.v1beta2.kueue.x-k8s.io", "provisioningrequestconfigs.v1beta2.kueue.x-k8s.io",
+            "multikueueconfigs.v1beta2.kueue.x-k8s.io", "multikueueclusters.v1beta2.kueue.x-k8s.io"} <= set(names)
     assert all(t.version in KINDS[t.group, t.kind].versions for t in got.targets)
     config = next(t for t in got.targets if t.kind == "ConfigMap")
     assert (config.namespace, config.where()) == ("kueue-system", "in namespace kueue-system")
