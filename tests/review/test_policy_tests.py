@@ -157,3 +157,21 @@ def test_added_text_written_as_a_quoted_string_is_read_as_its_value(tmp_path):
                    f'      add: "{kad}"\n    expect:\n      team-nlp/tiny: {{not_admitted: {{reason: KAD512}}}}\n')
     r = run("test", str(folder))
     assert r.exit_code == 0, r.output
+
+
+def test_a_workload_waiting_for_admission_checks_is_not_admitted(tmp_path):
+    """Quota reserved in a queue with admission checks is not Kueue's Admitted: `admitted` fails
+    naming the checks, `not_admitted` holds (tests/oracle/features/admission-checks-reserve-quota.yaml,
+    which both tools decide alike)."""
+    folder = tmp_path / "ac"
+    folder.mkdir()
+    shutil.copy(ROOT / "tests" / "oracle" / "features" / "admission-checks-reserve-quota.yaml", folder / "c.yaml")
+    (folder / "t.kadtest.yaml").write_text(
+        "tests:\n"
+        "  - name: checked waits\n    expect:\n      ns/checked: not_admitted\n"
+        "  - name: checked is admitted (it isn't)\n    expect:\n      ns/checked: admitted\n"
+        "  - name: plain is admitted\n    expect:\n      ns/plain: admitted\n", encoding="utf-8")
+    r = run("test", str(folder), "--format", "json")
+    data = json.loads(r.output)
+    assert (data["passed"], data["failed"]) == (2, 1), r.output
+    assert "not admitted: quota reserved, waiting for admission checks approval, capacity" in r.output

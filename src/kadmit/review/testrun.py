@@ -274,10 +274,14 @@ def _check(e: Expectation, wl, d: Decision | None, result: AdmitResult) -> list[
             return ["not preempted"]
         by = e.detail("by")
         return [f"preempted by {', '.join(evictors)}, not {by}"] if by and by not in evictors else []
-    admitted = held or (d is not None and d.admitted)
+    # quota reserved in a queue with admission checks not all Ready: Kueue has not admitted it
+    waiting = d.waiting_checks if d is not None and d.admitted else ()
+    admitted = held or (d is not None and d.admitted and not waiting)
     if e.outcome == "not_admitted":
         if admitted:
             return ["admitted"]
+        if waiting:
+            return []
         reason = e.detail("reason")
         if reason is not None and d is not None:
             reasons = result.reasons.get(d.key, [])
@@ -285,7 +289,8 @@ def _check(e: Expectation, wl, d: Decision | None, result: AdmitResult) -> list[
                 return [f"no reason `{reason}` among: " + "; ".join(f"{x.code} {x.message}" for x in reasons)]
         return []
     if not admitted:
-        return ["not admitted"]
+        return ["not admitted" + (f": quota reserved, waiting for admission checks {', '.join(waiting)}"
+                                  if waiting else "")]
     if held:
         adm = wl.admission
         cq = adm.cluster_queue
