@@ -9,6 +9,12 @@ from kadmit.model import (ClusterQueue, Cohort, LocalQueue, Model, Namespace, Pr
                           ResourceFlavor, Topology, Workload)
 
 
+# The PriorityClasses every API server creates at start-up (k8s.io/kubernetes pkg/apis/scheduling/v1
+# SystemPriorityClasses, the scheduling storage's post-start hook): a job or pod may name them in any cluster.
+BUILTIN_PRIORITY_CLASSES = (PriorityClass(name="system-node-critical", value=2000001000, kind="pod"),
+                            PriorityClass(name="system-cluster-critical", value=2000000000, kind="pod"))
+
+
 def _first_by(items, key) -> dict:
     out: dict = {}
     for it in items:
@@ -101,6 +107,12 @@ class ModelIndex:
         return _first_by((p for p in self.model.priority_classes if p.kind == "pod"), lambda p: p.name)
 
     @cached_property
+    def resolvable_pod_priority_classes(self) -> dict[str, PriorityClass]:
+        """The input's PriorityClasses, and the two every API server creates where the input lacks them:
+        what a pod's or job's `priorityClassName` resolves to in a cluster."""
+        return {**{p.name: p for p in BUILTIN_PRIORITY_CLASSES}, **self.pod_priority_classes}
+
+    @cached_property
     def default_priority(self) -> int:
         """The value of the class marked default (`.kad`) or globalDefault (PriorityClass), else 0."""
         for pc in sorted(self.model.priority_classes, key=lambda p: (p.kind != "workload", p.name)):
@@ -115,7 +127,7 @@ class ModelIndex:
         if wl.priority_class:
             kinds = [wl.priority_class_kind] if wl.priority_class_kind else ["workload", "pod"]
             for kind in kinds:
-                table = self.workload_priority_classes if kind == "workload" else self.pod_priority_classes
+                table = self.workload_priority_classes if kind == "workload" else self.resolvable_pod_priority_classes
                 if wl.priority_class in table:
                     return table[wl.priority_class].value
         return self.default_priority

@@ -101,7 +101,7 @@ def check_workload_refs(wl: Workload, index: ModelIndex, diags: Diagnostics) -> 
         kinds = [wl.priority_class_kind] if wl.priority_class_kind else ["workload", "pod"]
         known: list[str] = []
         for kind in kinds:
-            table = index.workload_priority_classes if kind == "workload" else index.pod_priority_classes
+            table = index.workload_priority_classes if kind == "workload" else index.resolvable_pod_priority_classes
             known.extend(table)
         broken = index.broken_keys("WorkloadPriorityClass") | index.broken_keys("PriorityClass")
         if wl.priority_class not in known and wl.priority_class not in broken:

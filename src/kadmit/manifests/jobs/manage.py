@@ -11,6 +11,7 @@ from datetime import timedelta
 
 from kadmit.manifests.jobs.groups import join_pod_groups
 from kadmit.diagnostics import Diagnostics
+from kadmit.index import BUILTIN_PRIORITY_CLASSES
 from kadmit.manifests.codes import KAD170, KAD172
 from kadmit.model import Job, LabelSelector, Model, Requirement, Skipped, Workload
 
@@ -107,7 +108,7 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
     latest = max([w.created for w in model.workloads] + [j.created for j in model.jobs if j.created], default=None)
     unnamed: Counter = Counter()
     untimed = 0
-    classes = {(p.kind, p.name) for p in model.priority_classes} | \
+    classes = {(p.kind, p.name) for p in (*model.priority_classes, *BUILTIN_PRIORITY_CLASSES)} | \
         {(kind, b.name) for b in model.broken for kind, name in (("workload", "WorkloadPriorityClass"),
                                                                  ("pod", "PriorityClass")) if b.kind == name}
     jobs, broken = join_pod_groups(model.jobs)

@@ -193,7 +193,30 @@ func (r *Reader) Read(ctx context.Context, docs []input.Document) (*Input, error
 		}
 	}
 	assignUIDs(in.Objects)
+	in.Objects = append(in.Objects, builtinPriorityClasses(seen)...)
 	return in, nil
+}
+
+// builtinPriorityClasses are the PriorityClasses every API server creates at start-up
+// (k8s.io/kubernetes pkg/apis/scheduling/v1 SystemPriorityClasses, made by the scheduling REST storage's
+// post-start hook), where the input does not hold them: a job naming system-cluster-critical resolves its
+// priority in a real cluster. Their UIDs are their own, after the input's, so that no object's UID moves.
+func builtinPriorityClasses(seen map[string]string) []client.Object {
+	var out []client.Object
+	for _, pc := range []struct {
+		name  string
+		value int32
+	}{{"system-node-critical", 2000001000}, {"system-cluster-critical", 2000000000}} {
+		if _, held := seen["PriorityClass.scheduling.k8s.io /"+pc.name]; held {
+			continue
+		}
+		obj := &schedulingv1.PriorityClass{Value: pc.value}
+		obj.SetGroupVersionKind(schedulingv1.SchemeGroupVersion.WithKind("PriorityClass"))
+		obj.SetName(pc.name)
+		obj.SetUID(types.UID("00000000-0000-0000-0001-" + fmt.Sprintf("%012d", pc.value%1000+1)))
+		out = append(out, obj)
+	}
+	return out
 }
 
 // typed converts u into obj; fields obj's type does not have are noted (an API server prunes
