@@ -238,3 +238,45 @@ def test_pyyaml_patterns_compiled_when_used_give_the_same_answers(tmp_path: Path
     assert ordinary.returncode == 0, ordinary.stderr
     assert deferred.stdout == ordinary.stdout
     assert deferred.stdout.endswith("{'a': 1}\nrefused 7\n")  # the pure-Python reader's non-printable check ran
+
+
+
+_SCRIPT = """
+import os
+import sys
+
+real_exit = os._exit
+
+
+def _exit(code):
+    os.write(2, b"ended without finalization\\n")
+    real_exit(code)
+
+
+os._exit = _exit
+from kadmit.__main__ import main
+sys.exit(main())
+"""
+
+
+@pytest.mark.parametrize("args, code", [
+    (["check", str(EXAMPLE)], 0),
+    (["why", "team-infra/gpu-smoke", str(EXAMPLE)], 1),
+    (["admit", "no-such-folder"], 2),
+], ids=["check", "why", "bad-input"])
+def test_the_command_line_ends_without_finalization(tmp_path: Path, args: list[str], code: int) -> None:
+    """Run as the process (an installed executable's script), the command line ends without Python's
+    finalization (`os._exit`) after the exit handlers (the kept compiled text is written), with the
+    same output and exit code as under a program that runs it and catches its `SystemExit` (which
+    still gets it, and goes on)."""
+    script = tmp_path / "kadmit-script.py"
+    script.write_text(_SCRIPT)
+    env = {"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin", "PYTHONPYCACHEPREFIX": str(tmp_path / "pyc")}
+    ran = subprocess.run([sys.executable, str(script), *args], cwd=ROOT, capture_output=True, text=True, env=env)
+    assert ran.returncode == code
+    assert ran.stderr.endswith("ended without finalization\n")
+    assert list(tmp_path.rglob("compiled-text.*"))
+    caught = subprocess.run([sys.executable, "-c", _MAIN, str(tmp_path / "m.json"), *args], cwd=ROOT,
+                            capture_output=True, text=True, env=env)
+    assert caught.returncode == 0 and json.loads((tmp_path / "m.json").read_text())
+    assert (ran.stdout, ran.stderr.replace("ended without finalization\n", "")) == (caught.stdout, caught.stderr)

@@ -180,14 +180,46 @@ def _cli():
     return cli
 
 
+def _exited(run, caller) -> None:
+    """Run a command line to its exit, then end the process without Python's finalization when
+    that changes nothing but time: tearing down every module and object the command made was 2% of
+    `kadmit why` on the bundled example (32 M of 1,493 M instructions, callgrind). Only when the
+    process is the command (`caller`, the frame that called the entry point, is the top of the
+    `__main__` module: `python -m kadmit` and the installed executables), not when a program runs
+    it and expects its `SystemExit`. The exit handlers run (`atexit`: the kept compiled text,
+    temporary files' clean-up) and the standard streams are flushed first; with another thread
+    still running, an exit code that is not a number, or a stream that cannot be flushed (a closed
+    pipe), the process exits as ever."""
+    try:
+        run()
+        code = 0
+    except SystemExit as e:
+        code = 0 if e.code is None else e.code
+    main_module = sys.modules.get("__main__")
+    if (type(code) is not int or main_module is None or caller.f_code.co_name != "<module>"
+            or caller.f_globals is not vars(main_module)):
+        raise SystemExit(code)
+    import threading
+    if threading.active_count() > 1:
+        raise SystemExit(code)
+    import atexit
+    atexit._run_exitfuncs()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError, AttributeError):
+        raise SystemExit(code) from None
+    os._exit(code & 0xFF)
+
+
 def main() -> None:
     """`kadmit …`"""
-    _cli().main()
+    _exited(_cli().main, sys._getframe(1))
 
 
 def kubectl_main() -> None:
     """`kubectl kadmit …`"""
-    _cli().kubectl_main()
+    _exited(_cli().kubectl_main, sys._getframe(1))
 
 
 if __name__ == "__main__":
