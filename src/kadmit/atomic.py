@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
 from pathlib import Path
 
 
@@ -21,6 +20,8 @@ def write_text_atomic(path: Path | str, text: str, *, encoding: str = "utf-8") -
     system), is flushed and fsynced, then renamed over `path`. On any failure the temporary
     file is removed and `path` is untouched; the exception propagates.
     """
+    import tempfile  # here, not at the top: with shutil it is 11 M instructions of `kadmit check`'s start-up
+
     path = Path(path)
     data = text.encode(encoding)
     try:
