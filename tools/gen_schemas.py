@@ -1,6 +1,6 @@
 """Regenerate kadmit's known-field trees (src/kadmit/manifests/schema/data/*.json) from their sources.
 
-    python tools/gen_schemas.py core                       # from the installed `kubernetes` client
+    python tools/gen_schemas.py core                       # from the installed `kubernetes` client: 35.x (= v1.35)
     python tools/gen_schemas.py crds OUT.json SOURCE CRD.yaml...   # from CustomResourceDefinitions
     python tools/gen_schemas.py goconfig OUT.json SOURCE GROUP/VERSION=types.go...  # Kueue's Configuration
 
@@ -27,18 +27,21 @@ CORE_ROOTS = ("V1Pod", "V1Node", "V1Namespace", "V1PriorityClass", "V1ConfigMap"
               "V1Job", "V1Deployment", "V1StatefulSet", "V1ResourceClaimTemplate", "ResourceV1ResourceClaim",
               "V1DeviceClass", "V1ValidatingAdmissionPolicy", "V1ValidatingAdmissionPolicyBinding",
               "V1LimitRange", "V1RuntimeClass")
-_PRIMITIVES = {"str", "int", "float", "bool", "datetime", "date", "bytearray"}
+_PRIMITIVES = {"str", "int", "float", "bool", "datetime", "date", "bytearray", "bytes"}
 
 
 def _core_type(t: str) -> str | dict:
+    # Client releases spell containers two ways: 37.x `List[X]`/`Dict[str, X]`, 35.x `list[X]`/`dict(str, X)`.
     if t in _PRIMITIVES:
         return "s"
     if t == "object":
         return "*"
-    if t.startswith("List[") and t.endswith("]"):
+    if t[:5] in ("List[", "list[") and t.endswith("]"):
         return {"l": _core_type(t[5:-1])}
-    if t.startswith("Dict[str, ") and t.endswith("]"):
+    if (t.startswith("Dict[str, ") and t.endswith("]")) or (t.startswith("dict(str, ") and t.endswith(")")):
         return {"m": _core_type(t[10:-1])}
+    if not re.fullmatch(r"[A-Z]\w*", t):
+        raise SystemExit(f"gen_schemas: unknown client type spelling {t!r}")
     return "core:" + t
 
 

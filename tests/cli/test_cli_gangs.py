@@ -11,7 +11,7 @@ def test_admit_shows_gangs_in_their_own_section_and_json(run):
     r = run("admit", "g.yaml")
     assert r.exit_code == 0, r.output
     assert "gangs (placed by kube-scheduler all-or-nothing, not admitted by Kueue):" in r.output
-    assert "ml/trainer  no      PodGroup (scheduling.x-k8s.io/v1alpha1)" in r.output
+    assert "ml/trainer        no      PodGroup (scheduling.x-k8s.io/v1alpha1)" in r.output
     out = json.loads(run("admit", "g.yaml", "--format", "json").stdout)
     trainer = next(g for g in out["gangs"] if g["gang"] == "ml/trainer")
     assert trainer["object"] == {"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup",
@@ -28,4 +28,4 @@ def test_why_explains_a_gang_with_a_core(run):
     assert "pod `ml/busy` holds 6 `nvidia.com/gpu` on 1 node (gpu-1)" in r.output
     j = json.loads(run("why", "ml/trainer", "g.yaml", "--format", "json").stdout)
     assert j["gang"]["placed"] is False and [o["kind"] for o in j["cores"][0]] == ["domain", "holder", "count"]
-    assert run("why", "ml/small", "g.yaml").exit_code == 0
+    assert run("why", "ml/small/workers", "g.yaml").exit_code == 0

@@ -48,10 +48,10 @@ def test_both_pod_group_apis_are_read_decided_and_explained():
     text = (HERE / "gangs-two-apis.yaml").read_text()
     model, _ = model_of(text)
     assert {(g.kind, g.api_version, g.min_count) for g in model.gangs} == {
-        ("PodGroup", "scheduling.x-k8s.io/v1alpha1", 3), ("PodGroup", "scheduling.k8s.io/v1alpha2", 2)}
+        ("PodGroup", "scheduling.x-k8s.io/v1alpha1", 3), ("Workload", "scheduling.k8s.io/v1alpha1", 2)}
     r = admit(model)
     by = {g.name: g for g in r.gangs}
-    assert by["ml/small"].placed and sum(by["ml/small"].nodes.values()) == 2
+    assert by["ml/small/workers"].placed and sum(by["ml/small/workers"].nodes.values()) == 2
     assert not by["ml/trainer"].placed and not r.unknown
     w = why(model, "ml/trainer")
     assert not w.admitted and w.reasons[0].code == "KAD540" and w.blame_kind == "gang"
@@ -61,7 +61,7 @@ def test_both_pod_group_apis_are_read_decided_and_explained():
     assert "pod `ml/busy`" in holder.message
     count = next(o for o in w.blame_groups[0] if o.kind == "count")
     assert count.span.line == text.splitlines().index("  minMember: 3") + 1
-    assert why(model, "ml/small").admitted
+    assert why(model, "ml/small/workers").admitted
 
 
 def test_workload_v1alpha1_gangs_split_by_replica_key():
@@ -124,13 +124,15 @@ spec: {minMembr: 2}
 
 def test_basic_policy_is_not_a_gang():
     group = """---
-apiVersion: scheduling.k8s.io/v1alpha2
-kind: PodGroup
+apiVersion: scheduling.k8s.io/v1alpha1
+kind: Workload
 metadata: {name: loose, namespace: ml}
 spec:
-  schedulingPolicy: {basic: {}}
+  podGroups:
+  - name: workers
+    policy: {basic: {}}
 """
-    ref = "  schedulingGroup: {podGroupName: loose}\n"
+    ref = "  workloadRef: {name: loose, podGroup: workers}\n"
     model, _ = model_of(NODES + group + pod("l-0", 8, ref) + pod("l-1", 8, ref) + pod("l-2", 8, ref))
     g = admit(model).gangs[0]
     assert g.gang.policy == "basic" and not g.placed and sum(g.nodes.values()) == 2

@@ -2,7 +2,8 @@
 
 - Kubernetes' own gang scheduling (KEP-4671, alpha): a `scheduling.k8s.io/v1alpha2` PodGroup with
   `spec.schedulingPolicy.gang.minCount` (or `basic`: its pods are scheduled one by one), its pods
-  naming it in `spec.schedulingGroup.podGroupName`; and the first alpha's shape, a
+  naming it in `spec.schedulingGroup.podGroupName` (a Kubernetes v1.36 pod field: unknown, KAD180, in the
+  v1.35 Pod kadmit reads, as the v1.35 API server refuses it); and the first alpha's shape, a
   `scheduling.k8s.io/v1alpha1` Workload whose `spec.podGroups[]` carry `policy.gang.minCount`, its
   pods naming workload and group in `spec.workloadRef` (`podGroupReplicaKey` splits one group
   into independent gangs).
@@ -114,13 +115,3 @@ schema.register(COSCHEDULING, "v1alpha1", "PodGroup", {"o": {
     "spec": {"o": {"minMember": "s", "minResources": "*", "scheduleTimeoutSeconds": "s"}}}},
     "kubernetes-sigs/scheduler-plugins apis/scheduling/v1alpha1 PodGroup")
 
-
-def _pod_with_workload_ref() -> schema.Tree:
-    """v1.35's Pod: today's fields and the alpha `spec.workloadRef` that v1.36 replaced."""
-    core = schema._core()["types"]
-    spec = {**core["V1PodSpec"], "workloadRef": {"o": {"name": "s", "podGroup": "s", "podGroupReplicaKey": "s"}}}
-    return {"o": {**core["V1Pod"], "spec": {"o": spec}}}
-
-
-schema.register("", "v1", "Pod", _pod_with_workload_ref(),
-                "the kubernetes Python client's V1Pod, plus the alpha spec.workloadRef of Kubernetes v1.35")

@@ -1,0 +1,83 @@
+"""kadmit's known-field trees of Kubernetes' own kinds (data/core.json: Pod, Node, Job, Deployment, …, every
+pod template) are those of the API server tools/kube-apiserver runs (v1.35.3, as Kueue v0.17.0's go.mod),
+field for field against its OpenAPI v3; and a pod-spec field of a later Kubernetes is refused by that
+server as kadmit reports it (KAD180)."""
+
+from __future__ import annotations
+
+import json
+import re
+import textwrap
+
+import pytest
+from kube.server import KubeAPIServer
+
+from kadmit.diagnostics import Diagnostics
+from kadmit.manifests import read_manifest_text, schema
+
+pytestmark = pytest.mark.slow
+
+# The client model's name prefix -> the OpenAPI schema names it may be (the `V1` types span many groups).
+_PREFIXES = (("CoreV1", r"io\.k8s\.api\.core\.v1\."), ("ResourceV1", r"io\.k8s\.api\.resource\.v1\."),
+             ("V1", r"io\.k8s\.(api\.[\w.]+|apimachinery\.pkg\.apis\.meta)\.v1\."))
+
+
+def _served_schemas(server: KubeAPIServer) -> dict[str, dict]:
+    paths = json.loads(server.run("get", "--raw", "/openapi/v3").stdout)["paths"]
+    out: dict[str, dict] = {}
+    for path in sorted(p for p in paths if p == "api/v1" or re.fullmatch(r"apis/[\w.]+/v1", p)):
+        out.update(json.loads(server.run("get", "--raw", f"/openapi/v3/{path}").stdout)["components"]["schemas"])
+    return out
+
+
+def test_core_trees_have_the_fields_the_server_serves(kube_apiserver: KubeAPIServer) -> None:
+    served = _served_schemas(kube_apiserver)
+    types = schema._core()["types"]
+    assert len(types) > 200  # Pod, Node, Job, … and every type they reach
+    for name, fields in sorted(types.items()):
+        prefix, pattern = next((p, s) for p, s in _PREFIXES if name.startswith(p))
+        matching = [k for k in served if re.fullmatch(pattern + re.escape(name[len(prefix):]), k)]
+        assert matching, f"{name}: the server serves no such type"
+        assert any(set(served[k].get("properties", {})) == set(fields) for k in matching), \
+            (name, {k: sorted(set(served[k].get("properties", {})) ^ set(fields)) for k in matching})
+
+
+LATER_JOB = """\
+apiVersion: batch/v1
+kind: Job
+metadata: {name: later-field, namespace: default}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: c, image: busybox, resources: {requests: {cpu: "1"}}}]
+      schedulingGroup: {podGroupName: g}
+"""
+
+LATER_POD = """\
+apiVersion: v1
+kind: Pod
+metadata: {name: later-field, namespace: default}
+spec:
+  containers: [{name: c, image: busybox, resources: {requests: {cpu: "1"}}}]
+  schedulingGroup: {podGroupName: g}
+"""
+
+
+@pytest.mark.parametrize("manifest, field, line", [
+    (LATER_JOB, "spec.template.spec.schedulingGroup", 9),  # Kubernetes v1.36's, in a pod template
+    (LATER_POD, "spec.schedulingGroup", 6),
+])
+def test_a_pod_field_of_a_later_kubernetes_is_refused_by_the_server_and_kadmit(
+        kube_apiserver: KubeAPIServer, manifest: str, field: str, line: int) -> None:
+    proc = kube_apiserver.run("apply", "--dry-run=server", "-f", "-", input=manifest, check=False)
+    assert proc.returncode != 0 and f'unknown field "{field}"' in proc.stderr, proc.stderr
+    diags = Diagnostics()
+    read_manifest_text(textwrap.dedent(manifest), "m.yaml", diags)
+    unknown = [d for d in diags.sorted() if d.code == "KAD180"]
+    assert [(d.span.line, field in d.message) for d in unknown] == [(line, True)], [d.message for d in diags.sorted()]
+    # without the field the server takes it, and kadmit reads it without an error
+    kube_apiserver.run("apply", "--dry-run=server", "-f", "-", input=manifest.rsplit("\n", 2)[0] + "\n")
+    diags = Diagnostics()
+    read_manifest_text(manifest.rsplit("\n", 2)[0] + "\n", "m.yaml", diags)
+    assert not [d for d in diags.sorted() if d.severity.name == "ERROR"], diags.sorted()
