@@ -6,7 +6,7 @@ from datetime import timedelta
 from fractions import Fraction
 
 from kadmit.model import ClaimTemplate, Model, PodSet, ResourceTransformation, SchedulerConfig
-from kadmit.modelchecks import checks_for
+from kadmit.modelchecks import CheckState, checks_for
 
 MILLI = 1000
 
@@ -15,15 +15,42 @@ _DONE: dict[int, Model] = {}  # recent results (kept alive, so ids are not reuse
 
 
 def effective(model: Model) -> Model:
-    """`drained`, `checked`, then `counted`: what the engine and the reference decide on. A model this
-    returned is returned as it is (transformations must not apply twice)."""
+    """`synced`, `drained`, `checked`, then `counted`: what the engine and the reference decide on. A
+    model this returned is returned as it is (transformations must not apply twice)."""
     if _DONE.get(id(model)) is model:
         return model
-    out = counted(checked(drained(model)))
+    out = counted(checked(drained(synced(model))))
     if len(_DONE) >= 16:
         _DONE.pop(next(iter(_DONE)))
     _DONE[id(out)] = out
     return out
+
+
+def synced(model: Model) -> Model:
+    """The check states of workloads holding quota once Kueue's workload controller has synced them
+    with their ClusterQueue (reconcileSyncAdmissionChecks, done when the queue manager gives the
+    workload a ClusterQueue: its local queue is not stopped): the states of the checks the queue
+    requires for its flavors are kept, the others dropped, a missing one Pending. The model itself
+    when no workload holding quota has or needs a check state."""
+    if not any(wl.check_states for wl in model.workloads) and not any(cq.admission_checks for cq in model.cluster_queues):
+        return model
+    lqs = {q.key: q for q in reversed(model.local_queues)}
+    cqs = {q.name: q for q in reversed(model.cluster_queues)}
+    out, changed = [], False
+    for wl in model.workloads:
+        lq = lqs.get(f"{wl.namespace}/{wl.queue}")
+        cq = cqs.get(lq.cluster_queue) if lq is not None and lq.stop_policy == "None" else None
+        if wl.admitted and cq is not None:
+            flavors = {fq.flavor for rg in cq.resource_groups for fq in rg.flavors}
+            assigned = {f for ps in wl.admission.pod_sets for f in ps.flavors.values()}
+            have = {s.name: s for s in wl.check_states}
+            states = tuple(have.get(n) or CheckState(name=n, state="Pending")
+                           for n in checks_for(cq.admission_checks, flavors, assigned))
+            if states != wl.check_states:
+                wl = wl.model_copy(update={"check_states": states})
+                changed = True
+        out.append(wl)
+    return model.model_copy(update={"workloads": tuple(out)}) if changed else model
 
 
 def drained(model: Model) -> Model:
@@ -33,19 +60,35 @@ def drained(model: Model) -> Model:
     itself when nothing drains. The cluster queue is the one Kueue's queue manager gives for the
     workload (ClusterQueueForWorkload): its local queue's target, and none when that local queue
     is stopped (the manager holds only local queues whose stopPolicy is None), so a workload of a
-    Hold local queue keeps its quota in a HoldAndDrain cluster queue."""
+    Hold local queue keeps its quota in a HoldAndDrain cluster queue.
+
+    A workload that reserves quota but is not admitted (a check not Ready) loses its reservation
+    to any stopPolicy, and when its queues are missing (reconcileOnLocalQueueActiveState and
+    reconcileOnClusterQueueActiveState: "LocalQueue X is stopped", "ClusterQueue X is
+    terminating or missing"...), and waits in its queue, not evicted. One with a Retry or
+    Rejected check is left to `checked` (reconcileCheckBasedEviction acts first)."""
     lqs = {q.key: q for q in reversed(model.local_queues)}
     cqs = {q.name: q for q in reversed(model.cluster_queues)}
     out, changed = [], False
     for wl in model.workloads:
         lq = lqs.get(f"{wl.namespace}/{wl.queue}")
         cq = cqs.get(lq.cluster_queue) if lq is not None and lq.stop_policy == "None" else None
-        if wl.admitted and ((lq is not None and lq.stop_policy == "HoldAndDrain")
-                            or (cq is not None and cq.stop_policy == "HoldAndDrain")):
+        if wl.admitted and not _admitted(wl) and not any(s.state in ("Retry", "Rejected") for s in wl.check_states):
+            if cq is None or cq.stop_policy != "None":
+                wl = wl.model_copy(update={"admission": None})
+                changed = True
+        elif wl.admitted and ((lq is not None and lq.stop_policy == "HoldAndDrain")
+                              or (cq is not None and cq.stop_policy == "HoldAndDrain")):
             wl = wl.model_copy(update={"admission": None, "evicted": True})
             changed = True
         out.append(wl)
     return model.model_copy(update={"workloads": tuple(out)}) if changed else model
+
+
+def _admitted(wl) -> bool:
+    """Whether Kueue's workload controller finds a workload holding quota admitted
+    (SyncAdmittedCondition): every check state it has (after `synced`) Ready."""
+    return all(s.state == "Ready" for s in wl.check_states)
 
 
 def checked(model: Model) -> Model:
