@@ -62,7 +62,7 @@ def drained(model: Model) -> Model:
     is stopped (the manager holds only local queues whose stopPolicy is None), so a workload of a
     Hold local queue keeps its quota in a HoldAndDrain cluster queue.
 
-    A workload that reserves quota but is not admitted (a check not Ready) loses its reservation
+    A workload that reserves quota but is not admitted (no Admitted condition, a check not Ready) loses its reservation
     to any stopPolicy, and when its queues are missing (reconcileOnLocalQueueActiveState and
     reconcileOnClusterQueueActiveState: "LocalQueue X is stopped", "ClusterQueue X is
     terminating or missing"...), and waits in its queue, not evicted. One with a Retry or
@@ -86,9 +86,10 @@ def drained(model: Model) -> Model:
 
 
 def _admitted(wl) -> bool:
-    """Whether Kueue's workload controller finds a workload holding quota admitted
-    (SyncAdmittedCondition): every check state it has (after `synced`) Ready."""
-    return all(s.state == "Ready" for s in wl.check_states)
+    """Whether Kueue's workload controller finds a workload holding quota admitted: its Admitted
+    condition is True (kept as it is: the controller syncs it only for one not admitted), or
+    SyncAdmittedCondition sets it: every check state it has (after `synced`) Ready."""
+    return wl.admitted_condition or all(s.state == "Ready" for s in wl.check_states)
 
 
 def checked(model: Model) -> Model:

@@ -319,6 +319,7 @@ class Workload(Obj):
     part: str | None = None  # which of its object's workloads this is (a LeaderWorkerSet's group)
     kueue_name: str | None = None  # Kueue's name for it, where `name` is its job's own name
     check_states: tuple[CheckState, ...] = ()  # `status.admissionChecks`: each check's state
+    admitted_condition: bool = False  # an `Admitted` condition with status True (quota reserved and every check Ready when Kueue set it)
 
     @property
     def key(self) -> str:

@@ -358,7 +358,7 @@ def workload(f: Fields, o: Meta) -> Workload | None:
         finished=true.get("Finished", False), active=active,
         evicted=evicted[0], origin=controller_owner(f, o), **duration_annotation(f, o),
         uid=f.str(o.metadata, "uid") or "", job_uid=o.labels.get(JOB_UID_LABEL, ""),
-        check_states=states, span=f.span(o.node), **extra,
+        check_states=states, admitted_condition=true.get("Admitted", False), span=f.span(o.node), **extra,
         spans=f.spans({"name": o.metadata.v.get("name"), "namespace": o.metadata.v.get("namespace"),
                        "queue": f.field(spec, "queueName"), "priority_class": class_node,
                        "priority": f.field(spec, "priority"), "created": f.field(o.metadata, "creationTimestamp"),
