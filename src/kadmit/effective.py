@@ -62,11 +62,11 @@ def drained(model: Model) -> Model:
     is stopped (the manager holds only local queues whose stopPolicy is None), so a workload of a
     Hold local queue keeps its quota in a HoldAndDrain cluster queue.
 
-    A workload that reserves quota but is not admitted (no Admitted condition, a check not Ready) loses its reservation
-    to any stopPolicy, and when its queues are missing (reconcileOnLocalQueueActiveState and
-    reconcileOnClusterQueueActiveState: "LocalQueue X is stopped", "ClusterQueue X is
-    terminating or missing"...), and waits in its queue, not evicted. One with a Retry or
-    Rejected check is left to `checked` (reconcileCheckBasedEviction acts first)."""
+    A workload that reserves quota but is not admitted (no Admitted condition, a check not Ready)
+    loses its reservation to any stopPolicy, and when its queues are missing
+    (reconcileOnLocalQueueActiveState and reconcileOnClusterQueueActiveState: "LocalQueue X is
+    stopped", "ClusterQueue X is terminating or missing"...), and waits in its queue, not evicted.
+    One with a Retry or Rejected check is left to `checked` (reconcileCheckBasedEviction acts first)."""
     lqs = {q.key: q for q in reversed(model.local_queues)}
     cqs = {q.name: q for q in reversed(model.cluster_queues)}
     out, changed = [], False
