@@ -18,10 +18,10 @@ import time
 from pathlib import Path
 
 import gpu_states
+from why_redecisions import recorded_redecisions
 
-from kadmit import api
 from kadmit.engine.admission import session as session_module
-from kadmit.engine.explain import prove, replay
+from kadmit.engine.explain import replay
 
 RANGES = ((1, 10), (11, 50), (51, 100), (101, 200), (201, None))
 
@@ -45,17 +45,8 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="kadmit-why-cycles-") as d:
         gpu_states.write_state(gpu_states.gpu_state(args.jobs, 0), Path(d))
-        calls = []
+        calls, _ = recorded_redecisions(args.key, d, args.budget)
         decide_again = replay.decide_again
-
-        def keep(*a, **k):
-            calls.append((a, k))
-            return decide_again(*a, **k)
-        prove.decide_again = keep
-        try:
-            api.why(args.key, [d], budget=args.budget)
-        finally:
-            prove.decide_again = decide_again
         marks: list[tuple[int, float]] = []
         started = session_module.Session.cycle_started
 

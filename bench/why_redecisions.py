@@ -65,6 +65,24 @@ def counted(counts: Counter):
                     setattr(search_module, "search", search))
 
 
+def recorded_redecisions(key: str, root: str, budget: int) -> tuple[list[tuple[tuple, dict]], float]:
+    """`api.why(key, [root], budget=budget)` with `replay.decide_again` wrapped to keep the arguments of
+    each re-decision it asks for; those calls and the why's process CPU seconds."""
+    calls: list[tuple[tuple, dict]] = []
+    decide_again = replay.decide_again
+
+    def keep(*a, **k):
+        calls.append((a, k))
+        return decide_again(*a, **k)
+    prove.decide_again = keep
+    try:
+        t0 = time.process_time()
+        api.why(key, [root], budget=budget)
+        return calls, time.process_time() - t0
+    finally:
+        prove.decide_again = decide_again
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("key")
@@ -74,19 +92,8 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="kadmit-why-redecisions-") as d:
         gpu_states.write_state(gpu_states.gpu_state(args.jobs, 0), Path(d))
-        calls = []
+        calls, first = recorded_redecisions(args.key, d, args.budget)
         decide_again = replay.decide_again
-
-        def keep(*a, **k):
-            calls.append((a, k))
-            return decide_again(*a, **k)
-        prove.decide_again = keep
-        try:
-            t0 = time.process_time()
-            api.why(args.key, [d], budget=args.budget)
-            first = time.process_time() - t0
-        finally:
-            prove.decide_again = decide_again
         counts: Counter = Counter()
         restore = counted(counts)
         try:
