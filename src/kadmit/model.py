@@ -190,12 +190,12 @@ class Pod(Obj):
 
 class Gang(Obj):
     """A pod group kube-scheduler places all-or-nothing (not admitted by Kueue): Kubernetes' own
-    gang scheduling (`scheduling.k8s.io` PodGroup, or a Workload's pod group) or the scheduler-plugins
+    gang scheduling (a `scheduling.k8s.io/v1alpha1` Workload's pod group) or the scheduler-plugins
     coscheduling PodGroup. Its pods name it by `key` (`Pod.gang`)."""
 
     key: str
     namespace: str
-    name: str  # as users name it: the PodGroup, or `workload/pod group` (`/replica key`)
+    name: str  # as users name it: the coscheduling PodGroup, or `workload/pod group`
     api_version: str
     kind: str
     min_count: int

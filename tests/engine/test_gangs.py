@@ -1,4 +1,4 @@
-"""Gangs kube-scheduler places all-or-nothing (not Kueue's): Kubernetes' PodGroup and Workload gangs
+"""Gangs kube-scheduler places all-or-nothing (not Kueue's): Kubernetes' v1alpha1 Workload gangs
 (KEP-4671) and the coscheduling PodGroup are read, decided as placement, shown by `admit` and
 explained by `why` with minimal cores over the nodes' capacity."""
 

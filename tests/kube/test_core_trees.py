@@ -1,7 +1,7 @@
 """kadmit's known-field trees of Kubernetes' own kinds (data/core.json: Pod, Node, Job, Deployment, …, every
 pod template) are those of the API server tools/kube-apiserver runs (v1.35.3, as Kueue v0.17.0's go.mod),
 field for field against its OpenAPI v3; and a pod-spec field of a later Kubernetes is refused by that
-server as kadmit reports it (KAD180)."""
+server as kadmit reports it (KAD180), as is a kind of a later Kubernetes (KAD171)."""
 
 from __future__ import annotations
 
@@ -75,3 +75,37 @@ def test_a_pod_field_of_a_later_kubernetes_is_refused_by_the_server_and_kadmit(
     diags = Diagnostics()
     read_manifest_text(without, "m.yaml", diags)
     assert not [d for d in diags.sorted() if d.severity.name == "ERROR"], diags.sorted()
+
+
+LATER_KINDS = """\
+apiVersion: scheduling.k8s.io/v1alpha2
+kind: Workload
+metadata: {name: w, namespace: default}
+spec:
+  podGroupTemplates:
+  - name: workers
+    schedulingPolicy: {gang: {minCount: 2}}
+---
+apiVersion: scheduling.k8s.io/v1alpha2
+kind: PodGroup
+metadata: {name: g, namespace: default}
+spec:
+  schedulingPolicy: {gang: {minCount: 2}}
+"""
+
+
+def test_a_kind_of_a_later_kubernetes_is_refused_by_the_server_and_kadmit(kube_apiserver: KubeAPIServer) -> None:
+    """Kubernetes v1.36's scheduling.k8s.io/v1alpha2 (Workload, and the PodGroup kind v1.35 has in no version):
+    the v1.35.3 server has no such kind ("no matches for kind"), and kadmit reports KAD171 at each
+    apiVersion, naming what v1.35 serves."""
+    for doc in LATER_KINDS.split("---\n"):
+        kind = doc.split("kind: ", 1)[1].split("\n", 1)[0]
+        proc = kube_apiserver.run("create", "--dry-run=server", "-f", "-", input=doc, check=False)
+        assert proc.returncode != 0 and f'no matches for kind "{kind}" in version "scheduling.k8s.io/v1alpha2"' \
+            in proc.stderr, proc.stderr
+    diags = Diagnostics()
+    read_manifest_text(LATER_KINDS, "m.yaml", diags)
+    assert [(d.code, d.span.line) for d in diags.sorted()] == [("KAD171", 1), ("KAD171", 9)], diags.sorted()
+    workload, group = (d.message for d in diags.sorted())
+    assert "served: `scheduling.k8s.io/v1alpha1`" in workload
+    assert "served: none" in group and "has no `PodGroup` in `scheduling.k8s.io`: it came in v1.36" in group

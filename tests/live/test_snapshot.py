@@ -53,13 +53,13 @@ def models_equal(a, b) -> None:
 
 
 def test_a_snapshot_of_the_example_reads_as_the_example() -> None:
-    text = compose(ORIGIN, example_listing(), ("PodGroup (scheduling.k8s.io)",), [])
+    text = compose(ORIGIN, example_listing(), ("Workload (scheduling.k8s.io)",), [])
     assert is_snapshot(text)
     header = text.split("\n---\n")[0].splitlines()
     assert header[2:5] == ["# context: prod (cluster gke_prod, user me)",
                            "# server: https://10.0.0.1 (Kubernetes v1.35.3)",
                            "# read at: 2026-11-20T10:00:00Z, in 0.84 s, by kubectl v1.35.3, kadmit 0.1.0"]
-    assert "# not served (kadmit reads them; this server has no API for them): PodGroup (scheduling.k8s.io)" in header
+    assert "# not served (kadmit reads them; this server has no API for them): Workload (scheduling.k8s.io)" in header
     live = ws.load([], texts=[Snapshot("<cluster prod>", text)])
     files = ws.load([str(EXAMPLE)])
     assert [d.code for d in live.diagnostics.sorted()] == [d.code for d in files.diagnostics.sorted()] == []

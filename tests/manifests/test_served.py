@@ -5,6 +5,7 @@ Go module cache (the Kueue oracle's build fills it); kadmit reads no version tha
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -13,7 +14,7 @@ import pytest
 import yaml
 
 from kadmit.manifests import KINDS
-from kadmit.manifests.served import SERVED, unserved
+from kadmit.manifests.served import _K8S, LATER_K8S, SERVED, unserved
 
 CRDS = {
     "sigs.k8s.io/kueue@v0.17.0": "config/components/crd/bases/kueue.x-k8s.io_*.yaml",
@@ -64,6 +65,28 @@ def test_served_versions_are_the_crds():
             assert key[0] in ("", "batch", "apps", "scheduling.k8s.io", "node.k8s.io"), f"{key}: no CRD found"
 
 
+def _registered(api: Path) -> dict[str, set[str]]:
+    """k8s.io/api's scheduling group: version -> the kinds its register.go adds to the scheme."""
+    return {d.name: set(re.findall(r"&(\w+)\{\}", (d / "register.go").read_text())) - {"metav1"}
+            for d in sorted(api.glob("scheduling/v*")) if (d / "register.go").is_file()}
+
+
+def test_scheduling_kinds_are_kubernetes_v1_35s():
+    """The scheduling.k8s.io kinds kadmit takes as served are k8s.io/api v0.35.3's (Kueue v0.17.0's go.mod):
+    Workload in v1alpha1 only; and a later Kubernetes' kind (LATER_K8S: PodGroup) in no version."""
+    cache = _module_cache()
+    v135 = _registered(cache / "k8s.io/api@v0.35.3")
+    assert {v for v, kinds in v135.items() if "Workload" in kinds} == set(SERVED["scheduling.k8s.io", "Workload"][0])
+    assert {v for v, kinds in v135.items() if "PriorityClass" in kinds} >= set(
+        SERVED["scheduling.k8s.io", "PriorityClass"][0])
+    for group, kind in LATER_K8S:
+        assert group == "scheduling.k8s.io" and not any(kind in kinds for kinds in v135.values()), kind
+        later = cache / "k8s.io/api@v0.36.0"
+        if later.is_dir():  # the release LATER_K8S names, where the module cache has it
+            assert kind in _registered(later)["v1alpha2"] and "v1.36, in `scheduling.k8s.io/v1alpha2`" == \
+                LATER_K8S[group, kind][0]
+
+
 def test_kadmit_reads_only_served_versions():
     for (group, kind), spec in KINDS.items():
         for version in spec.versions:
@@ -71,7 +94,11 @@ def test_kadmit_reads_only_served_versions():
     assert unserved("ray.io", "v1alpha1", "RayJob") is None  # KubeRay v1.6.0 still serves it
     assert unserved("kueue.x-k8s.io", "v1alpha1", "Cohort") == (
         "`kueue.x-k8s.io/v1beta1`, `kueue.x-k8s.io/v1beta2`", "Kueue v0.17's CRDs")
-    assert unserved("scheduling.k8s.io", "v1alpha2", "PodGroup") is None  # not known: KAD160's to report
+    # a built-in kind of a later Kubernetes (v1.36's PodGroup): served in no version; v1.36's Workload version
+    assert unserved("scheduling.k8s.io", "v1alpha2", "PodGroup") == (
+        "none", "Kubernetes v1.35, whose API Kueue v0.17 builds with, has no `PodGroup` in `scheduling.k8s.io`: "
+                "it came in v1.36, in `scheduling.k8s.io/v1alpha2`")
+    assert unserved("scheduling.k8s.io", "v1alpha2", "Workload") == ("`scheduling.k8s.io/v1alpha1`", _K8S)
     # a group that served the kind once: the API server refuses it, it is not a kind kadmit doesn't read
     assert unserved("extensions", "v1beta1", "Deployment") == ("`apps/v1`", "Kubernetes v1.35, whose API Kueue "
                                                                "v0.17 builds with")

@@ -59,7 +59,6 @@ KINDS: dict[tuple[str, str], Kind] = {
     ("", "LimitRange"): Kind(("v1",), "limit_ranges", cluster.limit_range, namespaced=True),
     ("node.k8s.io", "RuntimeClass"): Kind(("v1",), "runtime_classes", cluster.runtime_class),
     # gangs kube-scheduler places all-or-nothing (not Kueue's): Kubernetes' own, and coscheduling's
-    (gangs.K8S, "PodGroup"): Kind(("v1alpha2",), "gangs", gangs.pod_group, namespaced=True),
     (gangs.K8S, "Workload"): Kind(("v1alpha1",), "gangs", gangs.workload, namespaced=True),
     (gangs.COSCHEDULING, "PodGroup"): Kind(("v1alpha1",), "gangs", gangs.coscheduling_pod_group, namespaced=True),
     # Kueue's own configuration: the document (a file, with no metadata), or the ConfigMap it ships in.
@@ -123,7 +122,8 @@ class _Reader:
         f = self.f
         group, _, version = api_version.rpartition("/")
         spec = KINDS.get((group, kind))
-        if spec is None and (group, kind) not in served.MOVED and (group, version, kind) not in served.REMOVED:
+        if (spec is None and (group, kind) not in served.MOVED and (group, version, kind) not in served.REMOVED
+                and (group, kind) not in served.LATER_K8S):
             later = served.LATER.get((group, kind))
             self.skip(node, api_version, kind, "kadmit does not read this kind" + (f": {later}" if later else ""))
             return
@@ -131,7 +131,9 @@ class _Reader:
             versions, source = gone
             f.diags.emit(KAD171, f"`{kind}` is not served in `{api_version}`; served: {versions} ({source}); skipped",
                          f.span(f.field(node, "apiVersion")) or f.span(node),
-                         help=f"the API server refuses the object; write it in {versions.split(', ')[-1]}")
+                         help="the API server refuses the object; " + (
+                             f"on Kubernetes v1.35 write {served.LATER_K8S[group, kind][1]}"
+                             if (group, kind) in served.LATER_K8S else f"write it in {versions.split(', ')[-1]}"))
             self.record(node, api_version, kind, f"the API server does not serve `{kind}` in `{api_version}` "
                         f"(served: {versions}, by {source})")
             return

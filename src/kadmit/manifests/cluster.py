@@ -62,7 +62,7 @@ def pod(f: Fields, o: Meta) -> Pod:
                        "phase": f.field(status, "phase"), "priority": f.field(spec, "priority"),
                        "labels": f.field(o.metadata, "labels"), "node_selector": f.field(spec, "nodeSelector"),
                        "tolerations": f.field(spec, "tolerations"),
-                       "gang": f.field(spec, "schedulingGroup") or f.field(spec, "workloadRef"),
+                       "gang": f.field(spec, "workloadRef"),
                        "tas_annotation": f.field(f.map(o.metadata, "annotations"), tas) if tas else None,
                        **{f"labels.{k}": v for k, v in label_nodes.items()},
                        **{f"requests.{k}": v for k, v in reqs.nodes.items()}}))

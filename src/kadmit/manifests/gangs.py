@@ -1,12 +1,11 @@
 """Pod groups kube-scheduler places all-or-nothing, not admitted by Kueue -> `Gang`.
 
-- Kubernetes' own gang scheduling (KEP-4671, alpha): a `scheduling.k8s.io/v1alpha2` PodGroup with
-  `spec.schedulingPolicy.gang.minCount` (or `basic`: its pods are scheduled one by one), its pods
-  naming it in `spec.schedulingGroup.podGroupName` (a Kubernetes v1.36 pod field: unknown, KAD180, in the
-  v1.35 Pod kadmit reads, as the v1.35 API server refuses it); and the first alpha's shape, a
-  `scheduling.k8s.io/v1alpha1` Workload whose `spec.podGroups[]` carry `policy.gang.minCount`, its
-  pods naming workload and group in `spec.workloadRef` (`podGroupReplicaKey` splits one group
-  into independent gangs).
+- Kubernetes' own gang scheduling (KEP-4671, alpha) as Kubernetes v1.35 serves it: a
+  `scheduling.k8s.io/v1alpha1` Workload whose `spec.podGroups[]` carry `policy.gang.minCount` (or
+  `basic`: its pods are scheduled one by one), its pods naming workload and group in
+  `spec.workloadRef` (`podGroupReplicaKey` splits one group into independent gangs). The PodGroup
+  kind and the pods' `spec.schedulingGroup` came in v1.36: the v1.35 API server refuses both
+  (KAD171, `served.LATER_K8S`; KAD180).
 - The scheduler-plugins coscheduling PodGroup (`scheduling.x-k8s.io/v1alpha1`, `spec.minMember`),
   its pods labelled `scheduling.x-k8s.io/pod-group: <name>`.
 """
@@ -23,10 +22,6 @@ COSCHEDULING_LABEL = "scheduling.x-k8s.io/pod-group"
 INT32_MAX = 2**31 - 1
 
 
-def pod_group_key(namespace: str, name: str) -> str:
-    return f"{K8S}/PodGroup:{namespace}/{name}"
-
-
 def workload_group_key(namespace: str, workload: str, group: str, replica: str | None = None) -> str:
     return f"{K8S}/Workload:{namespace}/{workload}/{group}" + (f"#{replica}" if replica else "")
 
@@ -41,20 +36,6 @@ def _policy_min(f: Fields, policy) -> int:
     if gang is None:
         return 1
     return f.int(gang, "minCount", lo=1, hi=INT32_MAX, required=True, what="a gang policy") or 1
-
-
-def pod_group(f: Fields, o: Meta) -> Gang:
-    """`scheduling.k8s.io/v1alpha2` PodGroup."""
-    ns = o.namespace or "default"
-    spec = f.map(o.node, "spec", required=True, what=f"PodGroup `{o.name}`")
-    policy = f.map(spec, "schedulingPolicy", required=True, what=f"the spec of PodGroup `{o.name}`")
-    gang = f.map(policy, "gang")
-    # kube-scheduler's, not Kueue's: whether the group is preempted as one (read for its value only)
-    f.enum(spec, "disruptionMode", ("Pod", "PodGroup"))
-    return Gang(key=pod_group_key(ns, o.name), namespace=ns, name=o.name, api_version=o.api_version, kind=o.kind,
-                min_count=_policy_min(f, policy), policy="gang" if gang is not None else "basic", span=f.span(o.node),
-                spans=f.spans({"name": o.metadata.v.get("name"), "min_count": f.field(gang, "minCount"),
-                               "policy": policy}))
 
 
 def workload(f: Fields, o: Meta) -> list[Gang]:
@@ -85,10 +66,7 @@ def coscheduling_pod_group(f: Fields, o: Meta) -> Gang:
 
 
 def pod_gang(f: Fields, namespace: str, spec, labels: dict[str, str]) -> str | None:
-    """The gang a pod names: its scheduling group, its workload reference, or the coscheduling label."""
-    group = f.map(spec, "schedulingGroup")
-    if group is not None and (name := f.str(group, "podGroupName")):
-        return pod_group_key(namespace, name)
+    """The gang a pod names: its workload reference or the coscheduling label."""
     ref = f.map(spec, "workloadRef")
     if ref is not None:
         wl, grp = f.str(ref, "name"), f.str(ref, "podGroup")
@@ -100,12 +78,6 @@ def pod_gang(f: Fields, namespace: str, spec, labels: dict[str, str]) -> str | N
 
 
 _POLICY = {"o": {"basic": {"o": {}}, "gang": {"o": {"minCount": "s"}}}}
-schema.register(K8S, "v1alpha2", "PodGroup", {"o": {
-    "apiVersion": "s", "kind": "s", "metadata": "core:V1ObjectMeta", "status": "*",
-    "spec": {"o": {"schedulingPolicy": _POLICY, "podGroupTemplateRef": "*", "priorityClassName": "s",
-                   "priority": "s", "schedulingConstraints": "*", "resourceClaims": "*", "disruptionMode": "s"}}}},
-    "k8s.io/api v0.36.0 scheduling/v1alpha2 PodGroupSpec (Kubernetes v1.36, alpha; v1.35 has no v1alpha2, v1.37 "
-    "moved it to v1alpha3)")
 schema.register(K8S, "v1alpha1", "Workload", {"o": {
     "apiVersion": "s", "kind": "s", "metadata": "core:V1ObjectMeta", "status": "*",
     "spec": {"o": {"controllerRef": "*", "podGroups": {"l": {"o": {"name": "s", "policy": _POLICY}}}}}}},

@@ -29,6 +29,7 @@ SERVED: dict[tuple[str, str], tuple[tuple[str, ...], str]] = {
     ("apps", "Deployment"): (("v1",), _K8S),
     ("apps", "StatefulSet"): (("v1",), _K8S),
     ("scheduling.k8s.io", "PriorityClass"): (("v1",), _K8S),
+    ("scheduling.k8s.io", "Workload"): (("v1alpha1",), _K8S),  # alpha (KEP-4671); v1.36 serves v1alpha2
     ("node.k8s.io", "RuntimeClass"): (("v1",), _K8S),
     ("jobset.x-k8s.io", "JobSet"): (("v1alpha2",), _JOBS["jobset.x-k8s.io"]),
     ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"): (("v1",), _JOBS["leaderworkerset.x-k8s.io"]),
@@ -49,6 +50,16 @@ LATER: dict[tuple[str, str], str] = {
         "DisaggregatedSet came in LWS v0.9.0; Kueue v0.17.0 pins sigs.k8s.io/lws v0.8.0, which has no such CRD, "
         "and has no integration for it. With a later LWS, its controller creates LeaderWorkerSets, which Kueue "
         "admits: read those from the cluster"),
+}
+
+
+# Built-in kinds of a later Kubernetes than v1.35, which the v1.35 API server refuses in any version
+# ("no matches for kind"): (group, kind) -> (the release and version that brought it, what v1.35 has
+# for it). From k8s.io/api v0.35.3 and v0.36.0 (scheduling/v1alpha1 registers no PodGroup; v1alpha2 does).
+LATER_K8S: dict[tuple[str, str], tuple[str, str]] = {
+    ("scheduling.k8s.io", "PodGroup"): (
+        "v1.36, in `scheduling.k8s.io/v1alpha2`",
+        "a pod group of a `scheduling.k8s.io/v1alpha1` Workload, its pods naming it in `spec.workloadRef`"),
 }
 
 
@@ -116,7 +127,10 @@ REMOVED: dict[tuple[str, str, str], tuple[int, str | None]] = {
 
 def unserved(group: str, version: str, kind: str) -> tuple[str, str] | None:
     """(the served apiVersions, who serves them) when `group/version` `kind` is not served; None
-    when it is, or when kadmit does not know what serves the kind."""
+    when it is, or when kadmit does not know what serves the kind. A kind of a later Kubernetes
+    (`LATER_K8S`) is served in no version: `none`."""
+    if (group, kind) in LATER_K8S:
+        return "none", f"{_K8S}, has no `{kind}` in `{group}`: it came in {LATER_K8S[group, kind][0]}"
     if (group, version, kind) in REMOVED and (group, kind) not in SERVED and (group, kind) not in MOVED:
         minor, instead = REMOVED[group, version, kind]
         return f"`{instead}`" if instead else "another version", f"{_K8S}; removed in v1.{minor}"

@@ -1,4 +1,4 @@
-"""Gangs kube-scheduler places all-or-nothing (Kubernetes' PodGroup / Workload gangs, coscheduling's
+"""Gangs kube-scheduler places all-or-nothing (a Kubernetes Workload's pod groups, coscheduling's
 PodGroup): can `minCount` of their pods be placed on the nodes now, together?
 
 They are not Kueue's: no queue, no quota. After Kueue's admissions took their node capacity, each
