@@ -26,6 +26,14 @@ still fit there once earlier entries of the cycle took their nodes (Kueue v0.17'
 lowest-level domain, `TASFlavorSnapshot.Fits`), else skipped and retried next cycle. (Kueue v0.19's
 TASRecomputeAssignmentWithinSchedulingCycle places anew instead; v0.17 has no such gate.)
 
+A pod set whose placement Kueue delays for a provisioning check (`NodePool.requests`) reserves quota
+without nodes; when every check that applies to the workload is Ready then, Kueue's second pass
+(workload.NeedsSecondPass, queued a second after the reservation) places it in the next cycle, before
+the cycle's heads (the classical iterator takes workloads holding quota first; under fair sharing it
+competes in the tournament, and is not tried when a head of its own queue is, as the iterator keeps
+one entry per ClusterQueue). A second pass that finds no room is tried again after Kueue's backoff
+(2, 4, 8, 16, then 30 cycles: a second each), if the run goes on; it keeps its quota meanwhile.
+
 Timing choices (where Kueue's answer depends on its cycle timing): all pending workloads are present
 from the start; every cycle sees every queue's head; evictions complete between two cycles; workloads
 the input shows as evicted release their quota before the first; nothing else finishes during the run.
@@ -41,6 +49,8 @@ from kadmit.engine.admission.decisions import Decision
 from kadmit.engine.admission.loops import Eviction, PreemptionLoop, States, loop_of
 from kadmit.engine.admission.searches import Searches
 from kadmit.engine.admission.session import Assignment, Session, SolverUnknown
+from kadmit.engine.admission.second_pass import (SecondPass, needs_second_pass, place_later, placed_later,
+                                                  second_pass_failed, second_passes)
 from kadmit.model import Workload
 
 
@@ -116,6 +126,9 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
         for h in list(session.holders.values()) if ix.workloads[h.workload].evicted and not h.new]
 
     orders: dict[int, tuple] = {}  # id(workload) -> (it, its queue_order_key): priorities read once
+    # holding quota, nodes delayed -> (the cycle of its next second pass, its iteration, its queue, and
+    # the session's version its last pass was placed on: a pass tried again on the same state fails again)
+    second: dict[str, tuple[int, int, str, int | None]] = {}
     searches = Searches(session)  # where each flavor search starts (Kueue's LastTriedFlavorIdx)
     quiet = 0  # cycles in a row where only heads with flavors left to try moved on to them
     bound = 1 + max((len(g.flavors) for cq in ix.cluster_queues.values() for g in cq.resource_groups), default=0)
@@ -172,6 +185,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
             roots: set[str] = set()
             back_in: set[str] = set()  # queues workloads came back to: sorted again once
             for victim, _ in sorted(evicting, key=lambda vb: vb[0].key):
+                second.pop(victim.key, None)
                 if victim.key in session.holders:
                     session.finish(victim.key)
                 roots.add(tree.root(f"cq:{victim.cluster_queue}"))
@@ -198,7 +212,11 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
         for name in sorted(session.afs.queues & queues.keys()):  # usage moved with last cycle's admissions
             resort(name)
         session.cycle_started(cycle)
-        entries: list[tuple[str, Workload, Assignment | None]] = []
+        entries: list[tuple[str, Workload, Assignment | SecondPass | None]] = []
+        passes = second_passes(session, decisions, second, cycle)
+        started = session.version  # the state the cycle's second passes are placed on
+        if passes:
+            plain = False
         for name in sorted(queues):
             if not queues[name]:
                 continue
@@ -220,6 +238,14 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                 continue
             entries.append((name, head, got))
             searches.nominated(head)
+        if passes and fair:  # Kueue's fair-sharing iterator keeps one entry per ClusterQueue: a head of
+            # the queue (nominated after the second passes) takes its place, and the pass is tried later
+            heads = {name for name, _, _ in entries}
+            for name, wl, sp in passes:
+                if name in heads:
+                    second_pass_failed(second, wl.key, cycle, sp.iteration, started)
+            passes = [p for p in passes if p[0] not in heads]
+        entries = passes + entries
         holds: list[tuple[str, dict]] = []  # usage held for the rest of the cycle
         held_nodes: list[str] = []  # and nodes (the pool's keys)
         targeted: set[str] = set()  # preemption targets chosen this cycle
@@ -240,6 +266,16 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
 
         for name, head, got in _processing_order(session, entries, fair):
             root = tree.root(f"cq:{name}")
+            if isinstance(got, SecondPass):
+                if got.placement.failure is None and session.pool.still_fits(got.placement):
+                    place_later(session, head.key, got.placement)
+                    d = decisions[head.key]
+                    d.assignment = placed_later(head, d.assignment, got.placement)
+                    del second[head.key]
+                    changed = True
+                else:  # no room: Kueue tries it again after a backoff, the quota kept
+                    second_pass_failed(second, head.key, cycle, got.iteration, started)
+                continue
             if got is not None and (got.mode != "Preempt" or got.targets):
                 plain = False  # (a head set aside, or blocking its StrictFIFO queue, keeps it plain)
             if got is not None and got.mode == "Preempt" and any(t.key in targeted for t in got.targets):
@@ -296,6 +332,8 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                         hold_nodes(f"{head.key}~cycle", now.placement, more)
                 session.admitted_cycle[head.key] = cycle
                 session.afs.admitted(head, name)  # the entry penalty its LocalQueue takes
+                if needs_second_pass(session, head, now):
+                    second[head.key] = (cycle + 1, 1, name, None)
                 decisions[head.key] = Decision(head, True, name, now, cycle=cycle,
                                                notes=session.pool.unschedulable(head, now.counts, now.flavors,
                                                                                 now.placement),
@@ -341,6 +379,8 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
             session.pool.release(key)
         queues = {k: v for k, v in queues.items() if v}
         if not changed and not evicting:
+            if any(v != session.version for _, _, _, v in second.values()):
+                continue  # a second pass to come on a state it was not tried on: Kueue's clock runs on to it
             if retrying and quiet <= bound:  # a head goes on to the flavors it has left
                 quiet += 1
                 continue

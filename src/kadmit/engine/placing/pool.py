@@ -141,10 +141,11 @@ class NodePool:
         return tas_only(cq, self.index)
 
     def requests(self, wl: Workload, cq: ClusterQueue, counts: Mapping[str, int],
-                 flavors: Mapping[str, Mapping[str, str]]) -> list[TASRequest]:
+                 flavors: Mapping[str, Mapping[str, str]], delayed_only: bool = False) -> list[TASRequest]:
         """The pod sets of `wl` that TAS places, given the chosen flavors, in pod-set order: not those
         on a flavor whose placement Kueue delays for the queue's admission checks (a MultiKueue
-        check, a provisioning check on that flavor: `ModelIndex.delayed_tas_flavors`)."""
+        check, a provisioning check on that flavor: `ModelIndex.delayed_tas_flavors`); with
+        `delayed_only`, just those (what Kueue's second pass places, the quota already reserved)."""
         out = []
         implicit_ok = self.tas_only(cq)
         delayed = self.index.delayed_tas_flavors(cq)  # placed later, after its admission checks
@@ -153,7 +154,7 @@ class NodePool:
             fls = [self.index.flavors[n] for n in names if n in self.index.flavors]
             tas = [f for f in fls if f.topology and f.topology in self.index.topologies]
             grouped = ps.topology is not None and ps.topology.group is not None
-            if not tas or (counts.get(ps.name, 0) <= 0 and not grouped) or tas[0].name in delayed:
+            if not tas or (counts.get(ps.name, 0) <= 0 and not grouped) or (tas[0].name in delayed) != delayed_only:
                 continue  # Kueue asks for a group's pod set of no pods too: its placement counts it
             explicit = ps.topology is not None
             if not explicit and not implicit_ok:
@@ -338,10 +339,17 @@ class NodePool:
         return out
 
     def _take(self, key: str, taken: dict[str, dict[str, int]]) -> None:
+        """`key` takes these nodes, besides any it holds already (a second pass adds its delayed pod sets')."""
         for node, use in taken.items():
             self.free[node] = subtract(self.free[node], use)
             self.holders[node].add(key)
         if taken:
+            had = self.placed.get(key)
+            if had:
+                merged = dict(had)
+                for node, use in taken.items():
+                    merged[node] = add(merged.get(node, {}), use)
+                taken = merged
             self.placed[key] = taken
 
     def release(self, key: str) -> None:

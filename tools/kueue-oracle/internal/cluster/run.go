@@ -93,6 +93,15 @@ func (c *Cluster) Run() (*Result, error) {
 	r.Stop = StopLimit
 	for cycle := 1; cycle <= limit; cycle++ {
 		if !c.hasHeads() {
+			if c.queues.OracleSecondPassWaiting() {
+				// A second pass that found no room waits out its backoff (2 s, 4 s, ... 30 s): time
+				// goes on, a second a cycle, with nothing to schedule (Heads would block). Such a
+				// cycle counts neither as a cycle that changed nothing nor toward stopping: a pass
+				// that fails again is one (`still`), so one that can never succeed is given up.
+				r.Cycles = cycle
+				c.clock.Step(time.Second)
+				continue
+			}
 			r.Stop = StopSettled
 			break
 		}
@@ -128,8 +137,8 @@ func (c *Cluster) Run() (*Result, error) {
 				r.Evictions = append(r.Evictions, e)
 				moved = true
 			}
-			if p.reserved != old.reserved {
-				moved = true
+			if p.reserved != old.reserved || (p.reserved && p.assignment != old.assignment) {
+				moved = true // (a second pass placing delayed pod sets changes the assignment)
 			}
 			phases[key] = p
 		}
@@ -198,9 +207,15 @@ func (c *Cluster) scheduleOnce() []types.NamespacedName {
 	return c.recorder.take()
 }
 
-// hasHeads says whether an active ClusterQueue holds a workload to try (Heads would block
-// otherwise).
+// hasHeads says whether an active ClusterQueue holds a workload to try, or a workload holding
+// quota is queued for its second pass (Heads would block otherwise). A workload whose topology
+// placement was delayed (a provisioning check, all checks Ready) is queued a second after its
+// reservation, so the next cycle places it, as a running Kueue does a second later; the run does
+// not stop before it (tests/oracle/features/admission-check-ready-second-pass-places-it.yaml).
 func (c *Cluster) hasHeads() bool {
+	if c.queues.OracleSecondPassQueued() {
+		return true
+	}
 	for cq, items := range c.queues.Dump() {
 		if len(items) > 0 && c.cache.ClusterQueueActive(cq) {
 			return true
@@ -301,7 +316,7 @@ func phaseOf(wl *kueue.Workload) phase {
 		p.clusterQueue = wl.Status.Admission.ClusterQueue
 		var b strings.Builder
 		for _, psa := range wl.Status.Admission.PodSetAssignments {
-			fmt.Fprintf(&b, "%s:%d:%v;", psa.Name, ptrValue(psa.Count), psa.Flavors)
+			fmt.Fprintf(&b, "%s:%d:%v:%t;", psa.Name, ptrValue(psa.Count), psa.Flavors, psa.TopologyAssignment != nil)
 		}
 		p.assignment = b.String()
 	}

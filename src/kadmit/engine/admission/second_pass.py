@@ -1,0 +1,98 @@
+"""Kueue's second pass (`ordered`): a workload that reserved quota while the placement of its pod sets
+on a provisioning check's flavor was delayed (flavorassigner.podSetTopologyRequest), every check
+that applies to it Ready, is queued again a second later (workload.NeedsSecondPass) and its delayed
+pod sets are placed then, its flavors and quota kept. One that finds no room is tried again after
+Kueue's backoff, holding its quota meanwhile (tests/oracle/features/admission-check-ready-second-pass-places-it.yaml)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from kadmit.engine.admission.decisions import Decision
+from kadmit.engine.admission.session import Assignment, Session
+from kadmit.engine.placing.pool import WorkloadPlacement
+from kadmit.model import Workload
+from kadmit.modelchecks import states_on_reservation
+
+
+@dataclass
+class SecondPass:
+    """A workload holding quota whose delayed pod sets Kueue's second pass places this cycle
+    (`placement`, on the nodes as the cycle began; failed when it found no room). As an entry of the
+    cycle it takes no quota (`usage`) and comes before every head in the classical order (`height`)."""
+
+    placement: WorkloadPlacement
+    iteration: int  # Kueue's SecondPassIteration: 1 for the pass after the reservation
+    usage: dict = field(default_factory=dict)
+    height: int = -1
+    mode: str = "SecondPass"
+    targets: tuple = ()
+
+
+def needs_second_pass(session: Session, wl: Workload, a: Assignment) -> bool:
+    """Whether Kueue queues `wl`, just admitted on `a`, for its second pass (workload.NeedsSecondPass):
+    a pod set's placement was delayed for a provisioning check, and every check that applies to the
+    workload on its flavors is Ready (the states it had while pending are kept). A MultiKueue queue
+    delays every placement for good (the worker cluster places it): no second pass places it here."""
+    cq = session.index.cluster_queues.get(a.cluster_queue)
+    if cq is None or not cq.admission_checks or not session._tas or session.index.multikueue(cq):
+        return False
+    if not session.pool.requests(wl, cq, a.counts, a.flavors, delayed_only=True):
+        return False
+    assigned = {fl for per in a.flavors.values() for fl in per.values()}
+    states = states_on_reservation(cq.admission_checks, session.index.queue_flavors(cq), assigned, wl.check_states)
+    return bool(states) and all(state == "Ready" for _, state in states)
+
+
+def second_passes(session: Session, decisions: dict[str, Decision],
+                   second: dict[str, tuple[int, int, str, int | None]], cycle: int) -> list[tuple[str, Workload, SecondPass]]:
+    """The second passes due in `cycle`, each placed on the nodes as the cycle begins (Kueue's
+    nomination of a workload holding quota: its flavors kept, only the delayed pod sets placed)."""
+    out = []
+    for key in sorted(second):
+        due, iteration, name, _ = second[key]
+        if due > cycle:  # (cycles that only set heads aside may have been run through at once)
+            continue
+        d = decisions.get(key)
+        if key not in session.holders or d is None or d.assignment is None:
+            del second[key]
+            continue
+        a = d.assignment
+        wl = d.workload
+        requests = session.pool.requests(wl, session.index.cluster_queues[name], a.counts, a.flavors, delayed_only=True)
+        out.append((name, wl, SecondPass(session.pool.place(requests), iteration)))
+    return out
+
+
+def second_pass_failed(second: dict[str, tuple[int, int, str, int | None]], key: str, cycle: int, iteration: int,
+                        version: int | None) -> None:
+    """Kueue queues it again after its backoff (QueueSecondPassIfNeeded: 1 s doubled per failed pass,
+    at most 30 s; the run's clock steps a second a cycle). `version`: the state it failed on (or was
+    not tried on, its queue's head taking its place under fair sharing)."""
+    name = second[key][2]
+    second[key] = (cycle + min(2 ** iteration, 30), iteration + 1, name, version)
+
+
+def placed_later(wl: Workload, a: Assignment | None, placement: WorkloadPlacement) -> Assignment | None:
+    """The assignment with the pod sets the second pass placed added, in the workload's pod-set order."""
+    if a is None:
+        return None
+    order = {ps.name: i for i, ps in enumerate(wl.pod_sets)}
+    before = list(a.placement.pod_sets) if a.placement is not None else []
+    merged = WorkloadPlacement(sorted(before + list(placement.pod_sets), key=lambda p: order.get(p.request.pod_set, 0)))
+    return replace(a, placement=merged)
+
+
+def place_later(session: Session, key: str, placement: WorkloadPlacement) -> None:
+    """`key`, holding quota, takes the nodes the second pass placed its delayed pod sets on. In the
+    session's journal it is released and admitted again, with the nodes it held before and after, so
+    that the state an earlier cycle met comes back as it was (`explain.met`)."""
+    h = session.holders[key]
+    before = session.pool.placed.get(key)
+    session.pool.commit(key, placement)
+    again = session.holders[key] = replace(h)
+    session._new_version()
+    session.situations.holders_changed(h.cluster_queue)
+    if session.journal is not None:
+        session.journal.changes.append((False, h, before))
+        session.journal.changes.append((True, again, session.pool.placed.get(key)))
