@@ -75,14 +75,29 @@ def drained(model: Model) -> Model:
         cq = cqs.get(lq.cluster_queue) if lq is not None and lq.stop_policy == "None" else None
         if wl.admitted and not _admitted(wl) and not any(s.state in ("Retry", "Rejected") for s in wl.check_states):
             if cq is None or cq.stop_policy != "None":
-                wl = wl.model_copy(update={"admission": None})
+                wl = requeued(wl, {"admission": None})
                 changed = True
         elif wl.admitted and ((lq is not None and lq.stop_policy == "HoldAndDrain")
                               or (cq is not None and cq.stop_policy == "HoldAndDrain")):
-            wl = wl.model_copy(update={"admission": None, "evicted": True})
+            wl = requeued(wl, {"admission": None, "evicted": True})
             changed = True
         out.append(wl)
     return model.model_copy(update={"workloads": tuple(out)}) if changed else model
+
+
+def requeued(wl, update: dict):
+    """`wl`, holding quota, changed by `update` as it gives its quota back and Kueue queues it again:
+    with the requests its workload controller adjusts before queueing it (AdjustResources: LimitRange
+    defaults, RuntimeClass overhead; `Workload.requeue_pod_sets`) and, when they break a LimitRange or
+    exceed their limits, the reason the scheduler finds it inadmissible."""
+    update = dict(update)
+    if wl.requeue_pod_sets is not None:
+        update["pod_sets"] = wl.requeue_pod_sets
+    if wl.requeue_inadmissible and not wl.inadmissible and not update.get("inadmissible"):
+        update["inadmissible"] = wl.requeue_inadmissible
+    update.setdefault("requeue_pod_sets", None)
+    update.setdefault("requeue_inadmissible", "")
+    return wl.model_copy(update=update)
 
 
 def _admitted(wl) -> bool:
@@ -126,7 +141,7 @@ def checked(model: Model) -> Model:
                     + ", were rejected")})
                 changed = True
             elif any(s.state == "Retry" for s in wl.check_states):
-                wl = wl.model_copy(update={"evicted": True, "created": now, "check_states": tuple(
+                wl = requeued(wl, {"evicted": True, "created": now, "check_states": tuple(
                     s.model_copy(update={"state": "Pending"}) for s in wl.check_states)})  # resetChecksOnEviction
                 changed = True
         out.append(wl)

@@ -320,6 +320,12 @@ class Workload(Obj):
     kueue_name: str | None = None  # Kueue's name for it, where `name` is its job's own name
     check_states: tuple[CheckState, ...] = ()  # `status.admissionChecks`: each check's state
     admitted_condition: bool = False  # an `Admitted` condition with status True (quota reserved and every check Ready when Kueue set it)
+    # One holding quota, as Kueue queues it again once it gives its quota back (the workload
+    # controller adjusts every workload it queues: AdjustResources, LimitRange defaults and RuntimeClass
+    # overhead; `manifests.resources`): its pod sets and why the scheduler finds it inadmissible. None:
+    # as it is (`effective.checked` and `effective.drained` send such workloads back to pending).
+    requeue_pod_sets: tuple[PodSet, ...] | None = None
+    requeue_inadmissible: str = ""
 
     @property
     def key(self) -> str:

@@ -30,9 +30,15 @@ def apply_resources(model: Model) -> Model:
         # A workload holding quota counts what its admission records (Kueue's cache:
         # workload.totalRequestsFromAdmission), which the reader derives from the requests as read
         # where it leaves the recorded usage out; the queue manager adjusts requests only of the
-        # workloads it queues. (One evicted during a run is decided again with the requests as
-        # read: docs/KUEUE-DIFFERENCES.md §2.)
-        new = w if w.admission is not None else _adjusted(w, ranges.get(w.namespace, []), classes)
+        # workloads it queues: this one's adjusted pod sets are kept aside for when it gives its
+        # quota back before the run (`effective.checked`, `effective.drained`). (One evicted during a
+        # run is decided again with the requests as read: docs/KUEUE-DIFFERENCES.md §2.)
+        if w.admission is not None:
+            queued = _adjusted(w.model_copy(update={"inadmissible": ""}), ranges.get(w.namespace, []), classes)
+            new = w if queued.pod_sets is w.pod_sets and not queued.inadmissible else w.model_copy(update={
+                "requeue_pod_sets": queued.pod_sets, "requeue_inadmissible": queued.inadmissible})
+        else:
+            new = _adjusted(w, ranges.get(w.namespace, []), classes)
         changed |= new is not w
         workloads.append(new)
     return model.model_copy(update={"workloads": tuple(workloads)}) if changed else model
