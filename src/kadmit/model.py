@@ -18,7 +18,8 @@ from kadmit.modelbase import Obj
 from kadmit.modelscheduling import (LabelSelector, NodeSelectorTerm, Requirement, Taint, TaintEffect,  # noqa: F401
                                     Toleration)
 from kadmit.podresources import ContainerResources, LimitRange, PodResources, RuntimeClass  # noqa: F401
-from kadmit.modelchecks import AdmissionCheck, CheckConfig, CheckParameters, CheckRule, CheckState  # noqa: F401
+from kadmit.modelchecks import (AdmissionCheck, CheckConfig, CheckParameters, CheckRule, CheckState,  # noqa: F401
+                                RetryStrategy)
 
 
 Quantities = dict[str, int]  # resource name -> milli-units

@@ -52,15 +52,35 @@ class AdmissionCheck(Obj):
     status_reason: str = ""
 
 
+class RetryStrategy(Obj):
+    """A ProvisioningRequestConfig's `retryStrategy` (None fields: unset, Kueue's defaults 3, 60, 1800)."""
+
+    backoff_limit_count: int | None = None
+    backoff_base_seconds: int | None = None
+    backoff_max_seconds: int | None = None
+
+
 class CheckConfig(Obj):
-    """An object a built-in check controller reads: a ProvisioningRequestConfig (its existence), a
-    MultiKueueConfig (the clusters it lists) or a MultiKueueCluster (its `Active` condition as
-    given)."""
+    """An object a built-in check controller reads: a ProvisioningRequestConfig (its existence
+    decides whether its check is Active; the rest is what the provisioning controller asks the
+    autoscaler for), a MultiKueueConfig (the clusters it lists) or a MultiKueueCluster (its `Active`
+    condition as given; where its kubeconfig is, which only the connection reads)."""
 
     kind: Literal["ProvisioningRequestConfig", "MultiKueueConfig", "MultiKueueCluster"]
     name: str
     clusters: tuple[str, ...] = ()
     status_active: bool | None = None
+    # ProvisioningRequestConfig
+    provisioning_class: str = ""
+    parameters: dict[str, str] = {}
+    managed_resources: tuple[str, ...] = ()
+    retry_strategy: RetryStrategy | None = None
+    pod_set_updates: tuple[tuple[str, str], ...] = ()  # nodeSelector: (key, valueFromProvisioningClassDetail)
+    pod_set_merge_policy: str | None = None
+    # MultiKueueCluster: its clusterSource, a kubeconfig (location, Secret or Path) or a ClusterProfile
+    kubeconfig: str = ""
+    kubeconfig_location_type: str = ""  # "" when not given (Kueue's default: Secret)
+    cluster_profile: str = ""
 
 
 class CheckState(Obj):
@@ -68,6 +88,11 @@ class CheckState(Obj):
 
     name: str
     state: CheckStateName = "Pending"
+
+
+def active_reason(active: bool) -> str:
+    """The reason of an `Active` condition a `.kad` file gives without one (a condition has one)."""
+    return "Active" if active else "Inactive"
 
 
 # --- Kueue's rules ---------------------------------------------------------------------------------

@@ -48,6 +48,8 @@ CASES = [
     ("unknown flavor in cohort", base(extra=[cohort("research").flavor("a100", cpu=1)]), "KAD200", "`a100`"),
     ("cluster queue with a missing admission check", base(cq=team_a(admission_checks=(CheckRule(name="prov"),))),
      "KAD299", "references missing AdmissionCheck(s): prov"),
+    ("admission check on a flavor the queue doesn't have", base(cq=team_a(admission_checks=(
+        CheckRule(name="prov", on_flavors=("h100", "a100")),))), "KAD273", "on flavor `a100`"),
     ("lq to missing cq", base(lq=LocalQueue(namespace="team-a", name="training", cluster_queue="team-b")),
      "KAD201", "`team-b`"),
     ("workload to missing lq", base(wl=workload("job", "team-a", "trainin")), "KAD202", "`trainin`"),

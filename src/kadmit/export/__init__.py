@@ -92,7 +92,11 @@ def export_model(model: Model, *, workloads: bool = False, nodes: bool = False,
     for lq in _first(model.local_queues, lambda q: q.key):
         put("local-queues", policy.local_queue(lq), lq.span, f"local_queue {lq.key}")
     for ac in _first(model.admission_checks, lambda a: a.name):
-        put("admission-checks", policy.admission_check(ac), ac.span, f"admission check {ac.name}")
+        put("admission-checks", policy.admission_check(ac), ac.span, f"admission_check {ac.name}")
+    for kind, word in (("ProvisioningRequestConfig", "provisioning_config"), ("MultiKueueConfig", "multikueue_config"),
+                       ("MultiKueueCluster", "multikueue_cluster")):
+        for c in _first((c for c in model.check_configs if c.kind == kind), lambda c: c.name):
+            put("admission-checks", policy.check_config(c), c.span, f"{word} {c.name}")
     for obj, span, what in admission_policies(model, ix, d, out.unenforced, allow_unenforced):
         put("validating-admission-policies", obj, span, what)
     if nodes:
@@ -114,8 +118,7 @@ def _unexported(model: Model, workloads: bool, nodes: bool, d: Diagnostics) -> N
                    items[0].span, help=f"add `{flag}` to write them")
     for kind, items in (("pod", model.pods), ("job", model.jobs), ("gang", model.gangs),
                         ("ResourceClaimTemplate", model.claim_templates), ("LimitRange", model.limit_ranges),
-                        ("RuntimeClass", model.runtime_classes), ("training runtime", model.training_runtimes),
-                        *((c.kind, [c]) for c in model.check_configs)):
+                        ("RuntimeClass", model.runtime_classes), ("training runtime", model.training_runtimes)):
         for x in items:
             name = x.object.qualified if hasattr(x, "object") else getattr(x, "key", None) or "/".join(
                 part for part in (getattr(x, "namespace", None), getattr(x, "name", "")) if part)

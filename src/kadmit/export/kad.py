@@ -12,11 +12,12 @@ from kadmit.export.codes import KAD920
 from kadmit.export.state import timestamp
 from kadmit.export.text import NAME, label, rule_text
 from kadmit.index import ModelIndex
-from kadmit.model import (ClusterQueue, Cohort, LabelSelector, Model, Node, PodSet, ResourceGroup, Taint,
-                          Toleration, Workload)
+from kadmit.model import (AdmissionCheck, CheckConfig, CheckRule, ClusterQueue, Cohort, LabelSelector, Model, Node,
+                          PodSet, ResourceGroup, Taint, Toleration, Workload)
+from kadmit.modelchecks import KUEUE_GROUP, MULTIKUEUE, PROVISIONING, active_reason
 from kadmit.quantity import MILLI, format_quantity
 
-CONCERNS = ("priorities", "namespaces", "scheduler", "topology", "flavors", "cohorts", "queues", "rules",
+CONCERNS = ("priorities", "namespaces", "scheduler", "topology", "flavors", "cohorts", "queues", "checks", "rules",
             "nodes", "workloads")
 _QUEUEING = {"StrictFIFO": "strict_fifo", "BestEffortFIFO": "best_effort_fifo"}
 _STOP = {"Hold": "hold", "HoldAndDrain": "hold_and_drain"}
@@ -151,8 +152,73 @@ def cluster_queue(cq: ClusterQueue) -> str:
     body.append(block("flavor_fungibility", fung))
     if cq.fair_sharing is not None:
         body.append(f"fair_sharing {{ weight = {decimal(cq.fair_sharing.weight)} }}")
+    if cq.admission_checks:
+        body.append(queue_checks(cq.admission_checks))
     body += groups(cq.resource_groups)
     return block(f"cluster_queue {key(cq.name)}", body)
+
+
+def queue_checks(rules: tuple[CheckRule, ...]) -> str:
+    """`admission_checks = [a, b]`, or a map to each check's flavors where one has `onFlavors`."""
+    if not any(r.on_flavors for r in rules):
+        return f"admission_checks = [{', '.join(key(r.name) for r in rules)}]"
+    return "admission_checks = { " + ", ".join(
+        f"{key(r.name)} = " + (f"[{', '.join(key(f) for f in r.on_flavors)}]" if r.on_flavors else "all")
+        for r in rules) + " }"
+
+
+_CONFIG_ORDER = ("ProvisioningRequestConfig", "MultiKueueConfig", "MultiKueueCluster")
+_CONTROLLERS = {PROVISIONING: "provisioning_request", MULTIKUEUE: "multikueue"}
+_PARAMETER_KINDS = {PROVISIONING: "ProvisioningRequestConfig", MULTIKUEUE: "MultiKueueConfig"}
+_MERGE = {"IdenticalPodTemplates": "identical_pod_templates",
+          "IdenticalWorkloadSchedulingRequirements": "identical_workload_scheduling_requirements"}
+
+
+def admission_check(ac: AdmissionCheck) -> str:
+    body = [f"controller = {_CONTROLLERS.get(ac.controller) or key(ac.controller)}"]
+    p = ac.parameters
+    if p is not None:
+        if p.name and p.api_group == KUEUE_GROUP and p.kind == _PARAMETER_KINDS.get(ac.controller):
+            body.append(f"parameters = {key(p.name)}")
+        else:
+            body.append(block("parameters", [f"{k} = {q(v)}" for k, v in (("api_group", p.api_group),
+                                                                         ("kind", p.kind), ("name", p.name)) if v]))
+    if ac.status_active is not None:
+        body.append(f"active = {'true' if ac.status_active else 'false'}")
+        if ac.status_reason != active_reason(ac.status_active):
+            body.append(f"reason = {q(ac.status_reason)}")
+    return block(f"admission_check {key(ac.name)}", body)
+
+
+def check_config(c: CheckConfig) -> str:
+    body: list[str] = []
+    if c.kind == "ProvisioningRequestConfig":
+        body.append(f"provisioning_class = {q(c.provisioning_class)}")
+        if c.parameters:
+            body.append(f"parameters = {smap(c.parameters)}")
+        if c.managed_resources:
+            body.append(f"managed_resources = [{', '.join(key(r) for r in c.managed_resources)}]")
+        if c.retry_strategy is not None:
+            r = c.retry_strategy
+            body.append(block("retry_strategy", [f"{k} = {getattr(r, k)}" for k in (
+                "backoff_limit_count", "backoff_base_seconds", "backoff_max_seconds") if getattr(r, k) is not None]))
+        if c.pod_set_merge_policy is not None:
+            body.append(f"pod_set_merge_policy = {_MERGE[c.pod_set_merge_policy]}")
+        if c.pod_set_updates:
+            body.append(block("pod_set_updates", ["node_selector = { " + ", ".join(
+                f"{key(k)} = {q(v)}" for k, v in c.pod_set_updates) + " }"]))
+        return block(f"provisioning_config {key(c.name)}", body)
+    if c.kind == "MultiKueueConfig":
+        return block(f"multikueue_config {key(c.name)}", [f"clusters = [{', '.join(key(x) for x in c.clusters)}]"])
+    if c.kubeconfig:
+        body.append(f"kubeconfig = {q(c.kubeconfig)}")
+        if c.kubeconfig_location_type:
+            body.append(f"location_type = {c.kubeconfig_location_type.lower()}")
+    elif c.cluster_profile:
+        body.append(f"cluster_profile = {q(c.cluster_profile)}")
+    if c.status_active is not None:
+        body.append(f"active = {'true' if c.status_active else 'false'}")
+    return block(f"multikueue_cluster {key(c.name)}", body)
 
 
 def node(n: Node) -> str:
@@ -223,6 +289,8 @@ def workload(out: Out, ix: ModelIndex, wl: Workload) -> str:
         else:
             body.append(f"priority = {key(wl.priority_class)}")
     body.append(f"created = {q(timestamp(wl.created))}")
+    if wl.check_states:
+        body.append("checks = { " + ", ".join(f"{key(c.name)} = {c.state.lower()}" for c in wl.check_states) + " }")
     if not wl.active:
         body.append("active = false")
     if wl.finished:
@@ -238,6 +306,11 @@ def workload(out: Out, ix: ModelIndex, wl: Workload) -> str:
         adm = [f"cluster_queue = {key(wl.admission.cluster_queue)}"]
         if wl.admission.admitted_at is not None:
             adm.append(f"admitted_at = {q(timestamp(wl.admission.admitted_at))}")
+        cq = ix.cluster_queues.get(wl.admission.cluster_queue)
+        if wl.admitted_condition and (wl.check_states or (cq is not None and cq.admission_checks)):
+            # where it matters: without it, a workload of a queue with checks is admitted once every
+            # check (its states synced with the queue's checks) is Ready
+            adm.append("admitted_condition = true")
         for a in wl.admission.pod_sets:
             inner = [f"count = {a.count}", f"flavors = {{ {', '.join(f'{key(r)} = {key(f)}' for r, f in sorted(a.flavors.items()))} }}"
                      if a.flavors else "flavors = {}"]
@@ -285,13 +358,7 @@ def import_model(model: Model, *, workloads: bool = False) -> Out:
     for c in sorted((c for c in model.cohorts if c.explicit), key=lambda c: c.name):
         out.add("cohorts", cohort(c))
     for cq in sorted(model.cluster_queues, key=lambda c: c.name):
-        text = cluster_queue(cq)
-        if cq.admission_checks:
-            text = "\n".join(out.lack("queues", f"the admission checks of cluster queue `{cq.name}`",
-                                      cq.field_span("admission_checks"),
-                                      [r.name + (f" on {', '.join(r.on_flavors)}" if r.on_flavors else "")
-                                       for r in cq.admission_checks]) + [text])
-        out.add("queues", text)
+        out.add("queues", cluster_queue(cq))
     for lq in sorted(model.local_queues, key=lambda lq: lq.key):
         text = f"local_queue {key(lq.key)} -> {key(lq.cluster_queue)}"
         if lq.stop_policy != "None":
@@ -318,12 +385,10 @@ def import_model(model: Model, *, workloads: bool = False) -> Out:
     for lr in model.limit_ranges:
         out.add("queues", "\n".join(out.lack("queues", f"LimitRange `{lr.namespace}/{lr.name}` (its defaults and "
                                               "bounds change what Kueue counts)", lr.span)))
-    for ac in model.admission_checks:
-        out.add("queues", "\n".join(out.lack("queues", f"AdmissionCheck `{ac.name}` (controller `{ac.controller}`)",
-                                              ac.span)))
-    for c in model.check_configs:
-        out.add("queues", "\n".join(out.lack("queues", f"{c.kind} `{c.name}` (an admission check controller reads it)",
-                                              c.span)))
+    for ac in sorted(model.admission_checks, key=lambda a: a.name):
+        out.add("checks", admission_check(ac))
+    for c in sorted(model.check_configs, key=lambda c: (_CONFIG_ORDER.index(c.kind), c.name)):
+        out.add("checks", check_config(c))
     for rc in model.runtime_classes:
         out.add("queues", "\n".join(out.lack("queues", f"RuntimeClass `{rc.name}` (its overhead joins what Kueue "
                                               "counts)", rc.span)))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from kadmit.diagnostics import Diagnostics
 from kadmit.export.codes import KAD901
-from kadmit.model import (AdmissionCheck, ClusterQueue, Cohort, FairSharing, LabelSelector, LocalQueue, Namespace,
+from kadmit.model import (AdmissionCheck, CheckConfig, ClusterQueue, Cohort, FairSharing, LabelSelector, LocalQueue, Namespace,
                           PriorityClass, ResourceFlavor, ResourceGroup, SchedulerConfig, Taint, Toleration,
                           Topology)
 from kadmit.quantity import format_quantity
@@ -165,9 +165,45 @@ def admission_check(ac: AdmissionCheck) -> dict:
                               "name": ac.parameters.name}
     out = {"apiVersion": KUEUE_API, "kind": "AdmissionCheck", "metadata": meta(ac.name), "spec": spec}
     if ac.status_active is not None:
-        out["status"] = {"conditions": [{"type": "Active", "status": "True" if ac.status_active else "False",
-                                         "reason": ac.status_reason or "Unknown", "message": "",
-                                         "lastTransitionTime": "1970-01-01T00:00:00Z"}]}
+        out["status"] = _active(ac.status_active, ac.status_reason)
+    return out
+
+
+def _active(active: bool, reason: str) -> dict:
+    return {"conditions": [{"type": "Active", "status": "True" if active else "False", "reason": reason or "Unknown",
+                            "message": "", "lastTransitionTime": "1970-01-01T00:00:00Z"}]}
+
+
+def check_config(c: CheckConfig) -> dict:
+    """A ProvisioningRequestConfig, MultiKueueConfig or MultiKueueCluster as written (a
+    MultiKueueCluster's `Active` condition too: Kueue's MultiKueue check reads it)."""
+    spec: dict = {}
+    if c.kind == "ProvisioningRequestConfig":
+        spec["provisioningClassName"] = c.provisioning_class
+        if c.parameters:
+            spec["parameters"] = dict(sorted(c.parameters.items()))
+        if c.managed_resources:
+            spec["managedResources"] = list(c.managed_resources)
+        if c.retry_strategy is not None:
+            r = c.retry_strategy
+            spec["retryStrategy"] = {k: v for k, v in (("backoffLimitCount", r.backoff_limit_count),
+                                                       ("backoffBaseSeconds", r.backoff_base_seconds),
+                                                       ("backoffMaxSeconds", r.backoff_max_seconds)) if v is not None}
+        if c.pod_set_updates:
+            spec["podSetUpdates"] = {"nodeSelector": [{"key": k, "valueFromProvisioningClassDetail": v}
+                                                      for k, v in c.pod_set_updates]}
+        if c.pod_set_merge_policy is not None:
+            spec["podSetMergePolicy"] = c.pod_set_merge_policy
+    elif c.kind == "MultiKueueConfig":
+        spec["clusters"] = list(c.clusters)
+    elif c.kubeconfig:
+        spec["clusterSource"] = {"kubeConfig": {"location": c.kubeconfig, **(
+            {"locationType": c.kubeconfig_location_type} if c.kubeconfig_location_type else {})}}
+    elif c.cluster_profile:
+        spec["clusterSource"] = {"clusterProfileRef": {"name": c.cluster_profile}}
+    out = {"apiVersion": KUEUE_API, "kind": c.kind, "metadata": meta(c.name), "spec": spec}
+    if c.kind == "MultiKueueCluster" and c.status_active is not None:
+        out["status"] = _active(c.status_active, "Active" if c.status_active else "Inactive")
     return out
 
 

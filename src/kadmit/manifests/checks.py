@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.yamltree import Val
-from kadmit.model import AdmissionCheck, CheckConfig, CheckParameters, CheckRule, CheckState
+from kadmit.model import AdmissionCheck, CheckConfig, CheckParameters, CheckRule, CheckState, RetryStrategy
 
 STATES = ("Pending", "Ready", "Retry", "Rejected")
+MERGE_POLICIES = ("IdenticalPodTemplates", "IdenticalWorkloadSchedulingRequirements")
 
 
 def _active(f: Fields, o: Meta) -> tuple[bool | None, str]:
@@ -34,8 +35,27 @@ def admission_check(f: Fields, o: Meta) -> AdmissionCheck:
 
 
 def provisioning_request_config(f: Fields, o: Meta) -> CheckConfig:
-    return CheckConfig(kind="ProvisioningRequestConfig", name=o.name, span=f.span(o.node),
-                       spans=f.spans({"name": o.metadata.v.get("name")}))
+    """Its existence decides whether a provisioning check naming it is Active; the rest is what the
+    provisioning controller asks the cluster autoscaler for (kept so that `export` and `import` write it)."""
+    spec = f.map(o.node, "spec")
+    kw: dict = {}
+    retry = f.map(spec, "retryStrategy")
+    if retry is not None:
+        kw["retry_strategy"] = RetryStrategy(
+            backoff_limit_count=f.int(retry, "backoffLimitCount"), backoff_base_seconds=f.int(retry, "backoffBaseSeconds"),
+            backoff_max_seconds=f.int(retry, "backoffMaxSeconds"), span=f.span(retry))
+    updates = f.maps(f.map(spec, "podSetUpdates"), "nodeSelector")
+    return CheckConfig(kind="ProvisioningRequestConfig", name=o.name,
+                       provisioning_class=f.str(spec, "provisioningClassName") or "",
+                       parameters=f.str_map(spec, "parameters")[0], managed_resources=tuple(f.strs(spec, "managedResources")),
+                       pod_set_updates=tuple((f.str(u, "key") or "", f.str(u, "valueFromProvisioningClassDetail") or "")
+                                             for u in updates),
+                       pod_set_merge_policy=f.enum(spec, "podSetMergePolicy", MERGE_POLICIES), span=f.span(o.node),
+                       spans=f.spans({"name": o.metadata.v.get("name"), "retry_strategy": retry,
+                                      **{k: f.field(spec, v) for k, v in (
+                                          ("provisioning_class", "provisioningClassName"), ("parameters", "parameters"),
+                                          ("managed_resources", "managedResources"), ("pod_set_updates", "podSetUpdates"),
+                                          ("pod_set_merge_policy", "podSetMergePolicy"))}}), **kw)
 
 
 def multikueue_config(f: Fields, o: Meta) -> CheckConfig:
@@ -46,9 +66,17 @@ def multikueue_config(f: Fields, o: Meta) -> CheckConfig:
 
 
 def multikueue_cluster(f: Fields, o: Meta) -> CheckConfig:
+    """Its `Active` condition as given, and where Kueue connects to it from: `spec.clusterSource`'s
+    kubeConfig or clusterProfileRef (v1beta1: those two in `spec` itself)."""
     active, _ = _active(f, o)
-    return CheckConfig(kind="MultiKueueCluster", name=o.name, status_active=active, span=f.span(o.node),
-                       spans=f.spans({"name": o.metadata.v.get("name")}))
+    spec = f.map(o.node, "spec")
+    source = spec if o.version == "v1beta1" else f.map(spec, "clusterSource")
+    kube = f.map(source, "kubeConfig")
+    return CheckConfig(kind="MultiKueueCluster", name=o.name, status_active=active,
+                       kubeconfig=f.str(kube, "location") or "", kubeconfig_location_type=f.str(kube, "locationType") or "",
+                       cluster_profile=f.str(f.map(source, "clusterProfileRef"), "name") or "", span=f.span(o.node),
+                       spans=f.spans({"name": o.metadata.v.get("name"), "kubeconfig": kube,
+                                      "cluster_profile": f.field(source, "clusterProfileRef")}))
 
 
 def queue_checks(f: Fields, o: Meta, spec: Val | None) -> tuple[CheckRule, ...]:

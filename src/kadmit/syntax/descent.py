@@ -41,7 +41,7 @@ _TOKEN = re.compile(
 )
 _KIND = (None, None, "S", "#", "N", "C", None, "E")
 
-_DECLS = frozenset(("topology", "flavor", "cohort", "cluster_queue", "namespace", "node", "workload"))
+_DECLS = frozenset("topology flavor cohort cluster_queue namespace node workload admission_check provisioning_config multikueue_config multikueue_cluster".split())
 # Words some parser state of the grammar lexes as keywords while it also takes a name (Lark's
 # contextual lexer then prefers the keyword). Written as a name, they go to Lark, which knows the state.
 SOFT = frozenset(("true", "false", "borrow", "lend", "match", "resources", "all", "any", "not",

@@ -11,7 +11,7 @@ from lark import Lark, Token, Tree
 # Statements that may start a line at column 1; recovery re-syncs at them.
 TOP_KEYWORDS = ("topology", "flavor", "cohort", "cluster_queue", "local_queue", "priority",
                 "namespace", "node", "workload", "scheduler", "require", "forbid", "prefer", "rule",
-                "import")
+                "import", "admission_check", "provisioning_config", "multikueue_config", "multikueue_cluster")
 
 _KINDS = {
     "NAME": "a name",

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from kadmit.diagnostics import Diagnostics
 from kadmit.model import Fragment, ObjectRef
 from kadmit.source import Span
-from kadmit.syntax import codes, descent, lower_policy, lower_rules, lower_scheduler, lower_state
+from kadmit.syntax import codes, descent, lower_checks, lower_policy, lower_rules, lower_scheduler, lower_state
 from kadmit.syntax.compact import share_field_sets
 from kadmit.syntax.ast import (Builder, Decl, File, ImportStmt, LocalQueueStmt, PriorityStmt, RuleStmt,
                                SchedulerStmt)
@@ -26,6 +26,10 @@ _DECLS = {
     "namespace": ("namespaces", lower_policy.namespace),
     "node": ("nodes", lower_state.node),
     "workload": ("workloads", lower_state.workload),
+    "admission_check": ("admission_checks", lower_checks.admission_check),
+    "provisioning_config": ("check_configs", lower_checks.provisioning_config),
+    "multikueue_config": ("check_configs", lower_checks.multikueue_config),
+    "multikueue_cluster": ("check_configs", lower_checks.multikueue_cluster),
 }
 
 
@@ -138,7 +142,11 @@ _KINDS = {"topology": ("kueue.x-k8s.io/v1beta2", "Topology"), "flavor": ("kueue.
           "cohort": ("kueue.x-k8s.io/v1beta2", "Cohort"), "cluster_queue": ("kueue.x-k8s.io/v1beta2", "ClusterQueue"),
           "local_queue": ("kueue.x-k8s.io/v1beta2", "LocalQueue"),
           "priority": ("kueue.x-k8s.io/v1beta2", "WorkloadPriorityClass"),
-          "namespace": ("v1", "Namespace"), "node": ("v1", "Node"), "workload": ("kueue.x-k8s.io/v1beta2", "Workload")}
+          "namespace": ("v1", "Namespace"), "node": ("v1", "Node"), "workload": ("kueue.x-k8s.io/v1beta2", "Workload"),
+          "admission_check": ("kueue.x-k8s.io/v1beta2", "AdmissionCheck"),
+          "provisioning_config": ("kueue.x-k8s.io/v1beta2", "ProvisioningRequestConfig"),
+          "multikueue_config": ("kueue.x-k8s.io/v1beta2", "MultiKueueConfig"),
+          "multikueue_cluster": ("kueue.x-k8s.io/v1beta2", "MultiKueueCluster")}
 _NAMESPACED = {"local_queue", "workload"}
 
 

@@ -277,6 +277,10 @@ def cluster_queue(d: Decl, diags: Diagnostics) -> ClusterQueue:
     if (b := f.block("flavor_fungibility")) is not None:
         spans["flavor_fungibility"] = b.span
         kw["flavor_fungibility"] = fungibility(b, diags)
+    if (a := f.get("admission_checks")) is not None:
+        from kadmit.syntax.lower_checks import queue_checks
+        spans["admission_checks"] = a.value.span
+        kw["admission_checks"] = queue_checks(a.value, diags, spans)
     groups = _shared_quota_fields(f, what, spans, kw, diags)
     return ClusterQueue(name=d.label.value, resource_groups=tuple(groups), span=d.span,
                         spans=Spans(items=spans), **{k: v for k, v in kw.items()

@@ -10,6 +10,7 @@ from kadmit.model import (Admission, NodeSelectorTerm, Node, PodSet, PodSetAssig
 from kadmit.source import Span, Spans
 from kadmit.syntax import codes
 from kadmit.syntax.ast import Block, Decl, ModeV, Scalar
+from kadmit.syntax.lower_checks import check_states
 from kadmit.syntax.lower_policy import _requirement, qualified
 from kadmit.syntax.fields import FIELDS
 from kadmit.syntax.values import (Fields, bool_of, check_kueue_labels, duration_of, int_of, list_of, map_entries, name_of, quantity_map,
@@ -115,8 +116,15 @@ def pod_set(b: Block, diags: Diagnostics) -> PodSet:
     return PodSet(name=b.label.value, span=b.span, spans=Spans(items=spans), **kw)
 
 
-def admission(b: Block, pod_sets: dict[str, PodSet], diags: Diagnostics) -> Admission | None:
+def admission(b: Block, pod_sets: dict[str, PodSet], diags: Diagnostics, workload: dict,
+              workload_spans: dict[str, Span]) -> Admission | None:
     f = Fields("`admitted`", b.members, *FIELDS["admitted"], diags, repeated=["pod_group"])
+    # Kueue's `Admitted` condition, True though a check is not Ready (one its queue gained after Kueue
+    # admitted it): the workload stays admitted (a field of the workload's)
+    if (c := f.get("admitted_condition")) is not None:
+        workload_spans["admitted_condition"] = c.value.span
+        if (ok := bool_of(c.value, "`admitted_condition`", diags)) is not None:
+            workload["admitted_condition"] = ok
     a = f.get("cluster_queue")
     if a is None:
         diags.emit(codes.MISSING_FIELD, "`admitted` needs `cluster_queue = NAME`", b.kind.span)
@@ -228,6 +236,9 @@ def workload(d: Decl, diags: Diagnostics) -> Workload | None:
             spans[field] = a.value.span
             if (b := bool_of(a.value, f"`{field}`", diags)) is not None:
                 kw[field] = b
+    if (a := f.get("checks")) is not None:  # each admission check's state, as its controller set it
+        spans["check_states"] = a.value.span
+        kw["check_states"] = check_states(a.value, diags, spans)
     pod_sets: list[PodSet] = []
     names: set[str] = set()
     for pg in f.blocks.get("pod_group", []):
@@ -244,6 +255,6 @@ def workload(d: Decl, diags: Diagnostics) -> Workload | None:
         pod_sets.append(pod_set(pg, diags))
     if (b := f.block("admitted")) is not None:
         spans["admission"] = b.span
-        kw["admission"] = admission(b, {ps.name: ps for ps in pod_sets}, diags)
+        kw["admission"] = admission(b, {ps.name: ps for ps in pod_sets}, diags, kw, spans)
     return Workload(namespace=parts[0], name=parts[1], pod_sets=tuple(pod_sets), span=d.span,
                     spans=Spans(items=spans), **kw)

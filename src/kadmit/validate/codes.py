@@ -226,6 +226,12 @@ PRIORITY_RANGE = register(
 UNUSED_FLAVOR = register(
     "KAD270", "unused flavor", "warning",
     "A resource flavor is not listed in any cluster queue's or cohort's resource groups.")
+CHECK_ON_UNUSED_FLAVOR = register(
+    "KAD273", "admission check on a flavor the queue does not have", "warning",
+    "A cluster queue's admission check names, in its `onFlavors` (`.kad`: `admission_checks = { check = "
+    "[flavor] }`), a flavor none of the queue's resource groups list. Kueue accepts it; no workload of the "
+    "queue is ever assigned that flavor, so the check never applies for it — and a check limited to some "
+    "flavors is not run before the workload reserves quota (workload.AdmissionChecksForWorkload).")
 SELECTOR_MATCHES_NOTHING = register(
     "KAD271", "namespace selector matches no namespace", "warning",
     "A cluster queue's namespace selector matches none of the declared namespaces. (Checked only "

@@ -38,6 +38,9 @@ def check_duplicates(model: Model, diags: Diagnostics) -> None:
     duplicates(diags, "pod", model.pods, lambda p: f"{p.namespace}/{p.name}")
     duplicates(diags, "workload", model.workloads, lambda w: w.key)
     duplicates(diags, "rule", model.rules, by_name)
+    duplicates(diags, "admission check", model.admission_checks, by_name)
+    for kind in ("ProvisioningRequestConfig", "MultiKueueConfig", "MultiKueueCluster"):
+        duplicates(diags, kind, (c for c in model.check_configs if c.kind == kind), by_name)
 
 
 def check_cohort_cycles(index: ModelIndex, diags: Diagnostics) -> None:

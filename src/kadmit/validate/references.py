@@ -5,7 +5,7 @@ from __future__ import annotations
 from kadmit.diagnostics import Diagnostics, did_you_mean
 from kadmit.index import ModelIndex, resolve_level
 from kadmit.model import ClusterQueue, Cohort, PodSet, Workload
-from kadmit.validate.codes import (QUEUE_CHECKS_INACTIVE, PLACEMENT_COUNT, PLACEMENT_UNKNOWN_NODE, ADMISSION_COUNT, ADMITTED_UNKNOWN_CLUSTER_QUEUE, ADMITTED_UNKNOWN_FLAVOR,
+from kadmit.validate.codes import (CHECK_ON_UNUSED_FLAVOR, QUEUE_CHECKS_INACTIVE, PLACEMENT_COUNT, PLACEMENT_UNKNOWN_NODE, ADMISSION_COUNT, ADMITTED_UNKNOWN_CLUSTER_QUEUE, ADMITTED_UNKNOWN_FLAVOR,
                                    ADMITTED_UNKNOWN_POD_SET, ADMITTED_WITHOUT_FLAVOR, COHORT_PARENT_TYPO, NO_TOPOLOGY_FLAVOR,
                                    UNKNOWN_CLUSTER_QUEUE, UNKNOWN_FLAVOR, UNKNOWN_LOCAL_QUEUE,
                                    UNKNOWN_PRIORITY_CLASS, UNKNOWN_PRIORITY_CLASS_WITH_VALUE,
@@ -29,12 +29,23 @@ def check_flavor_refs(owner: ClusterQueue | Cohort, kind: str, index: ModelIndex
 
 
 def check_admission_check_refs(cq: ClusterQueue, index: ModelIndex, diags: Diagnostics) -> None:
-    """A cluster queue Kueue keeps inactive for its admission checks (kadmit.modelchecks)."""
+    """A cluster queue Kueue keeps inactive for its admission checks (kadmit.modelchecks); a check on
+    a flavor the queue doesn't have."""
+    flavors = index.queue_flavors(cq)
+    for r in cq.admission_checks:
+        for i, fl in enumerate(r.on_flavors):
+            if fl not in flavors:
+                diags.emit(CHECK_ON_UNUSED_FLAVOR, f"admission check `{r.name}` of cluster queue `{cq.name}` is on "
+                           f"flavor `{fl}`, which the queue's resource groups don't list", r.field_span(f"on_flavors.{i}"),
+                           help=_help(fl, flavors, "list the flavor in a `resources` block of the queue, or leave it out"),
+                           notes=["no workload of the queue is assigned it: the check never applies for it"])
     problems = index.check_problems(cq)
     if problems:
-        missing = [r.name for r in cq.admission_checks if r.name not in index.check_activity.checks]
-        diags.emit(QUEUE_CHECKS_INACTIVE, f"cluster queue `{cq.name}` {'; '.join(problems)}", cq.field_span("admission_checks"),
-                   help=next((h for h in (did_you_mean(n, index.check_activity.checks) for n in missing) if h), None),
+        missing = [r for r in cq.admission_checks if r.name not in index.check_activity.checks]
+        at = (missing[0].field_span("name") if missing else None) or cq.field_span("admission_checks")
+        diags.emit(QUEUE_CHECKS_INACTIVE, f"cluster queue `{cq.name}` {'; '.join(problems)}", at,
+                   help=next((h for h in (did_you_mean(r.name, index.check_activity.checks) for r in missing) if h),
+                             f"define `admission_check {missing[0].name} {{ controller = … }}`" if missing else None),
                    notes=["Kueue keeps the cluster queue inactive: it admits nothing until that changes"])
 
 
