@@ -16,7 +16,11 @@ from kadmit.validate.rules import rule_names
 # What a name names; `level` is a topology level a pod set's request names (its topology's `levels`
 # entry is the definition).
 KINDS = ("topology", "flavor", "cohort", "cluster_queue", "local_queue", "priority", "namespace", "node",
-         "workload", "rule", "level")
+         "workload", "rule", "level", "admission_check", "provisioning_config", "multikueue_config",
+         "multikueue_cluster")
+# an AdmissionCheck's parameters and the objects its built-in controllers read, by the `.kad` word
+CONFIG_KINDS = {"ProvisioningRequestConfig": "provisioning_config", "MultiKueueConfig": "multikueue_config",
+                "MultiKueueCluster": "multikueue_cluster"}
 
 
 @dataclass(frozen=True)
@@ -81,6 +85,19 @@ class Symbols:
             add("cluster_queue", q.name, q.spans.get("name"), True)
             add("cohort", q.cohort, q.spans.get("cohort"))
             self._groups(q)
+            for r in q.admission_checks:
+                add("admission_check", r.name, r.spans.get("name"))
+                for i, fl in enumerate(r.on_flavors):
+                    add("flavor", fl, r.spans.get(f"on_flavors.{i}"))
+        for ac in m.admission_checks:
+            add("admission_check", ac.name, ac.spans.get("name"), True)
+            p = ac.parameters
+            if p is not None and p.kind in CONFIG_KINDS:
+                add(CONFIG_KINDS[p.kind], p.name, p.span)
+        for c in m.check_configs:
+            add(CONFIG_KINDS[c.kind], c.name, c.spans.get("name"), True)
+            for i, cluster in enumerate(c.clusters):
+                add("multikueue_cluster", cluster, c.spans.get(f"clusters.{i}"))
         for lq in m.local_queues:
             add("local_queue", lq.key, lq.spans.get("name"), True)
             add("cluster_queue", lq.cluster_queue, lq.spans.get("cluster_queue"))
@@ -102,6 +119,8 @@ class Symbols:
         add("workload", w.key, w.spans.get("name"), True)
         add("local_queue", f"{w.namespace}/{w.queue}", w.spans.get("queue"))
         add("priority", w.priority_class, w.spans.get("priority_class"))
+        for st in w.check_states:
+            add("admission_check", st.name, st.span if w.spans.get(f"check_states.{st.name}") else None)
         topology = self.topology_of(w)
         for ps in w.pod_sets:
             if ps.topology is not None and ps.topology.level and topology is not None:

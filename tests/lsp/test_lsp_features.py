@@ -147,7 +147,7 @@ def test_completion(workspace) -> None:
     # the fields a block takes, from the table the reader reads them by
     assert labels("\n  coh", "cluster_queue team-infra {") == ["cohort"]
     assert labels("\n  ", "cluster_queue team-infra {")[:6] == [
-        "cohort", "namespaces", "queueing", "stop_policy", "preemption", "flavor_fungibility"]
+        "cohort", "namespaces", "queueing", "stop_policy", "admission_checks", "preemption"]
     ed.change(uri, text)
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kadmit.editor.project import Snapshot
-from kadmit.syntax import lower_policy
+from kadmit.syntax import lower_checks, lower_policy
 from kadmit.syntax.complete import Context, context
 from kadmit.syntax.fields import FIELDS
 from kadmit.validate.rules import (NAMESPACE_FIELDS, POD_GROUP_FIELDS, RESERVED, TOPOLOGY_MODES, WORKLOAD_FIELDS,
@@ -17,7 +17,8 @@ from kadmit.validate.rules import (NAMESPACE_FIELDS, POD_GROUP_FIELDS, RESERVED,
 ENUMS = {"queueing": lower_policy.QUEUEING, "stop_policy": lower_policy.STOP,
          "within_cluster_queue": lower_policy.WITHIN_CQ, "reclaim_within_cohort": lower_policy.RECLAIM,
          "policy": lower_policy.BORROW_POLICY, "when_can_borrow": lower_policy.WHEN_BORROW,
-         "when_can_preempt": lower_policy.WHEN_PREEMPT, "preference": lower_policy.PREFERENCE}
+         "when_can_preempt": lower_policy.WHEN_PREEMPT, "preference": lower_policy.PREFERENCE,
+         "pod_set_merge_policy": lower_checks.MERGE_POLICY, "location_type": lower_checks.LOCATION_TYPE}
 _ROOT_FIELDS = {"workload": WORKLOAD_FIELDS, "namespace": NAMESPACE_FIELDS, "pod_group": POD_GROUP_FIELDS}
 
 
@@ -57,8 +58,23 @@ def _names(snap: Snapshot, ctx: Context) -> list[Item]:
     if not ctx.blocks:
         return []
     inner = ctx.blocks[-1]
-    if inner[:1] == ("=",):  # a map's keys
+    checks = sorted(a.name for a in snap.model.admission_checks)
+    if inner[:1] == ("=",):  # a map's keys (and, for admission checks, their values)
+        if inner[1] in ("admission_checks", "checks") and field is None:
+            return [Item(n, "admission_check") for n in checks]
+        if inner[1] == "checks" and field is not None and not value:
+            return [Item(k, "value", v) for k, v in lower_checks.STATES.items()]
+        if inner[1] == "admission_checks" and field is not None and value[-1:] in (("[",), (",",)):
+            return of("flavor", ix.flavors)
+        if inner[1] == "admission_checks" and field is not None and not value:
+            return [Item("all", "value", "every flavor of the queue")]
         return of("resource", known_resources(ix)) if inner[1] in ("requests", "allocatable") and field is None else []
+    if field == "admission_checks" and ctx.inside("cluster_queue") and value[-1:] in (("[",), (",",)):
+        return [Item(n, "admission_check") for n in checks]
+    if field == "managed_resources" and ctx.inside("provisioning_config") and value[-1:] in (("[",), (",",)):
+        return of("resource", known_resources(ix))
+    if field == "clusters" and ctx.inside("multikueue_config") and value[-1:] in (("[",), (",",)):
+        return of("multikueue_cluster", {c.name for c in snap.model.check_configs if c.kind == "MultiKueueCluster"})
     if field is not None and not value:
         if field == "cohort" and ctx.inside("cluster_queue") or field == "parent" and ctx.inside("cohort"):
             return of("cohort", snap.symbols.names("cohort"))
@@ -77,6 +93,11 @@ def _names(snap: Snapshot, ctx: Context) -> list[Item]:
             return of("cluster_queue", ix.cluster_queues)
         if field == "flavor" and ctx.inside("admitted", "pod_group"):
             return of("flavor", ix.flavors)
+        if field == "controller" and ctx.inside("admission_check"):
+            return [Item(k, "value", v) for k, v in lower_checks.CONTROLLERS.items()]
+        if field == "parameters" and ctx.inside("admission_check"):
+            return [Item(c.name, "check_config", c.kind) for c in sorted(snap.model.check_configs, key=lambda c: c.name)
+                    if c.kind in ("ProvisioningRequestConfig", "MultiKueueConfig")]
         if field in ENUMS:
             return [Item(k, "value", v) for k, v in ENUMS[field].items() if k != "not_in"]
         return []

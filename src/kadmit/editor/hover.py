@@ -9,6 +9,7 @@ from kadmit.editor.project import Snapshot
 from kadmit.quantity import QuantityError, parse_quantity
 from kadmit.render import editor as md
 from kadmit.source import Span
+from kadmit.symbols import CONFIG_KINDS
 from kadmit.validate.rules import known_resources
 
 _NUMBER = re.compile(r"-?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+|[KMGTPE]i|[numkMGTPE])?(?![A-Za-z0-9_.])")
@@ -55,6 +56,10 @@ def _describe(snap: Snapshot, kind: str, name: str) -> str | None:
         users = sorted(f.name for f in snap.model.flavors if f.topology == name)
         return md.simple_md(f"topology `{name}`", ["levels, outermost first: " + " → ".join(f"`{lv}`" for lv in t.levels),
                                                   "flavors: " + (", ".join(f"`{u}`" for u in users) or "—")])
+    if kind == "admission_check":
+        return _admission_check(snap, name)
+    if kind in ("provisioning_config", "multikueue_config", "multikueue_cluster"):
+        return _check_config(snap, kind, name)
     if kind == "level":
         topo, _, level = name.partition("/")
         return md.simple_md(f"topology level `{level}`", [f"of topology `{topo}`"])
@@ -178,3 +183,41 @@ def _quantity(snap: Snapshot, file: str, line: int, column: int) -> Hover | None
             return Hover(md.quantity_md(m.group(), milli, resource),
                          Span(file, line, m.start() + 1, line, m.end() + 1))
     return None
+
+
+def _admission_check(snap: Snapshot, name: str) -> str:
+    """An admission check: its controller and parameters, whether Kueue takes it as Active (and why
+    not), and the queues that require it."""
+    activity = snap.index.check_activity
+    ac = activity.checks.get(name)
+    queues = [(cq.name, r.on_flavors) for cq in sorted(snap.model.cluster_queues, key=lambda c: c.name)
+              for r in cq.admission_checks if r.name == name]
+    used = "cluster queues: " + (", ".join(f"`{q}`" + (f" (on {', '.join(f'`{f}`' for f in fl)})" if fl else "")
+                                           for q, fl in queues) or "—")
+    if ac is None:
+        return md.simple_md(f"admission check `{name}`", ["not defined", used])
+    p = ac.parameters
+    why = activity.inactive_reason(name)
+    return md.simple_md(f"admission check `{name}`", [
+        f"controller: `{ac.controller}`",
+        "parameters: " + (f"{p.kind} `{p.name}`" + (f" ({p.api_group})" if p.api_group else "") if p is not None else "—"),
+        "Active" if not why else f"not Active: {why}", used])
+
+
+def _check_config(snap: Snapshot, kind: str, name: str) -> str | None:
+    found = [c for c in snap.model.check_configs if CONFIG_KINDS[c.kind] == kind and c.name == name]
+    if not found:
+        return md.simple_md(f"{kind} `{name}`", ["not defined"])
+    c = found[0]
+    if c.kind == "ProvisioningRequestConfig":
+        users = sorted(a.name for a in snap.model.admission_checks if a.parameters is not None
+                       and a.parameters.kind == c.kind and a.parameters.name == name)
+        return md.simple_md(f"ProvisioningRequestConfig `{name}`", [
+            f"provisioning class: `{c.provisioning_class}`",
+            "managed resources: " + (", ".join(f"`{r}`" for r in c.managed_resources) or "all"),
+            "admission checks: " + (", ".join(f"`{u}`" for u in users) or "—")])
+    if c.kind == "MultiKueueConfig":
+        return md.simple_md(f"MultiKueueConfig `{name}`", ["clusters: " + (", ".join(f"`{x}`" for x in c.clusters) or "—")])
+    return md.simple_md(f"MultiKueueCluster `{name}`", [
+        "Active (as given)" if c.status_active else "not Active: Kueue has not connected to it",
+        f"kubeconfig: `{c.kubeconfig}`" if c.kubeconfig else f"cluster profile: `{c.cluster_profile}`"])

@@ -25,7 +25,8 @@ _KINDS = {"keyword": types.CompletionItemKind.Keyword, "flavor": types.Completio
           "local_queue": types.CompletionItemKind.Struct, "priority": types.CompletionItemKind.Constant,
           "topology": types.CompletionItemKind.Class, "level": types.CompletionItemKind.EnumMember,
           "resource": types.CompletionItemKind.Unit, "value": types.CompletionItemKind.EnumMember,
-          "field": types.CompletionItemKind.Field}
+          "field": types.CompletionItemKind.Field, "admission_check": types.CompletionItemKind.Interface,
+          "check_config": types.CompletionItemKind.Module, "multikueue_cluster": types.CompletionItemKind.Module}
 
 
 class KadmitServer(LanguageServer):
