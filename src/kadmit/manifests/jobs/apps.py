@@ -71,5 +71,7 @@ def stateful_set(f: Fields, o: Meta) -> Job:
     if replicas:
         b.template(DEFAULT_POD_SET, replicas, template, template, count_node=f.field(spec, "replicas"),
                    origin=f"its {replicas} replicas")
-        return b.job(state=run_state(False, _started(f, o), False))
+        # pending whatever its status shows: Kueue's reconciler makes its pod group's Workload
+        # (createPrebuiltWorkload) whenever it has replicas and none exists
+        return b.job()
     return b.job(workloads=[], note="it has no replicas")

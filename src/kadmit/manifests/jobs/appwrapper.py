@@ -7,7 +7,7 @@ import re
 
 from kadmit.manifests.codes import KAD157
 from kadmit.manifests.fields import Fields, Meta
-from kadmit.manifests.jobs.common import Builder, run_state
+from kadmit.manifests.jobs.common import Builder, condition_true, run_state
 from kadmit.manifests.yamltree import INT, MAP, SEQ, Val
 from kadmit.model import Job
 
@@ -126,6 +126,8 @@ def appwrapper(f: Fields, o: Meta) -> Job:
         return b.job(workloads=[], note="no component has a pod template kadmit can find; declare `podSets`")
     status = f.map(o.node, "status")
     phase = f.str(status, "phase") or ""
-    started = any(f.str(c, "type") == "QuotaReserved" and f.str(c, "status") == "True"
-                  for c in f.maps(status, "conditions")) or phase in ("Resuming", "Running")
-    return b.job(state=run_state(f.bool(spec, "suspend", default=False), started, phase in ("Succeeded", "Failed")))
+    # Kueue's AppWrapper.IsActive: a True QuotaReserved condition (the phase is not read); Finished:
+    # phase Succeeded, or Failed once its resources are gone (not while ResourcesDeployed is True)
+    started = condition_true(f, status, "QuotaReserved")
+    finished = phase == "Succeeded" or (phase == "Failed" and not condition_true(f, status, "ResourcesDeployed"))
+    return b.job(state=run_state(f.bool(spec, "suspend", default=False), started, finished))

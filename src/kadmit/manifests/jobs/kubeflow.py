@@ -49,7 +49,9 @@ def training_job(f: Fields, o: Meta) -> Job:
     if o.kind == "MPIJob":  # the one training kind whose webhook checks pod-set groups
         b.check_groups({k.lower(): f"spec.mpiReplicaSpecs[{k}].template.metadata.annotations" for k in t.order})
     status = f.map(o.node, "status")
-    started = any(f.int(s, "active", default=0) for s in (f.map(f.map(status, "replicaStatuses"), k) for k in t.order)
-                  if s is not None)
+    # Kueue's KubeflowJob.IsActive and MPIJob.IsActive: any replica status with active pods, whatever
+    # its replica type (the status map's every key, not only the types the spec's pod sets come from)
+    statuses = f.map(status, "replicaStatuses")
+    started = any(f.int(f.map(statuses, k), "active", default=0) for k in (statuses.v if statuses is not None else ()))
     finished = condition_true(f, status, "Succeeded", "Failed")
     return b.job(state=run_state(f.bool(run_policy, "suspend", default=False), started, finished))

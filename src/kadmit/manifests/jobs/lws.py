@@ -3,8 +3,10 @@ pkg/controller/jobs/leaderworkerset)."""
 
 from __future__ import annotations
 
+import re
+
 from kadmit.manifests.fields import Fields, Meta
-from kadmit.manifests.jobs.common import DEFAULT_POD_SET, Builder, object_ref, run_state, workload_name
+from kadmit.manifests.jobs.common import DEFAULT_POD_SET, Builder, object_ref, workload_name
 from kadmit.manifests.yamltree import Val
 from kadmit.model import Job, ObjectRef, Workload
 
@@ -13,11 +15,14 @@ GROUP = "leaderworkerset.x-k8s.io"
 
 
 def group_workloads(f: Fields, b: Builder, ref: ObjectRef, spec: Val, lws_name: str, what: str,
-                    within: str = "", within_path: str = "spec.leaderWorkerTemplate") -> list[Workload]:
+                    within: str = "", within_path: str = "spec.leaderWorkerTemplate",
+                    status: Val | None = None) -> list[Workload]:
     """`podSets` for each group replica `i` of a LeaderWorkerSet spec: `leader` (1) and `worker`
     (size − 1) with a leader template, else `main` (size); named as Kueue names them
-    (`GetWorkloadName(uid, "<lws>", i)`)."""
+    (`GetWorkloadName(uid, "<lws>", i)`). The groups are `spec.replicas`, or `status.replicas`
+    while a rolling update with a surge has more (Kueue's filterWorkloads)."""
     replicas = f.int(spec, "replicas", default=1, lo=0)
+    replicas = max(replicas, _surge(f, spec, status, replicas))
     lwt = f.map(spec, "leaderWorkerTemplate", required=True, what=what)
     size = f.int(lwt, "size", default=1, lo=1)
     leader = f.map(lwt, "leaderTemplate")
@@ -43,14 +48,32 @@ def group_workloads(f: Fields, b: Builder, ref: ObjectRef, spec: Val, lws_name: 
     return out
 
 
+def _surge(f: Fields, spec: Val, status: Val | None, replicas: int) -> int:
+    """`status.replicas` when Kueue's filterWorkloads counts groups by it: more than `replicas`, during
+    a rolling update whose `maxSurge` (IntOrString.IntValue: an integer, or a string of one; else 0)
+    is positive and `status.updatedReplicas` is below `replicas`; else 0."""
+    shown = f.int(status, "replicas", default=0)
+    if shown <= replicas:
+        return 0
+    rolling = f.map(f.map(spec, "rolloutStrategy"), "rollingUpdateConfiguration")
+    surge = f.field(rolling, "maxSurge")
+    value = surge.v if surge is not None else 0
+    if isinstance(value, str):
+        value = int(value) if re.fullmatch(r"[+-]?[0-9]+", value) else 0
+    if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+        return 0
+    return shown if f.int(status, "updatedReplicas", default=0) < replicas else 0
+
+
 def leader_worker_set(f: Fields, o: Meta) -> Job:
+    """Never suspended (its pods are gated) and never running in Kueue's sense: its reconciler makes
+    each group's Workload whatever the status shows (createPrebuiltWorkload)."""
     spec = f.map(o.node, "spec", required=True, what=f"LeaderWorkerSet `{o.name}`")
     b = Builder(f, o, FRAMEWORK)
     ref = object_ref(o, f)
-    workloads = group_workloads(f, b, ref, spec, ref.name, f"the spec of LeaderWorkerSet `{o.name}`")
-    status = f.map(o.node, "status")
-    started = bool(f.int(status, "replicas", default=0) or f.int(status, "readyReplicas", default=0))
-    job = b.job(state=run_state(False, started, False), workloads=workloads)
+    workloads = group_workloads(f, b, ref, spec, ref.name, f"the spec of LeaderWorkerSet `{o.name}`",
+                                status=f.map(o.node, "status"))
+    job = b.job(workloads=workloads)
     if not workloads:
         job = job.model_copy(update={"note": "it has no replicas"})
     return job

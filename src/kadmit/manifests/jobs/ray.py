@@ -103,7 +103,9 @@ def ray_job(f: Fields, o: Meta) -> Job:
     # (v0.17's PodSets; later Kueue adds the submitter's requests to the head in SidecarMode)
     status = f.map(o.node, "status")
     deployment = f.str(status, "jobDeploymentStatus") or ""
-    started = deployment not in ("", "New", "Suspended")
+    # Kueue's RayJob.IsActive: neither KubeRay's JobDeploymentStatusNew, which is "" (no status
+    # yet; a status reading `New` is active), nor Suspended
+    started = deployment not in ("", "Suspended")
     finished = deployment in ("Complete", "Failed")
     job = b.job(state=run_state(f.bool(spec, "suspend", default=False), started, finished))
     return job.model_copy(update={"refusals": tuple(refusals) + job.refusals})
