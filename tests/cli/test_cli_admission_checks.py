@@ -18,6 +18,11 @@ def test_admit_says_quota_reserved_waiting_for_checks(run):
     assert row.split()[1] == "reserved"
     assert row.endswith("quota reserved, waiting for admission checks approval, capacity")
     assert "3 of 6 pending workloads admitted, 3 with quota reserved waiting for admission checks" in text.output
+    # what the checks' controllers do next is run time: the summary says the answer may differ there
+    assert ("the admission checks they wait for are decided by their controllers at run time, which kadmit "
+            "does not model: Kueue's answer may differ from there on") in text.output
+    plain = run("admit", str(Path(CASE).parent / "admission-check-ready-second-pass-places-it.yaml"))
+    assert "waiting for admission checks" not in plain.output and "run time" not in plain.output
     data = json.loads(run("admit", "--format", "json", CASE).output)
     by = {d["workload"]: d for d in data["decisions"]}
     checked = by["ns/checked"]
@@ -43,3 +48,19 @@ def test_why_names_the_checks_and_offers_no_fix(run):
     data = json.loads(run("why", "ns/checked", "--format", "json", CASE).output)
     assert (data["admitted"], data["quota_reserved"], data["fixes"]) == (False, True, [])
     assert [r["code"] for r in data["reasons"]][:1] == ["KAD504"]
+
+
+def test_simulate_keeps_workloads_waiting_for_checks_off_their_nodes(run):
+    """A replay does not run a workload whose checks are not Ready (Kueue keeps its job suspended
+    until it is Admitted): it holds its quota to the end, and the headline says the replay rests on
+    what the checks' controllers do at run time."""
+    out = run("simulate", CASE)
+    assert out.exit_code == 0
+    assert ("at the end 6 hold quota (3 running, 3 waiting for admission checks), 0 finished, 0 pending (their "
+            "checks' controllers decide at run time, which kadmit does not model: Kueue's replay may differ from "
+            "there on)") in out.output
+    data = json.loads(run("simulate", "--format", "json", CASE).stdout)
+    states = {w["workload"]: (w["state"], w.get("checks")) for w in data["workloads"]}
+    assert states["ns/checked"] == ("checks", ["approval (Pending)", "capacity (Pending)"])
+    assert states["ns/approved-before"] == ("running", None)
+    assert data["summary"]["at_end"]["checks"] == 3

@@ -182,3 +182,40 @@ def test_check_warns_where_kueue_keeps_a_queue_inactive_for_its_checks():
     (missing,) = [x for x in d.items if x.code == "KAD299" and "`cq-missing`" in x.message]
     assert missing.message == "cluster queue `cq-missing` references missing AdmissionCheck(s): nowhere"
     assert missing.span.line == case.read_text().splitlines().index("    admissionChecks: [{name: nowhere}]") + 1
+
+
+def test_run_time_check_settings_are_reported_as_not_modelled():
+    """A Retry check's `requeueAfterSeconds` on a workload holding quota (Kueue queues it again only
+    once that long has passed: run time) and a pod set's `delayedTopologyRequest: Pending` (placed by a
+    second pass kadmit does not run for the input's workloads) are KAD161; a pending workload's Retry
+    backoff changes nothing (it is never tried: "The workload has failed admission checks")."""
+    held = """\
+        apiVersion: kueue.x-k8s.io/v1beta2
+        kind: Workload
+        metadata: {name: w, namespace: ns}
+        spec:
+          queueName: lq
+          podSets: [{name: main, count: 1, template: {spec: {containers: [{name: c, image: i}]}}}]
+        status:
+          admission:
+            clusterQueue: cq
+            podSetAssignments:
+            - {name: main, count: 1, flavors: {cpu: f0}, delayedTopologyRequest: Pending}
+          conditions:
+          - {type: QuotaReserved, status: "True", reason: QuotaReserved, message: m, lastTransitionTime: "2026-01-01T00:00:00Z"}
+          admissionChecks:
+          - {name: b, state: Retry, message: again, lastTransitionTime: "2026-01-01T00:00:00Z", requeueAfterSeconds: 30}
+        """
+    frag, diags = read(held)
+    said = sorted(d.message.split("`")[1] for d in diags.items if d.code == "KAD161")
+    assert said == ["delayedTopologyRequest: Pending", "requeueAfterSeconds: 30"]
+    assert frag.workloads[0].check_states == (CheckState(name="b", state="Retry"),)
+    pending = held.replace("""          admission:
+            clusterQueue: cq
+            podSetAssignments:
+            - {name: main, count: 1, flavors: {cpu: f0}, delayedTopologyRequest: Pending}
+          conditions:
+          - {type: QuotaReserved, status: "True", reason: QuotaReserved, message: m, lastTransitionTime: "2026-01-01T00:00:00Z"}
+""", "")
+    _, diags = read(pending)
+    assert not [d for d in diags.items if d.code == "KAD161"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from kadmit.durations import parse_duration_ms
 from kadmit.manifests import kubenames
 from kadmit.manifests.checks import check_states
-from kadmit.manifests.codes import KAD157, KAD164, KAD165, KAD168, KAD181
+from kadmit.manifests.codes import KAD157, KAD161, KAD164, KAD165, KAD168, KAD181
 from kadmit.manifests.fields import Fields, Meta, NotRead
 from kadmit.manifests.owners import controller_owner
 from kadmit.manifests.dra import pod_claim_templates
@@ -280,6 +280,11 @@ def _admission(f: Fields, status: Val | None, pod_sets: tuple[PodSet, ...],
         if declared is not None and usage == {r: q * count for r, q in declared.requests.items()}:
             usage = {}  # what the model derives from count x requests anyway
         placement = _topology_assignment(f, psa, name)
+        if not placement and f.str(psa, "delayedTopologyRequest") == "Pending":
+            f.diags.emit(KAD161, f"`delayedTopologyRequest: Pending` of pod set `{name}` is not modelled: Kueue "
+                         "places the pod set in a second pass once every admission check is Ready; kadmit leaves "
+                         "it on no node, so its decision may differ from Kueue's",
+                         f.span(f.field(psa, "delayedTopologyRequest")))
         assignments.append(PodSetAssignment(name=name, flavors=flavors, count=count, usage=usage,
                                             placement=placement, span=f.span(psa),
                                             spans=f.spans({"count": f.field(psa, "count"),
@@ -345,7 +350,7 @@ def workload(f: Fields, o: Meta) -> Workload | None:
     true = {kind: value for kind, (value, _) in conditions.items()}
     admission = _admission(f, status, pod_sets, conditions.get("QuotaReserved"))
     evicted = conditions.get("Evicted", (False, None))
-    states = check_states(f, status)
+    states = check_states(f, status, holds=holds and admission is not None)
     created = f.timestamp(o.metadata, "creationTimestamp")
     extra = {} if created is None else {"created": created}
     return Workload(

@@ -244,6 +244,9 @@ def admit_human(result: AdmitResult, skipped=(), width: int | None = None, unmod
     if width is not None and len(lines[-1]) > width and " (" in lines[-1]:  # the summary: its mode on a line of its own
         head, _, tail = lines[-1].partition(" (")
         lines[-1:] = [head, "(" + tail]
+    if any(d.admitted and d.waiting_checks for d in result.decisions):
+        lines.append("the admission checks they wait for are decided by their controllers at run time, which kadmit "
+                     "does not model: Kueue's answer may differ from there on")
     if unmodelled:
         what = "a setting" if unmodelled == 1 else f"{unmodelled} settings"
         lines.append(f"the input sets {what} kadmit does not model (KAD161): Kueue's answer may differ")

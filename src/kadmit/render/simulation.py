@@ -91,10 +91,14 @@ def amount(text: str | None, resource: str) -> str | None:
 def headline(s: dict) -> str:
     """The summary in one sentence: where the workloads are at the end, then the run's totals."""
     at = s.get("at_end", {})
-    held = at.get("running", 0) + at.get("admitted", 0)
+    held = at.get("running", 0) + at.get("admitted", 0) + at.get("checks", 0)
     where = (f"at the end {held} hold quota ({at.get('running', 0)} running"
              + (f", {at['admitted']} waiting for nodes" if at.get("admitted") else "")
+             + (f", {at['checks']} waiting for admission checks" if at.get("checks") else "")
              + f"), {at.get('finished', 0)} finished, {at.get('pending', 0)} pending") if at else ""
+    if at.get("checks"):  # the replay rests on what no snapshot holds: when a check turns Ready, Retry, Rejected
+        where += (" (their checks' controllers decide at run time, which kadmit does not model: Kueue's replay "
+                  "may differ from there on)")
     return (f"{s['workloads']} workload(s) from {s['start']} ({s['mode']} mode): {where}; "
             f"{s['admitted']} admitted at some point, {s['never_admitted']} never, {s['evictions']} eviction(s), "
             f"makespan {duration_text(s['makespan']) or '- (nothing finished)'}, {s['gpu_hours']} GPU-hours run")

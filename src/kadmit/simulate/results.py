@@ -47,6 +47,8 @@ def results(sim, series_points: int = 200) -> dict:
             "evictions": [{"at": sec(a), "admitted_at": sec(b)} for a, b in r.evictions],
             "state": _state(sim, r),
         }
+        if entry["state"] == "checks":
+            entry["checks"] = list(r.checks)
         if entry["state"] == "pending":
             why = r.reason or (NO_NODE if r.kind == "pod" else NOT_DECIDED)
             entry["reason"] = why
@@ -67,7 +69,7 @@ def results(sim, series_points: int = 200) -> dict:
         "evictions": sum(len(r.evictions) for r in sim.records.values()),
         "gpu_hours": round(gpu_ms / 1000 / 3600, 3),
         "at_end": {state: sum(1 for w in workloads if w["state"] == state)
-                   for state in ("finished", "running", "admitted", "pending")},
+                   for state in ("finished", "running", "admitted", "checks", "pending")},
         "waiting": waiting(workloads),
     }
     if sim.undecided:  # decisions the solver's limits left unknown: the results may not be Kueue's (exit 3)
@@ -109,12 +111,15 @@ def waiting(workloads: list[dict]) -> list[dict]:
 
 def _state(sim, r) -> str:
     """Where a workload is when the run ends: `finished`, `running` (its pods bound), `admitted`
-    (holding quota, pods waiting for nodes) or `pending`."""
+    (holding quota, pods waiting for nodes), `checks` (holding quota, waiting for admission checks
+    their controllers decide at run time) or `pending`."""
     if r.finished_at is not None:
         return "finished"
     if r.kind == "pod":
         return "running" if sim.batches.get(r.key) else "pending"
     if r.key in sim.running:
+        if r.checks:
+            return "checks"
         return "running" if r.started_at is not None else "admitted"
     return "pending"
 

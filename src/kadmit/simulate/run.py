@@ -26,6 +26,7 @@ import time
 from datetime import datetime
 from typing import Callable
 
+from kadmit.engine.admission.checks import held_waiting, mark_one
 from kadmit.engine.admission.ordered import decide_ordered
 from kadmit.engine.admission.session import Session
 from kadmit.model import Model, Node, Workload
@@ -115,6 +116,10 @@ class Simulator:
                                           dict(p.flavors), bool(p.placement)) for p in wl.admission.pod_sets]
                 rec.requests = _requests(wl, {p.name: p.count for p in wl.admission.pod_sets})
                 self.running[wl.key] = self.parts.session(rec.cluster_queue).holders.get(wl.key)
+                rec.checks = held_waiting(self.ix, wl)
+                if rec.checks:  # its job stays suspended until every check is Ready: it does not run
+                    rec.started_at = None
+                    continue
                 if wl.duration_ms is not None:
                     left = wl.duration_ms
                     if wl.admission.admitted_at is not None:
@@ -319,7 +324,8 @@ class Simulator:
             if d.unknown:  # admitted or not, on a guess about a check the solver left undecided
                 self.undecided.add(d.key)
             if d.admitted and d.assignment is not None:
-                self._admitted(d.workload, d.assignment, t)
+                mark_one(self.ix, d)
+                self._admitted(d.workload, d.assignment, t, [f"{n} ({s})" for n, s in d.checks if s != "Ready"])
                 continue
             rec = self.records.get(d.key)
             if rec is not None and rec.kind == "kueue":
@@ -337,7 +343,10 @@ class Simulator:
                 top = max(top, d.cycle)
         self._stamp += top + 1
 
-    def _admitted(self, wl: Workload, a, t: int) -> None:
+    def _admitted(self, wl: Workload, a, t: int, checks: list[str] | None = None) -> None:
+        """`wl` reserves quota on `a`; its pods start once bound, unless it waits for admission checks
+        (`checks`): Kueue keeps its job suspended until they are all Ready, which their controllers
+        decide at run time (not modelled): it holds its quota to the end of the replay."""
         key = wl.key
         rec = self.records[key]
         self._dequeue(key, t)
@@ -352,7 +361,10 @@ class Simulator:
                                   dict(a.flavors.get(ps.name, {})), ps.name in placed)
                         for ps in wl.pod_sets]
         rec.requests = _requests(wl, a.counts)
+        rec.checks = list(checks or [])
         self.recorder.usage_changed(a.cluster_queue, t)
+        if rec.checks:
+            return
         if placed:
             self.recorder.nodes_changed()
         waiting = False

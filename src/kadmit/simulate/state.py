@@ -42,6 +42,9 @@ class Record:
     run_ms: int = 0  # time its pods ran, over every run (evicted runs too)
     requests: dict[str, int] = field(default_factory=dict)  # per run, total over its pods
     waiting_since: int = 0
+    # holding quota, the admission checks it waits for (each "name (state)"): their controllers decide
+    # at run time, which kadmit does not model, so its pods never start here
+    checks: list[str] = field(default_factory=list)
 
 
 @dataclass
