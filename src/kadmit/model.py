@@ -258,7 +258,11 @@ class PodSetAssignment(Obj):
     flavors: dict[str, str] = {}  # resource -> flavor
     count: int
     usage: Quantities = {}  # total over the pod set; empty means count x requests
-    placement: dict[str, int] = {}  # node -> pods, where known (Kueue's topology assignment)
+    # Kueue's topology assignment, where known: pods per domain, keyed as Kueue's TAS cache keys
+    # usage (the domain's values joined with commas: a hostname, or e.g. `b0,r1`), and its levels
+    # (empty: the hostname alone, as kadmit's language names nodes)
+    placement: dict[str, int] = {}
+    placement_levels: tuple[str, ...] = ()
 
 
 class Admission(Obj):

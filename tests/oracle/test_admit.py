@@ -44,11 +44,6 @@ DIVERGENCES = {
     "tests/oracle/features/kueue-panics-fair-sharing-without-cohort.yaml": (
         "not kadmit's: Kueue v0.17.0's scheduler panics (fair sharing, a ClusterQueue in no cohort preempting: "
         "nil CohortSnapshot in TargetClusterQueueOrdering); kadmit decides"),
-    "tests/oracle/features/tas-admitted-assignment-on-rack-level.yaml": (
-        "kadmit counts topology usage node by node: an admitted assignment on a rack-lowest topology "
-        "counts on no node (KAD168); Kueue counts it on its lowest-level domain"),
-    "tests/oracle/features/tas-rack-lowest-level-sums-its-nodes.yaml": (
-        "kadmit counts pods node by node; Kueue's lowest-level domain (a rack) sums its nodes' free capacity"),
 }
 
 

@@ -23,7 +23,7 @@ def cluster(topology: Topology, gpus: list[int]):
 
 
 def same(a, b, tree) -> bool:
-    return all(a.node[n] == b.node[n] for n in tree.node_domain) and \
+    return all(a.node[n] == b.node[n] for n in b.node) and \
         all(a.domain[d.values] == b.domain[d.values] for level in tree.by_level for d in level)
 
 
@@ -38,6 +38,9 @@ def test_kept_counts_equal_fresh_counts(topology, gpus, per_pod, writes, pods):
     names = sorted(tree.nodes)
     for i, (which, left) in enumerate(writes):
         free[names[which % len(names)]] = {**free[names[which % len(names)]], "nvidia.com/gpu": left * 1000}
+        if not tree.host_lowest and left % 2:  # a rack leaf's own usage (admitted pods on the rack)
+            leaf = sorted(tree.leaves)[which % len(tree.leaves)]
+            free[leaf] = {"nvidia.com/gpu": -1000 * (left // 2)}
         if i % 3 == 0:
             kept.sync(free)
     kept.sync(free)

@@ -6,7 +6,7 @@ import pytest
 from opcount import calls
 
 from kadmit.model import TopologyRequest
-from kadmit.placement.domains import build_domains, domain_fits, fits_count, topology_view
+from kadmit.placement.domains import build_domains, domain_fits, fits_count, free_fit_count, topology_view
 from kadmit.placement.inventory import build_inventory
 from kadmit.placement.reference import Gang, check_placement
 from kadmit.placement.tas import kueue_assign
@@ -63,8 +63,9 @@ def test_domain_fits_and_view(tree):
         "required rack: no rack has room for 5 pods; best rack r3 fits 4"
     assert topology_view(tree, GPU8, 2, "required", "rack") == \
         "required rack: 3 rack(s) have room for 2 pods: r1, r2, r3"
-    assert topology_view(tree, template(gpu=9), 1, "required", "block") == \
-        "required block: no block has room for 1 pods; no block fits any"
+    assert topology_view(tree, template(gpu=9), 1, "required", "block") == (
+        "required block: no block has room for 1 pods; no block fits any" if tree.host_lowest else
+        "required block: 2 block(s) have room for 1 pods: b1, b2")  # racks hold their nodes' sum
     assert topology_view(tree, GPU8, 1, "required", "zone") == \
         f"required zone: topology `{tree.topology.name}` has no level `zone`"
 
@@ -74,26 +75,36 @@ def assign(tree, tpl, count, mode, level=None, **kw):
 
 
 def test_required_takes_the_best_fitting_domain(tree):
+    # rack-lowest: Kueue's leaves are the racks, each holding its nodes' summed free capacity
+    r1, r3 = ("n1", "n2", "n3"), ("n6", "n7", "n8")
+    if not tree.host_lowest:
+        r1, r3 = (":b1,r1",), (":b2,r3",)
     r = assign(tree, GPU8, 2, "required", "rack")
-    assert r.ok and r.domains == ("b1/r1",) and r.placement == {"n1": 1, "n2": 1}
+    assert r.ok and r.domains == ("b1/r1",)
+    assert r.placement == ({"n1": 1, "n2": 1} if tree.host_lowest else {":b1,r1": 2})
     r = assign(tree, GPU4, 5, "required", "rack")
-    assert r.placement == {"n1": 2, "n2": 2, "n3": 1}
+    assert r.placement == ({"n1": 2, "n2": 2, "n3": 1} if tree.host_lowest else {":b1,r1": 5})
     r = assign(tree, GPU8, 3, "required", "rack")
-    assert r.domains == ("b2/r3",) and r.placement == {"n6": 1, "n7": 1, "n8": 1}
+    assert r.domains == ("b2/r3",) and r.placement == dict.fromkeys(r3, 1 if tree.host_lowest else 3)
+    assert set(r1) <= set(tree.leaves)
 
 
 def test_required_fails_with_kueues_message(tree):
     r = assign(tree, GPU8, 5, "required", "rack")
     assert not r.ok and r.reason == f'topology "{tree.topology.name}" allows to fit only 4 out of 5 pod(s)'
     r = assign(tree, template(gpu=9), 1, "required", "rack")
-    assert r.reason == f'topology "{tree.topology.name}" doesn\'t allow to fit any of 1 pod(s)'
+    if tree.host_lowest:
+        assert r.reason == f'topology "{tree.topology.name}" doesn\'t allow to fit any of 1 pod(s)'
+    else:  # no node holds 9 GPUs, but the racks' nodes together do (Kueue counts the sum): b1/r2's 16 fit best
+        assert r.ok and r.placement == {":b1,r2": 1}
     assert assign(tree, GPU8, 1, "required", "zone").reason == "no requested topology level: zone"
 
 
 def test_preferred_climbs_to_the_enclosing_level(tree):
     r = assign(tree, GPU4, 9, "preferred", "rack")  # no rack holds 9, block b1 holds exactly 9
     assert r.ok and r.level.endswith("block") and r.domains == ("b1",)
-    assert sum(r.placement.values()) == 9 and set(r.placement) <= {"n1", "n2", "n3", "n4", "n5"}
+    b1 = {"n1", "n2", "n3", "n4", "n5"} if tree.host_lowest else {":b1,r1", ":b1,r2"}
+    assert sum(r.placement.values()) == 9 and set(r.placement) <= b1
     r = assign(tree, GPU8, 7, "preferred", "rack")  # no block holds 7: several blocks
     assert r.ok and r.domains == ("b1", "b2") and sum(r.placement.values()) == 7
     assert not assign(tree, GPU8, 9, "preferred", "rack").ok
@@ -114,7 +125,12 @@ def test_most_free_capacity_profile_takes_the_largest_domain(tree):
 def test_kueue_assignments_are_valid_placements(tree, count, mode, level):
     r = assign(tree, GPU4, count, mode, level)
     gang = Gang("g", GPU4, count, mode, level)
-    assert r.ok and check_placement(nodes(), [gang], {"g": r.placement}, tree.topology) == []
+    if tree.host_lowest:
+        assert r.ok and check_placement(nodes(), [gang], {"g": r.placement}, tree.topology) == []
+    else:  # every pod on a rack leaf whose summed free capacity holds the rack's pods
+        assert r.ok and sum(r.placement.values()) == count
+        for key, pods in r.placement.items():
+            assert free_fit_count(GPU4, tree.leaf_free(tree.leaves[key])) >= pods
 
 
 def _built_and_assigned(per_rack: int, pods: int):

@@ -61,13 +61,14 @@ def test_kad_and_manifest_placements_agree_and_take_node_capacity():
     assert inv.get("n-1").free["cpu"] == 4000 and inv.get("n-2").free["pods"] == 9000
 
 
-def test_a_rack_level_assignment_says_nothing_about_nodes():
-    text = YAML.replace('levels: ["kubernetes.io/hostname"]', 'levels: ["cloud.example.com/rack"]').replace(
-        '- {values: ["n-1"], count: 2}\n        - {values: ["n-2"], count: 1}', '- {values: ["r1"], count: 3}')
+def test_a_rack_level_assignment_is_read_by_its_domain():
+    # Kueue's TAS cache counts it on the lowest-level domain of that ID (the values joined by commas)
+    text = YAML.replace('levels: ["kubernetes.io/hostname"]', 'levels: ["cloud.example.com/block", "cloud.example.com/rack"]').replace(
+        '- {values: ["n-1"], count: 2}\n        - {values: ["n-2"], count: 1}', '- {values: ["b0", "r1"], count: 3}')
     d = Diagnostics()
-    frag = read_manifest_text(text, "w.yaml", d)
-    assert frag.workloads[0].admission.pod_sets[0].placement == {}
-    assert [x.code for x in d] == ["KAD168"] and "not ending in `kubernetes.io/hostname`" in d.items[0].message
+    psa = read_manifest_text(text, "w.yaml", d).workloads[0].admission.pod_sets[0]
+    assert psa.placement == {"b0,r1": 3} and psa.placement_levels == ("cloud.example.com/block", "cloud.example.com/rack")
+    assert not list(d)
 
 
 def test_an_assignment_over_rack_and_hostname_holds_no_node():

@@ -11,7 +11,7 @@ from kadmit.diagnostics import Diagnostics
 from kadmit.export.codes import KAD920
 from kadmit.export.state import timestamp
 from kadmit.export.text import NAME, label, rule_text
-from kadmit.index import ModelIndex
+from kadmit.index import HOSTNAME_LABEL, ModelIndex
 from kadmit.model import (AdmissionCheck, CheckConfig, CheckRule, ClusterQueue, Cohort, LabelSelector, Model, Node,
                           PodSet, ResourceGroup, Taint, Toleration, Workload)
 from kadmit.modelchecks import KUEUE_GROUP, MULTIKUEUE, PROVISIONING, active_reason
@@ -314,14 +314,32 @@ def workload(out: Out, ix: ModelIndex, wl: Workload) -> str:
         for a in wl.admission.pod_sets:
             inner = [f"count = {a.count}", f"flavors = {{ {', '.join(f'{key(r)} = {key(f)}' for r, f in sorted(a.flavors.items()))} }}"
                      if a.flavors else "flavors = {}"]
-            if a.placement:
-                inner.append("nodes = { " + ", ".join(f"{q(n)} = {c}" for n, c in sorted(a.placement.items())) + " }")
+            if a.placement and a.placement_levels not in ((), (HOSTNAME_LABEL,)):
+                inner += out.lack("workloads", f"the topology assignment of pod group `{a.name}` of `{wl.key}` on "
+                                  f"levels {', '.join(a.placement_levels)} (`.kad` places pods on nodes)", a.span,
+                                  [f"{d} = {c}" for d, c in sorted(a.placement.items())])
+            elif a.placement:
+                nodes = placed_nodes(ix, a.placement) if a.placement_levels else a.placement
+                inner.append("nodes = { " + ", ".join(f"{q(n)} = {c}" for n, c in sorted(nodes.items())) + " }")
             if a.usage:
                 inner += out.lack("workloads", f"the recorded usage of pod group `{a.name}` of `{wl.key}`", a.span,
                                   [f"{r} = {format_quantity(v, r)}" for r, v in sorted(a.usage.items())])
             adm.append(block(f"pod_group {key(a.name)}", inner))
         body.append(block("admitted", adm))
     return "\n".join(head + [block(f"workload {key(wl.namespace + '/' + wl.name)}", body)])
+
+
+def placed_nodes(ix: ModelIndex, placement: dict[str, int]) -> dict[str, int]:
+    """Kueue's pods per hostname as pods per node name (`.kad` names nodes): the first node by name
+    whose `kubernetes.io/hostname` label has the value, else the value itself."""
+    by_host: dict[str, str] = {}
+    for n in sorted(ix.model.nodes, key=lambda n: n.name):
+        by_host.setdefault(n.labels.get(HOSTNAME_LABEL, n.name), n.name)
+    out: dict[str, int] = {}
+    for host, pods in placement.items():
+        name = by_host.get(host, host)
+        out[name] = out.get(name, 0) + pods
+    return out
 
 
 def import_model(model: Model, *, workloads: bool = False) -> Out:

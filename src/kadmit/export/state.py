@@ -87,13 +87,17 @@ def pod_set(ix: ModelIndex, wl: Workload, ps: PodSet, diags: Diagnostics) -> dic
     return out
 
 
-def _topology_assignment(placement: dict[str, int]) -> dict:
-    """Pods per node as Kueue's v1beta2 `topologyAssignment`: the hostname level alone, one slice
-    of individual values and counts."""
-    nodes = sorted(placement)
-    return {"levels": [HOSTNAME_LABEL], "slices": [{
-        "domainCount": len(nodes), "valuesPerLevel": [{"individual": {"roots": nodes}}],
-        "podCounts": {"individual": [placement[n] for n in nodes]}}]}
+def _topology_assignment(placement: dict[str, int], levels: tuple[str, ...] = ()) -> dict:
+    """Pods per domain as Kueue's v1beta2 `topologyAssignment`: on its levels (the hostname alone
+    when none are recorded), one slice of individual values per level and counts; a domain's key
+    holds its values joined with commas, as the reader keys them."""
+    keys = sorted(placement)
+    levels = levels or (HOSTNAME_LABEL,)
+    columns = [[k.split(",")[i] if len(k.split(",")) == len(levels) else k for k in keys]
+               for i in range(len(levels))]
+    return {"levels": list(levels), "slices": [{
+        "domainCount": len(keys), "valuesPerLevel": [{"individual": {"roots": c}} for c in columns],
+        "podCounts": {"individual": [placement[k] for k in keys]}}]}
 
 
 def _assignments(wl: Workload) -> list[dict]:
@@ -109,7 +113,7 @@ def _assignments(wl: Workload) -> list[dict]:
             psa["resourceUsage"] = resources(usage)
         psa["count"] = a.count
         if a.placement:
-            psa["topologyAssignment"] = _topology_assignment(a.placement)
+            psa["topologyAssignment"] = _topology_assignment(a.placement, a.placement_levels)
         out.append(psa)
     return out
 

@@ -124,13 +124,13 @@ KAD167 = register(
     kueue_rule="jobset PodSets (one per replicated job); Workload CRD: podSets minItems=1")
 KAD168 = register(
     "KAD168", "topology assignment not counted on nodes", "warning",
-    "An admitted pod set's `topologyAssignment` names its domains on levels other than the hostname "
-    "alone, so its pods hold no node's capacity. With `kubernetes.io/hostname` as a topology's lowest "
-    "level Kueue's TAS cache keys a node's domain by its hostname and an assignment's domain by its "
-    "values joined with commas: an assignment over several levels (`[rack, hostname]`; Kueue writes "
-    "the hostname level alone) matches no node, and Kueue counts no usage for it; kadmit neither. On "
-    "levels not ending in the hostname Kueue counts the pods on its lowest-level domains, which "
-    "kadmit does not model (it counts topology usage node by node): the nodes look free to kadmit.",
+    "An admitted pod set's `topologyAssignment` names its domains on several levels ending in the "
+    "hostname (`[rack, hostname]`), so its pods hold no node's capacity. Kueue's TAS cache keys an "
+    "assignment's domain by its values joined with commas (`r0,n0`) and, where the hostname is a "
+    "topology's lowest level, a node's domain by its hostname alone: the two never match, and Kueue "
+    "counts no usage for it; kadmit neither. (Kueue v0.17 writes an assignment on the hostname level "
+    "alone; one on levels not ending in the hostname counts on the lowest-level domain, a rack, of "
+    "those values, as kadmit counts it too.)",
     kueue_rule="pkg/cache/scheduler/tas_flavor.go updateUsage, tas_flavor_snapshot.go addNode/addTASUsage")
 KAD172 = register(
     "KAD172", "job naming a missing priority class", "error",

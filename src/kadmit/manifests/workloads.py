@@ -210,55 +210,54 @@ HOSTNAME = "kubernetes.io/hostname"
 JOB_UID_LABEL = "kueue.x-k8s.io/job-uid"
 
 
-def _topology_assignment(f: Fields, psa: Val, name: str) -> dict[str, int]:
-    """Pods per node from Kueue's `topologyAssignment` (levels + domains of values and counts),
-    when its levels are the hostname alone, as Kueue v0.17 writes them for a topology whose lowest
-    level is the hostname. Kueue's TAS cache keys such a topology's nodes by hostname and an
-    assignment's domains by their values joined with commas, so an assignment over several levels
-    counts on no node (KAD168); one on levels not ending in the hostname counts on Kueue's
-    lowest-level domains, which kadmit does not model (KAD168)."""
+def _topology_assignment(f: Fields, psa: Val, name: str) -> tuple[dict[str, int], tuple[str, ...]]:
+    """Pods per domain of Kueue's `topologyAssignment` (levels + domains of values and counts), each
+    domain keyed as Kueue's TAS cache keys its usage: the domain's values joined with commas
+    (tas_flavor.go updateUsage, utiltas.DomainID), with the assignment's levels. The cache counts
+    the pods on the leaf of that key: a node by its hostname where the topology's lowest level is
+    the hostname, else a lowest-level domain (a rack) by its values on every level. So an
+    assignment over several levels ending in the hostname (`r0,n0`; Kueue v0.17 writes the hostname
+    level alone) counts on no node (KAD168), and is read as none."""
     ta = f.map(psa, "topologyAssignment")
     if ta is None:
-        return {}
+        return {}, ()
     levels = f.strs(ta, "levels")
-    if levels and levels != [HOSTNAME]:
-        shown = ", ".join(f"`{k}`" for k in levels)
-        if levels[-1] == HOSTNAME:
-            f.diags.emit(KAD168, f"pod set `{name}`'s topologyAssignment names its domains on levels {shown}: "
-                         "Kueue's TAS cache finds no node for them (a node's domain is its hostname alone), "
-                         "so its pods hold no node capacity; kadmit counts none either", f.span(ta),
-                         help="Kueue v0.17 writes an assignment on the hostname level alone")
-        else:
-            f.diags.emit(KAD168, f"pod set `{name}`'s topologyAssignment is on levels {shown}, not ending in "
-                         f"`{HOSTNAME}`: Kueue counts its pods on those lowest-level domains; kadmit counts "
-                         "topology usage node by node and does not count them", f.span(ta))
-        return {}
     if not levels:
-        return {}
+        return {}, ()
+    if len(levels) > 1 and levels[-1] == HOSTNAME:
+        shown = ", ".join(f"`{k}`" for k in levels)
+        f.diags.emit(KAD168, f"pod set `{name}`'s topologyAssignment names its domains on levels {shown}: "
+                     "Kueue's TAS cache finds no node for them (a node's domain is its hostname alone), "
+                     "so its pods hold no node capacity; kadmit counts none either", f.span(ta),
+                     help="Kueue v0.17 writes an assignment on the hostname level alone")
+        return {}, ()
     out: dict[str, int] = {}
-    for sl in f.maps(ta, "slices"):  # v1beta2: per slice, the lowest level's values and pod counts
+    for sl in f.maps(ta, "slices"):  # v1beta2: per slice, each level's values and the pod counts
         n = f.int(sl, "domainCount", lo=0, default=0)
         levels_of = f.maps(sl, "valuesPerLevel")
         counts = f.map(sl, "podCounts")
         if not n or len(levels_of) != len(levels):
             continue
-        lowest = levels_of[-1]
-        universal = f.str(lowest, "universal", default="")
-        individual = f.map(lowest, "individual")
-        roots = f.strs(individual, "roots")
-        prefix, suffix = f.str(individual, "prefix", default=""), f.str(individual, "suffix", default="")
-        names = [universal] * n if universal else [prefix + r + suffix for r in roots]
+        columns = []
+        for level in levels_of:
+            universal = f.str(level, "universal", default="")
+            individual = f.map(level, "individual")
+            roots = f.strs(individual, "roots")
+            prefix, suffix = f.str(individual, "prefix", default=""), f.str(individual, "suffix", default="")
+            columns.append([universal] * n if universal else [prefix + r + suffix for r in roots])
         each = f.int(counts, "universal", lo=0, default=0)
         per = [each] * n if each else [x.v for x in f.seq(counts, "individual") if isinstance(x.v, int)]
-        for name, count in zip(names, per):
+        for values, count in zip(zip(*columns), per):
             if count:
-                out[name] = out.get(name, 0) + count
+                key = ",".join(values)
+                out[key] = out.get(key, 0) + count
     for dom in f.maps(ta, "domains"):
         values = f.strs(dom, "values")
         count = f.int(dom, "count", lo=0, default=0)
         if len(values) == len(levels) and count:
-            out[values[-1]] = out.get(values[-1], 0) + count
-    return dict(sorted(out.items()))
+            key = ",".join(values)
+            out[key] = out.get(key, 0) + count
+    return out, tuple(levels)
 
 
 def _admission(f: Fields, status: Val | None, pod_sets: tuple[PodSet, ...],
@@ -279,14 +278,14 @@ def _admission(f: Fields, status: Val | None, pod_sets: tuple[PodSet, ...],
         usage = {r: q for r, q in usage.items() if q}
         if declared is not None and usage == {r: q * count for r, q in declared.requests.items()}:
             usage = {}  # what the model derives from count x requests anyway
-        placement = _topology_assignment(f, psa, name)
+        placement, levels = _topology_assignment(f, psa, name)
         if not placement and f.str(psa, "delayedTopologyRequest") == "Pending":
             f.diags.emit(KAD161, f"`delayedTopologyRequest: Pending` of pod set `{name}` is not modelled: Kueue "
                          "places the pod set in a second pass once every admission check is Ready; kadmit leaves "
                          "it on no node, so its decision may differ from Kueue's",
                          f.span(f.field(psa, "delayedTopologyRequest")))
         assignments.append(PodSetAssignment(name=name, flavors=flavors, count=count, usage=usage,
-                                            placement=placement, span=f.span(psa),
+                                            placement=placement, placement_levels=levels, span=f.span(psa),
                                             spans=f.spans({"count": f.field(psa, "count"),
                                                            "flavors": f.field(psa, "flavors")})))
     condition = reserved[1] if reserved and reserved[0] else None

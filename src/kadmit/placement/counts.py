@@ -13,7 +13,7 @@ from typing import Mapping
 from weakref import WeakKeyDictionary
 
 from kadmit.index import HOSTNAME_LABEL
-from kadmit.placement.domains import DomainTree, free_fit_count
+from kadmit.placement.domains import Domain, DomainTree, free_fit_count
 from kadmit.placement.filters import PodTemplate, static_fit
 
 _STATIC_FIT: "WeakKeyDictionary[DomainTree, dict[tuple, frozenset[str]]]" = WeakKeyDictionary()
@@ -38,7 +38,9 @@ def shape_key(template: PodTemplate) -> tuple:
 
 
 class Counts:
-    """Pods per node (`node`) and per domain path (`domain`, keyed by level values from the root)."""
+    """Pods per node (`node`) and per domain path (`domain`, keyed by level values from the root).
+    Where the lowest level is not the hostname, `node` holds Kueue's leaves instead, by leaf key:
+    each counted on its summed free capacity, filters aside (`DomainTree.leaf_free`)."""
 
     __slots__ = ("node", "domain")
 
@@ -63,8 +65,23 @@ def summed(tree: DomainTree) -> frozenset[str]:
     return got
 
 
+def leaf_fit(tree: DomainTree, template: PodTemplate, dom: Domain,
+             free: Mapping[str, Mapping[str, int]] | None) -> int:
+    """Pods of `template` a rack leaf holds: Kueue's count on its summed free capacity, with no
+    node filter (fillInCounts checks taints, selectors and affinity only on host leaves)."""
+    return free_fit_count(template, tree.leaf_free(dom, free))
+
+
 def count_fits(tree: DomainTree, template: PodTemplate, free: Mapping[str, Mapping[str, int]] | None) -> Counts:
     """Counts from scratch; a node missing from `free` has its own free capacity."""
+    if not tree.host_lowest:
+        node: dict[str, int] = {}
+        domain: dict[tuple[str, ...], int] = {}
+        for key, dom in tree.leaves.items():
+            node[key] = state = leaf_fit(tree, template, dom, free)
+            for i in range(1, len(dom.values) + 1):
+                domain[dom.values[:i]] = domain.get(dom.values[:i], 0) + state
+        return Counts(node, domain)
     passing = static_fitting(tree, template)
     adds = summed(tree)
     node: dict[str, int] = {}
@@ -114,10 +131,42 @@ class ShapeCounts:
             self.counts = count_fits(self.tree, self.template, free)
             self.source, self.seen = free, len(log) if log is not None else 0
             return self
-        for name in log[self.seen:]:
-            self.update(name, free.get(name))
+        if self.tree.host_lowest:
+            for name in log[self.seen:]:
+                self.update(name, free.get(name))
+        else:
+            for dom in self._leaves_of(log[self.seen:]):
+                self._set_leaf(self.counts, dom, leaf_fit(self.tree, self.template, dom, free))
         self.seen = len(log)
         return self
+
+    def _leaves_of(self, names) -> list[Domain]:
+        """The rack leaves these nodes or leaf keys belong to, each once, in the order first named."""
+        tree, out, seen = self.tree, [], set()
+        for name in names:
+            dom = tree.leaves.get(name)
+            if dom is None:
+                values = tree.node_domain.get(name)
+                dom = None if values is None else self._leaf_by_values.get(values)
+            if dom is not None and dom.values not in seen:
+                seen.add(dom.values)
+                out.append(dom)
+        return out
+
+    @property
+    def _leaf_by_values(self) -> dict[tuple[str, ...], Domain]:
+        got = getattr(self, "_by_values", None)
+        if got is None:
+            got = self._by_values = {d.values: d for d in self.tree.leaves.values()}
+        return got
+
+    def _set_leaf(self, counts: Counts, dom: Domain, state: int) -> None:
+        key = self.tree.leaf_key(dom)
+        delta = state - counts.node[key]  # type: ignore[index]
+        if delta:
+            counts.node[key] = state  # type: ignore[index]
+            for i in range(1, len(dom.values) + 1):
+                counts.domain[dom.values[:i]] += delta  # type: ignore[index]
 
     def fit(self, name: str, node_free: Mapping[str, int] | None) -> int:
         if name not in self.passing:
@@ -144,6 +193,17 @@ class ShapeCounts:
         node: dict[str, int] = {}
         domain: dict[tuple[str, ...], int] = {}
         base_node, base_domain = self.counts.node, self.counts.domain
+        if not self.tree.host_lowest:
+            view = _Over(self.source or {}, changed)
+            for dom in self._leaves_of(changed):
+                key = self.tree.leaf_key(dom)
+                delta = leaf_fit(self.tree, self.template, dom, view) - base_node[key]
+                node[key] = base_node[key] + delta
+                if delta:
+                    for i in range(1, len(dom.values) + 1):
+                        prefix = dom.values[:i]
+                        domain[prefix] = domain.get(prefix, base_domain[prefix]) + delta
+            return Counts(_Over(base_node, node), _Over(base_domain, domain))
         for name, node_free in changed.items():
             values = self.tree.node_domain.get(name)
             if values is None:

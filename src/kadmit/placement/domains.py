@@ -6,15 +6,23 @@ every domain (`DomainTree.outside`), as Kueue's topology-aware scheduling ignore
 
 `fits_count(template, domain)` counts pods node by node: the sum over the domain's nodes of the
 smallest `free // request` over the requested resources (`pods` included), 0 on nodes the
-template's filters reject. (Kueue, when the lowest level is not the hostname, divides the
-summed capacity of a lowest-level domain instead; counting per node is what the kubelet and
-kube-scheduler will actually admit.)
+template's filters reject.
+
+Kueue's own leaves (pkg/cache/scheduler/tas_flavor_snapshot.go addNode) are what its topology-aware
+scheduling counts and places on: with the hostname as the lowest level, a host domain keyed by the
+node's `kubernetes.io/hostname` label value (not its name); with a lowest level above the hostname
+(a rack), the rack itself, holding its nodes' summed free capacity, unfiltered by taints or
+selectors. A placement names a leaf by its `leaf_key`: the node's name for a host leaf, and for a
+rack leaf `flavor:values` (the scope, a flavor's name, then Kueue's domain ID, the level values
+joined by commas), which no node's name can be. What a rack leaf's admitted pods take is kept
+under that key as usage (negative free capacity), beside its nodes' own free capacity.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Mapping, Sequence
 
 from kadmit.index import HOSTNAME_LABEL, resolve_level
@@ -58,6 +66,61 @@ class DomainTree:
     node_domain: dict[str, tuple[str, ...]]  # node -> its full level values
     outside: tuple[str, ...]  # nodes lacking a level label, sorted
     classes: list[NodeClass]
+    scope: str = ""  # the flavor whose nodes these are: a rack leaf's key starts with it
+
+    @property
+    def host_lowest(self) -> bool:
+        """Kueue's leaves are single nodes (the hostname is the lowest level), else racks."""
+        return bool(self.levels) and self.levels[-1] == HOSTNAME_LABEL
+
+    @cached_property
+    def leaves(self) -> dict[str, Domain]:
+        """Kueue's leaves by their placement key (`leaf_key`)."""
+        return {self.leaf_key(d): d for d in self.by_level[-1]} if self.by_level else {}
+
+    def leaf_of(self, key: str) -> Domain | None:
+        """The leaf a placement key names: a rack leaf, or the host leaf of a node."""
+        dom = self.leaves.get(key)
+        if dom is None and self.host_lowest and key in self.node_domain:
+            dom = self._host_leaves.get(self.node_domain[key])
+        return dom
+
+    @cached_property
+    def _host_leaves(self) -> dict[tuple[str, ...], Domain]:
+        return {d.values: d for d in self.by_level[-1]} if self.by_level else {}
+
+    def leaf_key(self, dom: Domain) -> str:
+        """How a placement names a leaf: its node (the first by name of a host domain, as kadmit
+        counts one node per hostname), or `scope:values` for a rack leaf."""
+        return dom.nodes[0] if self.host_lowest else f"{self.scope}:{','.join(dom.values)}"
+
+    @cached_property
+    def leaf_by_id(self) -> dict[str, str]:
+        """Kueue's leaf domain ID (a host leaf's hostname; a rack leaf's level values joined by
+        commas) -> the leaf's placement key: how an admitted assignment's domains find their leaf
+        (tas_flavor.go updateUsage keys usage by the assignment's values joined the same way)."""
+        if self.host_lowest:
+            return {d.values[-1]: d.nodes[0] for d in self.by_level[-1]}
+        return {",".join(d.values): key for key, d in self.leaves.items()}
+
+    def kueue_value(self, key: str) -> str:
+        """The value Kueue's topology assignment gives a leaf's pods under: its lowest level's."""
+        dom = self.leaves.get(key)
+        if dom is None:
+            values = self.node_domain.get(key)
+            return values[-1] if values else key
+        return dom.values[-1]
+
+    def leaf_free(self, dom: Domain, free: Mapping[str, Mapping[str, int]] | None = None) -> dict[str, int]:
+        """A rack leaf's free capacity as Kueue's snapshot holds it: its nodes' free capacity summed,
+        less what admitted pods on the leaf itself take (`free` overrides the nodes' own)."""
+        out: dict[str, int] = {}
+        for name in dom.nodes:
+            got = None if free is None else free.get(name)
+            out = add(out, self.nodes[name].free if got is None else got)
+        if free is not None and not self.host_lowest:
+            out = add(out, free.get(self.leaf_key(dom)) or {})
+        return out
 
     @property
     def roots(self) -> list[Domain]:
@@ -84,8 +147,9 @@ def level_label(key: str) -> str:
 
 
 def build_domains(topology: Topology, nodes: Sequence[NodeState],
-                  classes: Sequence[NodeClass] | None = None) -> DomainTree:
-    """The domain tree of `nodes` under `topology`; `classes` default to `node_classes(nodes, topology)`."""
+                  classes: Sequence[NodeClass] | None = None, scope: str = "") -> DomainTree:
+    """The domain tree of `nodes` under `topology`; `classes` default to `node_classes(nodes, topology)`;
+    `scope` (a flavor's name) starts the keys of rack leaves."""
     if classes is None:
         classes = node_classes(nodes, topology)
     by_name = {n.name: n for n in nodes}
@@ -125,7 +189,7 @@ def build_domains(topology: Topology, nodes: Sequence[NodeState],
             dom.members = [(classes_by_name[c], n) for c, n in sorted(counts[i][prefix].items())
                            if c in classes_by_name]
     by_level = [sorted(t.values(), key=lambda d: d.values) for t in table]
-    return DomainTree(topology, levels, by_level, inside, node_domain, tuple(outside), list(classes))
+    return DomainTree(topology, levels, by_level, inside, node_domain, tuple(outside), list(classes), scope)
 
 
 def node_fit_count(template: PodTemplate, node: NodeState, free: Mapping[str, int] | None = None) -> int:
@@ -163,6 +227,15 @@ def fits_count(template: PodTemplate, domain: Domain,
     return sum(node_fit_count(template, nodes[name], free.get(name)) for name in domain.nodes)
 
 
+def rack_fits(tree: DomainTree, template: PodTemplate, domain: Domain,
+              free: Mapping[str, Mapping[str, int]] | None = None) -> int:
+    """Pods of `template` a domain of a rack-lowest tree holds: the sum over its rack leaves of
+    what each holds on its summed free capacity, as Kueue counts (no node filter)."""
+    if not domain.children:
+        return free_fit_count(template, tree.leaf_free(domain, free))
+    return sum(rack_fits(tree, template, c, free) for c in domain.children)
+
+
 def domain_fits(tree: DomainTree, template: PodTemplate, level: str,
                 free: Mapping[str, Mapping[str, int]] | None = None,
                 nodes: Mapping[str, NodeState] | None = None) -> list[tuple[Domain, int]]:
@@ -171,6 +244,10 @@ def domain_fits(tree: DomainTree, template: PodTemplate, level: str,
     default to the tree's."""
     if free is not None and nodes is None:
         nodes = tree.nodes
+    if not tree.host_lowest:  # Kueue's rack leaves: each on its summed free capacity, unfiltered
+        fits = [(d, rack_fits(tree, template, d, free)) for d in tree.domains(level)]
+        fits.sort(key=lambda df: (-df[1], df[0].values))
+        return fits
     fits = [(d, fits_count(template, d, free, nodes)) for d in tree.domains(level)]
     fits.sort(key=lambda df: (-df[1], df[0].values))
     return fits

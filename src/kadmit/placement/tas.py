@@ -14,10 +14,11 @@ default profile "BestFit"):
    and take them greedily, best-fitting the last, until every pod has a domain; last, nodes.
 
 Profiles (Kueue feature gates): "MostFreeCapacity" drops best fit; "LeastFreeCapacity" also sorts
-least first; "Mixed" is LeastFreeCapacity for unconstrained groups and BestFit otherwise. Unlike
-Kueue, counts are always per node (see `domains`), so a lowest level above the hostname gets a
-final step onto nodes, and every kube-scheduler filter applies (Kueue checks taints, and the node
-selector only when the lowest level is the hostname).
+least first; "Mixed" is LeastFreeCapacity for unconstrained groups and BestFit otherwise. Counts
+are per node where the hostname is the lowest level (every kube-scheduler filter applies there;
+Kueue checks taints, the node selector and node affinity), and per rack leaf, on its summed free
+capacity and unfiltered, where a level above the hostname is the lowest, as Kueue counts; the
+placement then names the leaves (`DomainTree.leaf_key`), as Kueue's assignment does.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, Mapping
 
-from kadmit.index import HOSTNAME_LABEL, resolve_level
+from kadmit.index import resolve_level
 from kadmit.model import TopologyRequest
 from kadmit.placement.counts import Counts, count_fits
 from kadmit.placement.domains import Domain, DomainTree
@@ -52,39 +53,29 @@ class TASResult:
 class _Unit:
     values: tuple[str, ...]
     state: int
-    dom: Domain | None  # None for a node below a lowest level that isn't the hostname
-    node: str | None = None
+    dom: Domain | None
+    node: str | None = None  # the leaf key, on a leaf
 
 
 class _Levels:
-    """Per level (plus a node level when the lowest level isn't the hostname), the domains with
-    their pod counts, made as the search reaches them: a placement costs the domains it sorts and
-    the nodes it descends to, not the cluster."""
+    """Per level, the domains with their pod counts, made as the search reaches them: a placement
+    costs the domains it sorts and the leaves it descends to, not the cluster."""
 
     def __init__(self, tree: DomainTree, counts: Counts) -> None:
         self.tree = tree
         self.counts = counts
-        self.host_lowest = tree.levels[-1] == HOSTNAME_LABEL
 
     def level(self, idx: int) -> list[_Unit]:
-        if idx < len(self.tree.levels):
-            return [self.unit(d) for d in self.tree.by_level[idx]]
-        return [self.node_unit(n) for d in self.tree.by_level[-1] for n in d.nodes]
+        return [self.unit(d) for d in self.tree.by_level[idx]]
 
     def unit(self, dom: Domain) -> _Unit:
-        if not dom.children and self.host_lowest:
-            return _Unit(dom.values, self.counts.node[dom.nodes[0]], dom, dom.nodes[0])
+        if not dom.children:  # a leaf: a node (its host domain's first) or a rack
+            key = self.tree.leaf_key(dom)
+            return _Unit(dom.values, self.counts.node[key], dom, key)
         return _Unit(dom.values, self.counts.domain[dom.values], dom)
 
-    def node_unit(self, name: str) -> _Unit:
-        return _Unit(self.tree.node_domain[name] + (name,), self.counts.node[name], None, name)
-
     def children(self, u: _Unit) -> list[_Unit]:
-        if u.dom is None:
-            return []
-        if u.dom.children:
-            return [self.unit(c) for c in u.dom.children]
-        return [] if self.host_lowest else [self.node_unit(n) for n in u.dom.nodes]
+        return [self.unit(c) for c in u.dom.children] if u.dom is not None else []
 
 
 class _SliceLevels(_Levels):

@@ -22,7 +22,7 @@ This module follows that code step by step, including its quirks:
   returns no domains and the group is admitted with empty topology assignments; so is it here
   (tests/oracle/features/pod-set-group-tas-kueue-empty-assignment.yaml).
 
-As in `tas`, counts are per node, so a lowest level above the hostname gets one more step onto nodes.
+As in `tas`, the leaves are nodes, or racks (summed, unfiltered) where the lowest level is not the hostname.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Mapping
 
-from kadmit.index import HOSTNAME_LABEL, resolve_level
+from kadmit.index import resolve_level
 from kadmit.model import TopologyRequest
 from kadmit.placement.counts import static_fitting
 from kadmit.placement.domains import Domain, DomainTree, free_fit_count
@@ -66,17 +66,20 @@ class GroupResult:
 
 def _build(tree: DomainTree, workers: PodTemplate, leader: PodTemplate,
            free: Mapping[str, Mapping[str, int]] | None) -> list[list[_D]]:
-    """The per-level units, filled in as fillInCounts does; a last level of nodes when the
-    lowest level is not the hostname."""
+    """The per-level units, filled in as fillInCounts does; the leaves are nodes, or racks where
+    the lowest level is not the hostname (`DomainTree.leaf_key` names them)."""
     passing = static_fitting(tree, workers)
-    host_lowest = tree.levels[-1] == HOSTNAME_LABEL
     leader_requests = leader.request_map
 
-    def node_unit(name: str, values: tuple[str, ...]) -> _D:
-        u = _D(values, name)
-        if name not in passing:
-            return u
-        node_free = tree.nodes[name].free if free is None or free.get(name) is None else free[name]
+    def leaf_unit(dom: Domain) -> _D:
+        key = tree.leaf_key(dom)
+        u = _D(dom.values, key)
+        if tree.host_lowest:
+            if key not in passing:
+                return u
+            node_free = tree.nodes[key].free if free is None or free.get(key) is None else free[key]
+        else:  # a rack leaf: its summed free capacity, no node filter (as Kueue's fillInCounts)
+            node_free = tree.leaf_free(dom, free)
         u.state = free_fit_count(workers, node_free)
         if free_fit_count(leader, node_free) > 0:
             u.leader = 1
@@ -84,18 +87,14 @@ def _build(tree: DomainTree, workers: PodTemplate, leader: PodTemplate,
         u.with_leader = free_fit_count(workers, node_free)
         return u
 
-    levels: list[list[_D]] = [[] for _ in tree.levels] + ([] if host_lowest else [[]])
+    levels: list[list[_D]] = [[] for _ in tree.levels]
 
     def make(dom: Domain, depth: int) -> _D:
-        if not dom.children and host_lowest:
-            u = node_unit(dom.nodes[0], dom.values)
+        if not dom.children:
+            u = leaf_unit(dom)
         else:
             u = _D(dom.values, None)
-            if dom.children:
-                u.children = [make(c, depth + 1) for c in dom.children]
-            else:
-                u.children = [node_unit(n, dom.values + (n,)) for n in dom.nodes]
-                levels[depth + 1].extend(u.children)
+            u.children = [make(c, depth + 1) for c in dom.children]
             u.state = sum(c.state for c in u.children)
             u.with_leader = u.state - min(c.state - c.with_leader for c in u.children)
             u.leader = max(c.leader for c in u.children)

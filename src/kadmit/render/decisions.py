@@ -25,7 +25,7 @@ def admit_dict(result: AdmitResult, skipped=()) -> dict:
                 p = placed.get(ps.name)
                 entry = {"name": ps.name, "count": a.counts.get(ps.name, 0),
                          "flavors": dict(sorted(a.flavors.get(ps.name, {}).items())),
-                         "placement": dict(sorted(p.nodes.items())) if p else {}}
+                         "placement": dict(sorted(p.assignment.items())) if p else {}}
                 if p is not None:
                     entry["topology"] = {"name": p.request.topology, "request": _request_text(p.request),
                                          "level": p.level, "domains": list(p.domains)}

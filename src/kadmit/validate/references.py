@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kadmit.diagnostics import Diagnostics, did_you_mean
-from kadmit.index import ModelIndex, resolve_level
+from kadmit.index import HOSTNAME_LABEL, ModelIndex, resolve_level
 from kadmit.model import ClusterQueue, Cohort, PodSet, Workload
 from kadmit.validate.codes import (CHECK_ON_UNUSED_FLAVOR, QUEUE_CHECKS_INACTIVE, PLACEMENT_COUNT, PLACEMENT_UNKNOWN_NODE, ADMISSION_COUNT, ADMITTED_UNKNOWN_CLUSTER_QUEUE, ADMITTED_UNKNOWN_FLAVOR,
                                    ADMITTED_UNKNOWN_POD_SET, ADMITTED_WITHOUT_FLAVOR, COHORT_PARENT_TYPO, NO_TOPOLOGY_FLAVOR,
@@ -172,8 +172,10 @@ def _check_admission(wl: Workload, index: ModelIndex, diags: Diagnostics) -> Non
             if placed != psa.count:
                 diags.emit(PLACEMENT_COUNT, f"pod set `{psa.name}` of `{wl.key}` is admitted with {psa.count} "
                            f"pods but placed with {placed}", psa.field_span("placement") or at)
-            if index.model.nodes:
-                nodes = {n.name for n in index.model.nodes}
+            if index.model.nodes and psa.placement_levels in ((), (HOSTNAME_LABEL,)):
+                # kadmit's language names nodes; Kueue's assignment, their hostname label values
+                nodes = {n.name for n in index.model.nodes} if not psa.placement_levels else {
+                    n.labels.get(HOSTNAME_LABEL, n.name) for n in index.model.nodes}
                 for node in sorted(set(psa.placement) - nodes):
                     diags.emit(PLACEMENT_UNKNOWN_NODE, f"pod set `{psa.name}` of `{wl.key}` is placed on node "
                                f"`{node}`, which is not declared", psa.spans.get(f"placement.{node}") or at,

@@ -58,9 +58,16 @@ class TASRequest:
 @dataclass
 class PodSetPlacement:
     request: TASRequest
-    nodes: dict[str, int]  # node -> pods, sorted by node
+    nodes: dict[str, int]  # leaf key -> pods, sorted: a node, or a rack leaf (`DomainTree.leaf_key`)
     level: str | None  # level key at which the pod set fit in one domain (or spread at)
     domains: tuple[str, ...]  # paths of the domains chosen at that level
+    kueue: dict[str, int] | None = None  # Kueue's assignment: lowest-level value -> pods
+
+    @property
+    def assignment(self) -> dict[str, int]:
+        """Pods per value of the topology's lowest level, as Kueue's topologyAssignment gives them:
+        a node's `kubernetes.io/hostname` label value, or a rack's."""
+        return dict(self.nodes) if self.kueue is None else dict(self.kueue)
 
 
 @dataclass
@@ -112,22 +119,45 @@ class NodePool:
         self.inventory: Inventory = model_inventory(model, skip_tas_pods=True)  # pods of TAS workloads count via their placements
         self.free: dict[str, dict[str, int]] = FreeLog({n.name: n.free for n in self.inventory.nodes})
         self.holders: dict[str, set[str]] = {n.name: set(n.holders) for n in self.inventory.nodes}
-        self.placed: dict[str, dict[str, dict[str, int]]] = {}  # workload -> node -> usage it took
-        for wl in sorted(model.workloads, key=lambda w: w.key):  # admitted workloads' known placements
-            if wl.admitted and wl.admission is not None and wl.key not in self.placed:
-                declared = {ps.name: ps for ps in wl.pod_sets}
-                taken: dict[str, dict[str, int]] = {}
-                for psa in wl.admission.pod_sets:
-                    if psa.count <= 0:  # a group's pod set of no pods takes nothing (see `commit`)
-                        continue
-                    per_pod = admitted_pod_requests(declared.get(psa.name), psa)  # as Kueue's TAS cache
-                    for node, pods in sorted(psa.placement.items()):
-                        if node in self.free:
-                            taken[node] = add(taken.get(node, {}), pod_usage(per_pod, pods))
-                self._take(wl.key, taken)
+        self.placed: dict[str, dict[str, dict[str, int]]] = {}  # workload -> leaf key -> usage it took
         self._trees: dict[str, DomainTree | None] = {}
         self._static: dict[tuple, list[NodeState]] = {}
         self._counts: OrderedDict[tuple, ShapeCounts] = OrderedDict()  # (flavor, pod shape) -> counts
+        for wl in sorted(model.workloads, key=lambda w: w.key):  # admitted workloads' known placements
+            if wl.admitted and wl.admission is not None and wl.key not in self.placed:
+                self._take(wl.key, self.admitted_usage(wl))
+
+    def admitted_usage(self, wl: Workload) -> dict[str, dict[str, int]]:
+        """What an admitted workload's topology assignments take, by leaf key, as Kueue v0.17's TAS
+        cache counts them (tas_flavor.go updateUsage, tas_flavor_snapshot.go addTASUsage): each
+        assignment's domain (Kueue's ID, its values joined by commas) on the leaf of that ID in the
+        tree of each topology-aware flavor of the pod set, and nowhere when no leaf has it (a node
+        gone, an assignment on other levels). A node is counted once however many of the pod set's
+        flavors hold it (kadmit keeps one free capacity per node); a rack leaf is its flavor's own.
+        A placement written in kadmit's language names nodes, and counts on them."""
+        declared = {ps.name: ps for ps in wl.pod_sets}
+        taken: dict[str, dict[str, int]] = {}
+        for psa in wl.admission.pod_sets if wl.admission is not None else ():
+            if psa.count <= 0 or not psa.placement:  # a group's pod set of no pods takes nothing (see `commit`)
+                continue
+            per_pod = admitted_pod_requests(declared.get(psa.name), psa)  # as Kueue's TAS cache
+            keys: dict[str, int] = {}
+            if not psa.placement_levels:  # kadmit's language: pods per node, by the node's name
+                for node, pods in sorted(psa.placement.items()):
+                    if node in self.free:
+                        taken[node] = add(taken.get(node, {}), pod_usage(per_pod, pods))
+                continue
+            for fl in sorted(set(psa.flavors.values())):
+                tree = self.tree(fl) if fl in self.index.flavors else None
+                if tree is None:
+                    continue
+                for domain, pods in sorted(psa.placement.items()):
+                    key = tree.leaf_by_id.get(domain)
+                    if key is not None:
+                        keys[key] = pods
+            for key, pods in sorted(keys.items()):
+                taken[key] = add(taken.get(key, {}), pod_usage(per_pod, pods))
+        return taken
 
     @property
     def active(self) -> bool:
@@ -174,7 +204,7 @@ class NodePool:
             else:
                 nodes = [n for n in self.inventory.usable
                          if all(n.labels.get(k) == v for k, v in fl.node_labels.items())]
-                self._trees[flavor] = build_domains(topo, nodes)
+                self._trees[flavor] = build_domains(topo, nodes, scope=flavor)
         return self._trees[flavor]
 
     # --- placing -----------------------------------------------------------------------------------
@@ -219,10 +249,14 @@ class NodePool:
                 placed = [(req, got)]
             for m, got in placed:
                 done.add(m.pod_set)
-                out.pod_sets.append(PodSetPlacement(m, got.placement, got.level, got.domains))
+                kueue: dict[str, int] = {}
+                for key, pods in got.placement.items():
+                    value = tree.kueue_value(key)
+                    kueue[value] = kueue.get(value, 0) + pods
+                out.pod_sets.append(PodSetPlacement(m, got.placement, got.level, got.domains, dict(sorted(kueue.items()))))
                 per_pod = m.template.request_map
-                for node, pods in got.placement.items():
-                    cur[node] = changed[node] = subtract(cur[node], pod_usage(per_pod, pods))
+                for node, pods in got.placement.items():  # a node, or a rack leaf's key
+                    cur[node] = changed[node] = subtract(cur.get(node) or {}, pod_usage(per_pod, pods))
         return out
 
     def excluded(self, req: TASRequest) -> tuple[tuple[str, int], ...]:
@@ -234,8 +268,9 @@ class NodePool:
             return ()
         per_pod = sorted((r, q) for r, q in req.template.requests if q > 0)
         out: dict[str, int] = {}
-        for name in tree.nodes:
-            free = self.free.get(name, {})
+        leaves = ({name: self.free.get(name, {}) for name in tree.nodes} if tree.host_lowest else
+                  {key: tree.leaf_free(dom, self.free) for key, dom in tree.leaves.items()})
+        for name, free in leaves.items():
             fits = [(free.get(r, 0) // q, r) for r, q in per_pod]
             if fits and min(fits)[0] == 0:
                 r = min(fits)[1]
@@ -254,20 +289,11 @@ class NodePool:
             if tree is None:
                 return False
             per_pod = [(r, q) for r, q in p.request.template.requests if r != PODS and q > 0]
-            want: dict[tuple[str, ...], int] = {}
-            for node, pods in p.nodes.items():
-                leaf = tree.node_domain.get(node)
-                if leaf is None:
-                    return False
-                want[leaf] = want.get(leaf, 0) + pods
-            leaves = {d.values: d for d in tree.by_level[-1]} if tree.by_level else {}
-            for leaf, pods in want.items():
-                dom = leaves.get(leaf)
+            for key, pods in p.nodes.items():
+                dom = tree.leaf_of(key)
                 if dom is None:
                     return False
-                room: dict[str, int] = {}
-                for node in dom.nodes:
-                    room = add(room, self.free.get(node, {}))
+                room = tree.leaf_free(dom, self.free)  # a host leaf: its nodes of that hostname summed
                 if any(room.get(r, 0) // q < pods for r, q in per_pod):
                     return False
         return True
@@ -310,7 +336,7 @@ class NodePool:
         free = dict(self.free)
         for key in keys:
             for node, use in self.placed.get(key, {}).items():
-                free[node] = add(free[node], use)
+                free[node] = add(free.get(node) or {}, use)
         return free
 
     def commit(self, key: str, placement: WorkloadPlacement, times: Mapping[str, int] | None = None) -> None:
@@ -339,10 +365,11 @@ class NodePool:
         return out
 
     def _take(self, key: str, taken: dict[str, dict[str, int]]) -> None:
-        """`key` takes these nodes, besides any it holds already (a second pass adds its delayed pod sets')."""
+        """`key` takes these nodes (or rack leaves' keys), besides any it holds already (a second pass
+        adds its delayed pod sets')."""
         for node, use in taken.items():
-            self.free[node] = subtract(self.free[node], use)
-            self.holders[node].add(key)
+            self.free[node] = subtract(self.free.get(node) or {}, use)
+            self.holders.setdefault(node, set()).add(key)
         if taken:
             had = self.placed.get(key)
             if had:
@@ -354,7 +381,7 @@ class NodePool:
 
     def release(self, key: str) -> None:
         for node, use in self.placed.pop(key, {}).items():
-            self.free[node] = add(self.free[node], use)
+            self.free[node] = add(self.free.get(node) or {}, use)
             self.holders[node].discard(key)
 
     def unschedulable(self, wl: Workload, counts: Mapping[str, int], flavors: Mapping[str, Mapping[str, str]],
