@@ -133,6 +133,27 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
     quiet = 0  # cycles in a row where only heads with flavors left to try moved on to them
     bound = 1 + max((len(g.flavors) for cq in ix.cluster_queues.values() for g in cq.resource_groups), default=0)
 
+    def evict(targets: list[Victim], by: str, name: str, cycle: int) -> bool:
+        """`by`'s preemptions are issued: its targets are evicted (released before the next cycle).
+        True when one was not being evicted already."""
+        releasing = {v.key for v, _ in evicting}
+        out = False
+        for t in targets:
+            held = session.holders.get(t.key)
+            if t.key in releasing or held is None or (ix.workloads[t.key].evicted and not held.new):
+                continue  # already being evicted (an input eviction is released before cycle 1)
+            evicting.append((t, by))
+            evictions.append(Eviction(cycle, t.key, by, name, t.reason))
+            releasing.add(t.key)
+            victims_of.setdefault(by, []).append(t)
+            searches.skipped(t.key, ("evicted",))
+            victim = ix.workloads[t.key]
+            decisions[t.key] = Decision(victim, False, t.cluster_queue, cycle=cycle, preempted_by=by,
+                                        preemption_reason=t.reason)
+            evicted_by[t.key] = (by, t.reason)
+            out = True
+        return out
+
     def order_of(w: Workload) -> tuple:
         got = orders.get(id(w))
         if got is None or got[0] is not w:
@@ -184,12 +205,17 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
         if evicting:  # evictions complete between cycles: quota released, victims queue again
             roots: set[str] = set()
             back_in: set[str] = set()  # queues workloads came back to: sorted again once
-            for victim, _ in sorted(evicting, key=lambda vb: vb[0].key):
+            for victim, by in sorted(evicting, key=lambda vb: vb[0].key):
                 second.pop(victim.key, None)
                 if victim.key in session.holders:
                     session.finish(victim.key)
                 roots.add(tree.root(f"cq:{victim.cluster_queue}"))
                 wl = ix.workloads[victim.key]
+                if by is not None and any(c.state != "Pending" for c in wl.check_states):
+                    # Kueue's eviction resets its checks to Pending (resetChecksOnEviction): admitted
+                    # again, it waits for them (the input's evictions show their states as reset)
+                    wl = wl.model_copy(update={"check_states": tuple(
+                        c.model_copy(update={"state": "Pending"}) for c in wl.check_states)})
                 cq = ix.cluster_queue_of(wl)
                 if _queued(session, wl, cq):
                     queues.setdefault(cq.name, []).append(wl)
@@ -273,8 +299,19 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                     d.assignment = placed_later(head, d.assignment, got.placement)
                     del second[head.key]
                     changed = True
-                else:  # no room: Kueue tries it again after a backoff, the quota kept
-                    second_pass_failed(second, head.key, cycle, got.iteration, started)
+                    continue
+                if got.targets and not any(t.key in targeted for t in got.targets):
+                    # no room, but Kueue's preemptor finds victims whose nodes it needs: it evicts
+                    # them (its nodes held for the rest of the cycle) and tries again after its backoff
+                    with session.suspended(sorted(targeted | {t.key for t in got.targets})):
+                        ok = got.held is not None and session.pool.still_fits(got.held)
+                    if ok:
+                        targeted.update(t.key for t in got.targets)
+                        flavors = decisions[head.key].assignment.flavors
+                        hold_nodes(f"{head.key}~held", got.held, session.pool.cycle_usage(got.held, flavors))
+                        changed |= evict(got.targets, head.key, name, cycle)
+                        decisions[head.key].preempted = list(victims_of.get(head.key, []))
+                second_pass_failed(second, head.key, cycle, got.iteration, started)  # tried again after a backoff
                 continue
             if got is not None and (got.mode != "Preempt" or got.targets):
                 plain = False  # (a head set aside, or blocking its StrictFIFO queue, keeps it plain)
@@ -353,21 +390,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
             searches.skipped(head.key, ("preempting", len(got.targets)))  # preemptions issued: all flavors next time
             targeted.update(t.key for t in got.targets)
             hold(name, got.usage, head.key, got)
-            releasing = {v.key for v, _ in evicting}
-            for t in got.targets:
-                held = session.holders.get(t.key)
-                if t.key in releasing or held is None or (ix.workloads[t.key].evicted and not held.new):
-                    continue  # already being evicted (an input eviction is released before cycle 1)
-                evicting.append((t, head.key))
-                evictions.append(Eviction(cycle, t.key, head.key, name, t.reason))
-                releasing.add(t.key)
-                victims_of.setdefault(head.key, []).append(t)
-                searches.skipped(t.key, ("evicted",))
-                victim = ix.workloads[t.key]
-                decisions[t.key] = Decision(victim, False, t.cluster_queue, cycle=cycle, preempted_by=head.key,
-                                            preemption_reason=t.reason)
-                evicted_by[t.key] = (head.key, t.reason)
-                changed = True
+            changed |= evict(got.targets, head.key, name, cycle)
             decisions[head.key] = Decision(head, False, name, got, cycle=cycle,
                                            preempted=list(victims_of.get(head.key, [])),
                                            notes=[f"pending the preemption of {len(got.targets)} workload(s)"])

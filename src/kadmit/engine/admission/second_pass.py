@@ -10,6 +10,8 @@ from dataclasses import dataclass, field, replace
 
 from kadmit.engine.admission.decisions import Decision
 from kadmit.engine.admission.session import Assignment, Session
+from kadmit.engine.preemption.candidates import Preemptor, Victim
+from kadmit.engine.preemption.search import find_targets
 from kadmit.engine.placing.pool import WorkloadPlacement
 from kadmit.model import Workload
 from kadmit.modelchecks import states_on_reservation
@@ -23,10 +25,11 @@ class SecondPass:
 
     placement: WorkloadPlacement
     iteration: int  # Kueue's SecondPassIteration: 1 for the pass after the reservation
+    targets: list[Victim] = field(default_factory=list)  # failed: the victims Kueue's preemptor finds
+    held: WorkloadPlacement | None = None  # and the placement with them gone
     usage: dict = field(default_factory=dict)
     height: int = -1
     mode: str = "SecondPass"
-    targets: tuple = ()
 
 
 def needs_second_pass(session: Session, wl: Workload, a: Assignment) -> bool:
@@ -60,8 +63,30 @@ def second_passes(session: Session, decisions: dict[str, Decision],
         a = d.assignment
         wl = d.workload
         requests = session.pool.requests(wl, session.index.cluster_queues[name], a.counts, a.flavors, delayed_only=True)
-        out.append((name, wl, SecondPass(session.pool.place(requests), iteration)))
+        got = SecondPass(session.pool.place(requests), iteration)
+        if got.placement.failure is not None:
+            got.targets, got.held = _victims(session, wl, a, requests)
+        out.append((name, wl, got))
     return out
+
+
+def _victims(session: Session, wl: Workload, a: Assignment, requests) -> tuple[list[Victim], WorkloadPlacement | None]:
+    """A second pass that found no room is Preempt (flavorassigner: the placement fails, and fits on
+    nodes as if empty; else NoFit, no victims) and asks Kueue's preemptor (GetTargets) for victims:
+    with its own quota counted again (the snapshot holds its reservation, and the preemptor adds its
+    requests, TotalRequestsFor), for the flavor-resources of its delayed pod sets; the nodes must take
+    it with the victims gone (workloadFits). The victims and that placement, or ([], None)."""
+    pool = session.pool
+    if pool.place(requests, free=pool.free_without(list(pool.placed))).failure is not None:
+        return [], None
+    delayed = {r.pod_set for r in requests}
+    needs = frozenset((fl, res) for ps, per in a.flavors.items() if ps in delayed for res, fl in per.items())
+    p = Preemptor(wl.key, a.cluster_queue, session.index.priority(wl), wl.created, dict(a.usage), needs)
+    targets = find_targets(session, p, lambda gone: pool.place(requests, free=pool.free_without(gone)).failure is None)
+    if not targets:
+        return [], None
+    held = pool.place(requests, free=pool.free_without([t.key for t in targets]))
+    return targets, held if held.failure is None else None
 
 
 def second_pass_failed(second: dict[str, tuple[int, int, str, int | None]], key: str, cycle: int, iteration: int,
