@@ -280,3 +280,54 @@ def test_the_command_line_ends_without_finalization(tmp_path: Path, args: list[s
                             capture_output=True, text=True, env=env)
     assert caught.returncode == 0 and json.loads((tmp_path / "m.json").read_text())
     assert (ran.stdout, ran.stderr.replace("ended without finalization\n", "")) == (caught.stdout, caught.stderr)
+
+
+def test_modules_the_libraries_only_bind_are_not_run(tmp_path: Path) -> None:
+    """`secrets` (pydantic's, with hmac and OpenSSL's hashing) and `bz2`/`lzma` (shutil's probe) are
+    only bound by the libraries on the way in: run as the command line, `check` and `why` do not
+    execute them (`kadmit.__main__`'s stand-ins stay in their place)."""
+    for args in (("check", str(EXAMPLE)), ("why", "team-infra/gpu-smoke", str(ROOT / "examples" / "ml-platform"))):
+        loaded, out = _main(tmp_path, *args)
+        assert out
+        assert {"secrets", "bz2", "lzma"} <= loaded
+        assert _under(loaded, ("hmac", "_bz2", "_lzma")) == []
+
+
+_BOUND = """
+import sys
+STAND_IN
+import shutil
+from pydantic import BaseModel, SecretStr
+class M(BaseModel):
+    s: SecretStr
+print(M(s="a").s == M(s="a").s, M(s="a").s == M(s="b").s)  # pydantic's `secrets.compare_digest`
+import secrets
+print(type(secrets).__name__, len(secrets.token_hex(4)), "compare_digest" in dir(secrets), bool(secrets.__doc__))
+from secrets import token_bytes
+print(len(token_bytes(3)), sys.modules["secrets"] is secrets or type(secrets).__name__)
+print(sorted(name for name, _ in shutil.get_archive_formats()))
+import bz2, lzma
+print(bz2.decompress(bz2.compress(b"kadmit")), lzma.decompress(lzma.compress(b"kadmit")))
+base = shutil.make_archive(sys.argv[1] + "/a", "xztar", sys.argv[1], "in")
+import tarfile
+with tarfile.open(base) as t:
+    print(t.getnames())
+"""
+
+
+def test_a_module_stood_in_for_answers_as_itself_when_used(tmp_path: Path) -> None:
+    """Used, a module `kadmit.__main__` stands in for is imported and answers as it does in a
+    process without the stand-ins: pydantic compares secrets with it, `from secrets import x`, shutil
+    offers the same archive formats and writes xz archives, bz2 and lzma compress."""
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "f.txt").write_text("x")
+    env = {"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin"}
+    outputs = []
+    for stand_in in ("import kadmit.__main__ as m\nm._bound_only_modules_on_first_use()\n"
+                     "assert type(sys.modules['secrets']).__name__ == '_OnFirstUse' and 'hmac' not in sys.modules", ""):
+        ran = subprocess.run([sys.executable, "-c", _BOUND.replace("STAND_IN", stand_in), str(tmp_path)], cwd=ROOT,
+                             capture_output=True, text=True, env=env)
+        assert ran.returncode == 0, ran.stderr
+        outputs.append(ran.stdout.replace("_OnFirstUse", "module"))
+    assert outputs[0] == outputs[1]
+    assert outputs[0].startswith("True False\nmodule 8 True True\n3 True\n")

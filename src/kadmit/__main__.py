@@ -85,6 +85,63 @@ def _plugins_when_installed() -> None:
     sys.modules[_LOADER] = stand_in
 
 
+# Standard-library modules the libraries kadmit imports only bind at import, with `import NAME`,
+# and use in functions kadmit's commands never call: `secrets` (pydantic.types, for its Secret
+# types' `compare_digest`; it imports `hmac`, `random` and `hashlib`, OpenSSL's `_hashlib` with
+# it), `bz2` and `lzma` (shutil, imported by tempfile, probes them to know which archive formats
+# it offers). Each value: the extension modules the module needs.
+_BOUND_ONLY = {"secrets": (), "bz2": ("_bz2",), "lzma": ("_lzma",)}
+
+
+class _OnFirstUse(types.ModuleType):
+    """Stands in for a module of `_BOUND_ONLY` until one of its attributes is asked for: then the
+    module is imported as ever (into `sys.modules`, in place of this) and answers every question
+    asked here from then on, reads and writes alike. The import system reads only what the stand-in
+    holds itself (`__name__`, `__spec__`: the module's own spec, found as `import` finds it, not
+    initializing), so `import NAME` does not load it."""
+
+    def _module(self) -> types.ModuleType:
+        name = self.__name__
+        if sys.modules.get(name) is self:
+            del sys.modules[name]
+        import importlib
+        return importlib.import_module(name)
+
+    def __getattr__(self, attr: str):
+        return getattr(self._module(), attr)
+
+    def __setattr__(self, attr: str, value) -> None:
+        setattr(self._module(), attr, value)
+
+    def __delattr__(self, attr: str) -> None:
+        delattr(self._module(), attr)
+
+    def __dir__(self):
+        return dir(self._module())
+
+
+def _bound_only_modules_on_first_use() -> None:
+    """Each module of `_BOUND_ONLY` not imported yet stands in `sys.modules` as an `_OnFirstUse`
+    until something reads one of its attributes (`from NAME import x` included), found first as
+    `import` finds it, with the extension module it needs (so shutil's probe still answers whether
+    `bz2` can be imported). (The standard library's `LazyLoader` loads on any attribute read, and
+    `import NAME` reads `__spec__`.)"""
+    from importlib.util import find_spec
+    for name, needs in _BOUND_ONLY.items():
+        if name in sys.modules:
+            continue
+        try:
+            spec = find_spec(name)
+            if spec is None or any(find_spec(n) is None for n in needs):
+                continue
+        except (ImportError, ValueError):
+            continue
+        stand_in = _OnFirstUse(name)
+        vars(stand_in).update(__spec__=spec, __loader__=spec.loader)
+        del vars(stand_in)["__doc__"]  # the module's own, when asked
+        sys.modules[name] = stand_in
+
+
 def _compiled_text_kept() -> None:
     """Source text compiled in every process, compiled once and kept beside kadmit's bytecode (as
     Python keeps modules' bytecode, and not when it writes none), keyed by the exact text:
@@ -168,6 +225,7 @@ def _cli():
     while they are made, and scanning them again in every later full collection, found nothing to
     free and was 4% of `kadmit why` on the bundled example (107 M of 2,416 M instructions)."""
     _plugins_when_installed()
+    _bound_only_modules_on_first_use()
     _compiled_text_kept()
     enabled = gc.isenabled()
     gc.disable()
