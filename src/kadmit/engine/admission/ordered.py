@@ -43,6 +43,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 
+from kadmit.effective import requeued
 from kadmit.engine.preemption.candidates import Victim
 from kadmit.engine.admission.asides import repeat_set_asides
 from kadmit.engine.admission.decisions import Decision
@@ -211,6 +212,10 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                     session.finish(victim.key)
                 roots.add(tree.root(f"cq:{victim.cluster_queue}"))
                 wl = ix.workloads[victim.key]
+                if by is not None and (wl.requeue_pod_sets is not None or wl.requeue_inadmissible):
+                    # queued again with the requests Kueue's workload controller adjusts for every
+                    # workload it queues (AdjustResources: LimitRange defaults, RuntimeClass overhead)
+                    wl = requeued(wl, {})
                 if by is not None and any(c.state != "Pending" for c in wl.check_states):
                     # Kueue's eviction resets its checks to Pending (resetChecksOnEviction): admitted
                     # again, it waits for them (the input's evictions show their states as reset)
