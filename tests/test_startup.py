@@ -331,3 +331,41 @@ def test_a_module_stood_in_for_answers_as_itself_when_used(tmp_path: Path) -> No
         outputs.append(ran.stdout.replace("_OnFirstUse", "module"))
     assert outputs[0] == outputs[1]
     assert outputs[0].startswith("True False\nmodule 8 True True\n3 True\n")
+
+
+@pytest.mark.parametrize("verb, args", [
+    ("check", [str(ROOT / "examples" / "ml-platform")]),
+    ("admit", [str(ROOT / "examples" / "ml-platform")]),
+    ("why", ["team-infra/gpu-smoke", str(ROOT / "examples" / "ml-platform"), "--format", "json"]),
+], ids=["check", "admit", "why"])
+def test_a_kad_policy_is_read_without_the_manifest_reader(tmp_path: Path, verb: str, args: list[str]) -> None:
+    """On `.kad` input a command turns no jobs into workloads and reads no manifest: the modules of
+    `kadmit.manifests` it uses (`jobs.manage`, `resources`) come without the reader, its kinds'
+    modules and PyYAML (the package's and `jobs`'s names are imported when asked for)."""
+    loaded = _loaded(tmp_path, verb, *args)
+    assert {"kadmit.manifests.jobs.manage", "kadmit.manifests.resources"} <= loaded
+    assert _under(loaded, ("yaml", "kadmit.pyyaml", "kadmit.manifests.reader", "kadmit.manifests.jobs.kinds",
+                           "kadmit.manifests.documents", "kadmit.manifests.schema", "kadmit.manifests.fields")) == []
+
+
+_SCHEMA = """
+import sys
+FIRST
+from kadmit.manifests import schema
+keys = [("trainer.kubeflow.org", "v1alpha1", "TrainingRuntime"), ("scheduling.x-k8s.io", "v1alpha1", "PodGroup"),
+        ("jobset.x-k8s.io", "v1alpha2", "JobSet"), ("batch", "v1", "Job"), ("example.com", "v1", "Nothing")]
+print([(schema.schema_for(*k) is not None, schema.source_of(*k), schema.versions_of(k[0], k[2])) for k in keys])
+"""
+
+
+def test_schema_lookups_answer_alike_whichever_module_comes_first(tmp_path: Path) -> None:
+    """The kinds the job and gang modules register are known to `schema`'s lookups whether the
+    manifest reader was imported first or `schema` alone (as before, when the package's `__init__`
+    imported every module)."""
+    env = {"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin"}
+    got = [subprocess.run([sys.executable, "-c", _SCHEMA.replace("FIRST", first)], cwd=ROOT, capture_output=True,
+                          text=True, env=env) for first in ("from kadmit.manifests import read_manifest_text", "")]
+    assert [g.returncode for g in got] == [0, 0], [g.stderr for g in got]
+    assert got[0].stdout == got[1].stdout
+    assert got[0].stdout.startswith("[(True, 'not bundled yet: metadata checked, spec fields not checked', ['v1alpha1']), "
+                                    "(True, 'kubernetes-sigs/scheduler-plugins")

@@ -323,8 +323,6 @@ def _read_all(files: list[Path], root: Path, reader: "Reader", diags: Diagnostic
     """Each file's objects with its name, in merge order (standard input's named `<stdin>`); each
     manifest file's index by document into `documents`; what a cluster snapshot among them says it
     could not list into `incomplete`."""
-    from kadmit.manifests.documents import read_indexed
-
     parts: list[tuple[str, Fragment]] = []
     stdin = Path(STDIN) in files
     files = [f for f in files if f != Path(STDIN)]
@@ -341,7 +339,11 @@ def _read_all(files: list[Path], root: Path, reader: "Reader", diags: Diagnostic
         if text is None or _templated(text, display_name(f), diags):
             continue
         _snapshot_header(text, display_name(f), diags, incomplete)
-        read = cache.manifest if cache is not None else read_indexed
+        if cache is not None:
+            read = cache.manifest
+        else:
+            from kadmit.manifests.documents import read_indexed  # the manifest reader (and PyYAML): for manifests
+            read = read_indexed
         said = len(diags.items)
         frag, documents[display_name(f)] = read(text, display_name(f), diags)
         parts.append((display_name(f), frag))
@@ -358,9 +360,11 @@ def _read_all(files: list[Path], root: Path, reader: "Reader", diags: Diagnostic
 def _read_texts(texts: Sequence[Text], reader: Reader, diags: Diagnostics, documents: dict,
                 incomplete: list[str]) -> list[tuple[str, Fragment]]:
     """The manifests of inputs that are no files, each indexed by document like a manifest file."""
+    parts: list[tuple[str, Fragment]] = []
+    if not texts:
+        return parts
     from kadmit.manifests.documents import read_indexed
 
-    parts = []
     for t in texts:
         if t.text is None:
             continue
@@ -539,11 +543,11 @@ def with_edits(ws: Workspace, edits: list[Edit], since=None) -> tuple[Model, Dia
 def _read_edited(ws: Workspace, name: str, edits: list[Edit], diags: Diagnostics) -> Fragment:
     """File `name`'s objects once `edits` are applied: only its edited documents read again when it
     is a manifest file indexed by document and that can be done exactly, else the whole text."""
-    from kadmit import manifests
-    from kadmit.manifests.documents import reread
-
     index = ws.documents.get(name)
-    got = reread(index, edits) if index is not None else None
+    got = None
+    if index is not None:
+        from kadmit.manifests.documents import reread
+        got = reread(index, edits)
     if got is not None:
         diags.extend(got[1])
         return got[0]
@@ -552,7 +556,8 @@ def _read_edited(ws: Workspace, name: str, edits: list[Edit], diags: Diagnostics
         from kadmit import syntax
 
         return syntax.parse_text(text, name, diags)
-    return manifests.read_manifest_text(text, name, diags)
+    from kadmit.manifests import read_manifest_text
+    return read_manifest_text(text, name, diags)
 
 
 class Reloader:

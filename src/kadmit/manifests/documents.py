@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 from kadmit.diagnostics import Diagnostic, Diagnostics
 from kadmit.edits import Edit, apply
-from kadmit.manifests import _Reader
+from kadmit.manifests.reader import _Reader
 from kadmit.manifests.yamltree import Val, parse_documents
 from kadmit.model import Fragment
 

@@ -51,6 +51,18 @@ CORE = {
 }
 _registered: dict[tuple[str, str, str], Tree] = {}
 _sources: dict[tuple[str, str, str], str] = {}
+# The modules that register their kinds' trees when imported (`register`): imported before the
+# first lookup, so that a lookup answers alike whichever of the package's modules came first.
+_REGISTERING = ("kadmit.manifests.gangs", "kadmit.manifests.jobs.kinds")
+_imported: list[bool] = []
+
+
+def _registrations() -> None:
+    if not _imported:
+        _imported.append(True)  # first, so that a lookup one of them makes while imported goes on
+        import importlib
+        for name in _REGISTERING:
+            importlib.import_module(name)
 
 
 def _load(name: str) -> dict:
@@ -83,6 +95,7 @@ def register(group: str, version: str, kind: str, tree: Tree, source: str) -> No
 
 def schema_for(group: str, version: str, kind: str) -> Tree | None:
     """The tree of a kind, or None when kadmit knows no schema for it."""
+    _registrations()
     key = (group, version, kind)
     if key in _registered:
         return _registered[key]
@@ -93,6 +106,7 @@ def schema_for(group: str, version: str, kind: str) -> Tree | None:
 
 
 def source_of(group: str, version: str, kind: str) -> str | None:
+    _registrations()
     key = (group, version, kind)
     if key in _sources:
         return _sources[key]
@@ -104,6 +118,7 @@ def source_of(group: str, version: str, kind: str) -> str | None:
 
 def versions_of(group: str, kind: str) -> list[str]:
     """Every version of a kind with a schema, sorted."""
+    _registrations()
     keys = set(_registered) | set(CORE) | set(_kueue())
     return sorted(v for g, v, k in keys if (g, k) == (group, kind))
 

@@ -1,0 +1,263 @@
+"""The manifest reader: YAML or JSON text -> a model `Fragment`, each object read by its kind's module
+(`KINDS`)."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from pydantic import ValidationError
+
+from kadmit.diagnostics import Diagnostics
+from kadmit.manifests import (admission, checks, cluster, config, dra, gangs, jobs, kubenames, notread, policy, schema,
+                              served, workloads)
+from kadmit.manifests.jobs import pods
+from kadmit.manifests.codes import KAD020, KAD154, KAD157, KAD159, KAD160, KAD171
+from kadmit.manifests.fields import Fields, Invalid, Meta, NotRead
+from kadmit.manifests.schema import coverage
+from kadmit.manifests.yamltree import DESCRIBE, MAP, NULL, STR, Val, parse_documents
+from kadmit.model import Fragment, ObjectRef, Skipped
+from kadmit.source import Span
+
+__all__ = ["read_manifest_text", "KINDS"]
+
+KUEUE = "kueue.x-k8s.io"
+KUEUE_VERSIONS = ("v1beta1", "v1beta2")
+
+
+class Kind:
+    """How one kind is read: its API versions, the fragment list it fills, its converter (which
+    returns an object, a list of them, or None). `anonymous` kinds need no `metadata.name`;
+    `generated` kinds may be named by `metadata.generateName` alone (objects about to be created)."""
+
+    def __init__(self, versions: tuple[str, ...], target: str, read: Callable, namespaced: bool = False,
+                 anonymous: bool = False, generated: bool = False, also: Callable | None = None) -> None:
+        self.versions = versions
+        self.target = target
+        self.read = read
+        self.namespaced = namespaced
+        self.anonymous = anonymous
+        self.generated = generated
+        self.also = also  # a second reading of the same object, into `jobs` (a Kueue-managed Pod)
+
+
+KINDS: dict[tuple[str, str], Kind] = {
+    (KUEUE, "ResourceFlavor"): Kind(KUEUE_VERSIONS, "flavors", policy.resource_flavor),
+    (KUEUE, "ClusterQueue"): Kind(KUEUE_VERSIONS, "cluster_queues", policy.cluster_queue),
+    (KUEUE, "Cohort"): Kind(KUEUE_VERSIONS, "cohorts", policy.cohort),
+    (KUEUE, "LocalQueue"): Kind(KUEUE_VERSIONS, "local_queues", policy.local_queue, namespaced=True),
+    (KUEUE, "WorkloadPriorityClass"): Kind(KUEUE_VERSIONS, "priority_classes", policy.workload_priority_class),
+    (KUEUE, "Topology"): Kind(KUEUE_VERSIONS, "topologies", policy.topology),
+    (KUEUE, "Workload"): Kind(KUEUE_VERSIONS, "workloads", workloads.workload, namespaced=True),
+    (KUEUE, "AdmissionCheck"): Kind(KUEUE_VERSIONS, "admission_checks", checks.admission_check),
+    (KUEUE, "ProvisioningRequestConfig"): Kind(KUEUE_VERSIONS, "check_configs", checks.provisioning_request_config),
+    (KUEUE, "MultiKueueConfig"): Kind(KUEUE_VERSIONS, "check_configs", checks.multikueue_config),
+    (KUEUE, "MultiKueueCluster"): Kind(KUEUE_VERSIONS, "check_configs", checks.multikueue_cluster),
+    ("scheduling.k8s.io", "PriorityClass"): Kind(("v1",), "priority_classes", policy.pod_priority_class),
+    ("", "Namespace"): Kind(("v1",), "namespaces", cluster.namespace),
+    ("", "Node"): Kind(("v1",), "nodes", cluster.node),
+    ("", "Pod"): Kind(("v1",), "pods", cluster.pod, namespaced=True, generated=True, also=pods.pod_job),
+    # what Kueue adjusts a workload's requests by (workload.AdjustResources)
+    ("", "LimitRange"): Kind(("v1",), "limit_ranges", cluster.limit_range, namespaced=True),
+    ("node.k8s.io", "RuntimeClass"): Kind(("v1",), "runtime_classes", cluster.runtime_class),
+    # gangs kube-scheduler places all-or-nothing (not Kueue's): Kubernetes' own, and coscheduling's
+    (gangs.K8S, "Workload"): Kind(("v1alpha1",), "gangs", gangs.workload, namespaced=True),
+    (gangs.COSCHEDULING, "PodGroup"): Kind(("v1alpha1",), "gangs", gangs.coscheduling_pod_group, namespaced=True),
+    # Kueue's own configuration: the document (a file, with no metadata), or the ConfigMap it ships in.
+    (config.CONFIG_GROUP, "Configuration"): Kind(config.CONFIG_VERSIONS, "scheduler_configs",
+                                                 config.configuration, anonymous=True),
+    ("", "ConfigMap"): Kind(("v1",), "scheduler_configs", config.config_map, namespaced=True),
+    # rules `kadmit export` wrote as admission policies
+    ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"): Kind(("v1",), "rules", admission.policy),
+    ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding"): Kind(("v1",), "rules", admission.binding),
+    (dra.DRA_GROUP, "ResourceClaimTemplate"): Kind(("v1",), "claim_templates", dra.claim_template, namespaced=True),
+    # The job kinds Kueue integrates: read as submitted, managed or not by `jobs.manage`.
+    **{(i.group, i.kind): Kind(i.versions, "jobs", i.read, namespaced=True, generated=True)
+       for i in jobs.INTEGRATIONS},
+    **{(group, kind): Kind(versions, target, read, namespaced=namespaced)
+       for group, kind, versions, target, read, namespaced in jobs.REFERENCED},
+}
+
+
+NOT_READ_HELP = ("kadmit reads Kubernetes objects and `.kad` policy; name the folders that hold them to leave "
+                 "other files out")
+
+# Kinds of which kadmit reads only some objects; the others are reported like unread kinds.
+PARTLY_READ = {"ConfigMap": f"Kueue's configuration (`{config.CONFIG_KEY}`)"}
+
+
+class _Reader:
+    def __init__(self, file: str, diags: Diagnostics, text: str | None = None) -> None:
+        self.f = Fields(file, diags, text)
+        self.fragment = Fragment()
+        self.skipped: dict[tuple[str, str], tuple[Val, int]] = {}  # (apiVersion, kind) -> first, count
+
+    def document(self, node: Val, list_type: tuple[str, str] | None = None) -> None:
+        """One document or list item: an object, or a list whose items are read in turn."""
+        f = self.f
+        if node.kind == NULL:
+            return
+        if node.kind != MAP:
+            f.diags.emit(KAD154, f"expected a Kubernetes object (a mapping), found {DESCRIBE[node.kind]}",
+                         f.span(node))
+            return
+        if list_type is None and not notread.is_object(node):
+            f.diags.emit(KAD020, notread.message(node, f.file),
+                         Span(f.file, node.line + 1, node.col + 1, node.line + 1, node.col + 2),
+                         help=NOT_READ_HELP)
+            return
+        try:
+            api_version = f.str(node, "apiVersion", required=not list_type, what="a manifest object",
+                                default=list_type[0] if list_type else None)
+            kind = f.str(node, "kind", required=not list_type, what="a manifest object",
+                         default=list_type[1] if list_type else None)
+            if kind == "List" or (kind.endswith("List") and f.field(node, "items") is not None):
+                item_type = None if kind == "List" else (api_version, kind[: -len("List")])
+                for item in f.seq(node, "items"):
+                    self.document(item, item_type)
+                return
+            self.object(node, api_version, kind)
+        except Invalid:
+            return
+
+    def object(self, node: Val, api_version: str, kind: str) -> None:
+        f = self.f
+        group, _, version = api_version.rpartition("/")
+        spec = KINDS.get((group, kind))
+        if (spec is None and (group, kind) not in served.MOVED and (group, version, kind) not in served.REMOVED
+                and (group, kind) not in served.LATER_K8S):
+            later = served.LATER.get((group, kind))
+            self.skip(node, api_version, kind, "kadmit does not read this kind" + (f": {later}" if later else ""))
+            return
+        if (gone := served.unserved(group, version, kind)) is not None:
+            versions, source = gone
+            f.diags.emit(KAD171, f"`{kind}` is not served in `{api_version}`; served: {versions} ({source}); skipped",
+                         f.span(f.field(node, "apiVersion")) or f.span(node),
+                         help="the API server refuses the object; " + (
+                             f"on Kubernetes v1.35 write {served.LATER_K8S[group, kind][1]}"
+                             if (group, kind) in served.LATER_K8S else f"write it in {versions.split(', ')[-1]}"))
+            self.record(node, api_version, kind, f"the API server does not serve `{kind}` in `{api_version}` "
+                        f"(served: {versions}, by {source})")
+            return
+        if version not in spec.versions:
+            known = ", ".join(f"`{group + '/' if group else ''}{v}`" for v in spec.versions)
+            f.diags.emit(KAD160, f"`{kind}` in `{api_version}` is not read by kadmit; skipped",
+                         f.span(f.field(node, "apiVersion")) or f.span(node), help=f"kadmit reads {known}")
+            self.record(node, api_version, kind, f"kadmit does not read `{kind}` in `{api_version}` "
+                        f"(it reads {known})")
+            return
+        metadata = f.map(node, "metadata", required=not spec.anonymous, what=f"`{kind}`")
+        generated = f.str(metadata, "generateName") if spec.generated else None
+        name = f.str(metadata, "name", required=not (spec.anonymous or generated),
+                     what=f"the metadata of a `{kind}`") or generated or ""
+        f.collect()  # from here every bad field of the object is reported, then it is dropped
+        try:
+            self.read(node, spec, api_version, kind, metadata, name)
+        finally:
+            f.done()
+
+    def read(self, node: Val, spec: Kind, api_version: str, kind: str, metadata: Val | None, name: str) -> None:
+        """The object's fields (collecting its bad ones) into the fragment, or it is dropped."""
+        f = self.f
+        group, _, version = api_version.rpartition("/")
+        unknown = schema.check(f, node, group, version, kind, name)
+        if group in (KUEUE, config.CONFIG_GROUP):
+            coverage.warn_unmodelled(f, node, kind, f"`{kind}`" + (f" `{name}`" if name else ""))
+        namespace = f.str(metadata, "namespace") if spec.namespaced else None
+        kubenames.check_name(f, group, kind, f.field(metadata, "name"))
+        kubenames.check_name(f, group, kind, f.field(metadata, "namespace"), "namespace")
+        kubenames.check_labels(f, f.field(metadata, "labels"))
+        kubenames.check_annotations(f, f.field(metadata, "annotations"))
+        kubenames.check_kueue_keys(f, metadata)
+        labels, _ = f.str_map(metadata, "labels")
+        annotations, _ = f.str_map(metadata, "annotations")
+        meta = Meta(api_version, kind, node, metadata, name, namespace, labels, annotations)
+        broken = (api_version, kind, name, (namespace or 'default') if spec.namespaced else None, node)
+        try:
+            obj = spec.read(f, meta)
+            job = spec.also(f, meta) if spec.also is not None else None
+        except Invalid:
+            self.broken(*broken)
+            raise
+        except NotRead as e:
+            if e.args:  # the reader said why (and reported it)
+                self.record(node, api_version, kind, str(e.args[0]))
+            else:
+                self.skip(node, api_version, kind, f"kadmit reads only {PARTLY_READ.get(kind, 'some')} of this kind")
+            return
+        except ValidationError as e:
+            if not f.collected:  # else: the placeholder of a field already reported
+                where = " at `" + ".".join(map(str, e.errors()[0]["loc"])) + "`" if e.errors() else ""
+                named = f" `{name}`" if name else ""
+                f.diags.emit(KAD157, f"`{kind}`{named} holds an invalid value{where}", f.span(node))
+            self.broken(*broken)
+            return
+        except (TypeError, ValueError, AttributeError, KeyError, IndexError):
+            if not f.collected:
+                raise
+            self.broken(*broken)  # a placeholder of a bad field, already reported, went on
+            return
+        if f.collected or (unknown and spec.target == "jobs"):
+            # every bad field was reported; the object is not used. A job with an unknown field too:
+            # `kubectl apply` (strict field validation, its default) refuses it, so it is never created
+            self.broken(*broken)
+            return
+        target = getattr(self.fragment, spec.target)
+        if isinstance(obj, list):
+            target.extend(obj)
+        elif obj is not None:
+            target.append(obj)
+        if job is not None:
+            self.fragment.jobs.append(job)
+
+    def broken(self, api_version: str, kind: str, name: str, namespace: str | None, node: Val) -> None:
+        """An object dropped for its errors: kept by name, so references to it resolve. A dropped
+        ClusterQueue's or Cohort's cohort is kept too (as a Cohort named by a broken object): its
+        quota there is unknown, so the errors touch that cohort tree."""
+        if name:
+            self.fragment.broken.append(ObjectRef(api_version=api_version, kind=kind, namespace=namespace,
+                                                  name=name, span=self.f.span(node)))
+        spec = node.v.get("spec") if kind in ("ClusterQueue", "Cohort") else None
+        for key in ("cohort", "cohortName", "parent", "parentName"):
+            v = spec.v.get(key) if spec is not None and spec.kind == MAP else None
+            if v is not None and v.kind == STR and v.v:
+                self.fragment.broken.append(ObjectRef(api_version=api_version, kind="Cohort", name=v.v,
+                                                      span=self.f.span(node)))
+
+    def record(self, node: Val, api_version: str, kind: str, reason: str) -> None:
+        """List an object that is not read, with the reason."""
+        md = node.v.get("metadata")
+        md = md if md is not None and md.kind == MAP else None
+
+        def text(key: str) -> str | None:
+            v = md.v.get(key) if md is not None else None
+            return v.v if v is not None and isinstance(v.v, str) else None
+
+        ref = ObjectRef(api_version=api_version, kind=kind, namespace=text("namespace"),
+                        name=text("name") or text("generateName") or "", uid=text("uid"))
+        self.fragment.skipped.append(Skipped(object=ref, reason=reason, span=self.f.span(node)))
+
+    def skip(self, node: Val, api_version: str, kind: str, reason: str) -> None:
+        """List an object kadmit does not read; each kind is also reported once (KAD159)."""
+        self.record(node, api_version, kind, reason)
+        first, count = self.skipped.get((api_version, kind), (node, 0))
+        self.skipped[api_version, kind] = (first, count + 1)
+
+    def report_skipped(self) -> None:
+        for (api_version, kind), (first, count) in sorted(self.skipped.items()):
+            many = f" ({count} objects)" if count > 1 else ""
+            what = f"kind `{kind}` (`{api_version}`) is not read by kadmit"
+            if kind in PARTLY_READ:
+                what = f"`{kind}` objects (`{api_version}`) other than {PARTLY_READ[kind]} are not read by kadmit"
+            self.f.diags.emit(KAD159, f"{what}; skipped{many}", self.f.span(first))
+
+
+def read_manifest_text(text: str, filename: str, diags: Diagnostics) -> Fragment:
+    """Read every Kueue / Kubernetes object of a YAML or JSON text (multi-document, `kind: List`
+    and `*List` kinds included) into a fragment. `filename` names the file in spans. Problems
+    become diagnostics in `diags`; an object with a problem is skipped, the rest are read."""
+    reader = _Reader(filename, diags, text)
+    for doc in parse_documents(text, filename, diags):
+        if doc is not None:
+            reader.document(doc)
+    reader.report_skipped()
+    return reader.fragment
