@@ -84,3 +84,13 @@ def test_admission_bench_tiny_run(tmp_path: Path, capsys) -> None:
     assert figures["disagreements"] == figures["why_errors"] == figures["one_more_errors"] == 0
     assert figures["decided"] == 40 and 0 < figures["admitted"] < 40
     assert "reference" in capsys.readouterr().out
+
+
+def test_second_pass_soak_tiny_run() -> None:
+    """bench/second_pass_soak.py draws a soak's clusters and counts the second passes kadmit ran."""
+    import subprocess
+    import sys
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run([sys.executable, str(root / "bench" / "second_pass_soak.py"), "--n", "2", "--seed", "1",
+                          "--require", "admission_checks"], capture_output=True, text=True, cwd=root, check=True)
+    assert out.stdout.startswith("seed 1 (--require admission_checks): 2 clusters; a second pass queued in ")
