@@ -7,9 +7,11 @@ export; tests/oracle/test_kad_checks.py: Kueue decides the export as kadmit deci
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
 
 from kadmit import api
 from kadmit.diagnostics import Diagnostics
@@ -21,6 +23,8 @@ from kadmit.render.decisions import admit_json
 from kadmit.syntax import parse_text
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests"))
+from oracle.strategies import clusters  # noqa: E402
 GOOD = ROOT / "tests" / "corpus" / "syntax" / "good" / "admission-checks.kad"
 # (admission-checks-delay-topology-assignment.yaml holds a flavor naming a missing topology: input
 # with errors, which `import` refuses)
@@ -235,3 +239,32 @@ def test_import_of_the_export_gives_back_the_kad(tmp_path: Path) -> None:
     assert checks_of(back) == checks_of(source)
     assert [(w.key, w.check_states) for w in sorted(back.workloads, key=lambda w: w.key)] == \
         [(w.key, w.check_states) for w in sorted(source.workloads, key=lambda w: w.key)]
+
+
+# the soak generator's clusters with admission checks, over the switches a `.kad` file says whole
+_CHECKED = clusters(frozenset({
+    "admission_checks", "flavors", "cohorts", "borrowing_limit", "preemption", "priorities", "admitted",
+    "partial_admission", "memory", "strict_fifo", "stop_policy", "inactive"})).filter(
+    lambda c: any(f.startswith("check=") for f in c.features))
+
+
+@settings(max_examples=15, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(cluster=_CHECKED)
+def test_generated_clusters_with_checks_import_and_decide_the_same(tmp_path_factory, cluster) -> None:
+    folder = tmp_path_factory.mktemp("checks")
+    (folder / "cluster.yaml").write_text(cluster.text())
+    source = api.load_for_engine([str(folder / "cluster.yaml")])
+    if source.exit_code != api.EXIT_OK:
+        return
+    got = api.import_([str(folder / "cluster.yaml")], str(folder / "kad"), workloads=True)
+    assert got.exit_code == 0, [f"{d.code} {d.message}" for d in got.diagnostics]
+    kept = [d.message for d in got.diagnostics if d.code == "KAD920" and "UIDs" not in d.message]
+    back = api.check([str(folder / "kad")]).workspace.model
+    assert checks_of(back) == checks_of(source.workspace.model)
+    assert [(w.key, w.check_states) for w in sorted(back.workloads, key=lambda w: w.key)] == \
+        [(w.key, w.check_states) for w in sorted(source.workspace.model.workloads, key=lambda w: w.key)]
+    if any("stop policy" in m for m in kept):  # a LocalQueue's stopPolicy has no `.kad` form
+        return
+    assert kept == []
+    assert decisions(back) == decisions(source.workspace.model), cluster.text()
