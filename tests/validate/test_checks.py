@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kadmit.diagnostics import Diagnostics, Severity
-from kadmit.model import (BorrowWithinCohort, CheckRule, ClusterQueue, FlavorQuotas, NodeSelectorTerm, Preemption, Requirement,
+from kadmit.model import (BorrowWithinCohort, CheckRule, CheckState, ClusterQueue, FlavorQuotas, NodeSelectorTerm, Preemption, Requirement,
                           ResourceGroup, ResourceQuota, SchedulerConfig, Taint, TopologyRequest)
 from kadmit.validate import validate
 
@@ -50,6 +50,9 @@ CASES = [
      "KAD299", "references missing AdmissionCheck(s): prov"),
     ("admission check on a flavor the queue doesn't have", base(cq=team_a(admission_checks=(
         CheckRule(name="prov", on_flavors=("h100", "a100")),))), "KAD273", "on flavor `a100`"),
+    ("state of a check the queue doesn't require", base(cq=team_a(admission_checks=(CheckRule(name="prov"),)),
+     wl=workload("job", "team-a", "training").model_copy(update={"check_states": (CheckState(name="porv"),)})),
+     "KAD274", "admission check `porv`"),
     ("lq to missing cq", base(lq=LocalQueue(namespace="team-a", name="training", cluster_queue="team-b")),
      "KAD201", "`team-b`"),
     ("workload to missing lq", base(wl=workload("job", "team-a", "trainin")), "KAD202", "`trainin`"),

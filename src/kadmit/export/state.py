@@ -57,6 +57,8 @@ def topology_request(ix: ModelIndex, wl: Workload, ps: PodSet, t: TopologyReques
     if t.slice_level is not None:
         out["podSetSliceRequiredTopology"] = _level(ix, wl, ps, t.slice_level, diags)
         out["podSetSliceSize"] = t.slice_size
+    if t.group is not None:  # `topology_group`: the pod sets Kueue places as one
+        out["podSetGroupName"] = t.group
     return out
 
 

@@ -232,6 +232,11 @@ CHECK_ON_UNUSED_FLAVOR = register(
     "[flavor] }`), a flavor none of the queue's resource groups list. Kueue accepts it; no workload of the "
     "queue is ever assigned that flavor, so the check never applies for it — and a check limited to some "
     "flavors is not run before the workload reserves quota (workload.AdmissionChecksForWorkload).")
+STATE_OF_ANOTHER_CHECK = register(
+    "KAD274", "check state of a check the queue does not require", "warning",
+    "A workload gives the state of an admission check (`.kad`: `checks = { … }`; a Workload's "
+    "`status.admissionChecks`) that its cluster queue does not require. Kueue's workload controller "
+    "syncs a workload's states with its queue's checks and drops it, so it decides nothing.")
 SELECTOR_MATCHES_NOTHING = register(
     "KAD271", "namespace selector matches no namespace", "warning",
     "A cluster queue's namespace selector matches none of the declared namespaces. (Checked only "

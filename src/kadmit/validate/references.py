@@ -5,7 +5,7 @@ from __future__ import annotations
 from kadmit.diagnostics import Diagnostics, did_you_mean
 from kadmit.index import HOSTNAME_LABEL, ModelIndex, resolve_level
 from kadmit.model import ClusterQueue, Cohort, PodSet, Workload
-from kadmit.validate.codes import (CHECK_ON_UNUSED_FLAVOR, QUEUE_CHECKS_INACTIVE, PLACEMENT_COUNT, PLACEMENT_UNKNOWN_NODE, ADMISSION_COUNT, ADMITTED_UNKNOWN_CLUSTER_QUEUE, ADMITTED_UNKNOWN_FLAVOR,
+from kadmit.validate.codes import (CHECK_ON_UNUSED_FLAVOR, STATE_OF_ANOTHER_CHECK, QUEUE_CHECKS_INACTIVE, PLACEMENT_COUNT, PLACEMENT_UNKNOWN_NODE, ADMISSION_COUNT, ADMITTED_UNKNOWN_CLUSTER_QUEUE, ADMITTED_UNKNOWN_FLAVOR,
                                    ADMITTED_UNKNOWN_POD_SET, ADMITTED_WITHOUT_FLAVOR, COHORT_PARENT_TYPO, NO_TOPOLOGY_FLAVOR,
                                    UNKNOWN_CLUSTER_QUEUE, UNKNOWN_FLAVOR, UNKNOWN_LOCAL_QUEUE,
                                    UNKNOWN_PRIORITY_CLASS, UNKNOWN_PRIORITY_CLASS_WITH_VALUE,
@@ -124,6 +124,25 @@ def check_workload_refs(wl: Workload, index: ModelIndex, diags: Diagnostics) -> 
     cq = index.cluster_queue_of(wl)
     for i, ps in enumerate(wl.pod_sets):
         _check_topology_level(wl, i, ps, cq, index, diags)
+    if wl.check_states:
+        _check_states(wl, index, diags)
+
+
+def _check_states(wl: Workload, index: ModelIndex, diags: Diagnostics) -> None:
+    """A check state of a check the workload's queue (where it holds quota, else where it is queued)
+    doesn't require: Kueue drops it (KAD274)."""
+    name = wl.admission.cluster_queue if wl.admission is not None else None
+    cq = index.cluster_queues.get(name) if name is not None else index.cluster_queue_of(wl)
+    if cq is None:
+        return
+    required = [r.name for r in cq.admission_checks]
+    for st in wl.check_states:
+        if st.name not in required:
+            diags.emit(STATE_OF_ANOTHER_CHECK, f"workload `{wl.key}` gives the state of admission check `{st.name}`, "
+                       f"which its cluster queue `{cq.name}` doesn't require", st.span or wl.field_span("check_states"),
+                       help=_help(st.name, required, f"cluster queue `{cq.name}` requires "
+                                  + (", ".join(f"`{r}`" for r in required) or "no admission check")),
+                       notes=["Kueue's workload controller drops it: it decides nothing"])
 
 
 def _check_admission(wl: Workload, index: ModelIndex, diags: Diagnostics) -> None:
