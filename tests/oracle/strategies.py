@@ -59,7 +59,11 @@ CI (and on in the soak) and agreement is counted per feature. The switches:
   Workload, owned by the job, the flavor's node labels in the job's templates as Kueue's
   RunWithPodSetsInfo puts them), `idle_admitted` (the same with no active pod),
   `no_workload` (active pods, no Workload: Kueue waits for them to end) and `idle_no_workload`
-  (started, no active pod, no Workload: Kueue makes one)
+  (started, no active pod, no Workload: Kueue makes one); and existing jobs (`existing_jobs`) of the
+  other kinds Kueue suspends or gates (RUNNING_STATES) not suspended, with a status as their operators
+  write it and no Workload, recorded as `running_state=KIND:STATE`: Kueue makes their Workload unless
+  the kind's IsActive holds or it has finished (a StatefulSet's and a LeaderWorkerSet's whatever their
+  status; a LeaderWorkerSet in a rolling update with a surge, one per status.replicas group)
 - `admission_checks` (`_admission_checks`): AdmissionChecks on ClusterQueues — Active by their
   status or not (`check=KIND`), provisioning ones with their ProvisioningRequestConfig or without,
   MultiKueue ones over clusters Active or not, a missing one, `onFlavors` — and the check states of
@@ -692,6 +696,8 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
                 o["metadata"]["creationTimestamp"] = _stamp(created)
                 if existing:
                     o["metadata"]["uid"] = f"00000000-0000-{i:04d}-0001-{serial:012d}"
+            if existing and objs[-1]["kind"] in RUNNING_STATES and d.on("running_jobs", 0.3):
+                _running_state(d, objs[-1], created)
             if ("overhead" in d.features or "priority_class" in d.features) and d.int(0, 3) == 0 \
                     and "priority_class" in allowed and objs[-1]["kind"] == "Job":
                 objs[-1]["spec"]["template"]["spec"]["priorityClassName"] = "pc-mid"
@@ -896,6 +902,92 @@ def _running_job(d: _Draw, name: str, ns: str, lq: str, cq: str, serial: int, cr
                   {"type": "Admitted", "status": "True", "reason": "Admitted",
                    "message": "The workload is admitted", "lastTransitionTime": at}]}}
     return [job, wl]
+
+
+def _cond(kind: str, status: str, at: str) -> dict:
+    return {"type": kind, "status": status, "reason": kind, "message": kind, "lastTransitionTime": at}
+
+
+def _kubeflow_state(state: str, types: list[str], at: str) -> dict:
+    """A Kubeflow job's status: its replica types' statuses (a type of no pod set of its own
+    sometimes), active pods in one or none, a condition."""
+    active = {"running": 1, "idle": 0, "succeeded": 0, "failed": 0, "other_type": 0}[state]
+    out: dict = {"replicaStatuses": {t: {"active": active if i == 0 else 0} for i, t in enumerate(types)}}
+    if state == "other_type":
+        out["replicaStatuses"]["Other"] = {"active": 1}
+    cond = {"running": "Running", "idle": "Created", "succeeded": "Succeeded", "failed": "Failed",
+            "other_type": "Running"}[state]
+    out["conditions"] = [{"type": cond, "status": "True", "reason": cond, "message": cond,
+                          "lastUpdateTime": at, "lastTransitionTime": at}]
+    return out
+
+
+# The kinds `running_jobs` gives a live state to beside the batch Job and JobSet of `_running_job`:
+# kind -> the states drawn (`running_state=KIND:STATE`), each read as its Kueue integration's
+# IsActive and Finished read it.
+RUNNING_STATES = {
+    "RayJob": ("none", "new", "initializing", "running", "suspended", "complete", "failed"),
+    "RayCluster": ("none", "ready", "suspended", "failed"),
+    "RayService": ("none", "ready", "not_ready"),
+    **{k: ("running", "idle", "succeeded", "failed", "other_type")
+       for k in ("PyTorchJob", "TFJob", "MPIJob", "PaddleJob", "XGBoostJob", "JAXJob")},
+    "TrainJob": ("active", "idle", "complete", "failed"),
+    "AppWrapper": ("reserved", "running_phase", "resuming_phase", "failed_deployed", "failed", "succeeded"),
+    "LeaderWorkerSet": ("replicas", "surge", "surge_percent"),
+    "StatefulSet": ("replicas",),
+}
+
+
+def _running_state(d: _Draw, o: dict, created: datetime) -> None:
+    """An existing job (`existing_jobs`) of another kind than Job and JobSet made live
+    (`running_jobs`): not suspended and a status as its operator writes it, with no Workload:
+    Kueue makes it one unless its IsActive holds (or it has finished)."""
+    kind, spec = o["kind"], o["spec"]
+    state = d.pick(RUNNING_STATES[kind])
+    d.features.add(f"running_state={kind}:{state}")
+    at = _stamp(created + timedelta(minutes=1))
+    if kind == "RayJob":
+        spec["suspend"] = False
+        deployment = {"none": None, "new": "New", "initializing": "Initializing", "running": "Running",
+                      "suspended": "Suspended", "complete": "Complete", "failed": "Failed"}[state]
+        if deployment is not None:
+            o["status"] = {"jobDeploymentStatus": deployment}
+    elif kind == "RayCluster":
+        spec["suspend"] = False
+        if state != "none":
+            o["status"] = {"state": state}
+    elif kind == "RayService":
+        spec["rayClusterConfig"]["suspend"] = False
+        if state != "none":
+            o["status"] = {"conditions": [_cond("Ready", "True" if state == "ready" else "False", at)]}
+    elif kind in RUNNING_STATES and kind not in ("TrainJob", "AppWrapper", "LeaderWorkerSet", "StatefulSet"):
+        spec["runPolicy"] = {"suspend": False}
+        field = next(k for k in spec if k.endswith("ReplicaSpecs"))
+        o["status"] = _kubeflow_state(state, list(spec[field]), at)
+    elif kind == "TrainJob":
+        spec["suspend"] = False
+        active = 1 if state == "active" else 0
+        o["status"] = {"jobsStatus": [{"name": "node", "active": active, "ready": active, "succeeded": 0,
+                                       "failed": 0, "suspended": 0}]}
+        if state in ("complete", "failed"):
+            o["status"]["conditions"] = [_cond(state.capitalize(), "True", at)]
+    elif kind == "AppWrapper":
+        spec["suspend"] = False
+        phase = {"reserved": "Running", "running_phase": "Running", "resuming_phase": "Resuming",
+                 "failed_deployed": "Failed", "failed": "Failed", "succeeded": "Succeeded"}[state]
+        conds = [_cond("QuotaReserved", "True" if state == "reserved" else "False", at),
+                 _cond("ResourcesDeployed", "True" if state in ("reserved", "failed_deployed") else "False", at)]
+        o["status"] = {"phase": phase, "conditions": conds}
+    elif kind == "LeaderWorkerSet":
+        replicas = spec["replicas"]
+        if state == "replicas":
+            o["status"] = {"replicas": replicas, "readyReplicas": replicas, "updatedReplicas": replicas}
+        else:  # a rolling update with a surge: maxSurge an integer, or `50%` (0 to Kueue's IntValue)
+            spec["rolloutStrategy"] = {"type": "RollingUpdate", "rollingUpdateConfiguration": {
+                "maxSurge": 1 if state == "surge" else "50%", "maxUnavailable": 1}}
+            o["status"] = {"replicas": replicas + 1, "readyReplicas": replicas, "updatedReplicas": replicas - 1}
+    else:  # StatefulSet
+        o["status"] = {"replicas": spec["replicas"], "readyReplicas": spec["replicas"]}
 
 
 def _tas_pods(wl: dict, pod_sets: list[dict], per_node: dict, need: dict, resources: list[str]) -> list[dict]:
