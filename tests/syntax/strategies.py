@@ -47,7 +47,7 @@ def expr(leaves=None):
 def statement(draw) -> str:
     s = draw(sep())
     kind = draw(st.sampled_from(["flavor", "cq", "cohort", "workload", "priority", "lq", "rule",
-                                 "node", "namespace", "topology"]))
+                                 "node", "namespace", "topology", "check", "checks"]))
     name = draw(WORD)
     if kind == "flavor":
         return (f"flavor {name} {{{s}node_labels = {{ k = \"v\"{s}}}{s}"
@@ -60,6 +60,23 @@ def statement(draw) -> str:
         return (f"cluster_queue {name} {{{s}cohort = org{s}queueing = strict_fifo{s}"
                 f"preemption {{ within_cluster_queue = lower_priority }}{s}"
                 f"resources {covered} {{{s}flavor h100 {{ {body} }}{s}}}{s}}}")
+    if kind == "check":  # an admission check and what its controller reads
+        return draw(st.sampled_from([
+            f"admission_check {name} {{{s}controller = provisioning_request{s}parameters = {name}-config{s}}}",
+            f"admission_check {name} {{ controller = \"example.com/x\"{s}active = false{s}reason = \"R\" }}",
+            f"admission_check {name} {{{s}controller = x{s}parameters {{ api_group = \"g\"{s}kind = \"K\"{s}name = \"n\" }}{s}}}",
+            f"provisioning_config {name} {{{s}provisioning_class = \"c\"{s}managed_resources = [nvidia.com/gpu,{s}cpu]"
+            f"{s}retry_strategy {{ backoff_limit_count = {draw(st.integers(0, 9))} }}{s}"
+            f"pod_set_updates {{ node_selector = {{ k = \"v\" }} }}{s}}}",
+            f"multikueue_config {name} {{ clusters = [a,{s}b] }}",
+            f"multikueue_cluster {name} {{ kubeconfig = \"s\"{s}location_type = path{s}active = true }}"]))
+    if kind == "checks":  # a queue's checks, and a workload's check states
+        flavors = draw(st.sampled_from(["[a, b]", "all", "[h100]"]))
+        return draw(st.sampled_from([
+            f"cluster_queue {name} {{{s}admission_checks = [c1,{s}c2]{s}}}",
+            f"cluster_queue {name} {{ admission_checks = {{ c1 = {flavors},{s}c2 = all }} }}",
+            f"workload ns/{name} {{{s}queue = q{s}checks = {{ c1 = ready,{s}c2 = pending }}{s}"
+            f"pod_group main {{ count = 1 }}{s}}}"]))
     if kind == "cohort":
         return f"cohort {name} {{{s}parent = org{s}fair_sharing {{ weight = 2 }}}}"
     if kind == "workload":
