@@ -64,3 +64,14 @@ def test_simulate_keeps_workloads_waiting_for_checks_off_their_nodes(run):
     assert states["ns/checked"] == ("checks", ["approval (Pending)", "capacity (Pending)"])
     assert states["ns/approved-before"] == ("running", None)
     assert data["summary"]["at_end"]["checks"] == 3
+
+
+def test_a_second_pass_placing_its_pod_sets_is_no_loop(run):
+    """A cycle whose only change is a second pass placing a workload's delayed pod sets leaves the
+    holders as they were: the run's state includes the workloads waiting for a second pass, so it is
+    not taken for a preemption loop (KAD535, exit 3) once the pass has evicted a workload that came
+    back (tests/oracle/features/admission-check-second-pass-preempts.yaml, decided as Kueue does)."""
+    out = run("admit", str(Path(CASE).parent / "admission-check-second-pass-preempts.yaml"))
+    assert out.exit_code == 0
+    assert "KAD535" not in out.output and "loop" not in out.output
+    assert "ns/w1 main: 4 pods in host n0" in out.output

@@ -418,8 +418,9 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
         # takes a workload off the queues for good, and a loop evicts in every period, so it shows
         # at most one period after its first state. (A state costs the moves since the last: `States`.)
         if evictions:
+            # (the workloads waiting for a second pass too: one placing its pod sets changes no holder)
             rest = (tuple(sorted(session.holders)), tuple(sorted(sticky.items())),
-                    tuple(sorted((v.key, by or "") for v, by in evicting)), session.afs.state())
+                    tuple(sorted((v.key, by or "") for v, by in evicting)), session.afs.state(), tuple(sorted(second)))
             before = places.repeat(cycle, rest)
             if before is None and plain and entries and not sticky:
                 # the cycles that only set heads aside, each state recorded as the cycle would
