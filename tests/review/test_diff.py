@@ -162,3 +162,18 @@ def test_state_is_added_to_both_sides(tmp_path):
     assert r.exit_code == 1
     extra = [d for d in json.loads(r.output)["decisions"] if d["workload"] == "team-vision/extra"]
     assert extra and extra[0]["before"]["admitted"] is True and extra[0]["after"]["admitted"] is False
+
+
+def test_admission_checks_and_their_configs_are_changes(tmp_path):
+    """A check added, a provisioning config changed, a queue's checks changed: each a change of its kind."""
+    good = (ROOT / "tests" / "corpus" / "syntax" / "good" / "admission-checks.kad").read_text()
+    (tmp_path / "base").mkdir()
+    (tmp_path / "head").mkdir()
+    (tmp_path / "base" / "p.kad").write_text(good)
+    (tmp_path / "head" / "p.kad").write_text(good.replace("backoff_limit_count  = 2", "backoff_limit_count  = 5")
+                                             .replace("admission_checks = [approval]", "admission_checks = [approval, gate]")
+                                             + "\nadmission_check gate {\n  controller = \"example.com/gate\"\n  active = true\n}\n")
+    r = run("diff", str(tmp_path / "base"), str(tmp_path / "head"), "--format", "json", "--no-envelopes")
+    changes = {(c["kind"], c["name"], c["change"], c["field"]) for c in json.loads(r.output)["changes"]}
+    assert {("admission_check", "gate", "added", None), ("provisioning_config", "gpu-capacity", "changed", "retry_strategy"),
+            ("cluster_queue", "checked", "changed", "admission_checks")} <= changes

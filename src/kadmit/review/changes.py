@@ -17,7 +17,12 @@ from kadmit.source import Span
 KINDS = (("topologies", "topology"), ("flavors", "flavor"), ("cohorts", "cohort"),
          ("cluster_queues", "cluster_queue"), ("local_queues", "local_queue"),
          ("priority_classes", "priority"), ("namespaces", "namespace"), ("rules", "rule"),
-         ("scheduler_configs", "scheduler"), ("nodes", "node"), ("workloads", "workload"), ("pods", "pod"))
+         ("scheduler_configs", "scheduler"), ("admission_checks", "admission_check"),
+         ("check_configs", "provisioning_config"), ("check_configs", "multikueue_config"),
+         ("check_configs", "multikueue_cluster"), ("nodes", "node"), ("workloads", "workload"), ("pods", "pod"))
+# the `.kad` word of each kind an admission check's controller reads (`check_configs` holds all three)
+_CONFIGS = {"ProvisioningRequestConfig": "provisioning_config", "MultiKueueConfig": "multikueue_config",
+            "MultiKueueCluster": "multikueue_cluster"}
 LIMITS = (("nominal", "nominal quota"), ("borrowing_limit", "borrowing limit"), ("lending_limit", "lending limit"))
 
 
@@ -126,10 +131,12 @@ def model_changes(base: Model, head: Model) -> list[Change]:
     for field, kind in KINDS:
         a = {}
         for o in getattr(base, field):
-            a.setdefault(_name(o), o)
+            if field != "check_configs" or _CONFIGS[o.kind] == kind:
+                a.setdefault(_name(o), o)
         b = {}
         for o in getattr(head, field):
-            b.setdefault(_name(o), o)
+            if field != "check_configs" or _CONFIGS[o.kind] == kind:
+                b.setdefault(_name(o), o)
         for name in sorted(set(a) | set(b)):
             x, y = a.get(name), b.get(name)
             if x is None:
