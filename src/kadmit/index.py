@@ -177,6 +177,8 @@ def admitted_usage(wl: Workload) -> dict[tuple[str, str], int]:
         return out
     by_name = {ps.name: ps for ps in wl.pod_sets}
     for psa in wl.admission.pod_sets:
+        if psa.unrecorded:  # Kueue books an admission by its recorded usage: none (KAD169)
+            continue
         if psa.usage:
             totals = dict(psa.usage)
         else:

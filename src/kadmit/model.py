@@ -263,6 +263,9 @@ class PodSetAssignment(Obj):
     # (empty: the hostname alone, as kadmit's language names nodes)
     placement: dict[str, int] = {}
     placement_levels: tuple[str, ...] = ()
+    # a Kueue admission that records no resourceUsage: Kueue books nothing for it (no quota; on
+    # nodes only its pods' count), whatever the pod set requests (KAD169)
+    unrecorded: bool = False
 
 
 class Admission(Obj):

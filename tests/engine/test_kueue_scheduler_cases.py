@@ -64,7 +64,7 @@ def workload(name, queue, cpu, priority, admitted_in=None, uid=None, job_uid=Non
 status:
   admission:
     clusterQueue: {cq}
-    podSetAssignments: [{{name: main, count: 1, flavors: {{cpu: {flavor}}}}}]
+    podSetAssignments: [{{name: main, count: 1, flavors: {{cpu: {flavor}}}, resourceUsage: {{cpu: "{cpu}"}}}}]
   conditions:
   - {{type: QuotaReserved, status: "True", lastTransitionTime: "2026-11-20T09:00:00Z"}}
   - {{type: Admitted, status: "True", lastTransitionTime: "2026-11-20T09:00:00Z"}}"""

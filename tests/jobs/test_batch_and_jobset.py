@@ -264,7 +264,7 @@ spec:
 status:
   admission:
     clusterQueue: cluster-queue
-    podSetAssignments: [{{name: main, count: 1, flavors: {{cpu: default-flavor}}}}]
+    podSetAssignments: [{{name: main, count: 1, flavors: {{cpu: default-flavor}}, resourceUsage: {{cpu: "5"}}}}]
   conditions: [{{type: QuotaReserved, status: "True"}}, {{type: Admitted, status: "True"}}]
 """
     other = job("other", cpu="5")

@@ -68,6 +68,7 @@ status:
     - name: main
       count: 2
       flavors: {cpu: gpu, nvidia.com/gpu: gpu}
+      resourceUsage: {cpu: "4", nvidia.com/gpu: "8"}
       topologyAssignment:
         levels: [kubernetes.io/hostname]
         domains:

@@ -271,7 +271,7 @@ spec:
 status:
   admission:
     clusterQueue: cq
-    podSetAssignments: [{name: main, count: 1, flavors: {cpu: f}}]
+    podSetAssignments: [{name: main, count: 1, flavors: {cpu: f}, resourceUsage: {cpu: "1"}}]
   conditions:
   - {type: QuotaReserved, status: "{reserved}", lastTransitionTime: "2026-11-20T09:00:00Z"}
   - {type: Evicted, status: "{evicted}", reason: Preempted}
@@ -392,7 +392,7 @@ spec:
 status:
   admission:
     clusterQueue: cq
-    podSetAssignments: [{name: main, count: 1, flavors: {cpu: f}}]
+    podSetAssignments: [{name: main, count: 1, flavors: {cpu: f}, resourceUsage: {cpu: "1"}}]
   conditions:
   - {type: QuotaReserved, status: "True", lastTransitionTime: "2026-11-20T09:00:00Z"}
   - {type: Evicted, status: "True", reason: Preempted}

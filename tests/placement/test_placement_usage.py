@@ -39,6 +39,7 @@ status:
     - name: w
       count: 3
       flavors: {cpu: f}
+      resourceUsage: {cpu: "6"}
       topologyAssignment:
         levels: ["kubernetes.io/hostname"]
         domains:
@@ -82,3 +83,20 @@ def test_an_assignment_over_rack_and_hostname_holds_no_node():
     frag = read_manifest_text(text, "w.yaml", d)
     assert frag.workloads[0].admission.pod_sets[0].placement == {}
     assert [x.code for x in d] == ["KAD168"] and "finds no node" in d.items[0].message
+
+
+def test_an_admission_without_resource_usage_holds_nothing_in_kueues_books():
+    # Kueue books an admitted workload by its admission's recorded usage (totalRequestsFromAdmission):
+    # none recorded, no quota held, and on its nodes only its pods' count
+    from kadmit.index import admitted_usage
+    from kadmit.placement.inventory import admitted_pod_requests
+
+    d = Diagnostics()
+    wl = read_manifest_text(YAML.replace('      resourceUsage: {cpu: "6"}\n', ""), "w.yaml", d).workloads[0]
+    psa = wl.admission.pod_sets[0]
+    assert psa.unrecorded and [x.code for x in d] == ["KAD169"] and "holds no quota" in d.items[0].message
+    assert admitted_usage(wl) == {} and admitted_pod_requests(wl.pod_sets[0], psa) == {}
+    d = Diagnostics()
+    wl = read_manifest_text(YAML, "w.yaml", d).workloads[0]
+    assert not wl.admission.pod_sets[0].unrecorded and not list(d)
+    assert admitted_usage(wl) == {("f", "cpu"): 6000}

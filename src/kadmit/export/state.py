@@ -110,7 +110,7 @@ def _assignments(wl: Workload) -> list[dict]:
         if a.flavors:
             psa["flavors"] = dict(sorted(a.flavors.items()))
         ps = declared.get(a.name)
-        usage = a.usage or ({r: q * a.count for r, q in ps.requests.items() if q} if ps else {})
+        usage = {} if a.unrecorded else a.usage or ({r: q * a.count for r, q in ps.requests.items() if q} if ps else {})
         if usage:
             psa["resourceUsage"] = resources(usage)
         psa["count"] = a.count

@@ -206,6 +206,16 @@ KAD906 = register(
     "A ValidatingAdmissionPolicy names the kadmit rule it was exported from (`kadmit.dev/rule`), but its "
     "validations are not the CEL kadmit wrote for it (`kadmit.dev/cel-sha256`): someone changed it, so "
     "kadmit can't tell what it enforces. It is not read as the rule; export the rule again.")
+KAD169 = register(
+    "KAD169", "admission without resource usage", "warning",
+    "An admitted Workload's `status.admission.podSetAssignments[]` entry records no `resourceUsage` "
+    "(a hand-written manifest), though its pod set requests resources. Kueue books an admitted "
+    "workload by what its admission records, not by its pod sets' requests: such a pod set holds "
+    "no quota of its ClusterQueue and, on a topology-aware flavor, only its pods' count (`pods`) on "
+    "the nodes of its topology assignment. kadmit counts it as Kueue does; write the usage "
+    "(count x requests) where the workload really holds it.",
+    kueue_rule="pkg/workload/workload.go totalRequestsFromAdmission (Requests from psa.ResourceUsage), "
+               "Info.TASUsage; pkg/cache/scheduler/tas_flavor.go updateUsage")
 KAD170 = register(
     "KAD170", "refused by Kueue's webhook", "error",
     "Kueue's admission webhook for this job kind refuses to create the object, and says why (the "

@@ -6,7 +6,7 @@ from __future__ import annotations
 from kadmit.durations import parse_duration_ms
 from kadmit.manifests import kubenames
 from kadmit.manifests.checks import check_states
-from kadmit.manifests.codes import KAD157, KAD161, KAD164, KAD165, KAD168, KAD181
+from kadmit.manifests.codes import KAD157, KAD161, KAD164, KAD165, KAD168, KAD169, KAD181
 from kadmit.manifests.fields import Fields, Meta, NotRead
 from kadmit.manifests.owners import controller_owner
 from kadmit.manifests.dra import pod_claim_templates
@@ -276,6 +276,11 @@ def _admission(f: Fields, status: Val | None, pod_sets: tuple[PodSet, ...],
         count = f.int(psa, "count", lo=0, default=declared.count if declared else 0)
         usage, _ = f.resource_list(psa, "resourceUsage")
         usage = {r: q for r, q in usage.items() if q}
+        unrecorded = not usage and count > 0 and declared is not None and any(declared.requests.values())
+        if unrecorded:
+            f.diags.emit(KAD169, f"pod set `{name}` is admitted with no `resourceUsage`: Kueue books what an "
+                         "admission records, so it holds no quota and, on its topology's nodes, only its pods' "
+                         "count; kadmit counts it so", f.span(f.field(psa, "resourceUsage") or psa), help="write `resourceUsage` (count x requests) where the workload holds it")
         if declared is not None and usage == {r: q * count for r, q in declared.requests.items()}:
             usage = {}  # what the model derives from count x requests anyway
         placement, levels = _topology_assignment(f, psa, name)
@@ -285,7 +290,8 @@ def _admission(f: Fields, status: Val | None, pod_sets: tuple[PodSet, ...],
                          "it on no node, so its decision may differ from Kueue's",
                          f.span(f.field(psa, "delayedTopologyRequest")))
         assignments.append(PodSetAssignment(name=name, flavors=flavors, count=count, usage=usage,
-                                            placement=placement, placement_levels=levels, span=f.span(psa),
+                                            placement=placement, placement_levels=levels,
+                                            unrecorded=unrecorded, span=f.span(psa),
                                             spans=f.spans({"count": f.field(psa, "count"),
                                                            "flavors": f.field(psa, "flavors")})))
     condition = reserved[1] if reserved and reserved[0] else None

@@ -197,6 +197,8 @@ def admitted_pod_requests(ps: PodSet | None, psa: PodSetAssignment) -> dict[str,
     admission's recorded usage divided by its count (workload.totalRequestsFromAdmission,
     SinglePodRequests), where the admission records one that the pod set's requests don't give;
     else the pod set's own (the reader leaves out a usage equal to count x requests)."""
+    if psa.unrecorded:  # no resourceUsage: Kueue's single-pod requests are empty (its pods' count aside)
+        return {}
     if psa.usage and psa.count > 0:
         return {r: q // psa.count for r, q in sorted(psa.usage.items())}
     return ps.placed_requests if ps is not None else {}
