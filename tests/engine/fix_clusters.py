@@ -118,7 +118,8 @@ def yaml_tas_clusters(draw, max_nodes: int = 4, max_pending: int = 3) -> str:
                          "        containers:\n        - name: c\n          resources:\n            requests:\n"
                          "              nvidia.com/gpu: \"2\"\nstatus:\n  admission:\n    clusterQueue: gpu\n"
                          "    podSetAssignments:\n    - name: main\n      count: 1\n      flavors:\n"
-                         "        nvidia.com/gpu: h100\n      topologyAssignment:\n"
+                         "        nvidia.com/gpu: h100\n      resourceUsage:\n        nvidia.com/gpu: \"2\"\n"
+                         "      topologyAssignment:\n"
                          "        levels: [\"kubernetes.io/hostname\"]\n        domains:\n        - count: 1\n"
                          f"          values: [\"n{node}\"]\n  conditions:\n  - type: QuotaReserved\n"
                          "    status: \"True\"\n", "team"))

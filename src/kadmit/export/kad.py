@@ -322,8 +322,9 @@ def workload(out: Out, ix: ModelIndex, wl: Workload) -> str:
                 nodes = placed_nodes(ix, a.placement) if a.placement_levels else a.placement
                 inner.append("nodes = { " + ", ".join(f"{q(n)} = {c}" for n, c in sorted(nodes.items())) + " }")
             if a.unrecorded:
-                inner += out.lack("workloads", f"the admission of pod group `{a.name}` of `{wl.key}` without "
-                                  "`resourceUsage` (Kueue books nothing for it; `.kad` counts count x requests)", a.span)
+                inner += out.lack("workloads", f"the admission of pod group `{a.name}` of `{wl.key}` with no "
+                                  "recorded usage (no `resourceUsage`: Kueue books nothing for it; `.kad` counts "
+                                  "count x requests)", a.span)
             if a.usage:
                 inner += out.lack("workloads", f"the recorded usage of pod group `{a.name}` of `{wl.key}`", a.span,
                                   [f"{r} = {format_quantity(v, r)}" for r, v in sorted(a.usage.items())])
