@@ -35,7 +35,7 @@ def deployment(f: Fields, o: Meta) -> Job:
         wl = b.workload(ref, b.pod_sets)
         workloads.append(wl.model_copy(update={"name": workload_name("Pod", "", f"{ref.name}-{i}", ref.uid),
                                                "part": f"replica {i}"}))
-    job = b.job(state=run_state(False, _started(f, o), False), workloads=workloads)
+    job = b.job(state=run_state(_started(f, o), False), workloads=workloads)
     if not f.str(o.metadata, "uid"):
         return job
     # Already in the cluster (a UID): it never passed Kueue's Deployment webhook, which marks its pod

@@ -130,4 +130,4 @@ def appwrapper(f: Fields, o: Meta) -> Job:
     # phase Succeeded, or Failed once its resources are gone (not while ResourcesDeployed is True)
     started = condition_true(f, status, "QuotaReserved")
     finished = phase == "Succeeded" or (phase == "Failed" and not condition_true(f, status, "ResourcesDeployed"))
-    return b.job(state=run_state(f.bool(spec, "suspend", default=False), started, finished))
+    return b.job(state=run_state(started, finished))

@@ -9,7 +9,6 @@ from kadmit.manifests.jobs.refusals import go_atoi, go_quote
 from kadmit.model import Job, Refusal
 
 FRAMEWORK = "batch/job"
-STOPPING = "kueue.x-k8s.io/stopping"
 SYNC_COMPLETIONS = "kueue.x-k8s.io/job-completions-equal-parallelism"
 GO_BOOLS = {"1": True, "t": True, "T": True, "TRUE": True, "true": True, "True": True,
             "0": False, "f": False, "F": False, "FALSE": False, "false": False, "False": False}
@@ -32,12 +31,11 @@ def job(f: Fields, o: Meta) -> Job:
                count_node=f.field(spec, "parallelism"),
                nodes={"min_count": annotation_node(f, o, MIN_PARALLELISM)})
     status = f.map(o.node, "status")
-    suspended = f.bool(spec, "suspend", default=False) and o.annotations.get(STOPPING) != "true"
     # Kueue's Job.IsActive (status.active != 0): a started Job with no active pod and no Workload
     # gets one from Kueue's reconciler (handleJobWithNoWorkload waits only while pods are active)
     started = f.int(status, "active", default=0) != 0
     finished = condition_true(f, status, "Complete", "Failed")
-    job = b.job(state=run_state(suspended, started, finished))
+    job = b.job(state=run_state(started, finished))
     return job.model_copy(update={"refusals": job.refusals + refused + _sync_completions(f, o, spec)})
 
 

@@ -137,12 +137,14 @@ def condition_true(f: Fields, status: Val | None, *types: str) -> bool:
     return False
 
 
-def run_state(suspended: bool, started: bool, finished: bool) -> str:
-    """`finished` once a terminal condition is set; `running` when not suspended and the object
-    shows it started (status); else `pending` (a suspended job, or one not yet submitted, which
+def run_state(started: bool, finished: bool) -> str:
+    """`finished` once a terminal condition is set (Kueue's `Finished`); `running` when the status
+    shows it active (Kueue's `IsActive`), suspended or not: without its Workload Kueue makes none
+    while it is active (`handleJobWithNoWorkload` reads no suspension: a suspended job whose pods
+    are still ending waits too); else `pending` (a suspended job, or one not yet submitted, which
     Kueue's webhook suspends on creation)."""
     if finished:
         return "finished"
-    if not suspended and started:
+    if started:
         return "running"
     return "pending"

@@ -36,7 +36,7 @@ def jobset(f: Fields, o: Meta) -> Job:
     # Kueue's JobSet.IsActive: a replicated job with active child Jobs (ready ones are counted among them)
     started = any(f.int(s, "active", default=0) > 0 for s in f.maps(status, "replicatedJobsStatus"))
     finished = condition_true(f, status, "Completed", "Failed")
-    state = run_state(f.bool(spec, "suspend", default=False), started, finished)
+    state = run_state(started, finished)
     if not replicated and not f.collected:
         at = f.field(spec, "replicatedJobs") or o.node.v.get("spec") or o.node
         f.diags.emit(KAD167, f"JobSet `{o.name}` has no replicated jobs: Kueue never admits it", f.span(at),

@@ -54,4 +54,4 @@ def training_job(f: Fields, o: Meta) -> Job:
     statuses = f.map(status, "replicaStatuses")
     started = any(f.int(f.map(statuses, k), "active", default=0) for k in (statuses.v if statuses is not None else ()))
     finished = condition_true(f, status, "Succeeded", "Failed")
-    return b.job(state=run_state(f.bool(run_policy, "suspend", default=False), started, finished))
+    return b.job(state=run_state(started, finished))

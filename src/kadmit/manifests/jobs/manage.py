@@ -127,9 +127,9 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
             reason = _not_managed(job, settings, labels, queues)
         if reason is None and job.state != "pending":
             reason = ("it has finished" if job.state == "finished" else
-                      "it is running (not suspended, its status shows it active) and the input holds no "
-                      "Workload for it: Kueue makes none while its pods are active, so it is not pending "
-                      "work for Kueue, and its quota counts only through its Workload")
+                      "it is running, or suspended with pods still ending (its status shows it active), "
+                      "and the input holds no Workload for it: Kueue makes none while it is active, so it "
+                      "is not pending work for Kueue, and its quota counts only through its Workload")
         if reason is None and not job.workloads:
             reason = job.note or "Kueue makes no Workload of it"
         if reason is None:

@@ -107,7 +107,7 @@ def ray_job(f: Fields, o: Meta) -> Job:
     # yet; a status reading `New` is active), nor Suspended
     started = deployment not in ("", "Suspended")
     finished = deployment in ("Complete", "Failed")
-    job = b.job(state=run_state(f.bool(spec, "suspend", default=False), started, finished))
+    job = b.job(state=run_state(started, finished))
     return job.model_copy(update={"refusals": tuple(refusals) + job.refusals})
 
 
@@ -124,7 +124,7 @@ def ray_cluster(f: Fields, o: Meta) -> Job:
                                  "ElasticJobsViaWorkloadSlices feature gate is on and the job is an elastic job")
     _cluster(f, b, spec, f"the spec of RayCluster `{o.name}`", "spec")
     started = f.str(f.map(o.node, "status"), "state") == "ready"
-    job = b.job(state=run_state(f.bool(spec, "suspend", default=False), started, False))
+    job = b.job(state=run_state(started, False))
     return job.model_copy(update={"refusals": tuple(refusals) + job.refusals})
 
 
@@ -135,5 +135,5 @@ def ray_service(f: Fields, o: Meta) -> Job:
     refusals = _cluster_refusals(f, cluster, "spec.rayClusterSpec", SLICING)  # Kueue names the field so
     _cluster(f, b, cluster, "`rayClusterConfig`")
     started = condition_true(f, f.map(o.node, "status"), "Ready")
-    job = b.job(state=run_state(f.bool(cluster, "suspend", default=False), started, False))
+    job = b.job(state=run_state(started, False))
     return job.model_copy(update={"refusals": tuple(refusals) + job.refusals})

@@ -115,7 +115,7 @@ def train_job(f: Fields, o: Meta) -> Job:
     finished = any(f.str(c, "type") in ("Complete", "Failed") and f.str(c, "status") == "True"
                    for c in f.maps(status, "conditions"))
     b = Builder(f, o, FRAMEWORK)
-    job = b.job(state=run_state(f.bool(spec, "suspend", default=False), started, finished), workloads=[])
+    job = b.job(state=run_state(started, finished), workloads=[])
     wl = b.workload(object_ref(o, f), [])
     return job.model_copy(update={"train": train, "workloads": (wl,)})
 
