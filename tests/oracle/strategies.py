@@ -24,6 +24,9 @@ CI (and on in the soak) and agreement is counted per feature. The switches:
   `tas_unconstrained` pod sets; `tas_groups`: pod-set groups (a Workload's leader and main pod sets
   with one `podSetGroupName`, a LeaderWorkerSet's leader and worker templates with the
   `podset-group-name` annotation), placed as one
+  (`tas_leaf_levels`: a topology whose lowest level is not the hostname, `leaf_levels=[block, rack]`
+  or `[rack]`, Kueue's leaves being racks holding their nodes' summed capacity; `hostname_label`:
+  nodes whose `kubernetes.io/hostname` label is not their name)
 - jobs: `jobs` and `job:KIND` for each kind in JOB_KINDS; pod templates with
   `init_containers`, `sidecars`, `overhead` (RuntimeClass), `limit_range` (LimitRange defaults;
   `limit_ranges=KIND` where the namespace's LimitRanges also bound what Kueue admits or a second
@@ -91,6 +94,7 @@ SWITCHES = ("cohorts", "cohort_tree", "cohort_quota", "borrowing_limit", "lendin
             "appwrapper_pod_extras", "fair_sharing_no_cohort", "tas_queues", "tas_groups", "pod_level",
             "flavor_selectors", "flavor_taints", "namespace_selector", "stop_policy", "inactive", "resource_groups",
             "pod_sets", "tas_admitted", "running_jobs", "admission_checks", "tas_pods", "node_pods",
+            "tas_leaf_levels", "hostname_label",
             *(f"job:{k}" for k in JOB_KINDS))
 ALL = frozenset(SWITCHES)
 FRAMEWORKS = ["batch/job", "kubeflow.org/mpijob", "ray.io/rayjob", "ray.io/raycluster", "ray.io/rayservice",
@@ -98,7 +102,7 @@ FRAMEWORKS = ["batch/job", "kubeflow.org/mpijob", "ray.io/rayjob", "ray.io/raycl
               "kubeflow.org/xgboostjob", "kubeflow.org/jaxjob", "workload.codeflare.dev/appwrapper",
               "trainer.kubeflow.org/trainjob", "pod", "deployment", "statefulset",
               "leaderworkerset.x-k8s.io/leaderworkerset"]
-RACK, HOST = "example.com/rack", "kubernetes.io/hostname"
+BLOCK, RACK, HOST = "example.com/block", "example.com/rack", "kubernetes.io/hostname"
 # Kubeflow training kinds but PyTorchJob: apiVersion, replica specs' field, replica types (Kueue's
 # order, the last always drawn), container name
 TRAINING = {"TFJob": ("kubeflow.org/v1", "tfReplicaSpecs", ("Chief", "PS", "Worker"), "tensorflow"),
@@ -142,6 +146,13 @@ class _Draw:
         self.label_values: list[str] = []
         self.taints: list[str] = []  # the values of the flavors' `dedicated` taints (flavor_taints)
         self.free: dict[str, dict[str, dict[str, int]]] = {}  # TAS: per flavor, per node, what is free (tas_admitted)
+        self.levels: list[str] = [RACK, HOST]  # the topology's levels (tas_leaf_levels: no hostname)
+        self.hostname: dict[str, str] = {}  # node name -> its hostname label (hostname_label: not its name)
+        self.domain: dict[str, list[str]] = {}  # node name -> its values on the topology's levels
+
+    def tas_levels(self) -> list[str]:
+        """The levels a pod set may ask for: the topology's."""
+        return list(self.levels)
 
     def on(self, switch: str, p: float = 0.5) -> bool:
         """Whether `switch` is on here: off unless allowed; recorded when on."""
@@ -417,9 +428,9 @@ def _tas_request(d: _Draw) -> dict | None:
         return None
     kind = d.int(0, 3)
     if kind == 1 and d.on("tas_required", 1):
-        return {"required": d.pick([RACK, HOST])}
+        return {"required": d.pick(d.tas_levels())}
     if kind == 2 and d.on("tas_preferred", 1):
-        return {"preferred": d.pick([RACK, HOST])}
+        return {"preferred": d.pick(d.tas_levels())}
     if kind == 3 and d.on("tas_unconstrained", 1):
         return {"unconstrained": True}
     return None
@@ -427,7 +438,7 @@ def _tas_request(d: _Draw) -> dict | None:
 
 def _group_request(d: _Draw) -> dict:
     """A pod-set group's level: required or preferred (Kueue keeps a group only beside one)."""
-    return {d.pick(["required", "preferred"]): d.pick([RACK, HOST])}
+    return {d.pick(["required", "preferred"]): d.pick(d.tas_levels())}
 
 
 def _tas_annotations(req: dict | None) -> dict:
@@ -566,13 +577,18 @@ def _job(d: _Draw, kind: str, name: str, ns: str, labels: dict, resources: list[
 
 
 def _nodes(d: _Draw, flavor: str, resources: list[str]) -> list[dict]:
+    """A flavor's nodes in racks (and blocks of racks), each labelled on every level the topology may
+    have; a node's hostname label is its name, or under `hostname_label` a value of its own."""
     out = []
-    for r in range(d.int(1, 2)):
+    for r in range(d.int(1, 3 if BLOCK in d.levels else 2)):
         for h in range(d.int(1, 3)):
             name = f"{flavor}-r{r}-n{h}"
             cap = {"cpu": str(d.pick([4, 8])), "memory": "32Gi", "pods": "110"}
+            host = d.hostname[name] = f"{name}.example.com" if "hostname_label" in d.features else name
+            labels = {"pool": flavor, BLOCK: f"{flavor}-b{r // 2}", RACK: f"{flavor}-r{r}", HOST: host}
+            d.domain[name] = [labels[k] for k in d.levels]
             out.append({"apiVersion": "v1", "kind": "Node",
-                        "metadata": {"name": name, "labels": {"pool": flavor, RACK: f"{flavor}-r{r}", HOST: name}},
+                        "metadata": {"name": name, "labels": labels},
                         "status": {"allocatable": cap, "capacity": cap,
                                    "conditions": [{"type": "Ready", "status": "True"}]}})
     return out
@@ -591,6 +607,10 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
     afs = not fair and d.on("admission_fair_sharing", 0.15)
     jobs = d.on("jobs", 0.5)
     tas = d.on("tas", 0.25)
+    if tas and d.on("tas_leaf_levels", 0.35):  # Kueue's leaves are racks: no hostname level
+        d.levels = {"block+rack": [BLOCK, RACK], "rack": [RACK]}[d.pick(["block+rack", "rack"], "leaf_levels")]
+    if tas:
+        d.on("hostname_label", 0.3)
     if tas and len(flavors) > 1 and not d.on("tas_flavors", 1):
         flavors = flavors[:1]
     groups = [(resources, flavors)]
@@ -609,7 +629,7 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
         docs.append(config)
     if tas:
         docs.append({"apiVersion": API, "kind": "Topology", "metadata": {"name": "dc"},
-                     "spec": {"levels": [{"nodeLabel": RACK}, {"nodeLabel": HOST}]}})
+                     "spec": {"levels": [{"nodeLabel": k} for k in d.levels]}})
     for i, f in enumerate(flavors):
         fl: dict = {"apiVersion": API, "kind": "ResourceFlavor", "metadata": {"name": f}}
         nodes = []
@@ -775,7 +795,7 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
                 psa = {"name": ps["name"], "count": ps["count"], "flavors": {r: flavor for r in resources},
                        "resourceUsage": {r: _show(r, need[ps["name"]][r]) for r in resources}}
                 if encoding != "no_assignment":
-                    psa["topologyAssignment"] = _topology_assignment(per_node[ps["name"]], encoding, flavor)
+                    psa["topologyAssignment"] = _topology_assignment(d, per_node[ps["name"]], encoding, flavor)
                 psas.append(psa)
             if d.on("tas_pods", 0.5):  # the running pods, as a live cluster's export holds them
                 docs += _tas_pods(wl, pod_sets, per_node, need, resources)
@@ -1050,9 +1070,10 @@ def _tas_place(d: _Draw, flavor: str, pod_sets: list[dict], need: dict, resource
             room = [n for n in sorted(free) if all(free[n].get(r, 0) >= one[r] for r in resources)]
             if placed and level == HOST:
                 room = [n for n in room if n in placed]
-            elif placed and level == RACK:
-                rack = next(iter(placed)).rsplit("-", 1)[0]
-                room = [n for n in room if n.rsplit("-", 1)[0] == rack]
+            elif placed and level in (RACK, BLOCK):  # in the first pod's domain of that level
+                at = d.levels.index(level)
+                first = d.domain[next(iter(placed))][:at + 1]
+                room = [n for n in room if d.domain[n][:at + 1] == first]
             if not room:
                 return None
             n = d.pick(room)
@@ -1064,25 +1085,40 @@ def _tas_place(d: _Draw, flavor: str, pod_sets: list[dict], need: dict, resource
     return flavor, out
 
 
-def _topology_assignment(per_node: dict[str, int], encoding: str, flavor: str) -> dict:
-    """Pods per node as Kueue v0.17.0 writes a topologyAssignment for a topology whose lowest level
-    is the hostname (the hostname level alone, TopologyAssignmentSlice values and counts), in one
-    of the encodings its API allows."""
-    nodes = list(per_node)
-    counts = [per_node[n] for n in nodes]
-    if encoding == "slices":  # a slice per node, universal value and count
-        return {"levels": [HOST], "slices": [{"domainCount": 1, "valuesPerLevel": [{"universal": n}],
-                                             "podCounts": {"universal": c}} for n, c in zip(nodes, counts)]}
-    if encoding == "prefix":  # the flavor's name as the hostnames' common prefix
-        values = {"individual": {"prefix": f"{flavor}-", "roots": [n.removeprefix(f"{flavor}-") for n in nodes]}}
-    elif len(nodes) == 1:
-        values = {"universal": nodes[0]}
+def _topology_assignment(d: _Draw, per_node: dict[str, int], encoding: str, flavor: str) -> dict:
+    """Pods per node as Kueue v0.17.0 writes a topologyAssignment (TopologyAssignmentSlice values and
+    counts, in one of the encodings its API allows): for a topology whose lowest level is the
+    hostname, on the hostname level alone, by the nodes' hostname labels; else on every level, the
+    pods counted per lowest-level domain (a rack), its values on each level."""
+    if HOST in d.levels:
+        levels = [HOST]
+        per_domain = {(d.hostname.get(n, n),): c for n, c in per_node.items()}
     else:
-        values = {"individual": {"roots": nodes}}
+        levels = list(d.levels)
+        per_domain = {}
+        for n, c in per_node.items():
+            key = tuple(d.domain[n])
+            per_domain[key] = per_domain.get(key, 0) + c
+    domains = sorted(per_domain)
+    counts = [per_domain[v] for v in domains]
+    if encoding == "slices":  # a slice per domain, universal values and count
+        return {"levels": levels, "slices": [{"domainCount": 1, "valuesPerLevel": [{"universal": v} for v in values],
+                                              "podCounts": {"universal": c}} for values, c in zip(domains, counts)]}
+    columns = []
+    for i in range(len(levels)):
+        column = [values[i] for values in domains]
+        if len(set(column)) == 1:
+            columns.append({"universal": column[0]})
+        elif encoding == "prefix" and all(v.startswith(f"{flavor}-") for v in column):  # the flavor's name as prefix
+            columns.append({"individual": {"prefix": f"{flavor}-", "roots": [v.removeprefix(f"{flavor}-") for v in column]}})
+        else:
+            columns.append({"individual": {"roots": column}})
     pod_counts = {"universal": counts[0]} if encoding == "universal_count" and len(set(counts)) == 1 \
         else {"individual": counts}
-    return {"levels": [HOST], "slices": [{"domainCount": len(nodes), "valuesPerLevel": [values],
-                                         "podCounts": pod_counts}]}
+    return {"levels": levels, "slices": [{"domainCount": len(domains), "valuesPerLevel": columns,
+                                          "podCounts": pod_counts}]}
+
+
 # the AdmissionChecks `_admission_checks` draws from: name -> (controller, parameters kind or None)
 CHECKS = {"ac-ready": ("example.com/approval", None), "ac-off": ("example.com/approval", None),
           "ac-prov": ("kueue.x-k8s.io/provisioning-request", "ProvisioningRequestConfig"),
