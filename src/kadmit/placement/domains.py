@@ -89,6 +89,11 @@ class DomainTree:
     def _host_leaves(self) -> dict[tuple[str, ...], Domain]:
         return {d.values: d for d in self.by_level[-1]} if self.by_level else {}
 
+    def key_values(self, key: str) -> tuple[str, ...]:
+        """The level values of the leaf a placement key names (a node's, or a rack leaf's)."""
+        dom = self.leaves.get(key)
+        return dom.values if dom is not None and not self.host_lowest else self.node_domain[key]
+
     def leaf_key(self, dom: Domain) -> str:
         """How a placement names a leaf: its node (the first by name of a host domain, as kadmit
         counts one node per hostname), or `scope:values` for a rack leaf."""

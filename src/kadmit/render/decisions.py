@@ -106,8 +106,9 @@ def placement_summary(a) -> list[str]:
                 p_domains = p.domains
             where = (f" in {short} {p_domains[0]}" if n == 1 else
                      f" across {n} {short}s ({', '.join(p_domains[:4])}{', …' if n > 4 else ''})")
-        nodes = ", ".join(f"{k}:{v}" for k, v in list(sorted(p.nodes.items()))[:6]) or "no node (an empty assignment)"
-        more = f", … {len(p.nodes) - 6} more nodes" if len(p.nodes) > 6 else ""
+        leaves = p.assignment  # by the lowest level's values (hostnames, or racks), as Kueue's assignment
+        nodes = ", ".join(f"{k}:{v}" for k, v in list(sorted(leaves.items()))[:6]) or "no node (an empty assignment)"
+        more = f", … {len(leaves) - 6} more" if len(leaves) > 6 else ""
         out.append(f"{p.request.pod_set}: {pods} pod{'' if pods == 1 else 's'}{where} ({_request_text(p.request)}) on {nodes}{more}")
     return out
 

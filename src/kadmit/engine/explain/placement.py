@@ -395,12 +395,14 @@ def _where(case: _Case, p: PodSetPlacement, idx: int | None = None) -> str:
     tree = case.tree
     idx = case.level_idx if idx is None else idx
     by_dom: Counter = Counter()
-    for node, pods in p.nodes.items():
-        by_dom[tree.node_domain[node][:idx + 1]] += pods
+    for node, pods in p.nodes.items():  # a node, or a rack leaf's key
+        by_dom[tree.key_values(node)[:idx + 1]] += pods
     short = level_label(tree.levels[idx])
     names = [(_display(tree, idx, v), n) for v, n in sorted(by_dom.items())]
-    nodes = ", ".join(f"{k}:{v}" for k, v in sorted(p.nodes.items())[:4])
-    nodes = f"on {nodes}" + (f", … {len(p.nodes) - 4} more nodes" if len(p.nodes) > 4 else "")
+    leaves = p.assignment  # by the lowest level's values, as Kueue's assignment names them
+    what = "nodes" if tree.host_lowest else level_label(tree.levels[-1]) + "s"
+    nodes = ", ".join(f"{k}:{v}" for k, v in sorted(leaves.items())[:4])
+    nodes = f"on {nodes}" + (f", … {len(leaves) - 4} more {what}" if len(leaves) > 4 else "")
     if short == "host":
         return nodes
     if len(names) == 1:
@@ -506,7 +508,7 @@ def _relax_fixes(case: _Case, scarce: str | None) -> list[Fix]:
         if p is None:
             continue
         up_short = level_label(tree.levels[up])
-        dom = _display(tree, up, tree.node_domain[next(iter(p.nodes))][:up + 1]) if p.nodes else "?"
+        dom = _display(tree, up, tree.key_values(next(iter(p.nodes)))[:up + 1]) if p.nodes else "?"
         out.append(Fix(f"require one {up_short} instead of one {short} for pod set `{req.pod_set}` "
                        f"(`required {up_short}`): its {_pods(req.count)} then land in {up_short} {dom}, "
                        f"{_where(case, p)}",
