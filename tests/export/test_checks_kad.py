@@ -125,10 +125,10 @@ status:
   conditions:
   - {type: Active, status: "True", reason: Active, message: "", lastTransitionTime: "2026-01-01T00:00:00Z"}
 ---
-apiVersion: kueue.x-k8s.io/v1beta1
+apiVersion: kueue.x-k8s.io/v1beta2
 kind: MultiKueueCluster
 metadata: {name: w2}
-spec: {clusterProfileRef: {name: w2}}
+spec: {clusterSource: {clusterProfileRef: {name: w2}}}
 ---
 apiVersion: kueue.x-k8s.io/v1beta2
 kind: ClusterQueue

@@ -219,3 +219,42 @@ def test_run_time_check_settings_are_reported_as_not_modelled():
 """, "")
     _, diags = read(pending)
     assert not [d for d in diags.items if d.code == "KAD161"]
+
+
+def test_what_the_api_server_refuses_of_the_check_configs_is_an_error():
+    """As tools/kube-apiserver (Kueue v0.17.0's CRDs) refuses them on a server-side dry run: a
+    ProvisioningRequestConfig without `provisioningClassName`, a v1beta2 MultiKueueCluster without
+    `clusterSource` or with both sources, a v1beta1 one without `kubeConfig` (a `clusterProfileRef` alone too)."""
+    _, diags = read("""\
+        apiVersion: kueue.x-k8s.io/v1beta2
+        kind: MultiKueueCluster
+        metadata: {name: w1}
+        spec: {}
+        ---
+        apiVersion: kueue.x-k8s.io/v1beta1
+        kind: MultiKueueCluster
+        metadata: {name: w2}
+        spec: {}
+        ---
+        apiVersion: kueue.x-k8s.io/v1beta2
+        kind: ProvisioningRequestConfig
+        metadata: {name: p}
+        spec: {}
+        ---
+        apiVersion: kueue.x-k8s.io/v1beta2
+        kind: MultiKueueCluster
+        metadata: {name: w3}
+        spec: {clusterSource: {kubeConfig: {location: a}, clusterProfileRef: {name: b}}}
+        ---
+        apiVersion: kueue.x-k8s.io/v1beta1
+        kind: MultiKueueCluster
+        metadata: {name: w4}
+        spec: {clusterProfileRef: {name: b}}
+        ---
+        apiVersion: kueue.x-k8s.io/v1beta2
+        kind: MultiKueueCluster
+        metadata: {name: ok}
+        spec: {clusterSource: {clusterProfileRef: {name: b}}}
+        """)
+    assert [(d.code, d.span.line) for d in diags.sorted()] == [
+        ("KAD155", 4), ("KAD155", 9), ("KAD155", 14), ("KAD157", 19), ("KAD155", 24)]

@@ -5,6 +5,7 @@ Workload's check states (kadmit.modelchecks holds Kueue's rules over them)."""
 from __future__ import annotations
 
 from kadmit.manifests.codes import KAD161
+from kadmit.manifests.codes import KAD157
 from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.yamltree import Val
 from kadmit.model import AdmissionCheck, CheckConfig, CheckParameters, CheckRule, CheckState, RetryStrategy
@@ -38,7 +39,7 @@ def admission_check(f: Fields, o: Meta) -> AdmissionCheck:
 def provisioning_request_config(f: Fields, o: Meta) -> CheckConfig:
     """Its existence decides whether a provisioning check naming it is Active; the rest is what the
     provisioning controller asks the cluster autoscaler for (kept so that `export` and `import` write it)."""
-    spec = f.map(o.node, "spec")
+    spec = f.map(o.node, "spec", required=True, what=f"ProvisioningRequestConfig `{o.name}`")
     kw: dict = {}
     retry = f.map(spec, "retryStrategy")
     if retry is not None:
@@ -47,7 +48,8 @@ def provisioning_request_config(f: Fields, o: Meta) -> CheckConfig:
             backoff_max_seconds=f.int(retry, "backoffMaxSeconds"), span=f.span(retry))
     updates = f.maps(f.map(spec, "podSetUpdates"), "nodeSelector")
     return CheckConfig(kind="ProvisioningRequestConfig", name=o.name,
-                       provisioning_class=f.str(spec, "provisioningClassName") or "",
+                       provisioning_class=f.str(spec, "provisioningClassName", required=True,
+                                                what=f"ProvisioningRequestConfig `{o.name}`") or "",
                        parameters=f.str_map(spec, "parameters")[0], managed_resources=tuple(f.strs(spec, "managedResources")),
                        pod_set_updates=tuple((f.str(u, "key") or "", f.str(u, "valueFromProvisioningClassDetail") or "")
                                              for u in updates),
@@ -70,9 +72,14 @@ def multikueue_cluster(f: Fields, o: Meta) -> CheckConfig:
     """Its `Active` condition as given, and where Kueue connects to it from: `spec.clusterSource`'s
     kubeConfig or clusterProfileRef (v1beta1: those two in `spec` itself)."""
     active, _ = _active(f, o)
-    spec = f.map(o.node, "spec")
-    source = spec if o.version == "v1beta1" else f.map(spec, "clusterSource")
-    kube = f.map(source, "kubeConfig")
+    what = f"MultiKueueCluster `{o.name}`"
+    spec = f.map(o.node, "spec", required=True, what=what)
+    # the API server requires v1beta2's clusterSource with exactly one of the two, v1beta1's kubeConfig
+    source = spec if o.version == "v1beta1" else f.map(spec, "clusterSource", required=True, what=what)
+    kube = f.map(source, "kubeConfig", required=o.version == "v1beta1", what=what)
+    if o.version != "v1beta1" and source is not None and (kube is None) == (f.field(source, "clusterProfileRef") is None):
+        f.invalid(KAD157, "`clusterSource` takes exactly one of `kubeConfig` and `clusterProfileRef`", source,
+                  uses=(source,))
     return CheckConfig(kind="MultiKueueCluster", name=o.name, status_active=active,
                        kubeconfig=f.str(kube, "location") or "", kubeconfig_location_type=f.str(kube, "locationType") or "",
                        cluster_profile=f.str(f.map(source, "clusterProfileRef"), "name") or "", span=f.span(o.node),

@@ -90,6 +90,9 @@ def provisioning_config(d: Decl, diags: Diagnostics) -> CheckConfig:
     else:
         spans["provisioning_class"] = a.value.span
         kw["provisioning_class"] = string_of(a.value, "`provisioning_class`", diags)
+        if kw["provisioning_class"] == "":
+            diags.emit(codes.WRONG_VALUE, "`provisioning_class` is empty; Kueue requires one", a.value.span,
+                       help='write e.g. `provisioning_class = "check-capacity.autoscaling.x-k8s.io"`')
     if (a := f.get("parameters")) is not None:
         spans["parameters"] = a.value.span
         kw["parameters"] = string_map(a.value, "`parameters`", diags, spans, "parameters")
