@@ -330,7 +330,11 @@ class Usage:
 
     def copy(self) -> "Usage":
         out = Usage(dict(self.data))
-        out.memo = {fr: dict(m) for fr, m in self.memo.items()}  # the same numbers: same data, same tree
+        # The numbers of a flavor-resource are shared, not copied: a dict of them is only ever held by
+        # usages whose rows of that flavor-resource are equal (`add` drops its holder's before changing
+        # a row), so a number either one computes into it holds for both. A preemption search copies
+        # the usage per question and reads a few flavor-resources of the many kept.
+        out.memo = dict(self.memo)
         out._own = set()
         self._own = set()  # its rows are shared now
         return out
