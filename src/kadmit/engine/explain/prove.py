@@ -252,7 +252,12 @@ class Prover:
             except SolverUnknown:
                 self.unknown = True
         if self.last is not None and self.last is not out:
-            self.last.session = None  # only the latest re-decision's session is kept (Z3 solvers are heavy)
+            # Only the latest re-decision's session is kept (Z3 solvers are heavy), and its decisions
+            # (only `_at_admission` reads them, with the session): the states answer the rest. Kept,
+            # every re-decision's ~1,000 decisions (and their assignments, searches, victims) would
+            # stay for the cyclic collector to walk in each full collection while proving goes on.
+            self.last.session = None
+            self.last.decisions = {}
         self.last = out
         self.cache[edits, gone] = out
         return out
