@@ -782,3 +782,61 @@ def test_nothing_in_vain_is_told_with_every_candidate_gone_at_once():
     p3 = Preemptor("default/p", "cq", 10, T0, {CPU: 2 * UNIT}, frozenset({CPU}))  # 2 fit once `low` is gone
     assert classical._fits_without_all(snap, p3, same, True)
     assert {k: dict(v) for k, v in snap.usage.data.items()} == {k: dict(v) for k, v in s.usage.data.items()}
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(st.data())
+def test_a_kept_sequence_is_the_one_computed_afresh(data):
+    """`classical._kept_sequence` keeps the candidates' sequence per state of the session: on
+    generated cohorts, preemptors of one queue searched in turn on one session (the same needs and
+    priority with other usages, which share a kept sequence; other priorities and creation times,
+    which don't), again after a holder finishes, and under `what_if` quota numbers, get the
+    sequence computed afresh and the search's answer (victims, reasons, order) without keeping."""
+    from kadmit.engine.preemption import classical
+    from kadmit.engine.preemption.snapshot import Snapshot
+
+    model, (key, cq, priority, created, usage, needs) = data.draw(cases())
+    s = Session(model)
+    if s.model.config is not None and s.model.config.fair_sharing:
+        return  # fair sharing searches otherwise (`fair_targets`)
+    rnd = random.Random(data.draw(SEEDS))
+    spec = s.index.cluster_queues[cq]
+    preemptors = [Preemptor(key, cq, priority, created, usage, needs)]
+    for _ in range(5):
+        scaled = {fr: max(UNIT, v // UNIT * rnd.choice((1, 2, 3)) // 2 * UNIT) for fr, v in usage.items()}
+        preemptors.append(Preemptor(key, cq, rnd.choice((priority, priority, rnd.randint(0, 4))),
+                                    rnd.choice((created, created + timedelta(minutes=rnd.randint(-30, 30)))),
+                                    scaled, needs))
+
+    def fresh(p):
+        snap = Snapshot(s)
+        snap.load_candidates()
+        return classical._sequence(snap, p, spec)
+
+    def searched(p, keep):
+        kept = classical._kept_sequence
+        try:
+            if not keep:
+                classical._kept_sequence = classical._sequence
+            return [(v.key, v.cluster_queue, v.reason) for v in find_targets(s, p)]
+        finally:
+            classical._kept_sequence = kept
+
+    def check():
+        for p in preemptors:
+            snap = Snapshot(s)
+            snap.load_candidates()
+            assert classical._kept_sequence(snap, p, spec) == fresh(p)
+            assert searched(p, True) == searched(p, False)
+    check()
+    check()  # every sequence kept now
+    if s.holders and rnd.random() < 0.5:
+        s.finish(rnd.choice(sorted(s.holders)))  # a new admitted set and usage
+        check()
+    declared = sorted((node.name, fr) for node in s.compiler.tree.nodes.values() if not node.is_cohort
+                      for fr, e in node.quotas.items() if e.declared)
+    if declared:  # a queue's number: whether it is within its nominal quota (its candidates' group) moves
+        name, (flavor, resource) = rnd.choice(declared)
+        with s.what_if([("cq", name, flavor, resource, "nominal", rnd.choice((0, 1, 20)) * UNIT)]):
+            check()  # other quota numbers, the same admitted set and usage
+        check()

@@ -112,9 +112,11 @@ class QuotaTree:
         self._potential: dict[FR, dict] = {}  # available() with no usage, per flavor-resource
         self._paths: dict[str, tuple[str, ...]] = {}  # the tree's shape never changes
         self._flat: dict[str, tuple[tuple[str, str], ...] | None] = {}  # cohort -> its (node, queue) children when all are queues
+        self.epoch = 0  # moved whenever a quota entry changes (callers key caches on it)
 
     def invalidate(self, usage: "Usage | None" = None) -> None:
         """Forget computed numbers after a quota entry changed (what-if questions)."""
+        self.epoch += 1
         self._subtree.clear()
         self._guaranteed.clear()
         self._potential.clear()

@@ -156,10 +156,9 @@ def _fits_without_all(snap: Snapshot, p: Preemptor, sequence: list[_Elem], allow
             snap.plus(cq, {fr: v for fr, v in zip(frs, row) if v})
 
 
-def classical_targets(snap: Snapshot, p: Preemptor, spec: ClusterQueue) -> list[Victim]:
-    """§3: candidates in Kueue's sequence, one or two attempts (with / without borrowing), the
-    first that makes the preemptor fit is filled back. The snapshot is left with the targets
-    removed (or as found, when there are none)."""
+def _sequence(snap: Snapshot, p: Preemptor, spec: ClusterQueue) -> tuple[bool, bool, list[_Elem]]:
+    """C2–C4: whether any hierarchy candidate, whether any other queue's candidate, and every
+    candidate in Kueue's sequence (evicted first, then by group, each group in its order)."""
     hierarchy, priority, same = _collect(snap, p, spec)
     # Kueue's CandidatesOrdering within the group (ranks differ: keys do), with admission fair sharing's part
     key = _RANK if not snap.session.afs.queues else (lambda e: candidate_rank(snap, e[1]))
@@ -167,7 +166,49 @@ def classical_targets(snap: Snapshot, p: Preemptor, spec: ClusterQueue) -> list[
         group.sort(key=key)
     evicted = [e for g in (hierarchy, priority, same) for e in g if e[1].evicted]
     rest = [e for g in (hierarchy, priority, same) for e in g if not e[1].evicted]
-    sequence = evicted + rest
+    return bool(hierarchy), bool(priority), evicted + rest
+
+
+def _kept_sequence(snap: Snapshot, p: Preemptor, spec: ClusterQueue) -> tuple[bool, bool, list[_Elem]]:
+    """`_sequence`, kept per state of the session for a snapshot that has not changed yet: a
+    cycle's searches (the oracle's per flavor-resource, then the victims' of the nomination it
+    answered, the next heads' of the same queue and priority) ask the same one. The sequence reads
+    the admitted workloads (`session.version`), the usage (its object and version), the quota
+    numbers (the tree and its `epoch`, which `what_if` moves), the preemptor's queue, needs and
+    priority, its creation time only where the queue's policies compare it, and its usage only
+    through which of the queue and its ancestors it fits within (`advantage`, computed here); the
+    candidates' order under admission fair sharing reads more: not kept there."""
+    session = snap.session
+    version = getattr(session, "version", None)
+    if (version is None or session.afs.queues or snap.reading_only or snap.usage.version or snap.live
+            or snap.removed or snap.usage is session.usage):
+        return _sequence(snap, p, spec)
+    pre = spec.preemption
+    created = p.created if "LowerOrNewerEqualPriority" in (pre.within_cluster_queue, pre.reclaim_within_cohort) \
+        else None
+    me = node_id(p.cluster_queue, False)
+    advantage, remaining = snap.fit_in_quota(me, p.usage)
+    fits = [advantage]
+    for anc in snap.ancestors(me)[:-1]:
+        ok, remaining = snap.fit_in_quota(anc, remaining)
+        fits.append(ok)
+    tree = snap.tree
+    state = (version, session.usage, session.usage.version, tree, tree.epoch)
+    kept = session.__dict__.get("_sequences")
+    if kept is None or kept[0] != state:  # only the state's own: a run's states don't come back
+        kept = session.__dict__["_sequences"] = (state, {})
+    key = (p.cluster_queue, p.needs, p.priority, created, tuple(fits))
+    got = kept[1].get(key)
+    if got is None:
+        got = kept[1][key] = _sequence(snap, p, spec)
+    return got
+
+
+def classical_targets(snap: Snapshot, p: Preemptor, spec: ClusterQueue) -> list[Victim]:
+    """§3: candidates in Kueue's sequence, one or two attempts (with / without borrowing), the
+    first that makes the preemptor fit is filled back. The snapshot is left with the targets
+    removed (or as found, when there are none)."""
+    hierarchy, priority, sequence = _kept_sequence(snap, p, spec)
     forbidden, _ = _borrowing_forbidden(spec)
     if (not hierarchy and not priority) or (forbidden and not _under_nominal(snap, p)):
         attempts = [True]
