@@ -130,6 +130,10 @@ def _explained(result: WhyResult, sources: SourceMap, workload_span: Span | None
     if result.placement is not None and not result.placement.unsat and result.placement.group is not None:
         out.append("   = note: counting pods node by node the pod set fits with its group's leader; Kueue's greedy "
                    "placement still fails, so there is no core to blame")
+    elif result.placement is not None and result.placement.racks:
+        out.append("   = note: the topology's lowest level is a rack: Kueue counts each rack on its nodes' summed "
+                   "free capacity, less the pods admitted on it; kadmit's cores count node by node, so there is "
+                   "no core to blame")
     elif result.placement is not None and not result.placement.unsat:
         out.append("   = note: counting pods node by node the pod set fits; Kueue's greedy placement still "
                    "fails, so there is no core to blame")

@@ -70,6 +70,7 @@ class PlacementExplanation:
     cores: list[list[Origin]] = field(default_factory=list)  # minimal unsat cores of the gang's placement
     unsat: bool = True  # False: by per-node counting the gang fits; Kueue's greedy placement still failed
     group: str | None = None  # the failing pod set's pod-set group, placed as one (`PlacementFailure.group`)
+    racks: bool = False  # the topology's lowest level is a rack: Kueue counts racks on their summed capacity
 
     def as_dict(self) -> dict:
         return {"pod_set": self.pod_set, "flavor": self.flavor, "topology": self.topology,
@@ -134,7 +135,10 @@ def explain_placement(session: Session, wl: Workload) -> PlacementExplanation | 
         topology_view(tree, req.template, req.count, req.request.mode, req.request.level, free=case.seen),
         level_label(level_key), [(tree.display(d), n) for d, n in fits[:TOP_DOMAINS]], scarce)
     out.group = failure.group
-    out.cores, out.unsat = _gang_cores(case)
+    out.racks = not tree.host_lowest
+    # the cores count pods node by node, as kube-scheduler binds them; Kueue's leaves of a rack-lowest
+    # topology are the racks (their nodes' capacity summed, their admitted pods), which they don't model
+    out.cores, out.unsat = ([], False) if out.racks else _gang_cores(case)
     out.blame = _union(out.cores)
     out.fixes = _fixes(case, scarce)
     return out
