@@ -85,7 +85,7 @@ def decode(pm: PlacementModel, values: dict[str, int]) -> Decoded:
         mine = [o for o in chosen if o.group is g]
         if mine:
             out.where.update(_split(g, values, mine))
-    free = {name: dict(f) for name, f in pm.pool.free.items()}
+    free = pm.pool.node_free()  # rack leaves' admitted pods spread over their nodes
     by_class: dict[str, list[Option]] = {}
     for opt in chosen:
         for cname in out.where.get(id(opt), (None, {}))[1]:

@@ -36,6 +36,7 @@ class's nodes, larger ones don't either.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 
@@ -49,7 +50,7 @@ from kadmit.model import Model, ResourceFlavor, Topology
 from kadmit.placement.classes import domain_levels, relevant_label_keys
 from kadmit.placement.domains import node_fit_count
 from kadmit.placement.filters import PodTemplate
-from kadmit.placement.inventory import NodeState
+from kadmit.placement.inventory import NodeState, subtract
 
 MAX_ROUNDS = 25  # solve / decode / cut rounds before placements are repaired by dropping workloads
 
@@ -183,11 +184,14 @@ class PlacementModel:
         """Usable nodes in the topology of some TAS flavor, partitioned by what tells them apart."""
         flavors = sorted(n for n in self.index.flavors if self._tas_flavor(n) is not None)
         groups: dict[tuple, list[NodeState]] = {}
+        node_free = self.node_free = self.pool.node_free()  # rack leaves' admitted pods on their nodes
         skip = {HOSTNAME_LABEL}
         for fname in flavors:
             skip.update(domain_levels(self._tas_flavor(fname)[1]))  # type: ignore[index]
         for base in self.pool.inventory.usable:
             node = self.pool.state(base.name)
+            if node_free[base.name] != self.pool.free[base.name]:  # a rack leaf's admitted pods on it
+                node = dataclasses.replace(node, used=subtract(node.allocatable, node_free[base.name]))
             mine, paths = [], []
             for fname in flavors:
                 fl, topo = self._tas_flavor(fname)  # type: ignore[misc]
@@ -202,7 +206,7 @@ class PlacementModel:
             labels = tuple(sorted((k, v) for k, v in node.labels.items()
                                   if k in keys and (k == HOSTNAME_LABEL or k not in skip)))
             taints = tuple((t.key, t.value, t.effect) for t in node.taints)
-            free = tuple(sorted((r, q) for r, q in self.pool.free[node.name].items() if q))
+            free = tuple(sorted((r, q) for r, q in node_free[node.name].items() if q))
             groups.setdefault((tuple(mine), tuple(paths), labels, taints, free), []).append(node)
         out: dict[str, Cls] = {}
         for (mine, paths, _, _, _), members in sorted(groups.items(), key=lambda kv: kv[1][0].name):
@@ -339,7 +343,7 @@ class PlacementModel:
             c = self.classes[cname]
             gs = users[cname]
             used = self.used[cname] = T.IntVar(f"used|{cname}", 0, c.size)
-            free = self.pool.free[c.nodes[0]]
+            free = self.node_free[c.nodes[0]]
             resources = sorted(r for r in {r for g in gs for r, q in g.template.requests if q} if free.get(r, 0) > 0)
             rows = {r: [(g.template.request_map.get(r, 0), g) for g in gs] for r in resources}
 
