@@ -193,3 +193,20 @@ def test_optimal_placements_fit_together_and_never_lose_to_ordered_at_the_top_pr
     ordered = admit(model, mode="ordered")
     count = lambda ds: sum(1 for d in ds if d.admitted and ix.priority(d.workload) == top)  # noqa: E731
     assert count(result.decisions) >= count(ordered.decisions)
+
+
+@pytest.mark.parametrize("mode", ["ordered", "optimal"])
+def test_pods_admitted_on_a_rack_leaf_take_its_capacity_in_both_modes(mode):
+    """A rack-lowest topology's rack r0 is full with an admitted assignment on the rack itself (Kueue
+    counts it on that leaf): neither mode admits ns/new there. Optimal mode places node by node, so
+    it reads the rack's usage spread over its nodes (`NodePool.node_free`)."""
+    from pathlib import Path
+
+    from kadmit.diagnostics import Diagnostics
+    from kadmit.manifests import read_manifest_text
+    from kadmit.model import merge
+
+    path = Path(__file__).parents[1] / "oracle" / "features" / "tas-admitted-assignment-on-rack-level.yaml"
+    model = merge([read_manifest_text(path.read_text(), str(path), Diagnostics())])
+    got = {d.key: d.admitted for d in admit(model, mode=mode).decisions}
+    assert got == {"ns/new": False}
