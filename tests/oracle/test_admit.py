@@ -41,9 +41,6 @@ def _cases() -> list[tuple[str, list[str]]]:
 
 # Known divergences: case -> what differs (kadmit is wrong unless the note says otherwise).
 DIVERGENCES = {
-    "tests/oracle/features/tas-transformed-resource-no-node-has-never-fits.yaml": (
-        "kadmit's TAS fits check counts the pod spec's requests; Kueue's counts the transformed (quota) "
-        "requests, which no node has, and never admits team/b"),
     "tests/oracle/features/kueue-panics-fair-sharing-without-cohort.yaml": (
         "not kadmit's: Kueue v0.17.0's scheduler panics (fair sharing, a ClusterQueue in no cohort preempting: "
         "nil CohortSnapshot in TargetClusterQueueOrdering); kadmit decides"),

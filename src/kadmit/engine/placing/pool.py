@@ -53,6 +53,10 @@ class TASRequest:
     template: PodTemplate
     count: int
     group: str | None = None  # Kueue's podSetGroupName: placed together with the group's other pod set
+    # one pod's requests as quota counts them (after a Configuration's transformations, DRA devices),
+    # those on topology-aware flavors: what Kueue's `fits` check counts on the nodes
+    # (Assignment.ComputeTASNetUsage); None: the template's
+    quota: tuple[tuple[str, int], ...] | None = None
 
 
 @dataclass
@@ -190,8 +194,11 @@ class NodePool:
             if not explicit and not implicit_ok:
                 continue
             req = ps.topology if explicit else UNCONSTRAINED
+            on = flavors.get(ps.name, {})  # Kueue's fits check counts the resources on topology-aware flavors
+            quota = tuple(sorted((r, q) for r, q in ps.requests.items()
+                                 if r in on and any(f.name == on[r] for f in tas)))
             out.append(TASRequest(ps.name, tas[0].name, tas[0].topology or "", req, not explicit,  # type: ignore[arg-type]
-                                  PodTemplate.build(ps, fls), counts[ps.name], req.group))
+                                  PodTemplate.build(ps, fls), counts[ps.name], req.group, quota))
         return out
 
     def tree(self, flavor: str) -> DomainTree | None:
@@ -281,14 +288,18 @@ class NodePool:
         """Whether a placement made earlier still fits the pool's free capacity now: Kueue v0.17's
         `TASFlavorSnapshot.Fits`, per pod set and lowest-level domain of its topology (the node when
         the hostname is the lowest level), how many pods the domain's summed free capacity holds
-        (`pods` aside, as Kueue's single-pod requests leave it out), each pod set on its own."""
+        (`pods` aside, as Kueue's single-pod requests leave it out), each pod set on its own, its
+        pods' requests as quota counts them (a transformation's output no node has fits nowhere)."""
         for p in placement.pod_sets:
             if p.request.count <= 0:  # a group's pod set of no pods asks for nothing (see `commit`)
                 continue
             tree = self.tree(p.request.flavor)
             if tree is None:
                 return False
-            per_pod = [(r, q) for r, q in p.request.template.requests if r != PODS and q > 0]
+            # Kueue's single-pod requests of the workload: as quota counts them (TASFlavorUsage from
+            # Info.TotalRequests), not the pod spec's its placement took
+            counted = p.request.quota if p.request.quota is not None else p.request.template.requests
+            per_pod = [(r, q) for r, q in counted if r != PODS and q > 0]
             for key, pods in p.nodes.items():
                 dom = tree.leaf_of(key)
                 if dom is None:
