@@ -107,10 +107,13 @@ def _admitted(wl) -> bool:
     return wl.admitted_condition or all(s.state == "Ready" for s in wl.check_states)
 
 
+DEACTIVATED = "The workload is deactivated due to Admission check(s): "  # Kueue's message, a rejected check's names follow
+
+
 def checked(model: Model) -> Model:
     """The state once Kueue's workload controller has acted on the admission checks of workloads
     holding quota (reconcileCheckBasedEviction): one with a Rejected check is deactivated (its quota
-    given back, never admitted again); else one with a Retry check is evicted, gives its quota back
+    given back, `spec.active` false: queued nowhere, never admitted again); else one with a Retry check is evicted, gives its quota back
     and is queued again with its checks Pending, ordered by its eviction (workload.GetQueueOrderTimestamp: Kueue evicts it
     now, after every workload of the input was created; kadmit orders by `created`). The model
     itself when no check failed. A pending workload with a failed check its queue keeps is never
@@ -136,9 +139,9 @@ def checked(model: Model) -> Model:
         if wl.admitted and not wl.evicted and wl.check_states:
             rejected = [s.name for s in wl.check_states if s.state == "Rejected"]
             if rejected:
-                wl = wl.model_copy(update={"admission": None, "inadmissible": (
-                    "The workload is deactivated due to Admission check(s): " + ", ".join(rejected)
-                    + ", were rejected")})
+                # deactivated (spec.active false): queued nowhere, so it blocks no StrictFIFO queue
+                wl = wl.model_copy(update={"admission": None, "active": False, "inadmissible": (
+                    DEACTIVATED + ", ".join(rejected) + ", were rejected")})
                 changed = True
             elif any(s.state == "Retry" for s in wl.check_states):
                 wl = requeued(wl, {"evicted": True, "created": now, "check_states": tuple(

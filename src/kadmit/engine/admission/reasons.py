@@ -11,6 +11,7 @@ from kadmit.engine.compile.problem import (group_label_keys, selector_conflicts,
                                            untolerated_taints)
 from kadmit.engine.quota import Usage, node_id
 from kadmit.engine.admission.session import Session, SolverUnknown
+from kadmit.effective import DEACTIVATED
 from kadmit.model import Workload
 from kadmit.quantity import format_quantity
 
@@ -30,7 +31,8 @@ def gate_reasons(session: Session, wl: Workload) -> list[Reason]:
     """Reasons that don't depend on flavors: inactive, missing queues, stop policy, namespace."""
     ix = session.index
     out: list[Reason] = []
-    if not wl.active:
+    deactivated = wl.inadmissible.startswith(DEACTIVATED)  # by Kueue, for a rejected check: that is why
+    if not wl.active and not deactivated:
         out.append(Reason(KAD521, "the workload is inactive (spec.active is false)"))
     if wl.inadmissible:
         out.append(Reason(KAD521, wl.inadmissible))
