@@ -34,7 +34,10 @@ def test_the_reference_decides_as_kueue_within_its_scope(kueue_oracle):
             continue
         ref = {d.workload: d for d in decide(model, preemption=True)}
         for d in run_oracle(kueue_oracle, paths)["decisions"]:
-            r = ref.get(d["workload"])
+            # one of an object's several Workloads (a LeaderWorkerSet's groups) the oracle names
+            # `ns/object (kueue name)`; the reference, as kadmit, by its Kueue name
+            ns, _, rest = d["workload"].partition("/")
+            r = ref.get(d["workload"]) or (ref.get(f"{ns}/{rest.split(' (', 1)[1][:-1]}") if " (" in rest else None)
             held = d["quota_reserved"]  # admitted, or waiting for admission checks (the reference has none)
             if r is None:
                 if held:

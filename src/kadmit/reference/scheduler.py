@@ -51,6 +51,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import timedelta
 
+from kadmit.effective import requeued
 from kadmit.index import ModelIndex, admitted_usage
 from kadmit.model import ClusterQueue, Model, Workload
 from kadmit.reference.common import FairSharing, Preemptor, Target, pending_preemption_message, preempted_message
@@ -350,9 +351,15 @@ class Scheduler:
             if self.snap.find(victim.key) is not None:
                 self.snap.remove(victim)
             roots.add(root_of(self.tree.queues[victim.cluster_queue]).name)
-            name = self.route(self.index.workloads[victim.key])
+            wl = self.index.workloads[victim.key]
+            if not victim.evicted and (wl.requeue_pod_sets is not None or wl.requeue_inadmissible):
+                # a victim of this run queued again with the requests Kueue's workload controller
+                # adjusts for every workload it queues (AdjustResources: RuntimeClass overhead,
+                # LimitRange defaults)
+                wl = requeued(wl, {})
+            name = self.route(wl)
             if name is not None:
-                self.queues.add(name, self.index.workloads[victim.key])
+                self.queues.add(name, wl)
         self.to_release = []
         self.queues.queue_inadmissible_workloads(roots)
         return True
