@@ -260,7 +260,7 @@ class PodSetAssignment(Obj):
     usage: Quantities = {}  # total over the pod set; empty means count x requests
     # Kueue's topology assignment, where known: pods per domain, keyed as Kueue's TAS cache keys
     # usage (the domain's values joined with commas: a hostname, or e.g. `b0,r1`), and its levels
-    # (empty: the hostname alone, as kadmit's language names nodes)
+    # (empty: the hostname alone; `.kad` names nodes by name there)
     placement: dict[str, int] = {}
     placement_levels: tuple[str, ...] = ()
     # a Kueue admission that records no resourceUsage: Kueue books nothing for it (no quota; on

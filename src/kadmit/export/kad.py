@@ -319,7 +319,7 @@ def workload(out: Out, ix: ModelIndex, wl: Workload) -> str:
                                   f"levels {', '.join(a.placement_levels)} (`.kad` places pods on nodes)", a.span,
                                   [f"{d} = {c}" for d, c in sorted(a.placement.items())])
             elif a.placement:
-                nodes = placed_nodes(ix, a.placement) if a.placement_levels else a.placement
+                nodes = placed_nodes(ix, a.placement)
                 inner.append("nodes = { " + ", ".join(f"{q(n)} = {c}" for n, c in sorted(nodes.items())) + " }")
             if a.unrecorded:
                 inner += out.lack("workloads", f"the admission of pod group `{a.name}` of `{wl.key}` with no "
@@ -334,11 +334,12 @@ def workload(out: Out, ix: ModelIndex, wl: Workload) -> str:
 
 
 def placed_nodes(ix: ModelIndex, placement: dict[str, int]) -> dict[str, int]:
-    """Kueue's pods per hostname as pods per node name (`.kad` names nodes): the first node by name
-    whose `kubernetes.io/hostname` label has the value, else the value itself."""
-    by_host: dict[str, str] = {}
+    """Kueue's pods per hostname as pods per node name (`.kad` names nodes): a node's own name, else
+    the first node by name whose `kubernetes.io/hostname` label has the value, else the value itself."""
+    by_host: dict[str, str] = {n.name: n.name for n in ix.model.nodes}
     for n in sorted(ix.model.nodes, key=lambda n: n.name):
-        by_host.setdefault(n.labels.get(HOSTNAME_LABEL, n.name), n.name)
+        if HOSTNAME_LABEL in n.labels:
+            by_host.setdefault(n.labels[HOSTNAME_LABEL], n.name)
     out: dict[str, int] = {}
     for host, pods in placement.items():
         name = by_host.get(host, host)

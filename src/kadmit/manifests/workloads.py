@@ -257,7 +257,7 @@ def _topology_assignment(f: Fields, psa: Val, name: str) -> tuple[dict[str, int]
         if len(values) == len(levels) and count:
             key = ",".join(values)
             out[key] = out.get(key, 0) + count
-    return out, tuple(levels)
+    return out, () if levels == [HOSTNAME] else tuple(levels)  # (): the hostname alone, as `.kad`'s
 
 
 def _admission(f: Fields, status: Val | None, pod_sets: tuple[PodSet, ...],

@@ -191,10 +191,10 @@ def _check_admission(wl: Workload, index: ModelIndex, diags: Diagnostics) -> Non
             if placed != psa.count:
                 diags.emit(PLACEMENT_COUNT, f"pod set `{psa.name}` of `{wl.key}` is admitted with {psa.count} "
                            f"pods but placed with {placed}", psa.field_span("placement") or at)
-            if index.model.nodes and psa.placement_levels in ((), (HOSTNAME_LABEL,)):
+            if index.model.nodes and not psa.placement_levels:
                 # kadmit's language names nodes; Kueue's assignment, their hostname label values
-                nodes = {n.name for n in index.model.nodes} if not psa.placement_levels else {
-                    n.labels.get(HOSTNAME_LABEL, n.name) for n in index.model.nodes}
+                nodes = {n.name for n in index.model.nodes} | {
+                    n.labels[HOSTNAME_LABEL] for n in index.model.nodes if HOSTNAME_LABEL in n.labels}
                 for node in sorted(set(psa.placement) - nodes):
                     diags.emit(PLACEMENT_UNKNOWN_NODE, f"pod set `{psa.name}` of `{wl.key}` is placed on node "
                                f"`{node}`, which is not declared", psa.spans.get(f"placement.{node}") or at,

@@ -138,7 +138,8 @@ class NodePool:
         tree of each topology-aware flavor of the pod set, and nowhere when no leaf has it (a node
         gone, an assignment on other levels). A node is counted once however many of the pod set's
         flavors hold it (kadmit keeps one free capacity per node); a rack leaf is its flavor's own.
-        A placement written in kadmit's language names nodes, and counts on them."""
+        An assignment on the hostname alone whose value no tree's leaf has counts on the node of that
+        name, if any: `.kad` names nodes (and its placements are on any flavor)."""
         declared = {ps.name: ps for ps in wl.pod_sets}
         taken: dict[str, dict[str, int]] = {}
         for psa in wl.admission.pod_sets if wl.admission is not None else ():
@@ -146,11 +147,7 @@ class NodePool:
                 continue
             per_pod = admitted_pod_requests(declared.get(psa.name), psa)  # as Kueue's TAS cache
             keys: dict[str, int] = {}
-            if not psa.placement_levels:  # kadmit's language: pods per node, by the node's name
-                for node, pods in sorted(psa.placement.items()):
-                    if node in self.free:
-                        taken[node] = add(taken.get(node, {}), pod_usage(per_pod, pods))
-                continue
+            found: set[str] = set()
             for fl in sorted(set(psa.flavors.values())):
                 tree = self.tree(fl) if fl in self.index.flavors else None
                 if tree is None:
@@ -159,6 +156,11 @@ class NodePool:
                     key = tree.leaf_by_id.get(domain)
                     if key is not None:
                         keys[key] = pods
+                        found.add(domain)
+            if not psa.placement_levels:  # the hostname alone: a domain no tree's leaf has may name a node
+                for node, pods in sorted(psa.placement.items()):  # (`.kad` places pods on nodes by name)
+                    if node not in found and node in self.free and node not in keys:
+                        keys[node] = pods
             for key, pods in sorted(keys.items()):
                 taken[key] = add(taken.get(key, {}), pod_usage(per_pod, pods))
         return taken
