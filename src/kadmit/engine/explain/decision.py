@@ -239,7 +239,7 @@ def explain_decision(session: Session, decisions: dict[str, Decision], key: str,
         if d.preempted:
             out.reasons += [Reason(KAD502, f"it preempted {v.key} (priority {v.priority}, ClusterQueue "
                                    f"{v.cluster_queue}): {_why_victim(session, target, v)}") for v in d.preempted]
-            out.blame = _preemption_origins(session, target, d.preempted)
+            out.blame = _preemption_origins(session, target, d.preempted, d)
             out.blame_kind = "preemption"
         return out
 
@@ -251,14 +251,14 @@ def explain_decision(session: Session, decisions: dict[str, Decision], key: str,
             v = Victim(key, d.cluster_queue or "", d.preemption_reason or "", session.index.priority(target))
             if by is not None:
                 result.reasons.append(Reason(KAD531, _why_victim(session, by, v)))
-                result.blame = _preemption_origins(session, by, [v])
+                result.blame = _preemption_origins(session, by, [v], decisions.get(by.key))
             # requeued once evicted: where it stands among its ClusterQueue's pending at the end of the run
             result.standing = standing(session, decisions, target)
             if result.standing is not None:
                 result.standing.evicted_by = d.preempted_by
                 result.standing.evicted_reason = d.preemption_reason or None
         else:
-            result.blame = _preemption_origins(session, target, d.preempted)
+            result.blame = _preemption_origins(session, target, d.preempted, d)
         return result
 
     result = WhyResult(key, False, d, decision_reasons(session, d), unknown=d.unknown)
@@ -377,7 +377,20 @@ def _why_victim(session: Session, preemptor, v: Victim) -> str:
             f"{p.reclaim_within_cohort} (priority {prio} over {v.priority})")
 
 
-def _preemption_origins(session: Session, preemptor, victims: list[Victim]) -> list[Origin]:
+def _needed(session: Session, decision: Decision | None) -> str:
+    """What the preemptor needed of its victims: their quota, or, when a flavor it was assigned is
+    topology-aware, their quota or the room their pods took on the topology's nodes (Kueue's
+    preemption search counts both, and its victims' reasons don't say which)."""
+    flavors = session.index.flavors
+    assigned = {f for fl in decision.assignment.flavors.values() for f in fl.values()} if (
+        decision is not None and decision.assignment is not None) else set()
+    if any(flavors[f].topology for f in assigned if f in flavors):
+        return "needed the quota or the room on topology nodes"
+    return "needed the quota"
+
+
+def _preemption_origins(session: Session, preemptor, victims: list[Victim],
+                        decision: Decision | None = None) -> list[Origin]:
     """The policy statement of the preemptor's queue and the victims, with their spans."""
     cq = session.index.cluster_queue_of(preemptor)
     out: list[Origin] = []
@@ -388,7 +401,7 @@ def _preemption_origins(session: Session, preemptor, victims: list[Victim]) -> l
                 + (f", borrowWithinCohort {p.borrow_within_cohort.policy}" if p.borrow_within_cohort else ""))
         out.append(Origin("preempt|policy", "preemption", text, cq.field_span("preemption") or cq.span))
     out.append(Origin("preempt|preemptor", "preemptor", f"`{preemptor.key}` (priority "
-                      f"{session.index.priority(preemptor)}) needed the quota", preemptor.span))
+                      f"{session.index.priority(preemptor)}) {_needed(session, decision)}", preemptor.span))
     for v in victims:
         wl = session.index.workloads.get(v.key)
         span = wl.admission.span if wl is not None and wl.admission is not None and wl.admission.span else (
