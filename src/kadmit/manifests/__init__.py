@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from importlib.util import find_spec
+from kadmit.manifests.deferred import submodule
 
 __all__ = ["read_manifest_text", "KINDS"]
 
@@ -13,7 +13,7 @@ def __getattr__(name: str):
     first asked for: a command on `.kad` input uses modules of this package (turning jobs into
     workloads, Kueue's resource adjustments) and reads no manifest. A submodule's name is the
     import system's to import."""
-    if name.startswith("__") or find_spec(f"{__name__}.{name}") is not None:
+    if name.startswith("__") or submodule(__name__, name):
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     from kadmit.manifests import reader
     return getattr(reader, name)

@@ -4,13 +4,13 @@
 
 from __future__ import annotations
 
-from importlib.util import find_spec
+from kadmit.manifests.deferred import submodule
 
 
 def __getattr__(name: str):
     """`kinds`'s names, imported when one is first asked for (`manage` applied to a `.kad` input's
     model needs none of the readers); a submodule's name is the import system's to import."""
-    if name.startswith("__") or find_spec(f"{__name__}.{name}") is not None:
+    if name.startswith("__") or submodule(__name__, name):
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     from kadmit.manifests.jobs import kinds
     return getattr(kinds, name)
