@@ -3,7 +3,7 @@
 The server keeps what `kubectl create` sends, with these differences from the files, each handled here:
 - it stores Kueue's objects as `v1beta2` with no conversion webhook (v1beta1 fields would be pruned, not
   converted: tools/kube-apiserver/README.md), so v1beta1 objects are written as Kueue's own conversion
-  (apis/kueue/v1beta1/*_conversion.go) makes them: a Workload's `priorityClassName`/`priorityClassSource`
+  (apis/kueue/v1beta1/*_conversion.go) makes them: a ClusterQueue's `cohort` becomes `cohortName`, a Workload's `priorityClassName`/`priorityClassSource`
   become `priorityClassRef`, its topology assignment's domains one slice;
 - it ignores `status` on create for kinds with a status subresource, so each Workload's status (its
   admission) is written afterwards through that subresource;
@@ -28,10 +28,12 @@ from pathlib import Path
 
 import yaml
 
+from kadmit.manifests.jobs.common import workload_name
 from kube.server import KubeAPIServer
 
 KUEUE = "kueue.x-k8s.io"
 CONFIG_MAP = "kueue-manager-config"
+CHUNK = 400  # objects per `kubectl create` of `load_jobs`
 
 
 def documents(folder: Path) -> list[dict]:
@@ -65,6 +67,8 @@ def as_stored(obj: dict) -> dict:
         obj["apiVersion"] = f"{KUEUE}/v1beta2"
         if obj["kind"] == "Workload":
             _workload_v1beta2(obj)
+        elif obj["kind"] == "ClusterQueue" and "cohort" in obj.get("spec", {}):
+            obj["spec"]["cohortName"] = obj["spec"].pop("cohort")  # clusterqueue_conversion.go
     return obj
 
 
@@ -150,3 +154,94 @@ def clear(server: KubeAPIServer, resources: list[tuple[str, bool]]) -> None:
     names = [c["metadata"]["name"] for c in classes if not c["metadata"]["name"].startswith("system-")]
     if names:
         server.run("delete", "priorityclasses", *names, "--wait=false")
+
+
+def _create_all(server: KubeAPIServer, objects: list[dict]) -> list[dict]:
+    """`kubectl create` in chunks, in order; the objects as stored."""
+    out, decoder = [], json.JSONDecoder()
+    for i in range(0, len(objects), CHUNK):
+        got = server.run("create", "-f", "-", "-o", "json", input=json.dumps({"apiVersion": "v1", "kind": "List",
+                                                                             "items": objects[i:i + CHUNK]}))
+        text, at = got.stdout, 0  # one JSON object per object created, one after the other
+        while at < len(text.rstrip()):
+            body, at = decoder.raw_decode(text, at)
+            out.extend(body["items"] if body.get("kind") == "List" else [body])
+            while at < len(text) and text[at].isspace():
+                at += 1
+    return out
+
+
+def _write_status(server: KubeAPIServer, stored: list[dict], status: dict[tuple[str, str], dict]) -> None:
+    """Each stored object's status (by namespace/name) through the status subresource, in chunks."""
+    objs = []
+    for o in stored:
+        key = (o["metadata"]["namespace"], o["metadata"]["name"])
+        if key in status:
+            objs.append({**o, "status": status[key]})
+    for i in range(0, len(objs), CHUNK):
+        server.run("replace", "--subresource=status", "-f", "-",
+                   input=json.dumps({"apiVersion": "v1", "kind": "List", "items": objs[i:i + CHUNK]}))
+
+
+def load_jobs(server: KubeAPIServer, files: dict[str, str]) -> dict[str, int]:
+    """Create a state of batch Jobs and the Workloads Kueue made of the running ones (bench/gpu_states.py:
+    relative path -> YAML text) on the server as Kueue would hold it, in a few kubectl runs rather than
+    `load`'s one second per creation time: namespaces, then the Kueue objects; the Jobs in the order of
+    their creation times (the server stamps its own, so Jobs created in one second are queued by UID as
+    Kueue does, where the files' times may have ordered them otherwise: `as_held` gives the files of what
+    the server holds); each Job's status through the status subresource; each Workload named and owned as
+    Kueue names it from its Job's UID on this server (`workload_name`), its status (its admission) through
+    the status subresource. How many objects of each kind were created."""
+    docs = [d for text in files.values() for d in yaml.safe_load_all(text) if d]
+    by_kind: dict[str, list[dict]] = {}
+    for d in docs:
+        by_kind.setdefault(d["kind"], []).append(d)
+    server.apply(yaml.safe_dump_all([as_stored(o) for o in by_kind["Namespace"]], sort_keys=False))
+    _create_all(server, [as_stored(o) for kind in ("ResourceFlavor", "WorkloadPriorityClass", "ClusterQueue",
+                                                   "LocalQueue") for o in by_kind.get(kind, [])])
+    jobs = sorted(by_kind["Job"], key=lambda j: j["metadata"]["creationTimestamp"])  # stable: file order in a tie
+    old_uid = {(j["metadata"]["namespace"], j["metadata"]["name"]): j["metadata"].get("uid") for j in jobs}
+    job_status = {(j["metadata"]["namespace"], j["metadata"]["name"]): j["status"] for j in jobs if j.get("status")}
+    stored = _create_all(server, [as_stored(j) for j in jobs])
+    _write_status(server, stored, job_status)
+    new_uid = {old_uid[o["metadata"]["namespace"], o["metadata"]["name"]]: o["metadata"]["uid"]
+               for o in stored if old_uid.get((o["metadata"]["namespace"], o["metadata"]["name"]))}
+    workloads, wl_status = [], {}
+    for wl in sorted(by_kind.get("Workload", []), key=lambda w: w["metadata"]["creationTimestamp"]):
+        wl = as_stored(wl)
+        meta = wl["metadata"]
+        owner = meta["ownerReferences"][0]
+        uid = new_uid[owner["uid"]]
+        owner["uid"] = uid
+        meta["labels"]["kueue.x-k8s.io/job-uid"] = uid
+        meta["name"] = workload_name("Job", "batch", owner["name"], uid)
+        wl_status[meta["namespace"], meta["name"]] = wl.pop("status")
+        workloads.append(wl)
+    _write_status(server, _create_all(server, workloads), wl_status)
+    return {kind: len(v) for kind, v in sorted(by_kind.items())}
+
+
+def as_held(server: KubeAPIServer, files: dict[str, str]) -> dict[str, str]:
+    """The files `load_jobs` created with what the server assigned written in: each Job's and Workload's
+    UID and creation time, each Workload's name and its owner's UID: the state the server holds (Kueue's
+    queue order is by creation time, then by UID)."""
+    listed = json.loads(server.run("get", f"jobs.batch,workloads.{KUEUE}", "--all-namespaces",
+                                   "-o", "json").stdout)["items"]
+    jobs = {(o["metadata"]["namespace"], o["metadata"]["name"]): o["metadata"] for o in listed if o["kind"] == "Job"}
+    wls = {(o["metadata"]["namespace"], o["metadata"]["ownerReferences"][0]["name"]): o["metadata"]
+           for o in listed if o["kind"] == "Workload"}
+    out = {}
+    for path, text in files.items():
+        docs = [d for d in yaml.safe_load_all(text) if d]
+        for d in docs:
+            meta = d["metadata"]
+            if d["kind"] == "Job":
+                got = jobs[meta["namespace"], meta["name"]]
+                meta["uid"], meta["creationTimestamp"] = got["uid"], got["creationTimestamp"]
+            elif d["kind"] == "Workload":
+                got = wls[meta["namespace"], meta["ownerReferences"][0]["name"]]
+                meta["uid"], meta["creationTimestamp"], meta["name"] = got["uid"], got["creationTimestamp"], got["name"]
+                meta["ownerReferences"][0]["uid"] = meta["labels"]["kueue.x-k8s.io/job-uid"] = \
+                    got["ownerReferences"][0]["uid"]
+        out[path] = yaml.safe_dump_all(docs, sort_keys=False)
+    return out
