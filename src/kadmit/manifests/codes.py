@@ -130,8 +130,11 @@ KAD168 = register(
     "topology's lowest level, a node's domain by its hostname alone: the two never match, and Kueue "
     "counts no usage for it; kadmit neither. (Kueue v0.17 writes an assignment on the hostname level "
     "alone; one on levels not ending in the hostname counts on the lowest-level domain, a rack, of "
-    "those values, as kadmit counts it too.)",
-    kueue_rule="pkg/cache/scheduler/tas_flavor.go updateUsage, tas_flavor_snapshot.go addNode/addTASUsage")
+    "those values, as kadmit counts it too.) Also given for an assignment written in the other API "
+    "version's form — `domains` (v1beta1) in a v1beta2 Workload, `slices` (v1beta2) in a v1beta1 one: the API "
+    "server's schema for the object's version has no such field and prunes it, so Kueue reads no assignment.",
+    kueue_rule="pkg/cache/scheduler/tas_flavor.go updateUsage, tas_flavor_snapshot.go addNode/addTASUsage; "
+               "apis/kueue/v1beta1 and v1beta2 TopologyAssignment")
 KAD172 = register(
     "KAD172", "job naming a missing priority class", "error",
     "A job Kueue manages names a priority class the input does not define: its "

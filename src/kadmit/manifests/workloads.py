@@ -210,7 +210,12 @@ HOSTNAME = "kubernetes.io/hostname"
 JOB_UID_LABEL = "kueue.x-k8s.io/job-uid"
 
 
-def _topology_assignment(f: Fields, psa: Val, name: str) -> tuple[dict[str, int], tuple[str, ...]]:
+# The field a TopologyAssignment holds its domains in, per Workload API version (v1beta1: `domains`;
+# v1beta2: `slices`, apis/kueue/v1beta2 TopologyAssignment). The API server prunes the other one.
+ASSIGNMENT_DOMAINS = {"v1beta1": "domains", "v1beta2": "slices"}
+
+
+def _topology_assignment(f: Fields, psa: Val, name: str, version: str) -> tuple[dict[str, int], tuple[str, ...]]:
     """Pods per domain of Kueue's `topologyAssignment` (levels + domains of values and counts), each
     domain keyed as Kueue's TAS cache keys its usage: the domain's values joined with commas
     (tas_flavor.go updateUsage, utiltas.DomainID), with the assignment's levels. The cache counts
@@ -231,8 +236,17 @@ def _topology_assignment(f: Fields, psa: Val, name: str) -> tuple[dict[str, int]
                      "so its pods hold no node capacity; kadmit counts none either", f.span(ta),
                      help="Kueue v0.17 writes an assignment on the hostname level alone")
         return {}, ()
+    own = ASSIGNMENT_DOMAINS.get(version)
+    for other in sorted(set(ASSIGNMENT_DOMAINS.values()) - {own} if own else ()):
+        node = f.field(ta, other)
+        if node is not None:
+            f.diags.emit(KAD168, f"pod set `{name}`'s topologyAssignment has `{other}`, a field of another API "
+                         f"version: a {version} Workload's assignment is in `{own}`, and the API server drops "
+                         f"`{other}`, so Kueue counts these pods on no node; kadmit neither", f.span(node),
+                         help=f"write the assignment as {version}'s `{own}` (as `kubectl get workloads -o yaml` "
+                              "shows it)")
     out: dict[str, int] = {}
-    for sl in f.maps(ta, "slices"):  # v1beta2: per slice, each level's values and the pod counts
+    for sl in f.maps(ta, "slices") if own != "domains" else ():  # v1beta2: per slice, each level's values and the pod counts
         n = f.int(sl, "domainCount", lo=0, default=0)
         levels_of = f.maps(sl, "valuesPerLevel")
         counts = f.map(sl, "podCounts")
@@ -251,7 +265,7 @@ def _topology_assignment(f: Fields, psa: Val, name: str) -> tuple[dict[str, int]
             if count:
                 key = ",".join(values)
                 out[key] = out.get(key, 0) + count
-    for dom in f.maps(ta, "domains"):
+    for dom in f.maps(ta, "domains") if own != "slices" else ():
         values = f.strs(dom, "values")
         count = f.int(dom, "count", lo=0, default=0)
         if len(values) == len(levels) and count:
@@ -261,7 +275,7 @@ def _topology_assignment(f: Fields, psa: Val, name: str) -> tuple[dict[str, int]
 
 
 def _admission(f: Fields, status: Val | None, pod_sets: tuple[PodSet, ...],
-               reserved: tuple[bool, Val] | None) -> Admission | None:
+               reserved: tuple[bool, Val] | None, version: str) -> Admission | None:
     """`status.admission`, with the time quota was reserved: the QuotaReserved condition's
     lastTransitionTime while it is True (Kueue's preemption order reads that, nothing else)."""
     adm = f.map(status, "admission")
@@ -283,7 +297,7 @@ def _admission(f: Fields, status: Val | None, pod_sets: tuple[PodSet, ...],
                          "count; kadmit counts it so", f.span(f.field(psa, "resourceUsage") or psa), help="write `resourceUsage` (count x requests) where the workload holds it")
         if declared is not None and usage == {r: q * count for r, q in declared.requests.items()}:
             usage = {}  # what the model derives from count x requests anyway
-        placement, levels = _topology_assignment(f, psa, name)
+        placement, levels = _topology_assignment(f, psa, name, version)
         if not placement and f.str(psa, "delayedTopologyRequest") == "Pending":
             f.diags.emit(KAD161, f"`delayedTopologyRequest: Pending` of pod set `{name}` is not modelled: Kueue "
                          "places the pod set in a second pass once every admission check is Ready; kadmit leaves "
@@ -353,7 +367,7 @@ def workload(f: Fields, o: Meta) -> Workload | None:
     class_name, class_kind, class_node = _priority_class(f, o, spec)
     explicit = f.int(spec, "priority")
     true = {kind: value for kind, (value, _) in conditions.items()}
-    admission = _admission(f, status, pod_sets, conditions.get("QuotaReserved"))
+    admission = _admission(f, status, pod_sets, conditions.get("QuotaReserved"), o.version)
     evicted = conditions.get("Evicted", (False, None))
     states = check_states(f, status, holds=holds and admission is not None)
     created = f.timestamp(o.metadata, "creationTimestamp")
