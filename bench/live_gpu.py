@@ -34,6 +34,7 @@ import json
 import os
 import re
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -108,6 +109,7 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2000)
     parser.add_argument("--keys", default=",".join(KEYS), help="comma-separated NS/JOB to ask `why` about")
     parser.add_argument("--no-load", action="store_true", help="the server already holds the state (an earlier run)")
+    parser.add_argument("--keep", action="store_true", help="keep the files, the files as held and the snapshot")
     args = parser.parse_args()
     server, folder, owned = server_for(args.dir)
     try:
@@ -118,8 +120,18 @@ def main() -> None:
 
 
 def run(server: KubeAPIServer, args: argparse.Namespace) -> None:
-    files = gpu_states.gpu_state(args.jobs)
     tmp = Path(tempfile.mkdtemp(prefix="kadmit-live-gpu-files-"))
+    try:
+        measure(server, args, tmp)
+    finally:
+        if args.keep:
+            print(f"\nkept {tmp}: cluster/ jobs/ workloads/ (as generated), as-held/, snapshot.yaml")
+        else:
+            shutil.rmtree(tmp)
+
+
+def measure(server: KubeAPIServer, args: argparse.Namespace, tmp: Path) -> None:
+    files = gpu_states.gpu_state(args.jobs)
     gpu_states.write_state(files, tmp)
     if not args.no_load:
         kube = Kubectl(str(server.kubectl), kubeconfig=str(server.kubeconfig))
@@ -178,7 +190,7 @@ def run(server: KubeAPIServer, args: argparse.Namespace) -> None:
             texts.append(PLACE.sub("PLACE", r["out"]).replace("'", '"'))  # kubectl quotes "96", PyYAML '96'
             if how == "kubectl kadmit why":
                 same = "the same" if texts[0] == texts[1] else "NOT the same"
-                print(f"    {same} text as on the files but for places (file:line); its first lines:\n    "
+                print(f"    {same} text as on the files but for places (file:line) and quotes; its first lines:\n    "
                       + "\n    ".join(r["out"].splitlines()[:5]))
 
 
