@@ -80,6 +80,9 @@ def proven_fixes(prover: Prover, model: Model, sources: SourceMap, ask: Ask, uni
     if len(ask.own.groups) > 1:
         for p in _flavor_raises(prover, model, sources, ask.own, ask.workload, units):
             keep(p)
+    elif ask.head is None:
+        for p in _group_raises(prover, model, sources, ask.own, ask.workload, units, singles, ask.ahead):
+            keep(p)
     if not found and len(ask.own.groups) > 1:
         _pairs(prover, model, sources, ask.own, ask.workload, units, keep)
     return ordered(list(found.values()))
@@ -196,6 +199,54 @@ def _flavor_raises(prover: Prover, model: Model, sources: SourceMap, obs: Obstac
         if ok is not None:
             p = prover.prove(changes(ok))
             if p is not None:
+                out.append(p)
+    return out
+
+
+def _group_raises(prover: Prover, model: Model, sources: SourceMap, obs: Obstacles, wl: Workload,
+                  units: dict[str, int], singles: list[list[Change]], ahead: dict[str, int]) -> list[Proven]:
+    """A nominal quota of the workload's own queue in the blame whose raise alone admits nothing
+    (`singles` has no change of it): once raised, the workload's other resources of that flavor (its
+    resource group) run short too, taken by what goes first. So the queue's nominal quotas in that
+    flavor are raised together, for every resource the workload asks, each by what is queued ahead
+    of it in its ClusterQueue (`ahead`) plus its own demand, times a common factor (doubled once,
+    then halved while it still admits); each value decided again."""
+    out: list[Proven] = []
+    lq = next((q for q in model.local_queues if q.key == f"{wl.namespace}/{wl.queue}"), None)
+    if lq is None:
+        return out
+    nid = f"cq:{lq.cluster_queue}"
+    raised = {(c.knob.span.file, c.knob.span.line, c.knob.span.column)
+              for ch in singles for c in ch if c.knob is not None and c.knob.kind == "quota"}
+    demand: dict[str, int] = {}
+    for ps in wl.pod_sets:
+        n = ps.min_count if ps.min_count is not None else ps.count
+        for res, q in ps.requests.items():
+            demand[res] = demand.get(res, 0) + n * q
+    flavors: dict[str, list[str]] = {}  # flavor -> the blamed resources whose raise alone admitted nothing
+    for o in obs.origins:
+        if o.id.startswith(f"quota|{nid}|") and o.id.endswith("|nominal"):
+            _, _, fname, res, _ = o.id.split("|")
+            knob = K.quota_knob(model, sources, nid, fname, res, "nominal")
+            if knob is not None and (knob.span.file, knob.span.line, knob.span.column) not in raised:
+                flavors.setdefault(fname, []).append(res)
+    for fname, alone in flavors.items():
+        knobs = [(k, demand[res] + ahead.get(res, 0), units.get(res, 1)) for res in sorted(demand)
+                 if demand[res] > 0
+                 for k in [K.quota_knob(model, sources, nid, fname, res, "nominal")] if k is not None]
+        if len(knobs) < 2:
+            continue  # one resource of the flavor: its own raise was searched already
+
+        def changes(factor: float) -> list[Change]:
+            return [Change(k, int(k.value) + _up(int(d * factor), u)) for k, d, u in knobs]
+        ok = next((f for f in (1.0, 2.0) if prover.admits(changes(f))), None)
+        while ok is not None and ok > 1 / 8 and prover.admits(changes(ok / 2)):
+            ok /= 2
+        if ok is not None:
+            p = prover.prove(changes(ok))
+            if p is not None:
+                p.needs = (f" (together: a raise of its {', '.join(f'`{r}`' for r in alone)} quota in `{fname}`"
+                           " alone was decided again and admitted it at no value tried)")
                 out.append(p)
     return out
 

@@ -1,0 +1,83 @@
+"""`why` offers a raise of the quota its blame names even where that raise alone admits nothing:
+raised, the workload's other resources of the flavor run short (what is queued ahead of it goes first
+and takes them), so its queue's quotas in that flavor are raised together (issue 19: gpu_state(2000)'s
+team-04/train-01071 got only a priority change though its blame names its queue's GPU quotas)."""
+
+from __future__ import annotations
+
+import json
+
+POLICY = """\
+flavor f {}
+priority mid = 100 default
+namespace t {}
+cluster_queue q {
+  resources cpu, nvidia.com/gpu {
+    flavor f { cpu = 8  nvidia.com/gpu = 2 }
+  }
+}
+local_queue t/lq -> q
+workload t/held {
+  queue = lq
+  created = "2026-11-20T08:00:00Z"
+  pod_group main {
+    count = 1
+    requests = { cpu = 2  nvidia.com/gpu = 2 }
+  }
+  admitted {
+    cluster_queue = q
+    pod_group main {
+      count = 1
+      flavor = f
+    }
+  }
+}
+workload t/ahead {
+  queue = lq
+  created = "2026-11-20T08:01:00Z"
+  pod_group main {
+    count = 1
+    requests = { cpu = 4  nvidia.com/gpu = 1 }
+  }
+}
+workload t/mine {
+  queue = lq
+  created = "2026-11-20T08:02:00Z"
+  pod_group main {
+    count = 1
+    requests = { cpu = 4  nvidia.com/gpu = 1 }
+  }
+}
+"""
+
+
+def test_the_blamed_quota_is_raised_with_the_flavors_other_resources(run):
+    run.write("p.kad", POLICY)
+    result = run("why", "t/mine", ".", "--fixes", "6", "--format", "json")
+    assert result.exit_code == 1, result.output
+    out = json.loads(result.output)
+    # the blame names the GPU quota, not the cpu one
+    assert [b["id"] for b in out["cores"][0] if b["id"].startswith("quota|")] == ["quota|cq:q|f|nvidia.com/gpu|nominal"]
+    quota = [f for f in out["fixes"] if f["by"] == "platform"]
+    assert len(quota) == 1, out["fixes"]
+    assert [(c["field"], c["old"], c["new"]) for c in quota[0]["changes"]] == [
+        ("`cpu` in flavor `f`", "8", "16"), ("`nvidia.com/gpu` in flavor `f`", "2", "4")]
+    assert "alone was decided again and admitted it at no value tried" in quota[0]["message"]
+    assert quota[0]["outcome"]["admitted"] is True
+
+
+def test_the_gpu_raise_alone_admits_nothing_and_the_pair_does(run):
+    """What the fix's note claims, checked by deciding the edited input: no raise of the GPU quota
+    alone admits it (the one ahead takes the cpu), the raise of both does."""
+    for gpu, cpu, admitted in ((4, 8, False), (100, 8, False), (4, 16, True)):
+        run.write("p.kad", POLICY.replace("cpu = 8  nvidia.com/gpu = 2", f"cpu = {cpu}  nvidia.com/gpu = {gpu}"))
+        decided = json.loads(run("admit", ".", "--format", "json").output)["decisions"]
+        assert {d["workload"]: d["admitted"] for d in decided}["t/mine"] is admitted, (gpu, cpu)
+
+
+def test_nothing_changes_where_a_raise_alone_admits_it(run):
+    run.write("p.kad", POLICY.replace("cpu = 8  nvidia.com/gpu = 2", "cpu = 16  nvidia.com/gpu = 2"))
+    out = json.loads(run("why", "t/mine", ".", "--fixes", "6", "--format", "json").output)
+    quota = [f for f in out["fixes"] if f["by"] == "platform"]
+    assert [[(c["field"], c["new"]) for c in f["changes"]] for f in quota] == [[("`nvidia.com/gpu` in flavor `f`", "4")]]
+    assert "alone was decided again" not in json.dumps(out["fixes"])
