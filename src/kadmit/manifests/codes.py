@@ -231,3 +231,13 @@ KAD170 = register(
     "some rules only for the jobs it manages (a queue name, the namespace's `default` LocalQueue, or "
     "`manageJobsWithoutQueueName`) and none for an integration the Configuration leaves out.",
     kueue_rule="ValidateCreate of the job kind's webhook (pkg/controller/jobs/<kind>/*_webhook.go, Kueue v0.17)")
+KAD198 = register(
+    "KAD198", "two objects with one UID", "warning",
+    "Two jobs of the input (Jobs, Pods, Deployments, any kind Kueue's job framework reads) carry the "
+    "same `metadata.uid`. The API server gives every object a UID of its own, so no cluster holds both: "
+    "the input was merged from two clusters or edited by hand. Kueue's job reconciler finds a job's "
+    "Workloads by the owner's kind and name, not its UID, so it makes and keeps a Workload for each; "
+    "kadmit decides both as Kueue does, and matches an existing Workload to its job by kind and name "
+    "only. Give one of them its own UID (or drop it) to describe a cluster that can exist.",
+    kueue_rule="pkg/controller/jobframework/reconciler.go FindMatchingWorkloads "
+               "(OwnerReferenceIndexFieldMatcher: owner kind and name)")

@@ -12,6 +12,7 @@ from kadmit.manifests.owners import controller_owner
 from kadmit.manifests.workloads import duration_annotation, template_pod_set
 from kadmit.manifests.yamltree import Val
 from kadmit.model import Job, ObjectRef, PodSet, Refusal, Workload
+from kadmit.source import NO_SPANS
 
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
@@ -26,7 +27,8 @@ def object_ref(o: Meta, f: Fields) -> ObjectRef:
     a missing name is the `generateName` prefix (the reader has checked one is there)."""
     uid = f.str(o.metadata, "uid") or None
     return ObjectRef(api_version=o.api_version, kind=o.kind, namespace=o.namespace or "default",
-                     name=o.name, uid=uid)
+                     name=o.name, uid=uid, span=f.span(o.node),
+                     spans=f.spans({"uid": f.field(o.metadata, "uid")}) if uid else NO_SPANS)
 
 
 def workload_name(kind: str, group: str, name: str, uid: str | None) -> str:

@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from kadmit.manifests.jobs.groups import join_pod_groups
-from kadmit.diagnostics import Diagnostics
+from kadmit.diagnostics import Diagnostics, Label
 from kadmit.index import BUILTIN_PRIORITY_CLASSES
-from kadmit.manifests.codes import KAD170, KAD172
+from kadmit.manifests.codes import KAD170, KAD172, KAD198
 from kadmit.model import Job, LabelSelector, Model, Requirement, Skipped, Workload
 
 # The frameworks of the Configuration Kueue v0.17's release installs (config/components/manager/
@@ -111,12 +111,15 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
     classes = {(p.kind, p.name) for p in (*model.priority_classes, *BUILTIN_PRIORITY_CLASSES)} | \
         {(kind, b.name) for b in model.broken for kind, name in (("workload", "WorkloadPriorityClass"),
                                                                  ("pod", "PriorityClass")) if b.kind == name}
+    shared = _shared_uids(model.jobs, diags)
     jobs, broken = join_pod_groups(model.jobs)
     skipped.extend(broken)
     jobs = [_with_runtime(j, model) if j.train is not None else j for j in jobs]
     for job in jobs:
         job = _number_repeats(job, unnamed)
-        found = existing.get(("uid", job.object.uid)) or existing.get(
+        # a UID two jobs share names neither: Kueue finds a job's Workloads by owner kind and name
+        by_uid = existing.get(("uid", job.object.uid)) if job.object.uid not in shared else None
+        found = by_uid or existing.get(
             ("name", job.object.kind, job.object.namespace, job.object.name))
         if found is not None:
             for i in found:
@@ -185,6 +188,31 @@ def _with_runtime(job: Job, model: Model) -> Job:
             "TrainJob's pod sets from its runtime's JobSet template (add the runtime to the input)")})
     pod_sets = tuple(runtime_pod_sets(runtime, t))
     return job.model_copy(update={"workloads": tuple(w.model_copy(update={"pod_sets": pod_sets}) for w in job.workloads)})
+
+
+def _shared_uids(jobs: tuple[Job, ...], diags: Diagnostics) -> set[str]:
+    """The UIDs two or more jobs of the input carry, each later one reported (KAD198) at its UID,
+    naming where the first carrying it is. A cluster can't hold them; Kueue's job reconciler tells
+    jobs apart by kind and name (FindMatchingWorkloads), so each is still decided."""
+    first: dict[str, Job] = {}
+    shared: set[str] = set()
+    for job in jobs:
+        uid = job.object.uid
+        if not uid:
+            continue
+        orig = first.setdefault(uid, job)
+        if orig is job:
+            continue
+        shared.add(uid)
+        where = orig.object.field_span("uid")
+        at = f" ({where})" if where is not None else ""
+        diags.emit(KAD198, f"`{job.object.qualified}` has the UID `{uid}` of `{orig.object.qualified}`{at}; "
+                   "no cluster holds two objects with one UID", job.object.field_span("uid"),
+                   labels=[Label(where, "first carried here")] if where is not None else [],
+                   notes=["Kueue's job reconciler finds a job's Workloads by its kind and name, not its UID: "
+                          "it makes a Workload for each, and kadmit decides both"],
+                   help="give one of them its own UID, or remove one")
+    return shared
 
 
 def _by_origin(workloads: tuple[Workload, ...]) -> dict[tuple, list[int]]:

@@ -407,11 +407,31 @@ func (e *env) reconcileAll(ctx context.Context, reqs []*request) error {
 // owner's creation time (its controller creates it as soon as the owner exists; the API server
 // keeps seconds).
 func (e *env) collect(ctx context.Context, items []*item, reqs []*request, before sets.Set[string]) (Converted, error) {
-	byUID := map[types.UID]*item{}
+	// Two input objects may carry one UID (a merged or hand-edited input; no cluster holds them):
+	// Kueue's reconcilers still make a Workload for each (they find a job's Workloads by owner kind
+	// and name), so an owner reference is matched by its UID and, among objects sharing it, its
+	// kind and name.
+	byUID := map[types.UID][]*item{}
 	for _, it := range items {
 		for _, uid := range it.uids {
-			byUID[uid] = it
+			byUID[uid] = append(byUID[uid], it)
 		}
+	}
+	owning := func(ref metav1.OwnerReference) *item {
+		its := byUID[ref.UID]
+		for _, it := range its {
+			kind := ""
+			if it.obj != nil {
+				kind = it.obj.GetObjectKind().GroupVersionKind().Kind
+			}
+			if it.obj != nil && it.obj.GetName() == ref.Name && (kind == "" || kind == ref.Kind) {
+				return it
+			}
+		}
+		if len(its) > 0 {
+			return its[0]
+		}
+		return nil
 	}
 	var wls kueue.WorkloadList
 	if err := e.cl.List(ctx, &wls); err != nil {
@@ -428,7 +448,7 @@ func (e *env) collect(ctx context.Context, items []*item, reqs []*request, befor
 		wl := &wls.Items[i]
 		var it *item
 		for _, ref := range wl.OwnerReferences {
-			if it = byUID[ref.UID]; it != nil {
+			if it = owning(ref); it != nil {
 				break
 			}
 		}

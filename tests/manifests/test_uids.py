@@ -1,0 +1,95 @@
+"""Two jobs with one `metadata.uid` (KAD198): reported at the later one's UID, naming the first's
+place, and both decided, as Kueue's job reconciler (which tells jobs apart by kind and name) does."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from kadmit.workspace import load
+
+QUEUES = """\
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: f0}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: cq}
+spec:
+  namespaceSelector: {}
+  resourceGroups: [{coveredResources: [cpu], flavors: [{name: f0, resources: [{name: cpu, nominalQuota: "4"}]}]}]
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: ns}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: lq, namespace: ns}
+spec: {clusterQueue: cq}
+"""
+
+
+def job(name: str, uid: str) -> str:
+    return textwrap.dedent(f"""\
+        apiVersion: batch/v1
+        kind: Job
+        metadata:
+          name: {name}
+          namespace: ns
+          uid: {uid}
+          labels: {{kueue.x-k8s.io/queue-name: lq}}
+        spec:
+          suspend: true
+          template:
+            spec: {{restartPolicy: Never, containers: [{{name: c, image: x, resources: {{requests: {{cpu: "1"}}}}}}]}}
+        """)
+
+
+UID = "00000000-0000-0000-0001-000000000001"
+
+
+def test_a_shared_uid_is_reported_at_the_later_job_naming_the_first(tmp_path: Path) -> None:
+    (tmp_path / "a.yaml").write_text(QUEUES + "---\n" + job("a", UID))
+    (tmp_path / "b.yaml").write_text(job("b", UID) + "---\n" + job("c", UID.replace("1", "2")))
+    ws = load([str(tmp_path / "a.yaml"), str(tmp_path / "b.yaml")])
+    found = [d for d in ws.diagnostics if d.code == "KAD198"]
+    assert len(found) == 1
+    d = found[0]
+    assert (Path(d.span.file).name, d.span.line, d.span.column) == ("b.yaml", 6, 8)
+    assert d.span.end_column == 8 + len(UID)
+    assert f"`Job/ns/b` has the UID `{UID}` of `Job/ns/a` ({tmp_path / 'a.yaml'}:26:8)" in d.message
+    assert [(Path(lb.span.file).name, lb.span.line) for lb in d.labels] == [("a.yaml", 26)]
+    # both are work, each its own Workload (Kueue names it from the job's own name and the UID)
+    made = {w.origin.name: w.name for w in ws.model.workloads}
+    assert set(made) == {"a", "b", "c"}
+    assert made["a"] != made["b"]
+
+
+def test_distinct_uids_are_not_reported(tmp_path: Path) -> None:
+    (tmp_path / "m.yaml").write_text(QUEUES + "---\n" + job("a", UID) + "---\n" + job("b", UID.replace("1", "3")))
+    ws = load([str(tmp_path / "m.yaml")])
+    assert not [d for d in ws.diagnostics if d.code == "KAD198"]
+    assert len(ws.model.workloads) == 2
+
+
+def test_an_existing_workload_belongs_to_its_owner_by_name_when_the_uid_is_shared(tmp_path: Path) -> None:
+    """Job a's Workload is in the input, owned by a (with the shared UID): it is a's only, and b,
+    with no Workload of its own, gets one made, as Kueue's reconciler (owner kind and name) does."""
+    existing = textwrap.dedent(f"""\
+        apiVersion: kueue.x-k8s.io/v1beta2
+        kind: Workload
+        metadata:
+          name: job-a-4e09e
+          namespace: ns
+          ownerReferences: [{{apiVersion: batch/v1, kind: Job, name: a, uid: {UID}, controller: true}}]
+        spec:
+          queueName: lq
+          podSets: [{{name: main, count: 1, template: {{spec: {{containers: [{{name: c, image: x, resources: {{requests: {{cpu: "1"}}}}}}]}}}}}}]
+        """)
+    (tmp_path / "m.yaml").write_text(QUEUES + "---\n" + job("a", UID) + "---\n" + job("b", UID) + "---\n" + existing)
+    ws = load([str(tmp_path / "m.yaml")])
+    owners = sorted((w.origin.name, w.name) for w in ws.model.workloads if w.origin is not None)
+    assert [o for o, _ in owners] == ["a", "b"], owners
+    assert dict(owners)["a"] == "job-a-4e09e"
