@@ -120,8 +120,9 @@ def yaml_tas_clusters(draw, max_nodes: int = 4, max_pending: int = 3) -> str:
                          "    podSetAssignments:\n    - name: main\n      count: 1\n      flavors:\n"
                          "        nvidia.com/gpu: h100\n      resourceUsage:\n        nvidia.com/gpu: \"2\"\n"
                          "      topologyAssignment:\n"
-                         "        levels: [\"kubernetes.io/hostname\"]\n        domains:\n        - count: 1\n"
-                         f"          values: [\"n{node}\"]\n  conditions:\n  - type: QuotaReserved\n"
+                         "        levels: [\"kubernetes.io/hostname\"]\n        slices:\n        - domainCount: 1\n"
+                         f"          valuesPerLevel: [{{universal: \"n{node}\"}}]\n          podCounts: {{universal: 1}}\n"
+                         "  conditions:\n  - type: QuotaReserved\n"
                          "    status: \"True\"\n", "team"))
     for j in range(draw(st.integers(1, max_pending))):
         count = draw(st.integers(1, 3))

@@ -73,7 +73,8 @@ RECORDED = "      resourceUsage: {cpu: \"1\", example.com/credits: \"4\"}\n"
 def _workload(name: str, minute: int, admitted: bool = False) -> str:
     status = ("status:\n  admission:\n    clusterQueue: cq\n    podSetAssignments:\n    - name: main\n"
               "      count: 1\n      flavors: {cpu: gpus, example.com/credits: gpus}\n      topologyAssignment:\n"
-              "        levels: [kubernetes.io/hostname]\n        domains: [{count: 1, values: [n0]}]\n"
+              "        levels: [kubernetes.io/hostname]\n        slices: [{domainCount: 1, valuesPerLevel: [{universal: n0}], "
+              "podCounts: {universal: 1}}]\n"
               "  conditions: [{type: QuotaReserved, status: \"True\"}]\n" if admitted else "")
     return (f"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\nmetadata:\n  name: {name}\n  namespace: team\n"
             f"  creationTimestamp: \"2026-11-20T09:{minute:02d}:00Z\"\nspec:\n  queueName: q\n  podSets:\n"
