@@ -62,7 +62,7 @@ def test_the_blamed_quota_is_raised_with_the_flavors_other_resources(run):
     assert len(quota) == 1, out["fixes"]
     assert [(c["field"], c["old"], c["new"]) for c in quota[0]["changes"]] == [
         ("`cpu` in flavor `f`", "8", "16"), ("`nvidia.com/gpu` in flavor `f`", "2", "4")]
-    assert "alone was decided again and admitted it at no value tried" in quota[0]["message"]
+    assert "(together: no raise of its `nvidia.com/gpu` quota in `f` alone was found to admit it)" in quota[0]["message"]
     assert quota[0]["outcome"]["admitted"] is True
 
 
@@ -80,4 +80,15 @@ def test_nothing_changes_where_a_raise_alone_admits_it(run):
     out = json.loads(run("why", "t/mine", ".", "--fixes", "6", "--format", "json").output)
     quota = [f for f in out["fixes"] if f["by"] == "platform"]
     assert [[(c["field"], c["new"]) for c in f["changes"]] for f in quota] == [[("`nvidia.com/gpu` in flavor `f`", "4")]]
-    assert "alone was decided again" not in json.dumps(out["fixes"])
+    assert "alone was found" not in json.dumps(out["fixes"])
+
+
+def test_behind_a_strict_fifo_head_too(run):
+    """gpu_state(2000)'s StrictFIFO keys (team-00/train-00930, team-05/train-00300) got no fix at all:
+    the head and the rest ahead of it go first with the room the raise makes."""
+    run.write("p.kad", POLICY.replace("cluster_queue q {", "cluster_queue q {\n  queueing = strict_fifo"))
+    out = json.loads(run("why", "t/mine", ".", "--fixes", "6", "--format", "json").output)
+    quota = [f for f in out["fixes"] if f["by"] == "platform"]
+    assert [[(c["field"], c["new"]) for c in f["changes"]] for f in quota] == [
+        [("`cpu` in flavor `f`", "16"), ("`nvidia.com/gpu` in flavor `f`", "4")]]
+    assert quota[0]["outcome"]["admitted"] is True

@@ -80,7 +80,7 @@ def proven_fixes(prover: Prover, model: Model, sources: SourceMap, ask: Ask, uni
     if len(ask.own.groups) > 1:
         for p in _flavor_raises(prover, model, sources, ask.own, ask.workload, units):
             keep(p)
-    elif ask.head is None:
+    else:  # (behind a StrictFIFO head too: the head and the rest ahead go first with the room)
         for p in _group_raises(prover, model, sources, ask.own, ask.workload, units, singles, ask.ahead):
             keep(p)
     if not found and len(ask.own.groups) > 1:
@@ -210,7 +210,8 @@ def _group_raises(prover: Prover, model: Model, sources: SourceMap, obs: Obstacl
     resource group) run short too, taken by what goes first. So the queue's nominal quotas in that
     flavor are raised together, for every resource the workload asks, each by what is queued ahead
     of it in its ClusterQueue (`ahead`) plus its own demand, times a common factor (doubled once,
-    then halved while it still admits); each value decided again."""
+    then halved while it still admits); each value decided again. Behind a StrictFIFO head too: the
+    head and the rest ahead of it go first with that room."""
     out: list[Proven] = []
     lq = next((q for q in model.local_queues if q.key == f"{wl.namespace}/{wl.queue}"), None)
     if lq is None:
@@ -245,8 +246,8 @@ def _group_raises(prover: Prover, model: Model, sources: SourceMap, obs: Obstacl
         if ok is not None:
             p = prover.prove(changes(ok))
             if p is not None:
-                p.needs = (f" (together: a raise of its {', '.join(f'`{r}`' for r in alone)} quota in `{fname}`"
-                           " alone was decided again and admitted it at no value tried)")
+                p.needs = (f" (together: no raise of its {', '.join(f'`{r}`' for r in alone)} quota in `{fname}`"
+                           " alone was found to admit it)")
                 out.append(p)
     return out
 
