@@ -26,6 +26,26 @@ def effective(model: Model) -> Model:
     return out
 
 
+def _queues_of(model: Model):
+    """A function giving a workload's local queue and that queue's target cluster queue (None where
+    missing; the first object of a name, as the reader keeps it). Kueue's queue manager gives a
+    workload the cluster queue only while its local queue is not stopped (`_managed`)."""
+    lqs = {q.key: q for q in reversed(model.local_queues)}
+    cqs = {q.name: q for q in reversed(model.cluster_queues)}
+
+    def of(wl):
+        lq = lqs.get(f"{wl.namespace}/{wl.queue}")
+        return lq, (cqs.get(lq.cluster_queue) if lq is not None else None)
+    return of
+
+
+def _managed(lq, cq):
+    """The cluster queue Kueue's queue manager gives a workload (ClusterQueueForWorkload): its local
+    queue's target, none when that local queue is stopped (the manager holds only local queues whose
+    stopPolicy is None)."""
+    return cq if lq is not None and lq.stop_policy == "None" else None
+
+
 def synced(model: Model) -> Model:
     """The check states of workloads holding quota once Kueue's workload controller has synced them
     with their ClusterQueue (reconcileSyncAdmissionChecks, done when the queue manager gives the
@@ -34,12 +54,10 @@ def synced(model: Model) -> Model:
     when no workload holding quota has or needs a check state."""
     if not any(wl.check_states for wl in model.workloads) and not any(cq.admission_checks for cq in model.cluster_queues):
         return model
-    lqs = {q.key: q for q in reversed(model.local_queues)}
-    cqs = {q.name: q for q in reversed(model.cluster_queues)}
+    queues_of = _queues_of(model)
     out, changed = [], False
     for wl in model.workloads:
-        lq = lqs.get(f"{wl.namespace}/{wl.queue}")
-        cq = cqs.get(lq.cluster_queue) if lq is not None and lq.stop_policy == "None" else None
+        cq = _managed(*queues_of(wl))
         if wl.admitted and cq is not None:
             flavors = {fq.flavor for rg in cq.resource_groups for fq in rg.flavors}
             assigned = {f for ps in wl.admission.pod_sets for f in ps.flavors.values()}
@@ -67,12 +85,11 @@ def drained(model: Model) -> Model:
     (reconcileOnLocalQueueActiveState and reconcileOnClusterQueueActiveState: "LocalQueue X is
     stopped", "ClusterQueue X is terminating or missing"...), and waits in its queue, not evicted.
     One with a Retry or Rejected check is left to `checked` (reconcileCheckBasedEviction acts first)."""
-    lqs = {q.key: q for q in reversed(model.local_queues)}
-    cqs = {q.name: q for q in reversed(model.cluster_queues)}
+    queues_of = _queues_of(model)
     out, changed = [], False
     for wl in model.workloads:
-        lq = lqs.get(f"{wl.namespace}/{wl.queue}")
-        cq = cqs.get(lq.cluster_queue) if lq is not None and lq.stop_policy == "None" else None
+        lq, cq = queues_of(wl)
+        cq = _managed(lq, cq)
         if wl.admitted and not _admitted(wl) and not any(s.state in ("Retry", "Rejected") for s in wl.check_states):
             if cq is None or cq.stop_policy != "None":
                 wl = requeued(wl, {"admission": None})
@@ -121,16 +138,14 @@ def checked(model: Model) -> Model:
     if not any(wl.check_states for wl in model.workloads):
         return model
     now = max(wl.created for wl in model.workloads) + timedelta(seconds=1)
-    lqs = {q.key: q for q in reversed(model.local_queues)}
-    cqs = {q.name: q for q in reversed(model.cluster_queues)}
+    queues_of = _queues_of(model)
     out, changed = [], False
     for wl in model.workloads:
         if wl.admission is None and wl.check_states and not wl.inadmissible:
             # a pending workload keeps the states of the checks its queue applies to every flavor
             # (syncAdmissionCheckConditions); a Retry or Rejected one among them keeps it out of
             # every scheduling cycle (the scheduler's nominate)
-            lq = lqs.get(f"{wl.namespace}/{wl.queue}")
-            cq = cqs.get(lq.cluster_queue) if lq is not None else None
+            _, cq = queues_of(wl)
             if cq is not None:
                 kept = checks_for(cq.admission_checks, {fq.flavor for rg in cq.resource_groups for fq in rg.flavors}, None)
                 if any(st.name in kept and st.state in ("Retry", "Rejected") for st in wl.check_states):
