@@ -165,7 +165,7 @@ func newEnv(ctx context.Context, cl client.Client, cfg *configapi.Configuration,
 		jobframework.WithClock(clk),
 		jobframework.WithManagedJobsNamespaceSelector(nsSelector),
 	}
-	events := &eventLog{}
+	events := &eventLog{scheme: cl.Scheme()}
 	mgr := newStubManager(cl, events)
 	if err := jobframework.SetupControllers(ctx, mgr, logDiscard(), opts...); err != nil {
 		return nil, fmt.Errorf("setting up Kueue's job controllers: %w", err)
@@ -512,8 +512,17 @@ func (e *env) reason(ctx context.Context, r *request, it *item) string {
 	if r.err != nil {
 		return fmt.Sprintf("Kueue's reconciler failed: %v", r.err)
 	}
-	for _, uid := range it.uids {
-		evs := e.events.of(uid)
+	// The events on the item's own objects (itself, a Deployment's pods), found as collect
+	// finds owners: by UID, kind and name, as objects may share a UID.
+	objs := []client.Object{it.obj}
+	for _, p := range it.pods {
+		objs = append(objs, p)
+	}
+	for _, o := range objs {
+		if o == nil {
+			continue
+		}
+		evs := e.events.of(o.GetUID(), e.events.kindOf(o), o.GetNamespace(), o.GetName())
 		for i := len(evs) - 1; i >= 0; i-- {
 			if evs[i].Type == corev1.EventTypeWarning {
 				return evs[i].Message

@@ -285,3 +285,39 @@ func TestInstalledFrameworks(t *testing.T) {
 		t.Errorf("installed frameworks %v, the module's %v", installedFrameworks, cfg.Integrations.Frameworks)
 	}
 }
+
+// TestSharedUIDReasons: two objects sharing a UID (a merged or hand-edited input) each keep
+// their own reason: the warning event Kueue records on one is not the other's.
+func TestSharedUIDReasons(t *testing.T) {
+	got, _ := convert(t, nil, `
+apiVersion: v1
+kind: Pod
+metadata:
+  name: lone
+  namespace: ml
+  uid: u-9
+  labels: {kueue.x-k8s.io/queue-name: main, kueue.x-k8s.io/pod-group-name: g2, kueue.x-k8s.io/managed: "true"}
+  annotations: {kueue.x-k8s.io/pod-group-total-count: "3"}
+spec:
+  schedulingGates: [{name: kueue.x-k8s.io/admission}]
+  containers: [{name: c, image: busybox}]
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: bound
+  namespace: ml
+  uid: u-9
+spec:
+  nodeName: n1
+  containers: [{name: c, image: busybox}]
+status: {phase: Running}
+`)
+	want := []string{
+		"SKIP Pod/ml/bound: Skipping pod, not managed by Kueue",
+		"SKIP Pod/ml/lone: 'g2' group has fewer runnable pods than expected",
+	}
+	if diff := cmp.Diff(want, summary(got)); diff != "" {
+		t.Errorf("reasons (-want +got):\n%s", diff)
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -144,20 +145,43 @@ func handleOf(r manager.Runnable) (controllerHandle, bool) {
 	return h, true
 }
 
-// eventLog collects the events every reconciler records, by object.
+// eventLog collects the events every reconciler records, by object: its UID, kind, namespace
+// and name (two input objects may share a UID; one's events are not the other's).
 type eventLog struct {
 	mu     sync.Mutex
-	events map[types.UID][]recorded
+	scheme *runtime.Scheme
+	events map[eventKey][]recorded
+}
+
+type eventKey struct {
+	uid             types.UID
+	kind            string
+	namespace, name string
 }
 
 type recorded struct{ Type, Reason, Message string }
 
 func (l *eventLog) recorder() record.EventRecorder { return &eventRecorder{log: l} }
 
-func (l *eventLog) of(uid types.UID) []recorded {
+// of is the events recorded on the object of this UID, kind, namespace and name.
+func (l *eventLog) of(uid types.UID, kind, namespace, name string) []recorded {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return append([]recorded(nil), l.events[uid]...)
+	return append([]recorded(nil), l.events[eventKey{uid, kind, namespace, name}]...)
+}
+
+// kindOf is the object's kind: its own, or its Go type's in the scheme (a typed object read
+// from the client may carry none).
+func (l *eventLog) kindOf(obj client.Object) string {
+	if k := obj.GetObjectKind().GroupVersionKind().Kind; k != "" {
+		return k
+	}
+	if l.scheme != nil {
+		if gvk, err := apiutil.GVKForObject(obj, l.scheme); err == nil {
+			return gvk.Kind
+		}
+	}
+	return ""
 }
 
 type eventRecorder struct{ log *eventLog }
@@ -179,10 +203,11 @@ func (r *eventRecorder) add(object runtime.Object, eventType, reason, message st
 	if !ok {
 		return
 	}
+	key := eventKey{obj.GetUID(), r.log.kindOf(obj), obj.GetNamespace(), obj.GetName()}
 	r.log.mu.Lock()
 	defer r.log.mu.Unlock()
 	if r.log.events == nil {
-		r.log.events = map[types.UID][]recorded{}
+		r.log.events = map[eventKey][]recorded{}
 	}
-	r.log.events[obj.GetUID()] = append(r.log.events[obj.GetUID()], recorded{eventType, reason, message})
+	r.log.events[key] = append(r.log.events[key], recorded{eventType, reason, message})
 }
