@@ -295,10 +295,12 @@ def why(workload, paths, format_, apply_fix, mode, time_budget, tas_profile, rli
     shown = max(fixes, apply_fix or (1 if format_ == "patch" else 0))
     live = read_for(paths, cluster, context, kubeconfig)
     with progress(format_ != "json" and _terminal("stderr")) as report:
-        # on a terminal, the answer's first lines are shown as soon as they are known (before fixes are proven)
+        # the answer's first lines are written as soon as they are known (before fixes are proven), on a
+        # terminal and on a pipe alike (a kubectl plugin's output is often piped or captured): click.echo
+        # flushes each part; above the bars when they are drawn
         echo = partial(click.echo, nl=False)
         stream = WhyStream(echo if report is None else partial(report.above, echo), show_all) \
-            if format_ == "human" and apply_fix is None and _terminal("stdout") else None
+            if format_ == "human" and apply_fix is None else None
         outcome = api.why(workload, list(paths), rlimit=rlimit, timeout_ms=timeout_ms, max_file_bytes=max_file_bytes,
                           tas_profile=tas_profile, mode=mode, time_budget=time_budget, fixes=shown, budget=budget,
                           progress=report, cluster=live, stages=stream.stage if stream is not None else None)

@@ -144,8 +144,8 @@ def _explained(result: WhyResult, sources: SourceMap, workload_span: Span | None
 
 
 class WhyStream:
-    """`why` on a terminal, in the order its parts are known: the first lines (the decision, what the
-    workload needs and can reach, its place in line) as soon as the engine hands them over
+    """`why` as text (on a terminal or a pipe), in the order its parts are known: the first lines (the
+    decision, what the workload needs and can reach, its place in line) as soon as the engine hands them over
     (`engine.progress.Stage`), then the reasons and the blame, then the rest once fixes are proven.
     Each part shown is the start of the answer as `why_human` renders it; `rest(text)` is what is
     left of the whole answer (all of it again, after a line saying so, where it no longer starts with
