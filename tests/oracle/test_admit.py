@@ -99,6 +99,25 @@ def test_fair_sharing_takes_trees_in_map_order(kueue_oracle):
     assert all(o.admitted for o in k.outcomes.values())
 
 
+def test_second_passes_in_one_queue_go_either_way(kueue_oracle):
+    """Two second passes due in one cycle in one ClusterQueue under fair sharing, room for one:
+    Kueue tries only the last its takeAllReady gives (a Go map: the order they were queued in, but
+    for a random start), so its runs place either, the last queued in most of them; kadmit places
+    that one (w2)."""
+    path = "tests/oracle/features/tie-second-passes-in-one-queue.yaml"
+    kueue = run_oracle(kueue_oracle, [path], "--runs", "64")  # the other order in about 1 run of 8
+    alternatives = variants(kueue)
+    assert kueue["variance"]["outcomes"] == 2 and set(alternatives) == {"ns/w1", "ns/w2"}
+    runs = {w["workload"]: {o["decision"]["admitted"]: len(o["runs"]) for o in w["outcomes"]}
+            for w in kueue["variance"]["workloads"]}
+    assert runs["ns/w2"][True] > runs["ns/w1"][True], runs
+    code, kadmit = run_kadmit([path])
+    k, q = from_kadmit(kadmit), from_oracle(kueue)
+    result = compare(k, q, alternatives=alternatives)
+    assert code == 0 and result.agree, result.report(k, q)
+    assert k.outcomes["ns/w2"].pod_sets[0][3] and not k.outcomes["ns/w1"].pod_sets[0][3]  # (nodes: placed)
+
+
 def test_entry_penalties_are_part_of_a_runs_state(kueue_oracle):
     """Under admission fair sharing a run whose admitted set and queues come back to an earlier
     state has not looped when its LocalQueues' entry penalties grew meanwhile: the case's order

@@ -30,8 +30,8 @@ A pod set whose placement Kueue delays for a provisioning check (`NodePool.reque
 without nodes; when every check that applies to the workload is Ready then, Kueue's second pass
 (workload.NeedsSecondPass, queued a second after the reservation) places it in the next cycle, before
 the cycle's heads (the classical iterator takes workloads holding quota first; under fair sharing it
-competes in the tournament, and is not tried when a head of its own queue is, as the iterator keeps
-one entry per ClusterQueue). A second pass that finds no room is tried again after Kueue's backoff
+competes in the tournament, and is not tried when a head of its own queue is, nor when a pass of its
+queue queued later is, as the iterator keeps one entry per ClusterQueue). A second pass that finds no room is tried again after Kueue's backoff
 (2, 4, 8, 16, then 30 cycles: a second each), if the run goes on; it keeps its quota meanwhile.
 
 Timing choices (where Kueue's answer depends on its cycle timing): all pending workloads are present
@@ -50,8 +50,8 @@ from kadmit.engine.admission.decisions import Decision
 from kadmit.engine.admission.loops import Eviction, PreemptionLoop, States, loop_of
 from kadmit.engine.admission.searches import Searches
 from kadmit.engine.admission.session import Assignment, Session, SolverUnknown
-from kadmit.engine.admission.second_pass import (SecondPass, needs_second_pass, place_later, placed_later,
-                                                  second_pass_failed, second_passes)
+from kadmit.engine.admission.second_pass import (SecondPass, needs_second_pass, one_per_queue, place_later,
+                                                  placed_later, queued_on_reservation, second_pass_failed, second_passes)
 from kadmit.model import Workload
 
 
@@ -128,8 +128,9 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
 
     orders: dict[int, tuple] = {}  # id(workload) -> (it, its queue_order_key): priorities read once
     # holding quota, nodes delayed -> (the cycle of its next second pass, its iteration, its queue, and
-    # the session's version its last pass was placed on: a pass tried again on the same state fails again)
-    second: dict[str, tuple[int, int, str, int | None]] = {}
+    # the session's version its last pass was placed on: a pass tried again on the same state fails
+    # again, and when it was queued: `second_pass.queued`)
+    second: dict[str, tuple[int, int, str, int | None, tuple]] = {}
     searches = Searches(session)  # where each flavor search starts (Kueue's LastTriedFlavorIdx)
     quiet = 0  # cycles in a row where only heads with flavors left to try moved on to them
     bound = 1 + max((len(g.flavors) for cq in ix.cluster_queues.values() for g in cq.resource_groups), default=0)
@@ -270,12 +271,10 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
             entries.append((name, head, got))
             searches.nominated(head)
         if passes and fair:  # Kueue's fair-sharing iterator keeps one entry per ClusterQueue: a head of
-            # the queue (nominated after the second passes) takes its place, and the pass is tried later
-            heads = {name for name, _, _ in entries}
-            for name, wl, sp in passes:
-                if name in heads:
-                    second_pass_failed(second, wl.key, cycle, sp.iteration, started)
-            passes = [p for p in passes if p[0] not in heads]
+            # the queue (nominated after the second passes) or its last second pass; the rest are tried later
+            passes, put_off = one_per_queue(passes, {name for name, _, _ in entries})
+            for name, wl, sp in put_off:
+                second_pass_failed(second, wl.key, cycle, sp, started)
         entries = passes + entries
         holds: list[tuple[str, dict]] = []  # usage held for the rest of the cycle
         held_nodes: list[str] = []  # and nodes (the pool's keys)
@@ -316,7 +315,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                         hold_nodes(f"{head.key}~held", got.held, session.pool.cycle_usage(got.held, flavors))
                         changed |= evict(got.targets, head.key, name, cycle)
                         decisions[head.key].preempted = list(victims_of.get(head.key, []))
-                second_pass_failed(second, head.key, cycle, got.iteration, started)  # tried again after a backoff
+                second_pass_failed(second, head.key, cycle, got, started)  # tried again after a backoff
                 continue
             if got is not None and (got.mode != "Preempt" or got.targets):
                 plain = False  # (a head set aside, or blocking its StrictFIFO queue, keeps it plain)
@@ -375,7 +374,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                 session.admitted_cycle[head.key] = cycle
                 session.afs.admitted(head, name)  # the entry penalty its LocalQueue takes
                 if needs_second_pass(session, head, now):
-                    second[head.key] = (cycle + 1, 1, name, None)
+                    second[head.key] = (cycle + 1, 1, name, None, queued_on_reservation(cycle))
                 decisions[head.key] = Decision(head, True, name, now, cycle=cycle,
                                                notes=session.pool.unschedulable(head, now.counts, now.flavors,
                                                                                 now.placement),
@@ -407,7 +406,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
             session.pool.release(key)
         queues = {k: v for k, v in queues.items() if v}
         if not changed and not evicting:
-            if any(v != session.version for _, _, _, v in second.values()):
+            if any(v != session.version for _, _, _, v, _ in second.values()):
                 continue  # a second pass to come on a state it was not tried on: Kueue's clock runs on to it
             if retrying and quiet <= bound:  # a head goes on to the flavors it has left
                 quiet += 1

@@ -25,6 +25,7 @@ class SecondPass:
 
     placement: WorkloadPlacement
     iteration: int  # Kueue's SecondPassIteration: 1 for the pass after the reservation
+    position: int = 0  # its place among the cycle's second passes (Kueue's takeAllReady order)
     targets: list[Victim] = field(default_factory=list)  # failed: the victims Kueue's preemptor finds
     held: WorkloadPlacement | None = None  # and the placement with them gone
     usage: dict = field(default_factory=dict)
@@ -48,12 +49,15 @@ def needs_second_pass(session: Session, wl: Workload, a: Assignment) -> bool:
 
 
 def second_passes(session: Session, decisions: dict[str, Decision],
-                   second: dict[str, tuple[int, int, str, int | None]], cycle: int) -> list[tuple[str, Workload, SecondPass]]:
+                   second: dict[str, tuple[int, int, str, int | None, tuple]], cycle: int) -> list[tuple[str, Workload, SecondPass]]:
     """The second passes due in `cycle`, each placed on the nodes as the cycle begins (Kueue's
-    nomination of a workload holding quota: its flavors kept, only the delayed pod sets placed)."""
+    nomination of a workload holding quota: its flavors kept, only the delayed pod sets placed), in
+    the order they were queued: Kueue's takeAllReady reads its queued map, which a Go map gives
+    in insertion order but for a random start (for two passes, 7 runs in 8), and its backoff timers
+    fire in the order they were set (the fake clock's waiters; one second a cycle)."""
     out = []
-    for key in sorted(second):
-        due, iteration, name, _ = second[key]
+    for key in sorted(second, key=lambda k: (second[k][4], k)):
+        due, iteration, name, _, _ = second[key]
         if due > cycle:  # (cycles that only set heads aside may have been run through at once)
             continue
         d = decisions.get(key)
@@ -63,11 +67,22 @@ def second_passes(session: Session, decisions: dict[str, Decision],
         a = d.assignment
         wl = d.workload
         requests = session.pool.requests(wl, session.index.cluster_queues[name], a.counts, a.flavors, delayed_only=True)
-        got = SecondPass(session.pool.place(requests), iteration)
+        got = SecondPass(session.pool.place(requests), iteration, len(out))
         if got.placement.failure is not None:
             got.targets, got.held = _victims(session, wl, a, requests)
         out.append((name, wl, got))
     return out
+
+
+def one_per_queue(passes: list[tuple[str, Workload, SecondPass]],
+                  heads: set[str]) -> tuple[list[tuple[str, Workload, SecondPass]], list[tuple[str, Workload, SecondPass]]]:
+    """Under fair sharing Kueue's iterator keeps one entry per ClusterQueue (cqToEntry, filled in
+    the entries' order: the second passes as takeAllReady gave them, then the heads): a queue's
+    head takes its place, else its last second pass. The passes tried and those put off (queued
+    again after their backoff as a failed pass is: requeueAndUpdate)."""
+    last = {name: i for i, (name, _, _) in enumerate(passes)}
+    tried = [p for i, p in enumerate(passes) if p[0] not in heads and last[p[0]] == i]
+    return tried, [p for p in passes if p not in tried]
 
 
 def _victims(session: Session, wl: Workload, a: Assignment, requests) -> tuple[list[Victim], WorkloadPlacement | None]:
@@ -89,13 +104,20 @@ def _victims(session: Session, wl: Workload, a: Assignment, requests) -> tuple[l
     return targets, held if held.failure is None else None
 
 
-def second_pass_failed(second: dict[str, tuple[int, int, str, int | None]], key: str, cycle: int, iteration: int,
-                        version: int | None) -> None:
+def queued_on_reservation(cycle: int) -> tuple[int, int, int]:
+    """When a reservation in `cycle` queues its second pass: after the cycle's failed passes (the
+    workload controller sees the reservation once the cycle is over)."""
+    return (cycle, 1, 0)
+
+
+def second_pass_failed(second: dict[str, tuple[int, int, str, int | None, tuple]], key: str, cycle: int,
+                        sp: SecondPass, version: int | None) -> None:
     """Kueue queues it again after its backoff (QueueSecondPassIfNeeded: 1 s doubled per failed pass,
-    at most 30 s; the run's clock steps a second a cycle). `version`: the state it failed on (or was
-    not tried on, its queue's head taking its place under fair sharing)."""
+    at most 30 s; the run's clock steps a second a cycle), in the cycle's order of entries.
+    `version`: the state it failed on (or was not tried on, its queue's head or another pass of its
+    queue taking its place under fair sharing)."""
     name = second[key][2]
-    second[key] = (cycle + min(2 ** iteration, 30), iteration + 1, name, version)
+    second[key] = (cycle + min(2 ** sp.iteration, 30), sp.iteration + 1, name, version, (cycle, 0, sp.position))
 
 
 def placed_later(wl: Workload, a: Assignment | None, placement: WorkloadPlacement) -> Assignment | None:
