@@ -295,9 +295,7 @@ def why(workload, paths, format_, apply_fix, mode, time_budget, tas_profile, rli
     shown = max(fixes, apply_fix or (1 if format_ == "patch" else 0))
     live = read_for(paths, cluster, context, kubeconfig)
     with progress(format_ != "json" and _terminal("stderr")) as report:
-        # the answer's first lines are written as soon as they are known (before fixes are proven), on a
-        # terminal and on a pipe alike (a kubectl plugin's output is often piped or captured): click.echo
-        # flushes each part; above the bars when they are drawn
+        # the first lines as soon as they are known (before fixes are proven), on a terminal or a pipe alike
         echo = partial(click.echo, nl=False)
         stream = WhyStream(echo if report is None else partial(report.above, echo), show_all) \
             if format_ == "human" and apply_fix is None else None
