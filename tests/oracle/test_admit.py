@@ -118,6 +118,23 @@ def test_second_passes_in_one_queue_go_either_way(kueue_oracle):
     assert k.outcomes["ns/w2"].pod_sets[0][3] and not k.outcomes["ns/w1"].pod_sets[0][3]  # (nodes: placed)
 
 
+def test_nodes_sharing_a_hostname_filter_by_map_order(kueue_oracle):
+    """Nodes sharing a hostname are one leaf to Kueue, filtered by whichever it reads first from
+    its nodes map: with only the second tainted, the oracle's runs admit ns/wide on host-a or leave
+    it pending (the taint excluding the leaf); kadmit's answer, filtered by the first by name, is
+    one of them (admitted)."""
+    path = "tests/oracle/features/tie-nodes-sharing-a-hostname-filter-by-map-order.yaml"
+    kueue = run_oracle(kueue_oracle, [path], "--runs", "16")
+    alternatives = variants(kueue)
+    assert kueue["variance"]["outcomes"] == 2 and set(alternatives) == {"ns/wide"}
+    assert sorted(o.admitted for o in alternatives["ns/wide"]) == [False, True]
+    code, kadmit = run_kadmit([path])
+    k, q = from_kadmit(kadmit), from_oracle(kueue)
+    result = compare(k, q, alternatives=alternatives)
+    assert code == 0 and result.agree, result.report(k, q)
+    assert k.outcomes["ns/wide"].admitted
+
+
 def test_entry_penalties_are_part_of_a_runs_state(kueue_oracle):
     """Under admission fair sharing a run whose admitted set and queues come back to an earlier
     state has not looped when its LocalQueues' entry penalties grew meanwhile: the case's order

@@ -130,6 +130,10 @@ CASES = [
     ("no levels", base(extra=[Topology(name="dc", levels=())]), "KAD242", "0 levels"),
     ("duplicate taint", base(flavor=flavor("h100", node_taints=(
         Taint(key="gpu", effect="NoSchedule"), Taint(key="gpu", value="x", effect="NoSchedule")))), "KAD243", "`gpu`"),
+    ("nodes sharing a hostname", base(extra=[
+        Node(name="n0", labels={"kubernetes.io/hostname": "h"}),
+        Node(name="n1", labels={"kubernetes.io/hostname": "h"}, taints=(Taint(key="gpu", effect="NoSchedule"),))]),
+     "KAD245", "node `n1` has the `kubernetes.io/hostname` value `h` of node `n0`"),
     ("selector In without values", base(cq=team_a(selector=LabelSelector(
         match_expressions=(Requirement(key="team", operator="In"),)))), "KAD244", "needs at least one value"),
     ("selector with Gt", base(cq=team_a(selector=LabelSelector(
@@ -314,3 +318,16 @@ def test_a_kad_pod_set_group_of_three_is_blamed_at_its_topology_group(tmp_path):
     assert (d.span.line, d.span.column) == (5, 99)
     assert [(lab.span.line, lab.span.column) for lab in d.labels] == [(3, 89), (4, 101)]
     assert "gives `extra` no topology assignment" in d.message
+
+
+def test_nodes_sharing_a_hostname_note_what_sets_them_apart():
+    """KAD245's note names what the nodes differ in (Kueue then filters the shared leaf by whichever it
+    reads first), and is left out where they differ in nothing but their names."""
+    same = run(*base(extra=[Node(name=n, labels={"kubernetes.io/hostname": "h", "pool": "a"}) for n in ("n1", "n0")]))
+    [d] = [x for x in same if x.code == "KAD245"]
+    assert "node `n1`" in d.message and d.notes == ()
+    apart = run(*base(extra=[Node(name="n0", labels={"kubernetes.io/hostname": "h", "pool": "a"}),
+                             Node(name="n1", labels={"kubernetes.io/hostname": "h", "pool": "b"},
+                                  taints=(Taint(key="gpu", effect="NoSchedule"),))]))
+    [d] = [x for x in apart if x.code == "KAD245"]
+    assert d.notes and "`pool`, `taints`" in d.notes[0] and "`n0`'s" in d.notes[0]

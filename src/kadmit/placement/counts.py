@@ -84,11 +84,15 @@ def count_fits(tree: DomainTree, template: PodTemplate, free: Mapping[str, Mappi
         return Counts(node, domain)
     passing = static_fitting(tree, template)
     adds = summed(tree)
+    shared = tree.shared_hosts
     node: dict[str, int] = {}
     domain: dict[tuple[str, ...], int] = {}
     for name, values in tree.node_domain.items():
         state = 0
-        if name in passing:
+        if name in shared:  # a host leaf of several nodes, counted on its first (its key)
+            if name in adds:
+                state = tree.host_fit(template, shared[name], free, passing)
+        elif name in passing:
             node_free = None if free is None else free.get(name)
             state = free_fit_count(template, tree.nodes[name].free if node_free is None else node_free)
         node[name] = state
@@ -133,7 +137,7 @@ class ShapeCounts:
             return self
         if self.tree.host_lowest:
             for name in log[self.seen:]:
-                self.update(name, free.get(name))
+                self.update(name, free.get(name), free)
         else:
             for dom in self._leaves_of(log[self.seen:]):
                 self._set_leaf(self.counts, dom, leaf_fit(self.tree, self.template, dom, free))
@@ -173,12 +177,23 @@ class ShapeCounts:
             return 0
         return free_fit_count(self.template, self.tree.nodes[name].free if node_free is None else node_free)
 
-    def update(self, name: str, node_free: Mapping[str, int] | None) -> None:
+    def _host(self, name: str, node_free: Mapping[str, int] | None,
+              free: Mapping[str, Mapping[str, int]] | None) -> tuple[str, int]:
+        """The host leaf key a node's count goes under, and the leaf's count (a leaf of several
+        nodes sharing a hostname: on their summed free capacity, `DomainTree.host_fit`)."""
+        dom = self.tree.shared_hosts.get(name)
+        if dom is None:
+            return name, self.fit(name, node_free)
+        return dom.nodes[0], self.tree.host_fit(self.template, dom, free, self.passing)
+
+    def update(self, name: str, node_free: Mapping[str, int] | None,
+               free: Mapping[str, Mapping[str, int]] | None = None) -> None:
         values = self.tree.node_domain.get(name)
         if values is None:
             return
         node, domain = self.counts.node, self.counts.domain
-        delta = self.fit(name, node_free) - node[name]  # type: ignore[index]
+        name, state = self._host(name, node_free, free)
+        delta = state - node[name]  # type: ignore[index]
         if not delta:
             return
         node[name] += delta  # type: ignore[index]
@@ -204,11 +219,15 @@ class ShapeCounts:
                         prefix = dom.values[:i]
                         domain[prefix] = domain.get(prefix, base_domain[prefix]) + delta
             return Counts(_Over(base_node, node), _Over(base_domain, domain))
+        view = _Over(self.source or {}, changed) if self.tree.shared_hosts else None
         for name, node_free in changed.items():
             values = self.tree.node_domain.get(name)
             if values is None:
                 continue
-            delta = self.fit(name, node_free) - base_node[name]
+            name, state = self._host(name, node_free, view)
+            if name in node:  # a shared host leaf, counted already for another of its nodes
+                continue
+            delta = state - base_node[name]
             node[name] = base_node[name] + delta
             if delta and name in self.adds:
                 for i in range(1, len(values) + 1):

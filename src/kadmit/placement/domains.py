@@ -127,6 +127,21 @@ class DomainTree:
             out = add(out, free.get(self.leaf_key(dom)) or {})
         return out
 
+    @cached_property
+    def shared_hosts(self) -> dict[str, Domain]:
+        """Host leaves of more than one node (nodes sharing a `kubernetes.io/hostname` value, which
+        Kueue counts as one leaf of their summed free capacity), by each of their nodes."""
+        if not self.host_lowest:
+            return {}
+        return {name: d for d in self.by_level[-1] if len(d.nodes) > 1 for name in d.nodes}
+
+    def host_fit(self, template: PodTemplate, dom: Domain, free: Mapping[str, Mapping[str, int]] | None,
+                 passing: frozenset[str] | set[str]) -> int:
+        """Pods of `template` a host leaf of several nodes holds, as Kueue counts it: on their summed
+        free capacity, if its first node passes the filters (Kueue's leaf keeps the first node it
+        adds; kadmit's is the first by name)."""
+        return free_fit_count(template, self.leaf_free(dom, free)) if dom.nodes[0] in passing else 0
+
     @property
     def roots(self) -> list[Domain]:
         return self.by_level[0] if self.by_level else []
@@ -163,13 +178,18 @@ def build_domains(topology: Topology, nodes: Sequence[NodeState],
     inside: dict[str, NodeState] = {}
     node_domain: dict[str, tuple[str, ...]] = {}
     outside = []
+    host_values: dict[str, tuple[str, ...]] = {}  # hostname -> the host leaf's values (its first node's)
+    host_lowest = bool(levels) and levels[-1] == HOSTNAME_LABEL
     for name in sorted(by_name):
         node = by_name[name]
         if any(k not in node.labels for k in levels):
             outside.append(name)
             continue
         inside[name] = node
-        node_domain[name] = tuple(node.labels[k] for k in levels)
+        values = tuple(node.labels[k] for k in levels)
+        if host_lowest:  # nodes sharing a hostname are one leaf (Kueue keys leaves by the hostname)
+            values = host_values.setdefault(values[-1], values)
+        node_domain[name] = values
     table: list[dict[tuple[str, ...], Domain]] = [{} for _ in levels]
     counts: list[dict[tuple[str, ...], Counter]] = [{} for _ in levels]
     for name, values in node_domain.items():
@@ -232,13 +252,16 @@ def fits_count(template: PodTemplate, domain: Domain,
     return sum(node_fit_count(template, nodes[name], free.get(name)) for name in domain.nodes)
 
 
-def rack_fits(tree: DomainTree, template: PodTemplate, domain: Domain,
+def leaf_fits(tree: DomainTree, template: PodTemplate, domain: Domain,
               free: Mapping[str, Mapping[str, int]] | None = None) -> int:
-    """Pods of `template` a domain of a rack-lowest tree holds: the sum over its rack leaves of
-    what each holds on its summed free capacity, as Kueue counts (no node filter)."""
+    """Pods of `template` a domain holds as Kueue counts: the sum over its leaves of what each holds
+    on its summed free capacity (a rack leaf with no node filter; a host leaf, of one node or of
+    several sharing a hostname, filtered by its first node)."""
     if not domain.children:
+        if tree.host_lowest and not static_fit(template, tree.nodes[domain.nodes[0]]):
+            return 0  # a host leaf (of nodes sharing a hostname) is filtered by its first node
         return free_fit_count(template, tree.leaf_free(domain, free))
-    return sum(rack_fits(tree, template, c, free) for c in domain.children)
+    return sum(leaf_fits(tree, template, c, free) for c in domain.children)
 
 
 def domain_fits(tree: DomainTree, template: PodTemplate, level: str,
@@ -249,8 +272,9 @@ def domain_fits(tree: DomainTree, template: PodTemplate, level: str,
     default to the tree's."""
     if free is not None and nodes is None:
         nodes = tree.nodes
-    if not tree.host_lowest:  # Kueue's rack leaves: each on its summed free capacity, unfiltered
-        fits = [(d, rack_fits(tree, template, d, free)) for d in tree.domains(level)]
+    if not tree.host_lowest or (tree.shared_hosts and (nodes is None or nodes is tree.nodes)):
+        # Kueue's leaves, each on its summed free capacity: racks unfiltered, hosts by their first node
+        fits = [(d, leaf_fits(tree, template, d, free)) for d in tree.domains(level)]
         fits.sort(key=lambda df: (-df[1], df[0].values))
         return fits
     fits = [(d, fits_count(template, d, free, nodes)) for d in tree.domains(level)]

@@ -77,7 +77,10 @@ def _build(tree: DomainTree, workers: PodTemplate, leader: PodTemplate,
         if tree.host_lowest:
             if key not in passing:
                 return u
-            node_free = tree.nodes[key].free if free is None or free.get(key) is None else free[key]
+            if len(dom.nodes) > 1:  # nodes sharing a hostname: one leaf of their summed capacity
+                node_free = tree.leaf_free(dom, free)
+            else:
+                node_free = tree.nodes[key].free if free is None or free.get(key) is None else free[key]
         else:  # a rack leaf: its summed free capacity, no node filter (as Kueue's fillInCounts)
             node_free = tree.leaf_free(dom, free)
         u.state = free_fit_count(workers, node_free)

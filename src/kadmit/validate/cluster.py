@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from kadmit.diagnostics import Diagnostics, Label
 from kadmit.index import HOSTNAME_LABEL, ModelIndex
-from kadmit.model import ClusterQueue, Model, Requirement, ResourceFlavor, Topology, Workload
+from kadmit.model import ClusterQueue, Model, Node, Requirement, ResourceFlavor, Topology, Workload
 from kadmit.source import Span
 from kadmit.validate.codes import (BAD_REQUIREMENT, DUPLICATE_LEVEL, DUPLICATE_TAINT, HOSTNAME_NOT_LAST, LEVEL_COUNT,
                                    MANY_DEFAULTS, NIL_SELECTOR, PRIORITY_RANGE, SELECTOR_MATCHES_NOTHING,
-                                   UNUSED_FLAVOR)
+                                   SHARED_HOSTNAME, UNUSED_FLAVOR)
 from kadmit.validate.workloads import INT32
 
 MAX_LEVELS = 16
@@ -43,6 +43,33 @@ def check_flavor(fl: ResourceFlavor, diags: Diagnostics) -> None:
                        f"`{taint.effect}`", at, labels=[Label(first, "first here")] if first else [])
         else:
             seen[k] = i
+
+
+def check_hostnames(model: Model, diags: Diagnostics) -> None:
+    """A warning at each node whose `kubernetes.io/hostname` value an earlier node (by name) has."""
+    first: dict[str, Node] = {}
+    for node in sorted(model.nodes, key=lambda n: n.name):
+        host = node.labels.get(HOSTNAME_LABEL)
+        if host is None:
+            continue
+        orig = first.setdefault(host, node)
+        if orig is node:
+            continue
+        where = orig.field_span("labels")
+        at = f" ({where})" if where is not None else ""
+        notes = []
+        apart = sorted({k for k in set(node.labels) | set(orig.labels) if node.labels.get(k) != orig.labels.get(k)})
+        if node.taints != orig.taints:
+            apart.append("taints")
+        if apart:
+            notes.append(f"they differ in {', '.join(f'`{k}`' for k in apart)}: Kueue filters and places the "
+                         "shared leaf by whichever node it reads first (Go map order), so its answer may vary; "
+                         f"kadmit takes `{orig.name}`'s")
+        diags.emit(SHARED_HOSTNAME, f"node `{node.name}` has the `{HOSTNAME_LABEL}` value `{host}` of node "
+                   f"`{orig.name}`{at}; on a topology whose lowest level is the hostname, Kueue counts the two "
+                   "as one host holding their summed free capacity", node.field_span("labels"),
+                   labels=[Label(where, "first here")] if where is not None else [], notes=notes,
+                   help="give each node its own hostname")
 
 
 def check_priority_classes(model: Model, diags: Diagnostics) -> None:

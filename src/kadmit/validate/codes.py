@@ -162,6 +162,17 @@ BAD_REQUIREMENT = register(
     "A label selector or node affinity requirement is malformed: `In`/`NotIn` need values, "
     "`Exists`/`DoesNotExist` take none, `Gt`/`Lt` take one integer and only in node affinity.",
     "Kubernetes ValidateLabelSelector / node selector requirement validation")
+SHARED_HOSTNAME = register(
+    "KAD245", "nodes share a hostname", "warning",
+    "Two or more nodes carry the same `kubernetes.io/hostname` label value. Every node's is its own "
+    "in a cluster as kubelet labels it, so the label was set by hand or the input merged two clusters. "
+    "On a topology whose lowest level is the hostname, Kueue's topology-aware scheduling keys its "
+    "leaves by that value: the nodes (those ready and schedulable) are one leaf holding their summed "
+    "free capacity, filtered by the taints and labels, and placed under the level values, of "
+    "whichever node it reads first (Go map order: where the nodes differ in those, Kueue's answer "
+    "varies from run to run; kadmit takes the first by name). kadmit counts them as Kueue does; "
+    "give each node its own hostname to describe a cluster that can exist.",
+    "pkg/cache/scheduler/tas_flavor_snapshot.go addNode (leaves keyed by the hostname, addCapacity)")
 
 # --- workloads ----------------------------------------------------------------------------------
 MIN_COUNT_ABOVE_COUNT = register(

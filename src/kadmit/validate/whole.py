@@ -6,8 +6,8 @@ from kadmit.diagnostics import Diagnostics
 from kadmit.index import ModelIndex
 from kadmit.model import Model
 from kadmit.validate.likely import check_likely_mistakes
-from kadmit.validate.cluster import (check_flavor, check_priority_classes, check_selectors, check_topology,
-                                    check_usage)
+from kadmit.validate.cluster import (check_flavor, check_hostnames, check_priority_classes, check_selectors,
+                                    check_topology, check_usage)
 from kadmit.validate.names import check_cohort_cycles, check_duplicates
 from kadmit.validate.quotas import check_quotas
 from kadmit.validate.references import check_references
@@ -30,6 +30,7 @@ def validate(model: Model, diags: Diagnostics) -> None:
     for owner in (*model.cohorts, *model.cluster_queues):
         check_quotas(owner, diags)
     check_priority_classes(model, diags)
+    check_hostnames(model, diags)
     check_selectors(model, diags)
     for wl in model.workloads:
         check_workload(wl, diags)

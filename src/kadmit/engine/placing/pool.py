@@ -277,7 +277,8 @@ class NodePool:
             return ()
         per_pod = sorted((r, q) for r, q in req.template.requests if q > 0)
         out: dict[str, int] = {}
-        leaves = ({name: self.free.get(name, {}) for name in tree.nodes} if tree.host_lowest else
+        leaves = ({name: self.free.get(name, {}) for name in tree.nodes}
+                  if tree.host_lowest and not tree.shared_hosts else  # else per leaf, on its summed capacity
                   {key: tree.leaf_free(dom, self.free) for key, dom in tree.leaves.items()})
         for name, free in leaves.items():
             fits = [(free.get(r, 0) // q, r) for r, q in per_pod]
