@@ -2,7 +2,8 @@
 
 Starts tools/kube-apiserver in a temporary folder (or uses a running one: `--dir DIR` of an earlier
 `up DIR`), clears it, and creates `gpu_state(--jobs)` in it as a cluster with Kueue would hold it, with
-kubectl (tests/kube/cluster_state.py `load_jobs`): the namespaces, flavors, priority classes and queues;
+kubectl (tests/kube/cluster_state.py `load_jobs`): Kueue's ConfigMap as its installation creates it
+(`kueue_installed`: the files hold it too, so KAD037 warns only when it is missing), the namespaces, flavors, priority classes and queues;
 the Jobs in the order of their creation times; each running Job's status through the status
 subresource; the Workload Kueue made of each running Job, named and owned as Kueue names it from the
 Job's UID *on this server*, its admission written through the status subresource. The server stamps its
@@ -131,7 +132,7 @@ def run(server: KubeAPIServer, args: argparse.Namespace) -> None:
 
 
 def measure(server: KubeAPIServer, args: argparse.Namespace, tmp: Path) -> None:
-    files = gpu_states.gpu_state(args.jobs)
+    files = {**gpu_states.gpu_state(args.jobs), **cluster_state.kueue_installed()}  # Kueue's ConfigMap as installed
     gpu_states.write_state(files, tmp)
     if not args.no_load:
         kube = Kubectl(str(server.kubectl), kubeconfig=str(server.kubeconfig))

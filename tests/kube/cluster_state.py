@@ -22,6 +22,8 @@ Kueue's Configuration document goes into the ConfigMap Kueue's installation read
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
 import time
 from datetime import datetime
 from pathlib import Path
@@ -33,6 +35,7 @@ from kube.server import KubeAPIServer
 
 KUEUE = "kueue.x-k8s.io"
 CONFIG_MAP = "kueue-manager-config"
+ORACLE = Path(__file__).resolve().parents[2] / "tools" / "kueue-oracle"  # its go.mod pins Kueue's module
 CHUNK = 400  # objects per `kubectl create` of `load_jobs`
 
 
@@ -183,6 +186,32 @@ def _write_status(server: KubeAPIServer, stored: list[dict], status: dict[tuple[
                    input=json.dumps({"apiVersion": "v1", "kind": "List", "items": objs[i:i + CHUNK]}))
 
 
+def kueue_installed(go: str | None = None) -> dict[str, str]:
+    """Kueue's namespace and ConfigMap as Kueue v0.17.0's installation creates them (config/components/manager:
+    kustomize puts `controller_manager_config.yaml` in `manager-config`, prefixed `kueue-`, with no hash), as one
+    file of manifest text (relative path -> text, as bench/gpu_states.py's files): the Configuration's text is
+    read from the Kueue module tools/kueue-oracle pins (`go list -m`), as the install has it, comments and all."""
+    go = go or shutil.which("go") or "/usr/local/go/bin/go"
+    found = subprocess.run([go, "list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/kueue"], cwd=ORACLE, capture_output=True,
+                           text=True, check=True)
+    text = (Path(found.stdout.strip()) / "config" / "components" / "manager" / "controller_manager_config.yaml").read_text()
+    body = "".join(f"    {line}\n" if line.strip() else "\n" for line in text.splitlines())
+    return {"cluster/kueue-system.yaml": f"""\
+apiVersion: v1
+kind: Namespace
+metadata:
+  name: kueue-system
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {CONFIG_MAP}
+  namespace: kueue-system
+data:
+  controller_manager_config.yaml: |
+{body}"""}
+
+
 def load_jobs(server: KubeAPIServer, files: dict[str, str]) -> dict[str, int]:
     """Create a state of batch Jobs and the Workloads Kueue made of the running ones (bench/gpu_states.py:
     relative path -> YAML text) on the server as Kueue would hold it, in a few kubectl runs rather than
@@ -191,14 +220,15 @@ def load_jobs(server: KubeAPIServer, files: dict[str, str]) -> dict[str, int]:
     Kueue does, where the files' times may have ordered them otherwise: `as_held` gives the files of what
     the server holds); each Job's status through the status subresource; each Workload named and owned as
     Kueue names it from its Job's UID on this server (`workload_name`), its status (its admission) through
-    the status subresource. How many objects of each kind were created."""
+    the status subresource; Kueue's ConfigMap when the files hold it (`kueue_installed`). How many objects of
+    each kind were created."""
     docs = [d for text in files.values() for d in yaml.safe_load_all(text) if d]
     by_kind: dict[str, list[dict]] = {}
     for d in docs:
         by_kind.setdefault(d["kind"], []).append(d)
     server.apply(yaml.safe_dump_all([as_stored(o) for o in by_kind["Namespace"]], sort_keys=False))
-    _create_all(server, [as_stored(o) for kind in ("ResourceFlavor", "WorkloadPriorityClass", "ClusterQueue",
-                                                   "LocalQueue") for o in by_kind.get(kind, [])])
+    _create_all(server, [as_stored(o) for kind in ("ConfigMap", "ResourceFlavor", "WorkloadPriorityClass",
+                                                   "ClusterQueue", "LocalQueue") for o in by_kind.get(kind, [])])
     jobs = sorted(by_kind["Job"], key=lambda j: j["metadata"]["creationTimestamp"])  # stable: file order in a tie
     old_uid = {(j["metadata"]["namespace"], j["metadata"]["name"]): j["metadata"].get("uid") for j in jobs}
     job_status = {(j["metadata"]["namespace"], j["metadata"]["name"]): j["status"] for j in jobs if j.get("status")}
@@ -224,7 +254,7 @@ def load_jobs(server: KubeAPIServer, files: dict[str, str]) -> dict[str, int]:
 def as_held(server: KubeAPIServer, files: dict[str, str]) -> dict[str, str]:
     """The files `load_jobs` created with what the server assigned written in: each Job's and Workload's
     UID and creation time, each Workload's name and its owner's UID: the state the server holds (Kueue's
-    queue order is by creation time, then by UID)."""
+    queue order is by creation time, then by UID); files without Jobs or Workloads as they are."""
     listed = json.loads(server.run("get", f"jobs.batch,workloads.{KUEUE}", "--all-namespaces",
                                    "-o", "json").stdout)["items"]
     jobs = {(o["metadata"]["namespace"], o["metadata"]["name"]): o["metadata"] for o in listed if o["kind"] == "Job"}
@@ -243,5 +273,6 @@ def as_held(server: KubeAPIServer, files: dict[str, str]) -> dict[str, str]:
                 meta["uid"], meta["creationTimestamp"], meta["name"] = got["uid"], got["creationTimestamp"], got["name"]
                 meta["ownerReferences"][0]["uid"] = meta["labels"]["kueue.x-k8s.io/job-uid"] = \
                     got["ownerReferences"][0]["uid"]
-        out[path] = yaml.safe_dump_all(docs, sort_keys=False)
+        held = any(d["kind"] in ("Job", "Workload") for d in docs)
+        out[path] = yaml.safe_dump_all(docs, sort_keys=False) if held else text  # the others as written
     return out

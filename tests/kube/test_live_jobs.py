@@ -39,9 +39,11 @@ def jobs(kube_apiserver: KubeAPIServer, tmp_path_factory: pytest.TempPathFactory
     assert served
     resources = [(t.qualified, t.namespaced) for t in discover.plan(served).targets]
     cluster_state.clear(kube_apiserver, resources)
-    files = gpu_states.gpu_state(70, cluster_queues=2, cohorts=1)  # 70 Jobs, 49 running
+    files = {**gpu_states.gpu_state(70, cluster_queues=2, cohorts=1),  # 70 Jobs, 49 running
+             **cluster_state.kueue_installed()}  # Kueue's ConfigMap, as its installation creates it
     counts = cluster_state.load_jobs(kube_apiserver, files)
     assert counts["Job"] > counts["Workload"] > 0  # running Jobs with their Workloads, and pending ones
+    assert counts["ConfigMap"] == 1
     folder = tmp_path_factory.mktemp("held")
     gpu_states.write_state(cluster_state.as_held(kube_apiserver, files), folder)
     yield kube_apiserver, folder
@@ -53,6 +55,7 @@ def test_admit_on_the_cluster_decides_as_on_the_files_it_holds(jobs: tuple[KubeA
     files = kadmit(server, "admit", "--format", "json", str(folder))
     live = kadmit(server, "admit", "--format", "json", "--cluster")
     assert (live.exit_code, files.exit_code) == (0, 0), live.output
+    assert live.stderr == files.stderr == ""  # Kueue's Configuration read from its ConfigMap: no KAD037
     got, want = json.loads(live.stdout), json.loads(files.stdout)
     assert got["decisions"] == want["decisions"]
     outcomes = {(d["admitted"], bool(d["preempted"]), d["preempted_by"] is not None) for d in want["decisions"]}
