@@ -6,13 +6,16 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from placement.builders import DC, HOST, node, pod
+from placement.builders import BLOCK, DC, HOST, RACK, node, pod
 from reference.builders import build, cluster_queue, flavor, fq, group, pod_set, workload
 
 from kadmit.engine.decide import admit
+from kadmit.engine.placing.pool import NodePool
 from kadmit.index import ModelIndex
 from kadmit.placement import model_inventory
+from kadmit.model import Topology
 from kadmit.placement.filters import PodTemplate
+from kadmit.placement.inventory import NodeState
 from kadmit.placement.reference import Gang, check_placement
 
 pytest.importorskip("ortools")
@@ -198,8 +201,8 @@ def test_optimal_placements_fit_together_and_never_lose_to_ordered_at_the_top_pr
 @pytest.mark.parametrize("mode", ["ordered", "optimal"])
 def test_pods_admitted_on_a_rack_leaf_take_its_capacity_in_both_modes(mode):
     """A rack-lowest topology's rack r0 is full with an admitted assignment on the rack itself (Kueue
-    counts it on that leaf): neither mode admits ns/new there. Optimal mode places node by node, so
-    it reads the rack's usage spread over its nodes (`NodePool.node_free`)."""
+    counts it on that leaf): neither mode admits ns/new there; optimal mode places on the leaves, so
+    it counts the rack's usage on the rack leaf, as Kueue does."""
     from pathlib import Path
 
     from kadmit.diagnostics import Diagnostics
@@ -210,3 +213,78 @@ def test_pods_admitted_on_a_rack_leaf_take_its_capacity_in_both_modes(mode):
     model = merge([read_manifest_text(path.read_text(), str(path), Diagnostics())])
     got = {d.key: d.admitted for d in admit(model, mode=mode).decisions}
     assert got == {"ns/new": False}
+
+
+DC_RACK_LOWEST = Topology(name="dc", levels=(BLOCK, RACK))
+
+
+@st.composite
+def leaf_cluster(draw):
+    """A small cluster whose Kueue leaves are not single nodes: a topology whose lowest level is the
+    rack, or nodes sharing a hostname where the hostname is the lowest level."""
+    racks = draw(st.booleans())
+    n_nodes = draw(st.integers(2, 5))
+    nodes = [node(f"n{i}", None if racks else {HOST: f"h{i % 2}"}, gpu=draw(st.sampled_from([2, 4, 8])), cpu=32,
+                  rack=f"r{i % 2}" if racks else "r0", block="b1") for i in range(n_nodes)]
+    busy = [pod(f"p{i}", f"n{i}", gpu=draw(st.integers(0, 2))) for i in range(n_nodes) if draw(st.booleans())]
+    levels = ["rack", "block"] if racks else [HOST, "rack"]
+    wls = []
+    for i in range(draw(st.integers(1, 4))):
+        topo = draw(st.sampled_from([None, ("required", levels[0]), ("preferred", levels[0]), ("required", levels[1])]))
+        count = draw(st.integers(1, 3))
+        wls.append(workload(f"w{i}", pod_set("w", count=count, gpu=draw(st.sampled_from([1, 3, 5, 6])), topology=topo,
+                                             min_count=draw(st.sampled_from([None, 1])) if count > 1 else None),
+                            queue="cq", minute=i, priority=draw(st.sampled_from([0, 10]))))
+    return build(TAS_CQ, TAS, DC_RACK_LOWEST if racks else DC, *nodes, *busy, *wls)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(leaf_cluster())
+def test_optimal_places_on_kueues_leaves_and_never_loses_to_ordered_at_the_top_priority(model):
+    """Optimal mode places on Kueue's leaves (a rack where the rack is the lowest level; the nodes
+    sharing a hostname): checked by the reference on one node per leaf holding its summed free
+    capacity (Kueue counts a rack with no node filter; these pods have none), and it admits at
+    least as many top-priority workloads as Kueue's order."""
+    result = admit(model, mode="optimal")
+    ix = ModelIndex(model)
+    pool = NodePool(model, ix)
+    tree = pool.tree("tas")
+    topology = ix.topologies["dc"]
+    leaves = [NodeState(key, dict(zip(topology.levels, d.values)), (), False, True, tree.leaf_free(d, pool.free), {})
+              for key, d in tree.leaves.items()]
+    gangs, placement = [], {}
+    for d in result.decisions:
+        if not d.admitted:
+            continue
+        for p in d.assignment.placement.pod_sets:
+            ps = next(x for x in d.workload.pod_sets if x.name == p.request.pod_set)
+            assert sum(p.nodes.values()) == d.assignment.counts[ps.name]
+            assert p.assignment == {tree.kueue_value(k): n for k, n in p.nodes.items()}
+            name = f"{d.key}/{ps.name}"
+            mode = ps.topology.mode if ps.topology and ps.topology.mode == "required" else None
+            gangs.append(Gang(name, PodTemplate.build(ps, [ix.flavors["tas"]]), sum(p.nodes.values()), mode,
+                              ps.topology.level if mode else None))
+            placement[name] = p.nodes
+    assert check_placement(leaves, gangs, placement, topology) == []
+    top = max(ix.priority(w) for w in model.workloads)
+    ordered = admit(model, mode="ordered")
+    count = lambda ds: sum(1 for d in ds if d.admitted and ix.priority(d.workload) == top)  # noqa: E731
+    assert count(result.decisions) >= count(ordered.decisions)
+
+
+@pytest.mark.parametrize("case", ["tas-rack-lowest-level-sums-its-nodes", "tas-nodes-sharing-a-hostname-are-one-leaf"])
+def test_optimal_admits_what_only_a_leafs_summed_capacity_holds(case):
+    """A pod no single node holds, which Kueue admits on a rack's (or a shared hostname's) summed
+    free capacity: optimal mode admits it too, on that leaf, named by Kueue's value."""
+    from pathlib import Path
+
+    from kadmit.diagnostics import Diagnostics
+    from kadmit.manifests import read_manifest_text
+    from kadmit.model import merge
+
+    path = Path(__file__).parents[1] / "oracle" / "features" / f"{case}.yaml"
+    model = merge([read_manifest_text(path.read_text(), str(path), Diagnostics())])
+    got = {d.key: d.assignment.placement.pod_sets[0].assignment for d in admit(model, mode="optimal").decisions
+           if d.admitted}
+    want = {"ns/new": {"r0": 1}} if "rack" in case else {"ns/wide": {"host-a": 6}, "ns/small": {"host-b": 2}}
+    assert got == want

@@ -39,7 +39,7 @@ def first_fit_all(gm: GlobalModel, pm: PlacementModel, quota: bool) -> tuple[dic
     rules, and with `quota` the quota invariants so far), and its placements."""
     env = empty_hint(gm)
     placements: Placements = {}
-    free = pm.pool.node_free()  # rack leaves' admitted pods spread over their nodes
+    free = dict(pm.leaf_free)  # per leaf: a node, the nodes sharing a hostname, or a rack
     options: dict[tuple[str, str, str], Option] = {(o.key, o.request.pod_set, o.request.flavor): o
                                                     for o in pm.options}
     seen: dict = {}  # first_fit's cache of node fits

@@ -1,4 +1,4 @@
-"""Pooled placement counts onto nodes, and a greedy first-fit start point, for `optimal` mode.
+"""Pooled placement counts onto Kueue's leaves, and a greedy first-fit start point, for `optimal` mode.
 
 `decode` turns a solution's pool counts (see `placement`) into nodes: the admitted members of each
 pool take their domain's or the spread pods in member order, then every class's pods go onto its
@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from kadmit.engine.optimal.placement import Dom, Group, Option, PlacementModel
 from kadmit.engine.placing.pool import PodSetPlacement, WorkloadPlacement
 from kadmit.engine.solver import terms as T
-from kadmit.placement.domains import free_fit_count, node_fit_count
+from kadmit.placement.domains import free_fit_count
 from kadmit.placement.filters import PodTemplate
 from kadmit.placement.inventory import pod_usage, subtract
 
@@ -85,7 +85,7 @@ def decode(pm: PlacementModel, values: dict[str, int]) -> Decoded:
         mine = [o for o in chosen if o.group is g]
         if mine:
             out.where.update(_split(g, values, mine))
-    free = pm.pool.node_free()  # rack leaves' admitted pods spread over their nodes
+    free = dict(pm.leaf_free)  # per leaf: a node, the nodes sharing a hostname, or a rack
     by_class: dict[str, list[Option]] = {}
     for opt in chosen:
         for cname in out.where.get(id(opt), (None, {}))[1]:
@@ -109,7 +109,7 @@ def decode(pm: PlacementModel, values: dict[str, int]) -> Decoded:
                 for node in c.nodes:
                     trial = free[node]
                     for o, k in zip(pair, sizes):
-                        if node_fit_count(o.request.template, c.rep, trial) < k:
+                        if c.fit(o.request.template, trial) < k:
                             break
                         trial = subtract(trial, pod_usage(o.request.template.request_map, k))
                     else:
@@ -127,7 +127,7 @@ def decode(pm: PlacementModel, values: dict[str, int]) -> Decoded:
             for node in c.nodes:
                 if left == 0:
                     break
-                take = min(node_fit_count(opt.request.template, c.rep, free[node]), left)
+                take = min(c.fit(opt.request.template, free[node]), left)
                 if single and take < left:
                     continue  # all of it on one node
                 if take:
@@ -151,7 +151,13 @@ def decode(pm: PlacementModel, values: dict[str, int]) -> Decoded:
             out.short.append(opt.key)
         level_key, domains = _where(pm, opt, placed)
         wp = out.placements.setdefault(opt.key, WorkloadPlacement())
-        wp.pod_sets.append(PodSetPlacement(opt.request, dict(sorted(placed.items())), level_key, domains))
+        tree = pm.pool.tree(opt.request.flavor)
+        kueue: dict[str, int] = {}  # as Kueue's topology assignment names the leaves: by their lowest level's value
+        for key, pods in placed.items():
+            value = tree.kueue_value(key) if tree is not None else key
+            kueue[value] = kueue.get(value, 0) + pods
+        wp.pod_sets.append(PodSetPlacement(opt.request, dict(sorted(placed.items())), level_key, domains,
+                                           dict(sorted(kueue.items()))))
     return out
 
 
@@ -195,17 +201,16 @@ def release(pm: PlacementModel, decoded: Decoded, values: dict[str, int], key: s
 
 
 def _where(pm: PlacementModel, opt: Option, nodes: dict[str, int]) -> tuple[str | None, tuple[str, ...]]:
-    """The deepest level at which the pod set's nodes share one domain, and that domain."""
-    topo = pm._tas_flavor(opt.request.flavor)[1]  # type: ignore[index]
-    states = [pm.pool.inventory.by_name[n] for n in nodes if nodes[n]]
-    if not states:
+    """The deepest level at which the pod set's leaves share one domain, and that domain."""
+    tree = pm.pool.tree(opt.request.flavor)
+    paths = [tree.key_values(n) for n in nodes if nodes[n]] if tree is not None else []
+    if not paths:
         return None, ()
-    for i in range(len(topo.levels) - 1, -1, -1):
-        doms = {tuple(s.labels[k] for k in topo.levels[:i + 1]) for s in states}
+    for i in range(len(tree.levels) - 1, -1, -1):  # type: ignore[union-attr]
+        doms = {p[:i + 1] for p in paths}
         if len(doms) == 1:
-            return topo.levels[i], ("/".join(doms.pop()),)
-    top = sorted({s.labels[topo.levels[0]] for s in states})
-    return topo.levels[0], tuple(top)
+            return tree.levels[i], ("/".join(doms.pop()),)  # type: ignore[union-attr]
+    return tree.levels[0], tuple(sorted({p[0] for p in paths}))  # type: ignore[union-attr]
 
 
 def _size(tpl: PodTemplate) -> tuple:

@@ -6,9 +6,12 @@ is an option: the pod set placed with that flavor. Options that no constraint te
 flavor, same pod template (requests, selectors, affinity, tolerations), same topology request and a
 fixed pod count `k` — form one pool (`Group`): which of them goes where doesn't matter to any rule,
 so the model counts them instead of naming them. An option with an elastic count is a pool of one.
-Node classes are nodes that no pod template tells apart (same flavors, topology domain, labels that
-matter, taints and free capacity; see `kadmit.placement.classes`). So the encoding grows with pod
-shapes and node shapes, not with pod sets and nodes:
+Node classes are Kueue's leaves that no pod template tells apart (same flavors, topology domain,
+labels that matter, taints and free capacity; see `kadmit.placement.classes`): a leaf is a node where
+the hostname is the topology's lowest level (the nodes sharing one hostname, one leaf of their summed
+free capacity), and a rack where a rack is, holding its nodes' summed free capacity less the pods
+admitted on it, counted with no node filter, as Kueue places (`DomainTree.leaves`); "node" below
+means a leaf. So the encoding grows with pod shapes and node shapes, not with pod sets and nodes:
 
 - `required LEVEL`: per domain d of the level, the members placed in d (`n_d`, summing to the
   members admitted); their pods per class of d sum to `k·n_d` (no variable when d is one class);
@@ -39,6 +42,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass, field
+from typing import Mapping
 
 from kadmit.engine.solver import terms as T
 from kadmit.engine.compile.problem import Problem
@@ -48,7 +52,7 @@ from kadmit.diagnostics import Diagnostic, Diagnostics
 from kadmit.engine.optimal.codes import KAD525, KAD526
 from kadmit.model import Model, ResourceFlavor, Topology
 from kadmit.placement.classes import domain_levels, relevant_label_keys
-from kadmit.placement.domains import node_fit_count
+from kadmit.placement.domains import free_fit_count, node_fit_count
 from kadmit.placement.filters import PodTemplate
 from kadmit.placement.inventory import NodeState, subtract
 
@@ -59,17 +63,24 @@ Dom = tuple[str, ...]
 
 @dataclass(eq=False)
 class Cls:
-    """A node class of the global model."""
+    """A class of Kueue's leaves in the global model: leaves no pod template tells apart."""
 
     name: str
-    nodes: tuple[str, ...]
-    flavors: tuple[str, ...]  # TAS flavors whose nodes these are
+    nodes: tuple[str, ...]  # the leaves' placement keys (`DomainTree.leaf_key`): nodes, or racks
+    flavors: tuple[str, ...]  # TAS flavors whose leaves these are
     paths: dict[str, tuple[str, ...]]  # flavor -> level values of the flavor's topology (host excluded)
-    rep: NodeState
+    rep: NodeState  # the first leaf, with its free capacity (a rack's: its nodes' summed)
+    filtered: bool = True  # a host leaf, filtered by its (first) node; a rack leaf is not (Kueue's fillInCounts)
 
     @property
     def size(self) -> int:
         return len(self.nodes)
+
+    def fit(self, template: PodTemplate, free: Mapping[str, int] | None = None) -> int:
+        """Pods of `template` one leaf of the class holds (with `free`, on that capacity)."""
+        if self.filtered:
+            return node_fit_count(template, self.rep, free)
+        return free_fit_count(template, self.rep.free if free is None else free)
 
 
 @dataclass(eq=False)
@@ -126,6 +137,7 @@ class PlacementModel:
         self.cuts = 0
         # a pod-set group's pools per (workload, group, flavor): kept in the same domain, or both spread
         self.links: dict[tuple[str, str, str], list[Group]] = {}
+        self.leaf_free: dict[str, dict[str, int]] = {}  # leaf key -> its free capacity
         if not pool.active:
             self.classes: dict[str, Cls] = {}
             return
@@ -181,38 +193,46 @@ class PlacementModel:
         return out
 
     def _classes(self, keys) -> dict[str, Cls]:
-        """Usable nodes in the topology of some TAS flavor, partitioned by what tells them apart."""
+        """Kueue's leaves in the topology of some TAS flavor, partitioned by what tells them apart: a
+        leaf is a node where the hostname is the lowest level (the nodes sharing a hostname: one
+        leaf of their summed free capacity, filtered by the first), and a rack (the lowest level's
+        domain) holding its nodes' summed free capacity, less its admitted pods, unfiltered."""
         flavors = sorted(n for n in self.index.flavors if self._tas_flavor(n) is not None)
-        groups: dict[tuple, list[NodeState]] = {}
-        node_free = self.node_free = self.pool.node_free()  # rack leaves' admitted pods on their nodes
         skip = {HOSTNAME_LABEL}
         for fname in flavors:
             skip.update(domain_levels(self._tas_flavor(fname)[1]))  # type: ignore[index]
-        for base in self.pool.inventory.usable:
-            node = self.pool.state(base.name)
-            if node_free[base.name] != self.pool.free[base.name]:  # a rack leaf's admitted pods on it
-                node = dataclasses.replace(node, used=subtract(node.allocatable, node_free[base.name]))
-            mine, paths = [], []
-            for fname in flavors:
-                fl, topo = self._tas_flavor(fname)  # type: ignore[misc]
-                if any(node.labels.get(k) != v for k, v in fl.node_labels.items()):
-                    continue
-                if any(k not in node.labels for k in topo.levels):
-                    continue
-                mine.append(fname)
-                paths.append(tuple(node.labels[k] for k in domain_levels(topo)))
-            if not mine:
+        leaves: dict[str, tuple[NodeState, bool]] = {}  # leaf key -> its representative, filtered
+        mine: dict[str, list[tuple[str, tuple[str, ...]]]] = {}  # leaf key -> (flavor, path) in flavor order
+        for fname in flavors:
+            tree = self.pool.tree(fname)
+            if tree is None:
                 continue
+            for key, dom in tree.leaves.items():
+                path = tuple(v for k, v in zip(tree.levels, dom.values) if k != HOSTNAME_LABEL)
+                mine.setdefault(key, []).append((fname, path))
+                if key in leaves:
+                    continue
+                free = self.leaf_free[key] = tree.leaf_free(dom, self.pool.free)
+                if tree.host_lowest:
+                    node = self.pool.state(dom.nodes[0])
+                    leaves[key] = dataclasses.replace(node, used=subtract(node.allocatable, free)), True
+                else:
+                    leaves[key] = NodeState(key, {}, (), False, True, free, {}), False
+        groups: dict[tuple, list[str]] = {}
+        for key in sorted(leaves):
+            node, filtered = leaves[key]
             labels = tuple(sorted((k, v) for k, v in node.labels.items()
-                                  if k in keys and (k == HOSTNAME_LABEL or k not in skip)))
+                                  if k in keys and (k == HOSTNAME_LABEL or k not in skip))) if filtered else ()
             taints = tuple((t.key, t.value, t.effect) for t in node.taints)
-            free = tuple(sorted((r, q) for r, q in node_free[node.name].items() if q))
-            groups.setdefault((tuple(mine), tuple(paths), labels, taints, free), []).append(node)
+            free = tuple(sorted((r, q) for r, q in self.leaf_free[key].items() if q))
+            on = mine[key]
+            groups.setdefault((tuple(f for f, _ in on), tuple(p for _, p in on), labels, taints, free, filtered),
+                              []).append(key)
         out: dict[str, Cls] = {}
-        for (mine, paths, _, _, _), members in sorted(groups.items(), key=lambda kv: kv[1][0].name):
+        for (fls, paths, _, _, _, filtered), members in sorted(groups.items(), key=lambda kv: kv[1][0]):
             first = members[0]
-            name = first.name if len(members) == 1 else f"{first.name}+{len(members) - 1}"
-            out[name] = Cls(name, tuple(m.name for m in members), mine, dict(zip(mine, paths)), first)
+            name = first if len(members) == 1 else f"{first}+{len(members) - 1}"
+            out[name] = Cls(name, tuple(members), fls, dict(zip(fls, paths)), leaves[first][0], filtered)
         return out
 
     def _option(self, by_key: dict[tuple, Group], chosen, pv, fname: str, req, tpl: PodTemplate,
@@ -238,7 +258,7 @@ class PlacementModel:
             g = Group(f"g{len(self.groups)}", fname, tpl, mode, level, host, max(ps.count, 0) if fixed else None)
             for c in self.classes.values():
                 if fname in c.flavors:
-                    k = node_fit_count(tpl, c.rep)
+                    k = c.fit(tpl)
                     if k > 0:
                         g.fit[c.name] = k
             self.groups.append(g)
@@ -343,7 +363,7 @@ class PlacementModel:
             c = self.classes[cname]
             gs = users[cname]
             used = self.used[cname] = T.IntVar(f"used|{cname}", 0, c.size)
-            free = self.node_free[c.nodes[0]]
+            free = self.leaf_free[c.nodes[0]]
             resources = sorted(r for r in {r for g in gs for r, q in g.template.requests if q} if free.get(r, 0) > 0)
             rows = {r: [(g.template.request_map.get(r, 0), g) for g in gs] for r in resources}
 

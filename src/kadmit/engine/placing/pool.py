@@ -345,26 +345,6 @@ class NodePool:
         self._static.clear()
         self._counts.clear()
 
-    def node_free(self) -> dict[str, dict[str, int]]:
-        """Free capacity per node, with what each rack leaf's admitted pods take spread over its nodes
-        (each node in name order as far as it has room, the rest on the last): a node-by-node view of
-        Kueue's rack leaves for the models that place node by node (`optimal` mode). A node's free
-        capacity where no rack leaf holds admitted pods."""
-        out = {name: dict(f) for name, f in self.free.items() if name in self.holders and ":" not in name}
-        for key in sorted(k for k in self.free if ":" in k):
-            taken = {r: -q for r, q in self.free[key].items() if q < 0}
-            tree = self.tree(key.split(":", 1)[0]) if key.split(":", 1)[0] in self.index.flavors else None
-            dom = tree.leaves.get(key) if tree is not None else None
-            if not taken or dom is None:
-                continue
-            names = [n for n in dom.nodes if n in out]
-            for i, name in enumerate(names):
-                for r in list(taken):
-                    q = taken[r] if i == len(names) - 1 else min(taken[r], max(out[name].get(r, 0), 0))
-                    out[name][r] = out[name].get(r, 0) - q
-                    taken[r] -= q
-        return out
-
     def free_without(self, keys) -> dict[str, dict[str, int]]:
         """Free capacity with these workloads' placements released (nothing changes in the pool)."""
         free = dict(self.free)
