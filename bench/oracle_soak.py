@@ -21,6 +21,7 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -30,25 +31,48 @@ from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
 
 from oracle.differential import decide  # noqa: E402
 from oracle.harness import oracle_binary  # noqa: E402
-from oracle.strategies import ALL, clusters  # noqa: E402
+from oracle.strategies import KNOWN, Cluster, allowed_switches, clusters  # noqa: E402
+
+
+def draw_arguments(ap: argparse.ArgumentParser, n: int) -> None:
+    """The arguments that choose a soak's clusters (`each_cluster`)."""
+    ap.add_argument("--n", type=int, default=n, help="clusters to generate and decide")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--off", action="append", default=[], help="a switch to keep off (repeatable)")
+    ap.add_argument("--require", action="append", default=[],
+                    help="decide only clusters that hold this feature (repeatable; e.g. tas_groups; "
+                         "an opt-in switch such as second_pass is drawn only when required)")
+
+
+def each_cluster(ap: argparse.ArgumentParser, args: argparse.Namespace, decide_one: Callable[[Cluster], None]) -> None:
+    """Draws the `--n` clusters of `--seed` (hypothesis replays the same draws for the same
+    arguments) from the switches allowed (every one but `--off`, and the opt-in ones `--require`
+    names), keeps those holding every `--require`d feature and gives each to `decide_one`."""
+    unknown = (set(args.off) | set(args.require)) - KNOWN
+    if unknown:
+        ap.error(f"unknown switches {sorted(unknown)}; known: {' '.join(sorted(KNOWN))}")
+    drawn = clusters(allowed_switches(args.off, args.require))
+    if args.require:
+        drawn = drawn.filter(lambda c: set(args.require) <= c.features)
+
+    @seed(args.seed)
+    @settings(max_examples=args.n, database=None, deadline=None, phases=[Phase.generate],
+              suppress_health_check=list(HealthCheck))
+    @given(drawn)
+    def draw(cluster):
+        decide_one(cluster)
+
+    draw()
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--n", type=int, default=1000, help="clusters to generate and decide")
+    draw_arguments(ap, 1000)
     ap.add_argument("--batch", type=int, default=100, help="clusters per oracle process")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--off", action="append", default=[], help="a switch to keep off (repeatable)")
-    ap.add_argument("--require", action="append", default=[],
-                    help="decide only clusters that hold this feature (repeatable; e.g. tas_groups)")
     ap.add_argument("--paths", type=int, default=3, help="differing clusters' paths to show per feature")
     ap.add_argument("--out", type=Path, help="also write the table here after every batch (a long run's figures "
                                              "so far, should it be stopped)")
     args = ap.parse_args()
-    unknown = (set(args.off) | set(args.require)) - ALL
-    if unknown:
-        ap.error(f"unknown switches {sorted(unknown)}; known: {' '.join(sorted(ALL))}")
-    allowed = frozenset(ALL - set(args.off))
     binary = oracle_binary()
     work = Path(tempfile.mkdtemp(prefix="oracle-soak-"))
 
@@ -90,20 +114,12 @@ def main() -> int:
         print(f"  {totals['clusters']} decided, {totals['clusters'] - totals['agree']} differ "
               f"({time.time() - started:.0f} s)", file=sys.stderr, flush=True)
 
-    drawn = clusters(allowed)
-    if args.require:
-        drawn = drawn.filter(lambda c: set(args.require) <= c.features)
-
-    @seed(args.seed)
-    @settings(max_examples=args.n, database=None, deadline=None, phases=[Phase.generate],
-              suppress_health_check=list(HealthCheck))
-    @given(drawn)
-    def draw(cluster):
+    def take(cluster: Cluster) -> None:
         pending.append(cluster)
         if len(pending) >= args.batch:
             flush()
 
-    draw()
+    each_cluster(ap, args, take)
     flush()
     print(table())
     return 0

@@ -1,11 +1,13 @@
 """How often a soak's clusters take Kueue's second pass in kadmit (`engine.admission.second_pass`):
 the clusters `bench/oracle_soak.py` draws for the same `--n`, `--seed`, `--off` and `--require`
-(hypothesis replays the same draws), decided by kadmit alone, counting the clusters where a workload
-reserved quota with its topology placement delayed and its checks Ready (queued for a second pass),
-where a second pass placed it, where one found no room, and where one preempted. The soak itself
+(`oracle_soak.each_cluster`: hypothesis replays the same draws), decided by kadmit alone, counting
+the clusters where a workload reserved quota with its topology placement delayed and its checks
+Ready (queued for a second pass), where a second pass placed it, where one found no room, and where
+one preempted. The soak itself
 says whether those clusters agree with Kueue; this says how many of them the second pass decided.
 
     PYTHONPATH=src:bench:. .venv/bin/python bench/second_pass_soak.py --n 300 --seed 200 --require admission_checks
+    PYTHONPATH=src:bench:. .venv/bin/python bench/second_pass_soak.py --n 200 --seed 600 --require second_pass
 """
 
 from __future__ import annotations
@@ -17,25 +19,17 @@ from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "src"), str(ROOT / "tests")]
-
-from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
+sys.path[:0] = [str(ROOT / "src"), str(ROOT / "tests"), str(ROOT / "bench")]
 
 import kadmit.engine.admission.ordered as ordered  # noqa: E402
 from oracle.harness import run_kadmit  # noqa: E402
-from oracle.strategies import ALL, clusters  # noqa: E402
+from oracle_soak import draw_arguments, each_cluster  # noqa: E402
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--n", type=int, default=300)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--off", action="append", default=[])
-    ap.add_argument("--require", action="append", default=[])
+    draw_arguments(ap, 300)
     args = ap.parse_args()
-    unknown = (set(args.off) | set(args.require)) - ALL
-    if unknown:
-        ap.error(f"unknown switches {sorted(unknown)}")
     seen: set[str] = set()  # what the cluster being decided did
 
     queued, passes = ordered.needs_second_pass, ordered.second_passes
@@ -55,15 +49,8 @@ def main() -> int:
     ordered.needs_second_pass, ordered.second_passes = counting_queued, counting_passes
     counts: Counter[str] = Counter()
     work = Path(tempfile.mkdtemp(prefix="second-pass-"))
-    drawn = clusters(frozenset(ALL - set(args.off)))
-    if args.require:
-        drawn = drawn.filter(lambda c: set(args.require) <= c.features)
 
-    @seed(args.seed)
-    @settings(max_examples=args.n, database=None, deadline=None, phases=[Phase.generate],
-              suppress_health_check=list(HealthCheck))
-    @given(drawn)
-    def draw(cluster):
+    def decide_one(cluster) -> None:
         path = work / f"c{counts['clusters']:05d}.yaml"
         path.write_text(cluster.text())
         seen.clear()
@@ -72,7 +59,7 @@ def main() -> int:
         for what in seen:
             counts[what] += 1
 
-    draw()
+    each_cluster(ap, args, decide_one)
     print(f"seed {args.seed} ({' '.join(f'--require {r}' for r in args.require) or 'every cluster'}): "
           f"{counts['clusters']} clusters; a second pass queued in {counts['queued']}, placing in "
           f"{counts['placed']}, finding no room in {counts['no room']}, preempting in {counts['preempting']}")

@@ -71,6 +71,10 @@ CI (and on in the soak) and agreement is counted per feature. The switches:
   status or not (`check=KIND`), provisioning ones with their ProvisioningRequestConfig or without,
   MultiKueue ones over clusters Active or not, a missing one, `onFlavors` — and the check states of
   Workloads, pending or holding quota (Pending, Ready, Retry, Rejected: `check_state=STATE`)
+- `second_pass` (opt-in, OPT_IN: drawn only when named, `--require second_pass`, so that the draws
+  of every other seed stay as they were): clusters biased toward Kueue's second pass — topology-aware
+  queues that all have a provisioning check (and its config), Workloads whose checks are mostly
+  Ready, with priorities and a preemption policy within the queue, more of them holding nodes
 """
 
 from __future__ import annotations
@@ -96,7 +100,16 @@ SWITCHES = ("cohorts", "cohort_tree", "cohort_quota", "borrowing_limit", "lendin
             "pod_sets", "tas_admitted", "running_jobs", "admission_checks", "tas_pods", "node_pods",
             "tas_leaf_levels", "hostname_label",
             *(f"job:{k}" for k in JOB_KINDS))
+# switches drawn only when named (a soak's `--require`): not in ALL, so that clusters drawn from ALL
+# (every seed of the soaks, CI's property test) stay as they were
+OPT_IN = frozenset({"second_pass"})
 ALL = frozenset(SWITCHES)
+KNOWN = ALL | OPT_IN
+
+
+def allowed_switches(off: list[str] | set[str], require: list[str] | set[str]) -> frozenset[str]:
+    """The switches a soak draws: every one but `off`, and the opt-in ones it requires."""
+    return frozenset((ALL | (set(require) & OPT_IN)) - set(off))
 FRAMEWORKS = ["batch/job", "kubeflow.org/mpijob", "ray.io/rayjob", "ray.io/raycluster", "ray.io/rayservice",
               "jobset.x-k8s.io/jobset", "kubeflow.org/paddlejob", "kubeflow.org/pytorchjob", "kubeflow.org/tfjob",
               "kubeflow.org/xgboostjob", "kubeflow.org/jaxjob", "workload.codeflare.dev/appwrapper",
@@ -149,6 +162,7 @@ class _Draw:
         self.levels: list[str] = [RACK, HOST]  # the topology's levels (tas_leaf_levels: no hostname)
         self.hostname: dict[str, str] = {}  # node name -> its hostname label (hostname_label: not its name)
         self.domain: dict[str, list[str]] = {}  # node name -> its values on the topology's levels
+        self.second_pass = False  # biased toward Kueue's second pass (the opt-in `second_pass`)
 
     def tas_levels(self) -> list[str]:
         """The levels a pod set may ask for: the topology's."""
@@ -175,7 +189,7 @@ class _Draw:
 
 def _quota(d: _Draw, resource: str, cohort: bool, *, cohort_object: bool = False) -> dict:
     u = _unit(resource)
-    nominal = d.int(0, 8 if cohort_object else 10)
+    nominal = d.int(4 if d.second_pass and not cohort_object else 0, 8 if cohort_object else 10)
     q = {"name": resource, "nominalQuota": _qty(resource, nominal * u)}
     if cohort and d.on("borrowing_limit", 0.3):
         q["borrowingLimit"] = _qty(resource, d.int(0, 6) * u)
@@ -248,11 +262,12 @@ def _cluster_queue(d: _Draw, name: str, groups: list[tuple[list[str], list[str]]
             spec["namespaceSelector"] = {"matchLabels": {"kubernetes.io/metadata.name": f"ns-{name}"}}
     if cohort:
         spec["cohortName"] = cohort
-    if d.on("stop_policy", 0.1):
+    if d.on("stop_policy", 0 if d.second_pass else 0.1):
         spec["stopPolicy"] = d.pick(["Hold", "HoldAndDrain"], "stopPolicy")
-    spec["queueingStrategy"] = "StrictFIFO" if d.on("strict_fifo", 0.3) else "BestEffortFIFO"
-    if d.on("preemption", 0.7):
-        within = d.pick(["Never", "LowerPriority", "LowerOrNewerEqualPriority"], "withinClusterQueue")
+    spec["queueingStrategy"] = "StrictFIFO" if d.on("strict_fifo", 0.1 if d.second_pass else 0.3) else "BestEffortFIFO"
+    if d.on("preemption", 1 if d.second_pass else 0.7):
+        within = d.pick(["LowerPriority", "LowerOrNewerEqualPriority"] if d.second_pass else
+                        ["Never", "LowerPriority", "LowerOrNewerEqualPriority"], "withinClusterQueue")
         reclaim = d.pick(["Never", "LowerPriority", "Any"], "reclaimWithinCohort")
         preemption: dict = {"withinClusterQueue": within, "reclaimWithinCohort": reclaim}
         if reclaim != "Never" and d.on("borrow_within_cohort", 0.4):
@@ -598,15 +613,16 @@ def _nodes(d: _Draw, flavor: str, resources: list[str]) -> list[dict]:
 def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
     """One cluster drawing only the `allowed` switches."""
     d = _Draw(draw, allowed)
+    sp = d.second_pass = d.on("second_pass", 1)  # (opt-in: draws nothing unless allowed)
     docs: list[dict] = []
     resources = ["cpu", "memory"] if d.on("memory", 0.3) else ["cpu"]
     flavors = [f"f{i}" for i in range(d.int(1, 3) if d.on("flavors", 0.7) else 1)]
     d.on("flavor_selectors", 0.2)
     d.on("flavor_taints", 0.15)
-    fair = d.on("fair_sharing", 0.25)
+    fair = d.on("fair_sharing", 0.4 if sp else 0.25)
     afs = not fair and d.on("admission_fair_sharing", 0.15)
-    jobs = d.on("jobs", 0.5)
-    tas = d.on("tas", 0.25)
+    jobs = d.on("jobs", 0.2 if sp else 0.5)  # (a job's Workload has no check states: Pending)
+    tas = d.on("tas", 1 if sp else 0.25)
     if tas and d.on("tas_leaf_levels", 0.35):  # Kueue's leaves are racks: no hostname level
         d.levels = {"block+rack": [BLOCK, RACK], "rack": [RACK]}[d.pick(["block+rack", "rack"], "leaf_levels")]
     if tas:
@@ -670,7 +686,7 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
         for lq in lqs:
             q: dict = {"apiVersion": API, "kind": "LocalQueue", "metadata": {"name": lq, "namespace": ns},
                        "spec": {"clusterQueue": name}}
-            if d.on("stop_policy", 0.05):
+            if d.on("stop_policy", 0 if sp else 0.05):
                 q["spec"]["stopPolicy"] = d.pick(["Hold", "HoldAndDrain"], "stopPolicy")
             if afs and d.int(0, 1):
                 q["status"] = {"fairSharing": {"admissionFairSharingStatus": {
@@ -752,12 +768,12 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
                     "metadata": {"name": f"w{serial:02d}", "namespace": ns,
                                  "uid": f"00000000-0000-0000-0000-{serial:012d}"},
                     "spec": {"queueName": lq, "podSets": pod_sets}}
-        if d.on("priorities", 0.6):
+        if d.on("priorities", 0.9 if sp else 0.6):
             wl["spec"]["priority"] = d.pick([0, 10, 100])
         if d.on("pod_level", 0.15):  # a Workload's pod set: its own requests count where set
             own = pod_set["template"]["spec"]["resources"] = _pod_level(d, resources)
             req = {**req, **{r: q for r, q in own.get("requests", {}).items() if r in resources}}
-        if d.on("inactive", 0.06):
+        if d.on("inactive", 0 if sp else 0.06):
             wl["spec"]["active"] = False
         # what each pod set needs of each resource, in total (`main`'s with its pod-level requests)
         need = {ps["name"]: {r: _parse((req if ps is pod_set else ps["template"]["spec"]["containers"][0]["resources"]
@@ -779,7 +795,7 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
             fit = [(covered, [f for f in room if all(used.get((name, f, r), 0) + total[r]
                                                      <= quotas[(f, r)] * (1000 if r == "cpu" else 1) for r in covered)])
                    for covered, room in fit]
-        if tas and all(room for _, room in fit) and "tas_admitted" in allowed and d.int(0, 99) < 35:
+        if tas and all(room for _, room in fit) and "tas_admitted" in allowed and d.int(0, 99) < (50 if sp else 35):
             placed = _tas_place(d, d.pick(fit[0][1]), pod_sets, need, resources)
         if placed is not None:
             flavor, per_node = placed
@@ -831,7 +847,7 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
                 ps = partial[0] if len(partial) == 1 else d.pick(partial)
                 ps["minCount"] = d.int(1, ps["count"] - 1)
         docs.append(wl)
-    if d.on("admission_checks", 0.3):
+    if d.on("admission_checks", 1 if sp else 0.3):
         _admission_checks(d, docs, tas)
     if "overhead" in d.features:
         docs.insert(0, {"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "metadata": {"name": "kata"},
@@ -1127,16 +1143,22 @@ CHECKS = {"ac-ready": ("example.com/approval", None), "ac-off": ("example.com/ap
 
 def _admission_checks(d: _Draw, docs: list[dict], tas: bool) -> None:
     """Admission checks on some ClusterQueues, the objects they name, and check states on the
-    Workloads of those queues (a holding one is `Admitted` only with every state Ready)."""
+    Workloads of those queues (a holding one is `Admitted` only with every state Ready). Biased
+    toward the second pass (`second_pass`): a provisioning check, with its config, on every queue,
+    beside it at most an active one, and Workloads' checks mostly Ready (every one on a holding
+    Workload, which stays Admitted)."""
+    sp = d.second_pass
     names = [n for n in CHECKS if not (tas and n == "ac-mk")]  # MultiKueue skips the TAS checks
     made: set[str] = set()
     by_queue: dict[str, list[str]] = {}
     for cq in [x for x in docs if x["kind"] == "ClusterQueue"]:
-        if not d.int(0, 2):
+        if not sp and not d.int(0, 2):
             continue
         flavors = [f["name"] for rg in cq["spec"]["resourceGroups"] for f in rg["flavors"]]
         rules = []
-        for name in sorted({d.pick(names + ["ac-missing"]) for _ in range(d.int(1, 2))}):
+        drawn = {"ac-prov", d.pick(["ac-prov", "ac-ready"])} if sp else \
+            {d.pick(names + ["ac-missing"]) for _ in range(d.int(1, 2))}
+        for name in sorted(drawn):
             rule: dict = {"name": name}
             if len(flavors) > 1 and d.int(0, 2) == 0:
                 rule["onFlavors"] = flavors[:d.int(1, len(flavors) - 1)]
@@ -1157,7 +1179,7 @@ def _admission_checks(d: _Draw, docs: list[dict], tas: bool) -> None:
                                             "reason": "Set", "message": "by its controller",
                                             "lastTransitionTime": _stamp(START)}]}
         docs.append(ac)
-        if kind == "ProvisioningRequestConfig" and d.int(0, 3):
+        if kind == "ProvisioningRequestConfig" and (sp or d.int(0, 3)):
             docs.append({"apiVersion": API, "kind": kind, "metadata": {"name": f"{name}-config"},
                          "spec": {"provisioningClassName": "check-capacity.autoscaling.x-k8s.io"}})
         if kind == "MultiKueueConfig" and d.int(0, 3):
@@ -1177,11 +1199,14 @@ def _admission_checks(d: _Draw, docs: list[dict], tas: bool) -> None:
                 for x in docs if x["kind"] == "LocalQueue"}
     for wl in [x for x in docs if x["kind"] == "Workload"]:
         checks = by_queue.get(queue_of.get((wl["metadata"]["namespace"], wl["spec"]["queueName"]), ""), [])
-        if not checks or wl["metadata"].get("ownerReferences") or d.int(0, 2) == 0:  # a running job's: as admitted
+        if not checks or wl["metadata"].get("ownerReferences") or (not sp and d.int(0, 2) == 0):  # a running job's: as admitted
             continue
-        states = [{"name": c, "state": d.pick(["Pending", "Ready", "Ready", "Retry", "Rejected"], "check_state"),
+        holding = "admission" in wl.get("status", {})
+        states = [{"name": c, "state": "Ready" if sp and holding else
+                   d.pick(["Pending", *["Ready"] * 9] if sp else
+                          ["Pending", "Ready", "Ready", "Retry", "Rejected"], "check_state"),
                    "message": "by its controller", "lastTransitionTime": _stamp(START + timedelta(minutes=30))}
-                  for c in checks if d.int(0, 3)]
+                  for c in checks if (sp and holding) or d.int(0, 3)]
         if not states:
             continue
         status = wl.setdefault("status", {})
