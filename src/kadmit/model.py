@@ -266,6 +266,9 @@ class PodSetAssignment(Obj):
     # a Kueue admission that records no resourceUsage: Kueue books nothing for it (no quota; on
     # nodes only its pods' count), whatever the pod set requests (KAD169)
     unrecorded: bool = False
+    # `delayedTopologyRequest: Pending` with no topology assignment: Kueue delayed its placement for
+    # an admission check, and its second pass places it once every check is Ready
+    delayed: bool = False
 
 
 class Admission(Obj):

@@ -186,9 +186,9 @@ def test_check_warns_where_kueue_keeps_a_queue_inactive_for_its_checks():
 
 def test_run_time_check_settings_are_reported_as_not_modelled():
     """A Retry check's `requeueAfterSeconds` on a workload holding quota (Kueue queues it again only
-    once that long has passed: run time) and a pod set's `delayedTopologyRequest: Pending` (placed by a
-    second pass kadmit does not run for the input's workloads) are KAD161; a pending workload's Retry
-    backoff changes nothing (it is never tried: "The workload has failed admission checks")."""
+    once that long has passed: run time) is KAD161; a pending workload's Retry backoff changes nothing
+    (it is never tried: "The workload has failed admission checks"). A pod set's
+    `delayedTopologyRequest: Pending` is read (`delayed`: its second pass is modelled), not KAD161."""
     held = """\
         apiVersion: kueue.x-k8s.io/v1beta2
         kind: Workload
@@ -208,8 +208,9 @@ def test_run_time_check_settings_are_reported_as_not_modelled():
         """
     frag, diags = read(held)
     said = sorted(d.message.split("`")[1] for d in diags.items if d.code == "KAD161")
-    assert said == ["delayedTopologyRequest: Pending", "requeueAfterSeconds: 30"]
+    assert said == ["requeueAfterSeconds: 30"]
     assert frag.workloads[0].check_states == (CheckState(name="b", state="Retry"),)
+    assert [ps.delayed for ps in frag.workloads[0].admission.pod_sets] == [True]
     pending = held.replace("""          admission:
             clusterQueue: cq
             podSetAssignments:

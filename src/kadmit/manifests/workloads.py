@@ -298,14 +298,10 @@ def _admission(f: Fields, status: Val | None, pod_sets: tuple[PodSet, ...],
         if declared is not None and usage == {r: q * count for r, q in declared.requests.items()}:
             usage = {}  # what the model derives from count x requests anyway
         placement, levels = _topology_assignment(f, psa, name, version)
-        if not placement and f.str(psa, "delayedTopologyRequest") == "Pending":
-            f.diags.emit(KAD161, f"`delayedTopologyRequest: Pending` of pod set `{name}` is not modelled: Kueue "
-                         "places the pod set in a second pass once every admission check is Ready; kadmit leaves "
-                         "it on no node, so its decision may differ from Kueue's",
-                         f.span(f.field(psa, "delayedTopologyRequest")))
+        delayed = not placement and f.str(psa, "delayedTopologyRequest") == "Pending"
         assignments.append(PodSetAssignment(name=name, flavors=flavors, count=count, usage=usage,
                                             placement=placement, placement_levels=levels,
-                                            unrecorded=unrecorded, span=f.span(psa),
+                                            unrecorded=unrecorded, delayed=delayed, span=f.span(psa),
                                             spans=f.spans({"count": f.field(psa, "count"),
                                                            "flavors": f.field(psa, "flavors")})))
     condition = reserved[1] if reserved and reserved[0] else None

@@ -50,8 +50,9 @@ from kadmit.engine.admission.decisions import Decision
 from kadmit.engine.admission.loops import Eviction, PreemptionLoop, States, loop_of
 from kadmit.engine.admission.searches import Searches
 from kadmit.engine.admission.session import Assignment, Session, SolverUnknown
-from kadmit.engine.admission.second_pass import (SecondPass, needs_second_pass, one_per_queue, place_later,
-                                                  placed_later, queued_on_reservation, second_pass_failed, second_passes)
+from kadmit.engine.admission.second_pass import (SecondPass, from_input, needs_second_pass, one_per_queue,
+                                                  place_later, placed_later, queued_on_reservation, second_pass_failed,
+                                                  second_passes)
 from kadmit.model import Workload
 
 
@@ -131,6 +132,11 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
     # the session's version its last pass was placed on: a pass tried again on the same state fails
     # again, and when it was queued: `second_pass.queued`)
     second: dict[str, tuple[int, int, str, int | None, tuple]] = {}
+    # the input's workloads holding quota, placement delayed: Kueue's workload controller queues their
+    # second pass as it meets them (before the run, in the order it lists them), due a second later
+    held_passes = from_input(session)
+    for i, key in enumerate(held_passes):
+        second[key] = (2, 1, held_passes[key].cluster_queue, None, (0, 1, i))
     searches = Searches(session)  # where each flavor search starts (Kueue's LastTriedFlavorIdx)
     quiet = 0  # cycles in a row where only heads with flavors left to try moved on to them
     bound = 1 + max((len(g.flavors) for cq in ix.cluster_queues.values() for g in cq.resource_groups), default=0)
@@ -245,7 +251,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
             resort(name)
         session.cycle_started(cycle)
         entries: list[tuple[str, Workload, Assignment | SecondPass | None]] = []
-        passes = second_passes(session, decisions, second, cycle)
+        passes = second_passes(session, decisions, second, cycle, held_passes)
         started = session.version  # the state the cycle's second passes are placed on
         if passes:
             plain = False
@@ -299,8 +305,9 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
             if isinstance(got, SecondPass):
                 if got.placement.failure is None and session.pool.still_fits(got.placement):
                     place_later(session, head.key, got.placement)
-                    d = decisions[head.key]
-                    d.assignment = placed_later(head, d.assignment, got.placement)
+                    d = decisions.get(head.key)
+                    if d is not None:  # (one the input shows holding quota has no decision)
+                        d.assignment = placed_later(head, d.assignment, got.placement)
                     del second[head.key]
                     changed = True
                     continue
@@ -311,10 +318,12 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                         ok = got.held is not None and session.pool.still_fits(got.held)
                     if ok:
                         targeted.update(t.key for t in got.targets)
-                        flavors = decisions[head.key].assignment.flavors
+                        d = decisions.get(head.key)
+                        flavors = (d.assignment if d is not None else held_passes[head.key]).flavors
                         hold_nodes(f"{head.key}~held", got.held, session.pool.cycle_usage(got.held, flavors))
                         changed |= evict(got.targets, head.key, name, cycle)
-                        decisions[head.key].preempted = list(victims_of.get(head.key, []))
+                        if d is not None:
+                            d.preempted = list(victims_of.get(head.key, []))
                 second_pass_failed(second, head.key, cycle, got, started)  # tried again after a backoff
                 continue
             if got is not None and (got.mode != "Preempt" or got.targets):

@@ -2,10 +2,13 @@
 on a provisioning check's flavor was delayed (flavorassigner.podSetTopologyRequest), every check
 that applies to it Ready, is queued again a second later (workload.NeedsSecondPass) and its delayed
 pod sets are placed then, its flavors and quota kept. One that finds no room is tried again after
-Kueue's backoff, holding its quota meanwhile (tests/oracle/features/admission-check-ready-second-pass-places-it.yaml)."""
+Kueue's backoff, holding its quota meanwhile (tests/oracle/features/admission-check-ready-second-pass-places-it.yaml).
+A workload the input shows holding quota with its placement delayed gets its pass the same way, a
+second after the run starts (`from_input`; tests/oracle/features/admission-check-delayed-in-input-second-pass.yaml)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from kadmit.engine.admission.decisions import Decision
@@ -48,25 +51,67 @@ def needs_second_pass(session: Session, wl: Workload, a: Assignment) -> bool:
     return bool(states) and all(state == "Ready" for _, state in states)
 
 
+def from_input(session: Session) -> dict[str, Assignment]:
+    """The workloads the input shows holding quota with a pod set's placement still delayed
+    (`delayedTopologyRequest: Pending`) whose second pass Kueue makes in the run (NeedsSecondPass:
+    every check state it has Ready, its `Admitted` condition not True: one that is True stays so, as
+    the workload controller syncs the condition only while it is not, and no pass comes): Kueue's
+    workload controller queues it when it meets the workload (a Create event, iteration 0), so it is
+    tried a second after the run starts. Each with its admission as an assignment (its counts, flavors and usage). Not in
+    a MultiKueue queue (the worker cluster places it), nor once its nodes are placed here."""
+    ix = session.index
+    out: dict[str, Assignment] = {}
+    for key, h in sorted(session.holders.items()):
+        wl = ix.workloads.get(key)
+        adm = wl.admission if wl is not None else None
+        if adm is None or h.new or wl.evicted or wl.finished or wl.admitted_condition or key in session.pool.placed:
+            continue
+        if not any(ps.delayed for ps in adm.pod_sets):
+            continue
+        if not wl.check_states or any(c.state != "Ready" for c in wl.check_states):
+            continue  # its checks decide at run time (the summary says so): no pass comes in the run
+        cq = ix.cluster_queues.get(h.cluster_queue)
+        if cq is None or ix.multikueue(cq) or not session._tas:
+            continue
+        out[key] = Assignment(h.cluster_queue, {ps.name: ps.count for ps in adm.pod_sets},
+                              {ps.name: dict(ps.flavors) for ps in adm.pod_sets}, False, dict(h.amounts))
+    return out
+
+
+def _delayed_requests(session: Session, wl: Workload, cq_name: str, a: Assignment, held: bool):
+    """The TAS requests of the pod sets the second pass places: those Kueue delayed at the reservation
+    (for one the input shows holding quota, `held`, the pod sets it marks delayed)."""
+    cq = session.index.cluster_queues[cq_name]
+    if not held:
+        return session.pool.requests(wl, cq, a.counts, a.flavors, delayed_only=True)
+    delayed = {ps.name for ps in wl.admission.pod_sets if ps.delayed}
+    order = {ps.name: i for i, ps in enumerate(wl.pod_sets)}
+    both = session.pool.requests(wl, cq, a.counts, a.flavors) + session.pool.requests(wl, cq, a.counts, a.flavors,
+                                                                                       delayed_only=True)
+    return sorted((r for r in both if r.pod_set in delayed), key=lambda r: order.get(r.pod_set, 0))
+
+
 def second_passes(session: Session, decisions: dict[str, Decision],
-                   second: dict[str, tuple[int, int, str, int | None, tuple]], cycle: int) -> list[tuple[str, Workload, SecondPass]]:
+                   second: dict[str, tuple[int, int, str, int | None, tuple]], cycle: int,
+                   held: Mapping[str, Assignment]) -> list[tuple[str, Workload, SecondPass]]:
     """The second passes due in `cycle`, each placed on the nodes as the cycle begins (Kueue's
     nomination of a workload holding quota: its flavors kept, only the delayed pod sets placed), in
     the order they were queued: Kueue's takeAllReady reads its queued map, which a Go map gives
     in insertion order but for a random start (for two passes, 7 runs in 8), and its backoff timers
-    fire in the order they were set (the fake clock's waiters; one second a cycle)."""
+    fire in the order they were set (the fake clock's waiters; one second a cycle). `held`: the
+    assignments of the workloads the input shows waiting for theirs (`from_input`)."""
     out = []
     for key in sorted(second, key=lambda k: (second[k][4], k)):
         due, iteration, name, _, _ = second[key]
         if due > cycle:  # (cycles that only set heads aside may have been run through at once)
             continue
         d = decisions.get(key)
-        if key not in session.holders or d is None or d.assignment is None:
+        a = d.assignment if d is not None else held.get(key)
+        if key not in session.holders or a is None:
             del second[key]
             continue
-        a = d.assignment
-        wl = d.workload
-        requests = session.pool.requests(wl, session.index.cluster_queues[name], a.counts, a.flavors, delayed_only=True)
+        wl = d.workload if d is not None else session.index.workloads[key]
+        requests = _delayed_requests(session, wl, name, a, d is None)
         got = SecondPass(session.pool.place(requests), iteration, len(out))
         if got.placement.failure is not None:
             got.targets, got.held = _victims(session, wl, a, requests)
