@@ -237,3 +237,48 @@ def test_a_pod_already_created_without_kueues_label_is_not_kueues(tmp_path):
     assert len(model_of(tmp_path / "c", setup__yaml=SETUP, p__yaml=labelled).workloads) == 1
     (tmp_path / "d").mkdir()
     assert len(model_of(tmp_path / "d", setup__yaml=SETUP, p__yaml=pod("p", group=None, gate=False)).workloads) == 1
+
+
+def _created(text: str, name: str, *, phase: str, node: str | None = None) -> str:
+    """The pod of `pod(...)` as the cluster holds it: Kueue's managed label, a UID, a phase, a node."""
+    text = text.replace("kueue.x-k8s.io/queue-name: user-queue", "kueue.x-k8s.io/queue-name: user-queue, "
+                        "kueue.x-k8s.io/managed: 'true'")
+    text = text.replace(f"  name: {name}\n", f"  name: {name}\n  uid: uid-{name}\n")
+    if node:
+        text = text.replace("spec:\n", f"spec:\n  nodeName: {node}\n", 1)
+    return text.replace("\n---\n", f"\nstatus: {{phase: {phase}}}\n---\n")
+
+
+def test_a_single_pod_running_on_no_node_is_pending_work(tmp_path):
+    """Kueue's `Pod.IsActive` reads the group's list, empty for a single pod: the reconciler never
+    waits for a single pod, stops it when ungated and makes its Workload
+    (tests/oracle/features/single-pod-running-on-no-node.yaml). One on a node is node usage only."""
+    running = _created(pod("r", group=None, gate=False), "r", phase="Running")
+    bound = _created(pod("b", group=None, gate=False), "b", phase="Running", node="n1")
+    m = model_of(tmp_path, setup__yaml=SETUP, pods__yaml=running + bound)
+    (wl,) = m.workloads
+    assert wl.origin.name == "r"
+    ((skipped, reason),) = [(s.object.name, s.reason) for s in m.skipped]
+    assert skipped == "b" and reason.startswith("it is on node `n1`, ungated, and the input holds no Workload")
+
+
+def test_a_pod_group_with_a_running_member_waits(tmp_path):
+    """A group's `Pod.IsActive` is true while any member's phase is Running, gated or not: Kueue's
+    `handleJobWithNoWorkload` waits ("Job is suspended but still has active pods, waiting") even
+    where another member is gated (the group is suspended, so nothing is stopped)."""
+    gated = _created(pod("a"), "a", phase="Pending")
+    running = _created(pod("b", gate=False), "b", phase="Running", node="n1")
+    m = model_of(tmp_path, setup__yaml=SETUP, pods__yaml=gated + running)
+    assert m.workloads == ()
+    ((name, reason),) = [(s.object.name, s.reason) for s in m.skipped]
+    assert name == "g" and "Kueue makes none while it is active" in reason
+
+
+def test_a_pod_group_with_a_bound_member_not_running_is_made(tmp_path):
+    """A member on a node whose phase is not Running is not active (`Pod.IsActive` reads the phase
+    alone): with a gated member the group is suspended, nothing is stopped, and Kueue makes the
+    group's Workload of both pods."""
+    gated = _created(pod("a"), "a", phase="Pending")
+    bound = _created(pod("b", gate=False), "b", phase="Pending", node="n1")
+    (wl,) = model_of(tmp_path, setup__yaml=SETUP, pods__yaml=gated + bound).workloads
+    assert wl.origin.name == "g" and sum(p.count for p in wl.pod_sets) == 2

@@ -67,8 +67,10 @@ def _group(name: str, pods: list[Job]) -> tuple[Job | None, str]:
                                                         f"`{name}` shaped like {shown}"}))
     ref = first.object.model_copy(update={"name": name, "uid": None})
     wl = first.workloads[0].model_copy(update={"name": name, "pod_sets": tuple(pod_sets), "origin": ref})
+    # a Running member keeps Kueue waiting (`Pod.IsActive` over the group's pods, read before
+    # any member's gate); else a gated or unplaced member leaves the group pending work
     states = {p.state for p in pods}
-    state = "pending" if "pending" in states else ("running" if "running" in states else "finished")
+    state = "running" if "running" in states else ("pending" if "pending" in states else "finished")
     return first.model_copy(update={"object": ref, "workloads": (wl,), "state": state, "group": None,
                                     "generate_name": False}), ""
 

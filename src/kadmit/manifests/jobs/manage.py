@@ -130,6 +130,7 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
             reason = _not_managed(job, settings, labels, queues)
         if reason is None and job.state != "pending":
             reason = ("it has finished" if job.state == "finished" else
+                      job.note if job.framework == "pod" and job.note else  # a single pod on a node
                       "it is running, or suspended with pods still ending (its status shows it active), "
                       "and the input holds no Workload for it: Kueue makes none while it is active, so it "
                       "is not pending work for Kueue, and its quota counts only through its Workload")

@@ -53,13 +53,25 @@ def pod_job(f: Fields, o: Meta) -> Job | None:
         else:
             total = int(o.annotations[GROUP_TOTAL])
     phase = f.str(status, "phase")
+    note = None
     if phase in ("Succeeded", "Failed"):
         state = "finished"
-    elif GATE not in gates and (f.str(spec, "nodeName") or phase == "Running"):
-        state = "running"
+    elif group:
+        # `Pod.IsActive` reads the group's pods by phase alone: a Running member, gated or not,
+        # keeps Kueue waiting for the group (`handleJobWithNoWorkload`); any other member, placed
+        # on a node or not, leaves the group to be made (Kueue stops its ungated pods first)
+        state = "running" if phase == "Running" else "pending"
+    elif GATE not in gates and f.str(spec, "nodeName"):
+        state = "running"  # a single pod on a node, ungated: node usage only (KUEUE-DIFFERENCES §2)
+        note = (f"it is on node `{f.str(spec, 'nodeName')}`, ungated, and the input holds no Workload for it: "
+                "kadmit reads it as that node's usage only (Kueue's pod reconciler would stop it and make it a "
+                "Workload, pending work; a cluster holds such a pod with its Workload)")
     else:
-        state = "pending"  # gated, or about to be created (Kueue's webhook gates it)
-    return b.job(state=state).model_copy(update={
+        # gated, about to be created (Kueue's webhook gates it), or a single pod Running on no
+        # node: `Pod.IsActive` reads the group's list, empty for a single pod, so Kueue never
+        # waits for one; it stops the ungated pod and makes its Workload
+        state = "pending"
+    return b.job(state=state, note=note).model_copy(update={
         "group": group, "group_total": total, "group_fast": o.annotations.get(FAST_ADMISSION) == "true",
         # `getRoleHash`: the role-hash annotation, else the hash Kueue's webhook gives the pod
         "role": o.annotations[ROLE_HASH] if ROLE_HASH in o.annotations else role_hash(spec) if group else None})
