@@ -93,3 +93,34 @@ def test_an_existing_workload_belongs_to_its_owner_by_name_when_the_uid_is_share
     owners = sorted((w.origin.name, w.name) for w in ws.model.workloads if w.origin is not None)
     assert [o for o, _ in owners] == ["a", "b"], owners
     assert dict(owners)["a"] == "job-a-4e09e"
+
+
+def workload(name: str, uid: str) -> str:
+    return textwrap.dedent(f"""\
+        apiVersion: kueue.x-k8s.io/v1beta2
+        kind: Workload
+        metadata: {{name: {name}, namespace: ns, uid: {uid}}}
+        spec:
+          queueName: lq
+          podSets: [{{name: main, count: 1, template: {{spec: {{containers: [{{name: c, image: x}}]}}}}}}]
+        """)
+
+
+def test_two_workloads_with_one_uid_are_reported(tmp_path: Path) -> None:
+    """Kueue breaks its last ties by UID (queue order, preemption victims): two Workloads sharing
+    one tie in Go's map order (tests/oracle/features/tie-victims-with-one-uid.yaml). Reported at
+    the later UID; pods sharing a UID are not (Kueue counts their node usage by name)."""
+    pods = "".join("---\n" + textwrap.dedent(f"""\
+        apiVersion: v1
+        kind: Pod
+        metadata: {{name: {n}, namespace: ns, uid: {UID.replace("1", "7")}}}
+        spec: {{nodeName: n1, containers: [{{name: c, image: x}}]}}
+        """) for n in ("p", "q"))
+    (tmp_path / "m.yaml").write_text(QUEUES + "---\n" + workload("v1", UID) + "---\n" + workload("v2", UID)
+                                     + "---\n" + workload("v3", UID.replace("1", "3")) + pods)
+    ws = load([str(tmp_path / "m.yaml")])
+    (d,) = [d for d in ws.diagnostics if d.code == "KAD198"]
+    assert d.message.startswith(f"Workload `ns/v2` has the UID `{UID}` of Workload `ns/v1` ({tmp_path / 'm.yaml'}:")
+    assert (d.span.line, d.span.end_column - d.span.column) == (30, len(UID))
+    assert "Go's map order" in d.notes[0]
+    assert len(ws.model.workloads) == 3

@@ -238,6 +238,8 @@ def variants(data: dict) -> dict[str, set[Outcome]]:
     for w in (data.get("variance") or {}).get("workloads", []):
         outs = set()
         for o in w["outcomes"]:
+            if not o["decision"]["workload"]:
+                continue  # runs that left it as the input holds it (an admitted workload no one preempted)
             d, by = o["decision"], o["decision"].get("preempted_by")
             d = dict(d, preempted_by=objects.get(by, by)) if by else d
             outs.add(_outcome(d, [objects.get(v["workload"], v["workload"]) for v in d["preempted"]]))

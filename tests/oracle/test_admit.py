@@ -80,6 +80,32 @@ def test_kueue_may_go_either_way(kueue_oracle):
     assert sum(o.admitted for o in k.outcomes.values()) == 1
 
 
+def test_victims_sharing_a_uid_go_either_way(kueue_oracle, tmp_path):
+    """Two admitted Workloads with one UID, tied on everything Kueue's CandidatesOrdering compares
+    before it: Kueue preempts either (candidates come from a map, sorted unstably); the oracle's
+    runs show both, and kadmit's answer (by name) is one of them. With distinct UIDs the oracle
+    preempts the lower UID in every run."""
+    path = "tests/oracle/features/tie-victims-with-one-uid.yaml"
+    kueue = run_oracle(kueue_oracle, [path], "--runs", "16")
+    assert kueue["variance"]["outcomes"] == 2
+    victims = {v["workload"] for w in kueue["variance"]["workloads"] if w["workload"] == "ns/hi"
+               for o in w["outcomes"] for v in o["decision"]["preempted"]}
+    assert victims == {"ns/v1", "ns/v2"}
+    code, kadmit = run_kadmit([path])
+    k, q = from_kadmit(kadmit), from_oracle(kueue)
+    result = compare(k, q, alternatives=variants(kueue))
+    assert code == 0 and result.agree, result.report(k, q)
+    distinct = (ROOT / path).read_text(encoding="utf-8").replace(
+        "name: v2, namespace: ns, uid: 00000000-0000-0000-0003-000000000001",
+        "name: v2, namespace: ns, uid: 00000000-0000-0000-0003-000000000002")
+    other = tmp_path / "distinct.yaml"
+    other.write_text(distinct, encoding="utf-8")
+    kueue = run_oracle(kueue_oracle, [str(other)], "--runs", "16")
+    assert kueue["variance"]["outcomes"] == 1
+    (hi,) = [d for d in kueue["decisions"] if d["workload"] == "ns/hi"]
+    assert [v["workload"] for v in hi["preempted"]] == ["ns/v1"]
+
+
 def test_fair_sharing_takes_trees_in_map_order(kueue_oracle):
     """Under fair sharing Kueue takes the heads of different cohort trees in Go map order
     (`getCq`), whatever their priority: where the trees share a topology-aware flavor's nodes,

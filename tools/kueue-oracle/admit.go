@@ -356,7 +356,16 @@ func compareRuns(all [][]report.Decision) *variance {
 			outcomes[i].Runs = append(outcomes[i].Runs, run)
 		}
 		if len(outcomes) > 1 {
-			v.Workloads = append(v.Workloads, variantWorkload{Workload: decisionOf[name][0].Workload, Outcomes: outcomes})
+			// named as a run that decided it names it: a run that left it as the input holds it
+			// (an admitted workload no preemptor chose) has the zero decision
+			shown := ""
+			for _, d := range decisionOf[name] {
+				if d.Workload != "" {
+					shown = d.Workload
+					break
+				}
+			}
+			v.Workloads = append(v.Workloads, variantWorkload{Workload: shown, Outcomes: outcomes})
 		}
 	}
 	return v

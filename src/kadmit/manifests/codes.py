@@ -238,6 +238,11 @@ KAD198 = register(
     "the input was merged from two clusters or edited by hand. Kueue's job reconciler finds a job's "
     "Workloads by the owner's kind and name, not its UID, so it makes and keeps a Workload for each; "
     "kadmit decides both as Kueue does, and matches an existing Workload to its job by kind and name "
-    "only. Give one of them its own UID (or drop it) to describe a cluster that can exist.",
+    "only. Two Workloads with one UID are reported too: Kueue keys Workloads by namespace and name but "
+    "breaks its last ties by UID (the queue's order, the order of preemption victims), so where the two "
+    "tie on everything before it Kueue's order between them is not fixed (victims come in Go's map order, "
+    "from run to run), and kadmit takes them by name. Pods sharing a UID are not reported: Kueue counts a pod's node usage by namespace "
+    "and name. Give one of them its own UID (or drop it) to describe a cluster that can exist.",
     kueue_rule="pkg/controller/jobframework/reconciler.go FindMatchingWorkloads "
-               "(OwnerReferenceIndexFieldMatcher: owner kind and name)")
+               "(OwnerReferenceIndexFieldMatcher: owner kind and name); pkg/cache/queue/cluster_queue.go "
+               "baseCompareFunc and pkg/scheduler/preemption/common/ordering.go CandidatesOrdering (UID last)")

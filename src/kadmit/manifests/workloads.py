@@ -380,7 +380,7 @@ def workload(f: Fields, o: Meta) -> Workload | None:
         uid=f.str(o.metadata, "uid") or "", job_uid=o.labels.get(JOB_UID_LABEL, ""),
         check_states=states, admitted_condition=true.get("Admitted", False), span=f.span(o.node), **extra,
         spans=f.spans({"name": o.metadata.v.get("name"), "namespace": o.metadata.v.get("namespace"),
-                       "queue": f.field(spec, "queueName"), "priority_class": class_node,
+                       "uid": f.field(o.metadata, "uid"), "queue": f.field(spec, "queueName"), "priority_class": class_node,
                        "priority": f.field(spec, "priority"), "created": f.field(o.metadata, "creationTimestamp"),
                        "active": f.field(spec, "active"), "admission": f.field(status, "admission"),
                        "evicted": evicted[1] if evicted[0] else None,

@@ -95,7 +95,10 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
     """The model with each job's Workloads added (or its existing Workload told where it came
     from), and every job Kueue would not make pending work of listed in `skipped`. Applying it
     again to the result (with more jobs added) changes only what the new jobs bring. The jobs
-    Kueue's webhooks refuse are skipped, and reported in `diags` (KAD170)."""
+    Kueue's webhooks refuse are skipped, and reported in `diags` (KAD170); Workloads sharing a
+    UID, in `diags` too (KAD198)."""
+    if diags is not None:
+        _shared_workload_uids(model.workloads, diags)
     if not model.jobs:
         return model
     settings = integrations(model)
@@ -214,6 +217,30 @@ def _shared_uids(jobs: tuple[Job, ...], diags: Diagnostics) -> set[str]:
                           "it makes a Workload for each, and kadmit decides both"],
                    help="give one of them its own UID, or remove one")
     return shared
+
+
+def _shared_workload_uids(workloads: tuple[Workload, ...], diags: Diagnostics) -> None:
+    """Each Workload of the input carrying an earlier one's UID, reported (KAD198) at its UID.
+    Kueue keys Workloads by namespace and name, but breaks its last ties by UID: the queue's order
+    (`baseCompareFunc`: the order they reach the queue) and the preemption victims'
+    (`CandidatesOrdering`, sorted unstably from a map: Go's map order, from run to run;
+    tests/oracle/features/tie-victims-with-one-uid.yaml); kadmit takes them by name."""
+    first: dict[str, Workload] = {}
+    for wl in workloads:
+        if not wl.uid:
+            continue
+        orig = first.setdefault(wl.uid, wl)
+        if orig is wl:
+            continue
+        where = orig.field_span("uid")
+        at = f" ({where})" if where is not None else ""
+        diags.emit(KAD198, f"Workload `{wl.key}` has the UID `{wl.uid}` of Workload `{orig.key}`{at}; no cluster "
+                   "holds two objects with one UID", wl.field_span("uid"),
+                   labels=[Label(where, "first carried here")] if where is not None else [],
+                   notes=["Kueue breaks its last ties by UID (the queue's order, the order of preemption "
+                          "victims): where these two tie on everything before it, Kueue's order between them is "
+                          "not fixed (victims come in Go's map order, from run to run); kadmit takes them by name"],
+                   help="give one of them its own UID, or remove one")
 
 
 def _by_origin(workloads: tuple[Workload, ...]) -> dict[tuple, list[int]]:
