@@ -282,3 +282,13 @@ def test_a_pod_group_with_a_bound_member_not_running_is_made(tmp_path):
     bound = _created(pod("b", gate=False), "b", phase="Pending", node="n1")
     (wl,) = model_of(tmp_path, setup__yaml=SETUP, pods__yaml=gated + bound).workloads
     assert wl.origin.name == "g" and sum(p.count for p in wl.pod_sets) == 2
+
+
+def test_a_running_member_waits_before_the_group_is_counted(tmp_path):
+    """Kueue reads `IsActive` before it composes the group's Workload: a group with a Running
+    member and fewer pods than its total waits for the running one, not for the missing ones."""
+    running = _created(pod("b", total=3, gate=False), "b", phase="Running", node="n1")
+    m = model_of(tmp_path, setup__yaml=SETUP, pods__yaml=_created(pod("a", total=3), "a", phase="Pending") + running)
+    assert m.workloads == ()
+    ((name, reason),) = [(s.object.name, s.reason) for s in m.skipped]
+    assert name == "g" and "Kueue makes none while it is active" in reason

@@ -34,6 +34,12 @@ def join_pod_groups(jobs: tuple[Job, ...]) -> tuple[list[Job], list[Skipped]]:
 def _group(name: str, pods: list[Job]) -> tuple[Job | None, str]:
     first = pods[0]
     total = first.group_total or 0
+    ref = first.object.model_copy(update={"name": name, "uid": None})
+    if any(p.state == "running" for p in pods):
+        # a Running member keeps Kueue waiting (`Pod.IsActive` over the group's pods, read in
+        # `handleJobWithNoWorkload` before the group's Workload is composed and its members checked)
+        return first.model_copy(update={"object": ref, "state": "running", "group": None,
+                                        "generate_name": False}), ""
     for p in pods[1:]:
         if p.queue != first.queue:
             return None, (f"pods `{first.object.name}` and `{p.object.name}` of group `{name}` name different "
@@ -65,12 +71,9 @@ def _group(name: str, pods: list[Job]) -> tuple[Job | None, str]:
         pod_sets.append(ps.model_copy(update={"name": role, "count": count,
                                               "origin": f"{count} pod{'s' if count != 1 else ''} of group "
                                                         f"`{name}` shaped like {shown}"}))
-    ref = first.object.model_copy(update={"name": name, "uid": None})
     wl = first.workloads[0].model_copy(update={"name": name, "pod_sets": tuple(pod_sets), "origin": ref})
-    # a Running member keeps Kueue waiting (`Pod.IsActive` over the group's pods, read before
-    # any member's gate); else a gated or unplaced member leaves the group pending work
-    states = {p.state for p in pods}
-    state = "running" if "running" in states else ("pending" if "pending" in states else "finished")
+    # no member is running (above): a gated or unplaced member leaves the group pending work
+    state = "pending" if any(p.state == "pending" for p in pods) else "finished"
     return first.model_copy(update={"object": ref, "workloads": (wl,), "state": state, "group": None,
                                     "generate_name": False}), ""
 
