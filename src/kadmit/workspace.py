@@ -376,7 +376,10 @@ def _read_texts(texts: Sequence[Text], reader: Reader, diags: Diagnostics, docum
             continue
         reader.sources.add(t.name, t.text)
         _snapshot_header(t.text, t.name, diags, incomplete)
-        frag, documents[t.name] = read_indexed(t.text, t.name, diags)
+        trees = getattr(t, "trees", None)  # a cluster read's documents, made with its text (`live.emit`)
+        if trees is not None:
+            t.trees = None  # taken once (the model keeps its nodes): another load of the same read parses the text
+        frag, documents[t.name] = read_indexed(t.text, t.name, diags, trees)
         parts.append((t.name, frag))
     return parts
 

@@ -11,7 +11,7 @@ import yaml
 from kadmit import workspace as ws
 from kadmit.live.discover import Target
 from kadmit.live.read import Snapshot
-from kadmit.live.snapshot import Listed, Origin, compose, is_snapshot
+from kadmit.live.snapshot import Listed, Origin, compose, composed, is_snapshot
 from kadmit.render.human import render_human
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -21,8 +21,8 @@ ORIGIN = Origin(context="prod", cluster="gke_prod", user="me", server="https://1
 
 
 def example_listing() -> list[Listed]:
-    """The example's objects by kind, each a document as kubectl prints one (keys sorted, block style);
-    Kueue's Configuration inside the ConfigMap Kueue installs it in."""
+    """The example's objects by kind, each as kubectl's JSON has it (keys sorted); Kueue's Configuration
+    inside the ConfigMap Kueue installs it in."""
     by_kind: dict[tuple[str, str], Listed] = {}
     for path in sorted(EXAMPLE.glob("*.yaml")):
         if path.name.endswith(".kadtest.yaml"):
@@ -36,7 +36,7 @@ def example_listing() -> list[Listed]:
                 group, _, version = obj["apiVersion"].rpartition("/")
                 target = Target(group, obj["kind"], obj["kind"].lower() + "s", version, "namespace" in obj["metadata"])
                 one = by_kind.setdefault((group, obj["kind"]), Listed(target))
-                one.docs.append(yaml.safe_dump(obj, sort_keys=True, width=1000).rstrip("\n"))
+                one.docs.append(json.loads(json.dumps(obj, sort_keys=True, default=str)))  # as kubectl's JSON has it
     return [by_kind[k] for k in sorted(by_kind)]
 
 
@@ -64,6 +64,16 @@ def test_a_snapshot_of_the_example_reads_as_the_example() -> None:
     files = ws.load([str(EXAMPLE)])
     assert [d.code for d in live.diagnostics.sorted()] == [d.code for d in files.diagnostics.sorted()] == []
     models_equal(live.model, files.model)
+    # `--cluster` takes the trees written with the text: the same model, every object at the same place
+    again, trees = composed(ORIGIN, example_listing(), ("Workload (scheduling.k8s.io)",), [])
+    assert again == text and len(trees) == sum(len(t.docs) for t in example_listing())
+    read = Snapshot("<cluster prod>", text, trees=trees)
+    taken = ws.load([], texts=[read])
+    assert read.trees is None  # taken once: another load of the same read parses the text
+    models_equal(taken.model, live.model)
+    for field in ("cluster_queues", "local_queues", "workloads", "flavors", "nodes", "pods", "jobs", "scheduler_configs"):
+        assert [(o.span, o) for o in getattr(taken.model, field)] == [(o.span, o) for o in getattr(live.model, field)]
+    assert taken.diagnostics.sorted() == live.diagnostics.sorted()
     assert live.files == ["<cluster prod>"] and live.incomplete == []
     # the objects' places are in the snapshot's text
     queue = next(q for q in live.model.cluster_queues if q.name == "team-vision")

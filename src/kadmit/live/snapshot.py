@@ -1,5 +1,6 @@
 """A cluster snapshot's text: a header saying what was read from where and when, then one YAML
-document per object as kubectl printed it; and reading the header back.
+document per object kubectl listed (as JSON: written as YAML by `live.emit`, laid out as `kubectl get
+-o yaml` lays it out, with the trees reading it gives); and reading the header back.
 
 The header is YAML comments, so any YAML reader reads the objects alone. Its lines that say the
 state is incomplete (`# not listed: …`, `# no Kueue: …`, `# no Kueue configuration: …`) are read
@@ -15,6 +16,8 @@ from dataclasses import dataclass, field
 from kadmit.diagnostics import Diagnostics
 from kadmit.live.codes import KAD034, KAD036, KAD037
 from kadmit.live.discover import Target
+from kadmit.live.emit import Emitter
+from kadmit.manifests.yamltree import Val
 from kadmit.source import SNAPSHOT_MARKER, Span
 
 MARKER = SNAPSHOT_MARKER
@@ -36,8 +39,7 @@ class Listed:
     """What listing one kind gave: its objects' documents, or why not (some namespaces or all)."""
 
     target: Target
-    docs: list[str] = field(default_factory=list)
-    whole: str | None = None  # a listing not laid out as kubectl's usual: kept as one List document
+    docs: list[dict] = field(default_factory=list)  # the objects, as kubectl's JSON has them
     failed: str | None = None  # why it was not listed at all
     forbidden: bool = False  # failed for want of rights (403)
     missed: tuple[str, ...] = ()  # namespaces it could not be listed in (it was read in the others)
@@ -47,7 +49,7 @@ class Listed:
 
     @property
     def count(self) -> int:
-        return len(self.docs) + (self.whole.count("\n- ") if self.whole else 0)
+        return len(self.docs)
 
 
 @dataclass
@@ -66,18 +68,25 @@ class Origin:
 
 
 def compose(origin: Origin, listed: list[Listed], not_served: tuple[str, ...], notes: list[tuple[str, str]]) -> str:
-    """The snapshot's text. `notes`: (kind of line, text) for the header's replayed lines other than
-    the kinds not listed (no Kueue, no configuration)."""
+    """The snapshot's text (`composed`'s without the trees)."""
+    return composed(origin, listed, not_served, notes)[0]
+
+
+def composed(origin: Origin, listed: list[Listed], not_served: tuple[str, ...],
+             notes: list[tuple[str, str]]) -> tuple[str, list[Val]]:
+    """The snapshot's text and its documents' trees, as `parse_documents` reads them from it. `notes`: (kind
+    of line, text) for the header's replayed lines other than the kinds not listed (no Kueue, no
+    configuration)."""
     versions = ", ".join(v for v in (f"kubectl {origin.kubectl_version}" if origin.kubectl_version else "",
                                      f"kadmit {origin.kadmit_version}" if origin.kadmit_version else "") if v)
     who = ", ".join(f"{k} {v}" for k, v in (("cluster", origin.cluster), ("user", origin.user)) if v)
-    head = [f"{MARKER} {FORMAT}: every object of the kinds kadmit reads, as `kubectl get -o yaml` printed it",
+    head = [f"{MARKER} {FORMAT}: every object of the kinds kadmit reads, as `kubectl get -o json` gave it, in YAML",
             "# (read it with `kadmit admit|why|check|simulate FILE`; the `not listed` lines below are reported again)",
             f"# context: {origin.context}" + (f" ({who})" if who else ""),
             f"# server: {origin.server or 'unknown'}" + (f" (Kubernetes {origin.server_version})"
                                                           if origin.server_version else ""),
             f"# read at: {origin.read_at}, in {origin.seconds:.2f} s" + (f", by {versions}" if versions else ""),
-            "# listed (one `kubectl get RESOURCE -o yaml` each, every namespace at once):"]
+            "# listed (one `kubectl get RESOURCE -o json` each, every namespace at once):"]
     shown = [(t.target.shown + _where(t), t) for t in listed if t.failed is None]
     width = max((len(s) for s, _ in shown), default=0)
     for s, t in shown:
@@ -94,13 +103,19 @@ def compose(origin: Origin, listed: list[Listed], not_served: tuple[str, ...], n
             head.append(f"# {NOT_LISTED}: {t.target.shown} in namespace{'s' if len(t.missed) != 1 else ''} "
                         f"{names}: {_one_line(t.missed_why)}")
     head.extend(f"# {kind}: {_one_line(text)}" for kind, text in notes)
-    parts = ["\n".join(head)]
+    out = Emitter(len(head) + 1)  # the documents' lines, after the header and its `---`
+    lines = out.lines
+    trees = []
     for t in listed:
-        docs = t.docs if t.whole is None else [t.whole.rstrip("\n")]
-        for i, doc in enumerate(docs):
-            lead = f"# {t.target.shown}{_where(t)}: {t.count} object{'s' if t.count != 1 else ''}\n" if i == 0 else ""
-            parts.append(lead + doc)
-    return "\n---\n".join(parts) + "\n"
+        for i, obj in enumerate(t.docs):
+            if trees:
+                lines.append("---")
+            if i == 0:
+                lines.append(f"# {t.target.shown}{_where(t)}: {t.count} object{'s' if t.count != 1 else ''}")
+            trees.append(out.document(obj))
+    if not lines:
+        return "\n".join(head) + "\n", trees
+    return "\n".join(head) + "\n---\n" + "".join(line + "\n" for line in lines), trees
 
 
 def _where(t: Listed) -> str:

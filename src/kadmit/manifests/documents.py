@@ -128,10 +128,11 @@ class Indexed:
         return bisect_right(self.lines, line) - 1
 
 
-def read_indexed(text: str, file: str, diags: Diagnostics) -> tuple[Fragment, Indexed | None]:
+def read_indexed(text: str, file: str, diags: Diagnostics, trees: list | None = None) -> tuple[Fragment, Indexed | None]:
     """`read_manifest_text(text, file, diags)`, with the file's index when it can be read again by
     document (None: the text's lines or documents aren't plain, or reading it reported a problem of
-    the YAML itself)."""
+    the YAML itself). `trees`: the text's documents as `parse_documents` reads them, made already (a
+    cluster read: `live.emit`), taken instead of parsing the text again."""
     seg = segments(text)
     reader = _Logged(file, diags, text)
     lists = [getattr(reader.fragment, t) for t in _TARGETS]
@@ -144,7 +145,7 @@ def read_indexed(text: str, file: str, diags: Diagnostics) -> tuple[Fragment, In
     here = tuple(0 for _ in lists)
     done = -1  # the last segment read
     mark = first
-    for doc in parse_documents(text, file, diags):
+    for doc in parse_documents(text, file, diags) if trees is None else trees:
         if len(diags.items) != mark:
             ok = False  # reported while parsing (not converting)
         if doc is not None and ok:
