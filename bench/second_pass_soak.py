@@ -43,7 +43,7 @@ def main() -> int:
     def counting_passes(*a, **k):
         got = passes(*a, **k)
         for _, _, sp in got:
-            seen.add("placed" if sp.placement.failure is None else "preempting" if sp.targets else "no room")
+            seen.add("placed" if sp.ok else "preempting" if sp.targets else "no room")
         return got
 
     ordered.needs_second_pass, ordered.second_passes = counting_queued, counting_passes

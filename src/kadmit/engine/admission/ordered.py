@@ -279,8 +279,8 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
         if passes and fair:  # Kueue's fair-sharing iterator keeps one entry per ClusterQueue: a head of
             # the queue (nominated after the second passes) or its last second pass; the rest are tried later
             passes, put_off = one_per_queue(passes, {name for name, _, _ in entries})
-            for name, wl, sp in put_off:
-                second_pass_failed(second, wl.key, cycle, sp, started)
+            for name, wl, sp in put_off:  # (not tried: no state it failed on, the run goes on to it)
+                second_pass_failed(second, wl.key, cycle, sp, None)
         entries = passes + entries
         holds: list[tuple[str, dict]] = []  # usage held for the rest of the cycle
         held_nodes: list[str] = []  # and nodes (the pool's keys)
@@ -303,7 +303,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
         for name, head, got in _processing_order(session, entries, fair):
             root = tree.root(f"cq:{name}")
             if isinstance(got, SecondPass):
-                if got.placement.failure is None and session.pool.still_fits(got.placement):
+                if got.ok and session.pool.still_fits(got.placement):
                     place_later(session, head.key, got.placement)
                     d = decisions.get(head.key)
                     if d is not None:  # (one the input shows holding quota has no decision)

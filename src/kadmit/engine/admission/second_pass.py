@@ -15,6 +15,7 @@ from kadmit.engine.admission.decisions import Decision
 from kadmit.engine.admission.session import Assignment, Session
 from kadmit.engine.preemption.candidates import Preemptor, Victim
 from kadmit.engine.preemption.search import find_targets
+from kadmit.engine.quota import FR, node_id
 from kadmit.engine.placing.pool import WorkloadPlacement
 from kadmit.model import Workload
 from kadmit.modelchecks import states_on_reservation
@@ -29,11 +30,17 @@ class SecondPass:
     placement: WorkloadPlacement
     iteration: int  # Kueue's SecondPassIteration: 1 for the pass after the reservation
     position: int = 0  # its place among the cycle's second passes (Kueue's takeAllReady order)
+    quota: frozenset[FR] = frozenset()  # flavor-resources its flavors no longer fit, counted again (`requoted`)
     targets: list[Victim] = field(default_factory=list)  # failed: the victims Kueue's preemptor finds
     held: WorkloadPlacement | None = None  # and the placement with them gone
     usage: dict = field(default_factory=dict)
     height: int = -1
     mode: str = "SecondPass"
+
+    @property
+    def ok(self) -> bool:
+        """It places the delayed pod sets (on the nodes as the cycle began) and its flavors still fit."""
+        return self.placement.failure is None and not self.quota
 
 
 def needs_second_pass(session: Session, wl: Workload, a: Assignment) -> bool:
@@ -112,11 +119,53 @@ def second_passes(session: Session, decisions: dict[str, Decision],
             continue
         wl = d.workload if d is not None else session.index.workloads[key]
         requests = _delayed_requests(session, wl, name, a, d is None)
-        got = SecondPass(session.pool.place(requests), iteration, len(out))
-        if got.placement.failure is not None:
-            got.targets, got.held = _victims(session, wl, a, requests)
+        got = SecondPass(session.pool.place(requests), iteration, len(out), requoted(session, wl, a))
+        if not got.ok:
+            got.targets, got.held = _victims(session, wl, a, requests, got.quota)
         out.append((name, wl, got))
     return out
+
+
+def requoted(session: Session, wl: Workload, a: Assignment) -> frozenset[FR]:
+    """Kueue's second pass assigns flavors again (flavorassigner.assignFlavors), each pod set (or
+    pod-set group) starting from its admission's flavors: one of its resources (Go map order) keeps
+    its flavor unchecked, and every resource group holding another of its resources is searched again
+    (findFlavorForPodSets over all the group's resources it asks for), with the workload's own
+    reservation still counted in its queue's usage, so its requests count twice. The flavor-resources
+    of the flavors it holds that do not fit so; empty when every searched group does (then the search
+    keeps the flavors it holds: those before them did not fit at the reservation, with less usage).
+    The resource kept unchecked is taken as the pod set's first by name; where its resources span
+    resource groups, Kueue's map order may keep another (docs/KUEUE-DIFFERENCES.md §1)."""
+    cq = session.index.cluster_queues[a.cluster_queue]
+    tree = session.compiler.tree
+    nid = node_id(cq.name, False)
+    group_of = {r: gi for gi, rg in enumerate(cq.resource_groups) for r in rg.covered_resources}
+    covered = set(group_of)
+    units: dict[str, list] = {}
+    for ps in wl.pod_sets:
+        key = ps.topology.group if ps.topology is not None and ps.topology.group else f"\0{ps.name}"
+        units.setdefault(key, []).append(ps)
+    demand: dict[FR, int] = {}
+    for members in units.values():
+        asked: dict[int, set[str]] = {}
+        for ps in members:
+            for r, q in session.compiler.requests(ps, covered).items():
+                if r in group_of and q:
+                    asked.setdefault(group_of[r], set()).add(r)
+        if not asked:
+            continue
+        kept = min(r for rs in asked.values() for r in rs)
+        for gi, rs in asked.items():
+            if rs == {kept}:
+                continue  # the unchecked resource's group, asked for nothing else
+            for ps in members:
+                per_pod = session.compiler.requests(ps, covered)
+                for r in rs:
+                    fl = a.flavors.get(ps.name, {}).get(r)
+                    if fl is not None and per_pod.get(r):
+                        fr = (fl, r)
+                        demand[fr] = demand.get(fr, 0) + per_pod[r] * a.counts.get(ps.name, 0)
+    return frozenset(fr for fr, v in demand.items() if v > tree.available(nid, fr, session.usage))
 
 
 def one_per_queue(passes: list[tuple[str, Workload, SecondPass]],
@@ -130,17 +179,19 @@ def one_per_queue(passes: list[tuple[str, Workload, SecondPass]],
     return tried, [p for p in passes if p not in tried]
 
 
-def _victims(session: Session, wl: Workload, a: Assignment, requests) -> tuple[list[Victim], WorkloadPlacement | None]:
+def _victims(session: Session, wl: Workload, a: Assignment, requests,
+             quota: frozenset[FR]) -> tuple[list[Victim], WorkloadPlacement | None]:
     """A second pass that found no room is Preempt (flavorassigner: the placement fails, and fits on
     nodes as if empty; else NoFit, no victims) and asks Kueue's preemptor (GetTargets) for victims:
     with its own quota counted again (the snapshot holds its reservation, and the preemptor adds its
     requests, TotalRequestsFor), for the flavor-resources of its delayed pod sets; the nodes must take
-    it with the victims gone (workloadFits). The victims and that placement, or ([], None)."""
+    it with the victims gone (workloadFits). The victims and that placement, or ([], None). One whose
+    flavors no longer fit by `quota` (`requoted`) needs those flavor-resources freed."""
     pool = session.pool
     if pool.place(requests, free=pool.free_without(list(pool.placed))).failure is not None:
         return [], None
-    delayed = {r.pod_set for r in requests}
-    needs = frozenset((fl, res) for ps, per in a.flavors.items() if ps in delayed for res, fl in per.items())
+    delayed = {r.pod_set for r in requests} if pool.place(requests).failure is not None else set()
+    needs = quota | frozenset((fl, res) for ps, per in a.flavors.items() if ps in delayed for res, fl in per.items())
     p = Preemptor(wl.key, a.cluster_queue, session.index.priority(wl), wl.created, dict(a.usage), needs)
     targets = find_targets(session, p, lambda gone: pool.place(requests, free=pool.free_without(gone)).failure is None)
     if not targets:
@@ -159,8 +210,8 @@ def second_pass_failed(second: dict[str, tuple[int, int, str, int | None, tuple]
                         sp: SecondPass, version: int | None) -> None:
     """Kueue queues it again after its backoff (QueueSecondPassIfNeeded: 1 s doubled per failed pass,
     at most 30 s; the run's clock steps a second a cycle), in the cycle's order of entries.
-    `version`: the state it failed on (or was not tried on, its queue's head or another pass of its
-    queue taking its place under fair sharing)."""
+    `version`: the state it failed on; None for one not tried (its queue's head or another pass of its
+    queue taking its place under fair sharing), which the run goes on to whatever the state."""
     name = second[key][2]
     second[key] = (cycle + min(2 ** sp.iteration, 30), sp.iteration + 1, name, version, (cycle, 0, sp.position))
 
