@@ -91,6 +91,9 @@ def test_strings_that_would_read_as_something_else_are_quoted() -> None:
         text, kind, value = scalar(s)
         assert text == quoted(s) and (kind, value) == ("str", s)
         assert_same([{"k": s, s or "e": [s]}])
+    for s in ("\x00\n", "\ufeffa\n", "\x85\nb", "a\r\nb\n", "\ta\n", " a\nb", "\na"):  # line-broken, not a literal block
+        assert scalar(s)[0] == quoted(s) and "|" not in written_and_read([{"k": s}])[0]
+        assert_same([{"k": s, "l": [s]}])
     for s in ("Never", "nvidia.com/gpu", "a:b", "https://x/y", "team-a", "a b c", "éü", "(x)", "/bin/sh"):
         assert scalar(s)[0] == s
 

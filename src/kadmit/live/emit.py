@@ -29,7 +29,8 @@ MAX_KEY = 1000  # YAML reads an implicit (plain or quoted) key of at most 1024 c
 _NOT = "\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff"  # control, line-break and non-characters
 _PLAIN = re.compile(f"[^\\s\\-?:,\\[\\]{{}}#&*!|>'\"%@`.\\\\{_NOT}][^{_NOT}]*")
 _UNSAFE = re.compile(r"[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff]")
-_LITERAL = re.compile(r"[^\s][^\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff]*", re.S)
+_IN_BLOCK = "\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff"  # _NOT less tab and line feed
+_LITERAL = re.compile(f"[^\\s{_IN_BLOCK}][^{_IN_BLOCK}]*", re.S)
 _STR_TAG = "tag:yaml.org,2002:str"
 _new = object.__new__
 
