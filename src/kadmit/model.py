@@ -489,6 +489,7 @@ class Job(Obj):
     group: str | None = None  # `kueue.x-k8s.io/pod-group-name`: `manage` joins its members
     group_total: int | None = None
     group_fast: bool = False
+    succeeded: bool = False  # a pod whose phase is Succeeded: a group counts it and reclaims its quota
     role: str | None = None  # a grouped pod's role (its `kueue.x-k8s.io/role-hash`, else Kueue's hash), naming its pod set
     train: Obj | None = None  # a TrainJob's `manifests.jobs.trainjob.TrainSpec`: pod sets from its runtime
     refusals: tuple[Refusal, ...] = ()  # what Kueue's webhook refuses it for (`manage` decides whether it applies)

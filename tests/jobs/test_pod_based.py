@@ -292,3 +292,23 @@ def test_a_running_member_waits_before_the_group_is_counted(tmp_path):
     assert m.workloads == ()
     ((name, reason),) = [(s.object.name, s.reason) for s in m.skipped]
     assert name == "g" and "Kueue makes none while it is active" in reason
+
+
+def test_a_groups_succeeded_pods_count_and_are_reclaimed(tmp_path):
+    """Kueue counts a Succeeded member among the group's pods (`isPodRunnableOrSucceeded`) and takes
+    it off its role's count (`Pod.ReclaimablePods`, `podSetsCountsAfterReclaim`); a Failed one is
+    neither; as many Succeeded pods as the total is a finished group
+    (tests/oracle/features/pod-group-succeeded-member-reclaimed.yaml)."""
+    done = _created(pod("a", total=3, gate=False), "a", phase="Succeeded")
+    gated = _created(pod("b", total=3), "b", phase="Pending") + _created(pod("c", total=3), "c", phase="Pending")
+    (tmp_path / "1").mkdir()
+    (wl,) = model_of(tmp_path / "1", setup__yaml=SETUP, pods__yaml=done + gated).workloads
+    assert [p.count for p in wl.pod_sets] == [2] and "1 Succeeded, its quota reclaimed" in wl.pod_sets[0].origin
+    failed = _created(pod("a", total=3, gate=False), "a", phase="Failed")
+    (tmp_path / "2").mkdir()
+    m = model_of(tmp_path / "2", setup__yaml=SETUP, pods__yaml=failed + gated)
+    assert m.workloads == () and "2 of its 3 pods" in m.skipped[0].reason
+    all_done = "".join(_created(pod(n, total=2, gate=False), n, phase="Succeeded") for n in ("a", "b"))
+    (tmp_path / "3").mkdir()
+    m = model_of(tmp_path / "3", setup__yaml=SETUP, pods__yaml=all_done)
+    assert m.workloads == () and [s.reason for s in m.skipped] == ["it has finished"]

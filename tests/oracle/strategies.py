@@ -71,6 +71,9 @@ CI (and on in the soak) and agreement is counted per feature. The switches:
   status or not (`check=KIND`), provisioning ones with their ProvisioningRequestConfig or without,
   MultiKueue ones over clusters Active or not, a missing one, `onFlavors` — and the check states of
   Workloads, pending or holding quota (Pending, Ready, Retry, Rejected: `check_state=STATE`)
+- `pod_states` (opt-in, OPT_IN): existing Pods and pod groups (`existing_jobs`) with Kueue's managed
+  label in a state each, on no node (`pod_state=STATE`: gated, pending, running, gated_running,
+  succeeded, failed), and no Workload (`_pod_states`)
 - `second_pass` (opt-in, OPT_IN: drawn only when named, `--require second_pass`, so that the draws
   of every other seed stay as they were): clusters biased toward Kueue's second pass — topology-aware
   queues that all have a provisioning check (and its config), Workloads whose checks are mostly
@@ -102,7 +105,7 @@ SWITCHES = ("cohorts", "cohort_tree", "cohort_quota", "borrowing_limit", "lendin
             *(f"job:{k}" for k in JOB_KINDS))
 # switches drawn only when named (a soak's `--require`): not in ALL, so that clusters drawn from ALL
 # (every seed of the soaks, CI's property test) stay as they were
-OPT_IN = frozenset({"second_pass"})
+OPT_IN = frozenset({"second_pass", "pod_states"})
 ALL = frozenset(SWITCHES)
 KNOWN = ALL | OPT_IN
 
@@ -734,6 +737,8 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
                     o["metadata"]["uid"] = f"00000000-0000-{i:04d}-0001-{serial:012d}"
             if existing and objs[-1]["kind"] in RUNNING_STATES and d.on("running_jobs", 0.3):
                 _running_state(d, objs[-1], created)
+            if existing and objs[0]["kind"] == "Pod" and d.on("pod_states", 0.8):  # (opt-in: draws nothing unless allowed)
+                _pod_states(d, objs)
             if ("overhead" in d.features or "priority_class" in d.features) and d.int(0, 3) == 0 \
                     and "priority_class" in allowed and objs[-1]["kind"] == "Job":
                 objs[-1]["spec"]["template"]["spec"]["priorityClassName"] = "pc-mid"
@@ -1024,6 +1029,27 @@ def _running_state(d: _Draw, o: dict, created: datetime) -> None:
             o["status"] = {"replicas": replicas + 1, "readyReplicas": replicas, "updatedReplicas": replicas - 1}
     else:  # StatefulSet
         o["status"] = {"replicas": spec["replicas"], "readyReplicas": spec["replicas"]}
+
+
+# `pod_states`: a pod's state as the cluster holds it, on no node (the oracle reads a bound pod as
+# node usage): gated or not, and its phase
+POD_STATES = {"gated": (True, "Pending"), "pending": (False, "Pending"), "running": (False, "Running"),
+              "gated_running": (True, "Running"), "succeeded": (False, "Succeeded"), "failed": (False, "Failed")}
+
+
+def _pod_states(d: _Draw, pods: list[dict]) -> None:
+    """Existing Pods (a UID: `existing_jobs`), single or a group's members, as Kueue's webhook left
+    them (`kueue.x-k8s.io/managed: "true"`) in a state each (`pod_state=STATE`, POD_STATES) and no
+    Workload: Kueue's pod reconciler makes one unless the pod (single) has finished, or a member of
+    the group is Running (`Pod.IsActive`), the group has too few runnable pods or has finished."""
+    for pod in pods:
+        state = d.pick(POD_STATES, "pod_state")
+        gated, phase = POD_STATES[state]
+        pod["metadata"]["labels"] = dict(pod["metadata"].get("labels", {})) | {"kueue.x-k8s.io/managed": "true"}
+        spec = pod["spec"] = {k: v for k, v in pod["spec"].items() if k != "schedulingGates"}
+        if gated:
+            spec["schedulingGates"] = [{"name": "kueue.x-k8s.io/admission"}]
+        pod["status"] = {"phase": phase}
 
 
 def _tas_pods(wl: dict, pod_sets: list[dict], per_node: dict, need: dict, resources: list[str]) -> list[dict]:

@@ -35,6 +35,10 @@ def _group(name: str, pods: list[Job]) -> tuple[Job | None, str]:
     first = pods[0]
     total = first.group_total or 0
     ref = first.object.model_copy(update={"name": name, "uid": None})
+    if total and sum(p.succeeded for p in pods) >= total:
+        # `Pod.Finished`: as many Succeeded pods as the group's total
+        return first.model_copy(update={"object": ref, "state": "finished", "group": None,
+                                        "generate_name": False}), ""
     if any(p.state == "running" for p in pods):
         # a Running member keeps Kueue waiting (`Pod.IsActive` over the group's pods, read in
         # `handleJobWithNoWorkload` before the group's Workload is composed and its members checked)
@@ -47,7 +51,8 @@ def _group(name: str, pods: list[Job]) -> tuple[Job | None, str]:
         if p.group_total != first.group_total:
             return None, (f"pods `{first.object.name}` and `{p.object.name}` of group `{name}` give different "
                           "`pod-group-total-count`: Kueue makes no Workload of the group")
-    active = [p for p in pods if p.state != "finished"]
+    # `isPodRunnableOrSucceeded`: every pod but a Failed one counts among the group's pods
+    active = [p for p in pods if p.state != "finished" or p.succeeded]
     if first.group_fast and active:
         chosen, counts = active[:1], {0: total}
     elif len(active) < total:
@@ -64,13 +69,21 @@ def _group(name: str, pods: list[Job]) -> tuple[Job | None, str]:
             roles[role][1].append(p.object.name)
         else:
             roles[role] = (ps, [p.object.name])
+    # `Pod.ReclaimablePods`: the group's Succeeded pods, by role, which Kueue's reconciler writes to
+    # the Workload's `status.reclaimablePods` and its scheduler takes off the pod set's count
+    # (`podSetsCountsAfterReclaim`)
+    reclaimed: dict[str, int] = {}
+    for p in pods:
+        if p.succeeded:
+            reclaimed[p.role or ""] = reclaimed.get(p.role or "", 0) + 1
     pod_sets = []
     for role, (ps, names) in sorted(roles.items()):
-        count = counts.get(0, len(names))
+        count = max(0, counts.get(0, len(names)) - reclaimed.get(role, 0))
         shown = ", ".join(f"`{n}`" for n in names[:4]) + (", …" if len(names) > 4 else "")
+        done = f" ({reclaimed[role]} Succeeded, its quota reclaimed)" if reclaimed.get(role) else ""
         pod_sets.append(ps.model_copy(update={"name": role, "count": count,
                                               "origin": f"{count} pod{'s' if count != 1 else ''} of group "
-                                                        f"`{name}` shaped like {shown}"}))
+                                                        f"`{name}` shaped like {shown}{done}"}))
     wl = first.workloads[0].model_copy(update={"name": name, "pod_sets": tuple(pod_sets), "origin": ref})
     # no member is running (above): a gated or unplaced member leaves the group pending work
     state = "pending" if any(p.state == "pending" for p in pods) else "finished"

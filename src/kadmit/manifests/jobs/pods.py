@@ -73,6 +73,7 @@ def pod_job(f: Fields, o: Meta) -> Job | None:
         state = "pending"
     return b.job(state=state, note=note).model_copy(update={
         "group": group, "group_total": total, "group_fast": o.annotations.get(FAST_ADMISSION) == "true",
+        "succeeded": phase == "Succeeded",
         # `getRoleHash`: the role-hash annotation, else the hash Kueue's webhook gives the pod
         "role": o.annotations[ROLE_HASH] if ROLE_HASH in o.annotations else role_hash(spec) if group else None})
 
