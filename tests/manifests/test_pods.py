@@ -11,7 +11,8 @@ import pytest
 from kadmit.diagnostics import Diagnostics
 from kadmit.manifests import read_manifest_text
 from kadmit.model import Model
-from kadmit.placement.inventory import is_tas_pod, model_inventory, placement_usage
+from kadmit.placement.inventory import is_tas_pod, model_inventory
+from placement.builders import admitted_usage
 
 NODE = """\
 apiVersion: v1
@@ -125,7 +126,7 @@ def test_a_pod_labelled_only_as_kueue_v019_does_counts_as_kueue_v017_counts_it()
     `filterPod`), beside the workload's topology assignment: kadmit follows v0.17."""
     frag, _ = read(NODE, WORKLOAD, POD.format(name="train-0", extra=V19_LABEL))
     model = Model(nodes=frag.nodes, pods=frag.pods, workloads=frag.workloads)
-    node = model_inventory(model, placement_usage(model), skip_tas_pods=True).get("gpu-0")
+    node = model_inventory(model, admitted_usage(model), skip_tas_pods=True).get("gpu-0")
     assert node.holders == ("team/train-0",)
     assert node.free["nvidia.com/gpu"] == 12_000 - 2 * 4000 - 4000
 
@@ -136,9 +137,9 @@ def test_an_export_of_a_tas_workload_and_its_pods_counts_them_once():
     assert not diags.items
     model = Model(nodes=frag.nodes, pods=frag.pods, workloads=frag.workloads)
     assert model.workloads[0].admission.pod_sets[0].placement == {"gpu-0": 2}
-    node = model_inventory(model, placement_usage(model), skip_tas_pods=True).get("gpu-0")
+    node = model_inventory(model, admitted_usage(model), skip_tas_pods=True).get("gpu-0")
     # the workload's 2 pods (via its placement) and the unlabelled `side` pod
     assert node.free == {"cpu": 10_000, "nvidia.com/gpu": 0, "pods": 107_000}
     assert node.holders == ("team/side",)
-    counted_twice = model_inventory(model, placement_usage(model)).get("gpu-0")
+    counted_twice = model_inventory(model, admitted_usage(model)).get("gpu-0")
     assert counted_twice.free["nvidia.com/gpu"] == -8000

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from kadmit.model import Node, NodeSelectorTerm, Pod, PodSet, Requirement, Taint, Toleration, Topology
 from kadmit.placement.filters import PodTemplate
-from kadmit.placement.inventory import node_state
+from kadmit.placement.inventory import add, node_state
 from kadmit.quantity import parse_quantity
 
 GPU = "nvidia.com/gpu"
@@ -67,3 +67,16 @@ def template(selector: dict | None = None, affinity=(), tolerations=(), name="p"
     ps = PodSet(name=name, requests=quantities(**requests), node_selector=selector or {},
                 node_affinity=tuple(affinity), tolerations=tuple(tolerations))
     return PodTemplate.build(ps)
+
+
+def admitted_usage(model) -> dict[str, dict[str, int]]:
+    """What admitted workloads' placements take, by leaf key (a node, or a rack leaf), as the engine's
+    pool counts them (`NodePool.admitted_usage`, Kueue's TAS cache): usage to pass to `model_inventory`."""
+    from kadmit.engine.placing.pool import NodePool
+    from kadmit.index import ModelIndex
+
+    out: dict[str, dict[str, int]] = {}
+    for taken in NodePool(model, ModelIndex(model)).placed.values():
+        for key, use in taken.items():
+            out[key] = add(out.get(key, {}), use)
+    return out

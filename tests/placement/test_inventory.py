@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from kadmit.diagnostics import Diagnostics
 from kadmit.model import Admission, Model, Node, PodSet, PodSetAssignment, Workload
-from kadmit.placement.inventory import build_inventory, model_inventory, placement_usage, pod_usage
+from kadmit.placement.inventory import build_inventory, model_inventory, pod_usage
 
-from .builders import GPU, node, pod
+from .builders import GPU, admitted_usage, node, pod
 
 
 def test_bound_pods_use_capacity_and_one_pod_each():
@@ -91,9 +91,9 @@ def test_skipping_tas_pods_leaves_the_placement_as_the_one_count():
                       PodSetAssignment(name="main", count=2, placement={"a": 2}),)))
     model = Model(nodes=(node("a", gpu=8),), workloads=(wl,),
                   pods=(tas_pod("w-0", "a", gpu=4), tas_pod("w-1", "a", gpu=4)))
-    once = model_inventory(model, placement_usage(model), skip_tas_pods=True).get("a")
+    once = model_inventory(model, admitted_usage(model), skip_tas_pods=True).get("a")
     assert once.free == {GPU: 0, "pods": 108_000}
-    twice = model_inventory(model, placement_usage(model)).get("a")
+    twice = model_inventory(model, admitted_usage(model)).get("a")
     assert twice.free == {GPU: -8000, "pods": 106_000}
 
 

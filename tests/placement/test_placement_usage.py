@@ -3,8 +3,9 @@
 from kadmit.diagnostics import Diagnostics
 from kadmit.manifests import read_manifest_text
 from kadmit.model import merge
-from kadmit.placement.inventory import model_inventory, placement_usage
+from kadmit.placement.inventory import model_inventory
 from kadmit.syntax import parse_text
+from .builders import admitted_usage
 
 KAD = """
 node n-1 { allocatable = { cpu = 8, pods = 10 } }
@@ -56,7 +57,7 @@ def test_kad_and_manifest_placements_agree_and_take_node_capacity():
     kad_psa = kad.workloads[0].admission.pod_sets[0]
     assert kad_psa.placement == {"n-1": 2, "n-2": 1}
     assert yml.workloads[0].admission.pod_sets[0].placement == kad_psa.placement
-    usage = placement_usage(kad)
+    usage = admitted_usage(kad)
     assert usage == {"n-1": {"cpu": 4000, "pods": 2000}, "n-2": {"cpu": 2000, "pods": 1000}}
     inv = model_inventory(kad, usage)
     assert inv.get("n-1").free["cpu"] == 4000 and inv.get("n-2").free["pods"] == 9000

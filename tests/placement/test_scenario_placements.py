@@ -9,9 +9,10 @@ from __future__ import annotations
 import pytest
 
 from kadmit.engine.decide import admit
-from kadmit.placement.inventory import model_inventory, placement_usage
+from kadmit.placement.inventory import model_inventory
 from kadmit.render.decisions import admit_dict
 from kadmit.workspace import load
+from .builders import admitted_usage
 
 GPU = "nvidia.com/gpu"
 
@@ -29,7 +30,7 @@ def decisions(model):
 
 
 def test_admitted_placements_fit_their_nodes(model):
-    inv = model_inventory(model, placement_usage(model))
+    inv = model_inventory(model, admitted_usage(model))
     h100 = {n.name: n.free[GPU] for n in inv.nodes if n.name.startswith("h100-")}
     assert h100 == {"h100-r1-0": 0, "h100-r1-1": 0, "h100-r1-2": 0, "h100-r1-3": 8000,
                     "h100-r2-0": 8000, "h100-r2-1": 8000, "h100-r2-2": 8000, "h100-r2-3": 8000}

@@ -202,20 +202,3 @@ def admitted_pod_requests(ps: PodSet | None, psa: PodSetAssignment) -> dict[str,
     if psa.usage and psa.count > 0:
         return {r: q // psa.count for r, q in sorted(psa.usage.items())}
     return ps.placed_requests if ps is not None else {}
-
-
-def placement_usage(model: Model) -> dict[str, dict[str, int]]:
-    """What admitted workloads with a known placement take from each node: pods x per-pod
-    requests, one `pods` each. A caller whose inputs also hold those workloads' bound Pods should
-    count one or the other, not both: `build_inventory(..., skip_tas_pods=True)` leaves out the pods
-    Kueue takes for TAS workloads' (`is_tas_pod`)."""
-    out: dict[str, dict[str, int]] = {}
-    for wl in sorted(model.workloads, key=lambda w: w.key):
-        if not wl.admitted or wl.admission is None:
-            continue
-        declared = {ps.name: ps for ps in wl.pod_sets}
-        for psa in wl.admission.pod_sets:
-            per_pod = admitted_pod_requests(declared.get(psa.name), psa)
-            for node, pods in sorted(psa.placement.items()):
-                out[node] = add(out.get(node, {}), pod_usage(per_pod, pods))
-    return out
