@@ -26,7 +26,8 @@ CI (and on in the soak) and agreement is counted per feature. The switches:
   `podset-group-name` annotation), placed as one
   (`tas_leaf_levels`: a topology whose lowest level is not the hostname, `leaf_levels=[block, rack]`
   or `[rack]`, Kueue's leaves being racks holding their nodes' summed capacity; `hostname_label`:
-  nodes whose `kubernetes.io/hostname` label is not their name)
+  nodes whose `kubernetes.io/hostname` label is not their name, `shared_hostname`: some of a rack's
+  nodes sharing one, a leaf of their summed capacity to Kueue)
 - jobs: `jobs` and `job:KIND` for each kind in JOB_KINDS; pod templates with
   `init_containers`, `sidecars`, `overhead` (RuntimeClass), `limit_range` (LimitRange defaults;
   `limit_ranges=KIND` where the namespace's LimitRanges also bound what Kueue admits or a second
@@ -101,7 +102,7 @@ SWITCHES = ("cohorts", "cohort_tree", "cohort_quota", "borrowing_limit", "lendin
             "appwrapper_pod_extras", "fair_sharing_no_cohort", "tas_queues", "tas_groups", "pod_level",
             "flavor_selectors", "flavor_taints", "namespace_selector", "stop_policy", "inactive", "resource_groups",
             "pod_sets", "tas_admitted", "running_jobs", "admission_checks", "tas_pods", "node_pods",
-            "tas_leaf_levels", "hostname_label",
+            "tas_leaf_levels", "hostname_label", "shared_hostname",
             *(f"job:{k}" for k in JOB_KINDS))
 # switches drawn only when named (a soak's `--require`): not in ALL, so that clusters drawn from ALL
 # (every seed of the soaks, CI's property test) stay as they were
@@ -596,13 +597,18 @@ def _job(d: _Draw, kind: str, name: str, ns: str, labels: dict, resources: list[
 
 def _nodes(d: _Draw, flavor: str, resources: list[str]) -> list[dict]:
     """A flavor's nodes in racks (and blocks of racks), each labelled on every level the topology may
-    have; a node's hostname label is its name, or under `hostname_label` a value of its own."""
+    have; a node's hostname label is its name, or under `hostname_label` a value of its own (under
+    `shared_hostname`, maybe the rack's previous node's)."""
     out = []
     for r in range(d.int(1, 3 if BLOCK in d.levels else 2)):
+        prev = None
         for h in range(d.int(1, 3)):
             name = f"{flavor}-r{r}-n{h}"
             cap = {"cpu": str(d.pick([4, 8])), "memory": "32Gi", "pods": "110"}
-            host = d.hostname[name] = f"{name}.example.com" if "hostname_label" in d.features else name
+            host = f"{name}.example.com" if "hostname_label" in d.features else name
+            if prev is not None and "shared_hostname" in d.features and d.draw(st.booleans()):
+                host = prev  # the rack's previous node's: one leaf of the two to Kueue
+            host = prev = d.hostname[name] = host
             labels = {"pool": flavor, BLOCK: f"{flavor}-b{r // 2}", RACK: f"{flavor}-r{r}", HOST: host}
             d.domain[name] = [labels[k] for k in d.levels]
             out.append({"apiVersion": "v1", "kind": "Node",
@@ -628,8 +634,8 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
     tas = d.on("tas", 1 if sp else 0.25)
     if tas and d.on("tas_leaf_levels", 0.35):  # Kueue's leaves are racks: no hostname level
         d.levels = {"block+rack": [BLOCK, RACK], "rack": [RACK]}[d.pick(["block+rack", "rack"], "leaf_levels")]
-    if tas:
-        d.on("hostname_label", 0.3)
+    if tas and d.on("hostname_label", 0.3):
+        d.on("shared_hostname", 0.4)
     if tas and len(flavors) > 1 and not d.on("tas_flavors", 1):
         flavors = flavors[:1]
     groups = [(resources, flavors)]
