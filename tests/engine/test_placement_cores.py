@@ -1,7 +1,10 @@
 """Gangs that can't be placed are explained by minimal unsat cores over the topology's capacity:
 every core, made concrete (the statements outside it dropped from the cluster), is infeasible for
-the brute-force reference placer, and dropping any one of its statements makes it feasible."""
+the brute-force reference placer, and dropping any one of its statements makes it feasible. Where
+the hostname is the lowest level the reference places node by node; where a rack is, on one node
+per rack holding the rack's summed capacity, with no taint (Kueue's rack leaves, unfiltered)."""
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -10,7 +13,7 @@ from kadmit.placement.domains import build_domains
 from kadmit.placement.filters import PodTemplate, filter_node
 from kadmit.placement.inventory import add, node_state, pod_usage
 from kadmit.placement.reference import Gang, feasible
-from placement.builders import DC_RACKS, GPU, RACK, node, taint, tol
+from placement.builders import BLOCK, DC, DC_RACKS, GPU, HOST, RACK, node, taint, tol
 
 BIG = 10**9
 
@@ -41,9 +44,9 @@ def _template(tolerate: bool) -> PodTemplate:
     return PodTemplate("main", ((GPU, 1000), ("pods", 1000)), tolerations=(tol("spot"),) if tolerate else ())
 
 
-def _question(nodes, holdings, need, required, tolerate):
+def _question(nodes, holdings, need, required, tolerate, topology=DC_RACKS):
     states = [node_state(n) for n in nodes]
-    tree = build_domains(DC_RACKS, states)
+    tree = build_domains(topology, states)
     free = {}
     for s in states:
         f = dict(s.free)
@@ -56,8 +59,9 @@ def _question(nodes, holdings, need, required, tolerate):
                         "required rack" if required else "unconstrained", None, tree, free, holdings)
 
 
-def _concrete_feasible(q: GangQuestion, nodes, active: set[str]) -> bool:
-    """The cluster with every statement outside `active` dropped, asked of the reference placer."""
+def _concrete(q: GangQuestion, nodes, active: set[str]) -> list:
+    """The cluster with every statement outside `active` dropped: its nodes (Kueue's leaves where the
+    hostname is the lowest level), or one node per rack with the rack's summed capacity and no taint."""
     unlimited = {n for oid in _domain_ids(q) if oid not in active for n in _domain_nodes(q, oid)}
     states = []
     for n in nodes:
@@ -70,11 +74,25 @@ def _concrete_feasible(q: GangQuestion, nodes, active: set[str]) -> bool:
         alloc = dict(n.allocatable)
         if n.name in unlimited:
             alloc = {k: BIG for k in alloc}
-        states.append(node_state(n.model_copy(update={"taints": taints, "allocatable": alloc}), used))
+        states.append((n.model_copy(update={"taints": taints, "allocatable": alloc}), used))
+    if q.tree.host_lowest:
+        return [node_state(n, used) for n, used in states]
+    racks: dict[tuple, tuple[dict, dict]] = {}
+    for n, used in states:
+        where = (n.labels[BLOCK], n.labels[RACK])
+        alloc, took = racks.get(where, ({}, {}))
+        racks[where] = (add(alloc, n.allocatable), add(took, used))
+    return [node_state(node(f"{b}-{r}", rack=r, block=b).model_copy(update={"allocatable": alloc}), used)
+            for (b, r), (alloc, used) in sorted(racks.items())]
+
+
+def _concrete_feasible(q: GangQuestion, nodes, active: set[str]) -> bool:
+    """The concrete cluster (`_concrete`) asked of the reference placer."""
+    states = _concrete(q, nodes, active)
     count = q.need if "gang|count" in active else 1
     one_rack = q.level_idx is not None and "gang|topology" in active
     gang = Gang("g", q.template, count, "required" if one_rack else "unconstrained", RACK if one_rack else None)
-    return feasible(states, [gang], DC_RACKS)
+    return feasible(states, [gang], q.tree.topology)
 
 
 def _domain_ids(q):
@@ -90,11 +108,12 @@ def _domain_nodes(q, oid):
     return next(d.nodes for d in q.tree.by_level[q.level_idx] if d.path == path)
 
 
+@pytest.mark.parametrize("topology", [DC, DC_RACKS], ids=["host-lowest", "rack-lowest"])
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(gang_clusters())
-def test_every_placement_core_is_unsat_and_minimal_for_the_reference_placer(case):
+def test_every_placement_core_is_unsat_and_minimal_for_the_reference_placer(topology, case):
     nodes, holdings, need, required, tolerate = case
-    q = _question(nodes, holdings, need, required, tolerate)
+    q = _question(nodes, holdings, need, required, tolerate, topology)
     found, unsat = gang_cores(q, most=10)
     everything = {f"gang|holder|pod|{h.key}" for h in holdings} | {"gang|count", "gang|topology"} \
         | set(_domain_ids(q)) | {f"gang|taint|spot=true:NoSchedule"}
@@ -129,8 +148,8 @@ def test_frame_extract_core_names_both_racks_the_count_and_the_request():
 
 # --- pod-set groups: a leader placed with the workers (Kueue's podSetGroupName) ---------------------
 
-def _group_question(nodes, holdings, need, required, tolerate, leader_gpus):
-    q = _question(nodes, holdings, need, required, tolerate)
+def _group_question(nodes, holdings, need, required, tolerate, leader_gpus, topology=DC_RACKS):
+    q = _question(nodes, holdings, need, required, tolerate, topology)
     q.leader = PodTemplate("leader", ((GPU, leader_gpus * 1000), ("pods", 1000)), tolerations=q.template.tolerations)
     q.leader_subject, q.group = "pod set `leader` of `ns/g`", "g"
     return q
@@ -141,38 +160,29 @@ def _concrete_group_feasible(q: GangQuestion, nodes, active: set[str]) -> bool:
     the leader on some node, then the workers (required: in the leader's rack) by the reference placer."""
     if "gang|group" not in active:
         return _concrete_feasible(q, nodes, active)
-    unlimited = {n for oid in _domain_ids(q) if oid not in active for n in _domain_nodes(q, oid)}
-    states = []
-    for n in nodes:
-        used = {}
-        for h in q.holdings:
-            if f"gang|holder|{h.kind}|{h.key}" in active:
-                for k, v in h.usage.get(n.name, {}).items():
-                    used[k] = used.get(k, 0) + v
-        taints = tuple(t for t in n.taints if f"gang|taint|{t.key}={t.value}:{t.effect}" in active)
-        alloc = {k: BIG for k in n.allocatable} if n.name in unlimited else dict(n.allocatable)
-        states.append(node_state(n.model_copy(update={"taints": taints, "allocatable": alloc}), used))
+    states = _concrete(q, nodes, active)
     count = q.need if "gang|count" in active else 1
     one_rack = q.level_idx is not None and "gang|topology" in active
     for i, s in enumerate(states):
         if filter_node(q.leader, s, s.free):
             continue
-        after = node_state(nodes[i].model_copy(update={"taints": s.taints, "allocatable": dict(s.allocatable)}),
+        after = node_state(s.node.model_copy(update={"taints": s.taints, "allocatable": dict(s.allocatable)}),
                            add(s.used, q.leader.request_map))
         rest = states[:i] + [after] + states[i + 1:]
         if one_rack:
             rest = [x for x in rest if x.labels.get(RACK) == s.labels.get(RACK)]
         gang = Gang("g", q.template, count, "required" if one_rack else "unconstrained", RACK if one_rack else None)
-        if feasible(rest, [gang], DC_RACKS):
+        if feasible(rest, [gang], q.tree.topology):
             return True
     return False
 
 
+@pytest.mark.parametrize("topology", [DC, DC_RACKS], ids=["host-lowest", "rack-lowest"])
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(gang_clusters(), st.integers(1, 2))
-def test_every_group_core_is_unsat_and_minimal_for_the_reference_placer(case, leader_gpus):
+def test_every_group_core_is_unsat_and_minimal_for_the_reference_placer(topology, case, leader_gpus):
     nodes, holdings, need, required, tolerate = case
-    q = _group_question(nodes, holdings, need, required, tolerate, leader_gpus)
+    q = _group_question(nodes, holdings, need, required, tolerate, leader_gpus, topology)
     found, unsat = gang_cores(q, most=10)
     everything = {f"gang|holder|pod|{h.key}" for h in holdings} | {"gang|count", "gang|topology", "gang|group"} \
         | set(_domain_ids(q)) | {"gang|taint|spot=true:NoSchedule"}

@@ -303,3 +303,25 @@ def test_a_later_pod_set_sees_what_the_earlier_ones_took():
          "pod set `workers` then lands in rack r1 on r1-0:1, r1-1:1"),
         "reduce count of pod set `workers` from 2 to 1, or allow partial admission: min_count = 1"]
     assert_fixes_admit(model, r)
+
+
+def test_a_rack_lowest_topology_blames_its_racks_with_their_summed_numbers():
+    """Where the rack is the lowest level Kueue counts each rack on its nodes' summed free capacity:
+    why's core names rack r0 (its nodes' capacity and what it fits) and the workload admitted on the
+    rack itself (it blamed nothing before, its note saying its cores counted node by node)."""
+    from pathlib import Path
+
+    from kadmit.diagnostics import Diagnostics
+    from kadmit.manifests import read_manifest_text
+    from kadmit.model import merge
+
+    path = Path(__file__).parents[1] / "oracle" / "features" / "tas-admitted-assignment-on-rack-level.yaml"
+    model = merge([read_manifest_text(path.read_text(), str(path), Diagnostics())])
+    r = why(model, "ns/new")
+    assert r.placement is not None and r.placement.unsat and r.placement.racks
+    [core] = r.placement.cores
+    texts = sorted(o.message for o in core)
+    assert texts == ["rack `r0`: 1 node (n0) (one rack leaf: their capacity summed) with 4 `cpu` in all; "
+                     "it fits 0 of the 1 pod now", "workload `ns/running` holds 4 `cpu` on rack `r0`"]
+    human = why_human(r, SourceMap(), None)
+    assert "there is no core to blame" not in human and "workload `ns/running` holds 4 `cpu` on rack `r0`" in human

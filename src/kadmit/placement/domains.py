@@ -131,7 +131,7 @@ class DomainTree:
     def shared_hosts(self) -> dict[str, Domain]:
         """Host leaves of more than one node (nodes sharing a `kubernetes.io/hostname` value, which
         Kueue counts as one leaf of their summed free capacity), by each of their nodes."""
-        if not self.host_lowest:
+        if not self.host_lowest or not self.by_level:
             return {}
         return {name: d for d in self.by_level[-1] if len(d.nodes) > 1 for name in d.nodes}
 

@@ -119,6 +119,11 @@ def why_human(result: WhyResult, sources: SourceMap, workload_span: Span | None,
     return "\n".join(out) + "\n"
 
 
+def _leaf_by_leaf(p) -> str:
+    """How the placement cores count: node by node, or rack by rack on each rack's summed capacity."""
+    return "rack by rack (each on its nodes' summed free capacity)" if p.racks else "node by node"
+
+
 def _explained(result: WhyResult, sources: SourceMap, workload_span: Span | None, workload,
                full: bool) -> list[str]:
     """The answer up to its fixes: the header, where the workload stands, Kueue's reasons, the blame."""
@@ -128,15 +133,11 @@ def _explained(result: WhyResult, sources: SourceMap, workload_span: Span | None
         out.extend(_placement_lines(result.placement, result.met))
     out += _blame_full(result, sources) if full else _blame(result)
     if result.placement is not None and not result.placement.unsat and result.placement.group is not None:
-        out.append("   = note: counting pods node by node the pod set fits with its group's leader; Kueue's greedy "
-                   "placement still fails, so there is no core to blame")
-    elif result.placement is not None and result.placement.racks:
-        out.append("   = note: the topology's lowest level is a rack: Kueue counts each rack on its nodes' summed "
-                   "free capacity, less the pods admitted on it; kadmit's cores count node by node, so there is "
-                   "no core to blame")
+        out.append(f"   = note: counting pods {_leaf_by_leaf(result.placement)} the pod set fits with its group's "
+                   "leader; Kueue's greedy placement still fails, so there is no core to blame")
     elif result.placement is not None and not result.placement.unsat:
-        out.append("   = note: counting pods node by node the pod set fits; Kueue's greedy placement still "
-                   "fails, so there is no core to blame")
+        out.append(f"   = note: counting pods {_leaf_by_leaf(result.placement)} the pod set fits; Kueue's greedy "
+                   "placement still fails, so there is no core to blame")
     if len(result.blame_groups) > 1 and not result.blame_complete and result.placement is None:
         out.append(f"   = note: {len(result.blame_groups)} minimal sets found; more exist (kadmit stops "
                    "enumerating there)")

@@ -136,9 +136,7 @@ def explain_placement(session: Session, wl: Workload) -> PlacementExplanation | 
         level_label(level_key), [(tree.display(d), n) for d, n in fits[:TOP_DOMAINS]], scarce)
     out.group = failure.group
     out.racks = not tree.host_lowest
-    # the cores count pods node by node, as kube-scheduler binds them; Kueue's leaves of a rack-lowest
-    # topology are the racks (their nodes' capacity summed, their admitted pods), which they don't model
-    out.cores, out.unsat = ([], False) if out.racks else _gang_cores(case)
+    out.cores, out.unsat = _gang_cores(case)  # on Kueue's leaves: nodes, or racks on their nodes' sums
     out.blame = _union(out.cores)
     out.fixes = _fixes(case, scarce)
     return out
@@ -302,7 +300,8 @@ def _gang_cores(case: _Case) -> tuple[list[list[Origin]], bool]:
     (min_count when partial admission may shrink it), else at its full count."""
     wl, req, tree = case.wl, case.req, case.tree
     ps = pod_set_of(wl, req.pod_set)
-    holdings = [Holding(h.key, h.kind, h.usage, h.span, h.new) for h in _holders(case, sorted(tree.nodes))]
+    racks = sorted(k for k in tree.leaves if k not in tree.nodes)  # a rack leaf's admitted pods, under its key
+    holdings = [Holding(h.key, h.kind, h.usage, h.span, h.new) for h in _holders(case, sorted(tree.nodes) + racks)]
     r = req.request
     required = r.mode == "required" and not req.implicit
     counts = [req.count]

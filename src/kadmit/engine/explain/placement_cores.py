@@ -3,7 +3,10 @@
 The question is the one topology-aware scheduling answers for one pod set: can `need` pods of one
 shape be placed on the nodes now — all in one domain of the requested level (`required`), or
 anywhere in the topology (`preferred`, `unconstrained`, which Kueue falls back to)? Pods are counted
-per node (`placement.domains`): a node holds `min(free // request)` pods once its filters pass.
+per Kueue leaf (`placement.domains`): a leaf holds `min(free // request)` pods of its free capacity
+once its filters pass — a node where the hostname is the lowest level (the nodes sharing a hostname:
+their summed capacity, filtered by the first), a rack where a rack is (its nodes' summed free
+capacity less the pods admitted on it, with no node filter, as Kueue's fillInCounts).
 
 Statements, each a tracking id with its origin (span, kind, the number a fix may change):
 - the gang's size (`count`: at least `need` pods at once; dropped, one pod is enough);
@@ -77,11 +80,39 @@ class GangQuestion:
     group: str | None = None
     group_span: Span | None = None
 
+    @property
+    def leaves(self) -> dict[str, "_Leaf"]:
+        """Kueue's leaves of the tree by placement key (`DomainTree.leaves`)."""
+        got = getattr(self, "_leaves", None)
+        if got is None:
+            tree = self.tree
+            if not tree.by_level:  # no topology (kube-scheduler's gangs): the nodes themselves
+                got = {n: _Leaf(n, (n,), tree.nodes[n], ()) for n in sorted(tree.nodes)}
+            else:
+                got = {key: _Leaf(key, tuple(d.nodes), tree.nodes[d.nodes[0]] if tree.host_lowest else None,
+                                  d.values) for key, d in sorted(tree.leaves.items())}
+            self._leaves = got
+        return got
+
+
+@dataclass(frozen=True)
+class _Leaf:
+    """One of Kueue's leaves: a node, the nodes sharing a hostname, or a rack."""
+
+    key: str  # its placement key (a node's name, `flavor:values` for a rack)
+    nodes: tuple[str, ...]
+    node: NodeState | None  # the node whose filters apply (a host leaf's first); None: a rack, unfiltered
+    values: tuple[str, ...]
+
+    @property
+    def single(self) -> bool:
+        return self.nodes == (self.key,)
+
 
 @dataclass
 class _Stmt:
     origin: Origin
-    nodes: tuple[str, ...] = ()  # domain statements: its nodes
+    nodes: tuple[str, ...] = ()  # domain statements: its leaves' keys
     taint: Taint | None = None
     holding: Holding | None = None
 
@@ -118,23 +149,25 @@ def _statements(q: GangQuestion) -> dict[str, _Stmt]:
         if len(domains) <= MAX_DOMAINS:
             for d in domains:
                 oid = f"gang|domain|{d.path}"
-                out[oid] = _Stmt(_domain_origin(q, oid, short, tree.display(d), d.nodes), tuple(d.nodes))
+                keys = tuple(k for k, lf in q.leaves.items() if lf.values[:len(d.values)] == d.values)
+                out[oid] = _Stmt(_domain_origin(q, oid, short, tree.display(d), keys), keys)
         else:
             out["gang|domain|*"] = _Stmt(_domain_origin(q, "gang|domain|*", f"{short}s", f"all {len(domains)}",
-                                                        sorted(tree.nodes)), tuple(sorted(tree.nodes)))
+                                                        tuple(q.leaves)), tuple(q.leaves))
     else:
         out["gang|domain|*"] = _Stmt(_domain_origin(q, "gang|domain|*", "topology", tree.topology.name,
-                                                    sorted(tree.nodes)), tuple(sorted(tree.nodes)))
+                                                    tuple(q.leaves)), tuple(q.leaves))
     if q.leader is not None:
         where = f"in the same {level_label(tree.levels[q.level_idx])}" if q.level_idx is not None else "in one assignment"
         per_leader = ", ".join(f"{format_quantity(v, r)} `{r}`" for r, v in q.leader.requests if r != "pods" and v)
         out["gang|group"] = _Stmt(Origin(
             "gang|group", "group", f"{q.leader_subject} (1 pod" + (f", {per_leader}" if per_leader else "")
             + f") is placed with {q.subject} as one, {where} (pod-set group `{q.group}`)", q.group_span))
+    filtering = [lf.node for lf in q.leaves.values() if lf.node is not None]  # a rack's nodes filter nothing
     taints: dict[tuple, list[str]] = {}
-    for name in sorted(tree.nodes):
-        for t in _untolerated(tpl, tree.nodes[name]):
-            taints.setdefault((t.key, t.value, t.effect), []).append(name)
+    for node in filtering:
+        for t in _untolerated(tpl, node):
+            taints.setdefault((t.key, t.value, t.effect), []).append(node.name)
     for (key, value, effect), nodes in sorted(taints.items()):
         t = Taint(key=key, value=value, effect=effect)
         text = f"{key}={value}:{effect}" if value else f"{key}:{effect}"
@@ -142,7 +175,7 @@ def _statements(q: GangQuestion) -> dict[str, _Stmt]:
         out[f"gang|taint|{text}"] = _Stmt(Origin(
             f"gang|taint|{text}", "node_taint", f"taint `{text}` on {_nodes_text(nodes)} isn't tolerated by "
             f"{q.subject}", _taint_span(first, t), Param(q.subject, "tolerations", None, text, "none")), taint=t)
-    excluded = [n for n in sorted(tree.nodes) if node_affinity(tpl, tree.nodes[n])]
+    excluded = [node.name for node in filtering if node_affinity(tpl, node)]
     if excluded:
         out["gang|selector"] = _Stmt(Origin(
             "gang|selector", "selector", f"the node selector or affinity of {q.subject} (with its flavor's "
@@ -153,18 +186,19 @@ def _statements(q: GangQuestion) -> dict[str, _Stmt]:
             total = add(total, use)
         shown = ", ".join(f"{format_quantity(v, r)} `{r}`" for r, v in sorted(total.items())
                           if v and r != "pods" and dict(tpl.requests).get(r))
-        nodes = sorted(h.usage)
         new = " (admitted earlier in this run)" if h.new else ""
         oid = f"gang|holder|{h.kind}|{h.key}"
         out[oid] = _Stmt(Origin(oid, "holder", f"{h.kind} `{h.key}`{new} holds {shown or 'capacity'} on "
-                                f"{_nodes_text(nodes)}", h.span,
+                                f"{_places_text(tree, sorted(h.usage))}", h.span,
                                 Param(f"{h.kind} `{h.key}`", "placement", None, "", "remove")), holding=h)
     return out
 
 
-def _domain_origin(q: GangQuestion, oid: str, what: str, name: str, nodes: list[str]) -> Origin:
+def _domain_origin(q: GangQuestion, oid: str, what: str, name: str, keys: tuple[str, ...]) -> Origin:
     tree = q.tree
-    fits = sum(_fit(q, tree.nodes[n], q.free.get(n, {}), set(), None) for n in nodes)
+    leaves = [q.leaves[k] for k in keys]
+    fits = sum(_leaf_fit(q, lf, _leaf_free(q, lf, {}), set(), None) for lf in leaves)
+    nodes = [n for lf in leaves for n in lf.nodes]
     alloc: dict[str, int] = {}
     for n in nodes:
         alloc = add(alloc, tree.nodes[n].allocatable)
@@ -177,14 +211,33 @@ def _domain_origin(q: GangQuestion, oid: str, what: str, name: str, nodes: list[
         title = "the nodes"
     beside = ""
     if q.leader is not None:
-        fit = {n: _fit(q, tree.nodes[n], q.free.get(n, {}), set(), None) for n in nodes}
-        with_leader = _with_leader(q, nodes, fit, {n: q.free.get(n, {}) for n in nodes}, set(), None)
+        free = {lf.key: _leaf_free(q, lf, {}) for lf in leaves}
+        fit = {lf.key: _leaf_fit(q, lf, free[lf.key], set(), None) for lf in leaves}
+        with_leader = _with_leader(q, keys, fit, free, set(), None)
         beside = ("; no node of it has room for the leader" if with_leader is None else
                   f", {with_leader} beside the leader")
+    racks = ""
+    if tree.by_level and not tree.host_lowest:  # Kueue counts each rack on its nodes' summed capacity
+        short = level_label(tree.levels[-1])
+        racks = (f" (one {short} leaf: their capacity summed)" if len(leaves) == 1 else
+                 f" ({len(leaves)} {short} leaves, each its nodes' capacity summed)")
     return Origin(oid, "domain",
-                  f"{title}: {_nodes_text(nodes)} with {shown or 'their allocatable'} in all; it fits "
+                  f"{title}: {_nodes_text(nodes)}{racks} with {shown or 'their allocatable'} in all; it fits "
                   f"{fits} of the {q.need} pod{'s' if q.need != 1 else ''} now{beside}", span,
                   Param(title, "capacity", fits, "pods", "up"))
+
+
+def _leaf_free(q: GangQuestion, lf: _Leaf, freed: Mapping[str, Mapping[str, int]]) -> dict[str, int]:
+    """A leaf's free capacity, with the `freed` capacity (by node or leaf key) given back: its
+    nodes' summed, less (for a rack) what is admitted on the rack itself."""
+    if lf.single:
+        return add(q.free.get(lf.key, {}), freed.get(lf.key, {}))
+    out: dict[str, int] = {}
+    for n in lf.nodes:
+        out = add(out, add(q.free.get(n, {}), freed.get(n, {})))
+    if lf.node is None:  # a rack leaf's own usage, kept under its key
+        out = add(out, add(q.free.get(lf.key, {}), freed.get(lf.key, {})))
+    return out
 
 
 def _placeable(q: GangQuestion, stmts: dict[str, _Stmt], active: set[str]) -> bool:
@@ -196,40 +249,50 @@ def _placeable(q: GangQuestion, stmts: dict[str, _Stmt], active: set[str]) -> bo
                 freed[n] = add(freed.get(n, {}), use)
     taints = {(s.taint.key, s.taint.value, s.taint.effect) for k, s in stmts.items() if s.taint and k in active}
     selector = "gang|selector" in active
-    tree = q.tree
+    leaves = q.leaves
     unlimited = {n for k, st in stmts.items() if st.origin.kind == "domain" and k not in active for n in st.nodes}
-    free = {n: add(q.free.get(n, {}), freed.get(n, {})) for n in tree.nodes}
-    fit = {n: _fit(q, node, free[n], taints, selector, n in unlimited, need) for n, node in tree.nodes.items()}
+    free = {key: _leaf_free(q, lf, freed) for key, lf in leaves.items()}
+    fit = {key: _leaf_fit(q, lf, free[key], taints, selector, key in unlimited, need) for key, lf in leaves.items()}
     domains = [s for s in stmts.values() if s.origin.kind == "domain"]
     one_domain = q.level_idx is not None and "gang|topology" in active and "gang|domain|*" not in stmts
     if q.leader is not None and "gang|group" in active:
-        def holds(nodes) -> bool:
-            got = _with_leader(q, nodes, fit, free, taints, selector, unlimited, need)
+        def holds(keys) -> bool:
+            got = _with_leader(q, keys, fit, free, taints, selector, unlimited, need)
             return got is not None and got >= need
         if one_domain:
             return any(holds(d.nodes) for d in domains)
-        return holds(list(tree.nodes))
+        return holds(list(leaves))
     if one_domain:
         return any(sum(fit[n] for n in d.nodes) >= need for d in domains)
     return sum(fit.values()) >= need
 
 
-def _with_leader(q: GangQuestion, nodes, fit: Mapping[str, int], free: Mapping[str, Mapping[str, int]],
+def _with_leader(q: GangQuestion, keys, fit: Mapping[str, int], free: Mapping[str, Mapping[str, int]],
                  taints: set, selector: bool | None, unlimited: set[str] = frozenset(), need: int = 0) -> int | None:
-    """The most workers `nodes` hold beside the group's leader (Kueue's stateWithLeader): the leader
-    on the node where that leaves the most, the others' workers as they are; None where no node takes
-    the leader. A node whose capacity statement is dropped holds the leader and all `need` workers."""
+    """The most workers the leaves `keys` hold beside the group's leader (Kueue's stateWithLeader):
+    the leader on the leaf where that leaves the most, the others' workers as they are; None where
+    no leaf takes the leader. A leaf whose capacity statement is dropped holds the leader and all
+    `need` workers."""
     assert q.leader is not None
-    total = sum(fit[n] for n in nodes)
+    total = sum(fit[k] for k in keys)
     best: int | None = None
-    for n in nodes:
-        node = q.tree.nodes[n]
-        if not _fit(q, node, free[n], taints, selector, n in unlimited, 1, template=q.leader):
+    for k in keys:
+        lf = q.leaves[k]
+        if not _leaf_fit(q, lf, free[k], taints, selector, k in unlimited, 1, template=q.leader):
             continue
-        beside = need if n in unlimited else _fit(q, node, subtract(free[n], q.leader.request_map), taints, selector)
-        got = total - fit[n] + beside
+        beside = need if k in unlimited else _leaf_fit(q, lf, subtract(free[k], q.leader.request_map), taints, selector)
+        got = total - fit[k] + beside
         best = got if best is None or got > best else best
     return best
+
+
+def _leaf_fit(q: GangQuestion, lf: _Leaf, free: Mapping[str, int], taints: set, selector: bool | None,
+              unlimited: bool = False, need: int = 0, template: PodTemplate | None = None) -> int:
+    """Pods of the gang's shape (or `template`'s) on a leaf with `free` capacity: a host leaf through
+    its node's filters (`_fit`), a rack leaf with none (Kueue checks filters on host leaves only)."""
+    if lf.node is not None:
+        return _fit(q, lf.node, free, taints, selector, unlimited, need, template)
+    return need if unlimited else free_fit_count(template or q.template, free)
 
 
 def _fit(q: GangQuestion, node: NodeState, free: Mapping[str, int], taints: set, selector: bool | None,
@@ -265,6 +328,14 @@ def _taint_span(node: NodeState, taint: Taint) -> Span | None:
         if (t.key, t.value, t.effect) == (taint.key, taint.value, taint.effect):
             return model.spans.get(f"taints.{i}") or model.field_span("taints")
     return model.field_span("taints") or model.span
+
+
+def _places_text(tree: DomainTree, keys: list[str]) -> str:
+    """Nodes, and rack leaves by their level values: `2 nodes (n0, n1)`, `rack `r0``."""
+    nodes = [k for k in keys if k in tree.nodes]
+    racks = [tree.display(tree.leaves[k]) for k in keys if k not in tree.nodes and k in tree.leaves]
+    parts = ([_nodes_text(nodes)] if nodes else []) + [f"{level_label(tree.levels[-1])} `{r}`" for r in racks]
+    return ", ".join(parts) or _nodes_text(keys)
 
 
 def _nodes_text(nodes: list[str]) -> str:

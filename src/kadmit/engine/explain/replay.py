@@ -157,7 +157,8 @@ def state_of(d: Decision | None, wl: Workload, evicted_by: str | None = None) ->
     a = d.assignment
     nodes = ()
     if a.placement is not None:
-        nodes = tuple(sorted((ps, tuple(sorted(ns.items()))) for ps, ns in a.placement.nodes().items()))
+        # by Kueue's values (hostnames, racks), as an admitted workload's input placement names them
+        nodes = tuple(sorted((p.request.pod_set, tuple(sorted(p.assignment.items()))) for p in a.placement.pod_sets))
     return State(True, a.cluster_queue, tuple(sorted(
         (ps, a.counts.get(ps, 0), tuple(sorted(fl.items()))) for ps, fl in a.flavors.items())), nodes,
         preempted_by=evicted_by)
