@@ -154,7 +154,9 @@ def template_pod_set(f: Fields, name: str, count: int, min_count: int | None, te
     a Pod object's (as the API server stores it: `podspec.pod_requests`); `api`: the spec's field path
     where the API server validates it (a Pod's, a built-in job kind's template)."""
     meta = f.map(template, "metadata")
-    spec = f.map(template, "spec", required=True, what=f"the template of pod set `{name}`")
+    # the API server requires a pod spec (its containers) only where it validates it (`api`); a custom
+    # resource's embedded template may leave it out or null (the server stores `{}`): no containers
+    spec = f.map(template, "spec", required=api is not None, what=f"the template of pod set `{name}`")
     reqs = pod_requests(f, spec, pod=pod, api=api)
     kubenames.check_labels(f, f.field(spec, "nodeSelector"), "node selector label")
     kubenames.check_kueue_keys(f, meta, own=False)
