@@ -27,6 +27,7 @@ from kadmit.source import Span
 CONFIG_GROUP = "config.kueue.x-k8s.io"
 CONFIG_VERSIONS = ("v1beta1", "v1beta2")
 CONFIG_KEY = "controller_manager_config.yaml"
+CONFIG_MAP = "kueue-manager-config"  # the name Kueue's installation gives it
 
 # `|`, `|-`, `|+`, optionally followed by a comment: a literal block whose indentation Kueue's
 # writers leave implicit. (An explicit indentation digit is rare; such values are located at the
@@ -318,6 +319,10 @@ def config_map(f: Fields, o: Meta) -> list[SchedulerConfig]:
         raise f.wrong_type(value, CONFIG_KEY, "a string (the Configuration as YAML text)")
     inner = Diagnostics()
     docs = [d for d in parse_documents(value.v, f.file, inner) if d is not None]
+    if o.name != CONFIG_MAP and not any(_names_configuration(d) for d in docs):
+        # another operator's manager ConfigMap under the same key (LWS's `lws-manager-config`, JobSet's):
+        # Kueue reads only its own, so it is a ConfigMap like any other
+        raise NotRead
     place = _Placement(f, value)
     for d in inner:
         f.diags.add(place.diagnostic(d))
@@ -329,6 +334,12 @@ def config_map(f: Fields, o: Meta) -> list[SchedulerConfig]:
         except Invalid:
             continue
     return configs
+
+
+def _names_configuration(doc: Val) -> bool:
+    """Whether a document of a ConfigMap's text says it is Kueue's Configuration (its group)."""
+    api = doc.v.get("apiVersion") if doc.kind == MAP else None
+    return api is not None and api.kind == STR and api.v.rpartition("/")[0] == CONFIG_GROUP
 
 
 def _embedded(f: Fields, o: Meta, doc: Val, value: Val) -> SchedulerConfig:
