@@ -493,6 +493,9 @@ class Job(Obj):
     role: str | None = None  # a grouped pod's role (its `kueue.x-k8s.io/role-hash`, else Kueue's hash), naming its pod set
     train: Obj | None = None  # a TrainJob's `manifests.jobs.trainjob.TrainSpec`: pod sets from its runtime
     refusals: tuple[Refusal, ...] = ()  # what Kueue's webhook refuses it for (`manage` decides whether it applies)
+    # being submitted (no UID, no status): Kueue's webhooks default and validate it now; one already in
+    # the cluster (read back from it) passed them when it was created, or never did
+    submitted: bool = True
 
 
 # --- the whole -----------------------------------------------------------------------------------

@@ -125,7 +125,20 @@ class Builder:
                    owner=controller_owner(self.f, self.o), workloads=tuple(workloads), note=note,
                    generate_name=not self.f.str(self.o.metadata, "name"),
                    refusals=job_refusals(self.f, self.o, self.framework) + tuple(self.refusals),
+                   submitted=not ref.uid and not _set(self.f.field(self.o.node, "status")),
                    span=self.f.span(self.o.node))
+
+
+def _set(v: Val | None) -> bool:
+    """Whether a value holds anything (the oracle's `isEmpty`, negated: an empty or all-empty
+    mapping or list is not set)."""
+    if v is None or v.v is None:
+        return False
+    if isinstance(v.v, dict):
+        return any(_set(x) for x in v.v.values())
+    if isinstance(v.v, (list, str, bool, int, float)):
+        return bool(v.v)
+    return True
 
 
 def label_node(f: Fields, o: Meta, key: str) -> Val | None:

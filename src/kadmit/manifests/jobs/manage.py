@@ -290,6 +290,8 @@ def _refused(job: Job, s: Integrations, queues: set[str], diags: Diagnostics | N
     one gets Kueue's no-op webhook), and a `managed_only` rule needs a job Kueue manages."""
     if not job.refusals or job.framework not in s.frameworks:
         return None
+    if not job.submitted:  # already in the cluster: the webhook ran when it was created, not now
+        return None
     ns = job.object.namespace or "default"
     managed = bool(job.queue) or f"{ns}/{DEFAULT_LOCAL_QUEUE}" in queues or s.manage_without_queue_name
     refusals = [r for r in job.refusals if managed or not r.managed_only]
@@ -338,15 +340,19 @@ def _not_managed(job: Job, s: Integrations, labels: dict[str, dict[str, str]], q
     ns = job.object.namespace or "default"
     if not s.namespace_selector.matches(labels.get(ns, {"kubernetes.io/metadata.name": ns})):
         return f"namespace `{ns}` is not selected by `managedJobsNamespaceSelector`: Kueue does not manage its jobs"
-    if job.queue or f"{ns}/{DEFAULT_LOCAL_QUEUE}" in queues:
+    if job.queue or (job.submitted and f"{ns}/{DEFAULT_LOCAL_QUEUE}" in queues):
         return None
+    # Kueue's webhook gives a job the LocalQueue `default` of its namespace when it is created: a job
+    # already in the cluster without the label never got it (created before the queue, or before Kueue)
+    nodefault = ("namespace has no LocalQueue `default`" if job.submitted or f"{ns}/{DEFAULT_LOCAL_QUEUE}"
+                 not in queues else f"it is already in the cluster (a UID or a status), so Kueue's webhook, which "
+                 f"gives a new job namespace `{ns}`'s LocalQueue `default`, does not label it now")
     if s.manage_without_queue_name:
-        return ("Kueue manages it (`manageJobsWithoutQueueName`) but it names no queue and namespace "
-                f"`{ns}` has no LocalQueue `default`: its Workload has no queue and is never admitted")
+        return (f"Kueue manages it (`manageJobsWithoutQueueName`) but it names no queue and {nodefault}: "
+                "its Workload has no queue and is never admitted")
     if job.framework == "deployment" and job.object.uid:
-        return ("its pod template has no `kueue.x-k8s.io/queue-name` label (and namespace has no LocalQueue "
-                "`default`): already in the cluster, it never passed Kueue's Deployment webhook, so Kueue skips "
-                "its pods (\"Skipping pod, not managed by Kueue\")")
-    return ("it has no `kueue.x-k8s.io/queue-name` label (and namespace has no LocalQueue `default`): "
-            "Kueue does not manage it")
+        return (f"its pod template has no `kueue.x-k8s.io/queue-name` label (and {nodefault}): already in the "
+                "cluster, it never passed Kueue's Deployment webhook, so Kueue skips its pods (\"Skipping pod, not "
+                "managed by Kueue\")")
+    return f"it has no `kueue.x-k8s.io/queue-name` label (and {nodefault}): Kueue does not manage it"
 
