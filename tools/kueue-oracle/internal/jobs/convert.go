@@ -254,10 +254,16 @@ func (e *env) submit(ctx context.Context, it *item) error {
 // cluster-scoped one has no namespace.
 func (e *env) reference(ctx context.Context, it *item) error {
 	obj, err := e.typed(it.u)
-	if err != nil {
-		return fmt.Errorf("%s %s: %w", gvkString(it.gvk), it.u.GetName(), err)
+	if err == nil {
+		err = e.cl.Create(ctx, obj)
 	}
-	return e.cl.Create(ctx, obj)
+	if err != nil {
+		// one the API server would refuse (a version its CRD does not serve, a field of the wrong
+		// type, a second of one name): not in the cluster, and said so
+		e.notes = append(e.notes, fmt.Sprintf("%s %s: not created, as the API server refuses it: %v",
+			gvkString(it.gvk), it.u.GetName(), err))
+	}
+	return nil
 }
 
 // typed reads an object as its kind's Go type, with the defaults the API server gives it (its
@@ -272,6 +278,10 @@ func (e *env) typed(u *unstructured.Unstructured) (client.Object, error) {
 	if err != nil {
 		return nil, err
 	}
+	// What an API server sets on create (as objects.Reader does for the other kinds): an object read
+	// back from a cluster (`kubectl get -o yaml`) carries its resourceVersion and managedFields.
+	u.SetResourceVersion("")
+	u.SetManagedFields(nil)
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(u.Object, ro, true); err != nil {
 		if !runtime.IsStrictDecodingError(err) {
 			return nil, err

@@ -122,7 +122,7 @@ func (r *Reader) Read(ctx context.Context, docs []input.Document) (*Input, error
 			in.Where[ref] = where
 			continue
 		}
-		if why := unserved(r.Scheme, gvk); why != "" {
+		if why := unserved(r.Scheme, gvk) + unservedKueueVersion(r.Scheme, gvk); why != "" {
 			// never read as if it were current: the API server refuses it
 			in.Skipped = append(in.Skipped, Skipped{Ref: ref, Reason: why})
 			continue

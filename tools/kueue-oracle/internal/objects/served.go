@@ -3,6 +3,7 @@ package objects
 import (
 	"fmt"
 	"runtime/debug"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -78,4 +79,26 @@ func unserved(scheme *runtime.Scheme, gvk schema.GroupVersionKind) string {
 	}
 	return fmt.Sprintf("the API server does not serve %s in %s (removed in Kubernetes v%d.%d%s; Kubernetes v%d.%d, whose API Kueue's build uses)",
 		gvk.Kind, gvk.GroupVersion(), major, minor, served, kMajor, kMinor)
+}
+
+// unservedKueueVersion says why the API server refuses a Kueue kind in a version Kueue's CRDs do
+// not serve (kueue.x-k8s.io/v1alpha2, an early release's, as Kueue's KEPs write it): the versions
+// Kueue's scheme holds the kind in are those its CRDs serve. "" for a version it serves, or a kind
+// it holds in no version (another kind, listed as not read).
+func unservedKueueVersion(scheme *runtime.Scheme, gvk schema.GroupVersionKind) string {
+	if gvk.Group != kueueGroup || scheme.Recognizes(gvk) {
+		return ""
+	}
+	var served []string
+	for known := range scheme.AllKnownTypes() {
+		if known.Group == gvk.Group && known.Kind == gvk.Kind && known.Version != runtime.APIVersionInternal {
+			served = append(served, known.GroupVersion().String())
+		}
+	}
+	if len(served) == 0 {
+		return ""
+	}
+	sort.Strings(served)
+	return fmt.Sprintf("the API server does not serve %s in %s (served: %s, by Kueue's CRDs)",
+		gvk.Kind, gvk.GroupVersion(), strings.Join(served, ", "))
 }
