@@ -8,11 +8,20 @@ tests/corpus/upstream's 8 nodes); every other example a generated one: its Names
 `default-flavor`, a ClusterQueue `cluster-queue` covering every resource the example requests, and in each
 namespace a LocalQueue `default` plus the queues the example names. Roomy quota (1000 of each), and where the
 example requests something a `-tight` variant too (4 cpu, 8Gi memory, 2 of other resources), so that some
-workloads stay pending. Both tools decide every cluster (the oracle in one `--each` process) and
-tests/oracle/harness.compare says whether they agree, retrying Kueue with 16 runs where they differ.
+workloads stay pending. A generated set-up leaves out what the example defines itself, and an example
+holding a ClusterQueue (a document's block) is its own set-up: only its namespaces are added. Documents
+(Markdown: Kueue's site and KEPs, the others' docs and proposals) give each fenced YAML block that is whole
+objects as an example, a block copied into another document once. Both tools decide every cluster (the
+oracle in one `--each` process) and tests/oracle/harness.compare says whether they agree, retrying Kueue with
+16 runs where they differ. An input kadmit refuses as a whole (exit 2) agrees where Kueue's oracle refuses it
+too (a Configuration Kueue's manager would not start with) or, with --kube, where the API server refuses one
+of its objects (`kubectl create --dry-run=server`: a missing name, a duplicate field, an unknown one); both
+reasons are printed (`refused:` lines). --cli also runs `kadmit check`, `admit` and `why` (its pending
+workloads, two a cluster) on each: an internal error, an undocumented exit code or a diagnostic without its
+file:line:col is printed (`cli:` lines).
 
     PYTHONPATH=src:tests python bench/upstream_sweep.py [--mirror /work/.mirror] [--out DIR] [--only NAME]
-                                                       [--details] [PATH ...]
+                                                       [--details] [--kube KUBE] [--cli] [PATH ...]
 
 The sources are the repositories `fetch` mirrors under --mirror (`OWNER+NAME/repo`, a git directory), each
 at the revision SOURCES names; a repository not there is reported and left out. PATHs (files or folders of
@@ -45,25 +54,61 @@ QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 TAS_NODES = ROOT / "tests" / "corpus" / "upstream" / "kueue-tas-preferred" / "setup-tas-nodes.yaml"
 
 # name, repository, revision, example globs, companion globs (files every example of the source needs:
-# Trainer's runtimes, which its TrainJobs name)
+# Trainer's runtimes, which its TrainJobs name), set-up: "generated" (module docstring), "kueue" (Kueue's own
+# site set-ups) or "companions" (the companions are the whole set-up: kueueviz's numbered files). Globs ending
+# in `.md` take the documents' fenced YAML blocks that are whole objects, each block an example.
 SOURCES = [
-    ("jobset", "kubernetes-sigs/jobset", "HEAD", ["site/static/examples/**", "config/samples/*", "examples/**"], []),
-    ("lws", "kubernetes-sigs/lws", "HEAD", ["docs/examples/**", "config/samples/*"], []),
-    ("kuberay", "ray-project/kuberay", "HEAD", ["ray-operator/config/samples/*"], []),
-    ("trainer", "kubeflow/trainer", "HEAD", ["examples/yaml/*"], ["manifests/base/runtimes/**"]),
-    ("training-operator-v1.9.3", "kubeflow/trainer", "v1.9.3", ["examples/**"], []),
-    ("appwrapper", "project-codeflare/appwrapper", "HEAD", ["samples/*"], []),
-    ("mpi-operator", "kubeflow/mpi-operator", "HEAD", ["examples/**"], []),
-    ("kueue", "kubernetes-sigs/kueue", "v0.17.0", ["site/static/examples/**"], []),
+    ("jobset", "kubernetes-sigs/jobset", "HEAD", ["site/static/examples/**", "config/samples/*", "examples/**"], [],
+     "generated"),
+    ("lws", "kubernetes-sigs/lws", "HEAD", ["docs/examples/**", "config/samples/*"], [], "generated"),
+    ("kuberay", "ray-project/kuberay", "HEAD", ["ray-operator/config/samples/*"], [], "generated"),
+    ("trainer", "kubeflow/trainer", "HEAD", ["examples/yaml/*"], ["manifests/base/runtimes/**"], "generated"),
+    ("training-operator-v1.9.3", "kubeflow/trainer", "v1.9.3", ["examples/**"], [], "generated"),
+    ("appwrapper", "project-codeflare/appwrapper", "HEAD", ["samples/*"], [], "generated"),
+    ("mpi-operator", "kubeflow/mpi-operator", "HEAD", ["examples/**"], [], "generated"),
+    ("kueue", "kubernetes-sigs/kueue", "v0.17.0", ["site/static/examples/**"], [], "kueue"),
+    # the versions Kueue v0.17.0 is built against (go.mod: JobSet v0.11, LWS v0.8), and Kueue's main
+    ("jobset-release-0.11", "kubernetes-sigs/jobset", "release-0.11",
+     ["site/static/examples/**", "config/samples/*", "examples/**"], [], "generated"),
+    ("lws-release-0.8", "kubernetes-sigs/lws", "release-0.8", ["docs/examples/**", "config/samples/*"], [],
+     "generated"),
+    ("kueue-main", "kubernetes-sigs/kueue", "HEAD", ["site/static/examples/**"], [], "kueue"),
+    ("kueueviz", "kubernetes-sigs/kueue", "v0.17.0", ["cmd/kueueviz/examples/0[3-6]*"],
+     ["cmd/kueueviz/examples/0[0-2]*", "cmd/kueueviz/examples/07*"], "companions"),
+    # the YAML in the projects' documents: Kueue's v0.17.0 site and KEPs, the others' docs, KEPs, proposals
+    ("kueue-docs", "kubernetes-sigs/kueue", "v0.17.0", ["site/content/en/**.md", "keps/**.md"], [], "generated"),
+    ("jobset-docs", "kubernetes-sigs/jobset", "HEAD", ["site/content/en/**.md", "keps/**.md"], [], "generated"),
+    ("lws-docs", "kubernetes-sigs/lws", "HEAD", ["site/content/en/**.md", "keps/**.md", "docs/**.md"], [],
+     "generated"),
+    ("trainer-docs", "kubeflow/trainer", "HEAD", ["docs/**.md", "proposals/**.md"], ["manifests/base/runtimes/**"],
+     "generated"),
+    ("mpi-operator-docs", "kubeflow/mpi-operator", "HEAD", ["*.md", "proposals/**.md"], [], "generated"),
+    ("appwrapper-docs", "project-codeflare/appwrapper", "HEAD", ["site/_pages/*.md"], [], "generated"),
 ]
-
 
 def _git(repo: Path, *args: str) -> str:
     return subprocess.run(["git", "--git-dir", str(repo), *args], capture_output=True, text=True, check=True).stdout
 
 
 def _matches(path: str, globs: list[str]) -> bool:
-    return path.endswith((".yaml", ".yml")) and any(fnmatch.fnmatch(path, g.replace("**", "*")) for g in globs)
+    return any(fnmatch.fnmatch(path, g.replace("**", "*")) and path.endswith((".md",) if g.endswith(".md")
+                                                                           else (".yaml", ".yml")) for g in globs)
+
+
+FENCE = re.compile(r"^([ \t]*)(```+|~~~+)[ \t]*(\w*)[^\n]*\n(.*?)^\1\2[ \t]*$", re.M | re.S)
+
+
+def _md_blocks(text: str) -> list[tuple[int, str]]:
+    """A Markdown document's fenced YAML blocks (language yaml/yml, or none with an `apiVersion:` line), each
+    as (line of its first YAML line, text without the fence's indentation)."""
+    out = []
+    for m in FENCE.finditer(text):
+        indent, lang, body = m.group(1), m.group(3).lower(), m.group(4)
+        if lang not in ("yaml", "yml", "") or (not lang and not re.search(r"^\s*apiVersion:", body, re.M)):
+            continue
+        lines = [ln[len(indent):] if ln.startswith(indent) else ln.lstrip() for ln in body.splitlines()]
+        out.append((text.count("\n", 0, m.start(4)) + 1, "\n".join(lines) + "\n"))
+    return out
 
 
 def _docs(text: str) -> list[dict] | None:
@@ -77,6 +122,11 @@ def _docs(text: str) -> list[dict] | None:
         return None
     docs = [d for d in docs if d.get("kind") and d.get("apiVersion")]
     return docs or None
+
+
+def _key(d: dict) -> tuple:
+    meta = d.get("metadata") or {}
+    return d.get("kind"), meta.get("namespace"), meta.get("name")
 
 
 def _walk(x, visit) -> None:
@@ -113,20 +163,27 @@ def _needs(docs: list[dict]) -> tuple[set[str], set[tuple[str, str]], set[str]]:
 
 def generated_setup(docs: list[dict], tight: bool) -> str:
     namespaces, queues, resources = _needs(docs)
-    defined = {(d.get("metadata") or {}).get("name") for d in docs if d.get("kind") == "Namespace"}
+    def named(kind: str) -> set:
+        return {((d.get("metadata") or {}).get("namespace") or "default", (d.get("metadata") or {}).get("name"))
+                for d in docs if d.get("kind") == kind}
+    defined = {n for _, n in named("Namespace")}
     covered = sorted({"cpu", "memory"} | {r for r in resources if r not in ("pods", "ephemeral-storage")})
     quota = {"cpu": 4, "memory": "8Gi"} if tight else {"cpu": 1000, "memory": "1000Ti"}
     objs: list[dict] = [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}
                         for ns in sorted(namespaces - defined)]
-    objs.append({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ResourceFlavor", "metadata": {"name": "default-flavor"}})
+    head = "# generated set-up: one flavor, quota for every resource the example asks for\n"
+    if named("ClusterQueue"):  # the example is its own set-up (a document's block): only its namespaces
+        return head + yaml.safe_dump_all(objs, sort_keys=False) if objs else head
+    if "default-flavor" not in {n for _, n in named("ResourceFlavor")}:
+        objs.append({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ResourceFlavor",
+                     "metadata": {"name": "default-flavor"}})
     objs.append({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": {"name": "cluster-queue"},
                  "spec": {"namespaceSelector": {}, "resourceGroups": [{"coveredResources": covered, "flavors": [
                      {"name": "default-flavor", "resources": [
                          {"name": r, "nominalQuota": quota.get(r, 2 if tight else 1000)} for r in covered]}]}]}})
-    for ns, q in sorted({(ns, "default") for ns in namespaces} | queues):
+    for ns, q in sorted(({(ns, "default") for ns in namespaces} | queues) - named("LocalQueue")):
         objs.append({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "LocalQueue",
                      "metadata": {"name": q, "namespace": ns}, "spec": {"clusterQueue": "cluster-queue"}})
-    head = "# generated set-up: one flavor, quota for every resource the example asks for\n"
     return head + yaml.safe_dump_all(objs, sort_keys=False)
 
 
@@ -156,10 +213,11 @@ def write_cluster(folder: Path, example: tuple[str, str, str], setup: list[tuple
         (folder / "setup.yaml").write_text(setup)
 
 
-def clusters_of(name: str, repo: Path, rev: str, globs: list[str], companions: list[str],
+def clusters_of(name: str, repo: Path, rev: str, globs: list[str], companions: list[str], setup_kind: str,
                 out: Path) -> tuple[list[Path], int]:
-    """The clusters of one source written under `out`, and how many example files were no manifest."""
-    commit = _git(repo, "rev-parse", rev).strip()
+    """The clusters of one source written under `out`, and how many example files (or documents' YAML blocks)
+    were no manifest."""
+    commit = _git(repo, "rev-parse", rev + "^{commit}").strip()  # a tag names its commit
     slug = repo.parent.name.replace("+", "/")
     listed = _git(repo, "ls-tree", "-r", "--name-only", commit).splitlines()
 
@@ -169,8 +227,19 @@ def clusters_of(name: str, repo: Path, rev: str, globs: list[str], companions: l
     origin = f"{slug} %s at {commit[:8]}" + (f" ({rev})" if rev != "HEAD" else "") + ", Apache-2.0"  # every source's
     extra = [(p.rsplit("/", 1)[-1], origin % p, text(p)) for p in listed if _matches(p, companions)]
     extra = [e for e in extra if _docs(e[2])]
-    files = {p: text(p) for p in listed if _matches(p, globs)}
-    kueue = _kueue_setups(files) if name == "kueue" else None
+    files: dict[str, str] = {}
+    seen: set[str] = set()
+    for p in listed:
+        if not _matches(p, globs):
+            continue
+        if not p.endswith(".md"):
+            files[p] = text(p)
+            continue
+        for line, block in _md_blocks(text(p)):
+            if block not in seen:  # a block copied into another document (a translation, an older version's)
+                seen.add(block)
+                files[f"{p.rsplit('.', 1)[0]}-L{line}.yaml"] = block
+    kueue = _kueue_setups(files) if setup_kind == "kueue" else None
     made, unread = [], 0
     for p, body in sorted(files.items()):
         docs = _docs(body)
@@ -178,7 +247,11 @@ def clusters_of(name: str, repo: Path, rev: str, globs: list[str], companions: l
             unread += docs is None
             continue
         case = f"{name}_{p.rsplit('.', 1)[0].replace('/', '_')}"
-        example = (p.rsplit("/", 1)[-1], origin % p, body)
+        where = p
+        if m := re.fullmatch(r"(.*)-L(\d+)\.yaml", p):
+            if m.group(1) + ".md" in listed:
+                where = f"{m.group(1)}.md (the YAML block at line {m.group(2)})"
+        example = (p.rsplit("/", 1)[-1], origin % where, body)
         if kueue is not None:
             setup = [("setup-" + s.rsplit("/", 1)[-1], origin % s, files[s]) for s in kueue[p]]
             if any("kind: Topology" in s[2] for s in setup):
@@ -186,15 +259,19 @@ def clusters_of(name: str, repo: Path, rev: str, globs: list[str], companions: l
             write_cluster(out / case, example, setup + extra)
             made.append(out / case)
             continue
-        write_cluster(out / case, example, generated_setup(docs, tight=False))
-        for e in extra:
-            (out / case / e[0]).write_text(f"# upstream: {e[1]}; unchanged below this line\n{e[2]}")
-        made.append(out / case)
-        if _needs(docs)[2]:
-            write_cluster(out / f"{case}-tight", example, generated_setup(docs, tight=True))
-            for e in extra:
-                (out / f"{case}-tight" / e[0]).write_text(f"# upstream: {e[1]}; unchanged below this line\n{e[2]}")
-            made.append(out / f"{case}-tight")
+        if setup_kind == "companions":
+            write_cluster(out / case, example, extra)
+            made.append(out / case)
+            continue
+        own = any(d.get("kind") == "ClusterQueue" for d in docs)  # its own set-up: no tight variant
+        defines = {_key(d) for d in docs}
+        for tight in (False, True) if _needs(docs)[2] and not own else (False,):
+            folder = out / (case + ("-tight" if tight else ""))
+            write_cluster(folder, example, generated_setup(docs, tight=tight))
+            # a companion the example defines again (a document's own runtime of a runtime's name) left out
+            for e in [e for e in extra if not defines & {_key(d) for d in _docs(e[2]) or []}]:
+                (folder / e[0]).write_text(f"# upstream: {e[1]}; unchanged below this line\n{e[2]}")
+            made.append(folder)
     return made, unread
 
 
@@ -214,20 +291,62 @@ def clusters_of_paths(paths: list[Path], out: Path) -> tuple[list[Path], int]:
     return made, unread
 
 
-def judge(binary: str, clusters: list[Path], aside: dict[Path, list[str]]) -> dict[Path, str | None]:
+def _first_error(path: Path) -> str:
+    from kadmit import api
+
+    errors = [d for d in api.check([str(path)]).diagnostics if d.severity.name == "ERROR"]
+    if not errors:
+        return "no error"
+    d = errors[0]
+    return f"{d.code} {d.message}" + (f" ({d.span.file.rsplit('/', 1)[-1]}:{d.span.line})" if d.span else "")
+
+
+def server_refusal(kube: Path, path: Path) -> str | None:
+    """kubectl's word where the API server up in `kube` (tools/kube-apiserver/up KUBE) refuses an object of
+    the cluster (`kubectl create --dry-run=server`, strict field validation; its namespaces created first),
+    None when it takes them all. A kind it has no CRD for is no refusal here (kadmit lists those as not read)."""
+    kubectl = [str(kube / "bin" / "kubectl"), "--kubeconfig", str(kube / "kubeconfig")]
+    docs = [d for f in sorted(path.glob("*.yaml")) for d in yaml.safe_load_all(f.read_text())
+            if isinstance(d, dict) and d.get("kind")]
+    names = sorted({(d.get("metadata") or {}).get("namespace") or "default" for d in docs}
+                   | {(d.get("metadata") or {}).get("name") for d in docs if d.get("kind") == "Namespace"} - {None})
+    subprocess.run([*kubectl, "apply", "-f", "-"], capture_output=True, text=True, input=yaml.safe_dump_all(
+        [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": n}} for n in names if isinstance(n, str)]))
+    for d in docs:
+        if d.get("kind") == "Namespace":
+            continue
+        proc = subprocess.run([*kubectl, "create", "--dry-run=server", "-f", "-"], capture_output=True, text=True,
+                              input=yaml.safe_dump(d))
+        if proc.returncode != 0 and "no matches for kind" not in proc.stderr and \
+                "ensure CRDs are installed" not in proc.stderr:
+            return " ".join(proc.stderr.split())[:300]
+    return None
+
+
+def judge(binary: str, clusters: list[Path], aside: dict[Path, list[str]], refused: dict[Path, str],
+          kube: Path | None = None) -> dict[Path, str | None]:
     """Each cluster -> None where kadmit and Kueue agree, else what differs; in `aside`, the workloads of
     an agreeing cluster kadmit declined to decide for an error of the input (which Kueue decided: the
-    comparison sets them aside, as tests/oracle does)."""
+    comparison sets them aside, as tests/oracle does); in `refused`, the clusters kadmit refuses as a
+    whole (exit 2) that Kueue's oracle refuses too (its Configuration, say), or, with `kube` (an API
+    server up), that the API server refuses: why each refuses."""
     answers = oracle_each(binary, clusters)
     out: dict[Path, str | None] = {}
     for path in clusters:
         kueue = answers[str(path)]
+        code, kadmit = run_kadmit([str(path)])
         if "error" in kueue:
             out[path] = "the oracle failed: " + kueue["error"][:300]
+            if kadmit is None:
+                refused[path] = f"Kueue: {kueue['error'][:200]}; kadmit: {_first_error(path)}"
+                out[path] = None
             continue
-        code, kadmit = run_kadmit([str(path)])
         if kadmit is None:
-            out[path] = f"kadmit refused the input (exit {code})"
+            out[path] = f"kadmit refused the input (exit {code}): {_first_error(path)}"
+            server = server_refusal(kube, path) if kube is not None else None
+            if server is not None:
+                refused[path] = f"the API server: {server}; kadmit: {_first_error(path)}"
+                out[path] = None
             continue
         k, q = from_kadmit(kadmit), from_oracle(kueue)
         result = compare(k, q, alternatives=variants(kueue))
@@ -241,6 +360,45 @@ def judge(binary: str, clusters: list[Path], aside: dict[Path, list[str]]) -> di
     return out
 
 
+def cli_faults(path: Path) -> list[str]:
+    """`kadmit check`, `admit --format json` and `why` (on at most two pending workloads) on one cluster, in
+    this process as the CLI runs: what is wrong of each (an internal error or a traceback, an exit code the
+    command does not document, an error or warning without file:line:col)."""
+    import json
+
+    from click.testing import CliRunner
+
+    from kadmit.cli import cli
+
+    def run(*args: str) -> tuple[int, str]:
+        result = CliRunner().invoke(cli, list(args))
+        text = result.output + ("".join(__import__("traceback").format_exception(result.exception))
+                                if result.exception and not isinstance(result.exception, SystemExit) else "")
+        return result.exit_code, text
+
+    faults = []
+    code, out = run("check", str(path))
+    if code not in (0, 1, 2) or "internal error" in out or "Traceback" in out:
+        faults.append(f"check exited {code}: {out[-300:]}")
+    lines = out.splitlines()
+    for i, line in enumerate(lines):
+        if re.match(r"(error|warning)\[KAD\d+\]", line) and not (
+                i + 1 < len(lines) and re.match(r"\s*--> .+:\d+:\d+$", lines[i + 1])):
+            faults.append(f"check: no file:line:col: {line[:200]}")
+    code, out = run("admit", "--format", "json", str(path))
+    if code not in (0, 1, 2, 3) or "internal error" in out or "Traceback" in out:
+        faults.append(f"admit exited {code}: {out[-300:]}")
+        return faults
+    if code == 2:
+        return faults
+    data = json.loads(out[out.index("{\n") if not out.startswith("{") else 0:])
+    for workload in [d["workload"] for d in data["decisions"] if not d["admitted"]][:2]:
+        code, out = run("why", workload, str(path))
+        if code not in (1, 3) or "internal error" in out or "Traceback" in out or "not admitted" not in out:
+            faults.append(f"why {workload} exited {code}: {out[-300:]}")
+    return faults
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("paths", nargs="*", type=Path, help="more example files or folders (generated set-ups)")
@@ -248,6 +406,10 @@ def main() -> int:
     ap.add_argument("--out", type=Path, help="write the clusters here and keep them (default: a temporary folder)")
     ap.add_argument("--only", action="append", default=[], help="only this source (repeatable)")
     ap.add_argument("--details", action="store_true", help="print every difference")
+    ap.add_argument("--cli", action="store_true", help="also run kadmit check, admit and why on each cluster "
+                    "(`cli_faults`) and print what goes wrong")
+    ap.add_argument("--kube", type=Path, help="an API server up in this folder (tools/kube-apiserver/up KUBE): the "
+                    "inputs kadmit refuses as a whole are tried on it (kubectl create --dry-run=server)")
     args = ap.parse_args()
     out = args.out or Path(tempfile.mkdtemp(prefix="kadmit-upstream-"))
     if args.out is not None and out.exists() and any(out.iterdir()):
@@ -256,34 +418,48 @@ def main() -> int:
     by_source: dict[str, list[Path]] = {}
     unread: dict[str, int] = {}
     try:
-        for name, slug, rev, globs, companions in SOURCES:
+        for name, slug, rev, globs, companions, setup_kind in SOURCES:
             if args.only and name not in args.only:
                 continue
             repo = args.mirror / slug.replace("/", "+") / "repo"
             if not (repo / "HEAD").exists():
                 print(f"{name}: no mirror of {slug} at {repo} (fetch github:{slug}); left out")
                 continue
-            by_source[name], unread[name] = clusters_of(name, repo, rev, globs, companions, out)
+            by_source[name], unread[name] = clusters_of(name, repo, rev, globs, companions, setup_kind,
+                                                         out)
         if args.paths:
             by_source["paths"], unread["paths"] = clusters_of_paths(args.paths, out)
         every = [c for cs in by_source.values() for c in cs]
         aside: dict[Path, list[str]] = {}
-        verdicts = judge(oracle_binary(), every, aside) if every else {}
+        refused: dict[Path, str] = {}
+        verdicts = judge(oracle_binary(), every, aside, refused, args.kube) if every else {}
         agree_all = 0
         for name, cs in by_source.items():
             agree = sum(1 for c in cs if verdicts[c] is None)
             agree_all += agree
             held = sum(1 for c in cs if c in aside)
+            both = sum(1 for c in cs if c in refused)
             print(f"{name}: {agree} of {len(cs)} clusters agree ({held} of them with workloads kadmit declined "
-                  f"for an input error; {unread[name]} files not manifests)")
+                  f"for an input error, {both} refused as a whole by kadmit and Kueue or the API server; "
+                  f"{unread[name]} files not manifests)")
         print(f"all: {agree_all} of {len(every)} clusters agree ({len(aside)} of them with workloads kadmit "
-              "declined for an input error)")
+              f"declined for an input error, {len(refused)} refused by both)")
         for c in every:
             if verdicts[c] is not None:
                 print(f"differs: {c.name}" + (f"\n  {verdicts[c].replace(chr(10), chr(10) + '  ')}" if args.details else ""))
         for c in every:
             if c in aside:
                 print(f"declined: {c.name}: {', '.join(aside[c])}")
+        for c in every:
+            if c in refused:
+                print(f"refused: {c.name}: {refused[c]}")
+        faults = 0
+        for c in every if args.cli else []:
+            for fault in cli_faults(c):
+                faults += 1
+                print(f"cli: {c.name}: {fault}")
+        if args.cli:
+            print(f"cli: {faults} faults in {len(every)} clusters (check, admit, why)")
         return 0 if agree_all == len(every) else 1
     finally:
         if args.out is None:
