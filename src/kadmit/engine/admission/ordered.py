@@ -304,10 +304,10 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
             root = tree.root(f"cq:{name}")
             if isinstance(got, SecondPass):
                 if got.ok and session.pool.still_fits(got.placement):
-                    place_later(session, head.key, got.placement)
+                    place_later(session, head.key, got.placement, got.reduced[1] if got.reduced else None)
                     d = decisions.get(head.key)
                     if d is not None:  # (one the input shows holding quota has no decision)
-                        d.assignment = placed_later(head, d.assignment, got.placement)
+                        d.assignment = placed_later(head, d.assignment, got.placement, got.reduced)
                     del second[head.key]
                     changed = True
                     continue

@@ -31,6 +31,8 @@ class SecondPass:
     iteration: int  # Kueue's SecondPassIteration: 1 for the pass after the reservation
     position: int = 0  # its place among the cycle's second passes (Kueue's takeAllReady order)
     quota: frozenset[FR] = frozenset()  # flavor-resources its flavors no longer fit, counted again (`requoted`)
+    # placed at counts Kueue's partial-admission reducer found (`_reduced`): those counts and the usage then
+    reduced: tuple[dict[str, int], dict[FR, int]] | None = None
     targets: list[Victim] = field(default_factory=list)  # failed: the victims Kueue's preemptor finds
     held: WorkloadPlacement | None = None  # and the placement with them gone
     usage: dict = field(default_factory=dict)
@@ -122,8 +124,41 @@ def second_passes(session: Session, decisions: dict[str, Decision],
         got = SecondPass(session.pool.place(requests), iteration, len(out), requoted(session, wl, a))
         if not got.ok:
             got.targets, got.held = _victims(session, wl, a, requests, got.quota)
+        if not got.ok and not got.targets and (found := _reduced(session, wl, name, a, d is None)) is not None:
+            got.placement, got.reduced, got.quota = found[0], (found[1], found[2]), frozenset()
         out.append((name, wl, got))
     return out
+
+
+def _reduced(session: Session, wl: Workload, name: str, a: Assignment, held: bool):
+    """Kueue's partial-admission reducer on a second pass that finds no room and no victims
+    (getInitialAssignments: PodSetReducer over the pod sets' own counts down to their minCount, each
+    try a flavor assignment again): the least reduction whose flavors still fit (`requoted`) and whose
+    delayed pod sets the nodes take as the cycle began. (placement, counts, usage) or None."""
+    pss = list(wl.pod_sets)
+    deltas = {ps.name: ps.count - ps.min_count if ps.min_count is not None else 0 for ps in pss}
+    total = sum(deltas.values())
+    if total <= 0 or any(x < 0 for x in deltas.values()):
+        return None
+    cq = session.index.cluster_queues[name]
+    covered = {r for rg in cq.resource_groups for r in rg.covered_resources}
+    lo, hi, best = 0, total + 1, None
+    while lo < hi:  # Go's sort.Search over the reduction k in [0, total]
+        mid = (lo + hi) // 2
+        counts = {ps.name: ps.count - deltas[ps.name] * mid // total for ps in pss}
+        usage: dict[FR, int] = {}
+        for ps in pss:
+            for r, q in session.compiler.requests(ps, covered).items():
+                fl = a.flavors.get(ps.name, {}).get(r)
+                if fl is not None and q:
+                    usage[(fl, r)] = usage.get((fl, r), 0) + q * counts[ps.name]
+        tried = replace(a, counts=counts, usage=usage)
+        placement = session.pool.place(_delayed_requests(session, wl, name, tried, held))
+        if placement.failure is None and not requoted(session, wl, tried):
+            best, hi = (placement, counts, usage), mid
+        else:
+            lo = mid + 1
+    return best
 
 
 def requoted(session: Session, wl: Workload, a: Assignment) -> frozenset[FR]:
@@ -216,24 +251,32 @@ def second_pass_failed(second: dict[str, tuple[int, int, str, int | None, tuple]
     second[key] = (cycle + min(2 ** sp.iteration, 30), sp.iteration + 1, name, version, (cycle, 0, sp.position))
 
 
-def placed_later(wl: Workload, a: Assignment | None, placement: WorkloadPlacement) -> Assignment | None:
-    """The assignment with the pod sets the second pass placed added, in the workload's pod-set order."""
+def placed_later(wl: Workload, a: Assignment | None, placement: WorkloadPlacement,
+                 reduced: tuple[dict[str, int], dict] | None = None) -> Assignment | None:
+    """The assignment with the pod sets the second pass placed added, in the workload's pod-set order
+    (at the counts and usage Kueue's partial-admission reducer found, `reduced`)."""
     if a is None:
         return None
+    if reduced is not None:
+        a = replace(a, counts=dict(reduced[0]), usage=dict(reduced[1]))
     order = {ps.name: i for i, ps in enumerate(wl.pod_sets)}
     before = list(a.placement.pod_sets) if a.placement is not None else []
     merged = WorkloadPlacement(sorted(before + list(placement.pod_sets), key=lambda p: order.get(p.request.pod_set, 0)))
     return replace(a, placement=merged)
 
 
-def place_later(session: Session, key: str, placement: WorkloadPlacement) -> None:
-    """`key`, holding quota, takes the nodes the second pass placed its delayed pod sets on. In the
-    session's journal it is released and admitted again, with the nodes it held before and after, so
-    that the state an earlier cycle met comes back as it was (`explain.met`)."""
+def place_later(session: Session, key: str, placement: WorkloadPlacement, usage: dict[FR, int] | None = None) -> None:
+    """`key`, holding quota, takes the nodes the second pass placed its delayed pod sets on (and,
+    reduced by Kueue's partial-admission reducer, holds `usage` from now on). In the session's journal
+    it is released and admitted again, with the nodes it held before and after, so that the state an
+    earlier cycle met comes back as it was (`explain.met`)."""
     h = session.holders[key]
     before = session.pool.placed.get(key)
     session.pool.commit(key, placement)
-    again = session.holders[key] = replace(h)
+    if usage is not None:
+        session.usage.add(h.cluster_queue, {fr: usage.get(fr, 0) - h.amounts.get(fr, 0)
+                                            for fr in set(usage) | set(h.amounts)})
+    again = session.holders[key] = replace(h) if usage is None else replace(h, amounts=dict(usage))
     session._new_version()
     session.situations.holders_changed(h.cluster_queue)
     if session.journal is not None:
