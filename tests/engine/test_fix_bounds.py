@@ -252,11 +252,15 @@ def test_why_raises_the_own_queues_quota_from_the_bound_and_skips_what_cannot_he
     r = out.result
     assert r is not None and not r.admitted
     # six workloads ahead of it in a: a reaches nominal + 2 and needs 7, so d's quota, a's borrowing
-    # limit and a higher priority cannot help; a's nominal from 9 (room whatever d takes) down
+    # limit and a higher priority cannot help alone; a's nominal from 9 (room whatever d takes) down
     assert r.fixes and all(c.knob.subject == "cluster_queue `a`" and c.knob.field.startswith("`cpu`")
-                           for f in r.fixes for c in f.changes)
+                           for c in r.fixes[0].changes)
     first = r.fixes[0].changes[0]
-    assert (first.new, first.minimal, r.fixes_checked) == (9000, True, 2)  # 9, then 8 refused
+    assert (first.new, first.minimal) == (9000, True)  # 9, then 8 refused
+    # d's quota helps only with a's borrowing limit raised as well (what a can borrow of what d lends)
+    assert [sorted((c.knob.subject, c.knob.field) for c in f.changes) for f in r.fixes[1:]] == [
+        [("cluster_queue `a`", "`borrow` of `cpu` in flavor `f`"), ("cluster_queue `d`", "`cpu` in flavor `f`")]]
+    assert r.fixes_checked == 2 + 2  # 9 and 8; d's and a's raised by what its cohort tree needs, then by half
     assert check_fixes(tmp_path, text, "ns/w") == len(r.fixes)
 
 

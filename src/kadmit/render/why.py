@@ -106,6 +106,7 @@ def why_human(result: WhyResult, sources: SourceMap, workload_span: Span | None,
                 actor = f.actor
                 out.append(f"  {ACTORS[actor]}")
             out.extend(_fix_lines(i, f, full))
+        out.extend(f"   = note: {n}" for n in result.fixes_notes)
         out.extend(_fixes_notes(result))
     elif result.fixes_checked is not None and not result.admitted and not result.unknown:
         refused = (f", {result.fixes_refused} more refused by arithmetic (what the queue can reach)"

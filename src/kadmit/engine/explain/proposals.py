@@ -15,6 +15,7 @@ from kadmit.engine.explain.coverage import cover_options, out_of_reach
 from kadmit.validate.likely import misspelt_resources
 from kadmit.engine.explain.fixes import Fix, Obstacles
 from kadmit.engine.explain.prove import Change, Proven, Prover
+from kadmit.engine.explain.raises import ahead_in_tree, alone_note, flavor_raises, group_raises, lender_raises
 from kadmit.model import Model, Workload
 from kadmit.source import SourceMap
 
@@ -78,13 +79,18 @@ def proven_fixes(prover: Prover, model: Model, sources: SourceMap, ask: Ask, uni
             else:
                 prover.refuse([ch])
     if len(ask.own.groups) > 1:
-        for p in _flavor_raises(prover, model, sources, ask.own, ask.workload, units):
+        for p in flavor_raises(prover, model, sources, ask.own, ask.workload, units):
             keep(p)
     else:  # (behind a StrictFIFO head too: the head and the rest ahead go first with the room)
-        for p in _group_raises(prover, model, sources, ask.own, ask.workload, units, singles, ask.ahead):
+        for p in group_raises(prover, model, sources, ask.own, ask.workload, units, singles, ask.ahead):
+            keep(p)
+        for p in lender_raises(prover, model, sources, ask.own, ask.workload, units, singles, ask.ahead):
             keep(p)
     if not found and len(ask.own.groups) > 1:
         _pairs(prover, model, sources, ask.own, ask.workload, units, keep)
+    note = alone_note(prover, list(found.values()))
+    if note is not None and note not in prover.notes:
+        prover.notes.append(note)
     return ordered(list(found.values()))
 
 
@@ -127,133 +133,6 @@ def _priorities(model: Model, sources: SourceMap, wl: Workload) -> list[Change]:
         return []
     higher = sorted((v, name) for name, v in values.items() if v > mine)
     return [Change(knob, name) for _, name in higher[:2]]
-
-
-def _ahead(prover: Prover, model: Model, wl: Workload, res: str) -> int:
-    """Kueue's queue order: what the pending workloads of `wl`'s cohort tree ahead of it (higher
-    priority, then older) and `wl` itself need of `res` at their smallest counts."""
-    values = {p.name: p.value for p in model.priority_classes}
-    default = next((p.value for p in model.priority_classes if p.global_default), 0)
-
-    def prio(w: Workload) -> int:
-        return w.priority if w.priority is not None else values.get(w.priority_class or "", default)
-
-    def need(w: Workload) -> int:
-        return sum((p.min_count if p.min_count is not None else p.count) * p.requests.get(res, 0) for p in w.pod_sets)
-
-    lqs = {q.key: q.cluster_queue for q in model.local_queues}
-    cohort = {c.name: c.cohort for c in model.cluster_queues}
-    parent = {c.name: c.parent for c in model.cohorts}
-
-    def root(w: Workload) -> str | None:
-        cq = lqs.get(f"{w.namespace}/{w.queue}")
-        c = cohort.get(cq or "")
-        seen = set()
-        while c and parent.get(c) and c not in seen:
-            seen.add(c)
-            c = parent[c]
-        return c or (f"cq:{cq}" if cq else None)
-
-    mine, key = root(wl), (-prio(wl), wl.created, wl.key)
-    states = prover.base.states
-    return need(wl) + sum(need(w) for w in model.workloads
-                          if w.admission is None and not w.finished and w.key != wl.key
-                          and w.key in states and not states[w.key].admitted
-                          and (-prio(w), w.created, w.key) < key and root(w) == mine)
-
-
-def _flavor_raises(prover: Prover, model: Model, sources: SourceMap, obs: Obstacles, wl: Workload,
-                   units: dict[str, int]) -> list[Proven]:
-    """Kueue assigns one flavor per resource group: when several resources are short, the nominal
-    quotas of the workload's own queue in one flavor are raised together, each by the workload's
-    demand times a common factor (grown, then halved while it still admits)."""
-    out: list[Proven] = []
-    lq = next((q for q in model.local_queues if q.key == f"{wl.namespace}/{wl.queue}"), None)
-    cq_name = lq.cluster_queue if lq is not None else None
-    mine = [o for o in obs.origins if o.id.startswith(f"quota|cq:{cq_name}|") and o.id.endswith("|nominal")]
-    demand: dict[str, int] = {}
-    for ps in wl.pod_sets:
-        n = ps.min_count if ps.min_count is not None else ps.count
-        for res, q in ps.requests.items():
-            demand[res] = demand.get(res, 0) + n * q
-    by_flavor: dict[str, list[tuple[K.Knob, int, int]]] = {}
-    for o in mine:
-        _, nid, fname, res, which = o.id.split("|")
-        knob = K.quota_knob(model, sources, nid, fname, res, which)
-        if knob is not None and demand.get(res, 0) > 0:
-            by_flavor.setdefault(fname, []).append((knob, demand[res], units.get(res, 1)))
-    for fname, knobs in sorted(by_flavor.items()):
-        if len(knobs) < 2:
-            continue
-
-        def changes(factor: float) -> list[Change]:
-            return [Change(k, int(k.value) + _up(int(d * factor), u)) for k, d, u in knobs]
-        factor, ok = 1.0, None
-        for _ in range(3):
-            if prover.admits(changes(factor)):
-                ok = factor
-                break
-            factor *= 2
-        while ok is not None and ok > 1 / 8 and prover.admits(changes(ok / 2)):
-            ok /= 2
-        if ok is not None:
-            p = prover.prove(changes(ok))
-            if p is not None:
-                out.append(p)
-    return out
-
-
-def _group_raises(prover: Prover, model: Model, sources: SourceMap, obs: Obstacles, wl: Workload,
-                  units: dict[str, int], singles: list[list[Change]], ahead: dict[str, int]) -> list[Proven]:
-    """A nominal quota of the workload's own queue in the blame whose raise alone admits nothing
-    (`singles` has no change of it): once raised, the workload's other resources of that flavor (its
-    resource group) run short too, taken by what goes first. So the queue's nominal quotas in that
-    flavor are raised together, for every resource the workload asks, each by what is queued ahead
-    of it in its ClusterQueue (`ahead`) plus its own demand, times a common factor (doubled once,
-    then halved while it still admits); each value decided again. Behind a StrictFIFO head too: the
-    head and the rest ahead of it go first with that room."""
-    out: list[Proven] = []
-    lq = next((q for q in model.local_queues if q.key == f"{wl.namespace}/{wl.queue}"), None)
-    if lq is None:
-        return out
-    nid = f"cq:{lq.cluster_queue}"
-    raised = {(c.knob.span.file, c.knob.span.line, c.knob.span.column)
-              for ch in singles for c in ch if c.knob is not None and c.knob.kind == "quota"}
-    demand: dict[str, int] = {}
-    for ps in wl.pod_sets:
-        n = ps.min_count if ps.min_count is not None else ps.count
-        for res, q in ps.requests.items():
-            demand[res] = demand.get(res, 0) + n * q
-    flavors: dict[str, list[str]] = {}  # flavor -> the blamed resources whose raise alone admitted nothing
-    for o in obs.origins:
-        if o.id.startswith(f"quota|{nid}|") and o.id.endswith("|nominal"):
-            _, _, fname, res, _ = o.id.split("|")
-            knob = K.quota_knob(model, sources, nid, fname, res, "nominal")
-            if knob is not None and (knob.span.file, knob.span.line, knob.span.column) not in raised:
-                flavors.setdefault(fname, []).append(res)
-    for fname, alone in flavors.items():
-        knobs = [(k, demand[res] + ahead.get(res, 0), units.get(res, 1)) for res in sorted(demand)
-                 if demand[res] > 0
-                 for k in [K.quota_knob(model, sources, nid, fname, res, "nominal")] if k is not None]
-        if len(knobs) < 2:
-            continue  # one resource of the flavor: its own raise was searched already
-
-        def changes(factor: float) -> list[Change]:
-            return [Change(k, int(k.value) + _up(int(d * factor), u)) for k, d, u in knobs]
-        ok = next((f for f in (1.0, 2.0) if prover.admits(changes(f))), None)
-        while ok is not None and ok > 1 / 8 and prover.admits(changes(ok / 2)):
-            ok /= 2
-        if ok is not None:
-            p = prover.prove(changes(ok))
-            if p is not None:
-                p.needs = (f" (together: no raise of its {', '.join(f'`{r}`' for r in alone)} quota in `{fname}`"
-                           " alone was found to admit it)")
-                out.append(p)
-    return out
-
-
-def _up(x: int, unit: int) -> int:
-    return max(unit, -(-x // unit) * unit)
 
 
 def _pairs(prover: Prover, model: Model, sources: SourceMap, obs: Obstacles, wl: Workload,
@@ -352,7 +231,7 @@ def _singles(prover: Prover, model: Model, sources: SourceMap, obs: Obstacles, w
             if enough is not None:
                 start = max(start, enough)
             elif wl is not None:
-                hint = old + _ahead(prover, model, wl, res)
+                hint = old + ahead_in_tree(prover, model, wl, res)
             tries = 1 if alternative else 4 if oid in starts or from_met is not None else 8
             add(prover.raise_until(knob, start, unit, fixed=list(fixed), tries=tries,
                                    hint=hint, floor=floor, down=not alternative))

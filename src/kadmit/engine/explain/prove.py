@@ -221,6 +221,10 @@ class Prover:
     # refused by arithmetic, without deciding again and outside the budget
     bound: Bound | None = None
     refused: int = 0  # changes so refused
+    # quota numbers no value of which alone was found to admit the target: decided again at the value
+    # given it stays pending, and at the end of that run no value of the number lets it fit (`_need`)
+    alone_short: list[tuple[Knob, int]] = field(default_factory=list)
+    need_unsure: bool = False  # the last `_need` met a check the solver left undecided
 
     def replay(self, changes: list[Change]) -> Replay | None:
         edits = tuple(sorted(c.edit for c in changes if c.edit is not None))
@@ -356,6 +360,8 @@ class Prover:
             fail = v
             need = self._need(entry, r, v) if entry is not None and r is not None else None
             if need == NO_VALUE:
+                if not fixed and not self.need_unsure:  # each value checked (none left to the solver)
+                    self.alone_short.append((knob, v))
                 return None
             if need is not None and need > v and used == 1:
                 nxt = need
@@ -432,6 +438,8 @@ class Prover:
         if s is None or wl is None or s.index.cluster_queue_of(wl) is None:
             return None
 
+        self.need_unsure = False
+
         def fits(x: int) -> bool:
             try:
                 with s.what_if([(*entry, x)]):
@@ -439,6 +447,7 @@ class Prover:
             except (KeyError, ValueError):  # the number isn't declared in this run's model
                 raise _NoInfo
             except SolverUnknown:
+                self.need_unsure = True
                 return False
             return got is not None
         step, hi = max(1, v // 8), None

@@ -1,0 +1,260 @@
+"""Raising several quota numbers together, where the blame names one whose raise alone admits
+nothing: the workload's own queue's quotas of a flavor (its other resources run short once what is
+ahead of it goes first), another queue's quotas of a flavor with its lending limit (what it lends the
+workload's cohort tree), and the note saying which numbers' raises alone were proven to admit
+nothing. Every candidate is proven by deciding the cluster again (`prove.Prover`)."""
+
+from __future__ import annotations
+
+from kadmit.engine.explain import knobs as K
+from kadmit.engine.explain.fixes import Obstacles
+from kadmit.engine.explain.prove import Change, Proven, Prover
+from kadmit.model import Model, Workload
+from kadmit.quantity import format_quantity
+from kadmit.source import SourceMap
+
+MAX_LENDERS = 3  # other queues searched for a raise of what they lend, before one admits
+
+def ahead_in_tree(prover: Prover, model: Model, wl: Workload, res: str) -> int:
+    """Kueue's queue order: what the pending workloads of `wl`'s cohort tree ahead of it (higher
+    priority, then older) and `wl` itself need of `res` at their smallest counts."""
+    values = {p.name: p.value for p in model.priority_classes}
+    default = next((p.value for p in model.priority_classes if p.global_default), 0)
+
+    def prio(w: Workload) -> int:
+        return w.priority if w.priority is not None else values.get(w.priority_class or "", default)
+
+    def need(w: Workload) -> int:
+        return sum((p.min_count if p.min_count is not None else p.count) * p.requests.get(res, 0) for p in w.pod_sets)
+
+    lqs = {q.key: q.cluster_queue for q in model.local_queues}
+    cohort = {c.name: c.cohort for c in model.cluster_queues}
+    parent = {c.name: c.parent for c in model.cohorts}
+
+    def root(w: Workload) -> str | None:
+        cq = lqs.get(f"{w.namespace}/{w.queue}")
+        c = cohort.get(cq or "")
+        seen = set()
+        while c and parent.get(c) and c not in seen:
+            seen.add(c)
+            c = parent[c]
+        return c or (f"cq:{cq}" if cq else None)
+
+    mine, key = root(wl), (-prio(wl), wl.created, wl.key)
+    states = prover.base.states
+    return need(wl) + sum(need(w) for w in model.workloads
+                          if w.admission is None and not w.finished and w.key != wl.key
+                          and w.key in states and not states[w.key].admitted
+                          and (-prio(w), w.created, w.key) < key and root(w) == mine)
+
+
+def flavor_raises(prover: Prover, model: Model, sources: SourceMap, obs: Obstacles, wl: Workload,
+                   units: dict[str, int]) -> list[Proven]:
+    """Kueue assigns one flavor per resource group: when several resources are short, the nominal
+    quotas of the workload's own queue in one flavor are raised together, each by the workload's
+    demand times a common factor (grown, then halved while it still admits)."""
+    out: list[Proven] = []
+    lq = next((q for q in model.local_queues if q.key == f"{wl.namespace}/{wl.queue}"), None)
+    cq_name = lq.cluster_queue if lq is not None else None
+    mine = [o for o in obs.origins if o.id.startswith(f"quota|cq:{cq_name}|") and o.id.endswith("|nominal")]
+    demand: dict[str, int] = {}
+    for ps in wl.pod_sets:
+        n = ps.min_count if ps.min_count is not None else ps.count
+        for res, q in ps.requests.items():
+            demand[res] = demand.get(res, 0) + n * q
+    by_flavor: dict[str, list[tuple[K.Knob, int, int]]] = {}
+    for o in mine:
+        _, nid, fname, res, which = o.id.split("|")
+        knob = K.quota_knob(model, sources, nid, fname, res, which)
+        if knob is not None and demand.get(res, 0) > 0:
+            by_flavor.setdefault(fname, []).append((knob, demand[res], units.get(res, 1)))
+    for fname, knobs in sorted(by_flavor.items()):
+        if len(knobs) < 2:
+            continue
+
+        def changes(factor: float) -> list[Change]:
+            return [Change(k, int(k.value) + up(int(d * factor), u)) for k, d, u in knobs]
+        factor, ok = 1.0, None
+        for _ in range(3):
+            if prover.admits(changes(factor)):
+                ok = factor
+                break
+            factor *= 2
+        while ok is not None and ok > 1 / 8 and prover.admits(changes(ok / 2)):
+            ok /= 2
+        if ok is not None:
+            p = prover.prove(changes(ok))
+            if p is not None:
+                out.append(p)
+    return out
+
+
+def group_raises(prover: Prover, model: Model, sources: SourceMap, obs: Obstacles, wl: Workload,
+                  units: dict[str, int], singles: list[list[Change]], ahead: dict[str, int]) -> list[Proven]:
+    """A nominal quota of the workload's own queue in the blame whose raise alone admits nothing
+    (`singles` has no change of it): once raised, the workload's other resources of that flavor (its
+    resource group) run short too, taken by what goes first. So the queue's nominal quotas in that
+    flavor are raised together, for every resource the workload asks, each by what is queued ahead
+    of it in its ClusterQueue (`ahead`) plus its own demand, times a common factor (doubled once,
+    then halved while it still admits); each value decided again. Behind a StrictFIFO head too: the
+    head and the rest ahead of it go first with that room."""
+    out: list[Proven] = []
+    lq = next((q for q in model.local_queues if q.key == f"{wl.namespace}/{wl.queue}"), None)
+    if lq is None:
+        return out
+    nid = f"cq:{lq.cluster_queue}"
+    raised = {(c.knob.span.file, c.knob.span.line, c.knob.span.column)
+              for ch in singles for c in ch if c.knob is not None and c.knob.kind == "quota"}
+    demand: dict[str, int] = {}
+    for ps in wl.pod_sets:
+        n = ps.min_count if ps.min_count is not None else ps.count
+        for res, q in ps.requests.items():
+            demand[res] = demand.get(res, 0) + n * q
+    flavors: dict[str, list[str]] = {}  # flavor -> the blamed resources whose raise alone admitted nothing
+    for o in obs.origins:
+        if o.id.startswith(f"quota|{nid}|") and o.id.endswith("|nominal"):
+            _, _, fname, res, _ = o.id.split("|")
+            knob = K.quota_knob(model, sources, nid, fname, res, "nominal")
+            if knob is not None and (knob.span.file, knob.span.line, knob.span.column) not in raised:
+                flavors.setdefault(fname, []).append(res)
+    for fname, alone in flavors.items():
+        knobs = [(k, demand[res] + ahead.get(res, 0), units.get(res, 1)) for res in sorted(demand)
+                 if demand[res] > 0
+                 for k in [K.quota_knob(model, sources, nid, fname, res, "nominal")] if k is not None]
+        if len(knobs) < 2:
+            continue  # one resource of the flavor: its own raise was searched already
+
+        def changes(factor: float) -> list[Change]:
+            return [Change(k, int(k.value) + up(int(d * factor), u)) for k, d, u in knobs]
+        ok = next((f for f in (1.0, 2.0) if prover.admits(changes(f))), None)
+        while ok is not None and ok > 1 / 8 and prover.admits(changes(ok / 2)):
+            ok /= 2
+        if ok is not None:
+            p = prover.prove(changes(ok))
+            if p is not None:
+                p.needs = (f" (together: no raise of its {', '.join(f'`{r}`' for r in alone)} quota in `{fname}`"
+                           " alone was found to admit it)")
+                out.append(p)
+    return out
+
+
+def lender_raises(prover: Prover, model: Model, sources: SourceMap, obs: Obstacles, wl: Workload,
+                   units: dict[str, int], singles: list[list[Change]], ahead: dict[str, int]) -> list[Proven]:
+    """Another queue's nominal quota in the blame (what it lends the workload's queue) whose raise alone
+    admits nothing (`singles` has no change of it): it helps only through what it lends, capped by its
+    lending limit (and the borrower's borrowing limit), and only with the flavor's other resources too;
+    and what it lends goes to the whole cohort tree, the workloads ahead of this one in Kueue's order
+    first. So that queue's nominal quotas in the flavor, for every resource the workload asks, are
+    raised together, with its lending limit where one caps what it lends and the workload's queue's
+    borrowing limit where one caps what it borrows, each by what the cohort tree's pending workloads
+    ahead of it and it need (`_ahead`; at least what is queued ahead of it in its ClusterQueue, `ahead`,
+    plus its own demand), halved while it still admits. Each value decided again. One lender per
+    flavor: the first whose raise admits (the others lend to the same cohort tree); once one flavor's
+    admits, the next flavor's first lender is tried once at the same size (kept as it is: not called
+    the least); at most MAX_LENDERS lenders searched in all."""
+    out: list[Proven] = []
+    lq = next((q for q in model.local_queues if q.key == f"{wl.namespace}/{wl.queue}"), None)
+    if lq is None:
+        return out
+    mine = f"cq:{lq.cluster_queue}"
+    raised = {(c.knob.span.file, c.knob.span.line, c.knob.span.column)
+              for ch in singles for c in ch if c.knob is not None and c.knob.kind == "quota"}
+    demand: dict[str, int] = {}
+    for ps in wl.pod_sets:
+        n = ps.min_count if ps.min_count is not None else ps.count
+        for res, q in ps.requests.items():
+            demand[res] = demand.get(res, 0) + n * q
+    asks = sorted(r for r, d in demand.items() if d > 0)
+    lenders: dict[tuple[str, str], list[str]] = {}  # (queue, flavor) -> its blamed resources no raise alone admitted
+    for o in obs.origins:
+        if o.id.startswith("quota|cq:") and o.id.endswith("|nominal") and not o.id.startswith(f"quota|{mine}|"):
+            _, nid, fname, res, _ = o.id.split("|")
+            knob = K.quota_knob(model, sources, nid, fname, res, "nominal")
+            if knob is not None and (knob.span.file, knob.span.line, knob.span.column) not in raised:
+                lenders.setdefault((nid, fname), []).append(res)
+    if not lenders:
+        return out
+    tree = {r: max(ahead_in_tree(prover, model, wl, r), demand[r] + ahead.get(r, 0)) for r in asks}
+    found: float | None = None  # the factor of the first lender's raise that admits
+    searched, done = 0, set()
+    for (nid, fname), alone in lenders.items():
+        if fname in done:
+            continue
+        knobs: list[tuple[K.Knob, str]] = []
+        for res in asks:
+            nominal = K.quota_knob(model, sources, nid, fname, res, "nominal")
+            if nominal is None:
+                continue  # the lender has no quota of it in this flavor: nothing of it to lend
+            knobs.append((nominal, res))
+            for k in (K.quota_knob(model, sources, nid, fname, res, "lending_limit"),
+                      K.quota_knob(model, sources, mine, fname, res, "borrowing_limit")):
+                if k is not None:
+                    knobs.append((k, res))
+        if len(knobs) < 2:
+            continue  # its nominal quota alone: searched already
+
+        def changes(factor: float) -> list[Change]:
+            return [Change(k, int(k.value) + up(int(tree[r] * factor), units.get(r, 1))) for k, r in knobs]
+        if found is not None:
+            done.add(fname)  # tried once at the size found: this flavor's other lenders are not tried
+            ok = found if prover.admits(changes(found)) else None
+        elif searched >= MAX_LENDERS:
+            break
+        else:
+            searched += 1
+            ok = None
+            if prover.admits(changes(1.0)):
+                f = 1.0
+                while f > 1 / 8 and prover.admits(changes(f / 2)):
+                    f /= 2
+                ok = found = f
+                done.add(fname)
+        if ok is not None:
+            p = prover.prove(changes(ok))
+            if p is not None:
+                p.needs = (f" (together: no raise of `{nid.split(':', 1)[1]}`'s "
+                           f"{', '.join(f'`{r}`' for r in alone)} quota in `{fname}` alone was found to admit it)")
+                out.append(p)
+    return out
+
+
+def up(x: int, unit: int) -> int:
+    return max(unit, -(-x // unit) * unit)
+
+
+def alone_short(prover: Prover, found: list[Proven]) -> list[tuple[K.Knob, int]]:
+    """The quota numbers whose raise alone was proven to admit nothing (`Prover.alone_short`), once
+    each (the first value decided), in the order searched; none a fix changes alone."""
+    alone = {(c.knob.span.file, c.knob.span.line, c.knob.span.column) for p in found if len(p.changes) == 1
+             for c in p.changes}
+    out: dict[tuple, tuple[K.Knob, int]] = {}
+    for knob, v in prover.alone_short:
+        at = (knob.span.file, knob.span.line, knob.span.column)
+        if at not in alone:
+            out.setdefault(at, (knob, v))
+    return list(out.values())
+
+
+def alone_note(prover: Prover, found: list[Proven]) -> str | None:
+    """One line for the quota numbers whose raise alone admits nothing: raised, the cluster decided
+    again, the workload stayed pending, and where that run ended no value of the number lets it fit
+    (`Prover.alone_short`)."""
+    by_owner: dict[tuple[str, str, str], list[str]] = {}
+    for knob, v in alone_short(prover, found):
+        entry = prover._quota_entry(knob)
+        if entry is None:
+            continue
+        kind, name, fname, res, which = entry
+        label = ("cluster_queue" if kind == "cq" else "cohort") if knob.kad else (
+            "ClusterQueue" if kind == "cq" else "Cohort")
+        what = f"`{res}`" + ("" if which == "nominal" else f" {which.replace('_', ' ')}")
+        by_owner.setdefault((label, name, what), []).append(f"{fname} ({format_quantity(v, res)})")
+    if not by_owner:
+        return None
+    named = "; ".join(f"{label} `{name}`'s {what} in "
+                      + (", ".join(at[:-1]) + " and " + at[-1] if len(at) > 1 else at[0])
+                      for (label, name, what), at in by_owner.items())
+    n = sum(len(at) for at in by_owner.values())
+    return (f"raising {'this quota' if n == 1 else 'any one of these quotas'} alone admits nothing (raised to the "
+            f"value shown and the cluster decided again, it stays pending, and where that run ends no value of "
+            f"the quota lets it fit): {named}")
