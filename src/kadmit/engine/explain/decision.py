@@ -377,16 +377,81 @@ def _why_victim(session: Session, preemptor, v: Victim) -> str:
             f"{p.reclaim_within_cohort} (priority {prio} over {v.priority})")
 
 
-def _needed(session: Session, decision: Decision | None) -> str:
-    """What the preemptor needed of its victims: their quota, or, when a flavor it was assigned is
-    topology-aware, their quota or the room their pods took on the topology's nodes (Kueue's
-    preemption search counts both, and its victims' reasons don't say which)."""
+def _needed(session: Session, preemptor, decision: Decision | None, victims: list[Victim]) -> str:
+    """What the preemptor needed of its victims, checked at the start of the cycle they were evicted in
+    (`_at_eviction`): the quota (its assignment's usage over what its queue had free then), the room
+    on the topology's nodes (its pods placed with the victims holding theirs fail, and fit with them
+    gone), or both. Without a topology-aware flavor in its assignment, the quota: Kueue's preemption
+    needs nothing else then."""
     flavors = session.index.flavors
-    assigned = {f for fl in decision.assignment.flavors.values() for f in fl.values()} if (
-        decision is not None and decision.assignment is not None) else set()
-    if any(flavors[f].topology for f in assigned if f in flavors):
+    a = decision.assignment if decision is not None else None
+    assigned = {f for fl in a.flavors.values() for f in fl.values()} if a is not None else set()
+    if not any(flavors[f].topology for f in assigned if f in flavors):
+        return "needed the quota"
+    seen = _at_eviction(session, preemptor, [v.key for v in victims], a) if a is not None else None
+    if seen is None or not (seen.short or seen.nodes):  # no record of the state it met, or it shows neither
         return "needed the quota or the room on topology nodes"
-    return "needed the quota"
+    mine = set(session.pool.placed.get(preemptor.key) or ())
+    shared = sorted(seen.leaves & mine)
+    room = (f"the room its victims' pods took on {_listed(shared)}" if shared else
+            f"room on the topology's nodes (its victims' pods were on {_listed(sorted(seen.leaves))})"
+            if seen.leaves else "room on the topology's nodes")
+    if seen.short:
+        return f"needed the quota ({_quota(seen.short)})" + (f" and {room}" if seen.nodes else "")
+    if seen.held:
+        return f"held its quota already{' (a second pass placing its pods)' if seen.second else ''} and needed {room}"
+    return f"needed {room}: its quota fitted ({_quota(seen.fitted)})"
+
+
+def _quota(checked: list) -> str:
+    from kadmit.quantity import format_quantity
+    return "; ".join(f"{format_quantity(q, fr[1])} {fr[1]} in {fr[0]} with {format_quantity(free, fr[1])} free"
+                     for fr, q, free in checked)
+
+
+@dataclass
+class _Eviction:
+    held: bool  # the preemptor held its quota already
+    second: bool  # ... with pods of it still to place (Kueue's second pass)
+    short: list  # its flavor-resources over what its queue had free: (flavor-resource, amount, free)
+    fitted: list  # those within it
+    nodes: bool  # its pods didn't fit the nodes with the victims holding theirs, and did with them gone
+    leaves: set  # the topology leaves (nodes) the victims' pods were on
+
+
+def _listed(names: list[str]) -> str:
+    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    return f"{'node' if len(names) == 1 else 'nodes'} {shown}"
+
+
+def _at_eviction(session: Session, preemptor, victims: list[str], a) -> _Eviction | None:
+    """What the preemptor met at the start of the cycle the first of `victims` was evicted in (the
+    snapshot Kueue's preemptor read); None without a record of the run (`Session.journal`)."""
+    from kadmit.engine.explain.met import as_met
+    journal = session.journal
+    if journal is None:
+        return None
+    gone = set(victims)
+    at = next((i for i, (admitted, h, _) in enumerate(journal.changes) if not admitted and h.workload in gone), None)
+    cycle = next((c for c, n in reversed(journal.marks) if n <= at), None) if at is not None else None
+    if cycle is None:
+        return None
+    pool = session.pool
+    with as_met(session, cycle) as ok:
+        if not ok:
+            return None
+        held = preemptor.key in session.holders
+        second = held and not pool.placed.get(preemptor.key)
+        nid, tree = f"cq:{a.cluster_queue}", session.compiler.tree
+        checked = [(fr, q, tree.available(nid, fr, session.usage)) for fr, q in sorted(a.usage.items()) if q > 0]
+        cq = session.index.cluster_queues.get(a.cluster_queue)
+        requests = pool.requests(preemptor, cq, a.counts, a.flavors, delayed_only=second) \
+            if cq is not None and (not held or second) else []
+        nodes = bool(requests) and pool.place(requests).failure is not None and \
+            pool.place(requests, free=pool.free_without(victims)).failure is None
+        leaves = {leaf for v in victims for leaf in pool.placed.get(v) or ()}
+    short = [c for c in checked if c[1] > c[2]] if not held else []
+    return _Eviction(held, second, short, [c for c in checked if c[1] <= c[2]], nodes, leaves)
 
 
 def _preemption_origins(session: Session, preemptor, victims: list[Victim],
@@ -401,7 +466,7 @@ def _preemption_origins(session: Session, preemptor, victims: list[Victim],
                 + (f", borrowWithinCohort {p.borrow_within_cohort.policy}" if p.borrow_within_cohort else ""))
         out.append(Origin("preempt|policy", "preemption", text, cq.field_span("preemption") or cq.span))
     out.append(Origin("preempt|preemptor", "preemptor", f"`{preemptor.key}` (priority "
-                      f"{session.index.priority(preemptor)}) {_needed(session, decision)}", preemptor.span))
+                      f"{session.index.priority(preemptor)}) {_needed(session, preemptor, decision, victims)}", preemptor.span))
     for v in victims:
         wl = session.index.workloads.get(v.key)
         span = wl.admission.span if wl is not None and wl.admission is not None and wl.admission.span else (
