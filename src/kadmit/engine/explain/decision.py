@@ -465,8 +465,9 @@ def _preemption_origins(session: Session, preemptor, victims: list[Victim],
                 f"reclaimWithinCohort {p.reclaim_within_cohort}"
                 + (f", borrowWithinCohort {p.borrow_within_cohort.policy}" if p.borrow_within_cohort else ""))
         out.append(Origin("preempt|policy", "preemption", text, cq.field_span("preemption") or cq.span))
+    needed = _needed(session, preemptor, decision, victims)
     out.append(Origin("preempt|preemptor", "preemptor", f"`{preemptor.key}` (priority "
-                      f"{session.index.priority(preemptor)}) {_needed(session, preemptor, decision, victims)}", preemptor.span))
+                      f"{session.index.priority(preemptor)}) {needed}", preemptor.span))
     for v in victims:
         wl = session.index.workloads.get(v.key)
         span = wl.admission.span if wl is not None and wl.admission is not None and wl.admission.span else (

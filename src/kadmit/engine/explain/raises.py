@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from kadmit.engine.explain import knobs as K
 from kadmit.engine.explain.fixes import Obstacles
-from kadmit.engine.explain.prove import Change, Proven, Prover
+from kadmit.engine.explain.prove import Change, Proven, Prover, _place
 from kadmit.model import Model, Workload
 from kadmit.quantity import format_quantity
 from kadmit.source import SourceMap
@@ -212,8 +212,13 @@ def lender_raises(prover: Prover, model: Model, sources: SourceMap, obs: Obstacl
         if ok is not None:
             p = prover.prove(changes(ok))
             if p is not None:
-                p.needs = (f" (together: no raise of `{nid.split(':', 1)[1]}`'s "
-                           f"{', '.join(f'`{r}`' for r in alone)} quota in `{fname}` alone was found to admit it)")
+                name = nid.split(":", 1)[1]
+                # the claim only for a raise alone that was tried (decided again, or refused by arithmetic)
+                tried = [r for r in alone if _place([Change(K.quota_knob(model, sources, nid, fname, r, "nominal"), 0)])
+                         in prover.candidates]
+                p.needs = (f" (together: no raise of `{name}`'s {', '.join(f'`{r}`' for r in tried)} quota in "
+                           f"`{fname}` alone was found to admit it)" if tried else
+                           f" (together: what `{name}` lends in `{fname}`)")
                 out.append(p)
     return out
 
