@@ -115,7 +115,7 @@ def composed(origin: Origin, listed: list[Listed], not_served: tuple[str, ...],
             trees.append(out.document(obj))
     if not lines:
         return "\n".join(head) + "\n", trees
-    return "\n".join(head) + "\n---\n" + "".join(line + "\n" for line in lines), trees
+    return "\n".join(head) + "\n---\n" + "\n".join(lines) + "\n", trees
 
 
 def _where(t: Listed) -> str:
