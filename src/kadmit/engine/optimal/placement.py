@@ -212,8 +212,12 @@ class PlacementModel:
                 mine.setdefault(key, []).append((fname, path))
                 if key in leaves:
                     continue
+                if tree.host_lowest and len(dom.nodes) == 1:  # a node: its state in the run
+                    self.leaf_free[key] = self.pool.free[key]
+                    leaves[key] = self.pool.state(key), True
+                    continue
                 free = self.leaf_free[key] = tree.leaf_free(dom, self.pool.free)
-                if tree.host_lowest:
+                if tree.host_lowest:  # the nodes sharing a hostname: the first, holding their sum
                     node = self.pool.state(dom.nodes[0])
                     leaves[key] = dataclasses.replace(node, used=subtract(node.allocatable, free)), True
                 else:
