@@ -304,10 +304,10 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
             root = tree.root(f"cq:{name}")
             if isinstance(got, SecondPass):
                 if got.ok and session.pool.still_fits(got.placement):
-                    place_later(session, head.key, got.placement, got.reduced[1] if got.reduced else None)
+                    place_later(session, head.key, got.placement, got.admits.usage if got.admits else None)
                     d = decisions.get(head.key)
                     if d is not None:  # (one the input shows holding quota has no decision)
-                        d.assignment = placed_later(head, d.assignment, got.placement, got.reduced)
+                        d.assignment = placed_later(head, d.assignment, got.placement, got.admits)
                     del second[head.key]
                     changed = True
                     continue
@@ -319,7 +319,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                     if ok:
                         targeted.update(t.key for t in got.targets)
                         d = decisions.get(head.key)
-                        flavors = (d.assignment if d is not None else held_passes[head.key]).flavors
+                        flavors = (got.admits or (d.assignment if d is not None else held_passes[head.key])).flavors
                         hold_nodes(f"{head.key}~held", got.held, session.pool.cycle_usage(got.held, flavors))
                         changed |= evict(got.targets, head.key, name, cycle)
                         if d is not None:

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from kadmit.engine.admission.decisions import Decision
+from kadmit.engine.admission.flavor_assignment import MODES, group_member_fits, preferred, quota_modes, try_next
 from kadmit.engine.admission.session import Assignment, Session
 from kadmit.engine.preemption.candidates import Preemptor, Victim
 from kadmit.engine.preemption.search import find_targets
@@ -30,9 +31,12 @@ class SecondPass:
     placement: WorkloadPlacement
     iteration: int  # Kueue's SecondPassIteration: 1 for the pass after the reservation
     position: int = 0  # its place among the cycle's second passes (Kueue's takeAllReady order)
-    quota: frozenset[FR] = frozenset()  # flavor-resources its flavors no longer fit, counted again (`requoted`)
-    # placed at counts Kueue's partial-admission reducer found (`_reduced`): those counts and the usage then
-    reduced: tuple[dict[str, int], dict[FR, int]] | None = None
+    # its flavors searched again (`searched_again`): the flavor-resources that need preemption, or None
+    # when a resource group found no flavor (NoFit)
+    quota: frozenset[FR] | None = frozenset()
+    # the assignment it admits when not the one it holds: flavors the search changed, counts Kueue's
+    # partial-admission reducer found (`_reduced`)
+    admits: Assignment | None = None
     targets: list[Victim] = field(default_factory=list)  # failed: the victims Kueue's preemptor finds
     held: WorkloadPlacement | None = None  # and the placement with them gone
     usage: dict = field(default_factory=dict)
@@ -42,7 +46,7 @@ class SecondPass:
     @property
     def ok(self) -> bool:
         """It places the delayed pod sets (on the nodes as the cycle began) and its flavors still fit."""
-        return self.placement.failure is None and not self.quota
+        return self.placement.failure is None and self.quota == frozenset()
 
 
 def needs_second_pass(session: Session, wl: Workload, a: Assignment) -> bool:
@@ -87,13 +91,17 @@ def from_input(session: Session) -> dict[str, Assignment]:
     return out
 
 
-def _delayed_requests(session: Session, wl: Workload, cq_name: str, a: Assignment, held: bool):
-    """The TAS requests of the pod sets the second pass places: those Kueue delayed at the reservation
-    (for one the input shows holding quota, `held`, the pod sets it marks delayed)."""
+def _delayed_requests(session: Session, wl: Workload, cq_name: str, a: Assignment, held: bool,
+                      reserved: Assignment | None = None):
+    """The TAS requests, on `a`, of the pod sets the second pass places: those Kueue delayed at the
+    reservation (`reserved`, else `a`; for one the input shows holding quota, `held`, the pod sets it
+    marks delayed)."""
     cq = session.index.cluster_queues[cq_name]
-    if not held:
+    r0 = a if reserved is None else reserved
+    if not held and r0 is a:
         return session.pool.requests(wl, cq, a.counts, a.flavors, delayed_only=True)
-    delayed = {ps.name for ps in wl.admission.pod_sets if ps.delayed}
+    delayed = {ps.name for ps in wl.admission.pod_sets if ps.delayed} if held else \
+        {r.pod_set for r in session.pool.requests(wl, cq, r0.counts, r0.flavors, delayed_only=True)}
     order = {ps.name: i for i, ps in enumerate(wl.pod_sets)}
     both = session.pool.requests(wl, cq, a.counts, a.flavors) + session.pool.requests(wl, cq, a.counts, a.flavors,
                                                                                        delayed_only=True)
@@ -120,57 +128,73 @@ def second_passes(session: Session, decisions: dict[str, Decision],
             del second[key]
             continue
         wl = d.workload if d is not None else session.index.workloads[key]
-        requests = _delayed_requests(session, wl, name, a, d is None)
-        got = SecondPass(session.pool.place(requests), iteration, len(out), requoted(session, wl, a))
-        if not got.ok:
-            got.targets, got.held = _victims(session, wl, a, requests, got.quota)
+        searched = searched_again(session, wl, a)
+        now = a if searched is None else _with_flavors(session, wl, a, searched[0])
+        requests = _delayed_requests(session, wl, name, now, d is None, a)
+        got = SecondPass(session.pool.place(requests), iteration, len(out), None if searched is None else searched[1],
+                         now if now is not a else None)
+        if not got.ok and got.quota is not None:
+            got.targets, got.held = _victims(session, wl, now, requests, got.quota)
         if not got.ok and not got.targets and (found := _reduced(session, wl, name, a, d is None)) is not None:
-            got.placement, got.reduced, got.quota = found[0], (found[1], found[2]), frozenset()
+            got.placement, got.admits, got.quota = found[0], found[1], frozenset()
         out.append((name, wl, got))
     return out
+
+
+def _with_flavors(session: Session, wl: Workload, a: Assignment, flavors: dict[str, dict[str, str]],
+                  counts: dict[str, int] | None = None) -> Assignment:
+    """`a` with these flavors (and counts), its usage as they make it; `a` itself when nothing changes."""
+    counts = dict(a.counts) if counts is None else counts
+    if flavors == a.flavors and counts == a.counts:
+        return a
+    cq = session.index.cluster_queues[a.cluster_queue]
+    covered = {r for rg in cq.resource_groups for r in rg.covered_resources}
+    usage: dict[FR, int] = {}
+    for ps in wl.pod_sets:
+        for r, q in session.compiler.requests(ps, covered).items():
+            fl = flavors.get(ps.name, {}).get(r)
+            if fl is not None and q:
+                usage[(fl, r)] = usage.get((fl, r), 0) + q * counts.get(ps.name, 0)
+    return replace(a, counts=counts, flavors=flavors, usage=usage)
 
 
 def _reduced(session: Session, wl: Workload, name: str, a: Assignment, held: bool):
     """Kueue's partial-admission reducer on a second pass that finds no room and no victims
     (getInitialAssignments: PodSetReducer over the pod sets' own counts down to their minCount, each
-    try a flavor assignment again): the least reduction whose flavors still fit (`requoted`) and whose
-    delayed pod sets the nodes take as the cycle began. (placement, counts, usage) or None."""
+    try a flavor assignment again): the least reduction whose flavors fit (`searched_again`, Fit) and
+    whose delayed pod sets the nodes take as the cycle began. (placement, assignment) or None."""
     pss = list(wl.pod_sets)
     deltas = {ps.name: ps.count - ps.min_count if ps.min_count is not None else 0 for ps in pss}
     total = sum(deltas.values())
     if total <= 0 or any(x < 0 for x in deltas.values()):
         return None
-    cq = session.index.cluster_queues[name]
-    covered = {r for rg in cq.resource_groups for r in rg.covered_resources}
     lo, hi, best = 0, total + 1, None
     while lo < hi:  # Go's sort.Search over the reduction k in [0, total]
         mid = (lo + hi) // 2
         counts = {ps.name: ps.count - deltas[ps.name] * mid // total for ps in pss}
-        usage: dict[FR, int] = {}
-        for ps in pss:
-            for r, q in session.compiler.requests(ps, covered).items():
-                fl = a.flavors.get(ps.name, {}).get(r)
-                if fl is not None and q:
-                    usage[(fl, r)] = usage.get((fl, r), 0) + q * counts[ps.name]
-        tried = replace(a, counts=counts, usage=usage)
-        placement = session.pool.place(_delayed_requests(session, wl, name, tried, held))
-        if placement.failure is None and not requoted(session, wl, tried):
-            best, hi = (placement, counts, usage), mid
-        else:
-            lo = mid + 1
+        tried = _with_flavors(session, wl, replace(a, counts=counts), a.flavors)
+        searched = searched_again(session, wl, tried)
+        if searched is not None and not searched[1]:
+            tried = _with_flavors(session, wl, tried, searched[0])
+            placement = session.pool.place(_delayed_requests(session, wl, name, tried, held, a))
+            if placement.failure is None:
+                best, hi = (placement, tried), mid
+                continue
+        lo = mid + 1
     return best
 
 
-def requoted(session: Session, wl: Workload, a: Assignment) -> frozenset[FR]:
+def searched_again(session: Session, wl: Workload, a: Assignment) -> tuple[dict[str, dict[str, str]], frozenset[FR]] | None:
     """Kueue's second pass assigns flavors again (flavorassigner.assignFlavors), each pod set (or
     pod-set group) starting from its admission's flavors: one of its resources (Go map order) keeps
     its flavor unchecked, and every resource group holding another of its resources is searched again
-    (findFlavorForPodSets over all the group's resources it asks for), with the workload's own
-    reservation still counted in its queue's usage, so its requests count twice. The flavor-resources
-    of the flavors it holds that do not fit so; empty when every searched group does (then the search
-    keeps the flavors it holds: those before them did not fit at the reservation, with less usage).
-    The resource kept unchecked is taken as the pod set's first by name; where its resources span
-    resource groups, Kueue's map order may keep another (docs/KUEUE-DIFFERENCES.md §1)."""
+    (findFlavorForPodSets: the group's flavors in order, from the first, with flavor fungibility) with
+    the workload's own reservation still counted in its queue's usage, so its requests count twice.
+    The flavors it ends with (a searched group may take another flavor) and the flavor-resources that
+    need preemption there (empty: Fit); None when a searched group finds no flavor (NoFit). The
+    resource kept unchecked is taken as the pod set's first by name; where its resources span
+    resource groups, or a group's pod sets keep different ones, Kueue's map order may keep another
+    (docs/KUEUE-DIFFERENCES.md §1)."""
     cq = session.index.cluster_queues[a.cluster_queue]
     tree = session.compiler.tree
     nid = node_id(cq.name, False)
@@ -180,27 +204,57 @@ def requoted(session: Session, wl: Workload, a: Assignment) -> frozenset[FR]:
     for ps in wl.pod_sets:
         key = ps.topology.group if ps.topology is not None and ps.topology.group else f"\0{ps.name}"
         units.setdefault(key, []).append(ps)
-    demand: dict[FR, int] = {}
+    flavors = {ps: dict(per) for ps, per in a.flavors.items()}
+    needs: set[FR] = set()
+    taken: dict[FR, int] = {}  # what the earlier pod sets took (Kueue's assignmentUsage)
+    fung = cq.flavor_fungibility
     for members in units.values():
-        asked: dict[int, set[str]] = {}
+        asked: dict[int, dict[str, int]] = {}  # resource group -> resource -> the members' demand
         for ps in members:
             for r, q in session.compiler.requests(ps, covered).items():
                 if r in group_of and q:
-                    asked.setdefault(group_of[r], set()).add(r)
+                    per = asked.setdefault(group_of[r], {})
+                    per[r] = per.get(r, 0) + q * a.counts.get(ps.name, 0)
         if not asked:
             continue
         kept = min(r for rs in asked.values() for r in rs)
-        for gi, rs in asked.items():
-            if rs == {kept}:
-                continue  # the unchecked resource's group, asked for nothing else
+        for gi, demand in sorted(asked.items()):
+            if set(demand) == {kept}:  # the unchecked resource's group, asked for nothing else
+                fl = next((flavors.get(ps.name, {}).get(kept) for ps in members if flavors.get(ps.name, {}).get(kept)), None)
+                if fl is not None:
+                    taken[(fl, kept)] = taken.get((fl, kept), 0) + demand[kept]
+                continue
+            rs = sorted(demand)
+            best: tuple | None = None
+            for fq in cq.resource_groups[gi].flavors:
+                fname = fq.flavor
+                if not group_member_fits(session, cq, gi, fname, members):
+                    continue
+                vals = {r: taken.get((fname, r), 0) + demand[r] for r in rs}
+                if all(vals[r] <= tree.available(nid, (fname, r), session.usage) for r in rs):
+                    h = max(tree.borrowing_height(cq.name, (fname, r), session.usage, vals[r]) for r in rs)
+                    option: tuple = (MODES["Fit"], h, fname, {r: "Fit" for r in rs})
+                else:
+                    q = quota_modes(session, wl, cq, fname, rs, vals)
+                    if q is None:
+                        continue
+                    option = (q[0], q[1], fname, q[2])
+                if not try_next(option[0], option[1], fung):
+                    best = option
+                    break
+                if best is None or preferred(option, best, fung.preference):
+                    best = option
+            if best is None:
+                return None
             for ps in members:
-                per_pod = session.compiler.requests(ps, covered)
                 for r in rs:
-                    fl = a.flavors.get(ps.name, {}).get(r)
-                    if fl is not None and per_pod.get(r):
-                        fr = (fl, r)
-                        demand[fr] = demand.get(fr, 0) + per_pod[r] * a.counts.get(ps.name, 0)
-    return frozenset(fr for fr, v in demand.items() if v > tree.available(nid, fr, session.usage))
+                    if r in flavors.get(ps.name, {}):
+                        flavors[ps.name][r] = best[2]
+            for r in rs:
+                taken[(best[2], r)] = taken.get((best[2], r), 0) + demand[r]
+                if best[3][r] != "Fit":
+                    needs.add((best[2], r))
+    return flavors, frozenset(needs)
 
 
 def one_per_queue(passes: list[tuple[str, Workload, SecondPass]],
@@ -221,7 +275,7 @@ def _victims(session: Session, wl: Workload, a: Assignment, requests,
     with its own quota counted again (the snapshot holds its reservation, and the preemptor adds its
     requests, TotalRequestsFor), for the flavor-resources of its delayed pod sets; the nodes must take
     it with the victims gone (workloadFits). The victims and that placement, or ([], None). One whose
-    flavors no longer fit by `quota` (`requoted`) needs those flavor-resources freed."""
+    flavors need preemption for `quota` (`searched_again`) needs those flavor-resources freed."""
     pool = session.pool
     if pool.place(requests, free=pool.free_without(list(pool.placed))).failure is not None:
         return [], None
@@ -252,13 +306,14 @@ def second_pass_failed(second: dict[str, tuple[int, int, str, int | None, tuple]
 
 
 def placed_later(wl: Workload, a: Assignment | None, placement: WorkloadPlacement,
-                 reduced: tuple[dict[str, int], dict] | None = None) -> Assignment | None:
+                 admits: Assignment | None = None) -> Assignment | None:
     """The assignment with the pod sets the second pass placed added, in the workload's pod-set order
-    (at the counts and usage Kueue's partial-admission reducer found, `reduced`)."""
+    (on the flavors and counts the pass admits, `admits`, where they changed)."""
     if a is None:
         return None
-    if reduced is not None:
-        a = replace(a, counts=dict(reduced[0]), usage=dict(reduced[1]))
+    if admits is not None:
+        a = replace(a, counts=dict(admits.counts), flavors={ps: dict(v) for ps, v in admits.flavors.items()},
+                    usage=dict(admits.usage))
     order = {ps.name: i for i, ps in enumerate(wl.pod_sets)}
     before = list(a.placement.pod_sets) if a.placement is not None else []
     merged = WorkloadPlacement(sorted(before + list(placement.pod_sets), key=lambda p: order.get(p.request.pod_set, 0)))
