@@ -10,6 +10,7 @@ import json
 import re
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -156,6 +157,28 @@ def test_snapshot_to_standard_output_is_the_same_text(example: KubeAPIServer, tm
     assert got.stdout.count("\n---\n") > 50 and got.stderr == ""
 
 
+def test_kubectl_proxy_and_kubectl_get_read_the_same_text(example: KubeAPIServer,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every kind one request through `kubectl proxy` (live.proxy), or `kubectl get -o json` by batches where the
+    proxy won't start: the same objects, written alike; only the header says which."""
+    from kadmit.live import read as live
+
+    for key in ("KUBECONFIG", "PATH", "KUBECACHEDIR"):
+        monkeypatch.setenv(key, example.env[key])
+    through_proxy = live.read()
+    monkeypatch.setattr(live, "PROXY", False)
+    through_get = live.read()
+    assert through_proxy.text is not None and through_get.text is not None
+    assert "# listed (one request per kind through `kubectl proxy`, every namespace at once):" in through_proxy.text
+    assert "# listed (one `kubectl get RESOURCE -o json` each, every namespace at once):" in through_get.text
+
+    def objects(text: str) -> str:
+        return "\n".join(ln for ln in text.split("\n") if not ln.startswith(("# read at:", "# listed (")))
+    assert objects(through_proxy.text) == objects(through_get.text)
+    assert through_proxy.objects == through_get.objects > 50
+    assert not list(Path(tempfile.gettempdir()).glob("kadmit-proxy-*"))  # the proxy's socket folder is gone
+
+
 # --- rights, and failures that leave nothing to read -------------------------------------------------
 
 RBAC = """\
@@ -208,8 +231,12 @@ def kubeconfig(server: KubeAPIServer, path: Path, *, token: str | None = None, a
     return path
 
 
+@pytest.mark.parametrize("proxy", [True, False], ids=["kubectl proxy", "kubectl get"])
 def test_a_user_without_rights_to_some_kinds_gets_warnings_and_an_incomplete_answer(
-        example: KubeAPIServer, tmp_path: Path) -> None:
+        example: KubeAPIServer, tmp_path: Path, proxy: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    from kadmit.live import read as live
+
+    monkeypatch.setattr(live, "PROXY", proxy)
     example.apply(RBAC)
     token = example.run("create", "token", "analyst", "--namespace", "default").stdout.strip()
     env = {"KUBECONFIG": str(kubeconfig(example, tmp_path / "analyst", token=token))}

@@ -1,9 +1,10 @@
-"""Objects kubectl listed as JSON -> the YAML text a snapshot holds and, in the same pass, the located
-trees (`manifests.yamltree.Val`) reading that text gives, so that `--cluster` never parses it again.
+"""Objects listed as JSON (`kubectl get -o json`, or the API server's through `kubectl proxy`) -> the YAML
+text a snapshot holds and, in the same pass, the located trees (`manifests.yamltree.Val`) reading that text
+gives, so that `--cluster` never parses it again.
 
-The text is laid out as kubectl's `-o yaml` lays out an object (go-yaml: the keys in the order kubectl's
-JSON has them, which is sorted; two-space indent; a list at its key's column; `- ` items; `{}` and `[]`
-when empty; text with line breaks as a literal block), so a person reads and replays it as before. A
+The text is laid out as kubectl's `-o yaml` lays out an object (go-yaml: the keys sorted; two-space
+indent; a list at its key's column; `- ` items; `{}` and `[]` when empty; text with line breaks as a
+literal block), so a person reads and replays it as before. A
 string is written plain when a YAML reader reads it back as that same string, else double-quoted (JSON's
 escapes are YAML's, and the few characters YAML would read otherwise are escaped too). Every tree node's
 place is where `parse_documents` puts it in that text (tests/live/test_emit.py checks the two agree,
@@ -121,7 +122,7 @@ class Emitter:
     def _dumped(self, obj) -> Val:
         """PyYAML's dumper writes it; its tree is read back from that text."""
         at = self.base + len(self.lines)
-        text = yaml.safe_dump(obj, sort_keys=False, allow_unicode=True, width=1 << 30)
+        text = yaml.safe_dump(obj, sort_keys=True, allow_unicode=True, width=1 << 30)
         self.lines.extend(text.rstrip("\n").split("\n"))
         tree = next(parse_documents(text, "", Diagnostics()))
         stack = [tree]
@@ -192,7 +193,8 @@ class Emitter:
         prefix = pad if lead is None else lead
         v = None
         texts, new = _TEXT, _new
-        for k, item in obj.items():
+        for k in sorted(obj):  # as kubectl writes them (the API server's JSON has them in its types' order)
+            item = obj[k]
             text = texts.get(k) or text_of(k)
             if len(text) > MAX_KEY:
                 raise TooLong(k)

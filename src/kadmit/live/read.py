@@ -1,16 +1,17 @@
 """Reading a live cluster through kubectl: every kind kadmit reads, as one snapshot text.
 
 `read` asks kubectl for the context (`config view --minify`: no network), what the server serves
-(`api-resources`, beside `version`), then lists every kind kadmit reads that the server serves, in every
-namespace at once: in BATCHES `kubectl get KIND,KIND,… -o json` run in parallel (Pods alone, Kueue's
-ConfigMap alone in its namespace). Each kubectl costs about 0.1 s of CPU to start, which one `get` per
-kind pays 35 times over (bench/live_read.py measures both); a batch that fails is listed again one
-`get` per kind, so that each kind's own outcome is known. A kind the user may not list in every
-namespace at once is listed namespace by namespace. kubectl writes JSON faster than YAML (about 40% less
-CPU for the same listing: bench/live_gpu.py); the objects are written as YAML, laid out as `-o yaml`
-lays them out, with their trees (`snapshot.composed`, `live.emit`): the text is what `kadmit snapshot`
-writes and what `--cluster` reads as a source, so diagnostics point into it, and `--cluster` takes the
-trees instead of parsing the text again. What
+(`api-resources`, beside `version` and the start of `kubectl proxy`), then lists every kind kadmit reads
+that the server serves, in every namespace at once: each kind one request through `kubectl proxy` on a
+private unix socket (`live.proxy`: kubectl passes the server's JSON through, so the listing costs kubectl
+next to nothing), all at once. Where the proxy won't start, in BATCHES `kubectl get KIND,KIND,… -o json`
+run in parallel (Pods alone, Kueue's ConfigMap alone in its namespace; each kubectl costs about 0.1 s of
+CPU to start, which one `get` per kind pays 35 times over: bench/live_read.py), a batch that fails listed
+again one `get` per kind, so that each kind's own outcome is known. A kind the user may not list in every
+namespace at once is listed namespace by namespace. The objects are written as YAML, laid out as `kubectl
+get -o yaml` lays them out, with their trees (`snapshot.composed`, `live.emit`): the text is what `kadmit
+snapshot` writes and what `--cluster` reads as a source, so diagnostics point into it, and `--cluster`
+takes the trees instead of parsing the text again. What
 could not be read at all is an error without a place (KAD030-KAD033, KAD035, KAD038); what could not
 be listed is a line of the header, reported wherever the text is read (KAD034, `snapshot.replay`).
 """
@@ -28,11 +29,22 @@ from kadmit.diagnostics import Diagnostic, Diagnostics
 from kadmit.live import kubectl as k
 from kadmit.live.codes import KAD030, KAD031, KAD032, KAD033, KAD034, KAD035, KAD038
 from kadmit.live.discover import CONFIG_KEY, KUEUE_NAMESPACE, Target, failed_groups, parse_api_resources, plan
+from kadmit.live.proxy import Proxy
 from kadmit.live.snapshot import NO_CONFIG, NO_KUEUE, NOT_LISTED, Listed, Origin, composed
 
 __all__ = ["Snapshot", "read"]
 
-WORKERS = 8  # kubectl processes at once: each mostly waits on the server
+
+class _NoProxy:
+    @staticmethod
+    def result() -> None:
+        return None
+
+
+_NO_PROXY = _NoProxy()
+
+WORKERS = 8  # kubectl processes (or requests through its proxy) at once: each mostly waits on the server
+PROXY = True  # list through `kubectl proxy` (`live.proxy`); False, or a proxy that won't start: `kubectl get`
 BATCHES = 4  # `kubectl get`s the kinds are listed by (each kubectl costs ~0.1 s of CPU to start)
 MAX_BY_NAMESPACE = 256  # `kubectl get` runs for kinds forbidden cluster-wide, namespace by namespace
 
@@ -66,13 +78,26 @@ def read(context: str | None = None, kubeconfig: str | None = None, *, program: 
         name = f"<cluster {origin.context}>"
         with ThreadPoolExecutor(WORKERS) as pool:
             versions = pool.submit(kube.run, "version", "-o", "json", f"--request-timeout={k.REQUEST_TIMEOUT}")
+            starting = pool.submit(Proxy.start, kube) if PROXY else _NO_PROXY
             resources = kube.run("api-resources", "-o", "wide", "--no-headers", f"--request-timeout={k.REQUEST_TIMEOUT}")
             served = _served(resources, origin, diags)
             if served is None:
+                if starting.result() is not None:
+                    starting.result().close()
                 return Snapshot(name, None, diags.sorted(), origin)
             found = plan(served, failed_groups(resources.err))
-            listed = _list_all(kube, pool, list(found.targets))
-            _by_namespace(kube, pool, listed)
+            proxy = starting.result()
+            try:
+                if proxy is not None:  # every kind one request through it, at once
+                    listed = list(pool.map(lambda t: _listed(t, *proxy.get(t)), found.targets))
+                    _by_namespace(proxy.get, pool, listed)
+                else:
+                    listed = _list_all(kube, pool, list(found.targets))
+                    _by_namespace(lambda t, ns: _kubectl_get(kube, t, ns), pool, listed)
+            finally:
+                if proxy is not None:
+                    proxy.close()
+            origin.through = "kubectl proxy" if proxy is not None else "kubectl get"
             _versions(versions.result(), origin)
     except k.Missing as e:
         diags.emit(KAD030, f"can't read the cluster: {e}",
@@ -214,30 +239,40 @@ def items(out: str) -> list[dict] | None:
     return listed
 
 
+def _kubectl_get(kube: k.Kubectl, target: Target, namespace: str | None = None) -> tuple[list[dict] | None, k.Run | None]:
+    """One `kubectl get -o json` of a kind, in every namespace (or in `namespace`, or its one namespace):
+    its objects, or None and the run that failed."""
+    ns = namespace or target.namespace
+    scope = ["--namespace", ns] if ns else ["--all-namespaces"] if target.namespaced else []
+    run = kube.run("get", target.qualified, *scope, "-o", "json", f"--request-timeout={k.REQUEST_TIMEOUT}")
+    if not run.ok:
+        return None, run
+    docs = items(run.out)
+    if docs is None:
+        return None, k.Run(run.args, 1, "", f"`kubectl get {target.qualified} -o json` printed something kadmit "
+                                            f"can't read: {run.out[:200]!r}")
+    return docs, None
+
+
 def _list(kube: k.Kubectl, target: Target) -> Listed:
     """One `kubectl get` of a kind, in every namespace (or its one namespace)."""
-    scope = ["--namespace", target.namespace] if target.namespace else ["--all-namespaces"] if target.namespaced else []
-    run = kube.run("get", target.qualified, *scope, "-o", "json", f"--request-timeout={k.REQUEST_TIMEOUT}")
+    return _listed(target, *_kubectl_get(kube, target))
+
+
+def _listed(target: Target, docs: list[dict] | None, run: k.Run | None) -> Listed:
+    """A kind's listing: its objects (Kueue's ConfigMap alone of the ConfigMaps), or why not."""
     listed = Listed(target)
-    if not run.ok:
+    if docs is None:
+        assert run is not None
         listed.failed = _why(run, target)
         listed.forbidden = k.failure(run) == k.FORBIDDEN
         return listed
-    _take(listed, run)
+    listed.docs = docs
     if target.kind == "ConfigMap":  # only Kueue's own: the others are not read
         kept = [d for d in listed.docs if CONFIG_KEY in (d.get("data") or {})]
         listed.left_out = len(listed.docs) - len(kept)
         listed.docs = kept
     return listed
-
-
-def _take(listed: Listed, run: k.Run) -> None:
-    docs = items(run.out)
-    if docs is None:
-        listed.failed = f"`kubectl get {listed.target.qualified} -o json` printed something kadmit can't read: " \
-                        f"{run.out[:200]!r}"
-    else:
-        listed.docs.extend(docs)
 
 
 def _why(run: k.Run, target: Target) -> str:
@@ -249,9 +284,10 @@ def _why(run: k.Run, target: Target) -> str:
     return what
 
 
-def _by_namespace(kube: k.Kubectl, pool: ThreadPoolExecutor, listed: list[Listed]) -> None:
+def _by_namespace(fetch, pool: ThreadPoolExecutor, listed: list[Listed]) -> None:
     """Kinds forbidden in every namespace at once, listed namespace by namespace (a user whose
-    rights are granted per namespace), when the namespaces are known and there are not too many."""
+    rights are granted per namespace), when the namespaces are known and there are not too many.
+    `fetch(target, namespace)`: the objects, or None and the failed run."""
     forbidden = [t for t in listed if t.failed is not None and t.forbidden and t.target.namespaced
                  and not t.target.namespace]
     namespaces = next((t for t in listed if t.target.kind == "Namespace" and t.failed is None), None)
@@ -263,23 +299,21 @@ def _by_namespace(kube: k.Kubectl, pool: ThreadPoolExecutor, listed: list[Listed
             t.failed += f" (not tried namespace by namespace: {len(names)} namespaces)" if names else ""
         return
     jobs = [(t, ns) for t in forbidden for ns in names]
-    runs = pool.map(lambda job: kube.run("get", job[0].target.qualified, "--namespace", job[1], "-o", "json",
-                                         f"--request-timeout={k.REQUEST_TIMEOUT}"), jobs)
-    results: dict[int, list[tuple[str, k.Run]]] = {}
-    for (t, ns), run in zip(jobs, runs):
-        results.setdefault(id(t), []).append((ns, run))
+    runs = pool.map(lambda job: fetch(job[0].target, job[1]), jobs)
+    results: dict[int, list[tuple[str, list[dict] | None, k.Run | None]]] = {}
+    for (t, ns), (docs, run) in zip(jobs, runs):
+        results.setdefault(id(t), []).append((ns, docs, run))
     for t in forbidden:
         got = results[id(t)]
-        missed = [(ns, run) for ns, run in got if not run.ok]
+        missed = [(ns, run) for ns, docs, run in got if docs is None]
         if len(missed) == len(got):
             continue  # forbidden everywhere: stays not listed, with the cluster-wide message
         t.failed = None
         t.namespaces = len(got)
         t.missed = tuple(ns for ns, _ in missed)
         t.missed_why = _why(missed[0][1], t.target) if missed else ""
-        for _, run in got:
-            if run.ok:
-                _take(t, run)
+        for _, docs, _ in got:
+            t.docs.extend(docs or ())
 
 
 def _versions(run: k.Run, origin: Origin) -> None:

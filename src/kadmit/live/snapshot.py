@@ -65,6 +65,7 @@ class Origin:
     kadmit_version: str = ""
     read_at: str = ""
     seconds: float = 0.0
+    through: str = "kubectl get"  # how the kinds were listed: `kubectl proxy` (live.proxy) or `kubectl get`
 
 
 def compose(origin: Origin, listed: list[Listed], not_served: tuple[str, ...], notes: list[tuple[str, str]]) -> str:
@@ -80,13 +81,14 @@ def composed(origin: Origin, listed: list[Listed], not_served: tuple[str, ...],
     versions = ", ".join(v for v in (f"kubectl {origin.kubectl_version}" if origin.kubectl_version else "",
                                      f"kadmit {origin.kadmit_version}" if origin.kadmit_version else "") if v)
     who = ", ".join(f"{k} {v}" for k, v in (("cluster", origin.cluster), ("user", origin.user)) if v)
-    head = [f"{MARKER} {FORMAT}: every object of the kinds kadmit reads, as `kubectl get -o json` gave it, in YAML",
+    head = [f"{MARKER} {FORMAT}: every object of the kinds kadmit reads, as the API server gave it (JSON), in YAML",
             "# (read it with `kadmit admit|why|check|simulate FILE`; the `not listed` lines below are reported again)",
             f"# context: {origin.context}" + (f" ({who})" if who else ""),
             f"# server: {origin.server or 'unknown'}" + (f" (Kubernetes {origin.server_version})"
                                                           if origin.server_version else ""),
             f"# read at: {origin.read_at}, in {origin.seconds:.2f} s" + (f", by {versions}" if versions else ""),
-            "# listed (one `kubectl get RESOURCE -o json` each, every namespace at once):"]
+            "# listed (" + ("one request per kind through `kubectl proxy`" if origin.through == "kubectl proxy" else
+                            "one `kubectl get RESOURCE -o json` each") + ", every namespace at once):"]
     shown = [(t.target.shown + _where(t), t) for t in listed if t.failed is None]
     width = max((len(s) for s, _ in shown), default=0)
     for s, t in shown:
