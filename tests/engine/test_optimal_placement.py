@@ -288,3 +288,27 @@ def test_optimal_admits_what_only_a_leafs_summed_capacity_holds(case):
            if d.admitted}
     want = {"ns/new": {"r0": 1}} if "rack" in case else {"ns/wide": {"host-a": 6}, "ns/small": {"host-b": 2}}
     assert got == want
+
+
+def test_a_placement_on_a_rack_leafs_key_holds_the_rack_when_read_back():
+    """`simulate --mode optimal` gives the workloads it admitted back to the engine with their
+    placements as kadmit made them (leaf keys, no levels): one on a rack leaf's key holds that rack
+    (the pool counts it there), so the next pod no longer fits."""
+    from pathlib import Path
+
+    from kadmit.diagnostics import Diagnostics
+    from kadmit.manifests import read_manifest_text
+    from kadmit.model import Admission, PodSetAssignment, merge
+
+    path = Path(__file__).parents[1] / "oracle" / "features" / "tas-rack-lowest-level-sums-its-nodes.yaml"
+    model = merge([read_manifest_text(path.read_text(), str(path), Diagnostics())])
+    first = admit(model, mode="optimal").decisions[0]
+    placement = first.assignment.placement.pod_sets[0].nodes
+    assert placement == {"f0:r0": 1}
+    wl = first.workload
+    held = wl.model_copy(update={"admission": Admission(cluster_queue="cq", pod_sets=(PodSetAssignment(
+        name="main", flavors=dict(first.assignment.flavors["main"]), count=1, placement=placement),))})
+    again = wl.model_copy(update={"name": "again", "uid": None})
+    model = model.model_copy(update={"workloads": (held, again)})
+    assert NodePool(model, ModelIndex(model)).placed == {wl.key: {"f0:r0": {"cpu": 3000, "pods": 1000}}}
+    assert {d.key: d.admitted for d in admit(model, mode="optimal").decisions} == {"ns/again": False}

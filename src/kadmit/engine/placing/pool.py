@@ -139,7 +139,8 @@ class NodePool:
         gone, an assignment on other levels). A node is counted once however many of the pod set's
         flavors hold it (kadmit keeps one free capacity per node); a rack leaf is its flavor's own.
         An assignment on the hostname alone whose value no tree's leaf has counts on the node of that
-        name, if any: `.kad` names nodes (and its placements are on any flavor)."""
+        name, if any: `.kad` names nodes (and its placements are on any flavor); one with no levels
+        naming a rack leaf's key (`flavor:values`, as kadmit's own placements do) counts on that leaf."""
         declared = {ps.name: ps for ps in wl.pod_sets}
         taken: dict[str, dict[str, int]] = {}
         for psa in wl.admission.pod_sets if wl.admission is not None else ():
@@ -154,6 +155,8 @@ class NodePool:
                     continue
                 for domain, pods in sorted(psa.placement.items()):
                     key = tree.leaf_by_id.get(domain)
+                    if key is None and not psa.placement_levels and domain in tree.leaves:
+                        key = domain  # a leaf's own key: a placement kadmit made (`simulate --mode optimal`)
                     if key is not None:
                         keys[key] = pods
                         found.add(domain)
