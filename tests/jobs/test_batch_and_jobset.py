@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -335,3 +336,14 @@ def test_a_policy_test_can_add_a_submitted_job(tmp_path):
         f"{added}\n    expect:\n      default/extra: admitted\n"))
     r = run("test", str(tmp_path))
     assert r.exit_code == 0 and "1 passed" in r.output, r.output
+
+
+def test_succeeded_pods_are_reclaimed(tmp_path):
+    """Kueue's Job.ReclaimablePods and JobSet.ReclaimablePods come off the pod sets' counts
+    (tests/oracle/features/job-reclaimable-pods.yaml, which the oracle decides alike)."""
+    case = Path(__file__).resolve().parents[1] / "oracle" / "features" / "job-reclaimable-pods.yaml"
+    m = model_of(tmp_path, case__yaml=case.read_text(encoding="utf-8"))
+    counts = {w.origin.name: [p.count for p in w.pod_sets] for w in m.workloads}
+    assert counts == {"a": [3], "b": [1], "c": [2], "js": [2]}
+    js = next(w for w in m.workloads if w.origin.name == "js")
+    assert "2 of its 6 pods: 4 reclaimable (finished)" in js.pod_sets[0].origin

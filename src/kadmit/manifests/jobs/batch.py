@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.jobs.common import (DEFAULT_POD_SET, MIN_PARALLELISM, Builder, annotation_node,
-                                          condition_true, run_state)
+                                          condition_true, reclaimed, run_state)
 from kadmit.manifests.jobs.refusals import go_atoi, go_quote
 from kadmit.model import Job, Refusal
 
@@ -36,7 +36,19 @@ def job(f: Fields, o: Meta) -> Job:
     started = f.int(status, "active", default=0) != 0
     finished = condition_true(f, status, "Complete", "Failed")
     job = b.job(state=run_state(started, finished))
+    job = reclaimed(job, {DEFAULT_POD_SET: _reclaimable(f, spec, status)})
     return job.model_copy(update={"refusals": job.refusals + refused + _sync_completions(f, o, spec)})
+
+
+def _reclaimable(f: Fields, spec, status) -> int:
+    """Kueue's Job.ReclaimablePods: with parallelism above 1 and pods succeeded, the parallel pods
+    beyond the completions still to come."""
+    parallelism = f.int(spec, "parallelism", default=1, lo=0)
+    succeeded = f.int(status, "succeeded", default=0, lo=0)
+    if parallelism == 1 or not succeeded:
+        return 0
+    remaining = f.int(spec, "completions", lo=0, default=parallelism) - succeeded
+    return 0 if remaining >= parallelism else parallelism - remaining
 
 
 def _min_parallelism(f: Fields, o: Meta, count: int) -> tuple[int | None, tuple[Refusal, ...]]:

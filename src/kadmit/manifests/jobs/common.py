@@ -163,3 +163,25 @@ def run_state(started: bool, finished: bool) -> str:
     if started:
         return "running"
     return "pending"
+
+
+def reclaimed(job: Job, reclaimable: dict[str, int]) -> Job:
+    """The job's Workloads with each pod set less the pods its integration's ReclaimablePods
+    reports (Kueue's reconciler writes them to `status.reclaimablePods` once it has made the
+    Workload; its scheduler counts the pod set without them, `podSetsCountsAfterReclaim`)."""
+    if not any(reclaimable.values()):
+        return job
+    wls = []
+    for wl in job.workloads:
+        sets = []
+        for ps in wl.pod_sets:
+            n = reclaimable.get(ps.name, 0)
+            if n:
+                count = max(0, ps.count - n)
+                min_count = ps.min_count if ps.min_count is None or ps.min_count <= count else (count or None)
+                shown = f"{count} of its {ps.count} pods: {n} reclaimable (finished)"
+                ps = ps.model_copy(update={"count": count, "min_count": min_count,
+                                           "origin": f"{ps.origin}; {shown}" if ps.origin else shown})
+            sets.append(ps)
+        wls.append(wl.model_copy(update={"pod_sets": tuple(sets)}))
+    return job.model_copy(update={"workloads": tuple(wls)})

@@ -5,7 +5,7 @@ from __future__ import annotations
 from kadmit.manifests.codes import KAD167
 from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.jobs.batch import pods_count
-from kadmit.manifests.jobs.common import Builder, condition_true, run_state
+from kadmit.manifests.jobs.common import Builder, condition_true, reclaimed, run_state
 from kadmit.model import Job
 
 FRAMEWORK = "jobset.x-k8s.io/jobset"
@@ -19,6 +19,7 @@ def jobset(f: Fields, o: Meta) -> Job:
     spec = f.map(o.node, "spec")
     b = Builder(f, o, FRAMEWORK)
     paths: dict[str, str] = {}
+    shape: dict[str, tuple[int, int]] = {}  # replicated job -> (replicas, pods per job)
     replicated = f.maps(spec, "replicatedJobs")
     for i, rj in enumerate(replicated):
         name = f.str(rj, "name", required=True, what="a replicated job")
@@ -27,6 +28,7 @@ def jobset(f: Fields, o: Meta) -> Job:
         job_spec = f.map(job_template, "spec", required=True, what=f"the template of replicated job `{name}`")
         template = f.map(job_spec, "template", required=True, what=f"the job spec of replicated job `{name}`")
         per_job = pods_count(f, job_spec)
+        shape[name] = (replicas, per_job)
         paths[name] = f"spec.replicatedJobs[{i}].template.spec.template.metadata.annotations"
         b.template(name, replicas * per_job, template, rj, count_node=f.field(rj, "replicas"),
                    origin=f"replicated job `{name}` ({replicas} × {per_job} pods)",
@@ -43,4 +45,12 @@ def jobset(f: Fields, o: Meta) -> Job:
                      help="the Workload Kueue makes of it would have no pod sets, which the API server refuses "
                           "(spec.podSets takes 1 to 8); give it a replicated job")
         return b.job(state=state, workloads=[], note=NO_POD_SETS)
-    return b.job(state=state)
+    # Kueue's JobSet.ReclaimablePods: a replicated job's succeeded child Jobs (at most its replicas)
+    # times the pods per job
+    reclaim: dict[str, int] = {}
+    for st in f.maps(status, "replicatedJobsStatus"):
+        name = f.str(st, "name")
+        succeeded = f.int(st, "succeeded", default=0, lo=0)
+        if name in shape and 0 < succeeded <= shape[name][0]:
+            reclaim[name] = succeeded * shape[name][1]
+    return reclaimed(b.job(state=state), reclaim)
