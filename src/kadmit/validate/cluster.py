@@ -55,8 +55,7 @@ def check_hostnames(model: Model, diags: Diagnostics) -> None:
         orig = first.setdefault(host, node)
         if orig is node:
             continue
-        where = orig.field_span("labels")
-        at = f" ({where})" if where is not None else ""
+        where = orig.field_span("labels")  # (a label, not in the message: a `.kad` import says the same)
         notes = []
         apart = sorted({k for k in set(node.labels) | set(orig.labels) if node.labels.get(k) != orig.labels.get(k)})
         if node.taints != orig.taints:
@@ -66,7 +65,7 @@ def check_hostnames(model: Model, diags: Diagnostics) -> None:
                          "shared leaf by whichever node it reads first (Go map order), so its answer may vary; "
                          f"kadmit takes `{orig.name}`'s")
         diags.emit(SHARED_HOSTNAME, f"node `{node.name}` has the `{HOSTNAME_LABEL}` value `{host}` of node "
-                   f"`{orig.name}`{at}; on a topology whose lowest level is the hostname, Kueue counts the two "
+                   f"`{orig.name}`; on a topology whose lowest level is the hostname, Kueue counts the two "
                    "as one host holding their summed free capacity", node.field_span("labels"),
                    labels=[Label(where, "first here")] if where is not None else [], notes=notes,
                    help="give each node its own hostname")
