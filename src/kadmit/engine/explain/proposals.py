@@ -15,7 +15,7 @@ from kadmit.engine.explain.coverage import cover_options, out_of_reach
 from kadmit.validate.likely import misspelt_resources
 from kadmit.engine.explain.fixes import Fix, Obstacles
 from kadmit.engine.explain.prove import Change, Proven, Prover
-from kadmit.engine.explain.raises import ahead_in_tree, alone_note, flavor_raises, group_raises, lender_raises
+from kadmit.engine.explain.raises import ahead_in_tree, alone_notes, flavor_raises, group_raises, lender_raises
 from kadmit.model import Model, Workload
 from kadmit.source import SourceMap
 
@@ -88,9 +88,9 @@ def proven_fixes(prover: Prover, model: Model, sources: SourceMap, ask: Ask, uni
             keep(p)
     if not found and len(ask.own.groups) > 1:
         _pairs(prover, model, sources, ask.own, ask.workload, units, keep)
-    note = alone_note(prover, list(found.values()))
-    if note is not None and note not in prover.notes:
-        prover.notes.append(note)
+    for note in alone_notes(prover, list(found.values())):
+        if note not in prover.notes:
+            prover.notes.append(note)
     return ordered(list(found.values()))
 
 
@@ -216,6 +216,8 @@ def _singles(prover: Prover, model: Model, sources: SourceMap, obs: Obstacles, w
             floor = bound.least(entry, old) if bound is not None and entry is not None else None
             if floor == IMPOSSIBLE:
                 prover.refuse(list(fixed) + [Change(knob, old)])
+                if not fixed:
+                    prover.alone_refused.append(knob)
                 continue  # no value of this number lets the workload in (`bounds`: necessary condition)
             enough = bound.enough(entry, old) if bound is not None and entry is not None else None
             alternative = bool(out) and not (own is not None and oid.startswith(own))

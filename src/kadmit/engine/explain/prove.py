@@ -225,6 +225,8 @@ class Prover:
     # given it stays pending, and at the end of that run no value of the number lets it fit (`_need`)
     alone_short: list[tuple[Knob, int]] = field(default_factory=list)
     need_unsure: bool = False  # the last `_need` met a check the solver left undecided
+    # quota numbers no value of which alone lets the target in by the necessary condition (`bounds`)
+    alone_refused: list[Knob] = field(default_factory=list)
 
     def replay(self, changes: list[Change]) -> Replay | None:
         edits = tuple(sorted(c.edit for c in changes if c.edit is not None))
@@ -344,6 +346,8 @@ class Prover:
             floor = self._floor(knob, fixed)
         if floor == IMPOSSIBLE:
             self.refuse(list(fixed) + [Change(knob, old)])
+            if not fixed:
+                self.alone_refused.append(knob)
             return None  # no value of it lets the workload in (`bounds`)
         v = old + max(unit, _round_up(start - old, unit))
         fail, ok, used, won = old, None, 0, None

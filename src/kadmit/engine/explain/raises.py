@@ -2,7 +2,8 @@
 nothing: the workload's own queue's quotas of a flavor (its other resources run short once what is
 ahead of it goes first), another queue's quotas of a flavor with its lending limit (what it lends the
 workload's cohort tree), and the note saying which numbers' raises alone were proven to admit
-nothing. Every candidate is proven by deciding the cluster again (`prove.Prover`)."""
+nothing (or by arithmetic can't). Every candidate is proven by deciding the cluster again
+(`prove.Prover`)."""
 
 from __future__ import annotations
 
@@ -240,12 +241,36 @@ def alone_short(prover: Prover, found: list[Proven]) -> list[tuple[K.Knob, int]]
     return list(out.values())
 
 
-def alone_note(prover: Prover, found: list[Proven]) -> str | None:
-    """One line for the quota numbers whose raise alone admits nothing: raised, the cluster decided
-    again, the workload stayed pending, and where that run ended no value of the number lets it fit
-    (`Prover.alone_short`)."""
+def alone_notes(prover: Prover, found: list[Proven]) -> list[str]:
+    """A line for the quota numbers whose raise alone was decided again and admits nothing: raised, the
+    cluster decided again, the workload stayed pending, and where that run ended no value of the
+    number lets it fit (`Prover.alone_short`); and one for those no value of which alone passes the
+    necessary condition (`Prover.alone_refused`: what the queue can reach at most, `bounds`)."""
+    out = []
+    short = [(k, f" ({format_quantity(v, k.resource)})") for k, v in alone_short(prover, found)]
+    if short:
+        n = len(short)
+        out.append(f"raising {'this quota' if n == 1 else 'any one of these quotas'} alone admits nothing (raised to "
+                   "the value shown and the cluster decided again, it stays pending, and where that run ends no "
+                   f"value of the quota lets it fit): {_named(prover, short)}")
+    seen = {(k.span.file, k.span.line, k.span.column) for k, _ in short}
+    refused: dict[tuple, K.Knob] = {}
+    for k in prover.alone_refused:
+        at = (k.span.file, k.span.line, k.span.column)
+        if at not in seen:
+            refused.setdefault(at, k)
+    if refused:
+        n = len(refused)
+        out.append(f"no value of {'this quota' if n == 1 else 'any one of these quotas'} alone can admit it (by "
+                   "arithmetic: what its ClusterQueue can reach at most stays short of what it must hold when it "
+                   f"admits it): {_named(prover, [(k, '') for k in refused.values()])}")
+    return out
+
+
+def _named(prover: Prover, knobs: list[tuple[K.Knob, str]]) -> str:
+    """Quota numbers by owner and resource: `ClusterQueue `a`'s `cpu` in f (9) and g (4); …`."""
     by_owner: dict[tuple[str, str, str], list[str]] = {}
-    for knob, v in alone_short(prover, found):
+    for knob, tail in knobs:
         entry = prover._quota_entry(knob)
         if entry is None:
             continue
@@ -253,13 +278,7 @@ def alone_note(prover: Prover, found: list[Proven]) -> str | None:
         label = ("cluster_queue" if kind == "cq" else "cohort") if knob.kad else (
             "ClusterQueue" if kind == "cq" else "Cohort")
         what = f"`{res}`" + ("" if which == "nominal" else f" {which.replace('_', ' ')}")
-        by_owner.setdefault((label, name, what), []).append(f"{fname} ({format_quantity(v, res)})")
-    if not by_owner:
-        return None
-    named = "; ".join(f"{label} `{name}`'s {what} in "
-                      + (", ".join(at[:-1]) + " and " + at[-1] if len(at) > 1 else at[0])
-                      for (label, name, what), at in by_owner.items())
-    n = sum(len(at) for at in by_owner.values())
-    return (f"raising {'this quota' if n == 1 else 'any one of these quotas'} alone admits nothing (raised to the "
-            f"value shown and the cluster decided again, it stays pending, and where that run ends no value of "
-            f"the quota lets it fit): {named}")
+        by_owner.setdefault((label, name, what), []).append(f"{fname}{tail}")
+    return "; ".join(f"{label} `{name}`'s {what} in "
+                     + (", ".join(at[:-1]) + " and " + at[-1] if len(at) > 1 else at[0])
+                     for (label, name, what), at in by_owner.items())
