@@ -321,6 +321,8 @@ def workload(out: Out, ix: ModelIndex, wl: Workload) -> str:
             elif a.placement:
                 nodes = placed_nodes(ix, a.placement)
                 inner.append("nodes = { " + ", ".join(f"{q(n)} = {c}" for n, c in sorted(nodes.items())) + " }")
+            if a.delayed:
+                inner.append("delayed = true")
             if a.unrecorded:
                 inner += out.lack("workloads", f"the admission of pod group `{a.name}` of `{wl.key}` with no "
                                   "recorded usage (no `resourceUsage`: Kueue books nothing for it; `.kad` counts "

@@ -116,6 +116,8 @@ def _assignments(wl: Workload) -> list[dict]:
         psa["count"] = a.count
         if a.placement:
             psa["topologyAssignment"] = _topology_assignment(a.placement, a.placement_levels)
+        elif a.delayed:
+            psa["delayedTopologyRequest"] = "Pending"
         out.append(psa)
     return out
 

@@ -23,7 +23,7 @@ FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "pod_group": (("count", "min_count", "requests", "node_selector", "tolerations", "topology", "topology_group"),
                   ("affinity",)),
     "admitted": (("cluster_queue", "admitted_at", "admitted_condition"), ("pod_group",)),
-    "admitted pod_group": (("count", "flavor", "flavors", "nodes"), ()),
+    "admitted pod_group": (("count", "flavor", "flavors", "nodes", "delayed"), ()),
     "workload": (("queue", "priority", "created", "active", "finished", "evicted", "duration", "checks"),
                  ("pod_group", "admitted")),
     "admission_check": (("controller", "parameters", "active", "reason"), ("parameters",)),

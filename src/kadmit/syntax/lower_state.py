@@ -191,8 +191,15 @@ def _assignment(pg: Block, ps: PodSet | None, diags: Diagnostics) -> PodSetAssig
             if (n := int_of(val, f"the pods on `{key.value}`", diags, low=0, high=COUNT_MAX)) is not None:
                 placement[key.value] = n
                 spans[f"placement.{key.value}"] = val.span
-    return PodSetAssignment(name=name, flavors=flavors, count=count, placement=placement, span=pg.span,
-                            spans=Spans(items=spans))
+    delayed = False
+    if (a := f.get("delayed")) is not None:  # Kueue delayed its topology placement (a second pass places it)
+        spans["delayed"] = a.value.span
+        delayed = bool_of(a.value, "`delayed`", diags) or False
+        if delayed and placement:
+            diags.emit(codes.DUPLICATE_FIELD, "a pod_group placed on `nodes` is not `delayed`", a.key.span)
+            delayed = False
+    return PodSetAssignment(name=name, flavors=flavors, count=count, placement=placement, delayed=delayed,
+                            span=pg.span, spans=Spans(items=spans))
 
 
 def workload(d: Decl, diags: Diagnostics) -> Workload | None:
