@@ -159,7 +159,8 @@ def workload(ix: ModelIndex, wl: Workload, diags: Diagnostics) -> dict:
         # holding quota is QuotaReserved True (Kueue's cache counts nothing else); without the time
         # the condition has no lastTransitionTime, and kadmit reads "now"
         conditions.append(_condition("QuotaReserved", wl.admission.admitted_at, "QuotaReserved"))
-        if wl.admitted_condition or all(c.state == "Ready" for c in wl.check_states):  # else waiting for its checks
+        if wl.admitted_condition or (all(c.state == "Ready" for c in wl.check_states)  # else waiting for its checks
+                                     and not any(a.delayed for a in wl.admission.pod_sets)):  # or its second pass
             conditions.append(_condition("Admitted", wl.admission.admitted_at, "Admitted"))
     if wl.evicted:
         conditions.append(_condition("Evicted", None, "Preempted"))
