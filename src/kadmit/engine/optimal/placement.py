@@ -208,7 +208,7 @@ class PlacementModel:
             if tree is None:
                 continue
             for key, dom in tree.leaves.items():
-                path = tuple(v for k, v in zip(tree.levels, dom.values) if k != HOSTNAME_LABEL)
+                path = dom.values[:-1] if tree.host_lowest else dom.values  # the levels above the hostname
                 mine.setdefault(key, []).append((fname, path))
                 if key in leaves:
                     continue
