@@ -194,8 +194,9 @@ class QuotaTree:
 
     def usage(self, nid: str, fr: FR, cq_usage: "Usage") -> int:
         node = self.nodes[nid]
-        if not node.is_cohort:
-            return cq_usage.get(node.name, fr)
+        if not node.is_cohort:  # (`Usage.get`, inlined: the most frequent question of a preemption search)
+            row = cq_usage.data.get(node.name)
+            return row.get(fr, 0) if row is not None else 0
         memo = cq_usage.memo.get(fr)
         if memo is None:
             memo = cq_usage.memo[fr] = {}
@@ -239,10 +240,10 @@ class QuotaTree:
         memo = memos.get(fr)
         if memo is None:
             memo = memos[fr] = {}
-        key = (nid, "available")
-        got = memo.get(key)
-        if got is not None:
-            return got
+        else:
+            got = memo.get((nid, "available"))
+            if got is not None:
+                return got
         walk = [nid]
         while (walk[-1], "available") not in memo and self.nodes[walk[-1]].parent:
             walk.append(self.nodes[walk[-1]].parent)  # type: ignore[arg-type]

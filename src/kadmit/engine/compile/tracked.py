@@ -78,10 +78,12 @@ class Problem:
         same structure sharing it) for `usage`: what changes between questions."""
         out: dict[str, int] = {}
         nid = node_id(cq, False)
+        scale, available = compiler.scale, compiler.tree.available
+        row = usage.data.get(cq) or {}  # (`Usage.get`, inlined)
         for fr, (used, cap) in self.numbers.items():
-            sc = compiler.scale.get(fr[1], 1)
-            out[used.name] = usage.get(cq, fr) // sc
-            out[cap.name] = max(0, compiler.tree.available(nid, fr, usage)) // sc  # Kueue clamps at 0
+            sc = scale.get(fr[1], 1)
+            out[used.name] = row.get(fr, 0) // sc
+            out[cap.name] = max(0, available(nid, fr, usage)) // sc  # Kueue clamps at 0
         return out
 
     def origins(self) -> dict[str, Origin]:

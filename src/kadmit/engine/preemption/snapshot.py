@@ -170,6 +170,10 @@ class Snapshot:
         return self.tree.path(nid)[1:]
 
     def used(self, nid: str, fr: FR) -> int:
+        node = self.tree.nodes[nid]
+        if not node.is_cohort:  # a queue's own row (`QuotaTree.usage`'s first case, inlined: asked most)
+            row = self.usage.data.get(node.name)
+            return row.get(fr, 0) if row is not None else 0
         return self.tree.usage(nid, fr, self.usage)
 
     def local_available(self, nid: str, fr: FR) -> int:
@@ -209,9 +213,11 @@ class Snapshot:
         """`ClusterQueueSnapshot.Available`: clamped at 0, and 0 in what the queue declares no
         quota for (as the reference does; Kueue's webhook makes every flavor list every resource)."""
         nid = node_id(cq, False)
-        if not self.tree.entry(nid, fr).declared:
+        tree = self.tree
+        entry = tree.nodes[nid].quotas.get(fr)  # (`QuotaTree.entry`, inlined)
+        if entry is None or not entry.declared:
             return 0
-        return max(0, self.tree.available(nid, fr, self.usage))
+        return max(0, tree.available(nid, fr, self.usage))
 
     def fits(self, p: Preemptor, allow_borrowing: bool) -> bool:
         """C7 (`workloadFits`, quota part): every flavor-resource of the preemptor is available,
