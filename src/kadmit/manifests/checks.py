@@ -93,10 +93,14 @@ def queue_checks(f: Fields, o: Meta, spec: Val | None) -> tuple[CheckRule, ...]:
     if o.version == "v1beta1":
         names = f.strs(spec, "admissionChecks")
         if names:
-            return tuple(CheckRule(name=n) for n in names)
+            nodes = f.seq(spec, "admissionChecks")
+            return tuple(CheckRule(name=n, span=f.span(v), spans=f.spans({"name": v})) for n, v in zip(names, nodes))
     rules = f.maps(f.map(spec, "admissionChecksStrategy"), "admissionChecks")
     return tuple(CheckRule(name=f.str(r, "name", required=True, what="an admission check strategy rule"),
-                           on_flavors=tuple(f.strs(r, "onFlavors"))) for r in rules)
+                           on_flavors=tuple(f.strs(r, "onFlavors")), span=f.span(r),
+                           spans=f.spans({"name": f.field(r, "name"),
+                                          **{f"on_flavors.{i}": v for i, v in enumerate(f.seq(r, "onFlavors"))}}))
+                 for r in rules)
 
 
 def check_states(f: Fields, status: Val | None, holds: bool = False) -> tuple[CheckState, ...]:
