@@ -394,7 +394,8 @@ def cli_faults(path: Path) -> list[str]:
     data = json.loads(out[out.index("{\n") if not out.startswith("{") else 0:])
     for workload in [d["workload"] for d in data["decisions"] if not d["admitted"]][:2]:
         code, out = run("why", workload, str(path))
-        if code not in (1, 3) or "internal error" in out or "Traceback" in out or "not admitted" not in out:
+        if code not in (1, 3) or "internal error" in out or "Traceback" in out or not (
+                "can't be admitted" in out or "not admitted" in out):
             faults.append(f"why {workload} exited {code}: {out[-300:]}")
     return faults
 
