@@ -77,3 +77,40 @@ spec: {queueName: default, podSets: []}
     [skipped] = answer["skipped"]
     assert (skipped["kind"], skipped["name"]) == ("JobSet", "jobset-sample")
     assert "never admitted" in skipped["reason"] and "spec.podSets" in skipped["reason"]
+
+
+XGB_SITE = UPSTREAM / "kueue-sample-xgboostjob"
+LWS_NULL = UPSTREAM / "lws-docs-concepts-null-templates"
+
+
+def test_a_fractional_number_quantity_is_refused_in_a_custom_resource_and_kadmit_declines_it(
+        kube_apiserver: KubeAPIServer) -> None:
+    """Kueue's site's sample-xgboostjob writes `cpu: 0.5`: the XGBoostJob's CRD types a quantity
+    int-or-string, so the server refuses it (a Job's template takes it); kadmit says KAD156 at both and lists
+    the job as not decided."""
+    manifest = (XGB_SITE / "sample-xgboostjob.yaml").read_text()
+    proc = kube_apiserver.run("create", "--dry-run=server", "-f", "-", input=manifest, check=False)
+    assert proc.returncode != 0 and "must be of type integer,string" in proc.stderr, proc.stderr
+    job = ("apiVersion: batch/v1\nkind: Job\nmetadata: {name: half-cpu, namespace: default}\nspec:\n  template:\n"
+           "    spec:\n      restartPolicy: Never\n"
+           "      containers: [{name: c, image: x, resources: {requests: {cpu: 0.5}}}]\n")
+    kube_apiserver.run("create", "--dry-run=server", "-f", "-", input=job)  # a built-in kind takes it
+    code, answer, err = _admit(XGB_SITE)
+    assert code == 1, err
+    assert [line.split("`")[1] for line in err.splitlines() if line.startswith("error[KAD156]")] == \
+        ["containers[].resources.requests.cpu"] * 2
+    assert [(s["kind"], s["reason"].startswith("not decided: an error in the input")) for s in answer["skipped"]] \
+        == [("XGBoostJob", True)]
+
+
+def test_a_custom_resources_null_pod_template_spec_is_stored_empty(kube_apiserver: KubeAPIServer) -> None:
+    """LWS's concepts page's LeaderWorkerSet (`spec:` null in both templates) is stored with `{}` templates,
+    and kadmit decides it (its three groups admitted, as Kueue admits them: tests/oracle/test_upstream.py)."""
+    manifest = (LWS_NULL / "_index-L73.yaml").read_text()
+    stored = json.loads(kube_apiserver.run("create", "--dry-run=server", "-o", "json", "-f", "-",
+                                           input=manifest).stdout)
+    template = stored["spec"]["leaderWorkerTemplate"]
+    assert template["leaderTemplate"] == {} and template["workerTemplate"] == {}, template
+    code, answer, err = _admit(LWS_NULL)
+    assert code == 0, err
+    assert [d["admitted"] for d in answer["decisions"]] == [True, True, True]
