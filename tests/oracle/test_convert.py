@@ -232,12 +232,13 @@ def _refused(key: tuple, errors: list[str]) -> bool:
 
 
 def _strictly_refused(key: tuple, errors: list[str]) -> bool:
-    """kadmit leaves the job out for an unknown field (KAD180, or one of another version, KAD162): the
-    object `kubectl apply` refuses, its strict field validation being the default (docs/KUEUE-SETTINGS.md;
+    """kadmit leaves the job out for an unknown field (KAD180, or one of another version, KAD162) or a
+    fractional number where its CRD types a quantity int-or-string (KAD156): the object the API server
+    refuses, its strict field validation being the default (docs/KUEUE-SETTINGS.md;
     tests/kube/test_unknown_fields_and_empty_jobs.py checks it on the real API server). Kueue's oracle reads
     its input without strict decoding, as if the API server had pruned the field, and makes its Workload."""
     return f"broken: {'/'.join(key)}" in errors and any(
-        e.startswith(("KAD180: ", "KAD162: ")) and f"`{key[0]}` `{key[2]}`" in e for e in errors)
+        e.startswith(("KAD180: ", "KAD162: ", "KAD156: ")) and f"`{key[0]}` `{key[2]}`" in e for e in errors)
 
 
 def _show(entry: dict | None) -> str:

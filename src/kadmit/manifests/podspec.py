@@ -291,7 +291,7 @@ def pod_requests(f: Fields, spec: Val, *, pod: bool = False, api: str | None = N
     return PodRequests(reqs, {r: nodes[r] for r in reqs if r in nodes}, pod)
 
 
-def int_or_string_refusals(f: Fields, spec: Val | None) -> None:
+def int_or_string_refusals(f: Fields, spec: Val | None, what: str = "a custom resource") -> None:
     """A custom resource's typed pod template (its CRD's schema: a quantity is `x-kubernetes-int-or-string`):
     the API server refuses a fractional number there (`cpu: 0.5`: 'must be of type integer,string: "number"'),
     where a Pod or a built-in job takes it. Each is an error of the object (KAD156), which is not decided."""
@@ -301,7 +301,7 @@ def int_or_string_refusals(f: Fields, spec: Val | None) -> None:
         for name, v in res.v.items():
             if v.kind == FLOAT and v.v != int(v.v):
                 f.invalid(KAD156, f"`{where}.{name}` should be an integer or a string, found the number {v.v}: the "
-                          "API server refuses it in a custom resource's pod template (its CRD types a quantity "
+                          f"API server refuses it in the pod template of {what} (its CRD types a quantity "
                           "int-or-string: must be of type integer,string: \"number\")", v, uses=(),
                           help=f'quote it: `"{v.v}"`')
     for key in ("containers", "initContainers"):

@@ -74,7 +74,7 @@ class Builder:
         (`pod`: from a Pod object, whose containers the API server has defaulted)."""
         spec = self.f.map(template, "spec")
         if (self.o.group, self.o.kind) not in API_VALIDATED and (self.o.group, self.o.kind) not in UNTYPED_TEMPLATES:
-            int_or_string_refusals(self.f, spec)
+            int_or_string_refusals(self.f, spec, f"`{self.o.kind}` `{self.o.name}`")
         pc = self.f.str(spec, "priorityClassName")
         if pc:
             self.priority_class_names.append(pc)
