@@ -303,8 +303,9 @@ def _first_error(path: Path) -> str:
 
 def server_refusal(kube: Path, path: Path) -> str | None:
     """kubectl's word where the API server up in `kube` (tools/kube-apiserver/up KUBE) refuses an object of
-    the cluster (`kubectl create --dry-run=server`, strict field validation; its namespaces created first),
-    None when it takes them all. A kind it has no CRD for is no refusal here (kadmit lists those as not read)."""
+    the cluster (`kubectl create --dry-run=server -f FILE`, each file as written: strict field validation,
+    kubectl's own YAML decoding; its namespaces created first), None when it takes them all. A kind it has no
+    CRD for is no refusal here (kadmit lists those as not read), nor an object of a name it already holds."""
     kubectl = [str(kube / "bin" / "kubectl"), "--kubeconfig", str(kube / "kubeconfig")]
     docs = [d for f in sorted(path.glob("*.yaml")) for d in yaml.safe_load_all(f.read_text())
             if isinstance(d, dict) and d.get("kind")]
@@ -312,14 +313,12 @@ def server_refusal(kube: Path, path: Path) -> str | None:
                    | {(d.get("metadata") or {}).get("name") for d in docs if d.get("kind") == "Namespace"} - {None})
     subprocess.run([*kubectl, "apply", "-f", "-"], capture_output=True, text=True, input=yaml.safe_dump_all(
         [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": n}} for n in names if isinstance(n, str)]))
-    for d in docs:
-        if d.get("kind") == "Namespace":
-            continue
-        proc = subprocess.run([*kubectl, "create", "--dry-run=server", "-f", "-"], capture_output=True, text=True,
-                              input=yaml.safe_dump(d))
-        if proc.returncode != 0 and "no matches for kind" not in proc.stderr and \
-                "ensure CRDs are installed" not in proc.stderr:
-            return " ".join(proc.stderr.split())[:300]
+    for f in sorted(path.glob("*.yaml")):
+        proc = subprocess.run([*kubectl, "create", "--dry-run=server", "-f", str(f)], capture_output=True, text=True)
+        lines = [ln for ln in proc.stderr.splitlines() if ln.strip() and not any(
+            k in ln for k in ("no matches for kind", "ensure CRDs are installed", "AlreadyExists"))]
+        if proc.returncode != 0 and lines:
+            return " ".join(" ".join(lines).split())[:300]
     return None
 
 
