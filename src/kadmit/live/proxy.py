@@ -27,6 +27,7 @@ from kadmit.live.discover import Target
 
 START_TIMEOUT = 30.0  # seconds for the proxy to listen
 REQUEST_TIMEOUT = 60.0  # seconds per request (as `--request-timeout` for kubectl)
+CONNECT_TRIES = 40  # connections refused in a row before a request fails (0.05 s apart)
 CHUNK = 5000  # objects per page (the server's `limit`; kubectl get pages by 500)
 
 
@@ -115,15 +116,21 @@ class Proxy:
                 return out, None
 
     def _request(self, url: str) -> tuple[int | None, str]:
-        conn = _UnixConnection(self.path, REQUEST_TIMEOUT)
-        try:
-            conn.request("GET", url, headers={"Accept": "application/json"})
-            response = conn.getresponse()
-            return response.status, response.read().decode("utf-8", "replace")
-        except (OSError, http.client.HTTPException) as e:
-            return None, f"kubectl proxy: {e}"
-        finally:
-            conn.close()
+        for attempt in range(CONNECT_TRIES):
+            conn = _UnixConnection(self.path, REQUEST_TIMEOUT)
+            try:
+                conn.request("GET", url, headers={"Accept": "application/json"})
+                response = conn.getresponse()
+                return response.status, response.read().decode("utf-8", "replace")
+            except ConnectionRefusedError as e:  # the socket exists, the proxy not yet listening on it
+                if attempt + 1 == CONNECT_TRIES or self.proc.poll() is not None:
+                    return None, f"kubectl proxy: {e}"
+                time.sleep(0.05)
+            except (OSError, http.client.HTTPException) as e:
+                return None, f"kubectl proxy: {e}"
+            finally:
+                conn.close()
+        return None, "kubectl proxy: not listening"
 
 
 def _error(status: int, got, body: str) -> str:
