@@ -14,7 +14,7 @@ from kadmit.model import Model, Workload
 from kadmit.quantity import format_quantity
 from kadmit.source import SourceMap
 
-MAX_LENDERS = 3  # flavors searched for a raise of what another queue lends, before one admits
+MAX_LENDERS = 3  # other queues searched for a raise of what they lend, before one admits
 
 def ahead_in_tree(prover: Prover, model: Model, wl: Workload, res: str) -> int:
     """Kueue's queue order: what the pending workloads of `wl`'s cohort tree ahead of it (higher
@@ -150,9 +150,9 @@ def lender_raises(prover: Prover, model: Model, sources: SourceMap, obs: Obstacl
     borrowing limit where one caps what it borrows, each by what the cohort tree's pending workloads
     ahead of it and it need (`_ahead`; at least what is queued ahead of it in its ClusterQueue, `ahead`,
     plus its own demand), halved while it still admits. Each value decided again. One lender per
-    flavor, the blame's first (another lender's raise of the same size adds as much to what the tree
-    may borrow of the flavor); once one flavor's admits, the next flavor's is tried once at the same
-    size (kept as it is: not called the least); at most MAX_LENDERS flavors searched."""
+    flavor: the first whose raise admits (the others lend to the same cohort tree); once one flavor's
+    admits, the next flavor's first lender is tried once at the same size (kept as it is: not called
+    the least); at most MAX_LENDERS lenders searched in all."""
     out: list[Proven] = []
     lq = next((q for q in model.local_queues if q.key == f"{wl.namespace}/{wl.queue}"), None)
     if lq is None:
@@ -203,13 +203,13 @@ def lender_raises(prover: Prover, model: Model, sources: SourceMap, obs: Obstacl
             break
         else:
             searched += 1
-            done.add(fname)  # another lender's raise of the same size adds as much to what the tree may borrow
             ok = None
             if prover.admits(changes(1.0)):
                 f = 1.0
                 while f > 1 / 8 and prover.admits(changes(f / 2)):
                     f /= 2
                 ok = found = f
+                done.add(fname)
         if ok is not None:
             p = prover.prove(changes(ok))
             if p is not None:
