@@ -22,9 +22,11 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	"sigs.k8s.io/kueue/pkg/controller/core/indexer"
+	"sigs.k8s.io/kueue/pkg/features"
 	utiltesting "sigs.k8s.io/kueue/pkg/util/testing"
 	"sigs.k8s.io/kueue/pkg/workload"
 
@@ -79,7 +81,8 @@ type priorityClassRef struct {
 // LimitRange defaults, limits as missing requests), as Kueue's queue manager sees it.
 type convertedPodSet struct {
 	Name           string               `json:"name"`
-	Count          int32                `json:"count"`
+	Count          int32                `json:"count"` // as Kueue's scheduler counts it: less its reclaimable pods
+	Reclaimable    int32                `json:"reclaimable,omitempty"`
 	MinCount       *int32               `json:"min_count"`
 	Requests       map[string]string    `json:"requests"` // per pod: resourcehelpers.PodRequests, as Kueue counts quota
 	Containers     []convertedContainer `json:"containers"`
@@ -172,8 +175,11 @@ func convertPaths(ctx context.Context, paths []string, gates string) (*convertOu
 			return nil, fmt.Errorf("--feature-gates: %w", err)
 		}
 	}
+	// status patches are server-side applies in Kueue (a stopped pod's condition, reclaimable
+	// pods): the fake client treats them as strategic merges, as the admit command's does
 	builder := fake.NewClientBuilder().WithScheme(scheme).WithObjects(in.Objects...).
-		WithStatusSubresource(&kueue.Workload{}, &kueue.ClusterQueue{}, &kueue.LocalQueue{}, &kueue.Cohort{}, &kueue.AdmissionCheck{})
+		WithStatusSubresource(&kueue.Workload{}, &kueue.ClusterQueue{}, &kueue.LocalQueue{}, &kueue.Cohort{}, &kueue.AdmissionCheck{}).
+		WithInterceptorFuncs(interceptor.Funcs{SubResourcePatch: utiltesting.TreatSSAAsStrategicMerge})
 	ix := utiltesting.AsIndexer(builder)
 	if err := indexer.Setup(ctx, ix); err != nil {
 		return nil, err
@@ -250,10 +256,18 @@ func convertedOf(ctx context.Context, cl client.Client, wl *kueue.Workload) (con
 	if ref := wl.Spec.PriorityClassRef; ref != nil {
 		out.PriorityClass = &priorityClassRef{Kind: string(ref.Kind), Name: ref.Name}
 	}
+	// status.reclaimablePods, which the job's reconciler writes once the Workload exists: Kueue's
+	// scheduler counts a pod set without them (podSetsCountsAfterReclaim, gate ReclaimablePods)
+	reclaimable := map[kueue.PodSetReference]int32{}
+	if features.Enabled(features.ReclaimablePods) {
+		for _, rp := range wl.Status.ReclaimablePods {
+			reclaimable[rp.Name] += rp.Count
+		}
+	}
 	for _, ps := range adjusted.Spec.PodSets {
 		spec := &ps.Template.Spec
 		cps := convertedPodSet{
-			Name: string(ps.Name), Count: ps.Count, MinCount: ps.MinCount,
+			Name: string(ps.Name), Count: max(ps.Count-reclaimable[ps.Name], 0), Reclaimable: reclaimable[ps.Name], MinCount: ps.MinCount,
 			Requests:       quantities(resourcehelpers.PodRequests(&corev1.Pod{Spec: *spec}, resourcehelpers.PodResourcesOptions{})),
 			Containers:     containers(spec.Containers),
 			InitContainers: containers(spec.InitContainers),
