@@ -126,12 +126,16 @@ def test_the_claims_hold_when_the_edited_input_is_decided_again(run):
 
 def test_a_note_names_the_quotas_whose_raise_alone_admits_nothing(run):
     out = _why(run, POLICY)
-    note = ("raising any one of these quotas alone admits nothing (raised to the value shown and the cluster "
-            "decided again, it stays pending, and where that run ends no value of the quota lets it fit): "
-            "cluster_queue `q`'s `nvidia.com/gpu` in f (4); cluster_queue `lender`'s `nvidia.com/gpu` in f (4)")
+    head = "raising any one of these quotas alone admits nothing (decided again with each raised"
+    tail = ": still pending, and where that run ends no value of it lets it fit): "
+    note = (f"{head} to the value shown{tail}cluster_queue `q`'s `nvidia.com/gpu` in f (4); "
+            "cluster_queue `lender`'s `nvidia.com/gpu` in f (4)")
     assert out["fixes_notes"] == [note]
+    assert f"   = note: {note}\n" in run("why", "t/mine", ".", "--all").output
+    # the text output names them without the values, each queue's own first
     text = run("why", "t/mine", ".").output
-    assert f"   = note: {note}\n" in text
+    assert (f"   = note: {head}{tail}cluster_queue `q`'s `nvidia.com/gpu` in f; cluster_queue `lender`'s "
+            "`nvidia.com/gpu` in f\n") in text
 
 
 def test_the_borrowers_borrowing_limit_is_raised_too(run):

@@ -264,7 +264,7 @@ def test_why_raises_the_own_queues_quota_from_the_bound_and_skips_what_cannot_he
     assert check_fixes(tmp_path, text, "ns/w") == len(r.fixes)
     # no value of d's quota alone: the note says so, by arithmetic, and deciding d's at 1000 agrees
     assert r.fixes_notes == ["no value of this quota alone can admit it (by arithmetic: what its ClusterQueue can "
-                             "reach at most stays short of what it must hold when it admits it): cluster_queue `d`'s "
+                             "reach at most stays short of what it must hold): cluster_queue `d`'s "
                              "`cpu` in f"]
     d_at = text.index("cluster_queue d {")
     big = text[:d_at] + text[d_at:].replace("cpu = 2 borrow 2", "cpu = 1000 borrow 2", 1)

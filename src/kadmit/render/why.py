@@ -106,7 +106,7 @@ def why_human(result: WhyResult, sources: SourceMap, workload_span: Span | None,
                 actor = f.actor
                 out.append(f"  {ACTORS[actor]}")
             out.extend(_fix_lines(i, f, full))
-        out.extend(f"   = note: {n}" for n in result.fixes_notes)
+        out.extend(f"   = note: {n if full else getattr(n, 'brief', n)}" for n in result.fixes_notes)
         out.extend(_fixes_notes(result))
     elif result.fixes_checked is not None and not result.admitted and not result.unknown:
         refused = (f", {result.fixes_refused} more refused by arithmetic (what the queue can reach)"
@@ -114,7 +114,7 @@ def why_human(result: WhyResult, sources: SourceMap, workload_span: Span | None,
         out.append(f"fixes: none proven ({plural(result.fixes_checked, 'change')} of the input decided again{refused}; "
                    "none admits it)" if result.fixes_checked or result.fixes_refused
                    else "fixes: none in reach of a change of the input")
-        out.extend(f"   = note: {n}" for n in result.fixes_notes)
+        out.extend(f"   = note: {n if full else getattr(n, 'brief', n)}" for n in result.fixes_notes)
         out.extend(_fixes_notes(result))
     out.extend(skipped_lines(skipped))
     return "\n".join(out) + "\n"

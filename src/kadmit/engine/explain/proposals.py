@@ -88,7 +88,7 @@ def proven_fixes(prover: Prover, model: Model, sources: SourceMap, ask: Ask, uni
             keep(p)
     if not found and len(ask.own.groups) > 1:
         _pairs(prover, model, sources, ask.own, ask.workload, units, keep)
-    for note in alone_notes(prover, list(found.values())):
+    for note in alone_notes(prover, list(found.values()), ask.cluster_queue):
         if note not in prover.notes:
             prover.notes.append(note)
     return ordered(list(found.values()))

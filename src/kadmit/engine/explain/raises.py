@@ -241,18 +241,41 @@ def alone_short(prover: Prover, found: list[Proven]) -> list[tuple[K.Knob, int]]
     return list(out.values())
 
 
-def alone_notes(prover: Prover, found: list[Proven]) -> list[str]:
+MAX_NAMED = 3  # parts of a note's list the text output names (`--all` and JSON: every quota number)
+
+
+class Note(str):
+    """A note naming quota numbers: as a string (JSON, `--all`) it names every one, with the value
+    it was decided again at; `brief` (the text output) names the first MAX_NAMED parts, grouped by
+    queue and flavors, and counts the rest."""
+
+    brief: str
+
+    def __new__(cls, full: str, brief: str) -> Note:
+        note = super().__new__(cls, full)
+        note.brief = brief
+        return note
+
+    def __reduce__(self):
+        return Note, (str(self), self.brief)
+
+
+def alone_notes(prover: Prover, found: list[Proven], own: str | None = None) -> list[Note]:
     """A line for the quota numbers whose raise alone was decided again and admits nothing: raised, the
     cluster decided again, the workload stayed pending, and where that run ended no value of the
     number lets it fit (`Prover.alone_short`); and one for those no value of which alone passes the
-    necessary condition (`Prover.alone_refused`: what the queue can reach at most, `bounds`)."""
+    necessary condition (`Prover.alone_refused`: what the queue can reach at most, `bounds`). `own`:
+    the workload's ClusterQueue, whose numbers are named first."""
     out = []
     short = [(k, f" ({format_quantity(v, k.resource)})") for k, v in alone_short(prover, found)]
     if short:
-        n = len(short)
-        out.append(f"raising {'this quota' if n == 1 else 'any one of these quotas'} alone admits nothing (raised to "
-                   "the value shown and the cluster decided again, it stays pending, and where that run ends no "
-                   f"value of the quota lets it fit): {_named(prover, short)}")
+        these = "this quota" if len(short) == 1 else "any one of these quotas"
+        out.append(Note(f"raising {these} alone admits nothing (decided again with each raised to the value "
+                        "shown: still pending, and where that run ends no value of it lets it fit): "
+                        + _named(prover, short),
+                        f"raising {these} alone admits nothing (decided again with each raised: still pending, "
+                        "and where that run ends no value of it lets it fit): "
+                        + _brief(prover, [k for k, _ in short], own)))
     seen = {(k.span.file, k.span.line, k.span.column) for k, _ in short}
     refused: dict[tuple, K.Knob] = {}
     for k in prover.alone_refused:
@@ -260,25 +283,59 @@ def alone_notes(prover: Prover, found: list[Proven]) -> list[str]:
         if at not in seen:
             refused.setdefault(at, k)
     if refused:
-        n = len(refused)
-        out.append(f"no value of {'this quota' if n == 1 else 'any one of these quotas'} alone can admit it (by "
-                   "arithmetic: what its ClusterQueue can reach at most stays short of what it must hold when it "
-                   f"admits it): {_named(prover, [(k, '') for k in refused.values()])}")
+        head = (f"no value of {'this quota' if len(refused) == 1 else 'any one of these quotas'} alone can admit "
+                "it (by arithmetic: what its ClusterQueue can reach at most stays short of what it must hold): ")
+        out.append(Note(head + _named(prover, [(k, '') for k in refused.values()]),
+                        head + _brief(prover, list(refused.values()), own)))
     return out
 
 
-def _named(prover: Prover, knobs: list[tuple[K.Knob, str]]) -> str:
-    """Quota numbers by owner and resource: `ClusterQueue `a`'s `cpu` in f (9) and g (4); …`."""
-    by_owner: dict[tuple[str, str, str], list[str]] = {}
-    for knob, tail in knobs:
+def _owned(prover: Prover, knobs: list[K.Knob]):
+    """(knob, label, name, which, flavor, resource) of each quota number, in order."""
+    for knob in knobs:
         entry = prover._quota_entry(knob)
         if entry is None:
             continue
         kind, name, fname, res, which = entry
         label = ("cluster_queue" if kind == "cq" else "cohort") if knob.kad else (
             "ClusterQueue" if kind == "cq" else "Cohort")
+        yield knob, label, name, which, fname, res
+
+
+def _and(items: list[str]) -> str:
+    return ", ".join(items[:-1]) + " and " + items[-1] if len(items) > 1 else items[0]
+
+
+def _named(prover: Prover, knobs: list[tuple[K.Knob, str]]) -> str:
+    """Quota numbers by owner and resource: `ClusterQueue `a`'s `cpu` in f (9) and g (4); …`."""
+    tails = {id(k): tail for k, tail in knobs}
+    by_owner: dict[tuple[str, str, str], list[str]] = {}
+    for knob, label, name, which, fname, res in _owned(prover, [k for k, _ in knobs]):
+        tail = tails[id(knob)]
         what = f"`{res}`" + ("" if which == "nominal" else f" {which.replace('_', ' ')}")
         by_owner.setdefault((label, name, what), []).append(f"{fname}{tail}")
-    return "; ".join(f"{label} `{name}`'s {what} in "
-                     + (", ".join(at[:-1]) + " and " + at[-1] if len(at) > 1 else at[0])
-                     for (label, name, what), at in by_owner.items())
+    return "; ".join(f"{label} `{name}`'s {what} in {_and(at)}" for (label, name, what), at in by_owner.items())
+
+
+def _brief(prover: Prover, knobs: list[K.Knob], own: str | None) -> str:
+    """The first MAX_NAMED parts of the list, the workload's own queue's first: a part is one owner's
+    resources (of one kind of number) raised in the same flavors, `cluster_queue `a`'s `cpu` and
+    `memory` in f and g`; then how many quota numbers are left unnamed."""
+    rows = [r[1:] for r in _owned(prover, knobs)]
+    rows = [r for r in rows if r[1] == own and r[0] in ("cluster_queue", "ClusterQueue")] + [
+        r for r in rows if not (r[1] == own and r[0] in ("cluster_queue", "ClusterQueue"))]
+    flavors: dict[tuple, dict[str, list[str]]] = {}  # (label, name, which) -> resource -> flavors
+    for label, name, which, fname, res in rows:
+        flavors.setdefault((label, name, which), {}).setdefault(res, []).append(fname)
+    parts: dict[tuple, list[str]] = {}  # (label, name, which, flavors) -> resources
+    for (label, name, which), by_res in flavors.items():
+        for res, fl in by_res.items():
+            parts.setdefault((label, name, which, tuple(fl)), []).append(res)
+    named = list(parts.items())[:MAX_NAMED]
+    owners: dict[tuple[str, str], list[str]] = {}
+    for (label, name, which, fl), res in named:
+        what = _and([f"`{r}`" for r in res]) + ("" if which == "nominal" else f" {which.replace('_', ' ')}")
+        owners.setdefault((label, name), []).append(f"{what} in {_and(list(fl))}")
+    text = "; ".join(f"{label} `{name}`'s " + ", its ".join(said) for (label, name), said in owners.items())
+    left = len(rows) - sum(len(res) * len(fl) for (_, _, _, fl), res in named)
+    return text + (f"; and {left} more {'quota' if left == 1 else 'quotas'} (`--all` lists every one)" if left else "")
