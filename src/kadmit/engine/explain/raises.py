@@ -58,11 +58,7 @@ def flavor_raises(prover: Prover, model: Model, sources: SourceMap, obs: Obstacl
     lq = next((q for q in model.local_queues if q.key == f"{wl.namespace}/{wl.queue}"), None)
     cq_name = lq.cluster_queue if lq is not None else None
     mine = [o for o in obs.origins if o.id.startswith(f"quota|cq:{cq_name}|") and o.id.endswith("|nominal")]
-    demand: dict[str, int] = {}
-    for ps in wl.pod_sets:
-        n = ps.min_count if ps.min_count is not None else ps.count
-        for res, q in ps.requests.items():
-            demand[res] = demand.get(res, 0) + n * q
+    demand = _demand(wl)
     by_flavor: dict[str, list[tuple[K.Knob, int, int]]] = {}
     for o in mine:
         _, nid, fname, res, which = o.id.split("|")
@@ -104,13 +100,8 @@ def group_raises(prover: Prover, model: Model, sources: SourceMap, obs: Obstacle
     if lq is None:
         return out
     nid = f"cq:{lq.cluster_queue}"
-    raised = {(c.knob.span.file, c.knob.span.line, c.knob.span.column)
-              for ch in singles for c in ch if c.knob is not None and c.knob.kind == "quota"}
-    demand: dict[str, int] = {}
-    for ps in wl.pod_sets:
-        n = ps.min_count if ps.min_count is not None else ps.count
-        for res, q in ps.requests.items():
-            demand[res] = demand.get(res, 0) + n * q
+    raised = _raised(singles)
+    demand = _demand(wl)
     flavors: dict[str, list[str]] = {}  # flavor -> the blamed resources whose raise alone admitted nothing
     for o in obs.origins:
         if o.id.startswith(f"quota|{nid}|") and o.id.endswith("|nominal"):
@@ -158,13 +149,8 @@ def lender_raises(prover: Prover, model: Model, sources: SourceMap, obs: Obstacl
     if lq is None:
         return out
     mine = f"cq:{lq.cluster_queue}"
-    raised = {(c.knob.span.file, c.knob.span.line, c.knob.span.column)
-              for ch in singles for c in ch if c.knob is not None and c.knob.kind == "quota"}
-    demand: dict[str, int] = {}
-    for ps in wl.pod_sets:
-        n = ps.min_count if ps.min_count is not None else ps.count
-        for res, q in ps.requests.items():
-            demand[res] = demand.get(res, 0) + n * q
+    raised = _raised(singles)
+    demand = _demand(wl)
     asks = sorted(r for r, d in demand.items() if d > 0)
     lenders: dict[tuple[str, str], list[str]] = {}  # (queue, flavor) -> its blamed resources no raise alone admitted
     for o in obs.origins:
@@ -222,6 +208,22 @@ def lender_raises(prover: Prover, model: Model, sources: SourceMap, obs: Obstacl
                            f" (together: what `{name}` lends in `{fname}`)")
                 out.append(p)
     return out
+
+
+def _demand(wl: Workload) -> dict[str, int]:
+    """What the workload asks at once, per resource (each pod set at its least count)."""
+    demand: dict[str, int] = {}
+    for ps in wl.pod_sets:
+        n = ps.min_count if ps.min_count is not None else ps.count
+        for res, q in ps.requests.items():
+            demand[res] = demand.get(res, 0) + n * q
+    return demand
+
+
+def _raised(singles: list[list[Change]]) -> set[tuple]:
+    """The places of the quotas whose raise alone was proven to admit (`singles`)."""
+    return {(c.knob.span.file, c.knob.span.line, c.knob.span.column)
+            for ch in singles for c in ch if c.knob is not None and c.knob.kind == "quota"}
 
 
 def up(x: int, unit: int) -> int:
