@@ -108,6 +108,36 @@ def test_victims_sharing_a_uid_go_either_way(kueue_oracle, tmp_path):
     assert [v["workload"] for v in hi["preempted"]] == ["ns/v1"]
 
 
+def test_jobs_created_in_one_second_go_either_way(kueue_oracle, tmp_path):
+    """Two Jobs read back from a cluster, created in one second, wait for the one cpu: Kueue orders
+    their Workloads by creation time, then UID, and both are the API server's (the second the job
+    reconciler made each, a random UUID), so on a live cluster either may be admitted. The oracle's
+    harness stamps created Workloads with their owner's time and UIDs in input order: the file and
+    the file with the two Jobs swapped give the two outcomes. kadmit ties by name: ns/aa in both,
+    one of them."""
+    path = "tests/oracle/features/tie-jobs-created-in-one-second.yaml"
+    text = (ROOT / path).read_text(encoding="utf-8")
+    docs = text.split("\n---\n")
+    jobs = [i for i, d in enumerate(docs) if "kind: Job\n" in d]
+    assert len(jobs) == 2 and "name: zz" in docs[jobs[0]] and "name: aa" in docs[jobs[1]]
+    docs[jobs[0]], docs[jobs[1]] = docs[jobs[1]], docs[jobs[0]]
+    swapped = tmp_path / "swapped.yaml"
+    swapped.write_text("\n---\n".join(docs), encoding="utf-8")
+    admitted = {}
+    for name, paths in (("file", [path]), ("swapped", [str(swapped)])):
+        kueue = run_oracle(kueue_oracle, paths, "--runs", "3")
+        assert kueue["variance"]["outcomes"] == 1  # the harness's UIDs decide: no variance within one input
+        q = from_oracle(kueue)
+        admitted[name] = {w for w, o in q.outcomes.items() if o.admitted}
+        code, kadmit = run_kadmit(paths)
+        k = from_kadmit(kadmit)
+        assert code == 0 and {w for w, o in k.outcomes.items() if o.admitted} == {"ns/aa"}, k.outcomes
+        if name == "swapped":
+            result = compare(k, q)
+            assert result.agree, result.report(k, q)
+    assert admitted == {"file": {"ns/zz"}, "swapped": {"ns/aa"}}
+
+
 def test_fair_sharing_takes_trees_in_map_order(kueue_oracle):
     """Under fair sharing Kueue takes the heads of different cohort trees in Go map order
     (`getCq`), whatever their priority: where the trees share a topology-aware flavor's nodes,
