@@ -92,3 +92,17 @@ def test_behind_a_strict_fifo_head_too(run):
     assert [[(c["field"], c["new"]) for c in f["changes"]] for f in quota] == [
         [("`cpu` in flavor `f`", "16"), ("`nvidia.com/gpu` in flavor `f`", "4")]]
     assert quota[0]["outcome"]["admitted"] is True
+
+
+def test_a_fix_changing_one_objects_values_names_it_and_its_file_once(run):
+    """Issue 19: a fix of several quotas of one queue's flavor is said in a few short lines (the queue,
+    flavor and file once, each change with its line), not one line repeating them for every change."""
+    run.write("p.kad", POLICY)
+    out = run("why", "t/mine", ".", "--fixes", "6").output
+    lines = out.splitlines()
+    at = next(i for i, x in enumerate(lines) if "change all 2" in x)
+    assert lines[at] == ("  2. change all 2 of cluster_queue `q`, flavor `f`, in p.kad (together: no raise of its "
+                         "`nvidia.com/gpu` quota in `f` alone was found to admit it):")
+    assert lines[at + 1] == "       `cpu`: 8 → 16 (:6), `nvidia.com/gpu`: 2 → 4 (:6)"
+    assert lines[at + 2].startswith("     then: `t/mine` is admitted")
+    assert sum(x.count("p.kad") for x in lines[at:at + 2]) == 1

@@ -298,11 +298,34 @@ def plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
+def _wrapped(items: list[str], indent: str, width: int = 160) -> list[str]:
+    """`items` joined by commas into lines of at most `width` characters where each fits (one item a
+    line at the least)."""
+    lines: list[str] = []
+    for item in items:
+        if lines and len(lines[-1]) + 2 + len(item) <= width:
+            lines[-1] += f", {item}"
+        else:
+            if lines:
+                lines[-1] += ","
+            lines.append(indent + item)
+    return lines
+
+
 def _fix_lines(i: int, f, full: bool = False) -> list[str]:
     waits = all(c.edit is None for c in f.changes)
-    out = [f"  {i}. " + ("no change of the input: " if waits else "change " if len(f.changes) == 1
-                        else f"change all {len(f.changes)}: ")
-           + "; ".join(c.describe() for c in f.changes) + f.needs]
+    parts = {c.knob.within[1:2] for c in f.changes}
+    briefs = [c.brief(part=len(parts) > 1) for c in f.changes]
+    if len(f.changes) > 1 and None not in briefs and \
+            len({(c.knob.within[0], c.knob.span.file) for c in f.changes}) == 1:  # one object: named once
+        k = f.changes[0].knob
+        within = k.within[0] + (f", {k.within[1]}" if len(parts) == 1 else "")
+        out = [f"  {i}. change all {len(f.changes)} of {within}, in {k.span.file}{f.needs}:",
+               *_wrapped(briefs, "       ")]
+    else:
+        out = [f"  {i}. " + ("no change of the input: " if waits else "change " if len(f.changes) == 1
+                            else f"change all {len(f.changes)}: ")
+               + "; ".join(c.describe() for c in f.changes) + f.needs]
     out.append(f"     then: {f.outcome_text}")
     if full:
         if not f.effects:

@@ -55,6 +55,7 @@ class Knob:
     before: str = ""  # text written before the value (a value inside new text: `coverage`)
     after: str = ""
     workload: str = ""  # the workload whose spec it is in (a pod set's count, its priority, …), else ""
+    within: tuple[str, str, str] = ()  # (object, part, value): `ClusterQueue `a``, `flavor a100`, `cpu nominalQuota`
 
     def render(self, value: int | str) -> str:
         if isinstance(value, int) and self.kind in ("quota", "allocatable", "cover"):
@@ -128,10 +129,12 @@ def quota_knob(model: Model, sources: SourceMap, nid: str, fname: str, res: str,
     if is_kad(span, sources):
         label = "cluster_queue" if kind == "cq" else "cohort"
         field = f"`{res}`" if which == "nominal" else f"`{_KAD_LIMIT[which]}` of `{res}`"
-        return Knob("quota", span, old, f"{field} in flavor `{fname}`", f"{label} `{name}`", value, res, kad=True)
+        return Knob("quota", span, old, f"{field} in flavor `{fname}`", f"{label} `{name}`", value, res, kad=True,
+                    within=(f"{label} `{name}`", f"flavor `{fname}`", field))
     label = "ClusterQueue" if kind == "cq" else "Cohort"
     path = f"spec.resourceGroups[{gi}].flavors[{fi}].resources[{ri}].{_KUEUE_LIMIT[which]}"
-    return Knob("quota", span, old, path, f"{label} `{name}` ({fname}, {res})", value, res)
+    return Knob("quota", span, old, path, f"{label} `{name}` ({fname}, {res})", value, res,
+                within=(f"{label} `{name}`", f"flavor {fname}", f"{res} {_KUEUE_LIMIT[which]}"))
 
 
 @_of_workload

@@ -71,6 +71,17 @@ class Change:
             return f"{k.where()}: disable {k.subject}: its expression `{k.old}` → `{self.edit.new}`"
         return f"{k.where()}: {k.field} of {k.subject}: {k.old} → {self.edit.new}{self._least()}"
 
+    def brief(self, part: bool = True) -> str | None:
+        """The change said within its object and file (`Knob.within`, `span.file`), its line last:
+        `flavor a100 cpu nominalQuota: "576" → "4048" (:35)` (without `flavor a100` when `part` is
+        False: said once for all); None where the knob names no object to say it within (the change
+        is then said whole, by `describe`)."""
+        k = self.knob
+        if not k.within or k.kind != "quota" or self.edit is None:
+            return None
+        _, of, name = k.within
+        return f"{f'{of} ' if part else ''}{name}: {k.old} → {self.edit.new}{self._least()} (:{k.span.line})"
+
     def _least(self) -> str:
         if self.minimal is None:
             return ""
