@@ -195,15 +195,23 @@ def test_nodes_sharing_a_hostname_filter_by_map_order(kueue_oracle):
 
 def test_second_pass_of_a_pod_set_group_goes_either_way(kueue_oracle):
     """A pod-set group's second pass: which resource each pod set keeps unchecked is Kueue's map
-    order, so its runs place w01 at its reserved counts (most) or, the group searched again and the
-    reducer run, at main 3; kadmit gives the common outcome."""
+    order, so its runs place w01 at its reserved counts (about 2 runs in 3) or, the group searched
+    again and the reducer run, at main 3 (about 1 in 3); in about 1 run in 70 the pass has not placed
+    w01 when the run settles (quota held, checks Ready, no nodes). kadmit gives the common outcome.
+    The split is too close to assert which is the more common in a bounded number of runs (at 64 a
+    majority check fails about 1 time in 50); both placements appear in 64 runs but for about 1 in
+    10^12."""
     path = "tests/oracle/features/tie-second-pass-pod-set-group.yaml"
-    kueue = run_oracle(kueue_oracle, [path], "--runs", "32")  # the other outcome in about 1 run of 5
+    kueue = run_oracle(kueue_oracle, [path], "--runs", "64")
     alternatives = variants(kueue)
-    assert kueue["variance"]["outcomes"] == 2 and set(alternatives) == {"ns-cq0/w01"}
-    runs = {next(p["count"] for p in o["decision"]["pod_sets"] if p["name"] == "main"): len(o["runs"])
-            for w in kueue["variance"]["workloads"] for o in w["outcomes"]}
-    assert set(runs) == {2, 3} and runs[2] > runs[3], runs
+    assert kueue["variance"]["outcomes"] >= 2 and set(alternatives) == {"ns-cq0/w01"}
+    runs: dict[int, int] = {}
+    for w in kueue["variance"]["workloads"]:
+        for o in w["outcomes"]:
+            if o["decision"]["admitted"]:
+                main = next(p["count"] for p in o["decision"]["pod_sets"] if p["name"] == "main")
+                runs[main] = runs.get(main, 0) + len(o["runs"])
+    assert set(runs) == {2, 3}, runs
     code, kadmit = run_kadmit([path])
     k, q = from_kadmit(kadmit), from_oracle(kueue)
     result = compare(k, q, alternatives=alternatives)
