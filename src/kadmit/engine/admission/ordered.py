@@ -514,7 +514,7 @@ def _processing_order(session: Session, entries: list, fair: bool):
     after the entries processed before (preempt.fair_pick)."""
     ix = session.index
     if not fair:
-        yield from sorted(entries, key=lambda e: ((e[2].height if e[2] is not None else 0),
+        yield from sorted(entries, key=lambda e: (not isinstance(e[2], SecondPass), (e[2].height if e[2] is not None else 0),
                                                   -ix.priority(e[1]), e[1].created, e[1].key))
         return
     from kadmit.engine.preemption.fair_sharing import fair_pick

@@ -26,7 +26,10 @@ from kadmit.modelchecks import states_on_reservation
 class SecondPass:
     """A workload holding quota whose delayed pod sets Kueue's second pass places this cycle
     (`placement`, on the nodes as the cycle began; failed when it found no room). As an entry of the
-    cycle it takes no quota (`usage`) and comes before every head in the classical order (`height`)."""
+    cycle it takes no quota (`usage`) and comes before every head in the classical order; among the
+    cycle's passes, the one whose search borrows less comes first (`height`, Kueue's
+    Assignment.Borrows of the pass's flavor assignment), then the higher priority, then the older
+    (makeClassicalIterator; tests/oracle/features/second-pass-borrowing-less-goes-first.yaml)."""
 
     placement: WorkloadPlacement
     iteration: int  # Kueue's SecondPassIteration: 1 for the pass after the reservation
@@ -40,7 +43,7 @@ class SecondPass:
     targets: list[Victim] = field(default_factory=list)  # failed: the victims Kueue's preemptor finds
     held: WorkloadPlacement | None = None  # and the placement with them gone
     usage: dict = field(default_factory=dict)
-    height: int = -1
+    height: int = 0
     mode: str = "SecondPass"
 
     @property
@@ -132,11 +135,11 @@ def second_passes(session: Session, decisions: dict[str, Decision],
         now = a if searched is None else _with_flavors(session, wl, a, searched[0])
         requests = _delayed_requests(session, wl, name, now, d is None, a)
         got = SecondPass(session.pool.place(requests), iteration, len(out), None if searched is None else searched[1],
-                         now if now is not a else None)
+                         now if now is not a else None, height=_borrows(session, wl, a))
         if not got.ok and got.quota is not None:
             got.targets, got.held = _victims(session, wl, now, requests, got.quota)
         if not got.ok and not got.targets and (found := _reduced(session, wl, name, a, d is None)) is not None:
-            got.placement, got.admits, got.quota = found[0], found[1], frozenset()
+            got.placement, got.admits, got.quota, got.height = found[0], found[1], frozenset(), found[2]
         out.append((name, wl, got))
     return out
 
@@ -162,7 +165,8 @@ def _reduced(session: Session, wl: Workload, name: str, a: Assignment, held: boo
     """Kueue's partial-admission reducer on a second pass that finds no room and no victims
     (getInitialAssignments: PodSetReducer over the pod sets' own counts down to their minCount, each
     try a flavor assignment again): the least reduction whose flavors fit (`searched_again`, Fit) and
-    whose delayed pod sets the nodes take as the cycle began. (placement, assignment) or None."""
+    whose delayed pod sets the nodes take as the cycle began. (placement, assignment, its search's
+    borrowing height) or None."""
     pss = list(wl.pod_sets)
     deltas = {ps.name: ps.count - ps.min_count if ps.min_count is not None else 0 for ps in pss}
     total = sum(deltas.values())
@@ -178,13 +182,19 @@ def _reduced(session: Session, wl: Workload, name: str, a: Assignment, held: boo
             tried = _with_flavors(session, wl, tried, searched[0])
             placement = session.pool.place(_delayed_requests(session, wl, name, tried, held, a))
             if placement.failure is None:
-                best, hi = (placement, tried), mid
+                best, hi = (placement, tried, searched[2]), mid
                 continue
         lo = mid + 1
     return best
 
 
-def searched_again(session: Session, wl: Workload, a: Assignment) -> tuple[dict[str, dict[str, str]], frozenset[FR]] | None:
+def _borrows(session: Session, wl: Workload, a: Assignment) -> int:
+    """The borrowing height of the pass's flavor assignment on `a` (Kueue's Assignment.Borrows: the
+    most any searched resource borrows; a search that ends NoFit counts the groups found before)."""
+    return _search(session, wl, a)[2]
+
+
+def searched_again(session: Session, wl: Workload, a: Assignment) -> tuple[dict[str, dict[str, str]], frozenset[FR], int] | None:
     """Kueue's second pass assigns flavors again (flavorassigner.assignFlavors), each pod set (or
     pod-set group) starting from its admission's flavors: one of its resources (Go map order) keeps
     its flavor unchecked, and every resource group holding another of its resources is searched again
@@ -194,7 +204,15 @@ def searched_again(session: Session, wl: Workload, a: Assignment) -> tuple[dict[
     need preemption there (empty: Fit); None when a searched group finds no flavor (NoFit). Which
     resource a pod set keeps unchecked is Go map order (docs/KUEUE-DIFFERENCES.md §1): kadmit takes
     the first by name for one pod set, and for a pod-set group one each (the first ones by name), as
-    most of Kueue's runs do."""
+    most of Kueue's runs do. The third value is the search's borrowing height (`_borrows`)."""
+    flavors, needs, height, found = _search(session, wl, a)
+    return (flavors, needs, height) if found else None
+
+
+def _search(session: Session, wl: Workload, a: Assignment) -> tuple[dict[str, dict[str, str]], frozenset[FR], int, bool]:
+    """`searched_again`'s search: the flavors, the flavor-resources needing preemption, the most any
+    searched group borrows, and whether every searched group found a flavor (False: NoFit, the rest
+    as far as it went)."""
     cq = session.index.cluster_queues[a.cluster_queue]
     tree = session.compiler.tree
     nid = node_id(cq.name, False)
@@ -208,6 +226,7 @@ def searched_again(session: Session, wl: Workload, a: Assignment) -> tuple[dict[
     needs: set[FR] = set()
     taken: dict[FR, int] = {}  # what the earlier pod sets took (Kueue's assignmentUsage)
     fung = cq.flavor_fungibility
+    height = 0
     for members in units.values():
         asked: dict[int, dict[str, int]] = {}  # resource group -> resource -> the members' demand
         for ps in members:
@@ -236,19 +255,20 @@ def searched_again(session: Session, wl: Workload, a: Assignment) -> tuple[dict[
                 vals = {r: taken.get((fname, r), 0) + demand[r] for r in rs}
                 if all(vals[r] <= tree.available(nid, (fname, r), session.usage) for r in rs):
                     h = max(tree.borrowing_height(cq.name, (fname, r), session.usage, vals[r]) for r in rs)
-                    option: tuple = (MODES["Fit"], h, fname, {r: "Fit" for r in rs})
+                    option: tuple = (MODES["Fit"], h, fname, {r: "Fit" for r in rs}, h)
                 else:
                     q = quota_modes(session, wl, cq, fname, rs, vals)
                     if q is None:
                         continue
-                    option = (q[0], q[1], fname, q[2])
+                    option = (q[0], q[1], fname, q[2], q[3])
                 if not try_next(option[0], option[1], fung):
                     best = option
                     break
                 if best is None or preferred(option, best, fung.preference):
                     best = option
             if best is None:
-                return None
+                return flavors, frozenset(needs), height, False
+            height = max(height, best[4])  # Kueue's maxBorrow over the group's resources
             for ps in members:
                 for r in rs:
                     if r in flavors.get(ps.name, {}):
@@ -257,7 +277,7 @@ def searched_again(session: Session, wl: Workload, a: Assignment) -> tuple[dict[
                 taken[(best[2], r)] = taken.get((best[2], r), 0) + demand[r]
                 if best[3][r] != "Fit":
                     needs.add((best[2], r))
-    return flavors, frozenset(needs)
+    return flavors, frozenset(needs), height, True
 
 
 def one_per_queue(passes: list[tuple[str, Workload, SecondPass]],
