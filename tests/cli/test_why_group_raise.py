@@ -106,3 +106,20 @@ def test_a_fix_changing_one_objects_values_names_it_and_its_file_once(run):
     assert lines[at + 1] == "       `cpu`: 8 → 16 (:6), `nvidia.com/gpu`: 2 → 4 (:6)"
     assert lines[at + 2].startswith("     then: `t/mine` is admitted")
     assert sum(x.count("p.kad") for x in lines[at:at + 2]) == 1
+
+
+def test_the_same_fix_on_kueue_manifests_names_the_clusterqueue_flavor_and_file_once(run):
+    """The manifest form: each change its field and line within `ClusterQueue `q`, flavor f`; the JSON
+    keeps every change's whole path."""
+    run.write("p.kad", POLICY)
+    assert run("export", "p.kad", "-o", "y", "--workloads").exit_code == 0
+    (run.root / "p.kad").unlink()
+    lines = run("why", "t/mine", "y", "--fixes", "6").output.splitlines()
+    at = next(i for i, x in enumerate(lines) if "change all 2" in x)
+    assert lines[at].startswith("  2. change all 2 of ClusterQueue `q`, flavor f, in y/07-cluster-queues.yaml (together:")
+    assert lines[at + 1] == "       cpu nominalQuota: '8' → '16' (:25), nvidia.com/gpu nominalQuota: '2' → '4' (:27)"
+    out = json.loads(run("why", "t/mine", "y", "--fixes", "6", "--format", "json").output)
+    quota = [f for f in out["fixes"] if f["by"] == "platform"]
+    assert [c["field"] for c in quota[0]["changes"]] == [
+        "spec.resourceGroups[0].flavors[0].resources[0].nominalQuota",
+        "spec.resourceGroups[0].flavors[0].resources[1].nominalQuota"]
