@@ -65,7 +65,7 @@ class Queues:
 
     def order_key(self, name: str):
         def key(wl: Workload):
-            return (0 if self.sticky.get(name) == wl.key else 1, -self.index.priority(wl), wl.created, wl.key)
+            return (0 if self.sticky.get(name) == wl.key else 1, -self.index.priority(wl), wl.created, wl.uid, wl.key)
         return key
 
     def resort(self, name: str) -> None:

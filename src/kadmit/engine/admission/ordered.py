@@ -59,7 +59,9 @@ from kadmit.model import Workload
 def queue_order_key(session: Session, wl: Workload, cluster_queue: str | None = None) -> tuple:
     """A pending workload's place in its ClusterQueue (`cluster_queue`, else its LocalQueue's):
     its LocalQueue's usage where admission fair sharing orders the queue (`engine.afs`), then
-    priority, creation time, and the key where Kueue takes the UID."""
+    priority, creation time, the Workload's UID where the input gives it (Kueue's last tie-break,
+    cluster_queue.go baseCompareFunc: Workloads created in one second, as a live cluster's often are),
+    then the key (a Workload Kueue has yet to create gets a random UID: either order is Kueue's)."""
     if cluster_queue is None and session.afs.queues:
         cq = session.index.cluster_queue_of(wl)
         cluster_queue = cq.name if cq is not None else None
@@ -67,7 +69,7 @@ def queue_order_key(session: Session, wl: Workload, cluster_queue: str | None = 
 
 
 def _base_order_key(session: Session, wl: Workload) -> tuple:
-    return (-session.index.priority(wl), wl.created, wl.key)
+    return (-session.index.priority(wl), wl.created, wl.uid, wl.key)
 
 
 def decide_ordered(session: Session, workloads: list[Workload] | None = None,

@@ -41,12 +41,12 @@ def ahead_in_tree(prover: Prover, model: Model, wl: Workload, res: str) -> int:
             c = parent[c]
         return c or (f"cq:{cq}" if cq else None)
 
-    mine, key = root(wl), (-prio(wl), wl.created, wl.key)
+    mine, key = root(wl), (-prio(wl), wl.created, wl.uid, wl.key)
     states = prover.base.states
     return need(wl) + sum(need(w) for w in model.workloads
                           if w.admission is None and not w.finished and w.key != wl.key
                           and w.key in states and not states[w.key].admitted
-                          and (-prio(w), w.created, w.key) < key and root(w) == mine)
+                          and (-prio(w), w.created, w.uid, w.key) < key and root(w) == mine)
 
 
 def flavor_raises(prover: Prover, model: Model, sources: SourceMap, obs: Obstacles, wl: Workload,
