@@ -21,7 +21,7 @@ import os
 import pytest
 from hypothesis import HealthCheck, settings
 
-# The width kadmit fits text to comes from $COLUMNS off a terminal (cli._width): the tests set it where they
+# The width kadmit fits text to comes from $COLUMNS off a terminal (cli_options.width): the tests set it where they
 # mean it, and read no width from where they run (a shell that exports it, or pytest-xdist's workers, whose
 # environment has COLUMNS=80 and LINES=24), so that every run prints the same text.
 for _name in ("COLUMNS", "LINES"):

@@ -40,7 +40,7 @@ STAGES: list[tuple[str, tuple[str, ...]]] = [
     ("review", ("kadmit.review",)),  # policy tests and diffs over the engine's decisions and analyses
     ("render", ("kadmit.render",)),
     ("api", ("kadmit.api", "kadmit.editor")),  # the API for editors beside the CLI's
-    ("cli", ("kadmit.cli", "kadmit.cli_cluster", "kadmit.__main__", "kadmit.lsp")),  # front ends: the command line, the language server
+    ("cli", ("kadmit.cli", "kadmit.cli_cluster", "kadmit.cli_options", "kadmit.cli_decide", "kadmit.__main__", "kadmit.lsp")),  # front ends: the command line, the language server
 ]
 ONLY = {"lark": "kadmit.syntax", "z3": "kadmit.engine", "ortools": "kadmit.engine", "jinja2": "kadmit.render",
         "pygls": "kadmit.lsp", "lsprotocol": "kadmit.lsp",

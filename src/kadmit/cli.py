@@ -7,7 +7,6 @@ import json
 import os
 import sys
 import textwrap
-from functools import partial
 
 import click
 
@@ -15,6 +14,8 @@ from kadmit import api
 from kadmit.cli_cluster import PLUGIN, cluster_options, color_option, read_for, snapshot, use_color
 from kadmit.cli_cluster import report as _report
 from kadmit.cli_cluster import terminal as _terminal
+from kadmit.cli_decide import admit, why
+from kadmit.cli_options import engine_refused, max_size_option, solver_options, tas_profile_option, with_options
 from kadmit.diagnostics import Diagnostics, all_codes, code_info, did_you_mean, load_all_codes
 from kadmit.render import FORMATS, render
 from kadmit.render.codes import KAD007
@@ -23,16 +24,6 @@ from kadmit.atomic import write_text_atomic
 from kadmit.source import SourceMap
 
 REPORT_URL = "https://github.com/kadmit/kadmit/issues"
-
-
-def _width() -> int | None:
-    """The terminal's width for text that should fit it: stdout's columns on a terminal, else $COLUMNS
-    when set, else None (no limit: a pipe gets every word)."""
-    if _terminal("stdout"):
-        import shutil
-        return shutil.get_terminal_size().columns
-    columns = os.environ.get("COLUMNS", "")
-    return int(columns) if columns.isdigit() and int(columns) > 0 else None
 
 
 class Kadmit(click.Group):
@@ -61,11 +52,6 @@ class Kadmit(click.Group):
         ctx.exit(api.EXIT_INTERNAL)
 
 
-max_size_option = click.option(
-    "--max-file-size", "max_file_bytes", type=click.IntRange(min=1), default=None,
-    metavar="BYTES", help="Refuse files larger than this (default 64 MiB).")
-
-
 def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
     """`--version`: the installed version is looked up only when asked (reading the installed
     packages' metadata costs every other command's start-up)."""
@@ -88,22 +74,6 @@ def cli() -> None:
     """
 
 
-solver_options = [
-    click.option("--rlimit", type=click.IntRange(min=1), default=None,
-                 help="Deterministic Z3 resource limit per check (default 5,000,000)."),
-    click.option("--timeout", "timeout_ms", type=click.IntRange(min=1), default=None, metavar="MS",
-                 help="Wall-clock safety net per Z3 check, in milliseconds (default 60,000; --rlimit is the limit that decides)."),
-]
-
-
-def _with(options):
-    def wrap(f):
-        for opt in reversed(options):
-            f = opt(f)
-        return f
-    return wrap
-
-
 @cli.command()
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--format", "format_", type=click.Choice(FORMATS), default="human",
@@ -113,8 +83,8 @@ def _with(options):
               help="Also run the symbolic analyses (Z3): workloads never admissible, flavors never assigned, "
                    "contradictory, vacuous or implied rules, quota above node capacity, topology levels on no "
                    "node, limits that never take effect (KAD75x warnings; gate with --strict).")
-@_with(solver_options)
-@_with(cluster_options)
+@with_options(solver_options)
+@with_options(cluster_options)
 @max_size_option
 @color_option
 def check(paths: tuple[str, ...], format_: str, strict: bool, deep: bool, rlimit: int | None, timeout_ms: int | None,
@@ -196,156 +166,6 @@ def fmt(paths: tuple[str, ...], check_: bool, diff: bool, write: bool,
     sys.exit(result.exit_code)
 
 
-tas_profile_option = click.option(
-    "--tas-profile", type=click.Choice(["Mixed", "BestFit", "LeastFreeCapacity", "MostFreeCapacity"]),
-    default="Mixed", show_default=True,
-    help="Topology-aware placement algorithm (Kueue's TAS profiles). Mixed: BestFit for required and "
-         "preferred (pack into the tightest domain that fits), LeastFreeCapacity for unconstrained (fill "
-         "the fullest nodes first); MostFreeCapacity spreads onto the emptiest domains.")
-
-def _engine_refused(outcome, color: str) -> None:
-    """The inputs could not be read as a cluster state: show why on stderr and exit."""
-    _report(outcome.diagnostics, outcome.loaded.sources, color)
-    if outcome.loaded.exit_code != api.EXIT_OK and not api.cluster_unread(outcome.diagnostics):
-        click.echo("kadmit decides only on inputs without errors; `kadmit check` lists them", err=True)
-    sys.exit(outcome.exit_code)
-
-
-@cli.command()
-@click.argument("paths", nargs=-1, type=click.Path())
-@click.option("--mode", type=click.Choice(["ordered", "optimal"]), default="ordered", show_default=True,
-              help="ordered: Kueue's own decisions; optimal: the most admitted work by priority (CP-SAT).")
-@click.option("--format", "format_", type=click.Choice(["human", "json"]), default="human",
-              show_default=True)
-@click.option("--time-budget", type=click.FloatRange(min=0.1), default=10.0, show_default=True,
-              metavar="SECONDS", help="Work for optimal mode's search, in CP-SAT's deterministic seconds "
-              "(about one second each on a typical machine): the same input gets the same answer on a busy machine.")
-@tas_profile_option
-@_with(solver_options)
-@_with(cluster_options)
-@max_size_option
-@color_option
-def admit(paths, mode, format_, time_budget, tas_profile, rlimit, timeout_ms, cluster, context, kubeconfig,
-          max_file_bytes, color) -> None:
-    """Decide which pending workloads are admitted: queue, flavors and counts.
-
-    Exit codes: 0 decided (whatever is admitted), 1 errors in the input, the cohort trees they
-    don't touch decided (the others' pending workloads listed as not decided), 2 unreadable input or
-    an error that may change every decision, 3 the solver could not decide within its limits.
-    """
-    from kadmit.render.cluster import incomplete_json, incomplete_text
-    from kadmit.render.decisions import admit_human, admit_json
-    from kadmit.render.progress import progress
-
-    live = read_for(paths, cluster, context, kubeconfig)
-    with progress(format_ == "human" and _terminal("stderr")) as report:
-        outcome = api.admit(list(paths), mode=mode, rlimit=rlimit, timeout_ms=timeout_ms, time_budget=time_budget,
-                            max_file_bytes=max_file_bytes, tas_profile=tas_profile, progress=report, cluster=live)
-    if outcome.result is None:
-        _engine_refused(outcome, color)
-    _report([d for d in outcome.diagnostics if d.severity.value != "note"], outcome.loaded.sources, color)
-    skipped = (*outcome.loaded.workspace.model.skipped, *outcome.held)
-    incomplete = outcome.loaded.workspace.incomplete
-    click.echo(incomplete_json(admit_json(outcome.result, skipped), incomplete) if format_ == "json"
-               else admit_human(outcome.result, skipped, width=_width(),
-                                unmodelled=sum(1 for d in outcome.diagnostics if d.code == "KAD161"))
-               + incomplete_text(incomplete), nl=False)
-    sys.exit(outcome.exit_code)
-
-
-@cli.command()
-@click.argument("workload")
-@click.argument("paths", nargs=-1, type=click.Path())
-@click.option("--format", "format_", type=click.Choice(["human", "json", "patch"]), default="human",
-              show_default=True, help="patch: fix 1 (or --apply-fix N) as a unified diff.")
-@click.option("--apply-fix", "apply_fix", type=click.IntRange(min=1), default=None, metavar="N",
-              help="Print fix N's edit of the input files as a unified diff (the files are not changed); "
-              "exit 1 for a fix that only waits for a running workload to finish (it has no edit).")
-@click.option("--mode", type=click.Choice(["ordered", "optimal"]), default="ordered", show_default=True,
-              help="optimal: also say where the optimal assignment decides it differently (CP-SAT).")
-@click.option("--time-budget", type=click.FloatRange(min=0.1), default=10.0, show_default=True,
-              metavar="SECONDS", help="Work for optimal mode's search, in CP-SAT's deterministic seconds "
-              "(about one second each on a typical machine): the same input gets the same answer on a busy machine.")
-@tas_profile_option
-@_with(solver_options)
-@_with(cluster_options)
-@max_size_option
-@color_option
-@click.option("--with-capacity", "with_capacity", metavar="NODEPOOL[:NAME]",
-              help="Also say how many new nodes of this Karpenter NodePool (karpenter.sh/v1 YAML) would admit it.")
-@click.option("--fixes", "fixes", type=click.IntRange(min=0), default=3, show_default=True, metavar="N",
-              help="Show the N best proven fixes (0: search none, the fastest answer).")
-@click.option("--all", "show_all", is_flag=True, help="Every reason, every blame set with the lines of input "
-              "it names, and every side effect of each fix (by default: a few lines each).")
-@click.option("--budget", type=click.IntRange(min=1), default=None, metavar="N",
-              help="Prove fixes with at most N changes decided again (default 60). A count, not seconds: the "
-              "same input gets the same fixes on any machine, however busy.")
-def why(workload, paths, format_, apply_fix, mode, time_budget, tas_profile, rlimit, timeout_ms, cluster, context,
-        kubeconfig, max_file_bytes, color, with_capacity, fixes, show_all, budget) -> None:
-    """Explain why WORKLOAD (namespace/name) is or isn't admitted: reasons in Kueue's words,
-    the lines of policy and state responsible, and verified fixes.
-
-    Exit codes: 0 admitted, 1 not admitted, 2 unreadable or invalid input or unknown workload,
-    3 the solver could not decide within its limits.
-    """
-    from kadmit.render.cluster import incomplete_json, incomplete_text
-    from kadmit.render.why import WhyStream, why_human, why_json, why_patch
-    from kadmit.render.progress import progress
-
-    shown = max(fixes, apply_fix or (1 if format_ == "patch" else 0))
-    live = read_for(paths, cluster, context, kubeconfig)
-    with progress(format_ != "json" and _terminal("stderr")) as report:
-        # the first lines as soon as they are known (before fixes are proven), on a terminal or a pipe alike
-        echo = partial(click.echo, nl=False)
-        stream = WhyStream(echo if report is None else partial(report.above, echo), show_all) \
-            if format_ == "human" and apply_fix is None else None
-        outcome = api.why(workload, list(paths), rlimit=rlimit, timeout_ms=timeout_ms, max_file_bytes=max_file_bytes,
-                          tas_profile=tas_profile, mode=mode, time_budget=time_budget, fixes=shown, budget=budget,
-                          progress=report, cluster=live, stages=stream.stage if stream is not None else None)
-    if outcome.result is None:
-        _engine_refused(outcome, color)
-    _report(api.cluster_warnings(outcome.diagnostics), outcome.loaded.sources, color)
-    if apply_fix is not None or format_ == "patch":
-        n = apply_fix or 1
-        fixes = outcome.result.fixes
-        if outcome.exit_code == api.EXIT_UNKNOWN and n > len(fixes):  # no fixes because nothing was decided
-            model = outcome.loaded.workspace.model
-            wl = next((w for w in model.workloads if w.key == outcome.result.workload), None)
-            click.echo(why_human(outcome.result, outcome.loaded.sources, wl.span if wl else None, wl, model.skipped),
-                       err=True, nl=False)
-            sys.exit(api.EXIT_UNKNOWN)
-        if n > len(fixes):
-            click.echo(f"error: `{outcome.result.workload}` has {len(fixes)} proven fix{'' if len(fixes) == 1 else 'es'}; "
-                       f"there is no fix {n}", err=True)
-            sys.exit(api.EXIT_INPUT if fixes or outcome.result.admitted else api.EXIT_FINDINGS)
-        patch = why_patch(fixes[n - 1], outcome.loaded.sources)
-        if not patch:  # it waits for a holder: nothing in the input to change
-            click.echo(f"fix {n} changes no input file: {fixes[n - 1].changes[0].describe()}", err=True)
-            sys.exit(api.EXIT_FINDINGS)
-        click.echo(patch, nl=False)
-        sys.exit(api.EXIT_OK)
-    model = outcome.loaded.workspace.model
-    wl = next((w for w in model.workloads if w.key == outcome.result.workload), None)
-    incomplete = outcome.loaded.workspace.incomplete
-    if format_ == "json":
-        click.echo(incomplete_json(why_json(outcome.result, wl, model.skipped), incomplete), nl=False)
-    else:
-        text = why_human(outcome.result, outcome.loaded.sources, wl.span if wl else None, wl, model.skipped,
-                         full=show_all) + incomplete_text(incomplete)
-        click.echo(stream.rest(text) if stream is not None else text, nl=False)
-    if with_capacity:
-        answer, diagnostics = api.why_capacity(outcome.result.workload, list(paths), with_capacity, max_file_bytes=max_file_bytes,
-                                               tas_profile=tas_profile, rlimit=rlimit, timeout_ms=timeout_ms,
-                                               cluster=live)
-        _report(diagnostics, outcome.loaded.sources, color)
-        if answer is None:
-            sys.exit(api.EXIT_INPUT)
-        click.echo(("capacity: " if format_ == "human" else "") + answer.text(), err=format_ == "json")
-        if answer.undecided:
-            sys.exit(api.EXIT_UNKNOWN)
-    sys.exit(outcome.exit_code)
-
-
 @cli.command()
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--trace", type=click.Path(), help="Arrivals: CSV or JSON Lines, one workload per row.")
@@ -370,8 +190,8 @@ def why(workload, paths, format_, apply_fix, mode, time_budget, tas_profile, rli
 @click.option("--format", "format_", type=click.Choice(["human", "json"]), default="human", show_default=True)
 @click.option("--report", type=click.Path(), metavar="FILE.html", help="Write a self-contained HTML report.")
 @tas_profile_option
-@_with(solver_options)
-@_with(cluster_options)
+@with_options(solver_options)
+@with_options(cluster_options)
 @max_size_option
 @color_option
 def simulate(paths, trace, until, start, mode, cycle_latency, scoring, add_nodes, nodepools, compare, sweep,
@@ -407,7 +227,7 @@ def simulate(paths, trace, until, start, mode, cycle_latency, scoring, add_nodes
                                max_file_bytes=max_file_bytes, progress=progress, cycle_latency=cycle_latency,
                                cluster=live)
     if outcome.result is None:
-        _engine_refused(outcome, color)
+        engine_refused(outcome, color)
     _report([d for d in outcome.diagnostics if d.severity.value != "note"], outcome.sources, color)
     if report:
         from kadmit.render.report import simulate_html
@@ -427,7 +247,7 @@ def simulate(paths, trace, until, start, mode, cycle_latency, scoring, add_nodes
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--format", "format_", type=click.Choice(["human", "json", "junit"]), default="human",
               show_default=True, help="junit: JUnit XML for CI test reports.")
-@_with(solver_options)
+@with_options(solver_options)
 @max_size_option
 @color_option
 def test_(paths, format_, rlimit, timeout_ms, max_file_bytes, color) -> None:
@@ -461,7 +281,7 @@ def test_(paths, format_, rlimit, timeout_ms, max_file_bytes, color) -> None:
               show_default=True, help="markdown: a pull-request comment.")
 @click.option("--no-envelopes", is_flag=True, help="Skip the largest-gang envelopes (the slowest part).")
 @click.option("--manifests", is_flag=True, help="Also show how the Kueue manifests `kadmit export` writes change.")
-@_with(solver_options)
+@with_options(solver_options)
 @max_size_option
 @color_option
 def diff_(base, head, state, format_, no_envelopes, manifests, rlimit, timeout_ms, max_file_bytes, color) -> None:
@@ -587,6 +407,8 @@ def completion(shell: str) -> None:
     click.echo(cls(cli, {}, "kadmit", "_KADMIT_COMPLETE").source())
 
 
+cli.add_command(admit)
+cli.add_command(why)
 cli.add_command(snapshot)
 
 
