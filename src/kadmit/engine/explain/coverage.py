@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from kadmit.engine.explain.bounds import min_request
-from kadmit.engine.explain.knobs import Knob, is_kad, unconstrained_knob
+from kadmit.engine.explain.knobs import Knob, is_kad
+from kadmit.engine.explain.spec_knobs import unconstrained_knob
 from kadmit.model import ClusterQueue, FlavorQuotas, Model, ResourceGroup, Workload
 from kadmit.quantity import format_quantity
 from kadmit.source import SourceMap, Span

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 
 from kadmit.engine.compile.problem import Origin
 from kadmit.engine.explain import knobs as K
+from kadmit.engine.explain import spec_knobs as S
 from kadmit.engine.explain.bounds import IMPOSSIBLE, Bound, entry_of
 from kadmit.engine.explain.coverage import cover_options, out_of_reach
 from kadmit.validate.likely import misspelt_resources
@@ -123,7 +124,7 @@ def choose(found: list[Proven], n: int) -> list[Proven]:
 
 def _priorities(model: Model, sources: SourceMap, wl: Workload) -> list[Change]:
     """Kueue orders a queue by priority: the next higher priority classes (at most two)."""
-    knob = K.priority_knob(model, sources, wl)
+    knob = S.priority_knob(model, sources, wl)
     if knob is None:
         return []
     values = {p.name: p.value for p in model.priority_classes
@@ -244,7 +245,7 @@ def _singles(prover: Prover, model: Model, sources: SourceMap, obs: Obstacles, w
             ps = oid.split("|", 1)[1]
             pset = next((p for p in owner.pod_sets if p.name == ps), None)
             which = "min_count" if pset is not None and pset.min_count is not None else "count"
-            knob = K.pod_set_knob(sources, owner, ps, which)
+            knob = S.pod_set_knob(sources, owner, ps, which)
             got = None
             if knob is not None and int(knob.value) > 1:
                 start = max(1, starts[oid] // knob.scale) if oid in starts else int(knob.value) - 1
@@ -273,7 +274,7 @@ def _singles(prover: Prover, model: Model, sources: SourceMap, obs: Obstacles, w
             pset = next((p for p in wl.pod_sets if p.name == name), None)
             if pset is not None and pset.count > 1:
                 which = "min_count" if pset.min_count is not None else "count"
-                knob = K.pod_set_knob(sources, wl, pset.name, which)
+                knob = S.pod_set_knob(sources, wl, pset.name, which)
                 if knob is not None:
                     add(prover.lower_until(knob, int(knob.value) - 1, fixed=list(fixed)))
             continue
@@ -317,7 +318,7 @@ def _per_job(prover: Prover, sources: SourceMap, wl: Workload, ps: str, replicas
              start: int | None, fixed: list[Change]) -> list[Change] | None:
     """A replicated job's pods per job (`parallelism`) lowered, with its replicas at one when
     fewer replicas alone don't admit it (a JobSet's pod set counts replicas × pods per job)."""
-    knob = K.per_job_knob(sources, wl, ps)
+    knob = S.per_job_knob(sources, wl, ps)
     if knob is None:
         return None
     first = max(1, start // knob.scale) if start is not None else int(knob.value) - 1
@@ -368,7 +369,7 @@ def _edits_for(model: Model, sources: SourceMap, o: Origin, wl: Workload | None,
         _, ps_name, _ = o.id.split("|", 2)
         taint = next((t for f in model.flavors for t in f.node_taints if str(t) == o.id.split("|", 2)[2]), None)
         if taint is not None:
-            knob = K.tolerate_knob(sources, wl, ps_name, taint)
+            knob = S.tolerate_knob(sources, wl, ps_name, taint)
             if knob is not None:
                 out.append(Change(knob, knob.value))
     elif o.kind == "rule":
@@ -391,14 +392,14 @@ def _edits_for(model: Model, sources: SourceMap, o: Origin, wl: Workload | None,
             out.append(Change(knob, K.no_stop(knob)))
     elif o.kind == "topology" and o.id.startswith(("placement|topology|", "gang|topology")):
         name = o.id.rsplit("|", 1)[1] if o.id.startswith("placement|") else pod_set
-        knob = K.topology_knob(sources, wl, name or "")
+        knob = S.topology_knob(sources, wl, name or "")
         if knob is not None:
             out.append(Change(knob, "preferred"))
     elif o.kind == "node_taint":
         text = o.id.split("|", 2)[2]
         ps_name = pod_set or next((p.name for p in wl.pod_sets if p.topology is not None), None)
         taint = next((t for n in model.nodes for t in n.taints if K.taint_text(t) == text), None)
-        knob = K.tolerate_knob(sources, wl, ps_name, taint) if ps_name and taint is not None else None
+        knob = S.tolerate_knob(sources, wl, ps_name, taint) if ps_name and taint is not None else None
         if knob is not None:  # the pod set tolerates it
             out.append(Change(knob, knob.value))
         group = []  # or the taint goes from every node that has it
