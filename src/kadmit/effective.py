@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from datetime import timedelta
-from fractions import Fraction
 
 from kadmit.model import ClaimTemplate, Model, PodSet, ResourceTransformation, SchedulerConfig
 from kadmit.modelchecks import CheckState, checks_for
@@ -211,30 +210,36 @@ def requests_after(requests: dict[str, int], cfg: SchedulerConfig) -> dict[str, 
 
 
 def transform(requests: dict[str, int], by_input: dict[str, ResourceTransformation]) -> dict[str, int]:
-    """Kueue's `applyResourceTransformations`: outputs are summed apart from what was asked for
-    (a negative total output counts 0), Retain keeps the input, `multiplyBy` scales the outputs
-    (not the retained input) by another requested resource's amount."""
+    """Kueue's `applyResourceTransformations` on one pod's requests, then `resources.NewRequests`:
+    a transformed input is first multiplied by the whole units (`Value()`, rounded up) of its
+    `multiplyBy` resource where the pod requests it, and that product is what `Retain` keeps; each
+    output is its factor times the input's whole units (`Value()`, rounded up: 500m cpu counts as
+    1); outputs are summed apart from what was asked for (a negative total output counts 0), and every
+    resource but cpu is counted in whole units, rounded up (NewRequests' `Value()`)."""
     if not any(r in by_input for r in requests):
         return requests
     retained: dict[str, int] = {}
-    generated: dict[str, Fraction] = {}
+    generated: dict[str, int] = {}
     for name, milli in requests.items():
         t = by_input.get(name)
         if t is None:
             retained[name] = milli
             continue
-        value = Fraction(milli, MILLI)
         if t.multiply_by and t.multiply_by in requests:
-            value *= Fraction(requests[t.multiply_by], MILLI)
+            milli *= _units(requests[t.multiply_by])
         for out, factor in t.outputs.items():
-            generated[out] = generated.get(out, Fraction(0)) + value * Fraction(factor, MILLI)
+            generated[out] = generated.get(out, 0) + factor * _units(milli)
         if t.strategy == "Retain":
             retained[name] = milli
     out = dict(retained)
     for name, amount in generated.items():
-        x = amount * MILLI
-        out[name] = out.get(name, 0) + max(0, -((-x.numerator) // x.denominator))  # ceil, floored at 0
-    return {r: q for r, q in sorted(out.items()) if q}
+        out[name] = out.get(name, 0) + max(0, amount)
+    return {r: q if r == "cpu" else _units(q) * MILLI for r, q in sorted(out.items()) if q}
+
+
+def _units(milli: int) -> int:
+    """A quantity's `Value()`: its whole units, rounded up."""
+    return -((-milli) // MILLI)
 
 
 def _pod_set(ps: PodSet, cfg: SchedulerConfig) -> PodSet:

@@ -116,8 +116,29 @@ def test_transform_sums_outputs_multiplies_and_floors_at_zero() -> None:
         "b": ResourceTransformation(input="b", multiply_by="n", outputs={"x": q("500m"), "y": q("-4")}),
     }
     got = transform({"a": q("2"), "b": q("4"), "n": q("3"), "y": q("1")}, by_input)
-    # x: 2*3 + 4*3*0.5 = 12; generated y: -2 - 48 < 0 -> 0, and the pod's own y stays
-    assert got == {"b": q("4"), "n": q("3"), "x": q("12"), "y": q("1")}
+    # b is multiplied by n before its outputs, and Retain keeps the product (Kueue's
+    # inputQuantity.Mul): b 12; x: 2*3 + 12*0.5 = 12; generated y: -2 - 48 < 0 -> 0, the pod's own y stays
+    assert got == {"b": q("12"), "n": q("3"), "x": q("12"), "y": q("1")}
+
+
+def test_transform_counts_whole_units_as_kueue_does() -> None:
+    """Kueue multiplies by the multiplier's whole units and each output's factor by the input's
+    (Quantity.Value(), rounded up), and NewRequests counts every resource but cpu in whole units
+    (tests/oracle/features/resource-transformations-count-whole-units.yaml)."""
+    by_input = {
+        "tpu": ResourceTransformation(input="tpu", strategy="Replace", outputs={"credits": q("500m")}),
+        "fpga": ResourceTransformation(input="fpga", strategy="Replace", multiply_by="cpu",
+                                       outputs={"credits": q("1")}),
+        "cpu": ResourceTransformation(input="cpu", outputs={"memory": q("1500Mi")}),
+    }
+    assert transform({"tpu": q("1")}, by_input) == {"credits": q("1")}  # 500m credits counts 1
+    assert transform({"tpu": q("3")}, by_input) == {"credits": q("2")}  # 1500m counts 2
+    # fpga 2 x cpu 500m (1 unit) = 2 credits; the cpu input, retained in milli-units, counts 1 unit
+    # for its memory output: 1500Mi
+    assert transform({"cpu": q("500m"), "fpga": q("2")}, by_input) == {
+        "cpu": q("500m"), "credits": q("2"), "memory": q("1500Mi")}
+    # the cpu input 1500m counts 2 units: 3000Mi of memory
+    assert transform({"cpu": q("1500m")}, by_input) == {"cpu": q("1500m"), "memory": q("3000Mi")}
 
 
 def test_transformations_apply_once_however_often_asked() -> None:

@@ -219,6 +219,23 @@ def test_second_pass_of_a_pod_set_group_goes_either_way(kueue_oracle):
     assert dict((n, c) for n, c, _, _ in k.outcomes["ns-cq0/w01"].pod_sets)["main"] == 2
 
 
+def test_transformation_output_onto_a_requested_resource_goes_either_way(kueue_oracle):
+    """A transformation's output that the pod also asks for: Kueue's applyResourceTransformations
+    ranges over the pod's requests (a Go map), so the generated cpu is either added to the pod's own
+    (3, over the quota: pending, in about 3 runs of 4) or overwritten by it (1: admitted). kadmit
+    sums (pending), one of Kueue's outcomes."""
+    path = "tests/oracle/features/tie-transformation-output-onto-a-requested-resource.yaml"
+    kueue = run_oracle(kueue_oracle, [path], "--runs", "64")  # the overwrite in about 1 run of 4
+    alternatives = variants(kueue)
+    assert kueue["variance"]["outcomes"] == 2 and set(alternatives) == {"ns/b"}
+    assert sorted(o.admitted for o in alternatives["ns/b"]) == [False, True]
+    code, kadmit = run_kadmit([path])
+    k, q = from_kadmit(kadmit), from_oracle(kueue)
+    result = compare(k, q, alternatives=alternatives)
+    assert code == 0 and result.agree, result.report(k, q)
+    assert not k.outcomes["ns/b"].admitted
+
+
 def test_entry_penalties_are_part_of_a_runs_state(kueue_oracle):
     """Under admission fair sharing a run whose admitted set and queues come back to an earlier
     state has not looped when its LocalQueues' entry penalties grew meanwhile: the case's order
