@@ -223,3 +223,32 @@ def test_kind_table_covers_the_brief():
         "PodGroup", "ResourceClaimTemplate", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding",
         "LimitRange", "RuntimeClass", "AdmissionCheck", "ProvisioningRequestConfig", "MultiKueueConfig",
         "MultiKueueCluster"}
+
+
+def test_a_workload_without_spec_is_never_admitted_unless_it_holds_quota() -> None:
+    # the Workload CRD requires no `spec` (the API server stores one with only `status`, as Kueue's KEPs
+    # show them): no queue name, so Kueue never admits it; one holding quota for pod sets it lacks is
+    # what Kueue's Workload webhook refuses (validateAdmission: each assignment names a pod set of the spec)
+    frag, diags = read("""\
+        apiVersion: kueue.x-k8s.io/v1beta1
+        kind: Workload
+        metadata: {name: status-only, namespace: ns}
+        status:
+          admission: {clusterQueue: cq, podSetAssignments: [{name: main, count: 1}]}
+        """)
+    assert not frag.workloads and [d.code for d in diags.items] == ["KAD181", "KAD164"]
+    assert [s.reason for s in frag.skipped] == \
+        ["it is never admitted: it has no `spec.queueName`, so it is in no queue of Kueue's"]
+    frag, diags = read("""\
+        apiVersion: kueue.x-k8s.io/v1beta2
+        kind: Workload
+        metadata: {name: holding, namespace: ns}
+        status:
+          conditions: [{type: QuotaReserved, status: 'True', reason: QuotaReserved, message: m,
+                        lastTransitionTime: '2026-01-01T00:00:00Z'}]
+          admission: {clusterQueue: cq, podSetAssignments: [{name: main, count: 1}]}
+        """)
+    assert not frag.workloads
+    [error] = [d for d in diags.items if d.severity.name == "ERROR"]
+    assert error.code == "KAD155" and (error.span.line, error.span.column) == (1, 1)
+    assert "missing `spec` in workload `holding`, which holds quota" in error.message

@@ -96,6 +96,8 @@ KAD163 = register(
 KAD164 = register(
     "KAD164", "workload without a queue", "warning",
     "A Workload has no `spec.queueName` and holds no quota; Kueue never admits it. It is skipped. "
+    "This includes a Workload with no `spec` at all (as Kueue's KEPs show one's status): the Workload "
+    "CRD requires none and the API server stores it. "
     "(One without a queue name that holds quota, QuotaReserved True, is read: Kueue's cache counts "
     "it against the ClusterQueue of its `status.admission`.)")
 KAD165 = register(

@@ -389,7 +389,9 @@ def _holds_quota(f: Fields, o: Meta, status: Val | None, conditions: dict[str, t
 
 
 def workload(f: Fields, o: Meta) -> Workload | None:
-    spec = f.map(o.node, "spec", required=True, what=f"workload `{o.name}`")
+    # the CRD requires no `spec` (the API server stores a Workload without one, as a KEP's status example
+    # is): no queue name then, and Kueue never admits it (KAD164 below) unless it already holds quota
+    spec = f.map(o.node, "spec")
     queue = f.str(spec, "queueName")
     status = f.map(o.node, "status")
     conditions = _conditions(f, status)
@@ -398,7 +400,10 @@ def workload(f: Fields, o: Meta) -> Workload | None:
     if not queue and not holds:
         f.diags.emit(KAD164, f"workload `{o.namespace or 'default'}/{o.name}` has no `spec.queueName`; "
                      "kueue never admits it; skipped", f.span(o.node))
-        raise NotRead("it has no `spec.queueName`: Kueue never admits it")
+        raise NotRead("it is never admitted: it has no `spec.queueName`, so it is in no queue of Kueue's")
+    if spec is None:  # it holds quota for pod sets it does not have
+        raise f.missing("spec", o.node, f"workload `{o.name}`, which holds quota (Kueue's Workload webhook "
+                        "refuses an admission whose pod set assignments name no pod set of the spec)")
     pod_sets = tuple(pod_set(f, ps) for ps in f.maps(spec, "podSets", required=True, what=f"workload `{o.name}`"))
     class_name, class_kind, class_node = _priority_class(f, o, spec)
     explicit = f.int(spec, "priority")

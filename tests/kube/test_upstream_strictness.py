@@ -1,0 +1,56 @@
+"""Upstream documents where kadmit was stricter than Kubernetes and Kueue, tried on the real API server
+(Kubernetes v1.35.3 with Kueue v0.17.0's CRDs), and kadmit's answer for each:
+
+- a Workload with no `spec` (Kueue's KEPs 3258 and 2941-DRA show their status so): the CRD requires none,
+  the server stores it; it has no queue name, so Kueue never admits it. kadmit lists it as never admitted
+  (KAD164) and decides the rest (it refused the whole input, KAD155).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+from kube.server import KubeAPIServer
+
+from kadmit.cli import cli
+
+pytestmark = pytest.mark.slow
+
+UPSTREAM = Path(__file__).resolve().parents[1] / "corpus" / "upstream"
+KEP3258 = UPSTREAM / "kueue-docs-kep3258-workload-without-spec"
+KEP2941 = UPSTREAM / "kueue-docs-kep2941-dra-workload-without-spec"
+
+
+def _admit(path: Path) -> tuple[int, dict, str]:
+    result = CliRunner().invoke(cli, ["admit", "--format", "json", str(path)], catch_exceptions=False)
+    out = result.stdout
+    return result.exit_code, json.loads(out[out.index("{\n"):]), result.stderr
+
+
+def _workloads(path: Path, name: str) -> list[dict]:
+    return [d for f in sorted(path.glob("*.yaml")) for d in yaml.safe_load_all(f.read_text())
+            if isinstance(d, dict) and d.get("kind") == "Workload" and d["metadata"]["name"] == name]
+
+
+@pytest.mark.parametrize("case, name", [(KEP3258, "ml-training-job"), (KEP2941, "job-job0-6f46e")],
+                         ids=["kep3258", "kep2941"])
+def test_a_workload_without_spec_is_stored_and_never_admitted(kube_apiserver: KubeAPIServer, case: Path,
+                                                              name: str) -> None:
+    [workload] = _workloads(case, name)
+    assert "spec" not in workload
+    namespace = workload["metadata"]["namespace"]
+    kube_apiserver.apply(yaml.safe_dump({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}}))
+    kube_apiserver.run("create", "-f", "-", input=yaml.safe_dump(workload))
+    stored = kube_apiserver.get("workloads.kueue.x-k8s.io", name, namespace)
+    assert "spec" not in stored and "status" not in stored, stored  # the status subresource drops it on create
+
+    code, answer, err = _admit(case)
+    assert code in (0, 1) and "error[KAD155]" not in err, err
+    [skipped] = [s for s in answer["skipped"] if s["name"] == name]
+    assert skipped["kind"] == "Workload" and skipped["reason"].startswith("it is never admitted: it has no "
+                                                                          "`spec.queueName`")
+    assert "warning[KAD164]" in err
