@@ -75,6 +75,19 @@ CI (and on in the soak) and agreement is counted per feature. The switches:
 - `pod_states` (opt-in, OPT_IN): existing Pods and pod groups (`existing_jobs`) with Kueue's managed
   label in a state each, on no node (`pod_state=STATE`: gated, pending, running, gated_running,
   succeeded, failed), and no Workload (`_pod_states`)
+- `resource_config` (opt-in, OPT_IN; no TAS with it): the Configuration's `resources` — a
+  transformation of example.com/gpu (Retain, Replace or the default, recorded as `transform=S`;
+  `multiplyBy` example.com/slices or cpu, `multiplyBy=M`; into example.com/credits by a factor of 1, 2
+  or 500m), sometimes one of cpu into the same credits (`transform_cpu`), sometimes
+  `excludeResourcePrefixes` example.com/nic (`exclude_prefix`); pods of jobs and pending Workloads
+  asking for those resources (`_ext_requests`), ClusterQueues covering credits, the retained GPUs and
+  the slices (never an output a pod also asks for: Kueue's sum there is Go map order)
+- `fungibility_defaults` (opt-in, OPT_IN, with `fungibility`): a flavorFungibility that leaves fields
+  to their defaults — empty, one policy only, or a preference beside whenCanBorrow alone
+  (`fungibility_form=FORM`)
+- `afs_weights` (opt-in, OPT_IN, with `admission_fair_sharing`): the Configuration's
+  `admissionFairSharing` with resource weights and another half-life (`half_life=H`), LocalQueues
+  with a fairSharing weight (`lq_weight=W`) and consumed memory
 - `second_pass` (opt-in, OPT_IN: drawn only when named, `--require second_pass`, so that the draws
   of every other seed stay as they were): clusters biased toward Kueue's second pass — topology-aware
   queues that all have a provisioning check (and its config), Workloads whose checks are mostly
@@ -106,7 +119,8 @@ SWITCHES = ("cohorts", "cohort_tree", "cohort_quota", "borrowing_limit", "lendin
             *(f"job:{k}" for k in JOB_KINDS))
 # switches drawn only when named (a soak's `--require`): not in ALL, so that clusters drawn from ALL
 # (every seed of the soaks, CI's property test) stay as they were
-OPT_IN = frozenset({"second_pass", "pod_states", "shared_hostname"})
+OPT_IN = frozenset({"second_pass", "pod_states", "shared_hostname", "resource_config", "fungibility_defaults",
+                    "afs_weights"})
 ALL = frozenset(SWITCHES)
 KNOWN = ALL | OPT_IN
 
@@ -167,6 +181,8 @@ class _Draw:
         self.hostname: dict[str, str] = {}  # node name -> its hostname label (hostname_label: not its name)
         self.domain: dict[str, list[str]] = {}  # node name -> its values on the topology's levels
         self.second_pass = False  # biased toward Kueue's second pass (the opt-in `second_pass`)
+        self.ext: list[str] = []  # resource_config: the extended resources pods may ask for
+        self.quota_extra: list[str] = []  # resource_config: what the queues' first group also covers
 
     def tas_levels(self) -> list[str]:
         """The levels a pod set may ask for: the topology's."""
@@ -240,17 +256,18 @@ def _cluster_queue(d: _Draw, name: str, groups: list[tuple[list[str], list[str]]
             d.features.add("fair_sharing_no_cohort")
     quotas = {}
     rgs, mine_groups = [], []
-    for resources, flavors in groups:
+    for g, (resources, flavors) in enumerate(groups):
         mine = flavors[d.int(0, len(flavors) - 1):] if len(flavors) > 1 else flavors
         if len(mine) > 1 and d.int(0, 1):
             mine = list(reversed(mine))
         fqs = []
+        covered = resources + d.quota_extra if g == 0 and d.quota_extra else resources  # (resource_config: opt-in)
         for f in mine:
-            rs = [_quota(d, r, cohort is not None) for r in resources]
+            rs = [_quota(d, r, cohort is not None) for r in covered]
             for q in rs:
                 quotas[(f, q["name"])] = int(q["nominalQuota"].removesuffix("Gi"))
             fqs.append({"name": f, "resources": rs})
-        rgs.append({"coveredResources": resources, "flavors": fqs})
+        rgs.append({"coveredResources": covered, "flavors": fqs})
         mine_groups.append((resources, mine))
     spec: dict = {"namespaceSelector": {}, "resourceGroups": rgs}
     if d.on("namespace_selector", 0.25):
@@ -287,6 +304,17 @@ def _cluster_queue(d: _Draw, name: str, groups: list[tuple[list[str], list[str]]
         fung: dict = {"whenCanBorrow": borrow, "whenCanPreempt": preempt}
         if borrow == preempt == "TryNextFlavor" and d.on("preference", 0.5):
             fung["preference"] = d.pick(["BorrowingOverPreemption", "PreemptionOverBorrowing"], "preference")
+        if d.on("fungibility_defaults", 0.6):  # (opt-in: draws nothing unless allowed)
+            form = d.pick(["empty", "borrow_only", "preempt_only", "preference_with_borrow"], "fungibility_form")
+            if form == "empty":
+                fung = {}
+            elif form == "borrow_only":
+                fung = {"whenCanBorrow": borrow}
+            elif form == "preempt_only":
+                fung = {"whenCanPreempt": preempt}
+            else:  # whenCanPreempt defaults to TryNextFlavor, which the preference needs
+                fung = {"whenCanBorrow": "TryNextFlavor",
+                        "preference": d.pick(["BorrowingOverPreemption", "PreemptionOverBorrowing"], "preference")}
         spec["flavorFungibility"] = fung
     if "fair_sharing" in d.features and d.int(0, 1):
         spec["fairSharing"] = {"weight": d.pick(["0", "1", "2", "500m"], "weight")}
@@ -442,6 +470,54 @@ def _limit_ranges(d: _Draw, ns: str) -> list[dict]:
     return out
 
 
+GPU, SLICES, NIC, CREDITS = "example.com/gpu", "example.com/slices", "example.com/nic", "example.com/credits"
+
+
+def _resources_config(d: _Draw) -> dict:
+    """The Configuration's `resources` (`resource_config`): a transformation of GPUs into credits,
+    sometimes multiplied by slices or cpu, sometimes one of cpu into the same credits (summed with the
+    GPUs' whichever Kueue reads first: both are transformed inputs), sometimes NICs excluded. Sets
+    the extended resources pods may ask for and what the queues cover beyond cpu and memory: the
+    credits, the GPUs where retained, the slices where they multiply. No output names a resource a
+    pod asks for (cpu, memory, a retained input): there Kueue's sum is Go map order
+    (docs/KUEUE-DIFFERENCES.md §1)."""
+    t: dict = {"input": GPU}
+    strategy = d.pick(["Retain", "Replace", "default"], "transform")
+    if strategy != "default":
+        t["strategy"] = strategy
+    mult = d.pick(["none", "none", "slices", "cpu"], "multiplyBy")
+    if mult != "none":
+        t["multiplyBy"] = SLICES if mult == "slices" else "cpu"
+    t["outputs"] = {CREDITS: d.pick(["1", "2", "500m"])}
+    out: dict = {"transformations": [t]}
+    if d.int(0, 2) == 0:
+        out["transformations"].append({"input": "cpu", "outputs": {CREDITS: d.pick(["1", "250m"])}})
+        d.features.add("transform_cpu")
+    if d.int(0, 1):
+        out["excludeResourcePrefixes"] = ["example.com/nic"]
+        d.features.add("exclude_prefix")
+    d.ext = [GPU, NIC] + ([SLICES] if mult == "slices" else [])
+    d.quota_extra = [CREDITS] + ([GPU] if strategy != "Replace" else []) + ([SLICES] if mult == "slices" else [])
+    return out
+
+
+def _ext_requests(d: _Draw) -> dict:
+    """A container's extended resources (`resource_config`): GPUs mostly, slices where they
+    multiply, now and then a NIC (excluded by prefix, or a resource no queue covers). Nothing
+    unless the switch is on."""
+    if not d.ext:
+        return {}
+    out = {}
+    if d.int(0, 2):
+        out[GPU] = d.pick(["1", "2"])
+    if SLICES in d.ext and d.int(0, 1):
+        out[SLICES] = d.pick(["1", "2"])
+    if d.int(0, 5) == 0:
+        out[NIC] = "1"
+        d.features.add("nic")
+    return out
+
+
 def _tas_request(d: _Draw) -> dict | None:
     if "tas" not in d.features:
         return None
@@ -472,6 +548,10 @@ def _tas_annotations(req: dict | None) -> dict:
 
 def _template(d: _Draw, resources: list[str], lr: bool, *, job: bool = True) -> dict:
     t: dict = {"spec": _pod_spec(d, resources, job=job, namespace_has_limit_range=lr)}
+    if ext := _ext_requests(d):  # (resource_config: opt-in) limits equal to requests, as the API server wants
+        main = t["spec"]["containers"][0]["resources"]
+        for key in ("requests", "limits"):
+            main[key] = {**main.get(key, {}), **ext}
     ann = _tas_annotations(_tas_request(d))
     if ann:
         t["metadata"] = {"annotations": ann}
@@ -631,7 +711,8 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
     fair = d.on("fair_sharing", 0.4 if sp else 0.25)
     afs = not fair and d.on("admission_fair_sharing", 0.15)
     jobs = d.on("jobs", 0.2 if sp else 0.5)  # (a job's Workload has no check states: Pending)
-    tas = d.on("tas", 1 if sp else 0.25)
+    rc = d.on("resource_config", 1)  # (opt-in: draws nothing unless allowed)
+    tas = not rc and d.on("tas", 1 if sp else 0.25)  # (nodes have no extended resources)
     if tas and d.on("tas_leaf_levels", 0.35):  # Kueue's leaves are racks: no hostname level
         d.levels = {"block+rack": [BLOCK, RACK], "rack": [RACK]}[d.pick(["block+rack", "rack"], "leaf_levels")]
     if tas and d.on("hostname_label", 0.3):
@@ -641,7 +722,7 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
     groups = [(resources, flavors)]
     if len(resources) > 1 and not tas and d.on("resource_groups", 0.3):  # memory over flavors of its own
         groups = [(["cpu"], flavors), (["memory"], [f"m{i}" for i in range(d.int(1, 2))])]
-    if fair or afs or jobs:
+    if fair or afs or jobs or rc:
         config: dict = {"apiVersion": "config.kueue.x-k8s.io/v1beta2", "kind": "Configuration",
                         "integrations": {"frameworks": list(FRAMEWORKS)}}
         if fair:
@@ -651,6 +732,14 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
             d.features.add("strategies=" + "+".join(config["fairSharing"]["preemptionStrategies"]))
         if afs:
             config["admissionFairSharing"] = {"usageHalfLifeTime": "168h", "usageSamplingInterval": "5m"}
+            if d.on("afs_weights", 1):  # (opt-in: draws nothing unless allowed)
+                config["admissionFairSharing"]["usageHalfLifeTime"] = d.pick(["0s", "1h", "168h"], "half_life")
+                weights = {"cpu": d.pick([0.5, 1, 2])}
+                if "memory" in resources and d.int(0, 1):
+                    weights["memory"] = d.pick([0, 0.25])
+                config["admissionFairSharing"]["resourceWeights"] = weights
+        if rc:
+            config["resources"] = _resources_config(d)
         docs.append(config)
     if tas:
         docs.append({"apiVersion": API, "kind": "Topology", "metadata": {"name": "dc"},
@@ -700,6 +789,11 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
             if afs and d.int(0, 1):
                 q["status"] = {"fairSharing": {"admissionFairSharingStatus": {
                     "consumedResources": {"cpu": str(d.int(1, 50))}, "lastUpdate": _stamp(START)}}}
+                if "afs_weights" in d.features and "memory" in resources and d.int(0, 1):
+                    q["status"]["fairSharing"]["admissionFairSharingStatus"]["consumedResources"]["memory"] = \
+                        f"{d.int(1, 40)}Gi"
+            if "afs_weights" in d.features and d.int(0, 1):
+                q["spec"]["fairSharing"] = {"weight": d.pick(["0", "1", "2", "500m"], "lq_weight")}
             docs.append(q)
         lr = jobs and "limit_range" in allowed and d.int(0, 3) == 0
         if lr:
@@ -853,6 +947,8 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
                      "message": "The workload is admitted", "lastTransitionTime": at}]}
         else:
             wl["metadata"]["creationTimestamp"] = _stamp(created)
+            for ps in pod_sets if d.ext else []:  # (resource_config: opt-in)
+                ps["template"]["spec"]["containers"][0]["resources"]["requests"].update(_ext_requests(d))
             partial = [ps for ps in pod_sets if ps["count"] > 1 and ps["name"] != "leader"]
             if partial and d.on("partial_admission", 0.25):  # at most one pod set may have a minCount
                 ps = partial[0] if len(partial) == 1 else d.pick(partial)
