@@ -96,7 +96,7 @@ def check(paths: tuple[str, ...], format_: str, strict: bool, deep: bool, rlimit
     """
     if (rlimit or timeout_ms) and not deep:
         raise click.UsageError("--rlimit and --timeout limit the solver, which only --deep runs")
-    live = read_for(paths, cluster, context, kubeconfig)
+    live = read_for(paths, cluster, context, kubeconfig, max_file_bytes)
     result = api.check(list(paths), strict=strict, max_file_bytes=max_file_bytes, deep=deep, rlimit=rlimit,
                        timeout_ms=timeout_ms, cluster=live)
     painted = format_ == "human" and use_color(color)
@@ -219,7 +219,7 @@ def simulate(paths, trace, until, start, mode, cycle_latency, scoring, add_nodes
             click.echo(json.dumps(got.result, sort_keys=True, indent=1) + "\n" if format_ == "json"
                        else sweep_human(got.result), nl=False)
         sys.exit(got.exit_code)
-    live = read_for(paths, cluster, context, kubeconfig)
+    live = read_for(paths, cluster, context, kubeconfig, max_file_bytes)
     with progress_bar(format_ == "human" and use_color(color, "stderr")) as progress:
         outcome = api.simulate(list(paths), trace=trace, until=until, start=start, mode=mode, scoring=scoring,
                                tas_profile=tas_profile, add_nodes=list(add_nodes), nodepools=list(nodepools),

@@ -55,7 +55,7 @@ cluster_options = [
 ]
 
 
-def read_for(paths, cluster: bool, context: str | None, kubeconfig: str | None):
+def read_for(paths, cluster: bool, context: str | None, kubeconfig: str | None, max_file_bytes: int | None = None):
     """The live cluster read the options ask for (`api.read_cluster`), or None: files only. No PATH and
     no cluster is a usage error, except as the kubectl plugin, which then reads the cluster."""
     plugin = click.get_current_context().find_root().info_name == PLUGIN
@@ -63,7 +63,7 @@ def read_for(paths, cluster: bool, context: str | None, kubeconfig: str | None):
         if not paths:
             raise click.UsageError("give PATH... (files or folders), or --cluster to read the live cluster")
         return None
-    return api.read_cluster(context, kubeconfig)
+    return api.read_cluster(context, kubeconfig, max_file_bytes=max_file_bytes)
 
 
 @click.command("snapshot")
@@ -71,16 +71,19 @@ def read_for(paths, cluster: bool, context: str | None, kubeconfig: str | None):
 @click.option("--context", metavar="NAME", help="The kubeconfig context to read (default: its current one).")
 @click.option("--kubeconfig", metavar="FILE",
               help="The kubeconfig (default: kubectl's own, $KUBECONFIG or ~/.kube/config).")
+@click.option("--max-file-size", "max_file_bytes", type=click.IntRange(min=1), default=None, metavar="BYTES",
+              help="Refuse a kind whose listing is larger than this, as a file is refused (default 64 MiB).")
 @color_option
-def snapshot(output: str, context: str | None, kubeconfig: str | None, color: str) -> None:
+def snapshot(output: str, context: str | None, kubeconfig: str | None, max_file_bytes: int | None, color: str) -> None:
     """Read the live cluster through kubectl (every kind kadmit reads) into one YAML file, written
     atomically, to replay (`kadmit admit FILE`, `why W FILE`, ...) or attach to a ticket. Its header says
     what was read from where and when, and what could not be listed.
 
     Exit codes: 0 written (kinds that could not be listed are warnings), 2 nothing usable read (no
-    kubectl, unknown context, server unreachable, not authenticated) or FILE not writable.
+    kubectl, unknown context, server unreachable, not authenticated, a kind's listing too large, stalled
+    or cut short) or FILE not writable.
     """
-    outcome = api.snapshot(output, context=context, kubeconfig=kubeconfig)
+    outcome = api.snapshot(output, context=context, kubeconfig=kubeconfig, max_file_bytes=max_file_bytes)
     report(outcome.diagnostics, outcome.sources, color)
     if output == "-" and outcome.text is not None:
         click.echo(outcome.text, nl=False)

@@ -42,7 +42,7 @@ def admit(paths, mode, format_, time_budget, tas_profile, rlimit, timeout_ms, cl
     from kadmit.render.decisions import admit_human, admit_json
     from kadmit.render.progress import progress
 
-    live = read_for(paths, cluster, context, kubeconfig)
+    live = read_for(paths, cluster, context, kubeconfig, max_file_bytes)
     with progress(format_ == "human" and _terminal("stderr")) as report:
         outcome = api.admit(list(paths), mode=mode, rlimit=rlimit, timeout_ms=timeout_ms, time_budget=time_budget,
                             max_file_bytes=max_file_bytes, tas_profile=tas_profile, progress=report, cluster=live)
@@ -98,7 +98,7 @@ def why(workload, paths, format_, apply_fix, mode, time_budget, tas_profile, rli
     from kadmit.render.progress import progress
 
     shown = max(fixes, apply_fix or (1 if format_ == "patch" else 0))
-    live = read_for(paths, cluster, context, kubeconfig)
+    live = read_for(paths, cluster, context, kubeconfig, max_file_bytes)
     with progress(format_ != "json" and _terminal("stderr")) as report:
         # the first lines as soon as they are known (before fixes are proven), on a terminal or a pipe alike
         echo = partial(click.echo, nl=False)

@@ -25,7 +25,7 @@ def width() -> int | None:
 
 max_size_option = click.option(
     "--max-file-size", "max_file_bytes", type=click.IntRange(min=1), default=None,
-    metavar="BYTES", help="Refuse files larger than this (default 64 MiB).")
+    metavar="BYTES", help="Refuse files larger than this (default 64 MiB); with a live cluster, a kind's listing too.")
 
 
 solver_options = [

@@ -292,3 +292,28 @@ def test_nothing_read_is_a_diagnostic_and_exit_2(example: KubeAPIServer, tmp_pat
         assert f"error[{code}]: {words}" in got.stderr, (verb, got.stderr)
         assert got.stdout == "" and "kadmit decides only on inputs without errors" not in got.stderr
     assert not (tmp_path / "s.yaml").exists()
+
+
+@pytest.mark.parametrize("proxy,who", [(True, "the server sent"), (False, "kubectl printed")],
+                         ids=["kubectl proxy", "kubectl get"])
+def test_a_kind_larger_than_max_file_size_stops_the_read_naming_it(example: KubeAPIServer, tmp_path: Path,
+                                                                   proxy: bool, who: str,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each kind's listing is held to `--max-file-size` as a file is (the real server's answers, as it sends
+    them or kubectl prints them): past it, an error naming the kind, nothing decided or written, exit 2."""
+    from kadmit.live import read as live
+
+    monkeypatch.setattr(live, "PROXY", proxy)
+    for verb in (["admit", "--cluster"], ["why", "team-nlp/tokenize", "--cluster"],
+                 ["snapshot", "-o", str(tmp_path / "s.yaml")]):
+        got = kadmit(example, *verb, "--max-file-size", "4000")
+        assert got.exit_code == 2 and got.stdout == "", (verb, got.output)
+        stopped = re.findall(r"^error\[KAD039\]: stopped reading (\S+) (?:in every namespace|cluster-wide): (.*)$",
+                             got.stderr, re.M)
+        assert stopped and len(stopped) == got.stderr.count("error["), got.stderr
+        assert {why for _, why in stopped} == {f"{who} more than 4,000 bytes, the limit of `--max-file-size` (a "
+                                               "kind's listing is held to it as a file is)"}, got.stderr
+        assert "= help: pass --max-file-size BYTES to read a larger cluster" in got.stderr
+    assert not (tmp_path / "s.yaml").exists()
+    whole = kadmit(example, "snapshot", "-o", str(tmp_path / "s.yaml"), "--max-file-size", str(64 << 20))
+    assert whole.exit_code == 0 and (tmp_path / "s.yaml").exists(), whole.output

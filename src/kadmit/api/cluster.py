@@ -28,13 +28,13 @@ def cluster_unread(diagnostics: list[Diagnostic]) -> bool:
     return any(d.severity.value == "error" for d in cluster_warnings(diagnostics))
 
 
-def read_cluster(context: str | None = None, kubeconfig: str | None = None):
+def read_cluster(context: str | None = None, kubeconfig: str | None = None, *, max_file_bytes: int | None = None):
     """Every kind kadmit reads, from the kubeconfig's context through kubectl (`kadmit.live.read.Snapshot`:
     give it to a verb as `cluster=`; when nothing usable was read its text is None and its diagnostics
-    say why, and the verb exits 2)."""
+    say why, and the verb exits 2). Each kind's listing is held to `max_file_bytes` as a file is."""
     from kadmit.live.read import read
 
-    return read(context, kubeconfig)
+    return read(context, kubeconfig, max_bytes=max_file_bytes or ws.DEFAULT_MAX_FILE_BYTES)
 
 
 @dataclass
@@ -53,13 +53,13 @@ class SnapshotOutcome:
 
 
 def snapshot(output: str, *, context: str | None = None, kubeconfig: str | None = None,
-             cluster=None) -> SnapshotOutcome:
+             cluster=None, max_file_bytes: int | None = None) -> SnapshotOutcome:
     """Read the cluster (or take `cluster`, a read already made) and write its snapshot to `output`
     atomically (`-`: not written, the text is returned for standard output). Exit code: 0 written
     (warnings about kinds not listed allowed), 2 nothing usable read or `output` not writable."""
     from kadmit.live.snapshot import replay
 
-    snap = cluster if cluster is not None else read_cluster(context, kubeconfig)
+    snap = cluster if cluster is not None else read_cluster(context, kubeconfig, max_file_bytes=max_file_bytes)
     sources = SourceMap()
     if snap.text is None:
         return SnapshotOutcome(None, None, list(snap.diagnostics), sources, EXIT_INPUT)

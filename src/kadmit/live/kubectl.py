@@ -13,10 +13,14 @@ import os
 import re
 import shutil
 import subprocess
+import threading
+import time
 from dataclasses import dataclass
 
 REQUEST_TIMEOUT = "60s"  # kubectl's own limit per request (a list is read in chunks of 500)
 PROCESS_TIMEOUT = 300.0  # seconds: a kubectl still running by then is stopped
+MAX_OUT = 64 * 1024 * 1024  # bytes of standard output read from one kubectl when the caller sets no limit
+MAX_ERR = 1024 * 1024  # bytes of standard error kept (the rest is read and dropped: kubectl never blocks on it)
 
 
 @dataclass(frozen=True)
@@ -27,10 +31,37 @@ class Run:
     code: int
     out: str
     err: str
+    cut: str = ""  # why kadmit stopped reading it (too much output, no end in time): nothing it gave is used
 
     @property
     def ok(self) -> bool:
-        return self.code == 0
+        return self.code == 0 and not self.cut
+
+
+class Budget:
+    """The bytes one kind's listing may still take (its pages and namespaces together): `--max-file-size`'s
+    limit, which a kind's listing is held to as a file is; shared by the threads that list it."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.used = 0
+        self._lock = threading.Lock()
+
+    def left(self) -> int:
+        with self._lock:
+            return max(0, self.limit - self.used)
+
+    def take(self, n: int) -> bool:
+        """Count `n` more bytes; False once the listing has taken more than its limit."""
+        with self._lock:
+            self.used += n
+            return self.used <= self.limit
+
+
+def too_large(who: str, limit: int) -> str:
+    """Why a read was cut for its size: `who` (kubectl printed, the server sent) more than `limit` bytes."""
+    return (f"{who} more than {limit:,} bytes, the limit of `--max-file-size` (a kind's listing is held to it as "
+            "a file is)")
 
 
 class Missing(Exception):
@@ -63,20 +94,72 @@ class Kubectl:
             out.append(f"--context={self.context}")
         return out
 
-    def run(self, *args: str, timeout: float = PROCESS_TIMEOUT) -> Run:
-        """`kubectl ARGS...` with the context's flags; never raises for kubectl's own failures."""
+    def run(self, *args: str, timeout: float = PROCESS_TIMEOUT, budget: Budget | None = None) -> Run:
+        """`kubectl ARGS...` with the context's flags; never raises for kubectl's own failures. Bounded: a
+        kubectl that prints more than the `budget` has left (MAX_OUT without one), or is still running after
+        `timeout` seconds, is stopped, and the run is `cut` (its output dropped)."""
         argv = [self.program, *self.flags(), *args]
         env = dict(os.environ, LC_ALL="C", LANG="C", KUBERC="off")
         try:
-            proc = subprocess.run(argv, capture_output=True, env=env, timeout=timeout, stdin=subprocess.DEVNULL)
+            proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                    env=env)
         except FileNotFoundError as e:
             raise Missing(f"`{self.program}` could not be run: {e.strerror or e}") from e
         except PermissionError as e:
             raise Missing(f"`{self.program}` is not executable: {e.strerror or e}") from e
+        budget = budget or Budget(MAX_OUT)
+        out, err, cut = _bounded(proc, timeout, budget.left())
+        if not cut and not budget.take(len(out)):
+            cut = "over"
+        if cut == "over":
+            cut = too_large("kubectl printed", budget.limit)
+        if cut:
+            return Run(tuple(args), -1, "", err.decode("utf-8", "replace"), cut)
+        return Run(tuple(args), proc.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"))
+
+
+def _bounded(proc: subprocess.Popen, timeout: float, max_out: int) -> tuple[bytes, bytes, str]:
+    """A started kubectl's standard output and error, read as it runs, and why it was stopped ("" if it
+    ended by itself): "over" (more than `max_out` bytes of output), or not done within `timeout` seconds."""
+    out: list[bytes] = []
+    err: list[bytes] = []
+    over = threading.Event()
+
+    def drain(stream, into: list[bytes], cap: int, stop: bool) -> None:
+        size = 0
+        while chunk := stream.read1(1 << 16):
+            if size + len(chunk) > cap and stop:  # standard output past its limit: kubectl is stopped
+                over.set()
+                return
+            if size < cap:  # standard error past its limit: read on and dropped, so kubectl never waits on it
+                into.append(chunk[:cap - size])
+            size += len(chunk)
+
+    readers = [threading.Thread(target=drain, args=(proc.stdout, out, max_out, True), daemon=True),
+               threading.Thread(target=drain, args=(proc.stderr, err, MAX_ERR, False), daemon=True)]
+    for reader in readers:
+        reader.start()
+    deadline = time.monotonic() + timeout
+    cut = ""
+    readers[0].join(max(0.0, deadline - time.monotonic()))
+    if over.is_set():
+        cut = "over"
+    elif readers[0].is_alive():
+        cut = f"kubectl did not finish within {timeout:.0f} s"
+    else:
+        readers[1].join(max(0.0, deadline - time.monotonic()))
+        try:
+            proc.wait(max(0.0, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
-            return Run(tuple(args), -1, "", f"kubectl did not finish within {timeout:.0f} s")
-        return Run(tuple(args), proc.returncode, proc.stdout.decode("utf-8", "replace"),
-                   proc.stderr.decode("utf-8", "replace"))
+            cut = f"kubectl did not finish within {timeout:.0f} s"
+    if cut:
+        proc.kill()
+        proc.wait()
+    for reader in readers:
+        reader.join(5)
+    proc.stdout.close()
+    proc.stderr.close()
+    return b"".join(out), b"".join(err), cut
 
 
 # --- what a failure means ----------------------------------------------------------------------
@@ -109,6 +192,8 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 
 def message(run: Run) -> str:
     """kubectl's own message: its standard error without klog's log lines, repeats or `error:`."""
+    if run.cut:
+        return run.cut
     lines = []
     for line in run.err.splitlines():
         line = line.strip()
@@ -125,7 +210,7 @@ def message(run: Run) -> str:
 
 def failure(run: Run) -> str:
     """What kind of failure a kubectl run that failed is (one of the names above)."""
-    err = run.err
+    err = run.cut or run.err  # a run cut for time reads as unreachable, for size as other
     for kind, pattern in _PATTERNS:
         if kind == CONTEXT and _about_server(err):
             continue

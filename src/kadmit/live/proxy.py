@@ -19,6 +19,7 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 from urllib.parse import quote
 
@@ -80,18 +81,24 @@ class Proxy:
                 self.proc.wait()
         shutil.rmtree(self.folder, ignore_errors=True)
 
-    def get(self, target: Target, namespace: str | None = None) -> tuple[list[dict] | None, k.Run | None]:
+    def get(self, target: Target, namespace: str | None = None,
+            budget: k.Budget | None = None) -> tuple[list[dict] | None, k.Run | None]:
         """Every object of a kind (in every namespace, or in `namespace`), page by page: the objects as
         `kubectl get -o json` has them (`apiVersion` and `kind` on each, no `managedFields`; `live.emit` sorts
-        the keys as kubectl does), or None and the failure as kubectl tells it."""
+        the keys as kubectl does), or None and the failure as kubectl tells it (`cut`: the server sent more
+        than the `budget` allows, or stalled, or closed the connection mid-answer)."""
         base = f"/api/{target.version}" if not target.group else f"/apis/{target.group}/{target.version}"
         ns = namespace or target.namespace
         url = f"{base}/namespaces/{quote(ns)}/{target.resource}" if ns else f"{base}/{target.resource}"
         shown = ("get", target.qualified) + (("--namespace", ns) if ns else ("--all-namespaces",) if target.namespaced else ())
+        budget = budget or k.Budget(k.MAX_OUT)
         out: list[dict] = []
         token = ""
         while True:
-            status, body = self._request(f"{url}?limit={CHUNK}" + (f"&continue={quote(token)}" if token else ""))
+            status, body, cut = self._request(f"{url}?limit={CHUNK}" + (f"&continue={quote(token)}" if token else ""),
+                                              budget)
+            if cut:
+                return None, k.Run(shown, -1, "", "", cut)
             if status is None:
                 return None, k.Run(shown, -1, "", body)
             try:
@@ -115,22 +122,73 @@ class Proxy:
             if not token:
                 return out, None
 
-    def _request(self, url: str) -> tuple[int | None, str]:
+    def _request(self, url: str, budget: k.Budget) -> tuple[int | None, str, str]:
+        """The status and body of one GET, or None and why the request failed; the third part says why the
+        answer was cut (more than the budget, no complete answer within REQUEST_TIMEOUT, the connection
+        closed mid-answer), when it was."""
         for attempt in range(CONNECT_TRIES):
             conn = _UnixConnection(self.path, REQUEST_TIMEOUT)
             try:
                 conn.request("GET", url, headers={"Accept": "application/json"})
-                response = conn.getresponse()
-                return response.status, response.read().decode("utf-8", "replace")
             except ConnectionRefusedError as e:  # the socket exists, the proxy not yet listening on it
+                conn.close()
                 if attempt + 1 == CONNECT_TRIES or self.proc.poll() is not None:
-                    return None, f"kubectl proxy: {e}"
+                    return None, f"kubectl proxy: {e}", ""
                 time.sleep(0.05)
+                continue
             except (OSError, http.client.HTTPException) as e:
-                return None, f"kubectl proxy: {e}"
+                conn.close()
+                return None, f"kubectl proxy: {e}", ""
+            try:
+                return _answer(conn, budget)
             finally:
                 conn.close()
-        return None, "kubectl proxy: not listening"
+        return None, "kubectl proxy: not listening", ""
+
+
+def _answer(conn: _UnixConnection, budget: k.Budget) -> tuple[int | None, str, str]:
+    """A sent request's answer, read within REQUEST_TIMEOUT in all (a watchdog shuts the socket at the
+    deadline: a server that sends a byte now and then can't hold the read) and within the budget."""
+    sock = conn.sock
+    late = threading.Event()
+
+    def expire() -> None:
+        late.set()
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+    watchdog = threading.Timer(REQUEST_TIMEOUT, expire)
+    watchdog.daemon = True
+    watchdog.start()
+    chunks: list[bytes] = []
+    received = 0
+    try:
+        response = conn.getresponse()
+        while not late.is_set():
+            chunk = response.read1(1 << 20)
+            if not chunk:
+                break
+            received += len(chunk)
+            if not budget.take(len(chunk)):
+                return None, "", k.too_large("the server sent", budget.limit)
+            chunks.append(chunk)
+        if late.is_set():
+            raise TimeoutError
+        if response.length:  # `read1` ends quietly where the connection closed short of Content-Length
+            raise http.client.IncompleteRead(b"", response.length)
+    except (TimeoutError, socket.timeout):
+        return None, "", f"no complete answer within {REQUEST_TIMEOUT:.0f} s ({received:,} bytes received)"
+    except (OSError, http.client.HTTPException) as e:
+        if late.is_set():
+            return None, "", f"no complete answer within {REQUEST_TIMEOUT:.0f} s ({received:,} bytes received)"
+        if received or isinstance(e, (http.client.IncompleteRead, http.client.RemoteDisconnected)):
+            return None, "", f"the connection closed before the answer was complete ({received:,} bytes received): {e}"
+        return None, f"kubectl proxy: {e}", ""
+    finally:
+        watchdog.cancel()
+    return response.status, b"".join(chunks).decode("utf-8", "replace"), ""
 
 
 def _error(status: int, got, body: str) -> str:

@@ -13,7 +13,10 @@ get -o yaml` lays them out, with their trees (`snapshot.composed`, `live.emit`):
 snapshot` writes and what `--cluster` reads as a source, so diagnostics point into it, and `--cluster`
 takes the trees instead of parsing the text again. What
 could not be read at all is an error without a place (KAD030-KAD033, KAD035, KAD038); what could not
-be listed is a line of the header, reported wherever the text is read (KAD034, `snapshot.replay`).
+be listed is a line of the header, reported wherever the text is read (KAD034, `snapshot.replay`). Every
+read is bounded: a kind's listing at most `--max-file-size` bytes (pages and namespaces together, as the
+server or kubectl sends them), each request within its timeout; a listing stopped for either, or cut short
+by the server, is an error naming the kind and where (KAD039), and nothing is decided on half of it.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from datetime import datetime, timezone
 
 from kadmit.diagnostics import Diagnostic, Diagnostics
 from kadmit.live import kubectl as k
-from kadmit.live.codes import KAD030, KAD031, KAD032, KAD033, KAD034, KAD035, KAD038
+from kadmit.live.codes import KAD030, KAD031, KAD032, KAD033, KAD034, KAD035, KAD038, KAD039
 from kadmit.live.discover import CONFIG_KEY, KUEUE_NAMESPACE, Target, failed_groups, parse_api_resources, plan
 from kadmit.live.proxy import Proxy
 from kadmit.live.snapshot import NO_CONFIG, NO_KUEUE, NOT_LISTED, Listed, Origin, composed
@@ -65,8 +68,10 @@ class Snapshot:
         return self.text is None
 
 
-def read(context: str | None = None, kubeconfig: str | None = None, *, program: str | None = None) -> Snapshot:
-    """Read every kind kadmit reads from the kubeconfig's context (its current one by default)."""
+def read(context: str | None = None, kubeconfig: str | None = None, *, program: str | None = None,
+         max_bytes: int = k.MAX_OUT) -> Snapshot:
+    """Read every kind kadmit reads from the kubeconfig's context (its current one by default); each kind's
+    listing at most `max_bytes` (as the server or kubectl sends it: `--max-file-size`)."""
     started = time.monotonic()
     diags = Diagnostics()
     name = f"<cluster {context}>" if context else "<cluster>"
@@ -86,14 +91,15 @@ def read(context: str | None = None, kubeconfig: str | None = None, *, program: 
                     starting.result().close()
                 return Snapshot(name, None, diags.sorted(), origin)
             found = plan(served, failed_groups(resources.err))
+            budgets = {t: k.Budget(max_bytes) for t in found.targets}
             proxy = starting.result()
             try:
                 if proxy is not None:  # every kind one request through it, at once
-                    listed = list(pool.map(lambda t: _listed(t, *proxy.get(t)), found.targets))
-                    _by_namespace(proxy.get, pool, listed)
+                    listed = list(pool.map(lambda t: _listed(t, *proxy.get(t, None, budgets[t])), found.targets))
+                    _by_namespace(lambda t, ns: proxy.get(t, ns, budgets[t]), pool, listed)
                 else:
-                    listed = _list_all(kube, pool, list(found.targets))
-                    _by_namespace(lambda t, ns: _kubectl_get(kube, t, ns), pool, listed)
+                    listed = _list_all(kube, pool, list(found.targets), budgets)
+                    _by_namespace(lambda t, ns: _kubectl_get(kube, t, ns, budgets[t]), pool, listed)
             finally:
                 if proxy is not None:
                     proxy.close()
@@ -104,6 +110,14 @@ def read(context: str | None = None, kubeconfig: str | None = None, *, program: 
                    help="install kubectl (kadmit reads the cluster through it, with your kubeconfig's "
                         "credentials), or put it on PATH")
         return Snapshot(name, None, diags.sorted())
+    cut = [t for t in listed if t.cut is not None]
+    if cut:  # half a listing is no state to answer on, and a stalled server is worth a retry
+        for t in cut:
+            diags.emit(KAD039, f"stopped reading {t.target.shown} {t.cut}",
+                       help="pass --max-file-size BYTES to read a larger cluster" if "--max-file-size" in t.cut
+                       else "read it again; if it stalls again, check the API server's health (`kubectl get --raw "
+                            "/readyz`)")
+        return Snapshot(name, None, diags.sorted(), origin)
     notes = [(NOT_LISTED, line) for line in found.undiscovered]
     if not found.kueue_served:
         notes.append((NO_KUEUE, "the server serves no kind of `kueue.x-k8s.io`: Kueue is not installed in "
@@ -191,28 +205,33 @@ def _batches(targets: list[Target]) -> list[list[Target]]:
     return [[t] for t in alone] + [b for b in (rest[i::n] for i in range(n)) if b]
 
 
-def _list_all(kube: k.Kubectl, pool: ThreadPoolExecutor, targets: list[Target]) -> list[Listed]:
-    """Every kind, by batches; the kinds of a batch that failed (one kind forbidden fails them all)
-    listed again one `kubectl get` each, so that each kind's own outcome is known."""
+def _list_all(kube: k.Kubectl, pool: ThreadPoolExecutor, targets: list[Target],
+              budgets: dict[Target, k.Budget]) -> list[Listed]:
+    """Every kind, by batches; the kinds of a batch that failed (one kind forbidden fails them all, or
+    together they print more than their limits) listed again one `kubectl get` each, so that each kind's
+    own outcome is known."""
     batches = _batches(targets)
     got: dict[Target, Listed] = {}
     again: list[Target] = []
-    for batch, result in zip(batches, pool.map(lambda b: _list_batch(kube, b), batches)):
+    for batch, result in zip(batches, pool.map(lambda b: _list_batch(kube, b, budgets), batches)):
         if result is None:
             again.extend(batch)
         else:
             got.update(result)
-    got.update(zip(again, pool.map(lambda t: _list(kube, t), again)))
+    got.update(zip(again, pool.map(lambda t: _list(kube, t, budgets[t]), again)))
     return [got[t] for t in targets]
 
 
-def _list_batch(kube: k.Kubectl, batch: list[Target]) -> dict[Target, Listed] | None:
+def _list_batch(kube: k.Kubectl, batch: list[Target], budgets: dict[Target, k.Budget]) -> dict[Target, Listed] | None:
     """One `kubectl get KIND,KIND,… --all-namespaces -o json`, its objects sorted to their kinds by
-    their own `apiVersion` and `kind`; None when it failed or can't be sorted."""
+    their own `apiVersion` and `kind`; None when it failed or can't be sorted, or printed more than one
+    kind's limit (each kind's own listing is then held to it alone)."""
     if len(batch) == 1:
-        return {batch[0]: _list(kube, batch[0])}
+        return {batch[0]: _list(kube, batch[0], budgets[batch[0]])}
     run = kube.run("get", ",".join(t.qualified for t in batch), "--all-namespaces", "-o", "json",
-                   f"--request-timeout={k.REQUEST_TIMEOUT}")
+                   f"--request-timeout={k.REQUEST_TIMEOUT}", budget=k.Budget(min(budgets[t].limit for t in batch)))
+    if run.cut and "--max-file-size" not in run.cut:  # stalled: the kinds are not asked again, one by one
+        return {t: _listed(t, None, run) for t in batch}
     docs = items(run.out) if run.ok else None
     if docs is None:
         return None
@@ -239,12 +258,14 @@ def items(out: str) -> list[dict] | None:
     return listed
 
 
-def _kubectl_get(kube: k.Kubectl, target: Target, namespace: str | None = None) -> tuple[list[dict] | None, k.Run | None]:
+def _kubectl_get(kube: k.Kubectl, target: Target, namespace: str | None = None,
+                 budget: k.Budget | None = None) -> tuple[list[dict] | None, k.Run | None]:
     """One `kubectl get -o json` of a kind, in every namespace (or in `namespace`, or its one namespace):
-    its objects, or None and the run that failed."""
+    its objects, or None and the run that failed (`cut`: it printed more than `budget` allows)."""
     ns = namespace or target.namespace
     scope = ["--namespace", ns] if ns else ["--all-namespaces"] if target.namespaced else []
-    run = kube.run("get", target.qualified, *scope, "-o", "json", f"--request-timeout={k.REQUEST_TIMEOUT}")
+    run = kube.run("get", target.qualified, *scope, "-o", "json", f"--request-timeout={k.REQUEST_TIMEOUT}",
+                   budget=budget)
     if not run.ok:
         return None, run
     docs = items(run.out)
@@ -254,9 +275,9 @@ def _kubectl_get(kube: k.Kubectl, target: Target, namespace: str | None = None) 
     return docs, None
 
 
-def _list(kube: k.Kubectl, target: Target) -> Listed:
+def _list(kube: k.Kubectl, target: Target, budget: k.Budget) -> Listed:
     """One `kubectl get` of a kind, in every namespace (or its one namespace)."""
-    return _listed(target, *_kubectl_get(kube, target))
+    return _listed(target, *_kubectl_get(kube, target, None, budget))
 
 
 def _listed(target: Target, docs: list[dict] | None, run: k.Run | None) -> Listed:
@@ -264,6 +285,9 @@ def _listed(target: Target, docs: list[dict] | None, run: k.Run | None) -> Liste
     listed = Listed(target)
     if docs is None:
         assert run is not None
+        if run.cut:
+            listed.cut = f"{target.where()}: {run.cut}"
+            return listed
         listed.failed = _why(run, target)
         listed.forbidden = k.failure(run) == k.FORBIDDEN
         return listed
@@ -305,6 +329,10 @@ def _by_namespace(fetch, pool: ThreadPoolExecutor, listed: list[Listed]) -> None
         results.setdefault(id(t), []).append((ns, docs, run))
     for t in forbidden:
         got = results[id(t)]
+        cut = next(((ns, run) for ns, docs, run in got if docs is None and run is not None and run.cut), None)
+        if cut is not None:
+            t.cut = f"in namespace {cut[0]}: {cut[1].cut}"
+            continue
         missed = [(ns, run) for ns, docs, run in got if docs is None]
         if len(missed) == len(got):
             continue  # forbidden everywhere: stays not listed, with the cluster-wide message

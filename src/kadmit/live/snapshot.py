@@ -41,6 +41,7 @@ class Listed:
     target: Target
     docs: list[dict] = field(default_factory=list)  # the objects, as kubectl's JSON has them
     failed: str | None = None  # why it was not listed at all
+    cut: str | None = None  # why its read was stopped (too large, stalled, cut short): the whole read fails
     forbidden: bool = False  # failed for want of rights (403)
     missed: tuple[str, ...] = ()  # namespaces it could not be listed in (it was read in the others)
     missed_why: str = ""
