@@ -4,6 +4,9 @@
 - a Workload with no `spec` (Kueue's KEPs 3258 and 2941-DRA show their status so): the CRD requires none,
   the server stores it; it has no queue name, so Kueue never admits it. kadmit lists it as never admitted
   (KAD164) and decides the rest (it refused the whole input, KAD155).
+- a duplicate key (Kubeflow Trainer's proposal 2170 repeats `volumeMounts`): `kubectl create` and `apply`
+  keep the last value, the server stores it; the server refuses only a request body that repeats a
+  field, which kubectl never sends. kadmit warns (KAD173) and reads the last (it was KAD151, exit 2).
 """
 
 from __future__ import annotations
@@ -54,3 +57,46 @@ def test_a_workload_without_spec_is_stored_and_never_admitted(kube_apiserver: Ku
     assert skipped["kind"] == "Workload" and skipped["reason"].startswith("it is never admitted: it has no "
                                                                           "`spec.queueName`")
     assert "warning[KAD164]" in err
+
+
+DUPLICATE = """\
+apiVersion: batch/v1
+kind: Job
+metadata: {name: duplicate-key, namespace: default}
+spec:
+  suspend: true
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: c
+        image: busybox
+        volumeMounts:
+        - {mountPath: /a, name: v}
+        volumeMounts:
+        - {mountPath: /b, name: v}
+      volumes:
+      - {name: v, emptyDir: {}}
+"""
+
+
+def test_kubectl_keeps_the_last_of_a_duplicate_key_and_kadmit_warns(kube_apiserver: KubeAPIServer,
+                                                                     tmp_path: Path) -> None:
+    mounts = "{.spec.template.spec.containers[0].volumeMounts[*].mountPath}"
+    for verb in (["create"], ["apply"], ["apply", "--server-side"]):
+        got = kube_apiserver.run(*verb, "--dry-run=server", "-f", "-", "--output", f"jsonpath={mounts}",
+                                 input=DUPLICATE)
+        assert got.stdout == "/b", (verb, got.stdout, got.stderr)
+    # the server itself refuses a body that repeats a field (strict field validation), which kubectl never sends
+    body = DUPLICATE.replace("volumeMounts:\n        - {mountPath: /b", "volumeMountz:\n        - {mountPath: /b")
+    body = json.dumps(yaml.safe_load(body)).replace('"volumeMountz"', '"volumeMounts"')
+    assert body.count('"volumeMounts"') == 2
+    raw = kube_apiserver.run("create", "--raw", "/apis/batch/v1/namespaces/default/jobs?dryRun=All&"
+                             "fieldValidation=Strict", "-f", "-", input=body, check=False)
+    assert raw.returncode != 0 and 'duplicate field "spec.template.spec.containers[0].volumeMounts"' in raw.stderr
+
+    (tmp_path / "job.yaml").write_text(DUPLICATE)
+    result = CliRunner().invoke(cli, ["check", str(tmp_path)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert "warning[KAD173]: duplicate key `volumeMounts` (first at line 12); kubectl keeps the last one" \
+        in result.output

@@ -45,7 +45,18 @@ def test_duplicate_key_reports_both_places_and_keeps_the_last():
     (doc,), diags = parse("a: 1\nb: 2\na: 3\n")
     assert doc.plain() == {"a": 3, "b": 2}
     (d,) = diags.items
-    assert d.code == "KAD151" and (d.span.line, d.span.column) == (3, 1) and "line 1" in d.message
+    assert d.code == "KAD173" and (d.span.line, d.span.column) == (3, 1) and "line 1" in d.message
+    assert d.severity.name == "WARNING"
+
+
+def test_a_duplicate_key_in_kueue_configuration_is_an_error():
+    # Kueue's manager decodes its Configuration strictly (pkg/config: serializer.EnableStrict)
+    (doc,), diags = parse("apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n"
+                          "namespace: a\nnamespace: b\n")
+    assert doc.plain()["namespace"] == "b"
+    (d,) = diags.items
+    assert d.code == "KAD151" and (d.span.line, d.span.column) == (4, 1) and "line 3" in d.message
+    assert d.severity.name == "ERROR"
 
 
 def test_merge_keys_and_aliases():

@@ -21,10 +21,12 @@ KAD150 = register(
     "indentation, an unclosed bracket or quote, or an alias to an undefined anchor). Objects in "
     "documents before the error are still read.")
 KAD151 = register(
-    "KAD151", "duplicate key", "error",
-    "A mapping names the same key twice. The API server rejects such manifests (strict "
-    "decoding); kadmit reports it and keeps the last value.",
-    kueue_rule="API server strict field validation (duplicate field)")
+    "KAD151", "duplicate key in Kueue's Configuration", "error",
+    "A mapping of Kueue's Configuration (a `kind: Configuration` document, or the one in Kueue's "
+    "ConfigMap) names the same key twice. Kueue's manager decodes its Configuration strictly and "
+    "would not start. kadmit reports it and keeps the last value. (In other manifests a duplicate "
+    "key is KAD173, a warning.)",
+    kueue_rule="pkg/config: the Configuration decoded with serializer.EnableStrict")
 KAD152 = register(
     "KAD152", "document too large or too deep", "error",
     "A document expands to too many nodes (usually aliases of aliases: a 'billion laughs' "
@@ -163,6 +165,15 @@ KAD171 = register(
     "exits by its answer (as for errors in other cohort trees).",
     kueue_rule="the CRDs' `spec.versions[].served` (Kueue v0.17, the job operators its go.mod pins); "
                "Kubernetes' served built-in versions")
+KAD173 = register(
+    "KAD173", "duplicate key", "warning",
+    "A mapping of a manifest names the same key twice. `kubectl create` and `kubectl apply` (client- "
+    "or server-side) decode the YAML or JSON into an object before sending it, keeping the last "
+    "value, so the API server stores the last value and never sees the first; Kueue reads the "
+    "object as stored. kadmit warns and reads the last value. (The API server refuses a request "
+    "body that repeats a field, `strict decoding error: duplicate field`, which kubectl does not "
+    "send; Kueue's own Configuration is decoded strictly: KAD151.)",
+    kueue_rule="kubectl's YAML decoding (last value kept); API server strict field validation of the request body")
 KAD180 = register(
     "KAD180", "unknown field", "error",
     "A field that the kind's API schema does not have, usually a misspelling (`lendingLimt`, "

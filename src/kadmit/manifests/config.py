@@ -318,7 +318,9 @@ def config_map(f: Fields, o: Meta) -> list[SchedulerConfig]:
     if value.kind != STR:
         raise f.wrong_type(value, CONFIG_KEY, "a string (the Configuration as YAML text)")
     inner = Diagnostics()
-    docs = [d for d in parse_documents(value.v, f.file, inner) if d is not None]
+    offset = _literal_offset(f.text, value)
+    docs = [d for d in parse_documents(value.v, f.file, inner, strict=True,
+                                       shift=None if offset is None else offset[0]) if d is not None]
     if o.name != CONFIG_MAP and not any(_names_configuration(d) for d in docs):
         # another operator's manager ConfigMap under the same key (LWS's `lws-manager-config`, JobSet's):
         # Kueue reads only its own, so it is a ConfigMap like any other

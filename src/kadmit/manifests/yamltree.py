@@ -17,7 +17,7 @@ from yaml.nodes import ScalarNode
 from yaml.resolver import Resolver
 
 from kadmit.diagnostics import Diagnostics
-from kadmit.manifests.codes import KAD150, KAD151, KAD152, KAD153
+from kadmit.manifests.codes import KAD150, KAD151, KAD152, KAD153, KAD173
 from kadmit.source import Span, located
 
 _new_tuple = tuple.__new__  # `located`, inline: a span for every value read
@@ -140,9 +140,12 @@ def _resolve(value: str, implicit: tuple[bool, bool]) -> str:
 
 
 class _Builder:
-    def __init__(self, file: str, diags: Diagnostics) -> None:
+    def __init__(self, file: str, diags: Diagnostics, strict: bool = False, shift: int | None = 0) -> None:
         self.file = file
         self.diags = diags
+        self.strict = strict  # the text is Kueue's Configuration (KAD151 for a duplicate key)
+        self.shift = shift  # the text's first line in its file (an embedded text), None when unknown
+        self.duplicates: list[tuple[str, int, tuple[int, int, int, int]]] = []  # the document's, reported at its end
         self.anchors: dict[str, Val] = {}
         self.open_anchors: set[str] = set()
         self.expanded = 0
@@ -288,9 +291,7 @@ class _Builder:
                 v = self.alias(e, depth)
             if type(name) is str:
                 if name in values:
-                    self.diags.emit(KAD151, f"duplicate key `{name}` (first at line {keys[name][0] + 1})",
-                                    located(self.file, kpos[0] + 1, kpos[1] + 1, kpos[2] + 1, kpos[3] + 1),
-                                    help="remove one of them; the last one is used")
+                    self.duplicates.append((name, keys[name][0], kpos))
                 values[name] = last = v
                 keys[name] = kpos
             elif name is _MERGE:
@@ -390,6 +391,26 @@ class _Builder:
             raise _Stop
         return target
 
+    def report_duplicates(self, root: Val | None) -> None:
+        """The document's duplicate keys: the last value is kept, as kubectl's YAML decoding keeps it
+        (KAD173, a warning); in Kueue's Configuration, which Kueue decodes strictly, an error (KAD151)."""
+        if not self.duplicates:
+            return
+        strict = self.strict or _kueue_configuration(root)
+        for name, first, kpos in self.duplicates:
+            where = located(self.file, kpos[0] + 1, kpos[1] + 1, kpos[2] + 1, kpos[3] + 1)
+            before = f" (first at line {first + 1 + self.shift})" if self.shift is not None else ""
+            if strict:
+                self.diags.emit(KAD151, f"duplicate key `{name}`{before} in Kueue's "
+                                "Configuration, which Kueue's manager decodes strictly: it would not start",
+                                where, help="remove one of them; kadmit reads the last one")
+            else:
+                self.diags.emit(KAD173, f"duplicate key `{name}`{before}; kubectl keeps "
+                                "the last one", where,
+                                help="remove one of them; `kubectl create` and `apply` decode the YAML "
+                                     "before sending it, so the API server gets only the last value")
+        self.duplicates.clear()
+
     def documents(self, text: str) -> Iterator[Val | None]:
         root: Val | None = None
         if _LOADER is yaml.SafeLoader and text.lstrip()[:1] in ("{", "["):
@@ -415,6 +436,7 @@ class _Builder:
                     self.measured.clear()
                     root = None
                 elif t is ev.DocumentEndEvent:
+                    self.report_duplicates(root)
                     yield root
                     root = None
                 elif e is None or t is ev.StreamEndEvent:
@@ -436,6 +458,7 @@ class _Builder:
         except _Stop:
             pass
         finally:
+            self.report_duplicates(None)  # those of a document an error ended
             if loader is not None:
                 loader.dispose()
 
@@ -448,11 +471,23 @@ def _tab_at(text: str, mark) -> bool:
     return "\t" in line[: mark.column + 1]
 
 
-def parse_documents(text: str, file: str, diags: Diagnostics) -> Iterator[Val | None]:
+def _kueue_configuration(root: Val | None) -> bool:
+    if root is None or root.kind != MAP:
+        return False
+    kind, version = root.v.get("kind"), root.v.get("apiVersion")
+    return (kind is not None and kind.kind == STR and kind.v == "Configuration" and version is not None
+            and version.kind == STR and version.v.startswith("config.kueue.x-k8s.io/"))
+
+
+def parse_documents(text: str, file: str, diags: Diagnostics, *, strict: bool = False,
+                    shift: int | None = 0) -> Iterator[Val | None]:
     """The documents of a YAML or JSON text as located trees, one at a time (so a file's documents
     need not all be in memory at once); `None` for empty documents.
 
     Syntax errors, duplicate keys and oversized documents become diagnostics; the documents
-    completed before a fatal error are yielded, the one it is in is not.
+    completed before a fatal error are yielded, the one it is in is not. A duplicate key keeps the
+    last value and is a warning, as kubectl reads it, except in Kueue's Configuration (a document of
+    that kind, or the whole text with `strict`: a ConfigMap's embedded one), which Kueue decodes strictly.
+    `shift`: the line of its file an embedded text starts at (for the lines messages name; None: unknown).
     """
-    return _Builder(file, diags).documents(text)
+    return _Builder(file, diags, strict, shift).documents(text)
