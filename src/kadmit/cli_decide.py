@@ -102,7 +102,7 @@ def why(workload, paths, format_, apply_fix, mode, time_budget, tas_profile, rli
     with progress(format_ != "json" and _terminal("stderr")) as report:
         # the first lines as soon as they are known (before fixes are proven), on a terminal or a pipe alike
         echo = partial(click.echo, nl=False)
-        stream = WhyStream(echo if report is None else partial(report.above, echo), show_all) \
+        stream = WhyStream(echo if report is None else partial(report.above, echo), show_all, width()) \
             if format_ == "human" and apply_fix is None else None
         outcome = api.why(workload, list(paths), rlimit=rlimit, timeout_ms=timeout_ms, max_file_bytes=max_file_bytes,
                           tas_profile=tas_profile, mode=mode, time_budget=time_budget, fixes=shown, budget=budget,
@@ -136,7 +136,7 @@ def why(workload, paths, format_, apply_fix, mode, time_budget, tas_profile, rli
         click.echo(incomplete_json(why_json(outcome.result, wl, model.skipped), incomplete), nl=False)
     else:
         text = why_human(outcome.result, outcome.loaded.sources, wl.span if wl else None, wl, model.skipped,
-                         full=show_all) + incomplete_text(incomplete)
+                         full=show_all, width=width()) + incomplete_text(incomplete)
         click.echo(stream.rest(text) if stream is not None else text, nl=False)
     if with_capacity:
         answer, diagnostics = api.why_capacity(outcome.result.workload, list(paths), with_capacity, max_file_bytes=max_file_bytes,

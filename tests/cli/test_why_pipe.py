@@ -69,4 +69,4 @@ def test_why_on_a_pipe_writes_its_first_lines_before_the_fixes_and_the_same_answ
     wl = next(w for w in model.workloads if w.key == out.result.workload)
     whole = b"".join(d for _, d in chunks).decode()
     assert "fixes (each proven" in whole
-    assert whole == why_human(out.result, out.loaded.sources, wl.span, wl, model.skipped)
+    assert whole == why_human(out.result, out.loaded.sources, wl.span, wl, model.skipped, width=100)  # $COLUMNS

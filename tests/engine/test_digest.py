@@ -8,7 +8,7 @@ from click.testing import CliRunner
 from kadmit import workspace
 from kadmit.cli import cli
 from kadmit.engine.decide import why
-from kadmit.engine.explain.digest import MAX_NAMED, merge, summarize
+from kadmit.engine.explain.digest import MAX_NAMED, MAX_PER_KIND, merge, summarize
 from kadmit.engine.explain.replay import Effect, State
 from kadmit.engine.explain.prove import _gets
 from kadmit.render.decisions import admit_human
@@ -54,7 +54,15 @@ def test_side_effects_are_counted_by_kind_with_a_few_named_and_the_ones_ahead_ap
     assert s.total == 15 and s.ahead == 4 and s.all_ahead
     assert [(k, n) for k, n, _ in s.by_kind] == [("admitted → pending", 2), ("pending → admitted", 9)]
     named = [w for _, _, names in s.by_kind for w in names]
-    assert len(named) == MAX_NAMED and named[:2] == ["n/hurt0", "n/hurt1"]
+    assert named == ["n/hurt0", "n/hurt1"]  # the workloads it harms; the ones it admits only counted
+    # at most MAX_PER_KIND of one kind, MAX_NAMED in all, the counts exact
+    hurt = [Effect(f"n/evicted{i}", _state(True), _state(False, "x")) for i in range(7)]
+    hurt += [Effect(f"n/pending{i}", _state(True), _state(False)) for i in range(4)]
+    hurt += [Effect(f"n/more{i}", _state(False, "y"), _state(False, "x")) for i in range(2)]
+    s = summarize(hurt)
+    assert [(k, n, len(names)) for k, n, names in s.by_kind] == [
+        ("admitted → evicted", 7, MAX_PER_KIND), ("admitted → pending", 4, MAX_NAMED - MAX_PER_KIND),
+        ("evicted by another preemptor", 2, 0)]
 
 
 def test_a_workloads_pod_sets_keep_their_own_nodes():

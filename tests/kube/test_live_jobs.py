@@ -69,9 +69,10 @@ def test_kubectl_kadmit_why_answers_as_on_the_files(jobs: tuple[KubeAPIServer, P
                      if not d["admitted"] and d["object"]["kind"] == "Job" and d["preempted_by"] is None)
     assert pending
     key = pending[0]
+    # no width: a terminal's would wrap the places' lines where their lengths differ
     got = subprocess.run([str(server.kubectl), "kadmit", "why", key], env={**plugin_env(server, tmp_path),
-                         "NO_COLOR": "1", "COLUMNS": "100"}, capture_output=True, text=True, timeout=300)
-    files = kadmit(server, "why", key, str(folder), env={"NO_COLOR": "1", "COLUMNS": "100"})
+                         "NO_COLOR": "1"}, capture_output=True, text=True, timeout=300)
+    files = kadmit(server, "why", key, str(folder), env={"NO_COLOR": "1"})
     assert got.returncode == files.exit_code == 1, got.stderr
     assert "Traceback" not in got.stderr
     def same(text: str) -> str:  # but for places, and quotes (kubectl writes "96" where PyYAML wrote '96')

@@ -14,6 +14,7 @@ from kadmit.identity import object_dict, object_of, skipped_dict
 from kadmit.quantity import format_quantity
 from kadmit.render.decisions import gang_dict, skipped_lines
 from kadmit.render.excerpt import window
+from kadmit.render.wrap import PIPE_ITEMS, Verbatim, fill_items, fit
 from kadmit.source import SourceMap, Span
 
 
@@ -87,15 +88,15 @@ def _excerpt(span: Span, sources: SourceMap) -> list[str]:
     win = window(text, start)
     column, width = win.marks(start, max(min(end, len(text)), start + 1))
     pad = " " * len(gutter)
-    return [f"{pad} |", f"{gutter} | {win.text}", f"{pad} | {' ' * column}{'^' * width}"]
+    return [Verbatim(f"{pad} |"), Verbatim(f"{gutter} | {win.text}"), Verbatim(f"{pad} | {' ' * column}{'^' * width}")]
 
 
 def why_human(result: WhyResult, sources: SourceMap, workload_span: Span | None, workload=None,
-              skipped=(), full: bool = False) -> str:
+              skipped=(), full: bool = False, width: int | None = None) -> str:
     """The answer in a few lines: the header, where the workload stands, Kueue's reasons, blame (sets
     that differ only by resource as one, at most three) and the fixes with their side effects counted
     by kind. `full` (`--all`): every reason, every blame set with the lines of input it names, and
-    every side effect."""
+    every side effect. `width` (a terminal's): every line wrapped to it (`render.wrap`); None, whole."""
     out = _explained(result, sources, workload_span, workload, full)
     if result.fixes:
         out.append(f"fixes (each proven by changing the input and deciding the cluster again in "
@@ -105,7 +106,7 @@ def why_human(result: WhyResult, sources: SourceMap, workload_span: Span | None,
             if f.actor != actor:
                 actor = f.actor
                 out.append(f"  {ACTORS[actor]}")
-            out.extend(_fix_lines(i, f, full))
+            out.extend(_fix_lines(i, f, full, width))
         out.extend(f"   = note: {n if full else getattr(n, 'brief', n)}" for n in result.fixes_notes)
         out.extend(_fixes_notes(result))
     elif result.fixes_checked is not None and not result.admitted and not result.unknown:
@@ -117,7 +118,7 @@ def why_human(result: WhyResult, sources: SourceMap, workload_span: Span | None,
         out.extend(f"   = note: {n if full else getattr(n, 'brief', n)}" for n in result.fixes_notes)
         out.extend(_fixes_notes(result))
     out.extend(skipped_lines(skipped))
-    return "\n".join(out) + "\n"
+    return "\n".join(fit(out, width)) + "\n"
 
 
 def _leaf_by_leaf(p) -> str:
@@ -151,17 +152,18 @@ class WhyStream:
     (`engine.progress.Stage`), then the reasons and the blame, then the rest once fixes are proven.
     Each part shown is the start of the answer as `why_human` renders it; `rest(text)` is what is
     left of the whole answer (all of it again, after a line saying so, where it no longer starts with
-    what was shown: the solver's limits were met later, or the blame changed the state explained)."""
+    what was shown: the solver's limits were met later, or the blame changed the state explained).
+    `width` as `why_human`'s: each line is wrapped on its own, so a part shown stays the answer's start."""
 
-    def __init__(self, write, full: bool = False) -> None:
-        self.write, self.full, self.shown = write, full, ""
+    def __init__(self, write, full: bool = False, width: int | None = None) -> None:
+        self.write, self.full, self.width, self.shown = write, full, width, ""
 
     def stage(self, what: str, result: WhyResult, loaded) -> None:
         wl = next((w for w in loaded.workspace.model.workloads if w.key == result.workload), None)
         span = wl.span if wl is not None else None
         lines = _head(result, span, wl) if what == "standing" else \
             _explained(result, loaded.sources, span, wl, self.full)
-        text = "\n".join(lines) + "\n"
+        text = "\n".join(fit(lines, self.width)) + "\n"
         if text.startswith(self.shown) and len(text) > len(self.shown):
             self.write(text[len(self.shown):])
             self.shown = text
@@ -276,7 +278,7 @@ def _blame_full(result: WhyResult, sources: SourceMap) -> list[str]:
             where = str(o.span) if o.span else "(no source location)"
             out.append(f"  --> {where}  {o.message}")
             if o.span is not None:
-                out.extend("     " + line for line in _excerpt(o.span, sources))
+                out.extend(Verbatim("     " + line) for line in _excerpt(o.span, sources))
     return out
 
 
@@ -298,21 +300,7 @@ def plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
-def _wrapped(items: list[str], indent: str, width: int = 160) -> list[str]:
-    """`items` joined by commas into lines of at most `width` characters where each fits (one item a
-    line at the least)."""
-    lines: list[str] = []
-    for item in items:
-        if lines and len(lines[-1]) + 2 + len(item) <= width:
-            lines[-1] += f", {item}"
-        else:
-            if lines:
-                lines[-1] += ","
-            lines.append(indent + item)
-    return lines
-
-
-def _fix_lines(i: int, f, full: bool = False) -> list[str]:
+def _fix_lines(i: int, f, full: bool = False, width: int | None = None) -> list[str]:
     waits = all(c.edit is None for c in f.changes)
     parts = {c.knob.within[1:2] for c in f.changes}
     briefs = [c.brief(part=len(parts) > 1) for c in f.changes]
@@ -321,7 +309,7 @@ def _fix_lines(i: int, f, full: bool = False) -> list[str]:
         k = f.changes[0].knob
         within = k.within[0] + (f", {k.within[1]}" if len(parts) == 1 else "")
         out = [f"  {i}. change all {len(f.changes)} of {within}, in {k.span.file}{f.needs}:",
-               *_wrapped(briefs, "       ")]
+               *fill_items("       ", briefs, "       ", width or PIPE_ITEMS)]
     else:
         out = [f"  {i}. " + ("no change of the input: " if waits else "change " if len(f.changes) == 1
                             else f"change all {len(f.changes)}: ")
@@ -348,9 +336,10 @@ def _fix_lines(i: int, f, full: bool = False) -> list[str]:
                                                 " (no other workload's decision changes)" if not same else "") + tail)
         return out
     n = sum(k for _, k, _ in kinds)
-    text = ", ".join(f"{k} {kind}" + (f" ({', '.join(f'`{w}`' for w in names)}{', …' if len(names) < k else ''})"
-                                       if names else "") for kind, k, names in kinds)
-    out.append(f"     side effects on {plural(n, 'other workload')}: {text}{tail}")
+    items = [f"{k} {kind}" + (f" ({', '.join(f'`{w}`' for w in names)}{', …' if len(names) < k else ''})"
+                              if names else "") for kind, k, names in kinds]
+    items[-1] += tail
+    out.extend(fill_items(f"     side effects on {plural(n, 'other workload')}: ", items, "       ", width))
     return out
 
 

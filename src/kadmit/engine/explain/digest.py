@@ -14,7 +14,8 @@ from kadmit.quantity import format_quantity
 from kadmit.source import Span
 
 MAX_SETS = 3  # blame sets shown unless every one is asked for
-MAX_NAMED = 5  # workloads named in a fix's side effects
+MAX_NAMED = 3  # workloads named in a fix's side effects (of the kinds that harm them)
+MAX_PER_KIND = 3  # ... of one kind (then "…": the count stays exact)
 
 
 @dataclass
@@ -205,16 +206,30 @@ def _value(o: Origin) -> int:
     return o.param.value if o.param is not None and o.param.value is not None else 0
 
 
-def _amounts(per_flavor: dict[str, list[tuple[str, int]]], counts: dict[str, int] | None = None) -> str:
-    """`64 nvidia.com/gpu in h100, 48 in a100` (one resource named once), or per flavor
-    `256 cpu, 2Ti memory in h100; 128 cpu in a100`; with `counts`, how many workloads hold each."""
-    one = len({r for vals in per_flavor.values() for r, _ in vals}) == 1
-    out = []
+def _amounts(per_flavor: dict[str, list[tuple[str, int]]], counts: dict[str, int] | None = None,
+             said: str | None = None) -> str:
+    """`64 nvidia.com/gpu in h100, 48 in a100` (one resource named once; not at all where it is `said`
+    already), or per flavor `256 cpu, 2Ti memory in h100; 128 cpu in a100`; with `counts`, how many
+    workloads hold each (`(9 workloads)` the first time, `(26)` after)."""
+    names = {r for vals in per_flavor.values() for r, _ in vals}
+    one = len(names) == 1
+    out: list[str] = []
+    counted = False
     for i, (f, vals) in enumerate(per_flavor.items()):
-        amounts = ", ".join(f"{_q(v, r)}" + (f" {r}" if not one or i == 0 else "") for r, v in sorted(vals))
-        held = f" ({counts[f]} workloads)" if counts and f in counts else ""
+        amounts = ", ".join(f"{_q(v, r)}" + (f" {r}" if not one or (i == 0 and names != {said}) else "")
+                            for r, v in sorted(vals))
+        held = ""
+        if counts and f in counts:
+            held = f" ({counts[f]} workloads)" if not counted else f" ({counts[f]})"
+            counted = True
         out.append(f"{amounts} in {f}{held}")
     return (", " if one else "; ").join(out)
+
+
+def _the_one(rows: dict) -> str | None:
+    """The resource a queue's line names, where its numbers name only one."""
+    names = {r for which in rows.values() for vals in which.values() for r, _ in vals}
+    return next(iter(names)) if len(names) == 1 else None
 
 
 def _subject_text(subject: str, rows: dict, held: dict[str, int]) -> str:
@@ -230,7 +245,11 @@ def _subject_text(subject: str, rows: dict, held: dict[str, int]) -> str:
     if kind in ("cq", "cohort"):
         who = f"{'cohort' if kind == 'cohort' else 'cluster queue'} `{name}`"
         if "usage" in rows:
-            parts.append(f"its admitted workloads hold {_amounts(rows['usage'], held)}")
+            usage = rows["usage"]  # in the order its quota names the flavors
+            order = [f for which in ("nominal", "borrowing_limit", "lending_limit") for f in rows.get(which, {})]
+            usage = dict(sorted(usage.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order)))
+            said = _the_one(rows) if len(parts) else None
+            parts.append(f"in use {_amounts(usage, held, said)}")
         return f"{who}: {'; '.join(parts)}"
     # one admitted workload's usage (`subject` is its key)
     return f"admitted workload `{subject}` holds {_amounts(rows.get('usage', {}))}"
@@ -258,9 +277,10 @@ class EffectSummary:
                 "admits_all_ahead": self.all_ahead}
 
 
-def summarize(effects: list[Effect], ahead: frozenset[str] = frozenset(), named: int = MAX_NAMED) -> EffectSummary:
-    """Effects counted by kind, harmful kinds first then the most frequent; at most `named` workloads
-    named across kinds (harmful ones first). Workloads in `ahead` (pending before it in its queue)
+def summarize(effects: list[Effect], ahead: frozenset[str] = frozenset(), named: int = MAX_NAMED,
+              per_kind: int = MAX_PER_KIND) -> EffectSummary:
+    """Effects counted by kind, harmful kinds first then the most frequent; the workloads a fix harms
+    named, at most `per_kind` of a kind and `named` in all (`--all` and the JSON name every one). Workloads in `ahead` (pending before it in its queue)
     that the fix admits are counted apart."""
     admitted_ahead = [e for e in effects if e.workload in ahead and e.kind == "pending → admitted"]
     rest = [e for e in effects if not (e.workload in ahead and e.kind == "pending → admitted")]
@@ -271,7 +291,7 @@ def summarize(effects: list[Effect], ahead: frozenset[str] = frozenset(), named:
     left = named
     by_kind = []
     for k in order:
-        names = [e.workload for e in kinds[k][:left]] if k != SAME_OUTCOME else []
+        names = [e.workload for e in kinds[k][:min(left, per_kind)]] if kinds[k][0].harmful else []
         left -= len(names)
         by_kind.append((k, len(kinds[k]), names))
     n = len(admitted_ahead)
