@@ -108,34 +108,58 @@ def test_victims_sharing_a_uid_go_either_way(kueue_oracle, tmp_path):
     assert [v["workload"] for v in hi["preempted"]] == ["ns/v1"]
 
 
-def test_jobs_created_in_one_second_go_either_way(kueue_oracle, tmp_path):
+def test_jobs_created_in_one_second_go_either_way(kueue_oracle):
     """Two Jobs read back from a cluster, created in one second, wait for the one cpu: Kueue orders
     their Workloads by creation time, then UID, and both are the API server's (the second the job
     reconciler made each, a random UUID), so on a live cluster either may be admitted. The oracle's
-    harness stamps created Workloads with their owner's time and UIDs in input order: the file and
-    the file with the two Jobs swapped give the two outcomes. kadmit ties by name: ns/aa in both,
-    one of them."""
+    harness draws the UIDs of the Workloads it makes per run (run 0 in input order, run i from
+    seed+i): 32 runs show both outcomes (all alike about once in 2^31). kadmit ties by name (ns/aa),
+    one of them, and says the order is not in the input: `admit` and `check` warn (KAD260, naming
+    both in kadmit's order), `why` gives the reason for each of the two."""
+    from kadmit import api
+
     path = "tests/oracle/features/tie-jobs-created-in-one-second.yaml"
-    text = (ROOT / path).read_text(encoding="utf-8")
-    docs = text.split("\n---\n")
-    jobs = [i for i, d in enumerate(docs) if "kind: Job\n" in d]
-    assert len(jobs) == 2 and "name: zz" in docs[jobs[0]] and "name: aa" in docs[jobs[1]]
-    docs[jobs[0]], docs[jobs[1]] = docs[jobs[1]], docs[jobs[0]]
-    swapped = tmp_path / "swapped.yaml"
-    swapped.write_text("\n---\n".join(docs), encoding="utf-8")
-    admitted = {}
-    for name, paths in (("file", [path]), ("swapped", [str(swapped)])):
-        kueue = run_oracle(kueue_oracle, paths, "--runs", "3")
-        assert kueue["variance"]["outcomes"] == 1  # the harness's UIDs decide: no variance within one input
-        q = from_oracle(kueue)
-        admitted[name] = {w for w, o in q.outcomes.items() if o.admitted}
-        code, kadmit = run_kadmit(paths)
-        k = from_kadmit(kadmit)
-        assert code == 0 and {w for w, o in k.outcomes.items() if o.admitted} == {"ns/aa"}, k.outcomes
-        if name == "swapped":
-            result = compare(k, q)
-            assert result.agree, result.report(k, q)
-    assert admitted == {"file": {"ns/zz"}, "swapped": {"ns/aa"}}
+    kueue = run_oracle(kueue_oracle, [path], "--runs", "32")
+    assert kueue["variance"]["outcomes"] == 2, kueue["variance"]
+    admitted = {w["workload"]: {o["decision"]["admitted"] for o in w["outcomes"]}
+                for w in kueue["variance"]["workloads"]}
+    assert admitted == {"ns/aa": {True, False}, "ns/zz": {True, False}}
+    code, kadmit = run_kadmit([path])
+    k, q = from_kadmit(kadmit), from_oracle(kueue)
+    assert code == 0 and {w for w, o in k.outcomes.items() if o.admitted} == {"ns/aa"}, k.outcomes
+    result = compare(k, q, alternatives=variants(kueue))
+    assert result.agree, result.report(k, q)
+    outcome = api.admit([str(ROOT / path)])
+    (warning,) = [d for d in outcome.loaded.diagnostics if d.code == "KAD260"]
+    assert "2 pending workloads of ClusterQueue `cq` tie on priority 0 and creation time 2026-12-05T01:22:47Z" \
+        in warning.message and "`ns/aa`, `ns/zz` (by name)" in warning.notes[0]
+    for name, place in (("ns/aa", "1st"), ("ns/zz", "2nd")):
+        r = api.why(name, [str(ROOT / path)], fixes=0).result
+        (reason,) = [x for x in r.reasons if x.code == "KAD260"]
+        assert f"this one {place}" in reason.message and "ties with 1 other pending workload" in reason.message
+
+
+def test_jobs_in_another_second_are_ordered(kueue_oracle, tmp_path):
+    """The same two Jobs a second apart: their creation times order them, in every run of Kueue's
+    and in kadmit's, and kadmit says nothing of UIDs (no KAD260)."""
+    from kadmit import api
+
+    text = (ROOT / "tests/oracle/features/tie-jobs-created-in-one-second.yaml").read_text(encoding="utf-8")
+    zz, aa = text.split("name: zz", 1)[1], text.split("name: aa", 1)[1]
+    assert 'creationTimestamp: "2026-12-05T01:22:47Z"' in zz and 'creationTimestamp: "2026-12-05T01:22:47Z"' in aa
+    later = text.replace("name: aa\n  uid: 274865d2-af16-46c0-a3cd-752275fc845a\n  creationTimestamp: \"2026-12-05T01:22:47Z\"",
+                         "name: aa\n  uid: 274865d2-af16-46c0-a3cd-752275fc845a\n  creationTimestamp: \"2026-12-05T01:22:48Z\"")
+    assert later != text
+    path = tmp_path / "apart.yaml"
+    path.write_text(later, encoding="utf-8")
+    kueue = run_oracle(kueue_oracle, [str(path)], "--runs", "16")
+    assert kueue["variance"]["outcomes"] == 1
+    code, kadmit = run_kadmit([str(path)])
+    k, q = from_kadmit(kadmit), from_oracle(kueue)
+    assert {w for w, o in q.outcomes.items() if o.admitted} == {"ns/zz"}
+    result = compare(k, q)
+    assert code == 0 and result.agree, result.report(k, q)
+    assert not [d for d in api.admit([str(path)]).loaded.diagnostics if d.code == "KAD260"]
 
 
 def test_fair_sharing_takes_trees_in_map_order(kueue_oracle):

@@ -157,6 +157,9 @@ CASES = [
     ("fractional gpu request", base(wl=workload("job", "team-a", "training", pod_set("main", gpu=0.5))),
      "KAD256", "500m"),
     ("pods requested", base(wl=workload("job", "team-a", "training", pod_set("main", pods=1))), "KAD257", "`pods`"),
+    ("jobs tied in one second, their Workloads Kueue's to make",
+     base(wl=workload("b", kueue_name="job-b-1"), extra=[workload("a", kueue_name="job-a-1")]),
+     "KAD260", "2 pending workloads of ClusterQueue `team-a` tie on priority 0"),
     ("claim template not in the input",
      base(wl=workload("job", "team-a", "training", pod_set("main").model_copy(update={"claim_templates": ("gpus",)})),
           extra=[SchedulerConfig(dynamic_resource_allocation=True)]),
@@ -331,3 +334,21 @@ def test_nodes_sharing_a_hostname_note_what_sets_them_apart():
                                   taints=(Taint(key="gpu", effect="NoSchedule"),))]))
     [d] = [x for x in apart if x.code == "KAD245"]
     assert d.notes and "`pool`, `taints`" in d.notes[0] and "`n0`'s" in d.notes[0]
+
+
+def test_queue_ties_name_the_order_and_only_unknown_ones():
+    """KAD260: kadmit's order in the note (by the input's UIDs, none first, then names); no warning
+    where the input holds every UID, the creation times differ, or the priorities do."""
+    from datetime import datetime, timezone
+
+    def job(name, **kw):
+        return workload(name, kueue_name=f"job-{name}-1", **kw)
+    held = workload("held", uid="00000000-0000-0000-0000-000000000001")
+    [diag] = [x for x in run(*base(wl=job("b"), extra=[job("a"), held])) if x.code == "KAD260"]
+    assert diag.severity is Severity.WARNING and "2 of them have no Workload in the input" in diag.message
+    assert "`team-a/a`, `team-a/b`, `team-a/held` (by the UIDs the input gives, none first, then by name)" \
+        in diag.notes[0], diag.notes
+    later = datetime(1970, 1, 1, 0, 0, 1, tzinfo=timezone.utc)
+    for wl, other in ((held, workload("other", uid="00000000-0000-0000-0000-000000000002")),
+                      (job("b"), job("a", created=later)), (job("b"), job("a", priority=5))):
+        assert not [x for x in run(*base(wl=wl, extra=[other])) if x.code == "KAD260"], other

@@ -238,7 +238,7 @@ func decide(ctx context.Context, paths []string, opts admitOptions) (admitOutput
 			runSeed = opts.seed + int64(i)
 		}
 		setupStart := cpuSeconds()
-		jr := jobConverter(in)
+		jr := jobConverter(in, runSeed)
 		cl, err := cluster.New(ctx, scheme, in.Objects, in.Config, cluster.Options{
 			Start: startTime, Seed: runSeed, MaxCycles: opts.maxCycles, StopEvictedJobs: !opts.keepVictims,
 			Indexes: jobIndexes, Convert: jr.convert, Log: opts.log,

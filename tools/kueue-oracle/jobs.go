@@ -33,12 +33,13 @@ func isJobKind(gvk schema.GroupVersionKind, u *unstructured.Unstructured) bool {
 // jobsRun is what the job integrations made of the input's jobs, for one run.
 type jobsRun struct {
 	in      *objects.Input
+	seed    int64 // the run's: the created Workloads' UIDs are drawn from it (0: input order)
 	owners  report.Owners
 	skipped []objects.Skipped
 }
 
-func jobConverter(in *objects.Input) *jobsRun {
-	return &jobsRun{in: in, owners: report.Owners{}}
+func jobConverter(in *objects.Input, seed int64) *jobsRun {
+	return &jobsRun{in: in, seed: seed, owners: report.Owners{}}
 }
 
 // convert is called with the fake client holding every other object of the input.
@@ -52,7 +53,7 @@ func (j *jobsRun) convert(ctx context.Context, cl client.Client, clk clock.Clock
 	for i, u := range j.in.Jobs {
 		objs[i] = u.DeepCopy()
 	}
-	converted, err := jobs.Convert(ctx, cl, objs, j.in.Config, clk)
+	converted, err := jobs.ConvertSeeded(ctx, cl, objs, j.in.Config, clk, j.seed)
 	if err != nil {
 		return nil, err
 	}

@@ -20,6 +20,7 @@ from kadmit.engine.progress import Report
 from kadmit.engine.result import AdmitResult
 from kadmit.engine.solver.z3backend import Limits
 from kadmit.model import Model
+from kadmit.validate.codes import QUEUE_ORDER_UNKNOWN
 from kadmit.placement.tas import Profile
 
 if TYPE_CHECKING:
@@ -63,6 +64,29 @@ def admit(model: Model, mode: ModeName = "ordered", limits: Limits | None = None
         result = solve_optimal(model, result, time_budget=time_budget)
     mark_checks(session.index, result.decisions)
     return result
+
+
+def tie_reasons(session: Session, key: str) -> list[Reason]:
+    """Where workload `key` ties with others of its queue on priority and creation time and a job's
+    Workload among them is Kueue's to make (KAD260): the order kadmit took them in, which Kueue
+    draws at random (the Workloads' UIDs)."""
+    from kadmit.validate.ties import tie_of
+
+    t = tie_of(session.index, key)
+    if t is None:
+        return []
+    place = next(i for i, w in enumerate(t.members) if w.key == key) + 1
+    others = len(t.members) - 1
+    return [Reason(QUEUE_ORDER_UNKNOWN, (
+        f"it ties with {others} other pending workload{'' if others == 1 else 's'} of {t.where} on priority "
+        f"{t.priority} and creation time {t.stamp()}, and Kueue has yet to make the Workload of "
+        f"{'every one' if len(t.made) == len(t.members) else f'{len(t.made)} of them'}: Kueue orders them by "
+        f"the Workloads' UIDs, drawn at random when each is created; kadmit took them in the order "
+        f"{t.order()} ({t.how}; this one {_ordinal(place)}), one of Kueue's orders (KAD260)"))]
+
+
+def _ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
 
 
 def gang_names(model: Model) -> list[str]:
@@ -195,6 +219,7 @@ def _why_ordered(model: Model, key: str, limits: Limits | None, tas_profile: Pro
     stages = proving.stages
     result = explain_decision(session, decisions, key,
                               ready=None if stages is None else (lambda r: stages("standing", r)))
+    result.reasons.extend(tie_reasons(session, key))
     if stages is not None:
         stages("explained", result)
     if inputs is not None and proving.shown > 0 and not result.admitted and not result.unknown \

@@ -222,6 +222,21 @@ LARGE_POD_SET_GROUP = register(
     "Kueue v0.17.0 tas_flavor_snapshot.go FindTopologyAssignmentsForFlavor: findLeaderAndWorkers takes "
     "trs[0] and trs[1]; addAssumedUsage(nil) panics")
 
+QUEUE_ORDER_UNKNOWN = register(
+    "KAD260", "jobs whose queue order no input holds", "warning",
+    "Pending workloads of one ClusterQueue (of one LocalQueue where admission fair sharing orders it) "
+    "tie on priority and creation time, and at least one of them is a job whose Workload the input "
+    "doesn't hold (Kueue's job reconciler has yet to make it). Kueue orders such ties by the "
+    "Workloads' UIDs, which the API server draws at random (a UUID) when the reconciler creates each "
+    "Workload, so the order among them, and which of them Kueue tries first, is not in the input: "
+    "jobs read back from a cluster (`kubectl get jobs -o yaml`) are often created in one second. "
+    "kadmit takes them by the UIDs the input gives, then by name, one of the orders Kueue may take; "
+    "the warning names them in that order. Reading the cluster's Workloads too (`kubectl get "
+    "workloads -A -o yaml`) gives their UIDs and creation times, and the order.",
+    "pkg/cache/queue/cluster_queue.go baseCompareFunc (priority, creation time, then UID); the API "
+    "server's FillObjectMetaSystemFields (uuid.New) on the Workload the job reconciler creates")
+
+
 # --- priority classes -----------------------------------------------------------------------------
 MANY_DEFAULTS = register(
     "KAD265", "more than one default priority class", "error",

@@ -13,6 +13,7 @@ from kadmit.validate.quotas import check_quotas
 from kadmit.validate.references import check_references
 from kadmit.validate.rules import typecheck_rule
 from kadmit.validate.scheduler import check_scheduler
+from kadmit.validate.ties import check_queue_ties
 from kadmit.validate.workloads import check_claim_templates, check_workload
 
 
@@ -37,6 +38,7 @@ def validate(model: Model, diags: Diagnostics) -> None:
     check_claim_templates(model, diags)
     check_references(index, diags)
     check_usage(index, diags)
+    check_queue_ties(index, diags)
     for rule in model.rules:
         typecheck_rule(rule, index, diags)
     check_likely_mistakes(model, diags)

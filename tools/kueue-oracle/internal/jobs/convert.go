@@ -74,6 +74,16 @@ type request struct {
 // Kueue keeps which integrations are enabled in a package variable that only grows: in one
 // process, call Convert with one set of frameworks.
 func Convert(ctx context.Context, cl client.Client, objs []*unstructured.Unstructured, cfg *configapi.Configuration, clk clock.Clock) (Converted, error) {
+	return ConvertSeeded(ctx, cl, objs, cfg, clk, 0)
+}
+
+// ConvertSeeded is Convert with the UIDs of the Workloads the reconcilers create drawn from
+// seed (0: in input order). The API server gives each created Workload a random UUID
+// (FillObjectMetaSystemFields), and Kueue breaks a queue's last tie, between Workloads of one
+// priority created in one second, by UID (baseCompareFunc): a live cluster's order among jobs
+// created in one second is drawn afresh for every Workload made, so `admit --runs N` draws them
+// per run (seed+i) and its variance shows the orders Kueue may take.
+func ConvertSeeded(ctx context.Context, cl client.Client, objs []*unstructured.Unstructured, cfg *configapi.Configuration, clk clock.Clock, seed int64) (Converted, error) {
 	convertMu.Lock()
 	defer convertMu.Unlock()
 	if cfg == nil {
@@ -97,6 +107,7 @@ func Convert(ctx context.Context, cl client.Client, objs []*unstructured.Unstruc
 	if err != nil {
 		return Converted{}, err
 	}
+	e.uidSeed = seed
 	namespaces := sets.New[string]()
 	for _, it := range items {
 		if ns := it.u.GetNamespace(); ns != "" && !namespaces.Has(ns) {
@@ -139,6 +150,7 @@ type env struct {
 	mgr     *stubManager
 	events  *eventLog
 	enabled sets.Set[string]
+	uidSeed int64 // the created Workloads' UIDs: drawn from it, else (0) in input order
 }
 
 func newEnv(ctx context.Context, cl client.Client, cfg *configapi.Configuration, clk clock.Clock) (*env, error) {
@@ -478,11 +490,15 @@ func (e *env) collect(ctx context.Context, items []*item, reqs []*request, befor
 		}
 		return created[a].wl.Name < created[b].wl.Name
 	})
+	draw := uidDraw(e.uidSeed)
 	for n, m := range created {
 		wl := m.wl
 		wl.CreationTimestamp = m.it.obj.GetCreationTimestamp()
 		if wl.UID == "" {
 			wl.UID = makeUID(uidWorkload, n+1)
+			if draw != nil {
+				wl.UID = draw()
+			}
 		}
 		if err := e.cl.Update(ctx, wl); err != nil {
 			return Converted{}, fmt.Errorf("workload %s/%s: %w", wl.Namespace, wl.Name, err)

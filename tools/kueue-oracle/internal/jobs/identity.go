@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"fmt"
+	"math/rand"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -32,6 +33,24 @@ const (
 
 func makeUID(tag, n int) types.UID {
 	return types.UID(fmt.Sprintf("%08x-0000-4000-8000-%012x", tag, n))
+}
+
+// uidDraw draws random version-4 UUIDs from seed, as the API server gives a created object one
+// (uuid.New); nil for seed 0 (makeUID's input order).
+func uidDraw(seed int64) func() types.UID {
+	if seed == 0 {
+		return nil
+	}
+	rng := rand.New(rand.NewSource(seed))
+	return func() types.UID {
+		var b [16]byte
+		for i := range b {
+			b[i] = byte(rng.Intn(256))
+		}
+		b[6] = b[6]&0x0f | 0x40
+		b[8] = b[8]&0x3f | 0x80
+		return types.UID(fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16]))
+	}
 }
 
 // generatedName is what the API server makes of a generateName prefix (five characters of
