@@ -230,16 +230,21 @@ class Comparison:
                          for name, (k, q) in sorted(self.differ.items()))
 
 
-def variants(data: dict) -> dict[str, set[Outcome]]:
+UNTOUCHED = None  # in `variants`: some run left the workload as the input holds it (admitted, no one preempted it)
+
+
+def variants(data: dict) -> dict[str, set[Outcome | None]]:
     """The oracle's outcomes per workload where its runs differed (`--runs N`): each is an answer
-    Kueue may give."""
+    Kueue may give; `UNTOUCHED` where a run left it as the input holds it (an admitted workload no
+    preemptor chose: no decision, as kadmit gives none)."""
     objects = {d["workload"]: object_name(d["object"]) for d in data["decisions"]}
-    out: dict[str, set[Outcome]] = {}
+    out: dict[str, set[Outcome | None]] = {}
     for w in (data.get("variance") or {}).get("workloads", []):
-        outs = set()
+        outs: set[Outcome | None] = set()
         for o in w["outcomes"]:
             if not o["decision"]["workload"]:
-                continue  # runs that left it as the input holds it (an admitted workload no one preempted)
+                outs.add(UNTOUCHED)
+                continue
             d, by = o["decision"], o["decision"].get("preempted_by")
             d = dict(d, preempted_by=objects.get(by, by)) if by else d
             outs.add(_outcome(d, [objects.get(v["workload"], v["workload"]) for v in d["preempted"]]))
@@ -248,10 +253,11 @@ def variants(data: dict) -> dict[str, set[Outcome]]:
 
 
 def compare(kadmit: Answer, kueue: Answer, *, placement: bool = True,
-            alternatives: dict[str, set[Outcome]] | None = None) -> Comparison:
+            alternatives: dict[str, set[Outcome | None]] | None = None) -> Comparison:
     """Workloads both decided must have equal outcomes (placements too, unless `placement` is
     off), or kadmit's must be one of Kueue's `alternatives` for a workload on which Kueue's own
-    runs differed. An object that made several workloads (a LeaderWorkerSet's groups, a
+    runs differed (where kadmit leaves a workload as the input holds it, one of them must too:
+    `UNTOUCHED`). An object that made several workloads (a LeaderWorkerSet's groups, a
     Deployment's pods) is compared as the multiset of its workloads' outcomes: their names carry
     hashes of UIDs each tool gives on its own. A workload one side decided and the other skipped
     differs, with the skip's reason, unless kadmit skipped it saying it is never admitted and
@@ -285,8 +291,9 @@ def compare(kadmit: Answer, kueue: Answer, *, placement: bool = True,
             kn = qn
         name = (kn or qn)[0]
         k, q = kadmit.outcomes.get(name) if kn else None, kueue.outcomes.get(name) if qn else None
+        others = (alternatives or {}).get(name, set())
         if k is not None and q is not None:
-            allowed = {strip(o) for o in (alternatives or {}).get(name, set())} | {strip(q)}
+            allowed = {strip(o) for o in others if o is not UNTOUCHED} | {strip(q)}
             if strip(k) not in allowed:
                 differ[name] = (k, q)
         elif k is None:
@@ -295,10 +302,14 @@ def compare(kadmit: Answer, kueue: Answer, *, placement: bool = True,
                 undecided[name] = q
             elif why and "never admitted" in why and not q.admitted:
                 continue  # kadmit says Kueue never admits it, and Kueue did not
+            elif not why and UNTOUCHED in others:
+                continue  # kadmit leaves it as the input holds it, as some of Kueue's runs do
             else:
                 differ[name] = (f"skipped: {why}" if why else "no decision", q)
         else:
             why = kueue.skipped.get(obj)
+            if not why and strip(k) in {strip(o) for o in others if o is not UNTOUCHED}:
+                continue  # the run shown left it as the input holds it; another decided it as kadmit does
             differ[name] = (k, f"skipped: {why}" if why else "no decision")
     # every object of a kind neither reads is listed as not read by both (the rest are decided or skipped)
     for obj in sorted(kadmit.not_read.keys() ^ kueue.not_read.keys()):
