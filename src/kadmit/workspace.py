@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import errno
-import gc
 import os
 import sys
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator, Protocol, Sequence
+from typing import Protocol, Sequence
 
+from kadmit.collector import long_lived, paused_gc  # noqa: F401 (long_lived re-exported)
 from kadmit.diagnostics import KAD001, KAD002, KAD003, KAD004, Diagnostics
 from kadmit.edits import Edit, EditConflict, apply
 from kadmit.model import Fragment, Model, merge
@@ -280,42 +279,6 @@ def load(paths: list[str], *, limits: Limits | None = None, validate: bool = Tru
     return Workspace(model=model, sources=sources, diagnostics=diags, files=names,
                      input_error=failed or reader.failed, parts=parts, documents=documents, incomplete=incomplete,
                      jobs_applied=jobs_applied)
-
-
-@contextmanager
-def paused_gc() -> Iterator[None]:
-    """Reading builds millions of small acyclic objects (value trees, model objects): the cyclic
-    collector would walk them again and again for nothing (a third of the time on large manifests)
-    and reference counting frees them anyway, so it pauses while reading and validating and
-    resumes as it was. The objects made meanwhile then join the oldest generation in one step
-    (`freeze` + `unfreeze` moves them there without walking them): left in the youngest, the first
-    collections after reading would walk all of them (8 % of loading 15,000 workloads), only to
-    find them alive. Garbage among them is still found by the next full collection."""
-    was, held = gc.isenabled(), gc.get_freeze_count() > 0
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        if not held:  # inside an outer holder's frozen set (why's prover), ours stay there until it ends
-            gc.unfreeze()
-        if was:
-            gc.enable()
-
-
-@contextmanager
-def long_lived() -> Iterator[None]:
-    """While a command works on a model it has read, the objects that exist now (the model, its
-    source texts, its indexes) sit in the collector's permanent generation, so the collections the
-    work triggers don't walk them (a full collection of 50,000 workloads' model costs seconds);
-    when the work ends they return to the oldest generation, where garbage among them is found."""
-    held = gc.get_freeze_count() > 0  # an outer holder (why's prover) releases everything itself
-    gc.freeze()
-    try:
-        yield
-    finally:
-        if not held:
-            gc.unfreeze()
 
 
 def _read_all(files: list[Path], root: Path, reader: "Reader", diags: Diagnostics,
