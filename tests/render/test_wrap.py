@@ -107,10 +107,11 @@ def test_a_terminal_shown_why_in_stages_adds_up_to_the_wrapped_answer():
 def test_admit_fits_the_width_below_its_table():
     result = api.admit([KAD]).result
     for width in (60, 80, 100, 140):
-        text = admit_human(result, width=width)
+        text = admit_human(result, width=width, unmodelled=2)  # its KAD161 line: 87 columns
         below = text.split("\n\n", 1)[1]  # the table's notes are cut to fit (test_digest)
         _fits(below, width)
-        assert below.split() == admit_human(result).split("\n\n", 1)[1].split()
+        assert below.split() == admit_human(result, unmodelled=2).split("\n\n", 1)[1].split()
+    assert "(KAD161):\n    Kueue's answer may differ" in admit_human(result, width=60, unmodelled=2)
 
 
 def test_a_pipe_gets_every_line_whole_and_quoted_input_is_never_wrapped():

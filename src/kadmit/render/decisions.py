@@ -9,6 +9,7 @@ from kadmit.engine.result import AdmitResult
 from kadmit.identity import display_names, object_dict, object_of, skipped_dict
 from kadmit.placement.domains import level_label
 from kadmit.quantity import format_quantity
+from kadmit.render.wrap import Verbatim, fit
 
 
 # --- admit --------------------------------------------------------------------------------------
@@ -81,7 +82,7 @@ def _gang_lines(gangs) -> list[str]:
                      g.reason))
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     return (["", "gangs (placed by kube-scheduler all-or-nothing, not admitted by Kueue):"]
-            + ["  " + "  ".join(r[i].ljust(widths[i]) for i in range(4)) + "  " + r[4] for r in rows])
+            + [Verbatim("  " + "  ".join(r[i].ljust(widths[i]) for i in range(4)) + "  " + r[4]) for r in rows])
 
 
 def _request_text(req) -> str:
@@ -159,7 +160,8 @@ def _wrapped(line: str, width: int | None) -> list[str]:
 
 
 def admit_human(result: AdmitResult, skipped=(), width: int | None = None, unmodelled: int = 0) -> str:
-    """The decisions as a table; with `width` (a terminal's), each row's note is cut to fit it;
+    """The decisions as a table; with `width` (a terminal's), each row's note is cut to fit it and the
+    lines below the tables wrapped to it (`render.wrap`);
     `unmodelled`: how many settings kadmit does not model the input sets (KAD161), which the summary
     says may make Kueue's answer differ."""
     names = display_names([d.workload for d in result.decisions])
@@ -196,7 +198,7 @@ def admit_human(result: AdmitResult, skipped=(), width: int | None = None, unmod
                 message, n = more.get(i, (r[4], 0))
                 rows[i] = r[:4] + (_fit(_bare(message), room, f" (+{n} more)" if n else ""),)
                 cut = True
-    lines = ["  ".join(r[i].ljust(widths[i]) for i in range(4)) + "  " + r[4] for r in rows]
+    lines = [Verbatim("  ".join(r[i].ljust(widths[i]) for i in range(4)) + "  " + r[4]) for r in rows]
     if cut:
         lines.append("(notes cut to the terminal's width: `kadmit why WORKLOAD` gives each one whole)")
     placed = [(d.key, line) for d in result.decisions if d.admitted for line in placement_summary(d.assignment)]
@@ -252,5 +254,5 @@ def admit_human(result: AdmitResult, skipped=(), width: int | None = None, unmod
         what = "a setting" if unmodelled == 1 else f"{unmodelled} settings"
         lines.append(f"the input sets {what} kadmit does not model (KAD161): Kueue's answer may differ")
     lines.extend(skipped_lines(skipped))
-    return "\n".join(line.rstrip() for line in lines) + "\n"
+    return "\n".join(line.rstrip() for line in fit(lines, width)) + "\n"
 
