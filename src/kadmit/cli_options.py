@@ -55,6 +55,6 @@ tas_profile_option = click.option(
 def engine_refused(outcome, color: str) -> None:
     """The inputs could not be read as a cluster state: show why on stderr and exit."""
     _report(outcome.diagnostics, outcome.loaded.sources, color)
-    if outcome.loaded.exit_code != api.EXIT_OK and not api.cluster_unread(outcome.diagnostics):
+    if outcome.loaded.exit_code != api.EXIT_OK and api.check_lists_errors(outcome.diagnostics):
         click.echo("kadmit decides only on inputs without errors; `kadmit check` lists them", err=True)
     sys.exit(outcome.exit_code)

@@ -75,6 +75,9 @@ def test_nothing_usable_is_said_and_exits_2(run, name, text, verb):
     assert "0 of 0" not in result.output
     assert "error[KAD004]: nothing to decide" in result.output
     assert f"note[KAD020]: not read" in result.output and f"--> {name}:1:1" in result.output
+    # check passes such input (nothing in it is wrong), so admit does not send the reader to check for errors
+    assert "`kadmit check` lists them" not in result.output
+    assert run("check", name).exit_code == 0
 
 
 def test_an_unknown_extension_named_is_read_and_an_empty_one_noted(run):

@@ -11,7 +11,7 @@ from kadmit import workspace as ws
 from kadmit.api.common import (EXIT_FINDINGS, EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_UNKNOWN, Loaded, one_question,
                                exit_code, file_limits, load_for_engine, no_optimal, path_kind,
                                solver_limits)
-from kadmit.api.cluster import SnapshotOutcome, cluster_unread, cluster_warnings, read_cluster, snapshot
+from kadmit.api.cluster import SnapshotOutcome, check_lists_errors, cluster_unread, cluster_warnings, read_cluster, snapshot
 from kadmit.scope import decidable, untouched_model
 from kadmit.atomic import write_text_atomic
 from kadmit.diagnostics import KAD004, Diagnostic, Diagnostics, Severity
@@ -21,7 +21,7 @@ from kadmit.source import SourceMap
 __all__ = ["WriteOutcome", "export", "import_", "EXIT_FINDINGS", "EXIT_INPUT", "EXIT_INTERNAL", "EXIT_OK", "EXIT_UNKNOWN", "AdmitOutcome", "CheckResult",
            "DiffOutcome", "FmtResult", "Loaded", "SimulateOutcome", "SweepOutcome", "TestOutcome", "WhyOutcome",
            "admit", "check", "diff", "exit_code", "fmt", "load_for_engine", "lookup", "simulate", "sweep", "test",
-           "why", "why_capacity", "SnapshotOutcome", "cluster_unread", "cluster_warnings", "read_cluster", "snapshot"]
+           "why", "why_capacity", "SnapshotOutcome", "check_lists_errors", "cluster_unread", "cluster_warnings", "read_cluster", "snapshot"]
 
 # The verbs of other modules, imported on first use: `check`, `admit` and `why` don't load them.
 _ELSEWHERE = {"WriteOutcome": "convert", "export": "convert", "import_": "convert",

@@ -28,6 +28,13 @@ def cluster_unread(diagnostics: list[Diagnostic]) -> bool:
     return any(d.severity.value == "error" for d in cluster_warnings(diagnostics))
 
 
+def check_lists_errors(diagnostics: list[Diagnostic]) -> bool:
+    """Whether the errors that refused an engine verb's input are ones `kadmit check` lists: not only the
+    live cluster unread, and not only KAD004 (inputs holding nothing to decide, which check passes)."""
+    return not cluster_unread(diagnostics) and any(d.severity.value == "error" and d.code != "KAD004"
+                                                   for d in diagnostics)
+
+
 def read_cluster(context: str | None = None, kubeconfig: str | None = None, *, max_file_bytes: int | None = None):
     """Every kind kadmit reads, from the kubeconfig's context through kubectl (`kadmit.live.read.Snapshot`:
     give it to a verb as `cluster=`; when nothing usable was read its text is None and its diagnostics
