@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 from kadmit import api
 from kadmit.edits import apply
+from kadmit.engine.explain.rank import preference
 from kadmit.cli import cli
 from kadmit.render.why import why_patch
 
@@ -105,7 +106,7 @@ def test_preemption_policy_lets_a_higher_priority_workload_in(tmp_path):
     policy = next(f for f in fixes if edits(f) == [("never", "lower_priority")])
     assert [(e.workload, e.kind) for e in policy.effects] == [("ns/old", "admitted → evicted")]
     finish = next(f for f in fixes if f.changes[0].knob.kind == "finish")
-    assert finish.effects == [] and finish.rank() < policy.rank()  # no side effect ranks first
+    assert finish.effects == [] and preference(finish, "q") < preference(policy, "q")  # no side effect ranks first
 
 
 def test_topology_blocked_gang_waits_for_the_holder(tmp_path, monkeypatch):

@@ -54,6 +54,7 @@ class Knob:
     after: str = ""
     workload: str = ""  # the workload whose spec it is in (a pod set's count, its priority, …), else ""
     within: tuple[str, str, str] = ()  # (object, part, value): `ClusterQueue `a``, `flavor a100`, `cpu nominalQuota`
+    quota_of: str = ""  # a quota number's queue or cohort (`cq:NAME`, `cohort:NAME`), else ""
 
     def render(self, value: int | str) -> str:
         if isinstance(value, int) and self.kind in ("quota", "allocatable", "cover"):
@@ -117,11 +118,11 @@ def quota_knob(model: Model, sources: SourceMap, nid: str, fname: str, res: str,
         label = "cluster_queue" if kind == "cq" else "cohort"
         field = f"`{res}`" if which == "nominal" else f"`{_KAD_LIMIT[which]}` of `{res}`"
         return Knob("quota", span, old, f"{field} in flavor `{fname}`", f"{label} `{name}`", value, res, kad=True,
-                    within=(f"{label} `{name}`", f"flavor `{fname}`", field))
+                    within=(f"{label} `{name}`", f"flavor `{fname}`", field), quota_of=nid)
     label = "ClusterQueue" if kind == "cq" else "Cohort"
     path = f"spec.resourceGroups[{gi}].flavors[{fi}].resources[{ri}].{_KUEUE_LIMIT[which]}"
     return Knob("quota", span, old, path, f"{label} `{name}` ({fname}, {res})", value, res,
-                within=(f"{label} `{name}`", f"flavor {fname}", f"{res} {_KUEUE_LIMIT[which]}"))
+                within=(f"{label} `{name}`", f"flavor {fname}", f"{res} {_KUEUE_LIMIT[which]}"), quota_of=nid)
 
 
 def queueing_knob(sources: SourceMap, cq: ClusterQueue) -> Knob | None:

@@ -16,6 +16,7 @@ from kadmit.engine.explain.coverage import cover_options, out_of_reach
 from kadmit.validate.likely import misspelt_resources
 from kadmit.engine.explain.fixes import Fix, Obstacles
 from kadmit.engine.explain.prove import Change, Proven, Prover
+from kadmit.engine.explain.rank import ordered
 from kadmit.engine.explain.raises import ahead_in_tree, alone_notes, flavor_raises, group_raises, lender_raises
 from kadmit.model import Model, Workload
 from kadmit.source import SourceMap
@@ -40,8 +41,8 @@ class Ask:
 
 
 def proven_fixes(prover: Prover, model: Model, sources: SourceMap, ask: Ask, units: dict[str, int]) -> list[Proven]:
-    """Every candidate proven by deciding again, best first: fewest side effects (harmful first), then
-    fewest and smallest changes."""
+    """Every candidate proven by deciding again, best first (`rank.ordered`: grouped by who acts, then
+    by side effects, then by the relative size of the change, the workload's own queue first)."""
     found: dict[tuple, Proven] = {}
 
     def keep(p: Proven | None) -> None:
@@ -92,18 +93,8 @@ def proven_fixes(prover: Prover, model: Model, sources: SourceMap, ask: Ask, uni
     for note in alone_notes(prover, list(found.values()), ask.cluster_queue):
         if note not in prover.notes:
             prover.notes.append(note)
-    return ordered(list(found.values()))
-
-
-def ordered(found: list[Proven]) -> list[Proven]:
-    """Best first: fewest harmful side effects, then fewest side effects, then the smallest change;
-    a fix that shrinks the workload to less than half its pods comes after every policy change that
-    does no more harm with no more side effects (a person shrinks a job last)."""
-    policy = [(p.harm, len(p.changed)) for p in found if p.actor == "platform"]
-
-    def demoted(p: Proven) -> bool:
-        return p.kept < 0.5 and any(h <= p.harm and n <= len(p.changed) for h, n in policy)
-    return sorted(found, key=lambda p: (p.harm, len(p.changed), demoted(p), p.rank()))
+    lq = next((q for q in model.local_queues if q.key == f"{ask.workload.namespace}/{ask.workload.queue}"), None)
+    return ordered(list(found.values()), lq.cluster_queue if lq is not None else ask.cluster_queue)
 
 
 def choose(found: list[Proven], n: int) -> list[Proven]:

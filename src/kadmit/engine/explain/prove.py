@@ -135,12 +135,6 @@ class Proven:
                 out *= c.new / old
         return out
 
-    def rank(self) -> tuple:
-        """Fewest side effects (harmful ones first), then the smallest change relative to the value it
-        changes, then the fewest changes."""
-        size = sum(_size(c) for c in self.changes)
-        return (self.harm, len(self.changed), size, len(self.changes), [c.describe() for c in self.changes])
-
     @property
     def outcome_text(self) -> str:
         return f"`{self.target}` is {_gets(self.outcome)}"
@@ -198,13 +192,6 @@ def actor_of(changes: list[Change], target: str = "") -> str:
     if any(c.knob.kind in OWNER_KINDS and c.knob.workload not in ("", target) for c in changes):
         return "others"
     return "owner" if kinds & set(OWNER_KINDS) else "nobody"
-
-
-def _size(c: Change) -> float:
-    k = c.knob
-    if isinstance(k.value, int) and isinstance(c.new, int) and k.value:
-        return abs(c.new - k.value) / abs(k.value)
-    return 1.0
 
 
 @dataclass
