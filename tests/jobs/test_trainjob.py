@@ -125,3 +125,25 @@ def test_runtime_patches_reach_the_pod_set_of_the_job_they_name(tmp_path):
     assert [(t.key, t.operator) for t in node.tolerations] == [("gpu", "Exists")]
     assert [(d.code, d.severity.value) for d in ws.diagnostics] == [("KAD161", "warning")]
     assert "`kueue.x-k8s.io/podset-required-topology`" in next(iter(ws.diagnostics)).message
+
+
+def test_succeeded_jobs_come_off_their_pod_set(tmp_path):
+    """Kueue's TrainJob.ReclaimablePods: a `jobsStatus` entry's succeeded Jobs, when more than none
+    and at most its replicated job's replicas, times the child JobSet's pods per Job come off that
+    pod set (the reconciler writes them to the Workload's status.reclaimablePods). A suspended
+    TrainJob that ran: the trainer (3 nodes, replicas 1: its one Job) finished whole; the
+    initializer's status counts more Jobs than its replicas, so nothing of it comes off."""
+    status = """\
+  suspend: true
+status:
+  jobsStatus:
+  - {name: dataset-initializer, succeeded: 2, active: 0}
+  - {name: node, succeeded: 1, active: 0}
+  - {name: no-such-job, succeeded: 1, active: 0}
+"""
+    tj = TRAINJOB.format(kind="ClusterTrainingRuntime")
+    m = model_of(tmp_path, setup__yaml=SETUP, rt__yaml=RUNTIME.format(kind="ClusterTrainingRuntime"),
+                 tj__yaml=tj + status)
+    (wl,) = m.workloads
+    assert [(p.name, p.count) for p in wl.pod_sets] == [("dataset-initializer", 1), ("node", 0)]
+    assert "0 of its 3 pods: 3 reclaimable (finished)" in wl.pod_sets[1].origin

@@ -176,9 +176,11 @@ def _own_names(made: list[Workload], taken: set[str]) -> list[Workload]:
 
 
 def _with_runtime(job: Job, model: Model) -> Job:
-    """A TrainJob's workload, from the runtime it names (`trainjob.runtime_pod_sets`); without the
-    runtime in the input it has none (and says why)."""
-    from kadmit.manifests.jobs.trainjob import runtime_pod_sets
+    """A TrainJob's workload, from the runtime it names (`trainjob.runtime_pod_sets`), less the pods
+    of its succeeded Jobs (`trainjob.reclaimable_pods`); without the runtime in the input it has
+    none (and says why)."""
+    from kadmit.manifests.jobs.common import reclaimed
+    from kadmit.manifests.jobs.trainjob import reclaimable_pods, runtime_pod_sets
 
     t = job.train
     assert t is not None
@@ -190,8 +192,10 @@ def _with_runtime(job: Job, model: Model) -> Job:
         return job.model_copy(update={"workloads": (), "note": (
             f"its runtime, {t.runtime_kind} `{t.runtime_name}`{where}, is not in the input: kadmit builds a "
             "TrainJob's pod sets from its runtime's JobSet template (add the runtime to the input)")})
-    pod_sets = tuple(runtime_pod_sets(runtime, t))
-    return job.model_copy(update={"workloads": tuple(w.model_copy(update={"pod_sets": pod_sets}) for w in job.workloads)})
+    pod_sets = runtime_pod_sets(runtime, t)
+    job = job.model_copy(update={"workloads": tuple(w.model_copy(update={"pod_sets": tuple(pod_sets)})
+                                                    for w in job.workloads)})
+    return reclaimed(job, reclaimable_pods(runtime, t, pod_sets))
 
 
 def _shared_uids(jobs: tuple[Job, ...], diags: Diagnostics) -> set[str]:

@@ -61,6 +61,7 @@ class TrainSpec(Obj):
     num_nodes: int | None = None
     resources_per_node: Quantities | None = None  # requests (limits where no request), as written
     patches: tuple[RuntimePatch, ...] = ()  # `runtimePatches`, in order
+    succeeded: dict[str, int] = {}  # `status.jobsStatus`: each replicated job's succeeded Jobs
 
 
 def training_runtime(f: Fields, o: Meta) -> TrainingRuntime:
@@ -107,10 +108,12 @@ def train_job(f: Fields, o: Meta) -> Job:
         requests, _ = f.resource_list(resources, "requests")
         limits, _ = f.resource_list(resources, "limits")
         per_node = {**limits, **requests}
+    status = f.map(o.node, "status")
+    succeeded = {name: n for s in f.maps(status, "jobsStatus")
+                 if (name := f.str(s, "name")) and (n := f.int(s, "succeeded", default=0, lo=0))}
     train = TrainSpec(runtime_kind=kind, runtime_name=f.str(ref, "name", required=True, what="`runtimeRef`"),  # type: ignore[arg-type]
                       num_nodes=f.int(trainer, "numNodes", lo=0), resources_per_node=per_node,
-                      patches=_runtime_patches(f, spec))
-    status = f.map(o.node, "status")
+                      patches=_runtime_patches(f, spec), succeeded=succeeded)
     started = any(f.int(s, "active", default=0) for s in f.maps(status, "jobsStatus"))
     finished = any(f.str(c, "type") in ("Complete", "Failed") and f.str(c, "status") == "True"
                    for c in f.maps(status, "conditions"))
@@ -191,4 +194,17 @@ def runtime_pod_sets(runtime: TrainingRuntime, train: TrainSpec) -> list[PodSet]
                   + (", the trainer" if j.trainer else "") + ")")
         out.append(j.pod_set.model_copy(update={"count": j.replicas * pods, "requests": requests, "origin": origin,
                                                 **_patched(j.pod_set, j.name, train.patches)}))
+    return out
+
+
+def reclaimable_pods(runtime: TrainingRuntime, train: TrainSpec, pod_sets: list[PodSet]) -> dict[str, int]:
+    """Kueue's TrainJob.ReclaimablePods: per replicated job of the child JobSet, its succeeded Jobs
+    (`status.jobsStatus[].succeeded`, when more than none and at most its replicas) times its pods
+    per Job (`PodsCountPerReplica`: the pod set's count over the replicas), which the reconciler
+    writes to the Workload's `status.reclaimablePods` and the scheduler takes off the pod set."""
+    out = {}
+    for j, ps in zip(runtime.jobs, pod_sets):
+        done = train.succeeded.get(j.name, 0)
+        if j.replicas and 0 < done <= j.replicas:
+            out[j.name] = done * (ps.count // j.replicas)
     return out
