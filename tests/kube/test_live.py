@@ -317,3 +317,73 @@ def test_a_kind_larger_than_max_file_size_stops_the_read_naming_it(example: Kube
     assert not (tmp_path / "s.yaml").exists()
     whole = kadmit(example, "snapshot", "-o", str(tmp_path / "s.yaml"), "--max-file-size", str(64 << 20))
     assert whole.exit_code == 0 and (tmp_path / "s.yaml").exists(), whole.output
+
+
+# --- the on-call path's failures: each a diagnostic naming what, within seconds ---------------------------
+
+def test_a_user_who_may_list_nothing_gets_every_kind_named_and_exit_2(example: KubeAPIServer, tmp_path: Path) -> None:
+    """Discovery is every authenticated user's; listing is not: a ServiceAccount with no rights is told, kind by
+    kind, what it may not list and where, and that nothing could be read (KAD035), exit 2."""
+    example.apply("apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: nobody, namespace: default}\n")
+    token = example.run("create", "token", "nobody", "--namespace", "default").stdout.strip()
+    env = {"KUBECONFIG": str(kubeconfig(example, tmp_path / "nobody", token=token))}
+    served = discover.plan(discover.parse_api_resources(
+        Kubectl(str(example.kubectl), kubeconfig=str(example.kubeconfig)).run(
+            "api-resources", "-o", "wide", "--no-headers").out) or []).targets
+    for verb in (["admit", "--cluster"], ["snapshot", "-o", str(tmp_path / "s.yaml")]):
+        got = kadmit(example, *verb, env=env)
+        assert got.exit_code == 2 and got.stdout == "", got.output
+        assert "error[KAD035]: nothing could be listed from context `kadmit-kube`" in got.stderr
+        named = re.findall(r"^warning\[KAD034\]: not listed: (\S+) (in every namespace|cluster-wide|in namespace "
+                           r"kueue-system): \S+ is forbidden: User \"system:serviceaccount:default:nobody\" cannot list",
+                           got.stderr, re.M)
+        more = re.search(r"^warning\[KAD034\]: (\d+) more \(kind not listed\) not shown", got.stderr, re.M)
+        assert set(named) <= {(t.shown, t.where()) for t in served}, got.stderr  # the first few, each named …
+        assert len(named) + int(more.group(1) if more else 0) == len(served), got.stderr  # … and the count of the rest
+    assert not (tmp_path / "s.yaml").exists()
+
+
+def test_a_server_that_never_answers_is_unreachable_within_kubectls_handshake_timeout(example: KubeAPIServer,
+                                                                                       tmp_path: Path) -> None:
+    """A port that accepts connections and never answers (a hung API server): kubectl gives up on the TLS
+    handshake (10 s, its own), and the read is KAD032 naming the context and server, exit 2; no hang."""
+    import socket
+    import time
+
+    with socket.socket() as hung:
+        hung.bind(("127.0.0.1", 0))
+        hung.listen(64)  # the kernel completes the connections; nothing ever reads or answers them
+        address = f"https://127.0.0.1:{hung.getsockname()[1]}"
+        env = {"KUBECONFIG": str(kubeconfig(example, tmp_path / "hung", address=address))}
+        started = time.monotonic()
+        got = kadmit(example, "snapshot", "-o", str(tmp_path / "s.yaml"), env=env)
+        took = time.monotonic() - started
+    assert got.exit_code == 2 and got.stdout == "", got.output
+    assert f"error[KAD032]: can't reach the API server of context `kadmit-kube` (server {address}): " \
+           "Unable to connect to the server: net/http: TLS handshake timeout" in got.stderr, got.stderr
+    assert took < 60, took  # kubectl's 10 s, not the 60 s request timeout nor a hang
+
+
+def test_a_cluster_without_kueue_is_read_and_decided_as_kueue_would_leave_it(tmp_path: Path) -> None:
+    """A server with none of Kueue's kinds (a bare API server: no CRDs at all): a warning placed at the snapshot
+    header's line (KAD036), the jobs read, and a queued Job pending because its LocalQueue doesn't exist."""
+    from kube.server import start, stop
+
+    directory = tmp_path / "bare"
+    server = start(directory, no_crds=True)
+    try:
+        server.run("create", "namespace", "team-a")
+        server.apply("apiVersion: batch/v1\nkind: Job\nmetadata: {name: queued, namespace: team-a, labels: "
+                     "{kueue.x-k8s.io/queue-name: main}}\nspec:\n  suspend: true\n  template:\n    spec:\n"
+                     "      restartPolicy: Never\n      containers: [{name: c, image: busybox, resources: "
+                     "{requests: {cpu: '1'}}}]\n")
+        got = kadmit(server, "admit", "--cluster")
+        assert got.exit_code == 0, got.output
+        assert re.search(r"^team-a/queued +no +- +- +LocalQueue main doesn't exist$", got.stdout, re.M), got.stdout
+        assert ("warning[KAD036]: the server serves no kind of `kueue.x-k8s.io`: Kueue is not installed in this "
+                f"cluster\n  --> {NAME}:") in got.stderr, got.stderr
+        why = kadmit(server, "why", "team-a/queued", "--cluster")
+        assert why.exit_code == 1 and "reason: LocalQueue main doesn't exist" in why.stdout, why.output
+        assert "warning[KAD036]" in why.stderr
+    finally:
+        stop(directory)
