@@ -496,6 +496,9 @@ class Job(Obj):
     # being submitted (no UID, no status): Kueue's webhooks default and validate it now; one already in
     # the cluster (read back from it) passed them when it was created, or never did
     submitted: bool = True
+    # `metadata.deletionTimestamp` set: Kueue's job reconciler finds it being deleted, drops its
+    # finalizers and makes no Workload of it (jobframework ReconcileGenericJob; a single pod's Load)
+    deleting: bool = False
 
 
 # --- the whole -----------------------------------------------------------------------------------

@@ -133,6 +133,7 @@ class Builder:
                    generate_name=not self.f.str(self.o.metadata, "name"),
                    refusals=job_refusals(self.f, self.o, self.framework) + tuple(self.refusals),
                    submitted=not ref.uid and not _set(self.f.field(self.o.node, "status")),
+                   deleting=_set(self.f.field(self.o.metadata, "deletionTimestamp")),
                    span=self.f.span(self.o.node))
 
 

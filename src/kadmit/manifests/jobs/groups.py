@@ -25,7 +25,7 @@ def join_pod_groups(jobs: tuple[Job, ...]) -> tuple[list[Job], list[Skipped]]:
             continue
         joined, why = _group(job.group, pods)
         if joined is not None:
-            out.append(joined)
+            out.append(joined.model_copy(update={"deleting": False}))  # the group's, not its first member's
         else:
             skipped.extend(Skipped(object=p.object, reason=why, span=p.span) for p in pods)
     return out, skipped
@@ -51,13 +51,16 @@ def _group(name: str, pods: list[Job]) -> tuple[Job | None, str]:
         if p.group_total != first.group_total:
             return None, (f"pods `{first.object.name}` and `{p.object.name}` of group `{name}` give different "
                           "`pod-group-total-count`: Kueue makes no Workload of the group")
-    # `isPodRunnableOrSucceeded`: every pod but a Failed one counts among the group's pods
+    # `isPodRunnableOrSucceeded`: every pod but a Failed one (or one being deleted on no node:
+    # pods.pod_job) counts among the group's pods
     active = [p for p in pods if p.state != "finished" or p.succeeded]
     if first.group_fast and active:
         chosen, counts = active[:1], {0: total}
     elif len(active) < total:
-        return None, (f"group `{name}` has {len(active)} of its {total} pods in the input: Kueue waits for "
-                      "all of them before it makes the group's Workload")
+        left = len(pods) - len(active)
+        return None, (f"group `{name}` has {len(active)} of its {total} pods in the input"
+                      + (f" that can run ({left} more Failed or being deleted on no node)" if left else "")
+                      + ": Kueue waits for all of them before it makes the group's Workload")
     else:
         chosen = active[:total]  # Kueue deletes the excess pods
         counts = {}

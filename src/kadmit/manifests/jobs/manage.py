@@ -29,6 +29,12 @@ KUEUE_NAMESPACE = "kueue-system"
 DEFAULT_NAMESPACE_SELECTOR = LabelSelector(match_expressions=(Requirement(
     key="kubernetes.io/metadata.name", operator="NotIn", values=("kube-system", KUEUE_NAMESPACE)),))
 DEFAULT_LOCAL_QUEUE = "default"
+# Kinds whose Workloads no generic job reconciler makes: a LeaderWorkerSet's reconciler makes its groups'
+# Workloads whether it is being deleted or not; a StatefulSet's and a Deployment's pods come from their
+# own controllers, which make none for one being deleted (not modelled: kadmit decides them as read).
+_NOT_GENERIC = ("leaderworkerset.x-k8s.io/leaderworkerset", "statefulset", "deployment")
+DELETING = ("it is being deleted (`metadata.deletionTimestamp`) and the input holds no Workload for it: Kueue's "
+            "job reconciler only drops its finalizers and makes none, so it is no pending work")
 
 
 @dataclass(frozen=True)
@@ -127,6 +133,9 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
         if found is not None:
             for i in found:
                 workloads[i] = _with_origins(workloads[i], job)
+            continue
+        if job.deleting and job.framework not in _NOT_GENERIC:
+            skipped.append(Skipped(object=job.object, reason=DELETING, span=job.span))
             continue
         reason = _refused(job, settings, queues, diags)
         if reason is None:

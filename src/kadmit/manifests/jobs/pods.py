@@ -56,6 +56,10 @@ def pod_job(f: Fields, o: Meta) -> Job | None:
     note = None
     if phase in ("Succeeded", "Failed"):
         state = "finished"
+    elif group and f.field(o.metadata, "deletionTimestamp") is not None and not f.str(spec, "nodeName"):
+        # `isPodRunnableOrSucceeded`: a member being deleted on no node can't run: the group does
+        # not count it among its pods, as a Failed one
+        state = "finished"
     elif group:
         # `Pod.IsActive` reads the group's pods by phase alone: a Running member, gated or not,
         # keeps Kueue waiting for the group (`handleJobWithNoWorkload`); any other member, placed

@@ -250,6 +250,14 @@ func (e *env) submit(ctx context.Context, it *item) error {
 		it.skip = fmt.Sprintf("creating it failed: %v", err)
 		return nil
 	}
+	// (a Deployment's or a StatefulSet's pods come from their controllers, which make none for one
+	// being deleted; not modelled: they are read as if not being deleted, as kadmit reads them)
+	if !it.submitted && it.u.GetDeletionTimestamp() != nil && framework != deploymentFramework && framework != "statefulset" {
+		if err := e.deleting(ctx, obj); err != nil {
+			it.skip = fmt.Sprintf("putting it in deletion failed: %v", err)
+			return nil
+		}
+	}
 	it.obj = obj
 	it.uids = []types.UID{obj.GetUID()}
 	if !e.enabled.Has(framework) {
@@ -260,6 +268,30 @@ func (e *env) submit(ctx context.Context, it *item) error {
 		return e.rollOut(ctx, it)
 	}
 	return nil
+}
+
+// harnessFinalizer holds an object the input shows being deleted that has no finalizer of its
+// own: on a cluster such an object exists only while its graceful termination lasts (a pod) or a
+// finalizer holds it.
+const harnessFinalizer = "kueue-oracle.kadmit/deleting"
+
+// deleting puts an object the input shows being deleted (metadata.deletionTimestamp) in that
+// state: the fake client's Create drops the field, as the API server's does, so the object is
+// created, given the harness's finalizer where it has none, and deleted; the client stamps its
+// deletionTimestamp (the fake clock's time, not the input's) and keeps it while a finalizer is
+// left, as Kueue's reconcilers would find it (the job reconciler only drops its finalizers and
+// makes no Workload; a pod group leaves a member being deleted on no node out of its pods).
+func (e *env) deleting(ctx context.Context, obj client.Object) error {
+	if len(obj.GetFinalizers()) == 0 {
+		obj.SetFinalizers([]string{harnessFinalizer})
+		if err := e.cl.Update(ctx, obj); err != nil {
+			return err
+		}
+	}
+	if err := e.cl.Delete(ctx, obj); err != nil {
+		return err
+	}
+	return e.cl.Get(ctx, client.ObjectKeyFromObject(obj), obj)
 }
 
 // reference creates an object jobs read (a training runtime), as the API server would; a
