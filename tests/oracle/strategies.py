@@ -72,6 +72,9 @@ CI (and on in the soak) and agreement is counted per feature. The switches:
   status or not (`check=KIND`), provisioning ones with their ProvisioningRequestConfig or without,
   MultiKueue ones over clusters Active or not, a missing one, `onFlavors` — and the check states of
   Workloads, pending or holding quota (Pending, Ready, Retry, Rejected: `check_state=STATE`)
+- `pod_extras_all_kinds` (opt-in, OPT_IN): the pod templates of LeaderWorkerSets, Ray kinds,
+  Deployments and StatefulSets draw init containers, sidecars, a RuntimeClass, limits without
+  requests and LimitRange-filled containers as the other jobs' do (otherwise only jobs' do)
 - `pod_states` (opt-in, OPT_IN): existing Pods and pod groups (`existing_jobs`) with Kueue's managed
   label in a state each, on no node (`pod_state=STATE`: gated, pending, running, gated_running,
   succeeded, failed), and no Workload (`_pod_states`)
@@ -120,7 +123,7 @@ SWITCHES = ("cohorts", "cohort_tree", "cohort_quota", "borrowing_limit", "lendin
 # switches drawn only when named (a soak's `--require`): not in ALL, so that clusters drawn from ALL
 # (every seed of the soaks, CI's property test) stay as they were
 OPT_IN = frozenset({"second_pass", "pod_states", "shared_hostname", "resource_config", "fungibility_defaults",
-                    "afs_weights"})
+                    "afs_weights", "pod_extras_all_kinds"})
 ALL = frozenset(SWITCHES)
 KNOWN = ALL | OPT_IN
 
@@ -332,11 +335,16 @@ def _requests(d: _Draw, resources: list[str]) -> dict:
 
 def _pod_spec(d: _Draw, resources: list[str], *, job: bool, namespace_has_limit_range: bool) -> dict:
     """A pod template's spec; jobs may carry init containers, sidecars, a RuntimeClass,
-    limits without requests, and containers without requests a LimitRange fills in."""
+    limits without requests, and containers without requests a LimitRange fills in; so may the
+    other kinds' (`job=False`: LeaderWorkerSet, Ray, Deployment, StatefulSet) under the opt-in
+    `pod_extras_all_kinds`."""
     main = {"name": "main", "image": "busybox"}
-    if job and d.on("limits_only", 0.15):
+    extras = job or "pod_extras_all_kinds" in d.allowed  # (opt-in: the same draws unless allowed)
+    if extras and not job:
+        d.features.add("pod_extras_all_kinds")
+    if extras and d.on("limits_only", 0.15):
         main["resources"] = {"limits": _requests(d, resources)}
-    elif job and namespace_has_limit_range and d.int(0, 2) == 0:
+    elif extras and namespace_has_limit_range and d.int(0, 2) == 0:
         d.features.add("limit_range")
         main["resources"] = {}
     else:
@@ -344,6 +352,7 @@ def _pod_spec(d: _Draw, resources: list[str], *, job: bool, namespace_has_limit_
     spec: dict = {"containers": [main]}
     if job:
         spec["restartPolicy"] = "Never"
+    if extras:
         inits = []
         if d.on("init_containers", 0.15):
             kind = "limits" if "limits_only" in d.allowed and d.int(0, 3) == 0 else "requests"
