@@ -14,11 +14,11 @@ _DONE: dict[int, Model] = {}  # recent results (kept alive, so ids are not reuse
 
 
 def effective(model: Model) -> Model:
-    """`synced`, `drained`, `checked`, then `counted`: what the engine and the reference decide on. A
+    """`synced`, `held`, `drained`, `checked`, then `counted`: what the engine and the reference decide on. A
     model this returned is returned as it is (transformations must not apply twice)."""
     if _DONE.get(id(model)) is model:
         return model
-    out = counted(checked(drained(synced(model))))
+    out = counted(checked(drained(held(synced(model)))))
     if len(_DONE) >= 16:
         _DONE.pop(next(iter(_DONE)))
     _DONE[id(out)] = out
@@ -121,6 +121,40 @@ def _admitted(wl) -> bool:
     condition is True (kept as it is: the controller syncs it only for one not admitted), or
     SyncAdmittedCondition sets it: every check state it has (after `synced`) Ready."""
     return wl.admitted_condition or all(s.state == "Ready" for s in wl.check_states)
+
+
+# The reasons of a False `Requeued` condition Kueue's workload controller sets True again (its
+# Reconcile): a reactivated workload's, a backoff's once its requeueAt has passed, a stopped queue's
+# once the queue runs (a pending workload of a queue still stopped is not admitted either way).
+REQUEUED_AGAIN = frozenset({"Deactivated", "PodsReadyTimeout", "AdmissionCheck", "ClusterQueueStopped",
+                            "LocalQueueStopped"})
+
+
+def held(model: Model) -> Model:
+    """Pending workloads Kueue's queues hold back, made inadmissible: one whose `Requeued` condition
+    is False for a reason the workload controller never sets True again (REQUEUED_AGAIN: Kueue's
+    ClusterQueue keeps it among its inadmissible workloads, backoffWaitingTimeExpired), and one whose
+    `status.requeueState.requeueAt` is still to come (now: a second after the input's latest workload
+    was created, as `checked` takes it), which the controller waits for before it queues the workload
+    (or sets its condition True). The model itself when none is."""
+    if not any(wl.requeued_false or wl.requeue_at for wl in model.workloads):
+        return model
+    now = max(wl.created for wl in model.workloads) + timedelta(seconds=1)
+    out, changed = [], False
+    for wl in model.workloads:
+        if wl.admission is None and wl.active and not wl.finished and not wl.inadmissible:
+            why = ""
+            if wl.requeue_at is not None and wl.requeue_at > now:
+                why = (f"Kueue requeues it at its status.requeueState.requeueAt, "
+                       f"{wl.requeue_at.strftime('%Y-%m-%dT%H:%M:%SZ')} (backoff), after now")
+            elif wl.requeued_false and wl.requeued_false not in REQUEUED_AGAIN:
+                why = (f"its Requeued condition is False (reason `{wl.requeued_false}`), which Kueue's workload "
+                       "controller sets True again only for " + ", ".join(sorted(REQUEUED_AGAIN)))
+            if why:
+                wl = wl.model_copy(update={"inadmissible": why})
+                changed = True
+        out.append(wl)
+    return model.model_copy(update={"workloads": tuple(out)}) if changed else model
 
 
 DEACTIVATED = "The workload is deactivated due to Admission check(s): "  # Kueue's message, a rejected check's names follow

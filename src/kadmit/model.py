@@ -323,6 +323,8 @@ class Workload(Obj):
     active: bool = True  # spec.active; an inactive workload is never admitted
     evicted: bool = False  # an `Evicted` condition with status True: Kueue prefers such victims
     inadmissible: str = ""  # why Kueue marks it inadmissible before any queue sees it (DRA), "" if not
+    requeued_false: str = ""  # the reason of a `Requeued` condition whose status is False, "" if none
+    requeue_at: datetime | None = None  # `status.requeueState.requeueAt`: Kueue queues it from then on
     uid: str = ""  # metadata.uid, where the input has it (preemption messages name it)
     job_uid: str = ""  # the `kueue.x-k8s.io/job-uid` label: the UID of the job it was made from
     duration_ms: int | None = None  # how long it runs once admitted (`kadmit.dev/duration`); `simulate` reads it

@@ -301,6 +301,10 @@ def workload(out: Out, ix: ModelIndex, wl: Workload) -> str:
         body.append(f"duration = {q(str(wl.duration_ms // 1000) + 's' if wl.duration_ms % 1000 == 0 else str(wl.duration_ms) + 'ms')}")
     if wl.inadmissible:
         body += out.lack("workloads", f"why Kueue finds `{wl.key}` inadmissible", wl.span, [wl.inadmissible])
+    if wl.requeued_false or wl.requeue_at is not None:  # what holds it back from Kueue's queues (effective.held)
+        body += out.lack("workloads", f"`{wl.key}`'s Requeued condition and requeueAt", wl.span, [
+            f"Requeued: False ({wl.requeued_false})" if wl.requeued_false else "Requeued: not False",
+            f"requeueAt: {timestamp(wl.requeue_at)}" if wl.requeue_at is not None else "requeueAt: none"])
     body += [pod_group(out, wl, ps) for ps in wl.pod_sets]
     if wl.admission is not None:
         adm = [f"cluster_queue = {key(wl.admission.cluster_queue)}"]

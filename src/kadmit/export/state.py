@@ -166,8 +166,12 @@ def workload(ix: ModelIndex, wl: Workload, diags: Diagnostics) -> dict:
         conditions.append(_condition("Evicted", None, "Preempted"))
     if wl.finished:
         conditions.append(_condition("Finished", None, "Succeeded"))
+    if wl.requeued_false:  # what holds it back from Kueue's queues (effective.held)
+        conditions.append(_condition("Requeued", None, wl.requeued_false) | {"status": "False"})
     if conditions:
         status["conditions"] = conditions
+    if wl.requeue_at is not None:
+        status["requeueState"] = {"requeueAt": timestamp(wl.requeue_at)}
     if wl.check_states:  # what its admission checks' controllers set (kadmit.modelchecks)
         status["admissionChecks"] = [{"name": c.name, "state": c.state, "message": ""} for c in wl.check_states]
     if status:

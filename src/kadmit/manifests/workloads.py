@@ -411,10 +411,19 @@ def workload(f: Fields, o: Meta) -> Workload | None:
     reclaim = _reclaimable(f, status)
     admission = _admission(f, status, pod_sets, conditions.get("QuotaReserved"), o.version, reclaim)
     pod_sets = tuple(_after_reclaim(ps, reclaim.get(ps.name, 0)) for ps in pod_sets)
-    evicted = conditions.get("Evicted", (False, None))
-    states = check_states(f, status, holds=holds and admission is not None)
     created = f.timestamp(o.metadata, "creationTimestamp")
-    extra = {} if created is None else {"created": created}
+    extra: dict = {} if created is None else {"created": created}
+    evicted = conditions.get("Evicted", (False, None))
+    # what holds a pending workload back from Kueue's queues (`effective.held`): a False Requeued
+    # condition, a requeueAt to come
+    requeued = conditions.get("Requeued")
+    requeued_node = None
+    if not holds and requeued is not None and f.str(requeued[1], "status") == "False":
+        extra["requeued_false"], requeued_node = f.str(requeued[1], "reason") or "", requeued[1]
+    requeue_state = f.map(status, "requeueState")
+    if not holds and (requeue_at := f.timestamp(requeue_state, "requeueAt")) is not None:
+        extra["requeue_at"] = requeue_at
+    states = check_states(f, status, holds=holds and admission is not None)
     return Workload(
         namespace=o.namespace or "default", name=o.name, queue=queue or "", priority_class=class_name,
         priority_class_kind=class_kind,
@@ -430,7 +439,8 @@ def workload(f: Fields, o: Meta) -> Workload | None:
                        "uid": f.field(o.metadata, "uid"), "queue": f.field(spec, "queueName"), "priority_class": class_node,
                        "priority": f.field(spec, "priority"), "created": f.field(o.metadata, "creationTimestamp"),
                        "active": f.field(spec, "active"), "admission": f.field(status, "admission"),
-                       "evicted": evicted[1] if evicted[0] else None,
+                       "evicted": evicted[1] if evicted[0] else None, "requeued": requeued_node,
+                       "requeue_at": f.field(requeue_state, "requeueAt") if "requeue_at" in extra else None,
                        "check_states": f.field(status, "admissionChecks"),
                        "pod_sets": f.field(spec, "podSets"),
                        **{f"pod_sets.{i}": ps.span for i, ps in enumerate(pod_sets)}}))
