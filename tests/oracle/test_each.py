@@ -74,3 +74,17 @@ def test_a_path_that_cannot_be_read_does_not_stop_the_others(kueue_oracle, tmp_p
     assert code == 2
     assert "error" in lines[0] and "no such file" in lines[0]["error"]
     assert lines[1]["decisions"]
+
+
+def test_a_configuration_with_an_unknown_gate_does_not_fail_the_next_cluster(kueue_oracle, tmp_path):
+    # Kueue main's docs turn on gates v0.17 does not have (KueueDRAIntegration): that cluster can't be
+    # decided; the gate's SetFromMap records the names it is given before checking them, so the unknown
+    # one failed every later cluster of the process (bench/upstream_sweep.py: 300 clusters after it)
+    unknown = tmp_path / "unknown.yaml"
+    unknown.write_text(GATED.replace("PartialAdmission: false", "KueueDRAIntegration: true"))
+    plain = tmp_path / "plain.yaml"
+    plain.write_text(GATED.split("---\n", 1)[1])
+    code, lines = _each(kueue_oracle, [str(unknown), str(plain)])
+    assert code == 2
+    assert lines[0]["error"] == "the Configuration's featureGates: unrecognized feature gate: KueueDRAIntegration"
+    assert "error" not in lines[1] and [p["count"] for d in lines[1]["decisions"] for p in d["pod_sets"]] == [2]

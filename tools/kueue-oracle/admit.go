@@ -13,6 +13,7 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/component-base/featuregate"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/kadmit/kadmit/tools/kueue-oracle/internal/cluster"
@@ -194,6 +195,28 @@ func resetGates(initial map[string]bool) {
 	}
 }
 
+// setConfigurationGates sets the Configuration's feature gates, refusing them all where one is
+// a gate Kueue v0.17 does not know. It checks the names first: the gate's SetFromMap records every
+// name it is given before checking them, so an unknown one left behind fails every later call
+// (each --each cluster after it).
+func setConfigurationGates(gates map[string]bool) error {
+	known := utilfeature.DefaultMutableFeatureGate.GetAll()
+	names := make([]string, 0, len(gates))
+	for name := range gates {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if _, ok := known[featuregate.Feature(name)]; !ok {
+			return fmt.Errorf("the Configuration's featureGates: unrecognized feature gate: %s", name)
+		}
+	}
+	if err := utilfeature.DefaultMutableFeatureGate.SetFromMap(gates); err != nil {
+		return fmt.Errorf("the Configuration's featureGates: %w", err)
+	}
+	return nil
+}
+
 // decide reads the paths as one cluster and decides it (opts.runs times).
 func decide(ctx context.Context, paths []string, opts admitOptions) (admitOutput, error) {
 	var out admitOutput
@@ -213,8 +236,8 @@ func decide(ctx context.Context, paths []string, opts admitOptions) (admitOutput
 	if err != nil {
 		return out, err
 	}
-	if err := utilfeature.DefaultMutableFeatureGate.SetFromMap(in.Config.FeatureGates); err != nil {
-		return out, fmt.Errorf("the Configuration's featureGates: %w", err)
+	if err := setConfigurationGates(in.Config.FeatureGates); err != nil {
+		return out, err
 	}
 	if opts.gates != "" {
 		if err := utilfeature.DefaultMutableFeatureGate.Set(opts.gates); err != nil {

@@ -167,8 +167,8 @@ func convertPaths(ctx context.Context, paths []string, gates string) (*convertOu
 	if err != nil {
 		return nil, err
 	}
-	if err := utilfeature.DefaultMutableFeatureGate.SetFromMap(in.Config.FeatureGates); err != nil {
-		return nil, fmt.Errorf("the Configuration's featureGates: %w", err)
+	if err := setConfigurationGates(in.Config.FeatureGates); err != nil {
+		return nil, err
 	}
 	if gates != "" {
 		if err := utilfeature.DefaultMutableFeatureGate.Set(gates); err != nil {
