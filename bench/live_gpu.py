@@ -21,8 +21,9 @@ the state's files with the server's UIDs, times and Workload names written in (`
    NS/JOB FILES` on the same state's files: wall, CPU of the process tree (RUSAGE_CHILDREN: kadmit and
    its kubectl children), lines of output, time to the first line on stdout, the knob the first blame
    line names and whether a fix changes it (read from the JSON answer, `--format json`, run once more),
-   and whether the two texts are the same but for their places (`FILE:LINE` against `<cluster C>:LINE`)
-   and the quotes of values quoted from the text (kubectl writes `"96"` where PyYAML wrote `'96'`).
+   and whether the two texts are the same but for their places (`FILE:LINE` against `<cluster C>:LINE`),
+   the quotes of values quoted from the text (kubectl writes `"96"` where PyYAML wrote `'96'`) and where
+   lines wrap (`placeless`).
 
 The server's own CPU time is not counted. Nothing is asserted. Run:
 `nice -n 10 PYTHONPATH=src:bench:tests .venv/bin/python bench/live_gpu.py [--dir DIR] [--jobs 2000]`.
@@ -188,14 +189,23 @@ def measure(server: KubeAPIServer, args: argparse.Namespace, tmp: Path) -> None:
             print(f"  {key:22} {how:22} {r['rc']:>4} {r['cpu']:7.2f}s {r['wall']:7.2f}s "
                   f"{(r['first'] or 0):8.2f}s {len(r['out'].splitlines()):>6}  {knob(j['out'])}"
                   f"{r['err'] and '  stderr: ' + r['err'].splitlines()[0]}", flush=True)
-            texts.append(PLACE.sub("PLACE", r["out"]).replace("'", '"'))  # kubectl quotes "96", PyYAML '96'
+            texts.append(placeless(r["out"]))
             if how == "kubectl kadmit why":
                 same = "the same" if texts[0] == texts[1] else "NOT the same"
-                print(f"    {same} text as on the files but for places (file:line) and quotes; its first lines:\n    "
+                print(f"    {same} text as on the files but for places (file:line), quotes and where lines wrap; its "
+                      "first lines:\n    "
                       + "\n    ".join(r["out"].splitlines()[:5]))
 
 
-PLACE = re.compile(r"(<cluster [^>]*>|/\S+\.yaml):\d+(:\d+)?")
+PLACE = re.compile(r"(<cluster [^>]*>|[\w./-]+\.yaml)(:\d+(:\d+)?)?")
+
+
+def placeless(text: str) -> str:
+    """A why text without where things are written: places (`FILE:LINE`, `<cluster C>:LINE`, a fix's `(:LINE)`),
+    quotes (kubectl writes `"96"` and `6144Gi` where the files have `'96'` and `"6144Gi"`) and where lines wrap
+    (a longer place wraps a line elsewhere)."""
+    text = re.sub(r"\(:\d+\)", "(:N)", PLACE.sub("PLACE", text))
+    return " ".join(text.replace("'", "").replace('"', "").split())
 
 
 def knob(answer: str) -> str:
