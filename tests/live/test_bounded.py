@@ -175,3 +175,26 @@ def test_a_server_that_closes_without_an_answer_is_cut(serve) -> None:
     docs, run = proxy.get(JOBS, None, k.Budget(10_000))
     assert docs is None and run is not None
     assert run.cut.startswith("the connection closed before the answer was complete (0 bytes received): "), run.cut
+
+
+# --- which failed listings stop the read -----------------------------------------------------------
+
+@pytest.mark.parametrize("err,cut", [
+    ("Unable to connect to the server: net/http: request canceled (Client.Timeout exceeded while awaiting headers)",
+     True),
+    ("The connection to the server 10.0.0.1:6443 was refused - did you specify the right host or port?", True),
+    ("kubectl proxy: [Errno 111] Connection refused", True),
+    ('Error from server (Forbidden): jobs.batch is forbidden: User "u" cannot list resource "jobs"', False),
+    ('Error from server (InternalError): Internal error occurred: conversion webhook for kueue.x-k8s.io/v1beta1, '
+     'Kind=Workload failed: Post "https://kueue-webhook-service.kueue-system.svc:443/convert": dial tcp '
+     '10.96.0.7:443: connect: connection refused', False),
+    ("error: the server doesn't have a resource type \"jobs\"", False),
+])
+def test_a_server_that_stops_answering_stops_the_read_and_its_own_errors_leave_a_kind_out(err: str, cut: bool) -> None:
+    """After discovery answered, a listing that times out or finds the server gone is half a state (KAD039, the
+    read stops); a refusal, a kind not served, or the server's own error for one kind (a CRD's conversion webhook
+    down, quoting the refused connection to it) leaves that kind out with a warning (KAD034)."""
+    listed = _listed(JOBS, None, k.Run(("get", "jobs.v1.batch", "--all-namespaces"), 1, "", err))
+    assert (listed.cut is not None, listed.failed is not None) == (cut, not cut)
+    if cut:
+        assert listed.cut == f"in every namespace: the server stopped answering: {k.message(k.Run((), 1, '', err))}"

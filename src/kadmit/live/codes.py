@@ -50,6 +50,7 @@ KAD039 = register(
     "KAD039", "cluster read stopped", "error",
     "kadmit stopped reading a kind from the cluster (the message names it and where: every namespace or "
     "one): the API server (or kubectl) sent more than `--max-file-size` allows for one kind's listing "
-    "(64 MiB by default, as for a file), sent no complete answer within the request timeout (60 s), or "
-    "closed the connection mid-answer. Half a listing is no state to decide on, so nothing is decided; a "
+    "(64 MiB by default, as for a file), sent no complete answer within the request timeout (60 s), "
+    "closed the connection mid-answer, or stopped answering after discovery had answered (a timeout, a "
+    "refused or reset connection). Half a listing is no state to decide on, so nothing is decided; a "
     "larger `--max-file-size` reads a larger cluster, and a stall is worth a retry.")

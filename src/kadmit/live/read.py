@@ -238,7 +238,7 @@ def _list_batch(kube: k.Kubectl, batch: list[Target], budgets: dict[Target, k.Bu
         return {batch[0]: _list(kube, batch[0], budgets[batch[0]])}
     run = kube.run("get", ",".join(t.qualified for t in batch), "--all-namespaces", "-o", "json",
                    f"--request-timeout={k.REQUEST_TIMEOUT}", budget=k.Budget(min(budgets[t].limit for t in batch)))
-    if run.cut and "--max-file-size" not in run.cut:  # stalled: the kinds are not asked again, one by one
+    if _cut(run) and "--max-file-size" not in run.cut:  # stalled: the kinds are not asked again, one by one
         return {t: _listed(t, None, run) for t in batch}
     docs = items(run.out) if run.ok else None
     if docs is None:
@@ -293,8 +293,8 @@ def _listed(target: Target, docs: list[dict] | None, run: k.Run | None) -> Liste
     listed = Listed(target)
     if docs is None:
         assert run is not None
-        if run.cut:
-            listed.cut = f"{target.where()}: {run.cut}"
+        if _cut(run):
+            listed.cut = f"{target.where()}: {_cut(run)}"
             return listed
         listed.failed = _why(run, target)
         listed.forbidden = k.failure(run) == k.FORBIDDEN
@@ -305,6 +305,17 @@ def _listed(target: Target, docs: list[dict] | None, run: k.Run | None) -> Liste
         listed.left_out = len(listed.docs) - len(kept)
         listed.docs = kept
     return listed
+
+
+def _cut(run: k.Run) -> str:
+    """Why a listing that failed stopped the read, or "": kadmit cut it (too large, no complete answer in
+    time, closed mid-answer), or the server stopped answering after discovery did (a timeout, a refused or
+    reset connection: kubectl's own message). A refusal (403), a kind not served or the server's own error
+    (a CRD's conversion webhook down) leaves that kind out, with a warning, instead."""
+    if run.cut:
+        return run.cut
+    answered = "Error from server" in run.err  # the server's own error, even one quoting a refused connection
+    return f"the server stopped answering: {k.message(run)}" if k.failure(run) == k.UNREACHABLE and not answered else ""
 
 
 def _why(run: k.Run, target: Target) -> str:
@@ -337,9 +348,9 @@ def _by_namespace(fetch, pool: ThreadPoolExecutor, listed: list[Listed]) -> None
         results.setdefault(id(t), []).append((ns, docs, run))
     for t in forbidden:
         got = results[id(t)]
-        cut = next(((ns, run) for ns, docs, run in got if docs is None and run is not None and run.cut), None)
+        cut = next(((ns, _cut(run)) for ns, docs, run in got if docs is None and run is not None and _cut(run)), None)
         if cut is not None:
-            t.cut = f"in namespace {cut[0]}: {cut[1].cut}"
+            t.cut = f"in namespace {cut[0]}: {cut[1]}"
             continue
         missed = [(ns, run) for ns, docs, run in got if docs is None]
         if len(missed) == len(got):
