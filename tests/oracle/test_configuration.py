@@ -300,3 +300,34 @@ def test_a_field_kueue_v017_does_not_have_is_refused(field, kueue_oracle, tmp_pa
     path.write_text(text)
     proc = subprocess.run([kueue_oracle, "admit", "--format", "json", str(path)], capture_output=True, text=True)
     assert proc.returncode != 0 and f'strict decoding error: unknown field "{field}"' in proc.stderr, proc.stderr
+
+
+# (featureGates, kadmit's quoted error): Kueue's manager sets the gates (SetFromMap) and exits on its error
+GATES = {
+    "a later Kueue's gate (Kueue main's DRA docs)": (
+        "featureGates: {KueueDRAIntegration: true}", "unrecognized feature gate: KueueDRAIntegration"),
+    "a gate locked on, turned off": (
+        "featureGates: {LocalQueueDefaulting: false}",
+        "cannot set feature gate LocalQueueDefaulting to false, feature is locked to true"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(GATES))
+def test_a_feature_gate_kueue_cannot_set_is_refused(case, kueue_oracle, tmp_path):
+    fields, error = GATES[case]
+    got = [d for d in _read(document(fields)).sorted() if d.code == "KAD157"]
+    assert [d.message for d in got] == [f"Kueue refuses to start with this Configuration: `{error}`"]
+    assert got[0].span.line == 3
+    path = tmp_path / "config.yaml"
+    path.write_text(document(fields))
+    proc = subprocess.run([kueue_oracle, "admit", "--format", "json", str(path)], capture_output=True, text=True)
+    assert proc.returncode != 0 and f"the Configuration's featureGates: {error}" in proc.stderr, proc.stderr
+
+
+def test_the_feature_gates_kueue_sets_are_accepted(kueue_oracle, tmp_path):
+    fields = "featureGates: {LocalQueueDefaulting: true, PartialAdmission: false, AllAlpha: false, TASProfileMixed: true}"
+    assert [d for d in _read(document(fields)) if d.severity.value == "error"] == []
+    path = tmp_path / "config.yaml"
+    path.write_text(document(fields))
+    proc = subprocess.run([kueue_oracle, "admit", "--format", "json", str(path)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr

@@ -14,6 +14,7 @@ import dataclasses
 import re
 
 from kadmit.diagnostics import Diagnostic, Diagnostics
+from kadmit.manifests import gates as known_gates
 from kadmit.manifests import schema
 from kadmit.manifests.codes import KAD157, KAD160, KAD161
 from kadmit.manifests.configcheck import check_configuration, refused
@@ -75,7 +76,14 @@ def feature_gates(f: Fields, o: Meta) -> tuple[bool, Val | None]:
     Kueue v0.17.0's default for it."""
     gates = f.map(o.node, "featureGates")
     for name, node in (gates.v.items() if gates is not None else ()):
-        if name != DRA_GATE:
+        if name not in known_gates.KNOWN:  # a later Kueue's gate (KueueDRAIntegration), a misspelling
+            f.invalid(KAD157, refused(f"unrecognized feature gate: {name}"), node, uses=(node,),
+                      help="Kueue's manager sets the Configuration's gates and exits when one is unknown to it "
+                           "(Kueue v0.17.0's gates: pkg/features)")
+        elif name in known_gates.LOCKED_ON and node.kind != STR and node.v is False:
+            f.invalid(KAD157, refused(f"cannot set feature gate {name} to false, feature is locked to true"),
+                      node, uses=(node,), help="the gate is GA and locked on in Kueue v0.17.0; remove it")
+        elif name != DRA_GATE:
             f.diags.emit(KAD161, f"`featureGates.{name}` of the Configuration is not modelled: kadmit follows "
                          "Kueue v0.17.0's default for every feature gate but DynamicResourceAllocation; "
                          "kadmit's decision may differ from Kueue's", f.span(node))
