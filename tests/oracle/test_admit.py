@@ -47,8 +47,9 @@ DIVERGENCES = {
         "fairsharing.TargetClusterQueueOrdering.Iter, which yields its own queue's candidates and then, "
         "when they do not make it fit, reads preemptorCq.Parent().Root() of a nil parent "
         "(cohort_snapshot.go:41; from preemption.go runFirstFsStrategy, here through the flavor assigner's "
-        "preemption oracle); Kueue's manager would crash-loop. kadmit decides it (ns-cq0/w03 preempts "
-        "ns-cq0/w02 within cq0); strict, so a Kueue or harness that stops panicking shows up"),
+        "preemption oracle, for ns-cq0/w02 queued again); Kueue's manager would crash-loop. kadmit decides it "
+        "(ns-cq0/w03 preempts ns-cq0/w02 within cq0) and warns that Kueue panics (KAD261, "
+        "test_kueue_panics_where_kadmit_warns); strict, so a Kueue or harness that stops panicking shows up"),
 }
 
 
@@ -318,6 +319,32 @@ def test_preemption_loop_models_loop_in_kueue_too(kueue_oracle, tmp_path, name):
     assert code == 3 and k.looping, code
     result = compare(k, q)
     assert result.agree, result.report(k, q)
+
+
+def test_kueue_panics_where_kadmit_warns(kueue_oracle, tmp_path):
+    """KAD261's claim, checked on Kueue's code: fair sharing on and cq0 in no cohort preempting within
+    itself: w03 preempts w02, and w02, queued again, needs more than its queue's own candidates free,
+    so Kueue's scheduler panics (the oracle exits 2 naming the nil CohortSnapshot.Root); kadmit warns
+    (KAD261). With cq0 in a cohort of its own neither: Kueue decides, and agrees with kadmit."""
+    import subprocess
+
+    from kadmit import api
+
+    path = ROOT / "tests/oracle/features/kueue-panics-fair-sharing-without-cohort.yaml"
+    proc = subprocess.run([kueue_oracle, "admit", "--format", "json", str(path)], capture_output=True, text=True)
+    assert proc.returncode == 2 and "nil pointer dereference" in proc.stderr and "cohort_snapshot.go" in proc.stderr
+    assert [d.code for d in api.check([str(path)]).diagnostics if d.code == "KAD261"] == ["KAD261"]
+    text = path.read_text(encoding="utf-8")
+    own = text.replace("  name: cq0\nspec:\n", "  name: cq0\nspec:\n  cohortName: solo\n", 1)
+    assert own != text
+    other = tmp_path / "own-cohort.yaml"
+    other.write_text(own, encoding="utf-8")
+    assert not [d for d in api.check([str(other)]).diagnostics if d.code == "KAD261"]
+    kueue = run_oracle(kueue_oracle, [str(other)], "--runs", "3")
+    code, kadmit = run_kadmit([str(other)])
+    k, q = from_kadmit(kadmit), from_oracle(kueue)
+    result = compare(k, q, alternatives=variants(kueue))
+    assert code == 0 and result.agree, result.report(k, q)
 
 
 def test_entry_penalties_are_part_of_a_runs_state(kueue_oracle):

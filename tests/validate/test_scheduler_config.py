@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from kadmit.diagnostics import Diagnostics, Severity
-from kadmit.model import Admission, FAIR_SHARING_STRATEGIES, Model, SchedulerConfig, Workload
+from kadmit.model import Admission, FAIR_SHARING_STRATEGIES, Model, Preemption, SchedulerConfig, Workload
 from kadmit.validate import validate
 
-from .builders import base_objects, model, span
+from .builders import base_objects, cq, model, span
 
 FINAL, INITIAL = FAIR_SHARING_STRATEGIES
 
@@ -38,7 +38,23 @@ CASES = [
     ("strategies in an order Kueue rejects", [*base_objects(), cfg(True, INITIAL, FINAL)], "KAD295",
      f"[{INITIAL}, {FINAL}]"),
     ("a strategy listed twice", [*base_objects(), cfg(True, FINAL, FINAL)], "KAD295", FINAL),
+    ("fair sharing and a queue in no cohort preempting within itself",
+     [*base_objects(), cfg(True), cq("solo", preemption=Preemption(within_cluster_queue="LowerPriority"))
+      .flavor("h100", cpu=1)], "KAD261", "ClusterQueue `solo` is in no cohort"),
 ]
+
+
+def test_a_queue_in_no_cohort_is_reported_only_under_fair_sharing_and_when_it_may_preempt():
+    """KAD261 needs all three: fair sharing on, no cohort, withinClusterQueue other than Never."""
+    def codes(*objects):
+        d = Diagnostics()
+        validate(model(*base_objects(), *objects), d)
+        return [x.code for x in d if x.code == "KAD261"]
+    within = Preemption(within_cluster_queue="LowerPriority")
+    assert codes(cfg(True), cq("solo", preemption=within).flavor("h100", cpu=1)) == ["KAD261"]
+    assert codes(cfg(False), cq("solo", preemption=within).flavor("h100", cpu=1)) == []
+    assert codes(cfg(True), cq("solo").flavor("h100", cpu=1)) == []  # withinClusterQueue Never
+    assert codes(cfg(True), cq("solo", "own", preemption=within).flavor("h100", cpu=1)) == []
 
 
 @pytest.mark.parametrize("objects, code, fragment", [c[1:] for c in CASES], ids=[c[0] for c in CASES])

@@ -237,6 +237,20 @@ QUEUE_ORDER_UNKNOWN = register(
     "server's FillObjectMetaSystemFields (uuid.New) on the Workload the job reconciler creates")
 
 
+FAIR_SHARING_WITHOUT_COHORT = register(
+    "KAD261", "Kueue panics: fair sharing, a ClusterQueue in no cohort preempting", "warning",
+    "Fair sharing is on and a ClusterQueue in no cohort may preempt within itself (`withinClusterQueue` "
+    "other than Never). Kueue v0.17.0 then takes its preemption targets from fair sharing's "
+    "TargetClusterQueueOrdering, whose iteration yields the queue's own candidates and, when evicting "
+    "them all still does not make the workload fit, goes on to the root of the queue's cohort: a nil "
+    "pointer for a queue in no cohort. The scheduler panics and Kueue's manager restarts into the same "
+    "panic. kadmit decides such a workload as if the search ended with the queue's own candidates. Put "
+    "the ClusterQueue in a cohort (one of its own will do) or turn fair sharing off.",
+    "pkg/scheduler/preemption/fairsharing/ordering.go TargetClusterQueueOrdering.Iter (no return after "
+    "the no-cohort case) and pkg/cache/scheduler/cohort_snapshot.go Root, from preemption.go "
+    "runFirstFsStrategy (tests/oracle/features/kueue-panics-fair-sharing-without-cohort.yaml)")
+
+
 # --- priority classes -----------------------------------------------------------------------------
 MANY_DEFAULTS = register(
     "KAD265", "more than one default priority class", "error",

@@ -7,8 +7,8 @@ import re
 
 from kadmit.diagnostics import Diagnostics, Label, did_you_mean
 from kadmit.model import FAIR_SHARING_STRATEGIES, Model, SchedulerConfig
-from kadmit.validate.codes import (DUPLICATE_SCHEDULER, STRATEGIES_WITHOUT_FAIR_SHARING, STRATEGY_ORDER,
-                                   UNKNOWN_STRATEGY)
+from kadmit.validate.codes import (DUPLICATE_SCHEDULER, FAIR_SHARING_WITHOUT_COHORT, STRATEGIES_WITHOUT_FAIR_SHARING,
+                                   STRATEGY_ORDER, UNKNOWN_STRATEGY)
 
 # The lists Kueue's configuration validation accepts (order matters: the preemptor tries them in turn).
 ACCEPTED = ((FAIR_SHARING_STRATEGIES[0],), (FAIR_SHARING_STRATEGIES[1],), FAIR_SHARING_STRATEGIES)
@@ -35,6 +35,26 @@ def check_scheduler(model: Model, diags: Diagnostics) -> None:
                    help="keep one `scheduler` block, Kueue Configuration or Kueue ConfigMap")
     for cfg in configs:
         _check_strategies(cfg, diags)
+    if model.config is not None and model.config.fair_sharing:
+        _check_queues_without_cohort(model, diags)
+
+
+def _check_queues_without_cohort(model: Model, diags: Diagnostics) -> None:
+    """KAD261: under fair sharing Kueue v0.17.0's scheduler panics on a preemption search of a
+    ClusterQueue in no cohort that its own candidates don't satisfy."""
+    for cq in model.cluster_queues:
+        policy = cq.preemption.within_cluster_queue
+        if cq.cohort is not None or policy == "Never":
+            continue
+        diags.emit(FAIR_SHARING_WITHOUT_COHORT,
+                   f"ClusterQueue `{cq.name}` is in no cohort and may preempt within itself (withinClusterQueue "
+                   f"{policy}) while fair sharing is on: Kueue v0.17.0's scheduler panics when a workload of it "
+                   "needs preemption that evicting all of its queue's candidates does not satisfy",
+                   cq.field_span("preemption") or cq.span,
+                   notes=["fair sharing's target ordering goes on from the queue's own candidates to its cohort's "
+                          "root, nil for a queue in no cohort; Kueue's manager restarts into the same panic, and "
+                          "kadmit decides such a workload as if the search ended with the queue's own candidates"],
+                   help="put the ClusterQueue in a cohort (one of its own will do), or turn fair sharing off")
 
 
 def _check_strategies(cfg: SchedulerConfig, diags: Diagnostics) -> None:
