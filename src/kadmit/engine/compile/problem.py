@@ -282,8 +282,10 @@ class Compiler:
                   T.implies(on, T.cmp(">=", n, need)),
                   Param(f"pod set `{ps.name}` of `{key}`", "min_count",
                         ps.min_count if ps.min_count is not None else ps.count, direction="down"))
-            # a zero request still takes a flavor when a group covers it, as in Kueue
-            for res in sorted(r for r, q in self.requests(ps, covered).items() if q > 0 or r in covered):
+            # a zero request still takes a flavor when a group covers it, as in Kueue; one no group
+            # covers counts only where the pod set's total is more than zero (a pod set of 0 pods
+            # asks for none of it: assignFlavors skips zero quantities the queue does not define)
+            for res in sorted(r for r, q in self.requests(ps, covered).items() if q * ps.count > 0 or r in covered):
                 gi = covered.get(res)
                 if gi is None:
                     # the pod set's own: Kueue's flavor assigner meets it at this pod set, after the
