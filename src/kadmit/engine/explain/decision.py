@@ -56,6 +56,9 @@ class WhyResult:
     gang: GangDecision | None = None  # `why` about a gang kube-scheduler places (not Kueue's)
     standing: Standing | None = None  # what it needs and can reach, its place in line, who held its quota
     met: bool = False  # explained at the state it met when Kueue last tried it (else the run's end state)
+    # behind a StrictFIFO head: the workload's own problem as loaded at the run's end state and its blame
+    # cores there (`fixes.Obstacles` are built from them when fixes are searched, not found again)
+    own_cores: tuple | None = field(default=None, compare=False, repr=False)
 
     @property
     def blame_sets(self) -> list[BlameSet]:
@@ -190,6 +193,7 @@ def _explain_strict_fifo(session: Session, decisions: dict[str, Decision], d: De
         own = blame_cores(session, loaded)
         groups += [list(c.origins) for c in own.cores]
         result.blame_complete = own.complete
+        result.own_cores = (loaded, own.cores)
     except SolverUnknown:
         result.unknown = True
     result.blame_groups = groups

@@ -242,7 +242,12 @@ def own_obstacles(session: Session, wl: Workload) -> Obstacles:
     """The blame and one-workload fixes of `wl`'s own problem at the session's state (for a workload
     whose queue's StrictFIFO head, not its own size, kept it out in the run)."""
     loaded = session.load(symbolic_problem(session, wl), make_solver(session.limits))
-    cores = blame_cores(session, loaded).cores
+    return obstacles_of(session, loaded, blame_cores(session, loaded).cores)
+
+
+def obstacles_of(session: Session, loaded: Loaded, cores: list) -> Obstacles:
+    """`own_obstacles` from a problem loaded at the session's state and its blame cores found there
+    (the one-workload fixes are searched next, on the same solver)."""
     seen: dict[str, Origin] = {}
     for c in cores:
         for o in c.origins:

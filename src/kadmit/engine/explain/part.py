@@ -13,7 +13,7 @@ from kadmit.engine.admission.parts import split
 from kadmit.engine.admission.session import Session, ShapeCache, SolverUnknown
 from kadmit.engine.explain.decision import WhyResult
 from kadmit.engine.explain.digest import summarize
-from kadmit.engine.explain.fixes import Inputs, Obstacles, own_obstacles
+from kadmit.engine.explain.fixes import Inputs, Obstacles, obstacles_of, own_obstacles
 from kadmit.engine.explain.met import met_starts
 from kadmit.engine.explain.proposals import Ask, choose, proven_fixes
 from kadmit.engine.explain.prove import Prover, Proving
@@ -94,7 +94,9 @@ def prove_fixes(session: Session, decisions: dict[str, Decision], result: WhyRes
                     result.placement.pod_set if result.placement is not None else None)
     if d.waiting_behind:
         head = own_obstacles(session, session.index.workloads[d.waiting_behind])
-        own = own_obstacles(session, target)
+        # the workload's own cores at the run's end state, as its explanation found them (`own_cores`)
+        own = obstacles_of(session, *result.own_cores) if result.own_cores is not None else \
+            own_obstacles(session, target)
     met = met_starts(session, d.cycle, target, own.origins) if not d.waiting_behind and result.met else {}
     ask = Ask(target, own, head, d.cluster_queue, met,
               dict(result.standing.ahead) if result.standing is not None else {})
