@@ -53,3 +53,37 @@ def test_a_leaderworkerset_being_deleted_still_has_its_groups(tmp_path):
     """Kueue's LeaderWorkerSet reconciler reads no deletion timestamp: it makes the groups' Workloads."""
     m = model_of(tmp_path, setup__yaml=SETUP, lws__yaml=LWS)
     assert len(m.workloads) == 1 and not m.skipped
+
+
+STS = """\
+apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: db
+  uid: 00000000-0000-0000-0000-000000000021
+  creationTimestamp: "2026-11-01T00:00:01Z"
+  deletionTimestamp: "2026-11-01T00:05:00Z"
+  finalizers: [example.com/hold]
+  labels: {kueue.x-k8s.io/queue-name: user-queue}
+spec:
+  replicas: 2
+  serviceName: db
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec:
+      containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]
+"""
+
+
+def test_a_statefulset_being_deleted_is_read_as_if_not_saying_so(tmp_path):
+    """Not modelled (its controller makes no pods for a StatefulSet being deleted): decided as read,
+    with a KAD161 warning at its deletionTimestamp, which admit's summary counts."""
+    from kadmit.workspace import load
+
+    (tmp_path / "setup.yaml").write_text(SETUP)
+    (tmp_path / "sts.yaml").write_text(STS)
+    loaded = load([str(tmp_path)])
+    assert [w.key for w in loaded.model.workloads] == ["default/db"]
+    (d,) = [d for d in loaded.diagnostics if d.code == "KAD161"]
+    assert "StatefulSet `default/db` is being deleted" in d.message and d.span.line == 7

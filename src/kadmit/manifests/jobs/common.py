@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 
+from kadmit.manifests.codes import KAD161
 from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.jobs.refusals import group_refusals, job_refusals, topology_refusals
 from kadmit.manifests.owners import controller_owner
@@ -126,6 +127,13 @@ class Builder:
         ref = object_ref(self.o, self.f)
         if workloads is None:
             workloads = [self.workload(ref, self.pod_sets)]
+        deleting = self.f.field(self.o.metadata, "deletionTimestamp")
+        if _set(deleting) and self.framework in ("statefulset", "deployment"):
+            # a StatefulSet's or Deployment's pods come from their own controllers, which make none for
+            # one being deleted (garbage collection removes those there are): not modelled
+            self.f.diags.emit(KAD161, f"{self.o.kind} `{ref.key}` is being deleted (`metadata.deletionTimestamp`), "
+                              "which kadmit does not model: it is read as if it were not (its controller makes "
+                              "no pods for it, so Kueue would make no new Workload of it)", self.f.span(deleting))
         return Job(object=ref, framework=self.framework, queue=self.o.labels.get(QUEUE_LABEL) or None,
                    priority_class_label=bool(self.o.labels.get(PRIORITY_LABEL)),
                    created=self.f.timestamp(self.o.metadata, "creationTimestamp"), state=state,  # type: ignore[arg-type]
