@@ -4,6 +4,7 @@ fixes proven for it."""
 from __future__ import annotations
 
 import json
+import re
 
 from kadmit.edits import unified_diff
 from kadmit.engine.decide import WhyResult
@@ -254,18 +255,46 @@ def _blame_title(result: WhyResult, first: bool, group: list | None = None, merg
 
 
 def _blame(result: WhyResult) -> list[str]:
-    """Each blame set in lines (sets that differ only by resource as one), at most `MAX_SETS` of them."""
+    """Each blame set in lines (sets that differ only by resource as one), at most `MAX_SETS` of them; a
+    set's lines that a set shown above says already (at the same place, in the same words but for the
+    StrictFIFO head they were about) named by their places only, where there are two or more."""
     out: list[str] = []
     sets = result.blame_sets
+    said: set[tuple[str, str]] = set()
     for i, bs in enumerate(sets[:MAX_SETS]):
         out.append(_blame_title(result, i == 0, bs.origins, bs))
-        for line in bs.lines:
-            where = f"{line.span.file}:{line.span.line}:{line.span.column}" if line.span else "(no source location)"
-            out.append(f"  {where}  {line.text}")
+        wheres = [f"{ln.span.file}:{ln.span.line}:{ln.span.column}" if ln.span else "(no source location)"
+                  for ln in bs.lines]
+        keys = [(w, _ABOUT_HEAD.sub("", ln.text)) for w, ln in zip(wheres, bs.lines)]
+        again = [ln.span for k, ln in zip(keys, bs.lines) if k in said and ln.span is not None]
+        for where, key, line in zip(wheres, keys, bs.lines):
+            if len(again) < 2 or key not in said or line.span is None:
+                out.append(f"  {where}  {line.text}")
+        said.update(keys)
+        if len(again) >= 2:
+            out.append(f"   = {'and ' if len(again) < len(bs.lines) else ''}the {len(again)} lines "
+                       f"said above at {_places(again)}")
     if len(sets) > MAX_SETS:
         more = len(sets) - MAX_SETS
         out.append(f"   = note: {more} more blame set{'' if more == 1 else 's'} (`--all` lists every one)")
     return out
+
+
+_ABOUT_HEAD = re.compile(r"^\(`[^`]*`\) ")  # a line about the StrictFIFO head (`digest.lines`)
+
+
+def _places(spans: list[Span]) -> str:
+    """`a.yaml:30:23, :116:23; b.yaml:5:1`: each file named once, in the order given."""
+    out: list[str] = []
+    last = None
+    for sp in spans:
+        here = f"{sp.line}:{sp.column}"
+        if sp.file == last:
+            out[-1] += f", :{here}"
+        else:
+            out.append(f"{sp.file}:{here}")
+        last = sp.file
+    return "; ".join(out)
 
 
 def _blame_full(result: WhyResult, sources: SourceMap) -> list[str]:
