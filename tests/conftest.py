@@ -27,6 +27,17 @@ from hypothesis import HealthCheck, settings
 for _name in ("COLUMNS", "LINES"):
     os.environ.pop(_name, None)
 
+
+@pytest.fixture(autouse=True)
+def _no_width_inherited():
+    """... nor hand one to a subprocess: GNU readline, once something in the run imports it, exports COLUMNS
+    and LINES in the C environment, which os.environ does not see and a child process inherits (a `why`
+    run in a subprocess then wraps at 80 columns)."""
+    for name in ("COLUMNS", "LINES"):
+        if name not in os.environ:
+            os.unsetenv(name)
+    yield
+
 UNTIMED = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
 
 settings.register_profile("ci", derandomize=True, database=None, print_blob=True, **UNTIMED)
