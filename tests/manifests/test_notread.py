@@ -69,6 +69,12 @@ def test_template_actions_but_not_github_expressions() -> None:
     assert template_line('args: ["{{inputs.parameters.message}}"]\n') is None
     assert template_line("value: '{{=sprig.trim(inputs.parameters.x)}}'\n") is None
     assert template_line("{{- end }}\n") == (1, 1) and template_line("a: {{ $x.y }}\n") == (1, 4)
+    # a bare name with no space: another tool's placeholder (the Kubernetes examples' vitess templates:
+    # `vttablet-{{uid}}`, `{{backup_flags}}`); text/template refuses it (function "uid" not defined).
+    # With a space, or with arguments, it stays an action (Helm's `{{ now }}`, `{{include "x" .}}`)
+    assert template_line("name: vttablet-{{uid}}\nargs: '{{backup_flags}}'\n") is None
+    assert template_line("a: {{ now }}\n") == (1, 4) and template_line('a: {{include "x" .}}\n') == (1, 4)
+    assert template_line("a: {{uid}}\nb: {{ .Values.x }}\n") == (2, 4)
 
 
 @given(st.text(alphabet="{}$\\- x\n", max_size=40))

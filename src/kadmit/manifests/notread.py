@@ -13,8 +13,11 @@ OBJECT_KEYS = ("apiVersion", "kind", "metadata", "spec")
 # A Go template action (Helm, gomplate, …): `{{ … }}` on one line, not GitHub's `${{ … }}`, nor
 # what Go's text/template cannot parse as an action but other tools write in quoted values of real
 # manifests: Argo Workflows' `{{inputs.parameters.message}}` (a dotted name without the leading
-# dot) and `{{=expression}}`
-_TEMPLATE = re.compile(r"(?<![$\\])\{\{(?!\s*=)(?![\w-]+(?:\.[\w-]+)+\s*\}\})-?\s*[^{}\n]*\}\}")
+# dot), `{{=expression}}`, and a bare name with no space, `{{uid}}` (a placeholder another tool fills:
+# the Kubernetes examples' vitess templates; text/template refuses it, `function "uid" not defined`,
+# and `kubectl apply` takes the file as it is)
+_TEMPLATE = re.compile(r"(?<![$\\])\{\{(?!\s*=)(?![\w-]+(?:\.[\w-]+)+\s*\}\})(?![A-Za-z_][\w-]*\}\})"
+                       r"-?\s*[^{}\n]*\}\}")
 
 
 def is_object(doc: Val) -> bool:
