@@ -84,6 +84,19 @@ SOURCES = [
      "generated"),
     ("mpi-operator-docs", "kubeflow/mpi-operator", "HEAD", ["*.md", "proposals/**.md"], [], "generated"),
     ("appwrapper-docs", "project-codeflare/appwrapper", "HEAD", ["site/_pages/*.md"], [], "generated"),
+    # the versions Kueue v0.17.0's go.mod pins of the other operators (KubeRay v1.6.0, Trainer v2.2.0, MPI
+    # Operator v0.8.0, AppWrapper v1.2.0), Kueue's main docs and its v0.17.0 e2e DRA config, and new
+    # projects: the Kubernetes project's examples and Spark Operator's (Kueue integrates SparkApplication)
+    ("kuberay-v1.6.0", "ray-project/kuberay", "v1.6.0", ["ray-operator/config/samples/*"], [], "generated"),
+    ("trainer-v2.2.0", "kubeflow/trainer", "v2.2.0", ["examples/**"], ["manifests/base/runtimes/**"],
+     "generated"),
+    ("mpi-operator-v0.8.0", "kubeflow/mpi-operator", "v0.8.0", ["examples/**"], [], "generated"),
+    ("appwrapper-v1.2.0", "project-codeflare/appwrapper", "v1.2.0", ["samples/*"], [], "generated"),
+    ("kueue-docs-main", "kubernetes-sigs/kueue", "HEAD", ["site/content/en/**.md", "keps/**.md"], [],
+     "generated"),
+    ("kueue-e2e-dra", "kubernetes-sigs/kueue", "v0.17.0", ["test/e2e/config/dra/*"], [], "generated"),
+    ("k8s-examples", "kubernetes/examples", "HEAD", ["**"], [], "generated"),
+    ("spark-operator", "kubeflow/spark-operator", "HEAD", ["examples/**"], [], "generated"),
 ]
 
 def _git(repo: Path, *args: str) -> str:
