@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from kadmit import api
 from kadmit.engine.explain.knobs import Knob
@@ -149,3 +150,36 @@ def test_own_raise_and_a_lenders_raise_both_admit_the_own_queues_is_offered_firs
         [("cq:team-a", "4", "8")], [("cq:team-b", "20", "24")]]
     assert all(not f.effects for f in platform[:2])
     assert check_fixes(tmp_path, text, "ns/big") >= 2
+
+_fixes = st.lists(st.tuples(st.sampled_from(["quota-own", "quota-other", "lend", "count", "priority"]),
+                            st.integers(1, 200), st.integers(1, 3000), st.integers(0, 400), st.integers(0, 40)),
+                  min_size=1, max_size=6, unique_by=lambda t: (t[0], t[1], t[2]))
+
+
+def _made(kind: str, old: int, new: int, admitted: int, evicted: int) -> Proven:
+    if new == old:
+        new = old + 1
+    change = {"quota-own": lambda: quota("mine", old, new), "quota-other": lambda: quota("other", old, new),
+              "lend": lambda: lend("other", old, new), "count": lambda: count(max(old, new), min(old, new)),
+              "priority": lambda: priority(f"p{old}", f"p{new}")}[kind]()
+    return fix(change, admitted=admitted, evicted=evicted)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_fixes, st.randoms(use_true_random=False))
+def test_the_order_does_not_depend_on_the_order_fixes_were_found_in(shapes, rnd):
+    found = [_made(*s) for s in shapes]
+    shuffled = list(found)
+    rnd.shuffle(shuffled)
+    assert [id(p) for p in ordered(found, "mine")] == [id(p) for p in ordered(shuffled, "mine")]
+
+
+@settings(max_examples=200, deadline=None)
+@given(_fixes.map(lambda s: s[0]), st.integers(0, 50), st.integers(0, 50), st.lists(st.integers(-1, 8), max_size=3))
+def test_more_side_effects_never_rank_a_fix_better(shape, more_admitted, more_evicted, policy):
+    # what proving may stop early by: a candidate proven with side effects ranks no better than with none
+    kind, old, new, admitted, evicted = shape
+    fewer = _made(kind, old, new, admitted, evicted)
+    more = _made(kind, old, new, admitted + more_admitted, evicted + more_evicted)
+    assert preference(fewer, "mine", policy) <= preference(more, "mine", policy)
+    assert preference(_made(kind, old, new, 0, 0), "mine", policy) <= preference(fewer, "mine", policy)
