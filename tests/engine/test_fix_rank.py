@@ -14,7 +14,7 @@ from hypothesis import given, settings, strategies as st
 from kadmit import api
 from kadmit.engine.explain.knobs import Knob
 from kadmit.engine.explain.prove import Change, Proven
-from kadmit.engine.explain.rank import disruption, magnitude, ordered, preference
+from kadmit.engine.explain.rank import at_best, disruption, magnitude, ordered, preference
 from kadmit.engine.explain.replay import State, Effect
 from kadmit.source import Span
 
@@ -183,3 +183,4 @@ def test_more_side_effects_never_rank_a_fix_better(shape, more_admitted, more_ev
     more = _made(kind, old, new, admitted + more_admitted, evicted + more_evicted)
     assert preference(fewer, "mine", policy) <= preference(more, "mine", policy)
     assert preference(_made(kind, old, new, 0, 0), "mine", policy) <= preference(fewer, "mine", policy)
+    assert at_best(fewer.changes, "ns/w", "mine") <= preference(fewer, "mine", policy)

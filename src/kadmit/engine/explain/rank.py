@@ -39,6 +39,7 @@ import math
 from typing import Iterable
 
 from kadmit.engine.explain.prove import Change, Proven
+from kadmit.engine.explain.replay import State
 
 HARM_WEIGHT = 3  # a harmful side effect counts as this many changed workloads
 ACTORS = ("owner", "nobody", "platform", "others")  # of fixes ranked equal, the group offered first
@@ -99,6 +100,13 @@ def preference(p: Proven, own: str | None, policy: Iterable[int] = ()) -> tuple:
     `magnitude(disruption)` (for shrinks). Never better with more side effects or harm."""
     return (magnitude(disruption(p)), demoted(p, policy), size_class(p), lends(p, own), p.harm, len(p.changed),
             sum(_relative(c) for c in p.changes), len(p.changes))
+
+
+def at_best(changes: list[Change], target: str, own: str | None) -> tuple:
+    """The best `preference` a candidate can have once proven: with no side effects (`preference` never
+    improves with more) and no shrink demoted. `changes` at the values it would be proven at; for a
+    number still to be searched, the value nearest its input's that the search may reach bounds it."""
+    return preference(Proven(target, list(changes), State(True), []), own)
 
 
 def ordered(found: list[Proven], own: str | None) -> list[Proven]:
