@@ -14,7 +14,7 @@ from kadmit.render.wrap import Verbatim, fill_items, fit, hang, wrap_line
 KAD = "examples/ml-platform/"
 KUEUE = "examples/ml-platform-kueue/"
 WHYS = [(KAD, "team-vision/llm-pretrain"), (KAD, "team-vision/frame-extract"), (KAD, "team-infra/gpu-smoke"),
-        (KUEUE, "team-vision/llm-pretrain"), (KUEUE, "team-nlp/tokenize")]
+        (KUEUE, "team-vision/llm-pretrain"), (KUEUE, "team-nlp/tokenize"), (KUEUE, "team-infra/gpu-smoke")]
 WIDTHS = range(60, 201)
 
 
@@ -144,3 +144,16 @@ def test_items_break_between_items():
     assert fill_items("     head: ", items, "       ", None) == ["     head: " + ", ".join(items)]
     # the first item too long for the head's line: the head alone, the items below it
     assert fill_items("h" * 50 + ": ", ["y" * 20], "  ", 60) == ["h" * 50 + ":", "  " + "y" * 20]
+
+
+def test_a_fixs_changes_to_different_objects_each_start_a_line_on_a_terminal(answers):
+    smoke = answers[WHYS.index((KUEUE, "team-infra/gpu-smoke"))]
+    n = len(smoke[1].result.fixes[0].changes)
+    assert n > 1
+    lines = _render(smoke, 100).splitlines()
+    at = lines.index(f"  1. change all {n}:")
+    then = next(j for j in range(at, len(lines)) if lines[j].startswith("     then: "))
+    body = lines[at + 1:then]
+    assert sum(1 for line in body if line.startswith("       examples/")) == n  # each change at the indent
+    assert all(line.startswith("       examples/") or line.startswith("         ") for line in body)  # and below it
+    assert sum(1 for line in _render(smoke, None).splitlines() if line.startswith(f"  1. change all {n}: ")) == 1

@@ -340,9 +340,12 @@ def _fix_lines(i: int, f, full: bool = False, width: int | None = None) -> list[
         out = [f"  {i}. change all {len(f.changes)} of {within}, in {k.span.file}{f.needs}:",
                *fill_items("       ", briefs, "       ", width or PIPE_ITEMS)]
     else:
-        out = [f"  {i}. " + ("no change of the input: " if waits else "change " if len(f.changes) == 1
-                            else f"change all {len(f.changes)}: ")
-               + "; ".join(c.describe() for c in f.changes) + f.needs]
+        head = f"  {i}. " + ("no change of the input: " if waits else "change " if len(f.changes) == 1
+                             else f"change all {len(f.changes)}: ")
+        described = [c.describe() for c in f.changes]
+        described[-1] += f.needs
+        # on a terminal, changes to different objects each start a line of their own
+        out = fill_items(head, described, "       ", width if len(described) > 1 else None, sep=";")
     out.append(f"     then: {f.outcome_text}")
     if full:
         if not f.effects:
