@@ -170,7 +170,9 @@ KAD002 = register("KAD002", "not UTF-8 text", "error",
                   "A policy or manifest file is binary or not valid UTF-8.")
 KAD003 = register("KAD003", "input too large", "error",
                   "A file is larger than kadmit reads (see --max-file-size), or holds more "
-                  "objects than it accepts.")
+                  "objects than it accepts, or one object would make more Workloads than kadmit reads from one "
+                  "(a Deployment's pods or a LeaderWorkerSet's groups: `replicas` above 100,000); that object "
+                  "is skipped.")
 KAD004 = register("KAD004", "no input files", "error",
                   "None of the given paths holds a `.kad`, `.yaml`, `.yml` or `.json` file; or, for a verb "
                   "that decides (`admit`, `why`, `simulate`, `export`, `import`, `diff`), the files read hold "

@@ -312,3 +312,28 @@ def test_a_groups_succeeded_pods_count_and_are_reclaimed(tmp_path):
     (tmp_path / "3").mkdir()
     m = model_of(tmp_path / "3", setup__yaml=SETUP, pods__yaml=all_done)
     assert m.workloads == () and [s.reason for s in m.skipped] == ["it has finished"]
+
+
+def test_an_object_making_more_workloads_than_kadmit_reads_is_refused_at_replicas(tmp_path):
+    """`replicas` up to 2^31 - 1 is valid Kubernetes, and Kueue makes a Workload per Deployment pod and per
+    LeaderWorkerSet group: kadmit refuses the object at the field (KAD003) above 100,000 rather than build
+    them (found by the CLI fuzz: an LWS of 2,147,483,647 groups ran until killed, 100,000 took 60 s)."""
+    from kadmit import workspace
+    from kadmit.manifests.jobs.common import MAX_OBJECT_WORKLOADS
+
+    lws = LWS.format(leader="").replace("replicas: 2", "replicas: 2147483647")
+    dep = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, labels: {kueue.x-k8s.io/queue-name: "
+           "user-queue}}\nspec:\n  replicas: 100001\n  template:\n    spec:\n      containers: [{name: c, image: "
+           "nginx, resources: {requests: {cpu: '1'}}}]\n")
+    surge = (LWS.format(leader="").replace("spec:\n", "spec:\n  rolloutStrategy: {rollingUpdateConfiguration: "
+                                                      "{maxSurge: '1" + "0" * 5000 + "'}}\n", 1)
+             + "status: {replicas: 2000000000, updatedReplicas: 0}\n")  # (5,000 digits: past Python's int())
+    for name, text, big in [("lws", lws, "2147483647"), ("dep", dep, "100001"), ("surge", surge, "2000000000")]:
+        line = text[:text.index(f"replicas: {big}")].count("\n") + 1
+        ws = workspace.load(write(tmp_path, setup__yaml=SETUP, **{f"{name}__yaml": text}))
+        got = [(d.code, d.span.line) for d in ws.diagnostics if d.severity.value == "error"]
+        assert got == [("KAD003", line)], (name, [str(d) for d in ws.diagnostics])
+        assert f"kadmit reads at most {MAX_OBJECT_WORKLOADS:,} from one object" in str(ws.diagnostics)
+        assert ws.model.workloads == ()
+    ok = LWS.format(leader="").replace("replicas: 2", f"replicas: {MAX_OBJECT_WORKLOADS}")
+    assert not workspace.load(write(tmp_path, setup__yaml=SETUP, lws__yaml=ok)).diagnostics.has_errors

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 
+from kadmit.diagnostics import KAD003
 from kadmit.manifests.codes import KAD161
 from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.jobs.refusals import group_refusals, job_refusals, topology_refusals
@@ -22,6 +23,7 @@ MIN_PARALLELISM = "kueue.x-k8s.io/job-min-parallelism"
 DEFAULT_POD_SET = "main"
 MAX_WORKLOAD_NAME = 253  # Kueue's long workload names (ShortWorkloadNames off, its default)
 HASH_LENGTH = 5
+MAX_OBJECT_WORKLOADS = 100_000  # Workloads one object may make (a Deployment's pods, a LeaderWorkerSet's groups)
 
 
 def object_ref(o: Meta, f: Fields) -> ObjectRef:
@@ -201,3 +203,13 @@ def reclaimed(job: Job, reclaimable: dict[str, int]) -> Job:
             sets.append(ps)
         wls.append(wl.model_copy(update={"pod_sets": tuple(sets)}))
     return job.model_copy(update={"workloads": tuple(wls)})
+
+
+def replicas_read(f: Fields, spec: Val | None, replicas: int, what: str) -> int:
+    """`replicas` when one object's Workloads stay within MAX_OBJECT_WORKLOADS; above it the object is
+    refused (KAD003 at the field), not expanded into millions of Workloads (`replicas` up to 2^31 - 1 is
+    valid Kubernetes)."""
+    if replicas > MAX_OBJECT_WORKLOADS:
+        raise f.fail(KAD003, f"`replicas` is {replicas:,}: {what} would be {replicas:,} Workloads; kadmit reads "
+                             f"at most {MAX_OBJECT_WORKLOADS:,} from one object", f.field(spec, "replicas"))
+    return replicas

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from kadmit.manifests.fields import Fields, Meta
-from kadmit.manifests.jobs.common import DEFAULT_POD_SET, Builder, object_ref, workload_name
+from kadmit.manifests.jobs.common import DEFAULT_POD_SET, Builder, object_ref, replicas_read, workload_name
 from kadmit.manifests.yamltree import Val
 from kadmit.model import Job, ObjectRef, Workload
 
@@ -21,8 +21,9 @@ def group_workloads(f: Fields, b: Builder, ref: ObjectRef, spec: Val, lws_name: 
     (size − 1) with a leader template, else `main` (size); named as Kueue names them
     (`GetWorkloadName(uid, "<lws>", i)`). The groups are `spec.replicas`, or `status.replicas`
     while a rolling update with a surge has more (Kueue's filterWorkloads)."""
-    replicas = f.int(spec, "replicas", default=1, lo=0)
-    replicas = max(replicas, _surge(f, spec, status, replicas))
+    replicas = replicas_read(f, spec, f.int(spec, "replicas", default=1, lo=0), "its groups, one each,")
+    replicas = max(replicas, replicas_read(f, status, _surge(f, spec, status, replicas),
+                                           "its groups in the rolling update, one each,"))
     lwt = f.map(spec, "leaderWorkerTemplate", required=True, what=what)
     size = f.int(lwt, "size", default=1, lo=1)
     leader = f.map(lwt, "leaderTemplate")
@@ -59,7 +60,8 @@ def _surge(f: Fields, spec: Val, status: Val | None, replicas: int) -> int:
     surge = f.field(rolling, "maxSurge")
     value = surge.v if surge is not None else 0
     if isinstance(value, str):
-        value = int(value) if re.fullmatch(r"[+-]?[0-9]+", value) else 0
+        digits = re.fullmatch(r"([+-]?)0*([0-9]+)", value)  # only the sign matters (Atoi: out of range is the max)
+        value = 0 if digits is None else int(digits.group(1) + digits.group(2)[:20])
     if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
         return 0
     return shown if f.int(status, "updatedReplicas", default=0) < replicas else 0
