@@ -202,7 +202,7 @@ def _zero_count(docs, r):
     if not spots:
         return False
     d, p = r.choice(spots)
-    value = r.choice([0, -1, 100000])
+    value = r.choice([0, -1, 5000, 100_001, 2 ** 31 - 1])
     _get(docs[d], p[:-1])[p[-1]] = value
     return f"{'.'.join(map(str, p))} = {value}"
 
