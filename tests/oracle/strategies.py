@@ -91,6 +91,8 @@ CI (and on in the soak) and agreement is counted per feature. The switches:
 - `afs_weights` (opt-in, OPT_IN, with `admission_fair_sharing`): the Configuration's
   `admissionFairSharing` with resource weights and another half-life (`half_life=H`), LocalQueues
   with a fairSharing weight (`lq_weight=W`) and consumed memory
+- `requeue_states` (opt-in, OPT_IN): pending Workloads with a Requeued condition (False for one of
+  REQUEUED_REASONS, or True) and/or a `requeueState.requeueAt` in 2020 or 2030 (`_requeue_state`)
 - `second_pass` (opt-in, OPT_IN: drawn only when named, `--require second_pass`, so that the draws
   of every other seed stay as they were): clusters biased toward Kueue's second pass — topology-aware
   queues that all have a provisioning check (and its config), Workloads whose checks are mostly
@@ -123,7 +125,7 @@ SWITCHES = ("cohorts", "cohort_tree", "cohort_quota", "borrowing_limit", "lendin
 # switches drawn only when named (a soak's `--require`): not in ALL, so that clusters drawn from ALL
 # (every seed of the soaks, CI's property test) stay as they were
 OPT_IN = frozenset({"second_pass", "pod_states", "shared_hostname", "resource_config", "fungibility_defaults",
-                    "afs_weights", "pod_extras_all_kinds"})
+                    "afs_weights", "pod_extras_all_kinds", "requeue_states"})
 ALL = frozenset(SWITCHES)
 KNOWN = ALL | OPT_IN
 
@@ -525,6 +527,31 @@ def _ext_requests(d: _Draw) -> dict:
         out[NIC] = "1"
         d.features.add("nic")
     return out
+
+
+REQUEUED_REASONS = ("Deactivated", "PodsReadyTimeout", "AdmissionCheck", "ClusterQueueStopped", "LocalQueueStopped",
+                    "Preempted", "Inadmissible", "DeactivatedDueToRequeuingLimitExceeded")
+
+
+def _requeue_state(d: _Draw) -> dict:
+    """A pending Workload's status as a cluster shows one after an eviction or a backoff
+    (`requeue_states`): a Requeued condition False for a reason (`requeued=R`), a
+    `requeueState.requeueAt` past or to come (`requeue_at=WHEN`), both, or the condition True beside a
+    requeueAt. A requeueAt is years before or after both the run's clock and the machine's (Kueue's
+    ClusterQueue reads the real clock); a False condition never meets a passed requeueAt, which the
+    oracle's apply can't clear (docs/KUEUE-DIFFERENCES.md §2)."""
+    at = _stamp(START - timedelta(hours=1))
+    form = d.pick(["requeued_false", "requeue_at", "both", "requeued_true"], "requeue_form")
+    status: dict = {}
+    if form in ("requeued_false", "both", "requeued_true"):
+        reason = "BackoffFinished" if form == "requeued_true" else d.pick(REQUEUED_REASONS, "requeued")
+        status["conditions"] = [{"type": "Requeued", "status": "True" if form == "requeued_true" else "False",
+                                 "reason": reason, "message": "", "lastTransitionTime": at}]
+    if form != "requeued_false":
+        when = "future" if form == "both" else d.pick(["past", "future"], "requeue_at")
+        status["requeueState"] = {"count": d.int(1, 3),
+                                  "requeueAt": "2030-01-01T00:00:00Z" if when == "future" else "2020-01-01T00:00:00Z"}
+    return status
 
 
 def _tas_request(d: _Draw) -> dict | None:
@@ -958,6 +985,8 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
             wl["metadata"]["creationTimestamp"] = _stamp(created)
             for ps in pod_sets if d.ext else []:  # (resource_config: opt-in)
                 ps["template"]["spec"]["containers"][0]["resources"]["requests"].update(_ext_requests(d))
+            if d.on("requeue_states", 0.4):  # (opt-in: draws nothing unless allowed)
+                wl["status"] = _requeue_state(d)
             partial = [ps for ps in pod_sets if ps["count"] > 1 and ps["name"] != "leader"]
             if partial and d.on("partial_admission", 0.25):  # at most one pod set may have a minCount
                 ps = partial[0] if len(partial) == 1 else d.pick(partial)
