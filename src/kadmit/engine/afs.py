@@ -4,6 +4,7 @@ pending workloads lowest LocalQueue usage first, then by priority, creation time
 (pkg/cache/queue/cluster_queue.go, queueOrderingFunc).
 
 A LocalQueue's usage is `sum(weight[r] * (consumed[r] + penalty[r])) / its fairSharing weight`
+(a weight of 0 gives +Inf, or NaN for no usage, which Go's cmp.Compare orders before every number)
 (workload.CalcFSUsageFromResources; resource weights default to 1; amounts in milli-units, truncated
 where Kueue's resource.MulByFloat truncates, weighed in whole units):
 - `consumed` is the LocalQueue's `status.fairSharing.admissionFairSharingStatus.consumedResources`
@@ -66,7 +67,9 @@ class AdmissionFairSharing:
         for r in sorted(consumed.keys() | penalty.keys()):
             total += weights.get(r, 1.0) * (consumed.get(r, 0) + penalty.get(r, 0)) / 1000
         weight = self.weights.get(lq_key, 1.0)
-        return total / weight if weight else math.inf
+        if not weight:  # Go's float division by a weight of 0: +Inf, and NaN for 0/0
+            return math.inf if total > 0 else math.nan
+        return total / weight
 
     def usage_of(self, wl: Workload, cluster_queue: str | None) -> float | None:
         """The usage of the workload's LocalQueue where its ClusterQueue uses admission fair
@@ -78,7 +81,9 @@ class AdmissionFairSharing:
     def order(self, wl: Workload, cluster_queue: str | None) -> float:
         """The first key of a workload's place in its queue (0 where it has no effect)."""
         usage = self.usage_of(wl, cluster_queue)
-        return 0.0 if usage is None else usage
+        if usage is None:
+            return 0.0
+        return -math.inf if math.isnan(usage) else usage  # cmp.Compare puts NaN before every number
 
     def admitted(self, wl: Workload, cluster_queue: str) -> None:
         """`wl` was admitted: its LocalQueue takes the entry penalty of its total requests."""
@@ -97,7 +102,9 @@ def _candidate_usage(snap, c) -> float:
     afs: AdmissionFairSharing = snap.session.afs
     wl = snap.index.workloads.get(c.key)
     usage = afs.usage_of(wl, c.cluster_queue) if wl is not None else None
-    return 0.0 if usage is None else -usage
+    if usage is None:
+        return 0.0
+    return math.inf if math.isnan(usage) else -usage  # cmp.Compare(b, a): a NaN usage comes last
 
 
 def candidate_order(snap, c, preemptor_cq: str) -> tuple:
