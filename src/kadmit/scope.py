@@ -19,6 +19,7 @@ KUEUE_STATES = {"KAD200", "KAD205"}  # FlavorNotFound, TopologyNotFound: the clu
 # does not serve, KAD171; a job whose priority class is missing, whose Workload Kueue never creates,
 # KAD172): it is no work (listed as skipped) and nothing else depends on it; Kueue decides the rest.
 REFUSED_ALONE = frozenset({"KAD170", "KAD171", "KAD172"})
+UNKNOWN_FIELD = "KAD180"  # in a Pod, as in a job: refused alone (`_blocking`)
 
 
 def blocks(d: Diagnostic) -> bool:
@@ -41,6 +42,9 @@ def _blocking(diagnostics: list[Diagnostic], holding: "Owners") -> list[tuple[Di
     a refusal (KAD170), nor another error inside only objects refused (a job whose label the API
     server would refuse as well: Kubernetes never creates it, whatever else is wrong with it)."""
     refused = {id(o) for d in diagnostics if d.code in REFUSED_ALONE for _, _, o in holding.of(d.span)}
+    # a Pod with an unknown field (KAD180): `kubectl apply` refuses it, so it is on no node and no job
+    refused |= {id(o) for d in diagnostics if d.code == UNKNOWN_FIELD
+                for field, kind, o in holding.of(d.span) if field == "broken" and kind == "Pod"}
     out = []
     for d in diagnostics:
         if not blocks(d):
@@ -195,11 +199,11 @@ _IDS = {"ClusterQueue": "cq", "Cohort": "co", "LocalQueue": "lq", "Workload": "w
 
 
 def _is_work(ref: ObjectRef) -> bool:
-    """A job of a kind Kueue integrates, or a Workload: what `admit` decides (not policy)."""
+    """A job of a kind Kueue integrates (a Pod too), or a Workload: what `admit` decides (not policy)."""
     from kadmit.manifests import KINDS
 
     kind = KINDS.get((ref.api_version.rpartition("/")[0], ref.kind))
-    return kind is not None and kind.target in ("jobs", "workloads")
+    return kind is not None and (kind.target in ("jobs", "workloads") or ref.kind == "Pod")
 
 
 def decidable(model: Model, diagnostics: list[Diagnostic],

@@ -7,6 +7,8 @@
 - a duplicate key (Kubeflow Trainer's proposal 2170 repeats `volumeMounts`): `kubectl create` and `apply`
   keep the last value, the server stores it; the server refuses only a request body that repeats a
   field, which kubectl never sends. kadmit warns (KAD173) and reads the last (it was KAD151, exit 2).
+- a Pod with unknown fields (the Kubernetes project's examples, rbd): `kubectl apply` refuses it, so it is
+  never created; kadmit lists it as not decided and decides the rest (it refused the whole input).
 """
 
 from __future__ import annotations
@@ -100,3 +102,20 @@ def test_kubectl_keeps_the_last_of_a_duplicate_key_and_kadmit_warns(kube_apiserv
     assert result.exit_code == 0, result.output
     assert "warning[KAD173]: duplicate key `volumeMounts` (first at line 12); kubectl keeps the last one" \
         in result.output
+
+
+POD_CASE = Path(__file__).resolve().parents[1] / "oracle" / "features" / "pod-with-unknown-field-refused-alone.yaml"
+
+
+def test_a_pod_with_unknown_fields_is_refused_alone(kube_apiserver: KubeAPIServer) -> None:
+    [pod] = [d for d in yaml.safe_load_all(POD_CASE.read_text()) if d["kind"] == "Pod"]
+    pod["metadata"]["namespace"] = "default"
+    proc = kube_apiserver.run("apply", "--dry-run=server", "-f", "-", input=yaml.safe_dump(pod), check=False)
+    assert proc.returncode != 0 and "strict decoding error" in proc.stderr, proc.stderr
+    assert 'unknown field "spec.volumes[0].rbd.imageformat"' in proc.stderr
+
+    code, answer, err = _admit(POD_CASE)
+    assert code == 1, err
+    assert [(d["workload"], d["admitted"]) for d in answer["decisions"]] == [("team/job", True)]
+    assert [(s["kind"], s["name"], s["reason"].startswith("not decided: an error in the input"))
+            for s in answer["skipped"]] == [("Pod", "rbd", True)]

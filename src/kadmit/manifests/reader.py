@@ -196,9 +196,9 @@ class _Reader:
                 raise
             self.broken(*broken)  # a placeholder of a bad field, already reported, went on
             return
-        if f.collected or (unknown and spec.target == "jobs"):
-            # every bad field was reported; the object is not used. A job with an unknown field too:
-            # `kubectl apply` (strict field validation, its default) refuses it, so it is never created
+        if f.collected or (unknown and (spec.target == "jobs" or kind == "Pod")):
+            # every bad field was reported; the object is not used. A job or a Pod with an unknown field
+            # too: `kubectl apply` (strict field validation, its default) refuses it, so it is never created
             self.broken(*broken)
             return
         target = getattr(self.fragment, spec.target)
