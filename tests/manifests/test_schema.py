@@ -444,3 +444,29 @@ def test_the_fast_known_check_agrees_with_the_full_walk(data) -> None:
         target.keys[key] = (0, 0, 0, 1)
     skip = data.draw(st.sampled_from([("status",), (), ("spec",)]))
     assert schema._all_known(node, tree, skip) == (schema._unknown(node, tree, skip) == [])
+
+
+def test_kueue_objects_being_deleted_are_reported_not_modelled() -> None:
+    """A ClusterQueue, LocalQueue or Workload being deleted (metadata.deletionTimestamp) is read as
+    if it were not: KAD161 at the timestamp, saying what Kueue does instead; one without it, nothing."""
+    _, diags = read("""\
+        apiVersion: kueue.x-k8s.io/v1beta2
+        kind: ClusterQueue
+        metadata: {name: cq, deletionTimestamp: "2026-11-01T00:05:00Z", finalizers: [kueue.x-k8s.io/resource-in-use]}
+        spec: {namespaceSelector: {}}
+        ---
+        apiVersion: kueue.x-k8s.io/v1beta2
+        kind: LocalQueue
+        metadata: {name: lq, namespace: ns, deletionTimestamp: "2026-11-01T00:05:00Z", finalizers: [x/y]}
+        spec: {clusterQueue: cq}
+        ---
+        apiVersion: kueue.x-k8s.io/v1beta2
+        kind: LocalQueue
+        metadata: {name: stays, namespace: ns}
+        spec: {clusterQueue: cq}
+        """)
+    got = [(d.code, d.span.line) for d in diags.sorted() if d.code == "KAD161"]
+    assert got == [("KAD161", 3), ("KAD161", 8)], got
+    cq, lq = [d.message for d in diags.sorted() if d.code == "KAD161"]
+    assert "`metadata.deletionTimestamp` of `ClusterQueue` `cq`" in cq and "clusterQueue is terminating" in cq
+    assert "`LocalQueue` `lq`" in lq and "waiting for admission checks" in lq

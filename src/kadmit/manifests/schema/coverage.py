@@ -174,12 +174,31 @@ def _harmless(v: Val, entry: Entry) -> bool:
     return _empty(v) or (v.kind in (STR, BOOL) and v.v in entry.harmless)
 
 
+# What Kueue v0.17.0 does with an object of its kinds being deleted (`metadata.deletionTimestamp`),
+# which kadmit does not model (a job being deleted is: `manifests.jobs.manage`).
+DELETING = {
+    "ClusterQueue": "Kueue admits no new workload to a terminating ClusterQueue (\"Can't admit new workloads; "
+                    "clusterQueue is terminating\") and takes back the reservation of its workloads waiting for "
+                    "admission checks (\"ClusterQueue ... is terminating or missing\")",
+    "LocalQueue": "Kueue takes back the reservation of its workloads waiting for admission checks "
+                  "(\"LocalQueue ... is terminating or missing\")",
+    "Workload": "one with no owner has its finalizer dropped by Kueue's workload controller and goes; one "
+                "with an owner goes with its job",
+}
+
+
 def warn_unmodelled(f, node: Val, kind: str, what: str) -> None:
     """A warning (KAD161) for each field set on `node` that changes Kueue's answer and that kadmit
-    does not model, once per listed field."""
+    does not model, once per listed field; and for one of Kueue's objects being deleted."""
     table = FIELDS.get(kind)
     if table is None:
         return
+    meta = node.get("metadata") if node.kind == MAP else None
+    stamp = meta.get("deletionTimestamp") if meta is not None and meta.kind == MAP else None
+    if stamp is not None and not _empty(stamp):
+        effect = DELETING.get(kind, "being deleted")
+        f.diags.emit(KAD161, f"`metadata.deletionTimestamp` of {what} is not modelled: {effect}; kadmit reads "
+                     "it as if it were not being deleted, and its decision may differ from Kueue's", f.span(stamp))
     root = node if kind in KIND_ROOT else node.get("spec")
     if root is None or root.kind != MAP:
         return
