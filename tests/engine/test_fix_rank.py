@@ -102,17 +102,22 @@ def test_the_owners_group_first_where_its_best_fix_changes_the_cluster_less():
     assert [p.actor for p in ordered([same, own_spec], "mine")] == ["owner", "platform"]
 
 
-def test_shrinking_by_more_than_half_comes_after_a_policy_change_of_equal_effect():
+def test_shrinking_by_half_or_more_comes_after_a_policy_change_of_equal_effect():
     shrink = fix(count(10, 2))  # keeps a fifth
     raise_ = fix(quota("mine", 2, 10), admitted=1)  # ×5 with a side effect: more than the shrink's none
     assert magnitude(disruption(raise_)) == 0 and magnitude(disruption(shrink)) == -1
     assert ordered([shrink, raise_], "mine")[0] is shrink  # the raise changes more of the cluster
     quiet = fix(quota("mine", 2, 10))
     assert ordered([shrink, quiet], "mine") == [quiet, shrink]
-    half = fix(count(10, 5))  # keeps half: not demoted, and ×2 is a smaller class than the raise's ×5
-    assert ordered([quiet, half], "mine") == [half, quiet]
-    # a quota raised 3 → 4 before the job halved (relative 1/3 and 1/2: the same class)
+    half = fix(count(10, 5))  # keeps half: demoted too, though ×2 is a smaller class than the raise's ×5
+    assert ordered([quiet, half], "mine") == [quiet, half]
+    most = fix(count(10, 6))  # keeps more than half: not demoted, the smaller class first
+    assert ordered([quiet, most], "mine") == [most, quiet]
+    # a quota raised 3 → 4 before the job halved; a gang's minimum halved (2 → 1) after its queue's empty
+    # quota given one cpu (found on a generated cluster: the halving came first)
     assert ordered([fix(count(2, 1)), fix(quota("mine", 3, 4))], "mine")[0].actor == "platform"
+    minimum = Change(Knob("min_count", AT, "2", "minCount", "Workload `ns/w`", 2, workload="ns/w"), 1)
+    assert ordered([fix(minimum), fix(quota("mine", 0, 1000))], "mine")[0].actor == "platform"
 
 
 def test_the_order_is_a_total_one():

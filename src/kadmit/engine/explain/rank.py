@@ -8,8 +8,11 @@ The order, and why a platform engineer would agree with it:
    counts `HARM_WEIGHT` times: its owner loses running work rather than waiting less. Compared by
    order of magnitude (`magnitude`: 0, 1, 2–3, 4–10, 11–30, 31–100, 101–300, …), so that 165 and 190
    changed workloads tie while 46 and 583 do not: nobody weighs 178 side effects against 183.
-2. **Shrinking by more than half last**: a fix that leaves a workload less than half its pods comes
-   after every platform fix of no larger side effects (a person shrinks a job last).
+2. **Shrinking by half or more last**: a fix that leaves a workload half its pods or fewer comes after
+   every platform fix of no larger side effects (a person shrinks a job last; the issue asks this of
+   shrinking by more than half, and halving a job is no smaller a loss to its owner than a quota
+   raised ×2 to the platform: a 2-pod gang's minimum lowered to 1 was offered before its queue's
+   empty quota raised to one cpu).
 3. **The relative size of the change** (`growth`: the most any number of it grows or shrinks, as a
    factor: ×1.5, ×11, ×46), by order of magnitude too (up to ×3, ×10, ×30, ×100, …): a quota raised
    ×46 is a different request from one raised ×11, one raised ×11 the same request as one ×25 — a
@@ -88,10 +91,10 @@ def lends(p: Proven, own: str | None) -> bool:
 
 
 def demoted(p: Proven, policy: Iterable[int]) -> bool:
-    """A fix shrinking a workload to less than half its pods, where a platform fix (`policy`: their
+    """A fix shrinking a workload to half its pods or fewer, where a platform fix (`policy`: their
     `disruption` classes) changes no more of the cluster."""
     mine = magnitude(disruption(p))
-    return p.kept < 0.5 and any(c <= mine for c in policy)
+    return p.kept <= 0.5 and any(c <= mine for c in policy)
 
 
 def preference(p: Proven, own: str | None, policy: Iterable[int] = ()) -> tuple:
