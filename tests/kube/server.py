@@ -28,17 +28,18 @@ class KubeAPIServer:
     kubectl: Path
     env: dict[str, str]
 
-    def run(self, *args: str, input: str | None = None, check: bool = True) -> subprocess.CompletedProcess[str]:
+    def run(self, *args: str, input: str | None = None, check: bool = True,
+            timeout: float = 120) -> subprocess.CompletedProcess[str]:
         """`kubectl ARGS...`; a failure raises with kubectl's own message when `check`."""
         proc = subprocess.run([str(self.kubectl), *args], input=input, env=self.env,
-                              capture_output=True, text=True, timeout=120)
+                              capture_output=True, text=True, timeout=timeout)
         if check and proc.returncode != 0:
             raise AssertionError(f"kubectl {' '.join(args)} exited {proc.returncode}:\n{proc.stderr}{proc.stdout}")
         return proc
 
-    def apply(self, manifest: str, *args: str) -> subprocess.CompletedProcess[str]:
+    def apply(self, manifest: str, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
         """`kubectl apply -f -` with the YAML given (server-side apply: pass `--server-side`)."""
-        return self.run("apply", "-f", "-", *args, input=manifest)
+        return self.run("apply", "-f", "-", *args, input=manifest, timeout=timeout)
 
     def get(self, resource: str, name: str, namespace: str | None = None) -> dict[str, Any]:
         """The object as the server stores it (`kubectl get -o json`)."""
