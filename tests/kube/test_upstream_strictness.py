@@ -9,6 +9,8 @@
   field, which kubectl never sends. kadmit warns (KAD173) and reads the last (it was KAD151, exit 2).
 - a Pod with unknown fields (the Kubernetes project's examples, rbd): `kubectl apply` refuses it, so it is
   never created; kadmit lists it as not decided and decides the rest (it refused the whole input).
+- a v1beta2 Workload with no `spec.podSets` (its CRD requires none; v1beta1's does, and both refuse an
+  empty list): stored, queued by Kueue and never admitted; kadmit decides it so (it refused the input).
 """
 
 from __future__ import annotations
@@ -119,3 +121,20 @@ def test_a_pod_with_unknown_fields_is_refused_alone(kube_apiserver: KubeAPIServe
     assert [(d["workload"], d["admitted"]) for d in answer["decisions"]] == [("team/job", True)]
     assert [(s["kind"], s["name"], s["reason"].startswith("not decided: an error in the input"))
             for s in answer["skipped"]] == [("Pod", "rbd", True)]
+
+
+def test_a_v1beta2_workload_without_pod_sets_is_stored_and_never_admitted(kube_apiserver: KubeAPIServer) -> None:
+    case = Path(__file__).resolve().parents[1] / "oracle" / "features" / "workload-without-pod-sets.yaml"
+    [empty] = [d for d in yaml.safe_load_all(case.read_text()) if d["metadata"]["name"] == "a-empty"]
+    kube_apiserver.apply(yaml.safe_dump({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team"}}))
+    kube_apiserver.run("create", "--dry-run=server", "-f", "-", input=yaml.safe_dump(empty))
+    for version, pod_sets, error in (("v1beta2", {"podSets": []}, "spec.podSets in body should have at least 1 items"),
+                                     ("v1beta1", {}, "spec.podSets: Required value")):
+        refused = dict(empty, apiVersion=f"kueue.x-k8s.io/{version}", spec=dict(empty["spec"], **pod_sets))
+        proc = kube_apiserver.run("create", "--dry-run=server", "-f", "-", input=yaml.safe_dump(refused), check=False)
+        assert proc.returncode != 0 and error in proc.stderr, proc.stderr
+
+    code, answer, err = _admit(case)
+    assert code == 0 and "error[" not in err, err
+    assert {d["workload"]: d["admitted"] for d in answer["decisions"]} == {
+        "team/a-empty": False, "team/b-real": False, "team/c-empty": False, "team/d-real": True}

@@ -388,6 +388,10 @@ def _holds_quota(f: Fields, o: Meta, status: Val | None, conditions: dict[str, t
     return reserved and active
 
 
+NO_POD_SETS = ("it has no pod sets (no `spec.podSets`, which v1beta2's CRD allows): Kueue's flavor assigner "
+               "finds it no assignment, so it is never admitted")
+
+
 def workload(f: Fields, o: Meta) -> Workload | None:
     # the CRD requires no `spec` (the API server stores a Workload without one, as a KEP's status example
     # is): no queue name then, and Kueue never admits it (KAD164 below) unless it already holds quota
@@ -404,7 +408,11 @@ def workload(f: Fields, o: Meta) -> Workload | None:
     if spec is None:  # it holds quota for pod sets it does not have
         raise f.missing("spec", o.node, f"workload `{o.name}`, which holds quota (Kueue's Workload webhook "
                         "refuses an admission whose pod set assignments name no pod set of the spec)")
-    pod_sets = tuple(pod_set(f, ps) for ps in f.maps(spec, "podSets", required=True, what=f"workload `{o.name}`"))
+    # v1beta2's CRD requires no `podSets` (v1beta1's does; both refuse an empty list): a Workload without
+    # them is queued, and Kueue's flavor assigner finds it no assignment (RepresentativeMode NoFit)
+    no_pod_sets = o.version != "v1beta1" and f.field(spec, "podSets") is None
+    pod_sets = () if no_pod_sets else tuple(
+        pod_set(f, ps) for ps in f.maps(spec, "podSets", required=True, what=f"workload `{o.name}`"))
     class_name, class_kind, class_node = _priority_class(f, o, spec)
     explicit = f.int(spec, "priority")
     true = {kind: value for kind, (value, _) in conditions.items()}
@@ -435,6 +443,7 @@ def workload(f: Fields, o: Meta) -> Workload | None:
         evicted=evicted[0], origin=controller_owner(f, o), **duration_annotation(f, o),
         uid=f.str(o.metadata, "uid") or "", job_uid=o.labels.get(JOB_UID_LABEL, ""),
         check_states=states, admitted_condition=true.get("Admitted", False), span=f.span(o.node), **extra,
+        **({"inadmissible": NO_POD_SETS} if no_pod_sets else {}),
         spans=f.spans({"name": o.metadata.v.get("name"), "namespace": o.metadata.v.get("namespace"),
                        "uid": f.field(o.metadata, "uid"), "queue": f.field(spec, "queueName"), "priority_class": class_node,
                        "priority": f.field(spec, "priority"), "created": f.field(o.metadata, "creationTimestamp"),

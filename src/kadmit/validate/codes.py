@@ -189,7 +189,8 @@ DUPLICATE_POD_SET = register(
     "Workload CRD: podSets is a list map keyed by name")
 POD_SET_COUNT_LIMIT = register(
     "KAD253", "pod set count out of range", "error",
-    "A workload has no pod sets, or more than 8.",
+    "A workload has no pod sets, or more than 8. (A v1beta2 Workload with no `spec.podSets` at all, "
+    "which its CRD allows, is read as Kueue reads it: queued and never admitted, KAD521.)",
     "Workload CRD: podSets minItems=1 maxItems=8")
 MANY_MIN_COUNTS = register(
     "KAD254", "more than one pod set uses min_count", "error",

@@ -17,7 +17,7 @@ INT32 = (-(2**31), 2**31 - 1)
 
 def check_workload(wl: Workload, diags: Diagnostics) -> None:
     n = len(wl.pod_sets)
-    if not 1 <= n <= MAX_POD_SETS:
+    if not 1 <= n <= MAX_POD_SETS and not (n == 0 and wl.inadmissible):
         diags.emit(POD_SET_COUNT_LIMIT, f"workload `{wl.key}` has {n} pod sets; Kueue accepts 1 to {MAX_POD_SETS}",
                    wl.field_span("pod_sets"))
     seen: dict[str, int] = {}
