@@ -53,6 +53,7 @@ def proven_fixes(prover: Prover, model: Model, sources: SourceMap, ask: Ask, uni
     prover.bound = bound  # changes of quota numbers it refuses are refused without deciding again
     singles = _singles(prover, model, sources, ask.own, ask.workload, units, bound=bound, met=ask.met,
                        ahead=ask.ahead)
+    switch = None
     if ask.head is not None:
         cq = next((c for c in model.cluster_queues if c.name == ask.cluster_queue), None)
         knob = K.queueing_knob(sources, cq) if cq is not None else None
@@ -63,13 +64,6 @@ def proven_fixes(prover: Prover, model: Model, sources: SourceMap, ask: Ask, uni
             keep(prover.prove(ch))
         for ch in singles:
             keep(prover.prove(ch))
-        if switch is not None and not prover.admits([switch]):
-            # the queue's own obstacles stand once the head no longer blocks: both changes needed
-            for ch in _singles(prover, model, sources, ask.own, ask.workload, units, fixed=[switch]):
-                p = prover.prove([switch] + ch)
-                if p is not None and not prover.admits(ch):  # else the second alone is the fix
-                    p.needs = " (neither change alone admits it: the second needs the first)"
-                    keep(p)
     else:
         for ch in singles:
             keep(prover.prove(ch))
@@ -88,6 +82,8 @@ def proven_fixes(prover: Prover, model: Model, sources: SourceMap, ask: Ask, uni
             keep(p)
         for p in lender_raises(prover, model, sources, ask.own, ask.workload, units, singles, ask.ahead):
             keep(p)
+    if switch is not None:
+        _after_switch(prover, model, sources, ask, units, keep, switch, bool(found))
     if not found and len(ask.own.groups) > 1:
         _pairs(prover, model, sources, ask.own, ask.workload, units, keep)
     for note in alone_notes(prover, list(found.values()), ask.cluster_queue):
@@ -95,6 +91,31 @@ def proven_fixes(prover: Prover, model: Model, sources: SourceMap, ask: Ask, uni
             prover.notes.append(note)
     lq = next((q for q in model.local_queues if q.key == f"{ask.workload.namespace}/{ask.workload.queue}"), None)
     return ordered(list(found.values()), lq.cluster_queue if lq is not None else ask.cluster_queue)
+
+
+def _after_switch(prover: Prover, model: Model, sources: SourceMap, ask: Ask, units: dict[str, int], keep,
+                  switch: Change, found: bool) -> None:
+    """Behind a StrictFIFO head, where the switch to BestEffortFIFO alone admits nothing: the queue's
+    own obstacles stand once the head no longer blocks, so each number of its own blame is searched
+    with the switch applied (both changes needed). Tried last, after every single change and raise
+    (what a person changes first); once one of those is `found`, the numbers of other queues' quotas
+    are not searched with the switch (as `_singles` leaves another queue's number once a fix is
+    found), and a note says how many were left."""
+    if prover.admits([switch]):
+        return
+    left: list[str] = []
+    for ch in _singles(prover, model, sources, ask.own, ask.workload, units, fixed=[switch],
+                       lenders=not found, left=left):
+        p = prover.prove([switch] + ch)
+        if p is not None and not prover.admits(ch):  # else the second alone is the fix
+            p.needs = " (neither change alone admits it: the second needs the first)"
+            keep(p)
+    if left:
+        many = f"{len(left)} of the blame" if len(left) > 1 else "one of the blame"
+        note = (f"the switch of ClusterQueue `{ask.cluster_queue}` to BestEffortFIFO was not tried with a raise of a "
+                f"quota outside it ({many}): fixes were found without it")
+        if note not in prover.notes:
+            prover.notes.append(note)
 
 
 def choose(found: list[Proven], n: int) -> list[Proven]:
@@ -149,7 +170,8 @@ def _pairs(prover: Prover, model: Model, sources: SourceMap, obs: Obstacles, wl:
 
 def _singles(prover: Prover, model: Model, sources: SourceMap, obs: Obstacles, wl: Workload | None,
              units: dict[str, int], fixed: list[Change] = (), bound: Bound | None = None,
-             met: dict[str, int] | None = None, ahead: dict[str, int] | None = None) -> list[list[Change]]:
+             met: dict[str, int] | None = None, ahead: dict[str, int] | None = None,
+             lenders: bool = True, left: list[str] | None = None) -> list[list[Change]]:
     """One change (or group of changes) per candidate, its number searched by deciding again (with
     `fixed` applied). Quota numbers: the workload's own ClusterQueue's first (its nominal quota and
     borrowing limit in the blame even where no one-workload fix names them); with `bound` (and
@@ -159,7 +181,7 @@ def _singles(prover: Prover, model: Model, sources: SourceMap, obs: Obstacles, w
     search starting where the workload fits on its own at the state it met (`met`), with room for
     what is queued ahead of it in its ClusterQueue too (`ahead`: those go first); once a fix is found,
     another queue's number is decided again once, and kept as it is if that admits it (not called
-    minimal)."""
+    minimal). Without `lenders`, another queue's number is left out (its id added to `left`)."""
     out: list[list[Change]] = []
     seen: set = set()
 
@@ -213,6 +235,10 @@ def _singles(prover: Prover, model: Model, sources: SourceMap, obs: Obstacles, w
                 continue  # no value of this number lets the workload in (`bounds`: necessary condition)
             enough = bound.enough(entry, old) if bound is not None and entry is not None else None
             alternative = bool(out) and not (own is not None and oid.startswith(own))
+            if not lenders and not (own is not None and oid.startswith(own)):
+                if left is not None:
+                    left.append(oid)
+                continue
             from_met = (met or {}).get(oid)
             if alternative and enough is None and from_met is None:
                 continue  # a fix is found: another queue's number only where some value surely helps
