@@ -14,11 +14,11 @@ _DONE: dict[int, Model] = {}  # recent results (kept alive, so ids are not reuse
 
 
 def effective(model: Model) -> Model:
-    """`synced`, `held`, `drained`, `checked`, then `counted`: what the engine and the reference decide on. A
+    """`synced`, `held`, `drained`, `checked`, `ordered_by_eviction`, then `counted`: what the engine and the reference decide on. A
     model this returned is returned as it is (transformations must not apply twice)."""
     if _DONE.get(id(model)) is model:
         return model
-    out = counted(checked(drained(held(synced(model)))))
+    out = counted(ordered_by_eviction(checked(drained(held(synced(model))))))
     if len(_DONE) >= 16:
         _DONE.pop(next(iter(_DONE)))
     _DONE[id(out)] = out
@@ -155,6 +155,23 @@ def held(model: Model) -> Model:
                 changed = True
         out.append(wl)
     return model.model_copy(update={"workloads": tuple(out)}) if changed else model
+
+
+def ordered_by_eviction(model: Model) -> Model:
+    """Kueue's queue order timestamp (workload.Ordering.GetQueueOrderTimestamp), which its queues,
+    its scheduler's iterators and its preemption rules all compare: a workload evicted by an admission
+    check, or by its pods' readiness timeout under the Eviction requeuing timestamp (the default), is
+    ordered by its Evicted condition's time rather than its creation. kadmit orders by `created`, so
+    that becomes the eviction's time (after `held` and `checked`, which take "now" from the creation
+    times, as the oracle's clock starts). The model itself when no workload is so evicted."""
+    stamp = model.config.pods_ready_requeuing_timestamp if model.config is not None else "Eviction"
+    reasons = {"AdmissionCheck", "PodsReadyTimeout"} if stamp == "Eviction" else {"AdmissionCheck"}
+    if not any(wl.evicted and wl.evicted_at is not None and wl.evicted_reason in reasons for wl in model.workloads):
+        return model
+    return model.model_copy(update={"workloads": tuple(
+        wl.model_copy(update={"created": wl.evicted_at})
+        if wl.evicted and wl.evicted_at is not None and wl.evicted_reason in reasons else wl
+        for wl in model.workloads)})
 
 
 DEACTIVATED = "The workload is deactivated due to Admission check(s): "  # Kueue's message, a rejected check's names follow

@@ -324,6 +324,10 @@ class Workload(Obj):
     evicted: bool = False  # an `Evicted` condition with status True: Kueue prefers such victims
     inadmissible: str = ""  # why Kueue marks it inadmissible before any queue sees it (DRA), "" if not
     requeued_false: str = ""  # the reason of a `Requeued` condition whose status is False, "" if none
+    # an `Evicted` condition (status True) whose reason Kueue may queue the workload by (AdmissionCheck,
+    # PodsReadyTimeout: GetQueueOrderTimestamp), and its lastTransitionTime; "" and None otherwise
+    evicted_reason: str = ""
+    evicted_at: datetime | None = None
     requeue_at: datetime | None = None  # `status.requeueState.requeueAt`: Kueue queues it from then on
     uid: str = ""  # metadata.uid, where the input has it (preemption messages name it)
     job_uid: str = ""  # the `kueue.x-k8s.io/job-uid` label: the UID of the job it was made from
@@ -451,6 +455,9 @@ class SchedulerConfig(Obj):
     # no resourceClaims (kadmit.effective)
     dynamic_resource_allocation: bool = False
     admission_fair_sharing: AdmissionFairSharing | None = None
+    # `waitForPodsReady.requeuingStrategy.timestamp` (Kueue's default, whatever the section: Eviction):
+    # which time a workload evicted for its pods' readiness is queued by
+    pods_ready_requeuing_timestamp: Literal["Eviction", "Creation"] = "Eviction"
 
     @property
     def strategies(self) -> tuple[str, ...]:

@@ -301,6 +301,9 @@ def workload(out: Out, ix: ModelIndex, wl: Workload) -> str:
         body.append(f"duration = {q(str(wl.duration_ms // 1000) + 's' if wl.duration_ms % 1000 == 0 else str(wl.duration_ms) + 'ms')}")
     if wl.inadmissible:
         body += out.lack("workloads", f"why Kueue finds `{wl.key}` inadmissible", wl.span, [wl.inadmissible])
+    if wl.evicted and wl.evicted_at is not None and wl.evicted_reason in ("AdmissionCheck", "PodsReadyTimeout"):
+        body += out.lack("workloads", f"`{wl.key}`'s eviction time, which Kueue may queue it by", wl.span, [
+            f"Evicted: {wl.evicted_reason} at {timestamp(wl.evicted_at)} (effective.ordered_by_eviction)"])
     if wl.requeued_false or wl.requeue_at is not None:  # what holds it back from Kueue's queues (effective.held)
         body += out.lack("workloads", f"`{wl.key}`'s Requeued condition and requeueAt", wl.span, [
             f"Requeued: False ({wl.requeued_false})" if wl.requeued_false else "Requeued: not False",

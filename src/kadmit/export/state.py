@@ -162,8 +162,8 @@ def workload(ix: ModelIndex, wl: Workload, diags: Diagnostics) -> dict:
         if wl.admitted_condition or (all(c.state == "Ready" for c in wl.check_states)  # else waiting for its checks
                                      and not any(a.delayed for a in wl.admission.pod_sets)):  # or its second pass
             conditions.append(_condition("Admitted", wl.admission.admitted_at, "Admitted"))
-    if wl.evicted:
-        conditions.append(_condition("Evicted", None, "Preempted"))
+    if wl.evicted:  # its reason and time, which Kueue may queue it by (effective.ordered_by_eviction)
+        conditions.append(_condition("Evicted", wl.evicted_at, wl.evicted_reason or "Preempted"))
     if wl.finished:
         conditions.append(_condition("Finished", None, "Succeeded"))
     if wl.requeued_false:  # what holds it back from Kueue's queues (effective.held)

@@ -58,9 +58,12 @@ def configuration(f: Fields, o: Meta) -> SchedulerConfig:
     afs, afs_node = admission_fair_sharing(f, o)
     dra, dra_node = feature_gates(f, o)
     check_configuration(f, o)
+    # cmd/kueue's podsReadyRequeuingTimestamp: the section's requeuing timestamp where set, else Eviction
+    stamp = f.str(f.map(f.map(o.node, "waitForPodsReady"), "requeuingStrategy"), "timestamp")
     return SchedulerConfig(
         fair_sharing=enabled, preemption_strategies=tuple(names), span=f.span(o.node), **jobs, **res,
         admission_fair_sharing=afs, dynamic_resource_allocation=dra,
+        pods_ready_requeuing_timestamp="Creation" if stamp == "Creation" else "Eviction",
         spans=f.spans({"fair_sharing": enabled_at, "preemption_strategies": f.field(fs, "preemptionStrategies"),
                        **{f"preemption_strategies.{i}": v for i, v in enumerate(items)}, **job_nodes,
                        **res_nodes, "admission_fair_sharing": afs_node,

@@ -210,6 +210,7 @@ def _conditions(f: Fields, status: Val | None) -> dict[str, tuple[bool, Val]]:
 
 
 HOSTNAME = "kubernetes.io/hostname"
+ORDERING_EVICTIONS = ("AdmissionCheck", "PodsReadyTimeout")  # the evictions Kueue may queue a workload by
 JOB_UID_LABEL = "kueue.x-k8s.io/job-uid"
 
 
@@ -428,6 +429,11 @@ def workload(f: Fields, o: Meta) -> Workload | None:
     requeued_node = None
     if not holds and requeued is not None and f.str(requeued[1], "status") == "False":
         extra["requeued_false"], requeued_node = f.str(requeued[1], "reason") or "", requeued[1]
+    # an eviction Kueue may queue the workload by (GetQueueOrderTimestamp): its reason and time
+    if evicted[0] and (reason := f.str(evicted[1], "reason")) in ORDERING_EVICTIONS:
+        extra["evicted_reason"] = reason
+        if (evicted_at := f.timestamp(evicted[1], "lastTransitionTime")) is not None:
+            extra["evicted_at"] = evicted_at
     requeue_state = f.map(status, "requeueState")
     if not holds and (requeue_at := f.timestamp(requeue_state, "requeueAt")) is not None:
         extra["requeue_at"] = requeue_at
