@@ -406,6 +406,35 @@ def _t_brace(text, r):
     return text[:n] + text[n] + text[n:], f"{text[n]!r} at {n} doubled"
 
 
+def _k_reference(text, r):
+    """`.kad`: a block's reference made to itself or a name that is not there (`parent = org` in cohort org,
+    a cluster queue in its own name's cohort, a local queue to a missing cluster queue)."""
+    blocks = list(re.finditer(r"^(cohort|cluster_queue|local_queue|flavor|topology)\s+([\w./-]+)", text, re.M))
+    refs = list(re.finditer(r"^(\s*(?:parent|cohort|queue|topology)\s*=\s*)([\w.-]+)|(->\s*)([\w.-]+)", text, re.M))
+    if not refs:
+        return text, "no reference"
+    m = r.choice(refs)
+    start, end = (m.start(2), m.end(2)) if m.group(2) else (m.start(4), m.end(4))
+    owner = [b.group(2).split("/")[-1] for b in blocks if b.start() < m.start()]
+    value = r.choice(([owner[-1]] if owner else []) + ["missing", m.group(0).split()[0] if m.group(2) else "x"])
+    return text[:start] + value + text[end:], f"reference at {start} -> {value}"
+
+
+def _k_count(text, r):
+    """`.kad`: a pod group's count 0, negative or huge, or a min_count above it."""
+    hits = list(re.finditer(r"^(\s*)count(\s*=\s*)(\d+)", text, re.M))
+    if not hits:
+        return text, "no count"
+    m = r.choice(hits)
+    if r.random() < 0.4:
+        line = f"{m.group(0)}\n{m.group(1)}min_count = {int(m.group(3)) + r.choice([1, 7])}"
+        return text[:m.start()] + line + text[m.end():], f"min_count above count at {m.start()}"
+    value = r.choice(["0", "-1", "2147483647", "2147483648", "99999999999999999999"])
+    return text[:m.start(3)] + value + text[m.end(3):], f"count {m.group(3)} -> {value}"
+
+
+KAD = [_k_reference, _k_count]
+
 TEXT = [_t_bom, _t_crlf, _t_tabs, _t_truncate, _t_binary, _t_long_line, _t_drop_line, _t_dup_line, _t_swap_lines,
         _t_number, _t_number, _t_unicode, _t_deep, _t_laughs, _t_alias, _t_empty, _t_brace, _t_drop_line]
 
@@ -417,7 +446,7 @@ def _structural(text: str, r: random.Random) -> tuple[str, str] | None:
         return None  # aliases a load expands (a billion laughs an earlier round wrote), or huge: text mutations only
     try:
         docs = list(yaml.safe_load_all(text))
-    except yaml.YAMLError:
+    except (yaml.YAMLError, RecursionError):  # (deep nesting an earlier round wrote)
         return None
     for _ in range(4):
         fn = r.choice(STRUCTURAL)
@@ -443,6 +472,8 @@ def mutate(files: dict[str, str], r: random.Random, rounds: int | None = None) -
         done = None
         if name.endswith((".yaml", ".yml", ".json")) and r.random() < 0.6:
             done = _structural(text, r)
+        if done is None and name.endswith(".kad") and r.random() < 0.3:
+            done = r.choice(KAD)(text, r)
         if done is None:
             fn = r.choice(TEXT)
             done = fn(text, r)

@@ -38,6 +38,6 @@ def test_mutated_inputs_neither_crash_hang_nor_contradict(which: int, draw: int,
     rng = random.Random(draw)
     seed = SMALL[which]
     files, what = mutate(seed.files, rng)
-    out = run_case(tmp_path / "w", seed.files, files, timeout=120, whys=1,
+    out = run_case(tmp_path / "w", seed.files, files, timeout=60, whys=1,
                    verbs={"check", "admit", "admit-json", "why", "fmt"}, rng=rng)
     assert out.findings == [], (seed.name, what)
