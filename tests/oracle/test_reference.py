@@ -18,6 +18,10 @@ def _outside_scope(model) -> str | None:
     if model.config is not None and model.config.admission_fair_sharing is not None \
             and any(cq.admission_fair_sharing for cq in model.cluster_queues):
         return "admission fair sharing"
+    if any(not w.pod_sets for w in model.workloads):
+        # a v1beta2 Workload without pod sets (ff452c3): Kueue and the engine keep it queued, never admitted,
+        # holding back a StrictFIFO queue; the reference sets an inadmissible workload aside
+        return "a workload without pod sets"
     return None
 
 

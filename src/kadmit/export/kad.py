@@ -403,6 +403,11 @@ def import_model(model: Model, *, workloads: bool = False) -> Out:
         for n in sorted(model.nodes, key=lambda n: n.name):
             out.add("nodes", node(n))
         for wl in sorted(model.workloads, key=lambda w: w.key):
+            if not wl.pod_sets:  # a v1beta2 Workload without `spec.podSets`: a `.kad` workload has pod groups
+                out.add("workloads", "\n".join(out.lack(
+                    "workloads", f"workload `{wl.key}`, which has no pod sets (Kueue queues it and finds it "
+                    "inadmissible)", wl.span, [wl.inadmissible or "no pod sets"])))
+                continue
             out.add("workloads", workload(out, ix, wl))
         with_uid = sorted((w for w in model.workloads if w.uid), key=lambda w: w.key)
         if with_uid:  # one report: most exported Workloads carry one
