@@ -12,8 +12,8 @@ from kadmit import api
 from kadmit.cli_cluster import cluster_options, color_option, read_for
 from kadmit.cli_cluster import report as _report
 from kadmit.cli_cluster import terminal as _terminal
-from kadmit.cli_options import (engine_refused, max_size_option, solver_options, tas_profile_option, width,
-                                with_options)
+from kadmit.cli_options import (engine_refused, max_size_option, solver_options, tas_profile_option,
+                                time_budget_option, width, with_options)
 
 
 @click.command()
@@ -22,9 +22,7 @@ from kadmit.cli_options import (engine_refused, max_size_option, solver_options,
               help="ordered: Kueue's own decisions; optimal: the most admitted work by priority (CP-SAT).")
 @click.option("--format", "format_", type=click.Choice(["human", "json"]), default="human",
               show_default=True)
-@click.option("--time-budget", type=click.FloatRange(min=0.1), default=10.0, show_default=True,
-              metavar="SECONDS", help="Work for optimal mode's search, in CP-SAT's deterministic seconds "
-              "(about one second each on a typical machine): the same input gets the same answer on a busy machine.")
+@time_budget_option
 @tas_profile_option
 @with_options(solver_options)
 @with_options(cluster_options)
@@ -68,9 +66,7 @@ def admit(paths, mode, format_, time_budget, tas_profile, rlimit, timeout_ms, cl
               "exit 1 for a fix that only waits for a running workload to finish (it has no edit).")
 @click.option("--mode", type=click.Choice(["ordered", "optimal"]), default="ordered", show_default=True,
               help="optimal: also say where the optimal assignment decides it differently (CP-SAT).")
-@click.option("--time-budget", type=click.FloatRange(min=0.1), default=10.0, show_default=True,
-              metavar="SECONDS", help="Work for optimal mode's search, in CP-SAT's deterministic seconds "
-              "(about one second each on a typical machine): the same input gets the same answer on a busy machine.")
+@time_budget_option
 @tas_profile_option
 @with_options(solver_options)
 @with_options(cluster_options)

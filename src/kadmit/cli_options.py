@@ -51,6 +51,11 @@ tas_profile_option = click.option(
          "preferred (pack into the tightest domain that fits), LeastFreeCapacity for unconstrained (fill "
          "the fullest nodes first); MostFreeCapacity spreads onto the emptiest domains.")
 
+time_budget_option = click.option(
+    "--time-budget", type=click.FloatRange(min=0.1), default=10.0, show_default=True, metavar="SECONDS",
+    help="Work for optimal mode's search, in CP-SAT's deterministic seconds (about one second each on a typical "
+         "machine): the same input gets the same answer on a busy machine.")
+
 
 def engine_refused(outcome, color: str) -> None:
     """The inputs could not be read as a cluster state: show why on stderr and exit."""
