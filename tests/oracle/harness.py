@@ -240,9 +240,13 @@ def variants(data: dict) -> dict[str, set[Outcome | None]]:
     """The oracle's outcomes per workload where its runs differed (`--runs N`): each is an answer
     Kueue may give; `UNTOUCHED` where a run left it as the input holds it (an admitted workload no
     preemptor chose: no decision, as kadmit gives none)."""
-    objects = {d["workload"]: object_name(d["object"]) for d in data["decisions"]}
+    # a victim is named by its object as any run decided it: the first run may have left it untouched
+    # (tie-victims-with-one-uid.yaml: run 0 preempting v2 gave no object for v1, preempted in other runs)
+    varied = (data.get("variance") or {}).get("workloads", [])
+    objects = {d["workload"]: object_name(d["object"]) for d in
+               [o["decision"] for w in varied for o in w["outcomes"] if o["decision"]["workload"]] + data["decisions"]}
     out: dict[str, set[Outcome | None]] = {}
-    for w in (data.get("variance") or {}).get("workloads", []):
+    for w in varied:
         outs: set[Outcome | None] = set()
         for o in w["outcomes"]:
             if not o["decision"]["workload"]:
