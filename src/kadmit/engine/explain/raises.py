@@ -8,6 +8,7 @@ nothing (or by arithmetic can't). Every candidate is proven by deciding the clus
 from __future__ import annotations
 
 from kadmit.engine.explain import knobs as K
+from kadmit.engine.explain.bounds import min_request
 from kadmit.engine.explain.fixes import Obstacles
 from kadmit.engine.explain.prove import Change, Proven, Prover, _place
 from kadmit.model import Model, Workload
@@ -58,7 +59,7 @@ def flavor_raises(prover: Prover, model: Model, sources: SourceMap, obs: Obstacl
     lq = next((q for q in model.local_queues if q.key == f"{wl.namespace}/{wl.queue}"), None)
     cq_name = lq.cluster_queue if lq is not None else None
     mine = [o for o in obs.origins if o.id.startswith(f"quota|cq:{cq_name}|") and o.id.endswith("|nominal")]
-    demand = _demand(wl)
+    demand = min_request(wl)
     by_flavor: dict[str, list[tuple[K.Knob, int, int]]] = {}
     for o in mine:
         _, nid, fname, res, which = o.id.split("|")
@@ -101,7 +102,7 @@ def group_raises(prover: Prover, model: Model, sources: SourceMap, obs: Obstacle
         return out
     nid = f"cq:{lq.cluster_queue}"
     raised = _raised(singles)
-    demand = _demand(wl)
+    demand = min_request(wl)
     flavors: dict[str, list[str]] = {}  # flavor -> the blamed resources whose raise alone admitted nothing
     for o in obs.origins:
         if o.id.startswith(f"quota|{nid}|") and o.id.endswith("|nominal"):
@@ -150,7 +151,7 @@ def lender_raises(prover: Prover, model: Model, sources: SourceMap, obs: Obstacl
         return out
     mine = f"cq:{lq.cluster_queue}"
     raised = _raised(singles)
-    demand = _demand(wl)
+    demand = min_request(wl)
     asks = sorted(r for r, d in demand.items() if d > 0)
     lenders: dict[tuple[str, str], list[str]] = {}  # (queue, flavor) -> its blamed resources no raise alone admitted
     for o in obs.origins:
@@ -209,15 +210,6 @@ def lender_raises(prover: Prover, model: Model, sources: SourceMap, obs: Obstacl
                 out.append(p)
     return out
 
-
-def _demand(wl: Workload) -> dict[str, int]:
-    """What the workload asks at once, per resource (each pod set at its least count)."""
-    demand: dict[str, int] = {}
-    for ps in wl.pod_sets:
-        n = ps.min_count if ps.min_count is not None else ps.count
-        for res, q in ps.requests.items():
-            demand[res] = demand.get(res, 0) + n * q
-    return demand
 
 
 def _raised(singles: list[list[Change]]) -> set[tuple]:
