@@ -16,7 +16,7 @@ MAX_LINES = 600
 # Import order: a module may import from its own group and from earlier groups only. The model's
 # types come before the front ends that build them (parse -> model is the data flow, not imports).
 STAGES: list[tuple[str, tuple[str, ...]]] = [
-    ("base", ("kadmit.source", "kadmit.diagnostics", "kadmit.collector", "kadmit.quantity", "kadmit.durations", "kadmit.atomic", "kadmit.pyyaml",
+    ("base", ("kadmit.source", "kadmit.diagnostics", "kadmit.budget", "kadmit.collector", "kadmit.quantity", "kadmit.durations", "kadmit.atomic", "kadmit.pyyaml",
               "kadmit.edits", "kadmit.kueuekeys", "kadmit.kueuelabels", "kadmit.kueueversion")),
     ("model", ("kadmit.modelbase", "kadmit.modelscheduling", "kadmit.modelchecks", "kadmit.podresources", "kadmit.model", "kadmit.index", "kadmit.identity", "kadmit.effective")),
     ("parse", ("kadmit.syntax", "kadmit.manifests")),

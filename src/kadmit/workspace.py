@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, Sequence
 
+from kadmit import budget
+from kadmit.budget import DEFAULT_MAX_FILE_BYTES, INPUT_FILES, MAX_FILES, Limits  # noqa: F401 (re-exported)
 from kadmit.collector import long_lived, paused_gc  # noqa: F401 (long_lived re-exported)
 from kadmit.diagnostics import KAD001, KAD002, KAD003, KAD004, Diagnostics
 from kadmit.edits import Edit, EditConflict, apply
@@ -18,15 +20,7 @@ from kadmit.source import KAD_SUFFIXES, SNAPSHOT_MARKER, STDIN_NAME, SourceMap, 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 HELM_CHART = "Chart.yaml"  # a folder holding it is a Helm chart: templates, not manifests
 TEST_SUFFIXES = (".kadtest.yaml", ".kadtest.yml")  # policy tests (`kadmit test`), not policy or state
-DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024
-MAX_FILES = 20_000
 STDIN = "-"
-
-
-@dataclass
-class Limits:
-    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
-    max_files: int = MAX_FILES
 
 
 @dataclass
@@ -81,7 +75,7 @@ class Reader:
             data = text.encode("utf-8", "surrogatepass")  # read as the file's bytes would be
             if len(data) > self.limits.max_file_bytes:
                 return self._too_large(name, len(data), at)
-            return self.decode(name, data, at)
+            return self.decode(name, data, at) if self._within(name, len(data)) else None
         try:
             size = path.stat().st_size
             if not path.is_file():
@@ -89,6 +83,8 @@ class Reader:
                     else OSError(errno.EINVAL, "not a regular file")
             if size > self.limits.max_file_bytes:
                 return self._too_large(name, size, at)
+            if not self._within(name, size):
+                return None
             data = path.read_bytes()
         except FileNotFoundError:
             self.diags.emit(KAD001, f"no such file or folder: `{name}`", at)  # as `collect` says it
@@ -99,6 +95,14 @@ class Reader:
             self.failed = True
             return None
         return self.decode(name, data, at)
+
+    def _within(self, name: str, size: int) -> bool:
+        """Whether the file's bytes fit the inputs' bound together (the load's budget, when counting)."""
+        b = budget.current()
+        if b is None or b.take_bytes(size, name):
+            return True
+        self.failed = True
+        return False
 
     def _too_large(self, name: str, size: int, at: Span | None) -> None:
         self.diags.emit(KAD003, f"`{name}` is {size:,} bytes; kadmit reads files up to "
@@ -118,6 +122,8 @@ class Reader:
             self.diags.emit(KAD003, f"standard input holds more than {self.limits.max_file_bytes:,} bytes",
                             help="raise the limit with --max-file-size")
             self.failed = True
+            return None
+        if not self._within(STDIN_NAME, len(data)):
             return None
         return self.decode(STDIN_NAME, data, None)
 
@@ -268,8 +274,13 @@ def load(paths: list[str], *, limits: Limits | None = None, validate: bool = Tru
     documents: dict = {}
     incomplete: list[str] = []
     with paused_gc():
-        parts = _read_all(files, root, reader, diags, documents, incomplete, cache)
-        parts.extend(_read_texts(texts, reader, diags, documents, incomplete))
+        with budget.counting(limits.budget()) as counted:
+            parts = _read_all(files, root, reader, diags, documents, incomplete, cache)
+            parts.extend(_read_texts(texts, reader, diags, documents, incomplete))
+        if counted.exceeded:  # what was read is not the input: validating it would report references into the rest
+            counted.report(diags)
+            failed = True
+            validate = False
         applied, jobs_applied = apply_jobs_kept(merge([frag for _, frag in parts]), diags)
         model = apply_resources(applied)
         if validate:
@@ -296,7 +307,7 @@ def _read_all(files: list[Path], root: Path, reader: "Reader", diags: Diagnostic
         from kadmit.syntax.lower import lower_text
 
         parts.extend(syntax.read_kad_named(kad_files, root, reader.read, display_name, diags,
-                                           cache.lower if cache is not None else lower_text))
+                                           _counted(cache.lower if cache is not None else lower_text)))
     for f in other:
         text = reader.read(f)
         if text is None or _templated(text, display_name(f), diags):
@@ -320,6 +331,26 @@ def _read_all(files: list[Path], root: Path, reader: "Reader", diags: Diagnostic
     return parts
 
 
+def _counted(lower):
+    """`lower`, with each `.kad` file's objects and Workloads counted against the load's budget (the
+    file's fragment left out, empty, when they pass it)."""
+    def counted(text: str, name: str, diags: Diagnostics):
+        from kadmit.syntax.lower import Lowered
+
+        got = lower(text, name, diags)
+        b = budget.current()
+        if b is not None and not b.take_file(name, objects_in(got.fragment), len(got.fragment.workloads)):
+            return Lowered(Fragment(), got.imports)
+        return got
+    return counted
+
+
+def objects_in(fragment: Fragment) -> int:
+    """The objects a fragment holds (what is only listed as not read or broken is none)."""
+    return sum(len(getattr(fragment, name)) for name in type(fragment).model_fields
+               if name not in ("skipped", "broken"))
+
+
 def _read_texts(texts: Sequence[Text], reader: Reader, diags: Diagnostics, documents: dict,
                 incomplete: list[str]) -> list[tuple[str, Fragment]]:
     """The manifests of inputs that are no files, each indexed by document like a manifest file."""
@@ -336,6 +367,8 @@ def _read_texts(texts: Sequence[Text], reader: Reader, diags: Diagnostics, docum
             diags.emit(KAD003, f"`{t.name}` is {size:,} bytes; kadmit reads inputs up to "
                        f"{reader.limits.max_file_bytes:,} bytes", help="raise the limit with --max-file-size")
             reader.failed = True
+            continue
+        if not reader._within(t.name, size):
             continue
         reader.sources.add(t.name, t.text)
         _snapshot_header(t.text, t.name, diags, incomplete)
@@ -399,7 +432,7 @@ class ReadCache:
 
     def __init__(self) -> None:
         self._kad: dict[str, tuple[str, object, list]] = {}
-        self._manifests: dict[str, tuple[str, tuple, list]] = {}
+        self._manifests: dict[str, tuple[str, tuple, list, int, int]] = {}  # ... objects, Workloads
         self.read: set[str] = set()  # the files read (not found here) since `reads` was last cleared
 
     def lower(self, text: str, name: str, diags: Diagnostics):
@@ -419,10 +452,17 @@ class ReadCache:
         from kadmit.manifests.documents import read_indexed
 
         got = self._manifests.get(name)
+        b = budget.current()
         if got is None or got[0] != text:
             mine = Diagnostics()
-            got = self._manifests[name] = (text, read_indexed(text, name, mine), mine.items)
+            before = (b.objects, b.workloads) if b is not None else (0, 0)
+            read = read_indexed(text, name, mine)
+            got = (text, read, mine.items, *((b.objects - before[0], b.workloads - before[1]) if b else (0, 0)))
+            if b is None or not b.exceeded:  # (a file cut short by the budget is read again next time)
+                self._manifests[name] = got
             self.read.add(name)
+        elif b is not None and not b.take_file(name, got[3], got[4]):  # counted as when it was read
+            return Fragment(), None
         diags.extend(got[2])
         return got[1]
 

@@ -7,6 +7,7 @@ from typing import Callable
 
 from pydantic import ValidationError
 
+from kadmit import budget
 from kadmit.diagnostics import Diagnostics
 from kadmit.manifests import (admission, checks, cluster, config, dra, gangs, jobs, kubenames, notread, policy, schema,
                               served, workloads)
@@ -115,6 +116,9 @@ class _Reader:
                 for item in f.seq(node, "items"):
                     self.document(item, item_type)
                 return
+            b = budget.current()
+            if b is not None and not b.take_object(lambda: f.span(node)):
+                return
             self.object(node, api_version, kind)
         except Invalid:
             return
@@ -172,6 +176,11 @@ class _Reader:
         annotations, _ = f.str_map(metadata, "annotations")
         meta = Meta(api_version, kind, node, metadata, name, namespace, labels, annotations)
         broken = (api_version, kind, name, (namespace or 'default') if spec.namespaced else None, node)
+        b = budget.current()
+        if (spec.target == "workloads" or spec.generated) and b is not None \
+                and not b.take_workloads(1, lambda: f.span(node)):
+            self.broken(*broken)
+            return
         try:
             obj = spec.read(f, meta)
             job = spec.also(f, meta) if spec.also is not None else None

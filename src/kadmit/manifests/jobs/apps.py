@@ -6,7 +6,7 @@ from __future__ import annotations
 from kadmit.manifests.config import manager_feature_gates
 from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.jobs.common import (DEFAULT_POD_SET, PRIORITY_LABEL, QUEUE_LABEL, Builder, object_ref,
-                                          replicas_read, run_state, workload_name)
+                                          replicas_made, replicas_read, run_state, workload_name)
 from kadmit.model import Job
 
 DEPLOYMENT = "deployment"
@@ -24,6 +24,7 @@ def deployment(f: Fields, o: Meta) -> Job:
     represented as a single independent Plain Pod", site/content/en/docs/tasks/run/deployment.md)."""
     spec = f.map(o.node, "spec", required=True, what=f"Deployment `{o.name}`")
     replicas = replicas_read(f, spec, f.int(spec, "replicas", default=1, lo=0), "its pods, one each,")
+    replicas_made(f, spec, replicas)
     template = f.map(spec, "template", required=True, what=f"the spec of Deployment `{o.name}`")
     manager_feature_gates(f, template)  # Kueue's own manager: its flags, not a job's
     b = Builder(f, o, DEPLOYMENT)

@@ -6,9 +6,10 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 
+from kadmit import budget
 from kadmit.diagnostics import KAD003
 from kadmit.manifests.codes import KAD161
-from kadmit.manifests.fields import Fields, Meta
+from kadmit.manifests.fields import Fields, Invalid, Meta
 from kadmit.manifests.jobs.refusals import group_refusals, job_refusals, topology_refusals
 from kadmit.manifests.owners import controller_owner
 from kadmit.manifests.podspec import int_or_string_refusals
@@ -213,3 +214,12 @@ def replicas_read(f: Fields, spec: Val | None, replicas: int, what: str) -> int:
         raise f.fail(KAD003, f"`replicas` is {replicas:,}: {what} would be {replicas:,} Workloads; kadmit reads "
                              f"at most {MAX_OBJECT_WORKLOADS:,} from one object", f.field(spec, "replicas"))
     return replicas
+
+
+def replicas_made(f: Fields, spec: Val | None, replicas: int) -> None:
+    """Count an object's `replicas` Workloads against the inputs' total (`budget`; the object counted as
+    one already, by `manifests.reader`): past it the object is dropped, reported once by the load with
+    every other object it refused."""
+    b = budget.current()
+    if replicas > 1 and b is not None and not b.take_workloads(replicas - 1, lambda: f.span(f.field(spec, "replicas"))):
+        raise Invalid("past the Workloads the inputs may make together")

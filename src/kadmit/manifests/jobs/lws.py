@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from kadmit.manifests.fields import Fields, Meta
-from kadmit.manifests.jobs.common import DEFAULT_POD_SET, Builder, object_ref, replicas_read, workload_name
+from kadmit.manifests.jobs.common import DEFAULT_POD_SET, Builder, object_ref, replicas_made, replicas_read, workload_name
 from kadmit.manifests.yamltree import Val
 from kadmit.model import Job, ObjectRef, Workload
 
@@ -24,6 +24,7 @@ def group_workloads(f: Fields, b: Builder, ref: ObjectRef, spec: Val, lws_name: 
     replicas = replicas_read(f, spec, f.int(spec, "replicas", default=1, lo=0), "its groups, one each,")
     replicas = max(replicas, replicas_read(f, status, _surge(f, spec, status, replicas),
                                            "its groups in the rolling update, one each,"))
+    replicas_made(f, spec, replicas)
     lwt = f.map(spec, "leaderWorkerTemplate", required=True, what=what)
     size = f.int(lwt, "size", default=1, lo=1)
     leader = f.map(lwt, "leaderTemplate")
