@@ -265,8 +265,9 @@ def transform(requests: dict[str, int], by_input: dict[str, ResourceTransformati
     a transformed input is first multiplied by the whole units (`Value()`, rounded up) of its
     `multiplyBy` resource where the pod requests it, and that product is what `Retain` keeps; each
     output is its factor times the input's whole units (`Value()`, rounded up: 500m cpu counts as
-    1); outputs are summed apart from what was asked for (a negative total output counts 0), and every
-    resource but cpu is counted in whole units, rounded up (NewRequests' `Value()`)."""
+    1); outputs are summed apart from what was asked for, and every resource but cpu is counted in
+    whole units (NewRequests' `Value()`, see `_units`). A negative factor gives a negative request,
+    which Kueue counts as it is (its Configuration checks no sign)."""
     if not any(r in by_input for r in requests):
         return requests
     retained: dict[str, int] = {}
@@ -284,13 +285,15 @@ def transform(requests: dict[str, int], by_input: dict[str, ResourceTransformati
             retained[name] = milli
     out = dict(retained)
     for name, amount in generated.items():
-        out[name] = out.get(name, 0) + max(0, amount)
-    return {r: q if r == "cpu" else _units(q) * MILLI for r, q in sorted(out.items()) if q}
+        out[name] = out.get(name, 0) + amount
+    return {r: q if r == "cpu" else _units(q) * MILLI for r, q in sorted(out.items())}
 
 
 def _units(milli: int) -> int:
-    """A quantity's `Value()`: its whole units, rounded up."""
-    return -((-milli) // MILLI)
+    """A quantity's `Value()`: its whole units, rounded up; below 0, as Go's `scaledValue` does,
+    truncated and then 1 more for any fraction (-1500m counts 0, -500m counts 1, -2500m counts -1)."""
+    whole = -((-milli) // MILLI)
+    return whole + 1 if milli < 0 and milli % MILLI else whole
 
 
 def _pod_set(ps: PodSet, cfg: SchedulerConfig) -> PodSet:

@@ -110,15 +110,31 @@ def test_retain_keeps_the_input_which_the_queue_must_then_declare() -> None:
     assert not decide(model)
 
 
-def test_transform_sums_outputs_multiplies_and_floors_at_zero() -> None:
+def test_transform_sums_outputs_and_multiplies_below_zero_too() -> None:
     by_input = {
         "a": ResourceTransformation(input="a", strategy="Replace", outputs={"x": q("3"), "y": q("-1")}),
         "b": ResourceTransformation(input="b", multiply_by="n", outputs={"x": q("500m"), "y": q("-4")}),
     }
     got = transform({"a": q("2"), "b": q("4"), "n": q("3"), "y": q("1")}, by_input)
     # b is multiplied by n before its outputs, and Retain keeps the product (Kueue's
-    # inputQuantity.Mul): b 12; x: 2*3 + 12*0.5 = 12; generated y: -2 - 48 < 0 -> 0, the pod's own y stays
-    assert got == {"b": q("12"), "n": q("3"), "x": q("12"), "y": q("1")}
+    # inputQuantity.Mul): b 12; x: 2*3 + 12*0.5 = 12; generated y: -2 - 48 = -50, counted as it is
+    # (the oracle books a negative usage: transformation-negative-factor.yaml), plus the pod's own 1
+    # (the sum is one of Kueue's map orders: KUEUE-DIFFERENCES §1)
+    assert got == {"b": q("12"), "n": q("3"), "x": q("12"), "y": q("-49")}
+
+
+def test_transform_counts_a_negative_fraction_as_go_does() -> None:
+    """Quantity.Value() below 0 truncates and adds 1 for any fraction (Go's scaledValue): -1.5 counts
+    0, -0.5 counts 1 (so 3 pods of -0.5 count +3), -2.5 counts -1; whole amounts count as they are."""
+    by_input = {"t": ResourceTransformation(input="t", strategy="Replace", outputs={"c": q("-1.5")}),
+                "h": ResourceTransformation(input="h", strategy="Replace", outputs={"c": q("-0.5")}),
+                "g": ResourceTransformation(input="g", strategy="Replace", outputs={"c": q("-2.5")}),
+                "w": ResourceTransformation(input="w", strategy="Replace", outputs={"c": q("-1")})}
+    assert transform({"t": q("1")}, by_input) == {"c": 0}  # kept at 0: it takes a flavor where covered
+    assert transform({"h": q("1")}, by_input) == {"c": q("1")}
+    assert transform({"g": q("1")}, by_input) == {"c": q("-1")}
+    assert transform({"t": q("3")}, by_input) == {"c": q("-3")}  # -4.5 counts -3
+    assert transform({"w": q("2")}, by_input) == {"c": q("-2")}
 
 
 def test_transform_counts_whole_units_as_kueue_does() -> None:

@@ -9,6 +9,9 @@ Where kadmit is known to differ from Kueue the case is a strict xfail naming the
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -441,3 +444,25 @@ def test_the_harness_reads_kadmit_as_the_cli_prints_it():
     for d in (cli, api):
         d.pop("solver")
     assert (code, cli) == (code2, api)
+
+
+def test_negative_usage_in_a_cohort_depends_on_order(kueue_oracle):
+    """A queue of a cohort holding a negative amount (a transformation with a negative output
+    factor): Kueue's cohort usage depends on the order its cache met the queue's admitted workloads
+    (addUsage passes a negative amount nothing; the cohort keeps what a positive one put there). The
+    two files differ in a name only, which orders them in the oracle: cq-b's `pending` is admitted
+    when `minus` is met first and stays pending when `plus` is. kadmit counts the cohort as Kueue's
+    rebuild of the tree does, admits it in both, and warns (KAD262) in both."""
+    answers = {}
+    for first in ("minus", "plus"):
+        path = f"tests/oracle/features/tie-negative-usage-in-a-cohort-{first}-first.yaml"
+        kueue = run_oracle(kueue_oracle, [path], "--runs", "3")
+        assert kueue["variance"]["outcomes"] == 1
+        answers[first] = from_oracle(kueue).outcomes["team/pending"].admitted
+        code, kadmit = run_kadmit([path])
+        assert code == 0 and from_kadmit(kadmit).outcomes["team/pending"].admitted
+        env = dict(os.environ, PYTHONPATH=str(ROOT / "src") + os.pathsep + os.environ.get("PYTHONPATH", ""))
+        checked = subprocess.run([sys.executable, "-m", "kadmit", "check", path], cwd=ROOT, env=env,
+                                 capture_output=True, text=True)
+        assert checked.returncode == 0 and "warning[KAD262]: ClusterQueue `cq-a` is in cohort `co`" in checked.stdout
+    assert answers == {"minus": True, "plus": False}

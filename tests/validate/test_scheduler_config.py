@@ -5,10 +5,11 @@ from __future__ import annotations
 import pytest
 
 from kadmit.diagnostics import Diagnostics, Severity
-from kadmit.model import Admission, FAIR_SHARING_STRATEGIES, Model, Preemption, SchedulerConfig, Workload
+from kadmit.model import (Admission, FAIR_SHARING_STRATEGIES, Model, PodSetAssignment, Preemption,
+                          ResourceTransformation, SchedulerConfig, Workload)
 from kadmit.validate import validate
 
-from .builders import base_objects, cq, model, span
+from .builders import LocalQueue, base_objects, cq, model, pod_set, span, workload
 
 FINAL, INITIAL = FAIR_SHARING_STRATEGIES
 
@@ -41,7 +42,28 @@ CASES = [
     ("fair sharing and a queue in no cohort preempting within itself",
      [*base_objects(), cfg(True), cq("solo", preemption=Preemption(within_cluster_queue="LowerPriority"))
       .flavor("h100", cpu=1)], "KAD261", "ClusterQueue `solo` is in no cohort"),
+    ("a negative request in a cohort (a transformation's negative factor)",
+     [*base_objects(), SchedulerConfig(transformations=(ResourceTransformation(
+         input="example.com/fpga", strategy="Replace", outputs={"nvidia.com/gpu": -1000}),)),
+      workload("neg", "team-a", "training", pod_set("main", 1, cpu=1, **{"example.com/fpga": 1}))],
+     "KAD262", "ClusterQueue `team-a` is in cohort `research` and workloads of it ask for a negative amount: "
+     "`team-a/neg` (nvidia.com/gpu)"),
 ]
+
+
+def test_a_negative_amount_is_reported_only_in_a_cohort() -> None:
+    """KAD262: an admitted workload's negative recorded usage counts too; a queue in no cohort is
+    not reported (its books are a plain sum, which kadmit models)."""
+    def codes(cohort_name):
+        d = Diagnostics()
+        usage = PodSetAssignment(name="main", count=1, flavors={"cpu": "h100"}, usage={"cpu": -1000})
+        validate(model(*base_objects()[:1], cq("solo", cohort_name).flavor("h100", cpu=8), *base_objects()[2:4],
+                       LocalQueue(namespace="team-a", name="solo", cluster_queue="solo"), workload("neg", "team-a", "solo", pod_set("main", 1, cpu=1),
+                                                      admission=Admission(cluster_queue="solo", pod_sets=(usage,)))),
+                 d)
+        return [x.code for x in d if x.code == "KAD262"]
+    assert codes("research") == ["KAD262"]
+    assert codes(None) == []
 
 
 def test_a_queue_in_no_cohort_is_reported_only_under_fair_sharing_and_when_it_may_preempt():

@@ -179,7 +179,8 @@ def resource_settings(f: Fields, o: Meta) -> tuple[dict, dict]:
         if how not in ("Retain", "Replace"):
             raise f.fail(KAD157, refused(f'resources.transformations[{i}].strategy: Unsupported value: "{how}": '
                                          'supported values: "Retain", "Replace"'), f.field(t, "strategy"))
-        outputs, _ = f.resource_list(t, "outputs")
+        # Kueue checks no sign here: a negative factor makes a negative request, which it counts
+        outputs, _ = f.resource_list(t, "outputs", signed=True)
         transformations.append(ResourceTransformation(
             input=name, strategy=how,
             multiply_by=f.str(t, "multiplyBy", default=""), outputs=outputs, span=f.span(t)))

@@ -236,8 +236,9 @@ class Fields:
                                           help=did_you_mean(value, allowed)), default or allowed[0])
         return value
 
-    def quantity(self, v: Val, key: str) -> int:
-        """A Kubernetes quantity in milli-units (strings, and YAML integers or floats)."""
+    def quantity(self, v: Val, key: str, *, signed: bool = False) -> int:
+        """A Kubernetes quantity in milli-units (strings, and YAML integers or floats); negative
+        only where `signed` (a field Kueue never checks the sign of)."""
         if v.kind == STR:
             text: str | int = v.v
         elif v.kind == INT:
@@ -252,7 +253,7 @@ class Fields:
             milli = _parse_quantity(text)
         except QuantityError as e:
             return self._bad(self._report(KAD158, f"`{key}`: {e}", v), 0)
-        if milli < 0:
+        if milli < 0 and not signed:
             return self._bad(self._report(KAD158, f"`{key}` is negative ({v.v})", v), 0)
         return milli
 
@@ -261,15 +262,16 @@ class Fields:
         v = self.field(m, key, required=required, what=what)
         return None if v is None else self.quantity(v, key)
 
-    def resource_list(self, m: Val | None, key: str) -> tuple[dict[str, int], dict[str, Val]]:
-        """A `ResourceList` (resource name -> quantity) and the node of each quantity."""
+    def resource_list(self, m: Val | None, key: str, *, signed: bool = False) -> tuple[dict[str, int], dict[str, Val]]:
+        """A `ResourceList` (resource name -> quantity) and the node of each quantity; negative
+        quantities only where `signed`."""
         v = self.map(m, key)
         if v is None:
             return {}, {}
         out: dict[str, int] = {}
         nodes: dict[str, Val] = {}
         for name in sorted(v.v):
-            out[name] = self.quantity(v.v[name], name)
+            out[name] = self.quantity(v.v[name], name, signed=signed)
             nodes[name] = v.v[name]
         return out, nodes
 

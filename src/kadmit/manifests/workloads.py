@@ -301,6 +301,11 @@ def _after_reclaim(ps: PodSet, reclaimed: int) -> PodSet:
                                  "origin": f"{ps.origin}; {shown}" if ps.origin else shown})
 
 
+def _go_div(q: int, n: int) -> int:
+    """Go's integer division (truncated toward 0, also for a negative usage)."""
+    return q // n if q >= 0 else -(-q // n)
+
+
 def _admission(f: Fields, status: Val | None, pod_sets: tuple[PodSet, ...],
                reserved: tuple[bool, Val] | None, version: str,
                reclaim: dict[str, int] | None = None) -> Admission | None:
@@ -319,13 +324,13 @@ def _admission(f: Fields, status: Val | None, pod_sets: tuple[PodSet, ...],
         flavors, _ = f.str_map(psa, "flavors")
         declared = by_name.get(name)
         count = f.int(psa, "count", lo=0, default=declared.count if declared else 0)
-        usage, _ = f.resource_list(psa, "resourceUsage")
+        usage, _ = f.resource_list(psa, "resourceUsage", signed=True)  # below 0 after a negative transformation
         usage = {r: q for r, q in usage.items() if q}
         after = (declared.count if declared else 0) - (reclaim or {}).get(name, 0)
         if reclaim and name in reclaim and usage and 0 < count and max(after, 0) < count:
             # Requests.Divide, then Mul: per pod (integer division), times the pods left; zeros kept,
             # as an empty usage would read as count x requests
-            scaled = {r: q // count * max(after, 0) for r, q in usage.items()}
+            scaled = {r: _go_div(q, count) * max(after, 0) for r, q in usage.items()}
             count = max(after, 0)  # setRes.Count, as Kueue's books keep it
         else:
             scaled = None

@@ -252,6 +252,21 @@ FAIR_SHARING_WITHOUT_COHORT = register(
     "runFirstFsStrategy (tests/oracle/features/kueue-panics-fair-sharing-without-cohort.yaml)")
 
 
+NEGATIVE_IN_COHORT = register(
+    "KAD262", "a negative request in a cohort: Kueue's books depend on their order", "warning",
+    "A workload of a ClusterQueue in a cohort requests, or holds, a negative amount of a resource (a "
+    "Configuration transformation with a negative output factor; Kueue checks no sign). Kueue adds a "
+    "workload's usage to its queue and passes to the cohort only what exceeds the queue's unused "
+    "guaranteed quota, which a negative amount never does, while the cohort keeps what an earlier "
+    "positive amount put there; so the cohort's usage, and what the other queues of the cohort may "
+    "borrow, depend on the order Kueue met the workloads, and drift from what Kueue computes when it "
+    "rebuilds the cohort's tree (on any ClusterQueue or Cohort change): each queue's usage above its "
+    "guaranteed quota, at least 0. kadmit counts the cohort's usage so, one of Kueue's answers. Keep "
+    "transformation outputs at 0 or more, or such queues out of cohorts.",
+    "pkg/cache/scheduler/resource_node.go addUsage, removeUsage and accumulateFromChild "
+    "(tests/oracle/features/transformation-negative-factor.yaml; "
+    "tests/oracle/test_admit.py test_negative_usage_in_a_cohort_depends_on_order)")
+
 # --- priority classes -----------------------------------------------------------------------------
 MANY_DEFAULTS = register(
     "KAD265", "more than one default priority class", "error",

@@ -9,6 +9,7 @@ from kadmit.validate.likely import check_likely_mistakes
 from kadmit.validate.cluster import (check_flavor, check_hostnames, check_priority_classes, check_selectors,
                                     check_topology, check_usage)
 from kadmit.validate.names import check_cohort_cycles, check_duplicates
+from kadmit.validate.negative import check_negative_in_cohort
 from kadmit.validate.quotas import check_quotas
 from kadmit.validate.references import check_references
 from kadmit.validate.rules import typecheck_rule
@@ -39,6 +40,7 @@ def validate(model: Model, diags: Diagnostics) -> None:
     check_references(index, diags)
     check_usage(index, diags)
     check_queue_ties(index, diags)
+    check_negative_in_cohort(index, diags)
     for rule in model.rules:
         typecheck_rule(rule, index, diags)
     check_likely_mistakes(model, diags)

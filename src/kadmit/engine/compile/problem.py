@@ -283,9 +283,10 @@ class Compiler:
                   Param(f"pod set `{ps.name}` of `{key}`", "min_count",
                         ps.min_count if ps.min_count is not None else ps.count, direction="down"))
             # a zero request still takes a flavor when a group covers it, as in Kueue; one no group
-            # covers counts only where the pod set's total is more than zero (a pod set of 0 pods
-            # asks for none of it: assignFlavors skips zero quantities the queue does not define)
-            for res in sorted(r for r, q in self.requests(ps, covered).items() if q * ps.count > 0 or r in covered):
+            # covers counts only where the pod set's total is not zero (a pod set of 0 pods asks for
+            # none of it: assignFlavors skips zero quantities the queue does not define; a negative
+            # one, from a transformation's negative factor, still blocks it)
+            for res in sorted(r for r, q in self.requests(ps, covered).items() if q * ps.count != 0 or r in covered):
                 gi = covered.get(res)
                 if gi is None:
                     # the pod set's own: Kueue's flavor assigner meets it at this pod set, after the
@@ -340,7 +341,7 @@ class Compiler:
                 per_pod = self.units(res, self.requests(pv.pod_set, pv.group_of)[res])
                 total: T.Term = T.scale(per_pod, pv.count)
                 if shared:  # count x request, pinned per question
-                    total = pv.amounts[res] = T.IntVar(f"amt|{tag}|{pv.pod_set.name}|{res}", 0, T_BIG)
+                    total = pv.amounts[res] = T.IntVar(f"amt|{tag}|{pv.pod_set.name}|{res}", -T_BIG, T_BIG)
                 for fname, v in pv.flavors[gi]:
                     requested.setdefault((fname, res), []).append((1, T.ite(v, total, 0)))
         req_terms = {fr: T.lin(*parts) for fr, parts in sorted(requested.items())}
@@ -360,7 +361,7 @@ class Compiler:
             s = self.units(fr[1], self.tree.subtree(cq_nid, fr))
             if mode in ("folded", "shared"):
                 # the numbers that change with usage are variables, set per question by the session
-                used = T.IntVar(f"used|{tag}|{fr[0]}|{fr[1]}", 0, T_BIG)
+                used = T.IntVar(f"used|{tag}|{fr[0]}|{fr[1]}", -T_BIG, T_BIG)
                 cap = T.IntVar(f"cap|{tag}|{fr[0]}|{fr[1]}", -T_BIG, T_BIG)
                 numbers[fr] = (used, cap)
                 no_borrow[fr] = T.le(T.add(used, amount), s)

@@ -117,12 +117,12 @@ def symbolic_quota(compiler, cq: ClusterQueue, requested: dict[FR, T.Term],
             return guaranteed_var[nid]
 
         cq_usage: dict[str, list[T.Term]] = {}
-        mine = [h for h in holders if h.amounts.get(fr, 0) > 0
+        mine = [h for h in holders if h.amounts.get(fr, 0) != 0
                 and tree.root(node_id(h.cluster_queue, False)) == root]
         if len(mine) <= GROUP_HOLDERS_OVER:
             for h in mine:
                 amt = h.amounts[fr]
-                v = T.IntVar(f"u|{h.workload}|{fname}|{res}", 0, u(amt))
+                v = T.IntVar(f"u|{h.workload}|{fname}|{res}", min(0, u(amt)), max(0, u(amt)))
                 verb = "was admitted earlier in this run and" if h.new else ""
                 out.append(Tracked(
                     Origin(f"usage|{h.workload}|{fname}|{res}", "usage",
@@ -140,7 +140,7 @@ def symbolic_quota(compiler, cq: ClusterQueue, requested: dict[FR, T.Term],
             for name, hs in sorted(by_cq.items()):
                 amt = sum(h.amounts[fr] for h in hs)
                 top = sorted(hs, key=lambda h: (-h.amounts[fr], h.workload))[:3]
-                v = T.IntVar(f"u|cq:{name}|{fname}|{res}", 0, u(amt))
+                v = T.IntVar(f"u|cq:{name}|{fname}|{res}", min(0, u(amt)), max(0, u(amt)))
                 named = ", ".join(f"`{h.workload}`" for h in top) + (", …" if len(hs) > len(top) else "")
                 out.append(Tracked(
                     Origin(f"usage|cq:{name}|{fname}|{res}", "usage",

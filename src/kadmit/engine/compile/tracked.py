@@ -83,7 +83,9 @@ class Problem:
         for fr, (used, cap) in self.numbers.items():
             sc = scale.get(fr[1], 1)
             out[used.name] = row.get(fr, 0) // sc
-            out[cap.name] = max(0, available(nid, fr, usage)) // sc  # Kueue clamps at 0
+            # Kueue clamps at 0; and a request above the maximum capacity (available with no usage)
+            # never fits, which only binds where a negative request left the usage below 0
+            out[cap.name] = max(0, min(available(nid, fr, usage), available(nid, fr, None))) // sc
         return out
 
     def origins(self) -> dict[str, Origin]:
