@@ -237,6 +237,9 @@ def test_a_workload_without_spec_is_never_admitted_unless_it_holds_quota() -> No
           admission: {clusterQueue: cq, podSetAssignments: [{name: main, count: 1}]}
         """)
     assert not frag.workloads and [d.code for d in diags.items] == ["KAD181", "KAD164"]
+    # KAD181 says what Kueue does with it: no queue name, so not "queues it again"
+    assert diags.items[0].message.endswith("Kueue holds no quota for it and puts it in no queue (it has no "
+                                           "`spec.queueName`)")
     assert [s.reason for s in frag.skipped] == \
         ["it is never admitted: it has no `spec.queueName`, so it is in no queue of Kueue's"]
     frag, diags = read("""\

@@ -306,6 +306,11 @@ def test_admitted_at_needs_a_reserved_condition_with_a_time() -> None:
     frag, diags = read(WORKLOAD.replace("QuotaReserved", "Admitted").replace("{reserved}", "True")
                        .replace("{evicted}", "False"))
     assert frag.workloads[0].admission is None and [d.code for d in diags] == ["KAD181"]
+    assert diags.items[0].message.endswith("Kueue holds no quota for it and queues it again")
+    frag, diags = read(WORKLOAD.replace("QuotaReserved", "Admitted").replace("{reserved}", "True")
+                       .replace("{evicted}", "False").replace("  queueName: q\n", "  queueName: q\n  active: false\n"))
+    assert diags.items[0].message.endswith("Kueue holds no quota for it and does not queue it (it is inactive: "
+                                           "`spec.active: false`)")
 
 
 def test_a_bad_transition_time_is_reported() -> None:

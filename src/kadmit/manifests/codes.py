@@ -190,8 +190,9 @@ KAD181 = register(
     "KAD181", "admission without quota reservation", "warning",
     "A Workload has `status.admission` but no `QuotaReserved` condition (and has not finished). "
     "Kueue's cache counts a workload's quota only while QuotaReserved is True (an `Admitted` "
-    "condition alone does not count), so Kueue queues this one again as pending and kadmit decides "
-    "it as pending too. A Workload "
+    "condition alone does not count), so Kueue treats this one as the rest of it says: queued again as "
+    "pending (and kadmit decides it as pending too), or in no queue when it has no `spec.queueName` or "
+    "is inactive (`spec.active: false`), as the message says. A Workload "
     "read from a cluster (`kubectl get workloads -o yaml`) that holds quota has `QuotaReserved: True` "
     "(and `Admitted: True` once its admission checks pass).",
     kueue_rule="workload.HasActiveQuotaReservation (pkg/workload); the workload controller's Create "

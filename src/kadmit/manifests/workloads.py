@@ -378,17 +378,24 @@ def duration_annotation(f: Fields, o: Meta) -> dict:
 
 
 def _holds_quota(f: Fields, o: Meta, status: Val | None, conditions: dict[str, tuple[bool, Val]],
-                 active: bool) -> bool:
+                 active: bool, queue: str | None) -> bool:
     """Whether Kueue's cache counts the workload's `status.admission` against its ClusterQueue:
     only while QuotaReserved is True and the workload is active (workload.HasActiveQuotaReservation;
     a Finished one is read as holding and left out by `Workload.admitted`). Any other admission is
-    stale: Kueue queues the workload again; without any QuotaReserved condition kadmit says so (KAD181)."""
+    stale: Kueue treats the workload as the rest of its spec says (queued again, or in no queue
+    without a queue name or while inactive); without any QuotaReserved condition kadmit says so (KAD181)."""
     reserved = conditions.get("QuotaReserved", (False, None))[0]
     adm = f.field(status, "admission")
     if adm is not None and adm.v is not None and "QuotaReserved" not in conditions \
             and not conditions.get("Finished", (False,))[0]:
+        if not queue:
+            then = "puts it in no queue (it has no `spec.queueName`)"
+        elif not active:
+            then = "does not queue it (it is inactive: `spec.active: false`)"
+        else:
+            then = "queues it again"
         f.diags.emit(KAD181, f"workload `{o.namespace or 'default'}/{o.name}` has `status.admission` but no "
-                     "`QuotaReserved` condition; Kueue holds no quota for it and queues it again", f.span(adm),
+                     f"`QuotaReserved` condition; Kueue holds no quota for it and {then}", f.span(adm),
                      help="a workload holding quota has `QuotaReserved` with status \"True\" "
                           "(as `kubectl get workloads -o yaml` shows it)")
     return reserved and active
@@ -406,7 +413,7 @@ def workload(f: Fields, o: Meta) -> Workload | None:
     status = f.map(o.node, "status")
     conditions = _conditions(f, status)
     active = f.bool(spec, "active", default=True)
-    holds = _holds_quota(f, o, status, conditions, active)
+    holds = _holds_quota(f, o, status, conditions, active, queue)
     if not queue and not holds:
         f.diags.emit(KAD164, f"workload `{o.namespace or 'default'}/{o.name}` has no `spec.queueName`; "
                      "kueue never admits it; skipped", f.span(o.node))
