@@ -93,6 +93,16 @@ CI (and on in the soak) and agreement is counted per feature. The switches:
   with a fairSharing weight (`lq_weight=W`) and consumed memory
 - `requeue_states` (opt-in, OPT_IN): pending Workloads with a Requeued condition (False for one of
   REQUEUED_REASONS, or True) and/or a `requeueState.requeueAt` in 2020 or 2030 (`_requeue_state`)
+- `tas_slices` (opt-in, OPT_IN, with `tas`): Kueue's pod-set slices — pending Workloads' pod sets
+  (`podSetSliceRequiredTopology`, `podSetSliceSize`) and Jobs' and JobSets' templates (the
+  `podset-slice-required-topology` and `podset-slice-size` annotations) beside a required, preferred
+  or unconstrained level or alone (`slice_with=MODE`), on any level of the topology (above the pod
+  set's own included), of a size in 1..count that need not divide it (`slice_divides=BOOL`)
+- `workload_pod_extras` (opt-in, OPT_IN): pending Workloads' pod templates as Kueue's queue manager
+  adjusts them (`workload.AdjustResources`) before it counts them: an init container (requests or
+  limits), a sidecar, a RuntimeClass (`overhead`), a container with limits only (`limits_only`) or
+  with no requests in a namespace whose LimitRange fills them (`limit_range`), recorded as
+  `wl_extra=KIND`
 - `second_pass` (opt-in, OPT_IN: drawn only when named, `--require second_pass`, so that the draws
   of every other seed stay as they were): clusters biased toward Kueue's second pass — topology-aware
   queues that all have a provisioning check (and its config), Workloads whose checks are mostly
@@ -125,7 +135,8 @@ SWITCHES = ("cohorts", "cohort_tree", "cohort_quota", "borrowing_limit", "lendin
 # switches drawn only when named (a soak's `--require`): not in ALL, so that clusters drawn from ALL
 # (every seed of the soaks, CI's property test) stay as they were
 OPT_IN = frozenset({"second_pass", "pod_states", "shared_hostname", "resource_config", "fungibility_defaults",
-                    "afs_weights", "pod_extras_all_kinds", "requeue_states"})
+                    "afs_weights", "pod_extras_all_kinds", "requeue_states", "tas_slices",
+                    "workload_pod_extras"})
 ALL = frozenset(SWITCHES)
 KNOWN = ALL | OPT_IN
 
@@ -582,6 +593,64 @@ def _tas_annotations(req: dict | None) -> dict:
     return {"kueue.x-k8s.io/podset-unconstrained-topology": "true"}
 
 
+SLICE_LEVEL, SLICE_SIZE = "kueue.x-k8s.io/podset-slice-required-topology", "kueue.x-k8s.io/podset-slice-size"
+
+
+def _slices(d: _Draw, count: int, mode: str | None) -> tuple[str, int] | None:
+    """Pod-set slices (`tas_slices`, opt-in; nothing drawn unless allowed): a level of the topology,
+    any (one above the pod set's own level Kueue refuses to place), and a size of at most the pod
+    set's `count` (Kueue's webhook refuses more on a job; on a Workload it is no fit), dividing it or
+    not; None where not drawn. `mode` is the pod set's own request (required, preferred,
+    unconstrained or None), recorded as `slice_with=MODE`."""
+    if "tas" not in d.features or not d.on("tas_slices", 0.4):
+        return None
+    level, size = d.pick(d.tas_levels()), d.int(1, count)
+    d.features |= {f"slice_with={mode or 'none'}", f"slice_divides={count % size == 0}"}
+    return level, size
+
+
+def _slice_annotations(d: _Draw, template: dict, count: int) -> None:
+    """A job's pod template with the slice annotations (`tas_slices`), where drawn."""
+    ann = template.get("metadata", {}).get("annotations", {})
+    mode = next((m for m in ("required", "preferred", "unconstrained") if f"kueue.x-k8s.io/podset-{m}-topology" in ann),
+                None)
+    if drawn := _slices(d, count, mode):
+        d.features.add("slice_on=job")
+        template.setdefault("metadata", {}).setdefault("annotations", {}).update(
+            {SLICE_LEVEL: drawn[0], SLICE_SIZE: str(drawn[1])})
+
+
+def _workload_extras(d: _Draw, pod_set: dict, resources: list[str], lr: bool) -> None:
+    """A pending Workload's pod template as Kueue's queue manager adjusts it before counting it
+    (`workload_pod_extras`, opt-in; nothing drawn unless allowed): an init container asking by
+    requests or limits, a sidecar, a RuntimeClass, a container with limits only, or with no requests
+    where the namespace's LimitRange fills them (`wl_extra=KIND`). A template with pod-level
+    resources is left as it is (they must cover what the containers ask)."""
+    spec = pod_set["template"]["spec"]
+    if "resources" in spec or not d.on("workload_pod_extras", 0.5):
+        return
+    kinds = ["init_requests", "init_limits", "sidecar", "runtime_class", "limits_only"]
+    extra = d.pick(kinds + (["limit_range"] if lr else []), "wl_extra")
+    main = spec["containers"][0]
+    if extra in ("init_requests", "init_limits"):
+        key = extra.removeprefix("init_")
+        spec["initContainers"] = [{"name": "init", "image": "busybox", "resources": {key: _requests(d, resources)}}]
+        d.features |= {"init_containers"} | ({"limits_only"} if key == "limits" else set())
+    elif extra == "sidecar":
+        spec["initContainers"] = [{"name": "sidecar", "image": "envoy", "restartPolicy": "Always",
+                                   "resources": {"requests": {"cpu": "500m"}}}]
+        d.features.add("sidecars")
+    elif extra == "runtime_class":
+        spec["runtimeClassName"] = "kata"
+        d.features.add("overhead")
+    elif extra == "limits_only":
+        main["resources"] = {"limits": main["resources"]["requests"]}
+        d.features.add("limits_only")
+    else:
+        main["resources"] = {}
+        d.features.add("limit_range")
+
+
 def _template(d: _Draw, resources: list[str], lr: bool, *, job: bool = True) -> dict:
     t: dict = {"spec": _pod_spec(d, resources, job=job, namespace_has_limit_range=lr)}
     if ext := _ext_requests(d):  # (resource_config: opt-in) limits equal to requests, as the API server wants
@@ -600,12 +669,15 @@ def _job(d: _Draw, kind: str, name: str, ns: str, labels: dict, resources: list[
     n = d.int(1, 3)
     if kind == "Job":
         spec: dict = {"parallelism": n, "completions": n, "template": _template(d, resources, lr)}
+        _slice_annotations(d, spec["template"], n)  # (tas_slices: opt-in)
         if n > 1 and d.on("partial_admission", 0.25):
             meta["annotations"] = {"kueue.x-k8s.io/job-min-parallelism": str(d.int(1, n - 1))}
         return [{"apiVersion": "batch/v1", "kind": "Job", "metadata": meta, "spec": spec}]
     if kind == "JobSet":
         rjs = [{"name": f"r{i}", "replicas": d.int(1, 2), "template": {"spec": {
             "parallelism": n, "completions": n, "template": _template(d, resources, lr)}}} for i in range(d.int(1, 2))]
+        for rj in rjs:  # (tas_slices: opt-in) a replicated job's pod set counts replicas × parallelism
+            _slice_annotations(d, rj["template"]["spec"]["template"], rj["replicas"] * n)
         return [{"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": meta,
                  "spec": {"replicatedJobs": rjs}}]
     if kind == "LeaderWorkerSet":
@@ -831,7 +903,7 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
             if "afs_weights" in d.features and d.int(0, 1):
                 q["spec"]["fairSharing"] = {"weight": d.pick(["0", "1", "2", "500m"], "lq_weight")}
             docs.append(q)
-        lr = jobs and "limit_range" in allowed and d.int(0, 3) == 0
+        lr = (jobs or "workload_pod_extras" in allowed) and "limit_range" in allowed and d.int(0, 3) == 0
         if lr:
             limit_ranges = True
             docs += _limit_ranges(d, ns)
@@ -987,6 +1059,13 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
                 ps["template"]["spec"]["containers"][0]["resources"]["requests"].update(_ext_requests(d))
             if d.on("requeue_states", 0.4):  # (opt-in: draws nothing unless allowed)
                 wl["status"] = _requeue_state(d)
+            for ps in pod_sets:  # (workload_pod_extras, tas_slices: opt-in)
+                _workload_extras(d, ps, resources, lr)
+                tr = ps.get("topologyRequest", {})
+                if "podSetGroupName" not in tr and (drawn := _slices(d, ps["count"], next(
+                        (m for m in ("required", "preferred", "unconstrained") if m in tr), None))):
+                    d.features.add("slice_on=workload")
+                    ps["topologyRequest"] = {**tr, "podSetSliceRequiredTopology": drawn[0], "podSetSliceSize": drawn[1]}
             partial = [ps for ps in pod_sets if ps["count"] > 1 and ps["name"] != "leader"]
             if partial and d.on("partial_admission", 0.25):  # at most one pod set may have a minCount
                 ps = partial[0] if len(partial) == 1 else d.pick(partial)
