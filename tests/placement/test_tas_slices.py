@@ -55,10 +55,19 @@ def test_slices_on_hosts():
     assert r.reason == 'topology "dc" allows to fit only 1 out of 2 slice(s) of 3 pod(s)'
 
 
-def test_kueue_rejects_slices_above_the_pod_set_level_and_counts_they_do_not_divide():
+def test_kueue_rejects_slices_above_the_pod_set_level():
     bad = TopologyRequest(mode="required", level="rack", slice_level="block", slice_size=1)
     assert "is above the podset topology" in kueue_assign(tree(), template(gpu=1), 2, bad).reason
-    assert "not divisible by slice size 4" in kueue_assign(tree(), template(gpu=1), 6, block(slice_size=4)).reason
+
+
+def test_kueue_places_the_whole_slices_a_count_holds():
+    """Kueue counts `podSetSize / sliceSize` slices (tas_flavor_snapshot.go): 6 pods in slices of 4 are
+    one slice (rack r3's 4 pods, the rest on no node); 2 pods in slices of 3 are none, placed nowhere
+    (tests/oracle/features/tas-slices-a-count-the-size-does-not-divide.yaml)."""
+    r = kueue_assign(tree(), template(gpu=1), 6, block(slice_size=4), profile="BestFit")
+    assert r.ok and r.placement == {"d": 4}
+    r = kueue_assign(tree(), template(gpu=1), 2, block(slice_size=3), profile="BestFit")
+    assert r.ok and r.placement == {}
 
 
 @settings(max_examples=40, deadline=None, derandomize=True)

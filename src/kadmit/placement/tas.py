@@ -140,8 +140,6 @@ def kueue_assign(tree: DomainTree, template: PodTemplate, count: int, request: T
         if slice_idx < level_idx:
             return TASResult(reason=f"podset slice topology {request.slice_level} is above the podset "
                                     f"topology {request.level}")
-        if count % size:
-            return TASResult(reason=f"pod set count {count} is not divisible by slice size {size}")
     required = request.mode == "required"
     best_fit = profile == "BestFit" or (profile == "Mixed" and not unconstrained)
     least_first = profile == "LeastFreeCapacity" or (profile == "Mixed" and unconstrained)
@@ -149,7 +147,11 @@ def kueue_assign(tree: DomainTree, template: PodTemplate, count: int, request: T
     def ordered(units: list[_Unit]) -> list[_Unit]:
         return sorted(units, key=lambda u: ((u.state if least_first else -u.state), u.values))
 
-    count = count // size  # from here on, `count` is in slices (1 pod each without slices)
+    # from here on, `count` is in slices (1 pod each without slices): whole slices only, as Kueue's
+    # `podSetSize / sliceSize` (findLevelWithFitDomains, updateCountsToMinimumGeneric), so a count
+    # the size does not divide places the slices it holds and leaves the rest of its pods unplaced,
+    # and a size above the count places none
+    count = count // size
 
     def not_fit(fit: int) -> str:
         name = tree.topology.name
@@ -226,6 +228,8 @@ def kueue_assign(tree: DomainTree, template: PodTemplate, count: int, request: T
                 mine = to_minimum(ordered([k for v, _ in mine for k in pod_view.children(v)]), n * size)
             done.extend(mine)
         taken = done
+        if not taken:  # no whole slice to place (a size above the count): nothing placed, as Kueue
+            return TASResult({}, fit_level, fit_domains)
     while taken[0][0].node is None:
         taken = to_minimum(ordered([k for u, _ in taken for k in view.children(u)]))
     placement = {u.node: n for u, n in sorted(taken, key=lambda un: un[0].node) if n}

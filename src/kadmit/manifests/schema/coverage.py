@@ -94,8 +94,9 @@ FIELDS: dict[str, dict[str, Entry]] = {
         "podSets[].topologyRequest.subGroupIndexLabel": N("names a label for Kueue's pod ungating"),
         "podSets[].topologyRequest.subGroupCount": N("used for Kueue's pod ungating"),
         "podSets[].topologyRequest.podSetGroupName": M("pod-set groups: one flavor, placed together by topology"),
-        "podSets[].topologyRequest.podSetSliceRequiredTopology": U("pod-set slices are not kept in one domain each"),
-        "podSets[].topologyRequest.podSetSliceSize": U("pod-set slices are not kept in one domain each"),
+        "podSets[].topologyRequest.podSetSliceRequiredTopology":
+            M("pod-set slices: each slice of pods in one domain of this level"),
+        "podSets[].topologyRequest.podSetSliceSize": M("pod-set slices: the pods of one slice"),
         "podSets[].topologyRequest.podsetSliceRequiredTopologyConstraints":
             U("pod-set slices are not kept in one domain each"),
         "priority": M("priority when no class is named"),
