@@ -103,6 +103,9 @@ CI (and on in the soak) and agreement is counted per feature. The switches:
   limits), a sidecar, a RuntimeClass (`overhead`), a container with limits only (`limits_only`) or
   with no requests in a namespace whose LimitRange fills them (`limit_range`), recorded as
   `wl_extra=KIND`
+- `trainjob_pod_extras` (opt-in, OPT_IN, with `job:TrainJob`): a TrainJob's runtime's pod template drawn
+  as a Job's (init containers, sidecars, a RuntimeClass, limits only, LimitRange-filled containers,
+  pod-level resources, node selectors and tolerations); otherwise one container with requests
 - `second_pass` (opt-in, OPT_IN: drawn only when named, `--require second_pass`, so that the draws
   of every other seed stay as they were): clusters biased toward Kueue's second pass — topology-aware
   queues that all have a provisioning check (and its config), Workloads whose checks are mostly
@@ -136,7 +139,7 @@ SWITCHES = ("cohorts", "cohort_tree", "cohort_quota", "borrowing_limit", "lendin
 # (every seed of the soaks, CI's property test) stay as they were
 OPT_IN = frozenset({"second_pass", "pod_states", "shared_hostname", "resource_config", "fungibility_defaults",
                     "afs_weights", "pod_extras_all_kinds", "requeue_states", "tas_slices",
-                    "workload_pod_extras"})
+                    "workload_pod_extras", "trainjob_pod_extras"})
 ALL = frozenset(SWITCHES)
 KNOWN = ALL | OPT_IN
 
@@ -724,12 +727,16 @@ def _job(d: _Draw, kind: str, name: str, ns: str, labels: dict, resources: list[
     if kind == "TrainJob":
         runtime = f"rt-{name}"
         container = {"name": "node", "image": "torch", "resources": {"requests": _requests(d, resources)}}
+        pod: dict = {"containers": [container]}
+        if d.on("trainjob_pod_extras", 0.7):  # (opt-in: draws nothing unless allowed) as a Job's template
+            pod = _pod_spec(d, resources, job=True, namespace_has_limit_range=lr)
+            pod["containers"][0]["name"] = "node"
         rt = {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "ClusterTrainingRuntime",
               "metadata": {"name": runtime},
               "spec": {"mlPolicy": {"numNodes": n, "torch": {}}, "template": {"spec": {"replicatedJobs": [
                   {"name": "node", "template": {
                       "metadata": {"labels": {"trainer.kubeflow.org/trainjob-ancestor-step": "trainer"}},
-                      "spec": {"template": {"spec": {"containers": [container]}}}}}]}}}}
+                      "spec": {"template": {"spec": pod}}}}]}}}}
         tj = {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob", "metadata": meta,
               "spec": {"runtimeRef": {"name": runtime}}}
         if d.int(0, 1):
