@@ -1,0 +1,192 @@
+"""Self-consistency of the deciding verbs on one cluster (tests/fuzz/test_consistency.py over clusters
+drawn by tests/oracle/strategies.py; bench/fuzz_consistency.py over many more): what kadmit says in
+one place it must not contradict in another.
+
+- `admit --format json` gives the same text twice, and under another PYTHONHASHSEED (`hashseed`);
+  its exit code is 0 or 1 (1 only with an error it names, e.g. a job Kueue's webhook refuses) or 3;
+- `why W --format json` says what admit decided for W (admitted, queue, flavors, counts) and exits
+  0 when admitted, 1 when not (3 undecided), and `why W` in text exits the same;
+- `why W --apply-fix N`'s patch applies to the files, and `admit` on the patched files admits W as
+  the fix's outcome says (queue, counts, flavors), and the other workloads move as its side effects
+  say: each one whose admission changes is listed, with the change (admitted -> not, not -> admitted,
+  another queue, flavors or counts), and each one listed does change.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from .runner import WALL, _agree, _difference, _untimed, call, write
+
+# a side effect's kind -> (admitted before, admitted after); None: admitted both, changed
+_KINDS = {
+    "admitted → evicted": (True, False), "admitted → pending": (True, False),
+    "evicted → admitted": (False, True), "pending → admitted": (False, True),
+    "pending → admitted, then evicted": (False, False), "evicted → pending": (False, False),
+    "evicted by another preemptor": (False, False),
+    "with fewer pods": None, "moved to another queue or flavor": None, "with more pods": None,
+    "on other nodes": None, "evicted, then admitted again": None, "no longer evicted": None, "changed": None,
+}
+
+
+def _json(text: str):
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+def _placed(d: dict) -> tuple:
+    """An admitted workload's queue, and each pod set's count and flavors (nodes aside)."""
+    return (d.get("cluster_queue"),
+            tuple(sorted((p["name"], p.get("count"), tuple(sorted((p.get("flavors") or {}).items())))
+                         for p in d.get("pod_sets", []))))
+
+
+def check_cluster(work: Path, files: dict[str, str], rng, *, whys: int = 2, fixes: int = 1, timeout: float = 60.0,
+                  hashseed: bool = False, stats: Counter | None = None) -> list[str]:
+    """What contradicts itself on the cluster in `files`, run in `work` (made empty first); [] when nothing.
+    `stats` counts what was compared (admit runs, whys, fixes applied, side effects seen)."""
+    stats = stats if stats is not None else Counter()
+    shutil.rmtree(work, ignore_errors=True)
+    write(work / "case", files)
+    found: list[str] = []
+
+    def run(args: list[str], cwd: Path = work):
+        c = call(args[0], args, cwd, timeout)
+        if c.exit is None:
+            found.append(f"hang: kadmit {' '.join(args)}")
+        elif c.exception or c.exit not in (0, 1, 2, 3):
+            found.append(f"exit {c.exit} {c.exception}: kadmit {' '.join(args)}: {c.output[-300:]}")
+        return c
+
+    admit = run(["admit", "case", "--format", "json"])
+    if admit.exit is None:
+        return found
+    if admit.exit not in (0, 1, 3):
+        return found + [f"admit refuses a generated cluster (exit {admit.exit}): {admit.output[:300]}"]
+    again = run(["admit", "case", "--format", "json"])
+    if again.exit is not None and (again.exit, _untimed(again.stdout)) != (admit.exit, _untimed(admit.stdout)):
+        found.append(f"admit differs between two runs: {_difference(admit.stdout, again.stdout)}")
+    stats[f"admit exit {admit.exit}"] += 1
+    if hashseed:
+        stats["admit under another hash seed"] += 1
+        env = {**os.environ, "PYTHONHASHSEED": "4242", "COLUMNS": "100"}
+        env.pop("KADMIT_TRACEBACK", None)
+        p = subprocess.run([sys.executable, "-m", "kadmit", "admit", "case", "--format", "json"], cwd=work, env=env,
+                           capture_output=True, text=True, timeout=timeout * WALL)
+        if (p.returncode, _untimed(p.stdout)) != (admit.exit, _untimed(admit.stdout)):
+            found.append(f"admit differs under another hash seed: exit {admit.exit} vs {p.returncode}: "
+                         f"{_difference(admit.stdout, p.stdout)}")
+    got = _json(admit.stdout)
+    if not isinstance(got, dict):
+        return found + [f"admit exit {admit.exit} without JSON"]
+    decisions = {d["workload"]: d for d in got.get("decisions", [])}
+    if admit.exit == 1 and "error[" not in admit.output:
+        found.append("admit exits 1 without naming an error")
+    pending = sorted(w for w, d in decisions.items() if not d.get("admitted") and not d.get("unknown"))
+    admitted = sorted(w for w, d in decisions.items() if d.get("admitted"))
+    asked = rng.sample(pending, min(whys, len(pending)))
+    asked += rng.sample(admitted, min(max(0, whys - len(asked)), len(admitted)))
+    tried = 0
+    for name in asked:
+        w = run(["why", name, "case", "--format", "json"])
+        answer = _json(w.stdout) if w.exit in (0, 1, 3) else None
+        if w.exit is None:
+            continue
+        if not isinstance(answer, dict):
+            found.append(f"why {name}: exit {w.exit} without JSON: {w.output[:300]}")
+            continue
+        stats["why, admitted" if answer.get("admitted") else "why, not admitted"] += 1
+        outcome = []
+        _agree(_Out(outcome), name, decisions[name], answer)
+        found += outcome
+        want = 3 if answer.get("unknown") else 0 if answer.get("admitted") else 1
+        if w.exit != want:
+            found.append(f"why {name} exits {w.exit}; its answer (admitted={answer.get('admitted')}, "
+                         f"unknown={answer.get('unknown')}) says {want}")
+        if rng.random() < 0.3:
+            h = run(["why", name, "case"])
+            if h.exit is not None and h.exit != w.exit:
+                found.append(f"why {name}: exit {h.exit} in text, {w.exit} in JSON")
+        if answer.get("admitted") or answer.get("unknown"):
+            continue
+        for n, fix in enumerate(answer.get("fixes") or [], 1):
+            if tried >= fixes or not fix.get("changes") or not all(c.get("file") for c in fix["changes"]):
+                continue
+            tried += 1
+            found += _fix_holds(work, name, n, fix, decisions, run, stats)
+    return found
+
+
+class _Out:
+    """What `runner._agree` reports into: a list of findings' texts."""
+
+    def __init__(self, into: list[str]) -> None:
+        self.into = into
+
+    def find(self, verb: str, what: str) -> None:
+        self.into.append(what)
+
+
+def _fix_holds(work: Path, name: str, n: int, fix: dict, decisions: dict, run, stats: Counter) -> list[str]:
+    """Fix `n` of `name`'s why, applied: admit admits it as the fix says, and moves the others as its
+    side effects say."""
+    found: list[str] = []
+    p = run(["why", name, "case", "--apply-fix", str(n)])
+    if p.exit != 0:
+        return [f"why {name} --apply-fix {n}: exit {p.exit} for a fix with changes: {p.output[:300]}"]
+    fixed = work / f"fix{n}"
+    shutil.rmtree(fixed, ignore_errors=True)
+    shutil.copytree(work / "case", fixed / "case")
+    applied = subprocess.run(["patch", "-p1", "-s", "-d", str(fixed)], input=p.stdout, text=True, capture_output=True)
+    if applied.returncode != 0:
+        return [f"why {name} --apply-fix {n}: the patch does not apply: {applied.stdout[:200]} {applied.stderr[:200]}"]
+    after = run(["admit", "case", "--format", "json"], fixed)
+    got = _json(after.stdout) if after.exit in (0, 1, 3) else None
+    if not isinstance(got, dict):
+        return [f"why {name} --apply-fix {n}: admit on the patched files exits {after.exit}: {after.output[:300]}"]
+    now = {d["workload"]: d for d in got.get("decisions", [])}
+    mine = now.get(name)
+    what = f"why {name} fix {n} ({fix.get('message', '')[:160]})"
+    stats["fixes applied"] += 1
+    if mine is None or not mine.get("admitted"):
+        return [f"{what}: admit on the patched files does not admit it"]
+    said = fix.get("outcome") or {}
+    if said and _placed(mine) != _placed({"cluster_queue": said.get("cluster_queue"), "pod_sets": said.get("pod_sets", [])}):
+        found.append(f"{what}: admitted as {_placed(mine)}, the fix said {_placed(said)}")
+    effects = {e["workload"]: e["kind"] for e in fix.get("effects", [])}
+    for w in sorted(set(decisions) | set(now)):
+        if w == name:
+            continue
+        before, later = decisions.get(w), now.get(w)
+        if before is None or later is None or before.get("unknown") or later.get("unknown"):
+            continue
+        kind = effects.get(w)
+        if kind == "undecided":
+            continue
+        if kind is not None:
+            stats["side effects compared"] += 1
+        moved = bool(before.get("admitted")) != bool(later.get("admitted"))
+        changed = moved or (before.get("admitted") and _placed(before) != _placed(later))
+        if kind is None:
+            if changed:
+                found.append(f"{what}: {w} goes from admitted={before.get('admitted')} {_placed(before)} to "
+                             f"admitted={later.get('admitted')} {_placed(later)}, not among its side effects")
+            continue
+        flags = _KINDS.get(kind, "?")
+        if flags == "?":
+            found.append(f"{what}: side effect of unknown kind {kind!r} on {w}")
+        elif flags is not None and flags != (bool(before.get("admitted")), bool(later.get("admitted"))):
+            found.append(f"{what}: side effect {w} {kind!r}, and admit has it admitted={before.get('admitted')} "
+                         f"then admitted={later.get('admitted')}")
+        elif flags is None and not (before.get("admitted") and later.get("admitted")):
+            found.append(f"{what}: side effect {w} {kind!r} (admitted both times), and admit has it "
+                         f"admitted={before.get('admitted')} then {later.get('admitted')}")
+    return found
