@@ -149,9 +149,8 @@ def test_behind_a_strict_fifo_head_the_first_line_gives_the_heads_numbers(tmp_pa
     out = CliRunner().invoke(cli, ["why", "default/small", str(tmp_path), "--fixes", "0"])
     assert out.exit_code == 1
     first = out.output.splitlines()[2]
-    assert first == ("   = waits behind `default/head`, which can't be admitted and holds back every workload behind "
-                     "it in StrictFIFO ClusterQueue cq: it needs 8 cpu at once (8 pods × 1); cq can reach at most 4 "
-                     "in f (its own quota)")
+    assert first == ("   = waits behind the StrictFIFO head `default/head`: it needs 8 cpu at once (8 pods × 1); cq can "
+                     "reach at most 4 in f (its own quota)")
     d = api.why("default/small", [str(tmp_path)]).result.standing.as_dict()
     assert d["waiting_behind"] == "default/head" and d["head"]["needs"] == {"cpu": "8"}
 

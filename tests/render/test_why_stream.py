@@ -64,7 +64,7 @@ def test_behind_a_strict_fifo_head_the_first_lines_come_before_any_blame_or_fix(
     assert "".join(text for _, text in chunks) == full
     before, first = chunks[0]
     assert "fixes" not in before
-    assert first.splitlines()[2].startswith("   = waits behind `default/head`, which can't be admitted")
+    assert first.splitlines()[2].startswith("   = waits behind the StrictFIFO head `default/head`: it needs")
     assert "waits behind the head of its queue" not in first  # the blame's title: searched after
     assert "waits behind the head of its queue" in chunks[1][1] and "fixes" not in chunks[1][0]
     assert chunks[-1][1].startswith("fixes") and "fixes" in chunks[-1][0]  # proven last

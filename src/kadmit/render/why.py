@@ -8,14 +8,13 @@ import re
 
 from kadmit.edits import unified_diff
 from kadmit.engine.decide import WhyResult
-from kadmit.engine.explain.digest import MAX_SETS
 from kadmit.engine.explain.marco import origin_dict
-from kadmit.engine.explain.replay import SAME_OUTCOME
+from kadmit.engine.explain.replay import HARMFUL, SAME_OUTCOME
 from kadmit.identity import object_dict, object_of, skipped_dict
 from kadmit.quantity import format_quantity
 from kadmit.render.decisions import gang_dict, skipped_lines
-from kadmit.render.excerpt import window
-from kadmit.render.wrap import PIPE_ITEMS, Verbatim, fill_items, fit
+from kadmit.render.why_blame import _blame, _blame_full
+from kadmit.render.wrap import PIPE_ITEMS, fill_items, fit
 from kadmit.source import SourceMap, Span
 
 
@@ -79,19 +78,6 @@ def why_json(result: WhyResult, workload=None, skipped=()) -> str:
     return json.dumps(why_dict(result, workload, skipped), indent=2) + "\n"
 
 
-def _excerpt(span: Span, sources: SourceMap) -> list[str]:
-    text = sources.line(span.file, span.line)
-    if text is None:
-        return []
-    gutter = str(span.line)
-    start = max(span.column - 1, 0)
-    end = span.end_column - 1 if span.end_line == span.line and span.end_column else len(text)
-    win = window(text, start)
-    column, width = win.marks(start, max(min(end, len(text)), start + 1))
-    pad = " " * len(gutter)
-    return [Verbatim(f"{pad} |"), Verbatim(f"{gutter} | {win.text}"), Verbatim(f"{pad} | {' ' * column}{'^' * width}")]
-
-
 def why_human(result: WhyResult, sources: SourceMap, workload_span: Span | None, workload=None,
               skipped=(), full: bool = False, width: int | None = None) -> str:
     """The answer in a few lines: the header, where the workload stands, Kueue's reasons, blame (sets
@@ -99,6 +85,7 @@ def why_human(result: WhyResult, sources: SourceMap, workload_span: Span | None,
     by kind. `full` (`--all`): every reason, every blame set with the lines of input it names, and
     every side effect. `width` (a terminal's): every line wrapped to it (`render.wrap`); None, whole."""
     out = _explained(result, sources, workload_span, workload, full)
+    own = result.standing.cluster_queue if result.standing is not None else None
     if result.fixes:
         out.append(f"fixes (each proven by changing the input and deciding the cluster again in "
                    f"{result.fixes_mode} mode):")
@@ -107,9 +94,14 @@ def why_human(result: WhyResult, sources: SourceMap, workload_span: Span | None,
             if f.actor != actor:
                 actor = f.actor
                 out.append(f"  {ACTORS[actor]}")
-            out.extend(_fix_lines(i, f, full, width))
-        out.extend(f"   = note: {n if full else getattr(n, 'brief', n)}" for n in result.fixes_notes)
+            out.extend(_fix_lines(i, f, full, width, own, workload))
+        # the notes on the search name changes of the platform's that admit nothing alone or were not
+        # tried: where a fix of the platform's is shown, `--all` gives them
+        notes = full or not any(f.actor == "platform" for f in result.fixes)
+        out.extend(f"   = note: {n if full else getattr(n, 'brief', n)}" for n in result.fixes_notes if notes)
         out.extend(_fixes_notes(result))
+        if not full:
+            out.extend(_all_adds(result, notes))
     elif result.fixes_checked is not None and not result.admitted and not result.unknown:
         refused = (f", {result.fixes_refused} more refused by arithmetic (what the queue can reach)"
                    if result.fixes_refused else "")
@@ -227,88 +219,43 @@ def _reasons(result: WhyResult, full: bool) -> list[str]:
         r = result.standing.resource if result.standing is not None else None
         about = [x for x in reasons if r and f" {r} " in f" {x.message} "]
         reasons = (about + [x for x in reasons if x not in about])[:MAX_REASONS]
-    out = [f"   = reason: {r.message}" for r in reasons]
+    out = [f"   = reason: {m}" for m in (_one_word_apart([r.message for r in reasons]) if not full
+                                         else [r.message for r in reasons])]
     if len(reasons) < len(result.reasons):
         more = len(result.reasons) - len(reasons)
         out.append(f"   = reason: … {more} more (`--all` lists every one)")
     return out
 
 
-def _blame_title(result: WhyResult, first: bool, group: list | None = None, merged=None) -> str:
-    if result.blame_kind == "queue":
-        return ("waits behind the head of its queue (the strategy, the head, and a minimal set that keeps the head "
-                "out):" if group and group[0].kind == "queueing" else
-                "its own obstacle, even without the head (a minimal set that forbids it):")
-    if result.blame_kind in _BLAME_TITLES:
-        return _BLAME_TITLES[result.blame_kind]
-    where = {"gang": "keeps the gang off the nodes", "placement": "keeps the pod set off the nodes"}.get(
-        result.blame_kind, "forbids it")
-    if merged is not None and merged.sets > 1:
-        differ = ([f"by resource ({', '.join(merged.resources)})"] if merged.resources else []) + \
-            (["by which admitted workloads hold the quota"] if merged.holders_vary else [])
-        return (f"{'blame' if first else 'another reason on its own'}: {merged.sets} minimal sets that differ only "
-                f"{' and '.join(differ) or 'in how they are found'}, as one; each line matters:")
-    if first:
-        return f"blame (a minimal set that {where}; each one matters):" if result.blame_kind in ("gang", "placement") \
-            else "blame (a minimal set of statements that together forbid it; each one matters):"
-    return f"another reason on its own (a minimal set that {where.replace('forbids it', 'forbids it')} too):"
-
-
-def _blame(result: WhyResult) -> list[str]:
-    """Each blame set in lines (sets that differ only by resource as one), at most `MAX_SETS` of them; a
-    set's lines that a set shown above says already (at the same place, in the same words but for the
-    StrictFIFO head they were about) named by their places only, where there are two or more."""
-    out: list[str] = []
-    sets = result.blame_sets
-    said: set[tuple[str, str]] = set()
-    for i, bs in enumerate(sets[:MAX_SETS]):
-        out.append(_blame_title(result, i == 0, bs.origins, bs))
-        wheres = [f"{ln.span.file}:{ln.span.line}:{ln.span.column}" if ln.span else "(no source location)"
-                  for ln in bs.lines]
-        keys = [(w, _ABOUT_HEAD.sub("", ln.text)) for w, ln in zip(wheres, bs.lines)]
-        again = [ln.span for k, ln in zip(keys, bs.lines) if k in said and ln.span is not None]
-        for where, key, line in zip(wheres, keys, bs.lines):
-            if len(again) < 2 or key not in said or line.span is None:
-                out.append(f"  {where}  {line.text}")
-        said.update(keys)
-        if len(again) >= 2:
-            out.append(f"   = {'and ' if len(again) < len(bs.lines) else ''}the {len(again)} lines "
-                       f"said above at {_places(again)}")
-    if len(sets) > MAX_SETS:
-        more = len(sets) - MAX_SETS
-        out.append(f"   = note: {more} more blame set{'' if more == 1 else 's'} (`--all` lists every one)")
+def _one_word_apart(messages: list[str]) -> list[str]:
+    """Messages that differ from the first of them in one word only, at the same place, said as one with
+    that word's values joined by `/` (`... in flavor a100/h100, 4 more needed`), at the first's place."""
+    words = [m.split(" ") for m in messages]
+    out, done = [], set()
+    for i, w in enumerate(words):
+        if i in done:
+            continue
+        group = [i]
+        at = None
+        for j in range(i + 1, len(words)):
+            if j in done or len(words[j]) != len(w):
+                continue
+            diff = [k for k, (a, b) in enumerate(zip(w, words[j])) if a != b]
+            if len(diff) == 1 and (at is None or diff[0] == at) and _tail(w[diff[0]]) == _tail(words[j][diff[0]]):
+                at = diff[0]
+                group.append(j)
+        done.update(group)
+        if at is None:
+            out.append(messages[i])
+            continue
+        tail = _tail(w[at])
+        merged = "/".join(words[j][at][:len(words[j][at]) - len(tail)] for j in group) + tail
+        out.append(" ".join(w[:at] + [merged] + w[at + 1:]))
     return out
 
 
-_ABOUT_HEAD = re.compile(r"^\(`[^`]*`\) ")  # a line about the StrictFIFO head (`digest.lines`)
-
-
-def _places(spans: list[Span]) -> str:
-    """`a.yaml:30:23, :116:23; b.yaml:5:1`: each file named once, in the order given."""
-    out: list[str] = []
-    last = None
-    for sp in spans:
-        here = f"{sp.line}:{sp.column}"
-        if sp.file == last:
-            out[-1] += f", :{here}"
-        else:
-            out.append(f"{sp.file}:{here}")
-        last = sp.file
-    return "; ".join(out)
-
-
-def _blame_full(result: WhyResult, sources: SourceMap) -> list[str]:
-    """Every blame set as found, each statement with the line of input it names."""
-    out: list[str] = []
-    groups = result.blame_groups or ([result.blame] if result.blame else [])
-    for gi, group in enumerate(groups):
-        out.append(_blame_title(result, gi == 0, group))
-        for o in group:
-            where = str(o.span) if o.span else "(no source location)"
-            out.append(f"  --> {where}  {o.message}")
-            if o.span is not None:
-                out.extend(Verbatim("     " + line) for line in _excerpt(o.span, sources))
-    return out
+def _tail(word: str) -> str:
+    return re.search(r"[,.;:)]*$", word).group(0)
 
 
 def _fixes_notes(result: WhyResult) -> list[str]:
@@ -325,29 +272,60 @@ def _fixes_notes(result: WhyResult) -> list[str]:
     return out
 
 
+def _all_adds(result: WhyResult, notes: bool) -> list[str]:
+    """What the fixes' default view leaves to `--all`, in one line: the notes on the search for fixes
+    (unless `notes` shows them), how a fix's changes depend on each other (`Proven.needs`), the side
+    effects not named."""
+    parts = []
+    if result.fixes_notes and not notes:
+        parts.append(plural(len(result.fixes_notes), "note") + " on the search")
+    needs = [str(i) for i, f in enumerate(result.fixes, 1) if f.needs]
+    if needs:
+        parts.append(f"why fix{'' if len(needs) == 1 else 'es'} {_and(needs)} need{'s' if len(needs) == 1 else ''} "
+                     "every change")
+    named = sum(min(len(names), NAMED) for f in result.fixes if f.summary is not None
+                for kind, _, names in f.summary.by_kind if kind in HARMFUL)
+    if sum(len(f.effects) for f in result.fixes) > named:
+        parts.append("every side effect")
+    return [f"   = note: `--all`: {', '.join(parts)}"] if parts else []
+
+
+def _and(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
 def plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
-def _fix_lines(i: int, f, full: bool = False, width: int | None = None) -> list[str]:
+def _fix_lines(i: int, f, full: bool = False, width: int | None = None, own: str | None = None,
+               workload=None) -> list[str]:
+    """A proven fix: its changes, then what it admits the workload with and its side effects. By default
+    the side effects are counted by kind on the outcome's line, the few harmed named, and how the changes
+    depend on each other (`Proven.needs`) is left to `--all`; `--all` lists every side effect. `own`: the
+    workload's ClusterQueue and `workload` its model (an outcome in that queue with every pod set whole says
+    on which flavors only)."""
     waits = all(c.edit is None for c in f.changes)
     parts = {c.knob.within[1:2] for c in f.changes}
     briefs = [c.brief(part=len(parts) > 1) for c in f.changes]
+    needs = f.needs if full else ""
     if len(f.changes) > 1 and None not in briefs and \
             len({(c.knob.within[0], c.knob.span.file) for c in f.changes}) == 1:  # one object: named once
         k = f.changes[0].knob
         within = k.within[0] + (f", {k.within[1]}" if len(parts) == 1 else "")
-        out = [f"  {i}. change all {len(f.changes)} of {within}, in {k.span.file}{f.needs}:",
+        if not full and len(parts) == 1:
+            briefs = _by_resource(briefs, [c.knob.within[2] for c in f.changes])
+        out = [f"  {i}. change all {len(f.changes)} of {within}, in {k.span.file}{needs}:",
                *fill_items("       ", briefs, "       ", width or PIPE_ITEMS)]
     else:
         head = f"  {i}. " + ("no change of the input: " if waits else "change " if len(f.changes) == 1
                              else f"change all {len(f.changes)}: ")
         described = [c.describe() for c in f.changes]
-        described[-1] += f.needs
+        described[-1] += needs
         # on a terminal, changes to different objects each start a line of their own
         out = fill_items(head, described, "       ", width if len(described) > 1 else None, sep=";")
-    out.append(f"     then: {f.outcome_text}")
     if full:
+        out.append(f"     then: {f.outcome_text}")
         if not f.effects:
             out.append("     side effects: none (no other workload's decision changes)")
         else:
@@ -355,30 +333,66 @@ def _fix_lines(i: int, f, full: bool = False, width: int | None = None) -> list[
             out.extend(f"       - `{e.workload}` {e.kind}: {e.before.describe(e.nodes_only)} → "
                        f"{e.after.describe(e.nodes_only)}" for e in f.effects)
         return out
+    then = f"     then it is {_outcome(f, own, workload)}"
     s = f.summary
-    if s is not None and s.all_ahead:
-        out.append(f"     admits the {plural(s.ahead, 'workload')} ahead of it too")
-    kinds = [k for k in s.by_kind if k[0] != SAME_OUTCOME] if s is not None else []
-    same = next((n for kind, n, _ in s.by_kind if kind == SAME_OUTCOME), 0) if s is not None else 0
-    if s is not None and s.ahead and not s.all_ahead:
-        kinds.append(("pending → admitted, ahead of it in line", s.ahead, []))
-    tail = f"; {same} more evicted either way, by another preemptor" if same else ""
-    if not kinds:
-        out.append("     side effects: none" + (" besides" if s is not None and s.all_ahead else
-                                                " (no other workload's decision changes)" if not same else "") + tail)
-        return out
-    n = sum(k for _, k, _ in kinds)
-    items = [f"{k} {kind}" + (f" ({', '.join(f'`{w}`' for w in names)}{', …' if len(names) < k else ''})"
-                              if names else "") for kind, k, names in kinds]
-    items[-1] += tail
-    out.extend(fill_items(f"     side effects on {plural(n, 'other workload')}: ", items, "       ", width))
+    if s is None:
+        return out + [then]
+    if s.all_ahead:
+        then += f"; admits the {plural(s.ahead, 'workload')} ahead of it too"
+    harm = [(kind, n, names) for kind, n, names in s.by_kind if kind in HARMFUL]
+    calm = [(kind, n) for kind, n, _ in s.by_kind if kind not in HARMFUL and kind != SAME_OUTCOME]
+    same = sum(n for kind, n, _ in s.by_kind if kind == SAME_OUTCOME)
+    ahead = s.ahead if not s.all_ahead else 0
+    admitted = sum(n for kind, n in calm if kind in _ADMITTED) + ahead
+    items = [f"{n} {kind}" + (f" ({', '.join(f'`{w}`' for w in names[:NAMED])}{', …' if min(len(names), NAMED) < n else ''})"
+                              if names else "") for kind, n, names in harm]
+    if admitted:
+        items.append(f"{admitted} admitted" + (f" ({ahead} ahead of it in line)" if ahead else ""))
+    items += [f"{n} {_SHORT.get(kind, kind)}" for kind, n in calm if kind not in _ADMITTED]
+    n = sum(n for _, n, _ in harm) + sum(n for _, n in calm) + ahead
+    tail = f"; {same} evicted either way" if same else ""
+    if not n:
+        return out + [f"{then}; side effects: none" + (" besides" if s.all_ahead else
+                                                       " (no other workload's decision changes)" if not same else "")
+                      + tail]
+    return out + [f"{then}; side effects on {n} other{'' if n == 1 else 's'}: {', '.join(items)}{tail}"]
+
+
+NAMED = 1  # harmed workloads a fix's side effects name by default (`--all`: every one)
+_ADMITTED = ("pending → admitted", "evicted → admitted")  # admitted where it was not: counted as one
+_SHORT = {"moved to another queue or flavor": "moved"}  # `--all` says each kind whole
+
+
+def _by_resource(briefs: list[str], names: list[str]) -> list[str]:
+    """A change's resource said once for the changes after it of the same resource:
+    `cpu nominalQuota: "576" → "4048" (:35)`, `lendingLimit: "288" → "2024" (:36)`."""
+    out, last = [], None
+    for brief, name in zip(briefs, names):
+        res, _, which = name.rpartition(" ")
+        if res and res == last and brief.startswith(f"{name}: "):
+            brief = brief[len(res) + 1:]
+        out.append(brief)
+        last = res
     return out
 
 
-_BLAME_TITLES = {
-    "preemption": "preemption (the policy that allowed it, and the workloads involved):",
-    "loop": "the loop (the preemption settings that allow it, and the workloads in it):",
-}
+def _outcome(f, own: str | None, workload=None) -> str:
+    """What the fix admits the workload with, without its name (it is the one asked about): in its own
+    ClusterQueue with every pod set whole on the same flavors, `admitted on h100`; else
+    `admitted to ClusterQueue `q` with 1 pod of `main` on h100` as `Proven.outcome_text` says it."""
+    o = f.outcome
+    whole = {ps.name: ps.count for ps in workload.pod_sets} if workload is not None else {}
+    flavors = {tuple(sorted({fl for _, fl in fls})) for _, _, fls in o.pod_sets}
+    if o.admitted and own is not None and o.cluster_queue == own and not o.nodes and len(flavors) == 1 and \
+            all(whole.get(name) == count for name, count, _ in o.pod_sets) and len(o.pod_sets) == len(whole) \
+            and next(iter(flavors)):
+        return f"admitted on {', '.join(next(iter(flavors)))}"
+    text = f.outcome_text
+    if text.startswith(f"`{f.target}` is "):
+        text = text[len(f"`{f.target}` is "):]
+    if own is not None and text.startswith(f"admitted to ClusterQueue `{own}` with "):
+        text = "admitted with " + text[len(f"admitted to ClusterQueue `{own}` with "):]
+    return text
 
 
 def _placement_lines(p, met: bool = False) -> list[str]:
@@ -411,8 +425,7 @@ def _standing(st, p, met: bool) -> list[str]:
     out = []
     r = st.resource
     if st.behind is not None:  # the head's numbers first: it is what keeps this one out
-        line = (f"waits behind `{st.behind}`, which can't be admitted and holds back every workload behind it "
-                f"in {st.behind_strategy} ClusterQueue {st.cluster_queue}"
+        line = (f"waits behind the {st.behind_strategy} head `{st.behind}`"
                 + ("" if st.behind_strategy == "StrictFIFO" else " (it has flavors left to try)"))
         head = [x for x in _standing(st.head, None, st.head_met) if not x[:1].isdigit()] \
             if st.head is not None and st.head.quota else []

@@ -12,7 +12,7 @@ MAX_LABEL = 16  # `= LABEL: ` aligns its continuation after the label only for a
 
 # what a line's continuation goes under: after `= label: `, `= `, `N. `, `- `, `--> ` or `then: `
 _MARK = re.compile(r"( *)(= [a-z][a-z0-9 ._-]{0,%d}: |= |\d+\. |- |--> |then: )" % MAX_LABEL)
-_PLACE = re.compile(r" +\S+:\d+:\d+  ")  # a blame line: `  file:line:column  statement`
+_PLACE = re.compile(r" +\S+:\d+:\d+(?:, :\d+(?::\d+)?)*  ")  # a blame line: `  file:line:column[, :line:column]  statement`
 
 
 class Verbatim(str):
