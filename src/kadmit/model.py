@@ -109,6 +109,9 @@ class ClusterQueue(Obj):
     preemption: Preemption = Preemption()
     flavor_fungibility: FlavorFungibility = FlavorFungibility()
     stop_policy: Literal["None", "Hold", "HoldAndDrain"] = "None"
+    # metadata.deletionTimestamp set (a finalizer holds it): Kueue's cache marks it terminating, and
+    # it is inactive as under stopPolicy Hold (its admitted workloads keep their quota)
+    terminating: bool = False
     fair_sharing: FairSharing | None = None
     # admissionScope.admissionMode: UsageBasedAdmissionFairSharing (with the Configuration's
     # admissionFairSharing: workloads ordered by their LocalQueue's usage, engine.afs)

@@ -446,10 +446,12 @@ def test_the_fast_known_check_agrees_with_the_full_walk(data) -> None:
     assert schema._all_known(node, tree, skip) == (schema._unknown(node, tree, skip) == [])
 
 
-def test_kueue_objects_being_deleted_are_reported_not_modelled() -> None:
-    """A ClusterQueue, LocalQueue or Workload being deleted (metadata.deletionTimestamp) is read as
-    if it were not: KAD161 at the timestamp, saying what Kueue does instead; one without it, nothing."""
-    _, diags = read("""\
+def test_kueue_objects_being_deleted_are_read_so_or_reported_not_modelled() -> None:
+    """A ClusterQueue being deleted (metadata.deletionTimestamp) is read as terminating; a Workload
+    with no owner and Kueue's finalizer alone is not read (it goes); a LocalQueue, or a Workload with
+    an owner or another finalizer, is read as if it were not being deleted: KAD161 at the timestamp,
+    saying what Kueue does instead; one without it, nothing."""
+    frag, diags = read("""\
         apiVersion: kueue.x-k8s.io/v1beta2
         kind: ClusterQueue
         metadata: {name: cq, deletionTimestamp: "2026-11-01T00:05:00Z", finalizers: [kueue.x-k8s.io/resource-in-use]}
@@ -464,9 +466,24 @@ def test_kueue_objects_being_deleted_are_reported_not_modelled() -> None:
         kind: LocalQueue
         metadata: {name: stays, namespace: ns}
         spec: {clusterQueue: cq}
+        ---
+        apiVersion: kueue.x-k8s.io/v1beta2
+        kind: Workload
+        metadata: {name: goes, namespace: ns, deletionTimestamp: "2026-11-01T00:05:00Z"}
+        spec: {queueName: lq, podSets: [{name: main, count: 1, template: {spec: {containers: []}}}]}
+        ---
+        apiVersion: kueue.x-k8s.io/v1beta2
+        kind: Workload
+        metadata: {name: held, namespace: ns, deletionTimestamp: "2026-11-01T00:05:00Z", finalizers: [x/y]}
+        spec: {queueName: lq, podSets: [{name: main, count: 1, template: {spec: {containers: []}}}]}
         """)
     got = [(d.code, d.span.line) for d in diags.sorted() if d.code == "KAD161"]
-    assert got == [("KAD161", 3), ("KAD161", 8)], got
-    cq, lq = [d.message for d in diags.sorted() if d.code == "KAD161"]
-    assert "`metadata.deletionTimestamp` of `ClusterQueue` `cq`" in cq and "clusterQueue is terminating" in cq
+    assert got == [("KAD161", 8), ("KAD161", 23)], got
+    lq, held = [d.message for d in diags.sorted() if d.code == "KAD161"]
     assert "`LocalQueue` `lq`" in lq and "waiting for admission checks" in lq
+    assert "`Workload` `held`" in held and "another finalizer than Kueue's" in held
+    assert [cq.terminating for cq in frag.cluster_queues] == [True]
+    assert [w.name for w in frag.workloads] == ["held"]
+    assert [s.reason for s in frag.skipped if "goes" in s.reason] == [
+        "it is being deleted (`metadata.deletionTimestamp`) and has no owner: Kueue's workload controller "
+        "drops its finalizer and it goes, with any quota it holds"]

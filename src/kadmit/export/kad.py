@@ -390,7 +390,11 @@ def import_model(model: Model, *, workloads: bool = False) -> Out:
     for c in sorted((c for c in model.cohorts if c.explicit), key=lambda c: c.name):
         out.add("cohorts", cohort(c))
     for cq in sorted(model.cluster_queues, key=lambda c: c.name):
-        out.add("queues", cluster_queue(cq))
+        text = cluster_queue(cq)
+        if cq.terminating:
+            text = "\n".join(out.lack("queues", f"the deletion of cluster queue `{cq.name}` (it is terminating)",
+                                      cq.field_span("terminating") or cq.span) + [text])
+        out.add("queues", text)
     for lq in sorted(model.local_queues, key=lambda lq: lq.key):
         text = f"local_queue {key(lq.key)} -> {key(lq.cluster_queue)}"
         if lq.stop_policy != "None":

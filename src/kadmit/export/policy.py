@@ -147,6 +147,10 @@ def cluster_queue(cq: ClusterQueue, diags: Diagnostics) -> dict:
     spec["flavorFungibility"] = fung
     if cq.stop_policy != "None":
         spec["stopPolicy"] = cq.stop_policy
+    if cq.terminating:
+        diags.emit(KAD901, f"cluster queue `{cq.name}` is being deleted (metadata.deletionTimestamp), which an "
+                   "exported object can't carry (the API server sets it); left out",
+                   cq.field_span("terminating") or cq.span)
     if cq.fair_sharing is not None:
         spec["fairSharing"] = fair_sharing(cq.fair_sharing)
     spec["resourceGroups"] = resource_groups(cq.resource_groups)

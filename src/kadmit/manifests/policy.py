@@ -143,6 +143,12 @@ def flavor_fungibility(f: Fields, spec: Val | None) -> FlavorFungibility:
                        "preference": f.field(ff, "preference")}))
 
 
+def being_deleted(o: Meta) -> bool:
+    """`metadata.deletionTimestamp` is set (a null or empty one is not)."""
+    v = o.metadata.v.get("deletionTimestamp") if o.metadata is not None else None
+    return v is not None and v.v not in (None, "")
+
+
 def cluster_queue(f: Fields, o: Meta) -> ClusterQueue:
     spec = f.map(o.node, "spec")
     cohort_key = o.versioned(f, spec, COHORT_FIELD)
@@ -151,6 +157,7 @@ def cluster_queue(f: Fields, o: Meta) -> ClusterQueue:
         "namespace_selector": f.field(spec, "namespaceSelector"),
         "queueing_strategy": f.field(spec, "queueingStrategy"), "preemption": f.field(spec, "preemption"),
         "flavor_fungibility": f.field(spec, "flavorFungibility"), "stop_policy": f.field(spec, "stopPolicy"),
+        "terminating": f.field(o.metadata, "deletionTimestamp"),
         "fair_sharing": f.field(spec, "fairSharing"), "resource_groups": f.field(spec, "resourceGroups"),
         "admission_fair_sharing": f.field(spec, "admissionScope"),
         "admission_checks": f.field(spec, "admissionChecks") if o.version == "v1beta1" and f.field(spec, "admissionChecks")
@@ -165,6 +172,7 @@ def cluster_queue(f: Fields, o: Meta) -> ClusterQueue:
         queueing_strategy=f.enum(spec, "queueingStrategy", ("StrictFIFO", "BestEffortFIFO"), "BestEffortFIFO"),
         preemption=preemption(f, spec), flavor_fungibility=flavor_fungibility(f, spec),
         stop_policy=f.enum(spec, "stopPolicy", ("None", "Hold", "HoldAndDrain"), "None"),
+        terminating=being_deleted(o),
         fair_sharing=fair_sharing(f, spec), admission_fair_sharing=mode == "UsageBasedAdmissionFairSharing",
         admission_checks=checks.queue_checks(f, o, spec), span=f.span(o.node), spans=f.spans(spans))
 

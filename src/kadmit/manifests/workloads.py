@@ -406,6 +406,9 @@ NO_POD_SETS = ("it has no pod sets (no `spec.podSets`, which v1beta2's CRD allow
 
 
 def workload(f: Fields, o: Meta) -> Workload | None:
+    if coverage.workload_goes(o.metadata):
+        raise NotRead("it is being deleted (`metadata.deletionTimestamp`) and has no owner: Kueue's workload "
+                      "controller drops its finalizer and it goes, with any quota it holds")
     # the CRD requires no `spec` (the API server stores a Workload without one, as a KEP's status example
     # is): no queue name then, and Kueue never admits it (KAD164 below) unless it already holds quota
     spec = f.map(o.node, "spec")

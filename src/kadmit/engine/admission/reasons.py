@@ -48,6 +48,8 @@ def gate_reasons(session: Session, wl: Workload) -> list[Reason]:
         return out
     if cq.stop_policy != "None":
         out.append(Reason(KAD518, f"ClusterQueue {cq.name} is inactive (stopPolicy {cq.stop_policy})"))
+    if cq.terminating:
+        out.append(Reason(KAD518, f"ClusterQueue {cq.name} is inactive: it is terminating (being deleted)"))
     missing = session.compiler.missing_flavors(cq)
     if missing:
         out.append(Reason(KAD518, f"ClusterQueue {cq.name} is inactive: references missing ResourceFlavor(s): "

@@ -75,7 +75,7 @@ def never_admissible(model: Model, diags: Diagnostics, limits: Limits | None = N
 def unusable_flavors(model: Model, diags: Diagnostics, limits: Limits | None = None) -> None:
     prober = Prober(model, limits)
     for cq in sorted(model.cluster_queues, key=lambda q: q.name):
-        if cq.stop_policy != "None":
+        if cq.stop_policy != "None" or cq.terminating:
             continue
         for g in cq.resource_groups:
             for fq in g.flavors:

@@ -157,12 +157,13 @@ class Compiler:
         return sorted(out)
 
     def inactive(self, cq: ClusterQueue) -> bool:
-        """Kueue keeps a queue inactive when stopped, when a flavor is missing, when a topology-aware
+        """Kueue keeps a queue inactive when stopped or being deleted, when a flavor is missing, when a topology-aware
         flavor's Topology is (TopologyNotFound), in a cohort cycle, or for its admission checks
         (a check missing or not Active, MultiKueue misused: kadmit.modelchecks)."""
         got = self._inactive.get(cq.name)
         if got is None or self.index.cluster_queues.get(cq.name) is not cq:
-            got = (cq.stop_policy != "None" or bool(self.missing_flavors(cq)) or bool(self.missing_topologies(cq))
+            got = (cq.stop_policy != "None" or cq.terminating or bool(self.missing_flavors(cq))
+                   or bool(self.missing_topologies(cq))
                    or bool(cq.cohort and cq.cohort in self.tree.cycles) or bool(self.index.check_problems(cq)))
             if self.index.cluster_queues.get(cq.name) is cq:
                 self._inactive[cq.name] = got
@@ -221,6 +222,11 @@ class Compiler:
             track("gate|stop_policy", "stop_policy",
                   f"cluster queue `{cq.name}` is stopped (stopPolicy {cq.stop_policy})",
                   cq.field_span("stop_policy"), T.not_(adm))
+        if cq.terminating:
+            track("gate|terminating", "terminating",
+                  f"cluster queue `{cq.name}` is being deleted (metadata.deletionTimestamp), so Kueue keeps it "
+                  "inactive (\"Can't admit new workloads; clusterQueue is terminating\")",
+                  cq.field_span("terminating") or cq.span, T.not_(adm))
         for fname in self.missing_flavors(cq):
             track(f"gate|flavor|{fname}", "flavor_missing",
                   f"cluster queue `{cq.name}` names flavor `{fname}`, which is not defined, so Kueue "

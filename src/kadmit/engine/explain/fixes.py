@@ -119,7 +119,7 @@ def _rank(o: Origin, mine: str | None = None) -> tuple:
 
 
 def _relaxable(o: Origin) -> bool:
-    return o.kind not in ("structural", "namespace_pair", "flavor_missing")
+    return o.kind not in ("structural", "namespace_pair", "flavor_missing", "terminating")
 
 
 _KIND_RANK = {"min_count": 0, "usage": 1, "borrowing_limit": 2, "lending_limit": 2, "nominal": 3,

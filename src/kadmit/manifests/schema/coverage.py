@@ -176,16 +176,35 @@ def _harmless(v: Val, entry: Entry) -> bool:
 
 
 # What Kueue v0.17.0 does with an object of its kinds being deleted (`metadata.deletionTimestamp`),
-# which kadmit does not model (a job being deleted is: `manifests.jobs.manage`).
+# which kadmit does not model (a job being deleted is: `manifests.jobs.manage`; a ClusterQueue is
+# terminating: `ClusterQueue.terminating`; a Workload that goes is not read: `workload_goes`).
 DELETING = {
-    "ClusterQueue": "Kueue admits no new workload to a terminating ClusterQueue (\"Can't admit new workloads; "
-                    "clusterQueue is terminating\") and takes back the reservation of its workloads waiting for "
-                    "admission checks (\"ClusterQueue ... is terminating or missing\")",
     "LocalQueue": "Kueue takes back the reservation of its workloads waiting for admission checks "
                   "(\"LocalQueue ... is terminating or missing\")",
-    "Workload": "one with no owner has its finalizer dropped by Kueue's workload controller and goes; one "
-                "with an owner goes with its job",
+    "Workload": "one with an owner is left to its job's reconciler, which stops the job and drops the "
+                "Workload's finalizer (the job then gets a new Workload); one held by another finalizer than "
+                "Kueue's stays in Kueue's queues",
 }
+
+
+MODELLED_DELETION = frozenset({"ClusterQueue"})
+KUEUE_FINALIZER = "kueue.x-k8s.io/resource-in-use"
+
+
+def workload_goes(meta: Val | None) -> bool:
+    """A Workload being deleted (`metadata.deletionTimestamp`) with no owner and no finalizer but
+    Kueue's: Kueue's workload controller drops that finalizer ("manual deletion triggered by the
+    user") and the Workload goes, with any quota it holds."""
+    if meta is None or meta.kind != MAP:
+        return False
+    stamp, owners, finalizers = (meta.v.get(k) for k in ("deletionTimestamp", "ownerReferences", "finalizers"))
+    if stamp is None or _empty(stamp) or (stamp.kind == STR and not stamp.v):
+        return False
+    if owners is not None and not _empty(owners):
+        return False
+    if finalizers is None or _empty(finalizers):
+        return True  # as a Workload written by hand: Kueue's finalizer is on every Workload it meets
+    return finalizers.kind == SEQ and all(v.kind == STR and v.v == KUEUE_FINALIZER for v in finalizers.v)
 
 
 def warn_unmodelled(f, node: Val, kind: str, what: str) -> None:
@@ -196,7 +215,8 @@ def warn_unmodelled(f, node: Val, kind: str, what: str) -> None:
         return
     meta = node.get("metadata") if node.kind == MAP else None
     stamp = meta.get("deletionTimestamp") if meta is not None and meta.kind == MAP else None
-    if stamp is not None and not _empty(stamp):
+    if stamp is not None and not _empty(stamp) and kind not in MODELLED_DELETION \
+            and not (kind == "Workload" and workload_goes(meta)):
         effect = DELETING.get(kind, "being deleted")
         f.diags.emit(KAD161, f"`metadata.deletionTimestamp` of {what} is not modelled: {effect}; kadmit reads "
                      "it as if it were not being deleted, and its decision may differ from Kueue's", f.span(stamp))

@@ -256,6 +256,11 @@ func (c *Cluster) load(objs []client.Object) error {
 		if err := c.cache.AddClusterQueue(ctx, cq); err != nil {
 			c.notes = append(c.notes, fmt.Sprintf("ClusterQueue %s: %v", cq.Name, err))
 		}
+		if !cq.DeletionTimestamp.IsZero() {
+			// What ClusterQueueReconciler.Reconcile does for one being deleted (a finalizer holds it):
+			// the cache marks it terminating, so it is inactive and admits no new workload.
+			c.cache.TerminateClusterQueue(kueue.ClusterQueueReference(cq.Name))
+		}
 		if err := c.queues.AddClusterQueue(ctx, cq); err != nil {
 			c.notes = append(c.notes, fmt.Sprintf("ClusterQueue %s: %v", cq.Name, err))
 		}
@@ -292,8 +297,15 @@ func (c *Cluster) load(objs []client.Object) error {
 	// cache. (Listing them for each queue added, as TestSchedule's setup does, costs the fake
 	// client a copy of every Workload per queue.)
 	for _, wl := range wls {
-		if err := c.cl.Create(ctx, wl.DeepCopy()); err != nil {
+		obj := wl.DeepCopy()
+		obj.DeletionTimestamp = nil
+		if err := c.cl.Create(ctx, obj); err != nil {
 			return fmt.Errorf("Workload %s/%s: %w", wl.Namespace, wl.Name, err)
+		}
+		if !wl.DeletionTimestamp.IsZero() {
+			if err := c.deleting(obj); err != nil {
+				return fmt.Errorf("Workload %s/%s: putting it in deletion: %w", wl.Namespace, wl.Name, err)
+			}
 		}
 	}
 	if c.opts.Convert != nil {
@@ -429,6 +441,21 @@ func withoutWorkloads(objs []client.Object) []client.Object {
 		}
 	}
 	return out
+}
+
+// deleting puts a Workload the input shows being deleted (metadata.deletionTimestamp) in that
+// state: the fake client's Create drops the field, as the API server's does, so it is created, given
+// Kueue's finalizer where it lists none (a Workload holds it from its creation), and deleted; the
+// client stamps its deletionTimestamp and keeps it while a finalizer is left. Kueue's workload
+// controller then meets it as it would: one with no owner has Kueue's finalizer dropped and goes.
+func (c *Cluster) deleting(wl *kueue.Workload) error {
+	if len(wl.Finalizers) == 0 {
+		wl.Finalizers = []string{kueue.ResourceInUseFinalizerName}
+		if err := c.cl.Update(c.ctx, wl); err != nil {
+			return err
+		}
+	}
+	return c.cl.Delete(c.ctx, wl)
 }
 
 // onceIndexer registers each (type, field) index once: Kueue's core and the job integrations
