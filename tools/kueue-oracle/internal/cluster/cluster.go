@@ -265,6 +265,9 @@ func (c *Cluster) load(objs []client.Object) error {
 			c.notes = append(c.notes, fmt.Sprintf("ClusterQueue %s: %v", cq.Name, err))
 		}
 	}
+	// Kueue's queue ClusterQueues compare requeueAt with the real clock (newClusterQueue), the rest of
+	// Kueue with the one it is given: in a live Kueue both are the real clock, here both the run's.
+	c.queues.OracleSetClusterQueueClock(c.clock)
 	for _, lq := range lqs {
 		// A stopped LocalQueue (stopPolicy Hold or HoldAndDrain) is not added to the queueing
 		// system, as LocalQueueReconciler.Create adds only queues whose stopPolicy is None: its

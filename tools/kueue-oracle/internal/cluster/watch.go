@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	"sigs.k8s.io/kueue/pkg/constants"
 	utiltesting "sigs.k8s.io/kueue/pkg/util/testing"
 	"sigs.k8s.io/kueue/pkg/workload"
 )
@@ -97,13 +98,56 @@ func (w *watch) interceptor() interceptor.Funcs {
 			return err
 		},
 		SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+			dropsRequeueAt := appliesWithoutRequeueAt(sub, obj, patch, opts)
 			err := utiltesting.TreatSSAAsStrategicMerge(ctx, c, sub, obj, patch, opts...)
+			if err == nil && dropsRequeueAt {
+				err = clearRequeueAt(ctx, c, obj.(*kueue.Workload))
+			}
 			if err == nil {
 				w.touch(obj)
 			}
 			return err
 		},
 	}
+}
+
+// appliesWithoutRequeueAt says whether a status patch is a server-side apply of a Workload by Kueue's
+// admission field manager (workload.PatchAdmissionStatus) that leaves status.requeueState.requeueAt
+// out. A server-side apply removes the fields its manager owns and leaves out; the strategic merge
+// that stands for it here keeps them. Kueue's admission manager writes requeueAt (UpdateRequeueState,
+// SetRequeueState, through PatchAdmissionStatus) and drops it so once a backoff has elapsed (the
+// workload controller's "Clear RequeueAt since backoff has elapsed"), which the merge would lose:
+// the workload would then wait for a backoff already over. A Workload read from a cluster had its
+// requeueAt written by that manager, so this is the field the apply removes.
+func appliesWithoutRequeueAt(sub string, obj client.Object, patch client.Patch, opts []client.SubResourcePatchOption) bool {
+	wl, ok := obj.(*kueue.Workload)
+	if !ok || sub != "status" || patch.Type() != types.ApplyPatchType {
+		return false
+	}
+	po := &client.SubResourcePatchOptions{}
+	po.ApplyOptions(opts)
+	if po.FieldManager != string(constants.AdmissionName) {
+		return false
+	}
+	return wl.Status.RequeueState == nil || wl.Status.RequeueState.RequeueAt == nil
+}
+
+// clearRequeueAt removes a stored requeueAt an apply left out (see appliesWithoutRequeueAt), and
+// gives `wl` the stored object.
+func clearRequeueAt(ctx context.Context, c client.Client, wl *kueue.Workload) error {
+	var stored kueue.Workload
+	if err := c.Get(ctx, client.ObjectKeyFromObject(wl), &stored); err != nil {
+		return err
+	}
+	if stored.Status.RequeueState == nil || stored.Status.RequeueState.RequeueAt == nil {
+		return nil
+	}
+	stored.Status.RequeueState.RequeueAt = nil
+	if err := c.Status().Update(ctx, &stored); err != nil {
+		return err
+	}
+	stored.DeepCopyInto(wl)
+	return nil
 }
 
 // deliver hands the Workload changes since the last delivery to Kueue's workload controller,
