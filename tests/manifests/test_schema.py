@@ -448,7 +448,8 @@ def test_the_fast_known_check_agrees_with_the_full_walk(data) -> None:
 
 def test_kueue_objects_being_deleted_are_read_so_or_reported_not_modelled() -> None:
     """A ClusterQueue being deleted (metadata.deletionTimestamp) is read as terminating; a Workload
-    with no owner and Kueue's finalizer alone is not read (it goes); a LocalQueue, or a Workload with
+    with no owner and Kueue's finalizer alone is not read (it goes); a ResourceFlavor or a Cohort is
+    read as Kueue uses it while a finalizer holds it (no warning); a LocalQueue, or a Workload with
     an owner or another finalizer, is read as if it were not being deleted: KAD161 at the timestamp,
     saying what Kueue does instead; one without it, nothing."""
     frag, diags = read("""\
@@ -476,6 +477,14 @@ def test_kueue_objects_being_deleted_are_read_so_or_reported_not_modelled() -> N
         kind: Workload
         metadata: {name: held, namespace: ns, deletionTimestamp: "2026-11-01T00:05:00Z", finalizers: [x/y]}
         spec: {queueName: lq, podSets: [{name: main, count: 1, template: {spec: {containers: []}}}]}
+        ---
+        apiVersion: kueue.x-k8s.io/v1beta2
+        kind: ResourceFlavor
+        metadata: {name: rf, deletionTimestamp: "2026-11-01T00:05:00Z", finalizers: [kueue.x-k8s.io/resource-in-use]}
+        ---
+        apiVersion: kueue.x-k8s.io/v1beta2
+        kind: Cohort
+        metadata: {name: co, deletionTimestamp: "2026-11-01T00:05:00Z", finalizers: [x/y]}
         """)
     got = [(d.code, d.span.line) for d in diags.sorted() if d.code == "KAD161"]
     assert got == [("KAD161", 8), ("KAD161", 23)], got

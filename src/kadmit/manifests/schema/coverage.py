@@ -187,7 +187,13 @@ DELETING = {
 }
 
 
-MODELLED_DELETION = frozenset({"ClusterQueue"})
+# Kinds whose deletion kadmit reads as Kueue does: a ClusterQueue is terminating; a ResourceFlavor, an
+# AdmissionCheck or a Topology keeps Kueue's finalizer while a queue or flavor uses it and is used as
+# before (their controllers' Reconcile; their Update events with the timestamp change no cache), and
+# goes when nothing does, which changes no decision; a Cohort or a WorkloadPriorityClass, which no
+# Kueue finalizer holds, is read as long as it exists.
+MODELLED_DELETION = frozenset({"ClusterQueue", "ResourceFlavor", "AdmissionCheck", "Topology", "Cohort",
+                               "WorkloadPriorityClass", "Configuration"})
 KUEUE_FINALIZER = "kueue.x-k8s.io/resource-in-use"
 
 
