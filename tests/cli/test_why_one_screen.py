@@ -43,7 +43,8 @@ def test_lines_are_kept_apart_in_other_files_of_other_shapes_or_naming_the_same_
 
 
 def test_reasons_that_differ_in_one_word_are_one():
-    a = "couldn't assign flavors to pod set main: insufficient unused quota for nvidia.com/gpu in flavor a100, 4 more needed"
+    a = ("couldn't assign flavors to pod set main: insufficient unused quota for nvidia.com/gpu in flavor a100, "
+         "4 more needed")
     assert _one_word_apart([a, a.replace("a100", "h100"), "needs 4 more"]) == [
         a.replace("a100,", "a100/h100,"), "needs 4 more"]
     assert _one_word_apart([a, a.replace("a100", "h100").replace("4 more", "5 more")]) == [
@@ -64,6 +65,6 @@ def test_the_text_shows_two_fixes_and_says_how_to_see_the_rest(run):
     three = run("why", "t/mine", ".", "--fixes", "3").output.splitlines()
     assert sum(1 for x in three if x[:5] in ("  1. ", "  2. ", "  3. ")) == 3
     # each fix's outcome and side effects on one line (on a pipe), what --all adds said last
-    then = [x for x in text if x.startswith("     then it is ")]
+    then = [x for x in text if x.startswith("     then ")]
     assert len(then) == 2 and all("side effects" in x for x in then)
     assert text[-1].startswith("   = note: `--all`: ")

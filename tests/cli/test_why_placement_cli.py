@@ -86,7 +86,7 @@ def test_why_prints_the_histogram_and_points_at_the_topology_line(run):
     assert sum(1 for line in lines if line.startswith(("blame (", "another reason"))) == 2
     small = line_of(POLICY, "workload team/small")
     fix = lines.index(f"  1. change w.kad:{small}: wait for workload `team/small` to finish: add `finished = true` to it")
-    assert lines[fix + 1] == ("     then it is admitted with 2 pods of `workers` on h100 (n1, n2); side effects: none (no "
+    assert lines[fix + 1] == ("     then admitted with 2 pods of `workers` on h100 (n1, n2); side effects: none (no "
                               "other workload's decision changes)")
 
 

@@ -80,7 +80,7 @@ def _pieces(answer, width):
 
 def test_continuations_hang_under_their_marks(answers):
     pieces = _pieces(answers[0], 80)  # llm-pretrain: standing, reasons, blame, a fix and a note over 80 columns
-    marks = {"   = note: ": 11, "   = reason: ": 13, "   = ": 5, "  1. ": 5, "     then it is ": 7, "  examples/": 6,
+    marks = {"   = note: ": 11, "   = reason: ": 13, "   = ": 5, "  1. ": 5, "     then ": 7, "  examples/": 6,
              "     side effects": 7}
     wrapped = 0
     for line, got in pieces:
@@ -152,7 +152,7 @@ def test_a_fixs_changes_to_different_objects_each_start_a_line_on_a_terminal(ans
     assert n > 1
     lines = _render(smoke, 100).splitlines()
     at = lines.index(f"  1. change all {n}:")
-    then = next(j for j in range(at, len(lines)) if lines[j].startswith("     then it is "))
+    then = next(j for j in range(at, len(lines)) if lines[j].startswith("     then "))
     body = lines[at + 1:then]
     assert sum(1 for line in body if line.startswith("       examples/")) == n  # each change at the indent
     assert all(line.startswith("       examples/") or line.startswith("         ") for line in body)  # and below it

@@ -313,10 +313,20 @@ def _fix_lines(i: int, f, full: bool = False, width: int | None = None, own: str
             len({(c.knob.within[0], c.knob.span.file) for c in f.changes}) == 1:  # one object: named once
         k = f.changes[0].knob
         within = k.within[0] + (f", {k.within[1]}" if len(parts) == 1 else "")
-        if not full and len(parts) == 1:
-            briefs = _by_resource(briefs, [c.knob.within[2] for c in f.changes])
-        out = [f"  {i}. change all {len(f.changes)} of {within}, in {k.span.file}{needs}:",
-               *fill_items("       ", briefs, "       ", width or PIPE_ITEMS)]
+        head = f"  {i}. change all {len(f.changes)} of {within}, in {k.span.file}{needs}:"
+        if full:
+            out = [head, *fill_items("       ", briefs, "       ", width or PIPE_ITEMS)]
+        else:  # the changes after the object, on its line (a terminal wraps them under the number)
+            names = [c.knob.within[2] for c in f.changes]
+            fields = {n.rpartition(" ")[2] for n in names}
+            if len(parts) == 1 and len(fields) == 1 and all(" " in n and b.startswith(f"{n}: ")
+                                                            for n, b in zip(names, briefs)):
+                field = fields.pop()  # one field of each resource: said once, `cpu: "768" → "4240" (:24)`
+                head = f"  {i}. change all {len(f.changes)} {field} of {within}, in {k.span.file}:"
+                briefs = [f"{n.rpartition(' ')[0]}: {b[len(n) + 2:]}" for n, b in zip(names, briefs)]
+            elif len(parts) == 1:
+                briefs = _by_resource(briefs, names)
+            out = [f"{head} {', '.join(briefs)}"]
     else:
         head = f"  {i}. " + ("no change of the input: " if waits else "change " if len(f.changes) == 1
                              else f"change all {len(f.changes)}: ")
@@ -333,7 +343,7 @@ def _fix_lines(i: int, f, full: bool = False, width: int | None = None, own: str
             out.extend(f"       - `{e.workload}` {e.kind}: {e.before.describe(e.nodes_only)} → "
                        f"{e.after.describe(e.nodes_only)}" for e in f.effects)
         return out
-    then = f"     then it is {_outcome(f, own, workload)}"
+    then = f"     then {_outcome(f, own, workload)}"
     s = f.summary
     if s is None:
         return out + [then]
@@ -344,10 +354,11 @@ def _fix_lines(i: int, f, full: bool = False, width: int | None = None, own: str
     same = sum(n for kind, n, _ in s.by_kind if kind == SAME_OUTCOME)
     ahead = s.ahead if not s.all_ahead else 0
     admitted = sum(n for kind, n in calm if kind in _ADMITTED) + ahead
-    items = [f"{n} {kind}" + (f" ({', '.join(f'`{w}`' for w in names[:NAMED])}{', …' if min(len(names), NAMED) < n else ''})"
-                              if names else "") for kind, n, names in harm]
+    items = [f"{n} {kind}" + (f" ({', '.join(f'`{w}`' for w in names[:NAMED])}"
+                              f"{', …' if min(len(names), NAMED) < n else ''})" if names else "")
+             for kind, n, names in harm]
     if admitted:
-        items.append(f"{admitted} admitted" + (f" ({ahead} ahead of it in line)" if ahead else ""))
+        items.append(f"{admitted} admitted" + (f" ({ahead} ahead of it)" if ahead else ""))
     items += [f"{n} {_SHORT.get(kind, kind)}" for kind, n in calm if kind not in _ADMITTED]
     n = sum(n for _, n, _ in harm) + sum(n for _, n in calm) + ahead
     tail = f"; {same} evicted either way" if same else ""

@@ -68,9 +68,10 @@ def _blame(result: WhyResult) -> list[str]:
         shown = [line for key, line in zip(keys, bs.lines) if len(again) < 2 or key not in said or line.span is None]
         out.extend(f"  {where}  {text}" for where, text in _by_shape(shown))
         said.update(keys)
-        if len(again) >= 2:
-            out.append(f"   = {'and ' if len(again) < len(bs.lines) else ''}the {len(again)} lines "
-                       f"said above at {_places(again)}")
+        if len(again) >= 2 and not shown:  # every line said above: on the title's line
+            out[-1] += f" the {len(again)} lines said above at {_places(again)}"
+        elif len(again) >= 2:
+            out.append(f"   = and the {len(again)} lines said above at {_places(again)}")
     if len(sets) > MAX_SETS:
         more = len(sets) - MAX_SETS
         out.append(f"   = note: {more} more blame set{'' if more == 1 else 's'} (`--all` lists every one)")

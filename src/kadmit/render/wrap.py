@@ -12,7 +12,8 @@ MAX_LABEL = 16  # `= LABEL: ` aligns its continuation after the label only for a
 
 # what a line's continuation goes under: after `= label: `, `= `, `N. `, `- `, `--> ` or `then: `
 _MARK = re.compile(r"( *)(= [a-z][a-z0-9 ._-]{0,%d}: |= |\d+\. |- |--> |then: )" % MAX_LABEL)
-_PLACE = re.compile(r" +\S+:\d+:\d+(?:, :\d+(?::\d+)?)*  ")  # a blame line: `  file:line:column[, :line:column]  statement`
+# a blame line: `  file:line:column  statement`, or at several places `  file:30:23, :116, :204:5  statement`
+_PLACE = re.compile(r" +\S+:\d+:\d+(?:, :\d+(?::\d+)?)*  ")
 
 
 class Verbatim(str):
