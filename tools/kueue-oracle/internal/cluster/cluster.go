@@ -103,7 +103,7 @@ func New(ctx context.Context, scheme *runtime.Scheme, objs []client.Object, cfg 
 	// as strategic merges here anyway (see watch.interceptor).
 	tracker := clienttesting.NewObjectTracker(scheme, serializer.NewCodecFactory(scheme).UniversalDecoder())
 	builder := fake.NewClientBuilder().WithScheme(scheme).WithObjectTracker(tracker).
-		WithObjects(withoutWorkloads(objs)...).
+		WithObjects(held(withoutWorkloads(objs))...).
 		WithStatusSubresource(&kueue.Workload{}, &kueue.ClusterQueue{}, &kueue.LocalQueue{}, &kueue.Cohort{}, &kueue.AdmissionCheck{}).
 		WithInterceptorFuncs(c.watch.interceptor())
 	ix := &onceIndexer{FieldIndexer: utiltesting.AsIndexer(builder), seen: map[string]bool{}}
@@ -442,6 +442,26 @@ func withoutWorkloads(objs []client.Object) []client.Object {
 		if _, ok := o.(*kueue.Workload); !ok {
 			out = append(out, o)
 		}
+	}
+	return out
+}
+
+// harnessFinalizer holds an object the input shows being deleted with no finalizer (see held).
+const harnessFinalizer = "kueue-oracle.kadmit/deleting"
+
+// held gives each object the input shows being deleted (metadata.deletionTimestamp) with no
+// finalizer one of the harness's: on a cluster such an object exists only while a finalizer holds
+// it (one read back from a cluster lists it; one written by hand may not), and the fake client
+// refuses to hold it without one. Kueue's webhooks give a ClusterQueue and a ResourceFlavor theirs
+// before this; the others are held as being deleted, as kadmit reads them.
+func held(objs []client.Object) []client.Object {
+	out := make([]client.Object, len(objs))
+	for i, o := range objs {
+		if o.GetDeletionTimestamp() != nil && len(o.GetFinalizers()) == 0 {
+			o = o.DeepCopyObject().(client.Object)
+			o.SetFinalizers([]string{harnessFinalizer})
+		}
+		out[i] = o
 	}
 	return out
 }
