@@ -137,7 +137,9 @@ def held(model: Model) -> Model:
     ClusterQueue keeps it among its inadmissible workloads, backoffWaitingTimeExpired), and one whose
     `status.requeueState.requeueAt` is still to come (now: a second after the input's latest workload
     was created, as `checked` takes it), which the controller waits for before it queues the workload
-    (or sets its condition True). The model itself when none is."""
+    (or sets its condition True). Either is in no queue's heap (cluster_queue.go PushOrUpdate keeps it
+    among the inadmissible ones, backoffWaitingTimeExpired being false), so it blocks no StrictFIFO
+    head (`held`). The model itself when none is."""
     if not any(wl.requeued_false or wl.requeue_at for wl in model.workloads):
         return model
     now = max(wl.created for wl in model.workloads) + timedelta(seconds=1)
@@ -152,7 +154,7 @@ def held(model: Model) -> Model:
                 why = (f"its Requeued condition is False (reason `{wl.requeued_false}`), which Kueue's workload "
                        "controller sets True again only for " + ", ".join(sorted(REQUEUED_AGAIN)))
             if why:
-                wl = wl.model_copy(update={"inadmissible": why})
+                wl = wl.model_copy(update={"inadmissible": why, "held": True})
                 changed = True
         out.append(wl)
     return model.model_copy(update={"workloads": tuple(out)}) if changed else model

@@ -327,6 +327,9 @@ class Workload(Obj):
     evicted: bool = False  # an `Evicted` condition with status True: Kueue prefers such victims
     inadmissible: str = ""  # why Kueue marks it inadmissible before any queue sees it (DRA), "" if not
     requeued_false: str = ""  # the reason of a `Requeued` condition whose status is False, "" if none
+    # Kueue's ClusterQueue keeps it among its inadmissible workloads, never in its heap (`effective.held`:
+    # a requeueAt to come, a False Requeued condition never set True again): it blocks no StrictFIFO head
+    held: bool = False
     # an `Evicted` condition (status True) whose reason Kueue may queue the workload by (AdmissionCheck,
     # PodsReadyTimeout: GetQueueOrderTimestamp), and its lastTransitionTime; "" and None otherwise
     evicted_reason: str = ""

@@ -498,8 +498,9 @@ def _queued(session: Session, wl: Workload, cq) -> bool:
     """Whether Kueue's queueing system holds `wl` in its ClusterQueue `cq`: an active workload of
     an active queue, whose LocalQueue is not stopped (Kueue's LocalQueueReconciler adds only a
     LocalQueue whose stopPolicy is None, so a stopped one's workloads are queued nowhere and never
-    block a StrictFIFO head)."""
-    if cq is None or not wl.active or session.compiler.inactive(cq):
+    block a StrictFIFO head), and not held back among the queue's inadmissible workloads by a backoff
+    or a Requeued condition (`effective.held`: in no heap, it blocks no head either)."""
+    if cq is None or not wl.active or wl.held or session.compiler.inactive(cq):
         return False
     lq = session.index.local_queues.get(f"{wl.namespace}/{wl.queue}")
     return lq is None or lq.stop_policy == "None"
