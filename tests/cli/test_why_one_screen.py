@@ -42,6 +42,11 @@ def test_lines_are_kept_apart_in_other_files_of_other_shapes_or_naming_the_same_
     assert _by_shape([_line(a, 1), _line(again, 2)]) == [("q.yaml:1:23", a), ("q.yaml:2:23", again)]
 
 
+def test_several_names_take_the_plural_and_its_verb():
+    lines = [_line("admitted workload `ns/a` holds 4 cpu in f", 1), _line("admitted workload `ns/b` holds 8 cpu in f", 2)]
+    assert _by_shape(lines) == [("q.yaml:1:23, :2", "admitted workloads `ns/a`, `ns/b` hold 4/8 cpu in f")]
+
+
 def test_reasons_that_differ_in_one_word_are_one():
     a = ("couldn't assign flavors to pod set main: insufficient unused quota for nvidia.com/gpu in flavor a100, "
          "4 more needed")

@@ -82,6 +82,7 @@ _ABOUT_HEAD = re.compile(r"^\(`[^`]*`\) ")  # a line about the StrictFIFO head (
 # what differs between blame lines of one shape: a name in backquotes, or a number (with its unit)
 _SLOT = re.compile(r"`[^`]*`|(?<![\w.:/+-])\d[\d,]*(?:\.\d+)?[A-Za-z]*(?![\w.:/+-])")
 _PLURAL = ("queue", "cohort", "workload", "flavor", "node")  # a name's noun said of several names
+_VERBS = {"is": "are", "has": "have", "holds": "hold", "uses": "use", "needs": "need", "lends": "lend"}
 
 
 def _where(line) -> str:
@@ -119,16 +120,20 @@ def _by_shape(lines: list) -> list[tuple[str, str]]:
         values = list(zip(*([m.group(0) for m in _SLOT.finditer(x.text)] for x in group)))
         text = literal[0]
         for i, (is_name, vals) in enumerate(zip(kinds, values)):
+            after = literal[i + 1]
             if is_name and len(set(vals)) == 1:
                 text += vals[0]
             elif is_name:
                 words = text.rsplit(" ", 2)
                 if len(words) == 3 and words[2] == "" and words[1] in _PLURAL:
                     text = f"{words[0]} {words[1]}s "
+                    verb = after[1:].split(" ", 1)[0]
+                    if after.startswith(" ") and verb in _VERBS:  # `queues `a`, `b` use`, not `uses`
+                        after = f" {_VERBS[verb]}{after[1 + len(verb):]}"
                 text += ", ".join(vals)
             else:
                 text += "/".join(vals)
-            text += literal[i + 1]
+            text += after
         out.append((_places([x.span for x in group]), text))
     return out
 
