@@ -47,13 +47,17 @@ def test_several_names_take_the_plural_and_its_verb():
     assert _by_shape(lines) == [("q.yaml:1:23, :2", "admitted workloads `ns/a`, `ns/b` hold 4/8 cpu in f")]
 
 
-def test_reasons_that_differ_in_one_word_are_one():
+def test_reasons_that_differ_in_the_same_word_or_two_are_one():
     a = ("couldn't assign flavors to pod set main: insufficient unused quota for nvidia.com/gpu in flavor a100, "
          "4 more needed")
     assert _one_word_apart([a, a.replace("a100", "h100"), "needs 4 more"]) == [
         a.replace("a100,", "a100/h100,"), "needs 4 more"]
-    assert _one_word_apart([a, a.replace("a100", "h100").replace("4 more", "5 more")]) == [
-        a, a.replace("a100", "h100").replace("4 more", "5 more")]  # two words apart: each whole
+    b = a.replace("a100", "h100").replace("4 more", "5 more")
+    assert _one_word_apart([a, b]) == [a.replace("a100,", "a100/h100,").replace("4 more", "4/5 more")]
+    c = b.replace("unused", "free")  # three words apart: each whole
+    assert _one_word_apart([a, c]) == [a, c]
+    assert _one_word_apart([a, b, a.replace("4 more", "6 more")]) == [  # another word: apart
+        a.replace("a100,", "a100/h100,").replace("4 more", "4/5 more"), a.replace("4 more", "6 more")]
 
 
 def test_the_text_shows_two_fixes_and_says_how_to_see_the_rest(run):

@@ -227,35 +227,40 @@ def _reasons(result: WhyResult, full: bool) -> list[str]:
     return out
 
 
-def _one_word_apart(messages: list[str]) -> list[str]:
-    """Messages that differ from the first of them in one word only, at the same place, said as one with
-    that word's values joined by `/` (`... in flavor a100/h100, 4 more needed`), at the first's place."""
+def _one_word_apart(messages: list[str], most: int = 2) -> list[str]:
+    """Messages that differ from the first of them in the same words only, at most `most` of them, said as
+    one with each such word's values joined by `/` in the messages' order (`... in flavor a100/h100, ...
+    > maximum capacity (24/32)`), at the first's place."""
     words = [m.split(" ") for m in messages]
     out, done = [], set()
     for i, w in enumerate(words):
         if i in done:
             continue
-        group = [i]
-        at = None
+        group, at = [i], None
         for j in range(i + 1, len(words)):
             if j in done or len(words[j]) != len(w):
                 continue
-            diff = [k for k, (a, b) in enumerate(zip(w, words[j])) if a != b]
-            if len(diff) == 1 and (at is None or diff[0] == at) and _tail(w[diff[0]]) == _tail(words[j][diff[0]]):
-                at = diff[0]
+            diff = tuple(k for k, (a, b) in enumerate(zip(w, words[j])) if a != b)
+            if 0 < len(diff) <= most and diff == (at or diff) and \
+                    all(_ends(w[k]) == _ends(words[j][k]) and "`" not in w[k] for k in diff):  # names: apart
+                at = diff
                 group.append(j)
         done.update(group)
         if at is None:
             out.append(messages[i])
             continue
-        tail = _tail(w[at])
-        merged = "/".join(words[j][at][:len(words[j][at]) - len(tail)] for j in group) + tail
-        out.append(" ".join(w[:at] + [merged] + w[at + 1:]))
+        merged = list(w)
+        for k in at:
+            head, tail = _ends(w[k])
+            merged[k] = head + "/".join(words[j][k][len(head):len(words[j][k]) - len(tail)] for j in group) + tail
+        out.append(" ".join(merged))
     return out
 
 
-def _tail(word: str) -> str:
-    return re.search(r"[,.;:)]*$", word).group(0)
+def _ends(word: str) -> tuple[str, str]:
+    """A word's opening and closing marks: `(`, `)`, `,` ... (`(256),` -> ("(", "),"))."""
+    head = re.match(r"[(\['\"]*", word).group(0)
+    return head, re.search(r"[,.;:)\]'\"]*$", word[len(head):]).group(0)
 
 
 def _fixes_notes(result: WhyResult) -> list[str]:
