@@ -106,6 +106,9 @@ CI (and on in the soak) and agreement is counted per feature. The switches:
 - `trainjob_pod_extras` (opt-in, OPT_IN, with `job:TrainJob`): a TrainJob's runtime's pod template drawn
   as a Job's (init containers, sidecars, a RuntimeClass, limits only, LimitRange-filled containers,
   pod-level resources, node selectors and tolerations); otherwise one container with requests
+- `tas_three_levels` (opt-in, OPT_IN, with `tas` where `tas_leaf_levels` is not drawn): a topology of
+  three levels, blocks of racks of nodes (`example.com/block`, `example.com/rack`, the hostname), so
+  that pod sets and slices ask for a level between the rack and the top
 - `second_pass` (opt-in, OPT_IN: drawn only when named, `--require second_pass`, so that the draws
   of every other seed stay as they were): clusters biased toward Kueue's second pass — topology-aware
   queues that all have a provisioning check (and its config), Workloads whose checks are mostly
@@ -139,7 +142,7 @@ SWITCHES = ("cohorts", "cohort_tree", "cohort_quota", "borrowing_limit", "lendin
 # (every seed of the soaks, CI's property test) stay as they were
 OPT_IN = frozenset({"second_pass", "pod_states", "shared_hostname", "resource_config", "fungibility_defaults",
                     "afs_weights", "pod_extras_all_kinds", "requeue_states", "tas_slices",
-                    "workload_pod_extras", "trainjob_pod_extras"})
+                    "workload_pod_extras", "trainjob_pod_extras", "tas_three_levels"})
 ALL = frozenset(SWITCHES)
 KNOWN = ALL | OPT_IN
 
@@ -830,6 +833,8 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
     tas = not rc and d.on("tas", 1 if sp else 0.25)  # (nodes have no extended resources)
     if tas and d.on("tas_leaf_levels", 0.35):  # Kueue's leaves are racks: no hostname level
         d.levels = {"block+rack": [BLOCK, RACK], "rack": [RACK]}[d.pick(["block+rack", "rack"], "leaf_levels")]
+    if tas and "tas_leaf_levels" not in d.features and d.on("tas_three_levels", 0.6):  # (opt-in)
+        d.levels = [BLOCK, RACK, HOST]  # blocks of racks of nodes: a level between the rack and the top
     if tas and d.on("hostname_label", 0.3):
         d.on("shared_hostname", 0.4)
     if tas and len(flavors) > 1 and not d.on("tas_flavors", 1):
