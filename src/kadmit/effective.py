@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from fractions import Fraction
 
 from kadmit.model import ClaimTemplate, Model, PodSet, ResourceTransformation, SchedulerConfig
 from kadmit.modelchecks import CheckState, checks_for
+from kadmit.quantity import parse_exact
 
 MILLI = 1000
 
@@ -269,12 +271,13 @@ def transform(requests: dict[str, int], by_input: dict[str, ResourceTransformati
     `multiplyBy` resource where the pod requests it, and that product is what `Retain` keeps; each
     output is its factor times the input's whole units (`Value()`, rounded up: 500m cpu counts as
     1); outputs are summed apart from what was asked for, and every resource but cpu is counted in
-    whole units (NewRequests' `Value()`, see `_units`). A negative factor gives a negative request,
-    which Kueue counts as it is (its Configuration checks no sign)."""
+    whole units (NewRequests' `Value()`, see `_units`), cpu in milli-units (`MilliValue()`, the same
+    rounding a thousand times finer: a factor of `100u` times 15 units counts 2m). A negative factor
+    gives a negative request, which Kueue counts as it is (its Configuration checks no sign)."""
     if not any(r in by_input for r in requests):
         return requests
     retained: dict[str, int] = {}
-    generated: dict[str, int] = {}
+    generated: dict[str, Fraction] = {}  # milli-units, exact
     for name, milli in requests.items():
         t = by_input.get(name)
         if t is None:
@@ -283,13 +286,22 @@ def transform(requests: dict[str, int], by_input: dict[str, ResourceTransformati
         if t.multiply_by and t.multiply_by in requests:
             milli *= _units(requests[t.multiply_by])
         for out, factor in t.outputs.items():
-            generated[out] = generated.get(out, 0) + factor * _units(milli)
+            exact = parse_exact(t.fine_outputs[out]) * MILLI if out in t.fine_outputs else factor
+            generated[out] = generated.get(out, 0) + exact * _units(milli)
         if t.strategy == "Retain":
             retained[name] = milli
-    out = dict(retained)
+    out: dict[str, Fraction | int] = dict(retained)
     for name, amount in generated.items():
         out[name] = out.get(name, 0) + amount
-    return {r: q if r == "cpu" else _units(q) * MILLI for r, q in sorted(out.items())}
+    return {r: _go_round(Fraction(q)) if r == "cpu" else _units(_go_round(Fraction(q))) * MILLI
+            for r, q in sorted(out.items())}
+
+
+def _go_round(milli: Fraction) -> int:
+    """An exact amount of milli-units as Go's `MilliValue()` gives it: truncated, then 1 more for any
+    fraction (below 0 too)."""
+    whole = int(milli)  # toward 0
+    return whole + 1 if milli != whole else whole
 
 
 def _units(milli: int) -> int:

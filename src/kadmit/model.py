@@ -427,6 +427,9 @@ class ResourceTransformation(Obj):
     strategy: Literal["Retain", "Replace"] = "Retain"
     multiply_by: str = ""
     outputs: Quantities = {}
+    # an output factor finer than a milli-unit (`100u`), as written: Kueue multiplies the exact factor
+    # and rounds the product, where `outputs` holds it rounded up to a milli-unit
+    fine_outputs: dict[str, str] = {}
 
 
 class DeviceClassMapping(Obj):  # `resources.deviceClassMappings`: these classes' devices count as `name`

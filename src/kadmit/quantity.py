@@ -37,6 +37,19 @@ def parse_quantity(text: str | int) -> int:
     >>> parse_quantity("1Ki"), parse_quantity("2e3")
     (1024000, 2000000)
     """
+    milli = parse_exact(text) * MILLI
+    result = -((-milli.numerator) // milli.denominator)  # ceiling, as MilliValue rounds up
+    if abs(result) > MAX_MILLI:
+        raise QuantityError(f"quantity `{text}` is out of range")
+    return result
+
+
+def parse_exact(text: str | int) -> Fraction:
+    """A quantity's exact value in units (`100u` is 1/10000), unrounded.
+
+    >>> parse_exact("100u"), parse_exact("-1.5")
+    (Fraction(1, 10000), Fraction(-3, 2))
+    """
     if isinstance(text, bool):
         raise QuantityError("a quantity can't be a boolean")
     if isinstance(text, int):
@@ -62,11 +75,9 @@ def parse_quantity(text: str | int) -> int:
         value = num * mult
         if m.group("sign") == "-":
             value = -value
-    milli = value * MILLI
-    result = -((-milli.numerator) // milli.denominator)  # ceiling, as MilliValue rounds up
-    if abs(result) > MAX_MILLI:
+    if abs(value) * MILLI > MAX_MILLI:
         raise QuantityError(f"quantity `{text}` is out of range")
-    return result
+    return value
 
 
 _MEMORY_LIKE = ("memory", "ephemeral-storage", "storage", "hugepages-")

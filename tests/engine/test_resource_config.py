@@ -179,3 +179,12 @@ def test_kueues_configuration_validation(config, message) -> None:
     diags = Diagnostics()
     read_manifest_text(f"apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n{config}\n", "k.yaml", diags)
     assert [d.code for d in diags] == ["KAD157"] and message in diags.items[0].message
+
+
+def test_transform_multiplies_a_factor_finer_than_a_milli_unit_exactly() -> None:
+    """A factor of `100u` is multiplied as written and the product rounded (Kueue's Quantity.Mul, then
+    Value()/MilliValue()): 15000 units give 1.5 credits (2) and 1.5 cpu (1500m), not 15 of each."""
+    t = ResourceTransformation(input="g", strategy="Replace", outputs={"c": 1, "cpu": 1},
+                               fine_outputs={"c": "100u", "cpu": "100u"})
+    assert transform({"g": q("15000")}, {"g": t}) == {"c": q("2"), "cpu": q("1500m")}
+    assert transform({"g": q("3")}, {"g": t}) == {"c": q("1"), "cpu": q("1m")}  # 300u of cpu counts 1m

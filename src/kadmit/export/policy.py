@@ -278,5 +278,5 @@ def _transformation(t) -> dict:
     if t.multiply_by:
         out["multiplyBy"] = t.multiply_by
     if t.outputs:
-        out["outputs"] = {r: format_quantity(q, r) for r, q in sorted(t.outputs.items())}
+        out["outputs"] = {r: t.fine_outputs.get(r) or format_quantity(q, r) for r, q in sorted(t.outputs.items())}
     return out

@@ -22,6 +22,7 @@ from kadmit.manifests.fields import Fields, Invalid, Meta, NotRead
 from kadmit.manifests.schema import coverage
 from kadmit.manifests.yamltree import DESCRIBE, FLOAT, INT, MAP, SEQ, STR, Val, parse_documents
 from kadmit.durations import parse_duration_ms
+from kadmit.quantity import MILLI, QuantityError, parse_exact
 from kadmit.model import AdmissionFairSharing, DeviceClassMapping, ResourceTransformation, SchedulerConfig
 from kadmit.source import Span
 
@@ -159,6 +160,20 @@ def admission_fair_sharing(f: Fields, o: Meta) -> tuple[AdmissionFairSharing | N
                                 resource_weights=weights, span=f.span(afs)), afs
 
 
+def _fine(outputs: dict[str, int], nodes: dict[str, Val]) -> dict[str, str]:
+    """The output factors finer than a milli-unit, as written (ResourceTransformation.fine_outputs)."""
+    out = {}
+    for r, v in nodes.items():
+        text = repr(v.v) if v.kind == FLOAT else str(v.v)
+        try:
+            exact = parse_exact(text)
+        except QuantityError:
+            continue  # reported as the quantity was read (KAD158)
+        if r in outputs and exact * MILLI != outputs[r]:
+            out[r] = text
+    return out
+
+
 def resource_settings(f: Fields, o: Meta) -> tuple[dict, dict]:
     """`resources`: excluded prefixes, transformations and DRA device class mappings (Kueue's
     `pkg/config/validation.go` rules are errors here too). Kueue v0.17 has no `quotaCheckStrategy`
@@ -180,10 +195,11 @@ def resource_settings(f: Fields, o: Meta) -> tuple[dict, dict]:
             raise f.fail(KAD157, refused(f'resources.transformations[{i}].strategy: Unsupported value: "{how}": '
                                          'supported values: "Retain", "Replace"'), f.field(t, "strategy"))
         # Kueue checks no sign here: a negative factor makes a negative request, which it counts
-        outputs, _ = f.resource_list(t, "outputs", signed=True)
+        outputs, nodes = f.resource_list(t, "outputs", signed=True)
         transformations.append(ResourceTransformation(
             input=name, strategy=how,
-            multiply_by=f.str(t, "multiplyBy", default=""), outputs=outputs, span=f.span(t)))
+            multiply_by=f.str(t, "multiplyBy", default=""), outputs=outputs,
+            fine_outputs=_fine(outputs, nodes), span=f.span(t)))
     mappings = []
     for m in f.maps(res, "deviceClassMappings"):
         mappings.append(DeviceClassMapping(
