@@ -15,9 +15,6 @@ from kadmit.cli_cluster import terminal as _terminal
 from kadmit.cli_options import (engine_refused, max_size_option, solver_options, tas_profile_option,
                                 time_budget_option, width, with_options)
 
-FIXES = 3  # fixes `why` shows in JSON and with --all unless --fixes says
-TEXT_FIXES = 2  # ... in its text: the answer for a 2,000-Job cluster in 40 rows of 100 columns (issue 19)
-
 
 @click.command()
 @click.argument("paths", nargs=-1, type=click.Path())
@@ -77,9 +74,8 @@ def admit(paths, mode, format_, time_budget, tas_profile, rlimit, timeout_ms, cl
 @color_option
 @click.option("--with-capacity", "with_capacity", metavar="NODEPOOL[:NAME]",
               help="Also say how many new nodes of this Karpenter NodePool (karpenter.sh/v1 YAML) would admit it.")
-@click.option("--fixes", "fixes", type=click.IntRange(min=0), default=None, metavar="N",
-              help=f"Show the N best proven fixes (0: search none, the fastest answer). Default: {TEXT_FIXES} in the "
-              f"text, {FIXES} in JSON and with --all; a note says how many more were proven.")
+@click.option("--fixes", "fixes", type=click.IntRange(min=0), default=3, show_default=True, metavar="N",
+              help="Show the N best proven fixes (0: search none, the fastest answer).")
 @click.option("--all", "show_all", is_flag=True, help="Every reason, every blame set with the lines of input "
               "it names, and every side effect of each fix (by default: a few lines each).")
 @click.option("--budget", type=click.IntRange(min=1), default=None, metavar="N",
@@ -97,8 +93,6 @@ def why(workload, paths, format_, apply_fix, mode, time_budget, tas_profile, rli
     from kadmit.render.why import WhyStream, why_human, why_json, why_patch
     from kadmit.render.progress import progress
 
-    if fixes is None:
-        fixes = TEXT_FIXES if format_ == "human" and not show_all else FIXES
     shown = max(fixes, apply_fix or (1 if format_ == "patch" else 0))
     live = read_for(paths, cluster, context, kubeconfig, max_file_bytes)
     with progress(format_ != "json" and _terminal("stderr")) as report:

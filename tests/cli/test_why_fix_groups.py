@@ -44,7 +44,7 @@ def test_shrinking_the_head_it_waits_behind_is_for_the_heads_owner(run):
     assert "by the workload's owner" not in text  # nothing in t/small's own spec admits it
     others = text.index("  by the owners of other workloads (their specs):")
     shrink = text.index("`count` of pod_group `main` of workload `t/head`: 3 → 1")
-    assert others < shrink and text.index("  by the platform team") < others
+    assert others < shrink and text.index("fixes by the platform team") < others
     fixes = json.loads(run("why", "t/small", ".", "--fixes", "6", "--format", "json").output)["fixes"]
     by = {f["changes"][0]["subject"]: f["by"] for f in fixes}
     assert by == {"cluster_queue `q`": "platform", "pod_group `main` of workload `t/head`": "others"}

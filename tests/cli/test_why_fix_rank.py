@@ -42,8 +42,9 @@ def test_the_own_queues_raise_is_offered_before_the_lenders(run):
     own = next(i for i, line in enumerate(fixes) if "cluster_queue `team-a`: 4 → 8" in line)
     lender = next(i for i, line in enumerate(fixes) if "cluster_queue `team-b`: 20 → 24" in line)
     assert own < lender, fixes
-    heads = [line for line in text if line.startswith("  by ")]
-    assert heads == ["  by the workload's owner (its spec):", "  by the platform team (quotas, limits, policies, queues, nodes):"]
+    heads = [line for line in text if line.startswith(("  by ", "fixes "))]  # the first group in the title
+    assert heads == ["fixes by the workload's owner (each proven by deciding the changed input again, ordered mode):",
+                     "  by the platform team (quotas, limits, policies, queues, nodes):"]
     out = json.loads(run("why", "ns/big", ".", "--fixes", "5", "--format", "json").output)
     subjects = [c["subject"] for f in out["fixes"] for c in f["changes"]]
     assert subjects.index("cluster_queue `team-a`") < subjects.index("cluster_queue `team-b`")

@@ -87,9 +87,14 @@ def why_human(result: WhyResult, sources: SourceMap, workload_span: Span | None,
     out = _explained(result, sources, workload_span, workload, full)
     own = result.standing.cluster_queue if result.standing is not None else None
     if result.fixes:
-        out.append(f"fixes (each proven by changing the input and deciding the cluster again in "
-                   f"{result.fixes_mode} mode):")
-        actor = None
+        if full:
+            out.append(f"fixes (each proven by changing the input and deciding the cluster again in "
+                       f"{result.fixes_mode} mode):")
+            actor = None
+        else:  # the first group said in the title, in a line
+            actor = result.fixes[0].actor
+            out.append(f"fixes {ACTORS[actor].split(' (')[0].rstrip(':')} (each proven by deciding the changed input "
+                       f"again, {result.fixes_mode} mode):")
         for i, f in enumerate(result.fixes, 1):
             if f.actor != actor:
                 actor = f.actor
@@ -197,13 +202,12 @@ def _head(result: WhyResult, workload_span: Span | None, workload) -> list[str]:
         out.append(f"note[KAD502]: {'workload ' if name == result.workload else ''}`{name}` is admitted")
     else:
         out.append(f"error[KAD501]: {'workload ' if name == result.workload else ''}`{name}` can't be admitted")
+    if workload is not None and workload.origin is not None:  # the Workload Kueue makes of it, on the first line
+        out[0] += f" (Workload {workload.namespace}/{workload.kueue_name or workload.name})"
     if workload_span is None and result.gang is not None:
         workload_span = result.gang.gang.span
     if workload_span is not None:
         out.append(f"  --> {workload_span}")
-    if workload is not None and workload.origin is not None:
-        made = f"{workload.namespace}/{workload.kueue_name or workload.name}"
-        out.append(f"   = workload: {made} (the Workload Kueue makes of it)")
     for ps in workload.pod_sets if workload is not None else ():
         if ps.origin:
             out.append(f"   = pod set {ps.name}: {ps.count} pod{'' if ps.count == 1 else 's'} from {ps.origin}")
@@ -215,14 +219,19 @@ def _head(result: WhyResult, workload_span: Span | None, workload) -> list[str]:
 def _reasons(result: WhyResult, full: bool) -> list[str]:
     """Kueue's reasons; unless `full`, the first few, those about the resource the standing is about first."""
     reasons = list(result.reasons)
+    st = result.standing
+    if not full and st is not None and st.behind is not None and not result.admitted and result.gang is None:
+        # KAD519 says what the first line says (`waits behind the StrictFIFO head `x``): `--all` gives it
+        reasons = [x for x in reasons if not (x.code == "KAD519" and f"waiting behind {st.behind}" in x.message)]
+    every = len(reasons)
     if not full and len(reasons) > MAX_REASONS:
         r = result.standing.resource if result.standing is not None else None
         about = [x for x in reasons if r and f" {r} " in f" {x.message} "]
         reasons = (about + [x for x in reasons if x not in about])[:MAX_REASONS]
     out = [f"   = reason: {m}" for m in (_one_word_apart([r.message for r in reasons]) if not full
                                          else [r.message for r in reasons])]
-    if len(reasons) < len(result.reasons):
-        more = len(result.reasons) - len(reasons)
+    if len(reasons) < every:
+        more = every - len(reasons)
         out.append(f"   = reason: … {more} more (`--all` lists every one)")
     return out
 
@@ -324,14 +333,14 @@ def _fix_lines(i: int, f, full: bool = False, width: int | None = None, own: str
         else:  # the changes after the object, on its line (a terminal wraps them under the number)
             names = [c.knob.within[2] for c in f.changes]
             fields = {n.rpartition(" ")[2] for n in names}
-            if len(parts) == 1 and len(fields) == 1 and all(" " in n and b.startswith(f"{n}: ")
-                                                            for n, b in zip(names, briefs)):
-                field = fields.pop()  # one field of each resource: said once, `cpu: "768" → "4240" (:24)`
-                head = f"  {i}. change all {len(f.changes)} {field} of {within}, in {k.span.file}:"
-                briefs = [f"{n.rpartition(' ')[0]}: {b[len(n) + 2:]}" for n, b in zip(names, briefs)]
-            elif len(parts) == 1:
-                briefs = _by_resource(briefs, names)
-            out = [f"{head} {', '.join(briefs)}"]
+            sep = ", "
+            if len(parts) == 1 and all(" " in n and b.startswith(f"{n}: ") for n, b in zip(names, briefs)):
+                if len(fields) == 1:  # one field of each resource: said once, `cpu: "768" → "4240" (:24)`
+                    head = f"  {i}. change all {len(f.changes)} {fields.pop()} of {within}, in {k.span.file}:"
+                    briefs = [f"{n.rpartition(' ')[0]}: {b[len(n) + 2:]}" for n, b in zip(names, briefs)]
+                else:  # `nominalQuota: cpu "576" → "4048" (:35), …; lendingLimit: cpu …`
+                    briefs, sep = _by_field(briefs, names), "; "
+            out = [f"{head} {sep.join(briefs)}"]
     else:
         head = f"  {i}. " + ("no change of the input: " if waits else "change " if len(f.changes) == 1
                              else f"change all {len(f.changes)}: ")
@@ -359,9 +368,8 @@ def _fix_lines(i: int, f, full: bool = False, width: int | None = None, own: str
     same = sum(n for kind, n, _ in s.by_kind if kind == SAME_OUTCOME)
     ahead = s.ahead if not s.all_ahead else 0
     admitted = sum(n for kind, n in calm if kind in _ADMITTED) + ahead
-    items = [f"{n} {kind}" + (f" ({', '.join(f'`{w}`' for w in names[:NAMED])}"
-                              f"{', …' if min(len(names), NAMED) < n else ''})" if names else "")
-             for kind, n, names in harm]
+    items = [f"{n} {kind}" for kind, n, _ in harm]
+    named = [(n, names[:NAMED]) for _, n, names in harm if names][:1]  # the first kind's first, said last
     if admitted:
         items.append(f"{admitted} admitted" + (f" ({ahead} ahead of it)" if ahead else ""))
     items += [f"{n} {_SHORT.get(kind, kind)}" for kind, n in calm if kind not in _ADMITTED]
@@ -371,7 +379,9 @@ def _fix_lines(i: int, f, full: bool = False, width: int | None = None, own: str
         return out + [f"{then}; side effects: none" + (" besides" if s.all_ahead else
                                                        " (no other workload's decision changes)" if not same else "")
                       + tail]
-    return out + [f"{then}; side effects on {n} other{'' if n == 1 else 's'}: {', '.join(items)}{tail}"]
+    who = "".join(f"; harmed: {', '.join(f'`{w}`' for w in names)}{', …' if len(names) < k else ''}"
+                  for k, names in named)
+    return out + [f"{then}; side effects on {n} other{'' if n == 1 else 's'}: {', '.join(items)}{tail}{who}"]
 
 
 NAMED = 1  # harmed workloads a fix's side effects name by default (`--all`: every one)
@@ -379,17 +389,14 @@ _ADMITTED = ("pending → admitted", "evicted → admitted")  # admitted where i
 _SHORT = {"moved to another queue or flavor": "moved"}  # `--all` says each kind whole
 
 
-def _by_resource(briefs: list[str], names: list[str]) -> list[str]:
-    """A change's resource said once for the changes after it of the same resource:
-    `cpu nominalQuota: "576" → "4048" (:35)`, `lendingLimit: "288" → "2024" (:36)`."""
-    out, last = [], None
+def _by_field(briefs: list[str], names: list[str]) -> list[str]:
+    """Changes of one object's numbers grouped by field, each field said once, in the order they come:
+    `nominalQuota: cpu "576" → "4048" (:35), memory …`, `lendingLimit: cpu "288" → "2024" (:36), …`."""
+    groups: dict[str, list[str]] = {}
     for brief, name in zip(briefs, names):
-        res, _, which = name.rpartition(" ")
-        if res and res == last and brief.startswith(f"{name}: "):
-            brief = brief[len(res) + 1:]
-        out.append(brief)
-        last = res
-    return out
+        res, _, field = name.rpartition(" ")
+        groups.setdefault(field, []).append(f"{res} {brief[len(name) + 2:]}")
+    return [f"{field}: {', '.join(items)}" for field, items in groups.items()]
 
 
 def _outcome(f, own: str | None, workload=None) -> str:

@@ -68,7 +68,9 @@ def _blame(result: WhyResult) -> list[str]:
         shown = [line for key, line in zip(keys, bs.lines) if len(again) < 2 or key not in said or line.span is None]
         out.extend(f"  {where}  {text}" for where, text in _by_shape(shown))
         said.update(keys)
-        if len(again) >= 2 and not shown:  # every line said above: on the title's line
+        if len(again) >= 2 and not shown and result.blame_kind == "queue":  # the head's lines again
+            out[-1] = f"its own obstacle, even without the head (a minimal set): the same {len(again)} lines as above"
+        elif len(again) >= 2 and not shown:  # every line said above: on the title's line
             out[-1] += f" the {len(again)} lines said above at {_places(again)}"
         elif len(again) >= 2:
             out.append(f"   = and the {len(again)} lines said above at {_places(again)}")
