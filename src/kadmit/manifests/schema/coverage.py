@@ -181,9 +181,9 @@ def _harmless(v: Val, entry: Entry) -> bool:
 DELETING = {
     "LocalQueue": "Kueue takes back the reservation of its workloads waiting for admission checks "
                   "(\"LocalQueue ... is terminating or missing\")",
-    "Workload": "one with an owner is left to its job's reconciler, which stops the job and drops the "
-                "Workload's finalizer (the job then gets a new Workload); one held by another finalizer than "
-                "Kueue's stays in Kueue's queues",
+    "Workload": "one with an owner is left to its job's reconciler, which suspends the job and drops the "
+                "Workload's finalizer: the Workload goes with its quota, and the job gets a new one once its "
+                "pods have ended; one held by another finalizer than Kueue's stays in Kueue's queues",
 }
 
 
