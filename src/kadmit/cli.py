@@ -189,20 +189,23 @@ def fmt(paths: tuple[str, ...], check_: bool, diff: bool, write: bool,
 @click.option("--workers", type=click.IntRange(min=1), default=None, help="Sweep processes (default: CPUs).")
 @click.option("--format", "format_", type=click.Choice(["human", "json"]), default="human", show_default=True)
 @click.option("--report", type=click.Path(), metavar="FILE.html", help="Write a self-contained HTML report.")
+@click.option("--budget", "work_budget", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Stop the replay once it has decided pending workloads N times in all (default 20,000,000; "
+              "exit 3, KAD717): a backlog decided again at every event costs the product of the two.")
 @tas_profile_option
 @with_options(solver_options)
 @with_options(cluster_options)
 @max_size_option
 @color_option
 def simulate(paths, trace, until, start, mode, cycle_latency, scoring, add_nodes, nodepools, compare, sweep,
-             executor, ray_address, workers, format_, report, tas_profile, rlimit, timeout_ms, cluster, context,
-             kubeconfig, max_file_bytes, color) -> None:
+             executor, ray_address, workers, format_, report, work_budget, tas_profile, rlimit, timeout_ms, cluster,
+             context, kubeconfig, max_file_bytes, color) -> None:
     """Replay the cluster under PATHS over time: arrivals (the inputs' pending work, `--trace`),
     Kueue's decisions at every instant, runs of their `kadmit.dev/duration`, evictions and restarts.
 
     Exit codes: 0 simulated, 1 an object refused alone left out (KAD170, KAD171; the rest replayed),
     2 unreadable or invalid input, 3 the solver could not decide some workload (or, in a sweep, some
-    variant's) within its limits.
+    variant's) within its limits, or the replay stopped at its work budget (--budget, KAD717).
     """
     from kadmit.render.simulation import progress_bar, simulate_human, simulate_json
 
@@ -213,7 +216,7 @@ def simulate(paths, trace, until, start, mode, cycle_latency, scoring, add_nodes
         from kadmit.render.simulation import sweep_human
         got = api.sweep(list(paths), sweep, trace=trace, until=until, start=start, executor=executor,
                         ray_address=ray_address, workers=workers, max_file_bytes=max_file_bytes, mode=mode,
-                        cycle_latency=cycle_latency, rlimit=rlimit, timeout_ms=timeout_ms)
+                        cycle_latency=cycle_latency, rlimit=rlimit, timeout_ms=timeout_ms, work_budget=work_budget)
         _report(got.diagnostics, got.sources, color)
         if got.result is not None:
             click.echo(json.dumps(got.result, sort_keys=True, indent=1) + "\n" if format_ == "json"
@@ -225,7 +228,7 @@ def simulate(paths, trace, until, start, mode, cycle_latency, scoring, add_nodes
                                tas_profile=tas_profile, add_nodes=list(add_nodes), nodepools=list(nodepools),
                                compare=list(compare), rlimit=rlimit, timeout_ms=timeout_ms,
                                max_file_bytes=max_file_bytes, progress=progress, cycle_latency=cycle_latency,
-                               cluster=live)
+                               cluster=live, work_budget=work_budget)
     if outcome.result is None:
         engine_refused(outcome, color)
     _report([d for d in outcome.diagnostics if d.severity.value != "note"], outcome.sources, color)

@@ -33,7 +33,8 @@ def simulate(paths: list[str], *, trace: str | None = None, until: str | None = 
              scoring: str = "LeastAllocated", tas_profile: str = "Mixed", add_nodes: list[str] = (),
              nodepools: list[str] = (), compare: list[str] = (), rlimit: int | None = None,
              timeout_ms: int | None = None, max_file_bytes: int | None = None,
-             progress=None, cycle_latency: str | None = None, cluster: ws.Text | None = None) -> SimulateOutcome:
+             progress=None, cycle_latency: str | None = None, cluster: ws.Text | None = None,
+             work_budget: int | None = None) -> SimulateOutcome:
     """Replay the state under `paths` and of a live `cluster` read (and the arrivals of `trace`) over
     time; with `compare`, the same arrivals under a second policy too."""
     from kadmit.simulate.setup import prepare, replay
@@ -55,15 +56,16 @@ def simulate(paths: list[str], *, trace: str | None = None, until: str | None = 
         return SimulateOutcome(loaded, None, EXIT_INPUT, diags.sorted())
     solver = solver_limits(rlimit, timeout_ms)
     result = replay(loaded.workspace.model, plan, mode=mode, scoring=scoring, tas_profile=tas_profile,
-                    limits=solver, progress=progress)
+                    limits=solver, progress=progress, work_budget=work_budget)
     second = None
     if other is not None:
         second = replay(other.workspace.model, plan, mode=mode, scoring=scoring, tas_profile=tas_profile,
-                        limits=solver, progress=progress)
+                        limits=solver, progress=progress, work_budget=work_budget)
     spans = {w.key: w.span for w in loaded.workspace.model.workloads} | {w.key: w.span for _, w in plan.arrivals}
-    undecided = _undecided(result, "", spans, diags)
+    undecided = _undecided(result, "", spans, diags) | _stopped(result, "", diags)
     if second is not None:
         undecided |= _undecided(second, f" under `{' '.join(compare)}`", spans, diags)
+        undecided |= _stopped(second, f" under `{' '.join(compare)}`", diags)
     # an error the replay leaves aside (an object refused alone: KAD170, KAD171) is exit 1, as for `admit`
     refused = any(d.severity is Severity.ERROR for x in (loaded, other) if x is not None for d in x.diagnostics)
     code = EXIT_UNKNOWN if undecided else EXIT_FINDINGS if refused else EXIT_OK
@@ -83,6 +85,18 @@ def _undecided(result: dict, where: str, spans: dict, diags: Diagnostics) -> boo
     return bool(keys)
 
 
+def _stopped(result: dict, where: str, diags: Diagnostics) -> bool:
+    """KAD717 for a replay that stopped at its work budget (its results end there: exit 3)."""
+    from kadmit.simulate.codes import KAD717
+
+    got = result["summary"].get("stopped")
+    if got:
+        diags.emit(KAD717, f"the replay{where} stopped at {got['at']:g} s: it decided pending workloads "
+                   f"{got['work']:,} times, past its budget of {got['budget']:,}; what it shows ends there",
+                   help="replay a shorter trace or window (--until), or raise the budget with --budget N")
+    return bool(got)
+
+
 @dataclass
 class SweepOutcome:
     result: dict | None  # {"variants": [row, …]}: see kadmit.simulate.sweep.run_variant
@@ -95,7 +109,8 @@ class SweepOutcome:
 def sweep(paths: list[str], sweep_file: str, *, trace: str | None = None, until: str | None = None,
           start: str | None = None, executor: str = "process", ray_address: str | None = None,
           workers: int | None = None, max_file_bytes: int | None = None, mode: str = "ordered",
-          cycle_latency: str | None = None, rlimit: int | None = None, timeout_ms: int | None = None) -> SweepOutcome:
+          cycle_latency: str | None = None, rlimit: int | None = None, timeout_ms: int | None = None,
+          work_budget: int | None = None) -> SweepOutcome:
     """Replay every variant of `sweep_file` and tabulate them (`mode`, `cycle_latency`: unless a variant
     sets its own). Exit code: 2 unreadable input or a variant that could not run, 3 a variant whose
     replay left decisions unknown within the solver's limits (KAD413), else 0."""
@@ -117,13 +132,14 @@ def sweep(paths: list[str], sweep_file: str, *, trace: str | None = None, until:
             from kadmit.simulate.codes import KAD707
             diags.emit(KAD707, "`--executor ray` needs Ray", help="install the extra: pip install 'kadmit[ray]'")
             return SweepOutcome(None, EXIT_INPUT, diags.sorted(), sources)
-    common = Common(trace, until, start, max_file_bytes, mode, cycle_latency, rlimit, timeout_ms)
+    common = Common(trace, until, start, max_file_bytes, mode, cycle_latency, rlimit, timeout_ms, work_budget)
     if not common.check(diags):
         return SweepOutcome(None, EXIT_INPUT, diags.sorted(), sources)
     rows = run_sweep(spec, common, executor, workers, ray_address)
     undecided = False
     for r in rows:
         undecided |= _undecided({"summary": r}, f" of variant `{r['variant']}`", {}, diags)
+        undecided |= _stopped({"summary": r}, f" of variant `{r['variant']}`", diags)
         if "error" in r:
             from kadmit.simulate.codes import KAD716
             from kadmit.source import Span

@@ -55,3 +55,8 @@ KAD716 = register("KAD716", "sweep variant could not run", "error",
                   "a quota its grid sets doesn't exist in the policy (no such cluster queue, flavor or resource), or "
                   "its `add_nodes` or the command's trace can't be used. Reported at the variant (or the grid's `set`); "
                   "the other variants still run, and the command exits 2.")
+KAD717 = register("KAD717", "replay stopped at its work budget", "error",
+                  "The replay decided pending workloads again more times in all than its budget allows (`simulate "
+                  "--budget N`, 20,000,000 by default): each event of a queue decides its pending workloads again, so a "
+                  "backlog of thousands waiting through thousands of events costs their product. The replay stops at "
+                  "the instant it passed the budget; what it shows ends there, and the command exits 3.")

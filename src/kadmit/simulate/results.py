@@ -74,6 +74,8 @@ def results(sim, series_points: int = 200) -> dict:
     }
     if sim.undecided:  # decisions the solver's limits left unknown: the results may not be Kueue's (exit 3)
         summary["undecided"] = sorted(sim.undecided)
+    if sim.stopped is not None:  # past the work budget: the replay ends early (exit 3)
+        summary["stopped"] = {"at": sec(sim.stopped), "work": sim.work, "budget": sim.opt.work_budget}
     return {"summary": summary, "queues": queues, "flavors": flavors, "workloads": workloads,
             "capacity": [{"at": sec(t), "source": src, "nodes": names} for t, src, names in sim.recorder.added],
             "consolidated": [{"at": sec(t), "source": src, "nodes": names} for t, src, names in sim.recorder.removed],

@@ -63,6 +63,8 @@ class Simulator:
         self.progress = progress
         self.records: dict[str, Record] = {}
         self.undecided: set[str] = set()  # workloads a decision left unknown within the solver's limits (exit 3)
+        self.work = 0  # pending workloads decided, summed over the decisions (`Options.work_budget`)
+        self.stopped: int | None = None  # the instant the replay stopped at, past its work budget (exit 3)
         self.events: list[tuple] = []
         self._seq = 0
         self.gen: dict[str, int] = {}  # a finish event counts only for the run it was made for
@@ -181,6 +183,9 @@ class Simulator:
             self.recorder.sample(t)
             if self.progress is not None:
                 self.progress(done, done + len(self.events))
+            if self.work > self.opt.work_budget:  # this instant's decisions passed it: the replay ends here
+                self.stopped = t
+                break
         end = self.opt.until_ms if self.opt.until_ms is not None else self.now
         self.recorder.close(end)
         self._close(end)
@@ -302,6 +307,7 @@ class Simulator:
         if not asked:
             return
         self.rounds += 1
+        self.work += sum(len(queued) for queued, _ in asked.values())
         t0 = time.perf_counter()
         decisions = sorted((d for part, (queued, parked) in sorted(asked.items()) if queued
                             for d in decide_ordered(self.parts.sessions.get(part, self.session), queued,

@@ -169,9 +169,11 @@ def _capacity(spec: str, diags: Diagnostics, limits: ws.Limits) -> Capacity | No
 
 
 def replay(model: Model, plan: Plan, *, mode: str = "ordered", scoring: str = "LeastAllocated",
-           tas_profile: str = "Mixed", limits=None, progress=None, split: bool = True) -> dict:
+           tas_profile: str = "Mixed", limits=None, progress=None, split: bool = True,
+           work_budget: int | None = None) -> dict:
     """Run one replay and return its results (see `kadmit.simulate.results`). `split=False` decides
-    the whole cluster in one engine session (the reference path `simulate.parts` is checked against)."""
+    the whole cluster in one engine session (the reference path `simulate.parts` is checked against);
+    `work_budget`: pending workloads decided, in all, before the replay stops (`Options.work_budget`)."""
     from kadmit.simulate.results import results
     autoscaler = None
     if plan.nodepools:
@@ -180,7 +182,8 @@ def replay(model: Model, plan: Plan, *, mode: str = "ordered", scoring: str = "L
     t0, c0 = time.perf_counter(), time.process_time()
     sim = Simulator(model, plan.start, plan.arrivals, plan.capacity,
                     Options(mode=mode, tas_profile=tas_profile, scoring=scoring,  # type: ignore[arg-type]
-                            until_ms=plan.until_ms, limits=limits, cycle_ms=plan.cycle_ms, split=split),
+                            until_ms=plan.until_ms, limits=limits, cycle_ms=plan.cycle_ms, split=split,
+                            **({"work_budget": work_budget} if work_budget is not None else {})),
                     autoscaler=autoscaler, progress=progress)
     sim.run()
     sim.seconds = time.perf_counter() - t0

@@ -76,6 +76,9 @@ class Capacity:
     tag: int = 0  # an autoscaler's launch
 
 
+WORK_BUDGET = 20_000_000  # each pending workload of a part decided again at every event of it: quadratic in a backlog
+
+
 @dataclass
 class Options:
     mode: str = "ordered"
@@ -85,3 +88,4 @@ class Options:
     cycle_ms: int = 0  # decide only every this many ms (Kueue's scheduling-cycle latency); 0: at every instant
     limits: Limits | None = None
     split: bool = True  # one engine session per independent part (`simulate.parts`); False: one for all
+    work_budget: int = WORK_BUDGET  # pending workloads decided (again), summed over the replay's decisions

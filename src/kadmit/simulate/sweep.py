@@ -78,6 +78,7 @@ class Common:
     cycle_latency: str | None = None
     rlimit: int | None = None  # the solver's limits per check (None: the defaults)
     timeout_ms: int | None = None
+    work_budget: int | None = None  # a replay's budget (`replay`; None: the default)
 
     def check(self, diags: Diagnostics) -> bool:
         if self.cycle_latency is not None and parse_duration_ms(self.cycle_latency) is None:
@@ -334,7 +335,7 @@ def run_variant(variant: Variant, common: Common) -> dict:
     from kadmit.engine.solver.z3backend import Limits
     base = Limits()
     solver = Limits(rlimit=common.rlimit or base.rlimit, timeout_ms=common.timeout_ms or base.timeout_ms, seed=base.seed)
-    r = replay(model, plan, mode=mode, scoring=variant.scoring, limits=solver)
+    r = replay(model, plan, mode=mode, scoring=variant.scoring, limits=solver, work_budget=common.work_budget)
     s = r["summary"]
     waits = [q["wait_p90"] for q in r["queues"] if q["wait_p90"] is not None]
     return {"variant": variant.name, "mode": mode, "cycle_latency": plan.cycle_ms / 1000, "admitted": s["admitted"], "never_admitted": s["never_admitted"],
@@ -343,7 +344,8 @@ def run_variant(variant: Variant, common: Common) -> dict:
             "utilisation": {f"{f['flavor']} {f['resource']}": f["utilisation"] for f in r["flavors"]},
             "queues": {q["name"]: {"wait_p50": q["wait_p50"], "wait_p90": q["wait_p90"],
                                    "preemptions": q["preemptions"]} for q in r["queues"]},
-            "seconds": r["run"]["seconds"], **({"undecided": s["undecided"]} if "undecided" in s else {})}
+            "seconds": r["run"]["seconds"], **({"undecided": s["undecided"]} if "undecided" in s else {}),
+            **({"stopped": s["stopped"]} if "stopped" in s else {})}
 
 
 def _where(d) -> str:
