@@ -299,7 +299,7 @@ def int_or_string_refusals(f: Fields, spec: Val | None, what: str = "a custom re
         if res is None or not isinstance(res.v, dict):
             return
         for name, v in res.v.items():
-            if v.kind == FLOAT and v.v != int(v.v):
+            if v.kind == FLOAT and not float(v.v).is_integer():
                 f.invalid(KAD156, f"`{where}.{name}` should be an integer or a string, found the number {v.v}: the "
                           f"API server refuses it in the pod template of {what} (its CRD types a quantity "
                           "int-or-string: must be of type integer,string: \"number\")", v, uses=(),
