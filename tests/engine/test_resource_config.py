@@ -5,6 +5,7 @@ has no quotaCheckStrategy (tests/oracle/test_configuration.py: its strict decodi
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -188,3 +189,16 @@ def test_transform_multiplies_a_factor_finer_than_a_milli_unit_exactly() -> None
                                fine_outputs={"c": "100u", "cpu": "100u"})
     assert transform({"g": q("15000")}, {"g": t}) == {"c": q("2"), "cpu": q("1500m")}
     assert transform({"g": q("3")}, {"g": t}) == {"c": q("1"), "cpu": q("1m")}  # 300u of cpu counts 1m
+
+
+def test_why_counts_a_queue_of_negative_usage_as_putting_nothing_in_its_cohort() -> None:
+    """A queue whose usage is below 0 puts max(0, U - G) = 0 in its cohort, not U: why's symbolic
+    problem said `team/pending` "fits on its own" and found no fix where admit keeps it pending."""
+    from kadmit import api
+
+    path = str(Path(__file__).parent / "negative-usage-in-a-cohort.yaml")
+    out = api.why("team/pending", [path])
+    r = out.result
+    assert r is not None and not r.admitted
+    assert not any("fits on its own" in reason.message for reason in r.reasons)
+    assert r.fixes and any(c.knob.subject.startswith("ClusterQueue `cq-b`") for c in r.fixes[0].changes)

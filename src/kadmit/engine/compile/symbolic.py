@@ -48,6 +48,9 @@ def symbolic_quota(compiler, cq: ClusterQueue, requested: dict[FR, T.Term],
     stmts = compiler.__dict__.get("_quota_statements")
     if stmts is None:  # once per compiler: every quota statement by node and flavor-resource
         stmts = compiler.__dict__["_quota_statements"] = quota_statements(compiler)
+    negative = compiler.__dict__.get("_negative_usage")
+    if negative is None:  # once per compiler: can a queue's usage go below 0?
+        negative = compiler.__dict__["_negative_usage"] = _negative_usage(compiler.model)
     out: list[Tracked] = []
     cq_nid = node_id(cq.name, False)
     path = tree.path(cq_nid)
@@ -160,7 +163,7 @@ def symbolic_quota(compiler, cq: ClusterQueue, requested: dict[FR, T.Term],
                     base = T.add(*cq_usage.get(node.name, []), 0)
                     usage_var[(nid, with_request)] = T.add(base, amount) if with_request else base
                     continue
-                parts = [_pooled(usage_var[(ch, with_request and ch in on_path)], guaranteed(ch))
+                parts = [_pooled(usage_var[(ch, with_request and ch in on_path)], guaranteed(ch), negative)
                          for ch in node.children]
                 uv = usage_var[(nid, with_request)] = T.IntVar(
                     f"uc|{nid}|{int(with_request)}|{fname}|{res}", 0, BIG)
@@ -181,12 +184,23 @@ def symbolic_quota(compiler, cq: ClusterQueue, requested: dict[FR, T.Term],
     return out
 
 
-def _pooled(used: T.Term, guaranteed: T.Term) -> T.Term:
-    """What a child puts in its parent's pool, max(0, U - G); plain U when G is 0 (usage is never
-    negative), which keeps a chain of cohorts without lending limits free of case splits."""
-    if isinstance(guaranteed, T.Const) and guaranteed.value == 0:
+def _pooled(used: T.Term, guaranteed: T.Term, negative: bool) -> T.Term:
+    """What a child puts in its parent's pool, max(0, U - G); plain U when G is 0 and no usage can be
+    negative (`negative`: a transformation with a negative output factor, or a recorded negative
+    usage), which keeps a chain of cohorts without lending limits free of case splits."""
+    if isinstance(guaranteed, T.Const) and guaranteed.value == 0 and not negative:
         return used
     return T.max0(T.sub(used, guaranteed))
+
+
+def _negative_usage(model) -> bool:
+    """Whether some usage may be negative: a transformation's negative output factor, or an admitted
+    workload's recorded negative usage (Kueue counts both as they are)."""
+    cfg = model.config
+    if cfg is not None and any(q < 0 for t in cfg.transformations for q in t.outputs.values()):
+        return True
+    return any(q < 0 for wl in model.workloads if wl.admission is not None
+               for p in wl.admission.pod_sets for q in p.usage.values())
 
 
 def _bottom_up(tree, root: str) -> list[str]:
