@@ -109,6 +109,11 @@ CI (and on in the soak) and agreement is counted per feature. The switches:
 - `tas_three_levels` (opt-in, OPT_IN, with `tas` where `tas_leaf_levels` is not drawn): a topology of
   three levels, blocks of racks of nodes (`example.com/block`, `example.com/rack`, the hostname), so
   that pod sets and slices ask for a level between the rack and the top
+- `requeue_near` (opt-in, OPT_IN, with `requeue_states`): a requeueAt around the run's clock (the
+  oracle's: a second after the latest creationTimestamp), -60, -1, 0, 1 or 60 s from it
+  (`requeue_near=S`), or a Requeued condition False for a reason beside a passed requeueAt
+- `negative_factors` (opt-in, OPT_IN, with `resource_config`): the transformation's output factor may
+  be negative (-1, -500m), which Kueue counts as it is (`factor=F`)
 - `second_pass` (opt-in, OPT_IN: drawn only when named, `--require second_pass`, so that the draws
   of every other seed stay as they were): clusters biased toward Kueue's second pass — topology-aware
   queues that all have a provisioning check (and its config), Workloads whose checks are mostly
@@ -142,7 +147,8 @@ SWITCHES = ("cohorts", "cohort_tree", "cohort_quota", "borrowing_limit", "lendin
 # (every seed of the soaks, CI's property test) stay as they were
 OPT_IN = frozenset({"second_pass", "pod_states", "shared_hostname", "resource_config", "fungibility_defaults",
                     "afs_weights", "pod_extras_all_kinds", "requeue_states", "tas_slices",
-                    "workload_pod_extras", "trainjob_pod_extras", "tas_three_levels"})
+                    "workload_pod_extras", "trainjob_pod_extras", "tas_three_levels", "requeue_near",
+                    "negative_factors"})
 ALL = frozenset(SWITCHES)
 KNOWN = ALL | OPT_IN
 
@@ -516,7 +522,11 @@ def _resources_config(d: _Draw) -> dict:
     mult = d.pick(["none", "none", "slices", "cpu"], "multiplyBy")
     if mult != "none":
         t["multiplyBy"] = SLICES if mult == "slices" else "cpu"
-    t["outputs"] = {CREDITS: d.pick(["1", "2", "500m"])}
+    # (negative_factors: opt-in) a negative output factor, which Kueue counts as it is
+    t["outputs"] = {CREDITS: d.pick(["1", "2", "500m"] + (["-1", "-500m"] if "negative_factors" in d.allowed else []),
+                                    "factor" if "negative_factors" in d.allowed else None)}
+    if t["outputs"][CREDITS].startswith("-"):
+        d.features.add("negative_factors")
     out: dict = {"transformations": [t]}
     if d.int(0, 2) == 0:
         out["transformations"].append({"input": "cpu", "outputs": {CREDITS: d.pick(["1", "250m"])}})
@@ -568,7 +578,27 @@ def _requeue_state(d: _Draw) -> dict:
         when = "future" if form == "both" else d.pick(["past", "future"], "requeue_at")
         status["requeueState"] = {"count": d.int(1, 3),
                                   "requeueAt": "2030-01-01T00:00:00Z" if when == "future" else "2020-01-01T00:00:00Z"}
+    if d.on("requeue_near", 0.6):  # (opt-in: draws nothing unless allowed)
+        if d.pick(["near", "false_past"], "requeue_near_form") == "near":  # around the run's clock
+            offset = d.pick([-60, -1, 0, 1, 60], "requeue_near")
+            status["requeueState"] = {"count": status.get("requeueState", {}).get("count", 1), "requeueAt": offset}
+        else:  # a False condition beside a passed requeueAt
+            reason = d.pick(REQUEUED_REASONS, "requeued")
+            status["conditions"] = [{"type": "Requeued", "status": "False", "reason": reason, "message": "",
+                                     "lastTransitionTime": at}]
+            status["requeueState"] = {"count": 1, "requeueAt": "2020-01-01T00:00:00Z"}
     return status
+
+
+def _requeue_near(docs: list[dict]) -> None:
+    """`requeue_near`: each requeueAt drawn as seconds from the run's clock made a time: the oracle's
+    fake clock starts a second after the latest creationTimestamp among the input's objects."""
+    made = [x["metadata"]["creationTimestamp"] for x in docs if x.get("metadata", {}).get("creationTimestamp")]
+    now = max(datetime.strptime(t, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC) for t in made) + timedelta(seconds=1)
+    for x in docs:
+        state = x.get("status", {}).get("requeueState", {}) if x.get("kind") == "Workload" else {}
+        if isinstance(state.get("requeueAt"), int):
+            state["requeueAt"] = _stamp(now + timedelta(seconds=state["requeueAt"]))
 
 
 def _tas_request(d: _Draw) -> dict | None:
@@ -1090,6 +1120,8 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
                         "handler": "kata", "overhead": {"podFixed": {"cpu": "250m", "memory": "128Mi"}}})
     if limit_ranges and "limit_range" not in d.features:
         d.features.add("limit_range_unused")
+    if "requeue_near" in d.features:
+        _requeue_near(docs)
     return Cluster(docs, d.features)
 
 
