@@ -482,7 +482,8 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
     # Once a check in a cohort tree came back unknown, later decisions in that tree rest on a
     # guess about it (admitted or not): they are reported as unknown too, with what was computed.
     uncertain: dict[str, int] = {}
-    for d in sorted(decisions.values(), key=lambda d: (d.cycle, d.key)):
+    unknown = any(d.unknown for d in decisions.values())  # (none: nothing to mark, no order needed)
+    for d in sorted(decisions.values(), key=lambda d: (d.cycle, d.key)) if unknown else ():
         if d.cluster_queue is None or d.cluster_queue not in ix.cluster_queues:
             continue
         root = session.compiler.tree.root(f"cq:{d.cluster_queue}")
