@@ -99,7 +99,7 @@ def prove_fixes(session: Session, decisions: dict[str, Decision], result: WhyRes
             own_obstacles(session, target)
     met = met_starts(session, d.cycle, target, own.origins) if not d.waiting_behind and result.met else {}
     ask = Ask(target, own, head, d.cluster_queue, met,
-              dict(result.standing.ahead) if result.standing is not None else {})
+              dict(result.standing.ahead) if result.standing is not None else {}, head_key=d.waiting_behind)
     # The loaded model and the run live on through every re-decision: the cyclic garbage collector
     # leaves them out while proving (each full collection would walk them again), and takes them back after.
     # And its youngest generation is larger meanwhile (`PROVING_GC_YOUNG`): each re-decision makes

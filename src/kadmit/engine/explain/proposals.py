@@ -38,6 +38,7 @@ class Ask:
     # state it met when Kueue last tried it (`met_starts`): where its search starts
     met: dict[str, int] = field(default_factory=dict)
     ahead: dict[str, int] = field(default_factory=dict)  # what the pending ahead of it in its queue request
+    head_key: str | None = None  # the StrictFIFO head's key
 
 
 def proven_fixes(prover: Prover, model: Model, sources: SourceMap, ask: Ask, units: dict[str, int]) -> list[Proven]:
@@ -60,8 +61,6 @@ def proven_fixes(prover: Prover, model: Model, sources: SourceMap, ask: Ask, uni
         switch = Change(knob, K.best_effort(knob)) if knob is not None else None
         if switch is not None:
             keep(prover.prove([switch]))
-        for ch in _singles(prover, model, sources, ask.head, None, units):
-            keep(prover.prove(ch))
         for ch in singles:
             keep(prover.prove(ch))
     else:
@@ -82,6 +81,8 @@ def proven_fixes(prover: Prover, model: Model, sources: SourceMap, ask: Ask, uni
             keep(p)
         for p in lender_raises(prover, model, sources, ask.own, ask.workload, units, singles, ask.ahead):
             keep(p)
+    if ask.head is not None:
+        _head_fixes(prover, model, sources, ask, units, keep, bool(found))
     if switch is not None:
         _after_switch(prover, model, sources, ask, units, keep, switch, bool(found))
     if not found and len(ask.own.groups) > 1:
@@ -91,6 +92,34 @@ def proven_fixes(prover: Prover, model: Model, sources: SourceMap, ask: Ask, uni
             prover.notes.append(note)
     lq = next((q for q in model.local_queues if q.key == f"{ask.workload.namespace}/{ask.workload.queue}"), None)
     return ordered(list(found.values()), lq.cluster_queue if lq is not None else ask.cluster_queue)
+
+
+def _head_fixes(prover: Prover, model: Model, sources: SourceMap, ask: Ask, units: dict[str, int], keep,
+                found: bool) -> None:
+    """Behind a StrictFIFO head: the head's own fixes (the numbers of its blame, searched from its
+    one-workload fixes' values), each proven for the workload by deciding again. Tried after every
+    single change and raise of the workload's own; once one of those is `found`, a quota number the
+    workload's own search already raised alone is not searched again from the head's values where
+    that run shows the head was no obstacle any more: the head admitted, the workload still pending,
+    and at that run's end no value of the number lets it fit (`Prover.alone_short`); a note says
+    how many were left."""
+    settled: set[tuple] = set()
+    if found and ask.head_key is not None:
+        for knob, v in prover.alone_short:
+            r = prover.kept_run([Change(knob, v)])
+            head = r.states.get(ask.head_key) if r is not None else None
+            if head is not None and head.admitted:
+                settled.add((knob.span.file, knob.span.line, knob.span.column))
+    left: list[str] = []
+    for ch in _singles(prover, model, sources, ask.head, None, units, settled=settled, left=left):
+        keep(prover.prove(ch))
+    if left:
+        many = f"{len(left)} quotas" if len(left) > 1 else "one quota"
+        note = (f"the head `{ask.head_key}`'s own fixes were not searched in {many} raised alone for this "
+                "workload (the head admitted then, it still pending with no value fitting it): fixes were found "
+                "without them")
+        if note not in prover.notes:
+            prover.notes.append(note)
 
 
 def _after_switch(prover: Prover, model: Model, sources: SourceMap, ask: Ask, units: dict[str, int], keep,
@@ -171,7 +200,8 @@ def _pairs(prover: Prover, model: Model, sources: SourceMap, obs: Obstacles, wl:
 def _singles(prover: Prover, model: Model, sources: SourceMap, obs: Obstacles, wl: Workload | None,
              units: dict[str, int], fixed: list[Change] = (), bound: Bound | None = None,
              met: dict[str, int] | None = None, ahead: dict[str, int] | None = None,
-             lenders: bool = True, left: list[str] | None = None) -> list[list[Change]]:
+             lenders: bool = True, left: list[str] | None = None,
+             settled: set[tuple] | frozenset = frozenset()) -> list[list[Change]]:
     """One change (or group of changes) per candidate, its number searched by deciding again (with
     `fixed` applied). Quota numbers: the workload's own ClusterQueue's first (its nominal quota and
     borrowing limit in the blame even where no one-workload fix names them); with `bound` (and
@@ -181,7 +211,8 @@ def _singles(prover: Prover, model: Model, sources: SourceMap, obs: Obstacles, w
     search starting where the workload fits on its own at the state it met (`met`), with room for
     what is queued ahead of it in its ClusterQueue too (`ahead`: those go first); once a fix is found,
     another queue's number is decided again once, and kept as it is if that admits it (not called
-    minimal). Without `lenders`, another queue's number is left out (its id added to `left`)."""
+    minimal). Without `lenders`, another queue's number is left out (its id added to `left`); so is a
+    number whose place (file, line, column) is in `settled`."""
     out: list[list[Change]] = []
     seen: set = set()
 
@@ -224,6 +255,10 @@ def _singles(prover: Prover, model: Model, sources: SourceMap, obs: Obstacles, w
             _, nid, fname, res, which = oid.split("|")
             knob = K.quota_knob(model, sources, nid, fname, res, which)
             if knob is None:
+                continue
+            if (knob.span.file, knob.span.line, knob.span.column) in settled:
+                if left is not None:
+                    left.append(oid)
                 continue
             old, unit = int(knob.value), units.get(res, 1)
             entry = entry_of(oid)

@@ -266,6 +266,13 @@ class Prover:
         self.cache[edits, gone] = out
         return out
 
+    def kept_run(self, changes: list[Change]) -> Replay | None:
+        """The run of `changes` if decided already (or refused by arithmetic), else None: never
+        decides again."""
+        edits = tuple(sorted(c.edit for c in changes if c.edit is not None))
+        gone = tuple(sorted(str(c.knob.value) for c in changes if c.edit is None))
+        return self.cache.get((edits, gone))
+
     def refuse(self, changes: list[Change]) -> None:
         """A candidate refused by arithmetic (`bounds`), every value of it or this one: counted
         among those tried, not decided again."""
