@@ -1,7 +1,8 @@
 """Regenerate kadmit's known-field trees (src/kadmit/manifests/schema/data/*.json) from their sources.
 
-    python tools/gen_schemas.py core                       # from the installed `kubernetes` client: 35.x (= v1.35)
+    python tools/gen_schemas.py core KUBE_DIR             # from the OpenAPI v3 of tools/kube-apiserver (`up KUBE_DIR`)
     python tools/gen_schemas.py crds OUT.json SOURCE CRD.yaml...   # from CustomResourceDefinitions
+    python tools/gen_schemas.py served KUBE_DIR OUT.json...  # OUT.json's kinds again, from the CRDs that server serves
     python tools/gen_schemas.py goconfig OUT.json SOURCE GROUP/VERSION=types.go...  # Kueue's Configuration
 
 Trees are JSON: `"s"` a scalar, `"*"` anything (free-form), `{"o": {field: tree}}` an object,
@@ -21,49 +22,99 @@ import yaml
 
 DATA = Path(__file__).resolve().parent.parent / "src" / "kadmit" / "manifests" / "schema" / "data"
 
-# Kubernetes types kadmit (or its job converters) read, and the types they reach.
-CORE_ROOTS = ("V1Pod", "V1Node", "V1Namespace", "V1PriorityClass", "V1ConfigMap", "V1PodTemplateSpec",
-              "V1ObjectMeta", "V1LabelSelector", "V1Toleration", "V1Taint", "V1DeviceSelector",
-              "V1Job", "V1Deployment", "V1StatefulSet", "V1ResourceClaimTemplate", "ResourceV1ResourceClaim",
-              "V1DeviceClass", "V1ValidatingAdmissionPolicy", "V1ValidatingAdmissionPolicyBinding",
-              "V1LimitRange", "V1RuntimeClass")
-_PRIMITIVES = {"str", "int", "float", "bool", "datetime", "date", "bytearray", "bytes"}
+# Kubernetes types kadmit (or its job converters) read, and the types they reach: OpenAPI names.
+CORE_ROOTS = tuple(f"io.k8s.api.{n}" for n in (
+    "core.v1.Pod", "core.v1.Node", "core.v1.Namespace", "scheduling.v1.PriorityClass", "core.v1.ConfigMap",
+    "core.v1.PodTemplateSpec", "core.v1.Toleration", "core.v1.Taint", "resource.v1.DeviceSelector",
+    "batch.v1.Job", "apps.v1.Deployment", "apps.v1.StatefulSet", "resource.v1.ResourceClaimTemplate",
+    "resource.v1.ResourceClaim", "resource.v1.DeviceClass", "admissionregistration.v1.ValidatingAdmissionPolicy",
+    "admissionregistration.v1.ValidatingAdmissionPolicyBinding", "core.v1.LimitRange", "node.v1.RuntimeClass")) + (
+    "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector")
+# Scalar leaves, typed as the API server decodes them (schema/__init__ checks them): OpenAPI's
+# (type, format) -> code, and the apimachinery types that decode themselves.
+_OPENAPI_SCALARS = {("string", None): "str", ("string", "byte"): "b64", ("string", "date-time"): "time",
+                    ("integer", "int32"): "i32", ("integer", "int64"): "i64", ("boolean", None): "bool",
+                    ("number", "double"): "num"}
+_OPENAPI_OWN = {"io.k8s.apimachinery.pkg.api.resource.Quantity": "q",
+                "io.k8s.apimachinery.pkg.util.intstr.IntOrString": "ios",
+                "io.k8s.apimachinery.pkg.apis.meta.v1.Time": "time",
+                "io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime": "time",
+                "io.k8s.apimachinery.pkg.runtime.RawExtension": "*",
+                "io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1": "*"}
 
 
-def _core_type(t: str) -> str | dict:
-    # Client releases spell containers two ways: 37.x `List[X]`/`Dict[str, X]`, 35.x `list[X]`/`dict(str, X)`.
-    if t in _PRIMITIVES:
-        return "s"
+def served_core_schemas(get) -> dict[str, dict]:
+    """The OpenAPI v3 schemas of Kubernetes' own groups (`api/v1`, `apis/GROUP/v1`) as a server serves
+    them; `get(path)` answers `kubectl get --raw PATH` parsed."""
+    paths = get("/openapi/v3")["paths"]
+    out: dict[str, dict] = {}
+    for path in sorted(p for p in paths if p == "api/v1" or re.fullmatch(r"apis/[\w.]+\.k8s\.io/v1|apis/(apps|batch)/v1", p)):
+        out.update(get(f"/openapi/v3/{path}")["components"]["schemas"])
+    return out
+
+
+def _name(openapi: str, taken: set[str]) -> str:
+    """The client's spelling of a type: `V1Pod`; a short name two groups share gets its group's
+    (`CoreV1ResourceClaim`, `ResourceV1ResourceClaim`)."""
+    short = openapi.rsplit(".", 1)[1]
+    if short in taken:
+        group = openapi.split(".")[3] if openapi.startswith("io.k8s.api.") else "meta"
+        return group.capitalize() + "V1" + short
+    return "V1" + short
+
+
+def _openapi_tree(s: dict, todo: list[str]) -> str | dict:
+    ref = s.get("$ref") or (s["allOf"][0]["$ref"] if len(s.get("allOf", ())) == 1 else None)
+    if ref:
+        target = ref.rsplit("/", 1)[1]
+        if target in _OPENAPI_OWN:
+            return _OPENAPI_OWN[target]
+        todo.append(target)
+        return "ref:" + target
+    t = s.get("type")
+    if t == "array":
+        return {"l": _openapi_tree(s["items"], todo)}
     if t == "object":
-        return "*"
-    if t[:5] in ("List[", "list[") and t.endswith("]"):
-        return {"l": _core_type(t[5:-1])}
-    if (t.startswith("Dict[str, ") and t.endswith("]")) or (t.startswith("dict(str, ") and t.endswith(")")):
-        return {"m": _core_type(t[10:-1])}
-    if not re.fullmatch(r"[A-Z]\w*", t):
-        raise SystemExit(f"gen_schemas: unknown client type spelling {t!r}")
-    return "core:" + t
+        extra = s.get("additionalProperties")
+        return {"m": _openapi_tree(extra, todo)} if isinstance(extra, dict) else "*"
+    code = _OPENAPI_SCALARS.get((t, s.get("format")))
+    if code is None:
+        raise SystemExit(f"gen_schemas: no code for OpenAPI type {t!r} format {s.get('format')!r}")
+    return code
 
 
-def core() -> None:
-    import kubernetes
-    import kubernetes.client.models as models
-
-    types: dict[str, dict] = {}
+def core_types(schemas: dict[str, dict]) -> dict[str, dict]:
+    """core.json's types from served OpenAPI schemas: every type CORE_ROOTS reach, by the client's
+    name, each field a tree (`ref:` names resolved to `core:` names)."""
+    reached: dict[str, dict] = {}
     todo = list(CORE_ROOTS)
     while todo:
         name = todo.pop()
-        if name in types:
+        if name in reached:
             continue
-        cls = getattr(models, name)
-        fields = {}
-        for attr, t in sorted(cls.openapi_types.items()):
-            tree = _core_type(t)
-            fields[cls.attribute_map[attr]] = tree
-            todo.extend(re.findall(r"\b(V\d\w*|Core\w+|Resource\w+)\b", t))
-        types[name] = fields
-    out = {"source": f"kubernetes Python client {kubernetes.__version__} (openapi_types, attribute_map)",
-           "types": dict(sorted(types.items()))}
+        props = schemas[name].get("properties", {})
+        reached[name] = {field: _openapi_tree(s, todo) for field, s in sorted(props.items())}
+    shorts = [n.rsplit(".", 1)[1] for n in reached]
+    shared = {s for s in shorts if shorts.count(s) > 1}
+    names = {n: _name(n, shared) for n in reached}
+
+    def resolved(tree):
+        if isinstance(tree, dict):
+            return {k: resolved(v) for k, v in tree.items()}
+        return "core:" + names[tree[4:]] if tree.startswith("ref:") else tree
+    return {names[n]: {f: resolved(t) for f, t in fields.items()} for n, fields in sorted(reached.items())}
+
+
+def core(kube_dir: str) -> None:
+    """core.json from the OpenAPI v3 a running tools/kube-apiserver (`up DIR`) serves."""
+    import subprocess
+
+    def get(path: str) -> dict:
+        return json.loads(subprocess.run([f"{kube_dir}/bin/kubectl", "--kubeconfig", f"{kube_dir}/kubeconfig",
+                                          "get", "--raw", path], check=True, capture_output=True, text=True).stdout)
+    version = get("/version")["gitVersion"]
+    out = {"source": f"kube-apiserver {version} (/openapi/v3)",
+           "types": dict(sorted(core_types(served_core_schemas(get)).items()))}
     (DATA / "core.json").write_text(json.dumps(out, indent=0, sort_keys=True) + "\n")
 
 
@@ -87,7 +138,15 @@ def _crd_tree(s: dict) -> str | dict:
         return {"m": _crd_tree(s["additionalProperties"])}
     if s.get("type") == "object":
         return "*"
-    return "s"
+    if s.get("x-kubernetes-int-or-string"):
+        return "q" if s.get("pattern") == _QUANTITY_PATTERN else "ios"  # controller-gen's resource.Quantity
+    # a CRD's scalar types as the API server validates them (format is not a type: `int32` is any integer)
+    return _CRD_SCALARS.get(s.get("type"), "s")
+
+
+_QUANTITY_PATTERN = (r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+"
+                     r"(\.[0-9]*)?)|(\.[0-9]+))))?$")
+_CRD_SCALARS = {"string": "str", "integer": "int", "number": "num", "boolean": "bool"}
 
 
 def crds(out: str, source: str, files: list[str]) -> None:
@@ -103,6 +162,31 @@ def crds(out: str, source: str, files: list[str]) -> None:
                 tree["o"].pop("status", None)  # written by controllers; not checked (see schema/__init__)
                 kinds[f"{spec['group']}/{v['name']}/{spec['names']['kind']}"] = tree
     _merge(out, source, kinds)
+
+
+def served(kube_dir: str, outs: list[str]) -> None:
+    """Refresh every kind of bundles OUT.json (kueue.json, jobs.json) from the CRDs a running
+    tools/kube-apiserver (`up DIR`) serves (the versions Kueue v0.17.0's go.mod pins); each kind keeps
+    its source."""
+    import subprocess
+
+    crds = json.loads(subprocess.run([f"{kube_dir}/bin/kubectl", "--kubeconfig", f"{kube_dir}/kubeconfig", "get",
+                                      "customresourcedefinitions", "--output", "json"],
+                                     check=True, capture_output=True, text=True).stdout)["items"]
+    trees = {}
+    for crd in crds:
+        spec = crd["spec"]
+        for v in spec["versions"]:
+            tree = _crd_tree(v["schema"]["openAPIV3Schema"])
+            tree["o"]["metadata"] = "core:V1ObjectMeta"
+            tree["o"].pop("status", None)
+            trees[f"{spec['group']}/{v['name']}/{spec['names']['kind']}"] = tree
+    for out in outs:
+        data = json.loads((DATA / out).read_text())
+        for key in data["kinds"]:
+            if key in trees:  # Kueue's Configuration is no CRD (goconfig)
+                data["kinds"][key] = trees[key]
+        (DATA / out).write_text(json.dumps(data, indent=0, sort_keys=True) + "\n")
 
 
 def _merge(out: str, source: str, kinds: dict) -> None:
@@ -174,9 +258,11 @@ def goconfig(out: str, source: str, specs: list[str]) -> None:
 if __name__ == "__main__":
     what, *args = sys.argv[1:]
     if what == "core":
-        core()
+        core(args[0])
     elif what == "crds":
         crds(args[0], args[1], args[2:])
+    elif what == "served":
+        served(args[0], args[1:])
     elif what == "goconfig":
         goconfig(args[0], args[1], args[2:])
     else:

@@ -98,7 +98,7 @@ def test_a_fractional_number_quantity_is_refused_in_a_custom_resource_and_kadmit
     code, answer, err = _admit(XGB_SITE)
     assert code == 1, err
     assert [line.split("`")[1] for line in err.splitlines() if line.startswith("error[KAD156]")] == \
-        ["containers[].resources.requests.cpu"] * 2
+        [f"spec.xgbReplicaSpecs.{r}.template.spec.containers[0].resources.requests.cpu" for r in ("Master", "Worker")]
     assert [(s["kind"], s["reason"].startswith("not decided: an error in the input")) for s in answer["skipped"]] \
         == [("XGBoostJob", True)]
 

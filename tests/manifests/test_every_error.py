@@ -125,17 +125,17 @@ def errors(tmp: Path, text: str) -> list[tuple[str, int, str]]:
 
 @pytest.mark.parametrize("text, expected", [
     (CLUSTER_QUEUE, [("KAD157", 6, "`queueingStrategy` can't be `StrictFIFOO`"),
-                     ("KAD156", 9, "`team` should be a string"),
-                     ("KAD158", 16, "`nominalQuota`: `10x` is not a Kubernetes quantity")]),
-    (WORKLOAD, [("KAD156", 8, "`priority` should be an integer"),
-                ("KAD156", 11, "`count` should be an integer"),
-                ("KAD158", 19, "`cpu`: `1.5.0` is not a Kubernetes quantity")]),
-    (JOB, [("KAD156", 9, "`parallelism` should be an integer"),
-           ("KAD158", 17, "`memory`: `12XB` is not a Kubernetes quantity")]),
-    (NODE, [("KAD156", 6, "`unschedulable` should be a boolean"),
+                     ("KAD156", 9, "`spec.namespaceSelector.matchLabels.team` should be a string"),
+                     ("KAD158", 16, "`spec.resourceGroups[0].flavors[0].resources[0].nominalQuota`: `10x` is not a Kubernetes quantity")]),
+    (WORKLOAD, [("KAD156", 8, "`spec.priority` should be an integer"),
+                ("KAD156", 11, "`spec.podSets[0].count` should be an integer"),
+                ("KAD158", 19, "`spec.podSets[0].template.spec.containers[0].resources.requests.cpu`: `1.5.0` is not a Kubernetes quantity")]),
+    (JOB, [("KAD156", 9, "`spec.parallelism` should be an integer (int32)"),
+           ("KAD158", 17, "`spec.template.spec.containers[0].resources.requests.memory`: `12XB` is not a Kubernetes quantity")]),
+    (NODE, [("KAD156", 6, "`spec.unschedulable` should be a boolean"),
             ("KAD157", 9, "`effect` can't be `NoScheduleX`"),
             ("KAD158", 13, "`nvidia.com/gpu`: `eight` is not a Kubernetes quantity")]),
-    (FLAVOR, [("KAD156", 7, "`cloud.example.com/spot` should be a string"),
+    (FLAVOR, [("KAD156", 7, "`spec.nodeLabels.cloud.example.com/spot` should be a string"),
               ("KAD157", 10, "`operator` can't be `Equals`")]),
 ], ids=["cluster-queue", "workload", "job", "node", "flavor"])
 def test_every_bad_field_of_one_object_is_reported_in_one_run(tmp_path, text, expected):

@@ -246,9 +246,11 @@ def test_other_config_maps_are_skipped_like_unread_kinds() -> None:
         data: [1, 2]
         """)
     assert frag.model_copy(update={"skipped": []}) == Fragment() and len(frag.skipped) >= 1
-    (d,) = diags.items
+    refused, d = sorted(diags.items, key=lambda x: x.code)
     assert (d.code, d.severity.value, d.span.line) == ("KAD159", "warning", 1)
     assert "other than Kueue's configuration" in d.message and "3 objects" in d.message
+    # a list for `data` (map[string]string): the API server can't decode the ConfigMap
+    assert (refused.code, refused.span.line, refused.message) == ("KAD156", 13, "`data` should be a mapping, found a list")
 
 
 def test_two_configurations_are_kept_for_the_validator() -> None:

@@ -47,10 +47,15 @@ KAD155 = register(
     kueue_rule="required fields of the Kubernetes and Kueue OpenAPI schemas")
 KAD156 = register(
     "KAD156", "wrong type", "error",
-    "A field has the wrong YAML type: a string where a list is expected, a list where a "
-    "quantity is expected, a number written as a string where an integer is expected, or a "
-    "boolean or number where a string is expected (quote it). The object is skipped.",
-    kueue_rule="field types of the Kubernetes and Kueue OpenAPI schemas")
+    "A field has the wrong type for the API server: a string where a list or an object is expected, a"
+    " number written as a string (`\"3\"`) or a fraction (`3.5`) where an integer is, an integer past"
+    " its int32 or int64 range, a boolean or number where a string is expected (quote it), `true` as "
+    "a quantity. Every field of every kind kadmit reads is checked against the types of its schema "
+    "(Kubernetes' OpenAPI v3, the CRDs'), as the server decodes it: kubectl sends `3.0` and `1e3` as "
+    "integers, null leaves a field unset. The server refuses the object, so it is never created: a "
+    "job or a Pod is listed as not decided and the rest decided (exit 1); another object is dropped "
+    "and its error holds back the answers it touches.",
+    kueue_rule="field types of the Kubernetes and Kueue OpenAPI schemas (Go decoding; CRD validation)")
 KAD157 = register(
     "KAD157", "invalid value", "error",
     "A field holds a value its kind does not allow: an unknown enum value (queueing strategy, "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from datetime import datetime, timezone
 from functools import lru_cache
 from typing import Iterable
@@ -20,6 +21,29 @@ INT32_MIN = -(2**31)
 
 # Manifests repeat the same few quantities ("8", "64Gi") thousands of times.
 _parse_quantity = lru_cache(maxsize=4096)(parse_quantity)
+
+
+# A YAML number with an exponent and no fraction (`1e3`): kubectl's YAML reads it as a number and sends
+# it as one; PyYAML (YAML 1.1) reads it as a string. Such a string passes as the number it is, whether
+# written plain or (what kubectl would send as text) quoted.
+_EXPONENT = re.compile(r"[-+]?[0-9]+[eE][-+]?[0-9]+")
+
+
+def whole_number(v: Val) -> int | None:
+    """The integer kubectl sends for a YAML integer, or a number with no fraction (`3.0`, `1e3`: kubectl
+    writes its JSON so), or None."""
+    if v.kind == INT:
+        return v.v
+    if v.kind == FLOAT:
+        return int(v.v) if math.isfinite(v.v) and v.v == int(v.v) else None
+    if v.kind == STR and _EXPONENT.fullmatch(v.v):
+        number = float(v.v)
+        return int(number) if math.isfinite(number) and number == int(number) else None
+    return None
+
+
+# Plain `y`/`n` are booleans to kubectl's YAML (go-yaml), strings to PyYAML (YAML 1.1 as PyYAML has it)
+YAML_BOOLEANS = {"y": True, "Y": True, "n": False, "N": False}
 
 
 class Invalid(Exception):
@@ -51,10 +75,14 @@ class Fields:
         # while one object is read (`collect`): each bad field is reported and read as a placeholder,
         # so every bad field of the object shows in one run; the object is then dropped
         self.collected: list[Invalid] | None = None
+        # the values the schema check found of a wrong type (`mistyped`), by id (kept, so that an id
+        # is not another value's): a reader's own report of one is not made again
+        self.typed: dict[int, Val] = {}
 
     def collect(self) -> None:
         """Start reading one object: bad fields are collected, not raised."""
         self.collected = []
+        self.typed.clear()
 
     def done(self) -> list[Invalid]:
         """Stop collecting; the bad fields of the object just read."""
@@ -108,7 +136,19 @@ class Fields:
             return
         self.collected.append(self._report(code, message, at, **kw))
 
+    def mistyped(self, code: str, message: str, at: Val, **kw) -> None:
+        """A value of a wrong type for its field (schema.check): reported, and the object being
+        read is dropped (the API server can't take it)."""
+        error = self._report(code, message, at, **kw)
+        self.typed[id(at)] = at
+        if self.collected is not None:
+            self.collected.append(error)
+
     def _report(self, code: str, message: str, at: Val | Span | None, **kw) -> Invalid:
+        if type(at) is Val and self.typed.get(id(at)) is at:  # the schema check reported it (`mistyped`)
+            error = Invalid(message)
+            error.at = at
+            return error
         span = at.span(self.file) if isinstance(at, Val) else at
         self.diags.emit(code, message, span, **kw)
         error = Invalid(message)
@@ -208,17 +248,20 @@ class Fields:
         placeholder = default if default is not None or not required else max(lo, min(0, hi))
         if v is None:
             return placeholder
-        if v.kind != INT:
+        number = whole_number(v)
+        if number is None:
             return self._bad(self.wrong_type(v, key, "an integer"), placeholder)
-        if not lo <= v.v <= hi:
-            return self._bad(self._report(KAD157, f"`{key}` is {v.v}; it must be between {lo} and {hi}", v),
+        if not lo <= number <= hi:
+            return self._bad(self._report(KAD157, f"`{key}` is {number}; it must be between {lo} and {hi}", v),
                              placeholder)
-        return v.v
+        return number
 
     def bool(self, m: Val | None, key: str, *, default: bool) -> bool:
         v = self.field(m, key)
         if v is None:
             return default
+        if v.kind == STR and v.v in YAML_BOOLEANS:
+            return YAML_BOOLEANS[v.v]
         if v.kind != BOOL:
             return self._bad(self.wrong_type(v, key, "a boolean"), default)
         return v.v

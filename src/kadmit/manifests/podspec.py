@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from kadmit.manifests.codes import KAD156, KAD157, KAD161, KAD166
+from kadmit.manifests.codes import KAD157, KAD161, KAD166
 from kadmit.manifests.fields import Fields
-from kadmit.manifests.yamltree import FLOAT, Val
+from kadmit.manifests.yamltree import Val
 from kadmit.model import NodeSelectorTerm, Requirement, Taint, Toleration
 from kadmit.podresources import ContainerResources, PodResources
 
@@ -289,28 +289,6 @@ def pod_requests(f: Fields, spec: Val, *, pod: bool = False, api: str | None = N
     pod = PodResources(tuple(containers), tuple(init_containers), pod_level, overhead,
                        f.str(spec, "runtimeClassName") or None)
     return PodRequests(reqs, {r: nodes[r] for r in reqs if r in nodes}, pod)
-
-
-def int_or_string_refusals(f: Fields, spec: Val | None, what: str = "a custom resource") -> None:
-    """A custom resource's typed pod template (its CRD's schema: a quantity is `x-kubernetes-int-or-string`):
-    the API server refuses a fractional number there (`cpu: 0.5`: 'must be of type integer,string: "number"'),
-    where a Pod or a built-in job takes it. Each is an error of the object (KAD156), which is not decided."""
-    def check(res: Val | None, where: str) -> None:
-        if res is None or not isinstance(res.v, dict):
-            return
-        for name, v in res.v.items():
-            if v.kind == FLOAT and not float(v.v).is_integer():
-                f.invalid(KAD156, f"`{where}.{name}` should be an integer or a string, found the number {v.v}: the "
-                          f"API server refuses it in the pod template of {what} (its CRD types a quantity "
-                          "int-or-string: must be of type integer,string: \"number\")", v, uses=(),
-                          help=f'quote it: `"{v.v}"`')
-    for key in ("containers", "initContainers"):
-        for c in f.maps(spec, key):
-            for kind in ("requests", "limits"):
-                check(f.map(f.map(c, "resources"), kind), f"{key}[].resources.{kind}")
-    for kind in ("requests", "limits"):
-        check(f.map(f.map(spec, "resources"), kind), f"resources.{kind}")
-    check(f.map(spec, "overhead"), "overhead")
 
 
 def taints(f: Fields, m: Val | None, key: str) -> tuple[Taint, ...]:

@@ -11,7 +11,7 @@ from kadmit.manifests.fields import Fields, Meta, NotRead
 from kadmit.manifests.owners import controller_owner
 from kadmit.manifests.dra import pod_claim_templates
 from kadmit.manifests.schema import coverage
-from kadmit.manifests.podspec import int_or_string_refusals, pod_requests, required_node_affinity, tolerations
+from kadmit.manifests.podspec import pod_requests, required_node_affinity, tolerations
 from kadmit.manifests.yamltree import STR, Val
 from kadmit.source import Spans
 from kadmit.model import Admission, PodSet, PodSetAssignment, TopologyRequest, Workload
@@ -137,7 +137,6 @@ def pod_set(f: Fields, ps: Val) -> PodSet:
         f.invalid(KAD157, f"`minCount` ({min_count}) of pod set `{name}` is more than its count ({count})",
                   f.field(ps, "minCount"), uses=(f.field(ps, "count"), f.field(ps, "minCount")))
     template = f.map(ps, "template", required=True, what=f"pod set `{name}`")
-    int_or_string_refusals(f, f.map(template, "spec"))  # a Workload's template is its CRD's, typed
     return template_pod_set(f, name, count, min_count, template, ps, request=ps,
                             nodes={"name": f.field(ps, "name"), "count": f.field(ps, "count"),
                                    "min_count": f.field(ps, "minCount")})

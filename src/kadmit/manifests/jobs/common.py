@@ -12,7 +12,6 @@ from kadmit.manifests.codes import KAD161
 from kadmit.manifests.fields import Fields, Invalid, Meta
 from kadmit.manifests.jobs.refusals import group_refusals, job_refusals, topology_refusals
 from kadmit.manifests.owners import controller_owner
-from kadmit.manifests.podspec import int_or_string_refusals
 from kadmit.manifests.workloads import duration_annotation, template_pod_set
 from kadmit.manifests.yamltree import Val
 from kadmit.model import Job, ObjectRef, PodSet, Refusal, Workload
@@ -54,10 +53,6 @@ def annotation_node(f: Fields, o: Meta, key: str) -> Val | None:
 API_VALIDATED = {("", "Pod"): "spec", ("batch", "Job"): "spec.template.spec",
                  ("apps", "Deployment"): "spec.template.spec", ("apps", "StatefulSet"): "spec.template.spec"}
 
-# Custom resources whose pod templates their CRDs leave untyped (AppWrapper's components are raw objects,
-# `x-kubernetes-preserve-unknown-fields`): the API server checks no quantity's type there.
-UNTYPED_TEMPLATES = {("workload.codeflare.dev", "AppWrapper")}
-
 
 @dataclass
 class Builder:
@@ -77,8 +72,6 @@ class Builder:
         """A pod set from a pod template, as Kueue's integrations copy the template into it
         (`pod`: from a Pod object, whose containers the API server has defaulted)."""
         spec = self.f.map(template, "spec")
-        if (self.o.group, self.o.kind) not in API_VALIDATED and (self.o.group, self.o.kind) not in UNTYPED_TEMPLATES:
-            int_or_string_refusals(self.f, spec, f"`{self.o.kind}` `{self.o.name}`")
         pc = self.f.str(spec, "priorityClassName")
         if pc:
             self.priority_class_names.append(pc)
