@@ -136,11 +136,13 @@ def _requests(raw: dict[str, str]) -> dict[str, int]:
 
 def _topology(t: dict | None) -> tuple | None:
     """Kueue's topology request as kadmit models it: (mode, level, slice level, slice size), or
-    None for a pod set that asks for none (Kueue still records its pod index label)."""
+    None for a pod set that asks for none (Kueue still records its pod index label). Slices with no
+    level are unconstrained, as Kueue's scheduler takes them (tas_flavor_snapshot.go isUnconstrained:
+    isSliceTopologyOnlyRequest), whether or not the request says `unconstrained`."""
     if not t:
         return None
     mode = "required" if t.get("required") else "preferred" if t.get("preferred") else \
-        "unconstrained" if t.get("unconstrained") else None
+        "unconstrained" if t.get("unconstrained") or t.get("slice_required") else None
     if mode is None and not t.get("slice_required"):
         return None
     return (mode, t.get("required") or t.get("preferred") or None, t.get("slice_required") or None, t.get("slice_size") or None)

@@ -129,8 +129,8 @@ def kueue_assign(tree: DomainTree, template: PodTemplate, count: int, request: T
         if skey is None:
             return TASResult(reason=f"no requested topology level: {request.slice_level}")
         slice_idx, size = tree.levels.index(skey), request.slice_size or 1
-    if unconstrained:
-        level_idx = len(tree.levels) - 1 if slice_idx is None else slice_idx
+    if unconstrained:  # Kueue's levelKey: the lowest level; with slices (and no level) the highest
+        level_idx = len(tree.levels) - 1 if slice_idx is None else 0
     else:
         key = resolve_level(tree.topology, request.level)
         if key is None:
