@@ -68,6 +68,7 @@ class Situations:
         self.answers: dict[tuple, object] = {}
         self._epochs: dict[str, int] = {}  # cohort-tree root -> a fresh number when its holders change
         self._epoch = 0
+        self.queue_epochs: dict[str, int] = {}  # cluster queue -> a fresh number when its holders change
         self._trees: dict[str, tuple[str, tuple[str, ...]]] = {}  # queue -> (its root, the tree's queues)
         # root -> (usage object, its version, the root's epoch, the number of the tree's state)
         self._usage: dict[str, tuple] = {}
@@ -84,7 +85,7 @@ class Situations:
         """Admitted workloads of these cluster queues came or went."""
         for cq in queues:
             self._epoch += 1
-            self._epochs[self.cohort_tree(cq)[0]] = self._epoch
+            self._epochs[self.cohort_tree(cq)[0]] = self.queue_epochs[cq] = self._epoch
 
     def cohort_tree(self, cq: str) -> tuple[str, tuple[str, ...]]:
         """The root of the queue's cohort tree and the tree's cluster queues, sorted."""

@@ -96,37 +96,46 @@ def _timestamp(value) -> float:
 
 
 def candidates_of(session) -> list[Candidate]:
-    """Every holder of the session as a preemption candidate (cluster queues of the tree only);
-    kept per session until its admitted workloads change (`session.version`)."""
-    return list(_cached_candidates(session)[0])
+    """Every holder of the session as a preemption candidate (cluster queues of the tree only), in
+    holder order; kept per session until its admitted workloads change (`session.version`)."""
+    by_queue = _cached(session).by_queue
+    out = []
+    for key, h in session.holders.items():
+        c = by_queue.get(h.cluster_queue, {}).get(key)
+        if c is not None:
+            out.append(c)
+    return out
 
 
 def candidates_by_queue(session) -> dict[str, dict[str, Candidate]]:
-    """The candidates of `candidates_of` per cluster queue, by key (shared: don't change them)."""
-    return _cached_candidates(session)[1]
+    """The candidates of `candidates_of` per cluster queue, by key in holder order (shared: don't change them)."""
+    return _cached(session).by_queue
 
 
 def ranked_by_queue(session) -> dict[str, tuple[Candidate, ...]]:
     """The candidates of `candidates_by_queue` per cluster queue in `rank` order (shared)."""
-    got = _cached_candidates(session)
-    if got[2] is None:
-        got[2] = {cq: tuple(sorted(row.values(), key=_RANK)) for cq, row in got[1].items()}
-    return got[2]
+    got = _cached(session)
+    if got.ranked is None:
+        kept = got.kept_ranked
+        got.ranked = {cq: kept[cq] if cq in kept else tuple(sorted(row.values(), key=_RANK))
+                      for cq, row in got.by_queue.items()}
+    return got.ranked
 
 
 def ranked_using(session, cq: str, needs: frozenset[FR], below: int | None) -> tuple[Candidate, ...]:
     """The candidates of `cq` in `ranked_by_queue`'s order that use a flavor-resource of `needs`
     (`Candidate.uses`), of priority below `below` (None: any): the lists classical preemption collects
-    candidates from, kept with the candidates per session version (the oracle's and the victims'
-    searches of a cycle's heads ask the same ones)."""
-    got = _cached_candidates(session)
-    if got[3] is None:
-        got[3] = {}
-    key = (cq, needs, below)
-    out = got[3].get(key)
+    candidates from, kept with the candidates of `cq` while its holders don't change (the oracle's and the
+    victims' searches of a cycle's heads ask the same ones)."""
+    got = _cached(session)
+    lists = got.using.get(cq)
+    if lists is None:
+        lists = got.using[cq] = {}
+    key = (needs, below)
+    out = lists.get(key)
     if out is None:
-        out = got[3][key] = tuple(c for c in ranked_by_queue(session).get(cq, ())
-                                  if (below is None or c.priority < below) and not needs.isdisjoint(c.frs))
+        out = lists[key] = tuple(c for c in ranked_by_queue(session).get(cq, ())
+                                 if (below is None or c.priority < below) and not needs.isdisjoint(c.frs))
     return out
 
 
@@ -134,36 +143,102 @@ def _RANK(c: Candidate) -> tuple:
     return c.rank
 
 
-def _cached_candidates(session) -> list:
-    """[the candidates, per queue by key, per queue ranked (made when first asked), `ranked_using`'s lists
-    (made when first asked)], per session version."""
+class _Kept:
+    """A session's candidates for one set of admitted workloads (`version`): per cluster queue by key,
+    per queue ranked (made when first asked) and `ranked_using`'s lists. The next set's are made from it,
+    queue by queue: a queue whose holders didn't change (`Situations.queue_epochs`) keeps its row, its ranked
+    tuple and its lists; the others are built again from their holders. Every Candidate is built once per
+    holder (`rows`: key -> (the holder it was built from, its commit stamp, it))."""
+
+    __slots__ = ("version", "tree", "rows", "epochs", "by_queue", "ranked", "kept_ranked", "using", "positional")
+
+    def __init__(self, version, tree: QuotaTree, rows: dict, epochs: dict[str, int]) -> None:
+        self.version = version
+        self.tree = tree
+        self.rows = rows
+        self.epochs = epochs  # the queues' epochs this was built at
+        self.by_queue: dict[str, dict[str, Candidate]] = {}
+        self.ranked: dict[str, tuple[Candidate, ...]] | None = None
+        self.kept_ranked: dict[str, tuple[Candidate, ...]] = {}  # unchanged queues' ranked tuples, from before
+        self.using: dict[str, dict[tuple, tuple[Candidate, ...]]] = {}
+        self.positional = False  # a candidate's stamp is its holder's position (no admitted cycle known)
+
+
+def _cached(session) -> _Kept:
+    """The session's candidates for its admitted workloads now, kept per session version."""
     version = getattr(session, "version", None)
-    cached = getattr(session, "_preemption_candidates", None)
-    if version is not None and cached is not None and cached[0] == version:
-        return cached[1]
+    cached: _Kept | None = getattr(session, "_preemption_candidates", None)
+    if version is not None and cached is not None and cached.version == version:
+        return cached
     tree: QuotaTree = session.compiler.tree
-    rows = getattr(session, "_preemption_rows", None) if version is not None else None
-    if rows is None or rows[0] is not tree:
-        rows = (tree, {})
-    out, by_queue = _candidates(session, rows[1])
-    got = [out, by_queue, None, None]
-    if version is not None:
-        session._preemption_candidates = (version, got)
-        session._preemption_rows = rows
+    situations = getattr(session, "situations", None)
+    epochs = getattr(situations, "queue_epochs", None)
+    if version is None or epochs is None:
+        got = _Kept(version, tree, {}, {})
+        _fill(session, got, None)
+        return got
+    if cached is None or cached.tree is not tree or cached.positional:
+        got = _Kept(version, tree, cached.rows if cached is not None and cached.tree is tree else {}, dict(epochs))
+        _fill(session, got, None)
+    else:
+        got = _Kept(version, tree, cached.rows, dict(epochs))
+        changed = {cq for cq, e in epochs.items() if cached.epochs.get(cq) != e}
+        if not _fill(session, got, changed, cached):
+            got = _Kept(version, tree, cached.rows, dict(epochs))
+            _fill(session, got, None)
+    session._preemption_candidates = got
     return got
 
 
-def _candidates(session, rows: dict) -> tuple[list[Candidate], dict[str, dict[str, Candidate]]]:
-    """The candidates in holder order. A holder's Candidate is built once and kept in `rows` (by
-    key, with the holder it was built from and its commit stamp), so a change of the admitted set
-    only builds the candidates of the holders that changed."""
-    nodes = session.compiler.tree.nodes
+def _fill(session, got: _Kept, changed: set[str] | None, before: _Kept | None = None) -> bool:
+    """`got`'s candidates per queue: every queue's (`changed` None), or those of the queues in `changed`
+    with the others' kept from `before`. False (nothing kept) when a changed queue holds a candidate whose
+    stamp is its holder's position, which any other queue's change moves: then every queue is built again."""
+    nodes = got.tree.nodes
     index = session.index
     cycles = getattr(session, "admitted_cycle", {})
-    out: list[Candidate] = []
-    by_queue: dict[str, dict[str, Candidate]] = {}
+    rows = got.rows
+    by_queue = got.by_queue
+    if changed is not None:
+        assert before is not None
+        if not changed:  # the same holders under another version (a suspension undone)
+            by_queue.update(before.by_queue)
+            got.kept_ranked = before.ranked if before.ranked is not None else before.kept_ranked
+            got.using = dict(before.using)
+            return True
+        for cq, row in before.by_queue.items():
+            if cq not in changed:
+                by_queue[cq] = row
+        kept = before.ranked if before.ranked is not None else before.kept_ranked
+        got.kept_ranked = {cq: t for cq, t in kept.items() if cq not in changed}
+        got.using = {cq: lists for cq, lists in before.using.items() if cq not in changed}
+        for key, h in session.holders.items():
+            cq = h.cluster_queue
+            if cq not in changed:
+                continue
+            if h.new and key not in cycles:
+                return False
+            stamp = cycles[key] if h.new else None
+            row = rows.get(key)
+            if row is not None and row[0] is h and row[1] == stamp:
+                c = row[2]
+            else:
+                c = _candidate(index, nodes, key, h, stamp)
+                rows[key] = (h, stamp, c)
+            if c is None:
+                continue
+            q = by_queue.get(cq)
+            if q is None:
+                by_queue[cq] = q = {}
+            q[key] = c
+        return True
     for pos, (key, h) in enumerate(session.holders.items()):
-        stamp = cycles.get(key, pos) if h.new else None
+        if h.new:
+            stamp = cycles.get(key, pos)
+            if key not in cycles:
+                got.positional = True
+        else:
+            stamp = None
         row = rows.get(key)
         if row is not None and row[0] is h and row[1] == stamp:
             c = row[2]
@@ -172,12 +247,11 @@ def _candidates(session, rows: dict) -> tuple[list[Candidate], dict[str, dict[st
             rows[key] = (h, stamp, c)
         if c is None:
             continue
-        out.append(c)
-        q = by_queue.get(c.cluster_queue)
+        q = by_queue.get(h.cluster_queue)
         if q is None:
-            by_queue[c.cluster_queue] = q = {}
+            by_queue[h.cluster_queue] = q = {}
         q[key] = c
-    return out, by_queue
+    return True
 
 
 def _candidate(index, nodes, key: str, h, stamp) -> Candidate | None:
