@@ -80,9 +80,22 @@ def p95(xs: list[float]) -> float:
 
 
 def timed_why(key: str, paths: list[str]) -> dict:
-    """`api.why` end to end, and when its decision and its explanation were ready (process time)."""
+    """`api.why` end to end, and when its decision and its explanation were ready (process time); how much
+    of it went to loading the input and to proving fixes (as scale_bench.py's `why_phases` splits it)."""
+    from kadmit.engine.explain import part
     marks: dict[str, float] = {}
+    spent = {"load": 0.0, "prove": 0.0}
     run, explain = decide.decide_ordered, decide.explain_decision
+    load, prove = api.load_for_engine, part.prove_fixes
+
+    def timed(name, fn):
+        def go(*a, **k):
+            t0 = time.process_time()
+            try:
+                return fn(*a, **k)
+            finally:
+                spent[name] += time.process_time() - t0
+        return go
 
     def first_run(*a, **k):
         got = run(*a, **k)
@@ -96,14 +109,16 @@ def timed_why(key: str, paths: list[str]) -> dict:
     def stage(what, result, loaded):  # what `kadmit why` on a terminal shows before proving fixes
         marks.setdefault("first", time.process_time())
     decide.decide_ordered, decide.explain_decision = first_run, explained
+    api.load_for_engine, part.prove_fixes = timed("load", load), timed("prove", prove)
     try:
         t0 = time.process_time()
         out = api.why(key, paths, stages=stage)
         total = time.process_time() - t0
     finally:
         decide.decide_ordered, decide.explain_decision = run, explain
+        api.load_for_engine, part.prove_fixes = load, prove
     r = out.result
-    return {"key": key, "s": total, "exit": out.exit_code,
+    return {"key": key, "s": total, "exit": out.exit_code, "load_s": spent["load"], "prove_s": spent["prove"],
             "to_first": marks.get("first", t0) - marks.get("decided", t0),
             "to_explained": marks.get("explained", t0) - marks.get("decided", t0),
             "redecisions": getattr(r, "fixes_checked", None) or 0, "refused": getattr(r, "fixes_refused", 0),
@@ -138,7 +153,8 @@ def run_state(jobs: int, whys: int, seed: int, named: list[str] | None = None) -
         for key in keys:
             row = timed_why(key, paths)
             rows.append(row)
-            print(f"   why {key}: {row['s']:.2f} s, decision to first lines {row['to_first']:.2f} s, "
+            print(f"   why {key}: {row['s']:.2f} s (load {row['load_s']:.2f} s, prove fixes {row['prove_s']:.2f} s), "
+                  f"decision to first lines {row['to_first']:.2f} s, "
                   f"to explanation {row['to_explained']:.2f} s, "
                   f"{row['redecisions']} re-decisions ({row['refused']} more refused by arithmetic), "
                   f"{row['fixes']} fixes, exit {row['exit']}", flush=True)

@@ -198,13 +198,15 @@ def measure(server: KubeAPIServer, args: argparse.Namespace, tmp: Path) -> None:
 
 
 PLACE = re.compile(r"(<cluster [^>]*>|[\w./-]+\.yaml)(:\d+(:\d+)?)?")
+LATER_PLACE = re.compile(r"(?<![\w>:]):\d+(:\d+)?(?=[,\s]|$)")  # `:116:23` after a place in a list, not a time
 
 
 def placeless(text: str) -> str:
-    """A why text without where things are written: places (`FILE:LINE`, `<cluster C>:LINE`, a fix's `(:LINE)`),
-    quotes (kubectl writes `"96"` and `6144Gi` where the files have `'96'` and `"6144Gi"`) and where lines wrap
-    (a longer place wraps a line elsewhere)."""
-    text = re.sub(r"\(:\d+\)", "(:N)", PLACE.sub("PLACE", text))
+    """A why text without where things are written: places (`FILE:LINE`, `<cluster C>:LINE`, a fix's `(:LINE)`,
+    the later places of a list that names its file once: `at FILE:30:23, :116:23`), quotes (kubectl writes `"96"`
+    and `6144Gi` where the files have `'96'` and `"6144Gi"`) and where lines wrap (a longer place wraps a line
+    elsewhere)."""
+    text = LATER_PLACE.sub(":N", re.sub(r"\(:\d+\)", "(:N)", PLACE.sub("PLACE", text)))
     return " ".join(text.replace("'", "").replace('"', "").split())
 
 
