@@ -343,6 +343,9 @@ class Workload(Obj):
     kueue_name: str | None = None  # Kueue's name for it, where `name` is its job's own name
     check_states: tuple[CheckState, ...] = ()  # `status.admissionChecks`: each check's state
     admitted_condition: bool = False  # an `Admitted` condition with status True (quota reserved and every check Ready when Kueue set it)
+    # being deleted (`metadata.deletionTimestamp`) with a controlling owner and no finalizer but Kueue's: the
+    # owner's job reconciler suspends the job and drops the finalizer, so the Workload goes (`manage.apply_jobs`)
+    deleting: bool = False
     # One holding quota, as Kueue queues it again once it gives its quota back (the workload
     # controller adjusts every workload it queues: AdjustResources, LimitRange defaults and RuntimeClass
     # overhead; `manifests.resources`): its pod sets and why the scheduler finds it inadmissible. None:

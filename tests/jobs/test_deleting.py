@@ -87,3 +87,84 @@ def test_a_statefulset_being_deleted_is_read_as_if_not_saying_so(tmp_path):
     assert [w.key for w in loaded.model.workloads] == ["default/db"]
     (d,) = [d for d in loaded.diagnostics if d.code == "KAD161"]
     assert "StatefulSet `default/db` is being deleted" in d.message and d.span.line == 7
+
+
+RUNNING = """\
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: held
+  uid: 00000000-0000-0000-0000-000000000031
+  creationTimestamp: "2026-11-01T00:00:00Z"
+  labels: {kueue.x-k8s.io/queue-name: user-queue}
+spec:
+  suspend: false
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]
+status: {startTime: "2026-11-01T00:01:00Z", active: 1, ready: 1}
+"""
+OWNED = """\
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: Workload
+metadata:
+  name: job-held-7f3a2
+  deletionTimestamp: "2026-11-01T00:05:00Z"
+  finalizers: [kueue.x-k8s.io/resource-in-use]
+  creationTimestamp: "2026-11-01T00:00:00Z"
+  ownerReferences:
+  - {apiVersion: batch/v1, kind: Job, name: held, uid: 00000000-0000-0000-0000-000000000031, controller: true}
+spec:
+  queueName: user-queue
+  podSets:
+  - name: main
+    count: 1
+    template:
+      spec:
+        restartPolicy: Never
+        containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]
+status:
+  admission:
+    clusterQueue: cluster-queue
+    podSetAssignments: [{name: main, count: 1, flavors: {cpu: default-flavor}, resourceUsage: {cpu: "1"}}]
+  conditions:
+  - {type: QuotaReserved, status: "True", reason: QuotaReserved, message: m, lastTransitionTime: "2026-11-01T00:01:00Z"}
+  - {type: Admitted, status: "True", reason: Admitted, message: m, lastTransitionTime: "2026-11-01T00:01:00Z"}
+"""
+
+
+def _loaded(tmp_path, **files):
+    from kadmit.workspace import load
+
+    for name, text in {"setup.yaml": SETUP, **files}.items():
+        (tmp_path / name).write_text(text)
+    return load([str(tmp_path)])
+
+
+def test_the_workload_of_a_running_job_being_deleted_goes(tmp_path):
+    """Kueue's job reconciler ("1.1 If the workload is pending deletion") suspends the Job and drops the
+    Workload's finalizer: the Workload goes with its quota, and the Job, its pod still active, gets no new
+    one yet (tests/oracle/features/owned-workload-being-deleted.yaml). Modelled: no KAD161."""
+    loaded = _loaded(tmp_path, **{"job.yaml": RUNNING, "wl.yaml": OWNED})
+    assert loaded.model.workloads == ()
+    (s,) = loaded.model.skipped
+    assert s.object.name == "held" and "its Workload `default/job-held-7f3a2` is being deleted" in s.reason
+    assert [d for d in loaded.diagnostics if d.code == "KAD161"] == []
+
+
+def test_the_workload_of_a_suspended_job_being_deleted_is_made_again(tmp_path):
+    """With no pod active, the Job gets a new Workload, queued afresh
+    (tests/oracle/features/owned-pending-workload-being-deleted.yaml)."""
+    job = RUNNING.replace("suspend: false", "suspend: true").split("status:")[0]
+    loaded = _loaded(tmp_path, **{"job.yaml": job, "wl.yaml": OWNED})
+    (w,) = loaded.model.workloads
+    assert w.key == "default/held" and w.admission is None and not w.deleting and not loaded.model.skipped
+
+
+def test_a_workload_being_deleted_whose_job_is_not_in_the_input_is_reported(tmp_path):
+    """Its owner is not in the input: read as if not being deleted, and said so (KAD161 at the timestamp)."""
+    loaded = _loaded(tmp_path, **{"wl.yaml": OWNED})
+    assert [w.key for w in loaded.model.workloads] == ["default/job-held-7f3a2"]
+    (d,) = [d for d in loaded.diagnostics if d.code == "KAD161"]
+    assert "Job `held` is not a job of the input" in d.message and d.span.line == 5

@@ -44,11 +44,6 @@ def _cases() -> list[tuple[str, list[str]]]:
 
 # Known divergences: case -> what differs (kadmit is wrong unless the note says otherwise).
 DIVERGENCES = {
-    "tests/oracle/features/owned-workload-being-deleted.yaml": (
-        "kadmit's, not modelled (KAD161): the Workload of a running Job being deleted goes (the job reconciler "
-        "suspends the Job and drops the Workload's finalizer, reconciler.go '1.1 If the workload is pending "
-        "deletion'), freeing its 4 cpu, so Kueue admits ns/idle; kadmit reads the Workload as if not being "
-        "deleted and keeps ns/idle pending"),
     "tests/oracle/features/kueue-panics-fair-sharing-without-cohort.yaml": (
         "not kadmit's: Kueue v0.17.0 has no answer to agree with, its scheduler panics (the oracle exits 2). "
         "Under fair sharing a ClusterQueue in no cohort that needs preemption gets its targets from "

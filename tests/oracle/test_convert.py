@@ -109,10 +109,6 @@ CASES = _file_cases() + _literal_cases()
 
 # Where kadmit and Kueue v0.17 still differ, and why (strict: the test fails once they agree).
 DIVERGENCES: dict[str, str] = {
-    "tests/oracle/features/owned-workload-being-deleted.yaml": (
-        "kadmit's, not modelled (KAD161; test_admit.py's DIVERGENCES): Job ns/held's Workload is being deleted, "
-        "so Kueue's job reconciler suspends the Job and drops the Workload, and makes none while its pods are "
-        "active; kadmit reads the Workload as if not being deleted (the Job has it, not skipped)"),
 }
 
 

@@ -463,6 +463,7 @@ def workload(f: Fields, o: Meta) -> Workload | None:
         evicted=evicted[0], origin=controller_owner(f, o), **duration_annotation(f, o),
         uid=f.str(o.metadata, "uid") or "", job_uid=o.labels.get(JOB_UID_LABEL, ""),
         check_states=states, admitted_condition=true.get("Admitted", False), span=f.span(o.node), **extra,
+        deleting=coverage.workload_goes(o.metadata, owned=True),
         **({"inadmissible": NO_POD_SETS} if no_pod_sets else {}),
         spans=f.spans({"name": o.metadata.v.get("name"), "namespace": o.metadata.v.get("namespace"),
                        "uid": f.field(o.metadata, "uid"), "queue": f.field(spec, "queueName"), "priority_class": class_node,
@@ -471,5 +472,6 @@ def workload(f: Fields, o: Meta) -> Workload | None:
                        "evicted": evicted[1] if evicted[0] else None, "requeued": requeued_node,
                        "requeue_at": f.field(requeue_state, "requeueAt") if "requeue_at" in extra else None,
                        "check_states": f.field(status, "admissionChecks"),
+                       "deleting": f.field(o.metadata, "deletionTimestamp"),
                        "pod_sets": f.field(spec, "podSets"),
                        **{f"pod_sets.{i}": ps.span for i, ps in enumerate(pod_sets)}}))

@@ -12,7 +12,7 @@ from datetime import timedelta
 from kadmit.manifests.jobs.groups import join_pod_groups
 from kadmit.diagnostics import Diagnostics, Label
 from kadmit.index import BUILTIN_PRIORITY_CLASSES
-from kadmit.manifests.codes import KAD170, KAD172, KAD198
+from kadmit.manifests.codes import KAD161, KAD170, KAD172, KAD198
 from kadmit.model import Job, LabelSelector, Model, Requirement, Skipped, Workload
 
 # The frameworks of the Configuration Kueue v0.17's release installs (config/components/manager/
@@ -33,6 +33,15 @@ DEFAULT_LOCAL_QUEUE = "default"
 # Workloads whether it is being deleted or not; a StatefulSet's and a Deployment's pods come from their
 # own controllers, which make none for one being deleted (not modelled: kadmit decides them as read).
 _NOT_GENERIC = ("leaderworkerset.x-k8s.io/leaderworkerset", "statefulset", "deployment")
+# Kinds whose Workload being deleted Kueue's generic job reconciler handles ("1.1 If the workload is pending
+# deletion"): it suspends the job (stopJob) and drops the Workload's finalizer, so the Workload goes with its
+# quota and the job, once no pod of it is active, gets a new one. A pod group's (a composable job's) is not
+# modelled, nor are the kinds above: their Workloads being deleted keep KAD161.
+_NOT_SUSPENDED_ON_DELETE = (*_NOT_GENERIC, "pod")
+WORKLOAD_DELETED = ("its Workload `{wl}` is being deleted (`metadata.deletionTimestamp`): Kueue's job reconciler "
+                    "suspends it and drops the Workload's finalizer, so the Workload goes with its quota, and while "
+                    "its pods are still ending (its status shows them active) Kueue makes no new Workload, so it is "
+                    "not pending work for Kueue")
 DELETING = ("it is being deleted (`metadata.deletionTimestamp`) and the input holds no Workload for it: Kueue's "
             "job reconciler only drops its finalizers and makes none, so it is no pending work")
 
@@ -106,6 +115,7 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
     if diags is not None:
         _shared_workload_uids(model.workloads, diags)
     if not model.jobs:
+        _unmodelled_deletions(model.workloads, set(), diags)
         return model
     settings = integrations(model)
     labels = {n.name: n.effective_labels() for n in model.namespaces}
@@ -117,6 +127,7 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
     latest = max([w.created for w in model.workloads] + [j.created for j in model.jobs if j.created], default=None)
     unnamed: Counter = Counter()
     untimed = 0
+    gone: set[int] = set()  # the Workloads being deleted whose job's reconciler lets them go
     classes = {(p.kind, p.name) for p in (*model.priority_classes, *BUILTIN_PRIORITY_CLASSES)} | \
         {(kind, b.name) for b in model.broken for kind, name in (("workload", "WorkloadPriorityClass"),
                                                                  ("pod", "PriorityClass")) if b.kind == name}
@@ -130,8 +141,12 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
         by_uid = existing.get(("uid", job.object.uid)) if job.object.uid not in shared else None
         found = by_uid or existing.get(
             ("name", job.object.kind, job.object.namespace, job.object.name))
-        if found is not None:
-            for i in found:
+        going = [i for i in found if workloads[i].deleting] \
+            if found is not None and job.framework not in _NOT_SUSPENDED_ON_DELETE else []
+        gone.update(going)
+        kept = [i for i in found if i not in going] if found is not None else []
+        if kept:
+            for i in kept:
                 workloads[i] = _with_origins(workloads[i], job)
             continue
         if job.deleting and job.framework not in _NOT_GENERIC:
@@ -142,6 +157,7 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
             reason = _not_managed(job, settings, labels, queues)
         if reason is None and job.state != "pending":
             reason = ("it has finished" if job.state == "finished" else
+                      WORKLOAD_DELETED.format(wl=workloads[going[0]].key) if going else
                       job.note if job.framework == "pod" and job.note else  # a single pod on a node
                       "it is running, or suspended with pods still ending (its status shows it active), "
                       "and the input holds no Workload for it: Kueue makes none while it is active, so it "
@@ -160,10 +176,29 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
             created = (latest or Workload.model_fields["created"].default) + timedelta(milliseconds=untimed)
         for wl in job.workloads:
             made.append(wl.model_copy(update={"queue": queue, "created": created}))
+    _unmodelled_deletions(workloads, gone, diags)
+    workloads = [w for i, w in enumerate(workloads) if i not in gone]
     workloads.extend(_own_names(made, {w.key for w in workloads}))
     known = set(model.skipped)  # applying twice (a model extended with more jobs) lists each once
     fresh = tuple(dict.fromkeys(s for s in skipped if s not in known))
     return model.model_copy(update={"workloads": tuple(workloads), "skipped": model.skipped + fresh})
+
+
+def _unmodelled_deletions(workloads, gone: set[int], diags: Diagnostics | None) -> None:
+    """A warning (KAD161) for each Workload being deleted (`Workload.deleting`) that no job of the input
+    lets go: one whose owner is not in the input, or is of a kind whose reconciler kadmit does not model
+    for it (a pod group's, a LeaderWorkerSet's, a StatefulSet's, a Deployment's). kadmit reads it as if
+    it were not being deleted."""
+    if diags is None:
+        return
+    for i, wl in enumerate(workloads):
+        if not wl.deleting or i in gone:
+            continue
+        owner = f"{wl.origin.kind} `{wl.origin.name}`" if wl.origin is not None else "its owner"
+        diags.emit(KAD161, f"`metadata.deletionTimestamp` of Workload `{wl.key}` is not modelled: {owner} is not a "
+                   "job of the input whose reconciler kadmit models for it (Kueue's suspends the job and drops the "
+                   "Workload's finalizer, so the Workload goes with its quota); kadmit reads it as if it were not "
+                   "being deleted, and its decision may differ from Kueue's", wl.field_span("deleting"))
 
 
 def _own_names(made: list[Workload], taken: set[str]) -> list[Workload]:

@@ -181,9 +181,10 @@ def _harmless(v: Val, entry: Entry) -> bool:
 DELETING = {
     "LocalQueue": "Kueue takes back the reservation of its workloads waiting for admission checks "
                   "(\"LocalQueue ... is terminating or missing\")",
-    "Workload": "one with an owner is left to its job's reconciler, which suspends the job and drops the "
-                "Workload's finalizer: the Workload goes with its quota, and the job gets a new one once its "
-                "pods have ended; one held by another finalizer than Kueue's stays in Kueue's queues",
+    # one with no finalizer but Kueue's goes: not read without an owner (`workload_goes`), let go by its
+    # job in `manage.apply_jobs` with one (which reports it, KAD161, where no job of the input owns it)
+    "Workload": "one held by another finalizer than Kueue's stays in Kueue's queues (Kueue drops its own "
+                "finalizer; with an owner, its job's reconciler first suspends the job)",
 }
 
 
@@ -197,16 +198,18 @@ MODELLED_DELETION = frozenset({"ClusterQueue", "ResourceFlavor", "AdmissionCheck
 KUEUE_FINALIZER = "kueue.x-k8s.io/resource-in-use"
 
 
-def workload_goes(meta: Val | None) -> bool:
-    """A Workload being deleted (`metadata.deletionTimestamp`) with no owner and no finalizer but
-    Kueue's: Kueue's workload controller drops that finalizer ("manual deletion triggered by the
-    user") and the Workload goes, with any quota it holds."""
+def workload_goes(meta: Val | None, owned: bool = False) -> bool:
+    """A Workload being deleted (`metadata.deletionTimestamp`) with no owner (with one, when `owned`)
+    and no finalizer but Kueue's. Without an owner Kueue's workload controller drops that finalizer
+    ("manual deletion triggered by the user") and the Workload goes, with any quota it holds; with one,
+    its job's reconciler does ("The workload is marked for deletion"), once it has suspended the job
+    (`manage.apply_jobs`, where the job is in the input)."""
     if meta is None or meta.kind != MAP:
         return False
     stamp, owners, finalizers = (meta.v.get(k) for k in ("deletionTimestamp", "ownerReferences", "finalizers"))
     if stamp is None or _empty(stamp) or (stamp.kind == STR and not stamp.v):
         return False
-    if owners is not None and not _empty(owners):
+    if (owners is not None and not _empty(owners)) != owned:
         return False
     if finalizers is None or _empty(finalizers):
         return True  # as a Workload written by hand: Kueue's finalizer is on every Workload it meets
@@ -222,7 +225,7 @@ def warn_unmodelled(f, node: Val, kind: str, what: str) -> None:
     meta = node.get("metadata") if node.kind == MAP else None
     stamp = meta.get("deletionTimestamp") if meta is not None and meta.kind == MAP else None
     if stamp is not None and not _empty(stamp) and kind not in MODELLED_DELETION \
-            and not (kind == "Workload" and workload_goes(meta)):
+            and not (kind == "Workload" and (workload_goes(meta) or workload_goes(meta, owned=True))):
         effect = DELETING.get(kind, "being deleted")
         f.diags.emit(KAD161, f"`metadata.deletionTimestamp` of {what} is not modelled: {effect}; kadmit reads "
                      "it as if it were not being deleted, and its decision may differ from Kueue's", f.span(stamp))
