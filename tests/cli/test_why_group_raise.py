@@ -106,7 +106,7 @@ def test_a_fix_changing_one_objects_values_names_it_and_its_file_once(run):
     assert lines[at + 1].startswith("     then admitted")
     assert sum(x.count("p.kad") for x in lines[at:at + 2]) == 1
     # why the two go together is one flag away, and said so
-    assert "why fix 2 needs every change" in lines[-1] and lines[-1].startswith("   = note: `--all`: ")
+    assert lines[-1].startswith("   = note: ") and "`--all`: " in lines[-1] and "each fix in full" in lines[-1]
     full = run("why", "t/mine", ".", "--fixes", "6", "--all").output.splitlines()
     assert full[next(i for i, x in enumerate(full) if "change all 2" in x)] == (
         "  2. change all 2 of cluster_queue `q`, flavor `f`, in p.kad (together: no raise of its "

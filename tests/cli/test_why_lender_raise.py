@@ -134,7 +134,7 @@ def test_a_note_names_the_quotas_whose_raise_alone_admits_nothing(run):
     assert f"   = note: {note}\n" in run("why", "t/mine", ".", "--all").output
     # the text output, where a fix of the platform's is shown, leaves it to `--all` and says so
     text = run("why", "t/mine", ".").output
-    assert head not in text and "   = note: `--all`: 1 note on the search, " in text
+    assert head not in text and "`--all`: 1 more note, each fix in full" in text
     assert "  by the platform team" in text
 
 

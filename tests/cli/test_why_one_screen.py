@@ -68,6 +68,6 @@ def test_the_text_shows_three_fixes_each_on_a_line_and_says_what_all_adds(run):
     # each fix's outcome and side effects on one line (on a pipe), what --all adds said last
     then = [x for x in text if x.startswith("     then ")]
     assert len(then) == 3 and all("side effects" in x for x in then)
-    assert text[-1].startswith("   = note: `--all`: ")
+    assert text[-1].startswith("   = note: ") and "`--all`: " in text[-1] and "each fix in full" in text[-1]
     every = run("why", "t/mine", ".", "--all").output
     assert every.count("     side effects on ") + every.count("     side effects: none") == 3

@@ -104,9 +104,11 @@ def why_human(result: WhyResult, sources: SourceMap, workload_span: Span | None,
         # tried: where a fix of the platform's is shown, `--all` gives them
         notes = full or not any(f.actor == "platform" for f in result.fixes)
         out.extend(f"   = note: {n if full else getattr(n, 'brief', n)}" for n in result.fixes_notes if notes)
-        out.extend(_fixes_notes(result))
-        if not full:
-            out.extend(_all_adds(result, notes))
+        more = _fixes_notes(result)
+        adds = [] if full else _all_adds(result, notes)
+        if more and adds:  # one line: `= note: 1 more fix proven, `--fixes 4` shows it; `--all`: …`
+            more[-1] += f"; {adds.pop()}"
+        out.extend(more + [f"   = note: {a}" for a in adds])
     elif result.fixes_checked is not None and not result.admitted and not result.unknown:
         refused = (f", {result.fixes_refused} more refused by arithmetic (what the queue can reach)"
                    if result.fixes_refused else "")
@@ -277,7 +279,7 @@ def _fixes_notes(result: WhyResult) -> list[str]:
     out = []
     more = result.fixes_found - len(result.fixes)
     if more > 0:
-        out.append(f"   = note: {more} more {'fix' if more == 1 else 'fixes'} proven; `--fixes "
+        out.append(f"   = note: {more} more {'fix' if more == 1 else 'fixes'} proven, `--fixes "
                    f"{result.fixes_found}` shows {'it' if more == 1 else 'them'}")
     if result.fixes_checked is not None and not result.unknown and result.fixes_checked > 0 and \
             not result.fixes_complete and more <= 0:
@@ -287,25 +289,17 @@ def _fixes_notes(result: WhyResult) -> list[str]:
 
 
 def _all_adds(result: WhyResult, notes: bool) -> list[str]:
-    """What the fixes' default view leaves to `--all`, in one line: the notes on the search for fixes
-    (unless `notes` shows them), how a fix's changes depend on each other (`Proven.needs`), the side
-    effects not named."""
+    """What the fixes' default view leaves to `--all` (`[]`: nothing): the notes on the search for fixes
+    (unless `notes` shows them); each fix in full where one is said short: how its changes depend on each
+    other (`Proven.needs`), side effects not named."""
     parts = []
     if result.fixes_notes and not notes:
-        parts.append(plural(len(result.fixes_notes), "note") + " on the search")
-    needs = [str(i) for i, f in enumerate(result.fixes, 1) if f.needs]
-    if needs:
-        parts.append(f"why fix{'' if len(needs) == 1 else 'es'} {_and(needs)} need{'s' if len(needs) == 1 else ''} "
-                     "every change")
+        parts.append(f"{len(result.fixes_notes)} more note{'' if len(result.fixes_notes) == 1 else 's'}")
     named = sum(min(len(names), NAMED) for f in result.fixes if f.summary is not None
                 for kind, _, names in f.summary.by_kind if kind in HARMFUL)
-    if sum(len(f.effects) for f in result.fixes) > named:
-        parts.append("every side effect")
-    return [f"   = note: `--all`: {', '.join(parts)}"] if parts else []
-
-
-def _and(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+    if any(f.needs for f in result.fixes) or sum(len(f.effects) for f in result.fixes) > named:
+        parts.append("each fix in full")
+    return [f"`--all`: {', '.join(parts)}"] if parts else []
 
 
 def plural(n: int, word: str) -> str:
