@@ -143,8 +143,8 @@ def test_kadmit_refuses_a_value_of_a_wrong_type_as_the_api_server_does(
     assert bool(_kadmit_refuses(manifest)) == refused, _kadmit_refuses(manifest)
 
 
-# not in tests/corpus/upstream: Kueue's code (the oracle) can't decode the Pod either, so there is no decision to compare
-FC = Path(__file__).resolve().parent / "refused" / "k8s-examples-fibre-channel-lun-text"
+# Kueue's code (the oracle) can't read the Pod either and decides nothing (tests/oracle/test_upstream.py)
+FC = Path(__file__).resolve().parents[1] / "corpus" / "upstream" / "k8s-examples-fibre-channel-lun-text"
 
 
 def test_the_fibre_channel_example_pod_is_refused_and_not_decided(kube_apiserver: KubeAPIServer) -> None:
