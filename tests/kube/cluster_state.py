@@ -76,7 +76,7 @@ def as_stored(obj: dict) -> dict:
 
 
 def _workload_v1beta2(wl: dict) -> None:
-    spec = wl["spec"]
+    spec = wl.get("spec") or {}  # none in Kueue's KEPs 3258 and 2941 (a Workload's status shown alone)
     source, name = spec.pop("priorityClassSource", None), spec.pop("priorityClassName", None)
     if name and source == f"{KUEUE}/workloadpriorityclass":
         spec["priorityClassRef"] = {"group": KUEUE, "kind": "WorkloadPriorityClass", "name": name}
