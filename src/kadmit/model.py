@@ -129,6 +129,10 @@ class LocalQueue(Obj):
     # status.fairSharing.admissionFairSharingStatus.consumedResources (milli-units), None without it
     # (its lastUpdate only times the LocalQueue controller's decay, which a run doesn't reach)
     afs_consumed: dict[str, int] | None = None
+    # metadata.deletionTimestamp set (a finalizer holds it): Kueue's queue manager keeps it and its pending
+    # workloads are admitted as before; its workloads waiting for admission checks lose their reservation
+    # (not modelled: `validate.references.check_local_queue_refs` reports it, KAD161)
+    deleting: bool = False
 
     @property
     def key(self) -> str:

@@ -449,9 +449,10 @@ def test_the_fast_known_check_agrees_with_the_full_walk(data) -> None:
 def test_kueue_objects_being_deleted_are_read_so_or_reported_not_modelled() -> None:
     """A ClusterQueue being deleted (metadata.deletionTimestamp) is read as terminating; a Workload
     with no owner and Kueue's finalizer alone is not read (it goes); a ResourceFlavor or a Cohort is
-    read as Kueue uses it while a finalizer holds it (no warning); a LocalQueue, or a Workload with
-    an owner or another finalizer, is read as if it were not being deleted: KAD161 at the timestamp,
-    saying what Kueue does instead; one without it, nothing."""
+    read as Kueue uses it while a finalizer holds it (no warning), and so is a LocalQueue (`deleting`:
+    the validator reports it where its ClusterQueue has admission checks); a Workload with another
+    finalizer is read as if it were not being deleted: KAD161 at the timestamp, saying what Kueue does
+    instead; one without it, nothing."""
     frag, diags = read("""\
         apiVersion: kueue.x-k8s.io/v1beta2
         kind: ClusterQueue
@@ -487,9 +488,9 @@ def test_kueue_objects_being_deleted_are_read_so_or_reported_not_modelled() -> N
         metadata: {name: co, deletionTimestamp: "2026-11-01T00:05:00Z", finalizers: [x/y]}
         """)
     got = [(d.code, d.span.line) for d in diags.sorted() if d.code == "KAD161"]
-    assert got == [("KAD161", 8), ("KAD161", 23)], got
-    lq, held = [d.message for d in diags.sorted() if d.code == "KAD161"]
-    assert "`LocalQueue` `lq`" in lq and "waiting for admission checks" in lq
+    assert got == [("KAD161", 23)], got
+    (held,) = [d.message for d in diags.sorted() if d.code == "KAD161"]
+    assert [q.deleting for q in frag.local_queues] == [True, False]
     assert "`Workload` `held`" in held and "another finalizer than Kueue's" in held
     assert [cq.terminating for cq in frag.cluster_queues] == [True]
     assert [w.name for w in frag.workloads] == ["held"]

@@ -197,11 +197,12 @@ def local_queue(f: Fields, o: Meta) -> LocalQueue:
                       cluster_queue=f.str(spec, "clusterQueue", required=True, what="a local queue's spec"),
                       stop_policy=f.enum(spec, "stopPolicy", ("None", "Hold", "HoldAndDrain"), "None"),
                       fair_sharing=fair_sharing(f, spec), afs_consumed=consumed,
-                      span=f.span(o.node),
+                      deleting=being_deleted(o), span=f.span(o.node),
                       spans=f.spans({"name": o.metadata.v.get("name"), "namespace": o.metadata.v.get("namespace"),
                                      "cluster_queue": f.field(spec, "clusterQueue"),
                                      "stop_policy": f.field(spec, "stopPolicy"),
-                                     "fair_sharing": f.field(spec, "fairSharing"), "afs_consumed": usage}))
+                                     "fair_sharing": f.field(spec, "fairSharing"), "afs_consumed": usage,
+                                     "deleting": f.field(o.metadata, "deletionTimestamp")}))
 
 
 def workload_priority_class(f: Fields, o: Meta) -> PriorityClass:

@@ -179,8 +179,6 @@ def _harmless(v: Val, entry: Entry) -> bool:
 # which kadmit does not model (a job being deleted is: `manifests.jobs.manage`; a ClusterQueue is
 # terminating: `ClusterQueue.terminating`; a Workload that goes is not read: `workload_goes`).
 DELETING = {
-    "LocalQueue": "Kueue takes back the reservation of its workloads waiting for admission checks "
-                  "(\"LocalQueue ... is terminating or missing\")",
     # one with no finalizer but Kueue's goes: not read without an owner (`workload_goes`), let go by its
     # job in `manage.apply_jobs` with one (which reports it, KAD161, where no job of the input owns it)
     "Workload": "one held by another finalizer than Kueue's stays in Kueue's queues (Kueue drops its own "
@@ -188,12 +186,14 @@ DELETING = {
 }
 
 
-# Kinds whose deletion kadmit reads as Kueue does: a ClusterQueue is terminating; a ResourceFlavor, an
+# Kinds whose deletion kadmit reads as Kueue does: a ClusterQueue is terminating; a LocalQueue is kept by
+# Kueue's queue manager, which admits its pending workloads as before (the validator reports, KAD161, the
+# one whose ClusterQueue has admission checks: a reservation waiting for them is taken back); a ResourceFlavor, an
 # AdmissionCheck or a Topology keeps Kueue's finalizer while a queue or flavor uses it and is used as
 # before (their controllers' Reconcile; their Update events with the timestamp change no cache), and
 # goes when nothing does, which changes no decision; a Cohort or a WorkloadPriorityClass, which no
 # Kueue finalizer holds, is read as long as it exists.
-MODELLED_DELETION = frozenset({"ClusterQueue", "ResourceFlavor", "AdmissionCheck", "Topology", "Cohort",
+MODELLED_DELETION = frozenset({"ClusterQueue", "LocalQueue", "ResourceFlavor", "AdmissionCheck", "Topology", "Cohort",
                                "WorkloadPriorityClass", "Configuration"})
 KUEUE_FINALIZER = "kueue.x-k8s.io/resource-in-use"
 
