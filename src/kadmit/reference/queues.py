@@ -35,7 +35,7 @@ class Queues:
 
     def cluster_queue_inactive(self, name: str) -> bool:
         spec = self.index.cluster_queues[name]
-        if spec.stop_policy != "None":
+        if spec.stop_policy != "None" or spec.terminating:  # being deleted: inactive, as under Hold
             return True
         if spec.cohort and spec.cohort in self.tree.cycles:
             return True
