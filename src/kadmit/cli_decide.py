@@ -124,6 +124,9 @@ def why(workload, paths, format_, apply_fix, mode, time_budget, tas_profile, rli
             click.echo(f"fix {n} changes no input file: {fixes[n - 1].changes[0].describe()}", err=True)
             sys.exit(api.EXIT_FINDINGS)
         click.echo(patch, nl=False)
+        waits = [c.describe() for c in fixes[n - 1].changes if c.edit is None]
+        if waits:  # the patch is not the whole fix: it holds only once these finish too
+            click.echo(f"fix {n} also needs what no edit of the input says: {'; '.join(waits)}", err=True)
         sys.exit(api.EXIT_OK)
     model = outcome.loaded.workspace.model
     wl = next((w for w in model.workloads if w.key == outcome.result.workload), None)

@@ -33,3 +33,19 @@ def test_generated_clusters_agree_with_themselves(cluster, tmp_path_factory) -> 
     found = check_cluster(tmp_path_factory.mktemp("c"), {"cluster.yaml": cluster.text()}, random.Random(0),
                           whys=1, fixes=1)
     assert found == [], (sorted(cluster.features), found)
+
+
+def test_a_fix_that_also_waits_says_so_beside_its_patch(tmp_path: Path, monkeypatch) -> None:
+    """bench/fuzz_consistency.py --seed 3, cluster 17: ns-cq0/w06's fix 1 is cq0's queueing strategy and
+    ns-cq0/w04 finishing; the patch holds the first alone, and applied it admits nothing (found applying
+    it). The wait is said on stderr, where a patch's reader sees it."""
+    from click.testing import CliRunner
+
+    from kadmit.cli import cli
+
+    (tmp_path / "cluster.yaml").write_text((Path(__file__).parent / "data" / "fix-that-also-waits.yaml").read_text())
+    monkeypatch.chdir(tmp_path)
+    got = CliRunner().invoke(cli, ["why", "ns-cq0/w06", "cluster.yaml", "--apply-fix", "1"])
+    assert got.exit_code == 0 and got.stdout.startswith("--- a/cluster.yaml") and "BestEffortFIFO" in got.stdout
+    assert got.stderr == ("fix 1 also needs what no edit of the input says: cluster.yaml:424: wait for workload "
+                          "`ns-cq0/w04` to finish (no edit of the input says so: proven by deciding again without it)\n")
