@@ -20,7 +20,7 @@ from kadmit.source import Span
 DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024
 MAX_FILES = 20_000
 INPUT_FILES = 4  # the inputs together hold at most this many largest files' bytes
-MAX_OBJECTS = 1_000_000  # documents and list items of manifests, statements of `.kad` files
+MAX_OBJECTS = 500_000  # documents and list items of manifests, statements of `.kad` files
 MAX_WORKLOADS = 200_000  # Workload objects, jobs, and the Workloads a Deployment's or LWS's replicas make
 
 

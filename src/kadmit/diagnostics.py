@@ -172,7 +172,7 @@ KAD003 = register("KAD003", "input too large", "error",
                   "A file is larger than kadmit reads (see --max-file-size); or one object would make more "
                   "Workloads than kadmit reads from one (a Deployment's pods or a LeaderWorkerSet's groups: "
                   "`replicas` above 100,000), and that object is skipped; or the inputs together pass a bound "
-                  "(more than 20,000 files, 256 MiB, 1,000,000 objects or 200,000 Workloads by default; the totals "
+                  "(more than 20,000 files, 256 MiB, 500,000 objects or 200,000 Workloads by default; the totals "
                   "grow with --max-file-size), and kadmit reads no further and decides nothing: the error is at "
                   "the first file or object not read and counts the rest (docs/LIMITS.md).")
 KAD004 = register("KAD004", "no input files", "error",
