@@ -187,7 +187,9 @@ def main() -> int:
         _, files = run_kadmit([str(f)])
         skipped = {} if files is None else from_kadmit(files).skipped
         for kind, name, why in refused[f]:
-            told = next((r for o, r in skipped.items() if o.startswith(f"{kind}/") and o.endswith(f"/{name}")), None)
+            # a nameless object (MPI Operator's docs' Secret) is listed by kadmit with the name ""
+            told = next((r for o, r in skipped.items() if o.startswith(f"{kind}/") and o.endswith(f"/{name or ''}")),
+                        None)
             if "no matches for kind" in why:  # no CRD serves it here: kadmit lists it as not read or not served
                 notes.append(f"not served by this server: {kind}/{name}")
             elif told is not None:
