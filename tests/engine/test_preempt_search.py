@@ -737,8 +737,8 @@ def test_an_attempt_refused_with_every_candidate_gone_finds_nothing(data):
     refused = []
     check = classical._fits_without_all
 
-    def recorded(snap, pre, sequence, allow):
-        ok = check(snap, pre, sequence, allow)
+    def recorded(snap, pre, sequence, allow, sums=None):
+        ok = check(snap, pre, sequence, allow, sums)
         if not ok:
             refused.append((allow, list(sequence)))
         return ok
@@ -817,7 +817,7 @@ def test_a_kept_sequence_is_the_one_computed_afresh(data):
         kept = classical._kept_sequence
         try:
             if not keep:
-                classical._kept_sequence = classical._sequence
+                classical._kept_sequence = lambda snap, p, spec: (*classical._sequence(snap, p, spec), None)
             return [(v.key, v.cluster_queue, v.reason) for v in find_targets(s, p)]
         finally:
             classical._kept_sequence = kept
@@ -826,7 +826,11 @@ def test_a_kept_sequence_is_the_one_computed_afresh(data):
         for p in preemptors:
             snap = Snapshot(s)
             snap.load_candidates()
-            assert classical._kept_sequence(snap, p, spec) == fresh(p)
+            got = classical._kept_sequence(snap, p, spec)
+            assert got[:3] == fresh(p)
+            for allow in (True, False):  # the kept sums (made by the first check, read by the second) = afresh
+                assert (classical._fits_without_all(snap, p, got[2], allow, got[3])
+                        == classical._fits_without_all(snap, p, got[2], allow))
             assert searched(p, True) == searched(p, False)
     check()
     check()  # every sequence kept now

@@ -36,9 +36,23 @@ def _borrowing_forbidden(spec: ClusterQueue) -> tuple[bool, int | None]:
     return False, bwc.max_priority_threshold
 
 
-def _collect(snap: Snapshot, p: Preemptor, spec: ClusterQueue) -> tuple[list[_Elem], list[_Elem], list[_Elem]]:
+def _fits_up(snap: Snapshot, p: Preemptor) -> list[bool]:
+    """Whether the preemptor's usage fits within its queue's quota, then, what remains, within each
+    ancestor's but the root's (`fit_in_quota` up the tree): what `_collect` reads of the usage."""
+    me = node_id(p.cluster_queue, False)
+    fits, remaining = snap.fit_in_quota(me, p.usage)
+    out = [fits]
+    for anc in snap.ancestors(me)[:-1]:
+        fits, remaining = snap.fit_in_quota(anc, remaining)
+        out.append(fits)
+    return out
+
+
+def _collect(snap: Snapshot, p: Preemptor, spec: ClusterQueue,
+             fits: list[bool] | None = None) -> tuple[list[_Elem], list[_Elem], list[_Elem]]:
     """C2: (hierarchy, priority, same-queue) candidates, with C1 + C3 (`classifyPreemptionVariant`):
-    a candidate that uses a flavor-resource needing preemption and that the queue's policy allows."""
+    a candidate that uses a flavor-resource needing preemption and that the queue's policy allows.
+    `fits`: `_fits_up` of this state, when the caller has it already."""
     me = node_id(p.cluster_queue, False)
     needs, prio = p.needs, p.priority
     within, reclaim = spec.preemption.within_cluster_queue, spec.preemption.reclaim_within_cohort
@@ -82,12 +96,13 @@ def _collect(snap: Snapshot, p: Preemptor, spec: ClusterQueue) -> tuple[list[_El
                     continue
                 stack.append((snap.tree.nodes[ch].is_cohort, ch))
 
-    advantage, remaining = snap.fit_in_quota(me, p.usage)
+    if fits is None:
+        fits = _fits_up(snap, p)
+    advantage = False
     previous: str | None = None
-    for anc in snap.ancestors(me):
+    for anc, ok in zip(snap.ancestors(me), fits):  # the root's own fit is never read
+        advantage = advantage or ok
         visit(anc, anc, previous, hierarchy if advantage else priority)
-        fits, remaining = snap.fit_in_quota(anc, remaining)
-        advantage = advantage or fits
         previous = anc
     return hierarchy, priority, same
 
@@ -120,19 +135,10 @@ def _under_nominal(snap: Snapshot, p: Preemptor) -> bool:
     return True
 
 
-def _fits_without_all(snap: Snapshot, p: Preemptor, sequence: list[_Elem], allow_borrowing: bool) -> bool:
-    """Whether the preemptor fits with every candidate of `sequence` that the attempt may take
-    gone at once (a necessary condition for the attempt to find targets). The attempt removes a
-    subset of these (those `_valid` as it goes, up to the first that makes it fit), and `fits` is
-    monotone in what is removed: every queue's `available` only grows as usage anywhere in the
-    tree goes down (a cohort's usage sums its children's excess over their guarantee; each level
-    adds its local room and the least of its parent's room and its borrowing limit's), and
-    `borrowing_with` reads the preemptor's own usage, which only goes down. So when even all of
-    them gone doesn't fit, no prefix does and the attempt ends with nothing taken, as the loop
-    would. Only without topology-aware placement (`placeable`: placing is not monotone)."""
-    if snap.placeable is not None:
-        return True
-    frs = tuple(p.usage)  # all `fits` reads of the usage
+def _gone(p: Preemptor, sequence: list[_Elem], allow_borrowing: bool,
+          frs: tuple) -> list[tuple[str, dict]]:
+    """Per cluster queue, in first-seen order, the usage in `frs` of the candidates of `sequence`
+    that the attempt may take (the others' non-zero sums only)."""
     gone: dict[str, list[int]] = {}
     mine = p.cluster_queue
     for e in sequence:
@@ -145,21 +151,47 @@ def _fits_without_all(snap: Snapshot, p: Preemptor, sequence: list[_Elem], allow
         amounts = c.amounts
         for i, fr in enumerate(frs):
             row[i] += amounts.get(fr, 0)
+    return [(cq, {fr: v for fr, v in zip(frs, row) if v}) for cq, row in gone.items()]
+
+
+def _fits_without_all(snap: Snapshot, p: Preemptor, sequence: list[_Elem], allow_borrowing: bool,
+                      sums: dict | None = None) -> bool:
+    """Whether the preemptor fits with every candidate of `sequence` that the attempt may take
+    gone at once (a necessary condition for the attempt to find targets). The attempt removes a
+    subset of these (those `_valid` as it goes, up to the first that makes it fit), and `fits` is
+    monotone in what is removed: every queue's `available` only grows as usage anywhere in the
+    tree goes down (a cohort's usage sums its children's excess over their guarantee; each level
+    adds its local room and the least of its parent's room and its borrowing limit's), and
+    `borrowing_with` reads the preemptor's own usage, which only goes down. So when even all of
+    them gone doesn't fit, no prefix does and the attempt ends with nothing taken, as the loop
+    would. Only without topology-aware placement (`placeable`: placing is not monotone).
+    `sums`: where the sums of a kept sequence are kept (by the usage's flavor-resources and the
+    attempt; the sequence is the same object with the same candidates while it is kept)."""
+    if snap.placeable is not None:
+        return True
+    frs = tuple(p.usage)  # all `fits` reads of the usage
+    if sums is None:
+        gone = _gone(p, sequence, allow_borrowing, frs)
+    else:
+        gone = sums.get((frs, allow_borrowing))
+        if gone is None:
+            gone = sums[(frs, allow_borrowing)] = _gone(p, sequence, allow_borrowing, frs)
     if not gone:
         return False
-    for cq, row in gone.items():
-        snap.plus(cq, {fr: -v for fr, v in zip(frs, row) if v})
+    for cq, amounts in gone:
+        snap.plus(cq, {fr: -v for fr, v in amounts.items()})
     try:
         return snap.fits(p, allow_borrowing)
     finally:
-        for cq, row in gone.items():
-            snap.plus(cq, {fr: v for fr, v in zip(frs, row) if v})
+        for cq, amounts in gone:
+            snap.plus(cq, amounts)
 
 
-def _sequence(snap: Snapshot, p: Preemptor, spec: ClusterQueue) -> tuple[bool, bool, list[_Elem]]:
+def _sequence(snap: Snapshot, p: Preemptor, spec: ClusterQueue,
+              fits: list[bool] | None = None) -> tuple[bool, bool, list[_Elem]]:
     """C2–C4: whether any hierarchy candidate, whether any other queue's candidate, and every
     candidate in Kueue's sequence (evicted first, then by group, each group in its order)."""
-    hierarchy, priority, same = _collect(snap, p, spec)
+    hierarchy, priority, same = _collect(snap, p, spec, fits)
     # Kueue's CandidatesOrdering within the group (ranks differ: keys do), with admission fair sharing's part
     key = _RANK if not snap.session.afs.queues else (lambda e: candidate_rank(snap, e[1]))
     for group in (hierarchy, priority, same):
@@ -169,7 +201,8 @@ def _sequence(snap: Snapshot, p: Preemptor, spec: ClusterQueue) -> tuple[bool, b
     return bool(hierarchy), bool(priority), evicted + rest
 
 
-def _kept_sequence(snap: Snapshot, p: Preemptor, spec: ClusterQueue) -> tuple[bool, bool, list[_Elem]]:
+def _kept_sequence(snap: Snapshot, p: Preemptor,
+                   spec: ClusterQueue) -> tuple[bool, bool, list[_Elem], dict | None]:
     """`_sequence`, kept per state of the session for a snapshot that has not changed yet: a
     cycle's searches (the oracle's per flavor-resource, then the victims' of the nomination it
     answered, the next heads' of the same queue and priority) ask the same one. The sequence reads
@@ -177,21 +210,17 @@ def _kept_sequence(snap: Snapshot, p: Preemptor, spec: ClusterQueue) -> tuple[bo
     numbers (the tree and its `epoch`, which `what_if` moves), the preemptor's queue, needs and
     priority, its creation time only where the queue's policies compare it, and its usage only
     through which of the queue and its ancestors it fits within (`advantage`, computed here); the
-    candidates' order under admission fair sharing reads more: not kept there."""
+    candidates' order under admission fair sharing reads more: not kept there. The fourth item keeps
+    `_fits_without_all`'s sums of the kept sequence (None when the sequence is not kept)."""
     session = snap.session
     version = getattr(session, "version", None)
     if (version is None or session.afs.queues or snap.reading_only or snap.usage.version or snap.live
             or snap.removed or snap.usage is session.usage):
-        return _sequence(snap, p, spec)
+        return (*_sequence(snap, p, spec), None)
     pre = spec.preemption
     created = p.created if "LowerOrNewerEqualPriority" in (pre.within_cluster_queue, pre.reclaim_within_cohort) \
         else None
-    me = node_id(p.cluster_queue, False)
-    advantage, remaining = snap.fit_in_quota(me, p.usage)
-    fits = [advantage]
-    for anc in snap.ancestors(me)[:-1]:
-        ok, remaining = snap.fit_in_quota(anc, remaining)
-        fits.append(ok)
+    fits = _fits_up(snap, p)
     tree = snap.tree
     state = (version, session.usage, session.usage.version, tree, tree.epoch)
     kept = session.__dict__.get("_sequences")
@@ -200,7 +229,7 @@ def _kept_sequence(snap: Snapshot, p: Preemptor, spec: ClusterQueue) -> tuple[bo
     key = (p.cluster_queue, p.needs, p.priority, created, tuple(fits))
     got = kept[1].get(key)
     if got is None:
-        got = kept[1][key] = _sequence(snap, p, spec)
+        got = kept[1][key] = (*_sequence(snap, p, spec, fits), {})
     return got
 
 
@@ -208,7 +237,7 @@ def classical_targets(snap: Snapshot, p: Preemptor, spec: ClusterQueue) -> list[
     """§3: candidates in Kueue's sequence, one or two attempts (with / without borrowing), the
     first that makes the preemptor fit is filled back. The snapshot is left with the targets
     removed (or as found, when there are none)."""
-    hierarchy, priority, sequence = _kept_sequence(snap, p, spec)
+    hierarchy, priority, sequence, sums = _kept_sequence(snap, p, spec)
     forbidden, _ = _borrowing_forbidden(spec)
     if (not hierarchy and not priority) or (forbidden and not _under_nominal(snap, p)):
         attempts = [True]
@@ -217,7 +246,7 @@ def classical_targets(snap: Snapshot, p: Preemptor, spec: ClusterQueue) -> list[
     else:
         attempts = [True, False]
     for allow in attempts:
-        if not _fits_without_all(snap, p, sequence, allow):
+        if not _fits_without_all(snap, p, sequence, allow, sums):
             continue  # no prefix of the sequence can make it fit: the attempt finds nothing
         taken: list[tuple[Candidate, str]] = []
         for e in sequence:
