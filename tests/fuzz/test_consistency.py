@@ -5,10 +5,12 @@ draws many more)."""
 
 from __future__ import annotations
 
+import json
 import random
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 
 from oracle.strategies import allowed_switches, clusters
@@ -49,3 +51,29 @@ def test_a_fix_that_also_waits_says_so_beside_its_patch(tmp_path: Path, monkeypa
     assert got.exit_code == 0 and got.stdout.startswith("--- a/cluster.yaml") and "BestEffortFIFO" in got.stdout
     assert got.stderr == ("fix 1 also needs what no edit of the input says: cluster.yaml:424: wait for workload "
                           "`ns-cq0/w04` to finish (no edit of the input says so: proven by deciding again without it)\n")
+
+
+@pytest.mark.xfail(strict=True, reason="why's fix outcome counts quota reserved as admitted: with an admission check "
+                   "Pending, admit has the patched workload waiting (HANDOFF.md, fuzz2 -> whyfast5)")
+def test_a_fix_behind_an_admission_check_admits_as_it_says(tmp_path: Path) -> None:
+    """bench/fuzz_consistency.py --seed 5 on a snapshot, clusters 16 and 17: ns-cq0/w05's fix 1 raises cq0's
+    quota and says "it is admitted to ClusterQueue `cq0`"; with the patch, admit reserves its quota and
+    waits for admission check ac-prov (Pending): admitted false, quota_reserved true."""
+    text = (Path(__file__).parent / "data" / "fix-reserves-quota-behind-a-check.yaml").read_text()
+    stats: Counter = Counter()
+    found = check_cluster(tmp_path, {"cluster.yaml": text}, random.Random(0), whys=0, fixes=0, stats=stats)
+    assert found == []
+    found = _one_fix(tmp_path, "ns-cq0/w05")
+    assert found == []
+
+
+def _one_fix(work: Path, name: str) -> list[str]:
+    from .consistency import _fix_holds
+    from .runner import call
+
+    w = call("why", ["why", name, "case", "--format", "json"], work, 60)
+    answer = json.loads(w.stdout)
+    a = call("admit", ["admit", "case", "--format", "json"], work, 60)
+    decisions = {d["workload"]: d for d in json.loads(a.stdout)["decisions"]}
+    return _fix_holds(work, name, 1, answer["fixes"][0], decisions, lambda args, cwd=work: call(args[0], args, cwd, 60),
+                      Counter())
