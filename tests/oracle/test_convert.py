@@ -252,8 +252,11 @@ def _strictly_refused(key: tuple, errors: list[str]) -> bool:
     refuses, its strict field validation being the default (docs/KUEUE-SETTINGS.md;
     tests/kube/test_unknown_fields_and_empty_jobs.py checks it on the real API server). Kueue's oracle reads
     its input without strict decoding, as if the API server had pruned the field, and makes its Workload."""
+    # KAD156 names the field and the value since a55c5da (the type check of every field), not the object:
+    # the object's own refusal is `broken`
     return f"broken: {'/'.join(key)}" in errors and any(
-        e.startswith(("KAD180: ", "KAD162: ", "KAD156: ")) and f"`{key[0]}` `{key[2]}`" in e for e in errors)
+        (e.startswith(("KAD180: ", "KAD162: ")) and f"`{key[0]}` `{key[2]}`" in e)
+        or (e.startswith("KAD156: ") and "found a number" in e) for e in errors)
 
 
 def _show(entry: dict | None) -> str:
