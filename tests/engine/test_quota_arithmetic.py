@@ -195,7 +195,8 @@ def test_never_never_queues_skip_the_candidate_search(perf, monkeypatch):
     session = Session(model)
     decide_ordered(session)
     assert session.holders
-    monkeypatch.setattr(C, "_candidates", lambda *a: pytest.fail("candidates listed"))
+    for builder in ("_fill", "_candidate"):  # the candidates kept queue by queue (1063280), and each one
+        monkeypatch.setattr(C, builder, lambda *a, **k: pytest.fail("candidates listed"))
     cq = model.cluster_queues[0]
     wl = model.workloads[0]
     fr = ("default", "cpu")
