@@ -158,9 +158,13 @@ def _fix_holds(work: Path, name: str, n: int, fix: dict, decisions: dict, run, s
     mine = now.get(name)
     what = f"why {name} fix {n} ({fix.get('message', '')[:160]})"
     stats["fixes applied"] += 1
-    if mine is None or not mine.get("admitted"):
-        return [f"{what}: admit on the patched files does not admit it"]
     said = fix.get("outcome") or {}
+    # a fix in a queue with admission checks says it waits for them (quota reserved, as admit's JSON has it)
+    if mine is None or not mine.get("quota_reserved" if said.get("waiting_for") else "admitted"):
+        return [f"{what}: admit on the patched files does not {'reserve its quota' if said.get('waiting_for') else 'admit it'}"]
+    if said.get("waiting_for") and sorted(said["waiting_for"]) != sorted(
+            c["name"] for c in mine.get("admission_checks", []) if c.get("state") != "Ready"):
+        found.append(f"{what}: waits for {mine.get('admission_checks')}, the fix said {said['waiting_for']}")
     if said and _placed(mine) != _placed({"cluster_queue": said.get("cluster_queue"), "pod_sets": said.get("pod_sets", [])}):
         found.append(f"{what}: admitted as {_placed(mine)}, the fix said {_placed(said)}")
     effects = {e["workload"]: e["kind"] for e in fix.get("effects", [])}

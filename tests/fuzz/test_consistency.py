@@ -53,18 +53,21 @@ def test_a_fix_that_also_waits_says_so_beside_its_patch(tmp_path: Path, monkeypa
                           "`ns-cq0/w04` to finish (no edit of the input says so: proven by deciding again without it)\n")
 
 
-@pytest.mark.xfail(strict=True, reason="why's fix outcome counts quota reserved as admitted: with an admission check "
-                   "Pending, admit has the patched workload waiting (HANDOFF.md, fuzz2 -> whyfast5)")
-def test_a_fix_behind_an_admission_check_admits_as_it_says(tmp_path: Path) -> None:
+def test_a_fix_behind_an_admission_check_says_it_waits_for_it(tmp_path: Path) -> None:
     """bench/fuzz_consistency.py --seed 5 on a snapshot, clusters 16 and 17: ns-cq0/w05's fix 1 raises cq0's
-    quota and says "it is admitted to ClusterQueue `cq0`"; with the patch, admit reserves its quota and
-    waits for admission check ac-prov (Pending): admitted false, quota_reserved true."""
+    quota; with the patch, admit reserves its quota and waits for admission check ac-prov (Pending):
+    admitted false, quota_reserved true. The fix said "it is admitted" (re-decisions marked no checks);
+    now it says it is given quota and waits for the check, and its JSON outcome has admit's fields."""
     text = (Path(__file__).parent / "data" / "fix-reserves-quota-behind-a-check.yaml").read_text()
     stats: Counter = Counter()
     found = check_cluster(tmp_path, {"cluster.yaml": text}, random.Random(0), whys=0, fixes=0, stats=stats)
     assert found == []
     found = _one_fix(tmp_path, "ns-cq0/w05")
     assert found == []
+    from .runner import call
+    text = call("why", ["why", "ns-cq0/w05", "case"], tmp_path, 60).stdout
+    assert "then given quota in ClusterQueue `cq0` with 2 pods of `main` on f1, and waits for admission check " \
+           "`ac-prov` (admitted once it is Ready)" in " ".join(text.split()), text
 
 
 def _one_fix(work: Path, name: str) -> list[str]:

@@ -400,7 +400,7 @@ def _outcome(f, own: str | None, workload=None) -> str:
     o = f.outcome
     whole = {ps.name: ps.count for ps in workload.pod_sets} if workload is not None else {}
     flavors = {tuple(sorted({fl for _, fl in fls})) for _, _, fls in o.pod_sets}
-    if o.admitted and own is not None and o.cluster_queue == own and not o.nodes and len(flavors) == 1 and \
+    if o.admitted and not o.waiting and own is not None and o.cluster_queue == own and not o.nodes and len(flavors) == 1 and \
             all(whole.get(name) == count for name, count, _ in o.pod_sets) and len(o.pod_sets) == len(whole) \
             and next(iter(flavors)):
         return f"admitted on {', '.join(next(iter(flavors)))}"

@@ -13,7 +13,7 @@ from kadmit.engine.explain.knobs import Knob, finished
 from kadmit.engine.progress import Report, Stage
 from kadmit.engine.explain.digest import EffectSummary
 from kadmit.engine.explain.replay import (SAME_OUTCOME, Baseline, Effect, Replay, State, decide_again, effects,
-                                          plural, states)
+                                          checks, plural, states)
 from kadmit.engine.solver.z3backend import Limits
 from kadmit.model import Model
 from kadmit.placement.tas import Profile
@@ -174,6 +174,9 @@ def _gets(s: State) -> str:
         if on:
             text += f" ({', '.join(on[:4])}{', …' if len(on) > 4 else ''})"
         parts.append(text)
+    if s.waiting:  # quota reserved; Kueue admits it once every check is Ready, which no input edit decides
+        return (f"given quota in ClusterQueue `{s.cluster_queue}` with {'; '.join(parts)}, and waits for "
+                f"{checks(s.waiting)} (admitted once {'they are' if len(s.waiting) > 1 else 'it is'} Ready)")
     return f"admitted to ClusterQueue `{s.cluster_queue}` with {'; '.join(parts)}"
 
 

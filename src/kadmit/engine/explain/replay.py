@@ -26,6 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterator, Mapping
 
+from kadmit.engine.admission.checks import mark_checks
 from kadmit.engine.admission.ordered import Decision, decide_ordered
 from kadmit.engine.admission.session import Session, ShapeCache
 from kadmit.engine.solver.z3backend import Limits
@@ -45,6 +46,8 @@ class State:
     nodes: tuple[tuple[str, tuple[tuple[str, int], ...]], ...] = ()  # pod set, (node, pods)
     preempted_by: str | None = None
     unknown: bool = False
+    # quota reserved (`admitted`) in a queue with admission checks not all Ready: Kueue's Admitted waits for these
+    waiting: tuple[str, ...] = ()
 
     @property
     def pods(self) -> int:
@@ -64,18 +67,27 @@ class State:
                          + (f", nodes {', '.join(on[name])}" if on.get(name) else "")
                          for name, count, fl in self.pod_sets)
         again = f", after being evicted by {self.preempted_by}" if self.preempted_by else ""
+        if self.waiting:
+            return f"quota reserved in {self.cluster_queue} ({sets}){again}, waiting for {checks(self.waiting)}"
         return f"admitted to {self.cluster_queue} ({sets}){again}"
 
     def as_dict(self) -> dict:
-        return {"admitted": self.admitted, "cluster_queue": self.cluster_queue,
-                "pod_sets": [{"name": n, "count": c, "flavors": dict(fl),
-                              **({"nodes": dict(next((ns for p, ns in self.nodes if p == n), ()))}
-                                 if any(p == n for p, _ in self.nodes) else {})}
-                             for n, c, fl in self.pod_sets]}
+        out = {"admitted": self.admitted and not self.waiting, "cluster_queue": self.cluster_queue,
+               "pod_sets": [{"name": n, "count": c, "flavors": dict(fl),
+                             **({"nodes": dict(next((ns for p, ns in self.nodes if p == n), ()))}
+                                if any(p == n for p, _ in self.nodes) else {})}
+                            for n, c, fl in self.pod_sets]}
+        # as admit's JSON: Admitted once every admission check is Ready; until then quota reserved
+        return {**out, "quota_reserved": True, "waiting_for": list(self.waiting)} if self.waiting else out
 
 
 def plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def checks(names: tuple[str, ...]) -> str:
+    """`admission check `a`` or `admission checks `a`, `b``."""
+    return f"admission check{'s' if len(names) > 1 else ''} " + ", ".join(f"`{n}`" for n in names)
 
 
 # what a person minds: losing an admission, an eviction, fewer pods; a workload admitted in the run on
@@ -161,7 +173,7 @@ def state_of(d: Decision | None, wl: Workload, evicted_by: str | None = None) ->
         nodes = tuple(sorted((p.request.pod_set, tuple(sorted(p.assignment.items()))) for p in a.placement.pod_sets))
     return State(True, a.cluster_queue, tuple(sorted(
         (ps, a.counts.get(ps, 0), tuple(sorted(fl.items()))) for ps, fl in a.flavors.items())), nodes,
-        preempted_by=evicted_by)
+        preempted_by=evicted_by, waiting=d.waiting_checks)
 
 
 def states(model: Model, decisions: Mapping[str, Decision], keys: list[str] | None = None) -> dict[str, State]:
@@ -421,6 +433,14 @@ class Replay:
     session: Session | None = None  # the session that decided the re-decided part, as the run left it
 
 
+def _decided(session: Session) -> dict[str, Decision]:
+    """The session's ordered decisions, each that reserves quota in a queue with admission checks with
+    their states (as `engine.decide` marks the run's): a fix there gives quota, and Kueue admits later."""
+    decided = list(decide_ordered(session))
+    mark_checks(session.index, decided)
+    return {d.key: d for d in decided}
+
+
 def decide_again(base: Baseline, new: Model, limits: Limits | None = None,
                  tas_profile: Profile = "Mixed", incremental: bool = True) -> Replay:
     """Decide `new` (the base model after a change) in `ordered` mode: only the parts the change
@@ -435,7 +455,7 @@ def decide_again(base: Baseline, new: Model, limits: Limits | None = None,
             sub = new.model_copy(update={name: tuple(getattr(new, name)[i] for i in at[name])
                                          for name in _COLLECTIONS})
             session = Session(sub, limits, tas_profile, base.shapes)
-            decided = {d.key: d for d in decide_ordered(session)}
+            decided = _decided(session)
             # same_joins: the same key at every place, so the re-decided keys are the same in the
             # base; outside them nothing changed and the base's states and decisions stand
             keys = [w.key for w in sub.workloads]
@@ -450,7 +470,7 @@ def decide_again(base: Baseline, new: Model, limits: Limits | None = None,
         sub = restrict(new, roots, parts)
         redo = {w.key for w in sub.workloads} | {w.key for w in restrict(base.model, roots, parts).workloads}
         session = Session(sub, limits, tas_profile, base.shapes)
-        decided = {d.key: d for d in decide_ordered(session)}
+        decided = _decided(session)
         decisions = {k: d for k, d in base.decisions.items() if k not in redo} | decided
         # outside the re-decided parts nothing changed: the run's states stand
         mine = states(sub, decided)
@@ -465,7 +485,7 @@ def decide_again(base: Baseline, new: Model, limits: Limits | None = None,
                 out[k] = base.states[k]
         return Replay(out, decisions, len(sub.workloads), False, session)
     session = Session(new, limits, tas_profile, base.shapes)
-    decisions = {d.key: d for d in decide_ordered(session)}
+    decisions = _decided(session)
     return Replay(states(new, decisions), decisions, len(new.workloads), True, session)
 
 
