@@ -56,7 +56,8 @@ def topology_request(ix: ModelIndex, wl: Workload, ps: PodSet, t: TopologyReques
         out[t.mode] = _level(ix, wl, ps, t.level, diags)
     if t.slice_level is not None:
         out["podSetSliceRequiredTopology"] = _level(ix, wl, ps, t.slice_level, diags)
-        out["podSetSliceSize"] = t.slice_size
+        if t.slice_size is not None:  # a Workload's own level without its size (pending, as Kueue has it)
+            out["podSetSliceSize"] = t.slice_size
     if t.group is not None:  # `topology_group`: the pod sets Kueue places as one
         out["podSetGroupName"] = t.group
     return out

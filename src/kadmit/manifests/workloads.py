@@ -62,9 +62,29 @@ def _group(f: Fields, request: Val | None, group_annotation: Val | None, from_an
 
 def _slices(f: Fields, request: Val | None, annotations: Val | None, count: int) -> tuple[str | None, int | None]:
     """Pod-set slices, validated as Kueue's webhook does (jobframework.ValidateTASPodSetRequest):
-    the slice level needs a size, a size needs the level, and the size is an integer in 1..count."""
-    if request is not None and (f.field(request, "podSetSliceRequiredTopology") is not None
-                                or f.field(request, "podSetSliceSize") is not None):
+    the slice level needs a size, a size needs the level, and the size is an integer in 1..count; a
+    Workload's own fields beside a topology mode as its scheduler reads them (below)."""
+    own = request is not None and (f.field(request, "podSetSliceRequiredTopology") is not None
+                                   or f.field(request, "podSetSliceSize") is not None)
+    if own and (f.field(request, "podSetSliceRequiredTopology") is not None
+                or any(f.field(request, mode) is not None for mode in TOPOLOGY_MODES)):
+        # a Workload's own fields (with the level, or beside a topology mode): no webhook or CRD rule checks
+        # them (only a job's annotations are, by jobframework); Kueue's scheduler ignores a size without the
+        # level, leaves a level without a size pending (getSliceSizeWithSinglePodAsDefault:
+        # kadmit.placement.tas says so), and places count // size whole slices (none where the size is
+        # above the count). A size alone, with no mode, stays refused below (not checked against Kueue)
+        level_node, size_node = f.field(request, "podSetSliceRequiredTopology"), f.field(request, "podSetSliceSize")
+        if level_node is None:
+            return None, None
+        if level_node.kind != STR or not level_node.v:
+            raise f.wrong_type(level_node, "podSetSliceRequiredTopology", "a topology level (a node label key)")
+        if size_node is None:
+            return level_node.v, None
+        size = f.int(request, "podSetSliceSize")
+        if size is None or size < 1:  # 0 divides by zero in Kueue's scheduler (a panic)
+            raise f.fail(KAD157, "`podSetSliceSize` must be greater than or equal to 1", size_node)
+        return level_node.v, size
+    if own:
         level_node, size_node = f.field(request, "podSetSliceRequiredTopology"), f.field(request, "podSetSliceSize")
         level_key, size_key = "podSetSliceRequiredTopology", "podSetSliceSize"
     else:

@@ -128,7 +128,9 @@ def kueue_assign(tree: DomainTree, template: PodTemplate, count: int, request: T
         skey = resolve_level(tree.topology, request.slice_level)
         if skey is None:
             return TASResult(reason=f"no requested topology level: {request.slice_level}")
-        slice_idx, size = tree.levels.index(skey), request.slice_size or 1
+        if request.slice_size is None:  # a Workload's own level without its size (manifests.workloads)
+            return TASResult(reason="slice topology requested, but slice size not provided")
+        slice_idx, size = tree.levels.index(skey), request.slice_size
     if unconstrained:  # Kueue's levelKey: the lowest level; with slices (and no level) the highest
         level_idx = len(tree.levels) - 1 if slice_idx is None else 0
     else:
