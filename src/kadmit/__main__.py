@@ -272,12 +272,20 @@ def _exited(run, caller) -> None:
 
 def main() -> None:
     """`kadmit …`"""
+    _one_shot()
     _exited(_cli().main, sys._getframe(1))
 
 
 def kubectl_main() -> None:
     """`kubectl kadmit …`"""
+    _one_shot()
     _exited(_cli().kubectl_main, sys._getframe(1))
+
+
+def _one_shot() -> None:
+    """A command line runs one command and ends (`kadmit lsp`, which serves on, says otherwise)."""
+    from kadmit.collector import one_shot_process
+    one_shot_process()
 
 
 if __name__ == "__main__":

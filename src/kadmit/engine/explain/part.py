@@ -7,6 +7,7 @@ import gc
 from dataclasses import dataclass
 from typing import Callable
 
+from kadmit.collector import collect_after_work
 from kadmit.engine.admission.loops import PreemptionLoop
 from kadmit.engine.admission.ordered import Decision, decide_ordered
 from kadmit.engine.admission.parts import split
@@ -120,6 +121,7 @@ def prove_fixes(session: Session, decisions: dict[str, Decision], result: WhyRes
         gc.set_threshold(*thresholds)
         if frozen:
             gc.unfreeze()
+            collect_after_work()  # the re-decisions' solver objects, in a process that decides on
     ahead = result.standing.ahead_keys if result.standing is not None else frozenset()
     for p in found:
         p.summary = summarize(p.effects, ahead)
