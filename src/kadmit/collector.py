@@ -49,8 +49,8 @@ def long_lived() -> Iterator[None]:
     work triggers don't walk them (a full collection of 50,000 workloads' model costs seconds);
     when the work ends they return to the oldest generation. Garbage there is found only by a full
     collection, which Python's own schedule never makes here: `gc.freeze` zeroes the youngest
-    generation's count, so the older ones' never reach their thresholds. So the work's end collects in
-    full (`collect_after_work`: paced, and never in a one-shot process): a process that decides again and
+    generation's count, so the older ones' never reach their thresholds. So the work's end collects
+    (`release`: never in a one-shot process): a process that decides again and
     again (the language server, the API's users, a test suite, a sweep) kept each decision's solver
     objects, cycles of Python wrappers around Z3's own memory (`api.admit` on the bundled example: 23 MB
     more per call, 1.4 GB after 60; `api.why`: 27 MB more per call)."""
@@ -60,12 +60,22 @@ def long_lived() -> Iterator[None]:
         yield
     finally:
         if not held:
-            gc.unfreeze()
-            collect_after_work()
+            release()
+
+
+def release(share: int | None = None) -> None:
+    """The end of work on a frozen model read (`long_lived`, why's prover): but in a one-shot process, a
+    collection while it is still frozen, which walks only what the work made (cheap: its solver objects),
+    then the model back in the walks and a full collection (`collect_after_work`, paced) for the rest
+    (what came before the freeze, frozen with the model), at most one per `share` times its cost."""
+    if not _ONE_SHOT:
+        gc.collect()
+    gc.unfreeze()
+    collect_after_work(share)
 
 
 _LAST = (float("-inf"), 0.0, 0)  # when the last full collection here ended, its CPU time, the memory then
-SHARE = 4  # at most one full collection per this many times its own cost (a quarter of the time) …
+SHARE = 20  # at most one full collection per this many times its own cost (about 5% of the time) …
 GROWN = 64 << 20  # … unless the process has grown by this many bytes since the last
 
 
@@ -78,7 +88,7 @@ def _resident() -> int:
         return 0
 
 
-def collect_after_work() -> None:
+def collect_after_work(share: int | None = None) -> None:
     """When work on a model ends: a full collection, unless the last one was too recent for its cost (at
     most 1/`SHARE` of the process's time goes to them) and the process has not grown by `GROWN` since
     (the solver's memory, which Python does not count, goes with its wrappers); never in a one-shot
@@ -88,7 +98,7 @@ def collect_after_work() -> None:
         return
     now, resident = time.process_time(), _resident()
     end, took, then = _LAST
-    if now - end < SHARE * took and resident - then < GROWN:
+    if now - end < (SHARE if share is None else share) * took and resident - then < GROWN:
         return
     gc.collect()
     done = time.process_time()
