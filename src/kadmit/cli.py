@@ -25,6 +25,7 @@ from kadmit.source import SourceMap
 
 REPORT_URL = "https://github.com/kadmit/kadmit/issues"
 
+
 class Kadmit(click.Group):
     """The command group; turns an unexpected exception into a short report and exit 70."""
 
@@ -50,6 +51,7 @@ class Kadmit(click.Group):
                    "(set KADMIT_TRACEBACK=1 for the traceback)", err=True)
         ctx.exit(api.EXIT_INTERNAL)
 
+
 def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
     """`--version`: the installed version is looked up only when asked (reading the installed
     packages' metadata costs every other command's start-up)."""
@@ -60,6 +62,7 @@ def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
     click.echo(f"kadmit, version {tool_version()} (decides as Kueue {KUEUE_VERSION})", color=ctx.color)
     ctx.exit()
 
+
 @click.group("kadmit", cls=Kadmit, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_version,
               help="Show the version and exit.")
@@ -69,6 +72,7 @@ def cli() -> None:
     Exit codes: 0 clean, 1 findings (or: the workload is not admitted), 2 unreadable input or bad
     usage, 3 the solver could not decide within its limits, 70 internal error.
     """
+
 
 @cli.command()
 @click.argument("paths", nargs=-1, type=click.Path())
@@ -100,8 +104,10 @@ def check(paths: tuple[str, ...], format_: str, strict: bool, deep: bool, rlimit
                       files_checked=len(result.files), color=painted), nl=False, color=painted)
     sys.exit(result.exit_code)
 
+
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
+
 
 @cli.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
@@ -158,6 +164,7 @@ def fmt(paths: tuple[str, ...], check_: bool, diff: bool, write: bool,
             click.echo("nothing written" if not written else
                        f"{_plural(len(written), 'file')} reformatted before the failure", err=True)
     sys.exit(result.exit_code)
+
 
 @cli.command()
 @click.argument("paths", nargs=-1, type=click.Path())
@@ -238,6 +245,7 @@ def simulate(paths, trace, until, start, mode, cycle_latency, scoring, add_nodes
         click.echo(simulate_human(outcome.result, outcome.compare, use_color(color)), nl=False)
     sys.exit(outcome.exit_code)
 
+
 @cli.command("test")
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--format", "format_", type=click.Choice(["human", "json", "junit"]), default="human",
@@ -265,6 +273,7 @@ def test_(paths, format_, rlimit, timeout_ms, max_file_bytes, color) -> None:
     if outcome.results or format_ != "human":
         click.echo(render_one(outcome), nl=False)
     sys.exit(outcome.exit_code)
+
 
 @cli.command("diff")
 @click.argument("base")
@@ -304,6 +313,7 @@ def diff_(base, head, state, format_, no_envelopes, manifests, rlimit, timeout_m
     click.echo({"human": diff_human, "json": diff_json, "markdown": diff_markdown}[format_](outcome), nl=False)
     sys.exit(outcome.exit_code)
 
+
 @cli.command("export")
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
 @click.option("--output", "-o", type=click.Path(), help="The folder to write, one file per kind (required).")
@@ -328,6 +338,7 @@ def export_(paths, output, format_, workloads, nodes, allow_unenforced, max_file
         click.echo(f"wrote {path}")
     sys.exit(outcome.exit_code)
 
+
 @cli.command("import")
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
 @click.option("--output", "-o", type=click.Path(), help="The folder to write `.kad` files into (required).")
@@ -345,6 +356,7 @@ def import_(paths, output, workloads, max_file_bytes, color) -> None:
     for path in outcome.written:
         click.echo(f"wrote {path}")
     sys.exit(outcome.exit_code)
+
 
 @cli.command()
 @click.argument("code", required=False)
@@ -373,6 +385,7 @@ def codes(code: str | None, color: str) -> None:
     if info.kueue_rule:
         click.echo(f"\nMirrors Kueue: {info.kueue_rule}")
 
+
 @cli.command()
 def lsp() -> None:
     """Run the language server for `.kad` policy over standard input and output (editors start it:
@@ -382,6 +395,7 @@ def lsp() -> None:
     one_shot_process(False)  # it serves on: each decision's leftovers are collected (collector.long_lived)
 
     sys.exit(serve())
+
 
 @cli.command()
 @click.argument("shell", type=click.Choice(["bash", "zsh", "fish"]))
@@ -397,12 +411,15 @@ def completion(shell: str) -> None:
     assert cls is not None
     click.echo(cls(cli, {}, "kadmit", "_KADMIT_COMPLETE").source())
 
+
 cli.add_command(admit)
 cli.add_command(why)
 cli.add_command(snapshot)
 
+
 def main() -> None:
     cli(prog_name="kadmit")
+
 
 def kubectl_main() -> None:
     """`kubectl kadmit …`: the same commands as a kubectl plugin (the `kubectl-kadmit` executable); a
