@@ -81,9 +81,9 @@ def _slices(f: Fields, request: Val | None, annotations: Val | None, count: int)
         if size_node is None:
             return level_node.v, None
         size = f.int(request, "podSetSliceSize")
-        if size is None or size < 1:  # 0 divides by zero in Kueue's scheduler (a panic)
-            raise f.fail(KAD157, "`podSetSliceSize` must be greater than or equal to 1", size_node)
-        return level_node.v, size
+        if size is None or size == 0:  # 0 divides by zero in Kueue's scheduler (a panic)
+            raise f.fail(KAD157, "`podSetSliceSize` must not be 0 (Kueue's scheduler divides by it)", size_node)
+        return level_node.v, size  # a negative size: pending (kadmit.placement.tas), as Kueue leaves it
     if own:
         level_node, size_node = f.field(request, "podSetSliceRequiredTopology"), f.field(request, "podSetSliceSize")
         level_key, size_key = "podSetSliceRequiredTopology", "podSetSliceSize"

@@ -130,6 +130,8 @@ def kueue_assign(tree: DomainTree, template: PodTemplate, count: int, request: T
             return TASResult(reason=f"no requested topology level: {request.slice_level}")
         if request.slice_size is None:  # a Workload's own level without its size (manifests.workloads)
             return TASResult(reason="slice topology requested, but slice size not provided")
+        if request.slice_size < 1:  # a Workload's own negative size: Kueue counts count // size slices, fits none
+            return TASResult(reason=f"podset slice size {request.slice_size} is not positive: no slice fits")
         slice_idx, size = tree.levels.index(skey), request.slice_size
     if unconstrained:  # Kueue's levelKey: the lowest level; with slices (and no level) the highest
         level_idx = len(tree.levels) - 1 if slice_idx is None else 0
