@@ -82,18 +82,21 @@ def drained(model: Model) -> Model:
     Hold local queue keeps its quota in a HoldAndDrain cluster queue.
 
     A workload that reserves quota but is not admitted (no Admitted condition, a check not Ready)
-    loses its reservation to any stopPolicy, and when its queues are missing or its ClusterQueue is
-    being deleted
+    loses its reservation to any stopPolicy, and when its queues are missing or its LocalQueue or
+    ClusterQueue is being deleted
     (reconcileOnLocalQueueActiveState and reconcileOnClusterQueueActiveState: "LocalQueue X is
-    stopped", "ClusterQueue X is terminating or missing"...), and waits in its queue, not evicted.
-    One with a Retry or Rejected check is left to `checked` (reconcileCheckBasedEviction acts first)."""
+    stopped", "LocalQueue X is terminating or missing"...), and waits in its queue, not evicted.
+    One with a Retry or Rejected check is left to `checked` (reconcileCheckBasedEviction acts first).
+    A LocalQueue being deleted stays in Kueue's queue manager, so such a workload is queued and given
+    quota again, and taken back again, over and over (never Admitted): the engine decides it as a
+    pending workload, holding its reservation as the other workloads meet it."""
     queues_of = _queues_of(model)
     out, changed = [], False
     for wl in model.workloads:
         lq, cq = queues_of(wl)
         cq = _managed(lq, cq)
         if wl.admitted and not _admitted(wl) and not any(s.state in ("Retry", "Rejected") for s in wl.check_states):
-            if cq is None or cq.stop_policy != "None" or cq.terminating:
+            if cq is None or cq.stop_policy != "None" or cq.terminating or lq.deleting:
                 wl = requeued(wl, {"admission": None})
                 changed = True
         elif wl.admitted and ((lq is not None and lq.stop_policy == "HoldAndDrain")

@@ -130,8 +130,8 @@ class LocalQueue(Obj):
     # (its lastUpdate only times the LocalQueue controller's decay, which a run doesn't reach)
     afs_consumed: dict[str, int] | None = None
     # metadata.deletionTimestamp set (a finalizer holds it): Kueue's queue manager keeps it and its pending
-    # workloads are admitted as before; its workloads waiting for admission checks lose their reservation
-    # (not modelled: `validate.references.check_local_queue_refs` reports it, KAD161)
+    # workloads are admitted as before; a reservation of its waiting for admission checks is taken back and
+    # given again, over and over (`effective.drained`, `engine.admission.checks.TAKEN_BACK`)
     deleting: bool = False
 
     @property

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from kadmit.diagnostics import Diagnostics, did_you_mean
 from kadmit.index import HOSTNAME_LABEL, ModelIndex, resolve_level
-from kadmit.manifests.codes import KAD161
 from kadmit.model import ClusterQueue, Cohort, PodSet, Workload
 from kadmit.validate.codes import (CHECK_ON_UNUSED_FLAVOR, STATE_OF_ANOTHER_CHECK, QUEUE_CHECKS_INACTIVE, PLACEMENT_COUNT, PLACEMENT_UNKNOWN_NODE, ADMISSION_COUNT, ADMITTED_UNKNOWN_CLUSTER_QUEUE, ADMITTED_UNKNOWN_FLAVOR,
                                    ADMITTED_UNKNOWN_POD_SET, ADMITTED_WITHOUT_FLAVOR, COHORT_PARENT_TYPO, NO_TOPOLOGY_FLAVOR,
@@ -95,14 +94,6 @@ def check_local_queue_refs(index: ModelIndex, diags: Diagnostics) -> None:
                        f"local queue `{lq.key}` points at cluster queue `{lq.cluster_queue}`, which is not defined",
                        lq.field_span("cluster_queue"), help=_help(lq.cluster_queue, index.cluster_queues),
                        notes=["workloads sent to this queue stay pending"])
-        cq = index.cluster_queues.get(lq.cluster_queue)
-        if lq.deleting and cq is not None and cq.admission_checks:
-            diags.emit(KAD161, f"`metadata.deletionTimestamp` of local queue `{lq.key}` is not modelled where its "
-                       f"cluster queue `{cq.name}` has admission checks: Kueue's workload controller takes back the "
-                       "reservation of its workloads waiting for them (\"LocalQueue ... is terminating or missing\"); "
-                       "kadmit reads it as if it were not being deleted, and its "
-                       "decision may differ from Kueue's", lq.field_span("deleting"),
-                       notes=["without admission checks Kueue admits its pending workloads as before, as kadmit does"])
 
 
 def check_workload_refs(wl: Workload, index: ModelIndex, diags: Diagnostics) -> None:

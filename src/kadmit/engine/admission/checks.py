@@ -22,6 +22,16 @@ def mark_one(index: ModelIndex, d: Decision) -> None:
         return
     assigned = {fl for per in d.assignment.flavors.values() for fl in per.values()}
     d.checks = states_on_reservation(cq.admission_checks, index.queue_flavors(cq), assigned, d.workload.check_states)
+    lq = index.local_queues.get(f"{d.workload.namespace}/{d.workload.queue}")
+    if d.waiting_checks and lq is not None and lq.deleting and TAKEN_BACK not in d.notes:
+        d.notes.append(TAKEN_BACK)
+
+
+# A reservation waiting for checks in a LocalQueue being deleted (`effective.drained`): Kueue's workload
+# controller takes it back ("LocalQueue ... is terminating or missing"), and the queue manager, which keeps
+# the queue, has the scheduler reserve it again, over and over.
+TAKEN_BACK = ("never admitted: its LocalQueue is being deleted, so Kueue takes the reservation back and "
+              "reserves it again, over and over")
 
 
 def held_waiting(index: ModelIndex, wl: Workload) -> list[str]:

@@ -203,6 +203,18 @@ def _explain_strict_fifo(session: Session, decisions: dict[str, Decision], d: De
 
 
 
+def _taken_back(session: Session, target) -> str:
+    """What becomes of a reservation waiting for admission checks when the workload's LocalQueue is being
+    deleted: Kueue's workload controller takes it back and the queue manager, which keeps the queue, has the
+    scheduler reserve it again (`effective.drained`), so it is never admitted."""
+    lq = session.index.local_queues.get(f"{target.namespace}/{target.queue}")
+    if lq is None or not lq.deleting:
+        return ""
+    return (f", which it never is: its LocalQueue {lq.name} is being deleted, so Kueue's workload controller "
+            f"takes the reservation back (\"LocalQueue {lq.name} is terminating or missing\") and its scheduler "
+            "reserves the quota again, over and over; the other workloads meet it holding the quota")
+
+
 def explain_decision(session: Session, decisions: dict[str, Decision], key: str, depth: int = 0,
                      ready: Callable[[WhyResult], None] | None = None) -> WhyResult:
     """Explain one decision of a run in a warm session (the session is left as it was). `ready` is
@@ -236,7 +248,7 @@ def explain_decision(session: Session, decisions: dict[str, Decision], key: str,
         if waiting:  # Kueue's Admitted waits on them: no change of quota admits it sooner
             head = Reason(KAD504, f"quota reserved in {where}; not admitted until admission check"
                           + ("s " if len(waiting) > 1 else " ") + ", ".join(waiting)
-                          + (" are" if len(waiting) > 1 else " is") + " Ready")
+                          + (" are" if len(waiting) > 1 else " is") + " Ready" + _taken_back(session, target))
         else:
             head = Reason(KAD502, f"admitted to {where}")
         out = WhyResult(key, True, d, [head] + skipped, solver=session.stats.as_dict())

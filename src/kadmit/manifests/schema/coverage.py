@@ -187,8 +187,8 @@ DELETING = {
 
 
 # Kinds whose deletion kadmit reads as Kueue does: a ClusterQueue is terminating; a LocalQueue is kept by
-# Kueue's queue manager, which admits its pending workloads as before (the validator reports, KAD161, the
-# one whose ClusterQueue has admission checks: a reservation waiting for them is taken back); a ResourceFlavor, an
+# Kueue's queue manager, which admits its pending workloads as before (a reservation of one waiting for
+# admission checks is taken back and given again, over and over: `effective.drained`); a ResourceFlavor, an
 # AdmissionCheck or a Topology keeps Kueue's finalizer while a queue or flavor uses it and is used as
 # before (their controllers' Reconcile; their Update events with the timestamp change no cache), and
 # goes when nothing does, which changes no decision; a Cohort or a WorkloadPriorityClass, which no

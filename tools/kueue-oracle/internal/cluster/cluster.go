@@ -89,12 +89,16 @@ type Cluster struct {
 	// afsQueues: the LocalQueues whose ClusterQueue orders by admission fair sharing, sorted
 	// (their usage is part of a run's state; see afsState)
 	afsQueues []*kueue.LocalQueue
+	// heldBack: reservations the workload controller takes back at once (their LocalQueue is being
+	// deleted), whose Reconcile waits until the scheduler has no head left to try (see holdBack)
+	heldBack map[types.NamespacedName]bool
 }
 
 // New puts the objects in a fake client and sets Kueue's caches up from them, in the order of
 // TestSchedule and the TAS tests (scheduler_test.go, scheduler_tas_test.go).
 func New(ctx context.Context, scheme *runtime.Scheme, objs []client.Object, cfg *configapi.Configuration, opts Options) (*Cluster, error) {
-	c := &Cluster{log: opts.Log, opts: opts, cfg: cfg, clock: clocktesting.NewFakeClock(opts.Start), watch: newWatch(), recorder: &pendingRecorder{}}
+	c := &Cluster{log: opts.Log, opts: opts, cfg: cfg, clock: clocktesting.NewFakeClock(opts.Start), watch: newWatch(), recorder: &pendingRecorder{},
+		heldBack: map[types.NamespacedName]bool{}}
 	c.ctx = ctrl.LoggerInto(ctx, opts.Log)
 	ctx = c.ctx
 

@@ -90,8 +90,24 @@ func (c *Cluster) Run() (*Result, error) {
 	states := map[string]int{stateOf(phases) + "\n" + queues + "\n" + c.afsState() + "\n": 0}
 	still := 0
 	messages := map[types.NamespacedName]string{} // the Pending message each head tried last had
+	rests := map[string]bool{}                    // the states in which held-back reservations were given back (takeback.go)
 	r.Stop = StopLimit
 	for cycle := 1; cycle <= limit; cycle++ {
+		var released []types.NamespacedName
+		if len(c.heldBack) > 0 && !c.hasHeads() {
+			// No head left: the workload controller's answer to the reservations held back comes now.
+			// In a state met here before, the run would repeat from here on.
+			rest := stateOf(phases) + "\n" + c.queueState() + "\n" + c.afsState()
+			if rests[rest] {
+				r.Stop = StopSettled
+				r.Notes = append(r.Notes, c.takenBackNote(sortedKeys(c.heldBack)))
+				break
+			}
+			rests[rest] = true
+			start := cpuTime()
+			released = c.releaseHeldBack()
+			r.SchedulingCPU += cpuTime() - start
+		}
 		if !c.hasHeads() {
 			if c.queues.OracleSecondPassWaiting() {
 				// A second pass that found no room waits out its backoff (2 s, 4 s, ... 30 s): time
@@ -108,7 +124,8 @@ func (c *Cluster) Run() (*Result, error) {
 		r.Cycles = cycle
 		start := cpuTime()
 		tried := c.scheduleOnce()
-		changed := c.deliver()
+		c.holdBack()
+		changed := append(released, c.deliver()...)
 		c.requeuer.ProcessRequeues(c.ctx)
 		r.SchedulingCPU += cpuTime() - start
 		c.clock.Step(time.Second)
@@ -163,7 +180,7 @@ func (c *Cluster) Run() (*Result, error) {
 		q := c.queueState()
 		sort.Strings(evicted)
 		state := stateOf(phases) + "\n" + q + "\n" + c.afsState() + "\n" + strings.Join(evicted, ",")
-		if first, seen := states[state]; seen && moved && first < cycle-1 {
+		if first, seen := states[state]; seen && moved && first < cycle-1 && len(released) == 0 {
 			r.Stop = StopLoop
 			r.Loop = reservedKeys(phases)
 			break
@@ -340,6 +357,15 @@ func stateOf(phases map[types.NamespacedName]phase) string {
 	}
 	sort.Strings(keys)
 	return strings.Join(keys, "\n")
+}
+
+func sortedKeys(set map[types.NamespacedName]bool) []types.NamespacedName {
+	keys := make([]types.NamespacedName, 0, len(set))
+	for k := range set {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
+	return keys
 }
 
 func reservedKeys(phases map[types.NamespacedName]phase) []string {

@@ -58,6 +58,18 @@ func (w *watch) take() []types.NamespacedName {
 	return keys
 }
 
+// peek returns the keys written since the last take, sorted, and leaves them to be taken.
+func (w *watch) peek() []types.NamespacedName {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	keys := make([]types.NamespacedName, 0, len(w.dirty))
+	for k := range w.dirty {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
+	return keys
+}
+
 // interceptor records writes. Status patches are server-side applies in Kueue; the fake client
 // treats them as strategic merges, as Kueue's own unit tests do (utiltesting.TreatSSAAsStrategicMerge).
 func (w *watch) interceptor() interceptor.Funcs {
@@ -165,6 +177,9 @@ func (c *Cluster) deliver() []types.NamespacedName {
 			c.event(key)
 		}
 		for _, key := range keys {
+			if c.heldBack[key] {
+				continue // the controller's answer comes after the scheduler's next cycles (holdBack)
+			}
 			req := ctrl.Request{NamespacedName: key}
 			if _, err := c.workloads.Reconcile(c.ctx, req); err != nil {
 				c.log.V(2).Info("workload reconcile", "workload", key, "error", err.Error())
