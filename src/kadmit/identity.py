@@ -23,7 +23,11 @@ def object_dict(o: ObjectRef) -> dict:
 
 
 def skipped_dict(s: Skipped) -> dict:
-    return {**object_dict(s.object), "reason": s.reason}
+    """An object not decided; `more`: the objects of its kind after it in its file, counted (`Skipped.more`)."""
+    out = {**object_dict(s.object), "reason": s.reason}
+    if s.more:
+        out["more"] = s.more
+    return out
 
 
 def display_names(workloads: list[Workload] | tuple[Workload, ...]) -> dict[str, str]:

@@ -309,11 +309,15 @@ class ObjectRef(Obj):
         return f"{self.kind}/{self.key}"
 
 
+SKIPPED_NAMED = 100  # objects of one unread kind listed by name per file; the next's entry counts the rest
+
+
 class Skipped(Obj):
     """An object of the input that is neither policy nor work kadmit decides, and why."""
 
     object: ObjectRef
     reason: str
+    more: int = 0  # objects of its kind after it in its file, not read for the same reason: counted, not listed
 
 
 class Workload(Obj):

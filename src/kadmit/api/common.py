@@ -90,7 +90,7 @@ def _nothing_read(loaded: ws.Workspace) -> None:
     from kadmit.diagnostics import KAD004
 
     unread = sum(1 for d in loaded.diagnostics.items if d.code == "KAD020")
-    skipped = len(loaded.model.skipped)
+    skipped = sum(1 + s.more for s in loaded.model.skipped)
     why = [f"{unread} not read, each listed with the reason (KAD020)"] if unread else []
     why += [f"{skipped} object{'' if skipped == 1 else 's'} of kinds kadmit does not decide on"] if skipped else []
     loaded.diagnostics.emit(KAD004, "nothing to decide: the inputs hold no Kueue or Kubernetes object kadmit reads"

@@ -28,6 +28,7 @@ after merging, on the spliced fragment, as for any read.
 from __future__ import annotations
 
 import re
+from array import array
 from bisect import bisect_right
 from dataclasses import dataclass
 
@@ -35,7 +36,7 @@ from kadmit.diagnostics import Diagnostic, Diagnostics
 from kadmit.edits import Edit, apply
 from kadmit.manifests.reader import _Reader
 from kadmit.manifests.yamltree import Val, parse_documents
-from kadmit.model import Fragment
+from kadmit.model import SKIPPED_NAMED, Fragment
 
 _SPACE = re.compile(r"\s*")
 _TARGETS = tuple(Fragment.model_fields)
@@ -97,16 +98,58 @@ def _json_like(text: str) -> bool:
 
 
 class _Logged(_Reader):
-    """The manifest reader, also noting which document each object of an unread kind came from."""
+    """The manifest reader, also noting which document the objects of an unread kind came from:
+    `log` holds [segment, apiVersion, kind, the first's span, how many] per run of one kind in one
+    segment. A file whose reading counts some kind's objects past SKIPPED_NAMED (`compacting`) is
+    read again whole when edited, so its log is dropped."""
 
     def __init__(self, file: str, diags: Diagnostics, text: str | None) -> None:
         super().__init__(file, diags, text)
         self.doc = 0
-        self.log: list[tuple[int, str, str, Val]] = []
+        self.log: list[list] = []
+        self.compacting = False
 
     def skip(self, node: Val, api_version: str, kind: str, reason: str) -> None:
         super().skip(node, api_version, kind, reason)
-        self.log.append((self.doc, api_version, kind, node))
+        if self.compacting:
+            return
+        if self.skipped[api_version, kind][1] > SKIPPED_NAMED + 1:
+            self.compacting = True
+            self.log = []
+            return
+        last = self.log[-1] if self.log else None
+        if last is not None and last[0] == self.doc and last[1] == api_version and last[2] == kind:
+            last[4] += 1
+        else:
+            self.log.append([self.doc, api_version, kind, self.f.span(node), 1])
+
+
+class _Sizes:
+    """Per segment, the fragment's list lengths once it was read, as one array (4 bytes a segment)
+    per list some segment grew rather than a tuple per segment: `sizes[s]` is segment s's tuple."""
+
+    def __init__(self, width: int) -> None:
+        self.width = width
+        self.count = 0
+        self.grown: dict[int, array] = {}
+
+    def append(self, here: tuple[int, ...]) -> None:
+        for k, n in enumerate(here):
+            got = self.grown.get(k)
+            if got is None:
+                if not n:
+                    continue
+                got = self.grown[k] = array("I", bytes(4 * self.count))  # the segments before: none
+            got.append(n)
+        self.count += 1
+
+    def __getitem__(self, s: int) -> tuple[int, ...]:
+        if not 0 <= s < self.count:
+            raise IndexError(s)
+        return tuple(self.grown[k][s] if k in self.grown else 0 for k in range(self.width))
+
+    def __len__(self) -> int:
+        return self.count
 
 
 @dataclass
@@ -117,10 +160,10 @@ class Indexed:
     text: str
     lines: list[int]  # first line of each segment (0-based)
     offsets: list[int]  # first character of each segment, then len(text)
-    sizes: list[tuple[int, ...]]  # per segment: the fragment's list lengths once it was read
-    diag_ends: list[int]  # per segment: how many of `diags` were emitted once it was read
+    sizes: _Sizes  # per segment: the fragment's list lengths once it was read
+    diag_ends: array  # per segment: how many of `diags` were emitted once it was read
     diags: list[Diagnostic]  # the conversion's diagnostics in document order (KAD159 excepted)
-    log: list[tuple[int, str, str, Val]]  # objects of unread kinds: (segment, apiVersion, kind, node)
+    log: list[list]  # objects of unread kinds: [segment, apiVersion, kind, first span, count] (`_Logged`)
     fragment: Fragment
 
     def segment(self, line: int) -> int:
@@ -140,14 +183,14 @@ def read_indexed(text: str, file: str, diags: Diagnostics, trees: list | None = 
     ok = seg is not None and not (len(seg[0]) > 1 and _json_like(text))
     lines, offsets = seg if seg is not None else ([0], [0, len(text)])
     count = len(lines)
-    sizes: list[tuple[int, ...]] = []
-    diag_ends: list[int] = []
+    sizes = _Sizes(len(lists))
+    diag_ends = array("I")
     here = tuple(0 for _ in lists)
     done = -1  # the last segment read
     mark = first
     for doc in parse_documents(text, file, diags) if trees is None else trees:
-        if len(diags.items) != mark:
-            ok = False  # reported while parsing (not converting)
+        if len(diags.items) != mark or reader.compacting:
+            ok = False  # reported while parsing (not converting), or read again whole when edited
         if doc is not None and ok:
             s = bisect_right(lines, doc.line) - 1
             if s <= done or (s + 1 < count and doc.end_line >= lines[s + 1]):
@@ -169,6 +212,8 @@ def read_indexed(text: str, file: str, diags: Diagnostics, trees: list | None = 
     if len(diags.items) != mark:
         ok = False
     converted = diags.items[first:]
+    if reader.compact():
+        ok = False
     reader.report_skipped()
     if not ok:
         return reader.fragment, None
@@ -191,7 +236,7 @@ def reread(index: Indexed, edits: list[Edit]) -> tuple[Fragment, list[Diagnostic
     by_segment: dict[int, list[Edit]] = {}
     for e in edits:
         by_segment.setdefault(index.segment(e.line - 1), []).append(e)
-    read: dict[int, tuple[list[list], list[Diagnostic], list[tuple[int, str, str, Val]]]] = {}
+    read: dict[int, tuple[list[list], list[Diagnostic], list[list]]] = {}
     for s in sorted(by_segment):
         got = _read_segment(index, s, by_segment[s])
         if got is None:
@@ -222,11 +267,14 @@ def _read_segment(index: Indexed, s: int, edits: list[Edit]):
     reader.doc = s
     for doc in docs:
         reader.document(doc)
+    if reader.compacting:
+        return None
     return [getattr(reader.fragment, t) for t in _TARGETS], diags.items, reader.log
 
 
-def _splice(index: Indexed, read: dict) -> tuple[Fragment, list[Diagnostic]]:
-    """The file's fragment and diagnostics with the segments in `read` replaced."""
+def _splice(index: Indexed, read: dict) -> tuple[Fragment, list[Diagnostic]] | None:
+    """The file's fragment and diagnostics with the segments in `read` replaced; None when the edited
+    file holds more objects of an unread kind than are listed by name (reading it whole counts them)."""
     def before(s: int) -> tuple[int, ...]:
         return index.sizes[s - 1] if s > 0 else tuple(0 for _ in _TARGETS)
 
@@ -250,8 +298,12 @@ def _splice(index: Indexed, read: dict) -> tuple[Fragment, list[Diagnostic]]:
                  key=lambda x: x[0])
     report = Diagnostics()
     reader = _Reader(index.file, report)
-    for _, api_version, kind, node in log:
-        first, count = reader.skipped.get((api_version, kind), (node, 0))
-        reader.skipped[api_version, kind] = (first, count + 1)
+    for _, api_version, kind, span, count in log:
+        got = reader.skipped.get((api_version, kind))
+        if got is None:
+            got = reader.skipped[api_version, kind] = [span, 0, -1]
+        got[1] += count
+        if got[1] > SKIPPED_NAMED + 1:
+            return None
     reader.report_skipped()
     return Fragment.model_construct(**fields), diags + report.items

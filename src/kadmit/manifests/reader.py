@@ -16,7 +16,7 @@ from kadmit.manifests.codes import KAD020, KAD154, KAD157, KAD159, KAD160, KAD17
 from kadmit.manifests.fields import Fields, Invalid, Meta, NotRead
 from kadmit.manifests.schema import coverage
 from kadmit.manifests.yamltree import DESCRIBE, MAP, NULL, STR, Val, parse_documents
-from kadmit.model import Fragment, ObjectRef, Skipped
+from kadmit.model import SKIPPED_NAMED, Fragment, ObjectRef, Skipped
 from kadmit.source import Span
 
 __all__ = ["read_manifest_text", "KINDS"]
@@ -90,7 +90,9 @@ class _Reader:
     def __init__(self, file: str, diags: Diagnostics, text: str | None = None) -> None:
         self.f = Fields(file, diags, text)
         self.fragment = Fragment()
-        self.skipped: dict[tuple[str, str], tuple[Val, int]] = {}  # (apiVersion, kind) -> first, count
+        # (apiVersion, kind) of a kind not read -> [the first's span, how many, the index in `fragment.skipped`
+        # of the entry that counts those past SKIPPED_NAMED (-1: none yet)]
+        self.skipped: dict[tuple[str, str], list] = {}
 
     def document(self, node: Val, list_type: tuple[str, str] | None = None) -> None:
         """One document or list item: an object, or a list whose items are read in turn."""
@@ -246,18 +248,33 @@ class _Reader:
         self.fragment.skipped.append(Skipped(object=ref, reason=reason, span=self.f.span(node)))
 
     def skip(self, node: Val, api_version: str, kind: str, reason: str) -> None:
-        """List an object kadmit does not read; each kind is also reported once (KAD159)."""
-        self.record(node, api_version, kind, reason)
-        first, count = self.skipped.get((api_version, kind), (node, 0))
-        self.skipped[api_version, kind] = (first, count + 1)
+        """List an object kadmit does not read; each kind is also reported once (KAD159). Past
+        SKIPPED_NAMED of a kind, the next one's entry counts the rest (`compact`)."""
+        got = self.skipped.get((api_version, kind))
+        if got is None:
+            got = self.skipped[api_version, kind] = [self.f.span(node), 0, -1]
+        got[1] += 1
+        if got[1] <= SKIPPED_NAMED:
+            self.record(node, api_version, kind, reason)
+        elif got[2] < 0:
+            got[2] = len(self.fragment.skipped)
+            self.record(node, api_version, kind, reason)
+
+    def compact(self) -> bool:
+        """The entries that count the objects of a kind past SKIPPED_NAMED get their counts; whether any did."""
+        out = self.fragment.skipped
+        for _, count, at in self.skipped.values():
+            if at >= 0 and count > SKIPPED_NAMED + 1:
+                out[at] = out[at].model_copy(update={"more": count - SKIPPED_NAMED - 1})
+        return any(at >= 0 and count > SKIPPED_NAMED + 1 for _, count, at in self.skipped.values())
 
     def report_skipped(self) -> None:
-        for (api_version, kind), (first, count) in sorted(self.skipped.items()):
+        for (api_version, kind), (first, count, _) in sorted(self.skipped.items()):
             many = f" ({count} objects)" if count > 1 else ""
             what = f"kind `{kind}` (`{api_version}`) is not read by kadmit"
             if kind in PARTLY_READ:
                 what = f"`{kind}` objects (`{api_version}`) other than {PARTLY_READ[kind]} are not read by kadmit"
-            self.f.diags.emit(KAD159, f"{what}; skipped{many}", self.f.span(first))
+            self.f.diags.emit(KAD159, f"{what}; skipped{many}", first)
 
 
 def read_manifest_text(text: str, filename: str, diags: Diagnostics) -> Fragment:
@@ -268,5 +285,6 @@ def read_manifest_text(text: str, filename: str, diags: Diagnostics) -> Fragment
     for doc in parse_documents(text, filename, diags):
         if doc is not None:
             reader.document(doc)
+    reader.compact()
     reader.report_skipped()
     return reader.fragment

@@ -7,6 +7,7 @@ import textwrap
 
 from kadmit.engine.result import AdmitResult
 from kadmit.identity import display_names, object_dict, object_of, skipped_dict
+from kadmit.model import SKIPPED_NAMED
 from kadmit.placement.domains import level_label
 from kadmit.quantity import format_quantity
 from kadmit.render.wrap import Verbatim, fit
@@ -119,17 +120,23 @@ def admit_json(result: AdmitResult, skipped=()) -> str:
 
 
 def skipped_lines(skipped) -> list[str]:
-    """A summary line, then one line per object the input holds that is not work kadmit decides."""
+    """A summary line, then one line per object the input holds that is not work kadmit decides (an
+    entry that counts more objects of its kind, `Skipped.more`, says how many)."""
     if not skipped:
         return []
-    out = [f"{len(skipped)} object{'s' if len(skipped) != 1 else ''} in the input not decided:"]
+    total = sum(1 + s.more for s in skipped)
+    out = [f"{total} object{'s' if total != 1 else ''} in the input not decided:"]
     for s in skipped[:SKIPPED_SHOWN]:
         where = f" ({s.span.file}:{s.span.line})" if s.span is not None else ""
-        out.append(f"  {s.object.kind} {s.object.key}{where}: {s.reason}")
+        more = f" (and {s.more:,} more `{s.object.kind}` after it in its file, counted, not listed)" if s.more else ""
+        out.append(f"  {s.object.kind} {s.object.key}{where}: {s.reason}{more}")
     if len(skipped) > SKIPPED_SHOWN:
-        kinds = sorted({s.object.kind for s in skipped[SKIPPED_SHOWN:]})
-        out.append(f"  … and {len(skipped) - SKIPPED_SHOWN} more ({', '.join(kinds[:6])}"
-                   f"{', …' if len(kinds) > 6 else ''}): `--format json` lists them all")
+        rest = skipped[SKIPPED_SHOWN:]
+        kinds = sorted({s.object.kind for s in rest})
+        counted = any(s.more for s in skipped)
+        out.append(f"  … and {sum(1 + s.more for s in rest)} more ({', '.join(kinds[:6])}"
+                   f"{', …' if len(kinds) > 6 else ''}): `--format json` lists them"
+                   + (f", the objects of one kind past {SKIPPED_NAMED} in a file by count" if counted else " all"))
     return out
 
 
