@@ -84,3 +84,100 @@ def test_lines_that_changed_are_shown_again_in_full():
     assert stream.rest("error[KAD501]: `a/b` can't be admitted\nmore\n") == "more\n"
     again = stream.rest("error[KAD503]: kadmit couldn't decide\n")
     assert again.splitlines()[0].startswith("(the lines above changed") and again.endswith("couldn't decide\n")
+
+
+EVICTED_HEAD = """\
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: f}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: a}
+spec:
+  namespaceSelector: {}
+  cohortName: co
+  queueingStrategy: StrictFIFO
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors: [{name: f, resources: [{name: cpu, nominalQuota: 2}]}]
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: b}
+spec:
+  namespaceSelector: {}
+  cohortName: co
+  preemption: {reclaimWithinCohort: Any}
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors: [{name: f, resources: [{name: cpu, nominalQuota: 4}]}]
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: qa, namespace: default}
+spec: {clusterQueue: a}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: qb, namespace: default}
+spec: {clusterQueue: b}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: Workload
+metadata: {name: head, namespace: default, creationTimestamp: "2026-11-20T08:00:00Z"}
+spec:
+  queueName: qa
+  podSets: [{name: main, count: 1, template: {spec: {containers: [{name: c, resources: {requests: {cpu: 4}}}]}}}]
+status:
+  admission:
+    clusterQueue: a
+    podSetAssignments: [{name: main, count: 1, flavors: {cpu: f}, resourceUsage: {cpu: 4}}]
+  conditions: [{type: QuotaReserved, status: "True", lastTransitionTime: "2026-11-20T09:00:00Z"}]
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: Workload
+metadata: {name: reclaimer, namespace: default, creationTimestamp: "2026-11-20T08:01:00Z"}
+spec:
+  queueName: qb
+  podSets: [{name: main, count: 1, template: {spec: {containers: [{name: c, resources: {requests: {cpu: 4}}}]}}}]
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: Workload
+metadata: {name: small, namespace: default, creationTimestamp: "2026-11-20T08:02:00Z"}
+spec:
+  queueName: qa
+  podSets: [{name: main, count: 1, template: {spec: {containers: [{name: c, resources: {requests: {cpu: 3}}}]}}}]
+"""
+
+
+def test_behind_a_head_that_was_evicted_the_first_lines_come_before_its_own_obstacle_is_searched(tmp_path):
+    # the head's decision (evicted by a reclaim, pending again) hands over no standing of its own: the first
+    # lines come once the head is explained, not with the whole blame (the live gpu_state's team-00 head
+    # preempting was the case: its first line came after the workload's own cores, seconds later)
+    (tmp_path / "s.yaml").write_text(EVICTED_HEAD)
+    searched: list[str] = []
+    from kadmit.engine.explain import cores
+
+    real = cores.blame_cores
+
+    def blame_cores(*args, **kwargs):
+        searched.append("cores")
+        return real(*args, **kwargs)
+
+    cores.blame_cores = blame_cores
+    chunks: list[tuple[int, str]] = []
+    try:
+        stream = WhyStream(lambda text: chunks.append((len(searched), text)))
+        out = api.why("default/small", [str(tmp_path)], fixes=0, stages=stream.stage)
+    finally:
+        cores.blame_cores = real
+    model = out.loaded.workspace.model
+    wl = next(w for w in model.workloads if w.key == out.result.workload)
+    full = why_human(out.result, out.loaded.sources, wl.span, wl, model.skipped)
+    assert out.result.decision.waiting_behind == "default/head"
+    assert "".join(text for _, text in chunks) + stream.rest(full) == full
+    first_searched, first = chunks[0]
+    assert first_searched == 0 and "   = waits behind the StrictFIFO head `default/head`" in first
+    assert "its own obstacle" not in first and "waits behind the head of its queue" not in first
+    assert "its own obstacle" in full and searched  # the own cores were searched, after the first lines

@@ -160,11 +160,13 @@ def _rule_text(o: Origin) -> str:
 
 
 def _explain_strict_fifo(session: Session, decisions: dict[str, Decision], d: Decision, result: WhyResult,
-                         depth: int, ready: Callable[[WhyResult], None] | None = None) -> WhyResult | None:
+                         depth: int, ready: Callable[[WhyResult | None], None] | None = None) -> WhyResult | None:
     """A workload behind a StrictFIFO head that can't be admitted: each of the head's own cores (found
     the same way, recursively) with the queue's strategy and the head's place ahead of it, and then
     the workload's own cores — what would still keep it out once the head is gone. Returns the head's
-    own explanation (None past the depth kadmit follows heads to)."""
+    own explanation (None past the depth kadmit follows heads to). `ready`: handed the head's explanation
+    by it when its standing is known (a pending head's), and once more (None past that depth) before the
+    workload's own cores are searched, for a head whose decision hands over none (evicted, preempting)."""
     from kadmit.engine.explain.cores import blame_cores, symbolic_problem
     head = session.index.workloads[d.waiting_behind or ""]
     cq = session.index.cluster_queues[d.cluster_queue or ""]
@@ -184,6 +186,9 @@ def _explain_strict_fifo(session: Session, decisions: dict[str, Decision], d: De
         inner = explain_decision(session, decisions, head.key, depth + 1, ready)
         if inner.unknown:
             result.unknown = True
+    if ready is not None:
+        ready(inner)
+    if inner is not None:
         for g in inner.blame_groups or ([inner.blame] if inner.blame else []):
             head_groups.append([replace(o, id=f"head|{head.key}|{o.id}", message=f"(`{head.key}`) {o.message}")
                                 for o in g])
@@ -220,7 +225,10 @@ def explain_decision(session: Session, decisions: dict[str, Decision], key: str,
     """Explain one decision of a run in a warm session (the session is left as it was). `ready` is
     handed the result once where it stands is known and before its blame is searched (a pending
     workload's: what it needs and can reach, its place in line), so that its first lines can be shown;
-    not called where the blame would change them, nor for the other kinds of decision."""
+    not called where the blame would change them, nor for the other kinds of decision. Behind a
+    StrictFIFO head: once the head's standing is known (before the head's blame), or where the head's
+    decision has none to hand over (it was evicted, or preempts), once the head is explained and before
+    the workload's own cores are searched."""
     from kadmit.engine.explain.met import as_met
     from kadmit.engine.explain.standing import standing
     target = session.index.workloads[key]
@@ -288,9 +296,17 @@ def explain_decision(session: Session, decisions: dict[str, Decision], key: str,
         if result.standing is not None:
             result.standing.behind, result.standing.behind_strategy = d.waiting_behind, _strategy(session, d)
 
-        def head_ready(inner: WhyResult) -> None:
+        handed: list[bool] = []
+
+        def head_ready(inner: WhyResult | None) -> None:
+            """Once: by the head's explanation when it hands over its standing, else once the head is
+            explained (its blame, not the workload's own cores, is all that comes before)."""
+            if handed:
+                return
+            handed.append(True)
             if result.standing is not None:
-                result.standing.head, result.standing.head_met = inner.standing, inner.met
+                result.standing.head = inner.standing if inner is not None else None
+                result.standing.head_met = inner is not None and inner.met
             if ready is not None:
                 ready(result)
         inner = _explain_strict_fifo(session, decisions, d, result, depth, head_ready if ready is not None else None)
