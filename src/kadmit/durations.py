@@ -46,30 +46,95 @@ def format_seconds(ms: int) -> str:
     return out
 
 
-_UNITS_NS = {"ns": 1, "us": 1_000, "µs": 1_000, "μs": 1_000, "ms": 1_000_000, "s": 10 ** 9, "m": 60 * 10 ** 9,
-             "h": 3600 * 10 ** 9}
-_GO_PART = re.compile(r"([0-9]*\.?[0-9]*)(ns|us|µs|μs|ms|s|m|h)")
-
-
 def go_duration_ns(text: str) -> int | None:
     """Go's time.ParseDuration, in nanoseconds (signed); None where Go refuses the text."""
-    sign, rest = 1, text
-    if rest[:1] in "+-" and rest:
-        sign, rest = (-1 if rest[0] == "-" else 1), rest[1:]
-    if rest == "0":
-        return 0
-    pos, total = 0, Decimal(0)
-    for m in _GO_PART.finditer(rest):
-        if m.start() != pos or m.group(1) in ("", "."):
-            return None
-        try:
-            total += Decimal(m.group(1)) * _UNITS_NS[m.group(2)]
-        except InvalidOperation:
-            return None
-        pos = m.end()
-    if pos != len(rest) or pos == 0:
-        return None
-    return sign * int(total)
+    return go_parse_duration(text)[0]
+
+
+_UNITS_NS = {"ns": 1, "us": 10 ** 3, "µs": 10 ** 3, "μs": 10 ** 3, "ms": 10 ** 6, "s": 10 ** 9, "m": 60 * 10 ** 9,
+             "h": 3600 * 10 ** 9}
+_TOP = 1 << 63
+
+
+def go_parse_duration(text: str) -> tuple[int | None, str | None]:
+    """Go's time.ParseDuration, step for step (format.go): (signed nanoseconds, None), or (None, Go's error
+    text, e.g. `time: unknown unit " minutes" in duration "5 minutes"`)."""
+    s, neg = text, False
+    if s[:1] in ("-", "+"):
+        neg, s = s[0] == "-", s[1:]
+    if s == "0":
+        return 0, None
+    invalid = None, f"time: invalid duration {_go_quote(text)}"
+    if s == "":
+        return invalid
+    d = 0
+    while s:
+        if not (s[0] == "." or "0" <= s[0] <= "9"):
+            return invalid
+        i = 0
+        v = 0
+        while i < len(s) and "0" <= s[i] <= "9":
+            if v > _TOP // 10:
+                return invalid
+            v = v * 10 + ord(s[i]) - 48
+            if v > _TOP:
+                return invalid
+            i += 1
+        pre, s = i > 0, s[i:]
+        f, scale, post = 0, 1.0, False
+        if s[:1] == ".":
+            s = s[1:]
+            i, overflow = 0, False
+            while i < len(s) and "0" <= s[i] <= "9":
+                if not overflow:
+                    if f > (_TOP - 1) // 10:
+                        overflow = True
+                    else:
+                        y = f * 10 + ord(s[i]) - 48
+                        if y > _TOP:
+                            overflow = True
+                        else:
+                            f, scale = y, scale * 10
+                i += 1
+            post, s = i > 0, s[i:]
+        if not pre and not post:
+            return invalid
+        i = 0
+        while i < len(s) and not (s[i] == "." or "0" <= s[i] <= "9"):
+            i += 1
+        if i == 0:
+            return None, f"time: missing unit in duration {_go_quote(text)}"
+        u, s = s[:i], s[i:]
+        unit = _UNITS_NS.get(u)
+        if unit is None:
+            return None, f"time: unknown unit {_go_quote(u)} in duration {_go_quote(text)}"
+        if v > _TOP // unit:
+            return invalid
+        v *= unit
+        if f > 0:
+            v += int(float(f) * (float(unit) / scale))  # Go's float64 arithmetic, truncated
+            if v > _TOP:
+                return invalid
+        d += v
+        if d > _TOP:
+            return invalid
+    if neg:
+        return -d, None
+    if d > _TOP - 1:
+        return invalid
+    return d, None
+
+
+def _go_quote(s: str) -> str:
+    """time's quote: `"` and `\\` escaped, a control or non-ASCII character as its UTF-8 bytes in `\\x..`."""
+    out = ['"']
+    for c in s:
+        if c < " " or ord(c) >= 0x80:
+            out.extend(f"\\x{b:02x}" for b in c.encode("utf-8", "surrogatepass"))
+        else:
+            out.append("\\" + c if c in '"\\' else c)
+    out.append('"')
+    return "".join(out)
 
 
 def go_duration_string(ns: int) -> str:

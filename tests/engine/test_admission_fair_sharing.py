@@ -117,7 +117,7 @@ def test_an_admission_adds_the_entry_penalty_kueue_adds():
 
 
 @pytest.mark.parametrize("afs, message", [
-    ("{usageHalfLifeTime: soon}", "`admissionFairSharing.usageHalfLifeTime` is not a duration"),
+    ("{usageHalfLifeTime: soon}", "Kueue refuses to start with this Configuration: `time: invalid duration \"soon\"`"),
     ("{usageHalfLifeTime: 1h, resourceWeights: {cpu: -1}}", "`resourceWeights.cpu` must be greater than or equal to 0"),
 ])
 def test_settings_kueue_refuses_are_errors(tmp_path, afs, message):

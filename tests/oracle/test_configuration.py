@@ -272,11 +272,12 @@ def test_a_disabled_v1beta1_pods_ready_starts(kueue_oracle, tmp_path):
 def test_a_duration_go_cannot_read_is_refused(kueue_oracle, tmp_path):
     text = document("waitForPodsReady: {timeout: 5 minutes}")
     got = [d for d in _read(text) if d.code == "KAD157"]
-    assert len(got) == 1 and "`waitForPodsReady.timeout` is not a duration" in got[0].message
+    error = 'time: unknown unit " minutes" in duration "5 minutes"'  # Go's time.ParseDuration
+    assert [d.message for d in got] == [f"Kueue refuses to start with this Configuration: `{error}`"]
     path = tmp_path / "config.yaml"
     path.write_text(text)
     proc = subprocess.run([kueue_oracle, "admit", "--format", "json", str(path)], capture_output=True, text=True)
-    assert proc.returncode != 0 and "Kueue's Configuration at" in proc.stderr, proc.stderr
+    assert proc.returncode != 0 and f"Kueue's Configuration at {path}#0: {error}" in proc.stderr, proc.stderr
 
 
 # Fields of later Kueue releases that v0.17.0's types lack: its strict decoding refuses the file, and

@@ -15,7 +15,7 @@ import re
 
 from kadmit.diagnostics import Diagnostic, Diagnostics
 from kadmit.manifests import gates as known_gates
-from kadmit.manifests import schema
+from kadmit.manifests import configtypes, schema
 from kadmit.manifests.codes import KAD157, KAD160, KAD161
 from kadmit.manifests.configcheck import check_configuration, refused
 from kadmit.manifests.fields import Fields, Invalid, Meta, NotRead
@@ -39,7 +39,10 @@ _LITERAL_HEADER = re.compile(r"\|[+-]?[ \t]*(#.*)?$")
 
 def configuration(f: Fields, o: Meta) -> SchedulerConfig:
     """A Configuration document: v1beta1 turns fair sharing on with `fairSharing.enable`,
-    v1beta2 by having a `fairSharing` section at all."""
+    v1beta2 by having a `fairSharing` section at all. A value Kueue can't decode into its Go type stops
+    Kueue's manager before anything else (configtypes): those are all reported, and nothing more."""
+    if configtypes.check(f, o.node, o.version):
+        raise Invalid("Kueue can't decode the Configuration")
     fs = f.map(o.node, "fairSharing")
     enabled, enabled_at = False, fs
     if fs is not None and o.version == "v1beta1":
@@ -185,7 +188,7 @@ def resource_settings(f: Fields, o: Meta) -> tuple[dict, dict]:
     prefixes = f.strs(res, "excludeResourcePrefixes")
     transformations, seen = [], set()
     for i, t in enumerate(f.maps(res, "transformations")):
-        name = f.str(t, "input", required=True, what="a resource transformation")
+        name = f.str(t, "input", default="")  # Kueue requires none: a transformation of "" matches no resource
         if name in seen:
             raise f.fail(KAD157, refused(f'resources.transformations[{i}].input: Duplicate value: "{name}"'),
                          f.field(t, "input"), help="a resource has one transformation: merge their outputs")

@@ -202,3 +202,66 @@ def _canonical(value: Fraction, fmt: str) -> str:
     else:
         suffix = _DEC_SUFFIX.get(exponent, "")
     return f"{sign}{number}{suffix}"
+
+
+QUANTITY_FORMAT = ("quantities must match the regular expression "
+                   "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")  # resource.ErrFormatWrong
+QUANTITY_NUMERIC = "unable to parse numeric part of quantity"  # resource.ErrNumeric
+QUANTITY_SUFFIX = "unable to parse quantity's suffix"  # resource.ErrSuffix
+_DIGITS = frozenset("0123456789")
+_DEC_VALUE = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)")
+
+
+def quantity_error(s: str) -> str | None:
+    """The error `resource.ParseQuantity` returns for `s` (parseQuantityString, the suffix's
+    interpretation, the numeric part), or None when it parses."""
+    if not s:
+        return QUANTITY_FORMAT
+    if s == "0":
+        return None
+    end, pos = len(s), 1 if s[0] in "+-" else 0
+    while pos < end and s[pos] == "0":
+        pos += 1
+    if pos >= end:
+        return None
+    i = pos
+    while i < end and s[i] in _DIGITS:
+        i += 1
+    if i >= end:
+        return None
+    num, pos, denom = s[pos:i] or "0", i, ""
+    if s[pos] == ".":
+        i = pos = pos + 1
+        while i < end and s[i] in _DIGITS:
+            i += 1
+        if i >= end:
+            return None  # the whole text a number: no suffix
+        denom, pos = s[pos:i], i
+    value, start = s[:pos], pos
+    while pos < end and s[pos] in "eEinumkKMGTP":
+        pos += 1
+    if pos < end:
+        if s[pos] in "+-":
+            pos += 1
+        while pos < end and s[pos] in _DIGITS:
+            pos += 1
+        if pos < end:
+            return QUANTITY_FORMAT
+    suffix = s[start:]
+    if suffix in _DEC:
+        fmt, exponent = "DecimalSI", _DEC[suffix]
+    elif suffix in _BIN:
+        fmt, exponent = "BinarySI", _BIN[suffix]
+    elif len(suffix) > 1 and suffix[0] in "eE" and re.fullmatch(r"[+-]?[0-9]+", suffix[1:]) \
+            and -(2**63) <= int(suffix[1:]) < 2**63:
+        fmt, exponent = "DecimalExponent", int(suffix[1:])
+    else:
+        return QUANTITY_SUFFIX
+    if fmt == "BinarySI":
+        precision = 15 - len(num) - int(exponent * 3 / 10) - 1 if not denom else -1
+        scale = 0
+    else:
+        precision, scale = 18 - (len(num) + len(denom)), exponent
+    if precision >= 0 and scale - len(denom) >= -9:
+        return None  # the fast path: num and denom are digits
+    return None if _DEC_VALUE.fullmatch(value) else QUANTITY_NUMERIC

@@ -1,0 +1,168 @@
+"""Kueue's Configuration decoded as Kueue's manager decodes it (manifests/configtypes.py), against Kueue's own
+loader: `kueue-oracle config` runs cmd/kueue's start (pkg/config.Load: strict decoding into the Go types,
+conversion, defaults, validation; then the feature gates and TLS options) on each file.
+
+Every field of both versions' Go types gets values of every JSON type (and a few texts the YAML or a
+field's own decoder reads specially); kadmit must refuse exactly the files Kueue refuses, and where Kueue's
+error is its decoding's, say that error word for word."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+
+import pytest
+
+from kadmit.diagnostics import Diagnostics
+from kadmit.manifests import read_manifest_text
+from kadmit.manifests.configtypes import UNMARSHALERS, go_types
+
+QUEUE = "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: f0}\n"
+
+# Values of each JSON type, and texts YAML or a field's decoder reads specially
+VALUES = ['"text"', "5", "-1", "1.5", "3000000000", "true", "[a]", "{a: 1}", "null", "", "5m", '"5m"', '"-1h"',
+          "500m", '"64Gi"', "0", '""', "1.5e+39"]
+# A key for each map: one Kueue accepts where the key itself is checked
+MAP_KEYS = {"featureGates": "PartialAdmission", "resourceWeights": "cpu", "outputs": "cpu",
+            "groupKindConcurrency": "Job.batch", "matchLabels": "a"}
+# A valid Configuration around a field: what v1beta2 requires with it (fair sharing's strategies,
+# waitForPodsReady's timeout) so that a refusal is the field's own
+AROUND = {"fairSharing": "preemptionStrategies: [LessThanOrEqualToFinalShare]",
+          "waitForPodsReady": "timeout: 5m"}
+
+
+def fields(t: dict, path: tuple = ()) -> list[tuple]:
+    """Every field path of a Go type tree: a key, `[]` for a list's item, `{}` for a map's value."""
+    out = []
+    if t["decode"] == "struct":
+        for key, sub in sorted(t["fields"].items()):
+            if key in ("apiVersion", "kind"):
+                continue
+            out.append((*path, key))
+            out.extend(fields(sub, (*path, key)))
+    elif t["decode"] == "slice":
+        out.extend(fields(t["elem"], (*path, "[]")))
+    elif t["decode"] == "map":
+        out.extend(fields(t["elem"], (*path, "{}")))
+    return out
+
+
+def flow(path: tuple, value: str) -> str:
+    """The YAML (flow style) that sets `path` to `value` in a Configuration."""
+    text = value or "null"
+    for i in range(len(path) - 1, -1, -1):
+        part = path[i]
+        if part == "[]":
+            text = f"[{text}]"
+        elif part == "{}":
+            text = f"{{{MAP_KEYS.get(path[i - 1], 'k')}: {text}}}"
+        else:
+            extra = AROUND.get(path[0]) if i == 1 else None
+            if extra and not extra.startswith(part + ":"):
+                text = f"{{{part}: {text}, {extra}}}"
+            else:
+                text = f"{{{part}: {text}}}"
+    return text[1:-1]
+
+
+def cases(seed: int = 18, per_field: int = 4) -> list[tuple[str, str]]:
+    """(version, Configuration text): every field with a few values (seeded), every unmarshaler field with all."""
+    rng = random.Random(seed)
+    out = []
+    for version, tree in sorted(go_types().items()):
+        leaves = {p: _type_at(tree, p) for p in fields(tree)}
+        for path, t in sorted(leaves.items()):
+            values = VALUES if t["decode"] in UNMARSHALERS else rng.sample(VALUES, per_field)
+            for value in values:
+                out.append((version, f"apiVersion: config.kueue.x-k8s.io/{version}\nkind: Configuration\n"
+                                     f"{flow(path, value)}\n"))
+    return out
+
+
+def _type_at(tree: dict, path: tuple) -> dict:
+    t = tree
+    for part in path:
+        t = t["elem"] if part in ("[]", "{}") else t["fields"][part]
+    return t
+
+
+DECODING = ("json: ", "time: ", "quantities must match", "unable to parse", "yaml: ")
+
+
+def kadmit_errors(text: str) -> list[str]:
+    diags = Diagnostics()
+    read_manifest_text(text + QUEUE, "config.yaml", diags)
+    return [d.message for d in diags.sorted() if d.severity.value == "error"]
+
+
+def test_the_go_types_are_kueues(kueue_oracle):
+    """data/kueueconfig.json is what Kueue v0.17.0's types are, read by reflection."""
+    proc = subprocess.run([kueue_oracle, "config", "--types"], capture_output=True, text=True, check=True)
+    assert json.loads(proc.stdout) == go_types(), "regenerate: kueue-oracle config --types > data/kueueconfig.json"
+
+
+@pytest.mark.parametrize("version", ["v1beta1", "v1beta2"])
+def test_kadmit_refuses_the_configurations_kueue_refuses(version, kueue_oracle, tmp_path):
+    mine = [text for v, text in cases() if v == version]
+    paths = []
+    for i, text in enumerate(mine):
+        p = tmp_path / f"c{i}.yaml"
+        p.write_text(text)
+        paths.append(str(p))
+    proc = subprocess.run([kueue_oracle, "config", *paths], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    lines = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert [x["path"] for x in lines] == paths
+    differ = []
+    for text, line in zip(mine, lines):
+        kueue = line.get("error")
+        errors = kadmit_errors(text)
+        if kueue is None and errors:
+            differ.append(f"{text}Kueue starts; kadmit: {errors}")
+        elif kueue is not None and not errors:
+            differ.append(f"{text}Kueue: {kueue}; kadmit accepts it")
+        elif kueue is not None and kueue.startswith(DECODING) and not any(f"`{kueue}`" in e for e in errors):
+            differ.append(f"{text}Kueue: {kueue}; kadmit: {errors}")
+    assert not differ, f"{len(differ)} of {len(mine)} differ:\n" + "\n".join(differ[:15])
+
+
+# Kueue's own errors for these (kueue-oracle config, v1beta2), which kadmit quotes without the oracle
+KUEUE_SAYS = {
+    'manageJobsWithoutQueueName: "true"':
+        "json: cannot unmarshal string into Go struct field Configuration.manageJobsWithoutQueueName of type bool",
+    "waitForPodsReady: {timeout: 5}":
+        "json: cannot unmarshal number into Go struct field WaitForPodsReady.waitForPodsReady.timeout of type string",
+    "waitForPodsReady: {timeout: null}": 'time: invalid duration ""',
+    "waitForPodsReady: {timeout: 5 minutes}": 'time: unknown unit " minutes" in duration "5 minutes"',
+    "integrations: {frameworks: batch/job}":
+        "json: cannot unmarshal string into Go struct field Integrations.integrations.frameworks of type []string",
+    "namespace: 5": "json: cannot unmarshal number into Go struct field Configuration.namespace of type string",
+    'featureGates: {PartialAdmission: "true"}':
+        "json: cannot unmarshal string into Go struct field Configuration.featureGates of type bool",
+    "metrics: {customLabels: [{name: 5}]}":
+        "json: cannot unmarshal number into Go struct field ControllerMetricsCustomLabel.ControllerManager.metrics."
+        "customLabels.name of type string",
+    "resources: {transformations: [{input: cpu, outputs: {x: true}}]}":
+        "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
+    "controller: {cacheSyncTimeout: 5m}":
+        "json: cannot unmarshal string into Go struct field ControllerConfigurationSpec.ControllerManager.controller."
+        "cacheSyncTimeout of type time.Duration",
+    "clientConnection: {burst: 3000000000}":
+        "json: cannot unmarshal number 3000000000 into Go struct field ClientConnection.clientConnection.burst of type "
+        "int32",
+}
+
+
+@pytest.mark.parametrize("fields", sorted(KUEUE_SAYS))
+def test_kadmit_quotes_kueues_decoding_error(fields):
+    text = f"apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n{fields}\n"
+    assert kadmit_errors(text) == [f"Kueue refuses to start with this Configuration: `{KUEUE_SAYS[fields]}`"]
+
+
+@pytest.mark.parametrize("fields", sorted(KUEUE_SAYS))
+def test_kueue_says_so(fields, kueue_oracle, tmp_path):
+    path = tmp_path / "config.yaml"
+    path.write_text(f"apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n{fields}\n")
+    proc = subprocess.run([kueue_oracle, "config", str(path)], capture_output=True, text=True, check=True)
+    assert json.loads(proc.stdout)["error"] == KUEUE_SAYS[fields]
