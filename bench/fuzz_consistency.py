@@ -1,7 +1,8 @@
 """kadmit against itself on generated clusters (tests/oracle/strategies.py, every switch but the
 opt-in ones): admit's JSON the same twice (and under another PYTHONHASHSEED with `--hashseed`), `why`
 agreeing with admit and exiting as documented, and `why --apply-fix N`'s patch making `admit` admit
-the workload as the fix says with the side effects it lists (tests/fuzz/consistency.py). Prints the
+the workload as the fix says with the side effects it lists, and with `--roundtrip` import, fmt, export and
+import again deciding and reading the same (tests/fuzz/consistency.py). Prints the
 clusters, calls and every finding; `--keep DIR` writes each cluster with a finding there.
 
     nice -n 10 .venv/bin/python bench/fuzz_consistency.py --n 100 --seed 1
@@ -31,6 +32,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--fixes", type=int, default=1, help="fixes applied per cluster")
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds of CPU a call may take")
     ap.add_argument("--hashseed", action="store_true", help="admit again under another hash seed")
+    ap.add_argument("--roundtrip", action="store_true", help="also import, fmt, export and import again "
+                    "(tests/fuzz/consistency.py)")
     ap.add_argument("--keep", type=Path, help="write each cluster with a finding here")
     args = ap.parse_args(argv)
     rng = random.Random(args.seed)
@@ -43,6 +46,7 @@ def main(argv: list[str] | None = None) -> int:
             i = count[0] = count[0] + 1
             found = check_cluster(Path(tmp) / "w", {"cluster.yaml": cluster.text()}, rng, whys=args.whys,
                                   fixes=args.fixes, timeout=args.timeout, hashseed=args.hashseed,
+                                  round_trip=args.roundtrip,
                                   stats=stats)
             for f in found:
                 report.append(f"cluster {i} ({' '.join(sorted(cluster.features))[:200]}):\n  {f[:800]}")

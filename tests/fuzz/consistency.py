@@ -9,7 +9,12 @@ one place it must not contradict in another.
 - `why W --apply-fix N`'s patch applies to the files, and `admit` on the patched files admits W as
   the fix's outcome says (queue, counts, flavors), and the other workloads move as its side effects
   say: each one whose admission changes is listed, with the change (admitted -> not, not -> admitted,
-  another queue, flavors or counts), and each one listed does change.
+  another queue, flavors or counts), and each one listed does change;
+- with `round_trip`: `import --workloads` writes `.kad` files that `fmt` leaves as they are (and whose
+  formatting `fmt` leaves again), on which `admit` decides as on the manifests unless import names
+  something the language can't say that decides (`NO_KAD_FORM`); `export --workloads --nodes` of them
+  writes manifests on which `admit` decides as on the `.kad` files, and importing those gives the same
+  `.kad` statements back.
 """
 
 from __future__ import annotations
@@ -50,7 +55,7 @@ def _placed(d: dict) -> tuple:
 
 
 def check_cluster(work: Path, files: dict[str, str], rng, *, whys: int = 2, fixes: int = 1, timeout: float = 60.0,
-                  hashseed: bool = False, stats: Counter | None = None) -> list[str]:
+                  hashseed: bool = False, round_trip: bool = False, stats: Counter | None = None) -> list[str]:
     """What contradicts itself on the cluster in `files`, run in `work` (made empty first); [] when nothing.
     `stats` counts what was compared (admit runs, whys, fixes applied, side effects seen)."""
     stats = stats if stats is not None else Counter()
@@ -96,6 +101,8 @@ def check_cluster(work: Path, files: dict[str, str], rng, *, whys: int = 2, fixe
     asked = rng.sample(pending, min(whys, len(pending)))
     asked += rng.sample(admitted, min(max(0, whys - len(asked)), len(admitted)))
     tried = 0
+    if round_trip and admit.exit == 0:
+        found += _round_trips(work, got, run, stats)
     for name in asked:
         w = run(["why", name, "case", "--format", "json"])
         answer = _json(w.stdout) if w.exit in (0, 1, 3) else None
@@ -195,4 +202,81 @@ def _fix_holds(work: Path, name: str, n: int, fix: dict, decisions: dict, run, s
         elif flags is None and not (before.get("admitted") and later.get("admitted")):
             found.append(f"{what}: side effect {w} {kind!r} (admitted both times), and admit has it "
                          f"admitted={before.get('admitted')} then {later.get('admitted')}")
+    return found
+
+
+# What import reports (KAD920) that the `.kad` language can't say and that changes decisions: with one of
+# these, admit on the import may decide otherwise (tests/export/test_import.py's DECIDING, and the stop
+# policy of a LocalQueue, a ClusterQueue being deleted, a toleration or PriorityClass or Configuration field
+# without a `.kad` form, a workload's recorded admission or topology assignment, a Workload with no pod sets)
+NO_KAD_FORM = ("bound to node", "gang kube-scheduler places", "pod-set slices", "DRA claims", "recorded usage",
+               "resources (excluded", "LimitRange", "RuntimeClass", "inadmissible", "admissionFairSharing",
+               "the UIDs of", "Requeued condition", "eviction time", "the stop policy", "the deletion of cluster",
+               "a toleration of", "PriorityClass", "manageJobsWithoutQueueName", "managedJobsNamespaceSelector",
+               "DynamicResourceAllocation", "the topology assignment", "the admission of pod group",
+               "no pod sets")
+
+
+def _decided(admit_json: dict) -> list[dict]:
+    """admit's decisions without the object each stands for (a `.kad` workload stands for itself) and times."""
+    return [{k: v for k, v in d.items() if k != "object" and not k.endswith("seconds")}
+            for d in admit_json.get("decisions", [])]
+
+
+def _statements(folder: Path) -> dict[str, list[str]]:
+    """Each `.kad` file's lines but comments (import keeps what has no `.kad` form as comments)."""
+    return {f.name: [ln for ln in f.read_text().splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+            for f in sorted(folder.glob("*.kad"))}
+
+
+def _round_trips(work: Path, admit_json: dict, run, stats: Counter) -> list[str]:
+    """import, fmt, export and import again on the cluster in `work/case` (module docstring)."""
+    found: list[str] = []
+    for d in ("imported", "exported", "again"):
+        shutil.rmtree(work / d, ignore_errors=True)
+    i = run(["import", "case", "-o", "imported", "--workloads"])
+    if i.exit != 0:
+        return [] if i.exit is None else [f"import of a cluster admit decides exits {i.exit}: {i.output[:300]}"]
+    stats["imports"] += 1
+    kads = sorted((work / "imported").glob("*.kad"))
+    for f in kads:
+        c = run(["fmt", f"imported/{f.name}"])
+        if c.exit == 0 and c.stdout != f.read_text():
+            found.append(f"import wrote {f.name} that fmt changes: "
+                         f"{_difference(f.read_text(), c.stdout)}")
+    stats["imported files formatted"] += len(kads)
+    if not kads:
+        return found
+    a = run(["admit", "imported", "--format", "json"])
+    imported = _json(a.stdout) if a.exit in (0, 1, 3) else None
+    if not isinstance(imported, dict):
+        return found + ([] if a.exit is None else [f"admit on the import exits {a.exit}: {a.output[:300]}"])
+    lost = {w for w in NO_KAD_FORM if w in i.output}
+    if not any(d.get("preempted") for d in admit_json.get("decisions", [])):
+        lost.discard("the UIDs of")  # (a tie-break between preemption candidates only)
+    if not lost:
+        stats["imports decided again"] += 1
+        if _decided(imported) != _decided(admit_json):
+            found.append("admit on the import decides otherwise: " + _difference(
+                json.dumps(_decided(admit_json), indent=0), json.dumps(_decided(imported), indent=0)))
+    e = run(["export", "imported", "-o", "exported", "--workloads", "--nodes"])
+    if e.exit != 0:
+        return found + ([] if e.exit is None else [f"export of the import exits {e.exit}: {e.output[:300]}"])
+    b = run(["admit", "exported", "--format", "json"])
+    exported = _json(b.stdout) if b.exit in (0, 1, 3) else None
+    if not isinstance(exported, dict):
+        return found + ([] if b.exit is None else [f"admit on the export of the import exits {b.exit}: "
+                                                   f"{b.output[:300]}"])
+    stats["exports decided again"] += 1
+    if _decided(exported) != _decided(imported):
+        found.append("admit on the export of the import decides otherwise than on the import: " + _difference(
+            json.dumps(_decided(imported), indent=0), json.dumps(_decided(exported), indent=0)))
+    j = run(["import", "exported", "-o", "again", "--workloads"])
+    if j.exit != 0:
+        return found + ([] if j.exit is None else [f"import of the export exits {j.exit}: {j.output[:300]}"])
+    first, second = _statements(work / "imported"), _statements(work / "again")
+    if first != second:
+        name = next((n for n in sorted(set(first) | set(second)) if first.get(n) != second.get(n)), "")
+        found.append(f"import of the export of the import differs in {name}: "
+                     f"{_difference(chr(10).join(first.get(name, [])), chr(10).join(second.get(name, [])))}")
     return found

@@ -80,3 +80,15 @@ def _one_fix(work: Path, name: str) -> list[str]:
     decisions = {d["workload"]: d for d in json.loads(a.stdout)["decisions"]}
     return _fix_holds(work, name, 1, answer["fixes"][0], decisions, lambda args, cwd=work: call(args[0], args, cwd, 60),
                       Counter())
+
+
+def test_the_kueue_example_round_trips_through_kad(tmp_path: Path) -> None:
+    """import, fmt, export and import again (`round_trip`) on the bundled Kueue example: the import is fmt's fixed
+    point and decides as the manifests do, its export decides as it does, and imports back to it."""
+    root = Path(__file__).resolve().parents[2] / "examples" / "ml-platform-kueue"
+    files = {f.name: f.read_text() for f in sorted(root.glob("*.yaml")) if not f.name.endswith(".kadtest.yaml")}
+    stats: Counter = Counter()
+    found = check_cluster(tmp_path, files, random.Random(0), whys=0, fixes=0, round_trip=True, stats=stats)
+    assert found == []
+    assert stats["imports decided again"] == 1 and stats["exports decided again"] == 1, stats
+    assert stats["imported files formatted"] >= 5, stats
