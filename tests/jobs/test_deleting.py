@@ -168,3 +168,50 @@ def test_a_workload_being_deleted_whose_job_is_not_in_the_input_is_reported(tmp_
     assert [w.key for w in loaded.model.workloads] == ["default/job-held-7f3a2"]
     (d,) = [d for d in loaded.diagnostics if d.code == "KAD161"]
     assert "Job `held` is not a job of the input" in d.message and d.span.line == 5
+
+
+GROUP_POD = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: g-{i}
+  uid: 00000000-0000-0000-0004-00000000000{i}
+  creationTimestamp: "2026-11-01T00:00:00Z"
+  labels: {{kueue.x-k8s.io/queue-name: user-queue, kueue.x-k8s.io/managed: "true", kueue.x-k8s.io/pod-group-name: g}}
+  annotations: {{kueue.x-k8s.io/pod-group-total-count: "2"}}
+spec:
+  schedulingGates: [{{name: kueue.x-k8s.io/admission}}]
+  containers: [{{name: c, image: x, resources: {{requests: {{cpu: "1"}}}}}}]
+status: {{phase: Pending}}
+"""
+GROUP_WORKLOAD = """\
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: Workload
+metadata:
+  name: g
+  uid: 00000000-0000-0000-0003-000000000001
+  creationTimestamp: "2026-11-01T00:00:00Z"{deleting}
+  ownerReferences:
+  - {{apiVersion: v1, kind: Pod, name: g-0, uid: 00000000-0000-0000-0004-000000000000}}
+  - {{apiVersion: v1, kind: Pod, name: g-1, uid: 00000000-0000-0000-0004-000000000001}}
+spec:
+  queueName: user-queue
+  podSets: [{{name: main, count: 2, template: {{spec: {{containers: [{{name: c, resources: {{requests: {{cpu: "1"}}}}}}]}}}}}}]
+"""
+WL_DELETING = ('\n  deletionTimestamp: "2026-11-01T00:05:00Z"\n  finalizers: [kueue.x-k8s.io/resource-in-use]')
+
+
+def test_a_pod_groups_workload_being_deleted_goes_and_no_new_one_is_made(tmp_path):
+    """Kueue's pod reconciler finds a group's Workload by the group's name and, as it is being deleted,
+    deletes the pods (`Pod.Stop`) and drops the finalizer (tests/oracle/features/pod-workloads-being-deleted.yaml)."""
+    m = model_of(tmp_path, setup__yaml=SETUP, p0__yaml=GROUP_POD.format(i=0), p1__yaml=GROUP_POD.format(i=1),
+                 wl__yaml=GROUP_WORKLOAD.format(deleting=WL_DELETING))
+    assert m.workloads == ()
+    (s,) = m.skipped
+    assert s.object.name == "g" and "its Workload `default/g` is being deleted" in s.reason
+
+
+def test_a_pod_groups_workload_not_being_deleted_is_not_let_go(tmp_path):
+    m = model_of(tmp_path, setup__yaml=SETUP, p0__yaml=GROUP_POD.format(i=0), p1__yaml=GROUP_POD.format(i=1),
+                 wl__yaml=GROUP_WORKLOAD.format(deleting=""))
+    assert "default/g" in [w.key for w in m.workloads]

@@ -223,6 +223,8 @@ def disagreements(kueue: dict, kadmit: dict, errors: list[str]) -> list[tuple[st
     for key in sorted(set(kueue) | set(kadmit)):
         k, a = kueue.get(key), kadmit.get(key)
         name = "/".join(key)
+        if k is None and key[0] == "Pod" and not a["workloads"]:
+            continue  # a pod group kadmit makes no work of, named by its group (Kueue's side lists its pods)
         if k is None:
             rows.append((name, "not a job object", _show(a)))
         elif a is None and not k["workloads"] and (key[0] == "Pod" or _refused(key, errors)):

@@ -231,7 +231,7 @@ func decide(ctx context.Context, paths []string, opts admitOptions) (admitOutput
 	if err != nil {
 		return out, err
 	}
-	reader := &objects.Reader{Scheme: scheme, Defaulter: defaulter, IsJobKind: isJobKind}
+	reader := &objects.Reader{Scheme: scheme, Defaulter: defaulter, IsJobKind: jobKinds(docs)}
 	in, err := reader.Read(ctx, docs)
 	if err != nil {
 		return out, err

@@ -9,7 +9,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	podconstants "sigs.k8s.io/kueue/pkg/controller/jobs/pod/constants"
 
+	"github.com/kadmit/kadmit/tools/kueue-oracle/internal/input"
 	"github.com/kadmit/kadmit/tools/kueue-oracle/internal/jobs"
 	"github.com/kadmit/kadmit/tools/kueue-oracle/internal/objects"
 	"github.com/kadmit/kadmit/tools/kueue-oracle/internal/report"
@@ -18,16 +20,46 @@ import (
 // The jobs of the input are turned into Workloads by internal/jobs (Kueue's webhooks and job
 // reconcilers), against the fake client holding every other object.
 
-// isJobKind: the kinds Kueue integrates, except pods bound to a node: those only use the node's
-// capacity (Kueue's non-TAS usage cache counts them).
-func isJobKind(gvk schema.GroupVersionKind, u *unstructured.Unstructured) bool {
-	if gvk.Group == "" && gvk.Kind == "Pod" {
-		node, _, _ := unstructured.NestedString(u.Object, "spec", "nodeName")
-		if node != "" {
-			return false
+// jobKinds says which of these documents go to the job integrations: the kinds Kueue integrates, except
+// pods bound to a node, which only use the node's capacity (Kueue's non-TAS usage cache counts them),
+// unless the documents show their Workload being deleted. Kueue's pod reconciler meets such a pod as any other
+// of its pods; the Workload being deleted, it stops the pod or the pod group (deletes the pods) and drops
+// the Workload's finalizer (jobframework's "1.1 If the workload is pending deletion"), so the Workload
+// goes with its quota. A pod's Workload is found as that reconciler finds it: a pod group's is named as
+// the group (Pod.FindMatchingWorkloads), a single pod's names the pod among its owners.
+func jobKinds(docs []input.Document) func(schema.GroupVersionKind, *unstructured.Unstructured) bool {
+	going := map[string]bool{} // "namespace/name" of Workloads being deleted, "owner:namespace/name" of the pods owning one
+	for _, d := range docs {
+		u := d.Object
+		if u.GroupVersionKind().GroupKind() != (schema.GroupKind{Group: kueue.GroupVersion.Group, Kind: "Workload"}) ||
+			u.GetDeletionTimestamp() == nil {
+			continue
+		}
+		ns := u.GetNamespace()
+		if ns == "" {
+			ns = "default"
+		}
+		going[ns+"/"+u.GetName()] = true
+		for _, ref := range u.GetOwnerReferences() {
+			if ref.Kind == "Pod" && ref.APIVersion == "v1" {
+				going["owner:"+ns+"/"+ref.Name] = true
+			}
 		}
 	}
-	return jobs.IsJobKind(gvk)
+	return func(gvk schema.GroupVersionKind, u *unstructured.Unstructured) bool {
+		if gvk.Group == "" && gvk.Kind == "Pod" {
+			node, _, _ := unstructured.NestedString(u.Object, "spec", "nodeName")
+			if node != "" {
+				ns := u.GetNamespace()
+				if ns == "" {
+					ns = "default"
+				}
+				group := u.GetLabels()[podconstants.GroupNameLabel]
+				return (group != "" && going[ns+"/"+group]) || (group == "" && going["owner:"+ns+"/"+u.GetName()])
+			}
+		}
+		return jobs.IsJobKind(gvk)
+	}
 }
 
 // jobsRun is what the job integrations made of the input's jobs, for one run.

@@ -35,9 +35,13 @@ DEFAULT_LOCAL_QUEUE = "default"
 _NOT_GENERIC = ("leaderworkerset.x-k8s.io/leaderworkerset", "statefulset", "deployment")
 # Kinds whose Workload being deleted Kueue's generic job reconciler handles ("1.1 If the workload is pending
 # deletion"): it suspends the job (stopJob) and drops the Workload's finalizer, so the Workload goes with its
-# quota and the job, once no pod of it is active, gets a new one. A pod group's (a composable job's) is not
-# modelled, nor are the kinds above: their Workloads being deleted keep KAD161.
-_NOT_SUSPENDED_ON_DELETE = (*_NOT_GENERIC, "pod")
+# quota and the job, once no pod of it is active, gets a new one; a pod's or a pod group's (`Pod.Stop`) deletes
+# the pods instead, so none is made (POD_WORKLOAD_DELETED). The kinds above are not modelled: their Workloads
+# being deleted keep KAD161.
+_NOT_SUSPENDED_ON_DELETE = _NOT_GENERIC
+POD_WORKLOAD_DELETED = ("its Workload `{wl}` is being deleted (`metadata.deletionTimestamp`): Kueue's pod reconciler "
+                        "deletes its pods (`Pod.Stop`) and drops the Workload's finalizer, so the Workload goes with "
+                        "its quota and no new Workload is made of them")
 WORKLOAD_DELETED = ("its Workload `{wl}` is being deleted (`metadata.deletionTimestamp`): Kueue's job reconciler "
                     "suspends it and drops the Workload's finalizer, so the Workload goes with its quota, and while "
                     "its pods are still ending (its status shows them active) Kueue makes no new Workload, so it is "
@@ -121,6 +125,7 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
     labels = {n.name: n.effective_labels() for n in model.namespaces}
     queues = {lq.key for lq in model.local_queues}
     existing = _by_origin(model.workloads)
+    keys = {w.key: i for i, w in reversed(list(enumerate(model.workloads)))}
     workloads = list(model.workloads)
     made: list[Workload] = []
     skipped: list[Skipped] = []
@@ -141,6 +146,12 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
         by_uid = existing.get(("uid", job.object.uid)) if job.object.uid not in shared else None
         found = by_uid or existing.get(
             ("name", job.object.kind, job.object.namespace, job.object.name))
+        if found is None and job.framework == "pod" and job.group_total is not None:
+            # a pod group's Workload is the one named as the group (`Pod.FindMatchingWorkloads`; its owners are
+            # the pods, none its controller); one being deleted goes whether it matches the group's pods or
+            # not (not matching, Kueue stops the group and deletes it: ensureOneWorkload)
+            named = keys.get(f"{job.object.namespace}/{job.object.name}")
+            found = [named] if named is not None else None
         going = [i for i in found if workloads[i].deleting] \
             if found is not None and job.framework not in _NOT_SUSPENDED_ON_DELETE else []
         gone.update(going)
@@ -148,6 +159,10 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
         if kept:
             for i in kept:
                 workloads[i] = _with_origins(workloads[i], job)
+            continue
+        if going and job.framework == "pod":
+            skipped.append(Skipped(object=job.object, span=job.span,
+                                   reason=POD_WORKLOAD_DELETED.format(wl=workloads[going[0]].key)))
             continue
         if job.deleting and job.framework not in _NOT_GENERIC:
             skipped.append(Skipped(object=job.object, reason=DELETING, span=job.span))
@@ -187,8 +202,8 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
 def _unmodelled_deletions(workloads, gone: set[int], diags: Diagnostics | None) -> None:
     """A warning (KAD161) for each Workload being deleted (`Workload.deleting`) that no job of the input
     lets go: one whose owner is not in the input, or is of a kind whose reconciler kadmit does not model
-    for it (a pod group's, a LeaderWorkerSet's, a StatefulSet's, a Deployment's). kadmit reads it as if
-    it were not being deleted."""
+    for it (a LeaderWorkerSet's, a StatefulSet's, a Deployment's pod's). kadmit reads it as if it were not
+    being deleted."""
     if diags is None:
         return
     for i, wl in enumerate(workloads):
