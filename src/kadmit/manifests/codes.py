@@ -56,9 +56,11 @@ KAD156 = register(
     "job or a Pod is listed as not decided and the rest decided (exit 1); another object is dropped "
     "and its error holds back the answers it touches. In Kueue's Configuration every value is decoded into "
     "Kueue's Go types as its manager decodes it (the message quotes Go's error, e.g. `json: cannot unmarshal "
-    "string into Go struct field Configuration.manageJobsWithoutQueueName of type bool`): Kueue would not start.",
+    "string into Go struct field Configuration.manageJobsWithoutQueueName of type bool`; a duration or quantity "
+    "Go's parser refuses is KAD157, with that parser's error): Kueue would not start.",
     kueue_rule="field types of the Kubernetes and Kueue OpenAPI schemas (Go decoding; CRD validation); "
-               "pkg/config's strict decoding of the Configuration")
+               "pkg/config's strict decoding of the Configuration (manifests/configtypes.py, "
+               "tests/oracle/test_config_decoding.py)")
 KAD157 = register(
     "KAD157", "invalid value", "error",
     "A field holds a value its kind does not allow: an unknown enum value (queueing strategy, "
