@@ -3,6 +3,8 @@ kind's reconciler makes one whatever (a LeaderWorkerSet)."""
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
+
 from .helpers import SETUP, model_of
 
 JOB = """\
@@ -160,6 +162,8 @@ def test_the_workload_of_a_suspended_job_being_deleted_is_made_again(tmp_path):
     loaded = _loaded(tmp_path, **{"job.yaml": job, "wl.yaml": OWNED})
     (w,) = loaded.model.workloads
     assert w.key == "default/held" and w.admission is None and not w.deleting and not loaded.model.skipped
+    # made after the input's moment: after the Job (00:00:00) and the Workload it replaces
+    assert w.created > datetime(2026, 11, 1, 0, 0, 0, tzinfo=timezone.utc)  # the latest creation the input shows
 
 
 def test_a_workload_being_deleted_whose_job_is_not_in_the_input_is_reported(tmp_path):
@@ -215,3 +219,69 @@ def test_a_pod_groups_workload_not_being_deleted_is_not_let_go(tmp_path):
     m = model_of(tmp_path, setup__yaml=SETUP, p0__yaml=GROUP_POD.format(i=0), p1__yaml=GROUP_POD.format(i=1),
                  wl__yaml=GROUP_WORKLOAD.format(deleting=""))
     assert "default/g" in [w.key for w in m.workloads]
+
+
+STS_RUNNING = STS.replace('  deletionTimestamp: "2026-11-01T00:05:00Z"\n  finalizers: [example.com/hold]\n', "")
+STS_WORKLOAD = """\
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: Workload
+metadata:
+  name: {name}
+  uid: 00000000-0000-0000-0003-000000000021
+  creationTimestamp: "2026-11-01T00:00:01Z"
+  deletionTimestamp: "2026-11-01T00:05:00Z"
+  finalizers: [kueue.x-k8s.io/resource-in-use]
+  ownerReferences:
+  - {{apiVersion: apps/v1, kind: StatefulSet, name: db, uid: 00000000-0000-0000-0000-000000000021, controller: true}}
+spec:
+  queueName: user-queue
+  podSets: [{{name: main, count: 2, template: {{spec: {{containers: [{{name: c, resources: {{requests: {{cpu: "1"}}}}}}]}}}}}}]
+"""
+STS_POD = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: db-0
+  uid: 00000000-0000-0000-0006-000000000001
+  labels: {{app: db, kueue.x-k8s.io/managed: "true", kueue.x-k8s.io/pod-group-name: {name}}}
+  ownerReferences:
+  - {{apiVersion: apps/v1, kind: StatefulSet, name: db, uid: 00000000-0000-0000-0000-000000000021, controller: true}}
+spec:
+  nodeName: n1
+  containers: [{{name: c, image: x, resources: {{requests: {{cpu: "1"}}}}}}]
+status: {{phase: Running}}
+"""
+
+
+def _sts_workload_name(tmp_path):
+    """The name Kueue gives the StatefulSet's Workload (kadmit's, as the oracle checks)."""
+    from kadmit.workspace import load
+
+    probe = tmp_path / "probe"
+    probe.mkdir()
+    (probe / "setup.yaml").write_text(SETUP)
+    (probe / "sts.yaml").write_text(STS_RUNNING)
+    (w,) = load([str(probe)]).model.workloads
+    return w.kueue_name
+
+
+def test_a_statefulsets_workload_being_deleted_is_made_again_where_its_pods_are_in_the_input(tmp_path):
+    """Kueue's pod reconciler lets it go through the group's pods; the StatefulSet reconciler makes a new one,
+    after the input's moment (tests/oracle/features/statefulset-workload-being-deleted.yaml)."""
+    name = _sts_workload_name(tmp_path)
+    (tmp_path / "in").mkdir()
+    loaded = _loaded(tmp_path / "in", **{"sts.yaml": STS_RUNNING, "wl.yaml": STS_WORKLOAD.format(name=name),
+                                         "pod.yaml": STS_POD.format(name=name)})
+    (w,) = loaded.model.workloads
+    assert w.kueue_name == name and not w.deleting and w.created > datetime(2026, 11, 1, 0, 0, 1, tzinfo=timezone.utc)
+    assert [d for d in loaded.diagnostics if d.code == "KAD161"] == []
+
+
+def test_without_its_pods_a_statefulsets_workload_being_deleted_is_reported(tmp_path):
+    name = _sts_workload_name(tmp_path)
+    (tmp_path / "in").mkdir()
+    loaded = _loaded(tmp_path / "in", **{"sts.yaml": STS_RUNNING, "wl.yaml": STS_WORKLOAD.format(name=name)})
+    (w,) = loaded.model.workloads
+    assert w.deleting
+    (d,) = [d for d in loaded.diagnostics if d.code == "KAD161"]
+    assert f"the input holds no pod of its group (`kueue.x-k8s.io/pod-group-name: {name}`)" in d.message

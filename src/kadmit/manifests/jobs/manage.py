@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from kadmit.manifests.jobs.groups import join_pod_groups
+from kadmit.manifests.jobs.pods import GROUP_NAME as POD_GROUP
 from kadmit.diagnostics import Diagnostics, Label
 from kadmit.index import BUILTIN_PRIORITY_CLASSES
 from kadmit.manifests.codes import KAD161, KAD170, KAD172, KAD198
@@ -39,6 +40,12 @@ _NOT_GENERIC = ("leaderworkerset.x-k8s.io/leaderworkerset", "statefulset", "depl
 # the pods instead, so none is made (POD_WORKLOAD_DELETED). The kinds above are not modelled: their Workloads
 # being deleted keep KAD161.
 _NOT_SUSPENDED_ON_DELETE = _NOT_GENERIC
+# A StatefulSet's Workload (its pod group's, prebuilt) being deleted: Kueue's pod reconciler, meeting the
+# group's pods, deletes them and drops the finalizer (as for any pod group), and the StatefulSet reconciler,
+# finding no Workload, makes a new one (createPrebuiltWorkload), queued afresh; the StatefulSet controller
+# makes the pods again. Modelled where the input holds pods of the group (a cluster always has one: the
+# controller makes them, gated, whatever Kueue decides); without them, KAD161.
+_REMADE_THROUGH_PODS = ("statefulset",)
 POD_WORKLOAD_DELETED = ("its Workload `{wl}` is being deleted (`metadata.deletionTimestamp`): Kueue's pod reconciler "
                         "deletes its pods (`Pod.Stop`) and drops the Workload's finalizer, so the Workload goes with "
                         "its quota and no new Workload is made of them")
@@ -126,6 +133,7 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
     queues = {lq.key for lq in model.local_queues}
     existing = _by_origin(model.workloads)
     keys = {w.key: i for i, w in reversed(list(enumerate(model.workloads)))}
+    grouped = {(p.namespace, p.labels[POD_GROUP]) for p in model.pods if POD_GROUP in p.labels}
     workloads = list(model.workloads)
     made: list[Workload] = []
     skipped: list[Skipped] = []
@@ -133,6 +141,7 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
     unnamed: Counter = Counter()
     untimed = 0
     gone: set[int] = set()  # the Workloads being deleted whose job's reconciler lets them go
+    remade: list[int] = []  # the places in `made` of the Workloads made in their place
     classes = {(p.kind, p.name) for p in (*model.priority_classes, *BUILTIN_PRIORITY_CLASSES)} | \
         {(kind, b.name) for b in model.broken for kind, name in (("workload", "WorkloadPriorityClass"),
                                                                  ("pod", "PriorityClass")) if b.kind == name}
@@ -154,6 +163,8 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
             found = [named] if named is not None else None
         going = [i for i in found if workloads[i].deleting] \
             if found is not None and job.framework not in _NOT_SUSPENDED_ON_DELETE else []
+        if found is not None and job.framework in _REMADE_THROUGH_PODS:
+            going = [i for i in found if workloads[i].deleting and (workloads[i].namespace, workloads[i].name) in grouped]
         gone.update(going)
         kept = [i for i in found if i not in going] if found is not None else []
         if kept:
@@ -186,11 +197,19 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
             continue
         queue = job.queue or DEFAULT_LOCAL_QUEUE
         created = job.created
-        if created is None:  # queued in input order, after everything that has a creation time
+        if going:  # made again after the input's moment, when its reconciler lets the old one go: below
+            remade.extend(len(made) + n for n in range(len(job.workloads)))
+        elif created is None:  # queued in input order, after everything that has a creation time
             untimed += 1
             created = (latest or Workload.model_fields["created"].default) + timedelta(milliseconds=untimed)
         for wl in job.workloads:
             made.append(wl.model_copy(update={"queue": queue, "created": created}))
+    # A Workload made in place of one the input shows being deleted is made after the input's moment (the
+    # input shows the old one still there): the API server stamps it after everything the input shows
+    # created, and after the jobs without a creation time, in job order.
+    for n, i in enumerate(remade, start=untimed + 1):
+        made[i] = made[i].model_copy(update={
+            "created": (latest or Workload.model_fields["created"].default) + timedelta(milliseconds=n)})
     _unmodelled_deletions(workloads, gone, diags)
     workloads = [w for i, w in enumerate(workloads) if i not in gone]
     workloads.extend(_own_names(made, {w.key for w in workloads}))
@@ -209,11 +228,27 @@ def _unmodelled_deletions(workloads, gone: set[int], diags: Diagnostics | None) 
     for i, wl in enumerate(workloads):
         if not wl.deleting or i in gone:
             continue
-        owner = f"{wl.origin.kind} `{wl.origin.name}`" if wl.origin is not None else "its owner"
-        diags.emit(KAD161, f"`metadata.deletionTimestamp` of Workload `{wl.key}` is not modelled: {owner} is not a "
-                   "job of the input whose reconciler kadmit models for it (Kueue's suspends the job and drops the "
-                   "Workload's finalizer, so the Workload goes with its quota); kadmit reads it as if it were not "
-                   "being deleted, and its decision may differ from Kueue's", wl.field_span("deleting"))
+        kind = wl.origin.kind if wl.origin is not None else None
+        owner = f"{kind} `{wl.origin.name}`" if wl.origin is not None else "its owner"
+        if kind == "StatefulSet":
+            why = (f"the input holds no pod of its group (`{POD_GROUP}: {wl.name}`), through which Kueue lets it go "
+                   "(its pod reconciler deletes them and drops the Workload's finalizer, and the StatefulSet "
+                   "reconciler makes a new Workload, queued afresh; a cluster has them: the StatefulSet controller "
+                   "makes them, gated)")
+        elif kind == "LeaderWorkerSet":
+            why = (f"{owner}'s is not modelled (Kueue's pod reconciler, meeting the group's pods, deletes them and "
+                   "drops the Workload's finalizer, and the LeaderWorkerSet reconciler makes a new Workload for the "
+                   "group, queued afresh)")
+        elif kind == "Pod":
+            why = (f"{owner} is not a pod of the input Kueue manages on its own (Kueue's pod reconciler deletes the pod "
+                   "and drops the Workload's finalizer, so the Workload goes with its quota; a Deployment's "
+                   "ReplicaSet makes a new pod, whose Workload is queued afresh)")
+        else:
+            why = (f"{owner} is not a job of the input whose reconciler kadmit models for it (Kueue's suspends the "
+                   "job and drops the Workload's finalizer, so the Workload goes with its quota)")
+        diags.emit(KAD161, f"`metadata.deletionTimestamp` of Workload `{wl.key}` is not modelled: {why}; kadmit "
+                   "reads it as if it were not being deleted, and its decision may differ from Kueue's",
+                   wl.field_span("deleting"))
 
 
 def _own_names(made: list[Workload], taken: set[str]) -> list[Workload]:

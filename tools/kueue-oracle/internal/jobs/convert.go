@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -96,6 +97,14 @@ func ConvertSeeded(ctx context.Context, cl client.Client, objs []*unstructured.U
 	if err != nil {
 		return Converted{}, err
 	}
+	latest, err := latestCreation(ctx, cl, objs)
+	if err != nil {
+		return Converted{}, err
+	}
+	deleting, err := deletingOwners(ctx, cl)
+	if err != nil {
+		return Converted{}, err
+	}
 	items, err := identify(ctx, cl, objs)
 	if err != nil {
 		return Converted{}, err
@@ -108,6 +117,12 @@ func ConvertSeeded(ctx context.Context, cl client.Client, objs []*unstructured.U
 		return Converted{}, err
 	}
 	e.uidSeed = seed
+	e.latest, e.deletingOwners = latest, deleting
+	for _, it := range items {
+		if it.u.GetCreationTimestamp().Time.After(latest) {
+			e.untimed++
+		}
+	}
 	namespaces := sets.New[string]()
 	for _, it := range items {
 		if ns := it.u.GetNamespace(); ns != "" && !namespaces.Has(ns) {
@@ -151,6 +166,12 @@ type env struct {
 	events  *eventLog
 	enabled sets.Set[string]
 	uidSeed int64 // the created Workloads' UIDs: drawn from it, else (0) in input order
+	// latest: the input's latest creation time; untimed: how many objects identify created after it
+	// (recreated Workloads come after them, see collect)
+	latest  time.Time
+	untimed int
+	// deletingOwners: the owners' UIDs of the input's Workloads being deleted (replaces)
+	deletingOwners sets.Set[types.UID]
 }
 
 func newEnv(ctx context.Context, cl client.Client, cfg *configapi.Configuration, clk clock.Clock) (*env, error) {
@@ -460,7 +481,7 @@ func (e *env) reconcileAll(ctx context.Context, reqs []*request) error {
 // objects made none. A created Workload gets what the API server would give it: a UID, and its
 // owner's creation time (its controller creates it as soon as the owner exists; the API server
 // keeps seconds).
-func (e *env) collect(ctx context.Context, items []*item, reqs []*request, before sets.Set[string]) (Converted, error) {
+func (e *env) collect(ctx context.Context, items []*item, reqs []*request, before map[string]types.UID) (Converted, error) {
 	// Two input objects may carry one UID (a merged or hand-edited input; no cluster holds them):
 	// Kueue's reconcilers still make a Workload for each (they find a job's Workloads by owner kind
 	// and name), so an owner reference is matched by its UID and, among objects sharing it, its
@@ -494,8 +515,9 @@ func (e *env) collect(ctx context.Context, items []*item, reqs []*request, befor
 	out := Converted{Owners: map[string]Owner{}, Notes: e.notes}
 	has := map[Owner]bool{}
 	type made struct {
-		it *item
-		wl *kueue.Workload
+		it        *item
+		wl        *kueue.Workload
+		recreated bool // in place of a Workload of the input its reconciler let go (being deleted)
 	}
 	var created []made
 	for i := range wls.Items {
@@ -512,8 +534,8 @@ func (e *env) collect(ctx context.Context, items []*item, reqs []*request, befor
 		key := wl.Namespace + "/" + wl.Name
 		out.Owners[key] = it.stands
 		has[it.stands] = true
-		if !before.Has(key) {
-			created = append(created, made{it, wl})
+		if uid, ok := before[key]; !ok || uid != wl.UID {
+			created = append(created, made{it, wl, e.replaces(it)})
 		}
 	}
 	sort.SliceStable(created, func(a, b int) bool {
@@ -526,6 +548,13 @@ func (e *env) collect(ctx context.Context, items []*item, reqs []*request, befor
 	for n, m := range created {
 		wl := m.wl
 		wl.CreationTimestamp = m.it.obj.GetCreationTimestamp()
+		if m.recreated {
+			// Made after the input's moment (the input shows its predecessor still being deleted): the
+			// API server stamps it then, after everything the input shows created, as an untimed object
+			// (identify), after those.
+			e.untimed++
+			wl.CreationTimestamp = metav1.NewTime(e.latest.Add(time.Duration(e.untimed) * time.Second))
+		}
 		if wl.UID == "" {
 			wl.UID = makeUID(uidWorkload, n+1)
 			if draw != nil {
@@ -610,14 +639,44 @@ func (e *env) skips(ctx context.Context, it *item) string {
 	return ""
 }
 
-func workloadKeys(ctx context.Context, cl client.Client) (sets.Set[string], error) {
+// replaces says whether a Workload the item's reconciler made stands in for one of the input its
+// reconciler let go: the item owns a Workload the input shows being deleted.
+func (e *env) replaces(it *item) bool {
+	for _, uid := range it.uids {
+		if e.deletingOwners.Has(uid) {
+			return true
+		}
+	}
+	return false
+}
+
+// deletingOwners are the UIDs of the owners of the Workloads in cl being deleted.
+func deletingOwners(ctx context.Context, cl client.Client) (sets.Set[types.UID], error) {
 	var wls kueue.WorkloadList
 	if err := cl.List(ctx, &wls); err != nil {
 		return nil, err
 	}
-	out := sets.New[string]()
+	out := sets.New[types.UID]()
 	for i := range wls.Items {
-		out.Insert(wls.Items[i].Namespace + "/" + wls.Items[i].Name)
+		if wls.Items[i].DeletionTimestamp.IsZero() {
+			continue
+		}
+		for _, ref := range wls.Items[i].OwnerReferences {
+			out.Insert(ref.UID)
+		}
+	}
+	return out, nil
+}
+
+// workloadKeys are the Workloads in cl, by key, with their UIDs.
+func workloadKeys(ctx context.Context, cl client.Client) (map[string]types.UID, error) {
+	var wls kueue.WorkloadList
+	if err := cl.List(ctx, &wls); err != nil {
+		return nil, err
+	}
+	out := make(map[string]types.UID, len(wls.Items))
+	for i := range wls.Items {
+		out[wls.Items[i].Namespace+"/"+wls.Items[i].Name] = wls.Items[i].UID
 	}
 	return out, nil
 }
