@@ -4,8 +4,11 @@ standard error)."""
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 
 import click
 
@@ -55,15 +58,34 @@ cluster_options = [
 ]
 
 
-def read_for(paths, cluster: bool, context: str | None, kubeconfig: str | None, max_file_bytes: int | None = None):
+def read_for(paths, cluster: bool, context: str | None, kubeconfig: str | None, max_file_bytes: int | None = None,
+             meanwhile: Callable[[], None] | None = None):
     """The live cluster read the options ask for (`api.read_cluster`), or None: files only. No PATH and
-    no cluster is a usage error, except as the kubectl plugin, which then reads the cluster."""
+    no cluster is a usage error, except as the kubectl plugin, which then reads the cluster. `meanwhile`
+    runs while the cluster is read (the read in a thread of its own: its kubectls mostly wait on the
+    server), and the read is returned once both are done (`imported`: the modules the command decides
+    with, which it would import after the read)."""
     plugin = click.get_current_context().find_root().info_name == PLUGIN
     if not (cluster or context or kubeconfig or (plugin and not paths)):
         if not paths:
             raise click.UsageError("give PATH... (files or folders), or --cluster to read the live cluster")
         return None
-    return api.read_cluster(context, kubeconfig, max_file_bytes=max_file_bytes)
+    if meanwhile is None:
+        return api.read_cluster(context, kubeconfig, max_file_bytes=max_file_bytes)
+    with ThreadPoolExecutor(1, thread_name_prefix="kadmit-read") as pool:
+        reading = pool.submit(api.read_cluster, context, kubeconfig, max_file_bytes=max_file_bytes)
+        meanwhile()
+        return reading.result()
+
+
+def imported(*modules: str) -> Callable[[], None]:
+    """Importing `modules` (a command's own, which it would import after the read): `read_for`'s
+    `meanwhile`. The read imports only modules of the stages before the engine's, which never import a
+    later stage's (tests/test_architecture.py), so the two threads never wait on each other's imports."""
+    def run() -> None:
+        for name in modules:
+            importlib.import_module(name)
+    return run
 
 
 @click.command("snapshot")

@@ -9,11 +9,21 @@ from functools import partial
 import click
 
 from kadmit import api
-from kadmit.cli_cluster import cluster_options, color_option, read_for
+from kadmit.cli_cluster import cluster_options, color_option, imported, read_for
 from kadmit.cli_cluster import report as _report
 from kadmit.cli_cluster import terminal as _terminal
 from kadmit.cli_options import (engine_refused, max_size_option, solver_options, tas_profile_option,
                                 time_budget_option, width, with_options)
+
+
+# The modules `admit` and `why` import to decide and to say it, imported while the live cluster is read
+# (`read_for`'s `meanwhile`); each is one the command imports anyway (tests/cli/test_cluster_read_meanwhile.py)
+ADMIT_MODULES = ("kadmit.render.cluster", "kadmit.render.decisions", "kadmit.render.progress", "kadmit.engine.decide",
+                 "kadmit.manifests.documents", "kadmit.manifests.jobs.manage")
+WHY_MODULES = ("kadmit.render.cluster", "kadmit.render.why", "kadmit.render.progress", "kadmit.engine.decide",
+               "kadmit.manifests.documents", "kadmit.manifests.jobs.manage", "kadmit.engine.explain.part",
+               "kadmit.engine.explain.prove", "kadmit.engine.explain.standing", "kadmit.engine.explain.cores",
+               "kadmit.engine.explain.fixes", "kadmit.engine.explain.met", "kadmit.engine.explain.placement")
 
 
 @click.command()
@@ -36,11 +46,11 @@ def admit(paths, mode, format_, time_budget, tas_profile, rlimit, timeout_ms, cl
     don't touch decided (the others' pending workloads listed as not decided), 2 unreadable input or
     an error that may change every decision, 3 the solver could not decide within its limits.
     """
+    live = read_for(paths, cluster, context, kubeconfig, max_file_bytes, meanwhile=imported(*ADMIT_MODULES))
     from kadmit.render.cluster import incomplete_json, incomplete_text
     from kadmit.render.decisions import admit_human, admit_json
     from kadmit.render.progress import progress
 
-    live = read_for(paths, cluster, context, kubeconfig, max_file_bytes)
     with progress(format_ == "human" and _terminal("stderr")) as report:
         outcome = api.admit(list(paths), mode=mode, rlimit=rlimit, timeout_ms=timeout_ms, time_budget=time_budget,
                             max_file_bytes=max_file_bytes, tas_profile=tas_profile, progress=report, cluster=live)
@@ -89,12 +99,12 @@ def why(workload, paths, format_, apply_fix, mode, time_budget, tas_profile, rli
     Exit codes: 0 admitted, 1 not admitted, 2 unreadable or invalid input or unknown workload,
     3 the solver could not decide within its limits.
     """
+    live = read_for(paths, cluster, context, kubeconfig, max_file_bytes, meanwhile=imported(*WHY_MODULES))
     from kadmit.render.cluster import incomplete_json, incomplete_text
     from kadmit.render.why import WhyStream, why_human, why_json, why_patch
     from kadmit.render.progress import progress
 
     shown = max(fixes, apply_fix or (1 if format_ == "patch" else 0))
-    live = read_for(paths, cluster, context, kubeconfig, max_file_bytes)
     with progress(format_ != "json" and _terminal("stderr")) as report:
         # the first lines as soon as they are known (before fixes are proven), on a terminal or a pipe alike
         echo = partial(click.echo, nl=False)

@@ -1,7 +1,7 @@
 """Reading a live cluster through kubectl: every kind kadmit reads, as one snapshot text.
 
-`read` asks kubectl for the context (`config view --minify`: no network), what the server serves
-(`api-resources`, beside `version` and the start of `kubectl proxy`), then lists every kind kadmit reads
+`read` asks kubectl, all at once, for the context (`config view --minify`: no network), what the server
+serves (`api-resources`) and its `version`, and starts `kubectl proxy`; then lists every kind kadmit reads
 that the server serves, in every namespace at once: each kind one request through `kubectl proxy` on a
 private unix socket (`live.proxy`: kubectl passes the server's JSON through, so the listing costs kubectl
 next to nothing), all at once. Where the proxy won't start, in BATCHES `kubectl get KIND,KIND,… -o json`
@@ -85,20 +85,26 @@ def _read(context: str | None, kubeconfig: str | None, program: str | None, max_
     name = f"<cluster {context}>" if context else "<cluster>"
     try:
         kube = k.Kubectl.find(context, kubeconfig, program)
-        origin = _origin(kube, context, diags)
-        if origin is None:
+        if kube.kubeconfig and not os.path.exists(kube.kubeconfig):
+            diags.emit(KAD031, f"no kubeconfig file `{kube.kubeconfig}`")
             return Snapshot(name, None, diags.sorted())
-        name = f"<cluster {origin.context}>"
         with ThreadPoolExecutor(WORKERS) as pool:
+            # the kubectls the read starts with, all at once (none needs another's answer); the kinds kadmit
+            # reads are imported meanwhile (the plan needs them once discovery answers)
+            config = pool.submit(kube.run, "config", "view", "--minify", "-o", "json")
+            discovery = pool.submit(kube.run, "api-resources", "-o", "wide", "--no-headers",
+                                    f"--request-timeout={k.REQUEST_TIMEOUT}")
             versions = pool.submit(kube.run, "version", "-o", "json", f"--request-timeout={k.REQUEST_TIMEOUT}")
             starting = pool.submit(Proxy.start, kube) if PROXY else _NO_PROXY
-            resources = kube.run("api-resources", "-o", "wide", "--no-headers", f"--request-timeout={k.REQUEST_TIMEOUT}")
-            served = _served(resources, origin, diags)
+            import kadmit.manifests  # noqa: F401
+            origin = _origin(config.result(), context, diags, kube.program)
+            served = None if origin is None else _served(discovery.result(), origin, diags)
             if served is None:
                 if starting.result() is not None:
                     starting.result().close()
-                return Snapshot(name, None, diags.sorted(), origin)
-            found = plan(served, failed_groups(resources.err))
+                return Snapshot(name if origin is None else f"<cluster {origin.context}>", None, diags.sorted(), origin)
+            name = f"<cluster {origin.context}>"
+            found = plan(served, failed_groups(discovery.result().err))
             budgets = {t: k.Budget(max_bytes) for t in found.targets}
             proxy = starting.result()
             try:
@@ -147,17 +153,13 @@ def _read(context: str | None, kubeconfig: str | None, program: str | None, max_
     return Snapshot(name, text, diags.sorted(), origin, sum(t.count for t in listed), trees)
 
 
-def _origin(kube: k.Kubectl, context: str | None, diags: Diagnostics) -> Origin | None:
-    """The context read, from `kubectl config view --minify` (no network), or None with an error."""
-    if kube.kubeconfig and not os.path.exists(kube.kubeconfig):
-        diags.emit(KAD031, f"no kubeconfig file `{kube.kubeconfig}`")
-        return None
-    run = kube.run("config", "view", "--minify", "-o", "json")
+def _origin(run: k.Run, context: str | None, diags: Diagnostics, program: str) -> Origin | None:
+    """The context read, from `kubectl config view --minify -o json` (no network), or None with an error."""
     if not run.ok:
         what = k.message(run)
         if k.failure(run) != k.CONTEXT:
             diags.emit(KAD038, f"`kubectl config view --minify` failed: {what}",
-                       help=f"kadmit runs `{kube.program}`; check that it is kubectl and that it runs")
+                       help=f"kadmit runs `{program}`; check that it is kubectl and that it runs")
         elif context:
             diags.emit(KAD031, f"can't use context `{context}` of the kubeconfig: {what}",
                        help="`kubectl config get-contexts` lists the contexts")
