@@ -71,3 +71,93 @@ def test_the_text_shows_three_fixes_each_on_a_line_and_says_what_all_adds(run):
     assert text[-1].startswith("   = note: ") and "`--all`: " in text[-1] and "each fix in full" in text[-1]
     every = run("why", "t/mine", ".", "--all").output
     assert every.count("     side effects on ") + every.count("     side effects: none") == 3
+
+
+HELD = """\
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: f}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: cq}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors: [{name: f, resources: [{name: cpu, nominalQuota: 4}]}]
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: q, namespace: default}
+spec: {clusterQueue: cq}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: Workload
+metadata: {name: running, namespace: default, creationTimestamp: "2026-11-20T08:00:00Z"}
+spec:
+  queueName: q
+  podSets: [{name: main, count: 1, template: {spec: {containers: [{name: c, resources: {requests: {cpu: 3}}}]}}}]
+status:
+  admission:
+    clusterQueue: cq
+    podSetAssignments: [{name: main, count: 1, flavors: {cpu: f}, resourceUsage: {cpu: 3}}]
+  conditions: [{type: QuotaReserved, status: "True", lastTransitionTime: "2026-11-20T09:00:00Z"}]
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: Workload
+metadata: {name: mine, namespace: default, creationTimestamp: "2026-11-20T08:01:00Z"}
+spec:
+  queueName: q
+  podSets: [{name: main, count: 1, template: {spec: {containers: [{name: c, resources: {requests: {cpu: 2}}}]}}}]
+"""
+NO_EVICTION = ("needs 1 more cpu in flavor f, but ClusterQueue cq's preemption policies (withinClusterQueue Never, "
+               "reclaimWithinCohort Never) allow evicting no admitted workload")
+
+
+def test_a_reason_the_standing_line_says_word_for_word_is_left_to_all(run):
+    run.write("s.yaml", HELD)
+    text = run("why", "default/mine", ".", "--fixes", "0").output
+    assert "its queue may preempt none of them (withinClusterQueue Never, reclaimWithinCohort Never)" in text
+    assert "insufficient unused quota for cpu in flavor f, 1 more needed" in text  # how much more: Kueue's reason
+    assert NO_EVICTION not in text
+    assert f"   = reason: {NO_EVICTION}" in run("why", "default/mine", ".", "--fixes", "0", "--all").output
+    reasons = json.loads(run("why", "default/mine", ".", "--fixes", "0", "--format", "json").output)["reasons"]
+    assert {"code": "KAD533", "message": NO_EVICTION} in reasons
+
+
+def test_the_reason_stays_where_no_other_says_how_much_more_it_needs(tmp_path):
+    from dataclasses import replace
+
+    from kadmit import api
+    from kadmit.render.why import why_human
+
+    (tmp_path / "s.yaml").write_text(HELD)
+    out = api.why("default/mine", [str(tmp_path)], fixes=0)
+    model = out.loaded.workspace.model
+    wl = next(w for w in model.workloads if w.key == "default/mine")
+    assert NO_EVICTION not in why_human(out.result, out.loaded.sources, wl.span, wl)
+    out.result.reasons = [replace(r, message=r.message.replace("1 more needed", "2 more needed"))
+                          for r in out.result.reasons]
+    assert f"   = reason: {NO_EVICTION}" in why_human(out.result, out.loaded.sources, wl.span, wl)
+
+
+def test_a_fix_in_the_file_the_fix_above_changes_says_the_same_file_where_that_is_shorter(run):
+    run.write("a-rather-long-policy-name.kad", POLICY)
+    lines = run("why", "t/mine", ".").output.splitlines()
+    fixes = [x for x in lines if x[:5] in ("  1. ", "  2. ", "  3. ")]
+    assert fixes[0].startswith("  1. change a-rather-long-policy-name.kad:35: wait for workload `t/held`")
+    assert fixes[1].startswith("  2. change all 2 of cluster_queue `q`, flavor `f`, in the same file: `cpu`: 8 → 16 (:9)")
+    assert fixes[2].startswith("  3. change all 4 of cluster_queue `lender`, flavor `f`, in the same file: ")
+    body = json.loads(run("why", "t/mine", ".", "--format", "json").output)
+    assert {c["file"] for f in body["fixes"] for c in f["changes"]} == {"a-rather-long-policy-name.kad"}
+    assert "the same file" not in run("why", "t/mine", ".", "--all").output  # `--all`: each fix whole
+    from kadmit import api
+    from kadmit.render.why import _same_file
+
+    wait = api.why("t/mine", [str(run.root)]).result.fixes[0].changes[0]  # a change said whole, at its place
+    assert _same_file(wait, "a-rather-long-policy-name.kad").startswith(":35 of the same file: wait for workload `t/held`")
+    assert _same_file(wait, "other.kad") == wait.describe()
+    run.write("a-rather-long-policy-name.kad", "")
+    run.write("p.kad", POLICY)  # a name shorter than `the same file` is said again
+    assert "in the same file" not in run("why", "t/mine", ".").output

@@ -95,11 +95,14 @@ def why_human(result: WhyResult, sources: SourceMap, workload_span: Span | None,
             actor = result.fixes[0].actor
             out.append(f"fixes {ACTORS[actor].split(' (')[0].rstrip(':')} (each proven by deciding the changed input "
                        f"again, {result.fixes_mode} mode):")
+        last = None  # the file the fix above changes, when it changes one only (`in the same file`)
         for i, f in enumerate(result.fixes, 1):
             if f.actor != actor:
                 actor = f.actor
                 out.append(f"  {ACTORS[actor]}")
-            out.extend(_fix_lines(i, f, full, width, own, workload))
+            out.extend(_fix_lines(i, f, full, width, own, workload, None if full else last))
+            files = {c.knob.span.file for c in f.changes if c.knob.span is not None}
+            last = files.pop() if len(files) == 1 and all(c.knob.span is not None for c in f.changes) else None
         # the notes on the search name changes of the platform's that admit nothing alone or were not
         # tried: where a fix of the platform's is shown, `--all` gives them
         notes = full or not any(f.actor == "platform" for f in result.fixes)
@@ -225,6 +228,9 @@ def _reasons(result: WhyResult, full: bool) -> list[str]:
     if not full and st is not None and st.behind is not None and not result.admitted and result.gang is None:
         # KAD519 says what the first line says (`waits behind the StrictFIFO head `x``): `--all` gives it
         reasons = [x for x in reasons if not (x.code == "KAD519" and f"waiting behind {st.behind}" in x.message)]
+    if not full:
+        said = _said_by_standing(result, reasons)
+        reasons = [x for x in reasons if x not in said]
     every = len(reasons)
     if not full and len(reasons) > MAX_REASONS:
         r = result.standing.resource if result.standing is not None else None
@@ -236,6 +242,33 @@ def _reasons(result: WhyResult, full: bool) -> list[str]:
         more = every - len(reasons)
         out.append(f"   = reason: … {more} more (`--all` lists every one)")
     return out
+
+
+def _said_by_standing(result: WhyResult, reasons: list) -> list:
+    """The KAD533 reasons a standing line says already, each with every word of it: `needs N more R in flavor F,
+    but ClusterQueue Q's preemption policies (P) allow evicting no admitted workload` where the line says who
+    holds R in F and that its queue Q may preempt none of them (P), and another reason shown says Kueue's `R in
+    flavor F, N more needed` (`--all` shows it)."""
+    st = result.standing
+    h = st.held if st is not None else None
+    if h is None or h.preemptible or not st.quota or result.placement is not None or result.admitted \
+            or result.gang is not None:
+        return []
+    out = []
+    for x in reasons:
+        m = _NO_EVICTION.fullmatch(x.message) if x.code == "KAD533" else None
+        if m is None or (m.group("resource"), m.group("flavor"), m.group("queue"), m.group("policies")) != \
+                (h.resource, h.flavor, st.cluster_queue, h.policies):
+            continue
+        needed = f"{h.resource} in flavor {h.flavor}, {m.group('amount')} more needed"
+        if any(needed in y.message for y in reasons if y is not x and y.code != "KAD533"):
+            out.append(x)
+    return out
+
+
+_NO_EVICTION = re.compile(r"needs (?P<amount>\S+) more (?P<resource>\S+) in flavor (?P<flavor>\S+), but ClusterQueue "
+                          r"(?P<queue>\S+)'s preemption policies \((?P<policies>[^)]*)\) allow evicting no admitted "
+                          r"workload")
 
 
 def _one_word_apart(messages: list[str], most: int = 2) -> list[str]:
@@ -307,12 +340,13 @@ def plural(n: int, word: str) -> str:
 
 
 def _fix_lines(i: int, f, full: bool = False, width: int | None = None, own: str | None = None,
-               workload=None) -> list[str]:
+               workload=None, after: str | None = None) -> list[str]:
     """A proven fix: its changes, then what it admits the workload with and its side effects. By default
     the side effects are counted by kind on the outcome's line, the few harmed named, and how the changes
     depend on each other (`Proven.needs`) is left to `--all`; `--all` lists every side effect. `own`: the
     workload's ClusterQueue and `workload` its model (an outcome in that queue with every pod set whole says
-    on which flavors only)."""
+    on which flavors only). `after`: the file the fix above changes, named there: here `the same file` (where
+    that is shorter)."""
     waits = all(c.edit is None for c in f.changes)
     parts = {c.knob.within[1:2] for c in f.changes}
     briefs = [c.brief(part=len(parts) > 1) for c in f.changes]
@@ -321,7 +355,8 @@ def _fix_lines(i: int, f, full: bool = False, width: int | None = None, own: str
             len({(c.knob.within[0], c.knob.span.file) for c in f.changes}) == 1:  # one object: named once
         k = f.changes[0].knob
         within = k.within[0] + (f", {k.within[1]}" if len(parts) == 1 else "")
-        head = f"  {i}. change all {len(f.changes)} of {within}, in {k.span.file}{needs}:"
+        file = SAME_FILE if k.span.file == after and len(k.span.file) > len(SAME_FILE) else k.span.file
+        head = f"  {i}. change all {len(f.changes)} of {within}, in {file}{needs}:"
         if full:
             out = [head, *fill_items("       ", briefs, "       ", width or PIPE_ITEMS)]
         else:  # the changes after the object, on its line (a terminal wraps them under the number)
@@ -330,7 +365,7 @@ def _fix_lines(i: int, f, full: bool = False, width: int | None = None, own: str
             sep = ", "
             if len(parts) == 1 and all(" " in n and b.startswith(f"{n}: ") for n, b in zip(names, briefs)):
                 if len(fields) == 1:  # one field of each resource: said once, `cpu: "768" → "4240" (:24)`
-                    head = f"  {i}. change all {len(f.changes)} {fields.pop()} of {within}, in {k.span.file}:"
+                    head = f"  {i}. change all {len(f.changes)} {fields.pop()} of {within}, in {file}:"
                     briefs = [f"{n.rpartition(' ')[0]}: {b[len(n) + 2:]}" for n, b in zip(names, briefs)]
                 else:  # `nominalQuota: cpu "576" → "4048" (:35), …; lendingLimit: cpu …`
                     briefs, sep = _by_field(briefs, names), "; "
@@ -338,7 +373,7 @@ def _fix_lines(i: int, f, full: bool = False, width: int | None = None, own: str
     else:
         head = f"  {i}. " + ("no change of the input: " if waits else "change " if len(f.changes) == 1
                              else f"change all {len(f.changes)}: ")
-        described = [c.describe() for c in f.changes]
+        described = [_same_file(c, after) for c in f.changes]
         described[-1] += needs
         # on a terminal, changes to different objects each start a line of their own
         out = fill_items(head, described, "       ", width if len(described) > 1 else None, sep=";")
@@ -376,6 +411,20 @@ def _fix_lines(i: int, f, full: bool = False, width: int | None = None, own: str
     who = "".join(f"; harmed: {', '.join(f'`{w}`' for w in names)}{', …' if len(names) < k else ''}"
                   for k, names in named)
     return out + [f"{then}; side effects on {n} other{'' if n == 1 else 's'}: {', '.join(items)}{tail}{who}"]
+
+
+def _same_file(change, after: str | None) -> str:
+    """`Change.describe`, its place `:LINE of the same file` where its file is `after` (the fix above's) and
+    its name is longer."""
+    text = change.describe()
+    k = change.knob
+    if after is None or k.span is None or k.span.file != after or not text.startswith(f"{k.where()}: ") or \
+            len(k.span.file) <= len(SAME_FILE):
+        return text
+    return f":{k.span.line} of {SAME_FILE}: {text[len(k.where()) + 2:]}"
+
+
+SAME_FILE = "the same file"  # the file the fix above changes (named there), where it is shorter than its name
 
 
 NAMED = 1  # harmed workloads a fix's side effects name by default (`--all`: every one)

@@ -199,7 +199,7 @@ def _holders_text(pre: str, flavor: str, union: list[Origin], sets: list[list[Or
     top = ", ".join(f"`{w}`" + (f" {_q(amount[w], one)}" if one else "") for w in named[:3])
     more = f" and {len(named) - 3:,} more" if len(named) > 3 else ""
     head = f"(`{pre.split(':', 1)[1][:-1]}`) " if pre else ""
-    return f"{head}{who} hold {held} in {flavor}: {top}{more}"
+    return f"{head}{who} {'holds' if n == '1' else 'hold'} {held} in {flavor}: {top}{more}"
 
 
 def _value(o: Origin) -> int:
