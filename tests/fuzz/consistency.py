@@ -29,7 +29,7 @@ from pathlib import Path
 
 from .runner import WALL, _agree, _difference, _untimed, call, write
 
-# a side effect's kind -> (admitted before, admitted after); None: admitted both, changed
+# a side effect's kind -> (holding quota before, after: admitted or reserved); None: holding both, changed
 _KINDS = {
     "admitted → evicted": (True, False), "admitted → pending": (True, False),
     "evicted → admitted": (False, True), "pending → admitted": (False, True),
@@ -53,6 +53,21 @@ def _placed(d: dict) -> tuple:
             tuple(sorted((p["name"], p.get("count"), tuple(sorted((p.get("flavors") or {}).items())))
                          for p in d.get("pod_sets", []))))
 
+
+
+def _holds(d: dict) -> bool:
+    """Whether admit has the workload holding quota: admitted, or its quota reserved behind admission checks."""
+    return bool(d.get("admitted") or d.get("quota_reserved"))
+
+
+def _state_word_of(d: dict) -> str:
+    return "admitted" if d.get("admitted") else "quota reserved" if d.get("quota_reserved") else "not admitted"
+
+
+def _state_word(text: str) -> str:
+    """What a side effect's state text (`replay.State.describe`) says: admitted, quota reserved, or neither."""
+    return ("admitted" if text.startswith("admitted to ") else "quota reserved"
+            if text.startswith("quota reserved in ") else "not admitted")
 
 def check_cluster(work: Path, files: dict[str, str], rng, *, whys: int = 2, fixes: int = 1, timeout: float = 60.0,
                   hashseed: bool = False, round_trip: bool = False, stats: Counter | None = None) -> list[str]:
@@ -175,6 +190,7 @@ def _fix_holds(work: Path, name: str, n: int, fix: dict, decisions: dict, run, s
     if said and _placed(mine) != _placed({"cluster_queue": said.get("cluster_queue"), "pod_sets": said.get("pod_sets", [])}):
         found.append(f"{what}: admitted as {_placed(mine)}, the fix said {_placed(said)}")
     effects = {e["workload"]: e["kind"] for e in fix.get("effects", [])}
+    texts = {e["workload"]: (e.get("before", ""), e.get("after", "")) for e in fix.get("effects", [])}
     for w in sorted(set(decisions) | set(now)):
         if w == name:
             continue
@@ -186,22 +202,27 @@ def _fix_holds(work: Path, name: str, n: int, fix: dict, decisions: dict, run, s
             continue
         if kind is not None:
             stats["side effects compared"] += 1
-        moved = bool(before.get("admitted")) != bool(later.get("admitted"))
-        changed = moved or (before.get("admitted") and _placed(before) != _placed(later))
+            for when, text, d in (("before", texts[w][0], before), ("after", texts[w][1], later)):
+                if _state_word(text) != _state_word_of(d):
+                    found.append(f"{what}: side effect {w} says {when} {text!r}; admit has it "
+                                 f"admitted={d.get('admitted')}, quota_reserved={d.get('quota_reserved')}")
+        # holding quota: admitted, or reserved behind admission checks (why's side effects count both)
+        moved = _holds(before) != _holds(later)
+        changed = moved or (_holds(before) and _placed(before) != _placed(later))
         if kind is None:
             if changed:
-                found.append(f"{what}: {w} goes from admitted={before.get('admitted')} {_placed(before)} to "
-                             f"admitted={later.get('admitted')} {_placed(later)}, not among its side effects")
+                found.append(f"{what}: {w} goes from {_state_word_of(before)} {_placed(before)} to "
+                             f"{_state_word_of(later)} {_placed(later)}, not among its side effects")
             continue
         flags = _KINDS.get(kind, "?")
         if flags == "?":
             found.append(f"{what}: side effect of unknown kind {kind!r} on {w}")
-        elif flags is not None and flags != (bool(before.get("admitted")), bool(later.get("admitted"))):
-            found.append(f"{what}: side effect {w} {kind!r}, and admit has it admitted={before.get('admitted')} "
-                         f"then admitted={later.get('admitted')}")
-        elif flags is None and not (before.get("admitted") and later.get("admitted")):
-            found.append(f"{what}: side effect {w} {kind!r} (admitted both times), and admit has it "
-                         f"admitted={before.get('admitted')} then {later.get('admitted')}")
+        elif flags is not None and flags != (_holds(before), _holds(later)):
+            found.append(f"{what}: side effect {w} {kind!r}, and admit has it {_state_word_of(before)} "
+                         f"then {_state_word_of(later)}")
+        elif flags is None and not (_holds(before) and _holds(later)):
+            found.append(f"{what}: side effect {w} {kind!r} (holding quota both times), and admit has it "
+                         f"{_state_word_of(before)} then {_state_word_of(later)}")
     return found
 
 

@@ -92,3 +92,20 @@ def test_the_kueue_example_round_trips_through_kad(tmp_path: Path) -> None:
     assert found == []
     assert stats["imports decided again"] == 1 and stats["exports decided again"] == 1, stats
     assert stats["imported files formatted"] >= 5, stats
+
+
+def test_a_side_effect_on_a_reservation_behind_a_check_says_so(tmp_path: Path) -> None:
+    """bench/fuzz_consistency.py --n 100 --seed 31 --whys 2 --fixes 2 --hashseed, cluster 24: ns-cq1/w03's fix 1
+    raises cq1's cpu quota, and ns-cq1/w07, whose quota is reserved behind admission check ac-ready, gets more
+    pods. The side effect said w07 was "admitted to cq1" before: why's own run did not mark the checks (admit's
+    does), so its baseline took the reservation for an admission; now both sides say the quota is reserved."""
+    text = (Path(__file__).parent / "data" / "side-effect-behind-a-check.yaml").read_text()
+    found = check_cluster(tmp_path, {"cluster.yaml": text}, random.Random(0), whys=0, fixes=0)
+    assert found == []
+    from .runner import call
+    w = call("why", ["why", "ns-cq1/w03", "case", "--format", "json"], tmp_path, 60)
+    effects = json.loads(w.stdout)["fixes"][0]["effects"]
+    assert effects == [{"workload": "ns-cq1/w07", "kind": "with more pods",
+                        "before": "quota reserved in cq1 (main: 1 pod on f0), waiting for admission check `ac-ready`",
+                        "after": "quota reserved in cq1 (main: 2 pods on f0), waiting for admission check `ac-ready`"}]
+    assert _one_fix(tmp_path, "ns-cq1/w03") == []

@@ -205,6 +205,9 @@ def _why_ordered(model: Model, key: str, limits: Limits | None, tas_profile: Pro
     except SolverUnknown:
         return WhyResult(key, False, None, [Reason(KAD503, "the solver could not decide within its limits")],
                          unknown=True, solver=session.stats.as_dict())
+    # a reservation behind admission checks waits for them, as admit marks it: the fixes' side effects
+    # compare each workload's state with this run's (`replay.State.waiting`)
+    mark_checks(session.index, decisions.values())
     target = session.index.workloads[key]
     if target.admission is not None and not target.finished and key not in decisions:
         waiting = held_waiting(session.index, target)

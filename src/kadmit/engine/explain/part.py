@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from kadmit.collector import release
+from kadmit.engine.admission.checks import mark_checks
 from kadmit.engine.admission.loops import PreemptionLoop
 from kadmit.engine.admission.ordered import Decision, decide_ordered
 from kadmit.engine.admission.parts import split
@@ -41,9 +42,12 @@ class PartScope:
         caught, and the run stops, where the whole run's state repeats)."""
         assert self.rest is not None
         loops: list[PreemptionLoop] = []
-        got = decide_ordered(Session(self.rest, limits, tas_profile), loops=loops)
+        session = Session(self.rest, limits, tas_profile)
+        got = decide_ordered(session, loops=loops)
         if loops:
-            got = decide_ordered(Session(self.whole or self.model, limits, tas_profile), loops=[])
+            session = Session(self.whole or self.model, limits, tas_profile)
+            got = decide_ordered(session, loops=[])
+        mark_checks(session.index, got)  # a reservation behind admission checks waits for them, as admit says
         return {d.key: d for d in got}
 
 
