@@ -130,11 +130,15 @@ def test_a_note_names_the_quotas_whose_raise_alone_admits_nothing(run):
     tail = ": still pending, and where that run ends no value of it lets it fit): "
     note = (f"{head} to the value shown{tail}cluster_queue `q`'s `nvidia.com/gpu` in f (4); "
             "cluster_queue `lender`'s `nvidia.com/gpu` in f (4)")
-    assert out["fixes_notes"] == [note]
+    # and that the lender's raise was decided at one size (q's raise, found first, admits it)
+    once = ("a lender's raise was decided at one size, what this workload and the pending workloads ahead of it "
+            "in its cohort tree need, and not searched smaller (fixes were found without it): what `lender` in "
+            "`f` lends")
+    assert out["fixes_notes"] == [once, note]
     assert f"   = note: {note}\n" in run("why", "t/mine", ".", "--all").output
-    # the text output, where a fix of the platform's is shown, leaves it to `--all` and says so
+    # the text output, where a fix of the platform's is shown, leaves them to `--all` and says so
     text = run("why", "t/mine", ".").output
-    assert head not in text and "`--all`: 1 more note, each fix in full" in text
+    assert head not in text and "`--all`: 2 more notes, each fix in full" in text
     assert "  by the platform team" in text
 
 

@@ -260,10 +260,14 @@ def test_why_raises_the_own_queues_quota_from_the_bound_and_skips_what_cannot_he
     # d's quota helps only with a's borrowing limit raised as well (what a can borrow of what d lends)
     assert [sorted((c.knob.subject, c.knob.field) for c in f.changes) for f in r.fixes[1:]] == [
         [("cluster_queue `a`", "`borrow` of `cpu` in flavor `f`"), ("cluster_queue `d`", "`cpu` in flavor `f`")]]
-    assert r.fixes_checked == 2 + 2  # 9 and 8; d's and a's raised by what its cohort tree needs, then by half
+    # 9 and 8; d's and a's raised by what its cohort tree needs, once (a fix was found before: not halved)
+    assert r.fixes_checked == 2 + 1
     assert check_fixes(tmp_path, text, "ns/w") == len(r.fixes)
     # no value of d's quota alone: the note says so, by arithmetic, and deciding d's at 1000 agrees
-    assert r.fixes_notes == ["no value of this quota alone can admit it (by arithmetic: what its ClusterQueue can "
+    assert r.fixes_notes == ["a lender's raise was decided at one size, what this workload and the pending workloads "
+                             "ahead of it in its cohort tree need, and not searched smaller (fixes were found without "
+                             "it): what `d` in `f` lends",
+                             "no value of this quota alone can admit it (by arithmetic: what its ClusterQueue can "
                              "reach at most stays short of what it must hold): cluster_queue `d`'s "
                              "`cpu` in f"]
     d_at = text.index("cluster_queue d {")

@@ -79,7 +79,8 @@ def proven_fixes(prover: Prover, model: Model, sources: SourceMap, ask: Ask, uni
     else:  # (behind a StrictFIFO head too: the head and the rest ahead go first with the room)
         for p in group_raises(prover, model, sources, ask.own, ask.workload, units, singles, ask.ahead):
             keep(p)
-        for p in lender_raises(prover, model, sources, ask.own, ask.workload, units, singles, ask.ahead):
+        for p in lender_raises(prover, model, sources, ask.own, ask.workload, units, singles, ask.ahead,
+                               found=bool(found)):
             keep(p)
     if ask.head is not None:
         _head_fixes(prover, model, sources, ask, units, keep, bool(found))

@@ -132,7 +132,8 @@ def group_raises(prover: Prover, model: Model, sources: SourceMap, obs: Obstacle
 
 
 def lender_raises(prover: Prover, model: Model, sources: SourceMap, obs: Obstacles, wl: Workload,
-                   units: dict[str, int], singles: list[list[Change]], ahead: dict[str, int]) -> list[Proven]:
+                   units: dict[str, int], singles: list[list[Change]], ahead: dict[str, int],
+                   found: bool = False) -> list[Proven]:
     """Another queue's nominal quota in the blame (what it lends the workload's queue) whose raise alone
     admits nothing (`singles` has no change of it): it helps only through what it lends, capped by its
     lending limit (and the borrower's borrowing limit), and only with the flavor's other resources too;
@@ -144,7 +145,12 @@ def lender_raises(prover: Prover, model: Model, sources: SourceMap, obs: Obstacl
     plus its own demand), halved while it still admits. Each value decided again. One lender per
     flavor: the first whose raise admits (the others lend to the same cohort tree); once one flavor's
     admits, the next flavor's first lender is tried once at the same size (kept as it is: not called
-    the least); at most MAX_LENDERS lenders searched in all."""
+    the least); at most MAX_LENDERS lenders searched in all.
+    Once a fix is `found` (the single changes and raises before these), a lender's raise is an
+    alternative, searched as cheaply as `_singles` searches another queue's number then: decided once
+    at that size, kept as it is if it admits, not halved; a note names those not searched smaller.
+    (A lender's raise lets the cohort tree's pending work in: at gpu_state(15000) such a re-decision
+    admits thousands, and its halving, admitting nothing, was a quarter of the `why`.)"""
     out: list[Proven] = []
     lq = next((q for q in model.local_queues if q.key == f"{wl.namespace}/{wl.queue}"), None)
     if lq is None:
@@ -163,8 +169,9 @@ def lender_raises(prover: Prover, model: Model, sources: SourceMap, obs: Obstacl
     if not lenders:
         return out
     tree = {r: max(ahead_in_tree(prover, model, wl, r), demand[r] + ahead.get(r, 0)) for r in asks}
-    found: float | None = None  # the factor of the first lender's raise that admits
+    factor: float | None = None  # the factor of the first lender's raise that admits
     searched, done = 0, set()
+    once: list[str] = []  # lenders whose raise admits, decided at one size only (a fix was `found` before)
     for (nid, fname), alone in lenders.items():
         if fname in done:
             continue
@@ -183,9 +190,9 @@ def lender_raises(prover: Prover, model: Model, sources: SourceMap, obs: Obstacl
 
         def changes(factor: float) -> list[Change]:
             return [Change(k, int(k.value) + up(int(tree[r] * factor), units.get(r, 1))) for k, r in knobs]
-        if found is not None:
+        if factor is not None:
             done.add(fname)  # tried once at the size found: this flavor's other lenders are not tried
-            ok = found if prover.admits(changes(found)) else None
+            ok = factor if prover.admits(changes(factor)) else None
         elif searched >= MAX_LENDERS:
             break
         else:
@@ -193,10 +200,12 @@ def lender_raises(prover: Prover, model: Model, sources: SourceMap, obs: Obstacl
             ok = None
             if prover.admits(changes(1.0)):
                 f = 1.0
-                while f > 1 / 8 and prover.admits(changes(f / 2)):
+                while not found and f > 1 / 8 and prover.admits(changes(f / 2)):
                     f /= 2
-                ok = found = f
+                ok = factor = f
                 done.add(fname)
+        if ok is not None and found:
+            once.append(f"`{nid.split(':', 1)[1]}` in `{fname}`")
         if ok is not None:
             p = prover.prove(changes(ok))
             if p is not None:
@@ -208,8 +217,13 @@ def lender_raises(prover: Prover, model: Model, sources: SourceMap, obs: Obstacl
                            f"`{fname}` alone was found to admit it)" if tried else
                            f" (together: what `{name}` lends in `{fname}`)")
                 out.append(p)
+    if once:
+        note = ("a lender's raise was decided at one size, what this workload and the pending workloads ahead of "
+                "it in its cohort tree need, and not searched smaller (fixes were found without it): what "
+                f"{_and(once)} lend{'s' if len(once) == 1 else ''}")
+        if note not in prover.notes:
+            prover.notes.append(note)
     return out
-
 
 
 def _raised(singles: list[list[Change]]) -> set[tuple]:
