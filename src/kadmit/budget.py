@@ -75,6 +75,15 @@ class Budget:
         self.workloads += n
         return True
 
+    def save(self) -> tuple:
+        """What was counted so far, for `restore`."""
+        return self.bytes, self.objects, self.workloads, {k: (r.first, r.span, r.count) for k, r in self.refused.items()}
+
+    def restore(self, saved: tuple) -> None:
+        """Back to what `save` gave: what was counted since (a text read again) is forgotten."""
+        self.bytes, self.objects, self.workloads, refused = saved
+        self.refused = {k: Refused(*r) for k, r in refused.items()}
+
     def take_file(self, name: str, objects: int, workloads: int) -> bool:
         """Whether one file's objects, read already (a `.kad` file, a file read in an earlier load of an
         editor's workspace), are kept."""

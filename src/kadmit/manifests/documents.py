@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 from kadmit.diagnostics import Diagnostic, Diagnostics
 from kadmit.edits import Edit, apply
-from kadmit.manifests.reader import _Reader
+from kadmit.manifests.reader import _Reader, restartable
 from kadmit.manifests.yamltree import Val, parse_documents
 from kadmit.model import SKIPPED_NAMED, Fragment
 
@@ -103,11 +103,16 @@ class _Logged(_Reader):
     segment. A file whose reading counts some kind's objects past SKIPPED_NAMED (`compacting`) is
     read again whole when edited, so its log is dropped."""
 
-    def __init__(self, file: str, diags: Diagnostics, text: str | None) -> None:
+    def __init__(self, file: str, diags: Diagnostics, text: str | None, lines: list[int]) -> None:
         super().__init__(file, diags, text)
         self.doc = 0
+        self.lines = lines  # each segment's first line
         self.log: list[list] = []
         self.compacting = False
+
+    def list_item(self, values: dict, item: Val) -> bool:
+        self.doc = bisect_right(self.lines, item.line) - 1
+        return super().list_item(values, item)
 
     def skip(self, node: Val, api_version: str, kind: str, reason: str) -> None:
         super().skip(node, api_version, kind, reason)
@@ -176,19 +181,26 @@ def read_indexed(text: str, file: str, diags: Diagnostics, trees: list | None = 
     document (None: the text's lines or documents aren't plain, or reading it reported a problem of
     the YAML itself). `trees`: the text's documents as `parse_documents` reads them, made already (a
     cluster read: `live.emit`), taken instead of parsing the text again."""
+    return restartable(lambda lists: _read_indexed(text, file, diags, trees, lists), diags)
+
+
+def _read_indexed(text: str, file: str, diags: Diagnostics, trees: list | None,
+                  lists_streamed: bool) -> tuple[Fragment, Indexed | None]:
     seg = segments(text)
-    reader = _Logged(file, diags, text)
+    lines, offsets = seg if seg is not None else ([0], [0, len(text)])
+    reader = _Logged(file, diags, text, lines)
     lists = [getattr(reader.fragment, t) for t in _TARGETS]
     first = len(diags.items)
     ok = seg is not None and not (len(seg[0]) > 1 and _json_like(text))
-    lines, offsets = seg if seg is not None else ([0], [0, len(text)])
     count = len(lines)
     sizes = _Sizes(len(lists))
     diag_ends = array("I")
     here = tuple(0 for _ in lists)
+    here_diags = 0
     done = -1  # the last segment read
     mark = first
-    for doc in parse_documents(text, file, diags) if trees is None else trees:
+    docs = trees if trees is not None else parse_documents(text, file, diags, lister=reader if lists_streamed else None)
+    for doc in docs:
         if len(diags.items) != mark or reader.compacting:
             ok = False  # reported while parsing (not converting), or read again whole when edited
         if doc is not None and ok:
@@ -199,18 +211,20 @@ def read_indexed(text: str, file: str, diags: Diagnostics, trees: list | None = 
                 while done < s - 1:  # segments without a document
                     done += 1
                     sizes.append(here)
-                    diag_ends.append(len(diags.items) - first)
+                    diag_ends.append(here_diags)
                 reader.doc = s
         if doc is not None:
             reader.document(doc)
         if ok and doc is not None:
             done += 1
             here = tuple(map(len, lists))
+            here_diags = len(diags.items) - first
             sizes.append(here)
-            diag_ends.append(len(diags.items) - first)
+            diag_ends.append(here_diags)
         mark = len(diags.items)
     if len(diags.items) != mark:
         ok = False
+    reader.finish()
     converted = diags.items[first:]
     if reader.compact():
         ok = False
@@ -263,7 +277,7 @@ def _read_segment(index: Indexed, s: int, edits: list[Edit]):
     if parsed.items or len(docs) > 1:
         return None
     diags = Diagnostics()
-    reader = _Logged(index.file, diags, padded)
+    reader = _Logged(index.file, diags, padded, index.lines)
     reader.doc = s
     for doc in docs:
         reader.document(doc)

@@ -86,6 +86,29 @@ NOT_READ_HELP = ("kadmit reads Kubernetes objects and `.kad` policy; name the fo
 PARTLY_READ = {"ConfigMap": f"Kueue's configuration (`{config.CONFIG_KEY}`)"}
 
 
+class Restart(Exception):
+    """Items of a List read as they were parsed should not have been (the document turned out not to be
+    a List, or broken): the file is read again without that (`restartable`)."""
+
+
+_GUESS = ("", "")  # a List's item type not known yet: its items are read when they name their own
+
+
+class _Stream:
+    """A top-level List read item by item while it is parsed (`_Reader.list_item`): its mapping as
+    built so far, the item type its items were read with (None: a `kind: List`), and what reading
+    them reported, held until the document ends (after what parsing it reports, as when read whole)."""
+
+    __slots__ = ("values", "item_type", "seq", "took", "said")
+
+    def __init__(self, values: dict, item_type) -> None:
+        self.values = values
+        self.item_type = item_type
+        self.seq: Val | None = None  # the `items` list once parsed: the items not read yet
+        self.took = 0
+        self.said = Diagnostics()
+
+
 class _Reader:
     def __init__(self, file: str, diags: Diagnostics, text: str | None = None) -> None:
         self.f = Fields(file, diags, text)
@@ -93,11 +116,88 @@ class _Reader:
         # (apiVersion, kind) of a kind not read -> [the first's span, how many, the index in `fragment.skipped`
         # of the entry that counts those past SKIPPED_NAMED (-1: none yet)]
         self.skipped: dict[tuple[str, str], list] = {}
+        self.stream: _Stream | None = None
+
+    # A document's top-level `items` list is handed over item by item while it is parsed
+    # (`yamltree.parse_documents(lister=)`), so that a List's tree is never whole in memory: an item is
+    # read at once when reading it later could not differ (the List's kind and apiVersion came first,
+    # or the item names its own), else it and every later one stay in the tree for `document`. What was
+    # read is checked when the document ends; if it should not have been, the file is read again (Restart).
+
+    def list_item(self, values: dict, item: Val) -> bool:
+        """Whether `item` of the top-level `items` list of the mapping `values` (being parsed) was read."""
+        st = self.stream
+        if st is None or st.values is not values:
+            if st is not None and st.took:
+                raise Restart  # the last one never ended as a document
+            st = self.stream = _Stream(values, self._item_type(values))
+        item_type = st.item_type
+        if item_type is False or item_type is _GUESS and item.kind == MAP and not _named(item):
+            return False
+        f = self.f
+        diags, f.diags = f.diags, st.said
+        try:
+            self.document(item, None if item_type is _GUESS else item_type)  # a guess: read alike in any List
+        finally:
+            f.diags = diags
+        st.took += 1
+        return True
+
+    def list_done(self, values: dict, seq: Val) -> None:
+        if self.stream is not None and self.stream.values is values:
+            self.stream.seq = seq
+
+    @staticmethod
+    def _item_type(values: dict):
+        """The type a List's items are read as, from its keys parsed so far: None (`kind: List`), a
+        `*List`'s, _GUESS (not known yet), or False (not a List, or one whose items wait)."""
+        api, kind = values.get("apiVersion"), values.get("kind")
+        if api is not None and api.kind != STR or kind is not None and kind.kind != STR:
+            return False
+        if kind is None:
+            return _GUESS
+        if kind.v == "List":
+            return None
+        if not kind.v.endswith("List"):
+            return False
+        return (api.v, kind.v[: -len("List")]) if api is not None else _GUESS
+
+    def finish(self) -> None:
+        """The text is read: items read from a List whose document never ended (a YAML error) were not
+        to be (the error drops that document whole)."""
+        if self.stream is not None and self.stream.took:
+            raise Restart
+
+    def _listed(self, node: Val) -> bool:
+        """`node` is the top-level mapping of a List whose items were read while parsed: check that they
+        were to be, and read the rest (True), or Restart; False: another document."""
+        st = self.stream
+        if st is None or node.v is not st.values:
+            return False
+        self.stream = None
+        if not st.took:
+            return False  # nothing read yet: the tree is whole
+        f = self.f
+        try:
+            api_version = f.str(node, "apiVersion", required=True, what="a manifest object")
+            kind = f.str(node, "kind", required=True, what="a manifest object")
+        except Invalid:
+            raise Restart from None
+        item_type = None if kind == "List" else (api_version, kind[: -len("List")])
+        if (not kind.endswith("List") or node.v.get("items") is not st.seq
+                or st.item_type is not _GUESS and st.item_type != item_type):
+            raise Restart
+        f.diags.extend(st.said.items)
+        for item in st.seq.v:
+            self.document(item, item_type)
+        return True
 
     def document(self, node: Val, list_type: tuple[str, str] | None = None) -> None:
         """One document or list item: an object, or a list whose items are read in turn."""
         f = self.f
         if node.kind == NULL:
+            return
+        if list_type is None and self.stream is not None and self._listed(node):
             return
         if node.kind != MAP:
             f.diags.emit(KAD154, f"expected a Kubernetes object (a mapping), found {DESCRIBE[node.kind]}",
@@ -277,14 +377,41 @@ class _Reader:
             self.f.diags.emit(KAD159, f"{what}; skipped{many}", first)
 
 
+def _named(item: Val) -> bool:
+    """Whether a List's item names its own apiVersion and kind (so reading it doesn't depend on the List's)."""
+    api, kind = item.v.get("apiVersion"), item.v.get("kind")
+    return api is not None and api.kind == STR and bool(api.v) and kind is not None and kind.kind == STR and bool(kind.v)
+
+
+def restartable(read: Callable, diags: Diagnostics):
+    """`read(lists)`: with `lists` True, a List's items are read while parsed; if that Restarts, what
+    it reported and counted is taken back and the text read with `read(False)`, its Lists whole."""
+    mark = len(diags.items)
+    b = budget.current()
+    saved = b.save() if b is not None else None
+    try:
+        return read(True)
+    except Restart:
+        del diags.items[mark:]
+        if b is not None:
+            b.restore(saved)
+        return read(False)
+
+
 def read_manifest_text(text: str, filename: str, diags: Diagnostics) -> Fragment:
     """Read every Kueue / Kubernetes object of a YAML or JSON text (multi-document, `kind: List`
     and `*List` kinds included) into a fragment. `filename` names the file in spans. Problems
     become diagnostics in `diags`; an object with a problem is skipped, the rest are read."""
+    return restartable(lambda lists: read_text(text, filename, diags, lists), diags)
+
+
+def read_text(text: str, filename: str, diags: Diagnostics, lists: bool) -> Fragment:
+    """`read_manifest_text`; `lists`: a List's items are read while parsed (may raise Restart)."""
     reader = _Reader(filename, diags, text)
-    for doc in parse_documents(text, filename, diags):
+    for doc in parse_documents(text, filename, diags, lister=reader if lists else None):
         if doc is not None:
             reader.document(doc)
+    reader.finish()
     reader.compact()
     reader.report_skipped()
     return reader.fragment

@@ -140,8 +140,10 @@ def _resolve(value: str, implicit: tuple[bool, bool]) -> str:
 
 
 class _Builder:
-    def __init__(self, file: str, diags: Diagnostics, strict: bool = False, shift: int | None = 0) -> None:
+    def __init__(self, file: str, diags: Diagnostics, strict: bool = False, shift: int | None = 0,
+                 lister=None) -> None:
         self.file = file
+        self.lister = lister  # takes the items of a document's top-level `items` list as they are built (`streamed`)
         self.diags = diags
         self.strict = strict  # the text is Kueue's Configuration (KAD151 for a duplicate key)
         self.shift = shift  # the text's first line in its file (an embedded text), None when unknown
@@ -286,7 +288,11 @@ class _Builder:
             elif t is _MAP_START:
                 v = self.mapping(e, depth + 1)
             elif t is _SEQ_START:
-                v = self.sequence(e, depth + 1)
+                if depth == 1 and name == "items" and self.lister is not None and e.anchor is None \
+                        and "items" not in values:
+                    v = self.streamed(e, values)
+                else:
+                    v = self.sequence(e, depth + 1)
             else:
                 v = self.alias(e, depth)
             if type(name) is str:
@@ -352,6 +358,41 @@ class _Builder:
             end = e.end_mark
             node = Val(SEQ, items, m.line, m.column, end.line, end.column)
         return self.closed(start, node) if start.anchor is not None else node
+
+    def streamed(self, start: ev.SequenceStartEvent, values: dict[str, Val]) -> Val:
+        """A document's top-level `items` list (of the mapping `values`, being built), each item handed
+        to `lister.list_item` as soon as it is built: one it read is not kept, so a List's tree is never
+        whole; from the first it leaves, the rest are kept. The list's place is the whole list's."""
+        self.opened(start, 2)
+        take = self.lister.list_item
+        kept: list[Val] = []
+        last: Val | None = None
+        while True:
+            e = self.get_event()
+            t = type(e)
+            if t is _SCALAR:
+                v = self.scalar(e)
+                if e.anchor is not None:
+                    self.anchors[e.anchor] = v
+            elif t is _SEQ_END:
+                break
+            elif t is _MAP_START:
+                v = self.mapping(e, 3)
+            elif t is _SEQ_START:
+                v = self.sequence(e, 3)
+            else:
+                v = self.alias(e, 2)
+            last = v
+            if kept or not take(values, v):
+                kept.append(v)
+        m = start.start_mark
+        if last is not None:
+            node = Val(SEQ, kept, m.line, m.column, last.end_line, last.end_col)
+        else:
+            end = e.end_mark
+            node = Val(SEQ, kept, m.line, m.column, end.line, end.column)
+        self.lister.list_done(values, node)
+        return node
 
     def merge(self, node: Val, merges: list[Val]) -> None:
         """YAML merge keys: each merged mapping's keys that the mapping does not set itself."""
@@ -480,7 +521,7 @@ def _kueue_configuration(root: Val | None) -> bool:
 
 
 def parse_documents(text: str, file: str, diags: Diagnostics, *, strict: bool = False,
-                    shift: int | None = 0) -> Iterator[Val | None]:
+                    shift: int | None = 0, lister=None) -> Iterator[Val | None]:
     """The documents of a YAML or JSON text as located trees, one at a time (so a file's documents
     need not all be in memory at once); `None` for empty documents.
 
@@ -489,5 +530,7 @@ def parse_documents(text: str, file: str, diags: Diagnostics, *, strict: bool = 
     last value and is a warning, as kubectl reads it, except in Kueue's Configuration (a document of
     that kind, or the whole text with `strict`: a ConfigMap's embedded one), which Kueue decodes strictly.
     `shift`: the line of its file an embedded text starts at (for the lines messages name; None: unknown).
+    `lister`: takes a document's top-level `items` list item by item while it is parsed
+    (`list_item(mapping, item) -> bool`, True: read, not kept; `list_done(mapping, list)`: the manifest reader).
     """
-    return _Builder(file, diags, strict, shift).documents(text)
+    return _Builder(file, diags, strict, shift, lister).documents(text)
