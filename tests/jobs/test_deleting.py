@@ -232,7 +232,7 @@ metadata:
   deletionTimestamp: "2026-11-01T00:05:00Z"
   finalizers: [kueue.x-k8s.io/resource-in-use]
   ownerReferences:
-  - {{apiVersion: apps/v1, kind: StatefulSet, name: db, uid: 00000000-0000-0000-0000-000000000021, controller: true}}
+  - {{apiVersion: apps/v1, kind: StatefulSet, name: db, uid: 00000000-0000-0000-0000-000000000021}}
 spec:
   queueName: user-queue
   podSets: [{{name: main, count: 2, template: {{spec: {{containers: [{{name: c, resources: {{requests: {{cpu: "1"}}}}}}]}}}}}}]

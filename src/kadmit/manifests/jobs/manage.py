@@ -37,15 +37,18 @@ _NOT_GENERIC = ("leaderworkerset.x-k8s.io/leaderworkerset", "statefulset", "depl
 # Kinds whose Workload being deleted Kueue's generic job reconciler handles ("1.1 If the workload is pending
 # deletion"): it suspends the job (stopJob) and drops the Workload's finalizer, so the Workload goes with its
 # quota and the job, once no pod of it is active, gets a new one; a pod's or a pod group's (`Pod.Stop`) deletes
-# the pods instead, so none is made (POD_WORKLOAD_DELETED). The kinds above are not modelled: their Workloads
-# being deleted keep KAD161.
+# the pods instead, so none is made (POD_WORKLOAD_DELETED). Not the kinds above: a StatefulSet's and a
+# LeaderWorkerSet's go through their pods (_REMADE_THROUGH_PODS); a Deployment's pods' keep KAD161.
 _NOT_SUSPENDED_ON_DELETE = _NOT_GENERIC
-# A StatefulSet's Workload (its pod group's, prebuilt) being deleted: Kueue's pod reconciler, meeting the
-# group's pods, deletes them and drops the finalizer (as for any pod group), and the StatefulSet reconciler,
-# finding no Workload, makes a new one (createPrebuiltWorkload), queued afresh; the StatefulSet controller
-# makes the pods again. Modelled where the input holds pods of the group (a cluster always has one: the
-# controller makes them, gated, whatever Kueue decides); without them, KAD161.
-_REMADE_THROUGH_PODS = ("statefulset",)
+# A StatefulSet's Workload (its pod group's, prebuilt) being deleted, or a LeaderWorkerSet group's: Kueue's
+# pod reconciler, meeting the group's pods, deletes them and drops the finalizer (as for any pod group), and
+# the StatefulSet or LeaderWorkerSet reconciler, finding no Workload (for the group), makes a new one
+# (createPrebuiltWorkload), queued afresh; their controllers make the pods again. Modelled where the input
+# holds pods of the group (a cluster always has one: the controllers make them, gated, whatever Kueue
+# decides); without them, KAD161.
+_REMADE_THROUGH_PODS = ("statefulset", "leaderworkerset.x-k8s.io/leaderworkerset")
+# The kinds whose Workloads their reconciler prebuilds: a StatefulSet's (one), a LeaderWorkerSet's (one a group).
+_PREBUILT = _REMADE_THROUGH_PODS
 POD_WORKLOAD_DELETED = ("its Workload `{wl}` is being deleted (`metadata.deletionTimestamp`): Kueue's pod reconciler "
                         "deletes its pods (`Pod.Stop`) and drops the Workload's finalizer, so the Workload goes with "
                         "its quota and no new Workload is made of them")
@@ -142,6 +145,7 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
     untimed = 0
     gone: set[int] = set()  # the Workloads being deleted whose job's reconciler lets them go
     remade: list[int] = []  # the places in `made` of the Workloads made in their place
+    prebuilt: dict[int, str] = {}  # the Workloads of a StatefulSet or a LeaderWorkerSet: its kind
     classes = {(p.kind, p.name) for p in (*model.priority_classes, *BUILTIN_PRIORITY_CLASSES)} | \
         {(kind, b.name) for b in model.broken for kind, name in (("workload", "WorkloadPriorityClass"),
                                                                  ("pod", "PriorityClass")) if b.kind == name}
@@ -161,6 +165,14 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
             # not (not matching, Kueue stops the group and deletes it: ensureOneWorkload)
             named = keys.get(f"{job.object.namespace}/{job.object.name}")
             found = [named] if named is not None else None
+        if found is None and job.framework in _PREBUILT:
+            # a StatefulSet's or a LeaderWorkerSet's Workloads are prebuilt by its reconciler, which finds them
+            # by their names (findWorkloadName; filterWorkloads): their owner references are no controller's
+            # (SetOwnerReference), so no owner match finds them
+            found = [keys[k] for k in dict.fromkeys(f"{w.namespace}/{w.name}" for w in job.workloads) if k in keys] \
+                or None
+        if found is not None and job.framework in _PREBUILT:
+            prebuilt.update((i, job.object.kind) for i in found)
         going = [i for i in found if workloads[i].deleting] \
             if found is not None and job.framework not in _NOT_SUSPENDED_ON_DELETE else []
         if found is not None and job.framework in _REMADE_THROUGH_PODS:
@@ -170,6 +182,11 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
         if kept:
             for i in kept:
                 workloads[i] = _with_origins(workloads[i], job)
+            if going:  # a LeaderWorkerSet's group whose Workload goes gets a new one; the others keep theirs
+                names = {workloads[i].name for i in going}
+                again = [w for w in job.workloads if w.name in names]
+                remade.extend(range(len(made), len(made) + len(again)))
+                made.extend(w.model_copy(update={"queue": job.queue or DEFAULT_LOCAL_QUEUE}) for w in again)
             continue
         if going and job.framework == "pod":
             skipped.append(Skipped(object=job.object, span=job.span,
@@ -210,7 +227,7 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
     for n, i in enumerate(remade, start=untimed + 1):
         made[i] = made[i].model_copy(update={
             "created": (latest or Workload.model_fields["created"].default) + timedelta(milliseconds=n)})
-    _unmodelled_deletions(workloads, gone, diags)
+    _unmodelled_deletions(workloads, gone, diags, prebuilt)
     workloads = [w for i, w in enumerate(workloads) if i not in gone]
     workloads.extend(_own_names(made, {w.key for w in workloads}))
     known = set(model.skipped)  # applying twice (a model extended with more jobs) lists each once
@@ -218,27 +235,25 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
     return model.model_copy(update={"workloads": tuple(workloads), "skipped": model.skipped + fresh})
 
 
-def _unmodelled_deletions(workloads, gone: set[int], diags: Diagnostics | None) -> None:
+def _unmodelled_deletions(workloads, gone: set[int], diags: Diagnostics | None,
+                          prebuilt: dict[int, str] | None = None) -> None:
     """A warning (KAD161) for each Workload being deleted (`Workload.deleting`) that no job of the input
     lets go: one whose owner is not in the input, or is of a kind whose reconciler kadmit does not model
-    for it (a LeaderWorkerSet's, a StatefulSet's, a Deployment's pod's). kadmit reads it as if it were not
-    being deleted."""
+    for it (a Deployment's pod's), or a StatefulSet's or LeaderWorkerSet group's whose pods, through which
+    Kueue lets it go, are not in the input. kadmit reads it as if it were not being deleted."""
     if diags is None:
         return
+    prebuilt = prebuilt or {}
     for i, wl in enumerate(workloads):
         if not wl.deleting or i in gone:
             continue
         kind = wl.origin.kind if wl.origin is not None else None
         owner = f"{kind} `{wl.origin.name}`" if wl.origin is not None else "its owner"
-        if kind == "StatefulSet":
+        if i in prebuilt:
             why = (f"the input holds no pod of its group (`{POD_GROUP}: {wl.name}`), through which Kueue lets it go "
-                   "(its pod reconciler deletes them and drops the Workload's finalizer, and the StatefulSet "
-                   "reconciler makes a new Workload, queued afresh; a cluster has them: the StatefulSet controller "
-                   "makes them, gated)")
-        elif kind == "LeaderWorkerSet":
-            why = (f"{owner}'s is not modelled (Kueue's pod reconciler, meeting the group's pods, deletes them and "
-                   "drops the Workload's finalizer, and the LeaderWorkerSet reconciler makes a new Workload for the "
-                   "group, queued afresh)")
+                   f"(its pod reconciler deletes them and drops the Workload's finalizer, and the {prebuilt[i]} "
+                   f"reconciler makes a new Workload, queued afresh; a cluster has them: the {prebuilt[i]} "
+                   "controller makes them, gated)")
         elif kind == "Pod":
             why = (f"{owner} is not a pod of the input Kueue manages on its own (Kueue's pod reconciler deletes the pod "
                    "and drops the Workload's finalizer, so the Workload goes with its quota; a Deployment's "
