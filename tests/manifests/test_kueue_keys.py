@@ -105,7 +105,7 @@ metadata:
 apiVersion: v1
 kind: Node
 metadata:
-  name: n
+  name: n1
   labels: {kueue.x-k8s.io/podset: main}
   annotations: {kueue.x-k8s.io/podset: main}
 status:

@@ -116,7 +116,7 @@ def test_other_kueue_annotations_make_no_tas_pod():
 
 
 def test_pod_without_labels_is_no_tas_pod():
-    frag, _ = read("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {nodeName: n, containers: []}\n")
+    frag, _ = read("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {nodeName: n1, containers: []}\n")
     (p,) = frag.pods
     assert p.labels == {} and not is_tas_pod(p)
 

@@ -155,10 +155,10 @@ def test_a_big_file_reads_every_object_in_linear_work():
 @pytest.mark.parametrize("number", [".inf", "-.inf", ".nan", "1e400"])
 def test_a_non_finite_quantity_in_a_typed_pod_template_is_refused_not_raised(number: str) -> None:
     # a Workload's template is its CRD's (a quantity int-or-string): `int(inf)` once raised OverflowError;
-    # 1e400 is a float infinity to YAML, out of a quantity's range (KAD158)
+    # .inf and .nan can't be sent (JSON has none: KAD153); 1e400 is text to go-yaml, out of a quantity's range (KAD158)
     text = ("apiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\nmetadata: {name: w, namespace: ns}\n"
             "spec:\n  queueName: q\n  podSets:\n  - name: main\n    count: 1\n    template:\n      spec:\n"
             f"        containers: [{{name: c, image: x, resources: {{requests: {{cpu: {number}}}}}}}]\n")
     diags = Diagnostics()
     read_manifest_text(text, "w.yaml", diags)
-    assert {"KAD156", "KAD158"} & {d.code for d in diags}, [f"{d.code} {d.message}" for d in diags]
+    assert {"KAD153", "KAD156", "KAD158"} & {d.code for d in diags}, [f"{d.code} {d.message}" for d in diags]

@@ -401,7 +401,7 @@ spec:
   - name: main
     count: 1
     template:
-      metadata: {annotations: {x: y}}
+      metadata: {annotations: {x: z}}
       spec:
         containers:
         - name: c

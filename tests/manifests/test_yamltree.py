@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from opcount import calls
 
 from kadmit.diagnostics import Diagnostics
@@ -24,9 +26,12 @@ def test_values_and_locations_are_one_based_in_spans():
     assert doc.span("f.yaml").line == 1 and doc.span("f.yaml").end_line == 7
 
 
-def test_keys_stay_as_written():
-    (doc,), _ = parse("yes: 1\n1: 2\nnull: 3\n")
-    assert sorted(doc.v) == ["1", "null", "yes"]
+def test_keys_are_named_as_kubectl_names_them():
+    """go-yaml resolves a plain key as a value, sigs.k8s.io/yaml writes it as JSON's text: `yes:` and `y:` are
+    the key "true", `0x10:` "16"; a quoted key stays as written; a null key can't be converted (KAD153)."""
+    (doc,), diags = parse("yes: 1\n1: 2\nnull: 3\n0x10: 4\n'y': 5\n1.0: 6\n")
+    assert doc.plain() == {"true": 1, "1": 6, "16": 4, "y": 5}
+    assert [(d.code, d.span.line) for d in diags.items] == [("KAD153", 3), ("KAD173", 6)]
 
 
 def test_multiple_documents_and_empty_ones():
@@ -60,10 +65,10 @@ def test_a_duplicate_key_in_kueue_configuration_is_an_error():
 
 
 def test_merge_keys_and_aliases():
-    (doc,), diags = parse("base: &b {x: 1, y: 2}\nm:\n  <<: *b\n  y: 3\nn: *b\n")
+    (doc,), diags = parse("base: &b {x: 1, z: 2}\nm:\n  <<: *b\n  z: 3\nk: *b\n")
     assert not diags.items
-    assert doc.plain()["m"] == {"x": 1, "y": 3}
-    assert doc.v["n"] is doc.v["base"]  # aliases share the node; nothing is copied
+    assert doc.plain()["m"] == {"x": 1, "z": 3}
+    assert doc.v["k"] is doc.v["base"]  # aliases share the node; nothing is copied
 
 
 def test_billion_laughs_is_refused_without_expanding_it():
@@ -111,20 +116,26 @@ def test_syntax_errors_are_located_and_keep_earlier_documents():
 
 
 def test_complex_keys_and_unknown_tags():
-    (doc,), diags = parse("? [a, b]\n: 1\nc: !custom x\n")
-    assert doc.plain() == {"c": "x"}
-    assert [d.code for d in diags.items] == ["KAD153", "KAD153"]
+    """A collection can't be a key (go-yaml refuses it); go-yaml ignores a tag it does not know: the text."""
+    (doc,), diags = parse("? [a, b]\n: 1\nc: !custom x\nd: !!python/int 1\ne: !custom {f: 1}\n")
+    assert doc.plain() == {"c": "x", "d": "1", "e": {"f": 1}}
+    assert [d.code for d in diags.items] == ["KAD153"]
 
 
-def test_timestamps_are_scalars():
-    (doc,), diags = parse("t: 2026-11-20T08:00:00Z\nd: 2026-11-20\n")
-    assert doc.v["t"].kind == "time" and doc.v["d"].kind == "time"
-    assert not diags.items
+def test_timestamps_are_their_text():
+    """go-yaml reads a timestamp into an interface{} as the text written (decode.go), so kubectl sends that."""
+    (doc,), diags = parse("t: 2026-11-20T08:00:00Z\nd: 2026-11-20\ns: 2026-11-20 08:00:00\n")
+    assert doc.plain() == {"t": "2026-11-20T08:00:00Z", "d": "2026-11-20", "s": "2026-11-20 08:00:00"}
+    assert {v.kind for v in doc.v.values()} == {"str"} and not diags.items
 
 
-def test_huge_integers_stay_text():
-    (doc,), diags = parse("a: 1" + ":0" * 3000 + "\nb: 12\n")
-    assert doc.v["a"].kind == "huge" and doc.v["b"].v == 12
+def test_integers_are_go_yamls():
+    """No sexagesimal (`1:30` is text); past int64 an integer is a uint64, past that a float, past that text."""
+    (doc,), diags = parse("a: 1" + ":0" * 3000 + "\nb: 12\nc: 18446744073709551615\nd: 99999999999999999999\n"
+                          "e: 1" + "0" * 400 + "\nf: 1:30\n")
+    assert doc.v["a"].kind == "str" and doc.v["b"].v == 12 and doc.v["c"].v == 2 ** 64 - 1
+    assert doc.v["d"].kind == "float" and doc.v["d"].v == 1e20
+    assert doc.v["e"].kind == "str" and doc.v["f"].v == "1:30"
     assert not diags.items
 
 
@@ -136,12 +147,12 @@ def test_an_anchored_key_is_a_string_its_alias_can_repeat():
 
 
 def test_collection_ends_and_key_positions_survive_merges_and_nesting():
-    text = "base: &b\n  x: 1\n  y: [1, 2]\nm:\n  <<: *b\n  y: 3\nl:\n- a\n- {k: v}\n"
+    text = "base: &b\n  x: 1\n  z: [1, 2]\nm:\n  <<: *b\n  z: 3\nl:\n- a\n- {k: v}\n"
     (doc,), diags = parse(text)
     assert not diags.items
-    assert doc.plain() == {"base": {"x": 1, "y": [1, 2]}, "m": {"x": 1, "y": 3}, "l": ["a", {"k": "v"}]}
+    assert doc.plain() == {"base": {"x": 1, "z": [1, 2]}, "m": {"x": 1, "z": 3}, "l": ["a", {"k": "v"}]}
     m = doc.v["m"]
-    assert m.keys["y"][:2] == (5, 2) and m.keys["x"][:2] == (1, 2)  # own key, merged key where written
+    assert m.keys["z"][:2] == (5, 2) and m.keys["x"][:2] == (1, 2)  # own key, merged key where written
     assert (m.line, m.col, m.end_line, m.end_col) == (4, 2, 5, 6)
     lst = doc.v["l"]
     assert (lst.line, lst.end_line, lst.end_col) == (7, 8, 7)  # where its last value ends
@@ -159,16 +170,16 @@ def test_spans_built_without_validation_equal_validated_ones():
 
 
 def test_repeated_plain_scalars_keep_their_own_places_and_reports():
-    (doc,), diags = parse("a: 2026-13-45\nb: 2026-13-45\nc: 7\nd: 7\ne: true\nf: 'true'\n")
-    assert doc.plain() == {"a": "2026-13-45", "b": "2026-13-45", "c": 7, "d": 7, "e": True, "f": "true"}
-    assert [(d.code, d.span.line) for d in diags.items] == [("KAD150", 1), ("KAD150", 2)]  # each reported
+    (doc,), diags = parse("a: .inf\nb: .inf\nc: 7\nd: 7\ne: true\nf: 'true'\n")
+    assert [doc.v[k].v for k in "cdef"] == [7, 7, True, "true"] and math.isinf(doc.v["a"].v) and math.isinf(doc.v["b"].v)
+    assert [(d.code, d.span.line) for d in diags.items] == [("KAD153", 1), ("KAD153", 2)]  # each reported
     assert [(doc.v[k].line, doc.v[k].col) for k in "cd"] == [(2, 3), (3, 3)]
 
 
 def test_explicitly_tagged_values_that_are_not_of_their_tag_are_reported_not_raised():
-    text = "a: !!int \nb: !!bool maybe\nc: !!timestamp x\nd: !!float\ne: !!int 7\n"
+    text = "a: !!int \nb: !!bool maybe\nc: !!timestamp x\nd: !!float\ne: !!int 7\nf: !!float 7\n"
     (doc,), diags = parse(text)
-    assert doc.plain() == {"a": "", "b": "maybe", "c": "x", "d": "", "e": 7}
+    assert doc.plain() == {"a": "", "b": "maybe", "c": "x", "d": "", "e": 7, "f": 7.0}
     assert [(d.code, d.span.line) for d in diags.items] == [("KAD150", 1), ("KAD150", 2), ("KAD150", 3),
                                                            ("KAD150", 4)]
-    assert diags.items[0].message == "an empty value is not a valid int"
+    assert diags.items[0].message == "kubectl can't read this YAML: `yaml: cannot decode !!null `` as a !!int`"

@@ -16,13 +16,15 @@ import pytest
 
 from kadmit.diagnostics import Diagnostics
 from kadmit.manifests import read_manifest_text
+from kadmit.model import merge
+from kadmit.validate import validate
 from kadmit.manifests.configtypes import UNMARSHALERS, go_types
 
 QUEUE = "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: f0}\n"
 
 # Values of each JSON type, and texts YAML or a field's decoder reads specially
-VALUES = ['"text"', "5", "-1", "1.5", "3000000000", "true", "[a]", "{a: 1}", "null", "", "5m", '"5m"', '"-1h"',
-          "500m", '"64Gi"', "0", '""', "1.5e+39"]
+VALUES = ['"text"', "5", "-1", "1.5", "1e3", "3000000000", "true", "y", "n", "[a]", "{a: 1}", "null", "", "5m",
+          '"5m"', '"-1h"', "500m", '"64Gi"', "0", '""', "1e39", ".inf", "0x1F", "2026-01-01"]
 # A key for each map: one Kueue accepts where the key itself is checked
 MAP_KEYS = {"featureGates": "PartialAdmission", "resourceWeights": "cpu", "outputs": "cpu",
             "groupKindConcurrency": "Job.batch", "matchLabels": "a"}
@@ -91,8 +93,10 @@ DECODING = ("json: ", "time: ", "quantities must match", "unable to parse", "yam
 
 
 def kadmit_errors(text: str) -> list[str]:
+    """kadmit's errors for the Configuration: read (manifests) and checked (validate: the strategies' names)."""
     diags = Diagnostics()
-    read_manifest_text(text + QUEUE, "config.yaml", diags)
+    fragment = read_manifest_text(text + QUEUE, "config.yaml", diags)
+    validate(merge([fragment]), diags)
     return [d.message for d in diags.sorted() if d.severity.value == "error"]
 
 

@@ -39,6 +39,10 @@ REFUSED = {
         "  - {key: kubernetes.io/metadata.name, operator: NotIn, values: [kube-system]}",
         ['managedJobsNamespaceSelector: should not match the "ops" namespace'],
         ['should not match the "ops" namespace']),
+    "a namespace that is no label value, in the selector Kueue defaults": (
+        'namespace: "-ops"',
+        ['managedJobsNamespaceSelector.matchExpressions[0].values[1]: Invalid value: "-ops"'],
+        ['managedJobsNamespaceSelector.matchExpressions[0].values[1]: Invalid value: "-ops"']),
     "a framework twice": (
         "integrations: {frameworks: [batch/job, batch/job]}",
         ['integrations.frameworks[1]: Duplicate value: "batch/job"'],
@@ -237,6 +241,8 @@ ACCEPTED = [
     "tls: {minVersion: VersionTLS13}",
     "tls: {cipherSuites: [TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305, TLS_RSA_WITH_RC4_128_SHA]}",
     "visibilityServer: {bindAddress: \"::1\", bindPort: 8443}",
+    "resources: {transformations: [{strategy: Replace, outputs: {cpu: 1}}]}",  # no input: Kueue requires none
+    "namespace: ops",
     "metrics: {customLabels: [{name: team}, {name: tier, sourceAnnotationKey: example.com/tier}]}",
 ]
 

@@ -19,11 +19,12 @@ import json
 import re
 
 from kadmit.diagnostics import Diagnostics
-from kadmit.manifests.yamltree import BOOL, FLOAT, HUGE, INT, MAP, MAX_INT_BITS, NULL, SEQ, STR, Val, parse_documents
+from kadmit.manifests import goyaml
+from kadmit.manifests.yamltree import BOOL, FLOAT, MAP, NULL, SEQ, STR, Val, parse_documents
 from kadmit.pyyaml import yaml
 from yaml.resolver import Resolver
 
-_IMPLICIT = Resolver.yaml_implicit_resolvers  # first character -> [(tag, regexp)]: what a plain scalar may mean
+_IMPLICIT = Resolver.yaml_implicit_resolvers  # first character -> [(tag, regexp)]: what YAML 1.1 may read
 MAX_KEY = 1000  # YAML reads an implicit (plain or quoted) key of at most 1024 characters
 # A plain scalar: no indicator first, no control or line-break characters, no `: ` or ` #`, no `...`
 # (a document's end at column 0), no trailing `:` or blank.
@@ -40,7 +41,9 @@ def _plain(s: str) -> bool:
     """Whether `s` written plain reads back as the string `s`."""
     if not _PLAIN.fullmatch(s) or ": " in s or " #" in s or s[-1] in ": \t" or "\t" in s:
         return False
-    for tag, regexp in _IMPLICIT.get(s[0], ()):
+    if s[0] in goyaml.FIRST and goyaml.resolve("", s)[0] != goyaml.STR_TAG:  # kubectl's reading (and kadmit's)
+        return False
+    for tag, regexp in _IMPLICIT.get(s[0], ()):  # and YAML 1.1's other readers (PyYAML): quoted for them too
         if tag != _STR_TAG and regexp.match(s):
             return False
     return True
@@ -75,7 +78,8 @@ def scalar(v) -> tuple[str, str, object]:
     if t is bool:
         return ("true" if v else "false"), BOOL, v
     if t is int:
-        return str(v), (INT if v.bit_length() <= MAX_INT_BITS else HUGE), (v if v.bit_length() <= MAX_INT_BITS else str(v))
+        kind, value = goyaml.scalar(None, str(v), True)  # past uint64 a float, as go-yaml reads it back
+        return str(v), kind, value
     if t is float:
         text = repr(v)
         if "e" in text and "." not in text.split("e")[0]:  # YAML 1.1 reads `1e+20` as a string

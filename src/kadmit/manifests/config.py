@@ -318,6 +318,8 @@ def integration_settings(f: Fields, o: Meta) -> tuple[dict, dict]:
         external.add(name)
     if selector is not None:
         _check_managed_namespaces(f, o, selector)
+    else:
+        _check_default_selector(f, o)
     return out, {"manage_jobs_without_queue_name": manage, "frameworks": frameworks,
                  "managed_jobs_namespace_selector": f.field(o.node, "managedJobsNamespaceSelector")}
 
@@ -337,6 +339,21 @@ def _check_managed_namespaces(f: Fields, o: Meta, selector) -> None:
                       node, uses=(),
                       help=f"leave `{ns}` out, e.g. `matchExpressions: [{{key: kubernetes.io/metadata.name, "
                            f"operator: NotIn, values: [kube-system, {namespaces[1]}]}}]` (Kueue's default)")
+
+
+def _check_default_selector(f: Fields, o: Meta) -> None:
+    """With no `managedJobsNamespaceSelector`, Kueue's defaulting writes one leaving out `kube-system` and the
+    Configuration's `namespace` (NotIn [kube-system, namespace]), and its validation checks that selector: the
+    namespace must be a label value (ValidateLabelSelector)."""
+    from kadmit.manifests.kubenames import label_value_problem
+
+    own = f.field(o.node, "namespace")
+    if own is None or own.kind != STR or (problem := label_value_problem(str(own.v))) is None:
+        return
+    f.invalid(KAD157, refused(f'managedJobsNamespaceSelector.matchExpressions[0].values[1]: Invalid value: "{own.v}"')
+              + f": the namespace {problem}", own, uses=(own,),
+              help="Kueue's default selector leaves out its own namespace by name, so the name must be a label "
+                   "value; or set `managedJobsNamespaceSelector` yourself")
 
 
 def config_map(f: Fields, o: Meta) -> list[SchedulerConfig]:

@@ -23,10 +23,8 @@ INT32_MIN = -(2**31)
 _parse_quantity = lru_cache(maxsize=4096)(parse_quantity)
 
 
-# A YAML number with an exponent and no fraction (`1e3`): kubectl's YAML reads it as a number and sends
-# it as one; PyYAML (YAML 1.1) reads it as a string. Such a string passes as the number it is, whether
-# written plain or (what kubectl would send as text) quoted.
-_EXPONENT = re.compile(r"[-+]?[0-9]+[eE][-+]?[0-9]+")
+_RFC3339 = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})")
+_DATE = re.compile(r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}")
 
 
 def whole_number(v: Val) -> int | None:
@@ -35,15 +33,8 @@ def whole_number(v: Val) -> int | None:
     if v.kind == INT:
         return v.v
     if v.kind == FLOAT:
-        return int(v.v) if math.isfinite(v.v) and v.v == int(v.v) else None
-    if v.kind == STR and _EXPONENT.fullmatch(v.v):
-        number = float(v.v)
-        return int(number) if math.isfinite(number) and number == int(number) else None
+        return int(v.v) if math.isfinite(v.v) and v.v == int(v.v) and abs(v.v) < 1e21 else None
     return None
-
-
-# Plain `y`/`n` are booleans to kubectl's YAML (go-yaml), strings to PyYAML (YAML 1.1 as PyYAML has it)
-YAML_BOOLEANS = {"y": True, "Y": True, "n": False, "N": False}
 
 
 class Invalid(Exception):
@@ -142,6 +133,15 @@ class Fields:
         error = self._report(code, message, at, **kw)
         self.typed[id(at)] = at
         if self.collected is not None:
+            self.collected.append(error)
+
+    def refused_already(self, at: Val) -> None:
+        """A value the YAML reader reported as one kubectl can't send (`.inf`, `.nan`): the object being read
+        is dropped, and no reader reports the value again."""
+        self.typed[id(at)] = at
+        if self.collected is not None:
+            error = Invalid(f"`{at.v}` can't be sent")
+            error.at = at
             self.collected.append(error)
 
     def _report(self, code: str, message: str, at: Val | Span | None, **kw) -> Invalid:
@@ -260,8 +260,6 @@ class Fields:
         v = self.field(m, key)
         if v is None:
             return default
-        if v.kind == STR and v.v in YAML_BOOLEANS:
-            return YAML_BOOLEANS[v.v]
         if v.kind != BOOL:
             return self._bad(self.wrong_type(v, key, "a boolean"), default)
         return v.v
@@ -324,10 +322,17 @@ class Fields:
             return None
         if v.kind == TIME:
             value = v.v
-        elif v.kind == STR:
-            try:
-                value = datetime.fromisoformat(v.v)
-            except ValueError:
+        elif v.kind == STR:  # a metav1.Time: Go's time.Parse(time.RFC3339, …)
+            value = None
+            if _RFC3339.fullmatch(v.v):
+                try:
+                    value = datetime.fromisoformat(v.v)
+                except ValueError:
+                    pass
+            elif _DATE.fullmatch(v.v):
+                return self._bad(self._report(KAD163, f"`{key}` is a date without a time", v,
+                                              help="write it like `2026-11-20T08:00:00Z`"), None)
+            if value is None:
                 return self._bad(self._report(KAD163, f"`{key}` is not an RFC 3339 timestamp: `{v.v[:40]}`", v,
                                               help="write it like `2026-11-20T08:00:00Z`"), None)
         else:

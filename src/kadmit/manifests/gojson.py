@@ -35,11 +35,9 @@ def go_string(s: str) -> str:
 
 def go_float(x: float) -> str:
     """A float64 as Go's encoder writes it: shortest digits, `e` notation outside [1e-6, 1e21)."""
-    if x == int(x) and abs(x) < 1e21:
-        return str(int(x))
     a = abs(x)
-    if 1e-6 <= a < 1e21:
-        return format(Decimal(repr(x)), "f")
+    if a == 0 or 1e-6 <= a < 1e21:  # the shortest digits, as a decimal (`3`, `18446744073709552000`, `-0`)
+        return format(Decimal(repr(x)).normalize(), "f")
     mantissa, exp = repr(x).split("e") if "e" in repr(x) else (repr(x), "0")
     e = int(exp)
     return f"{mantissa.removesuffix('.0')}e{e}" if e < 0 else f"{mantissa.removesuffix('.0')}e+{e:02d}"

@@ -1,6 +1,7 @@
 """YAML (and JSON) text -> located value trees, built from parser events with bounded work.
 
-Only PyYAML's parser runs (libyaml's when present); nothing is constructed beyond plain scalars.
+Only PyYAML's parser runs (libyaml's when present); its resolver and constructors do not: each scalar
+(and key) is read as kubectl reads it, by go-yaml v2 through sigs.k8s.io/yaml (goyaml.py).
 The tree is built here from events so that every node keeps its location, aliases are counted
 as they would expand (a shared node counts each time it is reached) and nesting is bounded:
 a "billion laughs" document is refused before anything walks it.
@@ -8,15 +9,14 @@ a "billion laughs" document is refused before anything walks it.
 
 from __future__ import annotations
 
+import math
 from typing import Iterator
 
 from kadmit.pyyaml import yaml  # first: PyYAML's import-time regular expressions compiled when used
 from yaml import events as ev
-from yaml.constructor import ConstructorError, SafeConstructor
-from yaml.nodes import ScalarNode
-from yaml.resolver import Resolver
 
 from kadmit.diagnostics import Diagnostics
+from kadmit.manifests import goyaml
 from kadmit.manifests.codes import KAD150, KAD151, KAD152, KAD153, KAD173
 from kadmit.source import Span, located
 
@@ -26,18 +26,15 @@ MAX_EXPANDED_NODES = 2_000_000  # nodes reached through aliases, per file
 MAX_DEPTH = 100
 
 _LOADER = getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader
-_RESOLVER = Resolver()
-_CONSTRUCTOR = SafeConstructor()
 
 MAP, SEQ, STR, INT, FLOAT, BOOL, NULL, TIME, OTHER, HUGE = (
     "map", "seq", "str", "int", "float", "bool", "null", "time", "other", "huge")
-MAX_INT_BITS = 256  # larger integers (`1:0:0:…` sexagesimal ones) are kept as text: HUGE
+assert (STR, INT, FLOAT, BOOL, NULL) == (goyaml.STR, goyaml.INT, goyaml.FLOAT, goyaml.BOOL, goyaml.NULL)
+# YAML gives integers up to 2**64 - 1 (go-yaml's range); TIME, OTHER and HUGE are kinds of values read from
+# JSON (live/emit.py: an integer past MAX_INT_BITS is kept as text)
+MAX_INT_BITS = 256
 
 _TAG = "tag:yaml.org,2002:"
-_KINDS = {_TAG + "str": STR, _TAG + "int": INT, _TAG + "float": FLOAT, _TAG + "bool": BOOL,
-          _TAG + "null": NULL, _TAG + "timestamp": TIME, _TAG + "binary": OTHER}
-_COLLECTION_TAGS = {None, "!", _TAG + "map", _TAG + "seq", _TAG + "omap", _TAG + "set",
-                    _TAG + "pairs"}
 
 DESCRIBE = {MAP: "a mapping", SEQ: "a list", STR: "a string", INT: "an integer",
             FLOAT: "a number", BOOL: "a boolean", NULL: "null", TIME: "a timestamp",
@@ -81,6 +78,7 @@ class Val:
 
 
 _MERGE = object()  # the implicit `<<` key of a YAML merge
+_SKIP = object()  # a key kubectl's conversion refuses (reported)
 
 # Plain scalars read before, by text: kind and value (immutable), as resolving and constructing them
 # gave (manifests repeat `1`, `true`, `Never` thousands of times). Ones that were reported aren't kept.
@@ -107,36 +105,15 @@ class _Stop(Exception):
     """The rest of the file can't be read safely."""
 
 
-_IMPLICIT = _RESOLVER.yaml_implicit_resolvers
-_WILDCARD = _IMPLICIT.get(None, [])
 _STR_TAG = _TAG + "str"
-
-
-
-
 _new = object.__new__
 
-
-class _Every:
-    def __contains__(self, item: object) -> bool:
-        return True
-
-
-# First characters of plain scalars that some implicit resolver may claim: any other plain scalar
-# is a string (when there are no wildcard resolvers, as in PyYAML's safe resolver).
-_RESOLVED_FIRST = frozenset(_IMPLICIT) if not _WILDCARD else _Every()
+# First characters of plain scalars go-yaml may read as something other than a string (and "", an
+# empty scalar: null): any other plain scalar is a string.
+_RESOLVED_FIRST = goyaml.FIRST | {""}
 _SCALAR, _ALIAS = ev.ScalarEvent, ev.AliasEvent
 _MAP_START, _MAP_END, _SEQ_START, _SEQ_END = (ev.MappingStartEvent, ev.MappingEndEvent,
                                                ev.SequenceStartEvent, ev.SequenceEndEvent)
-
-
-def _resolve(value: str, implicit: tuple[bool, bool]) -> str:
-    """PyYAML's implicit tag resolution for a plain scalar, without its per-call overhead."""
-    if implicit[0]:
-        for tag, regexp in _IMPLICIT.get(value[:1], []) + _WILDCARD if value else _IMPLICIT.get("", []):
-            if regexp.match(value):
-                return tag
-    return _STR_TAG
 
 
 class _Builder:
@@ -162,57 +139,62 @@ class _Builder:
         if e.tag is None and e.implicit[0]:  # a plain scalar: what it means depends on its text alone
             known = _PLAIN.get(e.value)
             if known is None:
-                known = self.plain_scalar(e)
-                if known is None:  # reported; read as a string
-                    return Val(STR, e.value, s.line, s.column, t.line, t.column)
+                known = goyaml.scalar(None, e.value, True)
+                if known[0] == FLOAT and not math.isfinite(known[1]):
+                    return self.non_finite(e, known[1])
                 if len(_PLAIN) >= _PLAIN_MAX:
                     _PLAIN.clear()
                 _PLAIN[e.value] = known
             return Val(known[0], known[1], s.line, s.column, t.line, t.column)
         return self.tagged_scalar(e)
 
-    def plain_scalar(self, e: ev.ScalarEvent) -> tuple[str, object] | None:
-        """A plain scalar's kind and value, or None when it can't be read (reported)."""
-        before = len(self.diags.items)
-        node = self.tagged_scalar(e)
-        return None if len(self.diags.items) != before else (node.kind, node.v)
-
     def tagged_scalar(self, e: ev.ScalarEvent) -> Val:
-        tag = e.tag
+        """A quoted or tagged scalar as go-yaml reads it: a tag of YAML's types resolves the text (and must
+        fit it: `!!int abc` stops kubectl), `!!binary` decodes base64, any other tag is ignored."""
         s, t = e.start_mark, e.end_mark
-        if tag is None or tag == "!":
-            if not e.implicit[0]:
-                return Val(STR, e.value, s.line, s.column, t.line, t.column)
-            tag = _resolve(e.value, e.implicit)
-        kind = _KINDS.get(tag)
-        if kind is None:
-            self.diags.emit(KAD153, f"unsupported YAML tag `{tag}`", self.at(s),
-                            help="Kubernetes manifests hold only plain strings, numbers, booleans, "
-                                 "lists and mappings; the value is read as a string")
-            return Val(STR, e.value, s.line, s.column, t.line, t.column)
-        if kind == STR:
+        if e.tag is None and not e.implicit[0]:
             return Val(STR, e.value, s.line, s.column, t.line, t.column)
         try:
-            value = _CONSTRUCTOR.yaml_constructors[tag](_CONSTRUCTOR, ScalarNode(tag, e.value, s, t))
-        except (ConstructorError, ValueError, OverflowError, IndexError, KeyError, TypeError, AttributeError):
-            shown = f"`{e.value}`" if e.value else "an empty value"
-            self.diags.emit(KAD150, f"{shown} is not a valid {tag.rsplit(':', 1)[-1]}", self.at(s))
+            kind, value = goyaml.scalar(e.tag, e.value, e.implicit[0])
+        except goyaml.Refused as err:
+            self.diags.emit(KAD150, f"kubectl can't read this YAML: `{err}`", self.at(s),
+                            help="kadmit reads the value as a string; remove the tag or make the value fit it")
             return Val(STR, e.value, s.line, s.column, t.line, t.column)
-        if kind == INT and value.bit_length() > MAX_INT_BITS:
-            return Val(HUGE, e.value, s.line, s.column, t.line, t.column)
+        if kind == FLOAT and not math.isfinite(value):
+            return self.non_finite(e, value)
         return Val(kind, value, s.line, s.column, t.line, t.column)
 
-    def key(self, e: ev.ScalarEvent) -> tuple[str | object, tuple[int, int, int, int]]:
-        """A scalar key as written (`yes:` is the key "yes"; a plain `<<` a merge) and its position."""
+    def non_finite(self, e: ev.ScalarEvent, value: float) -> Val:
+        """`.inf`, `.nan`: go-yaml reads them, but JSON has no such number, so kubectl can't send the document."""
         s, t = e.start_mark, e.end_mark
-        name = e.value
-        if e.tag is None:
-            if name == "<<" and e.implicit[0]:
-                name = _MERGE
-        elif e.tag not in ("!", _STR_TAG):
-            self.scalar(e)  # reports an unsupported tag
-        if e.anchor is not None:  # an anchored key: its alias is the key's text
-            self.anchors[e.anchor] = Val(STR, e.value, s.line, s.column, t.line, t.column)
+        self.diags.emit(KAD153, f"`{e.value}` is not a number JSON can hold: kubectl converts the YAML to JSON and "
+                        f"refuses the document (`{goyaml.non_finite(value)}`)", self.at(s),
+                        help="write a finite number, or quote the text")
+        return Val(FLOAT, value, s.line, s.column, t.line, t.column)
+
+    def key(self, e: ev.ScalarEvent) -> tuple[str | object, tuple[int, int, int, int]]:
+        """A scalar key as kubectl's conversion names it: resolved as a value is (`yes:` is the key "true",
+        `0x10:` "16"), then written as JSON's text; a plain `<<` is a merge; `_SKIP` for a key the
+        conversion refuses (null; reported)."""
+        s, t = e.start_mark, e.end_mark
+        if e.tag is None and e.value == "<<" and e.implicit[0]:
+            name = _MERGE
+        else:
+            try:
+                kind, value = goyaml.scalar(e.tag, e.value, e.implicit[0])
+            except goyaml.Refused as err:
+                self.diags.emit(KAD150, f"kubectl can't read this YAML: `{err}`", self.at(s),
+                                help="kadmit reads the key as written; remove the tag or make the key fit it")
+                kind, value = STR, e.value
+            try:
+                name = goyaml.key_text(kind, value, e.value)
+            except goyaml.Refused as err:
+                self.diags.emit(KAD153, f"`{e.value}` can't be a mapping key: kubectl can't convert it to JSON "
+                                f"(`{err}`)", self.at(s), help="quote the key")
+                name = _SKIP
+        if e.anchor is not None:  # an anchored key: its alias is the key's value
+            self.anchors[e.anchor] = Val(STR, name if type(name) is str else e.value, s.line, s.column, t.line,
+                                         t.column)
         return name, (s.line, s.column, t.line, t.column)
 
     def node(self, e, depth: int) -> Val:
@@ -226,9 +208,6 @@ class _Builder:
 
     def opened(self, e: ev.CollectionStartEvent, depth: int) -> None:
         """A mapping or list starts, `depth` collections deep (itself included)."""
-        if e.tag not in _COLLECTION_TAGS:
-            self.diags.emit(KAD153, f"unsupported YAML tag `{e.tag}`", self.at(e.start_mark),
-                            help="the value is read as a plain collection")
         if e.anchor is not None:
             self.open_anchors.add(e.anchor)
         if depth > MAX_DEPTH:
@@ -260,7 +239,8 @@ class _Builder:
             t = type(e)
             if t is _SCALAR:
                 name = e.value
-                if e.tag is None and e.anchor is None and name != "<<":
+                if e.tag is None and e.anchor is None and (not e.implicit[0] or name[:1] not in resolved_first
+                                                           and name != "<<"):
                     s, en = e.start_mark, e.end_mark
                     kpos = (s.line, s.column, en.line, en.column)
                 else:
@@ -304,6 +284,8 @@ class _Builder:
                 if merges is None:
                     merges = []
                 merges.append(v)
+                last = v
+            elif name is _SKIP:
                 last = v
             else:
                 self.diags.emit(KAD153, f"{DESCRIBE[name.kind]} can't be a mapping key", name.span(self.file))
@@ -401,7 +383,8 @@ class _Builder:
             sources = m.v if m.kind == SEQ else [m]
             for src in sources:
                 if src.kind != MAP:
-                    self.diags.emit(KAD153, "a merge key (`<<`) needs a mapping or a list of mappings",
+                    self.diags.emit(KAD153, "a merge key (`<<`) needs a mapping or a list of mappings (kubectl: "
+                                    "`yaml: map merge requires map or sequence of maps as the value`)",
                                     src.span(self.file))
                     continue
                 for name, v in src.v.items():

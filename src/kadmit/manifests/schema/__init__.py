@@ -32,7 +32,7 @@ from typing import Union
 
 from kadmit.diagnostics import did_you_mean
 from kadmit.manifests.codes import KAD156, KAD158, KAD162, KAD163, KAD180
-from kadmit.manifests.fields import YAML_BOOLEANS, whole_number
+from kadmit.manifests.fields import whole_number
 from kadmit.manifests.yamltree import BOOL, DESCRIBE, FLOAT, HUGE, INT, MAP, NULL, OTHER, SEQ, STR, TIME, Val
 from kadmit.source import Span
 
@@ -309,8 +309,6 @@ def _mistyped(val: Val, code: str, crd: bool) -> tuple[str, str, str | None] | N
         if code == "b64":
             return None if crd or _BASE64.fullmatch(v.replace("\n", "").replace("\r", "")) else (
                 KAD156, "should be a string of base64 data, found a string that is not", None)
-        if code == "bool" and v in YAML_BOOLEANS:
-            return None  # plain, a boolean to kubectl's YAML
     if kind is TIME and code in ("time", "b64"):
         if code == "time" and (crd or getattr(v, "tzinfo", None) is not None):
             return None  # written unquoted: a string to kubectl, an RFC 3339 one if it has a zone
@@ -397,6 +395,9 @@ def check(f, node: Val, group: str, version: str, kind: str, name: str = "", *, 
     refusal = (f"the API server's schema of `{kind}` refuses it, so {what} is never created" if crd else
                f"the API server can't decode {what} with it, so it is never created")
     for path, val, (code, message, help_) in wrong:
+        if val.kind is FLOAT and not math.isfinite(val.v):
+            f.refused_already(val)  # the YAML reader's KAD153: kubectl can't send the document
+            continue
         f.mistyped(code, f"`{dotted(path)}`{'' if message[0] == ':' else ' '}{message}", val, help=help_,
                    notes=[refusal])
     return len(found) + len(wrong)
