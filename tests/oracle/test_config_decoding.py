@@ -15,8 +15,10 @@ import subprocess
 import pytest
 
 from kadmit.diagnostics import Diagnostics
+from kadmit.durations import go_duration_ns
 from kadmit.manifests import read_manifest_text
 from kadmit.model import merge
+from kadmit.quantity import parse_quantity
 from kadmit.validate import validate
 from kadmit.manifests.configtypes import UNMARSHALERS, go_types
 
@@ -92,6 +94,42 @@ def _type_at(tree: dict, path: tuple) -> dict:
 DECODING = ("json: ", "time: ", "quantities must match", "unable to parse", "yaml: ")
 
 
+def kueue_reads(cfg: dict) -> dict:
+    """What Kueue runs with (the Configuration its loader returns), in the terms kadmit models."""
+    fs, res = cfg.get("fairSharing"), cfg.get("resources") or {}
+    afs = cfg.get("admissionFairSharing")
+    stamp = ((cfg.get("waitForPodsReady") or {}).get("requeuingStrategy") or {}).get("timestamp")
+    return {
+        "fair_sharing": fs is not None, "strategies": tuple((fs or {}).get("preemptionStrategies") or ()),
+        "manage_jobs_without_queue_name": cfg.get("manageJobsWithoutQueueName", False),
+        "frameworks": tuple(cfg["integrations"]["frameworks"]),
+        "exclude_resource_prefixes": tuple(res.get("excludeResourcePrefixes") or ()),
+        "transformations": tuple((t.get("input", ""), t.get("strategy"), t.get("multiplyBy", ""),
+                                  {k: parse_quantity(str(v)) for k, v in (t.get("outputs") or {}).items()})
+                                 for t in res.get("transformations") or ()),
+        "admission_fair_sharing": None if afs is None else (
+            go_duration_ns(afs["usageHalfLifeTime"]) // 10 ** 6, go_duration_ns(afs["usageSamplingInterval"]) // 10 ** 6,
+            {k: float(v) for k, v in (afs.get("resourceWeights") or {}).items()}),
+        "dynamic_resource_allocation": (cfg.get("featureGates") or {}).get("DynamicResourceAllocation", False),
+        "pods_ready_requeuing_timestamp": stamp or "Eviction",
+    }
+
+
+def kadmit_reads(text: str) -> dict:
+    (c,) = read_manifest_text(text + QUEUE, "config.yaml", Diagnostics()).scheduler_configs
+    afs = c.admission_fair_sharing
+    return {
+        "fair_sharing": c.fair_sharing, "strategies": c.strategies,
+        "manage_jobs_without_queue_name": bool(c.manage_jobs_without_queue_name), "frameworks": c.frameworks,
+        "exclude_resource_prefixes": c.exclude_resource_prefixes,
+        "transformations": tuple((t.input, t.strategy, t.multiply_by, dict(t.outputs)) for t in c.transformations),
+        "admission_fair_sharing": None if afs is None else (
+            afs.usage_half_life_ms, afs.usage_sampling_interval_ms, dict(afs.resource_weights)),
+        "dynamic_resource_allocation": c.dynamic_resource_allocation,
+        "pods_ready_requeuing_timestamp": c.pods_ready_requeuing_timestamp,
+    }
+
+
 def kadmit_errors(text: str) -> list[str]:
     """kadmit's errors for the Configuration: read (manifests) and checked (validate: the strategies' names)."""
     diags = Diagnostics()
@@ -128,6 +166,8 @@ def test_kadmit_refuses_the_configurations_kueue_refuses(version, kueue_oracle, 
             differ.append(f"{text}Kueue: {kueue}; kadmit accepts it")
         elif kueue is not None and kueue.startswith(DECODING) and not any(f"`{kueue}`" in e for e in errors):
             differ.append(f"{text}Kueue: {kueue}; kadmit: {errors}")
+        elif kueue is None and (theirs := kueue_reads(line["configuration"])) != (ours := kadmit_reads(text)):
+            differ.append(f"{text}Kueue runs with {theirs}; kadmit reads {ours}")
     assert not differ, f"{len(differ)} of {len(mine)} differ:\n" + "\n".join(differ[:15])
 
 
@@ -170,3 +210,39 @@ def test_kueue_says_so(fields, kueue_oracle, tmp_path):
     path.write_text(f"apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n{fields}\n")
     proc = subprocess.run([kueue_oracle, "config", str(path)], capture_output=True, text=True, check=True)
     assert json.loads(proc.stdout)["error"] == KUEUE_SAYS[fields]
+
+
+# Settings kadmit models, written as YAML's readers differ on them, in both versions
+READ = ["manageJobsWithoutQueueName: y", "manageJobsWithoutQueueName: on", "fairSharing: {enable: y}",
+        "fairSharing: {enable: true, preemptionStrategies: [LessThanInitialShare]}",
+        "fairSharing: {preemptionStrategies: [LessThanInitialShare]}", "integrations: {frameworks: [pod, batch/job]}",
+        "integrations: {frameworks: []}", "resources: {excludeResourcePrefixes: [a, '1e3']}",
+        "resources: {transformations: [{input: cpu, outputs: {x: 1e3, y: 500m}}]}",
+        "resources: {transformations: [{input: cpu, strategy: Replace, multiplyBy: 'n', outputs: {x: 2}}]}",
+        "admissionFairSharing: {usageHalfLifeTime: 1h, usageSamplingInterval: 0s, resourceWeights: {cpu: 1e3, gpu: 0x10}}",
+        "admissionFairSharing: {usageHalfLifeTime: 1.5h}", "featureGates: {DynamicResourceAllocation: y}",
+        "waitForPodsReady: {enable: y, timeout: 5m, requeuingStrategy: {timestamp: Creation}}",
+        "waitForPodsReady: {timeout: 5m, requeuingStrategy: {timestamp: Creation}}"]
+
+
+def test_kadmit_reads_the_settings_as_kueue_runs_with_them(kueue_oracle, tmp_path):
+    """A v1beta1 waitForPodsReady without `enable: true` is dropped by Kueue's conversion, its requeuing
+    timestamp too (kadmit read it: found by this test)."""
+    texts = [f"apiVersion: config.kueue.x-k8s.io/{v}\nkind: Configuration\n{fields}\n"
+             for v in ("v1beta1", "v1beta2") for fields in READ]
+    paths = []
+    for i, text in enumerate(texts):
+        (p := tmp_path / f"r{i}.yaml").write_text(text)
+        paths.append(str(p))
+    proc = subprocess.run([kueue_oracle, "config", *paths], capture_output=True, text=True, check=True)
+    differ, started = [], 0
+    for text, line in zip(texts, map(json.loads, proc.stdout.splitlines())):
+        errors = kadmit_errors(text)
+        if "error" in line or errors:
+            if not ("error" in line and errors):
+                differ.append(f"{text}Kueue: {line.get('error')}; kadmit: {errors}")
+            continue
+        started += 1
+        if (theirs := kueue_reads(line["configuration"])) != (ours := kadmit_reads(text)):
+            differ.append(f"{text}Kueue runs with {theirs}; kadmit reads {ours}")
+    assert not differ and started >= 20, "\n".join(differ)

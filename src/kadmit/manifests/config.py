@@ -62,8 +62,12 @@ def configuration(f: Fields, o: Meta) -> SchedulerConfig:
     afs, afs_node = admission_fair_sharing(f, o)
     dra, dra_node = feature_gates(f, o)
     check_configuration(f, o)
-    # cmd/kueue's podsReadyRequeuingTimestamp: the section's requeuing timestamp where set, else Eviction
-    stamp = f.str(f.map(f.map(o.node, "waitForPodsReady"), "requeuingStrategy"), "timestamp")
+    # cmd/kueue's podsReadyRequeuingTimestamp: the section's requeuing timestamp where set, else Eviction; a
+    # v1beta1 section without `enable: true` is dropped by the conversion to v1beta2
+    wait = f.map(o.node, "waitForPodsReady")
+    if o.version == "v1beta1" and not f.bool(wait, "enable", default=False):
+        wait = None
+    stamp = f.str(f.map(wait, "requeuingStrategy"), "timestamp")
     return SchedulerConfig(
         fair_sharing=enabled, preemption_strategies=tuple(names), span=f.span(o.node), **jobs, **res,
         admission_fair_sharing=afs, dynamic_resource_allocation=dra,
