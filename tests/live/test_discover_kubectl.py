@@ -130,3 +130,23 @@ def test_kinds_of_an_api_group_whose_discovery_failed_are_not_listed_nor_said_no
     assert got.undiscovered == ("PodGroup (scheduling.x-k8s.io): the server could not say what it serves there: "
                                 "scheduling.x-k8s.io/v1alpha1: stale GroupVersion discovery: scheduling.x-k8s.io/v1alpha1",)
     assert "PodGroup (scheduling.x-k8s.io)" not in got.not_served
+
+
+def test_the_first_kubectls_run_at_once_none_waiting_for_config_view(tmp_path: Path) -> None:
+    log = tmp_path / "log"
+    script = tmp_path / "kubectl"
+    script.write_text(f"""#!/bin/sh
+echo "start $*" >> {log}
+case "$*" in
+  *"config view"*) sleep 1; echo "end config view" >> {log}; echo 'error: nope' >&2; exit 1 ;;
+esac
+exit 1
+""")
+    script.chmod(0o755)
+    got = read(program=str(script))
+    assert got.failed and [d.code for d in got.diagnostics] == ["KAD038"]  # config view's failure says it
+    lines = log.read_text().splitlines()
+    ended = lines.index("end config view")
+    started = [x for x in lines[:ended] if x.startswith("start")]
+    assert any("api-resources" in x for x in started) and any(" version " in x for x in started)
+    assert any(" proxy " in x for x in started)
