@@ -115,6 +115,13 @@ CASES = [
     ("string-sexagesimal", POD.format(container="workingDir: 1:30", spec=""), False),
     ("string-datetime", POD.format(container="workingDir: 2024-01-01T10:00:00Z", spec=""), False),
     ("label-value-y", POD.format(container="", spec="nodeSelector: {a: y}"), True),
+    # a null item of a list: Go's decoding gives the item type's zero value; a CRD's schema refuses it
+    ("list-null-item", POD.format(container="args: [null]", spec=""), False),
+    ("list-null-item-read", POD.format(container="", spec="affinity: {nodeAffinity: {requiredDuringSchedulingIgnored"
+                                        "DuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: k, operator: "
+                                        "In, values: [a, null]}]}]}}}"), False),
+    ("crd-list-null-item", JOBSET.format(spec="", replicas="1", container=", args: [null]"), True),
+    ("crd-list-null-item-read", CLUSTER_QUEUE.format(quota="3", spec="").replace("[cpu]", "[cpu, null]"), True),
     ("crd-quantity-text", CLUSTER_QUEUE.format(quota='"3"', spec=""), False),
     ("crd-quantity-integer", CLUSTER_QUEUE.format(quota="3", spec=""), False),
     ("crd-quantity-fraction", CLUSTER_QUEUE.format(quota="1.5", spec=""), True),

@@ -216,9 +216,12 @@ class Fields:
         return v.v
 
     def strs(self, m: Val | None, key: str, **kw) -> list[str]:
+        """A list of strings; a null item is "" (Go's decoding; a CRD's schema refuses it: schema.check)."""
         out = []
         for item in self.seq(m, key, **kw):
-            if item.kind != STR:
+            if item.kind == NULL and self.typed.get(id(item)) is not item:
+                out.append("")
+            elif item.kind != STR:
                 self._bad(self.wrong_type(item, f"{key}[]", "a string"), None)
             else:
                 out.append(item.v)

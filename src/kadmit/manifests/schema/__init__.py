@@ -193,20 +193,23 @@ def _known(val: Val, t: Tree, crd: bool) -> bool:
         return True
     if kind is SEQ:
         sub_tree = t.get("l")
-        return sub_tree is not None and _all_fit(val.v, sub_tree, crd)
+        return sub_tree is not None and _all_fit(val.v, sub_tree, crd, items=True)
     return kind is NULL  # a scalar where an object or a list is expected
 
 
-def _all_fit(values, t: Tree, crd: bool) -> bool:
-    """`_known` of each of a map's values or a list's items, all of tree `t`."""
+def _all_fit(values, t: Tree, crd: bool, items: bool = False) -> bool:
+    """`_known` of each of a map's values or a list's (`items`) items, all of tree `t`. A CRD's schema
+    refuses a null item (Go's decoding takes it as the item type's zero value)."""
     passing = (_PASS_CRD if crd else _PASS).get(t) if type(t) is str else None
     if passing is None:
         for sub in values:
-            if not _known(sub, t, crd):
+            if not _known(sub, t, crd) or (crd and items and sub.kind is NULL):
                 return False
         return True
     for sub in values:  # leaves: labels, resource lists, lists of names
         if sub.kind not in passing and _mistyped(sub, t, crd) is not None:
+            return False
+        if crd and items and sub.kind is NULL and t in TYPES:
             return False
     return True
 
@@ -242,10 +245,13 @@ def _problems(node: Val, tree: Tree, skip: tuple[str, ...], crd: bool = False
     stack: list[tuple[Val, Tree, tuple, tuple[str, ...]]] = [(node, tree, (), skip)]
     while stack:
         val, t, where, skipped = stack.pop()
+        null_item = crd and val.kind is NULL and bool(where) and type(where[-1]) is int  # a CRD refuses it
         if type(t) is not dict:
             passing = table.get(t)
             if passing is not None:
-                if val.kind not in passing and (found := _mistyped(val, t, crd)) is not None:
+                if null_item and t in TYPES:
+                    wrong.append((where, val, (KAD156, f"should be {TYPES[t]}, found null", None)))
+                elif val.kind not in passing and (found := _mistyped(val, t, crd)) is not None:
                     wrong.append((where, val, found))
                 continue
             t = _core_object(t[5:])
@@ -263,7 +269,7 @@ def _problems(node: Val, tree: Tree, skip: tuple[str, ...], crd: bool = False
                 stack.extend((sub, t["m"], where + (key,), ()) for key, sub in val.v.items())
         elif kind is SEQ and "l" in t:
             stack.extend((item, t["l"], where + (i,), ()) for i, item in enumerate(val.v))
-        elif kind is not NULL:
+        elif kind is not NULL or null_item:
             wrong.append((where, val, (KAD156, f"should be {'a list' if 'l' in t else 'a mapping'}, "
                                        f"found {_describe(val)}", None)))
     unknown.sort(key=lambda u: dotted(u[0]))
