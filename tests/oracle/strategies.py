@@ -114,6 +114,12 @@ CI (and on in the soak) and agreement is counted per feature. The switches:
   (`requeue_near=S`), or a Requeued condition False for a reason beside a passed requeueAt
 - `negative_factors` (opt-in, OPT_IN, with `resource_config`): the transformation's output factor may
   be negative (-1, -500m), which Kueue counts as it is (`factor=F`)
+- `job_management` (opt-in, OPT_IN, with `jobs`): which jobs Kueue manages — the Configuration's
+  `manageJobsWithoutQueueName` (`manage_without_queue=V`: absent, true, false),
+  `managedJobsNamespaceSelector` (`managed_ns=FORM`: absent, a label some namespaces have, a NotIn of
+  one queue's namespace), `integrations.frameworks` without one kind's (`framework_off=F`); jobs with
+  no queue-name label (`no_queue_name`) and a namespace's LocalQueue `default` (`default_lq`:
+  Kueue's LocalQueueDefaulting names it on a job with none)
 - `second_pass` (opt-in, OPT_IN: drawn only when named, `--require second_pass`, so that the draws
   of every other seed stay as they were): clusters biased toward Kueue's second pass — topology-aware
   queues that all have a provisioning check (and its config), Workloads whose checks are mostly
@@ -148,7 +154,7 @@ SWITCHES = ("cohorts", "cohort_tree", "cohort_quota", "borrowing_limit", "lendin
 OPT_IN = frozenset({"second_pass", "pod_states", "shared_hostname", "resource_config", "fungibility_defaults",
                     "afs_weights", "pod_extras_all_kinds", "requeue_states", "tas_slices",
                     "workload_pod_extras", "trainjob_pod_extras", "tas_three_levels", "requeue_near",
-                    "negative_factors"})
+                    "negative_factors", "job_management"})
 ALL = frozenset(SWITCHES)
 KNOWN = ALL | OPT_IN
 
@@ -846,6 +852,24 @@ def _nodes(d: _Draw, flavor: str, resources: list[str]) -> list[dict]:
     return out
 
 
+def _job_management(d: _Draw, config: dict) -> None:
+    """Which jobs Kueue manages (`job_management`): the Configuration's manageJobsWithoutQueueName,
+    managedJobsNamespaceSelector and a framework left out of its integrations."""
+    manage = d.pick(["absent", "true", "false"], "manage_without_queue")
+    if manage != "absent":
+        config["manageJobsWithoutQueueName"] = manage == "true"
+    form = d.pick(["absent", "labels", "not_in"], "managed_ns")
+    if form == "labels":
+        config["managedJobsNamespaceSelector"] = {"matchLabels": {"kueue-managed": "yes"}}
+    elif form == "not_in":  # Kueue's default's namespaces and one queue's
+        config["managedJobsNamespaceSelector"] = {"matchExpressions": [
+            {"key": "kubernetes.io/metadata.name", "operator": "NotIn",
+             "values": ["kube-system", "kueue-system", f"ns-cq{d.int(0, 2)}"]}]}
+    if d.int(0, 1):
+        off = d.pick(FRAMEWORKS, "framework_off")
+        config["integrations"]["frameworks"] = [f for f in FRAMEWORKS if f != off]
+
+
 @st.composite
 def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
     """One cluster drawing only the `allowed` switches."""
@@ -890,6 +914,8 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
                 config["admissionFairSharing"]["resourceWeights"] = weights
         if rc:
             config["resources"] = _resources_config(d)
+        if jobs and d.on("job_management", 1):  # (opt-in: draws nothing unless allowed)
+            _job_management(d, config)
         docs.append(config)
     if tas:
         docs.append({"apiVersion": API, "kind": "Topology", "metadata": {"name": "dc"},
@@ -929,8 +955,13 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
         ns_doc: dict = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}
         if cq["spec"].get("namespaceSelector", {}) != {} and d.int(0, 2):
             ns_doc["metadata"]["labels"] = {"team": name}
+        if "managed_ns=labels" in d.features and d.int(0, 2):
+            ns_doc["metadata"].setdefault("labels", {})["kueue-managed"] = "yes"
         docs.append(ns_doc)
         lqs = ["lq", "lq2"] if afs else ["lq"]
+        if "job_management" in d.features and d.int(0, 1):
+            lqs.append("default")  # LocalQueueDefaulting's queue
+            d.features.add("default_lq")
         for lq in lqs:
             q: dict = {"apiVersion": API, "kind": "LocalQueue", "metadata": {"name": lq, "namespace": ns},
                        "spec": {"clusterQueue": name}}
@@ -970,6 +1001,9 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
         if jobs and kinds and d.int(0, 1):
             kind = d.pick(kinds)
             labels = {"kueue.x-k8s.io/queue-name": lq}
+            if "job_management" in d.features and d.int(0, 2) == 0:
+                labels = {}  # Kueue manages it or not by the Configuration; `default` names it where there is one
+                d.features.add("no_queue_name")
             if kind == "PodGroup" and tas and "pod_group_hash" not in allowed:
                 kind = "Pod"  # DIVERGENCES.md: a pod group's pod set name on a topology-aware flavor
             if (kind != "PodGroup" or "pod_group_hash" in allowed) and d.on("priority_class", 0.3):
