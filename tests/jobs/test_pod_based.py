@@ -135,6 +135,26 @@ def test_plain_pods_need_the_pod_framework(tmp_path):
     cfg = "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nintegrations: {frameworks: [batch/job]}\n"
     m = model_of(tmp_path, setup__yaml=SETUP, cfg__yaml=cfg, pods__yaml=pod("solo", group=None))
     assert m.workloads == () and "`pod`" in m.skipped[0].reason
+    assert "gates" not in m.skipped[0].reason
+
+
+def test_a_plain_pod_under_an_implicit_pod_integration_stays_gated(tmp_path):
+    """`deployment` (or statefulset, leaderworkerset) turns Kueue's pod integration on when it is not
+    listed: its webhook gates a pod that names a queue, and its reconciler skips a pod no parent
+    made (tests/oracle/features/pod-integration-on-implicitly-gates-a-plain-pod.yaml); a pod without
+    a queue name is left alone."""
+    cfg = ("apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n"
+           "integrations: {frameworks: [batch/job, statefulset]}\n")
+    plain = ("apiVersion: v1\nkind: Pod\nmetadata: {name: plain}\n"
+             "spec: {containers: [{name: c, image: x, resources: {requests: {cpu: '1'}}}]}\n")
+    m = model_of(tmp_path, setup__yaml=SETUP, cfg__yaml=cfg, pods__yaml=pod("solo", group=None, gate=False) + plain)
+    reasons = {s.object.name: s.reason for s in m.skipped}
+    assert m.workloads == () and set(reasons) == {"solo", "plain"}
+    assert "but `statefulset` there turns it on" in reasons["solo"]
+    assert "gates this pod (it names LocalQueue `user-queue`)" in reasons["solo"]
+    assert "stays gated" in reasons["solo"]
+    assert reasons["plain"] == ("integration `pod` is not in `integrations.frameworks` of the input's "
+                                "Configuration")
 
 
 def test_deployment_pods_are_single_pod_workloads(tmp_path):

@@ -83,6 +83,9 @@ def integrations(model: Model) -> Integrations:
         configured=c is not None and c.frameworks is not None)
 
 
+# The integrations that turn Kueue's pod integration on when the Configuration does not list it (their
+# ImplicitlyEnabledFrameworkNames): its webhook and reconciler run, for their pods only.
+POD_PARENTS = ("deployment", "statefulset", "leaderworkerset.x-k8s.io/leaderworkerset")
 JOB_INPUTS = ("jobs", "config", "namespaces", "local_queues", "priority_classes", "workloads", "skipped",
               "training_runtimes")  # every field of the model `apply_jobs` reads
 
@@ -441,10 +444,36 @@ def _missing_priority_class(job: Job, classes: set[tuple[str, str]], diags: Diag
             f"(`{resource} \"{wl.priority_class}\" not found`) and creates no Workload")
 
 
+def _gated_alone(job: Job, s: Integrations, labels: dict[str, dict[str, str]], queues: set[str]) -> str | None:
+    """Why Kueue's pod webhook gates a pod being submitted (its Default: a namespace the selector
+    takes, no owner Kueue manages, then a queue name, its namespace's `default` LocalQueue or
+    manageJobsWithoutQueueName), or None when it does not."""
+    if not job.submitted:
+        return None
+    owner = job.owner
+    if owner is not None and (owner.group, owner.kind) in _integrated_kinds():
+        return None
+    ns = job.object.namespace or "default"
+    if not s.namespace_selector.matches(labels.get(ns, {"kubernetes.io/metadata.name": ns})):
+        return None
+    if job.queue:
+        return f"it names LocalQueue `{job.queue}`"
+    if f"{ns}/{DEFAULT_LOCAL_QUEUE}" in queues:
+        return f"namespace `{ns}` has a LocalQueue `{DEFAULT_LOCAL_QUEUE}`"
+    return "`manageJobsWithoutQueueName` is on" if s.manage_without_queue_name else None
+
+
 def _not_managed(job: Job, s: Integrations, labels: dict[str, dict[str, str]], queues: set[str]) -> str | None:
     """Why Kueue would not manage `job` (None when it does)."""
     where = "the input's Configuration" if s.configured else "the Configuration Kueue installs (none in the input)"
     if job.framework not in s.frameworks:
+        parents = [f for f in POD_PARENTS if f in s.frameworks] if job.framework == "pod" else []
+        gated = _gated_alone(job, s, labels, queues) if parents else None
+        if gated:
+            return (f"integration `pod` is not in `integrations.frameworks` of {where}, but `{parents[0]}` there turns "
+                    f"it on for that kind's pods: Kueue's pod webhook gates this pod ({gated}), and Kueue's pod reconciler skips a pod that no Deployment, StatefulSet or "
+                    "LeaderWorkerSet made (\"Pod Integration was implicitly enabled but object lacks parent "
+                    "annotation\"): it makes no Workload, and the pod stays gated, never admitted nor run")
         return f"integration `{job.framework}` is not in `integrations.frameworks` of {where}"
     owner = job.owner
     if owner is not None and (owner.group, owner.kind) in _integrated_kinds():

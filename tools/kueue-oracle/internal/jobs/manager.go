@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
@@ -50,13 +51,59 @@ type stubManager struct {
 
 func newStubManager(cl client.Client, events *eventLog) *stubManager {
 	return &stubManager{
-		client:      cl,
+		client:      cacheReads{cl},
 		mapper:      mapperOf(cl.Scheme()),
 		server:      webhook.NewServer(webhook.Options{}),
 		registry:    conversion.NewRegistry(),
 		events:      events,
 		controllers: map[string][]manager.Runnable{},
 	}
+}
+
+// cacheReads is the client the manager hands out: its reads return typed objects with their
+// apiVersion and kind set, as the manager's client in Kueue does (controller-runtime's cache reader,
+// pkg/cache/internal/cache_reader.go, sets them on every object Get or List copies out), where the
+// fake client clears them (fake/client.go ensureTypeMeta). Kueue reads them: the pod integration,
+// enabled only implicitly (by deployment, statefulset or leaderworkerset), skips a pod without a
+// parent (Pod.Skip: HasImplicitlyEnabledFramework(p.pod.GroupVersionKind())); with the kind cleared
+// it made that pod a Workload.
+type cacheReads struct{ client.Client }
+
+func (c cacheReads) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	if err := c.Client.Get(ctx, key, obj, opts...); err != nil {
+		return err
+	}
+	return c.setKind(obj)
+}
+
+func (c cacheReads) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	if err := c.Client.List(ctx, list, opts...); err != nil {
+		return err
+	}
+	if _, ok := list.(runtime.Unstructured); ok {
+		return nil
+	}
+	if _, ok := list.(*metav1.PartialObjectMetadataList); ok {
+		return nil
+	}
+	return meta.EachListItem(list, c.setKind)
+}
+
+// setKind sets a typed object's apiVersion and kind from the scheme (unstructured and metadata-only
+// objects keep theirs, as the fake client leaves them).
+func (c cacheReads) setKind(obj runtime.Object) error {
+	if _, ok := obj.(runtime.Unstructured); ok {
+		return nil
+	}
+	if _, ok := obj.(*metav1.PartialObjectMetadata); ok {
+		return nil
+	}
+	gvk, err := apiutil.GVKForObject(obj, c.Scheme())
+	if err != nil {
+		return err
+	}
+	obj.GetObjectKind().SetGroupVersionKind(gvk)
+	return nil
 }
 
 func (m *stubManager) GetClient() client.Client                  { return m.client }
