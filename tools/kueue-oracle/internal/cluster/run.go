@@ -322,6 +322,12 @@ type phase struct {
 	evicted      bool
 	clusterQueue kueue.ClusterQueueReference
 	assignment   string
+	// checks: the states of its admission checks while it holds quota. A workload evicted and
+	// reserved again has them back to Pending (the eviction resets them), so the state it comes
+	// back to is not the one it left: a delayed-topology head that preempted it is placed in its
+	// next second pass, while the victim waits for its checks (the run went on to that; it was
+	// stopped as a loop when the reserved set alone repeated)
+	checks string
 }
 
 func phaseOf(wl *kueue.Workload) phase {
@@ -336,6 +342,12 @@ func phaseOf(wl *kueue.Workload) phase {
 			fmt.Fprintf(&b, "%s:%d:%v:%t;", psa.Name, ptrValue(psa.Count), psa.Flavors, psa.TopologyAssignment != nil)
 		}
 		p.assignment = b.String()
+		states := make([]string, 0, len(wl.Status.AdmissionChecks))
+		for _, ac := range wl.Status.AdmissionChecks {
+			states = append(states, fmt.Sprintf("%s=%s", ac.Name, ac.State))
+		}
+		sort.Strings(states)
+		p.checks = strings.Join(states, ",")
 	}
 	return p
 }
@@ -347,12 +359,12 @@ func ptrValue(p *int32) int32 {
 	return *p
 }
 
-// stateOf is the admitted workloads with their assignments, as text.
+// stateOf is the admitted workloads with their assignments and check states, as text.
 func stateOf(phases map[types.NamespacedName]phase) string {
 	keys := make([]string, 0)
 	for k, p := range phases {
 		if p.reserved {
-			keys = append(keys, fmt.Sprintf("%s=%s/%s", k, p.clusterQueue, p.assignment))
+			keys = append(keys, fmt.Sprintf("%s=%s/%s[%s]", k, p.clusterQueue, p.assignment, p.checks))
 		}
 	}
 	sort.Strings(keys)
