@@ -241,6 +241,46 @@ spec:
     assert r.exit_code == 1 and "12" in r.output  # 3 × 4 cpus > 9
 
 
+def test_a_statefulset_and_lws_naming_a_queue_ignore_the_namespace_selector(tmp_path):
+    """Their own reconcilers make the Workload of one naming a queue whatever its namespace
+    (tests/oracle/features/namespace-selector-leaves-statefulsets-and-lws-with-a-queue.yaml); one
+    without a queue name, under manageJobsWithoutQueueName, still needs the namespace selected, as
+    a Job with a queue name does."""
+    cfg = ("apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nmanageJobsWithoutQueueName: true\n"
+           "integrations: {frameworks: [batch/job, pod, statefulset, leaderworkerset.x-k8s.io/leaderworkerset]}\n"
+           "managedJobsNamespaceSelector: {matchLabels: {kueue: enabled}}\n")
+    sts = """\
+apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: NAME
+  labels: {LABELS}
+spec:
+  replicas: 1
+  serviceName: NAME
+  selector: {matchLabels: {app: NAME}}
+  template:
+    metadata: {labels: {app: NAME}}
+    spec:
+      containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]
+---
+"""
+    lws = ("apiVersion: leaderworkerset.x-k8s.io/v1\nkind: LeaderWorkerSet\n"
+           "metadata: {name: lws, labels: {kueue.x-k8s.io/queue-name: user-queue}}\n"
+           "spec: {replicas: 1, leaderWorkerTemplate: {size: 1, workerTemplate: {spec: {containers: "
+           "[{name: c, image: x, resources: {requests: {cpu: '1'}}}]}}}}\n---\n")
+    text = (sts.replace("NAME", "queued").replace("LABELS", "kueue.x-k8s.io/queue-name: user-queue")
+            + sts.replace("NAME", "bare").replace("LABELS", "") + lws)
+    job = ("apiVersion: batch/v1\nkind: Job\nmetadata: {name: job, labels: {kueue.x-k8s.io/queue-name: user-queue}}\n"
+           "spec: {template: {spec: {restartPolicy: Never, containers: [{name: c, image: x, resources: "
+           "{requests: {cpu: '1'}}}]}}}\n")
+    m = model_of(tmp_path, setup__yaml=SETUP, cfg__yaml=cfg, jobs__yaml=text + job)
+    assert sorted(w.origin.name for w in m.workloads) == ["lws", "queued"]
+    reasons = {s.object.name: s.reason for s in m.skipped}
+    assert set(reasons) == {"bare", "job"}
+    assert all("not selected by `managedJobsNamespaceSelector`" in r for r in reasons.values())
+
+
 def test_a_pod_already_created_without_kueues_label_is_not_kueues(tmp_path):
     """Kueue's webhook labels the pods it manages (`kueue.x-k8s.io/managed: "true"`); its reconciler
     skips a pod without it (pod.Skip, "Skipping pod, not managed by Kueue"). A pod the input shows as

@@ -86,6 +86,11 @@ def integrations(model: Model) -> Integrations:
 # The integrations that turn Kueue's pod integration on when the Configuration does not list it (their
 # ImplicitlyEnabledFrameworkNames): its webhook and reconciler run, for their pods only.
 POD_PARENTS = ("deployment", "statefulset", "leaderworkerset.x-k8s.io/leaderworkerset")
+# The integrations whose own reconcilers make the Workload of one that names a queue (after the webhook's
+# LocalQueue `default`) whatever its namespace: their watch takes it by WorkloadShouldBeSuspended, which
+# reads managedJobsNamespaceSelector only for one without a queue name, and the generic reconciler's
+# ManagedJobsNamespaceSelectorAlwaysRespected check (on by default since v0.15) is not theirs.
+OWN_RECONCILERS = ("statefulset", "leaderworkerset.x-k8s.io/leaderworkerset")
 JOB_INPUTS = ("jobs", "config", "namespaces", "local_queues", "priority_classes", "workloads", "skipped",
               "training_runtimes")  # every field of the model `apply_jobs` reads
 
@@ -480,9 +485,11 @@ def _not_managed(job: Job, s: Integrations, labels: dict[str, dict[str, str]], q
         return (f"it belongs to {owner.kind} `{owner.key}`, which Kueue admits as a whole "
                 "(its workload covers these pods)")
     ns = job.object.namespace or "default"
-    if not s.namespace_selector.matches(labels.get(ns, {"kubernetes.io/metadata.name": ns})):
+    queued = bool(job.queue) or (job.submitted and f"{ns}/{DEFAULT_LOCAL_QUEUE}" in queues)
+    if not (queued and job.framework in OWN_RECONCILERS) and \
+            not s.namespace_selector.matches(labels.get(ns, {"kubernetes.io/metadata.name": ns})):
         return f"namespace `{ns}` is not selected by `managedJobsNamespaceSelector`: Kueue does not manage its jobs"
-    if job.queue or (job.submitted and f"{ns}/{DEFAULT_LOCAL_QUEUE}" in queues):
+    if queued:
         return None
     # Kueue's webhook gives a job the LocalQueue `default` of its namespace when it is created: a job
     # already in the cluster without the label never got it (created before the queue, or before Kueue)
