@@ -1,6 +1,7 @@
 """`why`'s blame sets by default: lines a set shown above already says (the same place, the same words but
-for the StrictFIFO head they were about) are named by their places only, two or more of them; `--all`
-gives every set whole."""
+for the StrictFIFO head they were about) are named by their places only, two or more of them, and where a
+StrictFIFO workload's own set is the head's, line for line, the head's title says so; `--all` gives every
+set whole."""
 
 from __future__ import annotations
 
@@ -28,9 +29,15 @@ def test_a_strict_fifo_heads_lines_said_again_for_the_workload_are_named_by_plac
             ("(`ns/head`) cohort `c`: nominal quota 8 cpu in f", 20)]
     own = [("cluster queue `q`: nominal quota 4 cpu in f", 10), ("cohort `c`: nominal quota 8 cpu in f", 20)]
     out = _blame(_sets(head, own))
-    # every line of the set said above (the head's): one line
-    assert out[-1] == "its own obstacle, even without the head (a minimal set): the same 2 lines as above"
+    # its own set is every line of the head's: the head's title says both, and no line more
+    assert out[0] == "waits behind the head of its queue (its strategy, the head, a minimal set keeping both out):"
+    assert not any("its own obstacle" in line for line in out) and len(out) == 1 + 3
     assert sum(1 for line in out if "nominal quota" in line) == 2  # said once each
+    # some of the head's lines only: each line of its set said above, named by how many, on one line
+    more = head + [("(`ns/head`) cluster queue `q`: borrowing limit 2 cpu in f", 11)]
+    out = _blame(_sets(more, own))
+    assert out[0].endswith("a minimal set keeping the head out):")
+    assert out[-1] == "its own obstacle, even without the head (a minimal set): the same 2 lines as above"
     # a different number at the same place is said again; one line alone is said again whole
     other = [("cluster queue `q`: nominal quota 5 cpu in f", 10), ("cohort `c`: nominal quota 8 cpu in f", 20)]
     assert not any("said above" in line for line in _blame(_sets(head, other)))

@@ -32,10 +32,14 @@ _BLAME_TITLES = {
 }
 
 
+HEAD_TITLE = "waits behind the head of its queue (its strategy, the head, a minimal set keeping the head out):"
+# where the workload's own minimal set (what keeps it out even without the head) is the head's, line for line
+HEAD_TITLE_BOTH = "waits behind the head of its queue (its strategy, the head, a minimal set keeping both out):"
+
+
 def _blame_title(result: WhyResult, first: bool, group: list | None = None, merged=None) -> str:
     if result.blame_kind == "queue":
-        return ("waits behind the head of its queue (its strategy, the head, a minimal set keeping the head out):"
-                if group and group[0].kind == "queueing" else
+        return (HEAD_TITLE if group and group[0].kind == "queueing" else
                 "its own obstacle, even without the head (a minimal set that forbids it):")
     if result.blame_kind in _BLAME_TITLES:
         return _BLAME_TITLES[result.blame_kind]
@@ -59,16 +63,23 @@ def _blame(result: WhyResult) -> list[str]:
     out: list[str] = []
     sets = result.blame_sets
     said: set[tuple[str, str]] = set()
+    head: set[tuple[str, str]] = set()  # the lines of the first set about the StrictFIFO head, unprefixed
     for i, bs in enumerate(sets[:MAX_SETS]):
         out.append(_blame_title(result, i == 0, bs.origins, bs))
         wheres = [f"{ln.span.file}:{ln.span.line}:{ln.span.column}" if ln.span else "(no source location)"
                   for ln in bs.lines]
         keys = [(w, _ABOUT_HEAD.sub("", ln.text)) for w, ln in zip(wheres, bs.lines)]
+        if i == 0:
+            head = {k for k, ln in zip(keys, bs.lines) if _ABOUT_HEAD.match(ln.text) and ln.span is not None}
         again = [ln.span for k, ln in zip(keys, bs.lines) if k in said and ln.span is not None]
         shown = [line for key, line in zip(keys, bs.lines) if len(again) < 2 or key not in said or line.span is None]
         out.extend(f"  {where}  {text}" for where, text in _by_shape(shown))
         said.update(keys)
-        if len(again) >= 2 and not shown and result.blame_kind == "queue":  # the head's lines again
+        if len(again) >= 2 and not shown and result.blame_kind == "queue" and i == 1 and set(keys) == head and \
+                out[0] == HEAD_TITLE:  # its own set is the head's, every line: one title says both
+            out.pop()
+            out[0] = HEAD_TITLE_BOTH
+        elif len(again) >= 2 and not shown and result.blame_kind == "queue":  # the head's lines again
             out[-1] = f"its own obstacle, even without the head (a minimal set): the same {len(again)} lines as above"
         elif len(again) >= 2 and not shown:  # every line said above: on the title's line
             out[-1] += f" the {len(again)} lines said above at {_places(again)}"
