@@ -37,9 +37,17 @@ def test_slices_that_fit_only_split_across_racks_fail():
 
 
 def test_each_slice_stays_in_one_rack():
-    # b1 holds one slice per rack, b2 two: equal, so the first (b1), one slice in each rack
+    # b1 holds one slice per rack, b2 two: equal in slices, so the one with fewer pods (b2: 4, b1: 6), as
+    # Kueue's sortedDomains breaks the tie (the oracle: d:4)
     r = kueue_assign(tree(), template(gpu=1), 4, block(slice_size=2), profile="BestFit")
-    assert r.ok and r.domains == ("b1",) and r.placement == {"a": 2, "c": 2}
+    assert r.ok and r.domains == ("b2",) and r.placement == {"d": 4}
+    # b1's two slices, when b2 holds one: one in each rack, and within r1 the least free host first, as
+    # Kueue orders the domains below the slice level (the oracle: a:1, b:1, c:2)
+    ns = [node("a", block="b1", rack="r1", gpu=2), node("b", block="b1", rack="r1", gpu=1),
+          node("c", block="b1", rack="r2", gpu=3), node("d", block="b2", rack="r3", gpu=3)]
+    r = kueue_assign(build_domains(DC, build_inventory(ns, []).nodes), template(gpu=1), 4, block(slice_size=2),
+                     profile="BestFit")
+    assert r.ok and r.domains == ("b1",) and r.placement == {"a": 1, "b": 1, "c": 2}
     r = kueue_assign(tree(), template(gpu=1), 4, block(), profile="BestFit")  # without slices: b2 fits best
     assert r.ok and r.placement == {"d": 4}
     r = kueue_assign(tree(), template(gpu=1), 6, block(slice_size=2, mode="preferred"), profile="BestFit")
@@ -50,7 +58,7 @@ def test_each_slice_stays_in_one_rack():
 
 def test_slices_on_hosts():
     r = kueue_assign(tree(), template(gpu=1), 4, block(slice_size=2, slice_level=HOST), profile="BestFit")
-    assert r.ok and r.placement == {"a": 2, "c": 2}
+    assert r.ok and r.placement == {"d": 4}  # 2 slices in each block: b2 holds fewer pods (the oracle: d:4)
     r = kueue_assign(tree(), template(gpu=1), 6, block(slice_size=3, slice_level=HOST), profile="BestFit")
     assert r.reason == 'topology "dc" allows to fit only 1 out of 2 slice(s) of 3 pod(s)'
 

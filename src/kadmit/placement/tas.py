@@ -55,6 +55,7 @@ class _Unit:
     state: int
     dom: Domain | None
     node: str | None = None  # the leaf key, on a leaf
+    pods: int | None = None  # in slices (`_SliceLevels`), the pods it holds: Kueue's `state` beside `sliceState`
 
 
 class _Levels:
@@ -102,7 +103,7 @@ class _SliceLevels(_Levels):
 
     def unit(self, dom: Domain) -> _Unit:
         u = super().unit(dom)
-        return _Unit(u.values, self.slices(dom), dom, u.node)
+        return _Unit(u.values, self.slices(dom), dom, u.node, u.state)
 
     def children(self, u: _Unit) -> list[_Unit]:
         return [self.unit(c) for c in u.dom.children] if u.dom is not None else []
@@ -149,7 +150,16 @@ def kueue_assign(tree: DomainTree, template: PodTemplate, count: int, request: T
     least_first = profile == "LeastFreeCapacity" or (profile == "Mixed" and unconstrained)
 
     def ordered(units: list[_Unit]) -> list[_Unit]:
-        return sorted(units, key=lambda u: ((u.state if least_first else -u.state), u.values))
+        # Kueue's sortedDomains: its sliceState (the state here), then the pods it holds ascending (the
+        # same as the state without slices), then the level values
+        return sorted(units, key=lambda u: ((u.state if least_first else -u.state),
+                                            u.state if u.pods is None else u.pods, u.values))
+
+    def below_slices(units: list[_Unit]) -> list[_Unit]:
+        # below the slice level Kueue's domains have no sliceState (0: fillInCountsHelper sets it at the
+        # slice level and sums it above), so sortedDomains orders them by the pods they hold, ascending,
+        # whatever the profile: the least free first
+        return sorted(units, key=lambda u: (u.state, u.values))
 
     # from here on, `count` is in slices (1 pod each without slices): whole slices only, as Kueue's
     # `podSetSize / sliceSize` (findLevelWithFitDomains, updateCountsToMinimumGeneric), so a count
@@ -223,15 +233,18 @@ def kueue_assign(tree: DomainTree, template: PodTemplate, count: int, request: T
     if slice_idx is not None:  # down to the slice level in slices, then each slice domain on its own
         while len(taken[0][0].values) <= slice_idx:
             taken = to_minimum(ordered([k for u, _ in taken for k in view.children(u)]))
-        pod_view, done = _Levels(tree, pod_counts), []
-        for u, n in taken:
-            if not n:
-                continue
-            mine = [(pod_view.unit(u.dom) if u.dom is not None else u, n * size)]
-            while mine[0][0].node is None:
-                mine = to_minimum(ordered([k for v, _ in mine for k in pod_view.children(v)]), n * size)
-            done.extend(mine)
-        taken = done
+        pod_view = _Levels(tree, pod_counts)
+
+        def within(u: _Unit, n: int) -> list[tuple[_Unit, int]]:
+            # at and below the slice level Kueue places each domain's own pods among its children
+            # (the second loop of findTopologyAssignment: per parent, updateCountsToMinimumGeneric
+            # with the parent's count), not the level's pods across all the chosen domains' children
+            if u.node is not None:
+                return [(u, n)]
+            return [got for k, m in to_minimum(below_slices(pod_view.children(u)), n) if m
+                    for got in within(k, m)]
+        taken = [got for u, n in taken if n
+                 for got in within(pod_view.unit(u.dom) if u.dom is not None else u, n * size)]
         if not taken:  # no whole slice to place (a size above the count): nothing placed, as Kueue
             return TASResult({}, fit_level, fit_domains)
     while taken[0][0].node is None:
