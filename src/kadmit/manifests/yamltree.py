@@ -84,6 +84,8 @@ _SKIP = object()  # a key kubectl's conversion refuses (reported)
 # gave (manifests repeat `1`, `true`, `Never` thousands of times). Ones that were reported aren't kept.
 _PLAIN: dict[str, tuple[str, object]] = {}
 _PLAIN_MAX = 65_536
+# Plain keys read before whose text may resolve (`name`, `tolerations`, `1`): the key kubectl's conversion names
+_KEYS: dict[str, str] = {}
 
 
 def _measure(node: Val, memo: dict[int, tuple[int, int]]) -> tuple[int, int]:
@@ -188,6 +190,10 @@ class _Builder:
                 kind, value = STR, e.value
             try:
                 name = goyaml.key_text(kind, value, e.value)
+                if e.tag is None and e.implicit[0]:
+                    if len(_KEYS) >= _PLAIN_MAX:
+                        _KEYS.clear()
+                    _KEYS[e.value] = name
             except goyaml.Refused as err:
                 self.diags.emit(KAD153, f"`{e.value}` can't be a mapping key: kubectl can't convert it to JSON "
                                 f"(`{err}`)", self.at(s), help="quote the key")
@@ -229,7 +235,7 @@ class _Builder:
         "yes") with their positions; a duplicate key is reported and the last value kept; merge keys
         (`<<`) apply after the mapping's own keys; a collection where a key belongs is reported."""
         self.opened(start, depth)
-        get_event, anchors, resolved_first, new = self.get_event, self.anchors, _RESOLVED_FIRST, _new
+        get_event, anchors, resolved_first, new, plain_keys = self.get_event, self.anchors, _RESOLVED_FIRST, _new, _KEYS
         values: dict[str, Val] = {}
         keys: dict[str, tuple[int, int, int, int]] = {}
         merges: list[Val] | None = None
@@ -241,6 +247,10 @@ class _Builder:
                 name = e.value
                 if e.tag is None and e.anchor is None and (not e.implicit[0] or name[:1] not in resolved_first
                                                            and name != "<<"):
+                    s, en = e.start_mark, e.end_mark
+                    kpos = (s.line, s.column, en.line, en.column)
+                elif e.tag is None and e.anchor is None and name in plain_keys:
+                    name = plain_keys[name]
                     s, en = e.start_mark, e.end_mark
                     kpos = (s.line, s.column, en.line, en.column)
                 else:
