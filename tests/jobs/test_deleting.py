@@ -285,3 +285,53 @@ def test_without_its_pods_a_statefulsets_workload_being_deleted_is_reported(tmp_
     assert w.deleting
     (d,) = [d for d in loaded.diagnostics if d.code == "KAD161"]
     assert f"the input holds no pod of its group (`kueue.x-k8s.io/pod-group-name: {name}`)" in d.message
+
+
+RS_POD = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web-5d8f7c9b4-aaaaa
+  uid: 00000000-0000-0000-0006-000000000001
+  labels: {app: web, pod-template-hash: 5d8f7c9b4, kueue.x-k8s.io/queue-name: user-queue, kueue.x-k8s.io/managed: "true"}
+  ownerReferences:
+  - {apiVersion: apps/v1, kind: ReplicaSet, name: web-5d8f7c9b4, uid: 00000000-0000-0000-0008-000000000001, controller: true}
+spec:
+  nodeName: n1
+  containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]
+status: {phase: Running}
+"""
+RS_POD_WORKLOAD = """\
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: Workload
+metadata:
+  name: pod-web-5d8f7c9b4-aaaaa-1a2b3
+  uid: 00000000-0000-0000-0003-000000000031
+  creationTimestamp: "2026-11-01T00:00:01Z"
+  deletionTimestamp: "2026-11-01T00:05:00Z"
+  finalizers: [kueue.x-k8s.io/resource-in-use]
+  ownerReferences:
+  - {apiVersion: v1, kind: Pod, name: web-5d8f7c9b4-aaaaa, uid: 00000000-0000-0000-0006-000000000001, controller: true}
+spec:
+  queueName: user-queue
+  podSets: [{name: main, count: 1, template: {spec: {containers: [{name: c, resources: {requests: {cpu: "1"}}}]}}}]
+status:
+  admission:
+    clusterQueue: cluster-queue
+    podSetAssignments: [{name: main, count: 1, flavors: {cpu: default-flavor}, resourceUsage: {cpu: "1"}}]
+  conditions:
+  - {type: QuotaReserved, status: "True", reason: QuotaReserved, message: m, lastTransitionTime: "2026-11-01T00:01:00Z"}
+  - {type: Admitted, status: "True", reason: Admitted, message: m, lastTransitionTime: "2026-11-01T00:01:00Z"}
+"""
+
+
+def test_a_replicaset_pods_workload_being_deleted_is_made_again_for_the_pod_in_its_place(tmp_path):
+    """Kueue deletes the pod and lets its Workload go; the ReplicaSet makes another pod, whose Workload Kueue
+    queues afresh: pending, standing for the same pod, created after the input, and the old pod no longer on
+    its node (tests/oracle/features/deployment-pod-workload-being-deleted.yaml)."""
+    loaded = _loaded(tmp_path, **{"pod.yaml": RS_POD, "wl.yaml": RS_POD_WORKLOAD})
+    (w,) = loaded.model.workloads
+    assert w.admission is None and not w.deleting and w.origin.name == "web-5d8f7c9b4-aaaaa"
+    assert w.created > datetime(2026, 11, 1, 0, 0, 1, tzinfo=timezone.utc)
+    assert [p.name for p in loaded.model.pods] == []
+    assert [d for d in loaded.diagnostics if d.code == "KAD161"] == []

@@ -92,16 +92,16 @@ POD_PARENTS = ("deployment", "statefulset", "leaderworkerset.x-k8s.io/leaderwork
 # ManagedJobsNamespaceSelectorAlwaysRespected check (on by default since v0.15) is not theirs.
 OWN_RECONCILERS = ("statefulset", "leaderworkerset.x-k8s.io/leaderworkerset")
 JOB_INPUTS = ("jobs", "config", "namespaces", "local_queues", "priority_classes", "workloads", "skipped",
-              "training_runtimes")  # every field of the model `apply_jobs` reads
+              "training_runtimes", "pods")  # every field of the model `apply_jobs` reads
 
 
 def apply_jobs_kept(model: Model, diags: Diagnostics) -> tuple[Model, tuple]:
     """`apply_jobs(model, diags)`, and what `applied_again` needs to reuse the answer: the fields
-    read, the workloads and skipped objects made, the diagnostics reported."""
+    read, the workloads and skipped objects made, the diagnostics reported, the pods left."""
     found = Diagnostics()
     applied = apply_jobs(model, found)
     diags.extend(found.items)
-    return applied, (_inputs(model), applied.workloads, applied.skipped, tuple(found.items))
+    return applied, (_inputs(model), applied.workloads, applied.skipped, tuple(found.items), applied.pods)
 
 
 def applied_again(model: Model, diags: Diagnostics, before: tuple | None) -> Model:
@@ -110,7 +110,7 @@ def applied_again(model: Model, diags: Diagnostics, before: tuple | None) -> Mod
     read the jobs again for nothing: 2,000 Jobs cost a tenth of a `why`)."""
     if before is not None and _same_objects(before[0], _inputs(model)):
         diags.extend(before[3])
-        return model.model_copy(update={"workloads": before[1], "skipped": before[2]})
+        return model.model_copy(update={"workloads": before[1], "skipped": before[2], "pods": before[4]})
     return apply_jobs(model, diags)
 
 
@@ -136,7 +136,8 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
     UID, in `diags` too (KAD198)."""
     if diags is not None:
         _shared_workload_uids(model.workloads, diags)
-    if not model.jobs:
+    replicas = {(p.namespace, p.name) for p in model.pods if REPLICA_SET_HASH in p.labels}
+    if not model.jobs and not any(_replaced(w, replicas) for w in model.workloads):
         _unmodelled_deletions(model.workloads, set(), diags)
         return model
     settings = integrations(model)
@@ -229,6 +230,11 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
             created = (latest or Workload.model_fields["created"].default) + timedelta(milliseconds=untimed)
         for wl in job.workloads:
             made.append(wl.model_copy(update={"queue": queue, "created": created}))
+    for i, wl in enumerate(workloads):
+        if i not in gone and _replaced(wl, replicas):
+            gone.add(i)
+            remade.append(len(made))
+            made.append(_replacement(wl))
     # A Workload made in place of one the input shows being deleted is made after the input's moment (the
     # input shows the old one still there): the API server stamps it after everything the input shows
     # created, and after the jobs without a creation time, in job order.
@@ -240,7 +246,47 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
     workloads.extend(_own_names(made, {w.key for w in workloads}))
     known = set(model.skipped)  # applying twice (a model extended with more jobs) lists each once
     fresh = tuple(dict.fromkeys(s for s in skipped if s not in known))
-    return model.model_copy(update={"workloads": tuple(workloads), "skipped": model.skipped + fresh})
+    return model.model_copy(update={"workloads": tuple(workloads), "skipped": model.skipped + fresh,
+                                    "pods": _not_stopped(model)})
+
+
+def _not_stopped(model: Model) -> tuple:
+    """The pods of the input but those Kueue's pod reconciler stops as their Workload is being deleted (a
+    pod group's member whose group's Workload, named as the group, is; a pod owning one): it deletes them
+    (`Pod.Stop`), so they hold no node's capacity (the oracle gives them to that reconciler, never to its node
+    usage). The model's own tuple where none is."""
+    going = {w.key for w in model.workloads if w.deleting}
+    owners = {(w.origin.namespace or "default", w.origin.name) for w in model.workloads
+              if w.deleting and w.origin is not None and w.origin.kind == "Pod"}
+    if not going:
+        return model.pods
+    kept = tuple(p for p in model.pods if f"{p.namespace}/{p.labels.get(POD_GROUP)}" not in going
+                 and (p.namespace, p.name) not in owners)
+    return model.pods if len(kept) == len(model.pods) else kept
+
+
+# The label a Deployment's ReplicaSet gives its pods (apps/v1 DefaultDeploymentUniqueLabelKey): such a pod's
+# controller is its ReplicaSet, which makes another in its place when Kueue deletes it.
+REPLICA_SET_HASH = "pod-template-hash"
+
+
+def _replaced(wl: Workload, replicas: set[tuple[str, str]]) -> bool:
+    """A Workload being deleted whose owner is a ReplicaSet's pod of the input: Kueue's pod reconciler deletes
+    the pod (`Pod.Stop`) and drops the Workload's finalizer, so the Workload goes with its quota, and the
+    ReplicaSet makes a new pod from its template, which Kueue gates and makes a Workload of, queued afresh."""
+    o = wl.origin
+    return wl.deleting and o is not None and o.kind == "Pod" and (o.namespace or "default", o.name) in replicas
+
+
+def _replacement(wl: Workload) -> Workload:
+    """The Workload of the pod a ReplicaSet makes in place of `wl`'s (its template is the old pod's: the
+    same pod sets, as Kueue's workload controller adjusts them), pending, standing for the same pod; its
+    creation time is set with the other Workloads made again (`apply_jobs`)."""
+    return Workload(namespace=wl.namespace, name=wl.origin.name if wl.origin is not None else wl.name, queue=wl.queue,
+                    priority_class=wl.priority_class, priority_class_kind=wl.priority_class_kind, priority=wl.priority,
+                    pod_sets=wl.requeue_pod_sets if wl.requeue_pod_sets is not None else wl.pod_sets,
+                    inadmissible=wl.requeue_inadmissible, active=wl.active, duration_ms=wl.duration_ms,
+                    origin=wl.origin, span=wl.span)
 
 
 def _unmodelled_deletions(workloads, gone: set[int], diags: Diagnostics | None,
@@ -263,9 +309,8 @@ def _unmodelled_deletions(workloads, gone: set[int], diags: Diagnostics | None,
                    f"reconciler makes a new Workload, queued afresh; a cluster has them: the {prebuilt[i]} "
                    "controller makes them, gated)")
         elif kind == "Pod":
-            why = (f"{owner} is not a pod of the input Kueue manages on its own (Kueue's pod reconciler deletes the pod "
-                   "and drops the Workload's finalizer, so the Workload goes with its quota; a Deployment's "
-                   "ReplicaSet makes a new pod, whose Workload is queued afresh)")
+            why = (f"{owner} is not a pod of the input (Kueue's pod reconciler deletes the pod and drops the Workload's "
+                   "finalizer, so the Workload goes with its quota, and a ReplicaSet's pod gets a new one in its place)")
         else:
             why = (f"{owner} is not a job of the input whose reconciler kadmit models for it (Kueue's suspends the "
                    "job and drops the Workload's finalizer, so the Workload goes with its quota)")

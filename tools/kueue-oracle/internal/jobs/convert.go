@@ -152,6 +152,17 @@ func ConvertSeeded(ctx context.Context, cl client.Client, objs []*unstructured.U
 	if err := e.reconcileAll(ctx, reqs); err != nil {
 		return Converted{}, err
 	}
+	replaced, err := e.replaceStopped(ctx, items)
+	if err != nil {
+		return Converted{}, err
+	}
+	if len(replaced) > 0 {
+		more := e.requests(replaced)
+		if err := e.reconcileAll(ctx, more); err != nil {
+			return Converted{}, err
+		}
+		reqs = append(reqs, more...)
+	}
 	return e.collect(ctx, items, reqs, before)
 }
 
