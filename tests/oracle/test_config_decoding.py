@@ -246,3 +246,43 @@ def test_kadmit_reads_the_settings_as_kueue_runs_with_them(kueue_oracle, tmp_pat
         if (theirs := kueue_reads(line["configuration"])) != (ours := kadmit_reads(text)):
             differ.append(f"{text}Kueue runs with {theirs}; kadmit reads {ours}")
     assert not differ and started >= 20, "\n".join(differ)
+
+
+# The text of Kueue's ConfigMap as Kueue's loader reads it: its first YAML document only, and without
+# apiVersion or kind the type it decodes into (v1beta2 Configuration); nothing at all is the defaults
+TEXTS = {
+    "empty": "",
+    "no apiVersion or kind": "namespace: x\nmanageJobsWithoutQueueName: y\n",
+    "kind only": "kind: Configuration\nintegrations: {frameworks: [pod, batch/job]}\n",
+    "a second document, never read": "manageJobsWithoutQueueName: true\n---\nnamespace: 5\nfoo: 1\n",
+    "an empty first document": "---\n---\napiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n"
+                               "manageJobsWithoutQueueName: true\n",
+    "a trailing separator": "apiVersion: config.kueue.x-k8s.io/v1beta1\nkind: Configuration\n---\n",
+    "another kind": "apiVersion: v1\nkind: ConfigMap\n",
+    "a list": "[]\n",
+}
+
+
+def config_map(text: str) -> str:
+    body = "".join(f"    {line}\n" for line in text.splitlines()) if text else None
+    value = "|\n" + body if body else '""\n'
+    return ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: kueue-manager-config, namespace: kueue-system}\n"
+            f"data:\n  controller_manager_config.yaml: {value}")
+
+
+@pytest.mark.parametrize("case", sorted(TEXTS))
+def test_the_config_map_text_is_read_as_kueue_reads_it(case, kueue_oracle, tmp_path):
+    (path := tmp_path / "controller_manager_config.yaml").write_text(TEXTS[case])
+    proc = subprocess.run([kueue_oracle, "config", str(path)], capture_output=True, text=True, check=True)
+    line = json.loads(proc.stdout)
+    diags = Diagnostics()
+    fragment = read_manifest_text(config_map(TEXTS[case]) + QUEUE, "cm.yaml", diags)
+    validate(merge([fragment]), diags)
+    errors = [d.message for d in diags if d.severity.value == "error"]
+    assert bool(errors) == ("error" in line), (line, errors)
+    if "error" not in line:
+        (c,) = fragment.scheduler_configs
+        theirs = kueue_reads(line["configuration"])
+        assert (theirs["frameworks"], theirs["manage_jobs_without_queue_name"]) == (
+            c.frameworks, bool(c.manage_jobs_without_queue_name))
+    assert ("KAD174" in [d.code for d in diags]) == case.startswith(("a second", "an empty first"))

@@ -184,6 +184,13 @@ KAD173 = register(
     "body that repeats a field, `strict decoding error: duplicate field`, which kubectl does not "
     "send; Kueue's own Configuration is decoded strictly: KAD151.)",
     kueue_rule="kubectl's YAML decoding (last value kept); API server strict field validation of the request body")
+KAD174 = register(
+    "KAD174", "document Kueue does not read", "warning",
+    "The text of Kueue's ConfigMap (`controller_manager_config.yaml`) holds more than one YAML document. "
+    "Kueue's manager decodes its Configuration file with one YAML unmarshal, which reads the first "
+    "document only: the others are never read, whatever they say (a second Configuration, a mistake in "
+    "it). kadmit reads the first and warns at the second.",
+    kueue_rule="pkg/config fromFile: sigs.k8s.io/yaml.YAMLToJSON (go-yaml Unmarshal: the first document)")
 KAD180 = register(
     "KAD180", "unknown field", "error",
     "A field that the kind's API schema does not have, usually a misspelling (`lendingLimt`, "

@@ -16,11 +16,11 @@ import re
 from kadmit.diagnostics import Diagnostic, Diagnostics
 from kadmit.manifests import gates as known_gates
 from kadmit.manifests import configtypes, schema
-from kadmit.manifests.codes import KAD157, KAD160, KAD161
+from kadmit.manifests.codes import KAD157, KAD160, KAD161, KAD174
 from kadmit.manifests.configcheck import check_configuration, refused
 from kadmit.manifests.fields import Fields, Invalid, Meta, NotRead
 from kadmit.manifests.schema import coverage
-from kadmit.manifests.yamltree import DESCRIBE, FLOAT, INT, MAP, SEQ, STR, Val, parse_documents
+from kadmit.manifests.yamltree import DESCRIBE, FLOAT, INT, MAP, NULL, SEQ, STR, Val, parse_documents
 from kadmit.durations import parse_duration_ms
 from kadmit.quantity import MILLI, QuantityError, parse_exact
 from kadmit.model import AdmissionFairSharing, DeviceClassMapping, ResourceTransformation, SchedulerConfig
@@ -371,8 +371,22 @@ def config_map(f: Fields, o: Meta) -> list[SchedulerConfig]:
         raise f.wrong_type(value, CONFIG_KEY, "a string (the Configuration as YAML text)")
     inner = Diagnostics()
     offset = _literal_offset(f.text, value)
-    docs = [d for d in parse_documents(value.v, f.file, inner, strict=True,
-                                       shift=None if offset is None else offset[0]) if d is not None]
+    # Kueue's loader reads the first YAML document of the text only (one go-yaml Unmarshal): the rest is
+    # never read, its problems neither (KAD174 at the second)
+    reading = parse_documents(value.v, f.file, inner, strict=True, shift=None if offset is None else offset[0])
+    first = next(reading, _END)
+    seen = len(inner.items)
+    second = next((d for d in reading if d is not None and d.kind != NULL), _END)  # a later one saying something
+    del inner.items[seen:]
+    empty = first is _END or first is None or first.kind == NULL
+    if first is _END and inner.items:  # the text can't be read (KAD150 says why): Kueue does not start
+        docs = []
+    elif empty:  # nothing: Kueue decodes an empty Configuration, defaulted
+        first = Val(MAP, {}, value.line, value.col, value.end_line, value.end_col)
+        first.keys = {}
+        docs = [first]
+    else:
+        docs = [first]
     if o.name != CONFIG_MAP and not any(_names_configuration(d) for d in docs):
         # another operator's manager ConfigMap under the same key (LWS's `lws-manager-config`, JobSet's):
         # Kueue reads only its own, so it is a ConfigMap like any other
@@ -380,14 +394,22 @@ def config_map(f: Fields, o: Meta) -> list[SchedulerConfig]:
     place = _Placement(f, value)
     for d in inner:
         f.diags.add(place.diagnostic(d))
+    if second is not _END:
+        where = place.span(second.span(f.file))
+        f.diags.emit(KAD174, f"`{CONFIG_KEY}` holds more than one YAML document; Kueue reads the first only",
+                     where, help="put one Configuration in the text; Kueue never reads what follows it")
     configs = []
     for doc in docs:
-        place.move(doc)
+        if not empty:
+            place.move(doc)
         try:
             configs.append(_embedded(f, o, doc, value))
         except Invalid:
             continue
     return configs
+
+
+_END = object()  # no further document
 
 
 def _names_configuration(doc: Val) -> bool:
@@ -397,12 +419,14 @@ def _names_configuration(doc: Val) -> bool:
 
 
 def _embedded(f: Fields, o: Meta, doc: Val, value: Val) -> SchedulerConfig:
-    """One document of the ConfigMap's text, which Kueue decodes as its Configuration."""
+    """The first document of the ConfigMap's text, which Kueue decodes as its Configuration: without
+    `apiVersion` or `kind` it is the type Kueue decodes into, `config.kueue.x-k8s.io/v1beta2` `Configuration`
+    (the decoder's defaults for an unset group-version and kind)."""
     where = f"`{CONFIG_KEY}` of ConfigMap `{o.name}`"
     if doc.kind != MAP:
         raise f.fail(KAD157, f"{where} holds {DESCRIBE[doc.kind]}, not Kueue's `Configuration`", doc)
-    api_version = f.str(doc, "apiVersion", required=True, what=where)
-    kind = f.str(doc, "kind", required=True, what=where)
+    api_version = f.str(doc, "apiVersion", default="") or f"{CONFIG_GROUP}/{CONFIG_VERSIONS[-1]}"
+    kind = f.str(doc, "kind", default="") or "Configuration"
     group, _, version = api_version.rpartition("/")
     if (group, kind) != (CONFIG_GROUP, "Configuration"):
         raise f.fail(KAD157, f"{where} holds `{kind}` (`{api_version}`), not Kueue's `Configuration`",
