@@ -161,3 +161,14 @@ def test_a_fix_in_the_file_the_fix_above_changes_says_the_same_file_where_that_i
     run.write("a-rather-long-policy-name.kad", "")
     run.write("p.kad", POLICY)  # a name shorter than `the same file` is said again
     assert "in the same file" not in run("why", "t/mine", ".").output
+
+
+def test_one_quota_number_of_a_manifest_is_said_as_several_are_and_all_gives_its_path(run):
+    run.write("s.yaml", HELD)
+    text = run("why", "default/mine", ".").output
+    assert ("  1. change nominalQuota of ClusterQueue `cq`, flavor f, in s.yaml: cpu: 4 → 5 (minimal: the smallest "
+            "change there is) (:12)") in text
+    assert ("  1. change s.yaml:12: spec.resourceGroups[0].flavors[0].resources[0].nominalQuota of ClusterQueue `cq` "
+            "(f, cpu): 4 → 5 (minimal: the smallest change there is)") in run("why", "default/mine", ".", "--all").output
+    fix = json.loads(run("why", "default/mine", ".", "--format", "json").output)["fixes"][0]["changes"][0]
+    assert (fix["file"], fix["line"], fix["field"]) == ("s.yaml", 12, "spec.resourceGroups[0].flavors[0].resources[0].nominalQuota")

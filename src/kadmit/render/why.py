@@ -351,7 +351,10 @@ def _fix_lines(i: int, f, full: bool = False, width: int | None = None, own: str
     parts = {c.knob.within[1:2] for c in f.changes}
     briefs = [c.brief(part=len(parts) > 1) for c in f.changes]
     needs = f.needs if full else ""
-    if len(f.changes) > 1 and None not in briefs and \
+    one = len(f.changes) == 1 and not full and briefs[0] is not None and \
+        _RESOURCE_FIELD.fullmatch(f.changes[0].knob.within[2]) is not None and \
+        briefs[0].startswith(f"{f.changes[0].knob.within[2]}: ")  # one quota number of a manifest: as several are
+    if (len(f.changes) > 1 or one) and None not in briefs and \
             len({(c.knob.within[0], c.knob.span.file) for c in f.changes}) == 1:  # one object: named once
         k = f.changes[0].knob
         within = k.within[0] + (f", {k.within[1]}" if len(parts) == 1 else "")
@@ -365,7 +368,8 @@ def _fix_lines(i: int, f, full: bool = False, width: int | None = None, own: str
             sep = ", "
             if len(parts) == 1 and all(" " in n and b.startswith(f"{n}: ") for n, b in zip(names, briefs)):
                 if len(fields) == 1:  # one field of each resource: said once, `cpu: "768" → "4240" (:24)`
-                    head = f"  {i}. change all {len(f.changes)} {fields.pop()} of {within}, in {file}:"
+                    every = f"all {len(f.changes)} " if len(f.changes) > 1 else ""
+                    head = f"  {i}. change {every}{fields.pop()} of {within}, in {file}:"
                     briefs = [f"{n.rpartition(' ')[0]}: {b[len(n) + 2:]}" for n, b in zip(names, briefs)]
                 else:  # `nominalQuota: cpu "576" → "4048" (:35), …; lendingLimit: cpu …`
                     briefs, sep = _by_field(briefs, names), "; "
@@ -411,6 +415,9 @@ def _fix_lines(i: int, f, full: bool = False, width: int | None = None, own: str
     who = "".join(f"; harmed: {', '.join(f'`{w}`' for w in names)}{', …' if len(names) < k else ''}"
                   for k, names in named)
     return out + [f"{then}; side effects on {n} other{'' if n == 1 else 's'}: {', '.join(items)}{tail}{who}"]
+
+
+_RESOURCE_FIELD = re.compile(r"[^\s`]+ [a-z][A-Za-z]*")  # a manifest's quota number: `nvidia.com/gpu nominalQuota`
 
 
 def _same_file(change, after: str | None) -> str:
