@@ -6,6 +6,7 @@ fix returned was proven by deciding the cluster again (`prove.Prover`)."""
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field, replace
 
 from kadmit.engine.compile.problem import Origin
@@ -439,6 +440,13 @@ def _edits_for(model: Model, sources: SourceMap, o: Origin, wl: Workload | None,
         out += _retarget(model, sources, lq_key, labels, cq.name)
     elif o.kind == "cluster_queue":
         out += _retarget(model, sources, lq_key, labels, None)
+    elif o.kind == "local_queue" and o.id == "gate|local_queue":  # its owner queues it to one that exists
+        knob = S.queue_name_knob(sources, wl)
+        names = sorted(q.name for q in model.local_queues if q.namespace == wl.namespace)
+        # a name close to the one written (a typo's fix, as `check`'s KAD202 "did you mean"), else each of them
+        near = difflib.get_close_matches(wl.queue, names, n=MAX_TARGETS, cutoff=0.6)
+        for name in (near or names[:MAX_TARGETS]) if knob is not None else ():
+            out.append(Change(knob, name))
     elif o.kind == "stop_policy" and cq is not None:
         knob = K.stop_policy_knob(sources, cq)
         if knob is not None:

@@ -180,7 +180,7 @@ def _gets(s: State) -> str:
     return f"admitted to ClusterQueue `{s.cluster_queue}` with {'; '.join(parts)}"
 
 
-OWNER_KINDS = ("min_count", "count", "topology", "tolerate", "priority")  # the workload's own spec
+OWNER_KINDS = ("min_count", "count", "topology", "tolerate", "priority", "queue_name")  # the workload's own spec
 NOBODY_KINDS = ("wait", "finish")  # a holder finishing: nothing to change
 SHRINKS = ("min_count", "count")
 

@@ -224,6 +224,26 @@ def priority_knob(model: Model, sources: SourceMap, wl: Workload) -> Knob | None
     return None
 
 
+@_of_workload
+def queue_name_knob(sources: SourceMap, wl: Workload) -> Knob | None:
+    """The name of the LocalQueue a workload is queued to, as written: a `.kad` workload's `queue`, a
+    job's `kueue.x-k8s.io/queue-name` label, a Workload's `spec.queueName`."""
+    span = field_span(wl, "queue")
+    old = text_at(sources, span)
+    if span is None or old is None or old.strip("\"'") != wl.queue:
+        return None
+    if is_kad(span, sources):
+        return Knob("queue_name", span, old, "`queue`", f"workload `{wl.key}`", old, kad=True)
+    key = key_of_value(sources.line(span.file, span.line) or "", span.column)
+    if key == QUEUE_LABEL:
+        return Knob("queue_name", span, old, f"metadata.labels[{QUEUE_LABEL}]", _job(wl), wl.queue)
+    if key == "queueName":
+        return Knob("queue_name", span, old, "spec.queueName", f"Workload `{wl.key}`", wl.queue)
+    return None
+
+
+QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+
 PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
 
 UNCONSTRAINED = "kueue.x-k8s.io/podset-unconstrained-topology"
