@@ -9,6 +9,7 @@ error is its decoding's, say that error word for word."""
 from __future__ import annotations
 
 import json
+import os
 import random
 import subprocess
 
@@ -144,9 +145,20 @@ def test_the_go_types_are_kueues(kueue_oracle):
     assert json.loads(proc.stdout) == go_types(), "regenerate: kueue-oracle config --types > data/kueueconfig.json"
 
 
+def _seeds() -> list[int]:
+    """The draws' seeds: 18, or KADMIT_CONFIG_SEEDS (`1-8`, `3,5`) for a longer run."""
+    spec = os.environ.get("KADMIT_CONFIG_SEEDS", "18")
+    out: list[int] = []
+    for part in spec.split(","):
+        lo, _, hi = part.partition("-")
+        out += range(int(lo), int(hi or lo) + 1)
+    return out
+
+
+@pytest.mark.parametrize("seed", _seeds())
 @pytest.mark.parametrize("version", ["v1beta1", "v1beta2"])
-def test_kadmit_refuses_the_configurations_kueue_refuses(version, kueue_oracle, tmp_path):
-    mine = [text for v, text in cases() if v == version]
+def test_kadmit_refuses_the_configurations_kueue_refuses(version, seed, kueue_oracle, tmp_path):
+    mine = [text for v, text in cases(seed) if v == version]
     paths = []
     for i, text in enumerate(mine):
         p = tmp_path / f"c{i}.yaml"

@@ -249,8 +249,8 @@ class _Builder:
                                                            and name != "<<"):
                     s, en = e.start_mark, e.end_mark
                     kpos = (s.line, s.column, en.line, en.column)
-                elif e.tag is None and e.anchor is None and name in plain_keys:
-                    name = plain_keys[name]
+                elif e.tag is None and e.anchor is None and (known := plain_keys.get(name)) is not None:
+                    name = known
                     s, en = e.start_mark, e.end_mark
                     kpos = (s.line, s.column, en.line, en.column)
                 else:
