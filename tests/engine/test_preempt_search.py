@@ -737,10 +737,10 @@ def test_an_attempt_refused_with_every_candidate_gone_finds_nothing(data):
     refused = []
     check = classical._fits_without_all
 
-    def recorded(snap, pre, sequence, allow, sums=None):
-        ok = check(snap, pre, sequence, allow, sums)
+    def recorded(snap, pre, plan, allow):
+        ok = check(snap, pre, plan, allow)
         if not ok:
-            refused.append((allow, list(sequence)))
+            refused.append((allow, classical._flat(snap, plan)))
         return ok
     try:
         classical._fits_without_all = recorded
@@ -776,20 +776,75 @@ def test_nothing_in_vain_is_told_with_every_candidate_gone_at_once():
     p = Preemptor("default/p", "cq", 10, T0, {CPU: 4 * UNIT}, frozenset({CPU}))
     snap = Snapshot(s)
     snap.load_candidates()
-    _, _, same = classical._collect(snap, p, s.index.cluster_queues["cq"])
-    assert [e[1].key for e in same] == ["default/low"]
-    assert not classical._fits_without_all(snap, p, same, True)
+    plan = classical._collect(snap, p, s.index.cluster_queues["cq"])
+    assert [e[1].key for e in classical._flat(snap, plan)] == ["default/low"]
+    assert not classical._fits_without_all(snap, p, plan, True)
     p3 = Preemptor("default/p", "cq", 10, T0, {CPU: 2 * UNIT}, frozenset({CPU}))  # 2 fit once `low` is gone
-    assert classical._fits_without_all(snap, p3, same, True)
+    assert classical._fits_without_all(snap, p3, plan, True)
     assert {k: dict(v) for k, v in snap.usage.data.items()} == {k: dict(v) for k, v in s.usage.data.items()}
+
+
+def _gone_of_sequence(p, sequence, allow, frs):
+    """What `classical._fits_without_all` must take away, from Kueue's sequence itself: per queue, the
+    amounts in `frs` of the candidates the attempt may take (with borrowing, not another queue's
+    RECLAIM_WITHOUT_BORROWING ones, which `_valid` refuses)."""
+    from kadmit.engine.preemption import classical
+
+    gone: dict[str, list[int]] = {}
+    for _, c, _, variant in sequence:
+        if allow and variant == classical.RECLAIM_WITHOUT_BORROWING and c.cluster_queue != p.cluster_queue:
+            continue
+        row = gone.setdefault(c.cluster_queue, [0] * len(frs))
+        for i, fr in enumerate(frs):
+            row[i] += c.amounts.get(fr, 0)
+    return sorted((cq, {fr: v for fr, v in zip(frs, row) if v}) for cq, row in gone.items())
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(st.data())
-def test_a_kept_sequence_is_the_one_computed_afresh(data):
-    """`classical._kept_sequence` keeps the candidates' sequence per state of the session: on
-    generated cohorts, preemptors of one queue searched in turn on one session (the same needs and
-    priority with other usages, which share a kept sequence; other priorities and creation times,
+def test_the_sequence_read_element_by_element_is_the_sorted_one(data):
+    """`classical._elements` merges the queues' ranked lists as the search reads them: on generated
+    cohorts (evicted candidates, borrowWithinCohort thresholds, every policy), before and after a
+    search and after a holder finishes, it is the sequence sorted whole (`_flat`), and the sums
+    `_fits_without_all` takes away (kept with the queues' lists) are the sequence's own, per queue."""
+    from kadmit.engine.preemption import classical
+    from kadmit.engine.preemption.snapshot import Snapshot
+
+    model, (key, cq, priority, created, usage, needs) = data.draw(cases())
+    s = Session(model)
+    rnd = random.Random(data.draw(SEEDS))
+    spec = s.index.cluster_queues[cq]
+    p = Preemptor(key, cq, priority, created, usage, needs)
+
+    def check(snap):
+        plan = classical._collect(snap, p, spec)
+        flat = classical._flat(snap, plan)
+        assert list(classical._elements(snap, plan)) == flat
+        assert (plan.hierarchy, plan.priority) == (
+            any(e[3] == classical.HIERARCHY for e in flat),
+            any(e[3] in (classical.RECLAIM_WITHOUT_BORROWING, classical.RECLAIM_WHILE_BORROWING) for e in flat))
+        frs = tuple(p.usage)
+        for allow in (True, False):
+            assert sorted(classical._gone(snap, plan, allow, frs)) == _gone_of_sequence(p, flat, allow, frs)
+        return flat
+    for _ in range(2):
+        snap = Snapshot(s)
+        snap.load_candidates()
+        flat = check(snap)
+        if flat:  # a snapshot that changed a queue: its lists are made for the search
+            snap.remove(rnd.choice(flat)[1])
+            check(snap)
+        find_targets(s, p)
+        if s.holders:
+            s.finish(rnd.choice(sorted(s.holders)))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(st.data())
+def test_a_kept_plan_is_the_one_computed_afresh(data):
+    """`classical._kept_plan` keeps the candidates' plan per state of the session: on generated
+    cohorts, preemptors of one queue searched in turn on one session (the same needs and
+    priority with other usages, which share a kept plan; other priorities and creation times,
     which don't), again after a holder finishes, and under `what_if` quota numbers, get the
     sequence computed afresh and the search's answer (victims, reasons, order) without keeping."""
     from kadmit.engine.preemption import classical
@@ -814,26 +869,26 @@ def test_a_kept_sequence_is_the_one_computed_afresh(data):
         return classical._sequence(snap, p, spec)
 
     def searched(p, keep):
-        kept = classical._kept_sequence
+        kept = classical._kept_plan
         try:
             if not keep:
-                classical._kept_sequence = lambda snap, p, spec: (*classical._sequence(snap, p, spec), None)
+                classical._kept_plan = classical._collect
             return [(v.key, v.cluster_queue, v.reason) for v in find_targets(s, p)]
         finally:
-            classical._kept_sequence = kept
+            classical._kept_plan = kept
 
     def check():
         for p in preemptors:
             snap = Snapshot(s)
             snap.load_candidates()
-            got = classical._kept_sequence(snap, p, spec)
-            assert got[:3] == fresh(p)
+            got = classical._kept_plan(snap, p, spec)
+            assert (got.hierarchy, got.priority, classical._flat(snap, got)) == fresh(p)
             for allow in (True, False):  # the kept sums (made by the first check, read by the second) = afresh
-                assert (classical._fits_without_all(snap, p, got[2], allow, got[3])
-                        == classical._fits_without_all(snap, p, got[2], allow))
+                assert (classical._fits_without_all(snap, p, got, allow)
+                        == classical._fits_without_all(snap, p, classical._collect(snap, p, spec), allow))
             assert searched(p, True) == searched(p, False)
     check()
-    check()  # every sequence kept now
+    check()  # every plan kept now
     if s.holders and rnd.random() < 0.5:
         s.finish(rnd.choice(sorted(s.holders)))  # a new admitted set and usage
         check()

@@ -1,8 +1,8 @@
 """Preemption candidates kept queue by queue (`engine.preemption.candidates._cached`): a change of the admitted
 set builds again only the cluster queues whose holders changed (`Situations.queue_epochs`) and keeps the
-others' rows, ranked tuples and `ranked_using` lists. Every time the engine reads them, they must equal what a
-build of every queue from nothing gives: per queue the same candidates in the same (holder) order with the same
-fields, the same ranked tuples and the same filtered lists. Checked while deciding generated preempting models
+others' rows, ranked tuples, `ranked_using` lists and their sums. Every time the engine reads them, they must
+equal what a build of every queue from nothing gives: per queue the same candidates in the same (holder) order
+with the same fields, the same ranked tuples, the same filtered lists and their sums. Checked while deciding generated preempting models
 and while `why` proves fixes on a preempting GPU state (its re-decisions suspend, commit, evict and replay).
 """
 
@@ -58,6 +58,12 @@ class Checked:
                         assert [_shown(c) for c in t] == [
                             _shown(c) for c in ranked.get(cq, ())
                             if (below is None or c.priority < below) and not needs.isdisjoint(c.frs)], cq
+                for cq, sums in got.sums.items():  # `using_sums`, kept with the lists
+                    for (needs, below, frs, bound), (n, row) in sums.items():
+                        using = [c for c in ranked.get(cq, ()) if (below is None or c.priority < below)
+                                 and not needs.isdisjoint(c.frs) and (bound is None or c.priority < bound)]
+                        assert (n, row) == (len(using), tuple(sum(c.amounts.get(fr, 0) for c in using)
+                                                              for fr in frs)), cq
             return got
 
         monkeypatch.setattr(cands, "_cached", cached)

@@ -139,6 +139,35 @@ def ranked_using(session, cq: str, needs: frozenset[FR], below: int | None) -> t
     return out
 
 
+def using_sums(session, cq: str, needs: frozenset[FR], below: int | None, frs: tuple[FR, ...],
+               bound: int | None) -> tuple[int, tuple[int, ...]]:
+    """`sums_of(ranked_using(session, cq, needs, below), frs, bound)`, kept with that list (what
+    classical preemption sums to tell whether a preemptor could fit at all: O(queues), not O(candidates))."""
+    got = _cached(session)
+    sums = got.sums.get(cq)
+    if sums is None:
+        sums = got.sums[cq] = {}
+    key = (needs, below, frs, bound)
+    out = sums.get(key)
+    if out is None:
+        out = sums[key] = sums_of(ranked_using(session, cq, needs, below), frs, bound)
+    return out
+
+
+def sums_of(cands, frs: tuple[FR, ...], bound: int | None) -> tuple[int, tuple[int, ...]]:
+    """How many of `cands` are of priority below `bound` (None: any), and their amounts of each of `frs`."""
+    n = 0
+    row = [0] * len(frs)
+    for c in cands:
+        if bound is not None and c.priority >= bound:
+            continue
+        n += 1
+        amounts = c.amounts
+        for i, fr in enumerate(frs):
+            row[i] += amounts.get(fr, 0)
+    return n, tuple(row)
+
+
 def _RANK(c: Candidate) -> tuple:
     return c.rank
 
@@ -148,9 +177,11 @@ class _Kept:
     per queue ranked (made when first asked) and `ranked_using`'s lists. The next set's are made from it,
     queue by queue: a queue whose holders didn't change (`Situations.queue_epochs`) keeps its row, its ranked
     tuple and its lists; the others are built again from their holders. Every Candidate is built once per
-    holder (`rows`: key -> (the holder it was built from, its commit stamp, it))."""
+    holder (`rows`: key -> (the holder it was built from, its commit stamp, it)). `using_sums`' sums are
+    kept with the lists they sum."""
 
-    __slots__ = ("version", "tree", "rows", "epochs", "by_queue", "ranked", "kept_ranked", "using", "positional")
+    __slots__ = ("version", "tree", "rows", "epochs", "by_queue", "ranked", "kept_ranked", "using", "sums",
+                 "positional")
 
     def __init__(self, version, tree: QuotaTree, rows: dict, epochs: dict[str, int]) -> None:
         self.version = version
@@ -161,6 +192,7 @@ class _Kept:
         self.ranked: dict[str, tuple[Candidate, ...]] | None = None
         self.kept_ranked: dict[str, tuple[Candidate, ...]] = {}  # unchanged queues' ranked tuples, from before
         self.using: dict[str, dict[tuple, tuple[Candidate, ...]]] = {}
+        self.sums: dict[str, dict[tuple, tuple[int, tuple[int, ...]]]] = {}  # `using_sums`', per queue
         self.positional = False  # a candidate's stamp is its holder's position (no admitted cycle known)
 
 
@@ -205,6 +237,7 @@ def _fill(session, got: _Kept, changed: set[str] | None, before: _Kept | None = 
             by_queue.update(before.by_queue)
             got.kept_ranked = before.ranked if before.ranked is not None else before.kept_ranked
             got.using = dict(before.using)
+            got.sums = dict(before.sums)
             return True
         for cq, row in before.by_queue.items():
             if cq not in changed:
@@ -212,6 +245,7 @@ def _fill(session, got: _Kept, changed: set[str] | None, before: _Kept | None = 
         kept = before.ranked if before.ranked is not None else before.kept_ranked
         got.kept_ranked = {cq: t for cq, t in kept.items() if cq not in changed}
         got.using = {cq: lists for cq, lists in before.using.items() if cq not in changed}
+        got.sums = {cq: sums for cq, sums in before.sums.items() if cq not in changed}
         for key, h in session.holders.items():
             cq = h.cluster_queue
             if cq not in changed:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from heapq import merge
+from itertools import islice
 from operator import itemgetter
 
 from kadmit.engine.afs import candidate_rank
@@ -9,7 +12,7 @@ from kadmit.engine.quota import node_id
 from kadmit.engine.preemption.candidates import (IN_CLUSTER_QUEUE, IN_COHORT_RECLAIM_WHILE_BORROWING,
                                                  IN_COHORT_RECLAMATION, Candidate, Preemptor, Victim,
                                                  satisfies_policy)
-from kadmit.engine.preemption.snapshot import Snapshot, fill_back, victims_of
+from kadmit.engine.preemption.snapshot import Snapshot, fill_back, sums_of, victims_of
 from kadmit.model import ClusterQueue
 
 
@@ -26,6 +29,62 @@ _REASON = {WITHIN_CQ: IN_CLUSTER_QUEUE, HIERARCHY: IN_COHORT_RECLAMATION,
 # for other queues' candidates, its variant). Within a group of candidates (hierarchy, priority, same
 # queue) the queue's part of Kueue's ordering is constant, so the rank alone sorts them.
 _Elem = tuple[tuple, Candidate, "str | None", str]
+
+# The groups of Kueue's candidate sequence, in its order (C2).
+_HIERARCHY, _PRIORITY, _SAME = 0, 1, 2
+
+
+class _Part:
+    """One cluster queue's candidates in a group of the search, in `Candidate.rank` order: the queue,
+    the lowest common ancestor they were found under (None for the preemptor's own queue), the
+    group, and the key of the session's shared list they are (`ranked_using`'s (needs, below), whose
+    sums the candidates keep per queue), or None for a list made for this search."""
+
+    __slots__ = ("cq", "lca", "group", "cands", "shared")
+
+    def __init__(self, cq: str, lca: str | None, group: int, cands, shared: tuple | None) -> None:
+        self.cq, self.lca, self.group, self.cands, self.shared = cq, lca, group, cands, shared
+
+
+class _Plan:
+    """A search's candidates (C2–C4) as per-queue ranked lists (`_Part`s) of the three groups, with
+    what classifies the priority group's variants (C3): Kueue's sequence is read from it element by
+    element (`_elements`) or whole (`_flat`), and `_fits_without_all` sums its queues' lists. `sums`
+    keeps those sums per (the usage's flavor-resources, the attempt) while the plan is kept."""
+
+    __slots__ = ("groups", "prio", "forbidden", "threshold", "sums")
+
+    def __init__(self, groups: tuple[list[_Part], list[_Part], list[_Part]], prio: int, forbidden: bool,
+                 threshold: int | None) -> None:
+        self.groups = groups
+        self.prio, self.forbidden, self.threshold = prio, forbidden, threshold
+        self.sums: dict[tuple, list[tuple[str, dict]]] = {}
+
+    @property
+    def hierarchy(self) -> bool:
+        """Whether any candidate was found in the hierarchy group."""
+        return bool(self.groups[_HIERARCHY])
+
+    @property
+    def priority(self) -> bool:
+        """Whether any candidate was found in the priority group."""
+        return bool(self.groups[_PRIORITY])
+
+    def borrowing_bound(self) -> int | None:
+        """The priority group's candidates an attempt with borrowing may take
+        (RECLAIM_WHILE_BORROWING): those of priority below this; None when it may take none."""
+        if self.forbidden:
+            return None
+        return self.prio if self.threshold is None else min(self.prio, self.threshold + 1)
+
+    def element(self, part: _Part, c: Candidate) -> _Elem:
+        if part.group == _SAME:
+            return (c.rank, c, None, WITHIN_CQ)
+        if part.group == _HIERARCHY:
+            return (c.rank, c, part.lca, HIERARCHY)
+        if self.forbidden or c.priority >= self.prio or (self.threshold is not None and c.priority > self.threshold):
+            return (c.rank, c, part.lca, RECLAIM_WITHOUT_BORROWING)
+        return (c.rank, c, part.lca, RECLAIM_WHILE_BORROWING)
 
 
 def _borrowing_forbidden(spec: ClusterQueue) -> tuple[bool, int | None]:
@@ -48,48 +107,40 @@ def _fits_up(snap: Snapshot, p: Preemptor) -> list[bool]:
     return out
 
 
-def _collect(snap: Snapshot, p: Preemptor, spec: ClusterQueue,
-             fits: list[bool] | None = None) -> tuple[list[_Elem], list[_Elem], list[_Elem]]:
-    """C2: (hierarchy, priority, same-queue) candidates, with C1 + C3 (`classifyPreemptionVariant`):
-    a candidate that uses a flavor-resource needing preemption and that the queue's policy allows.
-    `fits`: `_fits_up` of this state, when the caller has it already."""
+def _collect(snap: Snapshot, p: Preemptor, spec: ClusterQueue, fits: list[bool] | None = None) -> _Plan:
+    """C2: the (hierarchy, priority, same-queue) candidates, per queue, with C1 + C3
+    (`classifyPreemptionVariant`): a candidate that uses a flavor-resource needing preemption and
+    that the queue's policy allows. `fits`: `_fits_up` of this state, when the caller has it already."""
     me = node_id(p.cluster_queue, False)
     needs, prio = p.needs, p.priority
     within, reclaim = spec.preemption.within_cluster_queue, spec.preemption.reclaim_within_cohort
-
-    def allowed(cq: str, policy: str):
-        if policy == "LowerPriority":
-            return snap.ranked_using(cq, needs, prio)
-        if policy == "Any":
-            return snap.ranked_using(cq, needs)
-        return [c for c in snap.ranked(cq) if not needs.isdisjoint(c.frs) and satisfies_policy(policy, p, c)]
-
-    same: list[_Elem] = []
-    if within != "Never":
-        same = [(c.rank, c, None, WITHIN_CQ) for c in allowed(p.cluster_queue, within)]
-    hierarchy: list[_Elem] = []
-    priority: list[_Elem] = []
-    if snap.parent(me) is None or reclaim == "Never":
-        return hierarchy, priority, same
     forbidden, threshold = _borrowing_forbidden(spec)
+    plan = _Plan(([], [], []), prio, forbidden, threshold)
 
-    def take(cq: str, lca: str, into: list[_Elem]) -> None:
-        if into is hierarchy:
-            into.extend((c.rank, c, lca, HIERARCHY) for c in allowed(cq, reclaim))
-            return
-        for c in allowed(cq, reclaim):
-            if forbidden or c.priority >= prio or (threshold is not None and c.priority > threshold):
-                into.append((c.rank, c, lca, RECLAIM_WITHOUT_BORROWING))
-            else:
-                into.append((c.rank, c, lca, RECLAIM_WHILE_BORROWING))
+    def take(cq: str, lca: str | None, group: int, policy: str) -> None:
+        shared = cq not in snap.live
+        if policy == "LowerPriority":
+            cands, key = snap.ranked_using(cq, needs, prio), (needs, prio)
+        elif policy == "Any":
+            cands, key = snap.ranked_using(cq, needs), (needs, None)
+        else:
+            cands, shared = [c for c in snap.ranked(cq) if not needs.isdisjoint(c.frs)
+                             and satisfies_policy(policy, p, c)], False
+        if cands:
+            plan.groups[group].append(_Part(cq, lca, group, cands, key if shared else None))
 
-    def visit(top: str, lca: str, skip: str | None, into: list[_Elem]) -> None:
+    if within != "Never":
+        take(p.cluster_queue, None, _SAME, within)
+    if snap.parent(me) is None or reclaim == "Never":
+        return plan
+
+    def visit(top: str, lca: str, skip: str | None, group: int) -> None:
         """Depth first from `top`, children in name order (an explicit stack: trees of any depth)."""
         stack: list[tuple[bool, str]] = [(True, top)]  # (expand a cohort, node id)
         while stack:
             expand, nid = stack.pop()
             if not expand:
-                take(snap.tree.nodes[nid].name, lca, into)
+                take(snap.tree.nodes[nid].name, lca, group, reclaim)
                 continue
             for ch in sorted(snap.tree.nodes[nid].children, reverse=True):
                 if ch == skip or ch == me or snap.within_nominal(ch, needs):
@@ -102,9 +153,9 @@ def _collect(snap: Snapshot, p: Preemptor, spec: ClusterQueue,
     previous: str | None = None
     for anc, ok in zip(snap.ancestors(me), fits):  # the root's own fit is never read
         advantage = advantage or ok
-        visit(anc, anc, previous, hierarchy if advantage else priority)
+        visit(anc, anc, previous, _HIERARCHY if advantage else _PRIORITY)
         previous = anc
-    return hierarchy, priority, same
+    return plan
 
 
 def _valid(snap: Snapshot, p: Preemptor, e: _Elem, allow_borrowing: bool) -> bool:
@@ -135,28 +186,32 @@ def _under_nominal(snap: Snapshot, p: Preemptor) -> bool:
     return True
 
 
-def _gone(p: Preemptor, sequence: list[_Elem], allow_borrowing: bool,
-          frs: tuple) -> list[tuple[str, dict]]:
-    """Per cluster queue, in first-seen order, the usage in `frs` of the candidates of `sequence`
-    that the attempt may take (the others' non-zero sums only)."""
-    gone: dict[str, list[int]] = {}
-    mine = p.cluster_queue
-    for e in sequence:
-        c = e[1]
-        if allow_borrowing and e[3] == RECLAIM_WITHOUT_BORROWING and c.cluster_queue != mine:
-            continue  # `_valid` refuses it in this attempt
-        row = gone.get(c.cluster_queue)
-        if row is None:
-            row = gone[c.cluster_queue] = [0] * len(frs)
-        amounts = c.amounts
-        for i, fr in enumerate(frs):
-            row[i] += amounts.get(fr, 0)
-    return [(cq, {fr: v for fr, v in zip(frs, row) if v}) for cq, row in gone.items()]
+def _gone(snap: Snapshot, plan: _Plan, allow_borrowing: bool, frs: tuple) -> list[tuple[str, dict]]:
+    """Per cluster queue holding one, the usage in `frs` of the candidates of the plan that the
+    attempt may take (the others' non-zero sums only): with borrowing, not the priority group's
+    RECLAIM_WITHOUT_BORROWING ones, which `_valid` refuses (a queue's list, kept with the candidates,
+    keeps these sums: `Snapshot.using_sums`)."""
+    out = []
+    bound = plan.borrowing_bound() if allow_borrowing else None
+    for group in plan.groups:
+        for part in group:
+            if group is plan.groups[_PRIORITY] and allow_borrowing:
+                if bound is None:
+                    continue  # every one RECLAIM_WITHOUT_BORROWING
+                below = bound
+            else:
+                below = None
+            if part.shared is not None:
+                n, row = snap.using_sums(part.cq, part.shared[0], part.shared[1], frs, below)
+            else:
+                n, row = sums_of(part.cands, frs, below)
+            if n:
+                out.append((part.cq, {fr: v for fr, v in zip(frs, row) if v}))
+    return out
 
 
-def _fits_without_all(snap: Snapshot, p: Preemptor, sequence: list[_Elem], allow_borrowing: bool,
-                      sums: dict | None = None) -> bool:
-    """Whether the preemptor fits with every candidate of `sequence` that the attempt may take
+def _fits_without_all(snap: Snapshot, p: Preemptor, plan: _Plan, allow_borrowing: bool) -> bool:
+    """Whether the preemptor fits with every candidate of `plan` that the attempt may take
     gone at once (a necessary condition for the attempt to find targets). The attempt removes a
     subset of these (those `_valid` as it goes, up to the first that makes it fit), and `fits` is
     monotone in what is removed: every queue's `available` only grows as usage anywhere in the
@@ -164,18 +219,15 @@ def _fits_without_all(snap: Snapshot, p: Preemptor, sequence: list[_Elem], allow
     adds its local room and the least of its parent's room and its borrowing limit's), and
     `borrowing_with` reads the preemptor's own usage, which only goes down. So when even all of
     them gone doesn't fit, no prefix does and the attempt ends with nothing taken, as the loop
-    would. Only without topology-aware placement (`placeable`: placing is not monotone).
-    `sums`: where the sums of a kept sequence are kept (by the usage's flavor-resources and the
-    attempt; the sequence is the same object with the same candidates while it is kept)."""
+    would. Only without topology-aware placement (`placeable`: placing is not monotone). The
+    sums are kept with the plan, by the usage's flavor-resources and the attempt (a plan kept by
+    `_kept_plan` is read again with the same candidates)."""
     if snap.placeable is not None:
         return True
     frs = tuple(p.usage)  # all `fits` reads of the usage
-    if sums is None:
-        gone = _gone(p, sequence, allow_borrowing, frs)
-    else:
-        gone = sums.get((frs, allow_borrowing))
-        if gone is None:
-            gone = sums[(frs, allow_borrowing)] = _gone(p, sequence, allow_borrowing, frs)
+    gone = plan.sums.get((frs, allow_borrowing))
+    if gone is None:
+        gone = plan.sums[(frs, allow_borrowing)] = _gone(snap, plan, allow_borrowing, frs)
     if not gone:
         return False
     for cq, amounts in gone:
@@ -187,36 +239,78 @@ def _fits_without_all(snap: Snapshot, p: Preemptor, sequence: list[_Elem], allow
             snap.plus(cq, amounts)
 
 
+def _flat(snap: Snapshot, plan: _Plan) -> list[_Elem]:
+    """Kueue's candidate sequence (C4), whole: evicted first, then by group, each group in its order
+    (`CandidatesOrdering`, with admission fair sharing's part)."""
+    key = _RANK if not snap.session.afs.queues else (lambda e: candidate_rank(snap, e[1]))
+    groups = []
+    for parts in plan.groups:
+        group = [plan.element(part, c) for part in parts for c in part.cands]
+        group.sort(key=key)
+        groups.append(group)
+    return [e for g in groups for e in g if e[1].evicted] + [e for g in groups for e in g if not e[1].evicted]
+
+
+def _elements(snap: Snapshot, plan: _Plan) -> Iterator[_Elem]:
+    """`_flat`'s sequence element by element, made only as far as the search reads it: each queue's
+    list is in rank order with its evicted candidates first (`Candidate.rank` starts with it), so a
+    group in its order is its queues' lists merged by rank (ranks differ: keys do), its evicted ones
+    first. Admission fair sharing orders by more than the rank: `_flat` then."""
+    if snap.session.afs.queues:
+        yield from _flat(snap, plan)
+        return
+    rests = []
+    for parts in plan.groups:
+        evicted, rest = [], []
+        for part in parts:
+            cands = part.cands
+            n = 0
+            while n < len(cands) and cands[n].evicted:
+                n += 1
+            if n:
+                evicted.append([plan.element(part, c) for c in cands[:n]])
+            if n < len(cands):
+                rest.append((part, n))
+        if len(evicted) == 1:
+            yield from evicted[0]
+        elif evicted:
+            yield from merge(*evicted, key=_RANK)
+        rests.append(rest)
+    for rest in rests:
+        if len(rest) == 1:
+            yield from _part_elements(plan, *rest[0])
+        elif rest:
+            yield from merge(*(_part_elements(plan, part, n) for part, n in rest), key=_RANK)
+
+
+def _part_elements(plan: _Plan, part: _Part, start: int) -> Iterator[_Elem]:
+    element = plan.element
+    for c in islice(part.cands, start, None):
+        yield element(part, c)
+
+
 def _sequence(snap: Snapshot, p: Preemptor, spec: ClusterQueue,
               fits: list[bool] | None = None) -> tuple[bool, bool, list[_Elem]]:
     """C2–C4: whether any hierarchy candidate, whether any other queue's candidate, and every
     candidate in Kueue's sequence (evicted first, then by group, each group in its order)."""
-    hierarchy, priority, same = _collect(snap, p, spec, fits)
-    # Kueue's CandidatesOrdering within the group (ranks differ: keys do), with admission fair sharing's part
-    key = _RANK if not snap.session.afs.queues else (lambda e: candidate_rank(snap, e[1]))
-    for group in (hierarchy, priority, same):
-        group.sort(key=key)
-    evicted = [e for g in (hierarchy, priority, same) for e in g if e[1].evicted]
-    rest = [e for g in (hierarchy, priority, same) for e in g if not e[1].evicted]
-    return bool(hierarchy), bool(priority), evicted + rest
+    plan = _collect(snap, p, spec, fits)
+    return plan.hierarchy, plan.priority, _flat(snap, plan)
 
 
-def _kept_sequence(snap: Snapshot, p: Preemptor,
-                   spec: ClusterQueue) -> tuple[bool, bool, list[_Elem], dict | None]:
-    """`_sequence`, kept per state of the session for a snapshot that has not changed yet: a
+def _kept_plan(snap: Snapshot, p: Preemptor, spec: ClusterQueue) -> _Plan:
+    """`_collect`, kept per state of the session for a snapshot that has not changed yet: a
     cycle's searches (the oracle's per flavor-resource, then the victims' of the nomination it
-    answered, the next heads' of the same queue and priority) ask the same one. The sequence reads
+    answered, the next heads' of the same queue and priority) ask the same one. The plan reads
     the admitted workloads (`session.version`), the usage (its object and version), the quota
     numbers (the tree and its `epoch`, which `what_if` moves), the preemptor's queue, needs and
     priority, its creation time only where the queue's policies compare it, and its usage only
     through which of the queue and its ancestors it fits within (`advantage`, computed here); the
-    candidates' order under admission fair sharing reads more: not kept there. The fourth item keeps
-    `_fits_without_all`'s sums of the kept sequence (None when the sequence is not kept)."""
+    candidates' order under admission fair sharing reads more: not kept there (nor its sums)."""
     session = snap.session
     version = getattr(session, "version", None)
     if (version is None or session.afs.queues or snap.reading_only or snap.usage.version or snap.live
             or snap.removed or snap.usage is session.usage):
-        return (*_sequence(snap, p, spec), None)
+        return _collect(snap, p, spec)
     pre = spec.preemption
     created = p.created if "LowerOrNewerEqualPriority" in (pre.within_cluster_queue, pre.reclaim_within_cohort) \
         else None
@@ -229,7 +323,7 @@ def _kept_sequence(snap: Snapshot, p: Preemptor,
     key = (p.cluster_queue, p.needs, p.priority, created, tuple(fits))
     got = kept[1].get(key)
     if got is None:
-        got = kept[1][key] = (*_sequence(snap, p, spec, fits), {})
+        got = kept[1][key] = _collect(snap, p, spec, fits)
     return got
 
 
@@ -237,8 +331,9 @@ def classical_targets(snap: Snapshot, p: Preemptor, spec: ClusterQueue) -> list[
     """§3: candidates in Kueue's sequence, one or two attempts (with / without borrowing), the
     first that makes the preemptor fit is filled back. The snapshot is left with the targets
     removed (or as found, when there are none)."""
-    hierarchy, priority, sequence, sums = _kept_sequence(snap, p, spec)
-    forbidden, _ = _borrowing_forbidden(spec)
+    plan = _kept_plan(snap, p, spec)
+    hierarchy, priority = plan.hierarchy, plan.priority
+    forbidden = plan.forbidden
     if (not hierarchy and not priority) or (forbidden and not _under_nominal(snap, p)):
         attempts = [True]
     elif forbidden and not hierarchy:
@@ -246,10 +341,10 @@ def classical_targets(snap: Snapshot, p: Preemptor, spec: ClusterQueue) -> list[
     else:
         attempts = [True, False]
     for allow in attempts:
-        if not _fits_without_all(snap, p, sequence, allow, sums):
+        if not _fits_without_all(snap, p, plan, allow):
             continue  # no prefix of the sequence can make it fit: the attempt finds nothing
         taken: list[tuple[Candidate, str]] = []
-        for e in sequence:
+        for e in _elements(snap, plan):
             if not _valid(snap, p, e, allow):
                 continue
             snap.remove(e[1])

@@ -9,7 +9,7 @@ from functools import total_ordering
 
 from kadmit.engine.quota import FR, QuotaTree, Usage, node_id
 from kadmit.engine.preemption.candidates import (Candidate, Preemptor, Victim, candidates_by_queue, ranked_by_queue,
-                                                 ranked_using)
+                                                 ranked_using, sums_of, using_sums)
 
 
 # --- dominant resource share --------------------------------------------------------------------
@@ -132,6 +132,14 @@ class Snapshot:
         if cq in self.live:
             return [c for c in self.ranked(cq) if (below is None or c.priority < below) and not needs.isdisjoint(c.frs)]
         return ranked_using(self.session, cq, needs, below)
+
+    def using_sums(self, cq: str, needs: frozenset[FR], below: int | None, frs: tuple[FR, ...],
+                   bound: int | None) -> tuple[int, tuple[int, ...]]:
+        """`sums_of(self.ranked_using(cq, needs, below), frs, bound)`, kept with the session's list while
+        this snapshot has not changed the queue."""
+        if cq in self.live:
+            return sums_of(self.ranked_using(cq, needs, below), frs, bound)
+        return using_sums(self.session, cq, needs, below, frs, bound)
 
     def find(self, key: str) -> Candidate | None:
         self.load_candidates()
