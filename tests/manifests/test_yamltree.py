@@ -166,7 +166,7 @@ def test_spans_built_without_validation_equal_validated_ones():
     assert fast.model_dump() == slow.model_dump() and repr(fast) == repr(slow) and str(fast) == str(slow)
     assert fast.model_fields_set == slow.model_fields_set and fast.model_copy(update={"line": 4}).line == 4
     spans = located_spans({"name": fast})
-    assert spans.get("name") is fast and spans.model_dump() == Spans(items={"name": slow}).model_dump()
+    assert spans.get("name").same_place(fast) and spans.model_dump() == Spans(items={"name": slow}).model_dump()
 
 
 def test_repeated_plain_scalars_keep_their_own_places_and_reports():
