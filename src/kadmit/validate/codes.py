@@ -356,7 +356,8 @@ UNKNOWN_STRATEGY = register(
     "A preemption strategy of the scheduler configuration is not one Kueue knows: "
     "`LessThanOrEqualToFinalShare` (`less_than_or_equal_to_final_share` in `.kad`) or "
     "`LessThanInitialShare` (`less_than_initial_share`). Kueue refuses to start with such a "
-    "configuration; kadmit ignores the name.",
+    "configuration; kadmit ignores the name. Checked while fair sharing is on only: Kueue reads no "
+    "strategies otherwise (KAD294).",
     "Configuration validation: fairSharing.preemptionStrategies: Unsupported value")
 DUPLICATE_SCHEDULER = register(
     "KAD293", "scheduler configuration given twice", "error",

@@ -58,7 +58,15 @@ def _check_queues_without_cohort(model: Model, diags: Diagnostics) -> None:
 
 
 def _check_strategies(cfg: SchedulerConfig, diags: Diagnostics) -> None:
+    """The fair-sharing preemption strategies as Kueue checks them: only while fair sharing is on (a v1beta1
+    Configuration's section without `enable: true` is dropped by Kueue's conversion, unread)."""
     written = cfg.preemption_strategies
+    if written and not cfg.fair_sharing:
+        diags.emit(STRATEGIES_WITHOUT_FAIR_SHARING, "preemption strategies are given but fair sharing is "
+                   "off; Kueue ignores them", cfg.field_span("preemption_strategies"),
+                   help="turn fair sharing on (`fair_sharing = true`, or `fairSharing.enable: true` in "
+                        "a v1beta1 Configuration), or remove the strategies")
+        return
     unknown = False
     for i, name in enumerate(written):
         if name in FAIR_SHARING_STRATEGIES:
@@ -69,11 +77,6 @@ def _check_strategies(cfg: SchedulerConfig, diags: Diagnostics) -> None:
                    cfg.field_span(f"preemption_strategies.{i}"),
                    help=did_you_mean(name, choices) or "use " + " or ".join(f"`{c}`" for c in choices))
     at = cfg.field_span("preemption_strategies")
-    if written and not cfg.fair_sharing:
-        diags.emit(STRATEGIES_WITHOUT_FAIR_SHARING, "preemption strategies are given but fair sharing is "
-                   "off; Kueue ignores them", at,
-                   help="turn fair sharing on (`fair_sharing = true`, or `fairSharing.enable: true` in "
-                        "a v1beta1 Configuration), or remove the strategies")
     if written and not unknown and written not in ACCEPTED:
         shown = ", ".join(written)
         diags.emit(STRATEGY_ORDER, f"Kueue does not accept the preemption strategies [{shown}]", at,
