@@ -120,6 +120,10 @@ CI (and on in the soak) and agreement is counted per feature. The switches:
   one queue's namespace), `integrations.frameworks` without one kind's (`framework_off=F`); jobs with
   no queue-name label (`no_queue_name`) and a namespace's LocalQueue `default` (`default_lq`:
   Kueue's LocalQueueDefaulting names it on a job with none)
+- `flavor_tolerations` (opt-in, OPT_IN, with `flavor_taints`): a tainted ResourceFlavor's own `tolerations`
+  (`flavor_toleration=FORM`: the taint's key, value and effect; the key with Exists; the value with another
+  effect, which leaves the taint untolerated), which Kueue adds to the pods it admits on the flavor and,
+  under TAS, to what a node's taints are matched against
 - `second_pass` (opt-in, OPT_IN: drawn only when named, `--require second_pass`, so that the draws
   of every other seed stay as they were): clusters biased toward Kueue's second pass — topology-aware
   queues that all have a provisioning check (and its config), Workloads whose checks are mostly
@@ -154,7 +158,7 @@ SWITCHES = ("cohorts", "cohort_tree", "cohort_quota", "borrowing_limit", "lendin
 OPT_IN = frozenset({"second_pass", "pod_states", "shared_hostname", "resource_config", "fungibility_defaults",
                     "afs_weights", "pod_extras_all_kinds", "requeue_states", "tas_slices",
                     "workload_pod_extras", "trainjob_pod_extras", "tas_three_levels", "requeue_near",
-                    "negative_factors", "job_management"})
+                    "negative_factors", "job_management", "flavor_tolerations"})
 ALL = frozenset(SWITCHES)
 KNOWN = ALL | OPT_IN
 
@@ -481,6 +485,15 @@ def _flavor_rules(d: _Draw, flavors: list[str], fl: dict, i: int, tas: bool) -> 
         effect = d.pick(["NoSchedule", "NoSchedule", "NoExecute", "PreferNoSchedule"], "taint")
         spec["nodeTaints"] = [{"key": "dedicated", "value": fl["metadata"]["name"], "effect": effect}]
         d.taints.append(fl["metadata"]["name"])
+        if d.on("flavor_tolerations", 0.6):  # (opt-in: draws nothing unless allowed)
+            form = d.pick(["equal", "exists_key", "other_effect"], "flavor_toleration")
+            if form == "exists_key":
+                tol = {"key": "dedicated", "operator": "Exists"}
+            else:  # `other_effect`: the value matches, the effect not, so the taint stays untolerated
+                other = "NoExecute" if effect != "NoExecute" else "NoSchedule"
+                tol = {"key": "dedicated", "operator": "Equal", "value": fl["metadata"]["name"],
+                       "effect": effect if form == "equal" else other}
+            spec["tolerations"] = [tol]
     if not spec:
         del fl["spec"]
 
