@@ -124,6 +124,11 @@ CI (and on in the soak) and agreement is counted per feature. The switches:
   (`flavor_toleration=FORM`: the taint's key, value and effect; the key with Exists; the value with another
   effect, which leaves the taint untolerated), which Kueue adds to the pods it admits on the flavor and,
   under TAS, to what a node's taints are matched against
+- `dra` (opt-in, OPT_IN; no TAS, no `resource_config` with it): Dynamic Resource Allocation — the
+  Configuration's DynamicResourceAllocation gate (on mostly, `dra_gate=S`) and a deviceClassMappings entry
+  (`whole-gpus` for two device classes), ClusterQueues covering `whole-gpus`, each namespace's claim templates
+  (CLAIM_TEMPLATES: counts, two requests, AllocationMode All, adminAccess, an unmapped class) and pending
+  Workloads whose pods claim from them, or name a ResourceClaim directly (`claim=NAME`, `two_claims`)
 - `second_pass` (opt-in, OPT_IN: drawn only when named, `--require second_pass`, so that the draws
   of every other seed stay as they were): clusters biased toward Kueue's second pass — topology-aware
   queues that all have a provisioning check (and its config), Workloads whose checks are mostly
@@ -158,7 +163,7 @@ SWITCHES = ("cohorts", "cohort_tree", "cohort_quota", "borrowing_limit", "lendin
 OPT_IN = frozenset({"second_pass", "pod_states", "shared_hostname", "resource_config", "fungibility_defaults",
                     "afs_weights", "pod_extras_all_kinds", "requeue_states", "tas_slices",
                     "workload_pod_extras", "trainjob_pod_extras", "tas_three_levels", "requeue_near",
-                    "negative_factors", "job_management", "flavor_tolerations"})
+                    "negative_factors", "job_management", "flavor_tolerations", "dra"})
 ALL = frozenset(SWITCHES)
 KNOWN = ALL | OPT_IN
 
@@ -221,6 +226,7 @@ class _Draw:
         self.second_pass = False  # biased toward Kueue's second pass (the opt-in `second_pass`)
         self.ext: list[str] = []  # resource_config: the extended resources pods may ask for
         self.quota_extra: list[str] = []  # resource_config: what the queues' first group also covers
+        self.claim_templates: list[str] = []  # dra: the ResourceClaimTemplates each queue's namespace has
 
     def tas_levels(self) -> list[str]:
         """The levels a pod set may ask for: the topology's."""
@@ -575,6 +581,51 @@ def _ext_requests(d: _Draw) -> dict:
     return out
 
 
+WHOLE_GPUS = "whole-gpus"
+# dra: the claim templates of each namespace, by what Kueue v0.17.0 makes of them (countDevicesPerClass):
+# `count` devices of a mapped class, two requests, all devices (AllocationMode All), adminAccess, a class no
+# deviceClassMappings entry names
+CLAIM_TEMPLATES = {"one-gpu": [{"name": "g", "exactly": {"deviceClassName": "gpu.example.com",
+                                                         "allocationMode": "ExactCount", "count": 1}}],
+                   "two-gpus": [{"name": "g", "exactly": {"deviceClassName": "gpu.example.com",
+                                                          "allocationMode": "ExactCount", "count": 2}}],
+                   "big-gpu": [{"name": "g", "exactly": {"deviceClassName": "big-gpu.example.com"}}],
+                   "pair": [{"name": "a", "exactly": {"deviceClassName": "gpu.example.com"}},
+                            {"name": "b", "exactly": {"deviceClassName": "big-gpu.example.com",
+                                                      "allocationMode": "ExactCount", "count": 2}}],
+                   "all-gpus": [{"name": "g", "exactly": {"deviceClassName": "gpu.example.com",
+                                                          "allocationMode": "All"}}],
+                   "admin": [{"name": "g", "exactly": {"deviceClassName": "gpu.example.com", "adminAccess": True}}],
+                   "fpga": [{"name": "g", "exactly": {"deviceClassName": "fpga.example.com"}}]}
+
+
+def _claim_templates(ns: str) -> list[dict]:
+    """A namespace's ResourceClaimTemplates (`dra`), one of each kind in CLAIM_TEMPLATES."""
+    return [{"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+             "metadata": {"name": name, "namespace": ns}, "spec": {"spec": {"devices": {"requests": reqs}}}}
+            for name, reqs in CLAIM_TEMPLATES.items()] + [
+        {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "shared", "namespace": ns},
+         "spec": {"devices": {"requests": CLAIM_TEMPLATES["one-gpu"]}}}]
+
+
+def _claim(d: _Draw, ps: dict) -> None:
+    """A pending Workload's pod set asking for devices (`dra`): its pods' claim from a template (the
+    usual kinds mostly), sometimes two claims, or now and then a ResourceClaim named directly, which
+    Kueue v0.17.0 holds inadmissible (`claim=NAME`)."""
+    spec = ps["template"]["spec"]
+    names = [d.pick(["one-gpu", "one-gpu", "two-gpus", "big-gpu", "pair", "all-gpus", "admin", "fpga", "direct"],
+                    "claim")]
+    if names[0] in ("one-gpu", "two-gpus") and d.int(0, 4) == 0:
+        names.append("big-gpu")
+        d.features.add("two_claims")
+    claims = []
+    for i, name in enumerate(names):
+        claims.append({"name": f"c{i}"} | ({"resourceClaimName": "shared"} if name == "direct"
+                                            else {"resourceClaimTemplateName": name}))
+    spec["resourceClaims"] = claims
+    spec["containers"][0]["resources"]["claims"] = [{"name": c["name"]} for c in claims]
+
+
 REQUEUED_REASONS = ("Deactivated", "PodsReadyTimeout", "AdmissionCheck", "ClusterQueueStopped", "LocalQueueStopped",
                     "Preempted", "Inadmissible", "DeactivatedDueToRequeuingLimitExceeded")
 
@@ -897,7 +948,8 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
     afs = not fair and d.on("admission_fair_sharing", 0.15)
     jobs = d.on("jobs", 0.2 if sp else 0.5)  # (a job's Workload has no check states: Pending)
     rc = d.on("resource_config", 1)  # (opt-in: draws nothing unless allowed)
-    tas = not rc and d.on("tas", 1 if sp else 0.25)  # (nodes have no extended resources)
+    dra = not rc and d.on("dra", 1)  # (opt-in: draws nothing unless allowed)
+    tas = not rc and not dra and d.on("tas", 1 if sp else 0.25)  # (nodes have no extended resources)
     if tas and d.on("tas_leaf_levels", 0.35):  # Kueue's leaves are racks: no hostname level
         d.levels = {"block+rack": [BLOCK, RACK], "rack": [RACK]}[d.pick(["block+rack", "rack"], "leaf_levels")]
     if tas and "tas_leaf_levels" not in d.features and d.on("tas_three_levels", 0.6):  # (opt-in)
@@ -909,7 +961,10 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
     groups = [(resources, flavors)]
     if len(resources) > 1 and not tas and d.on("resource_groups", 0.3):  # memory over flavors of its own
         groups = [(["cpu"], flavors), (["memory"], [f"m{i}" for i in range(d.int(1, 2))])]
-    if fair or afs or jobs or rc:
+    if dra:  # (opt-in) not under TAS: Kueue v0.17.0 does not place DRA pods on nodes
+        d.quota_extra = [WHOLE_GPUS]
+        d.claim_templates = list(CLAIM_TEMPLATES)
+    if fair or afs or jobs or rc or dra:
         config: dict = {"apiVersion": "config.kueue.x-k8s.io/v1beta2", "kind": "Configuration",
                         "integrations": {"frameworks": list(FRAMEWORKS)}}
         if fair:
@@ -927,6 +982,11 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
                 config["admissionFairSharing"]["resourceWeights"] = weights
         if rc:
             config["resources"] = _resources_config(d)
+        if dra:
+            if d.pick(["on", "on", "on", "off"], "dra_gate") == "on":
+                config["featureGates"] = {"DynamicResourceAllocation": True}
+            config["resources"] = {"deviceClassMappings": [
+                {"name": WHOLE_GPUS, "deviceClassNames": ["gpu.example.com", "big-gpu.example.com"]}]}
         if jobs and d.on("job_management", 1):  # (opt-in: draws nothing unless allowed)
             _job_management(d, config)
         docs.append(config)
@@ -972,6 +1032,8 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
             ns_doc["metadata"].setdefault("labels", {})["kueue-managed"] = "yes"
         docs.append(ns_doc)
         lqs = ["lq", "lq2"] if afs else ["lq"]
+        if dra:
+            docs += _claim_templates(ns)
         if "job_management" in d.features and d.int(0, 1):
             lqs.append("default")  # LocalQueueDefaulting's queue
             d.features.add("default_lq")
@@ -1146,6 +1208,9 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
             wl["metadata"]["creationTimestamp"] = _stamp(created)
             for ps in pod_sets if d.ext else []:  # (resource_config: opt-in)
                 ps["template"]["spec"]["containers"][0]["resources"]["requests"].update(_ext_requests(d))
+            for ps in pod_sets if d.claim_templates else []:  # (dra: opt-in)
+                if d.int(0, 3):
+                    _claim(d, ps)
             if d.on("requeue_states", 0.4):  # (opt-in: draws nothing unless allowed)
                 wl["status"] = _requeue_state(d)
             for ps in pod_sets:  # (workload_pod_extras, tas_slices: opt-in)
