@@ -148,7 +148,9 @@ func (r *Reader) Read(ctx context.Context, docs []input.Document) (*Input, error
 				in.NotRead = append(in.NotRead, Skipped{Ref: ref, Reason: fmt.Sprintf("%s is not a kind Kueue reads", gvk.Kind)})
 				continue
 			}
-			err = r.typed(u, obj, in)
+			if err = r.typed(u, obj, in); err == nil {
+				defaultDeviceRequests(obj)
+			}
 			if !decidesWith[gvk.GroupKind()] {
 				held = fmt.Sprintf("%s is not a kind Kueue decides with (held in the cluster as it is)", gvk.Kind)
 			}
