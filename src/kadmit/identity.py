@@ -60,6 +60,9 @@ class Lookup:
     candidates: list[str] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
     known: list[str] = field(default_factory=list)  # every name that would work, for did-you-mean
+    # entries counting objects not listed by name (`Skipped.more`) of the kind and namespace asked for:
+    # the name may be one of theirs
+    counted: list[Skipped] = field(default_factory=list)
 
 
 def find(model: Model, text: str) -> Lookup:
@@ -93,4 +96,6 @@ def find(model: Model, text: str) -> Lookup:
         return Lookup(candidates=cands, known=known)
     if hits:
         return Lookup(key=hits[0].key, known=known)
-    return Lookup(skipped=skipped, known=known)
+    counted = [] if skipped else [s for s in model.skipped if s.more and (s.object.namespace or "default") == ns
+                                  and (kind is None or s.object.kind.lower() == kind.lower())]
+    return Lookup(skipped=skipped, known=known, counted=counted)

@@ -74,3 +74,18 @@ def test_an_edit_that_passes_the_named_ones_reads_the_file_whole():
     assert reread(index, [Edit("f.yaml", line, 7, "Secret", "Service")]) is not None
     edited = read_manifest_text(text.replace("kind: Secret", "kind: ConfigMap"), "f.yaml", Diagnostics())
     assert len(edited.skipped) == SKIPPED_NAMED + 1 and edited.skipped[-1].more == 1
+
+
+def test_why_on_a_counted_name_says_it_may_be_one_of_them(tmp_path):
+    from kadmit import api
+
+    (tmp_path / "maps.yaml").write_text(_config_maps(250).replace("name: c", "namespace: ns\n  name: c"))
+    (tmp_path / "flavor.yaml").write_text("apiVersion: kueue.x-k8s.io/v1beta1\nkind: ResourceFlavor\nmetadata: {name: f}\n")
+    got = api.why("ConfigMap/ns/c200", [str(tmp_path)])
+    (d,) = [d for d in got.diagnostics if d.code == "KAD009"]
+    assert "149 are counted, not named (the first after ConfigMap `ns/c100`)" in d.message
+    assert d.span.line == 6 * SKIPPED_NAMED + 2 and got.exit_code == 2  # at the entry that counts them
+    named = api.why("ConfigMap/ns/c7", [str(tmp_path)])
+    assert [d.code for d in named.diagnostics if d.code.startswith("KAD01")] == ["KAD011"]
+    other = api.why("ConfigMap/elsewhere/c200", [str(tmp_path)])
+    assert "counted" not in next(d for d in other.diagnostics if d.code == "KAD009").message

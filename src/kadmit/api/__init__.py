@@ -15,6 +15,7 @@ from kadmit.api.cluster import SnapshotOutcome, check_lists_errors, cluster_unre
 from kadmit.scope import decidable, untouched_model
 from kadmit.atomic import write_text_atomic
 from kadmit.diagnostics import KAD004, Diagnostic, Diagnostics, Severity
+from kadmit.model import SKIPPED_NAMED
 from kadmit.render.codes import KAD005, KAD006, KAD009, KAD010, KAD011
 from kadmit.source import SourceMap
 
@@ -366,6 +367,15 @@ def _not_found(name: str, found) -> tuple[int, list[Diagnostic]]:
         for s in found.skipped:
             diags.emit(KAD011, f"{s.object.kind} `{s.object.key}` is not pending work: {s.reason}", s.span)
         return EXIT_FINDINGS, diags.sorted()
+    counted = found.counted
+    if counted:  # objects of kinds kadmit does not read, past the ones listed by name: it may be one of them
+        s = counted[0]
+        rest = sum(c.more for c in counted)
+        diags.emit(KAD009, f"no workload `{name}` in the inputs; of the objects of kinds kadmit does not read, "
+                   f"{rest:,} are counted, not named (the first after {s.object.kind} `{s.object.key}`), and it "
+                   f"may be one of them: not pending work ({s.reason})", s.span,
+                   help=f"kadmit names up to {SKIPPED_NAMED} objects of one such kind per file")
+        return EXIT_INPUT, diags.sorted()
     diags.emit(KAD009, f"no workload `{name}` in the inputs",
                help=did_you_mean(name, found.known) or "name it as `namespace/name` or `Kind/namespace/name`")
     return EXIT_INPUT, diags.sorted()
