@@ -198,14 +198,17 @@ def measure(server: KubeAPIServer, args: argparse.Namespace, tmp: Path) -> None:
 
 
 PLACE = re.compile(r"(<cluster [^>]*>|[\w./-]+\.yaml)(:\d+(:\d+)?)?")
+SAME_FILE = re.compile(r"(:\d+ of )?the same file")  # `in the same file`, `:426 of the same file` (render.why)
 LATER_PLACE = re.compile(r"(?<![\w>:]):\d+(:\d+)?(?=[,\s]|$)")  # `:116:23` after a place in a list, not a time
 
 
 def placeless(text: str) -> str:
-    """A why text without where things are written: places (`FILE:LINE`, `<cluster C>:LINE`, a fix's `(:LINE)`,
+    """A why text without where things are written: places (`FILE:LINE`, `<cluster C>:LINE`, a fix's `(:LINE)`, a
+    fix's `the same file` (on the cluster every object is in one, so a fix says it where on files it names another),
     the later places of a list that names its file once: `at FILE:30:23, :116:23`), quotes (kubectl writes `"96"`
     and `6144Gi` where the files have `'96'` and `"6144Gi"`) and where lines wrap (a longer place wraps a line
     elsewhere)."""
+    text = SAME_FILE.sub("PLACE", text)  # a fix in the file of the fix above (every object is in one on the cluster)
     text = LATER_PLACE.sub(":N", re.sub(r"\(:\d+\)", "(:N)", PLACE.sub("PLACE", text)))
     return " ".join(text.replace("'", "").replace('"', "").split())
 
