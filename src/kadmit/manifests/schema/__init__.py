@@ -359,6 +359,13 @@ def knows(tree: Tree, path: tuple) -> bool:
     return True
 
 
+def _strict(kind: str, path: tuple) -> list[str]:
+    """Kueue's words for an unknown field of its Configuration, which it decodes strictly (pkg/config)."""
+    if kind != "Configuration":
+        return []
+    return [f'Kueue refuses to start with this Configuration: `strict decoding error: unknown field "{dotted(path)}"`']
+
+
 def _is_crd(group: str, version: str, kind: str) -> bool:
     """Whether the API server checks the kind's values against a CRD's OpenAPI schema (else it decodes
     them into Go types: Kubernetes' kinds; Kueue decodes its Configuration so)."""
@@ -394,10 +401,12 @@ def check(f, node: Val, group: str, version: str, kind: str, name: str = "", *, 
         if elsewhere:
             f.diags.emit(KAD162, f"`{dotted(path)}` is a field of `{api}{elsewhere[-1]}`, not of "
                          f"`{api}{version}`, in {what}", span,
-                         help=hint.replace("did you mean", f"in `{api}{version}`, did you mean") if hint else None)
+                         help=hint.replace("did you mean", f"in `{api}{version}`, did you mean") if hint else None,
+                         notes=_strict(kind, path))
             continue
         f.diags.emit(KAD180, f"unknown field `{dotted(path)}` in {what}", span, help=hint,
-                     notes=[f"fields known here: {_listing(known)}"] if known and not hint else ())
+                     notes=([f"fields known here: {_listing(known)}"] if known and not hint else [])
+                     + _strict(kind, path))
     refusal = (f"the API server's schema of `{kind}` refuses it, so {what} is never created" if crd else
                f"the API server can't decode {what} with it, so it is never created")
     for path, val, (code, message, help_) in wrong:
