@@ -17,7 +17,13 @@ CONTAINER = "main"  # the one container a pod group's pods are written with
 
 
 def timestamp(t: datetime) -> str:
-    return t.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    """RFC 3339 in UTC, whole seconds as the API server writes a metav1.Time; a time with a fraction of a
+    second (a Workload kadmit makes after the input's moment: the input's latest time and 1 ms more, ...)
+    keeps it to the microsecond, which both readers take, so an exported or imported order is the input's."""
+    t = t.astimezone(timezone.utc)
+    if t.microsecond:
+        return t.strftime("%Y-%m-%dT%H:%M:%S.%f").rstrip("0") + "Z"
+    return t.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _duration(ms: int) -> str:
