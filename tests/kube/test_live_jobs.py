@@ -28,7 +28,9 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
 import gpu_states  # noqa: E402
 
-PLACE = re.compile(r"(<cluster [^>]*>|\S+\.yaml):\d+(:\d+)?")
+PLACE = re.compile(r"(<cluster [^>]*>|\S+\.yaml)(:\d+(:\d+)?)?")
+LINE = re.compile(r"\(:\d+\)")  # a fix's change's line in the file named before
+SAME_FILE = re.compile(r"(:\d+ of )?the same file")  # a fix in the file of the fix above (render.why)
 LATER_PLACE = re.compile(r", :\d+(:\d+)?")  # `FILE:30:23, :116:23`: the later places of a list naming its file once
 
 
@@ -80,7 +82,10 @@ def test_kubectl_kadmit_why_answers_as_on_the_files(jobs: tuple[KubeAPIServer, P
     files = kadmit(server, "why", key, str(folder), env={"NO_COLOR": "1"})
     assert got.returncode == files.exit_code == 1, got.stderr
     assert "Traceback" not in got.stderr
-    def same(text: str) -> str:  # but for places, and quotes (kubectl writes "96" where PyYAML wrote '96')
-        return LATER_PLACE.sub(", :N", PLACE.sub("PLACE", text)).replace("'", '"')
+    def same(text: str) -> str:  # but for places, and quotes (kubectl writes "96" where PyYAML wrote '96'); on the
+        # cluster every object is in one text, so a fix says `the same file` where on the files it names another
+        # a fix's changes name their file once and each line after its value: `in FILE: cpu: "4" → "8" (:83)`
+        text = LINE.sub("(:N)", PLACE.sub("PLACE", SAME_FILE.sub("PLACE", text)))
+        return LATER_PLACE.sub(", :N", text).replace("'", '"')
     assert same(got.stdout) == same(files.stdout)
     assert re.search(r"\n   = needs \d+ nvidia\.com/gpu( at once \(\d+ pods × \d+\))?; team-\d+ can reach \d+ in \w+ = \d+ own", got.stdout), got.stdout
