@@ -1,9 +1,10 @@
 """Preemption candidates kept queue by queue (`engine.preemption.candidates._cached`): a change of the admitted
-set builds again only the cluster queues whose holders changed (`Situations.queue_epochs`) and keeps the
-others' rows, ranked tuples, `ranked_using` lists and their sums. Every time the engine reads them, they must
-equal what a build of every queue from nothing gives: per queue the same candidates in the same (holder) order
-with the same fields, the same ranked tuples, the same filtered lists and their sums. Checked while deciding generated preempting models
-and while `why` proves fixes on a preempting GPU state (its re-decisions suspend, commit, evict and replay).
+set changes only the cluster queues whose holders changed (`Situations.queue_epochs`), by the holders their log
+names (`Situations.queue_log`), and keeps the others' rows, ranked tuples, `ranked_using` lists and sums. Every
+time the engine reads them, they must equal what a build of every queue from nothing gives: per queue the same
+candidates with the same fields, the same ranked tuples, the same filtered lists and their sums. Checked while
+deciding generated preempting models and while `why` proves fixes on a preempting GPU state (its re-decisions
+suspend, commit, evict and replay).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ class Checked:
     """`candidates._cached` wrapped: every answer compared with a build from nothing."""
 
     def __init__(self, monkeypatch) -> None:
-        self.reads = self.kept = 0
+        self.reads = self.kept = self.updated = 0  # reads; reads keeping queues; queues updated from the log
         real = cands._cached
 
         def cached(session):
@@ -44,10 +45,8 @@ class Checked:
             self.kept += before is not None and got is not before and any(
                 row is before.by_queue.get(cq) for cq, row in got.by_queue.items())
             want = _fresh(session)
-            assert {cq: [_shown(c) for c in row.values()] for cq, row in got.by_queue.items()} == \
-                   {cq: [_shown(c) for c in row.values()] for cq, row in want.by_queue.items()}
-            for cq, row in got.by_queue.items():
-                assert list(row) == list(want.by_queue[cq])  # holder order within a queue
+            assert {cq: {k: _shown(c) for k, c in row.items()} for cq, row in got.by_queue.items()} == \
+                   {cq: {k: _shown(c) for k, c in row.items()} for cq, row in want.by_queue.items()}
             if got.ranked is not None or got.kept_ranked:
                 ranked = {cq: tuple(sorted(row.values(), key=cands._RANK)) for cq, row in want.by_queue.items()}
                 for cq, t in {**got.kept_ranked, **(got.ranked or {})}.items():
@@ -67,6 +66,13 @@ class Checked:
             return got
 
         monkeypatch.setattr(cands, "_cached", cached)
+        update = cands._update
+
+        def updated(*args):
+            self.updated += 1
+            return update(*args)
+
+        monkeypatch.setattr(cands, "_update", updated)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow,
@@ -96,4 +102,5 @@ def test_a_why_on_a_preempting_gpu_state_reads_kept_candidates_equal_to_fresh_on
     checked = Checked(monkeypatch)
     out = api.why(pending[len(pending) // 2], [str(tmp_path)])
     assert out.result is not None
-    assert checked.reads > 100 and checked.kept > 10, (checked.reads, checked.kept)
+    assert checked.reads > 100 and checked.kept > 10 and checked.updated > 10, (checked.reads, checked.kept,
+                                                                                 checked.updated)

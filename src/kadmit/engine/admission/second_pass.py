@@ -356,7 +356,7 @@ def place_later(session: Session, key: str, placement: WorkloadPlacement, usage:
                                             for fr in set(usage) | set(h.amounts)})
     again = session.holders[key] = replace(h) if usage is None else replace(h, amounts=dict(usage))
     session._new_version()
-    session.situations.holders_changed(h.cluster_queue)
+    session.situations.holder_changed(h.cluster_queue, key)
     if session.journal is not None:
         session.journal.changes.append((False, h, before))
         session.journal.changes.append((True, again, session.pool.placed.get(key)))

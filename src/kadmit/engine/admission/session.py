@@ -24,7 +24,7 @@ from kadmit.engine.placing.pool import NodePool, PlacementFailure
 from kadmit.placement.tas import Profile
 from kadmit.engine.afs import AdmissionFairSharing
 from kadmit.engine.admission.flavor_assignment import Assignment, Tried, nominate
-from kadmit.engine.admission.situations import UNSEEN, Situations, workload_facts
+from kadmit.engine.admission.situations import UNSEEN, Situations, Stamps, workload_facts
 from kadmit.engine.quota import Usage
 from kadmit.engine.compile.symbolic import Holder
 from kadmit.engine.progress import Report
@@ -259,7 +259,7 @@ class Session:
         self.last_tried: dict[str, dict[str, dict[int, int]]] = {}
         self.attempt: Tried | None = None
         self._tried: dict[tuple, Tried | None] = {}  # situation key -> what its nomination tried
-        self.admitted_cycle: dict[str, int] = {}  # workload admitted in this run -> its cycle (ordered mode)
+        self.admitted_cycle: dict[str, int] = Stamps()  # workload admitted in this run -> its cycle (ordered mode)
         self.progress: Report | None = None  # told of every scheduling cycle started (`cycle_started`)
         # Holder changes in order, with where each cycle started, kept when asked (`keep_journal`): the
         # state a workload met in an earlier cycle is the current one with the later changes undone
@@ -300,7 +300,7 @@ class Session:
         self.usage.add(a.cluster_queue, a.usage)
         h = self.holders[wl.key] = Holder(wl.key, a.cluster_queue, dict(a.usage), wl.span, new=True)
         self._new_version()
-        self.situations.holders_changed(a.cluster_queue)
+        self.situations.holder_changed(a.cluster_queue, wl.key)
         if a.placement is not None:
             self.pool.commit(wl.key, a.placement)
         if self.journal is not None:
@@ -312,7 +312,7 @@ class Session:
         if h is not None:
             self.usage.add(h.cluster_queue, {fr: -v for fr, v in h.amounts.items()})
             self._new_version()
-            self.situations.holders_changed(h.cluster_queue)
+            self.situations.holder_changed(h.cluster_queue, key)
             if self.journal is not None:
                 self.journal.changes.append((False, h, self.pool.placed.get(key)))
         self.pool.release(key)
@@ -334,7 +334,7 @@ class Session:
             if h is None:
                 continue
             self.usage.add(h.cluster_queue, {fr: -v for fr, v in h.amounts.items()})
-            self.situations.holders_changed(h.cluster_queue)
+            self.situations.holder_changed(h.cluster_queue, key)
             saved.append((h, self.pool.placed.get(key)))
             self.pool.release(key)
         try:
@@ -344,7 +344,8 @@ class Session:
                 self.usage.add(h.cluster_queue, h.amounts)
                 if taken:
                     self.pool._take(h.workload, taken)
-            self.situations.holders_changed(*(h.cluster_queue for h, _ in saved))
+            for h, _ in saved:
+                self.situations.holder_changed(h.cluster_queue, h.workload)
             self.holders.clear()
             self.holders.update(order)
             self.version = version  # the same admitted workloads as before

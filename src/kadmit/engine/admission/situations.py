@@ -18,6 +18,7 @@ from kadmit.model import ClusterQueue, Workload
 
 V = TypeVar("V")
 MAX_ANSWERS = 1_000_000
+MAX_LOG = 65_536  # a queue's holder changes kept (`Situations.queue_log`)
 _UNSEEN = object()
 
 _FACTS: dict[int, tuple] = {}  # id(workload) -> (a weak reference to it, its pod sets' structure, sizes)
@@ -57,6 +58,45 @@ def _next_structure() -> int:
     return _structures[0]
 
 
+class Stamps(dict):
+    """A session's `admitted_cycle` (workload admitted in this run -> its cycle) that counts how often a
+    stamp already given changes or goes (`restamps`; a replay in steps stamps its admissions again): the
+    preemption candidates kept per queue hold their stamps only while it doesn't move."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.restamps = 0
+
+    def __setitem__(self, key, value) -> None:
+        if key in self:
+            self.restamps += 1
+        super().__setitem__(key, value)
+
+    def __delitem__(self, key) -> None:
+        self.restamps += 1
+        super().__delitem__(key)
+
+    def pop(self, *args):
+        self.restamps += 1
+        return super().pop(*args)
+
+    def popitem(self):
+        self.restamps += 1
+        return super().popitem()
+
+    def clear(self) -> None:
+        self.restamps += 1
+        super().clear()
+
+    def update(self, *args, **kwargs) -> None:
+        self.restamps += 1
+        super().update(*args, **kwargs)
+
+    def setdefault(self, key, default=None):
+        self.restamps += 1
+        return super().setdefault(key, default)
+
+
 class Situations:
     """Per session: situation keys, the cohort trees they read, and the answers kept per key. A key is
     three numbers: what the workload brings (its queue and shape, sizes, priority, creation time where
@@ -69,6 +109,10 @@ class Situations:
         self._epochs: dict[str, int] = {}  # cohort-tree root -> a fresh number when its holders change
         self._epoch = 0
         self.queue_epochs: dict[str, int] = {}  # cluster queue -> a fresh number when its holders change
+        # cluster queue -> the keys of its holders that came, went or changed, in order, from the
+        # position `queue_log_start` (the log's front is dropped as it grows)
+        self.queue_log: dict[str, list[str]] = {}
+        self.queue_log_start: dict[str, int] = {}
         self._trees: dict[str, tuple[str, tuple[str, ...]]] = {}  # queue -> (its root, the tree's queues)
         # root -> (usage object, its version, the root's epoch, the number of the tree's state)
         self._usage: dict[str, tuple] = {}
@@ -81,11 +125,18 @@ class Situations:
         """Forget every answer (quota numbers or solver units changed)."""
         self.answers.clear()
 
-    def holders_changed(self, *queues: str) -> None:
-        """Admitted workloads of these cluster queues came or went."""
-        for cq in queues:
-            self._epoch += 1
-            self._epochs[self.cohort_tree(cq)[0]] = self.queue_epochs[cq] = self._epoch
+    def holder_changed(self, cq: str, key: str) -> None:
+        """The admitted workload `key` of cluster queue `cq` came, went or changed."""
+        self._epoch += 1
+        self._epochs[self.cohort_tree(cq)[0]] = self.queue_epochs[cq] = self._epoch
+        log = self.queue_log.get(cq)
+        if log is None:
+            log = self.queue_log[cq] = []
+        elif len(log) >= MAX_LOG:
+            half = len(log) // 2
+            del log[:half]
+            self.queue_log_start[cq] = self.queue_log_start.get(cq, 0) + half
+        log.append(key)
 
     def cohort_tree(self, cq: str) -> tuple[str, tuple[str, ...]]:
         """The root of the queue's cohort tree and the tree's cluster queues, sorted."""

@@ -38,7 +38,7 @@ def as_met(session: Session, cycle: int) -> Iterator[bool]:
                 session.holders[h.workload] = h
                 if placed:
                     session.pool._take(h.workload, placed)
-                session.situations.holders_changed(h.cluster_queue)
+                session.situations.holder_changed(h.cluster_queue, h.workload)
             if back:
                 session._new_version()
             try:
@@ -49,7 +49,7 @@ def as_met(session: Session, cycle: int) -> Iterator[bool]:
                     session.holders.pop(h.workload, None)
                     if placed:
                         session.pool.release(h.workload)
-                    session.situations.holders_changed(h.cluster_queue)
+                    session.situations.holder_changed(h.cluster_queue, h.workload)
     finally:
         session._met = False  # type: ignore[attr-defined]
 

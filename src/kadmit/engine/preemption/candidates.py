@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left, insort
 from dataclasses import dataclass
 
 from kadmit.engine.quota import FR, QuotaTree, node_id
@@ -108,7 +109,8 @@ def candidates_of(session) -> list[Candidate]:
 
 
 def candidates_by_queue(session) -> dict[str, dict[str, Candidate]]:
-    """The candidates of `candidates_of` per cluster queue, by key in holder order (shared: don't change them)."""
+    """The candidates of `candidates_of` per cluster queue, by key (in no order that means anything: a queue's
+    changes are put in where they come; shared: don't change them)."""
     return _cached(session).by_queue
 
 
@@ -174,20 +176,24 @@ def _RANK(c: Candidate) -> tuple:
 
 class _Kept:
     """A session's candidates for one set of admitted workloads (`version`): per cluster queue by key,
-    per queue ranked (made when first asked) and `ranked_using`'s lists. The next set's are made from it,
-    queue by queue: a queue whose holders didn't change (`Situations.queue_epochs`) keeps its row, its ranked
-    tuple and its lists; the others are built again from their holders. Every Candidate is built once per
-    holder (`rows`: key -> (the holder it was built from, its commit stamp, it)). `using_sums`' sums are
-    kept with the lists they sum."""
+    per queue ranked (made when first asked), `ranked_using`'s lists and `using_sums`' sums. The next
+    set's are made from it, queue by queue: a queue whose holders didn't change (`Situations.queue_epochs`)
+    keeps its row, its ranked tuple, its lists and sums; a changed queue's are those before with the
+    holders that came, went or changed since (`Situations.queue_log`, read from `marks`) taken out and put
+    in at their place, or, where the log doesn't tell (trimmed, or a commit stamp changed: `Stamps`), built
+    again from its holders. Every Candidate is built once per holder (`rows`: key -> (the holder it was built from, its
+    commit stamp, it))."""
 
-    __slots__ = ("version", "tree", "rows", "epochs", "by_queue", "ranked", "kept_ranked", "using", "sums",
-                 "positional")
+    __slots__ = ("version", "tree", "rows", "epochs", "marks", "restamps", "by_queue", "ranked", "kept_ranked",
+                 "using", "sums", "positional")
 
     def __init__(self, version, tree: QuotaTree, rows: dict, epochs: dict[str, int]) -> None:
         self.version = version
         self.tree = tree
         self.rows = rows
         self.epochs = epochs  # the queues' epochs this was built at
+        self.marks: dict[str, int] = {}  # queue -> how much of its `queue_log` this was built with (absent: none)
+        self.restamps: int | None = None  # the session's `admitted_cycle.restamps` this was built at
         self.by_queue: dict[str, dict[str, Candidate]] = {}
         self.ranked: dict[str, tuple[Candidate, ...]] | None = None
         self.kept_ranked: dict[str, tuple[Candidate, ...]] = {}  # unchanged queues' ranked tuples, from before
@@ -231,8 +237,12 @@ def _fill(session, got: _Kept, changed: set[str] | None, before: _Kept | None = 
     cycles = getattr(session, "admitted_cycle", {})
     rows = got.rows
     by_queue = got.by_queue
+    situations = getattr(session, "situations", None)
+    log: dict[str, list] | None = getattr(situations, "queue_log", None)
+    got.restamps = getattr(cycles, "restamps", None)
     if changed is not None:
         assert before is not None
+        got.marks = dict(before.marks)
         if not changed:  # the same holders under another version (a suspension undone)
             by_queue.update(before.by_queue)
             got.kept_ranked = before.ranked if before.ranked is not None else before.kept_ranked
@@ -246,9 +256,17 @@ def _fill(session, got: _Kept, changed: set[str] | None, before: _Kept | None = 
         got.kept_ranked = {cq: t for cq, t in kept.items() if cq not in changed}
         got.using = {cq: lists for cq, lists in before.using.items() if cq not in changed}
         got.sums = {cq: sums for cq, sums in before.sums.items() if cq not in changed}
-        for key, h in session.holders.items():
+        walk = set()
+        for cq in sorted(changed):
+            keys = _logged(situations, log, cq, before.marks.get(cq, 0)) \
+                if got.restamps is not None and got.restamps == before.restamps else None
+            if keys is None:
+                walk.add(cq)
+            elif not _update(session, got, before, cq, keys, cycles):
+                return False
+        for key, h in session.holders.items() if walk else ():
             cq = h.cluster_queue
-            if cq not in changed:
+            if cq not in walk:
                 continue
             if h.new and key not in cycles:
                 return False
@@ -265,6 +283,7 @@ def _fill(session, got: _Kept, changed: set[str] | None, before: _Kept | None = 
             if q is None:
                 by_queue[cq] = q = {}
             q[key] = c
+        _mark(situations, log, got, changed)
         return True
     for pos, (key, h) in enumerate(session.holders.items()):
         if h.new:
@@ -285,7 +304,112 @@ def _fill(session, got: _Kept, changed: set[str] | None, before: _Kept | None = 
         if q is None:
             by_queue[h.cluster_queue] = q = {}
         q[key] = c
+    if log is not None:
+        _mark(situations, log, got, log)
     return True
+
+
+def _logged(situations, log: dict[str, list] | None, cq: str, mark: int) -> list[str] | None:
+    """The keys of the queue's holders that came, went or changed since `mark` (`Situations.queue_log`,
+    in order, once each), or None when the log doesn't tell (not kept, or trimmed past `mark`)."""
+    if log is None:
+        return None
+    entries = log.get(cq)
+    start = situations.queue_log_start.get(cq, 0)
+    if entries is None or mark < start:
+        return None
+    return list(dict.fromkeys(entries[mark - start:]))
+
+
+def _mark(situations, log: dict[str, list] | None, got: _Kept, queues) -> None:
+    """`got` is up to date with the log of `queues`."""
+    if log is None:
+        return
+    starts = situations.queue_log_start
+    for cq in queues:
+        entries = log.get(cq)
+        if entries is not None:
+            got.marks[cq] = starts.get(cq, 0) + len(entries)
+
+
+def _update(session, got: _Kept, before: _Kept, cq: str, keys: list[str], cycles) -> bool:
+    """The queue's row, ranked tuple, lists and sums from `before`'s, with the holders of `keys` taken
+    out and put in as they are now. False when one of them is stamped by its position (see `_fill`)."""
+    rows, holders, index, nodes = got.rows, session.holders, session.index, got.tree.nodes
+    row = dict(before.by_queue.get(cq, ()))
+    out: list[Candidate] = []
+    into: list[Candidate] = []
+    for key in keys:
+        old = row.pop(key, None)
+        h = holders.get(key)
+        c = None
+        if h is not None and h.cluster_queue == cq:
+            if h.new and key not in cycles:
+                return False
+            stamp = cycles[key] if h.new else None
+            kept = rows.get(key)
+            if kept is not None and kept[0] is h and kept[1] == stamp:
+                c = kept[2]
+            else:
+                c = _candidate(index, nodes, key, h, stamp)
+                rows[key] = (h, stamp, c)
+        if c is not None:
+            row[key] = c
+        if c is not old:
+            if old is not None:
+                out.append(old)
+            if c is not None:
+                into.append(c)
+    if row:
+        got.by_queue[cq] = row
+    kept_ranked = before.ranked if before.ranked is not None else before.kept_ranked
+    ranked = kept_ranked.get(cq)
+    if ranked is not None:
+        got.kept_ranked[cq] = _moved(ranked, out, into, None)
+    lists = before.using.get(cq)
+    if lists is not None:
+        got.using[cq] = {(needs, below): _moved(t, out, into, (needs, below)) for (needs, below), t in lists.items()}
+    sums = before.sums.get(cq)
+    if sums is not None:
+        got.sums[cq] = {key: _summed(n, total, out, into, key) for key, (n, total) in sums.items()}
+    return True
+
+
+def _moved(t: tuple[Candidate, ...], out: list[Candidate], into: list[Candidate],
+           using: tuple | None) -> tuple[Candidate, ...]:
+    """`t` (in rank order) without `out` and with `into`, of those `ranked_using`'s (needs, below) keeps
+    (None: all), each at its place by rank (ranks differ: keys do)."""
+    if using is not None:
+        needs, below = using
+        out = [c for c in out if (below is None or c.priority < below) and not needs.isdisjoint(c.frs)]
+        into = [c for c in into if (below is None or c.priority < below) and not needs.isdisjoint(c.frs)]
+        if not out and not into:
+            return t
+    lst = list(t)
+    for c in out:
+        i = bisect_left(lst, c.rank, key=_RANK)
+        assert lst[i] is c
+        del lst[i]
+    for c in into:
+        insort(lst, c, key=_RANK)
+    return tuple(lst)
+
+
+def _summed(n: int, total: tuple[int, ...], out: list[Candidate], into: list[Candidate],
+            key: tuple) -> tuple[int, tuple[int, ...]]:
+    """`using_sums`' (count, sums) for `key` with `out` taken away and `into` added."""
+    needs, below, frs, bound = key
+    row = list(total)
+    for sign, cands in ((-1, out), (1, into)):
+        for c in cands:
+            if (below is not None and c.priority >= below) or needs.isdisjoint(c.frs) or \
+                    (bound is not None and c.priority >= bound):
+                continue
+            n += sign
+            amounts = c.amounts
+            for i, fr in enumerate(frs):
+                row[i] += sign * amounts.get(fr, 0)
+    return n, tuple(row)
 
 
 def _candidate(index, nodes, key: str, h, stamp) -> Candidate | None:
