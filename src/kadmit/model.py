@@ -14,7 +14,7 @@ from typing import Annotated, ClassVar, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from kadmit.modelbase import Obj
+from kadmit.modelbase import Obj, Shapes
 from kadmit.modelscheduling import (LabelSelector, NodeSelectorTerm, Requirement, Taint, TaintEffect,  # noqa: F401
                                     Toleration)
 from kadmit.podresources import ContainerResources, LimitRange, PodResources, RuntimeClass  # noqa: F401
@@ -360,6 +360,7 @@ class Workload(Obj):
     # as it is (`effective.checked` and `effective.drained` send such workloads back to pending).
     requeue_pod_sets: tuple[PodSet, ...] | None = None
     requeue_inadmissible: str = ""
+    shapes: Shapes | None = None  # what Kueue compares of a prebuilt Workload and its job (`modelbase.Shapes`)
 
     @property
     def key(self) -> str:
@@ -463,16 +464,14 @@ class SchedulerConfig(Obj):
 
     fair_sharing: bool = False
     preemption_strategies: tuple[str, ...] = ()
-    # Which jobs Kueue manages (its integrations); None where the configuration does not say, so
-    # Kueue's installed defaults apply (`kadmit.manifests.jobs.manage`).
+    # Which jobs Kueue manages (its integrations); None where the configuration does not say, so Kueue's installed defaults apply (`kadmit.manifests.jobs.manage`).
     manage_jobs_without_queue_name: bool | None = None
     managed_jobs_namespace_selector: LabelSelector | None = None
     frameworks: tuple[str, ...] | None = None
     exclude_resource_prefixes: tuple[str, ...] = ()  # `resources` (kadmit.effective applies them)
     transformations: tuple[ResourceTransformation, ...] = ()
     device_class_mappings: tuple[DeviceClassMapping, ...] = ()
-    # `featureGates.DynamicResourceAllocation`: off by default in Kueue v0.17.0, and then Kueue counts
-    # no resourceClaims (kadmit.effective)
+    # `featureGates.DynamicResourceAllocation`: off by default in Kueue v0.17.0, and then Kueue counts no resourceClaims (kadmit.effective)
     dynamic_resource_allocation: bool = False
     admission_fair_sharing: AdmissionFairSharing | None = None
     # `waitForPodsReady.requeuingStrategy.timestamp` (Kueue's default, whatever the section: Eviction):
@@ -528,6 +527,7 @@ class Job(Obj):
     # `metadata.deletionTimestamp` set: Kueue's job reconciler finds it being deleted, drops its
     # finalizers and makes no Workload of it (jobframework ReconcileGenericJob; a single pod's Load)
     deleting: bool = False
+    prebuilt: str | None = None  # `kueue.x-k8s.io/prebuilt-workload-name`: the Workload Kueue takes as its own (`manage`)
 
 
 # --- the whole -----------------------------------------------------------------------------------

@@ -4,7 +4,7 @@ by `span` and `spans`, which take no part in equality or hashing."""
 # annotations are evaluated as written (no `from __future__ import annotations`): pydantic reads
 # them when it builds the classes at import, and strings would be compiled and evaluated first
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict
 
@@ -36,3 +36,33 @@ def _hashable(v):
     if isinstance(v, (list, tuple)):
         return tuple(_hashable(x) for x in v)
     return v
+
+
+class Shapes(tuple):
+    """What Kueue compares of a prebuilt Workload and its job (`Workload.shapes`; `EquivalentToWorkload`):
+    its maximumExecutionTimeSeconds; per pod set the count, minCount, containers and init containers, and
+    tolerations (`manifests.workloads.template_shape`); then the container fields the API server would
+    default in a job's template that its containers leave unset (`manifests.workloads.undefaulted`; a job's
+    own: none). Read for a Workload without a controlling owner and a job naming one (`Job.prebuilt`).
+    Invisible to equality and hashing, as spans are: the model holds no containers elsewhere, so two
+    Workloads that say the same to admission stay equal (a `.kad` Workload, which has none, and a
+    manifest's)."""
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        return other is None or isinstance(other, Shapes)
+
+    def __ne__(self, other: object) -> bool:
+        return not self.__eq__(other)
+
+    def __hash__(self) -> int:
+        return 0
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> Any:
+        from pydantic_core import core_schema
+
+        return core_schema.no_info_plain_validator_function(
+            lambda v: v if isinstance(v, Shapes) else Shapes(v),
+            serialization=core_schema.plain_serializer_function_ser_schema(tuple))

@@ -277,3 +277,16 @@ KAD198 = register(
     kueue_rule="pkg/controller/jobframework/reconciler.go FindMatchingWorkloads "
                "(OwnerReferenceIndexFieldMatcher: owner kind and name); pkg/cache/queue/cluster_queue.go "
                "baseCompareFunc and pkg/scheduler/preemption/common/ordering.go CandidatesOrdering (UID last)")
+KAD193 = register(
+    "KAD193", "prebuilt Workload matched without the API server's defaults", "warning",
+    "A job being submitted names a prebuilt Workload (`kueue.x-k8s.io/prebuilt-workload-name`) whose pod "
+    "sets match the job's as the files are written, so kadmit (as Kueue's reconciler on these objects) "
+    "takes the Workload as the job's. On a cluster the API server defaults the job's containers "
+    "(`imagePullPolicy`, `terminationMessagePath`, `terminationMessagePolicy`: core/v1 "
+    "SetDefaults_Container) but not the Workload's (a custom resource), and Kueue compares them "
+    "(Semantic.DeepEqual): unless the Workload's containers set those fields as the API server would, "
+    "Kueue finds it out of sync, marks it Finished (OutOfSync) and the job gets no Workload. The warning "
+    "names the fields the Workload leaves unset; a job read back from a cluster (with a UID) carries "
+    "its defaults already and is not warned about.",
+    kueue_rule="pkg/controller/jobframework/reconciler.go ensurePrebuiltWorkloadInSync, EquivalentToWorkload; "
+               "pkg/util/equality ComparePodSets")

@@ -15,6 +15,7 @@ from kadmit.manifests.podspec import pod_requests, required_node_affinity, toler
 from kadmit.manifests.yamltree import STR, Val
 from kadmit.source import Spans
 from kadmit.model import Admission, PodSet, PodSetAssignment, TopologyRequest, Workload
+from kadmit.quantity import QuantityError, parse_exact
 
 PRIORITY_SOURCES = {"kueue.x-k8s.io/workloadpriorityclass": "workload",
                     "scheduling.k8s.io/priorityclass": "pod"}
@@ -146,6 +147,53 @@ def _topology(f: Fields, ps: Val | None, template_meta: Val | None,
         raise f.wrong_type(node, mode, "a topology level (a node label key)")
     return TopologyRequest(mode=mode, level=node.v, slice_level=slice_level, slice_size=slice_size,
                            group=group, span=f.span(node), spans=group_spans), node
+
+
+def template_shape(f: Fields, count: int, min_count: int | None, template: Val | None) -> tuple:
+    """What Kueue's `equality.ComparePodSets` compares of a pod set (a prebuilt Workload's, or one its job
+    makes): the count, the minCount, the containers and init containers and the tolerations (the last
+    apart: an admitted Workload's are not compared), each in a form where what `Semantic.DeepEqual` holds
+    equal is equal: a quantity by its value (`1` and `1000m`), a null, empty list, map or string as unset."""
+    spec = f.map(template, "spec")
+    plain = spec.plain() if spec is not None else {}
+    if not isinstance(plain, dict):
+        plain = {}
+    return (count, min_count, _canonical([plain.get("containers"), plain.get("initContainers")]),
+            _canonical(plain.get("tolerations")))
+
+
+# What the API server's defaulting (core/v1 SetDefaults_Container) sets in every container of a built-in
+# kind's pod template, and never in a Workload's (a custom resource: its schema has no defaults there).
+CONTAINER_DEFAULTS = ("imagePullPolicy", "terminationMessagePath", "terminationMessagePolicy")
+
+
+def undefaulted(f: Fields, template: Val | None) -> set[str]:
+    """The fields of CONTAINER_DEFAULTS some container or init container of the template leaves unset."""
+    spec = f.map(template, "spec")
+    plain = spec.plain() if spec is not None else {}
+    if not isinstance(plain, dict):
+        return set()
+    return {k for key in ("containers", "initContainers") for c in (plain.get(key) or [])
+            if isinstance(c, dict) for k in CONTAINER_DEFAULTS if not c.get(k)}
+
+
+def _canonical(value, key: str = "") -> str:
+    if isinstance(value, dict):
+        items = sorted((k, _canonical(v, k if key not in ("requests", "limits") else "quantity"))
+                       for k, v in value.items())
+        return "{" + ",".join(f"{k!r}:{v}" for k, v in items if v != "") + "}" if any(v != "" for _, v in items) \
+            else ""
+    if isinstance(value, list):
+        items = [_canonical(v) for v in value]
+        return "[" + ",".join(items) + "]" if items else ""
+    if value is None or value == "":
+        return ""
+    if key == "quantity" and isinstance(value, (str, int)) and not isinstance(value, bool):
+        try:
+            return "q" + str(parse_exact(value))
+        except QuantityError:
+            pass
+    return repr(value)
 
 
 def pod_set(f: Fields, ps: Val) -> PodSet:
@@ -446,8 +494,14 @@ def workload(f: Fields, o: Meta) -> Workload | None:
     # v1beta2's CRD requires no `podSets` (v1beta1's does; both refuse an empty list): a Workload without
     # them is queued, and Kueue's flavor assigner finds it no assignment (RepresentativeMode NoFit)
     no_pod_sets = o.version != "v1beta1" and f.field(spec, "podSets") is None
-    pod_sets = () if no_pod_sets else tuple(
-        pod_set(f, ps) for ps in f.maps(spec, "podSets", required=True, what=f"workload `{o.name}`"))
+    listed = [] if no_pod_sets else f.maps(spec, "podSets", required=True, what=f"workload `{o.name}`")
+    pod_sets = tuple(pod_set(f, ps) for ps in listed)
+    owner = controller_owner(f, o)
+    # a Workload no object controls may be a job's prebuilt one (`manage`): what Kueue compares of them
+    shapes = (f.int(spec, "maximumExecutionTimeSeconds"),
+              tuple(template_shape(f, p.count, p.min_count, f.map(ps, "template")) for p, ps in zip(pod_sets, listed)),
+              tuple(sorted({k for ps in listed for k in undefaulted(f, f.map(ps, "template"))}))) \
+        if owner is None else None
     class_name, class_kind, class_node = _priority_class(f, o, spec)
     explicit = f.int(spec, "priority")
     true = {kind: value for kind, (value, _) in conditions.items()}
@@ -480,7 +534,7 @@ def workload(f: Fields, o: Meta) -> Workload | None:
         priority=None if class_name else explicit,
         pod_sets=pod_sets, admission=admission if holds else None,
         finished=true.get("Finished", False), active=active,
-        evicted=evicted[0], origin=controller_owner(f, o), **duration_annotation(f, o),
+        evicted=evicted[0], origin=owner, shapes=shapes, **duration_annotation(f, o),
         uid=f.str(o.metadata, "uid") or "", job_uid=o.labels.get(JOB_UID_LABEL, ""),
         check_states=states, admitted_condition=true.get("Admitted", False), span=f.span(o.node), **extra,
         deleting=coverage.workload_goes(o.metadata, owned=True),

@@ -10,15 +10,16 @@ from kadmit import budget
 from kadmit.diagnostics import KAD003
 from kadmit.manifests.codes import KAD161
 from kadmit.manifests.fields import Fields, Invalid, Meta
-from kadmit.manifests.jobs.refusals import group_refusals, job_refusals, topology_refusals
+from kadmit.manifests.jobs.refusals import MAX_EXEC_LABEL, go_atoi, group_refusals, job_refusals, topology_refusals
 from kadmit.manifests.owners import controller_owner
-from kadmit.manifests.workloads import duration_annotation, template_pod_set
+from kadmit.manifests.workloads import duration_annotation, template_pod_set, template_shape
 from kadmit.manifests.yamltree import Val
 from kadmit.model import Job, ObjectRef, PodSet, Refusal, Workload
 from kadmit.source import NO_SPANS
 
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
+PREBUILT_LABEL = "kueue.x-k8s.io/prebuilt-workload-name"
 MIN_PARALLELISM = "kueue.x-k8s.io/job-min-parallelism"
 DEFAULT_POD_SET = "main"
 MAX_WORKLOAD_NAME = 253  # Kueue's long workload names (ShortWorkloadNames off, its default)
@@ -65,6 +66,7 @@ class Builder:
     priority_class_names: list[str] = field(default_factory=list)
     refusals: list[Refusal] = field(default_factory=list)  # what Kueue's webhook refuses in the templates
     metadata: dict[str, Val | None] = field(default_factory=dict)  # pod set -> its template's metadata
+    templates: dict[str, Val] = field(default_factory=dict)  # pod set -> its template, for a job naming a prebuilt Workload
 
     def template(self, name: str, count: int, template: Val, at: Val, *, min_count: int | None = None,
                  origin: str | None = None, count_node: Val | None = None,
@@ -83,6 +85,8 @@ class Builder:
                               api=API_VALIDATED.get((self.o.group, self.o.kind)))
         self.pod_sets.append(ps)
         self.metadata[name] = self.f.map(template, "metadata")
+        if PREBUILT_LABEL in self.o.labels:
+            self.templates[name] = template
         self.refusals += refused
         return ps
 
@@ -100,6 +104,9 @@ class Builder:
         klass, kind = self.priority()
         return Workload(namespace=ref.namespace or "default", name=name, queue="", priority_class=klass,
                         priority_class_kind=kind, pod_sets=tuple(pod_sets), origin=ref,
+                        shapes=(_max_exec(self.o), tuple(template_shape(self.f, ps.count, ps.min_count,
+                                                                        self.templates.get(ps.name))
+                                                          for ps in pod_sets), ()) if PREBUILT_LABEL in self.o.labels else None,
                         **duration_annotation(self.f, self.o),
                         span=self.f.span(self.o.node),
                         spans=self.f.spans({"name": self.o.metadata.v.get("name") or self.o.metadata.v.get("generateName"),
@@ -138,7 +145,14 @@ class Builder:
                    refusals=job_refusals(self.f, self.o, self.framework) + tuple(self.refusals),
                    submitted=not ref.uid and not _set(self.f.field(self.o.node, "status")),
                    deleting=_set(self.f.field(self.o.metadata, "deletionTimestamp")),
-                   span=self.f.span(self.o.node))
+                   prebuilt=self.o.labels.get(PREBUILT_LABEL), span=self.f.span(self.o.node))
+
+
+def _max_exec(o: Meta) -> int | None:
+    """The `kueue.x-k8s.io/max-exec-time-seconds` label's value (jobframework MaximumExecutionTimeSeconds:
+    None unless a positive integer; the webhook refuses the rest)."""
+    value, _ = go_atoi(o.labels.get(MAX_EXEC_LABEL, ""))
+    return value if value is not None and value > 0 else None
 
 
 def _set(v: Val | None) -> bool:

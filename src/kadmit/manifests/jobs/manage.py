@@ -11,6 +11,7 @@ from datetime import timedelta
 
 from kadmit.manifests.jobs.groups import join_pod_groups
 from kadmit.manifests.jobs.pods import GROUP_NAME as POD_GROUP
+from kadmit.manifests.jobs.prebuilt import prebuilt_workload
 from kadmit.diagnostics import Diagnostics, Label
 from kadmit.index import BUILTIN_PRIORITY_CLASSES
 from kadmit.manifests.codes import KAD161, KAD170, KAD172, KAD198
@@ -155,6 +156,7 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
     gone: set[int] = set()  # the Workloads being deleted whose job's reconciler lets them go
     remade: list[int] = []  # the places in `made` of the Workloads made in their place
     prebuilt: dict[int, str] = {}  # the Workloads of a StatefulSet or a LeaderWorkerSet: its kind
+    adopted: set[int] = set()  # the prebuilt Workloads a job of the input has taken (`prebuilt_workload`)
     classes = {(p.kind, p.name) for p in (*model.priority_classes, *BUILTIN_PRIORITY_CLASSES)} | \
         {(kind, b.name) for b in model.broken for kind, name in (("workload", "WorkloadPriorityClass"),
                                                                  ("pod", "PriorityClass")) if b.kind == name}
@@ -168,6 +170,18 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
         by_uid = existing.get(("uid", job.object.uid)) if job.object.uid not in shared else None
         found = by_uid or existing.get(
             ("name", job.object.kind, job.object.namespace, job.object.name))
+        if job.prebuilt is not None and job.framework not in _NOT_GENERIC and job.framework != "pod" \
+                and not job.deleting:
+            reason = _refused(job, settings, queues, diags) or _not_managed(job, settings, labels, queues)
+            if reason is None:
+                at, reason = prebuilt_workload(job, workloads, keys, adopted, diags)
+                found = [at] if reason is None else None
+                if reason is not None and at is not None:  # out of sync: Kueue finishes it
+                    workloads[at] = workloads[at].model_copy(update={"finished": True})
+            if reason is not None:
+                skipped.append(Skipped(object=job.object, reason=reason, span=job.span))
+                continue
+            adopted.add(found[0])
         if found is None and job.framework == "pod" and job.group_total is not None:
             # a pod group's Workload is the one named as the group (`Pod.FindMatchingWorkloads`; its owners are
             # the pods, none its controller); one being deleted goes whether it matches the group's pods or

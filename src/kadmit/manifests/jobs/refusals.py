@@ -16,6 +16,13 @@ from kadmit.model import PodSet, Refusal
 
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 MAX_EXEC_LABEL = "kueue.x-k8s.io/max-exec-time-seconds"
+PREBUILT_LABEL = "kueue.x-k8s.io/prebuilt-workload-name"
+# jobframework's supportedPrebuiltWlJobGVKs: the kinds whose webhook lets a job name a prebuilt Workload
+PREBUILT_KINDS = {("batch", "Job"), ("jobset.x-k8s.io", "JobSet"), ("kubeflow.org", "TFJob"),
+                  ("kubeflow.org", "PaddleJob"), ("kubeflow.org", "PyTorchJob"), ("kubeflow.org", "XGBoostJob"),
+                  ("trainer.kubeflow.org", "TrainJob"), ("kubeflow.org", "MPIJob"), ("ray.io", "RayJob"),
+                  ("", "Pod"), ("ray.io", "RayCluster"), ("ray.io", "RayService"),
+                  ("workload.codeflare.dev", "AppWrapper")}
 # Integrations whose webhook checks only the queue name (ValidateQueueName), not the rest of
 # jobframework.ValidateJobOnCreate.
 QUEUE_NAME_ONLY = {"leaderworkerset.x-k8s.io/leaderworkerset", "statefulset", "deployment"}
@@ -88,6 +95,15 @@ def job_refusals(f: Fields, o: Meta, framework: str) -> tuple[Refusal, ...]:
         out.append(Refusal(message=f"metadata.labels[{QUEUE_LABEL}]: Invalid value: {go_quote(queue)}: "
                                    + ",".join(errors), managed_only=False,
                            span=f.span(_label_node(f, o.metadata, QUEUE_LABEL))))
+    prebuilt = o.labels.get(PREBUILT_LABEL)
+    if prebuilt is not None and framework not in QUEUE_NAME_ONLY:  # validateCreateForPrebuiltWorkload
+        at = f.span(_label_node(f, o.metadata, PREBUILT_LABEL))
+        if errors := dns_subdomain_errors(prebuilt):
+            out.append(Refusal(message=f"metadata.labels[{PREBUILT_LABEL}]: Invalid value: {go_quote(prebuilt)}: "
+                                       + ",".join(errors), managed_only=False, span=at))
+        if (o.group, o.kind) not in PREBUILT_KINDS:
+            out.append(Refusal(message=f"metadata.labels[{PREBUILT_LABEL}]: Forbidden: Is not supported for "
+                                       f"{go_quote(f'{o.group}/{o.version}, Kind={o.kind}')}", managed_only=False, span=at))
     text = o.labels.get(MAX_EXEC_LABEL)
     if text is not None and framework not in QUEUE_NAME_ONLY:
         value, error = go_atoi(text)

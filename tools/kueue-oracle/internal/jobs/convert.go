@@ -10,6 +10,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -525,6 +526,7 @@ func (e *env) collect(ctx context.Context, items []*item, reqs []*request, befor
 	}
 	out := Converted{Owners: map[string]Owner{}, Notes: e.notes}
 	has := map[Owner]bool{}
+	outOfSync := map[Owner]string{}
 	type made struct {
 		it        *item
 		wl        *kueue.Workload
@@ -544,6 +546,13 @@ func (e *env) collect(ctx context.Context, items []*item, reqs []*request, befor
 		}
 		key := wl.Namespace + "/" + wl.Name
 		out.Owners[key] = it.stands
+		// a job's prebuilt Workload its reconciler found out of sync and finished (ensurePrebuiltWorkloadInSync):
+		// the job has no Workload to queue, and says why
+		if c := apimeta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadFinished); c != nil &&
+			c.Status == metav1.ConditionTrue && c.Reason == kueue.WorkloadFinishedReasonOutOfSync {
+			outOfSync[it.stands] = fmt.Sprintf("its prebuilt Workload %s is Finished (%s): %s", key, c.Reason, c.Message)
+			continue
+		}
 		has[it.stands] = true
 		if uid, ok := before[key]; !ok || uid != wl.UID {
 			created = append(created, made{it, wl, e.replaces(it)})
@@ -590,6 +599,9 @@ func (e *env) collect(ctx context.Context, items []*item, reqs []*request, befor
 			continue
 		}
 		reason := it.skip
+		if reason == "" {
+			reason = outOfSync[it.stands]
+		}
 		if reason == "" {
 			reason = reasons[it]
 		}

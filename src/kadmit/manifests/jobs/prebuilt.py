@@ -1,0 +1,70 @@
+"""A job naming a prebuilt Workload (`kueue.x-k8s.io/prebuilt-workload-name`), as Kueue's job reconciler
+takes it (jobframework ensureOneWorkload's prebuilt branch): which Workload of the input is the job's, or
+why the job gets none (docs/INTEGRATIONS.md J11)."""
+
+from __future__ import annotations
+
+from kadmit.diagnostics import Diagnostics
+from kadmit.manifests.codes import KAD193
+from kadmit.model import Job, Workload
+
+PREBUILT_ABSENT = ("it names the prebuilt Workload `{wl}` (`kueue.x-k8s.io/prebuilt-workload-name`), which the input "
+                   "does not hold: Kueue's job reconciler stops it and makes no Workload of it "
+                   "(ErrPrebuiltWorkloadNotFound), so it is not pending work for Kueue")
+PREBUILT_CONTROLLED = ("it names the prebuilt Workload `{wl}` (`kueue.x-k8s.io/prebuilt-workload-name`), which "
+                       "{owner} controls (its controller ownerReference): Kueue's job reconciler ignores it, stops "
+                       "the job and makes no Workload of it, so it is not pending work for Kueue")
+PREBUILT_OUT_OF_SYNC = ("it names the prebuilt Workload `{wl}` (`kueue.x-k8s.io/prebuilt-workload-name`), whose pod "
+                        "sets differ from the job's ({what}): Kueue's job reconciler marks the Workload Finished "
+                        "(OutOfSync: \"The prebuilt workload is out of sync with its user job\"), so it is never admitted, "
+                        "and makes no other: neither is pending work for Kueue")
+
+
+def prebuilt_workload(job: Job, workloads: list[Workload], keys: dict[str, int], adopted: set[int],
+              diags: Diagnostics | None) -> tuple[int | None, str | None]:
+    """Kueue's ensureOneWorkload for a job naming a prebuilt Workload: the place of the Workload it takes, and
+    None; or why it takes none (and the place of a Workload it finishes as out of sync). Absent, or controlled
+    by another object (a controller ownerReference with another UID, or a job of the input that took it
+    before), the job gets none; else it takes ownership and checks the Workload in sync
+    (`EquivalentToWorkload`: `equality.ComparePodSetSlices`, tolerations not for an admitted one)."""
+    ns = job.object.namespace or "default"
+    key = f"{ns}/{job.prebuilt}"
+    at = keys.get(key)
+    if at is None:
+        return None, PREBUILT_ABSENT.format(wl=key)
+    wl = workloads[at]
+    if at in adopted:
+        return None, PREBUILT_CONTROLLED.format(wl=key, owner=f"{wl.origin.kind} `{wl.origin.name}`" if wl.origin
+                                                else "another job of the input, which took it first,")
+    owner = wl.origin
+    if owner is not None and not (job.object.uid and owner.uid == job.object.uid):
+        return None, PREBUILT_CONTROLLED.format(wl=key, owner=f"{owner.kind} `{owner.name}`")
+    if owner is not None:  # its own already (the same UID): Kueue checks it as any Workload it owns
+        return at, None
+    mine, theirs = job.workloads[0].shapes or (None, ()), wl.shapes or (None, ())
+    what = ("the job makes more than one Workload" if len(job.workloads) != 1 else
+            f"maximumExecutionTimeSeconds {mine[0]} against {theirs[0]}" if mine[0] != theirs[0] else
+            _differs(mine[1], theirs[1], wl.admitted_condition))
+    if what:
+        return at, PREBUILT_OUT_OF_SYNC.format(wl=key, what=what)
+    unset = theirs[2] if len(theirs) > 2 else ()
+    if unset and job.submitted and diags is not None:
+        diags.emit(KAD193, f"{job.object.kind} `{job.object.name}` takes the prebuilt Workload `{key}` as the files "
+                   f"are written, but on a cluster the API server sets {', '.join(f'`{k}`' for k in unset)} in the "
+                   f"job's containers and not in the Workload's: Kueue would find it out of sync (Finished, "
+                   f"OutOfSync) and the job would get no Workload", wl.span or job.span,
+                   help="set those fields in the Workload's containers as the API server sets them in the job's")
+    return at, None
+
+
+def _differs(mine: tuple, theirs: tuple, admitted: bool) -> str:
+    """What `equality.ComparePodSetSlices` finds different, first: "" when nothing."""
+    if len(mine) != len(theirs):
+        return f"{len(mine)} pod sets against {len(theirs)}"
+    for n, (a, b) in enumerate(zip(mine, theirs)):
+        for i, what in enumerate(("count", "minCount", "containers", "tolerations")):
+            if what == "tolerations" and admitted:
+                continue
+            if a[i] != b[i]:
+                return f"pod set {n}: its {what}" + (f" {a[i]} against {b[i]}" if i < 2 else "")
+    return ""
