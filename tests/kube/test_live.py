@@ -157,7 +157,7 @@ def test_snapshot_to_standard_output_is_the_same_text(example: KubeAPIServer, tm
     assert got.stdout.count("\n---\n") > 50 and got.stderr == ""
 
 
-def test_kubectl_proxy_and_kubectl_get_read_the_same_text(example: KubeAPIServer,
+def test_kubectl_proxy_and_kubectl_get_read_the_same_text(example: KubeAPIServer, tmp_path: Path,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     """Every kind one request through `kubectl proxy` (live.proxy), or `kubectl get -o json` by batches where the
     proxy won't start: the same objects, written alike; only the header says which."""
@@ -165,6 +165,12 @@ def test_kubectl_proxy_and_kubectl_get_read_the_same_text(example: KubeAPIServer
 
     for key in ("KUBECONFIG", "PATH", "KUBECACHEDIR"):
         monkeypatch.setenv(key, example.env[key])
+    # the proxy's socket folder in a temporary folder of this test's own: another process's proxy (a bench, a
+    # test worker) may have one open in the machine's
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    made: list[str] = []
+    mkdtemp = tempfile.mkdtemp
+    monkeypatch.setattr(tempfile, "mkdtemp", lambda *a, **k: made.append(mkdtemp(*a, **k)) or made[-1])
     through_proxy = live.read()
     monkeypatch.setattr(live, "PROXY", False)
     through_get = live.read()
@@ -176,7 +182,8 @@ def test_kubectl_proxy_and_kubectl_get_read_the_same_text(example: KubeAPIServer
         return "\n".join(ln for ln in text.split("\n") if not ln.startswith(("# read at:", "# listed (")))
     assert objects(through_proxy.text) == objects(through_get.text)
     assert through_proxy.objects == through_get.objects > 50
-    assert not list(Path(tempfile.gettempdir()).glob("kadmit-proxy-*"))  # the proxy's socket folder is gone
+    assert [Path(p).parent for p in made if "kadmit-proxy-" in p] == [tmp_path]
+    assert not list(tmp_path.glob("kadmit-proxy-*"))  # the proxy's socket folder is gone
 
 
 # --- rights, and failures that leave nothing to read -------------------------------------------------
