@@ -1,0 +1,98 @@
+"""KAD193's claim, on the real API server: it defaults a Job's containers (`imagePullPolicy`,
+`terminationMessagePath`, `terminationMessagePolicy`: `manifests.workloads.CONTAINER_DEFAULTS`) and not a
+Workload's, so a prebuilt Workload written with the Job's very containers is out of sync with the Job as the
+server stores it: read back from the server, kadmit finds them out of sync (as Kueue would), where the files
+as written warn KAD193 and match."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from kadmit import workspace as ws
+from kadmit.manifests.workloads import CONTAINER_DEFAULTS
+from kube.server import KubeAPIServer
+
+pytestmark = pytest.mark.slow
+
+QUEUES = """\
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: prebuilt-flavor}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: prebuilt-cq}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors:
+    - name: prebuilt-flavor
+      resources: [{name: cpu, nominalQuota: 8}]
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: prebuilt-lq, namespace: default}
+spec: {clusterQueue: prebuilt-cq}
+"""
+PAIR = """\
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: Workload
+metadata: {name: prebuilt-pre, namespace: default}
+spec:
+  queueName: prebuilt-lq
+  podSets:
+  - name: main
+    count: 2
+    template:
+      spec:
+        restartPolicy: Never
+        containers: [{name: c, image: busybox, resources: {requests: {cpu: "1"}}}]
+---
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: prebuilt-job
+  namespace: default
+  labels: {kueue.x-k8s.io/queue-name: prebuilt-lq, kueue.x-k8s.io/prebuilt-workload-name: prebuilt-pre}
+spec:
+  suspend: true
+  parallelism: 2
+  completions: 2
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: c, image: busybox, resources: {requests: {cpu: "1"}}}]
+"""
+
+
+def _load(tmp_path: Path, name: str, text: str) -> ws.Workspace:
+    path = tmp_path / name / "state.yaml"
+    path.parent.mkdir()
+    path.write_text(text, encoding="utf-8")
+    return ws.load([str(path.parent)])
+
+
+def test_the_api_server_defaults_a_jobs_containers_and_not_a_workloads(kube_apiserver: KubeAPIServer,
+                                                                        tmp_path: Path) -> None:
+    kube_apiserver.run("create", "-f", "-", input=QUEUES + "---\n" + PAIR)
+    job = kube_apiserver.get("jobs.batch", "prebuilt-job", "default")
+    wl = kube_apiserver.get("workloads.kueue.x-k8s.io", "prebuilt-pre", "default")
+    (jc,) = job["spec"]["template"]["spec"]["containers"]
+    (wc,) = wl["spec"]["podSets"][0]["template"]["spec"]["containers"]
+    assert all(jc.get(k) for k in CONTAINER_DEFAULTS), jc
+    assert not any(wc.get(k) for k in CONTAINER_DEFAULTS), wc
+
+    written = _load(tmp_path, "written", QUEUES + "---\n" + PAIR)
+    assert [d.code for d in written.diagnostics] == ["KAD193"]
+    assert [w.origin.name for w in written.model.workloads if w.origin] == ["prebuilt-job"]
+
+    for obj in (job, wl):
+        obj.pop("status", None)
+    stored = _load(tmp_path, "stored", QUEUES + "---\n" + yaml.safe_dump_all([wl, job]))
+    assert "KAD193" not in [d.code for d in stored.diagnostics]  # read back: the job carries its defaults
+    (skipped,) = [s for s in stored.model.skipped if s.object.kind == "Job"]
+    assert "OutOfSync" in skipped.reason and "its containers" in skipped.reason
