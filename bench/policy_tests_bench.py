@@ -56,7 +56,8 @@ def generate(n: int, seed: int = 0) -> str:
             lines += ["      add_manifests: |", "        apiVersion: v1", "        kind: Node", "        metadata:",
                       f"          name: extra-{i}", "          labels: {capacity: spot}", "        spec:",
                       "          taints: [{key: cloud.example.com/spot, value: 'true', effect: NoSchedule}]",
-                      "        status:", "          allocatable: {cpu: '32', memory: 128Gi, pods: '110'}"]
+                      "        status:", "          allocatable: {cpu: '32', memory: 128Gi, pods: '110'}",
+                      "          conditions: [{type: Ready, status: 'True'}]"]
         lines.append("    expect:")
         if kind != 3:
             lines.append(f"      {ns}/gen-{i}: {rng.choice(['admitted', 'not_admitted'])}")

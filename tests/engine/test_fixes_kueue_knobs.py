@@ -264,6 +264,7 @@ metadata:
   labels: {pool: gpus, kubernetes.io/hostname: g0}
 status:
   allocatable: {cpu: "16", nvidia.com/gpu: "4", pods: "110"}
+  conditions: [{type: Ready, status: "True"}]
 ---
 apiVersion: v1
 kind: Node
@@ -272,6 +273,7 @@ metadata:
   labels: {pool: plain, kubernetes.io/hostname: p0}
 status:
   allocatable: {cpu: "16", pods: "110"}
+  conditions: [{type: Ready, status: "True"}]
 ---
 apiVersion: kueue.x-k8s.io/v1beta2
 kind: Workload

@@ -15,12 +15,12 @@ NODES = """
 apiVersion: v1
 kind: Node
 metadata: {name: gpu-0, labels: {kubernetes.io/hostname: gpu-0}}
-status: {allocatable: {cpu: "32", nvidia.com/gpu: "8", pods: "110"}}
+status: {allocatable: {cpu: "32", nvidia.com/gpu: "8", pods: "110"}, conditions: [{type: Ready, status: "True"}]}
 ---
 apiVersion: v1
 kind: Node
 metadata: {name: gpu-1, labels: {kubernetes.io/hostname: gpu-1}}
-status: {allocatable: {cpu: "32", nvidia.com/gpu: "8", pods: "110"}}
+status: {allocatable: {cpu: "32", nvidia.com/gpu: "8", pods: "110"}, conditions: [{type: Ready, status: "True"}]}
 """
 
 

@@ -66,6 +66,7 @@ metadata:
   labels: {cloud.example.com/rack: r1, kubernetes.io/hostname: n1}
 status:
   allocatable: {cpu: "16", memory: 64Gi, nvidia.com/gpu: "8", pods: "110"}
+  conditions: [{type: Ready, status: "True"}]
 ---
 apiVersion: kueue.x-k8s.io/v1beta2
 kind: Workload

@@ -63,6 +63,7 @@ metadata:
   labels: {kubernetes.io/hostname: n0}
 status:
   allocatable: {cpu: "32", nvidia.com/gpu: "4", pods: "110"}
+  conditions: [{type: Ready, status: "True"}]
 """
 
 

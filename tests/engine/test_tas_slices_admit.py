@@ -50,7 +50,7 @@ kind: Node
 metadata:
   name: {name}
   labels: {{kubernetes.io/hostname: {name}, cloud.example.com/block: b1, cloud.example.com/rack: {rack}}}
-status: {{allocatable: {{cpu: "{cpu}", pods: "110"}}}}
+status: {{allocatable: {{cpu: "{cpu}", pods: "110"}}, conditions: [{{type: Ready, status: "True"}}]}}
 """
 
 

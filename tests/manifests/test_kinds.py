@@ -131,15 +131,40 @@ def test_bad_object_is_skipped_and_the_next_is_read():
         apiVersion: v1
         kind: Node
         metadata: {name: bad}
-        status: {allocatable: {cpu: lots}}
+        status: {allocatable: {cpu: lots}, conditions: [{type: Ready, status: "True"}]}
         ---
         apiVersion: v1
         kind: Node
         metadata: {name: good}
-        status: {allocatable: {cpu: "4"}}
+        status: {allocatable: {cpu: "4"}, conditions: [{type: Ready, status: "True"}]}
         """)
     assert [n.name for n in frag.nodes] == ["good"]
     assert [(d.code, d.span.line) for d in diags.items] == [("KAD158", 4)]
+
+
+def test_a_node_is_ready_only_with_its_ready_condition_true():
+    """Kueue's topology-aware scheduling counts a node only while its Ready condition is True, and a
+    node with no Ready condition is not ready to it (pkg/util/tas IsNodeStatusConditionTrue;
+    tests/oracle/features/tas-node-without-ready-condition.yaml): KAD182 says so where it is missing."""
+    frag, diags = read("""\
+        apiVersion: v1
+        kind: Node
+        metadata: {name: bare}
+        status: {allocatable: {cpu: "4"}}
+        ---
+        apiVersion: v1
+        kind: Node
+        metadata: {name: unknown}
+        status: {allocatable: {cpu: "4"}, conditions: [{type: MemoryPressure, status: "False"}, {type: Ready, status: Unknown}]}
+        ---
+        apiVersion: v1
+        kind: Node
+        metadata: {name: ready}
+        status: {allocatable: {cpu: "4"}, conditions: [{type: Ready, status: "True"}]}
+        """)
+    assert [(n.name, n.ready) for n in frag.nodes] == [("bare", False), ("unknown", False), ("ready", True)]
+    assert [(d.code, d.severity.value, d.span.line, d.span.column) for d in diags.items] == [("KAD182", "warning", 3, 18)]
+    assert "`bare`" in diags.items[0].message and "conditions: [{type: Ready" in diags.items[0].help
 
 
 def test_unknown_kinds_warn_once_per_kind():

@@ -22,6 +22,7 @@ metadata:
   labels: {kubernetes.io/hostname: gpu-0}
 status:
   allocatable: {cpu: "16", nvidia.com/gpu: "12", pods: "110"}
+  conditions: [{type: Ready, status: "True"}]
 """
 
 POD = """\

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from kadmit.manifests.codes import KAD182
 from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.gangs import pod_gang
 from kadmit.manifests.podspec import pod_requests, taints, tolerations
@@ -31,10 +32,18 @@ def node(f: Fields, o: Meta) -> Node:
     status = f.map(o.node, "status")
     labels, label_nodes = f.str_map(o.metadata, "labels")
     allocatable, alloc_nodes = f.resource_list(status, "allocatable")
-    ready, ready_node = True, None
+    # Kueue's topology-aware scheduling counts a node only while its Ready condition is True, and a
+    # node with no Ready condition is not ready to it (pkg/util/tas IsNodeStatusConditionTrue)
+    ready, ready_node = False, None
     for cond in f.maps(status, "conditions"):
         if f.str(cond, "type") == "Ready":
             ready, ready_node = f.str(cond, "status") == "True", cond
+    if ready_node is None:
+        f.diags.emit(KAD182, f"node `{o.name}` has no `Ready` condition: Kueue's topology-aware scheduling "
+                     "doesn't count it, and kube-scheduler places no pod on it (its node controller marks it "
+                     "not ready)", f.span(f.field(o.metadata, "name")) or f.span(o.node),
+                     help="a node read from a cluster has it; where this one is ready, add "
+                          "`conditions: [{type: Ready, status: \"True\"}]` to its `status`")
     return Node(
         name=o.name, labels=labels, taints=taints(f, spec, "taints"), allocatable=allocatable,
         unschedulable=f.bool(spec, "unschedulable", default=False), ready=ready, span=f.span(o.node),

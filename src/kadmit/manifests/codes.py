@@ -214,6 +214,16 @@ KAD181 = register(
     "(and `Admitted: True` once its admission checks pass).",
     kueue_rule="workload.HasActiveQuotaReservation (pkg/workload); the workload controller's Create "
                "handler (pkg/controller/core/workload_controller.go)")
+KAD182 = register(
+    "KAD182", "node without a Ready condition", "warning",
+    "A Node has no `Ready` condition in `status.conditions` (a node written by hand; the kubelet posts "
+    "it on every real node). Kueue's topology-aware scheduling counts only nodes whose Ready condition "
+    "is True, so to Kueue this node is not ready: no topology domain holds its capacity, and "
+    "kube-scheduler places no pod on it either (the node controller marks a node that posts no Ready "
+    "status not ready and taints it). kadmit reads it as not ready, as Kueue does. Add "
+    "`conditions: [{type: Ready, status: \"True\"}]` where the node is ready.",
+    kueue_rule="pkg/util/tas/tas.go IsNodeStatusConditionTrue (false without the condition); "
+               "pkg/cache/scheduler/tas_nodes_cache.go")
 KAD195 = register(
     "KAD195", "invalid object name", "error",
     "A name Kubernetes rejects: a Namespace's name (and every `metadata.namespace`) must be a DNS-1123 "
