@@ -189,6 +189,29 @@ def test_unknown_kinds_warn_once_per_kind():
     assert "2 objects" in diags.sorted()[0].message
 
 
+def test_an_unread_kind_spelt_like_a_read_one_or_in_another_group_says_which():
+    _, diags = read("""\
+        apiVersion: kueue.x-k8s.io/v1beta2
+        kind: ClusterQueu
+        metadata: {name: a}
+        ---
+        apiVersion: kueue.x-k8s.io/v1beta2
+        kind: Job
+        metadata: {name: b}
+        ---
+        apiVersion: v1
+        kind: Nodes
+        metadata: {name: c}
+        ---
+        apiVersion: example.com/v1
+        kind: Widget
+        metadata: {name: d}
+        """)
+    assert [(d.code, d.span.line, d.help) for d in diags.sorted()] == [
+        ("KAD159", 1, "did you mean `ClusterQueue`?"), ("KAD159", 5, "kadmit reads `Job` in the API group `batch`"),
+        ("KAD159", 9, "did you mean `Node`?"), ("KAD159", 13, None)]
+
+
 def test_enum_typo_suggests_the_value():
     _, diags = read("""\
         apiVersion: kueue.x-k8s.io/v1beta1

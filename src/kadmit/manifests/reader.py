@@ -8,7 +8,7 @@ from typing import Callable
 from pydantic import ValidationError
 
 from kadmit import budget
-from kadmit.diagnostics import Diagnostics
+from kadmit.diagnostics import Diagnostics, did_you_mean
 from kadmit.manifests import (admission, checks, cluster, config, dra, gangs, jobs, kubenames, notread, policy, schema,
                               served, workloads)
 from kadmit.manifests.jobs import pods
@@ -374,7 +374,17 @@ class _Reader:
             what = f"kind `{kind}` (`{api_version}`) is not read by kadmit"
             if kind in PARTLY_READ:
                 what = f"`{kind}` objects (`{api_version}`) other than {PARTLY_READ[kind]} are not read by kadmit"
-            self.f.diags.emit(KAD159, f"{what}; skipped{many}", first)
+            self.f.diags.emit(KAD159, f"{what}; skipped{many}", first, help=_kind_help(api_version, kind))
+
+
+def _kind_help(api_version: str, kind: str) -> str | None:
+    """For a kind kadmit does not read: the kind of its group it reads that is spelt alike ("did you mean"),
+    or the group where kadmit reads a kind of that name."""
+    group = api_version.rpartition("/")[0]
+    elsewhere = sorted(g or "core (v1)" for g, k in KINDS if k == kind and g != group)
+    if elsewhere:
+        return f"kadmit reads `{kind}` in the API group {', '.join(f'`{g}`' for g in elsewhere)}"
+    return did_you_mean(kind, [k for g, k in KINDS if g == group])
 
 
 def _named(item: Val) -> bool:
