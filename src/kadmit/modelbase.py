@@ -41,9 +41,8 @@ def _hashable(v):
 class Shapes(tuple):
     """What Kueue compares of a prebuilt Workload and its job (`Workload.shapes`; `EquivalentToWorkload`):
     its maximumExecutionTimeSeconds; per pod set the count, minCount, containers and init containers, and
-    tolerations (`manifests.workloads.template_shape`); then the container fields the API server would
-    default in a job's template that its containers leave unset (`manifests.workloads.undefaulted`; a job's
-    own: none). Read for a Workload without a controlling owner and a job naming one (`Job.prebuilt`).
+    tolerations (`manifests.workloads.template_shape`). Read for a Workload without a controlling owner and a
+    job naming one (`Job.prebuilt`).
     Invisible to equality and hashing, as spans are: the model holds no containers elsewhere, so two
     Workloads that say the same to admission stay equal (a `.kad` Workload, which has none, and a
     manifest's)."""

@@ -152,14 +152,24 @@ def _topology(f: Fields, ps: Val | None, template_meta: Val | None,
 def template_shape(f: Fields, count: int, min_count: int | None, template: Val | None) -> tuple:
     """What Kueue's `equality.ComparePodSets` compares of a pod set (a prebuilt Workload's, or one its job
     makes): the count, the minCount, the containers and init containers and the tolerations (the last
-    apart: an admitted Workload's are not compared), each in a form where what `Semantic.DeepEqual` holds
-    equal is equal: a quantity by its value (`1` and `1000m`), a null, empty list, map or string as unset."""
+    apart: an admitted Workload's are not compared), the last two as written (plain values: comparing them
+    as `Semantic.DeepEqual` does, `same_as_kueue`, costs only where they differ as written)."""
     spec = f.map(template, "spec")
-    plain = spec.plain() if spec is not None else {}
-    if not isinstance(plain, dict):
-        plain = {}
-    return (count, min_count, _canonical([plain.get("containers"), plain.get("initContainers")]),
-            _canonical(plain.get("tolerations")))
+    if spec is None:
+        return (count, min_count, [None, None], None)
+    return (count, min_count, [_plain(f, spec, "containers"), _plain(f, spec, "initContainers")],
+            _plain(f, spec, "tolerations"))
+
+
+def _plain(f: Fields, spec: Val, key: str):
+    v = f.field(spec, key)
+    return v.plain() if v is not None else None
+
+
+def same_as_kueue(a, b) -> bool:
+    """`Semantic.DeepEqual` of two plain values: equal as written, or in a form where what it holds equal
+    is equal: a quantity by its value (`1` and `1000m`), a null, empty list, map or string as unset."""
+    return a == b or _canonical(a) == _canonical(b)
 
 
 # What the API server's defaulting (core/v1 SetDefaults_Container) sets in every container of a built-in
@@ -167,14 +177,11 @@ def template_shape(f: Fields, count: int, min_count: int | None, template: Val |
 CONTAINER_DEFAULTS = ("imagePullPolicy", "terminationMessagePath", "terminationMessagePolicy")
 
 
-def undefaulted(f: Fields, template: Val | None) -> set[str]:
-    """The fields of CONTAINER_DEFAULTS some container or init container of the template leaves unset."""
-    spec = f.map(template, "spec")
-    plain = spec.plain() if spec is not None else {}
-    if not isinstance(plain, dict):
-        return set()
-    return {k for key in ("containers", "initContainers") for c in (plain.get(key) or [])
-            if isinstance(c, dict) for k in CONTAINER_DEFAULTS if not c.get(k)}
+def undefaulted(containers: list) -> list[str]:
+    """The fields of CONTAINER_DEFAULTS some container or init container leaves unset (`containers`: the
+    two plain lists `template_shape` keeps)."""
+    return [k for k in CONTAINER_DEFAULTS if any(isinstance(c, dict) and not c.get(k)
+                                                 for group in containers for c in (group or []))]
 
 
 def _canonical(value, key: str = "") -> str:
@@ -499,8 +506,7 @@ def workload(f: Fields, o: Meta) -> Workload | None:
     owner = controller_owner(f, o)
     # a Workload no object controls may be a job's prebuilt one (`manage`): what Kueue compares of them
     shapes = (f.int(spec, "maximumExecutionTimeSeconds"),
-              tuple(template_shape(f, p.count, p.min_count, f.map(ps, "template")) for p, ps in zip(pod_sets, listed)),
-              tuple(sorted({k for ps in listed for k in undefaulted(f, f.map(ps, "template"))}))) \
+              tuple(template_shape(f, p.count, p.min_count, f.map(ps, "template")) for p, ps in zip(pod_sets, listed))) \
         if owner is None else None
     class_name, class_kind, class_node = _priority_class(f, o, spec)
     explicit = f.int(spec, "priority")

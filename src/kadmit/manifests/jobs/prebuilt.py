@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from kadmit.diagnostics import Diagnostics
 from kadmit.manifests.codes import KAD193
+from kadmit.manifests.workloads import same_as_kueue, undefaulted
 from kadmit.model import Job, Workload
 
 PREBUILT_ABSENT = ("it names the prebuilt Workload `{wl}` (`kueue.x-k8s.io/prebuilt-workload-name`), which the input "
@@ -47,7 +48,7 @@ def prebuilt_workload(job: Job, workloads: list[Workload], keys: dict[str, int],
             _differs(mine[1], theirs[1], wl.admitted_condition))
     if what:
         return at, PREBUILT_OUT_OF_SYNC.format(wl=key, what=what)
-    unset = theirs[2] if len(theirs) > 2 else ()
+    unset = undefaulted([c for ps in theirs[1] for c in ps[2]])
     if unset and job.submitted and diags is not None:
         diags.emit(KAD193, f"{job.object.kind} `{job.object.name}` takes the prebuilt Workload `{key}` as the files "
                    f"are written, but on a cluster the API server sets {', '.join(f'`{k}`' for k in unset)} in the "
@@ -65,6 +66,6 @@ def _differs(mine: tuple, theirs: tuple, admitted: bool) -> str:
         for i, what in enumerate(("count", "minCount", "containers", "tolerations")):
             if what == "tolerations" and admitted:
                 continue
-            if a[i] != b[i]:
+            if not (a[i] == b[i] if i < 2 else same_as_kueue(a[i], b[i])):
                 return f"pod set {n}: its {what}" + (f" {a[i]} against {b[i]}" if i < 2 else "")
     return ""
