@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from kadmit.model import Job, PodSet, Skipped
 
+# The label naming a pod's group (Kueue's pkg/controller/jobs/pod/constants GroupNameLabel): here, not in
+# `pods`, so that `manage` reads it without the manifest reader `pods` imports (a `.kad` input needs none).
+GROUP_NAME = "kueue.x-k8s.io/pod-group-name"
+
 
 def join_pod_groups(jobs: tuple[Job, ...]) -> tuple[list[Job], list[Skipped]]:
     """Pods of one Kueue pod group (namespace and `pod-group-name`) become one job, in place of

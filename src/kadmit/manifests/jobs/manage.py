@@ -9,8 +9,7 @@ from collections import Counter
 from dataclasses import dataclass
 from datetime import timedelta
 
-from kadmit.manifests.jobs.groups import join_pod_groups
-from kadmit.manifests.jobs.pods import GROUP_NAME as POD_GROUP
+from kadmit.manifests.jobs.groups import GROUP_NAME as POD_GROUP, join_pod_groups
 from kadmit.manifests.jobs.prebuilt import prebuilt_workload
 from kadmit.diagnostics import Diagnostics, Label
 from kadmit.index import BUILTIN_PRIORITY_CLASSES

@@ -5,6 +5,7 @@ a one-pod Workload, or a member of the group named by `kueue.x-k8s.io/pod-group-
 from __future__ import annotations
 
 from kadmit.manifests.fields import Fields, Meta
+from kadmit.manifests.jobs.groups import GROUP_NAME
 from kadmit.manifests.jobs.common import DEFAULT_POD_SET, QUEUE_LABEL, Builder, annotation_node
 from kadmit.manifests.jobs.refusals import go_atoi, go_quote
 from kadmit.manifests.jobs.rolehash import role_hash
@@ -12,7 +13,6 @@ from kadmit.model import Job, Refusal
 
 FRAMEWORK = "pod"
 GATE = "kueue.x-k8s.io/admission"
-GROUP_NAME = "kueue.x-k8s.io/pod-group-name"
 GROUP_TOTAL = "kueue.x-k8s.io/pod-group-total-count"
 FAST_ADMISSION = "kueue.x-k8s.io/pod-group-fast-admission"
 MANAGED = "kueue.x-k8s.io/managed"
