@@ -1,5 +1,5 @@
 """KAD193's claim, on the real API server: it defaults a Job's containers (`imagePullPolicy`,
-`terminationMessagePath`, `terminationMessagePolicy`: `manifests.workloads.CONTAINER_DEFAULTS`) and not a
+`terminationMessagePath`, `terminationMessagePolicy`: `manifests.jobs.prebuilt.CONTAINER_DEFAULTS`) and not a
 Workload's, so a prebuilt Workload written with the Job's very containers is out of sync with the Job as the
 server stores it: read back from the server, kadmit finds them out of sync (as Kueue would), where the files
 as written warn KAD193 and match."""
@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from kadmit import workspace as ws
-from kadmit.manifests.workloads import CONTAINER_DEFAULTS
+from kadmit.manifests.jobs.prebuilt import CONTAINER_DEFAULTS
 from kube.server import KubeAPIServer
 
 pytestmark = pytest.mark.slow

@@ -153,7 +153,7 @@ def template_shape(f: Fields, count: int, min_count: int | None, template: Val |
     """What Kueue's `equality.ComparePodSets` compares of a pod set (a prebuilt Workload's, or one its job
     makes): the count, the minCount, the containers and init containers and the tolerations (the last
     apart: an admitted Workload's are not compared), the last two as written (plain values: comparing them
-    as `Semantic.DeepEqual` does, `same_as_kueue`, costs only where they differ as written)."""
+    as `Semantic.DeepEqual` does, `prebuilt.same_as_kueue`, costs only where they differ as written)."""
     spec = f.map(template, "spec")
     if spec is None:
         return (count, min_count, [None, None], None)
@@ -164,43 +164,6 @@ def template_shape(f: Fields, count: int, min_count: int | None, template: Val |
 def _plain(f: Fields, spec: Val, key: str):
     v = f.field(spec, key)
     return v.plain() if v is not None else None
-
-
-def same_as_kueue(a, b) -> bool:
-    """`Semantic.DeepEqual` of two plain values: equal as written, or in a form where what it holds equal
-    is equal: a quantity by its value (`1` and `1000m`), a null, empty list, map or string as unset."""
-    return a == b or _canonical(a) == _canonical(b)
-
-
-# What the API server's defaulting (core/v1 SetDefaults_Container) sets in every container of a built-in
-# kind's pod template, and never in a Workload's (a custom resource: its schema has no defaults there).
-CONTAINER_DEFAULTS = ("imagePullPolicy", "terminationMessagePath", "terminationMessagePolicy")
-
-
-def undefaulted(containers: list) -> list[str]:
-    """The fields of CONTAINER_DEFAULTS some container or init container leaves unset (`containers`: the
-    two plain lists `template_shape` keeps)."""
-    return [k for k in CONTAINER_DEFAULTS if any(isinstance(c, dict) and not c.get(k)
-                                                 for group in containers for c in (group or []))]
-
-
-def _canonical(value, key: str = "") -> str:
-    if isinstance(value, dict):
-        items = sorted((k, _canonical(v, k if key not in ("requests", "limits") else "quantity"))
-                       for k, v in value.items())
-        return "{" + ",".join(f"{k!r}:{v}" for k, v in items if v != "") + "}" if any(v != "" for _, v in items) \
-            else ""
-    if isinstance(value, list):
-        items = [_canonical(v) for v in value]
-        return "[" + ",".join(items) + "]" if items else ""
-    if value is None or value == "":
-        return ""
-    if key == "quantity" and isinstance(value, (str, int)) and not isinstance(value, bool):
-        try:
-            return "q" + str(parse_exact(value))
-        except QuantityError:
-            pass
-    return repr(value)
 
 
 def pod_set(f: Fields, ps: Val) -> PodSet:

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from kadmit.diagnostics import Diagnostics
 from kadmit.manifests.codes import KAD193
-from kadmit.manifests.workloads import same_as_kueue, undefaulted
 from kadmit.model import Job, Workload
+from kadmit.quantity import QuantityError, parse_exact
 
 PREBUILT_ABSENT = ("it names the prebuilt Workload `{wl}` (`kueue.x-k8s.io/prebuilt-workload-name`), which the input "
                    "does not hold: Kueue's job reconciler stops it and makes no Workload of it "
@@ -69,3 +69,40 @@ def _differs(mine: tuple, theirs: tuple, admitted: bool) -> str:
             if not (a[i] == b[i] if i < 2 else same_as_kueue(a[i], b[i])):
                 return f"pod set {n}: its {what}" + (f" {a[i]} against {b[i]}" if i < 2 else "")
     return ""
+
+
+def same_as_kueue(a, b) -> bool:
+    """`Semantic.DeepEqual` of two plain values: equal as written, or in a form where what it holds equal
+    is equal: a quantity by its value (`1` and `1000m`), a null, empty list, map or string as unset."""
+    return a == b or _canonical(a) == _canonical(b)
+
+
+# What the API server's defaulting (core/v1 SetDefaults_Container) sets in every container of a built-in
+# kind's pod template, and never in a Workload's (a custom resource: its schema has no defaults there).
+CONTAINER_DEFAULTS = ("imagePullPolicy", "terminationMessagePath", "terminationMessagePolicy")
+
+
+def undefaulted(containers: list) -> list[str]:
+    """The fields of CONTAINER_DEFAULTS some container or init container leaves unset (`containers`: the
+    two plain lists `template_shape` keeps)."""
+    return [k for k in CONTAINER_DEFAULTS if any(isinstance(c, dict) and not c.get(k)
+                                                 for group in containers for c in (group or []))]
+
+
+def _canonical(value, key: str = "") -> str:
+    if isinstance(value, dict):
+        items = sorted((k, _canonical(v, k if key not in ("requests", "limits") else "quantity"))
+                       for k, v in value.items())
+        return "{" + ",".join(f"{k!r}:{v}" for k, v in items if v != "") + "}" if any(v != "" for _, v in items) \
+            else ""
+    if isinstance(value, list):
+        items = [_canonical(v) for v in value]
+        return "[" + ",".join(items) + "]" if items else ""
+    if value is None or value == "":
+        return ""
+    if key == "quantity" and isinstance(value, (str, int)) and not isinstance(value, bool):
+        try:
+            return "q" + str(parse_exact(value))
+        except QuantityError:
+            pass
+    return repr(value)
