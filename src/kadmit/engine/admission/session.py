@@ -215,8 +215,7 @@ class Journal:
     marks: list[tuple[int, int]] = field(default_factory=list)
 
     def start_of(self, cycle: int) -> int:
-        """How many changes were made before `cycle` started (the last cycle started at or before it:
-        cycles the scheduling loop skips change nothing)."""
+        """How many changes were made before `cycle` started (skipped cycles change nothing)."""
         i = bisect_right(self.marks, (cycle, len(self.changes)))
         return self.marks[i - 1][1] if i else 0
 
