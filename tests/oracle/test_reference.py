@@ -37,11 +37,16 @@ def test_the_reference_decides_as_kueue_within_its_scope(kueue_oracle):
         if _outside_scope(model):
             continue
         ref = {d.workload: d for d in decide(model, preemption=True)}
+        # a job's Workload of the input (a prebuilt one it takes) the oracle names by the job, kadmit by its own name
+        of_object = {(w.origin.kind, w.origin.namespace or "default", w.origin.name): w.key
+                     for w in model.workloads if w.origin is not None}
         for d in run_oracle(kueue_oracle, paths)["decisions"]:
             # one of an object's several Workloads (a LeaderWorkerSet's groups) the oracle names
             # `ns/object (kueue name)`; the reference, as kadmit, by its Kueue name
             ns, _, rest = d["workload"].partition("/")
-            r = ref.get(d["workload"]) or (ref.get(f"{ns}/{rest.split(' (', 1)[1][:-1]}") if " (" in rest else None)
+            r = ref.get(d["workload"]) or (ref.get(f"{ns}/{rest.split(' (', 1)[1][:-1]}") if " (" in rest else None) \
+                or ref.get(of_object.get((d["object"]["kind"], d["object"].get("namespace") or "default",
+                                          d["object"]["name"]), ""))
             held = d["quota_reserved"]  # admitted, or waiting for admission checks (the reference has none)
             if r is None:
                 if held:
