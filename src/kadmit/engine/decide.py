@@ -81,8 +81,8 @@ def tie_reasons(session: Session, key: str) -> list[Reason]:
         f"it ties with {others} other pending workload{'' if others == 1 else 's'} of {t.where} on priority "
         f"{t.priority} and creation time {t.stamp()}, and Kueue has yet to make the Workload of "
         f"{'every one' if len(t.made) == len(t.members) else f'{len(t.made)} of them'}: Kueue orders them by "
-        f"the Workloads' UIDs, drawn at random when each is created; kadmit took them in the order "
-        f"{t.order()} ({t.how}; this one {_ordinal(place)}), one of Kueue's orders (KAD260)"))]
+        f"the Workloads' random UIDs; kadmit took them {t.how} ({t.order(3)}; this one {_ordinal(place)}), one "
+        f"of Kueue's orders (KAD260)"))]
 
 
 def _ordinal(n: int) -> str:
