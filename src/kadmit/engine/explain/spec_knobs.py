@@ -214,14 +214,8 @@ def priority_knob(model: Model, sources: SourceMap, wl: Workload) -> Knob | None
     old = text_at(sources, span)
     if span is None or old is None or wl.priority is not None or old.strip("\"'") != wl.priority_class:
         return None
-    if is_kad(span, sources):
-        return Knob("priority", span, old, "`priority`", f"workload `{wl.key}`", old, kad=True)
-    key = key_of_value(sources.line(span.file, span.line) or "", span.column)
-    if key == PRIORITY_LABEL:
-        return Knob("priority", span, old, f"metadata.labels[{PRIORITY_LABEL}]", _job(wl), wl.priority_class)
-    if key == "priorityClassName":
-        return Knob("priority", span, old, "spec.priorityClassName", f"Workload `{wl.key}`", wl.priority_class)
-    return None
+    return _written_knob("priority", "priority", sources, wl, span, old, PRIORITY_LABEL, "priorityClassName",
+                         wl.priority_class)
 
 
 @_of_workload
@@ -232,13 +226,20 @@ def queue_name_knob(sources: SourceMap, wl: Workload) -> Knob | None:
     old = text_at(sources, span)
     if span is None or old is None or old.strip("\"'") != wl.queue:
         return None
+    return _written_knob("queue_name", "queue", sources, wl, span, old, QUEUE_LABEL, "queueName", wl.queue)
+
+
+def _written_knob(kind: str, kad_field: str, sources: SourceMap, wl: Workload, span: Span, old: str, label: str,
+                  spec_field: str, value: str) -> Knob | None:
+    """A workload's knob where it is written: a `.kad` workload's field `kad_field`, a job's
+    label `label`, or a Workload's `spec.<spec_field>`; None elsewhere (the span is no such value)."""
     if is_kad(span, sources):
-        return Knob("queue_name", span, old, "`queue`", f"workload `{wl.key}`", old, kad=True)
+        return Knob(kind, span, old, f"`{kad_field}`", f"workload `{wl.key}`", old, kad=True)
     key = key_of_value(sources.line(span.file, span.line) or "", span.column)
-    if key == QUEUE_LABEL:
-        return Knob("queue_name", span, old, f"metadata.labels[{QUEUE_LABEL}]", _job(wl), wl.queue)
-    if key == "queueName":
-        return Knob("queue_name", span, old, "spec.queueName", f"Workload `{wl.key}`", wl.queue)
+    if key == label:
+        return Knob(kind, span, old, f"metadata.labels[{label}]", _job(wl), value)
+    if key == spec_field:
+        return Knob(kind, span, old, f"spec.{spec_field}", f"Workload `{wl.key}`", value)
     return None
 
 
