@@ -199,6 +199,8 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
             if found is not None and job.framework not in _NOT_SUSPENDED_ON_DELETE else []
         if found is not None and job.framework in _REMADE_THROUGH_PODS:
             going = [i for i in found if workloads[i].deleting and (workloads[i].namespace, workloads[i].name) in grouped]
+        if going and job.framework == "pod" and all(_replaced(workloads[i], replicas) for i in going):
+            continue  # a ReplicaSet's pod: the Workload its ReplicaSet's new pod gets (`_replacement`) stands for it
         gone.update(going)
         kept = [i for i in found if i not in going] if found is not None else []
         if kept:
@@ -224,6 +226,7 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
             reason = ("it has finished" if job.state == "finished" else
                       WORKLOAD_DELETED.format(wl=workloads[going[0]].key) if going else
                       job.note if job.framework == "pod" and job.note else  # a single pod on a node
+                      _rolled_out(job, jobs) if job.framework == "deployment" else
                       "it is running, or suspended with pods still ending (its status shows it active), "
                       "and the input holds no Workload for it: Kueue makes none while it is active, so it "
                       "is not pending work for Kueue, and its quota counts only through its Workload")
@@ -261,6 +264,22 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
     fresh = tuple(dict.fromkeys(s for s in skipped if s not in known))
     return model.model_copy(update={"workloads": tuple(workloads), "skipped": model.skipped + fresh,
                                     "pods": _not_stopped(model)})
+
+
+def _rolled_out(deployment: Job, jobs: list[Job]) -> str:
+    """Why a Deployment whose status shows replicas is no work of its own, and which of its pods the input
+    holds: the Kueue pods whose controller is a ReplicaSet the Deployment controller named for it
+    (`<deployment>-<pod-template-hash>`), of every revision, each decided as a plain pod (`pods.replica_set_pod`)."""
+    ns = deployment.object.namespace or "default"
+    sets = Counter(j.owner.name for j in jobs if j.framework == "pod" and j.owner is not None
+                   and j.owner.kind == "ReplicaSet" and (j.object.namespace or "default") == ns
+                   and j.owner.name.rsplit("-", 1)[0] == deployment.object.name)
+    held = (f"the input holds {sum(sets.values())} of its pods, of ReplicaSet"
+            f"{'s' if len(sets) > 1 else ''} {', '.join(f'`{n}` ({c})' for n, c in sorted(sets.items()))}, each decided "
+            "as a plain pod" if sets else
+            "the input holds none of its pods: give them, or their Workloads, in the input")
+    return ("it has rolled out (its status shows replicas): Kueue makes no Workload of a Deployment, only of its "
+            f"pods, each a plain pod with its own Workload (pkg/controller/jobs/deployment); {held}")
 
 
 def _not_stopped(model: Model) -> tuple:

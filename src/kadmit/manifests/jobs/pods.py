@@ -9,7 +9,8 @@ from kadmit.manifests.jobs.groups import GROUP_NAME
 from kadmit.manifests.jobs.common import DEFAULT_POD_SET, QUEUE_LABEL, Builder, annotation_node
 from kadmit.manifests.jobs.refusals import go_atoi, go_quote
 from kadmit.manifests.jobs.rolehash import role_hash
-from kadmit.model import Job, Refusal
+from kadmit.manifests.owners import controller_owner
+from kadmit.model import Job, ObjectRef, Refusal
 
 FRAMEWORK = "pod"
 GATE = "kueue.x-k8s.io/admission"
@@ -25,9 +26,9 @@ def pod_job(f: Fields, o: Meta) -> Job | None:
     Kueue's pod webhook then gives it the queue `default` where its namespace has that LocalQueue,
     or manages it under `manageJobsWithoutQueueName` (`manage` decides which, and lists the others
     as not managed). None for other pods, which are read only as node usage. Pods another object
-    controls (a ReplicaSet, a StatefulSet, a Job...) are that object's. A pod the input shows as
-    already created (a UID or a status) is Kueue's only with the `kueue.x-k8s.io/managed: "true"`
-    label its webhook adds; one being submitted gets it then."""
+    controls (a StatefulSet, a Job...) are that object's; a ReplicaSet's are not (`replica_set_pod`).
+    A pod the input shows as already created (a UID or a status) is Kueue's only with the
+    `kueue.x-k8s.io/managed: "true"` label its webhook adds; one being submitted gets it then."""
     spec = f.map(o.node, "spec")
     gates = [f.str(g, "name") for g in f.maps(spec, "schedulingGates")]
     group = o.labels.get(GROUP_NAME) or o.annotations.get(GROUP_NAME)
@@ -36,13 +37,22 @@ def pod_job(f: Fields, o: Meta) -> Job | None:
     if not (o.labels.get(QUEUE_LABEL) or group or GATE in gates or o.labels.get(MANAGED) == "true"
             or not (created or f.str(spec, "nodeName"))):
         return None
-    if any(f.bool(ref, "controller", default=False) for ref in f.maps(o.metadata, "ownerReferences")):
+    controller = controller_owner(f, o)
+    if controller is not None and not replica_set_pod(controller):
         return None
     if created and o.labels.get(MANAGED) != "true":
         # a pod already in the cluster that Kueue's webhook never labelled: its reconciler skips it
         # (pod.Skip, "Skipping pod, not managed by Kueue"), so it is node usage only
         return None
     b = Builder(f, o, FRAMEWORK)
+    if controller is not None and not created:
+        # Kueue's pod webhook walks up from a pod its ReplicaSet submits (FindAncestorJobManagedByKueue): it reads
+        # the ReplicaSet, and the Deployment controlling it, and refuses the pod where they are not there
+        return b.job(workloads=[], note=(
+            f"ReplicaSet `{controller.name}` controls it, and it is being submitted (no UID, no status): Kueue's pod "
+            "webhook reads that ReplicaSet and the Deployment controlling it to decide whether the pod is Kueue's "
+            "(FindAncestorJobManagedByKueue), and kadmit reads neither; give the pod as the cluster holds it (its "
+            "UID, its status and Kueue's labels), or its Deployment"))
     b.template(DEFAULT_POD_SET, 1, o.node, o.node, origin=f"pod `{o.name}`", pod=True)
     total = None
     if group:
@@ -80,6 +90,15 @@ def pod_job(f: Fields, o: Meta) -> Job | None:
         "succeeded": phase == "Succeeded",
         # `getRoleHash`: the role-hash annotation, else the hash Kueue's webhook gives the pod
         "role": o.annotations[ROLE_HASH] if ROLE_HASH in o.annotations else role_hash(spec) if group else None})
+
+
+def replica_set_pod(controller: ObjectRef) -> bool:
+    """A ReplicaSet's pod (a Deployment's) is Kueue's as any plain pod: its pod reconciler takes every
+    pod as a job of its own (`Pod.IsTopLevel`), and Kueue's pod webhook walks past a ReplicaSet
+    (`isKnownOwner`: "an interim owner from Pod to Deployment") only to leave alone the pods of a
+    Deployment it manages that never got the Deployment webhook's mark (apps.py). Other controllers'
+    pods are their job's."""
+    return controller.kind == "ReplicaSet" and controller.api_version == "apps/v1"
 
 
 def _group_total_refusal(f: Fields, o: Meta) -> Refusal | None:

@@ -1,0 +1,90 @@
+"""A ReplicaSet's pods (a Deployment's) are Kueue's as plain pods: its pod reconciler takes every pod as a job of
+its own (`Pod.IsTopLevel`), whatever controls it; a Deployment that has rolled out is no work of its own."""
+
+from __future__ import annotations
+
+from .helpers import SETUP, model_of
+
+RS_POD = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web-6c7d8e9f0-{name}
+  uid: 00000000-0000-0000-0006-00000000000{n}
+  creationTimestamp: "2026-11-01T00:00:0{n}Z"
+  labels: {{app: web, pod-template-hash: 6c7d8e9f0, kueue.x-k8s.io/queue-name: user-queue, kueue.x-k8s.io/managed: "true"}}
+  annotations: {{kueue.x-k8s.io/pod-suspending-parent: deployment}}
+  ownerReferences:
+  - {{apiVersion: {api}, kind: {kind}, name: web-6c7d8e9f0, uid: 00000000-0000-0000-0008-000000000001, controller: true}}
+spec:
+{spec}  containers: [{{name: c, image: x, resources: {{requests: {{cpu: "1"}}}}}}]
+status: {{phase: {phase}}}
+"""
+GATED = "  schedulingGates: [{name: kueue.x-k8s.io/admission}]\n"
+BOUND = "  nodeName: n1\n"
+DEPLOYMENT = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  uid: 00000000-0000-0000-0009-000000000001
+  creationTimestamp: "2026-11-01T00:00:00Z"
+  labels: {kueue.x-k8s.io/queue-name: user-queue}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata:
+      labels: {app: web, kueue.x-k8s.io/queue-name: user-queue, kueue.x-k8s.io/managed: "true"}
+      annotations: {kueue.x-k8s.io/pod-suspending-parent: deployment}
+    spec:
+      containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]
+status: {replicas: 2}
+"""
+
+
+def rs_pod(name: str, n: int, *, spec: str, phase: str, kind: str = "ReplicaSet", api: str = "apps/v1") -> str:
+    return RS_POD.format(name=name, n=n, spec=spec, phase=phase, kind=kind, api=api)
+
+
+def test_a_replicaset_pod_gated_without_its_workload_gets_one(tmp_path):
+    """A new ReplicaSet's pod, gated by Kueue's webhook: Kueue's pod reconciler makes it a Workload, named by the
+    pod (tests/oracle/features/deployment-mid-rollout.yaml)."""
+    m = model_of(tmp_path, setup__yaml=SETUP, pod__yaml=rs_pod("aaaaa", 1, spec=GATED, phase="Pending"))
+    (wl,) = m.workloads
+    assert wl.origin.kind == "Pod" and wl.origin.name == "web-6c7d8e9f0-aaaaa" and wl.queue == "user-queue"
+    assert [(p.name, p.count, p.requests["cpu"]) for p in wl.pod_sets] == [("main", 1, 1000)]
+
+
+def test_a_replicaset_pod_on_a_node_without_its_workload_is_node_usage_saying_so(tmp_path):
+    """As a plain pod on a node (KUEUE-DIFFERENCES §2): node usage, listed as skipped with why, never silently."""
+    m = model_of(tmp_path, setup__yaml=SETUP, pod__yaml=rs_pod("aaaaa", 1, spec=BOUND, phase="Running"))
+    assert m.workloads == () and [p.name for p in m.pods] == ["web-6c7d8e9f0-aaaaa"]
+    (s,) = m.skipped
+    assert s.object.name == "web-6c7d8e9f0-aaaaa"
+    assert s.reason.startswith("it is on node `n1`, ungated, and the input holds no Workload for it")
+
+
+def test_a_replicaset_pod_being_submitted_is_skipped_saying_why(tmp_path):
+    """Kueue's pod webhook reads the pod's ReplicaSet and its Deployment (FindAncestorJobManagedByKueue; the
+    oracle's refuses the pod without them: 'replicasets.apps "web-6c7d8e9f0" not found'); kadmit reads neither."""
+    submitted = rs_pod("aaaaa", 1, spec=GATED, phase="Pending").replace(
+        "  uid: 00000000-0000-0000-0006-000000000001\n", "").replace("status: {phase: Pending}\n", "")
+    m = model_of(tmp_path, setup__yaml=SETUP, pod__yaml=submitted)
+    assert m.workloads == ()
+    (s,) = m.skipped
+    assert s.reason.startswith("ReplicaSet `web-6c7d8e9f0` controls it, and it is being submitted (no UID, no status)")
+
+
+def test_a_rolled_out_deployment_names_its_pods_in_the_input(tmp_path):
+    m = model_of(tmp_path, setup__yaml=SETUP, d__yaml=DEPLOYMENT,
+                 pods__yaml=rs_pod("aaaaa", 1, spec=GATED, phase="Pending") + "---\n"
+                 + rs_pod("bbbbb", 2, spec=GATED, phase="Pending").replace("6c7d8e9f0", "5d8f7c9b4"))
+    assert sorted(w.origin.name for w in m.workloads) == ["web-5d8f7c9b4-bbbbb", "web-6c7d8e9f0-aaaaa"]
+    (s,) = m.skipped
+    assert s.object.kind == "Deployment" and s.reason.startswith("it has rolled out (its status shows replicas)")
+    assert s.reason.endswith("the input holds 2 of its pods, of ReplicaSets `web-5d8f7c9b4` (1), `web-6c7d8e9f0` (1), "
+                             "each decided as a plain pod")
+    (tmp_path / "alone").mkdir()
+    (s,) = model_of(tmp_path / "alone", setup__yaml=SETUP, d__yaml=DEPLOYMENT).skipped
+    assert s.reason.endswith("the input holds none of its pods: give them, or their Workloads, in the input")
