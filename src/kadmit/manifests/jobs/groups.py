@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from kadmit.model import Job, PodSet, Skipped
+from kadmit.manifests.jobs.prebuilt import PREBUILT_ABSENT, PREBUILT_OUT_OF_SYNC
+from kadmit.model import Job, PodSet, Skipped, Workload
 
 # The label naming a pod's group (Kueue's pkg/controller/jobs/pod/constants GroupNameLabel): here, not in
 # `pods`, so that `manage` reads it without the manifest reader `pods` imports (a `.kad` input needs none).
@@ -97,3 +98,27 @@ def _group(name: str, pods: list[Job]) -> tuple[Job | None, str]:
     return first.model_copy(update={"object": ref, "workloads": (wl,), "state": state, "group": None,
                                     "generate_name": False}), ""
 
+
+def prebuilt_group(group: Job, wl: Workload | None) -> str | None:
+    """Why a pod group naming its prebuilt Workload (its own name: the webhook refuses another) takes none, as
+    Kueue's ensureOneWorkload finds it: absent (ErrPrebuiltWorkloadNotFound), or not equivalent to the group
+    (`Pod.equivalentToWorkload`: each of the group's pod sets, in order, among the Workload's, by role name, with
+    at least its count, unless the Workload is finished). None when the group takes it."""
+    key = f"{group.object.namespace or 'default'}/{group.prebuilt}"
+    if wl is None:
+        return PREBUILT_ABSENT.format(wl=key)
+    if wl.finished:
+        return None
+    theirs = [(p.name, p.count) for p in wl.pod_sets]
+    at = 0
+    for ps in group.workloads[0].pod_sets if group.workloads else ():
+        while at < len(theirs) and theirs[at][0] != ps.name:
+            at += 1
+        if at == len(theirs):
+            return PREBUILT_OUT_OF_SYNC.format(wl=key, what=f"the group's role `{ps.name}` is not among its pod sets, "
+                                                            "in the group's order")
+        if theirs[at][1] < ps.count:
+            return PREBUILT_OUT_OF_SYNC.format(wl=key, what=f"its pod set `{ps.name}` has {theirs[at][1]} pods, the "
+                                                            f"group's role {ps.count}")
+        at += 1
+    return None

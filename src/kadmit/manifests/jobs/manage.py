@@ -9,8 +9,9 @@ from collections import Counter
 from dataclasses import dataclass
 from datetime import timedelta
 
-from kadmit.manifests.jobs.groups import GROUP_NAME as POD_GROUP, join_pod_groups
+from kadmit.manifests.jobs.groups import GROUP_NAME as POD_GROUP, join_pod_groups, prebuilt_group
 from kadmit.manifests.jobs.prebuilt import prebuilt_workload
+from kadmit.manifests.jobs.replicasets import rolled_out
 from kadmit.diagnostics import Diagnostics, Label
 from kadmit.index import BUILTIN_PRIORITY_CLASSES
 from kadmit.manifests.codes import KAD161, KAD170, KAD172, KAD198
@@ -169,7 +170,9 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
         by_uid = existing.get(("uid", job.object.uid)) if job.object.uid not in shared else None
         found = by_uid or existing.get(
             ("name", job.object.kind, job.object.namespace, job.object.name))
-        if job.prebuilt is not None and job.framework not in _NOT_GENERIC and job.framework != "pod" \
+        # a single pod takes its prebuilt Workload as the other kinds do (its `EquivalentToWorkload` is the generic
+        # one); a pod group's is the one named as the group (the webhook refuses another name)
+        if job.prebuilt is not None and job.framework not in _NOT_GENERIC and not (job.framework == "pod" and job.group_total is not None) \
                 and not job.deleting:
             reason = _refused(job, settings, queues, diags) or _not_managed(job, settings, labels, queues)
             if reason is None:
@@ -186,6 +189,14 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
             # the pods, none its controller); one being deleted goes whether it matches the group's pods or
             # not (not matching, Kueue stops the group and deletes it: ensureOneWorkload)
             named = keys.get(f"{job.object.namespace}/{job.object.name}")
+            if job.prebuilt is not None and not job.deleting and not job.refusals \
+                    and _not_managed(job, settings, labels, queues) is None:
+                reason = prebuilt_group(job, None if named is None else workloads[named])
+                if reason is not None:
+                    if named is not None:  # out of sync: Kueue finishes it
+                        workloads[named] = workloads[named].model_copy(update={"finished": True})
+                    skipped.append(Skipped(object=job.object, reason=reason, span=job.span))
+                    continue
             found = [named] if named is not None else None
         if found is None and job.framework in _PREBUILT:
             # a StatefulSet's or a LeaderWorkerSet's Workloads are prebuilt by its reconciler, which finds them
@@ -226,7 +237,7 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
             reason = ("it has finished" if job.state == "finished" else
                       WORKLOAD_DELETED.format(wl=workloads[going[0]].key) if going else
                       job.note if job.framework == "pod" and job.note else  # a single pod on a node
-                      _rolled_out(job, jobs) if job.framework == "deployment" else
+                      rolled_out(job, jobs) if job.framework == "deployment" else
                       "it is running, or suspended with pods still ending (its status shows it active), "
                       "and the input holds no Workload for it: Kueue makes none while it is active, so it "
                       "is not pending work for Kueue, and its quota counts only through its Workload")
@@ -264,22 +275,6 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
     fresh = tuple(dict.fromkeys(s for s in skipped if s not in known))
     return model.model_copy(update={"workloads": tuple(workloads), "skipped": model.skipped + fresh,
                                     "pods": _not_stopped(model)})
-
-
-def _rolled_out(deployment: Job, jobs: list[Job]) -> str:
-    """Why a Deployment whose status shows replicas is no work of its own, and which of its pods the input
-    holds: the Kueue pods whose controller is a ReplicaSet the Deployment controller named for it
-    (`<deployment>-<pod-template-hash>`), of every revision, each decided as a plain pod (`pods.replica_set_pod`)."""
-    ns = deployment.object.namespace or "default"
-    sets = Counter(j.owner.name for j in jobs if j.framework == "pod" and j.owner is not None
-                   and j.owner.kind == "ReplicaSet" and (j.object.namespace or "default") == ns
-                   and j.owner.name.rsplit("-", 1)[0] == deployment.object.name)
-    held = (f"the input holds {sum(sets.values())} of its pods, of ReplicaSet"
-            f"{'s' if len(sets) > 1 else ''} {', '.join(f'`{n}` ({c})' for n, c in sorted(sets.items()))}, each decided "
-            "as a plain pod" if sets else
-            "the input holds none of its pods: give them, or their Workloads, in the input")
-    return ("it has rolled out (its status shows replicas): Kueue makes no Workload of a Deployment, only of its "
-            f"pods, each a plain pod with its own Workload (pkg/controller/jobs/deployment); {held}")
 
 
 def _not_stopped(model: Model) -> tuple:

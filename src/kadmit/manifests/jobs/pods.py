@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.jobs.groups import GROUP_NAME
-from kadmit.manifests.jobs.common import DEFAULT_POD_SET, QUEUE_LABEL, Builder, annotation_node
+from kadmit.manifests.jobs.common import DEFAULT_POD_SET, PREBUILT_LABEL, QUEUE_LABEL, Builder, annotation_node
 from kadmit.manifests.jobs.refusals import go_atoi, go_quote
 from kadmit.manifests.jobs.rolehash import role_hash
+from kadmit.manifests.jobs.replicasets import replica_set_pod
 from kadmit.manifests.owners import controller_owner
-from kadmit.model import Job, ObjectRef, Refusal
+from kadmit.model import Job, Refusal
 
 FRAMEWORK = "pod"
 GATE = "kueue.x-k8s.io/admission"
@@ -56,9 +57,9 @@ def pod_job(f: Fields, o: Meta) -> Job | None:
     b.template(DEFAULT_POD_SET, 1, o.node, o.node, origin=f"pod `{o.name}`", pod=True)
     total = None
     if group:
-        refusal = _group_total_refusal(f, o)
-        if refusal is not None:  # Kueue's webhook refuses the pod: it is no member of its group
-            b.refusals.append(refusal)
+        refusals = [r for r in (_group_total_refusal(f, o), _prebuilt_refusal(f, o)) if r is not None]
+        if refusals:  # Kueue's webhook refuses the pod: it is no member of its group
+            b.refusals.extend(refusals)
             group = None
         else:
             total = int(o.annotations[GROUP_TOTAL])
@@ -92,13 +93,16 @@ def pod_job(f: Fields, o: Meta) -> Job | None:
         "role": o.annotations[ROLE_HASH] if ROLE_HASH in o.annotations else role_hash(spec) if group else None})
 
 
-def replica_set_pod(controller: ObjectRef) -> bool:
-    """A ReplicaSet's pod (a Deployment's) is Kueue's as any plain pod: its pod reconciler takes every
-    pod as a job of its own (`Pod.IsTopLevel`), and Kueue's pod webhook walks past a ReplicaSet
-    (`isKnownOwner`: "an interim owner from Pod to Deployment") only to leave alone the pods of a
-    Deployment it manages that never got the Deployment webhook's mark (apps.py). Other controllers'
-    pods are their job's."""
-    return controller.kind == "ReplicaSet" and controller.api_version == "apps/v1"
+def _prebuilt_refusal(f: Fields, o: Meta) -> Refusal | None:
+    """What the pod webhook (`validatePrebuiltWorkloadName`) refuses: a group member (its group label) naming
+    a prebuilt Workload other than its group. Kueue words the value as the JSON of the label's field path
+    (`field.Invalid(path, path, ...)`): `{}`."""
+    group, prebuilt = o.labels.get(GROUP_NAME), o.labels.get(PREBUILT_LABEL)
+    if prebuilt is None or not group or prebuilt == group:
+        return None
+    return Refusal(message=f"metadata.labels[{PREBUILT_LABEL}]: Invalid value: {{}}: prebuilt workload and pod group "
+                           "should be equal", managed_only=False,
+                   span=f.span(f.field(f.map(o.metadata, "labels"), PREBUILT_LABEL) or o.node))
 
 
 def _group_total_refusal(f: Fields, o: Meta) -> Refusal | None:
