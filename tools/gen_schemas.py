@@ -4,6 +4,7 @@
     python tools/gen_schemas.py crds OUT.json SOURCE CRD.yaml...   # from CustomResourceDefinitions
     python tools/gen_schemas.py served KUBE_DIR OUT.json...  # OUT.json's kinds again, from the CRDs that server serves
     python tools/gen_schemas.py goconfig OUT.json SOURCE GROUP/VERSION=types.go...  # Kueue's Configuration
+    python tools/gen_schemas.py nulls KUBE_DIR            # what the API server says of a null list item (null_items.json)
 
 Trees are JSON: `"s"` a scalar, `"*"` anything (free-form), `{"o": {field: tree}}` an object,
 `{"l": tree}` a list, `{"m": tree}` a map with free keys, `"core:V1Name"` a Kubernetes type of
@@ -255,6 +256,199 @@ def goconfig(out: str, source: str, specs: list[str]) -> None:
     _merge(out, source, kinds)
 
 
+# --- a null item in a built-in kind's list of objects (data/null_items.json) ------------------------------
+# The API server decodes a built-in kind into Go types: a null item of a list of objects is the item type's
+# empty object, which its validation then judges. `nulls` asks a running server, for every list of objects
+# in the objects below (and in their first items), what it says of the object with a null item added:
+# the messages about that item, or none (it takes the item as an empty object).
+_C = {"name": "c", "image": "busybox", "env": [{"name": "E", "value": "v"}],
+      "ports": [{"containerPort": 80}], "volumeMounts": [{"name": "v", "mountPath": "/v"}],
+      "livenessProbe": {"httpGet": {"port": 80, "httpHeaders": [{"name": "h", "value": "v"}]}},
+      "lifecycle": {"preStop": {"httpGet": {"port": 80}}}}
+_POD_SPEC = {
+    "restartPolicy": "Never", "containers": [_C],
+    "volumes": [{"name": "v", "projected": {"sources": [
+        {"configMap": {"name": "m", "items": [{"key": "k", "path": "p"}]}},
+        {"downwardAPI": {"items": [{"path": "n", "fieldRef": {"fieldPath": "metadata.name"}}]}}]}},
+        {"name": "d", "downwardAPI": {"items": [{"path": "n", "fieldRef": {"fieldPath": "metadata.name"}}]}},
+        {"name": "e", "ephemeral": {"volumeClaimTemplate": {"spec": {
+            "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}},
+            "selector": {"matchExpressions": [{"key": "k", "operator": "Exists"}]}}}}}],
+    "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+        "nodeSelectorTerms": [{"matchExpressions": [{"key": "k", "operator": "Exists"}]}]}},
+        "podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+            {"topologyKey": "t", "labelSelector": {"matchExpressions": [{"key": "k", "operator": "Exists"}]}}]}},
+    "topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "t", "whenUnsatisfiable": "DoNotSchedule"}],
+    "tolerations": [{"operator": "Exists"}]}
+_TEMPLATE = {"metadata": {"labels": {"a": "b"}}, "spec": _POD_SPEC}
+_ALWAYS = {**_TEMPLATE, "spec": {**_POD_SPEC, "restartPolicy": "Always"}}
+NULL_BASES = {
+    "/v1/Pod": {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+                "spec": _POD_SPEC},
+    "batch/v1/Job": {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j", "namespace": "default"},
+                     "spec": {"completionMode": "Indexed", "completions": 2, "parallelism": 2, "template": _TEMPLATE,
+                              "successPolicy": {"rules": [{"succeededIndexes": "0"}]},
+                              "podFailurePolicy": {"rules": [{"action": "Ignore",
+                                                              "onPodConditions": [{"type": "DisruptionTarget"}]}]}}},
+    "apps/v1/Deployment": {"apiVersion": "apps/v1", "kind": "Deployment",
+                           "metadata": {"name": "d", "namespace": "default"},
+                           "spec": {"selector": {"matchLabels": {"a": "b"}}, "template": _ALWAYS}},
+    "apps/v1/StatefulSet": {"apiVersion": "apps/v1", "kind": "StatefulSet",
+                            "metadata": {"name": "s", "namespace": "default"},
+                            "spec": {"selector": {"matchLabels": {"a": "b"}}, "template": _ALWAYS}},
+    "/v1/Node": {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"},
+                 "spec": {"taints": [{"key": "k", "effect": "NoSchedule"}]}},
+    "/v1/Namespace": {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ns"}},
+    "/v1/ConfigMap": {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "m", "namespace": "default"}},
+    "/v1/LimitRange": {"apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": "l", "namespace": "default"},
+                       "spec": {"limits": [{"type": "Container"}]}},
+    "scheduling.k8s.io/v1/PriorityClass": {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+                                           "metadata": {"name": "pc"}, "value": 1},
+    "node.k8s.io/v1/RuntimeClass": {"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "metadata": {"name": "r"},
+                                    "handler": "h", "scheduling": {"tolerations": [{"operator": "Exists"}]}},
+    "resource.k8s.io/v1/ResourceClaimTemplate": {
+        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+        "metadata": {"name": "r", "namespace": "default"},
+        "spec": {"spec": {"devices": {"requests": [{"name": "r", "exactly": {
+            "deviceClassName": "x", "selectors": [{"cel": {"expression": "true"}}]}},
+            {"name": "s", "firstAvailable": [{"name": "a", "deviceClassName": "x"}]}]}}}},
+    "resource.k8s.io/v1/DeviceClass": {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
+                                       "metadata": {"name": "d"}},
+    "admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy": {
+        "apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy", "metadata": {"name": "v"},
+        "spec": {"matchConstraints": {"resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"],
+                                                         "operations": ["CREATE"], "resources": ["pods"]}]},
+                 "validations": [{"expression": "true"}]}},
+    "admissionregistration.k8s.io/v1/ValidatingAdmissionPolicyBinding": {
+        "apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicyBinding",
+        "metadata": {"name": "v"}, "spec": {"policyName": "v", "validationActions": ["Deny"]}},
+}
+
+
+def _dotted(path: tuple) -> str:
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else part)
+    return out
+
+
+def object_lists(types: dict, tree, obj, where: tuple = (), holder: str | None = None):
+    """(path, item type, the type holding the list) of every list of objects below `tree` (core.json's), not
+    in `status`; a list's items are entered where `obj` (an object of that tree) has them, each. Within a
+    list's item only the objects it has are entered (an object made there may be a second of a one-of, a
+    second volume source of a volume: refused for that)."""
+    if isinstance(tree, str):
+        if not tree.startswith("core:"):
+            return
+        holder, tree = tree[5:], {"o": types[tree[5:]]}
+    in_item = any(isinstance(p, int) for p in where)
+    for key, sub in tree.get("o", {}).items():
+        if key == "status" and not where:
+            continue
+        path, here = where + (key,), obj.get(key) if isinstance(obj, dict) else None
+        if isinstance(sub, dict) and isinstance(sub.get("l"), str) and sub["l"].startswith("core:"):
+            yield path, sub["l"][5:], holder
+            for i, item in enumerate(here if isinstance(here, list) else ()):
+                yield from object_lists(types, sub["l"], item, path + (i,))
+        elif isinstance(sub, str) and sub.startswith("core:") and (isinstance(here, dict) or not in_item):
+            yield from object_lists(types, sub, here if isinstance(here, dict) else {}, path)
+
+
+def with_null(base: dict, path: tuple) -> tuple[dict, int]:
+    """A copy of `base` with a null item added to the list at `path`, and that item's index."""
+    import copy
+    obj = copy.deepcopy(base)
+    o = obj
+    for key in path[:-1]:
+        o = o[key] if isinstance(key, int) else o.setdefault(key, {})
+    items = o.setdefault(path[-1], [])
+    items.append(None)
+    return obj, len(items) - 1
+
+
+def server_messages(stderr: str) -> list[str]:
+    """The field errors of the server's refusal (`The Pod "p" is invalid: A` or `...: \n* A\n* B`)."""
+    text = stderr.strip().split(" is invalid: ", 1)[-1]
+    lines = [line[2:] for line in text.splitlines() if line.startswith("* ")]
+    return lines or [text]
+
+
+def _templated(messages: list[str], path: tuple, index: int, own_fields: set[str]) -> list[str] | None:
+    """The server's messages about the null item at `path` + (`index`,), its path written `{item}`, the list's
+    `{list}`, its index `{index}` where only its own key and index are the server's (a Node's taints are
+    `metadata.taints[0]` in its words), the object holding the list `{holder}` where the server names an
+    item's field `F` (of `own_fields`, the item type's and not the holder's) as `holder.F` (a downward API
+    volume's items: `...downwardAPI.path`) or, beside only such, the holder itself (a label selector's
+    message about its whole value, beside its item's own, is left out). None: no message is about the item
+    (refused for another field only)."""
+    listed, at, own, holder = _dotted(path), _dotted(path + (index,)), f"{path[-1]}[{index}]", _dotted(path[:-1])
+    out, at_holder = [], []
+    for m in messages:
+        where, sep, rest = m.partition(": ")
+        for whole, mark in ((at, "{item}"), (listed, "{list}")):
+            if where == whole or where.startswith((whole + ".", whole + "[")):
+                out.append(mark + where[len(whole):] + sep + rest)
+                break
+        else:
+            if own in where:
+                out.append(where.replace(own, f"{path[-1]}[{{index}}]") + sep + rest)
+            elif where.startswith(holder + ".") and re.split(r"[.\[]", where[len(holder) + 1:])[0] in own_fields:
+                out.append("{holder}" + where[len(holder):] + sep + rest)
+            elif where == holder:
+                at_holder.append("{holder}" + sep + rest)
+    if at_holder and out and all(m.startswith("{holder}") for m in out):
+        out += at_holder
+    return out or None
+
+
+def null_item_verdicts(create, types: dict) -> dict[str, dict[str, dict]]:
+    """For each kind of NULL_BASES (`group/version/kind`) and each list of objects in it (its path, the
+    indices written `[]`): the item type and the server's messages about the null item added there
+    (`_templated`; [] where it takes it, None where it refuses the object for another field only: not known). `create(obj)`
+    answers (exit code, stderr) of `kubectl create --dry-run=server` with that object."""
+    from concurrent.futures import ThreadPoolExecutor
+    jobs = []
+    for key, base in NULL_BASES.items():
+        group, version, kind = key.split("/")
+        root = f"core:{'V1' + kind}" if f"V1{kind}" in types else None
+        for path, item, holder in object_lists(types, root, base):
+            jobs.append((key, path, item, holder))
+
+    def one(job):
+        key, path, item, holder = job
+        obj, index = with_null(NULL_BASES[key], path)
+        code, stderr = create(obj)
+        if not code:
+            return job, []
+        return job, _templated(server_messages(stderr), path, index, set(types[item]) - set(types[holder]))
+    out: dict[str, dict[str, dict]] = {}
+    with ThreadPoolExecutor(4) as pool:
+        for (key, path, item, _), messages in pool.map(one, jobs):
+            where = _dotted(tuple("[]" if isinstance(p, int) else p for p in path)).replace(".[]", "[]")
+            had = out.setdefault(key, {}).get(where)
+            if had is None or had["messages"] is None:  # a place tried in several items: the first answer
+                out[key][where] = {"type": item, "messages": messages}
+    return {k: dict(sorted(v.items())) for k, v in sorted(out.items())}
+
+
+def nulls(kube_dir: str) -> None:
+    """null_items.json from a running tools/kube-apiserver (`up DIR`)."""
+    import subprocess
+
+    def run(*args: str, input: str | None = None) -> subprocess.CompletedProcess:
+        return subprocess.run([f"{kube_dir}/bin/kubectl", "--kubeconfig", f"{kube_dir}/kubeconfig", *args],
+                              input=input, capture_output=True, text=True)
+
+    def create(obj: dict) -> tuple[int, str]:
+        proc = run("create", "--dry-run=server", "-f", "-", input=json.dumps(obj))
+        return proc.returncode, proc.stderr
+    version = json.loads(run("get", "--raw", "/version").stdout)["gitVersion"]
+    types = json.loads((DATA / "core.json").read_text())["types"]
+    out = {"source": f"kube-apiserver {version} (kubectl create --dry-run=server)",
+           "kinds": null_item_verdicts(create, types)}
+    (DATA / "null_items.json").write_text(json.dumps(out, indent=0, sort_keys=True) + "\n")
+
+
 if __name__ == "__main__":
     what, *args = sys.argv[1:]
     if what == "core":
@@ -263,6 +457,8 @@ if __name__ == "__main__":
         crds(args[0], args[1], args[2:])
     elif what == "served":
         served(args[0], args[1:])
+    elif what == "nulls":
+        nulls(args[0])
     elif what == "goconfig":
         goconfig(args[0], args[1], args[2:])
     else:

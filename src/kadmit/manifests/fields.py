@@ -193,11 +193,17 @@ class Fields:
         return v.v
 
     def maps(self, m: Val | None, key: str, **kw) -> list[Val]:
-        """A list of mappings (collecting: the other items are left out)."""
+        """A list of mappings (collecting: the other items are left out). A null item is an empty mapping, as
+        Go decodes a built-in kind's (a CRD's schema refuses it, and a built-in kind's validation may: schema.check
+        reports either, and that item is left out)."""
         items = self.seq(m, key, **kw)
         out = []
         for item in items:
-            if item.kind != MAP:
+            if item.kind == NULL and self.typed.get(id(item)) is not item:
+                empty = Val(MAP, {}, item.line, item.col, item.end_line, item.end_col)
+                empty.keys = {}
+                out.append(empty)
+            elif item.kind != MAP:
                 self._bad(self.wrong_type(item, f"{key}[]", "a mapping"), None)
             else:
                 out.append(item)

@@ -31,7 +31,7 @@ from importlib import resources
 from typing import Union
 
 from kadmit.diagnostics import did_you_mean
-from kadmit.manifests.codes import KAD156, KAD158, KAD162, KAD163, KAD180
+from kadmit.manifests.codes import KAD156, KAD157, KAD158, KAD162, KAD163, KAD180
 from kadmit.manifests.fields import whole_number
 from kadmit.manifests.yamltree import BOOL, DESCRIBE, FLOAT, HUGE, INT, MAP, NULL, OTHER, SEQ, STR, TIME, Val
 from kadmit.source import Span
@@ -203,7 +203,8 @@ def _all_fit(values, t: Tree, crd: bool, items: bool = False) -> bool:
     passing = (_PASS_CRD if crd else _PASS).get(t) if type(t) is str else None
     if passing is None:
         for sub in values:
-            if not _known(sub, t, crd) or (crd and items and sub.kind is NULL):
+            # a null item of a list of objects: a CRD refuses it, a built-in kind's validation may (`_null_item`)
+            if not _known(sub, t, crd) or (items and sub.kind is NULL):
                 return False
         return True
     for sub in values:  # leaves: labels, resource lists, lists of names
@@ -236,27 +237,31 @@ def unknown_fields(node: Val, tree: Tree, *, skip: tuple[str, ...] = ("status",)
     return [] if _all_known(node, tree, skip) else _problems(node, tree, skip)[0]
 
 
-def _problems(node: Val, tree: Tree, skip: tuple[str, ...], crd: bool = False
+def _problems(node: Val, tree: Tree, skip: tuple[str, ...], crd: bool = False, kind: str = ""
               ) -> tuple[list[tuple[tuple, str, Val, list[str]]], list[tuple[tuple, Val, tuple[str, str, str | None]]]]:
     """The unknown fields (as `unknown_fields`) and the values of a wrong type: (path, value, what
-    `_mistyped` says of it), walking every node with its path."""
+    `_mistyped` says of it), walking every node with its path; of a built-in kind (`group/version/kind`),
+    the null items of its lists of objects the API server refuses (`_null_item`)."""
     unknown, wrong = [], []
     table = _PASS_CRD if crd else _PASS
     stack: list[tuple[Val, Tree, tuple, tuple[str, ...]]] = [(node, tree, (), skip)]
     while stack:
         val, t, where, skipped = stack.pop()
-        null_item = crd and val.kind is NULL and bool(where) and type(where[-1]) is int  # a CRD refuses it
+        null_item = val.kind is NULL and bool(where) and type(where[-1]) is int
         if type(t) is not dict:
             passing = table.get(t)
             if passing is not None:
-                if null_item and t in TYPES:
+                if crd and null_item and t in TYPES:  # a CRD refuses it
                     wrong.append((where, val, (KAD156, f"should be {TYPES[t]}, found null", None)))
                 elif val.kind not in passing and (found := _mistyped(val, t, crd)) is not None:
                     wrong.append((where, val, found))
                 continue
+            if null_item and not crd:
+                if (refused := _null_item(kind, where, t[5:])) is not None:
+                    wrong.append((where, val, refused))
+                continue
             t = _core_object(t[5:])
-        kind = val.kind
-        if kind is MAP and ("o" in t or "m" in t):
+        if val.kind is MAP and ("o" in t or "m" in t):
             fields = t.get("o")
             if fields is not None:
                 values = val.v
@@ -267,14 +272,44 @@ def _problems(node: Val, tree: Tree, skip: tuple[str, ...], crd: bool = False
                         stack.append((sub, fields[key], where + (key,), ()))
             else:
                 stack.extend((sub, t["m"], where + (key,), ()) for key, sub in val.v.items())
-        elif kind is SEQ and "l" in t:
+        elif val.kind is SEQ and "l" in t:
             stack.extend((item, t["l"], where + (i,), ()) for i, item in enumerate(val.v))
-        elif kind is not NULL or null_item:
+        elif val.kind is not NULL or (null_item and crd):
             wrong.append((where, val, (KAD156, f"should be {'a list' if 'l' in t else 'a mapping'}, "
                                        f"found {_describe(val)}", None)))
     unknown.sort(key=lambda u: dotted(u[0]))
     wrong.sort(key=lambda w: (w[1].line, w[1].col))
     return unknown, wrong
+
+
+@lru_cache(maxsize=None)
+def _null_items() -> tuple[dict, dict]:
+    """data/null_items.json (`tools/gen_schemas.py nulls`: what the API server says of a null item added to
+    each list of objects of the built-in kinds): by kind and path (indices `[]`), and by item type where
+    every place of that type that was tried got the same answer."""
+    kinds = _load("null_items.json")["kinds"]
+    by_type: dict[str, set] = {}
+    for paths in kinds.values():
+        for entry in paths.values():
+            if entry["messages"] is not None:
+                by_type.setdefault(entry["type"], set()).add(tuple(entry["messages"]))
+    return kinds, {t: list(next(iter(found))) for t, found in by_type.items() if len(found) == 1}
+
+
+def _null_item(kind: str, where: tuple, item_type: str) -> tuple[str, str, None] | None:
+    """What is wrong with a null item at `where` of a built-in kind's list of objects of `item_type`, or None
+    when the API server takes it. Go's decoding makes it the item type's empty object, which the server's
+    validation then judges: its messages, as it gave them (data/null_items.json). A place the data has no
+    answer for, of an item type whose answer varies by place, is taken (read as the empty object)."""
+    kinds, by_type = _null_items()
+    entry = kinds.get(kind, {}).get(dotted(tuple("[]" if type(p) is int else p for p in where[:-1])).replace(".[]", "[]"))
+    messages = entry["messages"] if entry is not None and entry["messages"] is not None else by_type.get(item_type)
+    if not messages:
+        return None
+    shown = [m.replace("{item}", dotted(where)).replace("{list}", dotted(where[:-1]))
+             .replace("{holder}", dotted(where[:-2])).replace("{index}", str(where[-1])) for m in messages]
+    return KAD157, ("is null, which the API server decodes as an empty object, and refuses: "
+                    + "; ".join(f"`{m}`" for m in shown)), None
 
 
 _QUANTITY = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?[0-9]+)?")
@@ -384,7 +419,7 @@ def check(f, node: Val, group: str, version: str, kind: str, name: str = "", *, 
     crd = _is_crd(group, version, kind)
     if _all_known(node, tree, ("status",), crd):
         return 0
-    found, wrong = _problems(node, tree, ("status",), crd)
+    found, wrong = _problems(node, tree, ("status",), crd, f"{group}/{version}/{kind}")
     if kind == "Configuration":
         wrong = []  # its values' types are Go's to judge, as Kueue decodes them: manifests/configtypes.py
     what = what or f"`{kind}`" + (f" `{name}`" if name else "")
@@ -409,12 +444,13 @@ def check(f, node: Val, group: str, version: str, kind: str, name: str = "", *, 
                      + _strict(kind, path))
     refusal = (f"the API server's schema of `{kind}` refuses it, so {what} is never created" if crd else
                f"the API server can't decode {what} with it, so it is never created")
+    refused = f"the API server refuses {what} with it, so it is never created"  # a null item (`_null_item`)
     for path, val, (code, message, help_) in wrong:
         if val.kind is FLOAT and not math.isfinite(val.v):
             f.refused_already(val)  # the YAML reader's KAD153: kubectl can't send the document
             continue
         f.mistyped(code, f"`{dotted(path)}`{'' if message[0] == ':' else ' '}{message}", val, help=help_,
-                   notes=[refusal])
+                   notes=[refused if code == KAD157 else refusal])
     return len(found) + len(wrong)
 
 
