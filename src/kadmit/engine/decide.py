@@ -13,7 +13,7 @@ from kadmit.engine.admission.ordered import Decision, decide_ordered
 from kadmit.engine.admission.reasons import KAD503, KAD502, KAD504, KAD534, Reason
 from kadmit.engine.admission.session import Session, ShapeCache, SolverUnknown
 from kadmit.engine.explain.decision import (WhyResult, decision_reasons, explain_decision,  # noqa: F401 (the front door)
-                                            union as _union)
+                                            run_reasons, union as _union)
 from kadmit.engine.placing.codes import KAD540, KAD541
 from kadmit.engine.placing.gangs import decide_gangs
 from kadmit.engine.progress import Report
@@ -50,9 +50,10 @@ def admit(model: Model, mode: ModeName = "ordered", limits: Limits | None = None
     model = effective(model)  # optimal mode reads the model too
     session = Session(model, limits, tas_profile, cache)
     session.progress = progress
+    session.keep_journal()  # a pending workload's reasons are those of the state it last met (`run_reasons`)
     loops: list[PreemptionLoop] = []
     decisions = decide_ordered(session, loops=loops)
-    reasons = {d.key: decision_reasons(session, d) for d in decisions if not d.admitted or d.loop}
+    reasons = run_reasons(session, decisions)
     solver = {"backend": "z3", "mode": "ordered", **session.stats.as_dict(),
               "seconds": round(time.perf_counter() - t0, 3)}
     result = AdmitResult("ordered", decisions, reasons, solver, any(d.unknown for d in decisions), loops=loops)

@@ -15,7 +15,7 @@ after (its `parked`). At each instant every part of the cluster where something 
 by one `decide_ordered` call over its workloads not parked, run to a fixed point as `admit` runs
 (StrictFIFO queues are never parked: Kueue keeps their heads in its heap). So a replay whose every
 workload is there at the start ends where `admit` ends. Why a workload still waits at the end is its
-last decision's reasons against the final state, as `admit` words them.
+last decision's reasons in the state it met when last tried, as `admit` words them (`run_reasons`).
 """
 
 from __future__ import annotations
@@ -81,6 +81,7 @@ class Simulator:
         self._held_arrived: list[str] = []
         self._next_cycle = -1
         self.decide_seconds = 0.0
+        self.last_reasons: dict = {}  # workload -> the reasons of its last decision not admitting it (`_decide_part`)
         self.instants = 0
         self.now = 0
         for c in capacity:
@@ -310,8 +311,7 @@ class Simulator:
         self.work += sum(len(queued) for queued, _ in asked.values())
         t0 = time.perf_counter()
         decisions = sorted((d for part, (queued, parked) in sorted(asked.items()) if queued
-                            for d in decide_ordered(self.parts.sessions.get(part, self.session), queued,
-                                                    parked=parked)),
+                            for d in self._decide_part(self.parts.sessions.get(part, self.session), queued, parked)),
                            key=lambda d: d.key)
         self.decide_seconds += time.perf_counter() - t0
         self._stamp_admissions(decisions)
@@ -336,6 +336,19 @@ class Simulator:
             rec = self.records.get(d.key)
             if rec is not None and rec.kind == "kueue":
                 self.queues.tried(d)
+
+    def _decide_part(self, session, queued: list[Workload], parked) -> list:
+        """One part decided; the reasons of every workload it leaves pending are taken now, in the state
+        it met when last tried in this call (`run_reasons`: Kueue's message is that nomination's, and
+        what happens after, outside its tree or before it is tried again, doesn't change it)."""
+        from kadmit.engine.decide import run_reasons
+        session.keep_journal()
+        try:
+            got = decide_ordered(session, queued, parked=parked)
+            self.last_reasons.update(run_reasons(session, got))
+        finally:
+            session.journal = None
+        return got
 
     def _stamp_admissions(self, decisions) -> None:
         """Preemption takes the most recently admitted candidates first (Kueue's candidate order);
@@ -485,17 +498,15 @@ class Simulator:
                 self._push(t + rec.duration, FINISH, (e.owner, t))
 
     def _explain_pending(self) -> None:
-        """Why each workload still pending at the end waits: its last decision's reasons against the
-        final state of its part, in the engine's words (as `admit` gives them)."""
-        from kadmit.engine.decide import decision_reasons
+        """Why each workload still pending at the end waits: its last decision's reasons, taken in the
+        state it met then (`_decide_part`), in the engine's words (as `admit` gives them)."""
         for cq, keys in sorted(self.queues.pending.items()):
-            session = self.parts.session(cq)
             for key in keys:
                 d = self.queues.last.get(key)
                 if d is None:  # arrived, and no decision came before the run ended (cycle latency)
                     continue
                 rec = self.records[key]
-                rec.reasons = [(r.code, r.message) for r in decision_reasons(session, d)]
+                rec.reasons = [(r.code, r.message) for r in self.last_reasons[key]]
                 rec.reason = "; ".join(f"{code}: {message}" for code, message in rec.reasons)
 
     def _close(self, end: int) -> None:

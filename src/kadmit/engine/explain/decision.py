@@ -88,6 +88,66 @@ def decision_reasons(session: Session, d: Decision) -> list[Reason]:
     return list(session.situations.shared("reasons", wl, lambda: tuple(_quota_reasons(session, wl))))
 
 
+def run_reasons(session: Session, decisions: list[Decision]) -> dict[str, list[Reason]]:
+    """Kueue-style reasons for every workload the run did not admit (and every one in a loop), each
+    in the state it met when Kueue last tried it, as Kueue leaves the message of that nomination on
+    the Workload (its QuotaReserved=False condition) and `explain_decision` explains it: the run's
+    state at the start of its last cycle (`as_met`, from the session's journal), where nothing
+    kept it out then (another admission of that cycle took its room) the run's end state. Only the
+    workloads that depend on quota or nodes changed since their cycle are looked at again (a holder
+    of their cohort tree, or one placed on nodes, admitted or released since); the others' end-state
+    reasons are the same. One `as_met` per cycle that is revisited."""
+    from kadmit.engine.explain.met import as_met
+    out: dict[str, list[Reason]] = {}
+    then: dict[int, list[Decision]] = {}
+    for d in decisions:
+        if d.admitted and not d.loop:
+            continue
+        if _met_matters(session, d):
+            then.setdefault(d.cycle, []).append(d)
+        else:
+            out[d.key] = decision_reasons(session, d)
+    late: list[Decision] = []  # fitted on their own at their cycle's start: the end state's reasons
+    for cycle in sorted(then):
+        with as_met(session, cycle) as met:
+            for d in then[cycle]:
+                got = decision_reasons(session, d)
+                if met and _fitted(got):
+                    late.append(d)
+                else:
+                    out[d.key] = got
+    for d in late:
+        out[d.key] = decision_reasons(session, d)
+    return {k: out[k] for k in sorted(out)}
+
+
+def _fitted(reasons: list[Reason]) -> bool:
+    """The reasons say the workload fits on its own (`_quota_reasons`' last resort)."""
+    return len(reasons) == 1 and reasons[0].code == KAD523
+
+
+def _met_matters(session: Session, d: Decision) -> bool:
+    """Whether `d`'s reasons may differ between the state it met and the run's end: a plain pending
+    decision (explained in the state it met, `explain_decision`) whose gates let it through, with a
+    change since its cycle started to quota of its cohort tree or to the nodes."""
+    journal = session.journal
+    if journal is None or d.loop or d.unknown or d.preempted_by or d.preempted or d.waiting_behind:
+        return False
+    cq = session.index.cluster_queue_of(d.workload)
+    if cq is None or gate_reasons(session, d.workload):
+        return False
+    later = journal.changes[journal.start_of(d.cycle):]
+    if not later:
+        return False
+    tree = session.compiler.tree
+    nid = f"cq:{cq.name}"
+    if nid not in tree.nodes:
+        return False
+    root = tree.root(nid)
+    return any(placed or (f"cq:{h.cluster_queue}" in tree.nodes and tree.root(f"cq:{h.cluster_queue}") == root)
+               for _, h, placed in later)
+
+
 def waiting_behind(head: str, strategy: str) -> str:
     """KAD519: what keeps a workload behind its queue's head. StrictFIFO keeps a head that can't be
     admitted at the head; BestEffortFIFO moves it aside unless it has flavors left to try, when Kueue

@@ -1,0 +1,145 @@
+"""The message Kueue leaves on each pending workload (the oracle's `pending.message`: its Workload's
+QuotaReserved=False condition) against the reason kadmit's `admit` gives it, and `why`'s, over
+every tests/oracle/features/*.yaml and tests/oracle/kueue_cases/ (each case with setup.yaml).
+
+A workload counts where both leave it pending and Kueue wrote a message; kadmit's reasons are
+compared joined by "; " (Kueue joins its pod sets' messages so). Prints the agreement (N of M
+messages equal), each difference, and where `admit` and `why` give a workload different reasons.
+Run: `PYTHONPATH=src:bench:tests .venv/bin/python bench/pending_messages.py [--runs N] [--why]
+[--out FILE] [PATHS...]`; no timing is asserted (tests/oracle/test_pending_messages.py checks a sample).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+
+from oracle.harness import oracle_binary, run_kadmit, run_oracle  # noqa: E402
+
+FEATURES = ROOT / "tests" / "oracle" / "features"
+CASES = ROOT / "tests" / "oracle" / "kueue_cases"
+
+
+def inputs() -> list[list[str]]:
+    """Every feature file alone, every Kueue case with its setup."""
+    out = [[str(p.relative_to(ROOT))] for p in sorted(FEATURES.glob("*.yaml"))]
+    setup = CASES / "setup.yaml"
+    out += [[str(setup.relative_to(ROOT)), str(p.relative_to(ROOT))]
+            for p in sorted(CASES.glob("*.yaml")) if p != setup]
+    return out
+
+
+OWN = {"KAD533"}  # kadmit's own words after Kueue's (which preemption policies evict nobody): not compared
+PREFIX = "couldn't assign flavors to pod set "
+
+
+def admit_message(d: dict) -> str:
+    """kadmit's reasons for a pending decision as Kueue writes one message: a pod set's flavors'
+    reasons joined by ", " after one "couldn't assign flavors to pod set P: ", pod sets by "; "."""
+    parts: list[tuple[str | None, list[str]]] = []
+    for r in d.get("reasons", []):
+        if r["code"] in OWN:
+            continue
+        m = r["message"]
+        head = m[:m.index(": ") + 2] if m.startswith(PREFIX) and ": " in m else None
+        if head is not None and parts and parts[-1][0] == head:
+            parts[-1][1].append(m[len(head):])
+        else:
+            parts.append((head, [m[len(head):] if head else m]))
+    return "; ".join((head or "") + ", ".join(bodies) for head, bodies in parts)
+
+
+def verdict(kueue: str, mine: str) -> str:
+    """equal; `more`: kadmit's message is Kueue's with kadmit's detail after it; else `differs`."""
+    if mine == kueue:
+        return "equal"
+    if mine.startswith(kueue) and mine[len(kueue):][:2] in (": ", " (", "; "):
+        return "more"
+    return "differs"
+
+
+def compare(binary: str, paths: list[str], runs: int) -> list[dict]:
+    """Per workload both leave pending and Kueue gave a message: both messages and whether equal."""
+    try:
+        kueue = run_oracle(binary, paths, "--runs", str(runs))
+    except AssertionError as e:  # Kueue itself fails on it (a panic the feature file shows): nothing to compare
+        return [{"paths": paths, "workload": None, "problem": str(e).splitlines()[0], "oracle_failed": True}]
+    _, kadmit = run_kadmit(paths)
+    if kadmit is None:
+        return [{"paths": paths, "workload": None, "problem": "kadmit refused the input"}]
+    ours = {d["workload"]: d for d in kadmit["decisions"]}
+    out = []
+    for t in kueue["decisions"]:
+        pending = t.get("pending") or {}
+        o = ours.get(t["workload"])
+        if t["admitted"] or t.get("quota_reserved") or not pending.get("message") or o is None or o["admitted"]:
+            continue
+        mine = admit_message(o)
+        out.append({"paths": paths, "workload": t["workload"], "kueue": pending["message"], "admit": mine,
+                    "reasons": [r["message"] for r in o.get("reasons", [])],
+                    "verdict": verdict(pending["message"], mine)})
+    return out
+
+
+def why_reasons(paths: list[str], workload: str) -> list[str]:
+    """`why`'s Kueue-style reasons for `workload` (no fixes searched)."""
+    from kadmit import api
+    absolute = [str(ROOT / p) for p in paths]
+    got = api.why(workload, absolute, fixes=0)
+    return [r.message for r in got.result.reasons] if got.result is not None else []
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("paths", nargs="*", help="inputs (default: every feature file and Kueue case)")
+    ap.add_argument("--runs", type=int, default=1, help="oracle runs per input (its answers must agree)")
+    ap.add_argument("--why", action="store_true", help="also compare `why`'s reasons with `admit`'s")
+    ap.add_argument("--out", help="write every row as JSON here")
+    args = ap.parse_args()
+    binary = oracle_binary()
+    todo = [[p] for p in args.paths] if args.paths else inputs()
+    t0 = time.perf_counter()
+    rows: list[dict] = []
+    for paths in todo:
+        rows += compare(binary, paths, args.runs)
+    failed = [r for r in rows if r.get("oracle_failed")]
+    rows = [r for r in rows if not r.get("oracle_failed")]
+    equal = sum(1 for r in rows if r.get("verdict") == "equal")
+    more = sum(1 for r in rows if r.get("verdict") == "more")
+    for r in failed:
+        print(f"not compared: {r['problem']}")
+    for r in rows:
+        if r.get("verdict") != "equal":
+            print(f"{' + '.join(r['paths'])}  {r['workload']}  ({r.get('verdict', 'not compared')})")
+            if "problem" in r:
+                print(f"  {r['problem']}")
+                continue
+            print(f"  kueue:  {r['kueue']}")
+            print(f"  kadmit: {r['admit']}")
+    disagree = 0
+    if args.why:
+        for r in rows:
+            if r.get("workload") is None:
+                continue
+            said = why_reasons(r["paths"], r["workload"])
+            r["why"] = said
+            if said[:len(r["reasons"])] != r["reasons"]:  # `why` may say more after admit's reasons
+                disagree += 1
+                print(f"admit/why differ: {' + '.join(r['paths'])}  {r['workload']}\n  admit: {r['reasons']}\n"
+                      f"  why:   {said}")
+    print(f"{equal} of {len(rows)} pending messages equal to Kueue's, {more} more Kueue's with kadmit's detail "
+          f"after it, {len(rows) - equal - more} differ, over {len(todo)} inputs "
+          f"({time.perf_counter() - t0:.1f} s wall)" + (f"; admit and why differ on {disagree}" if args.why else ""))
+    if args.out:
+        Path(args.out).write_text(json.dumps(rows, indent=1, sort_keys=True) + "\n")
+    return 0 if equal + more == len(rows) and not disagree else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,67 @@
+"""`admit` gives a pending workload the reasons of the state it met when Kueue last tried it, as `why`
+explains it (engine/explain/decision.py `run_reasons`, `explain_decision` under `as_met`): for every
+workload `admit` leaves pending, `why`'s reasons begin with `admit`'s (it may add its own after them).
+On the feature cases whose end-state reason differed from the one of their last cycle, and on the
+bundled examples."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kadmit import api
+
+ROOT = Path(__file__).resolve().parents[2]
+FEATURES = ROOT / "tests" / "oracle" / "features"
+
+# the feature cases where a later admission (same cohort tree, or nodes) changed the quota or the
+# nodes a pending workload met in its last cycle, and the end state's reason was not Kueue's
+MET_CHANGED = {
+    "tas-reason-of-a-head-nominated-beside-a-borrower.yaml": ("ns/gang", "topology \"dc\" allows to fit only 2"),
+    "admitted-under-limit-range.yaml": ("other/big", "cpu in flavor f0, 1 more needed"),
+    "pod-level-limits-default-a-pods-requests.yaml": ("team/big", "cpu in flavor f0, 1 more needed"),
+    "multi-pod-set-head-searches-again.yaml": ("team/head", "couldn't assign flavors to pod set worker"),
+}
+SAME = sorted(MET_CHANGED) + ["fit-status-over-quota.yaml", "tas-preempt-holds-nodes.yaml",
+                              "stopped-local-queues.yaml", "admission-fair-sharing-preemption.yaml"]
+EXAMPLES = [ROOT / "examples" / "ml-platform", ROOT / "examples" / "ml-platform-kueue"]
+
+
+def _pending(paths: list[str]) -> dict[str, list[str]]:
+    out = api.admit(paths)
+    assert out.result is not None, out.diagnostics
+    return {d.key: [r.message for r in out.result.reasons.get(d.key, [])]
+            for d in out.result.decisions if not d.admitted}
+
+
+def _why(paths: list[str], key: str) -> list[str]:
+    got = api.why(key, paths, fixes=0)
+    assert got.result is not None, got.diagnostics
+    return [r.message for r in got.result.reasons]
+
+
+@pytest.mark.parametrize("name", sorted(MET_CHANGED))
+def test_admit_reason_is_the_cycles(name: str) -> None:
+    """The reason names what Kueue's last nomination of it met (Kueue's message, the oracle's)."""
+    key, said = MET_CHANGED[name]
+    reasons = _pending([str(FEATURES / name)])[key]
+    assert said in reasons[0]
+
+
+@pytest.mark.parametrize("name", SAME)
+def test_why_begins_with_admits_reasons(name: str) -> None:
+    paths = [str(FEATURES / name)]
+    pending = _pending(paths)
+    assert pending
+    for key, reasons in pending.items():
+        assert _why(paths, key)[:len(reasons)] == reasons, key
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.name)
+def test_why_begins_with_admits_reasons_in_the_examples(example: Path) -> None:
+    paths = [str(example)]
+    pending = _pending(paths)
+    assert pending
+    for key, reasons in sorted(pending.items()):
+        assert _why(paths, key)[:len(reasons)] == reasons, key
