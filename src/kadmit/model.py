@@ -518,11 +518,11 @@ class Job(Obj):
     group_total: int | None = None
     group_fast: bool = False
     succeeded: bool = False  # a pod whose phase is Succeeded: a group counts it and reclaims its quota
+    parent_marked: bool = False  # a pod with `kueue.x-k8s.io/pod-suspending-parent`: a parent integration's webhook made it
     role: str | None = None  # a grouped pod's role (its `kueue.x-k8s.io/role-hash`, else Kueue's hash), naming its pod set
     train: Obj | None = None  # a TrainJob's `manifests.jobs.trainjob.TrainSpec`: pod sets from its runtime
     refusals: tuple[Refusal, ...] = ()  # what Kueue's webhook refuses it for (`manage` decides whether it applies)
-    # being submitted (no UID, no status): Kueue's webhooks default and validate it now; one already in
-    # the cluster (read back from it) passed them when it was created, or never did
+    # no UID, no status: Kueue's webhooks default and validate it now (one in the cluster passed them, or never did)
     submitted: bool = True
     # `metadata.deletionTimestamp` set: Kueue's job reconciler finds it being deleted, drops its
     # finalizers and makes no Workload of it (jobframework ReconcileGenericJob; a single pod's Load)

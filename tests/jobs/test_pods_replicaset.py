@@ -88,3 +88,35 @@ def test_a_rolled_out_deployment_names_its_pods_in_the_input(tmp_path):
     (tmp_path / "alone").mkdir()
     (s,) = model_of(tmp_path / "alone", setup__yaml=SETUP, d__yaml=DEPLOYMENT).skipped
     assert s.reason.endswith("the input holds none of its pods: give them, or their Workloads, in the input")
+
+
+IMPLICIT = "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nintegrations: {frameworks: [batch/job, deployment]}\n"
+
+
+def test_the_implicit_pod_integration_takes_the_pods_a_parent_marked(tmp_path):
+    """`deployment` turns the pod integration on for the pods its webhook marked (`pod-suspending-parent`); the
+    reconciler skips the others (tests/oracle/features/pod-integration-implicit-takes-parent-marked-pods.yaml)."""
+    marked = rs_pod("aaaaa", 1, spec=GATED, phase="Pending")
+    bare = marked.replace("aaaaa", "bbbbb").replace("00000000001\n", "00000000002\n").replace(
+        "  annotations: {kueue.x-k8s.io/pod-suspending-parent: deployment}\n", "")
+    m = model_of(tmp_path, setup__yaml=SETUP, cfg__yaml=IMPLICIT, pods__yaml=marked + "---\n" + bare)
+    assert [w.origin.name for w in m.workloads] == ["web-6c7d8e9f0-aaaaa"]
+    (s,) = m.skipped
+    assert s.object.name == "web-6c7d8e9f0-bbbbb" and s.reason.endswith(
+        "(\"Pod Integration was implicitly enabled but object lacks parent annotation\"): it makes no Workload of it")
+
+
+def test_a_pod_kueue_labelled_under_another_controller_is_a_plain_pod(tmp_path):
+    """A Job Kueue does not manage whose template names a queue: Kueue's webhook labelled and gated its pod, and its
+    pod reconciler takes it as a job of its own (tests/oracle/features/pod-of-an-unmanaged-job-labelled-managed.yaml).
+    A StatefulSet's pods, labelled so too, are its own integration's."""
+    job_pod = rs_pod("aaaaa", 1, spec=GATED, phase="Pending", kind="Job", api="batch/v1")
+    (wl,) = model_of(tmp_path, setup__yaml=SETUP, pod__yaml=job_pod).workloads
+    assert wl.origin.name == "web-6c7d8e9f0-aaaaa"
+    (tmp_path / "sts").mkdir()
+    sts_pod = rs_pod("aaaaa", 1, spec=GATED, phase="Pending", kind="StatefulSet")
+    m = model_of(tmp_path / "sts", setup__yaml=SETUP, pod__yaml=sts_pod)
+    assert m.workloads == () and m.skipped == ()
+    (tmp_path / "unlabelled").mkdir()
+    m = model_of(tmp_path / "unlabelled", setup__yaml=SETUP, pod__yaml=job_pod.replace(', kueue.x-k8s.io/managed: "true"', ""))
+    assert m.workloads == () and m.skipped == ()

@@ -543,17 +543,23 @@ def _gated_alone(job: Job, s: Integrations, labels: dict[str, dict[str, str]], q
 def _not_managed(job: Job, s: Integrations, labels: dict[str, dict[str, str]], queues: set[str]) -> str | None:
     """Why Kueue would not manage `job` (None when it does)."""
     where = "the input's Configuration" if s.configured else "the Configuration Kueue installs (none in the input)"
-    if job.framework not in s.frameworks:
-        parents = [f for f in POD_PARENTS if f in s.frameworks] if job.framework == "pod" else []
+    parents = [f for f in POD_PARENTS if f in s.frameworks] if job.framework == "pod" else []
+    # a pod a parent's webhook marked: the pod integration those parents turn on takes it (`Pod.Skip`)
+    if job.framework not in s.frameworks and not (parents and job.parent_marked):
         gated = _gated_alone(job, s, labels, queues) if parents else None
+        if parents and not job.submitted:  # already created, with Kueue's `managed` label (pods.pod_job)
+            return (f"integration `pod` is not in `integrations.frameworks` of {where}, but `{parents[0]}` there turns "
+                    "it on for that kind's pods, and Kueue's pod reconciler skips a pod that no Deployment, StatefulSet "
+                    "or LeaderWorkerSet made (\"Pod Integration was implicitly enabled but object lacks parent "
+                    "annotation\"): it makes no Workload of it")
         if gated:
             return (f"integration `pod` is not in `integrations.frameworks` of {where}, but `{parents[0]}` there turns "
                     f"it on for that kind's pods: Kueue's pod webhook gates this pod ({gated}), and Kueue's pod reconciler skips a pod that no Deployment, StatefulSet or "
                     "LeaderWorkerSet made (\"Pod Integration was implicitly enabled but object lacks parent "
                     "annotation\"): it makes no Workload, and the pod stays gated, never admitted nor run")
         return f"integration `{job.framework}` is not in `integrations.frameworks` of {where}"
-    owner = job.owner
-    if owner is not None and (owner.group, owner.kind) in _integrated_kinds():
+    owner = job.owner  # a pod's is its own job whatever controls it (`Pod.IsTopLevel`; replicasets.plain_pod)
+    if owner is not None and job.framework != "pod" and (owner.group, owner.kind) in _integrated_kinds():
         return (f"it belongs to {owner.kind} `{owner.key}`, which Kueue admits as a whole "
                 "(its workload covers these pods)")
     ns = job.object.namespace or "default"

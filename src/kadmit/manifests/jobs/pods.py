@@ -9,7 +9,7 @@ from kadmit.manifests.jobs.groups import GROUP_NAME
 from kadmit.manifests.jobs.common import DEFAULT_POD_SET, PREBUILT_LABEL, QUEUE_LABEL, Builder, annotation_node
 from kadmit.manifests.jobs.refusals import go_atoi, go_quote
 from kadmit.manifests.jobs.rolehash import role_hash
-from kadmit.manifests.jobs.replicasets import replica_set_pod
+from kadmit.manifests.jobs.replicasets import SUSPENDED_BY_PARENT, plain_pod
 from kadmit.manifests.owners import controller_owner
 from kadmit.model import Job, Refusal
 
@@ -27,7 +27,8 @@ def pod_job(f: Fields, o: Meta) -> Job | None:
     Kueue's pod webhook then gives it the queue `default` where its namespace has that LocalQueue,
     or manages it under `manageJobsWithoutQueueName` (`manage` decides which, and lists the others
     as not managed). None for other pods, which are read only as node usage. Pods another object
-    controls (a StatefulSet, a Job...) are that object's; a ReplicaSet's are not (`replica_set_pod`).
+    controls (a StatefulSet, a Job...) are that object's, but a ReplicaSet's and one Kueue labelled
+    `managed` (`replicasets.plain_pod`).
     A pod the input shows as already created (a UID or a status) is Kueue's only with the
     `kueue.x-k8s.io/managed: "true"` label its webhook adds; one being submitted gets it then."""
     spec = f.map(o.node, "spec")
@@ -39,14 +40,14 @@ def pod_job(f: Fields, o: Meta) -> Job | None:
             or not (created or f.str(spec, "nodeName"))):
         return None
     controller = controller_owner(f, o)
-    if controller is not None and not replica_set_pod(controller):
+    if controller is not None and not plain_pod(controller, created and o.labels.get(MANAGED) == "true"):
         return None
     if created and o.labels.get(MANAGED) != "true":
         # a pod already in the cluster that Kueue's webhook never labelled: its reconciler skips it
         # (pod.Skip, "Skipping pod, not managed by Kueue"), so it is node usage only
         return None
     b = Builder(f, o, FRAMEWORK)
-    if controller is not None and not created:
+    if controller is not None and not created:  # a ReplicaSet's (plain_pod)
         # Kueue's pod webhook walks up from a pod its ReplicaSet submits (FindAncestorJobManagedByKueue): it reads
         # the ReplicaSet, and the Deployment controlling it, and refuses the pod where they are not there
         return b.job(workloads=[], note=(
@@ -88,7 +89,7 @@ def pod_job(f: Fields, o: Meta) -> Job | None:
         state = "pending"
     return b.job(state=state, note=note).model_copy(update={
         "group": group, "group_total": total, "group_fast": o.annotations.get(FAST_ADMISSION) == "true",
-        "succeeded": phase == "Succeeded",
+        "succeeded": phase == "Succeeded", "parent_marked": bool(o.annotations.get(SUSPENDED_BY_PARENT)),
         # `getRoleHash`: the role-hash annotation, else the hash Kueue's webhook gives the pod
         "role": o.annotations[ROLE_HASH] if ROLE_HASH in o.annotations else role_hash(spec) if group else None})
 

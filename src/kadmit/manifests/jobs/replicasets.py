@@ -1,5 +1,6 @@
 """A Deployment's ReplicaSets and their pods under Kueue: a ReplicaSet's pod is a plain pod of Kueue's pod
-integration (`pods.pod_job`), of whichever revision; the Deployment that made them, once rolled out, is no work
+integration (`pods.pod_job`), of whichever revision, as is any pod Kueue labelled `managed` but a StatefulSet's or
+a LeaderWorkerSet's; the Deployment that made them, once rolled out, is no work
 of its own (`manage`)."""
 
 from __future__ import annotations
@@ -9,19 +10,32 @@ from collections import Counter
 from kadmit.model import Job, ObjectRef
 
 
-def replica_set_pod(controller: ObjectRef) -> bool:
-    """A ReplicaSet's pod (a Deployment's) is Kueue's as any plain pod: its pod reconciler takes every
-    pod as a job of its own (`Pod.IsTopLevel`), and Kueue's pod webhook walks past a ReplicaSet
-    (`isKnownOwner`: "an interim owner from Pod to Deployment") only to leave alone the pods of a
-    Deployment it manages that never got the Deployment webhook's mark (apps.py). Other controllers'
-    pods are their job's."""
-    return controller.kind == "ReplicaSet" and controller.api_version == "apps/v1"
+# The annotation the Deployment, StatefulSet and LeaderWorkerSet webhooks put on their pod templates: Kueue's pod
+# reconciler, implicitly enabled by them, takes only the pods carrying it (`Pod.Skip`)
+SUSPENDED_BY_PARENT = "kueue.x-k8s.io/pod-suspending-parent"
+# The controllers whose pods their own integration decides (pod groups the StatefulSet's and LeaderWorkerSet's
+# reconcilers make and name: `manage`), labelled `managed` as they are
+OWN_PODS = (("apps", "StatefulSet"), ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"))
+
+
+def plain_pod(controller: ObjectRef, managed: bool) -> bool:
+    """Whether a pod that `controller` controls is a plain pod of Kueue's pod integration: its pod reconciler takes
+    every pod as a job of its own (`Pod.IsTopLevel`), skipping only one without Kueue's `managed` label
+    (`Pod.Skip`). A ReplicaSet's pod (a Deployment's) is: Kueue's pod webhook walks past a ReplicaSet
+    (`isKnownOwner`: "an interim owner from Pod to Deployment") and labels the pod unless a Deployment it manages
+    never marked the template (apps.py). So is a pod already created with the label under another controller (a
+    Job Kueue does not manage whose template names a queue: the webhook, finding no managed ancestor
+    (FindAncestorJobManagedByKueue), labelled and gated it), but a StatefulSet's or LeaderWorkerSet's, which their
+    own integrations decide. Other controllers' pods are their job's."""
+    if controller.kind == "ReplicaSet" and controller.api_version == "apps/v1":
+        return True
+    return managed and (controller.group, controller.kind) not in OWN_PODS
 
 
 def rolled_out(deployment: Job, jobs: list[Job]) -> str:
     """Why a Deployment whose status shows replicas is no work of its own, and which of its pods the input
     holds: the Kueue pods whose controller is a ReplicaSet the Deployment controller named for it
-    (`<deployment>-<pod-template-hash>`), of every revision, each decided as a plain pod (`replica_set_pod`)."""
+    (`<deployment>-<pod-template-hash>`), of every revision, each decided as a plain pod (`plain_pod`)."""
     ns = deployment.object.namespace or "default"
     sets = Counter(j.owner.name for j in jobs if j.framework == "pod" and j.owner is not None
                    and j.owner.kind == "ReplicaSet" and (j.object.namespace or "default") == ns
