@@ -120,7 +120,9 @@ def core(kube_dir: str) -> None:
 
 
 def _is_pod_spec(props: dict) -> bool:
-    return "containers" in props and "initContainers" in props and "volumes" in props
+    """A whole PodSpec (a TrainJob's runtime patch has a pod spec of a few of its fields, containers of
+    four: its own schema)."""
+    return {"containers", "initContainers", "volumes", "restartPolicy", "hostNetwork"} <= props.keys()
 
 
 def _crd_tree(s: dict) -> str | dict:
@@ -138,7 +140,9 @@ def _crd_tree(s: dict) -> str | dict:
     if isinstance(s.get("additionalProperties"), dict):
         return {"m": _crd_tree(s["additionalProperties"])}
     if s.get("type") == "object":
-        return "*"
+        # no field: the API server prunes (strict: refuses) every field of an object its schema gives none
+        # (a ClusterTrainingRuntime's `mlPolicy.torch`, trainer v2.2.0's empty TorchMLPolicySource)
+        return "*" if s.get("additionalProperties") or s.get("x-kubernetes-embedded-resource") else {"o": {}}
     if s.get("x-kubernetes-int-or-string"):
         return "q" if s.get("pattern") == _QUANTITY_PATTERN else "ios"  # controller-gen's resource.Quantity
     # a CRD's scalar types as the API server validates them (format is not a type: `int32` is any integer)

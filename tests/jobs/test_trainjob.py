@@ -12,7 +12,7 @@ metadata:
 spec:
   mlPolicy:
     numNodes: 1
-    torch: {{numProcPerNode: auto}}
+    torch: {{}}
   template:
     spec:
       replicatedJobs:
@@ -31,7 +31,7 @@ spec:
               spec:
                 containers:
                 - {{name: node, image: x, resources: {{requests: {{cpu: "1", memory: 1Gi}}}}}}
-                - {{name: sidecar, image: y, resources: {{requests: {{cpu: 500m}}}}}}
+                - {{name: sidecar, image: "y", resources: {{requests: {{cpu: 500m}}}}}}
 """
 TRAINJOB = """\
 apiVersion: trainer.kubeflow.org/v1alpha1

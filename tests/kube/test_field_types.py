@@ -69,6 +69,85 @@ spec:
             containers: [{{name: c, image: busybox{container}}}]
 """
 
+# a container written in each job kind's embedded pod template (`{container}`: its fields after the image)
+_C = "{{name: c, image: {image}{container}}}"
+TEMPLATES = {
+    "runtime": """\
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: ClusterTrainingRuntime
+metadata: {{name: rt}}
+spec:
+  mlPolicy: {{numNodes: 1, torch: {{}}}}
+  template:
+    spec:
+      replicatedJobs:
+      - name: node
+        template:
+          spec:
+            template:
+              spec:
+                containers: [%s]
+""" % _C,
+    "lws": """\
+apiVersion: leaderworkerset.x-k8s.io/v1
+kind: LeaderWorkerSet
+metadata: {{name: l, namespace: default}}
+spec:
+  leaderWorkerTemplate:
+    size: 2
+    leaderTemplate: {{spec: {{containers: [%s]}}}}
+    workerTemplate: {{spec: {{containers: [{{name: w, image: busybox}}]}}}}
+""" % _C,
+    "ray": """\
+apiVersion: ray.io/v1
+kind: RayCluster
+metadata: {{name: r, namespace: default}}
+spec:
+  headGroupSpec:
+    rayStartParams: {{}}
+    template: {{spec: {{containers: [{{name: h, image: busybox}}]}}}}
+  workerGroupSpecs:
+  - groupName: g
+    rayStartParams: {{}}
+    template: {{spec: {{containers: [%s]}}}}
+""" % _C,
+    "pytorch": """\
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata: {{name: p, namespace: default}}
+spec:
+  pytorchReplicaSpecs:
+    Master:
+      replicas: 1
+      template: {{spec: {{containers: [%s]}}}}
+""" % _C.replace("name: c", "name: pytorch"),
+    "mpi": """\
+apiVersion: kubeflow.org/v2beta1
+kind: MPIJob
+metadata: {{name: m, namespace: default}}
+spec:
+  mpiReplicaSpecs:
+    Launcher:
+      replicas: 1
+      template: {{spec: {{containers: [%s]}}}}
+""" % _C,
+    "trainjob-patch": """\
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata: {{name: t, namespace: default}}
+spec:
+  runtimeRef: {{name: rt}}
+  runtimePatches:
+  - manager: m
+    trainingRuntimeSpec:
+      template:
+        spec:
+          replicatedJobs:
+          - name: node
+            template: {{spec: {{template: {{spec: {{containers: [{{name: node{container}}}]}}}}}}}}
+""",
+}
+
 # (id, manifest, whether the server refuses it)
 CASES = [
     ("int64", POD.format(container="", spec="terminationGracePeriodSeconds: 3"), False),
@@ -141,6 +220,19 @@ CASES = [
                                                      container=", resources: {limits: {cpu: 1.5}}"), True),
     ("crd-template-quantity-integer", JOBSET.format(spec="", replicas="1",
                                                     container=", resources: {limits: {cpu: 2}}"), False),
+    # every job kind's embedded pod template is checked by its CRD's schema (a TrainingRuntime's too, bundled
+    # since `image: y`, a boolean to kubectl, went unchecked in one): `y` refused, `"y"` taken
+    *((f"crd-{kind}-template-string-y", t.format(image="y", container=""), True) for kind, t in TEMPLATES.items()
+      if kind != "trainjob-patch"),
+    *((f"crd-{kind}-template-string", t.format(image='"y"', container=""), False) for kind, t in TEMPLATES.items()),
+    *((f"crd-{kind}-template-int32-as-text", t.format(image="busybox", container=', ports: [{containerPort: "80"}]'),
+       True) for kind, t in TEMPLATES.items() if kind != "trainjob-patch"),
+    # a TrainJob's runtime patch: a pod spec of a few fields, containers of name, env, securityContext and
+    # volumeMounts (trainer v2.2.0's schema), each typed
+    ("crd-trainjob-patch-env-value-y", TEMPLATES["trainjob-patch"].format(container=", env: [{name: E, value: y}]"),
+     True),
+    ("crd-trainjob-patch-env-value", TEMPLATES["trainjob-patch"].format(container=', env: [{name: E, value: "y"}]'),
+     False),
 ]
 
 
