@@ -41,6 +41,7 @@ class ResourceFlavor(Obj):
     node_taints: tuple[Taint, ...] = ()
     tolerations: tuple[Toleration, ...] = ()  # added to admitted pods, as in Kueue
     topology: str | None = None
+    written_tolerations: Shapes | None = None  # `spec.tolerations` as written, for a prebuilt Workload's check (`manifests.jobs.prebuilt`)
 
 
 class ResourceQuota(Obj):
@@ -524,10 +525,9 @@ class Job(Obj):
     refusals: tuple[Refusal, ...] = ()  # what Kueue's webhook refuses it for (`manage` decides whether it applies)
     # no UID, no status: Kueue's webhooks default and validate it now (one in the cluster passed them, or never did)
     submitted: bool = True
-    # `metadata.deletionTimestamp` set: Kueue's job reconciler finds it being deleted, drops its
-    # finalizers and makes no Workload of it (jobframework ReconcileGenericJob; a single pod's Load)
-    deleting: bool = False
+    deleting: bool = False  # `metadata.deletionTimestamp`: Kueue's reconciler drops its finalizers, makes no Workload
     prebuilt: str | None = None  # `kueue.x-k8s.io/prebuilt-workload-name`: the Workload Kueue takes as its own (`manage`)
+    suspended: bool = True  # Kueue's IsSuspended (being submitted too: the webhook suspends it); `jobs.common`
 
 
 # --- the whole -----------------------------------------------------------------------------------

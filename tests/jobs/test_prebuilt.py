@@ -5,6 +5,8 @@ against the oracle too: tests/oracle/features/prebuilt-workload-*.yaml."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from kadmit.workspace import load
@@ -146,3 +148,84 @@ def test_the_webhook_refuses_the_label_on_a_kind_it_does_not_support(tmp_path):
     ws = load(write(tmp_path, setup__yaml=SETUP, jax__yaml=jax))
     (d,) = [d for d in ws.diagnostics if d.code == "KAD170"]
     assert d.message.endswith('Forbidden: Is not supported for "kubeflow.org/v1, Kind=JAXJob"')
+
+
+def test_a_workload_the_job_already_controls_is_checked_in_sync_too(tmp_path):
+    """ensureOneWorkload's prebuilt branch runs before any lookup of the Workloads a job owns: one controlled by
+    the job's UID is compared as one it takes (tests/oracle/features/prebuilt-workload-owned-out-of-sync.yaml)."""
+    uid = "00000000-0000-0000-0000-000000000001"
+    owner = f"\n  ownerReferences: [{{apiVersion: batch/v1, kind: Job, name: j, uid: {uid}, controller: true}}]"
+    m, _ = _load(tmp_path, defaults=DEFAULTS, owner=owner, uid=f"\n  uid: {uid}", count=3)
+    (w,) = m.workloads
+    assert w.finished
+    (s,) = m.skipped
+    assert "its count 2 against 3" in s.reason and "OutOfSync" in s.reason
+    m, _ = _load(tmp_path, defaults=DEFAULTS, owner=owner, uid=f"\n  uid: {uid}")
+    (w,) = m.workloads
+    assert not w.finished and w.origin.name == "j" and not m.skipped
+
+
+FEATURES = Path(__file__).parents[1] / "oracle" / "features"
+TOLERATION_T = "tolerations: [{key: t, operator: Exists, effect: NoSchedule}]"
+
+
+def _reserved(tmp_path, *, suspend: bool, job_toleration: bool, admitted: bool = False, selector: str = ""):
+    """prebuilt-workload-reserved-running-job-out-of-sync.yaml (a Workload holding quota, its flavor tolerating
+    `t`, its check Pending) with the Job suspended or not, its template tolerating `t` or not, the Workload
+    admitted or not, and both templates with a node selector."""
+    text = (FEATURES / "prebuilt-workload-reserved-running-job-out-of-sync.yaml").read_text(encoding="utf-8")
+    if suspend:
+        text = text.replace("suspend: false", "suspend: true")
+    if job_toleration:
+        text = text.replace("      restartPolicy: Never\n      containers",
+                            f"      restartPolicy: Never\n      {TOLERATION_T}\n      containers")
+    if admitted:
+        text = text.replace("  admissionChecks:\n  - {name: chk, state: Pending",
+                            "  - {type: Admitted, status: \"True\", reason: Admitted, message: x, "
+                            "lastTransitionTime: \"2026-11-01T00:00:00Z\"}\n  admissionChecks:\n  - {name: chk, state: Ready")
+    for indent in (" " * 8, " " * 6) if selector else ():  # the Workload's template, the Job's
+        text = text.replace(f"\n{indent}restartPolicy: Never\n",
+                            f"\n{indent}restartPolicy: Never\n{indent}nodeSelector: {{pool: {selector}}}\n")
+    p = tmp_path / "case.yaml"
+    p.write_text(text, encoding="utf-8")
+    m = load([str(p)]).model
+    (pre,) = [w for w in m.workloads if w.name == "pre"]
+    return pre, m.skipped
+
+
+@pytest.mark.parametrize("suspend, job_toleration, admitted, selector, in_sync", [
+    (True, True, False, "", True),     # the running pod sets (spec + the flavor's t) equal the job's
+    (False, True, False, "", True),
+    (True, False, False, "", True),    # they differ; the job suspended, its spec is compared: equal
+    (False, False, False, "", False),  # they differ, the job runs: out of sync
+    (False, False, True, "", True),    # admitted: tolerations not compared
+    (False, False, False, "other", True),  # pool: other against the flavor's pool: f0: no running pod sets, the spec
+    (False, False, False, "f0", False),    # no conflict: as without a selector
+])
+def test_a_workload_holding_quota_is_compared_as_it_runs(tmp_path, suspend, job_toleration, admitted, selector,
+                                                         in_sync):
+    pre, skipped = _reserved(tmp_path, suspend=suspend, job_toleration=job_toleration, admitted=admitted,
+                             selector=selector)
+    assert pre.finished is not in_sync
+    assert (pre.origin is not None and pre.origin.name == "j") is in_sync
+    assert bool(skipped) is not in_sync
+    if not in_sync:
+        assert "its tolerations" in skipped[0].reason and "the job is not suspended" in skipped[0].reason
+
+
+@pytest.mark.parametrize("parallelism, suspend, in_sync", [
+    (2, False, True),   # running at the admitted count
+    (4, True, True),    # suspended at the spec's count: the spec is compared
+    (4, False, False),  # running at 4: neither the admitted count nor (not suspended) the spec's is compared
+    (3, True, False),
+])
+def test_a_partially_admitted_workload_is_compared_at_its_admitted_count(tmp_path, parallelism, suspend, in_sync):
+    text = (FEATURES / "prebuilt-workload-partially-admitted-running.yaml").read_text(encoding="utf-8")
+    text = text.replace("  parallelism: 2\n", f"  parallelism: {parallelism}\n")
+    if suspend:
+        text = text.replace("suspend: false", "suspend: true")
+    p = tmp_path / "case.yaml"
+    p.write_text(text, encoding="utf-8")
+    m = load([str(p)]).model
+    (pre,) = [w for w in m.workloads if w.name == "pre"]
+    assert pre.finished is not in_sync and bool(m.skipped) is not in_sync

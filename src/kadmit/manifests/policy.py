@@ -26,6 +26,7 @@ def resource_flavor(f: Fields, o: Meta) -> ResourceFlavor:
     return ResourceFlavor(
         name=o.name, node_labels=labels, node_taints=taints(f, spec, "nodeTaints"),
         tolerations=tolerations(f, spec), topology=f.str(spec, "topologyName") or None,
+        written_tolerations=tuple(t.plain() for t in f.maps(spec, "tolerations")),
         span=f.span(o.node),
         spans=f.spans({"name": o.metadata.v.get("name"),
                        **{f"node_labels.{k}": v for k, v in label_nodes.items()},

@@ -161,6 +161,36 @@ def template_shape(f: Fields, count: int, min_count: int | None, template: Val |
             _plain(f, spec, "tolerations"))
 
 
+def running_shape(f: Fields, listed: list[Val], status: Val | None) -> tuple:
+    """What Kueue merges into a prebuilt Workload's pod sets holding quota (jobframework expectedRunningPodSets,
+    `podset.Merge`), besides its flavors' tolerations and node labels, as written: per pod set of the spec its
+    template's `nodeSelector`, labels and annotations (what is merged must not conflict with them); per pod
+    set name the first `podSetUpdates` entry of each admission check (tolerations, nodeSelector, labels,
+    annotations)."""
+    def plain_map(m: Val | None, key: str) -> dict:
+        v = _plain(f, m, key)
+        return v if isinstance(v, dict) else {}
+
+    templates = []
+    for ps in listed:
+        template = f.map(ps, "template")
+        meta = f.map(template, "metadata")
+        templates.append((plain_map(f.map(template, "spec"), "nodeSelector"), plain_map(meta, "labels"),
+                          plain_map(meta, "annotations")))
+    updates: dict[str, list] = {}
+    for check in f.maps(status, "admissionChecks"):
+        seen = set()
+        for u in f.maps(check, "podSetUpdates"):
+            name = f.str(u, "name")
+            if name and name not in seen:  # getPodSetsInfoFromStatus takes the first of a name (`break`)
+                seen.add(name)
+                tolerations = _plain(f, u, "tolerations")
+                updates.setdefault(name, []).append((tolerations if isinstance(tolerations, list) else [],
+                                                     plain_map(u, "nodeSelector"), plain_map(u, "labels"),
+                                                     plain_map(u, "annotations")))
+    return tuple(templates), {k: tuple(v) for k, v in updates.items()}
+
+
 def _plain(f: Fields, spec: Val, key: str):
     v = f.field(spec, key)
     return v.plain() if v is not None else None
@@ -467,10 +497,10 @@ def workload(f: Fields, o: Meta) -> Workload | None:
     listed = [] if no_pod_sets else f.maps(spec, "podSets", required=True, what=f"workload `{o.name}`")
     pod_sets = tuple(pod_set(f, ps) for ps in listed)
     owner = controller_owner(f, o)
-    # a Workload no object controls may be a job's prebuilt one (`manage`): what Kueue compares of them
+    # any Workload may be a job's prebuilt one (`manage`; one the job already controls too): what Kueue compares
     shapes = (f.int(spec, "maximumExecutionTimeSeconds"),
-              tuple(template_shape(f, p.count, p.min_count, f.map(ps, "template")) for p, ps in zip(pod_sets, listed))) \
-        if owner is None else None
+              tuple(template_shape(f, p.count, p.min_count, f.map(ps, "template")) for p, ps in zip(pod_sets, listed)),
+              running_shape(f, listed, status) if holds else None)
     class_name, class_kind, class_node = _priority_class(f, o, spec)
     explicit = f.int(spec, "priority")
     true = {kind: value for kind, (value, _) in conditions.items()}

@@ -66,8 +66,13 @@ def _min_parallelism(f: Fields, o: Meta, count: int) -> tuple[int | None, tuple[
                               span=at),)
     as_int32 = (value + 2**31) % 2**32 - 2**31  # Kueue reads it as int32(v) (minPodsCount too)
     if as_int32 >= count or value <= 0:
-        return None, (Refusal(message=f"{path}: Invalid value: {value}: should be between 0 and {count - 1}",
-                              managed_only=False, span=at),)
+        # refused on creation; a Job already in the cluster keeps it: a partially admitted one runs with its
+        # parallelism lowered to the admitted count, down to the minimum itself, and Kueue's minPodsCount
+        # still reads it (a prebuilt Workload's comparison sees it; equal to the count it allows no partial
+        # admission). Above the count (no Workload takes one: the webhook refuses minCount > count), not kept
+        return as_int32 if as_int32 == count else None, (
+            Refusal(message=f"{path}: Invalid value: {value}: should be between 0 and {count - 1}",
+                    managed_only=False, span=at),)
     return as_int32, ()
 
 

@@ -21,6 +21,12 @@ QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
 PREBUILT_LABEL = "kueue.x-k8s.io/prebuilt-workload-name"
 MIN_PARALLELISM = "kueue.x-k8s.io/job-min-parallelism"
+ADMISSION_GATE = "kueue.x-k8s.io/admission"  # the scheduling gate Kueue's pod webhook sets
+STOPPING = "kueue.x-k8s.io/stopping"  # a batch Job Kueue is stopping: not suspended to its IsSuspended
+# Where a kind keeps its `suspend` (its IsSuspended), other than `spec`: Kubeflow's and MPI's run policy, a
+# RayService's cluster
+SUSPEND_FIELD = {**{k: "runPolicy" for k in ("PyTorchJob", "TFJob", "XGBoostJob", "PaddleJob", "JAXJob", "MPIJob")},
+                 "RayService": "rayClusterConfig"}
 DEFAULT_POD_SET = "main"
 MAX_WORKLOAD_NAME = 253  # Kueue's long workload names (ShortWorkloadNames off, its default)
 HASH_LENGTH = 5
@@ -145,7 +151,23 @@ class Builder:
                    refusals=job_refusals(self.f, self.o, self.framework) + tuple(self.refusals),
                    submitted=not ref.uid and not _set(self.f.field(self.o.node, "status")),
                    deleting=_set(self.f.field(self.o.metadata, "deletionTimestamp")),
-                   prebuilt=self.o.labels.get(PREBUILT_LABEL), span=self.f.span(self.o.node))
+                   prebuilt=self.o.labels.get(PREBUILT_LABEL), suspended=self._suspended(ref),
+                   span=self.f.span(self.o.node))
+
+    def _suspended(self, ref: ObjectRef) -> bool:
+        """Kueue's IsSuspended: the suspend field of the kind true (a batch Job's unless Kueue is stopping it:
+        `kueue.x-k8s.io/stopping: "true"`), or the object being submitted (Kueue's webhook suspends it)."""
+        if not ref.uid and not _set(self.f.field(self.o.node, "status")):
+            return True
+        spec = self.f.map(self.o.node, "spec")
+        if (self.o.group, self.o.kind) == ("", "Pod"):  # podSuspended: terminated, or gated by Kueue
+            return self.f.str(self.f.map(self.o.node, "status"), "phase") in ("Succeeded", "Failed") or \
+                any(self.f.str(g, "name") == ADMISSION_GATE for g in self.f.maps(spec, "schedulingGates"))
+        at = self.f.map(spec, SUSPEND_FIELD.get(self.o.kind, "")) if self.o.kind in SUSPEND_FIELD else spec
+        suspended = self.f.field(at, "suspend")
+        if suspended is None or suspended.v is not True:
+            return False
+        return not (self.o.group == "batch" and self.o.annotations.get(STOPPING) == "true")
 
 
 def _max_exec(o: Meta) -> int | None:

@@ -93,7 +93,7 @@ POD_PARENTS = ("deployment", "statefulset", "leaderworkerset.x-k8s.io/leaderwork
 # ManagedJobsNamespaceSelectorAlwaysRespected check (on by default since v0.15) is not theirs.
 OWN_RECONCILERS = ("statefulset", "leaderworkerset.x-k8s.io/leaderworkerset")
 JOB_INPUTS = ("jobs", "config", "namespaces", "local_queues", "priority_classes", "workloads", "skipped",
-              "training_runtimes", "pods")  # every field of the model `apply_jobs` reads
+              "training_runtimes", "pods", "flavors")  # every field of the model `apply_jobs` reads
 
 
 def apply_jobs_kept(model: Model, diags: Diagnostics) -> tuple[Model, tuple]:
@@ -157,6 +157,7 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
     remade: list[int] = []  # the places in `made` of the Workloads made in their place
     prebuilt: dict[int, str] = {}  # the Workloads of a StatefulSet or a LeaderWorkerSet: its kind
     adopted: set[int] = set()  # the prebuilt Workloads a job of the input has taken (`prebuilt_workload`)
+    flavors = {f.name: f for f in reversed(model.flavors)}  # the first of a name
     classes = {(p.kind, p.name) for p in (*model.priority_classes, *BUILTIN_PRIORITY_CLASSES)} | \
         {(kind, b.name) for b in model.broken for kind, name in (("workload", "WorkloadPriorityClass"),
                                                                  ("pod", "PriorityClass")) if b.kind == name}
@@ -176,7 +177,7 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
                 and not job.deleting:
             reason = _refused(job, settings, queues, diags) or _not_managed(job, settings, labels, queues)
             if reason is None:
-                at, reason = prebuilt_workload(job, workloads, keys, adopted, diags)
+                at, reason = prebuilt_workload(job, workloads, keys, adopted, diags, flavors)
                 found = [at] if reason is None else None
                 if reason is not None and at is not None:  # out of sync: Kueue finishes it
                     workloads[at] = workloads[at].model_copy(update={"finished": True})

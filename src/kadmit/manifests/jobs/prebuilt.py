@@ -4,9 +4,11 @@ why the job gets none (docs/INTEGRATIONS.md J11)."""
 
 from __future__ import annotations
 
+import re
+
 from kadmit.diagnostics import Diagnostics
 from kadmit.manifests.codes import KAD193
-from kadmit.model import Job, Workload
+from kadmit.model import Job, ResourceFlavor, Workload
 from kadmit.quantity import QuantityError, parse_exact
 
 PREBUILT_ABSENT = ("it names the prebuilt Workload `{wl}` (`kueue.x-k8s.io/prebuilt-workload-name`), which the input "
@@ -22,12 +24,13 @@ PREBUILT_OUT_OF_SYNC = ("it names the prebuilt Workload `{wl}` (`kueue.x-k8s.io/
 
 
 def prebuilt_workload(job: Job, workloads: list[Workload], keys: dict[str, int], adopted: set[int],
-              diags: Diagnostics | None) -> tuple[int | None, str | None]:
+              diags: Diagnostics | None, flavors: dict[str, ResourceFlavor] | None = None
+              ) -> tuple[int | None, str | None]:
     """Kueue's ensureOneWorkload for a job naming a prebuilt Workload: the place of the Workload it takes, and
     None; or why it takes none (and the place of a Workload it finishes as out of sync). Absent, or controlled
     by another object (a controller ownerReference with another UID, or a job of the input that took it
-    before), the job gets none; else it takes ownership and checks the Workload in sync
-    (`EquivalentToWorkload`: `equality.ComparePodSetSlices`, tolerations not for an admitted one)."""
+    before), the job gets none; else it takes ownership (one it controls already too) and checks the Workload
+    in sync (`EquivalentToWorkload`; `flavors` by name, for one holding quota)."""
     ns = job.object.namespace or "default"
     key = f"{ns}/{job.prebuilt}"
     at = keys.get(key)
@@ -40,14 +43,10 @@ def prebuilt_workload(job: Job, workloads: list[Workload], keys: dict[str, int],
     owner = wl.origin
     if owner is not None and not (job.object.uid and owner.uid == job.object.uid):
         return None, PREBUILT_CONTROLLED.format(wl=key, owner=f"{owner.kind} `{owner.name}`")
-    if owner is not None:  # its own already (the same UID): Kueue checks it as any Workload it owns
-        return at, None
-    mine, theirs = job.workloads[0].shapes or (None, ()), wl.shapes or (None, ())
-    what = ("the job makes more than one Workload" if len(job.workloads) != 1 else
-            f"maximumExecutionTimeSeconds {mine[0]} against {theirs[0]}" if mine[0] != theirs[0] else
-            _differs(mine[1], theirs[1], wl.admitted_condition))
+    what = out_of_sync(job, wl, flavors or {})
     if what:
         return at, PREBUILT_OUT_OF_SYNC.format(wl=key, what=what)
+    theirs = wl.shapes or (None, ())
     unset = undefaulted([c for ps in theirs[1] for c in ps[2]])
     if unset and job.submitted and diags is not None:
         diags.emit(KAD193, f"{job.object.kind} `{job.object.name}` takes the prebuilt Workload `{key}` as the files "
@@ -56,6 +55,113 @@ def prebuilt_workload(job: Job, workloads: list[Workload], keys: dict[str, int],
                    f"OutOfSync) and the job would get no Workload", wl.span or job.span,
                    help="set those fields in the Workload's containers as the API server sets them in the job's")
     return at, None
+
+
+def out_of_sync(job: Job, wl: Workload, flavors: dict[str, ResourceFlavor]) -> str:
+    """What Kueue's `EquivalentToWorkload` finds different between the job and the Workload it takes, first:
+    "" when in sync. A Workload holding quota is compared as it runs (`expectedRunningPodSets`: its
+    admission's flavors and admission checks merged in, the admitted count for a partial admission), and
+    then, the job suspended, as its spec says."""
+    if len(job.workloads) != 1:
+        return "the job makes more than one Workload"
+    if wl.origin is not None and wl.origin.name != job.object.name:
+        return f"its controller ownerReference names {wl.origin.kind} `{wl.origin.name}`, with the job's UID"
+    mine, theirs = job.workloads[0].shapes or (None, ()), wl.shapes or (None, ())
+    if mine[0] != theirs[0]:
+        return f"maximumExecutionTimeSeconds {mine[0]} against {theirs[0]}"
+    running = running_pod_sets(wl, flavors)
+    if running is not None:
+        what = _differs(mine[1], running, wl.admitted_condition)
+        if not what or job.suspended:
+            return what and _differs(mine[1], theirs[1], wl.admitted_condition)
+        return what + (" (as the Workload runs, its admission merged in; the job is not suspended, so its spec "
+                       "is not compared)")
+    return _differs(mine[1], theirs[1], wl.admitted_condition)
+
+
+def running_pod_sets(wl: Workload, flavors: dict[str, ResourceFlavor]) -> tuple | None:
+    """Kueue's expectedRunningPodSets: the Workload's pod sets as its job runs them while it holds quota, what
+    `getPodSetsInfoFromStatus` gives each (its flavors' node labels and tolerations, the pod set, queue and
+    Workload labels and annotation, its admission checks' podSetUpdates) merged into its template
+    (`podset.Merge`), and the admitted count where it can be partially admitted; None (Kueue then compares
+    the spec) without quota, or where Kueue's merge fails: a flavor not in the input, a pod set with no
+    assignment, a label, annotation or node selector merged in conflicting with one already set."""
+    shapes = wl.shapes
+    if wl.admission is None or shapes is None or len(shapes) < 3 or shapes[2] is None or not wl.admission.pod_sets:
+        return None
+    templates, updates = shapes[2]
+    partial = any(s[1] is not None and s[0] > s[1] for s in shapes[1])  # CanBePartiallyAdmitted, on the spec's counts
+    infos = {}
+    for a in wl.admission.pod_sets:
+        selector: dict = {}
+        tolerations: list = []
+        for flavor in dict.fromkeys(a.flavors[r] for r in sorted(a.flavors)):
+            if flavor not in flavors:
+                return None
+            selector.update(flavors[flavor].node_labels)
+            tolerations.extend(_written(flavors[flavor]))
+        labels = {PODSET_LABEL: a.name, LOCAL_QUEUE_LABEL: wl.queue}
+        if _DNS_LABEL.fullmatch(wl.admission.cluster_queue):
+            labels[CLUSTER_QUEUE_LABEL] = wl.admission.cluster_queue
+        annotations = {WORKLOAD_ANNOTATION: wl.name}
+        at = next((ps for ps in wl.pod_sets if ps.name == a.name), None)
+        if a.placement and at is not None and at.topology is None:
+            annotations[UNCONSTRAINED_ANNOTATION] = "true"
+        info = [selector, labels, annotations, tolerations, a.count]
+        for u_tolerations, u_selector, u_labels, u_annotations in updates.get(a.name, ()):
+            if not _merge(info, u_selector, u_labels, u_annotations, u_tolerations):
+                return None
+        infos[a.name] = info
+    out = []
+    for ps, shape, (selector, labels, annotations) in zip(wl.pod_sets, shapes[1], templates):
+        info = infos.get(ps.name)
+        if info is None:
+            return None
+        merged = [dict(selector), dict(labels), dict(annotations), list(shape[3] or [])]
+        if not _merge(merged, info[0], info[1], info[2], info[3]):
+            return None
+        count = info[4] if partial and shape[1] is not None else shape[0]
+        out.append((count, shape[1], shape[2], merged[3]))
+    return tuple(out)
+
+
+# What getPodSetsInfoFromStatus sets on a pod set's pods (TopologyAwareScheduling and AssignQueueLabelsForPods
+# are on by default in Kueue v0.17)
+PODSET_LABEL = "kueue.x-k8s.io/podset"
+LOCAL_QUEUE_LABEL = "kueue.x-k8s.io/local-queue-name"
+CLUSTER_QUEUE_LABEL = "kueue.x-k8s.io/cluster-queue-name"  # where the name is a DNS-1123 label
+WORKLOAD_ANNOTATION = "kueue.x-k8s.io/workload"
+UNCONSTRAINED_ANNOTATION = "kueue.x-k8s.io/podset-unconstrained-topology"  # a topology assignment, no request
+_DNS_LABEL = re.compile(r"(?=.{1,63}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+
+
+def _written(flavor: ResourceFlavor) -> list:
+    """A flavor's tolerations as written; from a `.kad` policy (none written), as its model holds them."""
+    if flavor.written_tolerations is not None:
+        return list(flavor.written_tolerations)
+    return [{k: v for k, v in (("key", t.key), ("operator", t.operator), ("value", t.value), ("effect", t.effect))
+             if v} for t in flavor.tolerations]
+
+
+def _merge(into: list, selector: dict, labels: dict, annotations: dict, tolerations: list) -> bool:
+    """`PodSetInfo.Merge`: False where a map's key is set to another value already (HaveConflict); else
+    the maps copied over, and each toleration appended unless one equal is there (Go's `==` on the struct:
+    one with `tolerationSeconds`, a pointer, is never equal to another object's)."""
+    for mine, theirs in zip(into[:3], (selector, labels, annotations)):
+        if any(k in mine and mine[k] != v for k, v in theirs.items()):
+            return False
+    for mine, theirs in zip(into[:3], (selector, labels, annotations)):
+        mine.update(theirs)
+    for t in tolerations:
+        if not (isinstance(t, dict) and t.get("tolerationSeconds") is None
+                and any(_same_toleration(t, x) for x in into[3])):
+            into[3].append(t)
+    return True
+
+
+def _same_toleration(a, b) -> bool:
+    return isinstance(b, dict) and b.get("tolerationSeconds") is None and \
+        all((a.get(k) or "") == (b.get(k) or "") for k in ("key", "operator", "value", "effect"))
 
 
 def _differs(mine: tuple, theirs: tuple, admitted: bool) -> str:
