@@ -78,7 +78,7 @@ CI (and on in the soak) and agreement is counted per feature. The switches:
 - `pod_states` (opt-in, OPT_IN): existing Pods and pod groups (`existing_jobs`) with Kueue's managed
   label in a state each, on no node (`pod_state=STATE`: gated, pending, running, gated_running,
   succeeded, failed), and no Workload (`_pod_states`)
-- `resource_config` (opt-in, OPT_IN; no TAS with it): the Configuration's `resources` — a
+- `resource_config` (opt-in, OPT_IN; no TAS with it but under `tas_resource_config`): the Configuration's `resources` — a
   transformation of example.com/gpu (Retain, Replace or the default, recorded as `transform=S`;
   `multiplyBy` example.com/slices or cpu, `multiplyBy=M`; into example.com/credits by a factor of 1, 2
   or 500m), sometimes one of cpu into the same credits (`transform_cpu`), sometimes
@@ -112,6 +112,12 @@ CI (and on in the soak) and agreement is counted per feature. The switches:
 - `requeue_near` (opt-in, OPT_IN, with `requeue_states`): a requeueAt around the run's clock (the
   oracle's: a second after the latest creationTimestamp), -60, -1, 0, 1 or 60 s from it
   (`requeue_near=S`), or a Requeued condition False for a reason beside a passed requeueAt
+- `tas_resource_config` (opt-in, OPT_IN, with `resource_config`): lifts its "no TAS" — topology-aware flavors
+  whose nodes have some of the extended resources pods ask for (GPUs, slices, NICs: Kueue's TAS places by the
+  pod spec's requests, before transformations and exclusions; its fit check counts the transformed requests on
+  topology-aware flavors, so some nodes have credits too), sometimes the credits in a resource group of
+  their own over a plain flavor (`credits_group`: a pod set asking for TAS may take it, its pods not asking
+  for credits — `hasOverlapWithPodRequestedResources`)
 - `negative_factors` (opt-in, OPT_IN, with `resource_config`): the transformation's output factor may
   be negative (-1, -500m), which Kueue counts as it is (`factor=F`)
 - `job_management` (opt-in, OPT_IN, with `jobs`): which jobs Kueue manages — the Configuration's
@@ -163,7 +169,7 @@ SWITCHES = ("cohorts", "cohort_tree", "cohort_quota", "borrowing_limit", "lendin
 OPT_IN = frozenset({"second_pass", "pod_states", "shared_hostname", "resource_config", "fungibility_defaults",
                     "afs_weights", "pod_extras_all_kinds", "requeue_states", "tas_slices",
                     "workload_pod_extras", "trainjob_pod_extras", "tas_three_levels", "requeue_near",
-                    "negative_factors", "job_management", "flavor_tolerations", "dra"})
+                    "negative_factors", "job_management", "flavor_tolerations", "dra", "tas_resource_config"})
 ALL = frozenset(SWITCHES)
 KNOWN = ALL | OPT_IN
 
@@ -561,6 +567,8 @@ def _resources_config(d: _Draw) -> dict:
         d.features.add("exclude_prefix")
     d.ext = [GPU, NIC] + ([SLICES] if mult == "slices" else [])
     d.quota_extra = [CREDITS] + ([GPU] if strategy != "Replace" else []) + ([SLICES] if mult == "slices" else [])
+    if "credits_group" in d.features:  # (tas_resource_config: opt-in) the credits in a group of their own
+        d.quota_extra.remove(CREDITS)
     return out
 
 
@@ -903,6 +911,10 @@ def _nodes(d: _Draw, flavor: str, resources: list[str]) -> list[dict]:
         for h in range(d.int(1, 3)):
             name = f"{flavor}-r{r}-n{h}"
             cap = {"cpu": str(d.pick([4, 8])), "memory": "32Gi", "pods": "110"}
+            if d.ext:  # (tas_resource_config: opt-in) what the node has of the pods' extended resources
+                cap |= {r: str(n) for r in d.ext if (n := d.pick([0, 2, 4, 4]) if r != NIC else d.int(0, 1))}
+                if d.int(0, 3) == 0:  # credits, which no pod asks for but Kueue's TAS fit check counts
+                    cap[CREDITS] = str(d.pick([4, 16]))
             host = f"{name}.example.com" if "hostname_label" in d.features else name
             if prev is not None and "shared_hostname" in d.features and d.draw(st.booleans()):
                 host = prev  # the rack's previous node's: one leaf of the two to Kueue
@@ -949,7 +961,12 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
     jobs = d.on("jobs", 0.2 if sp else 0.5)  # (a job's Workload has no check states: Pending)
     rc = d.on("resource_config", 1)  # (opt-in: draws nothing unless allowed)
     dra = not rc and d.on("dra", 1)  # (opt-in: draws nothing unless allowed)
-    tas = not rc and not dra and d.on("tas", 1 if sp else 0.25)  # (nodes have no extended resources)
+    if rc and "tas_resource_config" in allowed:  # (opt-in) nodes with the extended resources pods ask for
+        tas = d.on("tas_resource_config", 0.7)
+        if tas:
+            d.features.add("tas")
+    else:
+        tas = not rc and not dra and d.on("tas", 1 if sp else 0.25)  # (nodes have no extended resources)
     if tas and d.on("tas_leaf_levels", 0.35):  # Kueue's leaves are racks: no hostname level
         d.levels = {"block+rack": [BLOCK, RACK], "rack": [RACK]}[d.pick(["block+rack", "rack"], "leaf_levels")]
     if tas and "tas_leaf_levels" not in d.features and d.on("tas_three_levels", 0.6):  # (opt-in)
@@ -961,6 +978,9 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
     groups = [(resources, flavors)]
     if len(resources) > 1 and not tas and d.on("resource_groups", 0.3):  # memory over flavors of its own
         groups = [(["cpu"], flavors), (["memory"], [f"m{i}" for i in range(d.int(1, 2))])]
+    if "tas_resource_config" in d.features and d.int(0, 1):  # (opt-in) the credits quota-only, on a plain flavor
+        groups.append(([CREDITS], ["q0"]))
+        d.features.add("credits_group")
     if dra:  # (opt-in) not under TAS: Kueue v0.17.0 does not place DRA pods on nodes
         d.quota_extra = [WHOLE_GPUS]
         d.claim_templates = list(CLAIM_TEMPLATES)
@@ -1145,7 +1165,7 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
         total = {r: sum(n[r] for n in need.values()) for r in resources}
         fit = []  # per resource group: its resources and the flavors with room for them
         for covered, mine in cq_groups:
-            room = [f for f in mine if all(used.get((name, f, r), 0) + total[r]
+            room = [f for f in mine if all(used.get((name, f, r), 0) + total.get(r, 0)
                                            <= quotas[(f, r)] * (1000 if r == "cpu" else 1) for r in covered)]
             fit.append((covered, room))
         placed = None
@@ -1156,7 +1176,7 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
                 ps["template"]["spec"]["runtimeClassName"] = "kata"
                 need[ps["name"]]["cpu"] += 250 * ps["count"]
             total = {r: sum(n[r] for n in need.values()) for r in resources}
-            fit = [(covered, [f for f in room if all(used.get((name, f, r), 0) + total[r]
+            fit = [(covered, [f for f in room if all(used.get((name, f, r), 0) + total.get(r, 0)
                                                      <= quotas[(f, r)] * (1000 if r == "cpu" else 1) for r in covered)])
                    for covered, room in fit]
         if tas and all(room for _, room in fit) and "tas_admitted" in allowed and d.int(0, 99) < (50 if sp else 35):
