@@ -299,6 +299,27 @@ def test_second_pass_map_order_decides_a_preemption(kueue_oracle, tmp_path):
     assert d["admitted"] and not d["preempted"]
 
 
+def test_second_pass_admission_races_a_preemption(kueue_oracle):
+    """Soak seed 915's cluster-86c63997ac63, reduced: w01's second pass admits it in the cycle w06
+    preempts it, and Kueue's goroutines decide which write lands last — the eviction (w01 queued
+    again: the two go round to the bound, `cycle limit`) or the admission (the eviction lost, w01
+    admitted, w06 waiting for good: `stalled`). Both appear in 256 runs (the loop in about 1 run of
+    9 on a quiet machine, 1 of 4 under load: all alike about once in 10^13); kadmit loops (KAD536,
+    exit 3), and the comparison takes that as agreeing because some run of Kueue's looped too
+    (`oracle.stops`), not only where run 0 did."""
+    path = "tests/oracle/features/tie-second-pass-admission-races-a-preemption.yaml"
+    kueue = run_oracle(kueue_oracle, [path], "--runs", "256")
+    stops = set(kueue["oracle"]["stops"])
+    assert stops == {"stalled", "cycle limit"}, stops
+    (w01,) = [w for w in kueue["variance"]["workloads"] if w["workload"] == "ns-cq0/w01"]
+    assert {o["decision"]["admitted"] for o in w01["outcomes"]} == {True, False}
+    code, kadmit = run_kadmit([path])
+    k = from_kadmit(kadmit)
+    assert code == 3 and k.looping == {"ns-cq0/w01", "ns-cq0/w06"}, (code, k.looping)
+    result = compare(k, from_oracle(kueue), alternatives=variants(kueue))
+    assert result.agree, result.report(k, from_oracle(kueue))
+
+
 @pytest.mark.parametrize("name", ["loop_classical", "loop_fair_sharing"])
 def test_preemption_loop_models_loop_in_kueue_too(kueue_oracle, tmp_path, name):
     """tests/engine/test_preemption_props.py keeps `test_no_preemption_loop` a strict xfail on two

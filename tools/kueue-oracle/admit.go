@@ -48,9 +48,12 @@ type oracleInfo struct {
 	FeatureGates map[string]bool `json:"feature_gates"`
 	Cycles       int             `json:"cycles"`
 	Stop         string          `json:"stop"`
-	Loop         []string        `json:"loop"`
-	Seed         int64           `json:"seed"`
-	Runs         int             `json:"runs"`
+	// Why each run ended, run i at i (`stop` is run 0's): Kueue's own timing can end one run in a
+	// loop and settle another (tie-second-pass-admission-races-a-preemption.yaml)
+	Stops []string `json:"stops"`
+	Loop  []string `json:"loop"`
+	Seed  int64    `json:"seed"`
+	Runs  int      `json:"runs"`
 	// Process CPU time: reading and setting up the cluster, and the scheduling run (cycles and
 	// the controllers between them), summed over the runs.
 	LoadSeconds     float64 `json:"load_cpu_seconds"`
@@ -254,6 +257,7 @@ func decide(ctx context.Context, paths []string, opts admitOptions) (admitOutput
 		Notes: in.Notes, Files: files}
 	var all [][]report.Decision
 	var first *cluster.Result
+	var stops []string
 	var scheduleSeconds float64
 	for i := 0; i < opts.runs; i++ {
 		runSeed := opts.seed
@@ -276,6 +280,7 @@ func decide(ctx context.Context, paths []string, opts admitOptions) (admitOutput
 		}
 		scheduleSeconds += res.SchedulingCPU.Seconds()
 		all = append(all, report.Decisions(res, jr.owners))
+		stops = append(stops, res.Stop)
 		if i == 0 {
 			first = res
 			if opts.endState {
@@ -293,7 +298,7 @@ func decide(ctx context.Context, paths []string, opts admitOptions) (admitOutput
 	sortSkipped(out.NotRead)
 	out.Oracle = oracleInfo{
 		Kueue: kueueVersion(), Config: in.ConfigFrom, FeatureGates: featureGates(),
-		Cycles: first.Cycles, Stop: first.Stop, Loop: first.Loop, Seed: opts.seed, Runs: opts.runs,
+		Cycles: first.Cycles, Stop: first.Stop, Stops: stops, Loop: first.Loop, Seed: opts.seed, Runs: opts.runs,
 		LoadSeconds: round3(loadSeconds), ScheduleSeconds: round3(scheduleSeconds),
 	}
 	if out.Oracle.Loop == nil {
