@@ -5,6 +5,7 @@
     python tools/gen_schemas.py served KUBE_DIR OUT.json...  # OUT.json's kinds again, from the CRDs that server serves
     python tools/gen_schemas.py goconfig OUT.json SOURCE GROUP/VERSION=types.go...  # Kueue's Configuration
     python tools/gen_schemas.py nulls KUBE_DIR            # what the API server says of a null list item (null_items.json)
+    python tools/gen_schemas.py goorder SOURCE TYPES.go...  # Go's field order of a PodSpec's types (go_order.json)
 
 Trees are JSON: `"s"` a scalar, `"*"` anything (free-form), `{"o": {field: tree}}` an object,
 `{"l": tree}` a list, `{"m": tree}` a map with free keys, `"core:V1Name"` a Kubernetes type of
@@ -453,6 +454,50 @@ def nulls(kube_dir: str) -> None:
     (DATA / "null_items.json").write_text(json.dumps(out, indent=0, sort_keys=True) + "\n")
 
 
+# --- Go's field order of a PodSpec's types (data/go_order.json) -----------------------------------------
+# Go's unstructured converter decodes a struct field by field in its declaration order and stops at the first
+# error (AppWrapper's GetPodTemplateSpec decodes a component's pod spec so): the order names that error.
+
+
+def go_order(types: dict, texts: list[str]) -> dict[str, list[str]]:
+    """Each core.json type a PodSpec reaches (`V1PodSpec`, ...): its fields' JSON keys in the order the Go
+    struct of that name (without `V1`/`CoreV1`) declares them in `texts`, inlined structs in place."""
+    structs: dict[str, str] = {}
+    for text in texts:
+        text = re.sub(r"^\s*//.*$", "", text, flags=re.M)
+        for m in _STRUCT.finditer(text):
+            structs.setdefault(m.group(1), m.group(2))
+
+    def keys(name: str) -> list[str]:
+        out = []
+        for field_name, t, tag in _FIELD.findall(structs[name]):
+            key = tag.split(",")[0]
+            if ",inline" in tag or (not key and not field_name):
+                out += keys(t.lstrip("*"))
+            elif key != "-":
+                out.append(key)
+        return out
+    order, todo = {}, ["V1PodSpec"]
+    while todo:
+        name = todo.pop()
+        if name in order:
+            continue
+        go = re.sub(r"^(Core)?V1", "", name)
+        order[name] = keys(go)
+        if sorted(order[name]) != sorted(types[name]):
+            raise SystemExit(f"gen_schemas: Go's {go} has {sorted(order[name])}, core.json's {name} {sorted(types[name])}")
+        for tree in types[name].values():
+            for ref in re.findall(r'"core:(\w+)"', json.dumps(tree)):
+                todo.append(ref)
+    return dict(sorted(order.items()))
+
+
+def goorder(source: str, paths: list[str]) -> None:
+    types = json.loads((DATA / "core.json").read_text())["types"]
+    out = {"source": source, "types": go_order(types, [Path(p).read_text() for p in paths])}
+    (DATA / "go_order.json").write_text(json.dumps(out, indent=0) + "\n")
+
+
 if __name__ == "__main__":
     what, *args = sys.argv[1:]
     if what == "core":
@@ -461,6 +506,8 @@ if __name__ == "__main__":
         crds(args[0], args[1], args[2:])
     elif what == "served":
         served(args[0], args[1:])
+    elif what == "goorder":
+        goorder(args[0], args[1:])
     elif what == "nulls":
         nulls(args[0])
     elif what == "goconfig":

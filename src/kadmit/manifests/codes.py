@@ -225,6 +225,15 @@ KAD182 = register(
     "`conditions: [{type: Ready, status: \"True\"}]` where the node is ready.",
     kueue_rule="pkg/util/tas/tas.go IsNodeStatusConditionTrue (false without the condition); "
                "pkg/cache/scheduler/tas_nodes_cache.go")
+KAD183 = register(
+    "KAD183", "pod template Kueue can't decode", "warning",
+    "A pod template of an AppWrapper's component holds a value of a wrong type for a Pod's field (`image: y`, "
+    "a boolean to kubectl; `cpu: true`; `port: 80.5`) or a field a Pod has not. The API server takes it (the "
+    "AppWrapper CRD keeps a component's template as written), but Kueue's reconciler, decoding the pod spec "
+    "as AppWrapper's GetPodTemplateSpec does (Go's unstructured converter, strict), fails and makes no "
+    "Workload: the AppWrapper is never admitted. It is listed as skipped with the converter's error.",
+    kueue_rule="appwrapper pkg/utils GetPodTemplateSpec (runtime.DefaultUnstructuredConverter."
+               "FromUnstructuredWithValidation); Kueue's appwrapper integration PodSets")
 KAD195 = register(
     "KAD195", "invalid object name", "error",
     "A name Kubernetes rejects: a Namespace's name (and every `metadata.namespace`) must be a DNS-1123 "

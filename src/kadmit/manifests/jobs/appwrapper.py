@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import re
 
-from kadmit.manifests.codes import KAD157
+from kadmit.manifests.codes import KAD157, KAD183
 from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.jobs.common import Builder, condition_true, run_state
+from kadmit.manifests.jobs.unstructured import pod_spec_error
 from kadmit.manifests.yamltree import INT, MAP, SEQ, Val
 from kadmit.model import Job
 
@@ -104,6 +105,25 @@ def _as_kueue_sees(template: Val) -> Val:
     return out
 
 
+def _undecodable(f: Fields, o: Meta, ci: int, path: str, template: Val) -> str | None:
+    """Why Kueue's reconciler fails on the AppWrapper where GetPodTemplateSpec can't decode the pod spec at
+    `path` of component `ci` (KAD183, reported; the skip's reason), or None."""
+    spec = template.get("spec")
+    if spec is None or spec.kind != MAP:
+        error, at = f"content at {path} does not contain a spec", spec or template
+    else:
+        error, at = pod_spec_error(spec), spec
+        if error is None:
+            return None
+        error = f"content at {path}.spec not parseable as a v1.PodSpec: {error}"
+    why = f"{path} does not refer to a v1.PodSpecTemplate: {error}"
+    f.diags.emit(KAD183, f"Kueue can't decode the pod template of component {ci} of AppWrapper `{o.name}`, so it "
+                 f"makes no Workload of it: `{why}`", f.span(at),
+                 help="the API server keeps a component's template as written; write its pod spec's fields "
+                      "with the types a Pod's have")
+    return f"Kueue's reconciler fails on it and makes no Workload: {why}"
+
+
 def appwrapper(f: Fields, o: Meta) -> Job:
     """Pod sets `<name>-<i>`, one per pod set of every component in order (declared `podSets`,
     else inferred), count = its replicas (default 1)."""
@@ -119,6 +139,9 @@ def appwrapper(f: Fields, o: Meta) -> Job:
             template = _at(c, path)
             if template is None or template.kind != MAP:
                 raise f.fail(KAD157, f"`{path}` of component {ci} does not lead to a pod template", c)
+            failed = _undecodable(f, o, ci, path, template)
+            if failed is not None:
+                return b.job(workloads=[], note=failed)
             b.template(f"{o.name}-{i}", replicas, _as_kueue_sees(template), template,
                        origin=f"component {ci} ({kind.v if kind is not None else '?'}) at `{path}`")
             i += 1
