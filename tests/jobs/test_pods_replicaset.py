@@ -116,7 +116,29 @@ def test_a_pod_kueue_labelled_under_another_controller_is_a_plain_pod(tmp_path):
     (tmp_path / "sts").mkdir()
     sts_pod = rs_pod("aaaaa", 1, spec=GATED, phase="Pending", kind="StatefulSet")
     m = model_of(tmp_path / "sts", setup__yaml=SETUP, pod__yaml=sts_pod)
-    assert m.workloads == () and m.skipped == ()
+    assert m.workloads == ()
+    assert [s.reason for s in m.skipped] == [
+        "StatefulSet `web-6c7d8e9f0` controls it, and the input does not hold that object: Kueue decides the pod with "
+        "it (its StatefulSet's Workload covers its pods), so kadmit reads the pod as node usage only; give the "
+        "StatefulSet, or its Workload"]
     (tmp_path / "unlabelled").mkdir()
     m = model_of(tmp_path / "unlabelled", setup__yaml=SETUP, pod__yaml=job_pod.replace(', kueue.x-k8s.io/managed: "true"', ""))
-    assert m.workloads == () and m.skipped == ()
+    assert m.workloads == () and [s.reason.split(",")[0] for s in m.skipped] == ["Job `web-6c7d8e9f0` controls it"]
+
+
+def test_a_pod_of_a_job_in_the_input_is_decided_with_it_silently(tmp_path):
+    job = """\
+apiVersion: batch/v1
+kind: Job
+metadata: {name: web-6c7d8e9f0, uid: 00000000-0000-0000-0008-000000000001, labels: {kueue.x-k8s.io/queue-name: user-queue}}
+spec:
+  suspend: true
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]
+"""
+    job_pod = rs_pod("aaaaa", 1, spec=GATED, phase="Pending", kind="Job", api="batch/v1").replace(
+        ', kueue.x-k8s.io/managed: "true"', "")
+    m = model_of(tmp_path, setup__yaml=SETUP, job__yaml=job, pod__yaml=job_pod)
+    assert [w.origin.kind for w in m.workloads] == ["Job"] and m.skipped == ()

@@ -11,7 +11,7 @@ from datetime import timedelta
 
 from kadmit.manifests.jobs.groups import GROUP_NAME as POD_GROUP, join_pod_groups, prebuilt_group
 from kadmit.manifests.jobs.prebuilt import prebuilt_workload
-from kadmit.manifests.jobs.replicasets import rolled_out
+from kadmit.manifests.jobs.replicasets import owner_absent, owners_pod, rolled_out
 from kadmit.diagnostics import Diagnostics, Label
 from kadmit.index import BUILTIN_PRIORITY_CLASSES
 from kadmit.manifests.codes import KAD161, KAD170, KAD172, KAD198
@@ -165,7 +165,12 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
     jobs, broken = join_pod_groups(model.jobs)
     skipped.extend(broken)
     jobs = [_with_runtime(j, model) if j.train is not None else j for j in jobs]
+    present = {(j.object.kind, j.object.namespace or "default", j.object.name) for j in jobs}
     for job in jobs:
+        if owners_pod(job):  # its controller's job decides it; said where that one is not in the input
+            if (job.owner.kind, job.owner.namespace, job.owner.name) not in present:
+                skipped.append(Skipped(object=job.object, reason=owner_absent(job), span=job.span))
+            continue
         job = _number_repeats(job, unnamed)
         # a UID two jobs share names neither: Kueue finds a job's Workloads by owner kind and name
         by_uid = existing.get(("uid", job.object.uid)) if job.object.uid not in shared else None

@@ -41,7 +41,8 @@ def pod_job(f: Fields, o: Meta) -> Job | None:
         return None
     controller = controller_owner(f, o)
     if controller is not None and not plain_pod(controller, created and o.labels.get(MANAGED) == "true"):
-        return None
+        # its controller's: `manage` says so where that object is not in the input (replicasets.owners_pod)
+        return Builder(f, o, FRAMEWORK).job(workloads=[]).model_copy(update={"prebuilt": None, "refusals": ()})
     if created and o.labels.get(MANAGED) != "true":
         # a pod already in the cluster that Kueue's webhook never labelled: its reconciler skips it
         # (pod.Skip, "Skipping pod, not managed by Kueue"), so it is node usage only

@@ -32,6 +32,23 @@ def plain_pod(controller: ObjectRef, managed: bool) -> bool:
     return managed and (controller.group, controller.kind) not in OWN_PODS
 
 
+def owners_pod(job: Job) -> bool:
+    """A Kueue-marked pod its controller's job decides (`pods.pod_job` makes it no Workload): its controller is
+    not a ReplicaSet, and Kueue's pod integration does not take it as a plain pod (`plain_pod`)."""
+    o = job.owner
+    return job.framework == "pod" and o is not None and not job.workloads and not (
+        o.kind == "ReplicaSet" and o.api_version == "apps/v1")
+
+
+def owner_absent(job: Job) -> str:
+    """Why such a pod is decided nowhere when its controller is not in the input."""
+    o = job.owner
+    assert o is not None
+    return (f"{o.kind} `{o.name}` controls it, and the input does not hold that object: Kueue decides the pod with it "
+            f"(its {o.kind}'s Workload covers its pods), so kadmit reads the pod as node usage only; give the "
+            f"{o.kind}, or its Workload")
+
+
 def rolled_out(deployment: Job, jobs: list[Job]) -> str:
     """Why a Deployment whose status shows replicas is no work of its own, and which of its pods the input
     holds: the Kueue pods whose controller is a ReplicaSet the Deployment controller named for it
