@@ -229,3 +229,33 @@ def test_a_partially_admitted_workload_is_compared_at_its_admitted_count(tmp_pat
     m = load([str(p)]).model
     (pre,) = [w for w in m.workloads if w.name == "pre"]
     assert pre.finished is not in_sync and bool(m.skipped) is not in_sync
+
+
+def test_two_jobs_naming_one_uncontrolled_workload_are_warned_about(tmp_path):
+    """The first in input order takes it (as the oracle, which reconciles in input order); on a cluster it is
+    whichever Kueue reconciles first: KAD194 names both (docs/KUEUE-DIFFERENCES.md §1)."""
+    ws = load([str(FEATURES / "prebuilt-workload-two-jobs-name-one.yaml")])
+    (w,) = [w for w in ws.model.workloads if w.name == "pre"]
+    assert w.origin.name == "j" and not w.finished
+    (s,) = ws.model.skipped
+    assert s.object.name == "k" and "which Job `j` names too and, taken first in input order, controls" in s.reason
+    (d,) = [d for d in ws.diagnostics if d.code == "KAD194"]
+    assert d.message.startswith("Job `j` and Job `k` both name the prebuilt Workload `ns/pre`")
+    assert [label.message for label in d.labels] == ["Job `j` names `ns/pre` too", "the Workload"]
+
+
+def test_a_workload_one_job_controls_is_not_in_question(tmp_path):
+    """With the Workload's controller the first Job (its UID), the second finds it controlled by another
+    whatever the order: no KAD194."""
+    uid = "00000000-0000-0000-0000-000000000001"
+    text = (FEATURES / "prebuilt-workload-two-jobs-name-one.yaml").read_text(encoding="utf-8")
+    text = text.replace("metadata: {name: pre, namespace: ns,",
+                        f"metadata: {{ownerReferences: [{{apiVersion: batch/v1, kind: Job, name: j, uid: {uid}, "
+                        "controller: true}], name: pre, namespace: ns,")
+    text = text.replace("  name: j\n  namespace: ns\n", f"  name: j\n  namespace: ns\n  uid: {uid}\n")
+    p = tmp_path / "owned.yaml"
+    p.write_text(text, encoding="utf-8")
+    ws = load([str(p)])
+    (s,) = ws.model.skipped
+    assert s.object.name == "k" and "which Job `j` controls (its controller ownerReference)" in s.reason
+    assert not [d for d in ws.diagnostics if d.code == "KAD194"]

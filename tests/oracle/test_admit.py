@@ -171,6 +171,38 @@ def test_jobs_in_another_second_are_ordered(kueue_oracle, tmp_path):
     assert not [d for d in api.admit([str(path)]).loaded.diagnostics if d.code == "KAD260"]
 
 
+@pytest.mark.parametrize("path, first_in_sync", [
+    ("tests/oracle/features/prebuilt-workload-two-jobs-name-one.yaml", True),
+    ("tests/oracle/features/prebuilt-workload-two-jobs-first-out-of-sync.yaml", False),
+])
+def test_two_jobs_naming_one_prebuilt_workload_go_by_reconcile_order(kueue_oracle, tmp_path, path, first_in_sync):
+    """Two Jobs name one prebuilt Workload no object controls: Kueue gives it to the one its reconciler meets
+    first (run time), the other gets none. The oracle reconciles in input order, so with the two Jobs swapped
+    in the file the other takes it: both orders are Kueue's. kadmit agrees with each order and warns (KAD194)
+    naming both, the one that takes it and the other (docs/KUEUE-DIFFERENCES.md §1)."""
+    from kadmit import api
+
+    text = (ROOT / path).read_text(encoding="utf-8")
+    head, j, k = text.split("---\napiVersion: batch/v1\nkind: Job\n")
+    swapped = tmp_path / "swapped.yaml"
+    swapped.write_text(head + "---\napiVersion: batch/v1\nkind: Job\n" + k.rstrip("\n") + "\n"
+                       + "---\napiVersion: batch/v1\nkind: Job\n" + j, encoding="utf-8")
+    for file, first, second in ((str(ROOT / path), "j", "k"), (str(swapped), "k", "j")):
+        kueue = run_oracle(kueue_oracle, [file])
+        skipped = {s["name"]: s["reason"] for s in kueue["skipped"]}
+        assert "prebuilt workload not found" in skipped[second]  # controlled by the other: none
+        taken = first_in_sync or first == "k"  # j's parallelism (3) is out of sync with it, k's is not
+        assert [d["object"]["name"] for d in kueue["decisions"] if d["admitted"]] == ([first] if taken else [])
+        code, kadmit = run_kadmit([file])
+        k_, q = from_kadmit(kadmit), from_oracle(kueue)
+        result = compare(k_, q)
+        assert code == 0 and result.agree, result.report(k_, q)
+        (warning,) = [d for d in api.admit([file]).loaded.diagnostics if d.code == "KAD194"]
+        assert f"Job `{first}` and Job `{second}` both name the prebuilt Workload `ns/pre`" in warning.message
+        assert f"were Job `{second}` reconciled first, Job `{second}` would take it instead" in warning.message
+        assert ("Finished, OutOfSync" in warning.message) is not taken
+
+
 def test_fair_sharing_takes_trees_in_map_order(kueue_oracle):
     """Under fair sharing Kueue takes the heads of different cohort trees in Go map order
     (`getCq`), whatever their priority: where the trees share a topology-aware flavor's nodes,

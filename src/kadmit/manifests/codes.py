@@ -310,3 +310,16 @@ KAD193 = register(
     "its defaults already and is not warned about.",
     kueue_rule="pkg/controller/jobframework/reconciler.go ensurePrebuiltWorkloadInSync, EquivalentToWorkload; "
                "pkg/util/equality ComparePodSets")
+KAD194 = register(
+    "KAD194", "two jobs name one prebuilt Workload", "warning",
+    "Two jobs of the input name the same prebuilt Workload (`kueue.x-k8s.io/prebuilt-workload-name`), and no "
+    "object controls it (no controller ownerReference). Kueue's job reconciler gives it to whichever of them it "
+    "reconciles first: it makes that job the Workload's controller and checks the Workload in sync with it (in "
+    "sync, the job's; not, Finished as OutOfSync); the other then finds it controlled by another object and "
+    "gets no Workload. Which comes first is run-time order (the controller's work queue, its concurrent "
+    "workers, a restart's informer listing), which no snapshot holds: the oracle, reconciling in input order, "
+    "gives it to the first listed. kadmit takes the jobs in input order too, names both, and says who would "
+    "take it were the other first; Kueue's decisions may differ (docs/KUEUE-DIFFERENCES.md). Give each job its "
+    "own Workload, or set the Workload's controller ownerReference to the job meant to have it.",
+    kueue_rule="pkg/controller/jobframework/reconciler.go ensureOneWorkload (the prebuilt branch: "
+               "GetControllerOfNoCopy, EnsurePrebuiltWorkloadOwnership)")

@@ -156,7 +156,7 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
     gone: set[int] = set()  # the Workloads being deleted whose job's reconciler lets them go
     remade: list[int] = []  # the places in `made` of the Workloads made in their place
     prebuilt: dict[int, str] = {}  # the Workloads of a StatefulSet or a LeaderWorkerSet: its kind
-    adopted: set[int] = set()  # the prebuilt Workloads a job of the input has taken (`prebuilt_workload`)
+    adopted: dict = {}  # the prebuilt Workloads no object controlled that a job of the input took (`prebuilt_workload`)
     flavors = {f.name: f for f in reversed(model.flavors)}  # the first of a name
     classes = {(p.kind, p.name) for p in (*model.priority_classes, *BUILTIN_PRIORITY_CLASSES)} | \
         {(kind, b.name) for b in model.broken for kind, name in (("workload", "WorkloadPriorityClass"),
@@ -189,7 +189,6 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
             if reason is not None:
                 skipped.append(Skipped(object=job.object, reason=reason, span=job.span))
                 continue
-            adopted.add(found[0])
         if found is None and job.framework == "pod" and job.group_total is not None:
             # a pod group's Workload is the one named as the group (`Pod.FindMatchingWorkloads`; its owners are
             # the pods, none its controller); one being deleted goes whether it matches the group's pods or

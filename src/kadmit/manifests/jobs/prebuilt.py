@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import re
 
-from kadmit.diagnostics import Diagnostics
-from kadmit.manifests.codes import KAD193
+from kadmit.diagnostics import Diagnostics, Label
+from kadmit.manifests.codes import KAD193, KAD194
 from kadmit.model import Job, ResourceFlavor, Workload
 from kadmit.quantity import QuantityError, parse_exact
 
@@ -17,20 +17,25 @@ PREBUILT_ABSENT = ("it names the prebuilt Workload `{wl}` (`kueue.x-k8s.io/prebu
 PREBUILT_CONTROLLED = ("it names the prebuilt Workload `{wl}` (`kueue.x-k8s.io/prebuilt-workload-name`), which "
                        "{owner} controls (its controller ownerReference): Kueue's job reconciler ignores it, stops "
                        "the job and makes no Workload of it, so it is not pending work for Kueue")
+PREBUILT_TAKEN = ("it names the prebuilt Workload `{wl}` (`kueue.x-k8s.io/prebuilt-workload-name`), which {first} "
+                  "names too and, taken first in input order, controls: Kueue's job reconciler then ignores it for this "
+                  "job, stops the job and makes no Workload of it, so it is not pending work for Kueue (which job Kueue "
+                  "reconciles first is run time: KAD194)")
 PREBUILT_OUT_OF_SYNC = ("it names the prebuilt Workload `{wl}` (`kueue.x-k8s.io/prebuilt-workload-name`), whose pod "
                         "sets differ from the job's ({what}): Kueue's job reconciler marks the Workload Finished "
                         "(OutOfSync: \"The prebuilt workload is out of sync with its user job\"), so it is never admitted, "
                         "and makes no other: neither is pending work for Kueue")
 
 
-def prebuilt_workload(job: Job, workloads: list[Workload], keys: dict[str, int], adopted: set[int],
+def prebuilt_workload(job: Job, workloads: list[Workload], keys: dict[str, int], adopted: dict[int, tuple[Job, bool]],
               diags: Diagnostics | None, flavors: dict[str, ResourceFlavor] | None = None
               ) -> tuple[int | None, str | None]:
     """Kueue's ensureOneWorkload for a job naming a prebuilt Workload: the place of the Workload it takes, and
     None; or why it takes none (and the place of a Workload it finishes as out of sync). Absent, or controlled
     by another object (a controller ownerReference with another UID, or a job of the input that took it
-    before), the job gets none; else it takes ownership (one it controls already too) and checks the Workload
-    in sync (`EquivalentToWorkload`; `flavors` by name, for one holding quota)."""
+    before: `adopted`, each Workload no object controlled and the job that took it, in sync or not), the job
+    gets none; else it takes ownership (one it controls already too) and checks the Workload in sync
+    (`EquivalentToWorkload`; `flavors` by name, for one holding quota)."""
     ns = job.object.namespace or "default"
     key = f"{ns}/{job.prebuilt}"
     at = keys.get(key)
@@ -38,12 +43,16 @@ def prebuilt_workload(job: Job, workloads: list[Workload], keys: dict[str, int],
         return None, PREBUILT_ABSENT.format(wl=key)
     wl = workloads[at]
     if at in adopted:
-        return None, PREBUILT_CONTROLLED.format(wl=key, owner=f"{wl.origin.kind} `{wl.origin.name}`" if wl.origin
-                                                else "another job of the input, which took it first,")
+        first, in_sync = adopted[at]
+        if diags is not None:
+            _taken_first(job, first, in_sync, key, wl, diags)
+        return None, PREBUILT_TAKEN.format(wl=key, first=f"{first.object.kind} `{first.object.name}`")
     owner = wl.origin
     if owner is not None and not (job.object.uid and owner.uid == job.object.uid):
         return None, PREBUILT_CONTROLLED.format(wl=key, owner=f"{owner.kind} `{owner.name}`")
     what = out_of_sync(job, wl, flavors or {})
+    if owner is None:  # Kueue makes the job its controller (EnsurePrebuiltWorkloadOwnership), in sync or not
+        adopted[at] = (job, not what)
     if what:
         return at, PREBUILT_OUT_OF_SYNC.format(wl=key, what=what)
     theirs = wl.shapes or (None, ())
@@ -55,6 +64,20 @@ def prebuilt_workload(job: Job, workloads: list[Workload], keys: dict[str, int],
                    f"OutOfSync) and the job would get no Workload", wl.span or job.span,
                    help="set those fields in the Workload's containers as the API server sets them in the job's")
     return at, None
+
+
+def _taken_first(job: Job, first: Job, in_sync: bool, key: str, wl: Workload, diags: Diagnostics) -> None:
+    """KAD194: two jobs name one prebuilt Workload no object controls; which takes it is Kueue's reconcile order."""
+    a, b = f"{first.object.kind} `{first.object.name}`", f"{job.object.kind} `{job.object.name}`"
+    then = "takes it" if in_sync else "takes it and finds it out of sync (Finished, OutOfSync)"
+    diags.emit(KAD194, f"{a} and {b} both name the prebuilt Workload `{key}`, which no object controls in the input: "
+               f"Kueue's job reconciler gives it to whichever of them it reconciles first (it makes that job the "
+               f"Workload's controller; the other then finds it controlled by another and gets none), an order of run "
+               f"time no snapshot holds. kadmit takes them in input order: {a} {then} and {b} gets none; were {b} "
+               f"reconciled first, {b} would take it instead, and Kueue's decisions may differ from kadmit's",
+               job.span, labels=[Label(at, text) for at, text in ((first.span, f"{a} names `{key}` too"),
+                                                                  (wl.span, "the Workload")) if at is not None],
+               help="give each job its own prebuilt Workload, or set the Workload's controller ownerReference")
 
 
 def out_of_sync(job: Job, wl: Workload, flavors: dict[str, ResourceFlavor]) -> str:
