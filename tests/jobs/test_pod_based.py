@@ -219,6 +219,39 @@ spec:
     assert got == {"labelled": ("user-queue", "pods-class", "pod"), "new": ("user-queue", "high", "workload")}
 
 
+def test_an_existing_deployment_naming_no_queue_gets_the_default_queue_for_its_pods(tmp_path):
+    """A Deployment already in the cluster naming no queue: the pods its ReplicaSet makes pass Kueue's
+    pod webhook, which gives them the namespace's LocalQueue `default` where it has one (no owner of
+    theirs is Kueue's), so Kueue admits them through it (tests/oracle/features/deployment-in-the-
+    cluster-pods-take-the-default-queue.yaml; soak seed 916). Under manageJobsWithoutQueueName the
+    Deployment is Kueue's as their ancestor: the webhook leaves them alone, Kueue skips them."""
+    dep = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, uid: u-1}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: [{name: c, image: nginx, resources: {requests: {cpu: "1"}}}]
+"""
+    default_lq = "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: default}\n" \
+                 "spec: {clusterQueue: cluster-queue}\n"
+    m = model_of(tmp_path, setup__yaml=SETUP, dep__yaml=dep)
+    (skip,) = m.skipped
+    assert m.workloads == () and "namespace has no LocalQueue `default`" in skip.reason
+    m = model_of(tmp_path, setup__yaml=SETUP, dep__yaml=dep + default_lq)
+    assert [(w.origin.name, w.queue) for w in m.workloads] == [("web", "default")] and not m.skipped
+    cfg = ("apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nmanageJobsWithoutQueueName: true\n"
+           "integrations: {frameworks: [batch/job, pod, deployment]}\n")
+    m = model_of(tmp_path, setup__yaml=SETUP, dep__yaml=dep + default_lq, cfg__yaml=cfg)
+    (skip,) = m.skipped
+    assert m.workloads == () and "Skipping pod, not managed by Kueue" in skip.reason
+    assert "takes it as its own" in skip.reason
+
+
 def test_statefulset_is_one_pod_group(tmp_path):
     sts = """\
 apiVersion: apps/v1

@@ -568,7 +568,11 @@ def _not_managed(job: Job, s: Integrations, labels: dict[str, dict[str, str]], q
         return (f"it belongs to {owner.kind} `{owner.key}`, which Kueue admits as a whole "
                 "(its workload covers these pods)")
     ns = job.object.namespace or "default"
-    queued = bool(job.queue) or (job.submitted and f"{ns}/{DEFAULT_LOCAL_QUEUE}" in queues)
+    # a Deployment already in the cluster makes new pods, which Kueue's pod webhook gives the LocalQueue
+    # `default` where no owner of theirs is Kueue's (FindAncestorJobManagedByKueue: none without a queue
+    # name unless manageJobsWithoutQueueName)
+    fresh = job.submitted or (job.framework == "deployment" and not s.manage_without_queue_name)
+    queued = bool(job.queue) or (fresh and f"{ns}/{DEFAULT_LOCAL_QUEUE}" in queues)
     if not (queued and job.framework in OWN_RECONCILERS) and \
             not s.namespace_selector.matches(labels.get(ns, {"kubernetes.io/metadata.name": ns})):
         return f"namespace `{ns}` is not selected by `managedJobsNamespaceSelector`: Kueue does not manage its jobs"
@@ -579,6 +583,11 @@ def _not_managed(job: Job, s: Integrations, labels: dict[str, dict[str, str]], q
     nodefault = ("namespace has no LocalQueue `default`" if job.submitted or f"{ns}/{DEFAULT_LOCAL_QUEUE}"
                  not in queues else f"it is already in the cluster (a UID or a status), so Kueue's webhook, which "
                  f"gives a new job namespace `{ns}`'s LocalQueue `default`, does not label it now")
+    if s.manage_without_queue_name and job.framework == "deployment" and job.object.uid:
+        return ("it names no queue, and under `manageJobsWithoutQueueName` Kueue takes it as its own: Kueue's pod "
+                "webhook leaves the pods of a Deployment it manages alone (FindAncestorJobManagedByKueue), and "
+                "already in the cluster, it never passed Kueue's Deployment webhook, so Kueue skips its pods "
+                "(\"Skipping pod, not managed by Kueue\")")
     if s.manage_without_queue_name:
         return (f"Kueue manages it (`manageJobsWithoutQueueName`) but it names no queue and {nodefault}: "
                 "its Workload has no queue and is never admitted")
