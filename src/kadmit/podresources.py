@@ -132,7 +132,7 @@ def adjust(pod: PodResources, ranges: list[LimitRange], classes: dict[str, Runti
 def pod_requests(pod: PodResources) -> Quantities:
     """Kubernetes' `PodRequests` (no options): the containers summed; each init container's need
     plus the sidecars started before it taken by max, sidecars also added to the sum; pod-level
-    requests in place of the containers' where set; `overhead` added. Zeros dropped."""
+    requests in place of the containers' where set; `overhead` added. Zeros kept, as Kubernetes keeps their keys."""
     reqs: Quantities = {}
     for c in pod.containers:
         for r, q in c.requests.items():
@@ -156,7 +156,7 @@ def pod_requests(pod: PodResources) -> Quantities:
     reqs.update(pod.pod_requests)
     for r, q in pod.overhead.items():
         reqs[r] = reqs.get(r, 0) + q
-    return {r: q for r, q in sorted(reqs.items()) if q}
+    return dict(sorted(reqs.items()))
 
 
 # --- what Kueue checks before it assigns flavors (scheduler `nominate`) ----------------------------

@@ -256,12 +256,12 @@ def pod_requests(f: Fields, spec: Val, *, pod: bool = False, api: str | None = N
             step = dict(need)
             _add(step, sidecars)
         for res, qty in step.items():
-            if qty > init_max.get(res, 0):
+            if res not in init_max or qty > init_max[res]:
                 init_max[res] = qty
                 if res in need_nodes:
                     init_nodes[res] = need_nodes[res]
     for res, qty in init_max.items():
-        if qty > reqs.get(res, 0):
+        if res not in reqs or qty > reqs[res]:
             reqs[res] = qty
             if res in init_nodes:
                 nodes[res] = init_nodes[res]
@@ -285,7 +285,9 @@ def pod_requests(f: Fields, spec: Val, *, pod: bool = False, api: str | None = N
     _add(reqs, overhead)
     for res, node in overhead_nodes.items():
         nodes.setdefault(res, node)
-    reqs = {r: q for r, q in sorted(reqs.items()) if q}
+    # a zero request stays (Kubernetes' PodRequests keeps its key): Kueue assigns it a flavor of a
+    # resource group that covers it, whose node labels must then match the pod (flavorassigner)
+    reqs = dict(sorted(reqs.items()))
     pod = PodResources(tuple(containers), tuple(init_containers), pod_level, overhead,
                        f.str(spec, "runtimeClassName") or None)
     return PodRequests(reqs, {r: nodes[r] for r in reqs if r in nodes}, pod)
