@@ -502,8 +502,7 @@ class Refusal(Obj):
 
 
 class Job(Obj):
-    """A job as submitted, before Kueue's job framework (`kadmit.manifests.jobs.manage`) makes its
-    `workloads` (queue and creation time still unset) pending work or a `Skipped` entry."""
+    """A job as submitted; `manifests.jobs.manage` makes its `workloads` (queue, creation unset) work or `Skipped`."""
 
     object: ObjectRef
     framework: str  # Kueue's integration name, as `integrations.frameworks` lists it
@@ -528,6 +527,7 @@ class Job(Obj):
     deleting: bool = False  # `metadata.deletionTimestamp`: Kueue's reconciler drops its finalizers, makes no Workload
     prebuilt: str | None = None  # `kueue.x-k8s.io/prebuilt-workload-name`: the Workload Kueue takes as its own (`manage`)
     suspended: bool = True  # Kueue's IsSuspended (being submitted too: the webhook suspends it); `jobs.common`
+    unsuspended: "Job | None" = None  # a Deployment's pods as plain pods of its template's queue (apps.deployment)
 
 
 # --- the whole -----------------------------------------------------------------------------------

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from kadmit.manifests.config import manager_feature_gates
 from kadmit.manifests.fields import Fields, Meta
-from kadmit.manifests.jobs.common import (DEFAULT_POD_SET, PRIORITY_LABEL, QUEUE_LABEL, Builder, object_ref,
-                                          replicas_made, replicas_read, run_state, workload_name)
+from kadmit.manifests.jobs.common import (DEFAULT_POD_SET, PRIORITY_LABEL, QUEUE_LABEL, Builder, Integrations,
+                                          object_ref, replicas_made, replicas_read, run_state, workload_name)
 from kadmit.model import Job
 
 DEPLOYMENT = "deployment"
@@ -37,21 +37,50 @@ def deployment(f: Fields, o: Meta) -> Job:
         workloads.append(wl.model_copy(update={"name": workload_name("Pod", "", f"{ref.name}-{i}", ref.uid),
                                                "part": f"replica {i}"}))
     job = b.job(state=run_state(_started(f, o), False), workloads=workloads)
+    labels, _ = f.str_map(f.map(template, "metadata"), "labels")
     if not f.str(o.metadata, "uid"):
-        return job
+        if o.labels.get(QUEUE_LABEL) or not labels.get(QUEUE_LABEL):
+            return job
+        # Kueue's Deployment webhook copies the Deployment's queue (its label, else its namespace's LocalQueue
+        # `default`) into the pod template and marks it; naming none, it leaves the template alone unless
+        # manageJobsWithoutQueueName (WorkloadShouldBeSuspended), and the pods go to Kueue's pod webhook as
+        # plain pods of the template's queue (`manage` takes the one that applies)
+        own = _pods_own(job.model_copy(update={"framework": "pod"}), b, labels)
+        meta_labels = f.map(f.map(template, "metadata"), "labels")
+        return job.model_copy(update={"unsuspended": own.model_copy(update={"workloads": tuple(
+            w.model_copy(update={"spans": f.spans({**w.spans.items, "queue": f.field(meta_labels, QUEUE_LABEL),
+                                                   "priority_class": f.field(meta_labels, PRIORITY_LABEL)})})
+            for w in own.workloads)})})
     # Already in the cluster (a UID): it never passed Kueue's Deployment webhook, which marks its pod
     # template (`pod-suspending-parent`) and copies the Deployment's queue name and WorkloadPriorityClass
     # label into it. Its pods, made from the template as stored, pass Kueue's pod webhook: unmarked pods
     # of a Deployment that names a queue are left alone (FindAncestorJobManagedByKueue: their owner is
     # Kueue's), so its pod reconciler skips them; otherwise the pods' own labels decide (the template's
     # queue name; ExtractPriority: the template's class label, else the pods' priorityClassName).
-    labels, _ = f.str_map(f.map(template, "metadata"), "labels")
     annotations, _ = f.str_map(f.map(template, "metadata"), "annotations")
     if SUSPENDED_BY_PARENT not in annotations and o.labels.get(QUEUE_LABEL):
         return job.model_copy(update={"workloads": (), "note": (
             "already in the cluster (a UID), it never passed Kueue's Deployment webhook, which marks its pod "
             f"template (`{SUSPENDED_BY_PARENT}`): its pods belong to a Deployment that names a queue, so Kueue's "
             "pod webhook leaves them alone and Kueue skips them (\"Skipping pod, not managed by Kueue\")")})
+    return _pods_own(job, b, labels)
+
+
+def deployment_route(job: Job, s: Integrations, labels: dict[str, dict[str, str]], queues: set[str]) -> Job:
+    """`job`, or its pods' own route (`Job.unsuspended`) where Kueue's Deployment webhook leaves the template of
+    a Deployment naming no queue alone: it marks it (WorkloadShouldBeSuspended, after ApplyDefaultLocalQueue)
+    where its namespace has a LocalQueue `default`, or under manageJobsWithoutQueueName, its namespace selected."""
+    if job.unsuspended is None:
+        return job
+    ns = job.object.namespace or "default"
+    marks = job.framework in s.frameworks and (f"{ns}/default" in queues or (
+        s.manage_without_queue_name and s.namespace_selector.matches(labels.get(ns, {"kubernetes.io/metadata.name": ns}))))
+    return job if marks else job.unsuspended
+
+
+def _pods_own(job: Job, b: Builder, labels: dict[str, str]) -> Job:
+    """`job` with the queue and priority its pods' own labels give (the template's queue name;
+    ExtractPriority: the template's class label, else the pods' priorityClassName)."""
     klass = labels.get(PRIORITY_LABEL) or None
     kind = "workload" if klass else None
     if klass is None and b.priority_class_names:

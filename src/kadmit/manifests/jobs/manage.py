@@ -6,9 +6,10 @@ Workloads it makes of the others. Every job not made into work is listed as skip
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
 from datetime import timedelta
 
+from kadmit.manifests.jobs.apps import deployment_route
+from kadmit.manifests.jobs.common import Integrations
 from kadmit.manifests.jobs.groups import GROUP_NAME as POD_GROUP, join_pod_groups, prebuilt_group
 from kadmit.manifests.jobs.prebuilt import prebuilt_workload
 from kadmit.manifests.jobs.replicasets import owner_absent, owners_pod, rolled_out
@@ -59,16 +60,6 @@ WORKLOAD_DELETED = ("its Workload `{wl}` is being deleted (`metadata.deletionTim
                     "not pending work for Kueue")
 DELETING = ("it is being deleted (`metadata.deletionTimestamp`) and the input holds no Workload for it: Kueue's "
             "job reconciler only drops its finalizers and makes none, so it is no pending work")
-
-
-@dataclass(frozen=True)
-class Integrations:
-    """The integration settings in force, and where they come from."""
-
-    frameworks: tuple[str, ...]
-    manage_without_queue_name: bool
-    namespace_selector: LabelSelector
-    configured: bool  # a Configuration in the input set the frameworks
 
 
 def integrations(model: Model) -> Integrations:
@@ -171,11 +162,11 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
             if (job.owner.kind, job.owner.namespace, job.owner.name) not in present:
                 skipped.append(Skipped(object=job.object, reason=owner_absent(job), span=job.span))
             continue
+        job = deployment_route(job, settings, labels, queues)
         job = _number_repeats(job, unnamed)
         # a UID two jobs share names neither: Kueue finds a job's Workloads by owner kind and name
         by_uid = existing.get(("uid", job.object.uid)) if job.object.uid not in shared else None
-        found = by_uid or existing.get(
-            ("name", job.object.kind, job.object.namespace, job.object.name))
+        found = by_uid or existing.get(("name", job.object.kind, job.object.namespace, job.object.name))
         # a single pod takes its prebuilt Workload as the other kinds do (its `EquivalentToWorkload` is the generic
         # one); a pod group's is the one named as the group (the webhook refuses another name)
         if job.prebuilt is not None and job.framework not in _NOT_GENERIC and not (job.framework == "pod" and job.group_total is not None) \
