@@ -100,7 +100,31 @@ SOURCES = [
     ("kueue-e2e-dra", "kubernetes-sigs/kueue", "v0.17.0", ["test/e2e/config/dra/*"], [], "generated"),
     ("k8s-examples", "kubernetes/examples", "HEAD", ["**"], [], "generated"),
     ("spark-operator", "kubeflow/spark-operator", "HEAD", ["examples/**"], [], "generated"),
+    # where people write Kueue set-ups and jobs outside the projects themselves: Google Cloud's GKE samples and
+    # AI-on-GKE tutorials, Open Data Hub's distributed-workloads examples and workshop, AWS's distributed
+    # training samples; each file (and each document's YAML block) alone with a generated set-up, and each
+    # tutorial folder holding a ClusterQueue as one cluster of all its files ("folder")
+    ("gke-samples", "GoogleCloudPlatform/kubernetes-engine-samples", "2b5036514162a489145c5e5570bc320efbcb37bf",
+     ["ai-ml/**", "batch/**", "hpc/**", "workloads/**", "autopilot/**", "autoscaling/**", "cost-optimization/**",
+      "**.md"], [], "generated"),
+    ("gke-samples-folders", "GoogleCloudPlatform/kubernetes-engine-samples",
+     "2b5036514162a489145c5e5570bc320efbcb37bf", ["**"], [], "folder"),
+    ("ai-on-gke", "GoogleCloudPlatform/ai-on-gke", "8676d66db221fcfae74b3cf2869695a7752c4f43",
+     ["tutorials-and-examples/**", "ray-on-gke/**", "best-practices/**", "benchmarks/**", "**.md"], [],
+     "generated"),
+    ("odh-distributed-workloads", "opendatahub-io/distributed-workloads", "93184faaa5bce5cc0ed2a3f5958e78bbdb86181c",
+     ["examples/**", "workshops/**", "benchmarks/**", "examples/**.md", "workshops/**.md"], [], "generated"),
+    ("odh-distributed-workloads-folders", "opendatahub-io/distributed-workloads",
+     "93184faaa5bce5cc0ed2a3f5958e78bbdb86181c", ["examples/**", "workshops/**"], [], "folder"),
+    ("awsome-distributed-training", "aws-samples/awsome-distributed-training",
+     "7217859f67bc693c52ff175ccc6082c41dbd7a1b", ["**"], [], "generated"),
 ]
+
+REPEATS = 8  # a "folder" source's `-repeated` cluster: how many times each file of a `generateName` job
+
+# the sources' licenses where not Apache-2.0 (each cluster file's first line names it)
+LICENSES = {"aws-samples/awsome-distributed-training": "MIT-0"}
+
 
 def _git(repo: Path, *args: str) -> str:
     return subprocess.run(["git", "--git-dir", str(repo), *args], capture_output=True, text=True, check=True).stdout
@@ -240,7 +264,8 @@ def clusters_of(name: str, repo: Path, rev: str, globs: list[str], companions: l
     def text(p: str) -> str:
         return _git(repo, "show", f"{commit}:{p}")
 
-    origin = f"{slug} %s at {commit[:8]}" + (f" ({rev})" if rev != "HEAD" else "") + ", Apache-2.0"  # every source's
+    origin = (f"{slug} %s at {commit[:8]}" + (f" ({rev})" if rev not in ("HEAD", commit) else "")
+              + f", {LICENSES.get(slug, 'Apache-2.0')}")
     extra = [(p.rsplit("/", 1)[-1], origin % p, text(p)) for p in listed if _matches(p, companions)]
     extra = [e for e in extra if _docs(e[2])]
     files: dict[str, str] = {}
@@ -257,6 +282,8 @@ def clusters_of(name: str, repo: Path, rev: str, globs: list[str], companions: l
                 files[f"{p.rsplit('.', 1)[0]}-L{line}.yaml"] = block
     kueue = _kueue_setups(files) if setup_kind == "kueue" else None
     made, unread = [], 0
+    if setup_kind == "folder":
+        return folder_clusters(name, files, origin, out)
     for p, body in sorted(files.items()):
         docs = _docs(body)
         if docs is None or (kueue is not None and p not in kueue):
@@ -288,6 +315,48 @@ def clusters_of(name: str, repo: Path, rev: str, globs: list[str], companions: l
             for e in [e for e in extra if not defines & {_key(d) for d in _docs(e[2]) or []}]:
                 (folder / e[0]).write_text(f"# upstream: {e[1]}; unchanged below this line\n{e[2]}")
             made.append(folder)
+    return made, unread
+
+
+def folder_clusters(name: str, files: dict[str, str], origin: str, out: Path) -> tuple[list[Path], int]:
+    """Set-up kind "folder" (a tutorial's folder: its ResourceFlavors, ClusterQueues, LocalQueues and jobs in
+    files side by side, applied together): each folder of which a file holds a ClusterQueue is one cluster
+    of all its manifests, each file unchanged, and a set-up of the Namespaces they use that none defines.
+    Where a file holds an object of a `generateName`, a `-repeated` cluster too, with each such file REPEATS
+    times (the tutorial creating its jobs in a loop). Other files are left out; how many of the folders'
+    files were no manifest is returned with the clusters."""
+    folders: dict[str, list[str]] = {}
+    for p in sorted(files):
+        folders.setdefault(p.rsplit("/", 1)[0] if "/" in p else ".", []).append(p)
+    made, unread = [], 0
+    for folder, paths in sorted(folders.items()):
+        parsed = {p: _docs(files[p]) for p in paths}
+        if not any(d.get("kind") == "ClusterQueue" for docs in parsed.values() for d in docs or []):
+            continue
+        unread += sum(1 for docs in parsed.values() if docs is None)
+        every = [d for docs in parsed.values() for d in docs or []]
+        case = out / f"{name}_{folder.replace('/', '_')}"
+        names = [p.rsplit("/", 1)[-1] for p in paths if parsed[p] is not None]
+        if len(set(names)) != len(names) or "setup.yaml" in names:
+            raise SystemExit(f"{name}: {folder}: two files of one name")
+        case.mkdir(parents=True)
+        for p in paths:
+            if parsed[p] is not None:
+                (case / p.rsplit("/", 1)[-1]).write_text(f"# upstream: {origin % p}; unchanged below this line\n"
+                                                         f"{files[p]}")
+        (case / "setup.yaml").write_text(generated_setup(every, tight=False))
+        made.append(case)
+        # the tutorial's jobs created again and again (`kubectl create -f` in a loop, as GKE's kueue-intro and
+        # kueue-cohort create_jobs.sh do): each file of a `generateName` object REPEATS times, so that quotas fill
+        again = [p for p in paths if any((d.get("metadata") or {}).get("generateName")
+                                         and not (d.get("metadata") or {}).get("name") for d in parsed[p] or [])]
+        if again:
+            shutil.copytree(case, case.with_name(case.name + "-repeated"))
+            for p in again:
+                stem, dot, ext = p.rsplit("/", 1)[-1].rpartition(".")
+                for i in range(2, REPEATS + 1):
+                    shutil.copy(case / f"{stem}{dot}{ext}", case.with_name(case.name + "-repeated") / f"{stem}-{i}.{ext}")
+            made.append(case.with_name(case.name + "-repeated"))
     return made, unread
 
 
