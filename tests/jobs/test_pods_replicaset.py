@@ -142,3 +142,11 @@ spec:
         ', kueue.x-k8s.io/managed: "true"', "")
     m = model_of(tmp_path, setup__yaml=SETUP, job__yaml=job, pod__yaml=job_pod)
     assert [w.origin.kind for w in m.workloads] == ["Job"] and m.skipped == ()
+
+
+def test_the_pods_of_one_absent_controller_are_said_once(tmp_path):
+    pods = [rs_pod(n, i, spec=GATED, phase="Pending", kind="StatefulSet") for i, n in enumerate(("aaaaa", "bbbbb"), 1)]
+    m = model_of(tmp_path, setup__yaml=SETUP, pods__yaml="---\n".join(pods))
+    (s,) = m.skipped
+    assert s.object.name == "web-6c7d8e9f0-aaaaa"
+    assert "node usage only (so are its 1 other pod of the input: `web-6c7d8e9f0-bbbbb`); give the StatefulSet" in s.reason

@@ -157,10 +157,11 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
     skipped.extend(broken)
     jobs = [_with_runtime(j, model) if j.train is not None else j for j in jobs]
     present = {(j.object.kind, j.object.namespace or "default", j.object.name) for j in jobs}
+    orphans: dict[tuple, list[Job]] = {}  # the pods whose controller's job decides them, not in the input
     for job in jobs:
-        if owners_pod(job):  # its controller's job decides it; said where that one is not in the input
+        if owners_pod(job):  # its controller's job decides it; said where that one is not in the input (below)
             if (job.owner.kind, job.owner.namespace, job.owner.name) not in present:
-                skipped.append(Skipped(object=job.object, reason=owner_absent(job), span=job.span))
+                orphans.setdefault((job.owner.kind, job.owner.namespace, job.owner.name), []).append(job)
             continue
         job = deployment_route(job, settings, labels, queues)
         job = _number_repeats(job, unnamed)
@@ -253,6 +254,7 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
             created = (latest or Workload.model_fields["created"].default) + timedelta(milliseconds=untimed)
         for wl in job.workloads:
             made.append(wl.model_copy(update={"queue": queue, "created": created}))
+    skipped.extend(Skipped(object=pods[0].object, reason=owner_absent(pods), span=pods[0].span) for pods in orphans.values())
     for i, wl in enumerate(workloads):
         if i not in gone and _replaced(wl, replicas):
             gone.add(i)

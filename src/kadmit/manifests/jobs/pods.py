@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.jobs.groups import GROUP_NAME
-from kadmit.manifests.jobs.common import DEFAULT_POD_SET, PREBUILT_LABEL, QUEUE_LABEL, Builder, annotation_node
+from kadmit.manifests.jobs.common import (DEFAULT_POD_SET, PREBUILT_LABEL, QUEUE_LABEL, Builder, annotation_node,
+                                          object_ref)
 from kadmit.manifests.jobs.refusals import go_atoi, go_quote
 from kadmit.manifests.jobs.rolehash import role_hash
 from kadmit.manifests.jobs.replicasets import SUSPENDED_BY_PARENT, plain_pod
@@ -42,7 +43,7 @@ def pod_job(f: Fields, o: Meta) -> Job | None:
     controller = controller_owner(f, o)
     if controller is not None and not plain_pod(controller, created and o.labels.get(MANAGED) == "true"):
         # its controller's: `manage` says so where that object is not in the input (replicasets.owners_pod)
-        return Builder(f, o, FRAMEWORK).job(workloads=[]).model_copy(update={"prebuilt": None, "refusals": ()})
+        return Job(object=object_ref(o, f), framework=FRAMEWORK, owner=controller, span=f.span(o.node))
     if created and o.labels.get(MANAGED) != "true":
         # a pod already in the cluster that Kueue's webhook never labelled: its reconciler skips it
         # (pod.Skip, "Skipping pod, not managed by Kueue"), so it is node usage only

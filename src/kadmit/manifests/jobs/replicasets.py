@@ -40,13 +40,17 @@ def owners_pod(job: Job) -> bool:
         o.kind == "ReplicaSet" and o.api_version == "apps/v1")
 
 
-def owner_absent(job: Job) -> str:
-    """Why such a pod is decided nowhere when its controller is not in the input."""
-    o = job.owner
+def owner_absent(pods: list[Job]) -> str:
+    """Why the pods of one controller (`owners_pod`) are decided nowhere when it is not in the input: said once,
+    at its first pod, naming the others."""
+    o = pods[0].owner
     assert o is not None
+    more = pods[1:]
+    others = (f" (so are its {len(more)} other pod{'s' if len(more) > 1 else ''} of the input: "
+              + ", ".join(f"`{p.object.name}`" for p in more[:3]) + (", …" if len(more) > 3 else "") + ")") if more else ""
     return (f"{o.kind} `{o.name}` controls it, and the input does not hold that object: Kueue decides the pod with it "
-            f"(its {o.kind}'s Workload covers its pods), so kadmit reads the pod as node usage only; give the "
-            f"{o.kind}, or its Workload")
+            f"(its {o.kind}'s Workload covers its pods), so kadmit reads the pod as node usage only{others}; give "
+            f"the {o.kind}, or its Workload")
 
 
 def rolled_out(deployment: Job, jobs: list[Job]) -> str:
