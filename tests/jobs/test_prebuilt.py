@@ -259,3 +259,53 @@ def test_a_workload_one_job_controls_is_not_in_question(tmp_path):
     (s,) = ws.model.skipped
     assert s.object.name == "k" and "which Job `j` controls (its controller ownerReference)" in s.reason
     assert not [d for d in ws.diagnostics if d.code == "KAD194"]
+
+
+# (the Workload's container fields, the Job's, in sync?) each as the oracle decides it (Semantic.DeepEqual on the Go
+# values: a zero bool, number or string is an absent one; a pointer set, even to `{}` or `false`, is not nil)
+GO_VALUES = [
+    ("", "stdin: false, ", True),
+    ("", "workingDir: '', ", True),
+    ("", "args: null, ", True),
+    ("", "env: [], ", True),
+    ("env: [{name: A}], ", "env: [{name: A, value: ''}], ", True),
+    ("readinessProbe: {exec: {command: [a]}}, ", "readinessProbe: {exec: {command: [a]}, periodSeconds: 0}, ", True),
+    ("ports: [{containerPort: 80, protocol: TCP}], ", "ports: [{containerPort: 80, protocol: TCP, hostPort: 0}], ", True),
+    ("", "securityContext: {}, ", False),
+    ("", "readinessProbe: {}, ", False),
+    ("securityContext: {}, ", "securityContext: {privileged: false}, ", False),
+    ("readinessProbe: {httpGet: {port: 80}}, ", "readinessProbe: {httpGet: {port: '80'}}, ", False),
+    ("env: [{name: A, valueFrom: {configMapKeyRef: {name: x, key: k}}}], ",
+     "env: [{name: A, valueFrom: {configMapKeyRef: {name: x, key: k, optional: false}}}], ", False),
+    ("tty: true, ", "tty: false, ", False),
+]
+
+
+@pytest.mark.parametrize("workload, job, in_sync", GO_VALUES)
+def test_containers_are_compared_as_go_values(tmp_path, workload, job, in_sync):
+    text = (FEATURES / "prebuilt-workload-adopted.yaml").read_text(encoding="utf-8")
+    text = text.replace("containers: [{name: c, image: busybox, resources: {requests: {cpu: \"1000m\"}}}]",
+                        f"containers: [{{name: c, image: busybox, {workload}resources: {{requests: {{cpu: \"1000m\"}}}}}}]")
+    text = text.replace("containers: [{name: c, image: busybox, resources: {requests: {cpu: \"1\"}}}]",
+                        f"containers: [{{name: c, image: busybox, {job}resources: {{requests: {{cpu: \"1\"}}}}}}]")
+    p = tmp_path / "case.yaml"
+    p.write_text(text, encoding="utf-8")
+    m = load([str(p)]).model
+    (pre,) = [w for w in m.workloads if w.name == "pre"]
+    assert pre.finished is not in_sync and bool(m.skipped) is not in_sync
+
+
+def test_the_go_types_are_core_v1s():
+    """data/gotypes.json is what tools/gotypes prints from k8s.io/api (run where Go and the module cache are)."""
+    import json
+    import os
+    import shutil
+    import subprocess
+
+    go = shutil.which("go") or "/usr/local/go/bin/go"
+    tools = Path(__file__).parents[2] / "tools" / "gotypes"
+    out = subprocess.run([go, "run", "."], cwd=tools, capture_output=True, text=True, timeout=600,
+                         env={**os.environ, "GOFLAGS": "-mod=mod", "GOPROXY": "off", "GOSUMDB": "off"})
+    assert out.returncode == 0, out.stderr
+    data = Path(__file__).parents[2] / "src" / "kadmit" / "manifests" / "schema" / "data" / "gotypes.json"
+    assert json.loads(out.stdout) == json.loads(data.read_text(encoding="utf-8"))

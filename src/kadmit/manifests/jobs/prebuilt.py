@@ -4,7 +4,10 @@ why the job gets none (docs/INTEGRATIONS.md J11)."""
 
 from __future__ import annotations
 
+import json
 import re
+from functools import lru_cache
+from importlib import resources
 
 from kadmit.diagnostics import Diagnostics, Label
 from kadmit.manifests.codes import KAD193, KAD194
@@ -195,15 +198,68 @@ def _differs(mine: tuple, theirs: tuple, admitted: bool) -> str:
         for i, what in enumerate(("count", "minCount", "containers", "tolerations")):
             if what == "tolerations" and admitted:
                 continue
-            if not (a[i] == b[i] if i < 2 else same_as_kueue(a[i], b[i])):
+            if not (a[i] == b[i] if i < 2 else same_as_kueue(a[i], b[i], "l:s:Toleration" if i == 3 else "l:s:Container")):
                 return f"pod set {n}: its {what}" + (f" {a[i]} against {b[i]}" if i < 2 else "")
     return ""
 
 
-def same_as_kueue(a, b) -> bool:
-    """`Semantic.DeepEqual` of two plain values: equal as written, or in a form where what it holds equal
-    is equal: a quantity by its value (`1` and `1000m`), a null, empty list, map or string as unset."""
-    return a == b or _canonical(a) == _canonical(b)
+def same_as_kueue(a, b, kind: str = "l:s:Container") -> bool:
+    """`Semantic.DeepEqual` of two plain values (`kind`: their Go type, `go_value`): equal as written, or as the
+    Go values Kueue decodes them into: a quantity by its value (`1` and `1000m`), an absent, null, empty list
+    or map as nil, an absent or null bool, number or string field as its zero value (`stdin: false` is unset),
+    but a pointer (`securityContext`, a probe, `privileged`) set, even to `{}` or `false`, not as nil.
+    `a` and `b` are lists of containers, or the pair of a template's containers and init containers."""
+    if a == b:
+        return True
+    if kind == "l:s:Container" and isinstance(a, list) and isinstance(b, list) and len(a) == len(b) == 2 \
+            and all(x is None or isinstance(x, list) for x in (*a, *b)):  # the pair `template_shape` keeps
+        return all(go_value(x, kind) == go_value(y, kind) for x, y in zip(a, b))
+    return go_value(a, kind) == go_value(b, kind)
+
+
+@lru_cache(maxsize=1)
+def _go_types() -> dict:
+    """core/v1's Container and Toleration as Go types (tools/gotypes writes them)."""
+    return json.loads(resources.files("kadmit.manifests.schema").joinpath("data", "gotypes.json").read_text())["types"]
+
+
+def go_value(value, kind: str):
+    """A plain value as Go's JSON decoding holds it in a field of `kind` (tools/gotypes: "v" a bool, number or
+    string, "p" a pointer to one, "q"/"pq" a Quantity or a pointer to one, "i"/"pi" an IntOrString, "s:T"/"ps:T"
+    a struct, "l:K" a slice, "m:K" a map), in a form values `Semantic.DeepEqual` holds equal share."""
+    if kind.startswith("p") and kind != "p" or kind == "p":
+        if value is None:
+            return None
+        return ("p", go_value(value, kind[1:] if kind != "p" else "v") if kind != "p" else repr(value))
+    if kind == "v":
+        zero = value is None or value == "" or value is False or (type(value) in (int, float) and value == 0)
+        return None if zero else repr(value)
+    if kind == "q":
+        if value is None:
+            return ("q", 0)
+        try:
+            return ("q", parse_exact(value)) if not isinstance(value, bool) else repr(value)
+        except QuantityError:
+            return repr(value)
+    if kind == "i":  # intstr.IntOrString: a string (even "" or "80") is not the number
+        if value is None:
+            return ("i", 0)
+        return ("s", value) if isinstance(value, str) else ("i", value)
+    if kind.startswith("l:"):
+        if value is None or value == []:
+            return ()
+        return tuple(go_value(x, kind[2:]) for x in value) if isinstance(value, list) else repr(value)
+    if kind.startswith("m:"):
+        if value is None or value == {}:
+            return ()
+        return tuple(sorted((str(k), go_value(v, kind[2:])) for k, v in value.items())) \
+            if isinstance(value, dict) else repr(value)
+    fields = _go_types()[kind[2:]]  # "s:T"
+    if value is None:
+        value = {}
+    if not isinstance(value, dict):
+        return repr(value)
+    return tuple((name, go_value(value.get(name), k)) for name, k in sorted(fields.items()))
 
 
 # What the API server's defaulting (core/v1 SetDefaults_Container) sets in every container of a built-in
@@ -216,22 +272,3 @@ def undefaulted(containers: list) -> list[str]:
     two plain lists `template_shape` keeps)."""
     return [k for k in CONTAINER_DEFAULTS if any(isinstance(c, dict) and not c.get(k)
                                                  for group in containers for c in (group or []))]
-
-
-def _canonical(value, key: str = "") -> str:
-    if isinstance(value, dict):
-        items = sorted((k, _canonical(v, k if key not in ("requests", "limits") else "quantity"))
-                       for k, v in value.items())
-        return "{" + ",".join(f"{k!r}:{v}" for k, v in items if v != "") + "}" if any(v != "" for _, v in items) \
-            else ""
-    if isinstance(value, list):
-        items = [_canonical(v) for v in value]
-        return "[" + ",".join(items) + "]" if items else ""
-    if value is None or value == "":
-        return ""
-    if key == "quantity" and isinstance(value, (str, int)) and not isinstance(value, bool):
-        try:
-            return "q" + str(parse_exact(value))
-        except QuantityError:
-            pass
-    return repr(value)
