@@ -130,7 +130,10 @@ CI (and on in the soak) and agreement is counted per feature. The switches:
   (`flavor_toleration=FORM`: the taint's key, value and effect; the key with Exists; the value with another
   effect, which leaves the taint untolerated), which Kueue adds to the pods it admits on the flavor and,
   under TAS, to what a node's taints are matched against
-- `dra` (opt-in, OPT_IN; no TAS, no `resource_config` with it): Dynamic Resource Allocation — the
+- `dra_resource_config` (opt-in, OPT_IN, with `dra` and `resource_config`): lifts `dra`'s "no `resource_config`" —
+  the Configuration's transformations beside its deviceClassMappings, the transformation's output sometimes
+  `whole-gpus` (`output=`), which Kueue sums with what the pods' claims count, after transforming
+- `dra` (opt-in, OPT_IN; no TAS, no `resource_config` with it but under `dra_resource_config`): Dynamic Resource Allocation — the
   Configuration's DynamicResourceAllocation gate (on mostly, `dra_gate=S`) and a deviceClassMappings entry
   (`whole-gpus` for two device classes), ClusterQueues covering `whole-gpus`, each namespace's claim templates
   (CLAIM_TEMPLATES: counts, two requests, AllocationMode All, adminAccess, an unmapped class) and pending
@@ -169,7 +172,8 @@ SWITCHES = ("cohorts", "cohort_tree", "cohort_quota", "borrowing_limit", "lendin
 OPT_IN = frozenset({"second_pass", "pod_states", "shared_hostname", "resource_config", "fungibility_defaults",
                     "afs_weights", "pod_extras_all_kinds", "requeue_states", "tas_slices",
                     "workload_pod_extras", "trainjob_pod_extras", "tas_three_levels", "requeue_near",
-                    "negative_factors", "job_management", "flavor_tolerations", "dra", "tas_resource_config"})
+                    "negative_factors", "job_management", "flavor_tolerations", "dra", "tas_resource_config",
+                    "dra_resource_config"})
 ALL = frozenset(SWITCHES)
 KNOWN = ALL | OPT_IN
 
@@ -554,9 +558,12 @@ def _resources_config(d: _Draw) -> dict:
     if mult != "none":
         t["multiplyBy"] = SLICES if mult == "slices" else "cpu"
     # (negative_factors: opt-in) a negative output factor, which Kueue counts as it is
-    t["outputs"] = {CREDITS: d.pick(["1", "2", "500m"] + (["-1", "-500m"] if "negative_factors" in d.allowed else []),
-                                    "factor" if "negative_factors" in d.allowed else None)}
-    if t["outputs"][CREDITS].startswith("-"):
+    # (dra_resource_config: opt-in) the output may be the device class mappings' resource, which Kueue
+    # sums with what the pods' claims count (after transforming)
+    output = d.pick([CREDITS, WHOLE_GPUS], "output") if "dra_resource_config" in d.features else CREDITS
+    t["outputs"] = {output: d.pick(["1", "2", "500m"] + (["-1", "-500m"] if "negative_factors" in d.allowed else []),
+                                   "factor" if "negative_factors" in d.allowed else None)}
+    if t["outputs"][output].startswith("-"):
         d.features.add("negative_factors")
     out: dict = {"transformations": [t]}
     if d.int(0, 2) == 0:
@@ -566,7 +573,8 @@ def _resources_config(d: _Draw) -> dict:
         out["excludeResourcePrefixes"] = ["example.com/nic"]
         d.features.add("exclude_prefix")
     d.ext = [GPU, NIC] + ([SLICES] if mult == "slices" else [])
-    d.quota_extra = [CREDITS] + ([GPU] if strategy != "Replace" else []) + ([SLICES] if mult == "slices" else [])
+    d.quota_extra = [CREDITS] + ([GPU] if strategy != "Replace" else []) + ([SLICES] if mult == "slices" else []) \
+        + d.quota_extra  # (dra_resource_config: opt-in) the mappings' resource, covered already
     if "credits_group" in d.features:  # (tas_resource_config: opt-in) the credits in a group of their own
         d.quota_extra.remove(CREDITS)
     return out
@@ -960,8 +968,10 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
     afs = not fair and d.on("admission_fair_sharing", 0.15)
     jobs = d.on("jobs", 0.2 if sp else 0.5)  # (a job's Workload has no check states: Pending)
     rc = d.on("resource_config", 1)  # (opt-in: draws nothing unless allowed)
-    dra = not rc and d.on("dra", 1)  # (opt-in: draws nothing unless allowed)
-    if rc and "tas_resource_config" in allowed:  # (opt-in) nodes with the extended resources pods ask for
+    dra = (not rc or "dra_resource_config" in allowed) and d.on("dra", 1)  # (opt-in: draws nothing unless allowed)
+    if rc and dra:  # (opt-in) transformations beside the device class mappings
+        d.features.add("dra_resource_config")
+    if rc and not dra and "tas_resource_config" in allowed:  # (opt-in) nodes with the extended resources pods ask for
         tas = d.on("tas_resource_config", 0.7)
         if tas:
             d.features.add("tas")
@@ -1005,8 +1015,8 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
         if dra:
             if d.pick(["on", "on", "on", "off"], "dra_gate") == "on":
                 config["featureGates"] = {"DynamicResourceAllocation": True}
-            config["resources"] = {"deviceClassMappings": [
-                {"name": WHOLE_GPUS, "deviceClassNames": ["gpu.example.com", "big-gpu.example.com"]}]}
+            config.setdefault("resources", {})["deviceClassMappings"] = [  # (dra_resource_config: beside transformations)
+                {"name": WHOLE_GPUS, "deviceClassNames": ["gpu.example.com", "big-gpu.example.com"]}]
         if jobs and d.on("job_management", 1):  # (opt-in: draws nothing unless allowed)
             _job_management(d, config)
         docs.append(config)
