@@ -10,6 +10,10 @@ from kadmit.engine.admission.session import Assignment
 from kadmit.engine.preemption.candidates import Victim
 from kadmit.model import Workload
 
+# Kueue's messages for a head its cycle nominated and then skipped (scheduler.go setSkipped)
+NO_LONGER_FITS = "Workload no longer fits after processing another workload"
+OVERLAPPING = "Workload has overlapping preemption targets with another workload"
+
 
 @dataclass
 class Decision:
@@ -28,6 +32,9 @@ class Decision:
     # quota reserved in a queue with admission checks: each that applies, with its state; Kueue's
     # Admitted waits until all are Ready (`admitted` above means holding quota, as in the engine)
     checks: tuple[tuple[str, str], ...] = ()
+    # its last cycle nominated it and then skipped it (Kueue's setSkipped), with Kueue's message: "Workload no
+    # longer fits after processing another workload" or "... has overlapping preemption targets ..."
+    skipped: str = ""
 
     @property
     def waiting_checks(self) -> tuple[str, ...]:

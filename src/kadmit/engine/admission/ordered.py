@@ -46,7 +46,7 @@ from collections.abc import Callable, Iterable, Mapping
 from kadmit.effective import requeued
 from kadmit.engine.preemption.candidates import Victim
 from kadmit.engine.admission.asides import repeat_set_asides
-from kadmit.engine.admission.decisions import Decision
+from kadmit.engine.admission.decisions import NO_LONGER_FITS, OVERLAPPING, Decision
 from kadmit.engine.admission.loops import Eviction, PreemptionLoop, States, loop_of
 from kadmit.engine.admission.searches import Searches
 from kadmit.engine.admission.session import Assignment, Session, SolverUnknown
@@ -335,7 +335,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                 # came in v0.20); it holds nothing and stays at its queue's head for the next cycle
                 searches.skipped(head.key, ("skipped", "overlapping targets"))  # its next try starts over
                 decisions[head.key] = Decision(head, False, name, cycle=cycle, notes=[
-                    "has overlapping preemption targets with another workload"])
+                    "has overlapping preemption targets with another workload"], skipped=OVERLAPPING)
                 continue
             if got is None or (got.mode == "Preempt" and not got.targets):
                 if got is not None and ix.cluster_queues[name].preemption.reclaim_within_cohort != "Any":
@@ -353,7 +353,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                     ok = _quota_fits(session, name, got.usage)
                 if not ok:  # Kueue's `fits`: "no longer fits after processing another workload"
                     searches.skipped(head.key, ("skipped", "no longer fits"))  # setSkipped: all flavors next time
-                    decisions[head.key] = Decision(head, False, name, cycle=cycle)
+                    decisions[head.key] = Decision(head, False, name, cycle=cycle, skipped=NO_LONGER_FITS)
                     continue
             if got.mode == "Fit":
                 now: Assignment | None = got
@@ -364,7 +364,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                         ok = _quota_fits(session, name, got.usage) and session.pool.still_fits(got.placement)
                     if not ok:
                         searches.skipped(head.key, ("skipped", "no longer fits"))
-                        decisions[head.key] = Decision(head, False, name, cycle=cycle)
+                        decisions[head.key] = Decision(head, False, name, cycle=cycle, skipped=NO_LONGER_FITS)
                         continue  # no longer fits after this cycle's admissions: retried next cycle
                 elif root in touched or targeted:
                     # Kueue's fits(): the nominated usage against what is left once this cycle's
@@ -373,7 +373,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                         ok = _fits_available(session, name, got.usage)
                     if not ok:
                         searches.skipped(head.key, ("skipped", "no longer fits"))
-                        decisions[head.key] = Decision(head, False, name, cycle=cycle)
+                        decisions[head.key] = Decision(head, False, name, cycle=cycle, skipped=NO_LONGER_FITS)
                         continue  # no longer fits after this cycle's admissions: retried next cycle
                 touched.add(root)
                 searches.skipped(head.key, None)
@@ -400,7 +400,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                 ok = _quota_fits(session, name, got.usage) and (got.held is None or session.pool.still_fits(got.held))
             if not ok:
                 searches.skipped(head.key, ("skipped", "no longer fits"))
-                decisions[head.key] = Decision(head, False, name, cycle=cycle)
+                decisions[head.key] = Decision(head, False, name, cycle=cycle, skipped=NO_LONGER_FITS)
                 continue
             searches.skipped(head.key, ("preempting", len(got.targets)))  # preemptions issued: all flavors next time
             targeted.update(t.key for t in got.targets)

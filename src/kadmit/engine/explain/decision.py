@@ -85,6 +85,8 @@ def decision_reasons(session: Session, d: Decision) -> list[Reason]:
         return out
     if d.waiting_behind:
         return [Reason(KAD519, waiting_behind(d.waiting_behind, _strategy(session, d)))]
+    if d.skipped:  # nominated in its last cycle, then skipped: Kueue's message is the skip's
+        return [Reason(KAD523, d.skipped)]
     return list(session.situations.shared("reasons", wl, lambda: tuple(_quota_reasons(session, wl))))
 
 
@@ -131,7 +133,7 @@ def _met_matters(session: Session, d: Decision) -> bool:
     decision (explained in the state it met, `explain_decision`) whose gates let it through, with a
     change since its cycle started to quota of its cohort tree or to the nodes."""
     journal = session.journal
-    if journal is None or d.loop or d.unknown or d.preempted_by or d.preempted or d.waiting_behind:
+    if journal is None or d.loop or d.unknown or d.preempted_by or d.preempted or d.waiting_behind or d.skipped:
         return False
     cq = session.index.cluster_queue_of(d.workload)
     if cq is None or gate_reasons(session, d.workload):
