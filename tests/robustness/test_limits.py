@@ -63,6 +63,25 @@ def test_node_selectors_and_node_labels_are_labels_too(tmp_path: Path) -> None:
     assert sorted(d.code for d in _codes(tmp_path, items) if d.code == "KAD196") == ["KAD196", "KAD196"]
 
 
+@pytest.mark.parametrize("value, placeholder", [
+    ("${DWS_NODEPOOL}", "${DWS_NODEPOOL}"), ("pool-$ZONE", "$ZONE"), ("<your-pool>", "<your-pool>"),
+    ("-pool", None), ("x" * 64, None),
+])
+def test_a_placeholder_left_in_a_name_or_label_is_said_to_be_one(tmp_path: Path, value: str,
+                                                                 placeholder: str | None) -> None:
+    """GKE's DWS sample (kubernetes-engine-samples ai-ml/gke-ray/tpu/dws) leaves `${DWS_NODEPOOL}` and
+    `rayjob-tpu-v6e-dws-${JOB_ID}` for envsubst: the help says so, and only there."""
+    items = _base()
+    items[0]["spec"]["nodeLabels"] = {"cloud.google.com/gke-nodepool": value}
+    items[4]["metadata"]["name"] = f"W{value}"  # never a DNS subdomain (upper case)
+    got = {d.code: d.help for d in _codes(tmp_path, items) if d.code in ("KAD195", "KAD196")}
+    assert set(got) == {"KAD195", "KAD196"}
+    for text in got.values():
+        assert ("looks like a placeholder" in text) == (placeholder is not None)
+        if placeholder is not None:
+            assert f"`{placeholder}`" in text
+
+
 def test_annotations_are_bounded_at_256_kib(tmp_path: Path) -> None:
     items = _base()
     items[4]["metadata"]["annotations"] = {"a": "x" * 200_000}

@@ -72,6 +72,19 @@ def label_value_problem(value: str) -> str | None:
     return None
 
 
+PLACEHOLDER = re.compile(r"\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|<[A-Za-z_][\w -]*>")
+
+
+def _help(value: str, usual: str) -> str:
+    """`usual`, or, where the value holds a placeholder a tutorial leaves for the shell (`${JOB_ID}`, `$NS`,
+    `<your-project>`), that it is one."""
+    m = PLACEHOLDER.search(value)
+    if m is None:
+        return usual
+    return (f"`{m.group(0)}` looks like a placeholder left to fill in (`envsubst < FILE` fills `${{VAR}}` from the "
+            "environment): write the value it stands for")
+
+
 def check_name(f: Fields, group: str, kind: str, node: Val | None, what: str = "name") -> None:
     """An object's `metadata.name` (or namespace) as Kubernetes validates it for `kind`."""
     if node is None or node.kind != STR:
@@ -80,7 +93,7 @@ def check_name(f: Fields, group: str, kind: str, node: Val | None, what: str = "
     problem = (dns_label_problem if label else dns_subdomain_problem)(node.v)
     if problem is not None:
         f.diags.emit(KAD195, f"the {what} of `{kind}` {_shown(node.v)} {problem}", f.span(node),
-                     help="the API server rejects this object")
+                     help=_help(node.v, "the API server rejects this object"))
 
 
 def check_labels(f: Fields, labels: Val | None, where: str = "label") -> None:
@@ -94,7 +107,7 @@ def check_labels(f: Fields, labels: Val | None, where: str = "label") -> None:
                          help="label keys are `[prefix/]name`: a DNS subdomain prefix, a name of at most 63")
         if value.kind == STR and (p := label_value_problem(value.v)) is not None:
             f.diags.emit(KAD196, f"the value of {where} `{key[:60]}` {p}", f.span(value),
-                         help="label values have at most 63 characters")
+                         help=_help(value.v, "label values are at most 63 letters, digits, `-`, `_` and `.`"))
 
 
 def check_annotations(f: Fields, annotations: Val | None) -> None:
