@@ -195,6 +195,8 @@ class NodePool:
             grouped = ps.topology is not None and ps.topology.group is not None
             if not tas or (counts.get(ps.name, 0) <= 0 and not grouped) or (tas[0].name in delayed) != delayed_only:
                 continue  # Kueue asks for a group's pod set of no pods too: its placement counts it
+            if len(tas) > 1:  # resource groups on two TAS flavors: Kueue's onlyTASFlavor errs ("more than one TAS
+                continue  # flavor assigned"), the pod set gets no TAS request, and a Fit admits it unplaced
             explicit = ps.topology is not None
             if not explicit and not implicit_ok:
                 continue
