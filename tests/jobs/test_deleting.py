@@ -335,3 +335,12 @@ def test_a_replicaset_pods_workload_being_deleted_is_made_again_for_the_pod_in_i
     assert w.created > datetime(2026, 11, 1, 0, 0, 1, tzinfo=timezone.utc)
     assert [p.name for p in loaded.model.pods] == []
     assert [d for d in loaded.diagnostics if d.code == "KAD161"] == []
+
+
+def test_a_bare_replicaset_pods_workload_being_deleted_is_made_again_too(tmp_path):
+    """A ReplicaSet's pod is known by its controller, not by a Deployment's `pod-template-hash` label
+    (tests/oracle/features/replicaset-pod-workload-being-deleted.yaml)."""
+    loaded = _loaded(tmp_path, **{"pod.yaml": RS_POD.replace(" pod-template-hash: 5d8f7c9b4,", ""), "wl.yaml": RS_POD_WORKLOAD})
+    (w,) = loaded.model.workloads
+    assert w.admission is None and not w.deleting and w.origin.name == "web-5d8f7c9b4-aaaaa"
+    assert loaded.model.skipped == ()

@@ -12,7 +12,7 @@ from kadmit.manifests.jobs.apps import deployment_route
 from kadmit.manifests.jobs.common import Integrations
 from kadmit.manifests.jobs.groups import GROUP_NAME as POD_GROUP, join_pod_groups, prebuilt_group
 from kadmit.manifests.jobs.prebuilt import prebuilt_workload
-from kadmit.manifests.jobs.replicasets import owner_absent, owners_pod, rolled_out
+from kadmit.manifests.jobs.replicasets import owner_absent, owners_pod, replica_set_pod, rolled_out
 from kadmit.diagnostics import Diagnostics, Label
 from kadmit.index import BUILTIN_PRIORITY_CLASSES
 from kadmit.manifests.codes import KAD161, KAD170, KAD172, KAD198
@@ -128,7 +128,8 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
     UID, in `diags` too (KAD198)."""
     if diags is not None:
         _shared_workload_uids(model.workloads, diags)
-    replicas = {(p.namespace, p.name) for p in model.pods if REPLICA_SET_HASH in p.labels}
+    replicas = {(p.namespace, p.name) for p in model.pods if REPLICA_SET_HASH in p.labels} | {
+        (j.object.namespace or "default", j.object.name) for j in model.jobs if replica_set_pod(j)}
     if not model.jobs and not any(_replaced(w, replicas) for w in model.workloads):
         _unmodelled_deletions(model.workloads, set(), diags)
         return model

@@ -32,12 +32,17 @@ def plain_pod(controller: ObjectRef, managed: bool) -> bool:
     return managed and (controller.group, controller.kind) not in OWN_PODS
 
 
+def replica_set_pod(job: Job) -> bool:
+    """A Kueue pod an `apps/v1` ReplicaSet controls: one Kueue's pod reconciler deletes, its ReplicaSet makes
+    another in its place (`manage._replaced`), pod-template-hash label or not (a bare ReplicaSet's)."""
+    o = job.owner
+    return job.framework == "pod" and o is not None and o.kind == "ReplicaSet" and o.api_version == "apps/v1"
+
+
 def owners_pod(job: Job) -> bool:
     """A Kueue-marked pod its controller's job decides (`pods.pod_job` makes it no Workload): its controller is
     not a ReplicaSet, and Kueue's pod integration does not take it as a plain pod (`plain_pod`)."""
-    o = job.owner
-    return job.framework == "pod" and o is not None and not job.workloads and not (
-        o.kind == "ReplicaSet" and o.api_version == "apps/v1")
+    return job.framework == "pod" and job.owner is not None and not job.workloads and not replica_set_pod(job)
 
 
 def owner_absent(pods: list[Job]) -> str:

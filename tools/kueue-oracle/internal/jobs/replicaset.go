@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -37,6 +38,11 @@ func (e *env) replaceStopped(ctx context.Context, items []*item) ([]*item, error
 		}
 		if err := e.cl.Get(ctx, client.ObjectKeyFromObject(old), &corev1.Pod{}); !apierrors.IsNotFound(err) {
 			continue // not deleted (or still being deleted): nothing to replace yet
+		}
+		// the ReplicaSet exists in a cluster where its pod does: Kueue's pod webhook reads it
+		// (FindAncestorJobManagedByKueue) for a pod no parent's webhook marked
+		if err := e.ensureReplicaSet(ctx, old.Namespace, owner); err != nil {
+			return nil, err
 		}
 		e.untimed++
 		pod := &corev1.Pod{
@@ -72,4 +78,19 @@ func (e *env) replaceStopped(ctx context.Context, items []*item) ([]*item, error
 			framework: podFramework, obj: p, uids: it.uids})
 	}
 	return out, nil
+}
+
+// ensureReplicaSet creates the ReplicaSet a pod of the input names as its controller, as the cluster holds
+// it, where the input does not give it: with no owner of its own (the input does not say its Deployment).
+func (e *env) ensureReplicaSet(ctx context.Context, namespace string, owner *metav1.OwnerReference) error {
+	key := client.ObjectKey{Namespace: namespace, Name: owner.Name}
+	if err := e.cl.Get(ctx, key, &appsv1.ReplicaSet{}); !apierrors.IsNotFound(err) {
+		return err
+	}
+	rs := &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Name: owner.Name, Namespace: namespace, UID: owner.UID,
+		CreationTimestamp: metav1.NewTime(e.latest)}}
+	if err := e.cl.Create(ctx, rs); err != nil {
+		return fmt.Errorf("the ReplicaSet %s/%s of a pod of the input: %w", namespace, owner.Name, err)
+	}
+	return nil
 }
