@@ -130,6 +130,10 @@ CI (and on in the soak) and agreement is counted per feature. The switches:
   (`flavor_toleration=FORM`: the taint's key, value and effect; the key with Exists; the value with another
   effect, which leaves the taint untolerated), which Kueue adds to the pods it admits on the flavor and,
   under TAS, to what a node's taints are matched against
+- `tas_resource_groups` (opt-in, OPT_IN, with `resource_groups` and `tas`): lifts `resource_groups`' "no TAS" —
+  memory in a group of its own under TAS, its flavors plain or topology-aware over f0's nodes
+  (`second_tas_flavor`: a pod set then on two TAS flavors, which Kueue v0.17.0 admits unplaced; no
+  `tas_admitted` with it)
 - `dra_resource_config` (opt-in, OPT_IN, with `dra` and `resource_config`): lifts `dra`'s "no `resource_config`" —
   the Configuration's transformations beside its deviceClassMappings, the transformation's output sometimes
   `whole-gpus` (`output=`), which Kueue sums with what the pods' claims count, after transforming
@@ -173,7 +177,7 @@ OPT_IN = frozenset({"second_pass", "pod_states", "shared_hostname", "resource_co
                     "afs_weights", "pod_extras_all_kinds", "requeue_states", "tas_slices",
                     "workload_pod_extras", "trainjob_pod_extras", "tas_three_levels", "requeue_near",
                     "negative_factors", "job_management", "flavor_tolerations", "dra", "tas_resource_config",
-                    "dra_resource_config"})
+                    "dra_resource_config", "tas_resource_groups"})
 ALL = frozenset(SWITCHES)
 KNOWN = ALL | OPT_IN
 
@@ -986,8 +990,10 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
     if tas and len(flavors) > 1 and not d.on("tas_flavors", 1):
         flavors = flavors[:1]
     groups = [(resources, flavors)]
-    if len(resources) > 1 and not tas and d.on("resource_groups", 0.3):  # memory over flavors of its own
-        groups = [(["cpu"], flavors), (["memory"], [f"m{i}" for i in range(d.int(1, 2))])]
+    if len(resources) > 1 and (not tas or "tas_resource_groups" in allowed) and d.on("resource_groups", 0.3):
+        groups = [(["cpu"], flavors), (["memory"], [f"m{i}" for i in range(d.int(1, 2))])]  # memory over its own
+        if tas:  # (opt-in)
+            d.features.add("tas_resource_groups")
     if "tas_resource_config" in d.features and d.int(0, 1):  # (opt-in) the credits quota-only, on a plain flavor
         groups.append(([CREDITS], ["q0"]))
         d.features.add("credits_group")
@@ -1038,8 +1044,12 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
                 d.features.add("node_taints")
         docs += nodes
         docs.append(fl)
-    docs += [{"apiVersion": API, "kind": "ResourceFlavor", "metadata": {"name": f}} for f in groups[-1][1]
-             if len(groups) > 1]
+    for f in groups[-1][1] if len(groups) > 1 else []:
+        fl = {"apiVersion": API, "kind": "ResourceFlavor", "metadata": {"name": f}}
+        if "tas_resource_groups" in d.features and d.int(0, 2):  # (opt-in) topology-aware, over f0's nodes
+            fl["spec"] = {"nodeLabels": {"pool": flavors[0]}, "topologyName": "dc"}
+            d.features.add("second_tas_flavor")
+        docs.append(fl)
     if tas and d.on("node_pods", 0.3):
         docs += _node_pods(d, resources)
     cohorts, cohort_docs = _cohorts(d, groups)
@@ -1189,7 +1199,8 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
             fit = [(covered, [f for f in room if all(used.get((name, f, r), 0) + total.get(r, 0)
                                                      <= quotas[(f, r)] * (1000 if r == "cpu" else 1) for r in covered)])
                    for covered, room in fit]
-        if tas and all(room for _, room in fit) and "tas_admitted" in allowed and d.int(0, 99) < (50 if sp else 35):
+        if tas and all(room for _, room in fit) and "tas_admitted" in allowed and "tas_resource_groups" not in d.features \
+                and d.int(0, 99) < (50 if sp else 35):
             placed = _tas_place(d, d.pick(fit[0][1]), pod_sets, need, resources)
         if placed is not None:
             flavor, per_node = placed
