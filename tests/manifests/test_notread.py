@@ -77,6 +77,20 @@ def test_template_actions_but_not_github_expressions() -> None:
     assert template_line("a: {{uid}}\nb: {{ .Values.x }}\n") == (2, 4)
 
 
+def test_template_text_in_a_block_scalar_is_no_action() -> None:
+    """A ConfigMap holding a Jinja chat template (GKE's ai-ml/adk-vllm deploy-llm.yaml, beside its
+    Deployment): `{{- bos_token }}` inside `key: |` is the manifest's text, which `kubectl apply` takes;
+    kadmit left the whole file out (KAD020) and never decided the Deployment."""
+    jinja = "data:\n  chat.jinja: |\n    {{- bos_token }}\n    {%- if x %}\n        {{- 'e' }}\n    {%- endif %}\n"
+    assert template_line(jinja) is None
+    assert template_line("spec:\n  args:\n  - >-\n    echo {{ .Values.x }}\n") is None
+    assert template_line("a: |2+ # kept\n    {{ .X }}\n") is None
+    # one outside the block still makes the file a template
+    assert template_line(jinja + "name: {{ .Values.n }}\n") == (7, 7)
+    assert template_line("a: |\n  text\nb:\n  c: {{ .X }}\n") == (4, 6)
+    assert template_line("a: |\n  text\n  b:\n    c: {{ .X }}\n") is None  # deeper: still the block's text
+
+
 @given(st.text(alphabet="{}$\\- x\n", max_size=40))
 def test_template_line_is_the_first_match_of_the_pattern(text: str) -> None:
     """Searching from the first `{{` finds what searching the whole text finds (the lookbehind

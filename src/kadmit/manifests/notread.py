@@ -25,14 +25,43 @@ def is_object(doc: Val) -> bool:
     return any(k in doc.v for k in OBJECT_KEYS)
 
 
+# a line opening a block scalar (`key: |`, `- >-`, `key: |2+ # note`): the lines below it indented deeper are text
+_BLOCK_SCALAR = re.compile(r"(?:^|:|-)[ \t]+[|>][-+0-9]*[ \t]*(?:#.*)?$")
+
+
 def template_line(text: str) -> tuple[int, int] | None:
-    """The 1-based line and column of the first Go template action in `text`, or None."""
+    """The 1-based line and column of the first Go template action in `text`, or None. One inside a
+    block scalar is text of the manifest, no action (a ConfigMap holding a Jinja chat template,
+    `{{- bos_token }}`: GKE's ai-ml/adk-vllm deploy-llm.yaml, which `kubectl apply` takes as it is)."""
     at = text.find("{{")  # every action starts with one; the pattern's lookbehind alone would try each character
-    m = _TEMPLATE.search(text, at) if at >= 0 else None  # (the lookbehind still sees the character before `at`)
-    if m is None:
-        return None
-    line = text.count("\n", 0, m.start()) + 1
-    return line, m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
+    while at >= 0:
+        m = _TEMPLATE.search(text, at)  # (the lookbehind still sees the character before `at`)
+        if m is None:
+            return None
+        start = text.rfind("\n", 0, m.start()) + 1
+        if not _in_block_scalar(text, start):
+            return text.count("\n", 0, m.start()) + 1, m.start() - start + 1
+        eol = text.find("\n", m.start())
+        at = text.find("{{", eol + 1) if eol >= 0 else -1
+    return None
+
+
+def _in_block_scalar(text: str, start: int) -> bool:
+    """Whether the line starting at `start` is in a block scalar: going up, a line indented less than
+    every line between (blank lines aside) opens one; one at the left margin that does not, no."""
+    eol = text.find("\n", start)
+    line = text[start:eol if eol >= 0 else len(text)]
+    indent = len(line) - len(line.lstrip(" "))
+    end = start - 1
+    while end > 0 and indent > 0:
+        begin = text.rfind("\n", 0, end) + 1
+        above = text[begin:end]
+        if above.strip() and len(above) - len(above.lstrip(" ")) < indent:
+            if _BLOCK_SCALAR.search(above):
+                return True
+            indent = len(above) - len(above.lstrip(" "))
+        end = begin - 1
+    return False
 
 
 def _has(doc: Val, *keys: str) -> bool:
