@@ -252,6 +252,10 @@ def counted(model: Model) -> Model:
             pod_sets, why = _with_devices(wl.namespace, pod_sets, templates, mapping)
             if why:
                 update["inadmissible"] = why
+        if update.get("inadmissible") and wl.admission is None:
+            # the workload controller returns before AddOrUpdateWorkload: in no queue's heap, it blocks no
+            # StrictFIFO head (`held`)
+            update["held"] = True
         if pod_sets != wl.pod_sets:
             update["pod_sets"] = pod_sets
         if update:
