@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
+import pytest
+
 from .helpers import SETUP, model_of
 
 JOB = """\
@@ -344,3 +346,25 @@ def test_a_bare_replicaset_pods_workload_being_deleted_is_made_again_too(tmp_pat
     (w,) = loaded.model.workloads
     assert w.admission is None and not w.deleting and w.origin.name == "web-5d8f7c9b4-aaaaa"
     assert loaded.model.skipped == ()
+
+
+@pytest.mark.parametrize("case", ["statefulset-workload-being-deleted", "leaderworkerset-workload-being-deleted"])
+def test_without_its_groups_pods_admit_says_its_answer_may_differ(tmp_path, case):
+    """A StatefulSet's or LeaderWorkerSet group's Workload being deleted goes only through its group's pods
+    (Kueue's pod reconciler drops the finalizer; neither the StatefulSet's nor the LeaderWorkerSet's reconciler
+    reads the timestamp): with no pod of the group in the input, what Kueue does turns on pods the snapshot
+    does not hold (a cluster has them, its controller makes them). Read as it stands, KAD161 at the timestamp,
+    and `admit` says its answer may differ."""
+    from pathlib import Path
+
+    from .helpers import run
+
+    text = (Path(__file__).parents[1] / "oracle" / "features" / f"{case}.yaml").read_text(encoding="utf-8")
+    docs = [d for d in text.split("\n---\n") if "\nkind: Pod\n" not in f"\n{d}\n"]
+    assert len(docs) < len(text.split("\n---\n"))
+    path = tmp_path / "case.yaml"
+    path.write_text("\n---\n".join(docs) + "\n", encoding="utf-8")
+    r = run("admit", str(path))
+    assert r.exit_code == 0, r.output
+    assert "Kueue's answer may differ" in r.output and "KAD161" in r.output
+    assert "the input holds no pod of its group" in r.output

@@ -451,8 +451,8 @@ def test_kueue_objects_being_deleted_are_read_so_or_reported_not_modelled() -> N
     with no owner and Kueue's finalizer alone is not read (it goes); a ResourceFlavor or a Cohort is
     read as Kueue uses it while a finalizer holds it (no warning), and so is a LocalQueue (`deleting`:
     the validator reports it where its ClusterQueue has admission checks); a Workload with another
-    finalizer is read as if it were not being deleted: KAD161 at the timestamp, saying what Kueue does
-    instead; one without it, nothing."""
+    finalizer stays (Kueue drops its own), read as it stands, without a warning; one a pod owns is read so
+    too, with KAD161 at the timestamp saying what Kueue does to the pods instead."""
     frag, diags = read("""\
         apiVersion: kueue.x-k8s.io/v1beta2
         kind: ClusterQueue
@@ -480,6 +480,12 @@ def test_kueue_objects_being_deleted_are_read_so_or_reported_not_modelled() -> N
         spec: {queueName: lq, podSets: [{name: main, count: 1, template: {spec: {containers: []}}}]}
         ---
         apiVersion: kueue.x-k8s.io/v1beta2
+        kind: Workload
+        metadata: {name: pods, namespace: ns, deletionTimestamp: "2026-11-01T00:05:00Z", finalizers: [x/y],
+                   ownerReferences: [{apiVersion: v1, kind: Pod, name: p, uid: "1"}]}
+        spec: {queueName: lq, podSets: [{name: main, count: 1, template: {spec: {containers: []}}}]}
+        ---
+        apiVersion: kueue.x-k8s.io/v1beta2
         kind: ResourceFlavor
         metadata: {name: rf, deletionTimestamp: "2026-11-01T00:05:00Z", finalizers: [kueue.x-k8s.io/resource-in-use]}
         ---
@@ -488,12 +494,12 @@ def test_kueue_objects_being_deleted_are_read_so_or_reported_not_modelled() -> N
         metadata: {name: co, deletionTimestamp: "2026-11-01T00:05:00Z", finalizers: [x/y]}
         """)
     got = [(d.code, d.span.line) for d in diags.sorted() if d.code == "KAD161"]
-    assert got == [("KAD161", 23)], got
-    (held,) = [d.message for d in diags.sorted() if d.code == "KAD161"]
+    assert got == [("KAD161", 28)], got
+    (pods,) = [d.message for d in diags.sorted() if d.code == "KAD161"]
     assert [q.deleting for q in frag.local_queues] == [True, False]
-    assert "`Workload` `held`" in held and "another finalizer than Kueue's" in held
+    assert "`Workload` `pods`" in pods and "Kueue's pod reconciler deletes its pods" in pods
     assert [cq.terminating for cq in frag.cluster_queues] == [True]
-    assert [w.name for w in frag.workloads] == ["held"]
+    assert [w.name for w in frag.workloads] == ["held", "pods"]
     assert [s.reason for s in frag.skipped if "goes" in s.reason] == [
         "it is being deleted (`metadata.deletionTimestamp`) and has no owner: Kueue's workload controller "
         "drops its finalizer and it goes, with any quota it holds"]

@@ -181,8 +181,11 @@ def _harmless(v: Val, entry: Entry) -> bool:
 DELETING = {
     # one with no finalizer but Kueue's goes: not read without an owner (`workload_goes`), let go by its
     # job in `manage.apply_jobs` with one (which reports it, KAD161, where no job of the input owns it)
-    "Workload": "one held by another finalizer than Kueue's stays in Kueue's queues (Kueue drops its own "
-                "finalizer; with an owner, its job's reconciler first suspends the job)",
+    # one held by another finalizer than Kueue's stays, read as it stands (`workload_held`) but a pod's
+    "Workload": "a pod's Workload held by another finalizer than Kueue's stays in Kueue's queues and keeps its "
+                "quota, but Kueue's pod reconciler deletes its pods (`Pod.Stop`) and drops its own finalizer, and "
+                "a ReplicaSet's or StatefulSet's pod is made again, gated, with a Workload of its own where the "
+                "old one does not take it (not modelled)",
 }
 
 
@@ -216,6 +219,25 @@ def workload_goes(meta: Val | None, owned: bool = False) -> bool:
     return finalizers.kind == SEQ and all(v.kind == STR and v.v == KUEUE_FINALIZER for v in finalizers.v)
 
 
+def workload_held(meta: Val | None) -> bool:
+    """A Workload being deleted that another finalizer than Kueue's holds, and no pod owns: Kueue drops its
+    own finalizer (the workload controller without an owner, the job's reconciler with one, which also
+    suspends the job and, finding this Workload, makes it no other) and the Workload stays, in Kueue's
+    queues and holding any quota it holds, as it stands, until that finalizer's controller lets it go (run
+    time, not Kueue's). Read as it stands, as Kueue's scheduler meets it
+    (tests/oracle/features/workload-being-deleted-held-by-another-finalizer.yaml)."""
+    if meta is None or meta.kind != MAP:
+        return False
+    stamp, owners, finalizers = (meta.v.get(k) for k in ("deletionTimestamp", "ownerReferences", "finalizers"))
+    if stamp is None or _empty(stamp) or (stamp.kind == STR and not stamp.v):
+        return False
+    if finalizers is None or finalizers.kind != SEQ or \
+            not any(v.kind == STR and v.v and v.v != KUEUE_FINALIZER for v in finalizers.v):
+        return False
+    return owners is None or owners.kind != SEQ or not any(
+        o.kind == MAP and (k := o.v.get("kind")) is not None and k.v == "Pod" for o in owners.v)
+
+
 def warn_unmodelled(f, node: Val, kind: str, what: str) -> None:
     """A warning (KAD161) for each field set on `node` that changes Kueue's answer and that kadmit
     does not model, once per listed field; and for one of Kueue's objects being deleted."""
@@ -225,7 +247,8 @@ def warn_unmodelled(f, node: Val, kind: str, what: str) -> None:
     meta = node.get("metadata") if node.kind == MAP else None
     stamp = meta.get("deletionTimestamp") if meta is not None and meta.kind == MAP else None
     if stamp is not None and not _empty(stamp) and kind not in MODELLED_DELETION \
-            and not (kind == "Workload" and (workload_goes(meta) or workload_goes(meta, owned=True))):
+            and not (kind == "Workload" and (workload_goes(meta) or workload_goes(meta, owned=True)
+                                             or workload_held(meta))):
         effect = DELETING.get(kind, "being deleted")
         f.diags.emit(KAD161, f"`metadata.deletionTimestamp` of {what} is not modelled: {effect}; kadmit reads "
                      "it as if it were not being deleted, and its decision may differ from Kueue's", f.span(stamp))
