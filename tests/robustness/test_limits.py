@@ -59,8 +59,20 @@ def test_label_keys_and_values_follow_kubernetes(tmp_path: Path, key: str, value
 def test_node_selectors_and_node_labels_are_labels_too(tmp_path: Path) -> None:
     items = _base()
     items[0]["spec"]["nodeLabels"] = {"pool": "x" * 64}
-    items[4]["spec"]["podSets"][0]["template"]["spec"]["nodeSelector"] = {"bad key!": "v"}
+    items.append({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j", "namespace": "t"},
+                  "spec": {"template": {"spec": {"nodeSelector": {"bad key!": "v"}, "restartPolicy": "Never",
+                                                 "containers": [{"name": "c", "image": "x"}]}}}})
     assert sorted(d.code for d in _codes(tmp_path, items) if d.code == "KAD196") == ["KAD196", "KAD196"]
+
+
+def test_a_custom_resources_node_selector_is_not_validated(tmp_path: Path) -> None:
+    """The API server validates the pod template of a Pod and of the built-in kinds, not the one a custom
+    resource embeds: a Workload (or a RayCluster: GKE's verl-on-gke ray-cluster-standard.yaml, whose
+    `cloud.google.com/gke-accelerator: ${GPU_TYPE}` kubectl creates, and Kueue admits) with a node selector
+    of a bad key and value is created (`kubectl create --dry-run=server`: created), and decided."""
+    items = _base()
+    items[4]["spec"]["podSets"][0]["template"]["spec"]["nodeSelector"] = {"bad key!": "v", "k": "${GPU_TYPE}"}
+    assert not [d for d in _codes(tmp_path, items) if d.code == "KAD196"]
 
 
 @pytest.mark.parametrize("value, placeholder", [

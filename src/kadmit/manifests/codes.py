@@ -245,8 +245,9 @@ KAD196 = register(
     "KAD196", "invalid label", "error",
     "A label key or value Kubernetes rejects: keys are `[prefix/]name` with a DNS-1123 subdomain prefix "
     "(at most 253 characters) and a name of at most 63 letters, digits, `-`, `_` and `.`; values have "
-    "at most 63 such characters (or are empty). Applies to `metadata.labels`, node labels, node "
-    "selectors and label selectors. The value is still read.",
+    "at most 63 such characters (or are empty). Applies to `metadata.labels`, node labels, the node "
+    "selectors of a Pod and of a built-in kind's pod template (a custom resource's embedded template, a "
+    "Workload's or a RayCluster's, is not validated) and label selectors. The value is still read.",
     kueue_rule="apimachinery ValidateLabels (IsQualifiedName, IsValidLabelValue)")
 KAD197 = register(
     "KAD197", "invalid annotations", "error",

@@ -226,7 +226,8 @@ def template_pod_set(f: Fields, name: str, count: int, min_count: int | None, te
     # resource's embedded template may leave it out or null (the server stores `{}`): no containers
     spec = f.map(template, "spec", required=api is not None, what=f"the template of pod set `{name}`")
     reqs = pod_requests(f, spec, pod=pod, api=api)
-    kubenames.check_labels(f, f.field(spec, "nodeSelector"), "node selector label")
+    if api is not None:  # a custom resource's embedded template (a Workload's, a RayCluster's) is not validated
+        kubenames.check_labels(f, f.field(spec, "nodeSelector"), "node selector label")
     kubenames.check_kueue_keys(f, meta, own=False)
     selector, selector_nodes = f.str_map(spec, "nodeSelector")
     affinity, affinity_node = required_node_affinity(f, spec)
