@@ -304,6 +304,9 @@ def compare(kadmit: Answer, kueue: Answer, *, placement: bool = True,
             continue  # both runs ended in a preemption loop, this workload in it
         if len(kn) > 1 or len(qn) > 1:
             why = kadmit.skipped.get(obj) if not kn else None
+            if why and why.startswith(UNDECIDED):
+                undecided.update((n, kueue.outcomes[n]) for n in qn)  # as a single workload's, set aside
+                continue
             if why and "never admitted" in why and not any(kueue.outcomes[n].admitted for n in qn):
                 continue  # kadmit says Kueue never admits them (a Deployment's pods), and Kueue did not
             ks = sorted(repr(strip(kadmit.outcomes[n])) for n in kn)

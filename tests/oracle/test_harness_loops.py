@@ -78,3 +78,19 @@ def test_a_preemptor_among_an_objects_workloads_is_named_by_its_object():
     assert compare(from_kadmit(kadmit), from_oracle(kueue)).agree
     kueue["decisions"][-1]["preempted_by"] = None
     assert not compare(from_kadmit(kadmit), from_oracle(kueue)).agree
+
+
+def test_an_object_of_several_workloads_kadmit_declines_for_an_input_error_is_set_aside():
+    """A Deployment kadmit does not decide for an error in it (GKE's migrate-x86-app-to-multi-arch
+    kustomize patch, a Deployment with only `replicas: 6`: no template, which the API server refuses)
+    while Kueue's oracle, decoding leniently, makes its 6 pods' workloads: set aside, as a single
+    workload's is, not a difference."""
+    deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "namespace": "default", "name": "hello"}
+    kadmit = {"decisions": [], "skipped": [dict(deployment, reason="not decided: an error in the input, in this "
+                                                "object (`kadmit check` lists it)")]}
+    kueue = {"decisions": [dict(_decision(f"default/hello (pod-hello-{i})", True), object=deployment)
+                           for i in range(6)], "skipped": []}
+    result = compare(from_kadmit(kadmit), from_oracle(kueue))
+    assert result.agree and sorted(result.undecided) == [f"default/hello (pod-hello-{i})" for i in range(6)]
+    kadmit["skipped"][0]["reason"] = "it has no `kueue.x-k8s.io/queue-name` label: Kueue does not manage it"
+    assert not compare(from_kadmit(kadmit), from_oracle(kueue)).agree
