@@ -95,7 +95,7 @@ def test_local_queue_stop_policy(lq_stop, want) -> None:
     assert got == want
     if lq_stop != "None":
         wl = session.index.workloads["default/pending-held"]
-        assert [r.message for r in gate_reasons(session, wl)] == [f"LocalQueue held is stopped (stopPolicy {lq_stop})"]
+        assert [r.message for r in gate_reasons(session, wl)] == [f"LocalQueue held is inactive (stopPolicy {lq_stop})"]
 
 
 def test_cluster_queue_hold_and_drain_evicts_its_admitted_workloads() -> None:

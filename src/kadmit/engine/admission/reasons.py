@@ -41,7 +41,7 @@ def gate_reasons(session: Session, wl: Workload) -> list[Reason]:
         out.append(Reason(KAD516, f"LocalQueue {wl.queue} doesn't exist"))
         return out
     if lq.stop_policy != "None":
-        out.append(Reason(KAD518, f"LocalQueue {wl.queue} is stopped (stopPolicy {lq.stop_policy})"))
+        out.append(Reason(KAD518, f"LocalQueue {wl.queue} is inactive (stopPolicy {lq.stop_policy})"))
     cq = ix.cluster_queues.get(lq.cluster_queue)
     if cq is None:
         out.append(Reason(KAD517, f"ClusterQueue {lq.cluster_queue} doesn't exist"))
