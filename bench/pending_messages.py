@@ -59,7 +59,7 @@ def verdict(kueue: str, mine: str) -> str:
     """equal; `more`: kadmit's message is Kueue's with kadmit's detail after it; else `differs`."""
     if mine == kueue:
         return "equal"
-    if mine.startswith(kueue) and mine[len(kueue):][:2] in (": ", " (", "; "):
+    if mine.startswith(kueue) and mine[len(kueue):][:2] in (": ", " ("):
         return "more"
     return "differs"
 

@@ -69,13 +69,19 @@ def admitted_with_placement(wl, cq: str, flavors: dict[str, str], placement: dic
 HEADLINE = 'couldn\'t assign flavors to pod set main: topology "dc" doesn\'t allow to fit any of 1 pod(s)'
 
 
+def short(nodes: int, gpu: int) -> str:
+    """Kueue's exclusion counts ending a topology message (`placement.exclusions`): `gpu` of the flavor's
+    `nodes` leaves hold no GPU the pod asks for."""
+    return f'. Total nodes: {nodes}; excluded: resource "nvidia.com/gpu": {gpu}'
+
+
 @pytest.mark.parametrize("topology", [("required", "rack"), ("preferred", "rack"), ("unconstrained", None), None],
                          ids=["required", "preferred", "unconstrained", "implicit"])
 def test_headline_24_free_gpus_and_no_room_for_one_8_gpu_pod(topology):
     nodes, pods = rack("r1", 6, 6, 6, 6)  # four 8-GPU nodes, each with a bound pod on 2 GPUs
     got = run(*nodes, *pods, job("big", gpu=8, topology=topology))
     # quota would admit it (the only reason is the topology), Kueue's text verbatim
-    assert reasons(got["default/big"]) == [("KAD530", HEADLINE)]
+    assert reasons(got["default/big"]) == [("KAD530", HEADLINE + short(4, 4))]
 
 
 def test_headline_control_quota_alone_admits_it_and_six_gpu_pods_fit():
@@ -193,7 +199,7 @@ def test_unconstrained_is_not_blocked_by_a_full_node():
     assert placed(got["default/w"]) == {"main": {"r1-1": 1}}
     got = run(*nodes, *pods, job("w", count=9, gpu=1, topology=None))
     assert reasons(got["default/w"]) == [
-        ("KAD530", 'couldn\'t assign flavors to pod set main: topology "dc" allows to fit only 8 out of 9 pod(s)')]
+        ("KAD530", 'couldn\'t assign flavors to pod set main: topology "dc" allows to fit only 8 out of 9 pod(s)' + short(2, 1))]
 
 
 def test_unconstrained_takes_the_least_free_node_that_fits_whole():
@@ -250,7 +256,8 @@ def test_two_workloads_in_one_queue_never_double_book():
     assert placed(got["default/a"]) == {"main": {"r1-0": 1}}
     assert placed(got["default/b"]) == {"main": {"r2-0": 1}}  # sees a's pod: the other rack
     assert reasons(got["default/c"]) == [
-        ("KAD530", 'couldn\'t assign flavors to pod set main: topology "dc" doesn\'t allow to fit any of 1 pod(s)')]
+        ("KAD530", 'couldn\'t assign flavors to pod set main: topology "dc" doesn\'t allow to fit any of 1 pod(s)'
+         + short(2, 2))]
 
 
 def test_two_queues_in_one_cycle_keep_the_placement_made_at_the_cycle_start():
@@ -277,7 +284,8 @@ def test_two_queues_in_one_cycle_keep_the_placement_made_at_the_cycle_start():
     got = run(qb, *n1, job("a", count=1, gpu=6, queue="qa"), job("b", count=1, gpu=6, queue="qb", minute=1), queue=qa)
     assert got["default/a"]["admitted"]
     assert reasons(got["default/b"]) == [
-        ("KAD530", 'couldn\'t assign flavors to pod set main: topology "dc" doesn\'t allow to fit any of 1 pod(s)')]
+        ("KAD530", 'couldn\'t assign flavors to pod set main: topology "dc" doesn\'t allow to fit any of 1 pod(s)'
+         + short(1, 1))]
 
 
 def test_admitted_workloads_with_a_placement_hold_their_nodes():
@@ -287,7 +295,7 @@ def test_admitted_workloads_with_a_placement_hold_their_nodes():
     assert placed(got["default/new"]) == {"main": {"r1-1": 1}}
     n1, _ = rack("r1", 8)
     got = run(*n1, old, job("new", gpu=8))
-    assert reasons(got["default/new"]) == [("KAD530", HEADLINE)]
+    assert reasons(got["default/new"]) == [("KAD530", HEADLINE + short(1, 1))]
 
 
 # --- partial admission and several pod sets -------------------------------------------------------
@@ -324,7 +332,7 @@ def test_a_later_pod_set_that_no_longer_fits_names_itself():
     n1, _ = rack("r1", 8, 8)
     got = run(*n1, two_pod_sets("w", 6, 2, 8))
     assert reasons(got["default/w"]) == [
-        ("KAD530", 'couldn\'t assign flavors to pod set workers: topology "dc" allows to fit only 1 out of 2 pod(s)')]
+        ("KAD530", 'couldn\'t assign flavors to pod set workers: topology "dc" allows to fit only 1 out of 2 pod(s)' + short(2, 1))]
 
 
 # --- nodes that can't be used ---------------------------------------------------------------------
@@ -334,7 +342,7 @@ def test_not_ready_and_unschedulable_nodes_are_never_used(state):
     bad = node("r1-bad", block="b1", rack="r1", gpu=8, **state)
     good = node("r1-good", block="b1", rack="r1", gpu=8)
     got = run(bad, good, pod("busy", "r1-good", gpu=8), job("w", gpu=8, topology=("preferred", "rack")))
-    assert reasons(got["default/w"]) == [("KAD530", HEADLINE)]
+    assert reasons(got["default/w"]) == [("KAD530", HEADLINE + short(1, 1))]
     got = run(bad, good, job("w", count=2, gpu=4))
     assert placed(got["default/w"]) == {"main": {"r1-good": 2}}
 
@@ -344,14 +352,15 @@ def test_tolerating_the_unschedulable_taint_doesnt_make_a_cordoned_node_usable()
     full = node("r1-full", block="b1", rack="r1", gpu=8)
     tol = (tolerate("node.kubernetes.io/unschedulable"),)
     got = run(bad, full, pod("busy", "r1-full", gpu=8), job("w", gpu=8, tolerations=tol))
-    assert reasons(got["default/w"]) == [("KAD530", HEADLINE)]
+    assert reasons(got["default/w"]) == [("KAD530", HEADLINE + short(1, 1))]
 
 
 def test_node_taints_need_the_flavors_or_the_pod_sets_toleration():
     tainted = [node(f"r1-{i}", block="b1", rack="r1", gpu=8, taints=[GPU_TAINT]) for i in range(2)]
     got = run(*tainted, job("w", count=2, gpu=8))
     assert reasons(got["default/w"]) == [
-        ("KAD530", 'couldn\'t assign flavors to pod set main: topology "dc" doesn\'t allow to fit any of 2 pod(s)')]
+        ("KAD530", 'couldn\'t assign flavors to pod set main: topology "dc" doesn\'t allow to fit any of 2 pod(s). Total nodes: 2; '
+         'excluded: taint "nvidia.com/gpu=present:NoSchedule": 2')]
     tolerant = flavor("tas", topology="dc", tolerations=(tolerate("nvidia.com/gpu"),))
     got = run(*tainted, job("w", count=2, gpu=8), flavors=(tolerant,))
     assert placed(got["default/w"]) == {"main": {"r1-0": 1, "r1-1": 1}}

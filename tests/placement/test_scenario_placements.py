@@ -47,4 +47,5 @@ def test_frame_extract_is_the_placement_failure(decisions):
     d = decisions["team-vision/frame-extract"]
     assert not d["admitted"] and d["pod_sets"] == []
     assert d["reasons"] == [{"code": "KAD530", "message": "couldn't assign flavors to pod set workers: "
-                             "topology \"datacenter\" allows to fit only 4 out of 5 pod(s)"}]
+                             "topology \"datacenter\" allows to fit only 4 out of 5 pod(s). Total nodes: 8; "
+                             "excluded: resource \"nvidia.com/gpu\": 4"}]

@@ -366,7 +366,7 @@ def assign_with_counts(session, loaded, wl: Workload, cq: ClusterQueue, numbers:
                 session.placement_failures[wl.key] = placement.failure
             failed = placement.failure
             # Kueue's message: the topology's reason, with its count of nodes excluded
-            message.append((failed.pod_set, failed.message, session.pool.excluded(failed.request)))
+            message.append((failed.pod_set, failed.message, failed.excluded))
             if session.pool.place(requests, free=session.pool.free_without(list(session.pool.placed))).ok:
                 # Kueue: the pod set that didn't fit needs preemption (its flavors' mode becomes Preempt)
                 return done(Assignment(cq.name, dict(counts), flavors, height > 0, usage, height, None, "Preempt",

@@ -179,7 +179,7 @@ def placement_reasons(session: Session, wl: Workload) -> list[Reason]:
     f = session.placement_failures.get(wl.key)
     if f is None:
         return []
-    return [Reason(KAD530, f"couldn't assign flavors to pod set {f.pod_set}: {f.message}", f.pod_set,
+    return [Reason(KAD530, f"couldn't assign flavors to pod set {f.pod_set}: {f.message}{f.excluded}", f.pod_set,
                    f.request.flavor)]
 
 

@@ -31,6 +31,7 @@ from collections import OrderedDict
 
 from kadmit.placement.counts import FreeLog, ShapeCounts, shape_key
 from kadmit.placement.domains import DomainTree, build_domains, free_fit_count
+from kadmit.placement.exclusions import exclusion_stats
 from kadmit.placement.filters import PodTemplate, histogram, static_fit
 from kadmit.placement.inventory import (PODS, Inventory, NodeState, add, admitted_pod_requests, model_inventory, pod_usage,
                                        subtract)
@@ -85,6 +86,7 @@ class PlacementFailure:
     # a pod-set group placed as one: its pod sets, `request` the workers (Kueue names one of the
     # two, whichever its map gives first: FailureInfo.PodSetName; the counts are the workers')
     members: tuple[TASRequest, ...] = ()
+    excluded: str = ""  # Kueue's counts of the leaves holding no pod, ending its message (`exclusion_stats`)
 
     @property
     def pod_set(self) -> str:
@@ -250,7 +252,7 @@ class NodePool:
                                           free=cur, profile=profile or self.profile)
                 if not got2.ok:  # named by the workers, whose count Kueue's message gives
                     out.failure = PlacementFailure(workers, got2.reason or "", out.nodes(), list(requests),
-                                                   tuple(members[:2]))
+                                                   tuple(members[:2]), _excluded(tree, workers.template, cur, got2.reason))
                     return out
                 placed = [(m, got2.leader if m is leader else got2.workers) for m in members[:2]]
             else:
@@ -258,7 +260,8 @@ class NodePool:
                 got = kueue_assign(tree, req.template, req.count, req.request, free=cur,
                                    profile=profile or self.profile, counts=counts)
                 if not got.ok:
-                    out.failure = PlacementFailure(req, got.reason or "", out.nodes(), list(requests))
+                    out.failure = PlacementFailure(req, got.reason or "", out.nodes(), list(requests),
+                                                   excluded=_excluded(tree, req.template, cur, got.reason))
                     return out
                 placed = [(req, got)]
             for m, got in placed:
@@ -272,25 +275,6 @@ class NodePool:
                 for node, pods in got.placement.items():  # a node, or a rack leaf's key
                     cur[node] = changed[node] = subtract(cur.get(node) or {}, pod_usage(per_pod, pods))
         return out
-
-    def excluded(self, req: TASRequest) -> tuple[tuple[str, int], ...]:
-        """Nodes of the request's flavor where not one pod fits now, counted per limiting resource
-        (the one with the fewest pods, ties by name): the resource part of the node counts Kueue's
-        topology messages end with (ExclusionStats)."""
-        tree = self.tree(req.flavor)
-        if tree is None:
-            return ()
-        per_pod = sorted((r, q) for r, q in req.template.requests if q > 0)
-        out: dict[str, int] = {}
-        leaves = ({name: self.free.get(name, {}) for name in tree.nodes}
-                  if tree.host_lowest and not tree.shared_hosts else  # else per leaf, on its summed capacity
-                  {key: tree.leaf_free(dom, self.free) for key, dom in tree.leaves.items()})
-        for name, free in leaves.items():
-            fits = [(free.get(r, 0) // q, r) for r, q in per_pod]
-            if fits and min(fits)[0] == 0:
-                r = min(fits)[1]
-                out[r] = out.get(r, 0) + 1
-        return tuple(sorted(out.items()))
 
     def still_fits(self, placement: WorkloadPlacement) -> bool:
         """Whether a placement made earlier still fits the pool's free capacity now: Kueue v0.17's
@@ -447,6 +431,15 @@ class NodePool:
         return NodeState(base.name, base.labels, base.taints, base.unschedulable, base.ready, base.allocatable,
                          subtract(base.allocatable, self.free[name]), base.node,
                          tuple(sorted(self.holders.get(name, ()))))
+
+
+def _excluded(tree: DomainTree, template: PodTemplate, free: Mapping[str, Mapping[str, int]], reason: str | None) -> str:
+    """Kueue's exclusion counts for a topology's not-fit message (`topology "T" doesn't allow to fit any
+    of …`, `… allows to fit only …`: notFitMessage), with the capacity the placement saw; none for its
+    other failures (a level the topology lacks, a slice size)."""
+    if not reason or not reason.startswith(f'topology "{tree.topology.name}" ') or "fit" not in reason:
+        return ""
+    return exclusion_stats(tree, template, free)
 
 
 def pod_set_of(wl: Workload, name: str) -> PodSet:
