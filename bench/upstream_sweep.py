@@ -476,7 +476,7 @@ def cli_faults(path: Path) -> list[str]:
         faults.append(f"check exited {code}: {out[-300:]}")
     lines = out.splitlines()
     for i, line in enumerate(lines):
-        if re.match(r"(error|warning)\[KAD\d+\]", line) and not (
+        if re.match(r"(error|warning)\[KAD\d+\](?!: [\d,]+ more \(.*\) not shown)", line) and not (
                 i + 1 < len(lines) and re.match(r"\s*--> .+:\d+:\d+$", lines[i + 1])):
             faults.append(f"check: no file:line:col: {line[:200]}")
     code, out = run("admit", "--format", "json", str(path))

@@ -50,6 +50,18 @@ def test_every_error_is_reported_and_the_human_report_groups_them(tmp_path: Path
     assert human.endswith("error: 120 errors found\n")
 
 
+def test_one_more_than_shown_is_shown_not_counted(tmp_path: Path) -> None:
+    """GKE's shift-left-cost testdata hpa-v2beta1.yaml: 11 HorizontalPodAutoscalers in a removed API version
+    (KAD171); the 11th was a line `1 more (API version not served) not shown`, as long as the one it hid."""
+    from kadmit.diagnostics import Diagnostic, Severity
+
+    ds = [Diagnostic(code="KAD171", severity=Severity.ERROR, message=f"m{i}") for i in range(SHOWN_PER_CODE + 1)]
+    human = render(ds, {}, "human")
+    assert human.count("error[KAD171]") == SHOWN_PER_CODE + 1 and "not shown" not in human and "m10" in human
+    human = render(ds + ds[:1], {}, "human")
+    assert human.count("error[KAD171]: m") == SHOWN_PER_CODE and "2 more (" in human
+
+
 def test_admit_lists_every_touched_workload_and_why_names_the_errors(tmp_path: Path) -> None:
     path = _write(tmp_path, 60)
     admitted = api.admit([path])

@@ -248,16 +248,21 @@ def render_human(diagnostics: list[Diagnostic], sources: SourceMap, *,
                  files_checked: int | None, color: bool = False) -> str:
     """Every diagnostic as a snippet block, blank-line separated, then the summary line
     (left out when `files_checked` is None). A code reported more than `SHOWN_PER_CODE` times
-    shows its first ones (in the order given) and then one line counting the rest."""
+    shows its first ones (in the order given) and then one line counting the rest (two or more:
+    one alone is shown, where a count line would take its place)."""
+    total: dict[str, int] = {}
+    for d in diagnostics:
+        total[d.code] = total.get(d.code, 0) + 1
+    shown = {code: n if n <= SHOWN_PER_CODE + 1 else SHOWN_PER_CODE for code, n in total.items()}
     seen: dict[str, int] = {}
     blocks = []
     for d in diagnostics:
         n = seen[d.code] = seen.get(d.code, 0) + 1
-        if n <= SHOWN_PER_CODE:
+        if n <= shown[d.code]:
             blocks.append(render_one(d, sources, color=color))
     severity = {d.code: d.severity.value for d in diagnostics}
-    blocks += [_more_line(code, severity[code], n - SHOWN_PER_CODE, color)
-               for code, n in seen.items() if n > SHOWN_PER_CODE]
+    blocks += [_more_line(code, severity[code], n - shown[code], color)
+               for code, n in total.items() if n > shown[code]]
     if files_checked is not None:
         blocks.append(summary_line(diagnostics, files_checked, color=color) + "\n")
     return "\n".join(blocks)
