@@ -193,6 +193,32 @@ _INDEXES: dict[tuple[str, ...], dict[str, int]] = {}  # each set of keys once: k
 _INDEXES_MAX = 10_000
 
 
+def packed_spans(file: str, keys: tuple[str, ...], flat: list[int]) -> Spans:
+    """A Spans of `keys` in `file`, their positions four 1-based numbers each in `flat` (line, column, end
+    line, end column), packed as `_fill` packs Spans of one file with every position known, without making
+    a Span of each first (a manifest's reader makes one set per object); as `located_spans` where a number
+    is past 32 bits."""
+    n = len(keys)
+    pack = _PACKS.get(n)
+    if pack is None:
+        pack = _PACKS[n] = struct.Struct(f"<{4 * n}I")
+    try:
+        at = pack.pack(*flat)
+    except struct.error:
+        return located_spans({k: _new_tuple(Span, (file, *flat[4 * i:4 * i + 4])) for i, k in enumerate(keys)})
+    index = _INDEXES.get(keys)
+    if index is None:
+        index = {k: i for i, k in enumerate(keys)}
+        if len(_INDEXES) < _INDEXES_MAX:
+            _INDEXES[keys] = index
+    out = _new(Spans)
+    _set(out, "_index", index)
+    _set(out, "_file", file)
+    _set(out, "_at", at)
+    _set(out, "_items", None)
+    return out
+
+
 def _fill(out: Spans, items: dict[str, Span]) -> None:
     """`out` holding `items`: packed when they are Spans of one file with every position known and
     within 32 bits, else the dict itself."""

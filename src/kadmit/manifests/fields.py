@@ -12,7 +12,7 @@ from kadmit.diagnostics import Diagnostics, did_you_mean
 from kadmit.manifests.codes import KAD155, KAD156, KAD157, KAD158, KAD163
 from kadmit.manifests.yamltree import BOOL, DESCRIBE, FLOAT, INT, MAP, NULL, SEQ, STR, TIME, Val
 from kadmit.quantity import QuantityError, parse_quantity
-from kadmit.source import Span, Spans, located_spans
+from kadmit.source import Span, Spans, located_spans, packed_spans
 
 _new_tuple = tuple.__new__  # `source.located`, inline
 INT32_MAX = 2**31 - 1
@@ -93,6 +93,23 @@ class Fields:
         return v.span(self.file) if v is not None else None
 
     def spans(self, items: dict[str, Val | Span | None]) -> Spans:
+        file = self.file
+        keys: list[str] = []
+        flat: list[int] = []
+        for k, v in items.items():  # the common case: nodes of this file and spans in it with every position
+            if type(v) is Val:
+                keys.append(k)
+                flat += (v.line + 1, v.col + 1, v.end_line + 1, v.end_col + 1)
+            elif v is None:
+                continue
+            elif type(v) is Span and v[0] == file and None not in v:
+                keys.append(k)
+                flat += v[1:]
+            else:
+                return self._spans(items)
+        return packed_spans(file, tuple(keys), flat)
+
+    def _spans(self, items: dict[str, Val | Span | None]) -> Spans:
         out: dict[str, Span] = {}
         checked = True  # every value a Span: nothing for pydantic to check again
         file = self.file

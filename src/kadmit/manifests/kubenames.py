@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from kadmit import kueuelabels
 from kadmit.manifests.codes import KAD195, KAD196, KAD197, KAD301
@@ -45,8 +46,10 @@ def dns_subdomain_problem(text: str) -> str | None:
     return None
 
 
+@lru_cache(maxsize=4096)
 def qualified_name_problem(key: str) -> str | None:
-    """`IsQualifiedName`: an optional DNS-subdomain prefix and `/`, then a name of at most 63."""
+    """`IsQualifiedName`: an optional DNS-subdomain prefix and `/`, then a name of at most 63 (once per key:
+    manifests repeat the same few label and annotation keys thousands of times)."""
     prefix, slash, name = key.rpartition("/")
     if slash:
         if not prefix:
@@ -127,6 +130,11 @@ def check_annotations(f: Fields, annotations: Val | None) -> None:
                      "(256 KiB, keys and values together)", f.span(annotations))
 
 
+# once per key and place: a file repeats the same few keys near Kueue's domain (`kueue.x-k8s.io/job-uid` on
+# every Workload), and one outside it is compared with the domain's spelling
+_kueue_problem = lru_cache(maxsize=4096)(kueuelabels.problem)
+
+
 def check_kueue_keys(f: Fields, metadata: Val | None, *, own: bool = True) -> None:
     """Labels and annotations in Kueue's domain that Kueue would not read as written (KAD301), at the
     key. `own`: the object's own metadata (not a pod template's), whose queue label decides whether
@@ -142,7 +150,7 @@ def check_kueue_keys(f: Fields, metadata: Val | None, *, own: bool = True) -> No
         for key in m.v:
             if "kueue" not in key and "k8s" not in key:
                 continue  # not in (or near) Kueue's domain: the common case, no work
-            got = kueuelabels.problem(key, place)
+            got = _kueue_problem(key, place)
             if got is None:
                 continue
             message, hint = got
