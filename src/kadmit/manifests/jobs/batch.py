@@ -24,6 +24,11 @@ def pods_count(f: Fields, spec) -> int:
 def job(f: Fields, o: Meta) -> Job:
     spec = f.map(o.node, "spec", required=True, what=f"Job `{o.name}`")
     template = f.map(spec, "template", required=True, what=f"the spec of Job `{o.name}`")
+    labels, _ = f.str_map(f.map(template, "metadata"), "labels")
+    if not o.labels and labels:
+        # the API server's SetDefaults_Job, before Kueue's webhook: a Job with no labels gets its pod template's
+        # (a queue name, a priority class there are the Job's)
+        o = Meta(o.api_version, o.kind, o.node, o.metadata, o.name, o.namespace, labels, o.annotations)
     count = pods_count(f, spec)
     min_count, refused = _min_parallelism(f, o, count)
     b = Builder(f, o, FRAMEWORK)
