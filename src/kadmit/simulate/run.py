@@ -15,7 +15,8 @@ after (its `parked`). At each instant every part of the cluster where something 
 by one `decide_ordered` call over its workloads not parked, run to a fixed point as `admit` runs
 (StrictFIFO queues are never parked: Kueue keeps their heads in its heap). So a replay whose every
 workload is there at the start ends where `admit` ends. Why a workload still waits at the end is its
-last decision's reasons in the state it met when last tried, as `admit` words them (`run_reasons`).
+last decision's reasons, in the state it met when last tried where its tree changed after it in that
+decision (`run_reasons`), else against the final state, as `admit` words them.
 """
 
 from __future__ import annotations
@@ -338,16 +339,21 @@ class Simulator:
                 self.queues.tried(d)
 
     def _decide_part(self, session, queued: list[Workload], parked) -> list:
-        """One part decided; the reasons of every workload it leaves pending are taken now, in the state
-        it met when last tried in this call (`run_reasons`: Kueue's message is that nomination's, and
-        what happens after, outside its tree or before it is tried again, doesn't change it)."""
+        """One part decided. A workload it leaves pending whose tree (or the nodes) changed after the cycle
+        it was last tried in has its reasons taken now, in the state it met then (`run_reasons`: Kueue's
+        message is that nomination's); the others' are the part's state at the end (`_explain_pending`)."""
         from kadmit.engine.decide import run_reasons
         session.keep_journal()
         try:
             got = decide_ordered(session, queued, parked=parked)
-            self.last_reasons.update(run_reasons(session, got))
+            met = run_reasons(session, got, met_only=True)
         finally:
             session.journal = None
+        for d in got:
+            if d.key in met:
+                self.last_reasons[d.key] = met[d.key]
+            else:
+                self.last_reasons.pop(d.key, None)
         return got
 
     def _stamp_admissions(self, decisions) -> None:
@@ -498,15 +504,19 @@ class Simulator:
                 self._push(t + rec.duration, FINISH, (e.owner, t))
 
     def _explain_pending(self) -> None:
-        """Why each workload still pending at the end waits: its last decision's reasons, taken in the
-        state it met then (`_decide_part`), in the engine's words (as `admit` gives them)."""
+        """Why each workload still pending at the end waits: its last decision's reasons, in the state it
+        met then where its tree changed after it within that decision (`_decide_part`), else against the
+        final state of its part, in the engine's words (as `admit` gives them)."""
+        from kadmit.engine.decide import decision_reasons
         for cq, keys in sorted(self.queues.pending.items()):
+            session = self.parts.session(cq)
             for key in keys:
                 d = self.queues.last.get(key)
                 if d is None:  # arrived, and no decision came before the run ended (cycle latency)
                     continue
                 rec = self.records[key]
-                rec.reasons = [(r.code, r.message) for r in self.last_reasons[key]]
+                met = self.last_reasons.get(key)
+                rec.reasons = [(r.code, r.message) for r in (met if met is not None else decision_reasons(session, d))]
                 rec.reason = "; ".join(f"{code}: {message}" for code, message in rec.reasons)
 
     def _close(self, end: int) -> None:

@@ -90,7 +90,7 @@ def decision_reasons(session: Session, d: Decision) -> list[Reason]:
     return list(session.situations.shared("reasons", wl, lambda: tuple(_quota_reasons(session, wl))))
 
 
-def run_reasons(session: Session, decisions: list[Decision]) -> dict[str, list[Reason]]:
+def run_reasons(session: Session, decisions: list[Decision], met_only: bool = False) -> dict[str, list[Reason]]:
     """Kueue-style reasons for every workload the run did not admit (and every one in a loop), each
     in the state it met when Kueue last tried it, as Kueue leaves the message of that nomination on
     the Workload (its QuotaReserved=False condition) and `explain_decision` explains it: the run's
@@ -98,16 +98,18 @@ def run_reasons(session: Session, decisions: list[Decision]) -> dict[str, list[R
     kept it out then (another admission of that cycle took its room) the run's end state. Only the
     workloads that depend on quota or nodes changed since their cycle are looked at again (a holder
     of their cohort tree, or one placed on nodes, admitted or released since); the others' end-state
-    reasons are the same. One `as_met` per cycle that is revisited."""
+    reasons are the same. One `as_met` per cycle that is revisited. `met_only`: only those looked at
+    again (the others' are the end state's, for the caller to take when it needs them)."""
     from kadmit.engine.explain.met import as_met
     out: dict[str, list[Reason]] = {}
     then: dict[int, list[Decision]] = {}
+    since = _Since(session)
     for d in decisions:
         if d.admitted and not d.loop:
             continue
-        if _met_matters(session, d):
+        if since.matters(d):
             then.setdefault(d.cycle, []).append(d)
-        else:
+        elif not met_only:
             out[d.key] = decision_reasons(session, d)
     late: list[Decision] = []  # fitted on their own at their cycle's start: the end state's reasons
     for cycle in sorted(then):
@@ -128,26 +130,42 @@ def _fitted(reasons: list[Reason]) -> bool:
     return len(reasons) == 1 and reasons[0].code == KAD523
 
 
-def _met_matters(session: Session, d: Decision) -> bool:
-    """Whether `d`'s reasons may differ between the state it met and the run's end: a plain pending
-    decision (explained in the state it met, `explain_decision`) whose gates let it through, with a
-    change since its cycle started to quota of its cohort tree or to the nodes."""
-    journal = session.journal
-    if journal is None or d.loop or d.unknown or d.preempted_by or d.preempted or d.waiting_behind or d.skipped:
-        return False
-    cq = session.index.cluster_queue_of(d.workload)
-    if cq is None or gate_reasons(session, d.workload):
-        return False
-    later = journal.changes[journal.start_of(d.cycle):]
-    if not later:
-        return False
-    tree = session.compiler.tree
-    nid = f"cq:{cq.name}"
-    if nid not in tree.nodes:
-        return False
-    root = tree.root(nid)
-    return any(placed or (f"cq:{h.cluster_queue}" in tree.nodes and tree.root(f"cq:{h.cluster_queue}") == root)
-               for _, h, placed in later)
+class _Since:
+    """What changed after each cycle started, from the session's journal: the cohort trees whose
+    holders changed, and whether nodes did (a holder placed on them)."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self._after: dict[int, tuple[frozenset[str], bool]] = {}  # journal position -> (roots, nodes)
+
+    def _changed(self, start: int) -> tuple[frozenset[str], bool]:
+        got = self._after.get(start)
+        if got is None:
+            tree = self.session.compiler.tree
+            changes = self.session.journal.changes[start:]  # type: ignore[union-attr]
+            roots = frozenset(tree.root(f"cq:{h.cluster_queue}") for _, h, _ in changes
+                              if f"cq:{h.cluster_queue}" in tree.nodes)
+            got = self._after[start] = (roots, any(placed for _, _, placed in changes))
+        return got
+
+    def matters(self, d: Decision) -> bool:
+        """Whether `d`'s reasons may differ between the state it met and the run's end: a plain pending
+        decision (explained in the state it met, `explain_decision`) whose gates let it through, with a
+        change since its cycle started to quota of its cohort tree or to the nodes."""
+        session = self.session
+        journal = session.journal
+        if journal is None or d.loop or d.unknown or d.preempted_by or d.preempted or d.waiting_behind \
+                or d.skipped:
+            return False
+        start = journal.start_of(d.cycle)
+        if start >= len(journal.changes):
+            return False
+        cq = session.index.cluster_queue_of(d.workload)
+        nid = f"cq:{cq.name}" if cq is not None else ""
+        if cq is None or nid not in session.compiler.tree.nodes or gate_reasons(session, d.workload):
+            return False
+        roots, nodes = self._changed(start)
+        return nodes or session.compiler.tree.root(nid) in roots
 
 
 def waiting_behind(head: str, strategy: str) -> str:
