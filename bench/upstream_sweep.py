@@ -58,7 +58,8 @@ TAS_NODES = ROOT / "tests" / "corpus" / "upstream" / "kueue-tas-preferred" / "se
 
 # name, repository, revision, example globs, companion globs (files every example of the source needs:
 # Trainer's runtimes, which its TrainJobs name), set-up: "generated" (module docstring), "kueue" (Kueue's own
-# site set-ups) or "companions" (the companions are the whole set-up: kueueviz's numbered files). Globs ending
+# site set-ups), "companions" (the companions are the whole set-up: kueueviz's numbered files) or "folder" (a
+# tutorial folder holding a ClusterQueue, all its files one cluster: `folder_clusters`). Globs ending
 # in `.md` take the documents' fenced YAML blocks that are whole objects, each block an example.
 SOURCES = [
     ("jobset", "kubernetes-sigs/jobset", "HEAD", ["site/static/examples/**", "config/samples/*", "examples/**"], [],
