@@ -367,5 +367,5 @@ def test_schema_lookups_answer_alike_whichever_module_comes_first(tmp_path: Path
                           text=True, env=env) for first in ("from kadmit.manifests import read_manifest_text", "")]
     assert [g.returncode for g in got] == [0, 0], [g.stderr for g in got]
     assert got[0].stdout == got[1].stdout
-    assert got[0].stdout.startswith("[(True, 'not bundled yet: metadata checked, spec fields not checked', ['v1alpha1']), "
+    assert got[0].stdout.startswith("[(True, 'kubeflow/trainer@v2.2.0 manifests/base/crds', ['v1alpha1']), "
                                     "(True, 'kubernetes-sigs/scheduler-plugins")

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from kadmit.manifests.config import manager_feature_gates
 from kadmit.manifests.fields import Fields, Meta
-from kadmit.manifests.jobs.common import (DEFAULT_POD_SET, PRIORITY_LABEL, QUEUE_LABEL, Builder, Integrations,
+from kadmit.manifests.jobs.common import (DEFAULT_POD_SET, PRIORITY_LABEL, QUEUE_LABEL, Builder,
                                           object_ref, replicas_made, replicas_read, run_state, workload_name)
+from kadmit.manifests.jobs.settings import Integrations
 from kadmit.model import Job
 
 DEPLOYMENT = "deployment"

@@ -14,7 +14,7 @@ from kadmit.manifests.jobs.refusals import MAX_EXEC_LABEL, go_atoi, group_refusa
 from kadmit.manifests.owners import controller_owner
 from kadmit.manifests.workloads import duration_annotation, template_pod_set, template_shape
 from kadmit.manifests.yamltree import Val
-from kadmit.model import Job, LabelSelector, ObjectRef, PodSet, Refusal, Workload
+from kadmit.model import Job, ObjectRef, PodSet, Refusal, Workload
 from kadmit.source import NO_SPANS
 
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
@@ -31,16 +31,6 @@ DEFAULT_POD_SET = "main"
 MAX_WORKLOAD_NAME = 253  # Kueue's long workload names (ShortWorkloadNames off, its default)
 HASH_LENGTH = 5
 MAX_OBJECT_WORKLOADS = 100_000  # Workloads one object may make (a Deployment's pods, a LeaderWorkerSet's groups)
-
-
-@dataclass(frozen=True)
-class Integrations:
-    """The integration settings in force, and where they come from."""
-
-    frameworks: tuple[str, ...]
-    manage_without_queue_name: bool
-    namespace_selector: LabelSelector
-    configured: bool  # a Configuration in the input set the frameworks (`manage.integrations`)
 
 
 def object_ref(o: Meta, f: Fields) -> ObjectRef:

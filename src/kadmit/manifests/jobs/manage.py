@@ -8,8 +8,7 @@ from __future__ import annotations
 from collections import Counter
 from datetime import timedelta
 
-from kadmit.manifests.jobs.apps import deployment_route
-from kadmit.manifests.jobs.common import Integrations
+from kadmit.manifests.jobs.settings import Integrations
 from kadmit.manifests.jobs.groups import GROUP_NAME as POD_GROUP, join_pod_groups, prebuilt_group
 from kadmit.manifests.jobs.prebuilt import prebuilt_workload
 from kadmit.manifests.jobs.replicasets import owner_absent, owners_pod, replica_set_pod, rolled_out
@@ -164,7 +163,9 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
             if (job.owner.kind, job.owner.namespace, job.owner.name) not in present:
                 orphans.setdefault((job.owner.kind, job.owner.namespace, job.owner.name), []).append(job)
             continue
-        job = deployment_route(job, settings, labels, queues)
+        if job.unsuspended is not None:  # a Deployment's template alone names a queue (apps.py, loaded only then)
+            from kadmit.manifests.jobs.apps import deployment_route
+            job = deployment_route(job, settings, labels, queues)
         job = _number_repeats(job, unnamed)
         # a UID two jobs share names neither: Kueue finds a job's Workloads by owner kind and name
         by_uid = existing.get(("uid", job.object.uid)) if job.object.uid not in shared else None
