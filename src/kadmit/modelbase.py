@@ -31,6 +31,8 @@ class Obj(BaseModel):
 
 
 def _hashable(v):
+    if isinstance(v, Shapes):
+        return None  # equal to None (`Shapes.__eq__`), so hashed alike
     if isinstance(v, dict):
         return frozenset((k, _hashable(x)) for k, x in v.items())
     if isinstance(v, (list, tuple)):
