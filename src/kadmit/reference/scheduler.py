@@ -317,7 +317,14 @@ class Scheduler:
             releasing.add(t.key)
             issued = True
             self.preempted_by[t.key] = (e.wl.key, t.reason)
-            self.victims_of.setdefault(e.wl.key, []).append(t)
+            # a victim admitted again and evicted by the same preemptor is listed once, as last evicted (as the
+            # oracle's report lists a run's evictions, once per preemptor and victim)
+            mine = self.victims_of.setdefault(e.wl.key, [])
+            again = next((i for i, v in enumerate(mine) if v.key == t.key), None)
+            if again is None:
+                mine.append(t)
+            else:
+                mine[again] = t
             message = preempted_message(t.reason, self.snap.path(e.cq), self.snap.path(t.cluster_queue),
                                         uid=e.wl.uid, job_uid=e.wl.job_uid)
             self.reject(self.index.workloads[t.key], t.cluster_queue, message)
