@@ -4,6 +4,7 @@ Workload name)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from kadmit.model import Model, ObjectRef, Skipped, Workload
@@ -16,6 +17,20 @@ def object_of(wl: Workload) -> ObjectRef:
     if wl.origin is not None:
         return wl.origin
     return ObjectRef(api_version=WORKLOAD_API, kind="Workload", namespace=wl.namespace, name=wl.name)
+
+
+_REPEAT = re.compile(r"#(\d+)")
+
+
+def repeat_order(key: str) -> tuple:
+    """A sort key for workload keys that orders the repeats of one `generateName` object by number
+    (`_number_repeats`): `a-#2` before `a-#10`, where text would put `#10` first.
+
+    >>> sorted(["ns/a-#10", "ns/a-#2", "ns/a-", "ns/b"], key=repeat_order)
+    ['ns/a-', 'ns/a-#2', 'ns/a-#10', 'ns/b']
+    """
+    parts = _REPEAT.split(key)
+    return tuple(int(p) if i % 2 else p for i, p in enumerate(parts))
 
 
 def object_dict(o: ObjectRef) -> dict:

@@ -53,6 +53,7 @@ from kadmit.engine.admission.session import Assignment, Session, SolverUnknown
 from kadmit.engine.admission.second_pass import (SecondPass, from_input, needs_second_pass, one_per_queue,
                                                   place_later, placed_later, queued_on_reservation, second_pass_failed,
                                                   second_passes)
+from kadmit.identity import repeat_order
 from kadmit.model import Workload
 
 
@@ -492,7 +493,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
         elif root in uncertain and d.cycle >= uncertain[root] and (d.admitted or d.waiting_behind is None):
             d.unknown = True
             d.notes.append("decided after an undecided workload in the same cohort tree")
-    return [decisions[k] for k in sorted(decisions)]
+    return [decisions[k] for k in sorted(decisions, key=repeat_order)]
 
 
 def _queued(session: Session, wl: Workload, cq) -> bool:

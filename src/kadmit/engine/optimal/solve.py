@@ -17,6 +17,7 @@ from kadmit.engine.optimal.placement import MAX_ROUNDS, PlacementModel
 from kadmit.engine.placing.pool import NodePool
 from kadmit.engine.result import AdmitResult
 from kadmit.engine.solver import terms as T
+from kadmit.identity import repeat_order
 from kadmit.index import ModelIndex
 from kadmit.model import Model
 
@@ -93,7 +94,7 @@ def solve_optimal(model: Model, ordered: AdmitResult, time_budget: float = 10.0,
             d.assignment.placement = placements.get(d.key)
     evicted = victim_decisions(gm, values, mine)
     decisions = sorted([mine.get(d.key, d) for d in ordered.decisions if d.key in pending] + evicted,
-                       key=lambda d: d.key)
+                       key=lambda d: repeat_order(d.key))
     was = {d.key for d in ordered.decisions if d.admitted and d.key in pending}
     now = {d.key for d in decisions if d.admitted}
     reasons = {}
