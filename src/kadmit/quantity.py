@@ -105,11 +105,15 @@ def format_quantity(milli: int, resource: str = "") -> str:
 
 def readable_quantity(milli: float, resource: str = "") -> str:
     """An amount of `resource` for people, rounded: memory in its largest binary unit with one
-    decimal (`43.9Ti`, `192Gi`), CPU in cores (`0.5`, `3.2`, `96`), anything else — GPUs, pods —
-    as a whole number (a mean of 703.6 GPUs reads `704`).
+    decimal (`43.9Ti`, `192Gi`), CPU in cores with one decimal (`0.5`, `3.2`, `19.5`, `96`; under
+    a core in millicores), anything else — GPUs, pods — as a whole number (a mean of 703.6 GPUs
+    reads `704`). CPU keeps its decimal past 10 cores too: whole cores showed 19.5 cores used of
+    a quota of 20 as `20`, beside a utilisation of 97.5%.
 
     >>> readable_quantity(48 * 2**40 * 1000 // 10, "memory"), readable_quantity(3222, "cpu"), readable_quantity(703600, "nvidia.com/gpu")
     ('4.8Ti', '3.2', '704')
+    >>> readable_quantity(19500, "cpu"), readable_quantity(20000, "cpu"), readable_quantity(703640, "cpu")
+    ('19.5', '20', '703.6')
     """
     units = milli / MILLI
     if is_memory_like(resource):
@@ -118,8 +122,6 @@ def readable_quantity(milli: float, resource: str = "") -> str:
                 return f"{units / size:.1f}".removesuffix(".0") + suffix
         return str(round(units))
     if resource == "cpu":
-        if abs(units) >= 10:
-            return str(round(units))
         return f"{units:.1f}".removesuffix(".0") if abs(units) >= 0.95 or units == 0 else f"{round(milli)}m"
     return str(round(units))
 
