@@ -26,3 +26,17 @@ def test_flavor_row_agrees_with_its_utilisation():
     quota, mean, top, util = (float(v) for v in row.groups())
     assert (quota, mean, top, util) == (20, 19.5, 19.5, 97.5)
     assert round(top / quota * 100, 1) == util
+
+
+def test_no_duration_warning_names_repeats_by_number(tmp_path):
+    for f in COHORT.glob("*.yaml"):
+        if f.name.startswith("job-") and f.name != "job-team-a.yaml":
+            continue
+        (tmp_path / f.name).write_text(f.read_text(encoding="utf-8"), encoding="utf-8")
+    job = (COHORT / "job-team-a.yaml").read_text(encoding="utf-8")
+    for i in range(2, 12):
+        (tmp_path / f"job-team-a-{i}.yaml").write_text(job, encoding="utf-8")
+    out = CliRunner().invoke(cli, ["simulate", str(tmp_path)], catch_exceptions=False).output
+    assert ("11 workload(s) have no duration and run until the end once admitted: team-a/sample-job-team-a-, "
+            "team-a/sample-job-team-a-#2, team-a/sample-job-team-a-#3, team-a/sample-job-team-a-#4, "
+            "team-a/sample-job-team-a-#5 and 6 more") in out, out

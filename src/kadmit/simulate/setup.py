@@ -10,6 +10,7 @@ from pathlib import Path
 from kadmit import workspace as ws
 from kadmit.diagnostics import Diagnostics
 from kadmit.durations import parse_duration_ms
+from kadmit.identity import repeat_order
 from kadmit.model import Model, Workload
 from kadmit.simulate.codes import KAD700, KAD701, KAD703, KAD704, KAD705, KAD706, KAD714, KAD715
 from kadmit.source import Span
@@ -101,8 +102,8 @@ def prepare(workspace: ws.Workspace, *, trace: str | None, until: str | None, st
         plan.nodepools.extend(got)
     if len([d for d in diags if d.severity.value == "error"]) > errors:
         return None
-    missing = sorted(w.key for w in model.workloads if w.duration_ms is None and not w.finished)
-    missing += sorted(wl.key for _, wl in plan.arrivals if wl.duration_ms is None)
+    missing = sorted((w.key for w in model.workloads if w.duration_ms is None and not w.finished), key=repeat_order)
+    missing += sorted((wl.key for _, wl in plan.arrivals if wl.duration_ms is None), key=repeat_order)
     if missing:
         shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
         diags.emit(KAD706, f"{len(missing)} workload(s) have no duration and run until the end once admitted: "
