@@ -180,12 +180,12 @@ class Pod(Obj):
     phase: Literal["Pending", "Running", "Succeeded", "Failed", "Unknown"] = "Running"
     priority: int = 0
     labels: dict[str, str] = {}  # metadata.labels
-    # the `kueue.x-k8s.io/podset-*-topology` annotation that makes it a pod of a TAS workload to Kueue
-    # v0.17 (pkg/util/tas `IsTAS`; v0.19 reads a `kueue.x-k8s.io/tas` label instead: docs/KUEUE-SETTINGS.md)
+    # `kueue.x-k8s.io/podset-*-topology`: a TAS workload's pod to Kueue v0.17 (`IsTAS`; v0.19: docs/KUEUE-SETTINGS.md)
     tas_annotation: str | None = None
     gang: str | None = None  # the `Gang.key` of the scheduler pod group it belongs to
     node_selector: dict[str, str] = {}
     tolerations: tuple[Toleration, ...] = ()
+    submitted: PodResources | None = None  # being submitted (no uid/status): its resources, the LimitRanger's to check
 
     @property
     def holds_capacity(self) -> bool:

@@ -81,6 +81,7 @@ class LimitRange(Obj):
     default_request: Quantities = {}
     min: Quantities = {}
     max: Quantities = {}
+    max_limit_request_ratio: Quantities = {}
 
 
 class RuntimeClass(Obj):

@@ -247,7 +247,7 @@ def load(paths: list[str], *, limits: Limits | None = None, validate: bool = Tru
     last load, so that only files whose text changed are read again.
     """
     from kadmit.manifests.jobs.manage import apply_jobs_kept
-    from kadmit.manifests.resources import apply_resources
+    from kadmit.manifests.resources import apply_resources, limit_ranger
     from kadmit.validate import validate as run_validation
 
     limits = limits or Limits()
@@ -282,7 +282,7 @@ def load(paths: list[str], *, limits: Limits | None = None, validate: bool = Tru
             failed = True
             validate = False
         applied, jobs_applied = apply_jobs_kept(merge([frag for _, frag in parts]), diags)
-        model = apply_resources(applied)
+        model = limit_ranger(apply_resources(applied), diags)
         if validate:
             run_validation(model, diags)
     names = [display_name(f) for f in files if f != Path(STDIN)] + ([STDIN_NAME] if Path(STDIN) in files else [])
@@ -518,7 +518,7 @@ def with_edits(ws: Workspace, edits: list[Edit], since=None) -> tuple[Model, Dia
     the edited objects reach (`validate.validate_since`: every new error, not every diagnostic).
     None when an edit doesn't apply to the text."""
     from kadmit.manifests.jobs.manage import applied_again
-    from kadmit.manifests.resources import apply_resources
+    from kadmit.manifests.resources import apply_resources, limit_ranger
     from kadmit.validate import validate as run_validation
     from kadmit.validate import validate_since
 
@@ -538,7 +538,7 @@ def with_edits(ws: Workspace, edits: list[Edit], since=None) -> tuple[Model, Dia
             parts.append(frag)
     except EditConflict:
         return None
-    model = apply_resources(applied_again(merge(parts), diags, ws.jobs_applied))
+    model = limit_ranger(apply_resources(applied_again(merge(parts), diags, ws.jobs_applied)), diags)
     if since is not None:
         validate_since(since, model, diags)
     else:

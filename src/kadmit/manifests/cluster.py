@@ -74,7 +74,8 @@ def pod(f: Fields, o: Meta) -> Pod:
                        "gang": f.field(spec, "workloadRef"),
                        "tas_annotation": f.field(f.map(o.metadata, "annotations"), tas) if tas else None,
                        **{f"labels.{k}": v for k, v in label_nodes.items()},
-                       **{f"requests.{k}": v for k, v in reqs.nodes.items()}}))
+                       **{f"requests.{k}": v for k, v in reqs.nodes.items()}}),
+        submitted=reqs.pod if "uid" not in o.metadata.v and status is None else None)
 
 
 LIMIT_TYPES = ("Container", "Pod", "PersistentVolumeClaim")
@@ -85,12 +86,14 @@ def limit_range(f: Fields, o: Meta) -> list[LimitRange]:
     spec = f.map(o.node, "spec", required=True, what=f"LimitRange `{o.name}`")
     out = []
     for item in f.maps(spec, "limits"):
-        lists = {key: f.resource_list(item, key) for key in ("default", "defaultRequest", "min", "max")}
+        lists = {key: f.resource_list(item, key) for key in ("default", "defaultRequest", "min", "max",
+                                                                   "maxLimitRequestRatio")}
         out.append(LimitRange(
             namespace=o.namespace or "default", name=o.name,
             type=f.enum(item, "type", LIMIT_TYPES, required=True),
             default=lists["default"][0], default_request=lists["defaultRequest"][0],
-            min=lists["min"][0], max=lists["max"][0], span=f.span(item),
+            min=lists["min"][0], max=lists["max"][0],
+            max_limit_request_ratio=lists["maxLimitRequestRatio"][0], span=f.span(item),
             spans=f.spans({f"{key}.{r}": v for key, (_, nodes) in lists.items() for r, v in nodes.items()})))
     return out
 

@@ -3,12 +3,17 @@
 overhead, the namespace's LimitRange defaults, limits standing in for missing requests; and the
 checks its scheduler makes of them before it tries a flavor (`ValidateResources`,
 `ValidateLimitRange`). Applied once every file is read, since the LimitRanges and RuntimeClasses
-may be in other files."""
+may be in other files. And the API server's LimitRanger, which refuses a Pod being submitted outside
+its namespace's LimitRanges before Kueue sees it (`limit_ranger`)."""
 
 from __future__ import annotations
 
+from kadmit.diagnostics import Diagnostics
+from kadmit.manifests.codes import KAD157
 from kadmit.model import LimitRange, Model, PodSet, RuntimeClass, Workload
-from kadmit.podresources import adjust, aggregate, limit_range_violations, pod_requests, requests_above_limits
+from kadmit.podresources import (ContainerResources, PodResources, Quantities, adjust, aggregate, limit_range_violations,
+                                 pod_requests, requests_above_limits)
+from kadmit.quantity import format_quantity
 from kadmit.source import Span, Spans
 
 
@@ -98,3 +103,133 @@ def _source(resource: str, ps: PodSet, ranges: list[LimitRange], classes: dict[s
     if pod is not None and pod.runtime_class in classes:
         return classes[pod.runtime_class].field_span(f"overhead.{resource}")
     return None
+
+
+# --- the API server's LimitRanger admission plugin (k8s plugin/pkg/admission/limitranger) -----------
+
+def limit_ranger(model: Model, diags: Diagnostics) -> Model:
+    """The model without the Pods being submitted (no `metadata.uid`, no `status`) that the API
+    server's LimitRanger refuses, each reported (KAD157) in the server's words: its namespace's
+    LimitRanges (in name order) first fill each container's missing limits and requests from their
+    Container `default`/`defaultRequest` (`PodMutateLimitFunc`), then each checks the containers and
+    the pod against its `min`, `max` and `maxLimitRequestRatio` (`PodValidateLimitFunc`); the first
+    LimitRange refusing names its errors. Kueue's own check (`ValidateLimitRange`, above) reads
+    requests only, and the oracle runs no admission plugin."""
+    ranges: dict[str, dict[str, list[LimitRange]]] = {}
+    for lr in model.limit_ranges:
+        ranges.setdefault(lr.namespace, {}).setdefault(lr.name, []).append(lr)
+    if not ranges:
+        return model
+    kept = []
+    for p in model.pods:
+        if p.submitted is not None and p.namespace in ranges:
+            errors = limit_ranger_errors(p.submitted, [ranges[p.namespace][n] for n in sorted(ranges[p.namespace])])
+            if errors:
+                diags.emit(KAD157, f"the API server refuses the object: `pods \"{p.name}\" is forbidden: "
+                           f"{aggregate(errors)}`", p.span,
+                           help="its namespace's LimitRange bounds every container's (and the pod's) limits "
+                                "and requests once its defaults are filled in; keep the pod within them")
+                continue
+        kept.append(p)
+    return model.model_copy(update={"pods": tuple(kept)}) if len(kept) != len(model.pods) else model
+
+
+def limit_ranger_errors(pod: PodResources, ranges: list[list[LimitRange]]) -> list[str]:
+    """The errors of the first LimitRange (a list of its `spec.limits` items) refusing `pod`, after
+    every one filled its defaults in (each LimitRange item with the defaults the API server stores it
+    with); none when all admit it."""
+    def stored(c: ContainerResources) -> ContainerResources:  # SetDefaults_Pod: limits as missing requests
+        return c._replace(requests={**c.limits, **c.requests})
+
+    pod = pod._replace(containers=tuple(map(stored, pod.containers)),
+                       init_containers=tuple(map(stored, pod.init_containers)))
+    for items in ranges:
+        default: Quantities = {}
+        default_request: Quantities = {}
+        for it in items:  # defaultContainerResourceRequirements: a later item overwrites
+            if it.type == "Container":
+                # as stored (SetDefaults_LimitRangeItem): `default` from `max`, `defaultRequest` from
+                # `default`, then from `min`
+                item_default = {**it.max, **it.default}
+                default.update(item_default)
+                default_request.update({**it.min, **item_default, **it.default_request})
+
+        def fill(c: ContainerResources, default: Quantities = default,
+                 default_request: Quantities = default_request) -> ContainerResources:
+            return c._replace(limits={**default, **c.limits}, requests={**default_request, **c.requests})
+
+        pod = pod._replace(containers=tuple(map(fill, pod.containers)),
+                           init_containers=tuple(map(fill, pod.init_containers)))
+    for items in ranges:
+        errors: list[str] = []
+        for it in items:
+            if it.type == "Container":
+                for c in (*pod.containers, *pod.init_containers):
+                    errors += _constraints(it, "Container", c.requests, c.limits)
+            elif it.type == "Pod":
+                errors += _constraints(it, "Pod", _pod_total(pod, "requests"), _pod_total(pod, "limits"))
+        if errors:
+            return errors
+    return []
+
+
+def _pod_total(pod: PodResources, what: str) -> Quantities:
+    """The LimitRanger's `podRequests`/`podLimits`: containers summed, init containers (with the
+    sidecars started before them) by max, sidecars added; pod-level requests win for cpu and memory
+    (pod-level limits are not read: `PodResources` keeps none)."""
+    total: Quantities = {}
+    sidecars: Quantities = {}
+    init_max: Quantities = {}
+    for c in pod.containers:
+        for r, q in getattr(c, what).items():
+            total[r] = total.get(r, 0) + q
+    for c in pod.init_containers:
+        own = getattr(c, what)
+        if c.sidecar:
+            for r, q in own.items():
+                total[r] = total.get(r, 0) + q
+                sidecars[r] = sidecars.get(r, 0) + q
+            step = dict(sidecars)
+        else:
+            step = dict(own)
+            for r, q in sidecars.items():
+                step[r] = step.get(r, 0) + q
+        for r, q in step.items():
+            init_max[r] = max(init_max.get(r, 0), q)
+    for r, q in init_max.items():
+        total[r] = max(total.get(r, 0), q)
+    if what == "requests":
+        total.update({r: q for r, q in pod.pod_requests.items() if r in ("cpu", "memory")})
+    return total
+
+
+def _constraints(it: LimitRange, kind: str, requests: Quantities, limits: Quantities) -> list[str]:
+    """`minConstraint`, `maxConstraint` and `limitRequestRatioConstraint` of one LimitRange item, in
+    resource name order (Go ranges over a map: the API server's order varies)."""
+    out = []
+    for r, lo in sorted(it.min.items()):
+        e = format_quantity(lo, r)
+        if r not in requests:
+            out.append(f"minimum {r} usage per {kind} is {e}.  No request is specified")
+        elif requests[r] < lo:
+            out.append(f"minimum {r} usage per {kind} is {e}, but request is {format_quantity(requests[r], r)}")
+        elif r in limits and limits[r] < lo:
+            out.append(f"minimum {r} usage per {kind} is {e}, but limit is {format_quantity(limits[r], r)}")
+    for r, hi in sorted(it.max.items()):
+        e = format_quantity(hi, r)
+        if r not in limits:
+            out.append(f"maximum {r} usage per {kind} is {e}.  No limit is specified")
+        elif limits[r] > hi:
+            out.append(f"maximum {r} usage per {kind} is {e}, but limit is {format_quantity(limits[r], r)}")
+        elif r in requests and requests[r] > hi:
+            out.append(f"maximum {r} usage per {kind} is {e}, but request is {format_quantity(requests[r], r)}")
+    for r, ratio in sorted(it.max_limit_request_ratio.items()):
+        e = format_quantity(ratio, r)
+        if not requests.get(r):
+            out.append(f"{r} max limit to request ratio per {kind} is {e}, but no request is specified or request is 0")
+        elif not limits.get(r):
+            out.append(f"{r} max limit to request ratio per {kind} is {e}, but no limit is specified or limit is 0")
+        elif limits[r] / requests[r] * 1000 > ratio:
+            out.append(f"{r} max limit to request ratio per {kind} is {e}, but provided ratio is "
+                       f"{limits[r] / requests[r]:f}")
+    return out

@@ -1,0 +1,103 @@
+"""The API server's LimitRanger admission plugin: a Pod being submitted whose containers or whole
+pod fall outside a LimitRange of its namespace (min, max, maxLimitRequestRatio, once the
+LimitRange's defaults are filled in) is refused by the real API server, and kadmit refuses it in
+the same words (KAD157); one within the bounds both admit."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kadmit import workspace as ws
+from kube.server import KubeAPIServer
+
+pytestmark = pytest.mark.slow
+
+
+def limit_range(ns: str, name: str, limits: str) -> str:
+    return f"""\
+apiVersion: v1
+kind: LimitRange
+metadata: {{name: {name}, namespace: {ns}}}
+spec:
+  limits: {limits}
+"""
+
+
+def pod(ns: str, containers: str) -> str:
+    return f"""\
+apiVersion: v1
+kind: Pod
+metadata: {{name: p, namespace: {ns}}}
+spec:
+  containers: {containers}
+"""
+
+
+C = "{{name: c{i}, image: busybox, resources: {r}}}"
+# kubernetes/website examples admin/resource/limit-mem-cpu-container.yaml, limit-mem-cpu-pod.yaml and
+# limit-range-pod-1.yaml: each container within the Container bounds, the pod's limits above the Pod's
+WEBSITE = (
+    limit_range("lr-website", "limit-mem-cpu-per-container",
+                '[{type: Container, max: {cpu: 800m, memory: 1Gi}, min: {cpu: 100m, memory: 99Mi}, '
+                'default: {cpu: 700m, memory: 900Mi}, defaultRequest: {cpu: 110m, memory: 111Mi}}]')
+    + "---\n" + limit_range("lr-website", "limit-mem-cpu-per-pod", "[{type: Pod, max: {cpu: \"2\", memory: 2Gi}}]")
+    + "---\n" + pod("lr-website", "[" + ", ".join([
+        C.format(i=1, r="{requests: {memory: 100Mi, cpu: 100m}, limits: {memory: 200Mi, cpu: 500m}}"),
+        C.format(i=2, r="{requests: {memory: 100Mi, cpu: 100m}}"),
+        C.format(i=3, r="{limits: {memory: 200Mi, cpu: 500m}}"),
+        C.format(i=4, r="{}")]) + "]"))
+
+# name -> (namespace, manifest, kadmit's errors: the server's, in some order; none: admitted)
+CASES = {
+    "website": ("lr-website", WEBSITE, ["maximum cpu usage per Pod is 2, but limit is 2400m",
+                                        "maximum memory usage per Pod is 2Gi, but limit is 2200Mi"]),
+    "container-max": ("lr-max", limit_range("lr-max", "lr", '[{type: Container, max: {memory: 1Gi}}]') + "---\n"
+                      + pod("lr-max", "[" + C.format(i=1, r="{limits: {memory: 2Gi}}") + "]"),
+                      ["maximum memory usage per Container is 1Gi, but limit is 2Gi"]),
+    # the API server stores the LimitRange with `default` from `max`: the container's limit is filled in
+    "container-max-defaults-the-limit": ("lr-nolimit", limit_range("lr-nolimit", "lr", '[{type: Container, max: {cpu: "1"}}]')
+                               + "---\n" + pod("lr-nolimit", "[" + C.format(i=1, r="{requests: {cpu: 500m}}") + "]"),
+                               []),
+    "pod-max-no-limit": ("lr-podmax", limit_range("lr-podmax", "lr", '[{type: Pod, max: {cpu: "1"}}]')
+                         + "---\n" + pod("lr-podmax", "[" + C.format(i=1, r="{requests: {cpu: 500m}}") + "]"),
+                         ["maximum cpu usage per Pod is 1.  No limit is specified"]),
+    "container-min": ("lr-min", limit_range("lr-min", "lr", '[{type: Container, min: {cpu: 500m}}]') + "---\n"
+                      + pod("lr-min", "[" + C.format(i=1, r="{requests: {cpu: 200m}}") + "]"),
+                      ["minimum cpu usage per Container is 500m, but request is 200m"]),
+    "ratio": ("lr-ratio", limit_range("lr-ratio", "lr", '[{type: Container, maxLimitRequestRatio: {cpu: "2"}}]')
+              + "---\n" + pod("lr-ratio", "[" + C.format(i=1, r="{requests: {cpu: 250m}, limits: {cpu: \"1\"}}") + "]"),
+              ["cpu max limit to request ratio per Container is 2, but provided ratio is 4.000000"]),
+    "defaults-within": ("lr-ok", limit_range("lr-ok", "lr", '[{type: Container, max: {cpu: "1"}, default: {cpu: 500m}}, '
+                                             '{type: Pod, max: {cpu: "1"}}]')
+                        + "---\n" + pod("lr-ok", "[" + C.format(i=1, r="{}") + "]"), []),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_the_limit_ranger_refuses_what_the_api_server_refuses_in_its_words(
+        name: str, kube_apiserver: KubeAPIServer, tmp_path: Path) -> None:
+    ns, manifest, want = CASES[name]
+    text = f"apiVersion: v1\nkind: Namespace\nmetadata: {{name: {ns}}}\n---\n" + manifest
+    *setup, the_pod = text.split("---\n")
+    kube_apiserver.run("create", "-f", "-", input="---\n".join(setup))
+    created = kube_apiserver.run("create", "--dry-run=server", "-f", "-", input=the_pod, check=False)
+    path = tmp_path / "state.yaml"
+    path.write_text(text, encoding="utf-8")
+    got = ws.load([str(path)])
+    errors = [d.message for d in got.diagnostics if d.code == "KAD157"]
+    if not want:
+        assert created.returncode == 0, created.stderr
+        assert not errors and [p.name for p in got.model.pods] == ["p"]
+        return
+    assert created.returncode != 0, created.stdout
+    (error,) = errors
+    quoted = error.split("`")[1]
+    prefix = 'pods "p" is forbidden: '
+    assert quoted.startswith(prefix) and prefix in created.stderr, (quoted, created.stderr)
+    server = created.stderr.split(prefix, 1)[1].strip()
+    # the server ranges over Go maps: its errors' order varies, the errors don't
+    assert all(w in server for w in want) and all(w in quoted for w in want), (quoted, server)
+    assert len(server) == len(quoted[len(prefix):]), (quoted, server)
+    assert not got.model.pods  # refused: never on the cluster
