@@ -40,7 +40,8 @@ class Knob:
     """One value in the input: where, what it says now, and how it is named."""
 
     kind: str  # quota, min_count, count, queueing, stop_policy, local_queue, label, rule, flavor_ref, topology,
-    # taints, finish, wait (no edit), tolerate, allocatable, preemption, priority, cover (`coverage`)
+    # taints, finish, wait (no edit), tolerate, allocatable, preemption, priority, cover (`coverage`),
+    # queue_name, new_local_queue (a LocalQueue document added)
     span: Span
     old: str  # the text at the span
     field: str  # e.g. `spec.resourceGroups[0].flavors[0].resources[2].nominalQuota` or `borrow`
@@ -164,6 +165,23 @@ def local_queue_knob(model: Model, sources: SourceMap, key: str) -> Knob | None:
     if is_kad(span, sources):
         return Knob("local_queue", span, old, "target", f"local_queue `{key}`", lq.cluster_queue, kad=True)
     return Knob("local_queue", span, old, "spec.clusterQueue", f"LocalQueue `{key}`", lq.cluster_queue)
+
+
+def new_local_queue_knob(sources: SourceMap, lq, namespace: str) -> Knob | None:
+    """A LocalQueue of `lq`'s name created in `namespace` (a workload there queued to a name only
+    another namespace has), written as a document before `lq`'s own; the new value is the
+    ClusterQueue it points at. Only where `lq`'s manifest document starts with `apiVersion:` at its
+    first column (none in `.kad` policy or a `List`'s items)."""
+    span = lq.span
+    line = sources.line(span.file, span.line) if span is not None else None
+    if span is None or span.column != 1 or not line or not line.startswith("apiVersion:") or is_kad(span, sources):
+        return None
+    line = line.rstrip("\r\n")
+    at = Span(file=span.file, line=span.line, column=1, end_line=span.line, end_column=len(line) + 1)
+    before = (f"{line}\nkind: LocalQueue\nmetadata:\n  name: {lq.name}\n  namespace: {namespace}\n"
+              "spec:\n  clusterQueue: ")
+    return Knob("new_local_queue", at, line, "a new LocalQueue", f"LocalQueue `{namespace}/{lq.name}`", "",
+                before=before, after=f"\n---\n{line}")
 
 
 def label_knob(model: Model, sources: SourceMap, namespace: str, key: str) -> Knob | None:

@@ -447,6 +447,13 @@ def _edits_for(model: Model, sources: SourceMap, o: Origin, wl: Workload | None,
         near = difflib.get_close_matches(wl.queue, names, n=MAX_TARGETS, cutoff=0.6)
         for name in (near or names[:MAX_TARGETS]) if knob is not None else ():
             out.append(Change(knob, name))
+        # or the platform creates the queue in its namespace, as the namespaces that have one of that name
+        elsewhere = sorted((q for q in model.local_queues if q.name == wl.queue and q.namespace != wl.namespace),
+                           key=lambda q: q.key)
+        for lq in elsewhere[:MAX_TARGETS] if wl.namespace else ():
+            created = K.new_local_queue_knob(sources, lq, wl.namespace)
+            if created is not None:
+                out.append(Change(created, lq.cluster_queue))
     elif o.kind == "stop_policy" and cq is not None:
         knob = K.stop_policy_knob(sources, cq)
         if knob is not None:

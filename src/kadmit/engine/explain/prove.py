@@ -67,6 +67,9 @@ class Change:
             return f"{k.where()}: {k.field} of {k.subject}: add the toleration `{k.shown}`"
         if k.kind == "tolerate":
             return f"{k.where()}: {k.field} of {k.subject}: add a toleration (`{k.old}` → `{self.edit.new}`)"
+        if k.kind == "new_local_queue":
+            return (f"{k.where()}: add {k.subject} with spec.clusterQueue `{self.new}` (a document before this "
+                    f"line's, as the LocalQueue of that name in another namespace)")
         if k.kind == "rule":
             return f"{k.where()}: disable {k.subject}: its expression `{k.old}` → `{self.edit.new}`"
         return f"{k.where()}: {k.field} of {k.subject}: {k.old} → {self.edit.new}{self._least()}"
