@@ -101,3 +101,35 @@ def test_the_limit_ranger_refuses_what_the_api_server_refuses_in_its_words(
     assert all(w in server for w in want) and all(w in quoted for w in want), (quoted, server)
     assert len(server) == len(quoted[len(prefix):]), (quoted, server)
     assert not got.model.pods  # refused: never on the cluster
+
+
+def test_a_jobs_pod_template_outside_a_limit_range_is_a_warning_in_the_servers_words(
+        kube_apiserver: KubeAPIServer, tmp_path: Path) -> None:
+    """The API server creates the Job (it checks no template against a LimitRange) but refuses the
+    pod the Job controller would make of it: kadmit keeps the Job and warns (KAD199) in the words the
+    server refuses that pod with."""
+    ns = "lr-job"
+    containers = "[" + C.format(i=1, r="{limits: {memory: 2Gi}}") + "]"
+    setup = (f"apiVersion: v1\nkind: Namespace\nmetadata: {{name: {ns}}}\n---\n"
+             + limit_range(ns, "lr", '[{type: Container, max: {memory: 1Gi}}]'))
+    job = f"""\
+apiVersion: batch/v1
+kind: Job
+metadata: {{name: j, namespace: {ns}, labels: {{kueue.x-k8s.io/queue-name: lq}}}}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers: {containers}
+"""
+    kube_apiserver.run("create", "-f", "-", input=setup)
+    assert kube_apiserver.run("create", "--dry-run=server", "-f", "-", input=job, check=False).returncode == 0
+    refused = kube_apiserver.run("create", "--dry-run=server", "-f", "-", input=pod(ns, containers), check=False)
+    want = "maximum memory usage per Container is 1Gi, but limit is 2Gi"
+    assert refused.returncode != 0 and want in refused.stderr, refused.stderr
+    path = tmp_path / "state.yaml"
+    path.write_text(setup + "---\n" + job, encoding="utf-8")
+    got = ws.load([str(path)])
+    (warning,) = [d for d in got.diagnostics if d.code == "KAD199"]
+    assert f"`{want}`" in warning.message and "Job `lr-job/j`" in warning.message, warning.message
+    assert not [d for d in got.diagnostics if d.severity.value == "error"], got.diagnostics

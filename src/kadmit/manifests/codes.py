@@ -324,3 +324,14 @@ KAD194 = register(
     "own Workload, or set the Workload's controller ownerReference to the job meant to have it.",
     kueue_rule="pkg/controller/jobframework/reconciler.go ensureOneWorkload (the prebuilt branch: "
                "GetControllerOfNoCopy, EnsurePrebuiltWorkloadOwnership)")
+KAD199 = register(
+    "KAD199", "pod template outside a LimitRange", "warning",
+    "A job's pod template (a Job's, a JobSet's, any kind Kueue's job framework reads but a Pod) falls "
+    "outside a LimitRange of its namespace once the LimitRange's defaults are filled in: a container's, "
+    "or the whole pod's, requests or limits below its `min`, above its `max`, or past its "
+    "`maxLimitRequestRatio`. The API server's LimitRanger refuses each pod made from it, in the words "
+    "quoted. Kueue checks only the requests against `min` and `max` (`ValidateLimitRange`), so it may "
+    "admit the job, and kadmit decides it as Kueue does; but none of its pods is ever created, and the "
+    "job holds its quota without running. A Pod being submitted is refused outright (KAD157). Keep the "
+    "template within the LimitRange, or change the LimitRange.",
+    kueue_rule="k8s plugin/pkg/admission/limitranger PodValidateLimitFunc (the API server, not Kueue)")

@@ -9,7 +9,7 @@ its namespace's LimitRanges before Kueue sees it (`limit_ranger`)."""
 from __future__ import annotations
 
 from kadmit.diagnostics import Diagnostics
-from kadmit.manifests.codes import KAD157
+from kadmit.manifests.codes import KAD157, KAD199
 from kadmit.model import LimitRange, Model, PodSet, RuntimeClass, Workload
 from kadmit.podresources import (ContainerResources, PodResources, Quantities, adjust, aggregate, limit_range_violations,
                                  pod_requests, requests_above_limits)
@@ -120,6 +120,17 @@ def limit_ranger(model: Model, diags: Diagnostics) -> Model:
         ranges.setdefault(lr.namespace, {}).setdefault(lr.name, []).append(lr)
     if not ranges:
         return model
+    for w in model.workloads:
+        if w.origin is None or w.origin.kind == "Pod" or w.namespace not in ranges:
+            continue
+        for ps in w.pod_sets:
+            if ps.resources is not None and (errors := limit_ranger_errors(
+                    ps.resources, [ranges[w.namespace][n] for n in sorted(ranges[w.namespace])])):
+                diags.emit(KAD199, f"the API server refuses every pod of pod set `{ps.name}` of "
+                           f"{w.origin.kind} `{w.namespace}/{w.origin.name}`: `{aggregate(errors)}`: Kueue may "
+                           "admit it, but none of those pods is created", w.span,
+                           help="keep the pod template within its namespace's LimitRange (its defaults filled "
+                                "in), or change the LimitRange")
     kept = []
     for p in model.pods:
         if p.submitted is not None and p.namespace in ranges:
