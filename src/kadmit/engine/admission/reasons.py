@@ -73,14 +73,17 @@ def taint_text(t) -> str:
 
 
 def flavor_reasons(session: Session, wl: Workload, usage: Usage | None = None,
-                   stop_at: dict[str, dict[str, str]] | None = None) -> list[Reason]:
+                   stop_at: dict[str, dict[str, str]] | None = None,
+                   start: dict[str, dict[int, int]] | None = None) -> list[Reason]:
     """Why flavors don't fit, in Kueue's words and order: pod sets in order at full counts, each
     seeing what the earlier ones took; resources by name, the first of a resource group choosing
     the group's flavor; every flavor tried gets its reasons. Like Kueue, the first pod set that
     can't be assigned ends the search.
 
     With `stop_at` (pod set -> resource -> chosen flavor), only the flavors tried before the
-    chosen one are explained (why an admitted workload didn't get an earlier flavor)."""
+    chosen one are explained (why an admitted workload didn't get an earlier flavor). With `start`
+    (pod set -> resource group -> flavor index, Kueue's NextFlavorToTryForPodSetResource), each search
+    starts there, as the nomination whose message it is did (`Session.tried_from`)."""
     ix = session.index
     cq = ix.cluster_queue_of(wl)
     if cq is None:
@@ -111,7 +114,7 @@ def flavor_reasons(session: Session, wl: Workload, usage: Usage | None = None,
             chosen_now = (stop_at or {}).get(ps.name, {}).get(res)
             picked, reasons = None, []
             keys = group_label_keys(session.index, cq.resource_groups[gi])
-            for fq in cq.resource_groups[gi].flavors:
+            for fq in cq.resource_groups[gi].flavors[(start or {}).get(ps.name, {}).get(gi, 0):]:
                 fname = fq.flavor
                 if chosen_now is not None and fname == chosen_now:
                     picked = fname

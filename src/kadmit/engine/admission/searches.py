@@ -26,8 +26,10 @@ class Searches:
         self.said: dict[str, tuple] = {}  # pending workload -> what its last Pending message is made of
 
     def nominated(self, wl: Workload) -> None:
-        """`wl`'s nomination was just made (`Session.attempt` holds what it tried)."""
+        """`wl`'s nomination was just made (`Session.attempt` holds what it tried), from the flavors
+        `Session.last_tried` says (kept as `Session.tried_from`: Kueue's Pending message is that search's)."""
         self.attempts[wl.key] = self.session.attempt
+        self.session.tried_from[wl.key] = self.session.last_tried.get(wl.key)
 
     def skipped(self, key: str, message: tuple | None) -> None:
         """Kueue forgets where the workload's search stopped (skipped, preempting, admitted, evicted):

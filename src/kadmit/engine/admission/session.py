@@ -252,10 +252,10 @@ class Session:
         self.pool = pool if pool is not None else NodePool(model, self.index, tas_profile)
         self._tas = self.pool.active
         self.placement_failures: dict[str, PlacementFailure] = {}  # workload -> last failure at full counts
-        # Kueue's LastTriedFlavorIdx: pending workload -> pod set -> resource group -> the flavor index its
-        # next nomination starts at (set by the scheduling loop, `ordered`); and what the last
-        # nomination tried (`flavor_assignment.Tried`), for the loop to read
+        # Kueue's LastTriedFlavorIdx: workload -> pod set -> resource group -> the flavor index its next nomination
+        # starts at, and its last one's (`Searches`); and what that tried (`Tried`), for the loop to read
         self.last_tried: dict[str, dict[str, dict[int, int]]] = {}
+        self.tried_from: dict[str, dict[str, dict[int, int]] | None] = {}
         self.attempt: Tried | None = None
         self._tried: dict[tuple, Tried | None] = {}  # situation key -> what its nomination tried
         self.admitted_cycle: dict[str, int] = Stamps()  # workload admitted in this run -> its cycle (ordered mode)

@@ -87,6 +87,8 @@ def decision_reasons(session: Session, d: Decision) -> list[Reason]:
         return [Reason(KAD519, waiting_behind(d.waiting_behind, _strategy(session, d)))]
     if d.skipped:  # nominated in its last cycle, then skipped: Kueue's message is the skip's
         return [Reason(KAD523, d.skipped)]
+    if session.tried_from.get(wl.key):  # its last search started past a first flavor: its own message
+        return _quota_reasons(session, wl)
     return list(session.situations.shared("reasons", wl, lambda: tuple(_quota_reasons(session, wl))))
 
 
@@ -185,7 +187,7 @@ def _strategy(session: Session, d: Decision) -> str:
 
 def _quota_reasons(session: Session, wl) -> list[Reason]:
     """Why the flavors of `wl` don't fit now; the same for every workload in its situation."""
-    out = flavor_reasons(session, wl) or placement_reasons(session, wl)
+    out = flavor_reasons(session, wl, start=session.tried_from.get(wl.key)) or placement_reasons(session, wl)
     if any(r.code == KAD510 for r in out):  # only a flavor short of unused quota can need preemption
         out += no_preemption_reasons(session, wl)
     if not out:
