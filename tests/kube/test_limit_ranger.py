@@ -133,3 +133,29 @@ spec:
     (warning,) = [d for d in got.diagnostics if d.code == "KAD199"]
     assert f"`{want}`" in warning.message and "Job `lr-job/j`" in warning.message, warning.message
     assert not [d for d in got.diagnostics if d.severity.value == "error"], got.diagnostics
+
+
+@pytest.mark.parametrize("limits", [
+    '[{type: Container, max: {cpu: "2"}, min: {memory: 64Mi}}]',
+    '[{type: Container, max: {cpu: "2", memory: 1Gi}, default: {cpu: "1"}, min: {cpu: 100m}}, '
+    '{type: Pod, max: {cpu: "4"}}]',
+    '[{type: Container, min: {cpu: 100m}, defaultRequest: {memory: 32Mi}}]',
+], ids=["max-and-min", "default-beside-max", "min-only"])
+def test_a_limit_range_is_read_as_the_api_server_stores_it(
+        limits: str, kube_apiserver: KubeAPIServer, tmp_path: Path) -> None:
+    """The API server stores a LimitRange's Container items with their defaults filled in (a default limit
+    from `max`, a default request from the default limit, else from `min`), and Kueue fills a Workload's
+    containers from what it stores: kadmit reads the file as written as it reads what `kubectl get` gives back."""
+    ns = "lr-stored"
+    kube_apiserver.run("create", "namespace", ns, check=False)
+    written = limit_range(ns, "lr", limits)
+    kube_apiserver.apply(written)
+    stored = kube_apiserver.run("get", "limitrange", "lr", "-n", ns, "-o", "yaml").stdout
+    (tmp_path / "written.yaml").write_text(written, encoding="utf-8")
+    (tmp_path / "stored.yaml").write_text(stored, encoding="utf-8")
+
+    def read(name: str) -> list[tuple]:
+        got = ws.load([str(tmp_path / name)])
+        return [(r.type, r.default, r.default_request, r.min, r.max) for r in got.model.limit_ranges]
+    assert read("written.yaml") == read("stored.yaml")
+    kube_apiserver.run("delete", "limitrange", "lr", "-n", ns)

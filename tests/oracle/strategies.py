@@ -518,6 +518,12 @@ def _flavor_rules(d: _Draw, flavors: list[str], fl: dict, i: int, tas: bool) -> 
         del fl["spec"]
 
 
+def _bounded(docs: list[dict], ns: str) -> bool:
+    """Whether a LimitRange of `ns` among `docs` bounds what a container or pod may ask (a min or a max)."""
+    return any(doc["kind"] == "LimitRange" and doc["metadata"]["namespace"] == ns
+               and any("min" in it or "max" in it for it in doc["spec"]["limits"]) for doc in docs)
+
+
 def _limit_ranges(d: _Draw, ns: str) -> list[dict]:
     """A namespace's LimitRanges: Container defaults; sometimes bounds Kueue checks before it
     tries a flavor (a Container max or min, a Pod max: `ValidateLimitRange`), or a second
@@ -1128,6 +1134,10 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
             objs = _job(d, kind, f"j{serial:02d}", ns, labels, resources, lr)
             d.features.add(f"job:{'Pod' if kind == 'PodGroup' and len(objs) == 1 else kind}")
             existing = d.on("existing_jobs", 0.2)
+            if objs[0]["kind"] == "Pod" and _bounded(docs, ns):
+                # a pod being submitted outside its namespace's LimitRange bounds is refused by the API server's
+                # LimitRanger (kadmit: KAD157, the oracle runs no admission plugin): such a pod is one created before
+                existing = True
             for i, o in enumerate(objs):
                 if o["kind"] in ("ClusterTrainingRuntime",):
                     continue

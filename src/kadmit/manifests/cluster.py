@@ -88,10 +88,14 @@ def limit_range(f: Fields, o: Meta) -> list[LimitRange]:
     for item in f.maps(spec, "limits"):
         lists = {key: f.resource_list(item, key) for key in ("default", "defaultRequest", "min", "max",
                                                                    "maxLimitRequestRatio")}
+        kind = f.enum(item, "type", LIMIT_TYPES, required=True)
+        default, default_request = lists["default"][0], lists["defaultRequest"][0]
+        if kind == "Container":  # as the API server stores it (SetDefaults_LimitRangeItem), which Kueue reads
+            default = {**lists["max"][0], **default}
+            default_request = {**lists["min"][0], **default, **default_request}
         out.append(LimitRange(
-            namespace=o.namespace or "default", name=o.name,
-            type=f.enum(item, "type", LIMIT_TYPES, required=True),
-            default=lists["default"][0], default_request=lists["defaultRequest"][0],
+            namespace=o.namespace or "default", name=o.name, type=kind,
+            default=default, default_request=default_request,
             min=lists["min"][0], max=lists["max"][0],
             max_limit_request_ratio=lists["maxLimitRequestRatio"][0], span=f.span(item),
             spans=f.spans({f"{key}.{r}": v for key, (_, nodes) in lists.items() for r, v in nodes.items()})))

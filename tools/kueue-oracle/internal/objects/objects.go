@@ -139,6 +139,9 @@ func (r *Reader) Read(ctx context.Context, docs []input.Document) (*Input, error
 			if ns, ok := obj.(*corev1.Namespace); ok && err == nil {
 				labelNamespace(ns)
 			}
+			if lr, ok := obj.(*corev1.LimitRange); ok && err == nil {
+				defaultLimitRange(lr)
+			}
 		case gvk.Group != kueueGroup && r.Scheme.Recognizes(gvk):
 			// Another kind Kueue's code may read (a training runtime a TrainJob names): in the
 			// cluster as it is.
@@ -361,5 +364,33 @@ func labelNamespace(ns *corev1.Namespace) {
 func defaultNamespace(u *unstructured.Unstructured) {
 	if u.GetNamespace() == "" && !clusterScoped[u.GetKind()] {
 		u.SetNamespace("default")
+	}
+}
+
+// defaultLimitRange fills a LimitRange's Container items as the API server stores them (its
+// SetDefaults_LimitRangeItem, k8s.io/kubernetes pkg/apis/core/v1/defaults.go, which cannot be
+// imported here: builtins.go says why): a resource with a max and no default limit takes the max
+// as its default limit; one with a default limit and no default request takes the default limit
+// as its request, else the min. Kueue fills a pod set's containers from these stored values.
+func defaultLimitRange(lr *corev1.LimitRange) {
+	fill := func(into corev1.ResourceList, from corev1.ResourceList) corev1.ResourceList {
+		for name, q := range from {
+			if _, set := into[name]; !set {
+				if into == nil {
+					into = corev1.ResourceList{}
+				}
+				into[name] = q.DeepCopy()
+			}
+		}
+		return into
+	}
+	for i := range lr.Spec.Limits {
+		item := &lr.Spec.Limits[i]
+		if item.Type != corev1.LimitTypeContainer {
+			continue
+		}
+		item.Default = fill(item.Default, item.Max)
+		item.DefaultRequest = fill(item.DefaultRequest, item.Default)
+		item.DefaultRequest = fill(item.DefaultRequest, item.Min)
 	}
 }
