@@ -304,8 +304,9 @@ def test_the_go_types_are_core_v1s():
 
     go = shutil.which("go") or "/usr/local/go/bin/go"
     tools = Path(__file__).parents[2] / "tools" / "gotypes"
+    # its modules come through the Go module proxy, checked against the committed go.sum, as the oracle's do
     out = subprocess.run([go, "run", "."], cwd=tools, capture_output=True, text=True, timeout=600,
-                         env={**os.environ, "GOFLAGS": "-mod=mod", "GOPROXY": "off", "GOSUMDB": "off"})
+                         env={**os.environ, "GOFLAGS": "-mod=readonly"})
     assert out.returncode == 0, out.stderr
     data = Path(__file__).parents[2] / "src" / "kadmit" / "manifests" / "schema" / "data" / "gotypes.json"
     assert json.loads(out.stdout) == json.loads(data.read_text(encoding="utf-8"))
