@@ -130,30 +130,38 @@ def adjust(pod: PodResources, ranges: list[LimitRange], classes: dict[str, Runti
                         init_containers=tuple(map(fill, pod.init_containers)))
 
 
-def pod_requests(pod: PodResources) -> Quantities:
-    """Kubernetes' `PodRequests` (no options): the containers summed; each init container's need
-    plus the sidecars started before it taken by max, sidecars also added to the sum; pod-level
-    requests in place of the containers' where set; `overhead` added. Zeros kept, as Kubernetes keeps their keys."""
-    reqs: Quantities = {}
+def containers_total(pod: PodResources, what: str = "requests") -> Quantities:
+    """The containers' `what` ("requests" or "limits") as Kubernetes sums them for a pod: the containers
+    summed; each init container's plus the sidecars started before it taken by max, sidecars also added
+    to the sum. Zeros kept, as Kubernetes keeps their keys."""
+    total: Quantities = {}
     for c in pod.containers:
-        for r, q in c.requests.items():
-            reqs[r] = reqs.get(r, 0) + q
+        for r, q in getattr(c, what).items():
+            total[r] = total.get(r, 0) + q
     sidecars: Quantities = {}
     init_max: Quantities = {}
     for c in pod.init_containers:
+        own = getattr(c, what)
         if c.sidecar:
-            for r, q in c.requests.items():
-                reqs[r] = reqs.get(r, 0) + q
+            for r, q in own.items():
+                total[r] = total.get(r, 0) + q
                 sidecars[r] = sidecars.get(r, 0) + q
             step = dict(sidecars)
         else:
-            step = dict(c.requests)
+            step = dict(own)
             for r, q in sidecars.items():
                 step[r] = step.get(r, 0) + q
         for r, q in step.items():
             init_max[r] = max(init_max.get(r, 0), q)
     for r, q in init_max.items():
-        reqs[r] = max(reqs.get(r, 0), q)
+        total[r] = max(total.get(r, 0), q)
+    return total
+
+
+def pod_requests(pod: PodResources) -> Quantities:
+    """Kubernetes' `PodRequests` (no options): the containers' (`containers_total`); pod-level requests
+    in place of the containers' where set; `overhead` added."""
+    reqs = containers_total(pod)
     reqs.update(pod.pod_requests)
     for r, q in pod.overhead.items():
         reqs[r] = reqs.get(r, 0) + q

@@ -11,8 +11,8 @@ from __future__ import annotations
 from kadmit.diagnostics import Diagnostics
 from kadmit.manifests.codes import KAD157, KAD199
 from kadmit.model import LimitRange, Model, PodSet, RuntimeClass, Workload
-from kadmit.podresources import (ContainerResources, PodResources, Quantities, adjust, aggregate, limit_range_violations,
-                                 pod_requests, requests_above_limits)
+from kadmit.podresources import (ContainerResources, PodResources, Quantities, adjust, aggregate, containers_total,
+                                 limit_range_violations, pod_requests, requests_above_limits)
 from kadmit.quantity import format_quantity
 from kadmit.source import Span, Spans
 
@@ -185,30 +185,10 @@ def limit_ranger_errors(pod: PodResources, ranges: list[list[LimitRange]]) -> li
 
 
 def _pod_total(pod: PodResources, what: str) -> Quantities:
-    """The LimitRanger's `podRequests`/`podLimits`: containers summed, init containers (with the
-    sidecars started before them) by max, sidecars added; pod-level requests win for cpu and memory
-    (pod-level limits are not read: `PodResources` keeps none)."""
-    total: Quantities = {}
-    sidecars: Quantities = {}
-    init_max: Quantities = {}
-    for c in pod.containers:
-        for r, q in getattr(c, what).items():
-            total[r] = total.get(r, 0) + q
-    for c in pod.init_containers:
-        own = getattr(c, what)
-        if c.sidecar:
-            for r, q in own.items():
-                total[r] = total.get(r, 0) + q
-                sidecars[r] = sidecars.get(r, 0) + q
-            step = dict(sidecars)
-        else:
-            step = dict(own)
-            for r, q in sidecars.items():
-                step[r] = step.get(r, 0) + q
-        for r, q in step.items():
-            init_max[r] = max(init_max.get(r, 0), q)
-    for r, q in init_max.items():
-        total[r] = max(total.get(r, 0), q)
+    """The LimitRanger's `podRequests`/`podLimits`: the containers' as Kubernetes sums them
+    (`containers_total`); pod-level requests win for cpu and memory (pod-level limits are not read:
+    `PodResources` keeps none)."""
+    total = containers_total(pod, what)
     if what == "requests":
         total.update({r: q for r, q in pod.pod_requests.items() if r in ("cpu", "memory")})
     return total
