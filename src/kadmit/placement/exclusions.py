@@ -17,7 +17,7 @@ from collections import Counter
 from typing import Mapping
 
 from kadmit.placement.domains import DomainTree
-from kadmit.placement.filters import PodTemplate, term_matches, tolerated
+from kadmit.placement.filters import PodTemplate, term_matches, untolerated_taint
 
 
 def exclusion_stats(tree: DomainTree, template: PodTemplate, free: Mapping[str, Mapping[str, int]] | None) -> str:
@@ -31,8 +31,7 @@ def exclusion_stats(tree: DomainTree, template: PodTemplate, free: Mapping[str, 
         total += 1
         if tree.host_lowest:
             node = tree.nodes[dom.nodes[0]]
-            taint = next((t for t in node.taints if t.effect in ("NoSchedule", "NoExecute")
-                          and not tolerated(t, template.tolerations)), None)
+            taint = untolerated_taint(template, node)
             if taint is not None:
                 taints[str(taint)] += 1
                 continue

@@ -82,12 +82,16 @@ def node_unschedulable(pod: PodTemplate, node: NodeState) -> list[str]:
     return []
 
 
-def taint_toleration(pod: PodTemplate, node: NodeState, detailed: bool = True) -> list[str]:
+def untolerated_taint(pod: PodTemplate, node: NodeState) -> Taint | None:
     """The node's first NoSchedule/NoExecute taint the pod doesn't tolerate (PreferNoSchedule only scores)."""
-    for taint in node.taints:
-        if taint.effect in ("NoSchedule", "NoExecute") and not tolerated(taint, pod.tolerations):
-            return [untolerated_taint_reason(taint, detailed)]
-    return []
+    return next((t for t in node.taints if t.effect in ("NoSchedule", "NoExecute")
+                 and not tolerated(t, pod.tolerations)), None)
+
+
+def taint_toleration(pod: PodTemplate, node: NodeState, detailed: bool = True) -> list[str]:
+    """`untolerated_taint`, as kube-scheduler's TaintToleration filter says it."""
+    taint = untolerated_taint(pod, node)
+    return [] if taint is None else [untolerated_taint_reason(taint, detailed)]
 
 
 def node_affinity(pod: PodTemplate, node: NodeState) -> list[str]:
