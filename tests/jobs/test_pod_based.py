@@ -407,11 +407,14 @@ def test_a_groups_succeeded_pods_count_and_are_reclaimed(tmp_path):
     assert m.workloads == () and [s.reason for s in m.skipped] == ["it has finished"]
 
 
-def test_an_object_making_more_workloads_than_kadmit_reads_is_refused_at_replicas(tmp_path):
+def test_an_object_making_more_workloads_than_kadmit_reads_is_refused_at_replicas(tmp_path, monkeypatch):
     """`replicas` up to 2^31 - 1 is valid Kubernetes, and Kueue makes a Workload per Deployment pod and per
     LeaderWorkerSet group: kadmit refuses the object at the field (KAD003) above 100,000 rather than build
-    them (found by the CLI fuzz: an LWS of 2,147,483,647 groups ran until killed, 100,000 took 60 s)."""
-    from kadmit import workspace
+    them (found by the CLI fuzz: an LWS of 2,147,483,647 groups ran until killed, 100,000 took 60 s).
+    The bound itself is read at a bound of 3 (the same check, `replicas_read`): an object at the bound
+    builds all its Workloads, one past it none (100,000 groups built took 25–50 s of the suite)."""
+    from kadmit import budget, workspace
+    from kadmit.manifests.jobs import common
     from kadmit.manifests.jobs.common import MAX_OBJECT_WORKLOADS
 
     lws = LWS.format(leader="").replace("replicas: 2", "replicas: 2147483647")
@@ -428,5 +431,12 @@ def test_an_object_making_more_workloads_than_kadmit_reads_is_refused_at_replica
         assert got == [("KAD003", line)], (name, [str(d) for d in ws.diagnostics])
         assert f"kadmit reads at most {MAX_OBJECT_WORKLOADS:,} from one object" in str(ws.diagnostics)
         assert ws.model.workloads == ()
-    ok = LWS.format(leader="").replace("replicas: 2", f"replicas: {MAX_OBJECT_WORKLOADS}")
-    assert not workspace.load(write(tmp_path, setup__yaml=SETUP, lws__yaml=ok)).diagnostics.has_errors
+    # an object at the bound is within the inputs' total too (budget.MAX_WORKLOADS refuses none of it)
+    assert MAX_OBJECT_WORKLOADS <= budget.MAX_WORKLOADS
+    monkeypatch.setattr(common, "MAX_OBJECT_WORKLOADS", 3)
+    groups = LWS.format(leader="")
+    at = workspace.load(write(tmp_path, setup__yaml=SETUP, lws__yaml=groups.replace("replicas: 2", "replicas: 3")))
+    assert not at.diagnostics.has_errors and len(at.model.workloads) == 3
+    past = workspace.load(write(tmp_path, setup__yaml=SETUP, lws__yaml=groups.replace("replicas: 2", "replicas: 4")))
+    assert [d.code for d in past.diagnostics if d.severity.value == "error"] == ["KAD003"]
+    assert "kadmit reads at most 3 from one object" in str(past.diagnostics) and past.model.workloads == ()
