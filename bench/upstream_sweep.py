@@ -52,79 +52,11 @@ sys.path[:0] = [str(ROOT / "src"), str(ROOT / "tests")]
 
 from oracle.differential import RETRY_RUNS, oracle_each  # noqa: E402
 from oracle.harness import compare, from_kadmit, from_oracle, oracle_binary, run_kadmit, variants  # noqa: E402
+from upstream_sources import LICENSES, REPEATS, SOURCES  # noqa: E402
 
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 TAS_NODES = ROOT / "tests" / "corpus" / "upstream" / "kueue-tas-preferred" / "setup-tas-nodes.yaml"
 
-# name, repository, revision, example globs, companion globs (files every example of the source needs:
-# Trainer's runtimes, which its TrainJobs name), set-up: "generated" (module docstring), "kueue" (Kueue's own
-# site set-ups), "companions" (the companions are the whole set-up: kueueviz's numbered files) or "folder" (a
-# tutorial folder holding a ClusterQueue, all its files one cluster: `folder_clusters`). Globs ending
-# in `.md` take the documents' fenced YAML blocks that are whole objects, each block an example.
-SOURCES = [
-    ("jobset", "kubernetes-sigs/jobset", "HEAD", ["site/static/examples/**", "config/samples/*", "examples/**"], [],
-     "generated"),
-    ("lws", "kubernetes-sigs/lws", "HEAD", ["docs/examples/**", "config/samples/*"], [], "generated"),
-    ("kuberay", "ray-project/kuberay", "HEAD", ["ray-operator/config/samples/*"], [], "generated"),
-    ("trainer", "kubeflow/trainer", "HEAD", ["examples/yaml/*"], ["manifests/base/runtimes/**"], "generated"),
-    ("training-operator-v1.9.3", "kubeflow/trainer", "v1.9.3", ["examples/**"], [], "generated"),
-    ("appwrapper", "project-codeflare/appwrapper", "HEAD", ["samples/*"], [], "generated"),
-    ("mpi-operator", "kubeflow/mpi-operator", "HEAD", ["examples/**"], [], "generated"),
-    ("kueue", "kubernetes-sigs/kueue", "v0.17.0", ["site/static/examples/**"], [], "kueue"),
-    # the versions Kueue v0.17.0 is built against (go.mod: JobSet v0.11, LWS v0.8), and Kueue's main
-    ("jobset-release-0.11", "kubernetes-sigs/jobset", "release-0.11",
-     ["site/static/examples/**", "config/samples/*", "examples/**"], [], "generated"),
-    ("lws-release-0.8", "kubernetes-sigs/lws", "release-0.8", ["docs/examples/**", "config/samples/*"], [],
-     "generated"),
-    ("kueue-main", "kubernetes-sigs/kueue", "HEAD", ["site/static/examples/**"], [], "kueue"),
-    ("kueueviz", "kubernetes-sigs/kueue", "v0.17.0", ["cmd/kueueviz/examples/0[3-6]*"],
-     ["cmd/kueueviz/examples/0[0-2]*", "cmd/kueueviz/examples/07*"], "companions"),
-    # the YAML in the projects' documents: Kueue's v0.17.0 site and KEPs, the others' docs, KEPs, proposals
-    ("kueue-docs", "kubernetes-sigs/kueue", "v0.17.0", ["site/content/en/**.md", "keps/**.md"], [], "generated"),
-    ("jobset-docs", "kubernetes-sigs/jobset", "HEAD", ["site/content/en/**.md", "keps/**.md"], [], "generated"),
-    ("lws-docs", "kubernetes-sigs/lws", "HEAD", ["site/content/en/**.md", "keps/**.md", "docs/**.md"], [],
-     "generated"),
-    ("trainer-docs", "kubeflow/trainer", "HEAD", ["docs/**.md", "proposals/**.md"], ["manifests/base/runtimes/**"],
-     "generated"),
-    ("mpi-operator-docs", "kubeflow/mpi-operator", "HEAD", ["*.md", "proposals/**.md"], [], "generated"),
-    ("appwrapper-docs", "project-codeflare/appwrapper", "HEAD", ["site/_pages/*.md"], [], "generated"),
-    # the versions Kueue v0.17.0's go.mod pins of the other operators (KubeRay v1.6.0, Trainer v2.2.0, MPI
-    # Operator v0.8.0, AppWrapper v1.2.0), Kueue's main docs and its v0.17.0 e2e DRA config, and new
-    # projects: the Kubernetes project's examples and Spark Operator's (Kueue integrates SparkApplication)
-    ("kuberay-v1.6.0", "ray-project/kuberay", "v1.6.0", ["ray-operator/config/samples/*"], [], "generated"),
-    ("trainer-v2.2.0", "kubeflow/trainer", "v2.2.0", ["examples/**"], ["manifests/base/runtimes/**"],
-     "generated"),
-    ("mpi-operator-v0.8.0", "kubeflow/mpi-operator", "v0.8.0", ["examples/**"], [], "generated"),
-    ("appwrapper-v1.2.0", "project-codeflare/appwrapper", "v1.2.0", ["samples/*"], [], "generated"),
-    ("kueue-docs-main", "kubernetes-sigs/kueue", "HEAD", ["site/content/en/**.md", "keps/**.md"], [],
-     "generated"),
-    ("kueue-e2e-dra", "kubernetes-sigs/kueue", "v0.17.0", ["test/e2e/config/dra/*"], [], "generated"),
-    ("k8s-examples", "kubernetes/examples", "HEAD", ["**"], [], "generated"),
-    ("spark-operator", "kubeflow/spark-operator", "HEAD", ["examples/**"], [], "generated"),
-    # where people write Kueue set-ups and jobs outside the projects themselves: Google Cloud's GKE samples and
-    # AI-on-GKE tutorials, Open Data Hub's distributed-workloads examples and workshop, AWS's distributed
-    # training samples; each file (and each document's YAML block) alone with a generated set-up, and each
-    # tutorial folder holding a ClusterQueue as one cluster of all its files ("folder")
-    ("gke-samples", "GoogleCloudPlatform/kubernetes-engine-samples", "2b5036514162a489145c5e5570bc320efbcb37bf",
-     ["ai-ml/**", "batch/**", "hpc/**", "workloads/**", "autopilot/**", "autoscaling/**", "cost-optimization/**",
-      "**.md"], [], "generated"),
-    ("gke-samples-folders", "GoogleCloudPlatform/kubernetes-engine-samples",
-     "2b5036514162a489145c5e5570bc320efbcb37bf", ["**"], [], "folder"),
-    ("ai-on-gke", "GoogleCloudPlatform/ai-on-gke", "8676d66db221fcfae74b3cf2869695a7752c4f43",
-     ["tutorials-and-examples/**", "ray-on-gke/**", "best-practices/**", "benchmarks/**", "**.md"], [],
-     "generated"),
-    ("odh-distributed-workloads", "opendatahub-io/distributed-workloads", "93184faaa5bce5cc0ed2a3f5958e78bbdb86181c",
-     ["examples/**", "workshops/**", "benchmarks/**", "examples/**.md", "workshops/**.md"], [], "generated"),
-    ("odh-distributed-workloads-folders", "opendatahub-io/distributed-workloads",
-     "93184faaa5bce5cc0ed2a3f5958e78bbdb86181c", ["examples/**", "workshops/**"], [], "folder"),
-    ("awsome-distributed-training", "aws-samples/awsome-distributed-training",
-     "7217859f67bc693c52ff175ccc6082c41dbd7a1b", ["**"], [], "generated"),
-]
-
-REPEATS = 8  # a "folder" source's `-repeated` cluster: how many times each file of a `generateName` job
-
-# the sources' licenses where not Apache-2.0 (each cluster file's first line names it)
-LICENSES = {"aws-samples/awsome-distributed-training": "MIT-0"}
 
 
 def _git(repo: Path, *args: str) -> str:
@@ -283,8 +215,8 @@ def clusters_of(name: str, repo: Path, rev: str, globs: list[str], companions: l
                 files[f"{p.rsplit('.', 1)[0]}-L{line}.yaml"] = block
     kueue = _kueue_setups(files) if setup_kind == "kueue" else None
     made, unread = [], 0
-    if setup_kind == "folder":
-        return folder_clusters(name, files, origin, out)
+    if setup_kind in ("folder", "whole"):
+        return folder_clusters(name, files, origin, out, whole=setup_kind == "whole")
     for p, body in sorted(files.items()):
         docs = _docs(body)
         if docs is None or (kueue is not None and p not in kueue):
@@ -319,16 +251,22 @@ def clusters_of(name: str, repo: Path, rev: str, globs: list[str], companions: l
     return made, unread
 
 
-def folder_clusters(name: str, files: dict[str, str], origin: str, out: Path) -> tuple[list[Path], int]:
+def folder_clusters(name: str, files: dict[str, str], origin: str, out: Path,
+                    whole: bool = False) -> tuple[list[Path], int]:
     """Set-up kind "folder" (a tutorial's folder: its ResourceFlavors, ClusterQueues, LocalQueues and jobs in
     files side by side, applied together): each folder of which a file holds a ClusterQueue is one cluster
     of all its manifests, each file unchanged, and a set-up of the Namespaces they use that none defines.
     Where a file holds an object of a `generateName`, a `-repeated` cluster too, with each such file REPEATS
     times (the tutorial creating its jobs in a loop). Other files are left out; how many of the folders'
-    files were no manifest is returned with the clusters."""
+    files were no manifest is returned with the clusters. `whole` (set-up kind "whole": a demo repository whose
+    set-up and jobs lie in folders side by side, applied together): every file one folder, `name_all`, each
+    file named by its path."""
     folders: dict[str, list[str]] = {}
     for p in sorted(files):
-        folders.setdefault(p.rsplit("/", 1)[0] if "/" in p else ".", []).append(p)
+        folders.setdefault("all" if whole else p.rsplit("/", 1)[0] if "/" in p else ".", []).append(p)
+
+    def base(p: str) -> str:
+        return p.replace("/", "_") if whole else p.rsplit("/", 1)[-1]
     made, unread = [], 0
     for folder, paths in sorted(folders.items()):
         parsed = {p: _docs(files[p]) for p in paths}
@@ -337,13 +275,13 @@ def folder_clusters(name: str, files: dict[str, str], origin: str, out: Path) ->
         unread += sum(1 for docs in parsed.values() if docs is None)
         every = [d for docs in parsed.values() for d in docs or []]
         case = out / f"{name}_{folder.replace('/', '_')}"
-        names = [p.rsplit("/", 1)[-1] for p in paths if parsed[p] is not None]
+        names = [base(p) for p in paths if parsed[p] is not None]
         if len(set(names)) != len(names) or "setup.yaml" in names:
             raise SystemExit(f"{name}: {folder}: two files of one name")
         case.mkdir(parents=True)
         for p in paths:
             if parsed[p] is not None:
-                (case / p.rsplit("/", 1)[-1]).write_text(f"# upstream: {origin % p}; unchanged below this line\n"
+                (case / base(p)).write_text(f"# upstream: {origin % p}; unchanged below this line\n"
                                                          f"{files[p]}")
         (case / "setup.yaml").write_text(generated_setup(every, tight=False))
         made.append(case)
@@ -354,7 +292,7 @@ def folder_clusters(name: str, files: dict[str, str], origin: str, out: Path) ->
         if again:
             shutil.copytree(case, case.with_name(case.name + "-repeated"))
             for p in again:
-                stem, dot, ext = p.rsplit("/", 1)[-1].rpartition(".")
+                stem, dot, ext = base(p).rpartition(".")
                 for i in range(2, REPEATS + 1):
                     shutil.copy(case / f"{stem}{dot}{ext}", case.with_name(case.name + "-repeated") / f"{stem}-{i}.{ext}")
             made.append(case.with_name(case.name + "-repeated"))
