@@ -338,6 +338,9 @@ def run(folder: Path, kind: str, content: str | bytes) -> tuple[int, str]:
 
 EXCEPTION = re.compile(r"Traceback|internal error|\b(?:Error|Exception)\b|\b[A-Z]\w*(?:Error|Exception)\b"
                         r"|object at 0x|\bVal\(|<class |<built-in")
+# a diagnostic's excerpt of the input (`18 |   text`, the line's number in the gutter): the input's own words, in
+# which `except Exception as e:` of a script in a ConfigMap is no exception of kadmit's
+EXCERPT = re.compile(r"^\s*\d+ \|.*$", re.M)
 _BLOCK = re.compile(r"^(?:error|warning|note)\[(KAD\d{3})\](?![^\n]* more \([^\n]*\) not shown)[^\n]*\n"
                     r"(\s*-->\s*\S+:\d+:\d+)?", re.M)  # (a count line of diagnostics not shown is no block)
 # `kadmit test`'s per-test diagnostics: `file:line: KADnnn …` (a name starts after a space: a 100,000-character
@@ -350,7 +353,7 @@ def problems(exit_code: int, output: str) -> list[str]:
     out = []
     if exit_code not in (0, 1, 2, 3):
         out.append(f"exit {exit_code}")
-    hit = EXCEPTION.search(output)
+    hit = EXCEPTION.search(EXCERPT.sub("", output))
     if hit:
         out.append(f"prints `{hit.group(0)}`")
     blocks = _BLOCK.findall(output)

@@ -91,3 +91,18 @@ def test_a_path_no_file_system_allows_is_unreadable_input(args: list[str], tmp_p
     got = CliRunner().invoke(cli, argv, catch_exceptions=False)
     assert got.exit_code == 2 and re.search(r"KAD00[14]", got.output), got.output[:300]
     assert not H.EXCEPTION.search(got.output)  # an argument has no line to point at: only the words are checked
+
+
+def test_the_inputs_own_words_in_an_excerpt_are_no_exception(tmp_path: Path) -> None:
+    """bench/fuzz_cli.py --seed 12's case 21: a KubeRay sample's script (`except Exception as e:`) on a line
+    a doubled quote made malformed; check quotes the line under its error, in the input's words."""
+    from click.testing import CliRunner
+
+    from kadmit.cli import cli
+
+    (tmp_path / "cm.yaml").write_text('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: s\ndata:\n'
+                                      '  run.py: "f(\\"x\\"")\\nexcept Exception as e: pass"\n  b: c\n')
+    got = CliRunner().invoke(cli, ["check", str(tmp_path)], catch_exceptions=False)
+    assert got.exit_code == 1 and "6 |   run.py: \"f(\\\"x\\\"\")\\nexcept Exception" in got.output, got.output
+    assert H.problems(got.exit_code, got.output) == []
+    assert H.problems(got.exit_code, got.output + "\nValueError: boom\n") == ["prints `ValueError`"]
