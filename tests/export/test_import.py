@@ -128,3 +128,16 @@ def test_generated_clusters_decide_the_same(tmp_path_factory, text: str) -> None
     if any(w in d.message for d in got.diagnostics for w in DECIDING):
         return
     assert decisions(back) == decisions(source.workspace.model)
+
+
+def test_nothing_to_import_is_said(tmp_path: Path) -> None:
+    """bench/fuzz_cli.py --n 120 --seed 12's case 51: a JobSet naming no queue, in a namespace without a
+    LocalQueue `default` (Kueue does not manage it), and no Kueue object: import wrote nothing and said nothing."""
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "js.yaml").write_text(
+        "apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata: {name: js, namespace: default}\n"
+        "spec:\n  replicatedJobs:\n  - name: w\n    template:\n      spec:\n        template:\n          spec:\n"
+        "            restartPolicy: Never\n            containers: [{name: c, image: i}]\n")
+    got = api.import_([str(tmp_path / "in")], str(tmp_path / "out"), workloads=True)
+    assert got.exit_code == api.EXIT_OK and not got.files and not (tmp_path / "out").exists()
+    assert [d.code for d in got.diagnostics] == ["KAD922"]

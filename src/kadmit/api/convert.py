@@ -108,7 +108,7 @@ def import_(paths: list[str], output: str | None, *, workloads: bool = False,
     """Write the Kueue manifests under `paths` as `.kad` files in `output`, one per concern, formatted.
     Exit code: 0 written, 2 input with errors, an unusable output folder, or a `.kad` file of the
     input in the way."""
-    from kadmit.export.codes import KAD921
+    from kadmit.export.codes import KAD921, KAD922
     from kadmit.export.kad import CONCERNS, header, import_model
     from kadmit.syntax import format_text
 
@@ -131,6 +131,10 @@ def import_(paths: list[str], output: str | None, *, workloads: bool = False,
             diags.extend(found)
             return WriteOutcome([], diags.sorted(), loaded.sources, api.EXIT_INTERNAL)
         files[name] = formatted
+    if not files:  # said, not silent: the user gets no file and would otherwise get no word
+        diags.emit(KAD922, "nothing to import: the input holds nothing a `.kad` file says; no file written",
+                   help="`kadmit admit` lists the objects it does not decide, and why")
+        return WriteOutcome([], diags.sorted(), loaded.sources, api.EXIT_OK)
     out = _prepare(output, diags)
     if out is None:
         return WriteOutcome([], diags.sorted(), loaded.sources, api.EXIT_INPUT, files)

@@ -34,3 +34,8 @@ KAD921 = register("KAD921", "import refused", "error",
                   "`kadmit import` writes `.kad` files only for input it could read without errors (`kadmit "
                   "check` lists them), and never into a folder that holds a file of its input (it would be read with "
                   "it, or replace it).")
+KAD922 = register("KAD922", "nothing to import", "note",
+                  "`kadmit import` found nothing in the input that a `.kad` file says: no flavor, queue, cohort, "
+                  "topology, priority class or admission check, and (with `--workloads`) no workload or node; it "
+                  "writes no file. `kadmit admit` lists the objects it does not decide, and why (a job Kueue would "
+                  "not manage, say).")
