@@ -33,6 +33,12 @@ def repeat_order(key: str) -> tuple:
     return tuple(int(p) if i % 2 else p for i, p in enumerate(parts))
 
 
+def repeat_name(name: str, n: int) -> str:
+    """The name of the `n`th object of one `generateName` prefix in input order (Kueue's API server gives
+    each its own suffix; kadmit numbers them): the first keeps the prefix, the second `sample-job-#2`."""
+    return name if n == 1 else f"{name}#{n}"
+
+
 def object_dict(o: ObjectRef) -> dict:
     return {"apiVersion": o.api_version, "kind": o.kind, "namespace": o.namespace, "name": o.name}
 

@@ -9,8 +9,10 @@ queue (a missing flavor or topology: the queue is inactive) are the engine's to 
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections import Counter
 
 from kadmit.diagnostics import Diagnostic, Severity
+from kadmit.identity import repeat_name
 from kadmit.index import ModelIndex
 from kadmit.model import Model, ObjectRef, Skipped, Workload
 
@@ -290,8 +292,14 @@ def decidable(model: Model, diagnostics: list[Diagnostic],
                                                     namespace=w.namespace, name=w.name),
                        reason="not decided: an error in the input touches its cohort tree", span=w.span)
                for w in held if w.admission is None and not w.finished]
-    # a job or Workload left out for its own errors is listed too: nothing of the input is dropped unsaid
-    skipped += [Skipped(object=b, reason="not decided: an error in the input, in this object (`kadmit check` "
-                        "lists it)", span=b.span)
-                for b in model.broken if _is_work(b)]
+    # a job or Workload left out for its own errors is listed too: nothing of the input is dropped unsaid; the
+    # repeats of one `generateName` object numbered in input order as decided ones are (`_number_repeats`)
+    seen: Counter = Counter()
+    for b in model.broken:
+        if _is_work(b):
+            seen[b.kind, b.namespace, b.name] += 1
+            skipped.append(Skipped(object=b.model_copy(update={"name": repeat_name(b.name, seen[b.kind, b.namespace,
+                                                                                            b.name])}),
+                                   reason="not decided: an error in the input, in this object (`kadmit check` "
+                                   "lists it)", span=b.span))
     return model.model_copy(update=keep), skipped

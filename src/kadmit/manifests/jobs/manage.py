@@ -13,6 +13,7 @@ from kadmit.manifests.jobs.groups import GROUP_NAME as POD_GROUP, join_pod_group
 from kadmit.manifests.jobs.prebuilt import prebuilt_workload
 from kadmit.manifests.jobs.replicasets import owner_absent, owners_pod, replica_set_pod, rolled_out
 from kadmit.diagnostics import Diagnostics, Label
+from kadmit.identity import repeat_name
 from kadmit.index import BUILTIN_PRIORITY_CLASSES
 from kadmit.manifests.codes import KAD161, KAD170, KAD172, KAD198
 from kadmit.model import Job, LabelSelector, Model, Requirement, Skipped, Workload
@@ -458,7 +459,7 @@ def _number_repeats(job: Job, seen: Counter) -> Job:
     n = seen[key]
     if n == 1:
         return job
-    name = f"{job.object.name}#{n}"
+    name = repeat_name(job.object.name, n)
     ref = job.object.model_copy(update={"name": name})
     return job.model_copy(update={"object": ref, "workloads": tuple(
         w.model_copy(update={"name": f"{w.name}-{n}", "origin": ref}) for w in job.workloads)})
