@@ -10,14 +10,15 @@ field name or a dotted path (e.g. `requests.nvidia.com/gpu`). Neither takes part
 # them when it builds the classes at import, and strings would be compiled and evaluated first
 
 from datetime import datetime, timezone
-from typing import Annotated, ClassVar, Literal, Union
+from typing import ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict
 
 from kadmit.modelbase import Obj, Shapes
 from kadmit.modelscheduling import (LabelSelector, NodeSelectorTerm, Requirement, Taint, TaintEffect,  # noqa: F401
                                     Toleration)
 from kadmit.podresources import ContainerResources, LimitRange, PodResources, RuntimeClass  # noqa: F401
+from kadmit.modelrules import Binary, Expr, InSet, Literal_, Quantifier, Ref, Rule, Unary  # noqa: F401
 from kadmit.modelchecks import (AdmissionCheck, CheckConfig, CheckParameters, CheckRule, CheckState,  # noqa: F401
                                 RetryStrategy)
 
@@ -372,60 +373,7 @@ class Workload(Obj):
         return self.admission is not None and not self.finished
 
 
-# --- rules --------------------------------------------------------------------------------------
-
-class Literal_(Obj):
-    """A literal: integer, quantity (milli-units), string, boolean, or a bare name
-    (a flavor, priority class, queue... resolved by the validator)."""
-
-    kind: Literal["int", "quantity", "string", "bool", "name"]
-    value: Union[int, str, bool]
-
-
-class Ref(Obj):
-    """A path such as `workload.namespace`, `pod_group.requests[nvidia.com/gpu]`, `flavor`,
-    or `g.count` for a quantifier's variable. Index keys appear as path parts."""
-
-    path: tuple[str, ...]
-
-
-class Unary(Obj):
-    op: Literal["not", "-"]
-    arg: "Expr"
-
-
-class Binary(Obj):
-    op: Literal["and", "or", "implies", "==", "!=", "<", "<=", ">", ">=", "+", "-", "*", "/"]
-    left: "Expr"
-    right: "Expr"
-
-
-class InSet(Obj):
-    elem: "Expr"
-    items: tuple["Expr", ...]
-    negated: bool = False
-
-
-class Quantifier(Obj):
-    kind: Literal["all", "any"]
-    var: str
-    domain: Ref  # e.g. workload.pod_groups
-    body: "Expr"
-
-
-Expr = Annotated[Union[Literal_, Ref, Unary, Binary, InSet, Quantifier], Field(union_mode="left_to_right")]
-
-for _cls in (Unary, Binary, InSet, Quantifier):
-    _cls.model_rebuild()
-
-
-class Rule(Obj):
-    """`require` and `forbid` are hard; `prefer … weight N` is soft."""
-
-    name: str
-    kind: Literal["require", "forbid", "prefer"]
-    weight: int = 0
-    expr: Expr
+# --- rules (kadmit.modelrules) ----------------------------------------------------------------
 
 
 # --- scheduler configuration ----------------------------------------------------------------------
