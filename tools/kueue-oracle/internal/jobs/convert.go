@@ -526,7 +526,7 @@ func (e *env) collect(ctx context.Context, items []*item, reqs []*request, befor
 	}
 	out := Converted{Owners: map[string]Owner{}, Notes: e.notes}
 	has := map[Owner]bool{}
-	outOfSync := map[Owner]string{}
+	finished := map[Owner]string{} // why the reconciler finished the Workload it took
 	type made struct {
 		it        *item
 		wl        *kueue.Workload
@@ -546,12 +546,19 @@ func (e *env) collect(ctx context.Context, items []*item, reqs []*request, befor
 		}
 		key := wl.Namespace + "/" + wl.Name
 		out.Owners[key] = it.stands
-		// a job's prebuilt Workload its reconciler found out of sync and finished (ensurePrebuiltWorkloadInSync):
-		// the job has no Workload to queue, and says why
+		// a job's prebuilt Workload its reconciler found out of sync and finished (ensurePrebuiltWorkloadInSync),
+		// or a job's admitted Workload it could not start and finished (startJob, a permanent error): the job has
+		// no Workload to queue, and says why, in the Finished condition's words
 		if c := apimeta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadFinished); c != nil &&
-			c.Status == metav1.ConditionTrue && c.Reason == kueue.WorkloadFinishedReasonOutOfSync {
-			outOfSync[it.stands] = fmt.Sprintf("its prebuilt Workload %s is Finished (%s): %s", key, c.Reason, c.Message)
-			continue
+			c.Status == metav1.ConditionTrue {
+			switch c.Reason {
+			case kueue.WorkloadFinishedReasonOutOfSync:
+				finished[it.stands] = fmt.Sprintf("its prebuilt Workload %s is Finished (%s): %s", key, c.Reason, c.Message)
+				continue
+			case jobframework.FailedToStartFinishedReason:
+				finished[it.stands] = fmt.Sprintf("its Workload %s is Finished (%s): %s", key, c.Reason, c.Message)
+				continue
+			}
 		}
 		has[it.stands] = true
 		if uid, ok := before[key]; !ok || uid != wl.UID {
@@ -600,7 +607,7 @@ func (e *env) collect(ctx context.Context, items []*item, reqs []*request, befor
 		}
 		reason := it.skip
 		if reason == "" {
-			reason = outOfSync[it.stands]
+			reason = finished[it.stands]
 		}
 		if reason == "" {
 			reason = reasons[it]
