@@ -333,6 +333,8 @@ class Workload(Obj):
     pod_sets: tuple[PodSet, ...] = ()
     admission: Admission | None = None  # set for admitted workloads: their usage counts
     finished: bool = False
+    # why kadmit's reading of the input finishes it, as Kueue's Finished condition says (`FailedToStart: …`)
+    finished_reason: str = ""
     active: bool = True  # spec.active; an inactive workload is never admitted
     evicted: bool = False  # an `Evicted` condition with status True: Kueue prefers such victims
     inadmissible: str = ""  # why Kueue marks it inadmissible before any queue sees it (DRA), "" if not
@@ -476,6 +478,9 @@ class Job(Obj):
     prebuilt: str | None = None  # `kueue.x-k8s.io/prebuilt-workload-name`: the Workload Kueue takes as its own (`manage`)
     suspended: bool = True  # Kueue's IsSuspended (being submitted too: the webhook suspends it); `jobs.common`
     unsuspended: "Job | None" = None  # a Deployment's pods as plain pods of its template's queue (apps.deployment)
+    # per pod set, what Kueue's startJob merges its admission into (`podset.Merge`): (its place, or a pod's role,
+    # its template's nodeSelector, labels, annotations); None where none is merged into (`jobs.start`)
+    templates: Shapes | None = None
 
 
 # --- the whole -----------------------------------------------------------------------------------

@@ -45,11 +45,6 @@ def _cases() -> list[tuple[str, list[str]]]:
 
 # Known divergences: case -> what differs (kadmit is wrong unless the note says otherwise).
 DIVERGENCES = {
-    "tests/oracle/features/admitted-workload-start-conflicts-with-flavor.yaml": (
-        "kadmit's: an admitted Workload of a suspended Job whose template's nodeSelector conflicts with the "
-        "admission's flavor nodeLabels: Kueue's startJob fails (podset.Merge, a permanent BadPodSetsUpdate) and "
-        "finishes the Workload (FailedToStart), freeing its quota, so ns/big takes quota; kadmit keeps it admitted "
-        "(found by bench/prebuilt_fuzz.py, prebuilt2; not modelled)"),
     "tests/oracle/features/kueue-panics-fair-sharing-without-cohort.yaml": (
         "not kadmit's: Kueue v0.17.0 has no answer to agree with, its scheduler panics (the oracle exits 2). "
         "Under fair sharing a ClusterQueue in no cohort that needs preemption gets its targets from "
@@ -221,6 +216,21 @@ def test_two_jobs_naming_one_prebuilt_workload_go_by_reconcile_order(kueue_oracl
         assert f"Job `{first}` and Job `{second}` both name the prebuilt Workload `ns/pre`" in warning.message
         assert f"were Job `{second}` reconciled first, Job `{second}` would take it instead" in warning.message
         assert ("Finished, OutOfSync" in warning.message) is not taken
+
+
+def test_a_job_kueue_cannot_start_is_skipped_with_kueues_error(kueue_oracle):
+    """Jobs whose admitted Workload Kueue's startJob cannot start (docs/INTEGRATIONS.md J12): the oracle lists
+    each as skipped with the Finished condition Kueue set (FailedToStart and its error, tools/kueue-oracle
+    internal/jobs/convert.go `collect`); kadmit's reason carries the same error, word for word — a template's
+    node selector against the flavor, and an admission check's podSetUpdate against it."""
+    path = "tests/oracle/features/admitted-job-start-fails.yaml"
+    kueue = {s["name"]: s["reason"] for s in run_oracle(kueue_oracle, [path])["skipped"]}
+    code, kadmit = run_kadmit([path])
+    ours = {s["name"]: s["reason"] for s in kadmit["skipped"]}
+    assert sorted(kueue) == sorted(ours) == ["sel", "upd"]
+    for name, reason in kueue.items():
+        prefix = f"its Workload ns/job-{name}-{1 if name == 'sel' else 2} is Finished (FailedToStart): "
+        assert reason.startswith(prefix) and f": {reason.removeprefix(prefix)}. The failure is permanent" in ours[name]
 
 
 def test_fair_sharing_takes_trees_in_map_order(kueue_oracle):

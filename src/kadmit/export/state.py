@@ -171,8 +171,9 @@ def workload(ix: ModelIndex, wl: Workload, diags: Diagnostics) -> dict:
             conditions.append(_condition("Admitted", wl.admission.admitted_at, "Admitted"))
     if wl.evicted:  # its reason and time, which Kueue may queue it by (effective.ordered_by_eviction)
         conditions.append(_condition("Evicted", wl.evicted_at, wl.evicted_reason or "Preempted"))
-    if wl.finished:
-        conditions.append(_condition("Finished", None, "Succeeded"))
+    if wl.finished:  # as Kueue set it where kadmit's reading finished it (a job it cannot start)
+        reason, _, message = wl.finished_reason.partition(": ")
+        conditions.append(_condition("Finished", None, reason or "Succeeded") | {"message": message})
     if wl.requeued_false:  # what holds it back from Kueue's queues (effective.held)
         conditions.append(_condition("Requeued", None, wl.requeued_false) | {"status": "False"})
     if conditions:

@@ -166,17 +166,8 @@ def running_shape(f: Fields, listed: list[Val], status: Val | None) -> tuple:
     `podset.Merge`), besides its flavors' tolerations and node labels, as written: per pod set of the spec its
     template's `nodeSelector`, labels and annotations (what is merged must not conflict with them); per pod
     set name the first `podSetUpdates` entry of each admission check (tolerations, nodeSelector, labels,
-    annotations)."""
-    def plain_map(m: Val | None, key: str) -> dict:
-        v = _plain(f, m, key)
-        return v if isinstance(v, dict) else {}
-
-    templates = []
-    for ps in listed:
-        template = f.map(ps, "template")
-        meta = f.map(template, "metadata")
-        templates.append((plain_map(f.map(template, "spec"), "nodeSelector"), plain_map(meta, "labels"),
-                          plain_map(meta, "annotations")))
+    annotations, and the check's name)."""
+    templates = [template_maps(f, f.map(ps, "template")) for ps in listed]
     updates: dict[str, list] = {}
     for check in f.maps(status, "admissionChecks"):
         seen = set()
@@ -186,9 +177,22 @@ def running_shape(f: Fields, listed: list[Val], status: Val | None) -> tuple:
                 seen.add(name)
                 tolerations = _plain(f, u, "tolerations")
                 updates.setdefault(name, []).append((tolerations if isinstance(tolerations, list) else [],
-                                                     plain_map(u, "nodeSelector"), plain_map(u, "labels"),
-                                                     plain_map(u, "annotations")))
+                                                     _plain_map(f, u, "nodeSelector"), _plain_map(f, u, "labels"),
+                                                     _plain_map(f, u, "annotations"), f.str(check, "name") or ""))
     return tuple(templates), {k: tuple(v) for k, v in updates.items()}
+
+
+def template_maps(f: Fields, template: Val | None) -> tuple[dict, dict, dict]:
+    """What Kueue's `podset.Merge` merges into of a pod template (a Pod: the pod itself), as written: its
+    spec's `nodeSelector`, its metadata's labels and annotations."""
+    meta = f.map(template, "metadata")
+    return _plain_map(f, f.map(template, "spec"), "nodeSelector"), _plain_map(f, meta, "labels"), \
+        _plain_map(f, meta, "annotations")
+
+
+def _plain_map(f: Fields, m: Val | None, key: str) -> dict:
+    v = _plain(f, m, key)
+    return v if isinstance(v, dict) else {}
 
 
 def _plain(f: Fields, spec: Val, key: str):

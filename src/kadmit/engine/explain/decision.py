@@ -316,7 +316,10 @@ def explain_decision(session: Session, decisions: dict[str, Decision], key: str,
     target = session.index.workloads[key]
     d = decisions.get(key)
     if d is None:
-        return WhyResult(key, False, None, [Reason(KAD501, "the workload is finished")])
+        why = target.finished_reason.partition(": ")  # as kadmit's reading of the input finished it
+        return WhyResult(key, False, None, [Reason(KAD501, "the workload is finished" + (
+            f" (Kueue's Finished condition: reason {why[0]}, message \"{why[2]}\"), so it holds no quota"
+            if why[0] else ""))])
     if d.loop:
         blame = [Origin(f"loop|{r.cluster_queue}|{r.field}", "preemption", r.text, r.span) for r in d.loop.rules]
         blame += [Origin(f"loop|{w}", "workload", f"`{w}` is evicted or preempts in the loop",

@@ -12,9 +12,9 @@ from kadmit.manifests.codes import KAD161
 from kadmit.manifests.fields import Fields, Invalid, Meta
 from kadmit.manifests.jobs.refusals import MAX_EXEC_LABEL, go_atoi, group_refusals, job_refusals, topology_refusals
 from kadmit.manifests.owners import controller_owner
-from kadmit.manifests.workloads import duration_annotation, template_pod_set, template_shape
+from kadmit.manifests.workloads import duration_annotation, template_maps, template_pod_set, template_shape
 from kadmit.manifests.yamltree import Val
-from kadmit.model import Job, ObjectRef, PodSet, Refusal, Workload
+from kadmit.model import Job, ObjectRef, PodSet, Refusal, Shapes, Workload
 from kadmit.source import NO_SPANS
 
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
@@ -30,6 +30,9 @@ SUSPEND_FIELD = {**{k: "runPolicy" for k in ("PyTorchJob", "TFJob", "XGBoostJob"
 DEFAULT_POD_SET = "main"
 MAX_WORKLOAD_NAME = 253  # Kueue's long workload names (ShortWorkloadNames off, its default)
 HASH_LENGTH = 5
+# The integration whose start merges nothing into its templates: an AppWrapper's RunWithPodSetsInfo hands the
+# infos to its controller (SetPodSetInfos), refusing only a count that differs
+NOT_MERGED = ("workload.codeflare.dev/appwrapper",)
 MAX_OBJECT_WORKLOADS = 100_000  # Workloads one object may make (a Deployment's pods, a LeaderWorkerSet's groups)
 
 
@@ -72,7 +75,7 @@ class Builder:
     priority_class_names: list[str] = field(default_factory=list)
     refusals: list[Refusal] = field(default_factory=list)  # what Kueue's webhook refuses in the templates
     metadata: dict[str, Val | None] = field(default_factory=dict)  # pod set -> its template's metadata
-    templates: dict[str, Val] = field(default_factory=dict)  # pod set -> its template, for a job naming a prebuilt Workload
+    templates: dict[str, Val] = field(default_factory=dict)  # pod set -> its template
 
     def template(self, name: str, count: int, template: Val, at: Val, *, min_count: int | None = None,
                  origin: str | None = None, count_node: Val | None = None,
@@ -91,8 +94,7 @@ class Builder:
                               api=API_VALIDATED.get((self.o.group, self.o.kind)))
         self.pod_sets.append(ps)
         self.metadata[name] = self.f.map(template, "metadata")
-        if PREBUILT_LABEL in self.o.labels:
-            self.templates[name] = template
+        self.templates[name] = template
         self.refusals += refused
         return ps
 
@@ -134,8 +136,12 @@ class Builder:
     def job(self, *, state: str = "pending", workloads: list[Workload] | None = None,
             note: str | None = None) -> Job:
         ref = object_ref(self.o, self.f)
+        templates = None
         if workloads is None:
             workloads = [self.workload(ref, self.pod_sets)]
+            if self.framework not in NOT_MERGED:  # its RunWithPodSetsInfo merges pod set i's info into template i
+                templates = Shapes((i, *template_maps(self.f, self.templates.get(ps.name)))
+                                   for i, ps in enumerate(self.pod_sets))
         deleting = self.f.field(self.o.metadata, "deletionTimestamp")
         if _set(deleting) and self.framework in ("statefulset", "deployment"):
             # a StatefulSet's or Deployment's pods come from their own controllers, which make none for
@@ -151,7 +157,7 @@ class Builder:
                    refusals=job_refusals(self.f, self.o, self.framework) + tuple(self.refusals),
                    submitted=not ref.uid and not _set(self.f.field(self.o.node, "status")),
                    deleting=_set(self.f.field(self.o.metadata, "deletionTimestamp")),
-                   prebuilt=self.o.labels.get(PREBUILT_LABEL), suspended=self._suspended(ref),
+                   prebuilt=self.o.labels.get(PREBUILT_LABEL), suspended=self._suspended(ref), templates=templates,
                    span=self.f.span(self.o.node))
 
     def _suspended(self, ref: ObjectRef) -> bool:

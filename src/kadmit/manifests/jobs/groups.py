@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kadmit.manifests.jobs.prebuilt import PREBUILT_ABSENT, PREBUILT_OUT_OF_SYNC
-from kadmit.model import Job, PodSet, Skipped, Workload
+from kadmit.model import Job, PodSet, Shapes, Skipped, Workload
 
 # The label naming a pod's group (Kueue's pkg/controller/jobs/pod/constants GroupNameLabel): here, not in
 # `pods`, so that `manage` reads it without the manifest reader `pods` imports (a `.kad` input needs none).
@@ -95,8 +95,11 @@ def _group(name: str, pods: list[Job]) -> tuple[Job | None, str]:
     wl = first.workloads[0].model_copy(update={"name": name, "pod_sets": tuple(pod_sets), "origin": ref})
     # no member is running (above): a gated or unplaced member leaves the group pending work
     state = "pending" if any(p.state == "pending" for p in pods) else "finished"
+    # `Pod.Run` starts each gated member with the info of its role's pod set (found by name)
+    templates = Shapes((p.role or "", *p.templates[0][1:]) for p in pods if p.templates)
     return first.model_copy(update={"object": ref, "workloads": (wl,), "state": state, "group": None,
-                                    "generate_name": False}), ""
+                                    "generate_name": False, "templates": templates,
+                                    "suspended": any(p.suspended for p in pods)}), ""  # `Pod.IsSuspended`
 
 
 def prebuilt_group(group: Job, wl: Workload | None) -> str | None:

@@ -11,6 +11,7 @@ from datetime import timedelta
 from kadmit.manifests.jobs.settings import Integrations
 from kadmit.manifests.jobs.groups import GROUP_NAME as POD_GROUP, join_pod_groups, prebuilt_group
 from kadmit.manifests.jobs.prebuilt import prebuilt_workload
+from kadmit.manifests.jobs.start import failed_start
 from kadmit.manifests.jobs.replicasets import owner_absent, owners_pod, replica_set_pod, rolled_out
 from kadmit.diagnostics import Diagnostics, Label
 from kadmit.identity import repeat_name
@@ -217,6 +218,10 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
         if kept:
             for i in kept:
                 workloads[i] = _with_origins(workloads[i], job)
+                # a generic reconciler's start (a StatefulSet's or LeaderWorkerSet's pods start through theirs)
+                if job.framework not in _NOT_GENERIC and (failed := failed_start(job, workloads[i], flavors)):
+                    workloads[i], skip = failed
+                    skipped.append(skip)
             if going:  # a LeaderWorkerSet's group whose Workload goes gets a new one; the others keep theirs
                 names = {workloads[i].name for i in going}
                 again = [w for w in job.workloads if w.name in names]

@@ -89,8 +89,11 @@ def pod_job(f: Fields, o: Meta) -> Job | None:
         # node: `Pod.IsActive` reads the group's list, empty for a single pod, so Kueue never
         # waits for one; it stops the ungated pod and makes its Workload
         state = "pending"
-    return b.job(state=state, note=note).model_copy(update={
+    job = b.job(state=state, note=note)
+    return job.model_copy(update={
         "group": group, "group_total": total, "group_fast": o.annotations.get(FAST_ADMISSION) == "true",
+        # Kueue starts only a gated pod (`Pod.Run`: `isGated`; its webhook gates one being submitted)
+        "templates": job.templates if GATE in gates or not created else None,
         "succeeded": phase == "Succeeded", "parent_marked": bool(o.annotations.get(SUSPENDED_BY_PARENT)),
         # `getRoleHash`: the role-hash annotation, else the hash Kueue's webhook gives the pod
         "role": o.annotations[ROLE_HASH] if ROLE_HASH in o.annotations else role_hash(spec) if group else None})

@@ -5,12 +5,12 @@ why the job gets none (docs/INTEGRATIONS.md J11)."""
 from __future__ import annotations
 
 import json
-import re
 from functools import lru_cache
 from importlib import resources
 
 from kadmit.diagnostics import Diagnostics, Label
 from kadmit.manifests.codes import KAD193, KAD194
+from kadmit.manifests.jobs.start import merge, status_infos
 from kadmit.model import Job, ResourceFlavor, Workload
 from kadmit.quantity import QuantityError, parse_exact
 
@@ -107,87 +107,27 @@ def out_of_sync(job: Job, wl: Workload, flavors: dict[str, ResourceFlavor]) -> s
 
 def running_pod_sets(wl: Workload, flavors: dict[str, ResourceFlavor]) -> tuple | None:
     """Kueue's expectedRunningPodSets: the Workload's pod sets as its job runs them while it holds quota, what
-    `getPodSetsInfoFromStatus` gives each (its flavors' node labels and tolerations, the pod set, queue and
-    Workload labels and annotation, its admission checks' podSetUpdates) merged into its template
-    (`podset.Merge`), and the admitted count where it can be partially admitted; None (Kueue then compares
-    the spec) without quota, or where Kueue's merge fails: a flavor not in the input, a pod set with no
-    assignment, a label, annotation or node selector merged in conflicting with one already set."""
-    shapes = wl.shapes
-    if wl.admission is None or shapes is None or len(shapes) < 3 or shapes[2] is None or not wl.admission.pod_sets:
+    `getPodSetsInfoFromStatus` gives each (`start.status_infos`) merged into its template (`podset.Merge`), and
+    the admitted count where it can be partially admitted; None (Kueue then compares the spec) without quota,
+    or where Kueue's merge fails: a flavor not in the input, a pod set with no assignment, a label, annotation
+    or node selector merged in conflicting with one already set."""
+    infos, _ = status_infos(wl, flavors)
+    if infos is None:
         return None
-    templates, updates = shapes[2]
+    shapes = wl.shapes
     partial = any(s[1] is not None and s[0] > s[1] for s in shapes[1])  # CanBePartiallyAdmitted, on the spec's counts
-    infos = {}
-    for a in wl.admission.pod_sets:
-        selector: dict = {}
-        tolerations: list = []
-        for flavor in dict.fromkeys(a.flavors[r] for r in sorted(a.flavors)):
-            if flavor not in flavors:
-                return None
-            selector.update(flavors[flavor].node_labels)
-            tolerations.extend(_written(flavors[flavor]))
-        labels = {PODSET_LABEL: a.name, LOCAL_QUEUE_LABEL: wl.queue}
-        if _DNS_LABEL.fullmatch(wl.admission.cluster_queue):
-            labels[CLUSTER_QUEUE_LABEL] = wl.admission.cluster_queue
-        annotations = {WORKLOAD_ANNOTATION: wl.name}
-        at = next((ps for ps in wl.pod_sets if ps.name == a.name), None)
-        if a.placement and at is not None and at.topology is None:
-            annotations[UNCONSTRAINED_ANNOTATION] = "true"
-        info = [selector, labels, annotations, tolerations, a.count]
-        for u_tolerations, u_selector, u_labels, u_annotations in updates.get(a.name, ()):
-            if not _merge(info, u_selector, u_labels, u_annotations, u_tolerations):
-                return None
-        infos[a.name] = info
+    by_name = {info[0]: info for info in infos}
     out = []
-    for ps, shape, (selector, labels, annotations) in zip(wl.pod_sets, shapes[1], templates):
-        info = infos.get(ps.name)
+    for ps, shape, (selector, labels, annotations) in zip(wl.pod_sets, shapes[1], shapes[2][0]):
+        info = by_name.get(ps.name)
         if info is None:
             return None
         merged = [dict(selector), dict(labels), dict(annotations), list(shape[3] or [])]
-        if not _merge(merged, info[0], info[1], info[2], info[3]):
+        if merge(merged, *info[1:5]):
             return None
-        count = info[4] if partial and shape[1] is not None else shape[0]
+        count = info[5] if partial and shape[1] is not None else shape[0]
         out.append((count, shape[1], shape[2], merged[3]))
     return tuple(out)
-
-
-# What getPodSetsInfoFromStatus sets on a pod set's pods (TopologyAwareScheduling and AssignQueueLabelsForPods
-# are on by default in Kueue v0.17)
-PODSET_LABEL = "kueue.x-k8s.io/podset"
-LOCAL_QUEUE_LABEL = "kueue.x-k8s.io/local-queue-name"
-CLUSTER_QUEUE_LABEL = "kueue.x-k8s.io/cluster-queue-name"  # where the name is a DNS-1123 label
-WORKLOAD_ANNOTATION = "kueue.x-k8s.io/workload"
-UNCONSTRAINED_ANNOTATION = "kueue.x-k8s.io/podset-unconstrained-topology"  # a topology assignment, no request
-_DNS_LABEL = re.compile(r"(?=.{1,63}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?")
-
-
-def _written(flavor: ResourceFlavor) -> list:
-    """A flavor's tolerations as written; from a `.kad` policy (none written), as its model holds them."""
-    if flavor.written_tolerations is not None:
-        return list(flavor.written_tolerations)
-    return [{k: v for k, v in (("key", t.key), ("operator", t.operator), ("value", t.value), ("effect", t.effect))
-             if v} for t in flavor.tolerations]
-
-
-def _merge(into: list, selector: dict, labels: dict, annotations: dict, tolerations: list) -> bool:
-    """`PodSetInfo.Merge`: False where a map's key is set to another value already (HaveConflict); else
-    the maps copied over, and each toleration appended unless one equal is there (Go's `==` on the struct:
-    one with `tolerationSeconds`, a pointer, is never equal to another object's)."""
-    for mine, theirs in zip(into[:3], (selector, labels, annotations)):
-        if any(k in mine and mine[k] != v for k, v in theirs.items()):
-            return False
-    for mine, theirs in zip(into[:3], (selector, labels, annotations)):
-        mine.update(theirs)
-    for t in tolerations:
-        if not (isinstance(t, dict) and t.get("tolerationSeconds") is None
-                and any(_same_toleration(t, x) for x in into[3])):
-            into[3].append(t)
-    return True
-
-
-def _same_toleration(a, b) -> bool:
-    return isinstance(b, dict) and b.get("tolerationSeconds") is None and \
-        all((a.get(k) or "") == (b.get(k) or "") for k in ("key", "operator", "value", "effect"))
 
 
 def _differs(mine: tuple, theirs: tuple, admitted: bool) -> str:

@@ -1,0 +1,141 @@
+"""Kueue's start of a suspended job whose Workload is admitted (jobframework's reconciler, `startJob`): the
+admission as pod set infos (`getPodSetsInfoFromStatus`) merged into the job's templates (each kind's
+`RunWithPodSetsInfo`, a pod's `Pod.Run`: `podset.Merge`). A merge that conflicts fails the start for good
+(`podset.IsPermanent`): Kueue finishes the Workload (reason FailedToStart, the error as its message), so it
+holds no quota (docs/INTEGRATIONS.md J12)."""
+
+from __future__ import annotations
+
+import re
+
+from kadmit.model import Job, ResourceFlavor, Skipped, Workload
+
+FAILED_TO_START = "FailedToStart"  # jobframework's FailedToStartFinishedReason
+
+# What getPodSetsInfoFromStatus sets on a pod set's pods (TopologyAwareScheduling and AssignQueueLabelsForPods
+# are on by default in Kueue v0.17)
+PODSET_LABEL = "kueue.x-k8s.io/podset"
+LOCAL_QUEUE_LABEL = "kueue.x-k8s.io/local-queue-name"
+CLUSTER_QUEUE_LABEL = "kueue.x-k8s.io/cluster-queue-name"  # where the name is a DNS-1123 label
+WORKLOAD_ANNOTATION = "kueue.x-k8s.io/workload"
+UNCONSTRAINED_ANNOTATION = "kueue.x-k8s.io/podset-unconstrained-topology"  # a topology assignment, no request
+_DNS_LABEL = re.compile(r"(?=.{1,63}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+# podset.ErrInvalidPodSetUpdate's text: Kueue's BadPodSetsUpdateError starts with it
+BAD_UPDATE = "invalid admission check PodSetUpdate"
+
+
+def status_infos(wl: Workload, flavors: dict[str, ResourceFlavor]) -> tuple[list[list] | None, str]:
+    """`getPodSetsInfoFromStatus`: per pod set assignment, in order, [name, nodeSelector, labels, annotations,
+    tolerations, count] — its flavors' node labels and tolerations (`podset.FromAssignment`), the pod set,
+    queue and Workload labels and annotation, each admission check's first `podSetUpdates` entry of its name
+    merged in (`PodSetInfo.Merge`). Or None, and "" where Kueue's reconciler would try again (a flavor not in
+    the input) or kadmit has nothing to merge (no admission), or Kueue's error where a podSetUpdate conflicts
+    with what is there (permanent: `in admission check "NAME": invalid admission check PodSetUpdate: …`)."""
+    shapes = wl.shapes
+    if wl.admission is None or shapes is None or len(shapes) < 3 or shapes[2] is None or not wl.admission.pod_sets:
+        return None, ""
+    updates = shapes[2][1]
+    infos = []
+    for a in wl.admission.pod_sets:
+        selector: dict = {}
+        tolerations: list = []
+        for flavor in dict.fromkeys(a.flavors[r] for r in sorted(a.flavors)):
+            if flavor not in flavors:
+                return None, ""
+            selector.update(flavors[flavor].node_labels)
+            tolerations.extend(_written(flavors[flavor]))
+        labels = {PODSET_LABEL: a.name, LOCAL_QUEUE_LABEL: wl.queue}
+        if _DNS_LABEL.fullmatch(wl.admission.cluster_queue):
+            labels[CLUSTER_QUEUE_LABEL] = wl.admission.cluster_queue
+        annotations = {WORKLOAD_ANNOTATION: wl.name}
+        at = next((ps for ps in wl.pod_sets if ps.name == a.name), None)
+        if a.placement and at is not None and at.topology is None:
+            annotations[UNCONSTRAINED_ANNOTATION] = "true"
+        info = [a.name, selector, labels, annotations, tolerations, a.count]
+        for u_tolerations, u_selector, u_labels, u_annotations, check in updates.get(a.name, ()):
+            error = merge(info[1:5], u_selector, u_labels, u_annotations, u_tolerations)
+            if error:
+                return None, f'in admission check "{check}": {error}'
+        infos.append(info)
+    return infos, ""
+
+
+STARTS_NOT = ("its Workload `{wl}` is admitted, but Kueue's job reconciler cannot start it (startJob merges the "
+              "admission into the pods it starts): {error}. The failure is permanent, so Kueue finishes the Workload "
+              "(Finished, reason {reason}) and it holds no quota: neither is pending work for Kueue")
+
+
+def failed_start(job: Job, wl: Workload, flavors: dict[str, ResourceFlavor]) -> tuple[Workload, Skipped] | None:
+    """The Workload as Kueue leaves it where its start fails for good (`start_failure`): finished, with the
+    reason and message of the Finished condition Kueue sets; and the job listed as no pending work, saying why.
+    None where Kueue starts it."""
+    error = start_failure(job, wl, flavors)
+    if not error:
+        return None
+    return (wl.model_copy(update={"finished": True, "finished_reason": f"{FAILED_TO_START}: {error}"}),
+            Skipped(object=job.object, span=job.span, reason=STARTS_NOT.format(wl=wl.key, error=error,
+                                                                                reason=FAILED_TO_START)))
+
+
+def start_failure(job: Job, wl: Workload, flavors: dict[str, ResourceFlavor]) -> str:
+    """Why Kueue's startJob fails for good on `job`, suspended, whose Workload `wl` is admitted (its Admitted
+    condition True): Kueue's error, which becomes the message of the Finished condition it sets; "" where it
+    starts the job (or tries again). Every kind: an admission check's podSetUpdate conflicting
+    (`status_infos`); then, merged into the job's templates in its pod sets' order (`Job.templates`: pod set i
+    takes assignment i's info, a pod group's gated member its role's), a template's annotation, label or node
+    selector already set to another value (a node selector the admission's flavor labels otherwise, which
+    Kueue's flavor assigner never chooses but an input may hold). An AppWrapper's start merges into no
+    template (`common.NOT_MERGED`)."""
+    if not (wl.admitted_condition and wl.admission is not None and not wl.finished and not wl.evicted
+            and job.suspended and job.state != "finished"):  # the reconciler's steps before 7 ("job is suspended")
+        return ""
+    infos, error = status_infos(wl, flavors)
+    if infos is None or job.templates is None:
+        return error
+    by_name = {info[0]: info for info in infos}
+    for key, selector, labels, annotations in job.templates:
+        if isinstance(key, int):  # RunWithPodSetsInfo: podSetsInfo[index]
+            info = infos[key] if key < len(infos) else None
+        else:  # Pod.Run: the pod set named as the pod's role hash
+            info = by_name.get(key)
+            if info is None:
+                return f"invalid podset infos: podSetInfo with the name '{key}' is not found"
+        if info is None:  # a count Kueue's equivalence check would not have let by
+            return ""
+        error = merge([dict(selector), dict(labels), dict(annotations), []], info[1], info[2], info[3], [])
+        if error:
+            return error
+    return ""
+
+
+def merge(into: list, selector: dict, labels: dict, annotations: dict, tolerations: list) -> str:
+    """`PodSetInfo.Merge` into `into` ([nodeSelector, labels, annotations, tolerations]): "" with the maps
+    copied over, and each toleration appended unless one equal is there (Go's `==` on the struct: one with
+    `tolerationSeconds`, a pointer, is never equal to another object's); Kueue's error where a key is set to
+    another value already (`HaveConflict`, annotations first, then labels, then the node selector; of several
+    conflicting keys Kueue names one in Go's map order, kadmit the first as written)."""
+    for what, mine, theirs in (("annotations", into[2], annotations), ("labels", into[1], labels),
+                               ("nodeSelector", into[0], selector)):
+        for k, v in mine.items():
+            if k in theirs and theirs[k] != v:
+                return f"{BAD_UPDATE}: conflict for {what}: conflict for key={k}, value1={v}, value2={theirs[k]}"
+    for mine, theirs in zip(into[:3], (selector, labels, annotations)):
+        mine.update(theirs)
+    for t in tolerations:
+        if not (isinstance(t, dict) and t.get("tolerationSeconds") is None
+                and any(_same_toleration(t, x) for x in into[3])):
+            into[3].append(t)
+    return ""
+
+
+def _same_toleration(a, b) -> bool:
+    return isinstance(b, dict) and b.get("tolerationSeconds") is None and \
+        all((a.get(k) or "") == (b.get(k) or "") for k in ("key", "operator", "value", "effect"))
+
+
+def _written(flavor: ResourceFlavor) -> list:
+    """A flavor's tolerations as written; from a `.kad` policy (none written), as its model holds them."""
+    if flavor.written_tolerations is not None:
+        return list(flavor.written_tolerations)
+    return [{k: v for k, v in (("key", t.key), ("operator", t.operator), ("value", t.value), ("effect", t.effect))
+             if v} for t in flavor.tolerations]
