@@ -344,7 +344,8 @@ def explain_decision(session: Session, decisions: dict[str, Decision], key: str,
                           + (" are" if len(waiting) > 1 else " is") + " Ready" + _taken_back(session, target))
         else:
             head = Reason(KAD502, f"admitted to {where}")
-        out = WhyResult(key, True, d, [head] + skipped, solver=session.stats.as_dict())
+        from kadmit.engine.explain.placement import unplaced
+        out = WhyResult(key, True, d, [head] + unplaced(session, d) + skipped, solver=session.stats.as_dict())
         if d.preempted:
             out.reasons += [Reason(KAD502, f"it preempted {v.key} (priority {v.priority}, ClusterQueue "
                                    f"{v.cluster_queue}): {_why_victim(session, target, v)}") for v in d.preempted]

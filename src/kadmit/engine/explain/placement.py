@@ -30,6 +30,8 @@ from kadmit.engine.compile.problem import Origin
 from kadmit.engine.explain.placement_cores import GangQuestion, Holding, gang_cores
 from kadmit.engine.explain.fixes import Change, Fix
 from kadmit.engine.placing.pool import PlacementFailure, PodSetPlacement, TASRequest, WorkloadPlacement, pod_set_of
+from kadmit.engine.admission.decisions import Decision
+from kadmit.engine.admission.reasons import KAD502, Reason
 from kadmit.engine.admission.session import Session
 from kadmit.index import resolve_level
 from kadmit.model import Pod, Taint, Toleration, TopologyRequest, Workload
@@ -107,6 +109,22 @@ class _Case:
 
     def with_request(self, new: TASRequest) -> list[TASRequest]:
         return self.requests[:self.failing] + [new] + self.requests[self.failing + 1:]
+
+
+def unplaced(session: Session, d: Decision) -> list[Reason]:
+    """An admitted workload's pod sets that the engine left without nodes for being on more than one
+    topology-aware flavor (`NodePool.tas_flavors`): Kueue admits them on quota alone, as the decision shows."""
+    assert d.assignment is not None
+    placed = {p.request.pod_set for p in d.assignment.placement.pod_sets} if d.assignment.placement else set()
+    out = []
+    for ps in d.workload.pod_sets:
+        tas = session.pool.tas_flavors(d.assignment.flavors.get(ps.name, {}))
+        if len(tas) > 1 and ps.name not in placed:
+            out.append(Reason(KAD502, f"pod set {ps.name} is on {len(tas)} topology-aware flavors ({', '.join(tas)}): "
+                                      f"Kueue admits it with no topology assignment (its onlyTASFlavor errs \"more than "
+                                      f"one TAS flavor assigned: {', '.join(tas)}\" after the assignment was taken as "
+                                      "Fit), so its pods take no node capacity in Kueue's topology-aware placement"))
+    return out
 
 
 def explain_placement(session: Session, wl: Workload) -> PlacementExplanation | None:

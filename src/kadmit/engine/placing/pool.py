@@ -193,12 +193,12 @@ class NodePool:
         for ps in wl.pod_sets:
             names = sorted(set(flavors.get(ps.name, {}).values()))
             fls = [self.index.flavors[n] for n in names if n in self.index.flavors]
-            tas = [f for f in fls if f.topology and f.topology in self.index.topologies]
+            tas = [self.index.flavors[n] for n in self.tas_flavors(flavors.get(ps.name, {}))]
             grouped = ps.topology is not None and ps.topology.group is not None
             if not tas or (counts.get(ps.name, 0) <= 0 and not grouped) or (tas[0].name in delayed) != delayed_only:
                 continue  # Kueue asks for a group's pod set of no pods too: its placement counts it
-            if len(tas) > 1:  # resource groups on two TAS flavors: Kueue's onlyTASFlavor errs ("more than one TAS
-                continue  # flavor assigned"), the pod set gets no TAS request, and a Fit admits it unplaced
+            if len(tas) > 1:  # unplaced (`tas_flavors`)
+                continue
             explicit = ps.topology is not None
             if not explicit and not implicit_ok:
                 continue
@@ -209,6 +209,14 @@ class NodePool:
             out.append(TASRequest(ps.name, tas[0].name, tas[0].topology or "", req, not explicit,  # type: ignore[arg-type]
                                   PodTemplate.build(ps, fls), counts[ps.name], req.group, quota))
         return out
+
+    def tas_flavors(self, flavors: Mapping[str, str]) -> list[str]:
+        """The topology-aware flavors, by name, among those a pod set was assigned (resource -> flavor).
+        Kueue places a pod set on its one TAS flavor; on more than one (resource groups under TAS) its
+        onlyTASFlavor errs ("more than one TAS flavor assigned: A, B") after the assignment's mode was
+        taken as Fit, so the pod set gets no TAS request: admitted on quota alone, placed nowhere."""
+        return [n for n in sorted(set(flavors.values()))
+                if n in self.index.flavors and (t := self.index.flavors[n].topology) and t in self.index.topologies]
 
     def tree(self, flavor: str) -> DomainTree | None:
         """The topology tree of a TAS flavor's nodes: usable nodes carrying the flavor's labels."""

@@ -1,0 +1,38 @@
+"""`why` of a workload admitted with a pod set on two topology-aware flavors (resource groups under TAS):
+Kueue's onlyTASFlavor errs and the pod set is admitted unplaced (tests/oracle/features/
+tas-pod-set-on-two-tas-flavors-admitted-unplaced.yaml, which kadmit and the oracle decide alike); `why`
+says so where the engine's decision leaves it without nodes, and not where it places it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kadmit import api
+
+CASE = Path(__file__).parents[1] / "oracle" / "features" / "tas-pod-set-on-two-tas-flavors-admitted-unplaced.yaml"
+SAYS = "Kueue admits it with no topology assignment"
+
+
+def _reasons(workload: str, path: Path) -> list[str]:
+    got = api.why(workload, [str(path)], fixes=0)
+    assert got.result is not None and got.result.admitted, got.diagnostics
+    return [r.message for r in got.result.reasons]
+
+
+def test_why_says_a_pod_set_on_two_tas_flavors_is_admitted_unplaced() -> None:
+    (said,) = [r for r in _reasons("team/a", CASE) if SAYS in r]
+    assert said.startswith("pod set main is on 2 topology-aware flavors (f0, m0)")
+    assert '"more than one TAS flavor assigned: f0, m0"' in said
+    assert not [r for r in _reasons("team/c", CASE) if SAYS in r]  # on f0 alone: placed
+
+
+def test_why_says_nothing_of_it_where_the_pod_set_is_on_one_tas_flavor(tmp_path: Path) -> None:
+    """cpu and memory in one resource group on f0: the engine places team/a on n0 (6 of its 8 cpu)."""
+    two = ("  - coveredResources: [cpu]\n    flavors: [{name: f0, resources: [{name: cpu, nominalQuota: 16}]}]\n"
+           "  - coveredResources: [memory]\n    flavors: [{name: m0, resources: [{name: memory, nominalQuota: 32Gi}]}]\n")
+    one = ("  - coveredResources: [cpu, memory]\n    flavors: [{name: f0, resources: [{name: cpu, nominalQuota: 16}, "
+           "{name: memory, nominalQuota: 32Gi}]}]\n")
+    text = CASE.read_text(encoding="utf-8")
+    assert two in text
+    (tmp_path / "one.yaml").write_text(text.replace(two, one), encoding="utf-8")
+    assert not [r for r in _reasons("team/a", tmp_path / "one.yaml") if SAYS in r]
