@@ -23,7 +23,8 @@ from fix_clusters import yaml_tas_clusters  # noqa: E402
 # What the `.kad` language can't say changes decisions only through these (reported as KAD920).
 DECIDING = ("bound to node", "gang kube-scheduler places", "pod-set slices", "DRA claims", "recorded usage",
             "resources (excluded", "LimitRange", "RuntimeClass",
-            "inadmissible", "admissionFairSharing", "the UIDs of", "Requeued condition", "eviction time")
+            "inadmissible", "admissionFairSharing", "the UIDs of", "Requeued condition", "eviction time",
+            "a toleration of")
 
 
 def decisions(model) -> list:

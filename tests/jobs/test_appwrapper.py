@@ -77,3 +77,35 @@ def test_a_component_pod_is_what_getpodtemplatespec_copies(tmp_path):
                         'resources: {requests: {cpu: "500m"}}}]')
     (wl,) = model_of(tmp_path, setup__yaml=SETUP, aw__yaml=text).workloads
     assert [(p.name, p.requests["cpu"]) for p in wl.pod_sets] == [("aw-0", 2000)]
+
+
+def test_an_empty_toleration_is_refused_only_where_the_api_server_validates_the_pod_spec(tmp_path):
+    """`tolerations: [{}]` (key empty, operator Equal): the API server refuses it in a Job's template
+    (ValidateTolerations), but an AppWrapper component is a RawExtension it does not validate, and
+    Kueue takes the toleration as Kubernetes' ToleratesTaint does, tolerating any taint with an empty
+    value (tests/oracle/features/appwrapper-empty-toleration.yaml)."""
+    from kadmit.model import Taint
+    from kadmit.workspace import load
+
+    from .helpers import write
+
+    pod = WRAPPED_JOBSET.split("  - template:\n      apiVersion: v1")[1].split("  - podSets:")[0]
+    aw = (WRAPPED_JOBSET.split("  components:\n")[0] + "  components:\n  - template:\n      apiVersion: v1"
+          + pod.replace("      spec:\n", "      spec:\n        tolerations: [{}]\n"))
+    (wl,) = model_of(tmp_path, setup__yaml=SETUP, aw__yaml=aw).workloads
+    (t,) = wl.pod_sets[0].tolerations
+    assert t.tolerates(Taint(key="gpu", effect="NoSchedule"))
+    assert not t.tolerates(Taint(key="gpu", value="a100", effect="NoSchedule"))
+    job = """\
+apiVersion: batch/v1
+kind: Job
+metadata: {name: j, labels: {kueue.x-k8s.io/queue-name: user-queue}}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      tolerations: [{}]
+      containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]
+"""
+    got = load(write(tmp_path, setup__yaml=SETUP, job__yaml=job))
+    assert [d.code for d in got.diagnostics if d.severity.value == "error"] == ["KAD157"]

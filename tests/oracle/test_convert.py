@@ -280,7 +280,11 @@ def _strictly_refused(key: tuple, errors: list[str]) -> bool:
     # the object's own refusal is `broken`
     return f"broken: {'/'.join(key)}" in errors and any(
         (e.startswith(("KAD180: ", "KAD162: ")) and f"`{key[0]}` `{key[2]}`" in e)
-        or (e.startswith("KAD156: ") and "found a number" in e) for e in errors)
+        or (e.startswith("KAD156: ") and "found a number" in e)
+        # a pod spec the API server's validation refuses in a built-in kind (an empty toleration's operator:
+        # tests/jobs/test_appwrapper.py); the oracle validates none
+        or (key[0] in ("Job", "Pod", "Deployment", "StatefulSet") and e.startswith("KAD157: a toleration with an empty"))
+        for e in errors)
 
 
 def _show(entry: dict | None) -> str:

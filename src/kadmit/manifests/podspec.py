@@ -303,12 +303,17 @@ def taints(f: Fields, m: Val | None, key: str) -> tuple[Taint, ...]:
     return tuple(out)
 
 
-def tolerations(f: Fields, m: Val | None, key: str = "tolerations") -> tuple[Toleration, ...]:
+def tolerations(f: Fields, m: Val | None, key: str = "tolerations", *, validated: bool = True) -> tuple[Toleration, ...]:
+    """The tolerations at `key` of `m`. Where they are `validated` (a Pod's, a built-in job kind's template,
+    a ResourceFlavor's: the API server's ValidateTolerations, Kueue's webhook's copy of it) an empty `key`
+    with operator Equal is refused; elsewhere (a custom resource's embedded template: an AppWrapper
+    component's, a Workload's) it is kept as Kubernetes' ToleratesTaint reads it: any taint with an empty
+    value."""
     out = []
     for t in f.maps(m, key):
         operator = f.enum(t, "operator", ("Equal", "Exists"), "Equal")
         tkey = f.str(t, "key", default="")
-        if not tkey and operator != "Exists":
+        if not tkey and operator != "Exists" and validated:
             f.invalid(KAD157, "a toleration with an empty `key` must use operator `Exists`", t,
                       uses=(f.field(t, "key"), f.field(t, "operator")))
         out.append(Toleration(key=tkey, operator=operator, value=f.str(t, "value", default=""),

@@ -240,7 +240,7 @@ def template_pod_set(f: Fields, name: str, count: int, min_count: int | None, te
     claims, direct, claims_node = pod_claim_templates(f, spec)
     return PodSet(claim_templates=claims, claims=direct,
         name=name, origin=origin, count=count, min_count=min_count, requests=reqs.requests, resources=reqs.pod,
-        node_selector=selector, node_affinity=affinity, tolerations=tolerations(f, spec), topology=topo,
+        node_selector=selector, node_affinity=affinity, tolerations=tolerations(f, spec, validated=api is not None), topology=topo,
         span=f.span(at),
         spans=f.spans({**(nodes or {}), "tolerations": f.field(spec, "tolerations"), "template_spec": spec,
                        "template": template, "template_metadata": meta,

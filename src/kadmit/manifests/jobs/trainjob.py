@@ -147,7 +147,7 @@ def _runtime_patches(f: Fields, spec: Val) -> tuple[RuntimePatch, ...]:
                 required = required_node_affinity(f, pod_spec)[0]
             out.append(RuntimePatch(
                 job=f.str(rj, "name", default=""), node_selector=selector,
-                tolerations=tolerations(f, pod_spec) if f.field(pod_spec, "tolerations") is not None else None,
+                tolerations=tolerations(f, pod_spec, validated=False) if f.field(pod_spec, "tolerations") is not None else None,
                 node_affinity=required, span=f.span(rj)))
     return tuple(out)
 
