@@ -32,7 +32,8 @@ class ContainerResources(NamedTuple):
 
 class PodResources(NamedTuple):
     """What of a pod spec decides its requests: containers, init containers in order, pod-level
-    `resources.requests`, `overhead`, and the RuntimeClass named.
+    `resources.requests`, `overhead`, the RuntimeClass named, and pod-level `resources.limits` (which
+    only the API server's LimitRanger reads: a pod's limits for its Pod items).
 
     Like a span, it takes no part in the equality of the pod set that holds it (`==` is true
     between any two): a pod set is what it asks (`PodSet.requests`, adjusted once the cluster's
@@ -43,6 +44,7 @@ class PodResources(NamedTuple):
     pod_requests: Quantities = {}
     overhead: Quantities = {}
     runtime_class: str | None = None
+    pod_limits: Quantities = {}
 
     def __eq__(self, other: object) -> bool:
         return other is None or isinstance(other, PodResources)

@@ -25,14 +25,14 @@ spec:
 """
 
 
-def pod(ns: str, containers: str) -> str:
+def pod(ns: str, containers: str, resources: str = "") -> str:
     return f"""\
 apiVersion: v1
 kind: Pod
 metadata: {{name: p, namespace: {ns}}}
 spec:
   containers: {containers}
-"""
+""" + (f"  resources: {resources}\n" if resources else "")
 
 
 C = "{{name: c{i}, image: busybox, resources: {r}}}"
@@ -69,6 +69,17 @@ CASES = {
     "ratio": ("lr-ratio", limit_range("lr-ratio", "lr", '[{type: Container, maxLimitRequestRatio: {cpu: "2"}}]')
               + "---\n" + pod("lr-ratio", "[" + C.format(i=1, r="{requests: {cpu: 250m}, limits: {cpu: \"1\"}}") + "]"),
               ["cpu max limit to request ratio per Container is 2, but provided ratio is 4.000000"]),
+    # pod-level limits win over the containers' for cpu and memory (podLimits, PodLevelResources)
+    "pod-level-limit-above": ("lr-podlim", limit_range("lr-podlim", "lr", '[{type: Pod, max: {cpu: "2"}}]') + "---\n"
+                              + pod("lr-podlim", "[" + C.format(i=1, r='{requests: {cpu: "1"}, limits: {cpu: "1"}}') + "]",
+                                    '{limits: {cpu: "4"}}'),
+                              ["maximum cpu usage per Pod is 2, but limit is 4"]),
+    "pod-level-limit-within": ("lr-podlim2", limit_range("lr-podlim2", "lr", '[{type: Pod, max: {cpu: "2"}}]') + "---\n"
+                               + pod("lr-podlim2", "[" + ", ".join([
+                                   C.format(i=1, r='{requests: {cpu: "1"}, limits: {cpu: "1"}}'),
+                                   C.format(i=2, r='{requests: {cpu: "1"}, limits: {cpu: 1500m}}')]) + "]",
+                                     '{limits: {cpu: "2"}}'),
+                               []),
     "defaults-within": ("lr-ok", limit_range("lr-ok", "lr", '[{type: Container, max: {cpu: "1"}, default: {cpu: 500m}}, '
                                              '{type: Pod, max: {cpu: "1"}}]')
                         + "---\n" + pod("lr-ok", "[" + C.format(i=1, r="{}") + "]"), []),

@@ -289,7 +289,8 @@ def pod_requests(f: Fields, spec: Val, *, pod: bool = False, api: str | None = N
     # resource group that covers it, whose node labels must then match the pod (flavorassigner)
     reqs = dict(sorted(reqs.items()))
     pod = PodResources(tuple(containers), tuple(init_containers), pod_level, overhead,
-                       f.str(spec, "runtimeClassName") or None)
+                       f.str(spec, "runtimeClassName") or None,
+                       f.resource_list(f.map(spec, "resources"), "limits")[0])
     return PodRequests(reqs, {r: nodes[r] for r in reqs if r in nodes}, pod)
 
 

@@ -186,11 +186,11 @@ def limit_ranger_errors(pod: PodResources, ranges: list[list[LimitRange]]) -> li
 
 def _pod_total(pod: PodResources, what: str) -> Quantities:
     """The LimitRanger's `podRequests`/`podLimits`: the containers' as Kubernetes sums them
-    (`containers_total`); pod-level requests win for cpu and memory (pod-level limits are not read:
-    `PodResources` keeps none)."""
+    (`containers_total`); the pod's own requests or limits win for cpu and memory (its
+    `supportedPodLevelResources`; the PodLevelResources gate is on in Kubernetes v1.35)."""
     total = containers_total(pod, what)
-    if what == "requests":
-        total.update({r: q for r, q in pod.pod_requests.items() if r in ("cpu", "memory")})
+    own = pod.pod_requests if what == "requests" else pod.pod_limits
+    total.update({r: q for r, q in own.items() if r in ("cpu", "memory")})
     return total
 
 
