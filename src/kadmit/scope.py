@@ -22,8 +22,9 @@ KUEUE_STATES = {"KAD200", "KAD205"}  # FlavorNotFound, TopologyNotFound: the clu
 # KAD172): it is no work (listed as skipped) and nothing else depends on it; Kueue decides the rest.
 REFUSED_ALONE = frozenset({"KAD170", "KAD171", "KAD172"})
 # In a Pod, as in a job, refused alone (`_blocking`): an unknown field, a value of a wrong type, a bad
-# quantity or timestamp (the API server refuses the Pod: strict field validation, or it can't decode it)
-POD_REFUSED = frozenset({"KAD180", "KAD156", "KAD158", "KAD163"})
+# quantity or timestamp (the API server refuses the Pod: strict field validation, or it can't decode it),
+# a value it refuses (its validation, its LimitRanger)
+POD_REFUSED = frozenset({"KAD180", "KAD156", "KAD158", "KAD163", "KAD157"})
 
 
 def blocks(d: Diagnostic) -> bool:

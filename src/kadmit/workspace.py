@@ -247,7 +247,7 @@ def load(paths: list[str], *, limits: Limits | None = None, validate: bool = Tru
     last load, so that only files whose text changed are read again.
     """
     from kadmit.manifests.jobs.manage import apply_jobs_kept
-    from kadmit.manifests.resources import apply_resources, limit_ranger
+    from kadmit.manifests.resources import apply_resources, limit_ranger, limit_ranger_templates
     from kadmit.validate import validate as run_validation
 
     limits = limits or Limits()
@@ -281,8 +281,9 @@ def load(paths: list[str], *, limits: Limits | None = None, validate: bool = Tru
             counted.report(diags)
             failed = True
             validate = False
-        applied, jobs_applied = apply_jobs_kept(merge([frag for _, frag in parts]), diags)
-        model = limit_ranger(apply_resources(applied), diags)
+        applied, jobs_applied = apply_jobs_kept(limit_ranger(merge([frag for _, frag in parts]), diags), diags)
+        model = apply_resources(applied)
+        limit_ranger_templates(model, diags)
         if validate:
             run_validation(model, diags)
     names = [display_name(f) for f in files if f != Path(STDIN)] + ([STDIN_NAME] if Path(STDIN) in files else [])
@@ -518,7 +519,7 @@ def with_edits(ws: Workspace, edits: list[Edit], since=None) -> tuple[Model, Dia
     the edited objects reach (`validate.validate_since`: every new error, not every diagnostic).
     None when an edit doesn't apply to the text."""
     from kadmit.manifests.jobs.manage import applied_again
-    from kadmit.manifests.resources import apply_resources, limit_ranger
+    from kadmit.manifests.resources import apply_resources, limit_ranger, limit_ranger_templates
     from kadmit.validate import validate as run_validation
     from kadmit.validate import validate_since
 
@@ -538,7 +539,8 @@ def with_edits(ws: Workspace, edits: list[Edit], since=None) -> tuple[Model, Dia
             parts.append(frag)
     except EditConflict:
         return None
-    model = limit_ranger(apply_resources(applied_again(merge(parts), diags, ws.jobs_applied)), diags)
+    model = apply_resources(applied_again(limit_ranger(merge(parts), diags), diags, ws.jobs_applied))
+    limit_ranger_templates(model, diags)
     if since is not None:
         validate_since(since, model, diags)
     else:

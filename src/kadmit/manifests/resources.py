@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from kadmit.diagnostics import Diagnostics
 from kadmit.manifests.codes import KAD157, KAD199
-from kadmit.model import LimitRange, Model, PodSet, RuntimeClass, Workload
+from kadmit.model import LimitRange, Model, ObjectRef, PodSet, RuntimeClass, Workload
 from kadmit.podresources import (ContainerResources, PodResources, Quantities, adjust, aggregate, containers_total,
                                  limit_range_violations, pod_requests, requests_above_limits)
 from kadmit.quantity import format_quantity
@@ -107,6 +107,14 @@ def _source(resource: str, ps: PodSet, ranges: list[LimitRange], classes: dict[s
 
 # --- the API server's LimitRanger admission plugin (k8s plugin/pkg/admission/limitranger) -----------
 
+def _ranges(model: Model) -> dict[str, list[list[LimitRange]]]:
+    """Each namespace's LimitRanges (each a list of its `spec.limits` items), in name order."""
+    by_name: dict[str, dict[str, list[LimitRange]]] = {}
+    for lr in model.limit_ranges:
+        by_name.setdefault(lr.namespace, {}).setdefault(lr.name, []).append(lr)
+    return {ns: [named[n] for n in sorted(named)] for ns, named in by_name.items()}
+
+
 def limit_ranger(model: Model, diags: Diagnostics) -> Model:
     """The model without the Pods being submitted (no `metadata.uid`, no `status`) that the API
     server's LimitRanger refuses, each reported (KAD157) in the server's words: its namespace's
@@ -114,35 +122,51 @@ def limit_ranger(model: Model, diags: Diagnostics) -> Model:
     Container `default`/`defaultRequest` (`PodMutateLimitFunc`), then each checks the containers and
     the pod against its `min`, `max` and `maxLimitRequestRatio` (`PodValidateLimitFunc`); the first
     LimitRange refusing names its errors. Kueue's own check (`ValidateLimitRange`, above) reads
-    requests only, and the oracle runs no admission plugin."""
-    ranges: dict[str, dict[str, list[LimitRange]]] = {}
-    for lr in model.limit_ranges:
-        ranges.setdefault(lr.namespace, {}).setdefault(lr.name, []).append(lr)
+    requests only, and the oracle runs no admission plugin.
+    Run before Kueue's job framework (`jobs.manage`): a refused Pod is never created, so Kueue makes no
+    Workload of it and a pod group it names is composed without it (tests/oracle/test_limit_ranger.py);
+    it is kept as a broken object, refused alone (`scope.POD_REFUSED`), as the API server refuses it."""
+    ranges = _ranges(model)
     if not ranges:
         return model
-    for w in model.workloads:
-        if w.origin is None or w.origin.kind == "Pod" or w.namespace not in ranges:
-            continue
-        for ps in w.pod_sets:
-            if ps.resources is not None and (errors := limit_ranger_errors(
-                    ps.resources, [ranges[w.namespace][n] for n in sorted(ranges[w.namespace])])):
-                diags.emit(KAD199, f"the API server refuses every pod of pod set `{ps.name}` of "
-                           f"{w.origin.kind} `{w.namespace}/{w.origin.name}`: `{aggregate(errors)}`: Kueue may "
-                           "admit it, but none of those pods is created", w.span,
-                           help="keep the pod template within its namespace's LimitRange (its defaults filled "
-                                "in), or change the LimitRange")
     kept = []
+    refused: list[ObjectRef] = []
     for p in model.pods:
         if p.submitted is not None and p.namespace in ranges:
-            errors = limit_ranger_errors(p.submitted, [ranges[p.namespace][n] for n in sorted(ranges[p.namespace])])
+            errors = limit_ranger_errors(p.submitted, ranges[p.namespace])
             if errors:
                 diags.emit(KAD157, f"the API server refuses the object: `pods \"{p.name}\" is forbidden: "
                            f"{aggregate(errors)}`", p.span,
                            help="its namespace's LimitRange bounds every container's (and the pod's) limits "
                                 "and requests once its defaults are filled in; keep the pod within them")
+                refused.append(ObjectRef(api_version="v1", kind="Pod", namespace=p.namespace, name=p.name, span=p.span))
                 continue
         kept.append(p)
-    return model.model_copy(update={"pods": tuple(kept)}) if len(kept) != len(model.pods) else model
+    if not refused:
+        return model
+    gone = {(r.namespace, r.name) for r in refused}
+    jobs = tuple(j for j in model.jobs if not (j.framework == "pod" and j.object.kind == "Pod" and j.submitted
+                                                and (j.object.namespace or "default", j.object.name) in gone))
+    return model.model_copy(update={"pods": tuple(kept), "jobs": jobs, "broken": model.broken + tuple(refused)})
+
+
+def limit_ranger_templates(model: Model, diags: Diagnostics) -> None:
+    """A Kueue-managed job's pod template that the LimitRanger would refuse every pod of (KAD199, a
+    warning): the API server creates the job (it checks no template), Kueue may admit it, but none of its
+    pods is created."""
+    ranges = _ranges(model)
+    if not ranges:
+        return
+    for w in model.workloads:
+        if w.origin is None or w.origin.kind == "Pod" or w.namespace not in ranges:
+            continue
+        for ps in w.pod_sets:
+            if ps.resources is not None and (errors := limit_ranger_errors(ps.resources, ranges[w.namespace])):
+                diags.emit(KAD199, f"the API server refuses every pod of pod set `{ps.name}` of "
+                           f"{w.origin.kind} `{w.namespace}/{w.origin.name}`: `{aggregate(errors)}`: Kueue may "
+                           "admit it, but none of those pods is created", w.span,
+                           help="keep the pod template within its namespace's LimitRange (its defaults filled "
+                                "in), or change the LimitRange")
 
 
 def limit_ranger_errors(pod: PodResources, ranges: list[list[LimitRange]]) -> list[str]:
