@@ -11,8 +11,9 @@ import pytest
 
 from kadmit import api
 from kadmit.manifests.jobs.start import FAILED_TO_START
+from kadmit.workspace import load
 
-from .helpers import model_of
+from .helpers import model_of, write
 
 CLUSTER = """\
 apiVersion: kueue.x-k8s.io/v1beta2
@@ -217,3 +218,22 @@ def test_why_gives_kueues_finished_condition(tmp_path):
     assert reason.code == "KAD501" and reason.message == (
         f"the workload is finished (Kueue's Finished condition: reason FailedToStart, message \"{CONFLICT}\"), so it "
         "holds no quota")
+
+
+def test_a_pending_job_kueue_would_admit_and_fail_to_start_is_warned_about(tmp_path):
+    """What no admission decides — Kueue's pod set, queue and Workload labels and annotation — set otherwise in
+    a template fails the start whatever flavor the run gives (KAD161: kadmit decides it as if it started); a node
+    selector is the flavor's, which the flavor assigner never takes against it: no warning."""
+    def warnings(*docs: str) -> list[str]:
+        ws = load(write(tmp_path, cluster__yaml=CLUSTER + "".join(docs)))
+        return [d.message for d in ws.diagnostics if d.code == "KAD161"]
+
+    pending = job(selector="{}", labels="{kueue.x-k8s.io/local-queue-name: other}")
+    (message,) = warnings(pending)
+    assert message.startswith("Job `default/j`: once Kueue admits its Workload `default/j`, its job reconciler "
+                              "cannot start it") and ("conflict for labels: conflict for key=kueue.x-k8s.io/"
+                                                      "local-queue-name, value1=other, value2=lq") in message
+    assert warnings(job(selector="{}", labels="{kueue.x-k8s.io/podset: main, kueue.x-k8s.io/local-queue-name: lq, "
+                                              "kueue.x-k8s.io/cluster-queue-name: cq}")) == []
+    assert warnings(job(selector="{pool: x}")) == []
+    assert warnings(job(selector="{}", labels="{kueue.x-k8s.io/podset: w}"), JOB_WL) == []  # admitted: finished instead

@@ -11,7 +11,7 @@ from datetime import timedelta
 from kadmit.manifests.jobs.settings import Integrations
 from kadmit.manifests.jobs.groups import GROUP_NAME as POD_GROUP, join_pod_groups, prebuilt_group
 from kadmit.manifests.jobs.prebuilt import prebuilt_workload
-from kadmit.manifests.jobs.start import failed_start
+from kadmit.manifests.jobs.start import failed_start, warn_unstartable
 from kadmit.manifests.jobs.replicasets import owner_absent, owners_pod, replica_set_pod, rolled_out
 from kadmit.diagnostics import Diagnostics, Label
 from kadmit.identity import repeat_name
@@ -92,7 +92,7 @@ def apply_jobs_kept(model: Model, diags: Diagnostics) -> tuple[Model, tuple]:
     """`apply_jobs(model, diags)`, and what `applied_again` needs to reuse the answer: the fields
     read, the workloads and skipped objects made, the diagnostics reported, the pods left."""
     found = Diagnostics()
-    applied = apply_jobs(model, found)
+    applied = warn_unstartable(apply_jobs(model, found), found)
     diags.extend(found.items)
     return applied, (_inputs(model), applied.workloads, applied.skipped, tuple(found.items), applied.pods)
 

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import re
 
-from kadmit.model import Job, ResourceFlavor, Skipped, Workload
+from kadmit.diagnostics import Diagnostics
+from kadmit.manifests.codes import KAD161
+from kadmit.model import Job, Model, ResourceFlavor, Skipped, Workload
 
 FAILED_TO_START = "FailedToStart"  # jobframework's FailedToStartFinishedReason
 
@@ -19,6 +21,7 @@ LOCAL_QUEUE_LABEL = "kueue.x-k8s.io/local-queue-name"
 CLUSTER_QUEUE_LABEL = "kueue.x-k8s.io/cluster-queue-name"  # where the name is a DNS-1123 label
 WORKLOAD_ANNOTATION = "kueue.x-k8s.io/workload"
 UNCONSTRAINED_ANNOTATION = "kueue.x-k8s.io/podset-unconstrained-topology"  # a topology assignment, no request
+KUEUE_SET = {PODSET_LABEL, LOCAL_QUEUE_LABEL, CLUSTER_QUEUE_LABEL, WORKLOAD_ANNOTATION}  # known before admission
 _DNS_LABEL = re.compile(r"(?=.{1,63}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 # podset.ErrInvalidPodSetUpdate's text: Kueue's BadPodSetsUpdateError starts with it
 BAD_UPDATE = "invalid admission check PodSetUpdate"
@@ -106,6 +109,52 @@ def start_failure(job: Job, wl: Workload, flavors: dict[str, ResourceFlavor]) ->
         if error:
             return error
     return ""
+
+
+WILL_NOT_START = ("once Kueue admits its Workload `{wl}`, its job reconciler cannot start it (startJob merges the "
+                  "admission into the pods it starts: {error}) and finishes the Workload (Finished, reason "
+                  f"{FAILED_TO_START}), giving its quota back: kadmit decides it as if it started")
+
+
+def warn_unstartable(model: Model, diags: Diagnostics) -> Model:
+    """KAD161 for each pending Workload of a job of the input that Kueue would admit and then fail to start
+    whatever flavor it took (`start_failure`'s merge, on what needs no admission: the pod set, queue and
+    Workload labels and annotation a template sets otherwise; a node selector is the flavor's, and Kueue's
+    flavor assigner takes none it conflicts with): kadmit models the start of a Workload the input shows
+    admitted only. `model`, unchanged."""
+    starts: dict[tuple, tuple] = {}  # the origin a job's Workloads name -> (the job, what its start merges into)
+    for job in model.jobs:
+        if job.templates is None or all(KUEUE_SET.isdisjoint(labels) and KUEUE_SET.isdisjoint(annotations)
+                                        for _, _, labels, annotations in job.templates):
+            continue
+        if job.group:  # a member of a pod group: the group's Workload, its role's pod set (`groups._group`)
+            key = (job.object.kind, job.object.namespace or "default", job.group)
+            first, entries = starts.get(key, (job, ()))
+            starts[key] = (first, entries + ((job.role or "", *job.templates[0][1:]),))
+        else:
+            starts[(job.object.kind, job.object.namespace or "default", job.object.name)] = (job, job.templates)
+    if not starts:
+        return model
+    queues = {lq.key: lq.cluster_queue for lq in model.local_queues}
+    for wl in model.workloads:
+        o = wl.origin
+        found = starts.get((o.kind, o.namespace or "default", o.name)) if o is not None else None
+        if found is None or wl.admission is not None or wl.finished:
+            continue
+        cq = queues.get(f"{wl.namespace}/{wl.queue}", "")
+        infos = [[ps.name, {}, {PODSET_LABEL: ps.name, LOCAL_QUEUE_LABEL: wl.queue,
+                                **({CLUSTER_QUEUE_LABEL: cq} if _DNS_LABEL.fullmatch(cq) else {})},
+                  {WORKLOAD_ANNOTATION: wl.kueue_name or wl.name}] for ps in wl.pod_sets]
+        by_name = {info[0]: info for info in infos}
+        for key, selector, labels, annotations in found[1]:
+            info = infos[key] if isinstance(key, int) and key < len(infos) else by_name.get(key)
+            error = info is not None and merge([{}, dict(labels), dict(annotations), []], {}, info[2], info[3], [])
+            if error:
+                job = found[0]
+                diags.emit(KAD161, f"{job.object.kind} `{job.object.key}`: " + WILL_NOT_START.format(wl=wl.key, error=error),
+                           job.span, help="leave Kueue's labels and annotations out of the pod template")
+                break
+    return model
 
 
 def merge(into: list, selector: dict, labels: dict, annotations: dict, tolerations: list) -> str:
