@@ -31,7 +31,7 @@ def test_slices_that_fit_only_split_across_racks_fail():
     r = kueue_assign(tree(), template(gpu=1), 6, block(), profile="BestFit")  # b1 holds 6 over two racks
     assert r.ok and r.placement == {"a": 2, "b": 1, "c": 3}
     r = kueue_assign(tree(), template(gpu=1), 6, block(slice_size=2), profile="BestFit")
-    assert r.reason == 'topology "dc" allows to fit only 2 out of 3 slice(s) of 2 pod(s)'
+    assert r.reason == 'topology "dc" allows to fit only 2 out of 3 slice(s)'
     r = kueue_assign(tree(), template(gpu=1), 6, block(slice_size=3), profile="BestFit")
     assert r.ok and r.placement == {"a": 2, "b": 1, "c": 3}
 
@@ -60,7 +60,7 @@ def test_slices_on_hosts():
     r = kueue_assign(tree(), template(gpu=1), 4, block(slice_size=2, slice_level=HOST), profile="BestFit")
     assert r.ok and r.placement == {"d": 4}  # 2 slices in each block: b2 holds fewer pods (the oracle: d:4)
     r = kueue_assign(tree(), template(gpu=1), 6, block(slice_size=3, slice_level=HOST), profile="BestFit")
-    assert r.reason == 'topology "dc" allows to fit only 1 out of 2 slice(s) of 3 pod(s)'
+    assert r.reason == 'topology "dc" allows to fit only 1 out of 2 slice(s)'
 
 
 def test_kueue_rejects_slices_above_the_pod_set_level():

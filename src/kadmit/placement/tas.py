@@ -95,7 +95,7 @@ class _SliceLevels(_Levels):
         got = self._slices.get(dom.values)
         if got is None:
             if len(dom.values) - 1 >= self.slice_idx:
-                got = super().unit(dom).state // self.size
+                got = go_div(super().unit(dom).state, self.size)
             else:
                 got = sum(self.slices(c) for c in dom.children)
             self._slices[dom.values] = got
@@ -107,6 +107,12 @@ class _SliceLevels(_Levels):
 
     def children(self, u: _Unit) -> list[_Unit]:
         return [self.unit(c) for c in u.dom.children] if u.dom is not None else []
+
+
+def go_div(a: int, b: int) -> int:
+    """Go's integer division: truncated toward zero (a negative slice size's counts, as Kueue computes them)."""
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
 
 
 def _best_fit(units: list[_Unit], count: int) -> int:
@@ -131,8 +137,9 @@ def kueue_assign(tree: DomainTree, template: PodTemplate, count: int, request: T
             return TASResult(reason=f"no requested topology level: {request.slice_level}")
         if request.slice_size is None:  # a Workload's own level without its size (manifests.workloads)
             return TASResult(reason="slice topology requested, but slice size not provided")
-        if request.slice_size < 1:  # a Workload's own negative size: Kueue counts count // size slices, fits none
-            return TASResult(reason=f"podset slice size {request.slice_size} is not positive: no slice fits")
+        if request.slice_size == 0:  # (Kueue's scheduler divides by it: a panic; the webhooks refuse a job's)
+            return TASResult(reason="podset slice size 0 is not positive: no slice fits")
+        # a Workload's own negative size goes through Kueue's arithmetic as it is (Go's division)
         slice_idx, size = tree.levels.index(skey), request.slice_size
     if unconstrained:  # Kueue's levelKey: the lowest level; with slices (and no level) the highest
         level_idx = len(tree.levels) - 1 if slice_idx is None else 0
@@ -165,16 +172,13 @@ def kueue_assign(tree: DomainTree, template: PodTemplate, count: int, request: T
     # `podSetSize / sliceSize` (findLevelWithFitDomains, updateCountsToMinimumGeneric), so a count
     # the size does not divide places the slices it holds and leaves the rest of its pods unplaced,
     # and a size above the count places none
-    count = count // size
+    count = go_div(count, size)
 
-    def not_fit(fit: int) -> str:
-        name = tree.topology.name
-        if size > 1:
-            return (f'topology "{name}" allows to fit only {fit} out of {count} slice(s) of {size} pod(s)'
-                    if fit else f'topology "{name}" doesn\'t allow to fit any of {count} slice(s) of {size} pod(s)')
+    def not_fit(fit: int) -> str:  # tas_flavor_snapshot.go notFitMessage
+        name, unit = tree.topology.name, "pod" if size == 1 else "slice"
         if fit == 0:
-            return f'topology "{name}" doesn\'t allow to fit any of {count} pod(s)'
-        return f'topology "{name}" allows to fit only {fit} out of {count} pod(s)'
+            return f'topology "{name}" doesn\'t allow to fit any of {count} {unit}(s)'
+        return f'topology "{name}" allows to fit only {fit} out of {count} {unit}(s)'
 
     if not tree.roots:
         return TASResult(reason=f"no topology domains at level: {tree.levels[level_idx]}")
@@ -216,6 +220,10 @@ def kueue_assign(tree: DomainTree, template: PodTemplate, count: int, request: T
             return TASResult(reason=not_fit(count - remaining))
         break
     fit_level, fit_domains = tree.levels[idx], tuple("/".join(u.values) for u in chosen)
+    if size < 0:  # a negative count of slices: Kueue's greedy pass takes no domain, and it is admitted on none
+        if chosen:  # (a domain "holds" them: Kueue nominates it and skips it, "no longer fits"; not modelled)
+            return TASResult(reason=f"podset slice size {size} is not positive: no slice fits")
+        return TASResult({}, fit_level, ())
 
     def to_minimum(units: list[_Unit], want: int = count) -> list[tuple[_Unit, int]]:
         out, remaining = [], want
