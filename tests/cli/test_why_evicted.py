@@ -80,11 +80,20 @@ def test_why_an_evicted_workload_says_by_whom_and_where_it_waits_again(run):
     assert result.exit_code == 1, result.output
     lines = result.output.splitlines()
     assert lines[0] == "error[KAD501]: workload `t/low-b` can't be admitted"
-    assert lines[2] == ("   = evicted by `t/urgent` (InClusterQueue) and requeued: it waits again in its "
+    assert lines[3] == ("   = evicted by `t/urgent` (InClusterQueue) and requeued: it waits again in its "
                         "ClusterQueue's order (priority, then creation time)")
     # t/early (created before it, same priority) is still pending ahead of it; t/urgent holds quota
-    assert lines[3] == ("   = 2nd of 2 pending in ClusterQueue q (2nd in LocalQueue lq); the 1 ahead of it "
+    assert lines[4] == ("   = 2nd of 2 pending in ClusterQueue q (2nd in LocalQueue lq); the 1 ahead of it "
                         "(priority 0 or higher) request 4 cpu")
+    # requeued, Kueue tried it again: its pending reason is that try's (as `admit` gives it), then the eviction
+    reasons = [x for x in lines if x.startswith("   = reason: ")]
+    assert reasons[:2] == [
+        "   = reason: couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor f, "
+        "8 more needed",
+        "   = reason: Preempted to accommodate a workload (UID: UNKNOWN, JobUID: UNKNOWN) "
+        "due to prioritization in the ClusterQueue; preemptor path: /q; preemptee path: /q (preempted by t/urgent)"]
+    assert "insufficient unused quota for cpu in flavor f, 8 more needed" in \
+        next(x for x in run("admit", ".").output.splitlines() if x.startswith("t/low-b"))
     data = json.loads(run("why", "t/low-b", ".", "--format", "json", "--fixes", "0").output)
     st = data["standing"]
     assert (st["evicted_by"], st["evicted_reason"]) == ("t/urgent", "InClusterQueue")

@@ -194,7 +194,7 @@ def test_preemption_messages_carry_the_preemptors_uids() -> None:
     victim = decisions["default/low"]
     assert victim.preempted_by == "default/high"
     reason = preempted_reason(session, "cq", victim.preempted_by, victim.preemption_reason)
-    assert reason.message == f"preempted by default/high: {KUEUE_MESSAGE}"
+    assert reason.message == f"{KUEUE_MESSAGE} (preempted by default/high)"
 
 
 def test_equal_candidates_are_taken_in_uid_order() -> None:

@@ -4,53 +4,61 @@ outcomes only; these cases compare the words a user reads: kadmit's reasons, Kue
 words on which preemption policies evict nobody are kadmit's, left aside), must be Kueue's message,
 or Kueue's message with kadmit's detail after it (`: …`, ` (…)`). A bounded sample of
 bench/pending_messages.py, which runs every feature case (the agreement figure is in bench/README.md).
-Known differences are strict xfails."""
+Known differences are strict xfails; where Kueue's message varies with Go's map order, kadmit's must be one its
+runs give (`VARIANTS`)."""
 
 from __future__ import annotations
 
 import pytest
 
 from oracle.harness import run_kadmit, run_oracle
+from oracle.pending import kueue_words, observed_messages, verdict
 
 F = "tests/oracle/features/"
-CASES = {
+CASES = [
     # newuser: Kueue nominated ns/gang on cycle 1's snapshot (b/big's 16 GPUs not yet counted) and its
     # topology refused it; the run's end state would give a quota message (`run_reasons`)
-    F + "tas-reason-of-a-head-nominated-beside-a-borrower.yaml": ("ns/gang", ()),
+    (F + "tas-reason-of-a-head-nominated-beside-a-borrower.yaml", "ns/gang"),
     # the quota its last cycle met, before a later admission of its tree took more (`run_reasons`)
-    F + "admitted-under-limit-range.yaml": ("other/big", ()),
-    F + "pod-level-limits-default-a-pods-requests.yaml": ("team/big", ()),
+    (F + "admitted-under-limit-range.yaml", "other/big"),
+    (F + "pod-level-limits-default-a-pods-requests.yaml", "team/big"),
     # nominated in its last cycle and then skipped: Kueue's setSkipped message (`Decision.skipped`)
-    F + "fit-status-over-quota.yaml": ("team/wl", ()),
-    F + "tas-transformed-resource-no-node-has-never-fits.yaml": ("team/b", ()),
+    (F + "fit-status-over-quota.yaml", "team/wl"),
+    (F + "tas-transformed-resource-no-node-has-never-fits.yaml", "team/b"),
     # a stopped LocalQueue: "LocalQueue held is inactive", kadmit's stopPolicy after it
-    F + "strict-fifo-behind-a-stopped-local-queue.yaml": ("team/big", ()),
+    (F + "strict-fifo-behind-a-stopped-local-queue.yaml", "team/big"),
     # Kueue's counts of the nodes excluded end its topology messages (`placement.exclusions`)
-    F + "tas-node-without-ready-condition.yaml": ("team/w2", ()),
-    F + "tas-hostname-label-is-not-the-node-name.yaml": ("ns/big", ()),
-    F + "admission-check-delayed-in-input-second-pass.yaml": ("ns/wb", ()),
-}
-OWN = {"KAD533"}
+    (F + "tas-node-without-ready-condition.yaml", "team/w2"),
+    (F + "tas-hostname-label-is-not-the-node-name.yaml", "ns/big"),
+    (F + "admission-check-delayed-in-input-second-pass.yaml", "ns/wb"),
+    # a victim requeued and tried again: its later try's message, not the eviction's (`Decision.tried_again`);
+    # one never tried again (behind a StrictFIFO head) keeps the eviction's, the preemptor's name after it
+    (F + "preempted-victim-tried-again-keeps-that-message.yaml", "ns/low-b"),
+    (F + "preempted-victim-tried-again-keeps-that-message.yaml", "ns/s-low"),
+    (F + "preemption-fits-keeps-flavor.yaml", "team/wv"),
+    # a preemptor evicted in turn and tried again: that try's message, not "Pending the preemption"
+    (F + "fair-sharing-mutual-eviction.yaml", "team/urgent0"),
+    # flavorassigner.go: a pod set whose flavors fit only by preempting doesn't end the search (the next
+    # pod set's message follows), a resource group that fits says nothing, one with no flavor replaces
+    # the pod set's other reasons (`reasons.flavor_reasons`)
+    (F + "trainjob-reclaimable-pods.yaml", "ml/over"),
+    (F + "pod-group-succeeded-member-reclaimed.yaml", "ns/b"),
+    (F + "preempted-victim-requeued-with-overhead.yaml", "ns/old"),
+    # slices as Kueue counts them (notFitMessage), a Workload's own negative size with Go's division
+    (F + "tas-slices-that-dont-fit-as-kueue-counts-them.yaml", "ns/pos"),
+    (F + "tas-slices-that-dont-fit-as-kueue-counts-them.yaml", "ns/neg-rack"),
+    (F + "workload-slice-fields-as-the-scheduler-reads-them.yaml", "ns/w6-negative-size"),
+]
+
+# where Kueue's message depends on timing the oracle's harness fixes one way (docs/KUEUE-DIFFERENCES.md §1,
+# "The last message of a reservation taken back and made again"): strict xfails
+TIMING = [
+    pytest.param(F + "local-queue-being-deleted-with-admission-checks-cohort.yaml", "ns/holder",
+                 marks=pytest.mark.xfail(strict=True, reason="the take-back's timing: KUEUE-DIFFERENCES §1")),
+]
 
 
-def kueue_words(reasons: list[dict]) -> str:
-    """kadmit's reasons as Kueue writes one message: a pod set's flavors' reasons joined by ", " after one
-    "couldn't assign flavors to pod set P: ", pod sets by "; " (bench/pending_messages.py `admit_message`)."""
-    prefix = "couldn't assign flavors to pod set "
-    parts: list[tuple[str | None, list[str]]] = []
-    for r in reasons:
-        if r["code"] in OWN:
-            continue
-        m = r["message"]
-        head = m[:m.index(": ") + 2] if m.startswith(prefix) and ": " in m else None
-        if head is not None and parts and parts[-1][0] == head:
-            parts[-1][1].append(m[len(head):])
-        else:
-            parts.append((head, [m[len(head):] if head else m]))
-    return "; ".join((head or "") + ", ".join(bodies) for head, bodies in parts)
-
-
-@pytest.mark.parametrize("path,workload", [pytest.param(p, w, marks=m) for p, (w, m) in CASES.items()])
+@pytest.mark.parametrize("path,workload", CASES + TIMING)
 def test_pending_message_is_kueues(kueue_oracle, path: str, workload: str) -> None:
     kueue = run_oracle(kueue_oracle, [path], "--runs", "3")
     _, kadmit = run_kadmit([path])
@@ -58,4 +66,25 @@ def test_pending_message_is_kueues(kueue_oracle, path: str, workload: str) -> No
     ours = next(d for d in kadmit["decisions"] if d["workload"] == workload)
     assert not theirs["admitted"] and not ours["admitted"]
     message, mine = theirs["pending"]["message"], kueue_words(ours["reasons"])
-    assert mine == message or (mine.startswith(message) and mine[len(message):][:2] in (": ", " (")), mine
+    assert verdict(message, mine) in ("equal", "more"), mine
+
+
+# Kueue's message varies with Go's map order here (docs/KUEUE-DIFFERENCES.md §1, "Messages"): kadmit's must
+# be one of those its runs give, and the runs must give more than one (else it is no variant: compare it above)
+VARIANTS = {
+    # the pod set of a topology-aware group its message names (`leader` in 13 of 16 runs, `workers` in 3)
+    F + "pod-set-group-tas.yaml": "team/group",
+    F + "pod-set-group-tas-required-host.yaml": "team/host-too-big",
+    # the resource a flavor's check stops at (`for rName := range requests`: the first over its capacity)
+    F + "multi-pod-set-head-searches-again.yaml": "team/head",
+}
+
+
+@pytest.mark.parametrize("path,workload", sorted(VARIANTS.items()))
+def test_pending_message_is_one_of_kueues(kueue_oracle, path: str, workload: str) -> None:
+    kueue = run_oracle(kueue_oracle, [path], "--runs", "16")
+    _, kadmit = run_kadmit([path])
+    observed = observed_messages(kueue, workload)
+    ours = next(d for d in kadmit["decisions"] if d["workload"] == workload)
+    assert len(observed) > 1, observed
+    assert verdict(observed[0], kueue_words(ours["reasons"]), observed) != "differs", (observed, ours["reasons"])

@@ -147,14 +147,15 @@ kind: Workload
 metadata: {name: small, namespace: default, creationTimestamp: "2026-11-20T08:02:00Z"}
 spec:
   queueName: qa
-  podSets: [{name: main, count: 1, template: {spec: {containers: [{name: c, resources: {requests: {cpu: 3}}}]}}}]
+  podSets: [{name: main, count: 1, template: {spec: {containers: [{name: c, resources: {requests: {cpu: 7}}}]}}}]
 """
 
 
 def test_behind_a_head_that_was_evicted_the_first_lines_come_before_its_own_obstacle_is_searched(tmp_path):
-    # the head's decision (evicted by a reclaim, pending again) hands over no standing of its own: the first
-    # lines come once the head is explained, not with the whole blame (the live gpu_state's team-00 head
-    # preempting was the case: its first line came after the workload's own cores, seconds later)
+    # the head was evicted by a reclaim and tried again (its standing says by whom): the first lines come
+    # once the head's standing is known, not with the whole blame (the live gpu_state's team-00 head
+    # preempting was the case: its first line came after the workload's own cores, seconds later); small
+    # asks 7 cpu, more than a can reach, so its own obstacle is searched after the head's
     (tmp_path / "s.yaml").write_text(EVICTED_HEAD)
     searched: list[str] = []
     from kadmit.engine.explain import cores
@@ -179,5 +180,6 @@ def test_behind_a_head_that_was_evicted_the_first_lines_come_before_its_own_obst
     assert "".join(text for _, text in chunks) + stream.rest(full) == full
     first_searched, first = chunks[0]
     assert first_searched == 0 and "   = waits behind the StrictFIFO head `default/head`" in first
+    assert "   = the head: evicted by `default/reclaimer` (InCohortReclamation) and requeued" in first
     assert "its own obstacle" not in first and "waits behind the head of its queue" not in first
     assert "its own obstacle" in full and searched  # the own cores were searched, after the first lines

@@ -28,6 +28,9 @@ class Decision:
     preempted: list[Victim] = field(default_factory=list)  # whom it evicted to be admitted
     preempted_by: str | None = None  # a workload admitted at the start and evicted in the run: by whom
     preemption_reason: str | None = None  # and under which of Kueue's reasons (preempt.IN_*)
+    # evicted and then nominated again in a later cycle (requeued: Kueue's scheduler tried it), where its
+    # QuotaReserved=False message is that try's, not the eviction's (a victim behind a StrictFIFO head is not tried)
+    tried_again: bool = False
     loop: PreemptionLoop | None = None  # undecided: in a preemption loop (or a run that did not settle)
     # quota reserved in a queue with admission checks: each that applies, with its state; Kueue's
     # Admitted waits until all are Ready (`admitted` above means holding quota, as in the engine)
@@ -35,6 +38,12 @@ class Decision:
     # its last cycle nominated it and then skipped it (Kueue's setSkipped), with Kueue's message: "Workload no
     # longer fits after processing another workload" or "... has overlapping preemption targets ..."
     skipped: str = ""
+
+    @property
+    def preempting(self) -> bool:
+        """Pending the preemptions its last try issued (it holds that try's assignment): Kueue's "Pending the
+        preemption of N workload(s)". A preemptor evicted or tried again since lists its victims too."""
+        return bool(self.preempted) and not self.admitted and self.assignment is not None
 
     @property
     def waiting_checks(self) -> tuple[str, ...]:

@@ -124,7 +124,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
     # "waiting behind" the last time the head blocked, written once after the run (`_blocked`)
     blocked: dict[str, tuple[Workload, int, list[Workload]]] = {}
     victims_of: dict[str, list[Victim]] = {}  # preemptor -> the victims it evicted
-    evicted_by: dict[str, tuple[str, str]] = {}  # victim -> (the last preemptor, its reason)
+    evicted_by: dict[str, tuple[str, str, Decision]] = {}  # victim -> (the last preemptor, its reason, that decision)
     # workloads the input shows as already evicted release their quota before the first cycle
     evicting: list[tuple[Victim, str | None]] = [
         (Victim(h.workload, h.cluster_queue, "", ix.priority(ix.workloads[h.workload])), None)
@@ -161,7 +161,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
             victim = ix.workloads[t.key]
             decisions[t.key] = Decision(victim, False, t.cluster_queue, cycle=cycle, preempted_by=by,
                                         preemption_reason=t.reason)
-            evicted_by[t.key] = (by, t.reason)
+            evicted_by[t.key] = (by, t.reason, decisions[t.key])
             out = True
         return out
 
@@ -476,10 +476,11 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                                               cycle=cycle)
             d.unknown = True
             d.loop = looped
-    for key, (by, reason) in evicted_by.items():  # a victim still waiting says who evicted it
+    for key, (by, reason, evicted) in evicted_by.items():  # a victim still waiting says who evicted it
         d = decisions.get(key)
         if d is not None and not d.admitted:
             d.preempted_by, d.preemption_reason = by, reason
+            d.tried_again = d is not evicted and not d.waiting_behind and not d.loop
     # Once a check in a cohort tree came back unknown, later decisions in that tree rest on a
     # guess about it (admitted or not): they are reported as unknown too, with what was computed.
     uncertain: dict[str, int] = {}

@@ -75,10 +75,15 @@ def taint_text(t) -> str:
 def flavor_reasons(session: Session, wl: Workload, usage: Usage | None = None,
                    stop_at: dict[str, dict[str, str]] | None = None,
                    start: dict[str, dict[int, int]] | None = None) -> list[Reason]:
-    """Why flavors don't fit, in Kueue's words and order: pod sets in order at full counts, each
-    seeing what the earlier ones took; resources by name, the first of a resource group choosing
-    the group's flavor; every flavor tried gets its reasons. Like Kueue, the first pod set that
-    can't be assigned ends the search.
+    """Why flavors don't fit, in Kueue's words and order (flavorassigner.go `assignFlavors`,
+    `findFlavorForPodSets`): pod sets in order at full counts, each seeing what the earlier ones took;
+    resources by name (Kueue ranges over a map: by name is one of its orders), the first of a resource
+    group choosing the group's flavor. A flavor's check stops at its first resource over the maximum
+    capacity. A group with a flavor that fits says nothing; one whose flavors only fit by preempting
+    gives every flavor's reasons and takes the first such flavor's usage, and the pod set goes on (its
+    next pod sets are searched too); one whose flavors all fail (over capacity, taint, affinity) gives
+    its own reasons only, replacing the pod set's others, and ends the search. A pod set's reasons are
+    sorted, as Kueue's Status.Message sorts them.
 
     With `stop_at` (pod set -> resource -> chosen flavor), only the flavors tried before the
     chosen one are explained (why an admitted workload didn't get an earlier flavor). With `start`
@@ -97,6 +102,7 @@ def flavor_reasons(session: Session, wl: Workload, usage: Usage | None = None,
     for ps in wl.pod_sets:
         requests = {r: q * ps.count for r, q in session.compiler.requests(ps, covered).items()}
         done: set[str] = set()
+        said: list[tuple[str, str]] = []  # the pod set's reasons: (code, Kueue's words)
         failed = False
         for res in sorted(requests):
             if res in done:
@@ -105,14 +111,12 @@ def flavor_reasons(session: Session, wl: Workload, usage: Usage | None = None,
             if gi is None:
                 if requests[res] == 0:
                     continue
-                out.append(Reason(KAD514, f"couldn't assign flavors to pod set {ps.name}: resource {res} "
-                                  "unavailable in ClusterQueue", ps.name))
-                failed = True
+                said, failed = [(KAD514, f"resource {res} unavailable in ClusterQueue")], True
                 break
             group = [r for r in sorted(requests) if covered.get(r) == gi]
             done.update(group)
             chosen_now = (stop_at or {}).get(ps.name, {}).get(res)
-            picked, reasons = None, []
+            picked, preempting, reasons = None, None, []
             keys = group_label_keys(session.index, cq.resource_groups[gi])
             for fq in cq.resource_groups[gi].flavors[(start or {}).get(ps.name, {}).get(gi, 0):]:
                 fname = fq.flavor
@@ -123,7 +127,7 @@ def flavor_reasons(session: Session, wl: Workload, usage: Usage | None = None,
                 if why is not None:
                     reasons.append(why)
                     continue
-                fits = True
+                mode = "fit"
                 for r in group:
                     fr = (fname, r)
                     before = assumed.get(fr, 0)
@@ -134,25 +138,30 @@ def flavor_reasons(session: Session, wl: Workload, usage: Usage | None = None,
                                         f"considered podsets requests ({format_quantity(before, r)}) + current "
                                         f"podset request ({format_quantity(requests[r], r)}) > maximum capacity "
                                         f"({format_quantity(max(cap, 0), r)})"))
-                        fits = False
-                        continue
+                        mode = "no fit"
+                        break  # Kueue checks none of the flavor's other resources
                     avail = max(0, tree.available(cq_nid, fr, usage))
                     if val > avail:
                         reasons.append((KAD510, f"insufficient unused quota for {r} in flavor {fname}, "
                                         f"{format_quantity(val - avail, r)} more needed"))
-                        fits = False
-                if fits and chosen_now is None:
+                        mode = "preempt"
+                if mode == "preempt" and preempting is None:
+                    preempting = fname
+                if mode == "fit" and chosen_now is None:
                     picked = fname
                     break
-            code_override = KAD522 if chosen_now is not None else None
-            for code, m in sorted(reasons, key=lambda cm: cm[1]):
-                out.append(Reason(code_override or code, f"couldn't assign flavors to pod set {ps.name}: {m}",
-                                  ps.name))
-            if picked is None:
-                failed = True
+            if chosen_now is not None:  # an admitted workload: the flavors it didn't get, and why
+                said += [(KAD522, m) for _, m in reasons]
+            elif picked is None and preempting is None:  # no flavor: the pod set's message is this group's
+                said, failed = reasons, True
                 break
-            for r in group:
-                assumed[(picked, r)] = assumed.get((picked, r), 0) + requests[r]
+            elif picked is None:  # only by preempting: Kueue goes on with the flavor
+                said += reasons
+            taken = picked or preempting
+            for r in group if taken is not None else ():
+                assumed[(taken, r)] = assumed.get((taken, r), 0) + requests[r]
+        out += [Reason(code, f"couldn't assign flavors to pod set {ps.name}: {m}", ps.name)
+                for code, m in sorted(said, key=lambda cm: cm[1])]
         if failed:
             break
     return out
@@ -193,16 +202,17 @@ def preemption_path(session: Session, cq: str) -> str:
 
 
 def preempted_reason(session: Session, victim_cq: str, by: str, reason: str) -> Reason:
-    """Kueue's Preempted condition message for a victim, prefixed with the preemptor's name."""
+    """Kueue's Preempted condition message for a victim, which its eviction writes to QuotaReserved=False
+    too (jobframework's reconciler: UnsetQuotaReservationWithCondition), the preemptor's name after it."""
     from kadmit.engine.preemption.candidates import HUMAN_REASONS
     preemptor = session.index.workloads.get(by)
     pcq = session.index.cluster_queue_of(preemptor) if preemptor is not None else None
     uid = preemptor.uid if preemptor is not None and preemptor.uid else "UNKNOWN"
     job_uid = preemptor.job_uid if preemptor is not None and preemptor.job_uid else "UNKNOWN"
-    text = (f"preempted by {by}: Preempted to accommodate a workload (UID: {uid}, JobUID: {job_uid}) due to "
+    text = (f"Preempted to accommodate a workload (UID: {uid}, JobUID: {job_uid}) due to "
             f"{HUMAN_REASONS.get(reason, 'UNKNOWN')}; preemptor path: "
             f"{preemption_path(session, pcq.name) if pcq is not None else 'UNKNOWN'}; "
-            f"preemptee path: {preemption_path(session, victim_cq)}")
+            f"preemptee path: {preemption_path(session, victim_cq)} (preempted by {by})")
     return Reason(KAD531, text)
 
 

@@ -16,8 +16,7 @@ from kadmit.engine.admission.reasons import (KAD501, KAD502, KAD503, KAD510, KAD
 from kadmit.engine.admission.session import Session, SolverUnknown
 from kadmit.engine.compile.problem import Origin
 from kadmit.engine.placing.gangs import GangDecision
-from kadmit.engine.preemption.candidates import (IN_CLUSTER_QUEUE, IN_COHORT_FAIR_SHARING,
-                                                 IN_COHORT_RECLAIM_WHILE_BORROWING, Victim)
+from kadmit.engine.preemption.candidates import Victim
 from kadmit.engine.solver.z3backend import make_solver
 
 if TYPE_CHECKING:  # `admit` reads Kueue's reasons from here; blame, fixes, placement and standing load when asked
@@ -75,9 +74,9 @@ def decision_reasons(session: Session, d: Decision) -> list[Reason]:
         return [Reason(KAD535 if d.loop.settled else KAD536, d.loop.message())]
     if d.unknown:
         return [Reason(KAD503, "the solver could not decide within its limits")]
-    if d.preempted_by:
+    if d.preempted_by and not d.tried_again:  # tried again once requeued: Kueue's message is that try's
         return [preempted_reason(session, d.cluster_queue or "", d.preempted_by, d.preemption_reason or "")]
-    if d.preempted:
+    if d.preempting:
         victims = ", ".join(v.key for v in d.preempted)
         return [Reason(KAD532, f"Pending the preemption of {len(d.preempted)} workload(s): {victims}")]
     out = gate_reasons(session, wl)
@@ -156,8 +155,8 @@ class _Since:
         change since its cycle started to quota of its cohort tree or to the nodes."""
         session = self.session
         journal = session.journal
-        if journal is None or d.loop or d.unknown or d.preempted_by or d.preempted or d.waiting_behind \
-                or d.skipped:
+        if journal is None or d.loop or d.unknown or (d.preempted_by and not d.tried_again) or d.preempting \
+                or d.waiting_behind or d.skipped:
             return False
         start = journal.start_of(d.cycle)
         if start >= len(journal.changes):
@@ -311,6 +310,7 @@ def explain_decision(session: Session, decisions: dict[str, Decision], key: str,
     StrictFIFO head: once the head's standing is known (before the head's blame), or where the head's
     decision has none to hand over (it was evicted, or preempts), once the head is explained and before
     the workload's own cores are searched."""
+    from kadmit.engine.explain.evictions import preemption_origins, why_victim
     from kadmit.engine.explain.met import as_met
     from kadmit.engine.explain.standing import standing
     target = session.index.workloads[key]
@@ -348,27 +348,21 @@ def explain_decision(session: Session, decisions: dict[str, Decision], key: str,
         out = WhyResult(key, True, d, [head] + unplaced(session, d) + skipped, solver=session.stats.as_dict())
         if d.preempted:
             out.reasons += [Reason(KAD502, f"it preempted {v.key} (priority {v.priority}, ClusterQueue "
-                                   f"{v.cluster_queue}): {_why_victim(session, target, v)}") for v in d.preempted]
-            out.blame = _preemption_origins(session, target, d.preempted, d)
+                                   f"{v.cluster_queue}): {why_victim(session, target, v)}") for v in d.preempted]
+            out.blame = preemption_origins(session, target, d.preempted, d)
             out.blame_kind = "preemption"
         return out
 
-    if d.preempted_by or d.preempted:
+    evicted = bool(d.preempted_by) and not d.tried_again  # its reason is the eviction's
+    if evicted or d.preempting:
         result = WhyResult(key, False, d, decision_reasons(session, d), solver=session.stats.as_dict(),
                            blame_kind="preemption")
-        if d.preempted_by:
-            by = session.index.workloads.get(d.preempted_by)
-            v = Victim(key, d.cluster_queue or "", d.preemption_reason or "", session.index.priority(target))
-            if by is not None:
-                result.reasons.append(Reason(KAD531, _why_victim(session, by, v)))
-                result.blame = _preemption_origins(session, by, [v], decisions.get(by.key))
-            # requeued once evicted: where it stands among its ClusterQueue's pending at the end of the run
-            result.standing = standing(session, decisions, target)
-            if result.standing is not None:
-                result.standing.evicted_by = d.preempted_by
-                result.standing.evicted_reason = d.preemption_reason or None
+        if evicted:
+            result.blame = _evicted(session, decisions, d, result)
         else:
-            result.blame = _preemption_origins(session, target, d.preempted, d)
+            result.blame = preemption_origins(session, target, d.preempted, d)
+            if d.preempted_by:  # evicted, tried again, and preempting in turn
+                _evicted(session, decisions, d, result)
         return result
 
     result = WhyResult(key, False, d, decision_reasons(session, d), unknown=d.unknown)
@@ -401,6 +395,8 @@ def explain_decision(session: Session, decisions: dict[str, Decision], key: str,
             result.standing.head_met = inner is not None and inner.met
         result.solver = session.stats.as_dict()
         return result
+    if d.preempted_by:  # evicted in the run, then tried again: that try's reasons, and its standing says by whom
+        ready = _with_eviction(d, ready)
     with as_met(session, d.cycle) as met:  # as its nomination saw the cluster, the last time it was tried
         result.met = met
         _explain_waiting(session, decisions, d, result, ready)
@@ -413,8 +409,51 @@ def explain_decision(session: Session, decisions: dict[str, Decision], key: str,
                                      "for workloads ahead of it in Kueue's order"))
     if any(o.kind == "rule" for o in result.blame) and not any(r.code == KAD520 for r in result.reasons):
         result.reasons += [Reason(KAD520, _rule_text(o)) for o in result.blame if o.kind == "rule"]
+    if d.preempted_by:
+        _evicted(session, decisions, d, result)
     result.solver = session.stats.as_dict()
     return result
+
+
+def _evicted(session: Session, decisions: dict[str, Decision], d: Decision, result: WhyResult) -> list[Origin]:
+    """A workload preempted in the run: who evicted it under which policy (after its reasons: Kueue's
+    Preempted message first where a later try's message is its pending reason, `Decision.tried_again`),
+    and its standing says so; returns the preemption's blame (the policy, the preemptor, the victim)."""
+    from kadmit.engine.explain.evictions import preemption_origins, why_victim
+    from kadmit.engine.explain.standing import standing
+    by = session.index.workloads.get(d.preempted_by or "")
+    if d.tried_again:
+        result.reasons.append(preempted_reason(session, d.cluster_queue or "", d.preempted_by or "",
+                                               d.preemption_reason or ""))
+    blame: list[Origin] = []
+    if by is not None:
+        v = Victim(d.key, d.cluster_queue or "", d.preemption_reason or "", session.index.priority(d.workload))
+        blame = preemption_origins(session, by, [v], decisions.get(by.key))
+        # tried again, its blame is what keeps it out now: what the preemptor needed goes with the policy
+        needed = next((f"; {o.message}" for o in blame if o.kind == "preemptor"), "") if d.tried_again else ""
+        result.reasons.append(Reason(KAD531, why_victim(session, by, v) + needed))
+    if result.standing is None:  # requeued once evicted: where it stands among its ClusterQueue's pending
+        result.standing = standing(session, decisions, d.workload)
+    _eviction_standing(d, result)
+    return blame
+
+
+def _eviction_standing(d: Decision, result: WhyResult) -> None:
+    if result.standing is not None:
+        result.standing.evicted_by = d.preempted_by
+        result.standing.evicted_reason = d.preemption_reason or None
+
+
+def _with_eviction(d: Decision, ready: Callable[[WhyResult], None] | None) -> Callable[[WhyResult], None] | None:
+    """`ready`, handed the result with its standing saying who evicted it."""
+    if ready is None:
+        return None
+    inner = ready
+
+    def handed(result: WhyResult) -> None:
+        _eviction_standing(d, result)
+        inner(result)
+    return handed
 
 
 QUOTA_REASONS = (KAD510, KAD511, KAD514, KAD533)  # Kueue's reasons that are about quota
@@ -471,125 +510,3 @@ def union(groups: list[list[Origin]]) -> list[Origin]:
         for o in g:
             seen.setdefault(o.id, o)
     return list(seen.values())
-
-
-def _why_victim(session: Session, preemptor, v: Victim) -> str:
-    """Which policy of the preemptor's queue let it evict `v`, in words, with the priorities."""
-    cq = session.index.cluster_queue_of(preemptor)
-    p = cq.preemption if cq is not None else None
-    prio = session.index.priority(preemptor)
-    if p is None:
-        return v.reason
-    if v.reason == IN_CLUSTER_QUEUE:
-        return (f"same ClusterQueue, withinClusterQueue: {p.within_cluster_queue} "
-                f"(priority {prio} over {v.priority})")
-    if v.reason == IN_COHORT_FAIR_SHARING:
-        return f"fair sharing in the cohort: ClusterQueue {v.cluster_queue} had the larger share of what it borrowed"
-    if v.reason == IN_COHORT_RECLAIM_WHILE_BORROWING:
-        bwc = p.borrow_within_cohort
-        threshold = f", maxPriorityThreshold {bwc.max_priority_threshold}" if bwc and bwc.max_priority_threshold \
-            is not None else ""
-        return (f"ClusterQueue {v.cluster_queue} was borrowing; borrowWithinCohort: "
-                f"{bwc.policy if bwc else 'Never'}{threshold} (priority {prio} over {v.priority})")
-    return (f"ClusterQueue {v.cluster_queue} was borrowing quota that {cq.name} is owed; reclaimWithinCohort: "
-            f"{p.reclaim_within_cohort} (priority {prio} over {v.priority})")
-
-
-def _needed(session: Session, preemptor, decision: Decision | None, victims: list[Victim]) -> str:
-    """What the preemptor needed of its victims, checked at the start of the cycle they were evicted in
-    (`_at_eviction`): the quota (its assignment's usage over what its queue had free then), the room
-    on the topology's nodes (its pods placed with the victims holding theirs fail, and fit with them
-    gone), or both. Without a topology-aware flavor in its assignment, the quota: Kueue's preemption
-    needs nothing else then."""
-    flavors = session.index.flavors
-    a = decision.assignment if decision is not None else None
-    assigned = {f for fl in a.flavors.values() for f in fl.values()} if a is not None else set()
-    if not any(flavors[f].topology for f in assigned if f in flavors):
-        return "needed the quota"
-    seen = _at_eviction(session, preemptor, [v.key for v in victims], a) if a is not None else None
-    if seen is None or not (seen.short or seen.nodes):  # no record of the state it met, or it shows neither
-        return "needed the quota or the room on topology nodes"
-    mine = set(session.pool.placed.get(preemptor.key) or ())
-    shared = sorted(seen.leaves & mine)
-    room = (f"the room its victims' pods took on {_listed(shared)}" if shared else
-            f"room on the topology's nodes (its victims' pods were on {_listed(sorted(seen.leaves))})"
-            if seen.leaves else "room on the topology's nodes")
-    if seen.short:
-        return f"needed the quota ({_quota(seen.short)})" + (f" and {room}" if seen.nodes else "")
-    if seen.held:
-        return f"held its quota already{' (a second pass placing its pods)' if seen.second else ''} and needed {room}"
-    return f"needed {room}: its quota fitted ({_quota(seen.fitted)})"
-
-
-def _quota(checked: list) -> str:
-    from kadmit.quantity import format_quantity
-    return "; ".join(f"{format_quantity(q, fr[1])} {fr[1]} in {fr[0]} with {format_quantity(free, fr[1])} free"
-                     for fr, q, free in checked)
-
-
-@dataclass
-class _Eviction:
-    held: bool  # the preemptor held its quota already
-    second: bool  # ... with pods of it still to place (Kueue's second pass)
-    short: list  # its flavor-resources over what its queue had free: (flavor-resource, amount, free)
-    fitted: list  # those within it
-    nodes: bool  # its pods didn't fit the nodes with the victims holding theirs, and did with them gone
-    leaves: set  # the topology leaves (nodes) the victims' pods were on
-
-
-def _listed(names: list[str]) -> str:
-    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
-    return f"{'node' if len(names) == 1 else 'nodes'} {shown}"
-
-
-def _at_eviction(session: Session, preemptor, victims: list[str], a) -> _Eviction | None:
-    """What the preemptor met at the start of the cycle the first of `victims` was evicted in (the
-    snapshot Kueue's preemptor read); None without a record of the run (`Session.journal`)."""
-    from kadmit.engine.explain.met import as_met
-    journal = session.journal
-    if journal is None:
-        return None
-    gone = set(victims)
-    at = next((i for i, (admitted, h, _) in enumerate(journal.changes) if not admitted and h.workload in gone), None)
-    cycle = next((c for c, n in reversed(journal.marks) if n <= at), None) if at is not None else None
-    if cycle is None:
-        return None
-    pool = session.pool
-    with as_met(session, cycle) as ok:
-        if not ok:
-            return None
-        held = preemptor.key in session.holders
-        second = held and not pool.placed.get(preemptor.key)
-        nid, tree = f"cq:{a.cluster_queue}", session.compiler.tree
-        checked = [(fr, q, tree.available(nid, fr, session.usage)) for fr, q in sorted(a.usage.items()) if q > 0]
-        cq = session.index.cluster_queues.get(a.cluster_queue)
-        requests = pool.requests(preemptor, cq, a.counts, a.flavors, delayed_only=second) \
-            if cq is not None and (not held or second) else []
-        nodes = bool(requests) and pool.place(requests).failure is not None and \
-            pool.place(requests, free=pool.free_without(victims)).failure is None
-        leaves = {leaf for v in victims for leaf in pool.placed.get(v) or ()}
-    short = [c for c in checked if c[1] > c[2]] if not held else []
-    return _Eviction(held, second, short, [c for c in checked if c[1] <= c[2]], nodes, leaves)
-
-
-def _preemption_origins(session: Session, preemptor, victims: list[Victim],
-                        decision: Decision | None = None) -> list[Origin]:
-    """The policy statement of the preemptor's queue and the victims, with their spans."""
-    cq = session.index.cluster_queue_of(preemptor)
-    out: list[Origin] = []
-    if cq is not None:
-        p = cq.preemption
-        text = (f"cluster queue `{cq.name}` preemption: withinClusterQueue {p.within_cluster_queue}, "
-                f"reclaimWithinCohort {p.reclaim_within_cohort}"
-                + (f", borrowWithinCohort {p.borrow_within_cohort.policy}" if p.borrow_within_cohort else ""))
-        out.append(Origin("preempt|policy", "preemption", text, cq.field_span("preemption") or cq.span))
-    needed = _needed(session, preemptor, decision, victims)
-    out.append(Origin("preempt|preemptor", "preemptor", f"`{preemptor.key}` (priority "
-                      f"{session.index.priority(preemptor)}) {needed}", preemptor.span))
-    for v in victims:
-        wl = session.index.workloads.get(v.key)
-        span = wl.admission.span if wl is not None and wl.admission is not None and wl.admission.span else (
-            wl.span if wl is not None else None)
-        out.append(Origin(f"preempt|victim|{v.key}", "victim", f"`{v.key}` (priority {v.priority}) held quota in "
-                          f"ClusterQueue {v.cluster_queue}: {v.reason}", span))
-    return out

@@ -1,0 +1,55 @@
+"""A pending workload's message, Kueue's against kadmit's: the words of the oracle's `pending.message`
+(its Workload's QuotaReserved=False condition) and kadmit's reasons joined as Kueue writes one message.
+Shared by tests/oracle/test_pending_messages.py and bench/pending_messages.py."""
+
+from __future__ import annotations
+
+OWN = {"KAD533"}  # kadmit's own words after Kueue's (which preemption policies evict nobody): not compared
+PREFIX = "couldn't assign flavors to pod set "
+
+
+def kueue_words(reasons: list[dict]) -> str:
+    """kadmit's reasons for a pending decision as Kueue writes one message: a pod set's flavors'
+    reasons joined by ", " after one "couldn't assign flavors to pod set P: ", pod sets by "; "."""
+    parts: list[tuple[str | None, list[str]]] = []
+    for r in reasons:
+        if r["code"] in OWN:
+            continue
+        m = r["message"]
+        head = m[:m.index(": ") + 2] if m.startswith(PREFIX) and ": " in m else None
+        if head is not None and parts and parts[-1][0] == head:
+            parts[-1][1].append(m[len(head):])
+        else:
+            parts.append((head, [m[len(head):] if head else m]))
+    return "; ".join((head or "") + ", ".join(bodies) for head, bodies in parts)
+
+
+def verdict(kueue: str, mine: str, observed: list[str] | None = None) -> str:
+    """`equal`; `more`: kadmit's message is Kueue's with kadmit's detail after it (`: …`, ` (…)`);
+    `variant`: equal to (or more than) another message Kueue's runs gave the same workload
+    (`observed`: Go's map order decides which, e.g. the resource a flavor's check stops at); else `differs`."""
+    if mine == kueue:
+        return "equal"
+    if _more(kueue, mine):
+        return "more"
+    if any(mine == k or _more(k, mine) for k in observed or () if k != kueue):
+        return "variant"
+    return "differs"
+
+
+def _more(kueue: str, mine: str) -> bool:
+    return mine.startswith(kueue) and mine[len(kueue):][:2] in (": ", " (")
+
+
+def observed_messages(data: dict, workload: str) -> list[str]:
+    """Every pending message the oracle's runs (`--runs N`) gave `workload`: its decision's, then those
+    of the outcomes its `variance` lists (runs that differed), each once."""
+    decisions = [d for d in data["decisions"] if d["workload"] == workload]
+    decisions += [o["decision"] for w in (data.get("variance") or {}).get("workloads", [])
+                  if w["workload"] == workload for o in w["outcomes"]]
+    out: list[str] = []
+    for d in decisions:
+        m = (d.get("pending") or {}).get("message")
+        if m and m not in out:
+            out.append(m)
+    return out
