@@ -4,7 +4,7 @@ every tests/oracle/features/*.yaml and tests/oracle/kueue_cases/ (each case with
 
 A workload counts where both leave it pending and Kueue wrote a message; kadmit's reasons are
 compared joined as Kueue joins its pod sets' messages (tests/oracle/pending.py). Where they differ, the
-oracle decides the input `--variants` (16) times and a message one of those runs gave counts as Kueue's
+oracle decides the input `--variants` (64) times and a message one of those runs gave counts as Kueue's
 (`variant`: Go's map order picks it). Prints the agreement (N of M
 messages equal), each difference, and where `admit` and `why` give a workload different reasons.
 Run: `PYTHONPATH=src:bench:tests .venv/bin/python bench/pending_messages.py [--runs N] [--why]
@@ -81,7 +81,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("paths", nargs="*", help="inputs (default: every feature file and Kueue case)")
     ap.add_argument("--runs", type=int, default=1, help="oracle runs per input (its answers must agree)")
-    ap.add_argument("--variants", type=int, default=16,
+    ap.add_argument("--variants", type=int, default=64,
                     help="where the messages differ, oracle runs whose messages count as Kueue's too (0: none)")
     ap.add_argument("--why", action="store_true", help="also compare `why`'s reasons with `admit`'s")
     ap.add_argument("--out", help="write every row as JSON here")
