@@ -237,3 +237,30 @@ def test_a_pending_job_kueue_would_admit_and_fail_to_start_is_warned_about(tmp_p
                                               "kueue.x-k8s.io/cluster-queue-name: cq}")) == []
     assert warnings(job(selector="{pool: x}")) == []
     assert warnings(job(selector="{}", labels="{kueue.x-k8s.io/podset: w}"), JOB_WL) == []  # admitted: finished instead
+
+
+def test_a_rayjob_merges_its_submitter_last(tmp_path):
+    """RayJob.RunWithPodSetsInfo: the head, each worker group, then (K8sJobMode) the submitter's template."""
+    ray = f"""\
+---
+apiVersion: ray.io/v1
+kind: RayJob
+metadata: {{name: r, namespace: default, uid: {UID}, labels: {{kueue.x-k8s.io/queue-name: lq}}}}
+spec:
+  suspend: true
+  shutdownAfterJobFinishes: true
+  entrypoint: python x.py
+  submitterPodTemplate:
+    spec: {{restartPolicy: Never, nodeSelector: {{pool: x}}, containers: [{{name: s, image: x, resources: {{requests: {{cpu: "1"}}}}}}]}}
+  rayClusterSpec:
+    headGroupSpec:
+      template: {{spec: {{containers: [{{name: h, image: x, resources: {{requests: {{cpu: "1"}}}}}}]}}}}
+    workerGroupSpecs:
+    - groupName: w
+      replicas: 1
+      template: {{spec: {{containers: [{{name: w, image: x, resources: {{requests: {{cpu: "1"}}}}}}]}}}}
+"""
+    sets = [("head", 1), ("w", 1), ("submitter", 1)]
+    reason, _ = started(tmp_path, ray, workload("RayJob", "ray.io/v1", "r", sets))
+    assert reason == f"{FAILED_TO_START}: {CONFLICT}"
+    assert started(tmp_path, ray.replace("nodeSelector: {pool: x}, ", ""), workload("RayJob", "ray.io/v1", "r", sets)) == ("", "")
