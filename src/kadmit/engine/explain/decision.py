@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Callable
 from kadmit.engine.admission.checks import mark_one
 from kadmit.engine.admission.codes import KAD504, KAD535, KAD536
 from kadmit.engine.admission.ordered import Decision
-from kadmit.engine.admission.reasons import (KAD501, KAD502, KAD503, KAD510, KAD511, KAD514, KAD519, KAD520,
-                                             KAD523, KAD531, KAD532, KAD533,
+from kadmit.engine.admission.reasons import (KAD501, KAD502, KAD503, KAD510, KAD511, KAD514, KAD516, KAD517,
+                                             KAD518, KAD519, KAD520, KAD523, KAD531, KAD532, KAD533,
                                              Reason, flavor_reasons, gate_reasons, no_preemption_reasons,
                                              placement_reasons, preempted_reason)
 from kadmit.engine.admission.session import Session, SolverUnknown
@@ -74,8 +74,10 @@ def decision_reasons(session: Session, d: Decision) -> list[Reason]:
         return [Reason(KAD535 if d.loop.settled else KAD536, d.loop.message())]
     if d.unknown:
         return [Reason(KAD503, "the solver could not decide within its limits")]
-    if d.preempted_by and not d.tried_again:  # tried again once requeued: Kueue's message is that try's
-        return [preempted_reason(session, d.cluster_queue or "", d.preempted_by, d.preemption_reason or "")]
+    if d.preempted_by and not d.tried_again:  # (tried again once requeued: Kueue's message is that try's)
+        # not queued again: the workload controller's word on its queues, written after the eviction's
+        return [r for r in gate_reasons(session, wl) if r.code in QUEUE_GATES] or \
+            [preempted_reason(session, d.cluster_queue or "", d.preempted_by, d.preemption_reason or "")]
     if d.preempting:
         victims = ", ".join(v.key for v in d.preempted)
         return [Reason(KAD532, f"Pending the preemption of {len(d.preempted)} workload(s): {victims}")]
@@ -422,7 +424,7 @@ def _evicted(session: Session, decisions: dict[str, Decision], d: Decision, resu
     from kadmit.engine.explain.evictions import preemption_origins, why_victim
     from kadmit.engine.explain.standing import standing
     by = session.index.workloads.get(d.preempted_by or "")
-    if d.tried_again:
+    if not any(r.code == KAD531 for r in result.reasons):  # its reasons are a later word's: the eviction's after
         result.reasons.append(preempted_reason(session, d.cluster_queue or "", d.preempted_by or "",
                                                d.preemption_reason or ""))
     blame: list[Origin] = []
@@ -457,6 +459,9 @@ def _with_eviction(d: Decision, ready: Callable[[WhyResult], None] | None) -> Ca
 
 
 QUOTA_REASONS = (KAD510, KAD511, KAD514, KAD533)  # Kueue's reasons that are about quota
+# the workload controller's on a workload holding no quota whose queues are missing or inactive
+# (workload_controller.go Reconcile: "LocalQueue X doesn't exist", "... is inactive", "ClusterQueue X ...")
+QUEUE_GATES = (KAD516, KAD517, KAD518)
 
 
 def _explain_waiting(session: Session, decisions: dict[str, Decision], d: Decision, result: WhyResult,
