@@ -477,7 +477,7 @@ class Job(Obj):
     deleting: bool = False  # `metadata.deletionTimestamp`: Kueue's reconciler drops its finalizers, makes no Workload
     prebuilt: str | None = None  # `kueue.x-k8s.io/prebuilt-workload-name`: the Workload Kueue takes as its own (`manage`)
     suspended: bool = True  # Kueue's IsSuspended (being submitted too: the webhook suspends it); `jobs.common`
-    unsuspended: "Job | None" = None  # a Deployment's pods as plain pods of its template's queue (apps.deployment)
+    unsuspended: "Job | None" = None  # its pods, plain pods of its template's queue, where Kueue leaves it (templatepods)
     # per pod set, what Kueue's startJob merges its admission into (`podset.Merge`): (its place, or a pod's role,
     # its template's nodeSelector, labels, annotations); None where none is merged into (`jobs.start`)
     templates: Shapes | None = None

@@ -7,7 +7,6 @@ from kadmit.manifests.config import manager_feature_gates
 from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.jobs.common import (DEFAULT_POD_SET, PRIORITY_LABEL, QUEUE_LABEL, Builder,
                                           object_ref, replicas_made, replicas_read, run_state, workload_name)
-from kadmit.manifests.jobs.settings import Integrations
 from kadmit.model import Job
 
 DEPLOYMENT = "deployment"
@@ -65,18 +64,6 @@ def deployment(f: Fields, o: Meta) -> Job:
             f"template (`{SUSPENDED_BY_PARENT}`): its pods belong to a Deployment that names a queue, so Kueue's "
             "pod webhook leaves them alone and Kueue skips them (\"Skipping pod, not managed by Kueue\")")})
     return _pods_own(job, b, labels)
-
-
-def deployment_route(job: Job, s: Integrations, labels: dict[str, dict[str, str]], queues: set[str]) -> Job:
-    """`job`, or its pods' own route (`Job.unsuspended`) where Kueue's Deployment webhook leaves the template of
-    a Deployment naming no queue alone: it marks it (WorkloadShouldBeSuspended, after ApplyDefaultLocalQueue)
-    where its namespace has a LocalQueue `default`, or under manageJobsWithoutQueueName, its namespace selected."""
-    if job.unsuspended is None:
-        return job
-    ns = job.object.namespace or "default"
-    marks = job.framework in s.frameworks and (f"{ns}/default" in queues or (
-        s.manage_without_queue_name and s.namespace_selector.matches(labels.get(ns, {"kubernetes.io/metadata.name": ns}))))
-    return job if marks else job.unsuspended
 
 
 def _pods_own(job: Job, b: Builder, labels: dict[str, str]) -> Job:

@@ -6,6 +6,7 @@ from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.jobs.common import (DEFAULT_POD_SET, MIN_PARALLELISM, Builder, annotation_node,
                                           condition_true, reclaimed, run_state)
 from kadmit.manifests.jobs.refusals import go_atoi, go_quote
+from kadmit.manifests.jobs.templatepods import job_pods
 from kadmit.model import Job, Refusal
 
 FRAMEWORK = "batch/job"
@@ -42,7 +43,8 @@ def job(f: Fields, o: Meta) -> Job:
     finished = condition_true(f, status, "Complete", "Failed")
     job = b.job(state=run_state(started, finished))
     job = reclaimed(job, {DEFAULT_POD_SET: _reclaimable(f, spec, status)})
-    return job.model_copy(update={"refusals": job.refusals + refused + _sync_completions(f, o, spec)})
+    return job.model_copy(update={"refusals": job.refusals + refused + _sync_completions(f, o, spec),
+                                  "unsuspended": job_pods(f, o, job, spec, template, count)})
 
 
 def _reclaimable(f: Fields, spec, status) -> int:

@@ -28,7 +28,7 @@ def join_pod_groups(jobs: tuple[Job, ...]) -> tuple[list[Job], list[Skipped]]:
         pods = members.get((job.object.namespace, job.group))
         if not pods or pods[0] is not job:
             continue
-        joined, why = _group(job.group, pods)
+        joined, why = join_group(job.group, pods)
         if joined is not None:
             out.append(joined.model_copy(update={"deleting": False}))  # the group's, not its first member's
         else:
@@ -36,7 +36,8 @@ def join_pod_groups(jobs: tuple[Job, ...]) -> tuple[list[Job], list[Skipped]]:
     return out, skipped
 
 
-def _group(name: str, pods: list[Job]) -> tuple[Job | None, str]:
+def join_group(name: str, pods: list[Job]) -> tuple[Job | None, str]:
+    """The job a pod group of these pods is, or None and why Kueue makes no Workload of it (`join_pod_groups`)."""
     first = pods[0]
     total = first.group_total or 0
     ref = first.object.model_copy(update={"name": name, "uid": None})

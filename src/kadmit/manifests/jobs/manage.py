@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import Counter
 from datetime import timedelta
 
-from kadmit.manifests.jobs.settings import Integrations
+from kadmit.manifests.jobs.settings import POD_PARENTS, Integrations
 from kadmit.manifests.jobs.groups import GROUP_NAME as POD_GROUP, join_pod_groups, prebuilt_group
 from kadmit.manifests.jobs.prebuilt import prebuilt_workload
 from kadmit.manifests.jobs.start import failed_start, warn_unstartable
@@ -76,9 +76,6 @@ def integrations(model: Model) -> Integrations:
         configured=c is not None and c.frameworks is not None)
 
 
-# The integrations that turn Kueue's pod integration on when the Configuration does not list it (their
-# ImplicitlyEnabledFrameworkNames): its webhook and reconciler run, for their pods only.
-POD_PARENTS = ("deployment", "statefulset", "leaderworkerset.x-k8s.io/leaderworkerset")
 # The integrations whose own reconcilers make the Workload of one that names a queue (after the webhook's
 # LocalQueue `default`) whatever its namespace: their watch takes it by WorkloadShouldBeSuspended, which
 # reads managedJobsNamespaceSelector only for one without a queue name, and the generic reconciler's
@@ -165,9 +162,9 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
             if (job.owner.kind, job.owner.namespace, job.owner.name) not in present:
                 orphans.setdefault((job.owner.kind, job.owner.namespace, job.owner.name), []).append(job)
             continue
-        if job.unsuspended is not None:  # a Deployment's template alone names a queue (apps.py, loaded only then)
-            from kadmit.manifests.jobs.apps import deployment_route
-            job = deployment_route(job, settings, labels, queues)
+        if job.unsuspended is not None:  # a Deployment's or a Job's pods may be Kueue's (loaded only then)
+            from kadmit.manifests.jobs.templatepods import route
+            job = route(job, settings, labels, queues)
         job = _number_repeats(job, unnamed)
         # a UID two jobs share names neither: Kueue finds a job's Workloads by owner kind and name
         by_uid = existing.get(("uid", job.object.uid)) if job.object.uid not in shared else None

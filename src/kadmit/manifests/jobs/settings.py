@@ -7,6 +7,10 @@ from dataclasses import dataclass
 
 from kadmit.model import LabelSelector
 
+# The integrations that turn Kueue's pod integration on when the Configuration does not list it (their
+# ImplicitlyEnabledFrameworkNames): its webhook and reconciler run, for their pods only.
+POD_PARENTS = ("deployment", "statefulset", "leaderworkerset.x-k8s.io/leaderworkerset")
+
 
 @dataclass(frozen=True)
 class Integrations:
@@ -16,3 +20,8 @@ class Integrations:
     manage_without_queue_name: bool
     namespace_selector: LabelSelector
     configured: bool  # a Configuration in the input set the frameworks (`manage.integrations`)
+
+    @property
+    def pod_webhook(self) -> bool:
+        """Whether Kueue's pod webhook runs: the pod integration enabled, or turned on by a parent's."""
+        return "pod" in self.frameworks or any(p in self.frameworks for p in POD_PARENTS)

@@ -53,7 +53,7 @@ type item struct {
 	obj  client.Object // as created in the client (nil: never created)
 	skip string        // why Kueue makes no Workload of it, when known before reconciling
 	uids []types.UID   // the objects whose Workloads are this item's (itself, a Deployment's pods)
-	pods []*corev1.Pod // a Deployment's pods (rollOut)
+	pods []*corev1.Pod // a Deployment's pods (rollOut), an unsuspended Job's (startJob)
 }
 
 // request is one reconcile request of one controller, and the items it stands for.
@@ -293,6 +293,12 @@ func (e *env) submit(ctx context.Context, it *item) error {
 	}
 	it.obj = obj
 	it.uids = []types.UID{obj.GetUID()}
+	if it.submitted && framework == jobFramework {
+		// its pods, where Kueue leaves it unsuspended (enabled or not: a disabled integration's webhook is a no-op)
+		if err := e.startJob(ctx, it); err != nil || it.skip != "" {
+			return err
+		}
+	}
 	if !e.enabled.Has(framework) {
 		it.skip = fmt.Sprintf("integration `%s` is not enabled in the Configuration's `integrations.frameworks`", framework)
 		return nil
@@ -431,7 +437,7 @@ func (e *env) requests(items []*item) []*request {
 		}
 	}
 	for _, it := range items {
-		if it.obj == nil || it.skip != "" {
+		if it.obj == nil || (it.skip != "" && len(it.pods) == 0) { // a disabled Job's pods are the pod integration's
 			continue
 		}
 		switch {
@@ -443,6 +449,9 @@ func (e *env) requests(items []*item) []*request {
 			add(podFramework, podRequest(it.obj.(*corev1.Pod)), it, it.obj)
 		default:
 			add(it.framework, client.ObjectKeyFromObject(it.obj), it, it.obj)
+			for _, p := range it.pods { // a Job's, which Kueue left unsuspended (startJob)
+				add(podFramework, podRequest(p), it, p)
+			}
 		}
 	}
 	return out

@@ -75,22 +75,32 @@ func (e *env) rollOut(ctx context.Context, it *item) error {
 			Spec: *d.Spec.Template.Spec.DeepCopy(),
 		}
 		applyBuiltinDefaults(pod)
-		admitted, refusal, err := e.admit(ctx, corev1.SchemeGroupVersion.WithKind("Pod"), pod)
-		if err != nil {
+		if made, err := e.createPod(ctx, it, pod, "Deployment "+d.Namespace+"/"+d.Name); err != nil || !made {
 			return err
 		}
-		if refusal != "" {
-			it.skip = "Kueue's pod webhook refuses its pods: " + refusal
-			return nil
-		}
-		if err := e.cl.Create(ctx, admitted); err != nil {
-			return fmt.Errorf("pod %s of Deployment %s/%s: %w", pod.Name, d.Namespace, d.Name, err)
-		}
-		p := admitted.(*corev1.Pod)
-		it.pods = append(it.pods, p)
-		it.uids = append(it.uids, p.UID)
 	}
 	return nil
+}
+
+// createPod sends a pod the item's controller makes through Kueue's pod webhook and creates it, as one of
+// the item's: false, with it.skip saying why, where the webhook refuses it (a controller's pods share a
+// template: the others are refused as well).
+func (e *env) createPod(ctx context.Context, it *item, pod *corev1.Pod, of string) (bool, error) {
+	admitted, refusal, err := e.admit(ctx, podGVK, pod)
+	if err != nil {
+		return false, err
+	}
+	if refusal != "" {
+		it.skip = "Kueue's pod webhook refuses its pods: " + refusal
+		return false, nil
+	}
+	if err := e.cl.Create(ctx, admitted); err != nil {
+		return false, fmt.Errorf("pod %s of %s: %w", pod.Name, of, err)
+	}
+	p := admitted.(*corev1.Pod)
+	it.pods = append(it.pods, p)
+	it.uids = append(it.uids, p.UID)
+	return true, nil
 }
 
 // templateHash is Kubernetes' controller.ComputeHash (pkg/controller/controller_utils.go):

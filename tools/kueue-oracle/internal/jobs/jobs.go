@@ -14,6 +14,7 @@
 //   - CRD defaults (+kubebuilder:default) of the job kinds' CRDs, with the API server's
 //     structural defaulting (crddefaults.go);
 //   - a Deployment's pods, as its ReplicaSet would create them (deployment.go);
+//   - an unsuspended Job's pods, as Kubernetes' Job controller would start them (jobpods.go);
 //   - the creationTimestamp and UID of each Workload the reconcilers create (the owner's time).
 package jobs
 

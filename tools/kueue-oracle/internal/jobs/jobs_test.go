@@ -160,6 +160,73 @@ spec:
 	}
 }
 
+// TestJobPods: a Job being submitted that Kueue's Job webhook leaves unsuspended (it names no queue)
+// starts its pods (startJob); Kueue's pod webhook gates those that carry a queue name, and each is a
+// Workload standing for the Job, or one for the template's pod group. A Job suspended by its own spec
+// starts none.
+func TestJobPods(t *testing.T) {
+	got, _ := convert(t, nil, `
+apiVersion: batch/v1
+kind: Job
+metadata: {name: j, namespace: ml, labels: {app: j}}
+spec:
+  parallelism: 2
+  template:
+    metadata: {labels: {kueue.x-k8s.io/queue-name: main}}
+    spec:
+      restartPolicy: Never
+      containers: [{name: c, image: busybox}]
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: g, namespace: ml, labels: {app: g}}
+spec:
+  parallelism: 2
+  completionMode: Indexed
+  completions: 2
+  template:
+    metadata:
+      labels: {kueue.x-k8s.io/queue-name: main, kueue.x-k8s.io/pod-group-name: grp}
+      annotations: {kueue.x-k8s.io/pod-group-total-count: "2"}
+    spec:
+      restartPolicy: Never
+      containers: [{name: c, image: busybox}]
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: s, namespace: ml, labels: {app: s}}
+spec:
+  suspend: true
+  template:
+    metadata: {labels: {kueue.x-k8s.io/queue-name: main}}
+    spec:
+      restartPolicy: Never
+      containers: [{name: c, image: busybox}]
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: plain, namespace: ml, labels: {app: plain}}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: c, image: busybox}]
+`)
+	want := []string{
+		// an Indexed Job's pods of one group: one Workload named as the group, their role a pod set of 2
+		"Job/ml/g grp q=main p=0 - [7aa6c7b8:2]",
+		// each pod its own Workload, standing for the Job
+		"Job/ml/j pod-j-44444-a529b q=main p=0 - [main:1]",
+		"Job/ml/j pod-j-44445-0172f q=main p=0 - [main:1]",
+		// its pods name no queue: the pod webhook leaves them alone
+		"SKIP Job/ml/plain: queue-name label is not set, ignoring the job",
+		"SKIP Job/ml/s: queue-name label is not set, ignoring the job",
+	}
+	if diff := cmp.Diff(want, summary(got)); diff != "" {
+		t.Errorf("workloads (-want +got):\n%s", diff)
+	}
+}
+
 // TestPrunedFields: a field the kind's type lacks is dropped, as the API server prunes it, and
 // noted.
 func TestPrunedFields(t *testing.T) {

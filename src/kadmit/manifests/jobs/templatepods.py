@@ -1,0 +1,84 @@
+"""The pods a job's controller makes from its template where Kueue's webhook leaves the job alone (it names no
+queue, or its integration is off): Kueue's pod integration takes each as a plain pod (`Pod.IsTopLevel`) where its
+pod webhook gates it. A Deployment's replicas (apps.py), a batch Job's first pods (`job_pods`); `route` says which
+of the two, the job or its pods, Kueue decides."""
+
+from __future__ import annotations
+
+from kadmit.diagnostics import Diagnostics
+from kadmit.manifests.fields import Fields, Invalid, Meta
+from kadmit.manifests.jobs.common import QUEUE_LABEL, workload_name
+from kadmit.manifests.jobs.groups import GROUP_NAME, join_group
+from kadmit.manifests.jobs.pods import pod_job
+from kadmit.manifests.jobs.settings import Integrations
+from kadmit.manifests.yamltree import Val
+from kadmit.model import Job
+
+JOB_CONTROLLER = "kubernetes.io/job-controller"  # spec.managedBy of a Job Kubernetes' own controller runs
+
+
+def job_pods(f: Fields, o: Meta, job: Job, spec: Val | None, template: Val, count: int) -> Job | None:
+    """The pods Kubernetes' Job controller starts of a Job being submitted, as Kueue's pod integration reads them
+    (`route` decides whether Kueue's Job webhook leaves the Job unsuspended): `count` pods (parallelism, lowered
+    to completions: manageJob's wantActive) from its template, each a plain pod of the template's queue with its
+    own Workload, or the members of the template's pod group (`kueue.x-k8s.io/pod-group-name`) with one. None
+    where the controller starts none: the Job suspended by its own `spec.suspend`, run by another controller
+    (`spec.managedBy`), or with no pods; and not for a Job another object controls (its owner's webhook walk is
+    not modelled: `manage` gives it to its owner). Only where the pods could be Kueue's without the Job being so:
+    their template names a queue or a pod group, or the Job names no queue (its namespace's LocalQueue `default`,
+    or manageJobsWithoutQueueName, then reach the pods)."""
+    meta = f.map(template, "metadata")
+    labels, _ = f.str_map(meta, "labels")
+    if (not job.submitted or job.owner is not None or count <= 0 or f.bool(spec, "suspend", default=False)
+            or (f.str(spec, "managedBy") or JOB_CONTROLLER) != JOB_CONTROLLER):
+        return None
+    if job.queue and not (labels.get(QUEUE_LABEL) or labels.get(GROUP_NAME)):
+        return None
+    annotations, _ = f.str_map(meta, "annotations")
+    quiet = Fields(f.file, Diagnostics(), f.text)  # the template is read, and reported on, as the Job's
+    try:
+        pod = pod_job(quiet, Meta("v1", "Pod", template, meta or template, f"{o.name}-0", o.namespace, labels,
+                                  annotations))
+    except Invalid:
+        return None
+    assert pod is not None  # a template is a pod being submitted: always the pod integration's to look at
+    ref = job.object
+    origin = f"one pod of Job `{ref.name}`, from its template"
+    pod = pod.model_copy(update={"workloads": tuple(w.model_copy(update={"pod_sets": tuple(
+        ps.model_copy(update={"origin": origin}) for ps in w.pod_sets)}) for w in pod.workloads)})
+    update = {"object": ref, "owner": None, "created": job.created, "generate_name": job.generate_name,
+              "group": None, "group_total": None, "span": job.span}
+    if pod.group:
+        members = [pod.model_copy(update={"object": pod.object.model_copy(update={"name": f"{o.name}-{i}"})})
+                   for i in range(count)]
+        joined, why = join_group(pod.group, members)
+        if joined is None:
+            return pod.model_copy(update={**update, "workloads": (), "note": why})
+        return pod.model_copy(update={**update, "state": joined.state, "workloads": tuple(
+            w.model_copy(update={"origin": ref}) for w in joined.workloads)})
+    one = pod.workloads[0] if pod.workloads else None
+    return pod.model_copy(update={**update, "workloads": () if one is None else tuple(
+        one.model_copy(update={"name": workload_name("Pod", "", f"{ref.name}-{i}", ref.uid), "origin": ref,
+                               "part": f"pod {i}"}) for i in range(count))})
+
+
+def route(job: Job, s: Integrations, labels: dict[str, dict[str, str]], queues: set[str]) -> Job:
+    """`job`, or its pods (`Job.unsuspended`) where Kueue's webhook for its kind leaves it unsuspended: it suspends
+    the job (WorkloadShouldBeSuspended, after ApplyDefaultLocalQueue) where its integration is enabled and it names
+    a queue, its namespace has a LocalQueue `default`, or manageJobsWithoutQueueName is on with its namespace
+    selected. A Deployment's pods are then decided as plain pods of its template's queue; a Job's, where Kueue's
+    pod webhook gates them (its namespace selected by managedJobsNamespaceSelector; a queue name on the pods, the
+    LocalQueue `default`, or manageJobsWithoutQueueName: FindAncestorJobManagedByKueue finds the Job not Kueue's).
+    Pods it does not gate run as Kubernetes runs them, no work of Kueue's: the Job's own reason says why."""
+    if job.unsuspended is None:
+        return job
+    ns = job.object.namespace or "default"
+    selected = s.namespace_selector.matches(labels.get(ns, {"kubernetes.io/metadata.name": ns}))
+    default = f"{ns}/default" in queues
+    if job.framework in s.frameworks and (job.queue or default or (s.manage_without_queue_name and selected)):
+        return job
+    pods = job.unsuspended
+    if job.framework == "deployment":
+        return pods
+    gated = s.pod_webhook and selected and bool(pods.queue or default or s.manage_without_queue_name)
+    return pods if gated else job
