@@ -155,9 +155,12 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
     jobs, broken = join_pod_groups(model.jobs)
     skipped.extend(broken)
     jobs = [_with_runtime(j, model) if j.train is not None else j for j in jobs]
-    present = {(j.object.kind, j.object.namespace or "default", j.object.name) for j in jobs}
+    present = {(j.object.kind, j.object.namespace or "default", j.object.name): j for j in jobs}
     orphans: dict[tuple, list[Job]] = {}  # the pods whose controller's job decides them, not in the input
     for job in jobs:
+        if job.framework == "pod" and job.submitted and job.owner is not None and job.workloads:
+            from kadmit.manifests.jobs.ancestors import ancestry  # not a ReplicaSet's: pods.pod_job
+            job = ancestry(job, present, settings, queues)
         if owners_pod(job):  # its controller's job decides it; said where that one is not in the input (below)
             if (job.owner.kind, job.owner.namespace, job.owner.name) not in present:
                 orphans.setdefault((job.owner.kind, job.owner.namespace, job.owner.name), []).append(job)

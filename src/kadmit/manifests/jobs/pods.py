@@ -29,7 +29,8 @@ def pod_job(f: Fields, o: Meta) -> Job | None:
     or manages it under `manageJobsWithoutQueueName` (`manage` decides which, and lists the others
     as not managed). None for other pods, which are read only as node usage. Pods another object
     controls (a StatefulSet, a Job...) are that object's, but a ReplicaSet's and one Kueue labelled
-    `managed` (`replicasets.plain_pod`).
+    `managed` (`replicasets.plain_pod`), and one being submitted whose controllers Kueue's webhook finds
+    none it manages (`ancestors.ancestry`, which `manage` asks).
     A pod the input shows as already created (a UID or a status) is Kueue's only with the
     `kueue.x-k8s.io/managed: "true"` label its webhook adds; one being submitted gets it then."""
     spec = f.map(o.node, "spec")
@@ -41,15 +42,16 @@ def pod_job(f: Fields, o: Meta) -> Job | None:
             or not (created or f.str(spec, "nodeName"))):
         return None
     controller = controller_owner(f, o)
-    if controller is not None and not plain_pod(controller, created and o.labels.get(MANAGED) == "true"):
-        # its controller's: `manage` says so where that object is not in the input (replicasets.owners_pod)
+    if controller is not None and created and not plain_pod(controller, o.labels.get(MANAGED) == "true"):
+        # its controller's: `manage` says so where that object is not in the input (replicasets.owners_pod); one
+        # being submitted is read whole, and `manage` walks up its controllers as Kueue's webhook does (ancestors)
         return Job(object=object_ref(o, f), framework=FRAMEWORK, owner=controller, span=f.span(o.node))
     if created and o.labels.get(MANAGED) != "true":
         # a pod already in the cluster that Kueue's webhook never labelled: its reconciler skips it
         # (pod.Skip, "Skipping pod, not managed by Kueue"), so it is node usage only
         return None
     b = Builder(f, o, FRAMEWORK)
-    if controller is not None and not created:  # a ReplicaSet's (plain_pod)
+    if controller is not None and not created and plain_pod(controller, False):  # a ReplicaSet's
         # Kueue's pod webhook walks up from a pod its ReplicaSet submits (FindAncestorJobManagedByKueue): it reads
         # the ReplicaSet, and the Deployment controlling it, and refuses the pod where they are not there
         return b.job(workloads=[], note=(
