@@ -91,3 +91,18 @@ def test_a_group_member_naming_another_workload_is_refused(tmp_path):
         "Kueue's webhook refuses Pod `g-1`: metadata.labels[kueue.x-k8s.io/prebuilt-workload-name]: Invalid value: {}: "
         "prebuilt workload and pod group should be equal"]
     assert ws.model.workloads == ()
+
+
+def test_a_pod_groups_succeeded_pods_count_against_its_workload(tmp_path):
+    # Pod.EquivalentToWorkload counts a role's runnable and Succeeded pods (constructGroupPodSets), before Kueue
+    # reclaims the Succeeded ones: 2 against the Workload's 1, out of sync
+    # (tests/oracle/features/prebuilt-workload-pod-group-counts-succeeded-pods.yaml)
+    created = "  uid: u-{i}\n  labels: {{kueue.x-k8s.io/managed: 'true', "
+    done = GROUP_POD.format(i=1, pre="g").replace("  labels: {", created.format(i=1)) + "status: {phase: Succeeded}\n"
+    pods = done + "---\n" + GROUP_POD.format(i=2, pre="g")
+    m = _loaded(tmp_path, wl__yaml=_group_workload(1), pods__yaml=pods).model
+    ((w,), (s,)) = m.workloads, m.skipped
+    assert w.finished and "has 1 pods, the group's role 2, counting its Succeeded pods" in s.reason
+    (tmp_path / "b").mkdir()
+    (w,) = _loaded(tmp_path / "b", wl__yaml=_group_workload(2), pods__yaml=pods).model.workloads
+    assert w.name == "g" and not w.finished  # 2 of 2: in sync

@@ -103,26 +103,33 @@ def join_group(name: str, pods: list[Job]) -> tuple[Job | None, str]:
                                     "suspended": any(p.suspended for p in pods)}), ""  # `Pod.IsSuspended`
 
 
-def prebuilt_group(group: Job, wl: Workload | None) -> str | None:
+def prebuilt_group(group: Job, wl: Workload | None, jobs: tuple[Job, ...]) -> str | None:
     """Why a pod group naming its prebuilt Workload (its own name: the webhook refuses another) takes none, as
     Kueue's ensureOneWorkload finds it: absent (ErrPrebuiltWorkloadNotFound), or not equivalent to the group
-    (`Pod.equivalentToWorkload`: each of the group's pod sets, in order, among the Workload's, by role name, with
-    at least its count, unless the Workload is finished). None when the group takes it."""
+    (`Pod.equivalentToWorkload`: each of the group's roles, in order, among the Workload's pod sets, by name, with
+    at least as many pods as the role has runnable or Succeeded members (`constructGroupPodSets` over the group's
+    pods in `jobs`: before its Succeeded pods are reclaimed, and past its total count), unless the Workload is
+    finished). None when the group takes it."""
     key = f"{group.object.namespace or 'default'}/{group.prebuilt}"
     if wl is None:
         return PREBUILT_ABSENT.format(wl=key)
     if wl.finished:
         return None
+    roles: dict[str, int] = {}
+    for p in jobs:  # `isPodRunnableOrSucceeded`, as join_group's `active`
+        if p.group == group.object.name and p.object.namespace == group.object.namespace \
+                and (p.state != "finished" or p.succeeded):
+            roles[p.role or ""] = roles.get(p.role or "", 0) + 1
     theirs = [(p.name, p.count) for p in wl.pod_sets]
     at = 0
-    for ps in group.workloads[0].pod_sets if group.workloads else ():
-        while at < len(theirs) and theirs[at][0] != ps.name:
+    for name, count in sorted(roles.items()):
+        while at < len(theirs) and theirs[at][0] != name:
             at += 1
         if at == len(theirs):
-            return PREBUILT_OUT_OF_SYNC.format(wl=key, what=f"the group's role `{ps.name}` is not among its pod sets, "
+            return PREBUILT_OUT_OF_SYNC.format(wl=key, what=f"the group's role `{name}` is not among its pod sets, "
                                                             "in the group's order")
-        if theirs[at][1] < ps.count:
-            return PREBUILT_OUT_OF_SYNC.format(wl=key, what=f"its pod set `{ps.name}` has {theirs[at][1]} pods, the "
-                                                            f"group's role {ps.count}")
+        if theirs[at][1] < count:
+            return PREBUILT_OUT_OF_SYNC.format(wl=key, what=f"its pod set `{name}` has {theirs[at][1]} pods, the "
+                                                            f"group's role {count}, counting its Succeeded pods")
         at += 1
     return None

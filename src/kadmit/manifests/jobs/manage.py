@@ -192,7 +192,7 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
             named = keys.get(f"{job.object.namespace}/{job.object.name}")
             if job.prebuilt is not None and not job.deleting and not job.refusals \
                     and _not_managed(job, settings, labels, queues) is None:
-                reason = prebuilt_group(job, None if named is None else workloads[named])
+                reason = prebuilt_group(job, None if named is None else workloads[named], model.jobs)
                 if reason is not None:
                     if named is not None:  # out of sync: Kueue finishes it
                         workloads[named] = workloads[named].model_copy(update={"finished": True})
