@@ -90,7 +90,7 @@ func runAdmit(args []string) int {
 	keepVictims := fs.Bool("keep-victims", false, "evicted workloads keep their quota (Kueue's behaviour for a Workload no job controller stops)")
 	endState := fs.Bool("end-state", false, "also list every workload holding quota at the end (holding)")
 	verbosity := fs.Int("v", -1, "Kueue's logs on stderr at this verbosity (default: none)")
-	each := fs.Bool("each", false, "decide each PATH as a cluster of its own: one JSON object per line, with its path")
+	perPath := fs.Bool("each", false, "decide each PATH as a cluster of its own: one JSON object per line, with its path")
 	fs.Usage = func() {
 		fmt.Fprintln(os.Stderr, "usage: kueue-oracle admit [flags] PATH...")
 		fs.PrintDefaults()
@@ -114,44 +114,22 @@ func runAdmit(args []string) int {
 	ctx := ctrl.LoggerInto(context.Background(), log)
 	opts := admitOptions{seed: *seed, runs: *runs, maxCycles: *maxCycles, gates: *gates, start: *start,
 		keepVictims: *keepVictims, endState: *endState, log: log}
-	if !*each {
-		out, err := decide(ctx, fs.Args(), opts)
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "kueue-oracle admit: %v\n", err)
-			return 2
-		}
-		enc := json.NewEncoder(os.Stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(out); err != nil {
-			fmt.Fprintf(os.Stderr, "kueue-oracle admit: %v\n", err)
-			return 2
-		}
-		return 0
+	if *perPath {
+		return each("admit", fs.Args(), func(path string) (admitOutput, error) { return decide(ctx, []string{path}, opts) },
+			func(out *admitOutput, path string) { out.Path = path })
 	}
-	// --each: every path is a cluster of its own, decided in turn in this process; one JSON
-	// object per line, in the order of the paths, with its path (and an error instead of the
-	// answer where that path could not be decided: the others still are).
-	code := 0
+	out, err := decide(ctx, fs.Args(), opts)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "kueue-oracle admit: %v\n", err)
+		return 2
+	}
 	enc := json.NewEncoder(os.Stdout)
-	initial := gateValues()
-	for _, path := range fs.Args() {
-		resetGates(initial)
-		out, err := decide(ctx, []string{path}, opts)
-		var line any
-		if err != nil {
-			code = 2
-			fmt.Fprintf(os.Stderr, "kueue-oracle admit: %s: %v\n", path, err)
-			line = eachError{Path: path, Error: err.Error()}
-		} else {
-			out.Path = path
-			line = out
-		}
-		if err := enc.Encode(line); err != nil {
-			fmt.Fprintf(os.Stderr, "kueue-oracle admit: %v\n", err)
-			return 2
-		}
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(out); err != nil {
+		fmt.Fprintf(os.Stderr, "kueue-oracle admit: %v\n", err)
+		return 2
 	}
-	return code
+	return 0
 }
 
 // admitOptions are admit's flags that shape one decision.
@@ -164,12 +142,6 @@ type admitOptions struct {
 	keepVictims bool
 	endState    bool
 	log         logr.Logger
-}
-
-// eachError is --each's line for a path that could not be decided.
-type eachError struct {
-	Path  string `json:"path"`
-	Error string `json:"error"`
 }
 
 // gateValues are the process's feature gates as they are now (before any Configuration).
@@ -230,7 +202,7 @@ func decide(ctx context.Context, paths []string, opts admitOptions) (admitOutput
 	}
 	docs, problems := input.Read(files)
 	scheme := objects.NewScheme(jobs.AddToScheme)
-	defaulter, err := objects.NewDefaulter()
+	defaulter, err := objects.KueueDefaulter()
 	if err != nil {
 		return out, err
 	}

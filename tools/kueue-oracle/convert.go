@@ -49,6 +49,7 @@ type convertOutput struct {
 	Notes    []string          `json:"notes"`
 	Files    []string          `json:"files"`
 	Oracle   convertInfo       `json:"oracle"`
+	Path     string            `json:"path,omitempty"` // --each: the path converted
 }
 
 type convertInfo struct {
@@ -113,6 +114,7 @@ func runConvert(args []string) int {
 	format := fs.String("format", "json", "output format (json)")
 	gates := fs.String("feature-gates", "", "Kueue feature gates, key=value,... (over the Configuration's featureGates)")
 	verbosity := fs.Int("v", -1, "Kueue's logs on stderr at this verbosity (default: none)")
+	perPath := fs.Bool("each", false, "convert each PATH as a cluster of its own: one JSON object per line, with its path")
 	fs.Usage = func() {
 		fmt.Fprintln(os.Stderr, "usage: kueue-oracle convert [flags] PATH...")
 		fs.PrintDefaults()
@@ -134,6 +136,10 @@ func runConvert(args []string) int {
 	}
 	ctrl.SetLogger(log)
 	ctx := ctrl.LoggerInto(context.Background(), log)
+	if *perPath {
+		return each("convert", fs.Args(), func(path string) (*convertOutput, error) { return convertPaths(ctx, []string{path}, *gates) },
+			func(out **convertOutput, path string) { (*out).Path = path })
+	}
 	out, err := convertPaths(ctx, fs.Args(), *gates)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "kueue-oracle convert: %v\n", err)
@@ -155,7 +161,7 @@ func convertPaths(ctx context.Context, paths []string, gates string) (*convertOu
 	}
 	docs, problems := input.Read(files)
 	scheme := objects.NewScheme(jobs.AddToScheme)
-	defaulter, err := objects.NewDefaulter()
+	defaulter, err := objects.KueueDefaulter()
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package objects
 import (
 	"fmt"
 	"io/fs"
+	"sync"
 
 	apiextensions "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -20,6 +21,11 @@ import (
 type Defaulter struct {
 	schemas map[schema.GroupVersionKind]*structuralschema.Structural
 }
+
+// KueueDefaulter is NewDefaulter's, read once per process (the CRDs are the module's own, fixed):
+// its schemas are only read (Default copies each default into the object), so one serves every
+// cluster an --each run decides. Reading them was most of a small cluster's time.
+var KueueDefaulter = sync.OnceValues(NewDefaulter)
 
 // NewDefaulter reads every CRD the Kueue module ships.
 func NewDefaulter() (*Defaulter, error) {
