@@ -12,13 +12,11 @@ tests/oracle/.failures/, git-ignored), named by its content's hash, that `kadmit
 from __future__ import annotations
 
 import hashlib
-import json
 import os
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from oracle.harness import ROOT, compare, from_kadmit, from_oracle, run_kadmit, variants
+from oracle.harness import ROOT, compare, from_kadmit, from_oracle, run_each, run_kadmit, variants
 from oracle.strategies import Cluster
 
 
@@ -48,26 +46,8 @@ def keep(text: str) -> Path:
 
 
 def oracle_each(binary: str, paths: list[Path], runs: int = 2) -> dict[str, dict]:
-    """Kueue's answer for each path, decided as a cluster of its own, in one process. Where the
-    process dies on a path (Kueue's own panic), that path's answer is `{"error": ...}` with the
-    panic, and the paths after it are decided in a new process."""
-    out: dict[str, dict] = {}
-    rest = list(paths)
-    while rest:
-        proc = subprocess.run([binary, "admit", "--format", "json", "--each", "--runs", str(runs), *map(str, rest)],
-                              capture_output=True, text=True, cwd=ROOT)
-        for line in proc.stdout.splitlines():
-            data = json.loads(line)
-            out[data["path"]] = data
-        missing = [p for p in rest if str(p) not in out]
-        if not missing:
-            break
-        if proc.returncode == 0:
-            raise AssertionError(f"kueue-oracle admit --each gave no answer for {missing[0]}:\n{proc.stderr[-3000:]}")
-        crash = proc.stderr[proc.stderr.find("panic:"):][:3000] if "panic:" in proc.stderr else proc.stderr[-3000:]
-        out[str(missing[0])] = {"path": str(missing[0]), "error": f"the oracle exited {proc.returncode}: {crash}"}
-        rest = missing[1:]
-    return out
+    """Kueue's answer for each path, decided as a cluster of its own, in one process (run_each)."""
+    return run_each(binary, "admit", paths, "--runs", str(runs))
 
 
 RETRY_RUNS = 16  # 16 runs miss one side of an even two-way choice once in 32,768

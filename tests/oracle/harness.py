@@ -54,6 +54,30 @@ def run_oracle(binary: str, paths: list[str], *args: str) -> dict:
     return json.loads(proc.stdout)
 
 
+def run_each(binary: str, command: str, paths: list, *args: str) -> dict[str, dict]:
+    """`kueue-oracle COMMAND --format json --each ARGS PATHS`: each path's answer, decided as a cluster of
+    its own, in one process (tools/kueue-oracle/README.md). Where the process dies on a path (Kueue's own
+    panic), that path's answer is `{"error": ...}` with the panic, and the paths after it are decided in a
+    new process."""
+    out: dict[str, dict] = {}
+    rest = list(paths)
+    while rest:
+        proc = subprocess.run([binary, command, "--format", "json", "--each", *args, *map(str, rest)],
+                              capture_output=True, text=True, cwd=ROOT)
+        for line in proc.stdout.splitlines():
+            data = json.loads(line)
+            out[data["path"]] = data
+        missing = [p for p in rest if str(p) not in out]
+        if not missing:
+            break
+        if proc.returncode == 0:
+            raise AssertionError(f"kueue-oracle {command} --each gave no answer for {missing[0]}:\n{proc.stderr[-3000:]}")
+        crash = proc.stderr[proc.stderr.find("panic:"):][:3000] if "panic:" in proc.stderr else proc.stderr[-3000:]
+        out[str(missing[0])] = {"path": str(missing[0]), "error": f"the oracle exited {proc.returncode}: {crash}"}
+        rest = missing[1:]
+    return out
+
+
 def run_kadmit(paths: list[str], *, subprocess_cli: bool = False) -> tuple[int, dict | None]:
     """`kadmit admit --format json` as (exit code, data); data is None when kadmit printed none
     (exit 2: input it refuses). In this process through the API, as the CLI calls it (the same

@@ -26,6 +26,7 @@ from kadmit.diagnostics import Severity
 from kadmit.index import ModelIndex
 from kadmit.quantity import parse_quantity
 from kadmit.workspace import load
+from oracle.harness import run_each
 
 ROOT = Path(__file__).resolve().parents[2]
 JOB_KINDS = {"Job", "JobSet", "LeaderWorkerSet", "RayJob", "RayCluster", "RayService", "PyTorchJob", "TFJob",
@@ -150,12 +151,10 @@ def _topology(t: dict | None) -> tuple | None:
     return (mode, t.get("required") or t.get("preferred") or None, t.get("slice_required") or None, t.get("slice_size") or None)
 
 
-def kueue_side(oracle: list[str], paths: list[str]) -> dict[tuple, dict]:
-    """object (kind, namespace, name) -> {"workloads": [...], "skipped": reason}, from `convert`."""
-    run = subprocess.run(oracle + ["convert", "--format", "json", *paths], capture_output=True, text=True)
-    assert run.returncode == 0, run.stderr
+def kueue_side(converted: dict) -> dict[tuple, dict]:
+    """object (kind, namespace, name) -> {"workloads": [...], "skipped": reason}, from `convert`'s answer."""
     out = {}
-    for o in json.loads(run.stdout)["objects"]:
+    for o in converted["objects"]:
         ref = o["object"]
         key = (ref["kind"], ref["namespace"], ref["name"])
         wls = [{"queue": w["queue"], "priority": w["priority"] or 0,
@@ -305,12 +304,39 @@ def _show(entry: dict | None) -> str:
         for n, c, m, req, t in w["pod_sets"]) for w in entry["workloads"])
 
 
+@pytest.fixture(scope="module")
+def kueue_converted(kueue_oracle, request, tmp_path_factory) -> dict[str, tuple[list[str], dict]]:
+    """Every case of test_kadmit_converts_jobs_as_kueue_does this run selected, written out (a case of
+    several texts in a folder of its own, which the oracle reads as those files in that order) and
+    converted in one oracle process (`convert --each`, each path a cluster of its own) rather than a
+    process per case: case id -> (its paths, Kueue's answer)."""
+    root = tmp_path_factory.mktemp("convert")
+    written: dict[str, list[str]] = {}
+    cluster: dict[str, str] = {}  # case id -> the path the oracle converts
+    for item in request.session.items:
+        if getattr(item, "originalname", None) != "test_kadmit_converts_jobs_as_kueue_does" \
+                or item.module is not request.module:
+            continue
+        name, case = item.callspec.id, item.callspec.params["case"]
+        if len(case) == 1 and isinstance(case[0], Path):
+            written[name] = [str(case[0])]
+            cluster[name] = str(case[0])
+        else:
+            folder = root / f"{len(written):04d}"
+            folder.mkdir()
+            written[name] = _materialise(case, folder)
+            cluster[name] = str(folder)
+    answers = run_each(kueue_oracle, "convert", sorted(set(cluster.values())))
+    return {name: (written[name], answers[cluster[name]]) for name in written}
+
+
 @pytest.mark.parametrize("case", [pytest.param(paths, id=name, marks=[pytest.mark.xfail(strict=True, reason=DIVERGENCES[name])]
                                                if name in DIVERGENCES else [])
                                   for name, paths in CASES])
-def test_kadmit_converts_jobs_as_kueue_does(case, kueue_oracle, tmp_path):
-    paths = _materialise(case, tmp_path)
-    kueue = kueue_side([kueue_oracle], paths)
+def test_kadmit_converts_jobs_as_kueue_does(case, kueue_oracle, kueue_converted, request):
+    paths, converted = kueue_converted[request.node.callspec.id]
+    assert "error" not in converted, converted["error"]
+    kueue = kueue_side(converted)
     kadmit, errors = kadmit_side(paths)
     rows = bound_pods_apart(disagreements(kueue, kadmit, errors), kadmit, [kueue_oracle], paths) + \
         refusal_rows(kueue, errors)
