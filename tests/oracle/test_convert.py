@@ -268,9 +268,16 @@ def bound_pods_apart(rows: list[tuple[str, str, str]], kadmit: dict, oracle: lis
     return [r for r in rows if r not in apart or r[0] in decided]
 
 
+def _first_of_repeats(key: tuple) -> tuple:
+    """The object a repeat of a `generateName` prefix is (`job-#2`, as the oracle numbers them in input order:
+    identity.repeat_name): kadmit's errors and `Model.broken` name each by the prefix, the input's words."""
+    return (*key[:2], key[2].split("#", 1)[0]) if key[2] else key
+
+
 def _refused(key: tuple, errors: list[str]) -> bool:
     """kadmit reports an error about the object (named in backquotes, as its messages do; any
     error, for an object without a name) or leaves it out for its errors (`Model.broken`)."""
+    key = _first_of_repeats(key)
     if f"broken: {'/'.join(key)}" in errors:
         return True
     return any(f"`{key[2]}`" in e for e in errors) if key[2] else bool(errors)
@@ -284,6 +291,7 @@ def _strictly_refused(key: tuple, errors: list[str]) -> bool:
     its input without strict decoding, as if the API server had pruned the field, and makes its Workload."""
     # KAD156 names the field and the value since a55c5da (the type check of every field), not the object:
     # the object's own refusal is `broken`
+    key = _first_of_repeats(key)
     return f"broken: {'/'.join(key)}" in errors and any(
         (e.startswith(("KAD180: ", "KAD162: ")) and f"`{key[0]}` `{key[2]}`" in e)
         or (e.startswith("KAD156: ") and "found a number" in e)
