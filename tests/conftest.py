@@ -17,6 +17,7 @@ from __future__ import annotations
 import ctypes
 import gc
 import os
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -78,24 +79,46 @@ def _heap_returned():
         _TRIM(0)
 
 
+PER_TEST = 0.66  # seconds a test, in tests/durations.txt's run, beside its 80 slowest (2 x 2121 s, 1801 s in those 80)
+
+
+def _file_seconds() -> dict[str, float]:
+    """tests/durations.txt: seconds per test file, for the order of the files only."""
+    out = {}
+    for line in (Path(__file__).parent / "durations.txt").read_text().splitlines():
+        if line and not line.startswith("#"):
+            seconds, name = line.split(maxsplit=1)
+            out[name] = float(seconds)
+    return out
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
     """Under pytest-xdist (`-n 2`, as .ci/run runs the suite), tests go to the workers a test file at a
     time (its module-scoped fixtures made once), and tests/kube/ all to one worker: one API server starts
     per run (tests/kube/conftest.py). tests/kube/ goes first, so that its waits on the server (its start, the
-    example's objects created a second apart) overlap the other worker's work; then the files with the most
-    tests first (xdist's loadscope)."""
+    example's objects created a second apart) overlap the other worker's work; then the files longest first,
+    by tests/durations.txt and their number of tests, so that the run does not end on one worker with a long
+    file started last (xdist's own order, most tests first, sent tests/oracle/test_reference.py's one test,
+    the fourth longest file, 252nd of 264)."""
     from xdist.scheduler import LoadScopeScheduling
 
     kube = "tests/kube/"
+    seconds = _file_seconds()
 
     class ByFileOneServer(LoadScopeScheduling):
+        ordered = False
+
         def _split_scope(self, nodeid: str) -> str:
             return kube if nodeid.startswith(kube) else nodeid.split("::", 1)[0]
 
         def _assign_work_unit(self, node) -> None:
-            if kube in self.workqueue:
-                self.workqueue.move_to_end(kube, last=False)
+            if not self.ordered:  # the first assignment: the whole collection is in the queue
+                self.ordered = True
+                cost = {scope: (scope != kube, -(seconds.get(scope, 0.0) + PER_TEST * len(tests)))
+                        for scope, tests in self.workqueue.items()}
+                for scope in sorted(self.workqueue, key=cost.__getitem__):
+                    self.workqueue.move_to_end(scope)
             super()._assign_work_unit(node)
 
     return ByFileOneServer(config, log)
