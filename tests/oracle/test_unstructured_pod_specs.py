@@ -6,13 +6,11 @@ AppWrapper with the converter's own error (kadmit: KAD183)."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-
 import pytest
 
 from kadmit.diagnostics import Diagnostics
 from kadmit.manifests import read_manifest_text
+from oracle.harness import run_each
 
 SETUP = """\
 apiVersion: v1
@@ -100,8 +98,20 @@ def _manifest(spec: str | None) -> str:
     return SETUP + "".join(f"            {line}\n" for line in spec.splitlines())
 
 
-def _kueue(oracle: str, path: str) -> str | None:
-    out = json.loads(subprocess.run([oracle, "convert", path], capture_output=True, text=True, check=True).stdout)
+@pytest.fixture(scope="module")
+def kueue_converted(kueue_oracle, tmp_path_factory) -> dict[str, dict]:
+    """Kueue's `convert` of every case, in one oracle process (`--each`, each file a cluster of its own):
+    case id -> its answer."""
+    folder = tmp_path_factory.mktemp("pod-specs")
+    paths = {name: folder / f"{name}.yaml" for name, _, _ in CASES}
+    for name, spec, _ in CASES:
+        paths[name].write_text(_manifest(spec))
+    answers = run_each(kueue_oracle, "convert", list(paths.values()))
+    return {name: answers[str(path)] for name, path in paths.items()}
+
+
+def _kueue(out: dict) -> str | None:
+    assert "error" not in out, out["error"]
     (obj,) = [o for o in out["objects"] if o["object"]["kind"] == "AppWrapper"]
     if obj.get("skipped"):
         assert obj["skipped"].startswith("Kueue's reconciler failed: "), obj["skipped"]
@@ -111,11 +121,9 @@ def _kueue(oracle: str, path: str) -> str | None:
 
 
 @pytest.mark.parametrize("spec, fails", [(s, f) for _, s, f in CASES], ids=[i for i, _, _ in CASES])
-def test_kadmit_decodes_a_components_pod_spec_as_kueue_does(kueue_oracle, tmp_path, spec, fails) -> None:
+def test_kadmit_decodes_a_components_pod_spec_as_kueue_does(kueue_converted, request, spec, fails) -> None:
     text = _manifest(spec)
-    path = tmp_path / "aw.yaml"
-    path.write_text(text)
-    kueue = _kueue(kueue_oracle, str(path))
+    kueue = _kueue(kueue_converted[request.node.callspec.id])
     assert (kueue is not None) == fails, kueue
     diags = Diagnostics()
     objects = read_manifest_text(text, "aw.yaml", diags)
