@@ -74,3 +74,28 @@ def test_without_the_pod_webhook_the_pods_run_unmanaged(tmp_path):
     m = model_of(tmp_path / "..", setup__yaml=SETUP, cfg__yaml=config("batch/job", "deployment"),
                  j__yaml=JOB.format(labels=OWN))
     assert m.workloads == () and "the pod stays gated, never admitted nor run" in m.skipped[0].reason
+
+
+STATEFUL_SET = """\
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {{name: s, labels: {{app: s}}}}
+spec:
+  replicas: 3{policy}
+  serviceName: s
+  selector: {{matchLabels: {{app: s}}}}
+  template:
+    metadata:
+      labels: {{app: s, kueue.x-k8s.io/queue-name: user-queue}}
+    spec:
+      containers: [{{name: c, image: x, resources: {{requests: {{cpu: "1"}}}}}}]
+"""
+
+
+def test_a_statefulsets_pods_are_kueues_as_its_controller_starts_them(tmp_path):
+    # OrderedReady (the default): the controller waits for its first pod, gated, to be Ready: one pod
+    # (tests/oracle/features/statefulset-queue-in-its-pod-template-only.yaml)
+    (wl,) = model_of(tmp_path, setup__yaml=SETUP, s__yaml=STATEFUL_SET.format(policy="")).workloads
+    assert (wl.queue, wl.origin.kind, [p.count for p in wl.pod_sets]) == ("user-queue", "StatefulSet", [1])
+    m = model_of(tmp_path / "..", setup__yaml=SETUP, s__yaml=STATEFUL_SET.format(policy="\n  podManagementPolicy: Parallel"))
+    assert [w.part for w in m.workloads] == ["pod 0", "pod 1", "pod 2"]

@@ -7,6 +7,7 @@ from kadmit.manifests.config import manager_feature_gates
 from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.jobs.common import (DEFAULT_POD_SET, PRIORITY_LABEL, QUEUE_LABEL, Builder,
                                           object_ref, replicas_made, replicas_read, run_state, workload_name)
+from kadmit.manifests.jobs.templatepods import set_pods
 from kadmit.model import Job
 
 DEPLOYMENT = "deployment"
@@ -90,6 +91,8 @@ def stateful_set(f: Fields, o: Meta) -> Job:
         b.template(DEFAULT_POD_SET, replicas, template, template, count_node=f.field(spec, "replicas"),
                    origin=f"its {replicas} replicas")
         # pending whatever its status shows: Kueue's reconciler makes its pod group's Workload
-        # (createPrebuiltWorkload) whenever it has replicas and none exists
-        return b.job()
+        # (createPrebuiltWorkload) whenever it has replicas and none exists; its pods are Kueue's plain pods
+        # where Kueue's webhook leaves it unmarked (templatepods.route)
+        job = b.job()
+        return job.model_copy(update={"unsuspended": set_pods(f, o, job, spec, template, replicas)})
     return b.job(workloads=[], note="it has no replicas")

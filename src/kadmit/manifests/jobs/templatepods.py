@@ -1,7 +1,7 @@
 """The pods a job's controller makes from its template where Kueue's webhook leaves the job alone (it names no
 queue, or its integration is off): Kueue's pod integration takes each as a plain pod (`Pod.IsTopLevel`) where its
-pod webhook gates it. A Deployment's replicas (apps.py), a batch Job's first pods (`job_pods`); `route` says which
-of the two, the job or its pods, Kueue decides."""
+pod webhook gates it. A Deployment's replicas (apps.py), a batch Job's first pods (`job_pods`), a StatefulSet's
+(`set_pods`); `route` says which of the two, the job or its pods, Kueue decides."""
 
 from __future__ import annotations
 
@@ -18,24 +18,39 @@ JOB_CONTROLLER = "kubernetes.io/job-controller"  # spec.managedBy of a Job Kuber
 
 
 def job_pods(f: Fields, o: Meta, job: Job, spec: Val | None, template: Val, count: int) -> Job | None:
-    """The pods Kubernetes' Job controller starts of a Job being submitted, as Kueue's pod integration reads them
-    (`route` decides whether Kueue's Job webhook leaves the Job unsuspended): `count` pods (parallelism, lowered
-    to completions: manageJob's wantActive) from its template, each a plain pod of the template's queue with its
-    own Workload, or the members of the template's pod group (`kueue.x-k8s.io/pod-group-name`) with one. None
-    where the controller starts none: the Job suspended by its own `spec.suspend`, run by another controller
-    (`spec.managedBy`), or with no pods; and not for a Job another object controls (its owner's webhook walk is
-    not modelled: `manage` gives it to its owner). Only where the pods could be Kueue's without the Job being so:
-    their template names a queue or a pod group, or the Job names no queue (its namespace's LocalQueue `default`,
-    or manageJobsWithoutQueueName, then reach the pods)."""
+    """The pods Kubernetes' Job controller starts of a Job being submitted (`template_pods`): `count` of them
+    (parallelism, lowered to completions: manageJob's wantActive). None where it starts none: the Job suspended by
+    its own `spec.suspend`, or run by another controller (`spec.managedBy`)."""
+    if f.bool(spec, "suspend", default=False) or (f.str(spec, "managedBy") or JOB_CONTROLLER) != JOB_CONTROLLER:
+        return None
+    return template_pods(f, o, job, template, count)
+
+
+def set_pods(f: Fields, o: Meta, job: Job, spec: Val | None, template: Val, replicas: int) -> Job | None:
+    """The pods Kubernetes' StatefulSet controller starts of a StatefulSet being submitted (`template_pods`): under
+    `podManagementPolicy: OrderedReady` (its default) the first alone, as the controller waits for it to be Running
+    and Ready before the next (processReplica), and a pod Kueue gates never is; under `Parallel`, every replica."""
+    parallel = f.str(spec, "podManagementPolicy") == "Parallel"
+    return template_pods(f, o, job, template, replicas if parallel else min(replicas, 1))
+
+
+def template_pods(f: Fields, o: Meta, job: Job, template: Val, count: int) -> Job | None:
+    """The pods a job's controller makes from its template, as Kueue's pod integration reads them (`route` decides
+    whether Kueue's webhook for the job's kind leaves the job alone): `count` plain pods of the template's queue,
+    each with its own Workload, or the members of the template's pod group (`kueue.x-k8s.io/pod-group-name`) with
+    one. None where no pods are made, or none could be Kueue's without the job being so: a job already in the
+    cluster (its pods are in the input, or not known), one another object controls (its owner's webhook walk is
+    not modelled: `manage` gives it to its owner), or one that names a queue while its template names neither a
+    queue nor a pod group (under a Configuration without its integration, its pods would take the LocalQueue
+    `default`, or be managed under manageJobsWithoutQueueName: not modelled, INTEGRATIONS B5)."""
     meta = f.map(template, "metadata")
     labels, _ = f.str_map(meta, "labels")
-    if (not job.submitted or job.owner is not None or count <= 0 or f.bool(spec, "suspend", default=False)
-            or (f.str(spec, "managedBy") or JOB_CONTROLLER) != JOB_CONTROLLER):
+    if not job.submitted or job.owner is not None or count <= 0:
         return None
     if job.queue and not (labels.get(QUEUE_LABEL) or labels.get(GROUP_NAME)):
         return None
     annotations, _ = f.str_map(meta, "annotations")
-    quiet = Fields(f.file, Diagnostics(), f.text)  # the template is read, and reported on, as the Job's
+    quiet = Fields(f.file, Diagnostics(), f.text)  # the template is read, and reported on, as the job's
     try:
         pod = pod_job(quiet, Meta("v1", "Pod", template, meta or template, f"{o.name}-0", o.namespace, labels,
                                   annotations))
@@ -43,7 +58,7 @@ def job_pods(f: Fields, o: Meta, job: Job, spec: Val | None, template: Val, coun
         return None
     assert pod is not None  # a template is a pod being submitted: always the pod integration's to look at
     ref = job.object
-    origin = f"one pod of Job `{ref.name}`, from its template"
+    origin = f"one pod of {o.kind} `{ref.name}`, from its template"
     pod = pod.model_copy(update={"workloads": tuple(w.model_copy(update={"pod_sets": tuple(
         ps.model_copy(update={"origin": origin}) for ps in w.pod_sets)}) for w in pod.workloads)})
     update = {"object": ref, "owner": None, "created": job.created, "generate_name": job.generate_name,

@@ -53,7 +53,7 @@ type item struct {
 	obj  client.Object // as created in the client (nil: never created)
 	skip string        // why Kueue makes no Workload of it, when known before reconciling
 	uids []types.UID   // the objects whose Workloads are this item's (itself, a Deployment's pods)
-	pods []*corev1.Pod // a Deployment's pods (rollOut), an unsuspended Job's (startJob)
+	pods []*corev1.Pod // a Deployment's pods (rollOut), an unsuspended Job's (startJob), an unmarked StatefulSet's
 }
 
 // request is one reconcile request of one controller, and the items it stands for.
@@ -285,7 +285,7 @@ func (e *env) submit(ctx context.Context, it *item) error {
 	}
 	// (a Deployment's or a StatefulSet's pods come from their controllers, which make none for one
 	// being deleted; not modelled: they are read as if not being deleted, as kadmit reads them)
-	if !it.submitted && it.u.GetDeletionTimestamp() != nil && framework != deploymentFramework && framework != "statefulset" {
+	if !it.submitted && it.u.GetDeletionTimestamp() != nil && framework != deploymentFramework && framework != statefulSetFramework {
 		if err := e.deleting(ctx, obj); err != nil {
 			it.skip = fmt.Sprintf("putting it in deletion failed: %v", err)
 			return nil
@@ -293,9 +293,13 @@ func (e *env) submit(ctx context.Context, it *item) error {
 	}
 	it.obj = obj
 	it.uids = []types.UID{obj.GetUID()}
-	if it.submitted && framework == jobFramework {
-		// its pods, where Kueue leaves it unsuspended (enabled or not: a disabled integration's webhook is a no-op)
-		if err := e.startJob(ctx, it); err != nil || it.skip != "" {
+	if it.submitted && (framework == jobFramework || framework == statefulSetFramework) {
+		// its pods, where Kueue leaves it alone (enabled or not: a disabled integration's webhook is a no-op)
+		start := e.startJob
+		if framework == statefulSetFramework {
+			start = e.startStatefulSet
+		}
+		if err := start(ctx, it); err != nil || it.skip != "" {
 			return err
 		}
 	}
@@ -449,7 +453,7 @@ func (e *env) requests(items []*item) []*request {
 			add(podFramework, podRequest(it.obj.(*corev1.Pod)), it, it.obj)
 		default:
 			add(it.framework, client.ObjectKeyFromObject(it.obj), it, it.obj)
-			for _, p := range it.pods { // a Job's, which Kueue left unsuspended (startJob)
+			for _, p := range it.pods { // a Job's or StatefulSet's, which Kueue left alone (startJob, startStatefulSet)
 				add(podFramework, podRequest(p), it, p)
 			}
 		}

@@ -227,6 +227,44 @@ spec:
 	}
 }
 
+// TestStatefulSetPods: a StatefulSet being submitted whose template Kueue's webhook leaves unmarked (it names
+// no queue) starts its pods (startStatefulSet): under OrderedReady the first alone (gated, it is never Ready),
+// under Parallel every replica; Kueue's pod webhook gates those carrying a queue name.
+func TestStatefulSetPods(t *testing.T) {
+	got, _ := convert(t, nil, `
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: ordered, namespace: ml, labels: {app: o}}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: o}}
+  template:
+    metadata: {labels: {app: o, kueue.x-k8s.io/queue-name: main}}
+    spec:
+      containers: [{name: c, image: busybox}]
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: par, namespace: ml, labels: {app: p}}
+spec:
+  replicas: 2
+  podManagementPolicy: Parallel
+  selector: {matchLabels: {app: p}}
+  template:
+    metadata: {labels: {app: p, kueue.x-k8s.io/queue-name: main}}
+    spec:
+      containers: [{name: c, image: busybox}]
+`)
+	want := []string{
+		"StatefulSet/ml/ordered pod-ordered-0-03843 q=main p=0 - [main:1]",
+		"StatefulSet/ml/par pod-par-0-a8a03 q=main p=0 - [main:1]",
+		"StatefulSet/ml/par pod-par-1-1c853 q=main p=0 - [main:1]",
+	}
+	if diff := cmp.Diff(want, summary(got)); diff != "" {
+		t.Errorf("workloads (-want +got):\n%s", diff)
+	}
+}
+
 // TestPrunedFields: a field the kind's type lacks is dropped, as the API server prunes it, and
 // noted.
 func TestPrunedFields(t *testing.T) {
