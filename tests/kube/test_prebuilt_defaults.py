@@ -96,3 +96,34 @@ def test_the_api_server_defaults_a_jobs_containers_and_not_a_workloads(kube_apis
     assert "KAD193" not in [d.code for d in stored.diagnostics]  # read back: the job carries its defaults
     (skipped,) = [s for s in stored.model.skipped if s.object.kind == "Job"]
     assert "OutOfSync" in skipped.reason and "its containers" in skipped.reason
+
+
+def test_a_port_without_protocol_is_defaulted_on_both_sides(kube_apiserver: KubeAPIServer, tmp_path: Path) -> None:
+    """tests/oracle/features/prebuilt-workload-job-ports-default-protocol.yaml on the real API server: it stores
+    the Job's port with `protocol: TCP` (SetDefaults_ContainerPort) and the Workload's too (its CRD's default), so
+    the pair read back is in sync for kadmit and for the oracle (whose harness defaults a Job's ports as the
+    server does), as the files as written are for both (test_admit)."""
+    from oracle.harness import compare, from_kadmit, from_oracle, oracle_binary, run_kadmit, run_oracle
+
+    case = Path(__file__).resolve().parents[1] / "oracle" / "features" / "prebuilt-workload-job-ports-default-protocol.yaml"
+    text = case.read_text(encoding="utf-8").replace("  completions: 2\n", "  completions: 2\n  suspend: true\n")
+    kube_apiserver.run("create", "-f", "-", input=text)
+    job = kube_apiserver.get("jobs.batch", "j", "ns")
+    wl = kube_apiserver.get("workloads.kueue.x-k8s.io", "pre", "ns")
+    (jc,) = job["spec"]["template"]["spec"]["containers"]
+    (wc,) = wl["spec"]["podSets"][0]["template"]["spec"]["containers"]
+    assert jc["ports"] == wc["ports"] == [{"containerPort": 80, "protocol": "TCP"}]
+    for obj in (job, wl):
+        obj.pop("status", None)
+        obj["metadata"].pop("managedFields", None)
+    setup = [d for d in text.split("---\n") if "kind: Workload\n" not in d and "kind: Job\n" not in d]
+    stored = tmp_path / "stored.yaml"
+    stored.write_text("---\n".join(setup) + "---\n" + yaml.safe_dump_all([wl, job]), encoding="utf-8")
+    code, kadmit = run_kadmit([str(stored)])
+    assert code == 0 and kadmit is not None
+    kueue = run_oracle(oracle_binary(), [str(stored)], "--runs", "1")
+    k, q = from_kadmit(kadmit), from_oracle(kueue)
+    assert compare(k, q).agree, compare(k, q).report(k, q)
+    (taken,) = kadmit["decisions"]  # the Job's, in sync: named by the Workload (the Job has a UID)
+    assert taken["admitted"] and taken["object"]["kind"] == "Job", taken
+    assert not [s for s in kadmit["skipped"] if s["kind"] == "Job"], kadmit["skipped"]

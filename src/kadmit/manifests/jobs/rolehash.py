@@ -2,7 +2,8 @@
 8 hex digits of the sha256 of the Go JSON of `{"spec": SpecShape(pod.spec)}` — its containers'
 and init containers' ports and requests, node selector, affinity, tolerations, runtime class,
 priority, topology spread constraints, overhead and resource claims, as the pod reaches Kueue's
-webhook (the API server's defaulting has copied limits into missing requests, and an empty
+webhook (the API server's defaulting has copied limits into missing requests and given a port
+without `protocol` TCP, and an empty
 list or map is absent, as JSON with `omitempty` carries it; nothing else:
 the oracle runs no admission plugin, so a LimitRange's defaults, a RuntimeClass's overhead or a
 PriorityClass's value are not in it unless the pod's spec carries them)."""
@@ -12,7 +13,7 @@ from __future__ import annotations
 import hashlib
 
 from kadmit.manifests.gojson import INT_T, QTY_T, STR_T, encode
-from kadmit.manifests.yamltree import MAP, SEQ, Val
+from kadmit.manifests.yamltree import MAP, SEQ, STR, Val
 
 _STRS = ("slice", STR_T)
 _STR_MAP = ("map", STR_T)
@@ -84,9 +85,20 @@ def _containers(v: Val | None) -> str:
         fields = c.v if c.kind == MAP else {}
         resources = fields.get("resources")
         res = resources.v if resources is not None and resources.kind == MAP else {}
-        out.append(f'{{"ports":{encode(_stored(fields.get("ports")), ("slice", PORT))},'
+        out.append(f'{{"ports":{encode(_stored(_ports(fields.get("ports"))), ("slice", PORT))},'
                    f'"resources":{{"requests":{_requests(res.get("requests"), res.get("limits"))}}}}}')
     return "[" + ",".join(out) + "]"
+
+
+def _ports(v: Val | None) -> Val | None:
+    """A container's ports as the API server stores them: a port without `protocol` gets TCP
+    (core/v1 SetDefaults_ContainerPort)."""
+    if v is None or v.kind != SEQ or all(p.kind != MAP or "protocol" in p.v for p in v.v):
+        return v
+    tcp = Val(STR, "TCP", v.line, v.col, v.end_line, v.end_col)
+    return Val(SEQ, [Val(MAP, {**p.v, "protocol": tcp}, p.line, p.col, p.end_line, p.end_col)
+                     if p.kind == MAP and "protocol" not in p.v else p for p in v.v],
+               v.line, v.col, v.end_line, v.end_col)
 
 
 def _requests(requests: Val | None, limits: Val | None) -> str:

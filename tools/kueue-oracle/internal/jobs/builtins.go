@@ -24,16 +24,59 @@ func applyBuiltinDefaults(obj client.Object) {
 	switch o := obj.(type) {
 	case *batchv1.Job:
 		defaultJob(o)
+		defaultContainerFields(&o.Spec.Template.Spec)
 	case *appsv1.Deployment:
 		if o.Spec.Replicas == nil {
 			o.Spec.Replicas = ptr.To[int32](1)
 		}
+		defaultContainerFields(&o.Spec.Template.Spec)
 	case *appsv1.StatefulSet:
 		if o.Spec.Replicas == nil {
 			o.Spec.Replicas = ptr.To[int32](1)
 		}
+		defaultContainerFields(&o.Spec.Template.Spec)
 	case *corev1.Pod:
 		defaultPodRequests(&o.Spec)
+		defaultContainerFields(&o.Spec)
+	}
+}
+
+// defaultContainerFields is the part of SetObjectDefaults_{Pod,PodTemplate} (core/v1
+// zz_generated.defaults.go) that the Workload CRD's schema carries as `default`s too, which the
+// harness applies to a Workload (crddefaults.go): SetDefaults_ContainerPort (protocol TCP), an env
+// var's fileKeyRef without `optional` (false), a probe's gRPC action without `service` (""). Kueue
+// compares a job's containers with a prebuilt Workload's (EquivalentToWorkload, Semantic.DeepEqual),
+// and on a cluster both sides carry these: left out of the job alone, a Job whose ports leave out
+// `protocol` was out of sync with its Workload here and in sync on a cluster (INTEGRATIONS J11).
+// The core/v1 defaults a Workload does not get (imagePullPolicy, terminationMessagePath, ...) stay
+// out, as KAD193 says.
+func defaultContainerFields(spec *corev1.PodSpec) {
+	each := func(ports []corev1.ContainerPort, env []corev1.EnvVar, probes ...*corev1.Probe) {
+		for i := range ports {
+			if ports[i].Protocol == "" {
+				ports[i].Protocol = corev1.ProtocolTCP
+			}
+		}
+		for i := range env {
+			if f := env[i].ValueFrom; f != nil && f.FileKeyRef != nil && f.FileKeyRef.Optional == nil {
+				f.FileKeyRef.Optional = ptr.To(false)
+			}
+		}
+		for _, p := range probes {
+			if p != nil && p.GRPC != nil && p.GRPC.Service == nil {
+				p.GRPC.Service = ptr.To("")
+			}
+		}
+	}
+	for _, cs := range [][]corev1.Container{spec.InitContainers, spec.Containers} {
+		for i := range cs {
+			c := &cs[i]
+			each(c.Ports, c.Env, c.LivenessProbe, c.ReadinessProbe, c.StartupProbe)
+		}
+	}
+	for i := range spec.EphemeralContainers {
+		c := &spec.EphemeralContainers[i].EphemeralContainerCommon
+		each(c.Ports, c.Env, c.LivenessProbe, c.ReadinessProbe, c.StartupProbe)
 	}
 }
 
