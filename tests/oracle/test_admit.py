@@ -553,3 +553,26 @@ def test_negative_usage_in_a_cohort_depends_on_order(kueue_oracle):
                                  capture_output=True, text=True)
         assert checked.returncode == 0 and "warning[KAD262]: ClusterQueue `cq-a` is in cohort `co`" in checked.stdout
     assert answers == {"minus": True, "plus": False}
+
+
+def test_limit_ranges_with_two_defaults_follow_their_order(kueue_oracle, tmp_path):
+    """Two LimitRanges of one namespace giving cpu different Container defaults: Kueue takes the first
+    its cache lists (a Go map's order on a cluster); the oracle's client lists by name, and kadmit takes
+    the first by name too, warning (KAD184). Renaming the small one past the large one moves both."""
+    from kadmit import workspace as ws
+
+    path = ROOT / "tests/oracle/features/tie-limit-ranges-with-two-defaults.yaml"
+    renamed = tmp_path / "renamed.yaml"
+    renamed.write_text(path.read_text(encoding="utf-8").replace("name: a-small", "name: z-small"), encoding="utf-8")
+    flavors = {}
+    for p in (path, renamed):
+        kueue = run_oracle(kueue_oracle, [str(p)], "--runs", "3")
+        assert kueue["variance"]["outcomes"] == 1
+        code, kadmit = run_kadmit([str(p)])
+        k, q = from_kadmit(kadmit), from_oracle(kueue)
+        assert code == 0 and compare(k, q).agree, compare(k, q).report(k, q)
+        (d,) = kadmit["decisions"]
+        flavors[p.name] = d["pod_sets"][0]["flavors"]["cpu"]
+        warned = [x.message for x in ws.load([str(p)]).diagnostics if x.code == "KAD184"]
+        assert len(warned) == 1 and "give `cpu` different Container" in warned[0], warned
+    assert flavors == {path.name: "f0", renamed.name: "f1"}

@@ -324,6 +324,19 @@ KAD194 = register(
     "own Workload, or set the Workload's controller ownerReference to the job meant to have it.",
     kueue_rule="pkg/controller/jobframework/reconciler.go ensureOneWorkload (the prebuilt branch: "
                "GetControllerOfNoCopy, EnsurePrebuiltWorkloadOwnership)")
+KAD184 = register(
+    "KAD184", "LimitRanges whose defaults depend on their order", "warning",
+    "A namespace has several LimitRanges whose Container items give one resource different defaults "
+    "(`default` or `defaultRequest`, as the API server stores them: a default from `max`, a default request "
+    "from the default or `min`). Kueue fills a Workload's containers from the first LimitRange its cache "
+    "lists that gives one (AdjustResources: limitrange.Summarize, MergeResourceListKeepFirst), and the API "
+    "server's LimitRanger fills a new Pod's the same way from its informer's list; both lists come from a Go "
+    "map, so which default a container gets (and so the requests Kueue counts, and whether a pod is refused) "
+    "may change from one reconcile to the next. kadmit takes the LimitRanges in name order, one of Kueue's "
+    "answers (the oracle, whose client lists in name order, gives the same one). Keep one LimitRange per "
+    "namespace, or give each resource its defaults in one of them.",
+    kueue_rule="pkg/workload/resources.go AdjustResources, pkg/util/limitrange Summarize; "
+               "k8s plugin/pkg/admission/limitranger GetLimitRanges")
 KAD199 = register(
     "KAD199", "pod template outside a LimitRange", "warning",
     "A job's pod template (a Job's, a JobSet's, any kind Kueue's job framework reads but a Pod) falls "

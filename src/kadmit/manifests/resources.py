@@ -9,7 +9,7 @@ its namespace's LimitRanges before Kueue sees it (`limit_ranger`)."""
 from __future__ import annotations
 
 from kadmit.diagnostics import Diagnostics
-from kadmit.manifests.codes import KAD157, KAD199
+from kadmit.manifests.codes import KAD157, KAD184, KAD199
 from kadmit.model import LimitRange, Model, ObjectRef, PodSet, RuntimeClass, Workload
 from kadmit.podresources import (ContainerResources, PodResources, Quantities, adjust, aggregate, containers_total,
                                  limit_range_violations, pod_requests, requests_above_limits)
@@ -129,6 +129,8 @@ def limit_ranger(model: Model, diags: Diagnostics) -> Model:
     ranges = _ranges(model)
     if not ranges:
         return model
+    for named in ranges.values():
+        _ordered_defaults(named, diags)
     kept = []
     refused: list[ObjectRef] = []
     for p in model.pods:
@@ -148,6 +150,29 @@ def limit_ranger(model: Model, diags: Diagnostics) -> Model:
     jobs = tuple(j for j in model.jobs if not (j.framework == "pod" and j.object.kind == "Pod" and j.submitted
                                                 and (j.object.namespace or "default", j.object.name) in gone))
     return model.model_copy(update={"pods": tuple(kept), "jobs": jobs, "broken": model.broken + tuple(refused)})
+
+
+def _ordered_defaults(named: list[list[LimitRange]], diags: Diagnostics) -> None:
+    """KAD184 where a namespace's LimitRanges (`named`: each one's items, in name order) give one resource
+    different Container defaults: Kueue and the LimitRanger take whichever their Go-map-ordered list gives
+    first, kadmit the first by name."""
+    seen: dict[tuple[str, str], tuple[int, LimitRange]] = {}
+    warned: set[str] = set()
+    for items in named:
+        for it in items:
+            if it.type != "Container":
+                continue
+            for key, values in (("default", it.default), ("defaultRequest", it.default_request)):
+                for r, q in sorted(values.items()):
+                    first, by = seen.setdefault((key, r), (q, it))
+                    if by.name != it.name and first != q and r not in warned:
+                        warned.add(r)  # once per resource
+                        diags.emit(KAD184, f"LimitRanges `{by.name}` and `{it.name}` of namespace `{it.namespace}` "
+                                   f"give `{r}` different Container {key}s ({format_quantity(first, r)} and "
+                                   f"{format_quantity(q, r)}): Kueue and the API server fill containers from "
+                                   "whichever their lists (in Go map order) give first; kadmit takes "
+                                   f"`{by.name}`'s, the first by name", it.span,
+                                   help="keep one LimitRange per namespace, or give each resource its defaults in one")
 
 
 def limit_ranger_templates(model: Model, diags: Diagnostics) -> None:
