@@ -28,6 +28,9 @@ class ContainerResources(NamedTuple):
     requests: Quantities = {}
     limits: Quantities = {}
     sidecar: bool = False
+    # the format each quantity was written in (`requests.cpu` -> "BinarySI"), where not "DecimalSI":
+    # the API server's messages print a quantity in it (quantity.go_format)
+    formats: dict[str, str] = {}
 
 
 class PodResources(NamedTuple):
@@ -45,6 +48,7 @@ class PodResources(NamedTuple):
     overhead: Quantities = {}
     runtime_class: str | None = None
     pod_limits: Quantities = {}
+    formats: dict[str, str] = {}  # of the pod's own requests and limits, as ContainerResources.formats
 
     def __eq__(self, other: object) -> bool:
         return other is None or isinstance(other, PodResources)
@@ -84,6 +88,7 @@ class LimitRange(Obj):
     min: Quantities = {}
     max: Quantities = {}
     max_limit_request_ratio: Quantities = {}
+    formats: dict[str, str] = {}  # `max.memory` -> "DecimalSI" etc., as ContainerResources.formats
 
 
 class RuntimeClass(Obj):

@@ -80,6 +80,25 @@ def parse_exact(text: str | int) -> Fraction:
     return value
 
 
+_EXPONENT = re.compile(r"[eE][+-]?[0-9]+$")
+
+
+def go_format(text: str | int | float) -> str:
+    """The format Kubernetes' `ParseQuantity` gives a quantity written as `text`, which its `String`
+    keeps: "BinarySI" (a `Ki`…`Ei` suffix), "DecimalExponent" (`e3`) or "DecimalSI" (any other,
+    a number too). Only what a message in the API server's words needs (`resources.limit_ranger`).
+
+    >>> go_format("2Gi"), go_format("1G"), go_format("1e3"), go_format(2)
+    ('BinarySI', 'DecimalSI', 'DecimalExponent', 'DecimalSI')
+    """
+    if not isinstance(text, str):
+        return "DecimalSI"
+    s = text.strip()
+    if s.endswith("i"):
+        return "BinarySI"
+    return "DecimalExponent" if ("e" in s or "E" in s) and _EXPONENT.search(s) else "DecimalSI"
+
+
 _MEMORY_LIKE = ("memory", "ephemeral-storage", "storage", "hugepages-")
 
 
@@ -129,3 +148,40 @@ def readable_quantity(milli: float, resource: str = "") -> str:
 def format_count(milli: int) -> str:
     """A plain number of whole units where exact, else milli-units."""
     return str(milli // MILLI) if milli % MILLI == 0 else f"{milli}m"
+
+
+# --- Kubernetes' own text of a quantity (resource.Quantity.String) ---------------------------------
+
+_DEC_SUFFIX = {-9: "n", -6: "u", -3: "m", 0: "", 3: "k", 6: "M", 9: "G", 12: "T", 15: "P", 18: "E"}
+_BIN_SUFFIX = {10: "Ki", 20: "Mi", 30: "Gi", 40: "Ti", 50: "Pi", 60: "Ei"}
+
+
+def quantity_string(milli: int, fmt: str = "DecimalSI") -> str:
+    """`Quantity.String` of a quantity of `milli` milli-units kept in format `fmt` (quantity.go_format):
+    `1G` stays `1G`, `1000M` is `1G`, `1.5Gi` is `1536Mi`, `2000m` is `2`."""
+    return canonical_quantity(Fraction(milli, 1000), fmt)
+
+
+def canonical_quantity(value: Fraction, fmt: str) -> str:
+    """`Quantity.CanonicalizeBytes`: the number and its suffix."""
+    if value == 0:
+        return "0"
+    if fmt == "BinarySI" and (-1024 < value < 1024 or value.denominator != 1):
+        fmt = "DecimalSI"
+    sign = "-" if value < 0 else ""
+    magnitude = abs(value)
+    if fmt == "BinarySI":
+        number, times = int(magnitude), 0
+        while number >= 1024 and number % 1024 == 0:
+            number, times = number // 1024, times + 1
+        return f"{sign}{number}{_BIN_SUFFIX.get(times * 10, '')}"
+    number, exponent = int(magnitude * 10**9), -9  # exact: parsed values are whole nano-units
+    while number >= 10 and number % 10 == 0:
+        number, exponent = number // 10, exponent + 1
+    while exponent % 3:
+        number, exponent = number * 10, exponent - 1
+    if fmt == "DecimalExponent":
+        suffix = f"e{exponent}" if exponent else ""
+    else:
+        suffix = _DEC_SUFFIX.get(exponent, "")
+    return f"{sign}{number}{suffix}"

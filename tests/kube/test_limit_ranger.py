@@ -80,6 +80,19 @@ CASES = {
                                    C.format(i=2, r='{requests: {cpu: "1"}, limits: {cpu: 1500m}}')]) + "]",
                                      '{limits: {cpu: "2"}}'),
                                []),
+    # quantities printed as the server prints them: in the format written, canonical (1G, not 1000000000;
+    # 1.5Gi as 1536Mi, 2000M as 2G); a sum in its first non-zero addend's format
+    "max-1G": ("lr-1g", limit_range("lr-1g", "lr", '[{type: Container, max: {memory: 1G}}]') + "---\n"
+               + pod("lr-1g", "[" + C.format(i=1, r="{limits: {memory: 2Gi}}") + "]"),
+               ["maximum memory usage per Container is 1G, but limit is 2Gi"]),
+    "canonical": ("lr-canon", limit_range("lr-canon", "lr", '[{type: Container, max: {memory: 1.5Gi}, min: {cpu: "0.5"}}]')
+                  + "---\n" + pod("lr-canon", "[" + C.format(i=1, r="{requests: {cpu: 100m}, limits: {memory: 2000M}}") + "]"),
+                  ["maximum memory usage per Container is 1536Mi, but limit is 2G",
+                   "minimum cpu usage per Container is 500m, but request is 100m"]),
+    "pod-sum-formats": ("lr-sum", limit_range("lr-sum", "lr", '[{type: Pod, max: {memory: 1G}}]') + "---\n"
+                        + pod("lr-sum", "[" + ", ".join([C.format(i=1, r="{limits: {memory: 600M}}"),
+                                                         C.format(i=2, r="{limits: {memory: 600Mi}}")]) + "]"),
+                        ["maximum memory usage per Pod is 1G, but limit is 1229145600"]),
     "defaults-within": ("lr-ok", limit_range("lr-ok", "lr", '[{type: Container, max: {cpu: "1"}, default: {cpu: 500m}}, '
                                              '{type: Pod, max: {cpu: "1"}}]')
                         + "---\n" + pod("lr-ok", "[" + C.format(i=1, r="{}") + "]"), []),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from kadmit.manifests.codes import KAD182
 from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.gangs import pod_gang
-from kadmit.manifests.podspec import pod_requests, taints, tolerations
+from kadmit.manifests.podspec import pod_requests, taints, tolerations, written_formats
 from kadmit.model import LimitRange, Namespace, Node, Pod, RuntimeClass
 
 NAME_LABEL = "kubernetes.io/metadata.name"
@@ -90,14 +90,23 @@ def limit_range(f: Fields, o: Meta) -> list[LimitRange]:
                                                                    "maxLimitRequestRatio")}
         kind = f.enum(item, "type", LIMIT_TYPES, required=True)
         default, default_request = lists["default"][0], lists["defaultRequest"][0]
+        formats = written_formats(*(x for key, (_, nodes) in lists.items() for x in (nodes, key)))
         if kind == "Container":  # as the API server stores it (SetDefaults_LimitRangeItem), which Kueue reads
             default = {**lists["max"][0], **default}
             default_request = {**lists["min"][0], **default, **default_request}
+            for r in default:  # a default taken from another field keeps that quantity's format
+                src = "default" if r in lists["default"][0] else "max"
+                if f"{src}.{r}" in formats:
+                    formats[f"default.{r}"] = formats[f"{src}.{r}"]
+            for r in default_request:
+                src = ("defaultRequest" if r in lists["defaultRequest"][0] else "default" if r in default else "min")
+                if f"{src}.{r}" in formats:
+                    formats[f"defaultRequest.{r}"] = formats[f"{src}.{r}"]
         out.append(LimitRange(
             namespace=o.namespace or "default", name=o.name, type=kind,
             default=default, default_request=default_request,
             min=lists["min"][0], max=lists["max"][0],
-            max_limit_request_ratio=lists["maxLimitRequestRatio"][0], span=f.span(item),
+            max_limit_request_ratio=lists["maxLimitRequestRatio"][0], formats=formats, span=f.span(item),
             spans=f.spans({f"{key}.{r}": v for key, (_, nodes) in lists.items() for r, v in nodes.items()})))
     return out
 

@@ -21,6 +21,7 @@ from decimal import Decimal
 from fractions import Fraction
 
 from kadmit.manifests.yamltree import BOOL, FLOAT, INT, MAP, SEQ, STR, Val
+from kadmit.quantity import canonical_quantity
 
 STR_T, INT_T, BOOL_T, QTY_T = ("str",), ("int",), ("bool",), ("qty",)
 
@@ -105,8 +106,6 @@ def empty(v: Val | None, t: tuple) -> bool:
 
 _DEC = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
 _BIN = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
-_DEC_SUFFIX = {e: s for s, e in _DEC.items()}
-_BIN_SUFFIX = {e: s for s, e in _BIN.items()}
 _SPLIT = re.compile(r"^([+-]?)(0*)([0-9]*)(?:\.([0-9]*))?([eEinumkKMGTP]*[-+]?[0-9]*)$")
 _MAX_INT64 = 2**63 - 1
 _NANO = Fraction(1, 10**9)
@@ -120,7 +119,7 @@ def go_quantity(text: str) -> str:
     if parsed is None:
         return text
     kept, value, fmt = parsed
-    return kept if kept is not None else _canonical(value, fmt)
+    return kept if kept is not None else canonical_quantity(value, fmt)
 
 
 def _parse(s: str) -> tuple[str | None, Fraction, str] | None:
@@ -175,31 +174,6 @@ def _parse(s: str) -> tuple[str | None, Fraction, str] | None:
     if fmt == "BinarySI" and 0 < amount < 1:
         fmt = "DecimalSI"
     return None, (amount if positive else -amount), fmt
-
-
-def _canonical(value: Fraction, fmt: str) -> str:
-    """`Quantity.CanonicalizeBytes`: the number and its suffix."""
-    if value == 0:
-        return "0"
-    if fmt == "BinarySI" and (-1024 < value < 1024 or value.denominator != 1):
-        fmt = "DecimalSI"
-    sign = "-" if value < 0 else ""
-    magnitude = abs(value)
-    if fmt == "BinarySI":
-        number, times = int(magnitude), 0
-        while number >= 1024 and number % 1024 == 0:
-            number, times = number // 1024, times + 1
-        return f"{sign}{number}{_BIN_SUFFIX.get(times * 10, '')}"
-    number, exponent = int(magnitude * 10**9), -9  # exact: parsed values are whole nano-units
-    while number >= 10 and number % 10 == 0:
-        number, exponent = number // 10, exponent + 1
-    while exponent % 3:
-        number, exponent = number * 10, exponent - 1
-    if fmt == "DecimalExponent":
-        suffix = f"e{exponent}" if exponent else ""
-    else:
-        suffix = _DEC_SUFFIX.get(exponent, "")
-    return f"{sign}{number}{suffix}"
 
 
 QUANTITY_FORMAT = ("quantities must match the regular expression "

@@ -9,6 +9,7 @@ from kadmit.manifests.fields import Fields
 from kadmit.manifests.yamltree import Val
 from kadmit.model import NodeSelectorTerm, Requirement, Taint, Toleration
 from kadmit.podresources import ContainerResources, PodResources
+from kadmit.quantity import go_format
 
 TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
@@ -37,13 +38,29 @@ def _container_requests(f: Fields, c: Val, containers: list[ContainerResources],
     requests, nodes = f.resource_list(resources, "requests")
     limits, limit_nodes = f.resource_list(resources, "limits")
     stored = {**limits, **requests} if pod and limits else requests
-    containers.append(ContainerResources(f.str(c, "name") or "", stored, limits, sidecar))
+    formats = written_formats(nodes, "requests", limit_nodes, "limits")
+    if stored is not requests:  # a request copied from its limit keeps the limit's format
+        formats.update({f"requests.{r}": formats[f"limits.{r}"] for r in limits
+                        if r not in requests and f"limits.{r}" in formats})
+    containers.append(ContainerResources(f.str(c, "name") or "", stored, limits, sidecar, formats))
     out = dict(requests)
     for res, qty in limits.items():
         if res not in out:
             out[res] = qty
             nodes[res] = limit_nodes[res]
     return out, nodes
+
+
+def written_formats(*lists) -> dict[str, str]:
+    """`key.resource` -> the format each quantity of the resource lists (node maps, each followed by
+    its key) is written in, where not DecimalSI (`quantity.go_format`): `2Gi` BinarySI, `1e3`
+    DecimalExponent."""
+    out: dict[str, str] = {}
+    for nodes, key in zip(lists[::2], lists[1::2]):
+        for r, n in nodes.items():
+            if isinstance(n.v, str) and (fmt := go_format(n.v)) != "DecimalSI":
+                out[f"{key}.{r}"] = fmt
+    return out
 
 
 def _add(into: dict[str, int], other: dict[str, int]) -> None:
@@ -288,9 +305,10 @@ def pod_requests(f: Fields, spec: Val, *, pod: bool = False, api: str | None = N
     # a zero request stays (Kubernetes' PodRequests keeps its key): Kueue assigns it a flavor of a
     # resource group that covers it, whose node labels must then match the pod (flavorassigner)
     reqs = dict(sorted(reqs.items()))
+    own_limits, own_limit_nodes = f.resource_list(f.map(spec, "resources"), "limits")
     pod = PodResources(tuple(containers), tuple(init_containers), pod_level, overhead,
-                       f.str(spec, "runtimeClassName") or None,
-                       f.resource_list(f.map(spec, "resources"), "limits")[0])
+                       f.str(spec, "runtimeClassName") or None, own_limits,
+                       written_formats(pod_nodes, "requests", own_limit_nodes, "limits"))
     return PodRequests(reqs, {r: nodes[r] for r in reqs if r in nodes}, pod)
 
 

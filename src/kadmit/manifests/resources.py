@@ -13,7 +13,7 @@ from kadmit.manifests.codes import KAD157, KAD184, KAD199
 from kadmit.model import LimitRange, Model, ObjectRef, PodSet, RuntimeClass, Workload
 from kadmit.podresources import (ContainerResources, PodResources, Quantities, adjust, aggregate, containers_total,
                                  limit_range_violations, pod_requests, requests_above_limits)
-from kadmit.quantity import format_quantity
+from kadmit.quantity import format_quantity, quantity_string
 from kadmit.source import Span, Spans
 
 
@@ -197,26 +197,34 @@ def limit_ranger_templates(model: Model, diags: Diagnostics) -> None:
 def limit_ranger_errors(pod: PodResources, ranges: list[list[LimitRange]]) -> list[str]:
     """The errors of the first LimitRange (a list of its `spec.limits` items) refusing `pod`, after
     every one filled its defaults in (each LimitRange item with the defaults the API server stores it
-    with); none when all admit it."""
+    with); none when all admit it. Each quantity is printed as the API server prints it: in the format
+    it was written in (`1G`, `2Gi`), canonical (`1000M` is `1G`); a filled-in default in its LimitRange's."""
     def stored(c: ContainerResources) -> ContainerResources:  # SetDefaults_Pod: limits as missing requests
-        return c._replace(requests={**c.limits, **c.requests})
+        copied = {f"requests.{r}": c.formats[f"limits.{r}"] for r in c.limits
+                  if r not in c.requests and f"limits.{r}" in c.formats}
+        return c._replace(requests={**c.limits, **c.requests}, formats={**copied, **c.formats})
 
     pod = pod._replace(containers=tuple(map(stored, pod.containers)),
                        init_containers=tuple(map(stored, pod.init_containers)))
     for items in ranges:
         default: Quantities = {}
         default_request: Quantities = {}
+        formats: dict[str, str] = {}
         for it in items:  # defaultContainerResourceRequirements: a later item overwrites
-            if it.type == "Container":
-                # as stored (SetDefaults_LimitRangeItem): `default` from `max`, `defaultRequest` from
-                # `default`, then from `min`
-                item_default = {**it.max, **it.default}
-                default.update(item_default)
-                default_request.update({**it.min, **item_default, **it.default_request})
+            if it.type == "Container":  # as the API server stores it (the reader: cluster.limit_range)
+                default.update(it.default)
+                default_request.update(it.default_request)
+                for key, values, into in (("default", it.default, "limits"),
+                                          ("defaultRequest", it.default_request, "requests")):
+                    for r in values:
+                        formats[f"{into}.{r}"] = it.formats.get(f"{key}.{r}", "DecimalSI")
 
-        def fill(c: ContainerResources, default: Quantities = default,
-                 default_request: Quantities = default_request) -> ContainerResources:
-            return c._replace(limits={**default, **c.limits}, requests={**default_request, **c.requests})
+        def fill(c: ContainerResources, default: Quantities = default, default_request: Quantities = default_request,
+                 formats: dict[str, str] = formats) -> ContainerResources:
+            filled = {k: v for k, v in formats.items()
+                      if k.partition(".")[2] not in (c.limits if k.startswith("limits.") else c.requests)}
+            return c._replace(limits={**default, **c.limits}, requests={**default_request, **c.requests},
+                              formats={**c.formats, **filled})
 
         pod = pod._replace(containers=tuple(map(fill, pod.containers)),
                            init_containers=tuple(map(fill, pod.init_containers)))
@@ -225,9 +233,10 @@ def limit_ranger_errors(pod: PodResources, ranges: list[list[LimitRange]]) -> li
         for it in items:
             if it.type == "Container":
                 for c in (*pod.containers, *pod.init_containers):
-                    errors += _constraints(it, "Container", c.requests, c.limits)
+                    errors += _constraints(it, "Container", c.requests, c.limits, c.formats)
             elif it.type == "Pod":
-                errors += _constraints(it, "Pod", _pod_total(pod, "requests"), _pod_total(pod, "limits"))
+                errors += _constraints(it, "Pod", _pod_total(pod, "requests"), _pod_total(pod, "limits"),
+                                       {**_total_formats(pod, "requests"), **_total_formats(pod, "limits")})
         if errors:
             return errors
     return []
@@ -243,28 +252,53 @@ def _pod_total(pod: PodResources, what: str) -> Quantities:
     return total
 
 
-def _constraints(it: LimitRange, kind: str, requests: Quantities, limits: Quantities) -> list[str]:
+def _total_formats(pod: PodResources, what: str) -> dict[str, str]:
+    """The format of each `_pod_total`: the pod's own where it wins; else the first container's (init
+    containers after) holding a non-zero amount, as Go's Quantity.Add keeps the format of the first
+    non-zero one (an init container's need above the containers' sum is printed in that format too)."""
+    out: dict[str, str] = {}
+    for c in (*pod.containers, *pod.init_containers):
+        for r, q in getattr(c, what).items():
+            if q and r not in out:
+                out[r] = c.formats.get(f"{what}.{r}", "DecimalSI")
+    own = pod.pod_requests if what == "requests" else pod.pod_limits
+    out.update({r: pod.formats.get(f"{what}.{r}", "DecimalSI") for r in own if r in ("cpu", "memory")})
+    return {f"{what}.{r}": fmt for r, fmt in out.items()}
+
+
+def _constraints(it: LimitRange, kind: str, requests: Quantities, limits: Quantities,
+                 formats: dict[str, str]) -> list[str]:
     """`minConstraint`, `maxConstraint` and `limitRequestRatioConstraint` of one LimitRange item, in
-    resource name order (Go ranges over a map: the API server's order varies)."""
+    resource name order (Go ranges over a map: the API server's order varies); quantities printed in
+    their formats (`formats`: `requests.cpu` -> format; the item's in `it.formats`)."""
+    def req(r: str) -> str:
+        return quantity_string(requests[r], formats.get(f"requests.{r}", "DecimalSI"))
+
+    def lim(r: str) -> str:
+        return quantity_string(limits[r], formats.get(f"limits.{r}", "DecimalSI"))
+
+    def own(key: str, r: str, q: int) -> str:
+        return quantity_string(q, it.formats.get(f"{key}.{r}", "DecimalSI"))
+
     out = []
     for r, lo in sorted(it.min.items()):
-        e = format_quantity(lo, r)
+        e = own("min", r, lo)
         if r not in requests:
             out.append(f"minimum {r} usage per {kind} is {e}.  No request is specified")
         elif requests[r] < lo:
-            out.append(f"minimum {r} usage per {kind} is {e}, but request is {format_quantity(requests[r], r)}")
+            out.append(f"minimum {r} usage per {kind} is {e}, but request is {req(r)}")
         elif r in limits and limits[r] < lo:
-            out.append(f"minimum {r} usage per {kind} is {e}, but limit is {format_quantity(limits[r], r)}")
+            out.append(f"minimum {r} usage per {kind} is {e}, but limit is {lim(r)}")
     for r, hi in sorted(it.max.items()):
-        e = format_quantity(hi, r)
+        e = own("max", r, hi)
         if r not in limits:
             out.append(f"maximum {r} usage per {kind} is {e}.  No limit is specified")
         elif limits[r] > hi:
-            out.append(f"maximum {r} usage per {kind} is {e}, but limit is {format_quantity(limits[r], r)}")
+            out.append(f"maximum {r} usage per {kind} is {e}, but limit is {lim(r)}")
         elif r in requests and requests[r] > hi:
-            out.append(f"maximum {r} usage per {kind} is {e}, but request is {format_quantity(requests[r], r)}")
+            out.append(f"maximum {r} usage per {kind} is {e}, but request is {req(r)}")
     for r, ratio in sorted(it.max_limit_request_ratio.items()):
-        e = format_quantity(ratio, r)
+        e = own("maxLimitRequestRatio", r, ratio)
         if not requests.get(r):
             out.append(f"{r} max limit to request ratio per {kind} is {e}, but no request is specified or request is 0")
         elif not limits.get(r):
