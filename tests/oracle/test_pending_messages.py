@@ -36,6 +36,8 @@ CASES = [
     (F + "preempted-victim-tried-again-keeps-that-message.yaml", "ns/low-b"),
     (F + "preempted-victim-tried-again-keeps-that-message.yaml", "ns/s-low"),
     (F + "preemption-fits-keeps-flavor.yaml", "team/wv"),
+    # behind a StrictFIFO head that came back after Kueue had tried it: that try's message (`Decision.tried`)
+    (F + "strict-fifo-tried-before-its-head-came-back.yaml", "ns/w"),
     # one whose LocalQueue doesn't exist: the workload controller's message, written after the eviction's
     (F + "preempted-victim-without-local-queue.yaml", "ns/old"),
     # a preemptor evicted in turn and tried again: that try's message, not "Pending the preemption"

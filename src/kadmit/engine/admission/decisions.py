@@ -38,6 +38,8 @@ class Decision:
     # its last cycle nominated it and then skipped it (Kueue's setSkipped), with Kueue's message: "Workload no
     # longer fits after processing another workload" or "... has overlapping preemption targets ..."
     skipped: str = ""
+    # behind a StrictFIFO head now, tried before it came to wait there: its decision then (Kueue's message is that try's)
+    tried: Decision | None = None
 
     @property
     def preempting(self) -> bool:

@@ -559,8 +559,10 @@ def _blocked(decisions: dict[str, Decision], blocked: dict[str, tuple[Workload, 
     for name, (head, cycle, behind) in sorted(blocked.items()):
         for wl in behind:
             d = decisions.get(wl.key)
-            if d is None or d.cycle < cycle:
-                decisions[wl.key] = Decision(wl, False, name, waiting_behind=head.key, cycle=cycle)
+            if d is None or d.cycle < cycle:  # (tried before: that try's decision, whose message Kueue keeps)
+                decisions[wl.key] = Decision(wl, False, name, waiting_behind=head.key, cycle=cycle,
+                                             tried=d.tried if d is not None and d.waiting_behind else
+                                             None if d is not None and d.admitted else d)
 
 
 def _quota_fits(session: Session, cq: str, usage: dict) -> bool:

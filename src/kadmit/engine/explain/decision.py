@@ -84,8 +84,9 @@ def decision_reasons(session: Session, d: Decision) -> list[Reason]:
     out = gate_reasons(session, wl)
     if out:
         return out
-    if d.waiting_behind:
-        return [Reason(KAD519, waiting_behind(d.waiting_behind, _strategy(session, d)))]
+    if d.waiting_behind:  # tried before it came to wait there: Kueue's message is that try's
+        return decision_reasons(session, d.tried) if d.tried is not None else \
+            [Reason(KAD519, waiting_behind(d.waiting_behind, _strategy(session, d)))]
     if d.skipped:  # nominated in its last cycle, then skipped: Kueue's message is the skip's
         return [Reason(KAD523, d.skipped)]
     if session.tried_from.get(wl.key):  # its last search started past a first flavor: its own message
@@ -110,8 +111,9 @@ def run_reasons(session: Session, decisions: list[Decision], met_only: bool = Fa
     for d in decisions:
         if d.admitted and not d.loop:
             continue
-        if since.matters(d):
-            then.setdefault(d.cycle, []).append(d)
+        e = d.tried if d.waiting_behind and d.tried is not None else d  # the try whose message Kueue keeps
+        if since.matters(e):
+            then.setdefault(e.cycle, []).append(d)
         elif not met_only:
             out[d.key] = decision_reasons(session, d)
     late: list[Decision] = []  # fitted on their own at their cycle's start: the end state's reasons
@@ -371,6 +373,12 @@ def explain_decision(session: Session, decisions: dict[str, Decision], key: str,
     if d.unknown:
         result.solver = session.stats.as_dict()
         return result
+    if d.waiting_behind and d.tried is not None:  # its last try's reasons as that try met the cluster, then where it waits
+        with as_met(session, d.tried.cycle) as met:
+            result.reasons = decision_reasons(session, d)
+        if met and _fitted(result.reasons):
+            result.reasons = decision_reasons(session, d)
+        result.reasons.append(Reason(KAD519, waiting_behind(d.waiting_behind, _strategy(session, d))))
     if d.waiting_behind:
         # where it stands first (the session is left as it was by explaining the head), then the head's
         # own, handed over with it before either blame is searched
