@@ -11,20 +11,27 @@ from pathlib import Path
 
 import pytest
 
-from oracle.harness import ROOT, from_oracle, run_oracle
+from oracle.harness import ROOT, from_oracle, run_each
 
 CASES = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "tests" / "oracle" / "features").glob("pod-set-group-tas*.yaml"))
 KUEUE_ADMITS_EMPTY = "tests/oracle/features/pod-set-group-tas-kueue-empty-assignment.yaml"
 
 
+@pytest.fixture(scope="module")
+def kueue_answers(kueue_oracle) -> dict[str, dict]:
+    """Kueue's answer for every case, decided in one oracle process (`--each`, each a cluster of its own)."""
+    return run_each(kueue_oracle, "admit", CASES)
+
+
 @pytest.mark.parametrize("path", CASES)
-def test_optimal_mode_places_groups_as_kueue_allows(kueue_oracle, path):
+def test_optimal_mode_places_groups_as_kueue_allows(kueue_answers, path):
     from kadmit import api
     from kadmit.index import resolve_level
 
     out = api.admit([str(ROOT / path)], mode="optimal", time_budget=5.0)
     assert out.result is not None, [d.message for d in out.diagnostics]
-    kueue = from_oracle(run_oracle(kueue_oracle, [path]))
+    assert "error" not in kueue_answers[path], kueue_answers[path]["error"]
+    kueue = from_oracle(kueue_answers[path])
     admitted = [d for d in out.result.decisions if d.admitted]
     want = sum(o.admitted for o in kueue.outcomes.values())
     if path == KUEUE_ADMITS_EMPTY:
