@@ -45,10 +45,6 @@ def _cases() -> list[tuple[str, list[str]]]:
 
 # Known divergences: case -> what differs (kadmit is wrong unless the note says otherwise).
 DIVERGENCES = {
-    "tests/oracle/features/prebuilt-workload-pod-group-reclaims-succeeded-pods.yaml": (
-        "kadmit's: a pod group that takes its prebuilt Workload with a Succeeded member: Kueue writes the member to "
-        "the Workload's status.reclaimablePods (Pod.ReclaimablePods) and admits ns/grp at 1 pod, so ns/plain fits; "
-        "kadmit counts the Workload's 2 (found by jobpods; not modelled)"),
     "tests/oracle/features/kueue-panics-fair-sharing-without-cohort.yaml": (
         "not kadmit's: Kueue v0.17.0 has no answer to agree with, its scheduler panics (the oracle exits 2). "
         "Under fair sharing a ClusterQueue in no cohort that needs preemption gets its targets from "

@@ -361,7 +361,7 @@ def _reclaimable(f: Fields, status: Val | None) -> dict[str, int]:
     return out
 
 
-def _after_reclaim(ps: PodSet, reclaimed: int) -> PodSet:
+def after_reclaim(ps: PodSet, reclaimed: int) -> PodSet:
     """The pod set as Kueue's scheduler counts it (`podSetsCountsAfterReclaim`, the ReclaimablePods
     feature gate, on by default in v0.17): its count less its reclaimable pods."""
     if not reclaimed:
@@ -511,7 +511,7 @@ def workload(f: Fields, o: Meta) -> Workload | None:
     true = {kind: value for kind, (value, _) in conditions.items()}
     reclaim = _reclaimable(f, status)
     admission = _admission(f, status, pod_sets, conditions.get("QuotaReserved"), o.version, reclaim)
-    pod_sets = tuple(_after_reclaim(ps, reclaim.get(ps.name, 0)) for ps in pod_sets)
+    pod_sets = tuple(after_reclaim(ps, reclaim.get(ps.name, 0)) for ps in pod_sets)
     created = f.timestamp(o.metadata, "creationTimestamp")
     extra: dict = {} if created is None else {"created": created}
     evicted = conditions.get("Evicted", (False, None))

@@ -81,10 +81,7 @@ def join_group(name: str, pods: list[Job]) -> tuple[Job | None, str]:
     # `Pod.ReclaimablePods`: the group's Succeeded pods, by role, which Kueue's reconciler writes to
     # the Workload's `status.reclaimablePods` and its scheduler takes off the pod set's count
     # (`podSetsCountsAfterReclaim`)
-    reclaimed: dict[str, int] = {}
-    for p in pods:
-        if p.succeeded:
-            reclaimed[p.role or ""] = reclaimed.get(p.role or "", 0) + 1
+    reclaimed = _succeeded(pods)
     pod_sets = []
     for role, (ps, names) in sorted(roles.items()):
         count = max(0, counts.get(0, len(names)) - reclaimed.get(role, 0))
@@ -120,7 +117,9 @@ def prebuilt_group(group: Job, wl: Workload | None, jobs: tuple[Job, ...]) -> st
         if p.group == group.object.name and p.object.namespace == group.object.namespace \
                 and (p.state != "finished" or p.succeeded):
             roles[p.role or ""] = roles.get(p.role or "", 0) + 1
-    theirs = [(p.name, p.count) for p in wl.pod_sets]
+    # the spec's counts, as Kueue compares them, not less the input's status.reclaimablePods (`workloads.after_reclaim`)
+    counts = [shape[0] for shape in wl.shapes[1]] if wl.shapes is not None else [p.count for p in wl.pod_sets]
+    theirs = [(p.name, n) for p, n in zip(wl.pod_sets, counts)]
     at = 0
     for name, count in sorted(roles.items()):
         while at < len(theirs) and theirs[at][0] != name:
@@ -133,3 +132,37 @@ def prebuilt_group(group: Job, wl: Workload | None, jobs: tuple[Job, ...]) -> st
                                                             f"group's role {count}, counting its Succeeded pods")
         at += 1
     return None
+
+
+def _succeeded(pods: list[Job]) -> dict[str, int]:
+    """`Pod.ReclaimablePods`: a group's Succeeded pods, by role (`getRoleHash`: pods.pod_job)."""
+    out: dict[str, int] = {}
+    for p in pods:
+        if p.succeeded:
+            out[p.role or ""] = out.get(p.role or "", 0) + 1
+    return out
+
+
+def group_reclaimed(wl: Workload, group: Job, jobs: tuple[Job, ...]) -> Workload:
+    """The Workload a pod group takes (its prebuilt one, or the one named as the group) as Kueue's scheduler
+    counts it once the group's reconciler has run: it applies the group's Succeeded pods by role
+    (`Pod.ReclaimablePods`) to the Workload's `status.reclaimablePods` (jobframework's reconciler, step 4, on
+    any Workload the job has; `workload.UpdateReclaimablePods`, a server-side apply of its own field manager),
+    and the scheduler counts each pod set less them (`podSetsCountsAfterReclaim`). The list is a map by pod
+    set name, so a role's entry replaces the input's of that name and the input's other entries stay (no
+    manager of Kueue's owns them: KUEUE-DIFFERENCES). A Workload holding quota is left as read (its books are
+    scaled by the reclaimable pods the input's status gives: `workloads._admission`), as is one read from no
+    manifest."""
+    if group.framework != "pod" or group.group_total is None or wl.shapes is None or wl.admission is not None:
+        return wl
+    from kadmit.manifests.workloads import after_reclaim  # only a manifest's Workload has `shapes`
+
+    reclaimed = _succeeded([p for p in jobs if p.group == group.object.name
+                            and p.object.namespace == group.object.namespace])
+    # the input's entry of a pod set: what its count lacks of the spec's (workloads.after_reclaim)
+    sets = tuple(after_reclaim(ps.model_copy(update={"count": shape[0], "min_count": shape[1], "origin": None}),
+                               reclaimed.get(ps.name, shape[0] - ps.count))
+                 for ps, shape in zip(wl.pod_sets, wl.shapes[1]))
+    if [ps.count for ps in sets] == [ps.count for ps in wl.pod_sets]:
+        return wl
+    return wl.model_copy(update={"pod_sets": sets})

@@ -9,7 +9,7 @@ from collections import Counter
 from datetime import timedelta
 
 from kadmit.manifests.jobs.settings import POD_PARENTS, Integrations
-from kadmit.manifests.jobs.groups import GROUP_NAME as POD_GROUP, join_pod_groups, prebuilt_group
+from kadmit.manifests.jobs.groups import GROUP_NAME as POD_GROUP, group_reclaimed, join_pod_groups, prebuilt_group
 from kadmit.manifests.jobs.prebuilt import prebuilt_workload
 from kadmit.manifests.jobs.start import failed_start, warn_unstartable
 from kadmit.manifests.jobs.replicasets import owner_absent, owners_pod, replica_set_pod, rolled_out
@@ -217,7 +217,7 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
         kept = [i for i in found if i not in going] if found is not None else []
         if kept:
             for i in kept:
-                workloads[i] = _with_origins(workloads[i], job)
+                workloads[i] = _with_origins(group_reclaimed(workloads[i], job, model.jobs), job)
                 # a generic reconciler's start (a StatefulSet's or LeaderWorkerSet's pods start through theirs)
                 if job.framework not in _NOT_GENERIC and (failed := failed_start(job, workloads[i], flavors)):
                     workloads[i], skip = failed
