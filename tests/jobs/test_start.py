@@ -240,7 +240,8 @@ def test_a_pending_job_kueue_would_admit_and_fail_to_start_is_warned_about(tmp_p
 
 
 def test_a_rayjob_merges_its_submitter_last(tmp_path):
-    """RayJob.RunWithPodSetsInfo: the head, each worker group, then (K8sJobMode) the submitter's template."""
+    """RayJob.RunWithPodSetsInfo: the head, each worker group, then (K8sJobMode) the submitter's template. Its
+    containers are the Workload's (`workload`), else Kueue would find the Workload out of step and delete it (owned)."""
     ray = f"""\
 ---
 apiVersion: ray.io/v1
@@ -251,14 +252,14 @@ spec:
   shutdownAfterJobFinishes: true
   entrypoint: python x.py
   submitterPodTemplate:
-    spec: {{restartPolicy: Never, nodeSelector: {{pool: x}}, containers: [{{name: s, image: x, resources: {{requests: {{cpu: "1"}}}}}}]}}
+    spec: {{restartPolicy: Never, nodeSelector: {{pool: x}}, containers: [{{name: c, image: x, resources: {{requests: {{cpu: "1"}}}}}}]}}
   rayClusterSpec:
     headGroupSpec:
-      template: {{spec: {{containers: [{{name: h, image: x, resources: {{requests: {{cpu: "1"}}}}}}]}}}}
+      template: {{spec: {{containers: [{{name: c, image: x, resources: {{requests: {{cpu: "1"}}}}}}]}}}}
     workerGroupSpecs:
     - groupName: w
       replicas: 1
-      template: {{spec: {{containers: [{{name: w, image: x, resources: {{requests: {{cpu: "1"}}}}}}]}}}}
+      template: {{spec: {{containers: [{{name: c, image: x, resources: {{requests: {{cpu: "1"}}}}}}]}}}}
 """
     sets = [("head", 1), ("w", 1), ("submitter", 1)]
     reason, _ = started(tmp_path, ray, workload("RayJob", "ray.io/v1", "r", sets))

@@ -114,7 +114,7 @@ class Builder:
                         priority_class_kind=kind, pod_sets=tuple(pod_sets), origin=ref,
                         shapes=(_max_exec(self.o), tuple(template_shape(self.f, ps.count, ps.min_count,
                                                                         self.templates.get(ps.name))
-                                                          for ps in pod_sets)) if PREBUILT_LABEL in self.o.labels else None,
+                                                          for ps in pod_sets)),
                         **duration_annotation(self.f, self.o),
                         span=self.f.span(self.o.node),
                         spans=self.f.spans({"name": self.o.metadata.v.get("name") or self.o.metadata.v.get("generateName"),

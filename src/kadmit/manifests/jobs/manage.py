@@ -10,9 +10,11 @@ from datetime import timedelta
 
 from kadmit.manifests.jobs.settings import POD_PARENTS, Integrations
 from kadmit.manifests.jobs.groups import GROUP_NAME as POD_GROUP, group_reclaimed, join_pod_groups, prebuilt_group
+from kadmit.manifests.jobs.owned import in_step
 from kadmit.manifests.jobs.prebuilt import prebuilt_workload
 from kadmit.manifests.jobs.start import failed_start, warn_unstartable
-from kadmit.manifests.jobs.replicasets import owner_absent, owners_pod, replica_set_pod, rolled_out
+from kadmit.manifests.jobs.replicasets import REPLICA_SET_HASH, owner_absent, owners_pod, replaced, replacement, \
+    replica_set_pod, rolled_out
 from kadmit.diagnostics import Diagnostics, Label
 from kadmit.identity import repeat_name
 from kadmit.index import BUILTIN_PRIORITY_CLASSES
@@ -128,7 +130,7 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
         _shared_workload_uids(model.workloads, diags)
     replicas = {(p.namespace, p.name) for p in model.pods if REPLICA_SET_HASH in p.labels} | {
         (j.object.namespace or "default", j.object.name) for j in model.jobs if replica_set_pod(j)}
-    if not model.jobs and not any(_replaced(w, replicas) for w in model.workloads):
+    if not model.jobs and not any(replaced(w, replicas) for w in model.workloads):
         _unmodelled_deletions(model.workloads, set(), diags)
         return model
     settings = integrations(model)
@@ -211,10 +213,14 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
             if found is not None and job.framework not in _NOT_SUSPENDED_ON_DELETE else []
         if found is not None and job.framework in _REMADE_THROUGH_PODS:
             going = [i for i in found if workloads[i].deleting and (workloads[i].namespace, workloads[i].name) in grouped]
-        if going and job.framework == "pod" and all(_replaced(workloads[i], replicas) for i in going):
-            continue  # a ReplicaSet's pod: the Workload its ReplicaSet's new pod gets (`_replacement`) stands for it
+        if going and job.framework == "pod" and all(replaced(workloads[i], replicas) for i in going):
+            continue  # a ReplicaSet's pod: the Workload its ReplicaSet's new pod gets (`replacement`) stands for it
         gone.update(going)
         kept = [i for i in found if i not in going] if found is not None else []
+        if kept and (step := in_step(job, workloads, kept, flavors, job.queue or DEFAULT_LOCAL_QUEUE)) is not None:
+            kept, dropped = step  # out of step with the job: deleted, and made again below where none is kept
+            gone.update(dropped)
+            going = going + dropped if not kept else going
         if kept:
             for i in kept:
                 workloads[i] = _with_origins(group_reclaimed(workloads[i], job, model.jobs), job)
@@ -264,10 +270,10 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
             made.append(wl.model_copy(update={"queue": queue, "created": created}))
     skipped.extend(Skipped(object=pods[0].object, reason=owner_absent(pods), span=pods[0].span) for pods in orphans.values())
     for i, wl in enumerate(workloads):
-        if i not in gone and _replaced(wl, replicas):
+        if i not in gone and replaced(wl, replicas):
             gone.add(i)
             remade.append(len(made))
-            made.append(_replacement(wl))
+            made.append(replacement(wl))
     # A Workload made in place of one the input shows being deleted is made after the input's moment (the
     # input shows the old one still there): the API server stamps it after everything the input shows
     # created, and after the jobs without a creation time, in job order.
@@ -296,30 +302,6 @@ def _not_stopped(model: Model) -> tuple:
     kept = tuple(p for p in model.pods if f"{p.namespace}/{p.labels.get(POD_GROUP)}" not in going
                  and (p.namespace, p.name) not in owners)
     return model.pods if len(kept) == len(model.pods) else kept
-
-
-# The label a Deployment's ReplicaSet gives its pods (apps/v1 DefaultDeploymentUniqueLabelKey): such a pod's
-# controller is its ReplicaSet, which makes another in its place when Kueue deletes it.
-REPLICA_SET_HASH = "pod-template-hash"
-
-
-def _replaced(wl: Workload, replicas: set[tuple[str, str]]) -> bool:
-    """A Workload being deleted whose owner is a ReplicaSet's pod of the input: Kueue's pod reconciler deletes
-    the pod (`Pod.Stop`) and drops the Workload's finalizer, so the Workload goes with its quota, and the
-    ReplicaSet makes a new pod from its template, which Kueue gates and makes a Workload of, queued afresh."""
-    o = wl.origin
-    return wl.deleting and o is not None and o.kind == "Pod" and (o.namespace or "default", o.name) in replicas
-
-
-def _replacement(wl: Workload) -> Workload:
-    """The Workload of the pod a ReplicaSet makes in place of `wl`'s (its template is the old pod's: the
-    same pod sets, as Kueue's workload controller adjusts them), pending, standing for the same pod; its
-    creation time is set with the other Workloads made again (`apply_jobs`)."""
-    return Workload(namespace=wl.namespace, name=wl.origin.name if wl.origin is not None else wl.name, queue=wl.queue,
-                    priority_class=wl.priority_class, priority_class_kind=wl.priority_class_kind, priority=wl.priority,
-                    pod_sets=wl.requeue_pod_sets if wl.requeue_pod_sets is not None else wl.pod_sets,
-                    inadmissible=wl.requeue_inadmissible, active=wl.active, duration_ms=wl.duration_ms,
-                    origin=wl.origin, span=wl.span)
 
 
 def _unmodelled_deletions(workloads, gone: set[int], diags: Diagnostics | None,

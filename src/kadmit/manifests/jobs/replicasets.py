@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from kadmit.model import Job, ObjectRef
+from kadmit.model import Job, ObjectRef, Workload
 
 
 # The annotation the Deployment, StatefulSet and LeaderWorkerSet webhooks put on their pod templates: Kueue's pod
@@ -34,7 +34,7 @@ def plain_pod(controller: ObjectRef, managed: bool) -> bool:
 
 def replica_set_pod(job: Job) -> bool:
     """A Kueue pod an `apps/v1` ReplicaSet controls: one Kueue's pod reconciler deletes, its ReplicaSet makes
-    another in its place (`manage._replaced`), pod-template-hash label or not (a bare ReplicaSet's)."""
+    another in its place (`replaced`), pod-template-hash label or not (a bare ReplicaSet's)."""
     o = job.owner
     return job.framework == "pod" and o is not None and o.kind == "ReplicaSet" and o.api_version == "apps/v1"
 
@@ -72,3 +72,27 @@ def rolled_out(deployment: Job, jobs: list[Job]) -> str:
             "the input holds none of its pods: give them, or their Workloads, in the input")
     return ("it has rolled out (its status shows replicas): Kueue makes no Workload of a Deployment, only of its "
             f"pods, each a plain pod with its own Workload (pkg/controller/jobs/deployment); {held}")
+
+
+# The label a Deployment's ReplicaSet gives its pods (apps/v1 DefaultDeploymentUniqueLabelKey): such a pod's
+# controller is its ReplicaSet, which makes another in its place when Kueue deletes it.
+REPLICA_SET_HASH = "pod-template-hash"
+
+
+def replaced(wl: Workload, replicas: set[tuple[str, str]]) -> bool:
+    """A Workload being deleted whose owner is a ReplicaSet's pod of the input: Kueue's pod reconciler deletes
+    the pod (`Pod.Stop`) and drops the Workload's finalizer, so the Workload goes with its quota, and the
+    ReplicaSet makes a new pod from its template, which Kueue gates and makes a Workload of, queued afresh."""
+    o = wl.origin
+    return wl.deleting and o is not None and o.kind == "Pod" and (o.namespace or "default", o.name) in replicas
+
+
+def replacement(wl: Workload) -> Workload:
+    """The Workload of the pod a ReplicaSet makes in place of `wl`'s (its template is the old pod's: the
+    same pod sets, as Kueue's workload controller adjusts them), pending, standing for the same pod; its
+    creation time is set with the other Workloads made again (`manage.apply_jobs`)."""
+    return Workload(namespace=wl.namespace, name=wl.origin.name if wl.origin is not None else wl.name, queue=wl.queue,
+                    priority_class=wl.priority_class, priority_class_kind=wl.priority_class_kind, priority=wl.priority,
+                    pod_sets=wl.requeue_pod_sets if wl.requeue_pod_sets is not None else wl.pod_sets,
+                    inadmissible=wl.requeue_inadmissible, active=wl.active, duration_ms=wl.duration_ms,
+                    origin=wl.origin, span=wl.span)

@@ -102,7 +102,7 @@ func ConvertSeeded(ctx context.Context, cl client.Client, objs []*unstructured.U
 	if err != nil {
 		return Converted{}, err
 	}
-	deleting, err := deletingOwners(ctx, cl)
+	deleting, owned, err := inputOwners(ctx, cl)
 	if err != nil {
 		return Converted{}, err
 	}
@@ -118,7 +118,7 @@ func ConvertSeeded(ctx context.Context, cl client.Client, objs []*unstructured.U
 		return Converted{}, err
 	}
 	e.uidSeed = seed
-	e.latest, e.deletingOwners = latest, deleting
+	e.latest, e.deletingOwners, e.owned = latest, deleting, owned
 	for _, it := range items {
 		if it.u.GetCreationTimestamp().Time.After(latest) {
 			e.untimed++
@@ -184,6 +184,8 @@ type env struct {
 	untimed int
 	// deletingOwners: the owners' UIDs of the input's Workloads being deleted (replaces)
 	deletingOwners sets.Set[types.UID]
+	// owned: the keys of the input's Workloads by their owners' UIDs (replaces)
+	owned map[types.UID][]string
 }
 
 func newEnv(ctx context.Context, cl client.Client, cfg *configapi.Configuration, clk clock.Clock) (*env, error) {
@@ -543,9 +545,13 @@ func (e *env) collect(ctx context.Context, items []*item, reqs []*request, befor
 	type made struct {
 		it        *item
 		wl        *kueue.Workload
-		recreated bool // in place of a Workload of the input its reconciler let go (being deleted)
+		recreated bool // in place of a Workload of the input its reconciler let go (being deleted, or out of step with it: replaces)
 	}
 	var created []made
+	now := sets.New[string]()
+	for i := range wls.Items {
+		now.Insert(wls.Items[i].Namespace + "/" + wls.Items[i].Name)
+	}
 	for i := range wls.Items {
 		wl := &wls.Items[i]
 		var it *item
@@ -575,7 +581,7 @@ func (e *env) collect(ctx context.Context, items []*item, reqs []*request, befor
 		}
 		has[it.stands] = true
 		if uid, ok := before[key]; !ok || uid != wl.UID {
-			created = append(created, made{it, wl, e.replaces(it)})
+			created = append(created, made{it, wl, e.replaces(it, now)})
 		}
 	}
 	sort.SliceStable(created, func(a, b int) bool {
@@ -684,31 +690,42 @@ func (e *env) skips(ctx context.Context, it *item) string {
 
 // replaces says whether a Workload the item's reconciler made stands in for one of the input its
 // reconciler let go: the item owns a Workload the input shows being deleted.
-func (e *env) replaces(it *item) bool {
+// replaces says whether the Workload the reconciler made for it stands in place of one of the input that it
+// let go: one being deleted, or one of its own that is gone after reconciling (`now`: the Workloads' keys
+// then; ensureOneWorkload deletes a Workload out of step with its job that holds quota, and the next
+// reconcile makes the job a new one).
+func (e *env) replaces(it *item, now sets.Set[string]) bool {
 	for _, uid := range it.uids {
 		if e.deletingOwners.Has(uid) {
 			return true
+		}
+		for _, key := range e.owned[uid] {
+			if !now.Has(key) {
+				return true
+			}
 		}
 	}
 	return false
 }
 
-// deletingOwners are the UIDs of the owners of the Workloads in cl being deleted.
-func deletingOwners(ctx context.Context, cl client.Client) (sets.Set[types.UID], error) {
+// inputOwners are the UIDs of the owners of the Workloads in cl being deleted, and the keys of the
+// Workloads in cl by their owners' UIDs.
+func inputOwners(ctx context.Context, cl client.Client) (sets.Set[types.UID], map[types.UID][]string, error) {
 	var wls kueue.WorkloadList
 	if err := cl.List(ctx, &wls); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	out := sets.New[types.UID]()
+	deleting, owned := sets.New[types.UID](), map[types.UID][]string{}
 	for i := range wls.Items {
-		if wls.Items[i].DeletionTimestamp.IsZero() {
-			continue
-		}
+		key := wls.Items[i].Namespace + "/" + wls.Items[i].Name
 		for _, ref := range wls.Items[i].OwnerReferences {
-			out.Insert(ref.UID)
+			owned[ref.UID] = append(owned[ref.UID], key)
+			if !wls.Items[i].DeletionTimestamp.IsZero() {
+				deleting.Insert(ref.UID)
+			}
 		}
 	}
-	return out, nil
+	return deleting, owned, nil
 }
 
 // workloadKeys are the Workloads in cl, by key, with their UIDs.

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/utils/ptr"
@@ -321,6 +322,70 @@ spec:
 	var wls kueue.WorkloadList
 	if err := cl.List(context.Background(), &wls); err != nil || len(wls.Items) != 1 {
 		t.Errorf("want one Workload in the client, got %d (%v)", len(wls.Items), err)
+	}
+}
+
+// TestOutOfStepWorkload: a job's own Workload whose pod sets no longer match the job (ensureOneWorkload):
+// pending, Kueue's reconciler updates it to the job's spec and keeps it; holding quota, it deletes it and
+// makes the job a new one, which the API server stamps after the input's objects (replaces), not at the
+// job's creation.
+func TestOutOfStepWorkload(t *testing.T) {
+	workload := func(name, job, uid, status string) string {
+		return `
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: Workload
+metadata:
+  name: ` + name + `
+  namespace: ml
+  creationTimestamp: "2026-03-01T10:00:00Z"
+  ownerReferences: [{apiVersion: batch/v1, kind: Job, name: ` + job + `, uid: ` + uid + `, controller: true}]
+spec:
+  queueName: main
+  podSets: [{name: main, count: 3, template: {spec: {containers: [{name: c, image: busybox}]}}}]
+` + status + `
+---`
+	}
+	jobOf := func(name, uid string) string {
+		return `
+apiVersion: batch/v1
+kind: Job
+metadata: {name: ` + name + `, namespace: ml, uid: ` + uid + `, creationTimestamp: "2026-03-01T10:00:00Z", labels: {kueue.x-k8s.io/queue-name: main}}
+spec:
+  suspend: true
+  parallelism: 2
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: c, image: busybox}]
+---`
+	}
+	held := `status:
+  admission: {clusterQueue: cq, podSetAssignments: [{name: main, count: 3, flavors: {cpu: f0}}]}
+  conditions:
+  - {type: QuotaReserved, status: "True", reason: QuotaReserved, message: x, lastTransitionTime: "2026-03-01T10:01:00Z"}`
+	got, cl := convert(t, nil, workload("job-pend-1", "pend", "u-1", "")+jobOf("pend", "u-1")+
+		workload("job-held-2", "held", "u-2", held)+jobOf("held", "u-2")+
+		strings.Replace(jobOf("late", "u-3"), `"2026-03-01T10:00:00Z"`, `"2026-03-01T11:00:00Z"`, 1))
+	if len(got.Workloads) != 2 || len(got.Skipped) != 0 {
+		t.Fatalf("want two new Workloads (held's, late's), got %v", summary(got))
+	}
+	made := got.Workloads[0]
+	if o := got.Owners[made.Namespace+"/"+made.Name]; o.Name != "held" || made.Name == "job-held-2" || made.Spec.PodSets[0].Count != 2 {
+		t.Errorf("the new Workload %s of %s: want held's, count 2, got %v", made.Name, o.Name, summary(got))
+	}
+	if !made.CreationTimestamp.Time.After(time.Date(2026, 3, 1, 11, 0, 0, 0, time.UTC)) {
+		t.Errorf("held's new Workload created %s, want after the input's latest object (11:00)", made.CreationTimestamp)
+	}
+	var wls kueue.WorkloadList
+	if err := cl.List(context.Background(), &wls); err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]int32{}
+	for _, wl := range wls.Items {
+		names[wl.Name] = wl.Spec.PodSets[0].Count
+	}
+	if c, ok := names["job-pend-1"]; !ok || c != 2 || len(names) != 3 {
+		t.Errorf("want job-pend-1 updated to count 2 and job-held-2 gone, got %v", names)
 	}
 }
 

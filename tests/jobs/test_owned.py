@@ -1,0 +1,85 @@
+"""A job's own Workload out of step with the job (jobframework ensureOneWorkload; docs/INTEGRATIONS.md J13): kept
+where equivalent, updated to the job's spec where it holds no quota, deleted and made again (after the input)
+where it does; kept as read where kadmit does not model what Kueue does. Against the oracle:
+tests/oracle/features/owned-workload*-out-of-step-*.yaml."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from .helpers import model_of
+from .test_start import CLUSTER, UID
+
+HELD = """\
+status:
+  admission: {clusterQueue: cq, podSetAssignments: [{name: main, count: 3, flavors: {cpu: f0}, resourceUsage: {cpu: "3"}}]}
+  conditions:
+  - {type: QuotaReserved, status: "True", reason: QuotaReserved, message: x, lastTransitionTime: "2026-11-01T00:01:00Z"}
+  - {type: Admitted, status: "True", reason: Admitted, message: x, lastTransitionTime: "2026-11-01T00:01:00Z"}
+"""
+
+
+def _input(count: int = 3, *, suspend: bool = True, status: str = "") -> str:
+    """A Job of 2 pods (running where not `suspend`) and its Workload `wl` of `count` pods, created at 00:00;
+    a Workload `late` created at 00:09."""
+    running = "" if suspend else "status: {startTime: \"2026-11-01T00:02:00Z\", active: 2}\n"
+    return CLUSTER + f"""\
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {{name: j, namespace: default, uid: {UID}, creationTimestamp: "2026-11-01T00:00:00Z", labels: {{kueue.x-k8s.io/queue-name: lq}}}}
+spec:
+  suspend: {str(suspend).lower()}
+  parallelism: 2
+  template: {{spec: {{restartPolicy: Never, containers: [{{name: c, image: x, resources: {{requests: {{cpu: "1"}}}}}}]}}}}
+{running}---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: Workload
+metadata:
+  name: wl
+  namespace: default
+  uid: 00000000-0000-0000-0003-000000000001
+  creationTimestamp: "2026-11-01T00:00:00Z"
+  ownerReferences: [{{apiVersion: batch/v1, kind: Job, name: j, uid: {UID}, controller: true}}]
+spec:
+  queueName: lq
+  podSets: [{{name: main, count: {count}, template: {{spec: {{containers: [{{name: c, image: x, resources: {{requests: {{cpu: "1"}}}}}}]}}}}}}]
+{status}---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: Workload
+metadata: {{name: late, namespace: default, creationTimestamp: "2026-11-01T00:09:00Z"}}
+spec:
+  queueName: lq
+  podSets: [{{name: main, count: 1, template: {{spec: {{containers: [{{name: c, image: x}}]}}}}}}]
+"""
+
+
+def _workloads(tmp_path, text: str) -> dict:
+    return {w.name: w for w in model_of(tmp_path, cluster__yaml=text).workloads}
+
+
+def test_an_equivalent_workload_is_kept_as_read(tmp_path):
+    wls = _workloads(tmp_path, _input(2, status=HELD.replace("count: 3", "count: 2")))
+    assert wls["wl"].admission is not None and wls["wl"].pod_sets[0].count == 2
+
+
+def test_a_pending_workload_out_of_step_is_updated_to_the_job(tmp_path):
+    wls = _workloads(tmp_path, _input(3))
+    wl = wls["wl"]
+    assert (wl.pod_sets[0].count, wl.uid, wl.created) == (
+        2, "00000000-0000-0000-0003-000000000001", datetime(2026, 11, 1, tzinfo=timezone.utc))
+    assert set(wls) == {"wl", "late"}
+
+
+def test_an_admitted_workload_out_of_step_is_deleted_and_made_again_after_the_input(tmp_path):
+    wls = _workloads(tmp_path, _input(3, status=HELD))
+    assert "wl" not in wls
+    (new,) = [w for w in wls.values() if w.name != "late"]
+    assert new.admission is None and new.pod_sets[0].count == 2
+    assert new.created > wls["late"].created
+
+
+def test_a_running_job_keeps_its_workload_out_of_step(tmp_path):
+    """Kueue stops the job and restores its templates from the Workload before making a new one: not modelled."""
+    wls = _workloads(tmp_path, _input(3, suspend=False, status=HELD))
+    assert wls["wl"].admission is not None and wls["wl"].pod_sets[0].count == 3
