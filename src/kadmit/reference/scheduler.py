@@ -433,12 +433,14 @@ class Scheduler:
         bound = 1 + max((len(g.flavors) for cq in self.index.cluster_queues.values() for g in cq.resource_groups),
                         default=0)
         quiet = 0  # cycles in a row where only heads with flavors left to try moved on to them
+        self.settled = False  # the run stopped because nothing moved, not at its bound on cycles (a loop)
         while self.cycle_no < limit:
             if self.cycle():
                 quiet = 0
             elif self.retrying and quiet <= bound:
                 quiet += 1
             else:
+                self.settled = True
                 break
         for name, head, wl in self.queues.waiting_behind():
             strategy = self.index.cluster_queues[name].queueing_strategy
