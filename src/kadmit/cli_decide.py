@@ -61,7 +61,8 @@ def admit(paths, mode, format_, time_budget, tas_profile, rlimit, timeout_ms, cl
     incomplete = outcome.loaded.workspace.incomplete
     click.echo(incomplete_json(admit_json(outcome.result, skipped), incomplete) if format_ == "json"
                else admit_human(outcome.result, skipped, width=width(),
-                                unmodelled=sum(1 for d in outcome.diagnostics if d.code == "KAD161"))
+                                unmodelled=sum(1 for d in outcome.diagnostics if d.code == "KAD161"),
+                                refused_pods=sum(1 for d in outcome.diagnostics if d.code == "KAD199"))
                + incomplete_text(incomplete), nl=False)
     sys.exit(outcome.exit_code)
 

@@ -242,7 +242,9 @@ class PodSet(Obj):
     claim_templates: tuple[str, ...] = ()  # DRA: ResourceClaimTemplates the pods' resourceClaims name
     claims: tuple[str, ...] = ()  # DRA: ResourceClaims the pods' resourceClaims name directly
     resources: PodResources | None = None  # its containers' own, which Kueue adjusts (`manifests.resources`)
-    _outside: ClassVar[frozenset[str]] = frozenset({"span", "spans", "resources"})  # `requests` holds what it asks
+    # the API server's words refusing each pod made from a template nothing validated (a custom resource's): KAD199
+    pod_refusals: tuple[str, ...] = ()
+    _outside: ClassVar[frozenset[str]] = frozenset({"span", "spans", "resources", "pod_refusals"})  # `requests` holds what it asks
 
     @property
     def placed_requests(self) -> Quantities:

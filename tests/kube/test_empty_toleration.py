@@ -61,3 +61,30 @@ def test_an_empty_toleration_is_refused_where_the_api_server_refuses_it(
     else:
         assert created.returncode == 0, created.stderr
         assert not refused
+
+
+def test_the_pods_a_jobset_would_make_of_an_empty_toleration_are_refused_in_kadmits_words(
+        kube_apiserver: KubeAPIServer, tmp_path: Path) -> None:
+    """The server creates a JobSet holding `tolerations: [{}]` (its template is not validated), refuses the Job its
+    controller would make of it and each Pod: kadmit admits the JobSet and warns (KAD199) in the Pod's words."""
+    jobset = f"""\
+apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata: {{name: tol-js, namespace: default, labels: {{kueue.x-k8s.io/queue-name: lq}}}}
+spec:
+  replicatedJobs:
+  - {{name: w, replicas: 1, template: {{spec: {{template: {{spec: {SPEC}}}}}}}}}
+"""
+    pod = f"apiVersion: v1\nkind: Pod\nmetadata: {{name: tol-pod, namespace: default}}\nspec: {SPEC}\n"
+    assert kube_apiserver.run("create", "--dry-run=server", "-f", "-", input=jobset, check=False).returncode == 0
+    job = kube_apiserver.run("create", "--dry-run=server", "-f", "-", input=OBJECTS["Job"], check=False)
+    assert job.returncode != 0 and "spec.template.spec.tolerations[0].operator: Invalid value" in job.stderr, job
+    refused = kube_apiserver.run("create", "--dry-run=server", "-f", "-", input=pod, check=False)
+    assert refused.returncode != 0, refused
+    words = refused.stderr.strip().split(" is invalid: ", 1)[1]
+    path = tmp_path / "jobset.yaml"
+    path.write_text(jobset, encoding="utf-8")
+    got = ws.load([str(path)])
+    assert not got.diagnostics.has_errors, [str(d) for d in got.diagnostics]
+    (warning,) = [d for d in got.diagnostics if d.code == "KAD199"]
+    assert f"JobSet `default/tol-js`: `{words}`" in warning.message, (warning.message, words)

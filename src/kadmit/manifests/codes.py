@@ -338,13 +338,19 @@ KAD184 = register(
     kueue_rule="pkg/workload/resources.go AdjustResources, pkg/util/limitrange Summarize; "
                "k8s plugin/pkg/admission/limitranger GetLimitRanges")
 KAD199 = register(
-    "KAD199", "pod template outside a LimitRange", "warning",
-    "A job's pod template (a Job's, a JobSet's, any kind Kueue's job framework reads but a Pod) falls "
-    "outside a LimitRange of its namespace once the LimitRange's defaults are filled in: a container's, "
-    "or the whole pod's, requests or limits below its `min`, above its `max`, or past its "
-    "`maxLimitRequestRatio`. The API server's LimitRanger refuses each pod made from it, in the words "
-    "quoted. Kueue checks only the requests against `min` and `max` (`ValidateLimitRange`), so it may "
-    "admit the job, and kadmit decides it as Kueue does; but none of its pods is ever created, and the "
-    "job holds its quota without running. A Pod being submitted is refused outright (KAD157). Keep the "
-    "template within the LimitRange, or change the LimitRange.",
-    kueue_rule="k8s plugin/pkg/admission/limitranger PodValidateLimitFunc (the API server, not Kueue)")
+    "KAD199", "pod template whose pods the API server refuses", "warning",
+    "A job's pod template (a Job's, a JobSet's, any kind Kueue's job framework reads but a Pod) that the "
+    "API server would refuse each pod made from, in the words quoted. Either it falls outside a LimitRange "
+    "of its namespace once the LimitRange's defaults are filled in: a container's, or the whole pod's, "
+    "requests or limits below its `min`, above its `max`, or past its `maxLimitRequestRatio` (the "
+    "LimitRanger's refusal; Kueue checks only the requests against `min` and `max`, `ValidateLimitRange`). "
+    "Or it is a custom resource's template (a JobSet's, a RayCluster's, an MPIJob's, an AppWrapper "
+    "component's...), which the API server stores without validating it, holding a value its pod "
+    "validation refuses: a toleration with an empty `key` and operator `Equal` (`tolerations: [{}]`), "
+    "which Kueue reads as tolerating any taint of an empty value. Kueue may admit the job, and kadmit "
+    "decides it as Kueue does; but none of its pods (or of the Jobs its controller makes) is ever created, "
+    "and the job holds its quota without running; `admit`'s summary says so. A Pod or built-in job being "
+    "submitted is refused outright (KAD157). Keep the template within the LimitRange and the pod "
+    "validation.",
+    kueue_rule="k8s plugin/pkg/admission/limitranger PodValidateLimitFunc, pkg/apis/core/validation "
+               "ValidateTolerations (the API server, not Kueue)")

@@ -322,19 +322,24 @@ def taints(f: Fields, m: Val | None, key: str) -> tuple[Taint, ...]:
     return tuple(out)
 
 
-def tolerations(f: Fields, m: Val | None, key: str = "tolerations", *, validated: bool = True) -> tuple[Toleration, ...]:
+def tolerations(f: Fields, m: Val | None, key: str = "tolerations", *, validated: bool = True,
+                refusals: list[str] | None = None) -> tuple[Toleration, ...]:
     """The tolerations at `key` of `m`. Where they are `validated` (a Pod's, a built-in job kind's template,
     a ResourceFlavor's: the API server's ValidateTolerations, Kueue's webhook's copy of it) an empty `key`
     with operator Equal is refused; elsewhere (a custom resource's embedded template: an AppWrapper
     component's, a Workload's) it is kept as Kubernetes' ToleratesTaint reads it: any taint with an empty
-    value."""
+    value, and the API server's words refusing it in a Pod made from the template go to `refusals`."""
     out = []
-    for t in f.maps(m, key):
+    for i, t in enumerate(f.maps(m, key)):
         operator = f.enum(t, "operator", ("Equal", "Exists"), "Equal")
         tkey = f.str(t, "key", default="")
         if not tkey and operator != "Exists" and validated:
             f.invalid(KAD157, "a toleration with an empty `key` must use operator `Exists`", t,
                       uses=(f.field(t, "key"), f.field(t, "operator")))
+        elif not tkey and operator != "Exists" and refusals is not None:
+            written = f.field(t, "operator")
+            refusals.append(f"spec.{key}[{i}].operator: Invalid value: \"{written.v if written else ''}\": operator "
+                            "must be Exists when `key` is empty, which means \"match all values and all keys\"")
         out.append(Toleration(key=tkey, operator=operator, value=f.str(t, "value", default=""),
                               effect=f.enum(t, "effect", TAINT_EFFECTS, ""), span=f.span(t)))
     return tuple(out)

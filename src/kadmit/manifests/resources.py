@@ -176,22 +176,25 @@ def _ordered_defaults(named: list[list[LimitRange]], diags: Diagnostics) -> None
 
 
 def limit_ranger_templates(model: Model, diags: Diagnostics) -> None:
-    """A Kueue-managed job's pod template that the LimitRanger would refuse every pod of (KAD199, a
-    warning): the API server creates the job (it checks no template), Kueue may admit it, but none of its
-    pods is created."""
+    """A Kueue-managed job's pod template that the API server would refuse every pod of (KAD199, a
+    warning): one the LimitRanger refuses, or a custom resource's that nothing validated and the pod
+    validation refuses (`PodSet.pod_refusals`, checked first as the API server validates a pod before its
+    LimitRanger does). The API server creates the job, Kueue may admit it, but none of its pods is created."""
     ranges = _ranges(model)
-    if not ranges:
-        return
     for w in model.workloads:
-        if w.origin is None or w.origin.kind == "Pod" or w.namespace not in ranges:
+        if w.origin is None or w.origin.kind == "Pod":
             continue
         for ps in w.pod_sets:
-            if ps.resources is not None and (errors := limit_ranger_errors(ps.resources, ranges[w.namespace])):
+            errors = list(ps.pod_refusals)
+            if not errors and ps.resources is not None and w.namespace in ranges:
+                errors = limit_ranger_errors(ps.resources, ranges[w.namespace])
+            if errors:
                 diags.emit(KAD199, f"the API server refuses every pod of pod set `{ps.name}` of "
                            f"{w.origin.kind} `{w.namespace}/{w.origin.name}`: `{aggregate(errors)}`: Kueue may "
                            "admit it, but none of those pods is created", w.span,
                            help="keep the pod template within its namespace's LimitRange (its defaults filled "
-                                "in), or change the LimitRange")
+                                "in), or change the LimitRange" if not ps.pod_refusals else
+                                "give the toleration a `key`, or operator `Exists` to tolerate every taint")
 
 
 def limit_ranger_errors(pod: PodResources, ranges: list[list[LimitRange]]) -> list[str]:

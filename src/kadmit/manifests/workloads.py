@@ -238,9 +238,11 @@ def template_pod_set(f: Fields, name: str, count: int, min_count: int | None, te
     topo, topo_node = _topology(f, request, meta, count) if topology else (None, None)
     coverage.warn_template(f, meta, spec, name)
     claims, direct, claims_node = pod_claim_templates(f, spec)
-    return PodSet(claim_templates=claims, claims=direct,
+    refusals: list[str] = []  # where the API server validates no template, what it refuses in the pods made of it
+    tols = tolerations(f, spec, validated=api is not None, refusals=refusals)
+    return PodSet(claim_templates=claims, claims=direct, pod_refusals=tuple(refusals),
         name=name, origin=origin, count=count, min_count=min_count, requests=reqs.requests, resources=reqs.pod,
-        node_selector=selector, node_affinity=affinity, tolerations=tolerations(f, spec, validated=api is not None), topology=topo,
+        node_selector=selector, node_affinity=affinity, tolerations=tols, topology=topo,
         span=f.span(at),
         spans=f.spans({**(nodes or {}), "tolerations": f.field(spec, "tolerations"), "template_spec": spec,
                        "template": template, "template_metadata": meta,

@@ -166,11 +166,13 @@ def _wrapped(line: str, width: int | None) -> list[str]:
                          break_long_words=False, break_on_hyphens=False) or [line]
 
 
-def admit_human(result: AdmitResult, skipped=(), width: int | None = None, unmodelled: int = 0) -> str:
+def admit_human(result: AdmitResult, skipped=(), width: int | None = None, unmodelled: int = 0,
+                refused_pods: int = 0) -> str:
     """The decisions as a table; with `width` (a terminal's), each row's note is cut to fit it and the
     lines below the tables wrapped to it (`render.wrap`);
     `unmodelled`: how many settings kadmit does not model the input sets (KAD161), which the summary
-    says may make Kueue's answer differ."""
+    says may make Kueue's answer differ; `refused_pods`: how many pod sets' pods the API server refuses
+    (KAD199), which the summary says hold quota without running."""
     names = display_names([d.workload for d in result.decisions])
     rows = [("WORKLOAD", "ADMITTED", "CLUSTER QUEUE", "POD SETS", "NOTE")]
     short: list[tuple[int, str, int]] = []  # row, its first reason, how many more
@@ -260,6 +262,10 @@ def admit_human(result: AdmitResult, skipped=(), width: int | None = None, unmod
     if unmodelled:
         what = "a setting" if unmodelled == 1 else f"{unmodelled} settings"
         lines.append(f"the input sets {what} kadmit does not model (KAD161): Kueue's answer may differ")
+    if refused_pods:
+        what = "a pod set" if refused_pods == 1 else f"each of {refused_pods} pod sets"
+        lines.append(f"the API server refuses every pod of {what} (KAD199): if Kueue admits it, it holds "
+                     "its quota without running, and Kueue's answer may differ from there on")
     lines.extend(skipped_lines(skipped))
     return "\n".join(line.rstrip() for line in fit(lines, width)) + "\n"
 
