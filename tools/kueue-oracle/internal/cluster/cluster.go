@@ -15,6 +15,8 @@ import (
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/types"
@@ -303,6 +305,16 @@ func (c *Cluster) load(objs []client.Object) error {
 	// controller meets each (its create event) and puts it in the queues or, holding quota, in the
 	// cache. (Listing them for each queue added, as TestSchedule's setup does, costs the fake
 	// client a copy of every Workload per queue.)
+	// A Workload's namespace exists in any cluster that holds it (the API server's NamespaceLifecycle
+	// admission refuses objects in a namespace that does not): one the input does not list is made as
+	// the API server keeps it, labelled kubernetes.io/metadata.name alone, as kadmit reads it (and as the
+	// job conversion makes a job's). Without it the scheduler's namespaceSelector check found no
+	// Namespace ("Could not obtain workload namespace") where a cluster has one.
+	for _, wl := range wls {
+		if err := c.ensureNamespace(ctx, wl.Namespace); err != nil {
+			return fmt.Errorf("Workload %s/%s: its namespace: %w", wl.Namespace, wl.Name, err)
+		}
+	}
 	for _, wl := range wls {
 		obj := wl.DeepCopy()
 		obj.DeletionTimestamp = nil
@@ -500,4 +512,16 @@ func (o *onceIndexer) IndexField(ctx context.Context, obj client.Object, field s
 	}
 	o.seen[key] = true
 	return o.FieldIndexer.IndexField(ctx, obj, field, extract)
+}
+
+// ensureNamespace creates namespace ns, labelled as the API server labels every namespace, unless the
+// input made it.
+func (c *Cluster) ensureNamespace(ctx context.Context, ns string) error {
+	var got corev1.Namespace
+	err := c.cl.Get(ctx, client.ObjectKey{Name: ns}, &got)
+	if !apierrors.IsNotFound(err) {
+		return err
+	}
+	return c.cl.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
+		Name: ns, Labels: map[string]string{corev1.LabelMetadataName: ns}}})
 }
