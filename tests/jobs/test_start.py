@@ -111,13 +111,41 @@ def test_a_job_whose_template_selects_against_its_flavor_is_finished(tmp_path):
     assert CONFLICT in skipped and "Finished, reason FailedToStart" in skipped
 
 
-@pytest.mark.parametrize("case", ["running", "reserved only", "evicted", "same selector"])
+@pytest.mark.parametrize("case", ["running", "evicted", "same selector"])
 def test_what_kueue_does_not_start_or_starts_keeps_its_quota(tmp_path, case):
     docs = {"running": (job(suspend="false"), JOB_WL),
-            "reserved only": (job(), workload("Job", "batch/v1", "j", [("main", 2)], admitted=False)),
             "evicted": (job(), workload("Job", "batch/v1", "j", [("main", 2)], evicted=True)),
             "same selector": (job(selector="{pool: f0}"), JOB_WL)}[case]
     assert started(tmp_path, *docs) == ("", "")
+
+
+CHECKED = """\
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: AdmissionCheck
+metadata: {name: chk}
+spec: {controllerName: example.com/check}
+"""
+
+
+@pytest.mark.parametrize("state", ["", "Ready", "Pending"])
+def test_a_reservation_kueue_admits_next_is_started(tmp_path, state):
+    """Quota reserved, no Admitted condition: Kueue's workload controller admits it where every check its
+    ClusterQueue requires is Ready (none, or chk Ready; `start.admitted_next`), and the start then fails; with
+    chk Pending it waits, holding its quota (tests/oracle/features/reserved-workload-checks-ready-start-fails.yaml)."""
+    checks = f"""\
+  admissionChecks:
+  - {{name: chk, state: {state}, message: "", lastTransitionTime: "2026-11-01T00:01:00Z"}}
+""" if state else ""
+    strategy = "  namespaceSelector: {}\n  admissionChecksStrategy: {admissionChecks: [{name: chk}]}\n"
+    cluster = CLUSTER.replace("  namespaceSelector: {}\n", strategy) + CHECKED if state else CLUSTER
+    model = model_of(tmp_path, cluster__yaml=cluster + job() + workload("Job", "batch/v1", "j", [("main", 2)],
+                                                                         admitted=False, updates=checks))
+    (wl,) = [w for w in model.workloads if w.name == "wl"]
+    assert wl.finished_reason == ("" if state == "Pending" else f"{FAILED_TO_START}: {CONFLICT}")
+    skipped = [s.reason for s in model.skipped if s.object.uid == UID]
+    assert skipped == ([] if state == "Pending" else [
+        skipped[0]]) and (state == "Pending" or "so Kueue's workload controller admits it" in skipped[0])
 
 
 def test_annotations_conflict_before_labels_and_the_pod_set_label_is_kueues(tmp_path):

@@ -150,6 +150,7 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
     prebuilt: dict[int, str] = {}  # the Workloads of a StatefulSet or a LeaderWorkerSet: its kind
     adopted: dict = {}  # the prebuilt Workloads no object controlled that a job of the input took (`prebuilt_workload`)
     flavors = {f.name: f for f in reversed(model.flavors)}  # the first of a name
+    cqs = {q.name: q for q in reversed(model.cluster_queues)}
     classes = {(p.kind, p.name) for p in (*model.priority_classes, *BUILTIN_PRIORITY_CLASSES)} | \
         {(kind, b.name) for b in model.broken for kind, name in (("workload", "WorkloadPriorityClass"),
                                                                  ("pod", "PriorityClass")) if b.kind == name}
@@ -225,7 +226,7 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
             for i in kept:
                 workloads[i] = _with_origins(group_reclaimed(workloads[i], job, model.jobs), job)
                 # a generic reconciler's start (a StatefulSet's or LeaderWorkerSet's pods start through theirs)
-                if job.framework not in _NOT_GENERIC and (failed := failed_start(job, workloads[i], flavors)):
+                if job.framework not in _NOT_GENERIC and (failed := failed_start(job, workloads[i], flavors, cqs)):
                     workloads[i], skip = failed
                     skipped.append(skip)
             if going:  # a LeaderWorkerSet's group whose Workload goes gets a new one; the others keep theirs

@@ -10,7 +10,8 @@ import re
 
 from kadmit.diagnostics import Diagnostics
 from kadmit.manifests.codes import KAD161
-from kadmit.model import Job, Model, ResourceFlavor, Skipped, Workload
+from kadmit.model import ClusterQueue, Job, Model, ResourceFlavor, Skipped, Workload
+from kadmit.modelchecks import checks_for
 
 FAILED_TO_START = "FailedToStart"  # jobframework's FailedToStartFinishedReason
 
@@ -63,21 +64,41 @@ def status_infos(wl: Workload, flavors: dict[str, ResourceFlavor]) -> tuple[list
     return infos, ""
 
 
-STARTS_NOT = ("its Workload `{wl}` is admitted, but Kueue's job reconciler cannot start it (startJob merges the "
+STARTS_NOT = ("its Workload `{wl}` {admitted}, but Kueue's job reconciler cannot start it (startJob merges the "
               "admission into the pods it starts): {error}. The failure is permanent, so Kueue finishes the Workload "
               "(Finished, reason {reason}) and it holds no quota: neither is pending work for Kueue")
 
 
-def failed_start(job: Job, wl: Workload, flavors: dict[str, ResourceFlavor]) -> tuple[Workload, Skipped] | None:
+def failed_start(job: Job, wl: Workload, flavors: dict[str, ResourceFlavor],
+                 queues: dict[str, ClusterQueue] | None = None) -> tuple[Workload, Skipped] | None:
     """The Workload as Kueue leaves it where its start fails for good (`start_failure`): finished, with the
     reason and message of the Finished condition Kueue sets; and the job listed as no pending work, saying why.
-    None where Kueue starts it."""
+    None where Kueue starts it. A Workload the input shows holding quota with every check Ready and no Admitted
+    condition is started too: Kueue's workload controller admits it first (`admitted_next`; `queues` by name)."""
+    admitted = "is admitted"
+    if not wl.admitted_condition and queues is not None and admitted_next(wl, queues):
+        wl = wl.model_copy(update={"admitted_condition": True})
+        admitted = "holds quota with every admission check Ready, so Kueue's workload controller admits it"
     error = start_failure(job, wl, flavors)
     if not error:
         return None
     return (wl.model_copy(update={"finished": True, "finished_reason": f"{FAILED_TO_START}: {error}"}),
-            Skipped(object=job.object, span=job.span, reason=STARTS_NOT.format(wl=wl.key, error=error,
-                                                                                reason=FAILED_TO_START)))
+            Skipped(object=job.object, span=job.span,
+                    reason=STARTS_NOT.format(wl=wl.key, error=error, admitted=admitted, reason=FAILED_TO_START)))
+
+
+def admitted_next(wl: Workload, queues: dict[str, ClusterQueue]) -> bool:
+    """Whether Kueue's workload controller sets the Admitted condition of a Workload the input shows without
+    one: it holds quota (not finished, not evicted) and every check its ClusterQueue requires for its assigned
+    flavors (`checks_for`; `reconcileSyncAdmissionChecks` adds a missing one as Pending) is Ready
+    (`workload.SyncAdmittedCondition`; a pending topology assignment is not read here)."""
+    cq = queues.get(wl.admission.cluster_queue) if wl.admission is not None else None
+    if cq is None or wl.admitted_condition or wl.finished or wl.evicted:
+        return False
+    states = {s.name: s.state for s in wl.check_states}
+    assigned = {fl for ps in wl.admission.pod_sets for fl in ps.flavors.values()}
+    required = checks_for(cq.admission_checks, {fq.flavor for rg in cq.resource_groups for fq in rg.flavors}, assigned)
+    return all(states.get(name) == "Ready" for name in required)
 
 
 def start_failure(job: Job, wl: Workload, flavors: dict[str, ResourceFlavor]) -> str:

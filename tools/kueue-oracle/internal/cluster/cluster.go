@@ -328,6 +328,10 @@ func (c *Cluster) load(objs []client.Object) error {
 		}
 	}
 	if c.opts.Convert != nil {
+		// Kueue's workload controller meets the input's Workloads before the job reconcilers do: it
+		// sets the Admitted condition of one holding quota with every check Ready (SyncAdmittedCondition),
+		// which a job reconciler then starts (startJob), or finishes where the start fails for good.
+		c.deliver()
 		made, err := c.opts.Convert(ctx, c.cl, c.clock)
 		if err != nil {
 			return fmt.Errorf("converting jobs: %w", err)
