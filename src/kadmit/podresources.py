@@ -137,6 +137,18 @@ def adjust(pod: PodResources, ranges: list[LimitRange], classes: dict[str, Runti
                         init_containers=tuple(map(fill, pod.init_containers)))
 
 
+def first_formats(containers, what: str) -> dict[str, str]:
+    """resource -> the format (`quantity.go_format`) of the first of `containers` holding a non-zero amount
+    of it in `what` ("requests" or "limits"): Go's Quantity.Add keeps the format of the first non-zero
+    addend, so a sum of the containers' is printed in it (an init container's need winning the max too)."""
+    out: dict[str, str] = {}
+    for c in containers:
+        for r, q in getattr(c, what).items():
+            if q and r not in out:
+                out[r] = c.formats.get(f"{what}.{r}", "DecimalSI")
+    return out
+
+
 def containers_total(pod: PodResources, what: str = "requests") -> Quantities:
     """The containers' `what` ("requests" or "limits") as Kubernetes sums them for a pod: the containers
     summed; each init container's plus the sidecars started before it taken by max, sidecars also added

@@ -121,6 +121,41 @@ REFUSED = {
          "positive integer multiple of hugepages-2Mi",
          'spec.template.spec.containers[0].resources.requests[hugepages-2Mi]: Invalid value: "3Mi": 3Mi is not '
          "positive integer multiple of hugepages-2Mi")),
+    # quantities printed as the server prints them (Quantity.String): in the format they were written in, a sum
+    # in its first addend's (`1G` stays `1G`, `2000M` is `2G`, bytes stay bytes)
+    "decimal-memory-below-containers": (
+        pod("decimal-memory-below-containers", "{requests: {memory: 1G}}",
+            "[{name: c, image: busybox, resources: {requests: {memory: 2000M}}}]"),
+        'spec.resources.requests[memory]: Invalid value: "1G": must be greater than or equal to aggregate container '
+        "requests of 2G"),
+    "decimal-container-above-pod-limit": (
+        pod("decimal-container-above-pod-limit", "{limits: {memory: 1G}}",
+            "[{name: c, image: busybox, resources: {limits: {memory: 1500M}}}]"),
+        ('spec.resources.requests: Invalid value: "1500M": must be less than or equal to memory limit of 1G',
+         'spec.resources.containers[0][memory].limits: Invalid value: "1500M": must be less than or equal to pod '
+         "limits of 1G")),
+    "hugepages-in-bytes-in-a-container": (
+        job("hugepages-in-bytes-in-a-container", "{}",
+            '[{name: c, image: busybox, resources: {requests: {memory: 1G, hugepages-2Mi: "3145728"}, '
+            'limits: {hugepages-2Mi: "3145728"}}}]'),
+        ('spec.template.spec.containers[0].resources.limits[hugepages-2Mi]: Invalid value: "3145728": 3145728 is '
+         "not positive integer multiple of hugepages-2Mi",
+         'spec.template.spec.containers[0].resources.requests[hugepages-2Mi]: Invalid value: "3145728": 3145728 is '
+         "not positive integer multiple of hugepages-2Mi")),
+    "hugepages-limit-in-bytes": (
+        pod("hugepages-limit-in-bytes", "{requests: {memory: 1G, hugepages-2Mi: 4Mi}, "
+            "limits: {memory: 1G, hugepages-2Mi: 6291456}}", "[{name: c, image: busybox}]"),
+        'spec.resources.requests: Invalid value: "4Mi": must be equal to hugepages-2Mi limit of 6291456'),
+    "hugepages-aggregate-in-bytes": (
+        pod("hugepages-aggregate-in-bytes", "{limits: {memory: 1G, hugepages-2Mi: 2Mi}}",
+            '[{name: c, image: busybox, resources: {requests: {memory: 500M, hugepages-2Mi: "4194304"}, '
+            'limits: {hugepages-2Mi: "4194304"}}}]'),
+        ('spec.resources.requests[hugepages-2Mi]: Invalid value: "2Mi": must be greater than or equal to aggregate '
+         "container requests of 4194304",
+         'spec.resources.limits[hugepages-2Mi]: Invalid value: "2Mi": must be greater than or equal to aggregate '
+         "container limits of 4194304",
+         'spec.resources.containers[0][hugepages-2Mi].limits: Invalid value: "4194304": must be less than or equal '
+         "to pod limits of 2Mi")),
 }
 
 

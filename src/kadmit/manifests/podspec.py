@@ -8,8 +8,8 @@ from kadmit.manifests.codes import KAD157, KAD161, KAD166
 from kadmit.manifests.fields import Fields
 from kadmit.manifests.yamltree import Val
 from kadmit.model import NodeSelectorTerm, Requirement, Taint, Toleration
-from kadmit.podresources import ContainerResources, PodResources
-from kadmit.quantity import go_format
+from kadmit.podresources import ContainerResources, PodResources, first_formats
+from kadmit.quantity import go_format, quantity_string
 
 TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
@@ -124,8 +124,6 @@ def _hugepages_indivisible(res: str, qty: int) -> bool:
 
 def _hugepages_values(f: Fields, spec: Val, api: str) -> None:
     """validateResourceQuantityHugePageValue on every container's and the pod's own hugepages-*."""
-    from kadmit.quantity import format_quantity
-
     owners = [(f"{api}.{key}[{i}].resources", f.map(c, "resources"))
               for key in ("initContainers", "containers") for i, c in enumerate(f.maps(spec, key))]
     for path, resources in [*owners, (f"{api}.resources", f.map(spec, "resources"))]:
@@ -133,10 +131,18 @@ def _hugepages_values(f: Fields, spec: Val, api: str) -> None:
             values, nodes = f.resource_list(resources, key)
             for res, qty in values.items():
                 if res.startswith("hugepages-") and _hugepages_indivisible(res, qty):
-                    text = format_quantity(qty, res)
+                    text = written_quantity(qty, nodes[res])
                     f.invalid(KAD157, f"the API server refuses the object: `{path}.{key}[{res}]: Invalid value: "
                               f'"{text}": {text} is not positive integer multiple of {res}`', nodes[res],
                               uses=(nodes[res],))
+
+
+def written_quantity(qty: int, node: Val | None, fmt: str = "DecimalSI") -> str:
+    """A quantity as the API server prints it (Quantity.String): in the format it was written in at `node`
+    (`2Gi`, `1G`; `1000M` is `1G`), else in `fmt` (a sum's: `podresources.first_formats`)."""
+    if node is not None and isinstance(node.v, (str, int, float)) and not isinstance(node.v, bool):
+        fmt = go_format(node.v)
+    return quantity_string(qty, fmt)
 
 
 def _overcommit_allowed(resource: str) -> bool:
@@ -145,7 +151,8 @@ def _overcommit_allowed(resource: str) -> bool:
     return ("/" not in resource or "kubernetes.io/" in resource) and not resource.startswith("hugepages-")
 
 
-def _api_refusals(f: Fields, spec: Val, api: str, aggregate: dict[str, int], pod: bool = False) -> None:
+def _api_refusals(f: Fields, spec: Val, api: str, aggregate: dict[str, int], pod: bool = False,
+                  containers: tuple[ContainerResources, ...] = ()) -> None:
     """What the API server's validatePodResources refuses in a pod spec's own `resources` (a Pod, or a
     built-in job kind's template; `api` the spec's field path): a resource other than cpu, memory
     and hugepages-*, a request above its limit (of a resource not overcommitable, hugepages or an
@@ -154,9 +161,8 @@ def _api_refusals(f: Fields, spec: Val, api: str, aggregate: dict[str, int], pod
     container's limit above it; and a hugepages quantity that is no multiple of its page size, there
     or in a container. A Pod's (`pod`) requests are checked as the API server defaulted them
     (`_default_pod_level`). Each an error (KAD157) in the API server's words, all of them as it lists
-    them: the object is refused."""
-    from kadmit.quantity import format_quantity
-
+    them: the object is refused. Quantities are printed as it prints them (`written_quantity`): an aggregate
+    in the format of its first non-zero addend in `containers` (then init containers)."""
     # quantities already reported bad (KAD158, read as 0) are not checked again
     bad = {id(e.at) for e in (f.collected or []) if getattr(e, "at", None) is not None}
     _hugepages_values(f, spec, api)
@@ -168,8 +174,10 @@ def _api_refusals(f: Fields, spec: Val, api: str, aggregate: dict[str, int], pod
         if not any(n is not None and id(n) in bad for n in reading):
             f.invalid(KAD157, f"the API server refuses the object: `{message}`", at, uses=(), **kw)
 
-    def q(qty: int, res: str) -> str:
-        return format_quantity(qty, res)
+    sums = {"requests": first_formats(containers, "requests"), "limits": first_formats(containers, "limits")}
+
+    def q(qty: int, res: str, node: Val | None = None, key: str = "requests") -> str:  # a sum's without `node`
+        return written_quantity(qty, node, sums[key].get(res, "DecimalSI"))
 
     path = f"{api}.resources"
     requests, req_nodes = f.resource_list(resources, "requests")
@@ -186,38 +194,42 @@ def _api_refusals(f: Fields, spec: Val, api: str, aggregate: dict[str, int], pod
         for res in sorted(set(requests) - written):
             req_nodes[res] = lim_nodes.get(res, resources)
             if res.startswith("hugepages-") and _hugepages_indivisible(res, requests[res]):
-                refuse(f'{path}.requests[{res}]: Invalid value: "{q(requests[res], res)}": {q(requests[res], res)} '
+                refuse(f'{path}.requests[{res}]: Invalid value: "{q(requests[res], res, req_nodes[res])}": '
+                       f"{q(requests[res], res, req_nodes[res])} "
                        f"is not positive integer multiple of {res}", req_nodes[res], lim_nodes.get(res))
     for res, qty in requests.items():
         node = req_nodes[res]
         if res in limits and qty != limits[res] and not _overcommit_allowed(res):
-            refuse(f'{path}.requests: Invalid value: "{q(qty, res)}": must be equal to {res} limit of '
-                   f"{q(limits[res], res)}", node, node, lim_nodes[res])
+            refuse(f'{path}.requests: Invalid value: "{q(qty, res, node)}": must be equal to {res} limit of '
+                   f"{q(limits[res], res, lim_nodes[res])}", node, node, lim_nodes[res])
         elif res in limits and qty > limits[res]:
-            refuse(f'{path}.requests: Invalid value: "{q(qty, res)}": must be less than or equal to {res} limit of '
-                   f"{q(limits[res], res)}", node, node, lim_nodes[res])
+            refuse(f'{path}.requests: Invalid value: "{q(qty, res, node)}": must be less than or equal to {res} '
+                   f"limit of "
+                   f"{q(limits[res], res, lim_nodes[res])}", node, node, lim_nodes[res])
         elif res not in limits and not _overcommit_allowed(res):
             refuse(f"{path}.limits: Required value: Limit must be set for non overcommitable resources", node, node,
-                   help=f"set `limits: {{{res}: {q(qty, res)}}}` beside the request")
+                   help=f"set `limits: {{{res}: {q(qty, res, node)}}}` beside the request")
     if any(r.startswith("hugepages-") for r in (*requests, *limits)) and not {"cpu", "memory"} & {*requests, *limits}:
         refuse(f"{path}: Forbidden: HugePages require cpu or memory", resources,
                help="set a pod-level cpu or memory request or limit beside the hugepages")
     for res, qty in requests.items():
         if res in aggregate and aggregate[res] > qty:
-            refuse(f'{path}.requests[{res}]: Invalid value: "{q(qty, res)}": must be greater than or equal to '
-                   f"aggregate container requests of {q(aggregate[res], res)}", req_nodes[res], req_nodes[res],
+            refuse(f'{path}.requests[{res}]: Invalid value: "{q(qty, res, req_nodes[res])}": must be greater than or '
+                   f"equal to aggregate container requests of {q(aggregate[res], res)}", req_nodes[res], req_nodes[res],
                    help="a pod's own request covers its containers' requests: raise it or lower theirs")
     container_limits = _aggregate(f, spec, False, "limits")
     for res, qty in limits.items():
         if res.startswith("hugepages-") and container_limits.get(res, 0) > qty:
-            refuse(f'{path}.limits[{res}]: Invalid value: "{q(qty, res)}": must be greater than or equal to '
-                   f"aggregate container limits of {q(container_limits[res], res)}", lim_nodes[res], lim_nodes[res])
+            refuse(f'{path}.limits[{res}]: Invalid value: "{q(qty, res, lim_nodes[res])}": must be greater than or '
+                   f"equal to aggregate container limits of {q(container_limits[res], res, key='limits')}",
+                   lim_nodes[res], lim_nodes[res])
     for i, c in enumerate(f.maps(spec, "containers")):
         own, own_nodes = f.resource_list(f.map(c, "resources"), "limits")
         for res, qty in own.items():
             if res in limits and qty > limits[res]:
-                refuse(f'{path}.containers[{i}][{res}].limits: Invalid value: "{q(qty, res)}": must be less than or '
-                       f"equal to pod limits of {q(limits[res], res)}", own_nodes[res], own_nodes[res], lim_nodes[res])
+                refuse(f'{path}.containers[{i}][{res}].limits: Invalid value: "{q(qty, res, own_nodes[res])}": must be '
+                       f"less than or equal to pod limits of {q(limits[res], res, lim_nodes[res])}", own_nodes[res],
+                       own_nodes[res], lim_nodes[res])
 
 
 def _default_pod_level(f: Fields, spec: Val, aggregate: dict[str, int], requests: dict[str, int],
@@ -284,7 +296,7 @@ def pod_requests(f: Fields, spec: Val, *, pod: bool = False, api: str | None = N
                 nodes[res] = init_nodes[res]
     pod_level, pod_nodes = f.resource_list(f.map(spec, "resources"), "requests")
     if api is not None:
-        _api_refusals(f, spec, api, _aggregate(f, spec, pod), pod)
+        _api_refusals(f, spec, api, _aggregate(f, spec, pod), pod, (*containers, *init_containers))
     if pod:
         _default_pod_level(f, spec, reqs, pod_level, pod_nodes)
     for res in [r for r in pod_level if not _pod_level_supported(r) and api is None]:

@@ -12,7 +12,7 @@ from kadmit.diagnostics import Diagnostics
 from kadmit.manifests.codes import KAD157, KAD184, KAD199
 from kadmit.model import LimitRange, Model, ObjectRef, PodSet, RuntimeClass, Workload
 from kadmit.podresources import (ContainerResources, PodResources, Quantities, adjust, aggregate, containers_total,
-                                 limit_range_violations, pod_requests, requests_above_limits)
+                                 first_formats, limit_range_violations, pod_requests, requests_above_limits)
 from kadmit.quantity import format_quantity, quantity_string
 from kadmit.source import Span, Spans
 
@@ -259,11 +259,7 @@ def _total_formats(pod: PodResources, what: str) -> dict[str, str]:
     """The format of each `_pod_total`: the pod's own where it wins; else the first container's (init
     containers after) holding a non-zero amount, as Go's Quantity.Add keeps the format of the first
     non-zero one (an init container's need above the containers' sum is printed in that format too)."""
-    out: dict[str, str] = {}
-    for c in (*pod.containers, *pod.init_containers):
-        for r, q in getattr(c, what).items():
-            if q and r not in out:
-                out[r] = c.formats.get(f"{what}.{r}", "DecimalSI")
+    out = first_formats((*pod.containers, *pod.init_containers), what)
     own = pod.pod_requests if what == "requests" else pod.pod_limits
     out.update({r: pod.formats.get(f"{what}.{r}", "DecimalSI") for r in own if r in ("cpu", "memory")})
     return {f"{what}.{r}": fmt for r, fmt in out.items()}
