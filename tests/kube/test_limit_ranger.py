@@ -127,21 +127,25 @@ def test_the_limit_ranger_refuses_what_the_api_server_refuses_in_its_words(
     assert not got.model.pods  # refused: never on the cluster
 
 
-def test_a_jobs_pod_template_outside_a_limit_range_is_a_warning_in_the_servers_words(
-        kube_apiserver: KubeAPIServer, tmp_path: Path) -> None:
-    """The API server creates the Job (it checks no template against a LimitRange) but refuses the
-    pod the Job controller would make of it: kadmit keeps the Job and warns (KAD199) in the words the
-    server refuses that pod with."""
-    ns = "lr-job"
-    containers = "[" + C.format(i=1, r="{limits: {memory: 2Gi}}") + "]"
+@pytest.mark.parametrize("queue_on", ["job", "template"])
+def test_a_jobs_pod_template_outside_a_limit_range_is_refused_in_the_servers_words(
+        queue_on: str, kube_apiserver: KubeAPIServer, tmp_path: Path) -> None:
+    """The API server creates the Job (it checks no template against a LimitRange) but refuses the pod the Job
+    controller would make of it. A Job naming the queue is Kueue's: kadmit keeps it and warns (KAD199) in the
+    server's words. A Job naming no queue while its template does has its pods decided as plain pods
+    (tests/oracle/test_limit_ranger.py): none is created, so kadmit makes no Workload and says why in those words."""
+    ns = f"lr-job-{queue_on}"
+    containers = "[" + C.format(i=1, r='{requests: {memory: 1Gi}, limits: {memory: 4Gi}}') + "]"
     setup = (f"apiVersion: v1\nkind: Namespace\nmetadata: {{name: {ns}}}\n---\n"
-             + limit_range(ns, "lr", '[{type: Container, max: {memory: 1Gi}}]'))
+             + limit_range(ns, "lr", '[{type: Container, max: {memory: 2Gi}, maxLimitRequestRatio: {memory: "2"}}]'))
+    queue = "{kueue.x-k8s.io/queue-name: lq}"
     job = f"""\
 apiVersion: batch/v1
 kind: Job
-metadata: {{name: j, namespace: {ns}, labels: {{kueue.x-k8s.io/queue-name: lq}}}}
+metadata: {{name: j, namespace: {ns}, labels: {queue if queue_on == "job" else "{app: j}"}}}
 spec:
   template:
+    metadata: {{labels: {queue if queue_on == "template" else "{}"}}}
     spec:
       restartPolicy: Never
       containers: {containers}
@@ -149,13 +153,25 @@ spec:
     kube_apiserver.run("create", "-f", "-", input=setup)
     assert kube_apiserver.run("create", "--dry-run=server", "-f", "-", input=job, check=False).returncode == 0
     refused = kube_apiserver.run("create", "--dry-run=server", "-f", "-", input=pod(ns, containers), check=False)
-    want = "maximum memory usage per Container is 1Gi, but limit is 2Gi"
-    assert refused.returncode != 0 and want in refused.stderr, refused.stderr
+    prefix = 'pods "p" is forbidden: '
+    assert refused.returncode != 0 and prefix in refused.stderr, refused.stderr
+    server = refused.stderr.split(prefix, 1)[1].strip()
+    want = ["maximum memory usage per Container is 2Gi, but limit is 4Gi",
+            "memory max limit to request ratio per Container is 2, but provided ratio is 4.000000"]
+    assert all(w in server for w in want), server  # two errors: in Go map order on the server
     path = tmp_path / "state.yaml"
     path.write_text(setup + "---\n" + job, encoding="utf-8")
     got = ws.load([str(path)])
-    (warning,) = [d for d in got.diagnostics if d.code == "KAD199"]
-    assert f"`{want}`" in warning.message and "Job `lr-job/j`" in warning.message, warning.message
+    if queue_on == "job":
+        (warning,) = [d for d in got.diagnostics if d.code == "KAD199"]
+        said = warning.message
+        assert f"Job `{ns}/j`" in said and len(got.model.workloads) == 1, said
+    else:
+        (skip,) = [s for s in got.model.skipped if s.object.kind == "Job"]
+        said = skip.reason
+        assert not got.model.workloads and not [d for d in got.diagnostics if d.code == "KAD199"], said
+    quoted = next(q for q in said.split("`") if want[0] in q).split("forbidden: ")[-1]
+    assert all(w in quoted for w in want) and len(quoted) == len(server), (said, server)
     assert not [d for d in got.diagnostics if d.severity.value == "error"], got.diagnostics
 
 

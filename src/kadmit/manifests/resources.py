@@ -107,10 +107,10 @@ def _source(resource: str, ps: PodSet, ranges: list[LimitRange], classes: dict[s
 
 # --- the API server's LimitRanger admission plugin (k8s plugin/pkg/admission/limitranger) -----------
 
-def _ranges(model: Model) -> dict[str, list[list[LimitRange]]]:
+def namespace_ranges(limit_ranges: tuple[LimitRange, ...]) -> dict[str, list[list[LimitRange]]]:
     """Each namespace's LimitRanges (each a list of its `spec.limits` items), in name order."""
     by_name: dict[str, dict[str, list[LimitRange]]] = {}
-    for lr in model.limit_ranges:
+    for lr in limit_ranges:
         by_name.setdefault(lr.namespace, {}).setdefault(lr.name, []).append(lr)
     return {ns: [named[n] for n in sorted(named)] for ns, named in by_name.items()}
 
@@ -126,7 +126,7 @@ def limit_ranger(model: Model, diags: Diagnostics) -> Model:
     Run before Kueue's job framework (`jobs.manage`): a refused Pod is never created, so Kueue makes no
     Workload of it and a pod group it names is composed without it (tests/oracle/test_limit_ranger.py);
     it is kept as a broken object, refused alone (`scope.POD_REFUSED`), as the API server refuses it."""
-    ranges = _ranges(model)
+    ranges = namespace_ranges(model.limit_ranges)
     if not ranges:
         return model
     for named in ranges.values():
@@ -180,7 +180,7 @@ def limit_ranger_templates(model: Model, diags: Diagnostics) -> None:
     warning): one the LimitRanger refuses, or a custom resource's that nothing validated and the pod
     validation refuses (`PodSet.pod_refusals`, checked first as the API server validates a pod before its
     LimitRanger does). The API server creates the job, Kueue may admit it, but none of its pods is created."""
-    ranges = _ranges(model)
+    ranges = namespace_ranges(model.limit_ranges)
     for w in model.workloads:
         if w.origin is None or w.origin.kind == "Pod":
             continue

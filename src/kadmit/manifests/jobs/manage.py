@@ -170,7 +170,7 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
             continue
         if job.unsuspended is not None:  # a Deployment's or a Job's pods may be Kueue's (loaded only then)
             from kadmit.manifests.jobs.templatepods import route
-            job = route(job, settings, labels, queues)
+            job = route(job, settings, labels, queues, model.limit_ranges)
         job = _number_repeats(job, unnamed)
         # a UID two jobs share names neither: Kueue finds a job's Workloads by owner kind and name
         by_uid = existing.get(("uid", job.object.uid)) if job.object.uid not in shared else None
@@ -503,7 +503,7 @@ def _missing_priority_class(job: Job, classes: set[tuple[str, str]], diags: Diag
     if kind == "PriorityClass" and job.object.kind == "Pod":  # the API server's Priority admission plugin
         return (f"the API server refuses it: `pods \"{job.object.name}\" is forbidden: no PriorityClass with name "
                 f"{wl.priority_class} was found`")
-    if kind == "PriorityClass" and job.object.kind in ("Deployment", "StatefulSet"):
+    if kind == "PriorityClass" and (job.object.kind in ("Deployment", "StatefulSet") or job.framework == "pod"):
         return (f"it is never admitted while PriorityClass `{wl.priority_class}` is not defined: the API server "
                 f"refuses its pods (`no PriorityClass with name {wl.priority_class} was found`)")
     return (f"it is never admitted while {kind} `{wl.priority_class}` is not defined: Kueue's reconciler fails "

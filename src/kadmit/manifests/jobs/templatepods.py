@@ -11,8 +11,10 @@ from kadmit.manifests.jobs.common import QUEUE_LABEL, workload_name
 from kadmit.manifests.jobs.groups import GROUP_NAME, join_group
 from kadmit.manifests.jobs.pods import pod_job
 from kadmit.manifests.jobs.settings import Integrations
+from kadmit.manifests.resources import limit_ranger_errors, namespace_ranges
 from kadmit.manifests.yamltree import Val
 from kadmit.model import Job
+from kadmit.podresources import LimitRange, aggregate
 
 JOB_CONTROLLER = "kubernetes.io/job-controller"  # spec.managedBy of a Job Kubernetes' own controller runs
 
@@ -77,14 +79,16 @@ def template_pods(f: Fields, o: Meta, job: Job, template: Val, count: int) -> Jo
                                "part": f"pod {i}"}) for i in range(count))})
 
 
-def route(job: Job, s: Integrations, labels: dict[str, dict[str, str]], queues: set[str]) -> Job:
+def route(job: Job, s: Integrations, labels: dict[str, dict[str, str]], queues: set[str],
+          limit_ranges: tuple[LimitRange, ...] = ()) -> Job:
     """`job`, or its pods (`Job.unsuspended`) where Kueue's webhook for its kind leaves it unsuspended: it suspends
     the job (WorkloadShouldBeSuspended, after ApplyDefaultLocalQueue) where its integration is enabled and it names
     a queue, its namespace has a LocalQueue `default`, or manageJobsWithoutQueueName is on with its namespace
     selected. A Deployment's pods are then decided as plain pods of its template's queue; a Job's, where Kueue's
     pod webhook gates them (its namespace selected by managedJobsNamespaceSelector; a queue name on the pods, the
     LocalQueue `default`, or manageJobsWithoutQueueName: FindAncestorJobManagedByKueue finds the Job not Kueue's).
-    Pods it does not gate run as Kubernetes runs them, no work of Kueue's: the Job's own reason says why."""
+    Pods it does not gate run as Kubernetes runs them, no work of Kueue's: the Job's own reason says why. Pods the
+    API server's LimitRanger refuses are never created (`refused`)."""
     if job.unsuspended is None:
         return job
     ns = job.object.namespace or "default"
@@ -93,7 +97,24 @@ def route(job: Job, s: Integrations, labels: dict[str, dict[str, str]], queues: 
     if job.framework in s.frameworks and (job.queue or default or (s.manage_without_queue_name and selected)):
         return job
     pods = job.unsuspended
-    if job.framework == "deployment":
-        return pods
-    gated = s.pod_webhook and selected and bool(pods.queue or default or s.manage_without_queue_name)
-    return pods if gated else job
+    if job.framework != "deployment" and not (
+            s.pod_webhook and selected and bool(pods.queue or default or s.manage_without_queue_name)):
+        return job
+    return refused(pods, limit_ranges) or pods
+
+
+def refused(pods: Job, limit_ranges: tuple[LimitRange, ...]) -> Job | None:
+    """The template's pods with no Workload where the API server's LimitRanger refuses them (its namespace's
+    LimitRanges, defaults filled in: `resources.limit_ranger_errors`, as for a Pod being submitted, KAD157): the
+    job's controller fails to create each, so Kueue sees none, and the job is left with no pods. None where
+    they are created."""
+    ranges = namespace_ranges(limit_ranges).get(pods.object.namespace or "default")
+    errors = next((e for w in pods.workloads[:1] for ps in w.pod_sets  # every pod of the template alike
+                   if ranges and ps.resources is not None and (e := limit_ranger_errors(ps.resources, ranges))), None)
+    if not errors:
+        return None
+    kind = pods.object.kind
+    return pods.model_copy(update={"workloads": (), "note": (
+        f"the API server refuses each pod its {kind} controller creates from its template (`pods \"…\" is "
+        f"forbidden: {aggregate(errors)}`, its namespace's LimitRange), so Kueue never sees one and the {kind} "
+        "is left with no pods")})
