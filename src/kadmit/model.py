@@ -466,6 +466,7 @@ class Job(Obj):
     workloads: tuple[Workload, ...] = ()
     note: str | None = None  # a fact about the conversion worth saying when it is skipped
     generate_name: bool = False  # named by its `generateName` prefix
+    declined_before: int = 0  # of its prefix, the objects declined for input errors before it (`scope.number_repeats`)
     group: str | None = None  # `kueue.x-k8s.io/pod-group-name`: `manage` joins its members
     group_total: int | None = None
     group_fast: bool = False

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections import Counter
+from math import inf
 
 from kadmit.diagnostics import Diagnostic, Severity
 from kadmit.identity import repeat_name
 from kadmit.index import ModelIndex
-from kadmit.model import Model, ObjectRef, Skipped, Workload
+from kadmit.model import Fragment, Job, Model, ObjectRef, Skipped, Workload
 
 KUEUE_STATES = {"KAD200", "KAD205"}  # FlavorNotFound, TopologyNotFound: the cluster queue is inactive
 # Errors about an object refused on its own (Kueue's webhook, KAD170; the API server, for a version it
@@ -293,14 +294,50 @@ def decidable(model: Model, diagnostics: list[Diagnostic],
                                                     namespace=w.namespace, name=w.name),
                        reason="not decided: an error in the input touches its cohort tree", span=w.span)
                for w in held if w.admission is None and not w.finished]
-    # a job or Workload left out for its own errors is listed too: nothing of the input is dropped unsaid; the
-    # repeats of one `generateName` object numbered in input order as decided ones are (`_number_repeats`)
-    seen: Counter = Counter()
-    for b in model.broken:
-        if _is_work(b):
-            seen[b.kind, b.namespace, b.name] += 1
-            skipped.append(Skipped(object=b.model_copy(update={"name": repeat_name(b.name, seen[b.kind, b.namespace,
-                                                                                            b.name])}),
-                                   reason="not decided: an error in the input, in this object (`kadmit check` "
-                                   "lists it)", span=b.span))
+    # a job or Workload left out for its own errors is listed too: nothing of the input is dropped unsaid (the
+    # repeats of one `generateName` object numbered as Kueue's API server names them: `number_repeats`)
+    skipped += [Skipped(object=b, reason="not decided: an error in the input, in this object (`kadmit check` "
+                        "lists it)", span=b.span)
+                for b in model.broken if _is_work(b)]
     return model.model_copy(update=keep), skipped
+
+
+def number_repeats(fragments: list[Fragment]) -> list[Fragment]:
+    """The fragments (one a file, in merge order) with the repeats of one `generateName` job numbered together in
+    input order, across files, declined (`broken`, for an input error) and decided (`jobs`) alike, as the API
+    server creates each (the Kueue oracle names them `job-`, `job-#2`, ... so: `identify`): a declined repeat is
+    renamed here (`job-#2`), a decided one counts the declined ones before it (`Job.declined_before`;
+    `manage._number_repeats` numbers it, skipping as it does the pods their controller's job decides and the
+    members of pod groups). Numbered apart, a declined first copy and a good second were both `job-`."""
+    seen: Counter = Counter()  # per prefix, the repeats so far
+    declined: Counter = Counter()
+    out = []
+    for frag in fragments:
+        at = [(_position(j.span), 0, i) for i, j in enumerate(frag.jobs) if _counted(j)]
+        at += [(_position(b.span), 1, i) for i, b in enumerate(frag.broken) if _is_work(b)]
+        if not at:
+            out.append(frag)
+            continue
+        jobs, broken = list(frag.jobs), list(frag.broken)
+        for _, is_broken, i in sorted(at):
+            o = broken[i] if is_broken else jobs[i].object
+            key = (o.group, o.kind, o.namespace or "default", o.name)
+            seen[key] += 1
+            if is_broken:
+                declined[key] += 1
+                broken[i] = o.model_copy(update={"name": repeat_name(o.name, seen[key])})
+            elif declined[key]:
+                jobs[i] = jobs[i].model_copy(update={"declined_before": declined[key]})
+        out.append(frag.model_copy(update={"jobs": jobs, "broken": broken}))
+    return out
+
+
+def _counted(job: Job) -> bool:
+    """A job `manage._number_repeats` numbers: named by `generateName`, not a pod its controller's job decides."""
+    from kadmit.manifests.jobs.replicasets import owners_pod
+
+    return job.generate_name and not job.group and not owners_pod(job)
+
+
+def _position(span) -> tuple:
+    return (span.line, span.column) if span is not None else (inf, inf)

@@ -15,6 +15,7 @@ from kadmit.collector import long_lived, paused_gc  # noqa: F401 (long_lived re-
 from kadmit.diagnostics import KAD001, KAD002, KAD003, KAD004, Diagnostics
 from kadmit.edits import Edit, EditConflict, apply
 from kadmit.model import Fragment, Model, merge
+from kadmit.scope import number_repeats
 from kadmit.source import KAD_SUFFIXES, SNAPSHOT_MARKER, STDIN_NAME, SourceMap, Span, is_manifest_text  # noqa: F401 (re-exported)
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
@@ -281,7 +282,8 @@ def load(paths: list[str], *, limits: Limits | None = None, validate: bool = Tru
             counted.report(diags)
             failed = True
             validate = False
-        applied, jobs_applied = apply_jobs_kept(limit_ranger(merge([frag for _, frag in parts]), diags), diags)
+        applied, jobs_applied = apply_jobs_kept(limit_ranger(merge(number_repeats([frag for _, frag in parts])), diags),
+                                                diags)
         model = apply_resources(applied)
         limit_ranger_templates(model, diags)
         if validate:
@@ -539,7 +541,7 @@ def with_edits(ws: Workspace, edits: list[Edit], since=None) -> tuple[Model, Dia
             parts.append(frag)
     except EditConflict:
         return None
-    model = apply_resources(applied_again(limit_ranger(merge(parts), diags), diags, ws.jobs_applied))
+    model = apply_resources(applied_again(limit_ranger(merge(number_repeats(parts)), diags), diags, ws.jobs_applied))
     limit_ranger_templates(model, diags)
     if since is not None:
         validate_since(since, model, diags)

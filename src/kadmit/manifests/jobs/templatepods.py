@@ -64,7 +64,7 @@ def template_pods(f: Fields, o: Meta, job: Job, template: Val, count: int) -> Jo
     pod = pod.model_copy(update={"workloads": tuple(w.model_copy(update={"pod_sets": tuple(
         ps.model_copy(update={"origin": origin}) for ps in w.pod_sets)}) for w in pod.workloads)})
     update = {"object": ref, "owner": None, "created": job.created, "generate_name": job.generate_name,
-              "group": None, "group_total": None, "span": job.span}
+              "declined_before": job.declined_before, "group": None, "group_total": None, "span": job.span}
     if pod.group:
         members = [pod.model_copy(update={"object": pod.object.model_copy(update={"name": f"{o.name}-{i}"})})
                    for i in range(count)]
