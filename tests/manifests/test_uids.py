@@ -124,3 +124,15 @@ def test_two_workloads_with_one_uid_are_reported(tmp_path: Path) -> None:
     assert (d.span.line, d.span.end_column - d.span.column) == (30, len(UID))
     assert "Go's map order" in d.notes[0]
     assert len(ws.model.workloads) == 3
+
+
+def test_a_jobs_workload_has_the_jobs_uid_as_its_job_uid(tmp_path: Path) -> None:
+    """Kueue's job reconciler labels the Workload it makes `kueue.x-k8s.io/job-uid: <the job's UID>`
+    (jobframework ConstructWorkload), which a victim's Preempted message names ("JobUID: …"): the input's
+    `metadata.uid`; none for a job without one (the API server gives it one kadmit can't know), and the
+    Workload's own `metadata.uid` is the API server's (none)."""
+    no_uid = job("b", UID).replace(f"  uid: {UID}\n", "")
+    (tmp_path / "m.yaml").write_text(QUEUES + "---\n" + job("a", UID) + "---\n" + no_uid)
+    ws = load([str(tmp_path / "m.yaml")])
+    got = {j.object.name: [(w.uid, w.job_uid) for w in j.workloads] for j in ws.model.jobs}
+    assert got == {"a": [("", UID)], "b": [("", "")]}, got

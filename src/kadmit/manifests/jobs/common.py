@@ -11,6 +11,7 @@ from kadmit.diagnostics import KAD003
 from kadmit.manifests.codes import KAD161
 from kadmit.manifests.fields import Fields, Invalid, Meta
 from kadmit.manifests.jobs.refusals import MAX_EXEC_LABEL, go_atoi, group_refusals, job_refusals, topology_refusals
+from kadmit.manifests.kubenames import label_value_problem
 from kadmit.manifests.owners import controller_owner
 from kadmit.manifests.workloads import duration_annotation, template_maps, template_pod_set, template_shape
 from kadmit.manifests.yamltree import Val
@@ -43,6 +44,13 @@ def object_ref(o: Meta, f: Fields) -> ObjectRef:
     return ObjectRef(api_version=o.api_version, kind=o.kind, namespace=o.namespace or "default",
                      name=o.name, uid=uid, span=f.span(o.node),
                      spans=f.spans({"uid": f.field(o.metadata, "uid")}) if uid else NO_SPANS)
+
+
+def job_uid(ref: ObjectRef) -> str:
+    """The `kueue.x-k8s.io/job-uid` label Kueue's job reconciler gives the Workload it makes of a job
+    (jobframework ConstructWorkload: the job's UID, where it is a label value), which a victim's Preempted
+    message names: the input's `metadata.uid`, else none (Kueue's API server would give one)."""
+    return ref.uid if ref.uid and label_value_problem(ref.uid) is None else ""
 
 
 def workload_name(kind: str, group: str, name: str, uid: str | None) -> str:
@@ -111,7 +119,7 @@ class Builder:
         name = workload_name(self.o.kind, self.o.group, ref.name + suffix, ref.uid)
         klass, kind = self.priority()
         return Workload(namespace=ref.namespace or "default", name=name, queue="", priority_class=klass,
-                        priority_class_kind=kind, pod_sets=tuple(pod_sets), origin=ref,
+                        priority_class_kind=kind, pod_sets=tuple(pod_sets), origin=ref, job_uid=job_uid(ref),
                         shapes=(_max_exec(self.o), tuple(template_shape(self.f, ps.count, ps.min_count,
                                                                         self.templates.get(ps.name))
                                                           for ps in pod_sets)),

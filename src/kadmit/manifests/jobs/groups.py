@@ -90,7 +90,8 @@ def join_group(name: str, pods: list[Job]) -> tuple[Job | None, str]:
         pod_sets.append(ps.model_copy(update={"name": role, "count": count,
                                               "origin": f"{count} pod{'s' if count != 1 else ''} of group "
                                                         f"`{name}` shaped like {shown}{done}"}))
-    wl = first.workloads[0].model_copy(update={"name": name, "pod_sets": tuple(pod_sets), "origin": ref})
+    # (no job-uid label: Kueue's pod reconciler makes a group's Workload with the group's labels alone)
+    wl = first.workloads[0].model_copy(update={"name": name, "pod_sets": tuple(pod_sets), "origin": ref, "job_uid": ""})
     # no member is running (above): a gated or unplaced member leaves the group pending work
     state = "pending" if any(p.state == "pending" for p in pods) else "finished"
     # `Pod.Run` starts each gated member with the info of its role's pod set (found by name)
