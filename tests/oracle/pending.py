@@ -5,17 +5,23 @@ Shared by tests/oracle/test_pending_messages.py and bench/pending_messages.py.""
 from __future__ import annotations
 
 OWN = {"KAD533"}  # kadmit's own words after Kueue's (which preemption policies evict nobody): not compared
+PENDING_PREEMPTION = "KAD532"  # appended to the assignment's message with ". "
 PREFIX = "couldn't assign flavors to pod set "
 
 
 def kueue_words(reasons: list[dict]) -> str:
     """kadmit's reasons for a pending decision as Kueue writes one message: a pod set's flavors'
-    reasons joined by ", " after one "couldn't assign flavors to pod set P: ", pod sets by "; "."""
+    reasons joined by ", " after one "couldn't assign flavors to pod set P: ", pod sets by "; ", a pending
+    preemption's words after ". "."""
     parts: list[tuple[str | None, list[str]]] = []
     for r in reasons:
         if r["code"] in OWN:
             continue
         m = r["message"]
+        if r["code"] == PENDING_PREEMPTION and parts:  # scheduler.go: the assignment's message + ". Pending …"
+            head, bodies = parts[-1]
+            bodies[-1] += ". " + m
+            continue
         head = m[:m.index(": ") + 2] if m.startswith(PREFIX) and ": " in m else None
         if head is not None and parts and parts[-1][0] == head:
             parts[-1][1].append(m[len(head):])

@@ -42,6 +42,10 @@ CASES = [
     (F + "preempted-victim-without-local-queue.yaml", "ns/old"),
     # a preemptor evicted in turn and tried again: that try's message, not "Pending the preemption"
     (F + "fair-sharing-mutual-eviction.yaml", "team/urgent0"),
+    # a preemptor behind a StrictFIFO head since its preemptions were issued: that try's assignment message,
+    # ". Pending the preemption of N workload(s)" after it (`preempting_reasons`); its victim names its metadata.uid
+    (F + "preemptor-behind-a-head-pending-its-preemptions.yaml", "ns/preemptor"),
+    (F + "preemptor-behind-a-head-pending-its-preemptions.yaml", "ns/low"),
     # flavorassigner.go: a pod set whose flavors fit only by preempting doesn't end the search (the next
     # pod set's message follows), a resource group that fits says nothing, one with no flavor replaces
     # the pod set's other reasons (`reasons.flavor_reasons`)

@@ -79,8 +79,7 @@ def decision_reasons(session: Session, d: Decision) -> list[Reason]:
         return [r for r in gate_reasons(session, wl) if r.code in QUEUE_GATES] or \
             [preempted_reason(session, d.cluster_queue or "", d.preempted_by, d.preemption_reason or "")]
     if d.preempting:
-        victims = ", ".join(v.key for v in d.preempted)
-        return [Reason(KAD532, f"Pending the preemption of {len(d.preempted)} workload(s): {victims}")]
+        return preempting_reasons(session, d)
     out = gate_reasons(session, wl)
     if out:
         return out
@@ -92,6 +91,19 @@ def decision_reasons(session: Session, d: Decision) -> list[Reason]:
     if session.tried_from.get(wl.key):  # its last search started past a first flavor: its own message
         return _quota_reasons(session, wl)
     return list(session.situations.shared("reasons", wl, lambda: tuple(_quota_reasons(session, wl))))
+
+
+def preempting_reasons(session: Session, d: Decision) -> list[Reason]:
+    """A preemptor waiting for the victims its last try chose: Kueue's message is that nomination's
+    assignment message with ". Pending the preemption of N workload(s)" after it (scheduler.go, where
+    `IssuePreemptions` succeeds: `e.inadmissibleMsg += ...`), so its flavors' reasons as that cycle met
+    the cluster (victims still holding), searched from where that try started, then KAD532, whose
+    victims after ": " are kadmit's."""
+    from kadmit.engine.explain.met import as_met
+    with as_met(session, d.cycle):
+        out = flavor_reasons(session, d.workload, start=session.tried_from.get(d.workload.key))
+    victims = ", ".join(v.key for v in d.preempted)
+    return out + [Reason(KAD532, f"Pending the preemption of {len(d.preempted)} workload(s): {victims}")]
 
 
 def run_reasons(session: Session, decisions: list[Decision], met_only: bool = False) -> dict[str, list[Reason]]:
