@@ -471,6 +471,7 @@ class Job(Obj):
     group_total: int | None = None
     group_fast: bool = False
     succeeded: bool = False  # a pod whose phase is Succeeded: a group counts it and reclaims its quota
+    group_refused: tuple[str, ...] = ()  # its group's members the API server refused, and why (`resources.limit_ranger`)
     parent_marked: bool = False  # a pod with `kueue.x-k8s.io/pod-suspending-parent`: a parent integration's webhook made it
     role: str | None = None  # a grouped pod's role (its `kueue.x-k8s.io/role-hash`, else Kueue's hash), naming its pod set
     train: Obj | None = None  # a TrainJob's `manifests.jobs.trainjob.TrainSpec`: pod sets from its runtime

@@ -35,6 +35,11 @@ def test_a_pod_the_limit_ranger_refuses_is_no_member_of_its_group(kueue_oracle, 
     assert {w for w, o in k.outcomes.items() if o is not None and o.admitted} == {"team/group-b", "team/job"}
     refused = {s["name"] for s in kadmit["skipped"] if "an error in the input" in s["reason"]}
     assert refused == set(REFUSED)
+    # the group left short names the member the API server refused, and why (its KAD157 words)
+    (short,) = [s["reason"] for s in kadmit["skipped"] if s["name"] == "group-a-0"]
+    assert short.startswith("group `group-a` has 1 of its 2 pods in the input; the API server refuses Pod `group-a-1` "
+                            '(KAD157: `pods "group-a-1" is forbidden: maximum memory usage per Container is 1G, but '
+                            "limit is 2Gi`): Kueue waits for all of them"), short
 
 
 def test_a_jobs_template_pods_the_limit_ranger_refuses_get_no_workloads(kueue_oracle, tmp_path: Path) -> None:

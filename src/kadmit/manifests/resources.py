@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from kadmit.diagnostics import Diagnostics
 from kadmit.manifests.codes import KAD157, KAD184, KAD199
-from kadmit.model import LimitRange, Model, ObjectRef, PodSet, RuntimeClass, Workload
+from kadmit.model import Job, LimitRange, Model, ObjectRef, PodSet, RuntimeClass, Workload
 from kadmit.podresources import (ContainerResources, PodResources, Quantities, adjust, aggregate, containers_total,
                                  first_formats, limit_range_violations, pod_requests, requests_above_limits)
 from kadmit.quantity import format_quantity, quantity_string
@@ -133,12 +133,13 @@ def limit_ranger(model: Model, diags: Diagnostics) -> Model:
         _ordered_defaults(named, diags)
     kept = []
     refused: list[ObjectRef] = []
+    words: dict[tuple[str, str], str] = {}
     for p in model.pods:
         if p.submitted is not None and p.namespace in ranges:
             errors = limit_ranger_errors(p.submitted, ranges[p.namespace])
             if errors:
-                diags.emit(KAD157, f"the API server refuses the object: `pods \"{p.name}\" is forbidden: "
-                           f"{aggregate(errors)}`", p.span,
+                words[(p.namespace, p.name)] = f"pods \"{p.name}\" is forbidden: {aggregate(errors)}"
+                diags.emit(KAD157, f"the API server refuses the object: `{words[(p.namespace, p.name)]}`", p.span,
                            help="its namespace's LimitRange bounds every container's (and the pod's) limits "
                                 "and requests once its defaults are filled in; keep the pod within them")
                 refused.append(ObjectRef(api_version="v1", kind="Pod", namespace=p.namespace, name=p.name, span=p.span))
@@ -147,8 +148,17 @@ def limit_ranger(model: Model, diags: Diagnostics) -> Model:
     if not refused:
         return model
     gone = {(r.namespace, r.name) for r in refused}
-    jobs = tuple(j for j in model.jobs if not (j.framework == "pod" and j.object.kind == "Pod" and j.submitted
-                                                and (j.object.namespace or "default", j.object.name) in gone))
+    def key(j: Job) -> tuple[str, str] | None:
+        ref = (j.object.namespace or "default", j.object.name)
+        return ref if j.framework == "pod" and j.object.kind == "Pod" and j.submitted and ref in gone else None
+
+    short: dict[tuple[str, str], list[str]] = {}  # a pod group's refused members, which its skip reason names
+    for j in model.jobs:
+        if j.group and (ref := key(j)) is not None:
+            short.setdefault((ref[0], j.group), []).append(f"Pod `{ref[1]}` (KAD157: `{words[ref]}`)")
+    jobs = tuple(j.model_copy(update={"group_refused": tuple(short[(j.object.namespace or "default", j.group)])})
+                 if j.group and (j.object.namespace or "default", j.group) in short else j
+                 for j in model.jobs if key(j) is None)
     return model.model_copy(update={"pods": tuple(kept), "jobs": jobs, "broken": model.broken + tuple(refused)})
 
 

@@ -66,6 +66,7 @@ def join_group(name: str, pods: list[Job]) -> tuple[Job | None, str]:
         left = len(pods) - len(active)
         return None, (f"group `{name}` has {len(active)} of its {total} pods in the input"
                       + (f" that can run ({left} more Failed or being deleted on no node)" if left else "")
+                      + (f"; the API server refuses {', '.join(first.group_refused)}" if first.group_refused else "")
                       + ": Kueue waits for all of them before it makes the group's Workload")
     else:
         chosen = active[:total]  # Kueue deletes the excess pods
