@@ -5,7 +5,9 @@ every tests/oracle/features/*.yaml and tests/oracle/kueue_cases/ (each case with
 A workload counts where both leave it pending and Kueue wrote a message; kadmit's reasons are
 compared joined as Kueue joins its pod sets' messages (tests/oracle/pending.py). Where they differ, the
 oracle decides the input `--variants` (64) times and a message one of those runs gave counts as Kueue's
-(`variant`: Go's map order picks it). Prints the agreement (N of M
+(`variant`: Go's map order picks it). A workload kadmit leaves undecided in a preemption loop (KAD535/536)
+has no message to compare (`undecided`: Kueue's is that of the cycle the oracle's bound cuts the loop at,
+docs/KUEUE-DIFFERENCES.md §1 "Preemption loops"). Prints the agreement (N of M
 messages equal), each difference, and where `admit` and `why` give a workload different reasons.
 Run: `PYTHONPATH=src:bench:tests .venv/bin/python bench/pending_messages.py [--runs N] [--why]
 [--variants N] [--out FILE] [PATHS...]`; no timing is asserted (tests/oracle/test_pending_messages.py checks a sample).
@@ -23,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
 from oracle.harness import oracle_binary, run_kadmit, run_oracle  # noqa: E402
-from oracle.pending import kueue_words, observed_messages, verdict  # noqa: E402
+from oracle.pending import kueue_words, observed_messages, undecided, verdict  # noqa: E402
 
 FEATURES = ROOT / "tests" / "oracle" / "features"
 CASES = ROOT / "tests" / "oracle" / "kueue_cases"
@@ -59,7 +61,7 @@ def compare(binary: str, paths: list[str], runs: int, variants: int = 0) -> list
         mine = kueue_words(o.get("reasons", []))
         out.append({"paths": paths, "workload": t["workload"], "kueue": pending["message"], "admit": mine,
                     "reasons": [r["message"] for r in o.get("reasons", [])],
-                    "verdict": verdict(pending["message"], mine)})
+                    "verdict": "undecided" if undecided(o) else verdict(pending["message"], mine)})
     if variants > 1 and any(r["verdict"] == "differs" for r in out):
         again = run_oracle(binary, paths, "--runs", str(variants))
         for r in out:
@@ -97,10 +99,11 @@ def main() -> int:
     equal = sum(1 for r in rows if r.get("verdict") == "equal")
     more = sum(1 for r in rows if r.get("verdict") == "more")
     variant = sum(1 for r in rows if r.get("verdict") == "variant")
+    loops = sum(1 for r in rows if r.get("verdict") == "undecided")
     for r in failed:
         print(f"not compared: {r['problem']}")
     for r in rows:
-        if r.get("verdict") != "equal":
+        if r.get("verdict") not in ("equal", "undecided"):
             print(f"{' + '.join(r['paths'])}  {r['workload']}  ({r.get('verdict', 'not compared')})")
             if "problem" in r:
                 print(f"  {r['problem']}")
@@ -123,11 +126,12 @@ def main() -> int:
                       f"  why:   {said}")
     print(f"{equal} of {len(rows)} pending messages equal to Kueue's, {more} more Kueue's with kadmit's detail "
           f"after it, {variant} one Kueue gives in other runs (Go's map order), "
-          f"{len(rows) - equal - more - variant} differ, over {len(todo)} inputs "
+          f"{loops} kadmit leaves undecided (a preemption loop: Kueue's message is the cycle its bound cuts at), "
+          f"{len(rows) - equal - more - variant - loops} differ, over {len(todo)} inputs "
           f"({time.perf_counter() - t0:.1f} s wall)" + (f"; admit and why differ on {disagree}" if args.why else ""))
     if args.out:
         Path(args.out).write_text(json.dumps(rows, indent=1, sort_keys=True) + "\n")
-    return 0 if equal + more + variant == len(rows) and not disagree else 1
+    return 0 if equal + more + variant + loops == len(rows) and not disagree else 1
 
 
 if __name__ == "__main__":

@@ -30,6 +30,15 @@ def kueue_words(reasons: list[dict]) -> str:
     return "; ".join((head or "") + ", ".join(bodies) for head, bodies in parts)
 
 
+UNDECIDED = {"KAD535", "KAD536"}  # a preemption loop: kadmit decides nothing, so gives no message of Kueue's
+
+
+def undecided(decision: dict) -> bool:
+    """kadmit leaves the workload undecided in a preemption loop: Kueue's message is that of the cycle
+    where the oracle's bound cuts the loop (docs/KUEUE-DIFFERENCES.md §1, "Preemption loops")."""
+    return any(r["code"] in UNDECIDED for r in decision.get("reasons", []))
+
+
 def verdict(kueue: str, mine: str, observed: list[str] | None = None) -> str:
     """`equal`; `more`: kadmit's message is Kueue's with kadmit's detail after it (`: …`, ` (…)`);
     `variant`: equal to (or more than) another message Kueue's runs gave the same workload

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from oracle.harness import run_kadmit, run_oracle
-from oracle.pending import kueue_words, observed_messages, verdict
+from oracle.pending import kueue_words, observed_messages, undecided, verdict
 
 F = "tests/oracle/features/"
 CASES = [
@@ -96,3 +96,17 @@ def test_pending_message_is_one_of_kueues(kueue_oracle, path: str, workload: str
     ours = next(d for d in kadmit["decisions"] if d["workload"] == workload)
     assert len(observed) > 1, observed
     assert verdict(observed[0], kueue_words(ours["reasons"]), observed) != "differs", (observed, ours["reasons"])
+
+
+def test_a_loops_messages_are_where_the_bound_cuts_it(kueue_oracle) -> None:
+    """A preemption loop has no last message: cut one cycle apart, Kueue leaves team/low admitted or evicted
+    ("Preempted to accommodate ..."), so kadmit's undecided workloads (KAD535/536) are counted apart from the
+    differences (bench/pending_messages.py `undecided`; docs/KUEUE-DIFFERENCES.md §1, "Preemption loops")."""
+    path = F + "admission-fair-sharing-sticky.yaml"
+    cut = [{d["workload"]: d for d in run_oracle(kueue_oracle, [path], "--max-cycles", str(n))["decisions"]}
+           for n in (60, 61)]
+    assert cut[0]["team/low"]["admitted"] != cut[1]["team/low"]["admitted"]
+    assert all(not c["team/high"]["admitted"] for c in cut)
+    _, kadmit = run_kadmit([path])
+    ours = {d["workload"]: d for d in kadmit["decisions"]}
+    assert undecided(ours["team/high"]) and undecided(ours["team/low"])
