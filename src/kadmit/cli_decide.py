@@ -116,7 +116,9 @@ def why(workload, paths, format_, apply_fix, mode, time_budget, tas_profile, rli
                           progress=report, cluster=live, stages=stream.stage if stream is not None else None)
     if outcome.result is None:
         engine_refused(outcome, color)
-    _report(api.cluster_warnings(outcome.diagnostics), outcome.loaded.sources, color)
+    _report(api.cluster_warnings(outcome.diagnostics)
+            + api.out_of_step(outcome.diagnostics, outcome.loaded.workspace.model, outcome.result.workload),
+            outcome.loaded.sources, color)
     if apply_fix is not None or format_ == "patch":
         n = apply_fix or 1
         fixes = outcome.result.fixes

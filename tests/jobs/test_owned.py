@@ -1,13 +1,16 @@
 """A job's own Workload out of step with the job (jobframework ensureOneWorkload; docs/INTEGRATIONS.md J13): kept
 where equivalent, updated to the job's spec where it holds no quota, deleted and made again (after the input)
-where it does; kept as read where kadmit does not model what Kueue does. Against the oracle:
+where it does; kept as read where kadmit does not model what Kueue does. Each Workload updated or deleted gets a
+warning (KAD175) at it, which `admit` and `why` show. Against the oracle:
 tests/oracle/features/owned-workload*-out-of-step-*.yaml."""
 
 from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from .helpers import model_of
+from kadmit.workspace import load
+
+from .helpers import model_of, run, write
 from .test_start import CLUSTER, UID
 
 HELD = """\
@@ -83,3 +86,41 @@ def test_a_running_job_keeps_its_workload_out_of_step(tmp_path):
     """Kueue stops the job and restores its templates from the Workload before making a new one: not modelled."""
     wls = _workloads(tmp_path, _input(3, suspend=False, status=HELD))
     assert wls["wl"].admission is not None and wls["wl"].pod_sets[0].count == 3
+
+
+def _out_of_step(tmp_path, text: str) -> list:
+    return [d for d in load(write(tmp_path, cluster__yaml=text)).diagnostics if d.code == "KAD175"]
+
+
+def test_an_equivalent_workload_gets_no_warning(tmp_path):
+    assert _out_of_step(tmp_path, _input(2, status=HELD.replace("count: 3", "count: 2"))) == []
+    assert _out_of_step(tmp_path, _input(3, suspend=False, status=HELD)) == []  # kept as read: not modelled
+
+
+def test_an_updated_workload_is_warned_at_with_what_differs(tmp_path):
+    (d,) = _out_of_step(tmp_path, _input(3))
+    assert d.severity.value == "warning" and d.span.line == 20 + 8  # the Workload `wl`, after the Job
+    assert "updates Workload `default/wl` to the spec of Job `default/j`" in d.message
+    assert "pod set 0: its count 2 against 3" in d.message and "quota is freed" not in d.message
+    for args in (("admit",), ("why", "default/j")):
+        r = run(*args, str(tmp_path / "cluster.yaml"))
+        assert r.exit_code == 0 and "warning[KAD175]" in r.output and "count 2 against 3" in r.output, r.output
+
+
+def test_a_deleted_workload_holding_quota_is_warned_at_and_why_answers_with_it(tmp_path):
+    (d,) = _out_of_step(tmp_path, _input(3, status=HELD))
+    assert "deletes Workload `default/wl` of Job `default/j`" in d.message and "count 2 against 3" in d.message
+    assert "the job gets a new Workload, queued after the input's; its quota is freed" in d.message
+    r = run("why", "default/wl", str(tmp_path / "cluster.yaml"))
+    assert r.exit_code == 1 and "KAD009" not in r.output, r.output
+    assert "error[KAD011]: Workload `default/wl` is not pending work: Kueue's job reconciler deletes" in r.output
+    r = run("admit", str(tmp_path / "cluster.yaml"))
+    assert r.exit_code == 0 and "warning[KAD175]" in r.output and "Workload default/wl (" in r.output, r.output
+
+
+def test_a_second_workload_is_deleted_for_the_first_in_step(tmp_path):
+    (second,) = [doc for doc in _input(2).split("---\n") if "name: wl\n" in doc]
+    second = second.replace("name: wl\n", "name: wl2\n").replace("0003-000000000001", "0003-000000000002")
+    (d,) = _out_of_step(tmp_path, _input(2) + "---\n" + second)
+    assert d.message == ("Kueue's job reconciler deletes Workload `default/wl2` of Job `default/j`: the job owns "
+                         "more than one Workload and keeps `default/wl`, the first in step with it")

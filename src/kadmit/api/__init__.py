@@ -347,6 +347,16 @@ def why_capacity(workload: str, paths: list[str], nodepool: str, *, max_file_byt
     return answer, diags.sorted()
 
 
+def out_of_step(diagnostics: list[Diagnostic], model, key: str) -> list[Diagnostic]:
+    """The warnings (KAD175) of the Workloads Kueue's job reconciler updates or deletes as out of step with the
+    job of the Workload `key`: what `why` shows of the load's diagnostics beside the cluster's."""
+    wl = next((w for w in model.workloads if w.key == key), None)
+    if wl is None:
+        return []
+    job = f"{wl.origin.kind} `{wl.origin.key}`" if wl.origin is not None else None
+    return [d for d in diagnostics if d.code == "KAD175" and (d.span == wl.span or (job is not None and job in d.message))]
+
+
 def lookup(model, name: str):
     """The workload `name` means (`kadmit.identity.find`)."""
     from kadmit.identity import find

@@ -192,6 +192,18 @@ KAD174 = register(
     "document only: the others are never read, whatever they say (a second Configuration, a mistake in "
     "it). kadmit reads the first and warns at the second.",
     kueue_rule="pkg/config fromFile: sigs.k8s.io/yaml.YAMLToJSON (go-yaml Unmarshal: the first document)")
+KAD175 = register(
+    "KAD175", "Workload out of step with its job", "warning",
+    "A job's own Workload (one it controls, not a prebuilt one it names) differs from what the job makes "
+    "now: its pod count, a pod set's containers or tolerations, its pod sets, or its maximum execution "
+    "time. Kueue's job reconciler keeps one Workload per job, in step with it, before anything else: the "
+    "first one equivalent to the job is kept and the others deleted; without one, the first is updated to "
+    "the job's spec where it holds no quota (its status kept), and where it holds quota every one is "
+    "deleted, its quota freed, and the job (suspended) gets a new Workload, queued after the input's. The "
+    "note is at the Workload and says what differs and what Kueue does; `why` on a deleted one's name "
+    "answers with it.",
+    kueue_rule="jobframework reconciler: ensureOneWorkload, FindMatchingWorkloads, EquivalentToWorkload, "
+    "updateWorkloadToMatchJob")
 KAD180 = register(
     "KAD180", "unknown field", "error",
     "A field that the kind's API schema does not have, usually a misspelling (`lendingLimt`, "

@@ -5,7 +5,9 @@ FindMatchingWorkloads, EquivalentToWorkload, updateWorkloadToMatchJob; docs/INTE
 from __future__ import annotations
 
 from kadmit.manifests.jobs.prebuilt import out_of_sync
-from kadmit.model import Job, ResourceFlavor, Workload
+from kadmit.diagnostics import Diagnostics
+from kadmit.manifests.codes import KAD175
+from kadmit.model import Job, ObjectRef, ResourceFlavor, Skipped, Workload
 
 # The generic reconcilers' kinds whose Workloads are checked here: not a pod's or a pod group's (Pod is a
 # ComposableJob, with its own FindMatchingWorkloads), nor the kinds whose Workloads are prebuilt or made of pods.
@@ -13,7 +15,7 @@ _OWN_MATCHING = ("pod", "leaderworkerset.x-k8s.io/leaderworkerset", "statefulset
 
 
 def in_step(job: Job, workloads: list[Workload], kept: list[int], flavors: dict[str, ResourceFlavor],
-            queue: str) -> tuple[list[int], list[int]] | None:
+            queue: str, diags: Diagnostics | None, skipped: list[Skipped]) -> tuple[list[int], list[int]] | None:
     """Which of the job's Workloads (`kept`: their places in `workloads`, none being deleted, in input order)
     Kueue's reconciler keeps, and which it deletes (with their finalizers, so they go with their quota). The
     first equivalent to the job (`prebuilt.out_of_sync`: a Workload holding quota compared as it runs, and then,
@@ -22,22 +24,65 @@ def in_step(job: Job, workloads: list[Workload], kept: list[int], flavors: dict[
     status kept) and kept, the others deleted; where it holds quota, all are deleted, and the job, suspended,
     gets a new Workload (the caller makes it, after the input's moment). None where kadmit keeps them as read:
     a kind with its own matching, a job not suspended (Kueue stops it and restores its templates from the
-    Workload), finished, being deleted or naming a prebuilt Workload, or a Workload finished or inactive."""
+    Workload), finished, being deleted or naming a prebuilt Workload, or a Workload finished or inactive.
+    Each Workload updated or deleted gets a note (KAD175) saying what Kueue does and why, and each deleted one
+    is listed in `skipped`, so that `why` on its name answers with it."""
     if job.framework in _OWN_MATCHING or job.prebuilt is not None or job.deleting or not job.suspended \
             or job.state != "pending" or len(job.workloads) != 1 or job.workloads[0].shapes is None:
         return None
     mine = [workloads[i] for i in kept]
     if any(w.finished or not w.active or w.shapes is None for w in mine):
         return None
-    match = next((i for i in kept if not out_of_sync(job, workloads[i], flavors)), None)
+    differs: dict[int, str] = {}
+    match = next((i for i in kept if not differs.setdefault(i, out_of_sync(job, workloads[i], flavors))), None)
+    said = _Said(job, workloads, diags, skipped)
     if match is not None:
-        return [match], [i for i in kept if i != match]
+        others = [i for i in kept if i != match]
+        for i in others:
+            said.deleted(i, f"the job owns more than one Workload and keeps `{workloads[match].key}`, the first "
+                            "in step with it")
+        return [match], others
     first = kept[0]
     if workloads[first].admission is not None:
+        for i in kept:
+            said.deleted(i, f"it is out of step with the job ({said.what(differs[i])})" + (
+                ", none in step and the first holding quota: every one is deleted, and the job gets a new Workload, "
+                "queued after the input's" if i == first else ""))
         return [], kept
+    said.note(first, f"Kueue's job reconciler updates Workload `{workloads[first].key}` to the spec of "
+                     f"{job.object.kind} `{job.object.key}` (its status kept: it holds no quota): it is out of step "
+                     f"with the job ({said.what(differs[first])})")
     new = job.workloads[0]
     workloads[first] = workloads[first].model_copy(update={
         "pod_sets": new.pod_sets, "shapes": new.shapes, "queue": queue, "priority_class": new.priority_class,
         "priority_class_kind": new.priority_class_kind, "priority": new.priority, "inadmissible": new.inadmissible,
         "duration_ms": new.duration_ms})
+    for i in kept[1:]:
+        said.deleted(i, f"the job owns more than one Workload and keeps `{workloads[first].key}`, the first, "
+                        "updated to its spec")
     return [first], kept[1:]
+
+
+class _Said:
+    """The notes (KAD175) of one job's Workloads updated or deleted, and the deleted ones listed as skipped."""
+
+    def __init__(self, job: Job, workloads: list[Workload], diags: Diagnostics | None, skipped: list[Skipped]):
+        self.job, self.workloads, self.diags, self.skipped = job, workloads, diags, skipped
+
+    @staticmethod
+    def what(differs: str) -> str:
+        return f"what differs, the job's against the Workload's: {differs}"
+
+    def note(self, i: int, message: str) -> None:
+        if self.diags is not None:
+            self.diags.emit(KAD175, message, self.workloads[i].span)
+
+    def deleted(self, i: int, why: str) -> None:
+        wl = self.workloads[i]
+        freed = "; its quota is freed" if wl.admission is not None else ""
+        message = (f"Kueue's job reconciler deletes Workload `{wl.key}` of {self.job.object.kind} "
+                   f"`{self.job.object.key}`: {why}{freed}")
+        self.note(i, message)
+        self.skipped.append(Skipped(object=ObjectRef(api_version="kueue.x-k8s.io/v1beta2", kind="Workload",
+                                                     namespace=wl.namespace, name=wl.name),
+                                    reason=message, span=wl.span))
