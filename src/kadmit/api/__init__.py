@@ -22,7 +22,8 @@ from kadmit.source import SourceMap
 __all__ = ["WriteOutcome", "export", "import_", "EXIT_FINDINGS", "EXIT_INPUT", "EXIT_INTERNAL", "EXIT_OK", "EXIT_UNKNOWN", "AdmitOutcome", "CheckResult",
            "DiffOutcome", "FmtResult", "Loaded", "SimulateOutcome", "SweepOutcome", "TestOutcome", "WhyOutcome",
            "admit", "check", "diff", "exit_code", "fmt", "load_for_engine", "lookup", "simulate", "sweep", "test",
-           "why", "why_capacity", "SnapshotOutcome", "check_lists_errors", "cluster_unread", "cluster_warnings", "read_cluster", "snapshot"]
+           "why", "why_capacity", "SnapshotOutcome", "check_lists_errors", "cluster_unread", "cluster_warnings", "out_of_step", "read_cluster",
+           "snapshot"]
 
 # The verbs of other modules, imported on first use: `check`, `admit` and `why` don't load them.
 _ELSEWHERE = {"WriteOutcome": "convert", "export": "convert", "import_": "convert",
