@@ -208,3 +208,26 @@ def test_a_pods_own_requests_default_as_the_api_server_defaults_them(name: str, 
     (mine,), (theirs,) = written.model.workloads, as_stored.model.workloads
     assert mine.pod_sets[0].requests == theirs.pod_sets[0].requests
     assert mine.pod_sets[0].requests == {r: parse_quantity(q) for r, q in want.items()}
+
+
+@pytest.mark.parametrize("name", sorted(n for n, (m, _) in REFUSED.items() if "\nkind: Pod\n" in m))
+def test_a_custom_resources_template_is_warned_in_the_words_a_pod_of_it_is_refused_in(
+        name: str, kube_apiserver: KubeAPIServer, tmp_path: Path) -> None:
+    """The same pod spec as a JobSet's template: the server stores the JobSet (it validates no custom resource's
+    template), Kueue may admit it, but each Pod made of it is refused as the Pod above is: kadmit keeps the JobSet
+    and warns (KAD199) in those words."""
+    manifest, want = REFUSED[name]
+    want = (want,) if isinstance(want, str) else want
+    jobset = yaml.safe_dump({
+        "apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet",
+        "metadata": {"name": name, "namespace": "default", "labels": {"kueue.x-k8s.io/queue-name": "lq"}},
+        "spec": {"replicatedJobs": [{"name": "w", "replicas": 1, "template": {"spec": {"template": {
+            "spec": {"restartPolicy": "Never", **yaml.safe_load(manifest)["spec"]}}}}}]}})
+    created = kube_apiserver.run("create", "--dry-run=server", "-f", "-", input=jobset, check=False)
+    assert created.returncode == 0, created.stderr
+    got = read(tmp_path, name, QUEUE + "---\n" + jobset)
+    assert not got.diagnostics.has_errors, [str(d) for d in got.diagnostics]
+    (warning,) = [d.message for d in got.diagnostics if d.code == "KAD199"]
+    quoted = warning.split(f"JobSet `default/{name}`: `", 1)[1].rsplit("`: Kueue may admit it", 1)[0]
+    assert all(w in quoted for w in want) and len(quoted) == len(", ".join(want)) + (2 if len(want) > 1 else 0), \
+        (quoted, want)

@@ -122,8 +122,9 @@ def _hugepages_indivisible(res: str, qty: int) -> bool:
     return page <= 0 or page % 1000 != 0 or -(-qty // 1000) % (page // 1000) != 0
 
 
-def _hugepages_values(f: Fields, spec: Val, api: str) -> None:
-    """validateResourceQuantityHugePageValue on every container's and the pod's own hugepages-*."""
+def _hugepages_values(f: Fields, spec: Val, api: str, refusals: list[str] | None = None) -> None:
+    """validateResourceQuantityHugePageValue on every container's and the pod's own hugepages-* (the words
+    to `refusals` where given: `_api_refusals`)."""
     owners = [(f"{api}.{key}[{i}].resources", f.map(c, "resources"))
               for key in ("initContainers", "containers") for i, c in enumerate(f.maps(spec, key))]
     for path, resources in [*owners, (f"{api}.resources", f.map(spec, "resources"))]:
@@ -132,9 +133,13 @@ def _hugepages_values(f: Fields, spec: Val, api: str) -> None:
             for res, qty in values.items():
                 if res.startswith("hugepages-") and _hugepages_indivisible(res, qty):
                     text = written_quantity(qty, nodes[res])
-                    f.invalid(KAD157, f"the API server refuses the object: `{path}.{key}[{res}]: Invalid value: "
-                              f'"{text}": {text} is not positive integer multiple of {res}`', nodes[res],
-                              uses=(nodes[res],))
+                    words = (f'{path}.{key}[{res}]: Invalid value: "{text}": {text} is not positive integer '
+                             f"multiple of {res}")
+                    if refusals is not None:
+                        refusals.append(words)
+                    else:
+                        f.invalid(KAD157, f"the API server refuses the object: `{words}`", nodes[res],
+                                  uses=(nodes[res],))
 
 
 def written_quantity(qty: int, node: Val | None, fmt: str = "DecimalSI") -> str:
@@ -152,7 +157,7 @@ def _overcommit_allowed(resource: str) -> bool:
 
 
 def _api_refusals(f: Fields, spec: Val, api: str, aggregate: dict[str, int], pod: bool = False,
-                  containers: tuple[ContainerResources, ...] = ()) -> None:
+                  containers: tuple[ContainerResources, ...] = (), refusals: list[str] | None = None) -> None:
     """What the API server's validatePodResources refuses in a pod spec's own `resources` (a Pod, or a
     built-in job kind's template; `api` the spec's field path): a resource other than cpu, memory
     and hugepages-*, a request above its limit (of a resource not overcommitable, hugepages or an
@@ -161,17 +166,21 @@ def _api_refusals(f: Fields, spec: Val, api: str, aggregate: dict[str, int], pod
     container's limit above it; and a hugepages quantity that is no multiple of its page size, there
     or in a container. A Pod's (`pod`) requests are checked as the API server defaulted them
     (`_default_pod_level`). Each an error (KAD157) in the API server's words, all of them as it lists
-    them: the object is refused. Quantities are printed as it prints them (`written_quantity`): an aggregate
-    in the format of its first non-zero addend in `containers` (then init containers)."""
+    them: the object is refused. With `refusals` (a custom resource's template, which the API server stores
+    unvalidated: `api` "spec", a Pod's path) the words go there instead (KAD199). Quantities are printed as
+    it prints them (`written_quantity`): an aggregate in the format of its first non-zero addend in
+    `containers` (then init containers)."""
     # quantities already reported bad (KAD158, read as 0) are not checked again
     bad = {id(e.at) for e in (f.collected or []) if getattr(e, "at", None) is not None}
-    _hugepages_values(f, spec, api)
+    _hugepages_values(f, spec, api, refusals)
     resources = f.map(spec, "resources")
     if resources is None:
         return
 
     def refuse(message: str, at: Val, *reading: Val | None, **kw) -> None:
-        if not any(n is not None and id(n) in bad for n in reading):
+        if refusals is not None:
+            refusals.append(message)
+        elif not any(n is not None and id(n) in bad for n in reading):
             f.invalid(KAD157, f"the API server refuses the object: `{message}`", at, uses=(), **kw)
 
     sums = {"requests": first_formats(containers, "requests"), "limits": first_formats(containers, "limits")}
@@ -249,14 +258,16 @@ def _default_pod_level(f: Fields, spec: Val, aggregate: dict[str, int], requests
             nodes[res] = lim_nodes[res]
 
 
-def pod_requests(f: Fields, spec: Val, *, pod: bool = False, api: str | None = None) -> PodRequests:
+def pod_requests(f: Fields, spec: Val, *, pod: bool = False, api: str | None = None,
+                 refusals: list[str] | None = None) -> PodRequests:
     """Kubernetes' PodRequests: containers summed; each init container's need (plus the sidecars
     started before it) taken by max; restartable (sidecar) init containers also added to the sum;
     pod-level `resources.requests` of cpu, memory and
     hugepages-* win where set (others are reported, KAD166, and not counted); `overhead` added last. Zeros are dropped.
     `pod`: the spec of a Pod object, which the API server has defaulted (`_container_requests`,
     `_default_pod_level`). `api`: the spec's field path when the API server validates it (a Pod's,
-    a built-in job kind's template): its pod-level resources are checked as it checks them.
+    a built-in job kind's template): its pod-level resources are checked as it checks them. `refusals`: where
+    it does not (a custom resource's template), what it would refuse in a Pod made of it goes there.
 
     Each resource's node is the request that decided it: the first container asking for it, or
     the init container whose need exceeds the containers' sum."""
@@ -297,6 +308,8 @@ def pod_requests(f: Fields, spec: Val, *, pod: bool = False, api: str | None = N
     pod_level, pod_nodes = f.resource_list(f.map(spec, "resources"), "requests")
     if api is not None:
         _api_refusals(f, spec, api, _aggregate(f, spec, pod), pod, (*containers, *init_containers))
+    elif refusals is not None:  # a Pod made of the template, as the API server defaults it (SetDefaults_Pod)
+        _api_refusals(f, spec, "spec", _aggregate(f, spec, True), True, (*containers, *init_containers), refusals)
     if pod:
         _default_pod_level(f, spec, reqs, pod_level, pod_nodes)
     for res in [r for r in pod_level if not _pod_level_supported(r) and api is None]:

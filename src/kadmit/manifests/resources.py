@@ -204,7 +204,7 @@ def limit_ranger_templates(model: Model, diags: Diagnostics) -> None:
                            "admit it, but none of those pods is created", w.span,
                            help="keep the pod template within its namespace's LimitRange (its defaults filled "
                                 "in), or change the LimitRange" if not ps.pod_refusals else
-                                "give the toleration a `key`, or operator `Exists` to tolerate every taint")
+                                "keep the template within what the API server takes in a Pod (its words above)")
 
 
 def limit_ranger_errors(pod: PodResources, ranges: list[list[LimitRange]]) -> list[str]:

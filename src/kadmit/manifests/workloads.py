@@ -229,7 +229,8 @@ def template_pod_set(f: Fields, name: str, count: int, min_count: int | None, te
     # the API server requires a pod spec (its containers) only where it validates it (`api`); a custom
     # resource's embedded template may leave it out or null (the server stores `{}`): no containers
     spec = f.map(template, "spec", required=api is not None, what=f"the template of pod set `{name}`")
-    reqs = pod_requests(f, spec, pod=pod, api=api)
+    refusals: list[str] = []  # where the API server validates no template, what it refuses in the pods made of it
+    reqs = pod_requests(f, spec, pod=pod, api=api, refusals=None if api is not None else refusals)
     if api is not None:  # a custom resource's embedded template (a Workload's, a RayCluster's) is not validated
         kubenames.check_labels(f, f.field(spec, "nodeSelector"), "node selector label")
     kubenames.check_kueue_keys(f, meta, own=False)
@@ -238,7 +239,6 @@ def template_pod_set(f: Fields, name: str, count: int, min_count: int | None, te
     topo, topo_node = _topology(f, request, meta, count) if topology else (None, None)
     coverage.warn_template(f, meta, spec, name)
     claims, direct, claims_node = pod_claim_templates(f, spec)
-    refusals: list[str] = []  # where the API server validates no template, what it refuses in the pods made of it
     tols = tolerations(f, spec, validated=api is not None, refusals=refusals)
     return PodSet(claim_templates=claims, claims=direct, pod_refusals=tuple(refusals),
         name=name, origin=origin, count=count, min_count=min_count, requests=reqs.requests, resources=reqs.pod,
