@@ -547,6 +547,9 @@ def _not_managed(job: Job, s: Integrations, labels: dict[str, dict[str, str]], q
                     f"it on for that kind's pods: Kueue's pod webhook gates this pod ({gated}), and Kueue's pod reconciler skips a pod that no Deployment, StatefulSet or "
                     "LeaderWorkerSet made (\"Pod Integration was implicitly enabled but object lacks parent "
                     "annotation\"): it makes no Workload, and the pod stays gated, never admitted nor run")
+        if job.framework == "batch/job" and job.submitted:
+            from kadmit.manifests.jobs.templatepods import JOB_WEBHOOK_PANICS
+            return f"integration `batch/job` is not in `integrations.frameworks` of {where}{JOB_WEBHOOK_PANICS}"
         return f"integration `{job.framework}` is not in `integrations.frameworks` of {where}"
     owner = job.owner  # a pod's is its own job whatever controls it (`Pod.IsTopLevel`; replicasets.plain_pod)
     if owner is not None and job.framework != "pod" and (owner.group, owner.kind) in _integrated_kinds():

@@ -42,14 +42,15 @@ def template_pods(f: Fields, o: Meta, job: Job, template: Val, count: int) -> Jo
     each with its own Workload, or the members of the template's pod group (`kueue.x-k8s.io/pod-group-name`) with
     one. None where no pods are made, or none could be Kueue's without the job being so: a job already in the
     cluster (its pods are in the input, or not known), one another object controls (its owner's webhook walk is
-    not modelled: `manage` gives it to its owner), or one that names a queue while its template names neither a
-    queue nor a pod group (under a Configuration without its integration, its pods would take the LocalQueue
-    `default`, or be managed under manageJobsWithoutQueueName: not modelled, INTEGRATIONS B5)."""
+    not modelled: `manage` gives it to its owner), or a Job that names a queue while its template names neither a
+    queue nor a pod group (Kueue's Job webhook suspends it, or, its integration not enabled, the API server refuses
+    it: `JOB_WEBHOOK_PANICS`). A StatefulSet naming a queue under a Configuration without `statefulset` gets its
+    pods: that webhook is a no-op, and they take the LocalQueue `default` (`route`)."""
     meta = f.map(template, "metadata")
     labels, _ = f.str_map(meta, "labels")
     if not job.submitted or job.owner is not None or count <= 0:
         return None
-    if job.queue and not (labels.get(QUEUE_LABEL) or labels.get(GROUP_NAME)):
+    if job.queue and job.framework == "batch/job" and not (labels.get(QUEUE_LABEL) or labels.get(GROUP_NAME)):
         return None
     annotations, _ = f.str_map(meta, "annotations")
     quiet = Fields(f.file, Diagnostics(), f.text)  # the template is read, and reported on, as the job's
@@ -79,6 +80,16 @@ def template_pods(f: Fields, o: Meta, job: Job, template: Val, count: int) -> Jo
                                "part": f"pod {i}"}) for i in range(count))})
 
 
+# Kueue v0.17.0's job.SetupWebhook ignores WithNoopWebhook: with `batch/job` not enabled, SetupControllers still
+# registers the real Job webhook, built without the queue manager, and its Default (ApplyDefaultLocalQueue, first
+# thing) calls DefaultLocalQueueExist on a nil queue manager: the oracle's tests/oracle/features/job-naming-a-queue-
+# without-its-integration-is-refused.yaml
+JOB_WEBHOOK_PANICS = (", and Kueue's Job webhook, which Kueue sets up for it even so but without its queue manager, "
+                      "panics on every Job being created (`panic: runtime error: invalid memory address or nil "
+                      "pointer dereference [recovered]`, in ApplyDefaultLocalQueue): the API server (the webhook's "
+                      "failurePolicy is Fail) refuses the Job, so it never starts a pod")
+
+
 def route(job: Job, s: Integrations, labels: dict[str, dict[str, str]], queues: set[str],
           limit_ranges: tuple[LimitRange, ...] = ()) -> Job:
     """`job`, or its pods (`Job.unsuspended`) where Kueue's webhook for its kind leaves it unsuspended: it suspends
@@ -89,8 +100,8 @@ def route(job: Job, s: Integrations, labels: dict[str, dict[str, str]], queues: 
     LocalQueue `default`, or manageJobsWithoutQueueName: FindAncestorJobManagedByKueue finds the Job not Kueue's).
     Pods it does not gate run as Kubernetes runs them, no work of Kueue's: the Job's own reason says why. Pods the
     API server's LimitRanger refuses are never created (`refused`)."""
-    if job.unsuspended is None:
-        return job
+    if job.unsuspended is None or (job.framework == "batch/job" and job.framework not in s.frameworks):
+        return job  # a Job: refused by the API server (JOB_WEBHOOK_PANICS)
     ns = job.object.namespace or "default"
     selected = s.namespace_selector.matches(labels.get(ns, {"kubernetes.io/metadata.name": ns}))
     default = f"{ns}/default" in queues
