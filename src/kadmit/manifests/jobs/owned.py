@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from kadmit.manifests.jobs.prebuilt import out_of_sync
 from kadmit.diagnostics import Diagnostics
-from kadmit.manifests.codes import KAD161, KAD175
+from kadmit.manifests.codes import KAD175
 from kadmit.model import Job, ObjectRef, ResourceFlavor, Skipped, Workload
 
 # The generic reconcilers' kinds whose Workloads are checked here: not a pod's or a pod group's (Pod is a
@@ -24,16 +24,11 @@ def in_step(job: Job, workloads: list[Workload], kept: list[int], flavors: dict[
     status kept) and kept, the others deleted; where it holds quota, all are deleted, and the job, suspended,
     gets a new Workload (the caller makes it, after the input's moment). None where kadmit keeps them as read:
     a kind with its own matching, a job not suspended (Kueue stops it and restores its templates from the
-    Workload: a warning, KAD161, `_running`), finished, being deleted or naming a prebuilt Workload, or a Workload finished or inactive.
+    Workload), finished, being deleted or naming a prebuilt Workload, or a Workload finished or inactive.
     Each Workload updated or deleted gets a note (KAD175) saying what Kueue does and why, and each deleted one
     is listed in `skipped`, so that `why` on its name answers with it."""
-    if job.framework in _OWN_MATCHING or job.prebuilt is not None or job.deleting or len(job.workloads) != 1 \
-            or job.workloads[0].shapes is None:
-        return None
-    if not job.suspended:
-        _running(job, workloads, kept, flavors, diags)
-        return None
-    if job.state != "pending":
+    if job.framework in _OWN_MATCHING or job.prebuilt is not None or job.deleting or not job.suspended \
+            or job.state != "pending" or len(job.workloads) != 1 or job.workloads[0].shapes is None:
         return None
     mine = [workloads[i] for i in kept]
     if any(w.finished or not w.active or w.shapes is None for w in mine):
@@ -66,22 +61,6 @@ def in_step(job: Job, workloads: list[Workload], kept: list[int], flavors: dict[
         said.deleted(i, f"the job owns more than one Workload and keeps `{workloads[first].key}`, the first, "
                         "updated to its spec")
     return [first], kept[1:]
-
-
-def _running(job: Job, workloads: list[Workload], kept: list[int], flavors: dict[str, ResourceFlavor],
-             diags: Diagnostics | None) -> None:
-    """A warning (KAD161) at a running job's Workload out of step with it, kept as read: Kueue's reconciler stops
-    the job (StopReasonNoMatchingWorkload), restores its templates from that Workload and deletes it, then makes a
-    new one once the job's pods are gone; when depends on the pods, which kadmit does not model."""
-    wl = workloads[kept[0]]
-    if diags is None or len(kept) != 1 or wl.finished or not wl.active or wl.shapes is None \
-            or not (differs := out_of_sync(job, wl, flavors)):
-        return
-    diags.emit(KAD161, f"Workload `{wl.key}` of {job.object.kind} `{job.object.key}`, which runs, is out of step with "
-               f"the job (what differs, the job's against the Workload's: {differs}): Kueue's job reconciler stops "
-               "the job, restores its templates from the Workload and deletes it, and makes a new Workload once the "
-               "job's pods have ended; kadmit keeps the Workload as read, holding its quota, so Kueue's answer may "
-               "differ", wl.span)
 
 
 class _Said:
