@@ -32,6 +32,15 @@ def test_a_nodepool_field_of_the_wrong_type_is_reported_at_it(tmp_path: Path) ->
     assert any(d.code in ("KAD710", "KAD150") for d in diags)
 
 
+def test_a_key_holding_a_line_break_is_named_on_the_message_s_one_line(tmp_path: Path) -> None:
+    # test_hostile_files[nodepool] (merge train 4): a limit keyed "\n" printed "`spec.limits.\n`", a line break
+    # that split the message's first line from its location
+    diags, lines = _pool(tmp_path, POOL.replace("nvidia.com/gpu: 32", "nvidia.com/gpu: 32\n    ? \"\\n\"\n    : null"))
+    (d,) = [d for d in diags if d.code == "KAD710"]
+    assert d.message.startswith('`spec.limits["\\n"]` must be a quantity') and "\n" not in d.message
+    assert _at(d, lines).strip() == ": null"
+
+
 def test_instance_shapes_are_reported_at_their_line_inside_the_annotation(tmp_path: Path) -> None:
     diags, lines = _pool(tmp_path, POOL.replace("cpu: 96,", "cpu: lots,"))
     (d,) = [d for d in diags if d.code == "KAD711"]
