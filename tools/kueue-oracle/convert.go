@@ -33,6 +33,7 @@ import (
 	"github.com/kadmit/kadmit/tools/kueue-oracle/internal/input"
 	"github.com/kadmit/kadmit/tools/kueue-oracle/internal/jobs"
 	"github.com/kadmit/kadmit/tools/kueue-oracle/internal/objects"
+	"sigs.k8s.io/kueue/pkg/controller/jobframework"
 )
 
 func init() {
@@ -195,6 +196,10 @@ func convertPaths(ctx context.Context, paths []string, gates string) (*convertOu
 	}
 	cl := builder.Build()
 	clk := testingclock.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	// Kueue keeps the integrations its job controllers enabled in a package variable: forget another
+	// cluster's, decided before in this process (--each); a harness hook injected into the build copy
+	// (_inject), so that internal/jobs builds, and its Go tests run, with the committed go.mod.
+	jobframework.OracleResetEnabledIntegrations()
 	conv, err := jobs.Convert(ctx, cl, in.Jobs, in.Config, clk)
 	if err != nil {
 		return nil, err

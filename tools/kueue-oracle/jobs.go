@@ -15,6 +15,7 @@ import (
 	"github.com/kadmit/kadmit/tools/kueue-oracle/internal/jobs"
 	"github.com/kadmit/kadmit/tools/kueue-oracle/internal/objects"
 	"github.com/kadmit/kadmit/tools/kueue-oracle/internal/report"
+	"sigs.k8s.io/kueue/pkg/controller/jobframework"
 )
 
 // The jobs of the input are turned into Workloads by internal/jobs (Kueue's webhooks and job
@@ -85,6 +86,10 @@ func (j *jobsRun) convert(ctx context.Context, cl client.Client, clk clock.Clock
 	for i, u := range j.in.Jobs {
 		objs[i] = u.DeepCopy()
 	}
+	// Kueue keeps the integrations its job controllers enabled in a package variable: forget another
+	// cluster's, decided before in this process (--each); a harness hook injected into the build copy
+	// (_inject), so that internal/jobs builds, and its Go tests run, with the committed go.mod.
+	jobframework.OracleResetEnabledIntegrations()
 	converted, err := jobs.ConvertSeeded(ctx, cl, objs, j.in.Config, clk, j.seed)
 	if err != nil {
 		return nil, err

@@ -214,7 +214,6 @@ func newEnv(ctx context.Context, cl client.Client, cfg *configapi.Configuration,
 	}
 	events := &eventLog{scheme: cl.Scheme()}
 	mgr := newStubManager(cl, events)
-	jobframework.OracleResetEnabledIntegrations() // another cluster's, decided before in this process
 	if err := jobframework.SetupControllers(ctx, mgr, logDiscard(), opts...); err != nil {
 		return nil, fmt.Errorf("setting up Kueue's job controllers: %w", err)
 	}
