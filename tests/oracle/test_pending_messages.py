@@ -56,6 +56,8 @@ CASES = [
     (F + "tas-slices-that-dont-fit-as-kueue-counts-them.yaml", "ns/pos"),
     (F + "tas-slices-that-dont-fit-as-kueue-counts-them.yaml", "ns/neg-rack"),
     (F + "workload-slice-fields-as-the-scheduler-reads-them.yaml", "ns/w6-negative-size"),
+    # a negative size whose count a node "holds": given more pods than it holds, nominated, then skipped
+    (F + "tas-negative-slice-size-nominated-then-skipped.yaml", "ns/over"),
 ]
 
 # where Kueue's message depends on timing the oracle's harness fixes one way (docs/KUEUE-DIFFERENCES.md §1,

@@ -220,9 +220,7 @@ def kueue_assign(tree: DomainTree, template: PodTemplate, count: int, request: T
             return TASResult(reason=not_fit(count - remaining))
         break
     fit_level, fit_domains = tree.levels[idx], tuple("/".join(u.values) for u in chosen)
-    if size < 0:  # a negative count of slices: Kueue's greedy pass takes no domain, and it is admitted on none
-        if chosen:  # (a domain "holds" them: Kueue nominates it and skips it, "no longer fits"; not modelled)
-            return TASResult(reason=f"podset slice size {size} is not positive: no slice fits")
+    if not chosen:  # a negative count of slices: Kueue's greedy pass takes no domain, and it is admitted on none
         return TASResult({}, fit_level, ())
 
     def to_minimum(units: list[_Unit], want: int = count) -> list[tuple[_Unit, int]]:
@@ -235,11 +233,20 @@ def kueue_assign(tree: DomainTree, template: PodTemplate, count: int, request: T
                 return out
             out.append((u, u.state))
             remaining -= u.state
-        raise AssertionError("domains hold fewer pods than their parents counted")
+        if size > 0:
+            raise AssertionError("domains hold fewer pods than their parents counted")
+        # a negative slice size: a domain that "holds" a negative count of slices is given that count
+        # times the size, pods it may not hold; its children run out of pods and Kueue's
+        # updateCountsToMinimumGeneric logs errCodeAssumptionsViolated and returns nil (none placed there)
+        return []
 
+    # With a negative slice size the domain chosen for -K slices gets K*|size| pods whatever it holds (Kueue's
+    # `dom.state = remainingPrimary * sliceSize`): the placement may ask a node for more pods than it holds,
+    # which Kueue nominates and its scheduler's fits() (TASFlavorSnapshot.Fits) then refuses: "Workload no
+    # longer fits after processing another workload" (`Pool.still_fits`, admission/ordered.py).
     taken = to_minimum(chosen)
     if slice_idx is not None:  # down to the slice level in slices, then each slice domain on its own
-        while len(taken[0][0].values) <= slice_idx:
+        while taken and len(taken[0][0].values) <= slice_idx:
             taken = to_minimum(ordered([k for u, _ in taken for k in view.children(u)]))
         pod_view = _Levels(tree, pod_counts)
 
@@ -253,9 +260,9 @@ def kueue_assign(tree: DomainTree, template: PodTemplate, count: int, request: T
                     for got in within(k, m)]
         taken = [got for u, n in taken if n
                  for got in within(pod_view.unit(u.dom) if u.dom is not None else u, n * size)]
-        if not taken:  # no whole slice to place (a size above the count): nothing placed, as Kueue
-            return TASResult({}, fit_level, fit_domains)
-    while taken[0][0].node is None:
+        if not taken:  # no whole slice to place (a size above the count), or a negative size's domains ran
+            return TASResult({}, fit_level, fit_domains)  # out of pods: nothing placed, as Kueue
+    while taken and taken[0][0].node is None:
         taken = to_minimum(ordered([k for u, _ in taken for k in view.children(u)]))
     placement = {u.node: n for u, n in sorted(taken, key=lambda un: un[0].node) if n}
     return TASResult(placement, fit_level, fit_domains)
