@@ -106,3 +106,75 @@ def test_the_inputs_own_words_in_an_excerpt_are_no_exception(tmp_path: Path) -> 
     assert got.exit_code == 1 and "6 |   run.py: \"f(\\\"x\\\"\")\\nexcept Exception" in got.output, got.output
     assert H.problems(got.exit_code, got.output) == []
     assert H.problems(got.exit_code, got.output + "\nValueError: boom\n") == ["prints `ValueError`"]
+
+
+JOB = """\
+apiVersion: batch/v1
+kind: Job
+metadata: {name: j, namespace: a, labels: {kueue.x-k8s.io/queue-name: lq}}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+        - name: c
+          image: x
+          resources:
+            requests:
+              KEY: [1]
+"""
+
+
+def _quoted(text: str) -> str:
+    """`text` as a YAML double-quoted scalar: what YAML does not allow written as is, escaped (json.dumps
+    would write a character past the BMP as a surrogate pair, which YAML reads as two)."""
+    def char(c: str) -> str:
+        if c in '"\\':
+            return "\\" + c
+        n = ord(c)
+        return f"\\u{n:04x}" if n < 0x20 or 0x7f <= n <= 0x9f or n in (0x2028, 0x2029, 0xfffe, 0xffff) else c
+    return '"' + "".join(char(c) for c in text) + '"'
+
+
+def _one_header_each(key: str, folder: Path) -> None:
+    """A Job whose `requests` key is `key` (its value a list: KAD156 names the key): in the human and github
+    formats each diagnostic is one header line holding its code, location and message, the key's line breaks
+    and control characters escaped (`one_line`), and no other line reads as a header."""
+    from kadmit import api
+    from kadmit.render.diagnostics import render
+    from kadmit.render.excerpt import one_line
+    from kadmit.render.github import escape_data
+
+    path = folder / "job.yaml"
+    path.write_text(JOB.replace("KEY", _quoted(key)), encoding="utf-8")
+    result = api.check([str(path)])
+    ds = result.diagnostics
+    assert any(d.code == "KAD156" and key in d.message for d in ds), [d.message for d in ds]
+    human = render(ds, result.sources, "human", files_checked=1).splitlines()
+    headers = [i for i, line in enumerate(human) if re.match(r"(error|warning|note)\[KAD\d{3}\]: ", line)]
+    assert [human[i] for i in headers] == [f"{d.severity.value}[{d.code}]: {one_line(d.message)}" for d in ds]
+    assert [human[i + 1].split("--> ")[-1] for i in headers] == [f"{d.span}" for d in ds]
+    github = [line for line in render(ds, result.sources, "github", files_checked=1).splitlines()
+              if line.startswith("::")]
+    assert [re.sub(r"::\w+ .*title=(KAD\d{3})::", r"\1 ", line).split("%0A")[0] for line in github] == [
+        f"{d.code} {escape_data(one_line(d.message))}" for d in ds]
+
+
+@settings(max_examples=12, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(key=st.text(st.characters(blacklist_categories=("Cs",)), max_size=5))
+def test_a_key_s_text_stays_on_its_diagnostic_s_header_line(key: str, tmp_path: Path) -> None:
+    _one_header_each(key, tmp_path)
+
+
+@pytest.mark.parametrize("key", ["a\nb", "\r\n", "\t", "\x1b[2J", "\u2028", "\x85", "a\\nb"])
+def test_a_job_key_holding_a_line_break_keeps_kad156_on_one_header_line(key: str, tmp_path: Path) -> None:
+    _one_header_each(key, tmp_path)
+
+
+def test_a_path_that_spells_its_escape_is_not_escaped_twice(tmp_path: Path) -> None:
+    """`simulate.yamlread.dotted` already names a NodePool limit keyed "\\n" as `spec.limits["\\n"]` (d44d1cf): the
+    header shows that as written, its backslash not doubled."""
+    code, out = H.run(tmp_path, "nodepool", H.NODEPOOL.replace("nvidia.com/gpu: 32", 'nvidia.com/gpu: 32\n    "\\n": x'))
+    assert code == 2 and re.search(r'^error\[KAD710\]: `spec\.limits\["\\n"\]`: ', out, re.M), out[:600]
+    assert H.problems(code, out) == []

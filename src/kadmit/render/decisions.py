@@ -10,6 +10,7 @@ from kadmit.identity import display_names, object_dict, object_of, skipped_dict
 from kadmit.model import SKIPPED_NAMED
 from kadmit.placement.domains import level_label
 from kadmit.quantity import format_quantity
+from kadmit.render.excerpt import one_line
 from kadmit.render.wrap import Verbatim, fit
 
 
@@ -188,10 +189,10 @@ def admit_human(result: AdmitResult, skipped=(), width: int | None = None, unmod
         else:
             sets = ""
             reasons = result.reasons.get(d.key, [])
-            note = reasons[0].message if reasons else ""
+            note = one_line(reasons[0].message) if reasons else ""
             if len(reasons) > 1:
                 note += f" (+{len(reasons) - 1} more: kadmit why {names.get(d.key, d.key)})"
-                short.append((len(rows), reasons[0].message, len(reasons) - 1))
+                short.append((len(rows), one_line(reasons[0].message), len(reasons) - 1))
         if d.loop is not None:
             note = "in a preemption loop (see the warning below)" if d.loop.settled else "still moving when the run stopped"
         rows.append((names.get(d.key, d.key), "unknown" if d.unknown else (

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from kadmit.diagnostics import Diagnostic, Severity
+from kadmit.render.excerpt import clean, one_line
 
 _COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "notice"}
 
@@ -34,8 +35,10 @@ def annotation(d: Diagnostic) -> str:
         else:
             props.append(("endLine", end_line))
     props.append(("title", d.code))
-    message = d.message + (f"\nhelp: {d.help}" if d.help else "") + "".join(
-        f"\nnote: {n}" for n in d.notes)
+    # the message on its first line, escaped as the human header is (GitHub shows a `%0A` as a line break); help
+    # and notes on lines of their own, as the human format shows them
+    message = one_line(d.message) + clean((f"\nhelp: {d.help}" if d.help else "") + "".join(
+        f"\nnote: {n}" for n in d.notes))
     rendered = ",".join(f"{k}={escape_property(str(v))}" for k, v in props)
     return f"::{_COMMANDS[d.severity]} {rendered}::{escape_data(message)}"
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from kadmit.diagnostics import Diagnostic, Label, Severity, code_info
-from kadmit.render.excerpt import MAX_LINE_WIDTH, TAB_WIDTH, clean, clip, window  # noqa: F401 (re-exported)
+from kadmit.render.excerpt import MAX_LINE_WIDTH, TAB_WIDTH, clean, clip, one_line, window  # noqa: F401 (re-exported)
 from kadmit.source import SourceMap, Span
 
 if TYPE_CHECKING:
@@ -119,7 +119,7 @@ def _line_rows(number: int, text: str, marks: list[_Mark], severity: str) -> lis
     for mark, (start, end) in order:
         column, width = win.marks(start, end)
         rows.append(Row(number=number, marks=("^" if mark.primary else "-") * width,
-                        indent=" " * column, label=clean(mark.label),
+                        indent=" " * column, label=one_line(mark.label),
                         style=severity if mark.primary else "gutter"))
     return rows
 
@@ -166,7 +166,7 @@ def layout(d: Diagnostic, sources: SourceMap) -> View:
     sections: list[Section] = []
     labels: list[Label] = list(d.labels)
     if d.span is None:
-        footer.extend(("note", f"{clean(lb.message)} ({lb.span})") for lb in labels)
+        footer.extend(("note", f"{one_line(lb.message)} ({lb.span})") for lb in labels)
     else:
         primary_label = ""
         for label in labels:
@@ -184,14 +184,14 @@ def layout(d: Diagnostic, sources: SourceMap) -> View:
             if section.arrow == "-->" or section.rows:
                 sections.append(section)
             # a label whose line can't be shown still needs its message, so it becomes a note
-            footer.extend(("note", f"{clean(m.label)} ({m.span})") for m in missing
+            footer.extend(("note", f"{one_line(m.label)} ({m.span})") for m in missing
                           if m.label)
     if d.help:
         footer.append(("help", clean(d.help)))
     footer.extend(("note", clean(n)) for n in d.notes)
     numbers = [r.number for s in sections for r in s.rows if r.number is not None]
     width = len(str(max(numbers))) if numbers else 1
-    return View(severity, d.code, clean(d.message), width, sections, footer)
+    return View(severity, d.code, one_line(d.message), width, sections, footer)
 
 
 def _painter(color: bool):

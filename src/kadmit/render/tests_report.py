@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from itertools import groupby
 
+from kadmit.render.excerpt import one_line
 from kadmit.render.templating import template
 
 
@@ -19,16 +20,16 @@ def tests_human(outcome) -> str:
         lines.append(f"{r.status.upper():5} {c.file}:{c.span.line} {c.name}")
         for f in r.failures:
             lines.append(f"      {c.file}:{f.line}: {f.workload or 'diagnostics'}")
-            lines.append(f"        expected: {f.expected}")
-            lines.append(f"        got:      {f.got}")
+            lines.append(f"        expected: {one_line(f.expected)}")
+            lines.append(f"        got:      {one_line(f.got)}")
             if f.why:
                 lines.append("        why:")
-                lines += [f"          {w}" for w in f.why[:8]]
+                lines += [f"          {one_line(w)}" for w in f.why[:8]]
                 if len(f.why) > 8:
                     lines.append(f"          … {len(f.why) - 8} more (kadmit why {f.workload} …)")
         for d in r.diagnostics:
             at = f"{d.span.file}:{d.span.line}: " if d.span else ""
-            lines.append(f"      {at}{d.code} {d.message}")
+            lines.append(f"      {at}{d.code} {one_line(d.message)}")
     counts = {s: sum(1 for r in outcome.results if r.status == s) for s in ("pass", "fail", "error", "unknown")}
     lines.append("")
     undecided = f", {counts['unknown']} undecided (solver limits)" if counts["unknown"] else ""

@@ -13,6 +13,7 @@ from kadmit.engine.explain.replay import HARMFUL, SAME_OUTCOME
 from kadmit.identity import object_dict, object_of, skipped_dict
 from kadmit.quantity import format_quantity
 from kadmit.render.decisions import gang_dict, skipped_lines
+from kadmit.render.excerpt import one_line
 from kadmit.render.why_blame import _blame, _blame_full
 from kadmit.render.wrap import PIPE_ITEMS, fill_items, fit
 from kadmit.source import SourceMap, Span
@@ -236,7 +237,7 @@ def _reasons(result: WhyResult, full: bool) -> list[str]:
         r = result.standing.resource if result.standing is not None else None
         about = [x for x in reasons if r and f" {r} " in f" {x.message} "]
         reasons = (about + [x for x in reasons if x not in about])[:MAX_REASONS]
-    out = [f"   = reason: {m}" for m in (_one_word_apart([r.message for r in reasons]) if not full
+    out = [f"   = reason: {one_line(m)}" for m in (_one_word_apart([r.message for r in reasons]) if not full
                                          else [r.message for r in reasons])]
     if len(reasons) < every:
         more = every - len(reasons)

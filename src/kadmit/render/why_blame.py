@@ -8,7 +8,7 @@ import re
 
 from kadmit.engine.decide import WhyResult
 from kadmit.engine.explain.digest import MAX_SETS
-from kadmit.render.excerpt import window
+from kadmit.render.excerpt import one_line, window
 from kadmit.render.wrap import Verbatim
 from kadmit.source import SourceMap, Span
 
@@ -174,7 +174,7 @@ def _blame_full(result: WhyResult, sources: SourceMap) -> list[str]:
         out.append(_blame_title(result, gi == 0, group))
         for o in group:
             where = str(o.span) if o.span else "(no source location)"
-            out.append(f"  --> {where}  {o.message}")
+            out.append(f"  --> {where}  {one_line(o.message)}")
             if o.span is not None:
                 out.extend(Verbatim("     " + line) for line in _excerpt(o.span, sources))
     return out
