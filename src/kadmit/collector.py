@@ -19,19 +19,29 @@ def paused_gc() -> Iterator[None]:
     (`freeze` + `unfreeze` moves them there without walking them): left in the youngest, the first
     collections after reading would walk all of them (8 % of loading 15,000 workloads), only to
     find them alive. Garbage among them is still found by the next full collection."""
-    was, held = gc.isenabled(), gc.get_freeze_count() > 0
+    was = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
         gc.freeze()
-        if not held:  # inside an outer holder's frozen set (why's prover), ours stay there until it ends
+        if not _keeps_frozen():
             gc.unfreeze()
         if was:
             gc.enable()
 
 
 _ONE_SHOT = False  # the process runs one command and ends (`one_shot_process`)
+_HOLDERS = 0  # `long_lived` work open now (a command's decision, why's prover): the outermost releases
+
+
+def _keeps_frozen() -> bool:
+    """What is frozen now stays so: inside `long_lived` work (its end releases everything), or in a
+    one-shot process (it collects nothing before its exit). Asked of this module's own holders, not of
+    `gc.get_freeze_count()`: the command line's entry point freezes the modules it imports (`kadmit.__main__`),
+    so the count is never 0 there, and the language server it starts took that for an outer holder and
+    never released a decision's garbage (frozen with the next one's model: 50 MB more per admit + why)."""
+    return _HOLDERS > 0 or _ONE_SHOT
 
 
 def one_shot_process(one_shot: bool = True) -> None:
@@ -43,7 +53,7 @@ def one_shot_process(one_shot: bool = True) -> None:
 
 
 @contextmanager
-def long_lived() -> Iterator[None]:
+def long_lived(share: int | None = None) -> Iterator[None]:
     """While a command works on a model it has read, the objects that exist now (the model, its
     source texts, its indexes) sit in the collector's permanent generation, so the collections the
     work triggers don't walk them (a full collection of 50,000 workloads' model costs seconds);
@@ -53,23 +63,27 @@ def long_lived() -> Iterator[None]:
     (`release`: never in a one-shot process): a process that decides again and
     again (the language server, the API's users, a test suite, a sweep) kept each decision's solver
     objects, cycles of Python wrappers around Z3's own memory (`api.admit` on the bundled example: 23 MB
-    more per call, 1.4 GB after 60; `api.why`: 27 MB more per call)."""
-    held = gc.get_freeze_count() > 0  # an outer holder (why's prover) releases everything itself
+    more per call, 1.4 GB after 60; `api.why`: 27 MB more per call). Inside other such work, the
+    outermost releases everything; `share` paces its full collection (`release`)."""
+    global _HOLDERS
     gc.freeze()
+    _HOLDERS += 1
     try:
         yield
     finally:
-        if not held:
-            release()
+        _HOLDERS -= 1
+        if not _HOLDERS:
+            release(share)
 
 
 def release(share: int | None = None) -> None:
-    """The end of work on a frozen model read (`long_lived`, why's prover): but in a one-shot process, a
-    collection while it is still frozen, which walks only what the work made (cheap: its solver objects),
-    then the model back in the walks and a full collection (`collect_after_work`, paced) for the rest
-    (what came before the freeze, frozen with the model), at most one per `share` times its cost."""
-    if not _ONE_SHOT:
-        gc.collect()
+    """The end of work on a frozen model read (`long_lived`): a collection while it is still frozen, which
+    walks only what the work made (cheap: its solver objects), then the model back in the walks and a
+    full collection (`collect_after_work`, paced) for the rest (what came before the freeze, frozen with
+    the model), at most one per `share` times its cost. A one-shot process keeps it all frozen."""
+    if _ONE_SHOT:
+        return
+    gc.collect()
     gc.unfreeze()
     collect_after_work(share)
 
@@ -92,13 +106,14 @@ def collect_after_work(share: int | None = None) -> None:
     """When work on a model ends: a full collection, unless the last one was too recent for its cost (at
     most 1/`SHARE` of the process's time goes to them) and the process has not grown by `GROWN` since
     (the solver's memory, which Python does not count, goes with its wrappers); never in a one-shot
-    process (`long_lived`)."""
+    process (`long_lived`). A caller's `share` may only make them closer (why's prover), never further
+    apart than the process's `SHARE`."""
     global _LAST
     if _ONE_SHOT:
         return
     now, resident = time.process_time(), _resident()
     end, took, then = _LAST
-    if now - end < (SHARE if share is None else share) * took and resident - then < GROWN:
+    if now - end < (SHARE if share is None else min(share, SHARE)) * took and resident - then < GROWN:
         return
     gc.collect()
     done = time.process_time()

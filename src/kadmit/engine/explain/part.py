@@ -7,7 +7,7 @@ import gc
 from dataclasses import dataclass
 from typing import Callable
 
-from kadmit.collector import release
+from kadmit.collector import long_lived
 from kadmit.engine.admission.checks import mark_checks
 from kadmit.engine.admission.loops import PreemptionLoop
 from kadmit.engine.admission.ordered import Decision, decide_ordered
@@ -111,23 +111,19 @@ def prove_fixes(session: Session, decisions: dict[str, Decision], result: WhyRes
     # some hundred thousand objects that live as long as its run, then die together; collected young
     # every 700 allocations, they were walked again and again, promoted, and so set off full
     # collections (18 in a 60-change why at gpu_state(2000): 3.2 s of its GC's 4.2 s; 1.4 s in all so).
-    frozen = gc.get_freeze_count() == 0
-    if frozen:
-        gc.freeze()
-    thresholds = gc.get_threshold()
-    gc.set_threshold(thresholds[0] and max(thresholds[0], PROVING_GC_YOUNG), *thresholds[1:])  # 0: off stays off
+    # When it ends, in a process that decides on: the re-decisions' solver objects, and what the explanation
+    # made before them, frozen with the model: a full walk, but at most a fifth of the time (a why's
+    # leftovers are many: at the default pace they added up, 90 -> 338 MB over 30 whys).
     found = []
-    try:
-        found = proven_fixes(prover, model, inputs.sources, ask, session.compiler.scale)
-    except SolverUnknown:
-        prover.unknown = True
-    finally:
-        gc.set_threshold(*thresholds)
-        if frozen:
-            # in a process that decides on: the re-decisions' solver objects, and what the explanation made
-            # before them, frozen with the model: a full walk, but at most a fifth of the time (a why's
-            # leftovers are many: at the default pace they added up, 90 -> 338 MB over 30 whys)
-            release(share=4)
+    with long_lived(share=4):
+        thresholds = gc.get_threshold()
+        gc.set_threshold(thresholds[0] and max(thresholds[0], PROVING_GC_YOUNG), *thresholds[1:])  # 0: off stays off
+        try:
+            found = proven_fixes(prover, model, inputs.sources, ask, session.compiler.scale)
+        except SolverUnknown:
+            prover.unknown = True
+        finally:
+            gc.set_threshold(*thresholds)
     ahead = result.standing.ahead_keys if result.standing is not None else frozenset()
     for p in found:
         p.summary = summarize(p.effects, ahead)
