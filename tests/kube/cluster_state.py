@@ -219,8 +219,8 @@ def load_jobs(server: KubeAPIServer, files: dict[str, str]) -> dict[str, int]:
     their creation times (the server stamps its own, so Jobs created in one second are queued by UID as
     Kueue does, where the files' times may have ordered them otherwise: `as_held` gives the files of what
     the server holds); each Job's status through the status subresource; each Workload named and owned as
-    Kueue names it from its Job's UID on this server (`workload_name`), its status (its admission) through
-    the status subresource; Kueue's ConfigMap when the files hold it (`kueue_installed`). How many objects of
+    Kueue names it from its Job's UID on this server (`workload_name`), its pod set's template the Job's as
+    the server holds it (`job_pod_template`), its status (its admission) through the status subresource; Kueue's ConfigMap when the files hold it (`kueue_installed`). How many objects of
     each kind were created."""
     docs = [d for text in files.values() for d in yaml.safe_load_all(text) if d]
     by_kind: dict[str, list[dict]] = {}
@@ -236,6 +236,7 @@ def load_jobs(server: KubeAPIServer, files: dict[str, str]) -> dict[str, int]:
     _write_status(server, stored, job_status)
     new_uid = {old_uid[o["metadata"]["namespace"], o["metadata"]["name"]]: o["metadata"]["uid"]
                for o in stored if old_uid.get((o["metadata"]["namespace"], o["metadata"]["name"]))}
+    held = {o["metadata"]["uid"]: o for o in stored}
     workloads, wl_status = [], {}
     for wl in sorted(by_kind.get("Workload", []), key=lambda w: w["metadata"]["creationTimestamp"]):
         wl = as_stored(wl)
@@ -243,12 +244,26 @@ def load_jobs(server: KubeAPIServer, files: dict[str, str]) -> dict[str, int]:
         owner = meta["ownerReferences"][0]
         uid = new_uid[owner["uid"]]
         owner["uid"] = uid
+        (pod_set,) = wl["spec"]["podSets"]  # a batch Job's one pod set, `main`
+        pod_set["template"] = job_pod_template(held[uid])
         meta["labels"]["kueue.x-k8s.io/job-uid"] = uid
         meta["name"] = workload_name("Job", "batch", owner["name"], uid)
         wl_status[meta["namespace"], meta["name"]] = wl.pop("status")
         workloads.append(wl)
     _write_status(server, _create_all(server, workloads), wl_status)
     return {kind: len(v) for kind, v in sorted(by_kind.items())}
+
+
+def job_pod_template(job: dict) -> dict:
+    """The pod template Kueue gives the Workload it makes of a batch Job as the server holds it (Job.PodSets:
+    the Job's template, copied, with the server's defaults in its containers, imagePullPolicy,
+    terminationMessagePath...; `cleanLabels` drops the Job controller's labels but `batch.kubernetes.io/job-name`),
+    so that the Workload is in step with its Job (EquivalentToWorkload, equality.ComparePodSets)."""
+    template = json.loads(json.dumps(job["spec"]["template"]))
+    labels = (template.get("metadata") or {}).get("labels") or {}
+    for label in ("job-name", "controller-uid", "batch.kubernetes.io/controller-uid"):
+        labels.pop(label, None)
+    return template
 
 
 def as_held(server: KubeAPIServer, files: dict[str, str]) -> dict[str, str]:
