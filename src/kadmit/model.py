@@ -471,6 +471,9 @@ class Job(Obj):
     group_total: int | None = None
     group_fast: bool = False
     succeeded: bool = False  # a pod whose phase is Succeeded: a group counts it and reclaims its quota
+    # its integration's ReclaimablePods (batch Job, JobSet, TrainJob, a pod group): pod set -> finished pods, which
+    # Kueue's reconciler applies to the Workload the job keeps (`manifests.reclaim.reclaim_applied`)
+    reclaimable: tuple[tuple[str, int], ...] = ()
     group_refused: tuple[str, ...] = ()  # its group's members the API server refused, and why (`resources.limit_ranger`)
     parent_marked: bool = False  # a pod with `kueue.x-k8s.io/pod-suspending-parent`: a parent integration's webhook made it
     role: str | None = None  # a grouped pod's role (its `kueue.x-k8s.io/role-hash`, else Kueue's hash), naming its pod set

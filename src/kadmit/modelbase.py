@@ -44,7 +44,8 @@ class Shapes(tuple):
     """What Kueue compares of a prebuilt Workload and its job (`Workload.shapes`; `EquivalentToWorkload`):
     its maximumExecutionTimeSeconds; per pod set the count, minCount, containers and init containers, and
     tolerations (`manifests.workloads.template_shape`); a Workload's also what Kueue merges into it while it
-    holds quota (`manifests.workloads.running_shape`). Read for every Workload and a job naming one
+    holds quota (`manifests.workloads.running_shape`), and its `status.reclaimablePods` and admission as written
+    (`manifests.reclaim.reclaim_applied`). Read for every Workload and a job naming one
     (`Job.prebuilt`); a flavor's tolerations as written too (`ResourceFlavor.written_tolerations`).
     Invisible to equality and hashing, as spans are: the model holds no containers elsewhere, so two
     Workloads that say the same to admission stay equal (a `.kad` Workload, which has none, and a

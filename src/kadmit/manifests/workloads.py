@@ -12,6 +12,7 @@ from kadmit.manifests.owners import controller_owner
 from kadmit.manifests.dra import pod_claim_templates
 from kadmit.manifests.schema import coverage
 from kadmit.manifests.podspec import pod_requests, required_node_affinity, tolerations
+from kadmit.manifests.reclaim import after_reclaim, booked, status_reclaimable
 from kadmit.manifests.yamltree import STR, Val
 from kadmit.source import Spans
 from kadmit.model import Admission, PodSet, PodSetAssignment, TopologyRequest, Workload
@@ -352,42 +353,14 @@ def _topology_assignment(f: Fields, psa: Val, name: str, version: str) -> tuple[
     return out, () if levels == [HOSTNAME] else tuple(levels)  # (): the hostname alone, as `.kad`'s
 
 
-def _reclaimable(f: Fields, status: Val | None) -> dict[str, int]:
-    """`status.reclaimablePods`: per pod set, the pods that need no quota any more (finished; the
-    job integration's ReclaimablePods writes them)."""
-    out: dict[str, int] = {}
-    for rp in f.maps(status, "reclaimablePods"):
-        name = f.str(rp, "name")
-        if name:
-            out[name] = out.get(name, 0) + f.int(rp, "count", lo=0, default=0)
-    return out
-
-
-def after_reclaim(ps: PodSet, reclaimed: int) -> PodSet:
-    """The pod set as Kueue's scheduler counts it (`podSetsCountsAfterReclaim`, the ReclaimablePods
-    feature gate, on by default in v0.17): its count less its reclaimable pods."""
-    if not reclaimed:
-        return ps
-    count = max(0, ps.count - reclaimed)
-    min_count = ps.min_count if ps.min_count is None or ps.min_count <= count else (count or None)
-    shown = f"{count} of its {ps.count} pods: {reclaimed} reclaimable (status.reclaimablePods)"
-    return ps.model_copy(update={"count": count, "min_count": min_count,
-                                 "origin": f"{ps.origin}; {shown}" if ps.origin else shown})
-
-
-def _go_div(q: int, n: int) -> int:
-    """Go's integer division (truncated toward 0, also for a negative usage)."""
-    return q // n if q >= 0 else -(-q // n)
-
-
 def _admission(f: Fields, status: Val | None, pod_sets: tuple[PodSet, ...],
-               reserved: tuple[bool, Val] | None, version: str,
-               reclaim: dict[str, int] | None = None) -> Admission | None:
+               reserved: tuple[bool, Val] | None, version: str, reclaim: dict[str, int],
+               recorded: dict[str, tuple[int, dict[str, int]]]) -> Admission | None:
     """`status.admission`, with the time quota was reserved: the QuotaReserved condition's
     lastTransitionTime while it is True (Kueue's preemption order reads that, nothing else). A pod
     set with reclaimable pods (`status.reclaimablePods`) books its recorded usage scaled to the
-    pods left, where fewer than admitted (`totalRequestsFromAdmission`: per pod, times the count
-    after reclaim)."""
+    pods left, where fewer than admitted (`reclaim.booked`); `recorded` gets each assignment's
+    count and usage as written, for a job's reconciler to book again (`reclaim.reclaim_applied`)."""
     adm = f.map(status, "admission")
     if adm is None:
         return None
@@ -400,23 +373,13 @@ def _admission(f: Fields, status: Val | None, pod_sets: tuple[PodSet, ...],
         count = f.int(psa, "count", lo=0, default=declared.count if declared else 0)
         usage, _ = f.resource_list(psa, "resourceUsage", signed=True)  # below 0 after a negative transformation
         usage = {r: q for r, q in usage.items() if q}
-        after = (declared.count if declared else 0) - (reclaim or {}).get(name, 0)
-        if reclaim and name in reclaim and usage and 0 < count and max(after, 0) < count:
-            # Requests.Divide, then Mul: per pod (integer division), times the pods left; zeros kept,
-            # as an empty usage would read as count x requests
-            scaled = {r: _go_div(q, count) * max(after, 0) for r, q in usage.items()}
-            count = max(after, 0)  # setRes.Count, as Kueue's books keep it
-        else:
-            scaled = None
+        recorded[name] = (count, usage)
         unrecorded = not usage and count > 0 and declared is not None and any(declared.requests.values())
         if unrecorded:
             f.diags.emit(KAD169, f"pod set `{name}` is admitted with no `resourceUsage`: Kueue books what an "
                          "admission records, so it holds no quota and, on its topology's nodes, only its pods' "
                          "count; kadmit counts it so", f.span(f.field(psa, "resourceUsage") or psa), help="write `resourceUsage` (count x requests) where the workload holds it")
-        if scaled is not None:
-            usage = scaled
-        elif declared is not None and usage == {r: q * count for r, q in declared.requests.items()}:
-            usage = {}  # what the model derives from count x requests anyway
+        count, usage = booked(name, count, usage, declared, reclaim)
         placement, levels = _topology_assignment(f, psa, name, version)
         delayed = not placement and f.str(psa, "delayedTopologyRequest") == "Pending"
         assignments.append(PodSetAssignment(name=name, flavors=flavors, count=count, usage=usage,
@@ -505,14 +468,17 @@ def workload(f: Fields, o: Meta) -> Workload | None:
     pod_sets = tuple(pod_set(f, ps) for ps in listed)
     owner = controller_owner(f, o)
     # any Workload may be a job's prebuilt one (`manage`; one the job already controls too): what Kueue compares
-    shapes = (f.int(spec, "maximumExecutionTimeSeconds"),
-              tuple(template_shape(f, p.count, p.min_count, f.map(ps, "template")) for p, ps in zip(pod_sets, listed)),
-              running_shape(f, listed, status) if holds else None)
+    compared = (f.int(spec, "maximumExecutionTimeSeconds"),
+                tuple(template_shape(f, p.count, p.min_count, f.map(ps, "template")) for p, ps in zip(pod_sets, listed)),
+                running_shape(f, listed, status) if holds else None)
     class_name, class_kind, class_node = _priority_class(f, o, spec)
     explicit = f.int(spec, "priority")
     true = {kind: value for kind, (value, _) in conditions.items()}
-    reclaim = _reclaimable(f, status)
-    admission = _admission(f, status, pod_sets, conditions.get("QuotaReserved"), o.version, reclaim)
+    reclaim = status_reclaimable(f, status)
+    recorded: dict[str, tuple[int, dict[str, int]]] = {}
+    admission = _admission(f, status, pod_sets, conditions.get("QuotaReserved"), o.version, reclaim, recorded)
+    # and what a job's reconciler applies its reclaimable pods to (`reclaim.reclaim_applied`)
+    shapes = (*compared, (reclaim, recorded if holds and admission is not None else None))
     pod_sets = tuple(after_reclaim(ps, reclaim.get(ps.name, 0)) for ps in pod_sets)
     created = f.timestamp(o.metadata, "creationTimestamp")
     extra: dict = {} if created is None else {"created": created}

@@ -230,7 +230,8 @@ def run_state(started: bool, finished: bool) -> str:
 def reclaimed(job: Job, reclaimable: dict[str, int]) -> Job:
     """The job's Workloads with each pod set less the pods its integration's ReclaimablePods
     reports (Kueue's reconciler writes them to `status.reclaimablePods` once it has made the
-    Workload; its scheduler counts the pod set without them, `podSetsCountsAfterReclaim`)."""
+    Workload; its scheduler counts the pod set without them, `podSetsCountsAfterReclaim`), and them as
+    `Job.reclaimable`, for a Workload the job already has (`manifests.reclaim.reclaim_applied`)."""
     if not any(reclaimable.values()):
         return job
     wls = []
@@ -246,7 +247,8 @@ def reclaimed(job: Job, reclaimable: dict[str, int]) -> Job:
                                            "origin": f"{ps.origin}; {shown}" if ps.origin else shown})
             sets.append(ps)
         wls.append(wl.model_copy(update={"pod_sets": tuple(sets)}))
-    return job.model_copy(update={"workloads": tuple(wls)})
+    return job.model_copy(update={"workloads": tuple(wls),
+                                  "reclaimable": tuple((k, n) for k, n in reclaimable.items() if n)})
 
 
 def replicas_read(f: Fields, spec: Val | None, replicas: int, what: str) -> int:

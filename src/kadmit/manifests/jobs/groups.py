@@ -45,11 +45,15 @@ def join_group(name: str, pods: list[Job]) -> tuple[Job | None, str]:
         # `Pod.Finished`: as many Succeeded pods as the group's total
         return first.model_copy(update={"object": ref, "state": "finished", "group": None,
                                         "generate_name": False}), ""
+    # `Pod.ReclaimablePods`: the group's Succeeded pods, by role, which Kueue's reconciler writes to
+    # the Workload's `status.reclaimablePods` (one it has: `reclaim.reclaim_applied`; one it makes: below) and its
+    # scheduler takes off the pod set's count (`podSetsCountsAfterReclaim`)
+    reclaimed = _succeeded(pods)
     if any(p.state == "running" for p in pods):
         # a Running member keeps Kueue waiting (`Pod.IsActive` over the group's pods, read in
         # `handleJobWithNoWorkload` before the group's Workload is composed and its members checked)
-        return first.model_copy(update={"object": ref, "state": "running", "group": None,
-                                        "generate_name": False}), ""
+        return first.model_copy(update={"object": ref, "state": "running", "group": None, "generate_name": False,
+                                        "reclaimable": tuple(reclaimed.items())}), ""
     for p in pods[1:]:
         if p.queue != first.queue:
             return None, (f"pods `{first.object.name}` and `{p.object.name}` of group `{name}` name different "
@@ -79,10 +83,6 @@ def join_group(name: str, pods: list[Job]) -> tuple[Job | None, str]:
             roles[role][1].append(p.object.name)
         else:
             roles[role] = (ps, [p.object.name])
-    # `Pod.ReclaimablePods`: the group's Succeeded pods, by role, which Kueue's reconciler writes to
-    # the Workload's `status.reclaimablePods` and its scheduler takes off the pod set's count
-    # (`podSetsCountsAfterReclaim`)
-    reclaimed = _succeeded(pods)
     pod_sets = []
     for role, (ps, names) in sorted(roles.items()):
         count = max(0, counts.get(0, len(names)) - reclaimed.get(role, 0))
@@ -98,7 +98,7 @@ def join_group(name: str, pods: list[Job]) -> tuple[Job | None, str]:
     # `Pod.Run` starts each gated member with the info of its role's pod set (found by name)
     templates = Shapes((p.role or "", *p.templates[0][1:]) for p in pods if p.templates)
     return first.model_copy(update={"object": ref, "workloads": (wl,), "state": state, "group": None,
-                                    "generate_name": False, "templates": templates,
+                                    "generate_name": False, "templates": templates, "reclaimable": tuple(reclaimed.items()),
                                     "suspended": any(p.suspended for p in pods)}), ""  # `Pod.IsSuspended`
 
 
@@ -119,7 +119,7 @@ def prebuilt_group(group: Job, wl: Workload | None, jobs: tuple[Job, ...]) -> st
         if p.group == group.object.name and p.object.namespace == group.object.namespace \
                 and (p.state != "finished" or p.succeeded):
             roles[p.role or ""] = roles.get(p.role or "", 0) + 1
-    # the spec's counts, as Kueue compares them, not less the input's status.reclaimablePods (`workloads.after_reclaim`)
+    # the spec's counts, as Kueue compares them, not less the input's status.reclaimablePods (`reclaim.after_reclaim`)
     counts = [shape[0] for shape in wl.shapes[1]] if wl.shapes is not None else [p.count for p in wl.pod_sets]
     theirs = [(p.name, n) for p, n in zip(wl.pod_sets, counts)]
     at = 0
@@ -143,28 +143,3 @@ def _succeeded(pods: list[Job]) -> dict[str, int]:
         if p.succeeded:
             out[p.role or ""] = out.get(p.role or "", 0) + 1
     return out
-
-
-def group_reclaimed(wl: Workload, group: Job, jobs: tuple[Job, ...]) -> Workload:
-    """The Workload a pod group takes (its prebuilt one, or the one named as the group) as Kueue's scheduler
-    counts it once the group's reconciler has run: it applies the group's Succeeded pods by role
-    (`Pod.ReclaimablePods`) to the Workload's `status.reclaimablePods` (jobframework's reconciler, step 4, on
-    any Workload the job has; `workload.UpdateReclaimablePods`, a server-side apply of its own field manager),
-    and the scheduler counts each pod set less them (`podSetsCountsAfterReclaim`). The list is a map by pod
-    set name, so a role's entry replaces the input's of that name and the input's other entries stay (no
-    manager of Kueue's owns them: KUEUE-DIFFERENCES). A Workload holding quota is left as read (its books are
-    scaled by the reclaimable pods the input's status gives: `workloads._admission`), as is one read from no
-    manifest."""
-    if group.framework != "pod" or group.group_total is None or wl.shapes is None or wl.admission is not None:
-        return wl
-    from kadmit.manifests.workloads import after_reclaim  # only a manifest's Workload has `shapes`
-
-    reclaimed = _succeeded([p for p in jobs if p.group == group.object.name
-                            and p.object.namespace == group.object.namespace])
-    # the input's entry of a pod set: what its count lacks of the spec's (workloads.after_reclaim)
-    sets = tuple(after_reclaim(ps.model_copy(update={"count": shape[0], "min_count": shape[1], "origin": None}),
-                               reclaimed.get(ps.name, shape[0] - ps.count))
-                 for ps, shape in zip(wl.pod_sets, wl.shapes[1]))
-    if [ps.count for ps in sets] == [ps.count for ps in wl.pod_sets]:
-        return wl
-    return wl.model_copy(update={"pod_sets": sets})

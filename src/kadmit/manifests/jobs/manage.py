@@ -9,9 +9,10 @@ from collections import Counter
 from datetime import timedelta
 
 from kadmit.manifests.jobs.settings import POD_PARENTS, Integrations
-from kadmit.manifests.jobs.groups import GROUP_NAME as POD_GROUP, group_reclaimed, join_pod_groups, prebuilt_group
+from kadmit.manifests.jobs.groups import GROUP_NAME as POD_GROUP, join_pod_groups, prebuilt_group
 from kadmit.manifests.jobs.owned import in_step
 from kadmit.manifests.jobs.prebuilt import prebuilt_workload
+from kadmit.manifests.reclaim import reclaim_applied
 from kadmit.manifests.jobs.start import failed_start, warn_unstartable
 from kadmit.manifests.jobs.replicasets import REPLICA_SET_HASH, owner_absent, owners_pod, replaced, replacement, \
     replica_set_pod, rolled_out
@@ -224,8 +225,11 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
             gone.update(dropped)
             going = going + dropped if not kept else going
         if kept:
+            # step 4 of Kueue's reconciler for a job it manages, not finished: its reclaimable pods, applied
+            reclaims = job.reclaimable if job.state != "finished" and _not_managed(job, settings, labels, queues) is None \
+                else ()
             for i in kept:
-                workloads[i] = _with_origins(group_reclaimed(workloads[i], job, model.jobs), job)
+                workloads[i] = _with_origins(reclaim_applied(workloads[i], reclaims), job)
                 # a generic reconciler's start (a StatefulSet's or LeaderWorkerSet's pods start through theirs)
                 if job.framework not in _NOT_GENERIC and (failed := failed_start(job, workloads[i], flavors, cqs)):
                     workloads[i], skip = failed
