@@ -116,9 +116,8 @@ def why(workload, paths, format_, apply_fix, mode, time_budget, tas_profile, rli
                           progress=report, cluster=live, stages=stream.stage if stream is not None else None)
     if outcome.result is None:
         engine_refused(outcome, color)
-    _report(api.cluster_warnings(outcome.diagnostics)
-            + api.out_of_step(outcome.diagnostics, outcome.loaded.workspace.model, outcome.result.workload),
-            outcome.loaded.sources, color)
+    shown = api.why_diagnostics(outcome.diagnostics, outcome.loaded.workspace.model, outcome.result.workload)
+    _report(shown, outcome.loaded.sources, color)
     if apply_fix is not None or format_ == "patch":
         n = apply_fix or 1
         fixes = outcome.result.fixes
@@ -145,7 +144,7 @@ def why(workload, paths, format_, apply_fix, mode, time_budget, tas_profile, rli
     wl = next((w for w in model.workloads if w.key == outcome.result.workload), None)
     incomplete = outcome.loaded.workspace.incomplete
     if format_ == "json":
-        click.echo(incomplete_json(why_json(outcome.result, wl, model.skipped), incomplete), nl=False)
+        click.echo(incomplete_json(why_json(outcome.result, wl, model.skipped, shown), incomplete), nl=False)
     else:
         text = why_human(outcome.result, outcome.loaded.sources, wl.span if wl else None, wl, model.skipped,
                          full=show_all, width=width()) + incomplete_text(incomplete)

@@ -75,6 +75,19 @@ class Label:
 
 
 @dataclass(frozen=True)
+class Subject:
+    """An object a diagnostic is about, by its identity: what a caller picks diagnostics by (`api.out_of_step`),
+    where the message names it only in words (`Job `ns/j`` is also in `RayJob `ns/j``)."""
+
+    kind: str
+    namespace: str | None
+    name: str
+
+    def as_dict(self) -> dict:
+        return {"kind": self.kind, "namespace": self.namespace, "name": self.name}
+
+
+@dataclass(frozen=True)
 class Diagnostic:
     code: str
     severity: Severity
@@ -83,6 +96,7 @@ class Diagnostic:
     help: str | None = None
     notes: tuple[str, ...] = ()
     labels: tuple[Label, ...] = ()
+    about: tuple[Subject, ...] = ()  # the objects it concerns, where its producer names them
 
     def sort_key(self) -> tuple:
         if self.span is None:
@@ -102,14 +116,15 @@ class Diagnostics:
 
     def emit(self, code: str, message: str, span: Span | None = None, *,
              help: str | None = None, notes: Iterable[str] = (),
-             labels: Iterable[Label] = (), severity: Severity | str | None = None) -> Diagnostic:
+             labels: Iterable[Label] = (), severity: Severity | str | None = None,
+             about: Iterable[Subject] = ()) -> Diagnostic:
         """Add a diagnostic; its severity defaults to the code table's."""
         info = _CODES.get(code)
         if severity is None:
             if info is None:
                 raise KeyError(f"unregistered diagnostic code {code}")
             severity = info.severity
-        d = Diagnostic(code, Severity(severity), message, span, help, tuple(notes), tuple(labels))
+        d = Diagnostic(code, Severity(severity), message, span, help, tuple(notes), tuple(labels), tuple(about))
         self.items.append(d)
         return d
 

@@ -40,12 +40,12 @@ def test_json_keys_values_and_order():
     assert list(doc) == ["diagnostics", "summary"]
     first = doc["diagnostics"][0]
     assert list(first) == ["code", "severity", "message", "file", "line", "column", "end_line",
-                           "end_column", "help", "notes", "labels"]
+                           "end_column", "help", "notes", "labels", "about"]
     assert first == {"code": "KAD002", "severity": "error", "message": "bad bytes",
                      "file": "policies/ml.kad", "line": 3, "column": 5, "end_line": 3,
                      "end_column": 9, "help": "save as UTF-8", "notes": ["n1"],
                      "labels": [{"file": "policies/ml.kad", "line": 1, "column": 1, "end_line": 1,
-                                 "end_column": 2, "message": "here"}]}
+                                 "end_column": 2, "message": "here"}], "about": []}
     assert doc["diagnostics"][2]["file"] is None and doc["diagnostics"][2]["line"] is None
     assert doc["summary"] == {"files": 2, "errors": 1, "warnings": 1, "notes": 1}
 

@@ -14,7 +14,7 @@ from kadmit.api.common import (EXIT_FINDINGS, EXIT_INPUT, EXIT_INTERNAL, EXIT_OK
 from kadmit.api.cluster import SnapshotOutcome, check_lists_errors, cluster_unread, cluster_warnings, read_cluster, snapshot
 from kadmit.scope import decidable, untouched_model
 from kadmit.atomic import write_text_atomic
-from kadmit.diagnostics import KAD004, Diagnostic, Diagnostics, Severity
+from kadmit.diagnostics import KAD004, Diagnostic, Diagnostics, Severity, Subject
 from kadmit.model import SKIPPED_NAMED
 from kadmit.render.codes import KAD005, KAD006, KAD009, KAD010, KAD011
 from kadmit.source import SourceMap
@@ -22,7 +22,7 @@ from kadmit.source import SourceMap
 __all__ = ["WriteOutcome", "export", "import_", "EXIT_FINDINGS", "EXIT_INPUT", "EXIT_INTERNAL", "EXIT_OK", "EXIT_UNKNOWN", "AdmitOutcome", "CheckResult",
            "DiffOutcome", "FmtResult", "Loaded", "SimulateOutcome", "SweepOutcome", "TestOutcome", "WhyOutcome",
            "admit", "check", "diff", "exit_code", "fmt", "load_for_engine", "lookup", "simulate", "sweep", "test",
-           "why", "why_capacity", "SnapshotOutcome", "check_lists_errors", "cluster_unread", "cluster_warnings", "out_of_step", "read_cluster",
+           "why", "why_capacity", "SnapshotOutcome", "check_lists_errors", "cluster_unread", "cluster_warnings", "out_of_step", "why_diagnostics", "read_cluster",
            "snapshot"]
 
 # The verbs of other modules, imported on first use: `check`, `admit` and `why` don't load them.
@@ -354,8 +354,16 @@ def out_of_step(diagnostics: list[Diagnostic], model, key: str) -> list[Diagnost
     wl = next((w for w in model.workloads if w.key == key), None)
     if wl is None:
         return []
-    job = f"{wl.origin.kind} `{wl.origin.key}`" if wl.origin is not None else None
-    return [d for d in diagnostics if d.code == "KAD175" and (d.span == wl.span or (job is not None and job in d.message))]
+    mine = {Subject("Workload", wl.namespace, wl.name)}
+    if wl.origin is not None:
+        mine.add(Subject(wl.origin.kind, wl.origin.namespace, wl.origin.name))
+    return [d for d in diagnostics if d.code == "KAD175" and not mine.isdisjoint(d.about)]
+
+
+def why_diagnostics(diagnostics: list[Diagnostic], model, key: str) -> list[Diagnostic]:
+    """The load's diagnostics `why` shows beside its answer on the Workload `key`, in its human and JSON formats
+    alike: the cluster read's (`cluster_warnings`) and the job's Workloads out of step (`out_of_step`)."""
+    return cluster_warnings(diagnostics) + out_of_step(diagnostics, model, key)
 
 
 def lookup(model, name: str):

@@ -16,10 +16,12 @@ def _place(span: Span | None) -> dict:
 
 
 def diagnostic_dict(d: Diagnostic) -> dict:
-    """A diagnostic as plain data: code, severity, message, location, help, notes, labels."""
+    """A diagnostic as plain data: code, severity, message, location, help, notes, labels, and the objects it is
+    about (`Subject`: kind, namespace, name), where its producer names them."""
     return {"code": d.code, "severity": d.severity.value, "message": d.message, **_place(d.span),
             "help": d.help, "notes": list(d.notes),
-            "labels": [{**_place(lb.span), "message": lb.message} for lb in d.labels]}
+            "labels": [{**_place(lb.span), "message": lb.message} for lb in d.labels],
+            "about": [s.as_dict() for s in d.about]}
 
 
 def summary_dict(diagnostics: list[Diagnostic], files_checked: int) -> dict:

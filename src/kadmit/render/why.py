@@ -14,6 +14,7 @@ from kadmit.identity import object_dict, object_of, skipped_dict
 from kadmit.quantity import format_quantity
 from kadmit.render.decisions import gang_dict, skipped_lines
 from kadmit.render.excerpt import one_line
+from kadmit.render.json_report import diagnostic_dict
 from kadmit.render.why_blame import _blame, _blame_full
 from kadmit.render.wrap import PIPE_ITEMS, fill_items, fit
 from kadmit.source import SourceMap, Span
@@ -25,8 +26,10 @@ def _loc(span: Span | None) -> dict:
     return {"file": span.file, "line": span.line, "column": span.column}
 
 
-def why_dict(result: WhyResult, workload=None, skipped=()) -> dict:
-    """`workload`: the model's Workload asked about (its object and pod sets' origins)."""
+def why_dict(result: WhyResult, workload=None, skipped=(), diagnostics=()) -> dict:
+    """`workload`: the model's Workload asked about (its object and pod sets' origins); `diagnostics`: those of the
+    load the human answer shows beside it (`api.why_diagnostics`: a job's Workload out of step, KAD175; the
+    cluster read's)."""
     d = result.decision
     a = d.assignment if d else None
     return {
@@ -64,6 +67,7 @@ def why_dict(result: WhyResult, workload=None, skipped=()) -> dict:
         "unknown": result.unknown,
         "skipped": [skipped_dict(s) for s in skipped],
         "solver": result.solver,
+        "diagnostics": [diagnostic_dict(d) for d in diagnostics],
     }
 
 
@@ -75,8 +79,8 @@ def why_patch(fix, sources: SourceMap) -> str:
     return unified_diff(texts, edits)
 
 
-def why_json(result: WhyResult, workload=None, skipped=()) -> str:
-    return json.dumps(why_dict(result, workload, skipped), indent=2) + "\n"
+def why_json(result: WhyResult, workload=None, skipped=(), diagnostics=()) -> str:
+    return json.dumps(why_dict(result, workload, skipped, diagnostics), indent=2) + "\n"
 
 
 def why_human(result: WhyResult, sources: SourceMap, workload_span: Span | None, workload=None,

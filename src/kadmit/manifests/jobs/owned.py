@@ -5,7 +5,7 @@ FindMatchingWorkloads, EquivalentToWorkload, updateWorkloadToMatchJob; docs/INTE
 from __future__ import annotations
 
 from kadmit.manifests.jobs.prebuilt import out_of_sync
-from kadmit.diagnostics import Diagnostics
+from kadmit.diagnostics import Diagnostics, Subject
 from kadmit.manifests.codes import KAD175
 from kadmit.model import Job, ObjectRef, ResourceFlavor, Skipped, Workload
 
@@ -74,8 +74,11 @@ class _Said:
         return f"what differs, the job's against the Workload's: {differs}"
 
     def note(self, i: int, message: str) -> None:
+        """The warning at Workload `i`, about it and the job (`api.out_of_step` picks it by them)."""
         if self.diags is not None:
-            self.diags.emit(KAD175, message, self.workloads[i].span)
+            wl, job = self.workloads[i], self.job.object
+            self.diags.emit(KAD175, message, wl.span, about=(Subject("Workload", wl.namespace, wl.name),
+                                                             Subject(job.kind, job.namespace, job.name)))
 
     def deleted(self, i: int, why: str) -> None:
         wl = self.workloads[i]
