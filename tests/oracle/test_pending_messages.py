@@ -56,6 +56,10 @@ CASES = [
     (F + "tas-slices-that-dont-fit-as-kueue-counts-them.yaml", "ns/pos"),
     (F + "tas-slices-that-dont-fit-as-kueue-counts-them.yaml", "ns/neg-rack"),
     (F + "workload-slice-fields-as-the-scheduler-reads-them.yaml", "ns/w6-negative-size"),
+    # a prebuilt Workload a job takes: its job-uid label is the job's UID (EnsurePrebuiltWorkloadOwnership), one
+    # the job controlled already keeps its own
+    (F + "prebuilt-workload-taken-gets-the-jobs-uid-label.yaml", "ns/low"),
+    (F + "prebuilt-workload-taken-gets-the-jobs-uid-label.yaml", "ns/low2"),
     # a negative size whose count a node "holds": given more pods than it holds, nominated, then skipped
     (F + "tas-negative-slice-size-nominated-then-skipped.yaml", "ns/over"),
 ]

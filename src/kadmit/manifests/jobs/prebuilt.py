@@ -56,6 +56,7 @@ def prebuilt_workload(job: Job, workloads: list[Workload], keys: dict[str, int],
     what = out_of_sync(job, wl, flavors or {})
     if owner is None:  # Kueue makes the job its controller (EnsurePrebuiltWorkloadOwnership), in sync or not
         adopted[at] = (job, not what)
+        workloads[at] = _owned_by(wl, job)
     if what:
         return at, PREBUILT_OUT_OF_SYNC.format(wl=key, what=what)
     theirs = wl.shapes or (None, ())
@@ -67,6 +68,18 @@ def prebuilt_workload(job: Job, workloads: list[Workload], keys: dict[str, int],
                    f"OutOfSync) and the job would get no Workload", wl.span or job.span,
                    help="set those fields in the Workload's containers as the API server sets them in the job's")
     return at, None
+
+
+def _owned_by(wl: Workload, job: Job) -> Workload:
+    """The prebuilt Workload as EnsurePrebuiltWorkloadOwnership leaves it when the job takes it: its
+    `kueue.x-k8s.io/job-uid` label set to the job's UID where that is a label value (kept where it is not),
+    which a victim's "Preempted to accommodate a workload (UID: …, JobUID: …)" names. A job being submitted
+    has no UID in the input (the API server gives it one): the label is unknown, "" (UNKNOWN in the message)."""
+    from kadmit.manifests.jobs.common import job_uid  # (the manifest reader's: a `.kad` input loads none of it)
+
+    if job.object.uid and not job_uid(job.object):
+        return wl
+    return wl.model_copy(update={"job_uid": job_uid(job.object)})
 
 
 def _taken_first(job: Job, first: Job, in_sync: bool, key: str, wl: Workload, diags: Diagnostics) -> None:
