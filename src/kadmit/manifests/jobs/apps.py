@@ -39,19 +39,23 @@ def deployment(f: Fields, o: Meta) -> Job:
                                                "part": f"replica {i}", "job_uid": ""}))  # the pod's UID: none yet
     job = b.job(state=run_state(_started(f, o), False), workloads=workloads)
     labels, _ = f.str_map(f.map(template, "metadata"), "labels")
+    # Its pods as Kueue's pod webhook meets them where Kueue's Deployment webhook left the Deployment unmarked:
+    # it names no queue (nor its namespace's LocalQueue `default`) and manageJobsWithoutQueueName does not take
+    # it, or its integration is not enabled (a no-op webhook, and FindAncestorJobManagedByKueue walks past the
+    # ReplicaSet to a Deployment Kueue does not manage, already in the cluster or not): plain pods of the
+    # template's queue (`templatepods.route` takes the one that applies)
+    # (none where it has rolled out: its pods are in the input, or not known, D3)
+    meta_labels = f.map(f.map(template, "metadata"), "labels")
+    own = _pods_own(job.model_copy(update={"framework": "pod", "submitted": True}), b, labels)
+    pods = None if _started(f, o) else own.model_copy(update={"workloads": tuple(
+        w.model_copy(update={"spans": f.spans({**w.spans.items, "queue": f.field(meta_labels, QUEUE_LABEL),
+                                               "priority_class": f.field(meta_labels, PRIORITY_LABEL)})})
+        for w in own.workloads)})
     if not f.str(o.metadata, "uid"):
-        if o.labels.get(QUEUE_LABEL) or not labels.get(QUEUE_LABEL):
-            return job
         # Kueue's Deployment webhook copies the Deployment's queue (its label, else its namespace's LocalQueue
         # `default`) into the pod template and marks it; naming none, it leaves the template alone unless
-        # manageJobsWithoutQueueName (WorkloadShouldBeSuspended), and the pods go to Kueue's pod webhook as
-        # plain pods of the template's queue (`manage` takes the one that applies)
-        own = _pods_own(job.model_copy(update={"framework": "pod"}), b, labels)
-        meta_labels = f.map(f.map(template, "metadata"), "labels")
-        return job.model_copy(update={"unsuspended": own.model_copy(update={"workloads": tuple(
-            w.model_copy(update={"spans": f.spans({**w.spans.items, "queue": f.field(meta_labels, QUEUE_LABEL),
-                                                   "priority_class": f.field(meta_labels, PRIORITY_LABEL)})})
-            for w in own.workloads)})})
+        # manageJobsWithoutQueueName (WorkloadShouldBeSuspended)
+        return job.model_copy(update={"unsuspended": pods})
     # Already in the cluster (a UID): it never passed Kueue's Deployment webhook, which marks its pod
     # template (`pod-suspending-parent`) and copies the Deployment's queue name and WorkloadPriorityClass
     # label into it. Its pods, made from the template as stored, pass Kueue's pod webhook: unmarked pods
@@ -60,11 +64,11 @@ def deployment(f: Fields, o: Meta) -> Job:
     # queue name; ExtractPriority: the template's class label, else the pods' priorityClassName).
     annotations, _ = f.str_map(f.map(template, "metadata"), "annotations")
     if SUSPENDED_BY_PARENT not in annotations and o.labels.get(QUEUE_LABEL):
-        return job.model_copy(update={"workloads": (), "note": (
+        return job.model_copy(update={"workloads": (), "unsuspended": pods, "note": (
             "already in the cluster (a UID), it never passed Kueue's Deployment webhook, which marks its pod "
             f"template (`{SUSPENDED_BY_PARENT}`): its pods belong to a Deployment that names a queue, so Kueue's "
             "pod webhook leaves them alone and Kueue skips them (\"Skipping pod, not managed by Kueue\")")})
-    return _pods_own(job, b, labels)
+    return _pods_own(job, b, labels).model_copy(update={"unsuspended": pods})
 
 
 def _pods_own(job: Job, b: Builder, labels: dict[str, str]) -> Job:

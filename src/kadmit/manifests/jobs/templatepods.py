@@ -105,11 +105,11 @@ def route(job: Job, s: Integrations, labels: dict[str, dict[str, str]], queues: 
     ns = job.object.namespace or "default"
     selected = s.namespace_selector.matches(labels.get(ns, {"kubernetes.io/metadata.name": ns}))
     default = f"{ns}/default" in queues
-    if job.framework in s.frameworks and (job.queue or default or (s.manage_without_queue_name and selected)):
-        return job
+    if job.framework in s.frameworks and (not job.submitted or job.queue or default or (
+            s.manage_without_queue_name and selected)):
+        return job  # (a Deployment already in the cluster Kueue manages: apps.deployment decides its pods)
     pods = job.unsuspended
-    if job.framework != "deployment" and not (
-            s.pod_webhook and selected and bool(pods.queue or default or s.manage_without_queue_name)):
+    if not (s.pod_webhook and selected and bool(pods.queue or default or s.manage_without_queue_name)):
         return job
     return refused(pods, limit_ranges) or pods
 

@@ -305,12 +305,16 @@ func (e *env) submit(ctx context.Context, it *item) error {
 			return err
 		}
 	}
+	if framework == deploymentFramework {
+		// its pods, enabled or not: a disabled integration's Deployment webhook is a no-op, and Kubernetes'
+		// Deployment and ReplicaSet controllers make the pods all the same, which Kueue's pod webhook decides
+		// as any pod (FindAncestorJobManagedByKueue walks past the ReplicaSet to a Deployment it does not manage)
+		if err := e.rollOut(ctx, it); err != nil || it.skip != "" {
+			return err
+		}
+	}
 	if !e.enabled.Has(framework) {
 		it.skip = fmt.Sprintf("integration `%s` is not enabled in the Configuration's `integrations.frameworks`", framework)
-		return nil
-	}
-	if framework == deploymentFramework {
-		return e.rollOut(ctx, it)
 	}
 	return nil
 }

@@ -266,6 +266,43 @@ spec:
 	}
 }
 
+// TestDeploymentPodsWithoutItsIntegration: a Deployment while `deployment` is not enabled still has its pods
+// (rollOut): its webhook is a no-op, and Kueue's pod webhook walks past the ReplicaSet to a Deployment it does not
+// manage, so the pods take the template's queue name; a Deployment naming a queue only itself leaves them none.
+func TestDeploymentPodsWithoutItsIntegration(t *testing.T) {
+	cfg := &configapi.Configuration{Integrations: &configapi.Integrations{Frameworks: []string{"pod"}}}
+	got, _ := convert(t, cfg, `
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: own, namespace: ml, labels: {kueue.x-k8s.io/queue-name: main}}
+spec:
+  selector: {matchLabels: {app: own}}
+  template:
+    metadata: {labels: {app: own}}
+    spec:
+      containers: [{name: c, image: busybox}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: tmpl, namespace: ml}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: tmpl}}
+  template:
+    metadata: {labels: {app: tmpl, kueue.x-k8s.io/queue-name: main}}
+    spec:
+      containers: [{name: c, image: busybox}]
+`)
+	want := []string{
+		"Deployment/ml/tmpl pod-tmpl-849d587cd-44444-b47b8 q=main p=0 - [main:1]",
+		"Deployment/ml/tmpl pod-tmpl-849d587cd-44445-ad800 q=main p=0 - [main:1]",
+		"SKIP Deployment/ml/own: integration `deployment` is not enabled in the Configuration's `integrations.frameworks`",
+	}
+	if diff := cmp.Diff(want, summary(got)); diff != "" {
+		t.Errorf("workloads (-want +got):\n%s", diff)
+	}
+}
+
 // TestPrunedFields: a field the kind's type lacks is dropped, as the API server prunes it, and
 // noted.
 func TestPrunedFields(t *testing.T) {
