@@ -59,11 +59,11 @@ def admit(paths, mode, format_, time_budget, tas_profile, rlimit, timeout_ms, cl
     _report([d for d in outcome.diagnostics if d.severity.value != "note"], outcome.loaded.sources, color)
     skipped = (*outcome.loaded.workspace.model.skipped, *outcome.held)
     incomplete = outcome.loaded.workspace.incomplete
-    click.echo(incomplete_json(admit_json(outcome.result, skipped), incomplete) if format_ == "json"
-               else admit_human(outcome.result, skipped, width=width(),
-                                unmodelled=sum(1 for d in outcome.diagnostics if d.code == "KAD161"),
-                                refused_pods=sum(1 for d in outcome.diagnostics if d.code == "KAD199"))
-               + incomplete_text(incomplete), nl=False)
+    counts = {"unmodelled": sum(1 for d in outcome.diagnostics if d.code == "KAD161"),
+              "refused_pods": sum(1 for d in outcome.diagnostics if d.code == "KAD199")}
+    click.echo(incomplete_json(admit_json(outcome.result, skipped, **counts), incomplete) if format_ == "json"
+               else admit_human(outcome.result, skipped, width=width(), **counts) + incomplete_text(incomplete),
+               nl=False)
     sys.exit(outcome.exit_code)
 
 

@@ -16,8 +16,9 @@ from kadmit.render.wrap import Verbatim, fit
 
 # --- admit --------------------------------------------------------------------------------------
 
-def admit_dict(result: AdmitResult, skipped=()) -> dict:
-    """`skipped`: the input's objects that are not work (`Model.skipped`)."""
+def admit_dict(result: AdmitResult, skipped=(), unmodelled: int = 0, refused_pods: int = 0) -> dict:
+    """`skipped`: the input's objects that are not work (`Model.skipped`); `unmodelled` and `refused_pods`: as
+    for `admit_human`, whose summary's lines on what may make Kueue's answer differ are `may_differ` here."""
     decisions = []
     for d in result.decisions:
         a = d.assignment
@@ -56,9 +57,33 @@ def admit_dict(result: AdmitResult, skipped=()) -> dict:
         })
     out = {"mode": result.mode, "decisions": decisions, "skipped": [skipped_dict(s) for s in skipped],
            "solver": result.solver, "loops": [lp.as_dict() for lp in result.loops],
-           "gangs": [gang_dict(g) for g in result.gangs]}
+           "gangs": [gang_dict(g) for g in result.gangs],
+           "may_differ": may_differ(result, unmodelled, refused_pods)}
     if result.optimal is not None:
         out["optimal"] = result.optimal
+    return out
+
+
+def may_differ(result: AdmitResult, unmodelled: int = 0, refused_pods: int = 0) -> list[dict]:
+    """What the input holds that may make Kueue's answer differ from kadmit's, each with what causes it, its code
+    (if it has one), how many and the summary's words: admitted workloads waiting for admission checks (decided
+    by their controllers at run time), settings kadmit does not model (KAD161), pod sets whose every pod the API
+    server refuses (KAD199)."""
+    out = []
+    waiting = sum(1 for d in result.decisions if d.admitted and d.waiting_checks)
+    if waiting:
+        out.append({"cause": "admission_checks", "code": None, "count": waiting, "message": (
+            "the admission checks they wait for are decided by their controllers at run time, which kadmit does "
+            "not model: Kueue's answer may differ from there on")})
+    if unmodelled:
+        what = "a setting" if unmodelled == 1 else f"{unmodelled} settings"
+        out.append({"cause": "unmodelled_settings", "code": "KAD161", "count": unmodelled, "message": (
+            f"the input sets {what} kadmit does not model (KAD161): Kueue's answer may differ")})
+    if refused_pods:
+        what = "a pod set" if refused_pods == 1 else f"each of {refused_pods} pod sets"
+        out.append({"cause": "refused_pods", "code": "KAD199", "count": refused_pods, "message": (
+            f"the API server refuses every pod of {what} (KAD199): if Kueue admits it, it holds its quota without "
+            "running, and Kueue's answer may differ from there on")})
     return out
 
 
@@ -116,8 +141,8 @@ def placement_summary(a) -> list[str]:
     return out
 
 
-def admit_json(result: AdmitResult, skipped=()) -> str:
-    return json.dumps(admit_dict(result, skipped), indent=2) + "\n"
+def admit_json(result: AdmitResult, skipped=(), unmodelled: int = 0, refused_pods: int = 0) -> str:
+    return json.dumps(admit_dict(result, skipped, unmodelled, refused_pods), indent=2) + "\n"
 
 
 def skipped_lines(skipped) -> list[str]:
@@ -257,16 +282,7 @@ def admit_human(result: AdmitResult, skipped=(), width: int | None = None, unmod
     if width is not None and len(lines[-1]) > width and " (" in lines[-1]:  # the summary: its mode on a line of its own
         head, _, tail = lines[-1].partition(" (")
         lines[-1:] = [head, "(" + tail]
-    if any(d.admitted and d.waiting_checks for d in result.decisions):
-        lines.append("the admission checks they wait for are decided by their controllers at run time, which kadmit "
-                     "does not model: Kueue's answer may differ from there on")
-    if unmodelled:
-        what = "a setting" if unmodelled == 1 else f"{unmodelled} settings"
-        lines.append(f"the input sets {what} kadmit does not model (KAD161): Kueue's answer may differ")
-    if refused_pods:
-        what = "a pod set" if refused_pods == 1 else f"each of {refused_pods} pod sets"
-        lines.append(f"the API server refuses every pod of {what} (KAD199): if Kueue admits it, it holds "
-                     "its quota without running, and Kueue's answer may differ from there on")
+    lines.extend(m["message"] for m in may_differ(result, unmodelled, refused_pods))
     lines.extend(skipped_lines(skipped))
     return "\n".join(line.rstrip() for line in fit(lines, width)) + "\n"
 
