@@ -24,7 +24,7 @@ from pathlib import Path
 import gen
 from states import kueue_perf_state
 
-from kadmit import workspace
+from kadmit import edited, workspace
 from kadmit.engine.admission.ordered import decide_ordered
 from kadmit.engine.admission.session import Session
 from kadmit.engine.decide import explain_decision, prove_fixes
@@ -42,7 +42,7 @@ def one_why(session, decisions, ws, key: str, incremental: bool) -> tuple[float,
     result = explain_decision(session, decisions, key)
     t1 = time.perf_counter()
     if not result.admitted and not result.unknown:
-        prove_fixes(session, decisions, result, workspace.Reloader(ws), incremental=incremental)
+        prove_fixes(session, decisions, result, edited.Reloader(ws), incremental=incremental)
     return t1 - t0, time.perf_counter() - t1, result
 
 

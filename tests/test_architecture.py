@@ -23,7 +23,7 @@ STAGES: list[tuple[str, tuple[str, ...]]] = [
     ("live", ("kadmit.live",)),  # reading a cluster through kubectl: a snapshot text for the manifest front end
     ("validate", ("kadmit.validate",)),
     ("export", ("kadmit.export",)),  # the model as the objects a cluster runs; rules as admission policies
-    ("load", ("kadmit.workspace", "kadmit.scope", "kadmit.symbols")),
+    ("load", ("kadmit.workspace", "kadmit.edited", "kadmit.scope", "kadmit.symbols")),
     ("facts", ("kadmit.placement",)),  # nodes and kube-scheduler, no solver
     ("oracle", ("kadmit.reference",)),  # tests and benchmarks only: nothing in src imports it
     ("compile: solver layer", ("kadmit.engine", "kadmit.engine.solver")),

@@ -11,7 +11,7 @@ from unittest.mock import patch
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from kadmit import api, workspace
+from kadmit import api, edited, workspace
 from kadmit.edits import Edit, apply
 from kadmit.engine.admission.ordered import decide_ordered
 from kadmit.engine.admission.session import Session
@@ -192,8 +192,8 @@ def test_an_edited_input_is_refused_for_a_new_error_in_an_edited_workload(tmp_pa
     broken = [Edit(w, 4, 13, "2", "-1")]  # a negative count: an error of that workload alone
     fine = [Edit(q, 4, 22, "4", "8")]
     for since in (None, Checked(ws.model)):
-        assert [d.code for d in workspace.with_edits(ws, broken, since)[1].items] == \
-            [d.code for d in workspace.with_edits(ws, broken)[1].items] != []
-        assert not workspace.with_edits(ws, fine, since)[1].has_errors
-    reloader = workspace.Reloader(ws)
+        assert [d.code for d in edited.with_edits(ws, broken, since)[1].items] == \
+            [d.code for d in edited.with_edits(ws, broken)[1].items] != []
+        assert not edited.with_edits(ws, fine, since)[1].has_errors
+    reloader = edited.Reloader(ws)
     assert reloader.reload(broken) is None and reloader.reload(fine) is not None

@@ -6,7 +6,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kadmit.engine.admission.ordered import decide_ordered
-from kadmit.engine.admission.session import Session, ShapeCache
+from kadmit.engine.admission.session import Session
+from kadmit.engine.admission.shapes import ShapeCache
 from test_preemption_props import MODELS, view
 
 

@@ -150,7 +150,7 @@ def test_rayjob_on_an_existing_cluster_is_not_managed(tmp_path):
 def test_a_refused_job_is_reported_again_when_the_input_is_read_again_after_edits(tmp_path):
     """Reading the input again for a proof (`workspace.with_edits`) reuses the jobs' workloads when no
     job input changed, and reports what the first read reported (KAD170) as reading it anew would."""
-    from kadmit.workspace import with_edits
+    from kadmit.edited import with_edits
 
     ws = load(write(tmp_path, setup__yaml=SETUP, cfg__yaml=ENABLE, c__yaml=ray_cluster("  enableInTreeAutoscaling: true\n")))
     model, diags = with_edits(ws, [])

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kadmit import workspace
+from kadmit import edited, workspace
 from kadmit.diagnostics import Diagnostics
 from kadmit.edits import Edit, EditConflict, apply
 from kadmit.manifests import read_manifest_text
@@ -188,7 +188,7 @@ def test_workspace_reload_by_document_equals_loading_the_edited_file(tmp_path, m
     line = next(i for i, t in enumerate(lines) if "cpu: 500m" in t)
     for new, cpu in (("700m", 2700), ("x", None)):  # a change, then an error (KAD158 at its place)
         e = Edit("f.yaml", line + 1, lines[line].index("500m") + 1, "500m", new)
-        model, diags = workspace.with_edits(ws, [e])
+        model, diags = edited.with_edits(ws, [e])
         assert partial[-1] is not None
         (tmp_path / "b" / "f.yaml").write_text(apply(text, [e]))
         monkeypatch.chdir(tmp_path / "b")

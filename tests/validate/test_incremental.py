@@ -11,7 +11,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from kadmit import workspace
+from kadmit import edited, workspace
 from kadmit.diagnostics import Diagnostics
 from kadmit.edits import Edit
 from kadmit.validate import Checked, validate, validate_since
@@ -152,7 +152,7 @@ def test_an_edit_leaving_a_reference_dangling_is_refused(tmp_path):
     """An edit of one file that breaks what an unedited file's objects refer to is still caught:
     the readers of the changed object are checked again."""
     ws, q, w = _workspace(tmp_path)
-    reloader = workspace.Reloader(ws)
+    reloader = edited.Reloader(ws)
     text = ws.sources.text(q).splitlines()
     assert text[2] == "cluster_queue q {" and text[4] == "    flavor f { cpu = 4 }"
     for edits, code in (([Edit(q, 3, 15, "q", "r")], "KAD206"),  # `b` admitted to a cluster queue renamed away
@@ -161,8 +161,8 @@ def test_an_edit_leaving_a_reference_dangling_is_refused(tmp_path):
                         ([Edit(q, 5, 12, "f", "g"), Edit(q, 6, 12, "g", "g")], "KAD207"),  # `b`'s flavor gone from q
                         ([Edit(q, 11, 10, "low", "lo")], "KAD203"),  # `a`'s priority class renamed
                         ([Edit(w, 3, 14, "low", "lo")], "KAD203")):  # `a` names a class that isn't there
-        got = workspace.with_edits(ws, edits, Checked(ws.model))
-        full = workspace.with_edits(ws, edits)
+        got = edited.with_edits(ws, edits, Checked(ws.model))
+        full = edited.with_edits(ws, edits)
         assert got is not None and full is not None
         if code is None:
             assert not got[1].has_errors and not full[1].has_errors and reloader.reload(edits) is not None

@@ -285,6 +285,7 @@ def why(workload: str, paths: list[str], *, rlimit: int | None = None,
     found within `budget` changes decided again (default `prove.DEFAULT_BUDGET`); `progress`
     (`engine.progress.Report`) is told of scheduling cycles and re-decisions; `stages(what, result,
     loaded)` is handed the answer's first stages before fixes are proven (`engine.progress.Stage`)."""
+    from kadmit.edited import Reloader
     from kadmit.engine.decide import why as explain
     from kadmit.engine.explain.prove import DEFAULT_BUDGET, Proving
 
@@ -307,7 +308,7 @@ def why(workload: str, paths: list[str], *, rlimit: int | None = None,
     from kadmit.engine.optimal.codes import OptimalUnavailable
     try:
         result = explain(model, workload, solver_limits(rlimit, timeout_ms), tas_profile, mode,  # type: ignore[arg-type]
-                         time_budget, inputs=ws.Reloader(loaded.workspace, scope),
+                         time_budget, inputs=Reloader(loaded.workspace, scope),
                          proving=Proving(fixes, budget or DEFAULT_BUDGET, progress,
                                          None if stages is None else (lambda what, r: stages(what, r, loaded))))
     except (ImportError, OptimalUnavailable) as e:

@@ -11,7 +11,8 @@ from kadmit.engine.admission.checks import held_waiting, mark_checks
 from kadmit.engine.admission.loops import PreemptionLoop
 from kadmit.engine.admission.ordered import Decision, decide_ordered
 from kadmit.engine.admission.reasons import KAD503, KAD502, KAD504, KAD534, Reason
-from kadmit.engine.admission.session import Session, ShapeCache, SolverUnknown
+from kadmit.engine.admission.session import Session, SolverUnknown
+from kadmit.engine.admission.shapes import ShapeCache
 from kadmit.engine.explain.decision import (WhyResult, decision_reasons, explain_decision,  # noqa: F401 (the front door)
                                             run_reasons, union as _union)
 from kadmit.engine.placing.codes import KAD540, KAD541

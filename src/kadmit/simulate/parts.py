@@ -21,7 +21,8 @@ outside `"run"`, is byte-identical (`tests/simulate/test_parts.py`). Optimal mod
 from __future__ import annotations
 
 from kadmit.engine.admission.parts import TAS, WHOLE, split as split_parts
-from kadmit.engine.admission.session import Session, ShapeCache, Stats
+from kadmit.engine.admission.session import Session, Stats
+from kadmit.engine.admission.shapes import ShapeCache
 from kadmit.model import Model
 
 __all__ = ["Parts", "TAS", "WHOLE"]

@@ -1,4 +1,4 @@
-"""The fast `.kad` reader: one compiled master regex and a recursive-descent parser that build the
+"""The fast `.kad` reader: a recursive-descent parser over its scanner's tokens (`syntax.scanner`) that builds the
 same syntax tree (every span included) as Lark's parse of grammar/kadmit.lark, for clean files.
 
 It never reports anything. Whatever it is not sure of — a syntax error, an invalid escape, a tree
@@ -10,97 +10,22 @@ diagnostic and error recovery: the whole file (`parse`), or from the statement i
 
 from __future__ import annotations
 
-import re
-from sys import intern
 from typing import TYPE_CHECKING
 
 from kadmit.syntax.ast import (MAX_TREE_DEPTH, Attr, Block, Decl, EBin, EIn, ELit, EQuant, ERef, EUn, Entry,
                                File, ImportStmt, ListV, LocalQueueStmt, MapV, Match, ModeV, PriorityStmt,
                                Resources, RuleStmt, Scalar, SchedulerStmt, Suffix, Word, make_span)
+from kadmit.syntax.scanner import END, Fallback, comment_tokens, scan, unquote
 
 if TYPE_CHECKING:
     from lark import Token
 
-
-class Fallback(Exception):
-    """This file is not one the fast reader is sure of; read it with Lark."""
-
-
-# Kinds: "S" string, "#" number, "N" name or keyword, "C" comparison, else the punctuation itself.
-# Every token of the language lies on one line, so the text is read line by line; a character no
-# terminal takes, or a string left open, is an "E" token, which no statement takes.
-_TOKEN = re.compile(
-    r"[ \t\r\f]*(?:"
-    r"(#[^\n]*|//[^\n]*)"  # 1 COMMENT (before `/`)
-    r'|("(?:[^"\\\n]|\\.)*")'  # 2 STRING
-    r"|([0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+|[KMGTPE]i|[numkMGTPE])?(?![A-Za-z0-9_.]))"  # 3 NUMBER
-    r"|([A-Za-z_][A-Za-z0-9_]*(?:[-./][A-Za-z0-9_]+)*)"  # 4 NAME
-    r"|(==|!=|<=|>=|<|>)"  # 5 CMP
-    r"|(->|[-+*/={}\[\](),:])"  # 6 punctuation, `->` before `-`
-    r"|([^ \t\r\f]))"  # 7 anything else
-)
-_KIND = (None, None, "S", "#", "N", "C", None, "E")
 
 _DECLS = frozenset("topology flavor cohort cluster_queue namespace node workload admission_check provisioning_config multikueue_config multikueue_cluster".split())
 # Words some parser state of the grammar lexes as keywords while it also takes a name (Lark's
 # contextual lexer then prefers the keyword). Written as a name, they go to Lark, which knows the state.
 SOFT = frozenset(("true", "false", "borrow", "lend", "match", "resources", "all", "any", "not",
                   "required", "preferred", "in"))
-_ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t", "r": "\r", "/": "/"}
-_ESCAPE_RE = re.compile(r"\\(u[0-9A-Fa-f]{4}|.)")
-_END = "$"
-
-
-def comment_tokens(comments: list[tuple]) -> list[Token]:
-    """`scan`'s comments as the Lark tokens Lark's parse gives (what `fmt` reads; Lark is imported
-    here only: reading a clean file for its objects asks for no comment)."""
-    from lark import Token
-    return [Token("COMMENT", s, start, line, col, line, end, stop) for s, start, line, col, end, stop in comments]
-
-
-def scan(text: str) -> tuple[list[tuple], list[tuple]]:
-    """Tokens as (kind, text, line, column), comments as (text, start, line, column, end column, end)."""
-    toks: list[tuple] = []
-    comments: list[tuple] = []
-    add = toks.append
-    finditer = _TOKEN.finditer
-    offset = 0
-    line_no = 0
-    for line_no, line in enumerate(text.split("\n"), 1):
-        for m in finditer(line):
-            k = m.lastindex
-            if k is None:
-                break
-            s = m.group(k)
-            col = m.start(k) + 1
-            if k == 4:  # names repeat (`queue = lq`, `cpu`): one string each
-                add(("N", intern(s), line_no, col))
-            elif k == 6:
-                add((s, s, line_no, col))
-            elif k == 1:
-                end = col + len(s)
-                comments.append((s, offset + col - 1, line_no, col, end, offset + end - 1))
-            else:
-                add((_KIND[k], s, line_no, col))
-        offset += len(line) + 1
-    last = text.rfind("\n") + 1
-    add((_END, "", line_no, len(text) - last + 1))
-    return toks, comments
-
-
-def _unquote(raw: str) -> str:
-    body = raw[1:-1]
-    if "\\" not in body:
-        return body
-
-    def repl(m: re.Match) -> str:
-        esc = m.group(1)
-        if esc[0] == "u" and len(esc) == 5:
-            return chr(int(esc[1:], 16))
-        if esc in _ESCAPES:
-            return _ESCAPES[esc]
-        raise Fallback  # Lark's path reports it
-    return _ESCAPE_RE.sub(repl, body)
 
 
 class Reader:
@@ -141,7 +66,7 @@ class Reader:
                 raise Fallback
             return Word(text, text, False, self.tok_span(tok))
         if kind == "S":
-            return Word(text, _unquote(text), True, self.tok_span(tok))
+            return Word(text, unquote(text), True, self.tok_span(tok))
         raise Fallback
 
     def name(self) -> tuple[Word, tuple]:
@@ -165,7 +90,7 @@ class Reader:
             tok = t[self.i]
             starts.append(self.i)
             if tok[0] != "N":
-                if tok[0] == _END:
+                if tok[0] == END:
                     starts.pop()
                     return
                 raise Fallback
@@ -354,7 +279,7 @@ class Reader:
             return Scalar("name", w, w, self.tok_span(tok))
         if kind == "S":
             self.i += 1
-            return Scalar("string", tok[1], _unquote(tok[1]), self.tok_span(tok))
+            return Scalar("string", tok[1], unquote(tok[1]), self.tok_span(tok))
         if kind == "{":
             return self.map_value(depth)
         if kind == "[":
@@ -525,7 +450,7 @@ class Reader:
             return ELit("number", tok[1], tok[1], self.tok_span(tok)), 1, tok, tok
         if kind == "S":
             self.i += 1
-            return ELit("string", tok[1], _unquote(tok[1]), self.tok_span(tok)), 1, tok, tok
+            return ELit("string", tok[1], unquote(tok[1]), self.tok_span(tok)), 1, tok, tok
         if kind == "N" and (tok[1] == "true" or tok[1] == "false"):
             self.i += 1
             return ELit("bool", tok[1], tok[1], self.tok_span(tok)), 1, tok, tok

@@ -6,7 +6,8 @@ preempt, so a workload that isn't admitted here is never admitted, whatever else
 
 from __future__ import annotations
 
-from kadmit.engine.admission.session import Assignment, Session, ShapeCache, SolverUnknown
+from kadmit.engine.admission.session import Assignment, Session, SolverUnknown
+from kadmit.engine.admission.shapes import ShapeCache
 from kadmit.engine.solver.z3backend import Limits
 from kadmit.model import Model
 

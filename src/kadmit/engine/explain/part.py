@@ -12,7 +12,8 @@ from kadmit.engine.admission.checks import mark_checks
 from kadmit.engine.admission.loops import PreemptionLoop
 from kadmit.engine.admission.ordered import Decision, decide_ordered
 from kadmit.engine.admission.parts import split
-from kadmit.engine.admission.session import Session, ShapeCache, SolverUnknown
+from kadmit.engine.admission.session import Session, SolverUnknown
+from kadmit.engine.admission.shapes import ShapeCache
 from kadmit.engine.explain.decision import WhyResult
 from kadmit.engine.explain.digest import summarize
 from kadmit.engine.explain.fixes import Inputs, Obstacles, obstacles_of, own_obstacles

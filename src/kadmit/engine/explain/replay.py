@@ -28,7 +28,8 @@ from typing import Iterator, Mapping
 
 from kadmit.engine.admission.checks import mark_checks
 from kadmit.engine.admission.ordered import Decision, decide_ordered
-from kadmit.engine.admission.session import Session, ShapeCache
+from kadmit.engine.admission.session import Session
+from kadmit.engine.admission.shapes import ShapeCache
 from kadmit.engine.solver.z3backend import Limits
 from kadmit.model import Model, Workload
 from kadmit.placement.tas import Profile
