@@ -148,7 +148,7 @@ def test_rayjob_on_an_existing_cluster_is_not_managed(tmp_path):
 
 
 def test_a_refused_job_is_reported_again_when_the_input_is_read_again_after_edits(tmp_path):
-    """Reading the input again for a proof (`workspace.with_edits`) reuses the jobs' workloads when no
+    """Reading the input again for a proof (`edited.with_edits`) reuses the jobs' workloads when no
     job input changed, and reports what the first read reported (KAD170) as reading it anew would."""
     from kadmit.edited import with_edits
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from kadmit.engine.admission.ordered import Decision
-from kadmit.engine.admission.session import ShapeCache, SolverUnknown
+from kadmit.engine.admission.session import SolverUnknown
+from kadmit.engine.admission.shapes import ShapeCache
 from kadmit.engine.analysis.envelope import Gang, Prober, keys_of
 from kadmit.engine.progress import Report
 from kadmit.engine.decide import AdmitResult, admit

@@ -15,7 +15,7 @@ from kadmit.diagnostics import Diagnostic, Diagnostics, Severity
 from kadmit.engine.analysis.alone import UNDECIDED, admissible_alone, empty_cluster
 from kadmit.engine.decide import AdmitResult, admit, why
 from kadmit.engine.admission.ordered import Decision
-from kadmit.engine.admission.session import ShapeCache
+from kadmit.engine.admission.shapes import ShapeCache
 from kadmit.engine.solver.codes import KAD411
 from kadmit.engine.solver.z3backend import Limits
 from kadmit.model import Fragment, Model
