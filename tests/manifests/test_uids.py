@@ -136,3 +136,56 @@ def test_a_jobs_workload_has_the_jobs_uid_as_its_job_uid(tmp_path: Path) -> None
     ws = load([str(tmp_path / "m.yaml")])
     got = {j.object.name: [(w.uid, w.job_uid) for w in j.workloads] for j in ws.model.jobs}
     assert got == {"a": [("", UID)], "b": [("", "")]}, got
+
+
+
+def _deployment(name: str, uid: str, status: str) -> str:
+    return textwrap.dedent(f"""\
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: {name}
+          namespace: ns
+          uid: {uid}
+          labels: {{kueue.x-k8s.io/queue-name: lq}}
+        spec:
+          replicas: 2
+          selector: {{matchLabels: {{app: {name}}}}}
+          template:
+            metadata:
+              labels: {{app: {name}, kueue.x-k8s.io/queue-name: lq, kueue.x-k8s.io/managed: "true"}}
+              annotations: {{kueue.x-k8s.io/pod-suspending-parent: deployment}}
+            spec: {{containers: [{{name: c, image: x, resources: {{requests: {{cpu: "1"}}}}}}]}}
+        """) + status
+
+
+def test_a_deployment_replicas_workload_has_its_pods_uid(tmp_path: Path) -> None:
+    """A Deployment's replica is a plain pod whose Workload Kueue's pod reconciler labels with the pod's UID
+    (ConstructWorkload on the Pod), not the Deployment's: a Deployment in the cluster (a UID, its template
+    marked by Kueue's webhook) whose pods the input does not hold yet (no status) gives each replica's Workload
+    no job-uid (`apps.deployment`: the API server gives the pods their UIDs), one rolled out (a status) whose pod
+    the input holds gives that pod's Workload the pod's UID; the Job beside them gives its Workload its own."""
+    pod_uid = UID.replace("1", "6")
+    pod = textwrap.dedent(f"""\
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: up-5d8f7c9b4-aaaaa
+          namespace: ns
+          uid: {pod_uid}
+          labels: {{app: up, pod-template-hash: 5d8f7c9b4, kueue.x-k8s.io/queue-name: lq, kueue.x-k8s.io/managed: "true"}}
+          annotations: {{kueue.x-k8s.io/pod-suspending-parent: deployment}}
+          ownerReferences:
+          - {{apiVersion: apps/v1, kind: ReplicaSet, name: up-5d8f7c9b4, uid: {UID.replace("1", "8")}, controller: true}}
+        spec:
+          schedulingGates: [{{name: kueue.x-k8s.io/admission}}]
+          containers: [{{name: c, image: x, resources: {{requests: {{cpu: "1"}}}}}}]
+        status: {{phase: Pending}}
+        """)
+    (tmp_path / "m.yaml").write_text("---\n".join((
+        QUEUES, job("a", UID), _deployment("new", UID.replace("1", "3"), ""),
+        _deployment("up", UID.replace("1", "4"), "status: {replicas: 1}\n"), pod)))
+    ws = load([str(tmp_path / "m.yaml")])
+    got = {w.name: w.job_uid for w in ws.model.workloads}
+    assert sorted(got.values()) == ["", "", UID, pod_uid], got
+    assert all(got[name] == "" for name in got if name.startswith("pod-new-")), got
