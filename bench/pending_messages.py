@@ -7,7 +7,9 @@ compared joined as Kueue joins its pod sets' messages (tests/oracle/pending.py).
 oracle decides the input `--variants` (64) times and a message one of those runs gave counts as Kueue's
 (`variant`: Go's map order picks it). A workload kadmit leaves undecided in a preemption loop (KAD535/536)
 has no message to compare (`undecided`: Kueue's is that of the cycle the oracle's bound cuts the loop at,
-docs/KUEUE-DIFFERENCES.md §1 "Preemption loops"). Prints the agreement (N of M
+docs/KUEUE-DIFFERENCES.md §1 "Preemption loops"). A Preempted message whose preemptor kadmit names
+UNKNOWN where Kueue names a UID the input does not hold (the API server gave it) counts as `uid`, apart
+(§1 "UIDs the API server gives"). Prints the agreement (N of M
 messages equal), each difference, and where `admit` and `why` give a workload different reasons.
 Run: `PYTHONPATH=src:bench:tests .venv/bin/python bench/pending_messages.py [--runs N] [--why]
 [--variants N] [--out FILE] [PATHS...]`; no timing is asserted (tests/oracle/test_pending_messages.py checks a sample).
@@ -61,14 +63,21 @@ def compare(binary: str, paths: list[str], runs: int, variants: int = 0) -> list
         mine = kueue_words(o.get("reasons", []))
         out.append({"paths": paths, "workload": t["workload"], "kueue": pending["message"], "admit": mine,
                     "reasons": [r["message"] for r in o.get("reasons", [])],
-                    "verdict": "undecided" if undecided(o) else verdict(pending["message"], mine)})
+                    "verdict": "undecided" if undecided(o) else verdict(pending["message"], mine,
+                                                                        given=input_text(paths))})
     if variants > 1 and any(r["verdict"] == "differs" for r in out):
         again = run_oracle(binary, paths, "--runs", str(variants))
         for r in out:
             if r["verdict"] == "differs":
                 r["observed"] = observed_messages(again, r["workload"])
-                r["verdict"] = verdict(r["kueue"], r["admit"], r["observed"])
+                r["verdict"] = verdict(r["kueue"], r["admit"], r["observed"], input_text(paths))
     return out
+
+
+def input_text(paths: list[str]) -> str:
+    """Every file of the input (a folder's files below it), one text: the UIDs it holds (`pending.unknown_uids`)."""
+    files = [f for p in paths for f in ([ROOT / p] if (ROOT / p).is_file() else sorted((ROOT / p).rglob("*")))]
+    return "\n".join(f.read_text(encoding="utf-8", errors="replace") for f in files if f.is_file())
 
 
 def why_reasons(paths: list[str], workload: str) -> list[str]:
@@ -100,10 +109,11 @@ def main() -> int:
     more = sum(1 for r in rows if r.get("verdict") == "more")
     variant = sum(1 for r in rows if r.get("verdict") == "variant")
     loops = sum(1 for r in rows if r.get("verdict") == "undecided")
+    uids = sum(1 for r in rows if r.get("verdict") == "uid")
     for r in failed:
         print(f"not compared: {r['problem']}")
     for r in rows:
-        if r.get("verdict") not in ("equal", "undecided"):
+        if r.get("verdict") not in ("equal", "undecided", "uid"):
             print(f"{' + '.join(r['paths'])}  {r['workload']}  ({r.get('verdict', 'not compared')})")
             if "problem" in r:
                 print(f"  {r['problem']}")
@@ -127,11 +137,12 @@ def main() -> int:
     print(f"{equal} of {len(rows)} pending messages equal to Kueue's, {more} more Kueue's with kadmit's detail "
           f"after it, {variant} one Kueue gives in other runs (Go's map order), "
           f"{loops} kadmit leaves undecided (a preemption loop: Kueue's message is the cycle its bound cuts at), "
-          f"{len(rows) - equal - more - variant - loops} differ, over {len(todo)} inputs "
+          f"{uids} name a UID the API server gave (kadmit: UNKNOWN, not in the input), "
+          f"{len(rows) - equal - more - variant - loops - uids} differ, over {len(todo)} inputs "
           f"({time.perf_counter() - t0:.1f} s wall)" + (f"; admit and why differ on {disagree}" if args.why else ""))
     if args.out:
         Path(args.out).write_text(json.dumps(rows, indent=1, sort_keys=True) + "\n")
-    return 0 if equal + more + variant + loops == len(rows) and not disagree else 1
+    return 0 if equal + more + variant + loops + uids == len(rows) and not disagree else 1
 
 
 if __name__ == "__main__":

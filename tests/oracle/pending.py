@@ -4,6 +4,8 @@ Shared by tests/oracle/test_pending_messages.py and bench/pending_messages.py.""
 
 from __future__ import annotations
 
+import re
+
 OWN = {"KAD533"}  # kadmit's own words after Kueue's (which preemption policies evict nobody): not compared
 PENDING_PREEMPTION = "KAD532"  # appended to the assignment's message with ". "
 PREFIX = "couldn't assign flavors to pod set "
@@ -39,17 +41,40 @@ def undecided(decision: dict) -> bool:
     return any(r["code"] in UNDECIDED for r in decision.get("reasons", []))
 
 
-def verdict(kueue: str, mine: str, observed: list[str] | None = None) -> str:
+def verdict(kueue: str, mine: str, observed: list[str] | None = None, given: str | None = None) -> str:
     """`equal`; `more`: kadmit's message is Kueue's with kadmit's detail after it (`: …`, ` (…)`);
     `variant`: equal to (or more than) another message Kueue's runs gave the same workload
-    (`observed`: Go's map order decides which, e.g. the resource a flavor's check stops at); else `differs`."""
+    (`observed`: Go's map order decides which, e.g. the resource a flavor's check stops at); `uid`: equal
+    (or more) once the UIDs kadmit can't know are left out (`unknown_uids`; `given`: the input's text);
+    else `differs`."""
     if mine == kueue:
         return "equal"
     if _more(kueue, mine):
         return "more"
     if any(mine == k or _more(k, mine) for k in observed or () if k != kueue):
         return "variant"
+    if given is not None and (kept := unknown_uids(kueue, mine, given)) is not None \
+            and (mine == kept or _more(kept, mine)):
+        return "uid"
     return "differs"
+
+
+PREEMPTED_BY = re.compile(r"\(UID: ([^,()]*), JobUID: ([^()]*)\)")  # preemption.go preemptionMessage
+
+
+def unknown_uids(kueue: str, mine: str, given: str) -> str | None:
+    """Kueue's Preempted message with each UID kadmit writes UNKNOWN (its preemptor's Workload or job has no
+    `metadata.uid` in the input) written UNKNOWN too, where the UID Kueue names is not in the input (`given`,
+    its text): the API server gave it, which no input holds (docs/KUEUE-DIFFERENCES.md §1, "UIDs the API
+    server gives"). None where no UID is left out."""
+    theirs, ours = PREEMPTED_BY.search(kueue), PREEMPTED_BY.search(mine)
+    if theirs is None or ours is None:
+        return None
+    uids = [u if m != "UNKNOWN" or u == "UNKNOWN" or u in given else "UNKNOWN"
+            for u, m in zip(theirs.groups(), ours.groups())]
+    if uids == list(theirs.groups()):
+        return None
+    return f"{kueue[:theirs.start()]}(UID: {uids[0]}, JobUID: {uids[1]}){kueue[theirs.end():]}"
 
 
 def _more(kueue: str, mine: str) -> bool:

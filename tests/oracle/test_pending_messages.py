@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from oracle.harness import run_kadmit, run_oracle
+from oracle.harness import ROOT, run_kadmit, run_oracle
 from oracle.pending import kueue_words, observed_messages, undecided, verdict
 
 F = "tests/oracle/features/"
@@ -116,3 +116,20 @@ def test_a_loops_messages_are_where_the_bound_cuts_it(kueue_oracle) -> None:
     _, kadmit = run_kadmit([path])
     ours = {d["workload"]: d for d in kadmit["decisions"]}
     assert undecided(ours["team/high"]) and undecided(ours["team/low"])
+
+
+def test_a_uid_the_api_server_gives_is_unknown_to_kadmit(kueue_oracle) -> None:
+    """A preemptor's Workload or job being submitted has the API server's UIDs, which no input holds: kadmit's
+    Preempted message writes UNKNOWN for each, the input's own (pre's metadata.uid) as written, and
+    tests/oracle/pending.py counts it as `uid`, not `differs` (docs/KUEUE-DIFFERENCES.md §1)."""
+    path = F + "preemptor-uids-the-api-server-gives.yaml"
+    kueue = {d["workload"]: d for d in run_oracle(kueue_oracle, [path], "--runs", "1")["decisions"]}
+    _, kadmit = run_kadmit([path])
+    ours = {d["workload"]: d for d in kadmit["decisions"]}
+    given = (ROOT / path).read_text(encoding="utf-8")
+    uids = {"ns/low": "UID: 7d1e0b20-0000-4000-8000-00000000000a, JobUID: UNKNOWN",
+            "ns/low2": "UID: UNKNOWN, JobUID: UNKNOWN"}
+    for workload, written in uids.items():
+        message, mine = kueue[workload]["pending"]["message"], kueue_words(ours[workload]["reasons"])
+        assert f"({written})" in mine, mine
+        assert (verdict(message, mine), verdict(message, mine, given=given)) == ("differs", "uid"), (message, mine)
