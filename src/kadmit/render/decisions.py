@@ -155,7 +155,7 @@ def skipped_lines(skipped) -> list[str]:
     for s in skipped[:SKIPPED_SHOWN]:
         where = f" ({s.span.file}:{s.span.line})" if s.span is not None else ""
         more = f" (and {s.more:,} more `{s.object.kind}` after it in its file, counted, not listed)" if s.more else ""
-        out.append(f"  {s.object.kind} {s.object.key}{where}: {s.reason}{more}")
+        out.append(one_line(f"  {s.object.kind} {s.object.key}{where}: {s.reason}{more}"))
     if len(skipped) > SKIPPED_SHOWN:
         rest = skipped[SKIPPED_SHOWN:]
         kinds = sorted({s.object.kind for s in rest})
@@ -220,7 +220,7 @@ def admit_human(result: AdmitResult, skipped=(), width: int | None = None, unmod
                 short.append((len(rows), one_line(reasons[0].message), len(reasons) - 1))
         if d.loop is not None:
             note = "in a preemption loop (see the warning below)" if d.loop.settled else "still moving when the run stopped"
-        rows.append((names.get(d.key, d.key), "unknown" if d.unknown else (
+        rows.append((one_line(names.get(d.key, d.key)), "unknown" if d.unknown else (
                      ("reserved" if d.waiting_checks else "yes") if d.admitted else "no"),
                      d.cluster_queue or "-", sets or "-", note))
     widths = [max(len(r[i]) for r in rows) for i in range(4)]

@@ -138,7 +138,7 @@ def _section(arrow: str, file: str, marks: list[_Mark],
              sources: SourceMap, severity: str) -> tuple[Section, list[_Mark]]:
     """A snippet of one file with every mark in it; also the marks whose line can't be shown."""
     first = min(marks, key=lambda m: (not m.primary, m.span.line, m.span.column)).span
-    section = Section(arrow, f"{file}:{first.line}:{first.column}")
+    section = Section(arrow, one_line(f"{file}:{first.line}:{first.column}"))
     by_line: dict[int, list[_Mark]] = {}
     for m in marks:
         by_line.setdefault(m.span.line, []).append(m)
