@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from kadmit.diagnostics import KAD001, KAD002, Diagnostic, Label, Severity, code_info
+from kadmit.diagnostics import KAD001, KAD002, Diagnostic, Label, Severity, Subject, code_info
 from kadmit.render import render
 from kadmit.render.codes import KAD005, KAD006
 from kadmit.render.github import annotation, escape_data, escape_property, render_github
@@ -137,6 +137,27 @@ def test_sarif_structure_rules_and_results():
     assert second["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "x%20y/z.kad"
     assert second["locations"][0]["physicalLocation"]["region"] == {"startLine": 3, "startColumn": 5}
     assert third["level"] == "note" and "locations" not in third
+
+
+def test_the_objects_a_diagnostic_is_about_are_data_in_json_and_sarif():
+    """`Diagnostic.about`: JSON's `about`, SARIF's logical locations (beside a span only); the message's
+    line break escaped on SARIF's first line as on the human header, JSON's message as it is."""
+    about = (Subject("Workload", "ns", "wl"), Subject("Job", "ns", "j"))
+    diags = [Diagnostic("KAD175", Severity.WARNING, "a\nb", sp(), about=about),
+             Diagnostic("KAD175", Severity.WARNING, "c", None, about=about[1:])]
+    doc = json.loads(render_json(diags, files_checked=1))
+    assert [d["about"] for d in doc["diagnostics"]] == [
+        [{"kind": "Workload", "namespace": "ns", "name": "wl"}, {"kind": "Job", "namespace": "ns", "name": "j"}],
+        [{"kind": "Job", "namespace": "ns", "name": "j"}]]
+    assert doc["diagnostics"][0]["message"] == "a\nb"
+    log = sarif_log(diags, SourceMap())
+    assert_valid_sarif(log)
+    first, second = log["runs"][0]["results"]
+    assert first["message"]["text"] == "a\\nb"
+    assert [loc["fullyQualifiedName"] for loc in first["locations"][0]["logicalLocations"]] == ["Workload/ns/wl", "Job/ns/j"]
+    assert "physicalLocation" in first["locations"][0]
+    assert first["locations"][0]["logicalLocations"][1] == {"name": "j", "fullyQualifiedName": "Job/ns/j", "kind": "object"}
+    assert "locations" not in second
 
 
 def test_sarif_absolute_paths_become_file_uris():

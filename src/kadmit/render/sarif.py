@@ -10,7 +10,7 @@ from pathlib import PurePosixPath
 from urllib.parse import quote
 
 from kadmit.diagnostics import Diagnostic, Severity, code_info
-from kadmit.render.excerpt import MAX_LINE_WIDTH
+from kadmit.render.excerpt import MAX_LINE_WIDTH, one_line
 from kadmit.source import SourceMap, Span
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -76,8 +76,20 @@ def fingerprint(d: Diagnostic, sources: SourceMap) -> str:
 
 
 def _message(d: Diagnostic) -> str:
-    return d.message + (f"\nhelp: {d.help}" if d.help else "") + "".join(
+    """The message on the first line (its line breaks escaped, `excerpt.one_line`), help and notes below."""
+    return one_line(d.message) + (f"\nhelp: {d.help}" if d.help else "") + "".join(
         f"\nnote: {n}" for n in d.notes)
+
+
+def _location(d: Diagnostic, span: Span) -> dict:
+    """Where a result is: its span, and the objects it is about (`Diagnostic.about`) as logical locations (only
+    beside a span: GitHub's code scanning takes a location by its physical location)."""
+    out: dict = {"physicalLocation": physical_location(span)}
+    if d.about:
+        out["logicalLocations"] = [
+            {"name": s.name, "fullyQualifiedName": "/".join(p for p in (s.kind, s.namespace, s.name) if p is not None),
+             "kind": "object"} for s in d.about]
+    return out
 
 
 def sarif_log(diagnostics: list[Diagnostic], sources: SourceMap) -> dict:
@@ -92,7 +104,7 @@ def sarif_log(diagnostics: list[Diagnostic], sources: SourceMap) -> dict:
                                   Severity.NOTE: "note"}[d.severity],
                         "message": {"text": _message(d)}}
         if d.span is not None:
-            result["locations"] = [{"physicalLocation": physical_location(d.span)}]
+            result["locations"] = [_location(d, d.span)]
         if d.labels:
             result["relatedLocations"] = [
                 {"id": i, "physicalLocation": physical_location(lb.span),
