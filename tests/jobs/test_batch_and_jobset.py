@@ -261,7 +261,7 @@ spec:
   podSets:
   - name: main
     count: 1
-    template: {{spec: {{containers: [{{name: c, resources: {{requests: {{cpu: "5"}}}}}}]}}}}
+    template: {{spec: {{containers: [{{name: c, image: x, resources: {{requests: {{cpu: "5"}}}}}}]}}}}
 status:
   admission:
     clusterQueue: cluster-queue

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
+import pytest
+
 from kadmit.workspace import load
 
 from .helpers import model_of, run, write
@@ -82,10 +84,31 @@ def test_an_admitted_workload_out_of_step_is_deleted_and_made_again_after_the_in
     assert new.created > wls["late"].created
 
 
-def test_a_running_job_keeps_its_workload_out_of_step(tmp_path):
-    """Kueue stops the job and restores its templates from the Workload before making a new one: not modelled."""
-    wls = _workloads(tmp_path, _input(3, suspend=False, status=HELD))
-    assert wls["wl"].admission is not None and wls["wl"].pod_sets[0].count == 3
+def test_a_running_jobs_workload_out_of_step_is_deleted_and_the_job_waits_for_its_pods(tmp_path):
+    """Kueue stops the job, deletes the Workload (its quota freed at once) and makes none while the job's pods are
+    active: the job is listed as skipped (oracle: owned-workload-out-of-step-with-its-running-job.yaml)."""
+    model = model_of(tmp_path, cluster__yaml=_input(3, suspend=False, status=HELD))
+    assert {w.name for w in model.workloads} == {"late"}
+    reasons = {s.object.name: s.reason for s in model.skipped}
+    assert reasons["j"].startswith("it runs and its Workload `default/wl` is out of step with it: Kueue's job "
+                                   "reconciler stops it (StopReasonNoMatchingWorkload) and deletes the Workload")
+    (d,) = _out_of_step(tmp_path, _input(3, suspend=False, status=HELD))
+    assert "none in step and the job running: Kueue stops the job" in d.message
+    assert "its status shows its pods active, so Kueue makes it no new Workload until they have ended" in d.message
+    assert d.message.endswith("; its quota is freed") and reasons["wl"] == d.message
+
+
+@pytest.mark.parametrize("status", [HELD, ""])
+def test_a_running_job_with_no_pod_active_gets_a_new_workload_after_the_input(tmp_path, status):
+    """Holding quota or not, the out-of-step Workload of a job not suspended is deleted (Kueue updates one only for
+    a suspended job), and the job, its pods ended, gets a new Workload of its own spec, queued after the input's."""
+    text = _input(3, suspend=False, status=status).replace("active: 2", "active: 0")
+    wls = _workloads(tmp_path, text)
+    (new,) = [w for w in wls.values() if w.name != "late"]
+    assert new.name != "wl" and new.admission is None and new.pod_sets[0].count == 2
+    assert new.created > wls["late"].created
+    (d,) = _out_of_step(tmp_path, text)
+    assert "its status shows no pod active, so Kueue makes it a new Workload, queued after the input's" in d.message
 
 
 def _out_of_step(tmp_path, text: str) -> list:
@@ -94,7 +117,7 @@ def _out_of_step(tmp_path, text: str) -> list:
 
 def test_an_equivalent_workload_gets_no_warning(tmp_path):
     assert _out_of_step(tmp_path, _input(2, status=HELD.replace("count: 3", "count: 2"))) == []
-    assert _out_of_step(tmp_path, _input(3, suspend=False, status=HELD)) == []  # kept as read: not modelled
+    assert _out_of_step(tmp_path, _input(2, suspend=False, status=HELD.replace("count: 3", "count: 2"))) == []
 
 
 def test_an_updated_workload_is_warned_at_with_what_differs(tmp_path):

@@ -10,7 +10,7 @@ from datetime import timedelta
 
 from kadmit.manifests.jobs.settings import POD_PARENTS, Integrations
 from kadmit.manifests.jobs.groups import GROUP_NAME as POD_GROUP, join_pod_groups, prebuilt_group
-from kadmit.manifests.jobs.owned import in_step
+from kadmit.manifests.jobs.owned import STOPPED, in_step
 from kadmit.manifests.jobs.prebuilt import prebuilt_workload
 from kadmit.manifests.reclaim import reclaim_applied
 from kadmit.manifests.jobs.start import failed_start, warn_unstartable
@@ -252,7 +252,8 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
             reason = _not_managed(job, settings, labels, queues)
         if reason is None and job.state != "pending":
             reason = ("it has finished" if job.state == "finished" else
-                      WORKLOAD_DELETED.format(wl=workloads[going[0]].key) if going else
+                      (WORKLOAD_DELETED if workloads[going[0]].deleting else STOPPED).format(wl=workloads[going[0]].key)
+                      if going else
                       job.note if job.framework == "pod" and job.note else  # a single pod on a node
                       rolled_out(job, jobs) if job.framework == "deployment" else
                       "it is running, or suspended with pods still ending (its status shows it active), "

@@ -22,13 +22,17 @@ def in_step(job: Job, workloads: list[Workload], kept: list[int], flavors: dict[
     the job suspended, as its spec says) is the job's, the others are deleted. Without one, the first, where it
     holds no quota, is updated to the job's spec (its pod sets, queue and priority as the job makes them; its
     status kept) and kept, the others deleted; where it holds quota, all are deleted, and the job, suspended,
-    gets a new Workload (the caller makes it, after the input's moment). None where kadmit keeps them as read:
-    a kind with its own matching, a job not suspended (Kueue stops it and restores its templates from the
-    Workload), finished, being deleted or naming a prebuilt Workload, or a Workload finished or inactive.
+    gets a new Workload (the caller makes it, after the input's moment). A job not suspended (running) with
+    none in step is stopped and all are deleted, holding quota or not (no update: the reconciler updates only
+    for a suspended job); the caller makes it a new Workload after the input's moment where its status shows no
+    pods active, and else lists it as skipped (`STOPPED`: Kueue makes none while its pods are ending). None
+    where kadmit keeps them as read: a kind with its own matching, a job suspended with pods still active,
+    finished, being deleted or naming a prebuilt Workload, or a Workload finished or inactive.
     Each Workload updated or deleted gets a note (KAD175) saying what Kueue does and why, and each deleted one
     is listed in `skipped`, so that `why` on its name answers with it."""
-    if job.framework in _OWN_MATCHING or job.prebuilt is not None or job.deleting or not job.suspended \
-            or job.state != "pending" or len(job.workloads) != 1 or job.workloads[0].shapes is None:
+    if job.framework in _OWN_MATCHING or job.prebuilt is not None or job.deleting \
+            or job.state not in (("pending",) if job.suspended else ("pending", "running")) \
+            or len(job.workloads) != 1 or job.workloads[0].shapes is None:
         return None
     mine = [workloads[i] for i in kept]
     if any(w.finished or not w.active or w.shapes is None for w in mine):
@@ -43,6 +47,11 @@ def in_step(job: Job, workloads: list[Workload], kept: list[int], flavors: dict[
                             "in step with it")
         return [match], others
     first = kept[0]
+    if not job.suspended:
+        for i in kept:
+            said.deleted(i, f"it is out of step with the job ({said.what(differs[i])})" + (
+                _stopped(job, len(kept)) if i == first else ""))
+        return [], kept
     if workloads[first].admission is not None:
         for i in kept:
             said.deleted(i, f"it is out of step with the job ({said.what(differs[i])})" + (
@@ -61,6 +70,22 @@ def in_step(job: Job, workloads: list[Workload], kept: list[int], flavors: dict[
         said.deleted(i, f"the job owns more than one Workload and keeps `{workloads[first].key}`, the first, "
                         "updated to its spec")
     return [first], kept[1:]
+
+
+STOPPED = ("it runs and its Workload `{wl}` is out of step with it: Kueue's job reconciler stops it "
+           "(StopReasonNoMatchingWorkload) and deletes the Workload with its quota, and while its pods are still "
+           "ending (its status shows them active) makes no new Workload, so it is not pending work for Kueue: it "
+           "makes one once they have ended, a moment of pod timing the input does not hold")
+
+
+def _stopped(job: Job, workloads: int) -> str:
+    """What Kueue does to a running job none of whose Workloads is in step (ensureOneWorkload, match nil)."""
+    restored = "from that Workload" if workloads == 1 else "from none (it owns more than one)"
+    then = ("its status shows its pods active, so Kueue makes it no new Workload until they have ended (a moment "
+            "of pod timing the input does not hold)" if job.state == "running" else
+            "its status shows no pod active, so Kueue makes it a new Workload, queued after the input's")
+    return (f", none in step and the job running: Kueue stops the job (StopReasonNoMatchingWorkload), restores its "
+            f"pod templates {restored} and deletes every one; {then}")
 
 
 class _Said:
