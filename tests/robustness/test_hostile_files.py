@@ -194,3 +194,22 @@ def test_an_object_not_decided_is_listed_on_one_line_whatever_its_names_hold(tmp
     (line,) = [line for line in got.stdout.splitlines() if line.startswith("  Job ")]
     assert line.startswith("  Job x\\ty/a\\nb (") and 'Invalid value: "l\\nq": a lowercase' in line, got.stdout
     assert got.exit_code == 1 and H.problems(got.exit_code, got.output) == []
+
+
+def test_a_policy_test_named_with_control_characters_reports_on_one_line_and_in_xml(tmp_path: Path) -> None:
+    """A test named "the gang\\x1b[31m is\\nadmitted" expecting a cluster queue "q\\x01\\nz": `kadmit test` says it
+    failed on one line (its name escaped) with its expectation on one line, and its JUnit XML parses."""
+    import xml.etree.ElementTree as ET
+
+    from kadmit import api
+    from kadmit.render.tests_report import tests_human, tests_junit
+
+    tests = H.TESTS.replace("name: the gang is admitted", 'name: "the gang\\e[31m is\\nadmitted"').replace(
+        "a/gang: {admitted: {cluster_queue: q,", 'a/gang: {admitted: {cluster_queue: "q\\x01\\nz",', 1)
+    H.setup(tmp_path, "kadtest", tests)
+    outcome = api.test([str(tmp_path)])
+    out = tests_human(outcome)
+    assert f"FAIL  {tmp_path}/policy.kadtest.yaml:2 the gang\\x1b[31m is\\nadmitted\n" in out, out
+    assert "        expected: admitted (cluster_queue: q\\x01\\nz, flavors" in out, out
+    cases = ET.fromstring(tests_junit(outcome)).findall(".//testcase")
+    assert cases[0].get("name") == "the gang\\x1b[31m is admitted"  # a line break in an attribute reads as a space

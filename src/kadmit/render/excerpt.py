@@ -28,7 +28,8 @@ _BREAKS = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 _ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
-def _escape(ch: str) -> str:
+def escaped(ch: str) -> str:
+    """A character as its escape: `\\n`, `\\t`, `\\r`, `\\x1b`, `\\u2028`."""
     return _ESCAPES.get(ch) or (f"\\x{ord(ch):02x}" if ord(ch) < 0x100 else f"\\u{ord(ch):04x}")
 
 
@@ -37,7 +38,7 @@ def one_line(text: str) -> str:
     control character written as its escape (`\\n`, `\\t`, `\\x1b`, `\\u2028`), so that it stays one line
     whatever it quotes (a key holding a line break) and can't drive the terminal. A backslash is left as it is:
     text that already spells an escape (`spec.limits["\\n"]`, `simulate.yamlread.dotted`) is shown as written."""
-    return _BREAKS.sub(lambda m: _escape(m.group(0)), text)
+    return _BREAKS.sub(lambda m: escaped(m.group(0)), text)
 
 
 def char_width(ch: str) -> int:

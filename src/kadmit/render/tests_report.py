@@ -17,7 +17,7 @@ def tests_human(outcome) -> str:
     lines = []
     for r in outcome.results:
         c = r.case
-        lines.append(f"{r.status.upper():5} {c.file}:{c.span.line} {c.name}")
+        lines.append(one_line(f"{r.status.upper():5} {c.file}:{c.span.line} {c.name}"))
         for f in r.failures:
             lines.append(f"      {c.file}:{f.line}: {f.workload or 'diagnostics'}")
             lines.append(f"        expected: {one_line(f.expected)}")
