@@ -8,9 +8,10 @@ from typing import TYPE_CHECKING, Callable
 
 from kadmit.engine.admission.checks import mark_one
 from kadmit.engine.admission.codes import KAD504, KAD535, KAD536
+from kadmit.engine.admission.decisions import NO_LONGER_FITS
 from kadmit.engine.admission.ordered import Decision
 from kadmit.engine.admission.reasons import (KAD501, KAD502, KAD503, KAD510, KAD511, KAD514, KAD516, KAD517,
-                                             KAD518, KAD519, KAD520, KAD523, KAD531, KAD532, KAD533,
+                                             KAD518, KAD519, KAD520, KAD523, KAD530, KAD531, KAD532, KAD533,
                                              Reason, flavor_reasons, gate_reasons, no_preemption_reasons,
                                              placement_reasons, preempted_reason)
 from kadmit.engine.admission.session import Session, SolverUnknown
@@ -427,8 +428,9 @@ def explain_decision(session: Session, decisions: dict[str, Decision], key: str,
         result = WhyResult(key, False, d, decision_reasons(session, d))
         _explain_waiting(session, decisions, d, result, ready)
     if not result.blame and not result.unknown and result.placement is None:
-        result.reasons.append(Reason(KAD523, "with today's usage the workload fits on its own; it waited "
-                                     "for workloads ahead of it in Kueue's order"))
+        result.reasons.append(_over_full(session, d) or Reason(
+            KAD523, "with today's usage the workload fits on its own; it waited for workloads ahead of it in "
+                    "Kueue's order"))
     if any(o.kind == "rule" for o in result.blame) and not any(r.code == KAD520 for r in result.reasons):
         result.reasons += [Reason(KAD520, _rule_text(o)) for o in result.blame if o.kind == "rule"]
     if d.preempted_by:
@@ -526,6 +528,23 @@ def _explain_waiting(session: Session, decisions: dict[str, Decision], d: Decisi
             result.candidates = fixes(session, loaded, result.blame)
     except SolverUnknown:
         result.unknown = True
+
+
+def _over_full(session: Session, d: Decision) -> Reason | None:
+    """A workload Kueue skipped as no longer fitting whose own placement, at the session's state, gives a
+    domain more pods than it holds: Kueue's TASFlavorSnapshot.Fits refuses what its placement nominated
+    (a negative podSetSliceSize; a transformation's output no node has), whatever the workloads ahead of it."""
+    if d.skipped != NO_LONGER_FITS:
+        return None
+    got, _ = session.try_admit(d.workload)
+    over = session.pool.over_full(got.placement) if got is not None and got.placement is not None else None
+    if over is None:
+        return None
+    pod_set, domain, pods, holds = over
+    return Reason(KAD530, f"Kueue's topology placement gives pod set {pod_set} {pods} pod(s) on {domain or 'no domain'}, "
+                          f"which holds {holds} of them at today's usage (its pods' requests as quota counts them): "
+                          f"Kueue nominates the workload, then its scheduler's fits check (TASFlavorSnapshot.Fits) "
+                          f"skips it", pod_set)
 
 
 def union(groups: list[list[Origin]]) -> list[Origin]:

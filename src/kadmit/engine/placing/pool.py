@@ -286,16 +286,22 @@ class NodePool:
 
     def still_fits(self, placement: WorkloadPlacement) -> bool:
         """Whether a placement made earlier still fits the pool's free capacity now: Kueue v0.17's
-        `TASFlavorSnapshot.Fits`, per pod set and lowest-level domain of its topology (the node when
-        the hostname is the lowest level), how many pods the domain's summed free capacity holds
-        (`pods` aside, as Kueue's single-pod requests leave it out), each pod set on its own, its
-        pods' requests as quota counts them (a transformation's output no node has fits nowhere)."""
+        `TASFlavorSnapshot.Fits` (`over_full`)."""
+        return self.over_full(placement) is None
+
+    def over_full(self, placement: WorkloadPlacement) -> tuple[str, str, int, int] | None:
+        """The first pod set and lowest-level domain of its topology (the node when the hostname is the
+        lowest level) where Kueue v0.17's `TASFlavorSnapshot.Fits` refuses a placement at the pool's free
+        capacity now, as (pod set, domain, pods placed there, pods it holds); None where it fits. A domain
+        holds what its summed free capacity holds (`pods` aside, as Kueue's single-pod requests leave it
+        out), each pod set on its own, its pods' requests as quota counts them (a transformation's output
+        no node has fits nowhere)."""
         for p in placement.pod_sets:
             if p.request.count <= 0:  # a group's pod set of no pods asks for nothing (see `commit`)
                 continue
             tree = self.tree(p.request.flavor)
-            if tree is None:
-                return False
+            if tree is None:  # (no domain: "")
+                return p.request.pod_set, "", p.request.count, 0
             # Kueue's single-pod requests of the workload: as quota counts them (TASFlavorUsage from
             # Info.TotalRequests), not the pod spec's its placement took
             counted = p.request.quota if p.request.quota is not None else p.request.template.requests
@@ -303,11 +309,12 @@ class NodePool:
             for key, pods in p.nodes.items():
                 dom = tree.leaf_of(key)
                 if dom is None:
-                    return False
+                    return p.request.pod_set, key, pods, 0
                 room = tree.leaf_free(dom, self.free)  # a host leaf: its nodes of that hostname summed
-                if any(room.get(r, 0) // q < pods for r, q in per_pod):
-                    return False
-        return True
+                holds = min((room.get(r, 0) // q for r, q in per_pod), default=pods)
+                if holds < pods:
+                    return p.request.pod_set, key, pods, holds
+        return None
 
     def _shape_counts(self, flavor: str, tree: DomainTree, template: PodTemplate) -> ShapeCounts:
         """Pods of the template per node and domain of the flavor's tree, at the pool's free capacity."""
