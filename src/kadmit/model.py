@@ -242,9 +242,12 @@ class PodSet(Obj):
     claim_templates: tuple[str, ...] = ()  # DRA: ResourceClaimTemplates the pods' resourceClaims name
     claims: tuple[str, ...] = ()  # DRA: ResourceClaims the pods' resourceClaims name directly
     resources: PodResources | None = None  # its containers' own, which Kueue adjusts (`manifests.resources`)
-    # the API server's words refusing each pod made from a template nothing validated (a custom resource's): KAD199
+    # the API server's words refusing each object made from a template nothing validated (a custom resource's),
+    # and that object's kind (a Pod; a JobSet's Job, a LeaderWorkerSet's StatefulSet): KAD199
     pod_refusals: tuple[str, ...] = ()
-    _outside: ClassVar[frozenset[str]] = frozenset({"span", "spans", "resources", "pod_refusals"})  # `requests` holds what it asks
+    refused_object: str = ""
+    _outside: ClassVar[frozenset[str]] = frozenset({"span", "spans", "resources", "pod_refusals",  # `requests` holds
+                                                    "refused_object"})  # what it asks
 
     @property
     def placed_requests(self) -> Quantities:

@@ -1,7 +1,9 @@
 """A custom resource's pod template (a JobSet's, a RayCluster's, an AppWrapper component's) is stored by the API
 server without validating it, and Kueue validates none of it: one holding an empty toleration (`[{}]`) is
-admitted as Kueue admits it, but every pod (or Job) its controller makes of it is refused. kadmit warns (KAD199,
-in the words tests/kube/test_empty_toleration.py reads from the real server) and `admit`'s summary says so."""
+admitted as Kueue admits it, but every pod (or Job) its controller makes of it is refused. kadmit warns (KAD199)
+in the words of the object refused first, as tests/kube/test_empty_toleration.py reads them from the real server:
+a JobSet's Job, a LeaderWorkerSet's StatefulSet, an MPIJob launcher's Job (`spec.template.spec.tolerations…`), else
+the Pod (`spec.tolerations…`); and `admit`'s summary says so."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from .helpers import SETUP, run, write
 
 WORDS = ('spec.tolerations[0].operator: Invalid value: "": operator must be Exists when `key` is empty, which means '
          '"match all values and all keys"')
+IN_TEMPLATE = "spec.template." + WORDS  # a Job's, a StatefulSet's
 POD = "{restartPolicy: Never, tolerations: [{}], containers: [{name: c, image: busybox, resources: {requests: {cpu: 1}}}]}"
 JOBS = {
     "JobSet": f"""\
@@ -32,7 +35,25 @@ spec:
   components:
   - template: {{apiVersion: batch/v1, kind: Job, metadata: {{name: j}}, spec: {{template: {{spec: {POD}}}}}}}
 """,
+    "LeaderWorkerSet": f"""\
+apiVersion: leaderworkerset.x-k8s.io/v1
+kind: LeaderWorkerSet
+metadata: {{name: lws, namespace: default, labels: {{kueue.x-k8s.io/queue-name: user-queue}}}}
+spec:
+  leaderWorkerTemplate: {{size: 2, workerTemplate: {{spec: {POD}}}}}
+""",
+    **{kind: f"""\
+apiVersion: {api}
+kind: {kind}
+metadata: {{name: {kind.lower()}, namespace: default, labels: {{kueue.x-k8s.io/queue-name: user-queue}}}}
+spec: {{{specs}: {{{replica}: {{replicas: 1, template: {{spec: {POD}}}}}}}}}
+""" for kind, api, specs, replica in (("MPIJob", "kubeflow.org/v2beta1", "mpiReplicaSpecs", "Launcher"),
+                                     ("PyTorchJob", "kubeflow.org/v1", "pytorchReplicaSpecs", "Master"))},
 }
+# the object the API server refuses first: its words, and how KAD199 names it
+REFUSED = {"JobSet": (IN_TEMPLATE, "Job made"), "AppWrapper": (IN_TEMPLATE, "Job made"),
+           "LeaderWorkerSet": (IN_TEMPLATE, "StatefulSet made"), "MPIJob": (IN_TEMPLATE, "Job made"),
+           "PyTorchJob": (WORDS, "pod")}
 
 
 @pytest.mark.parametrize("kind", sorted(JOBS))
@@ -41,7 +62,9 @@ def test_a_custom_resources_template_with_an_empty_toleration_is_admitted_and_wa
     ws = load(paths)
     assert not ws.diagnostics.has_errors, [str(d) for d in ws.diagnostics]
     (warning,) = [d for d in ws.diagnostics if d.code == "KAD199"]
-    assert f"{kind} `default/" in warning.message and f"`{WORDS}`" in warning.message, warning.message
+    words, made = REFUSED[kind]
+    assert f"{kind} `default/" in warning.message and f"`{words}`" in warning.message, warning.message
+    assert warning.message.startswith(f"the API server refuses every {made} of pod set `"), warning.message
     r = run("admit", *paths)
     assert r.exit_code == 0, r.output
     assert "the API server refuses every pod of a pod set (KAD199)" in r.stdout, r.stdout
@@ -67,3 +90,29 @@ def test_a_keyed_toleration_is_not_warned(tmp_path: Path) -> None:
     keyed = JOBS["JobSet"].replace("tolerations: [{}]", "tolerations: [{key: a}, {operator: Exists}]")
     ws = load(write(tmp_path, setup__yaml=SETUP, job__yaml=keyed))
     assert not [d for d in ws.diagnostics if d.code == "KAD199"], [str(d) for d in ws.diagnostics]
+
+
+def test_a_jobset_template_the_job_takes_is_warned_in_a_pods_words(tmp_path: Path) -> None:
+    """A pod-level limit with no request: a Job's template is validated as written (no request to check: the
+    real server creates the Job), the Pod made of it has its request defaulted to its containers' 2 cpu
+    (SetDefaults_Pod, defaultPodRequests), above the limit (the real server's words for such a Pod)."""
+    below = JOBS["JobSet"].replace("tolerations: [{}], ", "resources: {limits: {cpu: 1}}, ").replace("cpu: 1}}}]", "cpu: 2}}}]")
+    ws = load(write(tmp_path, setup__yaml=SETUP, job__yaml=below))
+    (warning,) = [d.message for d in ws.diagnostics if d.code == "KAD199"]
+    assert warning.startswith("the API server refuses every pod of pod set `w` of JobSet `default/js`: "
+                              "`spec.resources.requests: Invalid value: \"2\": must be less than or equal to cpu "
+                              "limit of 1`"), warning
+
+
+def test_the_words_follow_validate_pod_specs_order(tmp_path: Path) -> None:
+    """Containers', then init containers', then the pod's own resources, then tolerations (ValidatePodSpec; the
+    real server's order, tests/kube/test_empty_toleration.py)."""
+    spec = ('{restartPolicy: Never, resources: {limits: {example.com/gpu: 1}}, tolerations: [{}], containers: '
+            '[{name: c, image: busybox, resources: {requests: {memory: 1Gi, hugepages-2Mi: 3Mi}, limits: {hugepages-2Mi: 3Mi}}}], '
+            'initContainers: [{name: i, image: busybox, resources: {requests: {memory: 1Gi, hugepages-2Mi: 5Mi}, '
+            'limits: {hugepages-2Mi: 5Mi}}}]}')
+    ws = load(write(tmp_path, setup__yaml=SETUP, job__yaml=JOBS["JobSet"].replace(POD, spec)))
+    (warning,) = [d.message for d in ws.diagnostics if d.code == "KAD199"]
+    at = [warning.index(f"spec.template.spec.{w}") for w in ("containers[0]", "initContainers[0]",
+                                                              "resources.limits[example.com/gpu]", "tolerations[0]")]
+    assert at == sorted(at), warning

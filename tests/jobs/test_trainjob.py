@@ -147,3 +147,26 @@ status:
     (wl,) = m.workloads
     assert [(p.name, p.count) for p in wl.pod_sets] == [("dataset-initializer", 1), ("node", 0)]
     assert "0 of its 3 pods: 3 reclaimable (finished)" in wl.pod_sets[1].origin
+
+
+def test_a_runtime_patchs_empty_toleration_is_warned_in_a_jobs_words(tmp_path):
+    """A patch's `tolerations: [{}]` replace the runtime's: the TrainJob's JobSet is stored unvalidated and each
+    Job its controller makes is refused (KAD199, the Job's words); a patch's valid tolerations replacing the
+    runtime's `[{}]` leave nothing refused (the other replicated job, unpatched, still is)."""
+    from kadmit.workspace import load
+
+    from .helpers import write
+
+    words = ('spec.template.spec.tolerations[0].operator: Invalid value: "": operator must be Exists when `key` is '
+             'empty, which means "match all values and all keys"')
+    ws = load(write(tmp_path, setup__yaml=SETUP, rt__yaml=RUNTIME.format(kind="ClusterTrainingRuntime"),
+                    tj__yaml=PATCHED.replace("tolerations: [{key: gpu, operator: Exists}]", "tolerations: [{}]")))
+    (warning,) = [d.message for d in ws.diagnostics if d.code == "KAD199"]
+    assert warning.startswith(f"the API server refuses every Job made of pod set `node` of TrainJob `default/train`: "
+                              f"`{words}`"), warning
+    runtime = RUNTIME.format(kind="ClusterTrainingRuntime").replace("              spec:\n                containers",
+                                                                    "              spec:\n                tolerations: [{}]\n"
+                                                                    "                containers")
+    ws = load(write(tmp_path, setup__yaml=SETUP, rt__yaml=runtime, tj__yaml=PATCHED))
+    assert [d.message.split(": `")[0] for d in ws.diagnostics if d.code == "KAD199"] == [
+        "the API server refuses every Job made of pod set `dataset-initializer` of TrainJob `default/train`"]

@@ -63,28 +63,85 @@ def test_an_empty_toleration_is_refused_where_the_api_server_refuses_it(
         assert not refused
 
 
-def test_the_pods_a_jobset_would_make_of_an_empty_toleration_are_refused_in_kadmits_words(
-        kube_apiserver: KubeAPIServer, tmp_path: Path) -> None:
-    """The server creates a JobSet holding `tolerations: [{}]` (its template is not validated), refuses the Job its
-    controller would make of it and each Pod: kadmit admits the JobSet and warns (KAD199) in the Pod's words."""
-    jobset = f"""\
+# a custom resource -> the object its controller makes of its pod template, which the API server refuses first
+MAKERS = {
+    "JobSet": ("""\
 apiVersion: jobset.x-k8s.io/v1alpha2
 kind: JobSet
 metadata: {{name: tol-js, namespace: default, labels: {{kueue.x-k8s.io/queue-name: lq}}}}
 spec:
   replicatedJobs:
-  - {{name: w, replicas: 1, template: {{spec: {{template: {{spec: {SPEC}}}}}}}}}
-"""
-    pod = f"apiVersion: v1\nkind: Pod\nmetadata: {{name: tol-pod, namespace: default}}\nspec: {SPEC}\n"
-    assert kube_apiserver.run("create", "--dry-run=server", "-f", "-", input=jobset, check=False).returncode == 0
-    job = kube_apiserver.run("create", "--dry-run=server", "-f", "-", input=OBJECTS["Job"], check=False)
-    assert job.returncode != 0 and "spec.template.spec.tolerations[0].operator: Invalid value" in job.stderr, job
-    refused = kube_apiserver.run("create", "--dry-run=server", "-f", "-", input=pod, check=False)
-    assert refused.returncode != 0, refused
-    words = refused.stderr.strip().split(" is invalid: ", 1)[1]
-    path = tmp_path / "jobset.yaml"
-    path.write_text(jobset, encoding="utf-8")
+  - {{name: w, replicas: 1, template: {{spec: {{template: {{spec: {spec}}}}}}}}}
+""", """\
+apiVersion: batch/v1
+kind: Job
+metadata: {{name: tol-js-w-0, namespace: default}}
+spec: {{template: {{spec: {spec}}}}}
+""", "Job made"),
+    "LeaderWorkerSet": ("""\
+apiVersion: leaderworkerset.x-k8s.io/v1
+kind: LeaderWorkerSet
+metadata: {{name: tol-lws, namespace: default, labels: {{kueue.x-k8s.io/queue-name: lq}}}}
+spec:
+  leaderWorkerTemplate: {{size: 1, workerTemplate: {{spec: {spec}}}}}
+""", """\
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {{name: tol-lws, namespace: default}}
+spec: {{selector: {{matchLabels: {{a: b}}}}, template: {{metadata: {{labels: {{a: b}}}}, spec: {spec}}}}}
+""", "StatefulSet made"),
+    "PyTorchJob": ("""\
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata: {{name: tol-pt, namespace: default, labels: {{kueue.x-k8s.io/queue-name: lq}}}}
+spec:
+  pytorchReplicaSpecs: {{Master: {{replicas: 1, template: {{spec: {spec}}}}}}}
+""", """\
+apiVersion: v1
+kind: Pod
+metadata: {{name: tol-pt-master-0, namespace: default}}
+spec: {spec}
+""", "pod"),
+}
+# each kind's pod spec: a Job's needs `restartPolicy` Never or OnFailure (the JobSet's webhook, which would default
+# it, is not installed), a StatefulSet's Always (the default)
+RESTART = {"JobSet": "restartPolicy: Never, ", "LeaderWorkerSet": "", "PyTorchJob": ""}
+SPECS = {
+    "toleration": "{{{restart}tolerations: [{{}}], containers: [{{name: c, image: busybox}}]}}",
+    # an empty toleration beside resources its validation refuses: ValidatePodSpec lists the containers', the init
+    # containers' and the pod's own resources, then the tolerations (not for the PyTorchJob: its CRD, Kubeflow
+    # training-operator v1.9.3's, has no pod-level `resources`)
+    "mixed": ('{{{restart}resources: {{limits: {{example.com/gpu: "1"}}}}, tolerations: [{{}}], containers: [{{name: c, '
+              'image: busybox, resources: {{requests: {{memory: 1Gi, hugepages-2Mi: 3Mi}}, limits: {{hugepages-2Mi: '
+              '3Mi}}}}}}], initContainers: [{{name: i, image: busybox, resources: {{requests: {{memory: 1Gi, '
+              'hugepages-2Mi: 5Mi}}, limits: {{hugepages-2Mi: 5Mi}}}}}}]}}'),
+}
+
+
+def _refusal(stderr: str) -> str:
+    """The server's words, as `field.ErrorList.ToAggregate().Error()` gives them (kubectl prints several as `* `
+    lines)."""
+    said = stderr.strip().split(" is invalid: ", 1)[1]
+    items = [line[2:] for line in said.splitlines() if line.startswith("* ")]
+    return said if not items else items[0] if len(items) == 1 else "[" + ", ".join(items) + "]"
+
+
+@pytest.mark.parametrize("kind,spec", [(k, s) for k in sorted(MAKERS) for s in sorted(SPECS)
+                                       if (k, s) != ("PyTorchJob", "mixed")])
+def test_the_objects_a_custom_resources_controller_makes_are_refused_in_kadmits_words(
+        kind: str, spec: str, kube_apiserver: KubeAPIServer, tmp_path: Path) -> None:
+    """The server creates the custom resource holding `tolerations: [{}]` (its template is not validated) and refuses
+    what its controller makes of it (a JobSet's Job, a LeaderWorkerSet's StatefulSet, a PyTorchJob's Pod): kadmit
+    admits the custom resource and warns (KAD199) in that object's words, word for word and in the server's order."""
+    pod_spec = SPECS[spec].format(restart=RESTART[kind])
+    cr, made, what = MAKERS[kind][0].format(spec=pod_spec), MAKERS[kind][1].format(spec=pod_spec), MAKERS[kind][2]
+    assert kube_apiserver.run("create", "--dry-run=server", "-f", "-", input=cr, check=False).returncode == 0
+    refused = kube_apiserver.run("create", "--dry-run=server", "-f", "-", input=made, check=False)
+    assert refused.returncode != 0 and "tolerations[0].operator: Invalid value" in refused.stderr, refused
+    path = tmp_path / "cr.yaml"
+    path.write_text(cr, encoding="utf-8")
     got = ws.load([str(path)])
     assert not got.diagnostics.has_errors, [str(d) for d in got.diagnostics]
-    (warning,) = [d for d in got.diagnostics if d.code == "KAD199"]
-    assert f"JobSet `default/tol-js`: `{words}`" in warning.message, (warning.message, words)
+    (warning,) = [d.message for d in got.diagnostics if d.code == "KAD199"]
+    assert warning.startswith(f"the API server refuses every {what} of pod set `") and \
+        f"`{_refusal(refused.stderr)}`: Kueue may admit it" in warning, (warning, refused.stderr)

@@ -125,8 +125,8 @@ def _hugepages_indivisible(res: str, qty: int) -> bool:
 def _hugepages_values(f: Fields, spec: Val, api: str, refusals: list[str] | None = None) -> None:
     """validateResourceQuantityHugePageValue on every container's and the pod's own hugepages-* (the words
     to `refusals` where given: `_api_refusals`)."""
-    owners = [(f"{api}.{key}[{i}].resources", f.map(c, "resources"))
-              for key in ("initContainers", "containers") for i, c in enumerate(f.maps(spec, key))]
+    owners = [(f"{api}.{key}[{i}].resources", f.map(c, "resources"))  # ValidatePodSpec's order
+              for key in ("containers", "initContainers") for i, c in enumerate(f.maps(spec, key))]
     for path, resources in [*owners, (f"{api}.resources", f.map(spec, "resources"))]:
         for key in ("limits", "requests"):
             values, nodes = f.resource_list(resources, key)
@@ -167,7 +167,7 @@ def _api_refusals(f: Fields, spec: Val, api: str, aggregate: dict[str, int], pod
     or in a container. A Pod's (`pod`) requests are checked as the API server defaulted them
     (`_default_pod_level`). Each an error (KAD157) in the API server's words, all of them as it lists
     them: the object is refused. With `refusals` (a custom resource's template, which the API server stores
-    unvalidated: `api` "spec", a Pod's path) the words go there instead (KAD199). Quantities are printed as
+    unvalidated: `template_refusals`) the words go there instead (KAD199). Quantities are printed as
     it prints them (`written_quantity`): an aggregate in the format of its first non-zero addend in
     `containers` (then init containers)."""
     # quantities already reported bad (KAD158, read as 0) are not checked again
@@ -258,16 +258,15 @@ def _default_pod_level(f: Fields, spec: Val, aggregate: dict[str, int], requests
             nodes[res] = lim_nodes[res]
 
 
-def pod_requests(f: Fields, spec: Val, *, pod: bool = False, api: str | None = None,
-                 refusals: list[str] | None = None) -> PodRequests:
+def pod_requests(f: Fields, spec: Val, *, pod: bool = False, api: str | None = None) -> PodRequests:
     """Kubernetes' PodRequests: containers summed; each init container's need (plus the sidecars
     started before it) taken by max; restartable (sidecar) init containers also added to the sum;
     pod-level `resources.requests` of cpu, memory and
     hugepages-* win where set (others are reported, KAD166, and not counted); `overhead` added last. Zeros are dropped.
     `pod`: the spec of a Pod object, which the API server has defaulted (`_container_requests`,
     `_default_pod_level`). `api`: the spec's field path when the API server validates it (a Pod's,
-    a built-in job kind's template): its pod-level resources are checked as it checks them. `refusals`: where
-    it does not (a custom resource's template), what it would refuse in a Pod made of it goes there.
+    a built-in job kind's template): its pod-level resources are checked as it checks them (where it does not,
+    a custom resource's template, `template_refusals` says what it refuses of the objects made of it).
 
     Each resource's node is the request that decided it: the first container asking for it, or
     the init container whose need exceeds the containers' sum."""
@@ -308,8 +307,6 @@ def pod_requests(f: Fields, spec: Val, *, pod: bool = False, api: str | None = N
     pod_level, pod_nodes = f.resource_list(f.map(spec, "resources"), "requests")
     if api is not None:
         _api_refusals(f, spec, api, _aggregate(f, spec, pod), pod, (*containers, *init_containers))
-    elif refusals is not None:  # a Pod made of the template, as the API server defaults it (SetDefaults_Pod)
-        _api_refusals(f, spec, "spec", _aggregate(f, spec, True), True, (*containers, *init_containers), refusals)
     if pod:
         _default_pod_level(f, spec, reqs, pod_level, pod_nodes)
     for res in [r for r in pod_level if not _pod_level_supported(r) and api is None]:
@@ -347,13 +344,13 @@ def taints(f: Fields, m: Val | None, key: str) -> tuple[Taint, ...]:
     return tuple(out)
 
 
-def tolerations(f: Fields, m: Val | None, key: str = "tolerations", *, validated: bool = True,
-                refusals: list[str] | None = None) -> tuple[Toleration, ...]:
+def tolerations(f: Fields, m: Val | None, key: str = "tolerations", *,
+                validated: bool = True) -> tuple[Toleration, ...]:
     """The tolerations at `key` of `m`. Where they are `validated` (a Pod's, a built-in job kind's template,
     a ResourceFlavor's: the API server's ValidateTolerations, Kueue's webhook's copy of it) an empty `key`
     with operator Equal is refused; elsewhere (a custom resource's embedded template: an AppWrapper
     component's, a Workload's) it is kept as Kubernetes' ToleratesTaint reads it: any taint with an empty
-    value, and the API server's words refusing it in a Pod made from the template go to `refusals`."""
+    value (the API server refuses the objects made of the template: `toleration_refusals`)."""
     out = []
     for i, t in enumerate(f.maps(m, key)):
         operator = f.enum(t, "operator", ("Equal", "Exists"), "Equal")
@@ -361,13 +358,46 @@ def tolerations(f: Fields, m: Val | None, key: str = "tolerations", *, validated
         if not tkey and operator != "Exists" and validated:
             f.invalid(KAD157, "a toleration with an empty `key` must use operator `Exists`", t,
                       uses=(f.field(t, "key"), f.field(t, "operator")))
-        elif not tkey and operator != "Exists" and refusals is not None:
-            written = f.field(t, "operator")
-            refusals.append(f"spec.{key}[{i}].operator: Invalid value: \"{written.v if written else ''}\": operator "
-                            "must be Exists when `key` is empty, which means \"match all values and all keys\"")
         out.append(Toleration(key=tkey, operator=operator, value=f.str(t, "value", default=""),
                               effect=f.enum(t, "effect", TAINT_EFFECTS, ""), span=f.span(t)))
     return tuple(out)
+
+
+def toleration_refusals(f: Fields, spec: Val | None, path: str) -> list[str]:
+    """The API server's words refusing the tolerations of a pod spec at field path `path` (ValidateTolerations):
+    an empty `key` with an operator other than `Exists` (the operator as written, `""` when left out)."""
+    out = []
+    for i, t in enumerate(f.maps(spec, "tolerations")):
+        key, written = f.field(t, "key"), f.field(t, "operator")
+        operator = written.v if written is not None and isinstance(written.v, str) else ""
+        if not (key.v if key is not None and isinstance(key.v, str) else "") and operator != "Exists":
+            out.append(f'{path}.tolerations[{i}].operator: Invalid value: "{operator}": operator must be Exists '
+                       'when `key` is empty, which means "match all values and all keys"')
+    return out
+
+
+# the built-in objects the API server validates a pod template in (at `spec.template.spec`, not defaulted as a
+# Pod is), which a custom resource's controller makes of its template: a JobSet's Jobs, a LeaderWorkerSet's
+# StatefulSets (`jobs.common.MADE`); the Pods those make come after
+TEMPLATE_HOLDERS = ("Job", "StatefulSet", "Deployment")
+
+
+def template_refusals(f: Fields, spec: Val | None, made: str,
+                      containers: tuple[ContainerResources, ...]) -> tuple[str, tuple[str, ...]]:
+    """What the API server refuses of the objects made of a custom resource's pod template `spec`, which it
+    stored without validating it (KAD199): the `made` object's (a Job, a StatefulSet: its template, as written,
+    at `spec.template.spec`), then a Pod's made of it (at `spec`, as SetDefaults_Pod defaults it); the first
+    refused, and its words in ValidatePodSpec's order: the containers', the init containers' and the pod's own
+    resources (`_api_refusals`), then the tolerations. ("", ()) where neither is refused. `containers`: the
+    template's containers, then init containers (`pod_requests`), whose formats an aggregate is printed in."""
+    chain = ((made, "spec.template.spec", False),) if made in TEMPLATE_HOLDERS else ()
+    for kind, path, pod in (*chain, ("Pod", "spec", True)):
+        words: list[str] = []
+        _api_refusals(f, spec, path, _aggregate(f, spec, pod), pod, containers, words)
+        words += toleration_refusals(f, spec, path)
+        if words:
+            return kind, tuple(words)
+    return "", ()
 
 
 def requirements(f: Fields, m: Val | None, key: str, operators: tuple[str, ...]) -> tuple[Requirement, ...]:

@@ -199,7 +199,8 @@ def limit_ranger_templates(model: Model, diags: Diagnostics) -> None:
             if not errors and ps.resources is not None and w.namespace in ranges:
                 errors = limit_ranger_errors(ps.resources, ranges[w.namespace])
             if errors:
-                diags.emit(KAD199, f"the API server refuses every pod of pod set `{ps.name}` of "
+                made = "pod" if ps.refused_object in ("", "Pod") else f"{ps.refused_object} made"
+                diags.emit(KAD199, f"the API server refuses every {made} of pod set `{ps.name}` of "
                            f"{w.origin.kind} `{w.namespace}/{w.origin.name}`: `{aggregate(errors)}`: Kueue may "
                            "admit it, but none of those pods is created", w.span,
                            help="keep the pod template within its namespace's LimitRange (its defaults filled "

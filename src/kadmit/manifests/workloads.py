@@ -11,7 +11,7 @@ from kadmit.manifests.fields import Fields, Meta, NotRead
 from kadmit.manifests.owners import controller_owner
 from kadmit.manifests.dra import pod_claim_templates
 from kadmit.manifests.schema import coverage
-from kadmit.manifests.podspec import pod_requests, required_node_affinity, tolerations
+from kadmit.manifests.podspec import pod_requests, required_node_affinity, template_refusals, tolerations
 from kadmit.manifests.reclaim import after_reclaim, booked, status_reclaimable
 from kadmit.manifests.yamltree import STR, Val
 from kadmit.source import Spans
@@ -218,20 +218,21 @@ def pod_set(f: Fields, ps: Val) -> PodSet:
 def template_pod_set(f: Fields, name: str, count: int, min_count: int | None, template: Val, at: Val, *,
                      request: Val | None = None, nodes: dict[str, Val | None] | None = None,
                      origin: str | None = None, topology: bool = True, pod: bool = False,
-                     api: str | None = None) -> PodSet:
+                     api: str | None = None, made: str = "Pod") -> PodSet:
     """A pod set of `count` pods from a pod template (`template` holds `metadata` and `spec`), as
     Kueue builds one for a Workload or from a job's template: requests, selectors, affinity,
     tolerations and the topology request (a Workload's `topologyRequest` in `request`, else the
     template's annotations; none with `topology` False, for a template Kueue's webhook refuses for
     them). `at` locates the pod set; `nodes` its name, count and min_count. `pod`: the template is
     a Pod object's (as the API server stores it: `podspec.pod_requests`); `api`: the spec's field path
-    where the API server validates it (a Pod's, a built-in job kind's template)."""
+    where the API server validates it (a Pod's, a built-in job kind's template); where it does not, `made`:
+    the kind of object the API server validates it in first (a JobSet's Jobs: `jobs.common.MADE`), whose
+    words refusing it `PodSet.pod_refusals` keeps (`podspec.template_refusals`)."""
     meta = f.map(template, "metadata")
     # the API server requires a pod spec (its containers) only where it validates it (`api`); a custom
     # resource's embedded template may leave it out or null (the server stores `{}`): no containers
     spec = f.map(template, "spec", required=api is not None, what=f"the template of pod set `{name}`")
-    refusals: list[str] = []  # where the API server validates no template, what it refuses in the pods made of it
-    reqs = pod_requests(f, spec, pod=pod, api=api, refusals=None if api is not None else refusals)
+    reqs = pod_requests(f, spec, pod=pod, api=api)
     if api is not None:  # a custom resource's embedded template (a Workload's, a RayCluster's) is not validated
         kubenames.check_labels(f, f.field(spec, "nodeSelector"), "node selector label")
     kubenames.check_kueue_keys(f, meta, own=False)
@@ -240,8 +241,11 @@ def template_pod_set(f: Fields, name: str, count: int, min_count: int | None, te
     topo, topo_node = _topology(f, request, meta, count) if topology else (None, None)
     coverage.warn_template(f, meta, spec, name)
     claims, direct, claims_node = pod_claim_templates(f, spec)
-    tols = tolerations(f, spec, validated=api is not None, refusals=refusals)
-    return PodSet(claim_templates=claims, claims=direct, pod_refusals=tuple(refusals),
+    tols = tolerations(f, spec, validated=api is not None)
+    # where the API server validates no template, what it refuses of the objects made of it
+    refused, refusals = template_refusals(f, spec, made, (*reqs.pod.containers, *reqs.pod.init_containers)) \
+        if api is None else ("", ())
+    return PodSet(claim_templates=claims, claims=direct, pod_refusals=refusals, refused_object=refused,
         name=name, origin=origin, count=count, min_count=min_count, requests=reqs.requests, resources=reqs.pod,
         node_selector=selector, node_affinity=affinity, tolerations=tols, topology=topo,
         span=f.span(at),

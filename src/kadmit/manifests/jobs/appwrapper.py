@@ -124,6 +124,19 @@ def _undecodable(f: Fields, o: Meta, ci: int, path: str, template: Val) -> str |
     return f"Kueue's reconciler fails on it and makes no Workload: {why}"
 
 
+# a component's kind -> what the API server validates its pod template in first (`podspec.template_refusals`): the
+# component itself where it is a built-in object, else what the custom resource's controller makes
+_COMPONENT_MADE = {"Job": "Job", "Deployment": "Deployment", "StatefulSet": "StatefulSet", "JobSet": "Job",
+                   "LeaderWorkerSet": "StatefulSet"}
+
+
+def _made(kind, path: str) -> str:
+    """The kind of object made of a component's pod template at `path` the API server validates first."""
+    if kind == "MPIJob" and "Launcher" in path:
+        return "Job"  # mpi-operator's newLauncherJob
+    return _COMPONENT_MADE.get(kind, "Pod") if isinstance(kind, str) else "Pod"
+
+
 def appwrapper(f: Fields, o: Meta) -> Job:
     """Pod sets `<name>-<i>`, one per pod set of every component in order (declared `podSets`,
     else inferred), count = its replicas (default 1)."""
@@ -143,7 +156,8 @@ def appwrapper(f: Fields, o: Meta) -> Job:
             if failed is not None:
                 return b.job(workloads=[], note=failed)
             b.template(f"{o.name}-{i}", replicas, _as_kueue_sees(template), template,
-                       origin=f"component {ci} ({kind.v if kind is not None else '?'}) at `{path}`")
+                       origin=f"component {ci} ({kind.v if kind is not None else '?'}) at `{path}`",
+                       made=_made(kind.v if kind is not None else None, path))
             i += 1
     if i == 0:
         return b.job(workloads=[], note="no component has a pod template kadmit can find; declare `podSets`")

@@ -70,6 +70,13 @@ def annotation_node(f: Fields, o: Meta, key: str) -> Val | None:
 # a custom resource's embedded template is checked against its schema only.
 API_VALIDATED = {("", "Pod"): "spec", ("batch", "Job"): "spec.template.spec",
                  ("apps", "Deployment"): "spec.template.spec", ("apps", "StatefulSet"): "spec.template.spec"}
+# Custom resources whose controller makes a built-in object of each pod template, which the API server validates
+# first (`podspec.template_refusals`): a JobSet's Jobs, a LeaderWorkerSet's StatefulSets (leader and workers), a
+# Trainer runtime's (through the JobSet a TrainJob makes of it). The others' controllers make Pods (a RayCluster,
+# a PyTorchJob, an MPIJob's workers); some pod sets say their own (an MPIJob's launcher, a RayJob's submitter, an
+# AppWrapper's component: `Builder.template`'s `made`).
+MADE = {("jobset.x-k8s.io", "JobSet"): "Job", ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"): "StatefulSet",
+        ("trainer.kubeflow.org", "TrainingRuntime"): "Job", ("trainer.kubeflow.org", "ClusterTrainingRuntime"): "Job"}
 
 
 @dataclass
@@ -87,9 +94,10 @@ class Builder:
 
     def template(self, name: str, count: int, template: Val, at: Val, *, min_count: int | None = None,
                  origin: str | None = None, count_node: Val | None = None,
-                 nodes: dict[str, Val | None] | None = None, pod: bool = False) -> PodSet:
+                 nodes: dict[str, Val | None] | None = None, pod: bool = False, made: str | None = None) -> PodSet:
         """A pod set from a pod template, as Kueue's integrations copy the template into it
-        (`pod`: from a Pod object, whose containers the API server has defaulted)."""
+        (`pod`: from a Pod object, whose containers the API server has defaulted; `made`: the kind of
+        object a custom resource's controller makes of it, where not its kind's `MADE`)."""
         spec = self.f.map(template, "spec")
         pc = self.f.str(spec, "priorityClassName")
         if pc:
@@ -99,7 +107,8 @@ class Builder:
         # in Kueue's words (KAD170), and the pod set is read without them
         ps = template_pod_set(self.f, name, count, min_count, template, at, origin=origin,
                               nodes={"count": count_node, **(nodes or {})}, topology=not refused, pod=pod,
-                              api=API_VALIDATED.get((self.o.group, self.o.kind)))
+                              api=API_VALIDATED.get((self.o.group, self.o.kind)),
+                              made=made or MADE.get((self.o.group, self.o.kind), "Pod"))
         self.pod_sets.append(ps)
         self.metadata[name] = self.f.map(template, "metadata")
         self.templates[name] = template

@@ -45,7 +45,8 @@ def training_job(f: Fields, o: Meta) -> Job:
         count = f.int(rs, "replicas", default=1, lo=0)
         template = f.map(rs, "template", required=True, what=f"replica spec `{kind}`")
         b.template(kind.lower(), count, template, rs, count_node=f.field(rs, "replicas"),
-                   origin=f"replica type `{kind}` ({count} replica{'s' if count != 1 else ''})")
+                   origin=f"replica type `{kind}` ({count} replica{'s' if count != 1 else ''})",
+                   made="Job" if (o.kind, kind) == ("MPIJob", "Launcher") else None)  # mpi-operator's newLauncherJob
     if o.kind == "MPIJob":  # the one training kind whose webhook checks pod-set groups
         b.check_groups({k.lower(): f"spec.mpiReplicaSpecs[{k}].template.metadata.annotations" for k in t.order})
     status = f.map(o.node, "status")

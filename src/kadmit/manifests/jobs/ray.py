@@ -94,7 +94,7 @@ def ray_job(f: Fields, o: Meta) -> Job:
     if mode == "K8sJobMode":
         submitter = f.map(spec, "submitterPodTemplate")
         if submitter is not None:
-            b.template("submitter", 1, submitter, submitter, origin="the submitter Job's pod")
+            b.template("submitter", 1, submitter, submitter, origin="the submitter Job's pod", made="Job")
         else:
             b.pod_sets.append(PodSet(name="submitter", count=1, requests=SUBMITTER, resources=SUBMITTER_POD,
                                      origin="the submitter Job's pod (KubeRay's default container)",

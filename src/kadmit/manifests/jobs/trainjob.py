@@ -9,7 +9,7 @@ from typing import Literal
 from kadmit.manifests.codes import KAD161
 from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.jobs.common import Builder, object_ref, run_state
-from kadmit.manifests.podspec import pod_requests, required_node_affinity, tolerations
+from kadmit.manifests.podspec import pod_requests, required_node_affinity, toleration_refusals, tolerations
 from kadmit.manifests.yamltree import MAP, SEQ, Val
 from kadmit.model import Job, Obj, PodSet, Quantities
 from kadmit.modelscheduling import NodeSelectorTerm, Toleration
@@ -51,6 +51,8 @@ class RuntimePatch(Obj):
     node_selector: dict[str, str] = {}
     tolerations: tuple[Toleration, ...] | None = None
     node_affinity: tuple[NodeSelectorTerm, ...] | None = None
+    # the API server's words refusing its tolerations in each Job made of the patched template (KAD199)
+    refusals: tuple[str, ...] = ()
 
 
 class TrainSpec(Obj):
@@ -145,15 +147,21 @@ def _runtime_patches(f: Fields, spec: Val) -> tuple[RuntimePatch, ...]:
             required = None
             if f.field(affinity, "requiredDuringSchedulingIgnoredDuringExecution") is not None:
                 required = required_node_affinity(f, pod_spec)[0]
+            tols = f.field(pod_spec, "tolerations") is not None
             out.append(RuntimePatch(
                 job=f.str(rj, "name", default=""), node_selector=selector,
-                tolerations=tolerations(f, pod_spec, validated=False) if f.field(pod_spec, "tolerations") is not None else None,
+                tolerations=tolerations(f, pod_spec, validated=False) if tols else None,
+                # the TrainJob's JobSet is stored unvalidated; each Job its controller makes of it is refused
+                refusals=tuple(toleration_refusals(f, pod_spec, "spec.template.spec")) if tols else (),
                 node_affinity=required, span=f.span(rj)))
     return tuple(out)
 
 
 def _patched(ps: PodSet, name: str, patches: tuple[RuntimePatch, ...]) -> dict:
-    """The pod set's selectors, tolerations and node affinity after the patches naming its job."""
+    """The pod set's selectors, tolerations and node affinity after the patches naming its job, and what the
+    API server refuses of the Jobs made of it (KAD199): a patch's tolerations replace the runtime's words for
+    theirs; refused, the Job is, whatever a Pod of it would be refused for. (A runtime template whose Job the
+    patch's tolerations let through is not checked again for what its Pods are refused.)"""
     update: dict = {}
     for p in patches:
         if p.job != name:
@@ -162,6 +170,13 @@ def _patched(ps: PodSet, name: str, patches: tuple[RuntimePatch, ...]) -> dict:
             update["node_selector"] = {**update.get("node_selector", ps.node_selector), **p.node_selector}
         if p.tolerations is not None:
             update["tolerations"] = p.tolerations
+            refused = update.get("refused_object", ps.refused_object)
+            kept = tuple(w for w in update.get("pod_refusals", ps.pod_refusals) if ".tolerations[" not in w)
+            if p.refusals:
+                update["pod_refusals"] = (kept if refused == "Job" else ()) + p.refusals
+                update["refused_object"] = "Job"
+            else:
+                update["pod_refusals"], update["refused_object"] = kept, refused if kept else ""
         if p.node_affinity is not None:
             update["node_affinity"] = p.node_affinity
     return update
