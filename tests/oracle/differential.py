@@ -50,6 +50,35 @@ def oracle_each(binary: str, paths: list[Path], runs: int = 2) -> dict[str, dict
     return run_each(binary, "admit", paths, "--runs", str(runs))
 
 
+def each_selected(binary: str, request, asks) -> dict:
+    """Kueue's answers to what the tests of the requesting module that this run selected ask of it, in one
+    oracle process per number of runs (`--each`: each path a cluster of its own, decided as a process of its
+    own decides it, tests/oracle/test_each.py) rather than a process per case. `asks(item)` gives
+    (key, path, runs), or None for a test that asks nothing; the answers by key."""
+    wanted: dict[int, dict[str, list]] = {}
+    for item in request.session.items:
+        got = asks(item) if item.module is request.module else None
+        if got is not None:
+            key, path, runs = got
+            wanted.setdefault(runs, {}).setdefault(str(path), []).append(key)
+    out = {}
+    for runs, keys in sorted(wanted.items()):
+        for path, answer in oracle_each(binary, list(keys), runs=runs).items():
+            for key in keys[path]:
+                out[key] = answer
+    return out
+
+
+def one_cluster(folder: Path, paths: list[str]) -> Path:
+    """A folder holding copies of `paths`, named so that a folder's walk reads them in their order: one
+    path for `--each` that is the cluster the paths make together (the same objects in the same order)."""
+    into = folder / Path(paths[-1]).stem
+    into.mkdir(parents=True, exist_ok=True)
+    for i, p in enumerate(paths):
+        (into / f"{i}-{Path(p).name}").write_bytes((ROOT / p).read_bytes())
+    return into
+
+
 RETRY_RUNS = 16  # 16 runs miss one side of an even two-way choice once in 32,768
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from oracle.differential import oracle_each
+from oracle.differential import each_selected, one_cluster
 from oracle.harness import ROOT, compare, from_kadmit, from_oracle, run_kadmit, run_oracle, variants
 
 KUEUE_CASES = "tests/oracle/kueue_cases"
@@ -64,25 +64,27 @@ def _params():
 
 
 @pytest.fixture(scope="module")
-def kueue_each(kueue_oracle, request) -> dict[str, dict]:
-    """Kueue's answer (three runs) for every one-path case of test_kadmit_decides_as_kueue this run
-    selected, decided in one oracle process (`--each`: each path a cluster of its own, as a process
-    of its own decides it, tests/oracle/test_each.py) rather than a process per case."""
-    paths = [item.callspec.params["paths"][0] for item in request.session.items
-             if getattr(item, "originalname", None) == "test_kadmit_decides_as_kueue"
-             and item.module is request.module and len(item.callspec.params["paths"]) == 1]
-    return oracle_each(kueue_oracle, paths, runs=3) if paths else {}
+def kueue_each(kueue_oracle, request, tmp_path_factory) -> dict[tuple[str, ...], dict]:
+    """Kueue's answer (three runs) for every case of test_kadmit_decides_as_kueue this run selected, decided
+    in one oracle process (`each_selected`) rather than a process per case; a case of two paths (a Kueue
+    case on its set-up) as the folder of both (`one_cluster`: Kueue reads the same objects in the same order)."""
+    folder = tmp_path_factory.mktemp("two-paths")
+
+    def asks(item):
+        if getattr(item, "originalname", None) != "test_kadmit_decides_as_kueue":
+            return None
+        paths = item.callspec.params["paths"]
+        return tuple(paths), paths[0] if len(paths) == 1 else one_cluster(folder, paths), 3
+    return each_selected(kueue_oracle, request, asks)
 
 
 @pytest.mark.parametrize("paths", list(_params()))
-def test_kadmit_decides_as_kueue(kueue_oracle, kueue_each, paths):
+def test_kadmit_decides_as_kueue(kueue_each, paths):
     code, kadmit = run_kadmit(paths)
     # exit 3: undecided, which a preemption loop makes its workloads (compared below)
     assert kadmit is not None and (code in (0, 1) or (code == 3 and from_kadmit(kadmit).looping)), \
         f"kadmit admit refused {paths} (exit {code})"
-    kueue = kueue_each.get(paths[0]) if len(paths) == 1 else None
-    if kueue is None:  # a case of two paths (a Kueue case on its set-up): a cluster of its own
-        kueue = run_oracle(kueue_oracle, paths, "--runs", "3")
+    kueue = kueue_each[tuple(paths)]
     assert "error" not in kueue, f"kueue-oracle admit {paths[0]}: {kueue['error']}"
     k, q = from_kadmit(kadmit), from_oracle(kueue)
     result = compare(k, q, alternatives=variants(kueue))
@@ -370,7 +372,9 @@ def test_second_pass_admission_races_a_preemption(kueue_oracle):
     exit 3), and the comparison takes that as agreeing because some run of Kueue's looped too
     (`oracle.stops`), not only where run 0 did."""
     path = "tests/oracle/features/tie-second-pass-admission-races-a-preemption.yaml"
-    kueue = run_oracle(kueue_oracle, [path], "--runs", "128")
+    # a looping run goes round to the bound: 30 cycles (a stalled run ends in 7) rather than the default 50 + 10
+    # per workload, which made this test 15 s of CPU when the machine is loaded and most runs loop
+    kueue = run_oracle(kueue_oracle, [path], "--runs", "128", "--max-cycles", "30")
     stops = set(kueue["oracle"]["stops"])
     assert stops == {"stalled", "cycle limit"}, stops
     (w01,) = [w for w in kueue["variance"]["workloads"] if w["workload"] == "ns-cq0/w01"]

@@ -9,8 +9,11 @@ runs give (`VARIANTS`)."""
 
 from __future__ import annotations
 
+from functools import cache
+
 import pytest
 
+from oracle.differential import each_selected
 from oracle.harness import ROOT, run_kadmit, run_oracle
 from oracle.pending import kueue_words, observed_messages, undecided, verdict
 
@@ -72,10 +75,28 @@ TIMING = [
 ]
 
 
+RUNS = {"test_pending_message_is_kueues": 3, "test_pending_message_is_one_of_kueues": 64}
+
+
+@pytest.fixture(scope="module")
+def kueue_each(kueue_oracle, request) -> dict[tuple[str, int], dict]:
+    """Kueue's answer for each path the selected cases ask, by (path, runs): one oracle process per number of
+    runs (`each_selected`) rather than one per case."""
+    def asks(item):
+        runs = RUNS.get(getattr(item, "originalname", None))
+        return None if runs is None else ((item.callspec.params["path"], runs), item.callspec.params["path"], runs)
+    return each_selected(kueue_oracle, request, asks)
+
+
+@cache
+def _kadmit(path: str) -> dict:
+    """kadmit's answer for `path`, once for the cases that read two of its workloads (not changed by them)."""
+    return run_kadmit([path])[1]
+
+
 @pytest.mark.parametrize("path,workload", CASES + TIMING)
-def test_pending_message_is_kueues(kueue_oracle, path: str, workload: str) -> None:
-    kueue = run_oracle(kueue_oracle, [path], "--runs", "3")
-    _, kadmit = run_kadmit([path])
+def test_pending_message_is_kueues(kueue_each, path: str, workload: str) -> None:
+    kueue, kadmit = kueue_each[(path, RUNS["test_pending_message_is_kueues"])], _kadmit(path)
     theirs = next(d for d in kueue["decisions"] if d["workload"] == workload)
     ours = next(d for d in kadmit["decisions"] if d["workload"] == workload)
     assert not theirs["admitted"] and not ours["admitted"]
@@ -85,7 +106,7 @@ def test_pending_message_is_kueues(kueue_oracle, path: str, workload: str) -> No
 
 # Kueue's message varies with Go's map order here (docs/KUEUE-DIFFERENCES.md §1, "Messages"): kadmit's must
 # be one of those its runs give, and the runs must give more than one (else it is no variant: compare it above)
-VARIANTS = {
+VARIANTS = {  # (64 runs of Kueue's: 16 miss `workers` now and then)
     # the pod set of a topology-aware group its message names (`leader` in 47-51 runs of 64, `workers` in 13-17)
     F + "pod-set-group-tas.yaml": "team/group",
     F + "pod-set-group-tas-required-host.yaml": "team/host-too-big",
@@ -95,9 +116,8 @@ VARIANTS = {
 
 
 @pytest.mark.parametrize("path,workload", sorted(VARIANTS.items()))
-def test_pending_message_is_one_of_kueues(kueue_oracle, path: str, workload: str) -> None:
-    kueue = run_oracle(kueue_oracle, [path], "--runs", "64")  # (16 runs miss `workers` now and then)
-    _, kadmit = run_kadmit([path])
+def test_pending_message_is_one_of_kueues(kueue_each, path: str, workload: str) -> None:
+    kueue, kadmit = kueue_each[(path, RUNS["test_pending_message_is_one_of_kueues"])], _kadmit(path)  # 64 runs
     observed = observed_messages(kueue, workload)
     ours = next(d for d in kadmit["decisions"] if d["workload"] == workload)
     assert len(observed) > 1, observed
