@@ -104,6 +104,7 @@ def conditions(draw, depth: int = 2) -> str:
     return f"{draw(st.sampled_from(('all', 'any')))} g in workload.pod_groups: {body}"
 
 
+DEFAULT_PRIORITY = 100  # POLICY's `mid`, the default class, which the export writes as spec.priority
 POLICY = f"""
 priority low = 10
 priority mid = 100 default
@@ -161,8 +162,8 @@ def job_of(workload: dict) -> dict | None:
     ref = workload["spec"].get("priorityClassRef")
     if ref is not None:
         labels["kueue.x-k8s.io/priority-class"] = ref["name"]
-    elif "priority" in workload["spec"]:
-        return None  # a Job can't carry an explicit priority
+    elif workload["spec"].get("priority", DEFAULT_PRIORITY) != DEFAULT_PRIORITY:
+        return None  # a Job can't carry an explicit priority (the export writes the default class's)
     meta = {"name": workload["metadata"]["name"], "namespace": workload["metadata"]["namespace"], "labels": labels}
     if "minCount" in ps and ps["minCount"] < ps["count"]:
         meta["annotations"] = {"kueue.x-k8s.io/job-min-parallelism": str(ps["minCount"])}
@@ -222,7 +223,7 @@ def jobset_of(workload: dict) -> dict | None:
     labels = {"kueue.x-k8s.io/queue-name": workload["spec"]["queueName"]}
     if "priorityClassRef" in workload["spec"]:
         labels["kueue.x-k8s.io/priority-class"] = workload["spec"]["priorityClassRef"]["name"]
-    elif "priority" in workload["spec"]:
+    elif workload["spec"].get("priority", DEFAULT_PRIORITY) != DEFAULT_PRIORITY:
         return None
     return {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet",
             "metadata": {"name": workload["metadata"]["name"], "namespace": workload["metadata"]["namespace"],

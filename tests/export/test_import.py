@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from kadmit import api
 from kadmit.engine.decide import admit as decide_all
 from kadmit.engine.solver.z3backend import Limits
+from kadmit.index import ModelIndex
 from kadmit.render.decisions import admit_json
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -98,10 +99,14 @@ def test_export_of_the_import_gives_back_the_objects(tmp_path: Path) -> None:
         assert sorted(getattr(a, field), key=order) == sorted(getattr(b, field), key=order), field
     strip = {"origin": None, "uid": "", "job_uid": "", "kueue_name": None, "part": None}
 
-    def plain(w):
-        return w.model_copy(update={**strip, "pod_sets": tuple(p.model_copy(update={"origin": None})
-                                                             for p in w.pod_sets)})
-    assert sorted(map(plain, a.workloads), key=lambda w: w.key) == sorted(b.workloads, key=lambda w: w.key)
+    # the exported Workload carries the value its job's Workload takes from its class as spec.priority,
+    # which is what Kueue reads of a Workload object
+    def plain(w, ix):
+        return w.model_copy(update={**strip, "priority": ix.priority(w), "pod_sets": tuple(
+            p.model_copy(update={"origin": None}) for p in w.pod_sets)})
+    ia, ib = ModelIndex(a), ModelIndex(b)
+    assert sorted((plain(w, ia) for w in a.workloads), key=lambda w: w.key) == \
+        sorted((plain(w, ib) for w in b.workloads), key=lambda w: w.key)
 
 
 def test_import_refuses_input_with_errors_and_its_own_files(tmp_path: Path) -> None:

@@ -92,8 +92,9 @@ status:
 
 def test_workload_spans_and_requests():
     frag, diags = read(WORKLOAD)
-    assert not diags.items
+    assert [d.code for d in diags.items] == ["KAD176"]  # a class, no spec.priority: Kueue takes 0
     (wl,) = frag.workloads
+    assert wl.priority == 0
     ps = wl.pod_sets[0]
     assert ps.requests == {"cpu": 3000, "memory": 2**30 * 1000, "nvidia.com/gpu": 8000}
     assert at(ps.field_span("requests.cpu")) == (16, 39)  # the first container asking for cpu
@@ -252,7 +253,8 @@ def test_priority_class_source(source, kind):
         """)
     assert not diags.items
     (wl,) = frag.workloads
-    assert (wl.priority_class, wl.priority_class_kind, wl.priority) == ("p", kind, None)
+    # the priority Kueue's scheduler reads is spec.priority (priority.Priority), whatever the class
+    assert (wl.priority_class, wl.priority_class_kind, wl.priority) == ("p", kind, 5)
 
 
 def test_every_code_is_registered_with_a_description():

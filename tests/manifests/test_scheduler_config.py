@@ -345,6 +345,7 @@ cluster_queue team-a {
 
 workload team-a/job {
   queue   = q
+  priority = 0   # a Workload object's is its spec.priority, 0 where unset (a `.kad` one's the default class's)
   created = "2026-11-20T08:00:00Z"
   evicted = true
   pod_group main { count = 1  requests = { cpu = 1 } }

@@ -281,8 +281,14 @@ def workload(out: Out, ix: ModelIndex, wl: Workload) -> str:
         head.append(f"# made by Kueue of {wl.origin.qualified}" + (f" ({wl.part})" if wl.part else "")
                     + (f"; Kueue's name `{wl.kueue_name}`" if wl.kueue_name else ""))
     body = [f"queue = {key(wl.queue)}"]
-    if wl.priority is not None:
-        body.append(f"priority = {wl.priority}")
+    wpc = ix.workload_priority_classes.get(wl.priority_class or "") if wl.priority_class_kind != "pod" else None
+    if wpc is not None and wl.priority in (None, wpc.value):
+        body.append(f"priority = {key(wpc.name)}")
+    elif wl.priority is not None:
+        # a Workload object's spec.priority (0 where unset), which is all Kueue's scheduler reads
+        if wl.priority != ix.default_priority or wl.priority_class:
+            body.append(f"priority = {wl.priority}" + (f"  # `spec.priority`; it names priority class "
+                                                       f"`{wl.priority_class}`" if wl.priority_class else ""))
     elif wl.priority_class:
         if wl.priority_class_kind == "pod" or wl.priority_class not in ix.workload_priority_classes:
             body.append(f"priority = {ix.priority(wl)}  # the value of PriorityClass `{wl.priority_class}`")

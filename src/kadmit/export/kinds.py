@@ -138,10 +138,8 @@ def kinds(default_queue_namespaces: list[str]) -> list[Kind]:
         "kueue.x-k8s.io", "workloads", ("v1beta2",), "Workload",
         managed="has(object.spec.queueName) && object.spec.queueName != ''",
         queue="object.spec.queueName",
-        priority_source=("(has(object.spec.priorityClassRef) && has(object.spec.priorityClassRef.name) ? "
-                         "[has(object.spec.priorityClassRef.kind) && object.spec.priorityClassRef.kind == "
-                         "'PriorityClass' ? 'pod' : 'workload', string(object.spec.priorityClassRef.name)] : "
-                         "['value', has(object.spec.priority) ? string(object.spec.priority) : ''])"),
+        # Kueue's scheduler reads a Workload's spec.priority only, 0 where unset, whatever class it names
+        priority_source="['value', has(object.spec.priority) ? string(object.spec.priority) : '0']",
         pod_groups=lambda res: "object.spec.podSets.map(ps, " + pod_group(
             "ps.name", "ps.count", "(has(ps.minCount) ? ps.minCount : ps.count)", "ps.template", res,
             "ps.topologyRequest") + ")")

@@ -154,7 +154,8 @@ def workload(ix: ModelIndex, wl: Workload, diags: Diagnostics) -> dict:
         spec["priorityClassRef"] = ({"group": "scheduling.k8s.io", "kind": "PriorityClass"} if pod else
                                     {"group": "kueue.x-k8s.io", "kind": "WorkloadPriorityClass"})
         spec["priorityClassRef"]["name"] = wl.priority_class
-    if wl.priority is not None or wl.priority_class:  # Kueue copies the class's value here
+    if wl.priority is not None or wl.priority_class or ix.default_priority:
+        # Kueue's scheduler reads spec.priority only (0 where unset), never the class (KAD176)
         spec["priority"] = ix.priority(wl)
     if not wl.active:
         spec["active"] = False

@@ -6,7 +6,7 @@ from __future__ import annotations
 from kadmit.durations import parse_duration_ms
 from kadmit.manifests import kubenames
 from kadmit.manifests.checks import check_states
-from kadmit.manifests.codes import KAD157, KAD161, KAD164, KAD165, KAD168, KAD169, KAD181
+from kadmit.manifests.codes import KAD157, KAD161, KAD164, KAD165, KAD168, KAD169, KAD176, KAD181
 from kadmit.manifests.fields import Fields, Meta, NotRead
 from kadmit.manifests.owners import controller_owner
 from kadmit.manifests.dra import pod_claim_templates
@@ -277,6 +277,19 @@ def _priority_class(f: Fields, o: Meta, spec: Val) -> tuple[str | None, str | No
     return name, PRIORITY_SOURCES.get(source) if name else None, f.field(spec, key)
 
 
+def _no_priority(f: Fields, o: Meta, name: str, kind: str | None, node: Val | None) -> None:
+    """KAD176 at a Workload's priority class where it sets no `spec.priority`: Kueue takes 0."""
+    what = {"workload": "WorkloadPriorityClass", "pod": "PriorityClass"}.get(kind or "", "priority class")
+    when = ("a job integration creates a Workload, and its WorkloadPriorityClass controller when it meets the "
+            "class (Kueue's start, the class created again or its value changed), not when a Workload is created"
+            if kind != "pod" else "a job integration creates a Workload, and only then")
+    f.diags.emit(KAD176, f"workload `{o.namespace or 'default'}/{o.name}` names {what} `{name}` but sets no "
+                 "`spec.priority`: Kueue's scheduler reads `spec.priority` only, so its priority is 0 and kadmit "
+                 f"decides it so; Kueue writes a class's value there when {when}",
+                 f.span(node if node is not None else o.node),
+                 help="set `spec.priority` to the class's value, as Kueue's job integrations do")
+
+
 def _conditions(f: Fields, status: Val | None) -> dict[str, tuple[bool, Val]]:
     """Each condition type: whether its status is True, and its node (the first of a type counts,
     as apimeta.FindStatusCondition finds it)."""
@@ -477,6 +490,8 @@ def workload(f: Fields, o: Meta) -> Workload | None:
                 running_shape(f, listed, status) if holds else None)
     class_name, class_kind, class_node = _priority_class(f, o, spec)
     explicit = f.int(spec, "priority")
+    if class_name and explicit is None:
+        _no_priority(f, o, class_name, class_kind, class_node)
     true = {kind: value for kind, (value, _) in conditions.items()}
     reclaim = status_reclaimable(f, status)
     recorded: dict[str, tuple[int, dict[str, int]]] = {}
@@ -505,9 +520,9 @@ def workload(f: Fields, o: Meta) -> Workload | None:
     return Workload(
         namespace=o.namespace or "default", name=o.name, queue=queue or "", priority_class=class_name,
         priority_class_kind=class_kind,
-        # Kueue copies the class's value into spec.priority when the workload is created; the
-        # class stays the source of truth here, so an explicit value only counts without one.
-        priority=None if class_name else explicit,
+        # Kueue's scheduler reads spec.priority only, 0 where unset (priority.Priority): the class is
+        # copied there by the job integrations that create a Workload, not for one read as it is (KAD176)
+        priority=explicit if explicit is not None else 0,
         pod_sets=pod_sets, admission=admission if holds else None,
         finished=true.get("Finished", False), active=active,
         evicted=evicted[0], origin=owner, shapes=shapes, **duration_annotation(f, o),

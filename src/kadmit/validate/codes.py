@@ -30,9 +30,10 @@ UNKNOWN_LOCAL_QUEUE = register(
     "reports the workload as not admitted.")
 UNKNOWN_PRIORITY_CLASS = register(
     "KAD203", "unknown priority class", "error",
-    "A workload names a priority class that is not defined and gives no explicit priority: a "
-    "Workload object or a `.kad` workload (a job or Pod Kueue manages is KAD172: Kueue never creates "
-    "its Workload). The priority can't be resolved.")
+    "A `.kad` workload names a priority class that is not defined and gives no explicit priority: "
+    "the priority can't be resolved. (A job or Pod Kueue manages is KAD172: Kueue never creates its "
+    "Workload. A Workload object's priority is its `spec.priority`, 0 where unset, whatever class it "
+    "names: KAD204, and KAD176 where it sets none.)")
 UNKNOWN_PRIORITY_CLASS_WITH_VALUE = register(
     "KAD204", "unknown priority class with an explicit priority", "warning",
     "A workload names a priority class that is not defined, but also carries an explicit priority "
