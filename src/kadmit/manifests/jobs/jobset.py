@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from kadmit.manifests.codes import KAD167
-from kadmit.manifests.fields import Fields, Meta
-from kadmit.manifests.jobs.batch import pods_count
-from kadmit.manifests.jobs.common import Builder, condition_true, reclaimed, run_state
+from kadmit.diagnostics import Diagnostics
+from kadmit.manifests.codes import KAD161, KAD167
+from kadmit.manifests.fields import Fields, Invalid, Meta
+from kadmit.manifests.jobs.batch import job as batch_job, pods_count
+from kadmit.manifests.jobs.common import (MAX_OBJECT_WORKLOADS, QUEUE_LABEL, Builder, condition_true, reclaimed,
+                                          run_state, workload_name)
+from kadmit.manifests.yamltree import Val
 from kadmit.model import Job
 
 FRAMEWORK = "jobset.x-k8s.io/jobset"
@@ -53,4 +56,74 @@ def jobset(f: Fields, o: Meta) -> Job:
         succeeded = f.int(st, "succeeded", default=0, lo=0)
         if name in shape and 0 < succeeded <= shape[name][0]:
             reclaim[name] = succeeded * shape[name][1]
-    return reclaimed(b.job(state=state), reclaim)
+    job = reclaimed(b.job(state=state), reclaim)
+    return job.model_copy(update={"unsuspended": child_jobs(f, o, job, spec)})
+
+
+def child_jobs(f: Fields, o: Meta, job: Job, spec: Val | None) -> Job | None:
+    """The Jobs JobSet's controller makes of a JobSet being submitted that Kueue's JobSet webhook leaves running
+    (`templatepods.route` says where): JobSet v0.11.1's constructJob, one Job `<jobset>-<replicated job>-<i>` per
+    replica of each replicated job, with the template's labels (and JobSet's own), as Kueue's Job integration
+    reads them: each a Workload of its own (pod set `main`), queued where the template names a queue (`queue`;
+    route adds the LocalQueue `default`). None where it makes none Kueue could take: a JobSet already in the
+    cluster (its Jobs are in the input, or not known), one another object controls (a TrainJob's), one suspended
+    by its own `spec.suspend` (its Jobs are created suspended and kept so by JobSet's controller: not modelled),
+    one whose Jobs Kueue's Job webhook refuses (never created), or above MAX_OBJECT_WORKLOADS of them. A replicated
+    job that `dependsOn` another gets its Jobs once that one's reach their status: not among them."""
+    if not job.submitted or job.owner is not None:
+        return None
+    if f.bool(spec, "suspend", default=False):
+        unmodelled(f, o, f.maps(spec, "replicatedJobs"), f.field(spec, "suspend"), "it is suspended by its own "
+                   "`spec.suspend`, so JobSet's controller makes its Jobs suspended and keeps them so while Kueue "
+                   "starts those whose Workloads it admits")
+        return None
+    quiet = Fields(f.file, Diagnostics(), f.text)  # the templates are read, and reported on, as the JobSet's
+    ref = job.object
+    workloads = []
+    for rj in f.maps(spec, "replicatedJobs"):
+        if f.maps(rj, "dependsOn"):
+            unmodelled(f, o, [rj], f.field(rj, "dependsOn"), "JobSet's controller makes this replicated job's Jobs "
+                       "only once those it `dependsOn` reach their status, and Kueue gives each its own Workload then")
+            continue
+        name, replicas = f.str(rj, "name"), f.int(rj, "replicas", default=1, lo=0)
+        template = f.map(rj, "template")
+        if name is None or template is None or len(workloads) + replicas > MAX_OBJECT_WORKLOADS:
+            return None
+        meta = f.map(template, "metadata")
+        labels, _ = f.str_map(meta, "labels")
+        annotations, _ = f.str_map(meta, "annotations")
+        labels = {**labels, "jobset.sigs.k8s.io/jobset-name": o.name}  # labelAndAnnotateObject's (one of them)
+        try:
+            made = batch_job(quiet, Meta("batch/v1", "Job", template, meta or template, f"{o.name}-{name}-0",
+                                         o.namespace, labels, annotations))
+        except Invalid:
+            return None
+        if made.refusals or not made.workloads:
+            return None
+        one = made.workloads[0]
+        workloads.extend(one.model_copy(update={
+            "name": workload_name("Job", "batch", f"{o.name}-{name}-{i}", ""), "origin": ref,
+            "part": f"Job {o.name}-{name}-{i}", "queue": made.queue or "", "pod_sets": tuple(
+                ps.model_copy(update={"origin": f"Job `{o.name}-{name}-{i}` of replicated job `{name}`"})
+                for ps in one.pod_sets)}) for i in range(replicas))
+    if not workloads:
+        return None
+    return job.model_copy(update={"framework": "batch/job", "workloads": tuple(workloads), "queue": None,
+                                  "unsuspended": None, "reclaimable": (), "refusals": ()})
+
+
+def unmodelled(f: Fields, o: Meta, replicated: list[Val], at: Val | None, why: str) -> None:
+    """KAD161 where a replicated job's template names a queue that the JobSet does not (`child_jobs` leaves
+    its Jobs out): where Kueue leaves the JobSet running, its Jobs are Kueue's, as kadmit does not model."""
+    if o.labels.get(QUEUE_LABEL):
+        return
+    queues = [q for rj in replicated if (q := f.str_map(f.map(f.map(rj, "template"), "metadata"), "labels")[0]
+                                         .get(QUEUE_LABEL))]
+    if not queues:
+        return
+    f.diags.emit(KAD161, f"JobSet `{o.name}` names no queue, while the template of its Jobs names LocalQueue "
+                 f"`{queues[0]}`: where Kueue leaves the JobSet running (its namespace has no LocalQueue `default`, "
+                 f"and manageJobsWithoutQueueName does not take it), {why}, which kadmit does not model (it lists "
+                 "the JobSet as not managed, and no Workload of those Jobs)", f.span(at),
+                 help="name the queue on the JobSet itself (`kueue.x-k8s.io/queue-name`): Kueue then admits it as "
+                      "a whole")

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import re
 
+from kadmit.manifests.codes import KAD161
 from kadmit.manifests.fields import Fields, Meta
-from kadmit.manifests.jobs.common import DEFAULT_POD_SET, Builder, object_ref, replicas_made, replicas_read, workload_name
+from kadmit.manifests.jobs.common import (DEFAULT_POD_SET, QUEUE_LABEL, Builder, object_ref, replicas_made,
+                                          replicas_read, workload_name)
 from kadmit.manifests.yamltree import Val
 from kadmit.model import Job, ObjectRef, Workload
 
@@ -79,4 +81,26 @@ def leader_worker_set(f: Fields, o: Meta) -> Job:
     job = b.job(workloads=workloads)
     if not workloads:
         job = job.model_copy(update={"note": "it has no replicas"})
+    elif job.submitted and job.owner is None and not job.queue:
+        _queue_in_templates(f, o, f.map(spec, "leaderWorkerTemplate"))
     return job
+
+
+def _queue_in_templates(f: Fields, o: Meta, lwt: Val | None) -> None:
+    """KAD161 where a LeaderWorkerSet being submitted names no queue while a template does: where Kueue's webhook
+    leaves it alone (no LocalQueue `default` in its namespace, no manageJobsWithoutQueueName), LeaderWorkerSet's
+    controller makes StatefulSets and pods of those templates, which Kueue's pod webhook meets as any pod (a
+    leader pod of the template's queue gated, a plain pod's Workload; the workers' ancestor walk finding their
+    leader pod, which names a queue, leaves them ungated): not modelled, kadmit lists it as not managed."""
+    for part in ("leaderTemplate", "workerTemplate"):
+        labels = f.map(f.map(f.map(lwt, part), "metadata"), "labels")
+        queue = f.field(labels, QUEUE_LABEL)
+        if queue is not None and isinstance(queue.v, str) and queue.v:
+            f.diags.emit(KAD161, f"LeaderWorkerSet `{o.name}` names no queue, while its `{part}` names LocalQueue "
+                         f"`{queue.v}`: where Kueue leaves the LeaderWorkerSet alone, the pods its controller makes "
+                         "of that template reach Kueue's pod webhook with that label and may be Kueue's one by one "
+                         "(a leader pod a Workload of its own; its workers, under a leader pod that names a queue, "
+                         "left ungated), which kadmit does not model: it lists the LeaderWorkerSet as not managed",
+                         f.span(queue), help="name the queue on the LeaderWorkerSet itself "
+                                             "(`kueue.x-k8s.io/queue-name`): Kueue then admits each group as a whole")
+            return

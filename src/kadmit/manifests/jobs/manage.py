@@ -274,7 +274,7 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
             untimed += 1
             created = (latest or Workload.model_fields["created"].default) + timedelta(milliseconds=untimed)
         for wl in job.workloads:
-            made.append(wl.model_copy(update={"queue": queue, "created": created}))
+            made.append(wl.model_copy(update={"queue": wl.queue or queue, "created": created}))  # a JobSet's Jobs' own
     skipped.extend(Skipped(object=pods[0].object, reason=owner_absent(pods), span=pods[0].span) for pods in orphans.values())
     for i, wl in enumerate(workloads):
         if i not in gone and replaced(wl, replicas):

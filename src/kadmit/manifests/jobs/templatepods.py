@@ -17,6 +17,8 @@ from kadmit.model import Job
 from kadmit.podresources import LimitRange, aggregate
 
 JOB_CONTROLLER = "kubernetes.io/job-controller"  # spec.managedBy of a Job Kubernetes' own controller runs
+JOBSET = "jobset.x-k8s.io/jobset"
+DEFAULT_QUEUE = "default"
 
 
 def job_pods(f: Fields, o: Meta, job: Job, spec: Val | None, template: Val, count: int) -> Job | None:
@@ -109,9 +111,33 @@ def route(job: Job, s: Integrations, labels: dict[str, dict[str, str]], queues: 
             s.manage_without_queue_name and selected)):
         return job  # (a Deployment already in the cluster Kueue manages: apps.deployment decides its pods)
     pods = job.unsuspended
+    if job.framework == JOBSET:
+        return _child_jobs(job, s, selected, default)
     if not (s.pod_webhook and selected and bool(pods.queue or default or s.manage_without_queue_name)):
         return job
     return refused(pods, limit_ranges) or pods
+
+
+def _child_jobs(job: Job, s: Integrations, selected: bool, default: bool) -> Job:
+    """A running JobSet's child Jobs (`jobset.child_jobs`) that Kueue's Job integration takes: each whose queue is
+    its template's (or, the JobSet's integration not enabled, its namespace's LocalQueue `default`: Kueue's Job
+    webhook defaults it where the Job's owner is no enabled integration's, IsOwnerManagedByKueueForObject), in a
+    namespace managedJobsNamespaceSelector takes (the Job reconciler reads it for every Job). The webhook suspends
+    those (WorkloadShouldBeSuspended: FindAncestorJobManagedByKueue finds no managed ancestor, the JobSet naming
+    no queue) and the reconciler makes each its Workload. The JobSet itself where none is: its own reason says
+    why; with `batch/job` not enabled, Kueue's Job webhook refuses every child Job (`JOB_WEBHOOK_PANICS`).
+    Under manageJobsWithoutQueueName (the JobSet's integration off: on, Kueue takes the JobSet itself) the webhook
+    suspends the others too, each a Workload of no queue, never admitted: the Jobs so where none names a queue; where
+    some do, those alone (the others not listed)."""
+    if "batch/job" not in s.frameworks or not selected:
+        return job
+    jobs = job.unsuspended
+    assert jobs is not None
+    fallback = DEFAULT_QUEUE if default and job.framework not in s.frameworks else ""
+    kept = tuple(w.model_copy(update={"queue": w.queue or fallback}) for w in jobs.workloads if w.queue or fallback)
+    if kept:
+        return jobs.model_copy(update={"workloads": kept, "queue": kept[0].queue})
+    return jobs if s.manage_without_queue_name else job  # manage._not_managed: "never admitted"
 
 
 def refused(pods: Job, limit_ranges: tuple[LimitRange, ...]) -> Job | None:

@@ -54,6 +54,8 @@ type item struct {
 	skip string        // why Kueue makes no Workload of it, when known before reconciling
 	uids []types.UID   // the objects whose Workloads are this item's (itself, a Deployment's pods)
 	pods []*corev1.Pod // a Deployment's pods (rollOut), an unsuspended Job's (startJob), an unmarked StatefulSet's
+	// a running JobSet's child Jobs (startJobSet): Kueue's Job integration decides them
+	children []client.Object
 }
 
 // request is one reconcile request of one controller, and the items it stands for.
@@ -305,6 +307,12 @@ func (e *env) submit(ctx context.Context, it *item) error {
 			return err
 		}
 	}
+	if it.submitted && framework == jobSetFramework {
+		// its child Jobs, where Kueue leaves it running (enabled or not: a disabled integration's webhook is a no-op)
+		if err := e.startJobSet(ctx, it); err != nil || it.skip != "" {
+			return err
+		}
+	}
 	if framework == deploymentFramework {
 		// its pods, enabled or not: a disabled integration's Deployment webhook is a no-op, and Kubernetes'
 		// Deployment and ReplicaSet controllers make the pods all the same, which Kueue's pod webhook decides
@@ -447,7 +455,8 @@ func (e *env) requests(items []*item) []*request {
 		}
 	}
 	for _, it := range items {
-		if it.obj == nil || (it.skip != "" && len(it.pods) == 0) { // a disabled Job's pods are the pod integration's
+		// a disabled Job's pods are the pod integration's, a disabled JobSet's Jobs the Job integration's
+		if it.obj == nil || (it.skip != "" && len(it.pods) == 0 && len(it.children) == 0) {
 			continue
 		}
 		switch {
@@ -461,6 +470,9 @@ func (e *env) requests(items []*item) []*request {
 			add(it.framework, client.ObjectKeyFromObject(it.obj), it, it.obj)
 			for _, p := range it.pods { // a Job's or StatefulSet's, which Kueue left alone (startJob, startStatefulSet)
 				add(podFramework, podRequest(p), it, p)
+			}
+			for _, c := range it.children { // a running JobSet's (startJobSet)
+				add(jobFramework, client.ObjectKeyFromObject(c), it, c)
 			}
 		}
 	}

@@ -154,7 +154,9 @@ spec:
 `)
 	want := []string{
 		"Job/ml/no-queue job-no-queue-0622e q= p=0 - [main:1]",
-		"SKIP JobSet/ml/js: integration `jobset.x-k8s.io/jobset` is not enabled in the Configuration's `integrations.frameworks`",
+		// its integration not enabled, JobSet's controller still makes its Jobs (startJobSet), which Kueue's Job
+		// integration manages without a queue name: a Workload of no queue
+		"JobSet/ml/js job-js-w-0-1290f q= p=0 - [main:1]",
 	}
 	if diff := cmp.Diff(want, summary(got)); diff != "" {
 		t.Errorf("workloads (-want +got):\n%s", diff)
@@ -297,6 +299,65 @@ spec:
 		"Deployment/ml/tmpl pod-tmpl-849d587cd-44444-b47b8 q=main p=0 - [main:1]",
 		"Deployment/ml/tmpl pod-tmpl-849d587cd-44445-ad800 q=main p=0 - [main:1]",
 		"SKIP Deployment/ml/own: integration `deployment` is not enabled in the Configuration's `integrations.frameworks`",
+	}
+	if diff := cmp.Diff(want, summary(got)); diff != "" {
+		t.Errorf("workloads (-want +got):\n%s", diff)
+	}
+}
+
+// TestJobSetChildJobs: a JobSet being submitted that names no queue (no LocalQueue `default` in ml) is left
+// running by Kueue's JobSet webhook, and JobSet's controller makes its Jobs (startJobSet): a Job whose template
+// names a queue is suspended by Kueue's Job webhook (its JobSet is no managed ancestor) and gets its own Workload;
+// a replicated job that dependsOn another, and a JobSet suspended by its own spec, get none yet.
+func TestJobSetChildJobs(t *testing.T) {
+	got, _ := convert(t, nil, `
+apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata: {name: js, namespace: ml}
+spec:
+  replicatedJobs:
+  - name: w
+    replicas: 2
+    template:
+      metadata: {labels: {kueue.x-k8s.io/queue-name: main}}
+      spec:
+        parallelism: 2
+        template:
+          spec:
+            containers: [{name: c, image: busybox}]
+  - name: later
+    dependsOn: [{name: w, status: Ready}]
+    template:
+      metadata: {labels: {kueue.x-k8s.io/queue-name: main}}
+      spec:
+        template:
+          spec:
+            containers: [{name: c, image: busybox}]
+  - name: plain
+    template:
+      spec:
+        template:
+          spec:
+            containers: [{name: c, image: busybox}]
+---
+apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata: {name: held, namespace: ml}
+spec:
+  suspend: true
+  replicatedJobs:
+  - name: w
+    template:
+      metadata: {labels: {kueue.x-k8s.io/queue-name: main}}
+      spec:
+        template:
+          spec:
+            containers: [{name: c, image: busybox}]
+`)
+	want := []string{
+		"JobSet/ml/js job-js-w-0-e9659 q=main p=0 - [main:2]",
+		"JobSet/ml/js job-js-w-1-c3b4a q=main p=0 - [main:2]",
+		"SKIP JobSet/ml/held: queue-name label is not set, ignoring the job",
 	}
 	if diff := cmp.Diff(want, summary(got)); diff != "" {
 		t.Errorf("workloads (-want +got):\n%s", diff)

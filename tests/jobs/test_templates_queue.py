@@ -1,0 +1,81 @@
+"""A JobSet or a LeaderWorkerSet being submitted that names no queue while its templates do. A JobSet's Jobs are
+Kueue's one by one (jobset.child_jobs, templatepods.route; tests/oracle/features/jobset-queue-in-its-job-templates-
+only.yaml); what JobSet's controller makes later (a replicated job that dependsOn another, a JobSet suspended by its
+own spec) and a LeaderWorkerSet's pods are not modelled, and said so (KAD161)."""
+
+from __future__ import annotations
+
+from kadmit.workspace import load
+
+from .helpers import SETUP
+
+JOBSET = """\
+apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata: {{name: js, namespace: team}}
+spec:{suspend}
+  replicatedJobs:
+  - name: w
+    replicas: 2
+    template:
+      metadata: {{labels: {{kueue.x-k8s.io/queue-name: user-queue}}}}
+      spec:
+        parallelism: 2
+        template:
+          spec:
+            restartPolicy: Never
+            containers: [{{name: c, image: x, resources: {{requests: {{cpu: "1"}}}}}}]
+  - name: later
+    dependsOn: [{{name: w, status: Complete}}]
+    template:
+      metadata: {{labels: {{kueue.x-k8s.io/queue-name: user-queue}}}}
+      spec:
+        template:
+          spec:
+            restartPolicy: Never
+            containers: [{{name: c, image: x}}]
+"""
+TEAM = SETUP.replace('namespace: "default"', 'namespace: "team"') + "---\napiVersion: v1\nkind: Namespace\n" \
+    "metadata: {name: team}\n"
+LWS = """\
+apiVersion: leaderworkerset.x-k8s.io/v1
+kind: LeaderWorkerSet
+metadata: {name: serve, namespace: team}
+spec:
+  leaderWorkerTemplate:
+    size: 2
+    workerTemplate:
+      metadata: {labels: {kueue.x-k8s.io/queue-name: user-queue}}
+      spec:
+        containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]
+"""
+
+
+def _load(tmp_path, **files):
+    for name, text in files.items():
+        (tmp_path / (name if name.endswith(".yaml") else f"{name}.yaml")).write_text(text)
+    return load([str(tmp_path)])
+
+
+def test_a_jobsets_jobs_each_get_a_workload_of_their_templates_queue(tmp_path):
+    loaded = _load(tmp_path, **{"setup.yaml": TEAM}, js=JOBSET.format(suspend=""))
+    wls = loaded.model.workloads
+    assert [(w.name, w.queue, [(ps.name, ps.count) for ps in w.pod_sets]) for w in wls] == [
+        ("job-js-w-0-d8afd", "user-queue", [("main", 2)]), ("job-js-w-1-9145a", "user-queue", [("main", 2)])]
+    assert all(w.origin.kind == "JobSet" and w.origin.name == "js" for w in wls)
+    (d,) = [d for d in loaded.diagnostics if d.code == "KAD161"]  # `later`'s Jobs come once `w`'s complete
+    assert "dependsOn" in d.message and d.span.line == 17
+
+
+def test_a_jobset_suspended_by_its_own_spec_makes_no_workload_and_says_so(tmp_path):
+    loaded = _load(tmp_path, **{"setup.yaml": TEAM}, js=JOBSET.format(suspend="\n  suspend: true"))
+    assert not loaded.model.workloads
+    (d,) = [d for d in loaded.diagnostics if d.code == "KAD161"]
+    assert "spec.suspend" in d.message and d.span.line == 5
+
+
+def test_a_leaderworkerset_naming_a_queue_only_in_a_template_is_warned_at(tmp_path):
+    loaded = _load(tmp_path, **{"setup.yaml": TEAM}, lws=LWS)
+    assert not loaded.model.workloads and [s.object.name for s in loaded.model.skipped] == ["serve"]
+    (d,) = [d for d in loaded.diagnostics if d.code == "KAD161"]
+    assert "workerTemplate" in d.message and d.span.line == 8
