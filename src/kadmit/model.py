@@ -473,6 +473,7 @@ class Job(Obj):
     group: str | None = None  # `kueue.x-k8s.io/pod-group-name`: `manage` joins its members
     group_total: int | None = None
     group_fast: bool = False
+    group_serving: bool = False  # `kueue.x-k8s.io/pod-group-serving: "true"`: never finished, nothing reclaimed
     succeeded: bool = False  # a pod whose phase is Succeeded: a group counts it and reclaims its quota
     # its integration's ReclaimablePods (batch Job, JobSet, TrainJob, a pod group): pod set -> finished pods, which
     # Kueue's reconciler applies to the Workload the job keeps (`manifests.reclaim.reclaim_applied`)

@@ -407,6 +407,23 @@ def test_a_groups_succeeded_pods_count_and_are_reclaimed(tmp_path):
     assert m.workloads == () and [s.reason for s in m.skipped] == ["it has finished"]
 
 
+def test_a_serving_groups_succeeded_pods_are_not_reclaimed_and_it_never_finishes(tmp_path):
+    """`kueue.x-k8s.io/pod-group-serving: "true"`: Kueue's Pod.isReclaimable is false and Pod.Finished never
+    finishes the group (tests/oracle/features/pod-group-serving-reclaims-nothing-never-finishes.yaml)."""
+    def serving(text: str) -> str:
+        return text.replace("pod-group-total-count: '", "pod-group-serving: 'true', kueue.x-k8s.io/pod-group-total-count: '")
+
+    done = serving(_created(pod("a", total=3, gate=False), "a", phase="Succeeded"))
+    gated = serving(_created(pod("b", total=3), "b", phase="Pending") + _created(pod("c", total=3), "c", phase="Pending"))
+    (tmp_path / "1").mkdir()
+    (wl,) = model_of(tmp_path / "1", setup__yaml=SETUP, pods__yaml=done + gated).workloads
+    assert [p.count for p in wl.pod_sets] == [3] and "Succeeded" not in wl.pod_sets[0].origin
+    all_done = serving("".join(_created(pod(n, total=2, gate=False), n, phase="Succeeded") for n in ("a", "b")))
+    (tmp_path / "2").mkdir()
+    m = model_of(tmp_path / "2", setup__yaml=SETUP, pods__yaml=all_done)
+    assert [p.count for w in m.workloads for p in w.pod_sets] == [2] and m.skipped == ()
+
+
 def test_an_object_making_more_workloads_than_kadmit_reads_is_refused_at_replicas(tmp_path, monkeypatch):
     """`replicas` up to 2^31 - 1 is valid Kubernetes, and Kueue makes a Workload per Deployment pod and per
     LeaderWorkerSet group: kadmit refuses the object at the field (KAD003) above 100,000 rather than build

@@ -41,14 +41,16 @@ def join_group(name: str, pods: list[Job]) -> tuple[Job | None, str]:
     first = pods[0]
     total = first.group_total or 0
     ref = first.object.model_copy(update={"name": name, "uid": None})
-    if total and sum(p.succeeded for p in pods) >= total:
-        # `Pod.Finished`: as many Succeeded pods as the group's total
+    serving = first.group_serving  # `Pod.isServing`: the reconciled pod's annotation (the group's, as written)
+    if total and sum(p.succeeded for p in pods) >= total and not serving:
+        # `Pod.Finished`: as many Succeeded pods as the group's total (a serving group never finishes)
         return first.model_copy(update={"object": ref, "state": "finished", "group": None,
                                         "generate_name": False}), ""
     # `Pod.ReclaimablePods`: the group's Succeeded pods, by role, which Kueue's reconciler writes to
     # the Workload's `status.reclaimablePods` (one it has: `reclaim.reclaim_applied`; one it makes: below) and its
-    # scheduler takes off the pod set's count (`podSetsCountsAfterReclaim`)
-    reclaimed = _succeeded(pods)
+    # scheduler takes off the pod set's count (`podSetsCountsAfterReclaim`); none of a serving group's
+    # (`Pod.isReclaimable`)
+    reclaimed = _succeeded(pods) if not serving else {}
     if any(p.state == "running" for p in pods):
         # a Running member keeps Kueue waiting (`Pod.IsActive` over the group's pods, read in
         # `handleJobWithNoWorkload` before the group's Workload is composed and its members checked)
@@ -94,7 +96,7 @@ def join_group(name: str, pods: list[Job]) -> tuple[Job | None, str]:
     # (no job-uid label: Kueue's pod reconciler makes a group's Workload with the group's labels alone)
     wl = first.workloads[0].model_copy(update={"name": name, "pod_sets": tuple(pod_sets), "origin": ref, "job_uid": ""})
     # no member is running (above): a gated or unplaced member leaves the group pending work
-    state = "pending" if any(p.state == "pending" for p in pods) else "finished"
+    state = "pending" if serving or any(p.state == "pending" for p in pods) else "finished"
     # `Pod.Run` starts each gated member with the info of its role's pod set (found by name)
     templates = Shapes((p.role or "", *p.templates[0][1:]) for p in pods if p.templates)
     return first.model_copy(update={"object": ref, "workloads": (wl,), "state": state, "group": None,

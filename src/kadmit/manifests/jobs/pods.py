@@ -18,6 +18,7 @@ FRAMEWORK = "pod"
 GATE = "kueue.x-k8s.io/admission"
 GROUP_TOTAL = "kueue.x-k8s.io/pod-group-total-count"
 FAST_ADMISSION = "kueue.x-k8s.io/pod-group-fast-admission"
+SERVING = "kueue.x-k8s.io/pod-group-serving"
 MANAGED = "kueue.x-k8s.io/managed"
 ROLE_HASH = "kueue.x-k8s.io/role-hash"
 
@@ -94,6 +95,7 @@ def pod_job(f: Fields, o: Meta) -> Job | None:
     job = b.job(state=state, note=note)
     return job.model_copy(update={
         "group": group, "group_total": total, "group_fast": o.annotations.get(FAST_ADMISSION) == "true",
+        "group_serving": group is not None and o.annotations.get(SERVING) == "true",
         # Kueue starts only a gated pod (`Pod.Run`: `isGated`; its webhook gates one being submitted)
         "templates": job.templates if GATE in gates or not created else None,
         "succeeded": phase == "Succeeded", "parent_marked": bool(o.annotations.get(SUSPENDED_BY_PARENT)),
