@@ -71,20 +71,22 @@ def test_why_begins_with_admits_reasons_in_the_examples(example: Path) -> None:
         assert _why(paths, key)[:len(reasons)] == reasons, key
 
 
-# skipped as no longer fitting where the workload's own placement gives a node more pods than it holds
+# skipped as no longer fitting where the workload's own nomination is what Kueue's fits check refuses: a
+# placement that gives a node more pods than it holds, a Fit assignment over quota
 OVER_FULL = {
     "tas-transformed-resource-no-node-has-never-fits.yaml": ("team/b", "pod set main 1 pod(s) on n0, which holds 0"),
     "tas-negative-slice-size-nominated-then-skipped.yaml": ("ns/over", "pod set main 16 pod(s) on n0, which holds 8"),
+    "fit-status-over-quota.yaml": ("team/wl", "a Fit assignment although cpu in flavor f0 fits only by preempting"),
 }
 
 
 @pytest.mark.parametrize("name", sorted(OVER_FULL))
-def test_why_says_where_kueues_fits_check_refuses_the_placement(name: str) -> None:
-    """Not "fits on its own; it waited for workloads ahead of it" (no workload is ahead of it): the node its
-    own placement over-fills, which Kueue's TASFlavorSnapshot.Fits refuses after nominating it
-    (explain/decision.py `_over_full`, placing/pool.py `over_full`); a skip another workload caused keeps it."""
+def test_why_says_where_kueues_fits_check_refuses_the_nomination(name: str) -> None:
+    """Not "fits on its own; it waited for workloads ahead of it" (no workload is ahead of it): what of its own
+    nomination Kueue's fits check refuses, every cycle (explain/decision.py `_refused_by_fits`, placing/pool.py
+    `over_full`); a skip another workload caused keeps it."""
     key, said = OVER_FULL[name]
     reasons = _why([str(FEATURES / name)], key)
-    assert said in reasons[1] and "TASFlavorSnapshot.Fits" in reasons[1], reasons
+    assert said in reasons[1] and "fits check" in reasons[1], reasons
     assert not any("fits on its own" in r for r in reasons), reasons
     assert any("fits on its own" in r for r in _why([str(FEATURES / "tas-preempt-holds-nodes.yaml")], "ns1/c"))

@@ -428,7 +428,7 @@ def explain_decision(session: Session, decisions: dict[str, Decision], key: str,
         result = WhyResult(key, False, d, decision_reasons(session, d))
         _explain_waiting(session, decisions, d, result, ready)
     if not result.blame and not result.unknown and result.placement is None:
-        result.reasons.append(_over_full(session, d) or Reason(
+        result.reasons.append(_refused_by_fits(session, d) or Reason(
             KAD523, "with today's usage the workload fits on its own; it waited for workloads ahead of it in "
                     "Kueue's order"))
     if any(o.kind == "rule" for o in result.blame) and not any(r.code == KAD520 for r in result.reasons):
@@ -530,14 +530,24 @@ def _explain_waiting(session: Session, decisions: dict[str, Decision], d: Decisi
         result.unknown = True
 
 
-def _over_full(session: Session, d: Decision) -> Reason | None:
-    """A workload Kueue skipped as no longer fitting whose own placement, at the session's state, gives a
-    domain more pods than it holds: Kueue's TASFlavorSnapshot.Fits refuses what its placement nominated
-    (a negative podSetSliceSize; a transformation's output no node has), whatever the workloads ahead of it."""
+def _refused_by_fits(session: Session, d: Decision) -> Reason | None:
+    """A workload Kueue skipped as no longer fitting whose own nomination, at the session's state, Kueue's
+    scheduler's fits check refuses whatever the workloads ahead of it: a Fit assignment over the queue's
+    quota (a flavor whose status is Fit while a resource of it needs preemption: no victims are looked for),
+    or a placement that gives a domain more pods than it holds (TASFlavorSnapshot.Fits: a negative
+    podSetSliceSize; a transformation's output no node has)."""
+    from kadmit.engine.admission.ordered import _fits_available
     if d.skipped != NO_LONGER_FITS:
         return None
-    got, _ = session.try_admit(d.workload)
-    over = session.pool.over_full(got.placement) if got is not None and got.placement is not None else None
+    got = session.nomination(d.workload)
+    if got is None or got.mode != "Fit":
+        return None
+    if got.needs and not _fits_available(session, got.cluster_queue, got.usage):
+        short = ", ".join(f"{r} in flavor {f}" for f, r in sorted(got.needs))
+        return Reason(KAD510, f"Kueue's flavor assigner gives it a Fit assignment although {short} fits only by "
+                              f"preempting: its scheduler looks for victims only for a Preempt assignment, and its "
+                              f"fits check finds the unused quota short")
+    over = session.pool.over_full(got.placement) if got.placement is not None else None
     if over is None:
         return None
     pod_set, domain, pods, holds = over
