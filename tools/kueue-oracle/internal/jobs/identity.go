@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -59,6 +60,16 @@ func generatedName(prefix string, n int) string {
 	return prefix + utilrand.SafeEncodeString(fmt.Sprintf("%05d", n%100000))
 }
 
+// servedAs are the older versions a job kind's CRD (Kueue v0.17's go.mod pins) still serves
+// beside the version Kueue's integration reads, converted by renaming (no conversion webhook):
+// KubeRay ray-operator v1.6.0's CRDs serve ray.io/v1alpha1 RayCluster, RayJob and RayService
+// (storage: ray.io/v1), so Kueue's v1 client reads such an object as a v1 one.
+var servedAs = map[schema.GroupVersionKind]schema.GroupVersionKind{
+	{Group: "ray.io", Version: "v1alpha1", Kind: "RayCluster"}: {Group: "ray.io", Version: "v1", Kind: "RayCluster"},
+	{Group: "ray.io", Version: "v1alpha1", Kind: "RayJob"}:     {Group: "ray.io", Version: "v1", Kind: "RayJob"},
+	{Group: "ray.io", Version: "v1alpha1", Kind: "RayService"}: {Group: "ray.io", Version: "v1", Kind: "RayService"},
+}
+
 // epoch is the creation time of the first untimed object when nothing in the input has one
 // (kadmit's default creation time).
 var epoch = time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -103,6 +114,16 @@ func identify(ctx context.Context, cl client.Client, objs []*unstructured.Unstru
 			submitted: u.GetUID() == "" && isEmpty(status),
 		}
 		it.stands = it.owner
+		if to, ok := servedAs[gvk]; ok {
+			// The API server takes the object in the version it was sent in (that version's CRD
+			// defaults), stores it in the storage version by renaming it (the CRD has no conversion
+			// webhook: strategy None) and serves it to Kueue's client, which reads only that one.
+			if _, err := ApplyCRDDefaults(u); err != nil {
+				return nil, err
+			}
+			u.SetAPIVersion(to.GroupVersion().String())
+			it.gvk = to
+		}
 		if group := u.GetLabels()[podconstants.GroupNameLabel]; group != "" && gvk == podGVK {
 			it.stands = Owner{APIVersion: "v1", Kind: "Pod", Namespace: u.GetNamespace(), Name: group}
 		}

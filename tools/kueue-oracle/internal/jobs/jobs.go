@@ -94,8 +94,9 @@ func SetupIndexes(ctx context.Context, ix client.FieldIndexer) error {
 }
 
 // IsJobKind reports whether Convert takes objects of this kind: the kinds Kueue integrates, in
-// any version (Convert reports a version Kueue's integration does not read, such as ray.io
-// v1alpha1, in Skipped), and the objects jobs refer to that only the job kinds' modules define
+// any version (one their CRD serves renamed, such as ray.io v1alpha1, is read as the version
+// Kueue's integration reads: servedAs; Convert reports any other version in Skipped), and the
+// objects jobs refer to that only the job kinds' modules define
 // (Kubeflow Trainer's TrainingRuntime and ClusterTrainingRuntime: Convert creates them, with
 // their CRD's defaults, before the jobs, and reports nothing about them).
 func IsJobKind(gvk schema.GroupVersionKind) bool {

@@ -106,6 +106,8 @@ func TestManagement(t *testing.T) {
 		"Job/ml/gen-#2 job-gen-44446-8dc97 q=main p=0 - [main:1]",
 		// JobSet's CRD defaults replicas to 1.
 		"JobSet/ml/js-defaults jobset-js-defaults-65e53 q=main p=0 - [w:2]",
+		// A ray.io/v1alpha1 RayCluster: KubeRay v1.6.0's CRD serves it, renamed to v1 (servedAs).
+		"RayCluster/ml/old raycluster-old-5062a q=main p=0 - [head:1 w:2]",
 		// KubeRay's CRD defaults a worker group's replicas to 0; K8sJobMode adds the submitter.
 		"RayJob/ml/rayjob rayjob-rayjob-e71c5 q=main p=0 - [head:1 small:3 nocount:0 submitter:1]",
 		"SKIP Job/kube-system/kube-sys: Namespace not opted in for Kueue management",
@@ -115,7 +117,6 @@ func TestManagement(t *testing.T) {
 		"SKIP Pod/ml/bound: Skipping pod, not managed by Kueue",
 		"SKIP Pod/ml/lone: 'g2' group has fewer runnable pods than expected",
 		"SKIP Pod/ml/nototal: metadata.annotations[kueue.x-k8s.io/pod-group-total-count]: Required value: both the 'kueue.x-k8s.io/pod-group-total-count' annotation and the 'kueue.x-k8s.io/pod-group-name' label should be set",
-		"SKIP RayCluster/ml/old: ray.io/v1alpha1 RayCluster is not a kind Kueue v0.17 integrates",
 		// A RayJob on an existing cluster: the integration's Skip, without a word.
 		"SKIP RayJob/ml/on-existing: Kueue's ray.io/rayjob integration skips it (its GenericJob's Skip)",
 	}
