@@ -295,7 +295,8 @@ class NodePool:
         capacity now, as (pod set, domain, pods placed there, pods it holds); None where it fits. A domain
         holds what its summed free capacity holds (`pods` aside, as Kueue's single-pod requests leave it
         out), each pod set on its own, its pods' requests as quota counts them (a transformation's output
-        no node has fits nowhere)."""
+        no node has fits nowhere, and a negative one, of a factor below 0, nowhere a domain holds 0 or
+        more of it: `_count_in`)."""
         for p in placement.pod_sets:
             if p.request.count <= 0:  # a group's pod set of no pods asks for nothing (see `commit`)
                 continue
@@ -305,13 +306,13 @@ class NodePool:
             # Kueue's single-pod requests of the workload: as quota counts them (TASFlavorUsage from
             # Info.TotalRequests), not the pod spec's its placement took
             counted = p.request.quota if p.request.quota is not None else p.request.template.requests
-            per_pod = [(r, q) for r, q in counted if r != PODS and q > 0]
+            per_pod = [(r, q) for r, q in counted if r != PODS and q != 0]
             for key, pods in p.nodes.items():
                 dom = tree.leaf_of(key)
                 if dom is None:
                     return p.request.pod_set, key, pods, 0
                 room = tree.leaf_free(dom, self.free)  # a host leaf: its nodes of that hostname summed
-                holds = min((room.get(r, 0) // q for r, q in per_pod), default=pods)
+                holds = min((_count_in(room, r, q) for r, q in per_pod), default=pods)
                 if holds < pods:
                     return p.request.pod_set, key, pods, holds
         return None
@@ -459,3 +460,15 @@ def _excluded(tree: DomainTree, template: PodTemplate, free: Mapping[str, Mappin
 
 def pod_set_of(wl: Workload, name: str) -> PodSet:
     return next(ps for ps in wl.pod_sets if ps.name == name)
+
+
+def _count_in(room: Mapping[str, int], resource: str, request: int) -> int:
+    """How many pods of `request` (not 0) of `resource` a domain's free capacity `room` holds, as Kueue
+    v0.17's `Requests.CountIn` counts one resource: none where the domain has no such resource, else
+    the quotient truncated toward zero (Go's integer division), so a negative request (a transformation
+    of factor below 0) fits no pod where the domain holds 0 or more of it."""
+    if resource not in room:
+        return 0
+    have = room[resource]
+    whole = abs(have) // abs(request)
+    return whole if (have < 0) == (request < 0) else -whole
