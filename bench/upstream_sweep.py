@@ -403,11 +403,14 @@ def cli_faults(path: Path) -> list[str]:
 
     from kadmit.cli import cli
 
+    stdout = {}
+
     def run(*args: str) -> tuple[int, str]:
         result = CliRunner().invoke(cli, list(args))
         text = result.output + ("".join(__import__("traceback").format_exception(result.exception))
                                 if result.exception and not isinstance(result.exception, SystemExit) else "")
-        return result.exit_code, text
+        stdout["last"] = result.stdout  # the JSON alone: `output` has the diagnostics too, whose excerpts
+        return result.exit_code, text   # of a flow-style input hold lines of "{"
 
     faults = []
     code, out = run("check", str(path))
@@ -424,7 +427,7 @@ def cli_faults(path: Path) -> list[str]:
         return faults
     if code == 2:
         return faults
-    data = json.loads(out[out.index("{\n") if not out.startswith("{") else 0:])
+    data = json.loads(stdout["last"])
     for workload in [d["workload"] for d in data["decisions"] if not d["admitted"]][:2]:
         code, out = run("why", workload, str(path))
         if code not in (1, 3) or "internal error" in out or "Traceback" in out or not (
