@@ -313,8 +313,8 @@ class NodePool:
                     return p.request.pod_set, key, pods, 0
                 room = tree.leaf_free(dom, self.free)  # a host leaf: its nodes of that hostname summed
                 holds = min((_count_in(room, r, q) for r, q in per_pod), default=pods)
-                if holds < pods:
-                    return p.request.pod_set, key, pods, holds
+                if holds < pods:  # (a negative count, of a negative request, holds none)
+                    return p.request.pod_set, key, pods, max(holds, 0)
         return None
 
     def _shape_counts(self, flavor: str, tree: DomainTree, template: PodTemplate) -> ShapeCounts:
