@@ -79,3 +79,28 @@ def test_a_leaderworkerset_naming_a_queue_only_in_a_template_is_warned_at(tmp_pa
     assert not loaded.model.workloads and [s.object.name for s in loaded.model.skipped] == ["serve"]
     (d,) = [d for d in loaded.diagnostics if d.code == "KAD161"]
     assert "workerTemplate" in d.message and d.span.line == 8
+
+
+POD_QUEUE = """\
+apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata: {name: js, namespace: team}
+spec:
+  replicatedJobs:
+  - name: w
+    template:
+      spec:
+        template:
+          metadata: {labels: {kueue.x-k8s.io/queue-name: user-queue}}
+          spec:
+            restartPolicy: Never
+            containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]
+"""
+
+
+def test_a_jobset_whose_jobs_pod_template_alone_names_a_queue_is_warned_at(tmp_path):
+    """Its Jobs name none and run; their pods, which Kueue's pod webhook gates, are not modelled."""
+    loaded = _load(tmp_path, **{"setup.yaml": TEAM}, js=POD_QUEUE)
+    assert not loaded.model.workloads and [s.object.name for s in loaded.model.skipped] == ["js"]
+    (d,) = [d for d in loaded.diagnostics if d.code == "KAD161"]
+    assert "pod template" in d.message and d.span.line == 10

@@ -100,6 +100,11 @@ def child_jobs(f: Fields, o: Meta, job: Job, spec: Val | None) -> Job | None:
             return None
         if made.refusals or not made.workloads:
             return None
+        if made.queue is None and made.unsuspended is not None and made.unsuspended.queue:
+            pod_labels = f.map(f.map(f.map(f.map(template, "spec"), "template"), "metadata"), "labels")
+            unmodelled(f, o, [], f.field(pod_labels, QUEUE_LABEL), f"its Jobs of replicated job `{name}` name none "
+                       "and run, and Kueue's pod webhook gates the pods they start, each a plain pod's Workload of "
+                       "that queue (their ancestors name none)", made.unsuspended.queue)
         one = made.workloads[0]
         workloads.extend(one.model_copy(update={
             "name": workload_name("Job", "batch", f"{o.name}-{name}-{i}", ""), "origin": ref,
@@ -112,16 +117,18 @@ def child_jobs(f: Fields, o: Meta, job: Job, spec: Val | None) -> Job | None:
                                   "unsuspended": None, "reclaimable": (), "refusals": ()})
 
 
-def unmodelled(f: Fields, o: Meta, replicated: list[Val], at: Val | None, why: str) -> None:
+def unmodelled(f: Fields, o: Meta, replicated: list[Val], at: Val | None, why: str, queue: str | None = None) -> None:
     """KAD161 where a replicated job's template names a queue that the JobSet does not (`child_jobs` leaves
-    its Jobs out): where Kueue leaves the JobSet running, its Jobs are Kueue's, as kadmit does not model."""
+    its Jobs out), or the pod template of Jobs that name none does (`queue`): where Kueue leaves the JobSet
+    running, its Jobs (their pods) are Kueue's, as kadmit does not model."""
     if o.labels.get(QUEUE_LABEL):
         return
-    queues = [q for rj in replicated if (q := f.str_map(f.map(f.map(rj, "template"), "metadata"), "labels")[0]
-                                         .get(QUEUE_LABEL))]
+    queues = [queue] if queue else [q for rj in replicated if (q := f.str_map(
+        f.map(f.map(rj, "template"), "metadata"), "labels")[0].get(QUEUE_LABEL))]
     if not queues:
         return
-    f.diags.emit(KAD161, f"JobSet `{o.name}` names no queue, while the template of its Jobs names LocalQueue "
+    what = "the pod template of its Jobs" if queue else "the template of its Jobs"
+    f.diags.emit(KAD161, f"JobSet `{o.name}` names no queue, while {what} names LocalQueue "
                  f"`{queues[0]}`: where Kueue leaves the JobSet running (its namespace has no LocalQueue `default`, "
                  f"and manageJobsWithoutQueueName does not take it), {why}, which kadmit does not model (it lists "
                  "the JobSet as not managed, and no Workload of those Jobs)", f.span(at),
