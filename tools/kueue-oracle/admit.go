@@ -90,6 +90,8 @@ func runAdmit(args []string) int {
 	keepVictims := fs.Bool("keep-victims", false, "evicted workloads keep their quota (Kueue's behaviour for a Workload no job controller stops)")
 	endState := fs.Bool("end-state", false, "also list every workload holding quota at the end (holding)")
 	verbosity := fs.Int("v", -1, "Kueue's logs on stderr at this verbosity (default: none)")
+	reconcileEvery := fs.Int("reconcile-jobs-every", 0, "run the job reconcilers again after every N-th cycle and before the run would stop, "+
+		"as their controllers answer a Workload the run admits (startJob, FailedToStart) (0: only before the first cycle)")
 	perPath := fs.Bool("each", false, "decide each PATH as a cluster of its own: one JSON object per line, with its path")
 	fs.Usage = func() {
 		fmt.Fprintln(os.Stderr, "usage: kueue-oracle admit [flags] PATH...")
@@ -102,7 +104,7 @@ func runAdmit(args []string) int {
 		fmt.Fprintf(os.Stderr, "kueue-oracle admit: unknown format %q (json)\n", *format)
 		return 2
 	}
-	if fs.NArg() == 0 || *runs < 1 {
+	if fs.NArg() == 0 || *runs < 1 || *reconcileEvery < 0 {
 		fs.Usage()
 		return 2
 	}
@@ -113,7 +115,7 @@ func runAdmit(args []string) int {
 	ctrl.SetLogger(log)
 	ctx := ctrl.LoggerInto(context.Background(), log)
 	opts := admitOptions{seed: *seed, runs: *runs, maxCycles: *maxCycles, gates: *gates, start: *start,
-		keepVictims: *keepVictims, endState: *endState, log: log}
+		keepVictims: *keepVictims, endState: *endState, reconcileEvery: *reconcileEvery, log: log}
 	if *perPath {
 		return each("admit", fs.Args(), func(path string) (admitOutput, error) { return decide(ctx, []string{path}, opts) },
 			func(out *admitOutput, path string) { out.Path = path })
@@ -141,7 +143,9 @@ type admitOptions struct {
 	start       string
 	keepVictims bool
 	endState    bool
-	log         logr.Logger
+	// reconcileEvery: the job reconcilers run again after every N-th cycle (0: before the first only)
+	reconcileEvery int
+	log            logr.Logger
 }
 
 // gateValues are the process's feature gates as they are now (before any Configuration).
@@ -241,6 +245,7 @@ func decide(ctx context.Context, paths []string, opts admitOptions) (admitOutput
 		cl, err := cluster.New(ctx, scheme, in.Objects, in.Config, cluster.Options{
 			Start: startTime, Seed: runSeed, MaxCycles: opts.maxCycles, StopEvictedJobs: !opts.keepVictims,
 			Indexes: jobIndexes, Convert: jr.convert, Log: opts.log,
+			ReconcileJobs: jr.reconcile, ReconcileEvery: opts.reconcileEvery,
 		})
 		if err != nil {
 			return out, fmt.Errorf("setting the cluster up: %w", err)

@@ -69,6 +69,7 @@ type jobsRun struct {
 	seed    int64 // the run's: the created Workloads' UIDs are drawn from it (0: input order)
 	owners  report.Owners
 	skipped []objects.Skipped
+	again   func(ctx context.Context) error // the job reconcilers over the run's jobs (convert made them)
 }
 
 func jobConverter(in *objects.Input, seed int64) *jobsRun {
@@ -79,6 +80,7 @@ func jobConverter(in *objects.Input, seed int64) *jobsRun {
 func (j *jobsRun) convert(ctx context.Context, cl client.Client, clk clock.Clock) ([]*kueue.Workload, error) {
 	j.skipped = nil
 	j.owners = report.Owners{}
+	j.again = nil
 	if len(j.in.Jobs) == 0 {
 		return nil, nil
 	}
@@ -94,6 +96,7 @@ func (j *jobsRun) convert(ctx context.Context, cl client.Client, clk clock.Clock
 	if err != nil {
 		return nil, err
 	}
+	j.again = converted.Reconcile
 	for key, o := range converted.Owners {
 		j.owners[key] = objects.Ref{APIVersion: o.APIVersion, Kind: o.Kind, Namespace: o.Namespace, Name: o.Name}
 	}
@@ -108,4 +111,12 @@ func (j *jobsRun) convert(ctx context.Context, cl client.Client, clk clock.Clock
 // jobIndexes registers the job integrations' field indexes.
 func jobIndexes(ctx context.Context, ix client.FieldIndexer) error {
 	return jobs.SetupIndexes(ctx, ix)
+}
+
+// reconcile runs the job reconcilers over the run's jobs again (admit --reconcile-jobs-every).
+func (j *jobsRun) reconcile(ctx context.Context) error {
+	if j.again == nil {
+		return nil
+	}
+	return j.again(ctx)
 }

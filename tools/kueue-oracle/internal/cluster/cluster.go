@@ -63,6 +63,11 @@ type Options struct {
 	// Convert turns the input's jobs into Workloads, given the client holding every other
 	// object (the job integrations' webhooks and reconcilers).
 	Convert func(ctx context.Context, cl client.Client, clk clock.Clock) ([]*kueue.Workload, error)
+	// ReconcileJobs runs the job reconcilers over the jobs Convert was given again; ReconcileEvery > 0
+	// calls it after every ReconcileEvery-th cycle, and once more before the run would stop (see
+	// reconcileJobs). 0: the jobs are reconciled only before the first cycle.
+	ReconcileJobs  func(ctx context.Context) error
+	ReconcileEvery int
 	// Log receives Kueue's own logs.
 	Log logr.Logger
 }

@@ -118,6 +118,12 @@ func (c *Cluster) Run() (*Result, error) {
 				c.clock.Step(time.Second)
 				continue
 			}
+			if more, err := c.reconcileJobs(); err != nil {
+				return nil, err
+			} else if len(more) > 0 {
+				c.update(phases, more) // the reconcilers' answer came late, and frees what a failed start held
+				continue
+			}
 			r.Stop = StopSettled
 			break
 		}
@@ -126,6 +132,13 @@ func (c *Cluster) Run() (*Result, error) {
 		tried := c.scheduleOnce()
 		c.holdBack()
 		changed := append(released, c.deliver()...)
+		if every := c.opts.ReconcileEvery; every > 0 && cycle%every == 0 {
+			more, err := c.reconcileJobs()
+			if err != nil {
+				return nil, err
+			}
+			changed = append(changed, more...)
+		}
 		c.requeuer.ProcessRequeues(c.ctx)
 		r.SchedulingCPU += cpuTime() - start
 		c.clock.Step(time.Second)
@@ -199,6 +212,14 @@ func (c *Cluster) Run() (*Result, error) {
 		// such a cycle is not unchanged: a multi-pod-set head whose message varies with Go's map
 		// order can take 10 cycles to be set aside, and the workloads behind it are tried then.
 		if still > c.flavors+1 {
+			if more, err := c.reconcileJobs(); err != nil {
+				return nil, err
+			} else if len(more) > 0 {
+				c.update(phases, more)
+				still = 0
+				queues = c.queueState()
+				continue
+			}
 			r.Stop = StopStalled
 			break
 		}
@@ -208,6 +229,36 @@ func (c *Cluster) Run() (*Result, error) {
 		return nil, err
 	}
 	return r, nil
+}
+
+// reconcileJobs runs the job reconcilers again (Options.ReconcileEvery > 0) and delivers what they changed
+// to the workload controller: a job whose Workload the run admitted is started, and where the start fails for
+// good its Workload is finished (FailedToStart) and gives its quota back. In a cluster the job reconciler and
+// the scheduler run concurrently: its answer lands after one cycle or several (the option's period), and at the
+// latest before the run would stop, so a run never ends with a start not tried. It returns the Workloads
+// changed (none: the option is off, or nothing was left to start).
+func (c *Cluster) reconcileJobs() ([]types.NamespacedName, error) {
+	if c.opts.ReconcileJobs == nil || c.opts.ReconcileEvery <= 0 {
+		return nil, nil
+	}
+	if err := c.opts.ReconcileJobs(c.ctx); err != nil {
+		return nil, fmt.Errorf("reconciling the jobs again: %w", err)
+	}
+	changed := c.deliver()
+	c.requeuer.ProcessRequeues(c.ctx)
+	return changed, nil
+}
+
+// update reads the phases of the changed Workloads again.
+func (c *Cluster) update(phases map[types.NamespacedName]phase, changed []types.NamespacedName) {
+	for _, key := range changed {
+		var wl kueue.Workload
+		p := phase{}
+		if err := c.cl.Get(c.ctx, key, &wl); err == nil {
+			p = phaseOf(&wl)
+		}
+		phases[key] = p
+	}
 }
 
 // scheduleOnce runs one scheduling cycle and waits for its admissions to be written; it

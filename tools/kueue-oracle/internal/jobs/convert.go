@@ -166,7 +166,16 @@ func ConvertSeeded(ctx context.Context, cl client.Client, objs []*unstructured.U
 		}
 		reqs = append(reqs, more...)
 	}
-	return e.collect(ctx, items, reqs, before)
+	out, err := e.collect(ctx, items, reqs, before)
+	if err != nil {
+		return out, err
+	}
+	out.Reconcile = func(ctx context.Context) error {
+		convertMu.Lock()
+		defer convertMu.Unlock()
+		return e.reconcileAll(ctx, reqs)
+	}
+	return out, nil
 }
 
 // env is one Convert's Kueue: its options, the controllers SetupControllers built, the webhooks

@@ -53,6 +53,10 @@ type Converted struct {
 	Owners    map[string]Owner  // "ns/workload-name" -> the job it stands for (created or already in cl)
 	Skipped   []Skipped
 	Notes     []string // what the API server would have changed on the way: fields it prunes
+	// Reconcile runs the same job reconcilers over the same jobs again, round after round until no Workload
+	// changes, as their controllers do when a job's Workload changes (startJob once it is admitted, which
+	// may fail and finish it: FailedToStart). Nil where there were no jobs.
+	Reconcile func(ctx context.Context) error
 }
 
 func (o Owner) String() string {
