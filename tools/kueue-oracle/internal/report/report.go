@@ -288,6 +288,9 @@ func Holding(r *cluster.Result, owners Owners) []Held {
 		if !workload.HasQuotaReservation(wl) || wl.Status.Admission == nil {
 			continue
 		}
+		if apimeta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadFinished) {
+			continue // its QuotaReserved stays, but the workload controller drops it from the cache (Update: StatusFinished)
+		}
 		h := Held{Workload: names[k], Kueue: k.String(), ClusterQueue: string(wl.Status.Admission.ClusterQueue)}
 		h.PodSets, h.Usage = assignment(wl.Status.Admission)
 		h.Evicted = apimeta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadEvicted)
