@@ -30,3 +30,24 @@ def test_a_failed_start_frees_quota_when_the_reconciler_answers(kueue_oracle):
     assert code == 0 and compare(k, kueue[100]).agree, compare(k, kueue[100]).report(k, kueue[100])
     assert not compare(k, kueue[1]).agree and not compare(k, kueue[2]).agree
     assert [d.code for d in api.admit([str(ROOT / START_FAILS)]).loaded.diagnostics] == ["KAD161"]
+
+
+PRIORITY = "tests/oracle/features/workload-priority-class-without-priority.yaml"
+
+
+def test_a_workload_priority_class_reaches_hand_written_workloads_when_kueue_starts(kueue_oracle):
+    """Workload objects naming a class with no `spec.priority` (or another one): Kueue's scheduler reads
+    spec.priority only. On a running Kueue they keep it (0 unset): the oracle's default, and kadmit's answer
+    (KAD176). A Kueue starting over them runs its WorkloadPriorityClass controller, which writes each
+    WorkloadPriorityClass's value into the Workloads naming it (not a PriorityClass's): whether that lands before
+    the scheduler's first cycle is the manager's timing, and `--reconcile-priority-classes` shows that side."""
+    running = from_oracle(run_oracle(kueue_oracle, [PRIORITY]))
+    started = from_oracle(run_oracle(kueue_oracle, [PRIORITY], "--reconcile-priority-classes"))
+
+    def admitted(answer):
+        return sorted(n for n, o in answer.outcomes.items() if o.admitted)
+    assert admitted(running) == ["ns/p-early", "ns/v-early-two", "ns/w-early"]
+    assert admitted(started) == ["ns/p-early", "ns/v-low-value", "ns/w-classed"]
+    code, kadmit = run_kadmit([PRIORITY])
+    k = from_kadmit(kadmit)
+    assert code == 0 and compare(k, running).agree, compare(k, running).report(k, running)

@@ -92,6 +92,8 @@ func runAdmit(args []string) int {
 	verbosity := fs.Int("v", -1, "Kueue's logs on stderr at this verbosity (default: none)")
 	reconcileEvery := fs.Int("reconcile-jobs-every", 0, "run the job reconcilers again after every N-th cycle and before the run would stop, "+
 		"as their controllers answer a Workload the run admits (startJob, FailedToStart) (0: only before the first cycle)")
+	priorityClasses := fs.Bool("reconcile-priority-classes", false, "run Kueue's WorkloadPriorityClass controller before the first cycle, "+
+		"as a Kueue starting over this state does: each Workload naming a class gets its value as spec.priority")
 	perPath := fs.Bool("each", false, "decide each PATH as a cluster of its own: one JSON object per line, with its path")
 	fs.Usage = func() {
 		fmt.Fprintln(os.Stderr, "usage: kueue-oracle admit [flags] PATH...")
@@ -115,7 +117,7 @@ func runAdmit(args []string) int {
 	ctrl.SetLogger(log)
 	ctx := ctrl.LoggerInto(context.Background(), log)
 	opts := admitOptions{seed: *seed, runs: *runs, maxCycles: *maxCycles, gates: *gates, start: *start,
-		keepVictims: *keepVictims, endState: *endState, reconcileEvery: *reconcileEvery, log: log}
+		keepVictims: *keepVictims, endState: *endState, reconcileEvery: *reconcileEvery, priorityClasses: *priorityClasses, log: log}
 	if *perPath {
 		return each("admit", fs.Args(), func(path string) (admitOutput, error) { return decide(ctx, []string{path}, opts) },
 			func(out *admitOutput, path string) { out.Path = path })
@@ -145,7 +147,9 @@ type admitOptions struct {
 	endState    bool
 	// reconcileEvery: the job reconcilers run again after every N-th cycle (0: before the first only)
 	reconcileEvery int
-	log            logr.Logger
+	// priorityClasses: Kueue's WorkloadPriorityClass controller runs before the first cycle (Kueue's start)
+	priorityClasses bool
+	log             logr.Logger
 }
 
 // gateValues are the process's feature gates as they are now (before any Configuration).
@@ -245,7 +249,7 @@ func decide(ctx context.Context, paths []string, opts admitOptions) (admitOutput
 		cl, err := cluster.New(ctx, scheme, in.Objects, in.Config, cluster.Options{
 			Start: startTime, Seed: runSeed, MaxCycles: opts.maxCycles, StopEvictedJobs: !opts.keepVictims,
 			Indexes: jobIndexes, Convert: jr.convert, Log: opts.log,
-			ReconcileJobs: jr.reconcile, ReconcileEvery: opts.reconcileEvery,
+			ReconcileJobs: jr.reconcile, ReconcileEvery: opts.reconcileEvery, ReconcilePriorityClasses: opts.priorityClasses,
 		})
 		if err != nil {
 			return out, fmt.Errorf("setting the cluster up: %w", err)

@@ -170,8 +170,9 @@ KAD176 = register(
     "a job's Workload, and Kueue's WorkloadPriorityClass controller writes it into the Workloads naming a "
     "WorkloadPriorityClass when it meets that class (Kueue's start, the class created again or its value "
     "changed), never when a Workload is created. So on a running Kueue a Workload written by hand like this "
-    "one has priority 0, and kadmit decides it so (after Kueue restarts it would have the class's value: "
-    "docs/KUEUE-DIFFERENCES.md §2). Set `spec.priority` to the class's value, as the job integrations do.",
+    "one has priority 0, and kadmit decides it so (a Kueue starting over it writes a WorkloadPriorityClass's "
+    "value there, concurrently with its first scheduling cycles: docs/KUEUE-DIFFERENCES.md §2, shown by the "
+    "oracle's `--reconcile-priority-classes`). Set `spec.priority` to the class's value, as the job integrations do.",
     kueue_rule="pkg/util/priority Priority (spec.priority, else 0); jobframework ExtractPriority; "
                "pkg/controller/core WorkloadPriorityClassReconciler (WorkloadPriorityClass events only)")
 KAD171 = register(

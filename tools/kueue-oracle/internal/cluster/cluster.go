@@ -68,6 +68,11 @@ type Options struct {
 	// reconcileJobs). 0: the jobs are reconciled only before the first cycle.
 	ReconcileJobs  func(ctx context.Context) error
 	ReconcileEvery int
+	// ReconcilePriorityClasses runs Kueue's WorkloadPriorityClass controller over every WorkloadPriorityClass
+	// before the first cycle, as a Kueue starting over this state does (its informer's create events): each
+	// Workload naming the class gets its value as spec.priority. Off: a running Kueue, whose controller met the
+	// classes before these Workloads were created, and leaves them as they are.
+	ReconcilePriorityClasses bool
 	// Log receives Kueue's own logs.
 	Log logr.Logger
 }
@@ -346,6 +351,11 @@ func (c *Cluster) load(objs []client.Object) error {
 		}
 	}
 	c.deliver()
+	if c.opts.ReconcilePriorityClasses {
+		if err := c.reconcilePriorityClasses(); err != nil {
+			return err
+		}
+	}
 	// Adding queues and cohorts asked the requeuer to retry their inadmissible workloads; a
 	// running manager's requeuer does so before any workload was tried.
 	c.requeuer.ProcessRequeues(ctx)
@@ -533,4 +543,24 @@ func (c *Cluster) ensureNamespace(ctx context.Context, ns string) error {
 	}
 	return c.cl.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
 		Name: ns, Labels: map[string]string{corev1.LabelMetadataName: ns}}})
+}
+
+// reconcilePriorityClasses is Options.ReconcilePriorityClasses: WorkloadPriorityClassReconciler.Reconcile for
+// each WorkloadPriorityClass, by name, then the Workloads it updated delivered to the workload controller (the
+// queues take their new priority).
+func (c *Cluster) reconcilePriorityClasses() error {
+	var classes kueue.WorkloadPriorityClassList
+	if err := c.cl.List(c.ctx, &classes); err != nil {
+		return err
+	}
+	sort.Slice(classes.Items, func(i, j int) bool { return classes.Items[i].Name < classes.Items[j].Name })
+	r := core.NewWorkloadPriorityClassReconciler(c.cl, nil)
+	for i := range classes.Items {
+		req := reconcile.Request{NamespacedName: types.NamespacedName{Name: classes.Items[i].Name}}
+		if _, err := r.Reconcile(c.ctx, req); err != nil {
+			return fmt.Errorf("WorkloadPriorityClass %s: %w", classes.Items[i].Name, err)
+		}
+	}
+	c.deliver()
+	return nil
 }
