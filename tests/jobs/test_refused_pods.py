@@ -41,7 +41,7 @@ kind: LeaderWorkerSet
 metadata: {{name: lws, namespace: default, labels: {{kueue.x-k8s.io/queue-name: user-queue}}}}
 spec:
   leaderWorkerTemplate: {{size: 2, workerTemplate: {{spec: {POD}}}}}
-""",
+""".replace("restartPolicy: Never, ", ""),  # a StatefulSet's pods restart Always,
     **{kind: f"""\
 apiVersion: {api}
 kind: {kind}
@@ -116,3 +116,21 @@ def test_the_words_follow_validate_pod_specs_order(tmp_path: Path) -> None:
     at = [warning.index(f"spec.template.spec.{w}") for w in ("containers[0]", "initContainers[0]",
                                                               "resources.limits[example.com/gpu]", "tolerations[0]")]
     assert at == sorted(at), warning
+
+
+def test_a_restart_policy_the_made_object_refuses_is_warned(tmp_path: Path) -> None:
+    """A JobSet's Job refuses restartPolicy Always, a LeaderWorkerSet's StatefulSet Never (after ValidatePodSpec's
+    words, as the real server lists them: tests/kube/test_empty_toleration.py); an MPIJob's launcher Job takes its
+    replica spec's restartPolicy (mpi-operator's setRestartPolicy), so its template's is not warned."""
+    keyed = POD.replace("tolerations: [{}]", "tolerations: [{operator: Exists}]")
+    always = keyed.replace("restartPolicy: Never", "restartPolicy: Always")
+    jobs = {"JobSet": (JOBS["JobSet"].replace(POD, always),
+                       'restartPolicy: Required value: valid values: "OnFailure", "Never"'),
+            "LeaderWorkerSet": (JOBS["LeaderWorkerSet"].replace(POD.replace("restartPolicy: Never, ", ""), keyed),
+                                'restartPolicy: Unsupported value: "Never": supported values: "Always"'),
+            "MPIJob": (JOBS["MPIJob"].replace(POD, always), None)}
+    for kind, (manifest, words) in jobs.items():
+        (tmp_path / kind).mkdir()
+        ws = load(write(tmp_path / kind, setup__yaml=SETUP, job__yaml=manifest))
+        warned = [d.message.split(": `", 1)[1].split("`: ")[0] for d in ws.diagnostics if d.code == "KAD199"]
+        assert warned == ([] if words is None else [f"spec.template.spec.{words}"]), (kind, warned)

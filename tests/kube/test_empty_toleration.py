@@ -126,18 +126,26 @@ def _refusal(stderr: str) -> str:
     return said if not items else items[0] if len(items) == 1 else "[" + ", ".join(items) + "]"
 
 
-@pytest.mark.parametrize("kind,spec", [(k, s) for k in sorted(MAKERS) for s in sorted(SPECS)
-                                       if (k, s) != ("PyTorchJob", "mixed")])
+# a restartPolicy the made object refuses (after ValidatePodSpec's words): a Job's pods must end (the JobSet's
+# webhook defaults an unset one to OnFailure), a StatefulSet's restart Always
+WRONG_RESTART = {"JobSet": "restartPolicy: Always, ", "LeaderWorkerSet": "restartPolicy: Never, "}
+
+
+@pytest.mark.parametrize("kind,spec", [(k, s) for k in sorted(MAKERS) for s in (*sorted(SPECS), "restart")
+                                       if (k, s) != ("PyTorchJob", "mixed") and (s != "restart" or k in WRONG_RESTART)])
 def test_the_objects_a_custom_resources_controller_makes_are_refused_in_kadmits_words(
         kind: str, spec: str, kube_apiserver: KubeAPIServer, tmp_path: Path) -> None:
     """The server creates the custom resource holding `tolerations: [{}]` (its template is not validated) and refuses
     what its controller makes of it (a JobSet's Job, a LeaderWorkerSet's StatefulSet, a PyTorchJob's Pod): kadmit
-    admits the custom resource and warns (KAD199) in that object's words, word for word and in the server's order."""
-    pod_spec = SPECS[spec].format(restart=RESTART[kind])
+    admits the custom resource and warns (KAD199) in that object's words, word for word and in the server's order;
+    a restartPolicy the made object refuses too ("restart": with the mixed refusals, it comes last)."""
+    pod_spec = SPECS["mixed"].format(restart=WRONG_RESTART[kind]) if spec == "restart" else \
+        SPECS[spec].format(restart=RESTART[kind])
     cr, made, what = MAKERS[kind][0].format(spec=pod_spec), MAKERS[kind][1].format(spec=pod_spec), MAKERS[kind][2]
     assert kube_apiserver.run("create", "--dry-run=server", "-f", "-", input=cr, check=False).returncode == 0
     refused = kube_apiserver.run("create", "--dry-run=server", "-f", "-", input=made, check=False)
     assert refused.returncode != 0 and "tolerations[0].operator: Invalid value" in refused.stderr, refused
+    assert spec != "restart" or "spec.template.spec.restartPolicy: " in refused.stderr, refused
     path = tmp_path / "cr.yaml"
     path.write_text(cr, encoding="utf-8")
     got = ws.load([str(path)])

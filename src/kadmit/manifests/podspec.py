@@ -382,19 +382,37 @@ def toleration_refusals(f: Fields, spec: Val | None, path: str) -> list[str]:
 TEMPLATE_HOLDERS = ("Job", "StatefulSet", "Deployment")
 
 
-def template_refusals(f: Fields, spec: Val | None, made: str,
-                      containers: tuple[ContainerResources, ...]) -> tuple[str, tuple[str, ...]]:
+def _restart_refusals(f: Fields, spec: Val | None, path: str, kind: str) -> list[str]:
+    """What the made object's own validation refuses of its template's `restartPolicy`, after ValidatePodSpec's
+    (ValidateJobSpec: a Job's pods end, OnFailure or Never; a StatefulSet's or a Deployment's, Always, the
+    default). Only a written Always (a Job's) or Never/OnFailure (the others'): an unset one is a Job's where
+    its maker's webhook defaults it (JobSet's: OnFailure), and other values ValidatePodSpec refuses itself."""
+    written = f.field(spec, "restartPolicy")
+    policy = written.v if written is not None and isinstance(written.v, str) else ""
+    if kind == "Job" and policy == "Always":
+        return [f'{path}.restartPolicy: Required value: valid values: "OnFailure", "Never"']  # Always, as unset
+    if kind != "Job" and policy in ("OnFailure", "Never"):
+        return [f'{path}.restartPolicy: Unsupported value: "{policy}": supported values: "Always"']
+    return []
+
+
+def template_refusals(f: Fields, spec: Val | None, made: str, containers: tuple[ContainerResources, ...],
+                      restart: bool = True) -> tuple[str, tuple[str, ...]]:
     """What the API server refuses of the objects made of a custom resource's pod template `spec`, which it
     stored without validating it (KAD199): the `made` object's (a Job, a StatefulSet: its template, as written,
     at `spec.template.spec`), then a Pod's made of it (at `spec`, as SetDefaults_Pod defaults it); the first
     refused, and its words in ValidatePodSpec's order: the containers', the init containers' and the pod's own
-    resources (`_api_refusals`), then the tolerations. ("", ()) where neither is refused. `containers`: the
-    template's containers, then init containers (`pod_requests`), whose formats an aggregate is printed in."""
+    resources (`_api_refusals`), then the tolerations; the made object's `restartPolicy` last, where it keeps
+    the template's (`restart`: an MPIJob's launcher takes its replica spec's). ("", ()) where neither is
+    refused. `containers`: the template's containers, then init containers (`pod_requests`), whose formats an
+    aggregate is printed in."""
     chain = ((made, "spec.template.spec", False),) if made in TEMPLATE_HOLDERS else ()
     for kind, path, pod in (*chain, ("Pod", "spec", True)):
         words: list[str] = []
         _api_refusals(f, spec, path, _aggregate(f, spec, pod), pod, containers, words)
         words += toleration_refusals(f, spec, path)
+        if kind != "Pod" and restart:
+            words += _restart_refusals(f, spec, path, kind)
         if words:
             return kind, tuple(words)
     return "", ()

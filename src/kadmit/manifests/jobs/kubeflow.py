@@ -46,7 +46,8 @@ def training_job(f: Fields, o: Meta) -> Job:
         template = f.map(rs, "template", required=True, what=f"replica spec `{kind}`")
         b.template(kind.lower(), count, template, rs, count_node=f.field(rs, "replicas"),
                    origin=f"replica type `{kind}` ({count} replica{'s' if count != 1 else ''})",
-                   made="Job" if (o.kind, kind) == ("MPIJob", "Launcher") else None)  # mpi-operator's newLauncherJob
+                   # mpi-operator's newLauncherJob, its restartPolicy the replica spec's (setRestartPolicy)
+                   made="Job" if (o.kind, kind) == ("MPIJob", "Launcher") else None, restart=o.kind != "MPIJob")
     if o.kind == "MPIJob":  # the one training kind whose webhook checks pod-set groups
         b.check_groups({k.lower(): f"spec.mpiReplicaSpecs[{k}].template.metadata.annotations" for k in t.order})
     status = f.map(o.node, "status")
