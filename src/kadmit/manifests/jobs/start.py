@@ -134,7 +134,9 @@ def start_failure(job: Job, wl: Workload, flavors: dict[str, ResourceFlavor]) ->
 
 WILL_NOT_START = ("once Kueue admits its Workload `{wl}`, its job reconciler cannot start it (startJob merges the "
                   "admission into the pods it starts: {error}) and finishes the Workload (Finished, reason "
-                  f"{FAILED_TO_START}), giving its quota back: kadmit decides it as if it started")
+                  f"{FAILED_TO_START}), giving its quota back: kadmit decides it as if it started, Kueue's outcome "
+                  "where the reconciler answers after the scheduler has placed the rest; an earlier answer gives "
+                  "the quota to the workloads behind it (docs/KUEUE-DIFFERENCES.md §1)")
 
 
 def warn_unstartable(model: Model, diags: Diagnostics) -> Model:
