@@ -18,8 +18,9 @@ spec:
     count: 1
     template:
       spec:
-        containers: [{name: c, image: busybox, resources: {requests: {cpu: "1000m"}}}]
-"""
+        containers: [{name: c, image: busybox, imagePullPolicy: Always, terminationMessagePath: /dev/termination-log,
+                      terminationMessagePolicy: File, resources: {requests: {cpu: "1000m"}}}]
+"""  # its container as the API server defaults the Pod's when it creates it (SetDefaults_Container)
 POD = """\
 apiVersion: v1
 kind: Pod

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from kadmit.manifests.jobs.containerdefaults import pull_policy
 from kadmit.workspace import load
 
 from .helpers import SETUP, write
@@ -74,11 +75,40 @@ def test_the_job_takes_its_prebuilt_workload_as_its_own(tmp_path):
     assert not m.skipped and not diags
 
 
-def test_a_workload_without_the_api_servers_defaults_is_taken_with_a_warning(tmp_path):
+def test_a_workload_without_the_api_servers_defaults_is_out_of_sync_with_a_warning(tmp_path):
+    """The API server sets them in the Job's containers when it creates it, not in the Workload's: Kueue finds the
+    Workload out of sync (tests/oracle/features/prebuilt-workload-container-defaults.yaml)."""
     m, diags = _load(tmp_path)
-    assert [w.name for w in m.workloads] == ["pre"]
+    (w,) = m.workloads
+    assert w.name == "pre" and w.finished
+    (s,) = m.skipped
+    assert s.object.name == "j" and "OutOfSync" in s.reason and "pod set 0: its containers" in s.reason
     (d,) = diags
     assert d.code == "KAD193" and "`imagePullPolicy`, `terminationMessagePath`, `terminationMessagePolicy`" in d.message
+    assert "Kueue finds the Workload out of sync (Finished, OutOfSync)" in d.message and "IfNotPresent" in d.help
+
+
+def test_a_workload_out_of_sync_otherwise_gets_no_warning_of_the_defaults(tmp_path):
+    m, diags = _load(tmp_path, count=3)
+    assert m.workloads[0].finished and "its count 2 against 3" in m.skipped[0].reason and not diags
+
+
+# images and the imagePullPolicy the API server gives each (tests/kube/test_prebuilt_defaults.py asks it; the
+# oracle's harness: tools/kueue-oracle internal/jobs TestApplyContainerDefaults)
+PULL_POLICIES = [
+    ("busybox", "Always"), ("busybox:latest", "Always"), ("busybox:1.36", "IfNotPresent"),
+    ("localhost:5000/img", "Always"), ("registry.example.com:5000/ml/trainer:2.4", "IfNotPresent"),
+    ("busybox@sha256:" + "ab" * 32, "IfNotPresent"), ("busybox:latest@sha256:" + "ab" * 32, "Always"),
+    ("busybox@sha256:" + "AB" * 32, "IfNotPresent"), ("Busybox", "IfNotPresent"), ("", "IfNotPresent"),
+    ("a" * 64, "IfNotPresent"), ("UPPER.example/x", "Always"), ("host.example/UP/x", "IfNotPresent"),
+]
+
+
+@pytest.mark.parametrize("image, policy", PULL_POLICIES)
+def test_the_pull_policy_is_the_api_servers(image, policy):
+    """SetDefaults_Container's imagePullPolicy by the image's tag (pkg/util/parsers.ParseImageName); the same
+    images on the real API server: tests/kube/test_prebuilt_defaults.py."""
+    assert pull_policy(image) == policy
 
 
 def test_a_job_read_back_from_a_cluster_is_not_warned_about(tmp_path):
@@ -253,12 +283,19 @@ def test_a_workload_one_job_controls_is_not_in_question(tmp_path):
                         f"metadata: {{ownerReferences: [{{apiVersion: batch/v1, kind: Job, name: j, uid: {uid}, "
                         "controller: true}], name: pre, namespace: ns,")
     text = text.replace("  name: j\n  namespace: ns\n", f"  name: j\n  namespace: ns\n  uid: {uid}\n")
+    head, j, k = text.split("---\napiVersion: batch/v1\nkind: Job\n")  # j as the server holds it: defaulted
+    text = "---\napiVersion: batch/v1\nkind: Job\n".join((head, j.replace("image: busybox, ", SERVER_SET), k))
     p = tmp_path / "owned.yaml"
     p.write_text(text, encoding="utf-8")
     ws = load([str(p)])
     (s,) = ws.model.skipped
     assert s.object.name == "k" and "which Job `j` controls (its controller ownerReference)" in s.reason
     assert not [d for d in ws.diagnostics if d.code == "KAD194"]
+
+
+# what the API server sets in a Job's container of image `busybox` (and the features' prebuilt Workloads set)
+SERVER_SET = ("image: busybox, imagePullPolicy: Always, terminationMessagePath: /dev/termination-log, "
+              "terminationMessagePolicy: File, ")
 
 
 # (the Workload's container fields, the Job's, in sync?) each as the oracle decides it (Semantic.DeepEqual on the Go
@@ -284,8 +321,8 @@ GO_VALUES = [
 @pytest.mark.parametrize("workload, job, in_sync", GO_VALUES)
 def test_containers_are_compared_as_go_values(tmp_path, workload, job, in_sync):
     text = (FEATURES / "prebuilt-workload-adopted.yaml").read_text(encoding="utf-8")
-    text = text.replace("containers: [{name: c, image: busybox, resources: {requests: {cpu: \"1000m\"}}}]",
-                        f"containers: [{{name: c, image: busybox, {workload}resources: {{requests: {{cpu: \"1000m\"}}}}}}]")
+    text = text.replace(f"containers: [{{name: c, {SERVER_SET}resources: {{requests: {{cpu: \"1000m\"}}}}}}]",
+                        f"containers: [{{name: c, {SERVER_SET}{workload}resources: {{requests: {{cpu: \"1000m\"}}}}}}]")
     text = text.replace("containers: [{name: c, image: busybox, resources: {requests: {cpu: \"1\"}}}]",
                         f"containers: [{{name: c, image: busybox, {job}resources: {{requests: {{cpu: \"1\"}}}}}}]")
     p = tmp_path / "case.yaml"

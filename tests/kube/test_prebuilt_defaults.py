@@ -1,8 +1,8 @@
 """KAD193's claim, on the real API server: it defaults a Job's containers (`imagePullPolicy`,
-`terminationMessagePath`, `terminationMessagePolicy`: `manifests.jobs.prebuilt.CONTAINER_DEFAULTS`) and not a
+`terminationMessagePath`, `terminationMessagePolicy`: `manifests.jobs.containerdefaults`) and not a
 Workload's, so a prebuilt Workload written with the Job's very containers is out of sync with the Job as the
-server stores it: read back from the server, kadmit finds them out of sync (as Kueue would), where the files
-as written warn KAD193 and match."""
+server stores it: kadmit finds them out of sync (as Kueue would) read back from the server, and in the files
+as written, where it warns KAD193. The imagePullPolicy it gives each image is `containerdefaults.pull_policy`'s."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from kadmit import workspace as ws
-from kadmit.manifests.jobs.prebuilt import CONTAINER_DEFAULTS
+from kadmit.manifests.jobs.containerdefaults import CONTAINER_DEFAULTS, pull_policy
 from kube.server import KubeAPIServer
 
 pytestmark = pytest.mark.slow
@@ -88,7 +88,8 @@ def test_the_api_server_defaults_a_jobs_containers_and_not_a_workloads(kube_apis
 
     written = _load(tmp_path, "written", QUEUES + "---\n" + PAIR)
     assert [d.code for d in written.diagnostics] == ["KAD193"]
-    assert [w.origin.name for w in written.model.workloads if w.origin] == ["prebuilt-job"]
+    (skipped,) = [s for s in written.model.skipped if s.object.kind == "Job"]
+    assert "OutOfSync" in skipped.reason and "its containers" in skipped.reason
 
     for obj in (job, wl):
         obj.pop("status", None)
@@ -127,3 +128,23 @@ def test_a_port_without_protocol_is_defaulted_on_both_sides(kube_apiserver: Kube
     (taken,) = kadmit["decisions"]  # the Job's, in sync: named by the Workload (the Job has a UID)
     assert taken["admitted"] and taken["object"]["kind"] == "Job", taken
     assert not [s for s in kadmit["skipped"] if s["kind"] == "Job"], kadmit["skipped"]
+
+
+def test_the_pull_policy_is_the_api_servers(kube_apiserver: KubeAPIServer) -> None:
+    """The images of tests/jobs/test_prebuilt.py's test_the_pull_policy_is_the_api_servers, each in a Job the
+    server creates: the imagePullPolicy it stores is `pull_policy`'s (SetDefaults_Container: `latest` or no tag
+    nor digest Always, else IfNotPresent; an image that does not parse IfNotPresent)."""
+    from tests.jobs.test_prebuilt import PULL_POLICIES
+
+    images = [(image, policy) for image, policy in PULL_POLICIES if image]  # the server refuses a Job without one
+    jobs = [{"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": f"pull-{i}", "namespace": "default"},
+             "spec": {"suspend": True, "template": {"spec": {"restartPolicy": "Never", "containers": [
+                 {"name": "c", "image": image}]}}}} for i, (image, _) in enumerate(images)]
+    try:
+        kube_apiserver.run("create", "-f", "-", input=yaml.safe_dump_all(jobs))
+        for i, (image, policy) in enumerate(images):
+            (c,) = kube_apiserver.get("jobs.batch", f"pull-{i}", "default")["spec"]["template"]["spec"]["containers"]
+            assert c["imagePullPolicy"] == pull_policy(image) == policy, (image, c)
+    finally:
+        kube_apiserver.run("delete", "jobs.batch", *[f"pull-{i}" for i in range(len(jobs))], "--namespace", "default",
+                           "--ignore-not-found", "--wait=false")

@@ -324,18 +324,18 @@ KAD198 = register(
                "(OwnerReferenceIndexFieldMatcher: owner kind and name); pkg/cache/queue/cluster_queue.go "
                "baseCompareFunc and pkg/scheduler/preemption/common/ordering.go CandidatesOrdering (UID last)")
 KAD193 = register(
-    "KAD193", "prebuilt Workload matched without the API server's defaults", "warning",
+    "KAD193", "prebuilt Workload out of sync by the API server's defaults", "warning",
     "A job being submitted names a prebuilt Workload (`kueue.x-k8s.io/prebuilt-workload-name`) whose pod "
-    "sets match the job's as the files are written, so kadmit (as Kueue's reconciler on these objects) "
-    "takes the Workload as the job's. On a cluster the API server defaults the job's containers "
-    "(`imagePullPolicy`, `terminationMessagePath`, `terminationMessagePolicy`: core/v1 "
-    "SetDefaults_Container) but not the Workload's (a custom resource), and Kueue compares them "
-    "(Semantic.DeepEqual): unless the Workload's containers set those fields as the API server would, "
-    "Kueue finds it out of sync, marks it Finished (OutOfSync) and the job gets no Workload. The warning "
-    "names the fields the Workload leaves unset; a job read back from a cluster (with a UID) carries "
-    "its defaults already and is not warned about.",
+    "sets would match the job's as the files are written, but whose containers leave `imagePullPolicy`, "
+    "`terminationMessagePath` or `terminationMessagePolicy` unset. The API server sets those in the job's "
+    "containers when it creates the job (core/v1 SetDefaults_Container: `imagePullPolicy` Always for an image "
+    "tagged `latest` or with neither tag nor digest, else IfNotPresent; `/dev/termination-log`; `File`) and "
+    "not in the Workload's (a custom resource), and Kueue compares them (Semantic.DeepEqual): it finds the "
+    "Workload out of sync, marks it Finished (OutOfSync), and the job gets no Workload. kadmit decides so, "
+    "and the warning names the fields to set. A job read back from a cluster (with a UID or a status) is read "
+    "as the server holds it, its defaults in it or not.",
     kueue_rule="pkg/controller/jobframework/reconciler.go ensurePrebuiltWorkloadInSync, EquivalentToWorkload; "
-               "pkg/util/equality ComparePodSets")
+               "pkg/util/equality ComparePodSets; k8s.io/kubernetes pkg/apis/core/v1/defaults.go SetDefaults_Container")
 KAD194 = register(
     "KAD194", "two jobs name one prebuilt Workload", "warning",
     "Two jobs of the input name the same prebuilt Workload (`kueue.x-k8s.io/prebuilt-workload-name`), and no "

@@ -10,6 +10,7 @@ from kadmit import budget
 from kadmit.diagnostics import KAD003
 from kadmit.manifests.codes import KAD161
 from kadmit.manifests.fields import Fields, Invalid, Meta
+from kadmit.manifests.jobs.containerdefaults import defaulted
 from kadmit.manifests.jobs.refusals import MAX_EXEC_LABEL, go_atoi, group_refusals, job_refusals, topology_refusals
 from kadmit.manifests.kubenames import label_value_problem
 from kadmit.manifests.owners import controller_owner
@@ -131,9 +132,7 @@ class Builder:
         klass, kind = self.priority()
         return Workload(namespace=ref.namespace or "default", name=name, queue="", priority_class=klass,
                         priority_class_kind=kind, pod_sets=tuple(pod_sets), origin=ref, job_uid=job_uid(ref),
-                        shapes=(_max_exec(self.o), tuple(template_shape(self.f, ps.count, ps.min_count,
-                                                                        self.templates.get(ps.name))
-                                                          for ps in pod_sets)),
+                        shapes=(_max_exec(self.o), tuple(self._shape(ref, ps) for ps in pod_sets)),
                         **duration_annotation(self.f, self.o),
                         span=self.f.span(self.o.node),
                         spans=self.f.spans({"name": self.o.metadata.v.get("name") or self.o.metadata.v.get("generateName"),
@@ -141,6 +140,14 @@ class Builder:
                                             "queue": label_node(self.f, self.o, QUEUE_LABEL),
                                             "priority_class": label_node(self.f, self.o, PRIORITY_LABEL),
                                             "created": self.f.field(self.o.metadata, "creationTimestamp")}))
+
+    def _shape(self, ref: ObjectRef, ps: PodSet) -> tuple:
+        """The pod set's `template_shape`; a built-in kind's being submitted with its containers as the API server
+        defaults them on create (`containerdefaults`), which a Workload's are not."""
+        shape = template_shape(self.f, ps.count, ps.min_count, self.templates.get(ps.name))
+        if (self.o.group, self.o.kind) not in API_VALIDATED or ref.uid or _set(self.f.field(self.o.node, "status")):
+            return shape
+        return (shape[0], shape[1], defaulted(shape[2]), shape[3])
 
     def priority(self) -> tuple[str | None, str | None]:
         """Kueue's ExtractPriority: the `kueue.x-k8s.io/priority-class` label names a

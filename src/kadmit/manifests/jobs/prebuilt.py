@@ -10,6 +10,7 @@ from importlib import resources
 
 from kadmit.diagnostics import Diagnostics, Label
 from kadmit.manifests.codes import KAD193, KAD194
+from kadmit.manifests.jobs.containerdefaults import CONTAINER_DEFAULTS, defaulted, undefaulted  # noqa: F401 - CONTAINER_DEFAULTS: tests
 from kadmit.manifests.jobs.start import merge, status_infos
 from kadmit.model import Job, ResourceFlavor, Workload
 from kadmit.quantity import QuantityError, parse_exact
@@ -58,16 +59,27 @@ def prebuilt_workload(job: Job, workloads: list[Workload], keys: dict[str, int],
         adopted[at] = (job, not what)
         workloads[at] = _owned_by(wl, job)
     if what:
+        if job.submitted and diags is not None:
+            _by_defaults(job, wl, key, flavors or {}, diags)
         return at, PREBUILT_OUT_OF_SYNC.format(wl=key, what=what)
-    theirs = wl.shapes or (None, ())
-    unset = undefaulted([c for ps in theirs[1] for c in ps[2]])
-    if unset and job.submitted and diags is not None:
-        diags.emit(KAD193, f"{job.object.kind} `{job.object.name}` takes the prebuilt Workload `{key}` as the files "
-                   f"are written, but on a cluster the API server sets {', '.join(f'`{k}`' for k in unset)} in the "
-                   f"job's containers and not in the Workload's: Kueue would find it out of sync (Finished, "
-                   f"OutOfSync) and the job would get no Workload", wl.span or job.span,
-                   help="set those fields in the Workload's containers as the API server sets them in the job's")
     return at, None
+
+
+def _by_defaults(job: Job, wl: Workload, key: str, flavors: dict[str, ResourceFlavor], diags: Diagnostics) -> None:
+    """KAD193: a prebuilt Workload out of sync with a job being submitted only by the container defaults the API
+    server gives the job on create (`containerdefaults`) and the Workload leaves unset."""
+    shapes = wl.shapes or (None, ())
+    unset = undefaulted([c for ps in shapes[1] for c in ps[2]])
+    mended = (shapes[0], tuple((s[0], s[1], defaulted(s[2]), *s[3:]) for s in shapes[1]), *shapes[2:])
+    if not unset or out_of_sync(job, wl.model_copy(update={"shapes": mended}), flavors):
+        return
+    diags.emit(KAD193, f"{job.object.kind} `{job.object.name}` names the prebuilt Workload `{key}`, whose containers "
+               f"leave {', '.join(f'`{k}`' for k in unset)} unset: the API server sets them in the job's containers "
+               "when it creates the job (SetDefaults_Container) and not in the Workload's, so Kueue finds the "
+               "Workload out of sync (Finished, OutOfSync) and the job gets no Workload", wl.span or job.span,
+               help="set them in the Workload's containers as the API server sets them in the job's: "
+                    "`imagePullPolicy: Always` for an image tagged `latest` or with neither tag nor digest, else "
+                    "`IfNotPresent`; `terminationMessagePath: /dev/termination-log`; `terminationMessagePolicy: File`")
 
 
 def _owned_by(wl: Workload, job: Job) -> Workload:
@@ -213,15 +225,3 @@ def go_value(value, kind: str):
     if not isinstance(value, dict):
         return repr(value)
     return tuple((name, go_value(value.get(name), k)) for name, k in sorted(fields.items()))
-
-
-# What the API server's defaulting (core/v1 SetDefaults_Container) sets in every container of a built-in
-# kind's pod template, and never in a Workload's (a custom resource: its schema has no defaults there).
-CONTAINER_DEFAULTS = ("imagePullPolicy", "terminationMessagePath", "terminationMessagePolicy")
-
-
-def undefaulted(containers: list) -> list[str]:
-    """The fields of CONTAINER_DEFAULTS some container or init container leaves unset (`containers`: the
-    two plain lists `template_shape` keeps)."""
-    return [k for k in CONTAINER_DEFAULTS if any(isinstance(c, dict) and not c.get(k)
-                                                 for group in containers for c in (group or []))]

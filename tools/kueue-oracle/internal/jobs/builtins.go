@@ -1,9 +1,12 @@
 package jobs
 
 import (
+	_ "crypto/sha256" // the digests an image reference may name (k8s.io/kubernetes pkg/util/parsers)
+	_ "crypto/sha512"
 	"math"
 	"strings"
 
+	"github.com/distribution/reference"
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -17,9 +20,11 @@ import (
 // Kueue's conversion reads. Kubernetes' own functions cannot run here: importing
 // k8s.io/kubernetes registers its feature gates in the process-wide gate Kueue registers its own
 // in, and the two disagree on DynamicResourceAllocation (a panic at start-up). Defaults that
-// only shape fields Kueue copies without reading (dnsPolicy, terminationMessagePath, ...) are
-// left out; so are admission plugins such as LimitRanger, which sets a new pod's container
-// defaults from the namespace's LimitRanges (Kueue applies the same defaults to the Workload).
+// only shape fields Kueue copies without reading or comparing (dnsPolicy, schedulerName, ...) are
+// left out (the containers' imagePullPolicy and terminationMessage* Kueue compares with a prebuilt
+// Workload's: applyContainerDefaults, for an object being submitted); so are admission plugins
+// such as LimitRanger, which sets a new pod's container defaults from the namespace's LimitRanges
+// (Kueue applies the same defaults to the Workload).
 func applyBuiltinDefaults(obj client.Object) {
 	switch o := obj.(type) {
 	case *batchv1.Job:
@@ -48,8 +53,8 @@ func applyBuiltinDefaults(obj client.Object) {
 // compares a job's containers with a prebuilt Workload's (EquivalentToWorkload, Semantic.DeepEqual),
 // and on a cluster both sides carry these: left out of the job alone, a Job whose ports leave out
 // `protocol` was out of sync with its Workload here and in sync on a cluster (INTEGRATIONS J11).
-// The core/v1 defaults a Workload does not get (imagePullPolicy, terminationMessagePath, ...) stay
-// out, as KAD193 says.
+// The core/v1 defaults a Workload does not get (imagePullPolicy, terminationMessagePath, ...) are
+// applyContainerDefaults', for an object being submitted.
 func defaultContainerFields(spec *corev1.PodSpec) {
 	each := func(ports []corev1.ContainerPort, env []corev1.EnvVar, probes ...*corev1.Probe) {
 		for i := range ports {
@@ -199,4 +204,75 @@ func defaultContainerRequests(spec *corev1.PodSpec) {
 			}
 		}
 	}
+}
+
+// applyContainerDefaults applies SetDefaults_Container (k8s.io/kubernetes v1.35 pkg/apis/core/v1/
+// defaults.go) to the containers and init containers of a built-in kind being submitted, as the API
+// server does on create: imagePullPolicy (Always for an image whose tag is `latest`, or that names
+// neither tag nor digest; else IfNotPresent, an image that does not parse included),
+// terminationMessagePath and terminationMessagePolicy. The Workload CRD has no such defaults, so a
+// prebuilt Workload that leaves them unset is out of sync with the job (EquivalentToWorkload,
+// Semantic.DeepEqual of the containers; kadmit's KAD193). An object the input shows stored (a UID or
+// a status) is read as the server holds it: its containers carry what they carry, as do the
+// Workloads Kueue made of it.
+func applyContainerDefaults(obj client.Object) {
+	var spec *corev1.PodSpec
+	switch o := obj.(type) {
+	case *batchv1.Job:
+		spec = &o.Spec.Template.Spec
+	case *appsv1.Deployment:
+		spec = &o.Spec.Template.Spec
+	case *appsv1.StatefulSet:
+		spec = &o.Spec.Template.Spec
+	case *corev1.Pod:
+		spec = &o.Spec
+	default:
+		return
+	}
+	for _, cs := range [][]corev1.Container{spec.InitContainers, spec.Containers} {
+		for i := range cs {
+			c := &cs[i]
+			setContainerDefaults(c.Image, &c.ImagePullPolicy, &c.TerminationMessagePath, &c.TerminationMessagePolicy)
+		}
+	}
+	for i := range spec.EphemeralContainers { // SetDefaults_EphemeralContainer
+		c := &spec.EphemeralContainers[i].EphemeralContainerCommon
+		setContainerDefaults(c.Image, &c.ImagePullPolicy, &c.TerminationMessagePath, &c.TerminationMessagePolicy)
+	}
+}
+
+// setContainerDefaults is SetDefaults_Container on one container's fields.
+func setContainerDefaults(image string, pull *corev1.PullPolicy, path *string, policy *corev1.TerminationMessagePolicy) {
+	if *pull == "" {
+		*pull = corev1.PullIfNotPresent
+		if imageTag(image) == "latest" {
+			*pull = corev1.PullAlways
+		}
+	}
+	if *path == "" {
+		*path = corev1.TerminationMessagePathDefault
+	}
+	if *policy == "" {
+		*policy = corev1.TerminationMessageReadFile
+	}
+}
+
+// imageTag is the tag k8s.io/kubernetes pkg/util/parsers.ParseImageName gives an image: its own,
+// `latest` where it names neither tag nor digest, "" where it names only a digest or does not parse.
+func imageTag(image string) string {
+	named, err := reference.ParseNormalizedNamed(image)
+	if err != nil {
+		return ""
+	}
+	var tag, digest string
+	if tagged, ok := named.(reference.Tagged); ok {
+		tag = tagged.Tag()
+	}
+	if digested, ok := named.(reference.Digested); ok {
+		digest = digested.Digest().String()
+	}
+	if tag == "" && digest == "" {
+		return "latest"
+	}
+	return tag
 }

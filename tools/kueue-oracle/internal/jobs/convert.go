@@ -288,6 +288,7 @@ func (e *env) submit(ctx context.Context, it *item) error {
 		return nil
 	}
 	if it.submitted {
+		applyContainerDefaults(obj)
 		if obj, it.skip, err = e.admit(ctx, it.gvk, obj); err != nil || it.skip != "" {
 			return err
 		}

@@ -67,8 +67,8 @@ func TestKinds(t *testing.T) {
 		// AppWrapper: pod sets <name>-<i> from the components' inferred pod sets.
 		"AppWrapper/ml/aw appwrapper-aw-96c29 q=main p=0 - [aw-0:2]",
 		// Deployment: every pod its own single-pod Workload (the pod integration).
-		"Deployment/ml/deploy pod-deploy-ccd4877f7-44444-5240f q=main p=0 - [main:1]",
-		"Deployment/ml/deploy pod-deploy-ccd4877f7-44445-f7cdd q=main p=0 - [main:1]",
+		"Deployment/ml/deploy pod-deploy-5c4bf5bdf6-44444-64fde q=main p=0 - [main:1]",
+		"Deployment/ml/deploy pod-deploy-5c4bf5bdf6-44445-ccd7e q=main p=0 - [main:1]",
 		// Job: min(parallelism, completions); job-min-parallelism is minCount; the label's
 		// WorkloadPriorityClass.
 		"Job/ml/job job-job-0a13f q=main p=1000 WorkloadPriorityClass/high [main:3/min2]",
@@ -297,8 +297,8 @@ spec:
       containers: [{name: c, image: busybox}]
 `)
 	want := []string{
-		"Deployment/ml/tmpl pod-tmpl-849d587cd-44444-b47b8 q=main p=0 - [main:1]",
-		"Deployment/ml/tmpl pod-tmpl-849d587cd-44445-ad800 q=main p=0 - [main:1]",
+		"Deployment/ml/tmpl pod-tmpl-7848c7cfff-44444-98557 q=main p=0 - [main:1]",
+		"Deployment/ml/tmpl pod-tmpl-7848c7cfff-44445-5a987 q=main p=0 - [main:1]",
 		"SKIP Deployment/ml/own: integration `deployment` is not enabled in the Configuration's `integrations.frameworks`",
 	}
 	if diff := cmp.Diff(want, summary(got)); diff != "" {
