@@ -1,7 +1,7 @@
 """A JobSet or a LeaderWorkerSet being submitted that names no queue while its templates do. A JobSet's Jobs are
 Kueue's one by one (jobset.child_jobs, templatepods.route; tests/oracle/features/jobset-queue-in-its-job-templates-
 only.yaml); what JobSet's controller makes later (a replicated job that dependsOn another, a JobSet suspended by its
-own spec) and a LeaderWorkerSet's pods are not modelled, and said so (KAD161)."""
+own spec) are not modelled, and said so (KAD161); a LeaderWorkerSet's leader pods are Kueue's one by one (lws._pods)."""
 
 from __future__ import annotations
 
@@ -74,11 +74,12 @@ def test_a_jobset_suspended_by_its_own_spec_makes_no_workload_and_says_so(tmp_pa
     assert "spec.suspend" in d.message and d.span.line == 5
 
 
-def test_a_leaderworkerset_naming_a_queue_only_in_a_template_is_warned_at(tmp_path):
+def test_a_leaderworkerset_naming_a_queue_only_in_a_template_has_its_leader_pods_decided(tmp_path):
+    """Its leaders take the worker template (no leader template): each leader pod a plain pod's Workload; its
+    workers, under a leader pod naming a queue, are left ungated (lws._pods)."""
     loaded = _load(tmp_path, **{"setup.yaml": TEAM}, lws=LWS)
-    assert not loaded.model.workloads and [s.object.name for s in loaded.model.skipped] == ["serve"]
-    (d,) = [d for d in loaded.diagnostics if d.code == "KAD161"]
-    assert "workerTemplate" in d.message and d.span.line == 8
+    assert [(w.part, w.queue, w.origin.name) for w in loaded.model.workloads] == [("pod serve-0", "user-queue", "serve")]
+    assert not [d for d in loaded.diagnostics if d.code == "KAD161"]
 
 
 POD_QUEUE = """\

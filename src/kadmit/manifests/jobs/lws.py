@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import re
 
-from kadmit.manifests.codes import KAD161
 from kadmit.manifests.fields import Fields, Meta
-from kadmit.manifests.jobs.common import (DEFAULT_POD_SET, QUEUE_LABEL, Builder, object_ref, replicas_made,
-                                          replicas_read, workload_name)
+from kadmit.manifests.jobs.common import DEFAULT_POD_SET, Builder, object_ref, replicas_made, replicas_read, workload_name
 from kadmit.manifests.yamltree import Val
 from kadmit.model import Job, ObjectRef, Workload
 
@@ -82,25 +80,39 @@ def leader_worker_set(f: Fields, o: Meta) -> Job:
     if not workloads:
         job = job.model_copy(update={"note": "it has no replicas"})
     elif job.submitted and job.owner is None and not job.queue:
-        _queue_in_templates(f, o, f.map(spec, "leaderWorkerTemplate"))
+        job = job.model_copy(update={"unsuspended": _pods(f, o, job, spec)})
     return job
 
 
-def _queue_in_templates(f: Fields, o: Meta, lwt: Val | None) -> None:
-    """KAD161 where a LeaderWorkerSet being submitted names no queue while a template does: where Kueue's webhook
-    leaves it alone (no LocalQueue `default` in its namespace, no manageJobsWithoutQueueName), LeaderWorkerSet's
-    controller makes StatefulSets and pods of those templates, which Kueue's pod webhook meets as any pod (a
-    leader pod of the template's queue gated, a plain pod's Workload; the workers' ancestor walk finding their
-    leader pod, which names a queue, leaves them ungated): not modelled, kadmit lists it as not managed."""
-    for part in ("leaderTemplate", "workerTemplate"):
-        labels = f.map(f.map(f.map(lwt, part), "metadata"), "labels")
-        queue = f.field(labels, QUEUE_LABEL)
-        if queue is not None and isinstance(queue.v, str) and queue.v:
-            f.diags.emit(KAD161, f"LeaderWorkerSet `{o.name}` names no queue, while its `{part}` names LocalQueue "
-                         f"`{queue.v}`: where Kueue leaves the LeaderWorkerSet alone, the pods its controller makes "
-                         "of that template reach Kueue's pod webhook with that label and may be Kueue's one by one "
-                         "(a leader pod a Workload of its own; its workers, under a leader pod that names a queue, "
-                         "left ungated), which kadmit does not model: it lists the LeaderWorkerSet as not managed",
-                         f.span(queue), help="name the queue on the LeaderWorkerSet itself "
-                                             "(`kueue.x-k8s.io/queue-name`): Kueue then admits each group as a whole")
-            return
+def _pods(f: Fields, o: Meta, job: Job, spec: Val) -> Job | None:
+    """The pods LeaderWorkerSet v0.8.0's controllers make of a LeaderWorkerSet being submitted that Kueue's webhook
+    leaves unmarked (`templatepods.route` says where), as Kueue's pod webhook takes them: its leader StatefulSet's
+    pods `<lws>-<i>` (the leader template, else the worker template), each gated where it names a queue (its
+    ancestors, the StatefulSet and the LeaderWorkerSet, name none), a plain pod's Workload; each leader's worker
+    StatefulSet's pods `<lws>-<i>-<j>` (j from 1; none with `size` 1, nor under `startupPolicy: LeaderReady`, as a
+    gated leader is never Ready), gated where the worker template names a queue and the leader none (else their
+    walk finds the leader pod, a managed ancestor, and leaves them ungated, outside any quota). None where no pod
+    is gated, or a template names a pod group (not modelled)."""
+    from kadmit.manifests.jobs.templatepods import template_pods
+
+    lwt = f.map(spec, "leaderWorkerTemplate")
+    worker = f.map(lwt, "workerTemplate")
+    leader = f.map(lwt, "leaderTemplate") or worker
+    replicas, size = f.int(spec, "replicas", default=1, lo=0), f.int(lwt, "size", default=1, lo=1)
+    if worker is None or replicas <= 0:
+        return None
+    leaders = template_pods(f, o, job, leader, 1)
+    if leaders is not None and leaders.queue:
+        names = [f"{o.name}-{i}" for i in range(replicas)]
+        pods = leaders
+    elif size > 1 and f.str(spec, "startupPolicy") != "LeaderReady":
+        names = [f"{o.name}-{i}-{j}" for i in range(replicas) for j in range(1, size)]
+        pods = template_pods(f, o, job, worker, 1)
+    else:
+        return None
+    if pods is None or not pods.queue or pods.group or len(pods.workloads) != 1:
+        return None
+    one, ref = pods.workloads[0], job.object
+    return pods.model_copy(update={"workloads": tuple(one.model_copy(update={
+        "name": workload_name("Pod", "", name, ref.uid), "part": f"pod {name}", "queue": pods.queue})
+        for name in names)})

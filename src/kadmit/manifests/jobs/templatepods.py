@@ -18,6 +18,7 @@ from kadmit.podresources import LimitRange, aggregate
 
 JOB_CONTROLLER = "kubernetes.io/job-controller"  # spec.managedBy of a Job Kubernetes' own controller runs
 JOBSET = "jobset.x-k8s.io/jobset"
+LWS = "leaderworkerset.x-k8s.io/leaderworkerset"
 DEFAULT_QUEUE = "default"
 
 
@@ -113,6 +114,8 @@ def route(job: Job, s: Integrations, labels: dict[str, dict[str, str]], queues: 
     pods = job.unsuspended
     if job.framework == JOBSET:
         return _child_jobs(job, s, selected, default)
+    if job.framework == LWS:  # lws._pods: its integration off, not modelled (its StatefulSets take `default`)
+        return pods if job.framework in s.frameworks and s.pod_webhook and selected else job
     if not (s.pod_webhook and selected and bool(pods.queue or default or s.manage_without_queue_name)):
         return job
     return refused(pods, limit_ranges) or pods

@@ -323,6 +323,12 @@ func (e *env) submit(ctx context.Context, it *item) error {
 			return err
 		}
 	}
+	if it.submitted && framework == leaderWorkerSetFramework && e.enabled.Has(framework) {
+		// its StatefulSets and pods, where Kueue leaves it unmarked (its integration disabled: not modelled)
+		if err := e.startLeaderWorkerSet(ctx, it); err != nil || it.skip != "" {
+			return err
+		}
+	}
 	if framework == deploymentFramework {
 		// its pods, enabled or not: a disabled integration's Deployment webhook is a no-op, and Kubernetes'
 		// Deployment and ReplicaSet controllers make the pods all the same, which Kueue's pod webhook decides

@@ -30,6 +30,7 @@ const (
 	uidReplicaSet
 	uidNamespace
 	uidWorkload
+	uidStatefulSet
 )
 
 func makeUID(tag, n int) types.UID {

@@ -365,6 +365,47 @@ spec:
 	}
 }
 
+// TestLeaderWorkerSetPods: a LeaderWorkerSet being submitted that names no queue (no LocalQueue `default` in
+// ml) is left unmarked, and its controllers make its StatefulSets and pods (startLeaderWorkerSet): a leader pod
+// naming a queue is gated, a Workload of its own, and its workers, under it, are not; with a leader template
+// naming none, the workers naming a queue are gated each.
+func TestLeaderWorkerSetPods(t *testing.T) {
+	got, _ := convert(t, nil, `
+apiVersion: leaderworkerset.x-k8s.io/v1
+kind: LeaderWorkerSet
+metadata: {name: lead, namespace: ml}
+spec:
+  leaderWorkerTemplate:
+    size: 2
+    workerTemplate:
+      metadata: {labels: {kueue.x-k8s.io/queue-name: main}}
+      spec:
+        containers: [{name: c, image: busybox}]
+---
+apiVersion: leaderworkerset.x-k8s.io/v1
+kind: LeaderWorkerSet
+metadata: {name: work, namespace: ml}
+spec:
+  leaderWorkerTemplate:
+    size: 3
+    leaderTemplate:
+      spec:
+        containers: [{name: c, image: busybox}]
+    workerTemplate:
+      metadata: {labels: {kueue.x-k8s.io/queue-name: main}}
+      spec:
+        containers: [{name: c, image: busybox}]
+`)
+	want := []string{
+		"LeaderWorkerSet/ml/lead pod-lead-0-9892e q=main p=0 - [main:1]",
+		"LeaderWorkerSet/ml/work pod-work-0-1-04a75 q=main p=0 - [main:1]",
+		"LeaderWorkerSet/ml/work pod-work-0-2-bb910 q=main p=0 - [main:1]",
+	}
+	if diff := cmp.Diff(want, summary(got)); diff != "" {
+		t.Errorf("workloads (-want +got):\n%s", diff)
+	}
+}
+
 // TestPrunedFields: a field the kind's type lacks is dropped, as the API server prunes it, and
 // noted.
 func TestPrunedFields(t *testing.T) {
