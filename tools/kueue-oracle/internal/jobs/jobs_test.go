@@ -14,11 +14,17 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
 	configapi "sigs.k8s.io/kueue/apis/config/v1beta2"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	"sigs.k8s.io/kueue/pkg/controller/jobframework"
 )
 
 // summary is one line per Workload (its owner, name, queue, priority and pod sets as
@@ -629,5 +635,60 @@ status: {phase: Running}
 	}
 	if diff := cmp.Diff(want, summary(got)); diff != "" {
 		t.Errorf("reasons (-want +got):\n%s", diff)
+	}
+}
+
+// TestReconcileAgain: Converted.Reconcile runs the same reconcilers again, as the oracle's
+// --reconcile-jobs-every does between cycles. Once the job's Workload is admitted (here by hand, as the
+// scheduler and the workload controller would), the job reconciler starts the job; the template's
+// kueue.x-k8s.io/podset label conflicts with the one startJob merges, a permanent error, so it finishes
+// the Workload (FailedToStart).
+func TestReconcileAgain(t *testing.T) {
+	got, cl := convert(t, nil, `
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: f0}
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: bad, namespace: ml, labels: {kueue.x-k8s.io/queue-name: main}}
+spec:
+  suspend: true
+  template:
+    metadata: {labels: {kueue.x-k8s.io/podset: other}}
+    spec:
+      restartPolicy: Never
+      containers: [{name: c, image: busybox, resources: {requests: {cpu: "1"}}}]
+`)
+	if len(got.Workloads) != 1 || got.Reconcile == nil {
+		t.Fatalf("want one Workload and a Reconcile, got %v", summary(got))
+	}
+	ctx := context.Background()
+	wl := got.Workloads[0].DeepCopy()
+	if err := cl.Get(ctx, client.ObjectKeyFromObject(wl), wl); err != nil {
+		t.Fatal(err)
+	}
+	now := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 1, 0, time.UTC))
+	wl.Status.Admission = &kueue.Admission{ClusterQueue: "cq", PodSetAssignments: []kueue.PodSetAssignment{{
+		Name: wl.Spec.PodSets[0].Name, Count: ptr.To[int32](1),
+		Flavors:       map[corev1.ResourceName]kueue.ResourceFlavorReference{corev1.ResourceCPU: "f0"},
+		ResourceUsage: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}}}}
+	for _, c := range []string{kueue.WorkloadQuotaReserved, kueue.WorkloadAdmitted} {
+		apimeta.SetStatusCondition(&wl.Status.Conditions, metav1.Condition{Type: c, Status: metav1.ConditionTrue,
+			Reason: c, Message: "by the test", LastTransitionTime: now})
+	}
+	if err := cl.Status().Update(ctx, wl); err != nil {
+		t.Fatal(err)
+	}
+	if err := got.Reconcile(ctx); err != nil {
+		t.Fatalf("Reconcile: %v", err)
+	}
+	if err := cl.Get(ctx, client.ObjectKeyFromObject(wl), wl); err != nil {
+		t.Fatal(err)
+	}
+	c := apimeta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadFinished)
+	if c == nil || c.Status != metav1.ConditionTrue || c.Reason != jobframework.FailedToStartFinishedReason ||
+		!strings.Contains(c.Message, "conflict for key=kueue.x-k8s.io/podset, value1=other") {
+		t.Errorf("want the Workload Finished (FailedToStart, the podset label's conflict), got %+v", c)
 	}
 }
