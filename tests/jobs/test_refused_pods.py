@@ -134,3 +134,19 @@ def test_a_restart_policy_the_made_object_refuses_is_warned(tmp_path: Path) -> N
         ws = load(write(tmp_path / kind, setup__yaml=SETUP, job__yaml=manifest))
         warned = [d.message.split(": `", 1)[1].split("`: ")[0] for d in ws.diagnostics if d.code == "KAD199"]
         assert warned == ([] if words is None else [f"spec.template.spec.{words}"]), (kind, warned)
+
+
+def test_a_jobsets_job_with_a_pod_failure_policy_restarting_on_failure_is_warned(tmp_path: Path) -> None:
+    """ValidateJobSpec takes only Never with a podFailurePolicy; the JobSet webhook makes an unset restartPolicy
+    OnFailure (the real server's words: tests/kube/test_jobset_pod_failure_policy.py). Never is not warned."""
+    policy = "podFailurePolicy: {rules: [{action: FailJob, onExitCodes: {operator: In, values: [42]}}]}, "
+    for restart, warned in (("", True), ("restartPolicy: Never, ", False)):
+        spec = "{" + restart + "containers: [{name: c, image: busybox}]}"
+        jobset = JOBS["JobSet"].replace(f"template: {{spec: {{template: {{spec: {POD}}}}}}}",
+                                        f"template: {{spec: {{{policy}template: {{spec: {spec}}}}}}}")
+        assert jobset != JOBS["JobSet"]
+        (tmp_path / str(warned)).mkdir()
+        ws = load(write(tmp_path / str(warned), setup__yaml=SETUP, job__yaml=jobset))
+        got = [d.message.split(": `", 1)[1].split("`: ")[0] for d in ws.diagnostics if d.code == "KAD199"]
+        assert got == (['spec.template.spec.restartPolicy: Invalid value: "OnFailure": only "Never" is supported when '
+                        "podFailurePolicy is specified"] if warned else []), got

@@ -382,28 +382,34 @@ def toleration_refusals(f: Fields, spec: Val | None, path: str) -> list[str]:
 TEMPLATE_HOLDERS = ("Job", "StatefulSet", "Deployment")
 
 
-def _restart_refusals(f: Fields, spec: Val | None, path: str, kind: str) -> list[str]:
+def _restart_refusals(f: Fields, spec: Val | None, path: str, kind: str, job_spec: Val | None) -> list[str]:
     """What the made object's own validation refuses of its template's `restartPolicy`, after ValidatePodSpec's
-    (ValidateJobSpec: a Job's pods end, OnFailure or Never; a StatefulSet's or a Deployment's, Always, the
-    default). Only a written Always (a Job's) or Never/OnFailure (the others'): an unset one is a Job's where
-    its maker's webhook defaults it (JobSet's: OnFailure), and other values ValidatePodSpec refuses itself."""
+    (ValidateJobSpec: a Job's pods end, OnFailure or Never, only Never with a `podFailurePolicy`; a StatefulSet's
+    or a Deployment's, Always, the default). Only a written Always (a Job's) or Never/OnFailure (the others'): an
+    unset one is a Job's where its maker's webhook defaults it, and other values ValidatePodSpec refuses itself.
+    `job_spec`: a JobSet's Job's own spec, whose unset restartPolicy the JobSet webhook makes OnFailure."""
     written = f.field(spec, "restartPolicy")
     policy = written.v if written is not None and isinstance(written.v, str) else ""
     if kind == "Job" and policy == "Always":
         return [f'{path}.restartPolicy: Required value: valid values: "OnFailure", "Never"']  # Always, as unset
+    if kind == "Job" and job_spec is not None and (policy or "OnFailure") == "OnFailure" \
+            and f.field(job_spec, "podFailurePolicy") is not None:
+        return [f'{path}.restartPolicy: Invalid value: "OnFailure": only "Never" is supported when '
+                "podFailurePolicy is specified"]
     if kind != "Job" and policy in ("OnFailure", "Never"):
         return [f'{path}.restartPolicy: Unsupported value: "{policy}": supported values: "Always"']
     return []
 
 
 def template_refusals(f: Fields, spec: Val | None, made: str, containers: tuple[ContainerResources, ...],
-                      restart: bool = True) -> tuple[str, tuple[str, ...]]:
+                      restart: bool = True, job_spec: Val | None = None) -> tuple[str, tuple[str, ...]]:
     """What the API server refuses of the objects made of a custom resource's pod template `spec`, which it
     stored without validating it (KAD199): the `made` object's (a Job, a StatefulSet: its template, as written,
     at `spec.template.spec`), then a Pod's made of it (at `spec`, as SetDefaults_Pod defaults it); the first
     refused, and its words in ValidatePodSpec's order: the containers', the init containers' and the pod's own
     resources (`_api_refusals`), then the tolerations; the made object's `restartPolicy` last, where it keeps
-    the template's (`restart`: an MPIJob's launcher takes its replica spec's). ("", ()) where neither is
+    the template's (`restart`: an MPIJob's launcher takes its replica spec's; `job_spec`: `_restart_refusals`).
+    ("", ()) where neither is
     refused. `containers`: the template's containers, then init containers (`pod_requests`), whose formats an
     aggregate is printed in."""
     chain = ((made, "spec.template.spec", False),) if made in TEMPLATE_HOLDERS else ()
@@ -412,7 +418,7 @@ def template_refusals(f: Fields, spec: Val | None, made: str, containers: tuple[
         _api_refusals(f, spec, path, _aggregate(f, spec, pod), pod, containers, words)
         words += toleration_refusals(f, spec, path)
         if kind != "Pod" and restart:
-            words += _restart_refusals(f, spec, path, kind)
+            words += _restart_refusals(f, spec, path, kind, job_spec)
         if words:
             return kind, tuple(words)
     return "", ()

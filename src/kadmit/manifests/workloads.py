@@ -218,7 +218,8 @@ def pod_set(f: Fields, ps: Val) -> PodSet:
 def template_pod_set(f: Fields, name: str, count: int, min_count: int | None, template: Val, at: Val, *,
                      request: Val | None = None, nodes: dict[str, Val | None] | None = None,
                      origin: str | None = None, topology: bool = True, pod: bool = False,
-                     api: str | None = None, made: str = "Pod", restart: bool = True) -> PodSet:
+                     api: str | None = None, made: str = "Pod", restart: bool = True,
+                     job_spec: Val | None = None) -> PodSet:
     """A pod set of `count` pods from a pod template (`template` holds `metadata` and `spec`), as
     Kueue builds one for a Workload or from a job's template: requests, selectors, affinity,
     tolerations and the topology request (a Workload's `topologyRequest` in `request`, else the
@@ -228,7 +229,7 @@ def template_pod_set(f: Fields, name: str, count: int, min_count: int | None, te
     where the API server validates it (a Pod's, a built-in job kind's template); where it does not, `made`:
     the kind of object the API server validates it in first (a JobSet's Jobs: `jobs.common.MADE`), whose
     words refusing it `PodSet.pod_refusals` keeps (`podspec.template_refusals`; `restart`: that object keeps
-    the template's restartPolicy)."""
+    the template's restartPolicy; `job_spec`: a JobSet's Job's own spec)."""
     meta = f.map(template, "metadata")
     # the API server requires a pod spec (its containers) only where it validates it (`api`); a custom
     # resource's embedded template may leave it out or null (the server stores `{}`): no containers
@@ -245,7 +246,7 @@ def template_pod_set(f: Fields, name: str, count: int, min_count: int | None, te
     tols = tolerations(f, spec, validated=api is not None)
     # where the API server validates no template, what it refuses of the objects made of it
     refused, refusals = template_refusals(f, spec, made, (*reqs.pod.containers, *reqs.pod.init_containers),
-                                          restart) if api is None else ("", ())
+                                          restart, job_spec) if api is None else ("", ())
     return PodSet(claim_templates=claims, claims=direct, pod_refusals=refusals, refused_object=refused,
         name=name, origin=origin, count=count, min_count=min_count, requests=reqs.requests, resources=reqs.pod,
         node_selector=selector, node_affinity=affinity, tolerations=tols, topology=topo,

@@ -96,11 +96,11 @@ class Builder:
     def template(self, name: str, count: int, template: Val, at: Val, *, min_count: int | None = None,
                  origin: str | None = None, count_node: Val | None = None,
                  nodes: dict[str, Val | None] | None = None, pod: bool = False, made: str | None = None,
-                 restart: bool = True) -> PodSet:
+                 restart: bool = True, job_spec: Val | None = None) -> PodSet:
         """A pod set from a pod template, as Kueue's integrations copy the template into it
         (`pod`: from a Pod object, whose containers the API server has defaulted; `made`: the kind of
         object a custom resource's controller makes of it, where not its kind's `MADE`; `restart`: that object
-        keeps the template's restartPolicy)."""
+        keeps the template's restartPolicy; `job_spec`: the spec of the Job a JobSet makes of it)."""
         spec = self.f.map(template, "spec")
         pc = self.f.str(spec, "priorityClassName")
         if pc:
@@ -111,7 +111,8 @@ class Builder:
         ps = template_pod_set(self.f, name, count, min_count, template, at, origin=origin,
                               nodes={"count": count_node, **(nodes or {})}, topology=not refused, pod=pod,
                               api=API_VALIDATED.get((self.o.group, self.o.kind)),
-                              made=made or MADE.get((self.o.group, self.o.kind), "Pod"), restart=restart)
+                              made=made or MADE.get((self.o.group, self.o.kind), "Pod"), restart=restart,
+                              job_spec=job_spec)
         self.pod_sets.append(ps)
         self.metadata[name] = self.f.map(template, "metadata")
         self.templates[name] = template

@@ -33,7 +33,7 @@ def jobset(f: Fields, o: Meta) -> Job:
         per_job = pods_count(f, job_spec)
         shape[name] = (replicas, per_job)
         paths[name] = f"spec.replicatedJobs[{i}].template.spec.template.metadata.annotations"
-        b.template(name, replicas * per_job, template, rj, count_node=f.field(rj, "replicas"),
+        b.template(name, replicas * per_job, template, rj, count_node=f.field(rj, "replicas"), job_spec=job_spec,
                    origin=f"replicated job `{name}` ({replicas} × {per_job} pods)",
                    nodes={"parallelism": f.field(job_spec, "parallelism")})
     b.check_groups(paths)

@@ -80,7 +80,7 @@ def training_runtime(f: Fields, o: Meta) -> TrainingRuntime:
         job_spec = f.map(job_template, "spec")
         template = f.map(job_spec, "template", required=True, what=f"replicated job `{name}`")
         labels, _ = f.str_map(f.map(job_template, "metadata"), "labels")
-        ps = b.template(name, 1, template, rj)
+        ps = b.template(name, 1, template, rj, job_spec=job_spec)  # the JobSet's Job
         node = next((c for c in f.maps(f.map(template, "spec"), "containers") if f.str(c, "name") == NODE), None)
         node_requests = pod_requests(f, _only(node)).requests if node is not None else {}
         jobs.append(RuntimeJob(name=name, replicas=f.int(rj, "replicas", default=1, lo=0),
