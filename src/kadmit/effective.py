@@ -183,6 +183,7 @@ def ordered_by_eviction(model: Model) -> Model:
 
 
 DEACTIVATED = "The workload is deactivated due to Admission check(s): "  # Kueue's message, a rejected check's names follow
+FAILED_CHECKS = "The workload has failed admission checks"  # the scheduler's nominate, for a Retry or Rejected check
 
 
 def checked(model: Model) -> Model:
@@ -207,7 +208,7 @@ def checked(model: Model) -> Model:
             if cq is not None:
                 kept = checks_for(cq.admission_checks, {fq.flavor for rg in cq.resource_groups for fq in rg.flavors}, None)
                 if any(st.name in kept and st.state in ("Retry", "Rejected") for st in wl.check_states):
-                    wl = wl.model_copy(update={"inadmissible": "The workload has failed admission checks"})
+                    wl = wl.model_copy(update={"inadmissible": FAILED_CHECKS})
                     changed = True
         if wl.admitted and not wl.evicted and wl.check_states:
             rejected = [s.name for s in wl.check_states if s.state == "Rejected"]

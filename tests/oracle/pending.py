@@ -11,10 +11,19 @@ PENDING_PREEMPTION = "KAD532"  # appended to the assignment's message with ". "
 PREFIX = "couldn't assign flavors to pod set "
 
 
+GATES = {"KAD515", "KAD516", "KAD517", "KAD518", "KAD521"}  # reasons.gate_reasons': Kueue writes only the first
+
+
 def kueue_words(reasons: list[dict]) -> str:
     """kadmit's reasons for a pending decision as Kueue writes one message: a pod set's flavors'
     reasons joined by ", " after one "couldn't assign flavors to pod set P: ", pod sets by "; ", a pending
-    preemption's words after ". "."""
+    preemption's words after ". ". Where the first is a gate (a queue missing or inactive, the workload
+    deactivated, the namespace, failed checks or validation), Kueue writes that one alone (its workload
+    controller's or its scheduler's first, in the order gate_reasons follows): kadmit's others are its
+    detail, after it in parentheses."""
+    reasons = [r for r in reasons if r["code"] not in OWN]
+    if len(reasons) > 1 and reasons[0]["code"] in GATES:
+        return f"{reasons[0]['message']} ({kueue_words(reasons[1:])})"
     parts: list[tuple[str | None, list[str]]] = []
     for r in reasons:
         if r["code"] in OWN:

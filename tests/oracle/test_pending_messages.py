@@ -63,6 +63,10 @@ CASES = [
     # the job controlled already keeps its own
     (F + "prebuilt-workload-taken-gets-the-jobs-uid-label.yaml", "ns/low"),
     (F + "prebuilt-workload-taken-gets-the-jobs-uid-label.yaml", "ns/low2"),
+    # several reasons: Kueue's one first (its workload controller's queue checks, then its scheduler's), kadmit's after
+    (F + "pending-reasons-in-kueues-order.yaml", "ns/off-in-a-stopped-queue"),
+    (F + "pending-reasons-in-kueues-order.yaml", "ns/invalid-in-a-held-queue"),
+    (F + "pending-reasons-in-kueues-order.yaml", "ns/invalid-in-another-teams-queue"),
     # a negative size whose count a node "holds": given more pods than it holds, nominated, then skipped
     (F + "tas-negative-slice-size-nominated-then-skipped.yaml", "ns/over"),
 ]

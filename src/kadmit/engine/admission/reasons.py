@@ -11,7 +11,7 @@ from kadmit.engine.compile.problem import (group_label_keys, selector_conflicts,
                                            untolerated_taints)
 from kadmit.engine.quota import Usage, node_id
 from kadmit.engine.admission.session import Session, SolverUnknown
-from kadmit.effective import DEACTIVATED
+from kadmit.effective import DEACTIVATED, FAILED_CHECKS
 from kadmit.model import Workload
 from kadmit.quantity import format_quantity
 
@@ -28,43 +28,49 @@ class Reason:
 
 
 def gate_reasons(session: Session, wl: Workload) -> list[Reason]:
-    """Reasons that don't depend on flavors: inactive, missing queues, stop policy, namespace."""
+    """Reasons that don't depend on flavors: inactive, missing queues, stop policy, namespace; Kueue's message
+    first. Kueue writes one: its workload controller's for a missing or stopped LocalQueue, a missing or inactive
+    ClusterQueue, in that order (workload_controller.go: a deactivated workload too, once evicted), else "The
+    workload is deactivated", else its scheduler's nominate's: failed admission checks, then the namespace, then
+    the resources' and the LimitRange's validation (scheduler.go `nominate`). kadmit's others follow."""
     ix = session.index
-    out: list[Reason] = []
+    own: list[Reason] = []
     deactivated = wl.inadmissible.startswith(DEACTIVATED)  # by Kueue, for a rejected check: that is why
     if not wl.active and not deactivated:
-        out.append(Reason(KAD521, "the workload is inactive (spec.active is false)"))
+        own.append(Reason(KAD521, "The workload is deactivated (spec.active is false)"))
     if wl.inadmissible:
-        out.append(Reason(KAD521, wl.inadmissible))
+        own.append(Reason(KAD521, wl.inadmissible))
     lq = ix.local_queues.get(f"{wl.namespace}/{wl.queue}")
     if lq is None:
-        out.append(Reason(KAD516, f"LocalQueue {wl.queue} doesn't exist"))
-        return out
+        return [Reason(KAD516, f"LocalQueue {wl.queue} doesn't exist")] + own
+    queue: list[Reason] = []
     if lq.stop_policy != "None":
-        out.append(Reason(KAD518, f"LocalQueue {wl.queue} is inactive (stopPolicy {lq.stop_policy})"))
+        queue.append(Reason(KAD518, f"LocalQueue {wl.queue} is inactive (stopPolicy {lq.stop_policy})"))
     cq = ix.cluster_queues.get(lq.cluster_queue)
     if cq is None:
-        out.append(Reason(KAD517, f"ClusterQueue {lq.cluster_queue} doesn't exist"))
-        return out
+        return queue + [Reason(KAD517, f"ClusterQueue {lq.cluster_queue} doesn't exist")] + own
     if cq.stop_policy != "None":
-        out.append(Reason(KAD518, f"ClusterQueue {cq.name} is inactive (stopPolicy {cq.stop_policy})"))
+        queue.append(Reason(KAD518, f"ClusterQueue {cq.name} is inactive (stopPolicy {cq.stop_policy})"))
     if cq.terminating:
-        out.append(Reason(KAD518, f"ClusterQueue {cq.name} is inactive: it is terminating (being deleted)"))
+        queue.append(Reason(KAD518, f"ClusterQueue {cq.name} is inactive: it is terminating (being deleted)"))
     missing = session.compiler.missing_flavors(cq)
     if missing:
-        out.append(Reason(KAD518, f"ClusterQueue {cq.name} is inactive: references missing ResourceFlavor(s): "
-                          + ", ".join(missing)))
+        queue.append(Reason(KAD518, f"ClusterQueue {cq.name} is inactive: references missing ResourceFlavor(s): "
+                            + ", ".join(missing)))
     for fname, topo in session.compiler.missing_topologies(cq):
-        out.append(Reason(KAD518, f"ClusterQueue {cq.name} is inactive: there is no Topology \"{topo}\" for TAS "
-                          f"flavor \"{fname}\""))
+        queue.append(Reason(KAD518, f"ClusterQueue {cq.name} is inactive: there is no Topology \"{topo}\" for TAS "
+                            f"flavor \"{fname}\""))
     if cq.cohort and cq.cohort in session.compiler.tree.cycles:
-        out.append(Reason(KAD518, f"ClusterQueue {cq.name} is inactive: cohort {cq.cohort} is in a cycle of parents"))
+        queue.append(Reason(KAD518, f"ClusterQueue {cq.name} is inactive: cohort {cq.cohort} is in a cycle of parents"))
     for problem in ix.check_problems(cq):
-        out.append(Reason(KAD518, f"ClusterQueue {cq.name} is inactive: {problem}"))
+        queue.append(Reason(KAD518, f"ClusterQueue {cq.name} is inactive: {problem}"))
     sel = cq.namespace_selector
     if sel is None or not sel.matches(ix.namespace_labels(wl.namespace)):
-        out.append(Reason(KAD515, "Workload namespace doesn't match ClusterQueue selector"))
-    return out
+        # the scheduler checks the namespace after failed admission checks, before the resources' validation
+        at = next((i for i, r in enumerate(own) if r.message != FAILED_CHECKS and not r.message.startswith(
+            "The workload is deactivated")), len(own))
+        own.insert(at, Reason(KAD515, "Workload namespace doesn't match ClusterQueue selector"))
+    return queue + own
 
 
 def taint_text(t) -> str:
