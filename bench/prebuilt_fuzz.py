@@ -7,7 +7,7 @@ its flavor tolerating a taint or not, the Job suspended or running; beside it ns
 fits only if the Workload's quota is freed. Each cluster goes to the oracle and to kadmit: they must skip
 the same objects (out of sync, controlled by another) and decide ns/big alike.
 
-    PYTHONPATH=src python bench/prebuilt_fuzz.py --seed 4 --n 100 [--keep DIR]
+    PYTHONPATH=src python bench/prebuilt_fuzz.py --seed 4 --n 100 [--submitted] [--keep DIR]
 
 prints each cluster that differs and a summary line (`done N differ D out-of-sync O`).
 """
@@ -37,8 +37,16 @@ def tol(ts: list) -> str:
     return json.dumps(ts)
 
 
-def case(R: random.Random) -> str:
-    """One cluster, drawn from R."""
+# what the API server sets in the Job's container (image `busybox`) when it creates it (SetDefaults_Container)
+SERVER_SET = "imagePullPolicy: Always, terminationMessagePath: /dev/termination-log, terminationMessagePolicy: File, "
+
+
+def case(R: random.Random, S: random.Random | None = None) -> str:
+    """One cluster, drawn from R; with S (drawn apart, so that R's draws stay those of earlier runs), the Job
+    may be being submitted (no UID, no status: the API server defaults its containers) and the Workload's
+    containers may set what the server sets (a stored Job's too, as the server holds it)."""
+    submitted = S is not None and S.random() < 0.3
+    server_set = S is not None and S.random() < 0.5
     flavor_tol = R.random() < 0.6
     check = R.random() < 0.5
     state = R.choice(["none", "reserved", "admitted"])
@@ -111,7 +119,7 @@ spec:
       spec:
         restartPolicy: Never
         {sel + chr(10) + '        ' if sel else ''}tolerations: {tol(wtol)}
-        containers: [{{name: c, image: busybox, {we}resources: {{requests: {{cpu: "1"}}}}}}]
+        containers: [{{name: c, image: busybox, {SERVER_SET if server_set else ""}{we}resources: {{requests: {{cpu: "1"}}}}}}]
 {status}""")
     docs.append("""apiVersion: kueue.x-k8s.io/v1beta2
 kind: Workload
@@ -125,8 +133,7 @@ spec:
 kind: Job
 metadata:
   name: j
-  namespace: ns
-  uid: {UID}
+  namespace: ns{"" if submitted else chr(10) + "  uid: " + UID}
   creationTimestamp: "2026-11-01T01:00:00Z"
   labels: {{kueue.x-k8s.io/queue-name: lq, kueue.x-k8s.io/prebuilt-workload-name: pre}}{ann}
 spec:
@@ -137,8 +144,8 @@ spec:
     spec:
       restartPolicy: Never
       {sel + chr(10) + '      ' if sel else ''}tolerations: {tol(jtol)}
-      containers: [{{name: c, image: busybox, {je}resources: {{requests: {{cpu: "1"}}}}}}]
-""" + ("status: {active: 1}\n" if not suspend and R.random() < 0.5 else ""))
+      containers: [{{name: c, image: busybox, {SERVER_SET if server_set and not submitted else ""}{je}resources: {{requests: {{cpu: "1"}}}}}}]
+""" + ("status: {active: 1}\n" if not suspend and R.random() < 0.5 and not submitted else ""))
     return "---\n".join(docs)
 
 
@@ -147,14 +154,17 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--n", type=int, default=100)
     ap.add_argument("--keep", help="a folder to write every cluster to (else a temporary one)")
+    ap.add_argument("--submitted", action="store_true", help="draw Jobs being submitted too, and Workloads "
+                    "setting the container fields the API server sets (SetDefaults_Container)")
     args = ap.parse_args()
     rnd = random.Random(args.seed)
+    apart = random.Random(f"{args.seed}/submitted") if args.submitted else None
     out = Path(args.keep or tempfile.mkdtemp(prefix="prebuilt-fuzz-"))
     out.mkdir(parents=True, exist_ok=True)
     differ = oos = 0
     for i in range(args.n):
         p = out / f"c{args.seed}-{i}.yaml"
-        p.write_text(case(rnd), encoding="utf-8")
+        p.write_text(case(rnd, apart), encoding="utf-8")
         o = json.loads(subprocess.run([str(ORACLE), "admit", "--format", "json", str(p)], capture_output=True,
                                       text=True).stdout or "{}")
         kr = subprocess.run([sys.executable, "-m", "kadmit", "admit", "--format", "json", str(p)], capture_output=True,
