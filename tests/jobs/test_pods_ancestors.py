@@ -4,9 +4,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from .helpers import SETUP, model_of
+from .helpers import SETUP, admit_json, model_of, run
 
 POD = """\
 apiVersion: v1
@@ -61,3 +63,27 @@ def test_a_pod_being_submitted_is_its_controllers_only_under_one_kueue_manages(t
     assert (not mine) == theirs, case
     if case == "absent":
         assert "Job `j` controls it, and the input does not hold that object" in m.skipped[0].reason
+
+
+HAND_MADE_LWS = Path(__file__).parents[1] / "oracle" / "features" / \
+    "leaderworkerset-queue-in-its-templates-pods-as-its-controller-makes-them.yaml"
+
+
+def test_a_worker_pod_under_its_leader_pod_is_listed_as_running_outside_any_quota():
+    """A LeaderWorkerSet's worker pod, given with its StatefulSet (owned by the leader pod, which names a queue):
+    the walk finds the leader pod, Kueue's, so the worker is left ungated, and said so in `admit` (human and JSON)
+    and `why`; the leader StatefulSet, under a LeaderWorkerSet Kueue does not manage, is not said to be covered by
+    that LeaderWorkerSet's Workload (it has none)."""
+    out = admit_json(str(HAND_MADE_LWS))
+    assert [d["workload"] for d in out["decisions"]] == ["ns-b/serve-0"]
+    reasons = {(s["kind"], s["name"]): s["reason"] for s in out["skipped"]}
+    worker = reasons[("Pod", "serve-0-1")]
+    assert "finds Pod `ns-b/serve-0`, a job Kueue manages (it names LocalQueue `lq`)" in worker
+    assert worker.endswith("runs ungated, outside any quota")
+    leader_set = reasons[("StatefulSet", "serve")]
+    assert "admits as a whole" not in leader_set
+    assert leader_set.startswith("its controller, LeaderWorkerSet `ns-b/serve`, is no job Kueue manages")
+    human = run("admit", str(HAND_MADE_LWS))
+    assert human.exit_code == 0 and "Pod ns-b/serve-0-1 (" in human.output
+    why = run("why", "ns-b/serve-0-1", str(HAND_MADE_LWS))
+    assert "KAD011" in why.output and "outside any quota" in why.output

@@ -6,35 +6,82 @@ from __future__ import annotations
 
 from kadmit.manifests.jobs.kinds import INTEGRATIONS
 from kadmit.manifests.jobs.settings import Integrations
-from kadmit.model import Job, ObjectRef
+from kadmit.model import Job, ObjectRef, Skipped
 
 # Kueue's own controller kinds the walk knows besides the integrations' (`isKnownOwner`): a ReplicaSet, "an
 # interim owner from Pod to Deployment", and a Pod (the pod integration's kind)
 _KNOWN = {("apps/v1", "ReplicaSet"), ("v1", "Pod")} | {(f"{i.group}/{i.versions[0]}", i.kind) for i in INTEGRATIONS}
 
 
-def ancestry(pod: Job, jobs: dict[tuple[str, str, str], Job], s: Integrations, queues: set[str]) -> Job:
-    """`pod`, or it as its controller's (no Workloads: `replicasets.owners_pod`) where Kueue's pod webhook finds an
-    ancestor Kueue manages: walking up controllers while each is of a kind Kueue knows (`isKnownOwner`, by
-    apiVersion and kind), one whose integration is enabled and that names a queue (its label, or its namespace's
-    LocalQueue `default` its webhook gave it), or any under manageJobsWithoutQueueName, is the pod's. A known
-    controller the input does not hold leaves the pod to it too: Kueue's webhook reads it to go on (the pod is
-    refused where the cluster lacks it, ErrWorkloadOwnerNotFound). A walk stopped at an unknown kind, or past the
-    top, leaves the pod its own."""
+def ancestry(pod: Job, jobs: dict[tuple[str, str, str], Job], s: Integrations, queues: set[str]) -> Job | Skipped:
+    """`pod` (a job of another kind: `unmanaged_owner`), or it as its controller's (no Workloads: `replicasets.owners_pod`) where Kueue's pod webhook finds an
+    ancestor Kueue manages (`_walk`). A walk stopped at an unknown kind, or past the top, leaves the pod its own.
+    An ancestor that is itself a pod (a LeaderWorkerSet's leader, owning its workers' StatefulSet) is a job Kueue
+    manages whose Workload covers that pod alone: the webhook leaves this one ungated and unlabelled, and Kueue's
+    pod reconciler skips it ("Skipping pod, not managed by Kueue"), so it runs outside any quota (`Skipped`)."""
+    if pod.framework != "pod":
+        return unmanaged_owner(pod, jobs, s, queues)
     if pod.parent_marked:  # a parent's webhook marked it: Kueue's webhook suspends it without walking
         return pod.model_copy(update={"workloads": ()})
-    ns = pod.object.namespace or "default"
-    ref: ObjectRef | None = pod.owner
+    owned, ancestor = _walk(pod, jobs, s, queues)
+    if not owned:
+        return pod
+    if ancestor is not None and ancestor.framework == "pod":
+        a = ancestor.object
+        return Skipped(object=pod.object, span=pod.span, reason=(
+            f"Kueue's pod webhook leaves it ungated: walking up its controllers (FindAncestorJobManagedByKueue) it "
+            f"finds Pod `{a.key}`, a job Kueue manages ({_why_managed(ancestor, s, queues)}), so it neither gates nor "
+            "labels this pod, and Kueue's pod reconciler skips it (\"Skipping pod, not managed by Kueue\"); that "
+            f"pod's Workload covers `{a.name}` alone, so this pod runs ungated, outside any quota"))
+    return pod.model_copy(update={"workloads": ()})
+
+
+def unmanaged_owner(job: Job, jobs: dict[tuple[str, str, str], Job], s: Integrations, queues: set[str]) -> Job | Skipped:
+    """`job` (not a pod) as Kueue's webhook for its kind takes it where its controller, a job of the input of an
+    integration's kind, is no job Kueue manages, nor any ancestor (WorkloadShouldBeSuspended:
+    FindAncestorJobManagedByKueue finds none): by its own queue label, its owner dropped. Its owner's integration
+    enabled, Kueue gives it no LocalQueue `default` (ApplyDefaultLocalQueue skips a job IsOwnerManagedByKueueForObject
+    says an enabled integration's kind controls), so naming no queue of its own it is no work of Kueue's (`Skipped`).
+    `job` as it is where an ancestor is Kueue's, or its controller is not in the input."""
+    o = job.owner
+    parent = jobs.get((o.kind, job.object.namespace or "default", o.name)) if o is not None else None
+    if parent is None or job.framework == "pod" or _walk(job, jobs, s, queues)[0]:
+        return job
+    if parent.framework in s.frameworks and not job.queue:
+        p = parent.object
+        return Skipped(object=job.object, span=job.span, reason=(
+            f"its controller, {p.kind} `{p.key}`, is no job Kueue manages, and it names no queue itself (its own "
+            f"`kueue.x-k8s.io/queue-name` label; Kueue gives no LocalQueue `default` to a {job.object.kind} an "
+            f"enabled integration's kind controls): Kueue's {job.object.kind} webhook leaves it alone, and its pods "
+            "are each Kueue's pod integration's to take or leave"))
+    return job.model_copy(update={"owner": None})
+
+
+def _why_managed(job: Job, s: Integrations, queues: set[str]) -> str:
+    ns = job.object.namespace or "default"
+    return (f"it names LocalQueue `{job.queue}`" if job.queue else
+            f"namespace `{ns}` has a LocalQueue `default`" if job.submitted and f"{ns}/default" in queues else
+            "`manageJobsWithoutQueueName` is on")
+
+
+def _walk(job: Job, jobs: dict[tuple[str, str, str], Job], s: Integrations, queues: set[str]) -> tuple[bool, Job | None]:
+    """Kueue's walk up `job`'s controllers while each is of a kind Kueue knows (`isKnownOwner`, by apiVersion and
+    kind): whether `job` is an ancestor's, and that ancestor: one whose integration is enabled and that names a
+    queue (its label, or its namespace's LocalQueue `default` its webhook gave it), or any under
+    manageJobsWithoutQueueName. A known controller the input does not hold takes it too, not known (None): Kueue's
+    webhook reads it to go on (refusing the pod where the cluster lacks it, ErrWorkloadOwnerNotFound); so does a
+    cycle (ErrCyclicOwnership)."""
+    ns = job.object.namespace or "default"
+    ref: ObjectRef | None = job.owner
     seen: set[tuple[str, str, str]] = set()
     while ref is not None and (ref.api_version, ref.kind) in _KNOWN:
         key = (ref.kind, ns, ref.name)
         parent = jobs.get(key)
-        if parent is None or key in seen:  # not in the input, or a cycle (ErrCyclicOwnership): not the pod's own
-            return pod.model_copy(update={"workloads": ()})
+        if parent is None or key in seen:
+            return True, None
         seen.add(key)
-        enabled = parent.framework in s.frameworks
         queued = parent.queue or (parent.submitted and f"{ns}/default" in queues)
-        if enabled and (s.manage_without_queue_name or queued):
-            return pod.model_copy(update={"workloads": ()})
+        if parent.framework in s.frameworks and (s.manage_without_queue_name or queued):
+            return True, parent
         ref = parent.owner
-    return pod
+    return False, None

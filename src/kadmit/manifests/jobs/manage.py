@@ -162,9 +162,13 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
     present = {(j.object.kind, j.object.namespace or "default", j.object.name): j for j in jobs}
     orphans: dict[tuple, list[Job]] = {}  # the pods whose controller's job decides them, not in the input
     for job in jobs:
-        if job.framework == "pod" and job.submitted and job.owner is not None and job.workloads:
-            from kadmit.manifests.jobs.ancestors import ancestry  # not a ReplicaSet's: pods.pod_job
+        if job.owner is not None and (job.framework == "pod" and job.submitted and job.workloads or job.framework
+                                      != "pod" and (job.owner.group, job.owner.kind) in _integrated_kinds()):
+            from kadmit.manifests.jobs.ancestors import ancestry  # a pod not a ReplicaSet's: pods.pod_job
             job = ancestry(job, present, settings, queues)
+        if isinstance(job, Skipped):
+            skipped.append(job)
+            continue
         if owners_pod(job):  # its controller's job decides it; said where that one is not in the input (below)
             if (job.owner.kind, job.owner.namespace, job.owner.name) not in present:
                 orphans.setdefault((job.owner.kind, job.owner.namespace, job.owner.name), []).append(job)
