@@ -8,6 +8,7 @@ applyContainerDefaults)."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 # What SetDefaults_Container sets in a container where it is unset (imagePullPolicy: `pull_policy`).
 CONTAINER_DEFAULTS = ("imagePullPolicy", "terminationMessagePath", "terminationMessagePolicy")
@@ -32,6 +33,7 @@ _NAME_MAX = 255  # RepositoryNameTotalLengthMax, of the path (the domain apart)
 _DEFAULT_DOMAIN = "registry.invalid"
 
 
+@lru_cache(maxsize=4096)
 def image_tag(image: str) -> str:
     """The tag pkg/util/parsers.ParseImageName gives `image`: its own, `latest` where it names neither tag nor
     digest, "" where it names only a digest or does not parse (reference.ParseNormalizedNamed)."""
