@@ -9,6 +9,7 @@ Where kadmit is known to differ from Kueue the case is a strict xfail naming the
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -511,15 +512,19 @@ def test_every_case_is_known():
 
 def test_the_oracle_reads_the_files_kadmit_reads(kueue_oracle):
     """A folder is walked as kadmit walks it (workspace.collect_files): the same files, in the
-    same order (the oracle lists kadmit's policy files as problems: it reads manifests only)."""
+    same order (the oracle lists kadmit's policy files as problems: it reads manifests only). Each of
+    these folders holds a file kadmit refuses (or only policy files), so both exit 2, the oracle after
+    its JSON (tests/oracle/test_input_refusals.py)."""
     from kadmit.diagnostics import Diagnostics
     from kadmit.workspace import Limits, collect_files
 
     # (tests/corpus/upstream is read case by case: its folders hold one training runtime thrice)
     for folder in (ROOT / "examples", ROOT / "tests" / "corpus" / "manifests", ROOT / "tests" / "corpus" / "syntax"):
         files, _ = collect_files([str(folder)], Diagnostics(), Limits())
-        out = run_oracle(kueue_oracle, [str(folder)])
-        assert out["files"] == [str(p) for p in files]
+        proc = subprocess.run([kueue_oracle, "admit", "--format", "json", str(folder)], capture_output=True,
+                              text=True, cwd=ROOT)
+        assert proc.returncode == run_kadmit([folder])[0] == 2, proc.stderr[-2000:]
+        assert json.loads(proc.stdout)["files"] == [str(p) for p in files]
 
 
 def test_the_harness_reads_kadmit_as_the_cli_prints_it():

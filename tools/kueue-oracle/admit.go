@@ -40,6 +40,7 @@ type admitOutput struct {
 	Variance  *variance         `json:"variance,omitempty"`
 	Holding   []report.Held     `json:"holding,omitempty"`
 	Path      string            `json:"path,omitempty"` // --each: the path decided
+	refusal   string            // why the input is unusable (input.Refusal): admit prints its answer and exits 2
 }
 
 type oracleInfo struct {
@@ -100,7 +101,7 @@ func runAdmit(args []string) int {
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return parseExit(err)
 	}
 	if *format != "json" {
 		fmt.Fprintf(os.Stderr, "kueue-oracle admit: unknown format %q (json)\n", *format)
@@ -131,6 +132,10 @@ func runAdmit(args []string) int {
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(out); err != nil {
 		fmt.Fprintf(os.Stderr, "kueue-oracle admit: %v\n", err)
+		return 2
+	}
+	if out.refusal != "" {
+		fmt.Fprintf(os.Stderr, "kueue-oracle admit: %s (kadmit refuses this input: exit 2)\n", out.refusal)
 		return 2
 	}
 	return 0
@@ -234,7 +239,7 @@ func decide(ctx context.Context, paths []string, opts admitOptions) (admitOutput
 	loadSeconds := cpuSeconds() - loadStart
 
 	out = admitOutput{Mode: "kueue", Skipped: in.Skipped, NotRead: in.NotRead, Problems: problems,
-		Notes: in.Notes, Files: files}
+		Notes: in.Notes, Files: files, refusal: input.Refusal(paths, files, problems, len(docs)-len(in.NotRead))}
 	var all [][]report.Decision
 	var first *cluster.Result
 	var stops []string

@@ -121,7 +121,7 @@ func runConvert(args []string) int {
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return parseExit(err)
 	}
 	if *format != "json" {
 		fmt.Fprintf(os.Stderr, "kueue-oracle convert: unknown format %q (json)\n", *format)

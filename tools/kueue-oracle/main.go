@@ -8,7 +8,10 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
+	"io"
 	"os"
 	"runtime/debug"
 	"runtime/pprof"
@@ -46,16 +49,25 @@ func kueueVersion() string {
 	return "unknown"
 }
 
-func usage() {
-	fmt.Fprintln(os.Stderr, "usage: kueue-oracle --version | COMMAND ARGS...")
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: kueue-oracle --version | --help | COMMAND ARGS... (COMMAND -h: its flags)")
 	names := make([]string, 0, len(commands))
 	for name := range commands {
 		names = append(names, name)
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		fmt.Fprintf(os.Stderr, "  %-10s %s\n", name, commands[name].summary)
+		fmt.Fprintf(w, "  %-10s %s\n", name, commands[name].summary)
 	}
+}
+
+// parseExit is a command's exit code where its flags did not parse: 0 for -h/--help (its usage
+// printed), 2 for a flag it does not take.
+func parseExit(err error) int {
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	return 2
 }
 
 func main() {
@@ -66,14 +78,18 @@ func main() {
 		fmt.Printf("kueue-oracle (sigs.k8s.io/kueue %s)\n", kueueVersion())
 		return
 	}
+	if len(args) == 1 && (args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+		usage(os.Stdout)
+		return
+	}
 	if len(args) == 0 {
-		usage()
+		usage(os.Stderr)
 		os.Exit(2)
 	}
 	cmd, ok := commands[args[0]]
 	if !ok {
 		fmt.Fprintf(os.Stderr, "kueue-oracle: unknown command %q\n", args[0])
-		usage()
+		usage(os.Stderr)
 		os.Exit(2)
 	}
 	// KUEUE_ORACLE_CPUPROFILE=FILE writes a CPU profile of the command (go tool pprof FILE).

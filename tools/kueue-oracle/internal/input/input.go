@@ -212,3 +212,23 @@ func expand(u *unstructured.Unstructured, apiVersion, kind string) ([]*unstructu
 	})
 	return out, err
 }
+
+// Refusal says why an input is unusable, as kadmit refuses it (exit 2), or "" where it is not:
+// folders holding no file kadmit reads (KAD004), a file or document that cannot be read (a binary
+// file, KAD002; YAML that does not parse, KAD150; a document that is no object, KAD154), or files
+// holding no object the oracle reads (KAD004: `read` counts the objects read, kinds not read left
+// out). A policy file (.kad) is no refusal of its own: kadmit reads it, the oracle lists it.
+func Refusal(paths, files []string, problems []Problem, read int) string {
+	if len(files) == 0 {
+		return fmt.Sprintf("no .kad, .yaml, .yml or .json files in %s", strings.Join(paths, ", "))
+	}
+	for _, p := range problems {
+		if !hasSuffix(p.File, kadSuffixes) {
+			return fmt.Sprintf("%s (document %d): %s", p.File, p.Index, p.Message)
+		}
+	}
+	if read == 0 {
+		return "nothing to decide: the inputs hold no Kueue or Kubernetes object the oracle reads"
+	}
+	return ""
+}
