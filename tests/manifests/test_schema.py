@@ -214,6 +214,32 @@ def test_unmodelled_fields_warn_where_set_and_defaults_do_not() -> None:
     assert "`waitForPodsReady` of `Configuration`" in first and "may differ from Kueue's" in first
 
 
+def test_preemption_gates_have_no_effect_under_the_default_feature_gates() -> None:
+    """A Workload's closed preemption gates: Kueue v0.17.0's scheduler reads them only under the
+    MultiKueueOrchestratedPreemption gate (off by default), so they warn of nothing; the gate turned
+    on is what is reported (tests/oracle/features/preemption-gates-closed-preempt-under-default-gates.yaml)."""
+    workload = """\
+        apiVersion: kueue.x-k8s.io/v1beta2
+        kind: Workload
+        metadata: {name: w, namespace: ns}
+        spec:
+          queueName: lq
+          preemptionGates: [{name: example.com/gate}]
+          podSets:
+          - {name: main, count: 1, template: {spec: {containers: [{name: c, image: i}]}}}
+        """
+    _, diags = read(workload)
+    assert found(diags) == []
+    _, diags = read(workload.rstrip(" ") + """\
+        ---
+        apiVersion: config.kueue.x-k8s.io/v1beta2
+        kind: Configuration
+        featureGates: {MultiKueueOrchestratedPreemption: true}
+        """)
+    assert [(d.code, d.span.line) for d in diags.sorted()] == [("KAD161", 12)], found(diags)
+    assert "`featureGates.MultiKueueOrchestratedPreemption`" in diags.sorted()[0].message
+
+
 def test_feature_gates_of_kueues_manager_flags_are_reported_not_modelled() -> None:
     """Kueue's manager Deployment (Kueue's image): each gate of `--feature-gates` (either form of the
     flag) is KAD161 at its argument; the flag in another image's container is that program's own."""
