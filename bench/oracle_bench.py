@@ -90,7 +90,9 @@ def states(quick: bool, gpu_jobs: int | None = None):
     except ImportError:
         print("(bench/gpu_states.py is not here yet: the preempting GPU state is left out)")
         return
-    yield ("gpu 200 jobs" if quick else "gpu 2,000 jobs"), gpu_state(200 if quick else 2000)
+    # quick: 300 Jobs over 4 queues in 1 cohort, about 200 of them pending (gpu_state(200) of 10 queues
+    # has no pending Job: its ~280 admitted ones fill it, so it decided nothing)
+    yield (("gpu 300 jobs, 4 queues", gpu_state(300, 0, 4, 1)) if quick else ("gpu 2,000 jobs", gpu_state(2000)))
 
 
 def main(argv: list[str] | None = None) -> int:
