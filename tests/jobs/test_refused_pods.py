@@ -150,3 +150,59 @@ def test_a_jobsets_job_with_a_pod_failure_policy_restarting_on_failure_is_warned
         got = [d.message.split(": `", 1)[1].split("`: ")[0] for d in ws.diagnostics if d.code == "KAD199"]
         assert got == (['spec.template.spec.restartPolicy: Invalid value: "OnFailure": only "Never" is supported when '
                         "podFailurePolicy is specified"] if warned else []), got
+
+
+RAYJOB = """\
+apiVersion: ray.io/v1
+kind: RayJob
+metadata: {name: r, namespace: default, labels: {kueue.x-k8s.io/queue-name: user-queue}}
+spec:
+  shutdownAfterJobFinishes: true
+  entrypoint: python x.py
+  submitterPodTemplate: {spec: SPEC}
+  rayClusterSpec:
+    headGroupSpec: {template: {spec: {containers: [{name: c, image: x}]}}}
+"""
+
+
+@pytest.mark.parametrize(("kind", "restart", "warned"), [
+    ("AppWrapper", "", True), ("AppWrapper", "restartPolicy: OnFailure, ", False),
+    ("RayJob", "", True), ("RayJob", "restartPolicy: Never, ", False),
+    ("JobSet", "", False), ("AppWrapper-JobSet", "", False)])
+def test_an_unset_restart_policy_the_maker_does_not_fill_is_warned(kind: str, restart: str, warned: bool,
+                                                                  tmp_path: Path) -> None:
+    """An AppWrapper's Job component is created as written (its controller fills no restartPolicy), and a RayJob's
+    submitter Job copies its `submitterPodTemplate` (KubeRay v1.6.0 GetSubmitterTemplate, createNewK8sJob): an
+    unset restartPolicy becomes the API server's Always, which ValidateJobSpec refuses (the real server's words:
+    tests/kube/test_unset_restart_policy.py). A JobSet's Jobs, as a component or not, get the JobSet webhook's
+    OnFailure."""
+    spec = "{" + restart + "containers: [{name: c, image: busybox}]}"
+    manifest = {"AppWrapper": JOBS["AppWrapper"].replace(POD, spec), "RayJob": RAYJOB.replace("SPEC", spec),
+                "JobSet": JOBS["JobSet"].replace(POD, spec),
+                "AppWrapper-JobSet": JOBS["AppWrapper"].replace(
+                    f"apiVersion: batch/v1, kind: Job, metadata: {{name: j}}, spec: {{template: {{spec: {POD}}}}}",
+                    "apiVersion: jobset.x-k8s.io/v1alpha2, kind: JobSet, metadata: {name: j}, spec: {replicatedJobs: "
+                    f"[{{name: w, template: {{spec: {{template: {{spec: {spec}}}}}}}}}]}}")}[kind]
+    assert spec in manifest
+    ws = load(write(tmp_path, setup__yaml=SETUP, job__yaml=manifest))
+    assert not ws.diagnostics.has_errors, [str(d) for d in ws.diagnostics]
+    got = [d.message for d in ws.diagnostics if d.code == "KAD199"]
+    words = 'spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", "Never"'
+    assert [m.split(": `", 1)[1].split("`: ")[0] for m in got] == ([words] if warned else []), got
+    if warned:
+        assert got[0].startswith("the API server refuses every Job made of pod set "), got
+
+
+def test_an_appwrapper_mpijobs_launcher_takes_its_replica_specs_restart_policy(tmp_path: Path) -> None:
+    """mpi-operator sets the launcher Job's restartPolicy from the replica spec's (setRestartPolicy), in an
+    AppWrapper as at the top level: the template's `Always` is not the Job's."""
+    spec = "{restartPolicy: Always, containers: [{name: c, image: busybox}]}"
+    mpijob = ("apiVersion: kubeflow.org/v2beta1, kind: MPIJob, metadata: {name: m}, spec: {mpiReplicaSpecs: "
+              f"{{Launcher: {{replicas: 1, template: {{spec: {spec}}}}}}}}}")
+    manifest = JOBS["AppWrapper"].replace(
+        f"apiVersion: batch/v1, kind: Job, metadata: {{name: j}}, spec: {{template: {{spec: {POD}}}}}", mpijob).replace(
+        "  - template:", "  - podSets: [{path: template.spec.mpiReplicaSpecs.Launcher.template}]\n    template:")
+    assert mpijob in manifest and "podSets" in manifest
+    ws = load(write(tmp_path, setup__yaml=SETUP, job__yaml=manifest))
+    assert not ws.diagnostics.has_errors, [str(d) for d in ws.diagnostics]
+    assert [d for d in ws.diagnostics if d.code == "KAD199"] == [], [str(d) for d in ws.diagnostics]

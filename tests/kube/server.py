@@ -41,6 +41,15 @@ class KubeAPIServer:
         """`kubectl apply -f -` with the YAML given (server-side apply: pass `--server-side`)."""
         return self.run("apply", "-f", "-", *args, input=manifest, timeout=timeout)
 
+    def refusal(self, stored: str, made: str) -> str:
+        """The server's words refusing `made` (`kubectl create --dry-run=server`; "…is invalid: WORDS"), an object
+        a controller makes of `stored`, which the server is checked to store."""
+        taken = self.run("create", "--dry-run=server", "-f", "-", input=stored, check=False)
+        assert taken.returncode == 0, taken
+        refused = self.run("create", "--dry-run=server", "-f", "-", input=made, check=False)
+        assert refused.returncode != 0, refused
+        return refused.stderr.strip().split(" is invalid: ", 1)[1]
+
     def get(self, resource: str, name: str, namespace: str | None = None) -> dict[str, Any]:
         """The object as the server stores it (`kubectl get -o json`)."""
         ns = ["--namespace", namespace] if namespace else []

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from kadmit import workspace as ws
 from kube.server import KubeAPIServer
+from kube.warned import kad199
 
 pytestmark = pytest.mark.slow
 
@@ -39,14 +39,7 @@ spec:
   podFailurePolicy: {POLICY}
   template: {{spec: {{restartPolicy: OnFailure, containers: [{{name: c, image: busybox}}]}}}}
 """
-    assert kube_apiserver.run("create", "--dry-run=server", "-f", "-", input=jobset, check=False).returncode == 0
-    refused = kube_apiserver.run("create", "--dry-run=server", "-f", "-", input=job, check=False)
-    assert refused.returncode != 0, refused
-    words = refused.stderr.strip().split(" is invalid: ", 1)[1]
-    path = tmp_path / "jobset.yaml"
-    path.write_text(jobset, encoding="utf-8")
-    got = ws.load([str(path)])
-    assert not got.diagnostics.has_errors, [str(d) for d in got.diagnostics]
-    (warning,) = [d.message for d in got.diagnostics if d.code == "KAD199"]
+    words = kube_apiserver.refusal(jobset, job)
+    warning = kad199(tmp_path, jobset)
     assert warning.startswith(f"the API server refuses every Job made of pod set `w` of JobSet `default/pfp`: `{words}`"), \
         (warning, words)

@@ -382,15 +382,27 @@ def toleration_refusals(f: Fields, spec: Val | None, path: str) -> list[str]:
 TEMPLATE_HOLDERS = ("Job", "StatefulSet", "Deployment")
 
 
-def _restart_refusals(f: Fields, spec: Val | None, path: str, kind: str, job_spec: Val | None) -> list[str]:
+# how the object a custom resource's controller makes of a pod template takes the template's `restartPolicy`
+# (`template_refusals`): as the template has it, an unset one filled by the made object's maker's webhook (a
+# JobSet's Jobs: the JobSet webhook's OnFailure; a LeaderWorkerSet's StatefulSets) ...
+KEPT = "kept"
+# ... as written, an unset one left for the API server to default (SetDefaults_PodSpec: Always): an AppWrapper's
+# components (its controller creates them as written), a RayJob's submitter Job (KubeRay's GetSubmitterTemplate
+# copies the `submitterPodTemplate`, createNewK8sJob fills no restartPolicy); None where the controller sets it
+# itself (an MPIJob's launcher Job: mpi-operator's setRestartPolicy, from the replica spec)
+WRITTEN = "written"
+
+
+def _restart_refusals(f: Fields, spec: Val | None, path: str, kind: str, job_spec: Val | None,
+                      restart: str) -> list[str]:
     """What the made object's own validation refuses of its template's `restartPolicy`, after ValidatePodSpec's
     (ValidateJobSpec: a Job's pods end, OnFailure or Never, only Never with a `podFailurePolicy`; a StatefulSet's
-    or a Deployment's, Always, the default). Only a written Always (a Job's) or Never/OnFailure (the others'): an
-    unset one is a Job's where its maker's webhook defaults it, and other values ValidatePodSpec refuses itself.
+    or a Deployment's, Always, the default). Only a written Always (a Job's; or an unset one the API server makes
+    Always, `restart` WRITTEN) or Never/OnFailure (the others'): other values ValidatePodSpec refuses itself.
     `job_spec`: a JobSet's Job's own spec, whose unset restartPolicy the JobSet webhook makes OnFailure."""
     written = f.field(spec, "restartPolicy")
     policy = written.v if written is not None and isinstance(written.v, str) else ""
-    if kind == "Job" and policy == "Always":
+    if kind == "Job" and (policy == "Always" or (not policy and restart == WRITTEN)):
         return [f'{path}.restartPolicy: Required value: valid values: "OnFailure", "Never"']  # Always, as unset
     if kind == "Job" and job_spec is not None and (policy or "OnFailure") == "OnFailure" \
             and f.field(job_spec, "podFailurePolicy") is not None:
@@ -402,13 +414,14 @@ def _restart_refusals(f: Fields, spec: Val | None, path: str, kind: str, job_spe
 
 
 def template_refusals(f: Fields, spec: Val | None, made: str, containers: tuple[ContainerResources, ...],
-                      restart: bool = True, job_spec: Val | None = None) -> tuple[str, tuple[str, ...]]:
+                      restart: str | None = KEPT, job_spec: Val | None = None) -> tuple[str, tuple[str, ...]]:
     """What the API server refuses of the objects made of a custom resource's pod template `spec`, which it
     stored without validating it (KAD199): the `made` object's (a Job, a StatefulSet: its template, as written,
     at `spec.template.spec`), then a Pod's made of it (at `spec`, as SetDefaults_Pod defaults it); the first
     refused, and its words in ValidatePodSpec's order: the containers', the init containers' and the pod's own
     resources (`_api_refusals`), then the tolerations; the made object's `restartPolicy` last, where it keeps
-    the template's (`restart`: an MPIJob's launcher takes its replica spec's; `job_spec`: `_restart_refusals`).
+    the template's (`restart`: how, KEPT or WRITTEN; None for an MPIJob's launcher, which takes its replica spec's;
+    `job_spec`: `_restart_refusals`).
     ("", ()) where neither is
     refused. `containers`: the template's containers, then init containers (`pod_requests`), whose formats an
     aggregate is printed in."""
@@ -417,8 +430,8 @@ def template_refusals(f: Fields, spec: Val | None, made: str, containers: tuple[
         words: list[str] = []
         _api_refusals(f, spec, path, _aggregate(f, spec, pod), pod, containers, words)
         words += toleration_refusals(f, spec, path)
-        if kind != "Pod" and restart:
-            words += _restart_refusals(f, spec, path, kind, job_spec)
+        if kind != "Pod" and restart is not None:
+            words += _restart_refusals(f, spec, path, kind, job_spec, restart)
         if words:
             return kind, tuple(words)
     return "", ()

@@ -11,7 +11,7 @@ from kadmit.manifests.fields import Fields, Meta, NotRead
 from kadmit.manifests.owners import controller_owner
 from kadmit.manifests.dra import pod_claim_templates
 from kadmit.manifests.schema import coverage
-from kadmit.manifests.podspec import pod_requests, required_node_affinity, template_refusals, tolerations
+from kadmit.manifests.podspec import KEPT, pod_requests, required_node_affinity, template_refusals, tolerations
 from kadmit.manifests.reclaim import after_reclaim, booked, status_reclaimable
 from kadmit.manifests.yamltree import STR, Val
 from kadmit.source import Spans
@@ -218,7 +218,7 @@ def pod_set(f: Fields, ps: Val) -> PodSet:
 def template_pod_set(f: Fields, name: str, count: int, min_count: int | None, template: Val, at: Val, *,
                      request: Val | None = None, nodes: dict[str, Val | None] | None = None,
                      origin: str | None = None, topology: bool = True, pod: bool = False,
-                     api: str | None = None, made: str = "Pod", restart: bool = True,
+                     api: str | None = None, made: str = "Pod", restart: str | None = KEPT,
                      job_spec: Val | None = None) -> PodSet:
     """A pod set of `count` pods from a pod template (`template` holds `metadata` and `spec`), as
     Kueue builds one for a Workload or from a job's template: requests, selectors, affinity,
@@ -228,8 +228,9 @@ def template_pod_set(f: Fields, name: str, count: int, min_count: int | None, te
     a Pod object's (as the API server stores it: `podspec.pod_requests`); `api`: the spec's field path
     where the API server validates it (a Pod's, a built-in job kind's template); where it does not, `made`:
     the kind of object the API server validates it in first (a JobSet's Jobs: `jobs.common.MADE`), whose
-    words refusing it `PodSet.pod_refusals` keeps (`podspec.template_refusals`; `restart`: that object keeps
-    the template's restartPolicy; `job_spec`: a JobSet's Job's own spec)."""
+    words refusing it `PodSet.pod_refusals` keeps (`podspec.template_refusals`; `restart`: how that object
+    takes the template's restartPolicy, `podspec.KEPT`, `WRITTEN` or None; `job_spec`: a JobSet's Job's own
+    spec)."""
     meta = f.map(template, "metadata")
     # the API server requires a pod spec (its containers) only where it validates it (`api`); a custom
     # resource's embedded template may leave it out or null (the server stores `{}`): no containers

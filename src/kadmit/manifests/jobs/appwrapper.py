@@ -9,6 +9,7 @@ from kadmit.manifests.codes import KAD157, KAD183
 from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.jobs.common import Builder, condition_true, run_state
 from kadmit.manifests.jobs.unstructured import pod_spec_error
+from kadmit.manifests.podspec import KEPT, WRITTEN
 from kadmit.manifests.yamltree import INT, MAP, SEQ, Val
 from kadmit.model import Job
 
@@ -130,11 +131,15 @@ _COMPONENT_MADE = {"Job": "Job", "Deployment": "Deployment", "StatefulSet": "Sta
                    "LeaderWorkerSet": "StatefulSet"}
 
 
-def _made(kind, path: str) -> str:
-    """The kind of object made of a component's pod template at `path` the API server validates first."""
+def _made(kind, path: str) -> tuple[str, str | None]:
+    """The kind of object made of a component's pod template at `path` the API server validates first, and how
+    it takes the template's restartPolicy (`podspec.template_refusals`): the AppWrapper controller creates a
+    built-in component as written (WRITTEN: an unset one the API server's Always, which a Job refuses), a
+    JobSet's webhook defaults its Jobs' (KEPT), mpi-operator sets its launcher Job's (None)."""
     if kind == "MPIJob" and "Launcher" in path:
-        return "Job"  # mpi-operator's newLauncherJob
-    return _COMPONENT_MADE.get(kind, "Pod") if isinstance(kind, str) else "Pod"
+        return "Job", None  # mpi-operator's newLauncherJob, setRestartPolicy
+    made = _COMPONENT_MADE.get(kind, "Pod") if isinstance(kind, str) else "Pod"
+    return made, WRITTEN if kind == made else KEPT
 
 
 def appwrapper(f: Fields, o: Meta) -> Job:
@@ -155,9 +160,10 @@ def appwrapper(f: Fields, o: Meta) -> Job:
             failed = _undecodable(f, o, ci, path, template)
             if failed is not None:
                 return b.job(workloads=[], note=failed)
+            made, restart = _made(kind.v if kind is not None else None, path)
             b.template(f"{o.name}-{i}", replicas, _as_kueue_sees(template), template,
                        origin=f"component {ci} ({kind.v if kind is not None else '?'}) at `{path}`",
-                       made=_made(kind.v if kind is not None else None, path))
+                       made=made, restart=restart)
             i += 1
     if i == 0:
         return b.job(workloads=[], note="no component has a pod template kadmit can find; declare `podSets`")

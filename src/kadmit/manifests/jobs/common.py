@@ -14,6 +14,7 @@ from kadmit.manifests.jobs.containerdefaults import defaulted
 from kadmit.manifests.jobs.refusals import MAX_EXEC_LABEL, go_atoi, group_refusals, job_refusals, topology_refusals
 from kadmit.manifests.kubenames import label_value_problem
 from kadmit.manifests.owners import controller_owner
+from kadmit.manifests.podspec import KEPT
 from kadmit.manifests.workloads import duration_annotation, template_maps, template_pod_set, template_shape
 from kadmit.manifests.yamltree import Val
 from kadmit.model import Job, ObjectRef, PodSet, Refusal, Shapes, Workload
@@ -96,11 +97,12 @@ class Builder:
     def template(self, name: str, count: int, template: Val, at: Val, *, min_count: int | None = None,
                  origin: str | None = None, count_node: Val | None = None,
                  nodes: dict[str, Val | None] | None = None, pod: bool = False, made: str | None = None,
-                 restart: bool = True, job_spec: Val | None = None) -> PodSet:
+                 restart: str | None = KEPT, job_spec: Val | None = None) -> PodSet:
         """A pod set from a pod template, as Kueue's integrations copy the template into it
         (`pod`: from a Pod object, whose containers the API server has defaulted; `made`: the kind of
-        object a custom resource's controller makes of it, where not its kind's `MADE`; `restart`: that object
-        keeps the template's restartPolicy; `job_spec`: the spec of the Job a JobSet makes of it)."""
+        object a custom resource's controller makes of it, where not its kind's `MADE`; `restart`: how that
+        object takes the template's restartPolicy, `podspec.KEPT`, `WRITTEN` or None; `job_spec`: the spec of
+        the Job a JobSet makes of it)."""
         spec = self.f.map(template, "spec")
         pc = self.f.str(spec, "priorityClassName")
         if pc:

@@ -7,6 +7,7 @@ from typing import NamedTuple
 
 from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.jobs.common import Builder, condition_true, run_state
+from kadmit.manifests.podspec import KEPT
 from kadmit.model import Job
 
 
@@ -47,7 +48,8 @@ def training_job(f: Fields, o: Meta) -> Job:
         b.template(kind.lower(), count, template, rs, count_node=f.field(rs, "replicas"),
                    origin=f"replica type `{kind}` ({count} replica{'s' if count != 1 else ''})",
                    # mpi-operator's newLauncherJob, its restartPolicy the replica spec's (setRestartPolicy)
-                   made="Job" if (o.kind, kind) == ("MPIJob", "Launcher") else None, restart=o.kind != "MPIJob")
+                   made="Job" if (o.kind, kind) == ("MPIJob", "Launcher") else None,
+                   restart=None if o.kind == "MPIJob" else KEPT)
     if o.kind == "MPIJob":  # the one training kind whose webhook checks pod-set groups
         b.check_groups({k.lower(): f"spec.mpiReplicaSpecs[{k}].template.metadata.annotations" for k in t.order})
     status = f.map(o.node, "status")

@@ -7,6 +7,7 @@ import json
 
 from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.jobs.common import Builder, condition_true, run_state
+from kadmit.manifests.podspec import WRITTEN
 from kadmit.model import Job, PodSet, Refusal
 from kadmit.podresources import ContainerResources, PodResources
 from kadmit.quantity import parse_quantity
@@ -94,7 +95,8 @@ def ray_job(f: Fields, o: Meta) -> Job:
     if mode == "K8sJobMode":
         submitter = f.map(spec, "submitterPodTemplate")
         if submitter is not None:
-            b.template("submitter", 1, submitter, submitter, origin="the submitter Job's pod", made="Job")
+            b.template("submitter", 1, submitter, submitter, origin="the submitter Job's pod", made="Job",
+                       restart=WRITTEN)  # KubeRay fills no unset restartPolicy (podspec.WRITTEN)
         else:
             b.pod_sets.append(PodSet(name="submitter", count=1, requests=SUBMITTER, resources=SUBMITTER_POD,
                                      origin="the submitter Job's pod (KubeRay's default container)",
