@@ -15,7 +15,7 @@ from kadmit.cli_cluster import PLUGIN, cluster_options, color_option, read_for, 
 from kadmit.cli_cluster import report as _report
 from kadmit.cli_cluster import terminal as _terminal
 from kadmit.cli_decide import admit, why
-from kadmit.cli_options import engine_refused, max_size_option, solver_options, tas_profile_option, with_options
+from kadmit.cli_options import engine_refused, json_refused, max_size_option, solver_options, tas_profile_option, with_options
 from kadmit.diagnostics import Diagnostics, all_codes, code_info, did_you_mean, load_all_codes
 from kadmit.render import FORMATS, render
 from kadmit.render.codes import KAD007
@@ -221,6 +221,8 @@ def simulate(paths, trace, until, start, mode, cycle_latency, scoring, add_nodes
         if got.result is not None:
             click.echo(json.dumps(got.result, sort_keys=True, indent=1) + "\n" if format_ == "json"
                        else sweep_human(got.result), nl=False)
+        elif format_ == "json":
+            json_refused(got.diagnostics)
         sys.exit(got.exit_code)
     live = read_for(paths, cluster, context, kubeconfig, max_file_bytes)
     with progress_bar(format_ == "human" and use_color(color, "stderr")) as progress:
@@ -230,7 +232,7 @@ def simulate(paths, trace, until, start, mode, cycle_latency, scoring, add_nodes
                                max_file_bytes=max_file_bytes, progress=progress, cycle_latency=cycle_latency,
                                cluster=live, work_budget=work_budget)
     if outcome.result is None:
-        engine_refused(outcome, color)
+        engine_refused(outcome, color, format_)
     _report([d for d in outcome.diagnostics if d.severity.value != "note"], outcome.sources, color)
     if report:
         from kadmit.render.report import simulate_html
@@ -308,6 +310,8 @@ def diff_(base, head, state, format_, no_envelopes, manifests, rlimit, timeout_m
                            progress=report)
     if outcome.result is None:
         _report(outcome.diagnostics, outcome.sources, color)
+        if format_ == "json":
+            json_refused(outcome.diagnostics)
         sys.exit(outcome.exit_code)
     _report([d for d in outcome.diagnostics if d.severity.value == "error"], outcome.sources, color)
     click.echo({"human": diff_human, "json": diff_json, "markdown": diff_markdown}[format_](outcome), nl=False)

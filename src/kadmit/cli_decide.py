@@ -3,6 +3,7 @@ streams and exit codes over `kadmit.api` (`kadmit.cli` adds them to the command 
 
 from __future__ import annotations
 
+import json
 import sys
 from functools import partial
 
@@ -48,22 +49,22 @@ def admit(paths, mode, format_, time_budget, tas_profile, rlimit, timeout_ms, cl
     """
     live = read_for(paths, cluster, context, kubeconfig, max_file_bytes, meanwhile=imported(*ADMIT_MODULES))
     from kadmit.render.cluster import incomplete_json, incomplete_text
-    from kadmit.render.decisions import admit_human, admit_json
+    from kadmit.render.decisions import admit_counts, admit_human, admit_outcome_dict, admit_shown
     from kadmit.render.progress import progress
 
     with progress(format_ == "human" and _terminal("stderr")) as report:
         outcome = api.admit(list(paths), mode=mode, rlimit=rlimit, timeout_ms=timeout_ms, time_budget=time_budget,
                             max_file_bytes=max_file_bytes, tas_profile=tas_profile, progress=report, cluster=live)
     if outcome.result is None:
-        engine_refused(outcome, color)
-    _report([d for d in outcome.diagnostics if d.severity.value != "note"], outcome.loaded.sources, color)
-    skipped = (*outcome.loaded.workspace.model.skipped, *outcome.held)
+        engine_refused(outcome, color, format_)
+    _report(admit_shown(outcome.diagnostics), outcome.loaded.sources, color)
     incomplete = outcome.loaded.workspace.incomplete
-    counts = {"unmodelled": sum(1 for d in outcome.diagnostics if d.code == "KAD161"),
-              "refused_pods": sum(1 for d in outcome.diagnostics if d.code == "KAD199")}
-    click.echo(incomplete_json(admit_json(outcome.result, skipped, **counts), incomplete) if format_ == "json"
-               else admit_human(outcome.result, skipped, width=width(), **counts) + incomplete_text(incomplete),
-               nl=False)
+    if format_ == "json":
+        click.echo(incomplete_json(json.dumps(admit_outcome_dict(outcome), indent=2) + "\n", incomplete), nl=False)
+    else:
+        skipped = (*outcome.loaded.workspace.model.skipped, *outcome.held)
+        click.echo(admit_human(outcome.result, skipped, width=width(), **admit_counts(outcome.diagnostics))
+                   + incomplete_text(incomplete), nl=False)
     sys.exit(outcome.exit_code)
 
 
@@ -115,7 +116,7 @@ def why(workload, paths, format_, apply_fix, mode, time_budget, tas_profile, rli
                           tas_profile=tas_profile, mode=mode, time_budget=time_budget, fixes=shown, budget=budget,
                           progress=report, cluster=live, stages=stream.stage if stream is not None else None)
     if outcome.result is None:
-        engine_refused(outcome, color)
+        engine_refused(outcome, color, format_)
     shown = api.why_diagnostics(outcome.diagnostics, outcome.loaded.workspace.model, outcome.result.workload)
     _report(shown, outcome.loaded.sources, color)
     if apply_fix is not None or format_ == "patch":

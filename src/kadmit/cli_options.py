@@ -57,9 +57,18 @@ time_budget_option = click.option(
          "machine): the same input gets the same answer on a busy machine.")
 
 
-def engine_refused(outcome, color: str) -> None:
-    """The inputs could not be read as a cluster state: show why on stderr and exit."""
+def engine_refused(outcome, color: str, format_: str = "human") -> None:
+    """The inputs could not be read as a cluster state: show why on stderr (and, for `--format json`, as a JSON
+    document on stdout: `render.json_report.diagnostics_json`) and exit."""
     _report(outcome.diagnostics, outcome.loaded.sources, color)
+    if format_ == "json":
+        json_refused(outcome.diagnostics)
     if outcome.loaded.exit_code != api.EXIT_OK and api.check_lists_errors(outcome.diagnostics):
         click.echo("kadmit decides only on inputs without errors; `kadmit check` lists them", err=True)
     sys.exit(outcome.exit_code)
+
+
+def json_refused(diagnostics) -> None:
+    """`--format json` on input refused (exit 2): stdout still gets one JSON document, the diagnostics."""
+    from kadmit.render.json_report import diagnostics_json
+    click.echo(diagnostics_json(diagnostics), nl=False)

@@ -79,26 +79,23 @@ def run_each(binary: str, command: str, paths: list, *args: str) -> dict[str, di
 
 
 def run_kadmit(paths: list[str], *, subprocess_cli: bool = False) -> tuple[int, dict | None]:
-    """`kadmit admit --format json` as (exit code, data); data is None when kadmit printed none
-    (exit 2: input it refuses). In this process through the API, as the CLI calls it (the same
+    """`kadmit admit --format json` as (exit code, data); data is None when kadmit decided nothing
+    (exit 2: input it refuses; its JSON then holds only `diagnostics`). In this process through the API, as the CLI calls it (the same
     JSON), unless `subprocess_cli`."""
     absolute = [str(p) if Path(p).is_absolute() else str(ROOT / p) for p in paths]
     if subprocess_cli:
         env = dict(os.environ, PYTHONPATH=str(ROOT / "src") + os.pathsep + os.environ.get("PYTHONPATH", ""))
         proc = subprocess.run([sys.executable, "-m", "kadmit", "admit", "--format", "json", *absolute],
                               capture_output=True, text=True, cwd=ROOT, env=env)
-        try:
-            return proc.returncode, json.loads(proc.stdout)
-        except json.JSONDecodeError:
-            return proc.returncode, None
+        data = json.loads(proc.stdout)  # on refused input, a document with the diagnostics only
+        return proc.returncode, data if "decisions" in data else None
     from kadmit import api
-    from kadmit.render.decisions import admit_dict
+    from kadmit.render.decisions import admit_outcome_dict
 
     outcome = api.admit(absolute)
     if outcome.result is None:
         return outcome.exit_code, None
-    skipped = (*outcome.loaded.workspace.model.skipped, *outcome.held)
-    return outcome.exit_code, json.loads(json.dumps(admit_dict(outcome.result, skipped)))
+    return outcome.exit_code, json.loads(json.dumps(admit_outcome_dict(outcome)))
 
 
 # --- normal forms --------------------------------------------------------------------------------

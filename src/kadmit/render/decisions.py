@@ -145,6 +145,28 @@ def admit_json(result: AdmitResult, skipped=(), unmodelled: int = 0, refused_pod
     return json.dumps(admit_dict(result, skipped, unmodelled, refused_pods), indent=2) + "\n"
 
 
+def admit_shown(diagnostics) -> list:
+    """The diagnostics `admit` reports (on stderr, and in its JSON as `diagnostics`): all but notes."""
+    return [d for d in diagnostics if d.severity.value != "note"]
+
+
+def admit_counts(diagnostics) -> dict:
+    """`admit_human`'s and `admit_dict`'s `unmodelled` and `refused_pods` from an answer's diagnostics."""
+    return {"unmodelled": sum(1 for d in diagnostics if d.code == "KAD161"),
+            "refused_pods": sum(1 for d in diagnostics if d.code == "KAD199")}
+
+
+def admit_outcome_dict(outcome) -> dict:
+    """`admit --format json`'s document for a decided `api.AdmitOutcome`: `admit_dict` with the pending workloads
+    held back (`outcome.held`) among `skipped`, and `diagnostics` (`admit_shown`, as `check --format json`
+    writes each)."""
+    from kadmit.render.json_report import diagnostic_dict
+
+    skipped = (*outcome.loaded.workspace.model.skipped, *outcome.held)
+    return {**admit_dict(outcome.result, skipped, **admit_counts(outcome.diagnostics)),
+            "diagnostics": [diagnostic_dict(d) for d in admit_shown(outcome.diagnostics)]}
+
+
 def skipped_lines(skipped) -> list[str]:
     """A summary line, then one line per object the input holds that is not work kadmit decides (an
     entry that counts more objects of its kind, `Skipped.more`, says how many)."""

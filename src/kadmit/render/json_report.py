@@ -35,3 +35,9 @@ def render_json(diagnostics: list[Diagnostic], *, files_checked: int) -> str:
     doc = {"diagnostics": [diagnostic_dict(d) for d in diagnostics],
            "summary": summary_dict(diagnostics, files_checked)}
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
+def diagnostics_json(diagnostics: list[Diagnostic]) -> str:
+    """`{"diagnostics": [...]}`: what a `--format json` command prints on stdout when it refuses its input
+    (exit 2), so stdout is always one JSON document."""
+    return json.dumps({"diagnostics": [diagnostic_dict(d) for d in diagnostics]}, indent=2, ensure_ascii=False) + "\n"

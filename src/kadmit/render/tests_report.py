@@ -6,6 +6,7 @@ import json
 from itertools import groupby
 
 from kadmit.render.excerpt import one_line
+from kadmit.render.json_report import diagnostic_dict
 from kadmit.render.templating import template
 
 
@@ -54,7 +55,9 @@ def tests_dict(outcome) -> dict:
             "passed": sum(1 for r in outcome.results if r.status == "pass"),
             "failed": sum(1 for r in outcome.results if r.status == "fail"),
             "errors": sum(1 for r in outcome.results if r.status == "error"),
-            "undecided": sum(1 for r in outcome.results if r.status == "unknown")}
+            "undecided": sum(1 for r in outcome.results if r.status == "unknown"),
+            # the test files' and policies' own, as `check --format json` writes them (each test's are above)
+            "diagnostics": [diagnostic_dict(d) for d in outcome.diagnostics]}
 
 
 def tests_json(outcome) -> str:
