@@ -52,13 +52,18 @@ def differences(a: dict, b: dict) -> dict:
 
 
 def _table(title: str, columns: list[str], rows: list[list], color: bool) -> str:
+    """A rich table; each cell one line of plain text (`excerpt.one_line`: a variant's name or error holding a line
+    break stays in its row) that rich does not read as markup (`[red]`, `[/x]`)."""
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
+
+    from kadmit.render.excerpt import one_line
     t = Table(title=title, title_justify="left")
     for i, c in enumerate(columns):
         t.add_column(c, justify="left" if i == 0 else "right")
     for r in rows:
-        t.add_row(*["-" if v is None else str(v) for v in r])
+        t.add_row(*[Text("-" if v is None else one_line(str(v))) for v in r])
     buf = io.StringIO()
     Console(file=buf, width=120, color_system="standard" if color else None, force_terminal=color).print(t)
     return buf.getvalue()
