@@ -3,12 +3,33 @@
 from __future__ import annotations
 
 import difflib
+import json
 import re
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Iterable, Iterator
 
 from kadmit.source import Span
+
+
+def field_key(what: str, key: object) -> str:
+    """The path of `what`'s field `key` as a message names it: `spec.limits.cpu`, or, for a key a dot would not
+    show as written (empty, holding a dot, a space, a quote, a bracket or a control character),
+    `spec.limits["nvidia.com/gpu"]`, `spec.limits["a\\nb"]`: the path reads one way, and a key holding a line break
+    cannot split a message's first line from its location. `what` "" names a top-level key (`x`, `["a b"]`)."""
+    text = str(key)
+    if text and text.isprintable() and not any(c.isspace() or c in '".[]' for c in text):
+        return f"{what}.{text}" if what else text
+    return f"{what}[{json.dumps(text)}]"
+
+
+def field_path(path: Iterable[str | int]) -> str:
+    """A field's path from the object's top as a message names it: keys by `field_key`, list indices `[0]`
+    (`spec.containers[0].resources.requests["nvidia.com/gpu"]`)."""
+    out = ""
+    for part in path:
+        out = f"{out}[{part}]" if isinstance(part, int) else field_key(out, part)
+    return out
 
 
 class Severity(str, Enum):

@@ -39,7 +39,7 @@ def _places():
     for key, base in GEN.NULL_BASES.items():
         kind = key.rsplit("/", 1)[1]
         for path, item, _ in GEN.object_lists(TYPES, f"core:V1{kind}", base):
-            where = schema.dotted(tuple("[]" if isinstance(p, int) else p for p in path)).replace(".[]", "[]")
+            where = schema.go_path(tuple("[]" if isinstance(p, int) else p for p in path)).replace(".[]", "[]")
             out.append(pytest.param(key, path, item, KINDS[key][where], id=f"{kind}:{where}"))
     return out
 
@@ -61,7 +61,7 @@ def test_a_null_item_is_refused_with_the_servers_messages_or_read_as_an_empty_ob
     obj, index = GEN.with_null(GEN.NULL_BASES[key], path)
     diags = Diagnostics()
     read_manifest_text(json.dumps(obj), "m.yaml", diags)
-    at = schema.dotted(path + (index,))
+    at = schema.go_path(path + (index,))
     errors = [d.message for d in diags.sorted() if d.severity.name == "ERROR"]
     if key == "resource.k8s.io/v1/DeviceClass":  # a kind kadmit does not read: skipped, whatever it holds
         assert [d.code for d in diags.sorted()] == ["KAD159"]
@@ -70,7 +70,7 @@ def test_a_null_item_is_refused_with_the_servers_messages_or_read_as_an_empty_ob
     if not messages:
         assert errors == [], errors
         return
-    shown = [m.replace("{item}", at).replace("{list}", schema.dotted(path)).replace("{holder}", schema.dotted(path[:-1]))
+    shown = [m.replace("{item}", at).replace("{list}", schema.go_path(path)).replace("{holder}", schema.go_path(path[:-1]))
              .replace("{index}", str(index)) for m in messages]
     assert errors == [f"`{at}` is null, which the API server decodes as an empty object, and refuses: "
                       + "; ".join(f"`{m}`" for m in shown)], errors

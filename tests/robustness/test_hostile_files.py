@@ -173,7 +173,7 @@ def test_a_job_key_holding_a_line_break_keeps_kad156_on_one_header_line(key: str
 
 
 def test_a_path_that_spells_its_escape_is_not_escaped_twice(tmp_path: Path) -> None:
-    """`simulate.yamlread.dotted` already names a NodePool limit keyed "\\n" as `spec.limits["\\n"]` (d44d1cf): the
+    """`diagnostics.field_key` (simulate.yamlread.dotted before) already names a NodePool limit keyed "\\n" as `spec.limits["\\n"]` (d44d1cf): the
     header shows that as written, its backslash not doubled."""
     code, out = H.run(tmp_path, "nodepool", H.NODEPOOL.replace("nvidia.com/gpu: 32", 'nvidia.com/gpu: 32\n    "\\n": x'))
     assert code == 2 and re.search(r'^error\[KAD710\]: `spec\.limits\["\\n"\]`: ', out, re.M), out[:600]

@@ -25,7 +25,7 @@ def _at(d, lines: list[str]) -> str:
 def test_a_nodepool_field_of_the_wrong_type_is_reported_at_it(tmp_path: Path) -> None:
     diags, lines = _pool(tmp_path, POOL.replace("nvidia.com/gpu: 32", "nvidia.com/gpu: [32]"))
     (d,) = [d for d in diags if d.code == "KAD710"]
-    assert "`spec.limits.nvidia.com/gpu` must be a quantity" in d.message and "[32]" in _at(d, lines)
+    assert '`spec.limits["nvidia.com/gpu"]` must be a quantity' in d.message and "[32]" in _at(d, lines)
     diags, lines = _pool(tmp_path, POOL.replace("      requirements:\n", "      requirements: 7\n      x:\n"))
     assert {d.message.split(":")[0] for d in diags if d.code == "KAD710"} >= {"unknown field `x` in `spec.template.spec`"}
     diags, _ = _pool(tmp_path, POOL.replace("spec:\n  template:", "spec: 7\n  template:"))

@@ -37,7 +37,7 @@ def one_line(text: str) -> str:
     """Text shown on a line of its own (a diagnostic's message in its header): each line break, tab and other
     control character written as its escape (`\\n`, `\\t`, `\\x1b`, `\\u2028`), so that it stays one line
     whatever it quotes (a key holding a line break) and can't drive the terminal. A backslash is left as it is:
-    text that already spells an escape (`spec.limits["\\n"]`, `simulate.yamlread.dotted`) is shown as written."""
+    text that already spells an escape (`spec.limits["\\n"]`, `diagnostics.field_key`) is shown as written."""
     return _BREAKS.sub(lambda m: escaped(m.group(0)), text)
 
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kadmit.diagnostics import Diagnostics
+from kadmit.diagnostics import Diagnostics, field_key
 from kadmit.manifests.kubenames import dns_subdomain_problem, label_value_problem, qualified_name_problem
 from kadmit.manifests.yamltree import INT, MAP, SEQ, STR, Val, parse_documents
 from kadmit.model import Node, Requirement, Taint
@@ -34,7 +34,7 @@ from kadmit.placement.domains import free_fit_count
 from kadmit.placement.filters import PodTemplate, static_fit
 from kadmit.placement.inventory import node_state, pod_usage, subtract
 from kadmit.simulate.codes import KAD710, KAD711, KAD713
-from kadmit.simulate.yamlread import Fields, Unusable, dotted, shown
+from kadmit.simulate.yamlread import Fields, Unusable, shown
 from kadmit.source import Span
 
 INSTANCE_TYPES = "kadmit.dev/instance-types"
@@ -161,7 +161,7 @@ def _nodepool(f: Fields, d: Val, text: str) -> NodePoolModel:
                    for i, t in enumerate(f.seq(f.get(tspec, "taints") or _EMPTY, "spec.template.spec.taints")))
     limits_val = f.get(spec, "limits")
     limits = {} if limits_val is None else {
-        k: f.quantity(v, dotted("spec.limits", k)) for k, v in f.mapping(limits_val, "spec.limits").v.items()}
+        k: f.quantity(v, field_key("spec.limits", k)) for k, v in f.mapping(limits_val, "spec.limits").v.items()}
     weight_val = f.get(spec, "weight")
     weight = 0 if weight_val is None else f.integer(weight_val, "spec.weight", 1, 100)
     shapes = _shapes(f, name, notes, text)
@@ -249,7 +249,7 @@ def _labels(f: Fields, m: Val, what: str) -> dict[str, str]:
     for key, v in m.v.items():
         if (problem := qualified_name_problem(str(key))) is not None:
             raise f.fail(f.key_span(m, key), f"`{what}`: label key {_short(str(key))} {problem}", help=REJECTED)
-        _label_value(f, v, out[key], dotted(what, key))
+        _label_value(f, v, out[key], field_key(what, key))
     return out
 
 
@@ -291,7 +291,7 @@ def _shapes(f: Fields, name: str, notes: Val | None, text: str) -> list[Shape]:
         alloc = inner.mapping(inner.required(s, "allocatable", what), f"{what}.allocatable")
         labels = inner.get(s, "labels")
         price = inner.get(s, "price")
-        shapes.append(Shape(shape_name, {k: inner.quantity(v, dotted(f"{what}.allocatable", k)) for k, v in alloc.v.items()},
+        shapes.append(Shape(shape_name, {k: inner.quantity(v, field_key(f"{what}.allocatable", k)) for k, v in alloc.v.items()},
                             {} if labels is None else _labels(inner, labels, f"{what}.labels"),
                             0.0 if price is None else inner.number(price, f"{what}.price", 0, 1e12)))
     return shapes

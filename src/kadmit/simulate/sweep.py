@@ -29,12 +29,12 @@ import itertools
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kadmit.diagnostics import Diagnostics
+from kadmit.diagnostics import Diagnostics, field_key
 from kadmit.durations import parse_duration_ms
 from kadmit.manifests.yamltree import INT, NULL, SEQ, STR, Val, parse_documents
 from kadmit.model import Model
 from kadmit.simulate.codes import KAD700, KAD712
-from kadmit.simulate.yamlread import Fields, Unusable, dotted, shown
+from kadmit.simulate.yamlread import Fields, Unusable, shown
 
 FIELDS = ("nominal", "borrowing_limit", "lending_limit")
 SCORINGS = ("LeastAllocated", "MostAllocated")
@@ -163,7 +163,7 @@ def _sweep(f: Fields, root: Val, here: Path, base_paths: list[str]) -> SweepSpec
             keys = ("cluster_queue", "flavor", "resource", "field")
             if f.unknown_keys(target, keys, f"{what}.set"):
                 raise Unusable(what)
-            named = {k: _scalar(f, f.required(target, k, f"{what}.set"), dotted(f"{what}.set", k)) for k in keys}
+            named = {k: _scalar(f, f.required(target, k, f"{what}.set"), field_key(f"{what}.set", k)) for k in keys}
             if named["field"] not in FIELDS:
                 raise f.fail(target.v["field"], f"`{what}.set.field` `{named['field']}` is not one of {', '.join(FIELDS)}")
             values = f.required(axis, "values", what)

@@ -3,10 +3,9 @@ files): each wrong type, missing field or bad value is a diagnostic at its node,
 
 from __future__ import annotations
 
-import json
 import math
 
-from kadmit.diagnostics import Diagnostics, did_you_mean
+from kadmit.diagnostics import Diagnostics, did_you_mean, field_key
 from kadmit.durations import parse_duration_ms
 from kadmit.manifests.yamltree import BOOL, DESCRIBE, FLOAT, INT, MAP, NULL, SEQ, STR, Val
 from kadmit.quantity import QuantityError, parse_quantity
@@ -15,16 +14,6 @@ from kadmit.source import Span
 
 class Unusable(Exception):
     """What is being read can't be used; its diagnostic has been emitted."""
-
-
-def dotted(what: str, key: object) -> str:
-    """The path of `what`'s field `key` as a message names it: `spec.limits.cpu`, or, for a key a dot would not
-    show as written (empty, with a space or a control character), `spec.limits["a\\nb"]`, so that a key
-    holding a line break cannot split the message's first line from its location."""
-    text = str(key)
-    if text and text.isprintable() and not any(c.isspace() or c in '"[]' for c in text):
-        return f"{what}.{text}"
-    return f"{what}[{json.dumps(text)}]"
 
 
 def shown(v: Val) -> str:
@@ -106,7 +95,7 @@ class Fields:
     def strings(self, v: Val, what: str) -> dict[str, str]:
         """A map of strings to strings (labels)."""
         self.mapping(v, what)
-        return {k: self.string(x, dotted(what, k)) for k, x in v.v.items()}
+        return {k: self.string(x, field_key(what, k)) for k, x in v.v.items()}
 
     def integer(self, v: Val, what: str, lo: int, hi: int) -> int:
         if v.kind != INT:

@@ -30,7 +30,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Union
 
-from kadmit.diagnostics import did_you_mean
+from kadmit.diagnostics import did_you_mean, field_path
 from kadmit.manifests.codes import KAD156, KAD157, KAD158, KAD162, KAD163, KAD180
 from kadmit.manifests.fields import whole_number
 from kadmit.manifests.yamltree import BOOL, DESCRIBE, FLOAT, HUGE, INT, MAP, NULL, OTHER, SEQ, STR, TIME, Val
@@ -277,7 +277,7 @@ def _problems(node: Val, tree: Tree, skip: tuple[str, ...], crd: bool = False, k
         elif val.kind is not NULL or (null_item and crd):
             wrong.append((where, val, (KAD156, f"should be {'a list' if 'l' in t else 'a mapping'}, "
                                        f"found {_describe(val)}", None)))
-    unknown.sort(key=lambda u: dotted(u[0]))
+    unknown.sort(key=lambda u: field_path(u[0]))
     wrong.sort(key=lambda w: (w[1].line, w[1].col))
     return unknown, wrong
 
@@ -302,12 +302,12 @@ def _null_item(kind: str, where: tuple, item_type: str) -> tuple[str, str, None]
     validation then judges: its messages, as it gave them (data/null_items.json). A place the data has no
     answer for, of an item type whose answer varies by place, is taken (read as the empty object)."""
     kinds, by_type = _null_items()
-    entry = kinds.get(kind, {}).get(dotted(tuple("[]" if type(p) is int else p for p in where[:-1])).replace(".[]", "[]"))
+    entry = kinds.get(kind, {}).get(go_path(tuple("[]" if type(p) is int else p for p in where[:-1])).replace(".[]", "[]"))
     messages = entry["messages"] if entry is not None and entry["messages"] is not None else by_type.get(item_type)
     if not messages:
         return None
-    shown = [m.replace("{item}", dotted(where)).replace("{list}", dotted(where[:-1]))
-             .replace("{holder}", dotted(where[:-2])).replace("{index}", str(where[-1])) for m in messages]
+    shown = [m.replace("{item}", go_path(where)).replace("{list}", go_path(where[:-1]))
+             .replace("{holder}", go_path(where[:-2])).replace("{index}", str(where[-1])) for m in messages]
     return KAD157, ("is null, which the API server decodes as an empty object, and refuses: "
                     + "; ".join(f"`{m}`" for m in shown)), None
 
@@ -368,7 +368,9 @@ def _describe(v: Val) -> str:
     return DESCRIBE[v.kind]
 
 
-def dotted(path: tuple) -> str:
+def go_path(path: tuple) -> str:
+    """A path as the API server's field paths and Go's strict decoding print it (`spec.containers[0].name`; keys
+    joined by dots as written): for their words. kadmit's own messages name a field by `diagnostics.field_path`."""
     out = ""
     for part in path:
         out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
@@ -398,7 +400,7 @@ def _strict(kind: str, path: tuple) -> list[str]:
     """Kueue's words for an unknown field of its Configuration, which it decodes strictly (pkg/config)."""
     if kind != "Configuration":
         return []
-    return [f'Kueue refuses to start with this Configuration: `strict decoding error: unknown field "{dotted(path)}"`']
+    return [f'Kueue refuses to start with this Configuration: `strict decoding error: unknown field "{go_path(path)}"`']
 
 
 def _is_crd(group: str, version: str, kind: str) -> bool:
@@ -434,12 +436,12 @@ def check(f, node: Val, group: str, version: str, kind: str, name: str = "", *, 
         elsewhere = [v for v in others if knows(schema_for(group, v, kind), path)]
         api = f"{group}/" if group else ""
         if elsewhere:
-            f.diags.emit(KAD162, f"`{dotted(path)}` is a field of `{api}{elsewhere[-1]}`, not of "
+            f.diags.emit(KAD162, f"`{field_path(path)}` is a field of `{api}{elsewhere[-1]}`, not of "
                          f"`{api}{version}`, in {what}", span,
                          help=hint.replace("did you mean", f"in `{api}{version}`, did you mean") if hint else None,
                          notes=_strict(kind, path))
             continue
-        f.diags.emit(KAD180, f"unknown field `{dotted(path)}` in {what}", span, help=hint,
+        f.diags.emit(KAD180, f"unknown field `{field_path(path)}` in {what}", span, help=hint,
                      notes=([f"fields known here: {_listing(known)}"] if known and not hint else [])
                      + _strict(kind, path))
     refusal = (f"the API server's schema of `{kind}` refuses it, so {what} is never created" if crd else
@@ -449,7 +451,7 @@ def check(f, node: Val, group: str, version: str, kind: str, name: str = "", *, 
         if val.kind is FLOAT and not math.isfinite(val.v):
             f.refused_already(val)  # the YAML reader's KAD153: kubectl can't send the document
             continue
-        f.mistyped(code, f"`{dotted(path)}`{'' if message[0] == ':' else ' '}{message}", val, help=help_,
+        f.mistyped(code, f"`{field_path(path)}`{'' if message[0] == ':' else ' '}{message}", val, help=help_,
                    notes=[refused if code == KAD157 else refusal])
     return len(found) + len(wrong)
 
