@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from kadmit.diagnostics import Subject
 from kadmit.model import Model, ObjectRef, Skipped, Workload
 
 WORKLOAD_API = "kueue.x-k8s.io/v1beta2"
@@ -37,6 +38,11 @@ def repeat_name(name: str, n: int) -> str:
     """The name of the `n`th object of one `generateName` prefix in input order (Kueue's API server gives
     each its own suffix; kadmit numbers them): the first keeps the prefix, the second `sample-job-#2`."""
     return name if n == 1 else f"{name}#{n}"
+
+
+def subject(o: ObjectRef) -> Subject:
+    """An object as a diagnostic is about it (`Diagnostic.about`)."""
+    return Subject(o.kind, o.namespace, o.name)
 
 
 def object_dict(o: ObjectRef) -> dict:

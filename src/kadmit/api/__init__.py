@@ -15,6 +15,7 @@ from kadmit.api.cluster import SnapshotOutcome, check_lists_errors, cluster_unre
 from kadmit.scope import decidable, untouched_model
 from kadmit.atomic import write_text_atomic
 from kadmit.diagnostics import KAD004, Diagnostic, Diagnostics, Severity, Subject
+from kadmit.identity import subject
 from kadmit.model import SKIPPED_NAMED
 from kadmit.render.codes import KAD005, KAD006, KAD009, KAD010, KAD011
 from kadmit.source import SourceMap
@@ -385,7 +386,8 @@ def _not_found(name: str, found) -> tuple[int, list[Diagnostic]]:
         return EXIT_INPUT, diags.sorted()
     if found.skipped:
         for s in found.skipped:
-            diags.emit(KAD011, f"{s.object.kind} `{s.object.key}` is not pending work: {s.reason}", s.span)
+            diags.emit(KAD011, f"{s.object.kind} `{s.object.key}` is not pending work: {s.reason}", s.span,
+                       about=(subject(s.object),))
         return EXIT_FINDINGS, diags.sorted()
     counted = found.counted
     if counted:  # objects of kinds kadmit does not read, past the ones listed by name: it may be one of them

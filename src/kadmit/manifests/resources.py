@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from kadmit.diagnostics import Diagnostics
 from kadmit.manifests.codes import KAD157, KAD184, KAD199
+from kadmit.identity import subject
 from kadmit.model import Job, LimitRange, Model, ObjectRef, PodSet, RuntimeClass, Workload
 from kadmit.podresources import (ContainerResources, PodResources, Quantities, adjust, aggregate, containers_total,
                                  first_formats, limit_range_violations, pod_requests, requests_above_limits)
@@ -205,7 +206,8 @@ def limit_ranger_templates(model: Model, diags: Diagnostics) -> None:
                            "admit it, but none of those pods is created", w.span,
                            help="keep the pod template within its namespace's LimitRange (its defaults filled "
                                 "in), or change the LimitRange" if not ps.pod_refusals else
-                                "keep the template within what the API server takes in a Pod (its words above)")
+                                "keep the template within what the API server takes in a Pod (its words above)",
+                           about=(subject(w.origin),))
 
 
 def limit_ranger_errors(pod: PodResources, ranges: list[list[LimitRange]]) -> list[str]:

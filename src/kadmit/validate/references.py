@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from kadmit.diagnostics import Diagnostics, did_you_mean
 from kadmit.index import HOSTNAME_LABEL, ModelIndex, resolve_level
+from kadmit.identity import object_of, subject
 from kadmit.model import ClusterQueue, Cohort, PodSet, Workload
 from kadmit.validate.codes import (CHECK_ON_UNUSED_FLAVOR, STATE_OF_ANOTHER_CHECK, QUEUE_CHECKS_INACTIVE, PLACEMENT_COUNT, PLACEMENT_UNKNOWN_NODE, ADMISSION_COUNT, ADMITTED_UNKNOWN_CLUSTER_QUEUE, ADMITTED_UNKNOWN_FLAVOR,
                                    ADMITTED_UNKNOWN_POD_SET, ADMITTED_WITHOUT_FLAVOR, COHORT_PARENT_TYPO, NO_TOPOLOGY_FLAVOR,
@@ -107,7 +108,7 @@ def check_workload_refs(wl: Workload, index: ModelIndex, diags: Diagnostics) -> 
         diags.emit(UNKNOWN_LOCAL_QUEUE,
                    f"workload `{wl.key}` is queued to `{wl.queue}`, but namespace `{wl.namespace}` "
                    f"has no local queue of that name", wl.field_span("queue"), help=hint,
-                   notes=["Kueue keeps the workload pending: LocalQueue doesn't exist"])
+                   notes=["Kueue keeps the workload pending: LocalQueue doesn't exist"], about=(subject(object_of(wl)),))
     if wl.priority_class:
         kinds = [wl.priority_class_kind] if wl.priority_class_kind else ["workload", "pod"]
         known: list[str] = []

@@ -17,7 +17,7 @@ from kadmit.manifests.jobs.start import failed_start, warn_unstartable
 from kadmit.manifests.jobs.replicasets import REPLICA_SET_HASH, owner_absent, owners_pod, replaced, replacement, \
     replica_set_pod, rolled_out
 from kadmit.diagnostics import Diagnostics, Label
-from kadmit.identity import repeat_name
+from kadmit.identity import repeat_name, subject
 from kadmit.index import BUILTIN_PRIORITY_CLASSES
 from kadmit.manifests.codes import KAD161, KAD170, KAD172, KAD198
 from kadmit.model import Job, LabelSelector, Model, Requirement, Skipped, Workload
@@ -492,7 +492,8 @@ def _refused(job: Job, s: Integrations, queues: set[str], diags: Diagnostics | N
     for r in refusals:
         if diags is not None:
             diags.emit(KAD170, f"Kueue's webhook refuses {job.object.kind} `{job.object.name}`: {r.message}",
-                       r.span or job.span, help="Kubernetes would not create it; change the field as the message says")
+                       r.span or job.span, help="Kubernetes would not create it; change the field as the message says",
+                       about=(subject(job.object),))
     return "Kueue's webhook refuses it: " + "; ".join(r.message for r in refusals)
 
 

@@ -1,0 +1,46 @@
+"""Diagnostics naming one object say which (`Diagnostic.about`, `about` in JSON): a workload's local queue missing
+(KAD202), Kueue's webhook refusing a job (KAD170), the API server refusing every pod of a pod set (KAD199), and
+`why` on an object that is not pending work (KAD011)."""
+
+from __future__ import annotations
+
+import json
+
+from cli.test_admit_may_differ import CONFIG, REFUSED
+from jobs.helpers import SETUP
+
+JOB = """\
+apiVersion: batch/v1
+kind: Job
+metadata: {name: NAME, namespace: NS, LABELS}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: c, image: busybox, resources: {requests: {cpu: 1}}}]
+"""
+
+
+def _job(name: str, ns: str = "default", queue: str | None = "user-queue") -> str:
+    labels = f"labels: {{kueue.x-k8s.io/queue-name: {json.dumps(queue)}}}" if queue else "labels: {}"
+    return "---\n" + JOB.replace("NAME", name).replace("NS", ns).replace("LABELS", labels)
+
+
+def _about(diagnostics: list[dict], code: str) -> list[list[dict]]:
+    return [d["about"] for d in diagnostics if d["code"] == code]
+
+
+def test_each_diagnostic_names_its_object(run) -> None:
+    run.write("in.yaml", CONFIG + SETUP + _job("lost", queue="no-such-queue") + _job("bad", queue="Not A Name!")
+              + "---\n" + REFUSED.replace("NAME", "refused"))
+    said = json.loads(run("check", "--format", "json", "in.yaml").stdout)["diagnostics"]
+    assert _about(said, "KAD202") == [[{"kind": "Job", "namespace": "default", "name": "lost"}]]
+    assert _about(said, "KAD170") == [[{"kind": "Job", "namespace": "default", "name": "bad"}]]
+    assert _about(said, "KAD199") == [[{"kind": "JobSet", "namespace": "default", "name": "refused"}]]
+
+
+def test_why_on_work_not_pending_names_the_object(run) -> None:
+    run.write("in.yaml", SETUP + _job("plain", queue=None))
+    out = run("why", "default/plain", "--format", "json", "in.yaml")
+    assert _about(json.loads(out.stdout)["diagnostics"], "KAD011") == [
+        [{"kind": "Job", "namespace": "default", "name": "plain"}]], out.output
