@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from cli.test_admit_may_differ import CONFIG, REFUSED
 from jobs.helpers import SETUP
@@ -44,3 +45,19 @@ def test_why_on_work_not_pending_names_the_object(run) -> None:
     out = run("why", "default/plain", "--format", "json", "in.yaml")
     assert _about(json.loads(out.stdout)["diagnostics"], "KAD011") == [
         [{"kind": "Job", "namespace": "default", "name": "plain"}]], out.output
+
+
+FEATURES = Path(__file__).resolve().parents[1] / "oracle/features"
+
+
+def test_a_job_and_the_workload_it_names(run) -> None:
+    """KAD161 (a job Kueue admits and fails to start) names the job; KAD193 (a prebuilt Workload out of sync by the
+    API server's container defaults) the job and the Workload; KAD172 (an undefined priority class) the job."""
+    run.write("in.yaml", SETUP + _job("classy").replace("labels: {", "labels: {kueue.x-k8s.io/priority-class: nope, "))
+    said = [d for case in ("tie-job-start-fails-reconcile-timing.yaml", "prebuilt-workload-container-defaults.yaml")
+            for d in json.loads(run("check", "--format", "json", str(FEATURES / case)).stdout)["diagnostics"]]
+    said += json.loads(run("check", "--format", "json", "in.yaml").stdout)["diagnostics"]
+    assert _about(said, "KAD161") == [[{"kind": "Job", "namespace": "ns", "name": "bad"}]]
+    assert _about(said, "KAD193") == [[{"kind": "Job", "namespace": "ns", "name": "unset"},
+                                       {"kind": "Workload", "namespace": "ns", "name": "pre-unset"}]]
+    assert _about(said, "KAD172") == [[{"kind": "Job", "namespace": "default", "name": "classy"}]]

@@ -510,7 +510,7 @@ def _missing_priority_class(job: Job, classes: set[tuple[str, str]], diags: Diag
     if diags is not None:
         diags.emit(KAD172, f"{job.object.kind} `{job.object.key}` names {kind} `{wl.priority_class}`, which is not "
                    "defined: Kueue never creates its Workload", wl.field_span("priority_class") or job.span,
-                   help=f"define {kind} `{wl.priority_class}`, or name one that exists")
+                   help=f"define {kind} `{wl.priority_class}`, or name one that exists", about=(subject(job.object),))
     if kind == "PriorityClass" and job.object.kind == "Pod":  # the API server's Priority admission plugin
         return (f"the API server refuses it: `pods \"{job.object.name}\" is forbidden: no PriorityClass with name "
                 f"{wl.priority_class} was found`")

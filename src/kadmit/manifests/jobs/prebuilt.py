@@ -8,7 +8,8 @@ import json
 from functools import lru_cache
 from importlib import resources
 
-from kadmit.diagnostics import Diagnostics, Label
+from kadmit.diagnostics import Diagnostics, Label, Subject
+from kadmit.identity import subject
 from kadmit.manifests.codes import KAD193, KAD194
 from kadmit.manifests.jobs.containerdefaults import CONTAINER_DEFAULTS, defaulted, undefaulted  # noqa: F401 - CONTAINER_DEFAULTS: tests
 from kadmit.manifests.jobs.start import merge, status_infos
@@ -79,7 +80,8 @@ def _by_defaults(job: Job, wl: Workload, key: str, flavors: dict[str, ResourceFl
                "Workload out of sync (Finished, OutOfSync) and the job gets no Workload", wl.span or job.span,
                help="set them in the Workload's containers as the API server sets them in the job's: "
                     "`imagePullPolicy: Always` for an image tagged `latest` or with neither tag nor digest, else "
-                    "`IfNotPresent`; `terminationMessagePath: /dev/termination-log`; `terminationMessagePolicy: File`")
+                    "`IfNotPresent`; `terminationMessagePath: /dev/termination-log`; `terminationMessagePolicy: File`",
+               about=(subject(job.object), Subject("Workload", wl.namespace, wl.name)))
 
 
 def _owned_by(wl: Workload, job: Job) -> Workload:

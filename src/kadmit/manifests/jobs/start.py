@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from kadmit.diagnostics import Diagnostics
+from kadmit.identity import subject
 from kadmit.manifests.codes import KAD161
 from kadmit.model import ClusterQueue, Job, Model, ResourceFlavor, Skipped, Workload
 from kadmit.modelchecks import checks_for
@@ -175,7 +176,8 @@ def warn_unstartable(model: Model, diags: Diagnostics) -> Model:
             if error:
                 job = found[0]
                 diags.emit(KAD161, f"{job.object.kind} `{job.object.key}`: " + WILL_NOT_START.format(wl=wl.key, error=error),
-                           job.span, help="leave Kueue's labels and annotations out of the pod template")
+                           job.span, help="leave Kueue's labels and annotations out of the pod template",
+                           about=(subject(job.object),))
                 break
     return model
 
