@@ -135,7 +135,7 @@ def errors(tmp: Path, text: str) -> list[tuple[str, int, str]]:
     (NODE, [("KAD156", 6, "`spec.unschedulable` should be a boolean"),
             ("KAD157", 9, "`effect` can't be `NoScheduleX`"),
             ("KAD158", 13, "`nvidia.com/gpu`: `eight` is not a Kubernetes quantity")]),
-    (FLAVOR, [("KAD156", 7, "`spec.nodeLabels.cloud.example.com/spot` should be a string"),
+    (FLAVOR, [("KAD156", 7, '`spec.nodeLabels["cloud.example.com/spot"]` should be a string'),
               ("KAD157", 10, "`operator` can't be `Equals`")]),
 ], ids=["cluster-queue", "workload", "job", "node", "flavor"])
 def test_every_bad_field_of_one_object_is_reported_in_one_run(tmp_path, text, expected):

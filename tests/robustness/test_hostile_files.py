@@ -139,8 +139,10 @@ def _quoted(text: str) -> str:
 def _one_header_each(key: str, folder: Path) -> None:
     """A Job whose `requests` key is `key` (its value a list: KAD156 names the key): in the human and github
     formats each diagnostic is one header line holding its code, location and message, the key's line breaks
-    and control characters escaped (`one_line`), and no other line reads as a header."""
+    and control characters escaped (the key quoted as JSON, `diagnostics.field_key`; the rest by `one_line`), and no
+    other line reads as a header."""
     from kadmit import api
+    from kadmit.diagnostics import field_key
     from kadmit.render.diagnostics import render
     from kadmit.render.excerpt import one_line
     from kadmit.render.github import escape_data
@@ -149,7 +151,8 @@ def _one_header_each(key: str, folder: Path) -> None:
     path.write_text(JOB.replace("KEY", _quoted(key)), encoding="utf-8")
     result = api.check([str(path)])
     ds = result.diagnostics
-    assert any(d.code == "KAD156" and key in d.message for d in ds), [d.message for d in ds]
+    named = field_key("requests", key)  # `requests.cpu`, `requests["a\\nb"]`
+    assert any(d.code == "KAD156" and f"{named}`" in d.message for d in ds), [d.message for d in ds]
     human = render(ds, result.sources, "human", files_checked=1).splitlines()
     headers = [i for i, line in enumerate(human) if re.match(r"(error|warning|note)\[KAD\d{3}\]: ", line)]
     assert [human[i] for i in headers] == [f"{d.severity.value}[{d.code}]: {one_line(d.message)}" for d in ds]
