@@ -3,7 +3,6 @@ streams and exit codes over `kadmit.api` (`kadmit.cli` adds them to the command 
 
 from __future__ import annotations
 
-import json
 import sys
 from functools import partial
 
@@ -49,7 +48,7 @@ def admit(paths, mode, format_, time_budget, tas_profile, rlimit, timeout_ms, cl
     """
     live = read_for(paths, cluster, context, kubeconfig, max_file_bytes, meanwhile=imported(*ADMIT_MODULES))
     from kadmit.render.cluster import incomplete_json, incomplete_text
-    from kadmit.render.decisions import admit_counts, admit_human, admit_outcome_dict, admit_shown
+    from kadmit.render.decisions import admit_counts, admit_human, admit_outcome_json, admit_shown
     from kadmit.render.progress import progress
 
     with progress(format_ == "human" and _terminal("stderr")) as report:
@@ -60,7 +59,7 @@ def admit(paths, mode, format_, time_budget, tas_profile, rlimit, timeout_ms, cl
     _report(admit_shown(outcome.diagnostics), outcome.loaded.sources, color)
     incomplete = outcome.loaded.workspace.incomplete
     if format_ == "json":
-        click.echo(incomplete_json(json.dumps(admit_outcome_dict(outcome), indent=2) + "\n", incomplete), nl=False)
+        click.echo(incomplete_json(admit_outcome_json(outcome), incomplete), nl=False)
     else:
         skipped = (*outcome.loaded.workspace.model.skipped, *outcome.held)
         click.echo(admit_human(outcome.result, skipped, width=width(), **admit_counts(outcome.diagnostics))

@@ -69,6 +69,7 @@ def engine_refused(outcome, color: str, format_: str = "human") -> None:
 
 
 def json_refused(diagnostics) -> None:
-    """`--format json` on input refused (exit 2): stdout still gets one JSON document, the diagnostics."""
+    """`--format json` on input refused (exit 2, or 1 for `why` on work not pending): stdout still gets one JSON
+    document, the diagnostics."""
     from kadmit.render.json_report import diagnostics_json
     click.echo(diagnostics_json(diagnostics), nl=False)

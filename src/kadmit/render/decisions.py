@@ -167,6 +167,10 @@ def admit_outcome_dict(outcome) -> dict:
             "diagnostics": [diagnostic_dict(d) for d in admit_shown(outcome.diagnostics)]}
 
 
+def admit_outcome_json(outcome) -> str:
+    return json.dumps(admit_outcome_dict(outcome), indent=2) + "\n"
+
+
 def skipped_lines(skipped) -> list[str]:
     """A summary line, then one line per object the input holds that is not work kadmit decides (an
     entry that counts more objects of its kind, `Skipped.more`, says how many)."""
