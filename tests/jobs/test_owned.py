@@ -147,3 +147,14 @@ def test_a_second_workload_is_deleted_for_the_first_in_step(tmp_path):
     (d,) = _out_of_step(tmp_path, _input(2) + "---\n" + second)
     assert d.message == ("Kueue's job reconciler deletes Workload `default/wl2` of Job `default/j`: the job owns "
                          "more than one Workload and keeps `default/wl`, the first in step with it")
+
+
+def test_a_running_jobs_new_workload_is_made_of_its_template_restored_from_the_old():
+    """Kueue's stopJob restores a batch Job's template from its one Workload before the new Workload is made: the node
+    selector and tolerations the Workload's spec has, and, where the Job may be partially admitted, its count."""
+    from pathlib import Path
+
+    path = Path(__file__).parents[1] / "oracle" / "features" / "owned-workload-out-of-step-running-job-templates-restored.yaml"
+    wls = {w.origin.name: w for w in load([str(path)]).model.workloads if w.origin is not None}
+    assert wls["sel"].pod_sets[0].node_selector == {} and wls["sel"].pod_sets[0].count == 2
+    assert wls["part"].pod_sets[0].count == 3 and wls["part"].pod_sets[0].min_count == 1

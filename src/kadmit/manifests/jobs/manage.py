@@ -225,7 +225,7 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
         kept = [i for i in found if i not in going] if found is not None else []
         if kept and (step := in_step(job, workloads, kept, flavors, job.queue or DEFAULT_LOCAL_QUEUE,
                                               diags, skipped)) is not None:
-            kept, dropped = step  # out of step with the job: deleted, and made again below where none is kept
+            kept, dropped, job = step  # out of step with the job: deleted, and made again below where none is kept
             gone.update(dropped)
             going = going + dropped if not kept else going
         if kept:

@@ -15,7 +15,7 @@ _OWN_MATCHING = ("pod", "leaderworkerset.x-k8s.io/leaderworkerset", "statefulset
 
 
 def in_step(job: Job, workloads: list[Workload], kept: list[int], flavors: dict[str, ResourceFlavor],
-            queue: str, diags: Diagnostics | None, skipped: list[Skipped]) -> tuple[list[int], list[int]] | None:
+            queue: str, diags: Diagnostics | None, skipped: list[Skipped]) -> tuple[list[int], list[int], Job] | None:
     """Which of the job's Workloads (`kept`: their places in `workloads`, none being deleted, in input order)
     Kueue's reconciler keeps, and which it deletes (with their finalizers, so they go with their quota). The
     first equivalent to the job (`prebuilt.out_of_sync`: a Workload holding quota compared as it runs, and then,
@@ -25,7 +25,8 @@ def in_step(job: Job, workloads: list[Workload], kept: list[int], flavors: dict[
     gets a new Workload (the caller makes it, after the input's moment). A job not suspended (running) with
     none in step is stopped and all are deleted, holding quota or not (no update: the reconciler updates only
     for a suspended job); the caller makes it a new Workload after the input's moment where its status shows no
-    pods active, and else lists it as skipped (`STOPPED`: Kueue makes none while its pods are ending). None
+    pods active, and else lists it as skipped (`STOPPED`: Kueue makes none while its pods are ending); the job
+    comes back as Kueue restores it from the Workload (`_restored`), to make that Workload of. None
     where kadmit keeps them as read: a kind with its own matching, a job suspended with pods still active,
     finished, being deleted or naming a prebuilt Workload, or a Workload finished or inactive.
     Each Workload updated or deleted gets a note (KAD175) saying what Kueue does and why, and each deleted one
@@ -45,19 +46,19 @@ def in_step(job: Job, workloads: list[Workload], kept: list[int], flavors: dict[
         for i in others:
             said.deleted(i, f"the job owns more than one Workload and keeps `{workloads[match].key}`, the first "
                             "in step with it")
-        return [match], others
+        return [match], others, job
     first = kept[0]
     if not job.suspended:
         for i in kept:
             said.deleted(i, f"it is out of step with the job ({said.what(differs[i])})" + (
                 _stopped(job, len(kept)) if i == first else ""))
-        return [], kept
+        return [], kept, _restored(job, workloads[first]) if len(kept) == 1 else job
     if workloads[first].admission is not None:
         for i in kept:
             said.deleted(i, f"it is out of step with the job ({said.what(differs[i])})" + (
                 ", none in step and the first holding quota: every one is deleted, and the job gets a new Workload, "
                 "queued after the input's" if i == first else ""))
-        return [], kept
+        return [], kept, job
     said.note(first, f"Kueue's job reconciler updates Workload `{workloads[first].key}` to the spec of "
                      f"{job.object.kind} `{job.object.key}` (its status kept: it holds no quota): it is out of step "
                      f"with the job ({said.what(differs[first])})")
@@ -69,7 +70,7 @@ def in_step(job: Job, workloads: list[Workload], kept: list[int], flavors: dict[
     for i in kept[1:]:
         said.deleted(i, f"the job owns more than one Workload and keeps `{workloads[first].key}`, the first, "
                         "updated to its spec")
-    return [first], kept[1:]
+    return [first], kept[1:], job
 
 
 STOPPED = ("it runs and its Workload `{wl}` is out of step with it: Kueue's job reconciler stops it "
@@ -86,6 +87,22 @@ def _stopped(job: Job, workloads: int) -> str:
             "its status shows no pod active, so Kueue makes it a new Workload, queued after the input's")
     return (f", none in step and the job running: Kueue stops the job (StopReasonNoMatchingWorkload), restores its "
             f"pod templates {restored} and deletes every one; {then}")
+
+
+def _restored(job: Job, wl: Workload) -> Job:
+    """The job as Kueue's stopJob leaves it, its templates restored from its one Workload (GetPodSetsInfoFromWorkload:
+    the Workload's spec), for a batch Job (Job.RestorePodSetsInfo, the first pod set's: podset.RestorePodSpec sets the
+    template's node selector and tolerations, with its labels, annotations and scheduling gates, to the Workload's;
+    a Job that may be partially admitted takes its count as its parallelism). Other kinds come back as read."""
+    if job.framework != "batch/job" or not wl.pod_sets or len(job.workloads) != 1 or not job.workloads[0].pod_sets:
+        return job
+    new, old = job.workloads[0], wl.pod_sets[0]
+    ps = new.pod_sets[0]
+    update: dict = {"node_selector": old.node_selector, "tolerations": old.tolerations}
+    if ps.min_count is not None:  # minPodsCount: the job-min-parallelism annotation
+        update["count"] = wl.shapes[1][0][0] if wl.shapes and wl.shapes[1] else old.count
+    restored = new.model_copy(update={"pod_sets": (ps.model_copy(update=update), *new.pod_sets[1:])})
+    return job.model_copy(update={"workloads": (restored,)})
 
 
 class _Said:
