@@ -205,11 +205,9 @@ def checked(model: Model) -> Model:
             # (syncAdmissionCheckConditions); a Retry or Rejected one among them keeps it out of
             # every scheduling cycle (the scheduler's nominate)
             _, cq = queues_of(wl)
-            if cq is not None:
-                kept = checks_for(cq.admission_checks, {fq.flavor for rg in cq.resource_groups for fq in rg.flavors}, None)
-                if any(st.name in kept and st.state in ("Retry", "Rejected") for st in wl.check_states):
-                    wl = wl.model_copy(update={"inadmissible": FAILED_CHECKS})
-                    changed = True
+            if cq is not None and failed_checks(wl, cq):
+                wl = wl.model_copy(update={"inadmissible": FAILED_CHECKS})
+                changed = True
         if wl.admitted and not wl.evicted and wl.check_states:
             rejected = [s.name for s in wl.check_states if s.state == "Rejected"]
             if rejected:
@@ -223,6 +221,15 @@ def checked(model: Model) -> Model:
                 changed = True
         out.append(wl)
     return model.model_copy(update={"workloads": tuple(out)}) if changed else model
+
+
+def failed_checks(wl, cq) -> bool:
+    """Whether a pending workload keeps a Retry or Rejected state of a check its ClusterQueue applies to every
+    flavor (the states syncAdmissionCheckConditions keeps): its scheduler's nominate tries it no further, "The
+    workload has failed admission checks", the first of its reasons (before the namespace and the resources'
+    validation). One whose resources are invalid keeps that reason as `inadmissible`: gate_reasons puts this first."""
+    kept = checks_for(cq.admission_checks, {fq.flavor for rg in cq.resource_groups for fq in rg.flavors}, None)
+    return any(st.name in kept and st.state in ("Retry", "Rejected") for st in wl.check_states)
 
 
 def counted(model: Model) -> Model:

@@ -18,6 +18,10 @@ from kadmit.modelbase import Obj
 
 Quantities = dict[str, int]  # resource name -> milli-units
 
+# Why the scheduler's nominate finds a workload's resources inadmissible (after failed checks and the namespace)
+INVALID_RESOURCES = "resources validation failed"  # scheduler.go errInvalidWLResources
+OUTSIDE_LIMIT_RANGES = "resources didn't satisfy LimitRange constraints"  # errLimitRangeConstraintsUnsatisfiedResources
+
 
 class ContainerResources(NamedTuple):
     """One container's `resources` (requests and limits as written), and whether it is a sidecar

@@ -67,6 +67,10 @@ CASES = [
     (F + "pending-reasons-in-kueues-order.yaml", "ns/off-in-a-stopped-queue"),
     (F + "pending-reasons-in-kueues-order.yaml", "ns/invalid-in-a-held-queue"),
     (F + "pending-reasons-in-kueues-order.yaml", "ns/invalid-in-another-teams-queue"),
+    # a failed admission check and invalid resources: the scheduler's nominate names the check first
+    (F + "failed-check-before-invalid-resources.yaml", "ns/retry-and-requests-over-limits"),
+    (F + "failed-check-before-invalid-resources.yaml", "limited/rejected-and-over-the-limit-range"),
+    (F + "failed-check-before-invalid-resources.yaml", "ns/retry-in-another-teams-queue-and-invalid"),
     # a negative size whose count a node "holds": given more pods than it holds, nominated, then skipped
     (F + "tas-negative-slice-size-nominated-then-skipped.yaml", "ns/over"),
 ]

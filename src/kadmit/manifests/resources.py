@@ -12,8 +12,8 @@ from kadmit.diagnostics import Diagnostics
 from kadmit.manifests.codes import KAD157, KAD184, KAD199
 from kadmit.identity import subject
 from kadmit.model import Job, LimitRange, Model, ObjectRef, PodSet, RuntimeClass, Workload
-from kadmit.podresources import (ContainerResources, PodResources, Quantities, adjust, aggregate, containers_total,
-                                 first_formats, limit_range_violations, pod_requests, requests_above_limits)
+from kadmit.podresources import (INVALID_RESOURCES, OUTSIDE_LIMIT_RANGES, ContainerResources, PodResources, Quantities,
+                                 adjust, aggregate, containers_total, first_formats, limit_range_violations, pod_requests, requests_above_limits)
 from kadmit.quantity import format_quantity, quantity_string
 from kadmit.source import Span, Spans
 
@@ -75,8 +75,6 @@ def _adjusted(w: Workload, ranges: list[LimitRange], classes: dict[str, RuntimeC
     return w.model_copy(update=update) if update else w
 
 
-INVALID_RESOURCES = "resources validation failed"  # scheduler.go errInvalidWLResources
-OUTSIDE_LIMIT_RANGES = "resources didn't satisfy LimitRange constraints"  # errLimitRangeConstraintsUnsatisfiedResources
 
 
 def _with_requests(ps: PodSet, requests: dict[str, int], ranges: list[LimitRange],

@@ -11,8 +11,9 @@ from kadmit.engine.compile.problem import (group_label_keys, selector_conflicts,
                                            untolerated_taints)
 from kadmit.engine.quota import Usage, node_id
 from kadmit.engine.admission.session import Session, SolverUnknown
-from kadmit.effective import DEACTIVATED, FAILED_CHECKS
+from kadmit.effective import DEACTIVATED, FAILED_CHECKS, failed_checks
 from kadmit.model import Workload
+from kadmit.podresources import INVALID_RESOURCES, OUTSIDE_LIMIT_RANGES
 from kadmit.quantity import format_quantity
 
 
@@ -64,6 +65,8 @@ def gate_reasons(session: Session, wl: Workload) -> list[Reason]:
         queue.append(Reason(KAD518, f"ClusterQueue {cq.name} is inactive: cohort {cq.cohort} is in a cycle of parents"))
     for problem in ix.check_problems(cq):
         queue.append(Reason(KAD518, f"ClusterQueue {cq.name} is inactive: {problem}"))
+    if wl.inadmissible.startswith((INVALID_RESOURCES, OUTSIDE_LIMIT_RANGES)) and failed_checks(wl, cq):
+        own.insert(len(own) - 1, Reason(KAD521, FAILED_CHECKS))  # nominate checks them first
     sel = cq.namespace_selector
     if sel is None or not sel.matches(ix.namespace_labels(wl.namespace)):
         # the scheduler checks the namespace after failed admission checks, before the resources' validation
