@@ -414,20 +414,22 @@ def _restart_refusals(f: Fields, spec: Val | None, path: str, kind: str, job_spe
 
 
 def template_refusals(f: Fields, spec: Val | None, made: str, containers: tuple[ContainerResources, ...],
-                      restart: str | None = KEPT, job_spec: Val | None = None) -> tuple[str, tuple[str, ...]]:
+                      restart: str | None = KEPT, job_spec: Val | None = None,
+                      job_words: tuple[str, ...] = ()) -> tuple[str, tuple[str, ...]]:
     """What the API server refuses of the objects made of a custom resource's pod template `spec`, which it
     stored without validating it (KAD199): the `made` object's (a Job, a StatefulSet: its template, as written,
     at `spec.template.spec`), then a Pod's made of it (at `spec`, as SetDefaults_Pod defaults it); the first
     refused, and its words in ValidatePodSpec's order: the containers', the init containers' and the pod's own
     resources (`_api_refusals`), then the tolerations; the made object's `restartPolicy` last, where it keeps
     the template's (`restart`: how, KEPT or WRITTEN; None for an MPIJob's launcher, which takes its replica spec's;
-    `job_spec`: `_restart_refusals`).
+    `job_spec`: `_restart_refusals`). `job_words`: what the made Job's own spec is refused for, before its
+    template's words (a JobSet's Job: `jobspec.job_spec_refusals`).
     ("", ()) where neither is
     refused. `containers`: the template's containers, then init containers (`pod_requests`), whose formats an
     aggregate is printed in."""
     chain = ((made, "spec.template.spec", False),) if made in TEMPLATE_HOLDERS else ()
     for kind, path, pod in (*chain, ("Pod", "spec", True)):
-        words: list[str] = []
+        words: list[str] = list(job_words) if kind == "Job" else []
         _api_refusals(f, spec, path, _aggregate(f, spec, pod), pod, containers, words)
         words += toleration_refusals(f, spec, path)
         if kind != "Pod" and restart is not None:

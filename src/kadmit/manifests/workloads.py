@@ -219,7 +219,7 @@ def template_pod_set(f: Fields, name: str, count: int, min_count: int | None, te
                      request: Val | None = None, nodes: dict[str, Val | None] | None = None,
                      origin: str | None = None, topology: bool = True, pod: bool = False,
                      api: str | None = None, made: str = "Pod", restart: str | None = KEPT,
-                     job_spec: Val | None = None) -> PodSet:
+                     job_spec: Val | None = None, job_words: tuple[str, ...] = ()) -> PodSet:
     """A pod set of `count` pods from a pod template (`template` holds `metadata` and `spec`), as
     Kueue builds one for a Workload or from a job's template: requests, selectors, affinity,
     tolerations and the topology request (a Workload's `topologyRequest` in `request`, else the
@@ -230,7 +230,7 @@ def template_pod_set(f: Fields, name: str, count: int, min_count: int | None, te
     the kind of object the API server validates it in first (a JobSet's Jobs: `jobs.common.MADE`), whose
     words refusing it `PodSet.pod_refusals` keeps (`podspec.template_refusals`; `restart`: how that object
     takes the template's restartPolicy, `podspec.KEPT`, `WRITTEN` or None; `job_spec`: a JobSet's Job's own
-    spec)."""
+    spec, `job_words` what it is refused for)."""
     meta = f.map(template, "metadata")
     # the API server requires a pod spec (its containers) only where it validates it (`api`); a custom
     # resource's embedded template may leave it out or null (the server stores `{}`): no containers
@@ -247,7 +247,7 @@ def template_pod_set(f: Fields, name: str, count: int, min_count: int | None, te
     tols = tolerations(f, spec, validated=api is not None)
     # where the API server validates no template, what it refuses of the objects made of it
     refused, refusals = template_refusals(f, spec, made, (*reqs.pod.containers, *reqs.pod.init_containers),
-                                          restart, job_spec) if api is None else ("", ())
+                                          restart, job_spec, job_words) if api is None else ("", ())
     return PodSet(claim_templates=claims, claims=direct, pod_refusals=refusals, refused_object=refused,
         name=name, origin=origin, count=count, min_count=min_count, requests=reqs.requests, resources=reqs.pod,
         node_selector=selector, node_affinity=affinity, tolerations=tols, topology=topo,

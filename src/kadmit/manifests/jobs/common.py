@@ -97,12 +97,13 @@ class Builder:
     def template(self, name: str, count: int, template: Val, at: Val, *, min_count: int | None = None,
                  origin: str | None = None, count_node: Val | None = None,
                  nodes: dict[str, Val | None] | None = None, pod: bool = False, made: str | None = None,
-                 restart: str | None = KEPT, job_spec: Val | None = None) -> PodSet:
+                 restart: str | None = KEPT, job_spec: Val | None = None,
+                 job_words: tuple[str, ...] = ()) -> PodSet:
         """A pod set from a pod template, as Kueue's integrations copy the template into it
         (`pod`: from a Pod object, whose containers the API server has defaulted; `made`: the kind of
         object a custom resource's controller makes of it, where not its kind's `MADE`; `restart`: how that
         object takes the template's restartPolicy, `podspec.KEPT`, `WRITTEN` or None; `job_spec`: the spec of
-        the Job a JobSet makes of it)."""
+        the Job a JobSet makes of it, `job_words` what that spec is refused for)."""
         spec = self.f.map(template, "spec")
         pc = self.f.str(spec, "priorityClassName")
         if pc:
@@ -114,7 +115,7 @@ class Builder:
                               nodes={"count": count_node, **(nodes or {})}, topology=not refused, pod=pod,
                               api=API_VALIDATED.get((self.o.group, self.o.kind)),
                               made=made or MADE.get((self.o.group, self.o.kind), "Pod"), restart=restart,
-                              job_spec=job_spec)
+                              job_spec=job_spec, job_words=job_words)
         self.pod_sets.append(ps)
         self.metadata[name] = self.f.map(template, "metadata")
         self.templates[name] = template
