@@ -15,10 +15,15 @@ from kadmit.model import Model
 
 def _normal(model: Model) -> Model:
     """The front ends record which kind of class a workload names, and the job a Workload's owner
-    reference names; the in-memory states don't."""
+    reference names; the in-memory states don't. A Workload object's priority is its `spec.priority`
+    (the writers set it to its class's value, as Kueue does when it makes one); the in-memory states
+    leave it to the class."""
+    values = {p.name: p.value for p in model.priority_classes}
     return model.model_copy(update={"workloads": tuple(
         w.model_copy(update={"priority_class_kind": w.priority_class_kind
-                             or ("workload" if w.priority_class else None), "origin": None}) for w in model.workloads)})
+                             or ("workload" if w.priority_class else None), "origin": None,
+                             "priority": values.get(w.priority_class) if w.priority is None else w.priority})
+        for w in model.workloads)})
 
 
 def _same(a: Model, b: Model) -> None:
