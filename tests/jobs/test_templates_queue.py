@@ -105,3 +105,27 @@ def test_a_jobset_whose_jobs_pod_template_alone_names_a_queue_is_warned_at(tmp_p
     assert not loaded.model.workloads and [s.object.name for s in loaded.model.skipped] == ["js"]
     (d,) = [d for d in loaded.diagnostics if d.code == "KAD161"]
     assert "pod template" in d.message and d.span.line == 10
+
+
+GROUPED = LWS.replace("{kueue.x-k8s.io/queue-name: user-queue}",
+                      "{kueue.x-k8s.io/queue-name: user-queue, kueue.x-k8s.io/pod-group-name: g}, annotations: "
+                      "{kueue.x-k8s.io/pod-group-total-count: \"2\"}")
+
+
+def test_a_leaderworkersets_leaders_naming_a_pod_group_are_its_members(tmp_path):
+    """Size 1: its two leaders, gated, are group g's pods: one Workload of 2 pods, the LeaderWorkerSet's
+    (tests/oracle/features/leaderworkerset-templates-naming-a-pod-group.yaml)."""
+    loaded = _load(tmp_path, **{"setup.yaml": TEAM}, lws=GROUPED.replace("size: 2", "size: 1").replace(
+        "spec:\n  leaderWorkerTemplate", "spec:\n  replicas: 2\n  leaderWorkerTemplate"))
+    assert [(w.origin.name, w.queue, [ps.count for ps in w.pod_sets]) for w in loaded.model.workloads] == [
+        ("serve", "user-queue", [2])]
+    assert not [d for d in loaded.diagnostics if d.code == "KAD161"]
+
+
+def test_a_leaderworkerset_whose_ungated_workers_carry_the_leaders_pod_group_is_warned_at(tmp_path):
+    """Its workers, under a leader naming a queue, run ungated with group g's label: Kueue's group reconciler counts
+    them by it, and a running one holds the group back; not modelled."""
+    loaded = _load(tmp_path, **{"setup.yaml": TEAM}, lws=GROUPED)
+    assert not loaded.model.workloads and [s.object.name for s in loaded.model.skipped] == ["serve"]
+    (d,) = [d for d in loaded.diagnostics if d.code == "KAD161"]
+    assert "pod group `g`" in d.message and d.span.line == 1

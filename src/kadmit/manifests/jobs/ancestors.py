@@ -14,11 +14,12 @@ _KNOWN = {("apps/v1", "ReplicaSet"), ("v1", "Pod")} | {(f"{i.group}/{i.versions[
 
 
 def ancestry(pod: Job, jobs: dict[tuple[str, str, str], Job], s: Integrations, queues: set[str]) -> Job | Skipped:
-    """`pod` (a job of another kind: `unmanaged_owner`), or it as its controller's (no Workloads: `replicasets.owners_pod`) where Kueue's pod webhook finds an
-    ancestor Kueue manages (`_walk`). A walk stopped at an unknown kind, or past the top, leaves the pod its own.
-    An ancestor that is itself a pod (a LeaderWorkerSet's leader, owning its workers' StatefulSet) is a job Kueue
-    manages whose Workload covers that pod alone: the webhook leaves this one ungated and unlabelled, and Kueue's
-    pod reconciler skips it ("Skipping pod, not managed by Kueue"), so it runs outside any quota (`Skipped`)."""
+    """`pod` (a job of another kind: `unmanaged_owner`), or it as its controller's (no Workloads:
+    `replicasets.owners_pod`) where Kueue's pod webhook finds an ancestor Kueue manages (`_walk`). A walk stopped
+    at an unknown kind, or past the top, leaves the pod its own. An ancestor that is itself a pod (a
+    LeaderWorkerSet's leader, owning its workers' StatefulSet) is a job Kueue manages whose Workload covers that
+    pod alone: the webhook leaves this one ungated and unlabelled, and Kueue's pod reconciler skips it ("Skipping
+    pod, not managed by Kueue"), so it runs outside any quota (`Skipped`)."""
     if pod.framework != "pod":
         return unmanaged_owner(pod, jobs, s, queues)
     if pod.parent_marked:  # a parent's webhook marked it: Kueue's webhook suspends it without walking
@@ -36,7 +37,8 @@ def ancestry(pod: Job, jobs: dict[tuple[str, str, str], Job], s: Integrations, q
     return pod.model_copy(update={"workloads": ()})
 
 
-def unmanaged_owner(job: Job, jobs: dict[tuple[str, str, str], Job], s: Integrations, queues: set[str]) -> Job | Skipped:
+def unmanaged_owner(job: Job, jobs: dict[tuple[str, str, str], Job], s: Integrations,
+                    queues: set[str]) -> Job | Skipped:
     """`job` (not a pod) as Kueue's webhook for its kind takes it where its controller, a job of the input of an
     integration's kind, is no job Kueue manages, nor any ancestor (WorkloadShouldBeSuspended:
     FindAncestorJobManagedByKueue finds none): by its own queue label, its owner dropped. Its owner's integration
@@ -64,7 +66,8 @@ def _why_managed(job: Job, s: Integrations, queues: set[str]) -> str:
             "`manageJobsWithoutQueueName` is on")
 
 
-def _walk(job: Job, jobs: dict[tuple[str, str, str], Job], s: Integrations, queues: set[str]) -> tuple[bool, Job | None]:
+def _walk(job: Job, jobs: dict[tuple[str, str, str], Job], s: Integrations,
+          queues: set[str]) -> tuple[bool, Job | None]:
     """Kueue's walk up `job`'s controllers while each is of a kind Kueue knows (`isKnownOwner`, by apiVersion and
     kind): whether `job` is an ancestor's, and that ancestor: one whose integration is enabled and that names a
     queue (its label, or its namespace's LocalQueue `default` its webhook gave it), or any under

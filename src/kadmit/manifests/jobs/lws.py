@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from kadmit.manifests.codes import KAD161
 from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.jobs.common import DEFAULT_POD_SET, Builder, object_ref, replicas_made, replicas_read, workload_name
 from kadmit.manifests.yamltree import Val
@@ -92,7 +93,8 @@ def _pods(f: Fields, o: Meta, job: Job, spec: Val) -> Job | None:
     StatefulSet's pods `<lws>-<i>-<j>` (j from 1; none with `size` 1, nor under `startupPolicy: LeaderReady`, as a
     gated leader is never Ready), gated where the worker template names a queue and the leader none (else their
     walk finds the leader pod, a managed ancestor, and leaves them ungated, outside any quota). None where no pod
-    is gated, or a template names a pod group (not modelled)."""
+    is gated. Where the gated pods' template names a pod group (`kueue.x-k8s.io/pod-group-name`), they are its
+    members, one Workload (`template_pods`), but where the ungated pods carry the same group (KAD161)."""
     from kadmit.manifests.jobs.templatepods import template_pods
 
     lwt = f.map(spec, "leaderWorkerTemplate")
@@ -102,17 +104,48 @@ def _pods(f: Fields, o: Meta, job: Job, spec: Val) -> Job | None:
     if worker is None or replicas <= 0:
         return None
     leaders = template_pods(f, o, job, leader, 1)
-    if leaders is not None and leaders.queue:
-        names = [f"{o.name}-{i}" for i in range(replicas)]
-        pods = leaders
-    elif size > 1 and f.str(spec, "startupPolicy") != "LeaderReady":
+    workers = size > 1 and f.str(spec, "startupPolicy") != "LeaderReady"
+    gated_leaders = leaders is not None and bool(leaders.queue)
+    if gated_leaders:
+        names, template, others = [f"{o.name}-{i}" for i in range(replicas)], leader, worker if workers else None
+    elif workers:
         names = [f"{o.name}-{i}-{j}" for i in range(replicas) for j in range(1, size)]
-        pods = template_pods(f, o, job, worker, 1)
+        template, others = worker, leader
     else:
         return None
-    if pods is None or not pods.queue or pods.group or len(pods.workloads) != 1:
+    pods = leaders if gated_leaders else template_pods(f, o, job, worker, 1)
+    if pods is not None and pods.queue and (group := _group(f, template)):
+        if others is not None and _group(f, others) == group:
+            _ungated_members(f, o, group, gated_leaders)
+            return None
+        return template_pods(f, o, job, template, len(names))  # the group's members: one Workload
+    if pods is None or not pods.queue or len(pods.workloads) != 1:
         return None
     one, ref = pods.workloads[0], job.object
     return pods.model_copy(update={"workloads": tuple(one.model_copy(update={
         "name": workload_name("Pod", "", name, ref.uid), "part": f"pod {name}", "queue": pods.queue})
         for name in names)})
+
+
+def _group(f: Fields, template: Val | None) -> str | None:
+    """The pod group a template's pods are members of (`kueue.x-k8s.io/pod-group-name`), or None."""
+    from kadmit.manifests.jobs.groups import GROUP_NAME
+
+    return f.str_map(f.map(template, "metadata"), "labels")[0].get(GROUP_NAME) or None
+
+
+def _ungated_members(f: Fields, o: Meta, group: str, leaders: bool) -> None:
+    """KAD161 where the pods Kueue's pod webhook leaves ungated carry the gated pods' pod group: Kueue's pod group
+    reconciler lists the group's pods by that label alone, so it counts them too, while they run outside any
+    quota; a Running one keeps it from making the group's Workload (`Pod.IsActive`), so what Kueue does depends
+    on whether they run before it reconciles the group (the oracle, whose pods never run, counts them)."""
+    gated, ungated = ("leaders", "workers, under a leader naming a queue,") if leaders else \
+        ("workers", "leaders, naming no queue,")
+    f.diags.emit(KAD161, f"LeaderWorkerSet `{o.name}` names no queue: where Kueue leaves it unmarked (its namespace "
+                 "has no LocalQueue `default`, and manageJobsWithoutQueueName does not take it), its "
+                 f"{gated} are gated as pod group `{group}` and its {ungated} run ungated carrying the same group: "
+                 "Kueue's pod group reconciler counts them among the group's pods by the label, and a running one "
+                 "keeps it from making the group's Workload, so Kueue's outcome depends on when they run, which "
+                 "kadmit does not model (it lists the LeaderWorkerSet as not managed)", f.span(o.node),
+                 help="name the queue on the LeaderWorkerSet itself (`kueue.x-k8s.io/queue-name`): Kueue then "
+                      "admits each group as a whole")

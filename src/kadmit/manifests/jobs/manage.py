@@ -162,8 +162,9 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
     present = {(j.object.kind, j.object.namespace or "default", j.object.name): j for j in jobs}
     orphans: dict[tuple, list[Job]] = {}  # the pods whose controller's job decides them, not in the input
     for job in jobs:
-        if job.owner is not None and (job.framework == "pod" and job.submitted and job.workloads or job.framework
-                                      != "pod" and (job.owner.group, job.owner.kind) in _integrated_kinds()):
+        pod = job.framework == "pod"
+        if job.owner is not None and (job.submitted and bool(job.workloads) if pod else
+                                      (job.owner.group, job.owner.kind) in _integrated_kinds()):
             from kadmit.manifests.jobs.ancestors import ancestry  # a pod not a ReplicaSet's: pods.pod_job
             job = ancestry(job, present, settings, queues)
         if isinstance(job, Skipped):
