@@ -102,7 +102,12 @@ def route(job: Job, s: Integrations, labels: dict[str, dict[str, str]], queues: 
     pod webhook gates them (its namespace selected by managedJobsNamespaceSelector; a queue name on the pods, the
     LocalQueue `default`, or manageJobsWithoutQueueName: FindAncestorJobManagedByKueue finds the Job not Kueue's).
     Pods it does not gate run as Kubernetes runs them, no work of Kueue's: the Job's own reason says why. Pods the
-    API server's LimitRanger refuses are never created (`refused`)."""
+    API server's LimitRanger refuses are never created (`refused`). A LeaderWorkerSet's (`lws._pods`) whatever its
+    integration (a disabled one's webhook is a no-op), but where it is disabled and `statefulset` enabled while its
+    namespace has a LocalQueue `default` or manageJobsWithoutQueueName is on: Kueue's StatefulSet webhook gives
+    the leader StatefulSet, whose owner is no enabled integration's, that queue (ApplyDefaultLocalQueue) or takes it
+    (WorkloadShouldBeSuspended), making its leaders a StatefulSet's pod group, not modelled (the LeaderWorkerSet is
+    listed as not enabled, as the oracle's harness, which runs no StatefulSet reconciler for it, lists it too)."""
     if job.unsuspended is None or (job.framework == "batch/job" and job.framework not in s.frameworks):
         return job  # a Job: refused by the API server (JOB_WEBHOOK_PANICS)
     ns = job.object.namespace or "default"
@@ -114,8 +119,10 @@ def route(job: Job, s: Integrations, labels: dict[str, dict[str, str]], queues: 
     pods = job.unsuspended
     if job.framework == JOBSET:
         return _child_jobs(job, s, selected, default)
-    if job.framework == LWS:  # lws._pods: its integration off, not modelled (its StatefulSets take `default`)
-        return pods if job.framework in s.frameworks and s.pod_webhook and selected else job
+    if job.framework == LWS:  # lws._pods
+        return pods if s.pod_webhook and selected and (job.framework in s.frameworks or "statefulset" not in
+                                                        s.frameworks or not (default or s.manage_without_queue_name)) \
+            else job
     if not (s.pod_webhook and selected and bool(pods.queue or default or s.manage_without_queue_name)):
         return job
     return refused(pods, limit_ranges) or pods

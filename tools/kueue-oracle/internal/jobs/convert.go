@@ -323,8 +323,11 @@ func (e *env) submit(ctx context.Context, it *item) error {
 			return err
 		}
 	}
-	if it.submitted && framework == leaderWorkerSetFramework && e.enabled.Has(framework) {
-		// its StatefulSets and pods, where Kueue leaves it unmarked (its integration disabled: not modelled)
+	if it.submitted && framework == leaderWorkerSetFramework {
+		// its StatefulSets and pods, where Kueue leaves it unmarked, enabled or not: a disabled integration's
+		// webhook is a no-op, and LeaderWorkerSet's controllers make them all the same (not modelled: Kueue's
+		// StatefulSet reconciler for a leader StatefulSet its webhook marks, given `default` as its owner is no
+		// enabled integration's, or taken under manageJobsWithoutQueueName: its pods are gated, no Workload made)
 		if err := e.startLeaderWorkerSet(ctx, it); err != nil || it.skip != "" {
 			return err
 		}

@@ -412,6 +412,29 @@ spec:
 	}
 }
 
+// TestLeaderWorkerSetPodsWithoutItsIntegration: with `leaderworkerset.x-k8s.io/leaderworkerset` not enabled its
+// webhook is a no-op and LeaderWorkerSet's controllers still make the StatefulSets and pods (startLeaderWorkerSet):
+// the leader naming a queue is gated, a plain pod's Workload, its worker left ungated, as with it enabled.
+func TestLeaderWorkerSetPodsWithoutItsIntegration(t *testing.T) {
+	cfg := &configapi.Configuration{Integrations: &configapi.Integrations{Frameworks: []string{"pod", "statefulset"}}}
+	got, _ := convert(t, cfg, `
+apiVersion: leaderworkerset.x-k8s.io/v1
+kind: LeaderWorkerSet
+metadata: {name: lead, namespace: ml}
+spec:
+  leaderWorkerTemplate:
+    size: 2
+    workerTemplate:
+      metadata: {labels: {kueue.x-k8s.io/queue-name: main}}
+      spec:
+        containers: [{name: c, image: busybox}]
+`)
+	want := []string{"LeaderWorkerSet/ml/lead pod-lead-0-9892e q=main p=0 - [main:1]"}
+	if diff := cmp.Diff(want, summary(got)); diff != "" {
+		t.Errorf("workloads (-want +got):\n%s", diff)
+	}
+}
+
 // TestPrunedFields: a field the kind's type lacks is dropped, as the API server prunes it, and
 // noted.
 func TestPrunedFields(t *testing.T) {
