@@ -61,3 +61,41 @@ def test_a_job_and_the_workload_it_names(run) -> None:
     assert _about(said, "KAD193") == [[{"kind": "Job", "namespace": "ns", "name": "unset"},
                                        {"kind": "Workload", "namespace": "ns", "name": "pre-unset"}]]
     assert _about(said, "KAD172") == [[{"kind": "Job", "namespace": "default", "name": "classy"}]]
+
+
+WORKLOAD = """\
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: Workload
+metadata: {name: NAME, namespace: default, uid: UID}
+spec:
+  QUEUE
+  podSets: [{name: main, count: 1, template: {spec: {containers: [{name: c, image: x, resources: {requests: {cpu: 1}}}]}}}]
+"""
+
+
+def _workload(name: str, uid: str = "", queue: str = "queueName: user-queue") -> str:
+    return WORKLOAD.replace("NAME", name).replace("UID", json.dumps(uid)).replace("QUEUE", queue)
+
+
+def test_workloads_and_jobs_named_by_the_reader(run) -> None:
+    """KAD164 (no queue), KAD176 and KAD204 (a priority class), KAD198 (a UID carried twice: both objects, the
+    second first), KAD167 (a JobSet with no replicated jobs)."""
+    jobs = _job("j1").replace("namespace: default,", "namespace: default, uid: u2,") \
+        + _job("j2").replace("namespace: default,", "namespace: default, uid: u2,")
+    run.write("in.yaml", SETUP + _workload("noq", queue="") + _workload("classy", "u1", "queueName: user-queue\n  "
+              "priorityClassName: high\n  priority: 5") + _workload("twin", "u1") + jobs
+              + "---\napiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata: {name: empty, namespace: default, "
+              "labels: {kueue.x-k8s.io/queue-name: user-queue}}\nspec: {replicatedJobs: []}\n"
+              + _workload("classless", queue="queueName: user-queue\n  priorityClassName: high"))
+    said = json.loads(run("check", "--format", "json", "in.yaml").stdout)["diagnostics"]
+
+    def wl(name: str) -> dict:
+        return {"kind": "Workload", "namespace": "default", "name": name}
+
+    assert _about(said, "KAD164") == [[wl("noq")]]
+    assert _about(said, "KAD204") == [[wl("classy")], [wl("classless")]]
+    assert _about(said, "KAD176") == [[wl("classless")]]
+    assert _about(said, "KAD198") == [[wl("twin"), wl("classy")], [
+        {"kind": "Job", "namespace": "default", "name": "j2"}, {"kind": "Job", "namespace": "default", "name": "j1"}]]
+    assert _about(said, "KAD167") == [[{"kind": "JobSet", "namespace": "default", "name": "empty"}]]

@@ -3,6 +3,7 @@ reserved), finished, evicted."""
 
 from __future__ import annotations
 
+from kadmit.diagnostics import Subject
 from kadmit.durations import parse_duration_ms
 from kadmit.manifests import kubenames
 from kadmit.manifests.checks import check_states
@@ -290,7 +291,8 @@ def _no_priority(f: Fields, o: Meta, name: str, kind: str | None, node: Val | No
                  "`spec.priority`: Kueue's scheduler reads `spec.priority` only, so its priority is 0 and kadmit "
                  f"decides it so; Kueue writes a class's value there when {when}",
                  f.span(node if node is not None else o.node),
-                 help="set `spec.priority` to the class's value, as Kueue's job integrations do")
+                 help="set `spec.priority` to the class's value, as Kueue's job integrations do",
+                 about=(Subject("Workload", o.namespace or "default", o.name),))
 
 
 def _conditions(f: Fields, status: Val | None) -> dict[str, tuple[bool, Val]]:
@@ -476,7 +478,8 @@ def workload(f: Fields, o: Meta) -> Workload | None:
     holds = _holds_quota(f, o, status, conditions, active, queue)
     if not queue and not holds:
         f.diags.emit(KAD164, f"workload `{o.namespace or 'default'}/{o.name}` has no `spec.queueName`; "
-                     "kueue never admits it; skipped", f.span(o.node))
+                     "kueue never admits it; skipped", f.span(o.node),
+                     about=(Subject("Workload", o.namespace or "default", o.name),))
         raise NotRead("it is never admitted: it has no `spec.queueName`, so it is in no queue of Kueue's")
     if spec is None:  # it holds quota for pod sets it does not have
         raise f.missing("spec", o.node, f"workload `{o.name}`, which holds quota (Kueue's Workload webhook "

@@ -119,7 +119,8 @@ def check_workload_refs(wl: Workload, index: ModelIndex, diags: Diagnostics) -> 
         if wl.priority_class not in known and wl.priority_class not in broken:
             code = UNKNOWN_PRIORITY_CLASS if wl.priority is None else UNKNOWN_PRIORITY_CLASS_WITH_VALUE
             diags.emit(code, f"workload `{wl.key}` uses priority class `{wl.priority_class}`, which is not defined",
-                       wl.field_span("priority_class"), help=_help(wl.priority_class, known))
+                       wl.field_span("priority_class"), help=_help(wl.priority_class, known),
+                       about=(subject(object_of(wl)),))
     if wl.admission is not None:
         _check_admission(wl, index, diags)
     cq = index.cluster_queue_of(wl)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kadmit.diagnostics import Diagnostics
+from kadmit.diagnostics import Diagnostics, Subject
 from kadmit.manifests.codes import KAD161, KAD167
 from kadmit.manifests.fields import Fields, Invalid, Meta
 from kadmit.manifests.jobs.batch import job as batch_job, pods_count
@@ -48,7 +48,8 @@ def jobset(f: Fields, o: Meta) -> Job:
         at = f.field(spec, "replicatedJobs") or o.node.v.get("spec") or o.node
         f.diags.emit(KAD167, f"JobSet `{o.name}` has no replicated jobs: Kueue never admits it", f.span(at),
                      help="the Workload Kueue makes of it would have no pod sets, which the API server refuses "
-                          "(spec.podSets takes 1 to 8); give it a replicated job")
+                          "(spec.podSets takes 1 to 8); give it a replicated job",
+                     about=(Subject("JobSet", o.namespace or "default", o.name),))
         return b.job(state=state, workloads=[], note=NO_POD_SETS)
     # Kueue's JobSet.ReclaimablePods: a replicated job's succeeded child Jobs (at most its replicas)
     # times the pods per job

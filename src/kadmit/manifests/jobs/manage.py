@@ -16,7 +16,7 @@ from kadmit.manifests.reclaim import reclaim_applied
 from kadmit.manifests.jobs.start import failed_start, warn_unstartable
 from kadmit.manifests.jobs.replicasets import REPLICA_SET_HASH, owner_absent, owners_pod, replaced, replacement, \
     replica_set_pod, rolled_out
-from kadmit.diagnostics import Diagnostics, Label
+from kadmit.diagnostics import Diagnostics, Label, Subject
 from kadmit.identity import repeat_name, subject
 from kadmit.index import BUILTIN_PRIORITY_CLASSES
 from kadmit.manifests.codes import KAD161, KAD170, KAD172, KAD198
@@ -408,7 +408,7 @@ def _shared_uids(jobs: tuple[Job, ...], diags: Diagnostics) -> set[str]:
                    labels=[Label(where, "first carried here")] if where is not None else [],
                    notes=["Kueue's job reconciler finds a job's Workloads by its kind and name, not its UID: "
                           "it makes a Workload for each, and kadmit decides both"],
-                   help="give one of them its own UID, or remove one")
+                   help="give one of them its own UID, or remove one", about=(subject(job.object), subject(orig.object)))
     return shared
 
 
@@ -433,7 +433,8 @@ def _shared_workload_uids(workloads: tuple[Workload, ...], diags: Diagnostics) -
                    notes=["Kueue breaks its last ties by UID (the queue's order, the order of preemption "
                           "victims): where these two tie on everything before it, Kueue's order between them is "
                           "not fixed (victims come in Go's map order, from run to run); kadmit takes them by name"],
-                   help="give one of them its own UID, or remove one")
+                   help="give one of them its own UID, or remove one",
+                   about=(Subject("Workload", wl.namespace, wl.name), Subject("Workload", orig.namespace, orig.name)))
 
 
 def _by_origin(workloads: tuple[Workload, ...]) -> dict[tuple, list[int]]:
