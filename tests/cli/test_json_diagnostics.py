@@ -25,11 +25,10 @@ def _headers(stderr: str) -> list[tuple[str, str, str]]:
 
 def test_admit_json_carries_the_warnings_it_shows(run) -> None:
     run.write("in.yaml", CONFIG + SETUP + "---\n" + REFUSED.replace("NAME", "a"))
-    human = run("admit", "in.yaml")
-    out = run("admit", "--format", "json", "in.yaml")
-    assert human.exit_code == out.exit_code == 0, out.output
+    out = run("admit", "--format", "json", "in.yaml")  # stderr as the human format's (test_admit_may_differ)
+    assert out.exit_code == 0, out.output
     said = json.loads(out.stdout)["diagnostics"]
-    assert [(d["severity"], d["code"], d["message"]) for d in said] == _headers(human.stderr) == _headers(out.stderr)
+    assert [(d["severity"], d["code"], d["message"]) for d in said] == _headers(out.stderr)
     assert {d["code"] for d in said} == {"KAD161", "KAD199"}
     assert all(list(d) == KEYS and d["file"] == "in.yaml" and d["line"] for d in said)
 
