@@ -83,8 +83,9 @@ DRA_GATE = "DynamicResourceAllocation"
 
 def feature_gates(f: Fields, o: Meta) -> tuple[bool, Val | None]:
     """`featureGates`: whether DynamicResourceAllocation is on (Kueue v0.17.0's default: off), and
-    where it is set; each other gate set is a setting kadmit does not model (KAD161): kadmit keeps
-    Kueue v0.17.0's default for it."""
+    where it is set; each other gate set to a value that may change a decision is a setting kadmit
+    does not model (KAD161): kadmit keeps Kueue v0.17.0's default for it. A gate set to its default,
+    or one that decides nothing kadmit decides (gates.NO_DECISION, the API server library's), is not."""
     gates = f.map(o.node, "featureGates")
     for name, node in (gates.v.items() if gates is not None else ()):
         if name not in known_gates.KNOWN:  # a later Kueue's gate (KueueDRAIntegration), a misspelling
@@ -94,7 +95,7 @@ def feature_gates(f: Fields, o: Meta) -> tuple[bool, Val | None]:
         elif name in known_gates.LOCKED_ON and node.kind != STR and node.v is False:
             f.invalid(KAD157, refused(f"cannot set feature gate {name} to false, feature is locked to true"),
                       node, uses=(node,), help="the gate is GA and locked on in Kueue v0.17.0; remove it")
-        elif name != DRA_GATE:
+        elif name != DRA_GATE and known_gates.unmodelled(name, node.v if node.kind != STR else None):
             f.diags.emit(KAD161, f"`featureGates.{name}` of the Configuration is not modelled: kadmit follows "
                          "Kueue v0.17.0's default for every feature gate but DynamicResourceAllocation; "
                          "kadmit's decision may differ from Kueue's", f.span(node))
@@ -107,9 +108,9 @@ _KUEUE_IMAGE = re.compile(r"(^|/)kueue(:[^/]*|@.*)?$")
 
 def manager_feature_gates(f: Fields, template: Val | None) -> None:
     """Kueue's manager Deployment (a container of Kueue's image): each gate its `--feature-gates` flag
-    sets is reported as not modelled (KAD161). Kueue v0.17.0's main takes the flag's gates instead of
-    the Configuration's `featureGates`, and refuses to start when both are given
-    (config.ValidateFeatureGates); kadmit reads gates from the Configuration only."""
+    sets is reported as not modelled (KAD161), but one at its default or of no decision (gates.unmodelled).
+    Kueue v0.17.0's main takes the flag's gates instead of the Configuration's `featureGates`, and
+    refuses to start when both are given (config.ValidateFeatureGates); kadmit reads gates from the Configuration only."""
     for c in f.maps(f.map(template, "spec"), "containers"):
         if not _KUEUE_IMAGE.search(f.str(c, "image") or ""):
             continue
@@ -121,7 +122,10 @@ def manager_feature_gates(f: Fields, template: Val | None) -> None:
             value = words[i + 1] if m.group(1) is None and i + 1 < len(words) else w
             text = m.group(1) if m.group(1) is not None else str(value.v)
             for gate in filter(None, (g.strip() for g in text.split(","))):
-                name = gate.split("=", 1)[0].strip()
+                name, _, said = (part.strip() for part in gate.partition("="))
+                on = {"true": True, "false": False}.get(said.lower())
+                if name != DRA_GATE and not known_gates.unmodelled(name, on):
+                    continue
                 also = ("; kadmit reads DynamicResourceAllocation from the Configuration's `featureGates` only"
                         if name == DRA_GATE else "")
                 f.diags.emit(KAD161, f"`--feature-gates` of Kueue's manager sets `{gate}`, which kadmit does not "

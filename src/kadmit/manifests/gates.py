@@ -47,3 +47,43 @@ KNOWN = KUEUE | APISERVER | {"AllAlpha", "AllBeta"}
 # Kueue's gates at GA with LockToDefault (each locked to true since v0.17)
 LOCKED_ON = frozenset({"HierarchicalCohorts", "LendingLimit", "LocalQueueDefaulting", "MultiKueueBatchJobWithManagedBy",
                        "ObjectRetentionPolicies", "PropagateBatchJobLabelsToWorkload", "SanitizePodSets"})
+
+# Kueue v0.17.0's own gates and their defaults (pkg/features/kube_features.go, the last version entry)
+DEFAULT_ON = frozenset({
+    "AdmissionFairSharing", "AssignQueueLabelsForPods", "FairSharingPreemptWithinNominal",
+    "FairSharingPrioritizeNonBorrowing", "FlavorFungibility", "HierarchicalCohorts", "LendingLimit",
+    "LocalQueueDefaulting", "LocalQueueMetrics", "ManagedJobsNamespaceSelectorAlwaysRespected", "MultiKueue",
+    "MultiKueueAdaptersForCustomJobs", "MultiKueueBatchJobWithManagedBy", "MultiKueueRedoAdmissionOnEvictionInWorker",
+    "MultiKueueWaitForWorkloadAdmitted", "ObjectRetentionPolicies", "PartialAdmission", "PrioritySortingWithinCohort",
+    "PropagateBatchJobLabelsToWorkload", "ReclaimablePods", "RemoveFinalizersWithStrictPatch", "SanitizePodSets",
+    "SkipFinalizersForPodsSuspendedByParent", "TASFailedNodeReplacement", "TASFailedNodeReplacementFailFast",
+    "TASProfileMixed", "TASReplaceNodeOnNodeTaints", "TASReplaceNodeOnPodTermination", "TLSOptions",
+    "TopologyAwareScheduling", "VisibilityOnDemand",
+})
+# Kueue's gates whose other value changes nothing kadmit decides (admission, preemption, the webhooks'
+# defaults and refusals, which objects Kueue manages): docs/KUEUE-DIFFERENCES.md "Feature gates"
+NO_DECISION = {
+    "CustomMetricLabels": "extra labels on Kueue's metrics",
+    "LocalQueueMetrics": "the LocalQueue metrics",
+    "VisibilityOnDemand": "the visibility API server (pending workloads on demand)",
+    "TLSOptions": "TLS settings of Kueue's servers",
+    "RemoveFinalizersWithStrictPatch": "how the job reconcilers patch finalizers away",
+    "WorkloadRequestUseMergePatch": "how Kueue patches a Workload's status (merge or apply)",
+    "MultiKueueAdaptersForCustomJobs": "MultiKueue's dispatch of custom jobs to worker clusters",
+    "MultiKueueAllowInsecureKubeconfigs": "MultiKueue's worker-cluster kubeconfigs",
+    "MultiKueueClusterProfile": "MultiKueue's worker-cluster credentials (ClusterProfile)",
+    "MultiKueueRedoAdmissionOnEvictionInWorker": "MultiKueue's reaction to an eviction in a worker cluster",
+    "MultiKueueWaitForWorkloadAdmitted": "when MultiKueue dispatches to worker clusters",
+}
+
+
+def unmodelled(name: str, value: object) -> bool:
+    """Whether Kueue's gate `name` set to `value` may change a decision kadmit makes under Kueue v0.17.0's
+    defaults: not when set to its default, nor for a gate of NO_DECISION, nor for a gate of the API
+    server library (it governs Kueue's servers: its visibility API server, never a decision).
+    DynamicResourceAllocation is modelled (kadmit.manifests.config), so not asked here."""
+    if name in APISERVER or name in NO_DECISION:
+        return False
+    if name in ("AllAlpha", "AllBeta"):  # off by default; on turns on every alpha (beta) gate not set
+        return value is not False
+    return value is not (name in DEFAULT_ON)

@@ -125,7 +125,8 @@ FIELDS: dict[str, dict[str, Entry]] = {
                         "checks are reported there"),
         "featureGates": Entry(UNMODELLED, "kadmit reads DynamicResourceAllocation (DRA: resourceClaims are "
                               "counted only with it on); every other gate keeps Kueue v0.17.0's default, "
-                              "reported by kadmit.manifests.config", reader=True),
+                              "reported by kadmit.manifests.config when set to a value that may change a "
+                              "decision (docs/KUEUE-DIFFERENCES.md §7)", reader=True),
         "manageJobsWithoutQueueName": M("which jobs Kueue manages (docs/INTEGRATIONS.md J1)"),
         "managedJobsNamespaceSelector": M("which namespaces' jobs Kueue manages (docs/INTEGRATIONS.md J1)"),
         "integrations": M("which job kinds Kueue manages (docs/INTEGRATIONS.md J2)"),
