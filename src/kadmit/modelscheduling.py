@@ -86,11 +86,36 @@ class LabelSelector(Obj):
             r.matches(labels) for r in self.match_expressions)
 
 
+NODE_NAME_FIELD = "metadata.name"  # the one field of a Node that `matchFields` selects on
+
+
+def field_parses(req: Requirement) -> bool:
+    """Whether component-helpers' nodeSelectorRequirementsAsFieldSelector reads this `matchFields`
+    requirement: `In`/`NotIn` with exactly one value; anything else is a parse error, which makes its term
+    match no node."""
+    return req.operator in ("In", "NotIn") and len(req.values) == 1
+
+
+def field_matches(req: Requirement, name: str) -> bool:
+    """One parsed `matchFields` requirement against the node named `name`: the node's field set is
+    {metadata.name: name}, and any other key reads ""."""
+    value = name if req.key == NODE_NAME_FIELD else ""
+    return (value == req.values[0]) == (req.operator == "In")
+
+
 class NodeSelectorTerm(Obj):
-    """One term of required node affinity: its expressions are ANDed."""
+    """One term of required node affinity: its expressions and fields are ANDed."""
 
     match_expressions: tuple[Requirement, ...] = ()
+    match_fields: tuple[Requirement, ...] = ()  # on the Node's `metadata.name` (NODE_NAME_FIELD)
 
-    def matches(self, labels: dict[str, str]) -> bool:
-        """Expressions ANDed; as in Kubernetes, an empty term matches no node."""
-        return bool(self.match_expressions) and all(r.matches(labels) for r in self.match_expressions)
+    def matches(self, labels: dict[str, str], name: str | None = None) -> bool:
+        """Expressions and fields ANDed; as in Kubernetes, an empty term matches no node. `name`: the node's;
+        None where no node is at hand (Kubernetes checks no fields against an empty field set)."""
+        if not self.match_expressions and not self.match_fields:
+            return False
+        if not all(field_parses(r) for r in self.match_fields):
+            return False
+        if name is not None and not all(field_matches(r, name) for r in self.match_fields):
+            return False
+        return all(r.matches(labels) for r in self.match_expressions)

@@ -55,12 +55,6 @@ DIVERGENCES = {
         "preemption oracle, for ns-cq0/w02 queued again); Kueue's manager would crash-loop. kadmit decides it "
         "(ns-cq0/w03 preempts ns-cq0/w02 within cq0) and warns that Kueue panics (KAD261, "
         "test_kueue_panics_where_kadmit_warns); strict, so a Kueue or harness that stops panicking shows up"),
-    "tests/oracle/features/tas-node-affinity-match-fields.yaml": (
-        "kadmit's, open (found by audit): a required node-affinity term of `matchFields` (metadata.name) alone. "
-        "Kueue's TAS snapshot applies it to the Nodes (nodeaffinity.NewNodeSelector) and places team/on-n1 on n1; "
-        "kadmit reads no matchFields (KAD161), so the term is empty and matches no node: not admitted. Needs "
-        "NodeSelectorTerm to carry matchFields, matched by node name in TAS placement (and the kube-scheduler "
-        "note), ignored in the flavor fit as Kueue's flavorSelector ignores it"),
 }
 
 

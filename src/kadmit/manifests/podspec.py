@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from kadmit.manifests.codes import KAD157, KAD161, KAD166
+from kadmit.manifests.codes import KAD157, KAD166
 from kadmit.manifests.fields import Fields
 from kadmit.manifests.yamltree import Val
 from kadmit.model import NodeSelectorTerm, Requirement, Taint, Toleration
@@ -464,10 +464,8 @@ def required_node_affinity(f: Fields, spec: Val) -> tuple[tuple[NodeSelectorTerm
         return (), None
     terms = []
     for term in f.maps(required, "nodeSelectorTerms"):
-        if f.seq(term, "matchFields"):
-            f.diags.emit(KAD161, "node affinity `matchFields` is not modelled; ignored",
-                         f.span(f.field(term, "matchFields")))
         terms.append(NodeSelectorTerm(
             match_expressions=requirements(f, term, "matchExpressions", NODE_SELECTOR_OPERATORS),
+            match_fields=requirements(f, term, "matchFields", NODE_SELECTOR_OPERATORS),
             span=f.span(term)))
     return tuple(terms), required

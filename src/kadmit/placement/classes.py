@@ -14,6 +14,7 @@ from typing import Iterable, Mapping, Sequence
 
 from kadmit.index import HOSTNAME_LABEL
 from kadmit.model import Topology
+from kadmit.modelscheduling import NODE_NAME_FIELD
 from kadmit.placement.filters import PodTemplate, filter_node
 from kadmit.placement.inventory import NodeState
 
@@ -42,12 +43,15 @@ class NodeClass:
 
 
 def relevant_label_keys(templates: Iterable[PodTemplate]) -> frozenset[str]:
-    """Label keys that node selectors or required affinity of these templates read."""
+    """Label keys that node selectors or required affinity of these templates read, and NODE_NAME_FIELD
+    where a term reads the node's name (`matchFields`), which then tells every node apart."""
     keys: set[str] = set()
     for t in templates:
         keys.update(k for k, _ in t.node_selector)
         for term in t.node_affinity:
             keys.update(r.key for r in term.match_expressions)
+            if term.match_fields:
+                keys.add(NODE_NAME_FIELD)
     return frozenset(keys)
 
 
@@ -73,7 +77,8 @@ def _shape(node: NodeState, keys: frozenset[str] | None, skip: frozenset[str]) -
                           if k not in skip and (keys is None or k in keys)))
     taints = tuple((t.key, t.value, t.effect) for t in node.taints)
     free = tuple(sorted((r, q) for r, q in node.free.items() if q))
-    return labels, taints, node.unschedulable, node.ready, free
+    name = node.name if keys is not None and NODE_NAME_FIELD in keys else None
+    return labels, taints, node.unschedulable, node.ready, free, name
 
 
 def node_classes(nodes: Sequence[NodeState], topology: Topology | None = None,
@@ -82,7 +87,8 @@ def node_classes(nodes: Sequence[NodeState], topology: Topology | None = None,
 
     `label_keys` restricts the labels compared to those keys (use `relevant_label_keys` of the
     templates to be placed); by default every label but the topology levels and the hostname
-    counts. Pass the hostname key in `label_keys` when a template selects on it.
+    counts. Pass the hostname key in `label_keys` when a template selects on it, and NODE_NAME_FIELD when
+    one selects on the node's name.
     """
     keys = None if label_keys is None else frozenset(label_keys)
     skip = set(domain_levels(topology))

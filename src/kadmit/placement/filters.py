@@ -67,9 +67,10 @@ def requirement_matches(req: Requirement, labels: Mapping[str, str]) -> bool:
     return req.matches(labels)  # type: ignore[arg-type]  # only reads it
 
 
-def term_matches(term: NodeSelectorTerm, labels: Mapping[str, str]) -> bool:
-    """A node selector term: its expressions ANDed; an empty term matches no node."""
-    return term.matches(labels)  # type: ignore[arg-type]
+def term_matches(term: NodeSelectorTerm, labels: Mapping[str, str], name: str | None = None) -> bool:
+    """A node selector term: its expressions and its fields (`name`: the node's) ANDed; an empty term
+    matches no node."""
+    return term.matches(labels, name)  # type: ignore[arg-type]
 
 
 def tolerated(taint: Taint, tolerations: Iterable[Toleration]) -> bool:
@@ -98,7 +99,7 @@ def node_affinity(pod: PodTemplate, node: NodeState) -> list[str]:
     labels = node.labels
     ok = all(labels.get(k) == v for k, v in pod.node_selector)
     if ok and pod.node_affinity:
-        ok = any(term_matches(t, labels) for t in pod.node_affinity)
+        ok = any(term_matches(t, labels, node.name) for t in pod.node_affinity)
     return [] if ok else [REASON_AFFINITY]
 
 
