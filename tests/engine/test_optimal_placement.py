@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
@@ -9,6 +11,7 @@ from hypothesis import strategies as st
 from placement.builders import BLOCK, DC, HOST, RACK, node, pod
 from reference.builders import build, cluster_queue, flavor, fq, group, pod_set, workload
 
+from kadmit import api
 from kadmit.engine.decide import admit
 from kadmit.engine.placing.pool import NodePool
 from kadmit.index import ModelIndex
@@ -312,3 +315,14 @@ def test_a_placement_on_a_rack_leafs_key_holds_the_rack_when_read_back():
     model = model.model_copy(update={"workloads": (held, again)})
     assert NodePool(model, ModelIndex(model)).placed == {wl.key: {"f0:r0": {"cpu": 3000, "pods": 1000}}}
     assert {d.key: d.admitted for d in admit(model, mode="optimal").decisions} == {"ns/again": False}
+
+
+def test_a_term_on_the_node_name_keeps_alike_nodes_apart():
+    """Nodes alike in every label a pod set reads still differ by name where a term reads it (`matchFields`,
+    Kueue's TAS: tests/oracle/features/tas-node-affinity-match-fields-terms.yaml): optimal mode places each
+    workload on the one node its affinity leaves, as ordered mode does."""
+    path = Path(__file__).resolve().parents[2] / "tests/oracle/features/tas-node-affinity-match-fields-terms.yaml"
+    model = api.load_for_engine([str(path)]).workspace.model
+    for mode in ("ordered", "optimal"):
+        got = decisions(model, mode)
+        assert sorted(k for k, d in got.items() if d.admitted) == ["team/and", "team/notin", "team/or"], mode

@@ -50,3 +50,25 @@ def test_sidecars_started_before_an_init_container_count_with_it():
     assert requests_of([{"cpu": 2000, "sidecar": False}], inits, 0) == 6000
     # an init container that runs before the sidecar starts runs alone
     assert requests_of([{"cpu": 2000, "sidecar": False}], inits[::-1], 0) == 5000
+
+
+def test_node_affinity_match_fields_are_read_and_not_warned():
+    """`matchFields` (on `metadata.name`) are kept beside a term's expressions: Kueue's TAS and kube-scheduler
+    match them against the node's name (tests/oracle/features/tas-node-affinity-match-fields*.yaml), so
+    they are modelled, no longer a KAD161."""
+    terms = [{"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a"]}],
+              "matchFields": [{"key": "metadata.name", "operator": "NotIn", "values": ["n1"]}]},
+             {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n2"]}]}]
+    spec = {"containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}],
+            "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+                "nodeSelectorTerms": terms}}}}
+    wl = {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload", "metadata": {"name": "w", "namespace": "ns"},
+          "spec": {"queueName": "lq", "podSets": [{"name": "main", "count": 1, "template": {"spec": spec}}]}}
+    diags = Diagnostics()
+    frag = read_manifest_text(yaml.safe_dump(wl), "w.yaml", diags)
+    assert not [d for d in diags.items if d.code == "KAD161"], [d.message for d in diags.items]
+    a, b = frag.workloads[0].pod_sets[0].node_affinity
+    assert [(r.key, r.operator, r.values) for r in a.match_expressions] == [("zone", "In", ("a",))]
+    assert [(r.key, r.operator, r.values) for r in a.match_fields] == [("metadata.name", "NotIn", ("n1",))]
+    assert not b.match_expressions and [r.values for r in b.match_fields] == [("n2",)]
+    assert a.matches({"zone": "a"}, "n2") and not a.matches({"zone": "a"}, "n1")

@@ -59,8 +59,9 @@ def req(key: str, op: str, *values: str) -> Requirement:
     return Requirement(key=key, operator=op, values=tuple(values))
 
 
-def term(*reqs: Requirement) -> NodeSelectorTerm:
-    return NodeSelectorTerm(match_expressions=tuple(reqs))
+def term(*reqs: Requirement, fields: tuple[Requirement, ...] = ()) -> NodeSelectorTerm:
+    """Expressions `reqs` and `matchFields` `fields` (on `metadata.name`), ANDed."""
+    return NodeSelectorTerm(match_expressions=tuple(reqs), match_fields=tuple(fields))
 
 
 def template(selector: dict | None = None, affinity=(), tolerations=(), name="p", **requests) -> PodTemplate:

@@ -61,6 +61,15 @@ def test_hostname_splits_when_a_template_selects_on_it():
     assert len(node_classes(nodes, label_keys=keys)) == 2
 
 
+def test_a_term_on_the_node_name_tells_every_node_apart():
+    nodes = build_inventory([node("a", cpu=1), node("b", cpu=1)]).nodes
+    keys = relevant_label_keys([template(affinity=[term(fields=[req("metadata.name", "In", "a")])])])
+    assert keys == {"metadata.name"}
+    classes = node_classes(nodes, label_keys=keys)
+    assert [c.nodes for c in classes] == [("a",), ("b",)]
+    assert [c.representative.name for c in classes] == ["a", "b"]
+
+
 def test_nodes_outside_the_topology_sort_last():
     nodes = build_inventory([node("z", block="b", rack="r", cpu=1), node("a", cpu=1)]).nodes
     classes = node_classes(nodes, DC)

@@ -57,6 +57,38 @@ def test_node_affinity_and_selector(labels, tpl, reasons):
     assert filter_node(tpl, state(labels=labels, cpu=8)) == reasons
 
 
+NAME = "metadata.name"
+
+
+@pytest.mark.parametrize("labels, tpl, reasons", [
+    # matchFields on the node's name (component-helpers nodeaffinity), the node here being `n`
+    ({}, template(affinity=[term(fields=[req(NAME, "In", "n")])]), []),
+    ({}, template(affinity=[term(fields=[req(NAME, "In", "m")])]), [AFF]),
+    ({}, template(affinity=[term(fields=[req(NAME, "NotIn", "m")])]), []),
+    ({}, template(affinity=[term(fields=[req(NAME, "NotIn", "n")])]), [AFF]),
+    # a field other than the name reads "": In never matches, NotIn always does
+    ({}, template(affinity=[term(fields=[req("spec.unschedulable", "In", "n")])]), [AFF]),
+    ({}, template(affinity=[term(fields=[req("spec.unschedulable", "NotIn", "n")])]), []),
+    # only In/NotIn with one value parse; a term that does not matches no node
+    ({}, template(affinity=[term(fields=[req(NAME, "In", "n", "m")])]), [AFF]),
+    ({}, template(affinity=[term(fields=[req(NAME, "Exists")])]), [AFF]),
+    # ANDed with the term's expressions, terms ORed
+    ({"a": "1"}, template(affinity=[term(req("a", "In", "1"), fields=[req(NAME, "In", "n")])]), []),
+    ({"a": "2"}, template(affinity=[term(req("a", "In", "1"), fields=[req(NAME, "In", "n")])]), [AFF]),
+    ({"a": "1"}, template(affinity=[term(req("a", "In", "1"), fields=[req(NAME, "In", "m")])]), [AFF]),
+    ({}, template(affinity=[term(fields=[req(NAME, "In", "m")]), term(fields=[req(NAME, "In", "n")])]), []),
+])
+def test_node_affinity_match_fields(labels, tpl, reasons):
+    assert filter_node(tpl, state("n", labels=labels, cpu=8)) == reasons
+
+
+def test_match_fields_without_a_node_check_only_that_they_parse():
+    """Where no node is at hand (Kubernetes' empty field set) fields are not compared, but a term whose fields
+    do not parse still matches nothing."""
+    assert term(fields=[req(NAME, "In", "m")]).matches({})
+    assert not term(fields=[req(NAME, "Gt", "1")]).matches({})
+
+
 @pytest.mark.parametrize("taints, tolerations, reasons", [
     ([taint("gpu", "yes")], [], ["node(s) had untolerated taint {gpu: yes}"]),
     ([taint("gpu", "yes", "NoExecute")], [], ["node(s) had untolerated taint {gpu: yes}"]),

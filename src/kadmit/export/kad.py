@@ -13,7 +13,7 @@ from kadmit.export.state import timestamp
 from kadmit.export.text import NAME, label, rule_text
 from kadmit.index import HOSTNAME_LABEL, ModelIndex
 from kadmit.model import (AdmissionCheck, CheckConfig, CheckRule, ClusterQueue, Cohort, LabelSelector, Model, Node,
-                          PodSet, ResourceGroup, Taint, Toleration, Workload)
+                          PodSet, Requirement, ResourceGroup, Taint, Toleration, Workload)
 from kadmit.modelchecks import KUEUE_GROUP, MULTIKUEUE, PROVISIONING, active_reason
 from kadmit.quantity import MILLI, format_quantity
 
@@ -77,6 +77,12 @@ class Out:
         """Report what has no `.kad` form; the comment lines that keep it in the file."""
         self.diagnostics.emit(KAD920, f"{what} has no `.kad` form yet; kept as a comment", span)
         return [f"# no .kad form yet: {what}"] + [f"#   {line}" for line in (comment or [])]
+
+
+def _match(r: Requirement) -> str:
+    """A node-affinity requirement as a term's `match` line."""
+    values = f" [{', '.join(q(v) for v in r.values)}]" if r.values or r.operator in ("In", "NotIn") else ""
+    return f"match {q(r.key)} {_OPS[r.operator]}{values}"
 
 
 def selector(sel: LabelSelector | None) -> str:
@@ -252,10 +258,11 @@ def pod_group(out: Out, wl: Workload, ps: PodSet) -> str:
     if ps.node_affinity:
         terms = []
         for term in ps.node_affinity:
-            lines = []
-            for r in term.match_expressions:
-                values = f" [{', '.join(q(v) for v in r.values)}]" if r.values or r.operator in ("In", "NotIn") else ""
-                lines.append(f"match {q(r.key)} {_OPS[r.operator]}{values}")
+            lines = [_match(r) for r in term.match_expressions]
+            if term.match_fields:  # the .kad language has no word for them: say so, don't drop them
+                lines += out.lack("workloads", f"node affinity `matchFields` of pod group `{ps.name}` of `{wl.key}`",
+                                  ps.field_span("node_affinity"),
+                                  [f"matchFields {_match(r)}" for r in term.match_fields])
             terms.append(block("term", lines))
         body.append(block("affinity", terms))
     t = ps.topology

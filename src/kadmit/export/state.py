@@ -9,7 +9,7 @@ from kadmit.diagnostics import Diagnostics
 from kadmit.export.codes import KAD901, KAD903
 from kadmit.export.policy import KUEUE_API, meta, requirement, taint, toleration
 from kadmit.index import HOSTNAME_LABEL, ModelIndex, resolve_level
-from kadmit.model import Node, PodSet, TopologyRequest, Workload
+from kadmit.model import Node, NodeSelectorTerm, PodSet, TopologyRequest, Workload
 from kadmit.quantity import format_quantity
 
 DURATION_ANNOTATION = "kadmit.dev/duration"  # read by kadmit's manifest reader and `simulate`
@@ -69,6 +69,16 @@ def topology_request(ix: ModelIndex, wl: Workload, ps: PodSet, t: TopologyReques
     return out
 
 
+def node_selector_term(term: NodeSelectorTerm) -> dict:
+    """A required node-affinity term as the API writes it: its expressions, and its fields where it has any."""
+    out: dict = {}
+    if term.match_expressions or not term.match_fields:
+        out["matchExpressions"] = [requirement(r) for r in term.match_expressions]
+    if term.match_fields:
+        out["matchFields"] = [requirement(r) for r in term.match_fields]
+    return out
+
+
 def pod_set(ix: ModelIndex, wl: Workload, ps: PodSet, diags: Diagnostics) -> dict:
     container: dict = {"name": CONTAINER}
     if ps.requests:
@@ -78,8 +88,7 @@ def pod_set(ix: ModelIndex, wl: Workload, ps: PodSet, diags: Diagnostics) -> dic
         spec["nodeSelector"] = dict(sorted(ps.node_selector.items()))
     if ps.node_affinity:
         spec["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
-            "nodeSelectorTerms": [{"matchExpressions": [requirement(r) for r in term.match_expressions]}
-                                  for term in ps.node_affinity]}}}
+            "nodeSelectorTerms": [node_selector_term(term) for term in ps.node_affinity]}}}
     if ps.tolerations:
         spec["tolerations"] = [toleration(t) for t in ps.tolerations]
     if ps.claim_templates or ps.claims:

@@ -93,8 +93,8 @@ KAD160 = register(
     "`kueue.x-k8s.io/v1alpha2`). The object is skipped.")
 KAD161 = register(
     "KAD161", "field ignored", "warning",
-    "A field that changes Kueue's behaviour but that kadmit does not model (node affinity on object "
-    "fields, a waitForPodsReady Kueue runs with). Decisions are made as if it were absent.")
+    "A field that changes Kueue's behaviour but that kadmit does not model (a waitForPodsReady Kueue "
+    "runs with, a feature gate other than DRA). Decisions are made as if it were absent.")
 KAD162 = register(
     "KAD162", "field of another API version", "error",
     "The field belongs to another version of this kind (e.g. `cohortName` is v1beta2; v1beta1 "

@@ -51,6 +51,7 @@ from kadmit.index import HOSTNAME_LABEL, ModelIndex, resolve_level
 from kadmit.diagnostics import Diagnostic, Diagnostics
 from kadmit.engine.optimal.codes import KAD525, KAD526
 from kadmit.model import Model, ResourceFlavor, Topology
+from kadmit.modelscheduling import NODE_NAME_FIELD
 from kadmit.placement.classes import domain_levels, relevant_label_keys
 from kadmit.placement.domains import free_fit_count, node_fit_count
 from kadmit.placement.filters import PodTemplate
@@ -229,6 +230,8 @@ class PlacementModel:
                                   if k in keys and (k == HOSTNAME_LABEL or k not in skip))) if filtered else ()
             taints = tuple((t.key, t.value, t.effect) for t in node.taints)
             free = tuple(sorted((r, q) for r, q in self.leaf_free[key].items() if q))
+            if filtered and NODE_NAME_FIELD in keys:  # a term on the node's name tells every node apart
+                labels += ((NODE_NAME_FIELD, node.name),)
             on = mine[key]
             groups.setdefault((tuple(f for f, _ in on), tuple(p for _, p in on), labels, taints, free, filtered),
                               []).append(key)
