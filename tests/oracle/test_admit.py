@@ -221,21 +221,6 @@ def test_two_jobs_naming_one_prebuilt_workload_go_by_reconcile_order(kueue_oracl
         assert ("Finished, OutOfSync" in warning.message) is not taken
 
 
-def test_a_job_kueue_cannot_start_is_skipped_with_kueues_error(kueue_oracle):
-    """Jobs whose admitted Workload Kueue's startJob cannot start (docs/INTEGRATIONS.md J12): the oracle lists
-    each as skipped with the Finished condition Kueue set (FailedToStart and its error, tools/kueue-oracle
-    internal/jobs/convert.go `collect`); kadmit's reason carries the same error, word for word — a template's
-    node selector against the flavor, and an admission check's podSetUpdate against it."""
-    path = "tests/oracle/features/admitted-job-start-fails.yaml"
-    kueue = {s["name"]: s["reason"] for s in run_oracle(kueue_oracle, [path])["skipped"]}
-    code, kadmit = run_kadmit([path])
-    ours = {s["name"]: s["reason"] for s in kadmit["skipped"]}
-    assert sorted(kueue) == sorted(ours) == ["sel", "upd"]
-    for name, reason in kueue.items():
-        prefix = f"its Workload ns/job-{name}-{1 if name == 'sel' else 2} is Finished (FailedToStart): "
-        assert reason.startswith(prefix) and f": {reason.removeprefix(prefix)}. The failure is permanent" in ours[name]
-
-
 def test_fair_sharing_takes_trees_in_map_order(kueue_oracle):
     """Under fair sharing Kueue takes the heads of different cohort trees in Go map order
     (`getCq`), whatever their priority: where the trees share a topology-aware flavor's nodes,

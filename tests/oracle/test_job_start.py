@@ -1,0 +1,44 @@
+"""Kueue's job reconciler starting an admitted Workload's job (docs/INTEGRATIONS.md J12) on the oracle: a start
+that fails for good finishes the Workload with Kueue's error, word for word, and which of several conflicting keys
+that error names is Go's map order (docs/KUEUE-DIFFERENCES.md §1, "A job Kueue cannot start"). The timing of a
+start the run admits is tests/oracle/test_timing.py."""
+
+from __future__ import annotations
+
+from oracle.harness import compare, from_kadmit, from_oracle, run_kadmit, run_oracle, variants
+
+
+def test_a_job_kueue_cannot_start_is_skipped_with_kueues_error(kueue_oracle):
+    """Jobs whose admitted Workload Kueue's startJob cannot start (docs/INTEGRATIONS.md J12): the oracle lists
+    each as skipped with the Finished condition Kueue set (FailedToStart and its error, tools/kueue-oracle
+    internal/jobs/convert.go `collect`); kadmit's reason carries the same error, word for word — a template's
+    node selector against the flavor, and an admission check's podSetUpdate against it."""
+    path = "tests/oracle/features/admitted-job-start-fails.yaml"
+    kueue = {s["name"]: s["reason"] for s in run_oracle(kueue_oracle, [path])["skipped"]}
+    code, kadmit = run_kadmit([path])
+    ours = {s["name"]: s["reason"] for s in kadmit["skipped"]}
+    assert sorted(kueue) == sorted(ours) == ["sel", "upd"]
+    for name, reason in kueue.items():
+        prefix = f"its Workload ns/job-{name}-{1 if name == 'sel' else 2} is Finished (FailedToStart): "
+        assert reason.startswith(prefix) and f": {reason.removeprefix(prefix)}. The failure is permanent" in ours[name]
+
+
+def test_which_conflicting_key_kueue_names_goes_either_way(kueue_oracle):
+    """Eight Jobs Kueue cannot start, each template's node selector conflicting with its flavor's node labels
+    on eight keys (docs/INTEGRATIONS.md J12): Kueue's error names the first key utilmaps.HaveConflict meets in
+    Go's map order, so one run's eight starts name several keys (all alike about once in 2*10^6 runs); kadmit
+    names the first as written, k0, one of Kueue's, with Kueue's words around it. The decisions agree: every
+    Workload is Finished and ns/after takes the 8 cpu they free."""
+    path = "tests/oracle/features/tie-job-start-conflicts-on-several-keys.yaml"
+    kueue = run_oracle(kueue_oracle, [path])
+    error = "invalid admission check PodSetUpdate: conflict for nodeSelector: conflict for key={}, value1=x, value2=f0"
+    theirs = {s["name"]: s["reason"].rsplit("key=", 1)[1].split(",")[0] for s in kueue["skipped"]}
+    assert sorted(theirs) == [f"j{i}" for i in range(1, 9)] and len(set(theirs.values())) > 1
+    assert set(theirs.values()) <= {f"k{i}" for i in range(8)}
+    assert all(s["reason"].endswith(error.format(theirs[s["name"]])) for s in kueue["skipped"])
+    code, kadmit = run_kadmit([path])
+    assert sorted(s["name"] for s in kadmit["skipped"]) == sorted(theirs)
+    assert all(f": {error.format('k0')}. The failure is permanent" in s["reason"] for s in kadmit["skipped"])
+    k, q = from_kadmit(kadmit), from_oracle(kueue)
+    result = compare(k, q, alternatives=variants(kueue))
+    assert code == 0 and result.agree and k.outcomes["ns/after"].admitted, result.report(k, q)
