@@ -71,6 +71,9 @@ CASES = [
     (F + "failed-check-before-invalid-resources.yaml", "ns/retry-and-requests-over-limits"),
     (F + "failed-check-before-invalid-resources.yaml", "limited/rejected-and-over-the-limit-range"),
     (F + "failed-check-before-invalid-resources.yaml", "ns/retry-in-another-teams-queue-and-invalid"),
+    # a pod-set group: the group's summed requests, its status given to each member
+    (F + "pod-set-group-quota-message-for-each-member.yaml", "ns/group-over-quota"),
+    (F + "pod-set-group-quota-message-for-each-member.yaml", "ns/busy-group"),
     # a negative size whose count a node "holds": given more pods than it holds, nominated, then skipped
     (F + "tas-negative-slice-size-nominated-then-skipped.yaml", "ns/over"),
 ]

@@ -10,6 +10,7 @@ from kadmit.engine.admission.codes import (  # noqa: F401 (importable from here)
 from kadmit.engine.compile.problem import (group_label_keys, selector_conflicts, tas_only, topology_mismatch,
                                            untolerated_taints)
 from kadmit.engine.quota import Usage, node_id
+from kadmit.engine.admission.flavor_assignment import pod_set_units
 from kadmit.engine.admission.session import Session, SolverUnknown
 from kadmit.effective import DEACTIVATED, FAILED_CHECKS, failed_checks
 from kadmit.model import Workload
@@ -108,8 +109,15 @@ def flavor_reasons(session: Session, wl: Workload, usage: Usage | None = None,
     covered = {r: gi for gi, g in reversed(list(enumerate(cq.resource_groups))) for r in g.covered_resources}
     out: list[Reason] = []
     assumed: dict[tuple[str, str], int] = {}
-    for ps in wl.pod_sets:
-        requests = {r: q * ps.count for r, q in session.compiler.requests(ps, covered).items()}
+    for unit in pod_set_units(wl, [ps.name for ps in wl.pod_sets]):
+        # one pod set, or the pod sets of one group (podSetGroupName): Kueue searches a flavor for their summed
+        # requests and gives each of them the group's status (assignFlavors, groupedRequests.InOrder)
+        members = [wl.pod_sets[i] for i in unit]
+        ps = members[0]  # the group's first pod set: its last try and its chosen flavors (`start`, `stop_at`)
+        requests: dict[str, int] = {}
+        for m in members:
+            for r, q in session.compiler.requests(m, covered).items():
+                requests[r] = requests.get(r, 0) + q * m.count
         done: set[str] = set()
         said: list[tuple[str, str]] = []  # the pod set's reasons: (code, Kueue's words)
         failed = False
@@ -132,7 +140,8 @@ def flavor_reasons(session: Session, wl: Workload, usage: Usage | None = None,
                 if chosen_now is not None and fname == chosen_now:
                     picked = fname
                     break
-                why = _mismatch(session, ps, fname, keys, wl, cq.resource_groups[gi].covered_resources)
+                why = next((w for m in members if (w := _mismatch(session, m, fname, keys, wl,
+                                                                   cq.resource_groups[gi].covered_resources))), None)
                 if why is not None:
                     reasons.append(why)
                     continue
@@ -169,8 +178,8 @@ def flavor_reasons(session: Session, wl: Workload, usage: Usage | None = None,
             taken = picked or preempting
             for r in group if taken is not None else ():
                 assumed[(taken, r)] = assumed.get((taken, r), 0) + requests[r]
-        out += [Reason(code, f"couldn't assign flavors to pod set {ps.name}: {m}", ps.name)
-                for code, m in sorted(said, key=lambda cm: cm[1])]
+        out += [Reason(code, f"couldn't assign flavors to pod set {m.name}: {text}", m.name)
+                for m in members for code, text in sorted(said, key=lambda cm: cm[1])]
         if failed:
             break
     return out
