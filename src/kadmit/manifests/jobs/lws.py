@@ -94,7 +94,11 @@ def _pods(f: Fields, o: Meta, job: Job, spec: Val) -> Job | None:
     gated leader is never Ready), gated where the worker template names a queue and the leader none (else their
     walk finds the leader pod, a managed ancestor, and leaves them ungated, outside any quota). None where no pod
     is gated. Where the gated pods' template names a pod group (`kueue.x-k8s.io/pod-group-name`), they are its
-    members, one Workload (`template_pods`), but where the ungated pods carry the same group (KAD161)."""
+    members, one Workload (`template_pods`), but where the ungated pods carry the same group (KAD161). Where the
+    leaders' template names neither a queue nor a pod group, the leaders of no queue, for `route` to give the
+    LocalQueue `default` where the namespace has one (Kueue's pod webhook, ApplyDefaultLocalQueue: their owner, the
+    leader StatefulSet, no enabled integration's), with the pods gated by their templates' queues alone (`_gated`,
+    for a namespace without one) as their `unsuspended`."""
     from kadmit.manifests.jobs.templatepods import template_pods
 
     lwt = f.map(spec, "leaderWorkerTemplate")
@@ -105,6 +109,21 @@ def _pods(f: Fields, o: Meta, job: Job, spec: Val) -> Job | None:
         return None
     leaders = template_pods(f, o, job, leader, 1)
     workers = size > 1 and f.str(spec, "startupPolicy") != "LeaderReady"
+    gated_leaders = leaders is not None and bool(leaders.queue)
+    if leaders is not None and not gated_leaders and not leaders.group and len(leaders.workloads) == 1:
+        # naming no queue, the leaders take the LocalQueue `default` where there is one (`route`), the workers
+        # then left ungated (their walk finds their leader pod, Kueue's); else the pods as below
+        defaulted = _per_pod(leaders, job, [f"{o.name}-{i}" for i in range(replicas)])
+        return defaulted.model_copy(update={"unsuspended": _gated(f, o, job, leader, worker, workers, replicas,
+                                                                  size, leaders)})
+    return _gated(f, o, job, leader, worker, workers, replicas, size, leaders)
+
+
+def _gated(f: Fields, o: Meta, job: Job, leader: Val, worker: Val, workers: bool, replicas: int, size: int,
+           leaders: Job | None) -> Job | None:
+    """The pods Kueue's pod webhook gates by their templates' queues alone (`_pods`), or None."""
+    from kadmit.manifests.jobs.templatepods import template_pods
+
     gated_leaders = leaders is not None and bool(leaders.queue)
     if gated_leaders:
         names, template, others = [f"{o.name}-{i}" for i in range(replicas)], leader, worker if workers else None
@@ -121,6 +140,11 @@ def _pods(f: Fields, o: Meta, job: Job, spec: Val) -> Job | None:
         return template_pods(f, o, job, template, len(names))  # the group's members: one Workload
     if pods is None or not pods.queue or len(pods.workloads) != 1:
         return None
+    return _per_pod(pods, job, names)
+
+
+def _per_pod(pods: Job, job: Job, names: list[str]) -> Job:
+    """`pods` (one plain pod's Workload) as the pods `names`, each with its own Workload, named as Kueue names it."""
     one, ref = pods.workloads[0], job.object
     return pods.model_copy(update={"workloads": tuple(one.model_copy(update={
         "name": workload_name("Pod", "", name, ref.uid), "part": f"pod {name}", "queue": pods.queue})

@@ -119,10 +119,12 @@ def route(job: Job, s: Integrations, labels: dict[str, dict[str, str]], queues: 
     pods = job.unsuspended
     if job.framework == JOBSET:
         return _child_jobs(job, s, selected, default)
-    if job.framework == LWS:  # lws._pods
-        return pods if s.pod_webhook and selected and (job.framework in s.frameworks or "statefulset" not in
-                                                        s.frameworks or not (default or s.manage_without_queue_name)) \
-            else job
+    if job.framework == LWS:  # lws._pods: leaders of no queue take `default` where there is one, else `unsuspended`
+        if not pods.queue:
+            pods = pods.model_copy(update={"unsuspended": None}) if default else pods.unsuspended
+        return pods if pods is not None and s.pod_webhook and selected and (
+            job.framework in s.frameworks or "statefulset" not in s.frameworks or
+            not (default or s.manage_without_queue_name)) else job
     if not (s.pod_webhook and selected and bool(pods.queue or default or s.manage_without_queue_name)):
         return job
     return refused(pods, limit_ranges) or pods
