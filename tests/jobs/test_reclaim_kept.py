@@ -70,3 +70,13 @@ def test_a_finished_job_leaves_its_workload_as_read(tmp_path: Path) -> None:
         'status: {succeeded: 3, startTime: "2026-11-01T00:00:30Z"}',
         'status: {succeeded: 3, startTime: "2026-11-01T00:00:30Z", conditions: [{type: Complete, status: "True"}]}')))
     assert wls["job-a-1"].pod_sets[0].count == 4
+
+
+def test_a_running_trainjobs_workload_is_kept_and_books_the_pods_left() -> None:
+    """A TrainJob's pod sets come from its runtime: its Workload in the input is kept as read (no KAD175: Kueue
+    finds it in step, oracle 3 runs) and books 1 worker pod of 3 (2 Jobs succeeded): 2 cpu of the 6 recorded."""
+    path = FEATURES / "running-trainjob-workload-in-input-reclaims-succeeded-jobs.yaml"
+    ws = load([str(path)])
+    assert not [d for d in ws.diagnostics if d.code == "KAD175"], [str(d) for d in ws.diagnostics]
+    wl = next(w for w in ws.model.workloads if w.name == "trainjob-tj-a2368")
+    assert wl.pod_sets[0].count == 1 and admitted_usage(wl) == {("f0", "cpu"): 2000}

@@ -382,7 +382,10 @@ def _with_runtime(job: Job, model: Model) -> Job:
             f"its runtime, {t.runtime_kind} `{t.runtime_name}`{where}, is not in the input: kadmit builds a "
             "TrainJob's pod sets from its runtime's JobSet template (add the runtime to the input)")})
     pod_sets = runtime_pod_sets(runtime, t)
-    job = job.model_copy(update={"workloads": tuple(w.model_copy(update={"pod_sets": tuple(pod_sets)})
+    # no shapes: what Kueue compares of the TrainJob and its Workload (EquivalentToWorkload) is the JobSet the
+    # Trainer builds of the runtime (its plugins' env, ports, patches), which kadmit does not build; a Workload
+    # of the input is kept as read (`owned.in_step`), as Kueue keeps one the TrainJob has not changed since
+    job = job.model_copy(update={"workloads": tuple(w.model_copy(update={"pod_sets": tuple(pod_sets), "shapes": None})
                                                     for w in job.workloads)})
     return reclaimed(job, reclaimable_pods(runtime, t, pod_sets))
 
