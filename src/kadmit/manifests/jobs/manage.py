@@ -158,7 +158,9 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
     shared = _shared_uids(model.jobs, diags)
     jobs, broken = join_pod_groups(model.jobs)
     skipped.extend(broken)
-    jobs = [_with_runtime(j, model) if j.train is not None else j for j in jobs]
+    if any(j.train is not None for j in jobs):
+        from kadmit.manifests.jobs.trainjob import with_runtime  # loaded only where a TrainJob is read
+        jobs = [with_runtime(j, model.training_runtimes) if j.train is not None else j for j in jobs]
     present = {(j.object.kind, j.object.namespace or "default", j.object.name): j for j in jobs}
     orphans: dict[tuple, list[Job]] = {}  # the pods whose controller's job decides them, not in the input
     for job in jobs:
@@ -362,32 +364,6 @@ def _own_names(made: list[Workload], taken: set[str]) -> list[Workload]:
         else:
             out.append(w.model_copy(update={"kueue_name": w.name}))
     return out
-
-
-def _with_runtime(job: Job, model: Model) -> Job:
-    """A TrainJob's workload, from the runtime it names (`trainjob.runtime_pod_sets`), less the pods
-    of its succeeded Jobs (`trainjob.reclaimable_pods`); without the runtime in the input it has
-    none (and says why)."""
-    from kadmit.manifests.jobs.common import reclaimed
-    from kadmit.manifests.jobs.trainjob import reclaimable_pods, runtime_pod_sets
-
-    t = job.train
-    assert t is not None
-    ns = job.object.namespace if t.runtime_kind == "TrainingRuntime" else None
-    runtime = next((r for r in model.training_runtimes
-                    if r.kind == t.runtime_kind and r.name == t.runtime_name and r.namespace == ns), None)
-    if runtime is None:
-        where = f" in namespace `{ns}`" if ns else ""
-        return job.model_copy(update={"workloads": (), "note": (
-            f"its runtime, {t.runtime_kind} `{t.runtime_name}`{where}, is not in the input: kadmit builds a "
-            "TrainJob's pod sets from its runtime's JobSet template (add the runtime to the input)")})
-    pod_sets = runtime_pod_sets(runtime, t)
-    # no shapes: what Kueue compares of the TrainJob and its Workload (EquivalentToWorkload) is the JobSet the
-    # Trainer builds of the runtime (its plugins' env, ports, patches), which kadmit does not build; a Workload
-    # of the input is kept as read (`owned.in_step`), as Kueue keeps one the TrainJob has not changed since
-    job = job.model_copy(update={"workloads": tuple(w.model_copy(update={"pod_sets": tuple(pod_sets), "shapes": None})
-                                                    for w in job.workloads)})
-    return reclaimed(job, reclaimable_pods(runtime, t, pod_sets))
 
 
 def _shared_uids(jobs: tuple[Job, ...], diags: Diagnostics) -> set[str]:

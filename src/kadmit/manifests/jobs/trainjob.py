@@ -8,7 +8,7 @@ from typing import Literal
 
 from kadmit.manifests.codes import KAD161
 from kadmit.manifests.fields import Fields, Meta
-from kadmit.manifests.jobs.common import Builder, object_ref, run_state
+from kadmit.manifests.jobs.common import Builder, object_ref, reclaimed, run_state
 from kadmit.manifests.podspec import pod_requests, required_node_affinity, toleration_refusals, tolerations
 from kadmit.manifests.yamltree import MAP, SEQ, Val
 from kadmit.model import Job, Obj, PodSet, Quantities
@@ -223,3 +223,25 @@ def reclaimable_pods(runtime: TrainingRuntime, train: TrainSpec, pod_sets: list[
         if j.replicas and 0 < done <= j.replicas:
             out[j.name] = done * (ps.count // j.replicas)
     return out
+
+
+def with_runtime(job: Job, runtimes: tuple[TrainingRuntime, ...]) -> Job:
+    """A TrainJob's workload, from the runtime it names among `runtimes` (`runtime_pod_sets`), less the pods
+    of its succeeded Jobs (`reclaimable_pods`); without the runtime in the input it has none (and says why).
+    It has no shapes: what Kueue compares of the TrainJob and its Workload (EquivalentToWorkload) is the JobSet
+    the Trainer builds of the runtime (its plugins' env and ports, the patches), which kadmit does not build; a
+    Workload of the input is kept as read (`owned.in_step`), as Kueue keeps one the TrainJob has not changed."""
+    t = job.train
+    assert t is not None
+    ns = job.object.namespace if t.runtime_kind == "TrainingRuntime" else None
+    runtime = next((r for r in runtimes
+                    if r.kind == t.runtime_kind and r.name == t.runtime_name and r.namespace == ns), None)
+    if runtime is None:
+        where = f" in namespace `{ns}`" if ns else ""
+        return job.model_copy(update={"workloads": (), "note": (
+            f"its runtime, {t.runtime_kind} `{t.runtime_name}`{where}, is not in the input: kadmit builds a "
+            "TrainJob's pod sets from its runtime's JobSet template (add the runtime to the input)")})
+    pod_sets = runtime_pod_sets(runtime, t)
+    job = job.model_copy(update={"workloads": tuple(w.model_copy(update={"pod_sets": tuple(pod_sets), "shapes": None})
+                                                    for w in job.workloads)})
+    return reclaimed(job, reclaimable_pods(runtime, t, pod_sets))
