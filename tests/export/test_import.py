@@ -121,7 +121,8 @@ def test_match_fields_are_exported_and_kept_as_a_comment_by_the_import(tmp_path:
     got = api.import_([path], str(tmp_path / "kad"), workloads=True)
     kept = sorted(d.message for d in got.diagnostics if d.code == "KAD920" and "matchFields" in d.message)
     assert len(kept) == 4 and "of `team/and`" in kept[0], kept
-    assert 'matchFields match "metadata.name" not_in ["n2"]' in (tmp_path / "kad" / "workloads.kad").read_text()
+    written = (tmp_path / "kad" / "workloads.kad").read_text()
+    assert 'matchFields match "metadata.name" not_in ["n2"]' in written
 
 
 def test_import_refuses_input_with_errors_and_its_own_files(tmp_path: Path) -> None:

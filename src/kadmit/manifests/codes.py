@@ -94,7 +94,8 @@ KAD160 = register(
 KAD161 = register(
     "KAD161", "field ignored", "warning",
     "A field that changes Kueue's behaviour but that kadmit does not model (a waitForPodsReady Kueue "
-    "runs with, a feature gate other than DRA). Decisions are made as if it were absent.")
+    "runs with, a feature gate set to a value that may change a decision). Decisions are made as if it "
+    "were absent.")
 KAD162 = register(
     "KAD162", "field of another API version", "error",
     "The field belongs to another version of this kind (e.g. `cohortName` is v1beta2; v1beta1 "

@@ -38,7 +38,8 @@ def exclusion_stats(tree: DomainTree, template: PodTemplate, free: Mapping[str, 
             if not all(node.labels.get(k) == v for k, v in template.node_selector):
                 selector += 1
                 continue
-            if template.node_affinity and not any(term_matches(t, node.labels, node.name) for t in template.node_affinity):
+            if template.node_affinity and not any(term_matches(t, node.labels, node.name)
+                                                  for t in template.node_affinity):
                 affinity += 1
                 continue
         room = tree.leaf_free(dom, free)

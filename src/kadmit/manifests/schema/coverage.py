@@ -86,7 +86,8 @@ FIELDS: dict[str, dict[str, Entry]] = {
         "podSets[].name": M("pod set identity"),
         "podSets[].count": M("pods per pod set"),
         "podSets[].minCount": M("partial admission"),
-        "podSets[].template": M("requests, node selector, required node affinity, tolerations"),
+        "podSets[].template": M("requests, node selector, required node affinity (its `matchFields` on the "
+                                "node name too, under TAS), tolerations"),
         "podSets[].topologyRequest.required": M("topology-aware scheduling"),
         "podSets[].topologyRequest.preferred": M("topology-aware scheduling"),
         "podSets[].topologyRequest.unconstrained": M("topology-aware scheduling"),
