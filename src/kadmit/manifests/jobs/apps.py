@@ -7,7 +7,8 @@ from kadmit.manifests.config import manager_feature_gates
 from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.jobs.common import (DEFAULT_POD_SET, PRIORITY_LABEL, QUEUE_LABEL, Builder,
                                           object_ref, replicas_made, replicas_read, run_state, workload_name)
-from kadmit.manifests.jobs.templatepods import set_pods
+from kadmit.manifests.jobs.groups import GROUP_NAME
+from kadmit.manifests.jobs.templatepods import set_pods, template_pods
 from kadmit.model import Job
 
 DEPLOYMENT = "deployment"
@@ -51,6 +52,8 @@ def deployment(f: Fields, o: Meta) -> Job:
         w.model_copy(update={"spans": f.spans({**w.spans.items, "queue": f.field(meta_labels, QUEUE_LABEL),
                                                "priority_class": f.field(meta_labels, PRIORITY_LABEL)})})
         for w in own.workloads)})
+    if pods is not None and labels.get(GROUP_NAME):  # the template's pod group's members: one Workload, the group's
+        pods = template_pods(f, o, own, template, replicas)
     if not f.str(o.metadata, "uid"):
         # Kueue's Deployment webhook copies the Deployment's queue (its label, else its namespace's LocalQueue
         # `default`) into the pod template and marks it; naming none, it leaves the template alone unless
