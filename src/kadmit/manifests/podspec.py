@@ -8,7 +8,7 @@ from kadmit.manifests.codes import KAD157, KAD166
 from kadmit.manifests.fields import Fields
 from kadmit.manifests.yamltree import Val
 from kadmit.model import NodeSelectorTerm, Requirement, Taint, Toleration
-from kadmit.podresources import ContainerResources, PodResources, first_formats
+from kadmit.podresources import ContainerResources, PodResources, containers_total, first_formats
 from kadmit.quantity import go_format, quantity_string
 
 TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
@@ -77,37 +77,22 @@ def _pod_level_supported(resource: str) -> bool:
 POD_LEVEL_SUPPORTED = '"cpu", "hugepages-", "memory"'
 
 
-def _aggregate(f: Fields, spec: Val, limits_too: bool, key: str = "requests") -> dict[str, int]:
+def _aggregate(pod: PodResources, limits_too: bool, key: str = "requests") -> dict[str, int]:
     """Kubernetes' AggregateContainerRequests of the spec as stored (AggregateContainerLimits with
-    `key` "limits"): containers and sidecars summed, each init container with the sidecars before it
-    taken by max (`limits_too`: a Pod's containers, whose missing requests the API server defaulted
-    to their limits)."""
-    def own(c: Val) -> dict[str, int]:
-        res = f.map(c, "resources")
-        out = f.resource_list(res, key)[0]
-        if limits_too and key == "requests":
-            out = {**f.resource_list(res, "limits")[0], **out}
-        return out
+    `key` "limits"), of its containers as `pod_requests` read them (`pod`, read once: `containers_total`;
+    `limits_too`: a Pod's containers, whose missing requests the API server defaulted to their limits)."""
+    if limits_too and key == "requests":
+        def stored(cs: tuple[ContainerResources, ...]) -> tuple[ContainerResources, ...]:
+            return tuple(c._replace(requests={**c.limits, **c.requests}) if c.limits else c for c in cs)
+        pod = pod._replace(containers=stored(pod.containers), init_containers=stored(pod.init_containers))
+    return containers_total(pod, key)
 
-    total: dict[str, int] = {}
-    for c in f.maps(spec, "containers"):
-        _add(total, own(c))
-    sidecars: dict[str, int] = {}
-    init_max: dict[str, int] = {}
-    for c in f.maps(spec, "initContainers"):
-        need = own(c)
-        if f.str(c, "restartPolicy") == "Always":
-            _add(total, need)
-            _add(sidecars, need)
-            step = dict(sidecars)
-        else:
-            step = dict(need)
-            _add(step, sidecars)
-        for res, qty in step.items():
-            init_max[res] = max(init_max.get(res, 0), qty)
-    for res, qty in init_max.items():
-        total[res] = max(total.get(res, 0), qty)
-    return total
+
+def _nothing_to_refuse(f: Fields, spec: Val | None, pod: PodResources) -> bool:
+    """Whether `_api_refusals` has nothing to check in `spec`: it checks the pod's own `resources` (none
+    written) and hugepages-* quantities (none in any container, `pod` as `pod_requests` read them)."""
+    return f.field(spec, "resources") is None and not any(
+        r.startswith("hugepages-") for c in (*pod.containers, *pod.init_containers) for r in (*c.requests, *c.limits))
 
 
 def _hugepages_indivisible(res: str, qty: int) -> bool:
@@ -156,8 +141,8 @@ def _overcommit_allowed(resource: str) -> bool:
     return ("/" not in resource or "kubernetes.io/" in resource) and not resource.startswith("hugepages-")
 
 
-def _api_refusals(f: Fields, spec: Val, api: str, aggregate: dict[str, int], pod: bool = False,
-                  containers: tuple[ContainerResources, ...] = (), refusals: list[str] | None = None) -> None:
+def _api_refusals(f: Fields, spec: Val, api: str, aggregate: dict[str, int], pod: bool,
+                  read: PodResources, refusals: list[str] | None = None) -> None:
     """What the API server's validatePodResources refuses in a pod spec's own `resources` (a Pod, or a
     built-in job kind's template; `api` the spec's field path): a resource other than cpu, memory
     and hugepages-*, a request above its limit (of a resource not overcommitable, hugepages or an
@@ -169,7 +154,7 @@ def _api_refusals(f: Fields, spec: Val, api: str, aggregate: dict[str, int], pod
     them: the object is refused. With `refusals` (a custom resource's template, which the API server stores
     unvalidated: `template_refusals`) the words go there instead (KAD199). Quantities are printed as
     it prints them (`written_quantity`): an aggregate in the format of its first non-zero addend in
-    `containers` (then init containers)."""
+    `read`'s containers (then init containers), which are the spec's as `pod_requests` read them."""
     # quantities already reported bad (KAD158, read as 0) are not checked again
     bad = {id(e.at) for e in (f.collected or []) if getattr(e, "at", None) is not None}
     _hugepages_values(f, spec, api, refusals)
@@ -183,6 +168,7 @@ def _api_refusals(f: Fields, spec: Val, api: str, aggregate: dict[str, int], pod
         elif not any(n is not None and id(n) in bad for n in reading):
             f.invalid(KAD157, f"the API server refuses the object: `{message}`", at, uses=(), **kw)
 
+    containers = (*read.containers, *read.init_containers)
     sums = {"requests": first_formats(containers, "requests"), "limits": first_formats(containers, "limits")}
 
     def q(qty: int, res: str, node: Val | None = None, key: str = "requests") -> str:  # a sum's without `node`
@@ -226,7 +212,7 @@ def _api_refusals(f: Fields, spec: Val, api: str, aggregate: dict[str, int], pod
             refuse(f'{path}.requests[{res}]: Invalid value: "{q(qty, res, req_nodes[res])}": must be greater than or '
                    f"equal to aggregate container requests of {q(aggregate[res], res)}", req_nodes[res], req_nodes[res],
                    help="a pod's own request covers its containers' requests: raise it or lower theirs")
-    container_limits = _aggregate(f, spec, False, "limits")
+    container_limits = _aggregate(read, False, "limits")
     for res, qty in limits.items():
         if res.startswith("hugepages-") and container_limits.get(res, 0) > qty:
             refuse(f'{path}.limits[{res}]: Invalid value: "{q(qty, res, lim_nodes[res])}": must be greater than or '
@@ -305,8 +291,9 @@ def pod_requests(f: Fields, spec: Val, *, pod: bool = False, api: str | None = N
             if res in init_nodes:
                 nodes[res] = init_nodes[res]
     pod_level, pod_nodes = f.resource_list(f.map(spec, "resources"), "requests")
-    if api is not None:
-        _api_refusals(f, spec, api, _aggregate(f, spec, pod), pod, (*containers, *init_containers))
+    read = PodResources(tuple(containers), tuple(init_containers))
+    if api is not None and not _nothing_to_refuse(f, spec, read):
+        _api_refusals(f, spec, api, _aggregate(read, pod), pod, read)
     if pod:
         _default_pod_level(f, spec, reqs, pod_level, pod_nodes)
     for res in [r for r in pod_level if not _pod_level_supported(r) and api is None]:
@@ -328,7 +315,7 @@ def pod_requests(f: Fields, spec: Val, *, pod: bool = False, api: str | None = N
     # resource group that covers it, whose node labels must then match the pod (flavorassigner)
     reqs = dict(sorted(reqs.items()))
     own_limits, own_limit_nodes = f.resource_list(f.map(spec, "resources"), "limits")
-    pod = PodResources(tuple(containers), tuple(init_containers), pod_level, overhead,
+    pod = PodResources(read.containers, read.init_containers, pod_level, overhead,
                        f.str(spec, "runtimeClassName") or None, own_limits,
                        written_formats(pod_nodes, "requests", own_limit_nodes, "limits"))
     return PodRequests(reqs, {r: nodes[r] for r in reqs if r in nodes}, pod)
@@ -413,24 +400,26 @@ def _restart_refusals(f: Fields, spec: Val | None, path: str, kind: str, job_spe
     return []
 
 
-def template_refusals(f: Fields, spec: Val | None, made: str, containers: tuple[ContainerResources, ...],
+def template_refusals(f: Fields, spec: Val | None, made: str, read: PodResources,
                       restart: str | None = KEPT, job_spec: Val | None = None,
                       job_words: tuple[str, ...] = ()) -> tuple[str, tuple[str, ...]]:
     """What the API server refuses of the objects made of a custom resource's pod template `spec`, which it
     stored without validating it (KAD199): the `made` object's (a Job, a StatefulSet: its template, as written,
     at `spec.template.spec`), then a Pod's made of it (at `spec`, as SetDefaults_Pod defaults it); the first
     refused, and its words in ValidatePodSpec's order: the containers', the init containers' and the pod's own
-    resources (`_api_refusals`), then the tolerations; the made object's `restartPolicy` last, where it keeps
-    the template's (`restart`: how, KEPT or WRITTEN; None for an MPIJob's launcher, which takes its replica spec's;
-    `job_spec`: `_restart_refusals`). `job_words`: what the made Job's own spec is refused for, before its
-    template's words (a JobSet's Job: `jobspec.job_spec_refusals`).
+    resources (`_api_refusals`, where there is anything to check), then the tolerations; the made object's
+    `restartPolicy` last, where it keeps the template's (`restart`: how, KEPT or WRITTEN; None for an MPIJob's
+    launcher, which takes its replica spec's; `job_spec`: `_restart_refusals`). `job_words`: what the made Job's
+    own spec is refused for, before its template's words (a JobSet's Job: `jobspec.job_spec_refusals`).
     ("", ()) where neither is
-    refused. `containers`: the template's containers, then init containers (`pod_requests`), whose formats an
-    aggregate is printed in."""
+    refused. `read`: the template's containers and init containers as `pod_requests` read them (`PodRequests.pod`),
+    whose formats an aggregate is printed in."""
     chain = ((made, "spec.template.spec", False),) if made in TEMPLATE_HOLDERS else ()
+    checked = not _nothing_to_refuse(f, spec, read)
     for kind, path, pod in (*chain, ("Pod", "spec", True)):
         words: list[str] = list(job_words) if kind == "Job" else []
-        _api_refusals(f, spec, path, _aggregate(f, spec, pod), pod, containers, words)
+        if checked:
+            _api_refusals(f, spec, path, _aggregate(read, pod), pod, read, words)
         words += toleration_refusals(f, spec, path)
         if kind != "Pod" and restart is not None:
             words += _restart_refusals(f, spec, path, kind, job_spec, restart)

@@ -117,6 +117,8 @@ def _topology(f: Fields, ps: Val | None, template_meta: Val | None,
     """The pod set's topology request: `topologyRequest` if present, else the template annotations."""
     request = f.map(ps, "topologyRequest")
     annotations = f.map(template_meta, "annotations")
+    if request is None and annotations is None:  # most pod sets: nothing below to read
+        return None, None
     found: list[tuple[str, Val]] = []
     if request is not None:
         found = [(mode, request.v[mode]) for mode in TOPOLOGY_MODES if f.field(request, mode) is not None]
@@ -247,8 +249,8 @@ def template_pod_set(f: Fields, name: str, count: int, min_count: int | None, te
     claims, direct, claims_node = pod_claim_templates(f, spec)
     tols = tolerations(f, spec, validated=api is not None)
     # where the API server validates no template, what it refuses of the objects made of it
-    refused, refusals = template_refusals(f, spec, made, (*reqs.pod.containers, *reqs.pod.init_containers),
-                                          restart, job_spec, job_words) if api is None else ("", ())
+    refused, refusals = template_refusals(f, spec, made, reqs.pod, restart, job_spec,
+                                          job_words) if api is None else ("", ())
     return PodSet(claim_templates=claims, claims=direct, pod_refusals=refusals, refused_object=refused,
         name=name, origin=origin, count=count, min_count=min_count, requests=reqs.requests, resources=reqs.pod,
         node_selector=selector, node_affinity=affinity, tolerations=tols, topology=topo,
