@@ -139,13 +139,17 @@ class _Sizes:
         self.grown: dict[int, array] = {}
 
     def append(self, here: tuple[int, ...]) -> None:
-        for k, n in enumerate(here):
-            got = self.grown.get(k)
-            if got is None:
-                if not n:
-                    continue
-                got = self.grown[k] = array("I", bytes(4 * self.count))  # the segments before: none
+        grown = self.grown
+        held = 0  # the lists grown already that hold items
+        for k, got in grown.items():
+            n = here[k]
             got.append(n)
+            held += n != 0
+        if self.width - here.count(0) > held:  # some list grows for the first time (most segments: none)
+            for k, n in enumerate(here):
+                if n and k not in grown:
+                    got = grown[k] = array("I", bytes(4 * self.count))  # the segments before: none
+                    got.append(n)
         self.count += 1
 
     def __getitem__(self, s: int) -> tuple[int, ...]:
