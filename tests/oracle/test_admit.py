@@ -55,10 +55,6 @@ DIVERGENCES = {
         "preemption oracle, for ns-cq0/w02 queued again); Kueue's manager would crash-loop. kadmit decides it "
         "(ns-cq0/w03 preempts ns-cq0/w02 within cq0) and warns that Kueue panics (KAD261, "
         "test_kueue_panics_where_kadmit_warns); strict, so a Kueue or harness that stops panicking shows up"),
-    "tests/oracle/features/running-trainjob-workload-out-of-step.yaml": (
-        "kadmit's, open: a running TrainJob's Workload out of step with the runtime's pod sets is kept as read, "
-        "where Kueue's ensureOneWorkload stops the TrainJob and deletes it, its quota freed (ml/after admitted by "
-        "Kueue, pending in kadmit): KUEUE-DIFFERENCES §5"),
 }
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from kadmit.manifests.jobs.prebuilt import out_of_sync
 from kadmit.diagnostics import Diagnostics, Subject
-from kadmit.manifests.codes import KAD175
+from kadmit.manifests.codes import KAD161, KAD175
 from kadmit.model import Job, ObjectRef, ResourceFlavor, Skipped, Workload
 
 # The generic reconcilers' kinds whose Workloads are checked here: not a pod's or a pod group's (Pod is a
@@ -33,7 +33,11 @@ def in_step(job: Job, workloads: list[Workload], kept: list[int], flavors: dict[
     is listed in `skipped`, so that `why` on its name answers with it."""
     if job.framework in _OWN_MATCHING or job.prebuilt is not None or job.deleting \
             or job.state not in (("pending",) if job.suspended else ("pending", "running")) \
-            or len(job.workloads) != 1 or job.workloads[0].shapes is None:
+            or len(job.workloads) != 1:
+        return None
+    if job.workloads[0].shapes is None:
+        if job.train is not None:
+            _unbuilt(job, workloads, kept, diags)
         return None
     mine = [workloads[i] for i in kept]
     if any(w.finished or not w.active or w.shapes is None for w in mine):
@@ -71,6 +75,22 @@ def in_step(job: Job, workloads: list[Workload], kept: list[int], flavors: dict[
         said.deleted(i, f"the job owns more than one Workload and keeps `{workloads[first].key}`, the first, "
                         "updated to its spec")
     return [first], kept[1:], job
+
+
+def _unbuilt(job: Job, workloads: list[Workload], kept: list[int], diags: Diagnostics | None) -> None:
+    """A TrainJob's Workloads kept as read where the Trainer writes into its JobSet's pods what kadmit does not
+    build (`trainjob.unbuilt`), which Kueue's EquivalentToWorkload compares (KAD161)."""
+    what = job.train.unbuilt if job.train is not None else ""
+    if diags is None or not what:
+        return
+    for i in kept:
+        wl = workloads[i]
+        diags.emit(KAD161, f"Workload `{wl.key}` of TrainJob `{job.object.key}` is kept as read: Kueue compares it "
+                   "with the pod sets of the JobSet the Trainer builds of the runtime (EquivalentToWorkload), into "
+                   f"which the Trainer writes what kadmit does not build: {what}. They may differ: out of step, "
+                   "Kueue deletes the Workload (its quota freed) and stops a running TrainJob", wl.span,
+                   about=(Subject("Workload", wl.namespace, wl.name),
+                          Subject(job.object.kind, job.object.namespace, job.object.name)))
 
 
 STOPPED = ("it runs and its Workload `{wl}` is out of step with it: Kueue's job reconciler stops it "

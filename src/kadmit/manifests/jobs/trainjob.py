@@ -11,7 +11,9 @@ from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.jobs.common import Builder, object_ref, reclaimed, run_state
 from kadmit.manifests.podspec import pod_requests, required_node_affinity, toleration_refusals, tolerations
 from kadmit.manifests.yamltree import MAP, SEQ, Val
+from kadmit.manifests.workloads import template_shape
 from kadmit.model import Job, Obj, PodSet, Quantities
+from kadmit.modelbase import Shapes
 from kadmit.modelscheduling import NodeSelectorTerm, Toleration
 
 FRAMEWORK = "trainer.kubeflow.org/trainjob"
@@ -28,6 +30,9 @@ class RuntimeJob(Obj):
     trainer: bool = False  # labelled `trainer.kubeflow.org/trainjob-ancestor-step: trainer`
     pod_set: PodSet  # one pod of its template (the count is decided with the TrainJob)
     node_requests: Quantities = {}  # requests of its `node` container, which `resourcesPerNode` replaces whole
+    # what Kueue's EquivalentToWorkload compares of its pods besides the count (`template_shape`): the containers
+    # and init containers, and the tolerations, as the runtime writes them
+    shape: Shapes | None = None
 
 
 class TrainingRuntime(Obj):
@@ -39,6 +44,7 @@ class TrainingRuntime(Obj):
     ml_policy: bool = False
     num_nodes: int | None = None  # mlPolicy.numNodes
     jobs: tuple[RuntimeJob, ...] = ()
+    plugins: tuple[str, ...] = ()  # the mlPolicy's sources (`torch`, `mpi`, ...): their plugins add env vars, ports
 
 
 class RuntimePatch(Obj):
@@ -64,6 +70,10 @@ class TrainSpec(Obj):
     resources_per_node: Quantities | None = None  # requests (limits where no request), as written
     patches: tuple[RuntimePatch, ...] = ()  # `runtimePatches`, in order
     succeeded: dict[str, int] = {}  # `status.jobsStatus`: each replicated job's succeeded Jobs
+    # the TrainJob's fields the Trainer writes into the JobSet's containers or tolerations (`trainer.image`,
+    # `initializer`, `runtimePatches`, ...), which kadmit does not build
+    changes: tuple[str, ...] = ()
+    unbuilt: str = ""  # with its runtime joined (`with_runtime`): what of the JobSet kadmit does not build (`unbuilt`)
 
 
 def training_runtime(f: Fields, o: Meta) -> TrainingRuntime:
@@ -85,10 +95,12 @@ def training_runtime(f: Fields, o: Meta) -> TrainingRuntime:
         node_requests = pod_requests(f, _only(node)).requests if node is not None else {}
         jobs.append(RuntimeJob(name=name, replicas=f.int(rj, "replicas", default=1, lo=0),
                                parallelism=f.int(job_spec, "parallelism", default=1, lo=0),
-                               trainer=labels.get(ANCESTOR) == "trainer", pod_set=ps, node_requests=node_requests))
+                               trainer=labels.get(ANCESTOR) == "trainer", pod_set=ps, node_requests=node_requests,
+                               shape=Shapes(template_shape(f, 1, None, template)[2:])))
     return TrainingRuntime(kind=o.kind, namespace=(o.namespace or "default") if o.kind == "TrainingRuntime" else None,  # type: ignore[arg-type]
                            name=o.name, ml_policy=policy is not None, num_nodes=f.int(policy, "numNodes", lo=0),
-                           jobs=tuple(jobs), span=f.span(o.node))
+                           jobs=tuple(jobs), plugins=tuple(sorted(k for k in (policy.v if policy is not None else ())
+                                                                  if k != "numNodes")), span=f.span(o.node))
 
 
 def _only(container):
@@ -115,7 +127,9 @@ def train_job(f: Fields, o: Meta) -> Job:
                  if (name := f.str(s, "name")) and (n := f.int(s, "succeeded", default=0, lo=0))}
     train = TrainSpec(runtime_kind=kind, runtime_name=f.str(ref, "name", required=True, what="`runtimeRef`"),  # type: ignore[arg-type]
                       num_nodes=f.int(trainer, "numNodes", lo=0), resources_per_node=per_node,
-                      patches=_runtime_patches(f, spec), succeeded=succeeded)
+                      patches=_runtime_patches(f, spec), succeeded=succeeded,
+                      changes=tuple([f"trainer.{k}" for k in sorted(trainer.v if trainer is not None else ())
+                                     if k != "numNodes"] + [k for k in _CHANGES if f.field(spec, k) is not None]))
     started = any(f.int(s, "active", default=0) for s in f.maps(status, "jobsStatus"))
     finished = any(f.str(c, "type") in ("Complete", "Failed") and f.str(c, "status") == "True"
                    for c in f.maps(status, "conditions"))
@@ -123,6 +137,10 @@ def train_job(f: Fields, o: Meta) -> Job:
     job = b.job(state=run_state(started, finished), workloads=[])
     wl = b.workload(object_ref(o, f), [])
     return job.model_copy(update={"train": train, "workloads": (wl,)})
+
+
+# the TrainJob's spec fields the Trainer applies to the JobSet's pod templates (besides `trainer`)
+_CHANGES = ("initializer", "runtimePatches", "podTemplateOverrides", "podSpecOverrides")
 
 
 def _runtime_patches(f: Fields, spec: Val) -> tuple[RuntimePatch, ...]:
@@ -228,9 +246,10 @@ def reclaimable_pods(runtime: TrainingRuntime, train: TrainSpec, pod_sets: list[
 def with_runtime(job: Job, runtimes: tuple[TrainingRuntime, ...]) -> Job:
     """A TrainJob's workload, from the runtime it names among `runtimes` (`runtime_pod_sets`), less the pods
     of its succeeded Jobs (`reclaimable_pods`); without the runtime in the input it has none (and says why).
-    It has no shapes: what Kueue compares of the TrainJob and its Workload (EquivalentToWorkload) is the JobSet
-    the Trainer builds of the runtime (its plugins' env and ports, the patches), which kadmit does not build; a
-    Workload of the input is kept as read (`owned.in_step`), as Kueue keeps one the TrainJob has not changed."""
+    Its shapes, what Kueue compares of the TrainJob and its Workload (EquivalentToWorkload: the pod sets of the
+    JobSet the Trainer builds of the runtime), are the runtime's pods as written (`owned.in_step` then keeps, or
+    deletes, a Workload of the input as for other kinds); None where the Trainer writes more into them than
+    kadmit builds (`unbuilt`): a Workload of the input is then kept as read, and said to may differ."""
     t = job.train
     assert t is not None
     ns = job.object.namespace if t.runtime_kind == "TrainingRuntime" else None
@@ -242,6 +261,19 @@ def with_runtime(job: Job, runtimes: tuple[TrainingRuntime, ...]) -> Job:
             f"its runtime, {t.runtime_kind} `{t.runtime_name}`{where}, is not in the input: kadmit builds a "
             "TrainJob's pod sets from its runtime's JobSet template (add the runtime to the input)")})
     pod_sets = runtime_pod_sets(runtime, t)
-    job = job.model_copy(update={"workloads": tuple(w.model_copy(update={"pod_sets": tuple(pod_sets), "shapes": None})
-                                                    for w in job.workloads)})
+    t = t.model_copy(update={"unbuilt": unbuilt(runtime, t)})
+    shapes = None if t.unbuilt or any(j.shape is None for j in runtime.jobs) else \
+        Shapes((w.shapes[0] if (w := job.workloads[0]).shapes else None,
+                tuple((ps.count, ps.min_count, *j.shape) for j, ps in zip(runtime.jobs, pod_sets))))
+    job = job.model_copy(update={"train": t, "workloads": tuple(
+        w.model_copy(update={"pod_sets": tuple(pod_sets), "shapes": shapes}) for w in job.workloads)})
     return reclaimed(job, reclaimable_pods(runtime, t, pod_sets))
+
+
+def unbuilt(runtime: TrainingRuntime, train: TrainSpec) -> str:
+    """What the Trainer writes into the JobSet's containers or tolerations that kadmit does not build: its
+    mlPolicy plugins' env vars and ports (torch, mpi, ...), the TrainJob's trainer, initializer and patches;
+    "" where nothing."""
+    said = [f"its runtime's `mlPolicy.{p}` (the Trainer's {p} plugin adds env vars and ports)" for p in runtime.plugins]
+    said += [f"its `spec.{c}`" for c in train.changes]
+    return "; ".join(said)
