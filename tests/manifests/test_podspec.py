@@ -6,6 +6,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kadmit import workspace as ws
 from kadmit.diagnostics import Diagnostics
 from kadmit.manifests import read_manifest_text
 
@@ -72,3 +73,40 @@ def test_node_affinity_match_fields_are_read_and_not_warned():
     assert [(r.key, r.operator, r.values) for r in a.match_fields] == [("metadata.name", "NotIn", ("n1",))]
     assert not b.match_expressions and [r.values for r in b.match_fields] == [("n2",)]
     assert a.matches({"zone": "a"}, "n2") and not a.matches({"zone": "a"}, "n1")
+
+
+def test_refused_match_fields_are_refused_where_the_api_server_validates_the_template(tmp_path):
+    """A `matchFields` requirement ValidateNodeFieldSelectorRequirement refuses: a Pod is refused (KAD157) in the
+    server's words (checked on the real server: tests/kube/test_node_field_selector.py), a JobSet warned (KAD199:
+    its Jobs are refused), a Workload kept (its template is not validated) and the term matches no node."""
+    fields = [{"key": "spec.nodeName", "operator": "In", "values": ["n1"]},
+              {"key": "metadata.name", "operator": "In", "values": []}]
+    spec = {"restartPolicy": "Never", "containers": [{"name": "c", "image": "i"}],
+            "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+                "nodeSelectorTerms": [{"matchFields": fields}]}}}}
+    meta = {"name": "x", "namespace": "ns", "labels": {"kueue.x-k8s.io/queue-name": "lq"}}
+    term = "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]"
+    words = [f'{term}.matchFields[0].key: Invalid value: "spec.nodeName": not a valid field selector key',
+             f"{term}.matchFields[1].values: Required value: must be only one value when `operator` is 'In' or "
+             "'NotIn' for node field selector"]
+    objects = {"Pod": {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec},
+               "JobSet": {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": meta,
+                          "spec": {"replicatedJobs": [{"name": "w", "replicas": 1, "template": {
+                              "spec": {"template": {"spec": spec}}}}]}},
+               "Workload": {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload", "metadata": meta,
+                            "spec": {"queueName": "lq", "podSets": [{"name": "main", "count": 1,
+                                                                     "template": {"spec": spec}}]}}}
+    said = {}
+    for kind, obj in objects.items():
+        path = tmp_path / f"{kind}.yaml"
+        path.write_text(yaml.safe_dump(obj), encoding="utf-8")
+        got = ws.load([str(path)])
+        said[kind] = [(d.code, d.message) for d in got.diagnostics if d.code in ("KAD157", "KAD199")]
+        if kind == "Workload":
+            (term_read,) = got.model.workloads[0].pod_sets[0].node_affinity
+            assert not term_read.matches({}, "n1")
+    assert said["Pod"] == [("KAD157", f"the API server refuses the object: `{w}`") for w in words]
+    (code, message), = said["JobSet"]
+    assert code == "KAD199" and "[" + ", ".join(w.replace("spec.", "spec.template.spec.", 1) for w in words) + "]" \
+        in message, message
+    assert said["Workload"] == []

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from kadmit.manifests.codes import KAD157, KAD166
 from kadmit.manifests.fields import Fields
+from kadmit.manifests.jobs.refusals import dns_subdomain_errors, go_quote
 from kadmit.manifests.yamltree import Val
 from kadmit.model import NodeSelectorTerm, Requirement, Taint, Toleration
 from kadmit.podresources import ContainerResources, PodResources, containers_total, first_formats
@@ -407,10 +408,11 @@ def template_refusals(f: Fields, spec: Val | None, made: str, read: PodResources
     stored without validating it (KAD199): the `made` object's (a Job, a StatefulSet: its template, as written,
     at `spec.template.spec`), then a Pod's made of it (at `spec`, as SetDefaults_Pod defaults it); the first
     refused, and its words in ValidatePodSpec's order: the containers', the init containers' and the pod's own
-    resources (`_api_refusals`, where there is anything to check), then the tolerations; the made object's
-    `restartPolicy` last, where it keeps the template's (`restart`: how, KEPT or WRITTEN; None for an MPIJob's
-    launcher, which takes its replica spec's; `job_spec`: `_restart_refusals`). `job_words`: what the made Job's
-    own spec is refused for, before its template's words (a JobSet's Job: `jobspec.job_spec_refusals`).
+    resources (`_api_refusals`, where there is anything to check), the node affinity's `matchFields`
+    (`node_field_refusals`), then the tolerations; the made object's `restartPolicy` last, where it keeps the
+    template's (`restart`: how, KEPT or WRITTEN; None for an MPIJob's launcher, which takes its replica spec's;
+    `job_spec`: `_restart_refusals`). `job_words`: what the made Job's own spec is refused for, before its
+    template's words (a JobSet's Job: `jobspec.job_spec_refusals`).
     ("", ()) where neither is
     refused. `read`: the template's containers and init containers as `pod_requests` read them (`PodRequests.pod`),
     whose formats an aggregate is printed in."""
@@ -420,6 +422,7 @@ def template_refusals(f: Fields, spec: Val | None, made: str, read: PodResources
         words: list[str] = list(job_words) if kind == "Job" else []
         if checked:
             _api_refusals(f, spec, path, _aggregate(read, pod), pod, read, words)
+        words += node_field_refusals(f, spec, path)
         words += toleration_refusals(f, spec, path)
         if kind != "Pod" and restart is not None:
             words += _restart_refusals(f, spec, path, kind, job_spec, restart)
@@ -428,18 +431,23 @@ def template_refusals(f: Fields, spec: Val | None, made: str, read: PodResources
     return "", ()
 
 
-def requirements(f: Fields, m: Val | None, key: str, operators: tuple[str, ...]) -> tuple[Requirement, ...]:
+def requirements(f: Fields, m: Val | None, key: str, operators: tuple[str, ...], *,
+                 fields: bool = False) -> tuple[Requirement, ...]:
+    """The requirements at `key` of `m`, a label selector's or node selector term's expressions, each checked as
+    the API server checks them (KAD157); node fields (`fields`, a term's `matchFields`) are checked apart, where
+    the API server validates them (`node_field_refusals`)."""
     out = []
     for r in f.maps(m, key):
         operator = f.enum(r, "operator", operators, required=True)
         values = tuple(f.strs(r, "values"))
         uses = (f.field(r, "operator"), f.field(r, "values"))
-        if operator in ("In", "NotIn") and not values:
-            f.invalid(KAD157, f"operator `{operator}` needs at least one value", r, uses=uses)
-        if operator in ("Exists", "DoesNotExist") and values:
-            f.invalid(KAD157, f"operator `{operator}` takes no values", r, uses=uses)
-        if operator in ("Gt", "Lt") and len(values) != 1:
-            f.invalid(KAD157, f"operator `{operator}` takes exactly one value", r, uses=uses)
+        if not fields:  # a node field's rules are others
+            if operator in ("In", "NotIn") and not values:
+                f.invalid(KAD157, f"operator `{operator}` needs at least one value", r, uses=uses)
+            if operator in ("Exists", "DoesNotExist") and values:
+                f.invalid(KAD157, f"operator `{operator}` takes no values", r, uses=uses)
+            if operator in ("Gt", "Lt") and len(values) != 1:
+                f.invalid(KAD157, f"operator `{operator}` takes exactly one value", r, uses=uses)
         out.append(Requirement(key=f.str(r, "key", required=True, what="a requirement"),
                                operator=operator, values=values, span=f.span(r)))
     return tuple(out)
@@ -455,6 +463,45 @@ def required_node_affinity(f: Fields, spec: Val) -> tuple[tuple[NodeSelectorTerm
     for term in f.maps(required, "nodeSelectorTerms"):
         terms.append(NodeSelectorTerm(
             match_expressions=requirements(f, term, "matchExpressions", NODE_SELECTOR_OPERATORS),
-            match_fields=requirements(f, term, "matchFields", NODE_SELECTOR_OPERATORS),
+            match_fields=requirements(f, term, "matchFields", NODE_SELECTOR_OPERATORS, fields=True),
             span=f.span(term)))
     return tuple(terms), required
+
+
+def node_field_refusals(f: Fields, spec: Val | None, path: str, refuse: bool = False) -> list[str]:
+    """The API server's words refusing the node affinity `matchFields` of a pod spec at field path `path`
+    (validateNodeAffinity: the required terms, then the preferred terms' preferences; each requirement as
+    ValidateNodeFieldSelectorRequirement checks it): In or NotIn with other than exactly one value, any other
+    operator, a key other than `metadata.name`, a value that is no node name (a DNS-1123 subdomain). With
+    `refuse` (a Pod's, a built-in job kind's template) each is also an error (KAD157) at its requirement."""
+    affinity = f.map(f.map(spec, "affinity"), "nodeAffinity")
+    at = f"{path}.affinity.nodeAffinity"
+    terms = [(f"{at}.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[{i}]", t) for i, t in
+             enumerate(f.maps(f.map(affinity, "requiredDuringSchedulingIgnoredDuringExecution"), "nodeSelectorTerms"))]
+    terms += [(f"{at}.preferredDuringSchedulingIgnoredDuringExecution[{i}].preference", f.map(p, "preference"))
+              for i, p in enumerate(f.maps(affinity, "preferredDuringSchedulingIgnoredDuringExecution"))]
+    out = []
+    for term_path, term in terms:
+        for j, r in enumerate(f.maps(term, "matchFields")):
+            req, words = f"{term_path}.matchFields[{j}]", []
+            op, key = f.field(r, "operator"), f.field(r, "key")
+            operator = op.v if op is not None and isinstance(op.v, str) else ""
+            written = f.field(r, "values")
+            values = [v.v for v in written.v] if written is not None and isinstance(written.v, list) else []
+            if operator in ("In", "NotIn"):
+                if len(values) != 1:
+                    words.append(f"{req}.values: Required value: must be only one value when `operator` is 'In' "
+                                 "or 'NotIn' for node field selector")
+            else:
+                words.append(f"{req}.operator: Invalid value: {go_quote(operator)}: not a valid selector operator")
+            name = key.v if key is not None and isinstance(key.v, str) else ""
+            if name != "metadata.name":
+                words.append(f"{req}.key: Invalid value: {go_quote(name)}: not a valid field selector key")
+            else:
+                words += [f"{req}.values[{k}]: Invalid value: {go_quote(v)}: {msg}"
+                          for k, v in enumerate(values) if isinstance(v, str) for msg in dns_subdomain_errors(v)]
+            if refuse:
+                for w in words:
+                    f.invalid(KAD157, f"the API server refuses the object: `{w}`", r, uses=(op, key))
+            out += words
+    return out
