@@ -1,5 +1,6 @@
 """Deployment and StatefulSet under Kueue (pkg/controller/jobs/deployment, statefulset): a
-Deployment's pods are each a one-pod Workload; a StatefulSet's pods are one pod group."""
+Deployment's pods are each a one-pod Workload (one template naming a pod group: the group's one); a StatefulSet's pods
+are one pod group."""
 
 from __future__ import annotations
 
@@ -55,6 +56,8 @@ def deployment(f: Fields, o: Meta) -> Job:
     if pods is not None and labels.get(GROUP_NAME):  # the template's pod group's members: one Workload, the group's
         pods = template_pods(f, o, own, template, replicas)
     if not f.str(o.metadata, "uid"):
+        if pods is not None and labels.get(GROUP_NAME):
+            job = _group_own(job, pods)
         # Kueue's Deployment webhook copies the Deployment's queue (its label, else its namespace's LocalQueue
         # `default`) into the pod template and marks it; naming none, it leaves the template alone unless
         # manageJobsWithoutQueueName (WorkloadShouldBeSuspended)
@@ -72,6 +75,20 @@ def deployment(f: Fields, o: Meta) -> Job:
             f"template (`{SUSPENDED_BY_PARENT}`): its pods belong to a Deployment that names a queue, so Kueue's "
             "pod webhook leaves them alone and Kueue skips them (\"Skipping pod, not managed by Kueue\")")})
     return _pods_own(job, b, labels).model_copy(update={"unsuspended": pods})
+
+
+def _group_own(job: Job, group: Job) -> Job:
+    """A Deployment being submitted whose template names a pod group, where Kueue manages it (it names a queue, or
+    takes its namespace's LocalQueue `default`): its Deployment webhook copies that queue (and its
+    WorkloadPriorityClass label) into the template and marks it, so Kueue's pod webhook gates the replicas as the
+    group's members and its pod group reconciler makes one Workload of them, named as the group, all or nothing
+    (`group`: `templatepods.template_pods`), not one a replica."""
+    own = job.workloads[0] if job.workloads else None
+    marked = job.priority_class_label and own is not None  # the Deployment's class label, copied to its pods
+    return job.model_copy(update={"note": group.note, "workloads": tuple(w.model_copy(update={
+        "queue": "", "spans": own.spans if own is not None else w.spans,
+        **({"priority_class": own.priority_class, "priority_class_kind": own.priority_class_kind} if marked else {})})
+        for w in group.workloads)})
 
 
 def _pods_own(job: Job, b: Builder, labels: dict[str, str]) -> Job:
