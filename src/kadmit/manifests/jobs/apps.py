@@ -74,7 +74,10 @@ def deployment(f: Fields, o: Meta) -> Job:
             "already in the cluster (a UID), it never passed Kueue's Deployment webhook, which marks its pod "
             f"template (`{SUSPENDED_BY_PARENT}`): its pods belong to a Deployment that names a queue, so Kueue's "
             "pod webhook leaves them alone and Kueue skips them (\"Skipping pod, not managed by Kueue\")")})
-    return _pods_own(job, b, labels).model_copy(update={"unsuspended": pods})
+    own = _pods_own(job, b, labels)
+    if pods is not None and labels.get(GROUP_NAME):  # its template's pod group: one Workload (oracle), not one a pod
+        own = own.model_copy(update={"workloads": pods.workloads, "note": pods.note})
+    return own.model_copy(update={"unsuspended": pods})
 
 
 def _group_own(job: Job, group: Job) -> Job:
@@ -85,7 +88,9 @@ def _group_own(job: Job, group: Job) -> Job:
     (`group`: `templatepods.template_pods`), not one a replica."""
     own = job.workloads[0] if job.workloads else None
     marked = job.priority_class_label and own is not None  # the Deployment's class label, copied to its pods
-    return job.model_copy(update={"note": group.note, "workloads": tuple(w.model_copy(update={
+    # members Kueue's pod webhook refuses (their group's metadata): its words, KAD170 (`manage._refused`)
+    refusals = job.refusals + tuple(r for r in group.refusals if r not in job.refusals)
+    return job.model_copy(update={"note": group.note, "refusals": refusals, "workloads": tuple(w.model_copy(update={
         "queue": "", "spans": own.spans if own is not None else w.spans,
         **({"priority_class": own.priority_class, "priority_class_kind": own.priority_class_kind} if marked else {})})
         for w in group.workloads)})

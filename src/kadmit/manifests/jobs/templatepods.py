@@ -69,6 +69,9 @@ def template_pods(f: Fields, o: Meta, job: Job, template: Val, count: int) -> Jo
         ps.model_copy(update={"origin": origin}) for ps in w.pod_sets)}) for w in pod.workloads)})
     update = {"object": ref, "owner": None, "created": job.created, "generate_name": job.generate_name,
               "declined_before": job.declined_before, "group": None, "group_total": None, "span": job.span}
+    if labels.get(GROUP_NAME) and pod.refusals:  # the group's metadata Kueue's pod webhook refuses (pods._group_total_refusal): no pod is made
+        return pod.model_copy(update={**update, "workloads": (), "note": "Kueue's pod webhook refuses its pods: " +
+                                      "; ".join(r.message for r in pod.refusals)})
     if pod.group:
         members = [pod.model_copy(update={"object": pod.object.model_copy(update={"name": f"{o.name}-{i}"})})
                    for i in range(count)]
@@ -113,10 +116,17 @@ def route(job: Job, s: Integrations, labels: dict[str, dict[str, str]], queues: 
     ns = job.object.namespace or "default"
     selected = s.namespace_selector.matches(labels.get(ns, {"kubernetes.io/metadata.name": ns}))
     default = f"{ns}/default" in queues
+    pods = job.unsuspended
     if job.framework in s.frameworks and (not job.submitted or job.queue or default or (
             s.manage_without_queue_name and selected)):
+        # a Deployment being submitted naming no queue, its namespace no LocalQueue `default`, that
+        # manageJobsWithoutQueueName takes: Kueue's Deployment webhook marks its template but copies no queue into
+        # it (ApplyDefaultLocalQueue finds none), so its pods keep the template's queue, and Kueue's pod webhook
+        # gates them as plain pods, or as its pod group's members (oracle: one admitted of two, or the group's one)
+        if job.framework == "deployment" and job.submitted and not (job.queue or default) and pods.queue \
+                and s.pod_webhook:
+            return refused(pods, limit_ranges) or pods
         return job  # (a Deployment already in the cluster Kueue manages: apps.deployment decides its pods)
-    pods = job.unsuspended
     if job.framework == JOBSET:
         return _child_jobs(job, s, selected, default)
     if job.framework == LWS:  # lws._pods: leaders of no queue take `default` where there is one, else `unsuspended`
