@@ -96,6 +96,63 @@ def field_parses(req: Requirement) -> bool:
     return req.operator in ("In", "NotIn") and len(req.values) == 1
 
 
+def _go_json(values: tuple[str, ...]) -> str:
+    """A []string as Go's json.Marshal writes it in a field error (a list not written: null)."""
+    return "[" + ",".join(_go_quote(v) for v in values) + "]" if values else "null"
+
+
+def _go_quote(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def parse_errors(terms: "tuple[NodeSelectorTerm, ...]") -> list[str]:
+    """The errors component-helpers' nodeaffinity.NewNodeSelector (v0.35) gives for required node-affinity
+    `terms`, in its words and order (empty where every term parses): a `matchFields` requirement other than
+    In/NotIn with one value (nodeSelectorRequirementsAsFieldSelector); a `matchExpressions` one that
+    labels.NewRequirement refuses for its operator and values (In/NotIn with none, Exists/DoesNotExist with
+    some, Gt/Lt with other than one or a value that is no integer). Label keys and values are not checked.
+    An empty term is skipped, as NewLazyErrorNodeSelector skips it."""
+    out: list[str] = []
+    for i, term in enumerate(terms):
+        for j, r in enumerate(term.match_expressions):
+            at = f"nodeSelectorTerms[{i}].matchExpressions[{j}].values"
+            if r.operator in ("In", "NotIn") and not r.values:
+                out.append(f"{at}: Invalid value: null: for 'in', 'notin' operators, values set can't be empty")
+            elif r.operator in ("Exists", "DoesNotExist") and r.values:
+                out.append(f"{at}: Invalid value: {_go_json(r.values)}: values set must be empty for exists and "
+                           "does not exist")
+            elif r.operator in ("Gt", "Lt"):
+                if len(r.values) != 1:
+                    out.append(f"{at}: Invalid value: {_go_json(r.values)}: for 'Gt', 'Lt' operators, exactly one "
+                               "value is required")
+                out += [f"{at}[{k}]: Invalid value: {_go_quote(v)}: for 'Gt', 'Lt' operators, the value must be "
+                        "an integer" for k, v in enumerate(r.values) if _go_int64(v) is None]
+        for j, r in enumerate(term.match_fields):
+            at = f"nodeSelectorTerms[{i}].matchFields[{j}]"
+            if r.operator not in ("In", "NotIn"):
+                out.append(f'{at}.operator: Unsupported value: "{r.operator}": supported values: "In", "NotIn"')
+            elif len(r.values) != 1:
+                out.append(f"{at}.values: Invalid value: {_go_json(r.values)}: must have one element")
+    return out
+
+
+def go_node_selector(terms: "tuple[NodeSelectorTerm, ...]") -> str:
+    """A required node affinity as Go prints a *v1.NodeSelector (its generated String())."""
+    def reqs(rs: tuple[Requirement, ...]) -> str:
+        return "[]NodeSelectorRequirement{" + "".join(
+            f"NodeSelectorRequirement{{Key:{r.key},Operator:{r.operator},Values:[{' '.join(r.values)}],}},"
+            for r in rs) + "}"
+    return "&NodeSelector{NodeSelectorTerms:[]NodeSelectorTerm{" + "".join(
+        f"NodeSelectorTerm{{MatchExpressions:{reqs(t.match_expressions)},MatchFields:{reqs(t.match_fields)},}},"
+        for t in terms) + "},}"
+
+
+def go_aggregate(errors: list[str]) -> str:
+    """errors.Flatten(errors.NewAggregate(errs)).Error(): one as it is, more deduplicated in [a, b]."""
+    seen = list(dict.fromkeys(errors))
+    return seen[0] if len(seen) == 1 else "[" + ", ".join(seen) + "]"
+
+
 def field_matches(req: Requirement, name: str) -> bool:
     """One parsed `matchFields` requirement against the node named `name`: the node's field set is
     {metadata.name: name}, and any other key reads ""."""

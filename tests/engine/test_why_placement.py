@@ -18,7 +18,7 @@ from kadmit.placement.domains import build_domains, topology_view
 from kadmit.placement.inventory import build_inventory
 from kadmit.render.why import why_dict, why_human
 from kadmit.source import SourceMap
-from placement.builders import DC, node, pod, taint, template
+from placement.builders import DC, node, pod, req, taint, template, term
 from reference.builders import admitted, build, cluster_queue, flavor, fq, group, pod_set, workload
 
 TAS = flavor("tas", topology="dc")
@@ -325,3 +325,14 @@ def test_a_rack_lowest_topology_blames_its_racks_with_their_summed_numbers():
                      "it fits 0 of the 1 pod now", "workload `ns/running` holds 4 `cpu` on rack `r0`"]
     human = why_human(r, SourceMap(), None)
     assert "there is no core to blame" not in human and "workload `ns/running` holds 4 `cpu` on rack `r0`" in human
+
+
+def test_an_unparsable_node_affinity_is_blamed_not_the_nodes():
+    """A required affinity term Kubernetes' parser refuses (matchFields operator Exists) makes Kueue's TAS fit
+    the pod set nowhere, though its other term matches (tas-node-affinity-match-fields-unparsable.yaml): that is
+    the blame, alone, and not "counting pods node by node the pod set fits"."""
+    affinity = (term(fields=[req("metadata.name", "Exists")]), term(req("kubernetes.io/hostname", "In", "r1-0")))
+    model = cluster(big(1, node_affinity=affinity), *rack("r1", 8)[0])
+    r = why(model, KEY)
+    assert "invalid affinity node selectors: " in r.placement.message and r.placement.unsat
+    assert [[o.id for o in g] for g in r.blame_groups] == [["gang|affinity-unparsable"]]

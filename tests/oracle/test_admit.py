@@ -55,10 +55,6 @@ DIVERGENCES = {
         "preemption oracle, for ns-cq0/w02 queued again); Kueue's manager would crash-loop. kadmit decides it "
         "(ns-cq0/w03 preempts ns-cq0/w02 within cq0) and warns that Kueue panics (KAD261, "
         "test_kueue_panics_where_kadmit_warns); strict, so a Kueue or harness that stops panicking shows up"),
-    "tests/oracle/features/tas-node-affinity-match-fields-unparsable.yaml": (
-        "kadmit's, open: under TAS a required node affinity with a matchFields nodeaffinity.NewNodeSelector cannot "
-        "parse (operator Exists) makes Kueue's pod set fit no TAS flavor (team/exists pending); kadmit reads the "
-        "term as matching no node and admits by the other term: KUEUE-DIFFERENCES §5"),
 }
 
 

@@ -38,6 +38,9 @@ CASES = [
     # one never tried again (behind a StrictFIFO head) keeps the eviction's, the preemptor's name after it
     (F + "preempted-victim-tried-again-keeps-that-message.yaml", "ns/low-b"),
     (F + "preempted-victim-tried-again-keeps-that-message.yaml", "ns/s-low"),
+    # a required node affinity NewNodeSelector cannot parse: the Go-printed NodeSelector and the parse errors
+    (F + "tas-node-affinity-match-fields-unparsable.yaml", "team/exists"),
+    (F + "tas-node-affinity-match-fields-unparsable.yaml", "team/twovalues"),
     (F + "preemption-fits-keeps-flavor.yaml", "team/wv"),
     # behind a StrictFIFO head that came back after Kueue had tried it: that try's message (`Decision.tried`)
     (F + "strict-fifo-tried-before-its-head-came-back.yaml", "ns/w"),

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from kadmit.model import PodSet, ResourceFlavor
+from kadmit.model import PodSet, ResourceFlavor, TopologyRequest
+from kadmit.modelscheduling import go_aggregate, parse_errors
 from kadmit.placement.filters import PodTemplate, capacity_holders, filter_node, histogram, requirement_matches
+from kadmit.placement.domains import build_domains
 from kadmit.placement.inventory import build_inventory, node_state
+from kadmit.placement.tas import kueue_assign
 
-from .builders import GPU, node, pod, req, state, taint, template, term, tol
+from .builders import DC, GPU, HOST, node, pod, req, state, taint, template, term, tol
 
 AFF = "node(s) didn't match Pod's node affinity/selector"
 
@@ -87,6 +90,47 @@ def test_match_fields_without_a_node_check_only_that_they_parse():
     do not parse still matches nothing."""
     assert term(fields=[req(NAME, "In", "m")]).matches({})
     assert not term(fields=[req(NAME, "Gt", "1")]).matches({})
+
+
+@pytest.mark.parametrize("terms, errors", [
+    ([term(req("a", "In", "1"), fields=[req(NAME, "In", "n")]), term()], []),  # all parse; an empty term is skipped
+    ([term(fields=[req(NAME, "Exists")])],
+     ['nodeSelectorTerms[0].matchFields[0].operator: Unsupported value: "Exists": supported values: "In", "NotIn"']),
+    ([term(fields=[req(NAME, "In")])], ["nodeSelectorTerms[0].matchFields[0].values: Invalid value: null: must have "
+                                       "one element"]),
+    # labels.NewRequirement's words for expressions; each term's expressions before its fields, terms in order
+    ([term(), term(req("g", "Gt", "x", "2"), fields=[req(NAME, "NotIn", "a", "b")])],
+     ["nodeSelectorTerms[1].matchExpressions[0].values: Invalid value: [\"x\",\"2\"]: for 'Gt', 'Lt' operators, "
+      "exactly one value is required",
+      "nodeSelectorTerms[1].matchExpressions[0].values[0]: Invalid value: \"x\": for 'Gt', 'Lt' operators, the value "
+      "must be an integer",
+      "nodeSelectorTerms[1].matchFields[0].values: Invalid value: [\"a\",\"b\"]: must have one element"]),
+    ([term(req("a", "In"), req("b", "Exists", "1"))],
+     ["nodeSelectorTerms[0].matchExpressions[0].values: Invalid value: null: for 'in', 'notin' operators, values set "
+      "can't be empty",
+      "nodeSelectorTerms[0].matchExpressions[1].values: Invalid value: [\"1\"]: values set must be empty for exists "
+      "and does not exist"]),
+])
+def test_parse_errors_are_new_node_selectors(terms, errors):
+    """component-helpers' NewNodeSelector refuses the whole required affinity on any of these (Kueue's TAS then
+    fits the pod set nowhere: tas-node-affinity-match-fields-unparsable.yaml)."""
+    assert parse_errors(tuple(terms)) == errors
+
+
+def test_unparsable_affinity_fits_no_tas_domain():
+    """Even where another term matches a node, in Kueue's words: the NodeSelector as Go prints it, the errors
+    aggregated."""
+    tree = build_domains(DC, build_inventory([node("n", block="b", rack="r", cpu=8)], []).nodes)
+    tpl = template(affinity=[term(fields=[req(NAME, "Exists")]), term(fields=[req(NAME, "In", "n")])], cpu=1)
+    got = kueue_assign(tree, tpl, 1, TopologyRequest(mode="preferred", level=HOST))
+    assert got.reason == (
+        "invalid affinity node selectors: &NodeSelector{NodeSelectorTerms:[]NodeSelectorTerm{NodeSelectorTerm{"
+        "MatchExpressions:[]NodeSelectorRequirement{},MatchFields:[]NodeSelectorRequirement{NodeSelectorRequirement{"
+        "Key:metadata.name,Operator:Exists,Values:[],},},},NodeSelectorTerm{MatchExpressions:[]NodeSelectorRequirement{},"
+        "MatchFields:[]NodeSelectorRequirement{NodeSelectorRequirement{Key:metadata.name,Operator:In,Values:[n],},},},},}"
+        ', reason: nodeSelectorTerms[0].matchFields[0].operator: Unsupported value: "Exists": supported values: "In", '
+        '"NotIn"')
+    assert go_aggregate(["a", "b", "a"]) == "[a, b]" and go_aggregate(["a", "a"]) == "a"
 
 
 @pytest.mark.parametrize("taints, tolerations, reasons", [

@@ -28,6 +28,7 @@ from typing import Literal, Mapping
 
 from kadmit.index import resolve_level
 from kadmit.model import TopologyRequest
+from kadmit.modelscheduling import go_aggregate, go_node_selector, parse_errors
 from kadmit.placement.counts import Counts, count_fits
 from kadmit.placement.domains import Domain, DomainTree
 from kadmit.placement.filters import PodTemplate
@@ -152,6 +153,10 @@ def kueue_assign(tree: DomainTree, template: PodTemplate, count: int, request: T
         if slice_idx < level_idx:
             return TASResult(reason=f"podset slice topology {request.slice_level} is above the podset "
                                     f"topology {request.level}")
+    unparsable = parse_errors(template.node_affinity)
+    if unparsable:  # NewNodeSelector refuses the whole required affinity: no domain of the flavor fits
+        return TASResult(reason=f"invalid affinity node selectors: {go_node_selector(template.node_affinity)}, "
+                                f"reason: {go_aggregate(unparsable)}")
     required = request.mode == "required"
     best_fit = profile == "BestFit" or (profile == "Mixed" and not unconstrained)
     least_first = profile == "LeastFreeCapacity" or (profile == "Mixed" and unconstrained)

@@ -35,6 +35,7 @@ from kadmit.engine.admission.reasons import KAD502, Reason
 from kadmit.engine.admission.session import Session
 from kadmit.index import resolve_level
 from kadmit.model import Pod, Taint, Toleration, TopologyRequest, Workload
+from kadmit.modelscheduling import parse_errors
 from kadmit.placement.domains import Domain, DomainTree, domain_fits, level_label, topology_view
 from kadmit.placement.filters import histogram, static_fit
 from kadmit.placement.inventory import PODS, NodeState, add, pod_usage, subtract
@@ -318,6 +319,11 @@ def _gang_cores(case: _Case) -> tuple[list[list[Origin]], bool]:
     (min_count when partial admission may shrink it), else at its full count."""
     wl, req, tree = case.wl, case.req, case.tree
     ps = pod_set_of(wl, req.pod_set)
+    if parse_errors(req.template.node_affinity):  # Kueue's NewNodeSelector refuses it: no node counts
+        return [[Origin("gang|affinity-unparsable", "selector", f"the required node affinity of pod set "
+                        f"`{req.pod_set}` of `{wl.key}` has a term Kubernetes' node-affinity parser refuses, so "
+                        "Kueue's TAS fits it nowhere (even where another term matches)",
+                        ps.field_span("node_affinity") or ps.span)]], True
     racks = sorted(k for k in tree.leaves if k not in tree.nodes)  # a rack leaf's admitted pods, under its key
     holdings = [Holding(h.key, h.kind, h.usage, h.span, h.new) for h in _holders(case, sorted(tree.nodes) + racks)]
     r = req.request
