@@ -3,7 +3,6 @@ lowering (to the model) and `fmt` (back to text) both read."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from sys import intern
 from typing import TYPE_CHECKING, Union
@@ -11,6 +10,7 @@ from typing import TYPE_CHECKING, Union
 from kadmit.diagnostics import Diagnostics
 from kadmit.source import Span, located
 from kadmit.syntax import codes
+from kadmit.syntax.scanner import unquote
 
 if TYPE_CHECKING:  # Lark's trees are read only by `Builder`, after Lark parsed (`syntax.recover` imports it)
     from lark import Token, Tree
@@ -227,8 +227,6 @@ make_span = located  # (file, line, column, end_line, end_column), positional
 # --- building from Lark's tree ---
 
 _SCALAR_KINDS = {"NUMBER": "number", "STRING": "string", "NAME": "name"}
-_ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t", "r": "\r", "/": "/"}
-_ESCAPE_RE = re.compile(r"\\(u[0-9A-Fa-f]{4}|.)")
 
 
 class Builder:
@@ -244,21 +242,14 @@ class Builder:
         return make_span(self.file, m.line, m.column, m.end_line, m.end_column)
 
     def unquote(self, tok: Token) -> str:
-        raw = str(tok)[1:-1]
-
-        def repl(m: re.Match) -> str:
-            esc = m.group(1)
-            if esc[0] == "u" and len(esc) == 5:
-                return chr(int(esc[1:], 16))
-            if esc in _ESCAPES:
-                return _ESCAPES[esc]
-            col = tok.column + 1 + m.start()
+        def bad(esc: str, at: int) -> str:
+            col = tok.column + at
             self.diags.emit(codes.BAD_ESCAPE, f"invalid escape `\\{esc}` in string",
                             Span(file=self.file, line=tok.line, column=col, end_line=tok.line,
                                  end_column=col + 1 + len(esc)),
                             help="write `\\\\` for a backslash")
             return esc
-        return _ESCAPE_RE.sub(repl, raw)
+        return unquote(str(tok), bad)
 
     def word(self, tok: Token) -> Word:
         if tok.type == "STRING":

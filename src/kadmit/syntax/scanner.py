@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from sys import intern
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:
     from lark import Token
@@ -74,8 +74,14 @@ def scan(text: str) -> tuple[list[tuple], list[tuple]]:
     return toks, comments
 
 
-def unquote(raw: str) -> str:
-    """A STRING token's text without its quotes, escapes read (`Fallback` on one Lark reports)."""
+def _bad_escape(esc: str, at: int) -> str:
+    raise Fallback  # Lark's path reports it
+
+
+def unquote(raw: str, bad: Callable[[str, int], str] = _bad_escape) -> str:
+    """A STRING token's text without its quotes, escapes read; an escape the language lacks is `bad(esc, at)`'s
+    (`at`: its offset in the token's text), which by default raises `Fallback` (the fast reader hands the file to
+    Lark, whose `ast.Builder` reports it with this same function)."""
     body = raw[1:-1]
     if "\\" not in body:
         return body
@@ -86,5 +92,5 @@ def unquote(raw: str) -> str:
             return chr(int(esc[1:], 16))
         if esc in _ESCAPES:
             return _ESCAPES[esc]
-        raise Fallback  # Lark's path reports it
+        return bad(esc, m.start() + 1)
     return _ESCAPE_RE.sub(repl, body)
