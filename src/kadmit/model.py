@@ -14,6 +14,7 @@ from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from kadmit import featuregates
 from kadmit.modelbase import Obj, Shapes
 from kadmit.modelscheduling import (LabelSelector, NodeSelectorTerm, Requirement, Taint, TaintEffect,  # noqa: F401
                                     Toleration)
@@ -427,12 +428,18 @@ class SchedulerConfig(Obj):
     exclude_resource_prefixes: tuple[str, ...] = ()  # `resources` (kadmit.effective applies them)
     transformations: tuple[ResourceTransformation, ...] = ()
     device_class_mappings: tuple[DeviceClassMapping, ...] = ()
-    # `featureGates.DynamicResourceAllocation`: off by default in Kueue v0.17.0, and then Kueue counts no resourceClaims (kadmit.effective)
-    dynamic_resource_allocation: bool = False
+    # `featureGates`: Kueue's gates away from their defaults, AllAlpha/AllBeta applied (kadmit.featuregates.resolve);
+    # ask `featuregates.enabled(config, NAME)`
+    feature_gates: dict[str, bool] = {}
     admission_fair_sharing: AdmissionFairSharing | None = None
     # `waitForPodsReady.requeuingStrategy.timestamp` (Kueue's default, whatever the section: Eviction):
     # which time a workload evicted for its pods' readiness is queued by
     pods_ready_requeuing_timestamp: Literal["Eviction", "Creation"] = "Eviction"
+
+    @property
+    def dynamic_resource_allocation(self) -> bool:
+        """Off by default in Kueue v0.17.0, and then Kueue counts no resourceClaims (kadmit.effective)."""
+        return featuregates.enabled(self, "DynamicResourceAllocation")
 
     @property
     def strategies(self) -> tuple[str, ...]:

@@ -39,6 +39,26 @@ def test_a_decision_gate_at_its_other_value_warns() -> None:
                                         "TASBalancedPlacement"]
 
 
+def test_all_alpha_warns_of_the_gates_it_turns_that_are_not_modelled() -> None:
+    text = CONFIG + "  AllAlpha: true\n  PriorityBoost: false\n  DynamicResourceAllocation: false\n"
+    _, diags = read(text)
+    (d,) = [d for d in diags.sorted() if d.code == "KAD161"]
+    assert "`featureGates.AllAlpha`" in d.message and "AdmissionGatedBy" in d.message
+    assert "PriorityBoost" not in d.message and "DynamicResourceAllocation" not in d.message
+    assert "CustomMetricLabels" not in d.message  # of no decision
+
+
+def test_the_gates_set_are_exported_as_read() -> None:
+    from kadmit.diagnostics import Diagnostics
+    from kadmit.export.policy import configuration
+
+    fragment, _ = read(CONFIG + "  AllBeta: false\n  PartialAdmission: true\n  DynamicResourceAllocation: true\n")
+    (config,) = fragment.scheduler_configs
+    assert config.feature_gates["DynamicResourceAllocation"] and not config.feature_gates["ReclaimablePods"]
+    assert "PartialAdmission" not in config.feature_gates  # at its default
+    assert configuration(config, Diagnostics())["featureGates"] == config.feature_gates
+
+
 def test_the_defaults_are_kueues() -> None:
     """DEFAULT_ON against pkg/features/kube_features.go of the pinned Kueue: each gate's last entry."""
     source = (_module_cache() / "sigs.k8s.io/kueue@v0.17.0/pkg/features/kube_features.go").read_text()
@@ -48,6 +68,10 @@ def test_the_defaults_are_kueues() -> None:
         last[name] = re.findall(r"Default: (true|false)", body)[-1] == "true"
     assert set(last) == gates.KUEUE
     assert {name for name, on in last.items() if on} == gates.DEFAULT_ON
+    stage = {name: re.findall(r"PreRelease: featuregate.(\w+)", body)[-1] for name, body in
+             re.findall(r"\n\t(\w+): \{(.*?)\n\t\}", table, re.S)}
+    assert {name for name, s in stage.items() if s == "Alpha"} == gates.ALPHA
+    assert {name for name, s in stage.items() if s == "Beta"} == gates.BETA
 
 
 def test_the_doc_lists_every_gate_as_kadmit_treats_it() -> None:
@@ -55,6 +79,6 @@ def test_the_doc_lists_every_gate_as_kadmit_treats_it() -> None:
     rows = dict(re.findall(r"^\| (\w+) \| (?:on|off) \| ([a-z ]+) \|", doc.split("## 7. Feature gates")[1], re.M))
     assert set(rows) == gates.KUEUE
     for name, said in rows.items():
-        treated = ("locked" if name in gates.LOCKED_ON else "modelled" if name == "DynamicResourceAllocation"
+        treated = ("locked" if name in gates.LOCKED_ON else "modelled" if name in gates.MODELLED
                    else "warns" if gates.unmodelled(name, name not in gates.DEFAULT_ON) else "no decision")
         assert said == treated, name

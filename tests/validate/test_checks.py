@@ -162,7 +162,7 @@ CASES = [
      "KAD260", "2 pending workloads of ClusterQueue `team-a` tie on priority 0"),
     ("claim template not in the input",
      base(wl=workload("job", "team-a", "training", pod_set("main").model_copy(update={"claim_templates": ("gpus",)})),
-          extra=[SchedulerConfig(dynamic_resource_allocation=True)]),
+          extra=[SchedulerConfig(feature_gates={"DynamicResourceAllocation": True})]),
      "KAD297", "`team-a/gpus`"),
     ("claims with the DynamicResourceAllocation gate off",
      base(wl=workload("job", "team-a", "training", pod_set("main").model_copy(update={"claim_templates": ("gpus",)}))),

@@ -466,8 +466,8 @@ def _scheduler(out: Out, model: Model) -> str:
         said.append("managedJobsNamespaceSelector")
     if c.exclude_resource_prefixes or c.transformations or c.device_class_mappings:
         said.append("resources (excluded prefixes, transformations, device classes)")
-    if c.dynamic_resource_allocation:
-        said.append("featureGates.DynamicResourceAllocation: true")
+    if c.feature_gates:
+        said.append("featureGates: " + ", ".join(f"{g}={str(on).lower()}" for g, on in c.feature_gates.items()))
     if c.admission_fair_sharing is not None:
         said.append("admissionFairSharing (with the ClusterQueues' admissionScope and the LocalQueues' weights "
                     "and consumed usage)")

@@ -258,8 +258,8 @@ def configuration(c: SchedulerConfig, diags: Diagnostics) -> dict:
         diags.emit(KAD901, "`preemption_strategies` is left out: with fair sharing off Kueue ignores it, and its "
                    "v1beta2 Configuration turns fair sharing on by having the section at all",
                    c.field_span("preemption_strategies"))
-    if c.dynamic_resource_allocation:
-        out["featureGates"] = {"DynamicResourceAllocation": True}
+    if c.feature_gates:
+        out["featureGates"] = dict(c.feature_gates)
     resources: dict = {}
     if c.exclude_resource_prefixes:
         resources["excludeResourcePrefixes"] = list(c.exclude_resource_prefixes)

@@ -60,7 +60,7 @@ def configuration(f: Fields, o: Meta) -> SchedulerConfig:
     jobs, job_nodes = integration_settings(f, o)
     res, res_nodes = resource_settings(f, o)
     afs, afs_node = admission_fair_sharing(f, o)
-    dra, dra_node = feature_gates(f, o)
+    gate_values, gates_node = feature_gates(f, o)
     check_configuration(f, o)
     # cmd/kueue's podsReadyRequeuingTimestamp: the section's requeuing timestamp where set, else Eviction; a
     # v1beta1 section without `enable: true` is dropped by the conversion to v1beta2
@@ -70,36 +70,53 @@ def configuration(f: Fields, o: Meta) -> SchedulerConfig:
     stamp = f.str(f.map(wait, "requeuingStrategy"), "timestamp")
     return SchedulerConfig(
         fair_sharing=enabled, preemption_strategies=tuple(names), span=f.span(o.node), **jobs, **res,
-        admission_fair_sharing=afs, dynamic_resource_allocation=dra,
+        admission_fair_sharing=afs, feature_gates=gate_values,
         pods_ready_requeuing_timestamp="Creation" if stamp == "Creation" else "Eviction",
         spans=f.spans({"fair_sharing": enabled_at, "preemption_strategies": f.field(fs, "preemptionStrategies"),
                        **{f"preemption_strategies.{i}": v for i, v in enumerate(items)}, **job_nodes,
                        **res_nodes, "admission_fair_sharing": afs_node,
-                       "dynamic_resource_allocation": dra_node}))
+                       "feature_gates": gates_node}))
 
 
 DRA_GATE = "DynamicResourceAllocation"
 
 
-def feature_gates(f: Fields, o: Meta) -> tuple[bool, Val | None]:
-    """`featureGates`: whether DynamicResourceAllocation is on (Kueue v0.17.0's default: off), and
-    where it is set; each other gate set to a value that may change a decision is a setting kadmit
-    does not model (KAD161): kadmit keeps Kueue v0.17.0's default for it. A gate set to its default,
-    or one that decides nothing kadmit decides (gates.NO_DECISION, the API server library's), is not."""
+def feature_gates(f: Fields, o: Meta) -> tuple[dict[str, bool], Val | None]:
+    """`featureGates`: Kueue's gates it turns away from their defaults (AllAlpha/AllBeta applied,
+    featuregates.resolve), and where they are set. A gate set to a value that may change a decision
+    kadmit does not model (gates.unmodelled) is reported (KAD161): kadmit keeps Kueue v0.17.0's default
+    for it. A gate set to its default, or one that decides nothing kadmit decides (gates.NO_DECISION, the
+    API server library's), or one kadmit models (gates.MODELLED) is not."""
     gates = f.map(o.node, "featureGates")
+    written: dict[str, bool] = {}
     for name, node in (gates.v.items() if gates is not None else ()):
         if name not in known_gates.KNOWN:  # a later Kueue's gate (KueueDRAIntegration), a misspelling
             f.invalid(KAD157, refused(f"unrecognized feature gate: {name}"), node, uses=(node,),
                       help="Kueue's manager sets the Configuration's gates and exits when one is unknown to it "
                            "(Kueue v0.17.0's gates: pkg/features)")
-        elif name in known_gates.LOCKED_ON and node.kind != STR and node.v is False:
+            continue
+        if name in known_gates.LOCKED_ON and node.kind != STR and node.v is False:
             f.invalid(KAD157, refused(f"cannot set feature gate {name} to false, feature is locked to true"),
                       node, uses=(node,), help="the gate is GA and locked on in Kueue v0.17.0; remove it")
-        elif name != DRA_GATE and known_gates.unmodelled(name, node.v if node.kind != STR else None):
+            continue
+        if isinstance(node.v, bool):
+            written[str(name)] = node.v
+    for name, node in (gates.v.items() if gates is not None else ()):
+        if name not in written:
+            continue
+        if name in ("AllAlpha", "AllBeta"):
+            changed = known_gates.unmodelled_by_all(name, written[name], written)
+            if changed:
+                f.diags.emit(KAD161, f"`featureGates.{name}` of the Configuration is not modelled: it sets "
+                             f"{', '.join(changed)} to {str(written[name]).lower()}, which kadmit does not model "
+                             f"(it follows Kueue v0.17.0's default for them); {_MAY_DIFFER}", f.span(node))
+        elif known_gates.unmodelled(name, written[name]):
             f.diags.emit(KAD161, f"`featureGates.{name}` of the Configuration is not modelled: kadmit follows "
-                         "Kueue v0.17.0's default for every feature gate but DynamicResourceAllocation; "
-                         "kadmit's decision may differ from Kueue's", f.span(node))
-    return f.bool(gates, DRA_GATE, default=False), f.field(gates, DRA_GATE)
+                         f"Kueue v0.17.0's default for it; {_MAY_DIFFER}", f.span(node))
+    return known_gates.resolve(written), gates
+
+
+_MAY_DIFFER = "kadmit's decision may differ from Kueue's"
 
 
 _GATES_FLAG = re.compile(r"^--?feature-gates(?:=(.*))?$")

@@ -9,24 +9,8 @@ library registers in it (k8s.io/apiserver v0.35 pkg/features), with component-ba
 
 from __future__ import annotations
 
-KUEUE = frozenset({
-    "AdmissionFairSharing", "AdmissionGatedBy", "AssignQueueLabelsForPods", "CustomMetricLabels",
-    "DRAExtendedResources", "DynamicResourceAllocation", "ElasticJobsViaWorkloadSlices",
-    "ElasticJobsViaWorkloadSlicesWithTAS", "FailureRecoveryPolicy", "FairSharingPreemptWithinNominal",
-    "FairSharingPrioritizeNonBorrowing", "FastQuotaReleaseInPodIntegration", "FlavorFungibility",
-    "HierarchicalCohorts", "LendingLimit", "LocalQueueDefaulting", "LocalQueueMetrics",
-    "ManagedJobsNamespaceSelectorAlwaysRespected", "MultiKueue", "MultiKueueAdaptersForCustomJobs",
-    "MultiKueueAllowInsecureKubeconfigs", "MultiKueueBatchJobWithManagedBy", "MultiKueueClusterProfile",
-    "MultiKueueOrchestratedPreemption", "MultiKueueRedoAdmissionOnEvictionInWorker",
-    "MultiKueueWaitForWorkloadAdmitted", "ObjectRetentionPolicies", "PartialAdmission", "PriorityBoost",
-    "PrioritySortingWithinCohort", "PropagateBatchJobLabelsToWorkload", "ReclaimablePods",
-    "RemoveFinalizersWithStrictPatch", "SanitizePodSets", "SchedulerLongRequeueInterval",
-    "SchedulerTimestampPreemptionBuffer", "SchedulingEquivalenceHashing", "ShortWorkloadNames",
-    "SkipFinalizersForPodsSuspendedByParent", "SparkApplicationIntegration", "TASBalancedPlacement",
-    "TASFailedNodeReplacement", "TASFailedNodeReplacementFailFast", "TASMultiLayerTopology", "TASProfileMixed",
-    "TASReplaceNodeOnNodeTaints", "TASReplaceNodeOnPodTermination", "TLSOptions", "TopologyAwareScheduling",
-    "VisibilityOnDemand", "WorkloadRequestUseMergePatch",
-})
+from kadmit.featuregates import ALPHA, BETA, DEFAULT_ON, KUEUE, LOCKED_ON, resolve  # noqa: F401
+
 APISERVER = frozenset({
     "APIResponseCompression", "APIServerIdentity", "APIServerTracing", "APIServingWithRoutine",
     "AggregatedDiscoveryRemoveBetaType", "AllowParsingUserUIDFromCertAuth",
@@ -44,22 +28,7 @@ APISERVER = frozenset({
     "WatchFromStorageWithoutResourceVersion", "WatchList",
 })
 KNOWN = KUEUE | APISERVER | {"AllAlpha", "AllBeta"}
-# Kueue's gates at GA with LockToDefault (each locked to true since v0.17)
-LOCKED_ON = frozenset({"HierarchicalCohorts", "LendingLimit", "LocalQueueDefaulting", "MultiKueueBatchJobWithManagedBy",
-                       "ObjectRetentionPolicies", "PropagateBatchJobLabelsToWorkload", "SanitizePodSets"})
 
-# Kueue v0.17.0's own gates and their defaults (pkg/features/kube_features.go, the last version entry)
-DEFAULT_ON = frozenset({
-    "AdmissionFairSharing", "AssignQueueLabelsForPods", "FairSharingPreemptWithinNominal",
-    "FairSharingPrioritizeNonBorrowing", "FlavorFungibility", "HierarchicalCohorts", "LendingLimit",
-    "LocalQueueDefaulting", "LocalQueueMetrics", "ManagedJobsNamespaceSelectorAlwaysRespected", "MultiKueue",
-    "MultiKueueAdaptersForCustomJobs", "MultiKueueBatchJobWithManagedBy", "MultiKueueRedoAdmissionOnEvictionInWorker",
-    "MultiKueueWaitForWorkloadAdmitted", "ObjectRetentionPolicies", "PartialAdmission", "PrioritySortingWithinCohort",
-    "PropagateBatchJobLabelsToWorkload", "ReclaimablePods", "RemoveFinalizersWithStrictPatch", "SanitizePodSets",
-    "SkipFinalizersForPodsSuspendedByParent", "TASFailedNodeReplacement", "TASFailedNodeReplacementFailFast",
-    "TASProfileMixed", "TASReplaceNodeOnNodeTaints", "TASReplaceNodeOnPodTermination", "TLSOptions",
-    "TopologyAwareScheduling", "VisibilityOnDemand",
-})
 # Kueue's gates whose other value changes nothing kadmit decides (admission, preemption, the webhooks'
 # defaults and refusals, which objects Kueue manages): docs/KUEUE-DIFFERENCES.md "Feature gates"
 NO_DECISION = {
@@ -77,13 +46,23 @@ NO_DECISION = {
 }
 
 
+# Kueue's gates whose every value kadmit decides as Kueue does (SchedulerConfig.feature_gates)
+MODELLED = frozenset({"DynamicResourceAllocation"})
+
+
 def unmodelled(name: str, value: object) -> bool:
     """Whether Kueue's gate `name` set to `value` may change a decision kadmit makes under Kueue v0.17.0's
-    defaults: not when set to its default, nor for a gate of NO_DECISION, nor for a gate of the API
-    server library (it governs Kueue's servers: its visibility API server, never a decision).
-    DynamicResourceAllocation is modelled (kadmit.manifests.config), so not asked here."""
-    if name in APISERVER or name in NO_DECISION:
+    defaults: not when set to its default, nor for a gate of NO_DECISION or MODELLED, nor for a gate of the
+    API server library (it governs Kueue's servers: its visibility API server, never a decision)."""
+    if name in APISERVER or name in NO_DECISION or name in MODELLED:
         return False
     if name in ("AllAlpha", "AllBeta"):  # off by default; on turns on every alpha (beta) gate not set
         return value is not False
     return value is not (name in DEFAULT_ON)
+
+
+def unmodelled_by_all(name: str, value: bool, written: dict[str, object]) -> list[str]:
+    """The gates `AllAlpha`/`AllBeta` (`name`) set to `value` changes that kadmit does not model: those of
+    its stage that `written` does not name, away from their defaults."""
+    return sorted(g for g in (ALPHA if name == "AllAlpha" else BETA)
+                  if g not in written and unmodelled(g, value))

@@ -124,8 +124,8 @@ FIELDS: dict[str, dict[str, Entry]] = {
                                   "kadmit.manifests.configcheck", reader=True),
         "multiKueue": N("settings of the MultiKueue admission check controller; a cluster queue's admission "
                         "checks are reported there"),
-        "featureGates": Entry(UNMODELLED, "kadmit reads DynamicResourceAllocation (DRA: resourceClaims are "
-                              "counted only with it on); every other gate keeps Kueue v0.17.0's default, "
+        "featureGates": Entry(UNMODELLED, "kadmit reads every gate (SchedulerConfig.feature_gates) and models "
+                              "those of manifests.gates.MODELLED; every other gate keeps Kueue v0.17.0's default, "
                               "reported by kadmit.manifests.config when set to a value that may change a "
                               "decision (docs/KUEUE-DIFFERENCES.md §7)", reader=True),
         "manageJobsWithoutQueueName": M("which jobs Kueue manages (docs/INTEGRATIONS.md J1)"),
