@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import errno
-import json
 import os
 import sys
 import textwrap
@@ -219,7 +218,7 @@ def simulate(paths, trace, until, start, mode, cycle_latency, scoring, add_nodes
                         cycle_latency=cycle_latency, rlimit=rlimit, timeout_ms=timeout_ms, work_budget=work_budget)
         _report(got.diagnostics, got.sources, color)
         if got.result is not None:
-            click.echo(json.dumps(got.result, sort_keys=True, indent=1) + "\n" if format_ == "json"
+            click.echo(simulate_json(got.result, diagnostics=got.diagnostics) if format_ == "json"
                        else sweep_human(got.result), nl=False)
         elif format_ == "json":
             json_refused(got.diagnostics)
@@ -233,7 +232,8 @@ def simulate(paths, trace, until, start, mode, cycle_latency, scoring, add_nodes
                                cluster=live, work_budget=work_budget)
     if outcome.result is None:
         engine_refused(outcome, color, format_)
-    _report([d for d in outcome.diagnostics if d.severity.value != "note"], outcome.sources, color)
+    shown = [d for d in outcome.diagnostics if d.severity.value != "note"]
+    _report(shown, outcome.sources, color)
     if report:
         from kadmit.render.report import simulate_html
         try:
@@ -242,7 +242,7 @@ def simulate(paths, trace, until, start, mode, cycle_latency, scoring, add_nodes
             click.echo(f"error[KAD006]: can't write `{report}`: {e.strerror or e}", err=True)
             sys.exit(api.EXIT_INPUT)
     if format_ == "json":
-        click.echo(simulate_json(outcome.result, outcome.compare), nl=False)
+        click.echo(simulate_json(outcome.result, outcome.compare, shown), nl=False)
     else:
         click.echo(simulate_human(outcome.result, outcome.compare, use_color(color)), nl=False)
     sys.exit(outcome.exit_code)
@@ -301,7 +301,7 @@ def diff_(base, head, state, format_, no_envelopes, manifests, rlimit, timeout_m
     Exit codes: 0 nothing changes, 1 something does, 2 unreadable or invalid input, 3 the solver
     could not decide within its limits.
     """
-    from kadmit.render.diff_report import diff_human, diff_json, diff_markdown
+    from kadmit.render.diff_report import diff_human, diff_json, diff_markdown, diff_shown
     from kadmit.render.progress import progress
 
     with progress(format_ != "json" and _terminal("stderr")) as report:
@@ -313,7 +313,7 @@ def diff_(base, head, state, format_, no_envelopes, manifests, rlimit, timeout_m
         if format_ == "json":
             json_refused(outcome.diagnostics)
         sys.exit(outcome.exit_code)
-    _report([d for d in outcome.diagnostics if d.severity.value == "error"], outcome.sources, color)
+    _report(diff_shown(outcome.diagnostics), outcome.sources, color)
     click.echo({"human": diff_human, "json": diff_json, "markdown": diff_markdown}[format_](outcome), nl=False)
     sys.exit(outcome.exit_code)
 

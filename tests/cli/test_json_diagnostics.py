@@ -1,7 +1,7 @@
 """Every `--format json` command prints one JSON document on stdout with its diagnostics: `admit`'s answer
-carries the warnings it shows on stderr as `diagnostics` (as `check --format json` writes each), `test`'s the
-test files' and policies' own, and a command refusing its input (exit 2) prints `{"diagnostics": [...]}`
-where it printed nothing."""
+carries the warnings it shows on stderr as `diagnostics` (as `check --format json` writes each), as do `simulate`'s
+(and its sweep's) and `diff`'s (the errors it shows), `test`'s the test files' and policies' own, and a command
+refusing its input (exit 2) prints `{"diagnostics": [...]}` where it printed nothing."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import re
 import pytest
 
 from cli.test_admit_may_differ import CONFIG, REFUSED
+from cli.test_diagnostics_about import _job
 from jobs.helpers import SETUP
 
 BROKEN = "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata:\n  name: cq\nspec:\n  x: [\n"
@@ -70,3 +71,42 @@ def test_test_json_lists_the_files_diagnostics_with_every_key(run) -> None:
     run.write("bad.yaml", BROKEN)
     said = json.loads(run("test", "--format", "json", "bad.yaml").stdout)["diagnostics"]
     assert "KAD150" in [d["code"] for d in said] and all(list(d) == KEYS for d in said)
+
+
+def test_simulate_json_carries_the_warnings_it_shows(run) -> None:
+    run.write("in.yaml", CONFIG + SETUP + "---\n" + REFUSED.replace("NAME", "a"))
+    out = run("simulate", "--format", "json", "in.yaml")
+    assert out.exit_code == 0, out.output
+    said = json.loads(out.stdout)["diagnostics"]
+    assert [(d["severity"], d["code"], d["message"]) for d in said] == _headers(out.stderr)
+    assert {"KAD161", "KAD199"} <= {d["code"] for d in said}  # and KAD706 (no run time)
+    assert all(sorted(d) == sorted(KEYS) for d in said)
+    assert all(d["file"] == "in.yaml" and d["line"] for d in said if d["code"] != "KAD706")
+
+
+def test_simulate_sweep_json_carries_its_diagnostics(run) -> None:
+    """A sweep's own diagnostics (KAD413: a variant undecided within the solver's limits). The variants' input
+    warnings (KAD161, KAD199 here) are not reported by a sweep, in either format."""
+    run.write("in.yaml", CONFIG + SETUP + "---\n" + REFUSED.replace("NAME", "a") + _job("j"))
+    run.write("sweep.yaml", "variants:\n  - name: today\n")
+    out = run("simulate", "--format", "json", "--sweep", "sweep.yaml", "--workers", "1", "--rlimit", "1", "in.yaml")
+    assert out.exit_code == 3, out.output
+    said = json.loads(out.stdout)
+    assert [v["variant"] for v in said["variants"]] == ["today"]
+    assert [(d["severity"], d["code"], d["message"]) for d in said["diagnostics"]] == _headers(out.stderr)
+    assert [d["code"] for d in said["diagnostics"]] == ["KAD413"]
+
+
+def test_diff_json_carries_the_errors_it_shows(run) -> None:
+    """`diff` shows the errors of an answer it gave (KAD412, undecided within the solver's limits; both sides'
+    warnings would say each twice): its JSON carries them, an empty list where there are none."""
+    run.write("base/in.yaml", SETUP)
+    run.write("head/in.yaml", SETUP)
+    out = run("diff", "--format", "json", "--no-envelopes", "base", "head")
+    assert out.exit_code == 0 and json.loads(out.stdout)["diagnostics"] == [] and out.stderr == "", out.output
+    run.write("head/in.yaml", SETUP + _job("j"))
+    out = run("diff", "--format", "json", "--no-envelopes", "--rlimit", "1", "base", "head")
+    assert out.exit_code == 3, out.output
+    said = json.loads(out.stdout)["diagnostics"]
+    assert [(d["severity"], d["code"], d["message"]) for d in said] == _headers(out.stderr)
+    assert [d["code"] for d in said] == ["KAD412"]

@@ -79,8 +79,17 @@ def diff_dict(outcome) -> dict:
     }
 
 
+def diff_shown(diagnostics) -> list:
+    """The diagnostics `diff` reports once it has an answer (on stderr, and in its JSON as `diagnostics`): errors
+    only, as both sides' warnings would say each of a file's twice."""
+    return [d for d in diagnostics if d.severity.value == "error"]
+
+
 def diff_json(outcome) -> str:
-    return json.dumps(diff_dict(outcome), indent=2) + "\n"
+    from kadmit.render.json_report import diagnostic_dict
+
+    return json.dumps({**diff_dict(outcome), "diagnostics": [diagnostic_dict(d) for d in diff_shown(outcome.diagnostics)]},
+                      indent=2) + "\n"
 
 
 def _envelope_line(e) -> str:

@@ -8,11 +8,15 @@ from contextlib import contextmanager
 from typing import Iterator
 
 
-def simulate_json(result: dict, compare: dict | None = None) -> str:
-    """Sorted keys, fixed separators: the same result gives the same bytes."""
+def simulate_json(result: dict, compare: dict | None = None, diagnostics=()) -> str:
+    """Sorted keys, fixed separators: the same result gives the same bytes. `diagnostics`: those the command
+    shows on stderr, as `check --format json` writes each (`diagnostics`, beside the result's keys)."""
+    from kadmit.render.json_report import diagnostic_dict
+
     out = dict(result)
     if compare is not None:
         out = {"baseline": result, "compare": compare, "differences": differences(result, compare)}
+    out["diagnostics"] = [diagnostic_dict(d) for d in diagnostics]
     return json.dumps(out, sort_keys=True, indent=1, ensure_ascii=False) + "\n"
 
 
