@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 from fractions import Fraction
 
+from kadmit.featuregates import enabled
 from kadmit.model import ClaimTemplate, Model, PodSet, ResourceTransformation, SchedulerConfig
 from kadmit.modelchecks import CheckState, checks_for
 from kadmit.quantity import parse_exact
@@ -16,15 +17,27 @@ _DONE: dict[int, Model] = {}  # recent results (kept alive, so ids are not reuse
 
 
 def effective(model: Model) -> Model:
-    """`synced`, `held`, `drained`, `checked`, `ordered_by_eviction`, then `counted`: what the engine and the reference decide on. A
-    model this returned is returned as it is (transformations must not apply twice)."""
+    """`gated`, `synced`, `held`, `drained`, `checked`, `ordered_by_eviction`, then `counted`: what the engine and the
+    reference decide on. A model this returned is returned as it is (transformations must not apply twice)."""
     if _DONE.get(id(model)) is model:
         return model
-    out = counted(ordered_by_eviction(checked(drained(held(synced(model))))))
+    out = counted(ordered_by_eviction(checked(drained(held(synced(gated(model)))))))
     if len(_DONE) >= 16:
         _DONE.pop(next(iter(_DONE)))
     _DONE[id(out)] = out
     return out
+
+
+def gated(model: Model) -> Model:
+    """The workloads as Kueue's feature gates leave them. PartialAdmission off: no pod set keeps a `minCount`
+    (Kueue's Workload webhook Default drops them on create, and the job reconciler's
+    clearMinCountsIfFeatureDisabled from the Workloads it builds), so none is admitted partially."""
+    if enabled(model.config, "PartialAdmission") or not any(
+            ps.min_count is not None for wl in model.workloads for ps in wl.pod_sets):
+        return model
+    out = tuple(wl.model_copy(update={"pod_sets": tuple(ps.model_copy(update={"min_count": None}) for ps in wl.pod_sets)})
+                if any(ps.min_count is not None for ps in wl.pod_sets) else wl for wl in model.workloads)
+    return model.model_copy(update={"workloads": out})
 
 
 def _queues_of(model: Model):

@@ -33,10 +33,14 @@ def test_a_gate_of_no_decision_warns_of_nothing_at_either_value() -> None:
 
 
 def test_a_decision_gate_at_its_other_value_warns() -> None:
-    settings = {"PartialAdmission": "false", "TASBalancedPlacement": "true", "PriorityBoost": "true",
+    settings = {"TASBalancedPlacement": "true", "PriorityBoost": "true",
                 "AllAlpha": "true", "AllBeta": "true", "DynamicResourceAllocation": "true"}
-    assert sorted(warned(settings)) == ["AllAlpha", "AllBeta", "PartialAdmission", "PriorityBoost",
-                                        "TASBalancedPlacement"]
+    assert sorted(warned(settings)) == ["AllAlpha", "AllBeta", "PriorityBoost", "TASBalancedPlacement"]
+
+
+def test_a_modelled_gate_warns_at_neither_value() -> None:
+    for value in ("true", "false"):
+        assert warned({name: value for name in sorted(gates.MODELLED)}) == []
 
 
 def test_all_alpha_warns_of_the_gates_it_turns_that_are_not_modelled() -> None:
