@@ -66,6 +66,10 @@ def resolve(written: Mapping[str, bool]) -> dict[str, bool]:
 def enabled(config: Gated | None, name: str) -> bool:
     """Whether Kueue's gate `name` is on under `config` (Kueue v0.17.0's default where no Configuration
     is given or it does not change the gate)."""
+    return on(config.feature_gates if config is not None else {}, name)
+
+
+def on(gates: Mapping[str, bool], name: str) -> bool:
+    """Whether Kueue's gate `name` is on where `gates` (resolve's answer) are set."""
     assert name in KUEUE, name
-    gates = config.feature_gates if config is not None else {}
     return gates.get(name, name in DEFAULT_ON)

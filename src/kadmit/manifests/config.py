@@ -14,6 +14,7 @@ import dataclasses
 import re
 
 from kadmit.diagnostics import Diagnostic, Diagnostics
+from kadmit import featuregates
 from kadmit.manifests import gates as known_gates
 from kadmit.manifests import configtypes, schema
 from kadmit.manifests.codes import KAD157, KAD160, KAD161, KAD174
@@ -70,7 +71,9 @@ def configuration(f: Fields, o: Meta) -> SchedulerConfig:
     stamp = f.str(f.map(wait, "requeuingStrategy"), "timestamp")
     return SchedulerConfig(
         fair_sharing=enabled, preemption_strategies=tuple(names), span=f.span(o.node), **jobs, **res,
-        admission_fair_sharing=afs, feature_gates=gate_values,
+        # admissionfairsharing.Enabled: the section is used only with the AdmissionFairSharing gate on
+        admission_fair_sharing=afs if featuregates.on(gate_values, "AdmissionFairSharing") else None,
+        feature_gates=gate_values,
         pods_ready_requeuing_timestamp="Creation" if stamp == "Creation" else "Eviction",
         spans=f.spans({"fair_sharing": enabled_at, "preemption_strategies": f.field(fs, "preemptionStrategies"),
                        **{f"preemption_strategies.{i}": v for i, v in enumerate(items)}, **job_nodes,

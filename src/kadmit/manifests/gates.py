@@ -47,7 +47,7 @@ NO_DECISION = {
 
 
 # Kueue's gates whose every value kadmit decides as Kueue does (SchedulerConfig.feature_gates)
-MODELLED = frozenset({"DynamicResourceAllocation", "PartialAdmission"})
+MODELLED = frozenset({"AdmissionFairSharing", "DynamicResourceAllocation", "PartialAdmission"})
 
 
 def unmodelled(name: str, value: object) -> bool:
