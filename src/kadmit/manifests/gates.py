@@ -47,7 +47,7 @@ NO_DECISION = {
 
 
 # Kueue's gates whose every value kadmit decides as Kueue does (SchedulerConfig.feature_gates)
-MODELLED = frozenset({"AdmissionFairSharing", "DynamicResourceAllocation", "PartialAdmission"})
+MODELLED = frozenset({"AdmissionFairSharing", "DynamicResourceAllocation", "FlavorFungibility", "PartialAdmission"})
 
 
 def unmodelled(name: str, value: object) -> bool:

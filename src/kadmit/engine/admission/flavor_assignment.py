@@ -17,6 +17,7 @@ from kadmit.engine.placing.pool import WorkloadPlacement
 from kadmit.engine.preemption.candidates import Preemptor, Victim
 from kadmit.engine.preemption.search import NO_CANDIDATES, find_targets, may_preempt, oracle
 from kadmit.engine.preemption.snapshot import Snapshot
+from kadmit.featuregates import enabled
 from kadmit.model import ClusterQueue, Workload
 
 MODES = {"NoFit": 0, "NoCandidates": 1, "Preempt": 2, "Reclaim": 3, "Fit": 4}  # Kueue's order
@@ -44,6 +45,27 @@ def try_next(mode: int, height: int, fung) -> bool:
     if mode < MODES["Fit"] and fung.when_can_preempt == "TryNextFlavor":
         return True
     return height > 0 and fung.when_can_borrow == "TryNextFlavor"
+
+
+def pick(option: tuple, best: tuple | None, fung, fungible: bool = True) -> tuple[tuple | None, bool]:
+    """The flavor option a search keeps once it has seen `option` (a mode first, a borrowing height second),
+    and whether the search stops there. With the FlavorFungibility gate on: shouldTryNextFlavor, then
+    isPreferred (Kueue takes the flavor that stops the search, preferred or not). Off (findFlavorForPodSets'
+    other branch): the first flavor of a strictly better mode, the search stopping at the first that fits,
+    borrowing or not; the ClusterQueue's flavorFungibility is not read."""
+    if not fungible:
+        if best is None or option[0] > best[0]:
+            return option, option[0] == MODES["Fit"]
+        return best, False
+    if not try_next(option[0], option[1], fung):
+        return option, True
+    return (option if best is None or preferred(option, best, fung.preference) else best), False
+
+
+def fungible(session) -> bool:
+    """Whether Kueue's FlavorFungibility gate is on (its default): flavor searches go on from the flavor
+    after the last tried (LastTriedFlavorIdx) and follow the ClusterQueue's flavorFungibility."""
+    return enabled(session.model.config, "FlavorFungibility")
 
 
 @dataclass
@@ -243,6 +265,7 @@ def assign_with_counts(session, loaded, wl: Workload, cq: ClusterQueue, numbers:
             pins[var.name] = session.compiler.units(res, per_pod[res]) * n
     question_pins = Pins(pins)
     fung = cq.flavor_fungibility
+    searching_on = fungible(session)
     tree = session.compiler.tree
     chosen: list[z3.BoolRef] = []
     chosen_names: list[str] = []  # the chosen flavor variables, for quota by arithmetic (`Session._ask`)
@@ -277,7 +300,7 @@ def assign_with_counts(session, loaded, wl: Workload, cq: ClusterQueue, numbers:
             last = -1  # the index of the last flavor tried (Kueue's attemptedFlavorIdx)
             reasons: list[tuple] = []
             others = [own[names[i]] for i in unit if i not in members]
-            for at in range(first.get(gi, 0), len(choices)):
+            for at in range(first.get(gi, 0) if searching_on else 0, len(choices)):
                 fname = choices[at][0]
                 last = at
                 if others and not group_member_fits(session, cq, gi, fname, others):
@@ -304,19 +327,18 @@ def assign_with_counts(session, loaded, wl: Workload, cq: ClusterQueue, numbers:
                     if option is None:
                         continue
                     option = (option[0], option[1], fname, fvs, option[2], var_names, option[3])
-                if not try_next(option[0], option[1], fung):
-                    best = option  # Kueue takes the flavor that stops the search, preferred or not
+                best, stop = pick(option, best, fung, searching_on)
+                if stop:
                     break
-                if best is None or preferred(option, best, fung.preference):
-                    best = option
             if best is None:
                 for i in unit:
                     tried_idx.append((names[i], tuple(ps_tried[i])))
                     message.append((names[i], tuple(ps_reasons + reasons)))
                 return done(None)
             # Kueue records the index on the flavor chosen: -1 when the search reached the last one
+            # (gate off: TriedFlavorIdx is left 0, so Kueue's PendingFlavors holds for any assignment made)
             for i in members:
-                ps_tried[i].append((gi, -1 if last == len(choices) - 1 else last))
+                ps_tried[i].append((gi, (-1 if last == len(choices) - 1 else last) if searching_on else 0))
             if best[0] != MODES["Fit"]:
                 ps_reasons.extend(reasons)
             chosen.extend(best[3])

@@ -12,7 +12,7 @@ reads the starts (`Session.last_tried`); this keeps them for one run of `ordered
 
 from __future__ import annotations
 
-from kadmit.engine.admission.flavor_assignment import Tried
+from kadmit.engine.admission.flavor_assignment import Tried, fungible
 from kadmit.model import Workload
 
 
@@ -54,7 +54,8 @@ class Searches:
         if tried is None:
             self.skipped(wl.key, None)
             return False
-        if self.said.get(wl.key) == tried.message and tried.pending:
+        # FlavorFungibility off: every search starts at the first flavor (NextFlavorToTryForPodSetResource)
+        if self.said.get(wl.key) == tried.message and tried.pending and fungible(self.session):
             self.session.last_tried[wl.key] = tried.start()
         else:
             self.session.last_tried.pop(wl.key, None)

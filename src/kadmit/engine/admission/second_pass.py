@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from kadmit.engine.admission.decisions import Decision
-from kadmit.engine.admission.flavor_assignment import MODES, group_member_fits, preferred, quota_modes, try_next
+from kadmit.engine.admission.flavor_assignment import MODES, fungible, group_member_fits, pick, quota_modes
 from kadmit.engine.admission.session import Assignment, Session
 from kadmit.engine.preemption.candidates import Preemptor, Victim
 from kadmit.engine.preemption.search import find_targets
@@ -226,6 +226,7 @@ def _search(session: Session, wl: Workload, a: Assignment) -> tuple[dict[str, di
     needs: set[FR] = set()
     taken: dict[FR, int] = {}  # what the earlier pod sets took (Kueue's assignmentUsage)
     fung = cq.flavor_fungibility
+    searching_on = fungible(session)
     height = 0
     for members in units.values():
         asked: dict[int, dict[str, int]] = {}  # resource group -> resource -> the members' demand
@@ -261,11 +262,9 @@ def _search(session: Session, wl: Workload, a: Assignment) -> tuple[dict[str, di
                     if q is None:
                         continue
                     option = (q[0], q[1], fname, q[2], q[3])
-                if not try_next(option[0], option[1], fung):
-                    best = option
+                best, stop = pick(option, best, fung, searching_on)
+                if stop:
                     break
-                if best is None or preferred(option, best, fung.preference):
-                    best = option
             if best is None:
                 return flavors, frozenset(needs), height, False
             height = max(height, best[4])  # Kueue's maxBorrow over the group's resources
