@@ -31,13 +31,33 @@ def effective(model: Model) -> Model:
 def gated(model: Model) -> Model:
     """The workloads as Kueue's feature gates leave them. PartialAdmission off: no pod set keeps a `minCount`
     (Kueue's Workload webhook Default drops them on create, and the job reconciler's
-    clearMinCountsIfFeatureDisabled from the Workloads it builds), so none is admitted partially."""
-    if enabled(model.config, "PartialAdmission") or not any(
-            ps.min_count is not None for wl in model.workloads for ps in wl.pod_sets):
+    clearMinCountsIfFeatureDisabled from the Workloads it builds), so none is admitted partially.
+    TopologyAwareScheduling off: no flavor is topology-aware (the cache's isTASFlavor needs the gate), no pod
+    set asks for a topology (the job reconcilers build no TopologyRequest; the flavor assigner and the
+    scheduler read none) and no admission's topology assignment is read (totalRequestsFromAdmission)."""
+    cfg = model.config
+    partial, tas = enabled(cfg, "PartialAdmission"), enabled(cfg, "TopologyAwareScheduling")
+    if partial and tas:
         return model
-    out = tuple(wl.model_copy(update={"pod_sets": tuple(ps.model_copy(update={"min_count": None}) for ps in wl.pod_sets)})
-                if any(ps.min_count is not None for ps in wl.pod_sets) else wl for wl in model.workloads)
-    return model.model_copy(update={"workloads": out})
+    drop = ({} if partial else {"min_count": None}) | ({} if tas else {"topology": None})
+
+    def pod_set(ps: PodSet) -> PodSet:
+        return ps if all(getattr(ps, k) is None for k in drop) else ps.model_copy(update=drop)
+
+    def admission(a):
+        if tas or a is None or not any(p.placement or p.placement_levels or p.delayed for p in a.pod_sets):
+            return a
+        return a.model_copy(update={"pod_sets": tuple(p.model_copy(update={"placement": {}, "placement_levels": (),
+                                                                           "delayed": False}) for p in a.pod_sets)})
+    out = []
+    for wl in model.workloads:
+        pod_sets, held = tuple(pod_set(ps) for ps in wl.pod_sets), admission(wl.admission)
+        out.append(wl if pod_sets == wl.pod_sets and held is wl.admission and all(
+            a is b for a, b in zip(pod_sets, wl.pod_sets)) else wl.model_copy(update={"pod_sets": pod_sets, "admission": held}))
+    update: dict = {"workloads": tuple(out)}
+    if not tas:
+        update["flavors"] = tuple(f.model_copy(update={"topology": None}) if f.topology else f for f in model.flavors)
+    return model.model_copy(update=update)
 
 
 def _queues_of(model: Model):

@@ -113,9 +113,9 @@ def test_with_the_gate_off_claims_count_nothing_and_a_warning_says_so(gates) -> 
 
 
 def test_another_feature_gate_is_reported_as_not_modelled() -> None:
-    model, diags = load(gates="DynamicResourceAllocation: true, TopologyAwareScheduling: false")
+    model, diags = load(gates="DynamicResourceAllocation: true, SchedulerLongRequeueInterval: true")
     (d,) = [d for d in diags if d.severity.value != "note"]
-    assert d.code == "KAD161" and "`featureGates.TopologyAwareScheduling`" in d.message and d.span.line == line_of("featureGates")
+    assert d.code == "KAD161" and "`featureGates.SchedulerLongRequeueInterval`" in d.message and d.span.line == line_of("featureGates")
 
 
 @pytest.mark.parametrize("count, fits", [(2, True), (3, False)])

@@ -47,7 +47,8 @@ NO_DECISION = {
 
 
 # Kueue's gates whose every value kadmit decides as Kueue does (SchedulerConfig.feature_gates)
-MODELLED = frozenset({"AdmissionFairSharing", "DynamicResourceAllocation", "FlavorFungibility", "PartialAdmission"})
+MODELLED = frozenset({"AdmissionFairSharing", "DynamicResourceAllocation", "FlavorFungibility", "PartialAdmission",
+                      "TopologyAwareScheduling"})
 
 
 def unmodelled(name: str, value: object) -> bool:
