@@ -8,7 +8,9 @@ from typing import Literal
 
 from kadmit.manifests.codes import KAD161
 from kadmit.manifests.fields import Fields, Meta
+from kadmit.manifests.jobs import trainjobpods
 from kadmit.manifests.jobs.common import Builder, object_ref, reclaimed, run_state
+from kadmit.manifests.jobs.trainjobpods import omitempty
 from kadmit.manifests.podspec import pod_requests, required_node_affinity, toleration_refusals, tolerations
 from kadmit.manifests.yamltree import MAP, SEQ, Val
 from kadmit.manifests.workloads import template_shape
@@ -27,11 +29,11 @@ class RuntimeJob(Obj):
     name: str
     replicas: int = 1
     parallelism: int = 1
-    trainer: bool = False  # labelled `trainer.kubeflow.org/trainjob-ancestor-step: trainer`
+    ancestor: str = ""  # its `trainer.kubeflow.org/trainjob-ancestor-step` label: `trainer`, `dataset-initializer`, ...
     pod_set: PodSet  # one pod of its template (the count is decided with the TrainJob)
     node_requests: Quantities = {}  # requests of its `node` container, which `resourcesPerNode` replaces whole
     # what Kueue's EquivalentToWorkload compares of its pods besides the count (`template_shape`): the containers
-    # and init containers, and the tolerations, as the runtime writes them
+    # and init containers, and the tolerations, as the runtime writes them (`trainjobpods.built` builds the JobSet's)
     shape: Shapes | None = None
 
 
@@ -44,7 +46,9 @@ class TrainingRuntime(Obj):
     ml_policy: bool = False
     num_nodes: int | None = None  # mlPolicy.numNodes
     jobs: tuple[RuntimeJob, ...] = ()
-    plugins: tuple[str, ...] = ()  # the mlPolicy's sources (`torch`, `mpi`, ...): their plugins add env vars, ports
+    plugins: tuple[str, ...] = ()  # the mlPolicy's sources (`torch`, `mpi`, ...), whose plugins the Trainer runs
+    launcher_as_node: bool = False  # mlPolicy.mpi.runLauncherAsNode
+    ssh_mount: str = "/root/.ssh"  # mlPolicy.mpi.sshAuthMountPath
 
 
 class RuntimePatch(Obj):
@@ -59,6 +63,9 @@ class RuntimePatch(Obj):
     node_affinity: tuple[NodeSelectorTerm, ...] | None = None
     # the API server's words refusing its tolerations in each Job made of the patched template (KAD199)
     refusals: tuple[str, ...] = ()
+    # its pod spec's containers, init containers and tolerations as plain values, as Go marshals the patch
+    # (`trainjobpods.omitempty`), in a 1-tuple
+    pod: Shapes | None = None
 
 
 class TrainSpec(Obj):
@@ -70,9 +77,7 @@ class TrainSpec(Obj):
     resources_per_node: Quantities | None = None  # requests (limits where no request), as written
     patches: tuple[RuntimePatch, ...] = ()  # `runtimePatches`, in order
     succeeded: dict[str, int] = {}  # `status.jobsStatus`: each replicated job's succeeded Jobs
-    # the TrainJob's fields the Trainer writes into the JobSet's containers or tolerations (`trainer.image`,
-    # `initializer`, `runtimePatches`, ...), which kadmit does not build
-    changes: tuple[str, ...] = ()
+    spec: Shapes | None = None  # its spec as plain values (its `trainer` and `initializer`), in a 1-tuple
     unbuilt: str = ""  # with its runtime joined (`with_runtime`): what of the JobSet kadmit does not build (`unbuilt`)
 
 
@@ -95,12 +100,15 @@ def training_runtime(f: Fields, o: Meta) -> TrainingRuntime:
         node_requests = pod_requests(f, _only(node)).requests if node is not None else {}
         jobs.append(RuntimeJob(name=name, replicas=f.int(rj, "replicas", default=1, lo=0),
                                parallelism=f.int(job_spec, "parallelism", default=1, lo=0),
-                               trainer=labels.get(ANCESTOR) == "trainer", pod_set=ps, node_requests=node_requests,
+                               ancestor=labels.get(ANCESTOR, ""), pod_set=ps, node_requests=node_requests,
                                shape=Shapes(template_shape(f, 1, None, template)[2:])))
+    mpi = f.map(policy, "mpi")
     return TrainingRuntime(kind=o.kind, namespace=(o.namespace or "default") if o.kind == "TrainingRuntime" else None,  # type: ignore[arg-type]
                            name=o.name, ml_policy=policy is not None, num_nodes=f.int(policy, "numNodes", lo=0),
                            jobs=tuple(jobs), plugins=tuple(sorted(k for k in (policy.v if policy is not None else ())
-                                                                  if k != "numNodes")), span=f.span(o.node))
+                                                                  if k != "numNodes")),
+                           launcher_as_node=f.bool(mpi, "runLauncherAsNode", default=False),
+                           ssh_mount=f.str(mpi, "sshAuthMountPath", default="/root/.ssh"), span=f.span(o.node))
 
 
 def _only(container):
@@ -121,15 +129,16 @@ def train_job(f: Fields, o: Meta) -> Job:
     if resources is not None:
         requests, _ = f.resource_list(resources, "requests")
         limits, _ = f.resource_list(resources, "limits")
-        per_node = {**limits, **requests}
+        # set where it holds limits or requests (the JobSet builder's Trainer step; an empty map is as none)
+        per_node = {**limits, **requests} if any((v := f.map(resources, k)) is not None and v.v
+                                              for k in ("limits", "requests")) else None
     status = f.map(o.node, "status")
     succeeded = {name: n for s in f.maps(status, "jobsStatus")
                  if (name := f.str(s, "name")) and (n := f.int(s, "succeeded", default=0, lo=0))}
     train = TrainSpec(runtime_kind=kind, runtime_name=f.str(ref, "name", required=True, what="`runtimeRef`"),  # type: ignore[arg-type]
                       num_nodes=f.int(trainer, "numNodes", lo=0), resources_per_node=per_node,
                       patches=_runtime_patches(f, spec), succeeded=succeeded,
-                      changes=tuple([f"trainer.{k}" for k in sorted(trainer.v if trainer is not None else ())
-                                     if k != "numNodes"] + [k for k in _CHANGES if f.field(spec, k) is not None]))
+                      spec=Shapes((spec.plain() if spec is not None else {},)))
     started = any(f.int(s, "active", default=0) for s in f.maps(status, "jobsStatus"))
     finished = any(f.str(c, "type") in ("Complete", "Failed") and f.str(c, "status") == "True"
                    for c in f.maps(status, "conditions"))
@@ -139,15 +148,13 @@ def train_job(f: Fields, o: Meta) -> Job:
     return job.model_copy(update={"train": train, "workloads": (wl,)})
 
 
-# the TrainJob's spec fields the Trainer applies to the JobSet's pod templates (besides `trainer`)
-_CHANGES = ("initializer", "runtimePatches", "podTemplateOverrides", "podSpecOverrides")
-
-
 def _runtime_patches(f: Fields, spec: Val) -> tuple[RuntimePatch, ...]:
     """The pod-template changes of `runtimePatches` Kueue's pod sets carry (`RuntimePatch`). The
-    pod template's labels and annotations are merged too: Kueue's own (topology, pod-set group)
-    there are not modelled and reported (KAD161); containers, volumes and the rest change no
-    request."""
+    pod template's labels and annotations are merged too: the `kueue.x-k8s.io/podset-*` keys Kueue reads
+    from a pod set's template (topology, pod-set group) are not modelled there and reported (KAD161); its
+    other keys (a queue name, a priority class) Kueue does not read from a TrainJob's pod templates (it reads
+    the TrainJob's own labels; oracle: tests/oracle/features/trainjob-runtime-patch-kueue-labels-not-read.yaml),
+    nor from the JobSet's metadata a patch sets. Containers, volumes and the rest change no request."""
     out = []
     for patch in f.maps(spec, "runtimePatches"):
         template = f.map(f.map(patch, "trainingRuntimeSpec"), "template")
@@ -157,7 +164,7 @@ def _runtime_patches(f: Fields, spec: Val) -> tuple[RuntimePatch, ...]:
             for where in ("labels", "annotations"):
                 marks = f.map(f.map(pod, "metadata"), where)
                 for key in sorted(marks.v if marks is not None else ()):
-                    if key.startswith("kueue.x-k8s.io/"):
+                    if key.startswith("kueue.x-k8s.io/podset-"):
                         f.diags.emit(KAD161, f"`{key}` in a TrainJob's runtime patch is not modelled; ignored "
                                      "(kadmit reads Kueue's pod-template keys from the runtime)", f.span(f.field(marks, key)))
             selector, _ = f.str_map(pod_spec, "nodeSelector")
@@ -165,13 +172,15 @@ def _runtime_patches(f: Fields, spec: Val) -> tuple[RuntimePatch, ...]:
             required = None
             if f.field(affinity, "requiredDuringSchedulingIgnoredDuringExecution") is not None:
                 required = required_node_affinity(f, pod_spec)[0]
-            tols = f.field(pod_spec, "tolerations") is not None
+            tols = bool(f.seq(pod_spec, "tolerations"))  # an empty list is left out of the patch (omitempty)
             out.append(RuntimePatch(
                 job=f.str(rj, "name", default=""), node_selector=selector,
                 tolerations=tolerations(f, pod_spec, validated=False) if tols else None,
                 # the TrainJob's JobSet is stored unvalidated; each Job its controller makes of it is refused
                 refusals=tuple(toleration_refusals(f, pod_spec, "spec.template.spec")) if tols else (),
-                node_affinity=required, span=f.span(rj)))
+                node_affinity=required, span=f.span(rj),
+                pod=Shapes((tuple(omitempty(v.plain() if (v := f.field(pod_spec, k)) is not None else None)
+                                  for k in ("containers", "initContainers", "tolerations")),))))
     return tuple(out)
 
 
@@ -201,31 +210,23 @@ def _patched(ps: PodSet, name: str, patches: tuple[RuntimePatch, ...]) -> dict:
 
 
 def runtime_pod_sets(runtime: TrainingRuntime, train: TrainSpec) -> list[PodSet]:
-    """`getChildJobSet`: a pod set per replicated job, count = replicas × pods per job, where a
-    job's pods are its parallelism, the trainer's `mlPolicy.numNodes` (with an mlPolicy), then the
-    TrainJob's `trainer.numNodes`; the trainer's `node` container takes `resourcesPerNode` whole."""
+    """`getChildJobSet`: a pod set per replicated job, count = replicas × pods per job (`trainjobpods.pods`); the
+    trainer's `node` container takes `resourcesPerNode` whole where it sets limits or requests (the JobSet
+    builder's Trainer step: its requests and limits in place of the runtime's, none of which remain)."""
     out = []
     for j in runtime.jobs:
-        pods = j.parallelism
-        if j.trainer and runtime.ml_policy:
-            pods = runtime.num_nodes if runtime.num_nodes is not None else 1
-        if j.trainer and train.num_nodes is not None:
-            pods = train.num_nodes
+        replicas, pods = trainjobpods.pods(j, runtime, train)
         requests = dict(j.pod_set.requests)
         per_node = train.resources_per_node
-        if j.trainer and per_node is not None and (per_node or runtime.ml_policy):
-            # The trainer's `node` container takes `resourcesPerNode` whole, its requests and
-            # limits in place of the runtime's (Trainer v2.2 pkg/runtime/core/trainingruntime.go
-            # with an mlPolicy, and the JobSet builder whenever either is set): none of the
-            # runtime container's own resources remain.
+        if per_node is not None and trainjobpods.resources_apply(j, runtime):
             for r, q in j.node_requests.items():
                 requests[r] = requests.get(r, 0) - q
             for r, q in per_node.items():
                 requests[r] = requests.get(r, 0) + q
             requests = {r: q for r, q in sorted(requests.items()) if q > 0}
-        origin = (f"replicated job `{j.name}` of {runtime.kind} `{runtime.name}` ({j.replicas} × {pods} pods"
-                  + (", the trainer" if j.trainer else "") + ")")
-        out.append(j.pod_set.model_copy(update={"count": j.replicas * pods, "requests": requests, "origin": origin,
+        origin = (f"replicated job `{j.name}` of {runtime.kind} `{runtime.name}` ({replicas} × {pods} pods"
+                  + (", the trainer" if j.ancestor == trainjobpods.TRAINER else "") + ")")
+        out.append(j.pod_set.model_copy(update={"count": replicas * pods, "requests": requests, "origin": origin,
                                                 **_patched(j.pod_set, j.name, train.patches)}))
     return out
 
@@ -238,8 +239,9 @@ def reclaimable_pods(runtime: TrainingRuntime, train: TrainSpec, pod_sets: list[
     out = {}
     for j, ps in zip(runtime.jobs, pod_sets):
         done = train.succeeded.get(j.name, 0)
-        if j.replicas and 0 < done <= j.replicas:
-            out[j.name] = done * (ps.count // j.replicas)
+        replicas, pods = trainjobpods.pods(j, runtime, train)
+        if replicas and 0 < done <= replicas:
+            out[j.name] = done * pods
     return out
 
 
@@ -247,9 +249,10 @@ def with_runtime(job: Job, runtimes: tuple[TrainingRuntime, ...]) -> Job:
     """A TrainJob's workload, from the runtime it names among `runtimes` (`runtime_pod_sets`), less the pods
     of its succeeded Jobs (`reclaimable_pods`); without the runtime in the input it has none (and says why).
     Its shapes, what Kueue compares of the TrainJob and its Workload (EquivalentToWorkload: the pod sets of the
-    JobSet the Trainer builds of the runtime), are the runtime's pods as written (`owned.in_step` then keeps, or
-    deletes, a Workload of the input as for other kinds); None where the Trainer writes more into them than
-    kadmit builds (`unbuilt`): a Workload of the input is then kept as read, and said to may differ."""
+    JobSet Kueue builds of the TrainJob and its runtime), are the JobSet's pods (`trainjobpods.built`;
+    `owned.in_step` then keeps, or deletes, a Workload of the input as for other kinds); None where a plugin
+    writes into them what kadmit does not build (`unbuilt`): a Workload of the input is then kept as read, and
+    said to may differ."""
     t = job.train
     assert t is not None
     ns = job.object.namespace if t.runtime_kind == "TrainingRuntime" else None
@@ -264,16 +267,14 @@ def with_runtime(job: Job, runtimes: tuple[TrainingRuntime, ...]) -> Job:
     t = t.model_copy(update={"unbuilt": unbuilt(runtime, t)})
     shapes = None if t.unbuilt or any(j.shape is None for j in runtime.jobs) else \
         Shapes((w.shapes[0] if (w := job.workloads[0]).shapes else None,
-                tuple((ps.count, ps.min_count, *j.shape) for j, ps in zip(runtime.jobs, pod_sets))))
+                tuple((ps.count, ps.min_count, *trainjobpods.built(j, runtime, t))
+                      for j, ps in zip(runtime.jobs, pod_sets))))
     job = job.model_copy(update={"train": t, "workloads": tuple(
         w.model_copy(update={"pod_sets": tuple(pod_sets), "shapes": shapes}) for w in job.workloads)})
     return reclaimed(job, reclaimable_pods(runtime, t, pod_sets))
 
 
 def unbuilt(runtime: TrainingRuntime, train: TrainSpec) -> str:
-    """What the Trainer writes into the JobSet's containers or tolerations that kadmit does not build: its
-    mlPolicy plugins' env vars and ports (torch, mpi, ...), the TrainJob's trainer, initializer and patches;
-    "" where nothing."""
-    said = [f"its runtime's `mlPolicy.{p}` (the Trainer's {p} plugin adds env vars and ports)" for p in runtime.plugins]
-    said += [f"its `spec.{c}`" for c in train.changes]
-    return "; ".join(said)
+    """What an mlPolicy plugin writes into the JobSet's containers that kadmit does not build
+    (`trainjobpods.in_place`); "" where nothing."""
+    return "; ".join(trainjobpods.in_place(runtime, train))

@@ -1,0 +1,100 @@
+"""A TrainJob's pod sets as the JobSet Kueue builds of it holds them (jobs/trainjobpods.py): the runtime patches'
+strategic merge, the mlPolicy plugins' counts, the JobSet builder's Initializer and Trainer steps; what a plugin
+rewrites in place kept as read with KAD161. The oracle's cases: tests/oracle/features/trainjob-*-workload-*.yaml."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kadmit.manifests.jobs.trainjobpods import merge_list, omitempty
+from kadmit.workspace import load
+
+FEATURES = Path(__file__).resolve().parents[1] / "oracle" / "features"
+TORCH = FEATURES / "trainjob-torch-trainer-fields-workload-in-step.yaml"
+MPI = FEATURES / "trainjob-mpi-launcher-as-node-workload-in-step.yaml"
+INIT = FEATURES / "trainjob-initializer-workload-in-step.yaml"
+PATCHES = FEATURES / "trainjob-runtime-patches-workload-in-step.yaml"
+
+
+def _codes(path: Path) -> list[str]:
+    ws = load([str(path)])
+    assert not ws.diagnostics.has_errors, [str(d) for d in ws.diagnostics]
+    return [d.code for d in ws.diagnostics]
+
+
+def _variant(tmp_path: Path, base: Path, *edits: tuple[str, str]) -> Path:
+    text = base.read_text(encoding="utf-8")
+    for old, new in edits:
+        assert text.count(old) == 1, old
+        text = text.replace(old, new)
+    (tmp_path / "c.yaml").write_text(text, encoding="utf-8")
+    return tmp_path / "c.yaml"
+
+
+def test_a_patch_merges_by_key_its_items_first_in_its_order():
+    """strategicpatch's mergeSlice and normalizeElementOrder: matched items merged, new ones added, the patch's
+    items in its order before the original's left, interleaved where both stand in the original."""
+    original = [{"name": "a", "image": "x"}, {"name": "b"}, {"name": "c"}]
+    merged = merge_list(original, [{"name": "c", "env": [{"name": "E", "value": "1"}]}, {"name": "new"}], "name")
+    assert [m["name"] for m in merged] == ["a", "b", "c", "new"]
+    assert merged[2]["env"] == [{"name": "E", "value": "1"}]
+    assert [m["name"] for m in merge_list(original, [{"name": "c"}, {"name": "a"}], "name")] == ["b", "c", "a"]
+    assert [m["name"] for m in merge_list(original, [{"name": "new"}, {"name": "b"}], "name")] == \
+        ["new", "a", "b", "c"]
+    nested = merge_list([{"name": "n", "env": [{"name": "A", "value": "1"}, {"name": "B", "value": "2"}]}],
+                        [{"name": "n", "env": [{"name": "B", "value": "3"}]}], "name")
+    assert nested[0]["env"] == [{"name": "A", "value": "1"}, {"name": "B", "value": "3"}]
+
+
+def test_a_patch_is_read_as_go_marshals_it():
+    """The Trainer decodes a patch into its types and marshals it with omitempty: an empty value merges nothing."""
+    assert omitempty({"name": "n", "env": [], "securityContext": {}, "x": "", "y": None}) == \
+        {"name": "n", "securityContext": {}}
+
+
+def test_in_step_workloads_of_every_runtime_are_kept_without_a_warning():
+    """torch with trainer fields, MPI with runLauncherAsNode, an initializer, runtime patches: Kueue keeps each
+    Workload (oracle); kadmit builds what Kueue compares and neither deletes it (KAD175) nor warns (KAD161)."""
+    for path in (TORCH, MPI, INIT, PATCHES):
+        codes = _codes(path)
+        assert "KAD175" not in codes and "KAD161" not in codes, (path.name, codes)
+
+
+def test_mpi_counts_the_launcher_as_a_node():
+    """The launcher (the trainer) takes mlPolicy.numNodes (1), `node` numNodes - 1 (runLauncherAsNode)."""
+    ws = load([str(MPI)])
+    tj = next(w for w in ws.model.workloads if w.name == "trainjob-tj-a2368")
+    assert [(p.name, p.count) for p in tj.pod_sets] == [("launcher", 1), ("node", 2)]
+
+
+def test_an_env_var_a_plugin_rewrites_in_place_keeps_the_workload_as_read(tmp_path):
+    """The runtime's `node` container already setting PET_NNODES: the torch plugin rewrites it in the slice the
+    JobSet shares (oracle: a Workload with "9" out of step, one with "3" in step), which kadmit does not build:
+    the Workload is kept as read, and KAD161 names the variable."""
+    image = " " * 18 + "image: pytorch\n"
+    path = _variant(tmp_path, TORCH, (image, image + " " * 18 + "env: [{name: PET_NNODES, value: '9'}]\n"))
+    ws = load([str(path)])
+    said = [str(d) for d in ws.diagnostics if d.code == "KAD161"]
+    assert len(said) == 1 and "`PET_NNODES`" in said[0] and "torch plugin rewrites in place" in said[0], said
+    assert not [d for d in ws.diagnostics if d.code == "KAD175"]
+
+
+def test_a_flux_runtime_is_not_built():
+    """A plugin kadmit does not build (flux) keeps the Workload as read, said (KAD161)."""
+    from kadmit.manifests.jobs.trainjobpods import in_place
+
+    class Runtime:
+        plugins, jobs = ("flux",), ()
+
+    class Train:
+        spec, patches = None, ()
+
+    assert in_place(Runtime, Train) == ["its runtime's `mlPolicy.flux` (the Trainer's flux plugin writes into the "
+                                        "JobSet's containers)"]
+
+
+def test_kueue_labels_in_a_patch_are_not_read():
+    """A queue name and a priority class in a runtime patch's metadata: Kueue reads neither (oracle), nor does
+    kadmit, and it does not warn of them (only of the `podset-*` keys it does not model there)."""
+    codes = _codes(FEATURES / "trainjob-runtime-patch-kueue-labels-not-read.yaml")
+    assert "KAD161" not in codes, codes
