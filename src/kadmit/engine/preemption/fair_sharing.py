@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from kadmit.engine.afs import candidate_order
+from kadmit.featuregates import enabled
 from kadmit.engine.quota import FR, Usage, node_id
 from kadmit.engine.preemption.candidates import (DEFAULT_STRATEGIES, IN_CLUSTER_QUEUE, IN_COHORT_FAIR_SHARING,
                                                  LESS_THAN_INITIAL_SHARE, LESS_THAN_OR_EQUAL_TO_FINAL_SHARE,
@@ -241,16 +242,23 @@ def _pick(snap: Snapshot, entries: list[Entry]) -> int:
         snap.sub(cq, c.usage)
         members.setdefault(n, []).append(c)
 
+    config = snap.session.model.config
+    non_borrowing_first = enabled(config, "FairSharingPrioritizeNonBorrowing")
+    by_priority = enabled(config, "PrioritySortingWithinCohort")
+
     def less(a: _Contender, b: _Contender, cohort: str) -> bool:
+        """entryComparer.less: rule 1 (not borrowing on the flavors it requests) and rule 3 (priority) each
+        only with its gate on."""
         sa, sb = a.shares[cohort], b.shares[cohort]
-        ba, bb = sa.borrows_on(a.usage), sb.borrows_on(b.usage)
-        if ba != bb:  # FairSharingPrioritizeNonBorrowing
-            return not ba
+        if non_borrowing_first:
+            ba, bb = sa.borrows_on(a.usage), sb.borrows_on(b.usage)
+            if ba != bb:
+                return not ba
         c = compare_shares(sa, sb)
         if c != 0:
             return c < 0
         pa, pb = snap.index.priority(a.wl), snap.index.priority(b.wl)
-        if pa != pb:
+        if pa != pb and by_priority:
             return pa > pb
         return a.wl.created < b.wl.created
 
