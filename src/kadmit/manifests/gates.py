@@ -47,8 +47,9 @@ NO_DECISION = {
 
 
 # Kueue's gates whose every value kadmit decides as Kueue does (SchedulerConfig.feature_gates)
-MODELLED = frozenset({"AdmissionFairSharing", "DynamicResourceAllocation", "FairSharingPrioritizeNonBorrowing",
-                      "FlavorFungibility", "PartialAdmission", "TopologyAwareScheduling"})
+MODELLED = frozenset({"AdmissionFairSharing", "DynamicResourceAllocation", "FairSharingPreemptWithinNominal",
+                      "FairSharingPrioritizeNonBorrowing", "FlavorFungibility", "PartialAdmission",
+                      "TopologyAwareScheduling"})
 
 
 def unmodelled(name: str, value: object) -> bool:

@@ -149,8 +149,9 @@ def fair_targets(snap: Snapshot, p: Preemptor, spec: ClusterQueue, strategies: t
         return None
 
     snap.plus(p.cluster_queue, p.usage)
-    # FairSharingPreemptWithinNominal: decided once, with the preemptor counted
-    within = not any(snap.borrowing_with(me, fr, 0) for fr in p.needs)
+    # FairSharingPreemptWithinNominal (its gate on): decided once, with the preemptor counted
+    within = enabled(snap.session.model.config, "FairSharingPreemptWithinNominal") and \
+        not any(snap.borrowing_with(me, fr, 0) for fr in p.needs)
     retry: list[Candidate] = []
     order = _TargetQueues(snap, p, candidates)
     for cq in order:
