@@ -14,7 +14,7 @@ from kadmit.engine.compile.problem import (Problem, group_label_keys, selector_c
                                            untolerated_taints)
 from kadmit.engine.compile.split import Fixed, Pins
 from kadmit.engine.placing.pool import WorkloadPlacement
-from kadmit.engine.preemption.candidates import Preemptor, Victim
+from kadmit.engine.preemption.candidates import Preemptor, Victim, buffer
 from kadmit.engine.preemption.search import NO_CANDIDATES, find_targets, may_preempt, oracle
 from kadmit.engine.preemption.snapshot import Snapshot
 from kadmit.featuregates import enabled
@@ -181,7 +181,8 @@ def with_targets(session, wl: Workload, a: Assignment | None) -> Assignment | No
     """`a` if it fits, or needs preemption and Kueue finds victims (then set); else None."""
     if a is None or a.mode == "Fit":
         return a
-    p = Preemptor(wl.key, a.cluster_queue, session.index.priority(wl), wl.created, dict(a.usage), a.needs)
+    p = Preemptor(wl.key, a.cluster_queue, session.index.priority(wl), wl.created, dict(a.usage), a.needs,
+                  buffer(session))
     placeable = None
     requests = session.pool.requests(wl, session.index.cluster_queues[a.cluster_queue], a.counts, a.flavors) \
         if session._tas else []

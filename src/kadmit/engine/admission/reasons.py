@@ -238,7 +238,7 @@ def no_preemption_reasons(session: Session, wl: Workload) -> list[Reason]:
     """When the workload's flavors need preemption at the run's final state but Kueue finds no
     victims: what the preemption policies let it evict, against what it needs, per flavor-resource
     (e.g. "needs 24 more nvidia.com/gpu in flavor h100; evicting every candidate frees 16")."""
-    from kadmit.engine.preemption.candidates import Preemptor, candidates_by_queue, satisfies_policy
+    from kadmit.engine.preemption.candidates import Preemptor, buffer, candidates_by_queue, satisfies_policy
     saved = dict(session.placement_failures)
     try:
         got, _ = session.nominate(wl)
@@ -253,7 +253,8 @@ def no_preemption_reasons(session: Session, wl: Workload) -> list[Reason]:
     tree = session.compiler.tree
     by_queue = candidates_by_queue(session)
     in_tree = [c for q in session.situations.cohort_tree(cq.name)[1] for c in by_queue.get(q, {}).values()]
-    p = Preemptor(wl.key, cq.name, session.index.priority(wl), wl.created, dict(got.usage), got.needs)
+    p = Preemptor(wl.key, cq.name, session.index.priority(wl), wl.created, dict(got.usage), got.needs,
+                  buffer(session))
     pol = cq.preemption
 
     def borrowing(q: str) -> bool:  # Kueue visits only queues above their nominal quota for what it needs

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from kadmit.engine.admission.decisions import Decision
 from kadmit.engine.admission.flavor_assignment import MODES, fungible, group_member_fits, pick, quota_modes
 from kadmit.engine.admission.session import Assignment, Session
-from kadmit.engine.preemption.candidates import Preemptor, Victim
+from kadmit.engine.preemption.candidates import Preemptor, Victim, buffer
 from kadmit.engine.preemption.search import find_targets
 from kadmit.engine.quota import FR, node_id
 from kadmit.engine.placing.pool import WorkloadPlacement
@@ -303,7 +303,8 @@ def _victims(session: Session, wl: Workload, a: Assignment, requests,
         return [], None
     delayed = {r.pod_set for r in requests} if pool.place(requests).failure is not None else set()
     needs = quota | frozenset((fl, res) for ps, per in a.flavors.items() if ps in delayed for res, fl in per.items())
-    p = Preemptor(wl.key, a.cluster_queue, session.index.priority(wl), wl.created, dict(a.usage), needs)
+    p = Preemptor(wl.key, a.cluster_queue, session.index.priority(wl), wl.created, dict(a.usage), needs,
+                  buffer(session))
     targets = find_targets(session, p, lambda gone: pool.place(requests, free=pool.free_without(gone)).failure is None)
     if not targets:
         return [], None

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from kadmit.engine.admission.ordered import Decision, queue_order_key
 from kadmit.engine.admission.session import Session
-from kadmit.engine.preemption.candidates import Preemptor, candidates_by_queue, satisfies_policy
+from kadmit.engine.preemption.candidates import Preemptor, buffer, candidates_by_queue, satisfies_policy
 from kadmit.engine.quota import FR, QuotaTree, node_id
 from kadmit.model import Workload
 from kadmit.quantity import format_quantity
@@ -261,7 +261,7 @@ def holding(session: Session, wl: Workload, cq: str, fr: FR, r: Reach) -> Holdin
               if node_id(q, False) in tree.nodes and tree.root(node_id(q, False)) == root]
     by: dict[int, list[int]] = {}
     pol = session.index.cluster_queues[cq].preemption
-    p = Preemptor(wl.key, cq, session.index.priority(wl), wl.created, {}, frozenset())
+    p = Preemptor(wl.key, cq, session.index.priority(wl), wl.created, {}, frozenset(), buffer(session))
     preemptible = freed = 0
     for q in sorted(queues):
         for c in candidates_by_queue(session)[q].values():

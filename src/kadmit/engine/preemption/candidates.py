@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from bisect import bisect_left, insort
 from dataclasses import dataclass
+from datetime import timedelta
 
 from kadmit.engine.quota import FR, QuotaTree, node_id
+from kadmit.featuregates import enabled
 from kadmit.model import Workload
 
 
@@ -54,6 +56,8 @@ class Preemptor:
     created: object  # datetime: LowerOrNewerEqualPriority compares it
     usage: dict[FR, int]
     needs: frozenset[FR]
+    # SchedulerTimestampPreemptionBuffer on: how much newer a candidate of equal priority must be (`buffer`)
+    buffer: timedelta | None = None
 
 
 # --- candidates ---------------------------------------------------------------------------------
@@ -437,5 +441,15 @@ def satisfies_policy(policy: str, p: Preemptor, c: Candidate) -> bool:
         if p.priority > c.priority:
             return True
         return p.priority == c.priority and p.created is not None and c.created is not None \
-            and p.created < c.created
+            and p.created < c.created and (p.buffer is None or c.created - p.created > p.buffer)  # type: ignore[operator]
     return policy == "Any"
+
+
+TIMESTAMP_PREEMPTION_BUFFER = timedelta(minutes=5)  # preemption_policy.go timestampPreemptionBuffer
+
+
+def buffer(session) -> timedelta | None:
+    """With Kueue's SchedulerTimestampPreemptionBuffer gate on (off by default), LowerOrNewerEqualPriority
+    preempts a candidate of equal priority only when it is more than 5 minutes newer than the preemptor
+    (SatisfiesPreemptionPolicy)."""
+    return TIMESTAMP_PREEMPTION_BUFFER if enabled(session.model.config, "SchedulerTimestampPreemptionBuffer") else None

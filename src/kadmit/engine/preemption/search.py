@@ -31,7 +31,7 @@ from collections.abc import Callable
 from kadmit.engine.quota import FR, node_id
 from kadmit.engine.preemption.candidates import (  # noqa: F401 (the package's public names)
     DEFAULT_STRATEGIES, HUMAN_REASONS, IN_CLUSTER_QUEUE, IN_COHORT_FAIR_SHARING, IN_COHORT_RECLAIM_WHILE_BORROWING,
-    IN_COHORT_RECLAMATION, NO_CANDIDATES, PREEMPT, RECLAIM, Candidate, Preemptor, Victim, candidates_of,
+    IN_COHORT_RECLAMATION, NO_CANDIDATES, PREEMPT, RECLAIM, Candidate, Preemptor, Victim, buffer, candidates_of,
     satisfies_policy)
 from kadmit.engine.preemption.classical import classical_targets
 from kadmit.engine.preemption.fair_sharing import fair_order, fair_pick, fair_strategies, fair_targets  # noqa: F401
@@ -103,7 +103,7 @@ def oracle(session, cluster_queue: str, preemptor_key: str, priority: int, creat
 
 def _oracle(session, cluster_queue: str, preemptor_key: str, priority: int, created, fr: FR,
             val: int) -> tuple[str, int]:
-    p = Preemptor(preemptor_key, cluster_queue, priority, created, {fr: val}, frozenset({fr}))
+    p = Preemptor(preemptor_key, cluster_queue, priority, created, {fr: val}, frozenset({fr}), buffer(session))
     nid = node_id(cluster_queue, False)
     tree = session.compiler.tree
     if nid not in tree.nodes:
