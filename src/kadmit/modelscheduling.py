@@ -105,28 +105,35 @@ def _go_quote(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+def expression_errors(r: Requirement, at: str) -> list[str]:
+    """What labels.NewRequirement (v0.35) refuses of one `matchExpressions` requirement whose field path is
+    `at`, in its words: In/NotIn with no values, Exists/DoesNotExist with some, Gt/Lt with other than one or a
+    value that is no integer. Label keys and values are not checked."""
+    at = f"{at}.values"
+    if r.operator in ("In", "NotIn") and not r.values:
+        return [f"{at}: Invalid value: null: for 'in', 'notin' operators, values set can't be empty"]
+    if r.operator in ("Exists", "DoesNotExist") and r.values:
+        return [f"{at}: Invalid value: {_go_json(r.values)}: values set must be empty for exists and does not exist"]
+    out = []
+    if r.operator in ("Gt", "Lt"):
+        if len(r.values) != 1:
+            out.append(f"{at}: Invalid value: {_go_json(r.values)}: for 'Gt', 'Lt' operators, exactly one "
+                       "value is required")
+        out += [f"{at}[{k}]: Invalid value: {_go_quote(v)}: for 'Gt', 'Lt' operators, the value must be "
+                "an integer" for k, v in enumerate(r.values) if _go_int64(v) is None]
+    return out
+
+
 def parse_errors(terms: "tuple[NodeSelectorTerm, ...]") -> list[str]:
     """The errors component-helpers' nodeaffinity.NewNodeSelector (v0.35) gives for required node-affinity
     `terms`, in its words and order (empty where every term parses): a `matchFields` requirement other than
     In/NotIn with one value (nodeSelectorRequirementsAsFieldSelector); a `matchExpressions` one that
-    labels.NewRequirement refuses for its operator and values (In/NotIn with none, Exists/DoesNotExist with
-    some, Gt/Lt with other than one or a value that is no integer). Label keys and values are not checked.
-    An empty term is skipped, as NewLazyErrorNodeSelector skips it."""
+    labels.NewRequirement refuses (`expression_errors`). An empty term is skipped, as NewLazyErrorNodeSelector
+    skips it."""
     out: list[str] = []
     for i, term in enumerate(terms):
         for j, r in enumerate(term.match_expressions):
-            at = f"nodeSelectorTerms[{i}].matchExpressions[{j}].values"
-            if r.operator in ("In", "NotIn") and not r.values:
-                out.append(f"{at}: Invalid value: null: for 'in', 'notin' operators, values set can't be empty")
-            elif r.operator in ("Exists", "DoesNotExist") and r.values:
-                out.append(f"{at}: Invalid value: {_go_json(r.values)}: values set must be empty for exists and "
-                           "does not exist")
-            elif r.operator in ("Gt", "Lt"):
-                if len(r.values) != 1:
-                    out.append(f"{at}: Invalid value: {_go_json(r.values)}: for 'Gt', 'Lt' operators, exactly one "
-                               "value is required")
-                out += [f"{at}[{k}]: Invalid value: {_go_quote(v)}: for 'Gt', 'Lt' operators, the value must be "
-                        "an integer" for k, v in enumerate(r.values) if _go_int64(v) is None]
+            out += expression_errors(r, f"nodeSelectorTerms[{i}].matchExpressions[{j}]")
         for j, r in enumerate(term.match_fields):
             at = f"nodeSelectorTerms[{i}].matchFields[{j}]"
             if r.operator not in ("In", "NotIn"):
@@ -134,6 +141,30 @@ def parse_errors(terms: "tuple[NodeSelectorTerm, ...]") -> list[str]:
             elif len(r.values) != 1:
                 out.append(f"{at}.values: Invalid value: {_go_json(r.values)}: must have one element")
     return out
+
+
+def flavor_affinity(terms: "tuple[NodeSelectorTerm, ...]", labels: dict[str, str],
+                    keys: frozenset[str]) -> tuple[bool, list[str]]:
+    """Kueue's non-topology flavor check of required node affinity (flavorassigner.go flavorSelector, then
+    component-helpers' LazyErrorNodeSelector.Match on the flavor's node labels): each term keeps only its
+    expressions on `keys` (its resource group's label keys; its fields are dropped), and a term left with none
+    matches every flavor. Whether some kept term matches, and when none does, the parse errors of the kept
+    terms (`expression_errors`, numbered as kept: Kueue's error for the pod set, which stops its search)."""
+    kept = []
+    for term in terms:
+        exprs = [r for r in term.match_expressions if r.key in keys]
+        if not exprs:
+            return True, []
+        kept.append(exprs)
+    errors: list[str] = []
+    for i, exprs in enumerate(kept):
+        errs = [e for j, r in enumerate(exprs)
+                for e in expression_errors(r, f"nodeSelectorTerms[{i}].matchExpressions[{j}]")]
+        if errs:
+            errors += errs
+        elif all(r.matches(labels) for r in exprs):
+            return True, []
+    return False, errors
 
 
 def go_node_selector(terms: "tuple[NodeSelectorTerm, ...]") -> str:

@@ -41,6 +41,13 @@ CASES = [
     # a required node affinity NewNodeSelector cannot parse: the Go-printed NodeSelector and the parse errors
     (F + "tas-node-affinity-match-fields-unparsable.yaml", "team/exists"),
     (F + "tas-node-affinity-match-fields-unparsable.yaml", "team/twovalues"),
+    (F + "tas-node-affinity-match-expressions-unparsable.yaml", "team/gttwo"),
+    (F + "tas-node-affinity-match-expressions-unparsable.yaml", "team/nilnotin"),
+    # without topology-aware scheduling: the flavor assigner's LazyErrorNodeSelector error, expressions numbered
+    # as flavorSelector keeps them, the search ended at the flavor that errs
+    (F + "node-affinity-match-expressions-unparsable-flavor-search.yaml", "team/emptyin"),
+    (F + "node-affinity-match-expressions-unparsable-flavor-search.yaml", "team/notinnil"),
+    (F + "node-affinity-match-expressions-unparsable-flavor-search.yaml", "team/firstfull"),
     (F + "preemption-fits-keeps-flavor.yaml", "team/wv"),
     # behind a StrictFIFO head that came back after Kueue had tried it: that try's message (`Decision.tried`)
     (F + "strict-fifo-tried-before-its-head-came-back.yaml", "ns/w"),
@@ -124,6 +131,7 @@ VARIANTS = {  # (64 runs of Kueue's: 16 miss `workers` now and then)
     # the pod set of a topology-aware group its message names (`leader` in 47-51 runs of 64, `workers` in 13-17)
     F + "pod-set-group-tas.yaml": "team/group",
     F + "pod-set-group-tas-required-host.yaml": "team/host-too-big",
+    F + "pod-set-group-tas-unparsable-affinity.yaml": "team/badworkers",  # the workers' affinity Kueue cannot parse
     # the resource a flavor's check stops at (`for rName := range requests`: the first over its capacity)
     F + "multi-pod-set-head-searches-again.yaml": "team/head",
 }

@@ -141,7 +141,8 @@ CASES = [
     ("affinity Gt non-integer", base(wl=workload("job", "team-a", "training", pod_set("main").model_copy(update={
         "node_affinity": (NodeSelectorTerm(match_expressions=(
             Requirement(key="n", operator="Gt", values=("x",)),)),)}))),
-     "KAD244", "one integer"),
+     "KAD246", "`nodeSelectorTerms[0].matchExpressions[0].values[0]: Invalid value: \"x\": for 'Gt', 'Lt' "
+               "operators, the value must be an integer`"),
     # workloads
     ("min_count above count", base(wl=workload("job", "team-a", "training", pod_set("main", 2, min_count=3))),
      "KAD250", "min_count 3"),

@@ -432,16 +432,17 @@ def template_refusals(f: Fields, spec: Val | None, made: str, read: PodResources
 
 
 def requirements(f: Fields, m: Val | None, key: str, operators: tuple[str, ...], *,
-                 fields: bool = False) -> tuple[Requirement, ...]:
-    """The requirements at `key` of `m`, a label selector's or node selector term's expressions, each checked as
-    the API server checks them (KAD157); node fields (`fields`, a term's `matchFields`) are checked apart, where
-    the API server validates them (`node_field_refusals`)."""
+                 node: bool = False) -> tuple[Requirement, ...]:
+    """The requirements at `key` of `m`, a label selector's expressions, each checked as the API server checks
+    them (KAD157), or (`node`) a node selector term's expressions or fields, whose values are checked apart,
+    where the API server validates them (`node_field_refusals`): a Workload's or a custom resource's template
+    keeps what Kueue then reads as it is (validate: KAD246)."""
     out = []
     for r in f.maps(m, key):
         operator = f.enum(r, "operator", operators, required=True)
         values = tuple(f.strs(r, "values"))
         uses = (f.field(r, "operator"), f.field(r, "values"))
-        if not fields:  # a node field's rules are others
+        if not node:
             if operator in ("In", "NotIn") and not values:
                 f.invalid(KAD157, f"operator `{operator}` needs at least one value", r, uses=uses)
             if operator in ("Exists", "DoesNotExist") and values:
@@ -462,17 +463,19 @@ def required_node_affinity(f: Fields, spec: Val) -> tuple[tuple[NodeSelectorTerm
     terms = []
     for term in f.maps(required, "nodeSelectorTerms"):
         terms.append(NodeSelectorTerm(
-            match_expressions=requirements(f, term, "matchExpressions", NODE_SELECTOR_OPERATORS),
-            match_fields=requirements(f, term, "matchFields", NODE_SELECTOR_OPERATORS, fields=True),
+            match_expressions=requirements(f, term, "matchExpressions", NODE_SELECTOR_OPERATORS, node=True),
+            match_fields=requirements(f, term, "matchFields", NODE_SELECTOR_OPERATORS, node=True),
             span=f.span(term)))
     return tuple(terms), required
 
 
 def node_field_refusals(f: Fields, spec: Val | None, path: str, refuse: bool = False) -> list[str]:
-    """The API server's words refusing the node affinity `matchFields` of a pod spec at field path `path`
-    (validateNodeAffinity: the required terms, then the preferred terms' preferences; each requirement as
-    ValidateNodeFieldSelectorRequirement checks it): In or NotIn with other than exactly one value, any other
-    operator, a key other than `metadata.name`, a value that is no node name (a DNS-1123 subdomain). With
+    """The API server's words refusing the node affinity of a pod spec at field path `path` (validateNodeAffinity:
+    the required terms, then the preferred terms' preferences; in each term its `matchExpressions` as
+    ValidateNodeSelectorRequirement checks their operator and values (In/NotIn with none, Exists/DoesNotExist
+    with some, Gt/Lt with other than one; label keys and values are checked elsewhere or not), then its
+    `matchFields` as ValidateNodeFieldSelectorRequirement: In or NotIn with other than exactly one value, any
+    other operator, a key other than `metadata.name`, a value that is no node name (a DNS-1123 subdomain). With
     `refuse` (a Pod's, a built-in job kind's template) each is also an error (KAD157) at its requirement."""
     affinity = f.map(f.map(spec, "affinity"), "nodeAffinity")
     at = f"{path}.affinity.nodeAffinity"
@@ -482,6 +485,13 @@ def node_field_refusals(f: Fields, spec: Val | None, path: str, refuse: bool = F
               for i, p in enumerate(f.maps(affinity, "preferredDuringSchedulingIgnoredDuringExecution"))]
     out = []
     for term_path, term in terms:
+        for j, r in enumerate(f.maps(term, "matchExpressions")):
+            words = _expression_refusals(f, r, f"{term_path}.matchExpressions[{j}]")
+            if refuse:
+                for w in words:
+                    f.invalid(KAD157, f"the API server refuses the object: `{w}`", r,
+                              uses=(f.field(r, "operator"), f.field(r, "values")))
+            out += words
         for j, r in enumerate(f.maps(term, "matchFields")):
             req, words = f"{term_path}.matchFields[{j}]", []
             op, key = f.field(r, "operator"), f.field(r, "key")
@@ -505,3 +515,19 @@ def node_field_refusals(f: Fields, spec: Val | None, path: str, refuse: bool = F
                     f.invalid(KAD157, f"the API server refuses the object: `{w}`", r, uses=(op, key))
             out += words
     return out
+
+
+def _expression_refusals(f: Fields, r: Val, req: str) -> list[str]:
+    """ValidateNodeSelectorRequirement's words on one `matchExpressions` requirement's operator and values
+    (an operator it does not know is refused as the field is read, KAD157)."""
+    op = f.field(r, "operator")
+    operator = op.v if op is not None and isinstance(op.v, str) else ""
+    written = f.field(r, "values")
+    n = len(written.v) if written is not None and isinstance(written.v, list) else 0
+    if operator in ("In", "NotIn") and n == 0:
+        return [f"{req}.values: Required value: must be specified when `operator` is 'In' or 'NotIn'"]
+    if operator in ("Exists", "DoesNotExist") and n:
+        return [f"{req}.values: Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'"]
+    if operator in ("Gt", "Lt") and n != 1:
+        return [f"{req}.values: Required value: must be specified single value when `operator` is 'Lt' or 'Gt'"]
+    return []

@@ -125,6 +125,17 @@ def _best_fit(units: list[_Unit], count: int) -> int:
     return 0 if best is None else best
 
 
+def affinity_failure(template: PodTemplate) -> str | None:
+    """Kueue's TAS failure for a pod template whose required node affinity nodeaffinity.NewNodeSelector
+    cannot parse (tas_flavor_snapshot.go findTopologyAssignment): the whole affinity is refused, so no
+    domain of the flavor fits, even where another term matches; None where it parses."""
+    unparsable = parse_errors(template.node_affinity)
+    if not unparsable:
+        return None
+    return (f"invalid affinity node selectors: {go_node_selector(template.node_affinity)}, "
+            f"reason: {go_aggregate(unparsable)}")
+
+
 def kueue_assign(tree: DomainTree, template: PodTemplate, count: int, request: TopologyRequest, *,
                  free: Mapping[str, Mapping[str, int]] | None = None,
                  profile: Profile = "BestFit", counts: Counts | None = None) -> TASResult:
@@ -153,10 +164,9 @@ def kueue_assign(tree: DomainTree, template: PodTemplate, count: int, request: T
         if slice_idx < level_idx:
             return TASResult(reason=f"podset slice topology {request.slice_level} is above the podset "
                                     f"topology {request.level}")
-    unparsable = parse_errors(template.node_affinity)
-    if unparsable:  # NewNodeSelector refuses the whole required affinity: no domain of the flavor fits
-        return TASResult(reason=f"invalid affinity node selectors: {go_node_selector(template.node_affinity)}, "
-                                f"reason: {go_aggregate(unparsable)}")
+    unparsable = affinity_failure(template)
+    if unparsable is not None:
+        return TASResult(reason=unparsable)
     required = request.mode == "required"
     best_fit = profile == "BestFit" or (profile == "Mixed" and not unconstrained)
     least_first = profile == "LeastFreeCapacity" or (profile == "Mixed" and unconstrained)

@@ -36,7 +36,7 @@ from kadmit.placement.counts import static_fitting
 from kadmit.placement.domains import Domain, DomainTree, free_fit_count
 from kadmit.placement.filters import PodTemplate
 from kadmit.placement.inventory import subtract
-from kadmit.placement.tas import Profile, TASResult
+from kadmit.placement.tas import Profile, TASResult, affinity_failure
 
 
 @dataclass(eq=False)
@@ -127,6 +127,9 @@ def kueue_assign_group(tree: DomainTree, workers: PodTemplate, count: int, reque
         if key is None:
             return fail(f"no requested topology level: {request.level}")
         level_idx = tree.levels.index(key)
+    unparsable = affinity_failure(workers)  # Kueue parses the workers' affinity only: the leader is placed by it
+    if unparsable is not None:
+        return fail(unparsable)
     if not tree.roots:
         return fail(f"no topology domains at level: {tree.levels[level_idx]}")
     required = request.mode == "required"

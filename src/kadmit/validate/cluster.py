@@ -5,10 +5,11 @@ from __future__ import annotations
 from kadmit.diagnostics import Diagnostics, Label
 from kadmit.index import HOSTNAME_LABEL, ModelIndex
 from kadmit.model import ClusterQueue, Model, Node, Requirement, ResourceFlavor, Topology, Workload
+from kadmit.modelscheduling import expression_errors
 from kadmit.source import Span
 from kadmit.validate.codes import (BAD_REQUIREMENT, DUPLICATE_LEVEL, DUPLICATE_TAINT, HOSTNAME_NOT_LAST, LEVEL_COUNT,
                                    MANY_DEFAULTS, NIL_SELECTOR, PRIORITY_RANGE, SELECTOR_MATCHES_NOTHING,
-                                   SHARED_HOSTNAME, UNUSED_FLAVOR)
+                                   SHARED_HOSTNAME, UNPARSABLE_AFFINITY, UNUSED_FLAVOR)
 from kadmit.validate.workloads import INT32
 
 MAX_LEVELS = 16
@@ -126,9 +127,8 @@ def _selects_some(sel, labels: list[dict[str, str]], by_label: dict[tuple[str, s
     return any(sel.matches(lab) for lab in fewest)
 
 
-def check_requirement(req: Requirement, where: str, node_affinity: bool, at: Span | None,
-                      diags: Diagnostics) -> None:
-    """Kubernetes' rules for one requirement of a label selector or of node affinity."""
+def check_requirement(req: Requirement, where: str, at: Span | None, diags: Diagnostics) -> None:
+    """Kubernetes' rules for one requirement of a label selector."""
     op, n = req.operator, len(req.values)
     problem = None
     if op in ("In", "NotIn") and n == 0:
@@ -136,10 +136,7 @@ def check_requirement(req: Requirement, where: str, node_affinity: bool, at: Spa
     elif op in ("Exists", "DoesNotExist") and n:
         problem = f"`{op}` takes no values"
     elif op in ("Gt", "Lt"):
-        if not node_affinity:
-            problem = f"`{op}` is not a label selector operator"
-        elif n != 1 or not req.values[0].lstrip("-").isdigit():
-            problem = f"`{op}` takes exactly one integer value"
+        problem = f"`{op}` is not a label selector operator"
     if problem:
         diags.emit(BAD_REQUIREMENT, f"requirement on `{req.key}` in {where}: {problem}", req.span or at)
 
@@ -154,13 +151,25 @@ def check_selectors(model: Model, diags: Diagnostics) -> None:
 def check_namespace_selector(cq: ClusterQueue, diags: Diagnostics) -> None:
     sel = cq.namespace_selector
     for req in sel.match_expressions if sel else ():
-        check_requirement(req, f"the namespace selector of cluster queue `{cq.name}`", False,
+        check_requirement(req, f"the namespace selector of cluster queue `{cq.name}`",
                           cq.field_span("namespace_selector"), diags)
 
 
 def check_affinity(wl: Workload, diags: Diagnostics) -> None:
+    """A warning at each required node-affinity requirement Kueue's parse refuses (KAD246): the pod set is
+    kept and decided as Kueue reads it (a manifest's template the API server validates is refused there)."""
     for ps in wl.pod_sets:
-        for term in ps.node_affinity:
-            for req in term.match_expressions:
-                check_requirement(req, f"the node affinity of pod set `{ps.name}` of `{wl.key}`", True,
-                                  ps.field_span("node_affinity") or wl.span, diags)
+        for i, term in enumerate(ps.node_affinity):
+            for j, req in enumerate(term.match_expressions):
+                errors = expression_errors(req, f"nodeSelectorTerms[{i}].matchExpressions[{j}]")
+                if errors:
+                    diags.emit(UNPARSABLE_AFFINITY, f"Kueue cannot parse the requirement on `{req.key}` in the "
+                               f"node affinity of pod set `{ps.name}` of `{wl.key}`: `{errors[0]}`",
+                               req.span or ps.field_span("node_affinity") or wl.span,
+                               notes=["Kueue keeps the workload: a flavor whose labels match no term of the "
+                                      "affinity fails the pod set (\"failed to assign flavors to pod set "
+                                      f"{ps.name}: ...\", its other flavors untried), and under topology-aware "
+                                      "scheduling no topology flavor fits it (\"invalid affinity node "
+                                      "selectors ...\"); kadmit decides it so"],
+                               help="fix the requirement: `In`/`NotIn` take values, `Exists`/`DoesNotExist` none, "
+                                    "`Gt`/`Lt` one integer")

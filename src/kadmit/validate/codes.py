@@ -160,9 +160,22 @@ DUPLICATE_TAINT = register(
     "ResourceFlavor webhook: taints must be unique by key and effect pair")
 BAD_REQUIREMENT = register(
     "KAD244", "invalid selector requirement", "error",
-    "A label selector or node affinity requirement is malformed: `In`/`NotIn` need values, "
-    "`Exists`/`DoesNotExist` take none, `Gt`/`Lt` take one integer and only in node affinity.",
-    "Kubernetes ValidateLabelSelector / node selector requirement validation")
+    "A label selector requirement (a cluster queue's namespace selector) is malformed: `In`/`NotIn` need "
+    "values, `Exists`/`DoesNotExist` take none, and `Gt`/`Lt` are node affinity's only. (A node affinity "
+    "requirement Kueue cannot parse is KAD246.)",
+    "Kubernetes ValidateLabelSelector")
+UNPARSABLE_AFFINITY = register(
+    "KAD246", "node affinity Kueue cannot parse", "warning",
+    "A required node-affinity requirement of a pod set that labels.NewRequirement refuses (`In`/`NotIn` "
+    "without values, `Exists`/`DoesNotExist` with values, `Gt`/`Lt` without exactly one integer value), in a "
+    "template the API server stores without that check: a Workload's, a custom resource's (a JobSet's, a "
+    "TrainJob's...), or a built-in one's `Gt`/`Lt` value that is no integer (the API server checks only that it "
+    "is a label value). Kueue keeps the workload and decides as it reads it: a flavor of a resource group "
+    "whose label keys the requirement names fails the pod set's flavor search when no term matches it "
+    "(\"failed to assign flavors to pod set ...\"), and under topology-aware scheduling the pod set fits no "
+    "topology flavor (\"invalid affinity node selectors ...\"). kadmit decides it so.",
+    "component-helpers nodeaffinity (NewNodeSelector, LazyErrorNodeSelector.Match); flavorassigner.go "
+    "flavorSelector, checkFlavorForPodSets; tas_flavor_snapshot.go")
 SHARED_HOSTNAME = register(
     "KAD245", "nodes share a hostname", "warning",
     "Two or more nodes carry the same `kubernetes.io/hostname` label value. Every node's is its own "

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 import z3
 
 from kadmit.engine.quota import FR, node_id
-from kadmit.engine.compile.problem import (Problem, group_label_keys, selector_conflicts, tas_only, topology_mismatch,
-                                           untolerated_taints)
+from kadmit.engine.compile.problem import (Problem, flavor_error, group_label_keys, selector_conflicts, tas_only,
+                                           topology_mismatch, untolerated_taints)
 from kadmit.engine.compile.split import Fixed, Pins
 from kadmit.engine.placing.pool import WorkloadPlacement
 from kadmit.engine.preemption.candidates import Preemptor, Victim, buffer
@@ -19,6 +19,7 @@ from kadmit.engine.preemption.search import NO_CANDIDATES, find_targets, may_pre
 from kadmit.engine.preemption.snapshot import Snapshot
 from kadmit.featuregates import enabled
 from kadmit.model import ClusterQueue, Workload
+from kadmit.modelscheduling import parse_errors
 
 MODES = {"NoFit": 0, "NoCandidates": 1, "Preempt": 2, "Reclaim": 3, "Fit": 4}  # Kueue's order
 
@@ -291,6 +292,8 @@ def assign_with_counts(session, loaded, wl: Workload, cq: ClusterQueue, numbers:
         ps_tried: dict[int, list[tuple[int, int]]] = {i: [] for i in unit}
         ps_reasons: list[tuple] = []
         first = (start or {}).get(names[unit[0]], {})  # Kueue: the group's first pod set's last try
+        unit_sets = [own[names[i]] for i in unit]
+        unparsable = any(parse_errors(ps.node_affinity) for ps in unit_sets)  # a flavor's check may err
         for gi in sorted({gi for pv in pvs.values() for gi in pv.flavors}):
             members = [i for i in unit if gi in pvs[i].flavors]
             group_res = sorted({r for i in members for r, g in pvs[i].group_of.items() if g == gi})
@@ -301,9 +304,18 @@ def assign_with_counts(session, loaded, wl: Workload, cq: ClusterQueue, numbers:
             last = -1  # the index of the last flavor tried (Kueue's attemptedFlavorIdx)
             reasons: list[tuple] = []
             others = [own[names[i]] for i in unit if i not in members]
+            keys = group_label_keys(session.index, cq.resource_groups[gi])
             for at in range(first.get(gi, 0) if searching_on else 0, len(choices)):
                 fname = choices[at][0]
                 last = at
+                err = flavor_error(unit_sets, session.index.flavors.get(fname), keys, session.index,
+                                   tas_only(cq, session.index), cq.resource_groups[gi].covered_resources) \
+                    if unparsable else None
+                if err is not None:  # Kueue's search stops: the pod sets fail with the error, whatever came before
+                    for i in unit:
+                        tried_idx.append((names[i], tuple(ps_tried[i])))
+                    message.append((names[unit[0]], ("error", err)))
+                    return done(None)
                 if others and not group_member_fits(session, cq, gi, fname, others):
                     reasons.append((fname,))
                     continue

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from kadmit.engine.admission.codes import (  # noqa: F401 (importable from here)
     KAD501, KAD502, KAD503, KAD504, KAD510, KAD511, KAD512, KAD513, KAD514, KAD515, KAD516, KAD517, KAD518,
     KAD519, KAD520, KAD521, KAD522, KAD523, KAD530, KAD531, KAD532, KAD533, KAD534)
-from kadmit.engine.compile.problem import (group_label_keys, selector_conflicts, tas_only, topology_mismatch,
-                                           untolerated_taints)
+from kadmit.engine.compile.problem import (flavor_error, group_label_keys, selector_conflicts, tas_only,
+                                           topology_mismatch, untolerated_taints)
 from kadmit.engine.quota import Usage, node_id
 from kadmit.engine.admission.flavor_assignment import pod_set_units
 from kadmit.engine.admission.session import Session, SolverUnknown
@@ -140,6 +140,10 @@ def flavor_reasons(session: Session, wl: Workload, usage: Usage | None = None,
                 if chosen_now is not None and fname == chosen_now:
                     picked = fname
                     break
+                err = flavor_error(members, ix.flavors.get(fname), keys, ix, tas_only(cq, ix),
+                                   cq.resource_groups[gi].covered_resources)
+                if err is not None:  # Kueue's message is this error alone (Assignment.Message)
+                    return [Reason(KAD513, f"failed to assign flavors to pod set {ps.name}: {err}", ps.name, fname)]
                 why = next((w for m in members if (w := _mismatch(session, m, fname, keys, wl,
                                                                    cq.resource_groups[gi].covered_resources))), None)
                 if why is not None:

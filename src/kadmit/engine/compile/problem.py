@@ -23,6 +23,7 @@ from kadmit.engine.solver import terms as T
 from kadmit.engine.quota import FR, QuotaTree, Usage, node_id
 from kadmit.index import ModelIndex, admitted_usage, resolve_level
 from kadmit.model import ClusterQueue, Model, PodSet, ResourceFlavor, ResourceGroup, Workload
+from kadmit.modelscheduling import flavor_affinity, go_aggregate
 from kadmit.source import Span
 
 Mode = Literal["folded", "shared", "symbolic"]
@@ -90,12 +91,37 @@ def selector_conflicts(ps: PodSet, flavor: ResourceFlavor, keys: frozenset[str])
         elif k in keys and k not in labels:
             out.append(f"node selector `{k}={v}` doesn't match the flavor, which has no label `{k}` "
                        "(another flavor of its resource group has)")
-    if ps.node_affinity:
-        ok = any(all(r.matches(labels) for r in term.match_expressions if r.key in keys)
-                 for term in ps.node_affinity)
-        if not ok:
-            out.append("required node affinity matches none of the flavor's node labels")
+    if ps.node_affinity and not flavor_affinity(ps.node_affinity, labels, keys)[0]:
+        out.append("required node affinity matches none of the flavor's node labels")
     return out
+
+
+def affinity_error(ps: PodSet, flavor: ResourceFlavor, keys: frozenset[str]) -> str | None:
+    """Kueue's error for a flavor whose node selector matches the pod set but none of whose required
+    node-affinity terms, kept on `keys`, does, some of them unparsable (`flavor_affinity`): the aggregate
+    LazyErrorNodeSelector.Match returns, which fails the pod set's flavor search there ("failed to assign
+    flavors to pod set ..."); None otherwise."""
+    labels = flavor.node_labels
+    if not ps.node_affinity or any(k in keys and labels.get(k) != v for k, v in ps.node_selector.items()):
+        return None
+    matched, errors = flavor_affinity(ps.node_affinity, labels, keys)
+    return go_aggregate(errors) if not matched and errors else None
+
+
+def flavor_error(ps_list: list[PodSet], flavor: ResourceFlavor | None, keys: frozenset[str], index: ModelIndex,
+                 implied: bool, covered: tuple[str, ...]) -> str | None:
+    """Kueue's checkFlavorForPodSets error for a flavor, pod set by pod set in order: the first that fails
+    the flavor by topology, taint or selector stops the check (a reason, no error); the first whose
+    affinity errs (`affinity_error`) gives it."""
+    if flavor is None:
+        return None
+    for ps in ps_list:
+        if topology_mismatch(ps, flavor, index, implied, covered) is not None or untolerated_taints(ps, flavor):
+            return None
+        err = affinity_error(ps, flavor, keys)
+        if err is not None or selector_conflicts(ps, flavor, keys):
+            return err
+    return None
 
 
 class Compiler:

@@ -1,0 +1,87 @@
+"""Node affinity `matchExpressions` on the real API server (ValidateNodeSelectorRequirement): In or NotIn without
+values, Exists or DoesNotExist with some, Gt or Lt with other than one value are refused in a Pod or a built-in job's
+template (kadmit: KAD157 in the server's words, required terms then preferred ones); a Gt or Lt value that is no
+integer is taken (the server checks a label value only), and so is every such requirement in a custom resource's
+template, whose made objects the server then refuses (KAD199). What the server takes and labels.NewRequirement
+cannot parse, Kueue keeps pending (KAD246; tests/oracle/features/node-affinity-match-expressions-unparsable*.yaml)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kadmit import workspace as ws
+from kube.server import KubeAPIServer
+from kube.test_empty_toleration import _refusal
+from kube import test_node_field_selector as fields
+from kube.test_node_field_selector import _items
+
+pytestmark = pytest.mark.slow
+
+AFFINITY = ("{nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: ["
+            "{key: zone, operator: In}, {key: zone, operator: Lt, values: [x]}, {key: zone, operator: Exists, "
+            "values: [a]}, {key: zone, operator: Gt, values: ['1', '2']}]}, {matchExpressions: [{key: zone, "
+            "operator: NotIn, values: []}, {key: zone, operator: DoesNotExist, values: [a, b]}]}]}, "
+            "preferredDuringSchedulingIgnoredDuringExecution: [{weight: 1, preference: {matchExpressions: ["
+            "{key: zone, operator: Gt}]}}]}}")
+TAKEN = "{nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [" \
+        "{key: zone, operator: Gt, values: [x]}]}]}}}"
+
+
+def _spec(affinity: str) -> str:
+    return f"{{restartPolicy: Never, affinity: {affinity}, containers: [{{name: c, image: busybox}}]}}"
+
+
+def _objects(affinity: str) -> dict[str, str]:
+    return {
+        "Job": f"apiVersion: batch/v1\nkind: Job\nmetadata: {{name: me-job, namespace: default, labels: "
+               f"{{kueue.x-k8s.io/queue-name: lq}}}}\nspec: {{template: {{spec: {_spec(affinity)}}}}}\n",
+        "Pod": f"apiVersion: v1\nkind: Pod\nmetadata: {{name: me-pod, namespace: default, labels: "
+               f"{{kueue.x-k8s.io/queue-name: lq}}}}\nspec: {_spec(affinity)}\n",
+    }
+
+
+# the JobSet and the Job its controller makes, of test_node_field_selector, holding these expressions instead
+JOBSET, MADE_JOB = (text.replace(fields.SPEC, _spec(AFFINITY)).replace("mf-js", "me-js")
+                    for text in (fields.JOBSET, fields.MADE_JOB))
+
+
+def _load(tmp_path: Path, text: str):
+    path = tmp_path / "object.yaml"
+    path.write_text(text, encoding="utf-8")
+    return ws.load([str(path)]).diagnostics
+
+
+@pytest.mark.parametrize("kind", ["Job", "Pod"])
+def test_refused_match_expressions_are_refused_in_the_servers_words(
+        kind: str, kube_apiserver: KubeAPIServer, tmp_path: Path) -> None:
+    text = _objects(AFFINITY)[kind]
+    created = kube_apiserver.run("create", "--dry-run=server", "-f", "-", input=text, check=False)
+    assert created.returncode != 0, created
+    refused = [d.message for d in _load(tmp_path, text) if d.code == "KAD157"]
+    assert refused == [f"the API server refuses the object: `{w}`" for w in _items(created.stderr)], \
+        (refused, created.stderr)
+    assert len(refused) == 6
+
+
+@pytest.mark.parametrize("kind", ["Job", "Pod"])
+def test_a_gt_value_no_integer_is_taken_and_kueue_cannot_parse_it(
+        kind: str, kube_apiserver: KubeAPIServer, tmp_path: Path) -> None:
+    text = _objects(TAKEN)[kind]
+    assert kube_apiserver.run("create", "--dry-run=server", "-f", "-", input=text, check=False).returncode == 0
+    diags = _load(tmp_path, text)
+    assert not diags.has_errors, [str(d) for d in diags]
+    assert [d.code for d in diags if d.code == "KAD246"] == ["KAD246"], [str(d) for d in diags]
+
+
+def test_a_custom_resources_match_expressions_are_kept_and_refuse_the_objects_it_makes(
+        kube_apiserver: KubeAPIServer, tmp_path: Path) -> None:
+    assert kube_apiserver.run("create", "--dry-run=server", "-f", "-", input=JOBSET, check=False).returncode == 0
+    refused = kube_apiserver.run("create", "--dry-run=server", "-f", "-", input=MADE_JOB, check=False)
+    assert refused.returncode != 0, refused
+    diags = _load(tmp_path, JOBSET)
+    assert not diags.has_errors, [str(d) for d in diags]
+    (warning,) = [d.message for d in diags if d.code == "KAD199"]
+    assert f"`{_refusal(refused.stderr)}`: Kueue may admit it" in warning, (warning, refused.stderr)
+    assert len([d for d in diags if d.code == "KAD246"]) == 6  # the required terms' six Kueue cannot parse
