@@ -14,6 +14,7 @@ TORCH = FEATURES / "trainjob-torch-trainer-fields-workload-in-step.yaml"
 MPI = FEATURES / "trainjob-mpi-launcher-as-node-workload-in-step.yaml"
 INIT = FEATURES / "trainjob-initializer-workload-in-step.yaml"
 PATCHES = FEATURES / "trainjob-runtime-patches-workload-in-step.yaml"
+KUEUES = FEATURES / "trainjob-running-with-kueues-runtime-patch-in-step.yaml"
 
 
 def _codes(path: Path) -> list[str]:
@@ -53,9 +54,10 @@ def test_a_patch_is_read_as_go_marshals_it():
 
 
 def test_in_step_workloads_of_every_runtime_are_kept_without_a_warning():
-    """torch with trainer fields, MPI with runLauncherAsNode, an initializer, runtime patches: Kueue keeps each
-    Workload (oracle); kadmit builds what Kueue compares and neither deletes it (KAD175) nor warns (KAD161)."""
-    for path in (TORCH, MPI, INIT, PATCHES):
+    """torch with trainer fields, MPI with runLauncherAsNode, an initializer, runtime patches (a user's, Kueue's
+    own): Kueue keeps each Workload (oracle); kadmit builds what Kueue compares and neither deletes it (KAD175) nor
+    warns (KAD161)."""
+    for path in (TORCH, MPI, INIT, PATCHES, KUEUES):
         codes = _codes(path)
         assert "KAD175" not in codes and "KAD161" not in codes, (path.name, codes)
 
