@@ -146,6 +146,20 @@ CI (and on in the soak) and agreement is counted per feature. The switches:
   of every other seed stay as they were): clusters biased toward Kueue's second pass — topology-aware
   queues that all have a provisioning check (and its config), Workloads whose checks are mostly
   Ready, with priorities and a preemption policy within the queue, more of them holding nodes
+- `reclaimable` (opt-in, OPT_IN): Workloads' `status.reclaimablePods` (pending, admitted or TAS-admitted, some
+  pod sets, 1..count each: `reclaim_on=STATE`), and running Jobs and JobSets (`running_jobs`) with succeeded pods
+  their Workload's status lists in part or not at all (`reclaim_on=running`)
+- `running_out_of_step` (opt-in, OPT_IN, with `running_jobs`): a running job whose admitted Workload is out of step
+  with it (`out_of_step=FORM`: the job's count or a container's requests changed since), which Kueue stops
+- `wl_priority_class` (opt-in, OPT_IN): Workload objects naming a priority class (`spec.priorityClassRef`: the
+  WorkloadPriorityClass, the PriorityClass), with no `spec.priority` or one of their own (`wl_pc=FORM`)
+- `preemption_gates` (opt-in, OPT_IN): Workloads with `spec.preemptionGates`, their `status.preemptionGates`
+  Closed, Open or absent (`preemption_gate=STATE`), which Kueue v0.17.0 reads only under an alpha gate
+- `gates_default` (opt-in, OPT_IN): the Configuration's `featureGates` naming some of Kueue's gates at their
+  v0.17.0 defaults (kadmit.manifests.gates), AllAlpha and AllBeta false among them
+- `tas_match_fields` (opt-in, OPT_IN): pods' required node affinity by `matchFields` (metadata.name In or NotIn one
+  node, beside an expression on the flavor's label in the term or in another term: `match_fields=FORM`)
+- `negative_slices` (opt-in, OPT_IN, with `tas_slices`): a slice size below 0 (`slice_size=negative`; 0 panics Kueue)
 """
 
 from __future__ import annotations
@@ -177,7 +191,8 @@ OPT_IN = frozenset({"second_pass", "pod_states", "shared_hostname", "resource_co
                     "afs_weights", "pod_extras_all_kinds", "requeue_states", "tas_slices",
                     "workload_pod_extras", "trainjob_pod_extras", "tas_three_levels", "requeue_near",
                     "negative_factors", "job_management", "flavor_tolerations", "dra", "tas_resource_config",
-                    "dra_resource_config", "tas_resource_groups"})
+                    "dra_resource_config", "tas_resource_groups", "reclaimable", "running_out_of_step",
+                    "wl_priority_class", "preemption_gates", "gates_default", "tas_match_fields", "negative_slices"})
 ALL = frozenset(SWITCHES)
 KNOWN = ALL | OPT_IN
 
@@ -485,6 +500,29 @@ def _scheduling(d: _Draw, spec: dict) -> None:
         else:
             tol = {"key": "dedicated", "operator": "Exists", "effect": "NoExecute"}
         spec["tolerations"] = [tol]
+    if d.hostname and d.on("tas_match_fields", 0.3):  # (opt-in: draws nothing unless allowed)
+        _match_fields(d, spec)
+
+
+def _match_fields(d: _Draw, spec: dict) -> None:
+    """A required node affinity by `matchFields` (`tas_match_fields`): metadata.name In or NotIn one node
+    (or a node there is not), alone, beside an expression on the node's `pool` label in its term, or as a
+    second term beside one of expressions; added to the first term where the pod has required terms."""
+    node = d.pick(sorted(d.hostname) + ["none"])
+    field = {"key": "metadata.name", "operator": d.pick(["In", "In", "NotIn"]), "values": [node]}
+    form = d.pick(["alone", "with_expression", "second_term"], "match_fields")
+    pool = {"key": "pool", "operator": "In", "values": [node.rsplit("-r", 1)[0] if node != "none" else "f0"]}
+    terms = (spec.get("affinity", {}).get("nodeAffinity", {}).get("requiredDuringSchedulingIgnoredDuringExecution", {})
+             .get("nodeSelectorTerms"))
+    if terms:
+        d.features.add("match_fields=merged")
+        terms[0]["matchFields"] = [field]
+        return
+    new = ([{"matchFields": [field]}] if form == "alone" else
+           [{"matchExpressions": [pool], "matchFields": [field]}] if form == "with_expression" else
+           [{"matchExpressions": [pool]}, {"matchFields": [field]}])
+    spec.setdefault("affinity", {}).setdefault("nodeAffinity", {})["requiredDuringSchedulingIgnoredDuringExecution"] = {
+        "nodeSelectorTerms": new}
 
 
 def _flavor_rules(d: _Draw, flavors: list[str], fl: dict, i: int, tas: bool) -> None:
@@ -737,6 +775,10 @@ def _slices(d: _Draw, count: int, mode: str | None) -> tuple[str, int] | None:
     if "tas" not in d.features or not d.on("tas_slices", 0.4):
         return None
     level, size = d.pick(d.tas_levels()), d.int(1, count)
+    if d.on("negative_slices", 0.3):  # (opt-in) a size Kueue's webhook refuses on a job, no fit on a Workload
+        size = d.pick([-1, -count, -count - 1])  # (0: Kueue divides by it and panics; KAD157)
+        d.features.add("slice_size=negative")
+        return level, size
     d.features |= {f"slice_with={mode or 'none'}", f"slice_divides={count % size == 0}"}
     return level, size
 
@@ -1275,6 +1317,7 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
             if partial and d.on("partial_admission", 0.25):  # at most one pod set may have a minCount
                 ps = partial[0] if len(partial) == 1 else d.pick(partial)
                 ps["minCount"] = d.int(1, ps["count"] - 1)
+        _workload_more(d, wl)
         docs.append(wl)
     if d.on("admission_checks", 1 if sp else 0.3):
         _admission_checks(d, docs, tas)
@@ -1285,7 +1328,54 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
         d.features.add("limit_range_unused")
     if "requeue_near" in d.features:
         _requeue_near(docs)
+    if "wl_priority_class" in d.features and not any(doc["kind"] == "WorkloadPriorityClass" for doc in docs):
+        docs.append({"apiVersion": API, "kind": "WorkloadPriorityClass", "metadata": {"name": "wpc-high"}, "value": 100})
+        docs.append({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "pc-mid"},
+                     "value": 50})
+    if d.on("gates_default", 0.7):  # (opt-in: draws nothing unless allowed)
+        _gates_default(d, docs)
     return Cluster(docs, d.features)
+
+
+def _workload_more(d: _Draw, wl: dict) -> None:
+    """A generated Workload's opt-in extras (nothing drawn unless allowed): `reclaimable`,
+    `wl_priority_class`, `preemption_gates`."""
+    state = ("tas_admitted" if "topologyAssignment" in str(wl.get("status", {}).get("admission"))
+             else "admitted" if "admission" in wl.get("status", {}) else "pending")
+    if d.on("reclaimable", 0.5):
+        got = [{"name": ps["name"], "count": d.int(1, ps["count"])} for ps in wl["spec"]["podSets"] if d.int(0, 2)]
+        if got:
+            wl.setdefault("status", {})["reclaimablePods"] = got
+            d.features.add(f"reclaim_on={state}")
+    if d.on("wl_priority_class", 0.4):
+        ref = d.pick([("kueue.x-k8s.io", "WorkloadPriorityClass", "wpc-high"),
+                      ("scheduling.k8s.io", "PriorityClass", "pc-mid")])
+        wl["spec"]["priorityClassRef"] = dict(zip(("group", "kind", "name"), ref))
+        form = d.pick(["no_priority", "no_priority", "own_priority"], "wl_pc")
+        if form == "no_priority":
+            wl["spec"].pop("priority", None)
+        else:
+            wl["spec"]["priority"] = d.pick([0, 10, 100, 1000])
+    if d.on("preemption_gates", 0.3):
+        wl["spec"]["preemptionGates"] = [{"name": "example.com/gate"}]
+        gate = d.pick(["Closed", "Open", "absent"], "preemption_gate")
+        if gate != "absent":
+            wl.setdefault("status", {})["preemptionGates"] = [
+                {"name": "example.com/gate", "position": gate, "lastTransitionTime": _stamp(START)}]
+
+
+def _gates_default(d: _Draw, docs: list[dict]) -> None:
+    """The Configuration's `featureGates` (`gates_default`): some of Kueue v0.17.0's own gates at their
+    defaults, AllAlpha and AllBeta false among them; a Configuration of its own where there is none."""
+    from kadmit.manifests.gates import DEFAULT_ON, KUEUE
+    config = next((doc for doc in docs if doc["kind"] == "Configuration"), None)
+    if config is None:
+        config = {"apiVersion": "config.kueue.x-k8s.io/v1beta2", "kind": "Configuration",
+                  "integrations": {"frameworks": list(FRAMEWORKS)}}
+        docs.insert(0, config)
+    gates = config.setdefault("featureGates", {})
+    for name in sorted({d.pick(sorted(KUEUE | {"AllAlpha", "AllBeta"})) for _ in range(d.int(1, 6))}):
+        gates.setdefault(name, name in DEFAULT_ON)
 
 
 def _running_job(d: _Draw, name: str, ns: str, lq: str, cq: str, serial: int, created: datetime,
@@ -1348,6 +1438,7 @@ def _running_job(d: _Draw, name: str, ns: str, lq: str, cq: str, serial: int, cr
                    {"name": ps, "ready": 0, "succeeded": 0, "failed": 0, "suspended": 0,
                     "active": 0 if idle else reps} for ps, reps, _, _ in parts]}}
         api_version = "jobset.x-k8s.io/v1alpha2"
+    reclaim = _running_reclaim(d, job, kind, parts, idle)
     if not shape.endswith("admitted"):
         return [job]
     at = _stamp(started)
@@ -1368,7 +1459,49 @@ def _running_job(d: _Draw, name: str, ns: str, lq: str, cq: str, serial: int, cr
                    "message": f"Quota reserved in ClusterQueue {cq}", "lastTransitionTime": at},
                   {"type": "Admitted", "status": "True", "reason": "Admitted",
                    "message": "The workload is admitted", "lastTransitionTime": at}]}}
+    if reclaim and d.int(0, 2):  # the Workload's status lists them, or some of them (else Kueue's reconciler will)
+        wl["status"]["reclaimablePods"] = [{"name": ps, "count": d.int(1, n)} for ps, n in reclaim.items()]
+    if d.on("running_out_of_step", 0.5):  # (opt-in) the job changed since its Workload was made
+        form = d.pick(["count", "requests"], "out_of_step")
+        if kind == "Job" and form == "count":
+            job["spec"]["parallelism"] += 1
+            job["spec"]["completions"] += 1
+        else:
+            rj = job["spec"]["replicatedJobs"][0] if kind == "JobSet" else None
+            if rj is not None and form == "count":
+                rj["replicas"] += 1
+            else:
+                tpl = (rj["template"]["spec"] if rj else job["spec"])["template"]["spec"]
+                req = tpl["containers"][0]["resources"]["requests"]
+                req["cpu"] = _show("cpu", _parse(req["cpu"]) + 1000)
     return [job, wl]
+
+
+def _running_reclaim(d: _Draw, job: dict, kind: str, parts: list, idle: bool) -> dict[str, int]:
+    """Succeeded pods of a running job (`reclaimable`, opt-in; nothing drawn unless allowed): a Job's
+    (some of its completions), a JobSet's (whole replicas of a replicated job of two); what Kueue's
+    ReclaimablePods gives per pod set."""
+    if not d.on("reclaimable", 0.5):
+        return {}
+    out = {}
+    if kind == "Job":
+        n = job["spec"]["completions"]
+        if n > 1:
+            k = d.int(1, n - 1)
+            job["status"]["succeeded"] = k
+            if not idle:
+                job["status"]["active"] = job["status"]["ready"] = n - k
+            out["main"] = k
+    else:
+        for (ps, reps, n, _), st_ in zip(parts, job["status"]["replicatedJobsStatus"]):
+            if reps > 1 and d.int(0, 1):
+                st_["succeeded"] = 1
+                if not idle:
+                    st_["active"] = st_["ready"] = reps - 1
+                out[ps] = n
+    if out:
+        d.features.add("reclaim_on=running")
+    return out
 
 
 def _cond(kind: str, status: str, at: str) -> dict:
