@@ -112,12 +112,39 @@ SOURCES = [
      ["content/en/docs/how-tos/*kueue*.md"], [], "generated"),
     ("oke-topology-aware", "OguzPastirmaci/misc", "bae3a292e2482a95f8f67c8e91a1af9258ffa48e",
      ["oke-topology-aware/**", "oke-topology-aware/**.md"], [], "generated"),
+    # fresh sources (soak11): NVIDIA's KAI Scheduler's examples (jobs naming KAI's queue, none of Kueue's: Kueue's
+    # LocalQueueDefaulting names the generated `default`), the OpenShift Kueue operator's examples and e2e objects,
+    # a Slurm-bridge lab's and two MultiKueue labs' jobs, a TAS teaching lab's set-up and jobs, an HPC gang demo,
+    # KubeVirt VMs under Kueue
+    ("kai-scheduler", "NVIDIA/KAI-Scheduler", "72de64fc8eca10fa8cca26a20156178f3edbe092", ["docs/**", "docs/**.md"],
+     [], "generated"),
+    ("openshift-kueue-operator", "openshift/kueue-operator", "dc3b65774c4536465086f076f8b4b2d78326f890",
+     ["deploy/examples/*", "test/e2e/bindata/assets/qe/*", "**.md"], [], "generated"),
+    ("openshift-kueue-operator-folders", "openshift/kueue-operator", "dc3b65774c4536465086f076f8b4b2d78326f890",
+     ["test/e2e/bindata/assets/qe/*"], [], "folder"),
+    ("slurm-kueue-ocp", "kannon92/slurm-kueue-ocp", "64a080c34dea8cd99647a0156a0c3dffa051d34d",
+     ["examples/**", "kueue/*", "**.md"], ["examples/trainjob/cluster-training-runtime.yaml"], "generated"),
+    ("multikueue-testing", "CameronMcClymont/multikueue-testing", "d607197278458583ab800f4ca0cd08b6dc403f7d",
+     ["**", "**.md"], [], "generated"),
+    ("multi-kueue-pocs", "Bobbins228/multi-kueue-pocs", "f8b7f2a8cce4bea2ce9b2677d9066384fd30fa4c",
+     ["**", "**.md"], [], "generated"),
+    ("kueue-lab", "olivercodes/kueue-lab", "fca7f2a3c791105995a12fc608c11fccc636db5e",
+     ["jobs/*", "manifests/0*", "**.md"], [], "generated"),
+    ("hpc-kueue", "oleg-vorobiov-suse/hpc-kueue", "f0bcf7e4321765c0581090eba2f273db433f26b2", ["**", "**.md"], [],
+     "generated"),
+    ("hpc-kueue-folders", "oleg-vorobiov-suse/hpc-kueue", "f0bcf7e4321765c0581090eba2f273db433f26b2", ["**"], [],
+     "folder"),
+    ("gpu-for-vms-with-kueue", "raphaelmorsch/gpu-for-vms-with-kueue", "492f3f376bc4eee0b85bdd7860f1da2fba31236b",
+     ["deploy/*", "**.md"], [], "generated"),
 ]
 
 REPEATS = 8  # a "folder" source's `-repeated` cluster: how many times each file of a `generateName` job
 
 # the sources' licenses where not Apache-2.0 (each cluster file's first line names it)
 LICENSES = {"aws-samples/awsome-distributed-training": "MIT-0", "kubefleet-dev/website": "CC-BY-4.0",
+            "CameronMcClymont/multikueue-testing": "MIT",
             **{slug: "no license stated: swept where fetch mirrors it, never copied into this repository"
                for slug in ("Azure-Samples/aks-kueue-sample", "jkwong888/gke-kueue-dws", "llm-on-gke/kueue-ray",
-                            "redhat-na-ssa/kueue", "RedHatQuickCourses/maas-kueue-enablement", "OguzPastirmaci/misc")}}
+                            "redhat-na-ssa/kueue", "RedHatQuickCourses/maas-kueue-enablement", "OguzPastirmaci/misc",
+                            "olivercodes/kueue-lab", "oleg-vorobiov-suse/hpc-kueue", "Bobbins228/multi-kueue-pocs",
+                            "raphaelmorsch/gpu-for-vms-with-kueue")}}

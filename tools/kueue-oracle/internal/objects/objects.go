@@ -361,8 +361,13 @@ func labelNamespace(ns *corev1.Namespace) {
 	ns.Labels[corev1.LabelMetadataName] = ns.Name
 }
 
+// A cluster-scoped object given a namespace is stored without one: the API server clears it on create
+// (k8s.io/apiserver pkg/registry/rest meta.go EnsureObjectNamespaceMatchesRequestNamespace, "cluster-scoped,
+// clear namespace"), so Kueue finds a ClusterQueue's AdmissionCheck `kueue-system/x` as `x`.
 func defaultNamespace(u *unstructured.Unstructured) {
-	if u.GetNamespace() == "" && !clusterScoped[u.GetKind()] {
+	if clusterScoped[u.GetKind()] {
+		u.SetNamespace("")
+	} else if u.GetNamespace() == "" {
 		u.SetNamespace("default")
 	}
 }
