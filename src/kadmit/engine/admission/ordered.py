@@ -51,8 +51,8 @@ from kadmit.engine.admission.loops import Eviction, PreemptionLoop, States, loop
 from kadmit.engine.admission.searches import Searches
 from kadmit.engine.admission.session import Assignment, Session, SolverUnknown
 from kadmit.engine.admission.second_pass import (SecondPass, from_input, needs_second_pass, one_per_queue,
-                                                  place_later, placed_later, queued_on_reservation, second_pass_failed,
-                                                  second_passes)
+                                                  place_later, placed_later, queued_on_reservation, redraws,
+                                                  second_pass_failed, second_passes)
 from kadmit.identity import repeat_order
 from kadmit.model import Workload
 
@@ -327,7 +327,8 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                         changed |= evict(got.targets, head.key, name, cycle)
                         if d is not None:
                             d.preempted = list(victims_of.get(head.key, []))
-                second_pass_failed(second, head.key, cycle, got, started)  # tried again after a backoff
+                # tried again after a backoff; a pod-set group's first retry draws Go's map order again
+                second_pass_failed(second, head.key, cycle, got, None if redraws(head, got) else started)
                 continue
             if got is not None and (got.mode != "Preempt" or got.targets):
                 plain = False  # (a head set aside, or blocking its StrictFIFO queue, keeps it plain)

@@ -131,14 +131,15 @@ def second_passes(session: Session, decisions: dict[str, Decision],
             del second[key]
             continue
         wl = d.workload if d is not None else session.index.workloads[key]
-        searched = searched_again(session, wl, a)
+        retry = iteration > 1
+        searched = searched_again(session, wl, a, retry)
         now = a if searched is None else _with_flavors(session, wl, a, searched[0])
         requests = _delayed_requests(session, wl, name, now, d is None, a)
         got = SecondPass(session.pool.place(requests), iteration, len(out), None if searched is None else searched[1],
-                         now if now is not a else None, height=_borrows(session, wl, a))
+                         now if now is not a else None, height=_borrows(session, wl, a, retry))
         if not got.ok and got.quota is not None:
             got.targets, got.held = _victims(session, wl, now, requests, got.quota)
-        if not got.ok and not got.targets and (found := _reduced(session, wl, name, a, d is None)) is not None:
+        if not got.ok and not got.targets and (found := _reduced(session, wl, name, a, d is None, retry)) is not None:
             got.placement, got.admits, got.quota, got.height = found[0], found[1], frozenset(), found[2]
         out.append((name, wl, got))
     return out
@@ -161,7 +162,7 @@ def _with_flavors(session: Session, wl: Workload, a: Assignment, flavors: dict[s
     return replace(a, counts=counts, flavors=flavors, usage=usage)
 
 
-def _reduced(session: Session, wl: Workload, name: str, a: Assignment, held: bool):
+def _reduced(session: Session, wl: Workload, name: str, a: Assignment, held: bool, retry: bool = False):
     """Kueue's partial-admission reducer on a second pass that finds no room and no victims
     (getInitialAssignments: PodSetReducer over the pod sets' own counts down to their minCount, each
     try a flavor assignment again): the least reduction whose flavors fit (`searched_again`, Fit) and
@@ -177,7 +178,7 @@ def _reduced(session: Session, wl: Workload, name: str, a: Assignment, held: boo
         mid = (lo + hi) // 2
         counts = {ps.name: ps.count - deltas[ps.name] * mid // total for ps in pss}
         tried = _with_flavors(session, wl, replace(a, counts=counts), a.flavors)
-        searched = searched_again(session, wl, tried)
+        searched = searched_again(session, wl, tried, retry)
         if searched is not None and not searched[1]:
             tried = _with_flavors(session, wl, tried, searched[0])
             placement = session.pool.place(_delayed_requests(session, wl, name, tried, held, a))
@@ -188,13 +189,14 @@ def _reduced(session: Session, wl: Workload, name: str, a: Assignment, held: boo
     return best
 
 
-def _borrows(session: Session, wl: Workload, a: Assignment) -> int:
+def _borrows(session: Session, wl: Workload, a: Assignment, retry: bool = False) -> int:
     """The borrowing height of the pass's flavor assignment on `a` (Kueue's Assignment.Borrows: the
     most any searched resource borrows; a search that ends NoFit counts the groups found before)."""
-    return _search(session, wl, a)[2]
+    return _search(session, wl, a, retry)[2]
 
 
-def searched_again(session: Session, wl: Workload, a: Assignment) -> tuple[dict[str, dict[str, str]], frozenset[FR], int] | None:
+def searched_again(session: Session, wl: Workload, a: Assignment,
+                   retry: bool = False) -> tuple[dict[str, dict[str, str]], frozenset[FR], int] | None:
     """Kueue's second pass assigns flavors again (flavorassigner.assignFlavors), each pod set (or
     pod-set group) starting from its admission's flavors: one of its resources (Go map order) keeps
     its flavor unchecked, and every resource group holding another of its resources is searched again
@@ -204,12 +206,18 @@ def searched_again(session: Session, wl: Workload, a: Assignment) -> tuple[dict[
     need preemption there (empty: Fit); None when a searched group finds no flavor (NoFit). Which
     resource a pod set keeps unchecked is Go map order (docs/KUEUE-DIFFERENCES.md §1): kadmit takes
     the first by name for one pod set, and for a pod-set group one each (the first ones by name), as
-    most of Kueue's runs do. The third value is the search's borrowing height (`_borrows`)."""
-    flavors, needs, height, found = _search(session, wl, a)
+    most of Kueue's runs do. A pass tried again after one that failed (`retry`) draws Go's map order
+    again, and a pod-set group's members then keep one resource alike in some of them, so that its
+    group is searched: where the first draw finds no room, the pass goes on failing until a draw
+    searches it, so kadmit searches it from the first retry (its members keep the first resource by
+    name; tests/oracle/features/second-pass-pod-set-group-retried-searches-again.yaml). The third
+    value is the search's borrowing height (`_borrows`)."""
+    flavors, needs, height, found = _search(session, wl, a, retry)
     return (flavors, needs, height) if found else None
 
 
-def _search(session: Session, wl: Workload, a: Assignment) -> tuple[dict[str, dict[str, str]], frozenset[FR], int, bool]:
+def _search(session: Session, wl: Workload, a: Assignment,
+            retry: bool = False) -> tuple[dict[str, dict[str, str]], frozenset[FR], int, bool]:
     """`searched_again`'s search: the flavors, the flavor-resources needing preemption, the most any
     searched group borrows, and whether every searched group found a flavor (False: NoFit, the rest
     as far as it went)."""
@@ -239,7 +247,7 @@ def _search(session: Session, wl: Workload, a: Assignment) -> tuple[dict[str, di
             continue
         # one unchecked resource per pod set: a group's pod sets, in most of Kueue's runs, keep
         # different ones (tests/oracle/features/tie-second-pass-pod-set-group.yaml)
-        kept = set(sorted(r for rs in asked.values() for r in rs)[:len(members)])
+        kept = set(sorted(r for rs in asked.values() for r in rs)[:1 if retry else len(members)])
         for gi, demand in sorted(asked.items()):
             if set(demand) <= kept:  # the unchecked resources' group, asked for nothing else
                 for r in demand:
@@ -310,6 +318,12 @@ def _victims(session: Session, wl: Workload, a: Assignment, requests,
         return [], None
     held = pool.place(requests, free=pool.free_without([t.key for t in targets]))
     return targets, held if held.failure is None else None
+
+
+def redraws(wl: Workload, sp: SecondPass) -> bool:
+    """Whether the retry of this failed pass may search what it did not (`searched_again`'s `retry`): its
+    first, for a workload with a pod-set group, so that the run goes on to it whatever the state."""
+    return sp.iteration == 1 and any(ps.topology is not None and ps.topology.group for ps in wl.pod_sets)
 
 
 def queued_on_reservation(cycle: int) -> tuple[int, int, int]:
