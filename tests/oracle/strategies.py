@@ -1367,7 +1367,7 @@ def _workload_more(d: _Draw, wl: dict) -> None:
 def _gates_default(d: _Draw, docs: list[dict]) -> None:
     """The Configuration's `featureGates` (`gates_default`): some of Kueue v0.17.0's own gates at their
     defaults, AllAlpha and AllBeta false among them; a Configuration of its own where there is none."""
-    from kadmit.manifests.gates import DEFAULT_ON, KUEUE
+    from kadmit.featuregates import DEFAULT_ON, KUEUE
     config = next((doc for doc in docs if doc["kind"] == "Configuration"), None)
     if config is None:
         config = {"apiVersion": "config.kueue.x-k8s.io/v1beta2", "kind": "Configuration",
