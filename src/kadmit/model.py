@@ -496,6 +496,7 @@ class Job(Obj):
     prebuilt: str | None = None  # `kueue.x-k8s.io/prebuilt-workload-name`: the Workload Kueue takes as its own (`manage`)
     suspended: bool = True  # Kueue's IsSuspended (being submitted too: the webhook suspends it); `jobs.common`
     unsuspended: "Job | None" = None  # its pods, plain pods of its template's queue, where Kueue leaves it (templatepods)
+    leader_set: "Job | None" = None  # a LeaderWorkerSet's leader StatefulSet's Workload, where Kueue's takes it (lws)
     # per pod set, what Kueue's startJob merges its admission into (`podset.Merge`): (its place, or a pod's role,
     # its template's nodeSelector, labels, annotations); None where none is merged into (`jobs.start`)
     templates: Shapes | None = None

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import re
 
+from kadmit.diagnostics import Diagnostics
 from kadmit.manifests.codes import KAD161
-from kadmit.manifests.fields import Fields, Meta
+from kadmit.manifests.fields import Fields, Invalid, Meta
 from kadmit.manifests.jobs.common import DEFAULT_POD_SET, Builder, object_ref, replicas_made, replicas_read, workload_name
 from kadmit.manifests.yamltree import Val
 from kadmit.model import Job, ObjectRef, Workload
+
+STATEFULSET = "statefulset"
 
 FRAMEWORK = "leaderworkerset.x-k8s.io/leaderworkerset"
 GROUP = "leaderworkerset.x-k8s.io"
@@ -80,9 +83,40 @@ def leader_worker_set(f: Fields, o: Meta) -> Job:
     job = b.job(workloads=workloads)
     if not workloads:
         job = job.model_copy(update={"note": "it has no replicas"})
-    elif job.submitted and job.owner is None and not job.queue:
-        job = job.model_copy(update={"unsuspended": _pods(f, o, job, spec)})
+    elif job.submitted and job.owner is None:
+        # naming a queue itself, it is Kueue's where its integration is enabled; disabled, its webhook is a no-op and
+        # its controllers make the same StatefulSets and pods as of one naming none (`templatepods.route` says which)
+        quiet = Fields(f.file, Diagnostics(), f.text) if job.queue else f
+        job = job.model_copy(update={"unsuspended": _pods(quiet, o, job, spec), "leader_set": _leader_set(f, o, job, spec)})
     return job
+
+
+def _leader_set(f: Fields, o: Meta, job: Job, spec: Val) -> Job | None:
+    """The Workload Kueue's StatefulSet reconciler makes of the leader StatefulSet `<lws>` LeaderWorkerSet v0.8.0's
+    controller makes of a LeaderWorkerSet being submitted (constructLeaderStatefulSetApplyConfiguration: `replicas`
+    pods of the leader template, else the worker template; labels its own, none of the LeaderWorkerSet's), where
+    Kueue's StatefulSet webhook takes that StatefulSet (`templatepods.route`): createPrebuiltWorkload's one pod set
+    `main` of `replicas` leaders, as of any StatefulSet (`apps.stateful_set`), with its queue once route gives it.
+    The leader pods are that Workload's (the webhook marks their template: suspended by their parent); the workers
+    run ungated, outside any quota (their walk finds the leader StatefulSet, Kueue's). None without replicas, or
+    where the API server refuses the leader template in a StatefulSet (not modelled: no leader is then made)."""
+    lwt = f.map(spec, "leaderWorkerTemplate")
+    worker = f.map(lwt, "workerTemplate")
+    leader = f.map(lwt, "leaderTemplate") or worker
+    replicas = f.int(spec, "replicas", default=1, lo=0)
+    if leader is None or replicas <= 0:
+        return None
+    quiet = Fields(f.file, Diagnostics(), f.text)  # the template is read, and reported on, as the LeaderWorkerSet's
+    b = Builder(quiet, Meta("apps/v1", "StatefulSet", o.node, o.metadata, o.name, o.namespace, {}, o.annotations),
+                STATEFULSET)
+    try:
+        b.template(DEFAULT_POD_SET, replicas, leader, leader, origin=f"the {replicas} leaders (its leader StatefulSet's pods)")
+    except Invalid:  # a template the API server refuses in a StatefulSet (KAD199 says so where Kueue takes the LWS)
+        return None
+    ref = job.object
+    wl = b.workload(ref, b.pod_sets).model_copy(update={"part": f"leader StatefulSet {o.name}"})
+    return job.model_copy(update={"framework": STATEFULSET, "queue": None, "workloads": (wl,), "unsuspended": None,
+                                  "refusals": (), "priority_class_label": False})
 
 
 def _pods(f: Fields, o: Meta, job: Job, spec: Val) -> Job | None:

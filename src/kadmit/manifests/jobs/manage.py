@@ -176,7 +176,7 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
             if (job.owner.kind, job.owner.namespace, job.owner.name) not in present:
                 orphans.setdefault((job.owner.kind, job.owner.namespace, job.owner.name), []).append(job)
             continue
-        if job.unsuspended is not None:  # a Deployment's or a Job's pods may be Kueue's (loaded only then)
+        if job.unsuspended is not None or job.leader_set is not None:  # its pods may be Kueue's (loaded only then)
             from kadmit.manifests.jobs.templatepods import route
             job = route(job, settings, labels, queues, model.limit_ranges)
         job = _number_repeats(job, unnamed)

@@ -106,16 +106,20 @@ def route(job: Job, s: Integrations, labels: dict[str, dict[str, str]], queues: 
     LocalQueue `default`, or manageJobsWithoutQueueName: FindAncestorJobManagedByKueue finds the Job not Kueue's).
     Pods it does not gate run as Kubernetes runs them, no work of Kueue's: the Job's own reason says why. Pods the
     API server's LimitRanger refuses are never created (`refused`). A LeaderWorkerSet's (`lws._pods`) whatever its
-    integration (a disabled one's webhook is a no-op), but where it is disabled and `statefulset` enabled while its
-    namespace has a LocalQueue `default` or manageJobsWithoutQueueName is on: Kueue's StatefulSet webhook gives
-    the leader StatefulSet, whose owner is no enabled integration's, that queue (ApplyDefaultLocalQueue) or takes it
-    (WorkloadShouldBeSuspended), making its leaders a StatefulSet's pod group, not modelled (the LeaderWorkerSet is
-    listed as not enabled, as the oracle's harness, which runs no StatefulSet reconciler for it, lists it too)."""
-    if job.unsuspended is None or (job.framework == "batch/job" and job.framework not in s.frameworks):
-        return job  # a Job: refused by the API server (JOB_WEBHOOK_PANICS)
+    integration (a disabled one's webhook is a no-op: its own queue name is then read by nothing), but where it is
+    disabled and `statefulset` enabled while its namespace has a LocalQueue `default`, or manageJobsWithoutQueueName
+    is on with its namespace selected: Kueue's StatefulSet webhook gives the leader StatefulSet, whose owner is no
+    enabled integration's, that queue (ApplyDefaultLocalQueue) or takes it (WorkloadShouldBeSuspended), and its
+    reconciler makes that StatefulSet's one Workload of the leaders (`lws._leader_set`), queued `default`, else of no
+    queue, never admitted."""
     ns = job.object.namespace or "default"
     selected = s.namespace_selector.matches(labels.get(ns, {"kubernetes.io/metadata.name": ns}))
     default = f"{ns}/default" in queues
+    if job.leader_set is not None and job.framework not in s.frameworks and "statefulset" in s.frameworks and (
+            default or (s.manage_without_queue_name and selected)):
+        return job.leader_set.model_copy(update={"queue": DEFAULT_QUEUE if default else None})
+    if job.unsuspended is None or (job.framework == "batch/job" and job.framework not in s.frameworks):
+        return job  # a Job: refused by the API server (JOB_WEBHOOK_PANICS)
     pods = job.unsuspended
     if job.framework in s.frameworks and (not job.submitted or job.queue or default or (
             s.manage_without_queue_name and selected)):

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -54,7 +55,8 @@ type item struct {
 	skip string        // why Kueue makes no Workload of it, when known before reconciling
 	uids []types.UID   // the objects whose Workloads are this item's (itself, a Deployment's pods)
 	pods []*corev1.Pod // a Deployment's pods (rollOut), an unsuspended Job's (startJob), an unmarked StatefulSet's
-	// a running JobSet's child Jobs (startJobSet): Kueue's Job integration decides them
+	// a running JobSet's child Jobs (startJobSet): Kueue's Job integration decides them; a LeaderWorkerSet's
+	// leader StatefulSet Kueue's StatefulSet webhook marked (startLeaderWorkerSet): its reconciler decides it
 	children []client.Object
 }
 
@@ -325,9 +327,9 @@ func (e *env) submit(ctx context.Context, it *item) error {
 	}
 	if it.submitted && framework == leaderWorkerSetFramework {
 		// its StatefulSets and pods, where Kueue leaves it unmarked, enabled or not: a disabled integration's
-		// webhook is a no-op, and LeaderWorkerSet's controllers make them all the same (not modelled: Kueue's
-		// StatefulSet reconciler for a leader StatefulSet its webhook marks, given `default` as its owner is no
-		// enabled integration's, or taken under manageJobsWithoutQueueName: its pods are gated, no Workload made)
+		// webhook is a no-op, and LeaderWorkerSet's controllers make them all the same (a leader StatefulSet
+		// Kueue's StatefulSet webhook marks, given `default` as its owner is no enabled integration's, or taken
+		// under manageJobsWithoutQueueName, is reconciled by Kueue's StatefulSet reconciler: its Workload)
 		if err := e.startLeaderWorkerSet(ctx, it); err != nil || it.skip != "" {
 			return err
 		}
@@ -490,8 +492,12 @@ func (e *env) requests(items []*item) []*request {
 			for _, p := range it.pods { // a Job's or StatefulSet's, which Kueue left alone (startJob, startStatefulSet)
 				add(podFramework, podRequest(p), it, p)
 			}
-			for _, c := range it.children { // a running JobSet's (startJobSet)
-				add(jobFramework, client.ObjectKeyFromObject(c), it, c)
+			for _, c := range it.children { // a running JobSet's Jobs (startJobSet), a LeaderWorkerSet's leader StatefulSet
+				framework := jobFramework
+				if _, ok := c.(*appsv1.StatefulSet); ok {
+					framework = statefulSetFramework
+				}
+				add(framework, client.ObjectKeyFromObject(c), it, c)
 			}
 		}
 	}

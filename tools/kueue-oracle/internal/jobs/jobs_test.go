@@ -435,6 +435,37 @@ spec:
 	}
 }
 
+// TestLeaderWorkerSetLeaderStatefulSet: with `statefulset` enabled and `leaderworkerset.x-k8s.io/leaderworkerset`
+// not, in a namespace with a LocalQueue `default`, Kueue's StatefulSet webhook gives the leader StatefulSet
+// LeaderWorkerSet's controller makes `default` (its owner is no enabled integration's) and marks it, and the
+// StatefulSet reconciler makes its one Workload of the leaders, whatever queue the templates name; the workers
+// (their walk finds the leader StatefulSet, Kueue's) and the leader pods (suspended by their parent) make none.
+func TestLeaderWorkerSetLeaderStatefulSet(t *testing.T) {
+	cfg := &configapi.Configuration{Integrations: &configapi.Integrations{Frameworks: []string{"pod", "statefulset"}}}
+	got, _ := convert(t, cfg, `
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: default, namespace: ml}
+spec: {clusterQueue: cq}
+---
+apiVersion: leaderworkerset.x-k8s.io/v1
+kind: LeaderWorkerSet
+metadata: {name: lead, namespace: ml, labels: {kueue.x-k8s.io/queue-name: main}}
+spec:
+  replicas: 2
+  leaderWorkerTemplate:
+    size: 2
+    workerTemplate:
+      metadata: {labels: {kueue.x-k8s.io/queue-name: main}}
+      spec:
+        containers: [{name: c, image: busybox}]
+`)
+	want := []string{"LeaderWorkerSet/ml/lead statefulset-lead-cbd25 q=default p=0 - [main:2]"}
+	if diff := cmp.Diff(want, summary(got)); diff != "" {
+		t.Errorf("workloads (-want +got):\n%s", diff)
+	}
+}
+
 // TestPrunedFields: a field the kind's type lacks is dropped, as the API server prunes it, and
 // noted.
 func TestPrunedFields(t *testing.T) {

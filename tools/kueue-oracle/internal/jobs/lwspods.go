@@ -31,7 +31,11 @@ var statefulSetGVK = appsv1.SchemeGroupVersion.WithKind("StatefulSet")
 // and its pods `<lws>-<i>-<j>`, j from 1. StatefulSets through Kueue's StatefulSet webhook, pods through its pod
 // webhook, which decides them as any pod: a leader naming a queue is gated (its ancestors name none); a worker's
 // walk finds its leader pod, a Kueue-managed ancestor where the leader names a queue, which leaves the worker
-// ungated. Only the labels Kueue reads are kept (the templates', LeaderWorkerSet's name and worker index).
+// ungated. Where Kueue's StatefulSet webhook marks the leader StatefulSet (`statefulset` enabled, the
+// LeaderWorkerSet's integration not: `default`, or manageJobsWithoutQueueName), the StatefulSet is the item's child,
+// for Kueue's StatefulSet reconciler to make its Workload; its pods are gated as suspended by their parent, and the
+// workers' walk finds it, Kueue's. Only the labels Kueue reads are kept (the templates', LeaderWorkerSet's name and
+// worker index).
 func (e *env) startLeaderWorkerSet(ctx context.Context, it *item) error {
 	lws, ok := it.obj.(*lwsapi.LeaderWorkerSet)
 	if !ok || metav1.GetControllerOf(lws) != nil {
@@ -52,6 +56,14 @@ func (e *env) startLeaderWorkerSet(ctx context.Context, it *item) error {
 		leaderTemplate, replicas, map[string]string{lwsapi.SetNameLabelKey: name, lwsapi.WorkerIndexLabelKey: "0"})
 	if err != nil || leaders == nil {
 		return err
+	}
+	if leaders.Spec.Template.Annotations[podconstants.SuspendedByParentAnnotation] == statefulSetFramework {
+		// Kueue's StatefulSet webhook took the leader StatefulSet (its integration disabled, the LeaderWorkerSet's
+		// is no managed owner: ApplyDefaultLocalQueue gave it `default`, or manageJobsWithoutQueueName takes it):
+		// Kueue's StatefulSet reconciler makes its Workload (createPrebuiltWorkload: `replicas` leaders, pod set
+		// `main`), and the leader pods are that Workload's (gated by the pod webhook: suspended by their parent)
+		it.children = append(it.children, leaders)
+		it.uids = append(it.uids, leaders.UID)
 	}
 	n := 0
 	for i := range replicas {
