@@ -51,6 +51,11 @@ def test_a_patch_is_read_as_go_marshals_it():
     """The Trainer decodes a patch into its types and marshals it with omitempty: an empty value merges nothing."""
     assert omitempty({"name": "n", "env": [], "securityContext": {}, "x": "", "y": None}) == \
         {"name": "n", "securityContext": {}}
+    assert omitempty({"securityContext": {"runAsUser": 0, "privileged": False},
+                      "volumeMounts": [{"name": "v", "mountPath": "/v", "readOnly": False}]}) == \
+        {"securityContext": {"runAsUser": 0, "privileged": False}, "volumeMounts": [{"name": "v", "mountPath": "/v"}]}
+    assert omitempty([{"key": "k", "operator": "Exists", "tolerationSeconds": 0}]) == \
+        [{"key": "k", "operator": "Exists", "tolerationSeconds": 0}]
 
 
 def test_in_step_workloads_of_every_runtime_are_kept_without_a_warning():

@@ -39,15 +39,17 @@ _KEYS = {"containers": "name", "initContainers": "name", "env": "name", "volumeM
          "ports": "containerPort"}
 
 
-def omitempty(value):
+def omitempty(value, pointers: bool = False):
     """A patch as Go's typed marshalling writes it (the Trainer decodes each patch into its types, then
-    marshals it with `omitempty`): null, "", false, 0 and empty lists and maps left out of its maps (an
-    empty struct pointer, `{}`, stays, to merge nothing)."""
+    marshals it with `omitempty`): null and empty lists left out of its maps, and "" and a volume mount's
+    `readOnly: false` (plain fields); inside a `securityContext`, whose fields are all pointers, a zero value
+    is set and stays (`runAsUser: 0`), as does an empty struct (`{}`, merging nothing), and so does a
+    toleration's `tolerationSeconds: 0`."""
     if isinstance(value, dict):
-        return {k: omitempty(v) for k, v in value.items()
-                if not (v is None or v == "" or v is False or (type(v) in (int, float) and v == 0) or v == [])}
+        return {k: omitempty(v, pointers or k == "securityContext") for k, v in value.items()
+                if not (v is None or v == [] or (not pointers and (v == "" or (k == "readOnly" and v is False))))}
     if isinstance(value, list):
-        return [omitempty(v) for v in value]
+        return [omitempty(v, pointers) for v in value]
     return value
 
 
