@@ -131,6 +131,9 @@ class Diagnostics:
     """An accumulating, sortable list of diagnostics."""
 
     items: list[Diagnostic] = field(default_factory=list)
+    # the objects a diagnostic emitted without `about` is about: set by a stage while it reads one object
+    # (`manifests.reader`), so every check it runs names that object
+    concerning: tuple[Subject, ...] = ()
 
     def add(self, diagnostic: Diagnostic) -> None:
         self.items.append(diagnostic)
@@ -145,7 +148,8 @@ class Diagnostics:
             if info is None:
                 raise KeyError(f"unregistered diagnostic code {code}")
             severity = info.severity
-        d = Diagnostic(code, Severity(severity), message, span, help, tuple(notes), tuple(labels), tuple(about))
+        d = Diagnostic(code, Severity(severity), message, span, help, tuple(notes), tuple(labels),
+                       tuple(about) or self.concerning)
         self.items.append(d)
         return d
 

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass, field
 
 from kadmit.diagnostics import Subject
-from kadmit.model import Model, ObjectRef, Skipped, Workload
+from kadmit.model import Job, Model, ObjectRef, PriorityClass, SchedulerConfig, Skipped, Workload
 
 WORKLOAD_API = "kueue.x-k8s.io/v1beta2"
 
@@ -43,6 +43,29 @@ def repeat_name(name: str, n: int) -> str:
 def subject(o: ObjectRef) -> Subject:
     """An object as a diagnostic is about it (`Diagnostic.about`)."""
     return Subject(o.kind, o.namespace, o.name)
+
+
+def about(*objects) -> tuple[Subject, ...]:
+    """The objects a diagnostic is about (`Diagnostic.about`), from the model's: a workload as the object it stands
+    for (`object_of`), a job as its object, a priority class as a `WorkloadPriorityClass` or `PriorityClass`, an
+    admission check's configuration by its kind, Kueue's Configuration (one per cluster) with no name, any other
+    by its class (`ClusterQueue`, `Cohort`, `ResourceFlavor`, `Topology`, `LocalQueue`, `Node`, ...)."""
+    out = []
+    for o in objects:
+        if isinstance(o, Workload):
+            o = object_of(o)
+        elif isinstance(o, Job):
+            o = o.object
+        if isinstance(o, ObjectRef):
+            out.append(subject(o))
+        elif isinstance(o, PriorityClass):
+            out.append(Subject("WorkloadPriorityClass" if o.kind == "workload" else "PriorityClass", None, o.name))
+        elif isinstance(o, SchedulerConfig):
+            out.append(Subject("Configuration", None, ""))
+        else:
+            kind = o.kind if isinstance(getattr(o, "kind", None), str) else type(o).__name__
+            out.append(Subject(kind, getattr(o, "namespace", None), o.name))
+    return tuple(dict.fromkeys(out))  # each once (a name defined twice is about one object)
 
 
 def object_dict(o: ObjectRef) -> dict:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from cli.test_admit_may_differ import CONFIG, REFUSED
 from jobs.helpers import SETUP
+from test_about_coverage import NOT_ABOUT_AN_OBJECT
 
 JOB = """\
 apiVersion: batch/v1
@@ -99,3 +100,50 @@ def test_workloads_and_jobs_named_by_the_reader(run) -> None:
     assert _about(said, "KAD198") == [[wl("twin"), wl("classy")], [
         {"kind": "Job", "namespace": "default", "name": "j2"}, {"kind": "Job", "namespace": "default", "name": "j1"}]]
     assert _about(said, "KAD167") == [[{"kind": "JobSet", "namespace": "default", "name": "empty"}]]
+
+
+CLUSTER_QUEUE = """\
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: cq}
+spec:
+  namespaceSelector: {}
+  resourceGroups: [{coveredResources: [cpu], flavors: [{name: nope, resources: [{name: cpu, nominalQuota: -1}]}]}]
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: Bad_Name, namespace: ns, labels: {"bad key!": x, kueue.x-k8s.io/queue-name: q}}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: c, image: busybox, resources: {requests: {cpu: 1}}}]
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: lq, namespace: ns}
+spec: {clusterQueue: missing}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: ns}
+spec: {containers: [{name: c, image: x}], schedulingGates: [{name: g}]}
+"""
+
+
+def test_the_reader_and_validator_name_the_object(run) -> None:
+    """A field the reader refuses (KAD158), a name and a label key (KAD195, KAD196: the KAD19x name checks), a
+    reference the validator finds missing (KAD200, KAD201), a kind not served in its version (KAD171)."""
+    run.write("in.yaml", CLUSTER_QUEUE + "---\napiVersion: batch/v1beta1\nkind: CronJob\nmetadata: {name: c, "
+              "namespace: ns}\n")
+    said = json.loads(run("check", "--format", "json", "in.yaml").stdout)["diagnostics"]
+    about = {d["code"]: d["about"] for d in said}
+
+    def obj(kind: str, name: str, namespace: str | None = None) -> list[dict]:
+        return [{"kind": kind, "namespace": namespace, "name": name}]
+
+    assert about["KAD158"] == obj("ClusterQueue", "cq")
+    assert about["KAD195"] == about["KAD196"] == obj("Job", "Bad_Name", "ns")
+    assert about["KAD201"] == obj("LocalQueue", "lq", "ns")
+    assert about["KAD171"] == obj("CronJob", "c", "ns")
+    assert all(d["about"] for d in said if d["code"] not in NOT_ABOUT_AN_OBJECT), said

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from kadmit.diagnostics import Diagnostic, Label, Severity
+from kadmit.diagnostics import Diagnostic, Label, Severity, Subject
 from kadmit.edits import Edit
 from kadmit.lsp.convert import Lines, diagnostic, text_edits, uri_of
 from kadmit.source import Span
@@ -45,6 +45,20 @@ def test_a_diagnostic_keeps_code_help_notes_and_labels() -> None:
     assert got.message == "unknown topology `x`\nhelp: did you mean `y`?\nnote: a note"
     (rel,) = got.related_information
     assert rel.location.uri == uri_of("g.kad") and rel.message == "here"
+
+
+def test_a_diagnostic_says_what_it_is_about() -> None:
+    """`about` (the objects a diagnostic concerns) on a line of its own after the notes, and as `data.about`, each
+    as `--format json` gives it; none where it names no object."""
+    about = (Subject("Job", "ns", "j"), Subject("ClusterQueue", None, "cq"))
+    d = Diagnostic("KAD202", Severity.WARNING, "workload `ns/j` is queued to `q`", Span("f.kad", 2, 14, 2, 15),
+                   notes=("a note",), about=about)
+    got = diagnostic(d, Lines(TEXT), lambda name: None)
+    assert got.message == "workload `ns/j` is queued to `q`\nnote: a note\nabout: Job `ns/j`, ClusterQueue `cq`"
+    assert got.data == {"about": [{"kind": "Job", "namespace": "ns", "name": "j"},
+                                  {"kind": "ClusterQueue", "namespace": None, "name": "cq"}]}
+    plain = diagnostic(Diagnostic("KAD150", Severity.ERROR, "bad YAML", Span("f.kad", 1, 1)), Lines(TEXT), None)
+    assert plain.message == "bad YAML" and plain.data is None
 
 
 def test_edits_cover_their_old_text() -> None:

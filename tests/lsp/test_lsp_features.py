@@ -43,6 +43,9 @@ def test_diagnostics_on_open_change_and_fix(workspace) -> None:
     assert "KAD110" in codes
     dup = [d for d in published if d.related_information]
     assert dup and dup[0].related_information[0].location.uri == uri
+    # what it is about: in its message, and as data (`about`, as `--format json` gives it)
+    assert dup[0].message.endswith("\nabout: ClusterQueue `team-nlp`")
+    assert dup[0].data == {"about": [{"kind": "ClusterQueue", "namespace": None, "name": "team-nlp"}]}
     # the did-you-mean fix, applied as the editor applies it, clears its diagnostic
     bad = next(d for d in published if d.code == "KAD110")
     actions = ed.code_actions(uri, (bad.range.start.line, bad.range.start.character))

@@ -11,7 +11,7 @@ from pathlib import Path
 from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
 
-from kadmit.diagnostics import Diagnostic, Severity
+from kadmit.diagnostics import Diagnostic, Severity, Subject
 from kadmit.edits import Edit
 from kadmit.source import Span
 from kadmit.workspace import display_name
@@ -109,14 +109,23 @@ def uri_of(name: str) -> str:
     return from_fs_path(str(Path(name).absolute())) or name
 
 
+def subject_text(s: Subject) -> str:
+    """An object a diagnostic is about, as its `about:` line shows it: `Job ns/j`, `ClusterQueue cq`."""
+    key = f"{s.namespace}/{s.name}" if s.namespace is not None else s.name
+    return f"{s.kind} `{key}`" if key else s.kind
+
+
 def diagnostic(d: Diagnostic, lines: Lines, lines_of) -> types.Diagnostic:
-    """A kadmit diagnostic as the protocol's: code, message with its help and notes, labels as
-    related locations (`lines_of(name)` gives another file's lines)."""
+    """A kadmit diagnostic as the protocol's: code, message with its help, notes and the objects it is about
+    (`about:`, also as `data.about`, each as JSON's `about` gives it), labels as related locations
+    (`lines_of(name)` gives another file's lines)."""
     message = d.message
     if d.help:
         message += f"\nhelp: {d.help}"
     for note in d.notes:
         message += f"\nnote: {note}"
+    if d.about:
+        message += "\nabout: " + ", ".join(subject_text(s) for s in d.about)
     related = []
     for label in d.labels:
         other = lines if label.span.file == (d.span.file if d.span else None) else lines_of(label.span.file)
@@ -125,7 +134,8 @@ def diagnostic(d: Diagnostic, lines: Lines, lines_of) -> types.Diagnostic:
                 types.Location(uri_of(label.span.file), other.range(label.span)), label.message))
     where = lines.range(d.span) if d.span is not None else types.Range(types.Position(0, 0), types.Position(0, 0))
     return types.Diagnostic(where, message, severity=_SEVERITY[d.severity], code=d.code, source="kadmit",
-                            related_information=related or None)
+                            related_information=related or None,
+                            data={"about": [s.as_dict() for s in d.about]} if d.about else None)
 
 
 def text_edits(edits: list[Edit], lines_of) -> dict[str, list[types.TextEdit]]:

@@ -8,7 +8,7 @@ from typing import Callable
 from pydantic import ValidationError
 
 from kadmit import budget
-from kadmit.diagnostics import Diagnostics, did_you_mean
+from kadmit.diagnostics import Diagnostics, Subject, did_you_mean
 from kadmit.manifests import (admission, checks, cluster, config, dra, gangs, jobs, kubenames, notread, policy, schema,
                               served, workloads)
 from kadmit.manifests.jobs import pods
@@ -240,14 +240,16 @@ class _Reader:
                          f.span(f.field(node, "apiVersion")) or f.span(node),
                          help="the API server refuses the object; " + (
                              f"on Kubernetes v1.35 write {served.LATER_K8S[group, kind][1]}"
-                             if (group, kind) in served.LATER_K8S else f"write it in {versions.split(', ')[-1]}"))
+                             if (group, kind) in served.LATER_K8S else f"write it in {versions.split(', ')[-1]}"),
+                         about=(self.subject(node, kind),))
             self.record(node, api_version, kind, f"the API server does not serve `{kind}` in `{api_version}` "
                         f"(served: {versions}, by {source})")
             return
         if version not in spec.versions:
             known = ", ".join(f"`{group + '/' if group else ''}{v}`" for v in spec.versions)
             f.diags.emit(KAD160, f"`{kind}` in `{api_version}` is not read by kadmit; skipped",
-                         f.span(f.field(node, "apiVersion")) or f.span(node), help=f"kadmit reads {known}")
+                         f.span(f.field(node, "apiVersion")) or f.span(node), help=f"kadmit reads {known}",
+                         about=(self.subject(node, kind),))
             self.record(node, api_version, kind, f"kadmit does not read `{kind}` in `{api_version}` "
                         f"(it reads {known})")
             return
@@ -270,11 +272,21 @@ class _Reader:
     def read(self, node: Val, spec: Kind, api_version: str, kind: str, metadata: Val | None, name: str) -> None:
         """The object's fields (collecting its bad ones) into the fragment, or it is dropped."""
         f = self.f
+        namespace = f.str(metadata, "namespace") if spec.namespaced else None
+        concerning = f.diags.concerning  # what the object's own diagnostics are about: the object
+        f.diags.concerning = (Subject(kind, (namespace or "default") if spec.namespaced else None, name),)
+        try:
+            self._read(node, spec, api_version, kind, metadata, name, namespace)
+        finally:
+            f.diags.concerning = concerning
+
+    def _read(self, node: Val, spec: Kind, api_version: str, kind: str, metadata: Val | None, name: str,
+              namespace: str | None) -> None:
+        f = self.f
         group, _, version = api_version.rpartition("/")
         unknown = schema.check(f, node, group, version, kind, name)
         if group in (KUEUE, config.CONFIG_GROUP):
             coverage.warn_unmodelled(f, node, kind, f"`{kind}`" + (f" `{name}`" if name else ""))
-        namespace = f.str(metadata, "namespace") if spec.namespaced else None
         kubenames.check_name(f, group, kind, f.field(metadata, "name"))
         kubenames.check_name(f, group, kind, f.field(metadata, "namespace"), "namespace")
         kubenames.check_labels(f, f.field(metadata, "labels"))
@@ -340,17 +352,23 @@ class _Reader:
                 self.fragment.broken.append(ObjectRef(api_version=api_version, kind="Cohort", name=v.v,
                                                       span=self.f.span(node)))
 
+    @staticmethod
+    def metadata(node: Val, key: str) -> str | None:
+        """A string of an object's metadata as written, if it is one (of an object not read)."""
+        md = node.v.get("metadata")
+        v = md.v.get(key) if md is not None and md.kind == MAP else None
+        return v.v if v is not None and isinstance(v.v, str) else None
+
+    def subject(self, node: Val, kind: str) -> Subject:
+        """An object not read, as a diagnostic is about it (`Diagnostic.about`)."""
+        text = self.metadata
+        return Subject(kind, text(node, "namespace"), text(node, "name") or text(node, "generateName") or "")
+
     def record(self, node: Val, api_version: str, kind: str, reason: str) -> None:
         """List an object that is not read, with the reason."""
-        md = node.v.get("metadata")
-        md = md if md is not None and md.kind == MAP else None
-
-        def text(key: str) -> str | None:
-            v = md.v.get(key) if md is not None else None
-            return v.v if v is not None and isinstance(v.v, str) else None
-
-        ref = ObjectRef(api_version=api_version, kind=kind, namespace=text("namespace"),
-                        name=text("name") or text("generateName") or "", uid=text("uid"))
+        text = self.metadata
+        ref = ObjectRef(api_version=api_version, kind=kind, namespace=text(node, "namespace"),
+                        name=text(node, "name") or text(node, "generateName") or "", uid=text(node, "uid"))
         self.fragment.skipped.append(Skipped(object=ref, reason=reason, span=self.f.span(node)))
 
     def skip(self, node: Val, api_version: str, kind: str, reason: str) -> None:

@@ -8,7 +8,7 @@ its namespace's LimitRanges before Kueue sees it (`limit_ranger`)."""
 
 from __future__ import annotations
 
-from kadmit.diagnostics import Diagnostics
+from kadmit.diagnostics import Diagnostics, Subject
 from kadmit.manifests.codes import KAD157, KAD184, KAD199
 from kadmit.identity import subject
 from kadmit.model import Job, LimitRange, Model, ObjectRef, PodSet, RuntimeClass, Workload
@@ -140,7 +140,8 @@ def limit_ranger(model: Model, diags: Diagnostics) -> Model:
                 words[(p.namespace, p.name)] = f"pods \"{p.name}\" is forbidden: {aggregate(errors)}"
                 diags.emit(KAD157, f"the API server refuses the object: `{words[(p.namespace, p.name)]}`", p.span,
                            help="its namespace's LimitRange bounds every container's (and the pod's) limits "
-                                "and requests once its defaults are filled in; keep the pod within them")
+                                "and requests once its defaults are filled in; keep the pod within them",
+                           about=(Subject("Pod", p.namespace, p.name),))
                 refused.append(ObjectRef(api_version="v1", kind="Pod", namespace=p.namespace, name=p.name, span=p.span))
                 continue
         kept.append(p)
@@ -181,7 +182,9 @@ def _ordered_defaults(named: list[list[LimitRange]], diags: Diagnostics) -> None
                                    f"{format_quantity(q, r)}): Kueue and the API server fill containers from "
                                    "whichever their lists (in Go map order) give first; kadmit takes "
                                    f"`{by.name}`'s, the first by name", it.span,
-                                   help="keep one LimitRange per namespace, or give each resource its defaults in one")
+                                   help="keep one LimitRange per namespace, or give each resource its defaults in one",
+                                   about=(Subject("LimitRange", by.namespace, by.name),
+                                          Subject("LimitRange", it.namespace, it.name)))
 
 
 def limit_ranger_templates(model: Model, diags: Diagnostics) -> None:

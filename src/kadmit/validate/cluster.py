@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from kadmit.diagnostics import Diagnostics, Label
+from kadmit.identity import about
 from kadmit.index import HOSTNAME_LABEL, ModelIndex
 from kadmit.model import ClusterQueue, Model, Node, Requirement, ResourceFlavor, Topology, Workload
 from kadmit.modelscheduling import expression_errors
@@ -20,17 +21,17 @@ SYSTEM_PREFIX = "system-"
 def check_topology(t: Topology, diags: Diagnostics) -> None:
     at = t.field_span("levels")
     if not 1 <= len(t.levels) <= MAX_LEVELS:
-        diags.emit(LEVEL_COUNT, f"topology `{t.name}` has {len(t.levels)} levels; Kueue accepts 1 to {MAX_LEVELS}", at)
+        diags.emit(LEVEL_COUNT, f"topology `{t.name}` has {len(t.levels)} levels; Kueue accepts 1 to {MAX_LEVELS}", at, about=about(t))
     seen: set[str] = set()
     for i, level in enumerate(t.levels):
         lat = t.spans.get(f"levels.{i}") or at
         if level in seen:
-            diags.emit(DUPLICATE_LEVEL, f"topology `{t.name}` lists level `{level}` twice", lat)
+            diags.emit(DUPLICATE_LEVEL, f"topology `{t.name}` lists level `{level}` twice", lat, about=about(t))
         seen.add(level)
     if HOSTNAME_LABEL in t.levels and t.levels[-1] != HOSTNAME_LABEL:
         i = t.levels.index(HOSTNAME_LABEL)
         diags.emit(HOSTNAME_NOT_LAST, f"`{HOSTNAME_LABEL}` is not the last level of topology `{t.name}`",
-                   t.spans.get(f"levels.{i}") or at, help=f"move `{HOSTNAME_LABEL}` to the end of `levels`")
+                   t.spans.get(f"levels.{i}") or at, help=f"move `{HOSTNAME_LABEL}` to the end of `levels`", about=about(t))
 
 
 def check_flavor(fl: ResourceFlavor, diags: Diagnostics) -> None:
@@ -41,7 +42,7 @@ def check_flavor(fl: ResourceFlavor, diags: Diagnostics) -> None:
         if k in seen:
             first = fl.spans.get(f"node_taints.{seen[k]}") or fl.node_taints[seen[k]].span
             diags.emit(DUPLICATE_TAINT, f"flavor `{fl.name}` has two taints with key `{taint.key}` and effect "
-                       f"`{taint.effect}`", at, labels=[Label(first, "first here")] if first else [])
+                       f"`{taint.effect}`", at, labels=[Label(first, "first here")] if first else [], about=about(fl))
         else:
             seen[k] = i
 
@@ -69,7 +70,7 @@ def check_hostnames(model: Model, diags: Diagnostics) -> None:
                    f"`{orig.name}`; on a topology whose lowest level is the hostname, Kueue counts the two "
                    "as one host holding their summed free capacity", node.field_span("labels"),
                    labels=[Label(where, "first here")] if where is not None else [], notes=notes,
-                   help="give each node its own hostname")
+                   help="give each node its own hostname", about=about(node, orig))
 
 
 def check_priority_classes(model: Model, diags: Diagnostics) -> None:
@@ -80,15 +81,15 @@ def check_priority_classes(model: Model, diags: Diagnostics) -> None:
             diags.emit(MANY_DEFAULTS, f"{kind} priority classes `{first.name}` and `{extra.name}` are both "
                        f"marked default", extra.field_span("global_default"),
                        labels=[Label(first.span, "first default here")] if first.span else [],
-                       help="mark one priority class default")
+                       help="mark one priority class default", about=about(extra, first))
     for p in model.priority_classes:
         at = p.field_span("value")
         if not INT32[0] <= p.value <= INT32[1]:
-            diags.emit(PRIORITY_RANGE, f"priority class `{p.name}` has value {p.value}, outside the 32-bit range", at)
+            diags.emit(PRIORITY_RANGE, f"priority class `{p.name}` has value {p.value}, outside the 32-bit range", at, about=about(p))
         elif p.kind == "pod" and p.value > HIGHEST_USER_PRIORITY and not p.name.startswith(SYSTEM_PREFIX):
             diags.emit(PRIORITY_RANGE, f"priority class `{p.name}` has value {p.value}, above "
                        f"{HIGHEST_USER_PRIORITY} (reserved for `{SYSTEM_PREFIX}` classes)",
-                       at, help=f"use a value of at most {HIGHEST_USER_PRIORITY}")
+                       at, help=f"use a value of at most {HIGHEST_USER_PRIORITY}", about=about(p))
 
 
 def check_usage(index: ModelIndex, diags: Diagnostics) -> None:
@@ -100,7 +101,7 @@ def check_usage(index: ModelIndex, diags: Diagnostics) -> None:
     for fl in index.flavors.values():
         if fl.name not in used and not unknowable:
             diags.emit(UNUSED_FLAVOR, f"flavor `{fl.name}` is not used by any cluster queue or cohort",
-                       fl.field_span("name"))
+                       fl.field_span("name"), about=about(fl))
     labels = [ns.effective_labels() for ns in index.namespaces.values()]
     by_label: dict[tuple[str, str], list[dict[str, str]]] = {}  # (key, value) -> the labels of namespaces carrying it
     for lab in labels:
@@ -111,11 +112,11 @@ def check_usage(index: ModelIndex, diags: Diagnostics) -> None:
         if sel is None:
             diags.emit(NIL_SELECTOR, f"cluster queue `{cq.name}` has no namespace selector, so it matches no "
                        f"namespace", cq.field_span("name"),
-                       help="use `namespaces = all` (`namespaceSelector: {}`) to admit from every namespace")
+                       help="use `namespaces = all` (`namespaceSelector: {}`) to admit from every namespace", about=about(cq))
         elif model.namespaces and not _selects_some(sel, labels, by_label):
             diags.emit(SELECTOR_MATCHES_NOTHING,
                        f"the namespace selector of cluster queue `{cq.name}` matches none of the declared namespaces",
-                       cq.field_span("namespace_selector"))
+                       cq.field_span("namespace_selector"), about=about(cq))
 
 
 def _selects_some(sel, labels: list[dict[str, str]], by_label: dict[tuple[str, str], list[dict[str, str]]]) -> bool:
@@ -127,8 +128,9 @@ def _selects_some(sel, labels: list[dict[str, str]], by_label: dict[tuple[str, s
     return any(sel.matches(lab) for lab in fewest)
 
 
-def check_requirement(req: Requirement, where: str, at: Span | None, diags: Diagnostics) -> None:
-    """Kubernetes' rules for one requirement of a label selector."""
+def check_requirement(req: Requirement, where: str, at: Span | None, diags: Diagnostics,
+                      owner: ClusterQueue) -> None:
+    """Kubernetes' rules for one requirement of a label selector (`owner`'s)."""
     op, n = req.operator, len(req.values)
     problem = None
     if op in ("In", "NotIn") and n == 0:
@@ -138,7 +140,7 @@ def check_requirement(req: Requirement, where: str, at: Span | None, diags: Diag
     elif op in ("Gt", "Lt"):
         problem = f"`{op}` is not a label selector operator"
     if problem:
-        diags.emit(BAD_REQUIREMENT, f"requirement on `{req.key}` in {where}: {problem}", req.span or at)
+        diags.emit(BAD_REQUIREMENT, f"requirement on `{req.key}` in {where}: {problem}", req.span or at, about=about(owner))
 
 
 def check_selectors(model: Model, diags: Diagnostics) -> None:
@@ -152,7 +154,7 @@ def check_namespace_selector(cq: ClusterQueue, diags: Diagnostics) -> None:
     sel = cq.namespace_selector
     for req in sel.match_expressions if sel else ():
         check_requirement(req, f"the namespace selector of cluster queue `{cq.name}`",
-                          cq.field_span("namespace_selector"), diags)
+                          cq.field_span("namespace_selector"), diags, cq)
 
 
 def check_affinity(wl: Workload, diags: Diagnostics) -> None:
@@ -172,4 +174,4 @@ def check_affinity(wl: Workload, diags: Diagnostics) -> None:
                                       "scheduling no topology flavor fits it (\"invalid affinity node "
                                       "selectors ...\"); kadmit decides it so"],
                                help="fix the requirement: `In`/`NotIn` take values, `Exists`/`DoesNotExist` none, "
-                                    "`Gt`/`Lt` one integer")
+                                    "`Gt`/`Lt` one integer", about=about(wl))

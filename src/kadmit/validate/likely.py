@@ -7,7 +7,7 @@ import difflib
 
 from kadmit.diagnostics import Diagnostics, Label
 from kadmit.effective import counted
-from kadmit.identity import object_of
+from kadmit.identity import about, object_of
 from kadmit.model import Model, PodSet, Workload
 from kadmit.validate.codes import UNPROVIDED_RESOURCE
 
@@ -70,4 +70,4 @@ def check_likely_mistakes(model: Model, diags: Diagnostics) -> None:
         diags.emit(UNPROVIDED_RESOURCE,
                    f"`{res}` is requested by pod set `{ps.name}` of workload `{wl.key}`, but no cluster queue "
                    f"covers it{nodes}", ps.field_span(f"requests.{res}") or wl.span,
-                   help=f"did you mean `{meant}`?", notes=notes, labels=labels)
+                   help=f"did you mean `{meant}`?", notes=notes, labels=labels, about=about(*{w.key: w for w, _ in found}.values()))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Callable, Iterable
 
 from kadmit.diagnostics import Diagnostics, Label
+from kadmit.identity import about
 from kadmit.index import ModelIndex
 from kadmit.model import Model, Obj
 from kadmit.validate.codes import COHORT_CYCLE, COHORT_SELF_PARENT, DUPLICATE
@@ -21,7 +22,7 @@ def duplicates(diags: Diagnostics, kind: str, items: Iterable[Obj], key: Callabl
         orig = first[k]
         labels = [Label(orig.span, "first defined here")] if orig.span else []
         diags.emit(DUPLICATE, f"{kind} `{k}` is defined more than once", obj.field_span(name_field),
-                   labels=labels, help=f"rename or remove one of the {kind} definitions")
+                   labels=labels, help=f"rename or remove one of the {kind} definitions", about=about(obj, orig))
 
 
 def check_duplicates(model: Model, diags: Diagnostics) -> None:
@@ -52,7 +53,7 @@ def check_cohort_cycles(index: ModelIndex, diags: Diagnostics) -> None:
         c = cohorts[name]
         if c.parent == name:
             diags.emit(COHORT_SELF_PARENT, f"cohort `{name}` is its own parent", c.field_span("parent"),
-                       help="remove `parent`, or name another cohort")
+                       help="remove `parent`, or name another cohort", about=about(c))
             seen.add(name)
             continue
         walk: dict[str, int] = {}
@@ -74,4 +75,4 @@ def check_cohort_cycles(index: ModelIndex, diags: Diagnostics) -> None:
         diags.emit(COHORT_CYCLE, f"cohort parents form a cycle: {shown}", at.field_span("parent"),
                    labels=labels,
                    notes=["Kueue disables every cohort and cluster queue in the cycle"],
-                   help="remove one `parent` to break the cycle")
+                   help="remove one `parent` to break the cycle", about=about(*(cohorts[c] for c in ordered)))

@@ -5,6 +5,7 @@ the order it met the workloads."""
 from __future__ import annotations
 
 from kadmit.diagnostics import Diagnostics, Label
+from kadmit.identity import about
 from kadmit.effective import counted
 from kadmit.index import ModelIndex
 from kadmit.model import Workload
@@ -43,7 +44,7 @@ def check_negative_in_cohort(index: ModelIndex, diags: Diagnostics) -> None:
                           "there; kadmit counts the cohort's usage as Kueue's rebuild of the cohort tree does "
                           "(each queue's usage above its guaranteed quota, at least 0), one of its answers"],
                    help="keep the Configuration's transformation outputs at 0 or more, or this queue out of "
-                        "cohorts")
+                        "cohorts", about=about(cq, *(wl for wl, _ in found)))
 
 
 def _negative(wl: Workload) -> str | None:

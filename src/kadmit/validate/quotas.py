@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from kadmit.diagnostics import Diagnostics
+from kadmit.identity import about
 from kadmit.model import ClusterQueue, Cohort, FairSharing
 from kadmit.quantity import MILLI, format_quantity
 from kadmit.validate.codes import (BORROW_WITHOUT_RECLAIM, FLAVOR_LISTED_TWICE, FLAVOR_RESOURCES_MISMATCH,
@@ -40,7 +41,7 @@ def check_quotas(owner: ClusterQueue | Cohort, diags: Diagnostics) -> None:
                            f"{kind} `{owner.name}` covers `{res}` twice (also in {where})",
                            group.spans.get(f"covered_resources.{c}") or owner.spans.get(gpath) or group.span
                            or owner.span,
-                           help="each resource may appear in one resource group only")
+                           help="each resource may appear in one resource group only", about=about(owner))
             else:
                 seen_res[res] = g
         for f, fq in enumerate(group.flavors):
@@ -51,7 +52,7 @@ def check_quotas(owner: ClusterQueue | Cohort, diags: Diagnostics) -> None:
                 where = "this group" if seen_flavor[fq.flavor] == g else f"resource group {seen_flavor[fq.flavor] + 1}"
                 diags.emit(FLAVOR_LISTED_TWICE, f"{kind} `{owner.name}` lists flavor `{fq.flavor}` twice "
                            f"(also in {where})", name_span,
-                           help="each flavor may appear in one resource group only")
+                           help="each flavor may appear in one resource group only", about=about(owner))
             else:
                 seen_flavor[fq.flavor] = g
             names = tuple(rq.resource for rq in fq.resources)
@@ -59,7 +60,7 @@ def check_quotas(owner: ClusterQueue | Cohort, diags: Diagnostics) -> None:
                 diags.emit(FLAVOR_RESOURCES_MISMATCH,
                            f"flavor `{fq.flavor}` of {kind} `{owner.name}` lists "
                            f"[{', '.join(names)}], but the group covers [{', '.join(group.covered_resources)}]",
-                           fspan, help=_mismatch_help(names, group.covered_resources))
+                           fspan, help=_mismatch_help(names, group.covered_resources), about=about(owner))
             for r, rq in enumerate(fq.resources):
                 rpath = f"{fpath}.resources.{r}"
                 _check_quota(owner, kind, fq.flavor, rq, rpath, is_cq, has_parent, diags)
@@ -70,7 +71,7 @@ def check_quotas(owner: ClusterQueue | Cohort, diags: Diagnostics) -> None:
             diags.emit(BORROW_WITHOUT_RECLAIM,
                        f"cluster queue `{owner.name}` sets borrowWithinCohort `{bwc.policy}` but "
                        f"reclaimWithinCohort `Never`", owner.field_span("preemption"),
-                       help="set `reclaim_within_cohort` to `LowerPriority` or `Any`, or drop borrowWithinCohort")
+                       help="set `reclaim_within_cohort` to `LowerPriority` or `Any`, or drop borrowWithinCohort", about=about(owner))
 
 
 def _mismatch_help(names: tuple[str, ...], covered: tuple[str, ...]) -> str:
@@ -97,20 +98,20 @@ def _check_quota(owner, kind: str, flavor: str, rq, rpath: str, is_cq: bool, has
         at = owner.spans.get(f"{rpath}.{field}") or rq.field_span(field) or owner.span
         label = "nominal quota" if field == "nominal" else field.replace("_", " ")
         if value < 0:
-            diags.emit(NEGATIVE_QUOTA, f"{label} of {what} is negative ({format_quantity(value, res)})", at)
+            diags.emit(NEGATIVE_QUOTA, f"{label} of {what} is negative ({format_quantity(value, res)})", at, about=about(owner))
         if field != "nominal" and not has_parent:
             other = "cohort" if is_cq else "parent"
             diags.emit(LIMIT_WITHOUT_COHORT, f"{label} of {what} is set, but the {kind} has no {other}", at,
-                       help=f"remove the {label}, or give the {kind} a {other}")
+                       help=f"remove the {label}, or give the {kind} a {other}", about=about(owner))
         if is_countable(res) and value % MILLI:
             diags.emit(FRACTIONAL_QUOTA, f"{label} of {what} is {format_quantity(value, res)}, not a whole number",
-                       at, help=f"`{res}` is requested in whole units")
+                       at, help=f"`{res}` is requested in whole units", about=about(owner))
     if is_cq and rq.lending_limit is not None and rq.lending_limit > rq.nominal >= 0:
         at = owner.spans.get(f"{rpath}.lending_limit") or rq.field_span("lending_limit") or owner.span
         diags.emit(LENDING_ABOVE_NOMINAL,
                    f"lending limit of {what} ({format_quantity(rq.lending_limit, res)}) is above its nominal "
                    f"quota ({format_quantity(rq.nominal, res)})", at,
-                   help="a queue can lend at most its nominal quota")
+                   help="a queue can lend at most its nominal quota", about=about(owner))
 
 
 def _check_sizes(owner, kind: str, diags: Diagnostics) -> None:
@@ -135,11 +136,11 @@ def _check_sizes(owner, kind: str, diags: Diagnostics) -> None:
         problems.append(f"{covered} covered resources over all groups (at most {MAX_TOTAL})")
     for p in problems:
         diags.emit(QUOTA_SIZE_LIMIT, f"{kind} `{owner.name}`: {p}",
-                   owner.spans.get("resource_groups") or owner.spans.get("resource_groups.0") or owner.span)
+                   owner.spans.get("resource_groups") or owner.spans.get("resource_groups.0") or owner.span, about=about(owner))
 
 
 def _check_weight(owner, kind: str, fs: FairSharing | None, diags: Diagnostics) -> None:
     if fs is not None and fs.weight < 0:
         diags.emit(NEGATIVE_WEIGHT, f"fair-sharing weight of {kind} `{owner.name}` is negative "
                    f"({format_quantity(fs.weight)})", owner.field_span("fair_sharing"),
-                   help="use 0 for a queue that should always yield, or a positive weight")
+                   help="use 0 for a queue that should always yield, or a positive weight", about=about(owner))

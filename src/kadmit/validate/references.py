@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from kadmit.diagnostics import Diagnostics, did_you_mean
 from kadmit.index import HOSTNAME_LABEL, ModelIndex, resolve_level
-from kadmit.identity import object_of, subject
+from kadmit.identity import about, object_of, subject
 from kadmit.model import ClusterQueue, Cohort, PodSet, Workload
 from kadmit.validate.codes import (CHECK_ON_UNUSED_FLAVOR, STATE_OF_ANOTHER_CHECK, QUEUE_CHECKS_INACTIVE, PLACEMENT_COUNT, PLACEMENT_UNKNOWN_NODE, ADMISSION_COUNT, ADMITTED_UNKNOWN_CLUSTER_QUEUE, ADMITTED_UNKNOWN_FLAVOR,
                                    ADMITTED_UNKNOWN_POD_SET, ADMITTED_WITHOUT_FLAVOR, COHORT_PARENT_TYPO, NO_TOPOLOGY_FLAVOR,
@@ -26,7 +26,7 @@ def check_flavor_refs(owner: ClusterQueue | Cohort, kind: str, index: ModelIndex
                 or owner.span
             diags.emit(UNKNOWN_FLAVOR, f"{kind} `{owner.name}` uses flavor `{fq.flavor}`, which is not defined",
                        at, help=_help(fq.flavor, index.flavors, f"define `flavor {fq.flavor}`"),
-                       notes=["Kueue marks the cluster queue inactive (FlavorNotFound) until the flavor exists"])
+                       notes=["Kueue marks the cluster queue inactive (FlavorNotFound) until the flavor exists"], about=about(owner))
 
 
 def check_admission_check_refs(cq: ClusterQueue, index: ModelIndex, diags: Diagnostics) -> None:
@@ -39,7 +39,7 @@ def check_admission_check_refs(cq: ClusterQueue, index: ModelIndex, diags: Diagn
                 diags.emit(CHECK_ON_UNUSED_FLAVOR, f"admission check `{r.name}` of cluster queue `{cq.name}` is on "
                            f"flavor `{fl}`, which the queue's resource groups don't list", r.field_span(f"on_flavors.{i}"),
                            help=_help(fl, flavors, "list the flavor in a `resources` block of the queue, or leave it out"),
-                           notes=["no workload of the queue is assigned it: the check never applies for it"])
+                           notes=["no workload of the queue is assigned it: the check never applies for it"], about=about(cq))
     problems = index.check_problems(cq)
     if problems:
         missing = [r for r in cq.admission_checks if r.name not in index.check_activity.checks]
@@ -47,7 +47,7 @@ def check_admission_check_refs(cq: ClusterQueue, index: ModelIndex, diags: Diagn
         diags.emit(QUEUE_CHECKS_INACTIVE, f"cluster queue `{cq.name}` {'; '.join(problems)}", at,
                    help=next((h for h in (did_you_mean(r.name, index.check_activity.checks) for r in missing) if h),
                              f"define `admission_check {missing[0].name} {{ controller = … }}`" if missing else None),
-                   notes=["Kueue keeps the cluster queue inactive: it admits nothing until that changes"])
+                   notes=["Kueue keeps the cluster queue inactive: it admits nothing until that changes"], about=about(cq))
 
 
 def check_references(index: ModelIndex, diags: Diagnostics) -> None:
@@ -73,7 +73,7 @@ def check_cohort_refs(index: ModelIndex, diags: Diagnostics) -> None:
             if hint:
                 diags.emit(COHORT_PARENT_TYPO, f"parent `{c.parent}` of cohort `{c.name}` is not defined",
                            c.field_span("parent"), help=hint,
-                           notes=["Kueue creates an implicit cohort for an undefined parent"])
+                           notes=["Kueue creates an implicit cohort for an undefined parent"], about=about(c))
 
 
 def check_topology_refs(index: ModelIndex, diags: Diagnostics) -> None:
@@ -83,7 +83,7 @@ def check_topology_refs(index: ModelIndex, diags: Diagnostics) -> None:
                 and fl.topology not in index.broken_keys("Topology"):
             diags.emit(UNKNOWN_TOPOLOGY, f"flavor `{fl.name}` uses topology `{fl.topology}`, which is not defined",
                        fl.field_span("topology"),
-                       help=_help(fl.topology, index.topologies, f"define `topology {fl.topology}`"))
+                       help=_help(fl.topology, index.topologies, f"define `topology {fl.topology}`"), about=about(fl))
 
 
 def check_local_queue_refs(index: ModelIndex, diags: Diagnostics) -> None:
@@ -94,7 +94,7 @@ def check_local_queue_refs(index: ModelIndex, diags: Diagnostics) -> None:
             diags.emit(UNKNOWN_CLUSTER_QUEUE,
                        f"local queue `{lq.key}` points at cluster queue `{lq.cluster_queue}`, which is not defined",
                        lq.field_span("cluster_queue"), help=_help(lq.cluster_queue, index.cluster_queues),
-                       notes=["workloads sent to this queue stay pending"])
+                       notes=["workloads sent to this queue stay pending"], about=about(lq))
 
 
 def check_workload_refs(wl: Workload, index: ModelIndex, diags: Diagnostics) -> None:
@@ -144,7 +144,7 @@ def _check_states(wl: Workload, index: ModelIndex, diags: Diagnostics) -> None:
                        f"which its cluster queue `{cq.name}` doesn't require", st.span or wl.field_span("check_states"),
                        help=_help(st.name, required, f"cluster queue `{cq.name}` requires "
                                   + (", ".join(f"`{r}`" for r in required) or "no admission check")),
-                       notes=["Kueue's workload controller drops it: it decides nothing"])
+                       notes=["Kueue's workload controller drops it: it decides nothing"], about=about(wl))
 
 
 def _check_admission(wl: Workload, index: ModelIndex, diags: Diagnostics) -> None:
@@ -154,7 +154,7 @@ def _check_admission(wl: Workload, index: ModelIndex, diags: Diagnostics) -> Non
     if cq is None and adm.cluster_queue not in index.broken_keys("ClusterQueue"):
         diags.emit(ADMITTED_UNKNOWN_CLUSTER_QUEUE,
                    f"workload `{wl.key}` is admitted to cluster queue `{adm.cluster_queue}`, which is not defined",
-                   adm.field_span("cluster_queue") or wl.span, help=_help(adm.cluster_queue, index.cluster_queues))
+                   adm.field_span("cluster_queue") or wl.span, help=_help(adm.cluster_queue, index.cluster_queues), about=about(wl))
     offered: set[tuple[str, str]] = set()
     if cq is not None:
         offered = {(fq.flavor, r) for g in cq.resource_groups for fq in g.flavors
@@ -166,14 +166,14 @@ def _check_admission(wl: Workload, index: ModelIndex, diags: Diagnostics) -> Non
         if ps.name not in assigned and not misnamed and any(ps.requests.values()):
             diags.emit(ADMITTED_WITHOUT_FLAVOR,
                        f"pod set `{ps.name}` of admitted workload `{wl.key}` has no assignment",
-                       adm.span or wl.span, help="an admission assigns every pod set of the workload")
+                       adm.span or wl.span, help="an admission assigns every pod set of the workload", about=about(wl))
     for i, psa in enumerate(adm.pod_sets):
         at = psa.span or adm.span or wl.span
         ps = by_name.get(psa.name)
         if ps is None:
             diags.emit(ADMITTED_UNKNOWN_POD_SET,
                        f"admission of `{wl.key}` assigns pod set `{psa.name}`, which the workload doesn't have",
-                       psa.field_span("name") or at, help=_help(psa.name, by_name))
+                       psa.field_span("name") or at, help=_help(psa.name, by_name), about=about(wl))
         else:
             requested = sorted(r for r, q in (psa.usage or ps.requests).items() if q)
             missing = [r for r in requested if r not in psa.flavors] if psa.count else []
@@ -182,17 +182,17 @@ def _check_admission(wl: Workload, index: ModelIndex, diags: Diagnostics) -> Non
                            f"pod set `{psa.name}` of admitted workload `{wl.key}` has no flavor for "
                            + ", ".join(f"`{r}`" for r in missing), psa.field_span("flavors") or at,
                            help="an admission names a flavor for every requested resource "
-                                "(`podSetAssignments[].flavors`)")
+                                "(`podSetAssignments[].flavors`)", about=about(wl))
             low = ps.min_count if ps.min_count is not None else ps.count
             if not low <= psa.count <= ps.count:
                 diags.emit(ADMISSION_COUNT,
                            f"pod set `{psa.name}` of `{wl.key}` is admitted with count {psa.count}, "
-                           f"outside {low}..{ps.count}", psa.field_span("count") or at)
+                           f"outside {low}..{ps.count}", psa.field_span("count") or at, about=about(wl))
         if psa.placement:
             placed = sum(psa.placement.values())
             if placed != psa.count:
                 diags.emit(PLACEMENT_COUNT, f"pod set `{psa.name}` of `{wl.key}` is admitted with {psa.count} "
-                           f"pods but placed with {placed}", psa.field_span("placement") or at)
+                           f"pods but placed with {placed}", psa.field_span("placement") or at, about=about(wl))
             if index.model.nodes and not psa.placement_levels:
                 # kadmit's language names nodes; Kueue's assignment, their hostname label values
                 nodes = {n.name for n in index.model.nodes} | {
@@ -200,7 +200,7 @@ def _check_admission(wl: Workload, index: ModelIndex, diags: Diagnostics) -> Non
                 for node in sorted(set(psa.placement) - nodes):
                     diags.emit(PLACEMENT_UNKNOWN_NODE, f"pod set `{psa.name}` of `{wl.key}` is placed on node "
                                f"`{node}`, which is not declared", psa.spans.get(f"placement.{node}") or at,
-                               help=_help(node, nodes))
+                               help=_help(node, nodes), about=about(wl))
         for res in sorted(psa.flavors):
             fl = psa.flavors[res]
             where = psa.spans.get(f"flavors.{res}") or at
@@ -209,11 +209,11 @@ def _check_admission(wl: Workload, index: ModelIndex, diags: Diagnostics) -> Non
                     continue  # defined by an object with errors, reported where it is
                 diags.emit(ADMITTED_UNKNOWN_FLAVOR,
                            f"pod set `{psa.name}` of `{wl.key}` is admitted with flavor `{fl}`, which is not defined",
-                           where, help=_help(fl, index.flavors))
+                           where, help=_help(fl, index.flavors), about=about(wl))
             elif cq is not None and (fl, res) not in offered:
                 diags.emit(ADMITTED_UNKNOWN_FLAVOR,
                            f"pod set `{psa.name}` of `{wl.key}` is admitted with `{res}` in flavor `{fl}`, "
-                           f"but cluster queue `{cq.name}` has no quota for it", where)
+                           f"but cluster queue `{cq.name}` has no quota for it", where, about=about(wl))
 
 
 def _check_topology_level(wl: Workload, i: int, ps: PodSet, cq: ClusterQueue | None,
@@ -232,7 +232,7 @@ def _check_topology_level(wl: Workload, i: int, ps: PodSet, cq: ClusterQueue | N
         diags.emit(NO_TOPOLOGY_FLAVOR,
                    f"pod set `{ps.name}` of `{wl.key}` asks for {req.mode} topology `{req.level}`, but no flavor "
                    f"of cluster queue `{cq.name}` has a topology", at,
-                   notes=["Kueue reports the workload inadmissible"])
+                   notes=["Kueue reports the workload inadmissible"], about=about(wl))
         return
     if any(resolve_level(t, req.level) for t in topologies):
         return
@@ -243,10 +243,10 @@ def _check_topology_level(wl: Workload, i: int, ps: PodSet, cq: ClusterQueue | N
     if ambiguous:
         diags.emit(UNKNOWN_TOPOLOGY_LEVEL,
                    f"topology level `{req.level}` of pod set `{ps.name}` of `{wl.key}` is ambiguous: it matches "
-                   + ", ".join(f"`{k}`" for k in ambiguous), at, help="write the full node label key")
+                   + ", ".join(f"`{k}`" for k in ambiguous), at, help="write the full node label key", about=about(wl))
         return
     names = levels + sorted({lv.rsplit("/", 1)[-1] for lv in levels})
     diags.emit(UNKNOWN_TOPOLOGY_LEVEL,
                f"pod set `{ps.name}` of `{wl.key}` asks for topology level `{req.level}`, which no topology "
                f"of cluster queue `{cq.name}`'s flavors has", at,
-               help=_help(req.level, names, "levels: " + ", ".join(f"`{lv}`" for lv in levels)))
+               help=_help(req.level, names, "levels: " + ", ".join(f"`{lv}`" for lv in levels)), about=about(wl))

@@ -6,6 +6,7 @@ import weakref
 from typing import Literal
 
 from kadmit.diagnostics import Diagnostics, did_you_mean
+from kadmit.identity import about
 from kadmit.index import ModelIndex
 from kadmit.model import Binary, Expr, InSet, Literal_, Quantifier, Ref, Rule, Unary
 from kadmit.source import Span
@@ -101,7 +102,7 @@ class _Checker:
 
     def error(self, code: str, message: str, span: Span | None, **kw) -> None:
         self.ok = False
-        self.diags.emit(code, message, span or self.rule.span, **kw)
+        self.diags.emit(code, message, span or self.rule.span, about=about(self.rule), **kw)
 
     def run(self) -> bool:
         r = self.rule
@@ -289,7 +290,7 @@ class _Checker:
         known = known_resources(self.index)
         if known and name not in known:
             self.diags.emit(UNKNOWN_RESOURCE, f"resource `{name}` is not used by any queue, pod set or node",
-                            r.span or self.rule.span, help=did_you_mean(name, known))
+                            r.span or self.rule.span, help=did_you_mean(name, known), about=about(self.rule))
 
     # --- comparisons -----------------------------------------------------------------------------
     def unify(self, le: Expr, lt: str, re_: Expr, rt: str, at: Expr) -> str | None:

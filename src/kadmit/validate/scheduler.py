@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from kadmit.diagnostics import Diagnostics, Label, did_you_mean
+from kadmit.identity import about
 from kadmit.model import FAIR_SHARING_STRATEGIES, Model, SchedulerConfig
 from kadmit.validate.codes import (DUPLICATE_SCHEDULER, FAIR_SHARING_WITHOUT_COHORT, STRATEGIES_WITHOUT_FAIR_SHARING,
                                    STRATEGY_ORDER, UNKNOWN_STRATEGY)
@@ -32,7 +33,7 @@ def check_scheduler(model: Model, diags: Diagnostics) -> None:
         diags.emit(DUPLICATE_SCHEDULER, "the scheduler configuration is given more than once; kadmit "
                    "uses the first", extra.span,
                    labels=[Label(first.span, "first given here")] if first.span else [],
-                   help="keep one `scheduler` block, Kueue Configuration or Kueue ConfigMap")
+                   help="keep one `scheduler` block, Kueue Configuration or Kueue ConfigMap", about=about(extra))
     for cfg in configs:
         _check_strategies(cfg, diags)
     if model.config is not None and model.config.fair_sharing:
@@ -54,7 +55,7 @@ def _check_queues_without_cohort(model: Model, diags: Diagnostics) -> None:
                    notes=["fair sharing's target ordering goes on from the queue's own candidates to its cohort's "
                           "root, nil for a queue in no cohort; Kueue's manager restarts into the same panic, and "
                           "kadmit decides such a workload as if the search ended with the queue's own candidates"],
-                   help="put the ClusterQueue in a cohort (one of its own will do), or turn fair sharing off")
+                   help="put the ClusterQueue in a cohort (one of its own will do), or turn fair sharing off", about=about(cq))
 
 
 def _check_strategies(cfg: SchedulerConfig, diags: Diagnostics) -> None:
@@ -65,7 +66,7 @@ def _check_strategies(cfg: SchedulerConfig, diags: Diagnostics) -> None:
         diags.emit(STRATEGIES_WITHOUT_FAIR_SHARING, "preemption strategies are given but fair sharing is "
                    "off; Kueue ignores them", cfg.field_span("preemption_strategies"),
                    help="turn fair sharing on (`fair_sharing = true`, or `fairSharing.enable: true` in "
-                        "a v1beta1 Configuration), or remove the strategies")
+                        "a v1beta1 Configuration), or remove the strategies", about=about(cfg))
         return
     unknown = False
     for i, name in enumerate(written):
@@ -75,10 +76,10 @@ def _check_strategies(cfg: SchedulerConfig, diags: Diagnostics) -> None:
         choices = _known_names(name)
         diags.emit(UNKNOWN_STRATEGY, f"`{name}` is not a fair-sharing preemption strategy; ignored",
                    cfg.field_span(f"preemption_strategies.{i}"),
-                   help=did_you_mean(name, choices) or "use " + " or ".join(f"`{c}`" for c in choices))
+                   help=did_you_mean(name, choices) or "use " + " or ".join(f"`{c}`" for c in choices), about=about(cfg))
     at = cfg.field_span("preemption_strategies")
     if written and not unknown and written not in ACCEPTED:
         shown = ", ".join(written)
         diags.emit(STRATEGY_ORDER, f"Kueue does not accept the preemption strategies [{shown}]", at,
                    help="use one of them alone, or both in the order LessThanOrEqualToFinalShare, "
-                        "LessThanInitialShare")
+                        "LessThanInitialShare", about=about(cfg))

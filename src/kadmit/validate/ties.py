@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from kadmit.diagnostics import Diagnostics, Label
+from kadmit.identity import about
 from kadmit.index import ModelIndex
 from kadmit.model import Workload
 from kadmit.validate.codes import QUEUE_ORDER_UNKNOWN
@@ -85,7 +86,7 @@ def check_queue_ties(index: ModelIndex, diags: Diagnostics) -> None:
             notes=[f"kadmit takes them in the order {t.order()} ({t.how}): one of the orders Kueue may take; on "
                    "the cluster another may come first, and be admitted where kadmit admits a later one"],
             help="read the cluster's Workloads too (`kubectl get workloads -A -o yaml`): their UIDs and creation "
-                 "times give the order")
+                 "times give the order", about=about(*t.members))
 
 
 def tie_of(index: ModelIndex, key: str) -> Tie | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from kadmit.diagnostics import Diagnostics, Label
+from kadmit.identity import about
 from kadmit.model import Workload
 from kadmit.quantity import MILLI, format_quantity
 from kadmit.validate.codes import (MISSING_CLAIM_TEMPLATE, UNCOUNTED_CLAIMS, BAD_COUNT, DUPLICATE_POD_SET, EMPTY_POD_SET, FRACTIONAL_REQUEST,
@@ -19,7 +20,7 @@ def check_workload(wl: Workload, diags: Diagnostics) -> None:
     n = len(wl.pod_sets)
     if not 1 <= n <= MAX_POD_SETS and not (n == 0 and wl.inadmissible):
         diags.emit(POD_SET_COUNT_LIMIT, f"workload `{wl.key}` has {n} pod sets; Kueue accepts 1 to {MAX_POD_SETS}",
-                   wl.field_span("pod_sets"))
+                   wl.field_span("pod_sets"), about=about(wl))
     seen: dict[str, int] = {}
     with_min: list[int] = []
     for i, ps in enumerate(wl.pod_sets):
@@ -30,45 +31,45 @@ def check_workload(wl: Workload, diags: Diagnostics) -> None:
             first_at = wl.spans.get(f"pod_sets.{seen[ps.name]}") or first.span
             diags.emit(DUPLICATE_POD_SET, f"workload `{wl.key}` has two pod sets named `{ps.name}`",
                        ps.field_span("name") or at,
-                       labels=[Label(first_at, "first defined here")] if first_at else [])
+                       labels=[Label(first_at, "first defined here")] if first_at else [], about=about(wl))
         else:
             seen[ps.name] = i
         if ps.count < 0:
-            diags.emit(BAD_COUNT, f"{what} has a negative count ({ps.count})", ps.field_span("count") or at)
+            diags.emit(BAD_COUNT, f"{what} has a negative count ({ps.count})", ps.field_span("count") or at, about=about(wl))
         elif ps.count == 0:
-            diags.emit(EMPTY_POD_SET, f"{what} has count 0", ps.field_span("count") or at)
+            diags.emit(EMPTY_POD_SET, f"{what} has count 0", ps.field_span("count") or at, about=about(wl))
         if ps.min_count is not None:
             with_min.append(i)
             if ps.min_count < 1:
                 diags.emit(BAD_COUNT, f"{what} has min_count {ps.min_count}; it must be at least 1",
-                           ps.field_span("min_count") or at)
+                           ps.field_span("min_count") or at, about=about(wl))
             elif ps.min_count > ps.count >= 0:
                 diags.emit(MIN_COUNT_ABOVE_COUNT, f"{what} has min_count {ps.min_count} above its count {ps.count}",
-                           ps.field_span("min_count") or at, help=f"use a min_count between 1 and {ps.count}")
+                           ps.field_span("min_count") or at, help=f"use a min_count between 1 and {ps.count}", about=about(wl))
         for res in sorted(ps.requests):
             qty = ps.requests[res]
             rat = ps.spans.get(f"requests.{res}") or ps.field_span("requests") or at
             if res == "pods":
                 diags.emit(RESERVED_POD_REQUEST, f"{what} requests `pods`", rat,
-                           help="Kueue counts one `pods` per pod itself; remove the request")
+                           help="Kueue counts one `pods` per pod itself; remove the request", about=about(wl))
                 continue
             if qty < 0:
                 diags.emit(NEGATIVE_REQUEST, f"{what} requests a negative amount of `{res}` "
-                           f"({format_quantity(qty, res)})", rat)
+                           f"({format_quantity(qty, res)})", rat, about=about(wl))
             elif is_countable(res) and qty % MILLI:
                 whole = -(-qty // MILLI)
                 diags.emit(FRACTIONAL_REQUEST, f"{what} requests {format_quantity(qty, res)} of `{res}`, "
-                           f"not a whole number", rat, help=f"request whole units, e.g. `{whole}`")
+                           f"not a whole number", rat, help=f"request whole units, e.g. `{whole}`", about=about(wl))
     if len(with_min) > 1:
         names = ", ".join(f"`{wl.pod_sets[i].name}`" for i in with_min)
         later = wl.pod_sets[with_min[1]]
         diags.emit(MANY_MIN_COUNTS, f"workload `{wl.key}` sets min_count on {len(with_min)} pod sets ({names}); "
                    f"at most one may", later.field_span("min_count") or wl.spans.get(f"pod_sets.{with_min[1]}")
-                   or wl.span, help="keep min_count on one pod set")
+                   or wl.span, help="keep min_count on one pod set", about=about(wl))
     _check_groups(wl, diags)
     if wl.priority is not None and not INT32[0] <= wl.priority <= INT32[1]:
         diags.emit(PRIORITY_RANGE, f"priority {wl.priority} of workload `{wl.key}` is outside the 32-bit range",
-                   wl.field_span("priority"))
+                   wl.field_span("priority"), about=about(wl))
 
 
 def _check_groups(wl: Workload, diags: Diagnostics) -> None:
@@ -91,7 +92,7 @@ def _check_groups(wl: Workload, diags: Diagnostics) -> None:
                    spans[2] or wl.spans.get(f"pod_sets.{members[2]}") or wl.span,
                    labels=[Label(s, "same group") for s in spans[:2] if s is not None],
                    help="a pod-set group holds exactly 2 pod sets (a leader of 1 pod and its workers): "
-                        "name another group, or none, for the others")
+                        "name another group, or none, for the others", about=about(wl))
 
 
 def _group_span(ps):
@@ -128,12 +129,12 @@ def check_claims(wl: Workload, known: set[str], diags: Diagnostics, dra: bool) -
                        "gate on (off by default; the Configuration's featureGates), so they are not counted",
                        ps.field_span("claim_templates") or ps.span or wl.span,
                        help="set `featureGates: {DynamicResourceAllocation: true}` in Kueue's Configuration "
-                            "(with `resources.deviceClassMappings`) to have Kueue count them")
+                            "(with `resources.deviceClassMappings`) to have Kueue count them", about=about(wl))
             continue
         for name in ps.claim_templates:
             if f"{wl.namespace}/{name}" not in known:
                 diags.emit(MISSING_CLAIM_TEMPLATE,
                            f"pod set `{ps.name}` of `{wl.key}` claims devices from ResourceClaimTemplate "
                            f"`{wl.namespace}/{name}`, which is not in the input; its devices are not counted",
-                           ps.field_span("claim_templates") or ps.span or wl.span)
+                           ps.field_span("claim_templates") or ps.span or wl.span, about=about(wl))
 
