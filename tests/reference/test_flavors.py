@@ -198,3 +198,25 @@ def test_pods_resource_counts_pods():
     m = build(cq, workload("w", pod_set(count=4, cpu=1), queue="cq"))
     assert "insufficient quota for pods in flavor a" in one(m).reason
     assert one(build(cq, workload("w", pod_set(count=3, cpu=1), queue="cq"))).admitted
+
+
+GROUP_CASE = "tests/oracle/features/pod-set-group-quota-message-for-each-member.yaml"
+
+
+def test_a_pod_set_group_is_worded_as_kueue_and_the_engine_word_it():
+    """The pod sets of one group (podSetGroupName) are searched a flavor together, for their summed requests, and
+    each gets the group's reasons (Kueue's assignFlavors, groupedRequests.InOrder): Kueue's message (the oracle's,
+    in the case) names leader and main with the group's "(0) + current podset request (11)"; the reference said
+    "pod set main: ... (500m) + current podset request (10500m)", one pod set at a time. The engine's words."""
+    from kadmit import api
+    from kadmit import workspace as ws
+
+    reference = {d.workload: d.reason for d in decide(ws.load([GROUP_CASE]).model)}
+    engine = api.admit([GROUP_CASE]).result.reasons
+    assert reference["ns/group-over-quota"] == "; ".join(
+        "couldn't assign flavors to pod set %s: insufficient quota for cpu in flavor f0, previously considered "
+        "podsets requests (0) + current podset request (11) > maximum capacity (10)" % name
+        for name in ("leader", "main"))
+    for key in ("ns/group-over-quota", "ns/busy-group"):
+        flavors = [r.message for r in engine[key] if r.message.startswith("couldn't assign flavors")]
+        assert reference[key] == "; ".join(flavors)

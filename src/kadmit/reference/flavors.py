@@ -7,6 +7,10 @@ PartialAdmission on, as by default) and `podset_reducer.go`.
   first resource of a resource group choosing the flavor of every resource the group covers. A
   requested resource no group covers fails the pod set ("resource X unavailable in
   ClusterQueue"). The first pod set without flavors ends the assignment; its message names it.
+  The pod sets of one group (`podSetGroupName`) are taken together, at the place of the first of
+  them (`groupedRequests.InOrder`): one search for their summed requests, each of them suiting the
+  flavor; every member gets the group's status (its reasons, so the message names each member)
+  and the flavors of the resources it requests itself.
 - `find_flavor_for_pod_set`: the group's flavors in order. `check_flavor_for_pod_set` skips a
   flavor whose topology doesn't suit the pod set (`checkPodSetAndFlavorMatchForTAS`), one with
   an untolerated NoSchedule / NoExecute taint (the pod set's tolerations plus the flavor's), or
@@ -213,18 +217,30 @@ class FlavorAssigner:
         last_tried: list[dict[str, int]] = []
         borrowing = 0
         all_fit = True
+        units: dict[tuple, list[int]] = {}  # groupedRequests: a pod set alone, or a group's pod sets together
         for i, ps in enumerate(wl.pod_sets):
-            count = ps.count if counts is None else counts[i]
-            requests = {resource: per_pod * count for resource, per_pod in ps.requests.items()}
-            if "pods" in self.group_index:
-                requests["pods"] = 1000 * count
-            psa = PodSetAssignment(ps.name, count)
-            done.append(psa)
+            grouped = ps.topology is not None and ps.topology.group
+            units.setdefault(("group", ps.topology.group) if grouped else ("pod set", i), []).append(i)
+        for unit in units.values():
+            members = [wl.pod_sets[i] for i in unit]
+            own: list[dict[str, int]] = []  # each member's requests
+            for i, ps in zip(unit, members):
+                count = ps.count if counts is None else counts[i]
+                requests = {resource: per_pod * count for resource, per_pod in ps.requests.items()}
+                if "pods" in self.group_index:
+                    requests["pods"] = 1000 * count
+                own.append(requests)
+            requests = {}
+            for r in own:
+                for resource, q in r.items():
+                    requests[resource] = requests.get(resource, 0) + q
+            flavors: dict[str, str] = {}
+            preempt: set[str] = set()
+            reasons: list[str] = []
             tried: dict[str, int] = {}
-            last_tried.append(tried)
             failed: list[str] | None = None
             for resource in sorted(requests):
-                if resource in psa.flavors:
+                if resource in flavors:
                     continue
                 if resource not in self.group_index:
                     if requests[resource] != 0:
@@ -234,34 +250,42 @@ class FlavorAssigner:
                 group = self.cq.resource_groups[self.group_index[resource]]
                 group_requests = {r: v for r, v in requests.items() if r in group.covered_resources}
                 first = 0
-                if start is not None and i < len(start) and resource in start[i]:
-                    first = start[i][resource] + 1
-                flavor, modes, height, reasons, at = self.find_flavor_for_pod_set(ps, group, group_requests, usage,
-                                                                                  first)
+                if start is not None and unit[0] < len(start) and resource in start[unit[0]]:
+                    first = start[unit[0]][resource] + 1
+                flavor, modes, height, said, at = self.find_flavor_for_pod_set(members, group, group_requests, usage,
+                                                                               first)
                 if flavor is None:
-                    failed = reasons
+                    failed = said
                     break
                 for r in group_requests:
-                    psa.flavors[r] = flavor
+                    flavors[r] = flavor
                     tried[r] = at
-                for r, mode in modes.items():
-                    if mode != FIT:
-                        psa.preempt.add(r)
-                if reasons:  # the flavor's representative mode is not Fit: the pod set's status isn't
+                preempt |= {r for r, mode in modes.items() if mode != FIT}
+                if said:  # the flavor's representative mode is not Fit: the pod sets' status isn't
                     all_fit = False
-                psa.reasons.extend(reasons)
+                reasons.extend(said)
                 borrowing = max(borrowing, height)
+            for i, ps, requests in zip(unit, members, own):  # each member: the group's status, its own flavors
+                psa = PodSetAssignment(ps.name, ps.count if counts is None else counts[i])
+                done.append(psa)
+                if failed is not None:
+                    psa.reasons = list(failed)  # a pod set without flavors records no index
+                    last_tried.append({})
+                    continue
+                psa.flavors = {r: f for r, f in flavors.items() if r in requests}
+                psa.preempt = {r for r in preempt if r in psa.flavors}
+                psa.reasons = list(reasons)
+                last_tried.append({r: tried[r] for r in psa.flavors})
+                for resource, flavor in psa.flavors.items():
+                    usage[(flavor, resource)] = usage.get((flavor, resource), 0) + requests[resource]
             if failed is not None:
-                psa.flavors, psa.preempt, psa.reasons = {}, set(), failed
-                tried.clear()  # a pod set without flavors records no index
                 return Assignment(done, usage, borrowing, False, last_tried)
-            for resource, flavor in psa.flavors.items():
-                usage[(flavor, resource)] = usage.get((flavor, resource), 0) + requests[resource]
         return Assignment(done, usage, borrowing, all_fit, last_tried)
 
-    def find_flavor_for_pod_set(self, ps: PodSet, group, requests: dict[str, int], assumed: dict[FR, int],
-                                first: int = 0):
-        """`findFlavorForPodSets` from the group's flavor `first` on: (flavor, resource -> mode, the
+    def find_flavor_for_pod_set(self, members: list[PodSet], group, requests: dict[str, int],
+                                assumed: dict[FR, int], first: int = 0):
+        """`findFlavorForPodSets` for a pod set, or the pod sets of one group (`members`: each must suit the
+        flavor; their summed `requests`), from the resource group's flavor `first` on: (flavor, resource -> mode, the
         highest borrowing height of its resources (maxBorrow: what Assignment.Borrowing counts),
         reasons, the index of the last flavor tried or -1 when that was the group's last), the
         reasons empty when the flavor's representative mode is Fit; the flavor is None when none
@@ -274,7 +298,7 @@ class FlavorAssigner:
             attempted = at
             fq = group.flavors[at]
             name = fq.flavor
-            if self.pinned is not None and all(self.pinned.get(ps.name, {}).get(r) != name for r in requests):
+            if self.pinned is not None and all(self.pinned.get(members[0].name, {}).get(r) != name for r in requests):
                 reasons.append("skipping flavor %s as it is not found in the nomination mapping for resource %s"
                                % (name, min(requests)))
                 continue
@@ -283,8 +307,9 @@ class FlavorAssigner:
                 continue
             keys = frozenset(k for f in group.flavors if f.flavor in self.flavors
                              for k in self.flavors[f.flavor].node_labels)
-            mismatch = check_flavor_for_pod_set(ps, self.flavors[name], self.topologies, keys, self.tas_only,
-                                                group.covered_resources)
+            mismatch = next((m for m in (check_flavor_for_pod_set(ps, self.flavors[name], self.topologies, keys,
+                                                                  self.tas_only, group.covered_resources)
+                                         for ps in members) if m is not None), None)
             if mismatch is not None:
                 reasons.append(mismatch)
                 continue
