@@ -75,20 +75,10 @@ def test_node_affinity_match_fields_are_read_and_not_warned():
     assert a.matches({"zone": "a"}, "n2") and not a.matches({"zone": "a"}, "n1")
 
 
-def test_refused_match_fields_are_refused_where_the_api_server_validates_the_template(tmp_path):
-    """A `matchFields` requirement ValidateNodeFieldSelectorRequirement refuses: a Pod is refused (KAD157) in the
-    server's words (checked on the real server: tests/kube/test_node_field_selector.py), a JobSet warned (KAD199:
-    its Jobs are refused), a Workload kept (its template is not validated) and the term matches no node."""
-    fields = [{"key": "spec.nodeName", "operator": "In", "values": ["n1"]},
-              {"key": "metadata.name", "operator": "In", "values": []}]
-    spec = {"restartPolicy": "Never", "containers": [{"name": "c", "image": "i"}],
-            "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
-                "nodeSelectorTerms": [{"matchFields": fields}]}}}}
+def _said_of_each(tmp_path, spec: dict, workload=None) -> dict[str, list[tuple[str, str]]]:
+    """KAD157 and KAD199 of a Pod, a JobSet (a Job template) and a Workload (a pod set) of pod spec `spec`, by kind;
+    `workload(model)` looks at the Workload's model."""
     meta = {"name": "x", "namespace": "ns", "labels": {"kueue.x-k8s.io/queue-name": "lq"}}
-    term = "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]"
-    words = [f'{term}.matchFields[0].key: Invalid value: "spec.nodeName": not a valid field selector key',
-             f"{term}.matchFields[1].values: Required value: must be only one value when `operator` is 'In' or "
-             "'NotIn' for node field selector"]
     objects = {"Pod": {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec},
                "JobSet": {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": meta,
                           "spec": {"replicatedJobs": [{"name": "w", "replicas": 1, "template": {
@@ -102,11 +92,51 @@ def test_refused_match_fields_are_refused_where_the_api_server_validates_the_tem
         path.write_text(yaml.safe_dump(obj), encoding="utf-8")
         got = ws.load([str(path)])
         said[kind] = [(d.code, d.message) for d in got.diagnostics if d.code in ("KAD157", "KAD199")]
-        if kind == "Workload":
-            (term_read,) = got.model.workloads[0].pod_sets[0].node_affinity
-            assert not term_read.matches({}, "n1")
+        if kind == "Workload" and workload is not None:
+            workload(got.model)
+    return said
+
+
+def _refused_as_the_api_server_says(said: dict[str, list[tuple[str, str]]], words: list[str]) -> None:
+    """The Pod refused (KAD157) in `words`, the JobSet warned (KAD199) in its Job's, the Workload kept."""
     assert said["Pod"] == [("KAD157", f"the API server refuses the object: `{w}`") for w in words]
     (code, message), = said["JobSet"]
     assert code == "KAD199" and "[" + ", ".join(w.replace("spec.", "spec.template.spec.", 1) for w in words) + "]" \
         in message, message
     assert said["Workload"] == []
+
+
+def test_refused_match_fields_are_refused_where_the_api_server_validates_the_template(tmp_path):
+    """A `matchFields` requirement ValidateNodeFieldSelectorRequirement refuses: a Pod is refused (KAD157) in the
+    server's words (checked on the real server: tests/kube/test_node_field_selector.py), a JobSet warned (KAD199:
+    its Jobs are refused), a Workload kept (its template is not validated) and the term matches no node."""
+    fields = [{"key": "spec.nodeName", "operator": "In", "values": ["n1"]},
+              {"key": "metadata.name", "operator": "In", "values": []}]
+    spec = {"restartPolicy": "Never", "containers": [{"name": "c", "image": "i"}],
+            "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+                "nodeSelectorTerms": [{"matchFields": fields}]}}}}
+    term = "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]"
+    words = [f'{term}.matchFields[0].key: Invalid value: "spec.nodeName": not a valid field selector key',
+             f"{term}.matchFields[1].values: Required value: must be only one value when `operator` is 'In' or "
+             "'NotIn' for node field selector"]
+
+    def matches_no_node(model) -> None:
+        (term_read,) = model.workloads[0].pod_sets[0].node_affinity
+        assert not term_read.matches({}, "n1")
+    _refused_as_the_api_server_says(_said_of_each(tmp_path, spec, matches_no_node), words)
+
+
+def test_a_preferred_weight_out_of_range_is_refused_where_the_api_server_validates_the_template(tmp_path):
+    """ValidatePreferredSchedulingTerms: weight 1-100. A Pod is refused (KAD157) in the server's words, each term's
+    weight before its preference's (checked on the real server: tests/kube/test_preferred_weight.py), a JobSet
+    warned (KAD199: its Jobs are refused), a Workload kept (its template is not validated; Kueue ignores preferred
+    terms: tests/oracle/features/preferred-node-affinity-weight-out-of-range-unvalidated.yaml)."""
+    spec = {"restartPolicy": "Never", "containers": [{"name": "c", "image": "i"}],
+            "affinity": {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+                {"weight": 0, "preference": {}}, {"weight": 1, "preference": {}}, {"weight": 100, "preference": {}},
+                {"weight": 101, "preference": {"matchFields": [{"key": "x", "operator": "In", "values": ["n1"]}]}}]}}}
+    at = "spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution"
+    words = [f"{at}[0].weight: Invalid value: 0: must be in the range 1-100",
+             f"{at}[3].weight: Invalid value: 101: must be in the range 1-100",
+             f'{at}[3].preference.matchFields[0].key: Invalid value: "x": not a valid field selector key']
+    _refused_as_the_api_server_says(_said_of_each(tmp_path, spec), words)

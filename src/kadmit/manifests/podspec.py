@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from kadmit.manifests.codes import KAD157, KAD166
 from kadmit.manifests.fields import Fields
 from kadmit.manifests.jobs.refusals import dns_subdomain_errors, go_quote
-from kadmit.manifests.yamltree import Val
+from kadmit.manifests.yamltree import INT, Val
 from kadmit.model import NodeSelectorTerm, Requirement, Taint, Toleration
 from kadmit.podresources import ContainerResources, PodResources, containers_total, first_formats
 from kadmit.quantity import go_format, quantity_string
@@ -471,20 +471,26 @@ def required_node_affinity(f: Fields, spec: Val) -> tuple[tuple[NodeSelectorTerm
 
 def node_field_refusals(f: Fields, spec: Val | None, path: str, refuse: bool = False) -> list[str]:
     """The API server's words refusing the node affinity of a pod spec at field path `path` (validateNodeAffinity:
-    the required terms, then the preferred terms' preferences; in each term its `matchExpressions` as
-    ValidateNodeSelectorRequirement checks their operator and values (In/NotIn with none, Exists/DoesNotExist
-    with some, Gt/Lt with other than one; label keys and values are checked elsewhere or not), then its
-    `matchFields` as ValidateNodeFieldSelectorRequirement: In or NotIn with other than exactly one value, any
-    other operator, a key other than `metadata.name`, a value that is no node name (a DNS-1123 subdomain). With
-    `refuse` (a Pod's, a built-in job kind's template) each is also an error (KAD157) at its requirement."""
+    the required terms, then each preferred term's weight (ValidatePreferredSchedulingTerms: outside 1-100) and
+    preference; in each term its `matchExpressions` as ValidateNodeSelectorRequirement checks their operator and
+    values (In/NotIn with none, Exists/DoesNotExist with some, Gt/Lt with other than one; label keys and values
+    are checked elsewhere or not), then its `matchFields` as ValidateNodeFieldSelectorRequirement: In or NotIn with
+    other than exactly one value, any other operator, a key other than `metadata.name`, a value that is no node
+    name (a DNS-1123 subdomain). With `refuse` (a Pod's, a built-in job kind's template) each is also an error
+    (KAD157) at its requirement, or weight."""
     affinity = f.map(f.map(spec, "affinity"), "nodeAffinity")
     at = f"{path}.affinity.nodeAffinity"
-    terms = [(f"{at}.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[{i}]", t) for i, t in
+    terms = [(f"{at}.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[{i}]", t, None) for i, t in
              enumerate(f.maps(f.map(affinity, "requiredDuringSchedulingIgnoredDuringExecution"), "nodeSelectorTerms"))]
-    terms += [(f"{at}.preferredDuringSchedulingIgnoredDuringExecution[{i}].preference", f.map(p, "preference"))
-              for i, p in enumerate(f.maps(affinity, "preferredDuringSchedulingIgnoredDuringExecution"))]
+    terms += [(f"{at}.preferredDuringSchedulingIgnoredDuringExecution[{i}].preference", f.map(p, "preference"),
+               f.field(p, "weight")) for i, p in enumerate(f.maps(affinity, "preferredDuringSchedulingIgnoredDuringExecution"))]
     out = []
-    for term_path, term in terms:
+    for term_path, term, weight in terms:
+        if weight is not None and weight.kind == INT and not 1 <= weight.v <= 100:
+            word = f"{term_path.removesuffix('.preference')}.weight: Invalid value: {weight.v}: must be in the range 1-100"
+            if refuse:
+                f.invalid(KAD157, f"the API server refuses the object: `{word}`", weight, uses=(weight,))
+            out.append(word)
         for j, r in enumerate(f.maps(term, "matchExpressions")):
             words = _expression_refusals(f, r, f"{term_path}.matchExpressions[{j}]")
             if refuse:
