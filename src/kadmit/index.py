@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from functools import cached_property
 
+from kadmit.featuregates import enabled
 from kadmit.modelchecks import MULTIKUEUE, Activity, delayed_tas_flavors
 from kadmit.model import (ClusterQueue, Cohort, LocalQueue, Model, Namespace, PriorityClass,
                           ResourceFlavor, Topology, Workload)
@@ -121,7 +123,16 @@ class ModelIndex:
         return 0
 
     def priority(self, wl: Workload) -> int:
-        """A workload's effective priority: explicit value, else its class, else the default."""
+        """A workload's effective priority: explicit value, else its class, else the default; with Kueue's
+        PriorityBoost gate on, plus its `kueue.x-k8s.io/priority-boost` annotation (EffectivePriority: a
+        value that is no 32-bit integer adds nothing)."""
+        if wl.priority_boost is not None and enabled(self.model.config, "PriorityBoost"):
+            # strconv.ParseInt(value, 10, 32)
+            boost = int(wl.priority_boost) if re.fullmatch(r"[+-]?[0-9]+", wl.priority_boost) else 0
+            return self._base_priority(wl) + (boost if -2 ** 31 <= boost < 2 ** 31 else 0)
+        return self._base_priority(wl)
+
+    def _base_priority(self, wl: Workload) -> int:
         if wl.priority is not None:
             return wl.priority
         if wl.priority_class:

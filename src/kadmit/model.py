@@ -354,6 +354,7 @@ class Workload(Obj):
     evicted_at: datetime | None = None
     requeue_at: datetime | None = None  # `status.requeueState.requeueAt`: Kueue queues it from then on
     uid: str = ""  # metadata.uid, where the input has it (preemption messages name it)
+    priority_boost: str | None = None  # `kueue.x-k8s.io/priority-boost` as written: with the PriorityBoost gate (`index.priority`)
     job_uid: str = ""  # the `kueue.x-k8s.io/job-uid` label: the UID of the job it was made from
     duration_ms: int | None = None  # how long it runs once admitted (`kadmit.dev/duration`); `simulate` reads it
     origin: ObjectRef | None = None  # the job it stands for (its controlling owner), if any

@@ -33,9 +33,9 @@ def test_a_gate_of_no_decision_warns_of_nothing_at_either_value() -> None:
 
 
 def test_a_decision_gate_at_its_other_value_warns() -> None:
-    settings = {"TASBalancedPlacement": "true", "PriorityBoost": "true",
+    settings = {"TASBalancedPlacement": "true", "SchedulerLongRequeueInterval": "true",
                 "AllAlpha": "true", "AllBeta": "true", "DynamicResourceAllocation": "true"}
-    assert sorted(warned(settings)) == ["AllAlpha", "AllBeta", "PriorityBoost", "TASBalancedPlacement"]
+    assert sorted(warned(settings)) == ["AllAlpha", "AllBeta", "SchedulerLongRequeueInterval", "TASBalancedPlacement"]
 
 
 def test_a_modelled_gate_warns_at_neither_value() -> None:
@@ -44,11 +44,12 @@ def test_a_modelled_gate_warns_at_neither_value() -> None:
 
 
 def test_all_alpha_warns_of_the_gates_it_turns_that_are_not_modelled() -> None:
-    text = CONFIG + "  AllAlpha: true\n  PriorityBoost: false\n  DynamicResourceAllocation: false\n"
+    text = CONFIG + "  AllAlpha: true\n  AdmissionGatedBy: false\n  DynamicResourceAllocation: false\n"
     _, diags = read(text)
     (d,) = [d for d in diags.sorted() if d.code == "KAD161"]
-    assert "`featureGates.AllAlpha`" in d.message and "AdmissionGatedBy" in d.message
-    assert "PriorityBoost" not in d.message and "DynamicResourceAllocation" not in d.message
+    assert "`featureGates.AllAlpha`" in d.message and "SchedulerLongRequeueInterval" in d.message
+    assert "AdmissionGatedBy" not in d.message and "DynamicResourceAllocation" not in d.message
+    assert "PriorityBoost" not in d.message  # modelled
     assert "CustomMetricLabels" not in d.message  # of no decision
 
 

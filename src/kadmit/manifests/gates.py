@@ -49,7 +49,7 @@ NO_DECISION = {
 # Kueue's gates whose every value kadmit decides as Kueue does (SchedulerConfig.feature_gates)
 MODELLED = frozenset({"AdmissionFairSharing", "DynamicResourceAllocation", "FairSharingPreemptWithinNominal",
                       "FairSharingPrioritizeNonBorrowing", "FlavorFungibility", "PartialAdmission",
-                      "SchedulerTimestampPreemptionBuffer", "TopologyAwareScheduling"})
+                      "PriorityBoost", "SchedulerTimestampPreemptionBuffer", "TopologyAwareScheduling"})
 
 
 def unmodelled(name: str, value: object) -> bool:

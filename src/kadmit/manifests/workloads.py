@@ -537,6 +537,7 @@ def workload(f: Fields, o: Meta) -> Workload | None:
         finished=true.get("Finished", False), active=active,
         evicted=evicted[0], origin=owner, shapes=shapes, **duration_annotation(f, o),
         uid=f.str(o.metadata, "uid") or "", job_uid=o.labels.get(JOB_UID_LABEL, ""),
+        priority_boost=o.annotations.get("kueue.x-k8s.io/priority-boost"),
         check_states=states, admitted_condition=true.get("Admitted", False), span=f.span(o.node), **extra,
         deleting=coverage.workload_goes(o.metadata, owned=True),
         **({"inadmissible": NO_POD_SETS} if no_pod_sets else {}),

@@ -78,6 +78,7 @@ class _Side:
 
     priority: int
     created: object
+    buffer: object = None  # Preemptor.buffer: the optimal mode follows SchedulerTimestampPreemptionBuffer off
 
 
 @dataclass(eq=False)
