@@ -78,17 +78,19 @@ def in_step(job: Job, workloads: list[Workload], kept: list[int], flavors: dict[
 
 
 def _unbuilt(job: Job, workloads: list[Workload], kept: list[int], diags: Diagnostics | None) -> None:
-    """A TrainJob's Workloads kept as read where the Trainer writes into its JobSet's pods what kadmit does not
-    build (`trainjob.unbuilt`), which Kueue's EquivalentToWorkload compares (KAD161)."""
+    """A TrainJob's Workloads kept as read where an mlPolicy plugin writes into the JobSet Kueue builds what kadmit
+    does not build (`trainjob.unbuilt`: what a plugin rewrites in place, torchtune, Flux), which Kueue's
+    EquivalentToWorkload compares (KAD161)."""
     what = job.train.unbuilt if job.train is not None else ""
     if diags is None or not what:
         return
     for i in kept:
         wl = workloads[i]
         diags.emit(KAD161, f"Workload `{wl.key}` of TrainJob `{job.object.key}` is kept as read: Kueue compares it "
-                   "with the pod sets of the JobSet the Trainer builds of the runtime (EquivalentToWorkload), into "
-                   f"which the Trainer writes what kadmit does not build: {what}. They may differ: out of step, "
-                   "Kueue deletes the Workload (its quota freed) and stops a running TrainJob", wl.span,
+                   "with the pod sets of the JobSet it builds of the TrainJob and its runtime (getChildJobSet, "
+                   f"EquivalentToWorkload), into which the Trainer writes what kadmit does not build: {what}. They "
+                   "may differ: out of step, Kueue deletes the Workload (its quota freed) and stops a running "
+                   "TrainJob", wl.span,
                    about=(Subject("Workload", wl.namespace, wl.name),
                           Subject(job.object.kind, job.object.namespace, job.object.name)))
 
