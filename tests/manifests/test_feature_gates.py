@@ -64,6 +64,15 @@ def test_the_gates_set_are_exported_as_read() -> None:
     assert configuration(config, Diagnostics())["featureGates"] == config.feature_gates
 
 
+def test_a_run_time_gate_says_it_is_run_time() -> None:
+    flipped = {name: str(name not in gates.DEFAULT_ON).lower() for name in sorted(gates.RUN_TIME)}
+    text = CONFIG + "".join(f"  {name}: {value}\n" for name, value in flipped.items())
+    _, diags = read(text)
+    said = [d.message for d in diags.sorted() if d.code == "KAD161"]
+    assert len(said) == len(gates.RUN_TIME) and all("changes what Kueue does at run time" in m for m in said)
+    assert not set(gates.RUN_TIME) & (gates.MODELLED | set(gates.NO_DECISION))
+
+
 def test_the_defaults_are_kueues() -> None:
     """DEFAULT_ON against pkg/features/kube_features.go of the pinned Kueue: each gate's last entry."""
     source = (_module_cache() / "sigs.k8s.io/kueue@v0.17.0/pkg/features/kube_features.go").read_text()
@@ -87,3 +96,6 @@ def test_the_doc_lists_every_gate_as_kadmit_treats_it() -> None:
         treated = ("locked" if name in gates.LOCKED_ON else "modelled" if name in gates.MODELLED
                    else "warns" if gates.unmodelled(name, name not in gates.DEFAULT_ON) else "no decision")
         assert said == treated, name
+    run_time = {name for name, what in re.findall(r"^\| (\w+) \| (?:on|off) \| [a-z ]+ \| (.*) \|$",
+                                                 doc.split("## 7. Feature gates")[1], re.M) if "(run time)" in what}
+    assert run_time == set(gates.RUN_TIME)

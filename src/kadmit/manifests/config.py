@@ -114,8 +114,8 @@ def feature_gates(f: Fields, o: Meta) -> tuple[dict[str, bool], Val | None]:
                              f"{', '.join(changed)} to {str(written[name]).lower()}, which kadmit does not model "
                              f"(it follows Kueue v0.17.0's default for them); {_MAY_DIFFER}", f.span(node))
         elif known_gates.unmodelled(name, written[name]):
-            f.diags.emit(KAD161, f"`featureGates.{name}` of the Configuration is not modelled: kadmit follows "
-                         f"Kueue v0.17.0's default for it; {_MAY_DIFFER}", f.span(node))
+            f.diags.emit(KAD161, f"`featureGates.{name}` of the Configuration is not modelled: "
+                         f"{known_gates.unmodelled_words(name)}; {_MAY_DIFFER}", f.span(node))
     return known_gates.resolve(written), gates
 
 
@@ -128,7 +128,8 @@ _KUEUE_IMAGE = re.compile(r"(^|/)kueue(:[^/]*|@.*)?$")
 
 def manager_feature_gates(f: Fields, template: Val | None) -> None:
     """Kueue's manager Deployment (a container of Kueue's image): each gate its `--feature-gates` flag
-    sets is reported as not modelled (KAD161), but one at its default or of no decision (gates.unmodelled).
+    sets is reported as not modelled (KAD161), but one at its default or of no decision (gates.unmodelled;
+    a gate of gates.MODELLED is warned of away from its default: kadmit models it from the Configuration).
     Kueue v0.17.0's main takes the flag's gates instead of the Configuration's `featureGates`, and
     refuses to start when both are given (config.ValidateFeatureGates); kadmit reads gates from the Configuration only."""
     for c in f.maps(f.map(template, "spec"), "containers"):
@@ -144,14 +145,15 @@ def manager_feature_gates(f: Fields, template: Val | None) -> None:
             for gate in filter(None, (g.strip() for g in text.split(","))):
                 name, _, said = (part.strip() for part in gate.partition("="))
                 on = {"true": True, "false": False}.get(said.lower())
-                if name != DRA_GATE and not known_gates.unmodelled(name, on):
+                # a gate kadmit models is read from the Configuration only: the flag's is warned of unless at its default
+                modelled = name in known_gates.MODELLED and (name == DRA_GATE or on is not (name in known_gates.DEFAULT_ON))
+                if not modelled and not known_gates.unmodelled(name, on):
                     continue
-                also = ("; kadmit reads DynamicResourceAllocation from the Configuration's `featureGates` only"
-                        if name == DRA_GATE else "")
+                why = (known_gates.unmodelled_words(name) if name in known_gates.RUN_TIME else
+                       "kadmit reads feature gates from the Configuration's `featureGates` only (set it there), and "
+                       "follows Kueue v0.17.0's default for a gate the flag sets")
                 f.diags.emit(KAD161, f"`--feature-gates` of Kueue's manager sets `{gate}`, which kadmit does not "
-                             "model: kadmit follows Kueue v0.17.0's default for every feature gate but "
-                             f"DynamicResourceAllocation{also}; kadmit's decision may differ from Kueue's",
-                             f.span(value),
+                             f"model: {why}; {_MAY_DIFFER}", f.span(value),
                              notes=["Kueue takes the flag's gates instead of the Configuration's `featureGates`, "
                                     "and does not start when both are given (cmd/kueue/main.go)"])
 

@@ -46,6 +46,28 @@ NO_DECISION = {
 }
 
 
+# Kueue's gates whose other value changes what Kueue does at run time, after admission or when it retries,
+# which no snapshot holds: warned (KAD161) in these words, never modelled
+RUN_TIME = {
+    "FailureRecoveryPolicy": "pods stuck terminating are force-terminated",
+    "FastQuotaReleaseInPodIntegration": "a pod group's quota is released as its pods finish",
+    "SchedulerLongRequeueInterval": "how long Kueue waits before it tries an inadmissible workload again",
+    "TASFailedNodeReplacement": "a failed node of a topology-aware workload is replaced",
+    "TASFailedNodeReplacementFailFast": "when a topology-aware workload with a failed node is evicted",
+    "TASReplaceNodeOnNodeTaints": "a tainted node of a topology-aware workload is replaced",
+    "TASReplaceNodeOnPodTermination": "a node whose pods terminate is replaced for a topology-aware workload",
+}
+
+
+def unmodelled_words(name: str) -> str:
+    """What KAD161 says of Kueue's gate `name` set to its other value: that it is run time (RUN_TIME), or
+    that kadmit keeps its default."""
+    if name in RUN_TIME:
+        return (f"it changes what Kueue does at run time ({RUN_TIME[name]}), which no snapshot holds; kadmit "
+                "decides as Kueue does with its default")
+    return "kadmit follows Kueue v0.17.0's default for it"
+
+
 # Kueue's gates whose every value kadmit decides as Kueue does (SchedulerConfig.feature_gates)
 MODELLED = frozenset({"AdmissionFairSharing", "DynamicResourceAllocation", "FairSharingPreemptWithinNominal",
                       "FairSharingPrioritizeNonBorrowing", "FlavorFungibility", "PartialAdmission",
