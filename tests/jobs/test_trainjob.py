@@ -170,3 +170,41 @@ def test_a_runtime_patchs_empty_toleration_is_warned_in_a_jobs_words(tmp_path):
     ws = load(write(tmp_path, setup__yaml=SETUP, rt__yaml=runtime, tj__yaml=PATCHED))
     assert [d.message.split(": `")[0] for d in ws.diagnostics if d.code == "KAD199"] == [
         "the API server refuses every Job made of pod set `dataset-initializer` of TrainJob `default/train`"]
+
+
+def test_a_runtime_patchs_node_affinity_is_checked_in_a_jobs_words(tmp_path):
+    """A patch's node affinity reaches the Jobs made of the TrainJob's JobSet (stored unvalidated): `matchFields`
+    or `matchExpressions` the API server refuses make each Job refused (KAD199, the Job's words), and Kueue parses
+    the pod set's affinity as it does any (KAD246: tests/oracle/features/trainjob-runtime-patch-node-affinity-
+    unparsable.yaml); a patch's valid required affinity replacing the runtime's refused one leaves nothing refused
+    (its list has no merge key), where one setting preferred terms only leaves the runtime's required words."""
+    from kadmit.workspace import load
+
+    from .helpers import write
+
+    bad = "{nodeSelectorTerms: [{matchFields: [{key: metadata.name, operator: Exists}]}]}"
+    good = "{nodeSelectorTerms: [{matchExpressions: [{key: pool, operator: In, values: [gpu]}]}]}"
+    words = ("spec.template.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution."
+             'nodeSelectorTerms[0].matchFields[0].operator: Invalid value: "Exists": not a valid selector operator')
+
+    def patched(affinity: str) -> str:
+        return PATCHED.replace("tolerations: [{key: gpu, operator: Exists}]", f"affinity: {{nodeAffinity: {affinity}}}")
+
+    def refused(runtime: str, trainjob: str) -> list[str]:
+        ws = load(write(tmp_path, setup__yaml=SETUP, rt__yaml=runtime, tj__yaml=trainjob))
+        return [d.message for d in ws.diagnostics if d.code == "KAD199"]
+
+    runtime = RUNTIME.format(kind="ClusterTrainingRuntime")
+    (warning,) = refused(runtime, patched(f"{{requiredDuringSchedulingIgnoredDuringExecution: {bad}}}"))
+    assert warning.startswith("the API server refuses every Job made of pod set `node` of TrainJob `default/train`: "
+                              f"`{words}`"), warning
+    bad_runtime = runtime.replace("              spec:\n                containers:\n",
+                                  "              spec:\n                affinity: {nodeAffinity: "
+                                  f"{{requiredDuringSchedulingIgnoredDuringExecution: {bad}}}}}\n"
+                                  "                containers:\n")
+    assert [w.split(": `")[0] for w in refused(bad_runtime, patched("{}"))] == [
+        "the API server refuses every Job made of pod set `node` of TrainJob `default/train`"]
+    assert refused(bad_runtime, patched(f"{{requiredDuringSchedulingIgnoredDuringExecution: {good}}}")) == []
+    preferred = f"{{preferredDuringSchedulingIgnoredDuringExecution: [{{weight: 1, preference: {{matchExpressions: " \
+                "[{key: pool, operator: In, values: [gpu]}]}}]}"
+    assert len(refused(bad_runtime, patched(preferred))) == 1

@@ -11,7 +11,8 @@ from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.jobs import trainjobpods
 from kadmit.manifests.jobs.common import Builder, object_ref, reclaimed, run_state
 from kadmit.manifests.jobs.trainjobpods import omitempty
-from kadmit.manifests.podspec import pod_requests, required_node_affinity, toleration_refusals, tolerations
+from kadmit.manifests.podspec import (node_field_refusals, pod_requests, required_node_affinity, toleration_refusals,
+                                      tolerations)
 from kadmit.manifests.yamltree import MAP, SEQ, Val
 from kadmit.manifests.workloads import template_shape
 from kadmit.model import Job, Obj, PodSet, Quantities
@@ -61,8 +62,10 @@ class RuntimePatch(Obj):
     node_selector: dict[str, str] = {}
     tolerations: tuple[Toleration, ...] | None = None
     node_affinity: tuple[NodeSelectorTerm, ...] | None = None
-    # the API server's words refusing its tolerations in each Job made of the patched template (KAD199)
+    # the API server's words refusing its tolerations and node affinity in each Job made of the patched template
+    # (KAD199), and the field paths whose words of the runtime's template (or an earlier patch's) they replace
     refusals: tuple[str, ...] = ()
+    replaces: tuple[str, ...] = ()
     # its pod spec's containers, init containers and tolerations as plain values, as Go marshals the patch
     # (`trainjobpods.omitempty`), in a 1-tuple
     pod: Shapes | None = None
@@ -148,6 +151,10 @@ def train_job(f: Fields, o: Meta) -> Job:
     return job.model_copy(update={"train": train, "workloads": (wl,)})
 
 
+# a node affinity's lists a runtime patch replaces whole (their items have no merge key)
+AFFINITY_LISTS = ("requiredDuringSchedulingIgnoredDuringExecution", "preferredDuringSchedulingIgnoredDuringExecution")
+
+
 def _runtime_patches(f: Fields, spec: Val) -> tuple[RuntimePatch, ...]:
     """The pod-template changes of `runtimePatches` Kueue's pod sets carry (`RuntimePatch`). The
     pod template's labels and annotations are merged too: the `kueue.x-k8s.io/podset-*` keys Kueue reads
@@ -173,12 +180,17 @@ def _runtime_patches(f: Fields, spec: Val) -> tuple[RuntimePatch, ...]:
             if f.field(affinity, "requiredDuringSchedulingIgnoredDuringExecution") is not None:
                 required = required_node_affinity(f, pod_spec)[0]
             tols = bool(f.seq(pod_spec, "tolerations"))  # an empty list is left out of the patch (omitempty)
+            # the lists a patch sets replace the runtime's (no merge key): their words refusing the Jobs too
+            replaces = tuple(w for w, on in ((".tolerations[", tols), (f".nodeAffinity.{AFFINITY_LISTS[0]}", required),
+                                             (f".nodeAffinity.{AFFINITY_LISTS[1]}", f.seq(affinity, AFFINITY_LISTS[1])))
+                             if on)
             out.append(RuntimePatch(
                 job=f.str(rj, "name", default=""), node_selector=selector,
                 tolerations=tolerations(f, pod_spec, validated=False) if tols else None,
                 # the TrainJob's JobSet is stored unvalidated; each Job its controller makes of it is refused
-                refusals=tuple(toleration_refusals(f, pod_spec, "spec.template.spec")) if tols else (),
-                node_affinity=required, span=f.span(rj),
+                refusals=tuple(node_field_refusals(f, pod_spec, "spec.template.spec")) +
+                tuple(toleration_refusals(f, pod_spec, "spec.template.spec")) if replaces else (),
+                replaces=replaces, node_affinity=required, span=f.span(rj),
                 pod=Shapes((tuple(omitempty(v.plain() if (v := f.field(pod_spec, k)) is not None else None)
                                   for k in ("containers", "initContainers", "tolerations")),))))
     return tuple(out)
@@ -186,9 +198,9 @@ def _runtime_patches(f: Fields, spec: Val) -> tuple[RuntimePatch, ...]:
 
 def _patched(ps: PodSet, name: str, patches: tuple[RuntimePatch, ...]) -> dict:
     """The pod set's selectors, tolerations and node affinity after the patches naming its job, and what the
-    API server refuses of the Jobs made of it (KAD199): a patch's tolerations replace the runtime's words for
-    theirs; refused, the Job is, whatever a Pod of it would be refused for. (A runtime template whose Job the
-    patch's tolerations let through is not checked again for what its Pods are refused.)"""
+    API server refuses of the Jobs made of it (KAD199): a patch's tolerations and node-affinity lists replace the
+    runtime's words for theirs; refused, the Job is, whatever a Pod of it would be refused for. (A runtime
+    template whose Job the patch lets through is not checked again for what its Pods are refused.)"""
     update: dict = {}
     for p in patches:
         if p.job != name:
@@ -197,8 +209,9 @@ def _patched(ps: PodSet, name: str, patches: tuple[RuntimePatch, ...]) -> dict:
             update["node_selector"] = {**update.get("node_selector", ps.node_selector), **p.node_selector}
         if p.tolerations is not None:
             update["tolerations"] = p.tolerations
+        if p.replaces:
             refused = update.get("refused_object", ps.refused_object)
-            kept = tuple(w for w in update.get("pod_refusals", ps.pod_refusals) if ".tolerations[" not in w)
+            kept = tuple(w for w in update.get("pod_refusals", ps.pod_refusals) if not any(r in w for r in p.replaces))
             if p.refusals:
                 update["pod_refusals"] = (kept if refused == "Job" else ()) + p.refusals
                 update["refused_object"] = "Job"
