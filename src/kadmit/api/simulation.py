@@ -114,7 +114,7 @@ def sweep(paths: list[str], sweep_file: str, *, trace: str | None = None, until:
     """Replay every variant of `sweep_file` and tabulate them (`mode`, `cycle_latency`: unless a variant
     sets its own). Exit code: 2 unreadable input or a variant that could not run, 3 a variant whose
     replay left decisions unknown within the solver's limits (KAD413), else 0."""
-    from kadmit.simulate.sweep import Common, read_sweep, run_sweep
+    from kadmit.simulate.sweep import DIAGNOSTICS, Common, read_sweep, run_sweep
 
     sources = SourceMap()
     diags = Diagnostics()
@@ -138,6 +138,7 @@ def sweep(paths: list[str], sweep_file: str, *, trace: str | None = None, until:
     rows = run_sweep(spec, common, executor, workers, ray_address)
     undecided = False
     for r in rows:
+        diags.extend(r.pop(DIAGNOSTICS, ()))  # each variant's inputs' warnings; those variants share are said once
         undecided |= _undecided({"summary": r}, f" of variant `{r['variant']}`", {}, diags)
         undecided |= _stopped({"summary": r}, f" of variant `{r['variant']}`", diags)
         if "error" in r:

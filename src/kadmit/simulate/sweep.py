@@ -309,8 +309,12 @@ def apply_quota(model: Model, changes: tuple[QuotaChange, ...]) -> tuple[Model, 
     return model.model_copy(update={"cluster_queues": tuple(cqs)}), problems
 
 
+DIAGNOSTICS = "diagnostics"  # a row's key: what its inputs' reading and replay reported (as `simulate` shows them)
+
+
 def run_variant(variant: Variant, common: Common) -> dict:
-    """One variant, start to finish (in whatever process or Ray worker runs it): its row of the table."""
+    """One variant, start to finish (in whatever process or Ray worker runs it): its row of the table, and under
+    DIAGNOSTICS what `simulate` of its inputs would show (`api.sweep` takes them out of the row)."""
     from kadmit import workspace as ws
     from kadmit.simulate.setup import prepare, replay
     limits = ws.Limits() if common.max_file_bytes is None else ws.Limits(max_file_bytes=common.max_file_bytes)
@@ -345,7 +349,8 @@ def run_variant(variant: Variant, common: Common) -> dict:
             "queues": {q["name"]: {"wait_p50": q["wait_p50"], "wait_p90": q["wait_p90"],
                                    "preemptions": q["preemptions"]} for q in r["queues"]},
             "seconds": r["run"]["seconds"], **({"undecided": s["undecided"]} if "undecided" in s else {}),
-            **({"stopped": s["stopped"]} if "stopped" in s else {})}
+            **({"stopped": s["stopped"]} if "stopped" in s else {}),
+            DIAGNOSTICS: [d for d in diags if d.severity.value != "note"]}
 
 
 def _where(d) -> str:
