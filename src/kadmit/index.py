@@ -57,7 +57,7 @@ class ModelIndex:
     @cached_property
     def check_activity(self) -> Activity:
         """Whether each AdmissionCheck is Active (kadmit.modelchecks)."""
-        return Activity(self.model.admission_checks, self.model.check_configs)
+        return Activity(self.model.admission_checks, self.model.check_configs, enabled(self.model.config, "MultiKueue"))
 
     def check_problems(self, cq: ClusterQueue) -> list[str]:
         """Why Kueue keeps `cq` inactive because of its admission checks, in Kueue's words (none: active)."""

@@ -100,7 +100,10 @@ def active_reason(active: bool) -> str:
 class Activity:
     """Whether each AdmissionCheck is Active, and why not, over the input's checks and configs."""
 
-    def __init__(self, checks, configs) -> None:
+    def __init__(self, checks, configs, multikueue: bool = True) -> None:
+        # `multikueue`: the MultiKueue gate (on by default); off, Kueue runs no MultiKueue controller, and a
+        # MultiKueue check keeps the Active condition its status gives, as another controller's does
+        self.multikueue = multikueue
         self.checks: dict[str, AdmissionCheck] = {}
         for ac in checks:
             self.checks.setdefault(ac.name, ac)
@@ -120,7 +123,7 @@ class Activity:
         if ac.controller == PROVISIONING:
             bad = self._bad_ref(ac.parameters, "ProvisioningRequestConfig")
             return f"BadParametersRef: {bad}" if bad else ""
-        if ac.controller == MULTIKUEUE:
+        if ac.controller == MULTIKUEUE and self.multikueue:
             bad = self._bad_ref(ac.parameters, "MultiKueueConfig")
             if bad:
                 return f"BadConfig: Cannot load the AdmissionChecks parameters: {bad}"

@@ -70,7 +70,7 @@ def unmodelled_words(name: str) -> str:
 
 # Kueue's gates whose every value kadmit decides as Kueue does (SchedulerConfig.feature_gates)
 MODELLED = frozenset({"AdmissionFairSharing", "DynamicResourceAllocation", "FairSharingPreemptWithinNominal",
-                      "FairSharingPrioritizeNonBorrowing", "FlavorFungibility", "PartialAdmission",
+                      "FairSharingPrioritizeNonBorrowing", "FlavorFungibility", "MultiKueue", "PartialAdmission",
                       "PriorityBoost", "SchedulerTimestampPreemptionBuffer", "TopologyAwareScheduling"})
 
 
