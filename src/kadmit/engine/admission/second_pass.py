@@ -177,7 +177,7 @@ def _reduced(session: Session, wl: Workload, name: str, a: Assignment, held: boo
     while lo < hi:  # Go's sort.Search over the reduction k in [0, total]
         mid = (lo + hi) // 2
         counts = {ps.name: ps.count - deltas[ps.name] * mid // total for ps in pss}
-        tried = _with_flavors(session, wl, replace(a, counts=counts), a.flavors)
+        tried = _with_flavors(session, wl, a, a.flavors, counts)  # its usage at the reduced counts
         searched = searched_again(session, wl, tried, retry)
         if searched is not None and not searched[1]:
             tried = _with_flavors(session, wl, tried, searched[0])
