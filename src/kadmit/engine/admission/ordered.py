@@ -52,7 +52,7 @@ from kadmit.engine.admission.searches import Searches
 from kadmit.engine.admission.session import Assignment, Session, SolverUnknown
 from kadmit.engine.admission.second_pass import (SecondPass, from_input, needs_second_pass, one_per_queue,
                                                   place_later, placed_later, queued_on_reservation, redraws,
-                                                  second_pass_failed, second_passes)
+                                                  reserved_nodes, second_pass_failed, second_passes)
 from kadmit.identity import repeat_order
 from kadmit.model import Workload
 
@@ -327,6 +327,8 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                         changed |= evict(got.targets, head.key, name, cycle)
                         if d is not None:
                             d.preempted = list(victims_of.get(head.key, []))
+                elif (kept := reserved_nodes(session, ix.cluster_queues[name], got)) is not None:
+                    hold_nodes(f"{head.key}~held", *kept)  # no victims: Kueue reserves its nodes for the cycle
                 # tried again after a backoff; a pod-set group's first retry draws Go's map order again
                 second_pass_failed(second, head.key, cycle, got, None if redraws(head, got) else started)
                 continue

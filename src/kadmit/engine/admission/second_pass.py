@@ -42,6 +42,9 @@ class SecondPass:
     admits: Assignment | None = None
     targets: list[Victim] = field(default_factory=list)  # failed: the victims Kueue's preemptor finds
     held: WorkloadPlacement | None = None  # and the placement with them gone
+    # failed with no victims: its placement as if the nodes were empty (`reserved_nodes`), on `flavors`
+    reserve: WorkloadPlacement | None = None
+    flavors: dict[str, dict[str, str]] = field(default_factory=dict)
     usage: dict = field(default_factory=dict)
     height: int = 0
     mode: str = "SecondPass"
@@ -141,6 +144,9 @@ def second_passes(session: Session, decisions: dict[str, Decision],
             got.targets, got.held = _victims(session, wl, now, requests, got.quota)
         if not got.ok and not got.targets and (found := _reduced(session, wl, name, a, d is None, retry)) is not None:
             got.placement, got.admits, got.quota, got.height = found[0], found[1], frozenset(), found[2]
+        if not got.ok and not got.targets and got.quota is not None:
+            empty = session.pool.place(requests, free=session.pool.free_without(list(session.pool.placed)))
+            got.reserve, got.flavors = (empty, now.flavors) if empty.failure is None else (None, {})
         out.append((name, wl, got))
     return out
 
@@ -318,6 +324,18 @@ def _victims(session: Session, wl: Workload, a: Assignment, requests,
         return [], None
     held = pool.place(requests, free=pool.free_without([t.key for t in targets]))
     return targets, held if held.failure is None else None
+
+
+def reserved_nodes(session: Session, cq, sp: SecondPass) -> tuple[WorkloadPlacement, dict[str, int]] | None:
+    """A failed pass with no victims is Preempt with no candidates: where its queue cannot always reclaim
+    (reclaimWithinCohort other than Any) Kueue reserves what it would take for the rest of the cycle
+    (scheduler.go: cq.AddUsage(resourcesToReserve), whose TAS usage is the pass's topology assignment, the
+    placement as if the nodes were empty), so a later entry's `fits` may fail on those nodes
+    (tests/oracle/features/second-pass-without-victims-reserves-its-nodes.yaml). The placement and the
+    pods it counts per node, or None."""
+    if sp.reserve is None or cq.preemption.reclaim_within_cohort == "Any":
+        return None
+    return sp.reserve, session.pool.cycle_usage(sp.reserve, sp.flavors)
 
 
 def redraws(wl: Workload, sp: SecondPass) -> bool:
