@@ -34,10 +34,14 @@ def gated(model: Model) -> Model:
     clearMinCountsIfFeatureDisabled from the Workloads it builds), so none is admitted partially.
     TopologyAwareScheduling off: no flavor is topology-aware (the cache's isTASFlavor needs the gate), no pod
     set asks for a topology (the job reconcilers build no TopologyRequest; the flavor assigner and the
-    scheduler read none) and no admission's topology assignment is read (totalRequestsFromAdmission)."""
+    scheduler read none) and no admission's topology assignment is read (totalRequestsFromAdmission).
+    AdmissionGatedBy on: a pending workload whose `kueue.x-k8s.io/admission-gated-by` is set (its job's, which
+    the reconciler copies) is not admissible (workload.IsAdmissible): in no queue, it blocks no StrictFIFO
+    head (`held`), and its condition says "Admission is gated by: ..." (mayUpdateConditionForAdmissionGatedBy)."""
     cfg = model.config
     partial, tas = enabled(cfg, "PartialAdmission"), enabled(cfg, "TopologyAwareScheduling")
-    if partial and tas:
+    admission_gates = enabled(cfg, "AdmissionGatedBy")
+    if partial and tas and not admission_gates:
         return model
     drop = ({} if partial else {"min_count": None}) | ({} if tas else {"topology": None})
 
@@ -51,13 +55,20 @@ def gated(model: Model) -> Model:
                                                                            "delayed": False}) for p in a.pod_sets)})
     out = []
     for wl in model.workloads:
+        update: dict = {}
         pod_sets, held = tuple(pod_set(ps) for ps in wl.pod_sets), admission(wl.admission)
-        out.append(wl if pod_sets == wl.pod_sets and held is wl.admission and all(
-            a is b for a, b in zip(pod_sets, wl.pod_sets)) else wl.model_copy(update={"pod_sets": pod_sets, "admission": held}))
-    update: dict = {"workloads": tuple(out)}
+        if not all(a is b for a, b in zip(pod_sets, wl.pod_sets)):
+            update["pod_sets"] = pod_sets
+        if held is not wl.admission:
+            update["admission"] = held
+        if admission_gates and wl.admission_gated_by and wl.admission is None and not wl.finished \
+                and not wl.inadmissible:
+            update |= {"inadmissible": f"Admission is gated by: {wl.admission_gated_by}", "held": True}
+        out.append(wl.model_copy(update=update) if update else wl)
+    changed: dict = {"workloads": tuple(out)}
     if not tas:
-        update["flavors"] = tuple(f.model_copy(update={"topology": None}) if f.topology else f for f in model.flavors)
-    return model.model_copy(update=update)
+        changed["flavors"] = tuple(f.model_copy(update={"topology": None}) if f.topology else f for f in model.flavors)
+    return model.model_copy(update=changed)
 
 
 def _queues_of(model: Model):

@@ -69,9 +69,10 @@ def unmodelled_words(name: str) -> str:
 
 
 # Kueue's gates whose every value kadmit decides as Kueue does (SchedulerConfig.feature_gates)
-MODELLED = frozenset({"AdmissionFairSharing", "DynamicResourceAllocation", "FairSharingPreemptWithinNominal",
-                      "FairSharingPrioritizeNonBorrowing", "FlavorFungibility", "MultiKueue", "PartialAdmission",
-                      "PriorityBoost", "SchedulerTimestampPreemptionBuffer", "TopologyAwareScheduling"})
+MODELLED = frozenset({"AdmissionFairSharing", "AdmissionGatedBy", "DynamicResourceAllocation",
+                      "FairSharingPreemptWithinNominal", "FairSharingPrioritizeNonBorrowing", "FlavorFungibility",
+                      "MultiKueue", "PartialAdmission", "PriorityBoost", "SchedulerTimestampPreemptionBuffer",
+                      "TopologyAwareScheduling"})
 
 
 def unmodelled(name: str, value: object) -> bool:

@@ -15,7 +15,7 @@ from kadmit.manifests.jobs.refusals import MAX_EXEC_LABEL, go_atoi, group_refusa
 from kadmit.manifests.kubenames import label_value_problem
 from kadmit.manifests.owners import controller_owner
 from kadmit.manifests.podspec import KEPT
-from kadmit.manifests.workloads import duration_annotation, template_maps, template_pod_set, template_shape
+from kadmit.manifests.workloads import ADMISSION_GATED_BY, duration_annotation, template_maps, template_pod_set, template_shape
 from kadmit.manifests.yamltree import Val
 from kadmit.model import Job, ObjectRef, PodSet, Refusal, Shapes, Workload
 from kadmit.source import NO_SPANS
@@ -138,6 +138,8 @@ class Builder:
                         priority_class_kind=kind, pod_sets=tuple(pod_sets), origin=ref, job_uid=job_uid(ref),
                         shapes=(_max_exec(self.o), tuple(self._shape(ref, ps) for ps in pod_sets)),
                         **duration_annotation(self.f, self.o),
+                        # the reconciler's prepareWorkload copies it with the AdmissionGatedBy gate on (`effective.gated`)
+                        admission_gated_by=self.o.annotations.get(ADMISSION_GATED_BY, ""),
                         span=self.f.span(self.o.node),
                         spans=self.f.spans({"name": self.o.metadata.v.get("name") or self.o.metadata.v.get("generateName"),
                                             "namespace": self.o.metadata.v.get("namespace"),
