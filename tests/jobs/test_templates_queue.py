@@ -1,7 +1,9 @@
 """A JobSet or a LeaderWorkerSet being submitted that names no queue while its templates do. A JobSet's Jobs are
 Kueue's one by one (jobset.child_jobs, templatepods.route; tests/oracle/features/jobset-queue-in-its-job-templates-
-only.yaml); what JobSet's controller makes later (a replicated job that dependsOn another, a JobSet suspended by its
-own spec) are not modelled, and said so (KAD161); a LeaderWorkerSet's leader pods are Kueue's one by one (lws._pods)."""
+only.yaml), as JobSet's controller makes them: a replicated job that dependsOn another later (none now), those of a
+JobSet suspended by its own spec suspended (Kueue's alike), under InOrder the first's alone (tests/oracle/features/
+jobset-unmarked-depends-on-suspended-and-in-order.yaml): no KAD161; a LeaderWorkerSet's leader pods are Kueue's one
+by one (lws._pods)."""
 
 from __future__ import annotations
 
@@ -63,15 +65,26 @@ def test_a_jobsets_jobs_each_get_a_workload_of_their_templates_queue(tmp_path):
     assert [(w.name, w.queue, [(ps.name, ps.count) for ps in w.pod_sets]) for w in wls] == [
         ("job-js-w-0-d8afd", "user-queue", [("main", 2)]), ("job-js-w-1-9145a", "user-queue", [("main", 2)])]
     assert all(w.origin.kind == "JobSet" and w.origin.name == "js" for w in wls)
-    (d,) = [d for d in loaded.diagnostics if d.code == "KAD161"]  # `later`'s Jobs come once `w`'s complete
-    assert "dependsOn" in d.message and d.span.line == 17
+    # `later`'s Jobs come once `w`'s complete: pending work then, not now (no Workload, no KAD161)
+    assert not [d for d in loaded.diagnostics if d.code == "KAD161"]
 
 
-def test_a_jobset_suspended_by_its_own_spec_makes_no_workload_and_says_so(tmp_path):
+def test_a_jobset_suspended_by_its_own_spec_has_its_jobs_workloads_alike(tmp_path):
     loaded = _load(tmp_path, **{"setup.yaml": TEAM}, js=JOBSET.format(suspend="\n  suspend: true"))
-    assert not loaded.model.workloads
-    (d,) = [d for d in loaded.diagnostics if d.code == "KAD161"]
-    assert "spec.suspend" in d.message and d.span.line == 5
+    assert [(w.name, w.queue) for w in loaded.model.workloads] == [
+        ("job-js-w-0-d8afd", "user-queue"), ("job-js-w-1-9145a", "user-queue")]
+    assert not [d for d in loaded.diagnostics if d.code == "KAD161"]
+
+
+def test_a_jobset_in_order_has_its_first_replicated_jobs_jobs_alone(tmp_path):
+    """`later` made to depend on nothing: under InOrder the controller waits for `w`'s Jobs to start first."""
+    text = JOBSET.format(suspend="\n  startupPolicy: {startupPolicyOrder: InOrder}").replace(
+        "    dependsOn: [{name: w, status: Complete}]\n", "")
+    loaded = _load(tmp_path, **{"setup.yaml": TEAM}, js=text)
+    assert [w.name for w in loaded.model.workloads] == ["job-js-w-0-d8afd", "job-js-w-1-9145a"]
+    text = text.replace("  - name: w\n    replicas: 2", "  - name: w\n    replicas: 0")  # w started, with no Jobs
+    loaded = _load(tmp_path, **{"setup.yaml": TEAM}, js=text)
+    assert [w.part for w in loaded.model.workloads] == ["Job js-later-0"]
 
 
 def test_a_leaderworkerset_naming_a_queue_only_in_a_template_has_its_leader_pods_decided(tmp_path):
@@ -100,11 +113,14 @@ spec:
 
 
 def test_a_jobset_whose_jobs_pod_template_alone_names_a_queue_is_warned_at(tmp_path):
-    """Its Jobs name none and run; their pods, which Kueue's pod webhook gates, are not modelled."""
+    """Its Jobs name none and run; their pods, which Kueue's pod webhook gates, are not modelled. Suspended by its
+    own spec, its Jobs start no pods: nothing to warn of."""
     loaded = _load(tmp_path, **{"setup.yaml": TEAM}, js=POD_QUEUE)
     assert not loaded.model.workloads and [s.object.name for s in loaded.model.skipped] == ["js"]
     (d,) = [d for d in loaded.diagnostics if d.code == "KAD161"]
     assert "pod template" in d.message and d.span.line == 10
+    loaded = _load(tmp_path, **{"setup.yaml": TEAM}, js=POD_QUEUE.replace("spec:\n  replicatedJobs", "spec:\n  suspend: true\n  replicatedJobs"))
+    assert not loaded.model.workloads and not [d for d in loaded.diagnostics if d.code == "KAD161"]
 
 
 GROUPED = LWS.replace("{kueue.x-k8s.io/queue-name: user-queue}",

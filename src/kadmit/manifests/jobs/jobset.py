@@ -64,31 +64,38 @@ def jobset(f: Fields, o: Meta) -> Job:
 
 
 def child_jobs(f: Fields, o: Meta, job: Job, spec: Val | None) -> Job | None:
-    """The Jobs JobSet's controller makes of a JobSet being submitted that Kueue's JobSet webhook leaves running
-    (`templatepods.route` says where): JobSet v0.11.1's constructJob, one Job `<jobset>-<replicated job>-<i>` per
-    replica of each replicated job, with the template's labels (and JobSet's own), as Kueue's Job integration
-    reads them: each a Workload of its own (pod set `main`), queued where the template names a queue (`queue`;
-    route adds the LocalQueue `default`). None where it makes none Kueue could take: a JobSet already in the
-    cluster (its Jobs are in the input, or not known), one another object controls (a TrainJob's), one suspended
-    by its own `spec.suspend` (its Jobs are created suspended and kept so by JobSet's controller: not modelled),
-    one whose Jobs Kueue's Job webhook refuses (never created), or above MAX_OBJECT_WORKLOADS of them. A replicated
-    job that `dependsOn` another gets its Jobs once that one's reach their status: not among them."""
+    """The Jobs JobSet's controller makes of a JobSet being submitted that Kueue's JobSet webhook leaves alone
+    (`templatepods.route` says where): JobSet v0.11.1's reconcileReplicatedJobs and constructJob, one Job
+    `<jobset>-<replicated job>-<i>` per replica of each replicated job, with the template's labels (and JobSet's
+    own), as Kueue's Job integration reads them: each a Workload of its own (pod set `main`), queued where the
+    template names a queue (`queue`; route adds the LocalQueue `default`). None where it makes none Kueue could
+    take: a JobSet already in the cluster (its Jobs are in the input, or not known), one another object controls (a
+    TrainJob's), one whose Jobs Kueue's Job webhook refuses (never created), or above MAX_OBJECT_WORKLOADS of them.
+
+    When they are made changes which exist now, not the Workloads Kueue makes of them, so none of it is warned of
+    (the oracle's harness makes them alike, internal/jobs/jobsetjobs.go; tests/oracle/features/jobset-unmarked-
+    depends-on-suspended-and-in-order.yaml): a replicated job that `dependsOn` another gets its Jobs once that one's
+    reach the status (dependencyReachedStatus), which none has yet, so only where each it depends on has no
+    replicas; under `startupPolicy: InOrder`, not suspended, the controller makes the first replicated job with
+    replicas and waits for its Jobs to start (allReplicasStarted) before the next, so only that one's exist; the
+    later ones' Workloads come when they are made, pending work then. A JobSet suspended by its own `spec.suspend`
+    makes its Jobs suspended (constructJob): Kueue's Job webhook and reconciler take those naming a queue as any
+    (their Workloads queued and admitted alike; JobSet's controller suspends again each Kueue starts, suspendJobs,
+    a fight over when they run: docs/KUEUE-DIFFERENCES.md §2), and the others start no pods."""
     if not job.submitted or job.owner is not None:
         return None
-    if f.bool(spec, "suspend", default=False):
-        unmodelled(f, o, f.maps(spec, "replicatedJobs"), f.field(spec, "suspend"), "it is suspended by its own "
-                   "`spec.suspend`, so JobSet's controller makes its Jobs suspended and keeps them so while Kueue "
-                   "starts those whose Workloads it admits")
-        return None
+    suspended = f.bool(spec, "suspend", default=False)
+    in_order = not suspended and f.str(f.map(spec, "startupPolicy"), "startupPolicyOrder") == "InOrder"
     quiet = Fields(f.file, Diagnostics(), f.text)  # the templates are read, and reported on, as the JobSet's
     ref = job.object
     workloads = []
-    for rj in f.maps(spec, "replicatedJobs"):
-        if f.maps(rj, "dependsOn"):
-            unmodelled(f, o, [rj], f.field(rj, "dependsOn"), "JobSet's controller makes this replicated job's Jobs "
-                       "only once those it `dependsOn` reach their status, and Kueue gives each its own Workload then")
-            continue
+    replicated = f.maps(spec, "replicatedJobs")
+    counted: dict[str, int] = {f.str(rj, "name") or "": 0 for rj in replicated}  # after this one: none counted yet
+    for rj in replicated:
         name, replicas = f.str(rj, "name"), f.int(rj, "replicas", default=1, lo=0)
+        counted[name or ""] = replicas
+        if any(counted.get(f.str(d, "name") or "", 1) for d in f.maps(rj, "dependsOn")) or (in_order and not replicas):
+            continue  # not made yet (none it depends on has its status), or (InOrder) started with no Jobs
         template = f.map(rj, "template")
         if name is None or template is None or len(workloads) + replicas > MAX_OBJECT_WORKLOADS:
             return None
@@ -103,37 +110,33 @@ def child_jobs(f: Fields, o: Meta, job: Job, spec: Val | None) -> Job | None:
             return None
         if made.refusals or not made.workloads:
             return None
-        if made.queue is None and made.unsuspended is not None and made.unsuspended.queue:
+        if made.queue is None and made.unsuspended is not None and made.unsuspended.queue and not suspended:
             pod_labels = f.map(f.map(f.map(f.map(template, "spec"), "template"), "metadata"), "labels")
-            unmodelled(f, o, [], f.field(pod_labels, QUEUE_LABEL), f"its Jobs of replicated job `{name}` name none "
-                       "and run, and Kueue's pod webhook gates the pods they start, each a plain pod's Workload of "
-                       "that queue (their ancestors name none)", made.unsuspended.queue)
+            unmodelled(f, o, f.field(pod_labels, QUEUE_LABEL), name, made.unsuspended.queue)
         one = made.workloads[0]
         workloads.extend(one.model_copy(update={
             "name": workload_name("Job", "batch", f"{o.name}-{name}-{i}", ""), "origin": ref,
             "part": f"Job {o.name}-{name}-{i}", "queue": made.queue or "", "pod_sets": tuple(
                 ps.model_copy(update={"origin": f"Job `{o.name}-{name}-{i}` of replicated job `{name}`"})
                 for ps in one.pod_sets)}) for i in range(replicas))
+        if in_order:
+            break  # the controller waits for these to start before it makes the next replicated job's
     if not workloads:
         return None
     return job.model_copy(update={"framework": "batch/job", "workloads": tuple(workloads), "queue": None,
                                   "unsuspended": None, "reclaimable": (), "refusals": ()})
 
 
-def unmodelled(f: Fields, o: Meta, replicated: list[Val], at: Val | None, why: str, queue: str | None = None) -> None:
-    """KAD161 where a replicated job's template names a queue that the JobSet does not (`child_jobs` leaves
-    its Jobs out), or the pod template of Jobs that name none does (`queue`): where Kueue leaves the JobSet
-    running, its Jobs (their pods) are Kueue's, as kadmit does not model."""
+def unmodelled(f: Fields, o: Meta, at: Val | None, name: str, queue: str) -> None:
+    """KAD161 where the pod template of Jobs a running JobSet makes names a queue while the Jobs name none: their
+    pods are Kueue's, as kadmit does not model."""
     if o.labels.get(QUEUE_LABEL):
         return
-    queues = [queue] if queue else [q for rj in replicated if (q := f.str_map(
-        f.map(f.map(rj, "template"), "metadata"), "labels")[0].get(QUEUE_LABEL))]
-    if not queues:
-        return
-    what = "the pod template of its Jobs" if queue else "the template of its Jobs"
-    f.diags.emit(KAD161, f"JobSet `{o.name}` names no queue, while {what} names LocalQueue "
-                 f"`{queues[0]}`: where Kueue leaves the JobSet running (its namespace has no LocalQueue `default`, "
-                 f"and manageJobsWithoutQueueName does not take it), {why}, which kadmit does not model (it lists "
-                 "the JobSet as not managed, and no Workload of those Jobs)", f.span(at),
+    f.diags.emit(KAD161, f"JobSet `{o.name}` names no queue, while the pod template of its Jobs names LocalQueue "
+                 f"`{queue}`: where Kueue leaves the JobSet running (its namespace has no LocalQueue `default`, "
+                 f"and manageJobsWithoutQueueName does not take it), its Jobs of replicated job `{name}` name none "
+                 "and run, and Kueue's pod webhook gates the pods they start, each a plain pod's Workload of that "
+                 "queue (their ancestors name none), which kadmit does not model (it lists the JobSet as not "
+                 "managed, and no Workload of those Jobs)", f.span(at),
                  help="name the queue on the JobSet itself (`kueue.x-k8s.io/queue-name`): Kueue then admits it as "
                       "a whole")

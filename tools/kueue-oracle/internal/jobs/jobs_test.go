@@ -315,7 +315,8 @@ spec:
 // TestJobSetChildJobs: a JobSet being submitted that names no queue (no LocalQueue `default` in ml) is left
 // running by Kueue's JobSet webhook, and JobSet's controller makes its Jobs (startJobSet): a Job whose template
 // names a queue is suspended by Kueue's Job webhook (its JobSet is no managed ancestor) and gets its own Workload;
-// a replicated job that dependsOn another, and a JobSet suspended by its own spec, get none yet.
+// a replicated job that dependsOn another gets none yet; a JobSet suspended by its own spec makes its Jobs
+// suspended, Kueue's alike; under `startupPolicy: InOrder` only the first replicated job with replicas has Jobs.
 func TestJobSetChildJobs(t *testing.T) {
 	got, _ := convert(t, nil, `
 apiVersion: jobset.x-k8s.io/v1alpha2
@@ -360,11 +361,41 @@ spec:
         template:
           spec:
             containers: [{name: c, image: busybox}]
+---
+apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata: {name: ordered, namespace: ml}
+spec:
+  startupPolicy: {startupPolicyOrder: InOrder}
+  replicatedJobs:
+  - name: none
+    replicas: 0
+    template:
+      metadata: {labels: {kueue.x-k8s.io/queue-name: main}}
+      spec:
+        template:
+          spec:
+            containers: [{name: c, image: busybox}]
+  - name: first
+    template:
+      metadata: {labels: {kueue.x-k8s.io/queue-name: main}}
+      spec:
+        template:
+          spec:
+            containers: [{name: c, image: busybox}]
+  - name: second
+    template:
+      metadata: {labels: {kueue.x-k8s.io/queue-name: main}}
+      spec:
+        template:
+          spec:
+            containers: [{name: c, image: busybox}]
 `)
 	want := []string{
+		"JobSet/ml/held job-held-w-0-b6ac5 q=main p=0 - [main:1]",
 		"JobSet/ml/js job-js-w-0-e9659 q=main p=0 - [main:2]",
 		"JobSet/ml/js job-js-w-1-c3b4a q=main p=0 - [main:2]",
-		"SKIP JobSet/ml/held: queue-name label is not set, ignoring the job",
+		"JobSet/ml/ordered job-ordered-first-0-e5956 q=main p=0 - [main:1]",
 	}
 	if diff := cmp.Diff(want, summary(got)); diff != "" {
 		t.Errorf("workloads (-want +got):\n%s", diff)

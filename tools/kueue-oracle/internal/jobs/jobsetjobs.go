@@ -17,29 +17,38 @@ const jobSetFramework = "jobset.x-k8s.io/jobset"
 var jobGVK = batchv1.SchemeGroupVersion.WithKind("Job")
 
 // startJobSet creates what JobSet's controller would of a JobSet being submitted that Kueue's JobSet webhook
-// left running (not suspended: it names no queue, its namespace has no LocalQueue `default` and
-// manageJobsWithoutQueueName does not take it; or its integration is not enabled, a no-op webhook): its
-// child Jobs, through Kueue's Job webhook, which decides them as any Job with an owner
-// (FindAncestorJobManagedByKueue: the JobSet, naming no queue, is not a Kueue-managed ancestor), so a child
-// Job whose template names a queue is suspended and gets its own Workload. JobSet v0.11.1's constructJob:
-// one Job `<jobset>-<replicated job>-<index>` per replica, the replicated job's template labels and
-// annotations with the JobSet's own labels added (labelAndAnnotateObject: on the Job and its pod template),
-// suspended as the JobSet is (not), the JobSet as controller. Not for a replicated job that dependsOn
-// another (created once that one's Jobs reach their status, which no Job here does before it is admitted),
-// nor for a JobSet suspended by its own spec (its Jobs are created suspended, and JobSet's controller keeps
-// them so while Kueue starts those it admits: not modelled), nor for one another object controls (a
-// TrainJob's). On a cluster JobSet's controller resumes the Jobs Kueue's webhook suspended
-// (resumeJobsIfNecessary) and Kueue's reconciler suspends them again until their Workloads are admitted;
-// the Workloads are what the scheduler decides, as here.
+// left alone (it names no queue, its namespace has no LocalQueue `default` and manageJobsWithoutQueueName does
+// not take it; or its integration is not enabled, a no-op webhook): its child Jobs, through Kueue's Job
+// webhook, which decides them as any Job with an owner (FindAncestorJobManagedByKueue: the JobSet, naming no
+// queue, is not a Kueue-managed ancestor), so a child Job whose template names a queue is suspended and gets
+// its own Workload. JobSet v0.11.1's reconcileReplicatedJobs and constructJob: one Job
+// `<jobset>-<replicated job>-<index>` per replica of each replicated job, the replicated job's template labels
+// and annotations with the JobSet's own labels added (labelAndAnnotateObject: on the Job and its pod template),
+// suspended as the JobSet is (`spec.suspend`: its Jobs are made suspended, and JobSet's controller keeps them so,
+// suspendJobs, while Kueue starts those it admits: a fight over when they run, not over their Workloads), the
+// JobSet as controller. A replicated job that dependsOn another is made once that one's Jobs reach the status
+// (dependencyReachedStatus): none has one yet, so only where every one it depends on has no replicas. Under
+// `startupPolicy: InOrder`, not suspended, the controller makes the first replicated job with replicas and waits
+// for its Jobs to start (allReplicasStarted; one of no replicas has started) before the next: only that one's.
+// Not for one another object controls (a TrainJob's). On a cluster JobSet's controller resumes the Jobs Kueue's
+// webhook suspended (resumeJobsIfNecessary) and Kueue's reconciler suspends them again until their Workloads are
+// admitted; the Workloads are what the scheduler decides, as here.
 func (e *env) startJobSet(ctx context.Context, it *item) error {
 	js, ok := it.obj.(*jobsetapi.JobSet)
-	if !ok || metav1.GetControllerOf(js) != nil || ptr.Deref(js.Spec.Suspend, false) {
+	if !ok || metav1.GetControllerOf(js) != nil {
 		return nil
+	}
+	suspended := ptr.Deref(js.Spec.Suspend, false)
+	inOrder := !suspended && js.Spec.StartupPolicy != nil && js.Spec.StartupPolicy.StartupPolicyOrder == jobsetapi.InOrder
+	replicas := map[string]int32{} // of the replicated jobs up to this one; those after it: 0 (none counted yet)
+	for _, rj := range js.Spec.ReplicatedJobs {
+		replicas[rj.Name] = 0
 	}
 	n := 0
 	for r := range js.Spec.ReplicatedJobs {
 		rj := &js.Spec.ReplicatedJobs[r]
-		if len(rj.DependsOn) > 0 {
+		replicas[rj.Name] = rj.Replicas
+		if !dependenciesReached(rj, replicas) || (inOrder && rj.Replicas == 0) {
 			continue
 		}
 		for i := range int(rj.Replicas) {
@@ -61,8 +70,23 @@ func (e *env) startJobSet(ctx context.Context, it *item) error {
 			it.children = append(it.children, admitted)
 			it.uids = append(it.uids, admitted.GetUID())
 		}
+		if inOrder {
+			return nil
+		}
 	}
 	return nil
+}
+
+// dependenciesReached is JobSet's dependencyReachedStatus for a JobSet none of whose Jobs has a status yet: every
+// replicated job rj dependsOn is one of the JobSet's (else it has no status) and counts no replicas (0 of 0 Ready
+// or Complete; one after rj is not counted yet).
+func dependenciesReached(rj *jobsetapi.ReplicatedJob, replicas map[string]int32) bool {
+	for _, d := range rj.DependsOn {
+		if n, ok := replicas[d.Name]; !ok || n != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // jobSetChild is JobSet's constructJob (the labels Kueue reads: the template's, and JobSet's own).
@@ -92,6 +116,6 @@ func jobSetChild(js *jobsetapi.JobSet, rj *jobsetapi.ReplicatedJob, i int) *batc
 		}
 		maps.Copy(*m, own)
 	}
-	job.Spec.Suspend = ptr.To(false)
+	job.Spec.Suspend = ptr.To(ptr.Deref(js.Spec.Suspend, false))
 	return job
 }
