@@ -15,6 +15,8 @@ MPI = FEATURES / "trainjob-mpi-launcher-as-node-workload-in-step.yaml"
 INIT = FEATURES / "trainjob-initializer-workload-in-step.yaml"
 PATCHES = FEATURES / "trainjob-runtime-patches-workload-in-step.yaml"
 KUEUES = FEATURES / "trainjob-running-with-kueues-runtime-patch-in-step.yaml"
+IN_PLACE = FEATURES / "trainjob-plugin-env-rewritten-in-place-in-step.yaml"
+MPI_MOUNT = FEATURES / "trainjob-mpi-ssh-mount-rewritten-in-place-in-step.yaml"
 
 
 def _codes(path: Path) -> list[str]:
@@ -62,7 +64,7 @@ def test_in_step_workloads_of_every_runtime_are_kept_without_a_warning():
     """torch with trainer fields, MPI with runLauncherAsNode, an initializer, runtime patches (a user's, Kueue's
     own): Kueue keeps each Workload (oracle); kadmit builds what Kueue compares and neither deletes it (KAD175) nor
     warns (KAD161)."""
-    for path in (TORCH, MPI, INIT, PATCHES, KUEUES):
+    for path in (TORCH, MPI, INIT, PATCHES, KUEUES, MPI_MOUNT):
         codes = _codes(path)
         assert "KAD175" not in codes and "KAD161" not in codes, (path.name, codes)
 
@@ -74,21 +76,30 @@ def test_mpi_counts_the_launcher_as_a_node():
     assert [(p.name, p.count) for p in tj.pod_sets] == [("launcher", 1), ("node", 2)]
 
 
-def test_an_env_var_a_plugin_rewrites_in_place_keeps_the_workload_as_read(tmp_path):
-    """The runtime's `node` container already setting PET_NNODES: the torch plugin rewrites it in the slice the
-    JobSet shares (oracle: a Workload with "9" out of step, one with "3" in step), which kadmit does not build:
-    the Workload is kept as read, and KAD161 names the variable."""
+def test_an_env_var_a_plugin_rewrites_in_place_is_built(tmp_path):
+    """The runtime's `node` container already setting PET_NNODES and PET_NPROC_PER_NODE: the torch plugin
+    rewrites them in the array the JobSet shares (oracle: the Workload with "3" and "2" in step), so a Workload
+    keeping the runtime's "9" is out of step (KAD175)."""
+    assert not {"KAD161", "KAD175"} & set(_codes(IN_PLACE))
+    path = _variant(tmp_path, IN_PLACE, ("- {name: PET_NNODES, value: '3'}", "- {name: PET_NNODES, value: '9'}"))
+    codes = _codes(path)
+    assert "KAD175" in codes and "KAD161" not in codes, codes
+
+
+def test_a_rewrite_in_place_after_an_append_is_not_built(tmp_path):
+    """The TrainJob's `trainer.env` adds a variable before torch's PET_NNODES is rewritten in place: whether the
+    JobSet sees the rewrite depends on the capacity Go left the slice, so the Workload is kept as read (KAD161)."""
     image = " " * 18 + "image: pytorch\n"
     path = _variant(tmp_path, TORCH, (image, image + " " * 18 + "env: [{name: PET_NNODES, value: '9'}]\n"))
     ws = load([str(path)])
     said = [str(d) for d in ws.diagnostics if d.code == "KAD161"]
-    assert len(said) == 1 and "`PET_NNODES`" in said[0] and "torch plugin rewrites in place" in said[0], said
+    assert len(said) == 1 and "`PET_NNODES`" in said[0] and "after appending" in said[0], said
     assert not [d for d in ws.diagnostics if d.code == "KAD175"]
 
 
 def test_a_flux_runtime_is_not_built():
     """A plugin kadmit does not build (flux) keeps the Workload as read, said (KAD161)."""
-    from kadmit.manifests.jobs.trainjobpods import in_place
+    from kadmit.manifests.jobs.trainjobpods import unbuilt
 
     class Runtime:
         plugins, jobs = ("flux",), ()
@@ -96,7 +107,7 @@ def test_a_flux_runtime_is_not_built():
     class Train:
         spec, patches = None, ()
 
-    assert in_place(Runtime, Train) == ["its runtime's `mlPolicy.flux` (the Trainer's flux plugin writes into the "
+    assert unbuilt(Runtime, Train, "tj") == ["its runtime's `mlPolicy.flux` (the Trainer's flux plugin writes into the "
                                         "JobSet's containers)"]
 
 

@@ -79,8 +79,8 @@ def in_step(job: Job, workloads: list[Workload], kept: list[int], flavors: dict[
 
 def _unbuilt(job: Job, workloads: list[Workload], kept: list[int], diags: Diagnostics | None) -> None:
     """A TrainJob's Workloads kept as read where an mlPolicy plugin writes into the JobSet Kueue builds what kadmit
-    does not build (`trainjob.unbuilt`: what a plugin rewrites in place, torchtune, Flux), which Kueue's
-    EquivalentToWorkload compares (KAD161)."""
+    does not build (`trainjobpods.unbuilt`: the Flux plugin, torchtune's command, a quantity or GPU resource a
+    plugin reads that kadmit cannot tell), which Kueue's EquivalentToWorkload compares (KAD161)."""
     what = job.train.unbuilt if job.train is not None else ""
     if diags is None or not what:
         return

@@ -50,6 +50,8 @@ class TrainingRuntime(Obj):
     plugins: tuple[str, ...] = ()  # the mlPolicy's sources (`torch`, `mpi`, ...), whose plugins the Trainer runs
     launcher_as_node: bool = False  # mlPolicy.mpi.runLauncherAsNode
     ssh_mount: str = "/root/.ssh"  # mlPolicy.mpi.sshAuthMountPath
+    mpi_procs: int = 1  # mlPolicy.mpi.numProcPerNode
+    mpi_impl: str = "OpenMPI"  # mlPolicy.mpi.mpiImplementation
 
 
 class RuntimePatch(Obj):
@@ -81,7 +83,7 @@ class TrainSpec(Obj):
     patches: tuple[RuntimePatch, ...] = ()  # `runtimePatches`, in order
     succeeded: dict[str, int] = {}  # `status.jobsStatus`: each replicated job's succeeded Jobs
     spec: Shapes | None = None  # its spec as plain values (its `trainer` and `initializer`), in a 1-tuple
-    unbuilt: str = ""  # with its runtime joined (`with_runtime`): what of the JobSet kadmit does not build (`unbuilt`)
+    unbuilt: str = ""  # with its runtime joined (`with_runtime`): what of the JobSet kadmit does not build (`trainjobpods.unbuilt`)
 
 
 def training_runtime(f: Fields, o: Meta) -> TrainingRuntime:
@@ -111,7 +113,9 @@ def training_runtime(f: Fields, o: Meta) -> TrainingRuntime:
                            jobs=tuple(jobs), plugins=tuple(sorted(k for k in (policy.v if policy is not None else ())
                                                                   if k != "numNodes")),
                            launcher_as_node=f.bool(mpi, "runLauncherAsNode", default=False),
-                           ssh_mount=f.str(mpi, "sshAuthMountPath", default="/root/.ssh"), span=f.span(o.node))
+                           ssh_mount=f.str(mpi, "sshAuthMountPath", default="/root/.ssh"),
+                           mpi_procs=f.int(mpi, "numProcPerNode", default=1),
+                           mpi_impl=f.str(mpi, "mpiImplementation", default="OpenMPI"), span=f.span(o.node))
 
 
 def _only(container):
@@ -264,7 +268,7 @@ def with_runtime(job: Job, runtimes: tuple[TrainingRuntime, ...]) -> Job:
     Its shapes, what Kueue compares of the TrainJob and its Workload (EquivalentToWorkload: the pod sets of the
     JobSet Kueue builds of the TrainJob and its runtime), are the JobSet's pods (`trainjobpods.built`;
     `owned.in_step` then keeps, or deletes, a Workload of the input as for other kinds); None where a plugin
-    writes into them what kadmit does not build (`unbuilt`): a Workload of the input is then kept as read, and
+    writes into them what kadmit does not build (`trainjobpods.unbuilt`): a Workload of the input is then kept as read, and
     said to may differ."""
     t = job.train
     assert t is not None
@@ -277,17 +281,11 @@ def with_runtime(job: Job, runtimes: tuple[TrainingRuntime, ...]) -> Job:
             f"its runtime, {t.runtime_kind} `{t.runtime_name}`{where}, is not in the input: kadmit builds a "
             "TrainJob's pod sets from its runtime's JobSet template (add the runtime to the input)")})
     pod_sets = runtime_pod_sets(runtime, t)
-    t = t.model_copy(update={"unbuilt": unbuilt(runtime, t)})
+    t = t.model_copy(update={"unbuilt": "; ".join(trainjobpods.unbuilt(runtime, t, job.object.name))})
     shapes = None if t.unbuilt or any(j.shape is None for j in runtime.jobs) else \
         Shapes((w.shapes[0] if (w := job.workloads[0]).shapes else None,
-                tuple((ps.count, ps.min_count, *trainjobpods.built(j, runtime, t))
+                tuple((ps.count, ps.min_count, *trainjobpods.built(j, runtime, t, job.object.name))
                       for j, ps in zip(runtime.jobs, pod_sets))))
     job = job.model_copy(update={"train": t, "workloads": tuple(
         w.model_copy(update={"pod_sets": tuple(pod_sets), "shapes": shapes}) for w in job.workloads)})
     return reclaimed(job, reclaimable_pods(runtime, t, pod_sets))
-
-
-def unbuilt(runtime: TrainingRuntime, train: TrainSpec) -> str:
-    """What an mlPolicy plugin writes into the JobSet's containers that kadmit does not build
-    (`trainjobpods.in_place`); "" where nothing."""
-    return "; ".join(trainjobpods.in_place(runtime, train))

@@ -13,12 +13,16 @@ getChildJobSet does not run the jobset plugin's Build, which is what copies into
 and volume mounts the mlPolicy plugins (torch's `PET_*`, MPI's SSH mounts and `OMPI_*`, ...) write into the
 runtime.Info's pod sets: Kueue's pod sets never hold them (oracle --runs 3: a torch TrainJob's Workload without
 them is kept, one with them deleted). Only where the runtime's container already holds an entry a plugin upserts
-does the plugin rewrite it in place, in the slice the JobSet shares: that kadmit does not build (`in_place`).
+does the plugin rewrite it in place, in the slice the JobSet shares (oracle: a runtime's `PET_NNODES: "9"` is the
+trainer's count in Kueue's pod set): `rewritten_in_place` does the same.
 """
 
 from __future__ import annotations
 
 import copy
+import math
+
+from kadmit.quantity import QuantityError, parse_exact
 
 NODE, LAUNCHER = "node", "launcher"
 TRAINER, DATASET, MODEL = "trainer", "dataset-initializer", "model-initializer"
@@ -33,6 +37,7 @@ PLUGIN_ENV = {
 OMPI_ENV = ("OMPI_MCA_orte_default_hostfile", "OMPI_MCA_orte_keep_fqdn_hostnames", "OMPI_MCA_orte_set_default_slots",
             "OMPI_MCA_plm_rsh_args")
 HOSTFILE_DIR = "/etc/mpi"
+JOB_INDEX = "metadata.annotations['batch.kubernetes.io/job-completion-index']"  # constants.JobCompletionIndexFieldPath
 BUILT = ("torch", "mpi", "jax", "xgboost")  # the mlPolicy plugins whose part in Kueue's pod sets kadmit builds
 # the strategic merge keys of the lists a runtime patch's pod spec merges (corev1 PodSpec, Container)
 _KEYS = {"containers": "name", "initContainers": "name", "env": "name", "volumeMounts": "mountPath",
@@ -162,11 +167,13 @@ def patched(job, train) -> tuple[list | None, list | None, list | None]:
     return copy.deepcopy(containers), copy.deepcopy(init), tolerations
 
 
-def built(job, runtime, train) -> tuple[list, object]:
+def built(job, runtime, train, name: str) -> tuple[list, object]:
     """A job's pod template as Kueue's pod set holds what it compares: `[containers, init containers]`,
-    tolerations (`patched`, then the JobSet builder's Initializer and Trainer steps)."""
+    tolerations (`patched`, the plugins' `rewritten_in_place`, then the JobSet builder's Initializer and Trainer
+    steps) for TrainJob `name`. Raises `Unbuilt` where kadmit cannot tell what a plugin writes."""
     containers, init, tolerations = patched(job, train)
     spec = train.spec[0] if train.spec else {}
+    rewritten_in_place(job, runtime, train, name, containers)
     for c in containers if isinstance(containers, list) else ():
         if not isinstance(c, dict):
             continue
@@ -196,39 +203,168 @@ def built(job, runtime, train) -> tuple[list, object]:
     return [containers, init], tolerations
 
 
-def in_place(runtime, train) -> list[str]:
-    """What an mlPolicy plugin rewrites in place in a container of the runtime (an entry it upserts that the
-    runtime's container already holds, which the JobSet then shares), which kadmit does not build; and the
-    plugins whose part kadmit does not build at all (`BUILT`)."""
+class Unbuilt(Exception):
+    """What of a plugin's part kadmit cannot build (its words end the KAD161 "may differ")."""
+
+
+def unbuilt(runtime, train, name: str) -> list[str]:
+    """Why kadmit does not build the JobSet Kueue compares for TrainJob `name`: a plugin it does not build
+    (`BUILT`), torchtune's command (the torch plugin adds the recipe's arguments), or what `built` cannot tell."""
     said = [f"its runtime's `mlPolicy.{p}` (the Trainer's {p} plugin writes into the JobSet's containers)"
             for p in runtime.plugins if p not in BUILT]
+    trainer = (train.spec[0] if train.spec else {}).get("trainer")
+    if "torch" in runtime.plugins and isinstance(trainer, dict) and trainer.get("command") == TORCHTUNE:
+        said.append("its `trainer.command` runs torchtune, whose arguments the Trainer's torch plugin adds")
+    for job in runtime.jobs:
+        try:
+            built(job, runtime, train, name)
+        except Unbuilt as e:
+            said.append(f"replicated job `{job.name}`: {e}")
+    return said
+
+
+def rewritten_in_place(job, runtime, train, name: str, containers) -> None:
+    """The entries the mlPolicy plugins upsert that the runtime's `node` container already holds, rewritten in
+    place (apply.UpsertEnvVars / UpsertVolumeMounts on runtime.Info's containers, whose slices the JobSet shares;
+    the ones they append are the JobSet's no more): torch's, JAX's and XGBoost's env vars in the trainer's
+    container (the TrainJob setting `trainer`; oracle: trainjob-plugin-env-rewritten-in-place-in-step.yaml), MPI's
+    SSH and hostfile mounts and OpenMPI env vars in the `node` and `launcher` jobs'. Their port (UpsertPort) is
+    not built (`Unbuilt`)."""
     spec = train.spec[0] if train.spec else {}
     trainer = spec.get("trainer")
-    for job in runtime.jobs:
-        containers, _, _ = patched(job, train)
-        for c in containers if isinstance(containers, list) else ():
-            if not isinstance(c, dict) or c.get("name") != NODE:
-                continue
-            names = {e.get("name") for e in c.get("env") or () if isinstance(e, dict)}
-            where = f"the `node` container of replicated job `{job.name}`"
-            for p in runtime.plugins:
-                if p in PLUGIN_ENV and job.ancestor == TRAINER and isinstance(trainer, dict):
-                    taken = sorted(names & set(PLUGIN_ENV[p]))
-                    if taken:
-                        said.append(f"{where} already sets {', '.join(f'`{n}`' for n in taken)}, which the Trainer's "
-                                    f"{p} plugin rewrites in place")
-                    if any(isinstance(q, dict) and (q.get("containerPort") == PORT or not q.get("name"))
-                           for q in c.get("ports") or ()):
-                        said.append(f"{where} has a port without a name or on {PORT}, which the Trainer's {p} plugin "
-                                    f"rewrites in place")
-                if p == "torch" and job.ancestor == TRAINER and isinstance(trainer, dict) \
-                        and trainer.get("command") == TORCHTUNE:
-                    said.append("its `trainer.command` runs torchtune, whose arguments the Trainer's torch plugin adds")
-                if p == "mpi" and job.name in (NODE, LAUNCHER):
-                    mounts = {m.get("mountPath") for m in c.get("volumeMounts") or () if isinstance(m, dict)}
-                    taken = sorted(mounts & ({runtime.ssh_mount} | ({HOSTFILE_DIR} if job.name == LAUNCHER else set())))
-                    taken += sorted(names & set(OMPI_ENV)) if job.name == LAUNCHER else []
-                    if taken:
-                        said.append(f"{where} already holds {', '.join(f'`{n}`' for n in taken)}, which the Trainer's "
-                                    "mpi plugin rewrites in place")
-    return said
+    first = next((j for j in runtime.jobs if j.ancestor == TRAINER), None)  # FindPodSetByAncestor
+    node = next((c for c in containers or () if isinstance(c, dict) and c.get("name") == NODE), None)
+    if node is None:
+        return
+    if first is not None and job.name == first.name and isinstance(trainer, dict):
+        count = pods(job, runtime, train)[1]
+        for p in runtime.plugins:
+            if p in PLUGIN_ENV:
+                _upsert(node, "env", "name", PLUGIN_ENV[p],
+                        lambda: _plugin_env(p, count, runtime, train, trainer, name),
+                        before=[e.get("name") for e in trainer.get("env") or () if isinstance(e, dict)])
+                if any(isinstance(q, dict) and (q.get("containerPort") == PORT or not q.get("name"))
+                       for q in node.get("ports") or ()):
+                    # rewritten in place as `{containerPort: 29500}`, with no protocol where the runtime's and the
+                    # Workload's ports get the API server's TCP: the oracle (whose store defaults neither the
+                    # plugin's port nor Kueue's dry run) finds any Workload out of step, a cluster may not
+                    raise Unbuilt(f"its `node` container has a port without a name or on {PORT}, which the "
+                                  f"Trainer's {p} plugin rewrites in place without a protocol")
+    if "mpi" in runtime.plugins and job.name in (NODE, LAUNCHER):
+        ssh = runtime.ssh_mount
+        mounts = [(ssh, "mpi-ssh-auth")] + ([(HOSTFILE_DIR, "mpi-hostfile")] if job.name == LAUNCHER else [])
+        _upsert(node, "volumeMounts", "mountPath", [m for m, _ in mounts],
+                lambda: [{"name": v, "mountPath": m} for m, v in mounts])
+        if job.name == LAUNCHER:
+            if runtime.mpi_impl != "OpenMPI":
+                raise Unbuilt(f"its MPI implementation `{runtime.mpi_impl}`, which the Trainer's mpi plugin refuses")
+            _upsert(node, "env", "name", OMPI_ENV, lambda: [
+                {"name": "OMPI_MCA_orte_default_hostfile", "value": f"{HOSTFILE_DIR}/hostfile"},
+                {"name": "OMPI_MCA_orte_keep_fqdn_hostnames", "value": "true"},
+                {"name": "OMPI_MCA_orte_set_default_slots", "value": str(_slots(runtime, train, trainer))},
+                {"name": "OMPI_MCA_plm_rsh_args", "value": "-o ConnectionAttempts=10"}])
+
+
+def _upsert(container: dict, field: str, key: str, keys, made, before=()) -> None:
+    """Go's `upsert` of the items `made()` gives (their `key`s are `keys`, in order; `before`: the keys upserted
+    into the same slice before them, the TrainJob's `trainer.env`) into `container[field]` as far as the JobSet
+    sees it: an item replaces the first entry of its key in place, in the array the JobSet shares; an item that
+    matches none is appended to runtime.Info's slice only, and once one is, whether Go's append moved that slice
+    to a new array (the JobSet seeing no later rewrite: oracle) depends on the capacity Go's JSON decoding left,
+    which kadmit does not follow: `Unbuilt`. `made` is called only where an entry matches."""
+    have = container.get(field)
+    if not isinstance(have, list):
+        return
+
+    def at(k) -> int:
+        return next((i for i, h in enumerate(have) if isinstance(h, dict) and h.get(key) == k), -1)
+    appended = any(at(k) < 0 for k in before)
+    places = []
+    for k in keys:
+        i = at(k)
+        if i >= 0 and appended:
+            raise Unbuilt(f"its `{NODE}` container's `{field}` entry `{k}`, which a plugin rewrites in place after "
+                          "appending to the same list (whether the JobSet sees it depends on Go's slice capacity)")
+        appended = appended or i < 0
+        places.append(i)
+    if all(i < 0 for i in places):
+        return
+    for i, item in zip(places, made()):
+        if i >= 0:
+            have[i] = item
+
+
+def _plugin_env(plugin: str, count: int, runtime, train, trainer: dict, name: str) -> list[dict]:
+    """The env vars torch, JAX or XGBoost upsert into the trainer's container (Trainer v2.2.0 plugins)."""
+    rank = {"valueFrom": {"fieldRef": {"fieldPath": JOB_INDEX}}}
+    master = f"{name}-{NODE}-0-0.{name}"
+    if plugin == "torch":
+        procs = trainer.get("numProcPerNode")
+        if procs is None:
+            res = _per_node(runtime, train, trainer)
+            procs = "auto" if _gpus(res) else max(1, _cpus(res))
+        return [{"name": "PET_NNODES", "value": str(count)}, {"name": "PET_NPROC_PER_NODE", "value": str(procs)},
+                {"name": "PET_NODE_RANK", **rank}, {"name": "PET_MASTER_ADDR", "value": master},
+                {"name": "PET_MASTER_PORT", "value": str(PORT)}]
+    if plugin == "jax":
+        return [{"name": "JAX_NUM_PROCESSES", "value": str(count)}, {"name": "JAX_PROCESS_ID", **rank},
+                {"name": "JAX_COORDINATOR_ADDRESS", "value": f"{master}:{PORT}"}]
+    gpus = _gpus(_per_node(runtime, train, trainer))
+    return [{"name": "DMLC_TRACKER_URI", "value": master}, {"name": "DMLC_TRACKER_PORT", "value": str(PORT)},
+            {"name": "DMLC_TASK_ID", **rank}, {"name": "DMLC_NUM_WORKER", "value": str(count * (gpus or 1))}]
+
+
+def _slots(runtime, train, trainer) -> int:
+    """MPI's numProcPerNode: the TrainJob's, else the runtime's, which where 1 becomes the GPUs per node if more."""
+    if isinstance(trainer, dict) and trainer.get("numProcPerNode") is not None:
+        return trainer["numProcPerNode"]
+    if runtime.mpi_procs == 1:
+        gpus = _gpus(_per_node(runtime, train, trainer))
+        return gpus if gpus > 1 else 1
+    return runtime.mpi_procs
+
+
+def _per_node(runtime, train, trainer) -> dict:
+    """The resources per node a plugin reads: the TrainJob's `resourcesPerNode` where set, else the `node`
+    container's of the first job named `node` or labelled the trainer (ExtractResourcePerNodeFromRuntime)."""
+    if isinstance(trainer, dict) and isinstance(trainer.get("resourcesPerNode"), dict):
+        return trainer["resourcesPerNode"]
+    for j in runtime.jobs:
+        if j.name == NODE or j.ancestor == TRAINER:
+            containers, _, _ = patched(j, train)
+            c = next((c for c in containers or () if isinstance(c, dict) and c.get("name") == NODE), None)
+            if c is not None:
+                return c.get("resources") if isinstance(c.get("resources"), dict) else {}
+    return {}
+
+
+def _exact(q):
+    try:
+        return parse_exact(q)
+    except QuantityError as e:
+        raise Unbuilt(f"the quantity `{q}` a plugin reads ({e})") from None
+
+
+def _ceil(q) -> int:
+    """Quantity.Value(): rounded up, away from 0."""
+    v = _exact(q)
+    return math.ceil(v) if v >= 0 else math.floor(v)
+
+
+def _gpus(res: dict) -> int:
+    """GetNumGPUPerNode: the first resource whose name holds `gpu` in the requests, else in the limits."""
+    def first(lst) -> int:
+        names = [k for k in (lst if isinstance(lst, dict) else {}) if "gpu" in str(k).lower()]
+        if len(names) > 1:
+            raise Unbuilt(f"the resources per node name more than one GPU ({', '.join(f'`{n}`' for n in names)}), "
+                          "of which a plugin reads one in Go's map order")
+        return _ceil(lst[names[0]]) if names else 0
+    return first(res.get("requests")) or max(first(res.get("limits")), 0)
+
+
+def _cpus(res: dict) -> int:
+    """getNumCPUPerNode: the cpu request, else (none or zero) the limit, rounded up."""
+    request, limit = (res.get("requests") or {}).get("cpu"), (res.get("limits") or {}).get("cpu")
+    if request is None or _exact(request) == 0:
+        return _ceil(limit) if limit is not None else 0
+    return _ceil(request)
