@@ -463,6 +463,9 @@ class Refusal(Obj):
 
     message: str
     managed_only: bool = True
+    # Kueue's pod webhook refuses the pods the job's controller makes from its template, not the job: its
+    # ValidateCreate runs for every pod, whatever manages the job, which is stored and makes none (`templatepods`)
+    pods: bool = False
 
 
 class Job(Obj):

@@ -196,3 +196,42 @@ def test_a_job_naming_a_missing_priority_class_is_never_admitted_and_the_rest_is
     r = run("admit", "--format", "json", *paths, *write(tmp_path, classes__yaml=classes))
     assert r.exit_code == 0, r.output
     assert len(json.loads(r.stdout)["decisions"]) == 3
+
+
+REFUSED_PODS = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: %s, namespace: default%s}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: dp}}
+  template:
+    metadata:
+      labels: {app: dp, kueue.x-k8s.io/max-exec-time-seconds: "0"}
+    spec:
+      containers: [{name: c, image: busybox, resources: {requests: {cpu: "1"}}}]
+"""
+
+
+def test_kueue_refuses_a_deployments_pods_not_the_deployment(tmp_path):
+    """Kueue's pod webhook validates every pod (ValidateCreate), whatever manages its owner: a Deployment already in
+    the cluster or being submitted, naming a queue or not, is stored, and its ReplicaSet creates no pod. KAD170 says
+    so, in the oracle's skip words (tests/oracle/features/deployment-template-pods-refused-whoever-manages-it.yaml);
+    where Kueue's Deployment webhook refuses the Deployment itself (its queue name), that alone is said."""
+    jobs = "---\n".join(REFUSED_PODS % (name, meta) for name, meta in (
+        ("new", ", labels: {kueue.x-k8s.io/queue-name: user-queue}"), ("in-cluster", ", uid: u-1"),
+        ("bad-queue", ', labels: {kueue.x-k8s.io/queue-name: "Bad_Queue"}')))
+    paths = write(tmp_path, setup__yaml=SETUP, jobs__yaml=jobs)
+    r = run("admit", *paths, "--format", "json")
+    assert r.exit_code == 1, r.output
+    out = json.loads(r.stdout)
+    words = "metadata.labels[kueue.x-k8s.io/max-exec-time-seconds]: Invalid value: 0: should be greater than 0"
+    reasons = {s["name"]: s["reason"] for s in out["skipped"]}
+    assert reasons["new"] == reasons["in-cluster"] == "Kueue's pod webhook refuses its pods: " + words
+    assert reasons["bad-queue"].startswith("Kueue's webhook refuses it: metadata.labels[kueue.x-k8s.io/queue-name]")
+    assert out["decisions"] == []
+    kad170 = {d["message"]: d["help"] for d in out["diagnostics"] if d["code"] == "KAD170"}
+    help = "Kubernetes stores the Deployment, but none of its pods is created; change its pod template as the message says"
+    assert kad170[f"Kueue's pod webhook refuses every pod Deployment `new` makes: {words}"] == help
+    assert kad170[f"Kueue's pod webhook refuses every pod Deployment `in-cluster` makes: {words}"] == help
+    assert not any("`bad-queue` makes" in m for m in kad170) and len(kad170) == 3

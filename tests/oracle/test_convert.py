@@ -204,12 +204,15 @@ def kadmit_side(paths: list[str]) -> tuple[dict[tuple, dict], list[str]]:
 def refusal_rows(kueue: dict, errors: list[str]) -> list[tuple[str, str, str]]:
     """Kueue's webhook refusals (a field error in its words) kadmit does not make: kadmit must
     refuse the object too, with KAD170 quoting Kueue (each KAD170 of the object part of Kueue's
-    message)."""
+    message); where Kueue's pod webhook refuses the pods the object's controller makes (the object stored), KAD170
+    saying so."""
     rows = []
     for key, k in sorted(kueue.items()):
         if k["workloads"] or not REFUSAL.search(k["skipped"]) or k["skipped"].startswith("creating it failed"):
             continue
-        prefix = f"KAD170: Kueue's webhook refuses {key[0]} `{key[2]}`: "
+        prefix = f"KAD170: Kueue's pod webhook refuses every pod {key[0]} `{key[2]}` makes: " \
+            if k["skipped"].startswith("Kueue's pod webhook refuses its pods: ") else \
+            f"KAD170: Kueue's webhook refuses {key[0]} `{key[2]}`: "
         ours = [e[len(prefix):] for e in errors if e.startswith(prefix)]
         if any(m not in k["skipped"] for m in ours) or not ours:
             rows.append(("/".join(key), f"refused: {k['skipped']}", "; ".join(ours) or "no KAD170"))

@@ -307,7 +307,10 @@ KAD170 = register(
     "either); `check` reports it and `admit` and `simulate` exit 1 (as for any error they leave aside), `why` exits by its "
     "answer (as for errors in other cohort trees). Kueue checks "
     "some rules only for the jobs it manages (a queue name, the namespace's `default` LocalQueue, or "
-    "`manageJobsWithoutQueueName`) and none for an integration the Configuration leaves out.",
+    "`manageJobsWithoutQueueName`) and none for an integration the Configuration leaves out. Kueue's pod "
+    "webhook checks every pod, whatever manages its owner: where it refuses the pods a Deployment's (or a Job's) "
+    "controller makes from its template, the object is stored but none of its pods is created, and it is skipped "
+    "alike (\"Kueue's pod webhook refuses every pod ... makes\").",
     kueue_rule="ValidateCreate of the job kind's webhook (pkg/controller/jobs/<kind>/*_webhook.go, Kueue v0.17)")
 KAD198 = register(
     "KAD198", "two objects with one UID", "warning",

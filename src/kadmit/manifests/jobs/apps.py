@@ -9,7 +9,7 @@ from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.jobs.common import (DEFAULT_POD_SET, PRIORITY_LABEL, QUEUE_LABEL, Builder,
                                           object_ref, replicas_made, replicas_read, run_state, workload_name)
 from kadmit.manifests.jobs.groups import GROUP_NAME
-from kadmit.manifests.jobs.templatepods import set_pods, template_pods
+from kadmit.manifests.jobs.templatepods import set_pods, template_pods, template_refusals
 from kadmit.model import Job
 
 DEPLOYMENT = "deployment"
@@ -48,6 +48,10 @@ def deployment(f: Fields, o: Meta) -> Job:
     # template's queue (`templatepods.route` takes the one that applies)
     # (none where it has rolled out: its pods are in the input, or not known, D3)
     meta_labels = f.map(f.map(template, "metadata"), "labels")
+    if not _started(f, o):
+        # what Kueue's pod webhook refuses of its template's pods, whoever manages the Deployment (a UID or none, a
+        # queue or none): the Deployment is stored, its ReplicaSet creates no pod (`manage._refused`, KAD170)
+        job = job.model_copy(update={"refusals": job.refusals + template_refusals(f, o, template)})
     own = _pods_own(job.model_copy(update={"framework": "pod", "submitted": True}), b, labels)
     pods = None if _started(f, o) else own.model_copy(update={"workloads": tuple(
         w.model_copy(update={"spans": f.spans({**w.spans.items, "queue": f.field(meta_labels, QUEUE_LABEL),
@@ -88,9 +92,7 @@ def _group_own(job: Job, group: Job) -> Job:
     (`group`: `templatepods.template_pods`), not one a replica."""
     own = job.workloads[0] if job.workloads else None
     marked = job.priority_class_label and own is not None  # the Deployment's class label, copied to its pods
-    # members Kueue's pod webhook refuses (their group's metadata): its words, KAD170 (`manage._refused`)
-    refusals = job.refusals + tuple(r for r in group.refusals if r not in job.refusals)
-    return job.model_copy(update={"note": group.note, "refusals": refusals, "workloads": tuple(w.model_copy(update={
+    return job.model_copy(update={"note": group.note, "workloads": tuple(w.model_copy(update={
         "queue": "", "spans": own.spans if own is not None else w.spans,
         **({"priority_class": own.priority_class, "priority_class_kind": own.priority_class_kind} if marked else {})})
         for w in group.workloads)})

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import Counter
 from datetime import timedelta
 
-from kadmit.manifests.jobs.settings import POD_PARENTS, Integrations
+from kadmit.manifests.jobs.settings import POD_PARENTS, POD_WEBHOOK_REFUSES, Integrations
 from kadmit.manifests.jobs.groups import GROUP_NAME as POD_GROUP, join_pod_groups, prebuilt_group
 from kadmit.manifests.jobs.owned import STOPPED, in_step
 from kadmit.manifests.jobs.prebuilt import prebuilt_workload
@@ -458,24 +458,36 @@ def _integrated_kinds() -> set[tuple[str, str]]:
     return {(i.group, i.kind) for i in INTEGRATIONS}
 
 
+_QUEUE_PATH = "metadata.labels[kueue.x-k8s.io/queue-name]"
+
+
 def _refused(job: Job, s: Integrations, queues: set[str], diags: Diagnostics | None) -> str | None:
     """Kueue's webhook refusals that apply to `job`: its integration must be enabled (a disabled
-    one gets Kueue's no-op webhook), and a `managed_only` rule needs a job Kueue manages."""
-    if not job.refusals or job.framework not in s.frameworks:
-        return None
-    if not job.submitted:  # already in the cluster: the webhook ran when it was created, not now
-        return None
+    one gets Kueue's no-op webhook), and a `managed_only` rule needs a job Kueue manages. Where none
+    refuses the job itself, Kueue's pod webhook's refusals of the pods its controller makes
+    (`Refusal.pods`), which apply wherever that webhook runs, the job stored or not."""
     ns = job.object.namespace or "default"
     managed = bool(job.queue) or f"{ns}/{DEFAULT_LOCAL_QUEUE}" in queues or s.manage_without_queue_name
-    refusals = [r for r in job.refusals if managed or not r.managed_only]
+    # already in the cluster (not submitted): its webhook ran when it was created, not now
+    refusals = [r for r in job.refusals if not r.pods and (managed or not r.managed_only)] \
+        if job.framework in s.frameworks and job.submitted else []
+    pods = not refusals and s.pod_webhook
+    if pods:  # the template's queue name is not its pods' where Kueue's Deployment webhook writes its own over it
+        ours = job.framework == "deployment" and job.framework in s.frameworks and job.submitted and \
+            (bool(job.queue) or f"{ns}/{DEFAULT_LOCAL_QUEUE}" in queues)
+        refusals = [r for r in job.refusals if r.pods and not (ours and r.message.startswith(_QUEUE_PATH))]
     if not refusals:
         return None
+    kind, name = job.object.kind, job.object.name
     for r in refusals:
         if diags is not None:
-            diags.emit(KAD170, f"Kueue's webhook refuses {job.object.kind} `{job.object.name}`: {r.message}",
-                       r.span or job.span, help="Kubernetes would not create it; change the field as the message says",
+            diags.emit(KAD170, f"Kueue's pod webhook refuses every pod {kind} `{name}` makes: {r.message}" if pods
+                       else f"Kueue's webhook refuses {kind} `{name}`: {r.message}", r.span or job.span,
+                       help=f"Kubernetes stores the {kind}, but none of its pods is created; change its pod template "
+                       "as the message says" if pods else
+                       "Kubernetes would not create it; change the field as the message says",
                        about=(subject(job.object),))
-    return "Kueue's webhook refuses it: " + "; ".join(r.message for r in refusals)
+    return (POD_WEBHOOK_REFUSES if pods else "Kueue's webhook refuses it: ") + "; ".join(r.message for r in refusals)
 
 
 def _missing_priority_class(job: Job, classes: set[tuple[str, str]], diags: Diagnostics | None) -> str | None:

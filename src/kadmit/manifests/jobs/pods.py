@@ -21,6 +21,7 @@ FAST_ADMISSION = "kueue.x-k8s.io/pod-group-fast-admission"
 SERVING = "kueue.x-k8s.io/pod-group-serving"
 MANAGED = "kueue.x-k8s.io/managed"
 ROLE_HASH = "kueue.x-k8s.io/role-hash"
+_BOTH = f"both the '{GROUP_TOTAL}' annotation and the '{GROUP_NAME}' label should be set"
 
 
 def pod_job(f: Fields, o: Meta) -> Job | None:
@@ -62,9 +63,13 @@ def pod_job(f: Fields, o: Meta) -> Job | None:
             "UID, its status and Kueue's labels), or its Deployment"))
     b.template(DEFAULT_POD_SET, 1, o.node, o.node, origin=f"pod `{o.name}`", pod=True)
     total = None
+    # the pod webhook's validateCommon, in its order: the group's metadata, the topology annotations (`b.template`'s),
+    # the prebuilt Workload's name (its managed-label check is not modelled: its Default sets the label where it gates)
+    first = [r for r in (_group_total_refusal(f, o) if group else _total_alone_refusal(f, o),) if r is not None]
+    b.refusals[:0] = first
     if group:
-        refusals = [r for r in (_group_total_refusal(f, o), _prebuilt_refusal(f, o)) if r is not None]
-        if refusals:  # Kueue's webhook refuses the pod: it is no member of its group
+        refusals = [r for r in (_prebuilt_refusal(f, o),) if r is not None]
+        if refusals or first:  # Kueue's webhook refuses the pod: it is no member of its group
             b.refusals.extend(refusals)
             group = None
         else:
@@ -115,6 +120,14 @@ def _prebuilt_refusal(f: Fields, o: Meta) -> Refusal | None:
                    span=f.span(f.field(f.map(o.metadata, "labels"), PREBUILT_LABEL) or o.node))
 
 
+def _total_alone_refusal(f: Fields, o: Meta) -> Refusal | None:
+    """What the pod webhook (`validatePodGroupMetadata`) refuses of a pod of no group: a total count."""
+    if GROUP_TOTAL not in o.annotations:
+        return None
+    return Refusal(message=f"metadata.labels[{GROUP_NAME}]: Required value: {_BOTH}", managed_only=False,
+                   span=f.span(annotation_node(f, o, GROUP_TOTAL) or o.node))
+
+
 def _group_total_refusal(f: Fields, o: Meta) -> Refusal | None:
     """What the pod webhook (`validatePodGroupMetadata`, `groupTotalCount`) refuses of a group
     member's `pod-group-total-count`: missing, not an integer, or less than 1."""
@@ -123,8 +136,7 @@ def _group_total_refusal(f: Fields, o: Meta) -> Refusal | None:
     span = f.span(annotation_node(f, o, GROUP_TOTAL) or f.field(f.map(o.metadata, "labels"), GROUP_NAME)
                   or annotation_node(f, o, GROUP_NAME) or o.node)
     if text is None:
-        message = (f"{path}: Required value: both the '{GROUP_TOTAL}' annotation and the '{GROUP_NAME}' label "
-                   "should be set")
+        message = f"{path}: Required value: {_BOTH}"
     else:
         value, error = go_atoi(text)
         if value is not None and value >= 1:

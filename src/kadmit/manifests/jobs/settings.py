@@ -10,6 +10,9 @@ from kadmit.model import LabelSelector
 # The integrations that turn Kueue's pod integration on when the Configuration does not list it (their
 # ImplicitlyEnabledFrameworkNames): its webhook and reconciler run, for their pods only.
 POD_PARENTS = ("deployment", "statefulset", "leaderworkerset.x-k8s.io/leaderworkerset")
+# where its pod webhook (see `Integrations.pod_webhook`) refuses the pods a job's controller makes (`Refusal.pods`):
+# the oracle's words for the job, and `manage._refused`'s
+POD_WEBHOOK_REFUSES = "Kueue's pod webhook refuses its pods: "
 
 
 @dataclass(frozen=True)

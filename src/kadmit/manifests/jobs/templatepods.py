@@ -10,10 +10,10 @@ from kadmit.manifests.fields import Fields, Invalid, Meta
 from kadmit.manifests.jobs.common import QUEUE_LABEL, workload_name
 from kadmit.manifests.jobs.groups import GROUP_NAME, join_group
 from kadmit.manifests.jobs.pods import pod_job
-from kadmit.manifests.jobs.settings import Integrations
+from kadmit.manifests.jobs.settings import POD_WEBHOOK_REFUSES, Integrations
 from kadmit.manifests.resources import limit_ranger_errors, namespace_ranges
 from kadmit.manifests.yamltree import Val
-from kadmit.model import Job
+from kadmit.model import Job, Refusal
 from kadmit.podresources import LimitRange, aggregate
 
 JOB_CONTROLLER = "kubernetes.io/job-controller"  # spec.managedBy of a Job Kubernetes' own controller runs
@@ -55,23 +55,18 @@ def template_pods(f: Fields, o: Meta, job: Job, template: Val, count: int) -> Jo
         return None
     if job.queue and job.framework == "batch/job" and not (labels.get(QUEUE_LABEL) or labels.get(GROUP_NAME)):
         return None
-    annotations, _ = f.str_map(meta, "annotations")
-    quiet = Fields(f.file, Diagnostics(), f.text)  # the template is read, and reported on, as the job's
-    try:
-        pod = pod_job(quiet, Meta("v1", "Pod", template, meta or template, f"{o.name}-0", o.namespace, labels,
-                                  annotations))
-    except Invalid:
+    pod = _template_pod(f, o, template)
+    if pod is None:
         return None
-    assert pod is not None  # a template is a pod being submitted: always the pod integration's to look at
     ref = job.object
     origin = f"one pod of {o.kind} `{ref.name}`, from its template"
     pod = pod.model_copy(update={"workloads": tuple(w.model_copy(update={"pod_sets": tuple(
         ps.model_copy(update={"origin": origin}) for ps in w.pod_sets)}) for w in pod.workloads)})
     update = {"object": ref, "owner": None, "created": job.created, "generate_name": job.generate_name,
               "declined_before": job.declined_before, "group": None, "group_total": None, "span": job.span}
-    if labels.get(GROUP_NAME) and pod.refusals:  # the group's metadata Kueue's pod webhook refuses (pods._group_total_refusal): no pod is made
-        return pod.model_copy(update={**update, "workloads": (), "note": "Kueue's pod webhook refuses its pods: " +
-                                      "; ".join(r.message for r in pod.refusals)})
+    if pod.refusals:  # what Kueue's pod webhook refuses of every pod of the template (`template_refusals`): none is made
+        return pod.model_copy(update={**update, "workloads": (), "refusals": _of_pods(pod.refusals),
+                                      "note": POD_WEBHOOK_REFUSES + "; ".join(r.message for r in pod.refusals)})
     if pod.group:
         members = [pod.model_copy(update={"object": pod.object.model_copy(update={"name": f"{o.name}-{i}"})})
                    for i in range(count)]
@@ -84,6 +79,37 @@ def template_pods(f: Fields, o: Meta, job: Job, template: Val, count: int) -> Jo
     return pod.model_copy(update={**update, "workloads": () if one is None else tuple(
         one.model_copy(update={"name": workload_name("Pod", "", f"{ref.name}-{i}", ref.uid), "origin": ref,
                                "part": f"pod {i}"}) for i in range(count))})
+
+
+def template_refusals(f: Fields, o: Meta, template: Val) -> tuple[Refusal, ...]:
+    """What Kueue's pod webhook refuses of every pod a controller makes from `template` (`Refusal.pods`): its
+    ValidateCreate runs for every pod, whatever manages the pod's owner (the queue name, prebuilt-workload and
+    max-exec-time labels, `ValidateJobOnCreate`; the pod group's metadata, the topology annotations:
+    `validateCommon`). The owner is stored; its controller fails to create any pod (oracle:
+    tests/oracle/features/deployment-*-pods-refused*.yaml). The queue name as the template holds it: where Kueue's
+    Deployment webhook writes the Deployment's over it, `manage._refused` drops that refusal."""
+    pod = _template_pod(f, o, template)
+    return () if pod is None else _of_pods(pod.refusals)
+
+
+def _of_pods(refusals: tuple[Refusal, ...]) -> tuple[Refusal, ...]:
+    return tuple(r.model_copy(update={"pods": True, "managed_only": False}) for r in refusals)
+
+
+def _template_pod(f: Fields, o: Meta, template: Val) -> Job | None:
+    """The pod integration's reading of a pod made from `template` (named `<o.name>-0`), quietly: the template is
+    read, and reported on, as its owner's. None where it cannot be read."""
+    meta = f.map(template, "metadata")
+    labels, _ = f.str_map(meta, "labels")
+    annotations, _ = f.str_map(meta, "annotations")
+    quiet = Fields(f.file, Diagnostics(), f.text)
+    try:
+        pod = pod_job(quiet, Meta("v1", "Pod", template, meta or template, f"{o.name}-0", o.namespace, labels,
+                                  annotations))
+    except Invalid:
+        return None
+    assert pod is not None  # a template is a pod being submitted: always the pod integration's to look at
+    return pod
 
 
 # Kueue v0.17.0's job.SetupWebhook ignores WithNoopWebhook: with `batch/job` not enabled, SetupControllers still
