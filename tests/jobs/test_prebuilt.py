@@ -315,6 +315,10 @@ GO_VALUES = [
     ("env: [{name: A, valueFrom: {configMapKeyRef: {name: x, key: k}}}], ",
      "env: [{name: A, valueFrom: {configMapKeyRef: {name: x, key: k, optional: false}}}], ", False),
     ("tty: true, ", "tty: false, ", False),
+    # the Workload CRD's pod-template defaults, which both sides carry on a cluster (prebuilt.SCHEMA_DEFAULTS)
+    ("ports: [{containerPort: 80, protocol: TCP}], ", "ports: [{containerPort: 80}], ", True),
+    ("ports: [{containerPort: 80, protocol: UDP}], ", "ports: [{containerPort: 80}], ", False),
+    ("readinessProbe: {grpc: {port: 80}}, ", "readinessProbe: {grpc: {port: 80, service: ''}}, ", True),
 ]
 
 
