@@ -71,8 +71,8 @@ def unmodelled_words(name: str) -> str:
 # Kueue's gates whose every value kadmit decides as Kueue does (SchedulerConfig.feature_gates)
 MODELLED = frozenset({"AdmissionFairSharing", "AdmissionGatedBy", "DynamicResourceAllocation",
                       "FairSharingPreemptWithinNominal", "FairSharingPrioritizeNonBorrowing", "FlavorFungibility",
-                      "MultiKueue", "PartialAdmission", "PriorityBoost", "SchedulerTimestampPreemptionBuffer",
-                      "TopologyAwareScheduling"})
+                      "MultiKueue", "PartialAdmission", "PriorityBoost", "ReclaimablePods",
+                      "SchedulerTimestampPreemptionBuffer", "TopologyAwareScheduling"})
 
 
 def unmodelled(name: str, value: object) -> bool:

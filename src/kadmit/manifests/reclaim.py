@@ -1,4 +1,4 @@
-"""Reclaimable pods (Kueue's ReclaimablePods feature gate, on by default in v0.17): the pods of a pod set that
+"""Reclaimable pods (Kueue's ReclaimablePods feature gate, on by default in v0.17; off: `unreclaimed`): the pods of a pod set that
 need no quota any more (finished). A Workload's `status.reclaimablePods` lists them; the job integrations that
 implement JobWithReclaimablePods (batch Job, JobSet, TrainJob, a pod group) write them there through Kueue's
 job reconciler (step 4, on any Workload the job keeps); the scheduler counts each pod set less them
@@ -8,9 +8,11 @@ job reconciler (step 4, on any Workload the job keeps); the scheduler counts eac
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
-from kadmit.model import PodSet, Quantities, Workload
+from kadmit.featuregates import enabled
+from kadmit.model import Job, Model, PodSet, Quantities, Workload
 
 if TYPE_CHECKING:
     from kadmit.manifests.fields import Fields
@@ -70,10 +72,17 @@ def reclaim_applied(wl: Workload, entries: tuple[tuple[str, int], ...]) -> Workl
     shapes = wl.shapes
     if not entries or wl.finished or shapes is None or len(shapes) < 4:
         return wl
-    theirs, recorded = shapes[3]
+    theirs, _ = shapes[3]
     merged = {**theirs, **dict(entries)}
-    if merged == theirs:
-        return wl
+    return wl if merged == theirs else _reclaimed(wl, merged)
+
+
+def _reclaimed(wl: Workload, merged: dict[str, int]) -> Workload:
+    """`wl` (read from a manifest: `shapes` of 4) with its pod sets counted less `merged`'s pods, and its
+    admission booked again from what it records."""
+    shapes = wl.shapes
+    assert shapes is not None
+    _, recorded = shapes[3]
     spec = tuple(ps.model_copy(update={"count": shape[0], "min_count": shape[1], "origin": None})
                  for ps, shape in zip(wl.pod_sets, shapes[1]))
     update: dict = {"pod_sets": tuple(after_reclaim(ps, merged.get(ps.name, 0)) for ps in spec)}
@@ -87,3 +96,54 @@ def reclaim_applied(wl: Workload, entries: tuple[tuple[str, int], ...]) -> Workl
             assignments.append(a)
         update["admission"] = wl.admission.model_copy(update={"pod_sets": tuple(assignments)})
     return wl.model_copy(update=update)
+
+
+_SHOWN = re.compile(r"(?:; )?\d+ of its \d+ pods: \d+ reclaimable \((?:finished|status\.reclaimablePods)\)$"
+                    r"| \(\d+ Succeeded, its quota reclaimed\)$")
+
+
+def unreclaimed(model: Model) -> Model:
+    """ReclaimablePods off (Kueue v0.17.0's default: on): the scheduler counts every pod set whole
+    (podSetsCountsAfterReclaim returns the spec's counts) and the cache books an admission as it records it
+    (totalRequestsFromAdmission), and the job reconciler writes no reclaimable pods (reconciler.go step 4
+    needs the gate). So a Workload's `status.reclaimablePods` takes nothing off, nor do the finished pods a
+    job reports (`Job.reclaimable`, taken off its Workloads as they were made: `jobs.common.reclaimed`, a pod
+    group's roles). The model itself with the gate on, or when nothing was reclaimed."""
+    if enabled(model.config, "ReclaimablePods"):
+        return model
+    workloads = tuple(_reclaimed(wl, {}) if wl.shapes is not None and len(wl.shapes) >= 4 and wl.shapes[3][0]
+                      else wl for wl in model.workloads)
+    if all(a is b for a, b in zip(workloads, model.workloads)):
+        return model
+    return model.model_copy(update={"workloads": workloads})
+
+
+def whole_jobs(config, jobs: list[Job]) -> list[Job]:
+    """`unreclaimed` for the jobs as `jobs.manage` has them (pod groups joined, TrainJobs built on their
+    runtimes): each one's Workloads with the pods it reported reclaimable given back (`_whole`)."""
+    if enabled(config, "ReclaimablePods"):
+        return jobs
+    return [_whole(job) if job.reclaimable else job for job in jobs]
+
+
+def _whole(job: Job) -> Job:
+    """The job's Workloads with the pods its integration reported reclaimable given back to each pod set."""
+    taken = dict(job.reclaimable)
+
+    def pod_set(ps: PodSet, shape) -> PodSet:
+        n = taken.get(ps.name, 0)
+        if not n:
+            return ps
+        count, min_count = (shape[0], shape[1]) if shape is not None else (ps.count + n, ps.min_count)
+        origin = _SHOWN.sub("", ps.origin) if ps.origin else None
+        return ps.model_copy(update={"count": count, "min_count": min_count, "origin": origin or None})
+
+    wls = []
+    for wl in job.workloads:
+        # a Workload made by `jobs.common` keeps each pod set's spec shape (count, minCount) before the reclaim
+        # (a pod group's are its first pod's: its roles are counted from its pods, less their Succeeded ones)
+        shapes = wl.shapes[1] if wl.shapes is not None and len(wl.shapes) >= 2 and job.framework != "pod" \
+            and len(wl.shapes[1]) == len(wl.pod_sets) else None
+        sets = tuple(pod_set(ps, shapes[i] if shapes is not None else None) for i, ps in enumerate(wl.pod_sets))
+        wls.append(wl.model_copy(update={"pod_sets": sets}))
+    return job.model_copy(update={"workloads": tuple(wls), "reclaimable": ()})

@@ -12,7 +12,7 @@ from kadmit.manifests.jobs.settings import POD_PARENTS, POD_WEBHOOK_REFUSES, Int
 from kadmit.manifests.jobs.groups import GROUP_NAME as POD_GROUP, join_pod_groups, prebuilt_group
 from kadmit.manifests.jobs.owned import STOPPED, in_step
 from kadmit.manifests.jobs.prebuilt import prebuilt_workload
-from kadmit.manifests.reclaim import reclaim_applied
+from kadmit.manifests.reclaim import reclaim_applied, unreclaimed, whole_jobs
 from kadmit.manifests.jobs.start import failed_start, warn_unstartable
 from kadmit.manifests.jobs.replicasets import REPLICA_SET_HASH, owner_absent, owners_pod, replaced, replacement, \
     replica_set_pod, rolled_out
@@ -127,6 +127,7 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
     again to the result (with more jobs added) changes only what the new jobs bring. The jobs
     Kueue's webhooks refuse are skipped, and reported in `diags` (KAD170); Workloads sharing a
     UID, in `diags` too (KAD198)."""
+    model = unreclaimed(model)  # the ReclaimablePods gate off: nothing reclaimed
     if diags is not None:
         _shared_workload_uids(model.workloads, diags)
     replicas = {(p.namespace, p.name) for p in model.pods if REPLICA_SET_HASH in p.labels} | {
@@ -161,6 +162,7 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
     if any(j.train is not None for j in jobs):
         from kadmit.manifests.jobs.trainjob import with_runtime  # loaded only where a TrainJob is read
         jobs = [with_runtime(j, model.training_runtimes) if j.train is not None else j for j in jobs]
+    jobs = whole_jobs(model.config, jobs)
     present = {(j.object.kind, j.object.namespace or "default", j.object.name): j for j in jobs}
     orphans: dict[tuple, list[Job]] = {}  # the pods whose controller's job decides them, not in the input
     for job in jobs:
