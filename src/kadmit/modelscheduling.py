@@ -105,22 +105,73 @@ def _go_quote(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+_LABEL_KEY = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
+_LABEL_KEY_MESSAGE = ("must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+                      "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation "
+                      "is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')")
+_LABEL_VALUE_MESSAGE = ("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', "
+                        "and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or "
+                        "'12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')")
+SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+SUBDOMAIN_MESSAGE = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
+                      "and must start and end with an alphanumeric character (e.g. 'example.com', regex used for "
+                      "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')")
+
+
+def label_key_errors(key: str) -> list[str]:
+    """apimachinery's content.IsLabelKey (v0.35; IsQualifiedName): an optional DNS-1123 subdomain prefix and
+    `/`, then a name of at most 63 bytes, in its words."""
+    parts = key.split("/")
+    errs: list[str] = []
+    if len(parts) > 2:
+        return ["a valid label key " + _LABEL_KEY_MESSAGE + " with an optional DNS subdomain prefix and '/' "
+                "(e.g. 'example.com/MyName')"]
+    name = parts[-1]
+    if len(parts) == 2:
+        prefix = parts[0]
+        if not prefix:
+            errs.append("prefix part must be non-empty")
+        else:
+            if len(prefix.encode()) > 253:
+                errs.append("prefix part must be no more than 253 bytes")
+            if not SUBDOMAIN.fullmatch(prefix):
+                errs.append("prefix part " + SUBDOMAIN_MESSAGE)
+    if not name:
+        errs.append("name part must be non-empty")
+    elif len(name.encode()) > 63:
+        errs.append("name part must be no more than 63 bytes")
+    if not _LABEL_KEY.fullmatch(name):
+        errs.append("name part " + _LABEL_KEY_MESSAGE)
+    return errs
+
+
+def label_value_errors(value: str) -> list[str]:
+    """apimachinery's content.IsLabelValue (v0.35; IsValidLabelValue), in its words."""
+    return (["must be no more than 63 bytes"] if len(value.encode()) > 63 else []) + \
+        ([] if not value or _LABEL_KEY.fullmatch(value) else [_LABEL_VALUE_MESSAGE])
+
+
 def expression_errors(r: Requirement, at: str) -> list[str]:
     """What labels.NewRequirement (v0.35) refuses of one `matchExpressions` requirement whose field path is
     `at`, in its words: In/NotIn with no values, Exists/DoesNotExist with some, Gt/Lt with other than one or a
-    value that is no integer. Label keys and values are not checked."""
-    at = f"{at}.values"
+    value that is no integer; then the key (content.IsLabelKey) and each value (content.IsLabelValue)."""
+    key = label_key_errors(r.key)
+    out = [f"{at}.key: Invalid value: {_go_quote(r.key)}: {'; '.join(key)}"] if key else []
+    at_values = f"{at}.values"
     if r.operator in ("In", "NotIn") and not r.values:
-        return [f"{at}: Invalid value: null: for 'in', 'notin' operators, values set can't be empty"]
-    if r.operator in ("Exists", "DoesNotExist") and r.values:
-        return [f"{at}: Invalid value: {_go_json(r.values)}: values set must be empty for exists and does not exist"]
-    out = []
-    if r.operator in ("Gt", "Lt"):
+        out.append(f"{at_values}: Invalid value: null: for 'in', 'notin' operators, values set can't be empty")
+    elif r.operator in ("Exists", "DoesNotExist") and r.values:
+        out.append(f"{at_values}: Invalid value: {_go_json(r.values)}: values set must be empty for exists and "
+                   "does not exist")
+    elif r.operator in ("Gt", "Lt"):
         if len(r.values) != 1:
-            out.append(f"{at}: Invalid value: {_go_json(r.values)}: for 'Gt', 'Lt' operators, exactly one "
+            out.append(f"{at_values}: Invalid value: {_go_json(r.values)}: for 'Gt', 'Lt' operators, exactly one "
                        "value is required")
-        out += [f"{at}[{k}]: Invalid value: {_go_quote(v)}: for 'Gt', 'Lt' operators, the value must be "
+        out += [f"{at_values}[{k}]: Invalid value: {_go_quote(v)}: for 'Gt', 'Lt' operators, the value must be "
                 "an integer" for k, v in enumerate(r.values) if _go_int64(v) is None]
+    # validateLabelValue's path: the value's index, then the key (field.Path.Key)
+    out += [f"{at_values}[{k}][{r.key}]: Invalid value: {_go_quote(v)}: {'; '.join(errs)}"
+            for k, v in enumerate(r.values) if (errs := label_value_errors(v))]
     return out
 
 

@@ -1,5 +1,6 @@
 """Node affinity `matchExpressions` on the real API server (ValidateNodeSelectorRequirement): In or NotIn without
-values, Exists or DoesNotExist with some, Gt or Lt with other than one value are refused in a Pod or a built-in job's
+values, Exists or DoesNotExist with some, Gt or Lt with other than one value, a key that is no label key, a value no label
+value are refused in a Pod or a built-in job's
 template (kadmit: KAD157 in the server's words, required terms then preferred ones); a Gt or Lt value that is no
 integer is taken (the server checks a label value only), and so is every such requirement in a custom resource's
 template, whose made objects the server then refuses (KAD199). What the server takes and labels.NewRequirement
@@ -22,7 +23,8 @@ pytestmark = pytest.mark.slow
 AFFINITY = ("{nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: ["
             "{key: zone, operator: In}, {key: zone, operator: Lt, values: [x]}, {key: zone, operator: Exists, "
             "values: [a]}, {key: zone, operator: Gt, values: ['1', '2']}]}, {matchExpressions: [{key: zone, "
-            "operator: NotIn, values: []}, {key: zone, operator: DoesNotExist, values: [a, b]}]}]}, "
+            "operator: NotIn, values: []}, {key: zone, operator: DoesNotExist, values: [a, b]}, {key: a/b/c, "
+            "operator: Exists}, {key: Zone.X/y, operator: In, values: ['a b', '-1']}]}]}, "
             "preferredDuringSchedulingIgnoredDuringExecution: [{weight: 1, preference: {matchExpressions: ["
             "{key: zone, operator: Gt}]}}]}}")
 TAKEN = "{nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [" \
@@ -62,7 +64,7 @@ def test_refused_match_expressions_are_refused_in_the_servers_words(
     refused = [d.message for d in _load(tmp_path, text) if d.code == "KAD157"]
     assert refused == [f"the API server refuses the object: `{w}`" for w in _items(created.stderr)], \
         (refused, created.stderr)
-    assert len(refused) == 6
+    assert len(refused) == 10  # the second term's bad key gives two words
 
 
 @pytest.mark.parametrize("kind", ["Job", "Pod"])
@@ -84,4 +86,4 @@ def test_a_custom_resources_match_expressions_are_kept_and_refuse_the_objects_it
     assert not diags.has_errors, [str(d) for d in diags]
     (warning,) = [d.message for d in diags if d.code == "KAD199"]
     assert f"`{_refusal(refused.stderr)}`: Kueue may admit it" in warning, (warning, refused.stderr)
-    assert len([d for d in diags if d.code == "KAD246"]) == 6  # the required terms' six Kueue cannot parse
+    assert len([d for d in diags if d.code == "KAD246"]) == 8  # the required terms' eight Kueue cannot parse

@@ -43,6 +43,9 @@ CASES = [
     (F + "tas-node-affinity-match-fields-unparsable.yaml", "team/twovalues"),
     (F + "tas-node-affinity-match-expressions-unparsable.yaml", "team/gttwo"),
     (F + "tas-node-affinity-match-expressions-unparsable.yaml", "team/nilnotin"),
+    (F + "tas-node-affinity-label-key-and-value-unparsable.yaml", "team/badkey"),
+    (F + "tas-node-affinity-label-key-and-value-unparsable.yaml", "team/badvalue"),
+    (F + "tas-node-affinity-label-key-and-value-unparsable.yaml", "team/prefix"),
     # without topology-aware scheduling: the flavor assigner's LazyErrorNodeSelector error, expressions numbered
     # as flavorSelector keeps them, the search ended at the flavor that errs
     (F + "node-affinity-match-expressions-unparsable-flavor-search.yaml", "team/emptyin"),

@@ -9,6 +9,7 @@ from kadmit.manifests.fields import Fields
 from kadmit.manifests.jobs.refusals import dns_subdomain_errors, go_quote
 from kadmit.manifests.yamltree import INT, Val
 from kadmit.model import NodeSelectorTerm, Requirement, Taint, Toleration
+from kadmit.modelscheduling import label_key_errors, label_value_errors
 from kadmit.podresources import ContainerResources, PodResources, containers_total, first_formats
 from kadmit.quantity import go_format, quantity_string
 
@@ -524,16 +525,22 @@ def node_field_refusals(f: Fields, spec: Val | None, path: str, refuse: bool = F
 
 
 def _expression_refusals(f: Fields, r: Val, req: str) -> list[str]:
-    """ValidateNodeSelectorRequirement's words on one `matchExpressions` requirement's operator and values
-    (an operator it does not know is refused as the field is read, KAD157)."""
-    op = f.field(r, "operator")
+    """ValidateNodeSelectorRequirement's words on one `matchExpressions` requirement: its operator and values (an
+    operator it does not know is refused as the field is read, KAD157), its key a label key, each value a label
+    value (the same words as Kueue's parse, `modelscheduling.label_key_errors`, one error each)."""
+    op, key, written = f.field(r, "operator"), f.field(r, "key"), f.field(r, "values")
     operator = op.v if op is not None and isinstance(op.v, str) else ""
-    written = f.field(r, "values")
+    values = [v.v for v in written.v if isinstance(v.v, str)] if written is not None and isinstance(written.v, list) \
+        else []
     n = len(written.v) if written is not None and isinstance(written.v, list) else 0
+    out = []
     if operator in ("In", "NotIn") and n == 0:
-        return [f"{req}.values: Required value: must be specified when `operator` is 'In' or 'NotIn'"]
-    if operator in ("Exists", "DoesNotExist") and n:
-        return [f"{req}.values: Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'"]
-    if operator in ("Gt", "Lt") and n != 1:
-        return [f"{req}.values: Required value: must be specified single value when `operator` is 'Lt' or 'Gt'"]
-    return []
+        out.append(f"{req}.values: Required value: must be specified when `operator` is 'In' or 'NotIn'")
+    elif operator in ("Exists", "DoesNotExist") and n:
+        out.append(f"{req}.values: Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'")
+    elif operator in ("Gt", "Lt") and n != 1:
+        out.append(f"{req}.values: Required value: must be specified single value when `operator` is 'Lt' or 'Gt'")
+    name = key.v if key is not None and isinstance(key.v, str) else ""
+    out += [f"{req}.key: Invalid value: {go_quote(name)}: {e}" for e in label_key_errors(name)]
+    return out + [f"{req}.values[{k}]: Invalid value: {go_quote(v)}: {e}"
+                  for k, v in enumerate(values) for e in label_value_errors(v)]

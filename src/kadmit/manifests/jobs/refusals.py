@@ -13,6 +13,7 @@ import re
 from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.yamltree import Val
 from kadmit.model import PodSet, Refusal
+from kadmit.modelscheduling import SUBDOMAIN, SUBDOMAIN_MESSAGE, label_key_errors
 
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 MAX_EXEC_LABEL = "kueue.x-k8s.io/max-exec-time-seconds"
@@ -27,15 +28,6 @@ PREBUILT_KINDS = {("batch", "Job"), ("jobset.x-k8s.io", "JobSet"), ("kubeflow.or
 # jobframework.ValidateJobOnCreate.
 QUEUE_NAME_ONLY = {"leaderworkerset.x-k8s.io/leaderworkerset", "statefulset", "deployment"}
 
-# k8s.io/apimachinery/pkg/util/validation: IsDNS1123Subdomain and IsQualifiedName
-_DNS1123_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
-_DNS1123_MESSAGE = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
-                    "and must start and end with an alphanumeric character (e.g. 'example.com', regex used for "
-                    "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')")
-_QUALIFIED_NAME = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
-_QUALIFIED_FORMAT = ("must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
-                     "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation "
-                     "is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')")
 _ATOI = re.compile(r"^[+-]?[0-9]+$")
 
 
@@ -55,30 +47,15 @@ def go_atoi(text: str) -> tuple[int | None, str]:
 
 
 def dns_subdomain_errors(value: str) -> list[str]:
+    """k8s.io/apimachinery/pkg/util/validation's IsDNS1123Subdomain (its length in characters)."""
     return (["must be no more than 253 characters"] if len(value) > 253 else []) + \
-        ([] if _DNS1123_SUBDOMAIN.fullmatch(value) else [_DNS1123_MESSAGE])
+        ([] if SUBDOMAIN.fullmatch(value) else [SUBDOMAIN_MESSAGE])
 
 
 def qualified_name_errors(value: str) -> list[str]:
-    """`IsQualifiedName`: an optional DNS-subdomain prefix and `/`, then a name of at most 63."""
-    parts = value.split("/")
-    if len(parts) == 1:
-        name = parts[0]
-        errs = []
-    elif len(parts) == 2:
-        prefix, name = parts
-        errs = ["prefix part must be non-empty"] if not prefix else \
-            [f"prefix part {e}" for e in dns_subdomain_errors(prefix)]
-    else:
-        return ["a qualified name " + _QUALIFIED_FORMAT + " with an optional DNS subdomain prefix and '/' "
-                "(e.g. 'example.com/MyName')"]
-    if not name:
-        errs.append("name part must be non-empty")
-    elif len(name) > 63:
-        errs.append("name part must be no more than 63 characters")
-    if not _QUALIFIED_NAME.fullmatch(name):
-        errs.append("name part " + _QUALIFIED_FORMAT)
-    return errs
+    """`IsQualifiedName`, which apimachinery v0.35 (Kueue v0.17.0's) makes content.IsLabelKey: its words
+    (`modelscheduling.label_key_errors`; oracle: "a valid label key ..." where a value has two slashes)."""
+    return label_key_errors(value)
 
 
 def _label_node(f: Fields, m: Val | None, key: str) -> Val | None:
