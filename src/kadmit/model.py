@@ -284,6 +284,10 @@ class PodSetAssignment(Obj):
     # `delayedTopologyRequest: Pending` with no topology assignment: Kueue delayed its placement for
     # an admission check, and its second pass places it once every check is Ready
     delayed: bool = False
+    # reclaimable pods took some off `count` (`manifests.reclaim.booked`): one pod's recorded usage (the
+    # usage over the recorded count), which Kueue's TAS cache still counts on every pod the topology
+    # assignment places (totalRequestsFromAdmission keeps its DomainRequests' counts)
+    tas_pod: Quantities | None = None
 
 
 class Admission(Obj):

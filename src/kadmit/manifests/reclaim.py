@@ -47,18 +47,21 @@ def _go_div(q: int, n: int) -> int:
 
 
 def booked(name: str, count: int, usage: Quantities, declared: PodSet | None,
-           reclaim: dict[str, int]) -> tuple[int, Quantities]:
+           reclaim: dict[str, int]) -> tuple[int, Quantities, Quantities | None]:
     """The count and usage Kueue's cache books of one pod set assignment recording `count` pods and `usage`
     (`totalRequestsFromAdmission`): with reclaimable pods leaving fewer pods than admitted, the usage per pod
     (Requests.Divide, integer division), times the pods left, and that count (zeros kept, as an empty usage
     would read as count x requests); else as recorded, an empty usage where it is count x the pod set's
-    requests (what the model derives anyway). `declared` is the spec's pod set, its count before reclaim."""
+    requests (what the model derives anyway). `declared` is the spec's pod set, its count before reclaim.
+    The third value, where reclaimable pods took some off: one pod's usage, which Kueue's TAS cache still
+    counts on each pod of the topology assignment (its DomainRequests keep their counts)."""
     after = max((declared.count if declared else 0) - reclaim.get(name, 0), 0)
     if name in reclaim and usage and 0 < count and after < count:
-        return after, {r: _go_div(q, count) * after for r, q in usage.items()}
+        per_pod = {r: _go_div(q, count) for r, q in usage.items()}
+        return after, {r: q * after for r, q in per_pod.items()}, per_pod
     if declared is not None and usage == {r: q * count for r, q in declared.requests.items()}:
-        return count, {}
-    return count, usage
+        return count, {}, None
+    return count, usage, None
 
 
 def reclaim_applied(wl: Workload, entries: tuple[tuple[str, int], ...]) -> Workload:
@@ -91,8 +94,8 @@ def _reclaimed(wl: Workload, merged: dict[str, int]) -> Workload:
         assignments = []
         for a in wl.admission.pod_sets:
             if a.name in recorded:
-                count, usage = booked(a.name, *recorded[a.name], by_name.get(a.name), merged)
-                a = a.model_copy(update={"count": count, "usage": usage})
+                count, usage, tas_pod = booked(a.name, *recorded[a.name], by_name.get(a.name), merged)
+                a = a.model_copy(update={"count": count, "usage": usage, "tas_pod": tas_pod})
             assignments.append(a)
         update["admission"] = wl.admission.model_copy(update={"pod_sets": tuple(assignments)})
     return wl.model_copy(update=update)

@@ -406,12 +406,13 @@ def _admission(f: Fields, status: Val | None, pod_sets: tuple[PodSet, ...],
             f.diags.emit(KAD169, f"pod set `{name}` is admitted with no `resourceUsage`: Kueue books what an "
                          "admission records, so it holds no quota and, on its topology's nodes, only its pods' "
                          "count; kadmit counts it so", f.span(f.field(psa, "resourceUsage") or psa), help="write `resourceUsage` (count x requests) where the workload holds it")
-        count, usage = booked(name, count, usage, declared, reclaim)
+        count, usage, tas_pod = booked(name, count, usage, declared, reclaim)
         placement, levels = _topology_assignment(f, psa, name, version)
         delayed = not placement and f.str(psa, "delayedTopologyRequest") == "Pending"
         assignments.append(PodSetAssignment(name=name, flavors=flavors, count=count, usage=usage,
                                             placement=placement, placement_levels=levels,
-                                            unrecorded=unrecorded, delayed=delayed, span=f.span(psa),
+                                            unrecorded=unrecorded, delayed=delayed, tas_pod=tas_pod,
+                                            span=f.span(psa),
                                             spans=f.spans({"count": f.field(psa, "count"),
                                                            "flavors": f.field(psa, "flavors")})))
     condition = reserved[1] if reserved and reserved[0] else None

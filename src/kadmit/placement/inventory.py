@@ -199,6 +199,8 @@ def admitted_pod_requests(ps: PodSet | None, psa: PodSetAssignment) -> dict[str,
     else the pod set's own (the reader leaves out a usage equal to count x requests)."""
     if psa.unrecorded:  # no resourceUsage: Kueue's single-pod requests are empty (its pods' count aside)
         return {}
+    if psa.tas_pod is not None:  # reclaimable pods off its count: one pod's usage as recorded
+        return dict(psa.tas_pod)
     if psa.usage and psa.count > 0:
         return {r: q // psa.count for r, q in sorted(psa.usage.items())}
     return ps.placed_requests if ps is not None else {}

@@ -146,7 +146,8 @@ class NodePool:
         declared = {ps.name: ps for ps in wl.pod_sets}
         taken: dict[str, dict[str, int]] = {}
         for psa in wl.admission.pod_sets if wl.admission is not None else ():
-            if psa.count <= 0 or not psa.placement:  # a group's pod set of no pods takes nothing (see `commit`)
+            if not psa.placement or (psa.count <= 0 and psa.tas_pod is None):  # a group's pod set of no pods
+                # takes nothing (see `commit`); reclaimable pods off the count take their nodes all the same
                 continue
             per_pod = admitted_pod_requests(declared.get(psa.name), psa)  # as Kueue's TAS cache
             keys: dict[str, int] = {}
