@@ -128,7 +128,7 @@ def _pods(f: Fields, o: Meta, job: Job, spec: Val) -> Job | None:
     gated leader is never Ready), gated where the worker template names a queue and the leader none (else their
     walk finds the leader pod, a managed ancestor, and leaves them ungated, outside any quota). None where no pod
     is gated. Where the gated pods' template names a pod group (`kueue.x-k8s.io/pod-group-name`), they are its
-    members, one Workload (`template_pods`), but where the ungated pods carry the same group (KAD161). Where the
+    members, one Workload (`template_pods`), the ungated pods too where they carry the same group (KAD161). Where the
     leaders' template names neither a queue nor a pod group, the leaders of no queue, for `route` to give the
     LocalQueue `default` where the namespace has one (Kueue's pod webhook, ApplyDefaultLocalQueue: their owner, the
     leader StatefulSet, no enabled integration's), with the pods gated by their templates' queues alone (`_gated`,
@@ -170,7 +170,9 @@ def _gated(f: Fields, o: Meta, job: Job, leader: Val, worker: Val, workers: bool
     if pods is not None and pods.queue and (group := _group(f, template)):
         if others is not None and _group(f, others) == group:
             _ungated_members(f, o, group, gated_leaders)
-            return None
+            ungated = [f"{o.name}-{i}-{j}" for i in range(replicas) for j in range(1, size)] if gated_leaders else \
+                [f"{o.name}-{i}" for i in range(replicas)]
+            return template_pods(f, o, job, template, len(names), more=((others, ungated),))
         return template_pods(f, o, job, template, len(names))  # the group's members: one Workload
     if pods is None or not pods.queue or len(pods.workloads) != 1:
         return None
@@ -196,7 +198,8 @@ def _ungated_members(f: Fields, o: Meta, group: str, leaders: bool) -> None:
     """KAD161 where the pods Kueue's pod webhook leaves ungated carry the gated pods' pod group: Kueue's pod group
     reconciler lists the group's pods by that label alone, so it counts them too, while they run outside any
     quota; a Running one keeps it from making the group's Workload (`Pod.IsActive`), so what Kueue does depends
-    on whether they run before it reconciles the group (the oracle, whose pods never run, counts them)."""
+    on whether they run before it reconciles the group. kadmit counts them as members not yet running, as the
+    oracle, whose pods never run, does (`_gated`; leaderworkerset-ungated-pods-carrying-the-gated-pods-group.yaml)."""
     gated, ungated = ("leaders", "workers, under a leader naming a queue,") if leaders else \
         ("workers", "leaders, naming no queue,")
     f.diags.emit(KAD161, f"LeaderWorkerSet `{o.name}` names no queue: where Kueue leaves it unmarked (its namespace "
@@ -204,6 +207,7 @@ def _ungated_members(f: Fields, o: Meta, group: str, leaders: bool) -> None:
                  f"{gated} are gated as pod group `{group}` and its {ungated} run ungated carrying the same group: "
                  "Kueue's pod group reconciler counts them among the group's pods by the label, and a running one "
                  "keeps it from making the group's Workload, so Kueue's outcome depends on when they run, which "
-                 "kadmit does not model (it lists the LeaderWorkerSet as not managed)", f.span(o.node),
+                 "kadmit does not model (it counts them as members not yet running, as when the reconciler meets "
+                 "them first)", f.span(o.node),
                  help="name the queue on the LeaderWorkerSet itself (`kueue.x-k8s.io/queue-name`): Kueue then "
                       "admits each group as a whole")

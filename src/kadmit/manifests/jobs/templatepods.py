@@ -39,7 +39,8 @@ def set_pods(f: Fields, o: Meta, job: Job, spec: Val | None, template: Val, repl
     return template_pods(f, o, job, template, replicas if parallel else min(replicas, 1))
 
 
-def template_pods(f: Fields, o: Meta, job: Job, template: Val, count: int) -> Job | None:
+def template_pods(f: Fields, o: Meta, job: Job, template: Val, count: int,
+                  more: tuple[tuple[Val, list[str]], ...] = ()) -> Job | None:
     """The pods a job's controller makes from its template, as Kueue's pod integration reads them (`route` decides
     whether Kueue's webhook for the job's kind leaves the job alone): `count` plain pods of the template's queue,
     each with its own Workload, or the members of the template's pod group (`kueue.x-k8s.io/pod-group-name`) with
@@ -48,7 +49,9 @@ def template_pods(f: Fields, o: Meta, job: Job, template: Val, count: int) -> Jo
     not modelled: `manage` gives it to its owner), or a Job that names a queue while its template names neither a
     queue nor a pod group (Kueue's Job webhook suspends it, or, its integration not enabled, the API server refuses
     it: `JOB_WEBHOOK_PANICS`). A StatefulSet naming a queue under a Configuration without `statefulset` gets its
-    pods: that webhook is a no-op, and they take the LocalQueue `default` (`route`)."""
+    pods: that webhook is a no-op, and they take the LocalQueue `default` (`route`). `more`: the pods of other
+    templates (each with its pods' names) that the group's members are joined by, as Kueue's pod group reconciler
+    lists the group's pods by its label alone (a LeaderWorkerSet's left ungated: `lws._gated`)."""
     meta = f.map(template, "metadata")
     labels, _ = f.str_map(meta, "labels")
     if not job.submitted or job.owner is not None or count <= 0:
@@ -70,6 +73,10 @@ def template_pods(f: Fields, o: Meta, job: Job, template: Val, count: int) -> Jo
     if pod.group:
         members = [pod.model_copy(update={"object": pod.object.model_copy(update={"name": f"{o.name}-{i}"})})
                    for i in range(count)]
+        for other, names in more:
+            if (alike := _template_pod(f, o, other)) is None:
+                return None
+            members += [alike.model_copy(update={"object": alike.object.model_copy(update={"name": n})}) for n in names]
         joined, why = join_group(pod.group, members)
         if joined is None:
             return pod.model_copy(update={**update, "workloads": (), "note": why})
