@@ -23,7 +23,7 @@ from kadmit.engine.solver import terms as T
 from kadmit.engine.quota import FR, QuotaTree, Usage, node_id
 from kadmit.index import ModelIndex, admitted_usage, resolve_level
 from kadmit.model import ClusterQueue, Model, PodSet, ResourceFlavor, ResourceGroup, Workload
-from kadmit.modelscheduling import flavor_affinity, go_aggregate
+from kadmit.modelscheduling import flavor_affinity, go_aggregate, parse_errors
 from kadmit.source import Span
 
 Mode = Literal["folded", "shared", "symbolic"]
@@ -91,8 +91,13 @@ def selector_conflicts(ps: PodSet, flavor: ResourceFlavor, keys: frozenset[str])
         elif k in keys and k not in labels:
             out.append(f"node selector `{k}={v}` doesn't match the flavor, which has no label `{k}` "
                        "(another flavor of its resource group has)")
-    if ps.node_affinity and not flavor_affinity(ps.node_affinity, labels, keys)[0]:
-        out.append("required node affinity matches none of the flavor's node labels")
+    if ps.node_affinity:
+        matched, errors = flavor_affinity(ps.node_affinity, labels, keys)
+        if errors:
+            out.append("no term of the required node affinity matches the flavor's node labels, and one Kueue "
+                       "cannot parse fails the pod set there, its later flavors untried")
+        elif not matched:
+            out.append("required node affinity matches none of the flavor's node labels")
     return out
 
 
@@ -342,8 +347,19 @@ class Compiler:
                     if fname in ix.flavors:
                         for taint in untolerated_taints(ps, ix.flavors[fname]):
                             tainted.setdefault(str(taint), []).append(fname)
+                keys = group_label_keys(ix, groups[gi])
+                stopped = None  # the flavor whose affinity error ends Kueue's search (`flavor_error`)
                 for fname, v in choices:
+                    if stopped is not None:
+                        track(f"stopped|{ps.name}|{fname}", "selector", f"pod set `{ps.name}` can't use flavor "
+                              f"`{fname}`: Kueue's flavor search fails at flavor `{stopped}` before it (the pod set's "
+                              "node affinity Kueue cannot parse)",
+                              ps.field_span("node_affinity") or ps.span, T.not_(v))
+                        continue
                     fl = ix.flavors.get(fname)
+                    if fl is not None and parse_errors(ps.node_affinity) and flavor_error(
+                            [ps], fl, keys, ix, tas_only(cq, ix), groups[gi].covered_resources) is not None:
+                        stopped = fname
                     if fl is None:
                         track(f"flavor|{fname}", "flavor_missing",
                               f"flavor `{fname}` is not defined", flavor_ref_span(cq, fname), T.not_(v))
@@ -359,7 +375,7 @@ class Compiler:
                     if topo is not None:
                         track(f"topology|{ps.name}|{fname}", "topology", f"pod set `{ps.name}` can't use "
                               f"flavor `{fname}`: {topo}", ps.field_span("topology") or ps.span, T.not_(v))
-                    for conflict in selector_conflicts(ps, fl, group_label_keys(ix, groups[gi])):
+                    for conflict in selector_conflicts(ps, fl, keys):
                         track(f"selector|{ps.name}|{fname}|{conflict}", "selector",
                               f"pod set `{ps.name}` can't use flavor `{fname}`: {conflict}",
                               ps.field_span("node_selector") or ps.field_span("node_affinity") or ps.span,
