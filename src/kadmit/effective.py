@@ -6,7 +6,7 @@ from datetime import timedelta
 from fractions import Fraction
 
 from kadmit.featuregates import enabled
-from kadmit.model import ClaimTemplate, Model, PodSet, ResourceTransformation, SchedulerConfig
+from kadmit.model import ClaimTemplate, Model, PodSet, ResourceTransformation, SchedulerConfig, Workload
 from kadmit.modelchecks import CheckState, checks_for
 from kadmit.quantity import parse_exact
 
@@ -218,12 +218,19 @@ def ordered_by_eviction(model: Model) -> Model:
     times, as the oracle's clock starts). The model itself when no workload is so evicted."""
     stamp = model.config.pods_ready_requeuing_timestamp if model.config is not None else "Eviction"
     reasons = {"AdmissionCheck", "PodsReadyTimeout"} if stamp == "Eviction" else {"AdmissionCheck"}
-    if not any(wl.evicted and wl.evicted_at is not None and wl.evicted_reason in reasons for wl in model.workloads):
+    # PrioritySortingWithinCohort off: one preempted to reclaim what its queue borrowed, by that time + 1ms
+    by_reclaim = not enabled(model.config, "PrioritySortingWithinCohort")
+
+    def stamped(wl: Workload):
+        if wl.evicted and wl.evicted_at is not None and wl.evicted_reason in reasons:
+            return wl.evicted_at
+        if by_reclaim and wl.reclaimed_while_borrowing_at is not None and wl.admission is None:
+            return wl.reclaimed_while_borrowing_at + timedelta(milliseconds=1)
+        return None
+    if not any(stamped(wl) is not None for wl in model.workloads):
         return model
     return model.model_copy(update={"workloads": tuple(
-        wl.model_copy(update={"created": wl.evicted_at})
-        if wl.evicted and wl.evicted_at is not None and wl.evicted_reason in reasons else wl
-        for wl in model.workloads)})
+        wl.model_copy(update={"created": at}) if (at := stamped(wl)) is not None else wl for wl in model.workloads)})
 
 
 DEACTIVATED = "The workload is deactivated due to Admission check(s): "  # Kueue's message, a rejected check's names follow

@@ -356,6 +356,8 @@ class Workload(Obj):
     # PodsReadyTimeout: GetQueueOrderTimestamp), and its lastTransitionTime; "" and None otherwise
     evicted_reason: str = ""
     evicted_at: datetime | None = None
+    # a True `Preempted` condition of reason InCohortReclaimWhileBorrowing: its time (`effective.ordered_by_eviction`)
+    reclaimed_while_borrowing_at: datetime | None = None
     requeue_at: datetime | None = None  # `status.requeueState.requeueAt`: Kueue queues it from then on
     uid: str = ""  # metadata.uid, where the input has it (preemption messages name it)
     priority_boost: str | None = None  # `kueue.x-k8s.io/priority-boost` as written: with the PriorityBoost gate (`index.priority`)

@@ -71,7 +71,7 @@ def unmodelled_words(name: str) -> str:
 # Kueue's gates whose every value kadmit decides as Kueue does (SchedulerConfig.feature_gates)
 MODELLED = frozenset({"AdmissionFairSharing", "AdmissionGatedBy", "DynamicResourceAllocation",
                       "FairSharingPreemptWithinNominal", "FairSharingPrioritizeNonBorrowing", "FlavorFungibility",
-                      "MultiKueue", "PartialAdmission", "PriorityBoost", "ReclaimablePods",
+                      "MultiKueue", "PartialAdmission", "PriorityBoost", "PrioritySortingWithinCohort", "ReclaimablePods",
                       "SchedulerTimestampPreemptionBuffer", "TopologyAwareScheduling"})
 
 

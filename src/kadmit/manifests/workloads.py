@@ -525,6 +525,9 @@ def workload(f: Fields, o: Meta) -> Workload | None:
         extra["evicted_reason"] = reason
         if (evicted_at := f.timestamp(evicted[1], "lastTransitionTime")) is not None:
             extra["evicted_at"] = evicted_at
+    preempted = conditions.get("Preempted", (False, None))  # GetQueueOrderTimestamp, PrioritySortingWithinCohort off
+    if preempted[0] and f.str(preempted[1], "reason") == "InCohortReclaimWhileBorrowing":
+        extra["reclaimed_while_borrowing_at"] = f.timestamp(preempted[1], "lastTransitionTime")
     requeue_state = f.map(status, "requeueState")
     if not holds and (requeue_at := f.timestamp(requeue_state, "requeueAt")) is not None:
         extra["requeue_at"] = requeue_at

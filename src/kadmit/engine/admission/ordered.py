@@ -43,8 +43,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 
-from kadmit.effective import requeued
 from kadmit.engine.preemption.candidates import Victim
+from kadmit.engine.admission.requeue import queued_again
 from kadmit.engine.admission.asides import repeat_set_asides
 from kadmit.engine.admission.decisions import NO_LONGER_FITS, OVERLAPPING, Decision
 from kadmit.engine.admission.loops import Eviction, PreemptionLoop, States, loop_of
@@ -53,6 +53,7 @@ from kadmit.engine.admission.session import Assignment, Session, SolverUnknown
 from kadmit.engine.admission.second_pass import (SecondPass, from_input, needs_second_pass, one_per_queue,
                                                   place_later, placed_later, queued_on_reservation, redraws,
                                                   reserved_nodes, second_pass_failed, second_passes)
+from kadmit.featuregates import enabled
 from kadmit.identity import repeat_order
 from kadmit.model import Workload
 
@@ -221,16 +222,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                 if victim.key in session.holders:
                     session.finish(victim.key)
                 roots.add(tree.root(f"cq:{victim.cluster_queue}"))
-                wl = ix.workloads[victim.key]
-                if by is not None and (wl.requeue_pod_sets is not None or wl.requeue_inadmissible):
-                    # queued again with the requests Kueue's workload controller adjusts for every
-                    # workload it queues (AdjustResources: LimitRange defaults, RuntimeClass overhead)
-                    wl = requeued(wl, {})
-                if by is not None and any(c.state != "Pending" for c in wl.check_states):
-                    # Kueue's eviction resets its checks to Pending (resetChecksOnEviction): admitted
-                    # again, it waits for them (the input's evictions show their states as reset)
-                    wl = wl.model_copy(update={"check_states": tuple(
-                        c.model_copy(update={"state": "Pending"}) for c in wl.check_states)})
+                wl = queued_again(session, ix.workloads[victim.key], victim, by, cycle)
                 cq = ix.cluster_queue_of(wl)
                 if _queued(session, wl, cq):
                     queues.setdefault(cq.name, []).append(wl)
@@ -522,9 +514,10 @@ def _processing_order(session: Session, entries: list, fair: bool):
     (classical); with fair sharing, one tournament pick at a time against the usage as it stands
     after the entries processed before (preempt.fair_pick)."""
     ix = session.index
-    if not fair:
+    if not fair:  # the priority only with the PrioritySortingWithinCohort gate on (makeClassicalIterator)
+        by_priority = enabled(session.model.config, "PrioritySortingWithinCohort")
         yield from sorted(entries, key=lambda e: (not isinstance(e[2], SecondPass), (e[2].height if e[2] is not None else 0),
-                                                  -ix.priority(e[1]), e[1].created, e[1].key))
+                                                  -ix.priority(e[1]) if by_priority else 0, e[1].created, e[1].key))
         return
     from kadmit.engine.preemption.fair_sharing import fair_pick
     left = list(entries)
