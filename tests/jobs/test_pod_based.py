@@ -212,11 +212,18 @@ spec:
     assert got == {"new": ("user-queue", "high", "workload")}
     assert sorted(s.object.name for s in m.skipped) == ["labelled", "old"]
     assert all("Skipping pod, not managed by Kueue" in s.reason for s in m.skipped)
+    # the marks Kueue's Deployment webhook gives a template: the parent annotation and the managed label
     marked = text.replace("metadata: {labels: {app: web, kueue", "metadata: {annotations: {kueue.x-k8s.io/"
-                          "pod-suspending-parent: deployment}, labels: {app: web, kueue")
+                          'pod-suspending-parent: deployment}, labels: {app: web, kueue.x-k8s.io/managed: "true", kueue')
     m = model_of(tmp_path, setup__yaml=SETUP, dep__yaml=marked)
     got = {w.origin.name: (w.queue, w.priority_class, w.priority_class_kind) for w in m.workloads}
     assert got == {"labelled": ("user-queue", "pods-class", "pod"), "new": ("user-queue", "high", "workload")}
+    # the parent annotation alone: Kueue's pod webhook gates the pods without labelling them, and its pod
+    # reconciler skips them (oracle: deployment-in-the-cluster-implicit-pod-integration-unmarked-pods-skipped.yaml)
+    m = model_of(tmp_path, setup__yaml=SETUP, dep__yaml=marked.replace('kueue.x-k8s.io/managed: "true", ', ""))
+    assert {w.origin.name for w in m.workloads} == {"new"}
+    assert "without the `kueue.x-k8s.io/managed: \"true\"` label" in next(
+        s.reason for s in m.skipped if s.object.name == "labelled")
 
 
 def test_an_existing_deployment_naming_no_queue_gets_the_default_queue_for_its_pods(tmp_path):

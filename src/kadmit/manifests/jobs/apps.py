@@ -9,6 +9,7 @@ from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.jobs.common import (DEFAULT_POD_SET, PRIORITY_LABEL, QUEUE_LABEL, Builder,
                                           object_ref, replicas_made, replicas_read, run_state, workload_name)
 from kadmit.manifests.jobs.groups import GROUP_NAME
+from kadmit.manifests.jobs.pods import MANAGED
 from kadmit.manifests.jobs.templatepods import set_pods, template_pods, template_refusals
 from kadmit.model import Job
 
@@ -78,10 +79,18 @@ def deployment(f: Fields, o: Meta) -> Job:
             "already in the cluster (a UID), it never passed Kueue's Deployment webhook, which marks its pod "
             f"template (`{SUSPENDED_BY_PARENT}`): its pods belong to a Deployment that names a queue, so Kueue's "
             "pod webhook leaves them alone and Kueue skips them (\"Skipping pod, not managed by Kueue\")")})
+    if SUSPENDED_BY_PARENT in annotations and labels.get(MANAGED) != "true":
+        return job.model_copy(update={"workloads": (), "unsuspended": pods, "parent_marked": True, "note": (
+            f"its pod template carries the mark of Kueue's Deployment webhook (`{SUSPENDED_BY_PARENT}`) without the "
+            f"`{MANAGED}: \"true\"` label that webhook adds with it: Kueue's pod webhook gates its pods for the mark "
+            "without labelling them, and Kueue's pod reconciler skips them (\"Skipping pod, not managed by Kueue\"), "
+            "so they stay gated, never admitted")})
     own = _pods_own(job, b, labels)
     if pods is not None and labels.get(GROUP_NAME):  # its template's pod group: one Workload (oracle), not one a pod
         own = own.model_copy(update={"workloads": pods.workloads, "note": pods.note})
-    return own.model_copy(update={"unsuspended": pods})
+    # its template's mark: Kueue's pod webhook gates its pods without walking up to it, and the pod integration a
+    # parent's turns on takes them (`manage._not_managed` says what becomes of unmarked ones)
+    return own.model_copy(update={"unsuspended": pods, "parent_marked": SUSPENDED_BY_PARENT in annotations})
 
 
 def _group_own(job: Job, group: Job) -> Job:

@@ -569,6 +569,19 @@ def _not_managed(job: Job, s: Integrations, labels: dict[str, dict[str, str]], q
     if not (queued and job.framework in OWN_RECONCILERS) and \
             not s.namespace_selector.matches(labels.get(ns, {"kubernetes.io/metadata.name": ns})):
         return f"namespace `{ns}` is not selected by `managedJobsNamespaceSelector`: Kueue does not manage its jobs"
+    if job.framework == "deployment" and job.object.uid and not job.parent_marked:
+        # already in the cluster, it never passed Kueue's Deployment webhook, which marks its pod template: its new
+        # pods pass Kueue's pod webhook unmarked (oracle: tests/oracle/features/deployment-in-the-cluster-*-skipped.yaml)
+        if s.manage_without_queue_name:
+            return ("under `manageJobsWithoutQueueName` Kueue takes it as its own, so Kueue's pod webhook leaves its "
+                    "pods alone (FindAncestorJobManagedByKueue), and already in the cluster, it never passed Kueue's "
+                    "Deployment webhook, which marks their template: Kueue skips them (\"Skipping pod, not managed by "
+                    "Kueue\")")
+        if "pod" not in s.frameworks:
+            return (f"integration `pod` is not in `integrations.frameworks` of {where}, but `deployment` there turns "
+                    "it on for that kind's pods; already in the cluster, it never passed Kueue's Deployment webhook, "
+                    "which marks their template, and Kueue's pod reconciler skips its unmarked pods (\"Pod Integration "
+                    "was implicitly enabled but object lacks parent annotation\"): it makes no Workload of them")
     if queued:
         return None
     # Kueue's webhook gives a job the LocalQueue `default` of its namespace when it is created: a job
@@ -576,11 +589,6 @@ def _not_managed(job: Job, s: Integrations, labels: dict[str, dict[str, str]], q
     nodefault = ("namespace has no LocalQueue `default`" if job.submitted or f"{ns}/{DEFAULT_LOCAL_QUEUE}"
                  not in queues else f"it is already in the cluster (a UID or a status), so Kueue's webhook, which "
                  f"gives a new job namespace `{ns}`'s LocalQueue `default`, does not label it now")
-    if s.manage_without_queue_name and job.framework == "deployment" and job.object.uid:
-        return ("it names no queue, and under `manageJobsWithoutQueueName` Kueue takes it as its own: Kueue's pod "
-                "webhook leaves the pods of a Deployment it manages alone (FindAncestorJobManagedByKueue), and "
-                "already in the cluster, it never passed Kueue's Deployment webhook, so Kueue skips its pods "
-                "(\"Skipping pod, not managed by Kueue\")")
     if s.manage_without_queue_name:
         return (f"Kueue manages it (`manageJobsWithoutQueueName`) but it names no queue and {nodefault}: "
                 "its Workload has no queue and is never admitted")

@@ -161,8 +161,8 @@ def route(job: Job, s: Integrations, labels: dict[str, dict[str, str]], queues: 
         # it (ApplyDefaultLocalQueue finds none), so its pods keep the template's queue, and Kueue's pod webhook
         # gates them as plain pods, or as its pod group's members (oracle: one admitted of two, or the group's one)
         if job.framework == "deployment" and job.submitted and not (job.queue or default) and pods.queue \
-                and s.pod_webhook:
-            return refused(pods, limit_ranges) or pods
+                and s.pod_webhook:  # marked: the pod integration `deployment` turns on takes them (`Pod.Skip`)
+            return refused(pods, limit_ranges) or pods.model_copy(update={"parent_marked": True})
         return job  # (a Deployment already in the cluster Kueue manages: apps.deployment decides its pods)
     if job.framework == JOBSET:
         return _child_jobs(job, s, selected, default)
