@@ -140,3 +140,23 @@ def test_a_preferred_weight_out_of_range_is_refused_where_the_api_server_validat
              f"{at}[3].weight: Invalid value: 101: must be in the range 1-100",
              f'{at}[3].preference.matchFields[0].key: Invalid value: "x": not a valid field selector key']
     _refused_as_the_api_server_says(_said_of_each(tmp_path, spec), words)
+
+
+def test_pod_affinity_terms_are_refused_where_the_api_server_validates_the_template(tmp_path):
+    """validatePodAffinity: each preferred term's weight 1-100, each term's topologyKey set and a qualified name, in
+    the server's words and order (checked on the real server: tests/kube/test_preferred_weight.py); a JobSet warned
+    (KAD199), a Workload kept (Kueue reads no pod affinity)."""
+    spec = {"restartPolicy": "Never", "containers": [{"name": "c", "image": "i"}],
+            "affinity": {"podAntiAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": [{"topologyKey": "zone"}, {"topologyKey": "a/b/c"}],
+                "preferredDuringSchedulingIgnoredDuringExecution": [
+                    {"weight": 0, "podAffinityTerm": {"topologyKey": "kubernetes.io/hostname"}}]}}}
+    at = "spec.affinity.podAntiAffinity"
+    words = [f'{at}.requiredDuringSchedulingIgnoredDuringExecution[1].topologyKey: Invalid value: "a/b/c": a valid label key '
+             "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+             "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
+             "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. "
+             "'example.com/MyName')",
+             f"{at}.preferredDuringSchedulingIgnoredDuringExecution[0].weight: Invalid value: 0: must be in the range "
+             "1-100"]
+    _refused_as_the_api_server_says(_said_of_each(tmp_path, spec), words)

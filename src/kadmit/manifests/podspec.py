@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from kadmit.manifests.codes import KAD157, KAD166
 from kadmit.manifests.fields import Fields
-from kadmit.manifests.jobs.refusals import dns_subdomain_errors, go_quote
+from kadmit.manifests.jobs.refusals import dns_subdomain_errors, go_quote, qualified_name_errors
 from kadmit.manifests.yamltree import INT, Val
 from kadmit.model import NodeSelectorTerm, Requirement, Taint, Toleration
 from kadmit.modelscheduling import label_key_errors, label_value_errors
@@ -410,7 +411,7 @@ def template_refusals(f: Fields, spec: Val | None, made: str, read: PodResources
     at `spec.template.spec`), then a Pod's made of it (at `spec`, as SetDefaults_Pod defaults it); the first
     refused, and its words in ValidatePodSpec's order: the containers', the init containers' and the pod's own
     resources (`_api_refusals`, where there is anything to check), the node affinity's `matchFields`
-    (`node_field_refusals`), then the tolerations; the made object's `restartPolicy` last, where it keeps the
+    (`node_field_refusals`) and pod affinity (`pod_affinity_refusals`), then the tolerations; the made object's `restartPolicy` last, where it keeps the
     template's (`restart`: how, KEPT or WRITTEN; None for an MPIJob's launcher, which takes its replica spec's;
     `job_spec`: `_restart_refusals`). `job_words`: what the made Job's own spec is refused for, before its
     template's words (a JobSet's Job: `jobspec.job_spec_refusals`).
@@ -423,7 +424,7 @@ def template_refusals(f: Fields, spec: Val | None, made: str, read: PodResources
         words: list[str] = list(job_words) if kind == "Job" else []
         if checked:
             _api_refusals(f, spec, path, _aggregate(read, pod), pod, read, words)
-        words += node_field_refusals(f, spec, path)
+        words += node_field_refusals(f, spec, path) + pod_affinity_refusals(f, spec, path)
         words += toleration_refusals(f, spec, path)
         if kind != "Pod" and restart is not None:
             words += _restart_refusals(f, spec, path, kind, job_spec, restart)
@@ -520,6 +521,47 @@ def node_field_refusals(f: Fields, spec: Val | None, path: str, refuse: bool = F
             if refuse:
                 for w in words:
                     f.invalid(KAD157, f"the API server refuses the object: `{w}`", r, uses=(op, key))
+            out += words
+    return out
+
+
+def label_key_errors(key: str) -> list[str]:
+    """ValidateLabelName's words on a label key (Kubernetes v1.35: IsQualifiedName's, lengths in bytes and a key of
+    several `/` "a valid label key"; checked on the real server, tests/kube/test_preferred_weight.py)."""
+    return [re.sub(r"(must be no more than \d+) characters$", r"\1 bytes", m).replace(
+        "a qualified name ", "a valid label key ", 1) for m in qualified_name_errors(key)]
+
+
+def pod_affinity_refusals(f: Fields, spec: Val | None, path: str, refuse: bool = False) -> list[str]:
+    """The API server's words refusing the pod affinity and anti-affinity of a pod spec at field path `path`
+    (validateAffinity, after the node affinity's: validatePodAffinity of each, its required terms, then its preferred
+    terms, each a weight outside 1-100 first): a term's `topologyKey` empty ("can not be empty") or no qualified
+    name (ValidateLabelName: `label_key_errors`). A term's label selector, namespaces and matchLabelKeys, which
+    the server checks before its topologyKey, are not. With `refuse` (a Pod's, a built-in job kind's template)
+    each is also an error (KAD157) at its term."""
+    affinity = f.map(spec, "affinity")
+    out = []
+    for kind in ("podAffinity", "podAntiAffinity"):
+        block, at = f.map(affinity, kind), f"{path}.affinity.{kind}"
+        terms = [(f"{at}.requiredDuringSchedulingIgnoredDuringExecution[{i}]", t, None)
+                 for i, t in enumerate(f.maps(block, "requiredDuringSchedulingIgnoredDuringExecution"))]
+        terms += [(f"{at}.preferredDuringSchedulingIgnoredDuringExecution[{i}]", f.map(w, "podAffinityTerm"), w)
+                  for i, w in enumerate(f.maps(block, "preferredDuringSchedulingIgnoredDuringExecution"))]
+        for term_path, term, weighted in terms:
+            words, weight = [], f.field(weighted, "weight") if weighted is not None else None
+            if weight is not None and weight.kind == INT and not 1 <= weight.v <= 100:
+                words.append(f"{term_path}.weight: Invalid value: {weight.v}: must be in the range 1-100")
+            if weighted is not None:
+                term_path += ".podAffinityTerm"
+            key = f.field(term, "topologyKey")
+            name = key.v if key is not None and isinstance(key.v, str) else ""
+            if not name:
+                words.append(f"{term_path}.topologyKey: Required value: can not be empty")
+            words += [f"{term_path}.topologyKey: Invalid value: {go_quote(name)}: {msg}" for msg in label_key_errors(name)]
+            if refuse:
+                for w in words:
+                    f.invalid(KAD157, f"the API server refuses the object: `{w}`", weighted or term,
+                              uses=(key, weight))
             out += words
     return out
 

@@ -12,7 +12,7 @@ from kadmit.manifests.fields import Fields, Meta, NotRead
 from kadmit.manifests.owners import controller_owner
 from kadmit.manifests.dra import pod_claim_templates
 from kadmit.manifests.schema import coverage
-from kadmit.manifests.podspec import (KEPT, node_field_refusals, pod_requests, required_node_affinity,
+from kadmit.manifests.podspec import (KEPT, node_field_refusals, pod_affinity_refusals, pod_requests, required_node_affinity,
                                       template_refusals, tolerations)
 from kadmit.manifests.reclaim import after_reclaim, booked, status_reclaimable
 from kadmit.manifests.yamltree import STR, Val
@@ -244,6 +244,7 @@ def template_pod_set(f: Fields, name: str, count: int, min_count: int | None, te
     if api is not None:  # a custom resource's embedded template (a Workload's, a RayCluster's) is not validated
         kubenames.check_labels(f, f.field(spec, "nodeSelector"), "node selector label")
         node_field_refusals(f, spec, api, refuse=True)
+        pod_affinity_refusals(f, spec, api, refuse=True)
     kubenames.check_kueue_keys(f, meta, own=False)
     selector, selector_nodes = f.str_map(spec, "nodeSelector")
     affinity, affinity_node = required_node_affinity(f, spec)
