@@ -451,8 +451,12 @@ def requirements(f: Fields, m: Val | None, key: str, operators: tuple[str, ...],
                 f.invalid(KAD157, f"operator `{operator}` takes no values", r, uses=uses)
             if operator in ("Gt", "Lt") and len(values) != 1:
                 f.invalid(KAD157, f"operator `{operator}` takes exactly one value", r, uses=uses)
-        out.append(Requirement(key=f.str(r, "key", required=True, what="a requirement"),
-                               operator=operator, values=values, span=f.span(r)))
+        if node:  # a node requirement's key must be written; "" is stored, and refused or parsed as any key
+            f.field(r, "key", required=True, what="a requirement")
+            key = f.str(r, "key", default="")
+        else:
+            key = f.str(r, "key", required=True, what="a requirement")
+        out.append(Requirement(key=key, operator=operator, values=values, span=f.span(r)))
     return tuple(out)
 
 

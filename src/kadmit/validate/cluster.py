@@ -165,7 +165,8 @@ def check_affinity(wl: Workload, diags: Diagnostics) -> None:
             for j, req in enumerate(term.match_expressions):
                 errors = expression_errors(req, f"nodeSelectorTerms[{i}].matchExpressions[{j}]")
                 if errors:
-                    diags.emit(UNPARSABLE_AFFINITY, f"Kueue cannot parse the requirement on `{req.key}` in the "
+                    on = f"on `{req.key}`" if req.key else "with an empty key"
+                    diags.emit(UNPARSABLE_AFFINITY, f"Kueue cannot parse the requirement {on} in the "
                                f"node affinity of pod set `{ps.name}` of `{wl.key}`: `{errors[0]}`",
                                req.span or ps.field_span("node_affinity") or wl.span,
                                notes=["Kueue keeps the workload: a flavor whose labels match no term of the "
