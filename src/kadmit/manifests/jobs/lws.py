@@ -172,8 +172,8 @@ def _gated(f: Fields, o: Meta, job: Job, leader: Val, worker: Val, workers: bool
             _ungated_members(f, o, group, gated_leaders)
             ungated = [f"{o.name}-{i}-{j}" for i in range(replicas) for j in range(1, size)] if gated_leaders else \
                 [f"{o.name}-{i}" for i in range(replicas)]
-            return template_pods(f, o, job, template, len(names), more=((others, ungated),))
-        return template_pods(f, o, job, template, len(names))  # the group's members: one Workload
+            return template_pods(f, o, job, template, len(names), more=((others, ungated),), names=names)
+        return template_pods(f, o, job, template, len(names), names=names)  # the group's members: one Workload
     if pods is None or not pods.queue or len(pods.workloads) != 1:
         return None
     return _per_pod(pods, job, names)

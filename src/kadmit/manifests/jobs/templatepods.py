@@ -40,7 +40,7 @@ def set_pods(f: Fields, o: Meta, job: Job, spec: Val | None, template: Val, repl
 
 
 def template_pods(f: Fields, o: Meta, job: Job, template: Val, count: int,
-                  more: tuple[tuple[Val, list[str]], ...] = ()) -> Job | None:
+                  more: tuple[tuple[Val, list[str]], ...] = (), names: list[str] | None = None) -> Job | None:
     """The pods a job's controller makes from its template, as Kueue's pod integration reads them (`route` decides
     whether Kueue's webhook for the job's kind leaves the job alone): `count` plain pods of the template's queue,
     each with its own Workload, or the members of the template's pod group (`kueue.x-k8s.io/pod-group-name`) with
@@ -51,7 +51,8 @@ def template_pods(f: Fields, o: Meta, job: Job, template: Val, count: int,
     it: `JOB_WEBHOOK_PANICS`). A StatefulSet naming a queue under a Configuration without `statefulset` gets its
     pods: that webhook is a no-op, and they take the LocalQueue `default` (`route`). `more`: the pods of other
     templates (each with its pods' names) that the group's members are joined by, as Kueue's pod group reconciler
-    lists the group's pods by its label alone (a LeaderWorkerSet's left ungated: `lws._gated`)."""
+    lists the group's pods by its label alone (a LeaderWorkerSet's left ungated: `lws._gated`); `names`: the members'
+    names (else `<job>-<i>`)."""
     meta = f.map(template, "metadata")
     labels, _ = f.str_map(meta, "labels")
     if not job.submitted or job.owner is not None or count <= 0:
@@ -71,8 +72,8 @@ def template_pods(f: Fields, o: Meta, job: Job, template: Val, count: int,
         return pod.model_copy(update={**update, "workloads": (), "refusals": _of_pods(pod.refusals),
                                       "note": POD_WEBHOOK_REFUSES + "; ".join(r.message for r in pod.refusals)})
     if pod.group:
-        members = [pod.model_copy(update={"object": pod.object.model_copy(update={"name": f"{o.name}-{i}"})})
-                   for i in range(count)]
+        members = [pod.model_copy(update={"object": pod.object.model_copy(update={"name": n})})
+                   for n in names or [f"{o.name}-{i}" for i in range(count)]]
         for other, names in more:
             if (alike := _template_pod(f, o, other)) is None:
                 return None
