@@ -65,10 +65,14 @@ def _group(f: Fields, request: Val | None, group_annotation: Val | None, from_an
     return str(group_annotation.v)
 
 
-def _slices(f: Fields, request: Val | None, annotations: Val | None, count: int) -> tuple[str | None, int | None]:
+def _slices(f: Fields, request: Val | None, annotations: Val | None, count: int,
+            webhook: bool = True) -> tuple[str | None, int | None]:
     """Pod-set slices, validated as Kueue's webhook does (jobframework.ValidateTASPodSetRequest):
     the slice level needs a size, a size needs the level, and the size is an integer in 1..count; a
-    Workload's own fields beside a topology mode as its scheduler reads them (below)."""
+    Workload's own fields beside a topology mode as its scheduler reads them (below). A job already in the
+    cluster (`webhook` False: it passed no webhook of Kueue's) has its annotations read as Kueue's
+    jobframework builds the request (podSetTopologyRequestBuilder.Build): slices where both the level and the
+    size are there, any integer size (a negative one places nothing, as on a Workload)."""
     own = request is not None and (f.field(request, "podSetSliceRequiredTopology") is not None
                                    or f.field(request, "podSetSliceSize") is not None)
     if own and (f.field(request, "podSetSliceRequiredTopology") is not None
@@ -95,7 +99,7 @@ def _slices(f: Fields, request: Val | None, annotations: Val | None, count: int)
     else:
         level_node, size_node = f.field(annotations, SLICE_LEVEL), f.field(annotations, SLICE_SIZE)
         level_key, size_key = SLICE_LEVEL, SLICE_SIZE
-    if level_node is None and size_node is None:
+    if level_node is None and size_node is None or not webhook and (level_node is None or size_node is None):
         return None, None
     if level_node is None:
         raise f.fail(KAD157, f"`{size_key}` cannot be set when `{level_key}` is not present", size_node)
@@ -107,6 +111,8 @@ def _slices(f: Fields, request: Val | None, annotations: Val | None, count: int)
         size = size_node.v if isinstance(size_node.v, int) and not isinstance(size_node.v, bool) else int(str(size_node.v), 10)
     except ValueError:
         raise f.fail(KAD157, f"`{size_key}` must be a numeric value", size_node) from None
+    if not webhook and size != 0 and level_node.kind == STR and level_node.v:
+        return level_node.v, size  # (0: Kueue's scheduler divides by it, refused below)
     if size < 1:
         raise f.fail(KAD157, f"`{size_key}` must be greater than or equal to 1", size_node)
     if size > count:
@@ -114,8 +120,8 @@ def _slices(f: Fields, request: Val | None, annotations: Val | None, count: int)
     return level_node.v, size
 
 
-def _topology(f: Fields, ps: Val | None, template_meta: Val | None,
-              count: int = 1) -> tuple[TopologyRequest | None, Val | None]:
+def _topology(f: Fields, ps: Val | None, template_meta: Val | None, count: int = 1,
+              webhook: bool = True) -> tuple[TopologyRequest | None, Val | None]:
     """The pod set's topology request: `topologyRequest` if present, else the template annotations."""
     request = f.map(ps, "topologyRequest")
     annotations = f.map(template_meta, "annotations")
@@ -128,10 +134,10 @@ def _topology(f: Fields, ps: Val | None, template_meta: Val | None,
     if not found:
         found = [(mode, annotations.v[TOPOLOGY_ANNOTATION.format(mode)]) for mode in TOPOLOGY_MODES
                  if f.field(annotations, TOPOLOGY_ANNOTATION.format(mode)) is not None]
-    group_annotation = _check_group(f, annotations)
+    group_annotation = _check_group(f, annotations) if webhook else f.field(annotations, GROUP_NAME)
     group_node = group_annotation if from_annotations else f.field(request, "podSetGroupName")
     group_spans = Spans(items={"group": f.span(group_node)} if group_node is not None else {})
-    slice_level, slice_size = _slices(f, request, annotations, count)
+    slice_level, slice_size = _slices(f, request, annotations, count, webhook)
     if not found:
         if slice_level is None:
             return None, None
@@ -139,6 +145,8 @@ def _topology(f: Fields, ps: Val | None, template_meta: Val | None,
         return TopologyRequest(mode="unconstrained", slice_level=slice_level, slice_size=slice_size,
                                group=_group(f, request, group_annotation, from_annotations, "unconstrained"),
                                span=f.span(node), spans=group_spans), node
+    if len(found) > 1 and not webhook:
+        found = found[:1]  # Build's switch: required, else preferred, else unconstrained
     if len(found) > 1:
         modes = " and ".join(f"`{m}`" for m, _ in found)
         raise f.fail(KAD157, f"a pod set can ask for one topology mode, not {modes}", found[1][1])
@@ -222,7 +230,7 @@ def pod_set(f: Fields, ps: Val) -> PodSet:
 
 def template_pod_set(f: Fields, name: str, count: int, min_count: int | None, template: Val, at: Val, *,
                      request: Val | None = None, nodes: dict[str, Val | None] | None = None,
-                     origin: str | None = None, topology: bool = True, pod: bool = False,
+                     origin: str | None = None, topology: bool = True, webhook: bool = True, pod: bool = False,
                      api: str | None = None, made: str = "Pod", restart: str | None = KEPT,
                      job_spec: Val | None = None, job_words: tuple[str, ...] = ()) -> PodSet:
     """A pod set of `count` pods from a pod template (`template` holds `metadata` and `spec`), as
@@ -248,7 +256,7 @@ def template_pod_set(f: Fields, name: str, count: int, min_count: int | None, te
     kubenames.check_kueue_keys(f, meta, own=False)
     selector, selector_nodes = f.str_map(spec, "nodeSelector")
     affinity, affinity_node = required_node_affinity(f, spec)
-    topo, topo_node = _topology(f, request, meta, count) if topology else (None, None)
+    topo, topo_node = _topology(f, request, meta, count, webhook) if topology else (None, None)
     coverage.warn_template(f, meta, spec, name)
     claims, direct, claims_node = pod_claim_templates(f, spec)
     tols = tolerations(f, spec, validated=api is not None)

@@ -110,9 +110,12 @@ class Builder:
             self.priority_class_names.append(pc)
         refused = topology_refusals(self.f, self.f.map(template, "metadata"), count)
         # a template Kueue's webhook refuses for its topology annotations: the refusal says why,
-        # in Kueue's words (KAD170), and the pod set is read without them
+        # in Kueue's words (KAD170), and the pod set is read without them; one already in the cluster passed
+        # no webhook, and Kueue's jobframework builds its request from them (`workloads._slices`)
+        existing = bool(self.f.str(self.o.metadata, "uid")) or _set(self.f.field(self.o.node, "status"))
         ps = template_pod_set(self.f, name, count, min_count, template, at, origin=origin,
-                              nodes={"count": count_node, **(nodes or {})}, topology=not refused, pod=pod,
+                              nodes={"count": count_node, **(nodes or {})}, topology=not refused or existing,
+                              webhook=not existing, pod=pod,
                               api=API_VALIDATED.get((self.o.group, self.o.kind)),
                               made=made or MADE.get((self.o.group, self.o.kind), "Pod"), restart=restart,
                               job_spec=job_spec, job_words=job_words)
