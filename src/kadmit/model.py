@@ -433,6 +433,7 @@ class SchedulerConfig(Obj):
     manage_jobs_without_queue_name: bool | None = None
     managed_jobs_namespace_selector: LabelSelector | None = None
     frameworks: tuple[str, ...] | None = None
+    external_frameworks: tuple[tuple[str, str], ...] = ()  # `integrations.externalFrameworks`: (apiVersion, kind)
     exclude_resource_prefixes: tuple[str, ...] = ()  # `resources` (kadmit.effective applies them)
     transformations: tuple[ResourceTransformation, ...] = ()
     device_class_mappings: tuple[DeviceClassMapping, ...] = ()
@@ -533,6 +534,7 @@ class Model(Obj):
     scheduler_configs: tuple[SchedulerConfig, ...] = ()  # more than one is reported; the first counts
     jobs: tuple[Job, ...] = ()  # as submitted; their workloads are in `workloads` once managed
     training_runtimes: tuple[Obj, ...] = ()  # Trainer runtimes TrainJobs name (`manifests.jobs.trainjob`)
+    external_objects: tuple[Obj, ...] = ()  # of kinds kadmit does not read: owners of jobs? (`manifests.jobs.external`)
     skipped: tuple[Skipped, ...] = ()  # objects not read as policy or work, in input order
     gangs: tuple[Gang, ...] = ()  # pod groups kube-scheduler places all-or-nothing
     claim_templates: tuple[ClaimTemplate, ...] = ()  # DRA ResourceClaimTemplates
@@ -567,6 +569,7 @@ class Fragment(BaseModel):
     scheduler_configs: list[SchedulerConfig] = []
     jobs: list[Job] = []
     training_runtimes: list[Obj] = []
+    external_objects: list[Obj] = []
     skipped: list[Skipped] = []
     gangs: list[Gang] = []
     claim_templates: list[ClaimTemplate] = []

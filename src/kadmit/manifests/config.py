@@ -336,22 +336,37 @@ def integration_settings(f: Fields, o: Meta) -> tuple[dict, dict]:
                           uses=(item,), help="list each integration once")
             seen.add(name)
     out["frameworks"] = tuple(names) if frameworks is not None and names else DEFAULT_FRAMEWORKS
-    external: set[str] = set()  # not modelled (KAD161), but Kueue refuses a malformed or repeated one
+    external: set[str] = set()  # kinds of owners Kueue's walk up a job's controllers knows (manifests.jobs.external)
+    kinds: list[tuple[str, str]] = []
     for i, (item, name) in enumerate(zip(f.seq(integrations, "externalFrameworks"),
                                          f.strs(integrations, "externalFrameworks"))):
         at = f"integrations.externalFrameworks[{i}]"
-        if name.count(".") < 2:  # schema.ParseKindArg finds no group-version-kind
+        kind = parse_kind_arg(name)
+        if kind is None:  # schema.ParseKindArg finds no group-version-kind
             f.invalid(KAD157, refused(f"{at}: Invalid value: \"{name}\": must be format, 'Kind.version.group.com'"),
                       item, uses=(item,), help="name the kind as `Kind.version.group`, e.g. `AppWrapper.v1beta2.workload.codeflare.dev`")
         elif name in external:
             f.invalid(KAD157, refused(f"{at}: Duplicate value: \"{name}\""), item, uses=(item,))
+        else:
+            kinds.append(kind)
         external.add(name)
+    if kinds:
+        out["external_frameworks"] = tuple(kinds)
     if selector is not None:
         _check_managed_namespaces(f, o, selector)
     else:
         _check_default_selector(f, o)
     return out, {"manage_jobs_without_queue_name": manage, "frameworks": frameworks,
                  "managed_jobs_namespace_selector": f.field(o.node, "managedJobsNamespaceSelector")}
+
+
+def parse_kind_arg(name: str) -> tuple[str, str] | None:
+    """(apiVersion, kind) of an `integrations.externalFrameworks` item, as schema.ParseKindArg reads
+    `Kind.version.group` (None: fewer than two dots, which Kueue's validation refuses)."""
+    if name.count(".") < 2:
+        return None
+    kind, version, group = name.split(".", 2)
+    return (f"{group}/{version}" if group else version), kind
 
 
 KUEUE_NAMESPACE = "kueue-system"  # apis/config/v1beta2/defaults.go: DefaultNamespace

@@ -11,7 +11,7 @@ from kadmit import budget
 from kadmit.diagnostics import Diagnostics, Subject, did_you_mean
 from kadmit.manifests import (admission, checks, cluster, config, dra, gangs, jobs, kubenames, notread, policy, schema,
                               served, workloads)
-from kadmit.manifests.jobs import pods
+from kadmit.manifests.jobs import external, pods
 from kadmit.manifests.codes import KAD020, KAD154, KAD157, KAD159, KAD160, KAD171
 from kadmit.manifests.fields import Fields, Invalid, Meta, NotRead
 from kadmit.manifests.schema import coverage
@@ -233,6 +233,10 @@ class _Reader:
                 and (group, kind) not in served.LATER_K8S):
             later = served.LATER.get((group, kind))
             self.skip(node, api_version, kind, "kadmit does not read this kind" + (f": {later}" if later else ""))
+            # what Kueue's walk up a job's controllers reads of it, should the Configuration list its kind (a custom
+            # resource's: its group has a dot, and is none of Kubernetes' own `*.k8s.io`)
+            if external.custom(group) and (owner := external.read(node, api_version, kind, f.span(node))) is not None:
+                self.fragment.external_objects.append(owner)
             return
         if (gone := served.unserved(group, version, kind)) is not None:
             versions, source = gone

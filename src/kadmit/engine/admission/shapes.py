@@ -54,7 +54,8 @@ class ShapeCache:
         got = self.rests.get(id(model))
         if got is None or got[0] is not model:
             rest = model.model_copy(update={"workloads": (), "pods": (), "nodes": (), "jobs": (), "skipped": (),
-                                            "training_runtimes": (), "cluster_queues": (), "cohorts": (),
+                                            "training_runtimes": (), "external_objects": (), "cluster_queues": (),
+                                            "cohorts": (),
                                             "local_queues": ()})
             got = self.rests[id(model)] = (model, hash(rest))
         return got[1]
@@ -68,7 +69,7 @@ class ShapeCache:
         got = self.policies.get(id(model))
         if got is None or got[0] is not model:
             policy = model.model_copy(update={"workloads": (), "pods": (), "nodes": (), "jobs": (), "skipped": (),
-                                              "training_runtimes": (),
+                                              "training_runtimes": (), "external_objects": (),
                                               "cluster_queues": tuple(map(_without_numbers, model.cluster_queues)),
                                               "cohorts": tuple(map(_without_numbers, model.cohorts))})
             got = self.policies[id(model)] = (model, hash(policy))

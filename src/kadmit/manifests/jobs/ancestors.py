@@ -4,6 +4,7 @@ controller's where an ancestor is a job Kueue manages, else a plain pod of its o
 
 from __future__ import annotations
 
+from kadmit.manifests.jobs.external import ExternalObject, resource
 from kadmit.manifests.jobs.kinds import INTEGRATIONS
 from kadmit.manifests.jobs.settings import Integrations
 from kadmit.model import Job, ObjectRef, Skipped
@@ -27,6 +28,8 @@ def ancestry(pod: Job, jobs: dict[tuple[str, str, str], Job], s: Integrations, q
     owned, ancestor = _walk(pod, jobs, s, queues)
     if not owned:
         return pod
+    if isinstance(ancestor, (ExternalObject, ObjectRef)):
+        return _external(pod, ancestor)
     if ancestor is not None and ancestor.framework == "pod":
         a = ancestor.object
         return Skipped(object=pod.object, span=pod.span, reason=(
@@ -46,6 +49,19 @@ def unmanaged_owner(job: Job, jobs: dict[tuple[str, str, str], Job], s: Integrat
     says an enabled integration's kind controls), so naming no queue of its own it is no work of Kueue's (`Skipped`).
     `job` as it is where an ancestor is Kueue's, or its controller is not in the input."""
     o = job.owner
+    if o is not None and (o.api_version, o.kind) in s.external_kinds and job.framework != "pod":
+        owned, ancestor = _walk(job, jobs, s, queues)
+        if isinstance(ancestor, (ExternalObject, ObjectRef)):
+            return _external(job, ancestor)
+        if owned:
+            return job
+        ext = s.external[o.api_version, o.kind, job.object.namespace or "default", o.name]
+        if not job.queue:
+            return Skipped(object=job.object, span=job.span, reason=(
+                f"its controller, {o.kind} `{ext.object.key}` (a kind `integrations.externalFrameworks` lists), names "
+                f"no queue, nor does it: Kueue gives no LocalQueue `default` to a {job.object.kind} such a kind "
+                "controls (IsOwnerManagedByKueueForObject), so Kueue's webhook leaves it alone"))
+        return job.model_copy(update={"owner": None})
     parent = jobs.get((o.kind, job.object.namespace or "default", o.name)) if o is not None else None
     if parent is None or job.framework == "pod" or _walk(job, jobs, s, queues)[0]:
         return job
@@ -59,6 +75,29 @@ def unmanaged_owner(job: Job, jobs: dict[tuple[str, str, str], Job], s: Integrat
     return job.model_copy(update={"owner": None})
 
 
+def _external(job: Job, ancestor: ExternalObject | ObjectRef) -> Skipped:
+    """`job` under an owner of a kind `integrations.externalFrameworks` lists (`_walk`'s ancestor): that
+    owner's, whose Workload its own controller makes, or refused where the input does not hold it."""
+    what = "pod" if job.framework == "pod" else job.object.kind
+    if isinstance(ancestor, ObjectRef):  # FindAncestorJobManagedByKueue cannot read it
+        return Skipped(object=job.object, span=job.span, reason=(
+            f"Kueue's {what} webhook refuses it: walking up its controllers (FindAncestorJobManagedByKueue) it reads "
+            f"{ancestor.kind} `{ancestor.name}`, of a kind `integrations.externalFrameworks` lists, which the input "
+            f"does not hold: {resource(ancestor.api_version, ancestor.kind)} \"{ancestor.name}\" not found "
+            "(ErrWorkloadOwnerNotFound)"))
+    a = ancestor.object
+    named = f"which names LocalQueue `{ancestor.queue}`" if ancestor.queue else "under `manageJobsWithoutQueueName`"
+    then = ("Kueue's pod webhook neither gates nor labels it, and Kueue's pod reconciler skips it (\"Skipping pod, "
+            "not managed by Kueue\")" if job.framework == "pod" else
+            f"Kueue's {what} webhook does not suspend it and its reconciler makes it no Workload (suspended, it waits "
+            "for that controller; not suspended, it runs outside any quota: the reconciler, listing the owner's "
+            "Workloads to suspend it, finds no index of them for the kind and fails)")
+    return Skipped(object=job.object, span=job.span, reason=(
+        f"walking up its controllers (FindAncestorJobManagedByKueue) Kueue finds {a.kind} `{a.key}`, of a kind "
+        f"`integrations.externalFrameworks` lists, {named}: the {what} is that object's, whose Workload its "
+        f"own controller makes, not Kueue; {then}"))
+
+
 def _why_managed(job: Job, s: Integrations, queues: set[str]) -> str:
     ns = job.object.namespace or "default"
     return (f"it names LocalQueue `{job.queue}`" if job.queue else
@@ -67,18 +106,31 @@ def _why_managed(job: Job, s: Integrations, queues: set[str]) -> str:
 
 
 def _walk(job: Job, jobs: dict[tuple[str, str, str], Job], s: Integrations,
-          queues: set[str]) -> tuple[bool, Job | None]:
+          queues: set[str]) -> tuple[bool, Job | ExternalObject | ObjectRef | None]:
     """Kueue's walk up `job`'s controllers while each is of a kind Kueue knows (`isKnownOwner`, by apiVersion and
     kind): whether `job` is an ancestor's, and that ancestor: one whose integration is enabled and that names a
     queue (its label, or its namespace's LocalQueue `default` its webhook gave it), or any under
     manageJobsWithoutQueueName. A known controller the input does not hold takes it too, not known (None): Kueue's
     webhook reads it to go on (refusing the pod where the cluster lacks it, ErrWorkloadOwnerNotFound); so does a
-    cycle (ErrCyclicOwnership)."""
+    cycle (ErrCyclicOwnership). An owner of a kind `integrations.externalFrameworks` lists is known and managed
+    (its kind is registered, `getJobTypeForOwner`) without an integration: the ancestor where it names a queue (its
+    label only: no webhook of Kueue's gives it LocalQueue `default`) or under manageJobsWithoutQueueName; one the
+    input does not hold is Kueue's refusal, its reference returned (the input holds every object of such a kind
+    the Configuration names: kadmit reads them all)."""
     ns = job.object.namespace or "default"
     ref: ObjectRef | None = job.owner
     seen: set[tuple[str, str, str]] = set()
-    while ref is not None and (ref.api_version, ref.kind) in _KNOWN:
+    while ref is not None and ((ref.api_version, ref.kind) in _KNOWN or (ref.api_version, ref.kind) in s.external_kinds):
         key = (ref.kind, ns, ref.name)
+        if (ref.api_version, ref.kind) in s.external_kinds:  # an external framework's: known, and Kueue's to manage
+            ext = s.external.get((ref.api_version, ref.kind, ns, ref.name))
+            if ext is None or key in seen:
+                return True, ref if ext is None else None
+            seen.add(key)
+            if s.manage_without_queue_name or ext.queue:
+                return True, ext
+            ref = ext.owner
+            continue
         parent = jobs.get(key)
         if parent is None or key in seen:
             return True, None

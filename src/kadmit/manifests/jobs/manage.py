@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections import Counter
 from datetime import timedelta
 
+from kadmit.manifests.jobs import external
 from kadmit.manifests.jobs.settings import POD_PARENTS, POD_WEBHOOK_REFUSES, Integrations
 from kadmit.manifests.jobs.groups import GROUP_NAME as POD_GROUP, join_pod_groups, prebuilt_group
 from kadmit.manifests.jobs.owned import STOPPED, in_step
@@ -76,7 +77,10 @@ def integrations(model: Model) -> Integrations:
         manage_without_queue_name=bool(c and c.manage_jobs_without_queue_name),
         namespace_selector=(c.managed_jobs_namespace_selector if c is not None and
                             c.managed_jobs_namespace_selector is not None else DEFAULT_NAMESPACE_SELECTOR),
-        configured=c is not None and c.frameworks is not None)
+        configured=c is not None and c.frameworks is not None,
+        external_kinds=(kinds := frozenset(c.external_frameworks if c is not None else ())),
+        external={(o.object.api_version, o.object.kind, o.object.namespace, o.object.name): o
+                  for o in reversed(model.external_objects) if (o.object.api_version, o.object.kind) in kinds})
 
 
 # The integrations whose own reconcilers make the Workload of one that names a queue (after the webhook's
@@ -85,13 +89,14 @@ def integrations(model: Model) -> Integrations:
 # ManagedJobsNamespaceSelectorAlwaysRespected check (on by default since v0.15) is not theirs.
 OWN_RECONCILERS = ("statefulset", "leaderworkerset.x-k8s.io/leaderworkerset")
 JOB_INPUTS = ("jobs", "config", "namespaces", "local_queues", "priority_classes", "workloads", "skipped",
-              "training_runtimes", "pods", "flavors")  # every field of the model `apply_jobs` reads
+              "training_runtimes", "pods", "flavors", "external_objects")  # every field of the model `apply_jobs` reads
 
 
 def apply_jobs_kept(model: Model, diags: Diagnostics) -> tuple[Model, tuple]:
     """`apply_jobs(model, diags)`, and what `applied_again` needs to reuse the answer: the fields
     read, the workloads and skipped objects made, the diagnostics reported, the pods left."""
     found = Diagnostics()
+    external.unsay_unread(model, diags)
     applied = warn_unstartable(apply_jobs(model, found), found)
     diags.extend(found.items)
     return applied, (_inputs(model), applied.workloads, applied.skipped, tuple(found.items), applied.pods)
@@ -101,6 +106,7 @@ def applied_again(model: Model, diags: Diagnostics, before: tuple | None) -> Mod
     """`apply_jobs(model, diags)`, taking the answer kept in `before` (`apply_jobs_kept`) when every
     field `apply_jobs` reads holds the very objects it held then (a proof that edits only queues
     read the jobs again for nothing: 2,000 Jobs cost a tenth of a `why`)."""
+    external.unsay_unread(model, diags)
     if before is not None and _same_objects(before[0], _inputs(model)):
         diags.extend(before[3])
         return model.model_copy(update={"workloads": before[1], "skipped": before[2], "pods": before[4]})
@@ -130,6 +136,7 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
     model = unreclaimed(model)  # the ReclaimablePods gate off: nothing reclaimed
     if diags is not None:
         _shared_workload_uids(model.workloads, diags)
+    model = external.held(model)
     replicas = {(p.namespace, p.name) for p in model.pods if REPLICA_SET_HASH in p.labels} | {
         (j.object.namespace or "default", j.object.name) for j in model.jobs if replica_set_pod(j)}
     if not model.jobs and not any(replaced(w, replicas) for w in model.workloads):
@@ -168,7 +175,8 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
     for job in jobs:
         pod = job.framework == "pod"
         if job.owner is not None and (job.submitted and bool(job.workloads) if pod else
-                                      (job.owner.group, job.owner.kind) in _integrated_kinds()):
+                                      (job.owner.group, job.owner.kind) in _integrated_kinds()
+                                      or (job.owner.api_version, job.owner.kind) in settings.external_kinds):
             from kadmit.manifests.jobs.ancestors import ancestry  # a pod not a ReplicaSet's: pods.pod_job
             job = ancestry(job, present, settings, queues)
         if isinstance(job, Skipped):

@@ -3,7 +3,7 @@ from the kinds' modules so that reading a `.kad` policy, which needs them, loads
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from kadmit.model import LabelSelector
 
@@ -23,6 +23,10 @@ class Integrations:
     manage_without_queue_name: bool
     namespace_selector: LabelSelector
     configured: bool  # a Configuration in the input set the frameworks (`manage.integrations`)
+    # `integrations.externalFrameworks`' kinds, (apiVersion, kind), and the input's objects of them by
+    # (apiVersion, kind, namespace, name): owners Kueue's walk up a job's controllers knows (`ancestors`)
+    external_kinds: frozenset[tuple[str, str]] = frozenset()
+    external: dict = field(default_factory=dict)
 
     @property
     def pod_webhook(self) -> bool:

@@ -131,7 +131,8 @@ FIELDS: dict[str, dict[str, Entry]] = {
         "manageJobsWithoutQueueName": M("which jobs Kueue manages (docs/INTEGRATIONS.md J1)"),
         "managedJobsNamespaceSelector": M("which namespaces' jobs Kueue manages (docs/INTEGRATIONS.md J1)"),
         "integrations": M("which job kinds Kueue manages (docs/INTEGRATIONS.md J2)"),
-        "integrations.externalFrameworks": U("jobs of external frameworks are not read; export their Workloads"),
+        "integrations.externalFrameworks": M("owners of these kinds end Kueue's walk up a job's controllers "
+                                             "(manifests.jobs.external; docs/INTEGRATIONS.md J2)"),
         "integrations.podOptions": U("deprecated; kadmit selects pods' namespaces with "
                                      "managedJobsNamespaceSelector"),
         "integrations.labelKeysToCopy": N("labels copied onto Workloads"),

@@ -105,6 +105,7 @@ type Reader struct {
 func (r *Reader) Read(ctx context.Context, docs []input.Document) (*Input, error) {
 	in := &Input{Where: map[Ref]string{}}
 	var configs []configSource
+	var unknown []pending
 	seen := map[string]string{}
 	for _, d := range docs {
 		u := d.Object
@@ -158,6 +159,9 @@ func (r *Reader) Read(ctx context.Context, docs []input.Document) (*Input, error
 				held = fmt.Sprintf("%s is not a kind Kueue decides with (held in the cluster as it is)", gvk.Kind)
 			}
 		default:
+			// held in the cluster instead where the Configuration lists its kind as an external framework's
+			// (known only once every document is read): see external
+			unknown = append(unknown, pending{u: u, ref: ref, where: where, at: len(in.NotRead)})
 			in.NotRead = append(in.NotRead, Skipped{Ref: ref, Reason: fmt.Sprintf("%s is not a kind Kueue reads", gvk.Kind)})
 			continue
 		}
@@ -199,7 +203,69 @@ func (r *Reader) Read(ctx context.Context, docs []input.Document) (*Input, error
 	}
 	assignUIDs(in.Objects)
 	in.Objects = append(in.Objects, builtinPriorityClasses(seen)...)
+	in.Objects = append(in.Objects, external(in, unknown, seen)...)
 	return in, nil
+}
+
+// pending is an object of a kind the reader does not know, listed in NotRead (at) until the Configuration is read.
+type pending struct {
+	u     *unstructured.Unstructured
+	ref   Ref
+	where string
+	at    int
+}
+
+// external holds the objects of the kinds the Configuration's integrations.externalFrameworks lists
+// (`Kind.version.group`) in the cluster as they are: Kueue registers those kinds
+// (jobframework.RegisterExternalJobType) so that its walk up a job's controllers
+// (FindAncestorJobManagedByKueue) reads such an owner from the cluster (its metadata: queue label) and
+// takes it as the job's top-level ancestor; they leave NotRead. The objects held get UIDs of their own, after
+// every other object's, so that no other object's UID moves.
+func external(in *Input, unknown []pending, seen map[string]string) []client.Object {
+	kinds := map[schema.GroupVersionKind]bool{}
+	var listed []string
+	if in.Config.Integrations != nil {
+		listed = in.Config.Integrations.ExternalFrameworks
+	}
+	for _, k := range listed {
+		if gvk, _ := schema.ParseKindArg(k); gvk != nil {
+			kinds[*gvk] = true
+		}
+	}
+	var out []client.Object
+	if len(kinds) == 0 {
+		return nil
+	}
+	read := map[int]bool{} // the places in NotRead of the objects held
+	for _, p := range unknown {
+		gvk := p.u.GroupVersionKind()
+		if !kinds[gvk] {
+			continue
+		}
+		read[p.at] = true
+		key := gvk.GroupKind().String() + " " + p.u.GetNamespace() + "/" + p.u.GetName()
+		if first, dup := seen[key]; dup {
+			in.Skipped = append(in.Skipped, Skipped{Ref: p.ref, Reason: "a second object of this kind and name (the first is at " + first + ")"})
+			continue
+		}
+		seen[key] = p.where
+		o := p.u.DeepCopy()
+		o.SetResourceVersion("")
+		o.SetManagedFields(nil)
+		if o.GetUID() == "" {
+			o.SetUID(types.UID(fmt.Sprintf("00000000-0000-0000-0002-%012d", len(out)+1)))
+		}
+		out = append(out, o)
+		in.Where[p.ref] = p.where
+	}
+	kept := in.NotRead[:0]
+	for i, s := range in.NotRead {
+		if !read[i] {
+			kept = append(kept, s)
+		}
+	}
+	in.NotRead = kept
+	return out
 }
 
 // builtinPriorityClasses are the PriorityClasses every API server creates at start-up

@@ -8,10 +8,13 @@ package jobframework
 // process: the package-wide integration manager keeps them (enableIntegration), where Kueue's own
 // process sets its controllers up once. Left over, they make GetEmptyOwnerObject (so
 // FindAncestorJobManagedByKueue) take an owner of an integration the next cluster's Configuration does
-// not enable as Kueue's.
+// not enable as Kueue's. So are the external frameworks' kinds (registerExternal, from
+// integrations.externalFrameworks): left over, the walk would pass an owner of a kind the next cluster's
+// Configuration does not list.
 func OracleResetEnabledIntegrations() {
 	manager.mu.Lock()
 	defer manager.mu.Unlock()
 	manager.enabledIntegrations = nil
 	manager.implicitlyEnabledIntegrations = nil
+	manager.externalIntegrations = nil
 }
