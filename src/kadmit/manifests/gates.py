@@ -91,3 +91,7 @@ def unmodelled_by_all(name: str, value: bool, written: dict[str, object]) -> lis
     its stage that `written` does not name, away from their defaults."""
     return sorted(g for g in (ALPHA if name == "AllAlpha" else BETA)
                   if g not in written and unmodelled(g, value))
+
+
+# The integrations' and webhooks' gates kadmit models (Job start, which namespaces' jobs Kueue manages, Workload names)
+MODELLED = MODELLED | {"AssignQueueLabelsForPods"}

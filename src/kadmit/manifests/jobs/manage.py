@@ -14,7 +14,7 @@ from kadmit.manifests.jobs.groups import GROUP_NAME as POD_GROUP, join_pod_group
 from kadmit.manifests.jobs.owned import STOPPED, in_step
 from kadmit.manifests.jobs.prebuilt import prebuilt_workload
 from kadmit.manifests.reclaim import reclaim_applied, unreclaimed, whole_jobs
-from kadmit.manifests.jobs.start import failed_start, warn_unstartable
+from kadmit.manifests.jobs.start import failed_start, queue_labels, warn_unstartable
 from kadmit.manifests.jobs.replicasets import REPLICA_SET_HASH, owner_absent, owners_pod, replaced, replacement, \
     replica_set_pod, rolled_out
 from kadmit.diagnostics import Diagnostics, Label, Subject
@@ -159,6 +159,7 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
     prebuilt: dict[int, str] = {}  # the Workloads of a StatefulSet or a LeaderWorkerSet: its kind
     adopted: dict = {}  # the prebuilt Workloads no object controlled that a job of the input took (`prebuilt_workload`)
     flavors = {f.name: f for f in reversed(model.flavors)}  # the first of a name
+    assign = queue_labels(model.config)  # Kueue's start sets the queue labels on the pods (AssignQueueLabelsForPods)
     cqs = {q.name: q for q in reversed(model.cluster_queues)}
     classes = {(p.kind, p.name) for p in (*model.priority_classes, *BUILTIN_PRIORITY_CLASSES)} | \
         {(kind, b.name) for b in model.broken for kind, name in (("workload", "WorkloadPriorityClass"),
@@ -248,7 +249,7 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
             for i in kept:
                 workloads[i] = _with_origins(reclaim_applied(workloads[i], reclaims), job)
                 # a generic reconciler's start (a StatefulSet's or LeaderWorkerSet's pods start through theirs)
-                if job.framework not in _NOT_GENERIC and (failed := failed_start(job, workloads[i], flavors, cqs)):
+                if job.framework not in _NOT_GENERIC and (failed := failed_start(job, workloads[i], flavors, cqs, assign)):
                     workloads[i], skip = failed
                     skipped.append(skip)
             if going:  # a LeaderWorkerSet's group whose Workload goes gets a new one; the others keep theirs

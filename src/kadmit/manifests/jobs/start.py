@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from kadmit.diagnostics import Diagnostics
+from kadmit.featuregates import enabled
 from kadmit.identity import subject
 from kadmit.manifests.codes import KAD161
 from kadmit.model import ClusterQueue, Job, Model, ResourceFlavor, Skipped, Workload
@@ -17,7 +18,7 @@ from kadmit.modelchecks import checks_for
 FAILED_TO_START = "FailedToStart"  # jobframework's FailedToStartFinishedReason
 
 # What getPodSetsInfoFromStatus sets on a pod set's pods (TopologyAwareScheduling and AssignQueueLabelsForPods
-# are on by default in Kueue v0.17)
+# are on by default in Kueue v0.17; the queue labels only under the latter, `queue_labels`)
 PODSET_LABEL = "kueue.x-k8s.io/podset"
 LOCAL_QUEUE_LABEL = "kueue.x-k8s.io/local-queue-name"
 CLUSTER_QUEUE_LABEL = "kueue.x-k8s.io/cluster-queue-name"  # where the name is a DNS-1123 label
@@ -29,13 +30,20 @@ _DNS_LABEL = re.compile(r"(?=.{1,63}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 BAD_UPDATE = "invalid admission check PodSetUpdate"
 
 
-def status_infos(wl: Workload, flavors: dict[str, ResourceFlavor]) -> tuple[list[list] | None, str]:
+def queue_labels(config) -> bool:
+    """Whether Kueue's start sets the queue labels on a pod set's pods (feature gate AssignQueueLabelsForPods, on
+    by default: assignQueueLabels)."""
+    return enabled(config, "AssignQueueLabelsForPods")
+
+
+def status_infos(wl: Workload, flavors: dict[str, ResourceFlavor], queued: bool = True) -> tuple[list[list] | None, str]:
     """`getPodSetsInfoFromStatus`: per pod set assignment, in order, [name, nodeSelector, labels, annotations,
     tolerations, count] — its flavors' node labels and tolerations (`podset.FromAssignment`), the pod set,
     queue and Workload labels and annotation, each admission check's first `podSetUpdates` entry of its name
     merged in (`PodSetInfo.Merge`). Or None, and "" where Kueue's reconciler would try again (a flavor not in
     the input) or kadmit has nothing to merge (no admission), or Kueue's error where a podSetUpdate conflicts
-    with what is there (permanent: `in admission check "NAME": invalid admission check PodSetUpdate: …`)."""
+    with what is there (permanent: `in admission check "NAME": invalid admission check PodSetUpdate: …`).
+    `queued`: the queue labels are set (`queue_labels`)."""
     shapes = wl.shapes
     if wl.admission is None or shapes is None or len(shapes) < 3 or shapes[2] is None or not wl.admission.pod_sets:
         return None, ""
@@ -49,8 +57,8 @@ def status_infos(wl: Workload, flavors: dict[str, ResourceFlavor]) -> tuple[list
                 return None, ""
             selector.update(flavors[flavor].node_labels)
             tolerations.extend(_written(flavors[flavor]))
-        labels = {PODSET_LABEL: a.name, LOCAL_QUEUE_LABEL: wl.queue}
-        if _DNS_LABEL.fullmatch(wl.admission.cluster_queue):
+        labels = {PODSET_LABEL: a.name, **({LOCAL_QUEUE_LABEL: wl.queue} if queued else {})}
+        if queued and _DNS_LABEL.fullmatch(wl.admission.cluster_queue):
             labels[CLUSTER_QUEUE_LABEL] = wl.admission.cluster_queue
         annotations = {WORKLOAD_ANNOTATION: wl.name}
         at = next((ps for ps in wl.pod_sets if ps.name == a.name), None)
@@ -71,16 +79,17 @@ STARTS_NOT = ("its Workload `{wl}` {admitted}, but Kueue's job reconciler cannot
 
 
 def failed_start(job: Job, wl: Workload, flavors: dict[str, ResourceFlavor],
-                 queues: dict[str, ClusterQueue] | None = None) -> tuple[Workload, Skipped] | None:
+                 queues: dict[str, ClusterQueue] | None = None, queued: bool = True) -> tuple[Workload, Skipped] | None:
     """The Workload as Kueue leaves it where its start fails for good (`start_failure`): finished, with the
     reason and message of the Finished condition Kueue sets; and the job listed as no pending work, saying why.
     None where Kueue starts it. A Workload the input shows holding quota with every check Ready and no Admitted
-    condition is started too: Kueue's workload controller admits it first (`admitted_next`; `queues` by name)."""
+    condition is started too: Kueue's workload controller admits it first (`admitted_next`; `queues` by name).
+    `queued`: Kueue's start sets the queue labels (`queue_labels`)."""
     admitted = "is admitted"
     if not wl.admitted_condition and queues is not None and admitted_next(wl, queues):
         wl = wl.model_copy(update={"admitted_condition": True})
         admitted = "holds quota with every admission check Ready, so Kueue's workload controller admits it"
-    error = start_failure(job, wl, flavors)
+    error = start_failure(job, wl, flavors, queued)
     if not error:
         return None
     return (wl.model_copy(update={"finished": True, "finished_reason": f"{FAILED_TO_START}: {error}"}),
@@ -102,7 +111,7 @@ def admitted_next(wl: Workload, queues: dict[str, ClusterQueue]) -> bool:
     return all(states.get(name) == "Ready" for name in required)
 
 
-def start_failure(job: Job, wl: Workload, flavors: dict[str, ResourceFlavor]) -> str:
+def start_failure(job: Job, wl: Workload, flavors: dict[str, ResourceFlavor], queued: bool = True) -> str:
     """Why Kueue's startJob fails for good on `job`, suspended, whose Workload `wl` is admitted (its Admitted
     condition True): Kueue's error, which becomes the message of the Finished condition it sets; "" where it
     starts the job (or tries again). Every kind: an admission check's podSetUpdate conflicting
@@ -114,7 +123,7 @@ def start_failure(job: Job, wl: Workload, flavors: dict[str, ResourceFlavor]) ->
     if not (wl.admitted_condition and wl.admission is not None and not wl.finished and not wl.evicted
             and job.suspended and job.state != "finished"):  # the reconciler's steps before 7 ("job is suspended")
         return ""
-    infos, error = status_infos(wl, flavors)
+    infos, error = status_infos(wl, flavors, queued)
     if infos is None or job.templates is None:
         return error
     by_name = {info[0]: info for info in infos}
@@ -160,14 +169,15 @@ def warn_unstartable(model: Model, diags: Diagnostics) -> Model:
     if not starts:
         return model
     queues = {lq.key: lq.cluster_queue for lq in model.local_queues}
+    queued = queue_labels(model.config)
     for wl in model.workloads:
         o = wl.origin
         found = starts.get((o.kind, o.namespace or "default", o.name)) if o is not None else None
         if found is None or wl.admission is not None or wl.finished:
             continue
         cq = queues.get(f"{wl.namespace}/{wl.queue}", "")
-        infos = [[ps.name, {}, {PODSET_LABEL: ps.name, LOCAL_QUEUE_LABEL: wl.queue,
-                                **({CLUSTER_QUEUE_LABEL: cq} if _DNS_LABEL.fullmatch(cq) else {})},
+        infos = [[ps.name, {}, {PODSET_LABEL: ps.name, **({LOCAL_QUEUE_LABEL: wl.queue} if queued else {}),
+                                **({CLUSTER_QUEUE_LABEL: cq} if queued and _DNS_LABEL.fullmatch(cq) else {})},
                   {WORKLOAD_ANNOTATION: wl.kueue_name or wl.name}] for ps in wl.pod_sets]
         by_name = {info[0]: info for info in infos}
         for key, selector, labels, annotations in found[1]:
