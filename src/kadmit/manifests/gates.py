@@ -43,6 +43,9 @@ NO_DECISION = {
     "MultiKueueClusterProfile": "MultiKueue's worker-cluster credentials (ClusterProfile)",
     "MultiKueueRedoAdmissionOnEvictionInWorker": "MultiKueue's reaction to an eviction in a worker cluster",
     "MultiKueueWaitForWorkloadAdmitted": "when MultiKueue dispatches to worker clusters",
+    # pod_webhook.go: only whether a pod its parent suspends gets Kueue's pod finalizer (its deletion, at run time);
+    # the oracle decides every case of tests/oracle/features and jobs alike at either value (gatesB)
+    "SkipFinalizersForPodsSuspendedByParent": "the finalizer Kueue's pod webhook gives a pod its parent suspends",
 }
 
 
@@ -94,4 +97,5 @@ def unmodelled_by_all(name: str, value: bool, written: dict[str, object]) -> lis
 
 
 # The integrations' and webhooks' gates kadmit models (Job start, which namespaces' jobs Kueue manages, Workload names)
-MODELLED = MODELLED | {"AssignQueueLabelsForPods"}
+MODELLED = MODELLED | {"AssignQueueLabelsForPods", "ManagedJobsNamespaceSelectorAlwaysRespected",
+                       "ShortWorkloadNames"}

@@ -11,6 +11,7 @@ from kadmit.diagnostics import KAD003
 from kadmit.manifests.codes import KAD161
 from kadmit.manifests.fields import Fields, Invalid, Meta
 from kadmit.manifests.jobs.containerdefaults import defaulted
+from kadmit.manifests.jobs.shortnames import HASH_LENGTH
 from kadmit.manifests.jobs.refusals import MAX_EXEC_LABEL, go_atoi, group_refusals, job_refusals, topology_refusals
 from kadmit.manifests.kubenames import label_value_problem
 from kadmit.manifests.owners import controller_owner
@@ -32,7 +33,6 @@ SUSPEND_FIELD = {**{k: "runPolicy" for k in ("PyTorchJob", "TFJob", "XGBoostJob"
                  "RayService": "rayClusterConfig"}
 DEFAULT_POD_SET = "main"
 MAX_WORKLOAD_NAME = 253  # Kueue's long workload names (ShortWorkloadNames off, its default)
-HASH_LENGTH = 5
 # The integration whose start merges nothing into its templates: an AppWrapper's RunWithPodSetsInfo hands the
 # infos to its controller (SetPodSetInfos), refusing only a count that differs
 NOT_MERGED = ("workload.codeflare.dev/appwrapper",)

@@ -8,8 +8,10 @@ from __future__ import annotations
 from collections import Counter
 from datetime import timedelta
 
+from kadmit.featuregates import enabled
 from kadmit.manifests.jobs import external
 from kadmit.manifests.jobs.settings import POD_PARENTS, POD_WEBHOOK_REFUSES, Integrations
+from kadmit.manifests.jobs.shortnames import short_names
 from kadmit.manifests.jobs.groups import GROUP_NAME as POD_GROUP, join_pod_groups, prebuilt_group
 from kadmit.manifests.jobs.owned import STOPPED, in_step
 from kadmit.manifests.jobs.prebuilt import prebuilt_workload
@@ -79,6 +81,7 @@ def integrations(model: Model) -> Integrations:
                             c.managed_jobs_namespace_selector is not None else DEFAULT_NAMESPACE_SELECTOR),
         configured=c is not None and c.frameworks is not None,
         external_kinds=(kinds := frozenset(c.external_frameworks if c is not None else ())),
+        selector_respected=enabled(c, "ManagedJobsNamespaceSelectorAlwaysRespected"),
         external={(o.object.api_version, o.object.kind, o.object.namespace, o.object.name): o
                   for o in reversed(model.external_objects) if (o.object.api_version, o.object.kind) in kinds})
 
@@ -166,6 +169,8 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
                                                                  ("pod", "PriorityClass")) if b.kind == name}
     shared = _shared_uids(model.jobs, diags)
     jobs, broken = join_pod_groups(model.jobs)
+    if enabled(model.config, "ShortWorkloadNames"):  # every job's Workloads named as Kueue then names them
+        jobs = [short_names(j) for j in jobs]
     skipped.extend(broken)
     if any(j.train is not None for j in jobs):
         from kadmit.manifests.jobs.trainjob import with_runtime  # loaded only where a TrainJob is read
@@ -575,7 +580,10 @@ def _not_managed(job: Job, s: Integrations, labels: dict[str, dict[str, str]], q
     # name unless manageJobsWithoutQueueName)
     fresh = job.submitted or (job.framework == "deployment" and not s.manage_without_queue_name)
     queued = bool(job.queue) or (fresh and f"{ns}/{DEFAULT_LOCAL_QUEUE}" in queues)
-    if not (queued and job.framework in OWN_RECONCILERS) and \
+    # the gate off, one naming a queue is the generic reconciler's too, but a pod no parent marked: the pod
+    # webhook leaves it ungated (its namespace filtering reads no gate)
+    if not (queued and (job.framework in OWN_RECONCILERS or not s.selector_respected
+                        and (job.framework != "pod" or job.parent_marked))) and \
             not s.namespace_selector.matches(labels.get(ns, {"kubernetes.io/metadata.name": ns})):
         return f"namespace `{ns}` is not selected by `managedJobsNamespaceSelector`: Kueue does not manage its jobs"
     if job.framework == "deployment" and job.object.uid and not job.parent_marked:

@@ -26,6 +26,9 @@ class Integrations:
     # `integrations.externalFrameworks`' kinds, (apiVersion, kind), and the input's objects of them by
     # (apiVersion, kind, namespace, name): owners Kueue's walk up a job's controllers knows (`ancestors`)
     external_kinds: frozenset[tuple[str, str]] = frozenset()
+    # feature gate ManagedJobsNamespaceSelectorAlwaysRespected (on by default): the generic reconciler leaves a job
+    # of a namespace managedJobsNamespaceSelector does not select even where it names a queue (`manage._not_managed`)
+    selector_respected: bool = True
     external: dict = field(default_factory=dict)
 
     @property
