@@ -534,7 +534,7 @@ class Model(Obj):
     scheduler_configs: tuple[SchedulerConfig, ...] = ()  # more than one is reported; the first counts
     jobs: tuple[Job, ...] = ()  # as submitted; their workloads are in `workloads` once managed
     training_runtimes: tuple[Obj, ...] = ()  # Trainer runtimes TrainJobs name (`manifests.jobs.trainjob`)
-    external_objects: tuple[Obj, ...] = ()  # of kinds kadmit does not read: owners of jobs? (`manifests.jobs.external`)
+    external_objects: tuple[Obj, ...] = ()  # custom resources kadmit does not read, as owners (`manifests.jobs.external`)
     skipped: tuple[Skipped, ...] = ()  # objects not read as policy or work, in input order
     gangs: tuple[Gang, ...] = ()  # pod groups kube-scheduler places all-or-nothing
     claim_templates: tuple[ClaimTemplate, ...] = ()  # DRA ResourceClaimTemplates

@@ -460,6 +460,8 @@ def _scheduler(out: Out, model: Model) -> str:
     said = []
     if c.frameworks is not None:
         said.append(f"integrations.frameworks: {', '.join(c.frameworks)}")
+    if c.external_frameworks:
+        said.append("integrations.externalFrameworks")
     if c.manage_jobs_without_queue_name is not None:
         said.append(f"manageJobsWithoutQueueName: {str(c.manage_jobs_without_queue_name).lower()}")
     if c.managed_jobs_namespace_selector is not None:

@@ -250,6 +250,9 @@ def configuration(c: SchedulerConfig, diags: Diagnostics) -> dict:
         out["managedJobsNamespaceSelector"] = label_selector(c.managed_jobs_namespace_selector)
     if c.frameworks is not None:
         out["integrations"] = {"frameworks": list(c.frameworks)}
+    if c.external_frameworks:  # `Kind.version.group`, as written
+        out.setdefault("integrations", {})["externalFrameworks"] = [
+            f"{kind}.{api.rpartition('/')[2]}.{api.rpartition('/')[0]}" for api, kind in c.external_frameworks]
     if c.fair_sharing:
         # a v1beta2 Configuration must name them (Kueue's validation: "Required value"); none
         # written means Kueue's default pair, as v1beta1's defaulting fills it in
