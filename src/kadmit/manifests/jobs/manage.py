@@ -12,6 +12,7 @@ from kadmit.featuregates import enabled
 from kadmit.manifests.jobs import external
 from kadmit.manifests.jobs.settings import POD_PARENTS, POD_WEBHOOK_REFUSES, Integrations
 from kadmit.manifests.jobs.shortnames import short_names
+from kadmit.manifests.jobs.uids import shared_uids, shared_workload_uids
 from kadmit.manifests.jobs.groups import GROUP_NAME as POD_GROUP, join_pod_groups, prebuilt_group
 from kadmit.manifests.jobs.owned import STOPPED, in_step
 from kadmit.manifests.jobs.prebuilt import prebuilt_workload
@@ -19,10 +20,10 @@ from kadmit.manifests.reclaim import reclaim_applied, unreclaimed, whole_jobs
 from kadmit.manifests.jobs.start import failed_start, queue_labels, warn_unstartable
 from kadmit.manifests.jobs.replicasets import REPLICA_SET_HASH, owner_absent, owners_pod, replaced, replacement, \
     replica_set_pod, rolled_out
-from kadmit.diagnostics import Diagnostics, Label, Subject
+from kadmit.diagnostics import Diagnostics
 from kadmit.identity import repeat_name, subject
 from kadmit.index import BUILTIN_PRIORITY_CLASSES
-from kadmit.manifests.codes import KAD161, KAD170, KAD172, KAD198
+from kadmit.manifests.codes import KAD161, KAD170, KAD172
 from kadmit.model import Job, LabelSelector, Model, Requirement, Skipped, Workload
 
 # The frameworks of the Configuration Kueue v0.17's release installs (config/components/manager/
@@ -138,7 +139,7 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
     UID, in `diags` too (KAD198)."""
     model = unreclaimed(model)  # the ReclaimablePods gate off: nothing reclaimed
     if diags is not None:
-        _shared_workload_uids(model.workloads, diags)
+        shared_workload_uids(model.workloads, diags)
     model = external.held(model)
     replicas = {(p.namespace, p.name) for p in model.pods if REPLICA_SET_HASH in p.labels} | {
         (j.object.namespace or "default", j.object.name) for j in model.jobs if replica_set_pod(j)}
@@ -167,7 +168,7 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
     classes = {(p.kind, p.name) for p in (*model.priority_classes, *BUILTIN_PRIORITY_CLASSES)} | \
         {(kind, b.name) for b in model.broken for kind, name in (("workload", "WorkloadPriorityClass"),
                                                                  ("pod", "PriorityClass")) if b.kind == name}
-    shared = _shared_uids(model.jobs, diags)
+    shared = shared_uids(model.jobs, diags)
     jobs, broken = join_pod_groups(model.jobs)
     if enabled(model.config, "ShortWorkloadNames"):  # every job's Workloads named as Kueue then names them
         jobs = [short_names(j) for j in jobs]
@@ -380,56 +381,6 @@ def _own_names(made: list[Workload], taken: set[str]) -> list[Workload]:
         else:
             out.append(w.model_copy(update={"kueue_name": w.name}))
     return out
-
-
-def _shared_uids(jobs: tuple[Job, ...], diags: Diagnostics) -> set[str]:
-    """The UIDs two or more jobs of the input carry, each later one reported (KAD198) at its UID,
-    naming where the first carrying it is. A cluster can't hold them; Kueue's job reconciler tells
-    jobs apart by kind and name (FindMatchingWorkloads), so each is still decided."""
-    first: dict[str, Job] = {}
-    shared: set[str] = set()
-    for job in jobs:
-        uid = job.object.uid
-        if not uid:
-            continue
-        orig = first.setdefault(uid, job)
-        if orig is job:
-            continue
-        shared.add(uid)
-        where = orig.object.field_span("uid")
-        at = f" ({where})" if where is not None else ""
-        diags.emit(KAD198, f"`{job.object.qualified}` has the UID `{uid}` of `{orig.object.qualified}`{at}; "
-                   "no cluster holds two objects with one UID", job.object.field_span("uid"),
-                   labels=[Label(where, "first carried here")] if where is not None else [],
-                   notes=["Kueue's job reconciler finds a job's Workloads by its kind and name, not its UID: "
-                          "it makes a Workload for each, and kadmit decides both"],
-                   help="give one of them its own UID, or remove one", about=(subject(job.object), subject(orig.object)))
-    return shared
-
-
-def _shared_workload_uids(workloads: tuple[Workload, ...], diags: Diagnostics) -> None:
-    """Each Workload of the input carrying an earlier one's UID, reported (KAD198) at its UID.
-    Kueue keys Workloads by namespace and name, but breaks its last ties by UID: the queue's order
-    (`baseCompareFunc`: the order they reach the queue) and the preemption victims'
-    (`CandidatesOrdering`, sorted unstably from a map: Go's map order, from run to run;
-    tests/oracle/features/tie-victims-with-one-uid.yaml); kadmit takes them by name."""
-    first: dict[str, Workload] = {}
-    for wl in workloads:
-        if not wl.uid:
-            continue
-        orig = first.setdefault(wl.uid, wl)
-        if orig is wl:
-            continue
-        where = orig.field_span("uid")
-        at = f" ({where})" if where is not None else ""
-        diags.emit(KAD198, f"Workload `{wl.key}` has the UID `{wl.uid}` of Workload `{orig.key}`{at}; no cluster "
-                   "holds two objects with one UID", wl.field_span("uid"),
-                   labels=[Label(where, "first carried here")] if where is not None else [],
-                   notes=["Kueue breaks its last ties by UID (the queue's order, the order of preemption "
-                          "victims): where these two tie on everything before it, Kueue's order between them is "
-                          "not fixed (victims come in Go's map order, from run to run); kadmit takes them by name"],
-                   help="give one of them its own UID, or remove one",
-                   about=(Subject("Workload", wl.namespace, wl.name), Subject("Workload", orig.namespace, orig.name)))
 
 
 def _by_origin(workloads: tuple[Workload, ...]) -> dict[tuple, list[int]]:
