@@ -114,7 +114,7 @@ def test_admit_says_in_its_summary_when_a_setting_it_does_not_model_is_set(run):
     config = "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n"
     run.write("on/c.yaml", config + "waitForPodsReady: {timeout: 5m}\n" + queue)
     run.write("off/c.yaml", config + queue)
-    run.write("two/c.yaml", config + "waitForPodsReady: {timeout: 5m}\nfeatureGates: {PartialAdmission: false}\n" + queue)
+    run.write("two/c.yaml", config + "waitForPodsReady: {timeout: 5m}\nfeatureGates: {SchedulerLongRequeueInterval: true}\n" + queue)
     on, off, two = run("admit", "on"), run("admit", "off"), run("admit", "two")
     assert on.exit_code == off.exit_code == two.exit_code == 0
     assert "the input sets 2 settings kadmit does not model (KAD161)" in two.output
