@@ -1,0 +1,47 @@
+"""The SparkApplication integration and its feature gate (SparkApplicationIntegration, alpha, off by default in
+Kueue v0.17.0): enabled without the gate, its CanSupportIntegration fails jobframework.SetupControllers and
+Kueue's manager exits (the oracle's admit alike, which sets Kueue's job controllers up as cmd/kueue does); kadmit
+refuses the Configuration with Kueue's error (KAD157). With the gate on, Kueue starts and kadmit too."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from kadmit.diagnostics import Severity
+from kadmit.workspace import load
+
+KUEUE_ERROR = ("failed to configure reconcilers: sparkoperator.k8s.io/sparkapplication integration is alpha "
+               "feature. please enable SparkApplicationIntegration featuregate")
+CLUSTER = """\
+apiVersion: config.kueue.x-k8s.io/v1beta2
+kind: Configuration
+{gates}integrations:
+  frameworks: [batch/job, sparkoperator.k8s.io/sparkapplication]
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {{name: f0}}
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {{name: j, labels: {{kueue.x-k8s.io/queue-name: lq}}}}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{{name: c, image: x, resources: {{requests: {{cpu: "1"}}}}}}]
+"""
+
+
+@pytest.mark.parametrize("gates, starts", [("", False), ("featureGates: {SparkApplicationIntegration: true}\n", True)])
+def test_the_spark_integration_needs_its_gate_to_start(kueue_oracle, tmp_path, gates, starts):
+    path = tmp_path / "cluster.yaml"
+    path.write_text(CLUSTER.format(gates=gates), encoding="utf-8")
+    proc = subprocess.run([kueue_oracle, "admit", "--format", "json", str(path)], capture_output=True, text=True)
+    assert (proc.returncode == 0) == starts, proc.stderr[-2000:]
+    assert (KUEUE_ERROR in proc.stderr) != starts
+    errors = [d for d in load([str(path)]).diagnostics.items if d.severity == Severity.ERROR]
+    assert [d.code for d in errors] == ([] if starts else ["KAD157"])
+    assert all(f"`{KUEUE_ERROR}`" in d.message for d in errors)
