@@ -151,12 +151,12 @@ def test_a_leaderworkerset_whose_ungated_workers_carry_the_leaders_pod_group_is_
 def test_a_disabled_leaderworkersets_leader_statefulset_managed_without_queue_name_is_never_admitted():
     """`statefulset` enabled, the LeaderWorkerSet's integration not, manageJobsWithoutQueueName, no `default`: Kueue's
     StatefulSet integration takes the leader StatefulSet (lws._leader_set), whose Workload has no queue, even where
-    the LeaderWorkerSet names a queue itself (w). ("it names no queue": the StatefulSet; manage.py is at its limit.)"""
+    the LeaderWorkerSet names a queue itself (w): the reason names that StatefulSet."""
     from pathlib import Path
     case = Path(__file__).parents[1] / "oracle" / "features" / \
         "leaderworkerset-without-its-integration-statefulset-managed-without-queue-name.yaml"
     loaded = load([str(case)])
     reasons = {s.object.name: s.reason for s in loaded.model.skipped if s.object.kind == "LeaderWorkerSet"}
     assert set(reasons) == {"d", "w"} and not loaded.model.workloads
-    assert all(r.startswith("Kueue manages it (`manageJobsWithoutQueueName`)") and "never admitted" in r
-               for r in reasons.values()), reasons
+    assert all(r.startswith("Kueue manages its leader StatefulSet (`manageJobsWithoutQueueName`) but its leader "
+                            "StatefulSet names no queue") and "never admitted" in r for r in reasons.values()), reasons

@@ -558,7 +558,8 @@ def _not_managed(job: Job, s: Integrations, labels: dict[str, dict[str, str]], q
                  not in queues else f"it is already in the cluster (a UID or a status), so Kueue's webhook, which "
                  f"gives a new job namespace `{ns}`'s LocalQueue `default`, does not label it now")
     if s.manage_without_queue_name:
-        return (f"Kueue manages it (`manageJobsWithoutQueueName`) but it names no queue and {nodefault}: "
+        it = "its leader StatefulSet" if (job.framework, job.object.kind) == ("statefulset", "LeaderWorkerSet") else "it"
+        return (f"Kueue manages {it} (`manageJobsWithoutQueueName`) but {it} names no queue and {nodefault}: "
                 "its Workload has no queue and is never admitted")
     if job.framework == "deployment" and job.object.uid:
         return (f"its pod template has no `kueue.x-k8s.io/queue-name` label (and {nodefault}): already in the "
