@@ -98,4 +98,4 @@ def unmodelled_by_all(name: str, value: bool, written: dict[str, object]) -> lis
 
 # The integrations' and webhooks' gates kadmit models (Job start, which namespaces' jobs Kueue manages, Workload names)
 MODELLED = MODELLED | {"AssignQueueLabelsForPods", "ManagedJobsNamespaceSelectorAlwaysRespected",
-                       "ShortWorkloadNames", "SparkApplicationIntegration"}
+                       "ShortWorkloadNames", "SparkApplicationIntegration", "TASProfileMixed"}

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Mapping
 
 from kadmit.engine.compile.problem import tas_only
+from kadmit.featuregates import enabled
 from kadmit.index import ModelIndex
 from kadmit.model import ClusterQueue, Model, Node, PodSet, TopologyRequest, Workload
 from collections import OrderedDict
@@ -121,7 +122,9 @@ class NodePool:
 
     def __init__(self, model: Model, index: ModelIndex, profile: Profile = "Mixed") -> None:
         self.index = index
-        self.profile: Profile = profile
+        # Kueue's Mixed profile is its feature gate TASProfileMixed's (on by default): off, BestFit for every pod set
+        self.profile: Profile = "BestFit" if profile == "Mixed" and not enabled(model.config, "TASProfileMixed") \
+            else profile
         self.inventory: Inventory = model_inventory(model, skip_tas_pods=True)  # pods of TAS workloads count via their placements
         self.free: dict[str, dict[str, int]] = FreeLog({n.name: n.free for n in self.inventory.nodes})
         self.holders: dict[str, set[str]] = {n.name: set(n.holders) for n in self.inventory.nodes}
