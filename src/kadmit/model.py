@@ -345,6 +345,9 @@ class Workload(Obj):
     finished: bool = False
     # why kadmit's reading of the input finishes it, as Kueue's Finished condition says (`FailedToStart: …`)
     finished_reason: str = ""
+    # the error Kueue's job reconciler fails to start it with once admitted (`jobs.start.warn_unstartable`): it then
+    # finishes it (FailedToStart), which `admit` says of the decision (`finished`)
+    start_fails: str = ""
     active: bool = True  # spec.active; an inactive workload is never admitted
     evicted: bool = False  # an `Evicted` condition with status True: Kueue prefers such victims
     inadmissible: str = ""  # why Kueue marks it inadmissible before any queue sees it (DRA), "" if not

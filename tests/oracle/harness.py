@@ -111,6 +111,8 @@ class Outcome:
     preempted: tuple = ()  # the victims' names, sorted
     preempted_by: str | None = None
     checks: tuple = ()  # quota reserved: its admission checks, ((name, state), ...) by name
+    # admitted, then finished by the end (Kueue's Finished condition's reason: FailedToStart), holding no quota
+    finished: str | None = None
 
     def text(self) -> str:
         if not self.admitted:
@@ -124,6 +126,8 @@ class Outcome:
             s += f", preempting {', '.join(self.preempted)}"
         if self.preempted_by:
             s += f", preempted by {self.preempted_by}"
+        if self.finished:
+            s += f", then finished ({self.finished})"
         return s
 
 
@@ -138,7 +142,8 @@ def _outcome(d: dict, victims: list[str]) -> Outcome:
     if not d.get("quota_reserved", d["admitted"]):
         return Outcome(False, preempted=tuple(sorted(victims)), preempted_by=d.get("preempted_by"))
     checks = tuple(sorted((c["name"], c["state"]) for c in d.get("admission_checks", [])))
-    return Outcome(True, d["cluster_queue"], _pod_sets(d["pod_sets"]), tuple(sorted(victims)), checks=checks)
+    return Outcome(True, d["cluster_queue"], _pod_sets(d["pod_sets"]), tuple(sorted(victims)), checks=checks,
+                   finished=(d.get("finished") or {}).get("reason"))
 
 
 @dataclass
@@ -312,8 +317,7 @@ def compare(kadmit: Answer, kueue: Answer, *, placement: bool = True,
     def strip(o: Outcome) -> Outcome:
         if placement:
             return o
-        return Outcome(o.admitted, o.cluster_queue, tuple((n, c, fl, ()) for n, c, fl, _ in o.pod_sets),
-                       o.preempted, o.preempted_by, o.checks)
+        return replace(o, pod_sets=tuple((n, c, fl, ()) for n, c, fl, _ in o.pod_sets))
 
     differ, undecided = {}, {}
     by_object: dict[str, tuple[list[str], list[str]]] = {}

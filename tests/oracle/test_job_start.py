@@ -73,3 +73,26 @@ def test_which_pod_group_member_kueue_names_goes_either_way(kueue_oracle):
     k, q = from_kadmit(kadmit), from_oracle(kueue)
     result = compare(k, q, alternatives=variants(kueue))
     assert code == 0 and result.agree and k.outcomes["ns/after"].admitted, result.report(k, q)
+
+
+def test_a_workload_whose_start_fails_in_the_run_is_admitted_and_finished(kueue_oracle):
+    """Job `bad`'s Workload, admitted in cycle 1 and then not startable (its template's `kueue.x-k8s.io/podset`
+    label), with Kueue's job reconciler answering after the scheduler's run (`--reconcile-jobs-every 100`): at the end
+    its QuotaReserved and Admitted conditions stay True and its admission stays in its status, but it is Finished
+    (FailedToStart, the start's error) and Kueue's workload controller has dropped it from the cache, so it holds no
+    quota (`--end-state`'s `holding` leaves it out). The oracle's decision says so (`finished`, beside `admitted`), and
+    kadmit's (KAD161's Workload) too, Kueue's words, and none other is finished."""
+    path = "tests/oracle/features/tie-job-start-fails-reconcile-timing.yaml"
+    kueue = run_oracle(kueue_oracle, [path], "--reconcile-jobs-every", "100", "--end-state")
+    theirs = {d["workload"]: d for d in kueue["decisions"]}
+    assert theirs["ns/bad"]["admitted"] and theirs["ns/bad"]["quota_reserved"]
+    assert theirs["ns/bad"]["finished"] == {"reason": "FailedToStart", "message": (
+        "invalid admission check PodSetUpdate: conflict for labels: conflict for key=kueue.x-k8s.io/podset, "
+        "value1=other, value2=main")}
+    assert sorted(h["workload"] for h in kueue["holding"]) == ["ns/w1", "ns/w2"]
+    code, kadmit = run_kadmit([path])
+    ours = {d["workload"]: d for d in kadmit["decisions"]}
+    assert {n: d["finished"] for n, d in ours.items()} == {n: d["finished"] for n, d in theirs.items()}
+    k, q = from_kadmit(kadmit), from_oracle(kueue)
+    result = compare(k, q)
+    assert code == 0 and result.agree and k.outcomes["ns/bad"].finished == "FailedToStart", result.report(k, q)

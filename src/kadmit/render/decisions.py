@@ -54,6 +54,10 @@ def admit_dict(result: AdmitResult, skipped=(), unmodelled: int = 0, refused_pod
             "cycle": d.cycle,
             "unknown": d.unknown,
             "notes": list(d.notes),
+            # Kueue's Finished condition once its job reconciler fails to start it (KAD161): its Admitted and
+            # QuotaReserved stay, but it holds no quota, as the oracle's `finished` says
+            "finished": {"reason": "FailedToStart", "message": d.workload.start_fails}
+            if d.admitted and d.workload.start_fails else None,
         })
     out = {"mode": result.mode, "decisions": decisions, "skipped": [skipped_dict(s) for s in skipped],
            "solver": result.solver, "loops": [lp.as_dict() for lp in result.loops],

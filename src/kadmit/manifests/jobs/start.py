@@ -154,7 +154,7 @@ def warn_unstartable(model: Model, diags: Diagnostics) -> Model:
     whatever flavor it took (`start_failure`'s merge, on what needs no admission: the pod set, queue and
     Workload labels and annotation a template sets otherwise; a node selector is the flavor's, and Kueue's
     flavor assigner takes none it conflicts with): kadmit models the start of a Workload the input shows
-    admitted only. `model`, unchanged."""
+    admitted only. `model`, each such Workload with the error (`Workload.start_fails`)."""
     starts: dict[tuple, tuple] = {}  # the origin a job's Workloads name -> (the job, what its start merges into)
     for job in model.jobs:
         if job.templates is None or all(KUEUE_SET.isdisjoint(labels) and KUEUE_SET.isdisjoint(annotations)
@@ -170,7 +170,8 @@ def warn_unstartable(model: Model, diags: Diagnostics) -> Model:
         return model
     queues = {lq.key: lq.cluster_queue for lq in model.local_queues}
     queued = queue_labels(model.config)
-    for wl in model.workloads:
+    fails: dict[int, str] = {}
+    for at, wl in enumerate(model.workloads):
         o = wl.origin
         found = starts.get((o.kind, o.namespace or "default", o.name)) if o is not None else None
         if found is None or wl.admission is not None or wl.finished:
@@ -188,8 +189,12 @@ def warn_unstartable(model: Model, diags: Diagnostics) -> Model:
                 diags.emit(KAD161, f"{job.object.kind} `{job.object.key}`: " + WILL_NOT_START.format(wl=wl.key, error=error),
                            job.span, help="leave Kueue's labels and annotations out of the pod template",
                            about=(subject(job.object),))
+                fails[at] = error
                 break
-    return model
+    if not fails:
+        return model
+    return model.model_copy(update={"workloads": tuple(wl.model_copy(update={"start_fails": fails[at]}) if at in fails
+                                                       else wl for at, wl in enumerate(model.workloads))})
 
 
 def merge(into: list, selector: dict, labels: dict, annotations: dict, tolerations: list) -> str:

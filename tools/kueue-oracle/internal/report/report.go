@@ -29,7 +29,7 @@ type Decision struct {
 	Object           objects.Ref       `json:"object"`
 	Kueue            string            `json:"kueue_workload"` // Kueue's namespace/name of the Workload
 	Admitted         bool              `json:"admitted"`       // Kueue's Admitted: quota reserved and every check Ready
-	QuotaReserved    bool              `json:"quota_reserved"` // QuotaReserved: it holds quota
+	QuotaReserved    bool              `json:"quota_reserved"` // QuotaReserved: it holds quota (unless Finished)
 	AdmissionChecks  []CheckState      `json:"admission_checks"`
 	ClusterQueue     *string           `json:"cluster_queue"`
 	PodSets          []PodSet          `json:"pod_sets"`
@@ -39,6 +39,10 @@ type Decision struct {
 	Pending          *Condition        `json:"pending"` // Kueue's QuotaReserved=False condition, when not admitted
 	Usage            map[string]string `json:"usage"`
 	Cycle            int               `json:"cycle"`
+	// Kueue's Finished=True condition at the end, where the run finished it: a job reconciler whose start failed
+	// for good (FailedToStart, --reconcile-jobs-every). Its Admitted and QuotaReserved conditions stay True and its
+	// admission stays in its status, but Kueue's workload controller drops it from the cache: it holds no quota.
+	Finished *Condition `json:"finished"`
 }
 
 // PodSet is one pod set's assignment.
@@ -137,6 +141,10 @@ func Decisions(r *cluster.Result, owners Owners) []Decision {
 			d.PreemptedBy = &name
 			reason := reasonOf[k]
 			d.PreemptionReason = &reason
+		}
+		if apimeta.IsStatusConditionTrue(wl.Status.Conditions, kueue.WorkloadFinished) {
+			c := apimeta.FindStatusCondition(wl.Status.Conditions, kueue.WorkloadFinished)
+			d.Finished = &Condition{Reason: c.Reason, Message: c.Message}
 		}
 		if workload.HasQuotaReservation(wl) && wl.Status.Admission != nil {
 			d.QuotaReserved = true
