@@ -485,6 +485,8 @@ def node_field_refusals(f: Fields, spec: Val | None, path: str, refuse: bool = F
     name (a DNS-1123 subdomain). With `refuse` (a Pod's, a built-in job kind's template) each is also an error
     (KAD157) at its requirement, or weight."""
     affinity = f.map(f.map(spec, "affinity"), "nodeAffinity")
+    if affinity is None:
+        return []
     at = f"{path}.affinity.nodeAffinity"
     terms = [(f"{at}.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[{i}]", t, None) for i, t in
              enumerate(f.maps(f.map(affinity, "requiredDuringSchedulingIgnoredDuringExecution"), "nodeSelectorTerms"))]
@@ -544,7 +546,9 @@ def pod_affinity_refusals(f: Fields, spec: Val | None, path: str, refuse: bool =
     the server checks before its topologyKey, are not. With `refuse` (a Pod's, a built-in job kind's template)
     each is also an error (KAD157) at its term."""
     affinity = f.map(spec, "affinity")
-    out = []
+    out: list[str] = []
+    if affinity is None:
+        return out
     for kind in ("podAffinity", "podAntiAffinity"):
         block, at = f.map(affinity, kind), f"{path}.affinity.{kind}"
         terms = [(f"{at}.requiredDuringSchedulingIgnoredDuringExecution[{i}]", t, None)
