@@ -364,6 +364,7 @@ class Workload(Obj):
     requeue_at: datetime | None = None  # `status.requeueState.requeueAt`: Kueue queues it from then on
     uid: str = ""  # metadata.uid, where the input has it (preemption messages name it)
     priority_boost: str | None = None  # `kueue.x-k8s.io/priority-boost` as written: with the PriorityBoost gate (`index.priority`)
+    preemption_gated: bool = False  # a `spec.preemptionGates` gate not Open in its status (`requeue.preemption_gated`)
     admission_gated_by: str = ""  # `kueue.x-k8s.io/admission-gated-by` (its job's): with the AdmissionGatedBy gate (`effective.gated`)
     job_uid: str = ""  # the `kueue.x-k8s.io/job-uid` label: the UID of the job it was made from
     duration_ms: int | None = None  # how long it runs once admitted (`kadmit.dev/duration`); `simulate` reads it

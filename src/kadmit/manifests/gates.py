@@ -74,7 +74,7 @@ def unmodelled_words(name: str) -> str:
 # Kueue's gates whose every value kadmit decides as Kueue does (SchedulerConfig.feature_gates)
 MODELLED = frozenset({"AdmissionFairSharing", "AdmissionGatedBy", "DynamicResourceAllocation",
                       "FairSharingPreemptWithinNominal", "FairSharingPrioritizeNonBorrowing", "FlavorFungibility",
-                      "MultiKueue", "PartialAdmission", "PriorityBoost", "PrioritySortingWithinCohort", "ReclaimablePods",
+                      "MultiKueue", "MultiKueueOrchestratedPreemption", "PartialAdmission", "PriorityBoost", "PrioritySortingWithinCohort", "ReclaimablePods",
                       "SchedulerTimestampPreemptionBuffer", "TopologyAwareScheduling"})
 
 

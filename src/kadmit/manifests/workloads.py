@@ -321,6 +321,13 @@ def _conditions(f: Fields, status: Val | None) -> dict[str, tuple[bool, Val]]:
 
 
 HOSTNAME = "kubernetes.io/hostname"
+def _preemption_gated(f: Fields, spec: Val | None, status: Val | None) -> bool:
+    """workload.HasClosedPreemptionGate: a gate of `spec.preemptionGates` whose state in `status.preemptionGates`
+    is not Open (one with no state is closed)."""
+    positions = {f.str(g, "name"): f.str(g, "position") for g in f.maps(status, "preemptionGates")}
+    return any(positions.get(f.str(g, "name")) != "Open" for g in f.maps(spec, "preemptionGates"))
+
+
 ORDERING_EVICTIONS = ("AdmissionCheck", "PodsReadyTimeout")  # the evictions Kueue may queue a workload by
 JOB_UID_LABEL = "kueue.x-k8s.io/job-uid"
 
@@ -553,6 +560,7 @@ def workload(f: Fields, o: Meta) -> Workload | None:
         uid=f.str(o.metadata, "uid") or "", job_uid=o.labels.get(JOB_UID_LABEL, ""),
         priority_boost=o.annotations.get("kueue.x-k8s.io/priority-boost"),
         admission_gated_by=o.annotations.get(ADMISSION_GATED_BY, ""),
+        preemption_gated=_preemption_gated(f, spec, status),
         check_states=states, admitted_condition=true.get("Admitted", False), span=f.span(o.node), **extra,
         deleting=coverage.workload_goes(o.metadata, owned=True),
         **({"inadmissible": NO_POD_SETS} if no_pod_sets else {}),

@@ -44,7 +44,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 
 from kadmit.engine.preemption.candidates import Victim
-from kadmit.engine.admission.requeue import queued_again
+from kadmit.engine.admission.requeue import PREEMPTION_GATED, preemption_gated, queued_again
 from kadmit.engine.admission.asides import repeat_set_asides
 from kadmit.engine.admission.decisions import NO_LONGER_FITS, OVERLAPPING, Decision
 from kadmit.engine.admission.loops import Eviction, PreemptionLoop, States, loop_of
@@ -326,6 +326,11 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                 continue
             if got is not None and (got.mode != "Preempt" or got.targets):
                 plain = False  # (a head set aside, or blocking its StrictFIFO queue, keeps it plain)
+            if got is not None and got.mode == "Preempt" and got.targets and preemption_gated(session, head):
+                searches.skipped(head.key, ("gated",))  # setPreemptionGated: no preemption, all flavors next time
+                changed |= _set_aside(session, decisions, queues, set_aside, sticky, blocked, name, head, cycle, waits)
+                decisions[head.key].notes = [PREEMPTION_GATED]
+                continue
             if got is not None and got.mode == "Preempt" and any(t.key in targeted for t in got.targets):
                 # Kueue v0.17 skips it (no recompute: RecomputeAssignmentUponPreemptionTargetsOverlap
                 # came in v0.20); it holds nothing and stays at its queue's head for the next cycle

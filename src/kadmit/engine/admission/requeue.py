@@ -1,4 +1,5 @@
-"""A victim as Kueue queues it again once its eviction completes (`ordered.decide_ordered`)."""
+"""A victim as Kueue queues it again once its eviction completes, and a preemptor Kueue does not let preempt
+(`ordered.decide_ordered`)."""
 
 from __future__ import annotations
 
@@ -31,3 +32,14 @@ def queued_again(session, wl: Workload, victim: Victim, by: str | None, cycle: i
         start = max(w.created for w in session.model.workloads) + timedelta(seconds=1)
         wl = wl.model_copy(update={"created": start + timedelta(seconds=cycle - 1, milliseconds=1)})
     return wl
+
+
+PREEMPTION_GATED = "Workload requires preemption, but it's gated"  # scheduler.go, setPreemptionGated
+
+
+def preemption_gated(session, wl: Workload) -> bool:
+    """With the MultiKueueOrchestratedPreemption gate on (off by default), a head that needs preemption and has
+    victims does not preempt while one of its `spec.preemptionGates` is not Open (workload.HasClosedPreemptionGate):
+    Kueue queues it again, as one that found no assignment (RequeueReasonPreemptionGated: set aside in a
+    BestEffortFIFO queue, kept at the head of a StrictFIFO one), and its next try starts at the first flavor."""
+    return wl.preemption_gated and enabled(session.model.config, "MultiKueueOrchestratedPreemption")

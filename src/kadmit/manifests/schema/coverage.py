@@ -106,9 +106,8 @@ FIELDS: dict[str, dict[str, Entry]] = {
         "priorityClassRef": M("priority (v1beta2)"),
         "active": M("an inactive workload is never admitted"),
         "maximumExecutionTimeSeconds": N("evicts a workload after it ran this long; not an admission rule"),
-        "preemptionGates": N("Kueue v0.17.0's scheduler reads them only under the MultiKueueOrchestratedPreemption "
-                             "feature gate (alpha, off by default; a Configuration turning it on is reported, "
-                             "KAD161): a gated workload preempts"),
+        "preemptionGates": M("a closed gate keeps the workload from preempting under the "
+                             "MultiKueueOrchestratedPreemption feature gate (alpha, off by default: then it preempts)"),
     },
     "Configuration": {
         "apiVersion": M("the Configuration's version"),
