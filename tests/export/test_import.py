@@ -25,7 +25,7 @@ from fix_clusters import yaml_tas_clusters  # noqa: E402
 DECIDING = ("bound to node", "gang kube-scheduler places", "pod-set slices", "DRA claims", "recorded usage",
             "resources (excluded", "LimitRange", "RuntimeClass",
             "inadmissible", "admissionFairSharing", "the UIDs of", "Requeued condition", "eviction time",
-            "a toleration of", "node affinity `matchFields`", "`featureGates`")
+            "a toleration of", "node affinity `matchFields`", "`featureGates`", "Kueue cannot parse")
 
 
 def decisions(model) -> list:

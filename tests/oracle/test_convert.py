@@ -23,6 +23,7 @@ import pytest
 import yaml
 
 from kadmit.diagnostics import Severity
+from kadmit.effective import gated
 from kadmit.index import ModelIndex
 from kadmit.quantity import parse_quantity
 from kadmit.workspace import load
@@ -178,7 +179,8 @@ REFUSAL = re.compile(r": (Invalid value|Required value|Forbidden|Too many|Unsupp
 def kadmit_side(paths: list[str]) -> tuple[dict[tuple, dict], list[str]]:
     """The same from kadmit's model; and kadmit's errors (a refusal of Kueue's is one of them)."""
     ws = load(paths)
-    model, index = ws.model, ModelIndex(ws.model)
+    model = gated(ws.model)  # the pod sets as Kueue's feature gates leave them (PartialAdmission off: no minCount)
+    index = ModelIndex(model)
     out: dict[tuple, dict] = {}
     for w in model.workloads:
         if w.kueue_name is None or w.origin is None:  # a Workload of the input, not one a job made

@@ -15,6 +15,9 @@ from kadmit.scope import blocking
 
 
 
+_FOLLOWED = frozenset({"PartialAdmission", "ReclaimablePods"})
+
+
 def _outside_scope(model, diagnostics) -> str | None:
     if blocking(model, diagnostics):
         # kadmit declines the workloads an input error reaches (KAD180's repeats of a generateName Job): they are
@@ -25,6 +28,11 @@ def _outside_scope(model, diagnostics) -> str | None:
     if model.config is not None and model.config.admission_fair_sharing is not None \
             and any(cq.admission_fair_sharing for cq in model.cluster_queues):
         return "admission fair sharing"
+    # the gates the reference follows through kadmit.effective (PartialAdmission: no minCount; ReclaimablePods:
+    # nothing reclaimed); the others change the scheduler's own steps, which the reference writes as the defaults
+    gates = set(model.config.feature_gates) - _FOLLOWED if model.config is not None else set()
+    if gates:
+        return "feature gates away from their defaults: " + ", ".join(sorted(gates))
     if any(not w.pod_sets for w in model.workloads):
         # a v1beta2 Workload without pod sets (ff452c3): Kueue and the engine keep it queued, never admitted,
         # holding back a StrictFIFO queue; the reference sets an inadmissible workload aside

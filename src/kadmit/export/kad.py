@@ -15,6 +15,7 @@ from kadmit.index import HOSTNAME_LABEL, ModelIndex
 from kadmit.model import (AdmissionCheck, CheckConfig, CheckRule, ClusterQueue, Cohort, LabelSelector, Model, Node,
                           PodSet, Requirement, ResourceGroup, Taint, Toleration, Workload)
 from kadmit.modelchecks import KUEUE_GROUP, MULTIKUEUE, PROVISIONING, active_reason
+from kadmit.modelscheduling import expression_errors
 from kadmit.quantity import MILLI, format_quantity
 
 CONCERNS = ("priorities", "namespaces", "scheduler", "topology", "flavors", "cohorts", "queues", "checks", "rules",
@@ -258,7 +259,13 @@ def pod_group(out: Out, wl: Workload, ps: PodSet) -> str:
     if ps.node_affinity:
         terms = []
         for term in ps.node_affinity:
-            lines = [_match(r) for r in term.match_expressions]
+            lines = [_match(r) for r in term.match_expressions if not expression_errors(r, "")]
+            if unparsable := [r for r in term.match_expressions if expression_errors(r, "")]:
+                # Kueue keeps the Workload and fails the term ("invalid affinity node selectors"); the .kad
+                # language refuses such a `match`: say so, keep it as a comment
+                lines += out.lack("workloads", f"a node affinity expression Kueue cannot parse, of pod group "
+                                  f"`{ps.name}` of `{wl.key}`", ps.field_span("node_affinity"),
+                                  [_match(r) for r in unparsable])
             if term.match_fields:  # the .kad language has no word for them: say so, don't drop them
                 lines += out.lack("workloads", f"node affinity `matchFields` of pod group `{ps.name}` of `{wl.key}`",
                                   ps.field_span("node_affinity"),
