@@ -266,8 +266,8 @@ def test_feature_gates_of_kueues_manager_flags_are_reported_not_modelled() -> No
                 args: [--feature-gates=Other=true]
         """)
     got = [(d.code, d.span.line, d.message.split("`")[3]) for d in diags.sorted()]
-    # TopologyAwareScheduling=false and PartialAdmission=false are modelled (SchedulerConfig.feature_gates): no warning
-    assert got == [("KAD161", 12, "DynamicResourceAllocation=true"), ("KAD161", 13, "PriorityBoost=1")], got
+    assert got == [("KAD161", 12, "DynamicResourceAllocation=true"), ("KAD161", 12, "TopologyAwareScheduling=false"),
+                   ("KAD161", 13, "PartialAdmission=false"), ("KAD161", 13, "PriorityBoost=1")], got
     assert all("Configuration's `featureGates`" in d.notes[0] for d in diags.sorted())
 
 

@@ -11,6 +11,7 @@ from oracle.differential import oracle_each
 from oracle.harness import run_oracle
 from oracle.test_admit import DIVERGENCES, _cases
 
+from kadmit.modelscheduling import parse_errors
 from kadmit.scope import blocking
 
 
@@ -33,6 +34,10 @@ def _outside_scope(model, diagnostics) -> str | None:
     gates = set(model.config.feature_gates) - _FOLLOWED if model.config is not None else set()
     if gates:
         return "feature gates away from their defaults: " + ", ".join(sorted(gates))
+    if any(parse_errors(ps.node_affinity) for w in model.workloads for ps in w.pod_sets):
+        # Kueue's flavor search stops at a required node affinity it cannot parse (modelscheduling.flavor_affinity,
+        # mexpr): the reference's flavor check reads each requirement as a label match
+        return "node affinity Kueue cannot parse"
     if any(not w.pod_sets for w in model.workloads):
         # a v1beta2 Workload without pod sets (ff452c3): Kueue and the engine keep it queued, never admitted,
         # holding back a StrictFIFO queue; the reference sets an inadmissible workload aside
