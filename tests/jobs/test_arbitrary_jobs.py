@@ -63,7 +63,8 @@ def test_a_spark_application_is_listed_as_kueue_treats_it(tmp_path):
            "metadata: {name: pi, labels: {kueue.x-k8s.io/queue-name: user-queue}}\n"
            "spec: {type: Scala, mode: cluster, sparkVersion: 4.0.0, driver: {cores: 1}, executor: {instances: 1}}\n")
     on = ("apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n"
-          "integrations: {frameworks: [batch/job, sparkoperator.k8s.io/sparkapplication]}\n")
+          "integrations: {frameworks: [batch/job, sparkoperator.k8s.io/sparkapplication]}\n"
+          "featureGates: {SparkApplicationIntegration: true}\n")  # without it Kueue's manager does not start (KAD157)
     off = admit_json(*write(tmp_path, setup__yaml=SETUP, app__yaml=app))
     assert [s["reason"] for s in off["skipped"]] == [
         "integration `sparkoperator.k8s.io/sparkapplication` is not in `integrations.frameworks` of the "
