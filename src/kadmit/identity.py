@@ -20,6 +20,13 @@ def object_of(wl: Workload) -> ObjectRef:
     return ObjectRef(api_version=WORKLOAD_API, kind="Workload", namespace=wl.namespace, name=wl.name)
 
 
+def kueue_key(wl: Workload) -> str:
+    """Kueue's `namespace/name` of the Workload (the oracle's `kueue_workload`): the name Kueue gives the Workload
+    it makes of a job (`Workload.kueue_name`: `job-<name>-<hash>`, a pod group's Workload the group's name), else
+    the Workload's own, where the input holds it."""
+    return f"{wl.namespace}/{wl.kueue_name or wl.name}"
+
+
 _REPEAT = re.compile(r"#(\d+)")
 
 

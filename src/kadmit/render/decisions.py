@@ -6,7 +6,7 @@ import json
 import textwrap
 
 from kadmit.engine.result import AdmitResult
-from kadmit.identity import display_names, object_dict, object_of, skipped_dict
+from kadmit.identity import display_names, kueue_key, object_dict, object_of, skipped_dict
 from kadmit.model import SKIPPED_NAMED
 from kadmit.placement.domains import level_label
 from kadmit.quantity import format_quantity
@@ -37,6 +37,7 @@ def admit_dict(result: AdmitResult, skipped=(), unmodelled: int = 0, refused_pod
         decisions.append({
             "workload": d.key,
             "object": object_dict(object_of(d.workload)),
+            "kueue_workload": kueue_key(d.workload),
             # Kueue's Admitted: quota reserved and every admission check Ready
             "admitted": d.admitted and not d.waiting_checks,
             "quota_reserved": d.admitted,
