@@ -136,6 +136,9 @@ SOURCES = [
      "folder"),
     ("gpu-for-vms-with-kueue", "raphaelmorsch/gpu-for-vms-with-kueue", "492f3f376bc4eee0b85bdd7860f1da2fba31236b",
      ["deploy/*", "**.md"], [], "generated"),
+    # releases before the swept ones: Kueue v0.16.9's site examples, the training operator v1.8.1's
+    ("kueue-v0.16.9", "kubernetes-sigs/kueue", "v0.16.9", ["site/static/examples/**"], [], "kueue"),
+    ("training-operator-v1.8.1", "kubeflow/trainer", "v1.8.1", ["examples/**"], [], "generated"),
 ]
 
 REPEATS = 8  # a "folder" source's `-repeated` cluster: how many times each file of a `generateName` job
