@@ -255,6 +255,7 @@ func decide(ctx context.Context, paths []string, opts admitOptions) (admitOutput
 			Start: startTime, Seed: runSeed, MaxCycles: opts.maxCycles, StopEvictedJobs: !opts.keepVictims,
 			Indexes: jobIndexes, Convert: jr.convert, Log: opts.log,
 			ReconcileJobs: jr.reconcile, ReconcileEvery: opts.reconcileEvery, ReconcilePriorityClasses: opts.priorityClasses,
+			CRDs: defaulter,
 		})
 		if err != nil {
 			return out, fmt.Errorf("setting the cluster up: %w", err)

@@ -186,7 +186,7 @@ func convertPaths(ctx context.Context, paths []string, gates string) (*convertOu
 	// pods): the fake client treats them as strategic merges, as the admit command's does
 	builder := fake.NewClientBuilder().WithScheme(scheme).WithObjects(in.Objects...).
 		WithStatusSubresource(&kueue.Workload{}, &kueue.ClusterQueue{}, &kueue.LocalQueue{}, &kueue.Cohort{}, &kueue.AdmissionCheck{}).
-		WithInterceptorFuncs(interceptor.Funcs{SubResourcePatch: utiltesting.TreatSSAAsStrategicMerge})
+		WithInterceptorFuncs(defaulter.Intercept(scheme, interceptor.Funcs{SubResourcePatch: utiltesting.TreatSSAAsStrategicMerge}, nil))
 	ix := utiltesting.AsIndexer(builder)
 	if err := indexer.Setup(ctx, ix); err != nil {
 		return nil, err

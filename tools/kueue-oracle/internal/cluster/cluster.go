@@ -18,6 +18,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/types"
 	clienttesting "k8s.io/client-go/testing"
@@ -45,6 +46,9 @@ import (
 	utilqueue "sigs.k8s.io/kueue/pkg/util/queue"
 	utiltas "sigs.k8s.io/kueue/pkg/util/tas"
 	utiltesting "sigs.k8s.io/kueue/pkg/util/testing"
+
+	"github.com/kadmit/kadmit/tools/kueue-oracle/internal/objects"
+	"github.com/kadmit/kadmit/tools/kueue-oracle/internal/server"
 )
 
 // Options of a run.
@@ -75,6 +79,8 @@ type Options struct {
 	ReconcilePriorityClasses bool
 	// Log receives Kueue's own logs.
 	Log logr.Logger
+	// CRDs checks and defaults writes of Kueue's kinds as an API server does (nil: none).
+	CRDs *objects.Defaulter
 }
 
 type requeuer interface {
@@ -118,10 +124,15 @@ func New(ctx context.Context, scheme *runtime.Scheme, objs []client.Object, cfg 
 	// REST mapper of the whole scheme on every patch, and server-side applies reach the client
 	// as strategic merges here anyway (see watch.interceptor).
 	tracker := clienttesting.NewObjectTracker(scheme, serializer.NewCodecFactory(scheme).UniversalDecoder())
+	// Kueue's kinds written as an API server takes them: their CRDs' defaults, schemas and
+	// validation rules (objects.Intercept); a refused patch is undone in the tracker.
+	restore := func(gvr schema.GroupVersionResource, obj client.Object) error {
+		return tracker.Update(gvr, obj, obj.GetNamespace())
+	}
 	builder := fake.NewClientBuilder().WithScheme(scheme).WithObjectTracker(tracker).
 		WithObjects(held(withoutWorkloads(objs))...).
 		WithStatusSubresource(&kueue.Workload{}, &kueue.ClusterQueue{}, &kueue.LocalQueue{}, &kueue.Cohort{}, &kueue.AdmissionCheck{}).
-		WithInterceptorFuncs(c.watch.interceptor())
+		WithInterceptorFuncs(opts.CRDs.Intercept(scheme, c.watch.interceptor(), restore))
 	ix := &onceIndexer{FieldIndexer: utiltesting.AsIndexer(builder), seen: map[string]bool{}}
 	// The indexes Kueue's manager sets up (cmd/kueue/main.go, setupIndexes).
 	if err := indexer.Setup(ctx, ix); err != nil {
@@ -328,7 +339,8 @@ func (c *Cluster) load(objs []client.Object) error {
 	for _, wl := range wls {
 		obj := wl.DeepCopy()
 		obj.DeletionTimestamp = nil
-		if err := c.cl.Create(ctx, obj); err != nil {
+		// the input's state, as the cluster holds it (not a request: the input is read unvalidated)
+		if err := c.cl.Create(server.Stamping(ctx), obj); err != nil {
 			return fmt.Errorf("Workload %s/%s: %w", wl.Namespace, wl.Name, err)
 		}
 		if !wl.DeletionTimestamp.IsZero() {

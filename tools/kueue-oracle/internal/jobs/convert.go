@@ -30,6 +30,8 @@ import (
 	schdcache "sigs.k8s.io/kueue/pkg/cache/scheduler"
 	"sigs.k8s.io/kueue/pkg/controller/jobframework"
 	podconstants "sigs.k8s.io/kueue/pkg/controller/jobs/pod/constants"
+
+	"github.com/kadmit/kadmit/tools/kueue-oracle/internal/server"
 )
 
 // maxRounds bounds how often every request is reconciled again: a reconciler that creates a
@@ -648,7 +650,8 @@ func (e *env) collect(ctx context.Context, items []*item, reqs []*request, befor
 				wl.UID = draw()
 			}
 		}
-		if err := e.cl.Update(ctx, wl); err != nil {
+		// what the API server stamps on create, not a request its validation sees
+		if err := e.cl.Update(server.Stamping(ctx), wl); err != nil {
 			return Converted{}, fmt.Errorf("workload %s/%s: %w", wl.Namespace, wl.Name, err)
 		}
 		out.Workloads = append(out.Workloads, wl)

@@ -20,6 +20,8 @@ import (
 // (config/components/crd/bases), through apiextensions-apiserver's defaulting algorithm.
 type Defaulter struct {
 	schemas map[schema.GroupVersionKind]*structuralschema.Structural
+	// versions validate objects as the API server does (validate.go), built on first use
+	versions map[schema.GroupVersionKind]*crdVersion
 }
 
 // KueueDefaulter is NewDefaulter's, read once per process (the CRDs are the module's own, fixed):
@@ -29,7 +31,8 @@ var KueueDefaulter = sync.OnceValues(NewDefaulter)
 
 // NewDefaulter reads every CRD the Kueue module ships.
 func NewDefaulter() (*Defaulter, error) {
-	d := &Defaulter{schemas: map[schema.GroupVersionKind]*structuralschema.Structural{}}
+	d := &Defaulter{schemas: map[schema.GroupVersionKind]*structuralschema.Structural{},
+		versions: map[schema.GroupVersionKind]*crdVersion{}}
 	files, err := fs.Glob(crdbases.FS, "*.yaml")
 	if err != nil {
 		return nil, err
@@ -57,6 +60,8 @@ func NewDefaulter() (*Defaulter, error) {
 			}
 			gvk := schema.GroupVersionKind{Group: crd.Spec.Group, Version: v.Name, Kind: crd.Spec.Names.Kind}
 			d.schemas[gvk] = s
+			d.versions[gvk] = &crdVersion{kind: gvk, namespaced: crd.Spec.Scope == apiextensionsv1.NamespaceScoped,
+				props: &internal, structural: s, status: v.Subresources != nil && v.Subresources.Status != nil}
 		}
 	}
 	return d, nil

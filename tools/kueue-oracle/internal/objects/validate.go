@@ -1,0 +1,193 @@
+package objects
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	apiextensions "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/model"
+	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
+	structurallisttype "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/listtype"
+	schemaobjectmeta "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/objectmeta"
+	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metavalidation "k8s.io/apimachinery/pkg/api/validation"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	celconfig "k8s.io/apiserver/pkg/apis/cel"
+	"k8s.io/apiserver/pkg/cel/common"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+)
+
+// crdVersion validates one version of one of Kueue's CRDs as the API server's custom resource
+// handler does (apiextensions-apiserver pkg/registry/customresource: strategy.go Validate and
+// ValidateUpdate, status_strategy.go ValidateUpdate, validator.go): the OpenAPI schema
+// (apiserver/validation), embedded ObjectMeta, x-kubernetes-list-type, then the
+// x-kubernetes-validations CEL rules (apiserver/schema/cel), with CRD validation ratcheting on
+// updates (GA, always on since Kubernetes v1.33). The validators are built on first use: the
+// CEL rules are compiled then.
+type crdVersion struct {
+	kind       schema.GroupVersionKind
+	namespaced bool
+	status     bool // the version has the status subresource
+	props      *apiextensions.JSONSchemaProps
+	structural *structuralschema.Structural
+
+	once            sync.Once
+	err             error
+	validator       apiservervalidation.SchemaValidator
+	statusValidator apiservervalidation.SchemaValidator
+	cel             *cel.Validator
+}
+
+func (v *crdVersion) build() error {
+	v.once.Do(func() {
+		if v.validator, _, v.err = apiservervalidation.NewSchemaValidator(v.props); v.err != nil {
+			return
+		}
+		if st, ok := v.props.Properties["status"]; ok && v.status {
+			if v.statusValidator, _, v.err = apiservervalidation.NewSchemaValidator(&st); v.err != nil {
+				return
+			}
+		}
+		v.cel = cel.NewValidator(v.structural, true, celconfig.PerCallLimit)
+	})
+	return v.err
+}
+
+// blocking is customresource's hasBlockingErr: CEL rules are not run over an object with such errors.
+func blocking(errs field.ErrorList) (bool, *field.Error) {
+	for _, err := range errs {
+		switch err.Type {
+		case field.ErrorTypeNotSupported, field.ErrorTypeRequired, field.ErrorTypeTooLong, field.ErrorTypeTooMany, field.ErrorTypeTypeInvalid:
+			return true, field.Invalid(nil, nil, "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation")
+		}
+	}
+	return false, nil
+}
+
+func (v *crdVersion) typeMeta(u *unstructured.Unstructured) field.ErrorList {
+	var errs field.ErrorList
+	if u.GetKind() != v.kind.Kind {
+		errs = append(errs, field.Invalid(field.NewPath("kind"), u.GetKind(), fmt.Sprintf("must be %v", v.kind.Kind)))
+	}
+	if u.GetAPIVersion() != v.kind.GroupVersion().String() {
+		errs = append(errs, field.Invalid(field.NewPath("apiVersion"), u.GetAPIVersion(), fmt.Sprintf("must be %v", v.kind.GroupVersion())))
+	}
+	return errs
+}
+
+// create is customResourceStrategy.Validate.
+func (v *crdVersion) create(ctx context.Context, u *unstructured.Unstructured) field.ErrorList {
+	if errs := v.typeMeta(u); len(errs) > 0 {
+		return errs
+	}
+	var errs field.ErrorList
+	errs = append(errs, metavalidation.ValidateObjectMetaAccessor(u, v.namespaced, metavalidation.NameIsDNSSubdomain, field.NewPath("metadata"))...)
+	errs = append(errs, apiservervalidation.ValidateCustomResource(nil, u.UnstructuredContent(), v.validator)...)
+	errs = append(errs, schemaobjectmeta.Validate(nil, u.Object, v.structural, false)...)
+	errs = append(errs, structurallisttype.ValidateListSetsAndMaps(nil, v.structural, u.Object)...)
+	if has, err := blocking(errs); has {
+		return append(errs, err)
+	}
+	celErrs, _ := v.cel.Validate(ctx, nil, v.structural, u.Object, nil, celconfig.RuntimeCELCostBudget)
+	return append(errs, celErrs...)
+}
+
+// update is customResourceStrategy.ValidateUpdate, or with status statusStrategy.ValidateUpdate
+// (a write to the status subresource: only the status validated against the status schema).
+func (v *crdVersion) update(ctx context.Context, u, old *unstructured.Unstructured, status bool) field.ErrorList {
+	if errs := v.typeMeta(u); len(errs) > 0 {
+		return errs
+	}
+	correlated := common.NewCorrelatedObject(u.Object, old.Object, &model.Structural{Structural: v.structural})
+	celOpts := []cel.Option{cel.WithRatcheting(correlated)}
+	errs := metavalidation.ValidateObjectMetaAccessorUpdate(u, old, field.NewPath("metadata"))
+	if status && v.status {
+		if st, ok := u.Object["status"]; ok && v.statusValidator != nil {
+			errs = append(errs, apiservervalidation.ValidateCustomResourceUpdate(field.NewPath("status"), st, old.Object["status"],
+				v.statusValidator, apiservervalidation.WithRatcheting(correlated.Key("status")))...)
+		}
+		if newErrs := structurallisttype.ValidateListSetsAndMaps(nil, v.structural, u.Object); len(newErrs) > 0 {
+			if oldErrs := structurallisttype.ValidateListSetsAndMaps(nil, v.structural, old.Object); len(oldErrs) == 0 {
+				errs = append(errs, newErrs...)
+			}
+		}
+	} else {
+		errs = append(errs, apiservervalidation.ValidateCustomResourceUpdate(nil, u.UnstructuredContent(), old.UnstructuredContent(),
+			v.validator, apiservervalidation.WithRatcheting(correlated))...)
+		errs = append(errs, schemaobjectmeta.Validate(nil, u.Object, v.structural, false)...)
+		if oldErrs := structurallisttype.ValidateListSetsAndMaps(nil, v.structural, old.Object); len(oldErrs) == 0 {
+			errs = append(errs, structurallisttype.ValidateListSetsAndMaps(nil, v.structural, u.Object)...)
+		}
+	}
+	if has, err := blocking(errs); has {
+		return append(errs, err)
+	}
+	celErrs, _ := v.cel.Validate(ctx, nil, v.structural, u.Object, old.Object, celconfig.RuntimeCELCostBudget, celOpts...)
+	return append(errs, celErrs...)
+}
+
+// Write is what the API server does with a write of one of Kueue's objects, for obj's version:
+// on create or update (old the stored object; status a write to the status subresource) its
+// non-nullable nulls are dropped and the CRD's structural defaults applied (to obj in place, but
+// on a status write, whose spec the server keeps as stored), then it is validated against the CRD's schema and rules; the error
+// is the API server's (`Workload.kueue.x-k8s.io "name" is invalid: ...`). Objects of other
+// kinds pass as they are.
+func (d *Defaulter) Write(ctx context.Context, scheme *runtime.Scheme, obj, old client.Object, status bool) error {
+	gvk, err := apiutil.GVKForObject(obj, scheme)
+	if err != nil {
+		return nil
+	}
+	v, ok := d.versions[gvk]
+	if !ok {
+		return nil
+	}
+	if err := v.build(); err != nil {
+		return fmt.Errorf("the CRD schema of %s: %w", gvk, err)
+	}
+	u, err := toUnstructured(obj, gvk)
+	if err != nil {
+		return err
+	}
+	// the custom resource handler's decoding: nulls the schema does not allow dropped (a typed
+	// object's nil slice), then the defaults
+	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(u.Object, v.structural)
+	d.Default(gvk, u.Object)
+	if !status {
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, obj); err != nil {
+			return err
+		}
+		obj.GetObjectKind().SetGroupVersionKind(gvk)
+	}
+	var errs field.ErrorList
+	if old == nil {
+		errs = v.create(ctx, u)
+	} else {
+		uOld, err := toUnstructured(old, gvk)
+		if err != nil {
+			return err
+		}
+		errs = v.update(ctx, u, uOld, status)
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return apierrors.NewInvalid(gvk.GroupKind(), obj.GetName(), errs)
+}
+
+func toUnstructured(obj client.Object, gvk schema.GroupVersionKind) (*unstructured.Unstructured, error) {
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return nil, err
+	}
+	u := &unstructured.Unstructured{Object: m}
+	u.SetGroupVersionKind(gvk)
+	return u, nil
+}
