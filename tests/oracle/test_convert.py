@@ -173,6 +173,8 @@ def kueue_side(converted: dict) -> dict[tuple, dict]:
     return out
 
 
+# the oracle's reason where the API server refused the Workload a reconciler created (its CRD's schema and rules)
+RECONCILER_REFUSED = "Kueue's reconciler failed: Workload.kueue.x-k8s.io "
 REFUSAL = re.compile(r": (Invalid value|Required value|Forbidden|Too many|Unsupported value)\b")
 
 
@@ -210,8 +212,8 @@ def refusal_rows(kueue: dict, errors: list[str]) -> list[tuple[str, str, str]]:
     saying so."""
     rows = []
     for key, k in sorted(kueue.items()):
-        if k["workloads"] or not REFUSAL.search(k["skipped"]) or k["skipped"].startswith("creating it failed"):
-            continue
+        if k["workloads"] or not REFUSAL.search(k["skipped"]) or k["skipped"].startswith(("creating it failed", RECONCILER_REFUSED)):
+            continue  # not a webhook's refusal: the API server refused what Kueue's reconciler wrote (its CRD's schema)
         prefix = f"KAD170: Kueue's pod webhook refuses every pod {key[0]} `{key[2]}` makes: " \
             if k["skipped"].startswith("Kueue's pod webhook refuses its pods: ") else \
             f"KAD170: Kueue's webhook refuses {key[0]} `{key[2]}`: "
@@ -251,10 +253,10 @@ def disagreements(kueue: dict, kadmit: dict, errors: list[str]) -> list[tuple[st
             rows.append((name, _show(k), "no Workload, not skipped" + (f" (errors: {errors})" if errors else "")))
         elif not k["workloads"] and not a["workloads"]:
             continue  # neither makes work of it; the reasons are each one's own words
-        elif not a["workloads"] and all(not w["pod_sets"] for w in k["workloads"]) \
-                and "spec.podSets takes 1 to 8" in a["skipped"]:
-            continue  # a Workload of no pod sets, which the Workload CRD refuses (minItems 1): the oracle's fake
-            # client validates no CRD schema and stores it; kadmit says the API server refuses it (KAD167)
+        elif not k["workloads"] and k["skipped"].startswith(RECONCILER_REFUSED) and "is invalid: metadata.name: " in k["skipped"] \
+                and any(e.startswith("KAD195: ") and f"`{key[2]}`" in e for e in errors):
+            continue  # the API server refuses the object's own name (KAD195, an error; kadmit reads it still); the
+            # oracle, which validates no built-in kind, has its Workload of that name refused by the Workload CRD
         elif _shape(k, key[0]) != _shape(a, key[0]):
             rows.append((name, _show(k), _show(a)))
     return rows
