@@ -32,6 +32,7 @@ def decisions(model) -> list:
     out = json.loads(admit_json(decide_all(model, "ordered", Limits()), []))["decisions"]
     for d in out:
         d.pop("object")  # the job a workload stands for: a `.kad` workload stands for itself
+        d.pop("kueue_workload")  # the Workload's name in Kueue (a job's), where a `.kad` workload has its own
     return out
 
 
