@@ -76,6 +76,31 @@ def test_scheduler_mistakes_are_located() -> None:
     assert diags.sorted()[2].help == "did you mean `fair_sharing`?"
 
 
+def test_feature_gates_lower_as_kueues_manager_sets_them() -> None:
+    """`feature_gates` is the Configuration's `featureGates`: AllAlpha/AllBeta fill in the gates not named
+    (featuregates.resolve), and the model keeps the gates away from Kueue v0.17.0's defaults."""
+    frag, diags = parse("scheduler {\n  feature_gates = { PartialAdmission = false, ReclaimablePods = true,\n"
+                        "    AllBeta = false, PrioritySortingWithinCohort = true }\n}")
+    (cfg,) = frag.scheduler_configs
+    assert found(diags) == [("KAD161", 3, 15)]  # AllBeta turns off run-time gates too (TASFailedNodeReplacement)
+    assert cfg.feature_gates["PartialAdmission"] is False and "ReclaimablePods" not in cfg.feature_gates
+    assert cfg.feature_gates["TopologyAwareScheduling"] is False  # beta, off through AllBeta
+    assert "PrioritySortingWithinCohort" not in cfg.feature_gates  # named: AllBeta leaves it
+    assert cfg.field_span("feature_gates.PartialAdmission").column == 40
+
+
+def test_feature_gates_kueue_refuses_are_refused_in_its_words() -> None:
+    frag, diags = parse("scheduler {\n  feature_gates = { KueueDRAIntegration = true, LendingLimit = false,\n"
+                        "    TLSOptions = \"x\", SchedulerLongRequeueInterval = true, PartialAdmission = false }\n}")
+    assert found(diags) == [("KAD157", 2, 21), ("KAD157", 2, 49), ("KAD107", 3, 18), ("KAD161", 3, 54)]
+    words = [d.message for d in diags.sorted()]
+    assert words[0] == "Kueue refuses to start with this Configuration: `unrecognized feature gate: KueueDRAIntegration`"
+    assert words[1].endswith("`cannot set feature gate LendingLimit to false, feature is locked to true`")
+    assert words[3].startswith("`feature_gates.SchedulerLongRequeueInterval` of the scheduler is not modelled: it "
+                               "changes what Kueue does at run time")
+    assert frag.scheduler_configs[0].feature_gates == {"PartialAdmission": False, "SchedulerLongRequeueInterval": True}
+
+
 def test_scheduler_takes_no_name_and_recovery_resyncs_at_it() -> None:
     frag, diags = parse("scheduler main {}\nflavor f {\nscheduler { fair_sharing = true }\n")
     assert [d.code for d in diags.sorted()][:1] == ["KAD100"]

@@ -324,10 +324,21 @@ def workload(out: Out, ix: ModelIndex, wl: Workload) -> str:
     if wl.evicted and wl.evicted_at is not None and wl.evicted_reason in ("AdmissionCheck", "PodsReadyTimeout"):
         body += out.lack("workloads", f"`{wl.key}`'s eviction time, which Kueue may queue it by", wl.span, [
             f"Evicted: {wl.evicted_reason} at {timestamp(wl.evicted_at)} (effective.ordered_by_eviction)"])
+    if wl.reclaimed_while_borrowing_at is not None:  # with PrioritySortingWithinCohort off (effective.ordered_by_eviction)
+        body += out.lack("workloads", f"`{wl.key}`'s Preempted condition, which Kueue may queue it by", wl.span, [
+            f"Preempted: InCohortReclaimWhileBorrowing at {timestamp(wl.reclaimed_while_borrowing_at)}"])
     if wl.requeued_false or wl.requeue_at is not None:  # what holds it back from Kueue's queues (effective.held)
         body += out.lack("workloads", f"`{wl.key}`'s Requeued condition and requeueAt", wl.span, [
             f"Requeued: False ({wl.requeued_false})" if wl.requeued_false else "Requeued: not False",
             f"requeueAt: {timestamp(wl.requeue_at)}" if wl.requeue_at is not None else "requeueAt: none"])
+    if wl.admission_gated_by:  # decides with the AdmissionGatedBy gate on (effective.gated)
+        body += out.lack("workloads", f"`{wl.key}`'s admission-gated-by annotation", wl.span,
+                         [f"kueue.x-k8s.io/admission-gated-by: {wl.admission_gated_by}"])
+    if wl.priority_boost is not None:  # decides with the PriorityBoost gate on (index.priority)
+        body += out.lack("workloads", f"`{wl.key}`'s priority-boost annotation", wl.span,
+                         [f"kueue.x-k8s.io/priority-boost: {wl.priority_boost}"])
+    if wl.preemption_gated:  # decides with the MultiKueueOrchestratedPreemption gate on (requeue.preemption_gated)
+        body += out.lack("workloads", f"`{wl.key}`'s closed preemption gate", wl.span, ["spec.preemptionGates"])
     body += [pod_group(out, wl, ps) for ps in wl.pod_sets]
     if wl.admission is not None:
         adm = [f"cluster_queue = {key(wl.admission.cluster_queue)}"]
@@ -464,6 +475,9 @@ def _scheduler(out: Out, model: Model) -> str:
     body = [f"fair_sharing = {'true' if c.fair_sharing else 'false'}"]
     if c.preemption_strategies:
         body.append(f"preemption_strategies = [{', '.join(_STRATEGY.get(s, s) for s in c.preemption_strategies)}]")
+    if c.feature_gates:  # Kueue's gates away from their defaults, AllAlpha/AllBeta spelt out (featuregates.resolve)
+        body.append("feature_gates = { " + ", ".join(f"{g} = {str(on).lower()}" for g, on in c.feature_gates.items())
+                    + " }")
     said = []
     if c.frameworks is not None:
         said.append(f"integrations.frameworks: {', '.join(c.frameworks)}")
@@ -475,8 +489,6 @@ def _scheduler(out: Out, model: Model) -> str:
         said.append("managedJobsNamespaceSelector")
     if c.exclude_resource_prefixes or c.transformations or c.device_class_mappings:
         said.append("resources (excluded prefixes, transformations, device classes)")
-    if c.feature_gates:
-        said.append("featureGates: " + ", ".join(f"{g}={str(on).lower()}" for g, on in c.feature_gates.items()))
     if c.admission_fair_sharing is not None:
         said.append("admissionFairSharing (with the ClusterQueues' admissionScope and the LocalQueues' weights "
                     "and consumed usage)")

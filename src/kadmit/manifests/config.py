@@ -108,29 +108,16 @@ def feature_gates(f: Fields, o: Meta) -> tuple[dict[str, bool], Val | None]:
     gates = f.map(o.node, "featureGates")
     written: dict[str, bool] = {}
     for name, node in (gates.v.items() if gates is not None else ()):
-        if name not in known_gates.KNOWN:  # a later Kueue's gate (KueueDRAIntegration), a misspelling
-            f.invalid(KAD157, refused(f"unrecognized feature gate: {name}"), node, uses=(node,),
-                      help="Kueue's manager sets the Configuration's gates and exits when one is unknown to it "
-                           "(Kueue v0.17.0's gates: pkg/features)")
-            continue
-        if name in known_gates.LOCKED_ON and node.kind != STR and node.v is False:
-            f.invalid(KAD157, refused(f"cannot set feature gate {name} to false, feature is locked to true"),
-                      node, uses=(node,), help="the gate is GA and locked on in Kueue v0.17.0; remove it")
+        bad = known_gates.refusal(name, node.v if node.kind != STR else None)
+        if bad is not None:
+            f.invalid(KAD157, refused(bad[0]), node, uses=(node,), help=bad[1])
             continue
         if isinstance(node.v, bool):
             written[str(name)] = node.v
     for name, node in (gates.v.items() if gates is not None else ()):
-        if name not in written:
-            continue
-        if name in ("AllAlpha", "AllBeta"):
-            changed = known_gates.unmodelled_by_all(name, written[name], written)
-            if changed:
-                f.diags.emit(KAD161, f"`featureGates.{name}` of the Configuration is not modelled: it sets "
-                             f"{', '.join(changed)} to {str(written[name]).lower()}, which kadmit does not model "
-                             f"(it follows Kueue v0.17.0's default for them); {_MAY_DIFFER}", f.span(node))
-        elif known_gates.unmodelled(name, written[name]):
-            f.diags.emit(KAD161, f"`featureGates.{name}` of the Configuration is not modelled: "
-                         f"{known_gates.unmodelled_words(name)}; {_MAY_DIFFER}", f.span(node))
+        if name in written and (why := known_gates.unmodelled_warning(name, written)) is not None:
+            f.diags.emit(KAD161, f"`featureGates.{name}` of the Configuration is not modelled: {why}; {_MAY_DIFFER}",
+                         f.span(node))
     return known_gates.resolve(written), gates
 
 

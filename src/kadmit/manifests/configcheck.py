@@ -16,15 +16,10 @@ from ipaddress import ip_address
 from kadmit.durations import go_duration_ns, go_duration_string
 from kadmit.manifests.codes import KAD157, KAD161
 from kadmit.manifests.fields import Fields, Meta
+from kadmit.manifests.gates import refused
 from kadmit.manifests.yamltree import STR, Val
 
 NEGATIVE = "must be greater than or equal to 0"  # apimachinery IsNegativeErrorMsg
-
-def refused(error: str) -> str:
-    """The message of a Configuration Kueue's validation refuses (pkg/config/validation.go), its error
-    quoted: Kueue's manager does not start."""
-    return f"Kueue refuses to start with this Configuration: `{error}`"
-
 
 DEFAULT_FRAMEWORKS = ("batch/job",)  # apis/config/v1beta2/defaults.go: defaultJobFrameworkName
 

@@ -100,3 +100,32 @@ def unmodelled_by_all(name: str, value: bool, written: dict[str, object]) -> lis
 # The integrations' and webhooks' gates kadmit models (Job start, which namespaces' jobs Kueue manages, Workload names)
 MODELLED = MODELLED | {"AssignQueueLabelsForPods", "ManagedJobsNamespaceSelectorAlwaysRespected",
                        "ShortWorkloadNames", "SparkApplicationIntegration", "TASProfileMixed"}
+
+
+def refused(error: str) -> str:
+    """The message of a Configuration Kueue's validation refuses (pkg/config/validation.go), its error
+    quoted: Kueue's manager does not start."""
+    return f"Kueue refuses to start with this Configuration: `{error}`"
+
+
+def refusal(name: str, value: object) -> tuple[str, str] | None:
+    """Kueue's manager's error setting gate `name` to `value` (SetFromMap: it exits), and the help; None
+    where it sets it. A Configuration's `featureGates` and a `.kad` scheduler's `feature_gates` alike."""
+    if name not in KNOWN:  # a later Kueue's gate (KueueDRAIntegration), a misspelling
+        return (f"unrecognized feature gate: {name}",
+                "Kueue's manager sets the Configuration's gates and exits when one is unknown to it "
+                "(Kueue v0.17.0's gates: pkg/features)")
+    if name in LOCKED_ON and value is False:
+        return (f"cannot set feature gate {name} to false, feature is locked to true",
+                "the gate is GA and locked on in Kueue v0.17.0; remove it")
+    return None
+
+
+def unmodelled_warning(name: str, written: dict[str, bool]) -> str | None:
+    """Why gate `name` as `written` sets it (KAD161's words after the gate's name) may change a decision
+    kadmit does not model; None where it does not."""
+    if name in ("AllAlpha", "AllBeta"):
+        changed = unmodelled_by_all(name, written[name], written)
+        return (f"it sets {', '.join(changed)} to {str(written[name]).lower()}, which kadmit does not model "
+                "(it follows Kueue v0.17.0's default for them)") if changed else None
+    return unmodelled_words(name) if unmodelled(name, written[name]) else None

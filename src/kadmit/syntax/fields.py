@@ -16,7 +16,7 @@ FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "cluster_queue": (("cohort", "namespaces", "queueing", "stop_policy", "admission_checks"),
                       ("namespaces", "preemption", "flavor_fungibility", "fair_sharing", "resources")),
     "namespace": (("labels",), ()),
-    "scheduler": (("fair_sharing", "preemption_strategies"), ()),
+    "scheduler": (("fair_sharing", "preemption_strategies", "feature_gates"), ()),
     "node": (("labels", "taints", "allocatable", "unschedulable", "ready"), ()),
     "affinity": ((), ("term",)),
     "term": ((), ("match",)),

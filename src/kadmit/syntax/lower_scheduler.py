@@ -1,14 +1,16 @@
 """Lowering `scheduler { … }`: Kueue's cluster-wide Configuration (fair sharing and its
-preemption strategies)."""
+preemption strategies, feature gates)."""
 
 from __future__ import annotations
 
 from kadmit.diagnostics import Diagnostics
+from kadmit.manifests import gates
+from kadmit.manifests.codes import KAD157, KAD161
 from kadmit.model import SchedulerConfig
 from kadmit.source import Span, Spans
 from kadmit.syntax.ast import SchedulerStmt
 from kadmit.syntax.fields import FIELDS
-from kadmit.syntax.values import Fields, bool_of, list_of, name_of
+from kadmit.syntax.values import Fields, bool_of, list_of, map_entries, name_of
 
 # Written form -> Kueue's name; Kueue's own spelling is accepted as well (as for every enum).
 STRATEGIES = {"less_than_or_equal_to_final_share": "LessThanOrEqualToFinalShare",
@@ -37,4 +39,30 @@ def scheduler(s: SchedulerStmt, diags: Diagnostics) -> SchedulerConfig:
                 spans[f"preemption_strategies.{len(names)}"] = v.span
                 names.append(strategy(name))
         kw["preemption_strategies"] = tuple(names)
+    if (a := f.get("feature_gates")) is not None:
+        spans["feature_gates"] = a.value.span
+        kw["feature_gates"] = feature_gates(a.value, spans, diags)
     return SchedulerConfig(span=s.span, spans=Spans(items=spans), **kw)
+
+
+def feature_gates(v, spans: dict[str, Span], diags: Diagnostics) -> dict[str, bool]:
+    """`feature_gates = { NAME = true|false }`: Kueue's gates as its Configuration's `featureGates` sets
+    them (featuregates.resolve). A gate Kueue's manager refuses (unknown, or locked and set to false) is
+    refused in its words (KAD157); one set to a value kadmit does not model is warned (KAD161), as the
+    Configuration's reader does."""
+    written: dict[str, bool] = {}
+    at: dict[str, Span] = {}
+    for key, val in map_entries(v, "`feature_gates`", diags) or []:
+        on = bool_of(val, f"`{key.value}` in `feature_gates`", diags)
+        if on is None:
+            continue
+        if (bad := gates.refusal(key.value, on)) is not None:
+            diags.emit(KAD157, gates.refused(bad[0]), key.span, help=bad[1])
+            continue
+        written[key.value] = on
+        at[key.value] = spans[f"feature_gates.{key.value}"] = val.span
+    for name in written:
+        if (why := gates.unmodelled_warning(name, written)) is not None:
+            diags.emit(KAD161, f"`feature_gates.{name}` of the scheduler is not modelled: {why}; kadmit's decision "
+                       "may differ from Kueue's", at[name])
+    return gates.resolve(written)
