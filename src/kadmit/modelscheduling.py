@@ -4,6 +4,7 @@ selector requirements, node selector terms (re-exported by `kadmit.model`)."""
 # annotations are evaluated as written (no `from __future__ import annotations`): pydantic reads
 # them when it builds the classes at import, and strings would be compiled and evaluated first
 
+import json
 import re
 from typing import Literal
 
@@ -51,10 +52,12 @@ def _go_int64(text: str) -> int | None:
 
 class Requirement(Obj):
     """A label requirement: node selector terms (In/NotIn/Exists/DoesNotExist/Gt/Lt) and
-    label selectors (In/NotIn/Exists/DoesNotExist)."""
+    label selectors (In/NotIn/Exists/DoesNotExist). A node selector term of a Workload's or a custom
+    resource's template holds its operator as written (no schema limits it): one outside the six matches
+    nothing, and Kueue's parse refuses it (`expression_errors`)."""
 
     key: str
-    operator: Literal["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"]
+    operator: str
     values: tuple[str, ...] = ()
 
     def matches(self, labels: dict[str, str]) -> bool:
@@ -67,7 +70,7 @@ class Requirement(Obj):
             return present
         if self.operator == "DoesNotExist":
             return not present
-        if not present or len(self.values) != 1:
+        if self.operator not in ("Gt", "Lt") or not present or len(self.values) != 1:
             return False
         have, want = _go_int64(labels[self.key]), _go_int64(self.values[0])
         if have is None or want is None:
@@ -103,6 +106,15 @@ def _go_json(values: tuple[str, ...]) -> str:
 
 def _go_quote(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+NODE_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")  # v1.NodeSelectorOperator's six
+
+
+def _go_json_string(text: str) -> str:
+    """A string of a named string type as a field error prints it (json.Marshal: HTML-safe escapes)."""
+    return json.dumps(text, ensure_ascii=False).replace("<", "\\u003c").replace(">", "\\u003e").replace(
+        "&", "\\u0026").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
 _LABEL_KEY = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
@@ -153,8 +165,12 @@ def label_value_errors(value: str) -> list[str]:
 
 def expression_errors(r: Requirement, at: str) -> list[str]:
     """What labels.NewRequirement (v0.35) refuses of one `matchExpressions` requirement whose field path is
-    `at`, in its words: In/NotIn with no values, Exists/DoesNotExist with some, Gt/Lt with other than one or a
+    `at`, in its words: an operator outside the six (nodeSelectorRequirementsAsSelector's NotSupported, the
+    requirement's other errors unchecked), In/NotIn with no values, Exists/DoesNotExist with some, Gt/Lt with other than one or a
     value that is no integer; then the key (content.IsLabelKey) and each value (content.IsLabelValue)."""
+    if r.operator not in NODE_OPERATORS:
+        return [f"{at}.operator: Unsupported value: {_go_json_string(r.operator)}: supported values: "
+                + ", ".join(f'"{op}"' for op in NODE_OPERATORS)]
     key = label_key_errors(r.key)
     out = [f"{at}.key: Invalid value: {_go_quote(r.key)}: {'; '.join(key)}"] if key else []
     at_values = f"{at}.values"
@@ -188,7 +204,8 @@ def parse_errors(terms: "tuple[NodeSelectorTerm, ...]") -> list[str]:
         for j, r in enumerate(term.match_fields):
             at = f"nodeSelectorTerms[{i}].matchFields[{j}]"
             if r.operator not in ("In", "NotIn"):
-                out.append(f'{at}.operator: Unsupported value: "{r.operator}": supported values: "In", "NotIn"')
+                out.append(f'{at}.operator: Unsupported value: {_go_json_string(r.operator)}: supported values: '
+                           '"In", "NotIn"')
             elif len(r.values) != 1:
                 out.append(f"{at}.values: Invalid value: {_go_json(r.values)}: must have one element")
     return out

@@ -1,7 +1,8 @@
 """Required node affinity Kueue cannot parse, without topology-aware scheduling (the oracle decides the cases:
 tests/oracle/features/node-affinity-match-expressions-unparsable-flavor-search.yaml): Kueue's flavor assigner
 keeps each term's expressions on the resource group's label keys and, where no kept term matches a flavor and one
-does not parse, fails the pod set at that flavor. `why` says so, not that the workload fits on its own."""
+does not parse, fails the pod set at that flavor. `why` says so, not that the workload fits on its own. An
+operator outside the six alike (node-affinity-match-expressions-unsupported-operator.yaml)."""
 
 from __future__ import annotations
 
@@ -41,3 +42,48 @@ def test_why_blames_the_flavor_search_ending_at_the_flavor_that_errs():
     text = json.dumps(json.loads(out.stdout))
     assert "fits on its own" not in text
     assert "Kueue's flavor search fails at flavor `fa` before it" in text, text
+
+
+UNSUPPORTED = CASE.with_name("node-affinity-match-expressions-unsupported-operator.yaml")
+
+
+def test_an_operator_outside_the_six_matches_nothing_and_gives_kueues_words():
+    keys = frozenset({"zone"})
+    for op in ("Equals", "in", "", "<&>"):
+        assert not Requirement(key="zone", operator=op, values=("a",)).matches({"zone": "a"})
+    # NotSupported, its key and values unchecked (`continue` in nodeSelectorRequirementsAsSelector); the bad value
+    # printed as json.Marshal prints a NodeSelectorOperator
+    matched, errors = flavor_affinity((term(("zone", "<&>", ("x y",))),), {"zone": "a"}, keys)
+    assert not matched and errors == ['nodeSelectorTerms[0].matchExpressions[0].operator: Unsupported value: '
+                                      '"\\u003c\\u0026\\u003e": supported values: "In", "NotIn", "Exists", '
+                                      '"DoesNotExist", "Gt", "Lt"']
+
+
+def test_an_operator_outside_the_six_in_a_jobs_template_is_the_api_servers_refusal(tmp_path):
+    text = UNSUPPORTED.read_text()
+    job = text[text.index("- apiVersion: kueue.x-k8s.io/v1beta2\n  kind: Workload\n  metadata: {name: equals"):]
+    job = job[:job.index("- apiVersion", 1)].replace("kueue.x-k8s.io/v1beta2\n  kind: Workload", "batch/v1\n  kind: Job")
+    job = job.replace("spec:\n    queueName: lq\n    podSets:\n    - name: main\n      count: 1\n      template:",
+                      "spec:\n    template:").replace("        spec:\n          affinity", "        spec:\n"
+                                                      "          restartPolicy: Never\n          affinity")
+    path = tmp_path / "job.yaml"
+    path.write_text(text[:text.index("- apiVersion: kueue.x-k8s.io/v1beta2\n  kind: Workload")] + job.replace(
+        "metadata: {name: equals, namespace: team,", "metadata: {name: equals, namespace: team, labels: "
+        "{kueue.x-k8s.io/queue-name: lq},"))
+    out = CliRunner().invoke(cli, ["check", "--format", "json", str(path)], catch_exceptions=False)
+    assert out.exit_code == 1, out.output
+    # ValidateNodeSelectorRequirement: the operator, then (unlike Kueue's parse) the key and each value
+    messages = [d["message"] for d in json.loads(out.stdout)["diagnostics"] if d["code"] == "KAD157"]
+    assert len(messages) == 2 and "values[0]: Invalid value: \"x y\": a valid label" in messages[1], messages
+    assert messages[:1] == ["the API server refuses the object: `spec.template.spec.affinity.nodeAffinity."
+                        "requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0]."
+                        "operator: Invalid value: \"Equals\": not a valid selector operator`"], out.stdout
+
+
+def test_import_keeps_an_operator_outside_the_six_as_a_comment(tmp_path):
+    out = CliRunner().invoke(cli, ["import", "--workloads", "-o", str(tmp_path / "kad"), str(UNSUPPORTED)],
+                             catch_exceptions=False)
+    assert out.exit_code == 0, out.output
+    text = "\n".join(p.read_text() for p in sorted((tmp_path / "kad").glob("*.kad")))
+    assert '#   match "zone" "Equals" ["x y"]' in text and '#   match "zone" "in" ["b"]' in text, text
+    assert '#   matchFields match "metadata.name" "Equals" ["n1"]' in text, text

@@ -24,7 +24,8 @@ AFFINITY = ("{nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {no
             "{key: zone, operator: In}, {key: zone, operator: Lt, values: [x]}, {key: zone, operator: Exists, "
             "values: [a]}, {key: zone, operator: Gt, values: ['1', '2']}]}, {matchExpressions: [{key: zone, "
             "operator: NotIn, values: []}, {key: zone, operator: DoesNotExist, values: [a, b]}, {key: a/b/c, "
-            "operator: Exists}, {key: Zone.X/y, operator: In, values: ['a b', '-1']}, {key: '', operator: Exists}]}]}, "
+            "operator: Exists}, {key: Zone.X/y, operator: In, values: ['a b', '-1']}, {key: '', operator: Exists}, "
+            "{key: zone, operator: Equals, values: ['a b']}]}]}, "
             "preferredDuringSchedulingIgnoredDuringExecution: [{weight: 1, preference: {matchExpressions: ["
             "{key: zone, operator: Gt}]}}]}}")
 TAKEN = "{nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [" \
@@ -64,7 +65,7 @@ def test_refused_match_expressions_are_refused_in_the_servers_words(
     refused = [d.message for d in _load(tmp_path, text) if d.code == "KAD157"]
     assert refused == [f"the API server refuses the object: `{w}`" for w in _items(created.stderr)], \
         (refused, created.stderr)
-    assert len(refused) == 12  # an empty key gives two words
+    assert len(refused) == 14  # an empty key gives two words, Equals two (its operator, its value)
 
 
 @pytest.mark.parametrize("kind", ["Job", "Pod"])
@@ -86,4 +87,4 @@ def test_a_custom_resources_match_expressions_are_kept_and_refuse_the_objects_it
     assert not diags.has_errors, [str(d) for d in diags]
     (warning,) = [d.message for d in diags if d.code == "KAD199"]
     assert f"`{_refusal(refused.stderr)}`: Kueue may admit it" in warning, (warning, refused.stderr)
-    assert len([d for d in diags if d.code == "KAD246"]) == 9  # the required terms' nine Kueue cannot parse
+    assert len([d for d in diags if d.code == "KAD246"]) == 10  # the required terms' ten Kueue cannot parse

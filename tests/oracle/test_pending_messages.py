@@ -51,6 +51,9 @@ CASES = [
     (F + "node-affinity-match-expressions-unparsable-flavor-search.yaml", "team/emptyin"),
     (F + "node-affinity-match-expressions-unparsable-flavor-search.yaml", "team/notinnil"),
     (F + "node-affinity-match-expressions-unparsable-flavor-search.yaml", "team/firstfull"),
+    (F + "node-affinity-match-expressions-unsupported-operator.yaml", "team/equals"),
+    (F + "node-affinity-match-expressions-unsupported-operator.yaml", "team/lowerin"),
+    (F + "node-affinity-match-expressions-unsupported-operator.yaml", "team/badkey"),
     (F + "trainjob-runtime-patch-node-affinity-unparsable.yaml", "ml/gtx"),
     (F + "preemption-fits-keeps-flavor.yaml", "team/wv"),
     # behind a StrictFIFO head that came back after Kueue had tried it: that try's message (`Decision.tried`)

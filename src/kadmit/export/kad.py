@@ -83,7 +83,7 @@ class Out:
 def _match(r: Requirement) -> str:
     """A node-affinity requirement as a term's `match` line."""
     values = f" [{', '.join(q(v) for v in r.values)}]" if r.values or r.operator in ("In", "NotIn") else ""
-    return f"match {q(r.key)} {_OPS[r.operator]}{values}"
+    return f"match {q(r.key)} {_OPS.get(r.operator) or q(r.operator)}{values}"  # one outside the six: a comment
 
 
 def selector(sel: LabelSelector | None) -> str:

@@ -10,13 +10,12 @@ from kadmit.manifests.fields import Fields
 from kadmit.manifests.jobs.refusals import dns_subdomain_errors, go_quote, qualified_name_errors
 from kadmit.manifests.yamltree import INT, Val
 from kadmit.model import NodeSelectorTerm, Requirement, Taint, Toleration
-from kadmit.modelscheduling import label_key_errors, label_value_errors
+from kadmit.modelscheduling import NODE_OPERATORS, label_key_errors, label_value_errors
 from kadmit.podresources import ContainerResources, PodResources, containers_total, first_formats
 from kadmit.quantity import go_format, quantity_string
 
 TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
-NODE_SELECTOR_OPERATORS = SELECTOR_OPERATORS + ("Gt", "Lt")
 
 
 @dataclass
@@ -441,7 +440,9 @@ def requirements(f: Fields, m: Val | None, key: str, operators: tuple[str, ...],
     keeps what Kueue then reads as it is (validate: KAD246)."""
     out = []
     for r in f.maps(m, key):
-        operator = f.enum(r, "operator", operators, required=True)
+        if node:  # any operator text is stored (Kueue refuses one outside the six: Unsupported value)
+            f.field(r, "operator", required=True, what="a requirement")
+        operator = f.str(r, "operator", default="") if node else f.enum(r, "operator", operators, required=True)
         values = tuple(f.strs(r, "values"))
         uses = (f.field(r, "operator"), f.field(r, "values"))
         if not node:
@@ -469,8 +470,8 @@ def required_node_affinity(f: Fields, spec: Val) -> tuple[tuple[NodeSelectorTerm
     terms = []
     for term in f.maps(required, "nodeSelectorTerms"):
         terms.append(NodeSelectorTerm(
-            match_expressions=requirements(f, term, "matchExpressions", NODE_SELECTOR_OPERATORS, node=True),
-            match_fields=requirements(f, term, "matchFields", NODE_SELECTOR_OPERATORS, node=True),
+            match_expressions=requirements(f, term, "matchExpressions", NODE_OPERATORS, node=True),
+            match_fields=requirements(f, term, "matchFields", NODE_OPERATORS, node=True),
             span=f.span(term)))
     return tuple(terms), required
 
@@ -576,7 +577,7 @@ def pod_affinity_refusals(f: Fields, spec: Val | None, path: str, refuse: bool =
 
 def _expression_refusals(f: Fields, r: Val, req: str) -> list[str]:
     """ValidateNodeSelectorRequirement's words on one `matchExpressions` requirement: its operator and values (an
-    operator it does not know is refused as the field is read, KAD157), its key a label key, each value a label
+    operator outside the six is "not a valid selector operator"), its key a label key, each value a label
     value (the same words as Kueue's parse, `modelscheduling.label_key_errors`, one error each)."""
     op, key, written = f.field(r, "operator"), f.field(r, "key"), f.field(r, "values")
     operator = op.v if op is not None and isinstance(op.v, str) else ""
@@ -590,6 +591,8 @@ def _expression_refusals(f: Fields, r: Val, req: str) -> list[str]:
         out.append(f"{req}.values: Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'")
     elif operator in ("Gt", "Lt") and n != 1:
         out.append(f"{req}.values: Required value: must be specified single value when `operator` is 'Lt' or 'Gt'")
+    elif operator not in NODE_OPERATORS:
+        out.append(f"{req}.operator: Invalid value: {go_quote(operator)}: not a valid selector operator")
     name = key.v if key is not None and isinstance(key.v, str) else ""
     out += [f"{req}.key: Invalid value: {go_quote(name)}: {e}" for e in label_key_errors(name)]
     return out + [f"{req}.values[{k}]: Invalid value: {go_quote(v)}: {e}"

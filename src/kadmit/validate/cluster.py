@@ -6,7 +6,7 @@ from kadmit.diagnostics import Diagnostics, Label
 from kadmit.identity import about
 from kadmit.index import HOSTNAME_LABEL, ModelIndex
 from kadmit.model import ClusterQueue, Model, Node, Requirement, ResourceFlavor, Topology, Workload
-from kadmit.modelscheduling import expression_errors
+from kadmit.modelscheduling import NODE_OPERATORS, expression_errors
 from kadmit.source import Span
 from kadmit.validate.codes import (BAD_REQUIREMENT, DUPLICATE_LEVEL, DUPLICATE_TAINT, HOSTNAME_NOT_LAST, LEVEL_COUNT,
                                    MANY_DEFAULTS, NIL_SELECTOR, PRIORITY_RANGE, SELECTOR_MATCHES_NOTHING,
@@ -174,5 +174,7 @@ def check_affinity(wl: Workload, diags: Diagnostics) -> None:
                                       f"{ps.name}: ...\", its other flavors untried), and under topology-aware "
                                       "scheduling no topology flavor fits it (\"invalid affinity node "
                                       "selectors ...\"); kadmit decides it so"],
-                               help="fix the requirement: `In`/`NotIn` take values, `Exists`/`DoesNotExist` none, "
-                                    "`Gt`/`Lt` one integer", about=about(wl))
+                               help=("fix the requirement: `In`/`NotIn` take values, `Exists`/`DoesNotExist` "
+                                     "none, `Gt`/`Lt` one integer" if req.operator in NODE_OPERATORS else
+                                     "use one of the operators `In`, `NotIn`, `Exists`, `DoesNotExist`, `Gt`, `Lt`"),
+                               about=about(wl))

@@ -166,8 +166,9 @@ BAD_REQUIREMENT = register(
     "Kubernetes ValidateLabelSelector")
 UNPARSABLE_AFFINITY = register(
     "KAD246", "node affinity Kueue cannot parse", "warning",
-    "A required node-affinity requirement of a pod set that labels.NewRequirement refuses (`In`/`NotIn` "
-    "without values, `Exists`/`DoesNotExist` with values, `Gt`/`Lt` without exactly one integer value), in a "
+    "A required node-affinity requirement of a pod set that Kueue's parse refuses (an operator other than "
+    "`In`, `NotIn`, `Exists`, `DoesNotExist`, `Gt`, `Lt`; `In`/`NotIn` without values, `Exists`/`DoesNotExist` "
+    "with values, `Gt`/`Lt` without exactly one integer value), in a "
     "template the API server stores without that check: a Workload's, a custom resource's (a JobSet's, a "
     "TrainJob's...), or a built-in one's `Gt`/`Lt` value that is no integer (the API server checks only that it "
     "is a label value). Kueue keeps the workload and decides as it reads it: a flavor of a resource group "
