@@ -59,6 +59,9 @@ class Requirement(Obj):
     key: str
     operator: str
     values: tuple[str, ...] = ()
+    # `values: []` written in a Workload: the API server stores the empty list and Kueue's client decodes it
+    # as one (its errors say `[]`, not `null`); one Kueue writes itself (a job's Workload) drops it (omitempty)
+    empty_list: bool = False
 
     def matches(self, labels: dict[str, str]) -> bool:
         present = self.key in labels
@@ -99,9 +102,10 @@ def field_parses(req: Requirement) -> bool:
     return req.operator in ("In", "NotIn") and len(req.values) == 1
 
 
-def _go_json(values: tuple[str, ...]) -> str:
-    """A []string as Go's json.Marshal writes it in a field error (a list not written: null)."""
-    return "[" + ",".join(_go_quote(v) for v in values) + "]" if values else "null"
+def _go_json(r: Requirement) -> str:
+    """A requirement's values ([]string) as Go's json.Marshal writes them in a field error: a list not written
+    (nil) is null, an empty one Kueue read as such (`Requirement.empty_list`) `[]`."""
+    return "[" + ",".join(_go_quote(v) for v in r.values) + "]" if r.values or r.empty_list else "null"
 
 
 def _go_quote(text: str) -> str:
@@ -166,8 +170,9 @@ def label_value_errors(value: str) -> list[str]:
 def expression_errors(r: Requirement, at: str) -> list[str]:
     """What labels.NewRequirement (v0.35) refuses of one `matchExpressions` requirement whose field path is
     `at`, in its words: an operator outside the six (nodeSelectorRequirementsAsSelector's NotSupported, the
-    requirement's other errors unchecked), In/NotIn with no values, Exists/DoesNotExist with some, Gt/Lt with other than one or a
-    value that is no integer; then the key (content.IsLabelKey) and each value (content.IsLabelValue)."""
+    requirement's other errors unchecked), In/NotIn with no values, Exists/DoesNotExist with some, Gt/Lt with
+    other than one or a value that is no integer; then the key (content.IsLabelKey) and each value
+    (content.IsLabelValue)."""
     if r.operator not in NODE_OPERATORS:
         return [f"{at}.operator: Unsupported value: {_go_json_string(r.operator)}: supported values: "
                 + ", ".join(f'"{op}"' for op in NODE_OPERATORS)]
@@ -175,13 +180,14 @@ def expression_errors(r: Requirement, at: str) -> list[str]:
     out = [f"{at}.key: Invalid value: {_go_quote(r.key)}: {'; '.join(key)}"] if key else []
     at_values = f"{at}.values"
     if r.operator in ("In", "NotIn") and not r.values:
-        out.append(f"{at_values}: Invalid value: null: for 'in', 'notin' operators, values set can't be empty")
+        out.append(f"{at_values}: Invalid value: {_go_json(r)}: for 'in', 'notin' operators, values set can't be "
+                   "empty")
     elif r.operator in ("Exists", "DoesNotExist") and r.values:
-        out.append(f"{at_values}: Invalid value: {_go_json(r.values)}: values set must be empty for exists and "
+        out.append(f"{at_values}: Invalid value: {_go_json(r)}: values set must be empty for exists and "
                    "does not exist")
     elif r.operator in ("Gt", "Lt"):
         if len(r.values) != 1:
-            out.append(f"{at_values}: Invalid value: {_go_json(r.values)}: for 'Gt', 'Lt' operators, exactly one "
+            out.append(f"{at_values}: Invalid value: {_go_json(r)}: for 'Gt', 'Lt' operators, exactly one "
                        "value is required")
         out += [f"{at_values}[{k}]: Invalid value: {_go_quote(v)}: for 'Gt', 'Lt' operators, the value must be "
                 "an integer" for k, v in enumerate(r.values) if _go_int64(v) is None]
@@ -207,7 +213,7 @@ def parse_errors(terms: "tuple[NodeSelectorTerm, ...]") -> list[str]:
                 out.append(f'{at}.operator: Unsupported value: {_go_json_string(r.operator)}: supported values: '
                            '"In", "NotIn"')
             elif len(r.values) != 1:
-                out.append(f"{at}.values: Invalid value: {_go_json(r.values)}: must have one element")
+                out.append(f"{at}.values: Invalid value: {_go_json(r)}: must have one element")
     return out
 
 

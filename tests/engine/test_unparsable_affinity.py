@@ -87,3 +87,16 @@ def test_import_keeps_an_operator_outside_the_six_as_a_comment(tmp_path):
     text = "\n".join(p.read_text() for p in sorted((tmp_path / "kad").glob("*.kad")))
     assert '#   match "zone" "Equals" ["x y"]' in text and '#   match "zone" "in" ["b"]' in text, text
     assert '#   matchFields match "metadata.name" "Equals" ["n1"]' in text, text
+
+
+def test_a_workloads_empty_values_read_as_the_cluster_stores_them(tmp_path):
+    """A Workload's `values: []` is stored as written and Kueue's error says `[]` (the oracle's fake client drops
+    the list and says `null`: KUEUE-DIFFERENCES §5)."""
+    text = CASE.read_text().replace("{key: zone, operator: In}]}, {matchExpressions: [{key: zone, operator: In, "
+                                    "values: [b]}", "{key: zone, operator: In, values: []}]}, {matchExpressions: "
+                                    "[{key: zone, operator: In, values: [b]}")
+    path = tmp_path / "empty.yaml"
+    path.write_text(text)
+    out = CliRunner().invoke(cli, ["admit", "--format", "json", str(path)], catch_exceptions=False)
+    (emptyin,) = [d for d in json.loads(out.stdout)["decisions"] if d["workload"] == "team/emptyin"]
+    assert "matchExpressions[0].values: Invalid value: []: for 'in', 'notin'" in json.dumps(emptyin), emptyin

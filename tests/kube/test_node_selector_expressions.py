@@ -8,6 +8,7 @@ cannot parse, Kueue keeps pending (KAD246; tests/oracle/features/node-affinity-m
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -88,3 +89,27 @@ def test_a_custom_resources_match_expressions_are_kept_and_refuse_the_objects_it
     (warning,) = [d.message for d in diags if d.code == "KAD199"]
     assert f"`{_refusal(refused.stderr)}`: Kueue may admit it" in warning, (warning, refused.stderr)
     assert len([d for d in diags if d.code == "KAD246"]) == 10  # the required terms' ten Kueue cannot parse
+
+
+EMPTY = ("apiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\nmetadata: {name: me-empty, namespace: default}\n"
+         "spec:\n  queueName: lq\n  podSets:\n  - name: main\n    count: 1\n    template:\n      spec:\n"
+         "        affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{"
+         "matchExpressions: [{key: zone, operator: In, values: []}, {key: zone, operator: NotIn}]}]}}}\n"
+         "        containers: [{name: c, image: busybox}]\n")
+
+
+def test_a_workloads_empty_values_are_stored_and_kueue_reads_them_as_written(
+        kube_apiserver: KubeAPIServer, tmp_path: Path) -> None:
+    """The server stores a Workload's `values: []` as written (no values stays none): Kueue's client decodes
+    `[]` as an empty list, whose error says `[]` (json.Marshal), and a nil one `null` (shown by hand with Go on
+    the object read back: KUEUE-DIFFERENCES §5; the oracle's fake client drops the empty list)."""
+    stored = json.loads(kube_apiserver.run("create", "--dry-run=server", "-o", "json", "-f", "-", input=EMPTY).stdout)
+    term = stored["spec"]["podSets"][0]["template"]["spec"]["affinity"]["nodeAffinity"][
+        "requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"][0]
+    assert term["matchExpressions"] == [{"key": "zone", "operator": "In", "values": []},
+                                        {"key": "zone", "operator": "NotIn"}], term
+    diags = _load(tmp_path, EMPTY)
+    assert [d.message.split("`")[-2] for d in diags if d.code == "KAD246"] == [
+        "nodeSelectorTerms[0].matchExpressions[0].values: Invalid value: []: for 'in', 'notin' operators, values set "
+        "can't be empty", "nodeSelectorTerms[0].matchExpressions[1].values: Invalid value: null: for 'in', 'notin' "
+        "operators, values set can't be empty"], [str(d) for d in diags]

@@ -432,19 +432,22 @@ def template_refusals(f: Fields, spec: Val | None, made: str, read: PodResources
     return "", ()
 
 
-def requirements(f: Fields, m: Val | None, key: str, operators: tuple[str, ...], *,
-                 node: bool = False) -> tuple[Requirement, ...]:
+def requirements(f: Fields, m: Val | None, key: str, operators: tuple[str, ...], *, node: bool = False,
+                 stored: bool = False) -> tuple[Requirement, ...]:
     """The requirements at `key` of `m`, a label selector's expressions, each checked as the API server checks
     them (KAD157), or (`node`) a node selector term's expressions or fields, whose values are checked apart,
     where the API server validates them (`node_field_refusals`): a Workload's or a custom resource's template
-    keeps what Kueue then reads as it is (validate: KAD246)."""
+    keeps what Kueue then reads as it is (validate: KAD246); `stored`: a Workload's, whose `values: []` Kueue reads
+    as written (`Requirement.empty_list`)."""
     out = []
     for r in f.maps(m, key):
-        if node:  # any operator text is stored (Kueue refuses one outside the six: Unsupported value)
-            f.field(r, "operator", required=True, what="a requirement")
+        # a node requirement's operator and key must be written; any text is stored (Kueue's parse refuses an
+        # operator outside the six: Unsupported value), "" too (refused or parsed as any key)
+        for required in ("operator", "key") if node else ():
+            f.field(r, required, required=True, what="a requirement")
         operator = f.str(r, "operator", default="") if node else f.enum(r, "operator", operators, required=True)
-        values = tuple(f.strs(r, "values"))
-        uses = (f.field(r, "operator"), f.field(r, "values"))
+        values, written = tuple(f.strs(r, "values")), f.field(r, "values")
+        uses = (f.field(r, "operator"), written)
         if not node:
             if operator in ("In", "NotIn") and not values:
                 f.invalid(KAD157, f"operator `{operator}` needs at least one value", r, uses=uses)
@@ -452,17 +455,15 @@ def requirements(f: Fields, m: Val | None, key: str, operators: tuple[str, ...],
                 f.invalid(KAD157, f"operator `{operator}` takes no values", r, uses=uses)
             if operator in ("Gt", "Lt") and len(values) != 1:
                 f.invalid(KAD157, f"operator `{operator}` takes exactly one value", r, uses=uses)
-        if node:  # a node requirement's key must be written; "" is stored, and refused or parsed as any key
-            f.field(r, "key", required=True, what="a requirement")
-            key = f.str(r, "key", default="")
-        else:
-            key = f.str(r, "key", required=True, what="a requirement")
-        out.append(Requirement(key=key, operator=operator, values=values, span=f.span(r)))
+        key = f.str(r, "key", default="") if node else f.str(r, "key", required=True, what="a requirement")
+        out.append(Requirement(key=key, operator=operator, values=values, span=f.span(r), empty_list=stored and
+                               written is not None and written.v == []))
     return tuple(out)
 
 
-def required_node_affinity(f: Fields, spec: Val) -> tuple[tuple[NodeSelectorTerm, ...], Val | None]:
-    """The required node-affinity terms of a pod spec (ORed), and the node that holds them."""
+def required_node_affinity(f: Fields, spec: Val,
+                           stored: bool = False) -> tuple[tuple[NodeSelectorTerm, ...], Val | None]:
+    """The required node-affinity terms of a pod spec (ORed), and the node holding them (`stored`: `requirements`)."""
     affinity = f.map(f.map(spec, "affinity"), "nodeAffinity")
     required = f.map(affinity, "requiredDuringSchedulingIgnoredDuringExecution")
     if required is None:
@@ -470,8 +471,8 @@ def required_node_affinity(f: Fields, spec: Val) -> tuple[tuple[NodeSelectorTerm
     terms = []
     for term in f.maps(required, "nodeSelectorTerms"):
         terms.append(NodeSelectorTerm(
-            match_expressions=requirements(f, term, "matchExpressions", NODE_OPERATORS, node=True),
-            match_fields=requirements(f, term, "matchFields", NODE_OPERATORS, node=True),
+            match_expressions=requirements(f, term, "matchExpressions", NODE_OPERATORS, node=True, stored=stored),
+            match_fields=requirements(f, term, "matchFields", NODE_OPERATORS, node=True, stored=stored),
             span=f.span(term)))
     return tuple(terms), required
 

@@ -255,7 +255,7 @@ def template_pod_set(f: Fields, name: str, count: int, min_count: int | None, te
         pod_affinity_refusals(f, spec, api, refuse=True)
     kubenames.check_kueue_keys(f, meta, own=False)
     selector, selector_nodes = f.str_map(spec, "nodeSelector")
-    affinity, affinity_node = required_node_affinity(f, spec)
+    affinity, affinity_node = required_node_affinity(f, spec, stored=request is not None)  # a Workload's own
     topo, topo_node = _topology(f, request, meta, count, webhook) if topology else (None, None)
     coverage.warn_template(f, meta, spec, name)
     claims, direct, claims_node = pod_claim_templates(f, spec)
