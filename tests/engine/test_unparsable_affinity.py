@@ -100,3 +100,13 @@ def test_a_workloads_empty_values_read_as_the_cluster_stores_them(tmp_path):
     out = CliRunner().invoke(cli, ["admit", "--format", "json", str(path)], catch_exceptions=False)
     (emptyin,) = [d for d in json.loads(out.stdout)["decisions"] if d["workload"] == "team/emptyin"]
     assert "matchExpressions[0].values: Invalid value: []: for 'in', 'notin'" in json.dumps(emptyin), emptyin
+
+
+def test_why_says_a_groups_workers_affinity_cannot_be_parsed_not_that_hosts_lack_room():
+    case = CASE.with_name("pod-set-group-tas-unparsable-affinity.yaml")
+    out = CliRunner().invoke(cli, ["why", "--color", "never", "team/badworkers", str(case)], catch_exceptions=False)
+    assert out.exit_code == 1, out.output
+    summary = out.stdout.splitlines()[2]
+    assert summary.startswith("   = needs 2 pods of workers placed at once") and \
+        "its required node affinity cannot be parsed" in summary and "room" not in summary, out.stdout
+    assert "hosts, most room first" not in out.stdout, out.stdout

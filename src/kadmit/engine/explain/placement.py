@@ -74,13 +74,15 @@ class PlacementExplanation:
     unsat: bool = True  # False: by per-node counting the gang fits; Kueue's greedy placement still failed
     group: str | None = None  # the failing pod set's pod-set group, placed as one (`PlacementFailure.group`)
     racks: bool = False  # the topology's lowest level is a rack: Kueue counts racks on their summed capacity
+    unparsable: bool = False  # its required node affinity does not parse: no room counts (`parse_errors`)
 
     def as_dict(self) -> dict:
         return {"pod_set": self.pod_set, "flavor": self.flavor, "topology": self.topology,
                 "request": self.request, "count": self.count, "message": self.message,
                 "histogram": self.histogram, "topology_view": self.topology_view, "level": self.level,
                 "domains": [{"domain": d, "fits": n} for d, n in self.domains],
-                "scarce_resource": self.scarce, "counted_unsat": self.unsat, "group": self.group}
+                "scarce_resource": self.scarce, "counted_unsat": self.unsat, "group": self.group,
+                "affinity_unparsable": self.unparsable}
 
 
 @dataclass
@@ -148,11 +150,16 @@ def explain_placement(session: Session, wl: Workload) -> PlacementExplanation | 
     fits = domain_fits(tree, req.template, level_key, case.seen)
     best_nodes = sorted({n for d, _ in fits[:BEST_DOMAINS] for n in d.nodes})
     scarce = _scarce(case, best_nodes)
+    view = topology_view(tree, req.template, req.count, req.request.mode, req.request.level, free=case.seen)
+    if unparsable := bool(parse_errors(req.template.node_affinity)):  # no room counts: Kueue fits it nowhere
+        view = f"{view.split(': ', 1)[0]}: its required node affinity cannot be parsed (Kueue's NewNodeSelector " \
+            "refuses a term), so Kueue's TAS fits it on no node"
+        fits = []
     out = PlacementExplanation(
         wl.key, req.pod_set, req.flavor, req.topology, _request_text(req), req.count, _kueue_message(failure),
-        _histogram(session, req, case.seen),
-        topology_view(tree, req.template, req.count, req.request.mode, req.request.level, free=case.seen),
-        level_label(level_key), [(tree.display(d), n) for d, n in fits[:TOP_DOMAINS]], scarce)
+        _histogram(session, req, case.seen), view, level_label(level_key),
+        [(tree.display(d), n) for d, n in fits[:TOP_DOMAINS]], scarce)
+    out.unparsable = unparsable
     out.group = failure.group
     out.racks = not tree.host_lowest
     out.cores, out.unsat = _gang_cores(case)  # on Kueue's leaves: nodes, or racks on their nodes' sums
