@@ -160,3 +160,31 @@ def test_a_disabled_leaderworkersets_leader_statefulset_managed_without_queue_na
     assert set(reasons) == {"d", "w"} and not loaded.model.workloads
     assert all(r.startswith("Kueue manages its leader StatefulSet (`manageJobsWithoutQueueName`) but its leader "
                             "StatefulSet names no queue") and "never admitted" in r for r in reasons.values()), reasons
+
+
+def test_a_disabled_leaderworkersets_leader_pods_the_pod_webhook_refuses_are_warned_at():
+    """The leader StatefulSet Kueue's StatefulSet integration takes: g's leader template names group lg with no
+    total count, so Kueue's pod webhook refuses every leader pod, while the StatefulSet's Workload is admitted all the
+    same (as the oracle's): KAD199 at the group's label, nothing refused (no KAD170); h's group has its count: none."""
+    from pathlib import Path
+    ws = load([str(Path(__file__).parents[1] / "oracle" / "features" /
+                   "leaderworkerset-without-its-integration-statefulset-leader-pods-refused.yaml")])
+    assert sorted(w.key for w in ws.model.workloads) == ["ns-b/g", "ns-b/h"]
+    assert not [d for d in ws.diagnostics if d.code == "KAD170"]
+    warned = [d for d in ws.diagnostics if d.code == "KAD199"]
+    assert len(warned) == 1 and "every leader pod of LeaderWorkerSet `g`" in warned[0].message
+    assert "pod-group-total-count]: Required value" in warned[0].message
+    assert warned[0].span.line == 68 and [s.name for s in warned[0].about] == ["g"]
+
+
+def test_a_disabled_leaderworkerset_already_in_the_cluster_leaves_its_leader_statefulset_to_the_input():
+    """Already in the cluster, `statefulset` enabled and its own integration not: nothing is made of it (its leader
+    StatefulSet was made when it was created); u's, in the input, is decided as any StatefulSet (admitted, as by the
+    oracle); both LeaderWorkerSets skipped, the reason saying where their leader StatefulSet is decided."""
+    from pathlib import Path
+    ws = load([str(Path(__file__).parents[1] / "oracle" / "features" /
+                   "leaderworkerset-without-its-integration-statefulset-already-in-the-cluster.yaml")])
+    assert [(w.key, w.origin.kind) for w in ws.model.workloads] == [("ns-b/u", "StatefulSet")]
+    reasons = {s.object.name: s.reason for s in ws.model.skipped if s.object.kind == "LeaderWorkerSet"}
+    assert set(reasons) == {"u", "v"}
+    assert all(f"its leader StatefulSet `{n}`" in r and "decided as any StatefulSet" in r for n, r in reasons.items())

@@ -6,7 +6,8 @@ from __future__ import annotations
 import re
 
 from kadmit.diagnostics import Diagnostics
-from kadmit.manifests.codes import KAD161
+from kadmit.identity import subject
+from kadmit.manifests.codes import KAD161, KAD199
 from kadmit.manifests.fields import Fields, Invalid, Meta
 from kadmit.manifests.jobs.common import DEFAULT_POD_SET, Builder, object_ref, replicas_made, replicas_read, workload_name
 from kadmit.manifests.yamltree import Val
@@ -115,8 +116,32 @@ def _leader_set(f: Fields, o: Meta, job: Job, spec: Val) -> Job | None:
         return None
     ref = job.object
     wl = b.workload(ref, b.pod_sets).model_copy(update={"part": f"leader StatefulSet {o.name}"})
+    from kadmit.manifests.jobs.templatepods import template_refusals
+
     return job.model_copy(update={"framework": STATEFULSET, "queue": None, "workloads": (wl,), "unsuspended": None,
-                                  "refusals": (), "priority_class_label": False})
+                                  "refusals": template_refusals(quiet, b.o, leader), "priority_class_label": False})
+
+
+def refused_leaders(job: Job, diags: Diagnostics | None) -> Job:
+    """`job`, a LeaderWorkerSet's leader StatefulSet's Workload (`_leader_set`, as `templatepods.route` takes it),
+    without the refusals of Kueue's pod webhook, which refuses every leader pod its StatefulSet makes (ValidateCreate
+    runs for every pod, the leaders' suspended-by-parent mark or not: `validateCommon`, e.g. a pod group name without
+    `pod-group-total-count`, which Kueue's StatefulSet pod reconciler would set only on a pod once created): the
+    StatefulSet is stored, and Kueue's StatefulSet reconciler makes its Workload of it all the same, which Kueue
+    admits (oracle: leaderworkerset-without-its-integration-statefulset-leader-pods-refused.yaml), holding its quota
+    while no leader is ever created. Said as KAD199 (a pod template whose pods are refused; admit's summary counts
+    it), not KAD170: the LeaderWorkerSet and its StatefulSet are stored, not refused."""
+    name = job.object.name
+    for r in job.refusals if diags is not None else ():
+        diags.emit(KAD199, f"Kueue's pod webhook refuses every leader pod of LeaderWorkerSet `{name}` (the pods of "
+                   f"its leader StatefulSet `{name}`, which Kueue's StatefulSet integration takes, its own not "
+                   f"enabled): {r.message}; Kueue's StatefulSet reconciler makes the StatefulSet's Workload all the "
+                   "same, and once admitted it holds its quota while no leader pod is created", r.span or job.span,
+                   help="drop the pod group from the leader template: Kueue's StatefulSet pod reconciler puts the "
+                        "leaders in the StatefulSet's own group (with its count, they would be created but stay "
+                        "gated: that reconciler cannot rename a group, docs/KUEUE-DIFFERENCES.md)",
+                   about=(subject(job.object),))
+    return job.model_copy(update={"refusals": ()})
 
 
 def _pods(f: Fields, o: Meta, job: Job, spec: Val) -> Job | None:

@@ -194,8 +194,11 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
                 orphans.setdefault((job.owner.kind, job.owner.namespace, job.owner.name), []).append(job)
             continue
         if job.unsuspended is not None or job.leader_set is not None:  # its pods may be Kueue's (loaded only then)
+            from kadmit.manifests.jobs.lws import refused_leaders
             from kadmit.manifests.jobs.templatepods import route
             job = route(job, settings, labels, queues, model.limit_ranges)
+            if job.framework == "statefulset" and job.object.kind == "LeaderWorkerSet" and settings.pod_webhook:
+                job = refused_leaders(job, diags)  # its leader StatefulSet's Workload (lws._leader_set)
         job = _number_repeats(job, unnamed)
         # a UID two jobs share names neither: Kueue finds a job's Workloads by owner kind and name
         by_uid = existing.get(("uid", job.object.uid)) if job.object.uid not in shared else None
@@ -520,6 +523,11 @@ def _not_managed(job: Job, s: Integrations, labels: dict[str, dict[str, str]], q
         if job.framework == "batch/job" and job.submitted:
             from kadmit.manifests.jobs.templatepods import JOB_WEBHOOK_PANICS
             return f"integration `batch/job` is not in `integrations.frameworks` of {where}{JOB_WEBHOOK_PANICS}"
+        if job.object.kind == "LeaderWorkerSet" and not job.submitted and "statefulset" in s.frameworks:
+            return (f"integration `{job.framework}` is not in `integrations.frameworks` of {where}; already in the "
+                    f"cluster, its leader StatefulSet `{job.object.name}` (Kueue's StatefulSet integration's, where "
+                    "its webhook took it when made) is decided as any StatefulSet where the input holds it: kadmit "
+                    "does not make it of the LeaderWorkerSet (lws._leader_set is of one being submitted)")
         return f"integration `{job.framework}` is not in `integrations.frameworks` of {where}"
     owner = job.owner  # a pod's is its own job whatever controls it (`Pod.IsTopLevel`; replicasets.plain_pod)
     if owner is not None and job.framework != "pod" and (owner.group, owner.kind) in _integrated_kinds():
