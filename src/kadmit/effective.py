@@ -8,6 +8,8 @@ from fractions import Fraction
 from kadmit.featuregates import enabled
 from kadmit.model import ClaimTemplate, Model, PodSet, ResourceTransformation, SchedulerConfig, Workload
 from kadmit.modelchecks import CheckState, checks_for
+from kadmit.modeldra import extended_quota
+from kadmit.podresources import adjust, aggregate
 from kadmit.quantity import parse_exact
 
 MILLI = 1000
@@ -288,11 +290,14 @@ def counted(model: Model) -> Model:
     Configuration's `resources`: resources with an excluded prefix dropped, then the
     transformations applied (Kueue v0.17 has no quotaCheckStrategy: a resource the cluster queue
     does not cover blocks the pod set); DRA devices of resourceClaims only with the
-    DynamicResourceAllocation gate on (Kueue v0.17.0's default: off). The model itself when nothing changes."""
+    DynamicResourceAllocation gate on (Kueue v0.17.0's default: off), and with DRAExtendedResources on too, a
+    pending workload's extended resources some DeviceClass names (`_with_extended`). The model itself when
+    nothing changes."""
     cfg = model.config
     claims = (cfg is not None and cfg.dynamic_resource_allocation
               and any(ps.claim_templates or ps.claims for wl in model.workloads for ps in wl.pod_sets))
-    if not claims and (cfg is None or not (cfg.exclude_resource_prefixes or cfg.transformations)):
+    extended = extended_classes(model)
+    if not claims and not extended and (cfg is None or not (cfg.exclude_resource_prefixes or cfg.transformations)):
         return model
     cfg = cfg or SchedulerConfig()
     templates: dict[str, ClaimTemplate] = {}
@@ -309,6 +314,10 @@ def counted(model: Model) -> Model:
             update["inadmissible"] = "DynamicResourceAllocation feature does not support use of resource claims"
         elif cfg.dynamic_resource_allocation and any(ps.claim_templates for ps in pod_sets):
             pod_sets, why = _with_devices(wl.namespace, pod_sets, templates, mapping)
+            if why:
+                update["inadmissible"] = why
+        if extended and wl.admission is None and not update.get("inadmissible"):
+            pod_sets, why = _with_extended(wl, pod_sets, extended, mapping, model)
             if why:
                 update["inadmissible"] = why
         if update.get("inadmissible") and wl.admission is None:
@@ -414,3 +423,43 @@ def _with_devices(namespace: str, pod_sets: tuple[PodSet, ...], templates: dict[
         out.append(ps)
     return tuple(out), ""
 
+
+
+def extended_classes(model: Model) -> dict[str, list[str]]:
+    """Under Kueue's DRAExtendedResources gate (with DynamicResourceAllocation, without which Kueue's
+    workload controller does no DRA processing: NeedsDRAReconcile): extended resource -> the names of
+    the DeviceClasses naming it (`spec.extendedResourceName`, in name order as the index lists them)."""
+    cfg = model.config
+    gated = enabled(cfg, "DynamicResourceAllocation") and enabled(cfg, "DRAExtendedResources")
+    if not (model.device_classes and gated):
+        return {}
+    out: dict[str, list[str]] = {}
+    for dc in sorted(model.device_classes, key=lambda d: d.name):
+        if dc.extended_resource_name:
+            out.setdefault(dc.extended_resource_name, []).append(dc.name)
+    return out
+
+
+def _with_extended(wl: Workload, pod_sets: tuple[PodSet, ...], by_name: dict[str, list[str]],
+                   mapping: dict[str, str], model: Model) -> tuple[tuple[PodSet, ...], str]:
+    """The workload controller's DRA extended resources path (workload_controller.go, then
+    totalRequestsFromPodSets): each pod set's replaced extended resources dropped from its requests (after
+    the `resources` configuration) and the quota they resolve to (modeldra.extended_quota) added; a
+    quantity that is not whole makes the workload inadmissible (the reason, Kueue's field errors), else ""."""
+    ranges = [lr for lr in model.limit_ranges if lr.namespace == wl.namespace]
+    classes = {rc.name: rc for rc in reversed(model.runtime_classes)}
+    out, errors = [], []
+    for i, ps in enumerate(pod_sets):
+        if ps.resources is None:
+            out.append(ps)
+            continue
+        pod = adjust(ps.resources, ranges, classes)
+        quota, replaced, errs = extended_quota(pod, f"spec.podSets[{i}].template.spec", by_name, mapping)
+        errors += errs
+        if replaced or quota:
+            reqs = {r: q for r, q in ps.requests.items() if r not in replaced}
+            for r, q in quota.items():
+                reqs[r] = reqs.get(r, 0) + q
+            ps = ps.model_copy(update={"requests": dict(sorted(reqs.items())), "pod_requests": ps.placed_requests})
+        out.append(ps)
+    return (pod_sets, aggregate(errors)) if errors else (tuple(out), "")

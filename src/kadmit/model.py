@@ -19,6 +19,7 @@ from kadmit.modelbase import Obj, Shapes
 from kadmit.modelscheduling import (LabelSelector, NodeSelectorTerm, Requirement, Taint, TaintEffect,  # noqa: F401
                                     Toleration)
 from kadmit.podresources import ContainerResources, LimitRange, PodResources, RuntimeClass  # noqa: F401
+from kadmit.modeldra import ClaimTemplate, DeviceClass  # noqa: F401
 from kadmit.modelrules import Binary, Expr, InSet, Literal_, Quantifier, Ref, Rule, Unary  # noqa: F401
 from kadmit.modelchecks import (AdmissionCheck, CheckConfig, CheckParameters, CheckRule, CheckState,  # noqa: F401
                                 RetryStrategy)
@@ -254,18 +255,6 @@ class PodSet(Obj):
     def placed_requests(self) -> Quantities:
         """One pod's requests as nodes see them (placement's), whatever quota counts."""
         return self.requests if self.pod_requests is None else self.pod_requests
-
-
-class ClaimTemplate(Obj):
-    """A DRA ResourceClaimTemplate as `countDevicesPerClass` reads it, or why Kueue can't count it."""
-    namespace: str
-    name: str
-    devices: dict[str, int] = {}  # device class -> devices per claim
-    # What Kueue refuses to count, as its field error: the path below the claim, its type and value
-    # ("Invalid value: null"), and its detail; "" when it counts the template
-    unsupported_at: str = ""
-    unsupported_value: str = ""
-    unsupported: str = ""
 
 
 class PodSetAssignment(Obj):
@@ -542,6 +531,7 @@ class Model(Obj):
     skipped: tuple[Skipped, ...] = ()  # objects not read as policy or work, in input order
     gangs: tuple[Gang, ...] = ()  # pod groups kube-scheduler places all-or-nothing
     claim_templates: tuple[ClaimTemplate, ...] = ()  # DRA ResourceClaimTemplates
+    device_classes: tuple[DeviceClass, ...] = ()  # DRA DeviceClasses (DRAExtendedResources)
     limit_ranges: tuple[LimitRange, ...] = ()  # Kueue fills pod sets' containers from them
     runtime_classes: tuple[RuntimeClass, ...] = ()  # their overhead joins pod sets' requests
     admission_checks: tuple[AdmissionCheck, ...] = ()  # Kueue AdmissionChecks (kadmit.modelchecks)
@@ -577,6 +567,7 @@ class Fragment(BaseModel):
     skipped: list[Skipped] = []
     gangs: list[Gang] = []
     claim_templates: list[ClaimTemplate] = []
+    device_classes: list[DeviceClass] = []
     limit_ranges: list[LimitRange] = []
     runtime_classes: list[RuntimeClass] = []
     admission_checks: list[AdmissionCheck] = []

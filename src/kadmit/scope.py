@@ -201,7 +201,7 @@ def untouched_model(model: Model, diagnostics: list[Diagnostic], key: str) -> tu
 
 # Broken objects of these kinds (left out of the model for their errors) may change any answer.
 GLOBAL_BROKEN = {"Node", "Pod", "Namespace", "PriorityClass", "WorkloadPriorityClass", "Configuration",
-                 "ConfigMap", "ResourceClaimTemplate", "PodGroup"}
+                 "ConfigMap", "ResourceClaimTemplate", "DeviceClass", "PodGroup"}
 _IDS = {"ClusterQueue": "cq", "Cohort": "co", "LocalQueue": "lq", "Workload": "wl"}
 
 

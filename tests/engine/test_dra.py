@@ -185,3 +185,24 @@ def test_a_claim_named_directly_is_inadmissible_with_the_gate_on() -> None:
     (d,) = [d for d in off if d.severity.value != "note"]
     assert d.code == "KAD298" and "ResourceClaim `default/my-claim`" in d.message
     assert admitted(model)
+
+
+def test_extended_resources_resolve_as_kueues_resolve_extended_resource_quota() -> None:
+    """DRAExtendedResources (modeldra.extended_quota): a class's mapped name where a mapping holds it, init
+    containers by max (a sidecar too), containers by sum; a request no DeviceClass names, or no extended
+    resource, is left as it is; a quantity not whole is Kueue's field error, and resolves to nothing."""
+    from kadmit.modeldra import extended_quota
+    from kadmit.podresources import ContainerResources, PodResources
+
+    pod = PodResources(
+        init_containers=(ContainerResources(requests={"example.com/gpu": 3000}, sidecar=True),),
+        containers=(ContainerResources(requests={"cpu": 1000, "example.com/gpu": 1000, "other.io/x": 1000}),
+                    ContainerResources(requests={"example.com/gpu": 1000, "example.com/fpga": 1000})))
+    by_name = {"example.com/gpu": ["a.example.com", "b.example.com"], "example.com/fpga": ["f.example.com"]}
+    quota, replaced, errors = extended_quota(pod, "spec.podSets[0].template.spec", by_name, {"b.example.com": "gpus"})
+    assert (quota, replaced, errors) == ({"gpus": 3000, "example.com/fpga": 1000},
+                                         {"example.com/gpu", "example.com/fpga"}, [])
+    half = PodResources(containers=(ContainerResources(requests={"example.com/fpga": 500}),))
+    assert extended_quota(half, "spec.podSets[1].template.spec", by_name, {}) == ({}, set(), [
+        'spec.podSets[1].template.spec.containers[0].resources.requests.example.com/fpga: Invalid value: "500m": '
+        "extended resource quantity must be an integer"])

@@ -26,7 +26,7 @@ DECIDING = ("bound to node", "gang kube-scheduler places", "pod-set slices", "DR
             "resources (excluded", "LimitRange", "RuntimeClass",
             "inadmissible", "admissionFairSharing", "the UIDs of", "Requeued condition", "eviction time",
             "a toleration of", "node affinity `matchFields`", "Kueue cannot parse",
-            "admission-gated-by", "preemption gate", "priority-boost", "Preempted condition")
+            "admission-gated-by", "preemption gate", "priority-boost", "Preempted condition", "DeviceClass")
 
 
 def decisions(model) -> list:

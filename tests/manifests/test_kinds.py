@@ -270,7 +270,8 @@ def test_kind_table_covers_the_brief():
     assert kinds - {i.kind for i in INTEGRATIONS} - {r[1] for r in REFERENCED} == {
         "ResourceFlavor", "ClusterQueue", "Cohort", "LocalQueue", "WorkloadPriorityClass",
         "Topology", "Workload", "PriorityClass", "Namespace", "Node", "Pod", "Configuration", "ConfigMap",
-        "PodGroup", "ResourceClaimTemplate", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding",
+        "PodGroup", "ResourceClaimTemplate", "DeviceClass", "ValidatingAdmissionPolicy",
+        "ValidatingAdmissionPolicyBinding",
         "LimitRange", "RuntimeClass", "AdmissionCheck", "ProvisioningRequestConfig", "MultiKueueConfig",
         "MultiKueueCluster"}
 

@@ -118,7 +118,8 @@ def _unexported(model: Model, workloads: bool, nodes: bool, d: Diagnostics) -> N
                    items[0].span, help=f"add `{flag}` to write them")
     for kind, items in (("pod", model.pods), ("job", model.jobs), ("gang", model.gangs),
                         ("ResourceClaimTemplate", model.claim_templates), ("LimitRange", model.limit_ranges),
-                        ("RuntimeClass", model.runtime_classes), ("training runtime", model.training_runtimes)):
+                        ("RuntimeClass", model.runtime_classes), ("DeviceClass", model.device_classes),
+                        ("training runtime", model.training_runtimes)):
         for x in items:
             name = x.object.qualified if hasattr(x, "object") else getattr(x, "key", None) or "/".join(
                 part for part in (getattr(x, "namespace", None), getattr(x, "name", "")) if part)

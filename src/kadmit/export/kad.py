@@ -464,6 +464,9 @@ def import_model(model: Model, *, workloads: bool = False) -> Out:
     for rc in model.runtime_classes:
         out.add("queues", "\n".join(out.lack("queues", f"RuntimeClass `{rc.name}` (its overhead joins what Kueue "
                                               "counts)", rc.span)))
+    for dc in model.device_classes:
+        out.add("queues", "\n".join(out.lack("queues", f"DeviceClass `{dc.name}` (with the DRAExtendedResources gate, "
+                                              "the extended resource it names counts as its DRA devices)", dc.span)))
     for g in model.gangs:
         out.add("workloads", "\n".join(out.lack("workloads", f"{g.kind} `{g.namespace}/{g.name}` "
                                                 "(a gang kube-scheduler places)", g.span)))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.yamltree import Val
-from kadmit.model import ClaimTemplate
+from kadmit.model import ClaimTemplate, DeviceClass
 
 DRA_GROUP = "resource.k8s.io"
 NULL = "Invalid value: null"  # how a field.Invalid error with no value reads
@@ -51,6 +51,14 @@ def claim_template(f: Fields, o: Meta) -> ClaimTemplate:
                          unsupported_at=refusal[0], unsupported_value=refusal[1], unsupported=refusal[2],
                          span=f.span(o.node),
                          spans=f.spans({"name": o.metadata.v.get("name")}))
+
+
+def device_class(f: Fields, o: Meta) -> DeviceClass:
+    """A DeviceClass: the extended resource it names (`spec.extendedResourceName`), which Kueue reads with
+    its DRAExtendedResources gate on (kadmit.effective `extended_classes`)."""
+    spec = f.map(o.node, "spec")
+    return DeviceClass(name=o.name, extended_resource_name=f.str(spec, "extendedResourceName", default=""),
+                       span=f.span(o.node), spans=f.spans({"name": o.metadata.v.get("name")}))
 
 
 def pod_claim_templates(f: Fields, spec: Val | None) -> tuple[tuple[str, ...], tuple[str, ...], Val | None]:

@@ -72,8 +72,9 @@ def unmodelled_words(name: str) -> str:
 
 
 # Kueue's gates whose every value kadmit decides as Kueue does (SchedulerConfig.feature_gates)
-MODELLED = frozenset({"AdmissionFairSharing", "AdmissionGatedBy", "DynamicResourceAllocation",
-                      "FairSharingPreemptWithinNominal", "FairSharingPrioritizeNonBorrowing", "FlavorFungibility",
+MODELLED = frozenset({"AdmissionFairSharing", "AdmissionGatedBy", "DRAExtendedResources",
+                      "DynamicResourceAllocation", "FairSharingPreemptWithinNominal", "FairSharingPrioritizeNonBorrowing",
+                      "FlavorFungibility",
                       "MultiKueue", "MultiKueueOrchestratedPreemption", "PartialAdmission", "PriorityBoost",
                       "PrioritySortingWithinCohort", "ReclaimablePods", "SchedulerTimestampPreemptionBuffer",
                       "TopologyAwareScheduling"})

@@ -71,6 +71,7 @@ KINDS: dict[tuple[str, str], Kind] = {
     ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"): Kind(("v1",), "rules", admission.policy),
     ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding"): Kind(("v1",), "rules", admission.binding),
     (dra.DRA_GROUP, "ResourceClaimTemplate"): Kind(("v1",), "claim_templates", dra.claim_template, namespaced=True),
+    (dra.DRA_GROUP, "DeviceClass"): Kind(("v1",), "device_classes", dra.device_class),
     # The job kinds Kueue integrates: read as submitted, managed or not by `jobs.manage`.
     **{(i.group, i.kind): Kind(i.versions, "jobs", i.read, namespaced=True, generated=True)
        for i in jobs.INTEGRATIONS},

@@ -88,9 +88,11 @@ var coreKinds = map[schema.GroupVersionKind]func() client.Object{
 }
 
 // The objects of other kinds Kueue reads to decide (pkg/dra: the templates of a pod's resource
-// claims); the scheme's other kinds are held in the cluster but listed in NotRead.
+// claims, and the DeviceClasses naming an extended resource, which the DRAExtendedResources gate
+// reads); the scheme's other kinds are held in the cluster but listed in NotRead.
 var decidesWith = map[schema.GroupKind]bool{
 	{Group: "resource.k8s.io", Kind: "ResourceClaimTemplate"}: true,
+	{Group: "resource.k8s.io", Kind: "DeviceClass"}:           true,
 }
 
 // Reader reads documents into an Input.
