@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from kadmit.diagnostics import Diagnostics, Subject
-from kadmit.manifests.codes import KAD161, KAD167
+from kadmit.manifests.codes import KAD161, KAD167, KAD170
 from kadmit.manifests.fields import Fields, Invalid, Meta
 from kadmit.manifests.jobs.batch import job as batch_job, pods_count
 from kadmit.manifests.jobs.common import (MAX_OBJECT_WORKLOADS, QUEUE_LABEL, Builder, condition_true, reclaimed,
@@ -60,7 +62,68 @@ def jobset(f: Fields, o: Meta) -> Job:
         if name in shape and 0 < succeeded <= shape[name][0]:
             reclaim[name] = succeeded * shape[name][1]
     job = reclaimed(b.job(state=state), reclaim)
+    refusal = child_refusal(f, o, job, spec)
+    if refusal is not None:
+        f.diags.emit(KAD170, f"Kueue's Job webhook refuses the Jobs JobSet `{o.name}` makes: {refusal}",
+                     f.span(o.node), help="Kubernetes stores the JobSet, but JobSet's controller cannot create its "
+                     "Jobs; change the replicated job's template as the message says",
+                     about=(Subject("JobSet", o.namespace or "default", o.name),))
+        return job.model_copy(update={"workloads": (), "note": JOBS_REFUSED + refusal})
     return job.model_copy(update={"unsuspended": child_jobs(f, o, job, spec)})
+
+
+JOBS_REFUSED = "Kueue's Job webhook refuses its child Jobs: "
+
+
+def _made(f: Fields, o: Meta, spec: Val | None, suspended: bool) -> Iterator[tuple[str | None, int, Val | None,
+                                                                                     Job | None]]:
+    """The replicated jobs whose Jobs JobSet's controller makes now, in order (`child_jobs` says which): each
+    its name, replicas, Job template and the Job Kueue's Job integration reads of it (None where unreadable)."""
+    in_order = not suspended and f.str(f.map(spec, "startupPolicy"), "startupPolicyOrder") == "InOrder"
+    quiet = Fields(f.file, Diagnostics(), f.text)  # the templates are read, and reported on, as the JobSet's
+    replicated = f.maps(spec, "replicatedJobs")
+    counted: dict[str, int] = {f.str(rj, "name") or "": 0 for rj in replicated}  # after this one: none counted yet
+    for rj in replicated:
+        name, replicas = f.str(rj, "name"), f.int(rj, "replicas", default=1, lo=0)
+        counted[name or ""] = replicas
+        if any(counted.get(f.str(d, "name") or "", 1) for d in f.maps(rj, "dependsOn")) or (in_order and not replicas):
+            continue  # not made yet (none it depends on has its status), or (InOrder) started with no Jobs
+        template = f.map(rj, "template")
+        made = None
+        if name is not None and template is not None:
+            meta = f.map(template, "metadata")
+            labels, _ = f.str_map(meta, "labels")
+            annotations, _ = f.str_map(meta, "annotations")
+            labels = {**labels, "jobset.sigs.k8s.io/jobset-name": o.name}  # labelAndAnnotateObject's (one of them)
+            try:
+                made = batch_job(quiet, Meta("batch/v1", "Job", template, meta or template, f"{o.name}-{name}-0",
+                                             o.namespace, labels, annotations))
+            except Invalid:
+                pass
+        yield name, replicas, template, made
+        if in_order:
+            return  # the controller waits for these to start before it makes the next replicated job's
+
+
+def child_refusal(f: Fields, o: Meta, job: Job, spec: Val | None) -> str | None:
+    """What Kueue's Job webhook refuses of the first Job JobSet's controller makes of a JobSet being submitted
+    (ValidateCreate runs for every Job, owned or not; e.g. a template's slice size above the Job's own pod count,
+    which the JobSet's pod set, replicas × pods, allows): JobSet's controller never creates it, and the oracle's
+    harness lists the JobSet as skipped (internal/jobs/jobsetjobs.go). Which replicated jobs are made as in
+    `child_jobs`; a JobSet naming a queue is suspended by Kueue's webhook first, so InOrder does not apply to it
+    (one managed through its namespace's `default` LocalQueue or manageJobsWithoutQueueName is read as its own
+    spec.suspend says)."""
+    if not job.submitted or job.owner is not None:
+        return None
+    suspended = f.bool(spec, "suspend", default=False) or bool(o.labels.get(QUEUE_LABEL))
+    for _, replicas, _, made in _made(f, o, spec, suspended):
+        # (a template's topology words start at `annotations`: the Job's path to them, Kueue's replicaMetaPath)
+        words = [("spec.template.metadata." if r.message.startswith("annotations") else "") + r.message
+                 for r in made.refusals if not r.pods and (made.queue or not r.managed_only)] \
+            if made is not None and replicas else []
+        if words:
+            return "; ".join(words)
+    return None
 
 
 def child_jobs(f: Fields, o: Meta, job: Job, spec: Val | None) -> Job | None:
@@ -85,28 +148,10 @@ def child_jobs(f: Fields, o: Meta, job: Job, spec: Val | None) -> Job | None:
     if not job.submitted or job.owner is not None:
         return None
     suspended = f.bool(spec, "suspend", default=False)
-    in_order = not suspended and f.str(f.map(spec, "startupPolicy"), "startupPolicyOrder") == "InOrder"
-    quiet = Fields(f.file, Diagnostics(), f.text)  # the templates are read, and reported on, as the JobSet's
     ref = job.object
     workloads = []
-    replicated = f.maps(spec, "replicatedJobs")
-    counted: dict[str, int] = {f.str(rj, "name") or "": 0 for rj in replicated}  # after this one: none counted yet
-    for rj in replicated:
-        name, replicas = f.str(rj, "name"), f.int(rj, "replicas", default=1, lo=0)
-        counted[name or ""] = replicas
-        if any(counted.get(f.str(d, "name") or "", 1) for d in f.maps(rj, "dependsOn")) or (in_order and not replicas):
-            continue  # not made yet (none it depends on has its status), or (InOrder) started with no Jobs
-        template = f.map(rj, "template")
-        if name is None or template is None or len(workloads) + replicas > MAX_OBJECT_WORKLOADS:
-            return None
-        meta = f.map(template, "metadata")
-        labels, _ = f.str_map(meta, "labels")
-        annotations, _ = f.str_map(meta, "annotations")
-        labels = {**labels, "jobset.sigs.k8s.io/jobset-name": o.name}  # labelAndAnnotateObject's (one of them)
-        try:
-            made = batch_job(quiet, Meta("batch/v1", "Job", template, meta or template, f"{o.name}-{name}-0",
-                                         o.namespace, labels, annotations))
-        except Invalid:
+    for name, replicas, template, made in _made(f, o, spec, suspended):
+        if name is None or template is None or made is None or len(workloads) + replicas > MAX_OBJECT_WORKLOADS:
             return None
         if made.refusals or not made.workloads:
             return None
@@ -119,8 +164,6 @@ def child_jobs(f: Fields, o: Meta, job: Job, spec: Val | None) -> Job | None:
             "part": f"Job {o.name}-{name}-{i}", "queue": made.queue or "", "pod_sets": tuple(
                 ps.model_copy(update={"origin": f"Job `{o.name}-{name}-{i}` of replicated job `{name}`"})
                 for ps in one.pod_sets)}) for i in range(replicas))
-        if in_order:
-            break  # the controller waits for these to start before it makes the next replicated job's
     if not workloads:
         return None
     return job.model_copy(update={"framework": "batch/job", "workloads": tuple(workloads), "queue": None,
