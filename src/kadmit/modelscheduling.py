@@ -208,13 +208,16 @@ def parse_errors(terms: "tuple[NodeSelectorTerm, ...]") -> list[str]:
         for j, r in enumerate(term.match_expressions):
             out += expression_errors(r, f"nodeSelectorTerms[{i}].matchExpressions[{j}]")
         for j, r in enumerate(term.match_fields):
-            at = f"nodeSelectorTerms[{i}].matchFields[{j}]"
-            if r.operator not in ("In", "NotIn"):
-                out.append(f'{at}.operator: Unsupported value: {_go_json_string(r.operator)}: supported values: '
-                           '"In", "NotIn"')
-            elif len(r.values) != 1:
-                out.append(f"{at}.values: Invalid value: {_go_json(r)}: must have one element")
+            out += field_errors(r, f"nodeSelectorTerms[{i}].matchFields[{j}]")
     return out
+
+
+def field_errors(r: Requirement, at: str) -> list[str]:
+    """What nodeSelectorRequirementsAsFieldSelector refuses of one `matchFields` requirement at field path `at`:
+    an operator other than In/NotIn, else other than one value."""
+    if r.operator not in ("In", "NotIn"):
+        return [f'{at}.operator: Unsupported value: {_go_json_string(r.operator)}: supported values: "In", "NotIn"']
+    return [f"{at}.values: Invalid value: {_go_json(r)}: must have one element"] if len(r.values) != 1 else []
 
 
 def flavor_affinity(terms: "tuple[NodeSelectorTerm, ...]", labels: dict[str, str],

@@ -110,3 +110,10 @@ def test_why_says_a_groups_workers_affinity_cannot_be_parsed_not_that_hosts_lack
     assert summary.startswith("   = needs 2 pods of workers placed at once") and \
         "its required node affinity cannot be parsed" in summary and "room" not in summary, out.stdout
     assert "hosts, most room first" not in out.stdout, out.stdout
+
+
+def test_a_match_fields_requirement_kueue_cannot_parse_is_warned_too():
+    out = CliRunner().invoke(cli, ["check", "--format", "json", str(UNSUPPORTED)], catch_exceptions=False)
+    warned = [d["message"] for d in json.loads(out.stdout)["diagnostics"] if d["code"] == "KAD246"]
+    assert len(warned) == 7 and any("of `team/fields`: `nodeSelectorTerms[0].matchFields[0].operator: Unsupported "
+                                    "value: \"Equals\": supported values: \"In\", \"NotIn\"`" in w for w in warned), warned

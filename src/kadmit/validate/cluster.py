@@ -6,7 +6,7 @@ from kadmit.diagnostics import Diagnostics, Label
 from kadmit.identity import about
 from kadmit.index import HOSTNAME_LABEL, ModelIndex
 from kadmit.model import ClusterQueue, Model, Node, Requirement, ResourceFlavor, Topology, Workload
-from kadmit.modelscheduling import NODE_OPERATORS, expression_errors
+from kadmit.modelscheduling import NODE_OPERATORS, expression_errors, field_errors
 from kadmit.source import Span
 from kadmit.validate.codes import (BAD_REQUIREMENT, DUPLICATE_LEVEL, DUPLICATE_TAINT, HOSTNAME_NOT_LAST, LEVEL_COUNT,
                                    MANY_DEFAULTS, NIL_SELECTOR, PRIORITY_RANGE, SELECTOR_MATCHES_NOTHING,
@@ -158,23 +158,30 @@ def check_namespace_selector(cq: ClusterQueue, diags: Diagnostics) -> None:
 
 
 def check_affinity(wl: Workload, diags: Diagnostics) -> None:
-    """A warning at each required node-affinity requirement Kueue's parse refuses (KAD246): the pod set is
-    kept and decided as Kueue reads it (a manifest's template the API server validates is refused there)."""
+    """A warning at each required node-affinity requirement Kueue's parse refuses (KAD246), `matchExpressions`
+    and `matchFields`: the pod set is kept and decided as Kueue reads it (a manifest's template the API server
+    validates is refused there)."""
+    tas = "under topology-aware scheduling no topology flavor fits it (\"invalid affinity node selectors ...\")"
     for ps in wl.pod_sets:
         for i, term in enumerate(ps.node_affinity):
-            for j, req in enumerate(term.match_expressions):
-                errors = expression_errors(req, f"nodeSelectorTerms[{i}].matchExpressions[{j}]")
-                if errors:
+            for kind, reqs, errors_of in (("matchExpressions", term.match_expressions, expression_errors),
+                                          ("matchFields", term.match_fields, field_errors)):
+                for j, req in enumerate(reqs):
+                    errors = errors_of(req, f"nodeSelectorTerms[{i}].{kind}[{j}]")
+                    if not errors:
+                        continue
                     on = f"on `{req.key}`" if req.key else "with an empty key"
+                    if kind == "matchFields":
+                        note = f"its flavor assigner drops `matchFields` (flavorSelector), and {tas}"
+                        fix = "a `matchFields` requirement takes `In` or `NotIn` with one value (a node name)"
+                    else:
+                        note = ("a flavor whose labels match no term of the affinity fails the pod set (\"failed to "
+                                f"assign flavors to pod set {ps.name}: ...\", its other flavors untried), and {tas}")
+                        fix = ("fix the requirement: `In`/`NotIn` take values, `Exists`/`DoesNotExist` none, "
+                               "`Gt`/`Lt` one integer" if req.operator in NODE_OPERATORS else
+                               "use one of the operators `In`, `NotIn`, `Exists`, `DoesNotExist`, `Gt`, `Lt`")
                     diags.emit(UNPARSABLE_AFFINITY, f"Kueue cannot parse the requirement {on} in the "
                                f"node affinity of pod set `{ps.name}` of `{wl.key}`: `{errors[0]}`",
                                req.span or ps.field_span("node_affinity") or wl.span,
-                               notes=["Kueue keeps the workload: a flavor whose labels match no term of the "
-                                      "affinity fails the pod set (\"failed to assign flavors to pod set "
-                                      f"{ps.name}: ...\", its other flavors untried), and under topology-aware "
-                                      "scheduling no topology flavor fits it (\"invalid affinity node "
-                                      "selectors ...\"); kadmit decides it so"],
-                               help=("fix the requirement: `In`/`NotIn` take values, `Exists`/`DoesNotExist` "
-                                     "none, `Gt`/`Lt` one integer" if req.operator in NODE_OPERATORS else
-                                     "use one of the operators `In`, `NotIn`, `Exists`, `DoesNotExist`, `Gt`, `Lt`"),
+                               notes=[f"Kueue keeps the workload: {note}; kadmit decides it so"], help=fix,
                                about=about(wl))

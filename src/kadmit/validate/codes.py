@@ -168,7 +168,8 @@ UNPARSABLE_AFFINITY = register(
     "KAD246", "node affinity Kueue cannot parse", "warning",
     "A required node-affinity requirement of a pod set that Kueue's parse refuses (an operator other than "
     "`In`, `NotIn`, `Exists`, `DoesNotExist`, `Gt`, `Lt`; `In`/`NotIn` without values, `Exists`/`DoesNotExist` "
-    "with values, `Gt`/`Lt` without exactly one integer value), in a "
+    "with values, `Gt`/`Lt` without exactly one integer value; a `matchFields` one other than `In`/`NotIn` "
+    "with one value, which the flavor assigner drops without topology-aware scheduling), in a "
     "template the API server stores without that check: a Workload's, a custom resource's (a JobSet's, a "
     "TrainJob's...), or a built-in one's `Gt`/`Lt` value that is no integer (the API server checks only that it "
     "is a label value). Kueue keeps the workload and decides as it reads it: a flavor of a resource group "
