@@ -1,4 +1,5 @@
-"""`.kad`: the `scheduler` declaration, and `admitted_at` / `evicted` of workloads; lowering and fmt."""
+"""`.kad`: the `scheduler` declaration (its `feature_gates`), `admitted_at` / `evicted` of workloads, a node-affinity
+term's `match_fields`; lowering and fmt."""
 
 from __future__ import annotations
 
@@ -217,3 +218,32 @@ def test_generated_policies_with_a_scheduler_round_trip(text: str) -> None:
     out = fmt(text)
     assert parse(out)[0] == before
     assert fmt(out) == out
+
+
+def test_match_fields_lower_to_a_terms_match_fields() -> None:
+    """A term's `match_fields { … }` is Kueue's `matchFields` (NodeSelectorTerm.match_fields), written as the
+    term's own matches; one block a term."""
+    frag, diags = parse("""workload ns/w {
+  queue = q
+  pod_group main {
+    affinity {
+      term {
+        match "zone" exists
+        match_fields { match "metadata.name" in ["n1"]  match "metadata.name" not_in ["n2", "n3"] }
+        match_fields { match "metadata.name" in ["n4"] }
+      }
+      term { match_fields { match "metadata.name" exists  labels = {} } }
+    }
+  }
+}
+""")
+    assert found(diags) == [("KAD106", 8, 9), ("KAD105", 10, 59)]
+    first, second = frag.workloads[0].pod_sets[0].node_affinity
+    assert [(r.key, r.operator, r.values) for r in first.match_fields] == [
+        ("metadata.name", "In", ("n1",)), ("metadata.name", "NotIn", ("n2", "n3"))]
+    assert [r.operator for r in first.match_expressions] == ["Exists"]
+    assert [r.operator for r in second.match_fields] == ["Exists"] and not second.match_expressions
+    assert not first.matches({"zone": "a"}, "n9")  # two values: Kueue cannot parse it, the term matches no node
+    assert not second.matches({}, "n1")
+    assert fmt('workload ns/w { queue = q  pod_group main { affinity { term { match_fields { '
+               'match "metadata.name" in ["n1"] } } } } }\n').count("match_fields {\n") == 1

@@ -266,10 +266,8 @@ def pod_group(out: Out, wl: Workload, ps: PodSet) -> str:
                 lines += out.lack("workloads", f"a node affinity expression Kueue cannot parse, of pod group "
                                   f"`{ps.name}` of `{wl.key}`", ps.field_span("node_affinity"),
                                   [_match(r) for r in unparsable])
-            if term.match_fields:  # the .kad language has no word for them: say so, don't drop them
-                lines += out.lack("workloads", f"node affinity `matchFields` of pod group `{ps.name}` of `{wl.key}`",
-                                  ps.field_span("node_affinity"),
-                                  [f"matchFields {_match(r)}" for r in term.match_fields])
+            if term.match_fields:
+                lines.append(block("match_fields", [_match(r) for r in term.match_fields]))
             terms.append(block("term", lines))
         body.append(block("affinity", terms))
     t = ps.topology

@@ -57,7 +57,11 @@ def _affinity(b: Block, diags: Diagnostics) -> tuple[NodeSelectorTerm, ...]:
     for t in f.blocks.get("term", []):
         g = Fields("`term`", t.members, *FIELDS["term"], diags)
         reqs = [r for r in (_requirement(m, AFFINITY_OPS, diags) for m in g.matches) if r is not None]
-        terms.append(NodeSelectorTerm(match_expressions=tuple(reqs), span=t.span))
+        on_fields: list = []
+        if (mf := g.block("match_fields")) is not None:  # Kueue's `matchFields`: on the Node's `metadata.name`
+            h = Fields("`match_fields`", mf.members, *FIELDS["match_fields"], diags)
+            on_fields = [r for r in (_requirement(m, AFFINITY_OPS, diags) for m in h.matches) if r is not None]
+        terms.append(NodeSelectorTerm(match_expressions=tuple(reqs), match_fields=tuple(on_fields), span=t.span))
     return tuple(terms)
 
 
