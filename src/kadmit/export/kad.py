@@ -266,8 +266,12 @@ def pod_group(out: Out, wl: Workload, ps: PodSet) -> str:
                 lines += out.lack("workloads", f"a node affinity expression Kueue cannot parse, of pod group "
                                   f"`{ps.name}` of `{wl.key}`", ps.field_span("node_affinity"),
                                   [_match(r) for r in unparsable])
-            if term.match_fields:
-                lines.append(block("match_fields", [_match(r) for r in term.match_fields]))
+            if said := [_match(r) for r in term.match_fields if r.operator in _OPS]:
+                lines.append(block("match_fields", said))
+            if unsaid := [r for r in term.match_fields if r.operator not in _OPS]:  # no `match` form has such an operator
+                lines += out.lack("workloads", f"a node affinity `matchFields` requirement Kueue cannot parse, of pod "
+                                  f"group `{ps.name}` of `{wl.key}`", ps.field_span("node_affinity"),
+                                  [_match(r) for r in unsaid])
             terms.append(block("term", lines))
         body.append(block("affinity", terms))
     t = ps.topology
