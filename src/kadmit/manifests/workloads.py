@@ -73,23 +73,31 @@ def _slices(f: Fields, request: Val | None, annotations: Val | None, count: int,
     cluster (`webhook` False: it passed no webhook of Kueue's) has its annotations read as Kueue's
     jobframework builds the request (podSetTopologyRequestBuilder.Build): slices where both the level and the
     size are there, any integer size (a negative one places nothing, as on a Workload)."""
+    # a Workload's `podsetSliceRequiredTopologyConstraints`: its first layer is the slice level and size
+    # Kueue's scheduler takes (sliceLevelKeyWithDefault, after `podSetSliceRequiredTopology`;
+    # getSliceSizeWithSinglePodAsDefault, before `podSetSliceSize`) whatever TASMultiLayerTopology says;
+    # only the inner layers need the gate (KAD161)
+    layers = f.maps(request, "podsetSliceRequiredTopologyConstraints") if request is not None else []
+    first = layers[0] if layers else None
     own = request is not None and (f.field(request, "podSetSliceRequiredTopology") is not None
-                                   or f.field(request, "podSetSliceSize") is not None)
-    if own and (f.field(request, "podSetSliceRequiredTopology") is not None
+                                   or f.field(request, "podSetSliceSize") is not None or first is not None)
+    if own and (f.field(request, "podSetSliceRequiredTopology") is not None or first is not None
                 or any(f.field(request, mode) is not None for mode in TOPOLOGY_MODES)):
         # a Workload's own fields (with the level, or beside a topology mode): no webhook or CRD rule checks
         # them (only a job's annotations are, by jobframework); Kueue's scheduler ignores a size without the
         # level, leaves a level without a size pending (getSliceSizeWithSinglePodAsDefault:
         # kadmit.placement.tas says so), and places count // size whole slices (none where the size is
         # above the count). A size alone, with no mode, stays refused below (not checked against Kueue)
-        level_node, size_node = f.field(request, "podSetSliceRequiredTopology"), f.field(request, "podSetSliceSize")
+        level_node = f.field(request, "podSetSliceRequiredTopology") or f.field(first, "topology")
+        size_holder, size_key = (first, "size") if first is not None else (request, "podSetSliceSize")
+        size_node = f.field(size_holder, size_key)
         if level_node is None:
             return None, None
         if level_node.kind != STR or not level_node.v:
             raise f.wrong_type(level_node, "podSetSliceRequiredTopology", "a topology level (a node label key)")
         if size_node is None:
             return level_node.v, None
-        size = f.int(request, "podSetSliceSize")
+        size = f.int(size_holder, size_key)
         if size is None or size == 0:  # 0 divides by zero in Kueue's scheduler (a panic)
             raise f.fail(KAD157, "`podSetSliceSize` must not be 0 (Kueue's scheduler divides by it)", size_node)
         return level_node.v, size  # a negative size: pending (kadmit.placement.tas), as Kueue leaves it
@@ -141,7 +149,8 @@ def _topology(f: Fields, ps: Val | None, template_meta: Val | None, count: int =
     if not found:
         if slice_level is None:
             return None, None
-        node = f.field(request, "podSetSliceRequiredTopology") or f.field(annotations, SLICE_LEVEL)
+        node = (f.field(request, "podSetSliceRequiredTopology")
+                or f.field(request, "podsetSliceRequiredTopologyConstraints") or f.field(annotations, SLICE_LEVEL))
         return TopologyRequest(mode="unconstrained", slice_level=slice_level, slice_size=slice_size,
                                group=_group(f, request, group_annotation, from_annotations, "unconstrained"),
                                span=f.span(node), spans=group_spans), node
