@@ -19,6 +19,7 @@ def with_edits(ws: Workspace, edits: list[Edit], since=None) -> tuple[Model, Dia
     the edited objects reach (`validate.validate_since`: every new error, not every diagnostic).
     None when an edit doesn't apply to the text."""
     from kadmit.manifests.jobs.manage import applied_again
+    from kadmit.manifests.managergates import with_manager_gates
     from kadmit.manifests.resources import apply_resources, limit_ranger, limit_ranger_templates
     from kadmit.validate import validate as run_validation
     from kadmit.validate import validate_since
@@ -39,7 +40,8 @@ def with_edits(ws: Workspace, edits: list[Edit], since=None) -> tuple[Model, Dia
             parts.append(frag)
     except EditConflict:
         return None
-    model = apply_resources(applied_again(limit_ranger(merge(number_repeats(parts)), diags), diags, ws.jobs_applied))
+    merged = with_manager_gates(merge(number_repeats(parts)), diags)
+    model = apply_resources(applied_again(limit_ranger(merged, diags), diags, ws.jobs_applied))
     limit_ranger_templates(model, diags)
     if since is not None:
         validate_since(since, model, diags)

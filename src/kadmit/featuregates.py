@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Protocol
 
+from kadmit.modelbase import Obj
+
 ALPHA = frozenset({
     "AdmissionGatedBy", "CustomMetricLabels", "DRAExtendedResources", "DynamicResourceAllocation",
     "ElasticJobsViaWorkloadSlices", "ElasticJobsViaWorkloadSlicesWithTAS", "FailureRecoveryPolicy",
@@ -73,3 +75,12 @@ def on(gates: Mapping[str, bool], name: str) -> bool:
     """Whether Kueue's gate `name` is on where `gates` (resolve's answer) are set."""
     assert name in KUEUE, name
     return gates.get(name, name in DEFAULT_ON)
+
+
+class ManagerFlag(Obj):
+    """The `--feature-gates` flag of Kueue's manager Deployment: its gates as written (every name known, every
+    value a bool); Kueue sets them in place of the Configuration's `featureGates` (kadmit.manifests.managerflags)."""
+
+    gates: dict[str, bool] = {}
+    namespace: str = ""  # the Deployment's
+    name: str = ""

@@ -525,6 +525,7 @@ class Model(Obj):
     workloads: tuple[Workload, ...] = ()
     rules: tuple[Rule, ...] = ()
     scheduler_configs: tuple[SchedulerConfig, ...] = ()  # more than one is reported; the first counts
+    manager_flags: tuple[featuregates.ManagerFlag, ...] = ()  # Kueue's manager's `--feature-gates` (the first counts)
     jobs: tuple[Job, ...] = ()  # as submitted; their workloads are in `workloads` once managed
     training_runtimes: tuple[Obj, ...] = ()  # Trainer runtimes TrainJobs name (`manifests.jobs.trainjob`)
     external_objects: tuple[Obj, ...] = ()  # custom resources kadmit does not read, as owners (`manifests.jobs.external`)
@@ -561,6 +562,7 @@ class Fragment(BaseModel):
     workloads: list[Workload] = []
     rules: list[Rule] = []
     scheduler_configs: list[SchedulerConfig] = []
+    manager_flags: list[featuregates.ManagerFlag] = []
     jobs: list[Job] = []
     training_runtimes: list[Obj] = []
     external_objects: list[Obj] = []

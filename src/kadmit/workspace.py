@@ -247,6 +247,7 @@ def load(paths: list[str], *, limits: Limits | None = None, validate: bool = Tru
     last load, so that only files whose text changed are read again.
     """
     from kadmit.manifests.jobs.manage import apply_jobs_kept
+    from kadmit.manifests.managergates import with_manager_gates
     from kadmit.manifests.resources import apply_resources, limit_ranger, limit_ranger_templates
     from kadmit.validate import validate as run_validation
 
@@ -281,8 +282,8 @@ def load(paths: list[str], *, limits: Limits | None = None, validate: bool = Tru
             counted.report(diags)
             failed = True
             validate = False
-        applied, jobs_applied = apply_jobs_kept(limit_ranger(merge(number_repeats([frag for _, frag in parts])), diags),
-                                                diags)
+        merged = with_manager_gates(merge(number_repeats([frag for _, frag in parts])), diags)
+        applied, jobs_applied = apply_jobs_kept(limit_ranger(merged, diags), diags)
         model = apply_resources(applied)
         limit_ranger_templates(model, diags)
         if validate:

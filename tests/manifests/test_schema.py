@@ -242,35 +242,6 @@ def test_preemption_gates_have_no_effect_under_the_default_feature_gates() -> No
     assert frag.workloads[0].preemption_gated
 
 
-def test_feature_gates_of_kueues_manager_flags_are_reported_not_modelled() -> None:
-    """Kueue's manager Deployment (Kueue's image): each gate of `--feature-gates` (either form of the
-    flag) that may change a decision is KAD161 at its argument (not one at its default, nor one of no
-    decision; a value strconv spells otherwise, `1`, is warned); the flag in another image's
-    container is that program's own."""
-    _, diags = read("""\
-        apiVersion: apps/v1
-        kind: Deployment
-        metadata: {name: kueue-controller-manager, namespace: kueue-system}
-        spec:
-          selector: {matchLabels: {app: kueue}}
-          template:
-            metadata: {labels: {app: kueue}}
-            spec:
-              containers:
-              - name: manager
-                image: registry.k8s.io/kueue/kueue:v0.17.0
-                args: [--zap-log-level=2, "--feature-gates=TopologyAwareScheduling=false,DynamicResourceAllocation=true",
-                       -feature-gates, "PartialAdmission=false,LocalQueueMetrics=false,FlavorFungibility=true,PriorityBoost=1"]
-              - name: sidecar
-                image: example.com/kueue-helper:v1
-                args: [--feature-gates=Other=true]
-        """)
-    got = [(d.code, d.span.line, d.message.split("`")[3]) for d in diags.sorted()]
-    assert got == [("KAD161", 12, "DynamicResourceAllocation=true"), ("KAD161", 12, "TopologyAwareScheduling=false"),
-                   ("KAD161", 13, "PartialAdmission=false"), ("KAD161", 13, "PriorityBoost=1")], got
-    assert all("Configuration's `featureGates`" in d.notes[0] for d in diags.sorted())
-
-
 def test_docs_kueue_fields_md_is_generated() -> None:
     doc = Path(__file__).parents[2] / "docs" / "KUEUE-FIELDS.md"
     assert doc.read_text(encoding="utf-8") == coverage.markdown(), (

@@ -224,7 +224,7 @@ func decide(ctx context.Context, paths []string, opts admitOptions) (admitOutput
 	if err != nil {
 		return out, err
 	}
-	if err := setConfigurationGates(in.Config.FeatureGates); err != nil {
+	if err := setInputGates(in); err != nil {
 		return out, err
 	}
 	if opts.gates != "" {

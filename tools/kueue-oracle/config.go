@@ -15,6 +15,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	configv1beta1 "sigs.k8s.io/kueue/apis/config/v1beta1"
 	configapi "sigs.k8s.io/kueue/apis/config/v1beta2"
 	"sigs.k8s.io/kueue/pkg/config"
@@ -267,4 +268,20 @@ func splitYAMLDocuments(data []byte) ([][]byte, error) {
 		}
 		docs = append(docs, doc)
 	}
+}
+
+// setInputGates sets the input's feature gates as Kueue's main does (cmd/kueue/main.go): the manager
+// Deployment's --feature-gates flag, refused beside the Configuration's featureGates
+// (config.ValidateFeatureGates), else the Configuration's.
+func setInputGates(in *objects.Input) error {
+	if in.ManagerFeatureGates == "" {
+		return setConfigurationGates(in.Config.FeatureGates)
+	}
+	if err := config.ValidateFeatureGates(in.ManagerFeatureGates, in.Config.FeatureGates).ToAggregate(); err != nil {
+		return fmt.Errorf("conflicting feature gates detected (Kueue's manager at %s): %w", in.ManagerFrom, err)
+	}
+	if err := utilfeature.DefaultMutableFeatureGate.Set(in.ManagerFeatureGates); err != nil {
+		return fmt.Errorf("Kueue's manager's --feature-gates at %s: %w", in.ManagerFrom, err)
+	}
+	return nil
 }

@@ -174,7 +174,7 @@ func convertPaths(ctx context.Context, paths []string, gates string) (*convertOu
 	if err != nil {
 		return nil, err
 	}
-	if err := setConfigurationGates(in.Config.FeatureGates); err != nil {
+	if err := setInputGates(in); err != nil {
 		return nil, err
 	}
 	if gates != "" {

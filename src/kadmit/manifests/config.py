@@ -116,48 +116,12 @@ def feature_gates(f: Fields, o: Meta) -> tuple[dict[str, bool], Val | None]:
             written[str(name)] = node.v
     for name, node in (gates.v.items() if gates is not None else ()):
         if name in written and (why := known_gates.unmodelled_warning(name, written)) is not None:
-            f.diags.emit(KAD161, f"`featureGates.{name}` of the Configuration is not modelled: {why}; {_MAY_DIFFER}",
+            f.diags.emit(KAD161, f"`featureGates.{name}` of the Configuration is not modelled: {why}; {MAY_DIFFER}",
                          f.span(node))
     return known_gates.resolve(written), gates
 
 
-_MAY_DIFFER = "kadmit's decision may differ from Kueue's"
-
-
-_GATES_FLAG = re.compile(r"^--?feature-gates(?:=(.*))?$")
-_KUEUE_IMAGE = re.compile(r"(^|/)kueue(:[^/]*|@.*)?$")
-
-
-def manager_feature_gates(f: Fields, template: Val | None) -> None:
-    """Kueue's manager Deployment (a container of Kueue's image): each gate its `--feature-gates` flag
-    sets is reported as not modelled (KAD161), but one at its default or of no decision (gates.unmodelled;
-    a gate of gates.MODELLED is warned of away from its default: kadmit models it from the Configuration).
-    Kueue v0.17.0's main takes the flag's gates instead of the Configuration's `featureGates`, and
-    refuses to start when both are given (config.ValidateFeatureGates); kadmit reads gates from the Configuration only."""
-    for c in f.maps(f.map(template, "spec"), "containers"):
-        if not _KUEUE_IMAGE.search(f.str(c, "image") or ""):
-            continue
-        words = [*f.seq(c, "command"), *f.seq(c, "args")]
-        for i, w in enumerate(words):
-            m = _GATES_FLAG.match(str(w.v)) if w.kind == STR else None
-            if m is None:
-                continue
-            value = words[i + 1] if m.group(1) is None and i + 1 < len(words) else w
-            text = m.group(1) if m.group(1) is not None else str(value.v)
-            for gate in filter(None, (g.strip() for g in text.split(","))):
-                name, _, said = (part.strip() for part in gate.partition("="))
-                on = {"true": True, "false": False}.get(said.lower())
-                # a gate kadmit models is read from the Configuration only: the flag's is warned of unless at its default
-                modelled = name in known_gates.MODELLED and (name == DRA_GATE or on is not (name in known_gates.DEFAULT_ON))
-                if not modelled and not known_gates.unmodelled(name, on):
-                    continue
-                why = (known_gates.unmodelled_words(name) if name in known_gates.RUN_TIME else
-                       "kadmit reads feature gates from the Configuration's `featureGates` only (set it there), and "
-                       "follows Kueue v0.17.0's default for a gate the flag sets")
-                f.diags.emit(KAD161, f"`--feature-gates` of Kueue's manager sets `{gate}`, which kadmit does not "
-                             f"model: {why}; {_MAY_DIFFER}", f.span(value),
-                             notes=["Kueue takes the flag's gates instead of the Configuration's `featureGates`, "
-                                    "and does not start when both are given (cmd/kueue/main.go)"])
+MAY_DIFFER = "kadmit's decision may differ from Kueue's"
 
 
 def admission_fair_sharing(f: Fields, o: Meta) -> tuple[AdmissionFairSharing | None, Val | None]:

@@ -9,6 +9,7 @@ from pydantic import ValidationError
 
 from kadmit import budget
 from kadmit.diagnostics import Diagnostics, Subject, did_you_mean
+from kadmit.featuregates import ManagerFlag
 from kadmit.manifests import (admission, checks, cluster, config, dra, gangs, jobs, kubenames, notread, policy, schema,
                               served, workloads)
 from kadmit.manifests.jobs import external, pods
@@ -335,11 +336,9 @@ class _Reader:
             # too: `kubectl apply` (strict field validation, its default) refuses it, so it is never created
             self.broken(*broken)
             return
-        target = getattr(self.fragment, spec.target)
-        if isinstance(obj, list):
-            target.extend(obj)
-        elif obj is not None:
-            target.append(obj)
+        for one in (obj if isinstance(obj, list) else [] if obj is None else [obj]):
+            # Kueue's manager's `--feature-gates`, read with its Deployment (`managerflags`)
+            getattr(self.fragment, "manager_flags" if isinstance(one, ManagerFlag) else spec.target).append(one)
         if job is not None:
             self.fragment.jobs.append(job)
 

@@ -4,13 +4,13 @@ are one pod group."""
 
 from __future__ import annotations
 
-from kadmit.manifests.config import manager_feature_gates
 from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.jobs.common import (DEFAULT_POD_SET, PRIORITY_LABEL, QUEUE_LABEL, Builder,
                                           object_ref, replicas_made, replicas_read, run_state, workload_name)
 from kadmit.manifests.jobs.groups import GROUP_NAME
 from kadmit.manifests.jobs.pods import MANAGED
 from kadmit.manifests.jobs.templatepods import set_pods, template_pods, template_refusals
+from kadmit.manifests.managerflags import manager_flag
 from kadmit.model import Job
 
 DEPLOYMENT = "deployment"
@@ -23,14 +23,20 @@ def _started(f: Fields, o: Meta) -> bool:
     return bool(f.int(status, "replicas", default=0) or f.int(status, "readyReplicas", default=0))
 
 
-def deployment(f: Fields, o: Meta) -> Job:
+def deployment(f: Fields, o: Meta) -> Job | list:
+    """A Deployment as a job, and where it runs Kueue's manager, its `--feature-gates` (`managerflags`)."""
+    job = _deployment(f, o)
+    flag = manager_flag(f, o)
+    return job if flag is None else [job, flag]
+
+
+def _deployment(f: Fields, o: Meta) -> Job:
     """Each replica is a plain pod Kueue admits on its own ("every Pod from a Deployment is
     represented as a single independent Plain Pod", site/content/en/docs/tasks/run/deployment.md)."""
     spec = f.map(o.node, "spec", required=True, what=f"Deployment `{o.name}`")
     replicas = replicas_read(f, spec, f.int(spec, "replicas", default=1, lo=0), "its pods, one each,")
     replicas_made(f, spec, replicas)
     template = f.map(spec, "template", required=True, what=f"the spec of Deployment `{o.name}`")
-    manager_feature_gates(f, template)  # Kueue's own manager: its flags, not a job's
     b = Builder(f, o, DEPLOYMENT)
     ref = object_ref(o, f)
     workloads = []

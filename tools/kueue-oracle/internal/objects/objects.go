@@ -56,6 +56,9 @@ type Skipped struct {
 type Input struct {
 	Config     *configapi.Configuration
 	ConfigFrom string // the file of the Configuration, or "installed"
+	// ManagerFeatureGates is the --feature-gates flag of the first Deployment running Kueue's manager
+	// (ManagerFrom: where), which Kueue's main sets in place of the Configuration's featureGates.
+	ManagerFeatureGates, ManagerFrom string
 
 	// Objects are the typed objects the cluster holds (Kueue's kinds in v1beta2), in input order.
 	Objects []client.Object
@@ -118,6 +121,9 @@ func (r *Reader) Read(ctx context.Context, docs []input.Document) (*Input, error
 		if cfg, ok := configDocument(u); ok {
 			configs = append(configs, configSource{data: cfg, where: where})
 			continue
+		}
+		if gates, ok := managerFeatureGates(u); ok && in.ManagerFrom == "" {
+			in.ManagerFeatureGates, in.ManagerFrom = gates, where // and the Deployment is read as a job, too
 		}
 		if r.IsJobKind != nil && r.IsJobKind(gvk, u) {
 			// a job kind in any version: the job integrations say which they take
