@@ -19,6 +19,15 @@ KAD526 = register("KAD526", "optimal mode holds no room for a group's leader of 
                   "request in their domain (on their node at host level). Ordered mode (the default) "
                   "places groups as Kueue does.")
 
+KAD527 = register("KAD527", "optimal mode follows a feature gate's default", "warning",
+                  "Kueue's feature gates FlavorFungibility, SchedulerTimestampPreemptionBuffer, "
+                  "FairSharingPreemptWithinNominal, FairSharingPrioritizeNonBorrowing, PrioritySortingWithinCohort "
+                  "and MultiKueueOrchestratedPreemption change how Kueue's scheduler picks a flavor, orders "
+                  "heads and preempts: ordered mode (the default) decides by them, optimal mode's own model "
+                  "decides as under Kueue v0.17.0's default for each. Set away from its default (the "
+                  "Configuration's `featureGates` or the manager's `--feature-gates`), optimal mode's answer "
+                  "may differ from Kueue's.")
+
 
 class OptimalUnavailable(RuntimeError):
     """OR-tools isn't installed (the `kadmit[optimal]` extra). Here, beside the mode's codes, so that

@@ -49,7 +49,9 @@ from kadmit.engine.compile.problem import Problem
 from kadmit.engine.placing.pool import UNCONSTRAINED, NodePool, TASRequest
 from kadmit.index import HOSTNAME_LABEL, ModelIndex, resolve_level
 from kadmit.diagnostics import Diagnostic, Diagnostics
-from kadmit.engine.optimal.codes import KAD525, KAD526
+from kadmit.identity import about
+from kadmit.engine.optimal.codes import KAD525, KAD526, KAD527
+from kadmit.featuregates import DEFAULT_ON, enabled
 from kadmit.model import Model, ResourceFlavor, Topology
 from kadmit.modelscheduling import NODE_NAME_FIELD
 from kadmit.placement.classes import domain_levels, relevant_label_keys
@@ -57,6 +59,11 @@ from kadmit.placement.domains import free_fit_count, node_fit_count
 from kadmit.placement.filters import PodTemplate
 from kadmit.placement.inventory import NodeState, subtract
 
+# Kueue's gates only ordered mode's engine reads (flavor_assignment, preemption.candidates and fair_sharing,
+# admission.ordered and requeue): optimal mode decides as under their defaults (KAD527)
+ORDERED_ONLY_GATES = ("FairSharingPreemptWithinNominal", "FairSharingPrioritizeNonBorrowing", "FlavorFungibility",
+                      "MultiKueueOrchestratedPreemption", "PrioritySortingWithinCohort",
+                      "SchedulerTimestampPreemptionBuffer")
 MAX_ROUNDS = 25  # solve / decode / cut rounds before placements are repaired by dropping workloads
 
 Dom = tuple[str, ...]
@@ -464,8 +471,17 @@ def _dominated(row: list[tuple[int, Group]], cap: int, other: list[tuple[int, Gr
 
 def unhonoured(model: Model, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
     """`diagnostics` and a warning at each pending pod set's topology request whose slices (KAD525)
-    or pod-set group leader of no pods (KAD526) this model ignores, sorted."""
+    or pod-set group leader of no pods (KAD526) this model ignores, and at each gate of ORDERED_ONLY_GATES
+    set away from its default (KAD527), sorted."""
     diags = Diagnostics(list(diagnostics))
+    cfg = model.config
+    for gate in ORDERED_ONLY_GATES:
+        if cfg is not None and enabled(cfg, gate) is not (gate in DEFAULT_ON):
+            at = cfg.spans.get("feature_gates") or (model.manager_flags[0].span if model.manager_flags else cfg.span)
+            diags.emit(KAD527, f"optimal mode decides as under feature gate {gate}'s default "
+                       f"({str(gate in DEFAULT_ON).lower()}), which Kueue's manager here sets to "
+                       f"{str(gate not in DEFAULT_ON).lower()}; its answer may differ from Kueue's", at,
+                       help="decide in ordered mode (the default), which follows the gate", about=about(cfg))
     for wl in sorted(model.workloads, key=lambda w: w.key):
         if wl.admitted:
             continue
