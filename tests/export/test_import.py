@@ -25,7 +25,7 @@ from fix_clusters import yaml_tas_clusters  # noqa: E402
 DECIDING = ("bound to node", "gang kube-scheduler places", "pod-set slices", "DRA claims", "recorded usage",
             "resources (excluded", "LimitRange", "RuntimeClass",
             "inadmissible", "admissionFairSharing", "the UIDs of", "Requeued condition", "eviction time",
-            "a toleration of", "Kueue cannot parse",
+            "Kueue cannot parse",
             "admission-gated-by", "preemption gate", "priority-boost", "Preempted condition", "DeviceClass")
 
 

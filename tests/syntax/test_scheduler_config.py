@@ -1,5 +1,5 @@
 """`.kad`: the `scheduler` declaration (its `feature_gates`), `admitted_at` / `evicted` of workloads, a node-affinity
-term's `match_fields`; lowering and fmt."""
+term's `match_fields`, a toleration's map form; lowering and fmt."""
 
 from __future__ import annotations
 
@@ -247,3 +247,19 @@ def test_match_fields_lower_to_a_terms_match_fields() -> None:
     assert not second.matches({}, "n1")
     assert fmt('workload ns/w { queue = q  pod_group main { affinity { term { match_fields { '
                'match "metadata.name" in ["n1"] } } } } }\n').count("match_fields {\n") == 1
+
+
+def test_tolerations_the_string_form_cannot_say_are_maps_of_kubernetes_fields() -> None:
+    """An `Exists` with a value and an `Equal` without a key (it tolerates every taint of its value) as
+    `{ key, operator, value, effect }`; `equal` by default, as Kubernetes defaults it."""
+    frag, diags = parse("""flavor f {
+  tolerations = [{ key = "", value = "v", effect = NoSchedule }, { key = "k", operator = exists, value = "x" },
+    { key = "k", operator = lt }, { kye = "k" }, { effect = NoWhere }]
+}
+""")
+    assert found(diags) == [("KAD110", 3, 29), ("KAD105", 3, 37), ("KAD111", 3, 61)]
+    a, b = frag.flavors[0].tolerations
+    assert (a.key, a.operator, a.value, a.effect) == ("", "Equal", "v", "NoSchedule")
+    assert (b.key, b.operator, b.value, b.effect) == ("k", "Exists", "x", "")
+    assert fmt('flavor f { tolerations = [{ key = "", operator = equal, value = "v" }] }\n') == \
+        'flavor f {\n  tolerations = [{ key = "", operator = equal, value = "v" }]\n}\n'

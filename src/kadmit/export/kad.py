@@ -55,15 +55,14 @@ def taint(t: Taint) -> str:
     return q(f"{t.key}={t.value}:{t.effect}" if t.value else f"{t.key}:{t.effect}")
 
 
-def toleration(t: Toleration) -> str | None:
-    if t.operator == "Exists":
-        if t.value:
-            return None
-        text = (t.key or "*") + (f":{t.effect}" if t.effect else "")
-        return q(text)
-    if not t.key:
-        return None
-    return q(f"{t.key}={t.value}" + (f":{t.effect}" if t.effect else ""))
+def toleration(t: Toleration) -> str:
+    if t.operator == "Exists" and not t.value:
+        return q((t.key or "*") + (f":{t.effect}" if t.effect else ""))
+    if t.operator == "Equal" and t.key:
+        return q(f"{t.key}={t.value}" + (f":{t.effect}" if t.effect else ""))
+    # what the string form cannot say (an Exists with a value, an Equal without a key): Kubernetes' fields
+    return "{ " + ", ".join([f"key = {q(t.key)}", f"operator = {t.operator.lower()}", f"value = {q(t.value)}"]
+                            + ([f"effect = {t.effect}"] if t.effect else [])) + " }"
 
 
 @dataclass
@@ -251,11 +250,8 @@ def pod_group(out: Out, wl: Workload, ps: PodSet) -> str:
         body.append(f"requests = {qmap(ps.requests)}")
     if ps.node_selector:
         body.append(f"node_selector = {smap(ps.node_selector)}")
-    tols = [toleration(t) for t in ps.tolerations]
-    if any(t is None for t in tols):
-        body += out.lack("workloads", f"a toleration of pod group `{ps.name}` of `{wl.key}`", ps.field_span("tolerations"))
-    if tols:
-        body.append(f"tolerations = [{', '.join(t for t in tols if t is not None)}]")
+    if ps.tolerations:
+        body.append(f"tolerations = [{', '.join(toleration(t) for t in ps.tolerations)}]")
     if ps.node_affinity:
         terms = []
         for term in ps.node_affinity:
@@ -412,11 +408,8 @@ def import_model(model: Model, *, workloads: bool = False) -> Out:
             body.append(f"node_labels = {smap(f.node_labels)}")
         if f.node_taints:
             body.append(f"node_taints = [{', '.join(taint(t) for t in f.node_taints)}]")
-        tols = [toleration(t) for t in f.tolerations]
-        if any(t is None for t in tols):
-            body += out.lack("flavors", f"a toleration of flavor `{f.name}`", f.field_span("tolerations"))
-        if tols:
-            body.append(f"tolerations = [{', '.join(t for t in tols if t is not None)}]")
+        if f.tolerations:
+            body.append(f"tolerations = [{', '.join(toleration(t) for t in f.tolerations)}]")
         if f.topology:
             body.append(f"topology = {key(f.topology)}")
         out.add("flavors", block(f"flavor {key(f.name)}", body))

@@ -286,8 +286,39 @@ def taint_of(v: Value, diags: Diagnostics) -> Taint | None:
     return None if eff is None else Taint(key=key, value=value, effect=eff, span=s.span)
 
 
+_TOLERATION_FIELDS = ("key", "operator", "value", "effect")
+_TOLERATION_OPS = {"equal": "Equal", "exists": "Exists", "Equal": "Equal", "Exists": "Exists"}
+
+
+def _toleration_map(v: MapV, diags: Diagnostics) -> Toleration | None:
+    """`{ key = "k", operator = exists, value = "v", effect = NoSchedule }`: Kubernetes' own fields (operator
+    `equal` by default, as Kubernetes defaults it), for what the string form cannot say: an `exists` with a
+    value, an `equal` with no key (it tolerates every taint of its value)."""
+    got: dict[str, tuple[str, Span]] = {}
+    for k, val in map_entries(v, "a toleration", diags) or []:
+        if k.value not in _TOLERATION_FIELDS:
+            diags.emit(codes.UNKNOWN_FIELD, f"unknown field `{k.value}` in a toleration", k.span,
+                       help=did_you_mean(k.value, _TOLERATION_FIELDS) or "it takes `key`, `operator`, `value`, `effect`")
+            return None
+        if (text := string_of(val, f"`{k.value}` of a toleration", diags)) is None:
+            return None
+        got[k.value] = (text, val.span)
+    op, op_span = got.get("operator", ("equal", v.span))
+    if (operator := _TOLERATION_OPS.get(op)) is None:
+        diags.emit(codes.BAD_ENUM, f"`{op}` is not a toleration operator", op_span, help="use `equal` or `exists`")
+        return None
+    effect, effect_span = got.get("effect", ("", v.span))
+    if effect and _effect(effect, effect_span, diags) is None:
+        return None
+    return Toleration(key=got.get("key", ("", v.span))[0], operator=operator, value=got.get("value", ("", v.span))[0],
+                      effect=effect, span=v.span)
+
+
 def toleration_of(v: Value, diags: Diagnostics) -> Toleration | None:
-    """`key=value:Effect`, `key:Effect`, `key=value`, `key` or `*` (tolerates everything)."""
+    """`key=value:Effect`, `key:Effect`, `key=value`, `key` or `*` (tolerates everything); or a map of
+    Kubernetes' fields (`_toleration_map`)."""
+    if isinstance(v, MapV):
+        return _toleration_map(v, diags)
     s = expect_scalar(v, "a toleration", ("string",), diags)
     if s is None:
         return None
