@@ -59,16 +59,6 @@ DIVERGENCES = {
         "preemption oracle, for ns-cq0/w02 queued again); Kueue's manager would crash-loop. kadmit decides it "
         "(ns-cq0/w03 preempts ns-cq0/w02 within cq0) and warns that Kueue panics (KAD261, "
         "test_kueue_panics_where_kadmit_warns); strict, so a Kueue or harness that stops panicking shows up"),
-    **{f"tests/oracle/features/{name}.yaml": (
-        "kadmit admits a Workload with an empty topology assignment; in a cluster Kueue's admission write is "
-        "refused: TopologyAssignment.slices is `omitempty` and the Workload CRD requires it, so the API server "
-        "answers `status.admission.podSetAssignments[0].topologyAssignment.slices: Required value` (checked on "
-        "tools/kube-apiserver), the scheduler logs \"Could not admit Workload and assign flavors in apiserver\", "
-        "forgets the assumed quota and requeues it: never admitted. The oracle stored it until it validated "
-        "writes against the CRDs (2026-12-05, objects.Intercept); these cases were written from that answer")
-       for name in ("existing-job-negative-slice-annotation", "pod-set-group-tas-kueue-empty-assignment",
-                    "tas-negative-slice-size-more-shapes", "tas-negative-slice-size-nominated-then-skipped",
-                    "tas-slices-that-dont-fit-as-kueue-counts-them", "workload-slice-fields-as-the-scheduler-reads-them")},
 }
 
 

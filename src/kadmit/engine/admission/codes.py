@@ -66,3 +66,9 @@ KAD535 = register("KAD535", "preemption loop", "warning",
 KAD536 = register("KAD536", "run did not settle", "warning",
                   "The scheduling cycles kept changing the state up to kadmit's bound on cycles without "
                   "repeating it; the workloads still moving are reported as undecided (exit 3).")
+KAD537 = register("KAD537", "admission write refused by the API server", "error",
+                  "Kueue nominates the workload and it fits, but the API server refuses Kueue's write of its "
+                  "admission: a pod set's topology assignment has no slices, which the Workload CRD requires "
+                  "(a negative podSetSliceSize; a pod-set group Kueue assigns no domains). Kueue forgets the "
+                  "quota it assumed and requeues the workload, writing no condition: it is tried again every "
+                  "cycle and never admitted.")

@@ -15,6 +15,22 @@ NO_LONGER_FITS = "Workload no longer fits after processing another workload"
 OVERLAPPING = "Workload has overlapping preemption targets with another workload"
 
 
+def refused_write(wl: Workload, a: Assignment) -> str:
+    """The API server's answer to Kueue's admission status write where a pod set's topology assignment has no
+    slices (a negative podSetSliceSize, a pod-set group Kueue assigns no domains): `slices` is `omitempty` in
+    Kueue's TopologyAssignment and the Workload CRD requires it, so the write is refused; Kueue's scheduler logs
+    "Could not admit Workload and assign flavors in apiserver", forgets the quota it assumed and requeues the
+    workload (FailedAfterNomination), writing no condition. "" where every placed pod set has a slice."""
+    placed = {p.request.pod_set: p for p in (a.placement.pod_sets if a.placement is not None else [])}
+    errors = [f"status.admission.podSetAssignments[{i}].topologyAssignment.slices: Required value"
+              for i, ps in enumerate(wl.pod_sets) if ps.name in placed and not placed[ps.name].assignment]
+    if not errors:
+        return ""
+    return (f'Workload.kueue.x-k8s.io "{wl.name}" is invalid: [{", ".join(errors)}, <nil>: Invalid value: null: '
+            "some validation rules were not checked because the object was invalid; correct the existing errors "
+            "to complete validation]")
+
+
 @dataclass
 class Decision:
     workload: Workload
@@ -40,6 +56,9 @@ class Decision:
     skipped: str = ""
     # behind a StrictFIFO head now, tried before it came to wait there: its decision then (Kueue's message is that try's)
     tried: Decision | None = None
+    # nominated and fitting, but Kueue's admission write is refused by the API server (`refused_write`, its
+    # message): requeued at once, no condition written, tried again every cycle and never admitted
+    refused: str = ""
 
     @property
     def preempting(self) -> bool:

@@ -6,7 +6,7 @@ usage at the start of the cycle (`Session.nominate`: Fit, or Preempt with Kueue'
 without, see docs/PREEMPTION.md §2). The nominees are processed in Kueue's order — lower borrowing
 height, then higher priority, then older; with fair sharing, the cohort tournament — and:
 - Fit: re-checked against what the cycle already took (with this cycle's victims gone) and admitted;
-  one that no longer fits stays at its head for the next cycle;
+  one that no longer fits, or whose write the API server refuses (`refused_write`), stays at its head;
 - Preempt with victims: its usage is held for the rest of the cycle and its victims are evicted; they
   are released between cycles and queue again, and the preemptor is admitted in a later cycle.
   one whose victims overlap those of an earlier entry of the cycle is skipped and stays at its
@@ -46,7 +46,7 @@ from collections.abc import Callable, Iterable, Mapping
 from kadmit.engine.preemption.candidates import Victim
 from kadmit.engine.admission.requeue import PREEMPTION_GATED, preemption_gated, queued_again
 from kadmit.engine.admission.asides import repeat_set_asides
-from kadmit.engine.admission.decisions import NO_LONGER_FITS, OVERLAPPING, Decision
+from kadmit.engine.admission.decisions import NO_LONGER_FITS, OVERLAPPING, Decision, refused_write
 from kadmit.engine.admission.loops import Eviction, PreemptionLoop, States, loop_of
 from kadmit.engine.admission.searches import Searches
 from kadmit.engine.admission.session import Assignment, Session, SolverUnknown
@@ -126,8 +126,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
     blocked: dict[str, tuple[Workload, int, list[Workload]]] = {}
     victims_of: dict[str, list[Victim]] = {}  # preemptor -> the victims it evicted
     evicted_by: dict[str, tuple[str, str, Decision]] = {}  # victim -> (the last preemptor, its reason, that decision)
-    # workloads the input shows as already evicted release their quota before the first cycle
-    evicting: list[tuple[Victim, str | None]] = [
+    evicting: list[tuple[Victim, str | None]] = [  # the input's evicted workloads: released before the first cycle
         (Victim(h.workload, h.cluster_queue, "", ix.priority(ix.workloads[h.workload])), None)
         for h in list(session.holders.values()) if ix.workloads[h.workload].evicted and not h.new]
 
@@ -376,6 +375,9 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                         searches.skipped(head.key, ("skipped", "no longer fits"))
                         decisions[head.key] = Decision(head, False, name, cycle=cycle, skipped=NO_LONGER_FITS)
                         continue  # no longer fits after this cycle's admissions: retried next cycle
+                if refused := refused_write(head, now):  # the API server refuses Kueue's write: at its head again
+                    decisions[head.key] = Decision(head, False, name, cycle=cycle, refused=refused)
+                    continue
                 touched.add(root)
                 searches.skipped(head.key, None)
                 session.commit(head, now)

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Callable
 
 from kadmit.engine.admission.checks import mark_one
-from kadmit.engine.admission.codes import KAD504, KAD535, KAD536
+from kadmit.engine.admission.codes import KAD504, KAD535, KAD536, KAD537
 from kadmit.engine.admission.decisions import NO_LONGER_FITS
 from kadmit.engine.admission.ordered import Decision
 from kadmit.engine.admission.reasons import (KAD501, KAD502, KAD503, KAD510, KAD511, KAD514, KAD516, KAD517,
@@ -89,6 +89,10 @@ def decision_reasons(session: Session, d: Decision) -> list[Reason]:
             [Reason(KAD519, waiting_behind(d.waiting_behind, _strategy(session, d)))]
     if d.skipped:  # nominated in its last cycle, then skipped: Kueue's message is the skip's
         return [Reason(KAD523, d.skipped)]
+    if d.refused:  # Kueue's admission write refused: it writes no condition, the API server's error is in its log
+        return [Reason(KAD537, "Kueue's admission status write is refused by the API server (the scheduler logs "
+                               f"\"Could not admit Workload and assign flavors in apiserver\", forgets the quota and "
+                               f"requeues it, so it is never admitted): {d.refused}")]
     if session.tried_from.get(wl.key):  # its last search started past a first flavor: its own message
         return _quota_reasons(session, wl)
     return list(session.situations.shared("reasons", wl, lambda: tuple(_quota_reasons(session, wl))))
@@ -173,7 +177,7 @@ class _Since:
         session = self.session
         journal = session.journal
         if journal is None or d.loop or d.unknown or (d.preempted_by and not d.tried_again) or d.preempting \
-                or d.waiting_behind or d.skipped:
+                or d.waiting_behind or d.skipped or d.refused:
             return False
         start = journal.start_of(d.cycle)
         if start >= len(journal.changes):
