@@ -90,3 +90,17 @@ def test_why_says_where_kueues_fits_check_refuses_the_nomination(name: str) -> N
     assert said in reasons[1] and "fits check" in reasons[1], reasons
     assert not any("fits on its own" in r for r in reasons), reasons
     assert any("fits on its own" in r for r in _why([str(FEATURES / "tas-preempt-holds-nodes.yaml")], "ns1/c"))
+
+
+def test_why_says_the_api_server_refuses_an_empty_topology_assignment() -> None:
+    """A nomination whose topology assignment has no slices (a negative podSetSliceSize that runs out on the way
+    down): Kueue's admission write is refused by the API server, so `why` says so with the API server's message
+    (KAD537, explain/decision.py; admission/decisions.py `refused_write`), and the workload is not admitted."""
+    got = api.why("ns/rack", [str(FEATURES / "tas-negative-slice-size-nominated-then-skipped.yaml")], fixes=0)
+    assert got.result is not None and not got.result.admitted, got.diagnostics
+    codes = [r.code for r in got.result.reasons]
+    assert codes == ["KAD537"], got.result.reasons
+    said = got.result.reasons[0].message
+    assert "refused by the API server" in said, said
+    assert ('Workload.kueue.x-k8s.io "rack" is invalid: [status.admission.podSetAssignments[0].topologyAssignment'
+            ".slices: Required value") in said, said

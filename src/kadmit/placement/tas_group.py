@@ -19,8 +19,9 @@ This module follows that code step by step, including its quirks:
   they fit (the third has no assignment for addAssumedUsage), an input error here (KAD259);
 - when a level's domains hold fewer pods than their parent counted (a child that holds no leader
   adds no gap, so the parent's `stateWithLeader` is too high), Kueue's updateCountsToMinimumGeneric
-  returns no domains and the group is admitted with empty topology assignments; so is it here
-  (tests/oracle/features/pod-set-group-tas-kueue-empty-assignment.yaml).
+  returns no domains and the group gets empty topology assignments; so does it here, and the API
+  server refuses Kueue's admission write of them (engine/admission/decisions.py `refused_write`;
+  tests/oracle/features/pod-set-group-tas-kueue-empty-assignment.yaml).
 
 As in `tas`, the leaves are nodes, or racks (summed, unfiltered) where the lowest level is not the hostname.
 """
@@ -232,7 +233,7 @@ def kueue_assign_group(tree: DomainTree, workers: PodTemplate, count: int, reque
             out.append(d)
         # the domains hold fewer pods than their parent counted (a child that holds no leader
         # left the parent's stateWithLeader too high): Kueue logs "unexpected remainingCount" and
-        # goes on with no domains, so the group is admitted with empty topology assignments
+        # goes on with no domains: empty topology assignments, whose admission write the API server refuses
         return []
 
     taken = to_minimum(chosen)

@@ -431,7 +431,7 @@ def explain_decision(session: Session, decisions: dict[str, Decision], key: str,
         # nothing kept it out then (another admission of that cycle took its room): the run's end state
         result = WhyResult(key, False, d, decision_reasons(session, d))
         _explain_waiting(session, decisions, d, result, ready)
-    if not result.blame and not result.unknown and result.placement is None:
+    if not result.blame and not result.unknown and result.placement is None and not d.refused:
         result.reasons.append(_refused_by_fits(session, d) or Reason(
             KAD523, "with today's usage the workload fits on its own; it waited for workloads ahead of it in "
                     "Kueue's order"))
