@@ -104,3 +104,13 @@ def test_why_says_the_api_server_refuses_an_empty_topology_assignment() -> None:
     assert "refused by the API server" in said, said
     assert ('Workload.kueue.x-k8s.io "rack" is invalid: [status.admission.podSetAssignments[0].topologyAssignment'
             ".slices: Required value") in said, said
+
+
+def test_the_ones_behind_a_refused_head_wait_behind_it() -> None:
+    """Kueue requeues a head whose admission write is refused at once (FailedAfterNomination), so it stays its
+    queue's head every cycle and the ones behind it are never tried: they wait behind it, said as such (not
+    "flavors left to try")."""
+    reasons = _pending([str(FEATURES / "workload-slice-fields-as-the-scheduler-reads-them.yaml")])
+    assert "refused by the API server" in reasons["ns/w1-size-above-count"][0]
+    said = reasons["ns/w3-level-alone"][0]
+    assert said.startswith("waiting behind ns/w1-size-above-count") and "refuses Kueue's admission write" in said, said

@@ -505,7 +505,8 @@ def _standing(st, p, met: bool) -> list[str]:
     r = st.resource
     if st.behind is not None:  # the head's numbers first: it is what keeps this one out
         line = (f"waits behind the {st.behind_strategy} head `{st.behind}`"
-                + ("" if st.behind_strategy == "StrictFIFO" else " (it has flavors left to try)"))
+                + (" (the API server refuses Kueue's admission write of it: requeued at once)" if st.behind_refused
+                   else "" if st.behind_strategy == "StrictFIFO" else " (it has flavors left to try)"))
         head = [x for x in _standing(st.head, None, st.head_met) if not x[:1].isdigit()] \
             if st.head is not None and st.head.quota else []
         if head and head[0].startswith("needs "):

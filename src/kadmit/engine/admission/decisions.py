@@ -59,6 +59,8 @@ class Decision:
     # nominated and fitting, but Kueue's admission write is refused by the API server (`refused_write`, its
     # message): requeued at once, no condition written, tried again every cycle and never admitted
     refused: str = ""
+    # waiting behind a head whose admission write the API server refuses (`refused_write`): not tried since
+    head_refused: bool = False
 
     @property
     def preempting(self) -> bool:
@@ -73,3 +75,14 @@ class Decision:
     @property
     def key(self) -> str:
         return self.workload.key
+
+
+def still_queued(decisions: dict[str, Decision], queues: dict[str, list[Workload]], cycle: int) -> None:
+    """The workloads still queued when nothing changes any more and not decided yet: a head, and the ones behind
+    it waiting behind it (`head_refused` where Kueue's admission write of the head is refused)."""
+    for name, queue in sorted(queues.items()):
+        head = decisions.get(queue[0].key) if queue else None
+        for wl in queue:
+            if wl.key not in decisions:
+                decisions[wl.key] = Decision(wl, False, name, waiting_behind=queue[0].key if wl is not queue[0]
+                                             else None, cycle=cycle, head_refused=bool(head and head.refused))

@@ -46,7 +46,7 @@ from collections.abc import Callable, Iterable, Mapping
 from kadmit.engine.preemption.candidates import Victim
 from kadmit.engine.admission.requeue import PREEMPTION_GATED, preemption_gated, queued_again
 from kadmit.engine.admission.asides import repeat_set_asides
-from kadmit.engine.admission.decisions import NO_LONGER_FITS, OVERLAPPING, Decision, refused_write
+from kadmit.engine.admission.decisions import NO_LONGER_FITS, OVERLAPPING, Decision, refused_write, still_queued
 from kadmit.engine.admission.loops import Eviction, PreemptionLoop, States, loop_of
 from kadmit.engine.admission.searches import Searches
 from kadmit.engine.admission.session import Assignment, Session, SolverUnknown
@@ -126,7 +126,8 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
     blocked: dict[str, tuple[Workload, int, list[Workload]]] = {}
     victims_of: dict[str, list[Victim]] = {}  # preemptor -> the victims it evicted
     evicted_by: dict[str, tuple[str, str, Decision]] = {}  # victim -> (the last preemptor, its reason, that decision)
-    evicting: list[tuple[Victim, str | None]] = [  # the input's evicted workloads: released before the first cycle
+    # workloads the input shows as already evicted release their quota before the first cycle
+    evicting: list[tuple[Victim, str | None]] = [
         (Victim(h.workload, h.cluster_queue, "", ix.priority(ix.workloads[h.workload])), None)
         for h in list(session.holders.values()) if ix.workloads[h.workload].evicted and not h.new]
 
@@ -454,11 +455,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
         looped = PreemptionLoop(cycle, cycle, moving, recent, settled=False)
     searches.done()
     _blocked(decisions, blocked)
-    for name, queue in sorted(queues.items()):  # still queued when nothing changes any more
-        for wl in queue:
-            if wl.key not in decisions:
-                decisions[wl.key] = Decision(wl, False, name, waiting_behind=queue[0].key if wl is not queue[0]
-                                             else None, cycle=cycle)
+    still_queued(decisions, queues, cycle)
     for key, victims in victims_of.items():  # a preemptor overtaken or evicted still lists its victims
         d = decisions.get(key)
         if d is not None and not d.preempted:

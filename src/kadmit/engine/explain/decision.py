@@ -86,7 +86,7 @@ def decision_reasons(session: Session, d: Decision) -> list[Reason]:
         return out
     if d.waiting_behind:  # tried before it came to wait there: Kueue's message is that try's
         return decision_reasons(session, d.tried) if d.tried is not None else \
-            [Reason(KAD519, waiting_behind(d.waiting_behind, _strategy(session, d)))]
+            [Reason(KAD519, waiting_behind(d.waiting_behind, _strategy(session, d), d.head_refused))]
     if d.skipped:  # nominated in its last cycle, then skipped: Kueue's message is the skip's
         return [Reason(KAD523, d.skipped)]
     if d.refused:  # Kueue's admission write refused: it writes no condition, the API server's error is in its log
@@ -190,11 +190,15 @@ class _Since:
         return nodes or session.compiler.tree.root(nid) in roots
 
 
-def waiting_behind(head: str, strategy: str) -> str:
+def waiting_behind(head: str, strategy: str, refused: bool = False) -> str:
     """KAD519: what keeps a workload behind its queue's head. StrictFIFO keeps a head that can't be
     admitted at the head; BestEffortFIFO moves it aside unless it has flavors left to try, when Kueue
     pushes it back into the heap at once (`requeueIfNotPresent`: `PendingFlavors`) and the ones behind
-    it are not tried."""
+    it are not tried; so does a head whose admission write the API server refuses (`refused`: requeued
+    at once, FailedAfterNomination)."""
+    if refused:
+        return (f"waiting behind {head}, which keeps its place at the head: the API server refuses Kueue's "
+                f"admission write of it, and Kueue requeues it at once ({strategy})")
     if strategy == "StrictFIFO":
         return f"waiting behind {head} (StrictFIFO)"
     return f"waiting behind {head}, which keeps its place at the head while it has flavors left to try ({strategy})"
@@ -275,6 +279,8 @@ def _explain_strict_fifo(session: Session, decisions: dict[str, Decision], d: De
     chain = [
         Origin(f"queue|strategy|{cq.name}", "queueing", f"cluster queue `{cq.name}` uses StrictFIFO: an older "
                "workload that can't be admitted blocks the ones behind it" if cq.queueing_strategy == "StrictFIFO"
+               else f"cluster queue `{cq.name}` uses {cq.queueing_strategy}: a head whose admission write the API "
+               "server refuses is requeued at once and stays ahead of the ones behind it" if d.head_refused
                else f"cluster queue `{cq.name}` uses {cq.queueing_strategy}: a head that can't be admitted "
                "but has flavors left to try is requeued at once and stays ahead of the ones behind it",
                cq.field_span("queueing_strategy") or cq.span),
@@ -395,13 +401,15 @@ def explain_decision(session: Session, decisions: dict[str, Decision], key: str,
             result.reasons = decision_reasons(session, d)
         if met and _fitted(result.reasons):
             result.reasons = decision_reasons(session, d)
-        result.reasons.append(Reason(KAD519, waiting_behind(d.waiting_behind, _strategy(session, d))))
+        result.reasons.append(Reason(KAD519, waiting_behind(d.waiting_behind, _strategy(session, d),
+                                                                 d.head_refused)))
     if d.waiting_behind:
         # where it stands first (the session is left as it was by explaining the head), then the head's
         # own, handed over with it before either blame is searched
         result.standing = standing(session, decisions, target)
         if result.standing is not None:
             result.standing.behind, result.standing.behind_strategy = d.waiting_behind, _strategy(session, d)
+            result.standing.behind_refused = d.head_refused
 
         handed: list[bool] = []
 

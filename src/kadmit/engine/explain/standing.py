@@ -86,6 +86,7 @@ class Standing:
     quota: bool = False  # quota is what keeps it out (Kueue's reasons are about quota), not a gate or the nodes
     behind: str | None = None  # the head it waits behind (StrictFIFO, or one with flavors left to try)
     behind_strategy: str = "StrictFIFO"  # ... its ClusterQueue's queueing strategy
+    behind_refused: bool = False  # ... a head whose admission write the API server refuses (requeued at once)
     head: Standing | None = None  # ... and where that head stands
     head_met: bool = False  # ... at the state it met when Kueue last tried it
     evicted_by: str | None = None  # it held quota and was preempted by this workload (then requeued)
