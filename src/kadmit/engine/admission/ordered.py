@@ -134,13 +134,13 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
     orders: dict[int, tuple] = {}  # id(workload) -> (it, its queue_order_key): priorities read once
     # holding quota, nodes delayed -> (the cycle of its next second pass, its iteration, its queue, and
     # the session's version its last pass was placed on: a pass tried again on the same state fails
-    # again, and when it was queued: `second_pass.queued`)
-    second: dict[str, tuple[int, int, str, int | None, tuple]] = {}
+    # again, when it was queued: `second_pass.queued`, and how many of its passes were tried and failed)
+    second: dict[str, tuple[int, int, str, int | None, tuple, int]] = {}
     # the input's workloads holding quota, placement delayed: Kueue's workload controller queues their
     # second pass as it meets them (before the run, in the order it lists them), due a second later
     held_passes = from_input(session)
     for i, key in enumerate(held_passes):
-        second[key] = (2, 1, held_passes[key].cluster_queue, None, (0, 1, i))
+        second[key] = (2, 1, held_passes[key].cluster_queue, None, (0, 1, i), 0)
     searches = Searches(session)  # where each flavor search starts (Kueue's LastTriedFlavorIdx)
     quiet = 0  # cycles in a row where only heads with flavors left to try moved on to them
     bound = 1 + max((len(g.flavors) for cq in ix.cluster_queues.values() for g in cq.resource_groups), default=0)
@@ -275,7 +275,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
             # the queue (nominated after the second passes) or its last second pass; the rest are tried later
             passes, put_off = one_per_queue(passes, {name for name, _, _ in entries})
             for name, wl, sp in put_off:  # (not tried: no state it failed on, the run goes on to it)
-                second_pass_failed(second, wl.key, cycle, sp, None)
+                second_pass_failed(second, wl.key, cycle, sp, None, tried=False)
         entries = passes + entries
         holds: list[tuple[str, dict]] = []  # usage held for the rest of the cycle
         held_nodes: list[str] = []  # and nodes (the pool's keys)
@@ -389,7 +389,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                 session.admitted_cycle[head.key] = cycle
                 session.afs.admitted(head, name)  # the entry penalty its LocalQueue takes
                 if needs_second_pass(session, head, now):
-                    second[head.key] = (cycle + 1, 1, name, None, queued_on_reservation(cycle))
+                    second[head.key] = (cycle + 1, 1, name, None, queued_on_reservation(cycle), 0)
                 decisions[head.key] = Decision(head, True, name, now, cycle=cycle,
                                                notes=session.pool.unschedulable(head, now.counts, now.flavors,
                                                                                 now.placement),
@@ -421,7 +421,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
             session.pool.release(key)
         queues = {k: v for k, v in queues.items() if v}
         if not changed and not evicting:
-            if any(v != session.version for _, _, _, v, _ in second.values()):
+            if any(v != session.version for _, _, _, v, *_ in second.values()):
                 continue  # a second pass to come on a state it was not tried on: Kueue's clock runs on to it
             if retrying and quiet <= bound:  # a head goes on to the flavors it has left
                 quiet += 1
@@ -432,9 +432,11 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
         # takes a workload off the queues for good, and a loop evicts in every period, so it shows
         # at most one period after its first state. (A state costs the moves since the last: `States`.)
         if evictions:
-            # (the workloads waiting for a second pass too: one placing its pod sets changes no holder)
+            # (the workloads waiting for a second pass too: one placing its pod sets changes no holder; and
+            # those holding nodes: a victim that reserves again holds none while its checks are Pending)
             rest = (tuple(sorted(session.holders)), tuple(sorted(sticky.items())),
-                    tuple(sorted((v.key, by or "") for v, by in evicting)), session.afs.state(), tuple(sorted(second)))
+                    tuple(sorted((v.key, by or "") for v, by in evicting)), session.afs.state(), tuple(sorted(second)),
+                    tuple(sorted(session.pool.placed)))
             before = places.repeat(cycle, rest)
             if before is None and plain and entries and not sticky:
                 # the cycles that only set heads aside, each state recorded as the cycle would

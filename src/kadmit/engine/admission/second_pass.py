@@ -48,6 +48,7 @@ class SecondPass:
     usage: dict = field(default_factory=dict)
     height: int = 0
     mode: str = "SecondPass"
+    retry: bool = False  # searched as a pass tried again after one that failed (`searched_again`)
 
     @property
     def ok(self) -> bool:
@@ -115,17 +116,20 @@ def _delayed_requests(session: Session, wl: Workload, cq_name: str, a: Assignmen
 
 
 def second_passes(session: Session, decisions: dict[str, Decision],
-                   second: dict[str, tuple[int, int, str, int | None, tuple]], cycle: int,
+                   second: dict[str, tuple[int, int, str, int | None, tuple, int]], cycle: int,
                    held: Mapping[str, Assignment]) -> list[tuple[str, Workload, SecondPass]]:
     """The second passes due in `cycle`, each placed on the nodes as the cycle begins (Kueue's
     nomination of a workload holding quota: its flavors kept, only the delayed pod sets placed), in
     the order they were queued: Kueue's takeAllReady reads its queued map, which a Go map gives
     in insertion order but for a random start (for two passes, 7 runs in 8), and its backoff timers
     fire in the order they were set (the fake clock's waiters; one second a cycle). `held`: the
-    assignments of the workloads the input shows waiting for theirs (`from_input`)."""
+    assignments of the workloads the input shows waiting for theirs (`from_input`). A pass after one
+    that was tried and failed searches as a retry (`searched_again`); one only put off (its queue's
+    head taking its place under fair sharing) was never drawn, so its next is searched as a first
+    (tests/oracle/features/tie-second-pass-pod-set-group-put-off-not-a-retry.yaml)."""
     out = []
     for key in sorted(second, key=lambda k: (second[k][4], k)):
-        due, iteration, name, _, _ = second[key]
+        due, iteration, name, _, _, failed = second[key]
         if due > cycle:  # (cycles that only set heads aside may have been run through at once)
             continue
         d = decisions.get(key)
@@ -134,12 +138,12 @@ def second_passes(session: Session, decisions: dict[str, Decision],
             del second[key]
             continue
         wl = d.workload if d is not None else session.index.workloads[key]
-        retry = iteration > 1
+        retry = failed > 0
         searched = searched_again(session, wl, a, retry)
         now = a if searched is None else _with_flavors(session, wl, a, searched[0])
         requests = _delayed_requests(session, wl, name, now, d is None, a)
         got = SecondPass(session.pool.place(requests), iteration, len(out), None if searched is None else searched[1],
-                         now if now is not a else None, height=_borrows(session, wl, a, retry))
+                         now if now is not a else None, height=_borrows(session, wl, a, retry), retry=retry)
         if not got.ok and got.quota is not None:
             got.targets, got.held = _victims(session, wl, now, requests, got.quota)
         if not got.ok and not got.targets and (found := _reduced(session, wl, name, a, d is None, retry)) is not None:
@@ -341,7 +345,7 @@ def reserved_nodes(session: Session, cq, sp: SecondPass) -> tuple[WorkloadPlacem
 def redraws(wl: Workload, sp: SecondPass) -> bool:
     """Whether the retry of this failed pass may search what it did not (`searched_again`'s `retry`): its
     first, for a workload with a pod-set group, so that the run goes on to it whatever the state."""
-    return sp.iteration == 1 and any(ps.topology is not None and ps.topology.group for ps in wl.pod_sets)
+    return not sp.retry and any(ps.topology is not None and ps.topology.group for ps in wl.pod_sets)
 
 
 def queued_on_reservation(cycle: int) -> tuple[int, int, int]:
@@ -350,14 +354,16 @@ def queued_on_reservation(cycle: int) -> tuple[int, int, int]:
     return (cycle, 1, 0)
 
 
-def second_pass_failed(second: dict[str, tuple[int, int, str, int | None, tuple]], key: str, cycle: int,
-                        sp: SecondPass, version: int | None) -> None:
+def second_pass_failed(second: dict[str, tuple[int, int, str, int | None, tuple, int]], key: str, cycle: int,
+                        sp: SecondPass, version: int | None, tried: bool = True) -> None:
     """Kueue queues it again after its backoff (QueueSecondPassIfNeeded: 1 s doubled per failed pass,
     at most 30 s; the run's clock steps a second a cycle), in the cycle's order of entries.
     `version`: the state it failed on; None for one not tried (its queue's head or another pass of its
-    queue taking its place under fair sharing), which the run goes on to whatever the state."""
-    name = second[key][2]
-    second[key] = (cycle + min(2 ** sp.iteration, 30), sp.iteration + 1, name, version, (cycle, 0, sp.position))
+    queue taking its place under fair sharing), which the run goes on to whatever the state. `tried`
+    False: put off (its backoff grows as a failed pass's, but no draw of Go's map order failed)."""
+    name, failed = second[key][2], second[key][5]
+    second[key] = (cycle + min(2 ** sp.iteration, 30), sp.iteration + 1, name, version, (cycle, 0, sp.position),
+                   failed + tried)
 
 
 def placed_later(wl: Workload, a: Assignment | None, placement: WorkloadPlacement,
