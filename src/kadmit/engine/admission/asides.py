@@ -17,7 +17,8 @@ from kadmit.model import Workload
 def repeat_set_asides(session: Session, queues: dict[str, list[Workload]], set_aside: dict[str, list[Workload]],
                        decisions: dict[str, Decision], cycle: int, limit: int, waits: Callable[..., None],
                        blocked: dict[str, tuple[Workload, int, list[Workload]]], searches: Searches,
-                       places: States | None = None, rest: tuple = ()) -> tuple[int, int | None]:
+                       places: States | None = None,
+                       rest: Callable[[int], tuple] = lambda now: ()) -> tuple[int, int | None]:
     """After a cycle that set every BestEffortFIFO head aside, and left every StrictFIFO head
     blocking its queue, and so changed no usage and no holder: the next cycles start from the same
     state, and each BestEffortFIFO queue's next heads are set aside in turn (the StrictFIFO heads
@@ -27,7 +28,8 @@ def repeat_set_asides(session: Session, queues: dict[str, list[Workload]], set_a
     namespace, not share its situation, or have flavors left to try); the loop goes on from there.
     Each head's search is requeued as the cycle requeues it (`Searches.requeued`: its Pending
     message kept). After an eviction (`places`), each cycle's state is recorded as the loop records
-    it (`rest`: the parts the rows don't change) and the rows stop at the first state that comes
+    it (`rest(cycle)`: the parts the rows don't change, and the
+    second passes' timers as they stand then) and the rows stop at the first state that comes
     back: returns the last cycle done and the earlier cycle whose state it is (None if none).
     Not under admission fair sharing once a StrictFIFO queue or an eviction is involved."""
     ix = session.index
@@ -57,7 +59,7 @@ def repeat_set_asides(session: Session, queues: dict[str, list[Workload]], set_a
             if name not in strict:
                 waits(wl, name, "aside")
         if places is not None:
-            before = places.repeat(now, rest)
+            before = places.repeat(now, rest(now))
             if before is not None:
                 break
     if rows:

@@ -52,7 +52,7 @@ from kadmit.engine.admission.searches import Searches
 from kadmit.engine.admission.session import Assignment, Session, SolverUnknown
 from kadmit.engine.admission.second_pass import (SecondPass, from_input, needs_second_pass, one_per_queue,
                                                   place_later, placed_later, queued_on_reservation, redraws,
-                                                  reserved_nodes, second_pass_failed, second_passes)
+                                                  reserved_nodes, second_pass_failed, second_passes, timers)
 from kadmit.featuregates import enabled
 from kadmit.identity import repeat_order
 from kadmit.model import Workload
@@ -434,10 +434,11 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
         if evictions:
             # (the workloads waiting for a second pass too: one placing its pod sets changes no holder; and
             # those holding nodes: a victim that reserves again holds none while its checks are Pending)
-            rest = (tuple(sorted(session.holders)), tuple(sorted(sticky.items())),
-                    tuple(sorted((v.key, by or "") for v, by in evicting)), session.afs.state(), tuple(sorted(second)),
+            base = (tuple(sorted(session.holders)), tuple(sorted(sticky.items())),
+                    tuple(sorted((v.key, by or "") for v, by in evicting)), session.afs.state(),
                     tuple(sorted(session.pool.placed)))
-            before = places.repeat(cycle, rest)
+            rest = lambda now: base + (timers(second, now),)  # the second passes' timers as they stand at `now`
+            before = places.repeat(cycle, rest(cycle))
             if before is None and plain and entries and not sticky:
                 # the cycles that only set heads aside, each state recorded as the cycle would
                 cycle, before = repeat_set_asides(session, queues, set_aside, decisions, cycle, limit, waits,

@@ -366,6 +366,18 @@ def second_pass_failed(second: dict[str, tuple[int, int, str, int | None, tuple,
                    failed + tried)
 
 
+def timers(second: dict[str, tuple[int, int, str, int | None, tuple, int]], cycle: int) -> tuple:
+    """The second passes to come as a state of the run holds them (`loops.States`): each workload's queue, the
+    cycles left to its pass, its backoff step (kept at 5 from where the backoff stays 30 s) and whether a pass of
+    it was tried and failed (its next one a retry: `second_pass_failed`). Kueue's
+    backoff doubles per failed pass, so a loop through a second pass (it preempts, a head takes the room back
+    in the gaps) grows its period, 1, 2, 4, 8, 16 s, and comes back to a state only once the backoff is at its
+    cap: the cycles in the gaps, where other heads are admitted and preempted again, are Kueue's (soak11 seed
+    1107, tests/oracle/features/second-pass-preemption-loop-growing-backoff.yaml)."""
+    return tuple(sorted((key, queue, due - cycle, min(step, 5), failed > 0)
+                        for key, (due, step, queue, _, _, failed) in second.items()))
+
+
 def placed_later(wl: Workload, a: Assignment | None, placement: WorkloadPlacement,
                  admits: Assignment | None = None) -> Assignment | None:
     """The assignment with the pod sets the second pass placed added, in the workload's pod-set order
