@@ -86,7 +86,7 @@ def test_import_keeps_an_operator_outside_the_six_as_a_comment(tmp_path):
     assert out.exit_code == 0, out.output
     text = "\n".join(p.read_text() for p in sorted((tmp_path / "kad").glob("*.kad")))
     assert '#   match "zone" "Equals" ["x y"]' in text and '#   match "zone" "in" ["b"]' in text, text
-    assert '#   matchFields match "metadata.name" "Equals" ["n1"]' in text, text
+    assert '#   match "metadata.name" "Equals" ["n1"]' in text, text  # in the term's `match_fields` (f9649a88)
 
 
 def test_a_workloads_empty_values_read_as_the_cluster_stores_them(tmp_path):

@@ -3,7 +3,7 @@ preemption strategies, feature gates)."""
 
 from __future__ import annotations
 
-from kadmit.diagnostics import Diagnostics
+from kadmit.diagnostics import Diagnostics, Subject
 from kadmit.manifests import gates
 from kadmit.manifests.codes import KAD157, KAD161
 from kadmit.model import SchedulerConfig
@@ -11,6 +11,8 @@ from kadmit.source import Span, Spans
 from kadmit.syntax.ast import SchedulerStmt
 from kadmit.syntax.fields import FIELDS
 from kadmit.syntax.values import Fields, bool_of, list_of, map_entries, name_of
+
+_CONFIGURATION = (Subject("Configuration", None, ""),)  # Kueue's Configuration, as identity.about names it
 
 # Written form -> Kueue's name; Kueue's own spelling is accepted as well (as for every enum).
 STRATEGIES = {"less_than_or_equal_to_final_share": "LessThanOrEqualToFinalShare",
@@ -57,12 +59,12 @@ def feature_gates(v, spans: dict[str, Span], diags: Diagnostics) -> dict[str, bo
         if on is None:
             continue
         if (bad := gates.refusal(key.value, on)) is not None:
-            diags.emit(KAD157, gates.refused(bad[0]), key.span, help=bad[1])
+            diags.emit(KAD157, gates.refused(bad[0]), key.span, help=bad[1], about=_CONFIGURATION)
             continue
         written[key.value] = on
         at[key.value] = spans[f"feature_gates.{key.value}"] = val.span
     for name in written:
         if (why := gates.unmodelled_warning(name, written)) is not None:
             diags.emit(KAD161, f"`feature_gates.{name}` of the scheduler is not modelled: {why}; kadmit's decision "
-                       "may differ from Kueue's", at[name])
+                       "may differ from Kueue's", at[name], about=_CONFIGURATION)
     return gates.resolve(written)
