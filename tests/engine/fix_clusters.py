@@ -88,7 +88,7 @@ def yaml_tas_clusters(draw, max_nodes: int = 4, max_pending: int = 3) -> str:
     docs = [
         _doc("Topology", kueue, "dc", "spec:\n  levels:\n  - nodeLabel: cloud.example.com/rack\n"
              "  - nodeLabel: kubernetes.io/hostname\n"),
-        _doc("ResourceFlavor", kueue, "h100", "spec:\n  topologyName: dc\n"),
+        _doc("ResourceFlavor", kueue, "h100", "spec:\n  nodeLabels: {node-pool: tas}\n  topologyName: dc\n"),
         _doc("ClusterQueue", kueue, "gpu", "spec:\n  namespaceSelector: {}\n  resourceGroups:\n"
              "  - coveredResources: [\"nvidia.com/gpu\"]\n    flavors:\n    - name: h100\n      resources:\n"
              f"      - name: nvidia.com/gpu\n        nominalQuota: {quota}\n"),
@@ -105,7 +105,7 @@ def yaml_tas_clusters(draw, max_nodes: int = 4, max_pending: int = 3) -> str:
         docs.append(_doc("Node", "v1", f"n{i}", f"{spec}status:\n  allocatable:\n    nvidia.com/gpu: \"{gpus}\"\n"
                          f"{cpu}    pods: \"110\"\n").replace(
             "metadata:\n", f"metadata:\n  labels:\n    cloud.example.com/rack: {rack}\n"
-                           f"    kubernetes.io/hostname: n{i}\n", 1))
+                           f"    kubernetes.io/hostname: n{i}\n    node-pool: tas\n", 1))
     for j in range(draw(st.integers(0, 2))):
         node = draw(st.integers(0, nodes - 1))
         docs.append(_doc("Pod", "v1", f"p{j}", f"spec:\n  nodeName: n{node}\n  tolerations:\n  - operator: Exists\n"

@@ -33,7 +33,7 @@ spec:
 apiVersion: kueue.x-k8s.io/v1beta2
 kind: ResourceFlavor
 metadata: {name: tas-cpu}
-spec: {topologyName: dc}
+spec: {nodeLabels: {node-pool: tas}, topologyName: dc}
 ---
 apiVersion: kueue.x-k8s.io/v1beta2
 kind: ResourceFlavor
@@ -63,7 +63,7 @@ apiVersion: v1
 kind: Node
 metadata:
   name: n1
-  labels: {cloud.example.com/rack: r1, kubernetes.io/hostname: n1}
+  labels: {node-pool: tas, cloud.example.com/rack: r1, kubernetes.io/hostname: n1}
 status:
   allocatable: {cpu: "16", memory: 64Gi, nvidia.com/gpu: "8", pods: "110"}
   conditions: [{type: Ready, status: "True"}]
@@ -129,7 +129,8 @@ def test_a_pods_group_counts_one_pod_per_pod_without_topology_too() -> None:
     (`assignFlavors`); the engine's solver units for `pods` must see that one-per-pod amount, or
     2 pods round up to more than a quota of 10 (found with the pods-group rows above)."""
     diags = Diagnostics()
-    text = (CLUSTER % {**PODS, "topology": "", "requests": "cpu: 1"}).replace("spec: {topologyName: dc}\n", "")
+    text = (CLUSTER % {**PODS, "topology": "", "requests": "cpu: 1"}).replace(
+        "spec: {nodeLabels: {node-pool: tas}, topologyName: dc}\n", "")
     model = merge([read_manifest_text(text, "c.yaml", diags)])
     engine = {d.key: d.admitted for d in decide_ordered(Session(model))}
     assert engine == {d.workload: d.admitted for d in reference_decide(model)} == {"default/w": True}

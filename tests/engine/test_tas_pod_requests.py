@@ -36,7 +36,7 @@ spec:
 apiVersion: kueue.x-k8s.io/v1beta2
 kind: ResourceFlavor
 metadata: {name: gpus}
-spec: {topologyName: dc}
+spec: {nodeLabels: {node-pool: tas}, topologyName: dc}
 ---
 apiVersion: v1
 kind: Namespace
@@ -60,7 +60,7 @@ apiVersion: v1
 kind: Node
 metadata:
   name: n0
-  labels: {kubernetes.io/hostname: n0}
+  labels: {node-pool: tas, kubernetes.io/hostname: n0}
 status:
   allocatable: {cpu: "32", nvidia.com/gpu: "4", pods: "110"}
   conditions: [{type: Ready, status: "True"}]

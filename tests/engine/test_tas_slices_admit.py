@@ -18,7 +18,7 @@ spec:
 apiVersion: kueue.x-k8s.io/v1beta2
 kind: ResourceFlavor
 metadata: {name: tas}
-spec: {topologyName: dc}
+spec: {nodeLabels: {node-pool: tas}, topologyName: dc}
 ---
 apiVersion: v1
 kind: Namespace
@@ -49,7 +49,7 @@ apiVersion: v1
 kind: Node
 metadata:
   name: {name}
-  labels: {{kubernetes.io/hostname: {name}, cloud.example.com/block: b1, cloud.example.com/rack: {rack}}}
+  labels: {{node-pool: tas, kubernetes.io/hostname: {name}, cloud.example.com/block: b1, cloud.example.com/rack: {rack}}}
 status: {{allocatable: {{cpu: "{cpu}", pods: "110"}}, conditions: [{{type: Ready, status: "True"}}]}}
 """
 

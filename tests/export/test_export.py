@@ -120,10 +120,10 @@ def test_a_topology_group_is_exported_as_kueues_pod_set_group_name(tmp_path: Pat
     of an imported `.kad` placing a leader on another flavor than kadmit on the `.kad`)."""
     (tmp_path / "p.kad").write_text("""\
 topology dc { levels = ["kubernetes.io/hostname"] }
-flavor f { topology = dc }
+flavor f { topology = dc  node_labels = { pool = "tas" } }
 cluster_queue q { resources cpu { flavor f { cpu = 8 } } }
 local_queue ns/lq -> q
-node n1 { labels = { "kubernetes.io/hostname" = "n1" }  allocatable = { cpu = 8, pods = 110 } }
+node n1 { labels = { pool = "tas", "kubernetes.io/hostname" = "n1" }  allocatable = { cpu = 8, pods = 110 } }
 workload ns/w {
   queue = lq
   pod_group leader { count = 1  requests = { cpu = 1 }  topology = required kubernetes.io/hostname  topology_group = g }

@@ -306,3 +306,34 @@ def test_a_workload_without_spec_is_never_admitted_unless_it_holds_quota() -> No
     [error] = [d for d in diags.items if d.severity.name == "ERROR"]
     assert error.code == "KAD155" and (error.span.line, error.span.column) == (1, 1)
     assert "missing `spec` in workload `holding`, which holds quota" in error.message
+
+
+def test_a_topology_aware_flavor_without_node_labels_is_refused_as_the_api_server_does():
+    """The ResourceFlavor CRD's rule `!has(self.topologyName) || self.nodeLabels.size() >= 1`: the object is
+    skipped (KAD157) in the API server's words, the same for absent and empty `nodeLabels` (oracle:
+    tests/oracle/features/*tas* carry `nodeLabels` for this reason)."""
+    frag, diags = read("""\
+        apiVersion: kueue.x-k8s.io/v1beta2
+        kind: ResourceFlavor
+        metadata: {name: none}
+        spec: {topologyName: dc}
+        ---
+        apiVersion: kueue.x-k8s.io/v1beta2
+        kind: ResourceFlavor
+        metadata: {name: empty}
+        spec: {topologyName: dc, nodeLabels: {}}
+        ---
+        apiVersion: kueue.x-k8s.io/v1beta2
+        kind: ResourceFlavor
+        metadata: {name: good}
+        spec: {topologyName: dc, nodeLabels: {pool: tas}}
+        ---
+        apiVersion: kueue.x-k8s.io/v1beta2
+        kind: ResourceFlavor
+        metadata: {name: plain}
+        """)
+    assert [f.name for f in frag.flavors] == ["good", "plain"]
+    assert [(d.code, d.span.line, d.span.column) for d in diags.items] == [("KAD157", 4, 22), ("KAD157", 9, 38)]
+    for d, name in zip(diags.items, ("none", "empty")):  # an empty map is dropped by Kueue's webhook's patch
+        assert d.message.endswith(f'"{name}" is invalid: spec: Invalid value: "object": no such key: nodeLabels '
+                                  'evaluating rule: at least one nodeLabel is required when topology is set`')

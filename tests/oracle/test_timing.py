@@ -36,9 +36,9 @@ PRIORITY = "tests/oracle/features/workload-priority-class-without-priority.yaml"
 
 
 def test_a_workload_priority_class_reaches_hand_written_workloads_when_kueue_starts(kueue_oracle):
-    """Workload objects naming a class with no `spec.priority` (or another one): Kueue's scheduler reads
-    spec.priority only. On a running Kueue they keep it (0 unset): the oracle's default, and kadmit's answer
-    (KAD176). A Kueue starting over them runs its WorkloadPriorityClass controller, which writes each
+    """Workload objects naming a class with a `spec.priority` other than its value (0; the CRD refuses none at
+    all): Kueue's scheduler reads spec.priority only. On a running Kueue they keep it: the oracle's default, and
+    kadmit's answer. A Kueue starting over them runs its WorkloadPriorityClass controller, which writes each
     WorkloadPriorityClass's value into the Workloads naming it (not a PriorityClass's): whether that lands before
     the scheduler's first cycle is the manager's timing, and `--reconcile-priority-classes` shows that side."""
     running = from_oracle(run_oracle(kueue_oracle, [PRIORITY]))

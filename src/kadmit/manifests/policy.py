@@ -23,6 +23,7 @@ def resource_flavor(f: Fields, o: Meta) -> ResourceFlavor:
     spec = f.map(o.node, "spec")
     kubenames.check_labels(f, f.field(spec, "nodeLabels"), "node label")
     labels, label_nodes = f.str_map(spec, "nodeLabels")
+    _topology_without_labels(f, o, spec, labels)
     return ResourceFlavor(
         name=o.name, node_labels=labels, node_taints=taints(f, spec, "nodeTaints"),
         tolerations=tolerations(f, spec), topology=f.str(spec, "topologyName") or None,
@@ -33,6 +34,21 @@ def resource_flavor(f: Fields, o: Meta) -> ResourceFlavor:
                        "node_taints": f.field(spec, "nodeTaints"),
                        "tolerations": f.field(spec, "tolerations"),
                        "topology": f.field(spec, "topologyName")}))
+
+
+def _topology_without_labels(f: Fields, o: Meta, spec: Val | None, labels: dict[str, str]) -> None:
+    """KAD157 where a topology-aware flavor has no node label: the CRD's rule on ResourceFlavorSpec
+    `!has(self.topologyName) || self.nodeLabels.size() >= 1` refuses it, so its ClusterQueues lack it. An
+    empty `nodeLabels` is gone by then (Kueue's mutating webhook patches the object to its Go form, where
+    the map is `omitempty`), so the rule's evaluation fails on the missing key either way (the oracle's words)."""
+    topology, node_labels = f.field(spec, "topologyName"), f.field(spec, "nodeLabels")
+    if topology is None or labels:
+        return
+    f.invalid(KAD157, f"the API server refuses the object: `ResourceFlavor.kueue.x-k8s.io \"{o.name}\" is invalid: "
+              "spec: Invalid value: \"object\": no such key: nodeLabels evaluating rule: at least one nodeLabel is "
+              "required when topology is set`", node_labels if node_labels is not None else topology,
+              uses=(topology, node_labels),
+              help="a topology-aware flavor selects its nodes by `nodeLabels`: give it a label its nodes carry")
 
 
 def resource_groups(f: Fields, spec: Val | None, spans: dict[str, Val | None]) -> tuple[ResourceGroup, ...]:

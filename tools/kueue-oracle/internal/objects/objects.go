@@ -351,31 +351,40 @@ func (r *Reader) kueueObject(ctx context.Context, u *unstructured.Unstructured, 
 		}
 		obj.GetObjectKind().SetGroupVersionKind(hubGVK)
 	}
-	if err := admit(ctx, obj); err != nil {
+	if err := r.admit(ctx, obj); err != nil {
 		return nil, err
 	}
 	return obj, nil
 }
 
-// admit runs Kueue's own webhooks on one of its objects, as the API server calls them on create.
-func admit(ctx context.Context, obj client.Object) error {
+// admit runs Kueue's own webhooks on one of its objects as the API server calls them on create:
+// the mutating webhook (Default), then the CRD's schema and validation rules (Defaulter.Write:
+// the custom resource strategy's Validate, which the API server runs before the validating
+// webhooks), then the validating webhook (ValidateCreate). An object the CRD refuses is refused
+// with the API server's message.
+func (r *Reader) admit(ctx context.Context, obj client.Object) error {
 	var err error
 	switch o := obj.(type) {
 	case *kueue.Workload:
-		w := &webhooks.WorkloadWebhook{}
-		if err = w.Default(ctx, o); err == nil {
-			_, err = w.ValidateCreate(ctx, o)
-		}
+		err = (&webhooks.WorkloadWebhook{}).Default(ctx, o)
 	case *kueue.ClusterQueue:
-		w := &webhooks.ClusterQueueWebhook{}
-		if err = w.Default(ctx, o); err == nil {
-			_, err = w.ValidateCreate(ctx, o)
-		}
+		err = (&webhooks.ClusterQueueWebhook{}).Default(ctx, o)
 	case *kueue.ResourceFlavor:
-		w := &webhooks.ResourceFlavorWebhook{}
-		if err = w.Default(ctx, o); err == nil {
-			_, err = w.ValidateCreate(ctx, o)
-		}
+		err = (&webhooks.ResourceFlavorWebhook{}).Default(ctx, o)
+	}
+	if err != nil {
+		return fmt.Errorf("Kueue's admission webhook denied the request: %v", err)
+	}
+	if err := r.Defaulter.Write(ctx, r.Scheme, obj, nil, false); err != nil {
+		return err
+	}
+	switch o := obj.(type) {
+	case *kueue.Workload:
+		_, err = (&webhooks.WorkloadWebhook{}).ValidateCreate(ctx, o)
+	case *kueue.ClusterQueue:
+		_, err = (&webhooks.ClusterQueueWebhook{}).ValidateCreate(ctx, o)
+	case *kueue.ResourceFlavor:
+		_, err = (&webhooks.ResourceFlavorWebhook{}).ValidateCreate(ctx, o)
 	case *kueue.Cohort:
 		_, err = (&webhooks.CohortWebhook{}).ValidateCreate(ctx, o)
 	}
