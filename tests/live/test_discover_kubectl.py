@@ -31,7 +31,7 @@ def test_each_kind_kadmit_reads_is_listed_once_in_a_version_it_reads() -> None:
     got = plan(parse_api_resources(CAPTURED) or [])
     assert got.kueue_served
     names = [t.shown for t in got.targets]
-    assert len(names) == len(set(names)) == 39
+    assert len(names) == len(set(names)) == 40  # DeviceClass read since 8c7cd419
     assert "clusterqueues.v1beta2.kueue.x-k8s.io" in names and "pods.v1" in names
     # the admission-check kinds (kadmit.modelchecks): the checks and what their built-in controllers read
     assert {"admissionchecks.v1beta2.kueue.x-k8s.io", "provisioningrequestconfigs.v1beta2.kueue.x-k8s.io",
