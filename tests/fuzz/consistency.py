@@ -239,8 +239,9 @@ NO_KAD_FORM = ("bound to node", "gang kube-scheduler places", "pod-set slices", 
 
 
 def _decided(admit_json: dict) -> list[dict]:
-    """admit's decisions without the object each stands for (a `.kad` workload stands for itself) and times."""
-    return [{k: v for k, v in d.items() if k != "object" and not k.endswith("seconds")}
+    """admit's decisions without the object each stands for and Kueue's name of its Workload (a `.kad` workload
+    stands for itself) and times."""
+    return [{k: v for k, v in d.items() if k not in ("object", "kueue_workload") and not k.endswith("seconds")}
             for d in admit_json.get("decisions", [])]
 
 
