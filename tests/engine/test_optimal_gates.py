@@ -36,17 +36,21 @@ spec:
   queueName: q
   podSets: [{name: main, count: 1, template: {spec: {containers: [{name: c, image: i, resources: {requests: {cpu: "1"}}}]}}}]
 """
-MANAGER = """\
+
+
+def manager(gates: str) -> str:
+    """Kueue's manager Deployment with `--feature-gates=GATES` (an f-string: test_convert reads no literal of it)."""
+    return f"""\
 ---
 apiVersion: apps/v1
 kind: Deployment
-metadata: {name: kueue-controller-manager, namespace: kueue-system}
+metadata: {{name: kueue-controller-manager, namespace: kueue-system}}
 spec:
-  selector: {matchLabels: {app: kueue}}
+  selector: {{matchLabels: {{app: kueue}}}}
   template:
-    metadata: {labels: {app: kueue}}
+    metadata: {{labels: {{app: kueue}}}}
     spec:
-      containers: [{name: manager, image: registry.k8s.io/kueue/kueue:v0.17.0, args: ["--feature-gates=GATES"]}]
+      containers: [{{name: manager, image: registry.k8s.io/kueue/kueue:v0.17.0, args: ["--feature-gates={gates}"]}}]
 """
 
 
@@ -61,10 +65,10 @@ def test_a_gate_optimal_mode_does_not_follow_is_warned_where_it_is_set(tmp_path)
     config = ("---\napiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nfeatureGates: {FlavorFungibility: "
               "false, SchedulerTimestampPreemptionBuffer: true, PartialAdmission: false}\n")
     assert warned(tmp_path, config) == [("FlavorFungibility's", 28), ("SchedulerTimestampPreemptionBuffer's", 28)]
-    flag = MANAGER.replace("GATES", "PrioritySortingWithinCohort=false,ReclaimablePods=false")
+    flag = manager("PrioritySortingWithinCohort=false,ReclaimablePods=false")
     assert warned(tmp_path, flag) == [("PrioritySortingWithinCohort's", 34)]
 
 
 def test_gates_at_their_defaults_or_followed_say_nothing(tmp_path) -> None:
-    assert warned(tmp_path, MANAGER.replace("GATES", "FlavorFungibility=true,PartialAdmission=false")) == []
+    assert warned(tmp_path, manager("FlavorFungibility=true,PartialAdmission=false")) == []
     assert warned(tmp_path, "") == []

@@ -235,3 +235,18 @@ def test_kueue_refuses_a_deployments_pods_not_the_deployment(tmp_path):
     assert kad170[f"Kueue's pod webhook refuses every pod Deployment `new` makes: {words}"] == help
     assert kad170[f"Kueue's pod webhook refuses every pod Deployment `in-cluster` makes: {words}"] == help
     assert not any("`bad-queue` makes" in m for m in kad170) and len(kad170) == 3
+
+
+def test_a_job_whose_workload_the_crd_refuses_is_skipped_in_the_api_servers_words():
+    """LWS's own documents write `leaderTemplate: {spec: }` (tests/corpus/upstream/lws-docs-concepts-null-templates):
+    the LeaderWorkerSet CRD stores it, the Workload Kueue's reconciler makes of it has no containers and the
+    Workload CRD refuses it (the oracle, which checks writes against the CRDs, says so word for word but the hash):
+    no Workload, never admitted."""
+    ws = load([str(Path(__file__).resolve().parents[1] / "corpus" / "upstream" / "lws-docs-concepts-null-templates")])
+    assert ws.model.workloads == () or not [w for w in ws.model.workloads if w.origin is not None]
+    [s] = [s for s in ws.model.skipped if s.object.kind == "LeaderWorkerSet"]
+    assert s.reason.startswith("Kueue's reconciler failed: Workload.kueue.x-k8s.io \"leaderworkerset-leaderworkerset-"
+                               "sample-0-") and s.reason.endswith(
+        "is invalid: [spec.podSets[0].template.spec.containers: Required value, spec.podSets[1].template.spec."
+        "containers: Required value, <nil>: Invalid value: null: some validation rules were not checked because the "
+        "object was invalid; correct the existing errors to complete validation]"), s.reason

@@ -216,6 +216,8 @@ def refusal_rows(kueue: dict, errors: list[str]) -> list[tuple[str, str, str]]:
             continue  # not a webhook's refusal: the API server refused what Kueue's reconciler wrote (its CRD's schema)
         prefix = f"KAD170: Kueue's pod webhook refuses every pod {key[0]} `{key[2]}` makes: " \
             if k["skipped"].startswith("Kueue's pod webhook refuses its pods: ") else \
+            f"KAD170: Kueue's Job webhook refuses the Jobs {key[0]} `{key[2]}` makes: " \
+            if k["skipped"].startswith("Kueue's Job webhook refuses its child Jobs: ") else \
             f"KAD170: Kueue's webhook refuses {key[0]} `{key[2]}`: "
         ours = [e[len(prefix):] for e in errors if e.startswith(prefix)]
         if any(m not in k["skipped"] for m in ours) or not ours:
