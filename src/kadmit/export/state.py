@@ -190,8 +190,11 @@ def workload(ix: ModelIndex, wl: Workload, diags: Diagnostics) -> dict:
         status["conditions"] = conditions
     if wl.requeue_at is not None:
         status["requeueState"] = {"requeueAt": timestamp(wl.requeue_at)}
-    if wl.check_states:  # what its admission checks' controllers set (kadmit.modelchecks)
-        status["admissionChecks"] = [{"name": c.name, "state": c.state, "message": ""} for c in wl.check_states]
+    if wl.check_states:  # what its admission checks' controllers set (kadmit.modelchecks); the Workload CRD
+        # requires each entry's lastTransitionTime (kadmit keeps none: the Workload's own time stands for it)
+        since = timestamp(wl.admission.admitted_at if wl.admission is not None and wl.admission.admitted_at else wl.created)
+        status["admissionChecks"] = [{"name": c.name, "state": c.state, "lastTransitionTime": since, "message": ""}
+                                     for c in wl.check_states]
     if status:
         out["status"] = status
     return out
