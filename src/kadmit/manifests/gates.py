@@ -71,13 +71,16 @@ def unmodelled_words(name: str) -> str:
     return "kadmit follows Kueue v0.17.0's default for it"
 
 
-# Kueue's gates whose every value kadmit decides as Kueue does (SchedulerConfig.feature_gates)
+# Kueue's gates whose every value kadmit decides as Kueue does (SchedulerConfig.feature_gates): the scheduler's,
+# then the integrations' and webhooks' (Job start, which namespaces' jobs Kueue manages, Workload names)
 MODELLED = frozenset({"AdmissionFairSharing", "AdmissionGatedBy", "DRAExtendedResources",
                       "DynamicResourceAllocation", "FairSharingPreemptWithinNominal", "FairSharingPrioritizeNonBorrowing",
                       "FlavorFungibility",
                       "MultiKueue", "MultiKueueOrchestratedPreemption", "PartialAdmission", "PriorityBoost",
                       "PrioritySortingWithinCohort", "ReclaimablePods", "SchedulerTimestampPreemptionBuffer",
-                      "TopologyAwareScheduling"})
+                      "TopologyAwareScheduling",
+                      "AssignQueueLabelsForPods", "ManagedJobsNamespaceSelectorAlwaysRespected",
+                      "ShortWorkloadNames", "SparkApplicationIntegration", "TASProfileMixed"})
 
 
 def unmodelled(name: str, value: object) -> bool:
@@ -96,11 +99,6 @@ def unmodelled_by_all(name: str, value: bool, written: dict[str, object]) -> lis
     its stage that `written` does not name, away from their defaults."""
     return sorted(g for g in (ALPHA if name == "AllAlpha" else BETA)
                   if g not in written and unmodelled(g, value))
-
-
-# The integrations' and webhooks' gates kadmit models (Job start, which namespaces' jobs Kueue manages, Workload names)
-MODELLED = MODELLED | {"AssignQueueLabelsForPods", "ManagedJobsNamespaceSelectorAlwaysRespected",
-                       "ShortWorkloadNames", "SparkApplicationIntegration", "TASProfileMixed"}
 
 
 def refused(error: str) -> str:
