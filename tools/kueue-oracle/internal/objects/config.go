@@ -10,7 +10,6 @@ import (
 	"sigs.k8s.io/yaml"
 
 	configapi "sigs.k8s.io/kueue/apis/config/v1beta2"
-	installed "sigs.k8s.io/kueue/config/components/manager"
 	"sigs.k8s.io/kueue/pkg/config"
 )
 
@@ -65,7 +64,10 @@ func LoadConfiguration(scheme *runtime.Scheme, data []byte) (*configapi.Configur
 
 // InstalledConfiguration is the Configuration Kueue's installation ships.
 func InstalledConfiguration(scheme *runtime.Scheme) (*configapi.Configuration, error) {
-	cfg, err := LoadConfiguration(scheme, installed.Configuration)
+	if KueueInstalledConfiguration == nil {
+		return nil, fmt.Errorf("Kueue's installed Configuration (%s) was not given to the oracle", installedSource)
+	}
+	cfg, err := LoadConfiguration(scheme, KueueInstalledConfiguration)
 	if err != nil {
 		return nil, fmt.Errorf("Kueue's installed Configuration (%s): %w", installedSource, err)
 	}

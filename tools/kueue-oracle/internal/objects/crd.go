@@ -11,8 +11,17 @@ import (
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
+)
 
-	crdbases "sigs.k8s.io/kueue/config/components/crd/bases"
+// Kueue's own files, which the module carries but no package of its release embeds: the oracle's
+// build copy gets them as packages (_inject/config/components/{crd/bases,manager}), which only the
+// main package imports (kueuefiles.go sets these), so that this package builds and tests with the
+// committed go.mod (its tests read them from the module's directory: files_test.go).
+var (
+	// KueueCRDs holds the CRD files of config/components/crd/bases.
+	KueueCRDs fs.FS
+	// KueueInstalledConfiguration is config/components/manager/controller_manager_config.yaml.
+	KueueInstalledConfiguration []byte
 )
 
 // Defaulter applies the `+kubebuilder:default` values of Kueue's CRDs as an API server does:
@@ -33,12 +42,15 @@ var KueueDefaulter = sync.OnceValues(NewDefaulter)
 func NewDefaulter() (*Defaulter, error) {
 	d := &Defaulter{schemas: map[schema.GroupVersionKind]*structuralschema.Structural{},
 		versions: map[schema.GroupVersionKind]*crdVersion{}}
-	files, err := fs.Glob(crdbases.FS, "*.yaml")
+	if KueueCRDs == nil {
+		return nil, fmt.Errorf("Kueue's CRDs (config/components/crd/bases) were not given to the oracle")
+	}
+	files, err := fs.Glob(KueueCRDs, "*.yaml")
 	if err != nil {
 		return nil, err
 	}
 	for _, name := range files {
-		data, err := crdbases.FS.ReadFile(name)
+		data, err := fs.ReadFile(KueueCRDs, name)
 		if err != nil {
 			return nil, err
 		}

@@ -1,0 +1,103 @@
+package objects
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kadmit/kadmit/tools/kueue-oracle/internal/input"
+	"github.com/kadmit/kadmit/tools/kueue-oracle/internal/jobs" // Kueue's integrations registered, as in the oracle
+)
+
+// TestMain gives the package Kueue's CRDs and installed Configuration as the oracle's main package
+// does (kueuefiles.go), read from the directory of the module the committed go.mod pins.
+func TestMain(m *testing.M) {
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/kueue").Output()
+	dir := strings.TrimSpace(string(out))
+	if err != nil || dir == "" {
+		os.Stderr.WriteString("internal/objects tests: go list -m sigs.k8s.io/kueue gave no directory: " + err.Error() + "\n")
+		os.Exit(2)
+	}
+	KueueCRDs = os.DirFS(filepath.Join(dir, "config/components/crd/bases"))
+	config, err := os.ReadFile(filepath.Join(dir, "config/components/manager/controller_manager_config.yaml"))
+	if err != nil {
+		os.Stderr.WriteString("internal/objects tests: " + err.Error() + "\n")
+		os.Exit(2)
+	}
+	KueueInstalledConfiguration = config
+	os.Exit(m.Run())
+}
+
+// read reads YAML documents as the oracle's admit does (jobs.IsJobKind: the job kinds go to Jobs).
+func read(t *testing.T, text string) *Input {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "input.yaml")
+	if err := os.WriteFile(file, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	docs, problems := input.Read([]string{file})
+	if len(problems) != 0 {
+		t.Fatalf("problems reading the test's YAML: %v", problems)
+	}
+	defaulter, err := KueueDefaulter()
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := (&Reader{Scheme: NewScheme(jobs.AddToScheme), Defaulter: defaulter,
+		IsJobKind: func(gvk schema.GroupVersionKind, _ *unstructured.Unstructured) bool { return jobs.IsJobKind(gvk) }}).Read(context.Background(), docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in
+}
+
+// skipped is the reason each skipped object was refused, by name.
+func skipped(in *Input) map[string]string {
+	out := map[string]string{}
+	for _, s := range in.Skipped {
+		out[s.Name] = s.Reason
+	}
+	return out
+}
+
+func TestKueueFiles(t *testing.T) {
+	in := read(t, `
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: plain}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: tas}
+spec: {topologyName: racks}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: cq}
+spec:
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors: [{name: plain, resources: [{name: cpu, nominalQuota: 1}]}]
+`)
+	if in.ConfigFrom != "installed" || in.Config == nil || in.Config.Integrations == nil {
+		t.Fatalf("the installed Configuration was not read: from %q, %+v", in.ConfigFrom, in.Config)
+	}
+	// kube-apiserver's words (the CRD's CEL rule), as tests/oracle/features/tas-flavor-without-node-labels-refused.yaml has them
+	want := `ResourceFlavor.kueue.x-k8s.io "tas" is invalid: spec: Invalid value: "object": no such key: nodeLabels evaluating rule: at least one nodeLabel is required when topology is set`
+	if got := skipped(in)["tas"]; got != want {
+		t.Errorf("the TAS ResourceFlavor without nodeLabels: got %q, want the CRD's refusal %q", got, want)
+	}
+	names := map[string]bool{}
+	for _, o := range in.Objects {
+		names[o.GetName()] = true
+	}
+	if !names["plain"] || !names["cq"] || names["tas"] {
+		t.Errorf("objects read: %v, want plain and cq, not tas", names)
+	}
+}
