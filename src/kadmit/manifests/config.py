@@ -62,7 +62,6 @@ def configuration(f: Fields, o: Meta) -> SchedulerConfig:
     res, res_nodes = resource_settings(f, o)
     afs, afs_node = admission_fair_sharing(f, o)
     gate_values, gates_node = feature_gates(f, o)
-    _check_spark_gate(f, o, jobs.get("frameworks", ()), gate_values)
     check_configuration(f, o)
     # cmd/kueue's podsReadyRequeuingTimestamp: the section's requeuing timestamp where set, else Eviction; a
     # v1beta1 section without `enable: true` is dropped by the conversion to v1beta2
@@ -83,20 +82,6 @@ def configuration(f: Fields, o: Meta) -> SchedulerConfig:
 
 
 DRA_GATE = "DynamicResourceAllocation"
-SPARK = "sparkoperator.k8s.io/sparkapplication"
-
-
-def _check_spark_gate(f: Fields, o: Meta, frameworks: tuple[str, ...], gates: dict[str, bool]) -> None:
-    """The SparkApplication integration enabled without its feature gate (SparkApplicationIntegration, alpha, off
-    by default): its CanSupportIntegration fails jobframework.SetupControllers, and Kueue's manager exits."""
-    if SPARK not in frameworks or featuregates.on(gates, "SparkApplicationIntegration"):
-        return
-    integrations = f.map(o.node, "integrations")
-    item = next((v for v in f.seq(integrations, "frameworks") if v.v == SPARK), None)
-    f.invalid(KAD157, "Kueue refuses to start with this Configuration: `failed to configure reconcilers: "
-              f"{SPARK} integration is alpha feature. please enable SparkApplicationIntegration featuregate`",
-              item or o.node, uses=(item,),
-              help="set `featureGates: {SparkApplicationIntegration: true}`, or leave the integration out")
 
 
 def feature_gates(f: Fields, o: Meta) -> tuple[dict[str, bool], Val | None]:
@@ -323,6 +308,7 @@ def integration_settings(f: Fields, o: Meta) -> tuple[dict, dict]:
     else:
         _check_default_selector(f, o)
     return out, {"manage_jobs_without_queue_name": manage, "frameworks": frameworks,
+                 **{f"frameworks.{i}": item for i, item in enumerate(f.seq(integrations, "frameworks"))},
                  "managed_jobs_namespace_selector": f.field(o.node, "managedJobsNamespaceSelector")}
 
 
