@@ -41,19 +41,20 @@ the input shows as evicted release their quota before the first; nothing else fi
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 from kadmit.engine.preemption.candidates import Victim
 from kadmit.engine.admission.requeue import PREEMPTION_GATED, preemption_gated, queued_again
+from kadmit.engine.admission import queueing
 from kadmit.engine.admission.asides import repeat_set_asides
 from kadmit.engine.admission.decisions import NO_LONGER_FITS, OVERLAPPING, Decision, refused_write, still_queued
 from kadmit.engine.admission.loops import Eviction, PreemptionLoop, States, loop_of
+from kadmit.engine.admission.processing import processing_order, reserved
 from kadmit.engine.admission.searches import Searches
 from kadmit.engine.admission.session import Assignment, Session, SolverUnknown
 from kadmit.engine.admission.second_pass import (SecondPass, from_input, needs_second_pass, one_per_queue,
                                                   place_later, placed_later, queued_on_reservation, redraws,
                                                   reserved_nodes, second_pass_failed, second_passes, timers)
-from kadmit.featuregates import enabled
 from kadmit.identity import repeat_order
 from kadmit.model import Workload
 
@@ -111,7 +112,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
             continue  # duplicates are reported by the validator
         seen.add(wl.key)
         cq = ix.cluster_queue_of(wl)
-        if not _queued(session, wl, cq):
+        if not queueing.queued(session, wl, cq):
             decisions[wl.key] = Decision(wl, False, cq.name if cq else None)
         else:
             queues.setdefault(cq.name, []).append(wl)
@@ -122,7 +123,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
     sticky: dict[str, str] = {}  # BestEffortFIFO queue -> the preemptor kept at its head
     set_aside: dict[str, list[Workload]] = {}  # queue -> workloads set aside, retried on evictions
     # StrictFIFO queue -> (its blocking head, the cycle, the workloads then behind it): the decisions
-    # "waiting behind" the last time the head blocked, written once after the run (`_blocked`)
+    # "waiting behind" the last time the head blocked, written once after the run (`queueing.blocked`)
     blocked: dict[str, tuple[Workload, int, list[Workload]]] = {}
     victims_of: dict[str, list[Victim]] = {}  # preemptor -> the victims it evicted
     evicted_by: dict[str, tuple[str, str, Decision]] = {}  # victim -> (the last preemptor, its reason, that decision)
@@ -200,7 +201,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                 if wl.key not in seen:
                     seen.add(wl.key)
                     cq = ix.cluster_queue_of(wl)
-                    if _queued(session, wl, cq):
+                    if queueing.queued(session, wl, cq):
                         set_aside.setdefault(cq.name, []).append(wl)
                         waits(wl, cq.name, "aside")
 
@@ -224,7 +225,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                 roots.add(tree.root(f"cq:{victim.cluster_queue}"))
                 wl = queued_again(session, ix.workloads[victim.key], victim, by, cycle)
                 cq = ix.cluster_queue_of(wl)
-                if _queued(session, wl, cq):
+                if queueing.queued(session, wl, cq):
                     queues.setdefault(cq.name, []).append(wl)
                     waits(wl, cq.name)
                     back_in.add(cq.name)
@@ -295,7 +296,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
             session.pool.commit(key, nodes, times)
             held_nodes.append(key)
 
-        for name, head, got in _processing_order(session, entries, fair):
+        for name, head, got in processing_order(session, entries, fair):
             root = tree.root(f"cq:{name}")
             if isinstance(got, SecondPass):
                 if got.ok and session.pool.still_fits(got.placement):
@@ -328,7 +329,8 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                 plain = False  # (a head set aside, or blocking its StrictFIFO queue, keeps it plain)
             if got is not None and got.mode == "Preempt" and got.targets and preemption_gated(session, head):
                 searches.skipped(head.key, ("gated",))  # setPreemptionGated: no preemption, all flavors next time
-                changed |= _set_aside(session, decisions, queues, set_aside, sticky, blocked, name, head, cycle, waits)
+                changed |= queueing.set_aside(session, decisions, queues, set_aside, sticky, blocked, name, head, cycle,
+                                              waits)
                 decisions[head.key].notes = [PREEMPTION_GATED]
                 continue
             if got is not None and got.mode == "Preempt" and any(t.key in targeted for t in got.targets):
@@ -340,14 +342,15 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                 continue
             if got is None or (got.mode == "Preempt" and not got.targets):
                 if got is not None and ix.cluster_queues[name].preemption.reclaim_within_cohort != "Any":
-                    hold(name, _hold(session, ix.cluster_queues[name], got), head.key, got)
+                    hold(name, reserved(session, ix.cluster_queues[name], got), head.key, got)
                 if searches.requeued(head):
                     retrying = True
                     plain = False
                     if ix.cluster_queues[name].queueing_strategy == "BestEffortFIFO":
                         decisions[head.key] = Decision(head, False, name, cycle=cycle)
                         continue  # it stays at its queue's head
-                changed |= _set_aside(session, decisions, queues, set_aside, sticky, blocked, name, head, cycle, waits)
+                changed |= queueing.set_aside(session, decisions, queues, set_aside, sticky, blocked, name, head, cycle,
+                                              waits)
                 continue
             if got.mode == "Fit" and got.needs:  # Fit by its pod sets' status, over quota in `needs`
                 with session.suspended(sorted(targeted)):
@@ -457,7 +460,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                         | {q[0].key for q in queues.values() if q})
         looped = PreemptionLoop(cycle, cycle, moving, recent, settled=False)
     searches.done()
-    _blocked(decisions, blocked)
+    queueing.blocked(decisions, blocked)
     still_queued(decisions, queues, cycle)
     for key, victims in victims_of.items():  # a preemptor overtaken or evicted still lists its victims
         d = decisions.get(key)
@@ -499,73 +502,9 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
     return [decisions[k] for k in sorted(decisions, key=repeat_order)]
 
 
-def _queued(session: Session, wl: Workload, cq) -> bool:
-    """Whether Kueue's queueing system holds `wl` in its ClusterQueue `cq`: an active workload of
-    an active queue, whose LocalQueue is not stopped (Kueue's LocalQueueReconciler adds only a
-    LocalQueue whose stopPolicy is None, so a stopped one's workloads are queued nowhere and never
-    block a StrictFIFO head), and not held back among the queue's inadmissible workloads by a backoff
-    or a Requeued condition (`effective.held`: in no heap, it blocks no head either)."""
-    if cq is None or not wl.active or wl.held or session.compiler.inactive(cq):
-        return False
-    lq = session.index.local_queues.get(f"{wl.namespace}/{wl.queue}")
-    return lq is None or lq.stop_policy == "None"
-
-
 def _strategies(session: Session) -> tuple[str, ...]:
     config = session.model.config
     return config.strategies if config is not None else ()
-
-
-def _processing_order(session: Session, entries: list, fair: bool):
-    """Nominated heads in Kueue's processing order: lower borrowing height, higher priority, older
-    (classical); with fair sharing, one tournament pick at a time against the usage as it stands
-    after the entries processed before (preempt.fair_pick)."""
-    ix = session.index
-    if not fair:  # the priority only with the PrioritySortingWithinCohort gate on (makeClassicalIterator)
-        by_priority = enabled(session.model.config, "PrioritySortingWithinCohort")
-        yield from sorted(entries, key=lambda e: (not isinstance(e[2], SecondPass), (e[2].height if e[2] is not None else 0),
-                                                  -ix.priority(e[1]) if by_priority else 0, e[1].created, e[1].key))
-        return
-    from kadmit.engine.preemption.fair_sharing import fair_pick
-    left = list(entries)
-    while left:
-        picked = fair_pick(session, [(wl, name, dict(a.usage) if a is not None else {}) for name, wl, a in left])
-        i = next(i for i, e in enumerate(left) if e[1] is picked[0])
-        yield left.pop(i)
-
-
-def _set_aside(session: Session, decisions: dict[str, Decision], queues: dict[str, list[Workload]],
-               set_aside: dict[str, list[Workload]], sticky: dict[str, str],
-               blocked: dict[str, tuple[Workload, int, list[Workload]]], name: str, head: Workload,
-               cycle: int, waits: Callable[..., None]) -> bool:
-    """A head that can't be admitted: BestEffortFIFO sets it aside (retried when a preemption in its
-    cohort tree releases quota); StrictFIFO keeps it at the head, blocking the workloads behind it
-    (their decisions are written once the run ends, `_blocked`). True when the queue changed."""
-    decisions[head.key] = Decision(head, False, name, cycle=cycle)
-    if session.index.cluster_queues[name].queueing_strategy == "StrictFIFO":
-        blocked[name] = (head, cycle, queues[name][1:])
-        return False
-    queues[name].remove(head)
-    if sticky.get(name) == head.key:
-        del sticky[name]
-    set_aside.setdefault(name, []).append(head)
-    waits(head, name, "aside")
-    return True
-
-
-def _blocked(decisions: dict[str, Decision], blocked: dict[str, tuple[Workload, int, list[Workload]]]) -> None:
-    """The workloads behind a blocking StrictFIFO head wait behind it as of the last cycle it
-    blocked them, unless something decided them since (they became a head: a later cycle). Only the
-    last block of each queue counts: a workload behind an earlier block but not the last one has
-    left the queue or reached its head since, and was decided then. Writing these once, rather than
-    at every cycle the head blocks, keeps a cycle's cost off the queue's length."""
-    for name, (head, cycle, behind) in sorted(blocked.items()):
-        for wl in behind:
-            d = decisions.get(wl.key)
-            if d is None or d.cycle < cycle:  # (tried before: that try's decision, whose message Kueue keeps)
-                decisions[wl.key] = Decision(wl, False, name, waiting_behind=head.key, cycle=cycle,
-                                             tried=d.tried if d is not None and d.waiting_behind else
-                                             None if d is not None and d.admitted else d)
 
 
 def _quota_fits(session: Session, cq: str, usage: dict) -> bool:
@@ -579,22 +518,3 @@ def _fits_available(session: Session, cq: str, usage: dict) -> bool:
     tree = session.compiler.tree
     nid = node_id(cq, False)
     return all(v <= tree.available(nid, fr, session.usage) for fr, v in usage.items() if v > 0)
-
-
-def _hold(session: Session, cq, a: Assignment) -> dict:
-    """What a workload that needs preemption but found no victims holds for the rest of the cycle
-    (Kueue's resourcesToReserve): its usage, capped at what is left of the queue's nominal quota,
-    or of nominal plus borrowing limit when the assignment borrows."""
-    from kadmit.engine.quota import node_id
-    tree = session.compiler.tree
-    nid = node_id(cq.name, False)
-    out = {}
-    for fr, v in a.usage.items():
-        entry = tree.entry(nid, fr)
-        used = session.usage.get(cq.name, fr)
-        if a.borrowing:
-            cap = v if entry.borrowing_limit is None else entry.nominal + entry.borrowing_limit - used
-        else:
-            cap = entry.nominal - used
-        out[fr] = max(0, min(v, cap))
-    return out
