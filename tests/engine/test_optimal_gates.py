@@ -63,8 +63,9 @@ def warned(tmp_path, extra: str) -> list[tuple[str, int]]:
 
 def test_a_gate_optimal_mode_does_not_follow_is_warned_where_it_is_set(tmp_path) -> None:
     config = ("---\napiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nfeatureGates: {FlavorFungibility: "
-              "false, SchedulerTimestampPreemptionBuffer: true, PartialAdmission: false}\n")
-    assert warned(tmp_path, config) == [("FlavorFungibility's", 28), ("SchedulerTimestampPreemptionBuffer's", 28)]
+              "false, SchedulerTimestampPreemptionBuffer: true, PartialAdmission: false, TASBalancedPlacement: true}\n")
+    assert warned(tmp_path, config) == [("FlavorFungibility's", 28), ("SchedulerTimestampPreemptionBuffer's", 28),
+                                        ("TASBalancedPlacement's", 28)]
     flag = manager("PrioritySortingWithinCohort=false,ReclaimablePods=false")
     assert warned(tmp_path, flag) == [("PrioritySortingWithinCohort's", 34)]
 

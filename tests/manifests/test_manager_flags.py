@@ -88,8 +88,9 @@ def test_a_flag_component_base_refuses_stops_kueues_manager(tmp_path, text: str,
 
 
 def test_a_gate_kadmit_does_not_model_is_warned_where_the_flag_sets_it(tmp_path) -> None:
-    config, said = loaded(tmp_path, '"--feature-gates=TASBalancedPlacement=true,PartialAdmission=false"')
-    assert said == [("KAD161", "`--feature-gates` of Kueue's manager sets `TASBalancedPlacement`, which kadmit does "
-                               "not model: kadmit follows Kueue v0.17.0's default for it; kadmit's decision may "
-                               "differ from Kueue's")]
-    assert config.feature_gates == {"PartialAdmission": False, "TASBalancedPlacement": True}
+    config, said = loaded(tmp_path, '"--feature-gates=SchedulerLongRequeueInterval=true,PartialAdmission=false"')
+    assert said == [("KAD161", "`--feature-gates` of Kueue's manager sets `SchedulerLongRequeueInterval`, which kadmit "
+                               "does not model: it changes what Kueue does at run time (how long Kueue waits before "
+                               "it tries an inadmissible workload again), which no snapshot holds; kadmit decides as "
+                               "Kueue does with its default; kadmit's decision may differ from Kueue's")]
+    assert config.feature_gates == {"PartialAdmission": False, "SchedulerLongRequeueInterval": True}

@@ -78,7 +78,7 @@ MODELLED = frozenset({"AdmissionFairSharing", "AdmissionGatedBy", "DRAExtendedRe
                       "FlavorFungibility",
                       "MultiKueue", "MultiKueueOrchestratedPreemption", "PartialAdmission", "PriorityBoost",
                       "PrioritySortingWithinCohort", "ReclaimablePods", "SchedulerTimestampPreemptionBuffer",
-                      "TopologyAwareScheduling",
+                      "TASBalancedPlacement", "TopologyAwareScheduling",
                       "AssignQueueLabelsForPods", "ManagedJobsNamespaceSelectorAlwaysRespected",
                       "ShortWorkloadNames", "SparkApplicationIntegration", "TASProfileMixed"})
 

@@ -29,6 +29,7 @@ from typing import Literal, Mapping
 from kadmit.index import resolve_level
 from kadmit.model import TopologyRequest
 from kadmit.modelscheduling import go_aggregate, go_node_selector, parse_errors
+from kadmit.placement.balanced import balanced_assign
 from kadmit.placement.counts import Counts, count_fits
 from kadmit.placement.domains import Domain, DomainTree
 from kadmit.placement.filters import PodTemplate
@@ -138,9 +139,10 @@ def affinity_failure(template: PodTemplate) -> str | None:
 
 def kueue_assign(tree: DomainTree, template: PodTemplate, count: int, request: TopologyRequest, *,
                  free: Mapping[str, Mapping[str, int]] | None = None,
-                 profile: Profile = "BestFit", counts: Counts | None = None) -> TASResult:
+                 profile: Profile = "BestFit", counts: Counts | None = None, balanced: bool = False) -> TASResult:
     """Place `count` pods of `template` in `tree` as Kueue would; `free` overrides nodes' free capacity,
-    `counts` gives the pods per node and domain already counted (`placement.counts`)."""
+    `counts` gives the pods per node and domain already counted (`placement.counts`); `balanced`, Kueue's
+    gate TASBalancedPlacement (`placement.balanced`)."""
     unconstrained = request.mode == "unconstrained"
     slice_idx, size = None, 1
     if request.slice_level is not None:  # Kueue's pod-set slices (KEP-2724, "PodSet Slice")
@@ -201,6 +203,12 @@ def kueue_assign(tree: DomainTree, template: PodTemplate, count: int, request: T
     view = _Levels(tree, pod_counts)
     if slice_idx is not None:
         view = _SliceLevels(tree, pod_counts, slice_idx, size)
+    if balanced and not required and not unconstrained:  # Kueue tries it before findLevelWithFitDomains
+        got = balanced_assign(tree, lambda _, key: (pod_counts.node[key], 0, pod_counts.node[key]), level_idx,
+                              len(tree.levels) - 1 if slice_idx is None else slice_idx, count, size)
+        if got is not None:
+            return TASResult(reason=got.reason) if got.reason else \
+                TASResult(got.workers, tree.levels[got.level_idx], got.domains)
 
     idx = level_idx
     while True:

@@ -33,6 +33,7 @@ from typing import Mapping
 
 from kadmit.index import resolve_level
 from kadmit.model import TopologyRequest
+from kadmit.placement.balanced import balanced_assign
 from kadmit.placement.counts import static_fitting
 from kadmit.placement.domains import Domain, DomainTree, free_fit_count
 from kadmit.placement.filters import PodTemplate
@@ -112,8 +113,9 @@ def _build(tree: DomainTree, workers: PodTemplate, leader: PodTemplate,
 
 def kueue_assign_group(tree: DomainTree, workers: PodTemplate, count: int, request: TopologyRequest,
                        leader: PodTemplate, *, free: Mapping[str, Mapping[str, int]] | None = None,
-                       profile: Profile = "BestFit") -> GroupResult:
-    """Place `count` workers and one leader in `tree` as Kueue places a pod-set group."""
+                       profile: Profile = "BestFit", balanced: bool = False) -> GroupResult:
+    """Place `count` workers and one leader in `tree` as Kueue places a pod-set group; `balanced`, Kueue's
+    gate TASBalancedPlacement (`placement.balanced`, one leader)."""
     unconstrained = request.mode == "unconstrained"
     least_first = profile == "LeastFreeCapacity" or (profile == "Mixed" and unconstrained)
     best_fit = not least_first and profile != "MostFreeCapacity"
@@ -136,6 +138,16 @@ def kueue_assign_group(tree: DomainTree, workers: PodTemplate, count: int, reque
     required = request.mode == "required"
     levels = _build(tree, workers, leader, free)
     name = tree.topology.name
+    if balanced and not required and not unconstrained:  # Kueue tries it before findLevelWithFitDomains
+        leaves = {u.values: u for u in levels[-1]}
+        got = balanced_assign(tree, lambda dom, _: (leaves[dom.values].state, leaves[dom.values].leader,
+                                                    leaves[dom.values].with_leader),
+                              level_idx, len(tree.levels) - 1, count, 1, 1)
+        if got is not None:
+            if got.reason:
+                return fail(got.reason)
+            at, chosen = tree.levels[got.level_idx], got.domains
+            return GroupResult(TASResult(got.leaders, at, chosen), TASResult(got.workers, at, chosen))
 
     def not_fit(fit: int) -> str:
         if fit == 0:

@@ -125,6 +125,7 @@ class NodePool:
         # Kueue's Mixed profile is its feature gate TASProfileMixed's (on by default): off, BestFit for every pod set
         self.profile: Profile = "BestFit" if profile == "Mixed" and not enabled(model.config, "TASProfileMixed") \
             else profile
+        self.balanced = enabled(model.config, "TASBalancedPlacement")  # placement.balanced
         self.inventory: Inventory = model_inventory(model, skip_tas_pods=True)  # pods of TAS workloads count via their placements
         self.free: dict[str, dict[str, int]] = FreeLog({n.name: n.free for n in self.inventory.nodes})
         self.holders: dict[str, set[str]] = {n.name: set(n.holders) for n in self.inventory.nodes}
@@ -261,7 +262,7 @@ class NodePool:
                 if leader.count > workers.count:
                     workers, leader = leader, workers
                 got2 = kueue_assign_group(tree, workers.template, workers.count, workers.request, leader.template,
-                                          free=cur, profile=profile or self.profile)
+                                          free=cur, profile=profile or self.profile, balanced=self.balanced)
                 if not got2.ok:  # named by the workers, whose count Kueue's message gives
                     out.failure = PlacementFailure(workers, got2.reason or "", out.nodes(), list(requests),
                                                    tuple(members[:2]), _excluded(tree, workers.template, cur, got2.reason))
@@ -270,7 +271,7 @@ class NodePool:
             else:
                 counts = self._shape_counts(req.flavor, tree, req.template).overlay(changed)
                 got = kueue_assign(tree, req.template, req.count, req.request, free=cur,
-                                   profile=profile or self.profile, counts=counts)
+                                   profile=profile or self.profile, counts=counts, balanced=self.balanced)
                 if not got.ok:
                     out.failure = PlacementFailure(req, got.reason or "", out.nodes(), list(requests),
                                                    excluded=_excluded(tree, req.template, cur, got.reason))

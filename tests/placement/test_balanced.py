@@ -1,0 +1,71 @@
+"""Kueue's balanced placement (gate TASBalancedPlacement), `placement.balanced` through `tas.kueue_assign` and
+`tas_group.kueue_assign_group`: each branch of tas_balanced_placement.go on small trees; the oracle cases
+tests/oracle/features/feature-gate-tas-balanced-placement-on*.yaml check the same against Kueue itself."""
+
+from __future__ import annotations
+
+from kadmit.model import TopologyRequest
+from kadmit.placement.domains import build_domains
+from kadmit.placement.inventory import build_inventory
+from kadmit.placement.tas import kueue_assign
+from kadmit.placement.tas_group import kueue_assign_group
+
+from .builders import DC, HOST, RACK, node, template
+
+BLOCK_LEVEL = DC.levels[0]
+
+
+def tree(*hosts: tuple[str, str, str, int]):
+    return build_domains(DC, build_inventory([node(h, block=b, rack=r, gpu=g) for h, b, r, g in hosts], []).nodes)
+
+
+TWO_RACKS = (("h1", "b1", "r1", 4), ("h2", "b1", "r1", 4), ("h3", "b1", "r2", 2), ("h4", "b1", "r2", 2))
+
+
+def test_pods_spread_evenly_by_the_threshold():
+    t, req = tree(*TWO_RACKS), TopologyRequest(mode="preferred", level=RACK)
+    assert kueue_assign(t, template(gpu=1), 6, req, balanced=True).placement == {"h1": 3, "h2": 3}
+    assert kueue_assign(t, template(gpu=1), 6, req).placement == {"h1": 4, "h2": 2}  # BestFit
+    for mode in ("required", "unconstrained"):  # only a preferred pod set is balanced
+        other = TopologyRequest(mode=mode, level=None if mode == "unconstrained" else RACK)
+        assert kueue_assign(t, template(gpu=1), 6, other, balanced=True) == kueue_assign(t, template(gpu=1), 6, other)
+
+
+def test_no_threshold_falls_back_to_best_fit():
+    t = tree(("h1", "b0", "r1", 4), ("h2", "b0", "r1", 4), ("h3", "b1", "r2", 4))  # no block holds 10
+    req = TopologyRequest(mode="preferred", level=RACK)
+    got = kueue_assign(t, template(gpu=1), 10, req, balanced=True)
+    assert got == kueue_assign(t, template(gpu=1), 10, req) and got.placement == {"h1": 4, "h2": 4, "h3": 2}
+
+
+def test_a_leader_takes_the_first_domain_and_the_threshold():
+    t, req = tree(("h1", "b1", "r1", 6), ("h2", "b1", "r1", 6), ("h3", "b1", "r2", 2)), \
+        TopologyRequest(mode="preferred", level=RACK)
+    got = kueue_assign_group(t, template(gpu=1), 8, req, template(gpu=1), balanced=True)
+    assert (got.leader.placement, got.workers.placement) == ({"h1": 1}, {"h1": 4, "h2": 4})
+    off = kueue_assign_group(t, template(gpu=1), 8, req, template(gpu=1))
+    assert off.workers.placement == {"h1": 5, "h2": 3}
+
+
+def test_slices_spread_over_the_fewest_racks():
+    t = tree(("h1", "b1", "r1", 4), ("h2", "b1", "r1", 2), ("h3", "b1", "r2", 4), ("h4", "b1", "r2", 2),
+             ("h5", "b1", "r3", 2))
+    req = TopologyRequest(mode="preferred", level=BLOCK_LEVEL, slice_level=HOST, slice_size=2)
+    got = kueue_assign(t, template(gpu=1), 8, req, balanced=True)
+    assert got.placement == {"h1": 4, "h3": 4} and got.level == RACK and got.domains == ("b1/r1", "b1/r2")
+    assert kueue_assign(t, template(gpu=1), 8, req).placement == {"h1": 4, "h2": 2, "h5": 2}
+
+
+def test_slices_at_the_preferred_level_prune_every_child():
+    # below the slice level Kueue's sliceStateWithLeader is 0: pruneDomainsBelowThreshold clears every host
+    t = tree(("h1", "b1", "r1", 4), ("h2", "b1", "r1", 4), ("h3", "b1", "r2", 4))
+    req = TopologyRequest(mode="preferred", level=RACK, slice_level=RACK, slice_size=2)
+    got = kueue_assign(t, template(gpu=1), 4, req, balanced=True)
+    assert got.reason == "TAS Balanced Placement: Cannot find optimal domain set to fit the request"
+    assert kueue_assign(t, template(gpu=1), 4, req).placement == {"h3": 4}
+
+
+def test_tied_parents_take_the_first_in_level_value_order():  # Kueue: Go's map order (§1)
+    t = tree(("h1", "b1", "r1", 3), ("h2", "b1", "r1", 3), ("h3", "b1", "r2", 3), ("h4", "b1", "r2", 3))
+    got = kueue_assign(t, template(gpu=1), 4, TopologyRequest(mode="preferred", level=HOST), balanced=True)
+    assert got.placement == {"h1": 2, "h2": 2}
