@@ -80,7 +80,7 @@ def _workload(name: str, uid: str = "", queue: str = "queueName: user-queue") ->
 
 
 def test_workloads_and_jobs_named_by_the_reader(run) -> None:
-    """KAD164 (no queue), KAD176 and KAD204 (a priority class), KAD198 (a UID carried twice: both objects, the
+    """KAD164 (no queue), KAD204 (a priority class), KAD157 (a class and no priority: the CRD refuses it), KAD198 (a UID carried twice: both objects, the
     second first), KAD167 (a JobSet with no replicated jobs)."""
     jobs = _job("j1").replace("namespace: default,", "namespace: default, uid: u2,") \
         + _job("j2").replace("namespace: default,", "namespace: default, uid: u2,")
@@ -95,8 +95,8 @@ def test_workloads_and_jobs_named_by_the_reader(run) -> None:
         return {"kind": "Workload", "namespace": "default", "name": name}
 
     assert _about(said, "KAD164") == [[wl("noq")]]
-    assert _about(said, "KAD204") == [[wl("classy")], [wl("classless")]]
-    assert _about(said, "KAD176") == [[wl("classless")]]
+    assert _about(said, "KAD204") == [[wl("classy")]]
+    assert _about(said, "KAD157") == [[wl("classless")]]
     assert _about(said, "KAD198") == [[wl("twin"), wl("classy")], [
         {"kind": "Job", "namespace": "default", "name": "j2"}, {"kind": "Job", "namespace": "default", "name": "j1"}]]
     assert _about(said, "KAD167") == [[{"kind": "JobSet", "namespace": "default", "name": "empty"}]]

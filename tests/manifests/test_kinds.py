@@ -78,6 +78,7 @@ spec:
           resources:
             requests: {cpu: "2", memory: 1Gi}
             limits: {nvidia.com/gpu: "8"}
+  priority: 0
 status:
   admission:
     clusterQueue: cq
@@ -90,11 +91,40 @@ status:
 """
 
 
+
+@pytest.mark.parametrize("version, field, value", [
+    ("v1beta1", "priorityClassName", "research"), ("v1beta1", "priorityClassName", '""'),
+    ("v1beta2", "priorityClassRef", "{group: scheduling.k8s.io, kind: PriorityClass, name: research}")])
+def test_a_workload_naming_a_class_without_a_priority_is_refused_as_the_crd_does(version, field, value):
+    """The Workload CRD's rule (v1beta1 `has(self.priorityClassName) ? has(self.priority) : true`, v1beta2
+    `!has(self.priorityClassRef) || has(self.priority)`) refuses it in these words, at the class (the real API
+    server: tests/kube/test_workload_priority.py); `has` takes v1beta1's empty name too."""
+    text = (WORKLOAD.replace("v1beta1", version).replace("priorityClassName: research", f"{field}: {value}")
+            .replace("  priority: 0\n", "  priority: null\n"))
+    frag, diags = read(text)
+    (d,) = diags.items
+    assert (d.code, at(d.span)) == ("KAD157", (6, len(f"  {field}: ") + 1))
+    assert d.message == ('the API server refuses the object: `Workload.kueue.x-k8s.io "w" is invalid: spec: Invalid '
+                         f'value: priority should not be nil when {field} is set`')
+    assert not frag.workloads
+
+
+def test_a_refused_class_reference_is_refused_beside_its_missing_priority():
+    """A reference of a kind its group does not hold (the CRD's rule on PriorityClassRef) and no priority: the API
+    server gives both; a kind outside the schema's enum leaves the CRD's rules unchecked, so only it is said."""
+    text = WORKLOAD.replace("priorityClassName: research", "priorityClassRef: {group: kueue.x-k8s.io, kind: "
+                            "PriorityClass, name: r}").replace("v1beta1", "v1beta2").replace("  priority: 0\n", "")
+    _, diags = read(text)
+    assert sorted(d.message.split(":")[0] for d in diags.items) == [
+        "`priorityClassRef` can't name `PriorityClass` in group `kueue.x-k8s.io`", "the API server refuses the object"]
+    _, diags = read(text.replace("kind: PriorityClass", "kind: Other"))
+    assert [d.message for d in diags.items] == ["`priorityClassRef` can't name `Other` in group `kueue.x-k8s.io`"]
+
 def test_workload_spans_and_requests():
     frag, diags = read(WORKLOAD)
-    assert [d.code for d in diags.items] == ["KAD176"]  # a class, no spec.priority: Kueue takes 0
+    assert [d.code for d in diags.items] == []
     (wl,) = frag.workloads
-    assert wl.priority == 0
+    assert wl.priority == 0  # spec.priority, whatever the class's value (Kueue's scheduler reads it only)
     ps = wl.pod_sets[0]
     assert ps.requests == {"cpu": 3000, "memory": 2**30 * 1000, "nvidia.com/gpu": 8000}
     assert at(ps.field_span("requests.cpu")) == (16, 39)  # the first container asking for cpu

@@ -152,7 +152,8 @@ CI (and on in the soak) and agreement is counted per feature. The switches:
 - `running_out_of_step` (opt-in, OPT_IN, with `running_jobs`): a running job whose admitted Workload is out of step
   with it (`out_of_step=FORM`: the job's count or a container's requests changed since), which Kueue stops
 - `wl_priority_class` (opt-in, OPT_IN): Workload objects naming a priority class (`spec.priorityClassRef`: the
-  WorkloadPriorityClass, the PriorityClass), with no `spec.priority` or one of their own (`wl_pc=FORM`)
+  WorkloadPriorityClass, the PriorityClass), with no `spec.priority` (the CRD refuses it: skipped by both) or one
+  of their own (`wl_pc=FORM`)
 - `preemption_gates` (opt-in, OPT_IN): Workloads with `spec.preemptionGates`, their `status.preemptionGates`
   Closed, Open or absent (`preemption_gate=STATE`), which Kueue v0.17.0 reads only under an alpha gate
 - `gates_default` (opt-in, OPT_IN): the Configuration's `featureGates` naming some of Kueue's gates at their

@@ -164,7 +164,7 @@ def workload(ix: ModelIndex, wl: Workload, diags: Diagnostics) -> dict:
                                     {"group": "kueue.x-k8s.io", "kind": "WorkloadPriorityClass"})
         spec["priorityClassRef"]["name"] = wl.priority_class
     if wl.priority is not None or wl.priority_class or ix.default_priority:
-        # Kueue's scheduler reads spec.priority only (0 where unset), never the class (KAD176)
+        # Kueue's scheduler reads spec.priority only (0 where unset), not the class; the CRD wants it beside one
         spec["priority"] = ix.priority(wl)
     if not wl.active:
         spec["active"] = False

@@ -164,19 +164,6 @@ KAD172 = register(
     "decided (exit 1), as Kueue goes on with the rest.",
     kueue_rule="jobframework ExtractPriority (priority.GetPriorityFromPriorityClass, "
                "GetPriorityFromWorkloadPriorityClass): the lookup's error fails the reconcile")
-KAD176 = register(
-    "KAD176", "Workload naming a priority class without a priority", "warning",
-    "A Workload object names a priority class (`spec.priorityClassRef`, v1beta1's `priorityClassName`) but "
-    "sets no `spec.priority`. Kueue's scheduler, its queues and its preemption read `spec.priority` only "
-    "(0 where it is unset), not the class: a job integration writes the class's value there when it creates "
-    "a job's Workload, and Kueue's WorkloadPriorityClass controller writes it into the Workloads naming a "
-    "WorkloadPriorityClass when it meets that class (Kueue's start, the class created again or its value "
-    "changed), never when a Workload is created. So on a running Kueue a Workload written by hand like this "
-    "one has priority 0, and kadmit decides it so (a Kueue starting over it writes a WorkloadPriorityClass's "
-    "value there, concurrently with its first scheduling cycles: docs/KUEUE-DIFFERENCES.md §2, shown by the "
-    "oracle's `--reconcile-priority-classes`). Set `spec.priority` to the class's value, as the job integrations do.",
-    kueue_rule="pkg/util/priority Priority (spec.priority, else 0); jobframework ExtractPriority; "
-               "pkg/controller/core WorkloadPriorityClassReconciler (WorkloadPriorityClass events only)")
 KAD171 = register(
     "KAD171", "API version not served", "error",
     "The object's `apiVersion` is one no cluster running Kueue v0.17 serves for its kind: a version "

@@ -7,7 +7,7 @@ from kadmit.diagnostics import Subject
 from kadmit.durations import parse_duration_ms
 from kadmit.manifests import kubenames
 from kadmit.manifests.checks import check_states
-from kadmit.manifests.codes import KAD157, KAD161, KAD164, KAD165, KAD168, KAD169, KAD176, KAD181
+from kadmit.manifests.codes import KAD157, KAD161, KAD164, KAD165, KAD168, KAD169, KAD181
 from kadmit.manifests.fields import Fields, Meta, NotRead
 from kadmit.manifests.owners import controller_owner
 from kadmit.manifests.dra import pod_claim_templates
@@ -294,28 +294,37 @@ def _priority_class(f: Fields, o: Meta, spec: Val) -> tuple[str | None, str | No
             return None, None, None
         group = f.str(ref, "group", default="")
         kind = f.str(ref, "kind", default="")
+        # the schema's enums of each (a value outside one leaves the CRD's rules unchecked), then its rules
+        _no_priority(f, o, spec, key, schema_valid=group in {g for g, _ in PRIORITY_REFS}
+                     and kind in {k for _, k in PRIORITY_REFS})
         if (group, kind) not in PRIORITY_REFS:
-            raise f.fail(KAD157, f"`priorityClassRef` can't name `{kind}` in group `{group}`", ref,
-                         help="use group `kueue.x-k8s.io` with kind `WorkloadPriorityClass`, or "
-                              "`scheduling.k8s.io` with `PriorityClass`")
-        return f.str(ref, "name", required=True, what="a priority class reference"), PRIORITY_REFS[group, kind], ref
+            f.invalid(KAD157, f"`priorityClassRef` can't name `{kind}` in group `{group}`", ref,
+                      uses=(f.field(ref, "group"), f.field(ref, "kind")),
+                      help="use group `kueue.x-k8s.io` with kind `WorkloadPriorityClass`, or "
+                           "`scheduling.k8s.io` with `PriorityClass`")
+        return f.str(ref, "name", required=True, what="a priority class reference"), PRIORITY_REFS.get((group, kind)), ref
     name = f.str(spec, key) or None
     source = f.enum(spec, "priorityClassSource", list(PRIORITY_SOURCES), "")
+    _no_priority(f, o, spec, key, schema_valid=True)
     return name, PRIORITY_SOURCES.get(source) if name else None, f.field(spec, key)
 
 
-def _no_priority(f: Fields, o: Meta, name: str, kind: str | None, node: Val | None) -> None:
-    """KAD176 at a Workload's priority class where it sets no `spec.priority`: Kueue takes 0."""
-    what = {"workload": "WorkloadPriorityClass", "pod": "PriorityClass"}.get(kind or "", "priority class")
-    when = ("a job integration creates a Workload, and its WorkloadPriorityClass controller when it meets the "
-            "class (Kueue's start, the class created again or its value changed), not when a Workload is created"
-            if kind != "pod" else "a job integration creates a Workload, and only then")
-    f.diags.emit(KAD176, f"workload `{o.namespace or 'default'}/{o.name}` names {what} `{name}` but sets no "
-                 "`spec.priority`: Kueue's scheduler reads `spec.priority` only, so its priority is 0 and kadmit "
-                 f"decides it so; Kueue writes a class's value there when {when}",
-                 f.span(node if node is not None else o.node),
-                 help="set `spec.priority` to the class's value, as Kueue's job integrations do",
-                 about=(Subject("Workload", o.namespace or "default", o.name),))
+def _no_priority(f: Fields, o: Meta, spec: Val | None, key: str, *, schema_valid: bool) -> None:
+    """KAD157 where a Workload names a priority class and sets no `spec.priority`: the Workload CRD's rule
+    (v1beta2 `!has(self.priorityClassRef) || has(self.priority)`, v1beta1 `has(self.priorityClassName) ?
+    has(self.priority) : true`) refuses it in these words (the real API server: tests/kube/test_workload_priority.py),
+    before the rules on the reference itself. `has` is the field's presence: v1beta1's `priorityClassName: ""`
+    counts (its pattern refuses it as well). The API server checks no rule of an object its schema refuses
+    (`some validation rules were not checked because the object was invalid`): not reported after a field of
+    the rule, or a value of a wrong type, was, nor where `schema_valid` says the reference's enums refuse it."""
+    named = f.field(spec, key)
+    if named is None or f.field(spec, "priority") is not None or not schema_valid:
+        return
+    f.invalid(KAD157, f"the API server refuses the object: `Workload.kueue.x-k8s.io \"{o.name}\" is invalid: spec: "
+              f"Invalid value: priority should not be nil when {key} is set`", named,
+              uses=(named, f.field(spec, "priorityClassSource"), *f.typed.values()),
+              help="set `spec.priority` to the class's value, as Kueue's job integrations do: Kueue's scheduler "
+                   "reads `spec.priority` only")
 
 
 def _conditions(f: Fields, status: Val | None) -> dict[str, tuple[bool, Val]]:
@@ -527,8 +536,6 @@ def workload(f: Fields, o: Meta) -> Workload | None:
                 running_shape(f, listed, status) if holds else None)
     class_name, class_kind, class_node = _priority_class(f, o, spec)
     explicit = f.int(spec, "priority")
-    if class_name and explicit is None:
-        _no_priority(f, o, class_name, class_kind, class_node)
     true = {kind: value for kind, (value, _) in conditions.items()}
     reclaim = status_reclaimable(f, status)
     recorded: dict[str, tuple[int, dict[str, int]]] = {}
@@ -561,7 +568,8 @@ def workload(f: Fields, o: Meta) -> Workload | None:
         namespace=o.namespace or "default", name=o.name, queue=queue or "", priority_class=class_name,
         priority_class_kind=class_kind,
         # Kueue's scheduler reads spec.priority only, 0 where unset (priority.Priority): the class is
-        # copied there by the job integrations that create a Workload, not for one read as it is (KAD176)
+        # copied there by the job integrations that create a Workload, not for one read as it is (the CRD
+        # requires a priority beside a class, _no_priority)
         priority=explicit if explicit is not None else 0,
         pod_sets=pod_sets, admission=admission if holds else None,
         finished=true.get("Finished", False), active=active,

@@ -32,8 +32,8 @@ UNKNOWN_PRIORITY_CLASS = register(
     "KAD203", "unknown priority class", "error",
     "A `.kad` workload names a priority class that is not defined and gives no explicit priority: "
     "the priority can't be resolved. (A job or Pod Kueue manages is KAD172: Kueue never creates its "
-    "Workload. A Workload object's priority is its `spec.priority`, 0 where unset, whatever class it "
-    "names: KAD204, and KAD176 where it sets none.)")
+    "Workload. A Workload object's priority is its `spec.priority`, whatever class it names: KAD204; the "
+    "Workload CRD refuses one naming a class without a `spec.priority`, KAD157.)")
 UNKNOWN_PRIORITY_CLASS_WITH_VALUE = register(
     "KAD204", "unknown priority class with an explicit priority", "warning",
     "A workload names a priority class that is not defined, but also carries an explicit priority "
