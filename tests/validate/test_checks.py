@@ -173,6 +173,11 @@ CASES = [
         pod_set(n, c).model_copy(update={"topology": TopologyRequest(mode="required", level="rack", group="g")})
         for n, c in (("leader", 1), ("workers", 3), ("extra", 2))))),
      "KAD259", "places only `leader` and `workers` (one leader and its workers) and gives `extra` no"),
+    ("balanced placement of a preferred pod set of no whole slice",
+     base(wl=workload("job", "team-a", "training", pod_set("main", 2).model_copy(update={"topology": TopologyRequest(
+         mode="preferred", level="rack", slice_level="host", slice_size=4)})),
+          extra=[SchedulerConfig(feature_gates={"TASBalancedPlacement": True})]),
+     "KAD263", "count 2 and slice size 4, no whole slice: with TASBalancedPlacement on"),
     # priority classes
     ("two defaults", base(extra=[PriorityClass(name="a", value=1, global_default=True),
                                  PriorityClass(name="b", value=2, global_default=True)]), "KAD265", "`a` and `b`"),

@@ -35,6 +35,7 @@ from itertools import compress
 from operator import is_not
 
 from kadmit.diagnostics import Diagnostics
+from kadmit.featuregates import enabled
 from kadmit.index import ModelIndex
 from kadmit.model import Model, Workload
 from kadmit.validate.cluster import check_affinity, check_namespace_selector, check_usage
@@ -44,7 +45,7 @@ from kadmit.validate.references import (check_admission_check_refs, check_cohort
                                         check_workload_refs)
 from kadmit.validate.rules import typecheck_rule
 from kadmit.validate.whole import validate
-from kadmit.validate.workloads import check_claims, check_workload, claim_template_keys, dra_gate
+from kadmit.validate.workloads import check_balanced, check_claims, check_workload, claim_template_keys, dra_gate
 
 TREE = ("cohorts", "cluster_queues", "local_queues", "workloads")
 
@@ -162,6 +163,7 @@ def validate_since(before: Checked, model: Model, diags: Diagnostics) -> None:
         check_workload(wl, diags)
         check_affinity(wl, diags)
         check_claims(wl, known, diags, dra_gate(model))
+        check_balanced(wl, diags, enabled(model.config, "TASBalancedPlacement"))
     for wl in _readers(before, model, ch):
         check_workload_refs(wl, index, diags)
     _workload_duplicates(before, model, ch, diags)

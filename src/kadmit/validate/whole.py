@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from kadmit.diagnostics import Diagnostics
+from kadmit.featuregates import enabled
 from kadmit.index import ModelIndex
 from kadmit.model import Model
 from kadmit.validate.likely import check_likely_mistakes
@@ -15,7 +16,7 @@ from kadmit.validate.references import check_references
 from kadmit.validate.rules import typecheck_rule
 from kadmit.validate.scheduler import check_scheduler
 from kadmit.validate.ties import check_queue_ties
-from kadmit.validate.workloads import check_claim_templates, check_workload
+from kadmit.validate.workloads import check_balanced, check_claim_templates, check_workload
 
 
 def validate(model: Model, diags: Diagnostics) -> None:
@@ -34,8 +35,10 @@ def validate(model: Model, diags: Diagnostics) -> None:
     check_priority_classes(model, diags)
     check_hostnames(model, diags)
     check_selectors(model, diags)
+    balanced = enabled(model.config, "TASBalancedPlacement")
     for wl in model.workloads:
         check_workload(wl, diags)
+        check_balanced(wl, diags, balanced)
     check_claim_templates(model, diags)
     check_references(index, diags)
     check_usage(index, diags)

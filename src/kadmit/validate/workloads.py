@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 from kadmit.diagnostics import Diagnostics, Label
 from kadmit.identity import about
 from kadmit.model import Workload
 from kadmit.quantity import MILLI, format_quantity
 from kadmit.validate.codes import (MISSING_CLAIM_TEMPLATE, UNCOUNTED_CLAIMS, BAD_COUNT, DUPLICATE_POD_SET, EMPTY_POD_SET, FRACTIONAL_REQUEST,
+                                   BALANCED_NO_SLICE,
                                    LARGE_POD_SET_GROUP,
                                    MANY_MIN_COUNTS, MIN_COUNT_ABOVE_COUNT, NEGATIVE_REQUEST,
                                    POD_SET_COUNT_LIMIT, PRIORITY_RANGE, RESERVED_POD_REQUEST)
@@ -94,6 +97,27 @@ def _check_groups(wl: Workload, diags: Diagnostics) -> None:
                    help="a pod-set group holds exactly 2 pod sets (a leader of 1 pod and its workers): "
                         "name another group, or none, for the others", about=about(wl))
 
+
+def check_balanced(wl: Workload, diags: Diagnostics, balanced: bool) -> None:
+    """KAD263: with TASBalancedPlacement on, a pending `preferred` pod set of no whole slice (outside a group of
+    two, whose leader Kueue counts) makes Kueue's balanceThresholdValue divide by zero."""
+    if not balanced or wl.admitted:
+        return
+    groups = Counter(ps.topology.group for ps in wl.pod_sets if ps.topology is not None and ps.topology.group)
+    for i, ps in enumerate(wl.pod_sets):
+        t = ps.topology
+        if t is None or t.mode != "preferred" or (t.group is not None and groups[t.group] == 2):
+            continue
+        size = 1 if t.slice_level is None else t.slice_size
+        if not size or ps.count < 0 or 0 < size <= ps.count:  # Kueue's count / size is at least 1 slice
+            continue
+        whole = "count 0" if ps.count == 0 else f"count {ps.count} and slice size {size}, no whole slice"
+        diags.emit(BALANCED_NO_SLICE, f"pod set `{ps.name}` of `{wl.key}` asks a preferred topology level with "
+                   f"{whole}: with TASBalancedPlacement on, Kueue v0.17.0's scheduler divides by zero placing it "
+                   "(balanceThresholdValue) and panics", ps.field_span("count") or wl.spans.get(f"pod_sets.{i}")
+                   or ps.span or wl.span,
+                   notes=["Kueue's manager restarts into the same panic; kadmit places the pod set as with the gate off"],
+                   help="give the pod set at least one whole slice, or turn TASBalancedPlacement off", about=about(wl))
 
 def _group_span(ps):
     """Where a pod set names its group: the manifest's `podSetGroupName` (or annotation), `.kad`'s `topology_group`."""
