@@ -22,8 +22,9 @@ NOT_ABOUT_AN_OBJECT = {
     "KAD153": "a YAML value kubectl cannot send", "KAD173": "a key repeated with another value",
     "KAD154": "a document that is not a mapping", "KAD020": "a file or document kadmit does not read as objects",
     "KAD159": "a kind kadmit does not read, reported once for all its objects (each is listed as skipped)"}
-# emitted once the jobs are read (manifests/jobs/, which other engineers worked in this session): not yet
-KNOWN_GAPS = {("manifests/jobs/manage.py", "KAD161"), ("manifests/jobs/prebuilt.py", "KAD194")}
+# sites let pass without `about=` (each a debt to pay, none now): the scan flags every other, and one listed here
+# that gives `about=` fails the test until it is taken off
+KNOWN_GAPS: set[tuple[str, str]] = set()
 FIELDS_INTERNALS = {"manifests/fields.py", "manifests/configtypes.py"}  # `Fields`' reporting helpers
 
 

@@ -21,7 +21,7 @@ from kadmit.manifests.reclaim import reclaim_applied, unreclaimed, whole_jobs
 from kadmit.manifests.jobs.start import failed_start, queue_labels, warn_unstartable
 from kadmit.manifests.jobs.replicasets import REPLICA_SET_HASH, owner_absent, owners_pod, replaced, replacement, \
     replica_set_pod, rolled_out
-from kadmit.diagnostics import Diagnostics
+from kadmit.diagnostics import Diagnostics, Subject
 from kadmit.identity import repeat_name, subject
 from kadmit.index import BUILTIN_PRIORITY_CLASSES
 from kadmit.manifests.codes import KAD161, KAD170, KAD172
@@ -366,7 +366,7 @@ def _unmodelled_deletions(workloads, gone: set[int], diags: Diagnostics | None,
                    "job and drops the Workload's finalizer, so the Workload goes with its quota)")
         diags.emit(KAD161, f"`metadata.deletionTimestamp` of Workload `{wl.key}` is not modelled: {why}; kadmit "
                    "reads it as if it were not being deleted, and its decision may differ from Kueue's",
-                   wl.field_span("deleting"))
+                   wl.field_span("deleting"), about=(Subject("Workload", wl.namespace, wl.name),))
 
 
 def _own_names(made: list[Workload], taken: set[str]) -> list[Workload]:

@@ -107,7 +107,8 @@ def _taken_first(job: Job, first: Job, in_sync: bool, key: str, wl: Workload, di
                f"reconciled first, {b} would take it instead, and Kueue's decisions may differ from kadmit's",
                job.span, labels=[Label(at, text) for at, text in ((first.span, f"{a} names `{key}` too"),
                                                                   (wl.span, "the Workload")) if at is not None],
-               help="give each job its own prebuilt Workload, or set the Workload's controller ownerReference")
+               help="give each job its own prebuilt Workload, or set the Workload's controller ownerReference",
+               about=(subject(first.object), subject(job.object), Subject("Workload", wl.namespace, wl.name)))
 
 
 def out_of_sync(job: Job, wl: Workload, flavors: dict[str, ResourceFlavor]) -> str:
