@@ -321,6 +321,16 @@ class Skipped(Obj):
     more: int = 0  # objects of its kind after it in its file, not read for the same reason: counted, not listed
 
 
+class UnreadKind(Obj):
+    """A kind kadmit does not read, as one file holds it (`span`: its first object): KAD159's words, said once the
+    Configuration is known, for a kind its `integrations.externalFrameworks` does not list (`manifests.jobs.external`)."""
+
+    api_version: str
+    kind: str
+    message: str
+    help: str | None = None
+
+
 class Workload(Obj):
     namespace: str
     name: str
@@ -530,6 +540,7 @@ class Model(Obj):
     training_runtimes: tuple[Obj, ...] = ()  # Trainer runtimes TrainJobs name (`manifests.jobs.trainjob`)
     external_objects: tuple[Obj, ...] = ()  # custom resources kadmit does not read, as owners (`manifests.jobs.external`)
     skipped: tuple[Skipped, ...] = ()  # objects not read as policy or work, in input order
+    unread_kinds: tuple[UnreadKind, ...] = ()  # per file, each kind of `skipped` kadmit does not read (KAD159)
     gangs: tuple[Gang, ...] = ()  # pod groups kube-scheduler places all-or-nothing
     claim_templates: tuple[ClaimTemplate, ...] = ()  # DRA ResourceClaimTemplates
     device_classes: tuple[DeviceClass, ...] = ()  # DRA DeviceClasses (DRAExtendedResources)
@@ -567,6 +578,7 @@ class Fragment(BaseModel):
     training_runtimes: list[Obj] = []
     external_objects: list[Obj] = []
     skipped: list[Skipped] = []
+    unread_kinds: list[UnreadKind] = []
     gangs: list[Gang] = []
     claim_templates: list[ClaimTemplate] = []
     device_classes: list[DeviceClass] = []

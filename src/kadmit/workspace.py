@@ -351,7 +351,7 @@ def _counted(lower):
 def objects_in(fragment: Fragment) -> int:
     """The objects a fragment holds (what is only listed as not read or broken is none)."""
     return sum(len(getattr(fragment, name)) for name in type(fragment).model_fields
-               if name not in ("skipped", "broken"))
+               if name not in ("skipped", "unread_kinds", "broken"))
 
 
 def _read_texts(texts: Sequence[Text], reader: Reader, diags: Diagnostics, documents: dict,

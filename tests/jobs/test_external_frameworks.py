@@ -87,3 +87,37 @@ def test_kind_args_resources_and_custom_groups_as_kubernetes_reads_them():
     assert resource("v1", "Pod") == "pods"
     assert custom("example.com") and custom("jobset.x-k8s.io")
     assert not custom("apps") and not custom("") and not custom("networking.k8s.io")
+
+
+GADGET = """\
+apiVersion: example.com/v1
+kind: Gadget
+metadata: {name: g}
+"""
+
+
+@pytest.mark.parametrize("config_first", [True, False])
+def test_a_listed_kind_is_never_said_to_be_unread_whatever_the_file_order(tmp_path, config_first):
+    """The reader lists a file's unread kinds (`Fragment.unread_kinds`) and says none of them: KAD159 is said once the
+    input is merged, of the kinds the Configuration does not list, so the Configuration before the Widget's file or
+    after it reads the same, and no KAD159 is said of the Widget at any point of the load."""
+    from kadmit.diagnostics import Diagnostics
+
+    said: list[str] = []
+    emit = Diagnostics.emit
+
+    def watched(self, code, message, *args, **kwargs):
+        said.append(f"{code} {message}")
+        return emit(self, code, message, *args, **kwargs)
+
+    names = ("a__yaml", "z__yaml") if config_first else ("z__yaml", "a__yaml")
+    files = {"setup__yaml": SETUP, "job__yaml": JOB, names[0]: CONFIG.format(listed="Widget.v1.example.com", manage=""),
+             names[1]: WIDGET.format(labels=QUEUED) + "---\n" + GADGET}
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(Diagnostics, "emit", watched)
+        ws = load(write(tmp_path, **files))
+    assert not [s for s in said if "Widget" in s and s.startswith("KAD159")]
+    kad159 = [(d.message, d.span.file.rsplit("/", 1)[-1], d.span.line) for d in ws.diagnostics.items if d.code == "KAD159"]
+    widgets = "z.yaml" if config_first else "a.yaml"
+    assert kad159 == [("kind `Gadget` (`example.com/v1`) is not read by kadmit; skipped", widgets, 5)]
+    assert [w for w in ws.model.workloads if w.origin and w.origin.kind == "Job"] == []  # the Widget's Job

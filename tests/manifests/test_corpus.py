@@ -15,6 +15,7 @@ import yaml
 
 from kadmit.diagnostics import Diagnostics
 from kadmit.manifests import read_manifest_text, yamltree
+from kadmit.manifests.jobs.external import say_unread
 from kadmit.quantity import parse_quantity
 
 CORPUS = Path(__file__).parent.parent / "corpus" / "manifests"
@@ -93,6 +94,7 @@ def test_case(case: Path, loader):
     spec = JSON_CASES[case.name] if case.suffix == ".json" else _header(text)
     diags = Diagnostics()
     fragment = read_manifest_text(text, case.name, diags)
+    say_unread(fragment.unread_kinds, fragment.scheduler_configs[0] if fragment.scheduler_configs else None, diags)
     got = [f"{d.code} {d.span.line}:{d.span.column}" for d in diags.sorted()]
     assert got == spec.get("diagnostics", []), "\n".join(f"{d.code} {d.span}: {d.message}" for d in diags.sorted())
     for d in diags:

@@ -8,12 +8,16 @@ import pytest
 
 from kadmit.diagnostics import Diagnostics, code_info
 from kadmit.manifests import KINDS, read_manifest_text
+from kadmit.manifests.jobs.external import say_unread
 from kadmit.model import Fragment
 
 
 def read(text: str) -> tuple[Fragment, Diagnostics]:
+    """The file read, and what a load of it alone says (KAD159 once the input is merged: `say_unread`)."""
     diags = Diagnostics()
-    return read_manifest_text(textwrap.dedent(text), "m.yaml", diags), diags
+    frag = read_manifest_text(textwrap.dedent(text), "m.yaml", diags)
+    say_unread(frag.unread_kinds, frag.scheduler_configs[0] if frag.scheduler_configs else None, diags)
+    return frag, diags
 
 
 def at(span) -> tuple[int, int]:
@@ -212,7 +216,8 @@ def test_unknown_kinds_warn_once_per_kind():
         kind: Ingress
         metadata: {name: c}
         """)
-    assert frag.model_copy(update={"skipped": []}) == Fragment()
+    assert frag.model_copy(update={"skipped": [], "unread_kinds": []}) == Fragment()
+    assert [(u.kind, u.span.line) for u in frag.unread_kinds] == [("ReplicaSet", 1), ("Ingress", 9)]
     assert [(s.object.kind, s.object.name) for s in frag.skipped] == [
         ("ReplicaSet", "a"), ("ReplicaSet", "b"), ("Ingress", "c")]
     assert [(d.code, d.severity.value, d.span.line) for d in diags.sorted()] == [

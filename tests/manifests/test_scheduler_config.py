@@ -10,6 +10,7 @@ import pytest
 
 from kadmit.diagnostics import Diagnostics
 from kadmit.manifests import read_manifest_text
+from kadmit.manifests.jobs.external import say_unread
 from kadmit.model import FAIR_SHARING_STRATEGIES, AdmissionFairSharing, Fragment, SchedulerConfig, merge
 from kadmit.syntax import parse_text
 from kadmit.validate import validate
@@ -18,8 +19,11 @@ FINAL, INITIAL = FAIR_SHARING_STRATEGIES
 
 
 def read(text: str) -> tuple[Fragment, Diagnostics]:
+    """The file read, and what a load of it alone says (KAD159 once the input is merged: `say_unread`)."""
     diags = Diagnostics()
-    return read_manifest_text(textwrap.dedent(text), "m.yaml", diags), diags
+    frag = read_manifest_text(textwrap.dedent(text), "m.yaml", diags)
+    say_unread(frag.unread_kinds, frag.scheduler_configs[0] if frag.scheduler_configs else None, diags)
+    return frag, diags
 
 
 def kad(text: str) -> Fragment:
@@ -245,7 +249,7 @@ def test_other_config_maps_are_skipped_like_unread_kinds() -> None:
         metadata: {name: binary}
         data: [1, 2]
         """)
-    assert frag.model_copy(update={"skipped": []}) == Fragment() and len(frag.skipped) >= 1
+    assert frag.model_copy(update={"skipped": [], "unread_kinds": []}) == Fragment() and len(frag.skipped) >= 1
     refused, d = sorted(diags.items, key=lambda x: x.code)
     assert (d.code, d.severity.value, d.span.line) == ("KAD159", "warning", 1)
     assert "other than Kueue's configuration" in d.message and "3 objects" in d.message

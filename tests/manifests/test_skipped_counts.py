@@ -10,6 +10,7 @@ from kadmit.diagnostics import Diagnostics
 from kadmit.edits import Edit
 from kadmit.identity import skipped_dict
 from kadmit.manifests import read_manifest_text
+from kadmit.manifests.jobs.external import say_unread
 from kadmit.manifests.documents import read_indexed, reread
 from kadmit.model import SKIPPED_NAMED
 from kadmit.render.decisions import skipped_lines
@@ -33,6 +34,7 @@ def test_past_the_named_ones_one_entry_counts_the_rest():
     assert maps[-1].span.line == 5 * SKIPPED_NAMED + 2  # the first object it counts (after its `---`)
     assert [(s.object.name, s.more) for s in frag.skipped if s.object.kind == "Secret"] == [("d0", 0), ("d1", 0), ("d2", 0)]
     assert skipped_dict(maps[-1])["more"] == 149 and "more" not in skipped_dict(maps[0])
+    say_unread(frag.unread_kinds, None, diags)  # said once the input is merged
     kad159 = sorted(d.message for d in diags.items if d.code == "KAD159")
     assert "(250 objects)" in kad159[0] and "(3 objects)" in kad159[1]
 

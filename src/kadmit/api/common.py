@@ -81,7 +81,7 @@ def load_for_engine(paths: list[str], *, max_file_bytes: int | None = None,
 
 def _holds_objects(model) -> bool:
     """Whether the inputs hold anything kadmit decides on (objects it only lists as skipped don't count)."""
-    return any(getattr(model, name) for name in type(model).model_fields if name not in ("skipped", "broken", "span", "spans"))
+    return any(getattr(model, name) for name in type(model).model_fields if name not in ("skipped", "unread_kinds", "broken", "span", "spans"))
 
 
 def _nothing_read(loaded: ws.Workspace) -> None:

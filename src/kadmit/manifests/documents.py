@@ -14,8 +14,8 @@ scalar, the indentation of blocks) or fail there (a quoted scalar or a flow coll
 so the tokens of one segment never depend on another's: a document parsed alone, behind as many
 empty lines as come before it, gives the same located tree. What crosses documents is handled
 exactly or makes `reread` answer None (read the whole file):
-- the per-kind report of unread kinds (KAD159: first object, count) is made again from every
-  document's share;
+- the per-kind list of unread kinds (`Fragment.unread_kinds`, KAD159's: first object, count) is made again
+  from every document's share;
 - alias expansion is bounded per file: a touched document holding a `*` is read with the file;
 - a parse problem (syntax, tags, an alias, nesting) in the original file disables the index; in an
   edited document it makes `reread` answer None (a fatal one stops the whole file's reading);
@@ -324,4 +324,5 @@ def _splice(index: Indexed, read: dict) -> tuple[Fragment, list[Diagnostic]] | N
         if got[1] > SKIPPED_NAMED + 1:
             return None
     reader.report_skipped()
+    fields["unread_kinds"] = reader.fragment.unread_kinds  # the file's, counted over every segment (not spliced)
     return Fragment.model_construct(**fields), diags + report.items

@@ -13,11 +13,11 @@ from kadmit.featuregates import ManagerFlag
 from kadmit.manifests import (admission, checks, cluster, config, dra, gangs, jobs, kubenames, notread, policy, schema,
                               served, workloads)
 from kadmit.manifests.jobs import external, pods
-from kadmit.manifests.codes import KAD020, KAD154, KAD157, KAD159, KAD160, KAD171
+from kadmit.manifests.codes import KAD020, KAD154, KAD157, KAD160, KAD171
 from kadmit.manifests.fields import Fields, Invalid, Meta, NotRead
 from kadmit.manifests.schema import coverage
 from kadmit.manifests.yamltree import DESCRIBE, MAP, NULL, STR, Val, parse_documents
-from kadmit.model import SKIPPED_NAMED, Fragment, ObjectRef, Skipped
+from kadmit.model import SKIPPED_NAMED, Fragment, ObjectRef, Skipped, UnreadKind
 from kadmit.source import Span
 
 __all__ = ["read_manifest_text", "KINDS"]
@@ -397,12 +397,16 @@ class _Reader:
         return any(at >= 0 and count > SKIPPED_NAMED + 1 for _, count, at in self.skipped.values())
 
     def report_skipped(self) -> None:
+        """The file's kinds kadmit does not read, each once (`Fragment.unread_kinds`): not said here, as a file cannot
+        know whether the Configuration, perhaps in another file, lists one as an external framework, whose objects
+        are then read; KAD159 is said of the others once the input is merged (`manifests.jobs.external.say_unread`)."""
         for (api_version, kind), (first, count, _) in sorted(self.skipped.items()):
             many = f" ({count} objects)" if count > 1 else ""
             what = f"kind `{kind}` (`{api_version}`) is not read by kadmit"
             if kind in PARTLY_READ:
                 what = f"`{kind}` objects (`{api_version}`) other than {PARTLY_READ[kind]} are not read by kadmit"
-            self.f.diags.emit(KAD159, f"{what}; skipped{many}", first, help=_kind_help(api_version, kind))
+            self.fragment.unread_kinds.append(UnreadKind(api_version=api_version, kind=kind, message=f"{what}; skipped{many}",
+                                                         help=_kind_help(api_version, kind), span=first))
 
 
 def _kind_help(api_version: str, kind: str) -> str | None:

@@ -22,7 +22,7 @@ from kadmit.model import Fragment, Model
 from kadmit.review.codes import KAD804
 from kadmit.review.testfile import Expectation, TestCase
 
-_FIELDS = tuple(Fragment.model_fields)
+_FIELDS = tuple(name for name in Fragment.model_fields if name != "unread_kinds")  # said of the added files only
 
 
 @dataclass
@@ -105,11 +105,14 @@ class Runner:
                     replaced = {_key(o) for o in added}
                     fields[name] = [o for o in fields[name] if _key(o) not in replaced]
                 fields[name] = fields[name] + list(added)
+        from kadmit.manifests.jobs.external import say_unread
         from kadmit.manifests.jobs.manage import apply_jobs
         from kadmit.manifests.resources import apply_resources
 
+        model = Model(**{name: tuple(items) for name, items in fields.items()})
+        say_unread([u for frag in frags for u in frag.unread_kinds], model.config, diags)  # KAD159 of the added files
         # added jobs become work; added LimitRanges and RuntimeClasses adjust requests
-        return apply_resources(apply_jobs(Model(**{name: tuple(items) for name, items in fields.items()})))
+        return apply_resources(apply_jobs(model))
 
     def run_for(self, case: TestCase) -> _Run:
         got = self._runs.get(case.setup)

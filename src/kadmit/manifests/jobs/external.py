@@ -82,7 +82,7 @@ def read(node: Val, api_version: str, kind: str, span) -> ExternalObject | None:
 def held(model):
     """`model` without its listing of the objects of the kinds `integrations.externalFrameworks` lists as not
     read (kadmit reads them for the walk; reading a file cannot know the Configuration, so the reader listed
-    them, and said so, KAD159): the model itself where there are none."""
+    them, and their kind as unread, which `say_unread` does not say): the model itself where there are none."""
     c = model.config
     kinds = frozenset(c.external_frameworks) if c is not None else frozenset()
     if not kinds or not model.external_objects:
@@ -91,11 +91,13 @@ def held(model):
     return model if len(kept) == len(model.skipped) else model.model_copy(update={"skipped": kept})
 
 
-def unsay_unread(model, diags) -> None:
-    """Take back the reader's report that the kinds `integrations.externalFrameworks` lists are not read
-    (KAD159, said per file before the Configuration was known): their objects are read (`held`)."""
-    c = model.config
-    if c is None or not c.external_frameworks or diags is None:
-        return
-    said = tuple(f"kind `{kind}` (`{api_version}`) is not read by kadmit;" for api_version, kind in c.external_frameworks)
-    diags.items[:] = [d for d in diags.items if not (d.code == "KAD159" and d.message.startswith(said))]
+def say_unread(unread, config, diags) -> None:
+    """KAD159 for each kind of `unread` (`UnreadKind`, the files' kinds kadmit does not read) that the Configuration in
+    force (`config`) does not list in `integrations.externalFrameworks`: said once the input is merged, so a listed
+    kind, whose objects are read (`held`), is never said to be unread whatever the order of the files."""
+    from kadmit.manifests.codes import KAD159
+
+    listed = frozenset(config.external_frameworks) if config is not None else frozenset()
+    for u in unread:
+        if (u.api_version, u.kind) not in listed:
+            diags.emit(KAD159, u.message, u.span, help=u.help)

@@ -101,7 +101,7 @@ def apply_jobs_kept(model: Model, diags: Diagnostics) -> tuple[Model, tuple]:
     """`apply_jobs(model, diags)`, and what `applied_again` needs to reuse the answer: the fields
     read, the workloads and skipped objects made, the diagnostics reported, the pods left."""
     found = Diagnostics()
-    external.unsay_unread(model, diags)
+    external.say_unread(model.unread_kinds, model.config, diags)
     applied = warn_unstartable(apply_jobs(model, found), found)
     diags.extend(found.items)
     return applied, (_inputs(model), applied.workloads, applied.skipped, tuple(found.items), applied.pods)
@@ -111,7 +111,7 @@ def applied_again(model: Model, diags: Diagnostics, before: tuple | None) -> Mod
     """`apply_jobs(model, diags)`, taking the answer kept in `before` (`apply_jobs_kept`) when every
     field `apply_jobs` reads holds the very objects it held then (a proof that edits only queues
     read the jobs again for nothing: 2,000 Jobs cost a tenth of a `why`)."""
-    external.unsay_unread(model, diags)
+    external.say_unread(model.unread_kinds, model.config, diags)
     if before is not None and _same_objects(before[0], _inputs(model)):
         diags.extend(before[3])
         return model.model_copy(update={"workloads": before[1], "skipped": before[2], "pods": before[4]})
