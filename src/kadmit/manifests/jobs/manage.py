@@ -210,7 +210,7 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
                 and not job.deleting:
             reason = _refused(job, settings, queues, diags) or _not_managed(job, settings, labels, queues)
             if reason is None:
-                at, reason = prebuilt_workload(job, workloads, keys, adopted, diags, flavors)
+                at, reason = prebuilt_workload(job, workloads, keys, adopted, diags, flavors, queued=assign)
                 found = [at] if reason is None else None
                 if reason is not None and at is not None:  # out of sync: Kueue finishes it
                     workloads[at] = workloads[at].model_copy(update={"finished": True})
@@ -248,7 +248,7 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
         gone.update(going)
         kept = [i for i in found if i not in going] if found is not None else []
         if kept and (step := in_step(job, workloads, kept, flavors, job.queue or DEFAULT_LOCAL_QUEUE,
-                                              diags, skipped)) is not None:
+                                     diags, skipped, queued=assign)) is not None:
             kept, dropped, job = step  # out of step with the job: deleted, and made again below where none is kept
             gone.update(dropped)
             going = going + dropped if not kept else going

@@ -15,7 +15,8 @@ _OWN_MATCHING = ("pod", "leaderworkerset.x-k8s.io/leaderworkerset", "statefulset
 
 
 def in_step(job: Job, workloads: list[Workload], kept: list[int], flavors: dict[str, ResourceFlavor],
-            queue: str, diags: Diagnostics | None, skipped: list[Skipped]) -> tuple[list[int], list[int], Job] | None:
+            queue: str, diags: Diagnostics | None, skipped: list[Skipped], queued: bool = True
+            ) -> tuple[list[int], list[int], Job] | None:
     """Which of the job's Workloads (`kept`: their places in `workloads`, none being deleted, in input order)
     Kueue's reconciler keeps, and which it deletes (with their finalizers, so they go with their quota). The
     first equivalent to the job (`prebuilt.out_of_sync`: a Workload holding quota compared as it runs, and then,
@@ -43,7 +44,7 @@ def in_step(job: Job, workloads: list[Workload], kept: list[int], flavors: dict[
     if any(w.finished or not w.active or w.shapes is None for w in mine):
         return None
     differs: dict[int, str] = {}
-    match = next((i for i in kept if not differs.setdefault(i, out_of_sync(job, workloads[i], flavors))), None)
+    match = next((i for i in kept if not differs.setdefault(i, out_of_sync(job, workloads[i], flavors, queued))), None)
     said = _Said(job, workloads, diags, skipped)
     if match is not None:
         others = [i for i in kept if i != match]

@@ -33,14 +33,14 @@ PREBUILT_OUT_OF_SYNC = ("it names the prebuilt Workload `{wl}` (`kueue.x-k8s.io/
 
 
 def prebuilt_workload(job: Job, workloads: list[Workload], keys: dict[str, int], adopted: dict[int, tuple[Job, bool]],
-              diags: Diagnostics | None, flavors: dict[str, ResourceFlavor] | None = None
+              diags: Diagnostics | None, flavors: dict[str, ResourceFlavor] | None = None, queued: bool = True
               ) -> tuple[int | None, str | None]:
     """Kueue's ensureOneWorkload for a job naming a prebuilt Workload: the place of the Workload it takes, and
     None; or why it takes none (and the place of a Workload it finishes as out of sync). Absent, or controlled
     by another object (a controller ownerReference with another UID, or a job of the input that took it
     before: `adopted`, each Workload no object controlled and the job that took it, in sync or not), the job
     gets none; else it takes ownership (one it controls already too) and checks the Workload in sync
-    (`EquivalentToWorkload`; `flavors` by name, for one holding quota)."""
+    (`EquivalentToWorkload`; `flavors` by name, for one holding quota; `queued`: AssignQueueLabelsForPods, `out_of_sync`)."""
     ns = job.object.namespace or "default"
     key = f"{ns}/{job.prebuilt}"
     at = keys.get(key)
@@ -55,24 +55,25 @@ def prebuilt_workload(job: Job, workloads: list[Workload], keys: dict[str, int],
     owner = wl.origin
     if owner is not None and not (job.object.uid and owner.uid == job.object.uid):
         return None, PREBUILT_CONTROLLED.format(wl=key, owner=f"{owner.kind} `{owner.name}`")
-    what = out_of_sync(job, wl, flavors or {})
+    what = out_of_sync(job, wl, flavors or {}, queued)
     if owner is None:  # Kueue makes the job its controller (EnsurePrebuiltWorkloadOwnership), in sync or not
         adopted[at] = (job, not what)
         workloads[at] = _owned_by(wl, job)
     if what:
         if job.submitted and diags is not None:
-            _by_defaults(job, wl, key, flavors or {}, diags)
+            _by_defaults(job, wl, key, flavors or {}, diags, queued)
         return at, PREBUILT_OUT_OF_SYNC.format(wl=key, what=what)
     return at, None
 
 
-def _by_defaults(job: Job, wl: Workload, key: str, flavors: dict[str, ResourceFlavor], diags: Diagnostics) -> None:
+def _by_defaults(job: Job, wl: Workload, key: str, flavors: dict[str, ResourceFlavor], diags: Diagnostics,
+                 queued: bool) -> None:
     """KAD193: a prebuilt Workload out of sync with a job being submitted only by the container defaults the API
     server gives the job on create (`containerdefaults`) and the Workload leaves unset."""
     shapes = wl.shapes or (None, ())
     unset = undefaulted([c for ps in shapes[1] for c in ps[2]])
     mended = (shapes[0], tuple((s[0], s[1], defaulted(s[2]), *s[3:]) for s in shapes[1]), *shapes[2:])
-    if not unset or out_of_sync(job, wl.model_copy(update={"shapes": mended}), flavors):
+    if not unset or out_of_sync(job, wl.model_copy(update={"shapes": mended}), flavors, queued):
         return
     diags.emit(KAD193, f"{job.object.kind} `{job.object.name}` names the prebuilt Workload `{key}`, whose containers "
                f"leave {', '.join(f'`{k}`' for k in unset)} unset: the API server sets them in the job's containers "
@@ -111,11 +112,11 @@ def _taken_first(job: Job, first: Job, in_sync: bool, key: str, wl: Workload, di
                about=(subject(first.object), subject(job.object), Subject("Workload", wl.namespace, wl.name)))
 
 
-def out_of_sync(job: Job, wl: Workload, flavors: dict[str, ResourceFlavor]) -> str:
+def out_of_sync(job: Job, wl: Workload, flavors: dict[str, ResourceFlavor], queued: bool = True) -> str:
     """What Kueue's `EquivalentToWorkload` finds different between the job and the Workload it takes, first:
     "" when in sync. A Workload holding quota is compared as it runs (`expectedRunningPodSets`: its
     admission's flavors and admission checks merged in, the admitted count for a partial admission), and
-    then, the job suspended, as its spec says."""
+    then, the job suspended, as its spec says. `queued`: the queue labels are merged in (AssignQueueLabelsForPods)."""
     if len(job.workloads) != 1:
         return "the job makes more than one Workload"
     if wl.origin is not None and wl.origin.name != job.object.name:
@@ -123,7 +124,7 @@ def out_of_sync(job: Job, wl: Workload, flavors: dict[str, ResourceFlavor]) -> s
     mine, theirs = job.workloads[0].shapes or (None, ()), wl.shapes or (None, ())
     if mine[0] != theirs[0]:
         return f"maximumExecutionTimeSeconds {mine[0]} against {theirs[0]}"
-    running = running_pod_sets(wl, flavors)
+    running = running_pod_sets(wl, flavors, queued)
     if running is not None:
         what = _differs(mine[1], running, wl.admitted_condition)
         if not what or job.suspended:
@@ -133,13 +134,14 @@ def out_of_sync(job: Job, wl: Workload, flavors: dict[str, ResourceFlavor]) -> s
     return _differs(mine[1], theirs[1], wl.admitted_condition)
 
 
-def running_pod_sets(wl: Workload, flavors: dict[str, ResourceFlavor]) -> tuple | None:
+def running_pod_sets(wl: Workload, flavors: dict[str, ResourceFlavor], queued: bool = True) -> tuple | None:
     """Kueue's expectedRunningPodSets: the Workload's pod sets as its job runs them while it holds quota, what
     `getPodSetsInfoFromStatus` gives each (`start.status_infos`) merged into its template (`podset.Merge`), and
     the admitted count where it can be partially admitted; None (Kueue then compares the spec) without quota,
     or where Kueue's merge fails: a flavor not in the input, a pod set with no assignment, a label, annotation
-    or node selector merged in conflicting with one already set."""
-    infos, _ = status_infos(wl, flavors)
+    or node selector merged in conflicting with one already set. `queued`: getPodSetsInfoFromStatus sets the queue
+    labels (AssignQueueLabelsForPods, `start.queue_labels`), whose values may conflict with the template's."""
+    infos, _ = status_infos(wl, flavors, queued)
     if infos is None:
         return None
     shapes = wl.shapes
