@@ -147,7 +147,11 @@ def second_passes(session: Session, decisions: dict[str, Decision],
         if not got.ok and got.quota is not None:
             got.targets, got.held = _victims(session, wl, now, requests, got.quota)
         if not got.ok and not got.targets and (found := _reduced(session, wl, name, a, d is None, retry)) is not None:
-            got.placement, got.admits, got.quota, got.height = found[0], found[1], frozenset(), found[2]
+            placement, got.admits, got.height, targets, kept = found
+            if targets:  # Preempt at the reduced counts: its victims, its reservation kept meanwhile
+                got.targets, got.held = targets, kept
+            else:
+                got.placement, got.quota = placement, frozenset()
         if not got.ok and not got.targets and got.quota is not None:
             empty = session.pool.place(requests, free=session.pool.free_without(list(session.pool.placed)))
             got.reserve, got.flavors = (empty, now.flavors) if empty.failure is None else (None, {})
@@ -176,8 +180,10 @@ def _reduced(session: Session, wl: Workload, name: str, a: Assignment, held: boo
     """Kueue's partial-admission reducer on a second pass that finds no room and no victims
     (getInitialAssignments: PodSetReducer over the pod sets' own counts down to their minCount, each
     try a flavor assignment again): the least reduction whose flavors fit (`searched_again`, Fit) and
-    whose delayed pod sets the nodes take as the cycle began. (placement, assignment, its search's
-    borrowing height) or None."""
+    whose delayed pod sets the nodes take as the cycle began, or that is Preempt with victims Kueue's
+    preemptor finds (GetTargets at the reduced counts, `_victims`: the reducer takes either;
+    tests/oracle/features/second-pass-reduced-preempts.yaml). (placement, assignment, its search's
+    borrowing height, victims, the placement with them gone) or None."""
     pss = list(wl.pod_sets)
     deltas = {ps.name: ps.count - ps.min_count if ps.min_count is not None else 0 for ps in pss}
     total = sum(deltas.values())
@@ -189,11 +195,16 @@ def _reduced(session: Session, wl: Workload, name: str, a: Assignment, held: boo
         counts = {ps.name: ps.count - deltas[ps.name] * mid // total for ps in pss}
         tried = _with_flavors(session, wl, a, a.flavors, counts)  # its usage at the reduced counts
         searched = searched_again(session, wl, tried, retry)
-        if searched is not None and not searched[1]:
+        if searched is not None:
             tried = _with_flavors(session, wl, tried, searched[0])
-            placement = session.pool.place(_delayed_requests(session, wl, name, tried, held, a))
-            if placement.failure is None:
-                best, hi = (placement, tried, searched[2]), mid
+            requests = _delayed_requests(session, wl, name, tried, held, a)
+            placement = session.pool.place(requests)
+            if not searched[1] and placement.failure is None:
+                best, hi = (placement, tried, searched[2], [], None), mid
+                continue
+            targets, kept = _victims(session, wl, tried, requests, searched[1])
+            if targets:
+                best, hi = (placement, tried, searched[2], targets, kept), mid
                 continue
         lo = mid + 1
     return best
