@@ -364,12 +364,17 @@ class NodePool:
         return free
 
     def commit(self, key: str, placement: WorkloadPlacement, times: Mapping[str, int] | None = None) -> None:
-        """`key` takes the placement's nodes (each pod set's `times` over, when given)."""
+        """`key` takes the placement's nodes (each pod set's `times` over, when given): each pod its
+        requests as quota counts them (`TASRequest.quota`), not the pod spec's the placement was
+        found by: Kueue's snapshot adds an assignment's single-pod requests (ComputeTASNetUsage) and
+        its cache an admission's resourceUsage over its count (totalRequestsFromAdmission), both
+        after the Configuration's transformations and excluded prefixes, so a resource left out of
+        quota is not taken from the nodes (tests/oracle/features/tas-excluded-resource-not-counted-on-nodes.yaml)."""
         taken: dict[str, dict[str, int]] = {}
         for p in placement.pod_sets:
             if p.request.count <= 0:  # a group's pod set of no pods: placed as a leader, it takes nothing
                 continue  # (Kueue's usage is its requests, 0, over its count: ComputeTASNetUsage)
-            per_pod = p.request.template.request_map
+            per_pod = p.request.template.request_map if p.request.quota is None else dict(p.request.quota)
             k = 1 if times is None else times.get(p.request.pod_set, 0)
             for node, pods in p.nodes.items():
                 if k > 0:
