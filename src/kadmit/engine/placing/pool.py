@@ -200,8 +200,9 @@ class NodePool:
             fls = [self.index.flavors[n] for n in names if n in self.index.flavors]
             tas = [self.index.flavors[n] for n in self.tas_flavors(flavors.get(ps.name, {}))]
             grouped = ps.topology is not None and ps.topology.group is not None
-            if not tas or (counts.get(ps.name, 0) <= 0 and not grouped) or (tas[0].name in delayed) != delayed_only:
-                continue  # Kueue asks for a group's pod set of no pods too: its placement counts it
+            if not tas or (tas[0].name in delayed) != delayed_only:
+                continue  # Kueue asks for a pod set of no pods too (podSetTopologyRequest): a group's placement
+                # counts it, and a lone one's assignment has no slices, a write refused (`refused_write`)
             if len(tas) > 1:  # unplaced (`tas_flavors`)
                 continue
             explicit = ps.topology is not None
