@@ -39,15 +39,23 @@ def gated(model: Model) -> Model:
     scheduler read none) and no admission's topology assignment is read (totalRequestsFromAdmission).
     AdmissionGatedBy on: a pending workload whose `kueue.x-k8s.io/admission-gated-by` is set (its job's, which
     the reconciler copies) is not admissible (workload.IsAdmissible): in no queue, it blocks no StrictFIFO
-    head (`held`), and its condition says "Admission is gated by: ..." (mayUpdateConditionForAdmissionGatedBy)."""
+    head (`held`), and its condition says "Admission is gated by: ..." (mayUpdateConditionForAdmissionGatedBy).
+    TASMultiLayerTopology off: a pod set's slices keep only their first layer (buildSliceSizeAtLevel reads the
+    others with the gate on only), and the layers of a job's annotation are not read (podSetTopologyRequestBuilder):
+    its request keeps its mode, or is none where the annotation alone made it."""
     cfg = model.config
     partial, tas = enabled(cfg, "PartialAdmission"), enabled(cfg, "TopologyAwareScheduling")
-    admission_gates = enabled(cfg, "AdmissionGatedBy")
-    if partial and tas and not admission_gates:
+    admission_gates, layered = enabled(cfg, "AdmissionGatedBy"), enabled(cfg, "TASMultiLayerTopology")
+    if partial and tas and not admission_gates and layered:
         return model
     drop = ({} if partial else {"min_count": None}) | ({} if tas else {"topology": None})
 
     def pod_set(ps: PodSet) -> PodSet:
+        t = ps.topology
+        if not layered and t is not None and t.layers and "topology" not in drop:
+            ps = ps.model_copy(update={"topology": None if t.layers_annotation == "alone" else t.model_copy(
+                update={"layers": (), "layers_annotation": "", "slice_level": None, "slice_size": None}
+                if t.layers_annotation else {"layers": t.layers[:1]})})
         return ps if all(getattr(ps, k) is None for k in drop) else ps.model_copy(update=drop)
 
     def admission(a):

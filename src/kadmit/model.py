@@ -219,6 +219,12 @@ class TopologyRequest(Obj):
     level: str | None = None  # a level name (e.g. `rack`) or node-label key; None if unconstrained
     slice_level: str | None = None  # pod-set slices: each `slice_size` pods within one domain of this level
     slice_size: int | None = None
+    # every layer of `podsetSliceRequiredTopologyConstraints` (a Workload's, or a job's annotation), outermost
+    # first, as (level, size): the first is `slice_level` and `slice_size`; the inner ones count only with
+    # TASMultiLayerTopology on (`placement.layers`). `layers_annotation`: read from a job's annotation, which
+    # Kueue's jobframework reads only with the gate on: "mode" keeps the request's mode without it, "alone" no request
+    layers: tuple[tuple[str, int], ...] = ()
+    layers_annotation: Literal["", "mode", "alone"] = ""
     # Kueue's podSetGroupName: the pod sets of one group get one flavor, chosen on their summed
     # requests, and topology-aware scheduling places them together (a leader and its workers)
     group: str | None = None
@@ -476,6 +482,7 @@ class Refusal(Obj):
     # Kueue's pod webhook refuses the pods the job's controller makes from its template, not the job: its
     # ValidateCreate runs for every pod, whatever manages the job, which is stored and makes none (`templatepods`)
     pods: bool = False
+    multi_layer: bool | None = None  # applies only where TASMultiLayerTopology is this value (None: either)
 
 
 class Job(Obj):

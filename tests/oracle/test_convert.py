@@ -143,17 +143,21 @@ def _requests(raw: dict[str, str]) -> dict[str, int]:
 
 
 def _topology(t: dict | None) -> tuple | None:
-    """Kueue's topology request as kadmit models it: (mode, level, slice level, slice size), or
+    """Kueue's topology request as kadmit models it: (mode, level, slice level, slice size, slice layers), or
     None for a pod set that asks for none (Kueue still records its pod index label). Slices with no
     level are unconstrained, as Kueue's scheduler takes them (tas_flavor_snapshot.go isUnconstrained:
-    isSliceTopologyOnlyRequest), whether or not the request says `unconstrained`."""
+    isSliceTopologyOnlyRequest), whether or not the request says `unconstrained`; the first layer is the slice
+    level (sliceLevelKeyWithDefault: after `podSetSliceRequiredTopology`) and size (getSliceSizeWithSinglePodAsDefault)."""
     if not t:
         return None
+    layers = tuple((x.get("topology", ""), x.get("size", 0)) for x in t.get("layers") or ())
+    slice_level = t.get("slice_required") or (layers[0][0] if layers else None)
     mode = "required" if t.get("required") else "preferred" if t.get("preferred") else \
-        "unconstrained" if t.get("unconstrained") or t.get("slice_required") else None
-    if mode is None and not t.get("slice_required"):
+        "unconstrained" if t.get("unconstrained") or slice_level else None
+    if mode is None and not slice_level:
         return None
-    return (mode, t.get("required") or t.get("preferred") or None, t.get("slice_required") or None, t.get("slice_size") or None)
+    return (mode, t.get("required") or t.get("preferred") or None, slice_level,
+            (layers[0][1] if layers else None) or t.get("slice_size") or None, layers)
 
 
 def kueue_side(converted: dict) -> dict[tuple, dict]:
@@ -193,7 +197,7 @@ def kadmit_side(paths: list[str]) -> tuple[dict[tuple, dict], list[str]]:
             "queue": w.queue, "priority": index.priority(w),
             "pod_sets": [(ps.name, ps.count, ps.min_count, dict(sorted((r, q) for r, q in ps.placed_requests.items() if q)),
                           None if ps.topology is None else (ps.topology.mode, ps.topology.level, ps.topology.slice_level,
-                                                            ps.topology.slice_size))
+                                                            ps.topology.slice_size, ps.topology.layers))
                          for ps in w.pod_sets]})
     for s in model.skipped:
         if s.object.kind not in JOB_KINDS:

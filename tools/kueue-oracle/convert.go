@@ -108,6 +108,8 @@ type convertedTopology struct {
 	SliceRequired string `json:"slice_required,omitempty"`
 	SliceSize     int32  `json:"slice_size,omitempty"`
 	GroupName     string `json:"group_name,omitempty"`
+	// podsetSliceRequiredTopologyConstraints: the slice layers (TASMultiLayerTopology's annotation, a Workload's own)
+	Layers []kueue.PodsetSliceRequiredTopologyConstraint `json:"layers,omitempty"`
 }
 
 func runConvert(args []string) int {
@@ -289,7 +291,7 @@ func convertedOf(ctx context.Context, cl client.Client, wl *kueue.Workload) (con
 				Required: ptr.Deref(tr.Required, ""), Preferred: ptr.Deref(tr.Preferred, ""),
 				Unconstrained: ptr.Deref(tr.Unconstrained, false), PodIndexLabel: ptr.Deref(tr.PodIndexLabel, ""),
 				SliceRequired: ptr.Deref(tr.PodSetSliceRequiredTopology, ""), SliceSize: ptr.Deref(tr.PodSetSliceSize, 0),
-				GroupName: ptr.Deref(tr.PodSetGroupName, ""),
+				GroupName: ptr.Deref(tr.PodSetGroupName, ""), Layers: tr.PodsetSliceRequiredTopologyConstraints,
 			}
 		}
 		out.PodSets = append(out.PodSets, cps)

@@ -274,7 +274,8 @@ def pod_group(out: Out, wl: Workload, ps: PodSet) -> str:
     if t is not None:
         if t.slice_level is not None:
             body += out.lack("workloads", f"the pod-set slices of pod group `{ps.name}` of `{wl.key}`",
-                             ps.field_span("topology"), [f"slices of {t.slice_size} pods in one `{t.slice_level}`"])
+                             ps.field_span("topology"), [f"slices of {size} pods in one `{level}`" for level, size
+                                                         in (t.layers or ((t.slice_level, t.slice_size),))])
         if t.mode == "unconstrained":
             body.append("topology = unconstrained")
         elif t.level is not None:

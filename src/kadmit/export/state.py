@@ -60,7 +60,10 @@ def topology_request(ix: ModelIndex, wl: Workload, ps: PodSet, t: TopologyReques
             out["unconstrained"] = True
     elif t.level is not None:
         out[t.mode] = _level(ix, wl, ps, t.level, diags)
-    if t.slice_level is not None:
+    if t.layers:  # the slices as layers (TASMultiLayerTopology's): the first is the slice level and size
+        out["podsetSliceRequiredTopologyConstraints"] = [{"topology": _level(ix, wl, ps, level, diags), "size": size}
+                                                         for level, size in t.layers]
+    elif t.slice_level is not None:
         out["podSetSliceRequiredTopology"] = _level(ix, wl, ps, t.slice_level, diags)
         if t.slice_size is not None:  # a Workload's own level without its size (pending, as Kueue has it)
             out["podSetSliceSize"] = t.slice_size

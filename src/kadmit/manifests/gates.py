@@ -80,7 +80,7 @@ MODELLED = frozenset({"AdmissionFairSharing", "AdmissionGatedBy", "DRAExtendedRe
                       "PrioritySortingWithinCohort", "ReclaimablePods", "SchedulerTimestampPreemptionBuffer",
                       "TASBalancedPlacement", "TopologyAwareScheduling",
                       "AssignQueueLabelsForPods", "ManagedJobsNamespaceSelectorAlwaysRespected",
-                      "ShortWorkloadNames", "SparkApplicationIntegration", "TASProfileMixed"})
+                      "ShortWorkloadNames", "SparkApplicationIntegration", "TASMultiLayerTopology", "TASProfileMixed"})
 
 
 def unmodelled(name: str, value: object) -> bool:

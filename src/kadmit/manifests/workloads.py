@@ -9,6 +9,7 @@ from kadmit.manifests import kubenames
 from kadmit.manifests.checks import check_states
 from kadmit.manifests.codes import KAD157, KAD161, KAD164, KAD165, KAD168, KAD169, KAD181
 from kadmit.manifests.fields import Fields, Meta, NotRead
+from kadmit.manifests.layers import ANNOTATION as LAYERS, FIELD as LAYERS_FIELD, annotation_layers, workload_layers
 from kadmit.manifests.owners import controller_owner
 from kadmit.manifests.dra import pod_claim_templates
 from kadmit.manifests.schema import coverage
@@ -76,7 +77,7 @@ def _slices(f: Fields, request: Val | None, annotations: Val | None, count: int,
     # a Workload's `podsetSliceRequiredTopologyConstraints`: its first layer is the slice level and size
     # Kueue's scheduler takes (sliceLevelKeyWithDefault, after `podSetSliceRequiredTopology`;
     # getSliceSizeWithSinglePodAsDefault, before `podSetSliceSize`) whatever TASMultiLayerTopology says;
-    # only the inner layers need the gate (KAD161)
+    # only the inner layers need the gate (`placement.layers`, `effective.gated`)
     layers = f.maps(request, "podsetSliceRequiredTopologyConstraints") if request is not None else []
     first = layers[0] if layers else None
     own = request is not None and (f.field(request, "podSetSliceRequiredTopology") is not None
@@ -146,12 +147,16 @@ def _topology(f: Fields, ps: Val | None, template_meta: Val | None, count: int =
     group_node = group_annotation if from_annotations else f.field(request, "podSetGroupName")
     group_spans = Spans(items={"group": f.span(group_node)} if group_node is not None else {})
     slice_level, slice_size = _slices(f, request, annotations, count, webhook)
+    layers, annotated = workload_layers(f, request), annotation_layers(f, annotations) if from_annotations else ()
+    if annotated:  # the annotation's (with TASMultiLayerTopology on; `effective.gated` drops it with it off)
+        (slice_level, slice_size), layers = annotated[0], annotated
+    how = {"layers": layers, "layers_annotation": ("mode" if found else "alone") if annotated else ""}
     if not found:
         if slice_level is None:
             return None, None
-        node = (f.field(request, "podSetSliceRequiredTopology")
-                or f.field(request, "podsetSliceRequiredTopologyConstraints") or f.field(annotations, SLICE_LEVEL))
-        return TopologyRequest(mode="unconstrained", slice_level=slice_level, slice_size=slice_size,
+        node = (f.field(request, "podSetSliceRequiredTopology") or f.field(request, LAYERS_FIELD)
+                or f.field(annotations, SLICE_LEVEL) or f.field(annotations, LAYERS))
+        return TopologyRequest(mode="unconstrained", slice_level=slice_level, slice_size=slice_size, **how,
                                group=_group(f, request, group_annotation, from_annotations, "unconstrained"),
                                span=f.span(node), spans=group_spans), node
     if len(found) > 1 and not webhook:
@@ -164,11 +169,11 @@ def _topology(f: Fields, ps: Val | None, template_meta: Val | None, count: int =
     if mode == "unconstrained":
         if not ((node.kind == STR and node.v.lower() == "true") or node.v is True):
             raise f.fail(KAD157, "the unconstrained topology request takes `true`", node)
-        return TopologyRequest(mode=mode, level=None, slice_level=slice_level, slice_size=slice_size,
+        return TopologyRequest(mode=mode, level=None, slice_level=slice_level, slice_size=slice_size, **how,
                                group=group, span=f.span(node), spans=group_spans), node
     if node.kind != STR or not node.v:
         raise f.wrong_type(node, mode, "a topology level (a node label key)")
-    return TopologyRequest(mode=mode, level=node.v, slice_level=slice_level, slice_size=slice_size,
+    return TopologyRequest(mode=mode, level=node.v, slice_level=slice_level, slice_size=slice_size, **how,
                            group=group, span=f.span(node), spans=group_spans), node
 
 

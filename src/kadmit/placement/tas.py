@@ -33,6 +33,7 @@ from kadmit.placement.balanced import balanced_assign
 from kadmit.placement.counts import Counts, count_fits
 from kadmit.placement.domains import Domain, DomainTree
 from kadmit.placement.filters import PodTemplate
+from kadmit.placement.layers import go_div, grouped, inner_sizes, not_fit as layers_not_fit, rounded
 
 Profile = Literal["BestFit", "MostFreeCapacity", "LeastFreeCapacity", "Mixed"]
 
@@ -111,12 +112,6 @@ class _SliceLevels(_Levels):
         return [self.unit(c) for c in u.dom.children] if u.dom is not None else []
 
 
-def go_div(a: int, b: int) -> int:
-    """Go's integer division: truncated toward zero (a negative slice size's counts, as Kueue computes them)."""
-    q = abs(a) // abs(b)
-    return q if (a < 0) == (b < 0) else -q
-
-
 def _best_fit(units: list[_Unit], count: int) -> int:
     """Index of the first unit, in the given order, with the smallest count that still holds `count`."""
     best = None
@@ -166,6 +161,10 @@ def kueue_assign(tree: DomainTree, template: PodTemplate, count: int, request: T
         if slice_idx < level_idx:
             return TASResult(reason=f"podset slice topology {request.slice_level} is above the podset "
                                     f"topology {request.level}")
+    # TASMultiLayerTopology's inner layers (`placement.layers`; `effective.gated` keeps one layer with it off)
+    inner = inner_sizes(tree, request.layers, slice_idx, size) if len(request.layers) > 1 and slice_idx is not None else {}
+    if isinstance(inner, str):
+        return TASResult(reason=inner)
     unparsable = affinity_failure(template)
     if unparsable is not None:
         return TASResult(reason=unparsable)
@@ -189,9 +188,12 @@ def kueue_assign(tree: DomainTree, template: PodTemplate, count: int, request: T
     # `podSetSize / sliceSize` (findLevelWithFitDomains, updateCountsToMinimumGeneric), so a count
     # the size does not divide places the slices it holds and leaves the rest of its pods unplaced,
     # and a size above the count places none
-    count = go_div(count, size)
+    pods, count = count, go_div(count, size)
 
     def not_fit(fit: int) -> str:  # tas_flavor_snapshot.go notFitMessage
+        if inner:
+            assert isinstance(view, _SliceLevels)  # (inner layers come with slices)
+            return layers_not_fit(tree, pod_counts, view.slices, idx, pods, request.layers)
         name, unit = tree.topology.name, "pod" if size == 1 else "slice"
         if fit == 0:
             return f'topology "{name}" doesn\'t allow to fit any of {count} {unit}(s)'
@@ -200,6 +202,8 @@ def kueue_assign(tree: DomainTree, template: PodTemplate, count: int, request: T
     if not tree.roots:
         return TASResult(reason=f"no topology domains at level: {tree.levels[level_idx]}")
     pod_counts = counts if counts is not None else count_fits(tree, template, free)
+    if inner:
+        pod_counts = rounded(tree, pod_counts, inner)
     view = _Levels(tree, pod_counts)
     if slice_idx is not None:
         view = _SliceLevels(tree, pod_counts, slice_idx, size)
@@ -279,7 +283,8 @@ def kueue_assign(tree: DomainTree, template: PodTemplate, count: int, request: T
             # with the parent's count), not the level's pods across all the chosen domains' children
             if u.node is not None:
                 return [(u, n)]
-            return [got for k, m in to_minimum(below_slices(pod_view.children(u)), n) if m
+            kids = below_slices(pod_view.children(u))  # an inner layer's level takes whole groups of its size
+            return [got for k, m in grouped(kids, n, inner.get(len(u.values), 1), to_minimum) if m
                     for got in within(k, m)]
         taken = [got for u, n in taken if n
                  for got in within(pod_view.unit(u.dom) if u.dom is not None else u, n * size)]

@@ -489,8 +489,9 @@ def unhonoured(model: Model, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
         for ps in wl.pod_sets:
             t = ps.topology
             if t is not None and t.slice_level is not None:
+                inner = "".join(f", nor its groups of {size} in one `{level}` domain" for level, size in t.layers[1:])
                 diags.emit(KAD525, f"optimal mode does not keep the slices of {t.slice_size} pod(s) of pod set "
-                           f"`{ps.name}` of workload `{wl.key}` in one `{t.slice_level}` domain each; its "
+                           f"`{ps.name}` of workload `{wl.key}` in one `{t.slice_level}` domain each{inner}; its "
                            "answer may differ from Kueue's", t.span)
             workers = _leaders(wl.pod_sets).get(ps.name)
             if workers is None or t is None:

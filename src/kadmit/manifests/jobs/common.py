@@ -114,7 +114,8 @@ class Builder:
         # no webhook, and Kueue's jobframework builds its request from them (`workloads._slices`)
         existing = bool(self.f.str(self.o.metadata, "uid")) or _set(self.f.field(self.o.node, "status"))
         ps = template_pod_set(self.f, name, count, min_count, template, at, origin=origin,
-                              nodes={"count": count_node, **(nodes or {})}, topology=not refused or existing,
+                              nodes={"count": count_node, **(nodes or {})},
+                              topology=existing or not [r for r in refused if r.multi_layer is None],
                               webhook=not existing, pod=pod,
                               api=API_VALIDATED.get((self.o.group, self.o.kind)),
                               made=made or MADE.get((self.o.group, self.o.kind), "Pod"), restart=restart,

@@ -84,6 +84,7 @@ def integrations(model: Model) -> Integrations:
         configured=c is not None and c.frameworks is not None,
         external_kinds=(kinds := frozenset(c.external_frameworks if c is not None else ())),
         selector_respected=enabled(c, "ManagedJobsNamespaceSelectorAlwaysRespected"),
+        multi_layer=enabled(c, "TASMultiLayerTopology"),
         external={(o.object.api_version, o.object.kind, o.object.namespace, o.object.name): o
                   for o in reversed(model.external_objects) if (o.object.api_version, o.object.kind) in kinds})
 
@@ -440,8 +441,8 @@ def _refused(job: Job, s: Integrations, queues: set[str], diags: Diagnostics | N
     ns = job.object.namespace or "default"
     managed = bool(job.queue) or f"{ns}/{DEFAULT_LOCAL_QUEUE}" in queues or s.manage_without_queue_name
     # already in the cluster (not submitted): its webhook ran when it was created, not now
-    refusals = [r for r in job.refusals if not r.pods and (managed or not r.managed_only)] \
-        if job.framework in s.frameworks and job.submitted else []
+    refusals = [r for r in job.refusals if not r.pods and (managed or not r.managed_only)
+                and r.multi_layer in (None, s.multi_layer)] if job.framework in s.frameworks and job.submitted else []
     pods = not refusals and s.pod_webhook
     if pods:  # the template's queue name is not its pods' where Kueue's Deployment webhook writes its own over it
         ours = job.framework == "deployment" and job.framework in s.frameworks and job.submitted and \

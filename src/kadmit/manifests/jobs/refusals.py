@@ -1,16 +1,17 @@
 """What Kueue's webhooks refuse on create for every job kind, in Kueue's words (field path, value
 and the validation's message, as `field.ErrorList` prints them): the jobs' queue-name and
 max-execution-time labels (jobframework `ValidateJobOnCreate`, `ValidateQueueName`) and the
-topology annotations of their pod templates (`ValidateTASPodSetRequest`, all of it but the
-multi-level slice constraints annotation), and the pod-set groups of JobSets, LeaderWorkerSets,
+topology annotations of their pod templates (`ValidateTASPodSetRequest`, with the slice layers
+annotation under either value of TASMultiLayerTopology), and the pod-set groups of JobSets, LeaderWorkerSets,
 MPIJobs, RayClusters and RayJobs (`ValidatePodSetGroupingTopology`). `manage` decides
-whether a refusal applies (the integration enabled) and reports it (KAD170)."""
+whether a refusal applies (the integration enabled, the gate's value) and reports it (KAD170)."""
 
 from __future__ import annotations
 
 import re
 
 from kadmit.manifests.fields import Fields, Meta
+from kadmit.manifests.layers import ANNOTATION as LAYERS, parse as parse_layers
 from kadmit.manifests.yamltree import Val
 from kadmit.model import PodSet, Refusal
 from kadmit.modelscheduling import SUBDOMAIN, SUBDOMAIN_MESSAGE, label_key_errors
@@ -109,7 +110,7 @@ def topology_refusals(f: Fields, metadata: Val | None, count: int | None = None)
     the path above depends on where each kind keeps the template."""
     annotations = f.map(metadata, "annotations")
     values = {k: f.str(annotations, k) for k in (REQUIRED, PREFERRED, UNCONSTRAINED, SLICE_LEVEL, SLICE_SIZE,
-                                                 SET_GROUP)} if annotations is not None else {}
+                                                 SET_GROUP, LAYERS)} if annotations is not None else {}
     found = {k for k, v in values.items() if v is not None}
     out: list[tuple[str, str | None]] = []
     if len(found & {REQUIRED, PREFERRED, UNCONSTRAINED}) > 1:
@@ -146,12 +147,63 @@ def topology_refusals(f: Fields, metadata: Val | None, count: int | None = None)
     if SLICE_SIZE in found and SLICE_LEVEL not in found:
         out.append((f"annotations[{SLICE_SIZE}]: Forbidden: may not be set when '{SLICE_LEVEL}' is not specified",
                     SLICE_SIZE))
-    if not out and count is not None and size is not None and size > count:
+    # the slice layers annotation: refused with TASMultiLayerTopology off, checked with it on (`layer_refusals`)
+    gated = [(message, key, on) for on in (False, True)
+             for message, key in layer_refusals(values, found, count if not out else None, on)]
+    if not out and count is not None and size is not None and size > count and LAYERS not in found:
         out.append((f"annotations[{SLICE_SIZE}]: Invalid value: {go_quote(values[SLICE_SIZE])}: "
                     f"must not be greater than pod set count {count}", SLICE_SIZE))
-    return [Refusal(message=message, managed_only=False,
+    return [Refusal(message=message, managed_only=False, multi_layer=on,
                     span=f.span(f.field(annotations, key) if key else f.field(metadata, "annotations")))
-            for message, key in out]
+            for message, key, on in [(m, k, None) for m, k in out] + gated]
+
+
+def layer_refusals(values: dict[str, str | None], found: set[str], count: int | None,
+                   on: bool) -> list[tuple[str, str | None]]:
+    """What Kueue's webhook refuses of the slice layers annotation with TASMultiLayerTopology `on` or off
+    (validateSliceRequiredTopologyConstraintsAnnotation, in its order and words): off, the annotation; on,
+    the slice level, slice size and pod-set group annotations beside it, JSON that isn't an array of layers,
+    other than 1 to 3 layers, a layer's level that is not a label name or its size below 1, a level twice, a
+    size that does not divide the one above it; then (`ValidateSliceSizeAnnotationUpperBound`, where
+    nothing else was refused: `count` given) a first size above the pod set's count."""
+    if LAYERS not in found:
+        return []
+    path, text = f"annotations[{LAYERS}]", values[LAYERS] or ""
+    if not on:
+        return [(f"{path}: Forbidden: the TASMultiLayerTopology feature gate must be enabled to use this annotation",
+                 LAYERS)]
+    out: list[tuple[str, str | None]] = []
+    for key in (SLICE_LEVEL, SLICE_SIZE):
+        if key in found:
+            out.append((f"{path}: Forbidden: may not be set when '{key}' is specified", LAYERS))
+    if SET_GROUP in found:
+        out.append((f"annotations[{SET_GROUP}]: Forbidden: may not be set when '{LAYERS}' is specified", SET_GROUP))
+    layers = parse_layers(text)
+    if isinstance(layers, str):
+        return out + [(f"{path}: Invalid value: {go_quote(text)}: must be a valid JSON array: {layers}", LAYERS)]
+    if not 1 <= len(layers) <= 3:
+        return out + [(f"{path}: Invalid value: {go_quote(text)}: topology constraints must contain between 1 "
+                       "and 3 entries", LAYERS)]
+    for i, (level, size) in enumerate(layers):
+        out += [(f"{path}[{i}].topology: Invalid value: {go_quote(level)}: {e}", LAYERS)
+                for e in qualified_name_errors(level)]
+        if size < 1:
+            out.append((f"{path}[{i}].size: Invalid value: {size}: must be greater than or equal to 1", LAYERS))
+    seen: dict[str, int] = {}
+    for i, (level, _) in enumerate(layers):
+        if level in seen:
+            out.append((f"{path}[{i}].topology: Duplicate value: {go_quote(f'{level} (also at index {seen[level]})')}",
+                        LAYERS))
+        else:
+            seen[level] = i
+    for i in range(len(layers) - 1):
+        (_, outer), (_, size) = layers[i], layers[i + 1]
+        if size > 0 and abs(outer) % size:  # (Go's `%`: the sign of `outer`)
+            out.append((f"{path}[{i + 1}].size: Invalid value: {size}: must evenly divide the parent layer size "
+                        f"{outer}", LAYERS))
+    if not out and count is not None and layers[0][1] > count:
+        out.append((f"{path}: Invalid value: {layers[0][1]}: must not be greater than pod set count {count}", LAYERS))
+    return out
 
 
 def group_refusals(f: Fields, pod_sets: list[tuple[PodSet, Val | None, str]]) -> list[Refusal]:

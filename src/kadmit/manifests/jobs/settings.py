@@ -29,6 +29,7 @@ class Integrations:
     # feature gate ManagedJobsNamespaceSelectorAlwaysRespected (on by default): the generic reconciler leaves a job
     # of a namespace managedJobsNamespaceSelector does not select even where it names a queue (`manage._not_managed`)
     selector_respected: bool = True
+    multi_layer: bool = False  # feature gate TASMultiLayerTopology: which slice layer refusals apply (`Refusal`)
     external: dict = field(default_factory=dict)
 
     @property

@@ -99,7 +99,7 @@ FIELDS: dict[str, dict[str, Entry]] = {
             M("pod-set slices: each slice of pods in one domain of this level"),
         "podSets[].topologyRequest.podSetSliceSize": M("pod-set slices: the pods of one slice"),
         "podSets[].topologyRequest.podsetSliceRequiredTopologyConstraints":
-            M("pod-set slices: the first layer's level and size (the inner layers: TASMultiLayerTopology, KAD161)"),
+            M("pod-set slices in layers: the first layer's level and size; the inner layers with TASMultiLayerTopology on"),
         "priority": M("priority when no class is named"),
         "priorityClassName": M("priority (v1beta1)"),
         "priorityClassSource": M("priority (v1beta1)"),

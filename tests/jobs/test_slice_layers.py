@@ -1,0 +1,68 @@
+"""The slice layers of a job's annotation `kueue.x-k8s.io/podset-slice-required-topology-constraints` and of a
+Workload's own `podsetSliceRequiredTopologyConstraints` as Kueue reads them under either value of feature gate
+TASMultiLayerTopology (jobframework's podSetTopologyRequestBuilder.Build; buildSliceSizeAtLevel): the gate off
+keeps a Workload's first layer and none of a job's annotation (manifests/layers.py, effective.gated)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kadmit.effective import gated
+from tests.jobs.helpers import model_of
+
+LAYERS = '[{"topology": "example.com/rack", "size": 4}, {"topology": "kubernetes.io/hostname", "size": 2}]'
+
+
+def files(gate: str, mode: str) -> dict[str, str]:
+    return {"c__yaml": f"""\
+        apiVersion: config.kueue.x-k8s.io/v1beta2
+        kind: Configuration
+        featureGates: {{TASMultiLayerTopology: {gate}}}
+        ---
+        apiVersion: batch/v1
+        kind: Job
+        metadata: {{name: j, namespace: ns, uid: 0b7c4f2e-1111-4d4d-9c9c-000000000001, labels: {{kueue.x-k8s.io/queue-name: lq}}}}
+        spec:
+          parallelism: 4
+          template:
+            metadata:
+              annotations:
+                {mode}kueue.x-k8s.io/podset-slice-required-topology-constraints: '{LAYERS}'
+            spec:
+              restartPolicy: Never
+              containers: [{{name: c, image: busybox}}]
+        ---
+        apiVersion: kueue.x-k8s.io/v1beta2
+        kind: Workload
+        metadata: {{name: w, namespace: ns}}
+        spec:
+          queueName: lq
+          podSets:
+          - name: main
+            count: 4
+            topologyRequest: {{required: example.com/block, podsetSliceRequiredTopologyConstraints: {LAYERS}}}
+            template: {{spec: {{containers: [{{name: c, image: busybox}}]}}}}
+        """}
+
+
+def topologies(tmp: Path, gate: str, mode: str = "") -> dict[str, object]:
+    model = gated(model_of(tmp, **files(gate, mode)))
+    return {w.name: w.pod_sets[0].topology for w in model.workloads}
+
+
+def test_the_gate_on_reads_every_layer(tmp_path):
+    got = topologies(tmp_path, "true", "kueue.x-k8s.io/podset-required-topology: example.com/block\n                ")
+    layers = (("example.com/rack", 4), ("kubernetes.io/hostname", 2))
+    assert {n: (t.mode, t.level, t.slice_level, t.slice_size, t.layers) for n, t in got.items()} == {
+        "w": ("required", "example.com/block", "example.com/rack", 4, layers),
+        next(n for n in got if n != "w"): ("required", "example.com/block", "example.com/rack", 4, layers)}
+
+
+def test_the_gate_off_keeps_a_workloads_first_layer_and_none_of_a_jobs(tmp_path):
+    got = topologies(tmp_path, "false", "kueue.x-k8s.io/podset-required-topology: example.com/block\n                ")
+    job = next(t for n, t in got.items() if n != "w")
+    assert (job.mode, job.level, job.slice_level, job.layers) == ("required", "example.com/block", None, ())
+    assert (got["w"].slice_level, got["w"].slice_size, got["w"].layers) == ("example.com/rack", 4, (("example.com/rack", 4),))
+    # the annotation alone made the job's request: with the gate off, Build makes none that asks for topology
+    got = topologies(tmp_path, "false")
+    assert next(t for n, t in got.items() if n != "w") is None
