@@ -48,7 +48,7 @@ def tas_only(cq: ClusterQueue, index: ModelIndex) -> bool:
 def topology_mismatch(ps: PodSet, flavor: ResourceFlavor, index: ModelIndex, implied: bool = False,
                       covered: Iterable[str] | None = None) -> str | None:
     """Kueue's TAS match of a pod set and a flavor (`checkPodSetAndFlavorMatchForTAS`): a pod set
-    with a topology request (any mode) needs a flavor with a topology that has the level, except a
+    with a topology request (any mode) needs a flavor with a topology that has its levels, except a
     flavor without a topology in a resource group (`covered`, its resources) none of the pod's own
     requests name (`hasOverlapWithPodRequestedResources`, on the pod spec's requests before
     transformations: e.g. a group covering only `pods`, which Kueue counts but no container
@@ -62,7 +62,11 @@ def topology_mismatch(ps: PodSet, flavor: ResourceFlavor, index: ModelIndex, imp
             return f'Flavor "{flavor.name}" does not support TopologyAwareScheduling'
         if topo is None:
             return f'Flavor "{flavor.name}" information missing in TAS cache'
-        if ps.topology.level is not None and resolve_level(topo, ps.topology.level) is None:
+        # HasLevel: the level, the slice level, and with TASMultiLayerTopology on every slice layer's level
+        # (`effective.gated` keeps only the first layer with it off)
+        t = ps.topology
+        if any(level is not None and resolve_level(topo, level) is None
+               for level in (t.level, t.slice_level, *(level for level, _ in t.layers[1:]))):
             return f'Flavor "{flavor.name}" does not contain the requested level'
         return None
     if flavor.topology and not implied:

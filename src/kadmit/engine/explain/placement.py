@@ -34,7 +34,7 @@ from kadmit.engine.admission.decisions import Decision
 from kadmit.engine.admission.reasons import KAD502, Reason
 from kadmit.engine.admission.session import Session
 from kadmit.index import resolve_level
-from kadmit.model import Pod, Taint, Toleration, TopologyRequest, Workload
+from kadmit.model import Pod, Taint, Toleration, Workload
 from kadmit.modelscheduling import parse_errors
 from kadmit.placement.domains import Domain, DomainTree, domain_fits, level_label, topology_view
 from kadmit.placement.filters import histogram, static_fit
@@ -527,8 +527,7 @@ def _relax_fixes(case: _Case, scarce: str | None) -> list[Fix]:
     out = []
     old = f"required {r.level}"
     short = level_label(tree.levels[case.level_idx])
-    soft = replace(req, request=TopologyRequest(mode="preferred", level=r.level, slice_level=r.slice_level,
-                                                slice_size=r.slice_size, group=r.group))
+    soft = replace(req, request=r.model_copy(update={"mode": "preferred"}))  # its slices and their layers kept
     p = _landed(case, case.place(case.with_request(soft)))
     if p is not None:
         out.append(Fix(f"relax the topology request of pod set `{req.pod_set}` from `{old}` to "
@@ -536,8 +535,7 @@ def _relax_fixes(case: _Case, scarce: str | None) -> list[Fix]:
                        [Change("edit", case.subject, "topology", old, f"preferred {r.level}",
                                f"placement|topology|{req.pod_set}")]))
     for up in range(case.level_idx - 1, -1, -1):
-        higher = replace(req, request=TopologyRequest(mode="required", level=tree.levels[up],
-                                                  slice_level=r.slice_level, slice_size=r.slice_size, group=r.group))
+        higher = replace(req, request=r.model_copy(update={"level": tree.levels[up]}))
         p = _landed(case, case.place(case.with_request(higher)))
         if p is None:
             continue
