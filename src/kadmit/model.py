@@ -219,10 +219,8 @@ class TopologyRequest(Obj):
     level: str | None = None  # a level name (e.g. `rack`) or node-label key; None if unconstrained
     slice_level: str | None = None  # pod-set slices: each `slice_size` pods within one domain of this level
     slice_size: int | None = None
-    # every layer of `podsetSliceRequiredTopologyConstraints` (a Workload's, or a job's annotation), outermost
-    # first, as (level, size): the first is `slice_level` and `slice_size`; the inner ones count only with
-    # TASMultiLayerTopology on (`placement.layers`). `layers_annotation`: read from a job's annotation, which
-    # Kueue's jobframework reads only with the gate on: "mode" keeps the request's mode without it, "alone" no request
+    # slice layers (level, size), outermost first, the first also `slice_level`/`slice_size` (`manifests.layers`,
+    # `placement.layers`); `layers_annotation`: a job's annotation's, which the gate off drops (`effective.gated`)
     layers: tuple[tuple[str, int], ...] = ()
     layers_annotation: Literal["", "mode", "alone"] = ""
     # Kueue's podSetGroupName: the pod sets of one group get one flavor, chosen on their summed
