@@ -161,6 +161,8 @@ CI (and on in the soak) and agreement is counted per feature. The switches:
 - `tas_match_fields` (opt-in, OPT_IN): pods' required node affinity by `matchFields` (metadata.name In or NotIn one
   node, beside an expression on the flavor's label in the term or in another term: `match_fields=FORM`)
 - `negative_slices` (opt-in, OPT_IN, with `tas_slices`): a slice size below 0 (`slice_size=negative`; 0 panics Kueue)
+- `tas_balanced` (opt-in, OPT_IN, with `tas`): the Configuration's feature gate TASBalancedPlacement on, so Kueue places
+  `preferred` pod sets by its balanced algorithm (kadmit placement/balanced.py)
 """
 
 from __future__ import annotations
@@ -193,7 +195,8 @@ OPT_IN = frozenset({"second_pass", "pod_states", "shared_hostname", "resource_co
                     "workload_pod_extras", "trainjob_pod_extras", "tas_three_levels", "requeue_near",
                     "negative_factors", "job_management", "flavor_tolerations", "dra", "tas_resource_config",
                     "dra_resource_config", "tas_resource_groups", "reclaimable", "running_out_of_step",
-                    "wl_priority_class", "preemption_gates", "gates_default", "tas_match_fields", "negative_slices"})
+                    "wl_priority_class", "preemption_gates", "gates_default", "tas_match_fields", "negative_slices",
+                    "tas_balanced"})
 ALL = frozenset(SWITCHES)
 KNOWN = ALL | OPT_IN
 
@@ -1333,6 +1336,8 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
         docs.append({"apiVersion": API, "kind": "WorkloadPriorityClass", "metadata": {"name": "wpc-high"}, "value": 100})
         docs.append({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "pc-mid"},
                      "value": 50})
+    if "tas" in d.features and d.on("tas_balanced", 0.8):  # (opt-in)
+        _configuration(docs).setdefault("featureGates", {})["TASBalancedPlacement"] = True
     if d.on("gates_default", 0.7):  # (opt-in: draws nothing unless allowed)
         _gates_default(d, docs)
     return Cluster(docs, d.features)
@@ -1365,16 +1370,21 @@ def _workload_more(d: _Draw, wl: dict) -> None:
                 {"name": "example.com/gate", "position": gate, "lastTransitionTime": _stamp(START)}]
 
 
-def _gates_default(d: _Draw, docs: list[dict]) -> None:
-    """The Configuration's `featureGates` (`gates_default`): some of Kueue v0.17.0's own gates at their
-    defaults, AllAlpha and AllBeta false among them; a Configuration of its own where there is none."""
-    from kadmit.featuregates import DEFAULT_ON, KUEUE
+def _configuration(docs: list[dict]) -> dict:
+    """The cluster's Configuration; one of its own (every framework on) where there is none."""
     config = next((doc for doc in docs if doc["kind"] == "Configuration"), None)
     if config is None:
         config = {"apiVersion": "config.kueue.x-k8s.io/v1beta2", "kind": "Configuration",
                   "integrations": {"frameworks": list(FRAMEWORKS)}}
         docs.insert(0, config)
-    gates = config.setdefault("featureGates", {})
+    return config
+
+
+def _gates_default(d: _Draw, docs: list[dict]) -> None:
+    """The Configuration's `featureGates` (`gates_default`): some of Kueue v0.17.0's own gates at their
+    defaults, AllAlpha and AllBeta false among them; a Configuration of its own where there is none."""
+    from kadmit.featuregates import DEFAULT_ON, KUEUE
+    gates = _configuration(docs).setdefault("featureGates", {})
     for name in sorted({d.pick(sorted(KUEUE | {"AllAlpha", "AllBeta"})) for _ in range(d.int(1, 6))}):
         gates.setdefault(name, name in DEFAULT_ON)
 

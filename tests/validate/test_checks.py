@@ -178,6 +178,11 @@ CASES = [
          mode="preferred", level="rack", slice_level="host", slice_size=4)})),
           extra=[SchedulerConfig(feature_gates={"TASBalancedPlacement": True})]),
      "KAD263", "count 2 and slice size 4, no whole slice: with TASBalancedPlacement on"),
+    ("balanced placement of a preferred pod set partial admission takes below a slice",
+     base(wl=workload("job", "team-a", "training", pod_set("main", 3, min_count=2).model_copy(update={
+         "topology": TopologyRequest(mode="preferred", level="rack", slice_level="host", slice_size=3)})),
+          extra=[SchedulerConfig(feature_gates={"TASBalancedPlacement": True})]),
+     "KAD263", "count 3, down to 2 by partial admission, and slice size 3, no whole slice"),
     # priority classes
     ("two defaults", base(extra=[PriorityClass(name="a", value=1, global_default=True),
                                  PriorityClass(name="b", value=2, global_default=True)]), "KAD265", "`a` and `b`"),
@@ -358,3 +363,22 @@ def test_queue_ties_name_the_order_and_only_unknown_ones():
     for wl, other in ((held, workload("other", uid="00000000-0000-0000-0000-000000000002")),
                       (job("b"), job("a", created=later)), (job("b"), job("a", priority=5))):
         assert not [x for x in run(*base(wl=wl, extra=[other])) if x.code == "KAD260"], other
+
+
+def test_balanced_placement_of_whole_slices_gates_off_or_a_group_of_two_is_no_panic():
+    """KAD263 only where Kueue's balanced placement divides by zero: the gate on, a preferred pod set outside a
+    group of two (whose leader Kueue counts), and no whole slice at a count Kueue tries."""
+    def codes(*pod_sets, **gates):
+        config = SchedulerConfig(feature_gates={"TASBalancedPlacement": True, **gates})
+        return [c for c, _ in found(run(*base(wl=workload("job", "team-a", "training", *pod_sets), extra=[config])))
+                if c == "KAD263"]
+
+    def ps(name, count, mode="preferred", min_count=None, group=None, size=3):
+        return pod_set(name, count, min_count=min_count).model_copy(update={"topology": TopologyRequest(
+            mode=mode, level="rack", slice_level="host", slice_size=size, group=group)})
+    assert codes(ps("main", 3)) == [] and codes(ps("main", 2, mode="required")) == []
+    assert codes(ps("main", 2)) == ["KAD263"] and codes(ps("main", 3, size=-1)) == ["KAD263"]
+    assert codes(ps("main", 3, min_count=2)) == ["KAD263"]
+    assert codes(ps("main", 3, min_count=2), PartialAdmission=False) == []
+    assert codes(ps("main", 2), TASBalancedPlacement=False) == []
+    assert codes(ps("leader", 1, group="g", size=1), ps("workers", 0, group="g", size=1)) == []

@@ -271,8 +271,8 @@ FAIR_SHARING_WITHOUT_COHORT = register(
 BALANCED_NO_SLICE = register(
     "KAD263", "Kueue panics: TASBalancedPlacement, a preferred pod set of no whole slice", "warning",
     "The feature gate TASBalancedPlacement is on and a pending workload's pod set asks a `preferred` topology "
-    "level with fewer pods than one slice (count 0, or a podset-slice-size above its count), outside a pod-set "
-    "group of two. Kueue v0.17.0's balanced placement counts its slices (count / slice size: 0), finds that no "
+    "level with fewer pods than one slice (count 0, or a podset-slice-size above its count, or above the minCount "
+    "partial admission may try), outside a pod-set group of two. Kueue v0.17.0's balanced placement counts its slices (count / slice size: 0), finds that no "
     "domain is needed to hold them, and divides by that count of domains: the scheduler panics once it places "
     "the pod set on a topology-aware flavor, and Kueue's manager restarts into the same panic. kadmit places it "
     "as with the gate off. Give the pod set at least one whole slice, or turn the gate off.",

@@ -35,7 +35,6 @@ from itertools import compress
 from operator import is_not
 
 from kadmit.diagnostics import Diagnostics
-from kadmit.featuregates import enabled
 from kadmit.index import ModelIndex
 from kadmit.model import Model, Workload
 from kadmit.validate.cluster import check_affinity, check_namespace_selector, check_usage
@@ -163,7 +162,7 @@ def validate_since(before: Checked, model: Model, diags: Diagnostics) -> None:
         check_workload(wl, diags)
         check_affinity(wl, diags)
         check_claims(wl, known, diags, dra_gate(model))
-        check_balanced(wl, diags, enabled(model.config, "TASBalancedPlacement"))
+        check_balanced(wl, diags, model.config)
     for wl in _readers(before, model, ch):
         check_workload_refs(wl, index, diags)
     _workload_duplicates(before, model, ch, diags)

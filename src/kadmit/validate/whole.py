@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from kadmit.diagnostics import Diagnostics
-from kadmit.featuregates import enabled
 from kadmit.index import ModelIndex
 from kadmit.model import Model
 from kadmit.validate.likely import check_likely_mistakes
@@ -35,10 +34,9 @@ def validate(model: Model, diags: Diagnostics) -> None:
     check_priority_classes(model, diags)
     check_hostnames(model, diags)
     check_selectors(model, diags)
-    balanced = enabled(model.config, "TASBalancedPlacement")
     for wl in model.workloads:
         check_workload(wl, diags)
-        check_balanced(wl, diags, balanced)
+        check_balanced(wl, diags, model.config)
     check_claim_templates(model, diags)
     check_references(index, diags)
     check_usage(index, diags)

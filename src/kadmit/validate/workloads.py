@@ -6,7 +6,8 @@ from collections import Counter
 
 from kadmit.diagnostics import Diagnostics, Label
 from kadmit.identity import about
-from kadmit.model import Workload
+from kadmit.featuregates import enabled
+from kadmit.model import SchedulerConfig, Workload
 from kadmit.quantity import MILLI, format_quantity
 from kadmit.validate.codes import (MISSING_CLAIM_TEMPLATE, UNCOUNTED_CLAIMS, BAD_COUNT, DUPLICATE_POD_SET, EMPTY_POD_SET, FRACTIONAL_REQUEST,
                                    BALANCED_NO_SLICE,
@@ -98,23 +99,27 @@ def _check_groups(wl: Workload, diags: Diagnostics) -> None:
                         "name another group, or none, for the others", about=about(wl))
 
 
-def check_balanced(wl: Workload, diags: Diagnostics, balanced: bool) -> None:
+def check_balanced(wl: Workload, diags: Diagnostics, config: SchedulerConfig | None) -> None:
     """KAD263: with TASBalancedPlacement on, a pending `preferred` pod set of no whole slice (outside a group of
-    two, whose leader Kueue counts) makes Kueue's balanceThresholdValue divide by zero."""
-    if not balanced or wl.admitted:
+    two, whose leader Kueue counts), at its count or at a count partial admission tries down to its min_count,
+    makes Kueue's balanceThresholdValue divide by zero."""
+    if wl.admitted or not enabled(config, "TASBalancedPlacement"):
         return
+    partial = enabled(config, "PartialAdmission")
     groups = Counter(ps.topology.group for ps in wl.pod_sets if ps.topology is not None and ps.topology.group)
     for i, ps in enumerate(wl.pod_sets):
         t = ps.topology
         if t is None or t.mode != "preferred" or (t.group is not None and groups[t.group] == 2):
             continue
         size = 1 if t.slice_level is None else t.slice_size
-        if not size or ps.count < 0 or 0 < size <= ps.count:  # Kueue's count / size is at least 1 slice
+        lowest = min(ps.count, ps.min_count) if partial and ps.min_count is not None and ps.min_count > 0 else ps.count
+        if not size or lowest < 0 or 0 < size <= lowest:  # Kueue's count / size is at least 1 slice
             continue
-        whole = "count 0" if ps.count == 0 else f"count {ps.count} and slice size {size}, no whole slice"
+        whole = f"count {ps.count}" + (f", down to {lowest} by partial admission," if lowest != ps.count else "")
+        whole = "count 0" if ps.count == 0 else f"{whole} and slice size {size}, no whole slice"
         diags.emit(BALANCED_NO_SLICE, f"pod set `{ps.name}` of `{wl.key}` asks a preferred topology level with "
-                   f"{whole}: with TASBalancedPlacement on, Kueue v0.17.0's scheduler divides by zero placing it "
-                   "(balanceThresholdValue) and panics", ps.field_span("count") or wl.spans.get(f"pod_sets.{i}")
+                   f"{whole}: with TASBalancedPlacement on, Kueue v0.17.0's scheduler divides by zero placing it at a "
+                   "count of no whole slice (balanceThresholdValue) and panics", ps.field_span("count") or wl.spans.get(f"pod_sets.{i}")
                    or ps.span or wl.span,
                    notes=["Kueue's manager restarts into the same panic; kadmit places the pod set as with the gate off"],
                    help="give the pod set at least one whole slice, or turn TASBalancedPlacement off", about=about(wl))
