@@ -5,9 +5,11 @@ keeps a Workload's first layer and none of a job's annotation (manifests/layers.
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 from kadmit.effective import gated
+from kadmit.workspace import load
 from tests.jobs.helpers import model_of
 
 LAYERS = '[{"topology": "example.com/rack", "size": 4}, {"topology": "kubernetes.io/hostname", "size": 2}]'
@@ -66,3 +68,15 @@ def test_the_gate_off_keeps_a_workloads_first_layer_and_none_of_a_jobs(tmp_path)
     # the annotation alone made the job's request: with the gate off, Build makes none that asks for topology
     got = topologies(tmp_path, "false")
     assert next(t for n, t in got.items() if n != "w") is None
+
+
+def test_a_workload_the_crd_refuses_for_its_layers_is_an_input_error(tmp_path):
+    # the Workload CRD: a layer's size has minimum 1, the list at most 3 items (the oracle's API server refuses both)
+    for layers, words in ((LAYERS.replace('"size": 2', '"size": 0'), "must be at least 1"),
+                          (LAYERS[:-1] + ', {"topology": "a", "size": 1}, {"topology": "b", "size": 1}]', "at most 3")):
+        text = files("true", "")["c__yaml"].replace(f"podsetSliceRequiredTopologyConstraints: {LAYERS}",
+                                                   f"podsetSliceRequiredTopologyConstraints: {layers}")
+        (tmp_path / "c.yaml").write_text(textwrap.dedent(text))
+        ws = load([str(tmp_path / "c.yaml")])
+        assert [d.code for d in ws.diagnostics if d.severity == "error"] == ["KAD157"], [str(d) for d in ws.diagnostics]
+        assert words in next(d.message for d in ws.diagnostics if d.code == "KAD157")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 
+from kadmit.manifests.codes import KAD157
 from kadmit.manifests.fields import Fields
 from kadmit.manifests.yamltree import INT, STR, Val
 
@@ -20,18 +21,24 @@ INT32 = (-2**31, 2**31)
 
 
 def workload_layers(f: Fields, request: Val | None) -> tuple[tuple[str, int], ...]:
-    """A Workload's own layers, as its CRD takes them (each a `topology` and a `size`, both required);
-    the first is also read as the pod set's slices (`workloads._slices`, which checks it)."""
+    """A Workload's own layers, as its CRD takes them: at most 3, each a `topology` and a `size` of at
+    least 1, both required (the API server refuses the Workload otherwise); the first is also read as the
+    pod set's slices (`workloads._slices`, which checks its type)."""
+    node = f.field(request, FIELD) if request is not None else None
+    layers = f.maps(request, FIELD) if node is not None else []
+    if len(layers) > 3:
+        raise f.fail(KAD157, f"`{FIELD}` has {len(layers)} layers; the Workload CRD takes at most 3", node)
     out = []
-    for i, layer in enumerate(f.maps(request, FIELD) if request is not None else []):
+    for i, layer in enumerate(layers):
         level, size = f.field(layer, "topology"), f.field(layer, "size")
         if i == 0 and (level is None or level.kind != STR or size is None or size.kind != INT):
             return ()  # (the first layer's faults are `_slices`')
         if level is None or level.kind != STR or not level.v:
             raise f.wrong_type(level or layer, "topology", "a topology level (a node label key)")
         got = f.int(layer, "size")
-        if got is None:
-            raise f.wrong_type(layer, "size", "a slice size")
+        if got is None or got < 1:
+            raise f.fail(KAD157, "a slice layer's `size` must be at least 1 (the Workload CRD's minimum)",
+                         size or layer)
         out.append((level.v, got))
     return tuple(out)
 
