@@ -10,6 +10,7 @@ from kadmit.manifests.fields import Fields, Invalid, Meta
 from kadmit.manifests.jobs.batch import job as batch_job, pods_count
 from kadmit.manifests.jobs.common import (MAX_OBJECT_WORKLOADS, QUEUE_LABEL, Builder, condition_true, reclaimed,
                                           run_state, workload_name)
+from kadmit.manifests.jobs.refusals import gate_on
 from kadmit.manifests.jobspec import job_spec_refusals
 from kadmit.manifests.yamltree import Val
 from kadmit.model import Job
@@ -119,7 +120,7 @@ def child_refusal(f: Fields, o: Meta, job: Job, spec: Val | None) -> str | None:
     for _, replicas, _, made in _made(f, o, spec, suspended):
         # (a template's topology words start at `annotations`: the Job's path to them, Kueue's replicaMetaPath)
         words = [("spec.template.metadata." if r.message.startswith("annotations") else "") + r.message
-                 for r in made.refusals if not r.pods and (made.queue or not r.managed_only)] \
+                 for r in gate_on(made.refusals) if not r.pods and (made.queue or not r.managed_only)] \
             if made is not None and replicas else []
         if words:
             return "; ".join(words)
@@ -153,7 +154,7 @@ def child_jobs(f: Fields, o: Meta, job: Job, spec: Val | None) -> Job | None:
     for name, replicas, template, made in _made(f, o, spec, suspended):
         if name is None or template is None or made is None or len(workloads) + replicas > MAX_OBJECT_WORKLOADS:
             return None
-        if made.refusals or not made.workloads:
+        if gate_on(made.refusals) or not made.workloads:
             return None
         if made.queue is None and made.unsuspended is not None and made.unsuspended.queue and not suspended:
             pod_labels = f.map(f.map(f.map(f.map(template, "spec"), "template"), "metadata"), "labels")

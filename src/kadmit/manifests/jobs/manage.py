@@ -223,7 +223,8 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
             # the pods, none its controller); one being deleted goes whether it matches the group's pods or
             # not (not matching, Kueue stops the group and deletes it: ensureOneWorkload)
             named = keys.get(f"{job.object.namespace}/{job.object.name}")
-            if job.prebuilt is not None and not job.deleting and not job.refusals \
+            if job.prebuilt is not None and not job.deleting and not any(r.multi_layer in (None, settings.multi_layer)
+                                                                         for r in job.refusals) \
                     and _not_managed(job, settings, labels, queues) is None:
                 reason = prebuilt_group(job, None if named is None else workloads[named], model.jobs)
                 if reason is not None:
@@ -447,7 +448,8 @@ def _refused(job: Job, s: Integrations, queues: set[str], diags: Diagnostics | N
     if pods:  # the template's queue name is not its pods' where Kueue's Deployment webhook writes its own over it
         ours = job.framework == "deployment" and job.framework in s.frameworks and job.submitted and \
             (bool(job.queue) or f"{ns}/{DEFAULT_LOCAL_QUEUE}" in queues)
-        refusals = [r for r in job.refusals if r.pods and not (ours and r.message.startswith(_QUEUE_PATH))]
+        refusals = [r for r in job.refusals if r.pods and not (ours and r.message.startswith(_QUEUE_PATH))
+                    and r.multi_layer in (None, s.multi_layer)]
     if not refusals:
         return None
     kind, name = job.object.kind, job.object.name

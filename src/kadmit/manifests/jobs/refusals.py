@@ -28,6 +28,9 @@ PREBUILT_KINDS = {("batch", "Job"), ("jobset.x-k8s.io", "JobSet"), ("kubeflow.or
 # Integrations whose webhook checks only the queue name (ValidateQueueName), not the rest of
 # jobframework.ValidateJobOnCreate.
 QUEUE_NAME_ONLY = {"leaderworkerset.x-k8s.io/leaderworkerset", "statefulset", "deployment"}
+# Integrations whose webhook leaves the template's topology annotations alone (no ValidateTASPodSetRequest): Kueue's
+# pod webhook refuses their pods instead (`templatepods.template_refusals`)
+TAS_UNCHECKED = {"statefulset", "deployment"}
 
 _ATOI = re.compile(r"^[+-]?[0-9]+$")
 
@@ -156,6 +159,13 @@ def topology_refusals(f: Fields, metadata: Val | None, count: int | None = None)
     return [Refusal(message=message, managed_only=False, multi_layer=on,
                     span=f.span(f.field(annotations, key) if key else f.field(metadata, "annotations")))
             for message, key, on in [(m, k, None) for m, k in out] + gated]
+
+
+def gate_on(refusals) -> list[Refusal]:
+    """Of a JobSet's child Job's refusals, those Kueue's Job webhook has where the JobSet's own got past its: the
+    slice layers annotation's with TASMultiLayerTopology on (off, the JobSet's webhook refuses the annotation
+    first, `manage._refused`, whatever its Jobs would get)."""
+    return [r for r in refusals if r.multi_layer is not False]
 
 
 def layer_refusals(values: dict[str, str | None], found: set[str], count: int | None,
