@@ -68,6 +68,8 @@ def test_a_gate_optimal_mode_does_not_follow_is_warned_where_it_is_set(tmp_path)
                                         ("TASBalancedPlacement's", 28)]
     flag = manager("PrioritySortingWithinCohort=false,ReclaimablePods=false")
     assert warned(tmp_path, flag) == [("PrioritySortingWithinCohort's", 34)]
+    flag = manager("SchedulingEquivalenceHashing=true")
+    assert warned(tmp_path, flag) == [("SchedulingEquivalenceHashing's", 34)]
 
 
 def test_gates_at_their_defaults_or_followed_say_nothing(tmp_path) -> None:

@@ -46,10 +46,6 @@ def _cases() -> list[tuple[str, list[str]]]:
 
 # Known divergences: case -> what differs (kadmit is wrong unless the note says otherwise).
 DIVERGENCES = {
-    "tests/oracle/features/feature-gate-scheduling-equivalence-hashing-on.yaml": (
-        "kadmit does not model the SchedulingEquivalenceHashing gate (KAD161): Kueue moves mine/b to the "
-        "inadmissible list with other/a, which has its scheduling hash and fails the namespaceSelector, and never "
-        "tries it; kadmit admits b as with the gate off (docs/KUEUE-DIFFERENCES.md §7)"),
     "tests/oracle/features/kueue-panics-fair-sharing-without-cohort.yaml": (
         "not kadmit's: Kueue v0.17.0 has no answer to agree with, its scheduler panics (the oracle exits 2). "
         "Under fair sharing a ClusterQueue in no cohort that needs preemption gets its targets from "

@@ -78,6 +78,7 @@ MODELLED = frozenset({"AdmissionFairSharing", "AdmissionGatedBy", "DRAExtendedRe
                       "FlavorFungibility",
                       "MultiKueue", "MultiKueueOrchestratedPreemption", "PartialAdmission", "PriorityBoost",
                       "PrioritySortingWithinCohort", "ReclaimablePods", "SchedulerTimestampPreemptionBuffer",
+                      "SchedulingEquivalenceHashing",
                       "TASBalancedPlacement", "TopologyAwareScheduling",
                       "AssignQueueLabelsForPods", "ManagedJobsNamespaceSelectorAlwaysRespected",
                       "ShortWorkloadNames", "SparkApplicationIntegration", "TASMultiLayerTopology", "TASProfileMixed"})

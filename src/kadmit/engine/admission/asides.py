@@ -7,10 +7,12 @@ from __future__ import annotations
 from typing import Callable
 
 from kadmit.engine.admission.decisions import Decision
+from kadmit.engine.admission.equivalence import GATE
 from kadmit.engine.admission.loops import States
 from kadmit.engine.admission.searches import Searches
 from kadmit.engine.admission.session import Session, SolverUnknown
 from kadmit.engine.admission.situations import UNSEEN
+from kadmit.featuregates import enabled
 from kadmit.model import Workload
 
 
@@ -31,7 +33,10 @@ def repeat_set_asides(session: Session, queues: dict[str, list[Workload]], set_a
     it (`rest(cycle)`: the parts the rows don't change, and the
     second passes' timers as they stand then) and the rows stop at the first state that comes
     back: returns the last cycle done and the earlier cycle whose state it is (None if none).
-    Not under admission fair sharing once a StrictFIFO queue or an eviction is involved."""
+    Not under admission fair sharing once a StrictFIFO queue or an eviction is involved, nor under the
+    SchedulingEquivalenceHashing gate (a head set aside takes the workloads of its hash with it: `equivalence`)."""
+    if enabled(session.model.config, GATE):
+        return cycle, None
     ix = session.index
     names = sorted(queues)
     cqs = [ix.cluster_queues[name] for name in names]

@@ -72,3 +72,9 @@ KAD537 = register("KAD537", "admission write refused by the API server", "error"
                   "(a negative podSetSliceSize; a pod-set group Kueue assigns no domains). Kueue forgets the "
                   "quota it assumed and requeues the workload, writing no condition: it is tried again every "
                   "cycle and never admitted.")
+KAD538 = register("KAD538", "set aside with an equivalent workload", "error",
+                  "Under Kueue's SchedulingEquivalenceHashing gate a workload of the same scheduling hash "
+                  "(effective priority, pod specs, counts, minCounts, topology requests; not the namespace) was "
+                  "found inadmissible in this BestEffortFIFO queue, and Kueue moved this one to the queue's "
+                  "inadmissible list with it, untried: it is tried again only when quota is released in the "
+                  "queue's cohort tree, and keeps the message of its last try, if any.")

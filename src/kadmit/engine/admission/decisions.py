@@ -61,6 +61,9 @@ class Decision:
     refused: str = ""
     # waiting behind a head whose admission write the API server refuses (`refused_write`): not tried since
     head_refused: bool = False
+    # never tried: moved to its BestEffortFIFO queue's inadmissible list with this workload, found inadmissible
+    # with the same scheduling hash (the SchedulingEquivalenceHashing gate: `equivalence`)
+    equivalent_to: str | None = None
 
     @property
     def preempting(self) -> bool:

@@ -47,6 +47,7 @@ from kadmit.engine.preemption.candidates import Victim
 from kadmit.engine.admission.requeue import PREEMPTION_GATED, preemption_gated, queued_again
 from kadmit.engine.admission import queueing
 from kadmit.engine.admission.asides import repeat_set_asides
+from kadmit.engine.admission.equivalence import Equivalence
 from kadmit.engine.admission.decisions import NO_LONGER_FITS, OVERLAPPING, Decision, refused_write, still_queued
 from kadmit.engine.admission.loops import Eviction, PreemptionLoop, States, loop_of
 from kadmit.engine.admission.processing import processing_order, reserved
@@ -143,6 +144,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
     for i, key in enumerate(held_passes):
         second[key] = (2, 1, held_passes[key].cluster_queue, None, (0, 1, i), 0)
     searches = Searches(session)  # where each flavor search starts (Kueue's LastTriedFlavorIdx)
+    equivalence = Equivalence(session)  # the SchedulingEquivalenceHashing gate's scheduling hashes
     quiet = 0  # cycles in a row where only heads with flavors left to try moved on to them
     bound = 1 + max((len(g.flavors) for cq in ix.cluster_queues.values() for g in cq.resource_groups), default=0)
 
@@ -235,7 +237,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                 unpark(roots)
             for name in sorted(set_aside):
                 if f"cq:{name}" in tree.nodes and tree.root(f"cq:{name}") in roots and set_aside[name]:
-                    back = set_aside.pop(name)
+                    back = queueing.requeued(session, name, set_aside.pop(name), equivalence, waits)
                     for wl in back:
                         waits(wl, name)
                     queues.setdefault(name, []).extend(back)
@@ -258,6 +260,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
             if not session.compiler.namespace_ok(ix.cluster_queues[name], head.namespace):
                 decisions[head.key] = Decision(head, False, name, cycle=cycle)  # set aside, never blocks
                 waits(queues[name].pop(0), None)
+                queueing.equivalents_aside(equivalence, decisions, queues, set_aside, name, head, cycle, waits)
                 sticky.pop(name, None)
                 changed = True
                 plain = False
@@ -330,7 +333,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
             if got is not None and got.mode == "Preempt" and got.targets and preemption_gated(session, head):
                 searches.skipped(head.key, ("gated",))  # setPreemptionGated: no preemption, all flavors next time
                 changed |= queueing.set_aside(session, decisions, queues, set_aside, sticky, blocked, name, head, cycle,
-                                              waits)
+                                              waits, equivalence)
                 decisions[head.key].notes = [PREEMPTION_GATED]
                 continue
             if got is not None and got.mode == "Preempt" and any(t.key in targeted for t in got.targets):
@@ -350,7 +353,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                         decisions[head.key] = Decision(head, False, name, cycle=cycle)
                         continue  # it stays at its queue's head
                 changed |= queueing.set_aside(session, decisions, queues, set_aside, sticky, blocked, name, head, cycle,
-                                              waits)
+                                              waits, equivalence)
                 continue
             if got.mode == "Fit" and got.needs:  # Fit by its pod sets' status, over quota in `needs`
                 with session.suspended(sorted(targeted)):

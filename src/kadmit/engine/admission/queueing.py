@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from kadmit.engine.admission.decisions import Decision
+from kadmit.engine.admission.equivalence import Equivalence
 from kadmit.engine.admission.session import Session
 from kadmit.model import Workload
 
@@ -27,10 +28,12 @@ def queued(session: Session, wl: Workload, cq) -> bool:
 def set_aside(session: Session, decisions: dict[str, Decision], queues: dict[str, list[Workload]],
                set_aside: dict[str, list[Workload]], sticky: dict[str, str],
                blocked: dict[str, tuple[Workload, int, list[Workload]]], name: str, head: Workload,
-               cycle: int, waits: Callable[..., None]) -> bool:
+               cycle: int, waits: Callable[..., None], equivalence: Equivalence) -> bool:
     """A head that can't be admitted: BestEffortFIFO sets it aside (retried when a preemption in its
-    cohort tree releases quota); StrictFIFO keeps it at the head, blocking the workloads behind it
-    (their decisions are written once the run ends, `blocked`). True when the queue changed."""
+    cohort tree releases quota), with the workloads of its scheduling hash under the
+    SchedulingEquivalenceHashing gate (`equivalents_aside`); StrictFIFO keeps it at the head, blocking
+    the workloads behind it (their decisions are written once the run ends, `blocked`). True when the
+    queue changed."""
     decisions[head.key] = Decision(head, False, name, cycle=cycle)
     if session.index.cluster_queues[name].queueing_strategy == "StrictFIFO":
         blocked[name] = (head, cycle, queues[name][1:])
@@ -40,7 +43,37 @@ def set_aside(session: Session, decisions: dict[str, Decision], queues: dict[str
         del sticky[name]
     set_aside.setdefault(name, []).append(head)
     waits(head, name, "aside")
+    equivalents_aside(equivalence, decisions, queues, set_aside, name, head, cycle, waits)
     return True
+
+
+def equivalents_aside(equivalence: Equivalence, decisions: dict[str, Decision], queues: dict[str, list[Workload]],
+                      set_aside: dict[str, list[Workload]], name: str, head: Workload, cycle: int,
+                      waits: Callable[..., None]) -> None:
+    """`head` went to its queue's inadmissible list: under the SchedulingEquivalenceHashing gate the workloads
+    queued behind it with its scheduling hash go there too, untried (`Equivalence.inadmissible`)."""
+    for wl in equivalence.inadmissible(name, head, queues[name]):
+        decisions[wl.key] = Decision(wl, False, name, cycle=cycle, equivalent_to=head.key)
+        set_aside.setdefault(name, []).append(wl)
+        waits(wl, name, "aside")
+
+
+def requeued(session: Session, name: str, back: list[Workload], equivalence: Equivalence,
+             waits: Callable[..., None]) -> list[Workload]:
+    """The workloads set aside in queue `name` that go back to its heap when Kueue queues its inadmissible
+    workloads again (queueInadmissibleWorkloads). One whose namespace the ClusterQueue does not select stays
+    inadmissible, never tried again; only the SchedulingEquivalenceHashing gate sets such a workload aside
+    (with an equivalent head: `equivalents_aside`), a head failing the namespaceSelector leaves its queue."""
+    if not equivalence.on:
+        return back
+    cq = session.index.cluster_queues[name]
+    out = []
+    for wl in back:
+        if session.compiler.namespace_ok(cq, wl.namespace):
+            out.append(wl)
+        else:
+            waits(wl, None)
+    return out
 
 
 def blocked(decisions: dict[str, Decision], blocked: dict[str, tuple[Workload, int, list[Workload]]]) -> None:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Callable
 
 from kadmit.engine.admission.checks import mark_one
-from kadmit.engine.admission.codes import KAD504, KAD535, KAD536, KAD537
+from kadmit.engine.admission.codes import KAD504, KAD535, KAD536, KAD537, KAD538
 from kadmit.engine.admission.decisions import NO_LONGER_FITS
 from kadmit.engine.admission.ordered import Decision
 from kadmit.engine.admission.reasons import (KAD501, KAD502, KAD503, KAD510, KAD511, KAD514, KAD516, KAD517,
@@ -84,6 +84,10 @@ def decision_reasons(session: Session, d: Decision) -> list[Reason]:
     out = gate_reasons(session, wl)
     if out:
         return out
+    if d.equivalent_to:  # moved to the inadmissible list untried (SchedulingEquivalenceHashing)
+        return [Reason(KAD538, f"set aside with {d.equivalent_to}, found inadmissible with the same scheduling "
+                               "hash (SchedulingEquivalenceHashing): not tried until quota is released in its "
+                               "cohort tree")]
     if d.waiting_behind:  # tried before it came to wait there: Kueue's message is that try's
         return decision_reasons(session, d.tried) if d.tried is not None else \
             [Reason(KAD519, waiting_behind(d.waiting_behind, _strategy(session, d), d.head_refused))]
@@ -177,7 +181,7 @@ class _Since:
         session = self.session
         journal = session.journal
         if journal is None or d.loop or d.unknown or (d.preempted_by and not d.tried_again) or d.preempting \
-                or d.waiting_behind or d.skipped or d.refused:
+                or d.waiting_behind or d.skipped or d.refused or d.equivalent_to:
             return False
         start = journal.start_of(d.cycle)
         if start >= len(journal.changes):
@@ -394,6 +398,10 @@ def explain_decision(session: Session, decisions: dict[str, Decision], key: str,
 
     result = WhyResult(key, False, d, decision_reasons(session, d), unknown=d.unknown)
     if d.unknown:
+        result.solver = session.stats.as_dict()
+        return result
+    if d.equivalent_to:  # never tried (SchedulingEquivalenceHashing): nothing it met to explain, where it stands
+        result.standing = standing(session, decisions, target)
         result.solver = session.stats.as_dict()
         return result
     if d.waiting_behind and d.tried is not None:  # its last try's reasons as that try met the cluster, then where it waits

@@ -60,11 +60,11 @@ from kadmit.placement.filters import PodTemplate
 from kadmit.placement.inventory import NodeState, subtract
 
 # Kueue's gates only ordered mode's engine reads (flavor_assignment, preemption.candidates and fair_sharing,
-# admission.ordered and requeue; TASBalancedPlacement: placement.balanced, which its global placement model does not
-# follow): optimal mode decides as under their defaults (KAD527)
+# admission.ordered, requeue and equivalence; TASBalancedPlacement: placement.balanced, which its global placement
+# model does not follow): optimal mode decides as under their defaults (KAD527)
 ORDERED_ONLY_GATES = ("FairSharingPreemptWithinNominal", "FairSharingPrioritizeNonBorrowing", "FlavorFungibility",
                       "MultiKueueOrchestratedPreemption", "PrioritySortingWithinCohort",
-                      "SchedulerTimestampPreemptionBuffer", "TASBalancedPlacement")
+                      "SchedulerTimestampPreemptionBuffer", "SchedulingEquivalenceHashing", "TASBalancedPlacement")
 MAX_ROUNDS = 25  # solve / decode / cut rounds before placements are repaired by dropping workloads
 
 Dom = tuple[str, ...]

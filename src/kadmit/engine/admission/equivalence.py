@@ -1,0 +1,87 @@
+"""Kueue's SchedulingEquivalenceHashing gate (off by default in v0.17.0) in `ordered` mode: workloads of one
+scheduling hash share the fate of the first found inadmissible in a BestEffortFIFO ClusterQueue.
+
+Kueue computes each queued Workload's hash when its queue manager takes it in or updates it
+(workload.go computeSchedulingHash, from `Info.UpdateSchedulingHash`): sha256 of the JSON of its
+effective priority and, per pod set, the name, `utilpod.SpecShape` of the pod template (containers' and
+init containers' requests and ports, nodeSelector, affinity, tolerations, runtimeClassName, priority,
+topologySpreadConstraints, overhead, resourceClaims, on the spec AdjustResources filled in: LimitRange
+defaults, limits as missing requests, the RuntimeClass's overhead), the count (after reclaimable pods),
+minCount and topologyRequest. Namespace, queue, names, labels and annotations are not in it.
+
+When a head goes back to its BestEffortFIFO queue not at once (cluster_queue.go requeueIfNotPresent with
+immediate false: no assignment, a preemption without victims, a closed preemption gate, a namespace its
+ClusterQueue does not select), handleInadmissibleHash records its hash in the queue's
+noFitSchedulingHashes and moves every workload of that hash still in the queue's heap to its inadmissible
+list, untried; a workload pushed later with such a hash goes there too (PushOrUpdate). The set is
+cleared each time the queue's inadmissible workloads are queued again (queueInadmissibleWorkloads: a
+workload releasing quota in the cohort tree, an eviction completing), not by an admission, and the
+workloads moved come back with the others set aside. StrictFIFO queues keep no set. An `ordered` run
+never reads the set: every pending workload is there from the start, a head requeued at once is pushed
+without the check (PushIfNotPresent), and an evicted one is queued again after its tree's sets are
+cleared. (`simulate`'s arrivals between instants would read it: docs/KUEUE-DIFFERENCES.md §7.)
+
+kadmit compares the hash's fields as its model holds them (`key`): the containers' and init containers'
+requests after Kueue's adjustment, the overhead and RuntimeClass (`.kad` pod sets: their requests), the
+node selector, the required node-affinity terms, the tolerations, the ResourceClaims named, count,
+minCount and topology request. Fields its model does not hold (container ports, preferred node
+affinity, pod affinity, topologySpreadConstraints, the template's own `priority`) are not compared: two
+workloads differing only there are equivalent to kadmit and not to Kueue (docs/KUEUE-DIFFERENCES.md §7)."""
+
+from __future__ import annotations
+
+from kadmit.featuregates import enabled
+from kadmit.model import LimitRange, PodSet, RuntimeClass, Workload
+from kadmit.podresources import adjust
+
+GATE = "SchedulingEquivalenceHashing"
+
+
+class Equivalence:
+    """The scheduling hash of each workload (`key`), and the workloads a head found inadmissible takes with it."""
+
+    def __init__(self, session) -> None:
+        self.session = session
+        self.on = enabled(session.model.config, GATE)
+        self._keys: dict[int, tuple[Workload, tuple]] = {}  # id(workload) -> (it, its key)
+        self._ranges: dict[str, list[LimitRange]] | None = None
+        self._classes: dict[str, RuntimeClass] = {}
+
+    def key(self, wl: Workload) -> tuple:
+        """What of `wl` Kueue's scheduling hash takes, as kadmit's model holds it."""
+        got = self._keys.get(id(wl))
+        if got is None or got[0] is not wl:
+            key = (self.session.index.priority(wl),) + tuple(self._pod_set(wl.namespace, ps) for ps in wl.pod_sets)
+            got = self._keys[id(wl)] = (wl, key)
+        return got[1]
+
+    def _pod_set(self, namespace: str, ps: PodSet) -> tuple:
+        if self._ranges is None:
+            model = self.session.model
+            self._ranges = {}
+            for lr in model.limit_ranges:
+                self._ranges.setdefault(lr.namespace, []).append(lr)
+            for rc in model.runtime_classes:
+                self._classes.setdefault(rc.name, rc)
+        if ps.resources is not None:
+            pod = adjust(ps.resources, self._ranges.get(namespace, []), self._classes)
+            spec: tuple = (tuple(frozenset(c.requests.items()) for c in pod.containers),
+                           tuple(frozenset(c.requests.items()) for c in pod.init_containers),
+                           frozenset(pod.overhead.items()), pod.runtime_class)
+        else:
+            spec = (frozenset(ps.requests.items()),)
+        return (ps.name, spec, frozenset(ps.node_selector.items()), ps.node_affinity, ps.tolerations,
+                ps.claim_templates, ps.claims, ps.count, ps.min_count, ps.topology)
+
+    def inadmissible(self, name: str, head: Workload, queue: list[Workload]) -> list[Workload]:
+        """`head` went to queue `name`'s inadmissible list (not at once): with the gate on and the queue
+        BestEffortFIFO, the workloads of `queue` (the heap) that share its hash are taken out of it and
+        returned, in queue order (handleInadmissibleHash)."""
+        if not self.on or self.session.index.cluster_queues[name].queueing_strategy != "BestEffortFIFO":
+            return []
+        key = self.key(head)
+        moved = [w for w in queue if w is not head and self.key(w) == key]
+        if moved:
+            gone = {id(w) for w in moved}
+            queue[:] = [w for w in queue if id(w) not in gone]
+        return moved

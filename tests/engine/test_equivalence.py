@@ -1,0 +1,82 @@
+"""The SchedulingEquivalenceHashing gate (engine/admission/equivalence.py): what kadmit's scheduling hash
+compares, and what `why` says of a workload moved with an equivalent one (KAD538). The decisions
+themselves are the oracle's: tests/oracle/features/feature-gate-scheduling-equivalence-hashing-on*.yaml."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kadmit import api
+from kadmit.engine.admission.equivalence import Equivalence
+from kadmit.engine.admission.session import Session
+from kadmit.workspace import load
+
+ROOT = Path(__file__).resolve().parents[2]
+CASE = ROOT / "tests/oracle/features/feature-gate-scheduling-equivalence-hashing-on.yaml"
+
+POLICY = """\
+apiVersion: config.kueue.x-k8s.io/v1beta2
+kind: Configuration
+featureGates: {SchedulingEquivalenceHashing: true}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: f}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: cq}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors: [{name: f, resources: [{name: cpu, nominalQuota: 8}]}]
+---
+apiVersion: v1
+kind: LimitRange
+metadata: {name: defaults, namespace: b}
+spec:
+  limits: [{type: Container, defaultRequest: {cpu: "2"}}]
+"""
+
+
+def _workload(name: str, namespace: str, resources: str, spec: str = "", priority: int = 0) -> str:
+    return f"""---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {{name: q-{name}, namespace: {namespace}}}
+spec: {{clusterQueue: cq}}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: Workload
+metadata: {{name: {name}, namespace: {namespace}}}
+spec:
+  queueName: q-{name}
+  priority: {priority}
+  podSets: [{{name: main, count: 1, template: {{spec: {{{spec}containers: [{{name: c, image: i, resources: {resources}}}]}}}}}}]
+"""
+
+
+def test_the_key_takes_the_spec_shape_not_the_namespace(tmp_path) -> None:
+    """Namespace and limits standing in for requests: equivalent; a toleration, a priority, a LimitRange's
+    default request that makes a container's request differ: not (AdjustResources runs before the hash)."""
+    (tmp_path / "in.yaml").write_text(POLICY + "".join([
+        _workload("plain", "a", '{requests: {cpu: "2"}}'),
+        _workload("limits", "c", '{limits: {cpu: "2"}}'),
+        _workload("tolerating", "a", '{requests: {cpu: "2"}}', "tolerations: [{key: x, operator: Exists}], "),
+        _workload("urgent", "a", '{requests: {cpu: "2"}}', priority=5),
+        _workload("defaulted", "b", '{requests: {memory: "1Gi"}}'),
+        _workload("memory", "a", '{requests: {memory: "1Gi"}}'),
+    ]))
+    session = Session(load([str(tmp_path)]).model)
+    eq = Equivalence(session)
+    key = {w.name: eq.key(w) for w in session.model.workloads}
+    assert eq.on and key["plain"] == key["limits"]
+    assert len({key["plain"], key["tolerating"], key["urgent"], key["defaulted"], key["memory"]}) == 5
+
+
+def test_why_says_which_workload_it_was_moved_with() -> None:
+    out = api.why("mine/b", [str(CASE)], fixes=0)
+    assert [r.code for r in out.result.reasons] == ["KAD538"]
+    assert "set aside with other/a" in out.result.reasons[0].message
+    assert not [d for d in out.diagnostics if d.code == "KAD161"]  # modelled: no warning
