@@ -69,3 +69,14 @@ def test_tied_parents_take_the_first_in_level_value_order():  # Kueue: Go's map 
     t = tree(("h1", "b1", "r1", 3), ("h2", "b1", "r1", 3), ("h3", "b1", "r2", 3), ("h4", "b1", "r2", 3))
     got = kueue_assign(t, template(gpu=1), 4, TopologyRequest(mode="preferred", level=HOST), balanced=True)
     assert got.placement == {"h1": 2, "h2": 2}
+
+
+def test_inner_slice_layers_count_at_first_and_not_in_the_pruning():
+    # feature-gate-tas-balanced-placement-on-multi-layer.yaml: Kueue admits 28 pods with 12 placed (r00's hosts hold
+    # 7 groups of 2 of the 8 the unrounded pruning gave it, so the descent gives r00 none)
+    t = tree(("h000", "b0", "r00", 3), ("h001", "b0", "r00", 5), ("h002", "b0", "r00", 8), ("h100", "b1", "r10", 6),
+             ("h200", "b2", "r20", 8), ("h201", "b2", "r20", 2), ("h202", "b2", "r20", 5))
+    req = TopologyRequest(mode="preferred", level=BLOCK_LEVEL, slice_level=RACK, slice_size=4,
+                          layers=((RACK, 4), (HOST, 2)))
+    assert kueue_assign(t, template(gpu=1), 28, req, balanced=True).placement == {"h200": 6, "h201": 2, "h202": 4}
+    assert sum(kueue_assign(t, template(gpu=1), 28, req).placement.values()) == 28

@@ -30,21 +30,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 from kadmit.placement.domains import Domain, DomainTree
+from kadmit.placement.layers import go_div
 
 NO_OPTIMAL = "TAS Balanced Placement: Cannot find optimal domain set to fit the request"
 BELOW_THRESHOLD = "TAS Balanced Placement: Not enough slices to meet the threshold"
 NOT_ALL = "TAS Balanced Placement: Not all slices or leaders could be placed"
-
-
-def go_div(a: int, b: int) -> int:
-    """Go's integer division, truncated toward zero; a zero divisor is Kueue's runtime panic."""
-    if b == 0:
-        raise ZeroDivisionError("integer divide by zero")
-    q = abs(a) // abs(b)
-    return q if (a < 0) == (b < 0) else -q
 
 
 @dataclass(eq=False, slots=True)
@@ -77,7 +70,7 @@ LeafCounts = Callable[[Domain, str], tuple[int, int, int]]  # (state, leaderStat
 
 
 class _Snapshot:
-    def __init__(self, tree: DomainTree, leaf: LeafCounts, slice_idx: int, size: int) -> None:
+    def __init__(self, tree: DomainTree, leaf: LeafCounts, slice_idx: int, size: int, inner: Mapping[int, int]) -> None:
         self.slice_idx, self.size = slice_idx, size
         self.per_level: list[list[_B]] = [[] for _ in tree.levels]
 
@@ -93,10 +86,11 @@ class _Snapshot:
 
         self.roots = [make(r, 0) for r in tree.roots]
         for r in self.roots:
-            self.fill(r, 0)
+            self.fill(r, 0, inner)
 
-    def fill(self, d: _B, level: int) -> None:
-        """fillInCountsHelper (without multi-layer slice sizes, as the pruning calls it)."""
+    def fill(self, d: _B, level: int, inner: Mapping[int, int] | None = None) -> None:
+        """fillInCountsHelper: fillInCounts gives it TASMultiLayerTopology's inner slice sizes per level (`inner`:
+        a child's pods count rounded down to its level's size), the pruning none."""
         if not d.children:
             if level == self.slice_idx:
                 d.slice_state = go_div(d.state, self.size)
@@ -104,11 +98,14 @@ class _Snapshot:
             return
         state = slices = leader = 0
         min_gap = min_slice_gap = 2 ** 31 - 1
+        k = (inner or {}).get(level + 1)
         for c in d.children:
-            self.fill(c, level + 1)
-            state += c.state
+            self.fill(c, level + 1, inner)
+            c_state, c_with = (c.state, c.with_leader) if k is None else \
+                (go_div(c.state, k) * k, go_div(c.with_leader, k) * k)
+            state += c_state
             slices += c.slice_state
-            min_gap = min(c.state - c.with_leader, min_gap)
+            min_gap = min(c_state - c_with, min_gap)
             min_slice_gap = min(c.slice_state - c.slice_with_leader, min_slice_gap)
             leader = max(c.leader, leader)
         d.state, d.with_leader, d.leader = state, state - min_gap, leader
@@ -342,13 +339,15 @@ def _find_best(snap: _Snapshot, level_idx: int, slice_count: int, leader_count: 
 
 
 def balanced_assign(tree: DomainTree, leaf: LeafCounts, level_idx: int, slice_idx: int, slice_count: int,
-                    size: int, leader_count: int = 0) -> Balanced | None:
+                    size: int, leader_count: int = 0, inner: Mapping[int, int] | None = None) -> Balanced | None:
     """Kueue's balanced placement of `slice_count` slices of `size` pods (and `leader_count` leaders, 0 or 1)
     with the preferred level at `level_idx` and the slice level at `slice_idx`; None where Kueue falls back
-    to its usual search (no threshold above 0). `leaf` gives each leaf's counts as fillInCounts makes them."""
+    to its usual search (no threshold above 0). `leaf` gives each leaf's counts as fillInCounts makes them;
+    `inner`, TASMultiLayerTopology's slice sizes below the slice level (`placement.layers.inner_sizes`)."""
+    inner = inner or {}
     if slice_count <= 0 and leader_count == 0:  # Kueue's balanceThresholdValue divides by zero: its scheduler
         return None  # panics (docs/KUEUE-DIFFERENCES.md §7); kadmit places it as with the gate off
-    snap = _Snapshot(tree, leaf, slice_idx, size)
+    snap = _Snapshot(tree, leaf, slice_idx, size, inner)
     domains, threshold = _find_best(snap, level_idx, slice_count, leader_count)
     if threshold <= 0:
         return None
@@ -364,7 +363,7 @@ def balanced_assign(tree: DomainTree, leaf: LeafCounts, level_idx: int, slice_id
     fit_domains = tuple("/".join(d.values) for d in domains)
     taken = _to_minimum(domains, slice_count * size, leader_count, size, True) or []
     for idx in range(fit_idx, len(tree.levels) - 1):  # per parent, down to the leaves
-        step = size if idx < slice_idx else 1
+        step = size if idx < slice_idx else inner.get(idx + 1, 1)
         below: list[_B] = []
         for d in taken:
             children = _sorted(d.children)

@@ -209,7 +209,7 @@ def kueue_assign(tree: DomainTree, template: PodTemplate, count: int, request: T
         view = _SliceLevels(tree, pod_counts, slice_idx, size)
     if balanced and not required and not unconstrained:  # Kueue tries it before findLevelWithFitDomains
         got = balanced_assign(tree, lambda _, key: (pod_counts.node[key], 0, pod_counts.node[key]), level_idx,
-                              len(tree.levels) - 1 if slice_idx is None else slice_idx, count, size)
+                              len(tree.levels) - 1 if slice_idx is None else slice_idx, count, size, inner=inner)
         if got is not None:
             return TASResult(reason=got.reason) if got.reason else \
                 TASResult(got.workers, tree.levels[got.level_idx], got.domains)
