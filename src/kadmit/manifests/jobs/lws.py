@@ -122,7 +122,7 @@ def _leader_set(f: Fields, o: Meta, job: Job, spec: Val) -> Job | None:
                                   "refusals": template_refusals(quiet, b.o, leader), "priority_class_label": False})
 
 
-def refused_leaders(job: Job, diags: Diagnostics | None) -> Job:
+def refused_leaders(job: Job, diags: Diagnostics | None, multi_layer: bool = False) -> Job:
     """`job`, a LeaderWorkerSet's leader StatefulSet's Workload (`_leader_set`, as `templatepods.route` takes it),
     without the refusals of Kueue's pod webhook, which refuses every leader pod its StatefulSet makes (ValidateCreate
     runs for every pod, the leaders' suspended-by-parent mark or not: `validateCommon`, e.g. a pod group name without
@@ -130,9 +130,12 @@ def refused_leaders(job: Job, diags: Diagnostics | None) -> Job:
     StatefulSet is stored, and Kueue's StatefulSet reconciler makes its Workload of it all the same, which Kueue
     admits (oracle: leaderworkerset-without-its-integration-statefulset-leader-pods-refused.yaml), holding its quota
     while no leader is ever created. Said as KAD199 (a pod template whose pods are refused; admit's summary counts
-    it), not KAD170: the LeaderWorkerSet and its StatefulSet are stored, not refused."""
+    it), not KAD170: the LeaderWorkerSet and its StatefulSet are stored, not refused. `multi_layer`: the gate
+    TASMultiLayerTopology, which the slice layers annotation's refusals depend on (`Refusal.multi_layer`)."""
     name = job.object.name
     for r in job.refusals if diags is not None else ():
+        if r.multi_layer not in (None, multi_layer):
+            continue
         diags.emit(KAD199, f"Kueue's pod webhook refuses every leader pod of LeaderWorkerSet `{name}` (the pods of "
                    f"its leader StatefulSet `{name}`, which Kueue's StatefulSet integration takes, its own not "
                    f"enabled): {r.message}; Kueue's StatefulSet reconciler makes the StatefulSet's Workload all the "

@@ -200,7 +200,7 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
             from kadmit.manifests.jobs.templatepods import route
             job = route(job, settings, labels, queues, model.limit_ranges)
             if job.framework == "statefulset" and job.object.kind == "LeaderWorkerSet" and settings.pod_webhook:
-                job = refused_leaders(job, diags)  # its leader StatefulSet's Workload (lws._leader_set)
+                job = refused_leaders(job, diags, settings.multi_layer)  # its leader StatefulSet's Workload
         job = _number_repeats(job, unnamed)
         # a UID two jobs share names neither: Kueue finds a job's Workloads by owner kind and name
         by_uid = existing.get(("uid", job.object.uid)) if job.object.uid not in shared else None
