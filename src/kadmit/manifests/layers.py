@@ -121,3 +121,18 @@ def annotation_layers(f: Fields, annotations: Val | None) -> tuple[tuple[str, in
     if isinstance(layers, str) or not 1 <= len(layers) <= 3 or any(size < 1 or not level for level, size in layers):
         return ()
     return layers
+
+
+def build_error(f: Fields, annotations: Val | None) -> str | None:
+    """Why Kueue's jobframework can't build a pod set's topology request from the annotation with the gate on
+    (podSetTopologyRequestBuilder.Build: JSON it can't decode, other than 1 to 3 layers), in its words; its
+    job reconciler then fails and makes no Workload (a job already in the cluster: no webhook refused it)."""
+    node = f.field(annotations, ANNOTATION)
+    if node is None or node.kind != STR:
+        return None
+    layers = parse(str(node.v))
+    if isinstance(layers, str):
+        return f"failed to parse multi-layer topology constraints annotation: {layers}"
+    if not 1 <= len(layers) <= 3:
+        return f"topology constraints must contain between 1 and 3 entries: got {len(layers)}"
+    return None

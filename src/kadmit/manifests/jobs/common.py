@@ -11,10 +11,12 @@ from kadmit.diagnostics import KAD003
 from kadmit.manifests.codes import KAD161
 from kadmit.manifests.fields import Fields, Invalid, Meta
 from kadmit.manifests.jobs.containerdefaults import defaulted
+from kadmit.manifests.jobs.crd import RECONCILER_FAILED
 from kadmit.manifests.jobs.shortnames import HASH_LENGTH
 from kadmit.manifests.jobs.refusals import (MAX_EXEC_LABEL, TAS_UNCHECKED, go_atoi, group_refusals, job_refusals,
                                             topology_refusals)
 from kadmit.manifests.kubenames import label_value_problem
+from kadmit.manifests.layers import build_error
 from kadmit.manifests.owners import controller_owner
 from kadmit.manifests.podspec import KEPT
 from kadmit.manifests.workloads import ADMISSION_GATED_BY, duration_annotation, template_maps, template_pod_set, template_shape
@@ -125,6 +127,8 @@ class Builder:
         self.metadata[name] = self.f.map(template, "metadata")
         self.templates[name] = template
         self.refusals += refused if self.framework not in TAS_UNCHECKED else []
+        if existing and (failed := build_error(self.f, self.f.map(self.f.map(template, "metadata"), "annotations"))):
+            self.refusals.append(Refusal(message=RECONCILER_FAILED + failed, managed_only=False, multi_layer=True))
         return ps
 
     def check_groups(self, paths: dict[str, str]) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from kadmit.model import Workload
+from kadmit.model import Refusal, Workload
 
 
 def workload_crd_refusal(workloads: Iterable[Workload]) -> str | None:
@@ -21,3 +21,14 @@ def workload_crd_refusal(workloads: Iterable[Workload]) -> str | None:
                     + ", ".join(missing) + ", <nil>: Invalid value: null: some validation rules were not checked "
                     "because the object was invalid; correct the existing errors to complete validation]")
     return None
+
+
+RECONCILER_FAILED = "Kueue's reconciler failed: "
+
+
+def build_failure(refusals: Iterable[Refusal], multi_layer: bool) -> str | None:
+    """Why Kueue's job reconciler fails to build the Workload of a job already in the cluster, where the gate
+    TASMultiLayerTopology (`multi_layer`) makes it fail: the reader's `Refusal` of its slice layers annotation
+    for that gate (`manifests.layers.build_error`; no webhook refuses a job already stored)."""
+    return next((r.message for r in refusals if r.message.startswith(RECONCILER_FAILED)
+                 and r.multi_layer is multi_layer), None)

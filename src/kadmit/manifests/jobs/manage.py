@@ -15,7 +15,7 @@ from kadmit.manifests.jobs.shortnames import short_names
 from kadmit.manifests.jobs.uids import shared_uids, shared_workload_uids
 from kadmit.manifests.jobs.groups import GROUP_NAME as POD_GROUP, join_pod_groups, prebuilt_group
 from kadmit.manifests.jobs.owned import STOPPED, in_step
-from kadmit.manifests.jobs.crd import workload_crd_refusal
+from kadmit.manifests.jobs.crd import build_failure, workload_crd_refusal
 from kadmit.manifests.jobs.prebuilt import prebuilt_workload
 from kadmit.manifests.reclaim import reclaim_applied, unreclaimed, whole_jobs
 from kadmit.manifests.jobs.start import failed_start, queue_labels, warn_unstartable
@@ -292,7 +292,8 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
         if reason is None and not job.workloads:
             reason = job.note or "Kueue makes no Workload of it"
         if reason is None:
-            reason = _missing_priority_class(job, classes, diags) or workload_crd_refusal(job.workloads)
+            reason = build_failure(job.refusals, settings.multi_layer) or _missing_priority_class(job, classes, diags) \
+                or workload_crd_refusal(job.workloads)
         if reason is not None:
             skipped.append(Skipped(object=job.object, reason=reason, span=job.span))
             continue
