@@ -20,11 +20,27 @@ def object_of(wl: Workload) -> ObjectRef:
     return ObjectRef(api_version=WORKLOAD_API, kind="Workload", namespace=wl.namespace, name=wl.name)
 
 
-def kueue_key(wl: Workload) -> str:
+# why a Workload's name in Kueue is not known (`kueue_key` None): what Kueue's name hashes is not in the input
+KUEUE_NAME_UNKNOWN = ("given by the cluster: Kueue's name for the Workload it makes of a job hashes the UID the API "
+                      "server gives the job (a pod a controller makes: the pod's, and its name), which the input "
+                      "does not hold")
+
+
+def kueue_key(wl: Workload) -> str | None:
     """Kueue's `namespace/name` of the Workload (the oracle's `kueue_workload`): the name Kueue gives the Workload
     it makes of a job (`Workload.kueue_name`: `job-<name>-<hash>`, a pod group's Workload the group's name), else
-    the Workload's own, where the input holds it."""
+    the Workload's own, where the input holds it; None where the name hashes a UID the input does not hold
+    (`kueue_name` "": a job without `metadata.uid`, the pods a Deployment makes): KUEUE_NAME_UNKNOWN."""
+    if wl.kueue_name == "":
+        return None
     return f"{wl.namespace}/{wl.kueue_name or wl.name}"
+
+
+def kueue_dict(wl: Workload) -> dict:
+    """`kueue_workload` in admit's and why's JSON: Kueue's name, or null with `kueue_workload_unknown` saying why."""
+    key = kueue_key(wl)
+    return {"kueue_workload": key} if key is not None else {"kueue_workload": None,
+                                                            "kueue_workload_unknown": KUEUE_NAME_UNKNOWN}
 
 
 _REPEAT = re.compile(r"#(\d+)")

@@ -373,7 +373,7 @@ class Workload(Obj):
     duration_ms: int | None = None  # how long it runs once admitted (`kadmit.dev/duration`); `simulate` reads it
     origin: ObjectRef | None = None  # the job it stands for (its controlling owner), if any
     part: str | None = None  # which of its object's workloads this is (a LeaderWorkerSet's group)
-    kueue_name: str | None = None  # Kueue's name for it, where `name` is its job's own name
+    kueue_name: str | None = None  # Kueue's name for it, where `name` is its job's own; "": not known (no UID)
     check_states: tuple[CheckState, ...] = ()  # `status.admissionChecks`: each check's state
     admitted_condition: bool = False  # an `Admitted` condition with status True (quota reserved and every check Ready when Kueue set it)
     # being deleted (`metadata.deletionTimestamp`) with a controlling owner and no finalizer but Kueue's: the

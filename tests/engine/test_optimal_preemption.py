@@ -70,7 +70,8 @@ def test_a_gang_evicts_one_large_workload_where_kueue_evicts_two_small_ones():
     assert "1 of 1 pending workloads admitted, 1 admitted workload(s) preempted" in text
     assert "victims: default/big (ordered preempts default/small1, default/small2)" in text
     row = next(r for r in admit_dict(got)["decisions"] if r["workload"] == "default/gang")
-    assert row["preempted"] == [{"workload": "default/big", "cluster_queue": "cq", "reason": "InClusterQueue"}]
+    assert row["preempted"] == [{"workload": "default/big", "kueue_workload": "default/big", "cluster_queue": "cq",
+                                 "reason": "InClusterQueue"}]
 
 
 def test_policy_never_evicts_nothing():

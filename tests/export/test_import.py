@@ -33,7 +33,10 @@ def decisions(model) -> list:
     out = json.loads(admit_json(decide_all(model, "ordered", Limits()), []))["decisions"]
     for d in out:
         d.pop("object")  # the job a workload stands for: a `.kad` workload stands for itself
-        d.pop("kueue_workload")  # the Workload's name in Kueue (a job's), where a `.kad` workload has its own
+        # the Workload's name in Kueue (a job's, or the cluster's to give: null), where a `.kad` workload has its own
+        for named in (d, *d["preempted"]):
+            named.pop("kueue_workload")
+            named.pop("kueue_workload_unknown", None)
     return out
 
 

@@ -241,8 +241,13 @@ NO_KAD_FORM = ("bound to node", "gang kube-scheduler places", "pod-set slices", 
 def _decided(admit_json: dict) -> list[dict]:
     """admit's decisions without the object each stands for and Kueue's name of its Workload (a `.kad` workload
     stands for itself) and times."""
-    return [{k: v for k, v in d.items() if k not in ("object", "kueue_workload") and not k.endswith("seconds")}
-            for d in admit_json.get("decisions", [])]
+    return [{k: [_unnamed(x) for x in v] if k == "preempted" else v for k, v in _unnamed(d).items()
+             if k != "object" and not k.endswith("seconds")} for d in admit_json.get("decisions", [])]
+
+
+def _unnamed(d: dict) -> dict:
+    """A decision or a victim without Kueue's name of its Workload (null where the cluster gives it)."""
+    return {k: v for k, v in d.items() if k not in ("kueue_workload", "kueue_workload_unknown")}
 
 
 def _statements(folder: Path) -> dict[str, list[str]]:

@@ -133,7 +133,7 @@ def test_job_pod_set_counts(tmp_path, spec, annotations, count, min_count):
     (wl,) = model_of(tmp_path, setup__yaml=SETUP, j__yaml=job(spec=spec, annotations=annotations)).workloads
     (ps,) = wl.pod_sets
     assert (ps.name, ps.count, ps.min_count, ps.requests) == ("main", count, min_count, {"cpu": 1000})
-    assert wl.queue == "user-queue" and wl.origin.kind == "Job" and wl.name == "j" and wl.kueue_name.startswith("job-j-")
+    assert wl.queue == "user-queue" and wl.origin.kind == "Job" and wl.name == "j" and wl.kueue_name == ""  # no UID
 
 
 @pytest.mark.parametrize("annotation, value", [("'0'", "0"), ("'5'", "5"), ("'x'", '"x"')])

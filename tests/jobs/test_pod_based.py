@@ -60,8 +60,9 @@ def test_leader_worker_set_makes_a_workload_per_group(tmp_path):
     for i, wl in enumerate(m.workloads):
         assert [(p.name, p.count, p.requests["cpu"]) for p in wl.pod_sets] == [("leader", 1, 2000), ("worker", 2, 1000)]
         assert wl.part == f"group {i}" and wl.origin.kind == "LeaderWorkerSet"
-    # Kueue's name: GetWorkloadNameForOwnerWithGVK("serve-<i>", uid, LeaderWorkerSet)
-    assert m.workloads[0].name.startswith("leaderworkerset-serve-0-") and m.workloads[0].kueue_name == m.workloads[0].name
+    # Kueue's name: GetWorkloadNameForOwnerWithGVK("serve-<i>", uid, LeaderWorkerSet), its hash the cluster's (no UID);
+    # kadmit's key is made as Kueue's is, over an empty UID
+    assert m.workloads[0].name.startswith("leaderworkerset-serve-0-") and m.workloads[0].kueue_name == ""
 
 
 def test_leader_worker_set_without_a_leader_template_has_one_pod_set(tmp_path):
@@ -108,7 +109,7 @@ spec: {nodeName: n1, containers: [{name: c, image: x}]}
 """
     m = model_of(tmp_path, setup__yaml=SETUP, pods__yaml=text)
     (wl,) = m.workloads
-    assert wl.origin.name == "solo" and wl.kueue_name.startswith("pod-solo-") and wl.pod_sets[0].count == 1
+    assert wl.origin.name == "solo" and wl.kueue_name == "" and wl.pod_sets[0].count == 1
     assert {p.name for p in m.pods} == {"solo", "unmanaged"} and m.skipped == ()
 
 
@@ -276,7 +277,7 @@ spec:
       containers: [{name: c, image: x, resources: {requests: {cpu: "4"}}}]
 """
     (wl,) = model_of(tmp_path, setup__yaml=SETUP, sts__yaml=sts).workloads
-    assert [(p.name, p.count) for p in wl.pod_sets] == [("main", 3)] and wl.kueue_name.startswith("statefulset-db-")
+    assert [(p.name, p.count) for p in wl.pod_sets] == [("main", 3)] and wl.kueue_name == ""  # statefulset-db-<its UID's hash>
     r = run("why", "default/db", *write(tmp_path, setup__yaml=SETUP, sts__yaml=sts))
     assert r.exit_code == 1 and "12" in r.output  # 3 × 4 cpus > 9
 

@@ -67,12 +67,15 @@ def test_admit_on_the_cluster_decides_exactly_as_on_the_files(example: KubeAPISe
 
 
 def uidless(decisions: list[dict]) -> list[dict]:
-    """Decisions without `kueue_workload`: the name Kueue gives a job's Workload hashes the job's UID, which the
-    API server gives the cluster's objects and the files do not hold (kadmit hashes an empty one there)."""
-    return [{k: v for k, v in d.items() if k != "kueue_workload"} for d in decisions]
+    """Decisions (and their victims) without `kueue_workload`: the name Kueue gives a job's Workload hashes the
+    job's UID, which the API server gives the cluster's objects and the files do not hold (null there)."""
+    def unnamed(d: dict) -> dict:
+        return {k: v for k, v in d.items() if k not in ("kueue_workload", "kueue_workload_unknown")}
+    return [{**unnamed(d), "preempted": [unnamed(v) for v in d["preempted"]]} for d in decisions]
 
 
-LOCATION_KEYS = {"file", "line", "column", "end_line", "end_column", "old", "new", "solver", "kueue_workload"}
+LOCATION_KEYS = {"file", "line", "column", "end_line", "end_column", "old", "new", "solver", "kueue_workload",
+                 "kueue_workload_unknown"}
 LOCATION = re.compile(r"(?:[\w./-]+\.ya?ml|<cluster [^>]*>):\d+(?::\d+)?: ")
 
 

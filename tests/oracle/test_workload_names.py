@@ -1,7 +1,7 @@
 """Kueue's names of the Workloads it makes of jobs (`kueue_workload` in the oracle's answer) against kadmit's
 (`Workload.kueue_name`), where a Configuration changes how Kueue names them (feature gate ShortWorkloadNames;
-manifests/jobs/shortnames.py). Every object of the cases carries a UID: without one each tool gives its own,
-and the hash in the name follows it (docs/INTEGRATIONS.md J4)."""
+manifests/jobs/shortnames.py), and of victims. The name hashes the job's UID: without one in the input the oracle's
+own API server gives one, and kadmit says the name is the cluster's (docs/INTEGRATIONS.md J4)."""
 
 from __future__ import annotations
 
@@ -42,3 +42,37 @@ def test_every_output_names_a_pod_groups_workload_as_kueue_does(kueue_oracle, ca
             assert (said["workload"], said["kueue_workload"]) == (shown, named)
         text = CliRunner().invoke(cli, ["why", shown, path]).stdout
         assert text.splitlines()[0].endswith(f"is admitted (Workload {named})")
+
+
+@pytest.mark.parametrize("case", ["tests/oracle/features/preempted-victims-named-as-kueue-names-them.yaml"])
+def test_workloads_and_victims_are_named_as_kueue_names_them_where_the_input_holds_the_uid(kueue_oracle, case):
+    """`kueue_workload` of each decision and of each victim (`preempted[]`, for `kubectl get workload`) is Kueue's
+    where the input holds what the name hashes (a Job with its UID, a Workload of the input); null, with
+    `kueue_workload_unknown` saying why, where it does not (`fresh`, a Job without a UID: the oracle's name hashes
+    the UID its own API server gave it), and why's first line says the cluster gives it. `why` finds a workload by
+    Kueue's name where it is known."""
+    from click.testing import CliRunner
+
+    from kadmit.cli import cli
+    from kadmit.identity import KUEUE_NAME_UNKNOWN
+
+    def named(decisions: list[dict]) -> dict[str, tuple]:
+        return {"{kind}/{namespace}/{name}".format(**d["object"]): (
+            d["kueue_workload"], sorted(v["kueue_workload"] or "" for v in d["preempted"])) for d in decisions}
+    kueue = named(run_oracle(kueue_oracle, [case])["decisions"])
+    path = str(ROOT / case)
+    decisions = json.loads(CliRunner().invoke(cli, ["admit", "--format", "json", path]).stdout)["decisions"]
+    mine = named(decisions)
+    assert mine.pop("Job/ns/fresh") == (None, ["ns/solo"]) and kueue.pop("Job/ns/fresh")[1] == ["ns/solo"]
+    assert mine == kueue == {"Job/ns/high": ("ns/job-high-a74bf", ["ns/job-low-887de"]),
+                             "Job/ns/low": ("ns/job-low-887de", []), "Workload/ns/solo": ("ns/solo", [])}
+    (fresh,) = [d for d in decisions if d["object"]["name"] == "fresh"]
+    assert fresh["kueue_workload_unknown"] == KUEUE_NAME_UNKNOWN
+    assert all("kueue_workload_unknown" not in d for d in decisions if d is not fresh)
+    said = json.loads(CliRunner().invoke(cli, ["why", "--format", "json", "ns/fresh", path]).stdout)
+    assert (said["kueue_workload"], said["kueue_workload_unknown"]) == (None, KUEUE_NAME_UNKNOWN)
+    text = CliRunner().invoke(cli, ["why", "ns/fresh", path]).stdout
+    assert text.splitlines()[0].endswith("is admitted (its Workload's name is given by the cluster: the input holds "
+                                         "no UID)")
+    said = json.loads(CliRunner().invoke(cli, ["why", "--format", "json", "ns/job-high-a74bf", path]).stdout)
+    assert (said["workload"], said["kueue_workload"]) == ("ns/high", "ns/job-high-a74bf")

@@ -6,7 +6,7 @@ import json
 import textwrap
 
 from kadmit.engine.result import AdmitResult
-from kadmit.identity import display_names, kueue_key, object_dict, object_of, skipped_dict
+from kadmit.identity import display_names, kueue_dict, object_dict, object_of, skipped_dict
 from kadmit.model import SKIPPED_NAMED
 from kadmit.placement.domains import level_label
 from kadmit.quantity import format_quantity
@@ -20,6 +20,7 @@ def admit_dict(result: AdmitResult, skipped=(), unmodelled: int = 0, refused_pod
     """`skipped`: the input's objects that are not work (`Model.skipped`); `unmodelled` and `refused_pods`: as
     for `admit_human`, whose summary's lines on what may make Kueue's answer differ are `may_differ` here."""
     decisions = []
+    workloads = {d.key: d.workload for d in result.decisions}  # every victim is decided: evicted in the run
     for d in result.decisions:
         a = d.assignment
         pod_sets = []
@@ -37,7 +38,7 @@ def admit_dict(result: AdmitResult, skipped=(), unmodelled: int = 0, refused_pod
         decisions.append({
             "workload": d.key,
             "object": object_dict(object_of(d.workload)),
-            "kueue_workload": kueue_key(d.workload),
+            **kueue_dict(d.workload),
             # Kueue's Admitted: quota reserved and every admission check Ready
             "admitted": d.admitted and not d.waiting_checks,
             "quota_reserved": d.admitted,
@@ -45,8 +46,8 @@ def admit_dict(result: AdmitResult, skipped=(), unmodelled: int = 0, refused_pod
             "cluster_queue": d.cluster_queue if d.admitted else None,
             "pod_sets": pod_sets,
             "borrowing": bool(a and a.borrowing),
-            "preempted": [{"workload": v.key, "cluster_queue": v.cluster_queue, "reason": v.reason}
-                          for v in d.preempted],
+            "preempted": [{"workload": v.key, **kueue_dict(workloads[v.key]), "cluster_queue": v.cluster_queue,
+                           "reason": v.reason} for v in d.preempted],
             "preempted_by": d.preempted_by,
             "preemption_reason": d.preemption_reason,
             "reasons": [r.as_dict() for r in result.reasons.get(d.key, [])],

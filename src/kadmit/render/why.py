@@ -10,7 +10,7 @@ from kadmit.edits import unified_diff
 from kadmit.engine.decide import WhyResult
 from kadmit.engine.explain.marco import origin_dict
 from kadmit.engine.explain.replay import HARMFUL, SAME_OUTCOME
-from kadmit.identity import kueue_key, object_dict, object_of, skipped_dict
+from kadmit.identity import kueue_dict, kueue_key, object_dict, object_of, skipped_dict
 from kadmit.quantity import format_quantity
 from kadmit.render.decisions import gang_dict, skipped_lines
 from kadmit.render.excerpt import one_line
@@ -35,7 +35,7 @@ def why_dict(result: WhyResult, workload=None, skipped=(), diagnostics=()) -> di
     return {
         "workload": result.workload,
         "object": object_dict(object_of(workload)) if workload is not None else None,
-        "kueue_workload": kueue_key(workload) if workload is not None else None,
+        **(kueue_dict(workload) if workload is not None else {"kueue_workload": None}),
         "pod_set_origins": {ps.name: ps.origin for ps in workload.pod_sets if ps.origin}
         if workload is not None else {},
         "admitted": result.admitted and not (d is not None and d.waiting_checks),
@@ -214,7 +214,8 @@ def _head(result: WhyResult, workload_span: Span | None, workload) -> list[str]:
     else:
         out.append(f"error[KAD501]: {'workload ' if name == result.workload else ''}`{name}` can't be admitted")
     if workload is not None and workload.origin is not None:  # the Workload Kueue makes of it, on the first line
-        out[0] += f" (Workload {kueue_key(workload)})"
+        key = kueue_key(workload)
+        out[0] += f" (Workload {key})" if key is not None else " (its Workload's name is given by the cluster: the input holds no UID)"
     if workload_span is None and result.gang is not None:
         workload_span = result.gang.gang.span
     if workload_span is not None:

@@ -45,7 +45,8 @@ def _deployment(f: Fields, o: Meta) -> Job:
         b.template(DEFAULT_POD_SET, 1, template, template, origin=f"replica {i} (one pod)", pod=True)
         wl = b.workload(ref, b.pod_sets)
         workloads.append(wl.model_copy(update={"name": workload_name("Pod", "", f"{ref.name}-{i}", ref.uid),
-                                               "part": f"replica {i}", "job_uid": ""}))  # the pod's UID: none yet
+                                               "part": f"replica {i}", "job_uid": "",  # the pod's UID: none yet
+                                               "kueue_name": ""}))
     job = b.job(state=run_state(_started(f, o), False), workloads=workloads)
     labels, _ = f.str_map(f.map(template, "metadata"), "labels")
     # Its pods as Kueue's pod webhook meets them where Kueue's Deployment webhook left the Deployment unmarked:

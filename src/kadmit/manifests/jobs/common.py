@@ -61,7 +61,8 @@ def job_uid(ref: ObjectRef) -> str:
 def workload_name(kind: str, group: str, name: str, uid: str | None) -> str:
     """Kueue's GetWorkloadNameForOwnerWithGVK: `<kind>-<name>` (lower-cased kind, truncated)
     and the first five hex digits of SHA-1 over kind, group, name and UID. Without the UID (an
-    object not yet submitted) the name is what Kueue would give it with an empty UID."""
+    object not yet submitted) it hashes an empty one: kadmit's name for the workload, never said to be Kueue's
+    (`Workload.kueue_name` "", `identity.kueue_key`)."""
     prefix = f"{kind.lower()}-{name}"[: MAX_WORKLOAD_NAME - 1 - HASH_LENGTH]
     digest = hashlib.sha1("\n".join((kind, group, name, uid or "")).encode("utf-8", "surrogatepass")).hexdigest()
     return f"{prefix}-{digest[:HASH_LENGTH]}"
@@ -143,7 +144,8 @@ class Builder:
         """The Workload Kueue makes of `pod_sets` (queue and creation time filled in later)."""
         name = workload_name(self.o.kind, self.o.group, ref.name + suffix, ref.uid)
         klass, kind = self.priority()
-        return Workload(namespace=ref.namespace or "default", name=name, queue="", priority_class=klass,
+        return Workload(namespace=ref.namespace or "default", name=name, kueue_name=None if ref.uid else "",
+                        queue="", priority_class=klass,
                         priority_class_kind=kind, pod_sets=tuple(pod_sets), origin=ref, job_uid=job_uid(ref),
                         shapes=(_max_exec(self.o), tuple(self._shape(ref, ps) for ps in pod_sets)),
                         **duration_annotation(self.f, self.o),

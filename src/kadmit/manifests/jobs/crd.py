@@ -17,7 +17,9 @@ def workload_crd_refusal(workloads: Iterable[Workload]) -> str | None:
         missing = [f"spec.podSets[{i}].template.spec.containers: Required value"
                    for i, ps in enumerate(wl.pod_sets) if ps.resources is not None and not ps.resources.containers]
         if missing:
-            return (f"Kueue's reconciler failed: Workload.kueue.x-k8s.io \"{wl.kueue_name or wl.name}\" is invalid: ["
+            # a name hashing a UID the input lacks (`kueue_name` ""): its hash is the cluster's
+            name = wl.kueue_name or (wl.name if wl.kueue_name is None else wl.name.rsplit("-", 1)[0] + "-<hash of its UID>")
+            return (f"Kueue's reconciler failed: Workload.kueue.x-k8s.io \"{name}\" is invalid: ["
                     + ", ".join(missing) + ", <nil>: Invalid value: null: some validation rules were not checked "
                     "because the object was invalid; correct the existing errors to complete validation]")
     return None

@@ -94,7 +94,9 @@ def join_group(name: str, pods: list[Job]) -> tuple[Job | None, str]:
                                               "origin": f"{count} pod{'s' if count != 1 else ''} of group "
                                                         f"`{name}` shaped like {shown}{done}"}))
     # (no job-uid label: Kueue's pod reconciler makes a group's Workload with the group's labels alone)
-    wl = first.workloads[0].model_copy(update={"name": name, "pod_sets": tuple(pod_sets), "origin": ref, "job_uid": ""})
+    # named as the group, whatever the members' UIDs (known: `kueue_name` set by `manage._own_names`)
+    wl = first.workloads[0].model_copy(update={"name": name, "pod_sets": tuple(pod_sets), "origin": ref, "job_uid": "",
+                                               "kueue_name": None})
     # no member is running (above): a gated or unplaced member leaves the group pending work
     state = "pending" if serving or any(p.state == "pending" for p in pods) else "finished"
     # `Pod.Run` starts each gated member with the info of its role's pod set (found by name)

@@ -161,7 +161,7 @@ def child_jobs(f: Fields, o: Meta, job: Job, spec: Val | None) -> Job | None:
             unmodelled(f, o, f.field(pod_labels, QUEUE_LABEL), name, made.unsuspended.queue)
         one = made.workloads[0]
         workloads.extend(one.model_copy(update={
-            "name": workload_name("Job", "batch", f"{o.name}-{name}-{i}", ""), "origin": ref,
+            "name": workload_name("Job", "batch", f"{o.name}-{name}-{i}", ""), "origin": ref, "kueue_name": "",
             "part": f"Job {o.name}-{name}-{i}", "queue": made.queue or "", "pod_sets": tuple(
                 ps.model_copy(update={"origin": f"Job `{o.name}-{name}-{i}` of replicated job `{name}`"})
                 for ps in one.pod_sets)}) for i in range(replicas))

@@ -211,7 +211,8 @@ def _per_pod(pods: Job, job: Job, names: list[str]) -> Job:
     """`pods` (one plain pod's Workload) as the pods `names`, each with its own Workload, named as Kueue names it."""
     one, ref = pods.workloads[0], job.object
     return pods.model_copy(update={"workloads": tuple(one.model_copy(update={
-        "name": workload_name("Pod", "", name, ref.uid), "part": f"pod {name}", "queue": pods.queue})
+        "name": workload_name("Pod", "", name, ref.uid), "part": f"pod {name}", "queue": pods.queue,
+        "kueue_name": ""})  # a pod the leader StatefulSet makes: no UID yet
         for name in names)})
 
 

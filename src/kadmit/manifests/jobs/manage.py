@@ -373,9 +373,9 @@ def _unmodelled_deletions(workloads, gone: set[int], diags: Diagnostics | None,
 
 
 def _own_names(made: list[Workload], taken: set[str]) -> list[Workload]:
-    """A job's workload is named as the job is (`namespace/name`), Kueue's name kept as its alias;
-    where that name is not unique (an object with several workloads, two kinds sharing a name,
-    a Workload of the input with that name) it keeps Kueue's name."""
+    """A job's workload is named as the job is (`namespace/name`), Kueue's name kept as its alias (`kueue_name`; ""
+    where it hashes a UID the input lacks); where that name is not unique (an object with several workloads, two
+    kinds sharing a name, a Workload of the input with that name) it keeps the name made as Kueue's is."""
     per_object = Counter((w.origin.kind, w.namespace, w.origin.name) for w in made if w.origin)
     wanted = Counter((w.namespace, w.origin.name) for w in made if w.origin)
     out = []
@@ -384,9 +384,9 @@ def _own_names(made: list[Workload], taken: set[str]) -> list[Workload]:
         own = f"{w.namespace}/{o.name}" if o is not None else None
         if (o is not None and per_object[(o.kind, w.namespace, o.name)] == 1 and wanted[(w.namespace, o.name)] == 1
                 and own not in taken):
-            out.append(w.model_copy(update={"name": o.name, "kueue_name": w.name}))
+            out.append(w.model_copy(update={"name": o.name, "kueue_name": w.name if w.kueue_name is None else ""}))
         else:
-            out.append(w.model_copy(update={"kueue_name": w.name}))
+            out.append(w.model_copy(update={"kueue_name": w.name if w.kueue_name is None else ""}))
     return out
 
 

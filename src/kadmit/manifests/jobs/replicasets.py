@@ -95,4 +95,4 @@ def replacement(wl: Workload) -> Workload:
                     priority_class=wl.priority_class, priority_class_kind=wl.priority_class_kind, priority=wl.priority,
                     pod_sets=wl.requeue_pod_sets if wl.requeue_pod_sets is not None else wl.pod_sets,
                     inadmissible=wl.requeue_inadmissible, active=wl.active, duration_ms=wl.duration_ms,
-                    origin=wl.origin, span=wl.span)
+                    origin=wl.origin, span=wl.span, kueue_name="")  # the new pod's name and UID: the cluster's

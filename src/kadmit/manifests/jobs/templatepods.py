@@ -88,7 +88,7 @@ def template_pods(f: Fields, o: Meta, job: Job, template: Val, count: int,
     one = pod.workloads[0] if pod.workloads else None
     return pod.model_copy(update={**update, "workloads": () if one is None else tuple(
         one.model_copy(update={"name": workload_name("Pod", "", f"{ref.name}-{i}", ref.uid), "origin": ref,
-                               "part": f"pod {i}"}) for i in range(count))})
+                               "part": f"pod {i}", "kueue_name": ""}) for i in range(count))})  # a pod to be made
 
 
 def template_refusals(f: Fields, o: Meta, template: Val) -> tuple[Refusal, ...]:

@@ -67,9 +67,11 @@ type CheckState struct {
 	State string `json:"state"`
 }
 
-// Victim is a workload a decision's preemptions evicted.
+// Victim is a workload a decision's preemptions evicted: shown as kadmit shows it, and by Kueue's
+// namespace/name of its Workload (what `kubectl get workload` takes).
 type Victim struct {
 	Workload     string `json:"workload"`
+	Kueue        string `json:"kueue_workload"`
 	ClusterQueue string `json:"cluster_queue"`
 	Reason       string `json:"reason"`
 }
@@ -114,7 +116,7 @@ func Decisions(r *cluster.Result, owners Owners) []Decision {
 		k := e.Workload
 		preemptedBy[k] = by
 		reasonOf[k] = e.Preempted.Reason
-		v := Victim{Workload: names[k], ClusterQueue: string(e.From), Reason: e.Preempted.Reason}
+		v := Victim{Workload: names[k], Kueue: k.String(), ClusterQueue: string(e.From), Reason: e.Preempted.Reason}
 		if i, seen := listed[[2]types.NamespacedName{by, k}]; seen {
 			victims[by][i] = v // evicted by it again: as last evicted
 			continue
