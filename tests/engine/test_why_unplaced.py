@@ -36,3 +36,16 @@ def test_why_says_nothing_of_it_where_the_pod_set_is_on_one_tas_flavor(tmp_path:
     assert two in text
     (tmp_path / "one.yaml").write_text(text.replace(two, one), encoding="utf-8")
     assert not [r for r in _reasons("team/a", tmp_path / "one.yaml") if SAYS in r]
+
+
+def test_why_says_a_pod_set_is_admitted_with_fewer_pods_placed() -> None:
+    """Kueue admits a pod set whose topology assignment holds fewer pods than its count: whole slices only
+    (a count of 3 in slices of 2), or TASBalancedPlacement with slice layers (12 of 28, placement.balanced)."""
+    features = CASE.parent
+    (said,) = [r for r in _reasons("ns/w1", features / "tas-slices-a-count-the-size-does-not-divide.yaml")
+               if "of them in its topology assignment" in r]
+    assert said.startswith("pod set main is admitted with 3 pods, 2 of them in its topology assignment (whole slices of 2")
+    (said,) = [r for r in _reasons("ns/w", features / "feature-gate-tas-balanced-placement-on-multi-layer.yaml")
+               if "of them in its topology assignment" in r]
+    assert "admitted with 28 pods, 12 of them" in said and "Kueue's descent placed none there" in said
+    assert not [r for r in _reasons("team/c", CASE) if "of them in its topology assignment" in r]

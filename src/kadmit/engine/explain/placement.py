@@ -116,10 +116,12 @@ class _Case:
 
 def unplaced(session: Session, d: Decision) -> list[Reason]:
     """An admitted workload's pod sets that the engine left without nodes for being on more than one
-    topology-aware flavor (`NodePool.tas_flavors`): Kueue admits them on quota alone, as the decision shows."""
+    topology-aware flavor (`NodePool.tas_flavors`): Kueue admits them on quota alone, as the decision shows;
+    and those whose topology assignment holds fewer pods than their count, which Kueue admits so too."""
     assert d.assignment is not None
     placed = {p.request.pod_set for p in d.assignment.placement.pod_sets} if d.assignment.placement else set()
-    out = []
+    out = [_fewer(p) for p in (d.assignment.placement.pod_sets if d.assignment.placement else [])
+           if 0 <= sum(p.nodes.values()) < p.request.count]
     for ps in d.workload.pod_sets:
         tas = session.pool.tas_flavors(d.assignment.flavors.get(ps.name, {}))
         if len(tas) > 1 and ps.name not in placed:
@@ -128,6 +130,16 @@ def unplaced(session: Session, d: Decision) -> list[Reason]:
                                       f"one TAS flavor assigned: {', '.join(tas)}\" after the assignment was taken as "
                                       "Fit), so its pods take no node capacity in Kueue's topology-aware placement"))
     return out
+
+
+def _fewer(p: PodSetPlacement) -> Reason:
+    """A pod set Kueue admits with fewer pods in its topology assignment than its count: whole slices only, or
+    (TASBalancedPlacement and slice layers) a domain given more groups than its children hold (placement.balanced)."""
+    count, placed, size = p.request.count, sum(p.nodes.values()), p.request.request.slice_size
+    why = (f"whole slices of {size} pods only" if size and (size < 0 or count % size) else
+           "a domain of the placement held fewer pods than it was given, and Kueue's descent placed none there")
+    return Reason(KAD502, f"pod set {p.request.pod_set} is admitted with {count} pods, {placed} of them in its "
+                          f"topology assignment ({why}): Kueue admits it so, the other pods on no node")
 
 
 def explain_placement(session: Session, wl: Workload) -> PlacementExplanation | None:
