@@ -18,7 +18,7 @@ MAX_LINES = 600
 STAGES: list[tuple[str, tuple[str, ...]]] = [
     ("base", ("kadmit.source", "kadmit.diagnostics", "kadmit.budget", "kadmit.collector", "kadmit.quantity", "kadmit.durations", "kadmit.atomic", "kadmit.pyyaml",
               "kadmit.edits", "kadmit.kueuekeys", "kadmit.kueuelabels", "kadmit.kueueversion")),
-    ("model", ("kadmit.featuregates", "kadmit.modelbase", "kadmit.modelscheduling", "kadmit.modelrules", "kadmit.modelchecks", "kadmit.podresources", "kadmit.modeldra", "kadmit.model", "kadmit.index", "kadmit.identity", "kadmit.effective")),
+    ("model", ("kadmit.featuregates", "kadmit.modelbase", "kadmit.modelscheduling", "kadmit.modelconfig", "kadmit.modelrules", "kadmit.modelchecks", "kadmit.podresources", "kadmit.modeldra", "kadmit.model", "kadmit.index", "kadmit.identity", "kadmit.effective")),
     ("parse", ("kadmit.syntax", "kadmit.manifests")),
     ("live", ("kadmit.live",)),  # reading a cluster through kubectl: a snapshot text for the manifest front end
     ("validate", ("kadmit.validate",)),

@@ -336,6 +336,9 @@ def workload(out: Out, ix: ModelIndex, wl: Workload) -> str:
     if wl.priority_boost is not None:  # decides with the PriorityBoost gate on (index.priority)
         body += out.lack("workloads", f"`{wl.key}`'s priority-boost annotation", wl.span,
                          [f"kueue.x-k8s.io/priority-boost: {wl.priority_boost}"])
+    if wl.replaces:  # decides with the ElasticJobsViaWorkloadSlices gate on (engine.admission.slices)
+        body += out.lack("workloads", f"`{wl.key}`'s workload-slice-replacement-for annotation", wl.span,
+                         [f"kueue.x-k8s.io/workload-slice-replacement-for: {wl.replaces}"])
     if wl.preemption_gated:  # decides with the MultiKueueOrchestratedPreemption gate on (requeue.preemption_gated)
         body += out.lack("workloads", f"`{wl.key}`'s closed preemption gate", wl.span, ["spec.preemptionGates"])
     body += [pod_group(out, wl, ps) for ps in wl.pod_sets]

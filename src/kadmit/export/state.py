@@ -13,6 +13,7 @@ from kadmit.model import Node, NodeSelectorTerm, PodSet, TopologyRequest, Worklo
 from kadmit.quantity import format_quantity
 
 DURATION_ANNOTATION = "kadmit.dev/duration"  # read by kadmit's manifest reader and `simulate`
+REPLACEMENT_FOR = "kueue.x-k8s.io/workload-slice-replacement-for"  # workloadslicing.WorkloadSliceReplacementFor
 CONTAINER = "main"  # the one container a pod group's pods are written with
 
 
@@ -156,6 +157,8 @@ def workload(ix: ModelIndex, wl: Workload, diags: Diagnostics) -> dict:
         annotations[DURATION_ANNOTATION] = _duration(wl.duration_ms)
         diags.emit(KAD901, f"workload `{wl.key}`: its `duration` is written as the annotation "
                    f"`{DURATION_ANNOTATION}`, which only kadmit's `simulate` reads", wl.field_span("duration_ms"))
+    if wl.replaces:  # the admitted slice it replaces (ElasticJobsViaWorkloadSlices)
+        annotations[REPLACEMENT_FOR] = wl.replaces
     metadata = meta(wl.name, wl.namespace, annotations=annotations)
     metadata["creationTimestamp"] = timestamp(wl.created)
     spec: dict = {"queueName": wl.queue, "podSets": [pod_set(ix, wl, ps, diags) for ps in wl.pod_sets]}

@@ -74,7 +74,8 @@ def unmodelled_words(name: str) -> str:
 # Kueue's gates whose every value kadmit decides as Kueue does (SchedulerConfig.feature_gates): the scheduler's,
 # then the integrations' and webhooks' (Job start, which namespaces' jobs Kueue manages, Workload names)
 MODELLED = frozenset({"AdmissionFairSharing", "AdmissionGatedBy", "DRAExtendedResources",
-                      "DynamicResourceAllocation", "FairSharingPreemptWithinNominal", "FairSharingPrioritizeNonBorrowing",
+                      "DynamicResourceAllocation", "ElasticJobsViaWorkloadSlices",
+                      "FairSharingPreemptWithinNominal", "FairSharingPrioritizeNonBorrowing",
                       "FlavorFungibility",
                       "MultiKueue", "MultiKueueOrchestratedPreemption", "PartialAdmission", "PriorityBoost",
                       "PrioritySortingWithinCohort", "ReclaimablePods", "SchedulerTimestampPreemptionBuffer",

@@ -27,6 +27,8 @@ PRIORITY_REFS = {("kueue.x-k8s.io", "WorkloadPriorityClass"): "workload",
                  ("scheduling.k8s.io", "PriorityClass"): "pod"}
 PRIORITY_FIELD = {"v1beta1": "priorityClassName", "v1beta2": "priorityClassRef"}
 ADMISSION_GATED_BY = "kueue.x-k8s.io/admission-gated-by"  # constants.AdmissionGatedByAnnotation
+REPLACEMENT_FOR = "kueue.x-k8s.io/workload-slice-replacement-for"  # workloadslicing.WorkloadSliceReplacementFor
+ELASTIC_JOB = "kueue.x-k8s.io/elastic-job"  # workloadslicing.EnabledAnnotationKey
 TOPOLOGY_ANNOTATION = "kueue.x-k8s.io/podset-{}-topology"
 TOPOLOGY_MODES = ("required", "preferred", "unconstrained")  # also the keys of `topologyRequest`
 
@@ -581,7 +583,7 @@ def workload(f: Fields, o: Meta) -> Workload | None:
         evicted=evicted[0], origin=owner, shapes=shapes, **duration_annotation(f, o),
         uid=f.str(o.metadata, "uid") or "", job_uid=o.labels.get(JOB_UID_LABEL, ""),
         priority_boost=o.annotations.get("kueue.x-k8s.io/priority-boost"),
-        admission_gated_by=o.annotations.get(ADMISSION_GATED_BY, ""),
+        admission_gated_by=o.annotations.get(ADMISSION_GATED_BY, ""), replaces=o.annotations.get(REPLACEMENT_FOR, ""),
         preemption_gated=_preemption_gated(f, spec, status),
         check_states=states, admitted_condition=true.get("Admitted", False), span=f.span(o.node), **extra,
         deleting=coverage.workload_goes(o.metadata, owned=True),

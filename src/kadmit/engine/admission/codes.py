@@ -43,6 +43,11 @@ KAD522 = register("KAD522", "flavor skipped", "note",
 KAD523 = register("KAD523", "not admitted in this run", "error",
                   "The workload fits on its own, but the workloads admitted before it in Kueue's order "
                   "took what it needed, or flavors were assigned greedily pod set by pod set.")
+KAD528 = register("KAD528", "flavor other than the replaced slice's", "error",
+                  "With the ElasticJobsViaWorkloadSlices gate on, a Workload that replaces an admitted slice of its "
+                  "job (`kueue.x-k8s.io/workload-slice-replacement-for`) can take only the flavors its old slice "
+                  "was admitted with: Kueue's `could not assign … flavor since the original workload is "
+                  "assigned`.")
 KAD530 = register("KAD530", "topology doesn't fit", "error",
                   "Quota admits the pod set, but topology-aware scheduling finds no placement on the flavor's "
                   "nodes within its topology request: Kueue's `topology \"T\" allows to fit only F out of N pod(s)`.")

@@ -14,6 +14,7 @@ from kadmit.engine.compile.problem import (Problem, flavor_error, group_label_ke
                                            topology_mismatch, untolerated_taints)
 from kadmit.engine.compile.split import Fixed, Pins
 from kadmit.engine.placing.pool import WorkloadPlacement
+from kadmit.engine.admission import slices
 from kadmit.engine.preemption.candidates import Preemptor, Victim, buffer
 from kadmit.engine.preemption.search import NO_CANDIDATES, find_targets, may_preempt, oracle
 from kadmit.engine.preemption.snapshot import Snapshot
@@ -318,6 +319,10 @@ def assign_with_counts(session, loaded, wl: Workload, cq: ClusterQueue, numbers:
                     return done(None)
                 if others and not group_member_fits(session, cq, gi, fname, others):
                     reasons.append((fname,))
+                    continue
+                if session.slice_pins is not None and slices.mismatch(session.slice_pins, [names[i] for i in members],
+                                                                      group_res, fname):
+                    reasons.append((fname,))  # a replacement slice keeps its old slice's flavors
                     continue
                 fvs = [low(pvs[i].flavors[gi][at][1]) for i in members]
                 var_names = [pvs[i].flavors[gi][at][1].name for i in members]

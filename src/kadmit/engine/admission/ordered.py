@@ -44,6 +44,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from kadmit.engine.preemption.candidates import Victim
+from kadmit.engine.admission import slices
 from kadmit.engine.admission.requeue import PREEMPTION_GATED, preemption_gated, queued_again
 from kadmit.engine.admission import queueing
 from kadmit.engine.admission.asides import repeat_set_asides
@@ -345,7 +346,8 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                 continue
             if got is None or (got.mode == "Preempt" and not got.targets):
                 if got is not None and ix.cluster_queues[name].preemption.reclaim_within_cohort != "Any":
-                    hold(name, reserved(session, ix.cluster_queues[name], got), head.key, got)
+                    hold(name, reserved(session, ix.cluster_queues[name], slices.entry(session, head, got)), head.key,
+                         got)
                 if searches.requeued(head):
                     retrying = True
                     plain = False
@@ -355,9 +357,12 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                 changed |= queueing.set_aside(session, decisions, queues, set_aside, sticky, blocked, name, head, cycle,
                                               waits, equivalence)
                 continue
+            # Kueue's `fits` check: the entry's usage (a replacement slice's beyond its old slice's) with its targets
+            # (and its old slice) gone; what a cycle holds for it is the same usage
+            gone, usage = targeted | set(slices.gone(session, head)), slices.beyond(session, head, got.usage)
             if got.mode == "Fit" and got.needs:  # Fit by its pod sets' status, over quota in `needs`
-                with session.suspended(sorted(targeted)):
-                    ok = _quota_fits(session, name, got.usage)
+                with session.suspended(sorted(gone)):
+                    ok = _quota_fits(session, name, usage)
                 if not ok:  # Kueue's `fits`: "no longer fits after processing another workload"
                     searches.skipped(head.key, ("skipped", "no longer fits"))  # setSkipped: all flavors next time
                     decisions[head.key] = Decision(head, False, name, cycle=cycle, skipped=NO_LONGER_FITS)
@@ -367,8 +372,8 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                 if got.placement is not None:
                     # Kueue v0.17's fits(): the nomination's quota and its nodes as placed at the start
                     # of the cycle, against what this cycle took (its victims gone); nothing is re-placed
-                    with session.suspended(sorted(targeted)):
-                        ok = _quota_fits(session, name, got.usage) and session.pool.still_fits(got.placement)
+                    with session.suspended(sorted(gone)):
+                        ok = _quota_fits(session, name, usage) and session.pool.still_fits(got.placement)
                     if not ok:
                         searches.skipped(head.key, ("skipped", "no longer fits"))
                         decisions[head.key] = Decision(head, False, name, cycle=cycle, skipped=NO_LONGER_FITS)
@@ -376,8 +381,8 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                 elif root in touched or targeted:
                     # Kueue's fits(): the nominated usage against what is left once this cycle's
                     # targets are gone (the flavors are not assigned again)
-                    with session.suspended(sorted(targeted)):
-                        ok = _fits_available(session, name, got.usage)
+                    with session.suspended(sorted(gone)):
+                        ok = _fits_available(session, name, usage)
                     if not ok:
                         searches.skipped(head.key, ("skipped", "no longer fits"))
                         decisions[head.key] = Decision(head, False, name, cycle=cycle, skipped=NO_LONGER_FITS)
@@ -387,7 +392,10 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                     continue
                 touched.add(root)
                 searches.skipped(head.key, None)
+                freed = slices.admitted(session, head)  # the slice it replaces is finished
                 session.commit(head, now)
+                if freed:  # and the cycle's later `fits` checks count it gone once more, as Kueue's do
+                    hold(name, freed, head.key)
                 if now.placement is not None:  # the rest of the cycle sees its pods as Kueue's snapshot counts them
                     more = {ps: k - 1 for ps, k in session.pool.cycle_usage(now.placement, now.flavors).items()}
                     if any(k > 0 for k in more.values()):
@@ -406,15 +414,15 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                 changed = True
                 continue
             # needs preemption and has victims: they must free enough once this cycle's are gone
-            with session.suspended(sorted(targeted | {t.key for t in got.targets})):
-                ok = _quota_fits(session, name, got.usage) and (got.held is None or session.pool.still_fits(got.held))
+            with session.suspended(sorted(gone | {t.key for t in got.targets})):
+                ok = _quota_fits(session, name, usage) and (got.held is None or session.pool.still_fits(got.held))
             if not ok:
                 searches.skipped(head.key, ("skipped", "no longer fits"))
                 decisions[head.key] = Decision(head, False, name, cycle=cycle, skipped=NO_LONGER_FITS)
                 continue
             searches.skipped(head.key, ("preempting", len(got.targets)))  # preemptions issued: all flavors next time
             targeted.update(t.key for t in got.targets)
-            hold(name, got.usage, head.key, got)
+            hold(name, usage, head.key, got)
             changed |= evict(got.targets, head.key, name, cycle)
             decisions[head.key] = Decision(head, False, name, got, cycle=cycle,
                                            preempted=list(victims_of.get(head.key, [])),

@@ -6,10 +6,11 @@ from dataclasses import dataclass
 
 from kadmit.engine.admission.codes import (  # noqa: F401 (importable from here)
     KAD501, KAD502, KAD503, KAD504, KAD510, KAD511, KAD512, KAD513, KAD514, KAD515, KAD516, KAD517, KAD518,
-    KAD519, KAD520, KAD521, KAD522, KAD523, KAD530, KAD531, KAD532, KAD533, KAD534)
+    KAD519, KAD520, KAD521, KAD522, KAD523, KAD528, KAD530, KAD531, KAD532, KAD533, KAD534)
 from kadmit.engine.compile.problem import (flavor_error, group_label_keys, selector_conflicts, tas_only,
                                            topology_mismatch, untolerated_taints)
 from kadmit.engine.quota import Usage, node_id
+from kadmit.engine.admission import slices
 from kadmit.engine.admission.flavor_assignment import pod_set_units
 from kadmit.engine.admission.session import Session, SolverUnknown
 from kadmit.effective import DEACTIVATED, FAILED_CHECKS, failed_checks
@@ -109,6 +110,7 @@ def flavor_reasons(session: Session, wl: Workload, usage: Usage | None = None,
     covered = {r: gi for gi, g in reversed(list(enumerate(cq.resource_groups))) for r in g.covered_resources}
     out: list[Reason] = []
     assumed: dict[tuple[str, str], int] = {}
+    pins, old = slices.pins(session, wl), slices.old_requests(session, wl)  # a replacement slice's old slice's
     for unit in pod_set_units(wl, [ps.name for ps in wl.pod_sets]):
         # one pod set, or the pod sets of one group (podSetGroupName): Kueue searches a flavor for their summed
         # requests and gives each of them the group's status (assignFlavors, groupedRequests.InOrder)
@@ -149,11 +151,14 @@ def flavor_reasons(session: Session, wl: Workload, usage: Usage | None = None,
                 if why is not None:
                     reasons.append(why)
                     continue
+                if pins is not None and (why := slices.mismatch(pins, [m.name for m in members], group, fname)):
+                    reasons.append((KAD528, why))
+                    continue
                 mode = "fit"
                 for r in group:
                     fr = (fname, r)
                     before = assumed.get(fr, 0)
-                    val = before + requests[r]
+                    val = before + requests[r] - sum(old.get(m.name, {}).get(r, 0) for m in members)
                     cap = tree.available(cq_nid, fr, None) if tree.entry(cq_nid, fr).declared else 0
                     if val > cap:
                         reasons.append((KAD511, f"insufficient quota for {r} in flavor {fname}, previously "
@@ -265,12 +270,13 @@ def no_preemption_reasons(session: Session, wl: Workload) -> list[Reason]:
         nid = node_id(q, False)
         return nid in tree.nodes and any(session.usage.get(q, fr) > tree.subtree(nid, fr) for fr in got.needs)
     out = []
+    usage, old = slices.beyond(session, wl, got.usage), slices.gone(session, wl)  # a replacement slice's
     for fr in sorted(got.needs):
         flavor, res = fr
-        need = got.usage[fr] - max(0, tree.available(node_id(cq.name, False), fr, session.usage))
+        need = usage[fr] - max(0, tree.available(node_id(cq.name, False), fr, session.usage))
         eligible = []
         for c in in_tree:
-            if c.amounts.get(fr, 0) <= 0 or c.key == wl.key:
+            if c.amounts.get(fr, 0) <= 0 or c.key == wl.key or c.key in old:
                 continue
             same = c.cluster_queue == cq.name
             if same and satisfies_policy(pol.within_cluster_queue, p, c):

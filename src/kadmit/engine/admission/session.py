@@ -23,6 +23,7 @@ from kadmit.engine.compile.split import Fixed, Pins, QuotaPart
 from kadmit.engine.placing.pool import NodePool, PlacementFailure
 from kadmit.placement.tas import Profile
 from kadmit.engine.afs import AdmissionFairSharing
+from kadmit.engine.admission import slices
 from kadmit.engine.admission.flavor_assignment import Assignment, Tried, nominate
 from kadmit.engine.admission.shapes import ShapeCache
 from kadmit.engine.admission.situations import UNSEEN, Situations, Stamps, workload_facts
@@ -182,6 +183,7 @@ class Session:
         self.last_tried: dict[str, dict[str, dict[int, int]]] = {}
         self.tried_from: dict[str, dict[str, dict[int, int]] | None] = {}
         self.attempt: Tried | None = None
+        self.slice_pins: dict[str, dict[str, str]] | None = None  # a replacement slice's flavors (`slices.pinned`)
         self._tried: dict[tuple, Tried | None] = {}  # situation key -> what its nomination tried
         self.admitted_cycle: dict[str, int] = Stamps()  # workload admitted in this run -> its cycle (ordered mode)
         self.progress: Report | None = None  # told of every scheduling cycle started (`cycle_started`)
@@ -246,9 +248,10 @@ class Session:
         self.version = self._versions
 
     @contextmanager
-    def suspended(self, keys) -> Iterator[None]:
+    def suspended(self, keys, nodes: bool = True) -> Iterator[None]:
         """Questions asked inside see the admitted workloads `keys` gone (preemption targets chosen
-        earlier in a cycle); their usage and node placements come back after."""
+        earlier in a cycle); their usage and node placements come back after. Without `nodes`, their quota only:
+        their pods stay on their nodes."""
         saved = []
         order = dict(self.holders)  # insertion order is admission order: restored as it was
         version = self.version
@@ -259,8 +262,9 @@ class Session:
                 continue
             self.usage.add(h.cluster_queue, {fr: -v for fr, v in h.amounts.items()})
             self.situations.holder_changed(h.cluster_queue, key)
-            saved.append((h, self.pool.placed.get(key)))
-            self.pool.release(key)
+            saved.append((h, self.pool.placed.get(key) if nodes else None))
+            if nodes:
+                self.pool.release(key)
         try:
             yield
         finally:
@@ -468,6 +472,10 @@ class Session:
         return self._nominate(wl, preemption)[0]
 
     def _nominate(self, wl: Workload, preemption: bool) -> tuple[Assignment | None, Problem | None]:
+        old = slices.replaced(self, wl)
+        if old is not None:  # a workload slice: its old slice's quota out, its pods and flavors kept (`slices`)
+            with slices.pinned(self, wl), self.suspended([old.workload], nodes=False):
+                return nominate(self, wl, preemption)
         cq = self.index.cluster_queue_of(wl)
         key = self.situations.key(wl, cq, preemption) if cq is not None else None
         if key is not None:

@@ -163,8 +163,8 @@ class Situations:
     def key(self, wl: Workload, cq: ClusterQueue, preemption: bool) -> tuple | None:
         """What a nomination of `wl` in `cq` reads, or None when it can't be shared."""
         s = self.session
-        if s._tas or wl.key in s.last_tried:  # node state, or a search that starts past the first flavor
-            return None
+        if s._tas or wl.key in s.last_tried or wl.replaces:  # node state, a search that starts past the first
+            return None  # flavor, or a workload slice's (its old slice's flavors: `slices`)
         known = self._static.get(id(wl))
         if known is None or known[0] is not wl or known[1] is not cq:
             created = wl.created if cq.preemption.within_cluster_queue == "LowerOrNewerEqualPriority" else None

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Callable
 
+from kadmit.engine.admission import slices
 from kadmit.engine.admission.checks import mark_one
 from kadmit.engine.admission.codes import KAD504, KAD535, KAD536, KAD537, KAD538
 from kadmit.engine.admission.decisions import NO_LONGER_FITS
@@ -447,7 +448,8 @@ def explain_decision(session: Session, decisions: dict[str, Decision], key: str,
         # nothing kept it out then (another admission of that cycle took its room): the run's end state
         result = WhyResult(key, False, d, decision_reasons(session, d))
         _explain_waiting(session, decisions, d, result, ready)
-    if not result.blame and not result.unknown and result.placement is None and not d.refused:
+    if not result.blame and not result.unknown and result.placement is None and not d.refused \
+            and slices.replaced(session, d.workload) is None:  # (a slice's old flavors the blame does not model)
         result.reasons.append(_refused_by_fits(session, d) or Reason(
             KAD523, "with today's usage the workload fits on its own; it waited for workloads ahead of it in "
                     "Kueue's order"))

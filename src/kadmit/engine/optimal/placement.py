@@ -486,6 +486,12 @@ def unhonoured(model: Model, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
     for wl in sorted(model.workloads, key=lambda w: w.key):
         if wl.admitted:
             continue
+        if wl.replaces and enabled(cfg, "ElasticJobsViaWorkloadSlices"):
+            diags.emit(KAD527, f"optimal mode decides Workload `{wl.key}` as a workload of its own beside the admitted "
+                       f"slice `{wl.replaces}` it replaces (ElasticJobsViaWorkloadSlices): Kueue admits it in that "
+                       "slice's place, on its flavors, for the quota beyond it; its answer may differ from Kueue's",
+                       wl.span, help="decide in ordered mode (the default), which replaces the slice",
+                       about=about(wl))
         for ps in wl.pod_sets:
             t = ps.topology
             if t is not None and t.slice_level is not None:

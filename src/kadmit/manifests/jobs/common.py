@@ -19,7 +19,7 @@ from kadmit.manifests.kubenames import label_value_problem
 from kadmit.manifests.layers import build_error
 from kadmit.manifests.owners import controller_owner
 from kadmit.manifests.podspec import KEPT
-from kadmit.manifests.workloads import ADMISSION_GATED_BY, duration_annotation, template_maps, template_pod_set, template_shape
+from kadmit.manifests.workloads import ADMISSION_GATED_BY, ELASTIC_JOB, duration_annotation, template_maps, template_pod_set, template_shape
 from kadmit.manifests.yamltree import Val
 from kadmit.model import Job, ObjectRef, PodSet, Refusal, Shapes, Workload
 from kadmit.source import NO_SPANS
@@ -151,12 +151,19 @@ class Builder:
                         **duration_annotation(self.f, self.o),
                         # the reconciler's prepareWorkload copies it with the AdmissionGatedBy gate on (`effective.gated`)
                         admission_gated_by=self.o.annotations.get(ADMISSION_GATED_BY, ""),
+                        elastic=self._generation() if self.o.annotations.get(ELASTIC_JOB) == "true" else None,
                         span=self.f.span(self.o.node),
                         spans=self.f.spans({"name": self.o.metadata.v.get("name") or self.o.metadata.v.get("generateName"),
                                             "namespace": self.o.metadata.v.get("namespace"),
                                             "queue": label_node(self.f, self.o, QUEUE_LABEL),
                                             "priority_class": label_node(self.f, self.o, PRIORITY_LABEL),
                                             "created": self.f.field(self.o.metadata, "creationTimestamp")}))
+
+    def _generation(self) -> int:
+        """The job's metadata.generation (0 where unset, as the oracle's client leaves it): an elastic job's
+        Workloads are named with it (jobframework newWorkloadName, `slices.slice_name`)."""
+        g = self.o.metadata.v.get("generation") if self.o.metadata is not None else None
+        return g.v if g is not None and isinstance(g.v, int) and not isinstance(g.v, bool) else 0
 
     def _shape(self, ref: ObjectRef, ps: PodSet) -> tuple:
         """The pod set's `template_shape`; a built-in kind's being submitted with its containers as the API server

@@ -9,7 +9,7 @@ from collections import Counter
 from datetime import timedelta
 
 from kadmit.featuregates import enabled
-from kadmit.manifests.jobs import external
+from kadmit.manifests.jobs import external, slices
 from kadmit.manifests.jobs.settings import POD_PARENTS, POD_WEBHOOK_REFUSES, Integrations
 from kadmit.manifests.jobs.shortnames import short_names
 from kadmit.manifests.jobs.uids import shared_uids, shared_workload_uids
@@ -172,6 +172,7 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
                                                                  ("pod", "PriorityClass")) if b.kind == name}
     shared = shared_uids(model.jobs, diags)
     jobs, broken = join_pod_groups(model.jobs)
+    elastic = enabled(model.config, slices.GATE)
     if enabled(model.config, "ShortWorkloadNames"):  # every job's Workloads named as Kueue then names them
         jobs = [short_names(j) for j in jobs]
     skipped.extend(broken)
@@ -179,6 +180,8 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
         from kadmit.manifests.jobs.trainjob import with_runtime  # loaded only where a TrainJob is read
         jobs = [with_runtime(j, model.training_runtimes) if j.train is not None else j for j in jobs]
     jobs = whole_jobs(model.config, jobs)
+    if elastic:
+        jobs = [slices.named(j, enabled(model.config, "TopologyAwareScheduling")) for j in jobs]
     present = {(j.object.kind, j.object.namespace or "default", j.object.name): j for j in jobs}
     orphans: dict[tuple, list[Job]] = {}  # the pods whose controller's job decides them, not in the input
     for job in jobs:
@@ -249,8 +252,15 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
             continue  # a ReplicaSet's pod: the Workload its ReplicaSet's new pod gets (`replacement`) stands for it
         gone.update(going)
         kept = [i for i in found if i not in going] if found is not None else []
-        if kept and (step := in_step(job, workloads, kept, flavors, job.queue or DEFAULT_LOCAL_QUEUE,
-                                     diags, skipped, queued=assign)) is not None:
+        sliced = slices.ensure(job, workloads, kept, diags) if kept and elastic and job.workloads \
+            and job.workloads[0].elastic is not None else None
+        if sliced is not None:  # an elastic job's slices (the gate on): no out-of-step matching
+            kept, new_slice = sliced
+            if new_slice is not None:
+                remade.append(len(made))
+                made.append(new_slice.model_copy(update={"queue": job.queue or DEFAULT_LOCAL_QUEUE}))
+        elif kept and (step := in_step(job, workloads, kept, flavors, job.queue or DEFAULT_LOCAL_QUEUE,
+                                       diags, skipped, queued=assign)) is not None:
             kept, dropped, job = step  # out of step with the job: deleted, and made again below where none is kept
             gone.update(dropped)
             going = going + dropped if not kept else going
@@ -280,7 +290,8 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
         reason = _refused(job, settings, queues, diags)
         if reason is None:
             reason = _not_managed(job, settings, labels, queues)
-        if reason is None and job.state != "pending":
+        if reason is None and job.state != "pending" and not (job.state == "running" and not going and elastic
+                                                              and slices.sliced(job)):
             reason = ("it has finished" if job.state == "finished" else
                       (WORKLOAD_DELETED if workloads[going[0]].deleting else STOPPED).format(wl=workloads[going[0]].key)
                       if going else

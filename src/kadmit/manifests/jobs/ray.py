@@ -46,8 +46,8 @@ def _cluster(f: Fields, b: Builder, spec, what: str, path: str | None = None) ->
 
 def _cluster_refusals(f: Fields, spec, path: str, autoscaling: str) -> list[Refusal]:
     """Kueue's checks of a Ray cluster spec it manages (raycluster `ValidateCreate`, and the
-    RayCluster webhook's own), in its words: no in-tree autoscaling (workload slicing, an alpha
-    feature gate, is off), at most 7 worker groups, none named `head`."""
+    RayCluster webhook's own), in its words: no in-tree autoscaling (but for an elastic job with the
+    ElasticJobsViaWorkloadSlices gate on: `slices.named` lifts it), at most 7 worker groups, none named `head`."""
     out = []
     node = f.field(spec, "enableInTreeAutoscaling")
     if f.bool(spec, "enableInTreeAutoscaling", default=False):
@@ -64,6 +64,8 @@ def _cluster_refusals(f: Fields, spec, path: str, autoscaling: str) -> list[Refu
 
 
 SLICING = "a kueue managed job should only use autoscaling when workload slicing is enabled"
+AUTOSCALING = ("a kueue managed job can use autoscaling only when the ElasticJobsViaWorkloadSlices feature gate is on "
+               "and the job is an elastic job")
 
 
 def ray_job(f: Fields, o: Meta) -> Job:
@@ -122,8 +124,7 @@ def _refused(b: Builder, refusals: list[Refusal]) -> Job:
 def ray_cluster(f: Fields, o: Meta) -> Job:
     spec = f.map(o.node, "spec", required=True, what=f"RayCluster `{o.name}`")
     b = Builder(f, o, "ray.io/raycluster")
-    refusals = _cluster_refusals(f, spec, "spec", "a kueue managed job can use autoscaling only when the "
-                                 "ElasticJobsViaWorkloadSlices feature gate is on and the job is an elastic job")
+    refusals = _cluster_refusals(f, spec, "spec", AUTOSCALING)
     _cluster(f, b, spec, f"the spec of RayCluster `{o.name}`", "spec")
     started = f.str(f.map(o.node, "status"), "state") == "ready"
     job = b.job(state=run_state(started, False))

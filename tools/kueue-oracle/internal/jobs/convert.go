@@ -30,6 +30,7 @@ import (
 	schdcache "sigs.k8s.io/kueue/pkg/cache/scheduler"
 	"sigs.k8s.io/kueue/pkg/controller/jobframework"
 	podconstants "sigs.k8s.io/kueue/pkg/controller/jobs/pod/constants"
+	"sigs.k8s.io/kueue/pkg/workloadslicing"
 
 	"github.com/kadmit/kadmit/tools/kueue-oracle/internal/server"
 )
@@ -535,6 +536,9 @@ func (e *env) reconcileAll(ctx context.Context, reqs []*request) error {
 			_, r.err = r.ctrl.reconcile.Reconcile(ctrl.LoggerInto(ctx, log), r.req)
 			r.lines = lines()
 		}
+		if err := e.stampCreated(ctx); err != nil {
+			return err
+		}
 		now, err := workloadVersions(ctx, e.cl)
 		if err != nil {
 			return err
@@ -543,6 +547,33 @@ func (e *env) reconcileAll(ctx context.Context, reqs []*request) error {
 			break
 		}
 		prev = now
+	}
+	return nil
+}
+
+// stampCreated gives each Workload a reconciler created in the round just run the creationTimestamp the API
+// server stamps on create (the fake client leaves it zero): the clock's now, not before the input's latest object. Kueue's
+// reconcilers read it before collect stamps its own: an elastic job's workload slices are ordered by it
+// (workloadslicing.FindNotFinishedWorkloads), and a replacement slice left at zero would sort before the slice it
+// replaces and be finished as out of sync in its place.
+func (e *env) stampCreated(ctx context.Context) error {
+	var wls kueue.WorkloadList
+	if err := e.cl.List(ctx, &wls); err != nil {
+		return err
+	}
+	now := e.clk.Now().Truncate(time.Second)
+	if now.Before(e.latest) { // (convert's clock starts at a fixed date: the input's moment is its latest object)
+		now = e.latest
+	}
+	for i := range wls.Items {
+		wl := &wls.Items[i]
+		if !wl.CreationTimestamp.IsZero() {
+			continue
+		}
+		wl.CreationTimestamp = metav1.NewTime(now)
+		if err := e.cl.Update(server.Stamping(ctx), wl); err != nil {
+			return fmt.Errorf("workload %s/%s: %w", wl.Namespace, wl.Name, err)
+		}
 	}
 	return nil
 }
@@ -624,7 +655,9 @@ func (e *env) collect(ctx context.Context, items []*item, reqs []*request, befor
 		}
 		has[it.stands] = true
 		if uid, ok := before[key]; !ok || uid != wl.UID {
-			created = append(created, made{it, wl, e.replaces(it, now)})
+			// a workload slice replacing one of the job's (ElasticJobsViaWorkloadSlices) is made after the input's moment
+			_, slice := wl.Annotations[workloadslicing.WorkloadSliceReplacementFor]
+			created = append(created, made{it, wl, slice || e.replaces(it, now)})
 		}
 	}
 	sort.SliceStable(created, func(a, b int) bool {

@@ -1,0 +1,148 @@
+"""An elastic job's Workloads as Kueue's job reconciler keeps them with the ElasticJobsViaWorkloadSlices gate on
+(jobframework reconciler.go ensureWorkload -> workloadslicing.EnsureWorkloadSlices, before the out-of-step matching
+of `owned.in_step`, which it stands in for while the job's pod sets keep their names): a job annotated
+`kueue.x-k8s.io/elastic-job: "true"` scales by its pod counts alone. Its Workload not holding quota, or scaled down,
+takes the job's counts (an admitted one then books its admission at the new counts, as Kueue's cache counts it:
+totalRequestsFromAdmission); scaled up while its Workload holds quota, the job gets a new Workload, a slice naming
+the old one in `kueue.x-k8s.io/workload-slice-replacement-for` (prepareWorkloadSlice), which the scheduler admits in
+the old one's place (`engine.admission.slices`)."""
+
+from __future__ import annotations
+
+import hashlib
+
+from kadmit.diagnostics import Diagnostics, Subject
+from kadmit.manifests.codes import KAD175
+from kadmit.manifests.jobs.owned import _OWN_MATCHING  # kept as without the gate: a pod's, pod group's, prebuilt
+from kadmit.manifests.jobs.shortnames import HASH_LENGTH
+from kadmit.model import Job, Refusal, Workload
+
+GATE = "ElasticJobsViaWorkloadSlices"
+OUT_OF_SYNC = "OutOfSync: The workload slice is out of sync with its parent job"
+
+
+def slice_name(job: Job, wl: Workload) -> str:
+    """Kueue's newWorkloadName for a job with slicing on: GenerateWorkloadNameWithExtra, the job's generation the
+    extra (every slice of a job scaled gets a name of its own)."""
+    ref = job.object
+    base = wl.name[: -HASH_LENGTH - 1]
+    group = ref.api_version.rpartition("/")[0]
+    digest = hashlib.sha1("\n".join((ref.kind, group, ref.name, ref.uid or "", str(wl.elastic))).encode(
+        "utf-8", "surrogatepass")).hexdigest()
+    return f"{base}-{digest[:HASH_LENGTH]}"
+
+
+def sliced(job: Job) -> bool:
+    """Whether Kueue's reconciler takes `job` through workload slices (the caller checks the gate): annotated elastic,
+    a kind of the generic reconciler's own Workloads. Such a job running without a Workload is not stopped, and gets
+    one (handleJobWithNoWorkload waits for no active pods only where slicing is off)."""
+    return bool(job.workloads) and all(w.elastic is not None for w in job.workloads) and job.framework not in _OWN_MATCHING
+
+
+def named(job: Job, tas: bool) -> Job:
+    """An elastic job as Kueue takes it with the gate on: its Workloads named as Kueue names a slice
+    (`slice_name`), a Ray cluster's in-tree autoscaling no longer refused (the RayCluster webhook's
+    isAnElasticJob, raycluster.ValidateCreate's workloadslicing.Enabled), and a batch Job asking a required or
+    preferred topology for its pods refused, where the TopologyAwareScheduling gate (`tas`) is on (the Job webhook's
+    validateTopologyRequest, after ValidateTASPodSetRequest's own refusals, which leave the pod set no topology)."""
+    if not sliced(job):
+        return job
+    from kadmit.manifests.jobs.ray import AUTOSCALING, SLICING
+    refusals = tuple(r for r in job.refusals if not r.message.endswith((AUTOSCALING, SLICING)))
+    pod_sets = job.workloads[0].pod_sets
+    mode = pod_sets[0].topology.mode if pod_sets and pod_sets[0].topology is not None else None
+    if tas and job.framework == "batch/job" and mode in ("required", "preferred"):
+        refusals += (Refusal(message=f"spec.template.metadata.annotations.kueue.x-k8s.io/podset-{mode}-topology: "
+                                     f"Forbidden: {mode} topology is not supported with elastic jobs",
+                             span=pod_sets[0].topology.span or job.span),)
+    return job.model_copy(update={
+        "workloads": tuple(w.model_copy(update={"name": slice_name(job, w)}) for w in job.workloads),
+        "refusals": refusals})
+
+
+def counts(wl: Workload) -> dict[str, int]:
+    """workload.ExtractPodSetCountsFromWorkload: each pod set's spec count."""
+    return {ps.name: ps.count for ps in wl.pod_sets}
+
+
+def _fewer(a: dict[str, int], b: dict[str, int]) -> bool:
+    """PodSetsCounts.HasFewerReplicasThan: some pod set of `a` counts fewer than `b`'s."""
+    return any(n < b[name] for name, n in a.items() if name in b)
+
+
+def ensure(job: Job, workloads: list[Workload], kept: list[int],
+           diags: Diagnostics | None) -> tuple[list[int], Workload | None] | None:
+    """EnsureWorkloadSlices for an elastic job (the caller checks the gate and the annotation): which of its
+    Workloads (`kept`: places in `workloads`, none being deleted) stay the job's, updated in `workloads` where
+    Kueue updates or finishes them, and the new slice the job gets (its name, `replaces` set; the caller queues it
+    after the input's moment), or None. None as a whole where Kueue falls back to the out-of-step matching (the
+    pod sets' names differ) or the job is not one the reconciler reaches with it."""
+    if job.prebuilt is not None or job.deleting or job.state == "finished" or len(job.workloads) != 1 \
+            or job.framework in _OWN_MATCHING:
+        return None
+    want = counts(job.workloads[0])
+    # FindNotFinishedWorkloads: oldest first, a slice after the one it replaces where created alike
+    live = sorted((i for i in kept if not workloads[i].finished),
+                  key=lambda i: (workloads[i].created, bool(workloads[i].replaces)))
+    if len(live) == 1:
+        i = live[0]
+        wl = workloads[i]
+        have = counts(wl)
+        if have.keys() != want.keys():
+            return None
+        if have == want:
+            return live, None
+        if wl.admission is None or (_fewer(want, have) and not _fewer(have, want)):
+            workloads[i] = scaled(wl, want)
+            _note(diags, job, wl, f"Kueue's job reconciler sets the pod counts of Workload `{wl.key}` to its elastic "
+                  f"{job.object.kind} `{job.object.key}`'s ({_said(have, want)}): "
+                  + ("it holds no quota" if wl.admission is None else "scaled down, its admission is booked at the "
+                     "new counts"))
+            return live, None
+        new = job.workloads[0]
+        new = new.model_copy(update={"replaces": wl.key})
+        _note(diags, job, wl, f"elastic {job.object.kind} `{job.object.key}` is scaled up ({_said(have, want)}) while "
+              f"its Workload `{wl.key}` holds quota: Kueue's job reconciler makes it a new Workload slice "
+              f"`{new.key}` to replace it, queued after the input's; admitted, it takes the old slice's place")
+        return live, new
+    if len(live) != 2:
+        return live, None  # Kueue's reconciler fails (more than two slices) and changes nothing
+    old, new = workloads[live[0]], workloads[live[1]]
+    as_replacement = new.admission is not None and new.replaces == old.key
+    stay = list(live)
+    if old.admission is None or old.evicted or as_replacement:
+        workloads[live[0]] = old.model_copy(update={"finished": True, "finished_reason": OUT_OF_SYNC})
+        stay = [live[1]]
+    if counts(new).keys() != want.keys():
+        return None
+    if new.admission is not None and not as_replacement:
+        return stay, None  # an anomaly to Kueue (its reconciler fails): kept as read
+    if counts(new) != want:
+        workloads[live[1]] = scaled(new, want)
+    return stay, None
+
+
+def scaled(wl: Workload, want: dict[str, int]) -> Workload:
+    """workload.ApplyPodSetCounts: the pod sets at the job's counts; an admission holding more pods than a pod set
+    now counts is booked at its count (totalRequestsFromAdmission scales the recorded usage per pod)."""
+    pod_sets = tuple(ps.model_copy(update={"count": want.get(ps.name, ps.count)}) for ps in wl.pod_sets)
+    update: dict = {"pod_sets": pod_sets}
+    if wl.admission is not None:
+        booked = []
+        for a in wl.admission.pod_sets:
+            n = want.get(a.name, a.count)
+            if n < a.count and a.count > 0:
+                a = a.model_copy(update={"count": n, "usage": {r: q // a.count * n for r, q in a.usage.items()}})
+            booked.append(a)
+        update["admission"] = wl.admission.model_copy(update={"pod_sets": tuple(booked)})
+    return wl.model_copy(update=update)
+
+
+def _said(have: dict[str, int], want: dict[str, int]) -> str:
+    return ", ".join(f"pod set {name}: {have[name]} -> {n}" for name, n in want.items() if have.get(name) != n)
+
+
+def _note(diags: Diagnostics | None, job: Job, wl: Workload, message: str) -> None:
+    if diags is not None:
+        diags.emit(KAD175, message, wl.span, about=(Subject("Workload", wl.namespace, wl.name),
+                                                    Subject(job.object.kind, job.object.namespace, job.object.name)))
