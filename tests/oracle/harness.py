@@ -105,7 +105,7 @@ class Outcome:
     """What both tools decide of one workload: where it lands (or not), with what, and who
     preempted whom."""
 
-    admitted: bool  # holds quota (Kueue's QuotaReserved); `checks` says whether it is Admitted yet
+    admitted: bool  # holds quota (Kueue's QuotaReserved); `admitted_condition` says whether it is Admitted
     cluster_queue: str | None = None
     pod_sets: tuple = ()  # (name, count, ((resource, flavor), ...), ((node, pods), ...))
     preempted: tuple = ()  # the victims' names, sorted
@@ -113,6 +113,9 @@ class Outcome:
     checks: tuple = ()  # quota reserved: its admission checks, ((name, state), ...) by name
     # admitted, then finished by the end (Kueue's Finished condition's reason: FailedToStart), holding no quota
     finished: str | None = None
+    # quota reserved: Kueue's Admitted condition (every admission check Ready), each side's `admitted`, compared
+    # apart from the reservation: a workload holding quota whose checks are pending is not Admitted
+    admitted_condition: bool = False
 
     def text(self) -> str:
         if not self.admitted:
@@ -120,8 +123,12 @@ class Outcome:
         else:
             sets = "; ".join(f"{n} {c}x{dict(fl)}" + (f" on {dict(pl)}" if pl else "") for n, c, fl, pl in self.pod_sets)
             waiting = [n for n, st in self.checks if st != "Ready"]
-            s = (f"quota reserved in {self.cluster_queue}, waiting for admission checks {', '.join(waiting)}: {sets}"
-                 if waiting else f"admitted to {self.cluster_queue}: {sets}")
+            if self.admitted_condition:
+                s = f"admitted to {self.cluster_queue}" + (f" (admission checks not Ready: {', '.join(waiting)})"
+                                                           if waiting else "") + f": {sets}"
+            else:
+                s = f"quota reserved in {self.cluster_queue}, not Admitted" + (
+                    f", waiting for admission checks {', '.join(waiting)}" if waiting else "") + f": {sets}"
         if self.preempted:
             s += f", preempting {', '.join(self.preempted)}"
         if self.preempted_by:
@@ -143,7 +150,7 @@ def _outcome(d: dict, victims: list[str]) -> Outcome:
         return Outcome(False, preempted=tuple(sorted(victims)), preempted_by=d.get("preempted_by"))
     checks = tuple(sorted((c["name"], c["state"]) for c in d.get("admission_checks", [])))
     return Outcome(True, d["cluster_queue"], _pod_sets(d["pod_sets"]), tuple(sorted(victims)), checks=checks,
-                   finished=(d.get("finished") or {}).get("reason"))
+                   finished=(d.get("finished") or {}).get("reason"), admitted_condition=d["admitted"])
 
 
 @dataclass

@@ -64,7 +64,7 @@ def admit(model: Model, mode: ModeName = "ordered", limits: Limits | None = None
     if mode == "optimal":
         from kadmit.engine.optimal.solve import solve_optimal
         result = solve_optimal(model, result, time_budget=time_budget)
-    mark_checks(session.index, result.decisions)
+    mark_checks(session.index, result.decisions, session.pool)
     return result
 
 
@@ -209,7 +209,7 @@ def _why_ordered(model: Model, key: str, limits: Limits | None, tas_profile: Pro
                          unknown=True, solver=session.stats.as_dict())
     # a reservation behind admission checks waits for them, as admit marks it: the fixes' side effects
     # compare each workload's state with this run's (`replay.State.waiting`)
-    mark_checks(session.index, decisions.values())
+    mark_checks(session.index, decisions.values(), session.pool)
     target = session.index.workloads[key]
     if target.admission is not None and not target.finished and key not in decisions:
         waiting = held_waiting(session.index, target)

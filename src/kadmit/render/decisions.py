@@ -39,8 +39,8 @@ def admit_dict(result: AdmitResult, skipped=(), unmodelled: int = 0, refused_pod
             "workload": d.key,
             "object": object_dict(object_of(d.workload)),
             **kueue_dict(d.workload),
-            # Kueue's Admitted: quota reserved and every admission check Ready
-            "admitted": d.admitted and not d.waiting_checks,
+            # Kueue's Admitted: quota reserved, every admission check Ready, no topology assignment pending
+            "admitted": d.kueue_admitted,
             "quota_reserved": d.admitted,
             "admission_checks": [{"name": n, "state": st} for n, st in d.checks],
             "cluster_queue": d.cluster_queue if d.admitted else None,

@@ -38,7 +38,7 @@ def why_dict(result: WhyResult, workload=None, skipped=(), diagnostics=()) -> di
         **(kueue_dict(workload) if workload is not None else {"kueue_workload": None}),
         "pod_set_origins": {ps.name: ps.origin for ps in workload.pod_sets if ps.origin}
         if workload is not None else {},
-        "admitted": result.admitted and not (d is not None and d.waiting_checks),
+        "admitted": result.admitted and (d is None or d.kueue_admitted),
         "quota_reserved": result.admitted and result.gang is None,
         "admission_checks": [{"name": n, "state": st} for n, st in d.checks] if d is not None else [],
         "cluster_queue": d.cluster_queue if d else None,

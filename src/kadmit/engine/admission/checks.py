@@ -3,23 +3,35 @@ with checks is Admitted only once every check that applies to it is Ready (kadmi
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from kadmit.engine.admission.ordered import Decision
 from kadmit.index import ModelIndex
 from kadmit.model import Workload
 from kadmit.modelchecks import checks_for, states_on_reservation
 
+if TYPE_CHECKING:
+    from kadmit.engine.placing.pool import Pool
 
-def mark_checks(index: ModelIndex, decisions) -> None:
+
+def mark_checks(index: ModelIndex, decisions, pool: Pool | None = None) -> None:
     """Each decision that reserves quota in a queue with admission checks gets the checks that apply
-    to it and their states (`Decision.checks`)."""
+    to it and their states (`Decision.checks`), and, given the run's pool, whether a topology assignment
+    Kueue delayed for them is still to be made (`Decision.topology_pending`)."""
     for d in decisions:
-        mark_one(index, d)
+        mark_one(index, d, pool)
 
 
-def mark_one(index: ModelIndex, d: Decision) -> None:
+def mark_one(index: ModelIndex, d: Decision, pool: Pool | None = None) -> None:
     cq = index.cluster_queues.get(d.cluster_queue) if d.admitted and d.assignment is not None else None
     if cq is None or not cq.admission_checks:
         return
+    if pool is not None:
+        # Kueue's HasTopologyAssignmentsPending: a pod set whose placement it delayed for the checks
+        # (delayedTopologyRequest Pending) has none yet, its second pass still to come or failed
+        placed = {p.request.pod_set for p in d.assignment.placement.pod_sets} if d.assignment.placement else set()
+        d.topology_pending = any(r.pod_set not in placed for r in pool.requests(
+            d.workload, cq, d.assignment.counts, d.assignment.flavors, delayed_only=True))
     assigned = {fl for per in d.assignment.flavors.values() for fl in per.values()}
     d.checks = states_on_reservation(cq.admission_checks, index.queue_flavors(cq), assigned, d.workload.check_states)
     lq = index.local_queues.get(f"{d.workload.namespace}/{d.workload.queue}")

@@ -64,6 +64,9 @@ class Decision:
     # never tried: moved to its BestEffortFIFO queue's inadmissible list with this workload, found inadmissible
     # with the same scheduling hash (the SchedulingEquivalenceHashing gate: `equivalence`)
     equivalent_to: str | None = None
+    # quota reserved with a pod set's topology assignment delayed for its checks and not yet made (Kueue's
+    # HasTopologyAssignmentsPending: a second pass still to come or failed): not Admitted (`checks.mark_one`)
+    topology_pending: bool = False
 
     @property
     def preempting(self) -> bool:
@@ -74,6 +77,12 @@ class Decision:
     @property
     def waiting_checks(self) -> tuple[str, ...]:
         return tuple(name for name, state in self.checks if state != "Ready")
+
+    @property
+    def kueue_admitted(self) -> bool:
+        """Kueue's Admitted condition (workload.SyncAdmittedCondition): quota reserved, every admission check
+        Ready and no topology assignment pending."""
+        return self.admitted and not self.waiting_checks and not self.topology_pending
 
     @property
     def key(self) -> str:
