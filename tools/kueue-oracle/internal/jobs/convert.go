@@ -11,6 +11,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -287,6 +288,14 @@ func (e *env) submit(ctx context.Context, it *item) error {
 		return nil
 	}
 	it.framework = framework
+	// the API server validates a custom resource against its CRD on create (a stored one was so created)
+	if err := CheckCRD(ctx, it.u.DeepCopy()); err != nil {
+		if !apierrors.IsInvalid(err) {
+			return err
+		}
+		it.skip = err.Error()
+		return nil
+	}
 	obj, err := e.typed(it.u)
 	if err != nil {
 		it.skip = fmt.Sprintf("it cannot be read as Kueue's %s type: %v", gvkString(it.gvk), err)
@@ -378,7 +387,14 @@ func (e *env) deleting(ctx context.Context, obj client.Object) error {
 // reference creates an object jobs read (a training runtime), as the API server would; a
 // cluster-scoped one has no namespace.
 func (e *env) reference(ctx context.Context, it *item) error {
-	obj, err := e.typed(it.u)
+	err := CheckCRD(ctx, it.u.DeepCopy())
+	if err != nil && !apierrors.IsInvalid(err) {
+		return err
+	}
+	var obj client.Object
+	if err == nil {
+		obj, err = e.typed(it.u)
+	}
 	if err == nil {
 		err = e.cl.Create(ctx, obj)
 	}

@@ -1,4 +1,4 @@
-package objects
+package objects_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kadmit/kadmit/tools/kueue-oracle/internal/input"
+	"github.com/kadmit/kadmit/tools/kueue-oracle/internal/objects"
 	"github.com/kadmit/kadmit/tools/kueue-oracle/internal/jobs" // Kueue's integrations registered, as in the oracle
 )
 
@@ -24,18 +25,18 @@ func TestMain(m *testing.M) {
 		os.Stderr.WriteString("internal/objects tests: go list -m sigs.k8s.io/kueue gave no directory: " + err.Error() + "\n")
 		os.Exit(2)
 	}
-	KueueCRDs = os.DirFS(filepath.Join(dir, "config/components/crd/bases"))
+	objects.KueueCRDs = os.DirFS(filepath.Join(dir, "config/components/crd/bases"))
 	config, err := os.ReadFile(filepath.Join(dir, "config/components/manager/controller_manager_config.yaml"))
 	if err != nil {
 		os.Stderr.WriteString("internal/objects tests: " + err.Error() + "\n")
 		os.Exit(2)
 	}
-	KueueInstalledConfiguration = config
+	objects.KueueInstalledConfiguration = config
 	os.Exit(m.Run())
 }
 
 // read reads YAML documents as the oracle's admit does (jobs.IsJobKind: the job kinds go to Jobs).
-func read(t *testing.T, text string) *Input {
+func read(t *testing.T, text string) *objects.Input {
 	t.Helper()
 	file := filepath.Join(t.TempDir(), "input.yaml")
 	if err := os.WriteFile(file, []byte(text), 0o600); err != nil {
@@ -45,11 +46,11 @@ func read(t *testing.T, text string) *Input {
 	if len(problems) != 0 {
 		t.Fatalf("problems reading the test's YAML: %v", problems)
 	}
-	defaulter, err := KueueDefaulter()
+	defaulter, err := objects.KueueDefaulter()
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, err := (&Reader{Scheme: NewScheme(jobs.AddToScheme), Defaulter: defaulter,
+	in, err := (&objects.Reader{Scheme: objects.NewScheme(jobs.AddToScheme), Defaulter: defaulter,
 		IsJobKind: func(gvk schema.GroupVersionKind, _ *unstructured.Unstructured) bool { return jobs.IsJobKind(gvk) }}).Read(context.Background(), docs)
 	if err != nil {
 		t.Fatal(err)
@@ -58,7 +59,7 @@ func read(t *testing.T, text string) *Input {
 }
 
 // skipped is the reason each skipped object was refused, by name.
-func skipped(in *Input) map[string]string {
+func skipped(in *objects.Input) map[string]string {
 	out := map[string]string{}
 	for _, s := range in.Skipped {
 		out[s.Name] = s.Reason

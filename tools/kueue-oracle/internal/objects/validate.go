@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	apiextensions "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/model"
@@ -190,4 +191,49 @@ func toUnstructured(obj client.Object, gvk schema.GroupVersionKind) (*unstructur
 	u := &unstructured.Unstructured{Object: m}
 	u.SetGroupVersionKind(gvk)
 	return u, nil
+}
+
+// CRDCheck is what the API server's custom resource handler does with a create of one served version
+// of any CRD (the job kinds' and the training runtimes' CRDs: internal/jobs), as Defaulter.Write is
+// for Kueue's own kinds.
+type CRDCheck struct{ v *crdVersion }
+
+// NewCRDCheck builds the check of one served version of a CRD from its OpenAPI schema (namespaced: the
+// CRD's scope; status: the version has the status subresource). The validators are built on first use.
+func NewCRDCheck(gvk schema.GroupVersionKind, namespaced, status bool, props *apiextensionsv1.JSONSchemaProps) (*CRDCheck, error) {
+	var internal apiextensions.JSONSchemaProps
+	if err := apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(props, &internal, nil); err != nil {
+		return nil, err
+	}
+	s, err := structuralschema.NewStructural(&internal)
+	if err != nil {
+		return nil, err
+	}
+	return &CRDCheck{v: &crdVersion{kind: gvk, namespaced: namespaced, status: status, props: &internal, structural: s}}, nil
+}
+
+// Default fills the CRD's structural defaults (+kubebuilder:default) of obj in place.
+func (c *CRDCheck) Default(obj map[string]interface{}) {
+	structuraldefaulting.Default(obj, c.v.structural)
+}
+
+// Create decodes u as the handler does on create (non-nullable nulls dropped, the defaults: in place) and
+// validates it (customResourceStrategy.Validate: the OpenAPI schema, ObjectMeta, list types, the CEL
+// rules), without its status where the version has the status subresource (PrepareForCreate drops it).
+// The error is the API server's (`JobSet.jobset.x-k8s.io "name" is invalid: ...`).
+func (c *CRDCheck) Create(ctx context.Context, u *unstructured.Unstructured) error {
+	if err := c.v.build(); err != nil {
+		return fmt.Errorf("the CRD schema of %s: %w", c.v.kind, err)
+	}
+	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(u.Object, c.v.structural)
+	c.Default(u.Object)
+	checked := u
+	if c.v.status {
+		checked = u.DeepCopy()
+		unstructured.RemoveNestedField(checked.Object, "status")
+	}
+	if errs := c.v.create(ctx, checked); len(errs) > 0 {
+		return apierrors.NewInvalid(c.v.kind.GroupKind(), u.GetName(), errs)
+	}
+	return nil
 }
