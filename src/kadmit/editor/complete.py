@@ -25,7 +25,7 @@ _ROOT_FIELDS = {"workload": WORKLOAD_FIELDS, "namespace": NAMESPACE_FIELDS, "pod
 @dataclass(frozen=True)
 class Item:
     label: str
-    kind: str  # what it names: keyword, flavor, cohort, cluster_queue, local_queue, priority, topology, level, resource, value, field
+    kind: str  # what it names: keyword, flavor, cohort, cluster_queue, local_queue, priority, topology, level, resource, value, field, feature_gate
     detail: str = ""
 
 
@@ -59,6 +59,8 @@ def _names(snap: Snapshot, ctx: Context) -> list[Item]:
         return []
     inner = ctx.blocks[-1]
     checks = sorted(a.name for a in snap.model.admission_checks)
+    if inner[1:] == ("feature_gates",) and ctx.inside("scheduler", "="):
+        return _gates(field, value)
     if inner[:1] == ("=",):  # a map's keys (and, for admission checks, their values)
         if inner[1] in ("admission_checks", "checks") and field is None:
             return [Item(n, "admission_check") for n in checks]
@@ -113,6 +115,21 @@ def _names(snap: Snapshot, ctx: Context) -> list[Item]:
         return [Item(r, "resource") for r in ctx.blocks[-2][1:]]
     if not ctx.words:
         return _fields(ctx)
+    return []
+
+
+def _gates(field: str | None, value: tuple[str, ...]) -> list[Item]:
+    """In `feature_gates = { … }`: Kueue v0.17.0's gates (and AllAlpha, AllBeta) as keys, each with its stage,
+    default and what kadmit does with it (`manifests.gates.describe`); `true` and `false` as a gate's value."""
+    from kadmit.manifests import gates
+
+    if field is None:
+        return [Item(name, "feature_gate", ", ".join(gates.describe(name))) for name in sorted(gates.KUEUE)
+                ] + [Item(name, "feature_gate", gates.describe(name)[0]) for name in ("AllAlpha", "AllBeta")]
+    if not value:
+        default = field in gates.DEFAULT_ON
+        return [Item(str(not default).lower(), "value", "its other value"), Item(str(default).lower(), "value", "its default")
+                ] if field in gates.KUEUE else [Item("true", "value"), Item("false", "value")]
     return []
 
 

@@ -28,7 +28,7 @@ def hover(snap: Snapshot, file: str, line: int, column: int) -> Hover | None:
     if occ is not None:
         text = _describe(snap, occ.kind, occ.name)
         return Hover(text, occ.span) if text else None
-    return _quantity(snap, file, line, column)
+    return _gate(snap, file, line, column) or _quantity(snap, file, line, column)
 
 
 def _describe(snap: Snapshot, kind: str, name: str) -> str | None:
@@ -166,6 +166,26 @@ def _workload(snap: Snapshot, w) -> str:
         else:
             line = "decision: not decided (an error in its cohort tree: see the diagnostics)"
     return md.workload_md(w, cq.name if cq is not None else None, snap.index.priority(w), line)
+
+
+_GATE_KEY = re.compile(r'"?\b([A-Z][A-Za-z0-9]+)"?\s*[=:]')
+
+
+def _gate(snap: Snapshot, file: str, line: int, column: int) -> Hover | None:
+    """A feature gate named as a key (a `.kad` scheduler's `feature_gates`, a Configuration's `featureGates`): its
+    stage, default and what kadmit does with it (`manifests.gates.describe`)."""
+    text = snap.sources.line(file, line)
+    if text is None:
+        return None
+    for m in _GATE_KEY.finditer(text):
+        if m.start(1) < column <= m.end(1) + 1:
+            from kadmit.manifests import gates
+
+            lines = gates.describe(m.group(1))
+            return Hover(md.simple_md(f"feature gate `{m.group(1)}`", lines + [
+                "Kueue v0.17.0's gates: docs/KUEUE-DIFFERENCES.md §7"]), Span(file, line, m.start(1) + 1, line, m.end(1) + 1)) \
+                if lines else None
+    return None
 
 
 def _quantity(snap: Snapshot, file: str, line: int, column: int) -> Hover | None:

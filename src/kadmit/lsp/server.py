@@ -26,7 +26,8 @@ _KINDS = {"keyword": types.CompletionItemKind.Keyword, "flavor": types.Completio
           "topology": types.CompletionItemKind.Class, "level": types.CompletionItemKind.EnumMember,
           "resource": types.CompletionItemKind.Unit, "value": types.CompletionItemKind.EnumMember,
           "field": types.CompletionItemKind.Field, "admission_check": types.CompletionItemKind.Interface,
-          "check_config": types.CompletionItemKind.Module, "multikueue_cluster": types.CompletionItemKind.Module}
+          "check_config": types.CompletionItemKind.Module, "multikueue_cluster": types.CompletionItemKind.Module,
+          "feature_gate": types.CompletionItemKind.Property}
 
 
 class KadmitServer(LanguageServer):

@@ -9,7 +9,7 @@ library registers in it (k8s.io/apiserver v0.35 pkg/features), with component-ba
 
 from __future__ import annotations
 
-from kadmit.featuregates import ALPHA, BETA, DEFAULT_ON, KUEUE, LOCKED_ON, resolve  # noqa: F401
+from kadmit.featuregates import ALPHA, BETA, DEFAULT_ON, DEPRECATED, KUEUE, LOCKED_ON, resolve  # noqa: F401
 
 APISERVER = frozenset({
     "APIResponseCompression", "APIServerIdentity", "APIServerTracing", "APIServingWithRoutine",
@@ -130,3 +130,31 @@ def unmodelled_warning(name: str, written: dict[str, bool]) -> str | None:
         return (f"it sets {', '.join(changed)} to {str(written[name]).lower()}, which kadmit does not model "
                 "(it follows Kueue v0.17.0's default for them)") if changed else None
     return unmodelled_words(name) if unmodelled(name, written[name]) else None
+
+
+def describe(name: str) -> list[str]:
+    """What the editor says of gate `name` (completion's detail: the first line; hover: all): its stage and default
+    in Kueue v0.17.0, and what kadmit does with its other value (docs/KUEUE-DIFFERENCES.md §7 has each gate's row)."""
+    if name in ("AllAlpha", "AllBeta"):
+        stage = "alpha" if name == "AllAlpha" else "beta"
+        return [f"sets every {stage} gate not named to its value; off by default",
+                f"kadmit warns (KAD161) of each {stage} gate it turns that kadmit does not model"]
+    if name in APISERVER:
+        return ["the API server library's gate in Kueue's process", "it governs Kueue's servers only: no decision"]
+    if name not in KUEUE:
+        return []
+    default = "on" if name in DEFAULT_ON else "off"
+    stage = ("GA, locked on" if name in LOCKED_ON else "deprecated" if name in DEPRECATED
+             else "alpha" if name in ALPHA else "beta")
+    head = f"{stage}, {default} by default" if name not in LOCKED_ON else stage
+    if name in LOCKED_ON:
+        how = "`false` stops Kueue's manager (KAD157)"
+    elif name in MODELLED:
+        how = "modelled: kadmit decides as Kueue does at either value"
+    elif name in NO_DECISION:
+        how = f"no decision kadmit makes: {NO_DECISION[name]}"
+    elif name in RUN_TIME:
+        how = f"run time, not modelled (KAD161 at its other value): {RUN_TIME[name]}"
+    else:
+        how = "not modelled: kadmit warns at its other value (KAD161) and follows the default"
+    return [head, how]
