@@ -305,7 +305,8 @@ def counted(model: Model) -> Model:
     claims = (cfg is not None and cfg.dynamic_resource_allocation
               and any(ps.claim_templates or ps.claims for wl in model.workloads for ps in wl.pod_sets))
     extended = extended_classes(model)
-    if not claims and not extended and (cfg is None or not (cfg.exclude_resource_prefixes or cfg.transformations)):
+    if not claims and not extended and (cfg is None or not (cfg.exclude_resource_prefixes or cfg.transformations)) \
+            and not any(_fractional(ps.requests) for wl in model.workloads for ps in wl.pod_sets):
         return model
     cfg = cfg or SchedulerConfig()
     templates: dict[str, ClaimTemplate] = {}
@@ -358,7 +359,8 @@ def transform(requests: dict[str, int], by_input: dict[str, ResourceTransformati
     rounding a thousand times finer: a factor of `100u` times 15 units counts 2m). A negative factor
     gives a negative request, which Kueue counts as it is (its Configuration checks no sign)."""
     if not any(r in by_input for r in requests):
-        return requests
+        return {r: q if r == "cpu" else _units(q) * MILLI for r, q in requests.items()} if _fractional(requests) \
+            else requests
     retained: dict[str, int] = {}
     generated: dict[str, Fraction] = {}  # milli-units, exact
     for name, milli in requests.items():
@@ -378,6 +380,12 @@ def transform(requests: dict[str, int], by_input: dict[str, ResourceTransformati
         out[name] = out.get(name, 0) + amount
     return {r: _go_round(Fraction(q)) if r == "cpu" else _units(_go_round(Fraction(q))) * MILLI
             for r, q in sorted(out.items())}
+
+
+def _fractional(requests: dict[str, int]) -> bool:
+    """Whether one pod's requests hold a fraction of a unit of a resource other than cpu, which NewRequests counts
+    in whole units (`Value()`, rounded up: 500m of `example.com/gpu` in a Workload's template counts 1)."""
+    return any(q % MILLI for r, q in requests.items() if r != "cpu")
 
 
 def _go_round(milli: Fraction) -> int:

@@ -156,6 +156,20 @@ REFUSED = {
          "container limits of 4194304",
          'spec.resources.containers[0][hugepages-2Mi].limits: Invalid value: "4194304": must be less than or equal '
          "to pod limits of 2Mi")),
+    # an extended resource's quantity that is not whole, in a container (ValidateResourceQuantityValue), limits first;
+    # a Workload's or a custom resource's template is stored so (Kueue decides it: KAD256, a warning)
+    "job-gpu-fraction": (
+        job("job-gpu-fraction", "{}",
+            '[{name: c, image: busybox, resources: {requests: {example.com/gpu: 500m}, limits: {example.com/gpu: 500m}}}]'),
+        ('spec.template.spec.containers[0].resources.limits[example.com/gpu]: Invalid value: "500m": must be an integer',
+         'spec.template.spec.containers[0].resources.requests[example.com/gpu]: Invalid value: "500m": must be an '
+         "integer")),
+    "pod-gpu-fraction-in-an-init-container": (
+        pod("pod-gpu-fraction-in-an-init-container", "{}",
+            '[{name: c, image: busybox}]\n  initContainers: [{name: i, image: busybox, resources: {requests: '
+            '{example.com/gpu: "1.5"}, limits: {example.com/gpu: "1.5"}}}]'),
+        ('spec.initContainers[0].resources.limits[example.com/gpu]: Invalid value: "1500m": must be an integer',
+         'spec.initContainers[0].resources.requests[example.com/gpu]: Invalid value: "1500m": must be an integer')),
 }
 
 

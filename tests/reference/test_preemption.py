@@ -550,7 +550,9 @@ def preempting_models(draw):
         for r, v in left.items():
             used[(cq.name, (first.flavor, r))] = used.get((cq.name, (first.flavor, r)), 0) + v
         for i in range(2):
-            requests = {r: (v // 2 if i == 0 else v - v // 2) for r, v in left.items()}
+            # halves in milli-units of cpu, in whole units of the rest, which Kueue counts so (resources.NewRequests)
+            half = {r: v // 2 if r == "cpu" else v // 2000 * 1000 for r, v in left.items()}
+            requests = {r: (half[r] if i == 0 else v - half[r]) for r, v in left.items()}
             wl = workload(f"{cq.name}-fill{i}", queue=cq.name, ns="ns-a", priority=draw(st.integers(0, 3)),
                           minute=draw(st.integers(0, 30)))
             wl = wl.model_copy(update={"pod_sets": (wl.pod_sets[0].model_copy(update={"requests": requests}),)})

@@ -8,11 +8,12 @@ from dataclasses import dataclass, field
 from kadmit.manifests.codes import KAD157, KAD166
 from kadmit.manifests.fields import Fields
 from kadmit.manifests.jobs.refusals import dns_subdomain_errors, go_quote, qualified_name_errors
+from kadmit.manifests.podvalues import nothing_to_refuse, quantity_values, written_quantity
 from kadmit.manifests.yamltree import INT, Val
 from kadmit.model import NodeSelectorTerm, Requirement, Taint, Toleration
 from kadmit.modelscheduling import NODE_OPERATORS, label_key_errors, label_value_errors
 from kadmit.podresources import ContainerResources, PodResources, containers_total, first_formats
-from kadmit.quantity import go_format, quantity_string
+from kadmit.quantity import go_format
 
 TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
@@ -90,53 +91,6 @@ def _aggregate(pod: PodResources, limits_too: bool, key: str = "requests") -> di
     return containers_total(pod, key)
 
 
-def _nothing_to_refuse(f: Fields, spec: Val | None, pod: PodResources) -> bool:
-    """Whether `_api_refusals` has nothing to check in `spec`: it checks the pod's own `resources` (none
-    written) and hugepages-* quantities (none in any container, `pod` as `pod_requests` read them)."""
-    return f.field(spec, "resources") is None and not any(
-        r.startswith("hugepages-") for c in (*pod.containers, *pod.init_containers) for r in (*c.requests, *c.limits))
-
-
-def _hugepages_indivisible(res: str, qty: int) -> bool:
-    """Not Kubernetes' IsHugePageResourceValueDivisible: the page size of `hugepages-<size>` is not a
-    positive whole number of bytes, or the quantity (rounded up to bytes) is not a multiple of it."""
-    from kadmit.quantity import parse_quantity
-
-    try:
-        page = parse_quantity(res[len("hugepages-"):])
-    except ValueError:
-        return True
-    return page <= 0 or page % 1000 != 0 or -(-qty // 1000) % (page // 1000) != 0
-
-
-def _hugepages_values(f: Fields, spec: Val, api: str, refusals: list[str] | None = None) -> None:
-    """validateResourceQuantityHugePageValue on every container's and the pod's own hugepages-* (the words
-    to `refusals` where given: `_api_refusals`)."""
-    owners = [(f"{api}.{key}[{i}].resources", f.map(c, "resources"))  # ValidatePodSpec's order
-              for key in ("containers", "initContainers") for i, c in enumerate(f.maps(spec, key))]
-    for path, resources in [*owners, (f"{api}.resources", f.map(spec, "resources"))]:
-        for key in ("limits", "requests"):
-            values, nodes = f.resource_list(resources, key)
-            for res, qty in values.items():
-                if res.startswith("hugepages-") and _hugepages_indivisible(res, qty):
-                    text = written_quantity(qty, nodes[res])
-                    words = (f'{path}.{key}[{res}]: Invalid value: "{text}": {text} is not positive integer '
-                             f"multiple of {res}")
-                    if refusals is not None:
-                        refusals.append(words)
-                    else:
-                        f.invalid(KAD157, f"the API server refuses the object: `{words}`", nodes[res],
-                                  uses=(nodes[res],))
-
-
-def written_quantity(qty: int, node: Val | None, fmt: str = "DecimalSI") -> str:
-    """A quantity as the API server prints it (Quantity.String): in the format it was written in at `node`
-    (`2Gi`, `1G`; `1000M` is `1G`), else in `fmt` (a sum's: `podresources.first_formats`)."""
-    if node is not None and isinstance(node.v, (str, int, float)) and not isinstance(node.v, bool):
-        fmt = go_format(node.v)
-    return quantity_string(qty, fmt)
-
-
 def _overcommit_allowed(resource: str) -> bool:
     """Kubernetes' IsOvercommitAllowed: a native resource (no domain, or a kubernetes.io one) that is
     not hugepages; a request of any other must equal its limit."""
@@ -151,7 +105,7 @@ def _api_refusals(f: Fields, spec: Val, api: str, aggregate: dict[str, int], pod
     extended one: other than its limit, or without one), hugepages without cpu or memory, a request
     below the containers' aggregate requests, a hugepages limit below their aggregate limits, a
     container's limit above it; and a hugepages quantity that is no multiple of its page size, there
-    or in a container. A Pod's (`pod`) requests are checked as the API server defaulted them
+    or in a container, and a container's extended resource that is not whole (`podvalues.quantity_values`). A Pod's (`pod`) requests are checked as the API server defaulted them
     (`_default_pod_level`). Each an error (KAD157) in the API server's words, all of them as it lists
     them: the object is refused. With `refusals` (a custom resource's template, which the API server stores
     unvalidated: `template_refusals`) the words go there instead (KAD199). Quantities are printed as
@@ -159,7 +113,7 @@ def _api_refusals(f: Fields, spec: Val, api: str, aggregate: dict[str, int], pod
     `read`'s containers (then init containers), which are the spec's as `pod_requests` read them."""
     # quantities already reported bad (KAD158, read as 0) are not checked again
     bad = {id(e.at) for e in (f.collected or []) if getattr(e, "at", None) is not None}
-    _hugepages_values(f, spec, api, refusals)
+    quantity_values(f, spec, api, refusals)
     resources = f.map(spec, "resources")
     if resources is None:
         return
@@ -294,7 +248,7 @@ def pod_requests(f: Fields, spec: Val, *, pod: bool = False, api: str | None = N
                 nodes[res] = init_nodes[res]
     pod_level, pod_nodes = f.resource_list(f.map(spec, "resources"), "requests")
     read = PodResources(tuple(containers), tuple(init_containers))
-    if api is not None and not _nothing_to_refuse(f, spec, read):
+    if api is not None and not nothing_to_refuse(f, spec, read):
         _api_refusals(f, spec, api, _aggregate(read, pod), pod, read)
     if pod:
         _default_pod_level(f, spec, reqs, pod_level, pod_nodes)
@@ -418,7 +372,7 @@ def template_refusals(f: Fields, spec: Val | None, made: str, read: PodResources
     refused. `read`: the template's containers and init containers as `pod_requests` read them (`PodRequests.pod`),
     whose formats an aggregate is printed in."""
     chain = ((made, "spec.template.spec", False),) if made in TEMPLATE_HOLDERS else ()
-    checked = not _nothing_to_refuse(f, spec, read)
+    checked = not nothing_to_refuse(f, spec, read)
     for kind, path, pod in (*chain, ("Pod", "spec", True)):
         words: list[str] = list(job_words) if kind == "Job" else []
         if checked:

@@ -216,10 +216,13 @@ NEGATIVE_REQUEST = register(
     "KAD255", "negative request", "error",
     "A pod set requests a negative quantity of a resource.")
 FRACTIONAL_REQUEST = register(
-    "KAD256", "fractional request of a countable resource", "error",
-    "A pod set requests a fraction of an extended resource (such as `500m` of `nvidia.com/gpu`). "
-    "Kubernetes requires extended-resource requests to be whole numbers.",
-    "Kubernetes pod validation: extended resource quantities must be integers")
+    "KAD256", "fractional request of a countable resource", "warning",
+    "A workload's pod set (a Workload's, a custom resource's template, a `.kad` workload) requests a fraction of an "
+    "extended resource (such as `500m` of `nvidia.com/gpu`). The API server stores such a template, and Kueue "
+    "decides it: it counts whole units of each pod's request (500m counts 1), or, with DRAExtendedResources and "
+    "DynamicResourceAllocation on and a DeviceClass naming the resource, makes the workload inadmissible. The API "
+    "server refuses every pod made of it (a Pod's or a built-in job's template is refused itself: KAD157).",
+    "Kubernetes pod validation: extended resource quantities must be integers; Kueue: resources.NewRequests")
 RESERVED_POD_REQUEST = register(
     "KAD257", "`pods` requested by a pod set", "error",
     "`pods` is counted by Kueue itself (one per pod); a pod set may not request it.",

@@ -63,7 +63,9 @@ def check_workload(wl: Workload, diags: Diagnostics) -> None:
             elif is_countable(res) and qty % MILLI:
                 whole = -(-qty // MILLI)
                 diags.emit(FRACTIONAL_REQUEST, f"{what} requests {format_quantity(qty, res)} of `{res}`, "
-                           f"not a whole number", rat, help=f"request whole units, e.g. `{whole}`", about=about(wl))
+                           f"not a whole number: Kueue counts {whole} a pod (whole units), unless DRAExtendedResources "
+                           "makes it inadmissible, and the API server refuses every pod made of it (must be an integer)",
+                           rat, help=f"request whole units, e.g. `{whole}`", about=about(wl))
     if len(with_min) > 1:
         names = ", ".join(f"`{wl.pod_sets[i].name}`" for i in with_min)
         later = wl.pod_sets[with_min[1]]

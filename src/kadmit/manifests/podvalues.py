@@ -1,0 +1,74 @@
+"""The API server's checks of each quantity of a pod spec's resources (k8s.io/kubernetes pkg/apis/core/validation,
+ValidateContainerResourceRequirements and validatePodResources of Kubernetes v1.35): an extended resource's
+quantity a whole number (ValidateResourceQuantityValue: "must be an integer"), a hugepages-* quantity a multiple
+of its page size (validateResourceQuantityHugePageValue). A Pod's or a built-in job kind's template is refused for
+them (KAD157, `podspec.pod_requests`); a custom resource's template, stored unchecked, has the words listed for the
+objects made of it (`podspec.template_refusals`, KAD199). A Workload's template is stored as written, and Kueue
+decides it (`kadmit.effective` counts whole units as Kueue's NewRequests does)."""
+
+from __future__ import annotations
+
+from kadmit.manifests.codes import KAD157
+from kadmit.manifests.fields import Fields
+from kadmit.manifests.yamltree import Val
+from kadmit.podresources import PodResources
+from kadmit.quantity import MILLI, go_format, quantity_string
+
+
+def written_quantity(qty: int, node: Val | None, fmt: str = "DecimalSI") -> str:
+    """A quantity as the API server prints it (Quantity.String): in the format it was written in at `node`
+    (`2Gi`, `1G`; `1000M` is `1G`), else in `fmt` (a sum's: `podresources.first_formats`)."""
+    if node is not None and isinstance(node.v, (str, int, float)) and not isinstance(node.v, bool):
+        fmt = go_format(node.v)
+    return quantity_string(qty, fmt)
+
+
+def extended(res: str) -> bool:
+    """Kubernetes' IsExtendedResourceName, an integer resource (IsIntegerResourceName): a name with a domain that
+    is not a native one (`kubernetes.io/`), nor a quota's `requests.` name."""
+    return "/" in res and "kubernetes.io/" not in res and not res.startswith("requests.")
+
+
+def nothing_to_refuse(f: Fields, spec: Val | None, pod: PodResources) -> bool:
+    """Whether `podspec._api_refusals` has nothing to check in `spec`: it checks the pod's own `resources` (none
+    written), hugepages-* quantities and extended resources' that are not whole (none in any container, `pod` as
+    `pod_requests` read them)."""
+    return f.field(spec, "resources") is None and not any(
+        r.startswith("hugepages-") or (extended(r) and q % MILLI)
+        for c in (*pod.containers, *pod.init_containers) for values in (c.requests, c.limits) for r, q in values.items())
+
+
+def _hugepages_indivisible(res: str, qty: int) -> bool:
+    """Not Kubernetes' IsHugePageResourceValueDivisible: the page size of `hugepages-<size>` is not a
+    positive whole number of bytes, or the quantity (rounded up to bytes) is not a multiple of it."""
+    from kadmit.quantity import parse_quantity
+
+    try:
+        page = parse_quantity(res[len("hugepages-"):])
+    except ValueError:
+        return True
+    return page <= 0 or page % 1000 != 0 or -(-qty // 1000) % (page // 1000) != 0
+
+
+def quantity_values(f: Fields, spec: Val, api: str, refusals: list[str] | None = None) -> None:
+    """ValidateResourceQuantityValue's "must be an integer" on every container's extended resources, and
+    validateResourceQuantityHugePageValue on their and the pod's own hugepages-* (the words to `refusals` where
+    given: `podspec._api_refusals`)."""
+    owners = [(f"{api}.{key}[{i}].resources", f.map(c, "resources"))  # ValidatePodSpec's order
+              for key in ("containers", "initContainers") for i, c in enumerate(f.maps(spec, key))]
+    for path, resources in [*owners, (f"{api}.resources", f.map(spec, "resources"))]:
+        for key in ("limits", "requests"):
+            values, nodes = f.resource_list(resources, key)
+            for res, qty in values.items():
+                text = written_quantity(qty, nodes[res])
+                if extended(res) and qty % MILLI:
+                    words = f'{path}.{key}[{res}]: Invalid value: "{text}": must be an integer'
+                elif res.startswith("hugepages-") and _hugepages_indivisible(res, qty):
+                    words = (f'{path}.{key}[{res}]: Invalid value: "{text}": {text} is not positive integer '
+                             f"multiple of {res}")
+                else:
+                    continue
+                if refusals is not None:
+                    refusals.append(words)
+                else:
+                    f.invalid(KAD157, f"the API server refuses the object: `{words}`", nodes[res], uses=(nodes[res],))
