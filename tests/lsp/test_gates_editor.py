@@ -62,7 +62,7 @@ def test_hover_over_a_gate(tmp_path: Path) -> None:
     assert shown is not None and "**feature gate `PartialAdmission`**" in shown.markdown
     assert "beta, on by default" in shown.markdown and "modelled" in shown.markdown
     config = (tmp_path / "config.yaml").read_text()
-    yaml = hover(snap, str(tmp_path / "config.yaml"), *at(config, "SchedulingEquivalenceHashing", shift=5))
-    assert yaml is not None and "not modelled: kadmit warns at its other value (KAD161)" in yaml.markdown
-    assert (yaml.span.line, yaml.span.column) == (3, config.splitlines()[2].index("Sched") + 1)
+    yaml = hover(snap, str(tmp_path / "config.yaml"), *at(config, "TASFailedNodeReplacement", shift=5))
+    assert yaml is not None and "run time, not modelled (KAD161 at its other value)" in yaml.markdown
+    assert (yaml.span.line, yaml.span.column) == (3, config.splitlines()[2].index("TASFailed") + 1)
     assert hover(snap, str(tmp_path / "config.yaml"), *at(config, "Configuration", shift=2)) is None
