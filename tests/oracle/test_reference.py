@@ -89,6 +89,7 @@ def test_the_reference_decides_as_kueue_within_its_scope(kueue_oracle):
         for w in model.workloads:
             if w.origin is not None:
                 made.setdefault((w.origin.kind, w.origin.namespace or "default", w.origin.name), []).append(w.key)
+        shown = {d["workload"]: obj(d) for d in decisions}
         by_object: dict[tuple, list[dict]] = {}
         for d in decisions:
             by_object.setdefault(obj(d), []).append(d)
@@ -112,7 +113,8 @@ def test_the_reference_decides_as_kueue_within_its_scope(kueue_oracle):
                 if d["quota_reserved"]:
                     differ.append(f"{name}: {d['workload']}: Kueue admits it, the reference has no decision")
                 continue
-            kueue = (*kueue_of(d), sorted(v["workload"] for v in d["preempted"]))
+            # a victim as the reference names it: a job's Workload of the input by its own name (the oracle's by the job)
+            kueue = (*kueue_of(d), sorted(of_object.get(shown.get(v["workload"]), v["workload"]) for v in d["preempted"]))
             mine = (*mine_of(r), sorted(t.key for t in r.preempted))
             if kueue != mine:
                 differ.append(f"{name}: {d['workload']}: Kueue {kueue}, reference {mine}")
