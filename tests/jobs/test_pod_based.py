@@ -465,3 +465,22 @@ def test_an_object_making_more_workloads_than_kadmit_reads_is_refused_at_replica
     past = workspace.load(write(tmp_path, setup__yaml=SETUP, lws__yaml=groups.replace("replicas: 2", "replicas: 4")))
     assert [d.code for d in past.diagnostics if d.severity.value == "error"] == ["KAD003"]
     assert "kadmit reads at most 3 from one object" in str(past.diagnostics) and past.model.workloads == ()
+
+
+def test_a_managed_label_other_than_true_is_refused_where_kueue_does_not_manage_the_pod(tmp_path):
+    """Kueue's pod webhook refuses `kueue.x-k8s.io/managed` of any value but `true` (validateManagedLabel), which its
+    Default writes on a pod it gates: a pod naming no queue keeps the value and is refused (KAD170, Kueue's words);
+    one naming a queue is Kueue's (tests/oracle/jobs/refusals.yaml compares both with the oracle)."""
+    from kadmit.workspace import load
+
+    def one(name: str, labels: str) -> str:
+        return (f"apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, labels: {{{labels}}}}}\n"
+                "spec: {containers: [{name: c, image: x, resources: {requests: {cpu: '1'}}}]}\n---\n")
+    text = one("bare", "kueue.x-k8s.io/managed: 'no'") + one("queued", "kueue.x-k8s.io/managed: 'false', "
+                                                             "kueue.x-k8s.io/queue-name: user-queue")
+    ws = load(write(tmp_path, setup__yaml=SETUP, pods__yaml=text))
+    words = "metadata.labels[kueue.x-k8s.io/managed]: Forbidden: managed label value can only be 'true'"
+    assert [(d.code, d.message) for d in ws.diagnostics if d.code == "KAD170"] == [
+        ("KAD170", f"Kueue's webhook refuses Pod `bare`: {words}")]
+    assert [s.reason for s in ws.model.skipped if s.object.name == "bare"] == [f"Kueue's webhook refuses it: {words}"]
+    assert [w.origin.name for w in ws.model.workloads] == ["queued"]

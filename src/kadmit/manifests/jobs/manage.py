@@ -10,7 +10,7 @@ from datetime import timedelta
 
 from kadmit.featuregates import enabled
 from kadmit.manifests.jobs import external, slices
-from kadmit.manifests.jobs.settings import POD_PARENTS, POD_WEBHOOK_REFUSES, Integrations
+from kadmit.manifests.jobs.settings import MANAGED_PATH, POD_PARENTS, POD_WEBHOOK_REFUSES, Integrations
 from kadmit.manifests.jobs.shortnames import short_names
 from kadmit.manifests.jobs.uids import shared_uids, shared_workload_uids
 from kadmit.manifests.jobs.groups import GROUP_NAME as POD_GROUP, join_pod_groups, prebuilt_group
@@ -454,7 +454,9 @@ def _refused(job: Job, s: Integrations, queues: set[str], diags: Diagnostics | N
     ns = job.object.namespace or "default"
     managed = bool(job.queue) or f"{ns}/{DEFAULT_LOCAL_QUEUE}" in queues or s.manage_without_queue_name
     # already in the cluster (not submitted): its webhook ran when it was created, not now
+    # (a pod's managed label: only where Kueue's pod webhook, not managing it, left it as written: pods.py)
     refusals = [r for r in job.refusals if not r.pods and (managed or not r.managed_only)
+                and not (managed and r.message.startswith(MANAGED_PATH))
                 and r.multi_layer in (None, s.multi_layer)] if job.framework in s.frameworks and job.submitted else []
     pods = not refusals and s.pod_webhook
     if pods:  # the template's queue name is not its pods' where Kueue's Deployment webhook writes its own over it

@@ -11,6 +11,7 @@ from kadmit.manifests.jobs.common import (DEFAULT_POD_SET, PREBUILT_LABEL, QUEUE
 from kadmit.manifests.jobs.refusals import go_atoi, go_quote
 from kadmit.manifests.jobs.rolehash import role_hash
 from kadmit.manifests.jobs.replicasets import SUSPENDED_BY_PARENT, plain_pod
+from kadmit.manifests.jobs.settings import MANAGED_PATH
 from kadmit.manifests.owners import controller_owner
 from kadmit.model import Job, Refusal
 
@@ -63,10 +64,10 @@ def pod_job(f: Fields, o: Meta) -> Job | None:
             "UID, its status and Kueue's labels), or its Deployment"))
     b.template(DEFAULT_POD_SET, 1, o.node, o.node, origin=f"pod `{o.name}`", pod=True)
     total = None
-    # the pod webhook's validateCommon, in its order: the group's metadata, the topology annotations (`b.template`'s),
-    # the prebuilt Workload's name (its managed-label check is not modelled: its Default sets the label where it gates)
+    # the pod webhook's validateCommon, in its order: the managed label, the group's metadata, the topology
+    # annotations (`b.template`'s), the prebuilt Workload's name
     first = [r for r in (_group_total_refusal(f, o) if group else _total_alone_refusal(f, o),) if r is not None]
-    b.refusals[:0] = first
+    b.refusals[:0] = [r for r in (_managed_refusal(f, o),) if r is not None] + first
     if group:
         refusals = [r for r in (_prebuilt_refusal(f, o),) if r is not None]
         if refusals or first:  # Kueue's webhook refuses the pod: it is no member of its group
@@ -106,6 +107,17 @@ def pod_job(f: Fields, o: Meta) -> Job | None:
         "succeeded": phase == "Succeeded", "parent_marked": bool(o.annotations.get(SUSPENDED_BY_PARENT)),
         # `getRoleHash`: the role-hash annotation, else the hash Kueue's webhook gives the pod
         "role": o.annotations[ROLE_HASH] if ROLE_HASH in o.annotations else role_hash(spec) if group else None})
+
+
+def _managed_refusal(f: Fields, o: Meta) -> Refusal | None:
+    """What the pod webhook (`validateManagedLabel`) refuses: a `kueue.x-k8s.io/managed` label of any value but
+    `true`, where its Default left it so. Default sets `true` on a pod it gates (a queue name, the namespace's
+    LocalQueue `default`, `manageJobsWithoutQueueName`), so only a pod Kueue does not manage is refused
+    (`manage._refused` drops it for the others, by its MANAGED_PATH)."""
+    if MANAGED not in o.labels or o.labels[MANAGED] == "true":
+        return None
+    return Refusal(message=f"{MANAGED_PATH}: Forbidden: managed label value can only be 'true'", managed_only=False,
+                   span=f.span(f.field(f.map(o.metadata, "labels"), MANAGED) or o.node))
 
 
 def _prebuilt_refusal(f: Fields, o: Meta) -> Refusal | None:

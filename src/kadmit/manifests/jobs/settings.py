@@ -13,6 +13,8 @@ POD_PARENTS = ("deployment", "statefulset", "leaderworkerset.x-k8s.io/leaderwork
 # where its pod webhook (see `Integrations.pod_webhook`) refuses the pods a job's controller makes (`Refusal.pods`):
 # the oracle's words for the job, and `manage._refused`'s
 POD_WEBHOOK_REFUSES = "Kueue's pod webhook refuses its pods: "
+# the field of a pod's `kueue.x-k8s.io/managed` label, as Kueue's pod webhook refuses its value (`pods._managed_refusal`)
+MANAGED_PATH = "metadata.labels[kueue.x-k8s.io/managed]"
 
 
 @dataclass(frozen=True)
