@@ -6,7 +6,7 @@ from datetime import timedelta
 from fractions import Fraction
 
 from kadmit.featuregates import enabled
-from kadmit.model import ClaimTemplate, Model, PodSet, ResourceTransformation, SchedulerConfig, Workload
+from kadmit.model import ClaimTemplate, Model, PodSet, ResourceTransformation, SchedulerConfig, TopologyRequest, Workload
 from kadmit.modelchecks import CheckState, checks_for
 from kadmit.modeldra import extended_quota
 from kadmit.podresources import adjust, aggregate
@@ -30,6 +30,18 @@ def effective(model: Model) -> Model:
     return out
 
 
+def without_layer_annotation(t: TopologyRequest) -> TopologyRequest | None:
+    """A job's topology request as Kueue's jobframework builds it with TASMultiLayerTopology off, from one
+    that carries the slice layers annotation (podSetTopologyRequestBuilder.Build reads the annotation with the
+    gate on only): its mode and a stored job's plain slice annotations (`plain_slices`, Build's `else`
+    branch); none where the annotation alone made it."""
+    if t.layers_annotation == "alone" and t.plain_slices is None:
+        return None
+    level, size = t.plain_slices or (None, None)
+    return t.model_copy(update={"layers": (), "layers_annotation": "", "plain_slices": None,
+                                "slice_level": level, "slice_size": size})
+
+
 def gated(model: Model) -> Model:
     """The workloads as Kueue's feature gates leave them. PartialAdmission off: no pod set keeps a `minCount`
     (Kueue's Workload webhook Default drops them on create, and the job reconciler's
@@ -42,7 +54,8 @@ def gated(model: Model) -> Model:
     head (`held`), and its condition says "Admission is gated by: ..." (mayUpdateConditionForAdmissionGatedBy).
     TASMultiLayerTopology off: a pod set's slices keep only their first layer (buildSliceSizeAtLevel reads the
     others with the gate on only), and the layers of a job's annotation are not read (podSetTopologyRequestBuilder):
-    its request keeps its mode, or is none where the annotation alone made it."""
+    its request keeps its mode and a stored job's plain slice annotations (Build's `else` branch), or is none
+    where the annotation alone made it."""
     cfg = model.config
     partial, tas = enabled(cfg, "PartialAdmission"), enabled(cfg, "TopologyAwareScheduling")
     admission_gates, layered = enabled(cfg, "AdmissionGatedBy"), enabled(cfg, "TASMultiLayerTopology")
@@ -53,9 +66,8 @@ def gated(model: Model) -> Model:
     def pod_set(ps: PodSet) -> PodSet:
         t = ps.topology
         if not layered and t is not None and t.layers and "topology" not in drop:
-            ps = ps.model_copy(update={"topology": None if t.layers_annotation == "alone" else t.model_copy(
-                update={"layers": (), "layers_annotation": "", "slice_level": None, "slice_size": None}
-                if t.layers_annotation else {"layers": t.layers[:1]})})
+            ps = ps.model_copy(update={"topology": without_layer_annotation(t) if t.layers_annotation
+                                       else t.model_copy(update={"layers": t.layers[:1]})})
         return ps if all(getattr(ps, k) is None for k in drop) else ps.model_copy(update=drop)
 
     def admission(a):

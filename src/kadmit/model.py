@@ -225,6 +225,7 @@ class TopologyRequest(Obj):
     # `placement.layers`); `layers_annotation`: a job's annotation's, which the gate off drops (`effective.gated`)
     layers: tuple[tuple[str, int], ...] = ()
     layers_annotation: Literal["", "mode", "alone"] = ""
+    plain_slices: tuple[str, int] | None = None  # a stored job's slice annotations beside the layers one: the gate off's
     # Kueue's podSetGroupName: the pod sets of one group get one flavor, chosen on their summed
     # requests, and topology-aware scheduling places them together (a leader and its workers)
     group: str | None = None

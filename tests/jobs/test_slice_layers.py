@@ -80,3 +80,31 @@ def test_a_workload_the_crd_refuses_for_its_layers_is_an_input_error(tmp_path):
         ws = load([str(tmp_path / "c.yaml")])
         assert [d.code for d in ws.diagnostics if d.severity == "error"] == ["KAD157"], [str(d) for d in ws.diagnostics]
         assert words in next(d.message for d in ws.diagnostics if d.code == "KAD157")
+
+
+PLAIN = ("kueue.x-k8s.io/podset-slice-required-topology: kubernetes.io/hostname\n                "
+         "kueue.x-k8s.io/podset-slice-size: \"2\"\n                ")
+
+
+def test_the_gate_off_reads_a_stored_jobs_plain_slice_annotations_beside_the_layers(tmp_path):
+    # Build's `else if`: with the gate off the layers annotation is skipped and the slice level and size are read
+    # (oracle: tests/oracle/features/feature-gate-tas-multi-layer-topology-off-existing-job-plain-slices.yaml)
+    for mode, want in (("kueue.x-k8s.io/podset-required-topology: example.com/block\n                ", "required"),
+                       ("", "unconstrained")):
+        off = next(t for n, t in topologies(tmp_path, "false", mode + PLAIN).items() if n != "w")
+        assert (off.mode, off.slice_level, off.slice_size, off.layers) == (want, "kubernetes.io/hostname", 2, ())
+        on = next(t for n, t in topologies(tmp_path, "true", mode + PLAIN).items() if n != "w")
+        assert (on.slice_level, on.slice_size, len(on.layers)) == ("example.com/rack", 4, 2)
+
+
+def test_export_writes_the_request_kueue_builds_under_the_gate(tmp_path):
+    from kadmit.export import export_model
+    for gate, want in (("false", {"required": "example.com/block", "podSetSliceRequiredTopology": "kubernetes.io/hostname",
+                                  "podSetSliceSize": 2}),
+                       ("true", {"required": "example.com/block", "podsetSliceRequiredTopologyConstraints": [
+                           {"topology": "example.com/rack", "size": 4}, {"topology": "kubernetes.io/hostname", "size": 2}]})):
+        model = model_of(tmp_path, **files(gate, "kueue.x-k8s.io/podset-required-topology: example.com/block\n"
+                                                 "                " + PLAIN))
+        docs = [d.obj for d in export_model(model, workloads=True).files["workloads"]]
+        job = next(d for d in docs if d["metadata"]["name"] != "w")
+        assert job["spec"]["podSets"][0]["topologyRequest"] == want

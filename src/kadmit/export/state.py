@@ -6,8 +6,10 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 from kadmit.diagnostics import Diagnostics
+from kadmit.effective import without_layer_annotation
 from kadmit.export.codes import KAD901, KAD903
 from kadmit.export.policy import KUEUE_API, meta, requirement, taint, toleration
+from kadmit.featuregates import enabled
 from kadmit.index import HOSTNAME_LABEL, ModelIndex, resolve_level
 from kadmit.model import Node, NodeSelectorTerm, PodSet, TopologyRequest, Workload
 from kadmit.quantity import format_quantity
@@ -104,8 +106,11 @@ def pod_set(ix: ModelIndex, wl: Workload, ps: PodSet, diags: Diagnostics) -> dic
     if ps.min_count is not None:
         out["minCount"] = ps.min_count
     out["template"] = {"spec": spec}
-    if ps.topology is not None:
-        out["topologyRequest"] = topology_request(ix, wl, ps, ps.topology, diags)
+    t = ps.topology
+    if t is not None and t.layers_annotation and not enabled(ix.model.config, "TASMultiLayerTopology"):
+        t = without_layer_annotation(t)  # the Workload Kueue builds from the job with the gate off
+    if t is not None:
+        out["topologyRequest"] = topology_request(ix, wl, ps, t, diags)
     return out
 
 

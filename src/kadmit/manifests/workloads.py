@@ -150,9 +150,9 @@ def _topology(f: Fields, ps: Val | None, template_meta: Val | None, count: int =
     group_spans = Spans(items={"group": f.span(group_node)} if group_node is not None else {})
     slice_level, slice_size = _slices(f, request, annotations, count, webhook)
     layers, annotated = workload_layers(f, request), annotation_layers(f, annotations) if from_annotations else ()
-    if annotated:  # the annotation's (with TASMultiLayerTopology on; `effective.gated` drops it with it off)
-        (slice_level, slice_size), layers = annotated[0], annotated
-    how = {"layers": layers, "layers_annotation": ("mode" if found else "alone") if annotated else ""}
+    how = {"layers": annotated or layers, "layers_annotation": ("mode" if found else "alone") if annotated else "",
+           "plain_slices": (slice_level, slice_size) if annotated and slice_level is not None else None}
+    slice_level, slice_size = annotated[0] if annotated else (slice_level, slice_size)  # the gate off: `effective.gated`
     if not found:
         if slice_level is None:
             return None, None
