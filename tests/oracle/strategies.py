@@ -163,6 +163,8 @@ CI (and on in the soak) and agreement is counted per feature. The switches:
 - `negative_slices` (opt-in, OPT_IN, with `tas_slices`): a slice size below 0 (`slice_size=negative`; 0 panics Kueue)
 - `tas_balanced` (opt-in, OPT_IN, with `tas`): the Configuration's feature gate TASBalancedPlacement on, so Kueue places
   `preferred` pod sets by its balanced algorithm (kadmit placement/balanced.py)
+- `gates_flipped` (opt-in, OPT_IN): the Configuration's `featureGates` setting one to three of the gates kadmit
+  models (FLIPPABLE, of kadmit.manifests.gates.MODELLED) to their other value (`gate=NAME`), beside `gates_default`'s
 """
 
 from __future__ import annotations
@@ -196,7 +198,13 @@ OPT_IN = frozenset({"second_pass", "pod_states", "shared_hostname", "resource_co
                     "negative_factors", "job_management", "flavor_tolerations", "dra", "tas_resource_config",
                     "dra_resource_config", "tas_resource_groups", "reclaimable", "running_out_of_step",
                     "wl_priority_class", "preemption_gates", "gates_default", "tas_match_fields", "negative_slices",
-                    "tas_balanced"})
+                    "tas_balanced", "gates_flipped"})
+# the gates `gates_flipped` sets to their other value: kadmit.manifests.gates.MODELLED but TASBalancedPlacement
+# (KAD263: a Kueue panic), MultiKueue's and DRA's (no generated cluster has a MultiKueue check; DRA's need `dra`)
+FLIPPABLE = ("AdmissionFairSharing", "AdmissionGatedBy", "AssignQueueLabelsForPods", "FairSharingPreemptWithinNominal",
+             "FairSharingPrioritizeNonBorrowing", "FlavorFungibility", "ManagedJobsNamespaceSelectorAlwaysRespected",
+             "PartialAdmission", "PriorityBoost", "PrioritySortingWithinCohort", "ReclaimablePods",
+             "SchedulerTimestampPreemptionBuffer", "ShortWorkloadNames", "TASProfileMixed", "TopologyAwareScheduling")
 ALL = frozenset(SWITCHES)
 KNOWN = ALL | OPT_IN
 
@@ -1340,6 +1348,8 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
         _configuration(docs).setdefault("featureGates", {})["TASBalancedPlacement"] = True
     if d.on("gates_default", 0.7):  # (opt-in: draws nothing unless allowed)
         _gates_default(d, docs)
+    if d.on("gates_flipped", 1):  # (opt-in: draws nothing unless allowed)
+        _gates_flipped(d, docs)
     return Cluster(docs, d.features)
 
 
@@ -1387,6 +1397,15 @@ def _gates_default(d: _Draw, docs: list[dict]) -> None:
     gates = _configuration(docs).setdefault("featureGates", {})
     for name in sorted({d.pick(sorted(KUEUE | {"AllAlpha", "AllBeta"})) for _ in range(d.int(1, 6))}):
         gates.setdefault(name, name in DEFAULT_ON)
+
+
+def _gates_flipped(d: _Draw, docs: list[dict]) -> None:
+    """The Configuration's `featureGates` (`gates_flipped`): one to three of FLIPPABLE at their other value."""
+    from kadmit.featuregates import DEFAULT_ON
+    gates = _configuration(docs).setdefault("featureGates", {})
+    for name in sorted({d.pick(FLIPPABLE) for _ in range(d.int(1, 3))}):
+        gates[name] = name not in DEFAULT_ON
+        d.features.add(f"gate={name}")
 
 
 def _running_job(d: _Draw, name: str, ns: str, lq: str, cq: str, serial: int, created: datetime,
