@@ -165,6 +165,8 @@ CI (and on in the soak) and agreement is counted per feature. The switches:
   `preferred` pod sets by its balanced algorithm (kadmit placement/balanced.py)
 - `gates_flipped` (opt-in, OPT_IN): the Configuration's `featureGates` setting one to three of the gates kadmit
   models (FLIPPABLE, of kadmit.manifests.gates.MODELLED) to their other value (`gate=NAME`), beside `gates_default`'s
+- `many_workloads` (opt-in, OPT_IN): 9 to 24 workloads and jobs instead of 1 to 8, so that more of them contend for
+  the queues over more cycles
 """
 
 from __future__ import annotations
@@ -198,7 +200,7 @@ OPT_IN = frozenset({"second_pass", "pod_states", "shared_hostname", "resource_co
                     "negative_factors", "job_management", "flavor_tolerations", "dra", "tas_resource_config",
                     "dra_resource_config", "tas_resource_groups", "reclaimable", "running_out_of_step",
                     "wl_priority_class", "preemption_gates", "gates_default", "tas_match_fields", "negative_slices",
-                    "tas_balanced", "gates_flipped"})
+                    "tas_balanced", "gates_flipped", "many_workloads"})
 # the gates `gates_flipped` sets to their other value: kadmit.manifests.gates.MODELLED but TASBalancedPlacement
 # (KAD263: a Kueue panic), MultiKueue's and DRA's (no generated cluster has a MultiKueue check; DRA's need `dra`)
 FLIPPABLE = ("AdmissionFairSharing", "AdmissionGatedBy", "AssignQueueLabelsForPods", "FairSharingPreemptWithinNominal",
@@ -1163,7 +1165,7 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
 
     used: dict = {}
     serial = 0
-    for _ in range(d.int(1, 8)):
+    for _ in range(d.int(9, 24) if d.on("many_workloads", 1) else d.int(1, 8)):  # (opt-in: no draw unless allowed)
         name, ns, lqs, quotas, lr, cq_groups = d.pick(queues)
         lq = d.pick(lqs)
         serial += 1
