@@ -389,6 +389,9 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                         continue  # no longer fits after this cycle's admissions: retried next cycle
                 if refused := refused_write(head, now):  # the API server refuses Kueue's write: at its head again
                     decisions[head.key] = Decision(head, False, name, cycle=cycle, refused=refused)
+                    # its usage was added to the cycle's snapshot before the write (scheduler.go cq.AddUsage): the
+                    # rest of the cycle sees it (its topology assignment, having no slices, takes no nodes)
+                    hold(name, now.usage, head.key)
                     continue
                 touched.add(root)
                 searches.skipped(head.key, None)
