@@ -28,8 +28,10 @@ def mark_one(index: ModelIndex, d: Decision, pool: Pool | None = None) -> None:
         return
     if pool is not None:
         # Kueue's HasTopologyAssignmentsPending: a pod set whose placement it delayed for the checks
-        # (delayedTopologyRequest Pending) has none yet, its second pass still to come or failed
-        placed = {p.request.pod_set for p in d.assignment.placement.pod_sets} if d.assignment.placement else set()
+        # (delayedTopologyRequest Pending) has none yet, its second pass still to come or failed (a pass that
+        # placed no pod, a domain chosen and no node, gives no assignment)
+        placed = {p.request.pod_set for p in d.assignment.placement.pod_sets if p.assignment} \
+            if d.assignment.placement else set()
         d.topology_pending = any(r.pod_set not in placed for r in pool.requests(
             d.workload, cq, d.assignment.counts, d.assignment.flavors, delayed_only=True))
     assigned = {fl for per in d.assignment.flavors.values() for fl in per.values()}
