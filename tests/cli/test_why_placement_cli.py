@@ -10,6 +10,7 @@ topology dc {
 }
 
 flavor h100 {
+  node_labels = { "node-pool" = "tas" }
   topology = dc
 }
 
@@ -22,17 +23,17 @@ cluster_queue gpu {
 local_queue team/gpu -> gpu
 
 node n1 {
-  labels      = { "cloud.example.com/rack" = "r1", "kubernetes.io/hostname" = "n1" }
+  labels      = { "node-pool" = "tas", "cloud.example.com/rack" = "r1", "kubernetes.io/hostname" = "n1" }
   allocatable = { nvidia.com/gpu = 8, pods = 110 }
 }
 
 node n2 {
-  labels      = { "cloud.example.com/rack" = "r1", "kubernetes.io/hostname" = "n2" }
+  labels      = { "node-pool" = "tas", "cloud.example.com/rack" = "r1", "kubernetes.io/hostname" = "n2" }
   allocatable = { nvidia.com/gpu = 8, pods = 110 }
 }
 
 node n3 {
-  labels      = { "cloud.example.com/rack" = "r2", "kubernetes.io/hostname" = "n3" }
+  labels      = { "node-pool" = "tas", "cloud.example.com/rack" = "r2", "kubernetes.io/hostname" = "n3" }
   allocatable = { nvidia.com/gpu = 8, pods = 110 }
   taints      = ["maintenance=true:NoSchedule"]
 }

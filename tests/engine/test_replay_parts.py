@@ -15,7 +15,7 @@ POLICY = """\
 topology dc {
   levels = ["cloud.example.com/rack", "kubernetes.io/hostname"]
 }
-flavor h100 { topology = dc }
+flavor h100 { node_labels = { "node-pool" = "tas" }  topology = dc }
 flavor plain { }
 cluster_queue a {
   cohort = ta
@@ -29,11 +29,11 @@ namespace team { }
 local_queue team/a -> a
 local_queue team/b -> b
 node n1 {
-  labels      = { "cloud.example.com/rack" = "r1", "kubernetes.io/hostname" = "n1" }
+  labels      = { "node-pool" = "tas", "cloud.example.com/rack" = "r1", "kubernetes.io/hostname" = "n1" }
   allocatable = { nvidia.com/gpu = 8, pods = 110 }
 }
 node n2 {
-  labels      = { "cloud.example.com/rack" = "r1", "kubernetes.io/hostname" = "n2" }
+  labels      = { "node-pool" = "tas", "cloud.example.com/rack" = "r1", "kubernetes.io/hostname" = "n2" }
   allocatable = { nvidia.com/gpu = 8, pods = 110 }
 }
 workload team/big {

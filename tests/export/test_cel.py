@@ -111,7 +111,7 @@ priority mid = 100 default
 priority high = 1000
 namespace team-a {{ labels = {{ team = "ml" }} }}
 topology dc {{ levels = ["{RACK}", "kubernetes.io/hostname"] }}
-flavor f {{ topology = dc }}
+flavor f {{ node_labels = {{ "node-pool" = "tas" }}  topology = dc }}
 cluster_queue q {{
   resources cpu, memory, nvidia.com/gpu {{ flavor f {{ cpu = 100  memory = 1Ti  nvidia.com/gpu = 64 }} }}
 }}

@@ -98,7 +98,7 @@ def test_a_file_opened_alone_is_checked_alone(tmp_path) -> None:
     folder.mkdir()
     (folder / "other.kad").write_text("cohort dup {}\n")  # not read: the file is opened alone
     path = folder / "alone.kad"
-    path.write_text("cohort dup {}\nflavor x { topology = missing }\n")
+    path.write_text("cohort dup {}\nflavor x { node_labels = { pool = \"a\" }  topology = missing }\n")
     ed = Editor(None, cwd=tmp_path)
     try:
         uri = ed.open(path)

@@ -204,3 +204,18 @@ def test_a_pod_groups_topology_group() -> None:
 }""")
     assert [(line, message.split(":")[0]) for _, line, _, message in diags] == [
         (3, "`topology_group` groups pod groups placed by topology")]
+
+
+def test_a_topology_aware_flavor_without_node_labels_is_refused_in_the_api_servers_words() -> None:
+    """The `.kad` checker refuses what the ResourceFlavor CRD refuses (`!has(self.topologyName) ||
+    self.nodeLabels.size() >= 1`), in the words the manifest reader quotes (tests/manifests/test_kinds.py; oracle:
+    tests/oracle/features/tas-flavor-without-node-labels-refused.yaml): absent or empty `node_labels` alike."""
+    from kadmit.manifests import read_manifest_text
+
+    _, found = parse('flavor none { topology = dc }\nflavor empty { node_labels = {}  topology = dc }\n'
+                     'flavor good { node_labels = { pool = "tas" }  topology = dc }\nflavor plain { }\n')
+    assert [(c, line, col) for c, line, col, _ in found] == [("KAD157", 1, 26), ("KAD157", 2, 30)]
+    yaml = Diagnostics()
+    read_manifest_text("apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: none}\n"
+                       "spec: {topologyName: dc}\n", "f.yaml", yaml)
+    assert [d.message for d in yaml.items] == [found[0][3]]

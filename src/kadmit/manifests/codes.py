@@ -71,6 +71,18 @@ KAD157 = register(
     "Configuration Kueue's manager refuses to start with "
     "(the message quotes its error; docs/KUEUE-SETTINGS.md). The object is skipped.",
     kueue_rule="CRD enums, CEL rules and the Workload webhook of kueue.x-k8s.io; pkg/config/validation.go")
+
+
+def tas_flavor_without_labels(name: str) -> tuple[str, str]:
+    """KAD157's message and help for a topology-aware ResourceFlavor without node labels, in the API server's
+    words (the CRD's rule on ResourceFlavorSpec `!has(self.topologyName) || self.nodeLabels.size() >= 1`):
+    the manifest reader's and the `.kad` checker's alike."""
+    return (f"the API server refuses the object: `ResourceFlavor.kueue.x-k8s.io \"{name}\" is invalid: spec: "
+            "Invalid value: \"object\": no such key: nodeLabels evaluating rule: at least one nodeLabel is required "
+            "when topology is set`",
+            "a topology-aware flavor selects its nodes by `nodeLabels`: give it a label its nodes carry")
+
+
 KAD158 = register(
     "KAD158", "invalid quantity", "error",
     "A resource amount is not a Kubernetes quantity (`500m`, `2`, `64Gi`, `1.5`, `2e3`), is "

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kadmit.manifests import checks, kubenames
-from kadmit.manifests.codes import KAD155, KAD157
+from kadmit.manifests.codes import KAD155, KAD157, tas_flavor_without_labels
 from kadmit.manifests.fields import Fields, Invalid, Meta
 from kadmit.manifests.podspec import SELECTOR_OPERATORS, requirements, taints, tolerations
 from kadmit.manifests.yamltree import Val
@@ -44,11 +44,9 @@ def _topology_without_labels(f: Fields, o: Meta, spec: Val | None, labels: dict[
     topology, node_labels = f.field(spec, "topologyName"), f.field(spec, "nodeLabels")
     if topology is None or labels:
         return
-    f.invalid(KAD157, f"the API server refuses the object: `ResourceFlavor.kueue.x-k8s.io \"{o.name}\" is invalid: "
-              "spec: Invalid value: \"object\": no such key: nodeLabels evaluating rule: at least one nodeLabel is "
-              "required when topology is set`", node_labels if node_labels is not None else topology,
-              uses=(topology, node_labels),
-              help="a topology-aware flavor selects its nodes by `nodeLabels`: give it a label its nodes carry")
+    message, help = tas_flavor_without_labels(o.name)
+    f.invalid(KAD157, message, node_labels if node_labels is not None else topology, uses=(topology, node_labels),
+              help=help)
 
 
 def resource_groups(f: Fields, spec: Val | None, spans: dict[str, Val | None]) -> tuple[ResourceGroup, ...]:
