@@ -219,7 +219,7 @@ func decide(ctx context.Context, paths []string, opts admitOptions) (admitOutput
 	if err != nil {
 		return out, err
 	}
-	reader := &objects.Reader{Scheme: scheme, Defaulter: defaulter, IsJobKind: jobKinds(docs)}
+	reader := &objects.Reader{Scheme: scheme, Defaulter: defaulter, IsJobKind: jobKinds(docs, objects.Frameworks(scheme, docs))}
 	in, err := reader.Read(ctx, docs)
 	if err != nil {
 		return out, err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -23,12 +24,13 @@ import (
 
 // jobKinds says which of these documents go to the job integrations: the kinds Kueue integrates, except
 // pods bound to a node, which only use the node's capacity (Kueue's non-TAS usage cache counts them),
-// unless the documents show their Workload being deleted. Kueue's pod reconciler meets such a pod as any other
+// unless the documents show their Workload being deleted and Kueue's pod reconciler takes them (podReconciled:
+// with none, nothing stops the pod nor lets the Workload go). Kueue's pod reconciler meets such a pod as any other
 // of its pods; the Workload being deleted, it stops the pod or the pod group (deletes the pods) and drops
 // the Workload's finalizer (jobframework's "1.1 If the workload is pending deletion"), so the Workload
 // goes with its quota. A pod's Workload is found as that reconciler finds it: a pod group's is named as
 // the group (Pod.FindMatchingWorkloads), a single pod's names the pod among its owners.
-func jobKinds(docs []input.Document) func(schema.GroupVersionKind, *unstructured.Unstructured) bool {
+func jobKinds(docs []input.Document, frameworks []string) func(schema.GroupVersionKind, *unstructured.Unstructured) bool {
 	going := map[string]bool{} // "namespace/name" of Workloads being deleted, "owner:namespace/name" of the pods owning one
 	for _, d := range docs {
 		u := d.Object
@@ -56,7 +58,8 @@ func jobKinds(docs []input.Document) func(schema.GroupVersionKind, *unstructured
 					ns = "default"
 				}
 				group := u.GetLabels()[podconstants.GroupNameLabel]
-				return (group != "" && going[ns+"/"+group]) || (group == "" && going["owner:"+ns+"/"+u.GetName()])
+				return podReconciled(frameworks, u) &&
+					((group != "" && going[ns+"/"+group]) || (group == "" && going["owner:"+ns+"/"+u.GetName()]))
 			}
 		}
 		return jobs.IsJobKind(gvk)
@@ -119,4 +122,19 @@ func (j *jobsRun) reconcile(ctx context.Context) error {
 		return nil
 	}
 	return j.again(ctx)
+}
+
+// podParents are the integrations that turn Kueue's pod integration on where the Configuration does not
+// list it (their ImplicitlyEnabledFrameworkNames).
+var podParents = []string{"deployment", "statefulset", "leaderworkerset.x-k8s.io/leaderworkerset"}
+
+// podReconciled says whether Kueue's pod reconciler takes the pod: the pod integration enabled, or turned on by
+// a parent's and the pod marked by that parent's webhook (Pod.Skip skips the others). Kueue sets up no
+// reconciler of an integration not enabled.
+func podReconciled(frameworks []string, u *unstructured.Unstructured) bool {
+	if slices.Contains(frameworks, "pod") {
+		return true
+	}
+	return slices.ContainsFunc(podParents, func(p string) bool { return slices.Contains(frameworks, p) }) &&
+		u.GetAnnotations()[podconstants.SuspendedByParentAnnotation] != ""
 }

@@ -11,6 +11,8 @@ import (
 
 	configapi "sigs.k8s.io/kueue/apis/config/v1beta2"
 	"sigs.k8s.io/kueue/pkg/config"
+
+	"github.com/kadmit/kadmit/tools/kueue-oracle/internal/input"
 )
 
 // As kadmit reads it (src/kadmit/manifests/config.py): a Configuration document of
@@ -72,4 +74,28 @@ func InstalledConfiguration(scheme *runtime.Scheme) (*configapi.Configuration, e
 		return nil, fmt.Errorf("Kueue's installed Configuration (%s): %w", installedSource, err)
 	}
 	return cfg, nil
+}
+
+// Frameworks are the integrations (`integrations.frameworks`) of the Configuration Kueue runs with for
+// these documents, as Reader.Read finds it: the input's own, defaulted (an empty one: batch/job alone),
+// else the installed one. Nil where Read refuses the Configurations (it says why).
+func Frameworks(scheme *runtime.Scheme, docs []input.Document) []string {
+	var found [][]byte
+	for _, d := range docs {
+		if data, ok := configDocument(d.Object); ok {
+			found = append(found, data)
+		}
+	}
+	var cfg *configapi.Configuration
+	var err error
+	switch len(found) {
+	case 0:
+		cfg, err = InstalledConfiguration(scheme)
+	case 1:
+		cfg, err = LoadConfiguration(scheme, found[0])
+	}
+	if cfg == nil || err != nil || cfg.Integrations == nil {
+		return nil
+	}
+	return cfg.Integrations.Frameworks
 }
