@@ -161,6 +161,7 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
     unnamed: Counter = Counter()
     untimed = 0
     gone: set[int] = set()  # the Workloads being deleted whose job's reconciler lets them go
+    untouched: set[int] = set()  # the Workloads of jobs no reconciler of Kueue's takes (`Integrations.reconciled`)
     remade: list[int] = []  # the places in `made` of the Workloads made in their place
     prebuilt: dict[int, str] = {}  # the Workloads of a StatefulSet or a LeaderWorkerSet: its kind
     adopted: dict = {}  # the prebuilt Workloads no object controlled that a job of the input took (`prebuilt_workload`)
@@ -242,6 +243,19 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
             # (SetOwnerReference), so no owner match finds them
             found = [keys[k] for k in dict.fromkeys(f"{w.namespace}/{w.name}" for w in job.workloads) if k in keys] \
                 or None
+        if found is not None and not settings.reconciled(job.framework, job.parent_marked):
+            # no reconciler of Kueue's for its kind (its integration not enabled): its Workloads stay as the input
+            # shows them, one being deleted keeping its finalizer and quota (Kueue's scheduler reads no deletion),
+            # one out of step kept, nothing reclaimed, none made again. Each stays the job's where it names the job
+            # among its owners: a prebuilt one of a pod group no reconciler took names none
+            untouched.update(found)
+            if job.prebuilt is not None:
+                skipped.append(Skipped(object=job.object, reason=_not_managed(job, settings, labels, queues),
+                                       span=job.span))
+                continue
+            for i in found:
+                workloads[i] = _with_origins(workloads[i], job)
+            continue
         if found is not None and job.framework in _PREBUILT:
             prebuilt.update((i, job.object.kind) for i in found)
         going = [i for i in found if workloads[i].deleting] \
@@ -319,7 +333,7 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
             made.append(wl.model_copy(update={"queue": wl.queue or queue, "created": created}))  # a JobSet's Jobs' own
     skipped.extend(Skipped(object=pods[0].object, reason=owner_absent(pods), span=pods[0].span) for pods in orphans.values())
     for i, wl in enumerate(workloads):
-        if i not in gone and replaced(wl, replicas):
+        if i not in gone and i not in untouched and replaced(wl, replicas):
             gone.add(i)
             remade.append(len(made))
             made.append(replacement(wl))
@@ -329,23 +343,23 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
     for n, i in enumerate(remade, start=untimed + 1):
         made[i] = made[i].model_copy(update={
             "created": (latest or Workload.model_fields["created"].default) + timedelta(milliseconds=n)})
-    _unmodelled_deletions(workloads, gone, diags, prebuilt)
+    _unmodelled_deletions(workloads, gone | untouched, diags, prebuilt)
     workloads = [w for i, w in enumerate(workloads) if i not in gone]
     workloads.extend(_own_names(made, {w.key for w in workloads}))
     known = set(model.skipped)  # applying twice (a model extended with more jobs) lists each once
     fresh = tuple(dict.fromkeys(s for s in skipped if s not in known))
     return model.model_copy(update={"workloads": tuple(workloads), "skipped": model.skipped + fresh,
-                                    "pods": _not_stopped(model)})
+                                    "pods": _not_stopped(model, {model.workloads[i].key for i in untouched})})
 
 
-def _not_stopped(model: Model) -> tuple:
+def _not_stopped(model: Model, untouched: set[str] = frozenset()) -> tuple:
     """The pods of the input but those Kueue's pod reconciler stops as their Workload is being deleted (a
     pod group's member whose group's Workload, named as the group, is; a pod owning one): it deletes them
     (`Pod.Stop`), so they hold no node's capacity (the oracle gives them to that reconciler, never to its node
-    usage). The model's own tuple where none is."""
-    going = {w.key for w in model.workloads if w.deleting}
+    usage). Not those of `untouched` Workloads, which no reconciler takes. The model's own tuple where none is."""
+    going = {w.key for w in model.workloads if w.deleting and w.key not in untouched}
     owners = {(w.origin.namespace or "default", w.origin.name) for w in model.workloads
-              if w.deleting and w.origin is not None and w.origin.kind == "Pod"}
+              if w.deleting and w.key not in untouched and w.origin is not None and w.origin.kind == "Pod"}
     if not going:
         return model.pods
     kept = tuple(p for p in model.pods if f"{p.namespace}/{p.labels.get(POD_GROUP)}" not in going
@@ -526,7 +540,7 @@ def _not_managed(job: Job, s: Integrations, labels: dict[str, dict[str, str]], q
     where = "the input's Configuration" if s.configured else "the Configuration Kueue installs (none in the input)"
     parents = [f for f in POD_PARENTS if f in s.frameworks] if job.framework == "pod" else []
     # a pod a parent's webhook marked: the pod integration those parents turn on takes it (`Pod.Skip`)
-    if job.framework not in s.frameworks and not (parents and job.parent_marked):
+    if not s.reconciled(job.framework, job.parent_marked):
         gated = _gated_alone(job, s, labels, queues) if parents else None
         if parents and not job.submitted:  # already created, with Kueue's `managed` label (pods.pod_job)
             return (f"integration `pod` is not in `integrations.frameworks` of {where}, but `{parents[0]}` there turns "

@@ -38,3 +38,10 @@ class Integrations:
     def pod_webhook(self) -> bool:
         """Whether Kueue's pod webhook runs: the pod integration enabled, or turned on by a parent's."""
         return "pod" in self.frameworks or any(p in self.frameworks for p in POD_PARENTS)
+
+    def reconciled(self, framework: str, parent_marked: bool) -> bool:
+        """Whether a reconciler of Kueue's takes a job of `framework`: its integration enabled, or for a pod
+        a parent's webhook marked, the pod integration a parent turns on (`Pod.Skip` skips the unmarked ones).
+        Kueue sets up no reconciler of a disabled integration, so none touches such a job's Workloads."""
+        return framework in self.frameworks or (
+            framework == "pod" and parent_marked and any(p in self.frameworks for p in POD_PARENTS))
