@@ -16,15 +16,16 @@ from kadmit.manifests.jobs.uids import shared_uids, shared_workload_uids
 from kadmit.manifests.jobs.groups import GROUP_NAME as POD_GROUP, join_pod_groups, prebuilt_group
 from kadmit.manifests.jobs.owned import STOPPED, in_step
 from kadmit.manifests.jobs.crd import build_failure, workload_crd_refusal
+from kadmit.manifests.jobs.deletions import not_stopped, unmodelled_deletions
 from kadmit.manifests.jobs.prebuilt import prebuilt_workload
 from kadmit.manifests.reclaim import reclaim_applied, unreclaimed, whole_jobs
 from kadmit.manifests.jobs.start import failed_start, queue_labels, warn_unstartable
 from kadmit.manifests.jobs.replicasets import REPLICA_SET_HASH, owner_absent, owners_pod, replaced, replacement, \
     replica_set_pod, rolled_out
-from kadmit.diagnostics import Diagnostics, Subject
+from kadmit.diagnostics import Diagnostics
 from kadmit.identity import repeat_name, subject
 from kadmit.index import BUILTIN_PRIORITY_CLASSES
-from kadmit.manifests.codes import KAD161, KAD170, KAD172
+from kadmit.manifests.codes import KAD170, KAD172
 from kadmit.model import Job, LabelSelector, Model, Requirement, Skipped, Workload
 
 # The frameworks of the Configuration Kueue v0.17's release installs (config/components/manager/
@@ -146,7 +147,7 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
     replicas = {(p.namespace, p.name) for p in model.pods if REPLICA_SET_HASH in p.labels} | {
         (j.object.namespace or "default", j.object.name) for j in model.jobs if replica_set_pod(j)}
     if not model.jobs and not any(replaced(w, replicas) for w in model.workloads):
-        _unmodelled_deletions(model.workloads, set(), diags)
+        unmodelled_deletions(model.workloads, set(), diags)
         return model
     settings = integrations(model)
     labels = {n.name: n.effective_labels() for n in model.namespaces}
@@ -343,58 +344,13 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
     for n, i in enumerate(remade, start=untimed + 1):
         made[i] = made[i].model_copy(update={
             "created": (latest or Workload.model_fields["created"].default) + timedelta(milliseconds=n)})
-    _unmodelled_deletions(workloads, gone | untouched, diags, prebuilt)
+    unmodelled_deletions(workloads, gone | untouched, diags, prebuilt)
     workloads = [w for i, w in enumerate(workloads) if i not in gone]
     workloads.extend(_own_names(made, {w.key for w in workloads}))
     known = set(model.skipped)  # applying twice (a model extended with more jobs) lists each once
     fresh = tuple(dict.fromkeys(s for s in skipped if s not in known))
     return model.model_copy(update={"workloads": tuple(workloads), "skipped": model.skipped + fresh,
-                                    "pods": _not_stopped(model, {model.workloads[i].key for i in untouched})})
-
-
-def _not_stopped(model: Model, untouched: set[str] = frozenset()) -> tuple:
-    """The pods of the input but those Kueue's pod reconciler stops as their Workload is being deleted (a
-    pod group's member whose group's Workload, named as the group, is; a pod owning one): it deletes them
-    (`Pod.Stop`), so they hold no node's capacity (the oracle gives them to that reconciler, never to its node
-    usage). Not those of `untouched` Workloads, which no reconciler takes. The model's own tuple where none is."""
-    going = {w.key for w in model.workloads if w.deleting and w.key not in untouched}
-    owners = {(w.origin.namespace or "default", w.origin.name) for w in model.workloads
-              if w.deleting and w.key not in untouched and w.origin is not None and w.origin.kind == "Pod"}
-    if not going:
-        return model.pods
-    kept = tuple(p for p in model.pods if f"{p.namespace}/{p.labels.get(POD_GROUP)}" not in going
-                 and (p.namespace, p.name) not in owners)
-    return model.pods if len(kept) == len(model.pods) else kept
-
-
-def _unmodelled_deletions(workloads, gone: set[int], diags: Diagnostics | None,
-                          prebuilt: dict[int, str] | None = None) -> None:
-    """A warning (KAD161) for each Workload being deleted (`Workload.deleting`) that no job of the input
-    lets go: one whose owner is not in the input, or is of a kind whose reconciler kadmit does not model
-    for it (a Deployment's pod's), or a StatefulSet's or LeaderWorkerSet group's whose pods, through which
-    Kueue lets it go, are not in the input. kadmit reads it as if it were not being deleted."""
-    if diags is None:
-        return
-    prebuilt = prebuilt or {}
-    for i, wl in enumerate(workloads):
-        if not wl.deleting or i in gone:
-            continue
-        kind = wl.origin.kind if wl.origin is not None else None
-        owner = f"{kind} `{wl.origin.name}`" if wl.origin is not None else "its owner"
-        if i in prebuilt:
-            why = (f"the input holds no pod of its group (`{POD_GROUP}: {wl.name}`), through which Kueue lets it go "
-                   f"(its pod reconciler deletes them and drops the Workload's finalizer, and the {prebuilt[i]} "
-                   f"reconciler makes a new Workload, queued afresh; a cluster has them: the {prebuilt[i]} "
-                   "controller makes them, gated)")
-        elif kind == "Pod":
-            why = (f"{owner} is not a pod of the input (Kueue's pod reconciler deletes the pod and drops the Workload's "
-                   "finalizer, so the Workload goes with its quota, and a ReplicaSet's pod gets a new one in its place)")
-        else:
-            why = (f"{owner} is not a job of the input whose reconciler kadmit models for it (Kueue's suspends the "
-                   "job and drops the Workload's finalizer, so the Workload goes with its quota)")
-        diags.emit(KAD161, f"`metadata.deletionTimestamp` of Workload `{wl.key}` is not modelled: {why}; kadmit "
-                   "reads it as if it were not being deleted, and its decision may differ from Kueue's",
-                   wl.field_span("deleting"), about=(Subject("Workload", wl.namespace, wl.name),))
+                                    "pods": not_stopped(model, {model.workloads[i].key for i in untouched})})
 
 
 def _own_names(made: list[Workload], taken: set[str]) -> list[Workload]:
