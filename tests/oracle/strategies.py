@@ -1323,9 +1323,9 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
             for ps in pod_sets:  # (workload_pod_extras, tas_slices: opt-in)
                 _workload_extras(d, ps, resources, lr)
                 tr = ps.get("topologyRequest", {})
-                if "podSetGroupName" not in tr and (drawn := _slices(d, ps["count"], next(
+                if ("podSetGroupName" not in tr or ps["name"] == "main") and (drawn := _slices(d, ps["count"], next(
                         (m for m in ("required", "preferred", "unconstrained") if m in tr), None))):
-                    d.features.add("slice_on=workload")
+                    d.features.add("slice_on=workload" if "podSetGroupName" not in tr else "slice_on=group")
                     ps["topologyRequest"] = {**tr, "podSetSliceRequiredTopology": drawn[0], "podSetSliceSize": drawn[1]}
             partial = [ps for ps in pod_sets if ps["count"] > 1 and ps["name"] != "leader"]
             if partial and d.on("partial_admission", 0.25):  # at most one pod set may have a minCount

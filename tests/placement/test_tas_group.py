@@ -60,3 +60,26 @@ def test_the_workers_filters_decide_for_the_leader():
                                                                            rack="r1", gpu=4))
     got = kueue_assign_group(t, template({"pool": "b"}, gpu=1), 2, RACK, template({"pool": "a"}, gpu=1))
     assert got.leader.placement == {"n2": 1} and got.workers.placement == {"n2": 2}
+
+
+def test_workers_slices_place_the_group_in_slices():
+    """The workers' slices of 2 per host (tests/oracle/features/pod-set-group-tas-slices.yaml, team/a): no rack holds 3
+    slices with the leader; r1 takes the leader and 2 slices, r3 the last one; down to the hosts in slices across both
+    racks, n6 (the most slices) first with the leader."""
+    t = tree(node("n1", block="b1", rack="r1", gpu=3), node("n2", block="b1", rack="r1", gpu=2),
+             node("n3", block="b1", rack="r2", gpu=3), node("n4", block="b1", rack="r2", gpu=3),
+             node("n5", block="b1", rack="r3", gpu=1), node("n6", block="b1", rack="r3", gpu=4))
+    request = TopologyRequest(mode="preferred", level="rack", slice_level="kubernetes.io/hostname", slice_size=2)
+    got = kueue_assign_group(t, ONE_GPU, 6, request, ONE_GPU)
+    assert got.ok and got.leader.placement == {"n6": 1} and got.workers.placement == {"n1": 2, "n2": 2, "n6": 2}
+
+
+def test_slices_at_the_groups_level_lose_the_leader_as_kueue_does():
+    """Slices of 4 per rack (pod-set-group-tas-slices-at-the-group-level.yaml): below the slice level Kueue places in
+    pods, and consumeWithLeadersGeneric subtracts the leader before it clamps it, so n2 keeps no leader and its whole
+    2 workers, n1 3: 5 workers and no leader (an admission write the API server refuses)."""
+    t = tree(node("n1", block="b1", rack="r1", gpu=3), node("n2", block="b1", rack="r1", gpu=2),
+             node("n3", block="b1", rack="r2", gpu=3), node("n4", block="b1", rack="r2", gpu=3))
+    request = TopologyRequest(mode="required", level="rack", slice_level="rack", slice_size=4)
+    got = kueue_assign_group(t, ONE_GPU, 4, request, ONE_GPU)
+    assert got.ok and got.leader.placement == {} and got.workers.placement == {"n1": 3, "n2": 2}

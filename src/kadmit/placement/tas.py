@@ -132,6 +132,35 @@ def affinity_failure(template: PodTemplate) -> str | None:
             f"reason: {go_aggregate(unparsable)}")
 
 
+def request_levels(tree: DomainTree, request: TopologyRequest) -> tuple[int, int | None, int, dict[int, int]] | str:
+    """The levels findTopologyAssignment reads of a topology request, in its order of checks: the level's index,
+    the slice level's (None without slices) and the slice size (1 without), TASMultiLayerTopology's inner sizes
+    (`placement.layers.inner_sizes`); or Kueue's reason where they can't be used."""
+    slice_idx, size = None, 1
+    if request.slice_level is not None:  # Kueue's pod-set slices (KEP-2724, "PodSet Slice")
+        skey = resolve_level(tree.topology, request.slice_level)
+        if skey is None:
+            return f"no requested topology level: {request.slice_level}"
+        if request.slice_size is None:  # a Workload's own level without its size (manifests.workloads)
+            return "slice topology requested, but slice size not provided"
+        if request.slice_size == 0:  # (Kueue's scheduler divides by it: a panic; the webhooks refuse a job's)
+            return "podset slice size 0 is not positive: no slice fits"
+        # a Workload's own negative size goes through Kueue's arithmetic as it is (Go's division)
+        slice_idx, size = tree.levels.index(skey), request.slice_size
+    if request.mode == "unconstrained":  # Kueue's levelKey: the lowest level; with slices (and no level) the highest
+        level_idx = len(tree.levels) - 1 if slice_idx is None else 0
+    else:
+        key = resolve_level(tree.topology, request.level)
+        if key is None:
+            return f"no requested topology level: {request.level}"
+        level_idx = tree.levels.index(key)
+    if slice_idx is not None and slice_idx < level_idx:
+        return f"podset slice topology {request.slice_level} is above the podset topology {request.level}"
+    # TASMultiLayerTopology's inner layers (`placement.layers`; `effective.gated` keeps one layer with it off)
+    inner = inner_sizes(tree, request.layers, slice_idx, size) if len(request.layers) > 1 and slice_idx is not None else {}
+    return inner if isinstance(inner, str) else (level_idx, slice_idx, size, inner)
+
+
 def kueue_assign(tree: DomainTree, template: PodTemplate, count: int, request: TopologyRequest, *,
                  free: Mapping[str, Mapping[str, int]] | None = None,
                  profile: Profile = "BestFit", counts: Counts | None = None, balanced: bool = False) -> TASResult:
@@ -139,32 +168,10 @@ def kueue_assign(tree: DomainTree, template: PodTemplate, count: int, request: T
     `counts` gives the pods per node and domain already counted (`placement.counts`); `balanced`, Kueue's
     gate TASBalancedPlacement (`placement.balanced`)."""
     unconstrained = request.mode == "unconstrained"
-    slice_idx, size = None, 1
-    if request.slice_level is not None:  # Kueue's pod-set slices (KEP-2724, "PodSet Slice")
-        skey = resolve_level(tree.topology, request.slice_level)
-        if skey is None:
-            return TASResult(reason=f"no requested topology level: {request.slice_level}")
-        if request.slice_size is None:  # a Workload's own level without its size (manifests.workloads)
-            return TASResult(reason="slice topology requested, but slice size not provided")
-        if request.slice_size == 0:  # (Kueue's scheduler divides by it: a panic; the webhooks refuse a job's)
-            return TASResult(reason="podset slice size 0 is not positive: no slice fits")
-        # a Workload's own negative size goes through Kueue's arithmetic as it is (Go's division)
-        slice_idx, size = tree.levels.index(skey), request.slice_size
-    if unconstrained:  # Kueue's levelKey: the lowest level; with slices (and no level) the highest
-        level_idx = len(tree.levels) - 1 if slice_idx is None else 0
-    else:
-        key = resolve_level(tree.topology, request.level)
-        if key is None:
-            return TASResult(reason=f"no requested topology level: {request.level}")
-        level_idx = tree.levels.index(key)
-    if slice_idx is not None:
-        if slice_idx < level_idx:
-            return TASResult(reason=f"podset slice topology {request.slice_level} is above the podset "
-                                    f"topology {request.level}")
-    # TASMultiLayerTopology's inner layers (`placement.layers`; `effective.gated` keeps one layer with it off)
-    inner = inner_sizes(tree, request.layers, slice_idx, size) if len(request.layers) > 1 and slice_idx is not None else {}
-    if isinstance(inner, str):
-        return TASResult(reason=inner)
+    levels = request_levels(tree, request)
+    if isinstance(levels, str):
+        return TASResult(reason=levels)
+    level_idx, slice_idx, size, inner = levels
     unparsable = affinity_failure(template)
     if unparsable is not None:
         return TASResult(reason=unparsable)
