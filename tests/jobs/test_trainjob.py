@@ -208,3 +208,21 @@ def test_a_runtime_patchs_node_affinity_is_checked_in_a_jobs_words(tmp_path):
     preferred = f"{{preferredDuringSchedulingIgnoredDuringExecution: [{{weight: 1, preference: {{matchExpressions: " \
                 "[{key: pool, operator: In, values: [gpu]}]}}]}"
     assert len(refused(bad_runtime, patched(preferred))) == 1
+
+
+def test_the_trainjob_webhook_refuses_its_runtimes_topology_annotations_in_kueues_words():
+    # oracle: the same file, Kueue's words for each TrainJob (trainjob_webhook.go validateTopologyRequest)
+    from pathlib import Path
+
+    from kadmit.workspace import load
+    path = Path(__file__).parents[1] / "oracle/features/trainjob-runtime-topology-annotations-refused.yaml"
+    advice = ('. Adjust either the "TrainJob.spec.runtimePatches" or the "TrainingRuntime.Template" annotations for '
+              "the corresponding Job")
+    got = sorted(d.message for d in load([str(path)]).diagnostics if d.code == "KAD170")
+    assert got == [f"Kueue's webhook refuses TrainJob `{name}`: job[node].annotations[kueue.x-k8s.io/{words}{advice}"
+                   for name, words in (
+                       ("tjb", "podset-slice-size]: Forbidden: may not be set when "
+                               "'kueue.x-k8s.io/podset-slice-required-topology' is not specified"),
+                       ("tjl", "podset-slice-required-topology-constraints]: Forbidden: the TASMultiLayerTopology "
+                               "feature gate must be enabled to use this annotation"),
+                       ("tju", 'podset-slice-size]: Invalid value: "3": must not be greater than pod set count 2'))]

@@ -10,12 +10,14 @@ from kadmit.manifests.codes import KAD161
 from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.jobs import trainjobpods
 from kadmit.manifests.jobs.common import Builder, object_ref, reclaimed, run_state
+from kadmit.manifests.jobs.refusals import SLICE_SIZE
 from kadmit.manifests.jobs.trainjobpods import omitempty
+from kadmit.manifests.layers import ANNOTATION as LAYERS
 from kadmit.manifests.podspec import (node_field_refusals, pod_requests, required_node_affinity, toleration_refusals,
                                       tolerations)
 from kadmit.manifests.yamltree import MAP, SEQ, Val
 from kadmit.manifests.workloads import template_shape
-from kadmit.model import Job, Obj, PodSet, Quantities
+from kadmit.model import Job, Obj, PodSet, Quantities, Refusal
 from kadmit.modelbase import Shapes
 from kadmit.modelscheduling import NodeSelectorTerm, Toleration
 
@@ -36,6 +38,9 @@ class RuntimeJob(Obj):
     # what Kueue's EquivalentToWorkload compares of its pods besides the count (`template_shape`): the containers
     # and init containers, and the tolerations, as the runtime writes them (`trainjobpods.built` builds the JobSet's)
     shape: Shapes | None = None
+    # what Kueue's TrainJob webhook refuses of its template's topology annotations, from `annotations` on, save the
+    # slice size's upper bound, which counts the TrainJob's pods (`runtime_refusals`)
+    refusals: tuple[Refusal, ...] = ()
 
 
 class TrainingRuntime(Obj):
@@ -100,13 +105,16 @@ def training_runtime(f: Fields, o: Meta) -> TrainingRuntime:
         job_spec = f.map(job_template, "spec")
         template = f.map(job_spec, "template", required=True, what=f"replicated job `{name}`")
         labels, _ = f.str_map(f.map(job_template, "metadata"), "labels")
-        ps = b.template(name, 1, template, rj, job_spec=job_spec)  # the JobSet's Job
+        before = len(b.refusals)
+        # the JobSet's Job; its count is the TrainJob's (`runtime_pod_sets`), unbounded here for the slice size
+        ps = b.template(name, UNCOUNTED, template, rj, job_spec=job_spec)
         node = next((c for c in f.maps(f.map(template, "spec"), "containers") if f.str(c, "name") == NODE), None)
         node_requests = pod_requests(f, _only(node)).requests if node is not None else {}
         jobs.append(RuntimeJob(name=name, replicas=f.int(rj, "replicas", default=1, lo=0),
                                parallelism=f.int(job_spec, "parallelism", default=1, lo=0),
                                ancestor=labels.get(ANCESTOR, ""), pod_set=ps, node_requests=node_requests,
-                               shape=Shapes(template_shape(f, 1, None, template)[2:])))
+                               shape=Shapes(template_shape(f, 1, None, template)[2:]),
+                               refusals=tuple(b.refusals[before:])))
     mpi = f.map(policy, "mpi")
     return TrainingRuntime(kind=o.kind, namespace=(o.namespace or "default") if o.kind == "TrainingRuntime" else None,  # type: ignore[arg-type]
                            name=o.name, ml_policy=policy is not None, num_nodes=f.int(policy, "numNodes", lo=0),
@@ -153,6 +161,12 @@ def train_job(f: Fields, o: Meta) -> Job:
     job = b.job(state=run_state(started, finished), workloads=[])
     wl = b.workload(object_ref(o, f), [])
     return job.model_copy(update={"train": train, "workloads": (wl,)})
+
+
+UNCOUNTED = 2**31 - 1  # a runtime template's pod count, before the TrainJob's (no slice size is above it)
+# what Kueue's TrainJob webhook appends to each topology error (trainjob_webhook.go validateTopologyRequest)
+ADVICE = ('Adjust either the "TrainJob.spec.runtimePatches" or the "TrainingRuntime.Template" annotations for the '
+          "corresponding Job")
 
 
 # a node affinity's lists a runtime patch replaces whole (their items have no merge key)
@@ -248,6 +262,28 @@ def runtime_pod_sets(runtime: TrainingRuntime, train: TrainSpec) -> list[PodSet]
     return out
 
 
+def runtime_refusals(runtime: TrainingRuntime, pod_sets: list[PodSet]) -> tuple[Refusal, ...]:
+    """What Kueue's TrainJob webhook refuses on create (validateTopologyRequest, with TopologyAwareScheduling) of
+    the pod sets it builds of the runtime: each template's topology annotations (ValidateTASPodSetRequest, the
+    slice layers annotation's under either TASMultiLayerTopology value: `Refusal.multi_layer`), then a slice size
+    above the pod set's count (ValidateSliceSizeAnnotationUpperBound), under `job[NAME]`, each with the webhook's
+    advice appended."""
+    out = []
+    for j, ps in zip(runtime.jobs, pod_sets):
+        words = [(r.message, r.multi_layer, r.span) for r in j.refusals]
+        t = ps.topology
+        if t is not None and t.slice_size is not None and t.slice_size > ps.count:
+            if t.layers_annotation and not any(m is not False for _, m, _ in words):  # (off, the annotation is refused)
+                words.append((f"annotations[{LAYERS}]: Invalid value: {t.slice_size}: must not be greater than pod set "
+                              f"count {ps.count}", True, t.span))
+            elif not t.layers_annotation and not any(m is None for _, m, _ in words):
+                words.append((f'annotations[{SLICE_SIZE}]: Invalid value: "{t.slice_size}": must not be greater than '
+                              f"pod set count {ps.count}", None, t.span))
+        out += [Refusal(message=f"job[{j.name}].{m}. {ADVICE}", managed_only=False, multi_layer=on, span=span)
+                for m, on, span in words]
+    return tuple(out)
+
+
 def reclaimable_pods(runtime: TrainingRuntime, train: TrainSpec, pod_sets: list[PodSet]) -> dict[str, int]:
     """Kueue's TrainJob.ReclaimablePods: per replicated job of the child JobSet, its succeeded Jobs
     (`status.jobsStatus[].succeeded`, when more than none and at most its replicas) times its pods
@@ -286,6 +322,6 @@ def with_runtime(job: Job, runtimes: tuple[TrainingRuntime, ...]) -> Job:
         Shapes((w.shapes[0] if (w := job.workloads[0]).shapes else None,
                 tuple((ps.count, ps.min_count, *trainjobpods.built(j, runtime, t, job.object.name))
                       for j, ps in zip(runtime.jobs, pod_sets))))
-    job = job.model_copy(update={"train": t, "workloads": tuple(
+    job = job.model_copy(update={"train": t, "refusals": job.refusals + runtime_refusals(runtime, pod_sets), "workloads": tuple(
         w.model_copy(update={"pod_sets": tuple(pod_sets), "shapes": shapes}) for w in job.workloads)})
     return reclaimed(job, reclaimable_pods(runtime, t, pod_sets))
