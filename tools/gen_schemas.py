@@ -150,6 +150,45 @@ def _crd_tree(s: dict) -> str | dict:
     return _CRD_SCALARS.get(s.get("type"), "s")
 
 
+# The value constraints of a CRD's OpenAPI schema the API server checks (its apiextensions validator),
+# kept beside the tree (OUT.json's "checks"): schema/constraints checks them (KAD157).
+_CONSTRAINTS = ("enum", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength",
+                "minItems", "maxItems", "minProperties", "maxProperties", "pattern")
+
+
+def _crd_checks(s: dict, path: tuple = ()) -> dict[str, dict]:
+    """The constraints of a CRD schema by path (keys joined by `/`, `[]` a list's items, `{}` a map's
+    values), down to where `_crd_tree` stops (free-form fields, pod templates), with the CEL rules
+    (`x-kubernetes-validations`: rule, message, messageExpression, fieldPath, reason) of each node."""
+    out: dict[str, dict] = {}
+    if s.get("x-kubernetes-preserve-unknown-fields") and "properties" not in s:
+        return out
+    here = {k: s[k] for k in _CONSTRAINTS if k in s}
+    if s.get("pattern") == _QUANTITY_PATTERN:
+        here.pop("pattern")  # the quantity's own check (KAD158)
+    if s.get("x-kubernetes-validations"):
+        here["rules"] = s["x-kubernetes-validations"]
+    if here:
+        out["/".join(path)] = here
+    props = s.get("properties")
+    if props:
+        if _is_pod_spec(props) or (set(props) == {"metadata", "spec"}
+                                   and _is_pod_spec(props["spec"].get("properties", {}))):
+            return out
+        for k, v in sorted(props.items()):
+            out.update(_crd_checks(v, path + (k,)))
+    elif s.get("type") == "array" and isinstance(s.get("items"), dict):
+        out.update(_crd_checks(s["items"], path + ("[]",)))
+    elif isinstance(s.get("additionalProperties"), dict):
+        out.update(_crd_checks(s["additionalProperties"], path + ("{}",)))
+    return out
+
+
+def _kind_checks(schema: dict) -> dict[str, dict]:
+    """`_crd_checks` of a kind's schema but its metadata (the API server's own) and status (not checked)."""
+    return {p: c for p, c in _crd_checks(schema).items() if p.split("/")[0] not in ("metadata", "status")}
+
+
 _QUANTITY_PATTERN = (r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+"
                      r"(\.[0-9]*)?)|(\.[0-9]+))))?$")
 _CRD_SCALARS = {"string": "str", "integer": "int", "number": "num", "boolean": "bool"}
@@ -157,6 +196,7 @@ _CRD_SCALARS = {"string": "str", "integer": "int", "number": "num", "boolean": "
 
 def crds(out: str, source: str, files: list[str]) -> None:
     kinds: dict[str, dict] = {}
+    checks: dict[str, dict] = {}
     for path in files:
         for doc in yaml.safe_load_all(Path(path).read_text()):
             if not doc or doc.get("kind") != "CustomResourceDefinition":
@@ -167,7 +207,9 @@ def crds(out: str, source: str, files: list[str]) -> None:
                 tree["o"]["metadata"] = "core:V1ObjectMeta"
                 tree["o"].pop("status", None)  # written by controllers; not checked (see schema/__init__)
                 kinds[f"{spec['group']}/{v['name']}/{spec['names']['kind']}"] = tree
-    _merge(out, source, kinds)
+                checks[f"{spec['group']}/{v['name']}/{spec['names']['kind']}"] = _kind_checks(
+                    v["schema"]["openAPIV3Schema"])
+    _merge(out, source, kinds, checks)
 
 
 def served(kube_dir: str, outs: list[str]) -> None:
@@ -179,7 +221,7 @@ def served(kube_dir: str, outs: list[str]) -> None:
     crds = json.loads(subprocess.run([f"{kube_dir}/bin/kubectl", "--kubeconfig", f"{kube_dir}/kubeconfig", "get",
                                       "customresourcedefinitions", "--output", "json"],
                                      check=True, capture_output=True, text=True).stdout)["items"]
-    trees = {}
+    trees, checks = {}, {}
     for crd in crds:
         spec = crd["spec"]
         for v in spec["versions"]:
@@ -187,18 +229,23 @@ def served(kube_dir: str, outs: list[str]) -> None:
             tree["o"]["metadata"] = "core:V1ObjectMeta"
             tree["o"].pop("status", None)
             trees[f"{spec['group']}/{v['name']}/{spec['names']['kind']}"] = tree
+            checks[f"{spec['group']}/{v['name']}/{spec['names']['kind']}"] = _kind_checks(v["schema"]["openAPIV3Schema"])
     for out in outs:
         data = json.loads((DATA / out).read_text())
         for key in data["kinds"]:
             if key in trees:  # Kueue's Configuration is no CRD (goconfig)
                 data["kinds"][key] = trees[key]
+                if key in data.get("checks", {}):
+                    data["checks"][key] = checks[key]
         (DATA / out).write_text(json.dumps(data, indent=0, sort_keys=True) + "\n")
 
 
-def _merge(out: str, source: str, kinds: dict) -> None:
+def _merge(out: str, source: str, kinds: dict, checks: dict) -> None:
     path = DATA / out
     data = json.loads(path.read_text()) if path.exists() else {"sources": {}, "kinds": {}}
     data["kinds"].update(kinds)
+    if out == "jobs.json":  # Kueue's own kinds: its webhooks' checks, not these
+        data.setdefault("checks", {}).update(checks)
     for k in kinds:
         data["sources"][k] = source
     path.write_text(json.dumps(data, indent=0, sort_keys=True) + "\n")
@@ -258,7 +305,7 @@ def goconfig(out: str, source: str, specs: list[str]) -> None:
             structs[alias] = structs[target]
         named = set(re.findall(r"^type (\w+) (?:string|int32|bool)\b", text, re.M))
         kinds[f"{gv}/Configuration"] = {"o": _go_struct(structs, named, "Configuration")}
-    _merge(out, source, kinds)
+    _merge(out, source, kinds, {})
 
 
 # --- a null item in a built-in kind's list of objects (data/null_items.json) ------------------------------

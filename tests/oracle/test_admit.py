@@ -46,12 +46,6 @@ def _cases() -> list[tuple[str, list[str]]]:
 
 # Known divergences: case -> what differs (kadmit is wrong unless the note says otherwise).
 DIVERGENCES = {
-    "tests/oracle/features/job-crd-refuses-a-value-not-in-its-enum.yaml": (
-        "kadmit checks a job CRD's value types (KAD156) but not its enums, bounds or CEL rules (71 enums, 42 "
-        "minimums, 54 rules outside the pod templates of the job CRDs tools/kube-apiserver installs): the API "
-        "server refuses ns/early's `successPolicy.operator: Some` and Kueue admits ns/late; kadmit admits "
-        "ns/early. The fix: those constraints in data/jobs.json (tools/gen_schemas.py `_crd_tree`) and their "
-        "checks in manifests/schema, in the API server's words"),
     "tests/oracle/features/kueue-panics-fair-sharing-without-cohort.yaml": (
         "not kadmit's: Kueue v0.17.0 has no answer to agree with, its scheduler panics (the oracle exits 2). "
         "Under fair sharing a ClusterQueue in no cohort that needs preemption gets its targets from "

@@ -121,11 +121,7 @@ def _literal_cases() -> list[tuple[str, list[str]]]:
 CASES = _file_cases() + _literal_cases()
 
 # Where kadmit and Kueue v0.17 still differ, and why (strict: the test fails once they agree).
-DIVERGENCES: dict[str, str] = {
-    "tests/oracle/features/job-crd-refuses-a-value-not-in-its-enum.yaml": (
-        "kadmit checks a job CRD's value types but not its enums (nor bounds, CEL rules): the API server refuses "
-        "ns/early's `successPolicy.operator: Some`, kadmit converts it (test_admit.py DIVERGENCES)"),
-}
+DIVERGENCES: dict[str, str] = {}
 
 
 def _materialise(case, tmp: Path) -> list[str]:

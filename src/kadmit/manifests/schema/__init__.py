@@ -34,6 +34,7 @@ from kadmit.diagnostics import did_you_mean, field_path
 from kadmit.manifests.codes import KAD156, KAD157, KAD158, KAD162, KAD163, KAD180
 from kadmit.manifests.fields import whole_number
 from kadmit.manifests.yamltree import BOOL, DESCRIBE, FLOAT, HUGE, INT, MAP, NULL, OTHER, SEQ, STR, TIME, Val
+from kadmit.manifests.schema.constraints import violations
 from kadmit.source import Span
 
 # A tree: "s" a scalar of a type not checked, "*" anything, "core:V1Name" a Kubernetes type,
@@ -98,6 +99,12 @@ def _load(name: str) -> dict:
 @lru_cache(maxsize=None)
 def _core() -> dict:
     return _load("core.json")
+
+
+@lru_cache(maxsize=None)
+def crd_checks() -> dict[tuple[str, str, str], dict]:
+    """The value constraints of the job CRDs (jobs.json's "checks"), by kind: `constraints.violations`'s."""
+    return {tuple(key.split("/")): checks for key, checks in _load("jobs.json").get("checks", {}).items()}
 
 
 @lru_cache(maxsize=None)
@@ -419,9 +426,15 @@ def check(f, node: Val, group: str, version: str, kind: str, name: str = "", *, 
     if tree is None:
         return 0
     crd = _is_crd(group, version, kind)
+    checks = crd_checks().get((group, version, kind)) if crd else None
+    limits = violations(node, checks, go_path) if checks else []  # enums, bounds, lengths (KAD157)
     if _all_known(node, tree, ("status",), crd):
-        return 0
-    found, wrong = _problems(node, tree, ("status",), crd, f"{group}/{version}/{kind}")
+        if not limits:
+            return 0
+        found, wrong = [], limits
+    else:
+        found, wrong = _problems(node, tree, ("status",), crd, f"{group}/{version}/{kind}")
+        wrong = sorted(wrong + limits, key=lambda w: (w[1].line, w[1].col))
     if kind == "Configuration":
         wrong = []  # its values' types are Go's to judge, as Kueue decodes them: manifests/configtypes.py
     what = what or f"`{kind}`" + (f" `{name}`" if name else "")
@@ -451,7 +464,8 @@ def check(f, node: Val, group: str, version: str, kind: str, name: str = "", *, 
         if val.kind is FLOAT and not math.isfinite(val.v):
             f.refused_already(val)  # the YAML reader's KAD153: kubectl can't send the document
             continue
-        f.mistyped(code, f"`{field_path(path)}`{'' if message[0] == ':' else ' '}{message}", val, help=help_,
+        label = f"`{field_path(path)}`" if path else "the object"  # a CEL rule of the whole object
+        f.mistyped(code, f"{label}{'' if message[0] == ':' else ' '}{message}", val, help=help_,
                    notes=[refused if code == KAD157 else refusal])
     return len(found) + len(wrong)
 

@@ -1,0 +1,188 @@
+"""A job CRD's value constraints, checked as the API server's apiextensions validator checks them: enums,
+bounds (minimum, maximum, exclusive too), string lengths and patterns, list lengths and map sizes
+(data/jobs.json's "checks", `tools/gen_schemas.py _crd_checks`: by path, down to where a kind's tree
+stops). A value that breaks one is KAD157 in the server's own words (k8s.io/apiextensions-apiserver
+validation.ConvertToFieldErrors of kube-openapi's messages, checked against the oracle, which runs that
+validator: tests/oracle/features/job-crd-refuses-*.yaml): the object is never created.
+
+The CEL rules (`x-kubernetes-validations`) are few and simple: `CEL_RULES` implements each, keyed by its
+text, and tests/manifests/test_crd_constraints.py fails when a CRD holds a rule the table does not list.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from functools import lru_cache
+
+from kadmit.manifests.codes import KAD157
+from kadmit.manifests.yamltree import BOOL, FLOAT, INT, MAP, SEQ, STR, Val
+
+def _has(o, *keys) -> bool:
+    """CEL's `has(self.KEY)` of a decoded object for any of `keys` (a null field is pruned, so absent)."""
+    return isinstance(o, dict) and any(o.get(k) is not None for k in keys)
+
+
+def _name(o) -> str | None:
+    name = o.get("metadata", {}).get("name") if isinstance(o, dict) and isinstance(o.get("metadata"), dict) else None
+    return name if isinstance(name, str) else None
+
+
+_DNS_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
+
+# Every CEL rule (`x-kubernetes-validations`) of the job CRDs' checked parts (data/jobs.json), by its text:
+# what it says of `self` (the value decoded), True where the API server takes it; None for a rule the API
+# server evaluates on update only. A rule not listed fails tests/manifests/test_crd_constraints.py.
+CEL_RULES = {
+    "self == oldSelf": None,  # a transition rule (immutability): evaluated on update only
+    "!(has(self.startupPolicy) && self.startupPolicy.startupPolicyOrder == 'InOrder' && "
+    "self.replicatedJobs.exists(x, has(x.dependsOn)))":
+        lambda o: not (_has(o, "startupPolicy") and o["startupPolicy"].get("startupPolicyOrder") == "InOrder"
+                       and any(_has(x, "dependsOn") for x in o.get("replicatedJobs") or [])),
+    "self.templates.all(t, !has(t.metadata.namespace) || size(t.metadata.namespace) == 0)":
+        lambda o: all(not _has(t.get("metadata"), "namespace") or t["metadata"]["namespace"] == ""
+                      for t in o.get("templates") or [] if isinstance(t, dict)),
+    "self in ['ray.io/kuberay-operator', 'kueue.x-k8s.io/multikueue']":
+        lambda v: v in ("ray.io/kuberay-operator", "kueue.x-k8s.io/multikueue"),
+    "!((has(self.onSuccess) || has(self.onFailure)) && has(self.deletionRules))":
+        lambda o: not (_has(o, "onSuccess", "onFailure") and _has(o, "deletionRules")),
+    "((has(self.onSuccess) && has(self.onFailure)) || has(self.deletionRules))":
+        lambda o: (_has(o, "onSuccess") and _has(o, "onFailure")) or _has(o, "deletionRules"),
+    "!(has(self.jobStatus) && has(self.jobDeploymentStatus))":
+        lambda o: not (_has(o, "jobStatus") and _has(o, "jobDeploymentStatus")),
+    "has(self.jobStatus) || has(self.jobDeploymentStatus)": lambda o: _has(o, "jobStatus", "jobDeploymentStatus"),
+    "[has(self.torch), has(self.mpi), has(self.jax), has(self.xgboost),has(self.flux)].filter(x, x).size() <= 1":
+        lambda o: sum(_has(o, k) for k in ("torch", "mpi", "jax", "xgboost", "flux")) <= 1,
+    "self >= 1": lambda v: v >= 1,
+    "self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')":
+        lambda o: _name(o) is None or _DNS_LABEL.search(_name(o)) is not None,
+    "size(self.metadata.name) <= 63": lambda o: _name(o) is None or len(_name(o)) <= 63,
+    "self in ['trainer.kubeflow.org/trainjob-controller', 'kueue.x-k8s.io/multikueue']":
+        lambda v: v in ("trainer.kubeflow.org/trainjob-controller", "kueue.x-k8s.io/multikueue"),
+}
+_CEL_KINDS = (MAP, SEQ, STR, INT, FLOAT, BOOL)
+
+
+def _rules(val: Val, rules: list[dict]) -> list[str]:
+    """The API server's words for each CEL rule `val` breaks (apiextensions' cel validator: the value, but an
+    object's or a list's, then the rule's message, or `failed rule: RULE`)."""
+    out, plain = [], None
+    for r in rules:
+        test = CEL_RULES[r["rule"]]
+        if test is None or val.kind not in _CEL_KINDS:
+            continue
+        plain = val.plain() if plain is None else plain
+        try:
+            ok = test(plain)
+        except (TypeError, AttributeError):  # a value of a wrong type: KAD156's
+            continue
+        if not ok:
+            shown = "" if val.kind in (MAP, SEQ) else f"{go_value(plain)}: "  # an object's or a list's left out
+            out.append(f'Invalid value: {shown}{r.get("message") or "failed rule: " + r["rule"]}')
+    return out
+
+
+def go_value(v) -> str:
+    """A bad value as k8s.io/apimachinery's field.Error prints it: a string quoted (%q), a number or boolean
+    plain (%v), anything else as JSON."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, str):
+        return json.dumps(v, ensure_ascii=False)
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        return _go_float(v)
+    return json.dumps(v, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+
+
+def _go_float(x: float) -> str:
+    """Go's %v of a float64 (%g, shortest, exponent from 1e21)."""
+    if x == int(x) and abs(x) < 1e21:
+        return str(int(x))
+    return repr(x)
+
+
+def _number(val: Val) -> float | int | None:
+    if val.kind is INT:
+        return val.v
+    if val.kind is FLOAT and math.isfinite(val.v):
+        return int(val.v) if val.v == int(val.v) else val.v
+    return None
+
+
+def _broken(name: str, val: Val, c: dict) -> list[str]:
+    """The API server's words (after the field's path) for each constraint of `c` that `val` breaks."""
+    out = _rules(val, c["rules"]) if "rules" in c else []
+    if "enum" in c and val.kind in (STR, INT, FLOAT, BOOL):
+        v = _number(val) if val.kind in (INT, FLOAT) else val.v
+        if not any(e == v and isinstance(e, bool) == isinstance(v, bool) for e in c["enum"]):
+            allowed = ", ".join(json.dumps(e) if isinstance(e, str) else json.dumps(json.dumps(e)) for e in c["enum"])
+            out.append(f"Unsupported value: {go_value(v)}: supported values: {allowed}")
+    n = _number(val)
+    if n is not None:
+        bad = f"Invalid value: {go_value(n)}: {name} in body should be"
+        if "minimum" in c and (n <= c["minimum"] if c.get("exclusiveMinimum") else n < c["minimum"]):
+            strict = "" if c.get("exclusiveMinimum") else " or equal to"
+            out.append(f"{bad} greater than{strict} {_go_float(float(c['minimum']))}")
+        if "maximum" in c and (n >= c["maximum"] if c.get("exclusiveMaximum") else n > c["maximum"]):
+            strict = "" if c.get("exclusiveMaximum") else " or equal to"
+            out.append(f"{bad} less than{strict} {_go_float(float(c['maximum']))}")
+    if val.kind is STR:
+        length = len(val.v)  # kube-openapi counts runes
+        if "maxLength" in c and length > c["maxLength"]:
+            out.append(f"Too long: may not be more than {c['maxLength']} byte{'' if c['maxLength'] == 1 else 's'}")
+        if "minLength" in c and length < c["minLength"]:
+            out.append(f"Invalid value: {go_value(val.v)}: {name} in body should be at least {c['minLength']} chars long")
+        if "pattern" in c and _pattern(c["pattern"]).search(val.v) is None:
+            out.append(f"Invalid value: {go_value(val.v)}: {name} in body should match '{c['pattern']}'")
+    if val.kind is SEQ:
+        if "maxItems" in c and len(val.v) > c["maxItems"]:
+            out.append(f"Too many: {len(val.v)}: must have at most {c['maxItems']} item{'' if c['maxItems'] == 1 else 's'}")
+        if "minItems" in c and len(val.v) < c["minItems"]:
+            out.append(f"Invalid value: {go_value(val.plain())}: {name} in body should have at least {c['minItems']} items")
+    if val.kind is MAP:
+        if "maxProperties" in c and len(val.v) > c["maxProperties"]:
+            m = c["maxProperties"]
+            out.append(f"Too many: {len(val.v)}: must have at most {m} item{'' if m == 1 else 's'}")
+        if "minProperties" in c and len(val.v) < c["minProperties"]:
+            out.append(f"Invalid value: {go_value(val.plain())}: {name} in body should have at least "
+                       f"{c['minProperties']} properties")
+    return out
+
+
+@lru_cache(maxsize=None)
+def _pattern(p: str) -> re.Pattern:
+    return re.compile(p)
+
+
+def _at(node: Val, parts: list[str], where: tuple):
+    """Each value at a checks path (`[]` every item of a list, `{}` every value of a map) with its path."""
+    if not parts:
+        yield where, node
+        return
+    head, rest = parts[0], parts[1:]
+    if head == "[]":
+        if node.kind is SEQ:
+            for i, item in enumerate(node.v):
+                yield from _at(item, rest, where + (i,))
+    elif node.kind is MAP:
+        if head == "{}":
+            for key, sub in node.v.items():
+                yield from _at(sub, rest, where + (key,))
+        elif head in node.v:
+            yield from _at(node.v[head], rest, where + (head,))
+
+
+def violations(node: Val, checks: dict[str, dict], go_path) -> list[tuple[tuple, Val, tuple[str, str, None]]]:
+    """Each value of `node` that breaks its CRD's constraints: (its path, the value, (KAD157, the message,
+    no help)), the message quoting the API server's error (`spec.x: Unsupported value: ...`)."""
+    out = []
+    for path, c in checks.items():
+        for where, val in _at(node, path.split("/") if path else [], ()):
+            name = go_path(where) or "<nil>"  # the object itself: Go's nil field path
+            for words in _broken(name, val, c):
+                out.append((where, val, (KAD157, f"is refused by its CRD: `{name}: {words}`", None)))
+    out.sort(key=lambda w: (w[1].line, w[1].col))
+    return out

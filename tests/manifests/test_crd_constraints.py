@@ -1,0 +1,112 @@
+"""A job CRD's enums, bounds, lengths and CEL rules, checked as the API server checks them (KAD157), in its words.
+
+Each expected message below is the oracle's (its apiextensions validator, the API server's; `kueue-oracle admit`
+on the same object, skipped with `KIND.GROUP "NAME" is invalid: [...]`) for the same value.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from kadmit.diagnostics import Diagnostics
+from kadmit.manifests import read_manifest_text
+from kadmit.manifests.schema import constraints, crd_checks
+
+ROOT = Path(__file__).resolve().parents[2]
+JOBSET = """\
+    apiVersion: jobset.x-k8s.io/v1alpha2
+    kind: JobSet
+    metadata: {name: j, namespace: ns}
+    spec:
+      %s
+      replicatedJobs:
+      - name: w
+        replicas: 1
+        %s
+        template: {spec: {template: {spec: {restartPolicy: Never, containers: [{name: c, image: busybox}]}}}}
+    """
+RAYJOB = """\
+    apiVersion: ray.io/v1
+    kind: RayJob
+    metadata: {name: r, namespace: ns}
+    spec:
+      entrypoint: python -c 1
+      %s
+      rayClusterSpec:
+        headGroupSpec:
+          rayStartParams: {}
+          template: {spec: {containers: [{name: h, image: ray}]}}
+    """
+LONG = "a-very-long-trainjob-name-that-is-longer-than-sixty-three-characters-x"
+
+
+def refusals(text: str) -> list[str]:
+    diags = Diagnostics()
+    read_manifest_text(textwrap.dedent(text), "m.yaml", diags)
+    return [d.message for d in diags.sorted() if d.code == "KAD157"]
+
+
+@pytest.mark.parametrize("text, words", [
+    (JOBSET % ("successPolicy: {operator: Some}", ""),
+     'spec.successPolicy.operator: Unsupported value: "Some": supported values: "All", "Any"'),
+    (JOBSET % ("ttlSecondsAfterFinished: -1", ""),
+     "spec.ttlSecondsAfterFinished: Invalid value: -1: spec.ttlSecondsAfterFinished in body should be greater "
+     "than or equal to 0"),
+    (JOBSET % ("", "dependsOn: [" + ", ".join(f"{{name: a{i}, status: Ready}}" for i in range(6)) + "]"),
+     "spec.replicatedJobs[0].dependsOn: Too many: 6: must have at most 5 items"),
+    (JOBSET % ("startupPolicy: {startupPolicyOrder: InOrder}", "dependsOn: [{name: a, status: Ready}]"),
+     "spec: Invalid value: StartupPolicy and DependsOn APIs are mutually exclusive"),
+    (RAYJOB % "managedBy: someone",
+     "spec.managedBy: Invalid value: \"someone\": the managedBy field value must be either 'ray.io/kuberay-operator' "
+     "or 'kueue.x-k8s.io/multikueue'"),
+    (RAYJOB % "deletionStrategy: {onSuccess: {policy: DeleteCluster}}",
+     "spec.deletionStrategy: Invalid value: deletionStrategy requires either BOTH onSuccess and onFailure, OR the "
+     "deletionRules field (cannot be empty)"),
+    (f"""\
+    apiVersion: trainer.kubeflow.org/v1alpha1
+    kind: TrainJob
+    metadata: {{name: {LONG}, namespace: ns}}
+    spec: {{runtimeRef: {{name: torch-distributed}}}}
+    """, "<nil>: Invalid value: metadata.name must be no more than 63 characters"),
+])
+def test_a_broken_constraint_is_refused_in_the_api_servers_words(text: str, words: str) -> None:
+    assert [m.split("`")[-2] for m in refusals(text)] == [words]
+
+
+def test_values_within_their_constraints_pass() -> None:
+    assert refusals(JOBSET % ("successPolicy: {operator: Any}\n  ttlSecondsAfterFinished: 0",
+                              "dependsOn: [{name: a, status: Complete}]")) == []
+    assert refusals(RAYJOB % "managedBy: kueue.x-k8s.io/multikueue\n  deletionStrategy: {deletionRules: "
+                              "[{policy: DeleteCluster, condition: {jobStatus: SUCCEEDED}}]}") == []
+
+
+def test_every_cel_rule_of_the_job_crds_is_in_the_table_and_every_entry_is_used() -> None:
+    held = {r["rule"] for checks in crd_checks().values() for c in checks.values() for r in c.get("rules", [])}
+    assert held == set(constraints.CEL_RULES), "a CRD rule kadmit does not check (or a stale entry): CEL_RULES"
+
+
+def test_go_values_print_as_field_errors_print_them() -> None:
+    assert [constraints.go_value(v) for v in ("a\"b", 5, 0.5, 1e21, True, {"b": 1, "a": [1]})] == [
+        '"a\\"b"', "5", "0.5", "1e+21", "true", '{"a":[1],"b":1}']
+
+
+def test_the_generator_keeps_every_constraint_by_path() -> None:
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        import gen_schemas
+    finally:
+        sys.path.remove(str(ROOT / "tools"))
+    schema = {"type": "object", "properties": {
+        "metadata": {"type": "object", "maxProperties": 1}, "status": {"type": "string", "enum": ["x"]},
+        "spec": {"type": "object", "x-kubernetes-validations": [{"rule": "self == oldSelf"}], "properties": {
+            "a": {"type": "array", "maxItems": 2, "items": {"type": "integer", "minimum": 1, "maximum": 9}},
+            "m": {"type": "object", "additionalProperties": {"type": "string", "maxLength": 3, "pattern": "^x"}},
+            "q": {"x-kubernetes-int-or-string": True, "pattern": gen_schemas._QUANTITY_PATTERN}}}}}
+    assert json.loads(json.dumps(gen_schemas._kind_checks(schema))) == {
+        "spec": {"rules": [{"rule": "self == oldSelf"}]}, "spec/a": {"maxItems": 2},
+        "spec/a/[]": {"minimum": 1, "maximum": 9}, "spec/m/{}": {"maxLength": 3, "pattern": "^x"}}
