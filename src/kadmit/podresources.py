@@ -53,6 +53,9 @@ class PodResources(NamedTuple):
     runtime_class: str | None = None
     pod_limits: Quantities = {}
     formats: dict[str, str] = {}  # of the pod's own requests and limits, as ContainerResources.formats
+    # what else of the spec Kueue's scheduling hash takes (ports, affinity, topologySpreadConstraints,
+    # priority, resourceClaims): `manifests.specshape`'s digest, "" for none (`engine.admission.equivalence`)
+    shape: str = ""
 
     def __eq__(self, other: object) -> bool:
         return other is None or isinstance(other, PodResources)

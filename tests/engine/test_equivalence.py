@@ -80,3 +80,53 @@ def test_why_says_which_workload_it_was_moved_with() -> None:
     assert [r.code for r in out.result.reasons] == ["KAD538"]
     assert "set aside with other/a" in out.result.reasons[0].message
     assert not [d for d in out.diagnostics if d.code == "KAD161"]  # modelled: no warning
+
+
+def test_the_key_takes_ports_affinity_and_spread_as_kueue_serializes_them(tmp_path) -> None:
+    """manifests/specshape.py: a port's protocol defaults to TCP and an empty list is none (the oracle moves
+    both with the plain one); another port, preferred node affinity, a topologySpreadConstraint, the template's
+    own `priority: 0`: not equivalent (the oracle cases ...-ports-spread-affinity and ...-job-spec-shape)."""
+    cpu = '{requests: {cpu: "2"}}'
+    (tmp_path / "in.yaml").write_text(POLICY + "".join([
+        _workload("plain", "a", cpu),
+        _workload("tcp", "a", cpu + ", ports: [{containerPort: 80, protocol: TCP}]"),
+        _workload("port", "a", cpu + ", ports: [{containerPort: 80}]"),
+        _workload("other-port", "a", cpu + ", ports: [{containerPort: 81}]"),
+        _workload("empty", "a", cpu, "topologySpreadConstraints: [], affinity: {}, "),
+        _workload("spread", "a", cpu, "topologySpreadConstraints: [{maxSkew: 1, topologyKey: k, "
+                                      "whenUnsatisfiable: DoNotSchedule}], "),
+        _workload("preferred", "a", cpu, "affinity: {nodeAffinity: {preferredDuringSchedulingIgnoredDuringExecution: "
+                                         "[{weight: 1, preference: {matchExpressions: [{key: z, operator: Exists}]}}]}}, "),
+        _workload("zero", "a", cpu, "priority: 0, "),
+    ]))
+    session = Session(load([str(tmp_path)]).model)
+    eq = Equivalence(session)
+    key = {w.name: eq.key(w) for w in session.model.workloads}
+    assert key["plain"] == key["empty"] and key["tcp"] == key["port"]
+    assert len({key[n] for n in ("plain", "port", "other-port", "spread", "preferred", "zero")}) == 6
+
+
+def test_the_key_takes_the_spec_min_count_not_the_one_reclaim_lowered(tmp_path) -> None:
+    """after_reclaim lowers minCount 3 to the 2 pods left; Kueue hashes the spec's minCount (and the count after
+    reclaim): a Workload of 2 pods with minCount 2 is not equivalent to it."""
+    def wl(name: str, count: int, min_count: int, status: str = "") -> str:
+        return f"""---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: Workload
+metadata: {{name: {name}, namespace: a}}
+spec:
+  queueName: q
+  podSets: [{{name: main, count: {count}, minCount: {min_count}, template: {{spec: {{containers: [{{name: c, image: i}}]}}}}}}]
+{status}"""
+    (tmp_path / "in.yaml").write_text(POLICY + """---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: q, namespace: a}
+spec: {clusterQueue: cq}
+""" + wl("reclaimed", 4, 3, "status: {reclaimablePods: [{name: main, count: 2}]}\n") + wl("two", 2, 2))
+    session = Session(load([str(tmp_path)]).model)
+    eq = Equivalence(session)
+    got = {w.name: w for w in session.model.workloads}
+    assert [ps.min_count for ps in got["reclaimed"].pod_sets] == [2]  # the model's, lowered
+    assert eq.key(got["reclaimed"]) != eq.key(got["two"])
+    assert eq.key(got["reclaimed"])[1][-2] == 3

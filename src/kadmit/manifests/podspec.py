@@ -9,6 +9,7 @@ from kadmit.manifests.codes import KAD157, KAD166
 from kadmit.manifests.fields import Fields
 from kadmit.manifests.jobs.refusals import dns_subdomain_errors, go_quote, qualified_name_errors
 from kadmit.manifests.podvalues import nothing_to_refuse, quantity_values, written_quantity
+from kadmit.manifests.specshape import spec_shape
 from kadmit.manifests.yamltree import INT, Val
 from kadmit.model import NodeSelectorTerm, Requirement, Taint, Toleration
 from kadmit.modelscheduling import NODE_OPERATORS, label_key_errors, label_value_errors
@@ -273,7 +274,8 @@ def pod_requests(f: Fields, spec: Val, *, pod: bool = False, api: str | None = N
     own_limits, own_limit_nodes = f.resource_list(f.map(spec, "resources"), "limits")
     pod = PodResources(read.containers, read.init_containers, pod_level, overhead,
                        f.str(spec, "runtimeClassName") or None, own_limits,
-                       written_formats(pod_nodes, "requests", own_limit_nodes, "limits"))
+                       written_formats(pod_nodes, "requests", own_limit_nodes, "limits"),
+                       spec_shape(f, spec, pod=pod))  # the rest of what the scheduling hash takes
     return PodRequests(reqs, {r: nodes[r] for r in reqs if r in nodes}, pod)
 
 

@@ -21,12 +21,13 @@ never reads the set: every pending workload is there from the start, a head requ
 without the check (PushIfNotPresent), and an evicted one is queued again after its tree's sets are
 cleared. (`simulate`'s arrivals between instants would read it: docs/KUEUE-DIFFERENCES.md §7.)
 
-kadmit compares the hash's fields as its model holds them (`key`): the containers' and init containers'
-requests after Kueue's adjustment, the overhead and RuntimeClass (`.kad` pod sets: their requests), the
-node selector, the required node-affinity terms, the tolerations, the ResourceClaims named, count,
-minCount and topology request. Fields its model does not hold (container ports, preferred node
-affinity, pod affinity, topologySpreadConstraints, the template's own `priority`) are not compared: two
-workloads differing only there are equivalent to kadmit and not to Kueue (docs/KUEUE-DIFFERENCES.md §7)."""
+kadmit compares the hash's fields (`key`): the containers' and init containers' requests after Kueue's
+adjustment, the overhead and RuntimeClass, the node selector, the required node-affinity terms, the
+tolerations, the ResourceClaims named, and a digest of the rest of SpecShape as written (ports, the whole
+affinity, topologySpreadConstraints, the template's `priority`, resourceClaims: `PodResources.shape`,
+manifests/specshape.py); the count after reclaimable pods, the spec's minCount (`Workload.shapes`, not the
+one reclaim lowers) and the topology request. `.kad` pod sets: their requests, and none of the fields
+the language cannot say, alike on both sides."""
 
 from __future__ import annotations
 
@@ -51,11 +52,15 @@ class Equivalence:
         """What of `wl` Kueue's scheduling hash takes, as kadmit's model holds it."""
         got = self._keys.get(id(wl))
         if got is None or got[0] is not wl:
-            key = (self.session.index.priority(wl),) + tuple(self._pod_set(wl.namespace, ps) for ps in wl.pod_sets)
+            shapes = wl.shapes[1] if wl.shapes is not None and len(wl.shapes) >= 2 else ()
+            spec = [s[1] for s in shapes] if len(shapes) == len(wl.pod_sets) else [ps.min_count for ps in wl.pod_sets]
+            key = (self.session.index.priority(wl),) + tuple(
+                self._pod_set(wl.namespace, ps, min_count) for ps, min_count in zip(wl.pod_sets, spec))
             got = self._keys[id(wl)] = (wl, key)
         return got[1]
 
-    def _pod_set(self, namespace: str, ps: PodSet) -> tuple:
+    def _pod_set(self, namespace: str, ps: PodSet, min_count: int | None) -> tuple:
+        """`min_count`: the spec's minCount, which Kueue hashes (reclaimable pods may lower the model's)."""
         if self._ranges is None:
             model = self.session.model
             self._ranges = {}
@@ -67,11 +72,11 @@ class Equivalence:
             pod = adjust(ps.resources, self._ranges.get(namespace, []), self._classes)
             spec: tuple = (tuple(frozenset(c.requests.items()) for c in pod.containers),
                            tuple(frozenset(c.requests.items()) for c in pod.init_containers),
-                           frozenset(pod.overhead.items()), pod.runtime_class)
+                           frozenset(pod.overhead.items()), pod.runtime_class, pod.shape)
         else:
             spec = (frozenset(ps.requests.items()),)
         return (ps.name, spec, frozenset(ps.node_selector.items()), ps.node_affinity, ps.tolerations,
-                ps.claim_templates, ps.claims, ps.count, ps.min_count, ps.topology)
+                ps.claim_templates, ps.claims, ps.count, min_count, ps.topology)
 
     def inadmissible(self, name: str, head: Workload, queue: list[Workload]) -> list[Workload]:
         """`head` went to queue `name`'s inadmissible list (not at once): with the gate on and the queue
