@@ -6,10 +6,16 @@ quota is released there: a run finishing between instants (its tree is `dirty`: 
 parked there is tried again, Kueue's QueueInadmissibleWorkloads), or an eviction during a decision
 (`decide_ordered` reads the tree's parked workloads then, and only then). StrictFIFO queues park
 nothing: Kueue keeps their heads in its heap, so their workloads are tried whenever their part is.
+
+Under SchedulingEquivalenceHashing each BestEffortFIFO queue also keeps the scheduling hashes its
+decisions found inadmissible (`hashes`, `Equivalence.recorded`), until quota is released in its tree: a
+workload arriving with one of them is parked at once, untried (Kueue's PushOrUpdate).
 """
 
 from __future__ import annotations
 
+from kadmit.engine.admission.decisions import Decision
+from kadmit.engine.admission.equivalence import Equivalence
 from kadmit.model import Workload
 
 
@@ -35,6 +41,9 @@ class Queues:
         self.last: dict[str, object] = {}  # pending workload -> its last Decision (why it waits)
         self._member: dict[str, str] = {}  # cohort root -> one of its cluster queues (names its part)
         self._cq_of: dict[str, str] = {}  # workload -> its cluster queue ("": none)
+        # SchedulingEquivalenceHashing: cq -> the hashes found inadmissible there (and the head that found each)
+        self.hashes: dict[str, dict[tuple, str]] = {}
+        self._equivalence: dict[str, Equivalence] = {}  # part -> its session's hashes
 
     def cluster_queue(self, key: str) -> str:
         """The cluster queue a workload waits in ("": none); its local queue never changes."""
@@ -58,12 +67,43 @@ class Queues:
                 del self.parked[root]
 
     def add(self, key: str) -> str:
-        """It waits in its queue, fresh; returns the queue."""
+        """It waits in its queue, fresh (parked, untried, if its queue found its scheduling hash
+        inadmissible since quota was last released in its tree); returns the queue."""
         cq = self.cluster_queue(key)
         self.pending.setdefault(cq, {})[key] = None
         self._unpark(key, cq)
-        self.fresh[key] = None
+        head = self._equivalent(key, cq)
+        if head is None:
+            self.fresh[key] = None
+        else:
+            root = self._root(cq)
+            assert root is not None
+            self.fresh.pop(key, None)
+            self.parked.setdefault(root, {})[key] = None
+            self._member.setdefault(root, cq)
+            self.last[key] = Decision(self.ix.workloads[key], False, cq, equivalent_to=head)
         return cq
+
+    def _equivalent(self, key: str, cq: str) -> str | None:
+        """The head whose scheduling hash, found inadmissible in `cq`, the workload shares (None: none)."""
+        recorded = self.hashes.get(cq)
+        if not recorded or self._root(cq) is None:
+            return None
+        return recorded.get(self._hashing(cq).key(self.parts.session(cq).index.workloads[key]))
+
+    def _hashing(self, cq: str) -> Equivalence:
+        part = self.parts.part(cq)
+        eq = self._equivalence.get(part)
+        if eq is None:
+            eq = self._equivalence[part] = Equivalence(self.parts.session(cq))
+        return eq
+
+    def _stays(self, wl: Workload, cq: str) -> bool:
+        """A parked workload queueInadmissibleWorkloads leaves parked: under the gate, one whose namespace
+        its ClusterQueue does not select (as `engine.admission.queueing.requeued`)."""
+        session = self.parts.session(cq)
+        return self._hashing(cq).on and not session.compiler.namespace_ok(session.index.cluster_queues[cq],
+                                                                          wl.namespace)
 
     def remove(self, key: str) -> str:
         """It is admitted: it waits no more; returns the queue it waited in."""
@@ -93,6 +133,8 @@ class Queues:
         ones of dirty trees — and, per other tree of the part, its parked workloads. Fresh ones are
         taken (a decision tries them)."""
         part_of = self.parts.part
+        for cq in [cq for cq in self.hashes if f"cq:{cq}" in self.tree.nodes and self.tree.root(f"cq:{cq}") in dirty]:
+            del self.hashes[cq]  # queueInadmissibleWorkloads
         active = {part_of(self.cluster_queue(key)) for key in self.fresh}
         active.update(part_of(cq) for cq in self.pending if cq and self.tree.root(f"cq:{cq}") in dirty)
         asked: dict[str, tuple[list[Workload], dict[str, Parked]]] = {}
@@ -114,7 +156,8 @@ class Queues:
                 continue
             workloads = self.parts.session(cq).index.workloads
             if root in dirty:
-                ask(part_of(cq))[0].extend(workloads[k] for k in keys)
+                ask(part_of(cq))[0].extend(workloads[k] for k in keys
+                                           if not self._stays(workloads[k], self.cluster_queue(k)))
             else:
                 ask(part_of(cq))[1][root] = Parked(workloads, keys)
         self.fresh = {}

@@ -345,7 +345,7 @@ class Simulator:
         from kadmit.engine.decide import run_reasons
         session.keep_journal()
         try:
-            got = decide_ordered(session, queued, parked=parked)
+            got = decide_ordered(session, queued, parked=parked, hashes=self.queues.hashes)
             met = run_reasons(session, got, met_only=True)
         finally:
             session.journal = None

@@ -19,7 +19,9 @@ workload releasing quota in the cohort tree, an eviction completing), not by an 
 workloads moved come back with the others set aside. StrictFIFO queues keep no set. An `ordered` run
 never reads the set: every pending workload is there from the start, a head requeued at once is pushed
 without the check (PushIfNotPresent), and an evicted one is queued again after its tree's sets are
-cleared. (`simulate`'s arrivals between instants would read it: docs/KUEUE-DIFFERENCES.md §7.)
+cleared. `simulate`'s arrivals between instants read it: it keeps the sets (`recorded`, passed to each
+run) in `simulate.queues.Queues.hashes`, cleared when quota is released in a tree, and parks an arrival
+of a recorded hash untried.
 
 kadmit compares the hash's fields (`key`): the containers' and init containers' requests after Kueue's
 adjustment, the overhead and RuntimeClass, the node selector, the required node-affinity terms, the
@@ -41,9 +43,12 @@ GATE = "SchedulingEquivalenceHashing"
 class Equivalence:
     """The scheduling hash of each workload (`key`), and the workloads a head found inadmissible takes with it."""
 
-    def __init__(self, session) -> None:
+    def __init__(self, session, recorded: dict[str, dict[tuple, str]] | None = None) -> None:
+        """`recorded`: the queues' sets kept from before (`simulate`'s between instants), updated in place."""
         self.session = session
         self.on = enabled(session.model.config, GATE)
+        # per ClusterQueue its noFitSchedulingHashes: each key recorded, and the head that recorded it first
+        self.recorded: dict[str, dict[tuple, str]] = {} if recorded is None else recorded
         self._keys: dict[int, tuple[Workload, tuple]] = {}  # id(workload) -> (it, its key)
         self._ranges: dict[str, list[LimitRange]] | None = None
         self._classes: dict[str, RuntimeClass] = {}
@@ -85,8 +90,15 @@ class Equivalence:
         if not self.on or self.session.index.cluster_queues[name].queueing_strategy != "BestEffortFIFO":
             return []
         key = self.key(head)
+        self.recorded.setdefault(name, {}).setdefault(key, head.key)
         moved = [w for w in queue if w is not head and self.key(w) == key]
         if moved:
             gone = {id(w) for w in moved}
             queue[:] = [w for w in queue if id(w) not in gone]
         return moved
+
+    def released(self, names) -> None:
+        """Quota was released in the cohort tree of ClusterQueues `names`: their sets are cleared
+        (queueInadmissibleWorkloads)."""
+        for name in names:
+            self.recorded.pop(name, None)

@@ -79,7 +79,8 @@ def _base_order_key(session: Session, wl: Workload) -> tuple:
 
 def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                    loops: list[PreemptionLoop] | None = None,
-                   parked: Mapping[str, Iterable[Workload]] | None = None) -> list[Decision]:
+                   parked: Mapping[str, Iterable[Workload]] | None = None,
+                   hashes: dict[str, dict[tuple, str]] | None = None) -> list[Decision]:
     """Decide every pending workload (or the given ones) in Kueue's order; commits admissions
     into the session. Decisions come back sorted by workload key. A preemption loop (or a run that
     does not settle) is appended to `loops` and its workloads' decisions are marked unknown.
@@ -87,7 +88,8 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
     `parked`: per cohort tree (its root), pending workloads that start in Kueue's inadmissible list
     (tried before, nothing released since: `simulate` between instants). They are read only when an
     eviction in the run releases quota in their tree, and then retried in their queue's order; only
-    those retried get a decision."""
+    those retried get a decision. `hashes`: the SchedulingEquivalenceHashing sets of the queues
+    (`Equivalence.recorded`), kept by `simulate` between instants and updated in place."""
     ix = session.index
     if workloads is None:
         workloads = [w for w in session.model.workloads if w.admission is None and not w.finished]
@@ -145,7 +147,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
     for i, key in enumerate(held_passes):
         second[key] = (2, 1, held_passes[key].cluster_queue, None, (0, 1, i), 0)
     searches = Searches(session)  # where each flavor search starts (Kueue's LastTriedFlavorIdx)
-    equivalence = Equivalence(session)  # the SchedulingEquivalenceHashing gate's scheduling hashes
+    equivalence = Equivalence(session, hashes)  # the SchedulingEquivalenceHashing gate's scheduling hashes
     quiet = 0  # cycles in a row where only heads with flavors left to try moved on to them
     bound = 1 + max((len(g.flavors) for cq in ix.cluster_queues.values() for g in cq.resource_groups), default=0)
 
@@ -236,6 +238,8 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                     decisions[victim.key] = Decision(wl, False, cq.name if cq else None, cycle=cycle)
             if parked:
                 unpark(roots)
+            equivalence.released([n for n in list(equivalence.recorded)
+                                  if f"cq:{n}" in tree.nodes and tree.root(f"cq:{n}") in roots])
             for name in sorted(set_aside):
                 if f"cq:{name}" in tree.nodes and tree.root(f"cq:{name}") in roots and set_aside[name]:
                     back = queueing.requeued(session, name, set_aside.pop(name), equivalence, waits)
