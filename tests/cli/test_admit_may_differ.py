@@ -46,6 +46,10 @@ def test_the_json_says_what_the_human_summary_says_may_differ(run) -> None:
     lines, said = _both(run, str(FEATURES / "admission-check-states-of-reserved-workloads.yaml"))
     assert [m["message"] for m in said] == lines and [(m["cause"], m["code"], m["count"]) for m in said] == [
         ("admission_checks", None, 2)]
+    lines, said = _both(run, str(FEATURES / "statefulset-template-naming-a-pod-group.yaml"))
+    assert [m["message"] for m in said] == lines and [(m["cause"], m["code"], m["count"]) for m in said] == [
+        ("refused_pods", "KAD199", 1), ("gated_pods", "KAD188", 1)]
+    assert lines[1].startswith("Kueue leaves every pod of a StatefulSet gated for good (KAD188")
 
 
 def test_nothing_that_may_differ_is_an_empty_list(run) -> None:

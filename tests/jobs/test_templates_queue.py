@@ -188,3 +188,29 @@ def test_a_disabled_leaderworkerset_already_in_the_cluster_leaves_its_leader_sta
     reasons = {s.object.name: s.reason for s in ws.model.skipped if s.object.kind == "LeaderWorkerSet"}
     assert set(reasons) == {"u", "v"}
     assert all(f"its leader StatefulSet `{n}`" in r and "decided as any StatefulSet" in r for n, r in reasons.items())
+
+
+def test_a_statefulsets_own_pod_group_is_warned_refused_or_gated_for_good():
+    """A StatefulSet Kueue takes whose template names a pod group: its Workload is admitted all the same (as the
+    oracle's); without the group's count every pod is refused (KAD199 at the group's label), with it every pod
+    stays gated (KAD188, Kueue's StatefulSet pod reconciler cannot rename the group); nothing refused (KAD170)."""
+    from pathlib import Path
+    ws = load([str(Path(__file__).parents[1] / "oracle" / "features" / "statefulset-template-naming-a-pod-group.yaml")])
+    assert sorted(w.origin.name for w in ws.model.workloads) == ["counted", "nocount"]
+    assert not [d for d in ws.diagnostics if d.code == "KAD170"]
+    refused, gated = ([d for d in ws.diagnostics if d.code == code] for code in ("KAD199", "KAD188"))
+    assert len(refused) == 1 and "every pod of StatefulSet `ns/nocount`" in refused[0].message
+    assert "pod-group-total-count]: Required value" in refused[0].message and refused[0].span.line == 47
+    assert len(gated) == 1 and "every pod of StatefulSet `ns/counted` is created gated in its own pod group `g2`" \
+        in gated[0].message and [s.name for s in gated[0].about] == ["counted"]
+
+
+def test_a_disabled_leaderworkersets_leaders_in_their_own_counted_group_are_warned_gated_for_good():
+    """h's leader template names group lh with its count: its leaders are created gated and stay so (KAD188),
+    its leader StatefulSet's Workload admitted all the same; g's (no count) are refused (KAD199), not KAD188."""
+    from pathlib import Path
+    ws = load([str(Path(__file__).parents[1] / "oracle" / "features" /
+                   "leaderworkerset-without-its-integration-statefulset-leader-pods-refused.yaml")])
+    gated = [d for d in ws.diagnostics if d.code == "KAD188"]
+    assert len(gated) == 1 and "every leader pod of LeaderWorkerSet `h`" in gated[0].message
+    assert "own pod group `lh`" in gated[0].message and [s.name for s in gated[0].about] == ["h"]

@@ -327,6 +327,17 @@ KAD198 = register(
     kueue_rule="pkg/controller/jobframework/reconciler.go FindMatchingWorkloads "
                "(OwnerReferenceIndexFieldMatcher: owner kind and name); pkg/cache/queue/cluster_queue.go "
                "baseCompareFunc and pkg/scheduler/preemption/common/ordering.go CandidatesOrdering (UID last)")
+KAD188 = register(
+    "KAD188", "pods Kueue leaves gated", "warning",
+    "A StatefulSet Kueue's StatefulSet integration takes (one of the input, or the leader StatefulSet of a "
+    "LeaderWorkerSet it takes so) whose pod template names a pod group of its own "
+    "(`kueue.x-k8s.io/pod-group-name`, with `kueue.x-k8s.io/pod-group-total-count`): its pods are created gated "
+    "(suspended by their parent), then Kueue's StatefulSet pod reconciler sets their group label to the "
+    "StatefulSet's Workload's name, which Kueue's pod webhook refuses (a pod group's name is immutable), so "
+    "nothing ungates them: the Workload, once admitted, holds its quota while its pods stay gated. The admission "
+    "decision is unchanged; `admit`'s summary counts them.",
+    kueue_rule="statefulset_pod_reconciler.go setDefault; pod_webhook.go ValidateUpdate (ValidateImmutableField "
+               "of the group name label)")
 KAD193 = register(
     "KAD193", "prebuilt Workload out of sync by the API server's defaults", "warning",
     "A job being submitted names a prebuilt Workload (`kueue.x-k8s.io/prebuilt-workload-name`) whose pod "

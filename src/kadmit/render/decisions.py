@@ -16,8 +16,8 @@ from kadmit.render.wrap import Verbatim, fit
 
 # --- admit --------------------------------------------------------------------------------------
 
-def admit_dict(result: AdmitResult, skipped=(), unmodelled: int = 0, refused_pods: int = 0) -> dict:
-    """`skipped`: the input's objects that are not work (`Model.skipped`); `unmodelled` and `refused_pods`: as
+def admit_dict(result: AdmitResult, skipped=(), unmodelled: int = 0, refused_pods: int = 0, gated_pods: int = 0) -> dict:
+    """`skipped`: the input's objects that are not work (`Model.skipped`); `unmodelled`, `refused_pods`, `gated_pods`: as
     for `admit_human`, whose summary's lines on what may make Kueue's answer differ are `may_differ` here."""
     decisions = []
     workloads = {d.key: d.workload for d in result.decisions}  # every victim is decided: evicted in the run
@@ -64,17 +64,17 @@ def admit_dict(result: AdmitResult, skipped=(), unmodelled: int = 0, refused_pod
     out = {"mode": result.mode, "decisions": decisions, "skipped": [skipped_dict(s) for s in skipped],
            "solver": result.solver, "loops": [lp.as_dict() for lp in result.loops],
            "gangs": [gang_dict(g) for g in result.gangs],
-           "may_differ": may_differ(result, unmodelled, refused_pods)}
+           "may_differ": may_differ(result, unmodelled, refused_pods, gated_pods)}
     if result.optimal is not None:
         out["optimal"] = result.optimal
     return out
 
 
-def may_differ(result: AdmitResult, unmodelled: int = 0, refused_pods: int = 0) -> list[dict]:
+def may_differ(result: AdmitResult, unmodelled: int = 0, refused_pods: int = 0, gated_pods: int = 0) -> list[dict]:
     """What the input holds that may make Kueue's answer differ from kadmit's, each with what causes it, its code
     (if it has one), how many and the summary's words: admitted workloads waiting for admission checks (decided
     by their controllers at run time), settings kadmit does not model (KAD161), pod sets whose every pod the API
-    server refuses (KAD199)."""
+    server refuses (KAD199), StatefulSets whose pods Kueue leaves gated for good (KAD188)."""
     out = []
     waiting = sum(1 for d in result.decisions if d.admitted and d.waiting_checks)
     if waiting:
@@ -90,6 +90,11 @@ def may_differ(result: AdmitResult, unmodelled: int = 0, refused_pods: int = 0) 
         out.append({"cause": "refused_pods", "code": "KAD199", "count": refused_pods, "message": (
             f"the API server refuses every pod of {what} (KAD199): if Kueue admits it, it holds its quota without "
             "running, and Kueue's answer may differ from there on")})
+    if gated_pods:
+        what = "a StatefulSet" if gated_pods == 1 else f"each of {gated_pods} StatefulSets"
+        out.append({"cause": "gated_pods", "code": "KAD188", "count": gated_pods, "message": (
+            f"Kueue leaves every pod of {what} gated for good (KAD188: its template's own pod group): if Kueue "
+            "admits it, it holds its quota without running, and Kueue's answer may differ from there on")})
     return out
 
 
@@ -147,8 +152,8 @@ def placement_summary(a) -> list[str]:
     return out
 
 
-def admit_json(result: AdmitResult, skipped=(), unmodelled: int = 0, refused_pods: int = 0) -> str:
-    return json.dumps(admit_dict(result, skipped, unmodelled, refused_pods), indent=2) + "\n"
+def admit_json(result: AdmitResult, skipped=(), unmodelled: int = 0, refused_pods: int = 0, gated_pods: int = 0) -> str:
+    return json.dumps(admit_dict(result, skipped, unmodelled, refused_pods, gated_pods), indent=2) + "\n"
 
 
 def admit_shown(diagnostics) -> list:
@@ -157,9 +162,10 @@ def admit_shown(diagnostics) -> list:
 
 
 def admit_counts(diagnostics) -> dict:
-    """`admit_human`'s and `admit_dict`'s `unmodelled` and `refused_pods` from an answer's diagnostics."""
+    """`admit_human`'s and `admit_dict`'s `unmodelled`, `refused_pods` and `gated_pods` from an answer's diagnostics."""
     return {"unmodelled": sum(1 for d in diagnostics if d.code == "KAD161"),
-            "refused_pods": sum(1 for d in diagnostics if d.code == "KAD199")}
+            "refused_pods": sum(1 for d in diagnostics if d.code == "KAD199"),
+            "gated_pods": sum(1 for d in diagnostics if d.code == "KAD188")}
 
 
 def admit_outcome_dict(outcome) -> dict:
@@ -225,12 +231,13 @@ def _wrapped(line: str, width: int | None) -> list[str]:
 
 
 def admit_human(result: AdmitResult, skipped=(), width: int | None = None, unmodelled: int = 0,
-                refused_pods: int = 0) -> str:
+                refused_pods: int = 0, gated_pods: int = 0) -> str:
     """The decisions as a table; with `width` (a terminal's), each row's note is cut to fit it and the
     lines below the tables wrapped to it (`render.wrap`);
     `unmodelled`: how many settings kadmit does not model the input sets (KAD161), which the summary
     says may make Kueue's answer differ; `refused_pods`: how many pod sets' pods the API server refuses
-    (KAD199), which the summary says hold quota without running."""
+    (KAD199), and `gated_pods`: how many StatefulSets' pods Kueue leaves gated (KAD188), which the summary says
+    hold quota without running."""
     names = display_names([d.workload for d in result.decisions])
     rows = [("WORKLOAD", "ADMITTED", "CLUSTER QUEUE", "POD SETS", "NOTE")]
     short: list[tuple[int, str, int]] = []  # row, its first reason, how many more
@@ -314,7 +321,7 @@ def admit_human(result: AdmitResult, skipped=(), width: int | None = None, unmod
     if width is not None and len(lines[-1]) > width and " (" in lines[-1]:  # the summary: its mode on a line of its own
         head, _, tail = lines[-1].partition(" (")
         lines[-1:] = [head, "(" + tail]
-    lines.extend(m["message"] for m in may_differ(result, unmodelled, refused_pods))
+    lines.extend(m["message"] for m in may_differ(result, unmodelled, refused_pods, gated_pods))
     lines.extend(skipped_lines(skipped))
     return "\n".join(line.rstrip() for line in fit(lines, width)) + "\n"
 

@@ -140,6 +140,7 @@ def stateful_set(f: Fields, o: Meta) -> Job:
         # pending whatever its status shows: Kueue's reconciler makes its pod group's Workload
         # (createPrebuiltWorkload) whenever it has replicas and none exists; its pods are Kueue's plain pods
         # where Kueue's webhook leaves it unmarked (templatepods.route)
-        job = b.job()
-        return job.model_copy(update={"unsuspended": set_pods(f, o, job, spec, template, replicas)})
+        job = b.job()  # with what Kueue's pod webhook refuses of each pod made of it (`lws.stateful_pods`)
+        return job.model_copy(update={"unsuspended": set_pods(f, o, job, spec, template, replicas),
+                                      "refusals": job.refusals + template_refusals(f, o, template)})
     return b.job(workloads=[], note="it has no replicas")

@@ -7,11 +7,12 @@ import re
 
 from kadmit.diagnostics import Diagnostics
 from kadmit.identity import subject
-from kadmit.manifests.codes import KAD161, KAD199
+from kadmit.manifests.codes import KAD161, KAD188, KAD199
 from kadmit.manifests.fields import Fields, Invalid, Meta
 from kadmit.manifests.jobs.common import DEFAULT_POD_SET, Builder, object_ref, replicas_made, replicas_read, workload_name
 from kadmit.manifests.yamltree import Val
 from kadmit.model import Job, ObjectRef, Workload
+from kadmit.modelbase import Shapes
 
 STATEFULSET = "statefulset"
 
@@ -117,34 +118,63 @@ def _leader_set(f: Fields, o: Meta, job: Job, spec: Val) -> Job | None:
     ref = job.object
     wl = b.workload(ref, b.pod_sets).model_copy(update={"part": f"leader StatefulSet {o.name}"})
     from kadmit.manifests.jobs.templatepods import template_refusals
+    from kadmit.manifests.workloads import template_maps
 
     return job.model_copy(update={"framework": STATEFULSET, "queue": None, "workloads": (wl,), "unsuspended": None,
-                                  "refusals": template_refusals(quiet, b.o, leader), "priority_class_label": False})
+                                  "refusals": template_refusals(quiet, b.o, leader), "priority_class_label": False,
+                                  "templates": Shapes([(0, *template_maps(quiet, leader))])})
 
 
-def refused_leaders(job: Job, diags: Diagnostics | None, multi_layer: bool = False) -> Job:
-    """`job`, a LeaderWorkerSet's leader StatefulSet's Workload (`_leader_set`, as `templatepods.route` takes it),
-    without the refusals of Kueue's pod webhook, which refuses every leader pod its StatefulSet makes (ValidateCreate
-    runs for every pod, the leaders' suspended-by-parent mark or not: `validateCommon`, e.g. a pod group name without
-    `pod-group-total-count`, which Kueue's StatefulSet pod reconciler would set only on a pod once created): the
-    StatefulSet is stored, and Kueue's StatefulSet reconciler makes its Workload of it all the same, which Kueue
-    admits (oracle: leaderworkerset-without-its-integration-statefulset-leader-pods-refused.yaml), holding its quota
-    while no leader is ever created. Said as KAD199 (a pod template whose pods are refused; admit's summary counts
-    it), not KAD170: the LeaderWorkerSet and its StatefulSet are stored, not refused. `multi_layer`: the gate
-    TASMultiLayerTopology, which the slice layers annotation's refusals depend on (`Refusal.multi_layer`)."""
-    name = job.object.name
-    for r in job.refusals if diags is not None else ():
-        if r.multi_layer not in (None, multi_layer):
-            continue
-        diags.emit(KAD199, f"Kueue's pod webhook refuses every leader pod of LeaderWorkerSet `{name}` (the pods of "
-                   f"its leader StatefulSet `{name}`, which Kueue's StatefulSet integration takes, its own not "
-                   f"enabled): {r.message}; Kueue's StatefulSet reconciler makes the StatefulSet's Workload all the "
-                   "same, and once admitted it holds its quota while no leader pod is created", r.span or job.span,
-                   help="drop the pod group from the leader template: Kueue's StatefulSet pod reconciler puts the "
-                        "leaders in the StatefulSet's own group (with its count, they would be created but stay "
-                        "gated: that reconciler cannot rename a group, docs/KUEUE-DIFFERENCES.md)",
+def stateful_pods(job: Job, diags: Diagnostics | None, multi_layer: bool = False) -> Job:
+    """`job`, the Workload Kueue's StatefulSet reconciler makes of a StatefulSet it takes (one of the input, or a
+    LeaderWorkerSet's leader StatefulSet: `_leader_set`, as `templatepods.route` takes it), without the refusals
+    of Kueue's pod webhook, which refuses every pod that StatefulSet makes (ValidateCreate runs for every pod, the
+    suspended-by-parent mark or not: `validateCommon`, e.g. a pod group name without `pod-group-total-count`,
+    which Kueue's StatefulSet pod reconciler would set only on a pod once created): the StatefulSet is stored,
+    and its reconciler makes its Workload all the same, which Kueue admits (oracle:
+    leaderworkerset-without-its-integration-statefulset-leader-pods-refused.yaml, statefulset-template-naming-a-
+    pod-group.yaml), holding its quota while no pod is ever created. Said as KAD199 (a pod template whose pods
+    are refused; admit's summary counts it), not KAD170: the StatefulSet is stored, not refused. Where none
+    refuses them and the template names a pod group of its own with its count, the pods are created gated and
+    stay so (KAD188, `_gated_for_good`). `multi_layer`: the gate TASMultiLayerTopology, which the slice layers
+    annotation's refusals depend on (`Refusal.multi_layer`)."""
+    name, lws = job.object.name, job.object.kind == "LeaderWorkerSet"
+    whose = (f"leader pod of LeaderWorkerSet `{name}` (the pods of its leader StatefulSet `{name}`, which Kueue's "
+             "StatefulSet integration takes, its own not enabled)") if lws else f"pod of StatefulSet `{job.object.key}`"
+    refused = [r for r in job.refusals if r.multi_layer in (None, multi_layer)]
+    for r in refused if diags is not None else ():
+        diags.emit(KAD199, f"Kueue's pod webhook refuses every {whose}: {r.message}; Kueue's StatefulSet "
+                   "reconciler makes the StatefulSet's Workload all the same, and once admitted it holds its quota "
+                   "while no pod of it is created", r.span or job.span,
+                   help=f"drop the pod group from the {'leader' if lws else 'pod'} template: Kueue's StatefulSet pod "
+                        "reconciler puts its pods in the StatefulSet's own group (with its count, they would be "
+                        "created but stay gated: that reconciler cannot rename a group, docs/KUEUE-DIFFERENCES.md)",
                    about=(subject(job.object),))
+    if not refused and diags is not None:
+        _gated_for_good(job, whose, lws, diags)
     return job.model_copy(update={"refusals": ()})
+
+
+def _gated_for_good(job: Job, whose: str, lws: bool, diags: Diagnostics) -> None:
+    """KAD188 where the StatefulSet's pod template names a pod group of its own, with its count: Kueue's pod
+    webhook creates its pods gated (suspended by their parent); its StatefulSet pod reconciler's setDefault then
+    sets their group label to the Workload's name, which the pod webhook's ValidateUpdate refuses (the group
+    name is immutable), so they keep their group, lack the `kueue.x-k8s.io/managed` label, and nothing ungates
+    them (read from Kueue v0.17.0's source; the oracle's harness runs no pod reconciler for them)."""
+    from kadmit.manifests.jobs.groups import GROUP_NAME
+    from kadmit.manifests.jobs.pods import GROUP_TOTAL
+
+    _, _, labels, annotations = (job.templates or ((0, {}, {}, {}),))[0]
+    group = labels.get(GROUP_NAME)
+    if not group or GROUP_TOTAL not in annotations or any(group == w.kueue_name for w in job.workloads):
+        return
+    diags.emit(KAD188, f"every {whose} is created gated in its own pod group `{group}` and stays gated: Kueue's "
+               "StatefulSet pod reconciler sets each pod's `kueue.x-k8s.io/pod-group-name` to the StatefulSet's "
+               "Workload's name, which Kueue's pod webhook refuses (a pod group's name is immutable), so nothing "
+               "ungates them; the Workload, once admitted, holds its quota while no pod of it runs", job.span,
+               help=f"drop `kueue.x-k8s.io/pod-group-name` and its count from the {'leader' if lws else 'pod'} "
+                    "template: Kueue's StatefulSet pod reconciler puts the pods in the StatefulSet's own group",
+               about=(subject(job.object),))
 
 
 def _pods(f: Fields, o: Meta, job: Job, spec: Val) -> Job | None:

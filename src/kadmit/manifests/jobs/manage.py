@@ -201,11 +201,11 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
                 orphans.setdefault((job.owner.kind, job.owner.namespace, job.owner.name), []).append(job)
             continue
         if job.unsuspended is not None or job.leader_set is not None:  # its pods may be Kueue's (loaded only then)
-            from kadmit.manifests.jobs.lws import refused_leaders
             from kadmit.manifests.jobs.templatepods import route
             job = route(job, settings, labels, queues, model.limit_ranges)
-            if job.framework == "statefulset" and job.object.kind == "LeaderWorkerSet" and settings.pod_webhook:
-                job = refused_leaders(job, diags, settings.multi_layer)  # its leader StatefulSet's Workload
+        if job.framework == "statefulset" and settings.pod_webhook and _not_managed(job, settings, labels, queues) is None:
+            from kadmit.manifests.jobs.lws import stateful_pods  # its Workload made, its pods refused or left gated
+            job = stateful_pods(job, diags, settings.multi_layer)
         job = _number_repeats(job, unnamed)
         # a UID two jobs share names neither: Kueue finds a job's Workloads by owner kind and name
         by_uid = existing.get(("uid", job.object.uid)) if job.object.uid not in shared else None
