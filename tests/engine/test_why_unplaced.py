@@ -49,3 +49,14 @@ def test_why_says_a_pod_set_is_admitted_with_fewer_pods_placed() -> None:
                if "of them in its topology assignment" in r]
     assert "admitted with 28 pods, 12 of them" in said and "Kueue's descent placed none there" in said
     assert not [r for r in _reasons("team/c", CASE) if "of them in its topology assignment" in r]
+
+
+def test_admit_says_a_pod_set_is_admitted_with_fewer_pods_placed() -> None:
+    """`admit`'s text and JSON say what `why` says: 3 pods in slices of 2, 2 placed (Kueue admits it so)."""
+    from kadmit.render.decisions import admit_dict, admit_human
+    got = api.admit([str(CASE.parent / "tas-slices-a-count-the-size-does-not-divide.yaml")])
+    assert "ns/w1 main: 2 pods in rack r0 (required example.com/rack) on n0:2; 1 of its 3 pods on no node (whole " \
+           "slices of 2 pods only): Kueue admits it so" in admit_human(got.result, [])
+    topology = {d["workload"]: d["pod_sets"][0].get("topology", {}) for d in admit_dict(got.result)["decisions"]}
+    assert topology["ns/w1"]["unplaced"] == {"pods": 1, "reason": "whole slices of 2 pods only"}
+    assert "unplaced" not in topology["ns/w3"]

@@ -34,6 +34,9 @@ def admit_dict(result: AdmitResult, skipped=(), unmodelled: int = 0, refused_pod
                 if p is not None:
                     entry["topology"] = {"name": p.request.topology, "request": _request_text(p.request),
                                          "level": p.level, "domains": list(p.domains)}
+                    if p.unplaced:  # Kueue admits it with pods on no node (`PodSetPlacement.unplaced`)
+                        entry["topology"]["unplaced"] = {"pods": p.request.count - sum(p.nodes.values()),
+                                                         "reason": p.unplaced}
                 pod_sets.append(entry)
         decisions.append({
             "workload": d.key,
@@ -148,7 +151,10 @@ def placement_summary(a) -> list[str]:
         leaves = p.assignment  # by the lowest level's values (hostnames, or racks), as Kueue's assignment
         nodes = ", ".join(f"{k}:{v}" for k, v in list(sorted(leaves.items()))[:6]) or "no node (an empty assignment)"
         more = f", … {len(leaves) - 6} more" if len(leaves) > 6 else ""
-        out.append(f"{p.request.pod_set}: {pods} pod{'' if pods == 1 else 's'}{where} ({_request_text(p.request)}) on {nodes}{more}")
+        short = (f"; {p.request.count - pods} of its {p.request.count} pods on no node ({p.unplaced}): Kueue admits it so"
+                 if p.unplaced else "")
+        out.append(f"{p.request.pod_set}: {pods} pod{'' if pods == 1 else 's'}{where} ({_request_text(p.request)}) on "
+                   f"{nodes}{more}{short}")
     return out
 
 

@@ -135,9 +135,7 @@ def unplaced(session: Session, d: Decision) -> list[Reason]:
 def _fewer(p: PodSetPlacement) -> Reason:
     """A pod set Kueue admits with fewer pods in its topology assignment than its count: whole slices only, or
     (TASBalancedPlacement and slice layers) a domain given more groups than its children hold (placement.balanced)."""
-    count, placed, size = p.request.count, sum(p.nodes.values()), p.request.request.slice_size
-    why = (f"whole slices of {size} pods only" if size and (size < 0 or count % size) else
-           "a domain of the placement held fewer pods than it was given, and Kueue's descent placed none there")
+    count, placed, why = p.request.count, sum(p.nodes.values()), p.unplaced
     return Reason(KAD502, f"pod set {p.request.pod_set} is admitted with {count} pods, {placed} of them in its "
                           f"topology assignment ({why}): Kueue admits it so, the other pods on no node")
 

@@ -75,6 +75,17 @@ class PodSetPlacement:
         a node's `kubernetes.io/hostname` label value, or a rack's."""
         return dict(self.nodes) if self.kueue is None else dict(self.kueue)
 
+    @property
+    def unplaced(self) -> str:
+        """Why Kueue admits the pod set with fewer pods in its topology assignment than its count, "" where it
+        holds them all: whole slices only, or (TASBalancedPlacement and slice layers) a domain given more groups
+        than its children hold (placement.balanced)."""
+        count, size = self.request.count, self.request.request.slice_size
+        if not 0 <= sum(self.nodes.values()) < count:
+            return ""
+        return (f"whole slices of {size} pods only" if size and (size < 0 or count % size) else
+                "a domain of the placement held fewer pods than it was given, and Kueue's descent placed none there")
+
 
 @dataclass
 class PlacementFailure:
