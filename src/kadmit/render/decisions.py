@@ -102,9 +102,26 @@ def may_differ(result: AdmitResult, unmodelled: int = 0, refused_pods: int = 0, 
 
 
 def waiting_text(d) -> str:
-    """A decision that reserved quota in a queue with admission checks not all Ready."""
+    """A decision that reserved quota in a queue with admission checks not all Ready, or with every check Ready
+    and a topology assignment delayed for them not made (`Decision.topology_pending`: Kueue's
+    HasTopologyAssignmentsPending keeps it from Admitted)."""
     names = d.waiting_checks
+    if not names:
+        return "quota reserved, waiting for the topology assignment"
     return (f"quota reserved, waiting for admission check{'s' if len(names) > 1 else ''} " + ", ".join(names))
+
+
+def _waiting(d) -> bool:
+    """Quota reserved and not Admitted (Kueue's state): `waiting_text`'s."""
+    return d.admitted and not d.kueue_admitted
+
+
+def _waiting_counts(decisions) -> str:
+    """The summary's words for the workloads with quota reserved and not Admitted."""
+    checks = sum(1 for d in decisions if _waiting(d) and d.waiting_checks)
+    topology = sum(1 for d in decisions if _waiting(d) and not d.waiting_checks)
+    return ((f", {checks} with quota reserved waiting for admission checks" if checks else "")
+            + (f", {topology} with quota reserved waiting for the topology assignment" if topology else ""))
 
 
 def gang_dict(g) -> dict:
@@ -254,7 +271,7 @@ def admit_human(result: AdmitResult, skipped=(), width: int | None = None, unmod
                 f"{ps} {a.counts.get(ps, 0)}×" + ",".join(sorted(set(fl.values())) or ["-"])
                 for ps, fl in sorted(a.flavors.items()))
             preempted = [f"preempted {', '.join(v.key for v in d.preempted)}"] if d.preempted and d.admitted else []
-            note = "; ".join(([waiting_text(d)] if d.waiting_checks else []) + (["borrowing"] if a.borrowing else [])
+            note = "; ".join(([waiting_text(d)] if _waiting(d) else []) + (["borrowing"] if a.borrowing else [])
                              + preempted + list(d.notes))
         else:
             sets = ""
@@ -266,7 +283,7 @@ def admit_human(result: AdmitResult, skipped=(), width: int | None = None, unmod
         if d.loop is not None:
             note = "in a preemption loop (see the warning below)" if d.loop.settled else "still moving when the run stopped"
         rows.append((one_line(names.get(d.key, d.key)), "unknown" if d.unknown else (
-                     ("reserved" if d.waiting_checks else "yes") if d.admitted else "no"),
+                     ("reserved" if _waiting(d) else "yes") if d.admitted else "no"),
                      d.cluster_queue or "-", sets or "-", note))
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     room = None if width is None else width - sum(widths) - 8
@@ -287,7 +304,7 @@ def admit_human(result: AdmitResult, skipped=(), width: int | None = None, unmod
         lines.append("placement (topology-aware):")
         for key, line in placed:
             lines.extend(_wrapped(f"  {names.get(key, key)} {line}", width))
-    admitted = sum(1 for d in result.decisions if d.admitted and not d.waiting_checks)
+    admitted = sum(1 for d in result.decisions if d.kueue_admitted)
     if result.gangs:
         lines.extend(_gang_lines(result.gangs))
     for lp in result.loops:
@@ -300,9 +317,8 @@ def admit_human(result: AdmitResult, skipped=(), width: int | None = None, unmod
         o = result.optimal
         proof = "proven optimal" if o.get("proven_optimal") else f"best found, {o.get('status', '?')}"
         victims = o.get("victims") or []
-        waiting = sum(1 for d in result.decisions if d.admitted and d.waiting_checks)
         lines.append(f"{admitted} of {len(result.decisions) - len(victims)} pending workloads admitted"
-                     + (f", {waiting} with quota reserved waiting for admission checks" if waiting else "")
+                     + _waiting_counts(result.decisions)
                      + (f", {len(victims)} admitted workload(s) preempted" if victims else "")
                      + f" (optimal mode, CP-SAT, {proof}, {o.get('seconds', 0)} s)")
         beyond = o.get("admitted_beyond_ordered") or []
@@ -318,10 +334,9 @@ def admit_human(result: AdmitResult, skipped=(), width: int | None = None, unmod
     else:
         pending = [d for d in result.decisions if d.workload.admission is None]
         victims = [d for d in result.decisions if d.preempted_by and not d.admitted]
-        waiting = sum(1 for d in pending if d.admitted and d.waiting_checks)
-        lines.append(f"{sum(1 for d in pending if d.admitted and not d.waiting_checks)} of {len(pending)} pending "
+        lines.append(f"{sum(1 for d in pending if d.kueue_admitted)} of {len(pending)} pending "
                      "workloads admitted"
-                     + (f", {waiting} with quota reserved waiting for admission checks" if waiting else "")
+                     + _waiting_counts(pending)
                      + (f", {len(victims)} admitted workload(s) preempted" if victims else "")
                      + f" ({result.mode} mode, {result.solver.get('checks', 0)} solver checks)")
     if width is not None and len(lines[-1]) > width and " (" in lines[-1]:  # the summary: its mode on a line of its own
