@@ -7,6 +7,7 @@
     python tools/gen_schemas.py nulls KUBE_DIR            # what the API server says of a null list item (null_items.json)
     python tools/gen_schemas.py goorder SOURCE TYPES.go...  # Go's field order of a PodSpec's types (go_order.json)
 
+jobs.json also holds each job kind's value constraints by path ("checks": `_crd_checks`).
 Trees are JSON: `"s"` a scalar, `"*"` anything (free-form), `{"o": {field: tree}}` an object,
 `{"l": tree}` a list, `{"m": tree}` a map with free keys, `"core:V1Name"` a Kubernetes type of
 core.json. Embedded pod templates of CRDs become `core:V1PodTemplateSpec` (the API server's own
@@ -151,7 +152,8 @@ def _crd_tree(s: dict) -> str | dict:
 
 
 # The value constraints of a CRD's OpenAPI schema the API server checks (its apiextensions validator),
-# kept beside the tree (OUT.json's "checks"): schema/constraints checks them (KAD157).
+# kept beside the tree (OUT.json's "checks", with the CEL rules and list types): schema/constraints checks
+# them (KAD157).
 _CONSTRAINTS = ("enum", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength",
                 "minItems", "maxItems", "minProperties", "maxProperties", "pattern")
 
@@ -168,6 +170,10 @@ def _crd_checks(s: dict, path: tuple = ()) -> dict[str, dict]:
         here.pop("pattern")  # the quantity's own check (KAD158)
     if s.get("x-kubernetes-validations"):
         here["rules"] = s["x-kubernetes-validations"]
+    if s.get("x-kubernetes-list-type") in ("set", "map"):  # unique items, or unique keys
+        here["listType"] = s["x-kubernetes-list-type"]
+        if s.get("x-kubernetes-list-map-keys"):
+            here["listMapKeys"] = s["x-kubernetes-list-map-keys"]
     if here:
         out["/".join(path)] = here
     props = s.get("properties")

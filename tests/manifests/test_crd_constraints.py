@@ -59,6 +59,8 @@ def refusals(text: str) -> list[str]:
      "than or equal to 0"),
     (JOBSET % ("", "dependsOn: [" + ", ".join(f"{{name: a{i}, status: Ready}}" for i in range(6)) + "]"),
      "spec.replicatedJobs[0].dependsOn: Too many: 6: must have at most 5 items"),
+    (JOBSET % ("", "dependsOn: [{name: a, status: Ready}, {name: a, status: Complete}, {name: a, status: Ready}]"),
+     'spec.replicatedJobs[0].dependsOn[1]: Duplicate value: {"name":"a"}'),
     (JOBSET % ("startupPolicy: {startupPolicyOrder: InOrder}", "dependsOn: [{name: a, status: Ready}]"),
      "spec: Invalid value: StartupPolicy and DependsOn APIs are mutually exclusive"),
     (RAYJOB % "managedBy: someone",
@@ -104,9 +106,11 @@ def test_the_generator_keeps_every_constraint_by_path() -> None:
     schema = {"type": "object", "properties": {
         "metadata": {"type": "object", "maxProperties": 1}, "status": {"type": "string", "enum": ["x"]},
         "spec": {"type": "object", "x-kubernetes-validations": [{"rule": "self == oldSelf"}], "properties": {
-            "a": {"type": "array", "maxItems": 2, "items": {"type": "integer", "minimum": 1, "maximum": 9}},
+            "a": {"type": "array", "maxItems": 2, "x-kubernetes-list-type": "set",
+                  "items": {"type": "integer", "minimum": 1, "maximum": 9}},
+            "l": {"type": "array", "x-kubernetes-list-type": "atomic", "items": {"type": "string"}},
             "m": {"type": "object", "additionalProperties": {"type": "string", "maxLength": 3, "pattern": "^x"}},
             "q": {"x-kubernetes-int-or-string": True, "pattern": gen_schemas._QUANTITY_PATTERN}}}}}
     assert json.loads(json.dumps(gen_schemas._kind_checks(schema))) == {
-        "spec": {"rules": [{"rule": "self == oldSelf"}]}, "spec/a": {"maxItems": 2},
+        "spec": {"rules": [{"rule": "self == oldSelf"}]}, "spec/a": {"maxItems": 2, "listType": "set"},
         "spec/a/[]": {"minimum": 1, "maximum": 9}, "spec/m/{}": {"maxLength": 3, "pattern": "^x"}}

@@ -1,7 +1,7 @@
 """A job CRD's value constraints, checked as the API server's apiextensions validator checks them: enums,
 bounds (minimum, maximum, exclusive too), string lengths and patterns, list lengths and map sizes
-(data/jobs.json's "checks", `tools/gen_schemas.py _crd_checks`: by path, down to where a kind's tree
-stops). A value that breaks one is KAD157 in the server's own words (k8s.io/apiextensions-apiserver
+and the unique items or keys of a list of type `set` or `map` (data/jobs.json's "checks", `tools/gen_schemas.py
+_crd_checks`: by path, down to where a kind's tree stops). A value that breaks one is KAD157 in the server's own words (k8s.io/apiextensions-apiserver
 validation.ConvertToFieldErrors of kube-openapi's messages, checked against the oracle, which runs that
 validator: tests/oracle/features/job-crd-refuses-*.yaml): the object is never created.
 
@@ -175,6 +175,26 @@ def _at(node: Val, parts: list[str], where: tuple):
             yield from _at(node.v[head], rest, where + (head,))
 
 
+def _duplicates(val: Val, c: dict) -> list[tuple[int, str]]:
+    """The items of a list of list type `set` (or keys of type `map`) that repeat an earlier one: the second
+    of each, as apiextensions' listtype.validateListSet reports it (`Duplicate value: ...`)."""
+    items = val.plain()
+    keys = c.get("listMapKeys")
+    if c["listType"] == "map":
+        if any(x is not None and not isinstance(x, dict) for x in items):
+            return []  # the API server's "must be an object": a type error, KAD156's
+        items = [{k: x[k] for k in keys if k in x} if isinstance(x, dict) else {} for x in items]
+    seen: dict[str, int] = {}
+    out = []
+    for i, x in enumerate(items):
+        shown = go_value(x)
+        mark = json.dumps([type(x).__name__, x], sort_keys=True)  # Go compares an int64 and a float64 apart
+        seen[mark] = seen.get(mark, 0) + 1
+        if seen[mark] == 2:
+            out.append((i, f"Duplicate value: {shown}"))
+    return out
+
+
 def violations(node: Val, checks: dict[str, dict], go_path) -> list[tuple[tuple, Val, tuple[str, str, None]]]:
     """Each value of `node` that breaks its CRD's constraints: (its path, the value, (KAD157, the message,
     no help)), the message quoting the API server's error (`spec.x: Unsupported value: ...`)."""
@@ -184,5 +204,9 @@ def violations(node: Val, checks: dict[str, dict], go_path) -> list[tuple[tuple,
             name = go_path(where) or "<nil>"  # the object itself: Go's nil field path
             for words in _broken(name, val, c):
                 out.append((where, val, (KAD157, f"is refused by its CRD: `{name}: {words}`", None)))
+            if "listType" in c and val.kind is SEQ and len(val.v) > 1:
+                for i, words in _duplicates(val, c):
+                    out.append((where + (i,), val.v[i], (KAD157, f"is refused by its CRD: `{name}[{i}]: {words}`",
+                                                         None)))
     out.sort(key=lambda w: (w[1].line, w[1].col))
     return out
