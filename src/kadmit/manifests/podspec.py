@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from kadmit.manifests.codes import KAD157, KAD166
 from kadmit.manifests.fields import Fields
 from kadmit.manifests.jobs.refusals import dns_subdomain_errors, go_quote, qualified_name_errors
-from kadmit.manifests.podvalues import nothing_to_refuse, quantity_values, written_quantity
+from kadmit.manifests.podvalues import hugepages_indivisible, nothing_to_refuse, quantity_values, written_quantity
 from kadmit.manifests.specshape import spec_shape
 from kadmit.manifests.yamltree import INT, Val
 from kadmit.model import NodeSelectorTerm, Requirement, Taint, Toleration
@@ -145,7 +145,7 @@ def _api_refusals(f: Fields, spec: Val, api: str, aggregate: dict[str, int], pod
         _default_pod_level(f, spec, aggregate, requests, req_nodes)
         for res in sorted(set(requests) - written):
             req_nodes[res] = lim_nodes.get(res, resources)
-            if res.startswith("hugepages-") and _hugepages_indivisible(res, requests[res]):
+            if res.startswith("hugepages-") and hugepages_indivisible(res, requests[res]):
                 refuse(f'{path}.requests[{res}]: Invalid value: "{q(requests[res], res, req_nodes[res])}": '
                        f"{q(requests[res], res, req_nodes[res])} "
                        f"is not positive integer multiple of {res}", req_nodes[res], lim_nodes.get(res))

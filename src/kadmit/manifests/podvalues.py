@@ -38,7 +38,7 @@ def nothing_to_refuse(f: Fields, spec: Val | None, pod: PodResources) -> bool:
         for c in (*pod.containers, *pod.init_containers) for values in (c.requests, c.limits) for r, q in values.items())
 
 
-def _hugepages_indivisible(res: str, qty: int) -> bool:
+def hugepages_indivisible(res: str, qty: int) -> bool:
     """Not Kubernetes' IsHugePageResourceValueDivisible: the page size of `hugepages-<size>` is not a
     positive whole number of bytes, or the quantity (rounded up to bytes) is not a multiple of it."""
     from kadmit.quantity import parse_quantity
@@ -63,7 +63,7 @@ def quantity_values(f: Fields, spec: Val, api: str, refusals: list[str] | None =
                 text = written_quantity(qty, nodes[res])
                 if extended(res) and qty % MILLI:
                     words = f'{path}.{key}[{res}]: Invalid value: "{text}": must be an integer'
-                elif res.startswith("hugepages-") and _hugepages_indivisible(res, qty):
+                elif res.startswith("hugepages-") and hugepages_indivisible(res, qty):
                     words = (f'{path}.{key}[{res}]: Invalid value: "{text}": {text} is not positive integer '
                              f"multiple of {res}")
                 else:

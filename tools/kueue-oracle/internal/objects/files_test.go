@@ -12,8 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kadmit/kadmit/tools/kueue-oracle/internal/input"
-	"github.com/kadmit/kadmit/tools/kueue-oracle/internal/objects"
 	"github.com/kadmit/kadmit/tools/kueue-oracle/internal/jobs" // Kueue's integrations registered, as in the oracle
+	"github.com/kadmit/kadmit/tools/kueue-oracle/internal/objects"
 )
 
 // TestMain gives the package Kueue's CRDs and installed Configuration as the oracle's main package
