@@ -67,7 +67,8 @@ KAD157 = register(
     "preemption policy, taint effect, toleration or selector operator, priority class source) "
     "or a value the API server rejects (an integer out of range, `minCount` above `count`, two "
     "topology modes on one pod set, a null item of a list of objects whose empty object the server's validation "
-    "refuses, a topology-aware ResourceFlavor without `nodeLabels`: its messages quoted), or a Kueue "
+    "refuses, a topology-aware ResourceFlavor without `nodeLabels`, a job CRD's enum, bound, length, item count, "
+    "repeated list key or CEL rule: its messages quoted), or a Kueue "
     "Configuration Kueue's manager refuses to start with "
     "(the message quotes its error; docs/KUEUE-SETTINGS.md). The object is skipped.",
     kueue_rule="CRD enums, CEL rules and the Workload webhook of kueue.x-k8s.io; pkg/config/validation.go")
