@@ -110,8 +110,9 @@ spec:
 
 def test_runtime_patches_reach_the_pod_set_of_the_job_they_name(tmp_path):
     """Trainer v2.2's runtimePatches (the TrainJob API Kueue v0.17 reads): node selectors merged
-    key by key in order, tolerations replaced; a Kueue key in a patch's pod template is reported
-    as not modelled (KAD161), not dropped silently."""
+    key by key in order, tolerations replaced; a Kueue topology annotation in a patch's pod template is the
+    pod set's topology request, as Kueue reads it of the JobSet the patch is merged into (oracle:
+    trainjob-runtime-patch-topology-annotation.yaml), not said to be unmodelled (KAD161)."""
     from kadmit.workspace import load
 
     from .helpers import write
@@ -120,11 +121,30 @@ def test_runtime_patches_reach_the_pod_set_of_the_job_they_name(tmp_path):
                     tj__yaml=PATCHED))
     (wl,) = ws.model.workloads
     init, node = wl.pod_sets
-    assert init.node_selector == {} and init.tolerations == ()
+    assert init.node_selector == {} and init.tolerations == () and init.topology is None
     assert node.node_selector == {"pool": "gpu", "zone": "z1"}
     assert [(t.key, t.operator) for t in node.tolerations] == [("gpu", "Exists")]
-    assert [(d.code, d.severity.value) for d in ws.diagnostics] == [("KAD161", "warning")]
-    assert "`kueue.x-k8s.io/podset-required-topology`" in next(iter(ws.diagnostics)).message
+    assert (node.topology.mode, node.topology.level) == ("required", "rack")
+    assert [d.code for d in ws.diagnostics] == ["KAD210"]  # a topology requested where no flavor has one
+
+
+def test_pod_set_annotations_of_two_patches_are_not_merged_and_said(tmp_path):
+    """Two patches (or the runtime's template and a patch) setting a job's `podset-*` annotations: their key by key
+    merge is not modelled: the runtime's are read and KAD161 names the patch's keys."""
+    from kadmit.workspace import load
+
+    from .helpers import write
+
+    twice = PATCHED.replace("                    nodeSelector: {zone: z1}",
+                            "                    nodeSelector: {zone: z1}\n"
+                            "                  metadata:\n"
+                            "                    annotations: {kueue.x-k8s.io/podset-preferred-topology: rack}")
+    ws = load(write(tmp_path, setup__yaml=SETUP, rt__yaml=RUNTIME.format(kind="ClusterTrainingRuntime"),
+                    tj__yaml=twice))
+    (wl,) = ws.model.workloads
+    assert wl.pod_sets[1].topology is None
+    assert [d.code for d in ws.diagnostics] == ["KAD161"]
+    assert "(`kueue.x-k8s.io/podset-preferred-topology`)" in next(iter(ws.diagnostics)).message
 
 
 def test_succeeded_jobs_come_off_their_pod_set(tmp_path):

@@ -113,6 +113,6 @@ def test_a_flux_runtime_is_not_built():
 
 def test_kueue_labels_in_a_patch_are_not_read():
     """A queue name and a priority class in a runtime patch's metadata: Kueue reads neither (oracle), nor does
-    kadmit, and it does not warn of them (only of the `podset-*` keys it does not model there)."""
+    kadmit, and it does not warn of them."""
     codes = _codes(FEATURES / "trainjob-runtime-patch-kueue-labels-not-read.yaml")
     assert "KAD161" not in codes, codes

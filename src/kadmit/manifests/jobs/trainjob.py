@@ -6,24 +6,26 @@ from __future__ import annotations
 
 from typing import Literal
 
+from kadmit.diagnostics import Diagnostics
 from kadmit.manifests.codes import KAD161
 from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.jobs import trainjobpods
 from kadmit.manifests.jobs.common import Builder, object_ref, reclaimed, run_state
-from kadmit.manifests.jobs.refusals import SLICE_SIZE
+from kadmit.manifests.jobs.refusals import SLICE_SIZE, topology_refusals
 from kadmit.manifests.jobs.trainjobpods import omitempty
 from kadmit.manifests.layers import ANNOTATION as LAYERS
 from kadmit.manifests.podspec import (node_field_refusals, pod_requests, required_node_affinity, toleration_refusals,
                                       tolerations)
 from kadmit.manifests.yamltree import MAP, SEQ, Val
-from kadmit.manifests.workloads import template_shape
-from kadmit.model import Job, Obj, PodSet, Quantities, Refusal
+from kadmit.manifests.workloads import _topology, template_shape
+from kadmit.model import Job, Obj, PodSet, Quantities, Refusal, TopologyRequest
 from kadmit.modelbase import Shapes
 from kadmit.modelscheduling import NodeSelectorTerm, Toleration
 
 FRAMEWORK = "trainer.kubeflow.org/trainjob"
 ANCESTOR = "trainer.kubeflow.org/trainjob-ancestor-step"
 NODE = "node"
+PODSET = "kueue.x-k8s.io/podset-"  # Kueue's pod-set annotations (topology, slices, pod-set group)
 
 
 class RuntimeJob(Obj):
@@ -41,6 +43,7 @@ class RuntimeJob(Obj):
     # what Kueue's TrainJob webhook refuses of its template's topology annotations, from `annotations` on, save the
     # slice size's upper bound, which counts the TrainJob's pods (`runtime_refusals`)
     refusals: tuple[Refusal, ...] = ()
+    marks: tuple[str, ...] = ()  # the `kueue.x-k8s.io/podset-*` annotations of its pod template
 
 
 class TrainingRuntime(Obj):
@@ -76,6 +79,11 @@ class RuntimePatch(Obj):
     # its pod spec's containers, init containers and tolerations as plain values, as Go marshals the patch
     # (`trainjobpods.omitempty`), in a 1-tuple
     pod: Shapes | None = None
+    # its pod template's `kueue.x-k8s.io/podset-*` annotations, the topology request Kueue reads of them (None
+    # where its webhook refuses them) and its webhook's words refusing them (as a runtime job's `refusals`)
+    marks: tuple[str, ...] = ()
+    topology: TopologyRequest | None = None
+    topology_refusals: tuple[Refusal, ...] = ()
 
 
 class TrainSpec(Obj):
@@ -105,6 +113,7 @@ def training_runtime(f: Fields, o: Meta) -> TrainingRuntime:
         job_spec = f.map(job_template, "spec")
         template = f.map(job_spec, "template", required=True, what=f"replicated job `{name}`")
         labels, _ = f.str_map(f.map(job_template, "metadata"), "labels")
+        annotations = f.map(f.map(template, "metadata"), "annotations")
         before = len(b.refusals)
         # the JobSet's Job; its count is the TrainJob's (`runtime_pod_sets`), unbounded here for the slice size
         ps = b.template(name, UNCOUNTED, template, rj, job_spec=job_spec)
@@ -114,7 +123,9 @@ def training_runtime(f: Fields, o: Meta) -> TrainingRuntime:
                                parallelism=f.int(job_spec, "parallelism", default=1, lo=0),
                                ancestor=labels.get(ANCESTOR, ""), pod_set=ps, node_requests=node_requests,
                                shape=Shapes(template_shape(f, 1, None, template)[2:]),
-                               refusals=tuple(b.refusals[before:])))
+                               refusals=tuple(b.refusals[before:]),
+                               marks=tuple(sorted(k for k in (annotations.v if annotations is not None else ())
+                                                  if k.startswith(PODSET)))))
     mpi = f.map(policy, "mpi")
     return TrainingRuntime(kind=o.kind, namespace=(o.namespace or "default") if o.kind == "TrainingRuntime" else None,  # type: ignore[arg-type]
                            name=o.name, ml_policy=policy is not None, num_nodes=f.int(policy, "numNodes", lo=0),
@@ -150,9 +161,11 @@ def train_job(f: Fields, o: Meta) -> Job:
     status = f.map(o.node, "status")
     succeeded = {name: n for s in f.maps(status, "jobsStatus")
                  if (name := f.str(s, "name")) and (n := f.int(s, "succeeded", default=0, lo=0))}
+    existing = bool(f.str(o.metadata, "uid")) or bool(status is not None and status.v)  # Kueue's webhook passed
     train = TrainSpec(runtime_kind=kind, runtime_name=f.str(ref, "name", required=True, what="`runtimeRef`"),  # type: ignore[arg-type]
                       num_nodes=f.int(trainer, "numNodes", lo=0), resources_per_node=per_node,
-                      patches=_runtime_patches(f, spec), succeeded=succeeded,
+                      patches=_runtime_patches(f, spec, existing=existing),
+                      succeeded=succeeded,
                       spec=Shapes((spec.plain() if spec is not None else {},)))
     started = any(f.int(s, "active", default=0) for s in f.maps(status, "jobsStatus"))
     finished = any(f.str(c, "type") in ("Complete", "Failed") and f.str(c, "status") == "True"
@@ -173,25 +186,28 @@ ADVICE = ('Adjust either the "TrainJob.spec.runtimePatches" or the "TrainingRunt
 AFFINITY_LISTS = ("requiredDuringSchedulingIgnoredDuringExecution", "preferredDuringSchedulingIgnoredDuringExecution")
 
 
-def _runtime_patches(f: Fields, spec: Val) -> tuple[RuntimePatch, ...]:
-    """The pod-template changes of `runtimePatches` Kueue's pod sets carry (`RuntimePatch`). The
-    pod template's labels and annotations are merged too: the `kueue.x-k8s.io/podset-*` keys Kueue reads
-    from a pod set's template (topology, pod-set group) are not modelled there and reported (KAD161); its
-    other keys (a queue name, a priority class) Kueue does not read from a TrainJob's pod templates (it reads
-    the TrainJob's own labels; oracle: tests/oracle/features/trainjob-runtime-patch-kueue-labels-not-read.yaml),
-    nor from the JobSet's metadata a patch sets. Containers, volumes and the rest change no request."""
+def _runtime_patches(f: Fields, spec: Val, *, existing: bool) -> tuple[RuntimePatch, ...]:
+    """The pod-template changes of `runtimePatches` Kueue's pod sets carry (`RuntimePatch`). The patch's
+    JobTemplateSpec is merged whole (`mergeRuntimePatches`), its pod template's metadata too: Kueue reads the
+    `kueue.x-k8s.io/podset-*` annotations of the JobSet it builds (topology, slices, pod-set group) as it reads a
+    runtime's (oracle: tests/oracle/features/trainjob-runtime-patch-topology-annotation.yaml); a TrainJob already in
+    the cluster (`existing`) passed no webhook of Kueue's. Its other keys (a queue name, a priority class) Kueue does
+    not read from a TrainJob's pod templates (it reads the TrainJob's own labels; oracle:
+    tests/oracle/features/trainjob-runtime-patch-kueue-labels-not-read.yaml), nor from the JobSet's metadata a patch
+    sets. Containers, volumes and the rest change no request."""
     out = []
     for patch in f.maps(spec, "runtimePatches"):
         template = f.map(f.map(patch, "trainingRuntimeSpec"), "template")
         for rj in f.maps(f.map(template, "spec"), "replicatedJobs"):
             pod = f.map(f.map(f.map(rj, "template"), "spec"), "template")
             pod_spec = f.map(pod, "spec")
-            for where in ("labels", "annotations"):
-                marks = f.map(f.map(pod, "metadata"), where)
-                for key in sorted(marks.v if marks is not None else ()):
-                    if key.startswith("kueue.x-k8s.io/podset-"):
-                        f.diags.emit(KAD161, f"`{key}` in a TrainJob's runtime patch is not modelled; ignored "
-                                     "(kadmit reads Kueue's pod-template keys from the runtime)", f.span(f.field(marks, key)))
+            meta = f.map(pod, "metadata")
+            marks = f.map(meta, "annotations")
+            marked = tuple(sorted(k for k in (marks.v if marks is not None else ()) if k.startswith(PODSET)))
+            # read as a runtime job's (`Builder.template`), its pod count not yet known (`runtime_refusals`)
+            refused = tuple(topology_refusals(f, meta, UNCOUNTED)) if marked else ()
+            topology = _topology(f, None, meta, UNCOUNTED, not existing)[0] if marked and (
+                existing or not [r for r in refused if r.multi_layer is None]) else None
             selector, _ = f.str_map(pod_spec, "nodeSelector")
             affinity = f.map(f.map(pod_spec, "affinity"), "nodeAffinity")
             required = None
@@ -208,7 +224,8 @@ def _runtime_patches(f: Fields, spec: Val) -> tuple[RuntimePatch, ...]:
                 # the TrainJob's JobSet is stored unvalidated; each Job its controller makes of it is refused
                 refusals=tuple(node_field_refusals(f, pod_spec, "spec.template.spec")) +
                 tuple(toleration_refusals(f, pod_spec, "spec.template.spec")) if replaces else (),
-                replaces=replaces, node_affinity=required, span=f.span(rj),
+                replaces=replaces, node_affinity=required, span=f.span(rj), marks=marked, topology=topology,
+                topology_refusals=refused,
                 pod=Shapes((tuple(omitempty(v.plain() if (v := f.field(pod_spec, k)) is not None else None)
                                   for k in ("containers", "initContainers", "tolerations")),))))
     return tuple(out)
@@ -240,6 +257,16 @@ def _patched(ps: PodSet, name: str, patches: tuple[RuntimePatch, ...]) -> dict:
     return update
 
 
+def marking(j: RuntimeJob, patches: tuple[RuntimePatch, ...]) -> tuple[RuntimePatch | None, bool]:
+    """The runtime patch whose `kueue.x-k8s.io/podset-*` annotations job `j`'s pods take (Kueue reading them of
+    the JobSet the patches are merged into), where it alone sets any; and whether more than one of the runtime's
+    template and the patches naming `j` does (their annotations merged key by key: not modelled, KAD161)."""
+    marked = [p for p in patches if p.job == j.name and p.marks]
+    if len(marked) + bool(j.marks) > 1:
+        return None, True
+    return (marked[0] if marked else None), False
+
+
 def runtime_pod_sets(runtime: TrainingRuntime, train: TrainSpec) -> list[PodSet]:
     """`getChildJobSet`: a pod set per replicated job, count = replicas × pods per job (`trainjobpods.pods`); the
     trainer's `node` container takes `resourcesPerNode` whole where it sets limits or requests (the JobSet
@@ -257,20 +284,24 @@ def runtime_pod_sets(runtime: TrainingRuntime, train: TrainSpec) -> list[PodSet]
             requests = {r: q for r, q in sorted(requests.items()) if q > 0}
         origin = (f"replicated job `{j.name}` of {runtime.kind} `{runtime.name}` ({replicas} × {pods} pods"
                   + (", the trainer" if j.ancestor == trainjobpods.TRAINER else "") + ")")
+        marked = {"topology": p.topology} if (p := marking(j, train.patches)[0]) is not None else {}
         out.append(j.pod_set.model_copy(update={"count": replicas * pods, "requests": requests, "origin": origin,
-                                                **_patched(j.pod_set, j.name, train.patches)}))
+                                                **_patched(j.pod_set, j.name, train.patches), **marked}))
     return out
 
 
-def runtime_refusals(runtime: TrainingRuntime, pod_sets: list[PodSet]) -> tuple[Refusal, ...]:
+def runtime_refusals(runtime: TrainingRuntime, pod_sets: list[PodSet],
+                     patches: tuple[RuntimePatch, ...] = ()) -> tuple[Refusal, ...]:
     """What Kueue's TrainJob webhook refuses on create (validateTopologyRequest, with TopologyAwareScheduling) of
     the pod sets it builds of the runtime: each template's topology annotations (ValidateTASPodSetRequest, the
     slice layers annotation's under either TASMultiLayerTopology value: `Refusal.multi_layer`), then a slice size
     above the pod set's count (ValidateSliceSizeAnnotationUpperBound), under `job[NAME]`, each with the webhook's
-    advice appended."""
+    advice appended. A runtime patch setting a job's `kueue.x-k8s.io/podset-*` annotations (`marking`) has its
+    own checked in their place."""
     out = []
     for j, ps in zip(runtime.jobs, pod_sets):
-        words = [(r.message, r.multi_layer, r.span) for r in j.refusals]
+        p = marking(j, patches)[0]
+        words = [(r.message, r.multi_layer, r.span) for r in (p.topology_refusals if p is not None else j.refusals)]
         t = ps.topology
         if t is not None and t.slice_size is not None and t.slice_size > ps.count:
             if t.layers_annotation and not any(m is not False for _, m, _ in words):  # (off, the annotation is refused)
@@ -298,14 +329,15 @@ def reclaimable_pods(runtime: TrainingRuntime, train: TrainSpec, pod_sets: list[
     return out
 
 
-def with_runtime(job: Job, runtimes: tuple[TrainingRuntime, ...]) -> Job:
+def with_runtime(job: Job, runtimes: tuple[TrainingRuntime, ...], diags: Diagnostics | None = None) -> Job:
     """A TrainJob's workload, from the runtime it names among `runtimes` (`runtime_pod_sets`), less the pods
     of its succeeded Jobs (`reclaimable_pods`); without the runtime in the input it has none (and says why).
     Its shapes, what Kueue compares of the TrainJob and its Workload (EquivalentToWorkload: the pod sets of the
     JobSet Kueue builds of the TrainJob and its runtime), are the JobSet's pods (`trainjobpods.built`;
     `owned.in_step` then keeps, or deletes, a Workload of the input as for other kinds); None where a plugin
     writes into them what kadmit does not build (`trainjobpods.unbuilt`): a Workload of the input is then kept as read, and
-    said to may differ."""
+    said to may differ. Where the runtime's template and its patches, or two patches, set a job's
+    `kueue.x-k8s.io/podset-*` annotations, their merge is not modelled (`marking`): KAD161 in `diags`."""
     t = job.train
     assert t is not None
     ns = job.object.namespace if t.runtime_kind == "TrainingRuntime" else None
@@ -317,11 +349,18 @@ def with_runtime(job: Job, runtimes: tuple[TrainingRuntime, ...]) -> Job:
             f"its runtime, {t.runtime_kind} `{t.runtime_name}`{where}, is not in the input: kadmit builds a "
             "TrainJob's pod sets from its runtime's JobSet template (add the runtime to the input)")})
     pod_sets = runtime_pod_sets(runtime, t)
+    for j in runtime.jobs:
+        if marking(j, t.patches)[1] and diags is not None:
+            p = next(p for p in reversed(t.patches) if p.job == j.name and p.marks)
+            keys = ", ".join(f"`{k}`" for k in p.marks)
+            diags.emit(KAD161, f"TrainJob `{job.object.key}` sets Kueue's pod-set annotations ({keys}) in a runtime "
+                       f"patch of replicated job `{j.name}` whose runtime template or another patch sets some too: "
+                       "their merge is not modelled; the runtime's are read", p.span)
     t = t.model_copy(update={"unbuilt": "; ".join(trainjobpods.unbuilt(runtime, t, job.object.name))})
     shapes = None if t.unbuilt or any(j.shape is None for j in runtime.jobs) else \
         Shapes((w.shapes[0] if (w := job.workloads[0]).shapes else None,
                 tuple((ps.count, ps.min_count, *trainjobpods.built(j, runtime, t, job.object.name))
                       for j, ps in zip(runtime.jobs, pod_sets))))
-    job = job.model_copy(update={"train": t, "refusals": job.refusals + runtime_refusals(runtime, pod_sets), "workloads": tuple(
+    job = job.model_copy(update={"train": t, "refusals": job.refusals + runtime_refusals(runtime, pod_sets, t.patches), "workloads": tuple(
         w.model_copy(update={"pod_sets": tuple(pod_sets), "shapes": shapes}) for w in job.workloads)})
     return reclaimed(job, reclaimable_pods(runtime, t, pod_sets))
