@@ -17,6 +17,7 @@ PATCHES = FEATURES / "trainjob-runtime-patches-workload-in-step.yaml"
 KUEUES = FEATURES / "trainjob-running-with-kueues-runtime-patch-in-step.yaml"
 IN_PLACE = FEATURES / "trainjob-plugin-env-rewritten-in-place-in-step.yaml"
 MPI_MOUNT = FEATURES / "trainjob-mpi-ssh-mount-rewritten-in-place-in-step.yaml"
+FLUX = FEATURES / "trainjob-flux-workload-in-step.yaml"
 
 
 def _codes(path: Path) -> list[str]:
@@ -97,18 +98,13 @@ def test_a_rewrite_in_place_after_an_append_is_not_built(tmp_path):
     assert not [d for d in ws.diagnostics if d.code == "KAD175"]
 
 
-def test_a_flux_runtime_is_not_built():
-    """A plugin kadmit does not build (flux) keeps the Workload as read, said (KAD161)."""
-    from kadmit.manifests.jobs.trainjobpods import unbuilt
-
-    class Runtime:
-        plugins, jobs = ("flux",), ()
-
-    class Train:
-        spec, patches = None, ()
-
-    assert unbuilt(Runtime, Train, "tj") == ["its runtime's `mlPolicy.flux` (the Trainer's flux plugin writes into the "
-                                        "JobSet's containers)"]
+def test_a_flux_runtime_is_built_save_without_a_trainer(tmp_path):
+    """The flux plugin's part (oracle: trainjob-flux-workload-in-step.yaml) is built: nothing kept as read (KAD161);
+    a TrainJob with no `trainer`, whose env the plugin reads, is (the Workload kept as read, said)."""
+    assert "KAD161" not in _codes(FLUX), _codes(FLUX)
+    ws = load([str(_variant(tmp_path, FLUX, ("  trainer: {args: [--lr, '1']}\n", "")))])
+    said = [d.message for d in ws.diagnostics if d.code == "KAD161"]
+    assert len(said) == 1 and "`ml/wl-tjc`" in said[0] and "`mlPolicy.flux` with no `trainer`" in said[0], said
 
 
 def test_kueue_labels_in_a_patch_are_not_read():

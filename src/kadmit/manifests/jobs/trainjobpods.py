@@ -6,6 +6,7 @@ the TrainJob holds them (pkg/controller/jobs/trainjob getChildJobSet, with Train
   `mergeRuntimePatches`, a strategic merge patch of each named job's template: containers by name, their env by
   name and volume mounts by mount path, the rest of a container's fields map by map; tolerations replaced);
 - each job's pods (`pods`): the Trainer's `newRuntimeInfo` and its mlPolicy plugins' counts;
+- the flux plugin's EnforceMLPolicy, which writes into the JobSet itself (`_flux`);
 - the JobSet builder's `Initializer` (the initializers' `STORAGE_URI`, env and secret) and `Trainer` (the `node`
   container's image, command, args, resourcesPerNode and env) steps.
 
@@ -38,7 +39,11 @@ OMPI_ENV = ("OMPI_MCA_orte_default_hostfile", "OMPI_MCA_orte_keep_fqdn_hostnames
             "OMPI_MCA_plm_rsh_args")
 HOSTFILE_DIR = "/etc/mpi"
 JOB_INDEX = "metadata.annotations['batch.kubernetes.io/job-completion-index']"  # constants.JobCompletionIndexFieldPath
-BUILT = ("torch", "mpi", "jax", "xgboost")  # the mlPolicy plugins whose part in Kueue's pod sets kadmit builds
+# the flux plugin's init container, its image's setting and default, and the mounts it upserts into `node`
+# (Trainer v2.2.0 pkg/constants, plugins/flux brokerDefaults)
+FLUX_VIEW, FLUX_IMAGE = "FLUX_VIEW_IMAGE", "ghcr.io/converged-computing/flux-view-ubuntu:tag-jammy"
+FLUX_CONFIG = "/etc/flux-config"
+BUILT = ("torch", "mpi", "jax", "xgboost", "flux")  # the mlPolicy plugins whose part in Kueue's pod sets kadmit builds
 # the strategic merge keys of the lists a runtime patch's pod spec merges (corev1 PodSpec, Container)
 _KEYS = {"containers": "name", "initContainers": "name", "env": "name", "volumeMounts": "mountPath",
          "ports": "containerPort"}
@@ -174,6 +179,8 @@ def built(job, runtime, train, name: str) -> tuple[list, object]:
     containers, init, tolerations = patched(job, train)
     spec = train.spec[0] if train.spec else {}
     rewritten_in_place(job, runtime, train, name, containers)
+    if "flux" in runtime.plugins:
+        spec, init = _flux(job, runtime, train, spec, name, containers, init)  # (EnforceMLPolicy, before the steps)
     for c in containers if isinstance(containers, list) else ():
         if not isinstance(c, dict):
             continue
@@ -263,6 +270,47 @@ def rewritten_in_place(job, runtime, train, name: str, containers) -> None:
                 {"name": "OMPI_MCA_orte_keep_fqdn_hostnames", "value": "true"},
                 {"name": "OMPI_MCA_orte_set_default_slots", "value": str(_slots(runtime, train, trainer))},
                 {"name": "OMPI_MCA_plm_rsh_args", "value": "-o ConnectionAttempts=10"}])
+
+
+def _flux(job, runtime, train, spec: dict, name: str, containers, init) -> tuple[dict, list | None]:
+    """The flux plugin's EnforceMLPolicy, which getChildJobSet runs (oracle: trainjob-flux-workload-in-step.yaml):
+    the TrainJob's `trainer.command` becomes `/bin/bash /etc/flux-config/entrypoint.sh "<command args>"` (the
+    trainer's command and args joined: not the runtime's, which runtime.Info does not keep) and its args none,
+    which the JobSet builder's Trainer step then writes (the runtime's args stay); the job named `node` gets the
+    `flux-installer` init container appended in the JobSet itself, and its `node` container the flux mounts, seen
+    only where they rewrite one in place (`_upsert`). Returns the spec the Trainer step reads and the init containers."""
+    trainer = spec.get("trainer")
+    if not isinstance(trainer, dict):
+        raise Unbuilt("its runtime's `mlPolicy.flux` with no `trainer` (the Trainer's flux plugin reads its env)")
+    first = next((j for j in runtime.jobs if j.ancestor == TRAINER), None)  # FindContainerByPodSetAncestorContainerName
+    runtime_node = {}
+    if first is not None:
+        cs = patched(first, train)[0]
+        runtime_node = next((c for c in cs or () if isinstance(c, dict) and c.get("name") == NODE), {})
+    image = FLUX_IMAGE  # brokerSettingsFromEnvironment: the runtime's value (where it has one), then the TrainJob's
+    for e in runtime_node.get("env") or ():
+        if isinstance(e, dict) and e.get("name") == FLUX_VIEW and e.get("value") is not None:
+            image = str(e["value"])
+    for e in trainer.get("env") or ():
+        if isinstance(e, dict) and e.get("name") == FLUX_VIEW:
+            image = str(e.get("value") or "")
+    # getOriginalCommand reads the runtime container's command of runtime.Info, which never holds one (oracle)
+    original = " ".join(str(w) for w in [*(trainer.get("command") or ()), *(trainer.get("args") or ())]).strip()
+    trainer = {**{k: v for k, v in trainer.items() if k != "args"},
+               "command": ["/bin/bash", f"{FLUX_CONFIG}/entrypoint.sh", original]}
+    if job.name != NODE:
+        return {**spec, "trainer": trainer}, init
+    config = f"{name}-flux-entrypoint"
+    node = next((c for c in containers or () if isinstance(c, dict) and c.get("name") == NODE), None)
+    mounts = [("flux-install", "/mnt/flux", False), ("spack-install", "/opt/software", False),
+              (config, FLUX_CONFIG, True), ("flux-curve", "/curve", True)]
+    if node is not None:
+        _upsert(node, "volumeMounts", "mountPath", [m for _, m, _ in mounts],
+                lambda: [{"name": v, "mountPath": m, **({"readOnly": True} if ro else {})} for v, m, ro in mounts])
+    installer = {"name": "flux-installer", "image": image, "command": ["/bin/bash", f"{FLUX_CONFIG}/init.sh"],
+                 "volumeMounts": [{"name": "flux-install", "mountPath": "/mnt/flux"},
+                                  {"name": config, "mountPath": FLUX_CONFIG, "readOnly": True}]}
+    return {**spec, "trainer": trainer}, [*(init if isinstance(init, list) else ()), installer]
 
 
 def _upsert(container: dict, field: str, key: str, keys, made, before=()) -> None:
