@@ -44,19 +44,32 @@ def test_why_says_a_pod_set_is_admitted_with_fewer_pods_placed() -> None:
     features = CASE.parent
     (said,) = [r for r in _reasons("ns/w1", features / "tas-slices-a-count-the-size-does-not-divide.yaml")
                if "of them in its topology assignment" in r]
-    assert said.startswith("pod set main is admitted with 3 pods, 2 of them in its topology assignment (whole slices of 2")
+    assert said.startswith("pod set main has 3 pods, 2 of them in its topology assignment (whole slices of 2")
     (said,) = [r for r in _reasons("ns/w", features / "feature-gate-tas-balanced-placement-on-multi-layer.yaml")
                if "of them in its topology assignment" in r]
-    assert "admitted with 28 pods, 12 of them" in said and "Kueue's descent placed none there" in said
+    assert "has 28 pods, 12 of them" in said and "Kueue's descent placed none there" in said
     assert not [r for r in _reasons("team/c", CASE) if "of them in its topology assignment" in r]
 
 
 def test_admit_says_a_pod_set_is_admitted_with_fewer_pods_placed() -> None:
-    """`admit`'s text and JSON say what `why` says: 3 pods in slices of 2, 2 placed (Kueue admits it so)."""
+    """`admit`'s text and JSON say what `why` says: 3 pods in slices of 2, 2 placed (Kueue assigns it so)."""
     from kadmit.render.decisions import admit_dict, admit_human
     got = api.admit([str(CASE.parent / "tas-slices-a-count-the-size-does-not-divide.yaml")])
     assert "ns/w1 main: 2 pods in rack r0 (required example.com/rack) on n0:2; 1 of its 3 pods on no node (whole " \
-           "slices of 2 pods only): Kueue admits it so" in admit_human(got.result, [])
+           "slices of 2 pods only): Kueue assigns it so" in admit_human(got.result, [])
     topology = {d["workload"]: d["pod_sets"][0].get("topology", {}) for d in admit_dict(got.result)["decisions"]}
     assert topology["ns/w1"]["unplaced"] == {"pods": 1, "reason": "whole slices of 2 pods only"}
     assert "unplaced" not in topology["ns/w3"]
+
+
+def test_why_of_a_reservation_waiting_for_its_topology_assignment_is_not_admitted() -> None:
+    """Checks Ready, the topology assignment delayed for them not made (a second pass that placed no node): Kueue's
+    Admitted condition waits (HasTopologyAssignmentsPending), as `admit` shows it `reserved`; `why` says so too
+    (KAD539, exit 1), never "is admitted"."""
+    from kadmit.render.why import _head
+    case = CASE.parent / "second-pass-pod-set-group-no-node-not-admitted.yaml"
+    got = api.why("ns-cq1/w03", [str(case)], fixes=0)
+    assert got.exit_code == 1 and got.result is not None
+    assert got.result.reasons[0].code == "KAD539"
+    assert "waiting for its topology assignment" in _head(got.result, None, None)[0]
+    assert not [r for r in got.result.reasons if "is admitted" in r.message]

@@ -26,7 +26,8 @@ DECIDING = ("bound to node", "gang kube-scheduler places", "pod-set slices", "DR
             "resources (excluded", "LimitRange", "RuntimeClass",
             "inadmissible", "admissionFairSharing", "the UIDs of", "Requeued condition", "eviction time",
             "Kueue cannot parse",
-            "admission-gated-by", "preemption gate", "priority-boost", "Preempted condition", "DeviceClass")
+            "admission-gated-by", "preemption gate", "priority-boost", "Preempted condition", "DeviceClass",
+            "SchedulingEquivalenceHashing compares")
 
 
 def decisions(model) -> list:

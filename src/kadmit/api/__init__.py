@@ -314,7 +314,7 @@ def why(workload: str, paths: list[str], *, rlimit: int | None = None,
                                          None if stages is None else (lambda what, r: stages(what, r, loaded))))
     except (ImportError, OptimalUnavailable) as e:
         return WhyOutcome(loaded, None, EXIT_INPUT, no_optimal(e))
-    waiting = result.decision is not None and bool(result.decision.waiting_checks)  # not Admitted yet
+    waiting = result.decision is not None and result.admitted and not result.decision.kueue_admitted  # not Admitted yet
     code = EXIT_UNKNOWN if result.unknown else (EXIT_OK if result.admitted and not waiting else EXIT_FINDINGS)
     return WhyOutcome(loaded, result, code, loaded.diagnostics)
 

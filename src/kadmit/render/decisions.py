@@ -168,7 +168,7 @@ def placement_summary(a) -> list[str]:
         leaves = p.assignment  # by the lowest level's values (hostnames, or racks), as Kueue's assignment
         nodes = ", ".join(f"{k}:{v}" for k, v in list(sorted(leaves.items()))[:6]) or "no node (an empty assignment)"
         more = f", … {len(leaves) - 6} more" if len(leaves) > 6 else ""
-        short = (f"; {p.request.count - pods} of its {p.request.count} pods on no node ({p.unplaced}): Kueue admits it so"
+        short = (f"; {p.request.count - pods} of its {p.request.count} pods on no node ({p.unplaced}): Kueue assigns it so"
                  if p.unplaced else "")
         out.append(f"{p.request.pod_set}: {pods} pod{'' if pods == 1 else 's'}{where} ({_request_text(p.request)}) on "
                    f"{nodes}{more}{short}")

@@ -206,9 +206,11 @@ def _head(result: WhyResult, workload_span: Span | None, workload) -> list[str]:
     elif result.gang is not None:
         out.append(f"note[KAD541]: gang `{name}` is placed" if result.admitted
                    else f"error[KAD540]: gang `{name}` can't be placed (kube-scheduler, all-or-nothing)")
-    elif (result.admitted and d is not None and d.waiting_checks) or (result.reasons and result.reasons[0].code == "KAD504"):
-        out.append(f"warning[KAD504]: {'workload ' if name == result.workload else ''}`{name}` has quota reserved, "
-                   "waiting for admission checks (Kueue admits it when they are Ready)")
+    elif (result.admitted and d is not None and not d.kueue_admitted) or result.reasons[:1] and result.reasons[0].code in ("KAD504", "KAD539"):
+        checks = (d is not None and bool(d.waiting_checks)) or result.reasons[0].code == "KAD504"
+        out.append(f"warning[{'KAD504' if checks else 'KAD539'}]: {'workload ' if name == result.workload else ''}"
+                   f"`{name}` has quota reserved, waiting for " + ("admission checks (Kueue admits it when they are "
+                   "Ready)" if checks else "its topology assignment (Kueue admits it when it is made)"))
     elif result.admitted:
         out.append(f"note[KAD502]: {'workload ' if name == result.workload else ''}`{name}` is admitted")
     else:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from kadmit.diagnostics import Diagnostics
+from kadmit.diagnostics import Diagnostics, Subject
 from kadmit.manifests.codes import KAD157, tas_flavor_without_labels
 from kadmit.model import (BorrowWithinCohort, ClusterQueue, Cohort, FairSharing, FlavorFungibility,
                           FlavorQuotas, LabelSelector, LocalQueue, Namespace, Preemption,
@@ -76,7 +76,8 @@ def flavor(d: Decl, diags: Diagnostics) -> ResourceFlavor:
         kw["topology"] = name_of(a.value, "`topology`", diags)
         if not kw.get("node_labels"):  # the CRD refuses it, as the manifest reader does (manifests/policy.py)
             message, help = tas_flavor_without_labels(d.label.value)
-            diags.emit(KAD157, message, spans.get("node_labels", a.value.span), help=help)
+            diags.emit(KAD157, message, spans.get("node_labels", a.value.span), help=help,
+                       about=(Subject("ResourceFlavor", None, d.label.value),))
     return ResourceFlavor(name=d.label.value, span=d.span, spans=Spans(items=spans), **kw)
 
 

@@ -83,3 +83,7 @@ KAD538 = register("KAD538", "set aside with an equivalent workload", "error",
                   "found inadmissible in this BestEffortFIFO queue, and Kueue moved this one to the queue's "
                   "inadmissible list with it, untried: it is tried again only when quota is released in the "
                   "queue's cohort tree, and keeps the message of its last try, if any.")
+KAD539 = register("KAD539", "quota reserved, waiting for the topology assignment", "warning",
+                  "Kueue reserved the workload's quota and its admission checks are Ready, but the topology "
+                  "assignment delayed for them (a second pass) is not made: Kueue's Admitted condition waits for "
+                  "it (HasTopologyAssignmentsPending), so the workload is not admitted.")

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Callable
 
 from kadmit.engine.admission import slices
 from kadmit.engine.admission.checks import mark_one
-from kadmit.engine.admission.codes import KAD504, KAD535, KAD536, KAD537, KAD538
+from kadmit.engine.admission.codes import KAD504, KAD535, KAD536, KAD537, KAD538, KAD539
 from kadmit.engine.admission.decisions import NO_LONGER_FITS
 from kadmit.engine.admission.ordered import Decision
 from kadmit.engine.admission.reasons import (KAD501, KAD502, KAD503, KAD510, KAD511, KAD514, KAD516, KAD517,
@@ -374,6 +374,9 @@ def explain_decision(session: Session, decisions: dict[str, Decision], key: str,
             head = Reason(KAD504, f"quota reserved in {where}; not admitted until admission check"
                           + ("s " if len(waiting) > 1 else " ") + ", ".join(waiting)
                           + (" are" if len(waiting) > 1 else " is") + " Ready" + _taken_back(session, target))
+        elif d.topology_pending:  # checks Ready, the topology assignment delayed for them not made: not Admitted
+            head = Reason(KAD539, f"quota reserved in {where}; not admitted until the topology assignment delayed "
+                          "for its admission checks is made")
         else:
             head = Reason(KAD502, f"admitted to {where}")
         from kadmit.engine.explain.placement import unplaced

@@ -136,8 +136,8 @@ def _fewer(p: PodSetPlacement) -> Reason:
     """A pod set Kueue admits with fewer pods in its topology assignment than its count: whole slices only, or
     (TASBalancedPlacement and slice layers) a domain given more groups than its children hold (placement.balanced)."""
     count, placed, why = p.request.count, sum(p.nodes.values()), p.unplaced
-    return Reason(KAD502, f"pod set {p.request.pod_set} is admitted with {count} pods, {placed} of them in its "
-                          f"topology assignment ({why}): Kueue admits it so, the other pods on no node")
+    return Reason(KAD502, f"pod set {p.request.pod_set} has {count} pods, {placed} of them in its "
+                          f"topology assignment ({why}): Kueue assigns it so, the other pods on no node")
 
 
 def explain_placement(session: Session, wl: Workload) -> PlacementExplanation | None:

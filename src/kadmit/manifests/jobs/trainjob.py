@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Literal
 
 from kadmit.diagnostics import Diagnostics
+from kadmit.identity import about
 from kadmit.manifests.codes import KAD161
 from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.jobs import trainjobpods
@@ -355,7 +356,7 @@ def with_runtime(job: Job, runtimes: tuple[TrainingRuntime, ...], diags: Diagnos
             keys = ", ".join(f"`{k}`" for k in p.marks)
             diags.emit(KAD161, f"TrainJob `{job.object.key}` sets Kueue's pod-set annotations ({keys}) in a runtime "
                        f"patch of replicated job `{j.name}` whose runtime template or another patch sets some too: "
-                       "their merge is not modelled; the runtime's are read", p.span)
+                       "their merge is not modelled; the runtime's are read", p.span, about=about(job))
     t = t.model_copy(update={"unbuilt": "; ".join(trainjobpods.unbuilt(runtime, t, job.object.name))})
     shapes = None if t.unbuilt or any(j.shape is None for j in runtime.jobs) else \
         Shapes((w.shapes[0] if (w := job.workloads[0]).shapes else None,
