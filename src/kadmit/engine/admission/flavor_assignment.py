@@ -101,6 +101,13 @@ class Tried:
 
     idx: tuple[tuple[str, tuple[tuple[int, int], ...]], ...]
     message: tuple = ()
+    # the messages other walks write: Kueue's assignFlavors takes a pod set's resources in Go map order
+    # and writes the reasons of the first group it reaches that gets no flavor (groupStatus = *status)
+    others: tuple = ()
+
+    def messages(self) -> frozenset:
+        """Every Pending message this search can write, whatever the order of its resources."""
+        return frozenset((self.message,) + self.others)
 
     @property
     def pending(self) -> bool:
@@ -243,8 +250,10 @@ def assign_with_counts(session, loaded, wl: Workload, cq: ClusterQueue, numbers:
     tried_idx: list[tuple[str, tuple[tuple[int, int], ...]]] = []
     message: list[tuple] = []
 
+    others: list[tuple] = []
+
     def done(a: Assignment | None) -> Assignment | None:
-        t = Tried(tuple(tried_idx), tuple(message))
+        t = Tried(tuple(tried_idx), tuple(message), tuple(others))
         if attempts is not None:
             attempts.append(t)
         if a is not None:
@@ -295,6 +304,8 @@ def assign_with_counts(session, loaded, wl: Workload, cq: ClusterQueue, numbers:
         first = (start or {}).get(names[unit[0]], {})  # Kueue: the group's first pod set's last try
         unit_sets = [own[names[i]] for i in unit]
         unparsable = any(parse_errors(ps.node_affinity) for ps in unit_sets)  # a flavor's check may err
+        failed: list[tuple] = []  # the reasons of each group that got no flavor, in kadmit's order
+        failed_at: dict[int, tuple] = {}  # what the groups before the first of them recorded
         for gi in sorted({gi for pv in pvs.values() for gi in pv.flavors}):
             members = [i for i in unit if gi in pvs[i].flavors]
             group_res = sorted({r for i in members for r, g in pvs[i].group_of.items() if g == gi})
@@ -349,10 +360,11 @@ def assign_with_counts(session, loaded, wl: Workload, cq: ClusterQueue, numbers:
                 if stop:
                     break
             if best is None:
-                for i in unit:
-                    tried_idx.append((names[i], tuple(ps_tried[i])))
-                    message.append((names[i], tuple(ps_reasons + reasons)))
-                return done(None)
+                # the other groups are still walked: in another order of the resources, Kueue's message is theirs
+                if not failed:
+                    failed_at = {i: tuple(ps_tried[i]) for i in unit}
+                failed.append(tuple(ps_reasons + reasons))
+                continue
             # Kueue records the index on the flavor chosen: -1 when the search reached the last one
             # (gate off: TriedFlavorIdx is left 0, so Kueue's PendingFlavors holds for any assignment made)
             for i in members:
@@ -370,6 +382,12 @@ def assign_with_counts(session, loaded, wl: Workload, cq: ClusterQueue, numbers:
                 usage[(best[2], r)] = usage.get((best[2], r), 0) + demand[r]
                 if best[4][r] != "Fit":
                     needs.add((best[2], r))
+        if failed:
+            tried_idx.extend((names[i], failed_at[i]) for i in unit)
+            before = tuple(message)
+            message.extend((names[i], failed[0]) for i in unit)
+            others.extend(before + tuple((names[i], f) for i in unit) for f in failed[1:])
+            return done(None)
         for i in unit:
             tried_idx.append((names[i], tuple(ps_tried[i])))
             if ps_reasons:

@@ -6,7 +6,10 @@ that is not admitted is requeued with it: it stays in its queue's heap while som
 (`PendingFlavors`), and its next search starts after that flavor. It starts over when the try was
 skipped, issued preemptions, or was evicted (the scheduler resets `LastAssignment`), and when the
 Pending message the scheduler writes differs from the one the workload's status shows: the status
-update reaches the queue manager as a new `workload.Info`, without the last assignment. The session
+update reaches the queue manager as a new `workload.Info`, without the last assignment. Which message
+a failed search writes can be Go map order (the first failing resource group its walk reaches:
+`Tried.messages`); a search goes on where some message is one every try since the last restart could
+write, as a run of such cycles comes with probability 1 (docs/KUEUE-DIFFERENCES.md §1). The session
 reads the starts (`Session.last_tried`); this keeps them for one run of `ordered`.
 """
 
@@ -23,7 +26,8 @@ class Searches:
     def __init__(self, session) -> None:
         self.session = session
         self.attempts: dict[str, Tried | None] = {}  # head -> what its nomination in this cycle tried
-        self.said: dict[str, tuple] = {}  # pending workload -> what its last Pending message is made of
+        # pending workload -> what its last Pending message can be made of (Kueue: one of them, by map order)
+        self.said: dict[str, frozenset] = {}
 
     def nominated(self, wl: Workload) -> None:
         """`wl`'s nomination was just made (`Session.attempt` holds what it tried), from the flavors
@@ -40,7 +44,7 @@ class Searches:
         if message is None:
             self.said.pop(key, None)
         else:
-            self.said[key] = message
+            self.said[key] = frozenset((message,))
 
     def requeued(self, wl: Workload) -> bool:
         """A nominated head that isn't admitted, requeued as Kueue does: its next search starts after
@@ -55,11 +59,14 @@ class Searches:
             self.skipped(wl.key, None)
             return False
         # FlavorFungibility off: every search starts at the first flavor (NextFlavorToTryForPodSetResource)
-        if self.said.get(wl.key) == tried.message and tried.pending and fungible(self.session):
+        now = tried.messages()
+        same = self.said.get(wl.key, frozenset()) & now
+        if same and tried.pending and fungible(self.session):
             self.session.last_tried[wl.key] = tried.start()
+            self.said[wl.key] = same
         else:
             self.session.last_tried.pop(wl.key, None)
-        self.said[wl.key] = tried.message
+            self.said[wl.key] = now
         return tried.pending
 
     def done(self) -> None:
