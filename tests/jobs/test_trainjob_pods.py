@@ -118,3 +118,15 @@ def test_kueue_labels_in_a_patch_are_not_read():
     kadmit, and it does not warn of them."""
     codes = _codes(FEATURES / "trainjob-runtime-patch-kueue-labels-not-read.yaml")
     assert "KAD161" not in codes, codes
+
+
+def test_a_torchtune_command_is_built(tmp_path):
+    """The torch plugin's torchtune arguments (oracle: trainjob-torchtune-command-in-step.yaml) are built: nothing kept
+    as read (KAD161), every Workload in step; one whose config is the multi-device one where the TrainJob runs one
+    process on one node is out of step (KAD175)."""
+    TUNE = FEATURES / "trainjob-torchtune-command-in-step.yaml"
+    assert not {"KAD161", "KAD175"} & set(_codes(TUNE))
+    path = _variant(tmp_path, TUNE, ("full_finetune_single_device, --config, llama3_2/1B_full_single_device",
+                                     "full_finetune_distributed, --config, llama3_2/1B_full"))
+    codes = _codes(path)
+    assert "KAD175" in codes and "KAD161" not in codes, codes

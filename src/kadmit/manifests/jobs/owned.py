@@ -80,7 +80,7 @@ def in_step(job: Job, workloads: list[Workload], kept: list[int], flavors: dict[
 
 def _unbuilt(job: Job, workloads: list[Workload], kept: list[int], diags: Diagnostics | None) -> None:
     """A TrainJob's Workloads kept as read where an mlPolicy plugin writes into the JobSet Kueue builds what kadmit
-    does not build (`trainjobpods.unbuilt`: a flux runtime's TrainJob without `trainer`, torchtune's command, a quantity or GPU resource a
+    does not build (`trainjobpods.unbuilt`: a flux runtime's TrainJob without `trainer`, a quantity or GPU resource a
     plugin reads that kadmit cannot tell), which Kueue's EquivalentToWorkload compares (KAD161)."""
     what = job.train.unbuilt if job.train is not None else ""
     if diags is None or not what:

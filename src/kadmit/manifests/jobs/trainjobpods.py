@@ -29,6 +29,8 @@ NODE, LAUNCHER = "node", "launcher"
 TRAINER, DATASET, MODEL = "trainer", "dataset-initializer", "model-initializer"
 PORT = 29500  # constants.ContainerTrainerPort
 TORCHTUNE = ["tune", "run"]
+# the runtime command's `key=value` entries the torch plugin passes on to torchtune (TorchTuneImmutableConfigs)
+TUNE_KEPT = ("output_dir", "tokenizer.path", "checkpointer.checkpoint_dir", "tokenizer.merges_file")
 # the env vars each plugin upserts into the trainer's `node` container (Trainer v2.2.0 pkg/constants)
 PLUGIN_ENV = {
     "torch": ("PET_NNODES", "PET_NPROC_PER_NODE", "PET_NODE_RANK", "PET_MASTER_ADDR", "PET_MASTER_PORT"),
@@ -181,6 +183,9 @@ def built(job, runtime, train, name: str) -> tuple[list, object]:
     rewritten_in_place(job, runtime, train, name, containers)
     if "flux" in runtime.plugins:
         spec, init = _flux(job, runtime, train, spec, name, containers, init)  # (EnforceMLPolicy, before the steps)
+    if "torch" in runtime.plugins and isinstance(trainer := spec.get("trainer"), dict) and \
+            trainer.get("command") == TORCHTUNE:
+        spec = {**spec, "trainer": {**trainer, "command": [*TORCHTUNE, *_torchtune(runtime, train, trainer, name)]}}
     for c in containers if isinstance(containers, list) else ():
         if not isinstance(c, dict):
             continue
@@ -216,12 +221,9 @@ class Unbuilt(Exception):
 
 def unbuilt(runtime, train, name: str) -> list[str]:
     """Why kadmit does not build the JobSet Kueue compares for TrainJob `name`: a plugin it does not build
-    (`BUILT`), torchtune's command (the torch plugin adds the recipe's arguments), or what `built` cannot tell."""
+    (`BUILT`), or what `built` cannot tell."""
     said = [f"its runtime's `mlPolicy.{p}` (the Trainer's {p} plugin writes into the JobSet's containers)"
             for p in runtime.plugins if p not in BUILT]
-    trainer = (train.spec[0] if train.spec else {}).get("trainer")
-    if "torch" in runtime.plugins and isinstance(trainer, dict) and trainer.get("command") == TORCHTUNE:
-        said.append("its `trainer.command` runs torchtune, whose arguments the Trainer's torch plugin adds")
     for job in runtime.jobs:
         try:
             built(job, runtime, train, name)
@@ -247,8 +249,10 @@ def rewritten_in_place(job, runtime, train, name: str, containers) -> None:
         count = pods(job, runtime, train)[1]
         for p in runtime.plugins:
             if p in PLUGIN_ENV:
-                _upsert(node, "env", "name", PLUGIN_ENV[p],
-                        lambda: _plugin_env(p, count, runtime, train, trainer, name),
+                # (torch's PET_MASTER_* are torchrun's: not upserted for torchtune)
+                n = 3 if p == "torch" and trainer.get("command") == TORCHTUNE else len(PLUGIN_ENV[p])
+                _upsert(node, "env", "name", PLUGIN_ENV[p][:n],
+                        lambda: _plugin_env(p, count, runtime, train, trainer, name)[:n],
                         before=[e.get("name") for e in trainer.get("env") or () if isinstance(e, dict)])
                 if any(isinstance(q, dict) and (q.get("containerPort") == PORT or not q.get("name"))
                        for q in node.get("ports") or ()):
@@ -311,6 +315,47 @@ def _flux(job, runtime, train, spec: dict, name: str, containers, init) -> tuple
                  "volumeMounts": [{"name": "flux-install", "mountPath": "/mnt/flux"},
                                   {"name": config, "mountPath": FLUX_CONFIG, "readOnly": True}]}
     return {**spec, "trainer": trainer}, [*(init if isinstance(init, list) else ()), installer]
+
+
+def _torchtune(runtime, train, trainer: dict, name: str) -> list[str]:
+    """The arguments the torch plugin appends to a `tune run` command (EnforceMLPolicy, getRecipeAndConfig,
+    extractOverridesFromRuntime; oracle: trainjob-torchtune-command-in-step.yaml): the rendezvous endpoint where more
+    than one node or process, the recipe, `--config` and the config (the model read of the runtime's name
+    `torchtune-<model>-<size>`), then the runtime trainer's `node` command entries of TUNE_KEPT keys."""
+    first = next((j for j in runtime.jobs if j.ancestor == TRAINER), None)
+    nodes = pods(first, runtime, train)[1] if first is not None else 1
+    res = _per_node(runtime, train, trainer)
+    gpus = _gpus(res)
+    procs = trainer.get("numProcPerNode")  # an int, else "auto" (a GPU count), or the cpus where no GPU
+    if procs is None and not gpus:
+        procs = max(1, _cpus(res))
+    out = []
+    if nodes > 1 or (procs is not None and procs > 1) or (procs is None and gpus > 1):
+        out.append(f"--rdzv_endpoint={name}-{NODE}-0-0.{name}:{PORT}")
+    args = [str(a) for a in trainer.get("args") or ()]
+    qlora = not any("use_dora" in a for a in args) and any("model.quantize_base" in a for a in args)
+    lora = any("model.lora_attn_modules" in a for a in args)
+    recipe, suffix = "full_finetune_distributed", "_full"
+    if nodes == 1 and (procs == 1 or gpus == 1):
+        recipe, suffix = (("lora_finetune_single_device", "_qlora_single_device") if qlora else
+                          ("lora_finetune_single_device", "_lora_single_device") if lora else
+                          ("full_finetune_single_device", "_full_single_device"))
+    elif nodes == 1 and qlora:
+        recipe, suffix = "lora_finetune_distributed", "_qlora"
+    elif nodes == 1 and lora:
+        recipe, suffix = "lora_finetune_distributed", "_lora"
+    elif nodes > 1:
+        suffix = "_full_multinode"
+    fields = train.runtime_name.split("-")
+    model = f"{fields[1].replace('.', '_')}/{fields[2].upper()}" if len(fields) == 3 else ""
+    out += [recipe, "--config", model + suffix]
+    for j in runtime.jobs:
+        if j.ancestor == TRAINER:
+            cs = patched(j, train)[0]
+            for c in cs or ():
+                if isinstance(c, dict) and c.get("name") == NODE:
+                    out += [str(w) for w in c.get("command") or () if str(w).split("=")[0] in TUNE_KEPT]
+    return out
 
 
 def _upsert(container: dict, field: str, key: str, keys, made, before=()) -> None:
