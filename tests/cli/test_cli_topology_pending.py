@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 CASE = str(Path(__file__).resolve().parents[1] / "oracle" / "features"
-           / "second-pass-pod-set-group-no-node-not-admitted.yaml")
+           / "tie-second-pass-pod-set-group-no-node-not-admitted.yaml")
 
 
 def test_admit_says_quota_reserved_waiting_for_the_topology_assignment(run):

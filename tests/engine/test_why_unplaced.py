@@ -67,7 +67,7 @@ def test_why_of_a_reservation_waiting_for_its_topology_assignment_is_not_admitte
     Admitted condition waits (HasTopologyAssignmentsPending), as `admit` shows it `reserved`; `why` says so too
     (KAD539, exit 1), never "is admitted"."""
     from kadmit.render.why import _head
-    case = CASE.parent / "second-pass-pod-set-group-no-node-not-admitted.yaml"
+    case = CASE.parent / "tie-second-pass-pod-set-group-no-node-not-admitted.yaml"
     got = api.why("ns-cq1/w03", [str(case)], fixes=0)
     assert got.exit_code == 1 and got.result is not None
     assert got.result.reasons[0].code == "KAD539"

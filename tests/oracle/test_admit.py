@@ -259,6 +259,23 @@ def test_second_passes_in_one_queue_go_either_way(kueue_oracle):
     assert k.outcomes["ns/w2"].pod_sets[0][3] and not k.outcomes["ns/w1"].pod_sets[0][3]  # (nodes: placed)
 
 
+def test_second_pass_group_with_no_node_goes_either_way(kueue_oracle):
+    """A soak's cluster (kept whole) where Kueue's runs differ (7 of 16 and 9 of 16 on 2026-12-05: ns-cq1/w03
+    preempts ns-cq0/w06, or w06 keeps its reservation beside it); in every run w03's second pass places no pod, so
+    it holds quota and is not Admitted (HasTopologyAssignmentsPending). kadmit's answer is one of Kueue's, and w03
+    reserved and not Admitted as in all of them."""
+    path = "tests/oracle/features/tie-second-pass-pod-set-group-no-node-not-admitted.yaml"
+    kueue = run_oracle(kueue_oracle, [path], "--runs", "24")
+    alternatives = variants(kueue)
+    assert kueue["variance"]["outcomes"] == 2 and "ns-cq0/w06" in alternatives, kueue["variance"]
+    assert all(not o["decision"]["admitted"] and o["decision"]["quota_reserved"] for w in kueue["variance"]["workloads"]
+               if w["workload"] == "ns-cq1/w03" for o in w["outcomes"])
+    code, kadmit = run_kadmit([path])
+    k, q = from_kadmit(kadmit), from_oracle(kueue)
+    result = compare(k, q, alternatives=alternatives)
+    assert code in (0, 1) and result.agree, result.report(k, q)
+
+
 def test_nodes_sharing_a_hostname_filter_by_map_order(kueue_oracle):
     """Nodes sharing a hostname are one leaf to Kueue, filtered by whichever it reads first from
     its nodes map: with only the second tainted, the oracle's runs admit ns/wide on host-a or leave
