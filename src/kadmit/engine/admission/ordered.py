@@ -454,8 +454,10 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
         # at most one period after its first state. (A state costs the moves since the last: `States`.)
         if evictions:
             # (the workloads waiting for a second pass too: one placing its pod sets changes no holder; and
-            # those holding nodes: a victim that reserves again holds none while its checks are Pending)
-            base = (tuple(sorted(session.holders)), tuple(sorted(sticky.items())),
+            # those holding nodes: a victim that reserves again holds none while its checks are Pending).
+            # A holder is its flavors too: one readmitted on another flavor leaves other quota free
+            base = (tuple(sorted((k, h.cluster_queue, tuple(sorted(h.amounts.items())))
+                                 for k, h in session.holders.items())), tuple(sorted(sticky.items())),
                     tuple(sorted((v.key, by or "") for v, by in evicting)), session.afs.state(),
                     tuple(sorted(session.pool.placed)))
             rest = lambda now: base + (timers(second, now),)  # the second passes' timers as they stand at `now`
