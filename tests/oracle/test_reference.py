@@ -17,6 +17,13 @@ from kadmit.scope import blocking
 
 
 _FOLLOWED = frozenset({"PartialAdmission", "ReclaimablePods"})
+# cases whose shape the reference does not follow, by name where their model cannot say it
+_NOT_FOLLOWED = {
+    # a head failing in two resource groups writes either's message in Go's map order, and Kueue's flavor search
+    # goes on where a message repeats until the head gives up (engine/admission/searches.py, e0098358); the
+    # reference restarts its search every cycle, so the head blocks its queue for good
+    "tests/oracle/features/head-gives-up-when-a-message-repeats.yaml",
+}
 
 
 def _outside_scope(model, diagnostics) -> str | None:
@@ -55,7 +62,7 @@ def test_the_reference_decides_as_kueue_within_its_scope(kueue_oracle):
             continue  # kadmit's known differences, which the reference shares (it decides kadmit's model)
         ws = workspace.load(paths)
         model = ws.model
-        if not _outside_scope(model, ws.diagnostics):
+        if name not in _NOT_FOLLOWED and not _outside_scope(model, ws.diagnostics):
             in_scope.append((name, paths, model))
     # the one-path cases decided in one oracle process (--each), each as a process of its own decides it
     each = oracle_each(kueue_oracle, [paths[0] for _, paths, _ in in_scope if len(paths) == 1], runs=1)
