@@ -399,6 +399,13 @@ class Workload(Obj):
         return f"{self.namespace}/{self.name}"
 
     @property
+    def spec_min_counts(self) -> tuple[int | None, ...]:
+        """Each pod set's minCount as its spec writes it (`shapes`: before reclaimable pods lower it), else the model's."""
+        shapes = self.shapes[1] if self.shapes is not None and len(self.shapes) >= 2 else ()
+        return tuple(s[1] for s in shapes) if len(shapes) == len(self.pod_sets) else \
+            tuple(ps.min_count for ps in self.pod_sets)
+
+    @property
     def admitted(self) -> bool:
         return self.admission is not None and not self.finished
 

@@ -342,10 +342,9 @@ def workload(out: Out, ix: ModelIndex, wl: Workload) -> str:
                          [f"kueue.x-k8s.io/workload-slice-replacement-for: {wl.replaces}"])
     if wl.preemption_gated:  # decides with the MultiKueueOrchestratedPreemption gate on (requeue.preemption_gated)
         body += out.lack("workloads", f"`{wl.key}`'s closed preemption gate", wl.span, ["spec.preemptionGates"])
-    spec = wl.shapes[1] if wl.shapes is not None and len(wl.shapes) >= 2 else ()  # the spec's minCounts
     if enabled(ix.model.config, "SchedulingEquivalenceHashing") and (any(  # engine.admission.equivalence's key
-            ps.resources is not None and ps.resources.shape for ps in wl.pod_sets) or (len(spec) == len(
-            wl.pod_sets) and [s[1] for s in spec] != [ps.min_count for ps in wl.pod_sets])):
+            ps.resources is not None and ps.resources.shape for ps in wl.pod_sets)
+            or wl.spec_min_counts != tuple(ps.min_count for ps in wl.pod_sets)):
         body += out.lack("workloads", f"`{wl.key}`'s pod spec fields that SchedulingEquivalenceHashing compares "
                          "(ports, affinity, topologySpreadConstraints, priority, claims, the spec's minCount)", wl.span)
     body += [pod_group(out, wl, ps) for ps in wl.pod_sets]

@@ -57,10 +57,8 @@ class Equivalence:
         """What of `wl` Kueue's scheduling hash takes, as kadmit's model holds it."""
         got = self._keys.get(id(wl))
         if got is None or got[0] is not wl:
-            shapes = wl.shapes[1] if wl.shapes is not None and len(wl.shapes) >= 2 else ()
-            spec = [s[1] for s in shapes] if len(shapes) == len(wl.pod_sets) else [ps.min_count for ps in wl.pod_sets]
             key = (self.session.index.priority(wl),) + tuple(
-                self._pod_set(wl.namespace, ps, min_count) for ps, min_count in zip(wl.pod_sets, spec))
+                self._pod_set(wl.namespace, ps, min_count) for ps, min_count in zip(wl.pod_sets, wl.spec_min_counts))
             got = self._keys[id(wl)] = (wl, key)
         return got[1]
 
