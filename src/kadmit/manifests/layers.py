@@ -23,7 +23,7 @@ INT32 = (-2**31, 2**31)
 def workload_layers(f: Fields, request: Val | None) -> tuple[tuple[str, int], ...]:
     """A Workload's own layers, as its CRD takes them: at most 3, each a `topology` and a `size` of at
     least 1, both required (the API server refuses the Workload otherwise); the first is also read as the
-    pod set's slices (`workloads._slices`, which checks its type)."""
+    pod set's slices (`podsettopology._slices`, which checks its type)."""
     node = f.field(request, FIELD) if request is not None else None
     layers = f.maps(request, FIELD) if node is not None else []
     if len(layers) > 3:

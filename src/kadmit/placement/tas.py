@@ -141,7 +141,7 @@ def request_levels(tree: DomainTree, request: TopologyRequest) -> tuple[int, int
         skey = resolve_level(tree.topology, request.slice_level)
         if skey is None:
             return f"no requested topology level: {request.slice_level}"
-        if request.slice_size is None:  # a Workload's own level without its size (manifests.workloads)
+        if request.slice_size is None:  # a Workload's own level without its size (manifests.podsettopology)
             return "slice topology requested, but slice size not provided"
         if request.slice_size == 0:  # (Kueue's scheduler divides by it: a panic; the webhooks refuse a job's)
             return "podset slice size 0 is not positive: no slice fits"

@@ -115,7 +115,7 @@ class Builder:
         refused = topology_refusals(self.f, self.f.map(template, "metadata"), count)
         # a template Kueue's webhook refuses for its topology annotations: the refusal says why,
         # in Kueue's words (KAD170), and the pod set is read without them; one already in the cluster passed
-        # no webhook, and Kueue's jobframework builds its request from them (`workloads._slices`)
+        # no webhook, and Kueue's jobframework builds its request from them (`podsettopology._slices`)
         existing = bool(self.f.str(self.o.metadata, "uid")) or _set(self.f.field(self.o.node, "status"))
         ps = template_pod_set(self.f, name, count, min_count, template, at, origin=origin,
                               nodes={"count": count_node, **(nodes or {})},

@@ -18,7 +18,8 @@ from kadmit.manifests.layers import ANNOTATION as LAYERS
 from kadmit.manifests.podspec import (node_field_refusals, pod_requests, required_node_affinity, toleration_refusals,
                                       tolerations)
 from kadmit.manifests.yamltree import MAP, SEQ, Val
-from kadmit.manifests.workloads import _topology, template_shape
+from kadmit.manifests.podsettopology import topology_request
+from kadmit.manifests.workloads import template_shape
 from kadmit.model import Job, Obj, PodSet, Quantities, Refusal, TopologyRequest
 from kadmit.modelbase import Shapes
 from kadmit.modelscheduling import NodeSelectorTerm, Toleration
@@ -207,7 +208,7 @@ def _runtime_patches(f: Fields, spec: Val, *, existing: bool) -> tuple[RuntimePa
             marked = tuple(sorted(k for k in (marks.v if marks is not None else ()) if k.startswith(PODSET)))
             # read as a runtime job's (`Builder.template`), its pod count not yet known (`runtime_refusals`)
             refused = tuple(topology_refusals(f, meta, UNCOUNTED)) if marked else ()
-            topology = _topology(f, None, meta, UNCOUNTED, not existing)[0] if marked and (
+            topology = topology_request(f, None, meta, UNCOUNTED, not existing)[0] if marked and (
                 existing or not [r for r in refused if r.multi_layer is None]) else None
             selector, _ = f.str_map(pod_spec, "nodeSelector")
             affinity = f.map(f.map(pod_spec, "affinity"), "nodeAffinity")
