@@ -48,7 +48,8 @@ def admit(paths, mode, format_, time_budget, tas_profile, rlimit, timeout_ms, cl
     """
     live = read_for(paths, cluster, context, kubeconfig, max_file_bytes, meanwhile=imported(*ADMIT_MODULES))
     from kadmit.render.cluster import incomplete_json, incomplete_text
-    from kadmit.render.decisions import admit_counts, admit_human, admit_outcome_json, admit_shown
+    from kadmit.engine.explain.differ import differ_counts
+    from kadmit.render.decisions import admit_human, admit_outcome_json, admit_shown
     from kadmit.render.progress import progress
 
     with progress(format_ == "human" and _terminal("stderr")) as report:
@@ -62,7 +63,7 @@ def admit(paths, mode, format_, time_budget, tas_profile, rlimit, timeout_ms, cl
         click.echo(incomplete_json(admit_outcome_json(outcome), incomplete), nl=False)
     else:
         skipped = (*outcome.loaded.workspace.model.skipped, *outcome.held)
-        click.echo(admit_human(outcome.result, skipped, width=width(), **admit_counts(outcome.diagnostics))
+        click.echo(admit_human(outcome.result, skipped, width=width(), **differ_counts(outcome.diagnostics))
                    + incomplete_text(incomplete), nl=False)
     sys.exit(outcome.exit_code)
 

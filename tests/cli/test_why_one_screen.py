@@ -153,7 +153,7 @@ def test_a_fix_in_the_file_the_fix_above_changes_says_the_same_file_where_that_i
     assert {c["file"] for f in body["fixes"] for c in f["changes"]} == {"a-rather-long-policy-name.kad"}
     assert "the same file" not in run("why", "t/mine", ".", "--all").output  # `--all`: each fix whole
     from kadmit import api
-    from kadmit.render.why import _same_file
+    from kadmit.render.why_fixes import _same_file
 
     wait = api.why("t/mine", [str(run.root)]).result.fixes[0].changes[0]  # a change said whole, at its place
     assert _same_file(wait, "a-rather-long-policy-name.kad").startswith(":35 of the same file: wait for workload `t/held`")

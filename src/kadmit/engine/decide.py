@@ -13,8 +13,8 @@ from kadmit.engine.admission.ordered import Decision, decide_ordered
 from kadmit.engine.admission.reasons import KAD503, KAD502, KAD504, KAD534, Reason
 from kadmit.engine.admission.session import Session, SolverUnknown
 from kadmit.engine.admission.shapes import ShapeCache
-from kadmit.engine.explain.decision import (WhyResult, decision_reasons, explain_decision,  # noqa: F401 (the front door)
-                                            run_reasons, union as _union)
+from kadmit.engine.explain.decision import WhyResult, explain_decision, union as _union  # noqa: F401 (the front door)
+from kadmit.engine.explain.reasons import decision_reasons, run_reasons  # noqa: F401 (the front door)
 from kadmit.engine.placing.codes import KAD540, KAD541
 from kadmit.engine.placing.gangs import decide_gangs
 from kadmit.engine.progress import Report

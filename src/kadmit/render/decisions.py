@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import textwrap
 
+from kadmit.engine.explain.differ import differ_counts, may_differ
 from kadmit.engine.result import AdmitResult
 from kadmit.identity import display_names, kueue_dict, object_dict, object_of, skipped_dict
 from kadmit.model import SKIPPED_NAMED
@@ -70,34 +71,6 @@ def admit_dict(result: AdmitResult, skipped=(), unmodelled: int = 0, refused_pod
            "may_differ": may_differ(result, unmodelled, refused_pods, gated_pods)}
     if result.optimal is not None:
         out["optimal"] = result.optimal
-    return out
-
-
-def may_differ(result: AdmitResult, unmodelled: int = 0, refused_pods: int = 0, gated_pods: int = 0) -> list[dict]:
-    """What the input holds that may make Kueue's answer differ from kadmit's, each with what causes it, its code
-    (if it has one), how many and the summary's words: admitted workloads waiting for admission checks (decided
-    by their controllers at run time), settings kadmit does not model (KAD161), pod sets whose every pod the API
-    server refuses (KAD199), StatefulSets whose pods Kueue leaves gated for good (KAD188)."""
-    out = []
-    waiting = sum(1 for d in result.decisions if d.admitted and d.waiting_checks)
-    if waiting:
-        out.append({"cause": "admission_checks", "code": None, "count": waiting, "message": (
-            "the admission checks they wait for are decided by their controllers at run time, which kadmit does "
-            "not model: Kueue's answer may differ from there on")})
-    if unmodelled:
-        what = "a setting" if unmodelled == 1 else f"{unmodelled} settings"
-        out.append({"cause": "unmodelled_settings", "code": "KAD161", "count": unmodelled, "message": (
-            f"the input sets {what} kadmit does not model (KAD161): Kueue's answer may differ")})
-    if refused_pods:
-        what = "a pod set" if refused_pods == 1 else f"each of {refused_pods} pod sets"
-        out.append({"cause": "refused_pods", "code": "KAD199", "count": refused_pods, "message": (
-            f"the API server refuses every pod of {what} (KAD199): if Kueue admits it, it holds its quota without "
-            "running, and Kueue's answer may differ from there on")})
-    if gated_pods:
-        what = "a StatefulSet" if gated_pods == 1 else f"each of {gated_pods} StatefulSets"
-        out.append({"cause": "gated_pods", "code": "KAD188", "count": gated_pods, "message": (
-            f"Kueue leaves every pod of {what} gated for good (KAD188: its template's own pod group): if Kueue "
-            "admits it, it holds its quota without running, and Kueue's answer may differ from there on")})
     return out
 
 
@@ -184,13 +157,6 @@ def admit_shown(diagnostics) -> list:
     return [d for d in diagnostics if d.severity.value != "note"]
 
 
-def admit_counts(diagnostics) -> dict:
-    """`admit_human`'s and `admit_dict`'s `unmodelled`, `refused_pods` and `gated_pods` from an answer's diagnostics."""
-    return {"unmodelled": sum(1 for d in diagnostics if d.code == "KAD161"),
-            "refused_pods": sum(1 for d in diagnostics if d.code == "KAD199"),
-            "gated_pods": sum(1 for d in diagnostics if d.code == "KAD188")}
-
-
 def admit_outcome_dict(outcome) -> dict:
     """`admit --format json`'s document for a decided `api.AdmitOutcome`: `admit_dict` with the pending workloads
     held back (`outcome.held`) among `skipped`, and `diagnostics` (`admit_shown`, as `check --format json`
@@ -198,7 +164,7 @@ def admit_outcome_dict(outcome) -> dict:
     from kadmit.render.json_report import diagnostic_dict
 
     skipped = (*outcome.loaded.workspace.model.skipped, *outcome.held)
-    return {**admit_dict(outcome.result, skipped, **admit_counts(outcome.diagnostics)),
+    return {**admit_dict(outcome.result, skipped, **differ_counts(outcome.diagnostics)),
             "diagnostics": [diagnostic_dict(d) for d in admit_shown(outcome.diagnostics)]}
 
 
