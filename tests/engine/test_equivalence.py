@@ -83,16 +83,19 @@ def test_why_says_which_workload_it_was_moved_with() -> None:
 
 
 def test_the_key_takes_ports_affinity_and_spread_as_kueue_serializes_them(tmp_path) -> None:
-    """manifests/specshape.py: a port's protocol defaults to TCP and an empty list is none (the oracle moves
-    both with the plain one); another port, preferred node affinity, a topologySpreadConstraint, the template's
-    own `priority: 0`: not equivalent (the oracle cases ...-ports-spread-affinity and ...-job-spec-shape)."""
+    """manifests/specshape.py: a port's protocol defaults to TCP, `hostPort: 0` is none and an empty list is none
+    (the oracle moves them with the plain one); another port, preferred node affinity, a topologySpreadConstraint,
+    the template's own `priority: 0`, an empty `affinity: {}` (a pointer Go writes `{}`): not equivalent (the oracle
+    cases ...-ports-spread-affinity, ...-job-spec-shape, ...-port-zero-values and ...-empty-object-kept)."""
     cpu = '{requests: {cpu: "2"}}'
     (tmp_path / "in.yaml").write_text(POLICY + "".join([
         _workload("plain", "a", cpu),
         _workload("tcp", "a", cpu + ", ports: [{containerPort: 80, protocol: TCP}]"),
         _workload("port", "a", cpu + ", ports: [{containerPort: 80}]"),
         _workload("other-port", "a", cpu + ", ports: [{containerPort: 81}]"),
-        _workload("empty", "a", cpu, "topologySpreadConstraints: [], affinity: {}, "),
+        _workload("host-port-zero", "a", cpu + ", ports: [{containerPort: 80, hostPort: 0}]"),
+        _workload("empty", "a", cpu, "topologySpreadConstraints: [], tolerations: [], "),
+        _workload("empty-affinity", "a", cpu, "affinity: {}, "),
         _workload("spread", "a", cpu, "topologySpreadConstraints: [{maxSkew: 1, topologyKey: k, "
                                       "whenUnsatisfiable: DoNotSchedule}], "),
         _workload("preferred", "a", cpu, "affinity: {nodeAffinity: {preferredDuringSchedulingIgnoredDuringExecution: "
@@ -102,8 +105,8 @@ def test_the_key_takes_ports_affinity_and_spread_as_kueue_serializes_them(tmp_pa
     session = Session(load([str(tmp_path)]).model)
     eq = Equivalence(session)
     key = {w.name: eq.key(w) for w in session.model.workloads}
-    assert key["plain"] == key["empty"] and key["tcp"] == key["port"]
-    assert len({key[n] for n in ("plain", "port", "other-port", "spread", "preferred", "zero")}) == 6
+    assert key["plain"] == key["empty"] and key["tcp"] == key["port"] == key["host-port-zero"]
+    assert len({key[n] for n in ("plain", "port", "other-port", "spread", "preferred", "zero", "empty-affinity")}) == 7
 
 
 def test_the_key_takes_the_spec_min_count_not_the_one_reclaim_lowered(tmp_path) -> None:

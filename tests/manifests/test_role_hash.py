@@ -20,7 +20,8 @@ ROLES = ROOT / "tests" / "oracle" / "jobs" / "pod-group-roles.yaml"
 # group -> Kueue's pod set name (the oracle's `convert`); `ports` leaves a port's protocol out, which the API
 # server stores as TCP before Kueue's webhook hashes the pod (the oracle's harness defaults it too)
 KUEUE = {
-    "affinity": "445b92f3", "cpu-memory": "4ebdd4a6", "empty-node-selector": "dc85db45", "gpu": "e06ab421",
+    "affinity": "445b92f3", "cpu-memory": "4ebdd4a6", "empty-affinity": "ff3429cd", "empty-node-selector": "dc85db45",
+    "gpu": "e06ab421",
     "init": "e309dc70", "limits-and-requests": "4ebdd4a6", "limits-only": "8930981a", "no-requests": "7aa6c7b8",
     "node-selector": "148a4f66", "overhead": "bb989d57", "plain": "3e7adba3", "ports": "8b292214",
     "priority": "c3a0af48", "priority-class": "dc85db45", "quantities": "a9ba3dff", "quantities-2": "aa3ee771",
