@@ -94,6 +94,10 @@ CASES = [
     (F + "pod-set-group-quota-message-for-each-member.yaml", "ns/busy-group"),
     # a negative size whose count a node "holds": given more pods than it holds, nominated, then skipped
     (F + "tas-negative-slice-size-nominated-then-skipped.yaml", "ns/over"),
+    # ElasticJobsViaWorkloadSlicesWithTAS: a slice's new pods placed with its old pods counted twice; a required
+    # topology's error is the whole message of a workload needing preemption (placement.slices)
+    (F + "feature-gate-elastic-jobs-via-workload-slices-with-tas-on-delta-does-not-fit.yaml", "ns/new"),
+    (F + "feature-gate-elastic-jobs-via-workload-slices-with-tas-on-required-refused.yaml", "ns/over"),
 ]
 
 # where Kueue's message depends on timing the oracle's harness fixes one way (docs/KUEUE-DIFFERENCES.md §1,

@@ -74,7 +74,7 @@ def unmodelled_words(name: str) -> str:
 # Kueue's gates whose every value kadmit decides as Kueue does (SchedulerConfig.feature_gates): the scheduler's,
 # then the integrations' and webhooks' (Job start, which namespaces' jobs Kueue manages, Workload names)
 MODELLED = frozenset({"AdmissionFairSharing", "AdmissionGatedBy", "DRAExtendedResources",
-                      "DynamicResourceAllocation", "ElasticJobsViaWorkloadSlices",
+                      "DynamicResourceAllocation", "ElasticJobsViaWorkloadSlices", "ElasticJobsViaWorkloadSlicesWithTAS",
                       "FairSharingPreemptWithinNominal", "FairSharingPrioritizeNonBorrowing",
                       "FlavorFungibility",
                       "MultiKueue", "MultiKueueOrchestratedPreemption", "PartialAdmission", "PriorityBoost",

@@ -15,6 +15,7 @@ from kadmit.engine.admission.flavor_assignment import pod_set_units
 from kadmit.engine.admission.session import Session, SolverUnknown
 from kadmit.effective import DEACTIVATED, FAILED_CHECKS, failed_checks
 from kadmit.model import Workload
+from kadmit.placement.slices import refused_topology
 from kadmit.podresources import INVALID_RESOURCES, OUTSIDE_LIMIT_RANGES
 from kadmit.quantity import format_quantity
 
@@ -190,7 +191,13 @@ def flavor_reasons(session: Session, wl: Workload, usage: Usage | None = None,
         out += [Reason(code, f"couldn't assign flavors to pod set {m.name}: {text}", m.name)
                 for m in members for code, text in sorted(said, key=lambda cm: cm[1])]
         if failed:
-            break
+            return out
+    # past the flavor search Kueue's topology requests err on a required or preferred topology with
+    # ElasticJobsViaWorkloadSlicesWithTAS on, and the first such error is its whole message (Assignment.Message)
+    refused = next(((ps, err) for ps in wl.pod_sets if stop_at is None and session._tas
+                    and (err := refused_topology(session.pool.elastic, ps)) is not None), None)
+    if refused is not None:
+        return [Reason(KAD530, f"failed to assign flavors to pod set {refused[0].name}: {refused[1]}", refused[0].name)]
     return out
 
 

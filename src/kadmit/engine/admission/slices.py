@@ -6,7 +6,8 @@ only what it asks beyond the old slice's usage (flavorassigner.go findFlavorForP
 old slice's requests subtracted). kadmit asks the same question with the old slice's quota taken out of the state
 and the replacement's whole usage asked (`Session.nominate` asks every nomination of one so): the same end state is
 checked, the cohort tree's arithmetic over the usage it ends with. The old slice's pods stay on their nodes: with
-ElasticJobsViaWorkloadSlicesWithTAS off Kueue places every pod of a slice beside them (its TAS snapshot keeps them).
+ElasticJobsViaWorkloadSlicesWithTAS off Kueue places every pod of a slice beside them (its TAS snapshot keeps them);
+with it on only the new pods, the old ones counted twice (`previous`, `placement.slices`).
 Preemption finds victims among the others (the old slice is no victim: FindReplacedSliceTarget takes it out of the
 targets). The scheduler's `fits` check and what the cycle holds for it are the usage beyond the old slice's
 (`beyond`) with the old slice counted gone, as Kueue's entry usage and its preemption targets (the old slice among
@@ -76,15 +77,32 @@ def old_requests(session, wl: Workload) -> dict[str, dict[str, int]]:
     return out
 
 
+def previous(session, wl: Workload) -> dict[str, tuple[tuple[str, int], ...]]:
+    """With ElasticJobsViaWorkloadSlicesWithTAS on, per pod set of `wl`, the topology assignment of the old slice's
+    pod set of its name (getPreviousTopologyAssignment: by name, where it has one), Kueue's domain IDs -> pods in
+    the assignment's order: the placement keeps those pods (`placement.slices`); {} where `wl` replaces none."""
+    h = replaced(session, wl) if session.pool.elastic else None
+    old = session.index.workloads.get(h.workload) if h is not None else None
+    if old is None or old.admission is None:
+        return {}
+    return {psa.name: tuple(psa.placement.items()) for psa in old.admission.pod_sets if psa.placement}
+
+
 @contextmanager
 def pinned(session, wl: Workload) -> Iterator[None]:
-    """Flavor searches inside see the pins of `wl`'s old slice (`mismatch`)."""
-    before = session.slice_pins
+    """Flavor searches inside see the pins of `wl`'s old slice (`mismatch`), and its placements the old slice's
+    topology assignments (`previous`)."""
+    before, had = session.slice_pins, session.pool.previous.get(wl.key)
     session.slice_pins = pins(session, wl)
+    session.pool.previous[wl.key] = previous(session, wl)
     try:
         yield
     finally:
         session.slice_pins = before
+        if had is None:
+            del session.pool.previous[wl.key]
+        else:
+            session.pool.previous[wl.key] = had
 
 
 def gone(session, wl: Workload) -> list[str]:

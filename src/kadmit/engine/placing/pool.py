@@ -36,7 +36,8 @@ from kadmit.placement.exclusions import exclusion_stats
 from kadmit.placement.filters import PodTemplate, histogram, static_fit
 from kadmit.placement.inventory import (PODS, Inventory, NodeState, add, admitted_pod_requests, model_inventory, pod_usage,
                                        subtract)
-from kadmit.placement.tas import Profile, kueue_assign
+from kadmit.placement.slices import merged, previous_leaves, refused_topology, truncated
+from kadmit.placement.tas import Profile, TASResult, kueue_assign
 from kadmit.placement.tas_group import kueue_assign_group
 
 UNCONSTRAINED = TopologyRequest(mode="unconstrained")
@@ -59,6 +60,9 @@ class TASRequest:
     # those on topology-aware flavors: what Kueue's `fits` check counts on the nodes
     # (Assignment.ComputeTASNetUsage); None: the template's
     quota: tuple[tuple[str, int], ...] | None = None
+    # a workload slice's, with ElasticJobsViaWorkloadSlicesWithTAS on: its old slice's assignment of the pod set
+    # (Kueue's domain ID -> pods, in the assignment's order), kept as it is and added to (`placement.slices`)
+    previous: tuple[tuple[str, int], ...] | None = None
 
 
 @dataclass
@@ -137,6 +141,11 @@ class NodePool:
         self.profile: Profile = "BestFit" if profile == "Mixed" and not enabled(model.config, "TASProfileMixed") \
             else profile
         self.balanced = enabled(model.config, "TASBalancedPlacement")  # placement.balanced
+        # ElasticJobsViaWorkloadSlicesWithTAS: a required or preferred topology is refused (`requests`), and the
+        # slice being nominated keeps its old slice's pods (`previous`: workload -> pod set -> assignment, set by
+        # engine.admission.slices.pinned)
+        self.elastic = enabled(model.config, "ElasticJobsViaWorkloadSlicesWithTAS")
+        self.previous: dict[str, dict[str, tuple[tuple[str, int], ...]]] = {}
         self.inventory: Inventory = model_inventory(model, skip_tas_pods=True)  # pods of TAS workloads count via their placements
         self.free: dict[str, dict[str, int]] = FreeLog({n.name: n.free for n in self.inventory.nodes})
         self.holders: dict[str, set[str]] = {n.name: set(n.holders) for n in self.inventory.nodes}
@@ -219,12 +228,15 @@ class NodePool:
             explicit = ps.topology is not None
             if not explicit and not implicit_ok:
                 continue
+            if explicit and refused_topology(self.elastic, ps) is not None:
+                continue  # Kueue errs the pod set (`refused_topology`) after its mode was taken: placed nowhere
             req = ps.topology if explicit else UNCONSTRAINED
             on = flavors.get(ps.name, {})  # Kueue's fits check counts the resources on topology-aware flavors
             quota = tuple(sorted((r, q) for r, q in ps.requests.items()
                                  if r in on and any(f.name == on[r] for f in tas)))
             out.append(TASRequest(ps.name, tas[0].name, tas[0].topology or "", req, not explicit,  # type: ignore[arg-type]
-                                  PodTemplate.build(ps, fls), counts[ps.name], req.group, quota))
+                                  PodTemplate.build(ps, fls), counts[ps.name], req.group, quota,
+                                  self.previous.get(wl.key, {}).get(ps.name)))
         return out
 
     def tas_flavors(self, flavors: Mapping[str, str]) -> list[str]:
@@ -273,7 +285,21 @@ class NodePool:
                 workers, leader = members[0], members[1]
                 if leader.count > workers.count:
                     workers, leader = leader, workers
-                got2 = kueue_assign_group(tree, workers.template, workers.count, workers.request, leader.template,
+            else:
+                workers, leader = req, None
+            prev = previous_leaves(tree, workers.previous) if workers.previous is not None else None
+            count = workers.count
+            if prev is not None:  # a workload slice (ElasticJobsViaWorkloadSlicesWithTAS): its old pods stay
+                have = sum(n for _, n in prev)
+                if count <= have:  # as many pods, or fewer: the old assignment, cut to the count
+                    kept = dict(truncated(prev, count))
+                    done.update(m.pod_set for m in members[:2] or [req])
+                    self._taken(out, cur, changed, tree, workers, self._leaves(tree, kept), kept)
+                    continue
+                count -= have  # only the new pods are placed, the old ones taking their nodes first
+                self._subtract(cur, changed, workers, dict(prev))
+            if leader is not None:
+                got2 = kueue_assign_group(tree, workers.template, count, workers.request, leader.template,
                                           free=cur, profile=profile or self.profile, balanced=self.balanced)
                 if not got2.ok:  # named by the workers, whose count Kueue's message gives
                     out.failure = PlacementFailure(workers, got2.reason or "", out.nodes(), list(requests),
@@ -282,7 +308,7 @@ class NodePool:
                 placed = [(m, got2.leader if m is leader else got2.workers) for m in members[:2]]
             else:
                 counts = self._shape_counts(req.flavor, tree, req.template).overlay(changed)
-                got = kueue_assign(tree, req.template, req.count, req.request, free=cur,
+                got = kueue_assign(tree, req.template, count, req.request, free=cur,
                                    profile=profile or self.profile, counts=counts, balanced=self.balanced)
                 if not got.ok:
                     out.failure = PlacementFailure(req, got.reason or "", out.nodes(), list(requests),
@@ -291,15 +317,34 @@ class NodePool:
                 placed = [(req, got)]
             for m, got in placed:
                 done.add(m.pod_set)
-                kueue: dict[str, int] = {}
-                for key, pods in got.placement.items():
-                    value = tree.kueue_value(key)
-                    kueue[value] = kueue.get(value, 0) + pods
-                out.pod_sets.append(PodSetPlacement(m, got.placement, got.level, got.domains, dict(sorted(kueue.items()))))
-                per_pod = m.template.request_map
-                for node, pods in got.placement.items():  # a node, or a rack leaf's key
-                    cur[node] = changed[node] = subtract(cur.get(node) or {}, pod_usage(per_pod, pods))
+                if m is workers and prev is not None:  # the delta merged with the old pods (already taken)
+                    whole = merged(prev, got.placement.items())
+                    self._taken(out, cur, changed, tree, m, TASResult(whole, got.level, got.domains), got.placement)
+                else:
+                    self._taken(out, cur, changed, tree, m, got, got.placement)
         return out
+
+    @staticmethod
+    def _leaves(tree: DomainTree, placement: Mapping[str, int]) -> TASResult:
+        """A placement kept from an old slice, at the lowest level, on its leaves."""
+        paths = tuple(d.path for key in placement if (d := tree.leaf_of(key)) is not None)
+        return TASResult(dict(sorted(placement.items())), tree.levels[-1] if tree.levels else None, paths)
+
+    def _taken(self, out: WorkloadPlacement, cur: dict, changed: dict, tree: DomainTree, m: TASRequest,
+               got: TASResult, taking: Mapping[str, int]) -> None:
+        """Pod set `m` is placed as `got`; its pods on `taking` take their capacity for the pod sets after it."""
+        kueue: dict[str, int] = {}
+        for key, pods in got.placement.items():
+            value = tree.kueue_value(key)
+            kueue[value] = kueue.get(value, 0) + pods
+        out.pod_sets.append(PodSetPlacement(m, got.placement, got.level, got.domains, dict(sorted(kueue.items()))))
+        self._subtract(cur, changed, m, taking)
+
+    @staticmethod
+    def _subtract(cur: dict, changed: dict, m: TASRequest, taking: Mapping[str, int]) -> None:
+        per_pod = m.template.request_map
+        for node, pods in taking.items():  # a node, or a rack leaf's key
+            cur[node] = changed[node] = subtract(cur.get(node) or {}, pod_usage(per_pod, pods))
 
     def still_fits(self, placement: WorkloadPlacement) -> bool:
         """Whether a placement made earlier still fits the pool's free capacity now: Kueue v0.17's
