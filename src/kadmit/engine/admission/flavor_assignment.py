@@ -350,9 +350,11 @@ def assign_with_counts(session, loaded, wl: Workload, cq: ClusterQueue, numbers:
                     continue  # NoFit whatever the quota: a taint, selector, topology, rule
                 else:
                     vals = {r: usage.get((fname, r), 0) + demand[r] for r in group_res}
+                    old = slices.old_on(session, [p.pod_set.name for j, p in enumerate(prob.pod_sets)
+                                                      if j in done_idx or j in members], fname, group_res)
                     reasons.append((fname, quota_reasons(session, cq, fname, group_res, vals,
-                                                         {r: usage.get((fname, r), 0) for r in group_res})))
-                    option = quota_modes(session, wl, cq, fname, group_res, vals)
+                                                         {r: usage.get((fname, r), 0) for r in group_res}, old)))
+                    option = quota_modes(session, wl, cq, fname, group_res, vals, old)
                     if option is None:
                         continue
                     option = (option[0], option[1], fname, fvs, option[2], var_names, option[3])
@@ -436,17 +438,18 @@ def assign_with_counts(session, loaded, wl: Workload, cq: ClusterQueue, numbers:
 
 
 def quota_reasons(session, cq: ClusterQueue, fname: str, group_res: list[str], vals: dict[str, int],
-                  before: dict[str, int]) -> tuple:
+                  before: dict[str, int], old: dict[str, int] | None = None) -> tuple:
     """What Kueue's fitsResourceQuota writes for a flavor that doesn't fit by quota: per resource
     above the maximum capacity, the earlier pod sets' requests, this one's and that capacity; per
-    resource above what is available, how much more is needed."""
+    resource above what is available, how much more is needed. `old`: a replacement slice's old
+    slice's part of `vals` (`slices.old_on`), left out of the maximum capacity's check."""
     tree = session.compiler.tree
     nid = node_id(cq.name, False)
     out = []
     for r in group_res:
         fr, val = (fname, r), vals[r]
         most = tree.available(nid, fr, None) if tree.entry(nid, fr).declared else 0
-        if val > most:
+        if val - (old or {}).get(r, 0) > most:
             out.append((r, "max", before[r], val - before[r], most))
             continue
         now = tree.available(nid, fr, session.usage)
@@ -456,12 +459,15 @@ def quota_reasons(session, cq: ClusterQueue, fname: str, group_res: list[str], v
 
 
 def quota_modes(session, wl: Workload, cq: ClusterQueue, fname: str, group_res: list[str],
-                 vals: dict[str, int]) -> tuple[int, int, dict[str, str], int] | None:
+                 vals: dict[str, int], old: dict[str, int] | None = None) -> tuple[int, int, dict[str, str], int] | None:
     """Kueue's fitsResourceQuota per resource for a flavor Z3 found admissible but for quota
     (§2 A2): NoFit above the maximum capacity; Fit within what is available; else the
     preemption oracle's answer when preemption may help, else NoFit. Returns the flavor's
     representative (worst) mode, its borrowing height, each resource's mode, and the highest
-    borrowing height of any resource (what the assignment's borrowing counts); None if NoFit."""
+    borrowing height of any resource (what the assignment's borrowing counts); None if NoFit.
+    `old`: a replacement slice's old slice's part of `vals` (`slices.old_on`; its quota is out of the
+    state asked): Kueue checks only the rest, the request beyond the old slice's, against the maximum
+    capacity and the nominal quota (flavorassigner.go fitsResourceQuota on the slice's delta)."""
     tree = session.compiler.tree
     quota = Snapshot.reading(session)  # §1's predicates over the current usage
     nid = node_id(cq.name, False)
@@ -471,7 +477,8 @@ def quota_modes(session, wl: Workload, cq: ClusterQueue, fname: str, group_res: 
     pref = cq.flavor_fungibility.preference
     for r in group_res:
         fr, val = (fname, r), vals[r]
-        if not tree.entry(nid, fr).declared or val > tree.available(nid, fr, None):
+        beyond = val - (old or {}).get(r, 0)  # a replacement slice's request beyond its old slice's
+        if not tree.entry(nid, fr).declared or beyond > tree.available(nid, fr, None):
             return None
         h, may_reclaim = quota.lowest_subtree_that_fits(cq.name, fr, val)
         if val <= tree.available(nid, fr, session.usage):
@@ -482,7 +489,7 @@ def quota_modes(session, wl: Workload, cq: ClusterQueue, fname: str, group_res: 
             continue
         p = cq.preemption
         fair = bool(session.model.config and session.model.config.fair_sharing)
-        if not (tree.entry(nid, fr).nominal >= val or may_reclaim
+        if not (tree.entry(nid, fr).nominal >= beyond or may_reclaim
                 or (p.borrow_within_cohort is not None and p.borrow_within_cohort.policy != "Never")
                 or (fair and p.reclaim_within_cohort != "Never")):
             return None

@@ -184,6 +184,7 @@ class Session:
         self.tried_from: dict[str, dict[str, dict[int, int]] | None] = {}
         self.attempt: Tried | None = None
         self.slice_pins: dict[str, dict[str, str]] | None = None  # a replacement slice's flavors (`slices.pinned`)
+        self.slice_old: dict[str, dict[str, int]] = {}  # and its old slice's requests per pod set (`slices.old_on`)
         self._tried: dict[tuple, Tried | None] = {}  # situation key -> what its nomination tried
         self.admitted_cycle: dict[str, int] = Stamps()  # workload admitted in this run -> its cycle (ordered mode)
         self.progress: Report | None = None  # told of every scheduling cycle started (`cycle_started`)

@@ -88,17 +88,26 @@ def previous(session, wl: Workload) -> dict[str, tuple[tuple[str, int], ...]]:
     return {psa.name: tuple(psa.placement.items()) for psa in old.admission.pod_sets if psa.placement}
 
 
+def old_on(session, names: list[str], fname: str, resources: list[str]) -> dict[str, int]:
+    """In the flavor search of a replacement slice (`pinned`), what the old slice's pod sets at the places of its
+    pod sets `names` hold of each resource on flavor `fname` (the pins keep each pod set on its old flavor): the
+    part of its request that Kueue subtracts before its maximum-capacity and nominal checks; {} for others."""
+    old, pinned_to = session.slice_old, session.slice_pins or {}
+    return {r: sum(old.get(n, {}).get(r, 0) for n in names if pinned_to.get(n, {}).get(r) == fname)
+            for r in resources} if old else {}
+
+
 @contextmanager
 def pinned(session, wl: Workload) -> Iterator[None]:
-    """Flavor searches inside see the pins of `wl`'s old slice (`mismatch`), and its placements the old slice's
-    topology assignments (`previous`)."""
-    before, had = session.slice_pins, session.pool.previous.get(wl.key)
-    session.slice_pins = pins(session, wl)
+    """Flavor searches inside see the pins of `wl`'s old slice (`mismatch`) and its requests (`old_on`), and its
+    placements the old slice's topology assignments (`previous`)."""
+    before, old, had = session.slice_pins, session.slice_old, session.pool.previous.get(wl.key)
+    session.slice_pins, session.slice_old = pins(session, wl), old_requests(session, wl)
     session.pool.previous[wl.key] = previous(session, wl)
     try:
         yield
     finally:
-        session.slice_pins = before
+        session.slice_pins, session.slice_old = before, old
         if had is None:
             del session.pool.previous[wl.key]
         else:
