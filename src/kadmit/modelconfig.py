@@ -13,6 +13,18 @@ from kadmit.modelscheduling import LabelSelector
 Quantities = dict[str, int]  # resource name -> milli-units
 
 
+# The integrations that turn Kueue's pod integration on when the Configuration does not list it (their
+# ImplicitlyEnabledFrameworkNames): its webhook and reconciler run, for their pods only.
+POD_PARENTS = ("deployment", "statefulset", "leaderworkerset.x-k8s.io/leaderworkerset")
+
+
+def reconciles(frameworks: tuple[str, ...], framework: str, parent_marked: bool) -> bool:
+    """Whether a reconciler of Kueue's takes a job of `framework` where `frameworks` are enabled: its integration
+    enabled, or for a pod a parent's webhook marked, the pod integration a parent turns on (`Pod.Skip` skips the
+    unmarked ones). Kueue sets up no reconciler of a disabled integration, so none touches such a job's Workloads."""
+    return framework in frameworks or (framework == "pod" and parent_marked and any(p in frameworks for p in POD_PARENTS))
+
+
 # Kueue's fair-sharing preemption strategies, in the order its defaulting lists them.
 FAIR_SHARING_STRATEGIES = ("LessThanOrEqualToFinalShare", "LessThanInitialShare")
 

@@ -99,7 +99,7 @@ def _fix_lines(i: int, f, full: bool = False, width: int | None = None, own: str
     workload's ClusterQueue and `workload` its model (an outcome in that queue with every pod set whole says
     on which flavors only). `after`: the file the fix above changes, named there: here `the same file` (where
     that is shorter)."""
-    waits = all(c.edit is None for c in f.changes)
+    waits = all(c.edit is None and c.knob.kind == "wait" for c in f.changes)  # (an integration: a change not made)
     parts = {c.knob.within[1:2] for c in f.changes}
     briefs = [c.brief(part=len(parts) > 1) for c in f.changes]
     needs = f.needs if full else ""

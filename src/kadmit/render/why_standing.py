@@ -79,6 +79,7 @@ def _standing(st, p, met: bool) -> list[str]:
         else:
             line += f"; its queue may preempt none of them ({h.policies})"
         out.append(line)
+        out.extend(k.says(f"{_q(a, h.resource)} {h.resource} in {h.flavor}") for k, a in h.kept)
     return out
 
 

@@ -40,7 +40,7 @@ class Knob:
     """One value in the input: where, what it says now, and how it is named."""
 
     kind: str  # quota, min_count, count, queueing, stop_policy, local_queue, label, rule, flavor_ref, topology,
-    # taints, finish, wait (no edit), tolerate, allocatable, preemption, priority, cover (`coverage`),
+    # taints, finish, wait (no edit), integration (no edit), tolerate, allocatable, preemption, priority, cover (`coverage`),
     # queue_name, new_local_queue (a LocalQueue document added)
     span: Span
     old: str  # the text at the span
@@ -69,8 +69,9 @@ class Knob:
         return text
 
     def edit(self, value: int | str) -> Edit | None:
-        """The edit that sets `value`; None for a knob no edit can set (waiting for a holder)."""
-        return None if self.kind == "wait" else Edit.at(self.span, self.old, self.before + self.render(value) + self.after)
+        """The edit that sets `value`; None for a knob no edit can set (waiting for a holder; a holder being
+        deleted that an integration would let go, `integration_knob`)."""
+        return None if self.kind in NO_EDIT else Edit.at(self.span, self.old, self.before + self.render(value) + self.after)
 
     def shown_as(self, value: int | str) -> str:
         """`shown` with the value in place of `{}` (quoted as the edit writes it)."""
@@ -276,6 +277,23 @@ def wait_knob(model: Model, key: str) -> Knob | None:
     if wl is None or wl.span is None or not wl.admitted or wl.finished:
         return None
     return Knob("wait", wl.span, "", "", f"workload `{key}`", key)
+
+
+def integration_knob(model: Model, key: str) -> Knob | None:
+    """An admitted Workload being deleted that its job's disabled integration keeps (`kept.kept_deleting`):
+    enabling the integration lets its reconciler drop the finalizer, and the Workload goes with its quota. No
+    edit of the input is made: the fix is proven by deciding again without it (`finished`), as one waiting for
+    a holder is."""
+    from kadmit.engine.explain.kept import kept_deleting
+    wl = next((w for w in model.workloads if w.key == key), None)
+    k = kept_deleting(model, wl)
+    if k is None or wl is None or wl.span is None:
+        return None
+    return Knob("integration", model.config.span or wl.span, "", "integrations.frameworks",
+                f"`{k.framework}`", key, shown=k.job)
+
+
+NO_EDIT = ("wait", "integration")  # knobs proven by deciding again without a holder, with no edit of the input
 
 
 def finished(model: Model, keys: list[str]) -> Model:

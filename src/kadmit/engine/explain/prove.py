@@ -59,6 +59,11 @@ class Change:
                     f"deciding again without it)")
         if k.kind == "priority":
             return f"{k.where()}: {k.field} of {k.subject}: {k.old} → {self.edit.new}"
+        if k.kind == "integration":
+            return (f"{k.where()}: enable Kueue's integration {k.subject} (add it to this Configuration's "
+                    f"integrations.frameworks): its reconciler drops the finalizer of workload `{k.value}` ({k.shown}), "
+                    "being deleted, and it goes with its quota (no edit of the input is made: proven by deciding "
+                    "again without it; the kind's other jobs Kueue would then manage are not decided)")
         if k.kind == "finish":
             return f"{k.where()}: wait for {k.subject} to finish: add `finished = true` to it"
         if k.kind == "cover":

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from kadmit.engine.admission.ordered import Decision, queue_order_key
 from kadmit.engine.admission.session import Session
+from kadmit.engine.explain.kept import KeptDeleting, kept_deleting
 from kadmit.engine.preemption.candidates import Preemptor, buffer, candidates_by_queue, satisfies_policy
 from kadmit.engine.quota import FR, QuotaTree, node_id
 from kadmit.model import Workload
@@ -51,6 +52,9 @@ class Holding:
     policies: str  # the queue's preemption policies, in Kueue's names
     preemptible: int = 0  # holders its policies allow preempting
     freed: int = 0  # what preempting all of those would free
+    # holders being deleted that keep their quota, their job's integration off (`kept.kept_deleting`), each
+    # with what it holds
+    kept: tuple[tuple[KeptDeleting, int], ...] = ()
 
     @property
     def holders(self) -> int:
@@ -60,7 +64,8 @@ class Holding:
         q = lambda v: format_quantity(v, self.resource)  # noqa: E731
         return {"flavor": self.flavor, "resource": self.resource, "used": q(self.used),
                 "by_priority": [{"priority": p, "workloads": n, "amount": q(a)} for p, n, a in self.by_priority],
-                "policies": self.policies, "preemptible": self.preemptible, "freed": q(self.freed)}
+                "policies": self.policies, "preemptible": self.preemptible, "freed": q(self.freed),
+                "kept_being_deleted": [{**k.as_dict(), "amount": q(a)} for k, a in self.kept]}
 
 
 @dataclass
@@ -264,6 +269,7 @@ def holding(session: Session, wl: Workload, cq: str, fr: FR, r: Reach) -> Holdin
     pol = session.index.cluster_queues[cq].preemption
     p = Preemptor(wl.key, cq, session.index.priority(wl), wl.created, {}, frozenset(), buffer(session))
     preemptible = freed = 0
+    kept: list[tuple[KeptDeleting, int]] = []
     for q in sorted(queues):
         for c in candidates_by_queue(session)[q].values():
             amount = c.amounts.get(fr, 0)
@@ -272,6 +278,8 @@ def holding(session: Session, wl: Workload, cq: str, fr: FR, r: Reach) -> Holdin
             row = by.setdefault(c.priority, [0, 0])
             row[0] += 1
             row[1] += amount
+            if (k := kept_deleting(session.model, session.index.workloads.get(c.key))) is not None:
+                kept.append((k, amount))
             same = c.cluster_queue == cq
             borrowing = not same and session.usage.get(q, fr) > tree.subtree(node_id(q, False), fr)
             if (same and satisfies_policy(pol.within_cluster_queue, p, c)) or (
@@ -281,4 +289,4 @@ def holding(session: Session, wl: Workload, cq: str, fr: FR, r: Reach) -> Holdin
     policies = f"withinClusterQueue {pol.within_cluster_queue}, reclaimWithinCohort {pol.reclaim_within_cohort}"
     return Holding(fr[0], fr[1], max(0, r.most - (r.free or 0)),
                    tuple((prio, n, a) for prio, (n, a) in sorted(by.items(), reverse=True)), policies,
-                   preemptible, freed)
+                   preemptible, freed, tuple(kept))

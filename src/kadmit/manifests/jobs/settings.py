@@ -6,10 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from kadmit.model import LabelSelector
-
-# The integrations that turn Kueue's pod integration on when the Configuration does not list it (their
-# ImplicitlyEnabledFrameworkNames): its webhook and reconciler run, for their pods only.
-POD_PARENTS = ("deployment", "statefulset", "leaderworkerset.x-k8s.io/leaderworkerset")
+from kadmit.modelconfig import POD_PARENTS, reconciles
 # where its pod webhook (see `Integrations.pod_webhook`) refuses the pods a job's controller makes (`Refusal.pods`):
 # the oracle's words for the job, and `manage._refused`'s
 POD_WEBHOOK_REFUSES = "Kueue's pod webhook refuses its pods: "
@@ -40,8 +37,5 @@ class Integrations:
         return "pod" in self.frameworks or any(p in self.frameworks for p in POD_PARENTS)
 
     def reconciled(self, framework: str, parent_marked: bool) -> bool:
-        """Whether a reconciler of Kueue's takes a job of `framework`: its integration enabled, or for a pod
-        a parent's webhook marked, the pod integration a parent turns on (`Pod.Skip` skips the unmarked ones).
-        Kueue sets up no reconciler of a disabled integration, so none touches such a job's Workloads."""
-        return framework in self.frameworks or (
-            framework == "pod" and parent_marked and any(p in self.frameworks for p in POD_PARENTS))
+        """Whether a reconciler of Kueue's takes a job of `framework` (`modelconfig.reconciles`)."""
+        return reconciles(self.frameworks, framework, parent_marked)
