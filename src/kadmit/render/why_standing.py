@@ -50,6 +50,8 @@ def _standing(st, p, met: bool) -> list[str]:
                 held = " and ".join(f"{_q(n, r)} in {f}" for f, n in st.nodes_hold)
                 line += f"; the nodes of its flavors hold {held}: no change of quota alone admits it"
             out.append(line)
+    if st.replacing is not None:
+        out.append(_replacing_text(st, p is not None))
     if st.evicted_by is not None:
         out.append(f"evicted by `{st.evicted_by}`" + (f" ({st.evicted_reason})" if st.evicted_reason else "")
                    + " and requeued: it waits again in its ClusterQueue's order (priority, then creation time)")
@@ -81,6 +83,23 @@ def _standing(st, p, met: bool) -> list[str]:
         out.append(line)
         out.extend(k.says(f"{_q(a, h.resource)} {h.resource} in {h.flavor}") for k, a in h.kept)
     return out
+
+
+def _replacing_text(st, placed: bool) -> str:
+    """A workload slice: the old slice it replaces, and what Kueue asks of it beyond that slice (`placed`: its
+    pods are placed on the nodes, every one of them beside the old slice's)."""
+    r, old = st.resource, st.replacing
+    held = old.held(r) if r is not None else []
+    pods = "; its pods are all placed again, beside the old slice's, which stay on their nodes" if placed else ""
+    if not held:
+        return (f"replaces its job's admitted slice `{old.old}` (ElasticJobsViaWorkloadSlices): of the quota Kueue "
+                f"asks only its usage beyond that slice's, on that slice's flavors, counting the old slice's as "
+                f"freed{pods}")
+    holds = " and ".join(f"{_q(v, r)} {r} in {f}" for f, v in held)
+    beyond = max(0, st.needs[r] - sum(v for _, v in held))
+    return (f"replaces its job's admitted slice `{old.old}`, which holds {holds} (ElasticJobsViaWorkloadSlices): of "
+            f"the quota Kueue asks only the {_q(beyond, r)} {r} beyond it, on the old slice's flavors, counting the "
+            f"old slice's as freed{pods}")
 
 
 def _reach_text(x) -> str:

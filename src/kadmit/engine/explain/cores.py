@@ -3,6 +3,8 @@ tracked statements of its symbolic problem (enumerated by `marco`)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from kadmit.engine.compile.problem import Problem
 from kadmit.engine.admission.session import Loaded, Session
 from kadmit.engine.explain.marco import MAX_CORES, Enumeration, enumerate_cores, resource_hints
@@ -11,7 +13,11 @@ from kadmit.model import Workload
 
 def symbolic_problem(session: Session, wl: Workload) -> Problem:
     holders = sorted(session.holders.values(), key=lambda h: h.workload)
-    return session.compiler.problem(wl, session.usage, "symbolic", holders=holders)
+    problem = session.compiler.problem(wl, session.usage, "symbolic", holders=holders)
+    if session.slice_pins is None:
+        return problem
+    from kadmit.engine.explain.replacing import pinned_statements
+    return dataclasses.replace(problem, tracked=problem.tracked + pinned_statements(session, wl, problem))
 
 
 def blame_cores(session: Session, loaded: Loaded, most: int = MAX_CORES, whole: str | None = None) -> Enumeration:

@@ -6,7 +6,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Callable
 
-from kadmit.engine.admission import slices
 from kadmit.engine.admission.checks import mark_one
 from kadmit.engine.admission.codes import KAD504, KAD539
 from kadmit.engine.admission.ordered import Decision
@@ -14,6 +13,7 @@ from kadmit.engine.admission.reasons import (KAD501, KAD502, KAD519, KAD520, KAD
                                              gate_reasons, preempted_reason)
 from kadmit.engine.admission.session import Session, SolverUnknown
 from kadmit.engine.compile.problem import Origin
+from kadmit.engine.explain.replacing import Replacing, as_replacement, replaced_slice
 from kadmit.engine.explain.reasons import (QUOTA_REASONS, decision_reasons, fitted, queue_strategy,
                                            refused_by_fits, rule_text, waiting_behind)
 from kadmit.engine.placing.gangs import GangDecision
@@ -177,6 +177,11 @@ def explain_decision(session: Session, decisions: dict[str, Decision], key: str,
             head = Reason(KAD502, f"admitted to {where}")
         from kadmit.engine.explain.placement import unplaced
         out = WhyResult(key, True, d, [head] + unplaced(session, d) + skipped, solver=session.stats.as_dict())
+        if (old := replaced_slice(session, target, d.cluster_queue)) is not None:
+            out.reasons.append(Reason(KAD502, f"it replaces its job's admitted slice {old} "
+                                      "(ElasticJobsViaWorkloadSlices), on that slice's flavors: only its usage beyond "
+                                      "that slice's was asked of the quota, and Kueue finishes the old slice on this "
+                                      "admission (Finished: WorkloadSliceReplaced)"))
         if d.preempted:
             out.reasons += [Reason(KAD502, f"it preempted {v.key} (priority {v.priority}, ClusterQueue "
                                    f"{v.cluster_queue}): {why_victim(session, target, v)}") for v in d.preempted]
@@ -247,8 +252,7 @@ def explain_decision(session: Session, decisions: dict[str, Decision], key: str,
         # nothing kept it out then (another admission of that cycle took its room): the run's end state
         result = WhyResult(key, False, d, decision_reasons(session, d))
         _explain_waiting(session, decisions, d, result, ready)
-    if not result.blame and not result.unknown and result.placement is None and not d.refused \
-            and slices.replaced(session, d.workload) is None:  # (a slice's old flavors the blame does not model)
+    if not result.blame and not result.unknown and result.placement is None and not d.refused:
         result.reasons.append(refused_by_fits(session, d) or Reason(
             KAD523, "with today's usage the workload fits on its own; it waited for workloads ahead of it in "
                     "Kueue's order"))
@@ -308,13 +312,23 @@ def _explain_waiting(session: Session, decisions: dict[str, Decision], d: Decisi
     don't, else minimal cores over quota, rules and gates. `ready`: handed the result once its
     standing and placement are known, unless it fits on its own at the state it met (`result.met`:
     then `explain_decision` explains it again at the run's end state, standing included)."""
+    result.reasons = decision_reasons(session, d)
+    with as_replacement(session, d.workload) as replacing:  # a workload slice: as Kueue asks it, beyond its old slice
+        _standing_and_blame(session, decisions, d, result, ready, replacing)
+
+
+def _standing_and_blame(session: Session, decisions: dict[str, Decision], d: Decision, result: WhyResult,
+                        ready: Callable[[WhyResult], None] | None = None, replacing: Replacing | None = None) -> None:
+    """`_explain_waiting`'s standing, placement and blame, at the session's state (`replacing`: the old slice a
+    workload slice replaces, whose quota that state counts as freed)."""
     from kadmit.engine.explain.cores import blame_cores, symbolic_problem
     from kadmit.engine.explain.fixes import fixes
     from kadmit.engine.explain.placement import explain_placement
     from kadmit.engine.explain.standing import standing
     target = d.workload
-    result.reasons = decision_reasons(session, d)
     result.standing = standing(session, decisions, target, quota=any(r.code in QUOTA_REASONS for r in result.reasons))
+    if result.standing is not None:
+        result.standing.replacing = replacing
     if not gate_reasons(session, target):
         try:
             placement = explain_placement(session, target)

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from kadmit.engine.admission.ordered import Decision, queue_order_key
 from kadmit.engine.admission.session import Session
 from kadmit.engine.explain.kept import KeptDeleting, kept_deleting
+from kadmit.engine.explain.replacing import Replacing
 from kadmit.engine.preemption.candidates import Preemptor, buffer, candidates_by_queue, satisfies_policy
 from kadmit.engine.quota import FR, QuotaTree, node_id
 from kadmit.model import Workload
@@ -99,6 +100,9 @@ class Standing:
     # of `resource`, what the ready, schedulable nodes of each flavor it may take hold in all (flavor, amount);
     # empty without nodes in the input
     nodes_hold: list[tuple[str, int]] = field(default_factory=list)
+    # a workload slice: the admitted slice of its job it replaces, whose quota the standing counts as freed
+    # (`replacing.as_replacement`: Kueue asks only the usage beyond it)
+    replacing: Replacing | None = None
 
     @property
     def beyond_nodes(self) -> bool:
@@ -131,7 +135,8 @@ class Standing:
                 "quota_keeps_it_out": self.quota, "waiting_behind": self.behind,
                 "nodes_hold": {f: q(n, self.resource) for f, n in self.nodes_hold}, "beyond_nodes": self.beyond_nodes,
                 "head": self.head.as_dict() if self.head is not None else None,
-                "evicted_by": self.evicted_by, "evicted_reason": self.evicted_reason}
+                "evicted_by": self.evicted_by, "evicted_reason": self.evicted_reason,
+                "replacing": self.replacing.as_dict() if self.replacing is not None else None}
 
 
 def standing(session: Session, decisions: dict[str, Decision], wl: Workload, quota: bool = False) -> Standing | None:
@@ -156,7 +161,10 @@ def standing(session: Session, decisions: dict[str, Decision], wl: Workload, quo
     reaches: dict[str, list[Reach]] = {}
     for res in sorted(out.needs):
         g = groups.get(res)
-        got = [reach(tree, nid, (fq.flavor, res), session) for fq in g.flavors] if g is not None else []
+        # a workload slice (inside `replacing.as_replacement`): only the flavors its old slice was given
+        kept = {f.get(res) for f in session.slice_pins.values()} if session.slice_pins is not None else None
+        got = [reach(tree, nid, (fq.flavor, res), session) for fq in g.flavors
+               if kept is None or fq.flavor in kept] if g is not None else []
         reaches[res] = sorted(got, key=lambda r: (-r.most, [fq.flavor for fq in g.flavors].index(r.flavor)))
     out.fits_empty = all(any(all(out.needs[r] <= _most(reaches[r], fq.flavor) for r in out.needs if groups.get(r) is g)
                              for fq in g.flavors)

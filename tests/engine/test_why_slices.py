@@ -1,0 +1,53 @@
+"""`why` explains a workload slice (ElasticJobsViaWorkloadSlices) as Kueue asks it: the replacement of its job's
+admitted slice, on that slice's flavors, asking only the usage beyond it (explain/replacing.py). Its old slice is
+never blamed for holding quota the replacement takes over, the kept flavors are blamed where they keep it out, and
+the fixes found on that basis are the ones Kueue agrees with (oracle --runs 3: the -owner-fix case, quota 5 -> 6 and
+parallelism 4 -> 3 of the -waits case all admit the slice)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kadmit import api
+from kadmit.render.why import why_dict, why_human
+
+FEATURES = Path("tests/oracle/features")
+CASE = "feature-gate-elastic-jobs-via-workload-slices-on-scale-up-{}.yaml"
+
+
+def _why(name: str):
+    out = api.why("ns/e", [str(FEATURES / CASE.format(name))])
+    assert out.result is not None
+    return out.result, why_human(out.result, out.loaded.sources, None, None)
+
+
+def _fixes(r) -> list[str]:
+    """Each fix's edits, as the new text at their places."""
+    return sorted(c.edit.new for f in r.fixes for c in f.changes)
+
+
+def test_a_slice_waiting_for_quota_blames_the_others_not_its_old_slice():
+    r, text = _why("waits")
+    assert not r.admitted
+    assert "ns/job-e-1" not in {k for o in r.blame for k in o.message.split("`")[1::2]}
+    assert any("`ns/later`" in o.message for o in r.blame)
+    assert why_dict(r)["standing"]["replacing"] == {"old": "ns/job-e-1", "holds": {"f0/cpu": "2"}}
+    assert ("replaces its job's admitted slice `ns/job-e-1`, which holds 2 cpu in f0 (ElasticJobsViaWorkloadSlices): "
+            "of the quota Kueue asks only the 2 cpu beyond it") in text
+    assert "2 of the 5 cpu in f0 were in use, held by 1 workload" in text  # the old slice's 2 counted freed
+    assert _fixes(r) == ['"6"', "3"]
+    assert all(f.outcome.admitted for f in r.fixes)
+
+
+def test_a_slice_kept_on_its_old_flavor_blames_that_flavor():
+    r, text = _why("keeps-flavor")
+    assert [o.kind for o in r.blame if o.kind == "slice"] == ["slice"]
+    assert "pod set `main` keeps the flavor of the slice it replaces, `ns/job-e-1` (f0): it can't use flavor `f1`" in text
+    assert "cq can reach at most 3 in f0" in text  # not f1's 10: the slice may not take it
+    assert _fixes(r) == ['"4"', "3"]
+
+
+def test_an_admitted_slice_says_whom_it_replaced():
+    r, text = _why("fits")
+    assert r.admitted
+    assert "it replaces its job's admitted slice ns/job-e-1 (ElasticJobsViaWorkloadSlices)" in text
