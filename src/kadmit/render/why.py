@@ -109,7 +109,10 @@ def _explained(result: WhyResult, sources: SourceMap, workload_span: Span | None
     if result.placement is not None:
         out.extend(_placement_lines(result.placement, result.met))
     out += _blame_full(result, sources) if full else _blame(result)
-    if result.placement is not None and not result.placement.unsat and result.placement.group is not None:
+    if result.placement is not None and not result.placement.unsat and result.placement.slices_short:
+        out.append(f"   = note: counting pods {_leaf_by_leaf(result.placement)} the pod set fits, but Kueue places "
+                   "whole slices (above), so there is no core over pods to blame")
+    elif result.placement is not None and not result.placement.unsat and result.placement.group is not None:
         out.append(f"   = note: counting pods {_leaf_by_leaf(result.placement)} the pod set fits with its group's "
                    "leader; Kueue's greedy placement still fails, so there is no core to blame")
     elif result.placement is not None and not result.placement.unsat:
@@ -288,6 +291,6 @@ def _placement_lines(p, met: bool = False) -> list[str]:
            f"   = one pod: {p.histogram}",
            f"   = topology: {p.topology_view}"]
     if p.domains and p.level:
-        shown = ", ".join(f"{d} fits {n}" for d, n in p.domains)
+        shown = ", ".join(f"{d} fits {n}{f' {p.unit}' if p.unit else ''}" for d, n in p.domains)
         out.append(f"   = {p.level}s, most room first: {shown}")
     return out

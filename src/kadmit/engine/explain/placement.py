@@ -28,6 +28,7 @@ from itertools import combinations
 from kadmit.engine.compile.problem import Origin
 from kadmit.engine.explain.placement_case import (_Case, _Holder, _case, _current_failure, _fit_nodes, _histogram,
                                                   _holders, _kueue_message, _request_text, _scarce)
+from kadmit.engine.explain.placement_layers import layered_view
 from kadmit.engine.explain.placement_cores import GangQuestion, Holding, gang_cores
 from kadmit.engine.explain.fixes import Change, Fix
 from kadmit.engine.placing.pool import PodSetPlacement, TASRequest, WorkloadPlacement, pod_set_of
@@ -73,6 +74,8 @@ class PlacementExplanation:
     group: str | None = None  # the failing pod set's pod-set group, placed as one (`PlacementFailure.group`)
     racks: bool = False  # the topology's lowest level is a rack: Kueue counts racks on their summed capacity
     unparsable: bool = False  # its required node affinity does not parse: no room counts (`parse_errors`)
+    unit: str = ""  # what `domains` count where not pods: Kueue's slices (`placement_layers`, `slice(s) of 4`)
+    slices_short: bool = False  # counted in slices, no domain holds them all (though pods may fit)
 
     def as_dict(self) -> dict:
         return {"pod_set": self.pod_set, "flavor": self.flavor, "topology": self.topology,
@@ -80,7 +83,7 @@ class PlacementExplanation:
                 "histogram": self.histogram, "topology_view": self.topology_view, "level": self.level,
                 "domains": [{"domain": d, "fits": n} for d, n in self.domains],
                 "scarce_resource": self.scarce, "counted_unsat": self.unsat, "group": self.group,
-                "affinity_unparsable": self.unparsable}
+                "affinity_unparsable": self.unparsable, "unit": self.unit or "pods"}
 
 
 def unplaced(session: Session, d: Decision) -> list[Reason]:
@@ -134,10 +137,14 @@ def explain_placement(session: Session, wl: Workload) -> PlacementExplanation | 
         view = f"{view.split(': ', 1)[0]}: its required node affinity cannot be parsed (Kueue's NewNodeSelector " \
             "refuses a term), so Kueue's TAS fits it on no node"
         fits = []
+    shown, unit, unit_short = fits, "", False
+    if not unparsable and failure.group is None and (lay := layered_view(tree, req.template, req.count, req.request, case.seen)) is not None:
+        view, shown, unit = lay.view, lay.domains, lay.unit  # in Kueue's slices and layers, not pods
+        unit_short = not lay.room
     out = PlacementExplanation(
         wl.key, req.pod_set, req.flavor, req.topology, _request_text(req), req.count, _kueue_message(failure),
         _histogram(session, req, case.seen), view, level_label(level_key),
-        [(tree.display(d), n) for d, n in fits[:TOP_DOMAINS]], scarce)
+        [(tree.display(d), n) for d, n in shown[:TOP_DOMAINS]], scarce, unit=unit, slices_short=unit_short)
     out.unparsable = unparsable
     out.group = failure.group
     out.racks = not tree.host_lowest
