@@ -155,7 +155,7 @@ def _crd_tree(s: dict) -> str | dict:
 # kept beside the tree (OUT.json's "checks", with the CEL rules and list types): schema/constraints checks
 # them (KAD157).
 _CONSTRAINTS = ("enum", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength",
-                "minItems", "maxItems", "minProperties", "maxProperties", "pattern")
+                "minItems", "maxItems", "minProperties", "maxProperties", "pattern", "required")
 
 
 def _crd_checks(s: dict, path: tuple = ()) -> dict[str, dict]:
@@ -166,6 +166,10 @@ def _crd_checks(s: dict, path: tuple = ()) -> dict[str, dict]:
     if s.get("x-kubernetes-preserve-unknown-fields") and "properties" not in s:
         return out
     here = {k: s[k] for k in _CONSTRAINTS if k in s}
+    if "required" in here:  # a field its schema defaults is there when the API server validates (RayCluster's
+        here["required"] = [k for k in here["required"] if "default" not in s.get("properties", {}).get(k, {})]
+        if not here["required"]:  # workerGroupSpecs[].minReplicas, maxReplicas)
+            del here["required"]
     if s.get("pattern") == _QUANTITY_PATTERN:
         here.pop("pattern")  # the quantity's own check (KAD158)
     if s.get("x-kubernetes-validations"):

@@ -1,5 +1,5 @@
-"""A job CRD's value constraints, checked as the API server's apiextensions validator checks them: enums,
-bounds (minimum, maximum, exclusive too), string lengths and patterns, list lengths and map sizes
+"""A job CRD's value constraints, checked as the API server's apiextensions validator checks them: required
+fields, enums, bounds (minimum, maximum, exclusive too), string lengths and patterns, list lengths and map sizes
 and the unique items or keys of a list of type `set` or `map` (data/jobs.json's "checks", `tools/gen_schemas.py
 _crd_checks`: by path, down to where a kind's tree stops). A value that breaks one is KAD157 in the server's own words (k8s.io/apiextensions-apiserver
 validation.ConvertToFieldErrors of kube-openapi's messages, checked against the oracle, which runs that
@@ -17,7 +17,7 @@ import re
 from functools import lru_cache
 
 from kadmit.manifests.codes import KAD157
-from kadmit.manifests.yamltree import BOOL, FLOAT, INT, MAP, SEQ, STR, Val
+from kadmit.manifests.yamltree import BOOL, FLOAT, INT, MAP, NULL, SEQ, STR, Val
 
 def _has(o, *keys) -> bool:
     """CEL's `has(self.KEY)` of a decoded object for any of `keys` (a null field is pruned, so absent)."""
@@ -195,12 +195,23 @@ def _duplicates(val: Val, c: dict) -> list[tuple[int, str]]:
     return out
 
 
+def _missing(val: Val, required: list[str]) -> list[str]:
+    """The fields of a CRD's `required` an object lacks; a null one too (the API server prunes a null
+    field its schema does not call nullable, and none of the job CRDs' required fields is)."""
+    return [k for k in required if k not in val.v or val.v[k].kind is NULL]
+
+
 def violations(node: Val, checks: dict[str, dict], go_path) -> list[tuple[tuple, Val, tuple[str, str, None]]]:
     """Each value of `node` that breaks its CRD's constraints: (its path, the value, (KAD157, the message,
     no help)), the message quoting the API server's error (`spec.x: Unsupported value: ...`)."""
     out = []
     for path, c in checks.items():
         for where, val in _at(node, path.split("/") if path else [], ()):
+            if "required" in c and val.kind is MAP:
+                missing = _missing(val, c["required"])
+                if missing:  # at the object that lacks them, as the API server lists each
+                    words = ", ".join(f"{go_path(where + (k,))}: Required value" for k in missing)
+                    out.append((where, val, (KAD157, f"is refused by its CRD: `{words}`", None)))
             name = go_path(where) or "<nil>"  # the object itself: Go's nil field path
             for words in _broken(name, val, c):
                 out.append((where, val, (KAD157, f"is refused by its CRD: `{name}: {words}`", None)))
