@@ -139,6 +139,9 @@ SOURCES = [
     # releases before the swept ones: Kueue v0.16.9's site examples, the training operator v1.8.1's
     ("kueue-v0.16.9", "kubernetes-sigs/kueue", "v0.16.9", ["site/static/examples/**"], [], "kueue"),
     ("training-operator-v1.8.1", "kubeflow/trainer", "v1.8.1", ["examples/**"], [], "generated"),
+    # the newest releases `fetch` serves (soak13): Trainer v2.3.0 (its Flux runtime's GPU TrainJob is new; v1.9.4,
+    # AppWrapper v1.2.1 and JobSet v0.13.0-devel change no example of the swept ones)
+    ("trainer-v2.3.0", "kubeflow/trainer", "v2.3.0", ["examples/**"], ["manifests/base/runtimes/**"], "generated"),
 ]
 
 REPEATS = 8  # a "folder" source's `-repeated` cluster: how many times each file of a `generateName` job
