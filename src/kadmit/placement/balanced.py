@@ -201,7 +201,9 @@ def _entropy(sizes: list[int]) -> float:  # calculateEntropy
 
 def _by_capacity_and_entropy(domains: list[_B]) -> None:
     """sortDomainsByCapacityAndEntropy, in place: leaders, then sliceStateWithLeader, descending, then the
-    children's entropy, descending (Go's insertion sort up to 12 domains: stable, as here)."""
+    children's entropy, descending. Go's pdqsort is not stable above 12 domains, but ties come in Go's map order
+    (kadmit's: level values) and leave in it under a fixed permutation: a stable sort gives one of Kueue's
+    outcomes (docs/KUEUE-DIFFERENCES.md §1)."""
     domains.sort(key=lambda d: (-d.leader, -d.slice_with_leader, -_entropy([c.state for c in d.children])))
 
 
@@ -213,24 +215,40 @@ def _optimal(domains: list[_B], slice_count: int, leader_count: int, size: int, 
         return None
     if by_entropy:
         _by_capacity_and_entropy(domains)
-    table: list[dict[int, dict[int, list[_B]]]] = [{} for _ in range(optimal + 1)]
-    table[0][leader_count] = {slice_count * size: []}
-    for d in domains:
-        for i in range(optimal, 0, -1):
-            before_all = table[i - 1]
+    # a placement is a chain (the placement before, the domain added), not a copy of the list: Go copies the
+    # slice for every entry it tries (newPlacement), kadmit links only the entries it keeps (the first found)
+    table: list[dict[int, dict[int, tuple | None]]] = [{} for _ in range(optimal + 1)]
+    table[0][leader_count] = {slice_count * size: None}  # no leader and no pods (dead) only where optimal is 0
+    for k, d in enumerate(domains):
+        leader, with_leader, state, takes_slices = d.leader, d.with_leader, d.state, d.slice_state > 0
+        # an entry of row i made now can only reach the last row with the domains after this one: rows below
+        # optimal - (those domains) are never read (nor is an entry found later, which has fewer domains left)
+        for i in range(optimal, max(0, optimal - (len(domains) - k - 1) - 1), -1):
+            before_all, row = table[i - 1], table[i]
+            last = i == optimal
+            # Go goes through the leaders and the states in sorted order and keeps the first entry found for a
+            # key; each state gives its own key in a row (the state less a constant), so only the leaders'
+            # order decides: a row is merged whole, its entries kept over the new ones (`new | kept`). Go skips
+            # an entry with no leader and no pods left; below the last row kadmit does not keep one (`dead`)
             for before_leader in sorted(before_all):
-                for before_state in sorted(before_all[before_leader]):
-                    before = before_all[before_leader][before_state]
-                    if before_leader <= 0 and before_state <= 0:
-                        continue
-                    placement = [*before, d]
-                    if before_leader > 0 and d.leader > 0:
-                        table[i].setdefault(before_leader - d.leader, {}).setdefault(
-                            before_state - d.with_leader, placement)
-                    if d.slice_state > 0:
-                        table[i].setdefault(before_leader, {}).setdefault(before_state - d.state, placement)
+                states = before_all[before_leader]
+                if before_leader > 0 and leader > 0:
+                    key = before_leader - leader
+                    new = {s - with_leader: (chain, d) for s, chain in states.items()} if last or key > 0 else \
+                        {s - with_leader: (chain, d) for s, chain in states.items() if s > with_leader}
+                    row[key] = new | row.get(key, {})
+                if takes_slices:
+                    new = {s - state: (chain, d) for s, chain in states.items()} if last or before_leader > 0 else \
+                        {s - state: (chain, d) for s, chain in states.items() if s > state}
+                    row[before_leader] = new | row.get(before_leader, {})
     over = [left for left in table[optimal].get(0, {}) if left <= 0]
-    return table[optimal][0][max(over)] if over else None
+    if not over:
+        return None
+    chain, chosen = table[optimal][0][max(over)], []
+    while chain is not None:
+        chain, d = chain
+        chosen.append(d)
+    return chosen[::-1]
 
 
 def _place(domains: list[_B], slice_count: int, leader_count: int, size: int,
