@@ -13,7 +13,7 @@ from typing import Mapping
 from weakref import WeakKeyDictionary
 
 from kadmit.index import HOSTNAME_LABEL
-from kadmit.placement.domains import Domain, DomainTree, free_fit_count
+from kadmit.placement.domains import Domain, DomainTree, tas_fit_count
 from kadmit.placement.filters import PodTemplate, static_fit
 
 _STATIC_FIT: "WeakKeyDictionary[DomainTree, dict[tuple, frozenset[str]]]" = WeakKeyDictionary()
@@ -69,7 +69,7 @@ def leaf_fit(tree: DomainTree, template: PodTemplate, dom: Domain,
              free: Mapping[str, Mapping[str, int]] | None) -> int:
     """Pods of `template` a rack leaf holds: Kueue's count on its summed free capacity, with no
     node filter (fillInCounts checks taints, selectors and affinity only on host leaves)."""
-    return free_fit_count(template, tree.leaf_free(dom, free))
+    return tas_fit_count(template, tree.leaf_free(dom, free))
 
 
 def count_fits(tree: DomainTree, template: PodTemplate, free: Mapping[str, Mapping[str, int]] | None) -> Counts:
@@ -94,7 +94,7 @@ def count_fits(tree: DomainTree, template: PodTemplate, free: Mapping[str, Mappi
                 state = tree.host_fit(template, shared[name], free, passing)
         elif name in passing:
             node_free = None if free is None else free.get(name)
-            state = free_fit_count(template, tree.nodes[name].free if node_free is None else node_free)
+            state = tas_fit_count(template, tree.nodes[name].free if node_free is None else node_free)
         node[name] = state
         if name not in adds:
             continue
@@ -175,7 +175,7 @@ class ShapeCounts:
     def fit(self, name: str, node_free: Mapping[str, int] | None) -> int:
         if name not in self.passing:
             return 0
-        return free_fit_count(self.template, self.tree.nodes[name].free if node_free is None else node_free)
+        return tas_fit_count(self.template, self.tree.nodes[name].free if node_free is None else node_free)
 
     def _host(self, name: str, node_free: Mapping[str, int] | None,
               free: Mapping[str, Mapping[str, int]] | None) -> tuple[str, int]:

@@ -140,7 +140,7 @@ class DomainTree:
         """Pods of `template` a host leaf of several nodes holds, as Kueue counts it: on their summed
         free capacity, if its first node passes the filters (Kueue's leaf keeps the first node it
         adds; kadmit's is the first by name)."""
-        return free_fit_count(template, self.leaf_free(dom, free)) if dom.nodes[0] in passing else 0
+        return tas_fit_count(template, self.leaf_free(dom, free)) if dom.nodes[0] in passing else 0
 
     @property
     def roots(self) -> list[Domain]:
@@ -239,6 +239,24 @@ def free_fit_count(template: PodTemplate, free: Mapping[str, int]) -> int:
     return best
 
 
+def tas_fit_count(template: PodTemplate, free: Mapping[str, int]) -> int:
+    """How many pods of `template` `free` capacity holds as Kueue's topology-aware scheduling counts them
+    (Requests.CountInWithLimitingResource): 0 where a requested resource is absent, else the smallest quotient
+    over the requested resources truncated toward zero, negative where the capacity is (a node its placement's
+    assumed usage overcommits: a workload slice's old pods counted twice, `placement.slices`). A negative count
+    takes from the domains above it and from what a placement needs, as in Kueue."""
+    best = None
+    for r, q in template.requests:
+        if q > 0:
+            have = free.get(r)
+            if have is None:
+                return 0
+            k = have // q if have >= 0 else -(-have // q)
+            if best is None or k < best:
+                best = k
+    return best or 0
+
+
 def fits_count(template: PodTemplate, domain: Domain,
                free: Mapping[str, Mapping[str, int]] | None = None,
                nodes: Mapping[str, NodeState] | None = None) -> int:
@@ -260,7 +278,7 @@ def leaf_fits(tree: DomainTree, template: PodTemplate, domain: Domain,
     if not domain.children:
         if tree.host_lowest and not static_fit(template, tree.nodes[domain.nodes[0]]):
             return 0  # a host leaf (of nodes sharing a hostname) is filtered by its first node
-        return free_fit_count(template, tree.leaf_free(domain, free))
+        return tas_fit_count(template, tree.leaf_free(domain, free))
     return sum(leaf_fits(tree, template, c, free) for c in domain.children)
 
 

@@ -47,8 +47,9 @@ def exclusion_stats(tree: DomainTree, template: PodTemplate, free: Mapping[str, 
         if absent:
             resources[absent[0]] += 1
             continue
-        fits = min(((room[r] // q, r) for r, q in per_pod), default=None)
-        if fits is not None and fits[0] <= 0:
+        # Kueue's count truncates toward zero; a leaf of negative capacity (a negative count) is not excluded
+        fits = min(((room[r] // q if room[r] >= 0 else -(-room[r] // q), r) for r, q in per_pod), default=None)
+        if fits is not None and fits[0] == 0:
             resources[fits[1]] += 1
     reasons = ([f"nodeSelector: {selector}"] if selector else []) + ([f"affinity: {affinity}"] if affinity else []) \
         + [f'taint "{t}": {n}' for t, n in taints.items()] + [f'resource "{r}": {n}' for r, n in resources.items()]

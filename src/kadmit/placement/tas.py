@@ -245,8 +245,8 @@ def kueue_assign(tree: DomainTree, template: PodTemplate, count: int, request: T
         for i, u in enumerate(units):
             if remaining <= 0:
                 break
-            if u.state <= 0:  # full domains sort first least-first; skip them (Kueue #8168)
-                continue
+            if u.state == 0:  # full domains sort first least-first: they place nothing (Kueue #8168); a negative
+                continue  # one (its capacity overcommitted, `tas_fit_count`) is taken and adds to what is left
             pick = units[i + _best_fit(units[i:], remaining)] if best_fit and u.state >= remaining else u
             chosen.append(pick)
             remaining -= u.state

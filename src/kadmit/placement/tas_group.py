@@ -41,7 +41,7 @@ from kadmit.index import resolve_level
 from kadmit.model import TopologyRequest
 from kadmit.placement.balanced import balanced_assign
 from kadmit.placement.counts import static_fitting
-from kadmit.placement.domains import Domain, DomainTree, free_fit_count
+from kadmit.placement.domains import Domain, DomainTree, tas_fit_count
 from kadmit.placement.filters import PodTemplate
 from kadmit.placement.inventory import subtract
 from kadmit.placement.counts import Counts
@@ -96,11 +96,11 @@ def _build(tree: DomainTree, workers: PodTemplate, leader: PodTemplate, free: Ma
                 node_free = tree.nodes[key].free if free is None or free.get(key) is None else free[key]
         else:  # a rack leaf: its summed free capacity, no node filter (as Kueue's fillInCounts)
             node_free = tree.leaf_free(dom, free)
-        u.state = free_fit_count(workers, node_free)
-        if free_fit_count(leader, node_free) > 0:
+        u.state = tas_fit_count(workers, node_free)
+        if tas_fit_count(leader, node_free) > 0:
             u.leader = 1
             node_free = subtract(node_free, leader_requests)
-        u.with_leader = free_fit_count(workers, node_free)
+        u.with_leader = tas_fit_count(workers, node_free)
         return u
 
     levels: list[list[_D]] = [[] for _ in tree.levels]
