@@ -10,11 +10,12 @@ from kadmit.model import Job, PodSet, Shapes, Skipped, Workload
 GROUP_NAME = "kueue.x-k8s.io/pod-group-name"
 
 
-def join_pod_groups(jobs: tuple[Job, ...]) -> tuple[list[Job], list[Skipped]]:
+def join_pod_groups(jobs: tuple[Job, ...], sliced: bool = False) -> tuple[list[Job], list[Skipped]]:
     """Pods of one Kueue pod group (namespace and `pod-group-name`) become one job, in place of
     its first member (`ConstructComposableWorkload`, pod_controller.go): pod sets by role (pods
     of the same shape), sorted by role name; the group's size is `pod-group-total-count`, and
-    without fast admission Kueue waits for that many runnable pods before making the Workload."""
+    without fast admission Kueue waits for that many runnable pods before making the Workload.
+    `sliced`: the ElasticJobsViaWorkloadSlices gate is on (`join_group`)."""
     members: dict[tuple[str | None, str], list[Job]] = {}
     for job in jobs:
         if job.group:
@@ -28,7 +29,7 @@ def join_pod_groups(jobs: tuple[Job, ...]) -> tuple[list[Job], list[Skipped]]:
         pods = members.get((job.object.namespace, job.group))
         if not pods or pods[0] is not job:
             continue
-        joined, why = join_group(job.group, pods)
+        joined, why = join_group(job.group, pods, sliced)
         if joined is not None:
             out.append(joined.model_copy(update={"deleting": False}))  # the group's, not its first member's
         else:
@@ -36,8 +37,11 @@ def join_pod_groups(jobs: tuple[Job, ...]) -> tuple[list[Job], list[Skipped]]:
     return out, skipped
 
 
-def join_group(name: str, pods: list[Job]) -> tuple[Job | None, str]:
-    """The job a pod group of these pods is, or None and why Kueue makes no Workload of it (`join_pod_groups`)."""
+def join_group(name: str, pods: list[Job], sliced: bool = False) -> tuple[Job | None, str]:
+    """The job a pod group of these pods is, or None and why Kueue makes no Workload of it (`join_pod_groups`).
+    An elastic group (its first member annotated `kueue.x-k8s.io/elastic-job`, `sliced` the gate on) with a Running
+    member is made whole all the same, its state `running`: Kueue waits for no member to end before it makes the
+    group's Workload (handleJobWithNoWorkload; `manage` makes it)."""
     first = pods[0]
     total = first.group_total or 0
     ref = first.object.model_copy(update={"name": name, "uid": None})
@@ -51,7 +55,8 @@ def join_group(name: str, pods: list[Job]) -> tuple[Job | None, str]:
     # scheduler takes off the pod set's count (`podSetsCountsAfterReclaim`); none of a serving group's
     # (`Pod.isReclaimable`)
     reclaimed = _succeeded(pods) if not serving else {}
-    if any(p.state == "running" for p in pods):
+    running = any(p.state == "running" for p in pods)
+    if running and not (sliced and first.workloads and first.workloads[0].elastic is not None):
         # a Running member keeps Kueue waiting (`Pod.IsActive` over the group's pods, read in
         # `handleJobWithNoWorkload` before the group's Workload is composed and its members checked)
         return first.model_copy(update={"object": ref, "state": "running", "group": None, "generate_name": False,
@@ -98,7 +103,7 @@ def join_group(name: str, pods: list[Job]) -> tuple[Job | None, str]:
     wl = first.workloads[0].model_copy(update={"name": name, "pod_sets": tuple(pod_sets), "origin": ref, "job_uid": "",
                                                "kueue_name": None})
     # no member is running (above): a gated or unplaced member leaves the group pending work
-    state = "pending" if serving or any(p.state == "pending" for p in pods) else "finished"
+    state = "running" if running else "pending" if serving or any(p.state == "pending" for p in pods) else "finished"
     # `Pod.Run` starts each gated member with the info of its role's pod set (found by name)
     templates = Shapes((p.role or "", *p.templates[0][1:]) for p in pods if p.templates)
     return first.model_copy(update={"object": ref, "workloads": (wl,), "state": state, "group": None,

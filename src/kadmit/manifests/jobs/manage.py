@@ -173,8 +173,8 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
         {(kind, b.name) for b in model.broken for kind, name in (("workload", "WorkloadPriorityClass"),
                                                                  ("pod", "PriorityClass")) if b.kind == name}
     shared = shared_uids(model.jobs, diags)
-    jobs, broken = join_pod_groups(model.jobs)
     elastic = enabled(model.config, slices.GATE)
+    jobs, broken = join_pod_groups(model.jobs, elastic)
     if enabled(model.config, "ShortWorkloadNames"):  # every job's Workloads named as Kueue then names them
         jobs = [short_names(j) for j in jobs]
     skipped.extend(broken)
@@ -274,8 +274,8 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
             if new_slice is not None:
                 remade.append(len(made))
                 made.append(new_slice.model_copy(update={"queue": job.queue or DEFAULT_LOCAL_QUEUE}))
-        elif kept and (step := in_step(job, workloads, kept, flavors, job.queue or DEFAULT_LOCAL_QUEUE,
-                                       diags, skipped, queued=assign)) is not None:
+        elif kept and (step := in_step(job, workloads, kept, flavors, job.queue or DEFAULT_LOCAL_QUEUE, diags, skipped,
+                                       queued=assign, sliced=elastic and slices.sliced(job))) is not None:
             kept, dropped, job = step  # out of step with the job: deleted, and made again below where none is kept
             gone.update(dropped)
             going = going + dropped if not kept else going
@@ -305,8 +305,9 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
         reason = _refused(job, settings, queues, diags)
         if reason is None:
             reason = _not_managed(job, settings, labels, queues)
-        if reason is None and job.state != "pending" and not (job.state == "running" and not going and elastic
-                                                              and slices.sliced(job)):
+        # an elastic job running is not waited for (handleJobWithNoWorkload), its Workload gone or none
+        if reason is None and job.state != "pending" and not (job.state == "running" and elastic and (
+                slices.sliced(job) or slices.pod_sliced(job) and job.group_total is not None)):
             reason = ("it has finished" if job.state == "finished" else
                       (WORKLOAD_DELETED if workloads[going[0]].deleting else STOPPED).format(wl=workloads[going[0]].key)
                       if going else

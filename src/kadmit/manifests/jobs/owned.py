@@ -15,7 +15,7 @@ _OWN_MATCHING = ("pod", "leaderworkerset.x-k8s.io/leaderworkerset", "statefulset
 
 
 def in_step(job: Job, workloads: list[Workload], kept: list[int], flavors: dict[str, ResourceFlavor],
-            queue: str, diags: Diagnostics | None, skipped: list[Skipped], queued: bool = True
+            queue: str, diags: Diagnostics | None, skipped: list[Skipped], queued: bool = True, sliced: bool = False
             ) -> tuple[list[int], list[int], Job] | None:
     """Which of the job's Workloads (`kept`: their places in `workloads`, none being deleted, in input order)
     Kueue's reconciler keeps, and which it deletes (with their finalizers, so they go with their quota). The
@@ -56,7 +56,7 @@ def in_step(job: Job, workloads: list[Workload], kept: list[int], flavors: dict[
     if not job.suspended:
         for i in kept:
             said.deleted(i, f"it is out of step with the job ({said.what(differs[i])})" + (
-                _stopped(job, len(kept)) if i == first else ""))
+                _stopped(job, len(kept), sliced) if i == first else ""))
         return [], kept, _restored(job, workloads[first]) if len(kept) == 1 else job
     if workloads[first].admission is not None:
         for i in kept:
@@ -102,10 +102,13 @@ STOPPED = ("it runs and its Workload `{wl}` is out of step with it: Kueue's job 
            "makes one once they have ended, a moment of pod timing the input does not hold")
 
 
-def _stopped(job: Job, workloads: int) -> str:
-    """What Kueue does to a running job none of whose Workloads is in step (ensureOneWorkload, match nil)."""
+def _stopped(job: Job, workloads: int, sliced: bool) -> str:
+    """What Kueue does to a running job none of whose Workloads is in step (ensureOneWorkload, match nil); `sliced`:
+    an elastic job with ElasticJobsViaWorkloadSlices on, whose pods handleJobWithNoWorkload does not wait for."""
     restored = "from that Workload" if workloads == 1 else "from none (it owns more than one)"
-    then = ("its status shows its pods active, so Kueue makes it no new Workload until they have ended (a moment "
+    then = ("it is an elastic job, so Kueue makes it a new Workload at once (handleJobWithNoWorkload waits for no "
+            "pods to end), queued after the input's" if sliced else
+            "its status shows its pods active, so Kueue makes it no new Workload until they have ended (a moment "
             "of pod timing the input does not hold)" if job.state == "running" else
             "its status shows no pod active, so Kueue makes it a new Workload, queued after the input's")
     return (f", none in step and the job running: Kueue stops the job (StopReasonNoMatchingWorkload), restores its "

@@ -13,11 +13,17 @@ import hashlib
 
 from kadmit.diagnostics import Diagnostics, Subject
 from kadmit.manifests.codes import KAD175
-from kadmit.manifests.jobs.owned import _OWN_MATCHING  # kept as without the gate: a pod's, pod group's, prebuilt
+from kadmit.manifests.jobs.owned import _OWN_MATCHING
 from kadmit.manifests.jobs.shortnames import HASH_LENGTH
 from kadmit.model import Job, Refusal, Workload
 
 GATE = "ElasticJobsViaWorkloadSlices"
+# Of the kinds with their own matching, a pod's and a pod group's Workloads go through the slices too (the generic
+# reconciler's ensureOneWorkload, the group's reconciled pod its Object: its first member); a StatefulSet's and a
+# LeaderWorkerSet's are prebuilt (ensureOneWorkload takes a prebuilt Workload before any slicing) and their own
+# objects are no job of the generic reconciler (the annotation on them is read by nothing), and a Deployment's pods
+# are single pods.
+_NOT_SLICED = tuple(k for k in _OWN_MATCHING if k != "pod")
 OUT_OF_SYNC = "OutOfSync: The workload slice is out of sync with its parent job"
 
 
@@ -35,8 +41,16 @@ def slice_name(job: Job, wl: Workload) -> str:
 def sliced(job: Job) -> bool:
     """Whether Kueue's reconciler takes `job` through workload slices (the caller checks the gate): annotated elastic,
     a kind of the generic reconciler's own Workloads. Such a job running without a Workload is not stopped, and gets
-    one (handleJobWithNoWorkload waits for no active pods only where slicing is off)."""
+    one (handleJobWithNoWorkload waits for no active pods only where slicing is off). A pod's and a pod group's are
+    `pod_sliced`: a pod running on a node is node usage to kadmit (KUEUE-DIFFERENCES §2), elastic or not."""
     return bool(job.workloads) and all(w.elastic is not None for w in job.workloads) and job.framework not in _OWN_MATCHING
+
+
+def pod_sliced(job: Job) -> bool:
+    """Whether Kueue's pod reconciler takes `job`, a single pod or a pod group (`groups.join_group`: its first
+    member's annotation, the one Kueue's Pod.Load reads of the group), through workload slices: annotated elastic
+    (the caller checks the gate)."""
+    return job.framework == "pod" and bool(job.workloads) and all(w.elastic is not None for w in job.workloads)
 
 
 def named(job: Job, tas: bool) -> Job:
@@ -44,7 +58,12 @@ def named(job: Job, tas: bool) -> Job:
     (`slice_name`), a Ray cluster's in-tree autoscaling no longer refused (the RayCluster webhook's
     isAnElasticJob, raycluster.ValidateCreate's workloadslicing.Enabled), and a batch Job asking a required or
     preferred topology for its pods refused, where the TopologyAwareScheduling gate (`tas`) is on (the Job webhook's
-    validateTopologyRequest, after ValidateTASPodSetRequest's own refusals, which leave the pod set no topology)."""
+    validateTopologyRequest, after ValidateTASPodSetRequest's own refusals, which leave the pod set no topology).
+    A single elastic pod's Workload is named as a slice too (Pod.ConstructComposableWorkload: ConstructWorkload,
+    newWorkloadName); a pod group's keeps the group's name (NewGroupWorkload)."""
+    if pod_sliced(job) and job.group_total is None:
+        return job.model_copy(update={"workloads": tuple(w.model_copy(update={"name": slice_name(job, w)})
+                                                         for w in job.workloads)})
     if not sliced(job):
         return job
     from kadmit.manifests.jobs.ray import AUTOSCALING, SLICING
@@ -76,11 +95,19 @@ def ensure(job: Job, workloads: list[Workload], kept: list[int],
     Workloads (`kept`: places in `workloads`, none being deleted) stay the job's, updated in `workloads` where
     Kueue updates or finishes them, and the new slice the job gets (its name, `replaces` set; the caller queues it
     after the input's moment), or None. None as a whole where Kueue falls back to the out-of-step matching (the
-    pod sets' names differ) or the job is not one the reconciler reaches with it."""
+    pod sets' names differ) or the job is not one the reconciler reaches with it.
+    A pod group's counts are its runnable and Succeeded members by role (constructGroupPodSets, before its
+    Succeeded pods are reclaimed); scaled up while its Workload holds quota, the group gets no new slice: Kueue
+    names a group's Workload as the group, a name its old slice holds (the create fails, AlreadyExists). A group
+    with a Running member is kept as read (kadmit reads its members on nodes as node usage, KUEUE-DIFFERENCES §2)."""
+    group = job.framework == "pod" and job.group_total is not None
     if job.prebuilt is not None or job.deleting or job.state == "finished" or len(job.workloads) != 1 \
-            or job.framework in _OWN_MATCHING:
+            or job.framework in _NOT_SLICED or (group and job.state == "running"):
         return None
     want = counts(job.workloads[0])
+    if group:
+        reclaimed = dict(job.reclaimable)
+        want = {name: n + reclaimed.get(name, 0) for name, n in want.items()}
     # FindNotFinishedWorkloads: oldest first, a slice after the one it replaces where created alike
     live = sorted((i for i in kept if not workloads[i].finished),
                   key=lambda i: (workloads[i].created, bool(workloads[i].replaces)))
@@ -95,9 +122,15 @@ def ensure(job: Job, workloads: list[Workload], kept: list[int],
         if wl.admission is None or (_fewer(want, have) and not _fewer(have, want)):
             workloads[i] = scaled(wl, want)
             _note(diags, job, wl, f"Kueue's job reconciler sets the pod counts of Workload `{wl.key}` to its elastic "
-                  f"{job.object.kind} `{job.object.key}`'s ({_said(have, want)}): "
+                  f"{'pod group' if group else job.object.kind} `{job.object.key}`'s ({_said(have, want)}): "
                   + ("it holds no quota" if wl.admission is None else "scaled down, its admission is booked at the "
                      "new counts"))
+            return live, None
+        if group:
+            _note(diags, job, wl, f"elastic pod group `{job.object.key}` is scaled up ({_said(have, want)}) while its "
+                  f"Workload `{wl.key}` holds quota: Kueue's pod reconciler would make it a new Workload slice, named "
+                  "as the group, which is the old slice's name: the create fails (AlreadyExists) and the group keeps "
+                  "its Workload as it is")
             return live, None
         new = job.workloads[0]
         new = new.model_copy(update={"replaces": wl.key})
