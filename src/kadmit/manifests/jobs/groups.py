@@ -123,11 +123,7 @@ def prebuilt_group(group: Job, wl: Workload | None, jobs: tuple[Job, ...]) -> st
         return PREBUILT_ABSENT.format(wl=key)
     if wl.finished:
         return None
-    roles: dict[str, int] = {}
-    for p in jobs:  # `isPodRunnableOrSucceeded`, as join_group's `active`
-        if p.group == group.object.name and p.object.namespace == group.object.namespace \
-                and (p.state != "finished" or p.succeeded):
-            roles[p.role or ""] = roles.get(p.role or "", 0) + 1
+    roles = group_roles(group, jobs)
     # the spec's counts, as Kueue compares them, not less the input's status.reclaimablePods (`reclaim.after_reclaim`)
     counts = [shape[0] for shape in wl.shapes[1]] if wl.shapes is not None else [p.count for p in wl.pod_sets]
     theirs = [(p.name, n) for p, n in zip(wl.pod_sets, counts)]
@@ -143,6 +139,31 @@ def prebuilt_group(group: Job, wl: Workload | None, jobs: tuple[Job, ...]) -> st
                                                             f"group's role {count}, counting its Succeeded pods")
         at += 1
     return None
+
+
+def group_roles(group: Job, jobs: tuple[Job, ...]) -> dict[str, int]:
+    """`constructGroupPodSets` over the group's members in `jobs`: its runnable and Succeeded pods by role
+    (`isPodRunnableOrSucceeded`, as join_group's `active`), past its total count and before its Succeeded pods are
+    reclaimed."""
+    roles: dict[str, int] = {}
+    for p in jobs:
+        if p.group == group.object.name and p.object.namespace == group.object.namespace \
+                and (p.state != "finished" or p.succeeded):
+            roles[p.role or ""] = roles.get(p.role or "", 0) + 1
+    return roles
+
+
+def sliced_counts(group: Job, jobs: tuple[Job, ...]) -> dict[str, int] | None:
+    """The pod counts workloadslicing.EnsureWorkloadSlices reads of an elastic pod group (JobPodSets: the pod
+    reconciler's PodSets, `group_roles`, or with fast admission its total count in its one pod set); None where
+    every member is Running, a group kadmit keeps as read: the oracle's harness reconciles a group only through a
+    member not bound to a node (kadmit reads bound pods as node usage, KUEUE-DIFFERENCES §2)."""
+    if not any(p.state == "pending" for p in jobs if p.group == group.object.name
+               and p.object.namespace == group.object.namespace):
+        return None
+    if group.group_fast and group.workloads and group.workloads[0].pod_sets:
+        return {group.workloads[0].pod_sets[0].name: group.group_total or 0}
+    return group_roles(group, jobs)
 
 
 def _succeeded(pods: list[Job]) -> dict[str, int]:

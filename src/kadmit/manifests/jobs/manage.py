@@ -13,7 +13,7 @@ from kadmit.manifests.jobs import external, slices
 from kadmit.manifests.jobs.settings import MANAGED_PATH, POD_PARENTS, POD_WEBHOOK_REFUSES, Integrations
 from kadmit.manifests.jobs.shortnames import short_names
 from kadmit.manifests.jobs.uids import shared_uids, shared_workload_uids
-from kadmit.manifests.jobs.groups import GROUP_NAME as POD_GROUP, join_pod_groups, prebuilt_group
+from kadmit.manifests.jobs.groups import GROUP_NAME as POD_GROUP, join_pod_groups, prebuilt_group, sliced_counts
 from kadmit.manifests.jobs.owned import STOPPED, in_step
 from kadmit.manifests.jobs.crd import build_failure, workload_crd_refusal
 from kadmit.manifests.jobs.deletions import not_stopped, unmodelled_deletions
@@ -267,8 +267,9 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
             continue  # a ReplicaSet's pod: the Workload its ReplicaSet's new pod gets (`replacement`) stands for it
         gone.update(going)
         kept = [i for i in found if i not in going] if found is not None else []
-        sliced = slices.ensure(job, workloads, kept, diags) if kept and elastic and job.workloads \
-            and job.workloads[0].elastic is not None else None
+        sliced = slices.ensure(job, workloads, kept, diags, sliced_counts(job, model.jobs) if job.framework == "pod"
+                               and job.group_total is not None else None) \
+            if kept and elastic and job.workloads and job.workloads[0].elastic is not None else None
         if sliced is not None:  # an elastic job's slices (the gate on): no out-of-step matching
             kept, new_slice = sliced
             if new_slice is not None:

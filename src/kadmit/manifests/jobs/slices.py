@@ -89,25 +89,21 @@ def _fewer(a: dict[str, int], b: dict[str, int]) -> bool:
     return any(n < b[name] for name, n in a.items() if name in b)
 
 
-def ensure(job: Job, workloads: list[Workload], kept: list[int],
-           diags: Diagnostics | None) -> tuple[list[int], Workload | None] | None:
+def ensure(job: Job, workloads: list[Workload], kept: list[int], diags: Diagnostics | None,
+           group_counts: dict[str, int] | None = None) -> tuple[list[int], Workload | None] | None:
     """EnsureWorkloadSlices for an elastic job (the caller checks the gate and the annotation): which of its
     Workloads (`kept`: places in `workloads`, none being deleted) stay the job's, updated in `workloads` where
     Kueue updates or finishes them, and the new slice the job gets (its name, `replaces` set; the caller queues it
     after the input's moment), or None. None as a whole where Kueue falls back to the out-of-step matching (the
     pod sets' names differ) or the job is not one the reconciler reaches with it.
-    A pod group's counts are its runnable and Succeeded members by role (constructGroupPodSets, before its
-    Succeeded pods are reclaimed); scaled up while its Workload holds quota, the group gets no new slice: Kueue
-    names a group's Workload as the group, a name its old slice holds (the create fails, AlreadyExists). A group
-    with a Running member is kept as read (kadmit reads its members on nodes as node usage, KUEUE-DIFFERENCES §2)."""
+    A pod group's counts are `group_counts` (`groups.sliced_counts`, None: the group kept as read); scaled up
+    while its Workload holds quota, the group gets no new slice: Kueue names a group's Workload as the group, a name
+    its old slice holds (the create fails, AlreadyExists)."""
     group = job.framework == "pod" and job.group_total is not None
     if job.prebuilt is not None or job.deleting or job.state == "finished" or len(job.workloads) != 1 \
-            or job.framework in _NOT_SLICED or (group and job.state == "running"):
+            or job.framework in _NOT_SLICED or (group and group_counts is None):
         return None
-    want = counts(job.workloads[0])
-    if group:
-        reclaimed = dict(job.reclaimable)
-        want = {name: n + reclaimed.get(name, 0) for name, n in want.items()}
+    want = group_counts if group and group_counts is not None else counts(job.workloads[0])
     # FindNotFinishedWorkloads: oldest first, a slice after the one it replaces where created alike
     live = sorted((i for i in kept if not workloads[i].finished),
                   key=lambda i: (workloads[i].created, bool(workloads[i].replaces)))
