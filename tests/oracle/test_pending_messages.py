@@ -98,6 +98,9 @@ CASES = [
     # topology's error is the whole message of a workload needing preemption (placement.slices)
     (F + "feature-gate-elastic-jobs-via-workload-slices-with-tas-on-delta-does-not-fit.yaml", "ns/new"),
     (F + "feature-gate-elastic-jobs-via-workload-slices-with-tas-on-required-refused.yaml", "ns/over"),
+    (F + "feature-gate-elastic-jobs-via-workload-slices-with-tas-on-negative-count-message.yaml", "ns/new"),
+    # a placement failure whose preemption search finds no victims: the placement's message, not the search's
+    (F + "tas-preemption-without-victims-keeps-the-placements-message.yaml", "ns/w"),
 ]
 
 # where Kueue's message depends on timing the oracle's harness fixes one way (docs/KUEUE-DIFFERENCES.md §1,

@@ -13,7 +13,7 @@ from kadmit.engine.quota import FR, node_id
 from kadmit.engine.compile.problem import (Problem, flavor_error, group_label_keys, selector_conflicts, tas_only,
                                            topology_mismatch, untolerated_taints)
 from kadmit.engine.compile.split import Fixed, Pins
-from kadmit.engine.placing.pool import WorkloadPlacement
+from kadmit.engine.placing.pool import PlacementFailure, WorkloadPlacement
 from kadmit.engine.admission import slices
 from kadmit.engine.preemption.candidates import Preemptor, Victim, buffer
 from kadmit.engine.preemption.search import NO_CANDIDATES, find_targets, may_preempt, oracle
@@ -161,8 +161,10 @@ def nominate(session, wl: Workload, preemption: bool = True) -> tuple[Assignment
     full = {ps.name: ps.count for ps in wl.pod_sets}
     start = session.last_tried.get(wl.key)
     attempts: list[Tried] = []
+    before = session.placement_failures.get(wl.key)
     first = assign_with_counts(session, loaded, wl, cq, numbers, full, preemption, start, attempts)
-    got = with_targets(session, wl, first)
+    placed = session.placement_failures.get(wl.key)  # the topology's failure this try met, if it met one
+    got = with_targets(session, wl, first, placed if placed is not before else None)
     if got is None and any(ps.min_count is not None and ps.min_count < ps.count for ps in wl.pod_sets):
         got = partial(session, loaded, wl, cq, numbers, preemption, start)
     if got is None and first is not None and first.mode != "Fit":
@@ -186,8 +188,11 @@ def held_nodes(session, wl: Workload, a: Assignment) -> WorkloadPlacement | None
     return got if got.failure is None else None
 
 
-def with_targets(session, wl: Workload, a: Assignment | None) -> Assignment | None:
-    """`a` if it fits, or needs preemption and Kueue finds victims (then set); else None."""
+def with_targets(session, wl: Workload, a: Assignment | None, placed: PlacementFailure | None = None) -> Assignment | None:
+    """`a` if it fits, or needs preemption and Kueue finds victims (then set); else None. Without victims, the
+    workload's placement failure is the preemption search's last, unless `a` needs preemption because its
+    placement failed (`placed`): Kueue's message is then that failure's (the assignment's reason, recorded
+    before its preemption search)."""
     if a is None or a.mode == "Fit":
         return a
     p = Preemptor(wl.key, a.cluster_queue, session.index.priority(wl), wl.created, dict(a.usage), a.needs,
@@ -207,7 +212,7 @@ def with_targets(session, wl: Workload, a: Assignment | None) -> Assignment | No
 
     a.targets = find_targets(session, p, placeable)
     if not a.targets and requests and failures:
-        session.placement_failures[wl.key] = failures[-1]
+        session.placement_failures[wl.key] = placed or failures[-1]
     return a if a.targets else None
 
 
