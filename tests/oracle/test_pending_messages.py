@@ -99,6 +99,7 @@ CASES = [
     (F + "feature-gate-elastic-jobs-via-workload-slices-with-tas-on-delta-does-not-fit.yaml", "ns/new"),
     (F + "feature-gate-elastic-jobs-via-workload-slices-with-tas-on-required-refused.yaml", "ns/over"),
     (F + "feature-gate-elastic-jobs-via-workload-slices-with-tas-on-negative-count-message.yaml", "ns/new"),
+    (F + "feature-gate-elastic-jobs-via-workload-slices-on-two-pod-sets-message.yaml", "ns/new"),
     # a placement failure whose preemption search finds no victims: the placement's message, not the search's
     (F + "tas-preemption-without-victims-keeps-the-placements-message.yaml", "ns/w"),
 ]

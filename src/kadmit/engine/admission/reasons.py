@@ -121,6 +121,9 @@ def flavor_reasons(session: Session, wl: Workload, usage: Usage | None = None,
         for m in members:
             for r, q in session.compiler.requests(m, covered).items():
                 requests[r] = requests.get(r, 0) + q * m.count
+        # a replacement slice asks, and adds to what later pod sets see, only its request beyond the old slice's
+        # (findFlavorForPodSets' val, Assignment.append)
+        beyond = {r: q - sum(old.get(m.name, {}).get(r, 0) for m in members) for r, q in requests.items()} if old else {}
         done: set[str] = set()
         said: list[tuple[str, str]] = []  # the pod set's reasons: (code, Kueue's words)
         failed = False
@@ -158,13 +161,13 @@ def flavor_reasons(session: Session, wl: Workload, usage: Usage | None = None,
                 mode = "fit"
                 for r in group:
                     fr = (fname, r)
-                    before = assumed.get(fr, 0)
-                    val = before + requests[r] - sum(old.get(m.name, {}).get(r, 0) for m in members)
+                    before, own = assumed.get(fr, 0), beyond.get(r, requests[r])
+                    val = before + own
                     cap = tree.available(cq_nid, fr, None) if tree.entry(cq_nid, fr).declared else 0
                     if val > cap:
                         reasons.append((KAD511, f"insufficient quota for {r} in flavor {fname}, previously "
                                         f"considered podsets requests ({format_quantity(before, r)}) + current "
-                                        f"podset request ({format_quantity(requests[r], r)}) > maximum capacity "
+                                        f"podset request ({format_quantity(own, r)}) > maximum capacity "
                                         f"({format_quantity(max(cap, 0), r)})"))
                         mode = "no fit"
                         break  # Kueue checks none of the flavor's other resources
@@ -187,7 +190,7 @@ def flavor_reasons(session: Session, wl: Workload, usage: Usage | None = None,
                 said += reasons
             taken = picked or preempting
             for r in group if taken is not None else ():
-                assumed[(taken, r)] = assumed.get((taken, r), 0) + requests[r]
+                assumed[(taken, r)] = assumed.get((taken, r), 0) + beyond.get(r, requests[r])
         out += [Reason(code, f"couldn't assign flavors to pod set {m.name}: {text}", m.name)
                 for m in members for code, text in sorted(said, key=lambda cm: cm[1])]
         if failed:
