@@ -111,17 +111,18 @@ def join_group(name: str, pods: list[Job], sliced: bool = False) -> tuple[Job | 
                                     "suspended": any(p.suspended for p in pods)}), ""  # `Pod.IsSuspended`
 
 
-def prebuilt_group(group: Job, wl: Workload | None, jobs: tuple[Job, ...]) -> str | None:
+def prebuilt_group(group: Job, wl: Workload | None, jobs: tuple[Job, ...], sliced: bool = False) -> str | None:
     """Why a pod group naming its prebuilt Workload (its own name: the webhook refuses another) takes none, as
     Kueue's ensureOneWorkload finds it: absent (ErrPrebuiltWorkloadNotFound), or not equivalent to the group
     (`Pod.equivalentToWorkload`: each of the group's roles, in order, among the Workload's pod sets, by name, with
     at least as many pods as the role has runnable or Succeeded members (`constructGroupPodSets` over the group's
     pods in `jobs`: before its Succeeded pods are reclaimed, and past its total count), unless the Workload is
-    finished). None when the group takes it."""
+    finished), unless `sliced` (an elastic group, the ElasticJobsViaWorkloadSlices gate on) and the Workload is a
+    scaled-up slice (ensureOneWorkload skips the check: workloadslicing.ScaledUp). None when the group takes it."""
     key = f"{group.object.namespace or 'default'}/{group.prebuilt}"
     if wl is None:
         return PREBUILT_ABSENT.format(wl=key)
-    if wl.finished:
+    if wl.finished or sliced and wl.replaces:
         return None
     roles = group_roles(group, jobs)
     # the spec's counts, as Kueue compares them, not less the input's status.reclaimablePods (`reclaim.after_reclaim`)

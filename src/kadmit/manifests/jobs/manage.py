@@ -216,7 +216,8 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
                 and not job.deleting:
             reason = _refused(job, settings, queues, diags) or _not_managed(job, settings, labels, queues)
             if reason is None:
-                at, reason = prebuilt_workload(job, workloads, keys, adopted, diags, flavors, queued=assign)
+                at, reason = prebuilt_workload(job, workloads, keys, adopted, diags, flavors, queued=assign,
+                                               sliced=elastic and (slices.pod_sliced(job) or slices.sliced(job)))
                 found = [at] if reason is None else None
                 if reason is not None and at is not None:  # out of sync: Kueue finishes it
                     workloads[at] = workloads[at].model_copy(update={"finished": True})
@@ -231,7 +232,8 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
             if job.prebuilt is not None and not job.deleting and not any(r.multi_layer in (None, settings.multi_layer)
                                                                          for r in job.refusals) \
                     and _not_managed(job, settings, labels, queues) is None:
-                reason = prebuilt_group(job, None if named is None else workloads[named], model.jobs)
+                reason = prebuilt_group(job, None if named is None else workloads[named], model.jobs,
+                                        elastic and slices.pod_sliced(job))
                 if reason is not None:
                     if named is not None:  # out of sync: Kueue finishes it
                         workloads[named] = workloads[named].model_copy(update={"finished": True})

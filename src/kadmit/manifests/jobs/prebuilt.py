@@ -33,14 +33,16 @@ PREBUILT_OUT_OF_SYNC = ("it names the prebuilt Workload `{wl}` (`kueue.x-k8s.io/
 
 
 def prebuilt_workload(job: Job, workloads: list[Workload], keys: dict[str, int], adopted: dict[int, tuple[Job, bool]],
-              diags: Diagnostics | None, flavors: dict[str, ResourceFlavor] | None = None, queued: bool = True
-              ) -> tuple[int | None, str | None]:
+              diags: Diagnostics | None, flavors: dict[str, ResourceFlavor] | None = None, queued: bool = True,
+              sliced: bool = False) -> tuple[int | None, str | None]:
     """Kueue's ensureOneWorkload for a job naming a prebuilt Workload: the place of the Workload it takes, and
     None; or why it takes none (and the place of a Workload it finishes as out of sync). Absent, or controlled
     by another object (a controller ownerReference with another UID, or a job of the input that took it
     before: `adopted`, each Workload no object controlled and the job that took it, in sync or not), the job
     gets none; else it takes ownership (one it controls already too) and checks the Workload in sync
-    (`EquivalentToWorkload`; `flavors` by name, for one holding quota; `queued`: AssignQueueLabelsForPods, `out_of_sync`)."""
+    (`EquivalentToWorkload`; `flavors` by name, for one holding quota; `queued`: AssignQueueLabelsForPods, `out_of_sync`),
+    but where `sliced` (an elastic job, the ElasticJobsViaWorkloadSlices gate on) and the Workload is a scaled-up slice
+    (`kueue.x-k8s.io/workload-slice-replacement-for`): ensureOneWorkload skips the check for it (workloadslicing.ScaledUp)."""
     ns = job.object.namespace or "default"
     key = f"{ns}/{job.prebuilt}"
     at = keys.get(key)
@@ -55,7 +57,7 @@ def prebuilt_workload(job: Job, workloads: list[Workload], keys: dict[str, int],
     owner = wl.origin
     if owner is not None and not (job.object.uid and owner.uid == job.object.uid):
         return None, PREBUILT_CONTROLLED.format(wl=key, owner=f"{owner.kind} `{owner.name}`")
-    what = out_of_sync(job, wl, flavors or {}, queued)
+    what = None if sliced and wl.replaces else out_of_sync(job, wl, flavors or {}, queued)
     if owner is None:  # Kueue makes the job its controller (EnsurePrebuiltWorkloadOwnership), in sync or not
         adopted[at] = (job, not what)
         workloads[at] = _owned_by(wl, job)
