@@ -248,6 +248,9 @@ class PodSet(Obj):
     node_affinity: tuple[NodeSelectorTerm, ...] = ()  # required terms, ORed
     tolerations: tuple[Toleration, ...] = ()
     topology: TopologyRequest | None = None
+    # a Workload's own `topologyRequest.podSetGroupName`, which Kueue's flavor assigner reads from the stored spec
+    # whatever the TopologyAwareScheduling gate (`effective.gated` drops `topology` with the gate off, not this)
+    stored_group: str | None = None
     claim_templates: tuple[str, ...] = ()  # DRA: ResourceClaimTemplates the pods' resourceClaims name
     claims: tuple[str, ...] = ()  # DRA: ResourceClaims the pods' resourceClaims name directly
     resources: PodResources | None = None  # its containers' own, which Kueue adjusts (`manifests.resources`)
@@ -257,6 +260,12 @@ class PodSet(Obj):
     refused_object: str = ""
     _outside: ClassVar[frozenset[str]] = frozenset({"span", "spans", "resources", "pod_refusals",  # `requests` holds
                                                     "refused_object"})  # what it asks
+
+    @property
+    def flavor_group(self) -> str | None:
+        """The pod-set group Kueue's flavor assigner takes this pod set in (podSetGroupName: one flavor for the
+        group's summed requests, flavorassigner.go groupedRequests): its topology request's, else its Workload's own."""
+        return (self.topology.group if self.topology is not None else None) or self.stored_group
 
     @property
     def placed_requests(self) -> Quantities:

@@ -243,7 +243,7 @@ def node(n: Node) -> str:
     return block(f"node {key(n.name)}", body)
 
 
-def pod_group(out: Out, wl: Workload, ps: PodSet) -> str:
+def pod_group(out: Out, wl: Workload, ps: PodSet, tas: bool = True) -> str:
     body = [f"count = {ps.count}"]
     if ps.min_count is not None:
         body.append(f"min_count = {ps.min_count}")
@@ -281,8 +281,11 @@ def pod_group(out: Out, wl: Workload, ps: PodSet) -> str:
             body.append("topology = unconstrained")
         elif t.level is not None:
             body.append(f"topology = {t.mode} {key(t.level)}")
-        if t.group is not None:
-            body.append(f"topology_group = {key(t.group)}")
+        if t.group is not None and (tas or ps.stored_group is not None):
+            body.append(f"topology_group = {key(t.group)}")  # a `.kad` pod set's is a Workload's (`PodSet.stored_group`)
+        elif t.group is not None:  # a job's annotation: with TopologyAwareScheduling off, Kueue makes no group of it
+            body.append(f"# topology_group = {key(t.group)}: a job's, which Kueue does not group by with "
+                        "TopologyAwareScheduling off")
     if ps.claim_templates or ps.claims:
         body += out.lack("workloads", f"the DRA claims of pod group `{ps.name}` of `{wl.key}`", ps.span,
                          [", ".join((*ps.claim_templates, *ps.claims))])
@@ -347,7 +350,8 @@ def workload(out: Out, ix: ModelIndex, wl: Workload) -> str:
             or wl.spec_min_counts != tuple(ps.min_count for ps in wl.pod_sets)):
         body += out.lack("workloads", f"`{wl.key}`'s pod spec fields that SchedulingEquivalenceHashing compares "
                          "(ports, affinity, topologySpreadConstraints, priority, claims, the spec's minCount)", wl.span)
-    body += [pod_group(out, wl, ps) for ps in wl.pod_sets]
+    tas = enabled(ix.model.config, "TopologyAwareScheduling")
+    body += [pod_group(out, wl, ps, tas) for ps in wl.pod_sets]
     if wl.admission is not None:
         adm = [f"cluster_queue = {key(wl.admission.cluster_queue)}"]
         if wl.admission.admitted_at is not None:

@@ -109,6 +109,9 @@ def pod_set(ix: ModelIndex, wl: Workload, ps: PodSet, diags: Diagnostics) -> dic
     t = ps.topology
     if t is not None and t.layers_annotation and not enabled(ix.model.config, "TASMultiLayerTopology"):
         t = without_layer_annotation(t)  # the Workload Kueue builds from the job with the gate off
+    if t is not None and t.group is not None and ps.stored_group is None and \
+            not enabled(ix.model.config, "TopologyAwareScheduling"):
+        t = t.model_copy(update={"group": None})  # a job's group: Kueue's Workload holds none with the gate off
     if t is not None:
         out["topologyRequest"] = topology_request(ix, wl, ps, t, diags)
     return out

@@ -125,6 +125,7 @@ def template_pod_set(f: Fields, name: str, count: int, min_count: int | None, te
     selector, selector_nodes = f.str_map(spec, "nodeSelector")
     affinity, affinity_node = required_node_affinity(f, spec, stored=request is not None)  # a Workload's own
     topo, topo_node = topology_request(f, request, meta, count, webhook) if topology else (None, None)
+    stored = f.field(f.map(request, "topologyRequest"), "podSetGroupName") if request is not None else None
     coverage.warn_template(f, meta, spec, name)
     claims, direct, claims_node = pod_claim_templates(f, spec)
     tols = tolerations(f, spec, validated=api is not None)
@@ -134,7 +135,7 @@ def template_pod_set(f: Fields, name: str, count: int, min_count: int | None, te
     return PodSet(claim_templates=claims, claims=direct, pod_refusals=refusals, refused_object=refused,
         name=name, origin=origin, count=count, min_count=min_count, requests=reqs.requests, resources=reqs.pod,
         node_selector=selector, node_affinity=affinity, tolerations=tols, topology=topo,
-        span=f.span(at),
+        stored_group=topo.group if topo is not None and stored is not None else None, span=f.span(at),
         spans=f.spans({**(nodes or {}), "tolerations": f.field(spec, "tolerations"), "template_spec": spec,
                        "template": template, "template_metadata": meta,
                        "template_annotations": f.field(meta, "annotations"),

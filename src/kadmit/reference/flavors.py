@@ -219,8 +219,7 @@ class FlavorAssigner:
         all_fit = True
         units: dict[tuple, list[int]] = {}  # groupedRequests: a pod set alone, or a group's pod sets together
         for i, ps in enumerate(wl.pod_sets):
-            grouped = ps.topology is not None and ps.topology.group
-            units.setdefault(("group", ps.topology.group) if grouped else ("pod set", i), []).append(i)
+            units.setdefault(("group", ps.flavor_group) if ps.flavor_group else ("pod set", i), []).append(i)
         for unit in units.values():
             members = [wl.pod_sets[i] for i in unit]
             own: list[dict[str, int]] = []  # each member's requests

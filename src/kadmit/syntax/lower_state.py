@@ -114,6 +114,7 @@ def pod_set(b: Block, diags: Diagnostics) -> PodSet:
                        "`topology` request", a.value.span, help="add e.g. `topology = required rack`")
         elif name is not None:
             kw["topology"] = kw["topology"].model_copy(update={"group": name})
+            kw["stored_group"] = name  # a .kad pod set is a Workload's (`PodSet.stored_group`)
     if (blk := f.block("affinity")) is not None:
         spans["node_affinity"] = blk.span
         kw["node_affinity"] = _affinity(blk, diags)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from kadmit.diagnostics import Diagnostics, did_you_mean
+from kadmit.featuregates import enabled
 from kadmit.index import HOSTNAME_LABEL, ModelIndex, resolve_level
 from kadmit.identity import about, object_of, subject
 from kadmit.model import ClusterQueue, Cohort, PodSet, Workload
@@ -219,8 +220,8 @@ def _check_admission(wl: Workload, index: ModelIndex, diags: Diagnostics) -> Non
 def _check_topology_level(wl: Workload, i: int, ps: PodSet, cq: ClusterQueue | None,
                           index: ModelIndex, diags: Diagnostics) -> None:
     req = ps.topology
-    if req is None or req.level is None or cq is None:
-        return
+    if req is None or req.level is None or cq is None or not enabled(index.model.config, "TopologyAwareScheduling"):
+        return  # the gate off: Kueue reads no topology request (`effective.gated`)
     topologies = []
     for g in cq.resource_groups:
         for fq in g.flavors:

@@ -121,13 +121,13 @@ class Tried:
 
 def pod_set_units(wl: Workload, order: list[str]) -> list[list[int]]:
     """The pod sets (indices into `order`) in the units Kueue's flavor assigner takes them: each on
-    its own, but the pod sets of one group (`TopologyRequest.group`, Kueue's podSetGroupName) together,
+    its own, but the pod sets of one group (`PodSet.flavor_group`, Kueue's podSetGroupName) together,
     at the place of the first of them (flavorassigner.go, groupedRequests.InOrder)."""
     by_name = {ps.name: ps for ps in wl.pod_sets}
     units: dict[str, list[int]] = {}
     for i, name in enumerate(order):
-        t = by_name[name].topology
-        units.setdefault(f"group {t.group}" if t is not None and t.group else f"pod set {i}", []).append(i)
+        group = by_name[name].flavor_group
+        units.setdefault(f"group {group}" if group else f"pod set {i}", []).append(i)
     return list(units.values())
 
 

@@ -144,9 +144,8 @@ def _group_flavors(prob: Problem, ix: ModelIndex) -> list[T.Term]:
     too (checkFlavorForPodSets over the group: taints, node selector, the topology-aware match)."""
     members: dict[str, list] = {}
     for pv in prob.pod_sets:
-        t = pv.pod_set.topology
-        if t is not None and t.group is not None:
-            members.setdefault(t.group, []).append(pv)
+        if pv.pod_set.flavor_group:
+            members.setdefault(pv.pod_set.flavor_group, []).append(pv)
     cq = prob.cluster_queue
     out: list[T.Term] = []
     for name in sorted(members):
