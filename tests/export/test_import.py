@@ -34,6 +34,9 @@ def decisions(model) -> list:
     out = json.loads(admit_json(decide_all(model, "ordered", Limits()), []))["decisions"]
     for d in out:
         d.pop("object")  # the job a workload stands for: a `.kad` workload stands for itself
+        for r in d["reasons"]:
+            if r["code"] == "KAD535":  # a loop's settings, as each syntax writes them (`reclaim_within_cohort = Any`)
+                r["message"] = r["message"].split("; the loop is allowed by ")[0]
         # the Workload's name in Kueue (a job's, or the cluster's to give: null), where a `.kad` workload has its own
         for named in (d, *d["preempted"]):
             named.pop("kueue_workload")

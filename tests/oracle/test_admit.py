@@ -276,6 +276,22 @@ def test_second_pass_group_with_no_node_goes_either_way(kueue_oracle):
     assert code in (0, 1) and result.agree, result.report(k, q)
 
 
+def test_a_heads_message_names_either_resource_of_a_flavor(kueue_oracle):
+    """A head's Pending message names whichever of a flavor's resources over its quota Kueue's map order
+    reaches first; the search goes on only where the message repeats, so the head is set aside in cycle 3 (about
+    half the runs: ns/small admitted) or later (small not admitted, cq1 having taken the quota it borrows). kadmit
+    writes one message and follows the shortest run: small admitted, one of Kueue's outcomes."""
+    path = "tests/oracle/features/tie-head-message-names-either-resource-of-a-flavor.yaml"
+    kueue = run_oracle(kueue_oracle, [path], "--runs", "16")
+    alternatives = variants(kueue)
+    assert sorted(o.admitted for o in alternatives.get("ns/small", ())) == [False, True], kueue["variance"]
+    code, kadmit = run_kadmit([path])
+    k, q = from_kadmit(kadmit), from_oracle(kueue)
+    result = compare(k, q, alternatives=alternatives)
+    assert code == 0 and result.agree, result.report(k, q)
+    assert k.outcomes["ns/small"].admitted
+
+
 def test_nodes_sharing_a_hostname_filter_by_map_order(kueue_oracle):
     """Nodes sharing a hostname are one leaf to Kueue, filtered by whichever it reads first from
     its nodes map: with only the second tainted, the oracle's runs admit ns/wide on host-a or leave

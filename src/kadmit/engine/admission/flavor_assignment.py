@@ -310,7 +310,6 @@ def assign_with_counts(session, loaded, wl: Workload, cq: ClusterQueue, numbers:
         unit_sets = [own[names[i]] for i in unit]
         unparsable = any(parse_errors(ps.node_affinity) for ps in unit_sets)  # a flavor's check may err
         failed: list[tuple] = []  # the reasons of each group that got no flavor, in kadmit's order
-        failed_at: dict[int, tuple] = {}  # what the groups before the first of them recorded
         for gi in sorted({gi for pv in pvs.values() for gi in pv.flavors}):
             members = [i for i in unit if gi in pvs[i].flavors]
             group_res = sorted({r for i in members for r, g in pvs[i].group_of.items() if g == gi})
@@ -368,8 +367,6 @@ def assign_with_counts(session, loaded, wl: Workload, cq: ClusterQueue, numbers:
                     break
             if best is None:
                 # the other groups are still walked: in another order of the resources, Kueue's message is theirs
-                if not failed:
-                    failed_at = {i: tuple(ps_tried[i]) for i in unit}
                 failed.append(tuple(ps_reasons + reasons))
                 continue
             # Kueue records the index on the flavor chosen: -1 when the search reached the last one
@@ -390,7 +387,10 @@ def assign_with_counts(session, loaded, wl: Workload, cq: ClusterQueue, numbers:
                 if best[4][r] != "Fit":
                     needs.add((best[2], r))
         if failed:
-            tried_idx.extend((names[i], failed_at[i]) for i in unit)
+            # Kueue drops the unit's flavors when a group gets none (groupFlavors = nil), so its pod sets
+            # record no index (an empty LastTriedFlavorIdx entry): they count for no PendingFlavors, and their
+            # next search starts at the first flavor of every group, whichever groups came before in map order
+            tried_idx.extend((names[i], ()) for i in unit)
             before = tuple(message)
             message.extend((names[i], failed[0]) for i in unit)
             others.extend(before + tuple((names[i], f) for i in unit) for f in failed[1:])
