@@ -24,6 +24,20 @@ def object_of(wl: Workload) -> ObjectRef:
 KUEUE_NAME_UNKNOWN = ("given by the cluster: Kueue's name for the Workload it makes of a job hashes the UID the API "
                       "server gives the job (a pod a controller makes: the pod's, and its name), which the input "
                       "does not hold")
+# said where the workload's key is kadmit's own (`own_name`)
+OWN_KEY = "`{key}` is kadmit's own key for it (the object's name, `:`, the part it stands for), not a Kueue name"
+
+
+# what separates an object's name from the part of it a workload stands for in kadmit's own key (`own_name`): no
+# Kubernetes object's name holds it, so the key cannot pass for a Workload's name in Kueue
+OWN_KEY_MARK = ":"
+
+
+def own_name(o: ObjectRef, part: str | None) -> str:
+    """kadmit's own name for one of the several workloads of `o` whose Kueue names hash UIDs the input does not
+    hold (a Deployment's replicas, a JobSet's Jobs, the pods a controller makes): the object's name, `:`, and the
+    part (`serve:replica-0`, `js:job-js-w-0`), else the object's kind (two kinds sharing a name: `a:job`)."""
+    return f"{o.name}{OWN_KEY_MARK}{'-'.join((part or o.kind).lower().split())}"
 
 
 def kueue_key(wl: Workload) -> str | None:
@@ -39,8 +53,10 @@ def kueue_key(wl: Workload) -> str | None:
 def kueue_dict(wl: Workload) -> dict:
     """`kueue_workload` in admit's and why's JSON: Kueue's name, or null with `kueue_workload_unknown` saying why."""
     key = kueue_key(wl)
-    return {"kueue_workload": key} if key is not None else {"kueue_workload": None,
-                                                            "kueue_workload_unknown": KUEUE_NAME_UNKNOWN}
+    if key is not None:
+        return {"kueue_workload": key}
+    own = f"; {OWN_KEY.format(key=wl.key)}" if OWN_KEY_MARK in wl.name else ""
+    return {"kueue_workload": None, "kueue_workload_unknown": KUEUE_NAME_UNKNOWN + own}
 
 
 _REPEAT = re.compile(r"#(\d+)")

@@ -63,7 +63,7 @@ def test_a_jobsets_jobs_each_get_a_workload_of_their_templates_queue(tmp_path):
     loaded = _load(tmp_path, **{"setup.yaml": TEAM}, js=JOBSET.format(suspend=""))
     wls = loaded.model.workloads
     assert [(w.name, w.queue, [(ps.name, ps.count) for ps in w.pod_sets]) for w in wls] == [
-        ("job-js-w-0-d8afd", "user-queue", [("main", 2)]), ("job-js-w-1-9145a", "user-queue", [("main", 2)])]
+        ("js:job-js-w-0", "user-queue", [("main", 2)]), ("js:job-js-w-1", "user-queue", [("main", 2)])]
     assert all(w.origin.kind == "JobSet" and w.origin.name == "js" for w in wls)
     # `later`'s Jobs come once `w`'s complete: pending work then, not now (no Workload, no KAD161)
     assert not [d for d in loaded.diagnostics if d.code == "KAD161"]
@@ -72,7 +72,7 @@ def test_a_jobsets_jobs_each_get_a_workload_of_their_templates_queue(tmp_path):
 def test_a_jobset_suspended_by_its_own_spec_has_its_jobs_workloads_alike(tmp_path):
     loaded = _load(tmp_path, **{"setup.yaml": TEAM}, js=JOBSET.format(suspend="\n  suspend: true"))
     assert [(w.name, w.queue) for w in loaded.model.workloads] == [
-        ("job-js-w-0-d8afd", "user-queue"), ("job-js-w-1-9145a", "user-queue")]
+        ("js:job-js-w-0", "user-queue"), ("js:job-js-w-1", "user-queue")]
     assert not [d for d in loaded.diagnostics if d.code == "KAD161"]
 
 
@@ -81,7 +81,7 @@ def test_a_jobset_in_order_has_its_first_replicated_jobs_jobs_alone(tmp_path):
     text = JOBSET.format(suspend="\n  startupPolicy: {startupPolicyOrder: InOrder}").replace(
         "    dependsOn: [{name: w, status: Complete}]\n", "")
     loaded = _load(tmp_path, **{"setup.yaml": TEAM}, js=text)
-    assert [w.name for w in loaded.model.workloads] == ["job-js-w-0-d8afd", "job-js-w-1-9145a"]
+    assert [w.name for w in loaded.model.workloads] == ["js:job-js-w-0", "js:job-js-w-1"]
     text = text.replace("  - name: w\n    replicas: 2", "  - name: w\n    replicas: 0")  # w started, with no Jobs
     loaded = _load(tmp_path, **{"setup.yaml": TEAM}, js=text)
     assert [w.part for w in loaded.model.workloads] == ["Job js-later-0"]

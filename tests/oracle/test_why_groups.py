@@ -18,7 +18,7 @@ CASES = {
     # a LeaderWorkerSet's third replica: the first two hold racks r2 and r3 (kadmit's Workload name)
     # (the fixes proven are node capacity: kadmit proposes no change of the LeaderWorkerSet itself here)
     "tests/oracle/features/pod-set-group-tas-lws-third-replica.yaml": (
-        "team/leaderworkerset-serve-2-69a40", {"group", "count", "domain", "holder"}, 2),
+        "team/serve:group-2", {"group", "count", "domain", "holder"}, 2),
 }
 
 

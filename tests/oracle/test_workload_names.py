@@ -82,3 +82,34 @@ def test_workloads_and_victims_are_named_as_kueue_names_them_where_the_input_hol
                                          "no UID)")
     said = json.loads(CliRunner().invoke(cli, ["why", "--format", "json", "ns/job-high-a74bf", path]).stdout)
     assert (said["workload"], said["kueue_workload"]) == ("ns/high", "ns/job-high-a74bf")
+
+
+@pytest.mark.parametrize("case", ["tests/oracle/features/deployment-queue-in-its-pod-template-only.yaml"])
+def test_the_several_workloads_of_one_object_without_uids_have_kadmits_own_keys(kueue_oracle, case, tmp_path):
+    """A Deployment's replicas (their pods' names and UIDs the cluster's): Kueue names each pod's Workload by the
+    pod's name and UID (`pod-serve-6b4d95549f-44444-5bf59`); kadmit's key for each was a Kueue-like name hashing an
+    empty UID (`pod-serve-0-4dd81`), which no cluster gives. It is now kadmit's own, `team/serve:replica-0` (a `:`
+    no object name holds), the JSON says so, admit's hint names it as `why` takes it, and `export --workloads`
+    writes a Workload name the API server takes."""
+    from click.testing import CliRunner
+
+    from kadmit.cli import cli
+    from kadmit.identity import KUEUE_NAME_UNKNOWN
+
+    kueue = sorted(d["kueue_workload"] for d in run_oracle(kueue_oracle, [case])["decisions"]
+                   if d["object"]["namespace"] == "team")
+    assert len(kueue) == 3 and all(k.startswith("team/pod-serve-") for k in kueue)
+    path = str(ROOT / case)
+    mine = [d for d in json.loads(CliRunner().invoke(cli, ["admit", "--format", "json", path]).stdout)["decisions"]
+            if d["object"]["namespace"] == "team"]
+    assert [d["workload"] for d in mine] == ["team/serve:replica-0", "team/serve:replica-1", "team/serve:replica-2"]
+    for d in mine:
+        assert d["kueue_workload"] is None and d["kueue_workload_unknown"].startswith(KUEUE_NAME_UNKNOWN)
+        assert f"`{d['workload']}` is kadmit's own key" in d["kueue_workload_unknown"]
+    text = CliRunner().invoke(cli, ["admit", path]).stdout
+    assert "(+1 more: kadmit why team/serve:replica-2)" in text
+    said = json.loads(CliRunner().invoke(cli, ["why", "--format", "json", "team/serve:replica-2", path]).stdout)
+    assert said["workload"] == "team/serve:replica-2"
+    CliRunner().invoke(cli, ["export", "--workloads", "-o", str(tmp_path / "out"), path])
+    written = (tmp_path / "out" / "11-workloads.yaml").read_text()
+    assert "  name: serve-replica-0\n" in written and "name: serve:" not in written  # the comment says the key

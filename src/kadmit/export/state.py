@@ -10,6 +10,7 @@ from kadmit.effective import without_layer_annotation
 from kadmit.export.codes import KAD901, KAD903
 from kadmit.export.policy import KUEUE_API, meta, requirement, taint, toleration
 from kadmit.featuregates import enabled
+from kadmit.identity import OWN_KEY_MARK
 from kadmit.index import HOSTNAME_LABEL, ModelIndex, resolve_level
 from kadmit.model import Node, NodeSelectorTerm, PodSet, TopologyRequest, Workload
 from kadmit.quantity import format_quantity
@@ -167,7 +168,8 @@ def workload(ix: ModelIndex, wl: Workload, diags: Diagnostics) -> dict:
                    f"`{DURATION_ANNOTATION}`, which only kadmit's `simulate` reads", wl.field_span("duration_ms"))
     if wl.replaces:  # the admitted slice it replaces (ElasticJobsViaWorkloadSlices)
         annotations[REPLACEMENT_FOR] = wl.replaces
-    metadata = meta(wl.name, wl.namespace, annotations=annotations)
+    # kadmit's own key (`identity.own_name`, `serve:replica-0`) is no object name: written with `-` instead
+    metadata = meta(wl.name.replace(OWN_KEY_MARK, "-"), wl.namespace, annotations=annotations)
     metadata["creationTimestamp"] = timestamp(wl.created)
     spec: dict = {"queueName": wl.queue, "podSets": [pod_set(ix, wl, ps, diags) for ps in wl.pod_sets]}
     if wl.priority_class:

@@ -244,7 +244,8 @@ def admit_human(result: AdmitResult, skipped=(), width: int | None = None, unmod
             reasons = result.reasons.get(d.key, [])
             note = one_line(reasons[0].message) if reasons else ""
             if len(reasons) > 1:
-                note += f" (+{len(reasons) - 1} more: kadmit why {names.get(d.key, d.key)})"
+                shown = names.get(d.key, d.key)  # `why` takes the key where the name shown adds the part
+                note += f" (+{len(reasons) - 1} more: kadmit why {d.key if ' (' in shown else shown})"
                 short.append((len(rows), one_line(reasons[0].message), len(reasons) - 1))
         if d.loop is not None:
             note = "in a preemption loop (see the warning below)" if d.loop.settled else "still moving when the run stopped"

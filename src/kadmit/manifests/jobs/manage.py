@@ -23,7 +23,7 @@ from kadmit.manifests.jobs.start import failed_start, queue_labels, warn_unstart
 from kadmit.manifests.jobs.replicasets import REPLICA_SET_HASH, owner_absent, owners_pod, replaced, replacement, \
     replica_set_pod, rolled_out
 from kadmit.diagnostics import Diagnostics
-from kadmit.identity import repeat_name, subject
+from kadmit.identity import own_name, repeat_name, subject
 from kadmit.index import BUILTIN_PRIORITY_CLASSES
 from kadmit.manifests.codes import KAD170, KAD172
 from kadmit.model import Job, LabelSelector, Model, Requirement, Skipped, Workload
@@ -360,7 +360,9 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
 def _own_names(made: list[Workload], taken: set[str]) -> list[Workload]:
     """A job's workload is named as the job is (`namespace/name`), Kueue's name kept as its alias (`kueue_name`; ""
     where it hashes a UID the input lacks); where that name is not unique (an object with several workloads, two
-    kinds sharing a name, a Workload of the input with that name) it keeps the name made as Kueue's is."""
+    kinds sharing a name, a Workload of the input with that name) it keeps the name made as Kueue's is where that
+    is Kueue's (the UID known), else takes kadmit's own key (`identity.own_name`: `serve:replica-0`, a name no
+    object holds), never a hash over an empty UID that would pass for Kueue's."""
     per_object = Counter((w.origin.kind, w.namespace, w.origin.name) for w in made if w.origin)
     wanted = Counter((w.namespace, w.origin.name) for w in made if w.origin)
     out = []
@@ -370,8 +372,10 @@ def _own_names(made: list[Workload], taken: set[str]) -> list[Workload]:
         if (o is not None and per_object[(o.kind, w.namespace, o.name)] == 1 and wanted[(w.namespace, o.name)] == 1
                 and own not in taken):
             out.append(w.model_copy(update={"name": o.name, "kueue_name": w.name if w.kueue_name is None else ""}))
-        else:
+        elif w.kueue_name is None or o is None:
             out.append(w.model_copy(update={"kueue_name": w.name if w.kueue_name is None else ""}))
+        else:
+            out.append(w.model_copy(update={"name": own_name(o, w.part), "kueue_name": ""}))
     return out
 
 
