@@ -206,3 +206,28 @@ def test_an_appwrapper_mpijobs_launcher_takes_its_replica_specs_restart_policy(t
     ws = load(write(tmp_path, setup__yaml=SETUP, job__yaml=manifest))
     assert not ws.diagnostics.has_errors, [str(d) for d in ws.diagnostics]
     assert [d for d in ws.diagnostics if d.code == "KAD199"] == [], [str(d) for d in ws.diagnostics]
+
+
+GROUP_CASE = Path(__file__).parents[1] / "oracle/features/job-template-pod-group-without-total-count-pods-refused.yaml"
+
+
+@pytest.mark.parametrize("frameworks, warned", [(None, True), ("[batch/job, pod]", True), ("[batch/job]", False)])
+def test_a_jobs_template_naming_a_pod_group_without_its_count_is_warned(frameworks, warned, tmp_path: Path) -> None:
+    """A Job Kueue manages whose template names a pod group without its total count: Kueue admits the Job, its pod
+    webhook (running where the pod integration, or one turning it on, is enabled) refuses every pod (KAD199, at the
+    label, about the Job); the Job with its count is not warned. Without the pod integration its webhook is a no-op."""
+    text = GROUP_CASE.read_text()
+    if frameworks is not None:
+        text = f"apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nintegrations:\n  frameworks: {frameworks}\n---\n" + text
+    (tmp_path / "case.yaml").write_text(text)
+    loaded = load([str(tmp_path)])
+    found = [d for d in loaded.diagnostics if d.code == "KAD199"]
+    assert [w.key for w in loaded.model.workloads] == ["ns-b/grouped", "ns-b/counted"]
+    if not warned:
+        assert found == []
+        return
+    [d] = found
+    assert d.message.startswith("Kueue's pod webhook refuses every pod Job `ns-b/grouped` makes: metadata.annotations"
+                                "[kueue.x-k8s.io/pod-group-total-count]: Required value: both the ")
+    line = text.splitlines()[d.span.line - 1]
+    assert "kueue.x-k8s.io/pod-group-name: g}" in line and [(a.kind, a.name) for a in d.about] == [("Job", "grouped")]

@@ -327,6 +327,9 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
         if reason is not None:
             skipped.append(Skipped(object=job.object, reason=reason, span=job.span))
             continue
+        if job.unsuspended is not None and job.framework == "batch/job":
+            from kadmit.manifests.jobs.templatepods import refused_pods
+            refused_pods(job, settings, diags)
         queue = job.queue or DEFAULT_LOCAL_QUEUE
         created = job.created
         if going:  # made again after the input's moment, when its reconciler lets the old one go: below

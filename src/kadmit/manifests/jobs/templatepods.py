@@ -6,6 +6,8 @@ pod webhook gates it. A Deployment's replicas (apps.py), a batch Job's first pod
 from __future__ import annotations
 
 from kadmit.diagnostics import Diagnostics
+from kadmit.identity import subject
+from kadmit.manifests.codes import KAD199
 from kadmit.manifests.fields import Fields, Invalid, Meta
 from kadmit.manifests.jobs.common import QUEUE_LABEL, workload_name
 from kadmit.manifests.jobs.groups import GROUP_NAME, join_group
@@ -103,6 +105,26 @@ def template_refusals(f: Fields, o: Meta, template: Val) -> tuple[Refusal, ...]:
     # Deployment's writes `true` where it takes it, a StatefulSet's marks them suspended by it and leaves it — not
     # modelled)
     return () if pod is None else _of_pods(tuple(r for r in pod.refusals if not r.message.startswith(MANAGED_PATH)))
+
+
+def refused_pods(job: Job, s: Integrations, diags: Diagnostics | None) -> None:
+    """KAD199 where Kueue's pod webhook refuses every pod of a Job Kueue manages (`job.unsuspended`, its template's
+    pods as the pod integration reads them): the webhook's ValidateCreate runs for every pod, whatever manages its
+    owner (`template_refusals`), e.g. a template naming a pod group (`kueue.x-k8s.io/pod-group-name`) without its
+    `kueue.x-k8s.io/pod-group-total-count` (validatePodGroupMetadata). Kueue admits the Job's Workload as any
+    (oracle: tests/oracle/features/job-template-pod-group-without-total-count-pods-refused.yaml), which then holds
+    its quota while the Job controller's every pod is refused."""
+    pods = job.unsuspended
+    if diags is None or pods is None or not s.pod_webhook:
+        return
+    for r in pods.refusals:
+        if r.pods and not r.message.startswith(MANAGED_PATH) and r.multi_layer in (None, s.multi_layer):
+            diags.emit(KAD199, f"Kueue's pod webhook refuses every pod {job.object.kind} `{job.object.key}` makes: "
+                       f"{r.message}: Kueue may admit it, but none of its pods is created, and its Workload holds "
+                       "its quota", r.span or job.span,
+                       help="change the pod template as the message says (a pod group's members name its total "
+                            "count too; a Job's pods need no pod group: Kueue admits the Job as one)",
+                       about=(subject(job.object),))
 
 
 def _of_pods(refusals: tuple[Refusal, ...]) -> tuple[Refusal, ...]:
