@@ -61,8 +61,8 @@ def test_leader_worker_set_makes_a_workload_per_group(tmp_path):
         assert [(p.name, p.count, p.requests["cpu"]) for p in wl.pod_sets] == [("leader", 1, 2000), ("worker", 2, 1000)]
         assert wl.part == f"group {i}" and wl.origin.kind == "LeaderWorkerSet"
     # Kueue's name: GetWorkloadNameForOwnerWithGVK("serve-<i>", uid, LeaderWorkerSet), its hash the cluster's (no UID);
-    # kadmit's key is made as Kueue's is, over an empty UID
-    assert m.workloads[0].name.startswith("leaderworkerset-serve-0-") and m.workloads[0].kueue_name == ""
+    # kadmit's own key (`identity.own_name`), which no Workload of Kueue's can be named
+    assert m.workloads[0].name == "serve:group-0" and m.workloads[0].kueue_name == ""
 
 
 def test_leader_worker_set_without_a_leader_template_has_one_pod_set(tmp_path):
