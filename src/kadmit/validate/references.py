@@ -5,7 +5,7 @@ from __future__ import annotations
 from kadmit.diagnostics import Diagnostics, did_you_mean
 from kadmit.featuregates import enabled
 from kadmit.index import HOSTNAME_LABEL, ModelIndex, resolve_level
-from kadmit.identity import about, object_of, subject
+from kadmit.identity import about, kueue_key, object_of, subject
 from kadmit.model import ClusterQueue, Cohort, PodSet, Workload
 from kadmit.validate.codes import (CHECK_ON_UNUSED_FLAVOR, STATE_OF_ANOTHER_CHECK, QUEUE_CHECKS_INACTIVE, PLACEMENT_COUNT, PLACEMENT_UNKNOWN_NODE, ADMISSION_COUNT, ADMITTED_UNKNOWN_CLUSTER_QUEUE, ADMITTED_UNKNOWN_FLAVOR,
                                    ADMITTED_UNKNOWN_POD_SET, ADMITTED_WITHOUT_FLAVOR, COHORT_PARENT_TYPO, NO_TOPOLOGY_FLAVOR,
@@ -106,10 +106,15 @@ def check_workload_refs(wl: Workload, index: ModelIndex, diags: Diagnostics) -> 
         hint = did_you_mean(wl.queue, here) or (
             f"a local queue `{wl.queue}` exists in {', '.join(f'`{k}`' for k in elsewhere)}; "
             f"local queues are per namespace" if elsewhere else None)
+        # named as Kueue names the Workload it keeps pending, where that is not kadmit's key (a pod group's: the
+        # group's name, not its Deployment's; a job's with its UID), with the object it stands for
+        kueue, o = kueue_key(wl), object_of(wl)
+        named = f"`{kueue}` (of {o.kind} `{o.key}`)" if kueue is not None and kueue != wl.key else f"`{wl.key}`"
         diags.emit(UNKNOWN_LOCAL_QUEUE,
-                   f"workload `{wl.key}` is queued to `{wl.queue}`, but namespace `{wl.namespace}` "
+                   f"workload {named} is queued to `{wl.queue}`, but namespace `{wl.namespace}` "
                    f"has no local queue of that name", wl.field_span("queue"), help=hint,
-                   notes=["Kueue keeps the workload pending: LocalQueue doesn't exist"], about=(subject(object_of(wl)),))
+                   notes=[f"Kueue keeps the workload pending: LocalQueue {wl.queue} doesn't exist"],
+                   about=(subject(o),))
     if wl.priority_class:
         kinds = [wl.priority_class_kind] if wl.priority_class_kind else ["workload", "pod"]
         known: list[str] = []
