@@ -97,6 +97,21 @@ def test_a_required_field_the_crd_defaults_is_not_missing() -> None:
         "spec.rayClusterSpec.workerGroupSpecs[0].groupName: Required value"]
 
 
+@pytest.mark.parametrize("value, type_, shown", [("5", "an integer (`5`)", "5"), ("true", "a boolean (`true`)", "true"),
+                                                  ("1.5", "a number (`1.5`)", "1.5"),
+                                                  ('[1, "b", true, null, 2.5]', "a list", '[1,"b",true,null,2.5]')])
+def test_a_wrong_type_the_enum_refuses_too_is_refused_for_both(value: str, type_: str, shown: str) -> None:
+    """The API server lists both errors of a value of the wrong type that the enum refuses too, the type's first
+    (kube-apiserver v1.35.3, `kubectl apply --dry-run=server`; the oracle's words for the case file below); kadmit
+    said only the type's (one report per value)."""
+    diags = Diagnostics()
+    read_manifest_text(textwrap.dedent(JOBSET % (f"successPolicy: {{operator: {value}}}", "")), "m.yaml", diags)
+    said = [(d.code, d.message, d.span.line) for d in diags.sorted()]
+    assert said == [("KAD156", f"`spec.successPolicy.operator` should be a string, found {type_}", 5),
+                    ("KAD157", "`spec.successPolicy.operator` is refused by its CRD: `spec.successPolicy.operator: "
+                     f'Unsupported value: {shown}: supported values: "All", "Any"`', 5)]
+
+
 def test_values_within_their_constraints_pass() -> None:
     assert refusals(JOBSET % ("successPolicy: {operator: Any}\n  ttlSecondsAfterFinished: 0",
                               "dependsOn: [{name: a, status: Complete}]")) == []

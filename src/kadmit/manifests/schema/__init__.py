@@ -465,8 +465,12 @@ def check(f, node: Val, group: str, version: str, kind: str, name: str = "", *, 
             f.refused_already(val)  # the YAML reader's KAD153: kubectl can't send the document
             continue
         label = f"`{field_path(path)}`" if path else "the object"  # a CEL rule of the whole object
-        f.mistyped(code, f"{label}{'' if message[0] == ':' else ' '}{message}", val, help=help_,
-                   notes=[refused if code == KAD157 else refusal])
+        text, notes = f"{label}{'' if message[0] == ':' else ' '}{message}", [refused if code == KAD157 else refusal]
+        if f.typed.get(id(val)) is val:  # the API server's second error at one value (a wrong type an enum
+            # refuses too: it lists both, type first), said too (`mistyped` reports a value once)
+            f.diags.emit(code, text, val.span(f.file), help=help_, notes=notes)
+            continue
+        f.mistyped(code, text, val, help=help_, notes=notes)
     return len(found) + len(wrong)
 
 

@@ -115,8 +115,8 @@ def _number(val: Val) -> float | int | None:
 def _broken(name: str, val: Val, c: dict) -> list[str]:
     """The API server's words (after the field's path) for each constraint of `c` that `val` breaks."""
     out = _rules(val, c["rules"]) if "rules" in c else []
-    if "enum" in c and val.kind in (STR, INT, FLOAT, BOOL):
-        v = _number(val) if val.kind in (INT, FLOAT) else val.v
+    if "enum" in c and val.kind in (STR, INT, FLOAT, BOOL, SEQ):  # a list too, after its type error (KAD156)
+        v = _number(val) if val.kind in (INT, FLOAT) else val.plain() if val.kind is SEQ else val.v
         if not any(e == v and isinstance(e, bool) == isinstance(v, bool) for e in c["enum"]):
             allowed = ", ".join(json.dumps(e) if isinstance(e, str) else json.dumps(json.dumps(e)) for e in c["enum"])
             out.append(f"Unsupported value: {go_value(v)}: supported values: {allowed}")
