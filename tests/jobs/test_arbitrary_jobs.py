@@ -61,7 +61,8 @@ def test_a_spark_application_is_listed_as_kueue_treats_it(tmp_path):
 
     app = ("apiVersion: sparkoperator.k8s.io/v1beta2\nkind: SparkApplication\n"
            "metadata: {name: pi, labels: {kueue.x-k8s.io/queue-name: user-queue}}\n"
-           "spec: {type: Scala, mode: cluster, sparkVersion: 4.0.0, driver: {cores: 1}, executor: {instances: 1}}\n")
+           "spec: {type: Scala, mode: cluster, sparkVersion: 4.0.0, mainApplicationFile: \"local:///x.jar\", "
+           "driver: {cores: 1}, executor: {instances: 1}}\n")
     on = ("apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n"
           "integrations: {frameworks: [batch/job, sparkoperator.k8s.io/sparkapplication]}\n"
           "featureGates: {SparkApplicationIntegration: true}\n")  # without it Kueue's manager does not start (KAD157)

@@ -42,6 +42,19 @@ RAYJOB = """\
           rayStartParams: {}
           template: {spec: {containers: [{name: h, image: ray}]}}
     """
+# spark-operator v2.5.0's (Kueue v0.17.0's go.mod), the oracle's words: tests/oracle/features/sparkapplication-crd-*.yaml
+SPARK = """\
+    apiVersion: sparkoperator.k8s.io/v1beta2
+    kind: SparkApplication
+    metadata: {name: s, namespace: ns}
+    spec:
+      type: Scala
+      sparkVersion: 4.0.0
+      mainApplicationFile: "local:///x.jar"
+      %s
+      driver: {cores: 1, memory: 512m}
+      executor: {instances: 1, cores: 1, memory: 512m}
+    """
 LONG = "a-very-long-trainjob-name-that-is-longer-than-sixty-three-characters-x"
 
 
@@ -68,6 +81,12 @@ def refusals(text: str) -> list[str]:
     (JOBSET % ("failurePolicy: {rules: [{name: null}]}", "dependsOn: [{name: a}]"),
      "spec.failurePolicy.rules[0].action: Required value, spec.failurePolicy.rules[0].name: Required value, "
      "spec.replicatedJobs[0].dependsOn[0].status: Required value"),
+    (SPARK % "mode: local", 'spec.mode: Unsupported value: "local": supported values: "cluster", "client"'),
+    ((SPARK % "").replace("instances: 1", "instances: 0"),
+     "spec.executor.instances: Invalid value: 0: spec.executor.instances in body should be greater than or equal to 1"),
+    (SPARK % "monitoring: {exposeDriverMetrics: true, exposeExecutorMetrics: true, prometheus: {jmxExporterJar: j, port: 80}}",
+     "spec.monitoring.prometheus.port: Invalid value: 80: spec.monitoring.prometheus.port in body should be greater "
+     "than or equal to 1024"),
     (RAYJOB % "managedBy: someone",
      "spec.managedBy: Invalid value: \"someone\": the managedBy field value must be either 'ray.io/kuberay-operator' "
      "or 'kueue.x-k8s.io/multikueue'"),
