@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from .helpers import SETUP, model_of
 
 RUNTIME = """\
@@ -246,3 +248,23 @@ def test_the_trainjob_webhook_refuses_its_runtimes_topology_annotations_in_kueue
                        ("tjl", "podset-slice-required-topology-constraints]: Forbidden: the TASMultiLayerTopology "
                                "feature gate must be enabled to use this annotation"),
                        ("tju", 'podset-slice-size]: Invalid value: "3": must not be greater than pod set count 2'))]
+
+
+def test_a_flux_trainjob_without_trainer_is_refused_as_kueues_webhook_panics(tmp_path):
+    """Kueue's TrainJob webhook runs the flux plugin on a TrainJob being created, which dereferences its nil
+    `trainer` (oracle: the case file, three skipped with the recovered panic, `with` admitted): refused (KAD170),
+    queued or not, `trainer: null` too; `trainer: {}` is a trainer."""
+    from kadmit.workspace import load
+
+    case = Path(__file__).parents[1] / "oracle/features/trainjob-flux-without-trainer-refused.yaml"
+    text = case.read_text() + ("---\napiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata: {name: empty, "
+                               "namespace: ml, labels: {kueue.x-k8s.io/queue-name: main}}\n"
+                               "spec: {runtimeRef: {name: rt}, trainer: {}}\n")
+    (tmp_path / "case.yaml").write_text(text)
+    loaded = load([str(tmp_path)])
+    said = [d for d in loaded.diagnostics if d.code == "KAD170"]
+    assert [d.about[0].name for d in said] == ["bare", "null-trainer", "unqueued"]
+    assert all("panic: runtime error: invalid memory address or nil pointer dereference [recovered]" in d.message
+               for d in said)
+    assert sorted(s.object.name for s in loaded.model.skipped) == ["bare", "null-trainer", "unqueued"]
+    assert sorted(w.origin.name for w in loaded.model.workloads) == ["empty", "with"]

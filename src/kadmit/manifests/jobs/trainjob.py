@@ -317,6 +317,23 @@ def runtime_refusals(runtime: TrainingRuntime, pod_sets: list[PodSet],
     return tuple(out)
 
 
+# Kueue's TrainJob webhook builds the JobSet (validateTopologyRequest's podSets, getChildJobSet) of a TrainJob being
+# created, whatever manages it; a flux runtime's plugin (EnforceMLPolicy: brokerSettingsFromEnvironment reads
+# `trainJob.Spec.Trainer.Env`) dereferences the TrainJob's nil `trainer`, and the webhook's recovered panic is its answer
+FLUX_PANICS = ("panic: runtime error: invalid memory address or nil pointer dereference [recovered] (its runtime's "
+               "`mlPolicy.flux` plugin, which Kueue's webhook runs to build its JobSet, reads the `trainer` it has not)")
+
+
+def flux_panics(runtime: TrainingRuntime, train: TrainSpec) -> tuple[Refusal, ...]:
+    """The refusal of a TrainJob without `trainer` (or `trainer: null`) of a runtime with `mlPolicy.flux`: the API
+    server takes the webhook's panic as a refusal, so it is never created (oracle: tests/oracle/features/
+    trainjob-flux-without-trainer-refused.yaml; the Job webhook's alike, `templatepods.JOB_WEBHOOK_PANICS`)."""
+    spec = train.spec[0] if train.spec else {}
+    if "flux" not in runtime.plugins or isinstance(spec.get("trainer"), dict):
+        return ()
+    return (Refusal(message=FLUX_PANICS, managed_only=False),)
+
+
 def reclaimable_pods(runtime: TrainingRuntime, train: TrainSpec, pod_sets: list[PodSet]) -> dict[str, int]:
     """Kueue's TrainJob.ReclaimablePods: per replicated job of the child JobSet, its succeeded Jobs
     (`status.jobsStatus[].succeeded`, when more than none and at most its replicas) times its pods
@@ -363,6 +380,7 @@ def with_runtime(job: Job, runtimes: tuple[TrainingRuntime, ...], diags: Diagnos
         Shapes((w.shapes[0] if (w := job.workloads[0]).shapes else None,
                 tuple((ps.count, ps.min_count, *trainjobpods.built(j, runtime, t, job.object.name))
                       for j, ps in zip(runtime.jobs, pod_sets))))
-    job = job.model_copy(update={"train": t, "refusals": job.refusals + runtime_refusals(runtime, pod_sets, t.patches), "workloads": tuple(
+    refusals = job.refusals + runtime_refusals(runtime, pod_sets, t.patches) + flux_panics(runtime, t)
+    job = job.model_copy(update={"train": t, "refusals": refusals, "workloads": tuple(
         w.model_copy(update={"pod_sets": tuple(pod_sets), "shapes": shapes}) for w in job.workloads)})
     return reclaimed(job, reclaimable_pods(runtime, t, pod_sets))
