@@ -39,7 +39,7 @@ def join_pod_groups(jobs: tuple[Job, ...], sliced: bool = False) -> tuple[list[J
 
 def join_group(name: str, pods: list[Job], sliced: bool = False) -> tuple[Job | None, str]:
     """The job a pod group of these pods is, or None and why Kueue makes no Workload of it (`join_pod_groups`).
-    An elastic group (its first member annotated `kueue.x-k8s.io/elastic-job`, `sliced` the gate on) with a Running
+    An elastic group (its first member by name annotated `kueue.x-k8s.io/elastic-job`, `sliced` the gate on) with a Running
     member is made whole all the same, its state `running`: Kueue waits for no member to end before it makes the
     group's Workload (handleJobWithNoWorkload; `manage` makes it)."""
     first = pods[0]
@@ -56,11 +56,17 @@ def join_group(name: str, pods: list[Job], sliced: bool = False) -> tuple[Job | 
     # (`Pod.isReclaimable`)
     reclaimed = _succeeded(pods) if not serving else {}
     running = any(p.state == "running" for p in pods)
-    if running and not (sliced and first.workloads and first.workloads[0].elastic is not None):
+    # the group's Object, whose elastic-job annotation takes it through workload slices: Pod.Load's first listed
+    # member, by name as the oracle's cache lists them (an informer's order in a cluster: KUEUE-DIFFERENCES §7)
+    lead = min(pods, key=lambda p: p.object.name)
+    elastic = lead.workloads[0].elastic if lead.workloads else None
+    if running and not (sliced and elastic is not None):
         # a Running member keeps Kueue waiting (`Pod.IsActive` over the group's pods, read in
         # `handleJobWithNoWorkload` before the group's Workload is composed and its members checked)
         return first.model_copy(update={"object": ref, "state": "running", "group": None, "generate_name": False,
-                                        "reclaimable": tuple(reclaimed.items())}), ""
+                                        "reclaimable": tuple(reclaimed.items()),
+                                        "workloads": tuple(w.model_copy(update={"elastic": elastic})
+                                                           for w in first.workloads)}), ""
     for p in pods[1:]:
         if p.queue != first.queue:
             return None, (f"pods `{first.object.name}` and `{p.object.name}` of group `{name}` name different "
@@ -101,8 +107,9 @@ def join_group(name: str, pods: list[Job], sliced: bool = False) -> tuple[Job | 
     # (no job-uid label: Kueue's pod reconciler makes a group's Workload with the group's labels alone)
     # named as the group, whatever the members' UIDs (known: `kueue_name` set by `manage._own_names`)
     wl = first.workloads[0].model_copy(update={"name": name, "pod_sets": tuple(pod_sets), "origin": ref, "job_uid": "",
+                                               "elastic": elastic,
                                                "kueue_name": None})
-    # no member is running (above): a gated or unplaced member leaves the group pending work
+    # a gated or unplaced member leaves the group pending work (one running, where elastic: `running`, made at once)
     state = "running" if running else "pending" if serving or any(p.state == "pending" for p in pods) else "finished"
     # `Pod.Run` starts each gated member with the info of its role's pod set (found by name)
     templates = Shapes((p.role or "", *p.templates[0][1:]) for p in pods if p.templates)
