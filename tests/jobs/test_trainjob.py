@@ -130,9 +130,11 @@ def test_runtime_patches_reach_the_pod_set_of_the_job_they_name(tmp_path):
     assert [d.code for d in ws.diagnostics] == ["KAD210"]  # a topology requested where no flavor has one
 
 
-def test_pod_set_annotations_of_two_patches_are_not_merged_and_said(tmp_path):
-    """Two patches (or the runtime's template and a patch) setting a job's `podset-*` annotations: their key by key
-    merge is not modelled: the runtime's are read and KAD161 names the patch's keys."""
+def test_pod_set_annotations_of_two_patches_are_merged_as_the_trainer_merges_them(tmp_path):
+    """Two patches (or the runtime's template and a patch) setting a job's `podset-*` annotations are merged key by
+    key (mergeRuntimePatches): a required and a preferred level then, which Kueue's TrainJob webhook refuses (the
+    oracle's words: tests/oracle/features/trainjob-runtime-patch-topology-annotations-merged.yaml), at the last
+    patch; kadmit read the runtime's alone before (KAD161)."""
     from kadmit.workspace import load
 
     from .helpers import write
@@ -143,10 +145,26 @@ def test_pod_set_annotations_of_two_patches_are_not_merged_and_said(tmp_path):
                             "                    annotations: {kueue.x-k8s.io/podset-preferred-topology: rack}")
     ws = load(write(tmp_path, setup__yaml=SETUP, rt__yaml=RUNTIME.format(kind="ClusterTrainingRuntime"),
                     tj__yaml=twice))
-    (wl,) = ws.model.workloads
-    assert wl.pod_sets[1].topology is None
-    assert [d.code for d in ws.diagnostics] == ["KAD161"]
-    assert "(`kueue.x-k8s.io/podset-preferred-topology`)" in next(iter(ws.diagnostics)).message
+    assert ws.model.workloads == () and [d.code for d in ws.diagnostics] == ["KAD170"]
+    assert "job[node].annotations: Invalid value: must not contain more than one topology annotation" in \
+        next(iter(ws.diagnostics)).message
+
+
+def test_pod_set_annotations_of_the_runtime_and_a_patch_are_merged(tmp_path):
+    """The oracle case: the patch's required hostname over the runtime's required rack (pending, as Kueue leaves
+    it), the runtime's slice level with the patch's slice size (admitted, one pod per node), two modes refused."""
+    from kadmit.workspace import load
+
+    case = Path(__file__).parents[1] / "oracle/features/trainjob-runtime-patch-topology-annotations-merged.yaml"
+    ws = load([str(case)])
+    assert [d.code for d in ws.diagnostics] == ["KAD170"] and [s.object.name for s in ws.model.skipped] == ["two-modes"]
+    topology = {w.origin.name: w.pod_sets[0].topology for w in ws.model.workloads}
+    assert (topology["replace"].mode, topology["replace"].level) == ("required", "kubernetes.io/hostname")
+    slices = topology["slice-size"]
+    assert (slices.mode, slices.level, slices.slice_level, slices.slice_size) == (
+        "required", "example.com/rack", "kubernetes.io/hostname", 1)
+    lines = case.read_text().splitlines()  # located at the patch's replicated job
+    assert lines[slices.span.line - 1].strip() == "- name: node" and slices.span.line > lines.index("  name: slice-size")
 
 
 def test_succeeded_jobs_come_off_their_pod_set(tmp_path):

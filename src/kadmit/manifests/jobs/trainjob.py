@@ -4,12 +4,11 @@ input."""
 
 from __future__ import annotations
 
+import json
 from typing import Literal
 
 from kadmit.diagnostics import Diagnostics
-from kadmit.identity import about
-from kadmit.manifests.codes import KAD161
-from kadmit.manifests.fields import Fields, Meta
+from kadmit.manifests.fields import Fields, Invalid, Meta
 from kadmit.manifests.jobs import trainjobpods
 from kadmit.manifests.jobs.common import Builder, object_ref, reclaimed, run_state
 from kadmit.manifests.jobs.refusals import SLICE_SIZE, topology_refusals
@@ -17,12 +16,13 @@ from kadmit.manifests.jobs.trainjobpods import omitempty
 from kadmit.manifests.layers import ANNOTATION as LAYERS
 from kadmit.manifests.podspec import (node_field_refusals, pod_requests, required_node_affinity, toleration_refusals,
                                       tolerations)
-from kadmit.manifests.yamltree import MAP, SEQ, Val
+from kadmit.manifests.yamltree import MAP, SEQ, Val, parse_documents
 from kadmit.manifests.podsettopology import topology_request
 from kadmit.manifests.workloads import template_shape
 from kadmit.model import Job, Obj, PodSet, Quantities, Refusal, TopologyRequest
 from kadmit.modelbase import Shapes
 from kadmit.modelscheduling import NodeSelectorTerm, Toleration
+from kadmit.source import Spans
 
 FRAMEWORK = "trainer.kubeflow.org/trainjob"
 ANCESTOR = "trainer.kubeflow.org/trainjob-ancestor-step"
@@ -46,6 +46,7 @@ class RuntimeJob(Obj):
     # slice size's upper bound, which counts the TrainJob's pods (`runtime_refusals`)
     refusals: tuple[Refusal, ...] = ()
     marks: tuple[str, ...] = ()  # the `kueue.x-k8s.io/podset-*` annotations of its pod template
+    mark_values: tuple[tuple[str, object], ...] = ()  # and their values, as written (`merged_marks`)
 
 
 class TrainingRuntime(Obj):
@@ -84,6 +85,7 @@ class RuntimePatch(Obj):
     # its pod template's `kueue.x-k8s.io/podset-*` annotations, the topology request Kueue reads of them (None
     # where its webhook refuses them) and its webhook's words refusing them (as a runtime job's `refusals`)
     marks: tuple[str, ...] = ()
+    mark_values: tuple[tuple[str, object], ...] = ()
     topology: TopologyRequest | None = None
     topology_refusals: tuple[Refusal, ...] = ()
 
@@ -99,6 +101,12 @@ class TrainSpec(Obj):
     succeeded: dict[str, int] = {}  # `status.jobsStatus`: each replicated job's succeeded Jobs
     spec: Shapes | None = None  # its spec as plain values (its `trainer` and `initializer`), in a 1-tuple
     unbuilt: str = ""  # with its runtime joined (`with_runtime`): what of the JobSet kadmit does not build (`trainjobpods.unbuilt`)
+
+
+def _marks(annotations: Val | None) -> dict:
+    """A pod template's `kueue.x-k8s.io/podset-*` annotations: their keys and their values as written."""
+    keys = tuple(sorted(k for k in (annotations.v if annotations is not None else ()) if k.startswith(PODSET)))
+    return {"marks": keys, "mark_values": tuple((k, annotations.v[k].plain()) for k in keys)}
 
 
 def training_runtime(f: Fields, o: Meta) -> TrainingRuntime:
@@ -126,8 +134,7 @@ def training_runtime(f: Fields, o: Meta) -> TrainingRuntime:
                                ancestor=labels.get(ANCESTOR, ""), pod_set=ps, node_requests=node_requests,
                                shape=Shapes(template_shape(f, 1, None, template)[2:]),
                                refusals=tuple(b.refusals[before:]),
-                               marks=tuple(sorted(k for k in (annotations.v if annotations is not None else ())
-                                                  if k.startswith(PODSET)))))
+                               **_marks(annotations)))
     mpi = f.map(policy, "mpi")
     return TrainingRuntime(kind=o.kind, namespace=(o.namespace or "default") if o.kind == "TrainingRuntime" else None,  # type: ignore[arg-type]
                            name=o.name, ml_policy=policy is not None, num_nodes=f.int(policy, "numNodes", lo=0),
@@ -226,7 +233,7 @@ def _runtime_patches(f: Fields, spec: Val, *, existing: bool) -> tuple[RuntimePa
                 # the TrainJob's JobSet is stored unvalidated; each Job its controller makes of it is refused
                 refusals=tuple(node_field_refusals(f, pod_spec, "spec.template.spec")) +
                 tuple(toleration_refusals(f, pod_spec, "spec.template.spec")) if replaces else (),
-                replaces=replaces, node_affinity=required, span=f.span(rj), marks=marked, topology=topology,
+                replaces=replaces, node_affinity=required, span=f.span(rj), **_marks(marks), topology=topology,
                 topology_refusals=refused,
                 pod=Shapes((tuple(omitempty(v.plain() if (v := f.field(pod_spec, k)) is not None else None)
                                   for k in ("containers", "initContainers", "tolerations")),))))
@@ -259,14 +266,52 @@ def _patched(ps: PodSet, name: str, patches: tuple[RuntimePatch, ...]) -> dict:
     return update
 
 
-def marking(j: RuntimeJob, patches: tuple[RuntimePatch, ...]) -> tuple[RuntimePatch | None, bool]:
+def marking(j: RuntimeJob, patches: tuple[RuntimePatch, ...]) -> RuntimePatch | None:
     """The runtime patch whose `kueue.x-k8s.io/podset-*` annotations job `j`'s pods take (Kueue reading them of
-    the JobSet the patches are merged into), where it alone sets any; and whether more than one of the runtime's
-    template and the patches naming `j` does (their annotations merged key by key: not modelled, KAD161)."""
+    the JobSet the patches are merged into): the last naming `j` that sets any (`merged_marks` makes it stand for
+    the merge of the runtime's and every patch's)."""
     marked = [p for p in patches if p.job == j.name and p.marks]
-    if len(marked) + bool(j.marks) > 1:
-        return None, True
-    return (marked[0] if marked else None), False
+    return marked[-1] if marked else None
+
+
+def merged_marks(runtime: TrainingRuntime, patches: tuple[RuntimePatch, ...], existing: bool) -> tuple[RuntimePatch, ...]:
+    """`patches` as the Trainer merges them into the runtime's JobSet template (mergeRuntimePatches: a strategic
+    merge patch of each, in order, whose pod template annotations merge key by key, the later value winning):
+    where the runtime's template and a patch, or two patches, set a job's `kueue.x-k8s.io/podset-*` annotations,
+    the last patch naming the job stands for their merge, its topology request and its webhook's refusals those
+    of the merged annotations (`_merged_topology`), the earlier ones for none (oracle:
+    tests/oracle/features/trainjob-runtime-patch-topology-annotations-merged.yaml)."""
+    out = list(patches)
+    for j in runtime.jobs:
+        at = [i for i, p in enumerate(patches) if p.job == j.name and p.marks]
+        if len(at) + bool(j.marks) < 2:
+            continue
+        values = dict(j.mark_values)
+        for i in at:
+            values.update(patches[i].mark_values)
+            out[i] = out[i].model_copy(update={"marks": (), "topology": None, "topology_refusals": ()})
+        last = patches[at[-1]]
+        topology, refused = _merged_topology(values, last.span, existing)
+        out[at[-1]] = last.model_copy(update={"marks": tuple(sorted(values)), "mark_values": tuple(values.items()),
+                                              "topology": topology, "topology_refusals": refused})
+    return tuple(out)
+
+
+def _merged_topology(values: dict, span, existing: bool) -> tuple[TopologyRequest | None, tuple[Refusal, ...]]:
+    """The topology request and the webhook's refusals of merged pod-set annotations, read as a patch's are
+    (`_runtime_patches`), located at the last patch."""
+    text = json.dumps({"annotations": values})
+    quiet = Diagnostics()
+    meta = next(parse_documents(text, "<merged>", quiet))
+    f = Fields("<merged>", quiet, text)
+    refused = tuple(r.model_copy(update={"span": span}) for r in topology_refusals(f, meta, UNCOUNTED))
+    if not existing and [r for r in refused if r.multi_layer is None]:
+        return None, refused
+    try:
+        topology = topology_request(f, None, meta, UNCOUNTED, not existing)[0]
+    except Invalid:
+        return None, refused
+    return (topology.model_copy(update={"span": span, "spans": Spans()}) if topology is not None else None), refused
 
 
 def runtime_pod_sets(runtime: TrainingRuntime, train: TrainSpec) -> list[PodSet]:
@@ -286,7 +331,7 @@ def runtime_pod_sets(runtime: TrainingRuntime, train: TrainSpec) -> list[PodSet]
             requests = {r: q for r, q in sorted(requests.items()) if q > 0}
         origin = (f"replicated job `{j.name}` of {runtime.kind} `{runtime.name}` ({replicas} × {pods} pods"
                   + (", the trainer" if j.ancestor == trainjobpods.TRAINER else "") + ")")
-        marked = {"topology": p.topology} if (p := marking(j, train.patches)[0]) is not None else {}
+        marked = {"topology": p.topology} if (p := marking(j, train.patches)) is not None else {}
         out.append(j.pod_set.model_copy(update={"count": replicas * pods, "requests": requests, "origin": origin,
                                                 **_patched(j.pod_set, j.name, train.patches), **marked}))
     return out
@@ -302,7 +347,7 @@ def runtime_refusals(runtime: TrainingRuntime, pod_sets: list[PodSet],
     own checked in their place."""
     out = []
     for j, ps in zip(runtime.jobs, pod_sets):
-        p = marking(j, patches)[0]
+        p = marking(j, patches)
         words = [(r.message, r.multi_layer, r.span) for r in (p.topology_refusals if p is not None else j.refusals)]
         t = ps.topology
         if t is not None and t.slice_size is not None and t.slice_size > ps.count:
@@ -348,7 +393,7 @@ def reclaimable_pods(runtime: TrainingRuntime, train: TrainSpec, pod_sets: list[
     return out
 
 
-def with_runtime(job: Job, runtimes: tuple[TrainingRuntime, ...], diags: Diagnostics | None = None) -> Job:
+def with_runtime(job: Job, runtimes: tuple[TrainingRuntime, ...]) -> Job:
     """A TrainJob's workload, from the runtime it names among `runtimes` (`runtime_pod_sets`), less the pods
     of its succeeded Jobs (`reclaimable_pods`); without the runtime in the input it has none (and says why).
     Its shapes, what Kueue compares of the TrainJob and its Workload (EquivalentToWorkload: the pod sets of the
@@ -356,7 +401,7 @@ def with_runtime(job: Job, runtimes: tuple[TrainingRuntime, ...], diags: Diagnos
     `owned.in_step` then keeps, or deletes, a Workload of the input as for other kinds); None where a plugin
     writes into them what kadmit does not build (`trainjobpods.unbuilt`): a Workload of the input is then kept as read, and
     said to may differ. Where the runtime's template and its patches, or two patches, set a job's
-    `kueue.x-k8s.io/podset-*` annotations, their merge is not modelled (`marking`): KAD161 in `diags`."""
+    `kueue.x-k8s.io/podset-*` annotations, they are merged as the Trainer merges them (`merged_marks`)."""
     t = job.train
     assert t is not None
     ns = job.object.namespace if t.runtime_kind == "TrainingRuntime" else None
@@ -367,14 +412,8 @@ def with_runtime(job: Job, runtimes: tuple[TrainingRuntime, ...], diags: Diagnos
         return job.model_copy(update={"workloads": (), "note": (
             f"its runtime, {t.runtime_kind} `{t.runtime_name}`{where}, is not in the input: kadmit builds a "
             "TrainJob's pod sets from its runtime's JobSet template (add the runtime to the input)")})
+    t = t.model_copy(update={"patches": merged_marks(runtime, t.patches, not job.submitted)})
     pod_sets = runtime_pod_sets(runtime, t)
-    for j in runtime.jobs:
-        if marking(j, t.patches)[1] and diags is not None:
-            p = next(p for p in reversed(t.patches) if p.job == j.name and p.marks)
-            keys = ", ".join(f"`{k}`" for k in p.marks)
-            diags.emit(KAD161, f"TrainJob `{job.object.key}` sets Kueue's pod-set annotations ({keys}) in a runtime "
-                       f"patch of replicated job `{j.name}` whose runtime template or another patch sets some too: "
-                       "their merge is not modelled; the runtime's are read", p.span, about=about(job))
     t = t.model_copy(update={"unbuilt": "; ".join(trainjobpods.unbuilt(runtime, t, job.object.name))})
     shapes = None if t.unbuilt or any(j.shape is None for j in runtime.jobs) else \
         Shapes((w.shapes[0] if (w := job.workloads[0]).shapes else None,
