@@ -51,3 +51,14 @@ def test_an_admitted_slice_says_whom_it_replaced():
     r, text = _why("fits")
     assert r.admitted
     assert "it replaces its job's admitted slice ns/job-e-1 (ElasticJobsViaWorkloadSlices)" in text
+
+
+def test_a_slice_is_never_told_to_wait_for_the_slice_it_replaces():
+    """Its old slice's pods hold their node (blamed: Kueue places every pod of the slice beside them), but they go
+    only once the replacement is admitted: no fix waits for them (oracle --runs 3: n0 at 6 cpu admits the slice,
+    fix 1)."""
+    out = api.why("ns/new", [str(FEATURES / "feature-gate-elastic-jobs-via-workload-slices-on-topology-old-pods-stay.yaml")])
+    r = out.result
+    assert r is not None and any("`ns/old`" in o.message for o in r.blame)
+    assert r.fixes and not any(str(c.knob.value) == "ns/old" for f in r.fixes for c in f.changes)
+    assert _fixes(r) == ["'6'", "2"]

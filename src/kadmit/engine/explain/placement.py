@@ -285,7 +285,8 @@ def _wait_fixes(case: _Case, scarce: str | None) -> list[Fix]:
     then everything held in one of the best domains of the requested level."""
     fit = _fit_nodes(case, case.tree.nodes)
     fit_set = set(fit)
-    holders = [h for h in _holders(case, fit) if h.amount(scarce, fit_set) > 0]
+    # (not the slice a workload slice replaces: its pods go only once the replacement is admitted)
+    holders = [h for h in _holders(case, fit) if h.amount(scarce, fit_set) > 0 and h.key != case.wl.replaces]
     holders.sort(key=lambda h: (-h.amount(scarce, fit_set), h.key))
     out: list[Fix] = []
 

@@ -408,7 +408,7 @@ def _edits_for(model: Model, sources: SourceMap, o: Origin, wl: Workload | None,
     labels = ns.effective_labels() if ns is not None else {}
     if o.kind in ("usage", "holder"):
         key = o.id.split("|")[1] if o.kind == "usage" else o.id.split("|", 3)[3]
-        if o.id.startswith("usage|cq:"):
+        if o.id.startswith("usage|cq:") or key == wl.replaces:  # (a slice's old one goes once it is admitted)
             return out
         pod = o.kind == "holder" and o.id.split("|")[2] == "pod"
         knob = K.wait_knob(model, f"pod:{key}") if pod else \
