@@ -31,7 +31,7 @@ def test_a_slice_waiting_for_quota_blames_the_others_not_its_old_slice():
     assert not r.admitted
     assert "ns/job-e-1" not in {k for o in r.blame for k in o.message.split("`")[1::2]}
     assert any("`ns/later`" in o.message for o in r.blame)
-    assert why_dict(r)["standing"]["replacing"] == {"old": "ns/job-e-1", "holds": {"f0/cpu": "2"}}
+    assert why_dict(r)["standing"]["replacing"] == {"old": "ns/job-e-1", "holds": {"f0/cpu": "2"}, "only_new_pods_placed": False}
     assert ("replaces its job's admitted slice `ns/job-e-1`, which holds 2 cpu in f0 (ElasticJobsViaWorkloadSlices): "
             "of the quota Kueue asks only the 2 cpu beyond it") in text
     assert "2 of the 5 cpu in f0 were in use, held by 1 workload" in text  # the old slice's 2 counted freed
@@ -62,3 +62,12 @@ def test_a_slice_is_never_told_to_wait_for_the_slice_it_replaces():
     assert r is not None and any("`ns/old`" in o.message for o in r.blame)
     assert r.fixes and not any(str(c.knob.value) == "ns/old" for f in r.fixes for c in f.changes)
     assert _fixes(r) == ["'6'", "2"]
+
+
+def test_with_tas_a_slice_places_only_its_new_pods():
+    """ElasticJobsViaWorkloadSlicesWithTAS on: Kueue places only the new pods, the old ones kept on their nodes."""
+    out = api.why("ns/new", [str(FEATURES / "feature-gate-elastic-jobs-via-workload-slices-with-tas-on-delta-does-not-fit.yaml")],
+                  fixes=0)
+    text = why_human(out.result, out.loaded.sources, None, None)
+    assert "only its new pods are placed, the old slice's kept on their nodes (ElasticJobsViaWorkloadSlicesWithTAS)" in text
+    assert why_dict(out.result)["standing"]["replacing"]["old"] == "ns/old"

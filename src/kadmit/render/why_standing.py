@@ -90,7 +90,9 @@ def _replacing_text(st, placed: bool) -> str:
     pods are placed on the nodes, every one of them beside the old slice's)."""
     r, old = st.resource, st.replacing
     held = old.held(r) if r is not None else []
-    pods = "; its pods are all placed again, beside the old slice's, which stay on their nodes" if placed else ""
+    pods = "" if not placed else \
+        "; only its new pods are placed, the old slice's kept on their nodes (ElasticJobsViaWorkloadSlicesWithTAS)" \
+        if old.only_new_pods else "; its pods are all placed again, beside the old slice's, which stay on their nodes"
     if not held:
         return (f"replaces its job's admitted slice `{old.old}` (ElasticJobsViaWorkloadSlices): of the quota Kueue "
                 f"asks only its usage beyond that slice's, on that slice's flavors, counting the old slice's as "

@@ -24,6 +24,9 @@ class Replacing:
 
     old: str
     holds: tuple[tuple[tuple[str, str], int], ...]
+    # ElasticJobsViaWorkloadSlicesWithTAS on: only its new pods are placed, the old slice's kept on their nodes
+    # (and counted there twice, `slices.previous`); off: every pod placed again beside the old slice's
+    only_new_pods: bool = False
 
     def held(self, resource: str) -> list[tuple[str, int]]:
         """What the old slice holds of `resource`, per flavor."""
@@ -31,7 +34,8 @@ class Replacing:
 
     def as_dict(self) -> dict:
         from kadmit.quantity import format_quantity
-        return {"old": self.old, "holds": {f"{f}/{r}": format_quantity(v, r) for (f, r), v in self.holds}}
+        return {"old": self.old, "holds": {f"{f}/{r}": format_quantity(v, r) for (f, r), v in self.holds},
+                "only_new_pods_placed": self.only_new_pods}
 
 
 def replacing(session: Session, wl: Workload) -> Replacing | None:
@@ -39,7 +43,8 @@ def replacing(session: Session, wl: Workload) -> Replacing | None:
     h = slices.replaced(session, wl)
     if h is None:
         return None
-    return Replacing(h.workload, tuple(sorted((fr, v) for fr, v in h.amounts.items() if v > 0)))
+    return Replacing(h.workload, tuple(sorted((fr, v) for fr, v in h.amounts.items() if v > 0)),
+                     only_new_pods=bool(session.pool.elastic))
 
 
 def replaced_slice(session: Session, wl: Workload, cluster_queue: str | None) -> str | None:
