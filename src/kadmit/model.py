@@ -15,7 +15,7 @@ from typing import ClassVar, Literal
 from pydantic import BaseModel, ConfigDict
 
 from kadmit import featuregates
-from kadmit.modelbase import Obj, Shapes
+from kadmit.modelbase import HashOnly, Obj, Shapes
 from kadmit.modelscheduling import (LabelSelector, NodeSelectorTerm, Requirement, Taint, TaintEffect,  # noqa: F401
                                     Toleration)
 from kadmit.podresources import ContainerResources, LimitRange, PodResources, RuntimeClass  # noqa: F401
@@ -253,6 +253,10 @@ class PodSet(Obj):
     stored_group: str | None = None
     claim_templates: tuple[str, ...] = ()  # DRA: ResourceClaimTemplates the pods' resourceClaims name
     claims: tuple[str, ...] = ()  # DRA: ResourceClaims the pods' resourceClaims name directly
+    # Kueue's topologyRequest podIndexLabel, subGroupIndexLabel and subGroupCount, as the job's integration sets
+    # them (TopologyAwareScheduling on) or a Workload writes them; None where kadmit does not know them. Only
+    # SchedulingEquivalenceHashing's key reads them (engine.admission.equivalence)
+    index: HashOnly | None = None
     resources: PodResources | None = None  # its containers' own, which Kueue adjusts (`manifests.resources`)
     # the API server's words refusing each object made from a template nothing validated (a custom resource's),
     # and that object's kind (a Pod; a JobSet's Job, a LeaderWorkerSet's StatefulSet): KAD199

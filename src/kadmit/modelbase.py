@@ -69,3 +69,10 @@ class Shapes(tuple):
         return core_schema.no_info_plain_validator_function(
             lambda v: v if isinstance(v, Shapes) else Shapes(v),
             serialization=core_schema.plain_serializer_function_ser_schema(tuple))
+
+
+class HashOnly(Shapes):
+    """What only Kueue's scheduling hash reads of a pod set (`PodSet.index`): invisible to equality and hashing,
+    as `Shapes` is (a `.kad` pod set, which has none, and a manifest's stay equal)."""
+
+    __slots__ = ()

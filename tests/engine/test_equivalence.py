@@ -132,4 +132,4 @@ spec: {clusterQueue: cq}
     got = {w.name: w for w in session.model.workloads}
     assert [ps.min_count for ps in got["reclaimed"].pod_sets] == [2]  # the model's, lowered
     assert eq.key(got["reclaimed"]) != eq.key(got["two"])
-    assert eq.key(got["reclaimed"])[1][-2] == 3
+    assert eq.key(got["reclaimed"])[1][-3] == 3  # (..., count, minCount, topology request, its index labels)

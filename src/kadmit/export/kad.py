@@ -346,10 +346,11 @@ def workload(out: Out, ix: ModelIndex, wl: Workload) -> str:
     if wl.preemption_gated:  # decides with the MultiKueueOrchestratedPreemption gate on (requeue.preemption_gated)
         body += out.lack("workloads", f"`{wl.key}`'s closed preemption gate", wl.span, ["spec.preemptionGates"])
     if enabled(ix.model.config, "SchedulingEquivalenceHashing") and (any(  # engine.admission.equivalence's key
-            ps.resources is not None and ps.resources.shape for ps in wl.pod_sets)
+            ps.resources is not None and ps.resources.shape or ps.index for ps in wl.pod_sets)
             or wl.spec_min_counts != tuple(ps.min_count for ps in wl.pod_sets)):
         body += out.lack("workloads", f"`{wl.key}`'s pod spec fields that SchedulingEquivalenceHashing compares "
-                         "(ports, affinity, topologySpreadConstraints, priority, claims, the spec's minCount)", wl.span)
+                         "(ports, affinity, topologySpreadConstraints, priority, claims, the spec's minCount, "
+                         "the topology request's index labels)", wl.span)
     tas = enabled(ix.model.config, "TopologyAwareScheduling")
     body += [pod_group(out, wl, ps, tas) for ps in wl.pod_sets]
     if wl.admission is not None:

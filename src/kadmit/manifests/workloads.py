@@ -18,7 +18,7 @@ from kadmit.manifests.podspec import (KEPT, node_field_refusals, pod_affinity_re
 from kadmit.manifests.reclaim import after_reclaim, booked, status_reclaimable
 from kadmit.manifests.yamltree import STR, Val
 from kadmit.source import Spans
-from kadmit.model import Admission, PodSet, PodSetAssignment, TopologyRequest, Workload
+from kadmit.model import Admission, HashOnly, PodSet, PodSetAssignment, TopologyRequest, Workload
 from kadmit.quantity import QuantityError, parse_exact
 
 PRIORITY_SOURCES = {"kueue.x-k8s.io/workloadpriorityclass": "workload",
@@ -91,9 +91,12 @@ def pod_set(f: Fields, ps: Val) -> PodSet:
         f.invalid(KAD157, f"`minCount` ({min_count}) of pod set `{name}` is more than its count ({count})",
                   f.field(ps, "minCount"), uses=(f.field(ps, "count"), f.field(ps, "minCount")))
     template = f.map(ps, "template", required=True, what=f"pod set `{name}`")
+    request = f.map(ps, "topologyRequest")  # its index labels: the scheduling hash's (`PodSet.index`)
+    index = () if request is None else (f.str(request, "podIndexLabel"), f.str(request, "subGroupIndexLabel"),
+                                        f.int(request, "subGroupCount"))
     return template_pod_set(f, name, count, min_count, template, ps, request=ps,
                             nodes={"name": f.field(ps, "name"), "count": f.field(ps, "count"),
-                                   "min_count": f.field(ps, "minCount")})
+                                   "min_count": f.field(ps, "minCount")}).model_copy(update={"index": HashOnly(index)})
 
 
 def template_pod_set(f: Fields, name: str, count: int, min_count: int | None, template: Val, at: Val, *,

@@ -28,8 +28,11 @@ adjustment, the overhead and RuntimeClass, the node selector, the required node-
 tolerations, the ResourceClaims named, and a digest of the rest of SpecShape as written (ports, the whole
 affinity, topologySpreadConstraints, the template's `priority`, resourceClaims: `PodResources.shape`,
 manifests/specshape.py); the count after reclaimable pods, the spec's minCount (`Workload.shapes`, not the
-one reclaim lowers) and the topology request. `.kad` pod sets: their requests, and none of the fields
-the language cannot say, alike on both sides."""
+one reclaim lowers) and the topology request, its index labels included (`PodSet.index`: the podIndexLabel,
+subGroupIndexLabel and subGroupCount a job's integration sets with TopologyAwareScheduling on, which tell a
+Job's Workload from a Pod's or a hand-written one alike in all else, and a JobSet's replicated job of 2 x 2
+pods from one of 4 x 1; not known for an AppWrapper's or a TrainJob's pod sets, left out there). `.kad` pod
+sets: their requests, and none of the fields the language cannot say, alike on both sides."""
 
 from __future__ import annotations
 
@@ -47,6 +50,7 @@ class Equivalence:
         """`recorded`: the queues' sets kept from before (`simulate`'s between instants), updated in place."""
         self.session = session
         self.on = enabled(session.model.config, GATE)
+        self.tas = enabled(session.model.config, "TopologyAwareScheduling")
         # per ClusterQueue its noFitSchedulingHashes: each key recorded, and the head that recorded it first
         self.recorded: dict[str, dict[tuple, str]] = {} if recorded is None else recorded
         self._keys: dict[int, tuple[Workload, tuple]] = {}  # id(workload) -> (it, its key)
@@ -57,13 +61,17 @@ class Equivalence:
         """What of `wl` Kueue's scheduling hash takes, as kadmit's model holds it."""
         got = self._keys.get(id(wl))
         if got is None or got[0] is not wl:
+            # a job's integration gives its pod sets a topologyRequest only with TopologyAwareScheduling on
+            made = wl.origin is not None and wl.origin.kind != "Workload" and not self.tas
             key = (self.session.index.priority(wl),) + tuple(
-                self._pod_set(wl.namespace, ps, min_count) for ps, min_count in zip(wl.pod_sets, wl.spec_min_counts))
+                self._pod_set(wl.namespace, ps, min_count, () if made else ps.index)
+                for ps, min_count in zip(wl.pod_sets, wl.spec_min_counts))
             got = self._keys[id(wl)] = (wl, key)
         return got[1]
 
-    def _pod_set(self, namespace: str, ps: PodSet, min_count: int | None) -> tuple:
-        """`min_count`: the spec's minCount, which Kueue hashes (reclaimable pods may lower the model's)."""
+    def _pod_set(self, namespace: str, ps: PodSet, min_count: int | None, index) -> tuple:
+        """`min_count`: the spec's minCount, which Kueue hashes (reclaimable pods may lower the model's); `index`:
+        the topologyRequest's index labels (`PodSet.index`, None where kadmit does not know them)."""
         if self._ranges is None:
             model = self.session.model
             self._ranges = {}
@@ -79,7 +87,7 @@ class Equivalence:
         else:
             spec = (frozenset(ps.requests.items()),)
         return (ps.name, spec, frozenset(ps.node_selector.items()), ps.node_affinity, ps.tolerations,
-                ps.claim_templates, ps.claims, ps.count, min_count, ps.topology)
+                ps.claim_templates, ps.claims, ps.count, min_count, ps.topology, None if index is None else tuple(index))
 
     def inadmissible(self, name: str, head: Workload, queue: list[Workload]) -> list[Workload]:
         """`head` went to queue `name`'s inadmissible list (not at once): with the gate on and the queue

@@ -21,7 +21,7 @@ from kadmit.manifests.owners import controller_owner
 from kadmit.manifests.podspec import KEPT
 from kadmit.manifests.workloads import ADMISSION_GATED_BY, ELASTIC_JOB, duration_annotation, template_maps, template_pod_set, template_shape
 from kadmit.manifests.yamltree import Val
-from kadmit.model import Job, ObjectRef, PodSet, Refusal, Shapes, Workload
+from kadmit.model import HashOnly, Job, ObjectRef, PodSet, Refusal, Shapes, Workload
 from kadmit.source import NO_SPANS
 
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
@@ -81,6 +81,20 @@ API_VALIDATED = {("", "Pod"): "spec", ("batch", "Job"): "spec.template.spec",
 # Trainer runtime's (through the JobSet a TrainJob makes of it). The others' controllers make Pods (a RayCluster,
 # a PyTorchJob, an MPIJob's workers); some pod sets say their own (an MPIJob's launcher, a RayJob's submitter, an
 # AppWrapper's component: `Builder.template`'s `made`).
+# The topologyRequest index labels (podIndexLabel, subGroupIndexLabel, subGroupCount) each integration gives its pod
+# sets with TopologyAwareScheduling on (jobframework.NewPodSetTopologyRequest(...).PodIndexLabel(...), in each job
+# controller), which SchedulingEquivalenceHashing's hash takes (`PodSet.index`): the oracle's shapeJSON (`-v 5`)
+# on tests/oracle/jobs. A JobSet's and a LeaderWorkerSet's say their own (`Builder.template`'s `index`); Ray's pod
+# sets have none; an AppWrapper's and a TrainJob's are not known here (None: left out of the key).
+COMPLETION_INDEX = "batch.kubernetes.io/job-completion-index"
+_REPLICA_INDEX = ("training.kubeflow.org/replica-index", None, None)
+INDEX_LABELS = {("batch", "Job"): (COMPLETION_INDEX, None, None),
+                ("", "Pod"): ("kueue.x-k8s.io/pod-group-pod-index", None, None),
+                ("apps", "Deployment"): ("kueue.x-k8s.io/pod-group-pod-index", None, None),
+                ("apps", "StatefulSet"): ("apps.kubernetes.io/pod-index", None, None),
+                **{("kubeflow.org", k): _REPLICA_INDEX for k in ("PyTorchJob", "TFJob", "PaddleJob", "XGBoostJob",
+                                                                  "JAXJob", "MPIJob")},
+                ("ray.io", "RayJob"): (), ("ray.io", "RayCluster"): ()}
 MADE = {("jobset.x-k8s.io", "JobSet"): "Job", ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"): "StatefulSet",
         ("trainer.kubeflow.org", "TrainingRuntime"): "Job", ("trainer.kubeflow.org", "ClusterTrainingRuntime"): "Job"}
 
@@ -102,12 +116,13 @@ class Builder:
                  origin: str | None = None, count_node: Val | None = None,
                  nodes: dict[str, Val | None] | None = None, pod: bool = False, made: str | None = None,
                  restart: str | None = KEPT, job_spec: Val | None = None,
-                 job_words: tuple[str, ...] = ()) -> PodSet:
+                 job_words: tuple[str, ...] = (), index: tuple | None = None) -> PodSet:
         """A pod set from a pod template, as Kueue's integrations copy the template into it
         (`pod`: from a Pod object, whose containers the API server has defaulted; `made`: the kind of
         object a custom resource's controller makes of it, where not its kind's `MADE`; `restart`: how that
         object takes the template's restartPolicy, `podspec.KEPT`, `WRITTEN` or None; `job_spec`: the spec of
-        the Job a JobSet makes of it, `job_words` what that spec is refused for)."""
+        the Job a JobSet makes of it, `job_words` what that spec is refused for; `index`: its topologyRequest's
+        index labels where not its kind's `INDEX_LABELS`, () for none)."""
         spec = self.f.map(template, "spec")
         pc = self.f.str(spec, "priorityClassName")
         if pc:
@@ -124,6 +139,9 @@ class Builder:
                               api=API_VALIDATED.get((self.o.group, self.o.kind)),
                               made=made or MADE.get((self.o.group, self.o.kind), "Pod"), restart=restart,
                               job_spec=job_spec, job_words=job_words)
+        index = INDEX_LABELS.get((self.o.group, self.o.kind)) if index is None else index
+        if index is not None:
+            ps = ps.model_copy(update={"index": HashOnly(index)})
         self.pod_sets.append(ps)
         self.metadata[name] = self.f.map(template, "metadata")
         self.templates[name] = template

@@ -15,6 +15,8 @@ from kadmit.model import Job, ObjectRef, Workload
 from kadmit.modelbase import Shapes
 
 STATEFULSET = "statefulset"
+# the worker pod set's topologyRequest index label (leaderworkerset_reconciler.go PodIndexLabel; the leader has none)
+WORKER_INDEX = ("leaderworkerset.sigs.k8s.io/worker-index", None, None)
 
 FRAMEWORK = "leaderworkerset.x-k8s.io/leaderworkerset"
 GROUP = "leaderworkerset.x-k8s.io"
@@ -40,11 +42,11 @@ def group_workloads(f: Fields, b: Builder, ref: ObjectRef, spec: Val, lws_name: 
         b.pod_sets = []
         group = f"{within}group {i}"
         if leader is not None:
-            b.template("leader", 1, leader, leader, origin=f"the leader of {group}")
-            b.template("worker", size - 1, worker, worker, count_node=f.field(lwt, "size"),
+            b.template("leader", 1, leader, leader, origin=f"the leader of {group}", index=())
+            b.template("worker", size - 1, worker, worker, count_node=f.field(lwt, "size"), index=WORKER_INDEX,
                        origin=f"the workers of {group} (size {size} − the leader)")
         else:
-            b.template(DEFAULT_POD_SET, size, worker, worker, count_node=f.field(lwt, "size"),
+            b.template(DEFAULT_POD_SET, size, worker, worker, count_node=f.field(lwt, "size"), index=WORKER_INDEX,
                        origin=f"{group} ({size} pods from the worker template)")
         if i == 0:  # Kueue's webhook checks the groups of the object's pod sets, the same for every replica
             b.check_groups({"leader": f"{within_path}.leaderTemplate.metadata.annotations",

@@ -91,9 +91,12 @@ FIELDS: dict[str, dict[str, Entry]] = {
         "podSets[].topologyRequest.required": M("topology-aware scheduling"),
         "podSets[].topologyRequest.preferred": M("topology-aware scheduling"),
         "podSets[].topologyRequest.unconstrained": M("topology-aware scheduling"),
-        "podSets[].topologyRequest.podIndexLabel": N("names the pod index label for Kueue's pod ungating"),
-        "podSets[].topologyRequest.subGroupIndexLabel": N("names a label for Kueue's pod ungating"),
-        "podSets[].topologyRequest.subGroupCount": N("used for Kueue's pod ungating"),
+        "podSets[].topologyRequest.podIndexLabel": M("the scheduling hash (SchedulingEquivalenceHashing); "
+                                                      "otherwise names the pod index label for Kueue's pod ungating"),
+        "podSets[].topologyRequest.subGroupIndexLabel": M("the scheduling hash (SchedulingEquivalenceHashing); "
+                                                           "otherwise names a label for Kueue's pod ungating"),
+        "podSets[].topologyRequest.subGroupCount": M("the scheduling hash (SchedulingEquivalenceHashing); "
+                                                      "otherwise used for Kueue's pod ungating"),
         "podSets[].topologyRequest.podSetGroupName": M("pod-set groups: one flavor, placed together by topology"),
         "podSets[].topologyRequest.podSetSliceRequiredTopology":
             M("pod-set slices: each slice of pods in one domain of this level"),
