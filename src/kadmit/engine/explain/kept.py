@@ -1,8 +1,7 @@
 """Workloads being deleted that keep their quota because no reconciler of Kueue's lets them go: their job's
 integration is not enabled (the Configuration's `integrations.frameworks`), so nothing drops Kueue's finalizer,
 and Kueue's scheduler, which reads no deletion, counts their quota (`manifests.jobs.manage` leaves such a
-job's Workloads as read). `why` names them among the holders and offers enabling the integration, proven by
-deciding again without them."""
+job's Workloads as read). `why` names them among the holders and offers enabling the integration (`knobs.integration_knob`)."""
 
 from __future__ import annotations
 

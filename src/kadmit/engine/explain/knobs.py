@@ -279,18 +279,44 @@ def wait_knob(model: Model, key: str) -> Knob | None:
     return Knob("wait", wl.span, "", "", f"workload `{key}`", key)
 
 
-def integration_knob(model: Model, key: str) -> Knob | None:
+def integration_knob(model: Model, sources: SourceMap, key: str) -> Knob | None:
     """An admitted Workload being deleted that its job's disabled integration keeps (`kept.kept_deleting`):
-    enabling the integration lets its reconciler drop the finalizer, and the Workload goes with its quota. No
-    edit of the input is made: the fix is proven by deciding again without it (`finished`), as one waiting for
-    a holder is."""
+    enabling the integration lets its reconciler drop the finalizer, and the Workload goes with its quota. Where
+    the Configuration is a document of its own that writes no `integrations`, the edit adds them, the defaults'
+    frameworks kept (`enable`: proven by deciding the edited input again, the kind's other jobs managed too);
+    else no edit is made and the fix is proven by deciding again without the Workload (`integration`, as one
+    waiting for a holder is)."""
     from kadmit.engine.explain.kept import kept_deleting
     wl = next((w for w in model.workloads if w.key == key), None)
     k = kept_deleting(model, wl)
     if k is None or wl is None or wl.span is None:
         return None
+    line = _integrations_missing(sources, model.config.span)
+    if line is not None:
+        span = model.config.span
+        added = f"{line}\nintegrations: {{frameworks: [{', '.join((*k.frameworks, k.framework))}]}}"
+        return Knob("enable", Span(span.file, span.line, 1, span.line, len(line) + 1), line, "integrations.frameworks",
+                    f"`{k.framework}`", added, shown=f"`{key}` ({k.job})")
     return Knob("integration", model.config.span or wl.span, "", "integrations.frameworks",
-                f"`{k.framework}`", key, shown=k.job)
+                f"`{k.framework}`", key, shown=f"`{key}` ({k.job})")
+
+
+def _integrations_missing(sources: SourceMap, span: Span | None) -> str | None:
+    """The first line of a YAML document of its own (a top-level mapping from column 1) that is a Configuration
+    writing no `integrations` key; None otherwise (one inside a ConfigMap, one that writes them, `.kad`)."""
+    if span is None or is_kad(span, sources):
+        return None
+    first = sources.line(span.file, span.line)
+    if first is None or not first.startswith(("apiVersion:", "kind:")):
+        return None
+    lines, n = [], span.line
+    while (text := sources.line(span.file, n)) is not None and (n == span.line or not text.startswith("---")):
+        lines.append(text)
+        n += 1
+    if not any(t.replace(" ", "") in ("kind:Configuration", "kind:'Configuration'", 'kind:"Configuration"') for t in lines) \
+            or any(t.startswith(("integrations:", "{")) for t in lines):
+        return None
+    return first
 
 
 NO_EDIT = ("wait", "integration")  # knobs proven by deciding again without a holder, with no edit of the input

@@ -412,7 +412,7 @@ def _edits_for(model: Model, sources: SourceMap, o: Origin, wl: Workload | None,
             return out
         pod = o.kind == "holder" and o.id.split("|")[2] == "pod"
         knob = K.wait_knob(model, f"pod:{key}") if pod else \
-            K.integration_knob(model, key) or K.finish_knob(model, sources, key)
+            K.integration_knob(model, sources, key) or K.finish_knob(model, sources, key)
         if knob is not None:
             out.append(Change(knob, knob.value))
         if cq is not None and o.kind == "usage":  # let the queue's policy preempt the holders

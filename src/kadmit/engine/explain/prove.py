@@ -59,9 +59,13 @@ class Change:
                     f"deciding again without it)")
         if k.kind == "priority":
             return f"{k.where()}: {k.field} of {k.subject}: {k.old} → {self.edit.new}"
+        if k.kind == "enable":
+            return (f"{k.where()}: enable Kueue's integration {k.subject}: add `{str(self.new).partition(chr(10))[2]}` "
+                    f"to this Configuration: its reconciler drops the finalizer of workload {k.shown}, "
+                    "being deleted, and it goes with its quota")
         if k.kind == "integration":
             return (f"{k.where()}: enable Kueue's integration {k.subject} (add it to this Configuration's "
-                    f"integrations.frameworks): its reconciler drops the finalizer of workload `{k.value}` ({k.shown}), "
+                    f"integrations.frameworks): its reconciler drops the finalizer of workload {k.shown}, "
                     "being deleted, and it goes with its quota (no edit of the input is made: proven by deciding "
                     "again without it; the kind's other jobs Kueue would then manage are not decided)")
         if k.kind == "finish":
