@@ -133,3 +133,30 @@ spec: {clusterQueue: cq}
     assert [ps.min_count for ps in got["reclaimed"].pod_sets] == [2]  # the model's, lowered
     assert eq.key(got["reclaimed"]) != eq.key(got["two"])
     assert eq.key(got["reclaimed"])[1][-3] == 3  # (..., count, minCount, topology request, its index labels)
+
+
+# The topologyRequest index labels Kueue v0.17.0 gives each pod set (podIndexLabel, subGroupIndexLabel, subGroupCount;
+# () for none), as the oracle's shapeJSON shows them (`tools/kueue-oracle/kueue-oracle admit -v 5 --feature-gates
+# SchedulingEquivalenceHashing=true tests/oracle/jobs/FILE`, "Computed scheduling hash")
+_JOB, _JOBSET = "batch.kubernetes.io/job-completion-index", "jobset.sigs.k8s.io/job-index"
+_POD, _KF = "kueue.x-k8s.io/pod-group-pod-index", "training.kubeflow.org/replica-index"
+KUEUE_INDEX = {
+    "batch/partial": [(_JOB, None, None)],
+    "batch/gang": [(_JOB, _JOBSET, 4), (_JOB, _JOBSET, 1)], "batch/sliced": [(_JOB, _JOBSET, 2), (_JOB, _JOBSET, 1)],
+    "serve/llm:group-0": [(), ("leaderworkerset.sigs.k8s.io/worker-index", None, None)],
+    "serve/no-leader": [("leaderworkerset.sigs.k8s.io/worker-index", None, None)],
+    "serve/cache": [("apps.kubernetes.io/pod-index", None, None)], "serve/api:replica-0": [(_POD, None, None)],
+    "pods/single": [(_POD, None, None)], "pods/spark": [(_POD, None, None), (_POD, None, None)],
+    "ml/ddp": [(_KF, None, None), (_KF, None, None)], "ml/mpi": [(_KF, None, None), (_KF, None, None)],
+    "ml/finetune": [(_JOB, _JOBSET, 1)], "ml/tune": [(), (), ()], "ml/tpu": [(), ()],
+}
+
+
+def test_each_integrations_index_labels_are_kueues() -> None:
+    """`PodSet.index`, which the scheduling hash takes (feature-gate-scheduling-equivalence-hashing-on-topology-index-
+    labels*.yaml decide it on the oracle): what Kueue's integrations give, kind by kind (an AppWrapper's unknown)."""
+    files = [str(ROOT / "tests/oracle/jobs" / f)
+             for f in ("batch.yaml", "sets.yaml", "pods.yaml", "ray-and-training.yaml")]
+    got = {w.key: [None if ps.index is None else tuple(ps.index) for ps in w.pod_sets]
+           for f in files for w in load([f]).model.workloads}
+    assert {k: got.get(k) for k in KUEUE_INDEX} == KUEUE_INDEX

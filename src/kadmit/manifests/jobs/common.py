@@ -84,9 +84,9 @@ API_VALIDATED = {("", "Pod"): "spec", ("batch", "Job"): "spec.template.spec",
 # The topologyRequest index labels (podIndexLabel, subGroupIndexLabel, subGroupCount) each integration gives its pod
 # sets with TopologyAwareScheduling on (jobframework.NewPodSetTopologyRequest(...).PodIndexLabel(...), in each job
 # controller), which SchedulingEquivalenceHashing's hash takes (`PodSet.index`): the oracle's shapeJSON (`-v 5`)
-# on tests/oracle/jobs. A JobSet's and a LeaderWorkerSet's say their own (`Builder.template`'s `index`); Ray's pod
-# sets have none; an AppWrapper's and a TrainJob's are not known here (None: left out of the key).
-COMPLETION_INDEX = "batch.kubernetes.io/job-completion-index"
+# on tests/oracle/jobs. A JobSet's, a TrainJob's (its JobSet's) and a LeaderWorkerSet's say their own
+# (`Builder.template`'s `index`); Ray's pod sets have none; an AppWrapper's are not known here (None: left out).
+COMPLETION_INDEX, JOB_INDEX = "batch.kubernetes.io/job-completion-index", "jobset.sigs.k8s.io/job-index"
 _REPLICA_INDEX = ("training.kubeflow.org/replica-index", None, None)
 INDEX_LABELS = {("batch", "Job"): (COMPLETION_INDEX, None, None),
                 ("", "Pod"): ("kueue.x-k8s.io/pod-group-pod-index", None, None),

@@ -8,7 +8,7 @@ from kadmit.diagnostics import Diagnostics, Subject
 from kadmit.manifests.codes import KAD161, KAD167, KAD170
 from kadmit.manifests.fields import Fields, Invalid, Meta
 from kadmit.manifests.jobs.batch import job as batch_job, pods_count
-from kadmit.manifests.jobs.common import (COMPLETION_INDEX, MAX_OBJECT_WORKLOADS, QUEUE_LABEL, Builder,
+from kadmit.manifests.jobs.common import (COMPLETION_INDEX, JOB_INDEX, MAX_OBJECT_WORKLOADS, QUEUE_LABEL, Builder,
                                           condition_true, reclaimed, run_state, workload_name)
 from kadmit.manifests.jobs.refusals import gate_on
 from kadmit.manifests.jobspec import job_spec_refusals
@@ -38,7 +38,7 @@ def jobset(f: Fields, o: Meta) -> Job:
         shape[name] = (replicas, per_job)
         paths[name] = f"spec.replicatedJobs[{i}].template.spec.template.metadata.annotations"
         b.template(name, replicas * per_job, template, rj, count_node=f.field(rj, "replicas"), job_spec=job_spec,
-                   index=(COMPLETION_INDEX, "jobset.sigs.k8s.io/job-index", replicas),
+                   index=(COMPLETION_INDEX, JOB_INDEX, replicas),
                    job_words=tuple(job_spec_refusals(f, job_spec)),
                    origin=f"replicated job `{name}` ({replicas} × {per_job} pods)",
                    nodes={"parallelism": f.field(job_spec, "parallelism")})

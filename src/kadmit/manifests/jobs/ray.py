@@ -8,7 +8,7 @@ import json
 from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.jobs.common import Builder, condition_true, run_state
 from kadmit.manifests.podspec import WRITTEN
-from kadmit.model import Job, PodSet, Refusal
+from kadmit.model import HashOnly, Job, PodSet, Refusal
 from kadmit.podresources import ContainerResources, PodResources
 from kadmit.quantity import parse_quantity
 
@@ -102,7 +102,7 @@ def ray_job(f: Fields, o: Meta) -> Job:
         else:
             b.pod_sets.append(PodSet(name="submitter", count=1, requests=SUBMITTER, resources=SUBMITTER_POD,
                                      origin="the submitter Job's pod (KubeRay's default container)",
-                                     span=f.span(o.node)))
+                                     index=HashOnly(()), span=f.span(o.node)))  # no topologyRequest
     # SidecarMode, HTTPMode, InteractiveMode: no pod set of their own, nothing added to the head
     # (v0.17's PodSets; later Kueue adds the submitter's requests to the head in SidecarMode)
     status = f.map(o.node, "status")

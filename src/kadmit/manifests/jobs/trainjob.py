@@ -10,7 +10,7 @@ from typing import Literal
 from kadmit.diagnostics import Diagnostics
 from kadmit.manifests.fields import Fields, Invalid, Meta
 from kadmit.manifests.jobs import trainjobpods
-from kadmit.manifests.jobs.common import Builder, object_ref, reclaimed, run_state
+from kadmit.manifests.jobs.common import COMPLETION_INDEX, JOB_INDEX, Builder, object_ref, reclaimed, run_state
 from kadmit.manifests.jobs.refusals import SLICE_SIZE, topology_refusals
 from kadmit.manifests.jobs.trainjobpods import omitempty
 from kadmit.manifests.layers import ANNOTATION as LAYERS
@@ -125,11 +125,15 @@ def training_runtime(f: Fields, o: Meta) -> TrainingRuntime:
         labels, _ = f.str_map(f.map(job_template, "metadata"), "labels")
         annotations = f.map(f.map(template, "metadata"), "annotations")
         before = len(b.refusals)
-        # the JobSet's Job; its count is the TrainJob's (`runtime_pod_sets`), unbounded here for the slice size
-        ps = b.template(name, UNCOUNTED, template, rj, job_spec=job_spec)
+        # the JobSet's Job; its count is the TrainJob's (`runtime_pod_sets`), unbounded here for the slice size. Kueue
+        # takes the TrainJob's pod sets from its JobSet (getChildJobSet, then JobSet.PodSets): the JobSet's index
+        # labels, the replicated job's replicas (not numNodes, which sets its pods) as subGroupCount
+        replicas = f.int(rj, "replicas", default=1, lo=0)
+        ps = b.template(name, UNCOUNTED, template, rj, job_spec=job_spec,
+                        index=(COMPLETION_INDEX, JOB_INDEX, replicas))
         node = next((c for c in f.maps(f.map(template, "spec"), "containers") if f.str(c, "name") == NODE), None)
         node_requests = pod_requests(f, _only(node)).requests if node is not None else {}
-        jobs.append(RuntimeJob(name=name, replicas=f.int(rj, "replicas", default=1, lo=0),
+        jobs.append(RuntimeJob(name=name, replicas=replicas,
                                parallelism=f.int(job_spec, "parallelism", default=1, lo=0),
                                ancestor=labels.get(ANCESTOR, ""), pod_set=ps, node_requests=node_requests,
                                shape=Shapes(template_shape(f, 1, None, template)[2:]),
