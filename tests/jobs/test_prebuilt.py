@@ -298,6 +298,9 @@ SERVER_SET = ("image: busybox, imagePullPolicy: Always, terminationMessagePath: 
               "terminationMessagePolicy: File, ")
 
 
+# what the API server sets in a Job's probe (SetDefaults_Probe; the oracle's kubevalidate applies it)
+PROBE_SET = "timeoutSeconds: 1, periodSeconds: 10, successThreshold: 1, failureThreshold: 3"
+
 # (the Workload's container fields, the Job's, in sync?) each as the oracle decides it (Semantic.DeepEqual on the Go
 # values: a zero bool, number or string is an absent one; a pointer set, even to `{}` or `false`, is not nil)
 GO_VALUES = [
@@ -306,19 +309,26 @@ GO_VALUES = [
     ("", "args: null, ", True),
     ("", "env: [], ", True),
     ("env: [{name: A}], ", "env: [{name: A, value: ''}], ", True),
-    ("readinessProbe: {exec: {command: [a]}}, ", "readinessProbe: {exec: {command: [a]}, periodSeconds: 0}, ", True),
+    (f"readinessProbe: {{exec: {{command: [a]}}, {PROBE_SET}}}, ",
+     "readinessProbe: {exec: {command: [a]}, periodSeconds: 0}, ", True),
+    # the probe's defaults left out of the Workload's: the Job's are set (SetDefaults_Probe), out of sync
+    ("readinessProbe: {exec: {command: [a]}}, ", "readinessProbe: {exec: {command: [a]}}, ", False),
+    (f"readinessProbe: {{httpGet: {{port: 80}}, {PROBE_SET}}}, ", "readinessProbe: {httpGet: {port: 80}}, ", False),
+    (f"readinessProbe: {{httpGet: {{port: 80, path: /, scheme: HTTP}}, {PROBE_SET}}}, ",
+     "readinessProbe: {httpGet: {port: 80}}, ", True),
     ("ports: [{containerPort: 80, protocol: TCP}], ", "ports: [{containerPort: 80, protocol: TCP, hostPort: 0}], ", True),
     ("", "securityContext: {}, ", False),
-    ("", "readinessProbe: {}, ", False),
+    ("", "lifecycle: {}, ", False),  # (a probe without a handler: the API server refuses the Job)
     ("securityContext: {}, ", "securityContext: {privileged: false}, ", False),
-    ("readinessProbe: {httpGet: {port: 80}}, ", "readinessProbe: {httpGet: {port: '80'}}, ", False),
+    (f"readinessProbe: {{httpGet: {{port: 80, path: /, scheme: HTTP}}, {PROBE_SET}}}, ",
+     "readinessProbe: {httpGet: {port: http}}, ", False),  # (a port `'80'`: no IANA name, the API server refuses it)
     ("env: [{name: A, valueFrom: {configMapKeyRef: {name: x, key: k}}}], ",
      "env: [{name: A, valueFrom: {configMapKeyRef: {name: x, key: k, optional: false}}}], ", False),
     ("tty: true, ", "tty: false, ", False),
     # the Workload CRD's pod-template defaults, which both sides carry on a cluster (prebuilt.SCHEMA_DEFAULTS)
     ("ports: [{containerPort: 80, protocol: TCP}], ", "ports: [{containerPort: 80}], ", True),
     ("ports: [{containerPort: 80, protocol: UDP}], ", "ports: [{containerPort: 80}], ", False),
-    ("readinessProbe: {grpc: {port: 80}}, ", "readinessProbe: {grpc: {port: 80, service: ''}}, ", True),
+    (f"readinessProbe: {{grpc: {{port: 80}}, {PROBE_SET}}}, ", "readinessProbe: {grpc: {port: 80, service: ''}}, ", True),
 ]
 
 

@@ -25,7 +25,7 @@ KUEUE = {
     "init": "e309dc70", "limits-and-requests": "4ebdd4a6", "limits-only": "8930981a", "no-requests": "7aa6c7b8",
     "node-selector": "148a4f66", "overhead": "bb989d57", "plain": "3e7adba3", "ports": "8b292214",
     "priority": "c3a0af48", "priority-class": "dc85db45", "quantities": "a9ba3dff", "quantities-2": "aa3ee771",
-    "quantities-3": "13cf3fa7", "quantities-4": "fcbb0f97", "runtime-class": "a3398eba", "sidecar": "c550150e",
+    "quantities-3": "13cf3fa7", "quantities-4": "65d96fc2", "runtime-class": "a3398eba", "sidecar": "c550150e",
     "spread": "4bfc68b0", "tolerations": "f964f594", "two-containers": "ebbaa1ab", "wpc-label": "e9ee6c1e",
 }
 

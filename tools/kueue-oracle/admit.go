@@ -214,6 +214,11 @@ func decide(ctx context.Context, paths []string, opts admitOptions) (admitOutput
 		return out, err
 	}
 	docs, problems := input.Read(files)
+	read := len(docs)
+	docs, refused, err := checkBuiltins(docs)
+	if err != nil {
+		return out, err
+	}
 	scheme := objects.NewScheme(jobs.AddToScheme)
 	defaulter, err := objects.KueueDefaulter()
 	if err != nil {
@@ -224,6 +229,7 @@ func decide(ctx context.Context, paths []string, opts admitOptions) (admitOutput
 	if err != nil {
 		return out, err
 	}
+	in.Skipped = append(refused, in.Skipped...)
 	if err := setInputGates(in); err != nil {
 		return out, err
 	}
@@ -239,7 +245,7 @@ func decide(ctx context.Context, paths []string, opts admitOptions) (admitOutput
 	loadSeconds := cpuSeconds() - loadStart
 
 	out = admitOutput{Mode: "kueue", Skipped: in.Skipped, NotRead: in.NotRead, Problems: problems,
-		Notes: in.Notes, Files: files, refusal: input.Refusal(paths, files, problems, len(docs)-len(in.NotRead))}
+		Notes: in.Notes, Files: files, refusal: input.Refusal(paths, files, problems, read-len(in.NotRead))}
 	var all [][]report.Decision
 	var first *cluster.Result
 	var stops []string

@@ -163,6 +163,10 @@ func convertPaths(ctx context.Context, paths []string, gates string) (*convertOu
 		return nil, err
 	}
 	docs, problems := input.Read(files)
+	docs, refused, err := checkBuiltins(docs)
+	if err != nil {
+		return nil, err
+	}
 	scheme := objects.NewScheme(jobs.AddToScheme)
 	defaulter, err := objects.KueueDefaulter()
 	if err != nil {
@@ -207,7 +211,7 @@ func convertPaths(ctx context.Context, paths []string, gates string) (*convertOu
 		return nil, err
 	}
 	out := &convertOutput{
-		NotRead: in.NotRead, Skipped: in.Skipped, Problems: problems, Files: files,
+		NotRead: in.NotRead, Skipped: append(refused, in.Skipped...), Problems: problems, Files: files,
 		Notes:  append(append([]string{}, in.Notes...), conv.Notes...),
 		Oracle: convertInfo{Kueue: kueueVersion(), Config: in.ConfigFrom, FeatureGates: featureGates()},
 	}
@@ -231,6 +235,11 @@ func convertPaths(ctx context.Context, paths []string, gates string) (*convertOu
 	}
 	for _, s := range conv.Skipped {
 		object(s.Object).Skipped = s.Reason
+	}
+	for _, r := range refused { // a job object the API server refuses (kubevalidate): no Workload, in its words
+		if gv, err := schema.ParseGroupVersion(r.APIVersion); err == nil && jobs.IsJobKind(gv.WithKind(r.Kind)) {
+			object(jobs.Owner{APIVersion: r.APIVersion, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name}).Skipped = r.Reason
+		}
 	}
 	for _, c := range byObject {
 		sort.Slice(c.Workloads, func(a, b int) bool { return c.Workloads[a].Name < c.Workloads[b].Name })

@@ -24,6 +24,9 @@ from kadmit.manifests.yamltree import BOOL, FLOAT, INT, MAP, SEQ, STR, Val
 from kadmit.quantity import canonical_quantity
 
 STR_T, INT_T, BOOL_T, QTY_T = ("str",), ("int",), ("bool",), ("qty",)
+# a quantity of a built-in kind's ResourceList, which the API server rounds up to milli-units on create
+# (core/v1 SetDefaults_ResourceList: `0.0001` is stored as `1m`)
+MILLI_QTY_T = ("mqty",)
 
 _ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 _HTML = re.compile("[<>&\u2028\u2029]")
@@ -65,8 +68,8 @@ def encode(v: Val | None, t: tuple) -> str:
         return "0" if null or v.kind != INT else str(v.v)
     if kind == "bool":
         return "true" if not null and v.kind == BOOL and v.v else "false"
-    if kind == "qty":
-        return '"0"' if null else go_string(go_quantity(scalar_text(v)))
+    if kind in ("qty", "mqty"):
+        return '"0"' if null else go_string(go_quantity(scalar_text(v), kind == "mqty"))
     if kind == "ptr":
         return "null" if null else encode(v, t[1])
     if kind == "slice":
@@ -111,14 +114,17 @@ _MAX_INT64 = 2**63 - 1
 _NANO = Fraction(1, 10**9)
 
 
-def go_quantity(text: str) -> str:
+def go_quantity(text: str, milli: bool = False) -> str:
     """The text `resource.Quantity.MarshalJSON` writes for a quantity parsed from `text`
-    (`ParseQuantity`, then `String`); `text` itself where Go can't parse it (such an object is
-    refused before anything is hashed)."""
+    (`ParseQuantity`, then `String`; with `milli`, `RoundUp(-3)` between: a value finer than
+    milli-units is rounded up, then written canonically); `text` itself where Go can't parse it
+    (such an object is refused before anything is hashed)."""
     parsed = _parse(text.strip())
     if parsed is None:
         return text
     kept, value, fmt = parsed
+    if milli and (value * 1000).denominator != 1:
+        return canonical_quantity(Fraction(-((-value * 1000).numerator // (value * 1000).denominator), 1000), fmt)
     return kept if kept is not None else canonical_quantity(value, fmt)
 
 

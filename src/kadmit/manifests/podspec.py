@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from kadmit.manifests.codes import KAD157, KAD166
 from kadmit.manifests.fields import Fields
 from kadmit.manifests.jobs.refusals import dns_subdomain_errors, go_quote, qualified_name_errors
-from kadmit.manifests.podvalues import hugepages_indivisible, nothing_to_refuse, quantity_values, written_quantity
+from kadmit.manifests.podvalues import (container_requirements, hugepages_indivisible, nothing_to_refuse, overcommit_allowed,
+                                        quantity_values, written_quantity)
 from kadmit.manifests.specshape import spec_shape
 from kadmit.manifests.yamltree import INT, Val
 from kadmit.model import NodeSelectorTerm, Requirement, Taint, Toleration
@@ -92,10 +93,6 @@ def _aggregate(pod: PodResources, limits_too: bool, key: str = "requests") -> di
     return containers_total(pod, key)
 
 
-def _overcommit_allowed(resource: str) -> bool:
-    """Kubernetes' IsOvercommitAllowed: a native resource (no domain, or a kubernetes.io one) that is
-    not hugepages; a request of any other must equal its limit."""
-    return ("/" not in resource or "kubernetes.io/" in resource) and not resource.startswith("hugepages-")
 
 
 def _api_refusals(f: Fields, spec: Val, api: str, aggregate: dict[str, int], pod: bool,
@@ -115,6 +112,7 @@ def _api_refusals(f: Fields, spec: Val, api: str, aggregate: dict[str, int], pod
     # quantities already reported bad (KAD158, read as 0) are not checked again
     bad = {id(e.at) for e in (f.collected or []) if getattr(e, "at", None) is not None}
     quantity_values(f, spec, api, refusals)
+    container_requirements(f, spec, api, refusals)
     resources = f.map(spec, "resources")
     if resources is None:
         return
@@ -151,14 +149,14 @@ def _api_refusals(f: Fields, spec: Val, api: str, aggregate: dict[str, int], pod
                        f"is not positive integer multiple of {res}", req_nodes[res], lim_nodes.get(res))
     for res, qty in requests.items():
         node = req_nodes[res]
-        if res in limits and qty != limits[res] and not _overcommit_allowed(res):
+        if res in limits and qty != limits[res] and not overcommit_allowed(res):
             refuse(f'{path}.requests: Invalid value: "{q(qty, res, node)}": must be equal to {res} limit of '
                    f"{q(limits[res], res, lim_nodes[res])}", node, node, lim_nodes[res])
         elif res in limits and qty > limits[res]:
             refuse(f'{path}.requests: Invalid value: "{q(qty, res, node)}": must be less than or equal to {res} '
                    f"limit of "
                    f"{q(limits[res], res, lim_nodes[res])}", node, node, lim_nodes[res])
-        elif res not in limits and not _overcommit_allowed(res):
+        elif res not in limits and not overcommit_allowed(res):
             refuse(f"{path}.limits: Required value: Limit must be set for non overcommitable resources", node, node,
                    help=f"set `limits: {{{res}: {q(qty, res, node)}}}` beside the request")
     if any(r.startswith("hugepages-") for r in (*requests, *limits)) and not {"cpu", "memory"} & {*requests, *limits}:

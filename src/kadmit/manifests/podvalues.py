@@ -29,13 +29,50 @@ def extended(res: str) -> bool:
     return "/" in res and "kubernetes.io/" not in res and not res.startswith("requests.")
 
 
+def overcommit_allowed(resource: str) -> bool:
+    """Kubernetes' IsOvercommitAllowed: a native resource (no domain, or a kubernetes.io one) that is
+    not hugepages; a request of any other must equal its limit."""
+    return ("/" not in resource or "kubernetes.io/" in resource) and not resource.startswith("hugepages-")
+
+
 def nothing_to_refuse(f: Fields, spec: Val | None, pod: PodResources) -> bool:
     """Whether `podspec._api_refusals` has nothing to check in `spec`: it checks the pod's own `resources` (none
-    written), hugepages-* quantities and extended resources' that are not whole (none in any container, `pod` as
-    `pod_requests` read them)."""
+    written), hugepages-* quantities and extended resources' that are not whole, and each container's requests
+    against its limits (none in any container, `pod` as `pod_requests` read them)."""
     return f.field(spec, "resources") is None and not any(
-        r.startswith("hugepages-") or (extended(r) and q % MILLI)
+        r.startswith("hugepages-") or (extended(r) and q % MILLI) or not overcommit_allowed(r)
+        or (values is c.requests and r in c.limits and q > c.limits[r])
         for c in (*pod.containers, *pod.init_containers) for values in (c.requests, c.limits) for r, q in values.items())
+
+
+def container_requirements(f: Fields, spec: Val, api: str, refusals: list[str] | None = None) -> None:
+    """validateResourceRequirements on each container's requests (ValidatePodSpec's order): a request of a
+    resource not overcommitable (an extended one, hugepages-*) other than its limit, or without one; any other
+    above its limit. A Pod's requests missing and defaulted to its limits (SetDefaults_Pod) equal them: only the
+    requests written are checked. The words to `refusals` where given (`podspec._api_refusals`), else KAD157."""
+    for key in ("containers", "initContainers"):
+        for i, c in enumerate(f.maps(spec, key)):
+            path = f"{api}.{key}[{i}].resources"
+            resources = f.map(c, "resources")
+            requests, nodes = f.resource_list(resources, "requests")
+            limits, limit_nodes = f.resource_list(resources, "limits")
+            for res, qty in requests.items():
+                text = written_quantity(qty, nodes[res])
+                limit = written_quantity(limits[res], limit_nodes[res]) if res in limits else ""
+                if res in limits and qty != limits[res] and not overcommit_allowed(res):
+                    words = f'{path}.requests: Invalid value: "{text}": must be equal to {res} limit of {limit}'
+                elif res in limits and qty > limits[res]:
+                    words = f'{path}.requests: Invalid value: "{text}": must be less than or equal to {res} limit of {limit}'
+                elif res not in limits and not overcommit_allowed(res):
+                    words = f"{path}.limits: Required value: Limit must be set for non overcommitable resources"
+                else:
+                    continue
+                if refusals is not None:
+                    refusals.append(words)
+                else:
+                    f.invalid(KAD157, f"the API server refuses the object: `{words}`", nodes[res], uses=(nodes[res],),
+                              help=f"set `limits: {{{res}: {text}}}` beside the request" if res not in limits else
+                              "make the request no more than the limit (equal to it for a resource not overcommitable)")
 
 
 def hugepages_indivisible(res: str, qty: int) -> bool:

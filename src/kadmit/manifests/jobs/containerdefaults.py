@@ -71,15 +71,35 @@ def pull_policy(image) -> str:
     return "Always" if isinstance(image, str) and image_tag(image) == "latest" else "IfNotPresent"
 
 
+# SetDefaults_Probe: what a probe's unset (or zero) fields become; SetDefaults_HTTPGetAction: an httpGet's
+PROBE_DEFAULTS = {"timeoutSeconds": 1, "periodSeconds": 10, "successThreshold": 1, "failureThreshold": 3}
+HTTP_GET_DEFAULTS = {"path": "/", "scheme": "HTTP"}
+
+
 def defaulted(containers: list) -> list:
     """The plain pair of a template's containers and init containers (`template_shape`) with each container's
-    unset CONTAINER_DEFAULTS set as the API server sets them."""
+    unset CONTAINER_DEFAULTS set as the API server sets them, and its probes' and lifecycle handlers' defaults
+    (SetDefaults_Probe, SetDefaults_HTTPGetAction; kubevalidate, tools/kube-apiserver, gives the same)."""
     def one(c):
-        if not isinstance(c, dict) or all(c.get(k) not in (None, "") for k in CONTAINER_DEFAULTS):
+        if not isinstance(c, dict):
             return c
-        return {**c, **{k: (pull_policy(c.get("image")) if k == "imagePullPolicy" else FIXED[k])
-                        for k in CONTAINER_DEFAULTS if c.get(k) in (None, "")}}
+        c = {**c, **{k: (pull_policy(c.get("image")) if k == "imagePullPolicy" else FIXED[k])
+                     for k in CONTAINER_DEFAULTS if c.get(k) in (None, "")}}
+        for k in ("livenessProbe", "readinessProbe", "startupProbe"):
+            if isinstance(c.get(k), dict):
+                c[k] = _http_get({**c[k], **{f: v for f, v in PROBE_DEFAULTS.items() if c[k].get(f) in (None, 0)}})
+        if isinstance(c.get("lifecycle"), dict):
+            c["lifecycle"] = {k: _http_get(h) for k, h in c["lifecycle"].items()}
+        return c
     return [[one(c) for c in group] if isinstance(group, list) else group for group in containers]
+
+
+def _http_get(handler):
+    """A probe or lifecycle handler with its httpGet's unset path and scheme defaulted."""
+    if not isinstance(handler, dict) or not isinstance(handler.get("httpGet"), dict):
+        return handler
+    get = handler["httpGet"]
+    return {**handler, "httpGet": {**get, **{k: v for k, v in HTTP_GET_DEFAULTS.items() if get.get(k) in (None, "")}}}
 
 
 def undefaulted(containers: list) -> list[str]:

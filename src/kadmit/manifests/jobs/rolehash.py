@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import hashlib
 
-from kadmit.manifests.gojson import INT_T, QTY_T, STR_T, encode
+from kadmit.manifests.gojson import INT_T, MILLI_QTY_T, STR_T, encode
 from kadmit.manifests.specshape import (AFFINITY, CLAIM, PORTS, SPREAD, STR_MAP, TOLERATION, defaulted_ports,
                                         stored)
 from kadmit.manifests.yamltree import MAP, SEQ, Val
 
-RESOURCES = ("map", QTY_T)
+RESOURCES = ("map", MILLI_QTY_T)  # requests and overhead, as the API server stores them (rounded up to milli-units)
 
 # SpecShape's keys as Go's encoder writes a map: sorted.
 _SHAPE = (("affinity", ("ptr", AFFINITY)), ("containers", None), ("initContainers", None),

@@ -1,0 +1,76 @@
+"""The built-in kinds as Kubernetes' own code checks them on create: kubevalidate (tools/kube-apiserver/cmd/kubevalidate,
+Kubernetes v1.35.3's decoding, defaulting and create strategies), which the oracle runs over its input's Pods, Jobs,
+Deployments, StatefulSets, Nodes, Namespaces, LimitRanges, PriorityClasses and RuntimeClasses, skipping what it
+refuses. What it refuses kadmit refuses in the same words (KAD157): tests/kube's cases, which a real API server
+checks there (test_pod_level_resources.REFUSED), and the containers' requests against their limits."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import yaml
+
+from kadmit import workspace as ws
+from kube.test_pod_level_resources import QUEUE, REFUSED, job, pod
+
+# validateResourceRequirements on a container's own requests and limits (init containers too)
+CONTAINERS = {
+    "container-request-above-limit": (
+        pod("container-request-above-limit", "{}",
+            '[{name: c, image: busybox, resources: {requests: {cpu: "2"}, limits: {cpu: "1"}}}]'),
+        'spec.containers[0].resources.requests: Invalid value: "2": must be less than or equal to cpu limit of 1'),
+    "container-gpu-without-limit": (
+        job("container-gpu-without-limit", "{}",
+            '[{name: c, image: busybox, resources: {requests: {cpu: "1", example.com/gpu: "2"}}}]'),
+        "spec.template.spec.containers[0].resources.limits: Required value: Limit must be set for non overcommitable "
+        "resources"),
+    "container-gpu-request-not-limit": (
+        pod("container-gpu-request-not-limit", "{}",
+            '[{name: c, image: busybox, resources: {requests: {example.com/gpu: "1"}, limits: {example.com/gpu: "2"}}}]'),
+        'spec.containers[0].resources.requests: Invalid value: "1": must be equal to example.com/gpu limit of 2'),
+    "init-container-memory-above-limit": (
+        job("init-container-memory-above-limit", "{}",
+            "[{name: c, image: busybox}]\n      initContainers: [{name: i, image: busybox, resources: "
+            "{requests: {memory: 2Gi}, limits: {memory: 1536Mi}}}]"),
+        'spec.template.spec.initContainers[0].resources.requests: Invalid value: "2Gi": must be less than or equal '
+        "to memory limit of 1536Mi"),
+}
+CASES = {**REFUSED, **CONTAINERS}
+MARKERS = (": Invalid value", ": Required value", ": Forbidden", ": Unsupported value")
+
+
+def kubevalidate(oracle: str, objects: list[dict]) -> list[dict]:
+    """kubevalidate's answers on `objects`, one run: it is linked beside the oracle's binary (its build wrapper)."""
+    run = subprocess.run([str(Path(oracle).parent / "kubevalidate")], input="".join(json.dumps(o) + "\n" for o in objects),
+                         capture_output=True, text=True, check=True)
+    return [json.loads(line) for line in run.stdout.splitlines()]
+
+
+def test_what_kubernetes_refuses_kadmit_refuses_in_its_words(kueue_oracle: str, tmp_path: Path) -> None:
+    answers = kubevalidate(kueue_oracle, [yaml.safe_load(manifest) for manifest, _ in CASES.values()])
+    assert len(answers) == len(CASES)
+    for (name, (manifest, want)), answer in zip(CASES.items(), answers):
+        want = (want,) if isinstance(want, str) else want
+        refused = answer.get("refused", "")
+        assert all(w in refused for w in want) and sum(refused.count(m) for m in MARKERS) == len(want), (name, answer)
+        path = tmp_path / name / "state.yaml"
+        path.parent.mkdir()
+        path.write_text(QUEUE + "---\n" + manifest, encoding="utf-8")
+        got = [d.message for d in ws.load([str(path.parent)]).diagnostics if d.code == "KAD157"]
+        assert sorted(e.split("`")[1] for e in got) == sorted(want), (name, got)
+
+
+def test_the_oracle_skips_what_the_api_server_refuses_with_its_words(kueue_oracle: str) -> None:
+    """One oracle run: the refused objects are skipped with the server's message, never created."""
+    from oracle.harness import run_oracle
+
+    out = run_oracle(kueue_oracle, ["tests/oracle/features/builtin-kinds-refused-by-the-api-server.yaml"])
+    skipped = {(s["kind"], s["name"]): s["reason"] for s in out["skipped"]}
+    assert skipped[("Job", "over-limit")] == (
+        'Job.batch "over-limit" is invalid: spec.template.spec.containers[0].resources.requests: Invalid value: "4": '
+        "must be less than or equal to cpu limit of 2")
+    assert skipped[("Pod", "gpu")] == ('Pod "gpu" is invalid: spec.containers[0].resources.limits: Required value: '
+                                       "Limit must be set for non overcommitable resources")
+    assert [(d["workload"], d["admitted"]) for d in out["decisions"]] == [("team/after", True)]
