@@ -2,12 +2,13 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -23,7 +24,7 @@ import (
 // (k8s.io/kubernetes' feature gates collide with Kueue's: internal/jobs builtins.go), so it runs
 // as a subprocess, once per invocation, over every built-in object of the input. The build
 // wrapper (kueue-oracle) builds it and puts it beside this binary; KUEUE_ORACLE_KUBEVALIDATE
-// names another.
+// names another. One process serves the whole invocation (every cluster of --each).
 
 // builtinKinds are the kinds kubevalidate checks (its kinds table), with whether they are
 // namespaced: a namespaced object naming none is in `default`, as kubectl creates it.
@@ -74,7 +75,7 @@ func kubevalidatePath() (string, error) {
 // Kueue reads).
 func checkBuiltins(docs []input.Document) ([]input.Document, []objects.Skipped, error) {
 	var send []int
-	var lines bytes.Buffer
+	var lines [][]byte
 	for i, d := range docs {
 		if _, ok := builtinKinds[d.Object.GroupVersionKind()]; !ok {
 			continue
@@ -83,36 +84,15 @@ func checkBuiltins(docs []input.Document) ([]input.Document, []objects.Skipped, 
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s#%d: %w", d.File, d.Index, err)
 		}
-		lines.Write(raw)
-		lines.WriteByte('\n')
+		lines = append(lines, append(raw, '\n'))
 		send = append(send, i)
 	}
 	if len(send) == 0 {
 		return docs, nil, nil
 	}
-	path, err := kubevalidatePath()
+	answers, err := askKubevalidate(lines, len(send))
 	if err != nil {
 		return nil, nil, err
-	}
-	cmd := exec.Command(path)
-	cmd.Stdin = &lines
-	cmd.Stderr = os.Stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, nil, fmt.Errorf("kubevalidate (%s): %w", path, err)
-	}
-	answers := make([]validated, 0, len(send))
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(make([]byte, 1<<20), 1<<30)
-	for sc.Scan() {
-		var v validated
-		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
-			return nil, nil, fmt.Errorf("kubevalidate's answer %q: %w", sc.Text(), err)
-		}
-		answers = append(answers, v)
-	}
-	if len(answers) != len(send) {
-		return nil, nil, fmt.Errorf("kubevalidate answered %d of %d objects", len(answers), len(send))
 	}
 	refused := map[int]bool{}
 	var skipped []objects.Skipped
@@ -194,4 +174,68 @@ func keepDroppedIn(d, o any) {
 			}
 		}
 	}
+}
+
+// kubevalidate is the process kept for the oracle's life (one however many clusters --each decides),
+// started at the first question.
+var kubevalidate struct {
+	once sync.Once
+	err  error
+	in   io.Writer
+	out  *bufio.Scanner
+}
+
+// askKubevalidate sends the lines (JSON objects) and reads an answer for each.
+func askKubevalidate(lines [][]byte, n int) ([]validated, error) {
+	kv := &kubevalidate
+	kv.once.Do(func() {
+		path, err := kubevalidatePath()
+		if err != nil {
+			kv.err = err
+			return
+		}
+		cmd := exec.Command(path)
+		cmd.Stderr = os.Stderr
+		in, err := cmd.StdinPipe()
+		if err == nil {
+			var out io.Reader
+			if out, err = cmd.StdoutPipe(); err == nil {
+				kv.out = bufio.NewScanner(out)
+				kv.out.Buffer(make([]byte, 1<<20), 1<<30)
+				err = cmd.Start()
+			}
+		}
+		kv.in, kv.err = in, err
+		if err != nil {
+			kv.err = fmt.Errorf("kubevalidate (%s): %w", path, err)
+		}
+	})
+	if kv.err != nil {
+		return nil, kv.err
+	}
+	written := make(chan error, 1)
+	go func() { // written while answers are read: neither pipe fills up
+		for _, l := range lines {
+			if _, err := kv.in.Write(l); err != nil {
+				written <- err
+				return
+			}
+		}
+		written <- nil
+	}()
+	answers := make([]validated, 0, n)
+	for len(answers) < n && kv.out.Scan() {
+		var v validated
+		if err := json.Unmarshal(kv.out.Bytes(), &v); err != nil {
+			return nil, fmt.Errorf("kubevalidate's answer %q: %w", kv.out.Text(), err)
+		}
+		answers = append(answers, v)
+	}
+	if err := <-written; err != nil {
+		return nil, fmt.Errorf("kubevalidate: %w", err)
+	}
+	if len(answers) != n {
+		return nil, fmt.Errorf("kubevalidate answered %d of %d objects (%v)", len(answers), n, kv.out.Err())
+	}
+	return answers, nil
 }

@@ -11,7 +11,8 @@
 // start-up). It runs this binary once per invocation instead, through the `kubevalidate` script beside
 // this folder, which builds it on first use.
 //
-// Input: one JSON object per line on stdin. Output: one JSON line per input line, in order:
+// Input: one JSON object per line on stdin. Output: one JSON line per input line, in order, each
+// written as soon as its line is read (a caller may keep the process for many questions):
 //
 //	{"object": {...}}      accepted: the object as the API server decodes and defaults it
 //	                       (not the strategy's PrepareForCreate changes: no generated selector, status cleared)
@@ -98,7 +99,11 @@ func run(in io.Reader, out io.Writer) error {
 	for {
 		line, err := r.ReadBytes('\n')
 		if len(line) > 0 {
+			// each answer as soon as it is made: a caller may keep this process for many questions
 			if err := enc.Encode(check(line)); err != nil {
+				return err
+			}
+			if err := w.Flush(); err != nil {
 				return err
 			}
 		}
