@@ -40,7 +40,7 @@ spec:
 {extra}{'  nodeName: ' + node if node else ''}
   containers:
   - name: c
-    resources: {{requests: {{nvidia.com/gpu: "{gpus}"}}}}
+    resources: {{requests: {{nvidia.com/gpu: "{gpus}"}}, limits: {{nvidia.com/gpu: "{gpus}"}}}}
 """
 
 
