@@ -17,6 +17,7 @@ from __future__ import annotations
 import ctypes
 import gc
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -43,17 +44,26 @@ def _no_width_inherited():
 RAM_FOLDER = Path("/dev/shm")  # Linux's RAM file system, where fsync costs nothing
 
 
-@pytest.fixture
-def scratch(tmp_path: Path):
-    """A temporary folder for a test that has kadmit write hundreds of files (`import`, `export`, `fmt --write`):
-    each goes through kadmit.atomic, an fsync apiece, about 6 ms on this machine's disk (ext4), and a worker
-    waiting on a disk is a core idle. On a RAM file system (/dev/shm, where there is one to write to) the
-    same writes cost nothing; elsewhere tmp_path. Removed when the test ends (the test names its inputs)."""
+@pytest.fixture(scope="session")
+def scratch_root(tmp_path_factory: pytest.TempPathFactory):
+    """The folder `scratch` folders are made in, for tests that have kadmit write hundreds of files (`import`,
+    `export`): each goes through kadmit.atomic, two fsyncs apiece (the file's and its folder's), about 6 ms each
+    on this machine's disk (ext4) when it is quiet, and a worker waiting on a disk is a core idle. On a RAM file
+    system (/dev/shm, where there is one to write to) the same writes cost nothing; elsewhere under the
+    session's tmp_path_factory. Removed when the worker's session ends."""
     if RAM_FOLDER.is_dir() and os.access(RAM_FOLDER, os.W_OK | os.X_OK):
-        with tempfile.TemporaryDirectory(dir=RAM_FOLDER, prefix="kadmit-test-") as folder:
+        with tempfile.TemporaryDirectory(dir=RAM_FOLDER, prefix="kadmit-tests-") as folder:
             yield Path(folder)
     else:
-        yield tmp_path
+        yield tmp_path_factory.mktemp("scratch")
+
+
+@pytest.fixture
+def scratch(scratch_root: Path):
+    """A temporary folder of `scratch_root` for one test, removed when it ends (the test names its inputs)."""
+    folder = Path(tempfile.mkdtemp(dir=scratch_root))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 UNTIMED = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,13 @@ from kadmit.render.decisions import admit_json
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "engine"))
 from fix_clusters import kad_clusters  # noqa: E402
+
+
+@pytest.fixture
+def tmp_path(scratch: Path) -> Path:
+    """This module's tests write their exports in a `scratch` folder (tests/conftest.py): each file kadmit writes
+    is two fsyncs, some 500 of them in test_every_clean_kad_of_the_tests."""
+    return scratch
 
 
 def decisions(model) -> list:
@@ -95,8 +103,8 @@ def test_json_export_reads_back_the_same(tmp_path: Path) -> None:
 @settings(max_examples=12, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(text=kad_clusters())
-def test_generated_clusters_decide_the_same(tmp_path_factory, text: str) -> None:
-    folder = tmp_path_factory.mktemp("gen")
+def test_generated_clusters_decide_the_same(scratch_root, text: str) -> None:
+    folder = Path(tempfile.mkdtemp(prefix="gen", dir=scratch_root))
     (folder / "cluster.kad").write_text(text)
     expected, back = roundtrip([str(folder / "cluster.kad")], folder / "out", workloads=True)
     assert decisions(back) == decisions(expected)

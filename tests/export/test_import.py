@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,15 @@ from kadmit.render.decisions import admit_json
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "engine"))
 from fix_clusters import yaml_tas_clusters  # noqa: E402
+
+
+@pytest.fixture
+def tmp_path(scratch: Path) -> Path:
+    """This module's tests write their imports in a `scratch` folder (tests/conftest.py): each file kadmit writes
+    is two fsyncs, 4,328 of them in test_every_clean_manifest_of_the_tests (36 s of waiting on this machine's
+    disk under load, 0.05 s in RAM)."""
+    return scratch
+
 
 # What the `.kad` language can't say changes decisions only through these (reported as KAD920).
 DECIDING = ("bound to node", "gang kube-scheduler places", "pod-set slices", "DRA claims", "recorded usage",
@@ -75,10 +85,9 @@ def test_kueue_example(tmp_path: Path) -> None:
     assert decisions(back) == decisions(api.load_for_engine(["examples/ml-platform-kueue/"]).workspace.model)
 
 
-def test_every_clean_manifest_of_the_tests(scratch: Path) -> None:
+def test_every_clean_manifest_of_the_tests(tmp_path: Path) -> None:
     # (tests/corpus/upstream's files are clusters only with their folder's set-up: read per folder
-    # by tests/oracle/test_upstream.py). The imports write some 2,200 files, 4,300 fsyncs (`scratch`).
-    tmp_path = scratch
+    # by tests/oracle/test_upstream.py)
     found = sorted(p for p in (ROOT / "tests").rglob("*.yaml")
                    if not p.name.endswith(".kadtest.yaml") and "kube" not in p.parts
                    and not p.is_relative_to(ROOT / "tests" / "corpus" / "upstream"))
@@ -165,8 +174,8 @@ def test_import_refuses_input_with_errors_and_its_own_files(tmp_path: Path) -> N
 @settings(max_examples=10, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(text=yaml_tas_clusters())
-def test_generated_clusters_decide_the_same(tmp_path_factory, text: str) -> None:
-    folder = tmp_path_factory.mktemp("gen")
+def test_generated_clusters_decide_the_same(scratch_root, text: str) -> None:
+    folder = Path(tempfile.mkdtemp(prefix="gen", dir=scratch_root))
     (folder / "cluster.yaml").write_text(text)
     source = api.load_for_engine([str(folder / "cluster.yaml")])
     if source.exit_code != api.EXIT_OK:

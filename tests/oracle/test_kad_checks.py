@@ -6,6 +6,9 @@ outcome compared as tests/oracle/test_admit.py compares the manifests themselves
 
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
+
 import pytest
 
 from oracle.differential import oracle_each
@@ -28,14 +31,14 @@ def _import_export(path, folder):
 
 
 @pytest.fixture(scope="module")
-def exports(kueue_oracle, request, tmp_path_factory) -> dict:
+def exports(kueue_oracle, request, scratch_root) -> dict:
     """Each selected case's import and export, and Kueue's answer (three runs) for every export, decided
     in one oracle process (`--each` over the export folders, each a cluster of its own) rather than a
-    process per case."""
+    process per case; written in `scratch_root`, for the imports' and exports' atomic writes)."""
     paths = [item.callspec.params["path"] for item in request.session.items
              if getattr(item, "originalname", None) == "test_a_kad_with_checks_decides_as_kueue_on_its_export"
              and item.module is request.module]
-    done = {path: _import_export(path, tmp_path_factory.mktemp(path.stem)) for path in paths}
+    done = {path: _import_export(path, Path(tempfile.mkdtemp(prefix=path.stem, dir=scratch_root))) for path in paths}
     folders = [yaml for _, yaml, _, exported in done.values() if exported is not None and exported.exit_code == 0]
     kueue = oracle_each(kueue_oracle, folders, runs=3) if folders else {}
     return {path: (kad, yaml, imported, exported, kueue.get(str(yaml))) for path, (kad, yaml, imported, exported)
