@@ -41,6 +41,7 @@ def _no_width_inherited():
             os.unsetenv(name)
     yield
 
+
 RAM_FOLDER = Path("/dev/shm")  # Linux's RAM file system, where fsync costs nothing
 
 

@@ -42,9 +42,10 @@ JOB_KINDS = {"Job", "JobSet", "LeaderWorkerSet", "RayJob", "RayCluster", "RaySer
 SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-# A text that names none of the kinds holds none of them: the shortest names each kind's name contains ("Job" is in
-# ten of them), looked for before the YAML is read (27,000 string literals of the tests are asked, read at collection by
-# each pytest-xdist worker: half of those with `kind:` name no job kind). YAML could spell one with escapes: none of tests/ does.
+# A text that names none of the kinds holds none of them: the shortest names each kind's name contains ("Job" is
+# in ten of them), looked for before the YAML is read (27,000 string literals of the tests are asked, at collection
+# in each pytest-xdist worker: half of those with `kind:` name no job kind). YAML could spell a kind with escapes:
+# none of tests/ does.
 _KIND_WORDS = tuple(sorted(k for k in JOB_KINDS if not any(o != k and o in k for o in JOB_KINDS)))
 
 
