@@ -61,8 +61,9 @@ def job_uid(ref: ObjectRef) -> str:
 def workload_name(kind: str, group: str, name: str, uid: str | None) -> str:
     """Kueue's GetWorkloadNameForOwnerWithGVK: `<kind>-<name>` (lower-cased kind, truncated)
     and the first five hex digits of SHA-1 over kind, group, name and UID. Without the UID (an
-    object not yet submitted) it hashes an empty one: kadmit's name for the workload, never said to be Kueue's
-    (`Workload.kueue_name` "", `identity.kueue_key`)."""
+    object not yet submitted) it hashes an empty one, a name no cluster gives: never said to be Kueue's
+    (`Workload.kueue_name` "", `identity.kueue_key`), nor kept as the workload's key (`manage._own_names` takes
+    the object's name, or kadmit's own key, `identity.own_name`)."""
     prefix = f"{kind.lower()}-{name}"[: MAX_WORKLOAD_NAME - 1 - HASH_LENGTH]
     digest = hashlib.sha1("\n".join((kind, group, name, uid or "")).encode("utf-8", "surrogatepass")).hexdigest()
     return f"{prefix}-{digest[:HASH_LENGTH]}"
