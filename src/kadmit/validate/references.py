@@ -106,15 +106,14 @@ def check_workload_refs(wl: Workload, index: ModelIndex, diags: Diagnostics) -> 
         hint = did_you_mean(wl.queue, here) or (
             f"a local queue `{wl.queue}` exists in {', '.join(f'`{k}`' for k in elsewhere)}; "
             f"local queues are per namespace" if elsewhere else None)
-        # named as Kueue names the Workload it keeps pending, where that is not kadmit's key (a pod group's: the
-        # group's name, not its Deployment's; a job's with its UID), with the object it stands for
+        # Kueue's message, on its Workload named as Kueue names it where that is not kadmit's key (a pod group's: the
+        # group's name, not its Deployment's; a job's with its UID)
         kueue, o = kueue_key(wl), object_of(wl)
-        named = f"`{kueue}` (of {o.kind} `{o.key}`)" if kueue is not None and kueue != wl.key else f"`{wl.key}`"
+        named = f"its Workload `{kueue}`" if kueue is not None and kueue != wl.key else "the workload"
         diags.emit(UNKNOWN_LOCAL_QUEUE,
-                   f"workload {named} is queued to `{wl.queue}`, but namespace `{wl.namespace}` "
+                   f"workload `{wl.key}` is queued to `{wl.queue}`, but namespace `{wl.namespace}` "
                    f"has no local queue of that name", wl.field_span("queue"), help=hint,
-                   notes=[f"Kueue keeps the workload pending: LocalQueue {wl.queue} doesn't exist"],
-                   about=(subject(o),))
+                   notes=[f"Kueue keeps {named} pending: LocalQueue {wl.queue} doesn't exist"], about=(subject(o),))
     if wl.priority_class:
         kinds = [wl.priority_class_kind] if wl.priority_class_kind else ["workload", "pod"]
         known: list[str] = []
