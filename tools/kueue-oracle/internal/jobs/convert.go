@@ -50,8 +50,9 @@ type item struct {
 	index     int
 	u         *unstructured.Unstructured // as given, with its identity filled in (identify)
 	gvk       schema.GroupVersionKind
-	owner     Owner // the object, as kadmit names it
-	stands    Owner // what its Workloads stand for: the object, or its Kueue pod group
+	sentIn    schema.GroupVersionKind // the version it was written in, where the API server stores it as gvk (servedAs)
+	owner     Owner                   // the object, as kadmit names it
+	stands    Owner                   // what its Workloads stand for: the object, or its Kueue pod group
 	framework string
 	submitted bool // no UID and no status in the input: it is being submitted, through the webhooks
 
@@ -288,9 +289,14 @@ func (e *env) submit(ctx context.Context, it *item) error {
 		return nil
 	}
 	it.framework = framework
-	// the API server validates a custom resource against its CRD on create (a stored one was so created)
-	if err := CheckCRD(ctx, it.u.DeepCopy()); err != nil {
-		if !apierrors.IsInvalid(err) {
+	// the API server validates a custom resource against its CRD on create (a stored one was so created),
+	// the schema of the version it was sent in (a ray.io/v1alpha1 RayCluster against v1alpha1's)
+	sent := it.u.DeepCopy()
+	if !it.sentIn.Empty() {
+		sent.SetAPIVersion(it.sentIn.GroupVersion().String())
+	}
+	if err := CheckCRD(ctx, sent); err != nil {
+		if !apierrors.IsInvalid(err) && !apierrors.IsBadRequest(err) {
 			return err
 		}
 		it.skip = err.Error()
@@ -388,7 +394,7 @@ func (e *env) deleting(ctx context.Context, obj client.Object) error {
 // cluster-scoped one has no namespace.
 func (e *env) reference(ctx context.Context, it *item) error {
 	err := CheckCRD(ctx, it.u.DeepCopy())
-	if err != nil && !apierrors.IsInvalid(err) {
+	if err != nil && !apierrors.IsInvalid(err) && !apierrors.IsBadRequest(err) {
 		return err
 	}
 	var obj client.Object
@@ -400,7 +406,7 @@ func (e *env) reference(ctx context.Context, it *item) error {
 	}
 	if err != nil {
 		// one the API server would refuse (a version its CRD does not serve, a field of the wrong
-		// type, a second of one name): not in the cluster, and said so
+		// type or one its schema lacks, a second of one name): not in the cluster, and said so
 		e.notes = append(e.notes, fmt.Sprintf("%s %s: not created, as the API server refuses it: %v",
 			gvkString(it.gvk), it.u.GetName(), err))
 	}

@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -59,5 +60,66 @@ spec:
 	}
 	if got := summary(got); !slices.Equal(got, want) {
 		t.Fatalf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestCRDUnknownFields: a field the schema of the version an object is written in lacks refuses it, as
+// `kubectl apply` (strict field validation) has kube-apiserver v1.35.3 answer: a ray.io/v1alpha1
+// RayCluster with v1's `numOfHosts` (checked in v1alpha1, not in the v1 it is stored as), and a
+// ClusterTrainingRuntime with `mlPolicy.torch.numProcPerNode` (never created: its TrainJob finds no runtime).
+func TestCRDUnknownFields(t *testing.T) {
+	worker := `
+  headGroupSpec:
+    rayStartParams: {}
+    template: {spec: {containers: [{name: head, image: ray, resources: {requests: {cpu: "1"}}}]}}
+  workerGroupSpecs:
+  - groupName: w
+    replicas: 1
+    numOfHosts: 4
+    rayStartParams: {}
+    template: {spec: {containers: [{name: w, image: ray, resources: {requests: {cpu: "1"}}}]}}
+`
+	runtime := `
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: ClusterTrainingRuntime
+metadata: {name: %s}
+spec:
+  mlPolicy: {numNodes: 2, torch: {%s}}
+  template:
+    spec:
+      replicatedJobs:
+      - name: node
+        template:
+          metadata: {labels: {trainer.kubeflow.org/trainjob-ancestor-step: trainer}}
+          spec: {template: {spec: {containers: [{name: node, image: torch, resources: {requests: {cpu: "2"}}}]}}}
+---
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata: {name: on-%s, namespace: ml, labels: {kueue.x-k8s.io/queue-name: main}}
+spec: {runtimeRef: {name: %s}}
+`
+	got, _ := convert(t, nil, `
+apiVersion: ray.io/v1alpha1
+kind: RayCluster
+metadata: {name: hosts, namespace: ml, labels: {kueue.x-k8s.io/queue-name: main}}
+spec:`+worker+`---
+apiVersion: ray.io/v1
+kind: RayCluster
+metadata: {name: v1-hosts, namespace: ml, labels: {kueue.x-k8s.io/queue-name: main}}
+spec:`+worker+`---`+fmt.Sprintf(runtime, "procs", "numProcPerNode: 4", "procs", "procs")+`---`+
+		fmt.Sprintf(runtime, "plain", "", "plain", "plain"))
+	want := []string{
+		`RayCluster/ml/v1-hosts raycluster-v1-hosts-2f96e q=main p=0 - [head:1 w:4]`,
+		`SKIP RayCluster/ml/hosts: RayCluster in version "v1alpha1" cannot be handled as a RayCluster: strict decoding error: unknown field "spec.workerGroupSpecs[0].numOfHosts"`,
+		`SKIP TrainJob/ml/on-procs: runtime 'procs' not found`,
+		`TrainJob/ml/on-plain trainjob-on-plain-cc292 q=main p=0 - [node:2]`,
+	}
+	if s := summary(got); !slices.Equal(s, want) {
+		t.Fatalf("got\n%s\nwant\n%s", strings.Join(s, "\n"), strings.Join(want, "\n"))
+	}
+	if !slices.ContainsFunc(got.Notes, func(n string) bool {
+		return strings.Contains(n, `ClusterTrainingRuntime in version "v1alpha1" cannot be handled as a ClusterTrainingRuntime: strict decoding error: unknown field "spec.mlPolicy.torch.numProcPerNode"`)
+	}) {
+		t.Errorf("no note of the refused runtime: %q", got.Notes)
 	}
 }

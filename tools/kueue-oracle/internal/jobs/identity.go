@@ -117,13 +117,13 @@ func identify(ctx context.Context, cl client.Client, objs []*unstructured.Unstru
 		it.stands = it.owner
 		if to, ok := servedAs[gvk]; ok {
 			// The API server takes the object in the version it was sent in (that version's CRD
-			// defaults), stores it in the storage version by renaming it (the CRD has no conversion
+			// defaults and schema: submit checks it against it), stores it in the storage version by renaming it (the CRD has no conversion
 			// webhook: strategy None) and serves it to Kueue's client, which reads only that one.
 			if _, err := ApplyCRDDefaults(u); err != nil {
 				return nil, err
 			}
 			u.SetAPIVersion(to.GroupVersion().String())
-			it.gvk = to
+			it.gvk, it.sentIn = to, gvk
 		}
 		if group := u.GetLabels()[podconstants.GroupNameLabel]; group != "" && gvk == podGVK {
 			it.stands = Owner{APIVersion: "v1", Kind: "Pod", Namespace: u.GetNamespace(), Name: group}

@@ -102,3 +102,50 @@ spec:
 		t.Errorf("objects read: %v, want plain and cq, not tas", names)
 	}
 }
+
+// TestWorkloadCheckedInItsOwnVersion: a v1beta1 Workload is checked against v1beta1's schema and rules
+// as written, before any conversion (tests/oracle/features/workload-v1beta1-checked-in-its-own-version.yaml:
+// kube-apiserver v1.35.3 with Kueue v0.17's CRDs refuses both in these words).
+func TestWorkloadCheckedInItsOwnVersion(t *testing.T) {
+	in := read(t, `
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: Workload
+metadata: {name: empty-class, namespace: default}
+spec:
+  queueName: lq
+  priorityClassName: ""
+  podSets: [{name: main, count: 1, template: {spec: {containers: [{name: c, image: x}]}}}]
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: Workload
+metadata: {name: classed, namespace: default}
+spec:
+  queueName: lq
+  priorityClassName: high
+  podSets: [{name: main, count: 1, template: {spec: {containers: [{name: c, image: x}]}}}]
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: Workload
+metadata: {name: plain, namespace: default}
+spec:
+  queueName: lq
+  podSets: [{name: main, count: 1, template: {spec: {containers: [{name: c, image: x}]}}}]
+`)
+	rule := `spec: Invalid value: priority should not be nil when priorityClassName is set`
+	want := map[string]string{
+		"empty-class": `Workload.kueue.x-k8s.io "empty-class" is invalid: [spec.priorityClassName: Invalid value: "": spec.priorityClassName in body should match '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$', ` + rule + `]`,
+		"classed":     `Workload.kueue.x-k8s.io "classed" is invalid: ` + rule,
+	}
+	if got := skipped(in); len(got) != len(want) || got["empty-class"] != want["empty-class"] || got["classed"] != want["classed"] {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	var workloads []string
+	for _, o := range in.Objects {
+		if gvk := o.GetObjectKind().GroupVersionKind(); gvk.Kind == "Workload" {
+			workloads = append(workloads, o.GetName()+" "+gvk.Version)
+		}
+	}
+	if len(workloads) != 1 || workloads[0] != "plain v1beta2" {
+		t.Errorf("Workloads read: %q, want plain only, as v1beta2", workloads)
+	}
+}

@@ -15,6 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -310,8 +311,11 @@ func (r *Reader) typed(u *unstructured.Unstructured, obj client.Object, in *Inpu
 	return err
 }
 
-// kueueObject reads one of Kueue's kinds: defaults of its version, converted to v1beta2 (and
-// defaulted there, as an API server reading its storage version), then Kueue's webhooks.
+// kueueObject reads one of Kueue's kinds as the API server takes a create of it: decoded in the
+// version it is written in (that version's defaults), Kueue's mutating webhook (on its v1beta2 form,
+// the answer converted back), that version's CRD schema and rules (a v1beta1 Workload is refused
+// in v1beta1's words: `priorityClassName` and its pattern), then Kueue's validating webhook on the
+// v1beta2 form; kept as v1beta2 (and defaulted there, as an API server reading its storage version).
 func (r *Reader) kueueObject(ctx context.Context, u *unstructured.Unstructured, in *Input) (client.Object, error) {
 	gvk := u.GroupVersionKind()
 	u = u.DeepCopy()
@@ -324,45 +328,89 @@ func (r *Reader) kueueObject(ctx context.Context, u *unstructured.Unstructured, 
 	if err := r.typed(u, obj, in); err != nil {
 		return nil, err
 	}
-	if gvk.Version != hubVersion {
-		hubGVK := gvk.GroupKind().WithVersion(hubVersion)
-		rawHub, err := r.Scheme.New(hubGVK)
-		if err != nil {
-			return nil, fmt.Errorf("%s has no %s version: %w", gvk.Kind, hubVersion, err)
-		}
-		if c, ok := obj.(conversion.Convertible); ok {
-			err = c.ConvertTo(rawHub.(conversion.Hub))
-		} else {
-			err = r.Scheme.Convert(obj, rawHub, nil)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("converting %s to %s: %w", gvk.GroupVersion(), hubVersion, err)
-		}
-		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(rawHub)
-		if err != nil {
+	if gvk.Version == hubVersion {
+		if err := r.mutate(ctx, obj); err != nil {
 			return nil, err
 		}
-		m["apiVersion"], m["kind"] = hubGVK.GroupVersion().String(), hubGVK.Kind
-		r.Defaulter.Default(hubGVK, m)
-		fresh, _ := r.Scheme.New(hubGVK)
-		obj = fresh.(client.Object)
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, obj); err != nil {
+		if err := r.Defaulter.Write(ctx, r.Scheme, obj, nil, false); err != nil {
 			return nil, err
 		}
-		obj.GetObjectKind().SetGroupVersionKind(hubGVK)
+		return obj, r.validate(ctx, obj)
 	}
-	if err := r.admit(ctx, obj); err != nil {
+	hub, err := r.toHub(obj, gvk)
+	if err != nil {
 		return nil, err
 	}
-	return obj, nil
+	before := hub.DeepCopyObject()
+	if err := r.mutate(ctx, hub); err != nil {
+		return nil, err
+	}
+	if equality.Semantic.DeepEqual(before, hub) {
+		// no patch: the API server checks the object as it was sent
+		err = r.Defaulter.Check(ctx, u)
+	} else if err = r.fromHub(hub, obj); err == nil {
+		// the patched v1beta2 object converted back (Kueue's conversion webhook: its Go types)
+		err = r.Defaulter.Write(ctx, r.Scheme, obj, nil, false)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if hub, err = r.toHub(obj, gvk); err != nil {
+		return nil, err
+	}
+	return hub, r.validate(ctx, hub)
 }
 
-// admit runs Kueue's own webhooks on one of its objects as the API server calls them on create:
-// the mutating webhook (Default), then the CRD's schema and validation rules (Defaulter.Write:
-// the custom resource strategy's Validate, which the API server runs before the validating
-// webhooks), then the validating webhook (ValidateCreate). An object the CRD refuses is refused
-// with the API server's message.
-func (r *Reader) admit(ctx context.Context, obj client.Object) error {
+// toHub converts obj (of gvk, not v1beta2) to v1beta2, defaulted as the API server defaults its
+// storage version on reading it.
+func (r *Reader) toHub(obj client.Object, gvk schema.GroupVersionKind) (client.Object, error) {
+	hubGVK := gvk.GroupKind().WithVersion(hubVersion)
+	rawHub, err := r.Scheme.New(hubGVK)
+	if err != nil {
+		return nil, fmt.Errorf("%s has no %s version: %w", gvk.Kind, hubVersion, err)
+	}
+	if c, ok := obj.(conversion.Convertible); ok {
+		err = c.ConvertTo(rawHub.(conversion.Hub))
+	} else {
+		err = r.Scheme.Convert(obj, rawHub, nil)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("converting %s to %s: %w", gvk.GroupVersion(), hubVersion, err)
+	}
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(rawHub)
+	if err != nil {
+		return nil, err
+	}
+	m["apiVersion"], m["kind"] = hubGVK.GroupVersion().String(), hubGVK.Kind
+	r.Defaulter.Default(hubGVK, m)
+	fresh, _ := r.Scheme.New(hubGVK)
+	hub := fresh.(client.Object)
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, hub); err != nil {
+		return nil, err
+	}
+	hub.GetObjectKind().SetGroupVersionKind(hubGVK)
+	return hub, nil
+}
+
+// fromHub converts a v1beta2 object back into obj's version (the mutating webhook's answer, which
+// the API server converts to the version it was sent in).
+func (r *Reader) fromHub(hub, obj client.Object) error {
+	gvk := obj.GetObjectKind().GroupVersionKind()
+	var err error
+	if c, ok := obj.(conversion.Convertible); ok {
+		err = c.ConvertFrom(hub.(conversion.Hub))
+	} else {
+		err = r.Scheme.Convert(hub, obj, nil)
+	}
+	if err != nil {
+		return fmt.Errorf("converting %s back to %s: %w", hubVersion, gvk.GroupVersion(), err)
+	}
+	obj.GetObjectKind().SetGroupVersionKind(gvk)
+	return nil
+}
+
+// mutate is Kueue's mutating webhook (Default) on one of its v1beta2 objects.
+func (r *Reader) mutate(ctx context.Context, obj client.Object) error {
 	var err error
 	switch o := obj.(type) {
 	case *kueue.Workload:
@@ -375,9 +423,13 @@ func (r *Reader) admit(ctx context.Context, obj client.Object) error {
 	if err != nil {
 		return fmt.Errorf("Kueue's admission webhook denied the request: %v", err)
 	}
-	if err := r.Defaulter.Write(ctx, r.Scheme, obj, nil, false); err != nil {
-		return err
-	}
+	return nil
+}
+
+// validate is Kueue's validating webhook (ValidateCreate) on one of its v1beta2 objects, which the
+// API server calls after the CRD's schema and rules (the custom resource strategy's Validate).
+func (r *Reader) validate(ctx context.Context, obj client.Object) error {
+	var err error
 	switch o := obj.(type) {
 	case *kueue.Workload:
 		_, err = (&webhooks.WorkloadWebhook{}).ValidateCreate(ctx, o)

@@ -13,6 +13,7 @@ import (
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	structurallisttype "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/listtype"
 	schemaobjectmeta "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/objectmeta"
+	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metavalidation "k8s.io/apimachinery/pkg/api/validation"
@@ -183,6 +184,25 @@ func (d *Defaulter) Write(ctx context.Context, scheme *runtime.Scheme, obj, old 
 	return apierrors.NewInvalid(gvk.GroupKind(), obj.GetName(), errs)
 }
 
+// Check is Write's create of an object as it was written (u, which it defaults in place), not as one
+// of Kueue's Go types holds it (which drops `priorityClassName: ""`, a value the schema's pattern refuses).
+func (d *Defaulter) Check(ctx context.Context, u *unstructured.Unstructured) error {
+	gvk := u.GroupVersionKind()
+	v, ok := d.versions[gvk]
+	if !ok {
+		return nil
+	}
+	if err := v.build(); err != nil {
+		return fmt.Errorf("the CRD schema of %s: %w", gvk, err)
+	}
+	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(u.Object, v.structural)
+	d.Default(gvk, u.Object)
+	if errs := v.create(ctx, u); len(errs) > 0 {
+		return apierrors.NewInvalid(gvk.GroupKind(), u.GetName(), errs)
+	}
+	return nil
+}
+
 func toUnstructured(obj client.Object, gvk schema.GroupVersionKind) (*unstructured.Unstructured, error) {
 	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 	if err != nil {
@@ -221,9 +241,23 @@ func (c *CRDCheck) Default(obj map[string]interface{}) {
 // validates it (customResourceStrategy.Validate: the OpenAPI schema, ObjectMeta, list types, the CEL
 // rules), without its status where the version has the status subresource (PrepareForCreate drops it).
 // The error is the API server's (`JobSet.jobset.x-k8s.io "name" is invalid: ...`).
+//
+// First the decoding's strict field validation, which `kubectl apply` asks for (fieldValidation=Strict,
+// its default since Kubernetes v1.27; kadmit reads files as it sends them): a field the version's
+// schema does not have (pruned by a client that does not ask) refuses the object before any validation,
+// in the API server's words (`RayCluster in version "v1alpha1" cannot be handled as a RayCluster: strict
+// decoding error: unknown field "spec.workerGroupSpecs[0].numOfHosts"`, a BadRequest).
 func (c *CRDCheck) Create(ctx context.Context, u *unstructured.Unstructured) error {
 	if err := c.v.build(); err != nil {
 		return fmt.Errorf("the CRD schema of %s: %w", c.v.kind, err)
+	}
+	if unknown := c.unknownFields(u); len(unknown) > 0 {
+		errs := make([]error, len(unknown))
+		for i, path := range unknown {
+			errs[i] = fmt.Errorf(`unknown field "%s"`, path)
+		}
+		return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v",
+			c.v.kind.Kind, c.v.kind.Version, c.v.kind.Kind, runtime.NewStrictDecodingError(errs)))
 	}
 	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(u.Object, c.v.structural)
 	c.Default(u.Object)
@@ -236,4 +270,24 @@ func (c *CRDCheck) Create(ctx context.Context, u *unstructured.Unstructured) err
 		return apierrors.NewInvalid(c.v.kind.GroupKind(), u.GetName(), errs)
 	}
 	return nil
+}
+
+// unknownFields are the paths the custom resource handler's decoding prunes from u with field
+// validation on (apiextensions-apiserver customresource_handler.go, unstructuredSchemaCoercer.apply:
+// the object's metadata, the schema's pruning, embedded resources' metadata), in its order; u is
+// left as it is.
+func (c *CRDCheck) unknownFields(u *unstructured.Unstructured) []string {
+	obj := u.DeepCopy().Object
+	_, _, unknown, err := schemaobjectmeta.GetObjectMetaWithOptions(obj, schemaobjectmeta.ObjectMetaOptions{ReturnUnknownFieldPaths: true})
+	if err != nil {
+		return nil // malformed metadata: the validation that follows says so
+	}
+	unknown = append(unknown, structuralpruning.PruneWithOptions(obj, c.v.structural, true,
+		structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})...)
+	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(obj, c.v.structural)
+	if err, paths := schemaobjectmeta.CoerceWithOptions(nil, obj, c.v.structural, false,
+		schemaobjectmeta.CoerceOptions{ReturnUnknownFieldPaths: true}); err == nil {
+		unknown = append(unknown, paths...)
+	}
+	return unknown
 }
