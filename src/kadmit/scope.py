@@ -22,10 +22,11 @@ KUEUE_STATES = {"KAD200", "KAD205"}  # FlavorNotFound, TopologyNotFound: the clu
 # does not serve, KAD171; a job whose priority class is missing, whose Workload Kueue never creates,
 # KAD172): it is no work (listed as skipped) and nothing else depends on it; Kueue decides the rest.
 REFUSED_ALONE = frozenset({"KAD170", "KAD171", "KAD172"})
-# In a Pod, as in a job, refused alone (`_blocking`): an unknown field, a value of a wrong type, a bad
-# quantity or timestamp (the API server refuses the Pod: strict field validation, or it can't decode it),
-# a value it refuses (its validation, its LimitRanger)
+# In a Pod or a training runtime, as in a job, refused alone (`_blocking`): an unknown field, a value of a
+# wrong type, a bad quantity or timestamp (the API server refuses the object: strict field validation, or
+# it can't decode it), a value it refuses (its validation, its LimitRanger)
 POD_REFUSED = frozenset({"KAD180", "KAD156", "KAD158", "KAD163", "KAD157"})
+REFUSED_KINDS = frozenset({"Pod", "TrainingRuntime", "ClusterTrainingRuntime"})
 
 
 def blocks(d: Diagnostic) -> bool:
@@ -49,9 +50,9 @@ def _blocking(diagnostics: list[Diagnostic], holding: "Owners") -> list[tuple[Di
     server would refuse as well: Kubernetes never creates it, whatever else is wrong with it)."""
     refused = {id(o) for d in diagnostics if d.code in REFUSED_ALONE for _, _, o in holding.of(d.span)}
     # a Pod with an unknown field (KAD180) or a value of a wrong type: `kubectl apply` refuses it, so it
-    # is on no node and no job
+    # is on no node and no job; a training runtime so refused is no TrainJob's (`trainjob.with_runtime`)
     refused |= {id(o) for d in diagnostics if d.code in POD_REFUSED
-                for field, kind, o in holding.of(d.span) if field == "broken" and kind == "Pod"}
+                for field, kind, o in holding.of(d.span) if field == "broken" and kind in REFUSED_KINDS}
     out = []
     for d in diagnostics:
         if not blocks(d):

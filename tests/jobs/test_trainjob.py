@@ -286,3 +286,17 @@ def test_a_flux_trainjob_without_trainer_is_refused_as_kueues_webhook_panics(tmp
                for d in said)
     assert sorted(s.object.name for s in loaded.model.skipped) == ["bare", "null-trainer", "unqueued"]
     assert sorted(w.origin.name for w in loaded.model.workloads) == ["empty", "with"]
+
+
+def test_a_runtime_with_an_unknown_field_is_refused_alone_and_its_trainjob_says_so(tmp_path):
+    """`kubectl apply` (strict field validation) refuses the runtime, so Kueue finds none for the TrainJob;
+    the rest is decided (tests/oracle/features/trainjob-runtime-with-unknown-field-refused-alone.yaml)."""
+    from kadmit.scope import blocking
+
+    from .helpers import load, write
+    runtime = RUNTIME.format(kind="ClusterTrainingRuntime").replace("torch: {}", "torch: {numProcPerNode: 4}")
+    ws = load(write(tmp_path, setup__yaml=SETUP, rt__yaml=runtime,
+                    tj__yaml=TRAINJOB.format(kind="ClusterTrainingRuntime")))
+    assert [d.code for d in ws.diagnostics if d.severity.name == "ERROR"] == ["KAD180"]
+    assert blocking(ws.model, list(ws.diagnostics)) == []
+    assert ws.model.workloads == () and "is refused by the API server" in ws.model.skipped[0].reason

@@ -331,9 +331,10 @@ class _Reader:
                 raise
             self.broken(*broken)  # a placeholder of a bad field, already reported, went on
             return
-        if f.collected or (unknown and (spec.target == "jobs" or kind == "Pod")):
-            # every bad field was reported; the object is not used. A job or a Pod with an unknown field
-            # too: `kubectl apply` (strict field validation, its default) refuses it, so it is never created
+        if f.collected or (unknown and (spec.target in ("jobs", "training_runtimes") or kind == "Pod")):
+            # every bad field was reported; the object is not used. A job, a training runtime or a Pod with an
+            # unknown field too: `kubectl apply` (strict field validation, its default) refuses it, so it is
+            # never created
             self.broken(*broken)
             return
         for one in (obj if isinstance(obj, list) else [] if obj is None else [obj]):

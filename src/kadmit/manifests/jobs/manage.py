@@ -180,7 +180,8 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
     skipped.extend(broken)
     if any(j.train is not None for j in jobs):
         from kadmit.manifests.jobs.trainjob import with_runtime  # loaded only where a TrainJob is read
-        jobs = [with_runtime(j, model.training_runtimes) if j.train is not None else j for j in jobs]
+        refused = frozenset((b.kind, b.namespace, b.name) for b in model.broken)
+        jobs = [with_runtime(j, model.training_runtimes, refused) if j.train is not None else j for j in jobs]
     jobs = whole_jobs(model.config, jobs)
     if elastic:
         jobs = [slices.named(j, enabled(model.config, "TopologyAwareScheduling")) for j in jobs]

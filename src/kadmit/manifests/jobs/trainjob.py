@@ -397,9 +397,10 @@ def reclaimable_pods(runtime: TrainingRuntime, train: TrainSpec, pod_sets: list[
     return out
 
 
-def with_runtime(job: Job, runtimes: tuple[TrainingRuntime, ...]) -> Job:
+def with_runtime(job: Job, runtimes: tuple[TrainingRuntime, ...], refused: frozenset[tuple] = frozenset()) -> Job:
     """A TrainJob's workload, from the runtime it names among `runtimes` (`runtime_pod_sets`), less the pods
-    of its succeeded Jobs (`reclaimable_pods`); without the runtime in the input it has none (and says why).
+    of its succeeded Jobs (`reclaimable_pods`); without the runtime in the input, or with one the API server
+    refuses (`refused`: kind, namespace, name), it has none (and says why).
     Its shapes, what Kueue compares of the TrainJob and its Workload (EquivalentToWorkload: the pod sets of the
     JobSet Kueue builds of the TrainJob and its runtime), are the JobSet's pods (`trainjobpods.built`;
     `owned.in_step` then keeps, or deletes, a Workload of the input as for other kinds); None where a plugin
@@ -413,6 +414,10 @@ def with_runtime(job: Job, runtimes: tuple[TrainingRuntime, ...]) -> Job:
                     if r.kind == t.runtime_kind and r.name == t.runtime_name and r.namespace == ns), None)
     if runtime is None:
         where = f" in namespace `{ns}`" if ns else ""
+        if (t.runtime_kind, ns, t.runtime_name) in refused:  # its errors, reported: Kueue finds no runtime
+            return job.model_copy(update={"workloads": (), "note": (
+                f"its runtime, {t.runtime_kind} `{t.runtime_name}`{where}, is refused by the API server (its "
+                "errors are reported): Kueue finds no runtime and makes no Workload")})
         return job.model_copy(update={"workloads": (), "note": (
             f"its runtime, {t.runtime_kind} `{t.runtime_name}`{where}, is not in the input: kadmit builds a "
             "TrainJob's pod sets from its runtime's JobSet template (add the runtime to the input)")})
