@@ -5,7 +5,6 @@ tests that reads without errors, generated clusters), and exporting the import g
 from __future__ import annotations
 
 import json
-import re
 import sys
 import tempfile
 from pathlib import Path
@@ -56,10 +55,7 @@ def decisions(model) -> list:
 
 
 def kad_words(message: str) -> str:
-    """A Configuration's gate warned (KAD161) as the `.kad` scheduler's `feature_gates` says it; a workload named
-    as Kueue names it with the object it stands for (KAD202: a pod group's, "`ns/group` (of Deployment `ns/d`)")
-    as the `.kad` workload written for that object names itself."""
-    message = re.sub(r"workload `[^`]*` \(of [A-Za-z]+ `([^`]*)`\)", r"workload `\1`", message)
+    """A Configuration's gate warned (KAD161) as the `.kad` scheduler's `feature_gates` says it."""
     return message.replace("`featureGates.", "`feature_gates.").replace(
         "` of the Configuration is not modelled", "` of the scheduler is not modelled")
 
