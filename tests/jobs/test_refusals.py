@@ -250,3 +250,23 @@ def test_a_job_whose_workload_the_crd_refuses_is_skipped_in_the_api_servers_word
         "is invalid: [spec.podSets[0].template.spec.containers: Required value, spec.podSets[1].template.spec."
         "containers: Required value, <nil>: Invalid value: null: some validation rules were not checked because the "
         "object was invalid; correct the existing errors to complete validation]"), s.reason
+
+
+def test_kueue_refuses_an_elastic_sparkapplication_only_with_slicing_on():
+    """ElasticJobsViaWorkloadSlices on, the SparkApplication webhook refuses a managed elastic one (KAD170, Kueue's
+    words, the annotation's value at the caret); off, workloadslicing.Enabled is false and nothing refuses it (kadmit
+    lists it as not modelled; the oracle admits it). Oracle case:
+    tests/oracle/features/feature-gate-elastic-jobs-via-workload-slices-on-sparkapplication-refused.yaml."""
+    case = Path(__file__).resolve().parents[1] / "oracle" / "features" / \
+        "feature-gate-elastic-jobs-via-workload-slices-on-sparkapplication-refused.yaml"
+    ws = load([str(case)])
+    (d,) = [d for d in ws.diagnostics if d.code == "KAD170"]
+    assert d.message == ("Kueue's webhook refuses SparkApplication `elastic`: metadata.annotations"
+                         '[kueue.x-k8s.io/elastic-job]: Invalid value: "true": elastic job is not supported in '
+                         "SparkApplication")
+    assert (d.span.line, d.span.column) == (33, 125)
+    reasons = {s.object.name: s.reason for s in ws.model.skipped}
+    assert "does not manage it" in reasons["elastic-unmanaged"]
+    off = load([str(case)], overlay={case: case.read_text().replace(", ElasticJobsViaWorkloadSlices: true", "")})
+    assert not [d for d in off.diagnostics if d.code == "KAD170"]
+    assert "does not model" in {s.object.name: s.reason for s in off.model.skipped}["elastic"]

@@ -185,6 +185,8 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
     jobs = whole_jobs(model.config, jobs)
     if elastic:
         jobs = [slices.named(j, enabled(model.config, "TopologyAwareScheduling")) for j in jobs]
+    else:  # the SparkApplication webhook's refusal of an elastic job needs the gate (workloadslicing.Enabled)
+        jobs = [slices.unsliced(j) for j in jobs]
     present = {(j.object.kind, j.object.namespace or "default", j.object.name): j for j in jobs}
     orphans: dict[tuple, list[Job]] = {}  # the pods whose controller's job decides them, not in the input
     for job in jobs:
