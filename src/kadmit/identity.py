@@ -55,8 +55,13 @@ def kueue_dict(wl: Workload) -> dict:
     key = kueue_key(wl)
     if key is not None:
         return {"kueue_workload": key}
-    own = f"; {OWN_KEY.format(key=wl.key)}" if OWN_KEY_MARK in wl.name else ""
-    return {"kueue_workload": None, "kueue_workload_unknown": KUEUE_NAME_UNKNOWN + own}
+    return {"kueue_workload": None, "kueue_workload_unknown": KUEUE_NAME_UNKNOWN + own_key_note(wl)}
+
+
+def own_key_note(wl: Workload) -> str:
+    """`; ` and OWN_KEY where the workload's key is kadmit's own (`own_name`), else "": said after why Kueue's name
+    is not known, in the JSON (`kueue_dict`) and on why's first line alike."""
+    return f"; {OWN_KEY.format(key=wl.key)}" if OWN_KEY_MARK in wl.name else ""
 
 
 _REPEAT = re.compile(r"#(\d+)")

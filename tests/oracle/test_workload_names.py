@@ -89,7 +89,7 @@ def test_the_several_workloads_of_one_object_without_uids_have_kadmits_own_keys(
     """A Deployment's replicas (their pods' names and UIDs the cluster's): Kueue names each pod's Workload by the
     pod's name and UID (`pod-serve-6b4d95549f-44444-5bf59`); kadmit's key for each was a Kueue-like name hashing an
     empty UID (`pod-serve-0-4dd81`), which no cluster gives. It is now kadmit's own, `team/serve:replica-0` (a `:`
-    no object name holds), the JSON says so, admit's hint names it as `why` takes it, and `export --workloads`
+    no object name holds), the JSON and why's first line say so, admit's hint names it as `why` takes it, and `export --workloads`
     writes a Workload name the API server takes."""
     from click.testing import CliRunner
 
@@ -110,6 +110,10 @@ def test_the_several_workloads_of_one_object_without_uids_have_kadmits_own_keys(
     assert "(+1 more: kadmit why team/serve:replica-2)" in text
     said = json.loads(CliRunner().invoke(cli, ["why", "--format", "json", "team/serve:replica-2", path]).stdout)
     assert said["workload"] == "team/serve:replica-2"
+    first = CliRunner().invoke(cli, ["why", "team/serve:replica-2", path]).stdout.splitlines()[0]
+    assert first.endswith("(its Workload's name is given by the cluster: the input holds no UID; "
+                          "`team/serve:replica-2` is kadmit's own key for it (the object's name, `:`, the part it "
+                          "stands for), not a Kueue name)")
     CliRunner().invoke(cli, ["export", "--workloads", "-o", str(tmp_path / "out"), path])
     written = (tmp_path / "out" / "11-workloads.yaml").read_text()
     assert "  name: serve-replica-0\n" in written and "name: serve:" not in written  # the comment says the key

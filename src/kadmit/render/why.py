@@ -9,7 +9,7 @@ import re
 from kadmit.edits import unified_diff
 from kadmit.engine.decide import WhyResult
 from kadmit.engine.explain.marco import origin_dict
-from kadmit.identity import kueue_dict, kueue_key, object_dict, object_of, skipped_dict
+from kadmit.identity import kueue_dict, kueue_key, object_dict, own_key_note, object_of, skipped_dict
 from kadmit.render.decisions import gang_dict, skipped_lines
 from kadmit.render.excerpt import one_line
 from kadmit.render.json_report import diagnostic_dict
@@ -182,7 +182,8 @@ def _head(result: WhyResult, workload_span: Span | None, workload) -> list[str]:
         out.append(f"error[KAD501]: {'workload ' if name == result.workload else ''}`{name}` can't be admitted")
     if workload is not None and workload.origin is not None:  # the Workload Kueue makes of it, on the first line
         key = kueue_key(workload)
-        out[0] += f" (Workload {key})" if key is not None else " (its Workload's name is given by the cluster: the input holds no UID)"
+        out[0] += f" (Workload {key})" if key is not None else (" (its Workload's name is given by the cluster: the "
+                                                                f"input holds no UID{own_key_note(workload)})")
     if workload_span is None and result.gang is not None:
         workload_span = result.gang.gang.span
     if workload_span is not None:
