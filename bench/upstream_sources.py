@@ -142,6 +142,17 @@ SOURCES = [
     # the newest releases `fetch` serves (soak13): Trainer v2.3.0 (its Flux runtime's GPU TrainJob is new; v1.9.4,
     # AppWrapper v1.2.1 and JobSet v0.13.0-devel change no example of the swept ones)
     ("trainer-v2.3.0", "kubeflow/trainer", "v2.3.0", ["examples/**"], ["manifests/base/runtimes/**"], "generated"),
+    # fresh sources `fetch` mirrors (soak13): a Kueue platform repo's use cases (MIG sharing cohorts, scoped queues),
+    # a Kueue benchmark's test jobs, Konflux's external admission check and Tekton's Kueue integration (their
+    # configs and samples: PipelineRuns, which Kueue's pod integration takes through their pods)
+    ("kueue-system", "JohanvanderVelde/kueue-system", "e01814991edc877040d84e38d9fbd2b6f1172109", ["**", "**.md"], [],
+     "generated"),
+    ("kueue-bench", "jhwagner/kueue-bench", "5a86253d1fe1372e3496da37eb0d26b83d4d0601", ["hack/**", "test/**", "**.md"],
+     [], "generated"),
+    ("konflux-kueue-external-admission", "konflux-ci/kueue-external-admission",
+     "368712063a50e4157c6919fb5ed361a59b434b37", ["**", "**.md"], [], "generated"),
+    ("tekton-kueue", "tektoncd/tekton-kueue", "38e3e60574a583b422a48aca686073385c21454b", ["**", "**.md"], [],
+     "generated"),
 ]
 
 REPEATS = 8  # a "folder" source's `-repeated` cluster: how many times each file of a `generateName` job
@@ -153,4 +164,4 @@ LICENSES = {"aws-samples/awsome-distributed-training": "MIT-0", "kubefleet-dev/w
                for slug in ("Azure-Samples/aks-kueue-sample", "jkwong888/gke-kueue-dws", "llm-on-gke/kueue-ray",
                             "redhat-na-ssa/kueue", "RedHatQuickCourses/maas-kueue-enablement", "OguzPastirmaci/misc",
                             "olivercodes/kueue-lab", "oleg-vorobiov-suse/hpc-kueue", "Bobbins228/multi-kueue-pocs",
-                            "raphaelmorsch/gpu-for-vms-with-kueue")}}
+                            "raphaelmorsch/gpu-for-vms-with-kueue", "JohanvanderVelde/kueue-system")}}
