@@ -457,6 +457,10 @@ class Job(Obj):
     workloads: tuple[Workload, ...] = ()
     note: str | None = None  # a fact about the conversion worth saying when it is skipped
     generate_name: bool = False  # named by its `generateName` prefix
+    generation: int = 0  # metadata.generation (0 where unset, as the oracle's client leaves it)
+    # a RayJob's `status.rayClusterName`: with ElasticJobsViaWorkloadSlices its elastic Workloads' names hash that
+    # RayCluster's generation where it exists (`slices.slice_name`)
+    ray_cluster: str | None = None
     declined_before: int = 0  # of its prefix, the objects declined for input errors before it (`scope.number_repeats`)
     group: str | None = None  # `kueue.x-k8s.io/pod-group-name`: `manage` joins its members
     group_total: int | None = None

@@ -222,7 +222,7 @@ class Builder:
                    priority_class_label=bool(self.o.labels.get(PRIORITY_LABEL)),
                    created=self.f.timestamp(self.o.metadata, "creationTimestamp"), state=state,  # type: ignore[arg-type]
                    owner=controller_owner(self.f, self.o), workloads=tuple(workloads), note=note,
-                   generate_name=not self.f.str(self.o.metadata, "name"),
+                   generate_name=not self.f.str(self.o.metadata, "name"), generation=self._generation(),
                    refusals=job_refusals(self.f, self.o, self.framework) + tuple(self.refusals),
                    submitted=not ref.uid and not _set(self.f.field(self.o.node, "status")),
                    deleting=_set(self.f.field(self.o.metadata, "deletionTimestamp")),

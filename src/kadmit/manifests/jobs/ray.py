@@ -112,7 +112,8 @@ def ray_job(f: Fields, o: Meta) -> Job:
     started = deployment not in ("", "Suspended")
     finished = deployment in ("Complete", "Failed")
     job = b.job(state=run_state(started, finished))
-    return job.model_copy(update={"refusals": tuple(refusals) + job.refusals})
+    return job.model_copy(update={"refusals": tuple(refusals) + job.refusals,
+                                  "ray_cluster": f.str(status, "rayClusterName")})
 
 
 def _refused(b: Builder, refusals: list[Refusal]) -> Job:

@@ -29,13 +29,19 @@ OUT_OF_SYNC = "OutOfSync: The workload slice is out of sync with its parent job"
 SPARK_REFUSAL = "elastic job is not supported in SparkApplication"
 
 
-def slice_name(job: Job, wl: Workload) -> str:
+def slice_name(job: Job, wl: Workload, clusters: dict[tuple[str, str], int] | None = None) -> str:
     """Kueue's newWorkloadName for a job with slicing on: GenerateWorkloadNameWithExtra, the job's generation the
-    extra (every slice of a job scaled gets a name of its own)."""
+    extra (every slice of a job scaled gets a name of its own). A RayJob's extra is raycluster.GetWorkloadNameExtraPart:
+    `<generation>_<its RayCluster's>` where the RayCluster its status names is among `clusters` ((namespace, name) ->
+    generation): the reconciler first annotates the job with that generation (GetWorkloadslicingRayClusterCustomAnnotations,
+    "" where the RayCluster is not found: the job's generation alone)."""
     ref = job.object
     base = wl.name[: -HASH_LENGTH - 1]
     group = ref.api_version.rpartition("/")[0]
-    digest = hashlib.sha1("\n".join((ref.kind, group, ref.name, ref.uid or "", str(wl.elastic))).encode(
+    extra = str(wl.elastic)
+    if job.ray_cluster and (cluster := (clusters or {}).get((ref.namespace or "default", job.ray_cluster))) is not None:
+        extra += f"_{cluster}"
+    digest = hashlib.sha1("\n".join((ref.kind, group, ref.name, ref.uid or "", extra)).encode(
         "utf-8", "surrogatepass")).hexdigest()
     return f"{base}-{digest[:HASH_LENGTH]}"
 
@@ -55,14 +61,15 @@ def pod_sliced(job: Job) -> bool:
     return job.framework == "pod" and bool(job.workloads) and all(w.elastic is not None for w in job.workloads)
 
 
-def named(job: Job, tas: bool) -> Job:
+def named(job: Job, tas: bool, clusters: dict[tuple[str, str], int] | None = None) -> Job:
     """An elastic job as Kueue takes it with the gate on: its Workloads named as Kueue names a slice
     (`slice_name`), a Ray cluster's in-tree autoscaling no longer refused (the RayCluster webhook's
     isAnElasticJob, raycluster.ValidateCreate's workloadslicing.Enabled), and a batch Job asking a required or
     preferred topology for its pods refused, where the TopologyAwareScheduling gate (`tas`) is on (the Job webhook's
     validateTopologyRequest, after ValidateTASPodSetRequest's own refusals, which leave the pod set no topology).
     A single elastic pod's Workload is named as a slice too (Pod.ConstructComposableWorkload: ConstructWorkload,
-    newWorkloadName); a pod group's keeps the group's name (NewGroupWorkload)."""
+    newWorkloadName); a pod group's keeps the group's name (NewGroupWorkload). `clusters`: the RayClusters' generations
+    (`slice_name`)."""
     if pod_sliced(job) and job.group_total is None:
         return job.model_copy(update={"workloads": tuple(w.model_copy(update={"name": slice_name(job, w)})
                                                          for w in job.workloads)})
@@ -77,7 +84,7 @@ def named(job: Job, tas: bool) -> Job:
                                      f"Forbidden: {mode} topology is not supported with elastic jobs",
                              span=pod_sets[0].topology.span or job.span),)
     return job.model_copy(update={
-        "workloads": tuple(w.model_copy(update={"name": slice_name(job, w)}) for w in job.workloads),
+        "workloads": tuple(w.model_copy(update={"name": slice_name(job, w, clusters)}) for w in job.workloads),
         "refusals": refusals})
 
 
