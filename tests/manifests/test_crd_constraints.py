@@ -104,6 +104,35 @@ def test_a_broken_constraint_is_refused_in_the_api_servers_words(text: str, word
     assert ", ".join(m.split("`")[-2] for m in refusals(text)) == words
 
 
+CEL = "spec: Invalid value: StartupPolicy and DependsOn APIs are mutually exclusive"
+
+
+@pytest.mark.parametrize("other, words, blocks", [
+    ("successPolicy: {operator: Some}",
+     'spec.successPolicy.operator: Unsupported value: "Some": supported values: "All", "Any"', True),
+    ("successPolicy: {}", "spec.successPolicy.operator: Required value", True),
+    ("suspend: 'yes'", None, True),  # KAD156: `spec.suspend: Invalid value: "string": ... must be of type boolean`
+    ("ttlSecondsAfterFinished: -1", "spec.ttlSecondsAfterFinished: Invalid value: -1: spec.ttlSecondsAfterFinished "
+     "in body should be greater than or equal to 0", False),
+])
+def test_an_error_that_blocks_the_cel_rules_leaves_them_unchecked(other: str, words: str | None, blocks: bool) -> None:
+    """kube-apiserver v1.35.3 (`kubectl apply --dry-run=server`, these JobSets): an enum's, a required field's, a
+    wrong type's error (a too long string's or too many items' too: apiextensions' hasBlockingErr) keeps it from
+    checking the CRD's CEL rules, which it says in one more error (`<nil>: ... some validation rules were not
+    checked`); a bound's (a pattern's, a duplicate's) does not, and it lists the rule's error after it. kadmit
+    reported the rule's error under each. Now, where blocked, it is a note of the blocking error."""
+    text = JOBSET % (f"{other}\n      startupPolicy: {{startupPolicyOrder: InOrder}}", "dependsOn: [{name: a, status: Ready}]")
+    diags = Diagnostics()
+    read_manifest_text(textwrap.dedent(text), "m.yaml", diags)
+    said = [d for d in diags.sorted() if d.code in ("KAD156", "KAD157")]
+    shown = [d.message.split("`")[-2] for d in said if d.code == "KAD157"]
+    assert shown == ([words] if blocks else [CEL, words]) if words else shown == []
+    assert len(said) == (1 if blocks else 2)
+    unchecked = [n for d in said for n in d.notes if constraints.CEL_NOT_CHECKED in n]
+    assert unchecked == ([f"the API server then leaves its CEL rules unchecked (`{constraints.CEL_NOT_CHECKED}`); "
+                          f"they refuse it too: `{CEL}`"] if blocks else [])
+
+
 def test_a_required_field_the_crd_defaults_is_not_missing() -> None:
     """RayCluster's workerGroupSpecs[] requires minReplicas and maxReplicas and defaults both (0, 2147483647):
     the API server defaults before it validates, so a worker group without them is taken (kube-apiserver

@@ -34,7 +34,7 @@ from kadmit.diagnostics import did_you_mean, field_path
 from kadmit.manifests.codes import KAD156, KAD157, KAD158, KAD162, KAD163, KAD180
 from kadmit.manifests.fields import whole_number
 from kadmit.manifests.yamltree import BOOL, DESCRIBE, FLOAT, HUGE, INT, MAP, NULL, OTHER, SEQ, STR, TIME, Val
-from kadmit.manifests.schema.constraints import violations
+from kadmit.manifests.schema.constraints import CEL_NOT_CHECKED, cel_blocked, violations
 from kadmit.source import Span
 
 # A tree: "s" a scalar of a type not checked, "*" anything, "core:V1Name" a Kubernetes type,
@@ -427,14 +427,17 @@ def check(f, node: Val, group: str, version: str, kind: str, name: str = "", *, 
         return 0
     crd = _is_crd(group, version, kind)
     checks = crd_checks().get((group, version, kind)) if crd else None
-    limits = violations(node, checks, go_path) if checks else []  # enums, bounds, lengths (KAD157)
+    limits, cel = violations(node, checks, go_path) if checks else ([], [])  # enums, bounds, lengths (KAD157)
     if _all_known(node, tree, ("status",), crd):
-        if not limits:
+        if not limits and not cel:
             return 0
         found, wrong = [], limits
     else:
         found, wrong = _problems(node, tree, ("status",), crd, f"{group}/{version}/{kind}")
         wrong = sorted(wrong + limits, key=lambda w: (w[1].line, w[1].col))
+    blocked = cel_blocked(wrong) if cel else None
+    if blocked is None:
+        wrong = sorted(cel + wrong, key=lambda w: (w[1].line, w[1].col))  # a value's rules before its other errors
     if kind == "Configuration":
         wrong = []  # its values' types are Go's to judge, as Kueue decodes them: manifests/configtypes.py
     what = what or f"`{kind}`" + (f" `{name}`" if name else "")
@@ -466,6 +469,10 @@ def check(f, node: Val, group: str, version: str, kind: str, name: str = "", *, 
             continue
         label = f"`{field_path(path)}`" if path else "the object"  # a CEL rule of the whole object
         text, notes = f"{label}{'' if message[0] == ':' else ' '}{message}", [refused if code == KAD157 else refusal]
+        if blocked is not None and (path, val) == blocked[:2]:  # the CEL rules it breaks too, which the API
+            # server leaves unchecked: said, not dropped
+            notes.append(f"the API server then leaves its CEL rules unchecked (`{CEL_NOT_CHECKED}`); they refuse "
+                         "it too: " + "; ".join(f"`{m.split('`')[1]}`" for _, _, (_, m, _) in cel))
         if f.typed.get(id(val)) is val:  # the API server's second error at one value (a wrong type an enum
             # refuses too: it lists both, type first), said too (`mistyped` reports a value once)
             f.diags.emit(code, text, val.span(f.file), help=help_, notes=notes)

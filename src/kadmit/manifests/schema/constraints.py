@@ -16,7 +16,7 @@ import math
 import re
 from functools import lru_cache
 
-from kadmit.manifests.codes import KAD157
+from kadmit.manifests.codes import KAD156, KAD157
 from kadmit.manifests.yamltree import BOOL, FLOAT, INT, MAP, NULL, SEQ, STR, Val
 
 def _has(o, *keys) -> bool:
@@ -114,7 +114,7 @@ def _number(val: Val) -> float | int | None:
 
 def _broken(name: str, val: Val, c: dict) -> list[str]:
     """The API server's words (after the field's path) for each constraint of `c` that `val` breaks."""
-    out = _rules(val, c["rules"]) if "rules" in c else []
+    out = []
     if "enum" in c and val.kind in (STR, INT, FLOAT, BOOL, SEQ):  # a list too, after its type error (KAD156)
         v = _number(val) if val.kind in (INT, FLOAT) else val.plain() if val.kind is SEQ else val.v
         if not any(e == v and isinstance(e, bool) == isinstance(v, bool) for e in c["enum"]):
@@ -201,10 +201,15 @@ def _missing(val: Val, required: list[str]) -> list[str]:
     return [k for k in required if k not in val.v or val.v[k].kind is NULL]
 
 
-def violations(node: Val, checks: dict[str, dict], go_path) -> list[tuple[tuple, Val, tuple[str, str, None]]]:
+Violation = tuple[tuple, Val, tuple[str, str, str | None]]
+
+
+def violations(node: Val, checks: dict[str, dict], go_path) -> tuple[list[Violation], list[Violation]]:
     """Each value of `node` that breaks its CRD's constraints: (its path, the value, (KAD157, the message,
-    no help)), the message quoting the API server's error (`spec.x: Unsupported value: ...`)."""
-    out = []
+    no help)), the message quoting the API server's error (`spec.x: Unsupported value: ...`); those of its CEL
+    rules (`x-kubernetes-validations`) apart, second: the API server checks them only where no other error
+    blocks them (`cel_blocked`)."""
+    out, cel = [], []
     for path, c in checks.items():
         for where, val in _at(node, path.split("/") if path else [], ()):
             if "required" in c and val.kind is MAP:
@@ -213,6 +218,8 @@ def violations(node: Val, checks: dict[str, dict], go_path) -> list[tuple[tuple,
                     words = ", ".join(f"{go_path(where + (k,))}: Required value" for k in missing)
                     out.append((where, val, (KAD157, f"is refused by its CRD: `{words}`", None)))
             name = go_path(where) or "<nil>"  # the object itself: Go's nil field path
+            for words in _rules(val, c["rules"]) if "rules" in c else ():
+                cel.append((where, val, (KAD157, f"is refused by its CRD: `{name}: {words}`", None)))
             for words in _broken(name, val, c):
                 out.append((where, val, (KAD157, f"is refused by its CRD: `{name}: {words}`", None)))
             if "listType" in c and val.kind is SEQ and len(val.v) > 1:
@@ -220,4 +227,21 @@ def violations(node: Val, checks: dict[str, dict], go_path) -> list[tuple[tuple,
                     out.append((where + (i,), val.v[i], (KAD157, f"is refused by its CRD: `{name}[{i}]: {words}`",
                                                          None)))
     out.sort(key=lambda w: (w[1].line, w[1].col))
-    return out
+    return out, sorted(cel, key=lambda w: (w[1].line, w[1].col))
+
+
+# the API server's error where an object's other errors kept it from checking its CEL rules
+CEL_NOT_CHECKED = ("<nil>: Invalid value: null: some validation rules were not checked because the object was invalid; "
+                   "correct the existing errors to complete validation")
+# the API server's words of the errors that keep it from checking an object's CEL rules (apiextensions-apiserver
+# customResourceStrategy.Validate, hasBlockingErr: Unsupported value (an enum), Required value, Too long, Too many,
+# and a wrong type, KAD156's). Not a bound, a pattern (a bad quantity's too), a minimum length or a duplicate
+# (kube-apiserver v1.35.3: tests/manifests/test_crd_constraints.py)
+_BLOCKING = ("Unsupported value:", "Required value", "Too long:", "Too many:", " must be of type ")
+
+
+def cel_blocked(wrong: list[Violation]) -> Violation | None:
+    """The first of an object's errors (the API server's order) that keeps the API server from checking its CEL
+    rules (`_BLOCKING`), else None."""
+    return next((w for w in wrong if w[2][0] == KAD156 or (w[2][0] == KAD157 and any(
+        b in w[2][1] for b in _BLOCKING))), None)
