@@ -2,6 +2,7 @@ package objects_test
 
 import (
 	"context"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -104,7 +105,8 @@ spec:
 }
 
 // TestWorkloadCheckedInItsOwnVersion: a v1beta1 Workload is checked against v1beta1's schema and rules
-// as written, before any conversion (tests/oracle/features/workload-v1beta1-checked-in-its-own-version.yaml:
+// as written, before any conversion; a field its version's schema lacks refuses it (strict field
+// validation, `kubectl apply`'s) (tests/oracle/features/workload-v1beta1-checked-in-its-own-version.yaml:
 // kube-apiserver v1.35.3 with Kueue v0.17's CRDs refuses both in these words).
 func TestWorkloadCheckedInItsOwnVersion(t *testing.T) {
 	in := read(t, `
@@ -124,6 +126,14 @@ spec:
   priorityClassName: high
   podSets: [{name: main, count: 1, template: {spec: {containers: [{name: c, image: x}]}}}]
 ---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: Workload
+metadata: {name: unknown, namespace: default}
+spec:
+  queueName: lq
+  bogus: 1
+  podSets: [{name: main, count: 1, template: {spec: {containers: [{name: c, image: x}]}}}]
+---
 apiVersion: kueue.x-k8s.io/v1beta1
 kind: Workload
 metadata: {name: plain, namespace: default}
@@ -135,8 +145,9 @@ spec:
 	want := map[string]string{
 		"empty-class": `Workload.kueue.x-k8s.io "empty-class" is invalid: [spec.priorityClassName: Invalid value: "": spec.priorityClassName in body should match '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$', ` + rule + `]`,
 		"classed":     `Workload.kueue.x-k8s.io "classed" is invalid: ` + rule,
+		"unknown":     `Workload in version "v1beta2" cannot be handled as a Workload: strict decoding error: unknown field "spec.bogus"`,
 	}
-	if got := skipped(in); len(got) != len(want) || got["empty-class"] != want["empty-class"] || got["classed"] != want["classed"] {
+	if got := skipped(in); !maps.Equal(got, want) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 	var workloads []string

@@ -312,12 +312,16 @@ func (r *Reader) typed(u *unstructured.Unstructured, obj client.Object, in *Inpu
 }
 
 // kueueObject reads one of Kueue's kinds as the API server takes a create of it: decoded in the
-// version it is written in (that version's defaults), Kueue's mutating webhook (on its v1beta2 form,
+// version it is written in (strict field validation; that version's defaults), Kueue's mutating webhook (on its v1beta2 form,
 // the answer converted back), that version's CRD schema and rules (a v1beta1 Workload is refused
 // in v1beta1's words: `priorityClassName` and its pattern), then Kueue's validating webhook on the
 // v1beta2 form; kept as v1beta2 (and defaulted there, as an API server reading its storage version).
 func (r *Reader) kueueObject(ctx context.Context, u *unstructured.Unstructured, in *Input) (client.Object, error) {
 	gvk := u.GroupVersionKind()
+	// the decoding's strict field validation first, as `kubectl apply` asks for it (CRDCheck.Create)
+	if err := r.Defaulter.Strict(u); err != nil {
+		return nil, err
+	}
 	u = u.DeepCopy()
 	r.Defaulter.Default(gvk, u.Object)
 	raw, err := r.Scheme.New(gvk)

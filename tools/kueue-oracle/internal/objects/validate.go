@@ -251,13 +251,8 @@ func (c *CRDCheck) Create(ctx context.Context, u *unstructured.Unstructured) err
 	if err := c.v.build(); err != nil {
 		return fmt.Errorf("the CRD schema of %s: %w", c.v.kind, err)
 	}
-	if unknown := c.unknownFields(u); len(unknown) > 0 {
-		errs := make([]error, len(unknown))
-		for i, path := range unknown {
-			errs[i] = fmt.Errorf(`unknown field "%s"`, path)
-		}
-		return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v",
-			c.v.kind.Kind, c.v.kind.Version, c.v.kind.Kind, runtime.NewStrictDecodingError(errs)))
+	if err := c.v.strict(u); err != nil {
+		return err
 	}
 	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(u.Object, c.v.structural)
 	c.Default(u.Object)
@@ -272,20 +267,45 @@ func (c *CRDCheck) Create(ctx context.Context, u *unstructured.Unstructured) err
 	return nil
 }
 
+// strict is the custom resource handler's strict field validation (fieldValidation=Strict, `kubectl
+// apply`'s default since Kubernetes v1.27): the API server's BadRequest naming each field the version's
+// schema lacks (`RayCluster in version "v1alpha1" cannot be handled as a RayCluster: strict decoding
+// error: unknown field "spec.workerGroupSpecs[0].numOfHosts"`), or nil.
+func (v *crdVersion) strict(u *unstructured.Unstructured) error {
+	unknown := v.unknownFields(u)
+	if len(unknown) == 0 {
+		return nil
+	}
+	errs := make([]error, len(unknown))
+	for i, path := range unknown {
+		errs[i] = fmt.Errorf(`unknown field "%s"`, path)
+	}
+	return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v",
+		v.kind.Kind, v.kind.Version, v.kind.Kind, runtime.NewStrictDecodingError(errs)))
+}
+
+// Strict is crdVersion.strict for one of Kueue's kinds, in the version u is written in.
+func (d *Defaulter) Strict(u *unstructured.Unstructured) error {
+	if v, ok := d.versions[u.GroupVersionKind()]; ok {
+		return v.strict(u)
+	}
+	return nil
+}
+
 // unknownFields are the paths the custom resource handler's decoding prunes from u with field
 // validation on (apiextensions-apiserver customresource_handler.go, unstructuredSchemaCoercer.apply:
 // the object's metadata, the schema's pruning, embedded resources' metadata), in its order; u is
 // left as it is.
-func (c *CRDCheck) unknownFields(u *unstructured.Unstructured) []string {
+func (v *crdVersion) unknownFields(u *unstructured.Unstructured) []string {
 	obj := u.DeepCopy().Object
 	_, _, unknown, err := schemaobjectmeta.GetObjectMetaWithOptions(obj, schemaobjectmeta.ObjectMetaOptions{ReturnUnknownFieldPaths: true})
 	if err != nil {
 		return nil // malformed metadata: the validation that follows says so
 	}
-	unknown = append(unknown, structuralpruning.PruneWithOptions(obj, c.v.structural, true,
+	unknown = append(unknown, structuralpruning.PruneWithOptions(obj, v.structural, true,
 		structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})...)
-	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(obj, c.v.structural)
-	if err, paths := schemaobjectmeta.CoerceWithOptions(nil, obj, c.v.structural, false,
+	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(obj, v.structural)
+	if err, paths := schemaobjectmeta.CoerceWithOptions(nil, obj, v.structural, false,
 		schemaobjectmeta.CoerceOptions{ReturnUnknownFieldPaths: true}); err == nil {
 		unknown = append(unknown, paths...)
 	}
