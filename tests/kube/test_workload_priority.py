@@ -31,7 +31,10 @@ REF = "priorityClassRef: {group: scheduling.k8s.io, kind: PriorityClass, name: p
 CASES = {
     "ref": (_workload("ref", "v1beta2", REF), RULE.format("priorityClassRef"), []),
     "name": (_workload("name", "v1beta1", "priorityClassName: p"), RULE.format("priorityClassName"), []),
-    "empty-name": (_workload("empty-name", "v1beta1", 'priorityClassName: ""'), RULE.format("priorityClassName"), []),
+    "empty-name": (_workload("empty-name", "v1beta1", 'priorityClassName: ""'), RULE.format("priorityClassName"),
+                   ['the API server refuses the object: `Workload.kueue.x-k8s.io "empty-name" is invalid: '
+                    'spec.priorityClassName: Invalid value: "": spec.priorityClassName in body should match '
+                    "'^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$'`"]),
     "wrong-kind": (_workload("wrong-kind", "v1beta2", REF.replace("scheduling.k8s.io", "kueue.x-k8s.io")),
                    RULE.format("priorityClassRef"),
                    ["`priorityClassRef` can't name `PriorityClass` in group `kueue.x-k8s.io`"]),
@@ -60,7 +63,8 @@ def test_a_class_without_a_priority_is_refused_in_the_servers_words(
     # the Status's message, as kubectl prints it given a file name and the oracle says it
     assert refused == sorted([f'the API server refuses the object: `Workload.kueue.x-k8s.io "{name}" is invalid: '
                               f'{rule}`', *others])
-    # besides: the empty name's pattern; the reference's own rule (kadmit's words)
+    # besides: the empty name's pattern (in the server's words, a cause of its own); the reference's own rule
+    # (kadmit's words)
     assert len(items) == (2 if name in ("empty-name", "wrong-kind") else 1), items
 
 def test_a_class_with_a_priority_is_stored(kube_apiserver: KubeAPIServer, tmp_path: Path) -> None:

@@ -102,14 +102,34 @@ status:
 def test_a_workload_naming_a_class_without_a_priority_is_refused_as_the_crd_does(version, field, value):
     """The Workload CRD's rule (v1beta1 `has(self.priorityClassName) ? has(self.priority) : true`, v1beta2
     `!has(self.priorityClassRef) || has(self.priority)`) refuses it in these words, at the class (the real API
-    server: tests/kube/test_workload_priority.py); `has` takes v1beta1's empty name too."""
+    server: tests/kube/test_workload_priority.py); `has` takes v1beta1's empty name too (which the name's pattern
+    refuses as well, beside it: test_a_class_name_outside_the_crds_pattern_is_refused)."""
     text = (WORKLOAD.replace("v1beta1", version).replace("priorityClassName: research", f"{field}: {value}")
             .replace("  priority: 0\n", "  priority: null\n"))
     frag, diags = read(text)
-    (d,) = diags.items
+    d, *pattern = sorted(diags.items, key=lambda d: "should match" in d.message)
+    assert len(pattern) == (value == '""')
     assert (d.code, at(d.span)) == ("KAD157", (6, len(f"  {field}: ") + 1))
     assert d.message == ('the API server refuses the object: `Workload.kueue.x-k8s.io "w" is invalid: spec: Invalid '
                          f'value: priority should not be nil when {field} is set`')
+    assert not frag.workloads
+
+
+@pytest.mark.parametrize("version, field, value, path", [
+    ("v1beta1", "priorityClassName", '""', "spec.priorityClassName"),
+    ("v1beta1", "priorityClassName", "Bad_Name", "spec.priorityClassName"),
+    ("v1beta2", "priorityClassRef", "{group: kueue.x-k8s.io, kind: WorkloadPriorityClass, name: Bad_Name}",
+     "spec.priorityClassRef.name")])
+def test_a_class_name_outside_the_crds_pattern_is_refused(version, field, value, path):
+    """The Workload CRD's pattern on the class's name, in kube-apiserver v1.35.3's words
+    (tests/oracle/features/workload-v1beta1-checked-in-its-own-version.yaml); kadmit admitted such a Workload."""
+    text = WORKLOAD.replace("v1beta1", version).replace("priorityClassName: research", f"{field}: {value}")
+    frag, diags = read(text)
+    (d,) = diags.items
+    name = "" if value == '""' else "Bad_Name"
+    assert d.code == "KAD157" and d.message == (
+        f'the API server refuses the object: `Workload.kueue.x-k8s.io "w" is invalid: {path}: Invalid value: '
+        f'"{name}": {path} in body should match \'^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$\'`')
     assert not frag.workloads
 
 

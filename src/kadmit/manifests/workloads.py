@@ -3,6 +3,8 @@ reserved), finished, evicted."""
 
 from __future__ import annotations
 
+import re
+
 from kadmit.diagnostics import Subject
 from kadmit.durations import parse_duration_ms
 from kadmit.manifests import kubenames
@@ -26,6 +28,8 @@ PRIORITY_SOURCES = {"kueue.x-k8s.io/workloadpriorityclass": "workload",
 PRIORITY_REFS = {("kueue.x-k8s.io", "WorkloadPriorityClass"): "workload",
                  ("scheduling.k8s.io", "PriorityClass"): "pod"}
 PRIORITY_FIELD = {"v1beta1": "priorityClassName", "v1beta2": "priorityClassRef"}
+# the Workload CRD's pattern on a priority class's name (v1beta1 `priorityClassName`, v1beta2 `priorityClassRef.name`)
+CLASS_NAME = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
 ADMISSION_GATED_BY = "kueue.x-k8s.io/admission-gated-by"  # constants.AdmissionGatedByAnnotation
 REPLACEMENT_FOR = "kueue.x-k8s.io/workload-slice-replacement-for"  # workloadslicing.WorkloadSliceReplacementFor
 ELASTIC_JOB = "kueue.x-k8s.io/elastic-job"  # workloadslicing.EnabledAnnotationKey
@@ -165,11 +169,27 @@ def _priority_class(f: Fields, o: Meta, spec: Val) -> tuple[str | None, str | No
                       uses=(f.field(ref, "group"), f.field(ref, "kind")),
                       help="use group `kueue.x-k8s.io` with kind `WorkloadPriorityClass`, or "
                            "`scheduling.k8s.io` with `PriorityClass`")
-        return f.str(ref, "name", required=True, what="a priority class reference"), PRIORITY_REFS.get((group, kind)), ref
+        name = f.str(ref, "name", required=True, what="a priority class reference")
+        _class_name_pattern(f, o, ref, "name", "spec.priorityClassRef.name")
+        return name, PRIORITY_REFS.get((group, kind)), ref
     name = f.str(spec, key) or None
     source = f.enum(spec, "priorityClassSource", list(PRIORITY_SOURCES), "")
-    _no_priority(f, o, spec, key, schema_valid=True)
+    _no_priority(f, o, spec, key, schema_valid=True)  # first: its `uses` hold the name, which the pattern may refuse
+    _class_name_pattern(f, o, spec, key, "spec.priorityClassName")
     return name, PRIORITY_SOURCES.get(source) if name else None, f.field(spec, key)
+
+
+def _class_name_pattern(f: Fields, o: Meta, parent: Val, key: str, path: str) -> None:
+    """KAD157 where the priority class's name does not match the Workload CRD's pattern (v1beta1's
+    `priorityClassName: ""` too), in the API server's words (tools/kube-apiserver v1.35.3); a pattern's
+    error leaves the CRD's rules checked (`_no_priority`, reported beside it)."""
+    node = f.field(parent, key)
+    if node is None or node.kind != STR or (not node.v and path.endswith(".name")) \
+            or re.fullmatch(CLASS_NAME, node.v):
+        return  # an empty reference name is the reference's own refusal (`f.str(..., required=True)`)
+    f.invalid(KAD157, f"the API server refuses the object: `Workload.kueue.x-k8s.io \"{o.name}\" is invalid: {path}: "
+              f"Invalid value: \"{node.v}\": {path} in body should match '{CLASS_NAME}'`", node, uses=(),
+              help="a priority class's name is a DNS subdomain: lower-case letters, digits, `-` and `.`")
 
 
 def _no_priority(f: Fields, o: Meta, spec: Val | None, key: str, *, schema_valid: bool) -> None:
