@@ -1,4 +1,5 @@
-"""How much of a `why`'s fix proving repeats the base run: the profile behind the finding that sharing a re-decision's prefix with the base run saves little.
+"""How much of a `why`'s fix proving repeats the base run: the profile behind the finding that sharing a
+re-decision's prefix with the base run saves little.
 
 For one pending workload of a state written by gpu_states (`--dir`, made if missing from gpu_state(2000)), in
 this process, process time: `api.why` end to end; per re-decision of a candidate fix (`replay.decide_again`)
