@@ -149,14 +149,16 @@ KUEUE_INDEX = {
     "pods/single": [(_POD, None, None)], "pods/spark": [(_POD, None, None), (_POD, None, None)],
     "ml/ddp": [(_KF, None, None), (_KF, None, None)], "ml/mpi": [(_KF, None, None), (_KF, None, None)],
     "ml/finetune": [(_JOB, _JOBSET, 1)], "ml/tune": [(), (), ()], "ml/tpu": [(), ()],
+    "aw/wrapped": [(_JOB, None, None), ()],  # an inferred Job's, a declared pod set's without annotations
 }
 
 
 def test_each_integrations_index_labels_are_kueues() -> None:
     """`PodSet.index`, which the scheduling hash takes (feature-gate-scheduling-equivalence-hashing-on-topology-index-
-    labels*.yaml decide it on the oracle): what Kueue's integrations give, kind by kind (an AppWrapper's unknown)."""
+    labels*.yaml decide it on the oracle): what Kueue's integrations give, kind by kind (an AppWrapper's from its pod
+    sets' annotations, which the AppWrapper webhook infers: -on-appwrapper-index-labels.yaml decides them)."""
     files = [str(ROOT / "tests/oracle/jobs" / f)
-             for f in ("batch.yaml", "sets.yaml", "pods.yaml", "ray-and-training.yaml")]
+             for f in ("batch.yaml", "sets.yaml", "pods.yaml", "ray-and-training.yaml", "appwrapper.yaml")]
     got = {w.key: [None if ps.index is None else tuple(ps.index) for ps in w.pod_sets]
            for f in files for w in load([f]).model.workloads}
     assert {k: got.get(k) for k in KUEUE_INDEX} == KUEUE_INDEX

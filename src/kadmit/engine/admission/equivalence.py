@@ -31,7 +31,7 @@ manifests/specshape.py); the count after reclaimable pods, the spec's minCount (
 one reclaim lowers) and the topology request, its index labels included (`PodSet.index`: the podIndexLabel,
 subGroupIndexLabel and subGroupCount a job's integration sets with TopologyAwareScheduling on, which tell a
 Job's Workload from a Pod's or a hand-written one alike in all else, and a JobSet's replicated job of 2 x 2
-pods from one of 4 x 1; not known for an AppWrapper's pod sets, left out there). `.kad` pod
+pods from one of 4 x 1; an AppWrapper's from its pod sets' annotations, `manifests.jobs.appwrapper`). `.kad` pod
 sets: their requests, and none of the fields the language cannot say, alike on both sides."""
 
 from __future__ import annotations

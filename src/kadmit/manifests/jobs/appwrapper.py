@@ -7,13 +7,18 @@ import re
 
 from kadmit.manifests.codes import KAD157, KAD183
 from kadmit.manifests.fields import Fields, Meta
-from kadmit.manifests.jobs.common import Builder, condition_true, run_state
+from kadmit.manifests.jobs.common import COMPLETION_INDEX, JOB_INDEX, Builder, condition_true, run_state
+from kadmit.manifests.jobs.refusals import go_atoi
 from kadmit.manifests.jobs.unstructured import pod_spec_error
 from kadmit.manifests.podspec import KEPT, WRITTEN
 from kadmit.manifests.yamltree import INT, MAP, SEQ, Val
 from kadmit.model import Job
 
 FRAMEWORK = "workload.codeflare.dev/appwrapper"
+# the pod set annotations Kueue's AppWrapper.PodSets reads its topologyRequest's index labels from (awutils
+# PodSetAnnotationTAS*), which InferPodSets sets for a Job, a JobSet and a PyTorchJob
+POD_INDEX, SUB_INDEX, SUB_COUNT = (f"workload.codeflare.dev.appwrapper/tas-{k}" for k in
+                                   ("pod-index-label", "sub-group-index-label", "sub-group-count"))
 _STEP = re.compile(r"^([^\[\]]+)((?:\[\d+\])*)$")
 
 
@@ -43,23 +48,26 @@ def _jobs_pods(c: Val, prefix: str) -> int:
     return min(parallelism, completions.v) if completions is not None and completions.kind == INT else parallelism
 
 
-def infer(c: Val) -> list[tuple[str, int]]:
-    """`InferPodSets`: (path, replicas) for the kinds the AppWrapper webhook knows."""
+def infer(c: Val) -> list[tuple[str, int, dict[str, str]]]:
+    """`InferPodSets`: (path, replicas, annotations) for the kinds the AppWrapper webhook knows."""
     api = _at(c, "template.apiVersion")
     kind = _at(c, "template.kind")
     gvk = (api.v if api is not None else "", kind.v if kind is not None else "")
     if gvk == ("batch/v1", "Job"):
-        return [("template.spec.template", _jobs_pods(c, "template.spec."))]
+        return [("template.spec.template", _jobs_pods(c, "template.spec."), {POD_INDEX: COMPLETION_INDEX})]
     if gvk == ("jobset.x-k8s.io/v1alpha2", "JobSet"):
         out = []
         jobs = _at(c, "template.spec.replicatedJobs")
         for i in range(len(jobs.v) if jobs is not None and jobs.kind == SEQ else 0):
             p = f"template.spec.replicatedJobs[{i}]."
             if _at(c, p + "template") is not None:
-                out.append((p + "template.spec.template", _int(c, p + "replicas") * _jobs_pods(c, p + "template.spec.")))
+                replicas = _int(c, p + "replicas")
+                out.append((p + "template.spec.template", replicas * _jobs_pods(c, p + "template.spec."),
+                            {POD_INDEX: COMPLETION_INDEX, SUB_INDEX: JOB_INDEX, SUB_COUNT: str(replicas)}))
         return out
     if gvk == ("kubeflow.org/v1", "PyTorchJob"):
-        return [(f"template.spec.pytorchReplicaSpecs.{t}.template", _int(c, f"template.spec.pytorchReplicaSpecs.{t}.replicas"))
+        return [(f"template.spec.pytorchReplicaSpecs.{t}.template", _int(c, f"template.spec.pytorchReplicaSpecs.{t}.replicas"),
+                 {POD_INDEX: "training.kubeflow.org/replica-index"})
                 for t in ("Master", "Worker") if _at(c, f"template.spec.pytorchReplicaSpecs.{t}.template") is not None]
     if gvk in (("ray.io/v1", "RayCluster"), ("ray.io/v1", "RayJob")):
         prefix = "template.spec." if gvk[1] == "RayCluster" else "template.spec.rayClusterSpec."
@@ -68,13 +76,23 @@ def infer(c: Val) -> list[tuple[str, int]]:
         for i in range(len(workers.v) if workers is not None and workers.kind == SEQ else 0):
             p = f"{prefix}workerGroupSpecs[{i}]."
             if _at(c, p + "template") is not None:
-                out.append((p + "template", _int(c, p + "replicas")))
+                out.append((p + "template", _int(c, p + "replicas"), {}))
         return out
     if gvk == ("v1", "Pod"):
-        return [("template", 1)]
+        return [("template", 1, {})]
     if gvk in (("apps/v1", "Deployment"), ("apps/v1", "StatefulSet")):
-        return [("template.spec.template", _int(c, "template.spec.replicas"))]
+        return [("template.spec.template", _int(c, "template.spec.replicas"), {})]
     return []
+
+
+def index_labels(annotations: dict[str, str]) -> tuple:
+    """Kueue's AppWrapper.PodSets: the topologyRequest's podIndexLabel, subGroupIndexLabel and subGroupCount from a
+    pod set's annotations (a count strconv.Atoi does not parse left out, as Kueue logs and ignores it; taken as an
+    int32), () where none is set (`PodSet.index`)."""
+    count, _ = go_atoi(annotations[SUB_COUNT]) if SUB_COUNT in annotations else (None, "")
+    labels = (annotations.get(POD_INDEX), annotations.get(SUB_INDEX),
+              None if count is None else (count + 2**31) % 2**32 - 2**31)
+    return () if labels == (None, None, None) else labels
 
 
 # What AppWrapper's GetPodTemplateSpec (github.com/project-codeflare/appwrapper pkg/utils) leaves out
@@ -150,10 +168,11 @@ def appwrapper(f: Fields, o: Meta) -> Job:
     i = 0
     for ci, c in enumerate(f.maps(spec, "components", required=True, what=f"the spec of AppWrapper `{o.name}`")):
         declared = f.maps(c, "podSets")
-        sets = [(f.str(ps, "path", required=True, what="an AppWrapper pod set"), f.int(ps, "replicas", default=1, lo=0))
+        sets = [(f.str(ps, "path", required=True, what="an AppWrapper pod set"), f.int(ps, "replicas", default=1, lo=0),
+                 {k: v for k in (POD_INDEX, SUB_INDEX, SUB_COUNT) if (v := f.str(f.map(ps, "annotations"), k)) is not None})
                 for ps in declared] or infer(c)
         kind = _at(c, "template.kind")
-        for path, replicas in sets:
+        for path, replicas, annotations in sets:
             template = _at(c, path)
             if template is None or template.kind != MAP:
                 raise f.fail(KAD157, f"`{path}` of component {ci} does not lead to a pod template", c)
@@ -163,7 +182,7 @@ def appwrapper(f: Fields, o: Meta) -> Job:
             made, restart = _made(kind.v if kind is not None else None, path)
             b.template(f"{o.name}-{i}", replicas, _as_kueue_sees(template), template,
                        origin=f"component {ci} ({kind.v if kind is not None else '?'}) at `{path}`",
-                       made=made, restart=restart)
+                       made=made, restart=restart, index=index_labels(annotations))
             i += 1
     if i == 0:
         return b.job(workloads=[], note="no component has a pod template kadmit can find; declare `podSets`")
