@@ -35,6 +35,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--whys", type=int, default=2, help="workloads asked `why` per case")
     parser.add_argument("--verbs", default=",".join(VERBS), help="comma-separated, of: " + ",".join(VERBS))
     parser.add_argument("--only", default="", help="seeds whose name holds this text")
+    parser.add_argument("--features", action="store_true",
+                        help="the feature mutations (gates flipped, slices' old Workloads, nodes, topology assignments)")
     parser.add_argument("--hashseed", action="store_true", help="admit again under another hash seed")
     parser.add_argument("--no-again", action="store_true", help="skip the second runs (determinism)")
     parser.add_argument("--keep", type=Path, help="write each case with a finding here")
@@ -52,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
         for i in range(args.n):
             seed = rng.choice(pool)
             try:
-                files, what = mutate(seed.files, rng)
+                files, what = mutate(seed.files, rng, features=args.features)
             except Exception as e:  # noqa: BLE001 - the harness's own failure: said, and the run goes on
                 report.append(f"case {i} ({seed.name}): the mutation failed: {type(e).__name__}: {e}"[:300])
                 continue

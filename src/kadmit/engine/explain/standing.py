@@ -154,7 +154,7 @@ def standing(session: Session, decisions: dict[str, Decision], wl: Workload, quo
     for ps in wl.pod_sets:
         n = ps.min_count if ps.min_count is not None else ps.count
         for res, q in ps.requests.items():
-            if q > 0:
+            if q > 0 and n > 0:  # (a pod set of count 0 needs nothing: a need of 0 would divide by it below)
                 out.needs[res] = out.needs.get(res, 0) + n * q
                 out.shape.setdefault(res, []).append((ps.name, n, q))
     groups = {r: g for g in cq.resource_groups for r in g.covered_resources}
