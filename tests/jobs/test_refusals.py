@@ -260,13 +260,34 @@ def test_kueue_refuses_an_elastic_sparkapplication_only_with_slicing_on():
     case = Path(__file__).resolve().parents[1] / "oracle" / "features" / \
         "feature-gate-elastic-jobs-via-workload-slices-on-sparkapplication-refused.yaml"
     ws = load([str(case)])
-    (d,) = [d for d in ws.diagnostics if d.code == "KAD170"]
+    (d,) = [d for d in ws.diagnostics if d.code == "KAD170" and "`elastic`" in d.message]
     assert d.message == ("Kueue's webhook refuses SparkApplication `elastic`: metadata.annotations"
                          '[kueue.x-k8s.io/elastic-job]: Invalid value: "true": elastic job is not supported in '
                          "SparkApplication")
-    assert (d.span.line, d.span.column) == (33, 125)
+    assert (d.span.line, d.span.column) == (35, 125)
     reasons = {s.object.name: s.reason for s in ws.model.skipped}
     assert "does not manage it" in reasons["elastic-unmanaged"]
     off = load([str(case)], overlay={case: case.read_text().replace(", ElasticJobsViaWorkloadSlices: true", "")})
-    assert not [d for d in off.diagnostics if d.code == "KAD170"]
+    assert [d.message.partition("`: ")[2].partition(":")[0] for d in off.diagnostics if d.code == "KAD170"] == \
+        ["spec.dynamicAllocation.enabled"]  # elastic-dynamic's: refused with the gate off
     assert "does not model" in {s.object.name: s.reason for s in off.model.skipped}["elastic"]
+
+
+def test_kueue_refuses_a_managed_sparkapplications_mode_and_dynamic_allocation():
+    """The SparkApplication webhook's other refusals (oracle: sparkapplication-webhook-refuses-mode-and-dynamic-
+    allocation.yaml, gate off): a mode other than cluster, none included; dynamic allocation, the elastic annotation
+    with the gate off changing nothing (with it on that one is refused for its annotation alone, above)."""
+    case = Path(__file__).resolve().parents[1] / "oracle" / "features" / \
+        "sparkapplication-webhook-refuses-mode-and-dynamic-allocation.yaml"
+    got = {d.message.partition("`")[2].partition("`")[0]: d.message.partition("`: ")[2]
+           for d in load([str(case)]).diagnostics if d.code == "KAD170"}
+    dynamic = ("spec.dynamicAllocation.enabled: Invalid value: true: a kueue managed job can use dynamicAllocation "
+               "only when the ElasticJobsViaWorkloadSlices feature gate is on and the job is an elastic job")
+    assert got == {"client": 'spec.mode: Invalid value: "client": only Cluster mode is supported for a kueue managed job',
+                   "no-mode": 'spec.mode: Invalid value: "": only Cluster mode is supported for a kueue managed job',
+                   "dynamic": dynamic, "elastic-dynamic": dynamic}
+    on = Path(__file__).resolve().parents[1] / "oracle" / "features" / \
+        "feature-gate-elastic-jobs-via-workload-slices-on-sparkapplication-refused.yaml"
+    assert [d.message for d in load([str(on)]).diagnostics if d.code == "KAD170" and "elastic-dynamic" in d.message] \
+        == ["Kueue's webhook refuses SparkApplication `elastic-dynamic`: metadata.annotations[kueue.x-k8s.io/elastic-job]: "
+            'Invalid value: "true": elastic job is not supported in SparkApplication']

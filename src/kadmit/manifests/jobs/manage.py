@@ -183,12 +183,11 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
         refused = frozenset((b.kind, b.namespace, b.name) for b in model.broken)
         jobs = [with_runtime(j, model.training_runtimes, refused) if j.train is not None else j for j in jobs]
     jobs = whole_jobs(model.config, jobs)
+    jobs = [slices.spark_gated(j, elastic) for j in jobs]  # the SparkApplication webhook reads the gate
     if elastic:
         clusters = {(j.object.namespace or "default", j.object.name): j.generation for j in jobs
                     if (j.object.kind, j.object.api_version.partition("/")[0]) == ("RayCluster", "ray.io")}
         jobs = [slices.named(j, enabled(model.config, "TopologyAwareScheduling"), clusters) for j in jobs]
-    else:  # the SparkApplication webhook's refusal of an elastic job needs the gate (workloadslicing.Enabled)
-        jobs = [slices.unsliced(j) for j in jobs]
     present = {(j.object.kind, j.object.namespace or "default", j.object.name): j for j in jobs}
     orphans: dict[tuple, list[Job]] = {}  # the pods whose controller's job decides them, not in the input
     for job in jobs:

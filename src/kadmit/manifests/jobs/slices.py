@@ -25,8 +25,11 @@ GATE = "ElasticJobsViaWorkloadSlices"
 # are single pods.
 _NOT_SLICED = tuple(k for k in _OWN_MATCHING if k != "pod")
 OUT_OF_SYNC = "OutOfSync: The workload slice is out of sync with its parent job"
-# the SparkApplication webhook's refusal of a managed elastic job (validateCreate; `spark.spark_application`)
+# the SparkApplication webhook's refusals of a managed elastic job, and of dynamic allocation but in an elastic job
+# (validateCreate; `spark.spark_application`)
 SPARK_REFUSAL = "elastic job is not supported in SparkApplication"
+SPARK_DYNAMIC = ("a kueue managed job can use dynamicAllocation only when the ElasticJobsViaWorkloadSlices feature gate "
+                 "is on and the job is an elastic job")
 
 
 def slice_name(job: Job, wl: Workload, clusters: dict[tuple[str, str], int] | None = None) -> str:
@@ -88,12 +91,14 @@ def named(job: Job, tas: bool, clusters: dict[tuple[str, str], int] | None = Non
         "refusals": refusals})
 
 
-def unsliced(job: Job) -> Job:
-    """A job as Kueue's webhooks take it with the gate off: a SparkApplication's elastic annotation refused by
-    nothing (workloadslicing.Enabled reads the gate before the annotation)."""
+def spark_gated(job: Job, on: bool) -> Job:
+    """A SparkApplication's refusals as its webhook has them with the gate `on` or off: annotated elastic, with the
+    gate on the annotation refused and dynamic allocation not; off, the annotation refused by nothing
+    (workloadslicing.Enabled reads the gate before the annotation) and dynamic allocation refused."""
     if not any(r.message.endswith(SPARK_REFUSAL) for r in job.refusals):
         return job
-    return job.model_copy(update={"refusals": tuple(r for r in job.refusals if not r.message.endswith(SPARK_REFUSAL))})
+    dropped = SPARK_DYNAMIC if on else SPARK_REFUSAL
+    return job.model_copy(update={"refusals": tuple(r for r in job.refusals if not r.message.endswith(dropped))})
 
 
 def counts(wl: Workload) -> dict[str, int]:
