@@ -36,7 +36,8 @@ spec: {clusterQueue: cq}
 
 def deployment(name: str, replicas: int) -> str:
     return (f"---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: {name}, namespace: default, labels: "
-            f"{{kueue.x-k8s.io/queue-name: lq}}}}\nspec:\n  replicas: {replicas}\n  template:\n    spec:\n"
+            f"{{kueue.x-k8s.io/queue-name: lq}}}}\nspec:\n  replicas: {replicas}\n  selector: {{matchLabels: {{app: a}}}}\n"
+            "  template:\n    metadata: {labels: {app: a}}\n    spec:\n"
             "      containers: [{name: c, image: x, resources: {requests: {cpu: '1'}}}]\n")
 
 

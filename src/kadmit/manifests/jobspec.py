@@ -29,9 +29,10 @@ def _str(f: Fields, spec: Val | None, key: str) -> str | None:
     return node.v if node is not None and isinstance(node.v, str) else None
 
 
-def job_spec_refusals(f: Fields, spec: Val | None) -> list[str]:
+def job_spec_refusals(f: Fields, spec: Val | None, default_mode: str = INDEXED) -> list[str]:
     """validateJobSpec's words refusing the spec of a JobSet's Job (at `spec`), its `completionMode` the JobSet
-    webhook's Indexed where unset."""
+    webhook's Indexed where unset (`default_mode`: a built-in Job's, SetDefaults_Job's NonIndexed,
+    `builtinspec.job_refusals`)."""
     out = []
     value = {k: _int(f, spec, k) for k in ("parallelism", "completions", "activeDeadlineSeconds", "backoffLimit",
                                            "ttlSecondsAfterFinished", "backoffLimitPerIndex", "maxFailedIndexes")}
@@ -43,7 +44,7 @@ def job_spec_refusals(f: Fields, spec: Val | None) -> list[str]:
     per_index, max_failed = value["backoffLimitPerIndex"], value["maxFailedIndexes"]
     if max_failed is not None and per_index is None:
         out.append("spec.backoffLimitPerIndex: Required value: when maxFailedIndexes is specified")
-    mode = _str(f, spec, "completionMode") or INDEXED
+    mode = _str(f, spec, "completionMode") or default_mode
     if mode not in (NON_INDEXED, INDEXED):
         out.append(f'spec.completionMode: Unsupported value: "{mode}": supported values: "{NON_INDEXED}", "{INDEXED}"')
     if mode == INDEXED:

@@ -15,6 +15,7 @@ from kadmit.manifests.owners import controller_owner
 from kadmit.manifests.dra import pod_claim_templates
 from kadmit.manifests.podsettopology import topology_request
 from kadmit.manifests.schema import coverage
+from kadmit.manifests.builtinspec import pod_spec_refusals
 from kadmit.manifests.podspec import (KEPT, node_field_refusals, pod_affinity_refusals, pod_requests, required_node_affinity,
                                       template_refusals, tolerations)
 from kadmit.manifests.reclaim import after_reclaim, booked, status_reclaimable
@@ -128,6 +129,7 @@ def template_pod_set(f: Fields, name: str, count: int, min_count: int | None, te
         kubenames.check_labels(f, f.field(spec, "nodeSelector"), "node selector label")
         node_field_refusals(f, spec, api, refuse=True)
         pod_affinity_refusals(f, spec, api, refuse=True)
+        pod_spec_refusals(f, spec, api)
     kubenames.check_kueue_keys(f, meta, own=False)
     selector, selector_nodes = f.str_map(spec, "nodeSelector")
     affinity, affinity_node = required_node_affinity(f, spec, stored=request is not None)  # a Workload's own

@@ -4,6 +4,7 @@ are one pod group."""
 
 from __future__ import annotations
 
+from kadmit.manifests.builtinspec import selector_refusals
 from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.jobs.common import (DEFAULT_POD_SET, PRIORITY_LABEL, QUEUE_LABEL, Builder,
                                           object_ref, replicas_made, replicas_read, run_state, workload_name)
@@ -37,6 +38,7 @@ def _deployment(f: Fields, o: Meta) -> Job:
     replicas = replicas_read(f, spec, f.int(spec, "replicas", default=1, lo=0), "its pods, one each,")
     replicas_made(f, spec, replicas)
     template = f.map(spec, "template", required=True, what=f"the spec of Deployment `{o.name}`")
+    selector_refusals(f, spec)
     b = Builder(f, o, DEPLOYMENT)
     ref = object_ref(o, f)
     workloads = []
@@ -133,6 +135,7 @@ def stateful_set(f: Fields, o: Meta) -> Job:
     spec = f.map(o.node, "spec", required=True, what=f"StatefulSet `{o.name}`")
     replicas = f.int(spec, "replicas", default=1, lo=0)
     template = f.map(spec, "template", required=True, what=f"the spec of StatefulSet `{o.name}`")
+    selector_refusals(f, spec)
     b = Builder(f, o, STATEFULSET)
     if replicas:
         b.template(DEFAULT_POD_SET, replicas, template, template, count_node=f.field(spec, "replicas"),

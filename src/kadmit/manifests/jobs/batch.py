@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from kadmit.manifests.builtinspec import job_refusals
 from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.jobs.common import (DEFAULT_POD_SET, MIN_PARALLELISM, Builder, annotation_node,
                                           condition_true, reclaimed, run_state)
@@ -25,6 +26,7 @@ def pods_count(f: Fields, spec) -> int:
 def job(f: Fields, o: Meta) -> Job:
     spec = f.map(o.node, "spec", required=True, what=f"Job `{o.name}`")
     template = f.map(spec, "template", required=True, what=f"the spec of Job `{o.name}`")
+    job_refusals(f, spec, f.map(template, "spec"))
     labels, _ = f.str_map(f.map(template, "metadata"), "labels")
     if not o.labels and labels:
         # the API server's SetDefaults_Job, before Kueue's webhook: a Job with no labels gets its pod template's

@@ -1,0 +1,156 @@
+"""What the API server refuses of a built-in object's own fields (manifests/builtinspec.py):
+bench/builtin_refusals_sweep.py's cases, each refused (KAD157) in the words kubevalidate
+(tools/kube-apiserver/cmd/kubevalidate, Kubernetes v1.35.3's create validation) gave for it on 2026-12-06, at the
+field's line and column; the object refused alone, the rest decided. tests/oracle/test_builtin_refusals.py runs
+kubevalidate itself (with the oracle)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kadmit import workspace as ws
+
+QUEUE = """apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: f0}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: cq}
+spec:
+  namespaceSelector: {}
+  resourceGroups: [{coveredResources: [cpu], flavors: [{name: f0, resources: [{name: cpu, nominalQuota: 10}]}]}]
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: lq, namespace: default}
+spec: {clusterQueue: cq}
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: fine, namespace: default, labels: {kueue.x-k8s.io/queue-name: lq}}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: c, image: busybox, resources: {requests: {cpu: "1"}}}]
+---
+"""
+POD = """apiVersion: v1
+kind: Pod
+metadata: {{name: p, namespace: default, labels: {{kueue.x-k8s.io/queue-name: lq}}}}
+spec:
+  {spec}
+  containers: {containers}
+"""
+JOB = """apiVersion: batch/v1
+kind: Job
+metadata: {{name: j, namespace: default, labels: {{kueue.x-k8s.io/queue-name: lq}}}}
+spec:
+  {spec}
+  template:
+    spec:
+      restartPolicy: {restart}
+      containers: [{{name: c, image: busybox, resources: {{requests: {{cpu: "1"}}}}}}]
+"""
+APPS = """apiVersion: apps/v1
+kind: {kind}
+metadata: {{name: a, namespace: default, labels: {{kueue.x-k8s.io/queue-name: lq}}}}
+spec:
+  {selector}
+  template:
+    metadata: {{labels: {{a: c}}}}
+    spec:
+      containers: [{{name: c, image: busybox}}]
+"""
+C = '[{name: c, image: busybox, resources: {requests: {cpu: "1"}}}]'
+LABEL = ("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and "
+         "end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is "
+         "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')")
+# name: (manifest, the API server's words, the refused field's text on its line)
+CASES = {
+    "job-restart-always": (JOB.format(spec="parallelism: 1", restart="Always"),
+                           'spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", "Never"',
+                           "restartPolicy: Always"),
+    "job-negative-backoff": (JOB.format(spec="backoffLimit: -1", restart="Never"),
+                             "spec.backoffLimit: Invalid value: -1: must be greater than or equal to 0",
+                             "backoffLimit"),
+    "job-ttl-negative": (JOB.format(spec="ttlSecondsAfterFinished: -1", restart="Never"),
+                         "spec.ttlSecondsAfterFinished: Invalid value: -1: must be greater than or equal to 0",
+                         "ttlSecondsAfterFinished"),
+    "job-bad-completion-mode": (JOB.format(spec="completionMode: Sometimes", restart="Never"),
+                                'spec.completionMode: Unsupported value: "Sometimes": supported values: "NonIndexed", '
+                                '"Indexed"', "completionMode"),
+    "job-max-failed-indexes-without-backoff": (
+        JOB.format(spec="completionMode: Indexed\n  completions: 2\n  maxFailedIndexes: 1", restart="Never"),
+        "spec.backoffLimitPerIndex: Required value: when maxFailedIndexes is specified", "maxFailedIndexes"),
+    "job-success-policy-nonindexed": (JOB.format(spec="successPolicy: {rules: [{succeededCount: 1}]}",
+                                                 restart="Never"),
+                                      'spec.successPolicy: Invalid value: {"Rules":[{"SucceededIndexes":null,'
+                                      '"SucceededCount":1}]}: requires indexed completion mode', "successPolicy"),
+    "deploy-selector-mismatch": (APPS.format(kind="Deployment", selector="selector: {matchLabels: {a: b}}"),
+                                 'spec.template.metadata.labels: Invalid value: {"a":"c"}: `selector` does not match '
+                                 "template `labels`", "labels: {a: c}"),
+    "sts-no-selector": (APPS.format(kind="StatefulSet", selector="replicas: 1"), "spec.selector: Required value",
+                        "replicas: 1"),
+    "pod-dup-container-names": (POD.format(spec="restartPolicy: Never",
+                                           containers="[{name: c, image: x}, {name: c, image: x}]"),
+                                'spec.containers[1].name: Duplicate value: "c"', "containers"),
+    "pod-init-container-named-as-a-container": (
+        POD.format(spec="initContainers: [{name: c, image: x}]", containers="[{name: c, image: x}]"),
+        'spec.initContainers[0].name: Duplicate value: "c"', "initContainers"),
+    "pod-bad-container-name": (POD.format(spec="restartPolicy: Never", containers="[{name: C_1, image: x}]"),
+                               f'spec.containers[0].name: Invalid value: "C_1": {LABEL}', "containers"),
+    "pod-bad-restart-policy": (POD.format(spec="restartPolicy: Sometimes", containers=C),
+                               'spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", '
+                               '"OnFailure", "Never"', "restartPolicy: Sometimes"),
+    "pod-spread-bad-skew": (POD.format(spec="topologySpreadConstraints: [{maxSkew: 0, topologyKey: k, "
+                                            "whenUnsatisfiable: DoNotSchedule}]", containers=C),
+                            "spec.topologySpreadConstraints[0].maxSkew: Invalid value: 0: must be greater than zero",
+                            "topologySpreadConstraints"),
+    "pod-bad-port": (POD.format(spec="restartPolicy: Never",
+                                containers="[{name: c, image: x, ports: [{containerPort: 70000}]}]"),
+                     "spec.containers[0].ports[0].containerPort: Invalid value: 70000: must be between 1 and 65535, "
+                     "inclusive", "containers"),
+    "pod-bad-runtime-class": (POD.format(spec="runtimeClassName: Bad_Name", containers=C),
+                              'spec.runtimeClassName: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain must '
+                              "consist of lower case alphanumeric characters, '-' or '.', and must start and end with "
+                              "an alphanumeric character (e.g. 'example.com', regex used for validation is "
+                              "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+                              "runtimeClassName"),
+    "pod-bad-scheduler-gate": (POD.format(spec="schedulingGates: [{name: a b}]", containers=C),
+                               'spec.schedulingGates[0]: Invalid value: "a b": name part must consist of alphanumeric '
+                               "characters, '-', '_' or '.', and must start and end with an alphanumeric character "
+                               "(e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
+                               "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')", "schedulingGates"),
+}
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_refused_in_the_api_servers_words_at_the_field(name: str, tmp_path: Path) -> None:
+    manifest, words, at = CASES[name]
+    path = tmp_path / "s.yaml"
+    path.write_text(QUEUE + manifest, encoding="utf-8")
+    got = ws.load([str(path)])
+    errors = [d for d in got.diagnostics if d.severity.name == "ERROR"]
+    said = [d for d in errors if d.code == "KAD157" and d.message == f"the API server refuses the object: `{words}`"]
+    assert said, [(d.code, d.message) for d in errors]
+    line = path.read_text(encoding="utf-8").splitlines()[said[0].span.line - 1]
+    assert at in line, (said[0].span, line)
+    assert [j.object.name for j in got.model.jobs] == ["fine"]  # the refused object left out, the rest read
+
+
+def test_a_selector_matching_the_template_and_valid_fields_are_not_refused(tmp_path: Path) -> None:
+    """The same objects written as the API server takes them: no error."""
+    path = tmp_path / "s.yaml"
+    path.write_text(QUEUE + APPS.format(kind="Deployment", selector="selector: {matchExpressions: "
+                                        "[{key: a, operator: In, values: [c]}]}")
+                    + "---\n" + APPS.format(kind="StatefulSet", selector="selector: {matchLabels: {a: c}}")
+                    .replace("name: a,", "name: s,")
+                    + "---\n" + JOB.format(spec="completionMode: Indexed\n  completions: 2", restart="OnFailure")
+                    + "---\n" + POD.format(spec="restartPolicy: Always", containers="[{name: c, image: x, ports: "
+                                           "[{containerPort: 8080}]}, {name: d, image: x}]"), encoding="utf-8")
+    got = ws.load([str(path)])
+    assert [(d.code, d.message) for d in got.diagnostics if d.severity.name == "ERROR"] == []
