@@ -211,16 +211,21 @@ def test_an_appwrapper_mpijobs_launcher_takes_its_replica_specs_restart_policy(t
 GROUP_CASE = Path(__file__).parents[1] / "oracle/features/job-template-pod-group-without-total-count-pods-refused.yaml"
 
 
+def _loaded(case: Path, frameworks: str | None, tmp_path: Path):
+    """The case's text, under a Configuration enabling `frameworks` (None: none, Kueue's defaults), and its loading."""
+    text = case.read_text()
+    if frameworks is not None:
+        text = f"apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nintegrations:\n  frameworks: {frameworks}\n---\n" + text
+    (tmp_path / "case.yaml").write_text(text)
+    return text, load([str(tmp_path)])
+
+
 @pytest.mark.parametrize("frameworks, warned", [(None, True), ("[batch/job, pod]", True), ("[batch/job]", False)])
 def test_a_jobs_template_naming_a_pod_group_without_its_count_is_warned(frameworks, warned, tmp_path: Path) -> None:
     """A Job Kueue manages whose template names a pod group without its total count: Kueue admits the Job, its pod
     webhook (running where the pod integration, or one turning it on, is enabled) refuses every pod (KAD199, at the
     label, about the Job); the Job with its count is not warned. Without the pod integration its webhook is a no-op."""
-    text = GROUP_CASE.read_text()
-    if frameworks is not None:
-        text = f"apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nintegrations:\n  frameworks: {frameworks}\n---\n" + text
-    (tmp_path / "case.yaml").write_text(text)
-    loaded = load([str(tmp_path)])
+    text, loaded = _loaded(GROUP_CASE, frameworks, tmp_path)
     found = [d for d in loaded.diagnostics if d.code == "KAD199"]
     assert [w.key for w in loaded.model.workloads] == ["ns-b/grouped", "ns-b/counted"]
     if not warned:
@@ -231,3 +236,26 @@ def test_a_jobs_template_naming_a_pod_group_without_its_count_is_warned(framewor
                                 "[kueue.x-k8s.io/pod-group-total-count]: Required value: both the ")
     line = text.splitlines()[d.span.line - 1]
     assert "kueue.x-k8s.io/pod-group-name: g}" in line and [(a.kind, a.name) for a in d.about] == [("Job", "grouped")]
+
+
+KINDS_CASE = Path(__file__).parents[1] / "oracle/features/templates-pod-group-without-total-count-pods-refused.yaml"
+
+
+@pytest.mark.parametrize("frameworks, warned", [
+    (None, ["JobSet js", "PyTorchJob pt", "RayCluster rc"]),
+    ("[batch/job, jobset.x-k8s.io/jobset, kubeflow.org/pytorchjob, ray.io/raycluster, pod]",
+     ["JobSet js", "PyTorchJob pt", "RayCluster rc"]),
+    ("[batch/job, jobset.x-k8s.io/jobset, kubeflow.org/pytorchjob, ray.io/raycluster]", [])])
+def test_other_kinds_templates_naming_a_pod_group_without_its_count_are_warned(frameworks, warned, tmp_path) -> None:
+    """A JobSet's, a PyTorchJob's, a RayCluster's template naming a pod group without its total count: Kueue admits
+    each (the oracle, every one of the case's four), and its pod webhook, where it runs, refuses each pod their
+    controllers make, as a batch Job's: KAD199 at each label, about its object. Without the pod integration none."""
+    text, loaded = _loaded(KINDS_CASE, frameworks, tmp_path)
+    found = [d for d in loaded.diagnostics if d.code == "KAD199"]
+    assert sorted(w.key for w in loaded.model.workloads) == ["ns/js", "ns/plain", "ns/pt", "ns/rc"]
+    assert [f"{a.kind} {a.name}" for d in found for a in d.about] == warned
+    lines = text.splitlines()
+    for d in found:
+        assert d.message.split(" makes: ")[1].startswith("metadata.annotations[kueue.x-k8s.io/pod-group-total-count]: "
+                                                         "Required value: both the ")
+        assert "kueue.x-k8s.io/pod-group-name: g" in lines[d.span.line - 1]

@@ -11,6 +11,7 @@ from kadmit.manifests.jobs.batch import job as batch_job, pods_count
 from kadmit.manifests.jobs.common import (COMPLETION_INDEX, JOB_INDEX, MAX_OBJECT_WORKLOADS, QUEUE_LABEL, Builder,
                                           condition_true, reclaimed, run_state, workload_name)
 from kadmit.manifests.jobs.refusals import gate_on
+from kadmit.manifests.jobs.templatepods import group_refusals
 from kadmit.manifests.jobspec import job_spec_refusals
 from kadmit.manifests.yamltree import Val
 from kadmit.model import Job
@@ -42,6 +43,7 @@ def jobset(f: Fields, o: Meta) -> Job:
                    job_words=tuple(job_spec_refusals(f, job_spec)),
                    origin=f"replicated job `{name}` ({replicas} × {per_job} pods)",
                    nodes={"parallelism": f.field(job_spec, "parallelism")})
+        group_refusals(b, template)
     b.check_groups(paths)
     status = f.map(o.node, "status")
     # Kueue's JobSet.IsActive: a replicated job with active child Jobs (ready ones are counted among them)

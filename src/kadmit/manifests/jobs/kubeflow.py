@@ -7,6 +7,7 @@ from typing import NamedTuple
 
 from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.jobs.common import Builder, condition_true, run_state
+from kadmit.manifests.jobs.templatepods import group_refusals
 from kadmit.manifests.podspec import KEPT
 from kadmit.model import Job
 
@@ -50,6 +51,7 @@ def training_job(f: Fields, o: Meta) -> Job:
                    # mpi-operator's newLauncherJob, its restartPolicy the replica spec's (setRestartPolicy)
                    made="Job" if (o.kind, kind) == ("MPIJob", "Launcher") else None,
                    restart=None if o.kind == "MPIJob" else KEPT)
+        group_refusals(b, template)
     if o.kind == "MPIJob":  # the one training kind whose webhook checks pod-set groups
         b.check_groups({k.lower(): f"spec.mpiReplicaSpecs[{k}].template.metadata.annotations" for k in t.order})
     status = f.map(o.node, "status")

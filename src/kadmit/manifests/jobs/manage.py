@@ -10,7 +10,7 @@ from datetime import timedelta
 
 from kadmit.featuregates import enabled
 from kadmit.manifests.jobs import external, slices
-from kadmit.manifests.jobs.settings import MANAGED_PATH, POD_PARENTS, POD_WEBHOOK_REFUSES, Integrations
+from kadmit.manifests.jobs.settings import GROUP_KEPT, MANAGED_PATH, POD_PARENTS, POD_WEBHOOK_REFUSES, Integrations
 from kadmit.manifests.jobs.shortnames import short_names
 from kadmit.manifests.jobs.uids import shared_uids, shared_workload_uids
 from kadmit.manifests.jobs.groups import GROUP_NAME as POD_GROUP, join_pod_groups, prebuilt_group, sliced_counts
@@ -331,9 +331,8 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
         if reason is not None:
             skipped.append(Skipped(object=job.object, reason=reason, span=job.span))
             continue
-        if job.unsuspended is not None and job.framework == "batch/job":
-            from kadmit.manifests.jobs.templatepods import refused_pods
-            refused_pods(job, settings, diags)
+        from kadmit.manifests.jobs.templatepods import refused_pods
+        refused_pods(job, settings, diags)
         queue = job.queue or DEFAULT_LOCAL_QUEUE
         created = job.created
         if going:  # made again after the input's moment, when its reconciler lets the old one go: below
@@ -448,7 +447,8 @@ def _refused(job: Job, s: Integrations, queues: set[str], diags: Diagnostics | N
         ours = job.framework == "deployment" and job.framework in s.frameworks and job.submitted and \
             (bool(job.queue) or f"{ns}/{DEFAULT_LOCAL_QUEUE}" in queues)
         refusals = [r for r in job.refusals if r.pods and not (ours and r.message.startswith(_QUEUE_PATH))
-                    and r.multi_layer in (None, s.multi_layer)]
+                    and r.multi_layer in (None, s.multi_layer)] if job.framework not in GROUP_KEPT else []
+        # (a GROUP_KEPT kind's are its pods' alone: Kueue takes the job, `templatepods.refused_pods` warns)
     if not refusals:
         return None
     kind, name = job.object.kind, job.object.name

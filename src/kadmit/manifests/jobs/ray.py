@@ -7,6 +7,7 @@ import json
 
 from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.jobs.common import Builder, condition_true, run_state
+from kadmit.manifests.jobs.templatepods import group_refusals
 from kadmit.manifests.podspec import WRITTEN
 from kadmit.model import HashOnly, Job, PodSet, Refusal
 from kadmit.podresources import ContainerResources, PodResources
@@ -29,6 +30,7 @@ def _cluster(f: Fields, b: Builder, spec, what: str, path: str | None = None) ->
     head = f.map(spec, "headGroupSpec", required=True, what=what)
     template = f.map(head, "template", required=True, what="`headGroupSpec`")
     b.template(HEAD, 1, template, head, origin="the Ray head")
+    group_refusals(b, template)
     paths = {HEAD: f"{path}.headGroupSpec.template.metadata.annotations"}
     for i, wg in enumerate(f.maps(spec, "workerGroupSpecs")):
         paths[(f.str(wg, "groupName") or "").lower()] = f"{path}.workerGroupSpecs[{i}].template.metadata.annotations"
@@ -40,6 +42,7 @@ def _cluster(f: Fields, b: Builder, spec, what: str, path: str | None = None) ->
         b.template(name.lower(), count, template, wg, count_node=f.field(wg, "replicas"),
                    origin=f"worker group `{name}` ({replicas} replica{'s' if replicas != 1 else ''}"
                           + (f" × {hosts} hosts" if hosts > 1 else "") + ")")
+        group_refusals(b, template)
     if path is not None:
         b.check_groups(paths)
 
@@ -99,6 +102,7 @@ def ray_job(f: Fields, o: Meta) -> Job:
         if submitter is not None:
             b.template("submitter", 1, submitter, submitter, origin="the submitter Job's pod", made="Job",
                        restart=WRITTEN)  # KubeRay fills no unset restartPolicy (podspec.WRITTEN)
+            group_refusals(b, submitter)
         else:
             b.pod_sets.append(PodSet(name="submitter", count=1, requests=SUBMITTER, resources=SUBMITTER_POD,
                                      origin="the submitter Job's pod (KubeRay's default container)",

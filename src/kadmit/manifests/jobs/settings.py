@@ -39,3 +39,11 @@ class Integrations:
     def reconciled(self, framework: str, parent_marked: bool) -> bool:
         """Whether a reconciler of Kueue's takes a job of `framework` (`modelconfig.reconciles`)."""
         return reconciles(self.frameworks, framework, parent_marked)
+
+
+# The kinds whose controllers make plain pods of their templates, labels as written, while Kueue admits the kind's
+# own Workload: Kueue's pod webhook sees each pod (`templatepods.refused_pods`). Not a Deployment's, a StatefulSet's
+# or a LeaderWorkerSet's (their pods are Kueue's Workloads: `manage._refused`, and Kueue's webhooks for the last two
+# write the pod group's labels themselves); not a TrainJob's, an AppWrapper's or a SparkApplication's (not checked)
+GROUP_KEPT = ("jobset.x-k8s.io/jobset", "ray.io/rayjob", "ray.io/raycluster", *(
+    f"kubeflow.org/{k}job" for k in ("pytorch", "tf", "paddle", "xgboost", "jax", "mpi")))

@@ -9,10 +9,10 @@ from kadmit.diagnostics import Diagnostics
 from kadmit.identity import subject
 from kadmit.manifests.codes import KAD199
 from kadmit.manifests.fields import Fields, Invalid, Meta
-from kadmit.manifests.jobs.common import QUEUE_LABEL, workload_name
+from kadmit.manifests.jobs.common import QUEUE_LABEL, Builder, workload_name
 from kadmit.manifests.jobs.groups import GROUP_NAME, join_group
-from kadmit.manifests.jobs.pods import pod_job
-from kadmit.manifests.jobs.settings import MANAGED_PATH, POD_WEBHOOK_REFUSES, Integrations
+from kadmit.manifests.jobs.pods import GROUP_TOTAL, pod_job
+from kadmit.manifests.jobs.settings import GROUP_KEPT, MANAGED_PATH, POD_WEBHOOK_REFUSES, Integrations
 from kadmit.manifests.resources import limit_ranger_errors, namespace_ranges
 from kadmit.manifests.yamltree import Val
 from kadmit.model import Job, Refusal
@@ -107,14 +107,28 @@ def template_refusals(f: Fields, o: Meta, template: Val) -> tuple[Refusal, ...]:
     return () if pod is None else _of_pods(tuple(r for r in pod.refusals if not r.message.startswith(MANAGED_PATH)))
 
 
+def group_refusals(b: Builder, template: Val) -> None:
+    """What Kueue's pod webhook refuses of the pod group metadata of every pod made from a `GROUP_KEPT` kind's
+    `template` (validatePodGroupMetadata: a group named without its total count, a total count without a group, a
+    bad count), kept with the kind's refusals (`Refusal.pods`) for `refused_pods` to warn of."""
+    meta = b.f.map(template, "metadata")
+    if b.framework not in GROUP_KEPT or (GROUP_NAME not in b.f.str_map(meta, "labels")[0]
+                                         and GROUP_TOTAL not in b.f.str_map(meta, "annotations")[0]):
+        return  # (the pod's reading spared)
+    b.refusals.extend(r for r in template_refusals(b.f, b.o, template) if GROUP_NAME in r.message
+                      or GROUP_TOTAL in r.message)
+
+
 def refused_pods(job: Job, s: Integrations, diags: Diagnostics | None) -> None:
-    """KAD199 where Kueue's pod webhook refuses every pod of a Job Kueue manages (`job.unsuspended`, its template's
-    pods as the pod integration reads them): the webhook's ValidateCreate runs for every pod, whatever manages its
-    owner (`template_refusals`), e.g. a template naming a pod group (`kueue.x-k8s.io/pod-group-name`) without its
-    `kueue.x-k8s.io/pod-group-total-count` (validatePodGroupMetadata). Kueue admits the Job's Workload as any
-    (oracle: tests/oracle/features/job-template-pod-group-without-total-count-pods-refused.yaml), which then holds
-    its quota while the Job controller's every pod is refused."""
-    pods = job.unsuspended
+    """KAD199 where Kueue's pod webhook refuses every pod of a job Kueue manages: a Job's (`job.unsuspended`, its
+    template's pods as the pod integration reads them), a `GROUP_KEPT` kind's being submitted (its templates' `group_refusals`).
+    The webhook's ValidateCreate runs for every pod, whatever manages its owner (`template_refusals`), e.g. a
+    template naming a pod group (`kueue.x-k8s.io/pod-group-name`) without its `kueue.x-k8s.io/pod-group-total-count`
+    (validatePodGroupMetadata). Kueue admits the job's Workload as any (oracle: tests/oracle/features/
+    job-template-pod-group-without-total-count-pods-refused.yaml, templates-pod-group-without-total-count-pods-
+    refused.yaml), which then holds its quota while the controller's every pod is refused."""
+    pods = job.unsuspended if job.framework == "batch/job" else job if job.framework in GROUP_KEPT and \
+        job.submitted else None  # (a job already in the cluster: its pods made, or not known)
     if diags is None or pods is None or not s.pod_webhook:
         return
     for r in pods.refusals:
@@ -123,7 +137,8 @@ def refused_pods(job: Job, s: Integrations, diags: Diagnostics | None) -> None:
                        f"{r.message}: Kueue may admit it, but none of its pods is created, and its Workload holds "
                        "its quota", r.span or job.span,
                        help="change the pod template as the message says (a pod group's members name its total "
-                            "count too; a Job's pods need no pod group: Kueue admits the Job as one)",
+                            f"count too; a {job.object.kind}'s pods need no pod group: Kueue admits the "
+                            f"{job.object.kind} as one)",
                        about=(subject(job.object),))
 
 
