@@ -125,6 +125,13 @@ CASES = {
                                "characters, '-', '_' or '.', and must start and end with an alphanumeric character "
                                "(e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
                                "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')", "schedulingGates"),
+    "priorityclass-bad-policy": ("apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: pc}\n"
+                                 "value: 10\npreemptionPolicy: Sometimes\n",
+                                 'preemptionPolicy: Unsupported value: "Sometimes": supported values: '
+                                 '"PreemptLowerPriority", "Never"', "preemptionPolicy"),
+    "runtimeclass-bad-handler": ("apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata: {name: rc}\n"
+                                 "handler: Bad_Handler\n", f'handler: Invalid value: "Bad_Handler": {LABEL}',
+                                 "handler"),
 }
 
 

@@ -2,9 +2,10 @@
 job's template's) restartPolicy, container names and ports, runtime class, scheduling gates and spread skew
 (k8s.io/kubernetes v1.35 pkg/apis/core/validation ValidatePodSpec); a Job's spec (pkg/apis/batch/validation
 validateJobSpec: `jobspec.job_spec_refusals`, its template's restartPolicy `Always`); a Deployment's or a
-StatefulSet's selector against its template's labels (pkg/apis/apps/validation). Each an error (KAD157) at its field,
-in the API server's words (checked with tools/kube-apiserver/cmd/kubevalidate: bench/builtin_refusals_sweep.py);
-the object is refused alone, as for the resources' words (`podspec._api_refusals`)."""
+StatefulSet's selector against its template's labels (pkg/apis/apps/validation); a RuntimeClass's handler
+(pkg/apis/node/validation; a PriorityClass's preemptionPolicy: `policy.pod_priority_class`). Each an
+error (KAD157) at its field, in the API server's words (checked with tools/kube-apiserver/cmd/kubevalidate:
+bench/builtin_refusals_sweep.py); the object is refused alone, as for the resources' words (`podspec._api_refusals`)."""
 
 from __future__ import annotations
 
@@ -136,3 +137,11 @@ def selector_refusals(f: Fields, spec: Val | None) -> None:
     if not matches:
         _refuse(f, f"spec.template.metadata.labels: Invalid value: {_go_json(labels)}: `selector` does not match "
                    "template `labels`", f.field(meta, "labels") or template or spec)
+
+
+def runtime_class_refusals(f: Fields, node: Val) -> None:
+    """ValidateRuntimeClass's words for a RuntimeClass's `handler`: an RFC 1123 label."""
+    at = f.field(node, "handler")
+    handler = _text(at)
+    if handler is not None and kubenames.dns_label_problem(handler) is not None:
+        _refuse(f, f'handler: Invalid value: "{handler}": {LABEL_WORDS}', at)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from kadmit.manifests.builtinspec import runtime_class_refusals
 from kadmit.manifests.codes import KAD182
 from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.gangs import pod_gang
@@ -113,6 +114,7 @@ def limit_range(f: Fields, o: Meta) -> list[LimitRange]:
 
 def runtime_class(f: Fields, o: Meta) -> RuntimeClass:
     """A node.k8s.io/v1 RuntimeClass: its pods' fixed overhead."""
+    runtime_class_refusals(f, o.node)
     overhead, nodes = f.resource_list(f.map(o.node, "overhead"), "podFixed")
     return RuntimeClass(name=o.name, overhead=overhead, span=f.span(o.node),
                         spans=f.spans({f"overhead.{r}": v for r, v in nodes.items()}))

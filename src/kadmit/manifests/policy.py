@@ -227,7 +227,18 @@ def workload_priority_class(f: Fields, o: Meta) -> PriorityClass:
                          spans=f.spans({"name": o.metadata.v.get("name"), "value": f.field(o.node, "value")}))
 
 
+PREEMPTION_POLICIES = ("PreemptLowerPriority", "Never")
+
+
 def pod_priority_class(f: Fields, o: Meta) -> PriorityClass:
+    """A scheduling.k8s.io/v1 PriorityClass; a `preemptionPolicy` outside the two refused (KAD157) in
+    ValidatePriorityClass's words (kubevalidate: bench/builtin_refusals_sweep.py)."""
+    at = f.field(o.node, "preemptionPolicy")
+    policy = at.v if at is not None and isinstance(at.v, str) else None
+    if policy is not None and policy not in PREEMPTION_POLICIES:
+        words = f'preemptionPolicy: Unsupported value: "{policy}": supported values: ' + \
+            ", ".join(f'"{p}"' for p in PREEMPTION_POLICIES)
+        f.invalid(KAD157, f"the API server refuses the object: `{words}`", at, uses=(at,))
     return PriorityClass(name=o.name, value=f.int(o.node, "value", required=True, what="a priority class"),
                          kind="pod", global_default=f.bool(o.node, "globalDefault", default=False),
                          span=f.span(o.node),
