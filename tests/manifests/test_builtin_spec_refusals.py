@@ -90,6 +90,16 @@ CASES = {
                                                  restart="Never"),
                                       'spec.successPolicy: Invalid value: {"Rules":[{"SucceededIndexes":null,'
                                       '"SucceededCount":1}]}: requires indexed completion mode', "successPolicy"),
+    "job-on-failure-with-pod-failure-policy": (
+        JOB.format(spec="podFailurePolicy: {rules: [{action: FailJob, onExitCodes: {operator: In, values: [1]}}]}",
+                   restart="OnFailure"),
+        'spec.template.spec.restartPolicy: Invalid value: "OnFailure": only "Never" is supported when '
+        "podFailurePolicy is specified", "restartPolicy: OnFailure"),
+    "job-pod-failure-policy-bad": (
+        JOB.format(spec="podFailurePolicy: {rules: [{action: Explode, onExitCodes: {operator: In, values: [1]}}]}",
+                   restart="Never"),
+        'spec.podFailurePolicy.rules[0].action: Unsupported value: "Explode": supported values: "Count", '
+        '"FailIndex", "FailJob", "Ignore"', "podFailurePolicy"),
     "deploy-selector-mismatch": (APPS.format(kind="Deployment", selector="selector: {matchLabels: {a: b}}"),
                                  'spec.template.metadata.labels: Invalid value: {"a":"c"}: `selector` does not match '
                                  "template `labels`", "labels: {a: c}"),

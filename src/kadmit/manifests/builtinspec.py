@@ -15,9 +15,11 @@ from kadmit.manifests import kubenames
 from kadmit.manifests.codes import KAD157
 from kadmit.manifests.fields import Fields
 from kadmit.manifests.jobspec import NON_INDEXED, job_spec_refusals
+from kadmit.manifests.podspec import KEPT, restart_refusals
 from kadmit.manifests.yamltree import Val
 
 RESTART_POLICIES = ("Always", "OnFailure", "Never")
+POD_FAILURE_ACTIONS = ("Count", "FailIndex", "FailJob", "Ignore")
 LABEL_WORDS = ("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start "
                "and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is "
                "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')")
@@ -92,9 +94,10 @@ def pod_spec_refusals(f: Fields, spec: Val | None, path: str) -> None:
 
 def job_refusals(f: Fields, spec: Val | None, template_spec: Val | None) -> None:
     """validateJobSpec's words for a built-in Job's scalar fields (`job_spec_refusals`, an unset `completionMode`
-    NonIndexed as SetDefaults_Job makes it), a `successPolicy` without Indexed completion, then its template's
-    restartPolicy written `Always` (validateJobPodTemplateSpec; an unset one is defaulted to Always and refused
-    too, which kadmit does not refuse yet: ORACLE-FINDINGS, test_convert NOT_YET_REFUSED)."""
+    NonIndexed as SetDefaults_Job makes it), a `successPolicy` without Indexed completion, a podFailurePolicy
+    rule's action outside the four, then its template's restartPolicy written `Always`, or `OnFailure` with a
+    podFailurePolicy (validateJobPodTemplateSpec, `podspec.restart_refusals`; an unset one is defaulted to Always
+    and refused too, which kadmit does not refuse yet: ORACLE-FINDINGS, test_convert NOT_YET_REFUSED)."""
     for words in job_spec_refusals(f, spec, default_mode=NON_INDEXED):
         # at the field refused, or where it is required, the field the words name (maxFailedIndexes, ...)
         key = words.split(":", 1)[0].removeprefix("spec.")
@@ -107,9 +110,16 @@ def job_refusals(f: Fields, spec: Val | None, template_spec: Val | None) -> None
                   "SucceededCount": _int(f.field(r, "succeededCount"))} for r in f.maps(success, "rules")]
         _refuse(f, f"spec.successPolicy: Invalid value: {json.dumps({'Rules': rules}, separators=(',', ':'))}: "
                    "requires indexed completion mode", success)
+    for i, rule in enumerate(f.maps(f.field(spec, "podFailurePolicy"), "rules")):
+        at = f.field(rule, "action")
+        action = _text(at)
+        if action is not None and action not in POD_FAILURE_ACTIONS:
+            _refuse(f, f'spec.podFailurePolicy.rules[{i}].action: Unsupported value: "{action}": supported values: '
+                       + ", ".join(f'"{a}"' for a in POD_FAILURE_ACTIONS), at)
     node = f.field(template_spec, "restartPolicy")
-    if _text(node) == "Always":
-        _refuse(f, 'spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", "Never"', node)
+    if _text(node) in ("Always", "OnFailure"):  # written: an unset one is not refused yet (above)
+        for words in restart_refusals(f, template_spec, "spec.template.spec", "Job", spec, KEPT):
+            _refuse(f, words, node)
 
 
 def _go_json(labels: dict[str, str]) -> str:

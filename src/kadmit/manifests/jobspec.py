@@ -1,7 +1,7 @@
 """What the API server refuses of the spec of a Job a JobSet's controller makes of a replicated job's template
 (`podspec.template_refusals`). The JobSet CRD stores the template unvalidated, and the JobSet webhook checks none of
 this (jobset v0.11.1 ValidateCreate); its controller's constructJob copies the spec as it is, the webhook having
-made an unset `completionMode` Indexed (and restartPolicy OnFailure: `podspec._restart_refusals`). The words are
+made an unset `completionMode` Indexed (and restartPolicy OnFailure: `podspec.restart_refusals`). The words are
 k8s.io/kubernetes v1.35 pkg/apis/batch/validation validateJobSpec's, in its order, for the scalar fields; a
 negative `parallelism` or `completions` kadmit refuses itself (KAD157); a `podFailurePolicy`'s rules, a
 `successPolicy` and `managedBy` are not checked."""

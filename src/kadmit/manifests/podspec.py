@@ -336,7 +336,7 @@ KEPT = "kept"
 WRITTEN = "written"
 
 
-def _restart_refusals(f: Fields, spec: Val | None, path: str, kind: str, job_spec: Val | None,
+def restart_refusals(f: Fields, spec: Val | None, path: str, kind: str, job_spec: Val | None,
                       restart: str) -> list[str]:
     """What the made object's own validation refuses of its template's `restartPolicy`, after ValidatePodSpec's
     (ValidateJobSpec: a Job's pods end, OnFailure or Never, only Never with a `podFailurePolicy`; a StatefulSet's
@@ -366,7 +366,7 @@ def template_refusals(f: Fields, spec: Val | None, made: str, read: PodResources
     resources (`_api_refusals`, where there is anything to check), the node affinity's `matchFields`
     (`node_field_refusals`) and pod affinity (`pod_affinity_refusals`), then the tolerations; the made object's `restartPolicy` last, where it keeps the
     template's (`restart`: how, KEPT or WRITTEN; None for an MPIJob's launcher, which takes its replica spec's;
-    `job_spec`: `_restart_refusals`). `job_words`: what the made Job's own spec is refused for, before its
+    `job_spec`: `restart_refusals`). `job_words`: what the made Job's own spec is refused for, before its
     template's words (a JobSet's Job: `jobspec.job_spec_refusals`).
     ("", ()) where neither is
     refused. `read`: the template's containers and init containers as `pod_requests` read them (`PodRequests.pod`),
@@ -380,7 +380,7 @@ def template_refusals(f: Fields, spec: Val | None, made: str, read: PodResources
         words += node_field_refusals(f, spec, path) + pod_affinity_refusals(f, spec, path)
         words += toleration_refusals(f, spec, path)
         if kind != "Pod" and restart is not None:
-            words += _restart_refusals(f, spec, path, kind, job_spec, restart)
+            words += restart_refusals(f, spec, path, kind, job_spec, restart)
         if words:
             return kind, tuple(words)
     return "", ()
