@@ -181,6 +181,12 @@ def _fix_holds(work: Path, name: str, n: int, fix: dict, decisions: dict, run, s
     what = f"why {name} fix {n} ({fix.get('message', '')[:160]})"
     stats["fixes applied"] += 1
     said = fix.get("outcome") or {}
+    if mine is None and decisions.get(name, {}).get("preempted_by") and not said.get("waiting_for"):
+        # admitted in the input and evicted before the fix; after it, never evicted: admit's JSON lists no
+        # decision of a workload it leaves admitted as the input has it (eviction-requeues: cq2's quota 4 -> 8);
+        # where it stays is the input's admission, which admit's JSON does not repeat: taken as the fix says
+        stats["fixes keeping it admitted"] += 1
+        mine = {"admitted": True, "cluster_queue": said.get("cluster_queue"), "pod_sets": said.get("pod_sets", [])}
     # a fix in a queue with admission checks says it waits for them (quota reserved, as admit's JSON has it)
     if mine is None or not mine.get("quota_reserved" if said.get("waiting_for") else "admitted"):
         return [f"{what}: admit on the patched files does not {'reserve its quota' if said.get('waiting_for') else 'admit it'}"]
