@@ -101,3 +101,22 @@ def test_an_admission_without_resource_usage_holds_nothing_in_kueues_books():
     wl = read_manifest_text(YAML, "w.yaml", d).workloads[0]
     assert not wl.admission.pod_sets[0].unrecorded and not list(d)
     assert admitted_usage(wl) == {("f", "cpu"): 6000}
+
+
+def test_a_v1beta2_slice_of_no_domains_is_the_api_servers_refusal():
+    # The Workload CRD's domainCount is 1 or more, and 0 is Go's omitted value: the API server refuses the
+    # Workload ("Required value", the oracle: tests/oracle/features/...-domain-count-0-refused.yaml), so it holds
+    # neither quota nor node capacity; kadmit read it silently, with its quota and without its pods
+    slices = "slices:\n        - {domainCount: %s, valuesPerLevel: [{universal: n-1}], podCounts: {universal: 3}}"
+    text = YAML.replace("kueue.x-k8s.io/v1beta1", "kueue.x-k8s.io/v1beta2").replace(
+        'domains:\n        - {values: ["n-1"], count: 2}\n        - {values: ["n-2"], count: 1}', slices)
+    d = Diagnostics()
+    assert read_manifest_text(text % 1, "w.yaml", d).workloads[0].admission.pod_sets[0].placement == {"n-1": 3}
+    assert not list(d)
+    d = Diagnostics()
+    assert read_manifest_text(text % 0, "w.yaml", d).workloads == []
+    assert [x.code for x in d] == ["KAD157"] and d.items[0].message.endswith(
+        "status.admission.podSetAssignments[0].topologyAssignment.slices[0].domainCount: Required value`")
+    d = Diagnostics()
+    assert read_manifest_text(text.replace("domainCount: %s, ", ""), "w.yaml", d).workloads == []
+    assert [x.code for x in d] == ["KAD157"] and "slices[0].domainCount: Required value" in d.items[0].message
