@@ -80,7 +80,7 @@ CASES = {
  "limitrange-default-over-max": {"apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": "lr2", "namespace": "default"}, "spec": {"limits": [{"type": "Container", "max": {"cpu": "1"}, "default": {"cpu": "2"}}]}},
  "runtimeclass-bad-handler": {"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "metadata": {"name": "rc"}, "handler": "Bad_Handler"},
  "runtimeclass-negative-overhead": {"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "metadata": {"name": "rc2"}, "handler": "h", "overhead": {"podFixed": {"cpu": "-1"}}},
- "node-bad-taint-effect": {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}, "spec": {"taints": [{"key": "k", "effect": "Sometimes"}]}},
+ "node-bad-taint-effect": {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n0"}, "spec": {"taints": [{"key": "k", "effect": "Sometimes"}]}},
  "node-bad-label": {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n2", "labels": {"a b": "c"}}},
  "namespace-bad-name": {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "Bad.ns"}},
 }
