@@ -139,6 +139,28 @@ CASES = {
                                  "value: 10\npreemptionPolicy: Sometimes\n",
                                  'preemptionPolicy: Unsupported value: "Sometimes": supported values: '
                                  '"PreemptLowerPriority", "Never"', "preemptionPolicy"),
+    "priorityclass-system-prefix": ("apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: system-mine}\n"
+                                    "value: 10\n", "metadata.name: Forbidden: priority class names with 'system-' prefix "
+                                    "are reserved for system use only. error: system-mine is not a known system priority "
+                                    "class", "system-mine"),
+    "priorityclass-system-value": ("apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata:\n  name: "
+                                   "system-node-critical\nvalue: 10\n", "metadata.name: Forbidden: priority class names "
+                                   "with 'system-' prefix are reserved for system use only. error: value of "
+                                   "system-node-critical PriorityClass must be 2000001000", "name: system-node-critical"),
+    "priorityclass-system-global-default": (
+        "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: system-cluster-critical}\n"
+        "value: 2000000000\nglobalDefault: true\n", "metadata.name: Forbidden: priority class names with 'system-' "
+        "prefix are reserved for system use only. error: globalDefault of system-cluster-critical PriorityClass must "
+        "be false", "system-cluster-critical"),
+    "limitrange-default-from-max-under-min": (  # the default taken from max (SetDefaults_LimitRangeItem): at max
+        "apiVersion: v1\nkind: LimitRange\nmetadata: {name: lr, namespace: default}\nspec:\n  limits:\n"
+        "  - type: Container\n    min: {cpu: \"2\"}\n    max: {cpu: \"1\"}\n",
+        'spec.limits[0].default[cpu]: Invalid value: "2": min value 2 is greater than default value 1', 'max: {cpu: "1"}'),
+    "limitrange-default-over-max": (
+        "apiVersion: v1\nkind: LimitRange\nmetadata: {name: lr, namespace: default}\nspec:\n  limits:\n"
+        "  - type: Container\n    max: {memory: 1024Mi}\n    default: {memory: 1500Mi}\n",
+        'spec.limits[0].default[memory]: Invalid value: "1Gi": default value 1500Mi is greater than max value 1Gi',
+        "default: {memory: 1500Mi}"),
     "runtimeclass-bad-handler": ("apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata: {name: rc}\n"
                                  "handler: Bad_Handler\n", f'handler: Invalid value: "Bad_Handler": {LABEL}',
                                  "handler"),
@@ -171,3 +193,37 @@ def test_a_selector_matching_the_template_and_valid_fields_are_not_refused(tmp_p
                                            "[{containerPort: 8080}]}, {name: d, image: x}]"), encoding="utf-8")
     got = ws.load([str(path)])
     assert [(d.code, d.message) for d in got.diagnostics if d.severity.name == "ERROR"] == []
+
+
+# kubevalidate's words (2026-12-06) for LimitRange items, each refusal of its list; a Go set's order among resources
+LIMIT_RANGES = {
+    '{type: Container, min: {cpu: "2"}, max: {cpu: "1"}}': {
+        'spec.limits[0].min[cpu]: Invalid value: "2": min value 2 is greater than max value 1',
+        'spec.limits[0].defaultRequest[cpu]: Invalid value: "1": min value 2 is greater than default request value 1',
+        'spec.limits[0].default[cpu]: Invalid value: "2": min value 2 is greater than default value 1'},
+    '{type: Container, min: {memory: 2Gi, cpu: 500m}, max: {memory: 1024Mi, cpu: "1"}, default: {cpu: 1500m}}': {
+        'spec.limits[0].min[memory]: Invalid value: "2Gi": min value 2Gi is greater than max value 1Gi',
+        'spec.limits[0].defaultRequest[memory]: Invalid value: "1Gi": min value 2Gi is greater than default request '
+        'value 1Gi',
+        'spec.limits[0].default[memory]: Invalid value: "2Gi": min value 2Gi is greater than default value 1Gi',
+        'spec.limits[0].defaultRequest[cpu]: Invalid value: "1500m": default request value 1500m is greater than max '
+        'value 1',
+        'spec.limits[0].default[cpu]: Invalid value: "1": default value 1500m is greater than max value 1'},
+    '{type: Container, defaultRequest: {memory: 1G}, default: {memory: 500M}}': {
+        'spec.limits[0].defaultRequest[memory]: Invalid value: "1G": default request value 1G is greater than default '
+        'limit value 500M'},
+    '{type: Pod, min: {cpu: "2"}, max: {cpu: 1000m}}': {
+        'spec.limits[0].min[cpu]: Invalid value: "2": min value 2 is greater than max value 1'},
+    '{type: Container, min: {cpu: "1"}, max: {cpu: "2"}, default: {cpu: 1500m}, defaultRequest: {cpu: 1200m}}': set(),
+    '{type: Container, min: {cpu: abc}, max: {cpu: "1"}}': set(),  # the quantity's own error (KAD158) alone
+}
+
+
+@pytest.mark.parametrize("item", LIMIT_RANGES)
+def test_a_limit_range_is_refused_in_every_word_of_validate_limit_range(item: str, tmp_path: Path) -> None:
+    path = tmp_path / "s.yaml"
+    path.write_text(f"apiVersion: v1\nkind: LimitRange\nmetadata: {{name: lr, namespace: default}}\nspec:\n"
+                    f"  limits:\n  - {item}\n", encoding="utf-8")
+    said = [d.message for d in ws.load([str(path)]).diagnostics if d.code == "KAD157"]
+    assert set(said) == {f"the API server refuses the object: `{w}`" for w in LIMIT_RANGES[item]}
+    assert len(said) == len(LIMIT_RANGES[item])

@@ -37,7 +37,36 @@ CONTAINERS = {
         'spec.template.spec.initContainers[0].resources.requests: Invalid value: "2Gi": must be less than or equal '
         "to memory limit of 1536Mi"),
 }
-CASES = {**REFUSED, **CONTAINERS}
+# ValidateLimitRange after SetDefaults_LimitRangeItem (a Container item's default from max, its default request from
+# it), ValidatePriorityClass's reserved `system-` names: objects the oracle skips (kubevalidate refuses them)
+POLICIES = {
+    "limit-range-min-over-max": (
+        "apiVersion: v1\nkind: LimitRange\nmetadata: {name: lr, namespace: team}\nspec:\n  limits:\n"
+        '  - {type: Container, min: {cpu: "2", memory: 2Gi}, max: {cpu: "1", memory: 1024Mi}}\n',
+        tuple(f'spec.limits[0].{w}' for w in (
+            'min[cpu]: Invalid value: "2": min value 2 is greater than max value 1',
+            'defaultRequest[cpu]: Invalid value: "1": min value 2 is greater than default request value 1',
+            'default[cpu]: Invalid value: "2": min value 2 is greater than default value 1',
+            'min[memory]: Invalid value: "2Gi": min value 2Gi is greater than max value 1Gi',
+            'defaultRequest[memory]: Invalid value: "1Gi": min value 2Gi is greater than default request value 1Gi',
+            'default[memory]: Invalid value: "2Gi": min value 2Gi is greater than default value 1Gi'))),
+    "limit-range-default-over-max": (
+        "apiVersion: v1\nkind: LimitRange\nmetadata: {name: lr, namespace: team}\nspec:\n  limits:\n"
+        '  - {type: Container, max: {cpu: "1"}, default: {cpu: 1500m}, defaultRequest: {cpu: 1200m}}\n',
+        ('spec.limits[0].defaultRequest[cpu]: Invalid value: "1200m": default request value 1200m is greater than '
+         "max value 1",
+         'spec.limits[0].default[cpu]: Invalid value: "1": default value 1500m is greater than max value 1')),
+    "priority-class-system-name": (
+        "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: system-mine}\nvalue: 10\n",
+        "metadata.name: Forbidden: priority class names with 'system-' prefix are reserved for system use only. "
+        "error: system-mine is not a known system priority class"),
+    "priority-class-system-value": (
+        "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: system-node-critical}\n"
+        "value: 1000\n",
+        "metadata.name: Forbidden: priority class names with 'system-' prefix are reserved for system use only. "
+        "error: value of system-node-critical PriorityClass must be 2000001000"),
+}
+CASES = {**REFUSED, **CONTAINERS, **POLICIES}
 MARKERS = (": Invalid value", ": Required value", ": Forbidden", ": Unsupported value")
 
 

@@ -3,7 +3,8 @@ job's template's) restartPolicy, container names and ports, runtime class, sched
 (k8s.io/kubernetes v1.35 pkg/apis/core/validation ValidatePodSpec); a Job's spec (pkg/apis/batch/validation
 validateJobSpec: `jobspec.job_spec_refusals`, its template's restartPolicy `Always`); a Deployment's or a
 StatefulSet's selector against its template's labels (pkg/apis/apps/validation); a RuntimeClass's handler
-(pkg/apis/node/validation; a PriorityClass's preemptionPolicy: `policy.pod_priority_class`). Each an
+(pkg/apis/node/validation; a PriorityClass's preemptionPolicy and reserved names: `policy.pod_priority_class`);
+a LimitRange item's quantities against each other (ValidateLimitRange, `cluster.limit_range`). Each an
 error (KAD157) at its field, in the API server's words (checked with tools/kube-apiserver/cmd/kubevalidate:
 bench/builtin_refusals_sweep.py); the object is refused alone, as for the resources' words (`podspec._api_refusals`)."""
 
@@ -17,6 +18,7 @@ from kadmit.manifests.fields import Fields
 from kadmit.manifests.jobspec import NON_INDEXED, job_spec_refusals
 from kadmit.manifests.podspec import KEPT, restart_refusals
 from kadmit.manifests.yamltree import Val
+from kadmit.quantity import go_format, quantity_string
 
 RESTART_POLICIES = ("Always", "OnFailure", "Never")
 POD_FAILURE_ACTIONS = ("Count", "FailIndex", "FailJob", "Ignore")
@@ -155,3 +157,47 @@ def runtime_class_refusals(f: Fields, node: Val) -> None:
     handler = _text(at)
     if handler is not None and kubenames.dns_label_problem(handler) is not None:
         _refuse(f, f'handler: Invalid value: "{handler}": {LABEL_WORDS}', at)
+
+
+def limit_range_refusals(f: Fields, i: int, lists: dict[str, tuple[dict[str, int], dict[str, Val]]],
+                         default: dict[str, int], default_request: dict[str, int]) -> None:
+    """ValidateLimitRange's words for item `i`'s quantities as SetDefaults_LimitRangeItem leaves them (`default`,
+    `default_request`: a Container item's default taken from max, its defaultRequest from default, then min): per
+    resource, in the validator's order, min over max, min over the default request, the default request over max
+    or over the default, min over the default, the default over max. Each at the field the words name where it is
+    written (or where the default was taken from), a quantity shown as Quantity.String keeps its written format. Not yet: maxLimitRequestRatio's checks."""
+    (mins, min_at), (maxes, max_at) = lists["min"], lists["max"]
+    default_at = {**max_at, **lists["default"][1]}
+    request_at = {**min_at, **default_at, **lists["defaultRequest"][1]}
+
+    def show(milli: int, at: Val | None) -> str:
+        return quantity_string(milli, go_format(at.v if at is not None and isinstance(at.v, str) else ""))
+
+    bad = {id(e.at) for e in f.collected or ()}  # a quantity refused already: nothing to compare
+    for r in sorted({*mins, *maxes, *default, *default_request}):  # the validator ranges over a Go set: map order
+        if any(id(nodes[1].get(r)) in bad for nodes in lists.values()):
+            continue
+        lo, hi, dl, dr = mins.get(r), maxes.get(r), default.get(r), default_request.get(r)
+        lo_s = show(lo, min_at.get(r)) if lo is not None else ""
+        hi_s = show(hi, max_at.get(r)) if hi is not None else ""
+        dl_s = show(dl, default_at.get(r)) if dl is not None else ""
+        dr_s = show(dr, request_at.get(r)) if dr is not None else ""
+        base = f"spec.limits[{i}]"
+        checks = (
+            (lo is not None and hi is not None and lo > hi, "min", lo_s, f"min value {lo_s} is greater than max value {hi_s}"),
+            (dr is not None and lo is not None and lo > dr, "defaultRequest", dr_s,
+             f"min value {lo_s} is greater than default request value {dr_s}"),
+            (dr is not None and hi is not None and dr > hi, "defaultRequest", dr_s,
+             f"default request value {dr_s} is greater than max value {hi_s}"),
+            (dr is not None and dl is not None and dr > dl, "defaultRequest", dr_s,
+             f"default request value {dr_s} is greater than default limit value {dl_s}"),
+            (dl is not None and lo is not None and lo > dl, "default", lo_s, f"min value {lo_s} is greater than default value {dl_s}"),
+            (dl is not None and hi is not None and dl > hi, "default", hi_s, f"default value {dl_s} is greater than max value {hi_s}"),
+        )
+        for wrong, key, shown, words in checks:
+            if wrong:
+                at = {"min": min_at, "defaultRequest": request_at, "default": default_at}[key].get(r)
+                # where it is written; a second refusal at a node (a default taken from max) is said too
+                f.invalid(KAD157, f'the API server refuses the object: `{base}.{key}[{r}]: Invalid value: "{shown}": '
+                                  f'{words}`', at, uses=())
+

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kadmit.manifests.builtinspec import runtime_class_refusals
+from kadmit.manifests.builtinspec import limit_range_refusals, runtime_class_refusals
 from kadmit.manifests.codes import KAD182
 from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.gangs import pod_gang
@@ -86,7 +86,7 @@ def limit_range(f: Fields, o: Meta) -> list[LimitRange]:
     """A v1 LimitRange: one model item per `spec.limits` entry (Kueue summarizes them by type)."""
     spec = f.map(o.node, "spec", required=True, what=f"LimitRange `{o.name}`")
     out = []
-    for item in f.maps(spec, "limits"):
+    for i, item in enumerate(f.maps(spec, "limits")):
         lists = {key: f.resource_list(item, key) for key in ("default", "defaultRequest", "min", "max",
                                                                    "maxLimitRequestRatio")}
         kind = f.enum(item, "type", LIMIT_TYPES, required=True)
@@ -103,6 +103,7 @@ def limit_range(f: Fields, o: Meta) -> list[LimitRange]:
                 src = ("defaultRequest" if r in lists["defaultRequest"][0] else "default" if r in default else "min")
                 if f"{src}.{r}" in formats:
                     formats[f"defaultRequest.{r}"] = formats[f"{src}.{r}"]
+        limit_range_refusals(f, i, lists, default, default_request)
         out.append(LimitRange(
             namespace=o.namespace or "default", name=o.name, type=kind,
             default=default, default_request=default_request,

@@ -230,15 +230,46 @@ def workload_priority_class(f: Fields, o: Meta) -> PriorityClass:
 PREEMPTION_POLICIES = ("PreemptLowerPriority", "Never")
 
 
+# The API server's own priority classes (k8s pkg/apis/scheduling SystemPriorityClasses): name, value; not global default
+SYSTEM_PRIORITY_CLASSES = {"system-node-critical": 2000001000, "system-cluster-critical": 2000000000}
+
+
+def system_priority_class_refusals(f: Fields, node: Val, name_at: Val | None) -> None:
+    """ValidatePriorityClass's words for a name with the reserved `system-` prefix that is not one of the API
+    server's own classes as it makes them (IsKnownSystemPriorityClass: the name known, its value and globalDefault
+    false)."""
+    name = name_at.v if name_at is not None and isinstance(name_at.v, str) else None
+    if name is None or not name.startswith("system-"):
+        return
+    at = f.field(node, "value")
+    value = at.v if at is not None and isinstance(at.v, int) and not isinstance(at.v, bool) else None
+    default = f.field(node, "globalDefault")
+    if name not in SYSTEM_PRIORITY_CLASSES:
+        error = f"{name} is not a known system priority class"
+    elif value != SYSTEM_PRIORITY_CLASSES[name]:
+        if value is None:
+            return  # a value missing or mistyped is refused as such
+        error = f"value of {name} PriorityClass must be {SYSTEM_PRIORITY_CLASSES[name]}"
+    elif default is not None and default.v is True:
+        error = f"globalDefault of {name} PriorityClass must be false"
+    else:
+        return
+    words = f"metadata.name: Forbidden: priority class names with 'system-' prefix are reserved for system use only. " \
+        f"error: {error}"
+    f.invalid(KAD157, f"the API server refuses the object: `{words}`", name_at, uses=(name_at,))
+
+
 def pod_priority_class(f: Fields, o: Meta) -> PriorityClass:
-    """A scheduling.k8s.io/v1 PriorityClass; a `preemptionPolicy` outside the two refused (KAD157) in
-    ValidatePriorityClass's words (kubevalidate: bench/builtin_refusals_sweep.py)."""
+    """A scheduling.k8s.io/v1 PriorityClass; a `preemptionPolicy` outside the two, or a `system-` name not the API
+    server's own class, refused (KAD157) in ValidatePriorityClass's words (kubevalidate:
+    bench/builtin_refusals_sweep.py)."""
     at = f.field(o.node, "preemptionPolicy")
     policy = at.v if at is not None and isinstance(at.v, str) else None
     if policy is not None and policy not in PREEMPTION_POLICIES:
         words = f'preemptionPolicy: Unsupported value: "{policy}": supported values: ' + \
             ", ".join(f'"{p}"' for p in PREEMPTION_POLICIES)
         f.invalid(KAD157, f"the API server refuses the object: `{words}`", at, uses=(at,))
+    system_priority_class_refusals(f, o.node, o.metadata.v.get("name"))
     return PriorityClass(name=o.name, value=f.int(o.node, "value", required=True, what="a priority class"),
                          kind="pod", global_default=f.bool(o.node, "globalDefault", default=False),
                          span=f.span(o.node),
