@@ -16,6 +16,7 @@ type), since controller-gen writes their metadata as a bare object.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import sys
@@ -127,15 +128,47 @@ def _is_pod_spec(props: dict) -> bool:
     return {"containers", "initContainers", "volumes", "restartPolicy", "hostNetwork"} <= props.keys()
 
 
+# The Kubernetes types a CRD's embedded pod spec lacks fields of (`_core_within`), by name, for OUT.json's "types"
+_LESS: dict[str, dict] = {}
+
+
+def _core_within(name: str, s: dict) -> str:
+    """`core:NAME` for a CRD's schema `s` of that Kubernetes type, or, where `s` lacks some of the type's fields
+    (a CRD generated against an older Kubernetes: training-operator v1.9.3's PodSpec has no pod-level
+    `resources`; controller-gen's embedded ObjectMeta keeps five fields), `core:NAME~DIGEST`: the type less those
+    fields, kept in OUT.json's "types" (`_LESS`). The API server's strict field validation refuses them (KAD180)."""
+    props = s.get("properties")
+    if not props or s.get("x-kubernetes-preserve-unknown-fields"):
+        return "core:" + name
+    fields = json.loads((DATA / "core.json").read_text())["types"][name]
+    kept = {f: _within(t, props[f]) for f, t in fields.items() if f in props}
+    if kept == fields:
+        return "core:" + name
+    key = f"{name}~{hashlib.sha256(json.dumps(kept, sort_keys=True).encode()).hexdigest()[:8]}"
+    _LESS[key] = kept
+    return "core:" + key
+
+
+def _within(tree, s: dict):
+    """A field's tree of a Kubernetes type, less what the CRD's schema `s` of that field lacks."""
+    if isinstance(tree, str):
+        return _core_within(tree[5:], s) if tree.startswith("core:") else tree
+    if "l" in tree and isinstance(s.get("items"), dict):
+        return {"l": _within(tree["l"], s["items"])}
+    if "m" in tree and isinstance(s.get("additionalProperties"), dict):
+        return {"m": _within(tree["m"], s["additionalProperties"])}
+    return tree
+
+
 def _crd_tree(s: dict) -> str | dict:
     if s.get("x-kubernetes-preserve-unknown-fields"):
         return "*"
     props = s.get("properties")
     if props:
         if _is_pod_spec(props):
-            return "core:V1PodSpec"
+            return _core_within("V1PodSpec", s)
         if set(props) == {"metadata", "spec"} and _is_pod_spec(props["spec"].get("properties", {})):
-            return "core:V1PodTemplateSpec"
+            return _core_within("V1PodTemplateSpec", s)
         return {"o": {k: _crd_tree(v) for k, v in sorted(props.items())}}
     if s.get("type") == "array":
         return {"l": _crd_tree(s.get("items", {}))}
@@ -247,13 +280,31 @@ def served(kube_dir: str, outs: list[str]) -> None:
                 data["kinds"][key] = trees[key]
                 if key in data.get("checks", {}):
                     data["checks"][key] = checks[key]
+        _keep_less(data)
         (DATA / out).write_text(json.dumps(data, indent=0, sort_keys=True) + "\n")
+
+
+def _keep_less(data: dict) -> None:
+    """OUT.json's "types": the `_LESS` types its kinds' trees name (and those name), no other."""
+    types = {**data.get("types", {}), **_LESS}
+    named: set[str] = set()
+    todo = re.findall(r'"core:(\w+~\w+)"', json.dumps(data["kinds"]))
+    while todo:
+        name = todo.pop()
+        if name not in named:
+            named.add(name)
+            todo += re.findall(r'"core:(\w+~\w+)"', json.dumps(types[name]))
+    if named:
+        data["types"] = {n: types[n] for n in sorted(named)}
+    else:
+        data.pop("types", None)
 
 
 def _merge(out: str, source: str, kinds: dict, checks: dict) -> None:
     path = DATA / out
     data = json.loads(path.read_text()) if path.exists() else {"sources": {}, "kinds": {}}
     data["kinds"].update(kinds)
+    _keep_less(data)
     if out == "jobs.json":  # Kueue's own kinds: its webhooks' checks, not these
         data.setdefault("checks", {}).update(checks)
     for k in kinds:

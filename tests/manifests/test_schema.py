@@ -125,6 +125,32 @@ def test_a_cluster_queue_field_of_a_later_kueue_is_unknown() -> None:
     assert "spec.concurrentAdmissionPolicy" in d.message
 
 
+def test_a_crds_pod_template_has_the_fields_of_its_own_copy_of_the_pod_spec() -> None:
+    """training-operator v1.9.3's PodSpec was generated against an older Kubernetes (no pod-level `resources`, no
+    `lifecycle.stopSignal`; controller-gen's embedded ObjectMeta keeps five fields): strict field validation refuses
+    them (tools/kube-apiserver v1.35.3, `kubectl apply --dry-run=server`). A null field the schema lacks is taken,
+    as `kubectl apply` drops it before it sends the object."""
+    _, diags = read("""\
+        apiVersion: kubeflow.org/v1
+        kind: PyTorchJob
+        metadata: {name: p, namespace: ns}
+        spec:
+          pytorchReplicaSpecs:
+            Master:
+              replicas: 1
+              template:
+                metadata: {generateName: m-, creationTimestamp: null}
+                spec:
+                  resources: {requests: {cpu: "1"}}
+                  bogus: null
+                  containers: [{name: c, image: x, lifecycle: {stopSignal: SIGTERM}}]
+        """)
+    assert [(d.code, d.span.line, d.message.split("`")[1]) for d in diags.sorted()] == [
+        ("KAD180", 9, "spec.pytorchReplicaSpecs.Master.template.metadata.generateName"),
+        ("KAD180", 11, "spec.pytorchReplicaSpecs.Master.template.spec.resources"),
+        ("KAD180", 13, "spec.pytorchReplicaSpecs.Master.template.spec.containers[0].lifecycle.stopSignal")]
+
+
 def test_a_field_of_another_version_says_which() -> None:
     _, diags = read("""\
         apiVersion: kueue.x-k8s.io/v1beta1

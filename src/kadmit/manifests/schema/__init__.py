@@ -158,6 +158,11 @@ def versions_of(group: str, kind: str) -> list[str]:
 
 @lru_cache(maxsize=None)
 def _core_object(name: str) -> dict:
+    """A Kubernetes type's tree; `NAME~DIGEST`, the type less the fields a CRD's embedded copy of it lacks (a CRD
+    generated against an older Kubernetes: `tools/gen_schemas.py _core_within`), from that bundle's "types"."""
+    if "~" in name:
+        return {"o": next(t[name] for t in (_load(f).get("types", {}) for f in ("jobs.json", "kueue.json"))
+                          if name in t)}
     return {"o": _core()["types"][name]}
 
 
@@ -185,10 +190,13 @@ def _known(val: Val, t: Tree, crd: bool) -> bool:
                 return False  # a mapping where a list is expected
             return _all_fit(val.v.values(), sub_tree, crd)
         values = val.v
-        if not values.keys() <= fields.keys():
+        if not values.keys() <= fields.keys() and any(values[k].kind is not NULL
+                                                      for k in values.keys() - fields.keys()):
             return False
         for key, sub in values.items():
-            sub_tree = fields[key]
+            sub_tree = fields.get(key)
+            if sub_tree is None:  # unknown and null: `kubectl apply` takes it (the server sets nothing)
+                continue
             if type(sub_tree) is str:
                 passing = table.get(sub_tree)
                 if passing is not None:  # a leaf: most fields, so looked at here
@@ -264,7 +272,7 @@ def _problems(node: Val, tree: Tree, skip: tuple[str, ...], crd: bool = False, k
                     wrong.append((where, val, found))
                 continue
             if null_item and not crd:
-                if (refused := _null_item(kind, where, t[5:])) is not None:
+                if (refused := _null_item(kind, where, t[5:].split("~")[0])) is not None:
                     wrong.append((where, val, refused))
                 continue
             t = _core_object(t[5:])
@@ -273,7 +281,8 @@ def _problems(node: Val, tree: Tree, skip: tuple[str, ...], crd: bool = False, k
             if fields is not None:
                 values = val.v
                 for key in values.keys() - fields.keys() - set(skipped):
-                    unknown.append((where + (key,), key, val, sorted(fields)))
+                    if values[key].kind is not NULL:  # unknown and null: `kubectl apply` takes it
+                        unknown.append((where + (key,), key, val, sorted(fields)))
                 for key, sub in values.items():
                     if key in fields and key not in skipped:
                         stack.append((sub, fields[key], where + (key,), ()))

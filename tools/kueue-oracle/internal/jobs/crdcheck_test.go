@@ -106,13 +106,20 @@ spec:`+worker+`---
 apiVersion: ray.io/v1
 kind: RayCluster
 metadata: {name: v1-hosts, namespace: ml, labels: {kueue.x-k8s.io/queue-name: main}}
-spec:`+worker+`---`+fmt.Sprintf(runtime, "procs", "numProcPerNode: 4", "procs", "procs")+`---`+
+spec:`+worker+`---
+apiVersion: ray.io/v1alpha1
+kind: RayCluster
+metadata: {name: null-hosts, namespace: ml, labels: {kueue.x-k8s.io/queue-name: main}}
+spec:`+strings.Replace(worker, "numOfHosts: 4", "numOfHosts: null", 1)+`---`+
+		fmt.Sprintf(runtime, "procs", "numProcPerNode: 4", "procs", "procs")+`---`+
 		fmt.Sprintf(runtime, "plain", "", "plain", "plain"))
 	want := []string{
+		// a null field the schema lacks is taken, as `kubectl apply` drops it (objects.withoutNullFields)
+		`RayCluster/ml/null-hosts raycluster-null-hosts-c0f6f q=main p=0 - [head:1 w:1]`,
 		`RayCluster/ml/v1-hosts raycluster-v1-hosts-2f96e q=main p=0 - [head:1 w:4]`,
 		`SKIP RayCluster/ml/hosts: RayCluster in version "v1alpha1" cannot be handled as a RayCluster: strict decoding error: unknown field "spec.workerGroupSpecs[0].numOfHosts"`,
 		`SKIP TrainJob/ml/on-procs: runtime 'procs' not found`,
-		`TrainJob/ml/on-plain trainjob-on-plain-cc292 q=main p=0 - [node:2]`,
+		`TrainJob/ml/on-plain trainjob-on-plain-988b0 q=main p=0 - [node:2]`,
 	}
 	if s := summary(got); !slices.Equal(s, want) {
 		t.Fatalf("got\n%s\nwant\n%s", strings.Join(s, "\n"), strings.Join(want, "\n"))

@@ -272,7 +272,7 @@ func (c *CRDCheck) Create(ctx context.Context, u *unstructured.Unstructured) err
 // schema lacks (`RayCluster in version "v1alpha1" cannot be handled as a RayCluster: strict decoding
 // error: unknown field "spec.workerGroupSpecs[0].numOfHosts"`), or nil.
 func (v *crdVersion) strict(u *unstructured.Unstructured) error {
-	unknown := v.unknownFields(u)
+	unknown := v.unknownFields(&unstructured.Unstructured{Object: withoutNullFields(u.Object)})
 	if len(unknown) == 0 {
 		return nil
 	}
@@ -282,6 +282,34 @@ func (v *crdVersion) strict(u *unstructured.Unstructured) error {
 	}
 	return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v",
 		v.kind.Kind, v.kind.Version, v.kind.Kind, runtime.NewStrictDecodingError(errs)))
+}
+
+// withoutNullFields is obj as `kubectl apply` sends it: without the fields whose value is null (its
+// client-side apply drops them; tools/kube-apiserver v1.35.3: `template.metadata.creationTimestamp: null`
+// in a PyTorchJob, whose CRD's embedded ObjectMeta lacks it, is applied, and refused when posted as written).
+// Null list items are kept (the API server decodes them as the item's empty object).
+func withoutNullFields(obj map[string]interface{}) map[string]interface{} {
+	out := make(map[string]interface{}, len(obj))
+	for k, val := range obj {
+		if val != nil {
+			out[k] = withoutNullsBelow(val)
+		}
+	}
+	return out
+}
+
+func withoutNullsBelow(val interface{}) interface{} {
+	switch t := val.(type) {
+	case map[string]interface{}:
+		return withoutNullFields(t)
+	case []interface{}:
+		items := make([]interface{}, len(t))
+		for i, item := range t {
+			items[i] = withoutNullsBelow(item)
+		}
+		return items
+	}
+	return val
 }
 
 // Strict is crdVersion.strict for one of Kueue's kinds, in the version u is written in.
