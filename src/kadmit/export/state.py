@@ -12,6 +12,7 @@ from kadmit.export.policy import KUEUE_API, meta, requirement, taint, toleration
 from kadmit.featuregates import enabled
 from kadmit.identity import OWN_KEY_MARK
 from kadmit.index import HOSTNAME_LABEL, ModelIndex, resolve_level
+from kadmit.manifests.podvalues import overcommit_allowed
 from kadmit.model import Node, NodeSelectorTerm, PodSet, TopologyRequest, Workload
 from kadmit.quantity import format_quantity
 
@@ -90,6 +91,11 @@ def pod_set(ix: ModelIndex, wl: Workload, ps: PodSet, diags: Diagnostics) -> dic
     container: dict = {"name": CONTAINER}
     if ps.requests:
         container["resources"] = {"requests": resources(ps.requests)}
+        # a resource the API server does not let a pod overcommit (an extended one: a GPU) needs a limit equal to
+        # its request (ValidateResourceRequirements), else every pod of the Workload is refused
+        fixed = {r: q for r, q in ps.requests.items() if not overcommit_allowed(r)}
+        if fixed:
+            container["resources"]["limits"] = resources(fixed)
     spec: dict = {"containers": [container]}
     if ps.node_selector:
         spec["nodeSelector"] = dict(sorted(ps.node_selector.items()))
