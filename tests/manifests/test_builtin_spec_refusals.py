@@ -139,6 +139,14 @@ CASES = {
                                  "value: 10\npreemptionPolicy: Sometimes\n",
                                  'preemptionPolicy: Unsupported value: "Sometimes": supported values: '
                                  '"PreemptLowerPriority", "Never"', "preemptionPolicy"),
+    "pod-unqualified-resource-name": (
+        POD.format(spec="restartPolicy: Never", containers='[{name: c, image: x, resources: {requests: {foo: "1"}}}]'),
+        'spec.containers[0].resources.requests[foo]: Invalid value: "foo": must be a standard resource type or fully '
+        "qualified", "containers"),
+    "job-quota-resource-name": (
+        JOB.format(spec="parallelism: 1", restart="Never").replace('requests: {cpu: "1"}', 'limits: {pods: "1"}'),
+        'spec.template.spec.containers[0].resources.limits[pods]: Invalid value: "pods": must be a standard resource '
+        "for containers", "containers"),
     "priorityclass-system-prefix": ("apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: system-mine}\n"
                                     "value: 10\n", "metadata.name: Forbidden: priority class names with 'system-' prefix "
                                     "are reserved for system use only. error: system-mine is not a known system priority "

@@ -65,6 +65,17 @@ POLICIES = {
         "value: 1000\n",
         "metadata.name: Forbidden: priority class names with 'system-' prefix are reserved for system use only. "
         "error: value of system-node-critical PriorityClass must be 2000001000"),
+    # validateContainerResourceName: a name without a domain, not a standard one (both words) or a quota's (one)
+    "container-resource-names": (
+        pod("container-resource-names", "{}",
+            '[{name: c, image: busybox, resources: {requests: {cpu: "1", foo: "1"}, limits: {pods: "1"}}}]'),
+        ('spec.containers[0].resources.limits[pods]: Invalid value: "pods": must be a standard resource for containers',
+         'spec.containers[0].resources.requests[pods]: Invalid value: "pods": must be a standard resource for '
+         "containers",  # the Pod's request defaulted to its limit
+         'spec.containers[0].resources.requests[foo]: Invalid value: "foo": must be a standard resource type or fully '
+         "qualified",
+         'spec.containers[0].resources.requests[foo]: Invalid value: "foo": must be a standard resource for '
+         "containers")),
 }
 CASES = {**REFUSED, **CONTAINERS, **POLICIES}
 MARKERS = (": Invalid value", ": Required value", ": Forbidden", ": Unsupported value")

@@ -112,7 +112,7 @@ def _api_refusals(f: Fields, spec: Val, api: str, aggregate: dict[str, int], pod
     # quantities already reported bad (KAD158, read as 0) are not checked again
     bad = {id(e.at) for e in (f.collected or []) if getattr(e, "at", None) is not None}
     quantity_values(f, spec, api, refusals)
-    container_requirements(f, spec, api, refusals)
+    container_requirements(f, spec, api, refusals, pod)
     resources = f.map(spec, "resources")
     if resources is None:
         return

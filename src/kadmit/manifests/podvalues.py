@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from kadmit.manifests.codes import KAD157
 from kadmit.manifests.fields import Fields
+from kadmit.manifests.kubenames import qualified_name_problem
 from kadmit.manifests.yamltree import Val
 from kadmit.podresources import PodResources
 from kadmit.quantity import MILLI, go_format, quantity_string
@@ -35,18 +36,41 @@ def overcommit_allowed(resource: str) -> bool:
     return ("/" not in resource or "kubernetes.io/" in resource) and not resource.startswith("hugepages-")
 
 
+# IsStandardResourceName's names (k8s pkg/apis/core/helper standardResources; hugepages by prefix), and
+# IsStandardContainerResourceName's (cpu, memory, ephemeral-storage; hugepages by prefix)
+STANDARD_RESOURCES = frozenset((
+    "cpu", "memory", "ephemeral-storage", "requests.cpu", "requests.memory", "requests.ephemeral-storage",
+    "limits.cpu", "limits.memory", "limits.ephemeral-storage", "pods", "resourcequotas", "services",
+    "replicationcontrollers", "secrets", "configmaps", "persistentvolumeclaims", "storage", "requests.storage",
+    "services.nodeports", "services.loadbalancers"))
+CONTAINER_RESOURCES = ("cpu", "memory", "ephemeral-storage")
+
+
+def resource_name_words(res: str) -> tuple[str, ...]:
+    """validateContainerResourceName's words for a container's resource named without a domain: "must be a
+    standard resource type or fully qualified" (validateResourceName) unless a standard name, then "must be a
+    standard resource for containers" unless cpu, memory, ephemeral-storage or hugepages-*. Not yet: a name with a
+    domain, or one that is no qualified name (IsQualifiedName's words first)."""
+    if "/" in res or res in CONTAINER_RESOURCES or res.startswith("hugepages-") or qualified_name_problem(res):
+        return ()
+    standard = res in STANDARD_RESOURCES or res.startswith("requests.hugepages-")
+    return (() if standard else ("must be a standard resource type or fully qualified",)) + (
+        "must be a standard resource for containers",)
+
+
 def nothing_to_refuse(f: Fields, spec: Val | None, pod: PodResources) -> bool:
     """Whether `podspec._api_refusals` has nothing to check in `spec`: it checks the pod's own `resources` (none
     written), hugepages-* quantities and extended resources' that are not whole, and each container's requests
     against its limits (none in any container, `pod` as `pod_requests` read them)."""
     return f.field(spec, "resources") is None and not any(
-        r.startswith("hugepages-") or (extended(r) and q % MILLI) or not overcommit_allowed(r)
+        r.startswith("hugepages-") or (extended(r) and q % MILLI) or not overcommit_allowed(r) or resource_name_words(r)
         or (values is c.requests and r in c.limits and q > c.limits[r])
         for c in (*pod.containers, *pod.init_containers) for values in (c.requests, c.limits) for r, q in values.items())
 
 
-def container_requirements(f: Fields, spec: Val, api: str, refusals: list[str] | None = None) -> None:
-    """validateResourceRequirements on each container's requests (ValidatePodSpec's order): a request of a
+def container_requirements(f: Fields, spec: Val, api: str, refusals: list[str] | None = None, pod: bool = False) -> None:
+    """validateResourceRequirements on each container's requests (ValidatePodSpec's order): its resources' names
+    (`resource_name_words`); a request of a
     resource not overcommitable (an extended one, hugepages-*) other than its limit, or without one; any other
     above its limit. A Pod's requests missing and defaulted to its limits (SetDefaults_Pod) equal them: only the
     requests written are checked. The words to `refusals` where given (`podspec._api_refusals`), else KAD157."""
@@ -56,6 +80,15 @@ def container_requirements(f: Fields, spec: Val, api: str, refusals: list[str] |
             resources = f.map(c, "resources")
             requests, nodes = f.resource_list(resources, "requests")
             limits, limit_nodes = f.resource_list(resources, "limits")
+            # validateContainerResourceName; a Pod's requests missing are its limits (SetDefaults_Pod), named again
+            for kind, named in (("limits", limit_nodes), ("requests", {**limit_nodes, **nodes} if pod else nodes)):
+                for res, at in named.items():
+                    for words in resource_name_words(res):
+                        words = f'{path}.{kind}[{res}]: Invalid value: "{res}": {words}'
+                        if refusals is not None:
+                            refusals.append(words)
+                        else:  # both words of one name said, each at its quantity
+                            f.invalid(KAD157, f"the API server refuses the object: `{words}`", at, uses=())
             for res, qty in requests.items():
                 text = written_quantity(qty, nodes[res])
                 limit = written_quantity(limits[res], limit_nodes[res]) if res in limits else ""
