@@ -14,6 +14,7 @@ import re
 from datetime import datetime, timezone
 from pathlib import Path
 
+from kadmit.manifests.podvalues import overcommit_allowed
 from kadmit.model import (ClusterQueue, Cohort, LocalQueue, Model, Namespace, PriorityClass,
                           ResourceFlavor, ResourceGroup, ResourceQuota, Toleration, Workload)
 from kadmit.quantity import format_quantity
@@ -272,9 +273,12 @@ def manifest_workload(wl: Workload, serial: int, classes: dict[str, PriorityClas
         if ps.node_selector or ps.node_affinity or ps.topology:
             raise ValueError(f"gen: pod set `{ps.name}` of `{wl.key}` uses fields that are not written")
         reqs = {r: format_quantity(v, r) for r, v in ps.requests.items()}
+        # a resource a pod may not overcommit (a GPU) has a limit equal to its request, as the API server requires
+        limits = {r: q for r, q in reqs.items() if not overcommit_allowed(r)}
         container = {"args": ["--config=/etc/job/config.yaml"], "image": "registry.example.com/ml/trainer:2.4",
                      "imagePullPolicy": "IfNotPresent", "name": "worker",
-                     "resources": {"requests": reqs}, "terminationMessagePath": "/dev/termination-log",
+                     "resources": {"requests": reqs, **({"limits": limits} if limits else {})},
+                     "terminationMessagePath": "/dev/termination-log",
                      "terminationMessagePolicy": "File"}
         spec = {"containers": [container], "dnsPolicy": "ClusterFirst", "restartPolicy": "Never",
                 "schedulerName": "default-scheduler", "securityContext": {},
