@@ -36,12 +36,15 @@ def test_a_victim_reserved_again_without_nodes_is_no_loop(kueue_oracle):
 def test_a_put_off_second_pass_is_no_retry(kueue_oracle):
     """A pod-set group's second pass put off by fair sharing's one entry per queue was not tried: its
     next pass is searched as a first (the pod sets keep different resources unchecked), which places
-    w01 in about 3 runs of 4; in the others the group is searched, needs preemption, finds none, and
-    w01 holds quota unplaced. Both show in 16 runs but for about 1 in 10^6 (the placed one: 1 in 10^9)."""
+    w01 in most runs (14 of 16 on 2026-12-06); in the others the group is searched, needs preemption, finds none, and
+    w01 holds quota unplaced. The placed one shows in 16 runs but for about 1 in 10^9."""
     path = "tests/oracle/features/tie-second-pass-pod-set-group-put-off-not-a-retry.yaml"
     kueue = run_oracle(kueue_oracle, [path], "--runs", "16")
+    # every outcome of w01's: those the runs differ in (variance), else the one all runs give (decisions); on
+    # 2026-12-06 14 of 16 runs placed it, so all 16 agreed about one time in ten
     placed = {bool(p["placement"]) for w in kueue["variance"]["workloads"] if w["workload"] == "ns-cq0/w01"
-              for o in w["outcomes"] for p in o["decision"]["pod_sets"]}
+              for o in w["outcomes"] for p in o["decision"]["pod_sets"]} | \
+        {bool(p["placement"]) for d in kueue["decisions"] if d["workload"] == "ns-cq0/w01" for p in d["pod_sets"]}
     assert True in placed, kueue["variance"]
     code, kadmit = run_kadmit([path])
     k, q = from_kadmit(kadmit), from_oracle(kueue)
