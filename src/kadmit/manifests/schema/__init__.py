@@ -161,9 +161,14 @@ def _core_object(name: str) -> dict:
     """A Kubernetes type's tree; `NAME~DIGEST`, the type less the fields a CRD's embedded copy of it lacks (a CRD
     generated against an older Kubernetes: `tools/gen_schemas.py _core_within`), from that bundle's "types"."""
     if "~" in name:
-        return {"o": next(t[name] for t in (_load(f).get("types", {}) for f in ("jobs.json", "kueue.json"))
-                          if name in t)}
+        return {"o": _less_types()[name]}
     return {"o": _core()["types"][name]}
+
+
+@lru_cache(maxsize=None)
+def _less_types() -> dict[str, dict]:
+    """The bundles' types less fields (`_core_object`), read once."""
+    return {**_load("kueue.json").get("types", {}), **_load("jobs.json").get("types", {})}
 
 
 def _resolve(tree: Tree) -> Tree:
