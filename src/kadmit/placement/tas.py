@@ -121,6 +121,15 @@ def _best_fit(units: list[_Unit], count: int) -> int:
     return 0 if best is None else best
 
 
+def _places(tree: DomainTree, dom: Domain | None, placement: Mapping[str, int]) -> bool:
+    """Whether a leaf under `dom` holds pods of `placement`."""
+    if dom is None:
+        return False
+    if not dom.children:
+        return tree.leaf_key(dom) in placement
+    return any(_places(tree, c, placement) for c in dom.children)
+
+
 def affinity_failure(template: PodTemplate) -> str | None:
     """Kueue's TAS failure for a pod template whose required node affinity nodeaffinity.NewNodeSelector
     cannot parse (tas_flavor_snapshot.go findTopologyAssignment): the whole affinity is refused, so no
@@ -245,15 +254,20 @@ def kueue_assign(tree: DomainTree, template: PodTemplate, count: int, request: T
         for i, u in enumerate(units):
             if remaining <= 0:
                 break
-            if u.state == 0:  # full domains sort first least-first: they place nothing (Kueue #8168); a negative
-                continue  # one (its capacity overcommitted, `tas_fit_count`) is taken and adds to what is left
+            # every domain is taken in order (findLevelWithFitDomains): a negative one (its capacity overcommitted,
+            # `tas_fit_count`) adds to what is left, and one of 0 adds nothing but its children join the next
+            # level's pool, where a positive leaf beside a negative one may be taken (least free first, Mixed)
             pick = units[i + _best_fit(units[i:], remaining)] if best_fit and u.state >= remaining else u
             chosen.append(pick)
             remaining -= u.state
         if remaining > 0:
             return TASResult(reason=not_fit(count - remaining))
         break
-    fit_level, fit_domains = tree.levels[idx], tuple("/".join(u.values) for u in chosen)
+    fit_level = tree.levels[idx]
+
+    def fit_domains(placement: Mapping[str, int]) -> tuple[str, ...]:
+        # the chosen domains, less those of 0 (taken as Kueue takes them) that place no pod in the end
+        return tuple("/".join(u.values) for u in chosen if u.state or _places(tree, u.dom, placement))
     if not chosen:  # a negative count of slices: Kueue's greedy pass takes no domain, and it is admitted on none
         return TASResult({}, fit_level, ())
 
@@ -296,8 +310,8 @@ def kueue_assign(tree: DomainTree, template: PodTemplate, count: int, request: T
         taken = [got for u, n in taken if n
                  for got in within(pod_view.unit(u.dom) if u.dom is not None else u, n * size)]
         if not taken:  # no whole slice to place (a size above the count), or a negative size's domains ran
-            return TASResult({}, fit_level, fit_domains)  # out of pods: nothing placed, as Kueue
+            return TASResult({}, fit_level, fit_domains({}))  # out of pods: nothing placed, as Kueue
     while taken and taken[0][0].node is None:
         taken = to_minimum(ordered([k for u, _ in taken for k in view.children(u)]))
     placement = {u.node: n for u, n in sorted(taken, key=lambda un: un[0].node) if n}
-    return TASResult(placement, fit_level, fit_domains)
+    return TASResult(placement, fit_level, fit_domains(placement))
