@@ -15,7 +15,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	clienttesting "k8s.io/client-go/testing"
 	resourcehelpers "k8s.io/component-helpers/resource"
 	testingclock "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
@@ -189,8 +191,11 @@ func convertPaths(ctx context.Context, paths []string, gates string) (*convertOu
 		}
 	}
 	// status patches are server-side applies in Kueue (a stopped pod's condition, reclaimable
-	// pods): the fake client treats them as strategic merges, as the admit command's does
-	builder := fake.NewClientBuilder().WithScheme(scheme).WithObjects(in.Objects...).
+	// pods): the fake client treats them as strategic merges, as the admit command's does. The plain
+	// object tracker, as the admit command's: the field-managed one (the fake client's default) builds
+	// a REST mapper of the whole scheme on every write, most of this command's time.
+	tracker := clienttesting.NewObjectTracker(scheme, serializer.NewCodecFactory(scheme).UniversalDecoder())
+	builder := fake.NewClientBuilder().WithScheme(scheme).WithObjectTracker(tracker).WithObjects(in.Objects...).
 		WithStatusSubresource(&kueue.Workload{}, &kueue.ClusterQueue{}, &kueue.LocalQueue{}, &kueue.Cohort{}, &kueue.AdmissionCheck{}).
 		WithInterceptorFuncs(defaulter.Intercept(scheme, interceptor.Funcs{SubResourcePatch: utiltesting.TreatSSAAsStrategicMerge}, nil))
 	ix := utiltesting.AsIndexer(builder)
