@@ -313,7 +313,12 @@ def _read_all(files: list[Path], root: Path, reader: "Reader", diags: Diagnostic
                                            _counted(cache.lower if cache is not None else lower_text)))
     for f in other:
         text = reader.read(f)
-        if text is None or _templated(text, display_name(f), diags):
+        if text is None:
+            continue
+        if _templated(text, display_name(f), diags):
+            from kadmit.manifests.notread import template_objects  # its objects: listed, not read
+
+            parts.append((display_name(f), Fragment(skipped=template_objects(text, display_name(f)))))
             continue
         _snapshot_header(text, display_name(f), diags, incomplete)
         if cache is not None:

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from kadmit.diagnostics import Diagnostics, Severity
 from kadmit.manifests import read_manifest_text
-from kadmit.manifests.notread import _TEMPLATE, template_line
+from kadmit.manifests.notread import _TEMPLATE, go_action, template_line
 
 CASES = [
     ("ci.yml", "name: ci\non: [push]\njobs:\n  t: {runs-on: ubuntu-latest, steps: []}\n", "a GitHub Actions workflow"),
@@ -77,6 +77,24 @@ def test_template_actions_but_not_github_expressions() -> None:
     assert template_line("a: {{uid}}\nb: {{ .Values.x }}\n") == (2, 4)
 
 
+def test_other_tools_expressions_are_no_actions() -> None:
+    """Kyverno's JMESPath and Pipelines-as-Code's placeholders in quoted values (soak13: Kueue's
+    site examples' ClusterPolicies, tekton-kueue's PipelineRun): text/template parses none of them
+    (checked with Go: `unexpected "|" in command`, `unexpected "(" in operand`, `bad character U+005C`,
+    `function "git_auth_secret" not defined`), so the file is a manifest, read as `kubectl apply` takes it."""
+    assert template_line("key: \"{{request.object.data.queueName || ''}}\"\n") is None
+    assert template_line('r: "{{ items(parse_yaml(request.object.data.quota), \'name\', \'q\') }}"\n') is None
+    assert template_line('u: "/x/{{request.namespace}}/{{request.object.metadata.labels.\\"a.b/c\\"}}"\n') is None
+    assert template_line("secretName: '{{ git_auth_secret }}'\nb: '{{ revision}}'\n") is None
+    # a non-Go expression before a Go action on the same line hides it not
+    assert template_line("a: '{{ x || y }}{{ .Values.x }}'\n") == (1, 17)
+    # keywords and Helm's functions without arguments stay actions; `||` or `(` inside a Go string is text
+    assert template_line("{{ end }}\n") == (1, 1) and template_line("a: {{- else -}}\n") == (1, 4)
+    assert template_line("a: {{ endpoint }}\n") is None
+    assert template_line('a: {{ .X | default "a||b(c)\\n" }}\n') == (1, 4)
+    assert template_line("a: {{ include \"x\" (dict \"k\" .v) }}\n") == (1, 4)
+
+
 def test_template_text_in_a_block_scalar_is_no_action() -> None:
     """A ConfigMap holding a Jinja chat template (GKE's ai-ml/adk-vllm deploy-llm.yaml, beside its
     Deployment): `{{- bos_token }}` inside `key: |` is the manifest's text, which `kubectl apply` takes;
@@ -91,10 +109,30 @@ def test_template_text_in_a_block_scalar_is_no_action() -> None:
     assert template_line("a: |\n  text\n  b:\n    c: {{ .X }}\n") is None  # deeper: still the block's text
 
 
-@given(st.text(alphabet="{}$\\- x\n", max_size=40))
+@given(st.text(alphabet="{}$\\- x\n(&\"", max_size=40))
 def test_template_line_is_the_first_match_of_the_pattern(text: str) -> None:
     """Searching from the first `{{` finds what searching the whole text finds (the lookbehind
-    still sees the character before it)."""
-    m = _TEMPLATE.search(text)
+    still sees the character before it): the first match that is a Go action."""
+    m = next((m for m in _TEMPLATE.finditer(text) if go_action(m)), None)
     want = None if m is None else (text.count("\n", 0, m.start()) + 1, m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1)
     assert template_line(text) == want
+
+
+def test_a_go_template_files_objects_are_listed_not_read(tmp_path) -> None:
+    """A file left out as a Go template whose text is YAML all the same names its objects in `skipped` (not
+    read, nothing unnamed), a `List`'s items too; one the YAML reader cannot take names none, the file listed."""
+    from kadmit.workspace import load
+
+    (tmp_path / "a.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm, namespace: ns}\ndata: {x: '{{ .Values.x }}'}\n---\n"
+        "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: batch/v1, kind: Job, metadata: {generateName: j-}}\n",
+        encoding="utf-8")
+    (tmp_path / "b.yaml").write_text("{{- if .Values.on }}\napiVersion: v1\nkind: ConfigMap\n{{- end }}\n",
+                                     encoding="utf-8")
+    loaded = load([str(tmp_path)])
+    got = [(s.object.kind, s.object.namespace, s.object.name, s.span.file.rsplit("/", 1)[-1], s.span.line)
+           for s in loaded.model.skipped]
+    assert got == [("ConfigMap", "ns", "cm", "a.yaml", 1), ("Job", None, "j-", "a.yaml", 9)]
+    assert all(s.reason.startswith("not read: its file is a Go template") for s in loaded.model.skipped)
+    assert sorted(d.span.file.rsplit("/", 1)[-1] for d in loaded.diagnostics.items if d.code == "KAD020") == [
+        "a.yaml", "b.yaml"]

@@ -13,11 +13,26 @@ OBJECT_KEYS = ("apiVersion", "kind", "metadata", "spec")
 # A Go template action (Helm, gomplate, …): `{{ … }}` on one line, not GitHub's `${{ … }}`, nor
 # what Go's text/template cannot parse as an action but other tools write in quoted values of real
 # manifests: Argo Workflows' `{{inputs.parameters.message}}` (a dotted name without the leading
-# dot), `{{=expression}}`, and a bare name with no space, `{{uid}}` (a placeholder another tool fills:
-# the Kubernetes examples' vitess templates; text/template refuses it, `function "uid" not defined`,
-# and `kubectl apply` takes the file as it is)
-_TEMPLATE = re.compile(r"(?<![$\\])\{\{(?!\s*=)(?![\w-]+(?:\.[\w-]+)+\s*\}\})(?![A-Za-z_][\w-]*\}\})"
-                       r"-?\s*[^{}\n]*\}\}")
+# dot), `{{=expression}}`, and a bare name, `{{uid}}` (a placeholder another tool fills: the
+# Kubernetes examples' vitess templates; text/template refuses it, `function "uid" not defined`,
+# and `kubectl apply` takes the file as it is), with spaces too (Pipelines-as-Code's
+# `{{ git_auth_secret }}`) unless it is a keyword or a function of Helm's that takes no argument
+# (`{{ end }}`, `{{ now }}`)
+_TEMPLATE = re.compile(r"(?<![$\\])\{\{(?!\s*=)(?![\w-]+(?:\.[\w-]+)+\s*\}\})"
+                       r"(?![A-Za-z_][\w-]*\}\})(?!\s+(?!(?:end|else|break|continue|now|uuidv4|true|false)\s*\}\})"
+                       r"[A-Za-z_][\w-]*\s*\}\})-?\s*([^{}\n]*)\}\}")
+# a Go string literal in an action ("…" with escapes, `…` raw)
+_GO_STRING = re.compile(r'"(?:[^"\\]|\\.)*"|`[^`]*`')
+# what text/template refuses outside a string literal of an action, and other tools' expressions hold
+# (Kyverno's JMESPath `{{request.object.data.x || ''}}`, `{{ keys(parse_yaml(x)) }}`,
+# `{{request.object.metadata.labels.\"kueue.x-k8s.io/queue-name\"}}`): `||` and `&&` (Go: `unexpected
+# "|" in command`), a name called as `f(x)` (`unexpected "(" in operand`), a backslash (`bad character`)
+_NOT_GO = re.compile(r"\|\||&&|\w\(|\\")
+
+
+def go_action(m: re.Match[str]) -> bool:
+    """Whether a match of `_TEMPLATE` is an action text/template can parse (no other tool's expression)."""
+    return _NOT_GO.search(_GO_STRING.sub('""', m.group(1))) is None
 
 
 def is_object(doc: Val) -> bool:
@@ -39,6 +54,9 @@ def template_line(text: str) -> tuple[int, int] | None:
         if m is None:
             return None
         start = text.rfind("\n", 0, m.start()) + 1
+        if not go_action(m):
+            at = text.find("{{", m.end())
+            continue
         if not _in_block_scalar(text, start):
             return text.count("\n", 0, m.start()) + 1, m.start() - start + 1
         eol = text.find("\n", m.start())
@@ -135,3 +153,30 @@ def message(doc: Val, file: str) -> str:
     if what is None:
         return "not read: no `apiVersion` or `kind`, so not a Kubernetes object"
     return f"not read: {what}, not a Kubernetes object (no `apiVersion` or `kind`)"
+
+
+def template_objects(text: str, file: str) -> list:
+    """The objects of a file left out as a Go template whose text is YAML all the same (its actions in quoted
+    values: `kubectl apply` takes it as written, and Kueue reads them so), each listed as not read (`Skipped`),
+    so that none goes unnamed; a document the YAML reader cannot take names none (the file is listed, KAD020)."""
+    from kadmit.diagnostics import Diagnostics
+    from kadmit.model import ObjectRef, Skipped
+    from kadmit.manifests.yamltree import parse_documents
+
+    def text_of(node: Val | None, key: str) -> str | None:
+        v = node.get(key) if node is not None else None
+        return v.v if v is not None and v.kind == STR else None
+
+    out = []
+    for doc in parse_documents(text, file, Diagnostics()):
+        items = doc.get("items") if doc is not None and text_of(doc, "kind") == "List" else None
+        for obj in items.v if items is not None and items.kind == SEQ else [doc]:
+            api, kind = text_of(obj, "apiVersion"), text_of(obj, "kind")
+            if obj is None or api is None or kind is None:
+                continue
+            meta = obj.get("metadata")
+            ref = ObjectRef(api_version=api, kind=kind, namespace=text_of(meta, "namespace"),
+                            name=text_of(meta, "name") or text_of(meta, "generateName") or "")
+            out.append(Skipped(object=ref, reason="not read: its file is a Go template (`{{ … }}`), not a manifest "
+                               "(KAD020)", span=obj.span(file)))
+    return out
