@@ -106,6 +106,19 @@ def test_why_says_the_api_server_refuses_an_empty_topology_assignment() -> None:
             ".slices: Required value") in said, said
 
 
+def test_why_says_the_api_server_refuses_a_count_below_one() -> None:
+    """Kueue's greedy pass takes nodes of negative room (overcommitted by pods not Kueue's) and writes their
+    negative counts: the Workload CRD's podCounts minimum of 1 refuses each, in the order Kueue lists the domains
+    (the API server's words as kueue-oracle admit -v 2 logs them)."""
+    got = api.why("ns/new", [str(FEATURES / "tas-negative-counts-write-refused-message.yaml")], fixes=0)
+    assert got.result is not None and not got.result.admitted, got.diagnostics
+    assert [r.code for r in got.result.reasons] == ["KAD537"], got.result.reasons
+    field = "admission.podSetAssignments[0].topologyAssignment.slices[0].podCounts.individual"
+    refused = [f"status.{field}[{j}]: Invalid value: -1: {field}[{j}] in body should be greater than or equal to 1"
+               for j in (0, 1)]
+    assert f'Workload.kueue.x-k8s.io "new" is invalid: [{", ".join(refused)}]' in got.result.reasons[0].message
+
+
 def test_the_ones_behind_a_refused_head_wait_behind_it() -> None:
     """Kueue requeues a head whose admission write is refused at once (FailedAfterNomination), so it stays its
     queue's head every cycle and the ones behind it are never tried: they wait behind it, said as such (not

@@ -64,9 +64,11 @@ def truncated(previous: Sequence[tuple[str, int]], count: int) -> list[tuple[str
 
 
 def merged(*placements: Sequence[tuple[str, int]]) -> dict[str, int]:
-    """mergeTopologyAssignments: the pods of the placements summed per leaf, sorted by leaf."""
+    """mergeTopologyAssignments: the pods of the placements summed per leaf, sorted by leaf. A leaf summed to 0
+    (the delta's negative count there as large as the old pods) is kept, as Kueue keeps it: its admission write
+    is refused (engine/admission/decisions.py `refused_write`)."""
     out: dict[str, int] = {}
     for placement in placements:
         for key, pods in placement:
             out[key] = out.get(key, 0) + pods
-    return dict(sorted((k, n) for k, n in out.items() if n))
+    return dict(sorted(out.items()))

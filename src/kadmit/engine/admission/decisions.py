@@ -17,18 +17,35 @@ OVERLAPPING = "Workload has overlapping preemption targets with another workload
 
 def refused_write(wl: Workload, a: Assignment) -> str:
     """The API server's answer to Kueue's admission status write where a pod set's topology assignment has no
-    slices (a negative podSetSliceSize, a pod-set group Kueue assigns no domains): `slices` is `omitempty` in
-    Kueue's TopologyAssignment and the Workload CRD requires it, so the write is refused; Kueue's scheduler logs
-    "Could not admit Workload and assign flavors in apiserver", forgets the quota it assumed and requeues the
-    workload (FailedAfterNomination), writing no condition. "" where every placed pod set has a slice."""
+    slices (a negative podSetSliceSize, a pod-set group Kueue assigns no domains: `slices` is `omitempty` in Kueue's
+    TopologyAssignment and the Workload CRD requires it), or a domain of fewer than 1 pod (a node of negative room
+    taken by the greedy pass, or a slice's delta merged to 0 with its old pods: podCounts' Minimum=1; Kueue writes
+    one slice, its podCounts `universal` where every domain has the same count, else `individual`): the write is
+    refused; Kueue's scheduler logs "Could not admit Workload and assign flavors in apiserver", forgets the quota it
+    assumed and requeues the workload (FailedAfterNomination), writing no condition. "" where the write is valid."""
     placed = {p.request.pod_set: p for p in (a.placement.pod_sets if a.placement is not None else [])}
-    errors = [f"status.admission.podSetAssignments[{i}].topologyAssignment.slices: Required value"
-              for i, ps in enumerate(wl.pod_sets) if ps.name in placed and not placed[ps.name].assignment]
+    errors, required = [], False
+    for i, ps in enumerate(wl.pod_sets):
+        p = placed.get(ps.name)
+        if p is None:
+            continue
+        field_ = f"admission.podSetAssignments[{i}].topologyAssignment.slices"
+        if not p.assignment:
+            errors.append(f"status.{field_}: Required value")
+            required = True
+            continue
+        counts = p.written or tuple(p.assignment.values())
+        universal = len(set(counts)) == 1
+        for j, n in enumerate(counts[:1] if universal else counts):
+            if n < 1:
+                name = f"{field_}[0].podCounts." + ("universal" if universal else f"individual[{j}]")
+                errors.append(f"status.{name}: Invalid value: {n}: {name} in body should be greater than or equal to 1")
     if not errors:
         return ""
-    return (f'Workload.kueue.x-k8s.io "{wl.name}" is invalid: [{", ".join(errors)}, <nil>: Invalid value: null: '
-            "some validation rules were not checked because the object was invalid; correct the existing errors "
-            "to complete validation]")
+    if required:  # (the API server's note where a required field is missing)
+        errors.append("<nil>: Invalid value: null: some validation rules were not checked because the object was "
+                      "invalid; correct the existing errors to complete validation")
+    return f'Workload.kueue.x-k8s.io "{wl.name}" is invalid: ' + (errors[0] if len(errors) == 1 else f"[{', '.join(errors)}]")
 
 
 @dataclass

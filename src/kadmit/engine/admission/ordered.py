@@ -393,9 +393,13 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                         continue  # no longer fits after this cycle's admissions: retried next cycle
                 if refused := refused_write(head, now):  # the API server refuses Kueue's write: at its head again
                     decisions[head.key] = Decision(head, False, name, cycle=cycle, refused=refused)
-                    # its usage was added to the cycle's snapshot before the write (scheduler.go cq.AddUsage): the
-                    # rest of the cycle sees it (its topology assignment, having no slices, takes no nodes)
-                    hold(name, now.usage, head.key)
+                    # its usage (a slice's beyond its old slice's) was added to the cycle's snapshot before the write
+                    # (scheduler.go cq.AddUsage): the rest of the cycle sees it (its nodes are not held); the slice
+                    # it replaces was finished before the write too (replaceWorkloadSlice), and counted gone by the
+                    # cycle's later `fits` checks: not held once more (the snapshot never held the refused one whole)
+                    hold(name, usage, head.key)
+                    if slices.admitted(session, head):  # the next cycle tries it afresh, no slice to replace
+                        changed = True
                     continue
                 touched.add(root)
                 searches.skipped(head.key, None)

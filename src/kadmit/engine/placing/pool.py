@@ -72,6 +72,9 @@ class PodSetPlacement:
     level: str | None  # level key at which the pod set fit in one domain (or spread at)
     domains: tuple[str, ...]  # paths of the domains chosen at that level
     kueue: dict[str, int] | None = None  # Kueue's assignment: lowest-level value -> pods
+    # the pods per domain as Kueue's written assignment lists them (its domains sorted by their level values,
+    # buildAssignment, mergeTopologyAssignments): a count below 1 there is a write the API server refuses
+    written: tuple[int, ...] = ()
 
     @property
     def assignment(self) -> dict[str, int]:
@@ -337,7 +340,9 @@ class NodePool:
         for key, pods in got.placement.items():
             value = tree.kueue_value(key)
             kueue[value] = kueue.get(value, 0) + pods
-        out.pod_sets.append(PodSetPlacement(m, got.placement, got.level, got.domains, dict(sorted(kueue.items()))))
+        by_values = sorted(got.placement.items(), key=lambda kn: d.values if (d := tree.leaf_of(kn[0])) else (kn[0],))
+        out.pod_sets.append(PodSetPlacement(m, got.placement, got.level, got.domains, dict(sorted(kueue.items())),
+                                            tuple(n for _, n in by_values)))
         self._subtract(cur, changed, m, taking)
 
     @staticmethod
