@@ -109,3 +109,31 @@ spec:
 """
     got = load(write(tmp_path, setup__yaml=SETUP, job__yaml=job))
     assert [d.code for d in got.diagnostics if d.severity.value == "error"] == ["KAD157"]
+
+
+def test_a_path_is_walked_as_appwrappers_get_value_at_path_walks_it() -> None:
+    """appwrapper pkg/utils getValueAtPath and GetRawTemplate, their errors word for word (a position names an
+    index without its `]`, as their code builds it)."""
+    from kadmit.diagnostics import Diagnostics
+    from kadmit.manifests.jobs.appwrapper import value_at
+    from kadmit.manifests.yamltree import parse_documents
+
+    (doc,) = parse_documents("template: {spec: {a: [{t: {spec: {}}}, 3], s: x, z: null}}\n", "t.yaml", Diagnostics())
+    t = doc.get("template")
+    assert value_at(t, "template.spec.a[0].t")[0] is t.v["spec"].v["a"].v[0].v["t"]
+    assert value_at(t, "template")[0] is t
+    for path, error in [
+        ("spec.a", "first element of the path must be 'template'"),
+        ("template.spec.b", "at path position 'template.spec.' missing field 'b'"),
+        ("template.spec.a[2]", "at path position 'template.spec.a' out of bounds index '2'"),
+        ("template.spec.a[-1]", "at path position 'template.spec.a' out of bounds index '-1'"),
+        ("template.spec.a[x]", "at path position 'template.spec.a' invalid index expression 'x'"),
+        ("template.spec.a[0", "at path position 'template.spec.a' invalid array index '[0'"),
+        ("template.spec.s[0]", "at path position 'template.spec.s' found non-array value"),
+        ("template.spec.a[1].t", "at path position 'template.spec.a[1.' non-map value"),
+        ("template.spec.z.x", "at path position 'template.spec.z.' non-map value"),
+        ("template.spec.s", "at path position 'template.spec.s' non-map value"),
+        ("template.spec.a[0]x", "at path position 'template.spec.a[0' invalid path element 'x'"),
+        ("templates.x", "at path position 'template' invalid path element 's.x'"),
+    ]:
+        assert value_at(t, path) == (None, error), path

@@ -258,9 +258,12 @@ KAD183 = register(
     "a boolean to kubectl; `cpu: true`; `port: 80.5`) or a field a Pod has not. The API server takes it (the "
     "AppWrapper CRD keeps a component's template as written), but Kueue's reconciler, decoding the pod spec "
     "as AppWrapper's GetPodTemplateSpec does (Go's unstructured converter, strict), fails and makes no "
-    "Workload: the AppWrapper is never admitted. It is listed as skipped with the converter's error.",
+    "Workload: the AppWrapper is never admitted. It is listed as skipped with the converter's error. A pod set "
+    "the AppWrapper declares (or its status's `componentStatus` lists) whose path leads to no pod template, or to "
+    "one whose spec does not decode, is left out of the Workload instead, the rest numbered in order (a Workload "
+    "left with no pod set is refused: the AppWrapper is skipped).",
     kueue_rule="appwrapper pkg/utils GetPodTemplateSpec (runtime.DefaultUnstructuredConverter."
-               "FromUnstructuredWithValidation); Kueue's appwrapper integration PodSets")
+               "FromUnstructuredWithValidation), GetComponentPodSpecs; Kueue's appwrapper integration PodSets")
 KAD195 = register(
     "KAD195", "invalid object name", "error",
     "A name Kubernetes rejects: a Namespace's name (and every `metadata.namespace`) must be a DNS-1123 "

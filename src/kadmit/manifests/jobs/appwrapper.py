@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from kadmit.manifests.codes import KAD157, KAD183
+from kadmit.manifests.codes import KAD183
 from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.jobs.common import COMPLETION_INDEX, JOB_INDEX, Builder, condition_true, run_state
 from kadmit.manifests.jobs.refusals import go_atoi
@@ -34,6 +34,45 @@ def _at(node: Val | None, path: str) -> Val | None:
                 return None
             node = node.v[int(index)]
     return node
+
+
+def value_at(template: Val | None, path: str) -> tuple[Val | None, str | None]:
+    """AppWrapper's GetRawTemplate (getValueAtPath): the mapping at `path` in a component's `template`, or
+    None with its error, in its words (a position it names leaves an index's `]` out, as its code does)."""
+    if not path.startswith("template"):
+        return None, "first element of the path must be 'template'"
+    processed, remaining, cursor = "template", path[len("template"):], template
+    while remaining:
+        if remaining.startswith("["):
+            end = remaining.find("]")
+            if end < 0:
+                return None, f"at path position '{processed}' invalid array index '{remaining}'"
+            index, _ = go_atoi(remaining[1:end])
+            if index is None:
+                return None, f"at path position '{processed}' invalid index expression '{remaining[1:end]}'"
+            if cursor is None or cursor.kind != SEQ:
+                return None, f"at path position '{processed}' found non-array value"
+            if not 0 <= index < len(cursor.v):
+                return None, f"at path position '{processed}' out of bounds index '{index}'"
+            cursor, processed, remaining = cursor.v[index], processed + remaining[:end], remaining[end + 1:]
+        elif remaining.startswith("."):
+            remaining, processed = remaining[1:], processed + "."
+            end = len(remaining)
+            if (dot := remaining.find(".")) > 0:
+                end = dot
+            if 0 < (bracket := remaining.find("[")) < end:
+                end = bracket
+            key = remaining[:end]
+            if cursor is None or cursor.kind != MAP:
+                return None, f"at path position '{processed}' non-map value"
+            if key not in cursor.v:
+                return None, f"at path position '{processed}' missing field '{key}'"
+            cursor, remaining, processed = cursor.v[key], remaining.removeprefix(key), processed + key
+        else:
+            return None, f"at path position '{processed}' invalid path element '{remaining}'"
+    if cursor is None or cursor.kind != MAP:
+        return None, f"at path position '{path}' non-map value"
+    return cursor, None
 
 
 def _int(node: Val | None, path: str, default: int = 1) -> int:
@@ -124,23 +163,64 @@ def _as_kueue_sees(template: Val) -> Val:
     return out
 
 
-def _undecodable(f: Fields, o: Meta, ci: int, path: str, template: Val) -> str | None:
-    """Why Kueue's reconciler fails on the AppWrapper where GetPodTemplateSpec can't decode the pod spec at
-    `path` of component `ci` (KAD183, reported; the skip's reason), or None."""
+def _template_error(template: Val, path: str) -> tuple[str | None, Val]:
+    """GetPodTemplateSpec's error for the pod template at `path` (its spec decoded into a v1.PodSpec), or None;
+    with the node it is about."""
     spec = template.get("spec")
     if spec is None or spec.kind != MAP:
-        error, at = f"content at {path} does not contain a spec", spec or template
-    else:
-        error, at = pod_spec_error(spec), spec
-        if error is None:
-            return None
-        error = f"content at {path}.spec not parseable as a v1.PodSpec: {error}"
+        return f"content at {path} does not contain a spec", spec or template
+    error = pod_spec_error(spec)
+    return (None if error is None else f"content at {path}.spec not parseable as a v1.PodSpec: {error}"), spec
+
+
+def _undecodable(f: Fields, o: Meta, ci: int, path: str, template: Val) -> str | None:
+    """Why Kueue's reconciler fails on the AppWrapper where GetPodTemplateSpec can't decode the pod spec at
+    `path` of component `ci`, an inferred pod set (InferPodSets fails, so GetComponentPodSpecs does: KAD183,
+    reported; the skip's reason), or None."""
+    error, at = _template_error(template, path)
+    if error is None:
+        return None
     why = f"{path} does not refer to a v1.PodSpecTemplate: {error}"
     f.diags.emit(KAD183, f"Kueue can't decode the pod template of component {ci} of AppWrapper `{o.name}`, so it "
                  f"makes no Workload of it: `{why}`", f.span(at),
                  help="the API server keeps a component's template as written; write its pod spec's fields "
                       "with the types a Pod's have")
     return f"Kueue's reconciler fails on it and makes no Workload: {why}"
+
+
+def _left_out(f: Fields, o: Meta, ci: int, path: str, template: Val | None, error: str | None, at: Val,
+              source: str) -> bool:
+    """Whether Kueue leaves out a declared pod set (or one of the status's), whose path leads to no pod template
+    or whose spec does not decode: GetComponentPodSpecs takes only the pod sets GetPodTemplateSpec reads, with
+    no error (KAD183, reported)."""
+    if error is None and template is not None:
+        error, at = _template_error(template, path)
+    if error is None:
+        return False
+    f.diags.emit(KAD183, f"Kueue leaves pod set `{path}` of component {ci} of AppWrapper `{o.name}` out of its "
+                 f"Workload: `{error}`", f.span(at),
+                 help=f"its {source} must lead to a pod template whose spec has the types a Pod's have (the AppWrapper "
+                      "operator's own webhook refuses such a path; Kueue's reconciler reads what is there)")
+    return True
+
+
+def _component_pod_sets(f: Fields, o: Meta, components: list[Val]) -> list[tuple[list, str]]:
+    """Each component's pod sets as GetComponentPodSpecs takes them (EnsureComponentStatusInitialized): the
+    status's `componentStatus[].podSets` once it lists one entry per component, else the declared `podSets`, else
+    those InferPodSets finds; each with where it comes from."""
+    status = f.map(o.node, "status")
+    listed = f.maps(status, "componentStatus")
+    out = []
+    for ci, c in enumerate(components):
+        if len(listed) == len(components):  # (its pod sets as they are: none, or not validated)
+            sets, source = f.maps(listed[ci], "podSets"), "status's `componentStatus` pod set's path"
+        else:
+            sets, source = f.maps(c, "podSets"), "declared pod set's path"
+        out.append(([(f.str(ps, "path", required=True, what="an AppWrapper pod set"), f.int(ps, "replicas", default=1, lo=0),
+                      {k: v for k in (POD_INDEX, SUB_INDEX, SUB_COUNT) if (v := f.str(f.map(ps, "annotations"), k)) is not None},
+                      ps) for ps in sets] or ([] if len(listed) == len(components) else
+                                              [(p, n, a, None) for p, n, a in infer(c)]), source))
+    return out
 
 
 # a component's kind -> what the API server validates its pod template in first (`podspec.template_refusals`): the
@@ -165,27 +245,31 @@ def appwrapper(f: Fields, o: Meta) -> Job:
     else inferred), count = its replicas (default 1)."""
     spec = f.map(o.node, "spec", required=True, what=f"AppWrapper `{o.name}`")
     b = Builder(f, o, FRAMEWORK)
-    i = 0
-    for ci, c in enumerate(f.maps(spec, "components", required=True, what=f"the spec of AppWrapper `{o.name}`")):
-        declared = f.maps(c, "podSets")
-        sets = [(f.str(ps, "path", required=True, what="an AppWrapper pod set"), f.int(ps, "replicas", default=1, lo=0),
-                 {k: v for k in (POD_INDEX, SUB_INDEX, SUB_COUNT) if (v := f.str(f.map(ps, "annotations"), k)) is not None})
-                for ps in declared] or infer(c)
+    i = left_out = 0
+    components = f.maps(spec, "components", required=True, what=f"the spec of AppWrapper `{o.name}`")
+    for ci, (c, (sets, source)) in enumerate(zip(components, _component_pod_sets(f, o, components))):
         kind = _at(c, "template.kind")
-        for path, replicas, annotations in sets:
-            template = _at(c, path)
-            if template is None or template.kind != MAP:
-                raise f.fail(KAD157, f"`{path}` of component {ci} does not lead to a pod template", c)
-            failed = _undecodable(f, o, ci, path, template)
-            if failed is not None:
-                return b.job(workloads=[], note=failed)
+        for path, replicas, annotations, declared in sets:
+            if path is None:
+                continue
+            template, error = value_at(c.get("template"), path)
+            if declared is not None:
+                if _left_out(f, o, ci, path, template, error, declared, source):
+                    left_out += 1
+                    continue
+            else:
+                failed = _undecodable(f, o, ci, path, template)
+                if failed is not None:
+                    return b.job(workloads=[], note=failed)
             made, restart = _made(kind.v if kind is not None else None, path)
             b.template(f"{o.name}-{i}", replicas, _as_kueue_sees(template), template,
                        origin=f"component {ci} ({kind.v if kind is not None else '?'}) at `{path}`",
                        made=made, restart=restart, index=index_labels(annotations))
             i += 1
     if i == 0:
-        return b.job(workloads=[], note="no component has a pod template kadmit can find; declare `podSets`")
+        return b.job(workloads=[], note="Kueue's reconciler fails on it: every pod set is left out, and a Workload "
+                     "needs one (spec.podSets: at least 1 item)" if left_out else
+                     "no component has a pod template kadmit can find; declare `podSets`")
     status = f.map(o.node, "status")
     phase = f.str(status, "phase") or ""
     # Kueue's AppWrapper.IsActive: a True QuotaReserved condition (the phase is not read); Finished:
