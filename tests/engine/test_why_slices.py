@@ -71,3 +71,34 @@ def test_with_tas_a_slice_places_only_its_new_pods():
     text = why_human(out.result, out.loaded.sources, None, None)
     assert "only its new pods are placed, the old slice's kept on their nodes (ElasticJobsViaWorkloadSlicesWithTAS)" in text
     assert why_dict(out.result)["standing"]["replacing"]["old"] == "ns/old"
+
+
+def test_with_tas_the_placement_section_places_only_the_new_pods():
+    """The placement section counts as Kueue's placement of the slice does (handleScaleUp): its 3 new pods, the 2 of
+    the old slice kept on n0 and counted twice there (4 cpu: none left), so n1 alone fits 1, the count of the
+    engine's (Kueue's) message; the old slice is blamed as counted twice. With the gate off every pod is placed
+    beside the old ones (-on-topology-old-pods-stay.yaml): nothing kept."""
+    out = api.why("ns/new", [str(FEATURES / "feature-gate-elastic-jobs-via-workload-slices-with-tas-on-delta-does-not-fit.yaml")],
+                  fixes=0)
+    r = out.result
+    assert r is not None and r.placement is not None
+    p = r.placement
+    assert (p.count, p.kept, p.kept_from) == (5, 2, "ns/old")
+    assert p.domains == [("n1", 1), ("n0", 0)]
+    assert "only 1 of 3 pods fit" in p.topology_view and "allows to fit only 1 out of 3 pod(s)" in p.message
+    assert any("`ns/old`" in o.message and "counted twice" in o.message for o in r.blame)
+    text = why_human(r, out.loaded.sources, None, None)
+    assert "needs 3 new pods of main placed at once beside the 2 slice `ns/old` keeps on their nodes" in text
+    off = api.why("ns/new", [str(FEATURES / "feature-gate-elastic-jobs-via-workload-slices-on-topology-old-pods-stay.yaml")],
+                  fixes=0).result
+    assert off is not None and off.placement is not None and off.placement.kept == 0
+
+
+def test_with_tas_a_refused_topology_is_said_admitted_unplaced():
+    """With ElasticJobsViaWorkloadSlicesWithTAS on Kueue refuses a required topology after the assignment was taken
+    as Fit: the workload is admitted, its pod set placed nowhere (oracle --runs 3), and `why` says so."""
+    r = api.why("ns/plain", [str(FEATURES / "feature-gate-elastic-jobs-via-workload-slices-with-tas-on-required-refused.yaml")],
+                fixes=0).result
+    assert r is not None and r.admitted
+    said = [x.message for x in r.reasons if x.message.startswith("pod set main is admitted with no topology assignment")]
+    assert said and '"required topology is not supported with ElasticJobsViaWorkloadSlices"' in said[0], r.reasons

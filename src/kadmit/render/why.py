@@ -288,6 +288,8 @@ def _placement_lines(p, met: bool = False) -> list[str]:
     end of the run."""
     out = [f"placement (topology-aware scheduling, {'when Kueue last tried it' if met else 'at the end of the run'}):",
            f"   = pod set {p.pod_set}: {p.count} pod{'' if p.count == 1 else 's'}, {p.request}, flavor {p.flavor}, topology {p.topology}",
+           *([f"   = only its {p.count - p.kept} new pods are placed: the {p.kept} of the slice it replaces, `{p.kept_from}`, "
+              "keep their nodes, counted twice there (ElasticJobsViaWorkloadSlicesWithTAS)"] if p.kept else []),
            *([f"   = {p.group}"] if p.group else []),
            f"   = one pod: {p.histogram}",
            f"   = topology: {p.topology_view}"]

@@ -30,8 +30,10 @@ def _standing(st, p, met: bool) -> list[str]:
         out.append(line)
         out.extend(f"the head: {x}" for x in head)
     if p is not None:
-        out.append(f"needs {p.count} pod{'' if p.count == 1 else 's'} of {p.pod_set} placed at once ({p.request} "
-                   f"in flavor {p.flavor}); {p.topology_view.split(': ', 1)[-1]}")
+        n = p.count - p.kept  # a workload slice's new pods, beside those its old slice keeps
+        out.append(f"needs {n}{' new' if p.kept else ''} pod{'' if n == 1 else 's'} of {p.pod_set} placed at once"
+                   + (f" beside the {p.kept} slice `{p.kept_from}` keeps on their nodes" if p.kept else "")
+                   + f" ({p.request} in flavor {p.flavor}); {p.topology_view.split(': ', 1)[-1]}")
     elif r is not None and st.quota:
         sets = st.shape.get(r, [])
         pods = " + ".join(f"{n} pod{'' if n == 1 else 's'} × {_q(each, r)}" for _, n, each in sets)

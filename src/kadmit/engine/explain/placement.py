@@ -39,6 +39,7 @@ from kadmit.model import Taint, Toleration, Workload
 from kadmit.modelscheduling import parse_errors
 from kadmit.placement.domains import Domain, DomainTree, domain_fits, level_label, topology_view
 from kadmit.placement.inventory import NodeState, add
+from kadmit.placement.slices import refused_topology
 from kadmit.quantity import format_quantity
 from kadmit.source import Span
 
@@ -76,6 +77,10 @@ class PlacementExplanation:
     unparsable: bool = False  # its required node affinity does not parse: no room counts (`parse_errors`)
     unit: str = ""  # what `domains` count where not pods: Kueue's slices (`placement_layers`, `slice(s) of 4`)
     slices_short: bool = False  # counted in slices, no domain holds them all (though pods may fit)
+    # a workload slice's pods its old slice keeps on their nodes (ElasticJobsViaWorkloadSlicesWithTAS): Kueue places
+    # only the other `count - kept`, the kept ones counted twice on their nodes (`placement_case._Case.kept`)
+    kept: int = 0
+    kept_from: str = ""
 
     def as_dict(self) -> dict:
         return {"pod_set": self.pod_set, "flavor": self.flavor, "topology": self.topology,
@@ -83,7 +88,8 @@ class PlacementExplanation:
                 "histogram": self.histogram, "topology_view": self.topology_view, "level": self.level,
                 "domains": [{"domain": d, "fits": n} for d, n in self.domains],
                 "scarce_resource": self.scarce, "counted_unsat": self.unsat, "group": self.group,
-                "affinity_unparsable": self.unparsable, "unit": self.unit or "pods"}
+                "affinity_unparsable": self.unparsable, "unit": self.unit or "pods",
+                "kept": {"pods": self.kept, "slice": self.kept_from} if self.kept else None}
 
 
 def unplaced(session: Session, d: Decision) -> list[Reason]:
@@ -101,6 +107,11 @@ def unplaced(session: Session, d: Decision) -> list[Reason]:
                                       f"Kueue admits it with no topology assignment (its onlyTASFlavor errs \"more than "
                                       f"one TAS flavor assigned: {', '.join(tas)}\" after the assignment was taken as "
                                       "Fit), so its pods take no node capacity in Kueue's topology-aware placement"))
+        elif len(tas) == 1 and ps.name not in placed and (err := refused_topology(session.pool.elastic, ps)):
+            out.append(Reason(KAD502, f"pod set {ps.name} is admitted with no topology assignment: with "
+                                      f"ElasticJobsViaWorkloadSlicesWithTAS on Kueue refuses its topology request (\"{err}\") "
+                                      "after the assignment was taken as Fit, so its pods take no node capacity in Kueue's "
+                                      "topology-aware placement"))
     return out
 
 
@@ -132,19 +143,20 @@ def explain_placement(session: Session, wl: Workload) -> PlacementExplanation | 
     fits = domain_fits(tree, req.template, level_key, case.seen)
     best_nodes = sorted({n for d, _ in fits[:BEST_DOMAINS] for n in d.nodes})
     scarce = _scarce(case, best_nodes)
-    view = topology_view(tree, req.template, req.count, req.request.mode, req.request.level, free=case.seen)
+    view = topology_view(tree, req.template, case.need, req.request.mode, req.request.level, free=case.seen)
     if unparsable := bool(parse_errors(req.template.node_affinity)):  # no room counts: Kueue fits it nowhere
         view = f"{view.split(': ', 1)[0]}: its required node affinity cannot be parsed (Kueue's NewNodeSelector " \
             "refuses a term), so Kueue's TAS fits it on no node"
         fits = []
     shown, unit, unit_short = fits, "", False
-    if not unparsable and failure.group is None and (lay := layered_view(tree, req.template, req.count, req.request, case.seen)) is not None:
+    if not unparsable and failure.group is None and (lay := layered_view(tree, req.template, case.need, req.request, case.seen)) is not None:
         view, shown, unit = lay.view, lay.domains, lay.unit  # in Kueue's slices and layers, not pods
         unit_short = not lay.room
     out = PlacementExplanation(
         wl.key, req.pod_set, req.flavor, req.topology, _request_text(req), req.count, _kueue_message(failure),
-        _histogram(session, req, case.seen), view, level_label(level_key),
-        [(tree.display(d), n) for d, n in shown[:TOP_DOMAINS]], scarce, unit=unit, slices_short=unit_short)
+        _histogram(session, req, case.seen if case.once is None else case.once), view, level_label(level_key),
+        [(tree.display(d), n) for d, n in shown[:TOP_DOMAINS]], scarce, unit=unit, slices_short=unit_short,
+        kept=case.kept, kept_from=(wl.replaces or "") if case.kept else "")
     out.unparsable = unparsable
     out.group = failure.group
     out.racks = not tree.host_lowest
@@ -167,21 +179,24 @@ def _gang_cores(case: _Case) -> tuple[list[list[Origin]], bool]:
                         "Kueue's TAS fits it nowhere (even where another term matches)",
                         ps.field_span("node_affinity") or ps.span)]], True
     racks = sorted(k for k in tree.leaves if k not in tree.nodes)  # a rack leaf's admitted pods, under its key
-    holdings = [Holding(h.key, h.kind, h.usage, h.span, h.new) for h in _holders(case, sorted(tree.nodes) + racks)]
+    # the slice a workload slice replaces: its kept pods counted twice on their nodes (`_Case.kept`)
+    holdings = [Holding(h.key, h.kind, h.usage, h.span, h.new, 2 if case.kept and h.key == wl.replaces else 1)
+                for h in _holders(case, sorted(tree.nodes) + racks)]
     r = req.request
     required = r.mode == "required" and not req.implicit
-    counts = [req.count]
-    if ps.min_count is not None and ps.min_count < req.count:
+    counts = [case.need]
+    if ps.min_count is not None and ps.min_count < req.count and not case.kept:
         counts.insert(0, ps.min_count)
     leader = _leader(case)
     lps = pod_set_of(wl, leader.pod_set) if leader is not None else None
     for need in counts:
         q = GangQuestion(
             f"pod set `{req.pod_set}` of `{wl.key}`", req.template, need,
-            ps.field_span("min_count") if need != req.count else ps.field_span("count") or ps.span,
+            ps.field_span("min_count") if need != case.need else ps.field_span("count") or ps.span,
             r.mode, case.level_idx if required else None, _request_text(req),
             ps.field_span("topology") or ps.span, tree, case.seen, holdings,
             ps.field_span("node_selector") or ps.field_span("node_affinity") or ps.span)
+        q.kept = case.kept
         if leader is not None and lps is not None:
             q.leader, q.leader_subject, q.group = leader.template, f"pod set `{leader.pod_set}` of `{wl.key}`", req.group
             q.group_span = _group_span(lps)

@@ -15,6 +15,7 @@ from kadmit.model import Pod, Workload
 from kadmit.placement.domains import DomainTree
 from kadmit.placement.filters import histogram, static_fit
 from kadmit.placement.inventory import PODS, add, pod_usage, subtract
+from kadmit.placement.slices import previous_leaves
 from kadmit.source import Span
 
 Free = Mapping[str, Mapping[str, int]]
@@ -33,10 +34,20 @@ class _Case:
     seen: dict[str, dict[str, int]]  # free capacity the failing pod set saw
     tree: DomainTree
     level_idx: int  # the requested level (the lowest for `unconstrained`)
+    # a workload slice's pods its old slice keeps (ElasticJobsViaWorkloadSlicesWithTAS: handleScaleUp places only
+    # the others, `placement.slices`); `seen` counts the kept pods twice on their nodes, as Kueue's placement of
+    # the new ones does, and `once` is the free capacity with them counted once (kube-scheduler's view)
+    kept: int = 0
+    once: dict[str, dict[str, int]] | None = None
 
     @property
     def req(self) -> TASRequest:
         return self.requests[self.failing]
+
+    @property
+    def need(self) -> int:
+        """The pods Kueue places of the failing pod set: a slice's beyond those its old slice keeps."""
+        return self.req.count - self.kept
 
     @property
     def subject(self) -> str:
@@ -86,7 +97,15 @@ def _case(session: Session, wl: Workload, failure: PlacementFailure) -> _Case | 
         if key is None:
             return None
         level_idx = tree.levels.index(key)
-    return _Case(session, wl, requests, failing, base, seen, tree, level_idx)
+    case = _Case(session, wl, requests, failing, base, seen, tree, level_idx)
+    prev = previous_leaves(tree, failure.request.previous) if failure.request.previous is not None else None
+    if prev and failure.request.count > sum(n for _, n in prev):  # a slice scaled up: only its new pods placed
+        per_pod = failure.request.template.request_map
+        case.kept, case.once = sum(n for _, n in prev), seen
+        case.seen = dict(seen)
+        for key, pods in prev:  # the old pods' usage added to the placement's assumed usage (ComputeUsagePerDomain)
+            case.seen[key] = subtract(seen.get(key) or {}, pod_usage(per_pod, pods))
+    return case
 
 
 def _after(free: Free, wl: Workload, before: Mapping[str, Mapping[str, int]]) -> dict[str, dict[str, int]]:

@@ -56,6 +56,7 @@ class Holding:
     usage: dict[str, dict[str, int]]  # node -> what it holds there
     span: Span | None
     new: bool = False  # a workload admitted earlier in this run
+    times: int = 1  # 2: the slice a workload slice replaces, its kept pods counted twice (ElasticJobsViaWorkloadSlicesWithTAS)
 
 
 @dataclass
@@ -79,6 +80,7 @@ class GangQuestion:
     leader_subject: str = ""
     group: str | None = None
     group_span: Span | None = None
+    kept: int = 0  # a workload slice's pods its old slice keeps: `need` is the others, placed beside them
 
     @property
     def leaves(self) -> dict[str, "_Leaf"]:
@@ -137,9 +139,10 @@ def _statements(q: GangQuestion) -> dict[str, _Stmt]:
     out: dict[str, _Stmt] = {}
     per_pod = ", ".join(f"{format_quantity(v, r)} `{r}`" for r, v in tpl.requests if r != "pods" and v)
     out["gang|count"] = _Stmt(Origin(
-        "gang|count", "count", f"{q.subject} needs {q.need} pod{'s' if q.need != 1 else ''} placed at once"
+        "gang|count", "count", f"{q.subject} needs {q.need}{' new' if q.kept else ''} pod{'s' if q.need != 1 else ''} "
+        "placed at once" + (f" beside the {q.kept} its old slice keeps" if q.kept else "")
         + (f", each {per_pod}" if per_pod else ""), q.count_span,
-        Param(q.subject, "count", q.need, "pods", "down")))
+        Param(q.subject, "count", q.need + q.kept, "pods", "down")))
     if q.level_idx is not None:
         short = level_label(tree.levels[q.level_idx])
         out["gang|topology"] = _Stmt(Origin(
@@ -188,8 +191,10 @@ def _statements(q: GangQuestion) -> dict[str, _Stmt]:
                           if v and r != "pods" and dict(tpl.requests).get(r))
         new = " (admitted earlier in this run)" if h.new else ""
         oid = f"gang|holder|{h.kind}|{h.key}"
+        twice = ", counted twice there: the slice this one replaces, its pods kept and their usage added again " \
+            "for the new pods (ElasticJobsViaWorkloadSlicesWithTAS)" if h.times == 2 else ""
         out[oid] = _Stmt(Origin(oid, "holder", f"{h.kind} `{h.key}`{new} holds {shown or 'capacity'} on "
-                                f"{_places_text(tree, sorted(h.usage))}", h.span,
+                                f"{_places_text(tree, sorted(h.usage))}{twice}", h.span,
                                 Param(f"{h.kind} `{h.key}`", "placement", None, "", "remove")), holding=h)
     return out
 
@@ -246,7 +251,8 @@ def _placeable(q: GangQuestion, stmts: dict[str, _Stmt], active: set[str]) -> bo
     for k, s in stmts.items():
         if s.holding is not None and k not in active:
             for n, use in s.holding.usage.items():
-                freed[n] = add(freed.get(n, {}), use)
+                for _ in range(s.holding.times):
+                    freed[n] = add(freed.get(n, {}), use)
     taints = {(s.taint.key, s.taint.value, s.taint.effect) for k, s in stmts.items() if s.taint and k in active}
     selector = "gang|selector" in active
     leaves = q.leaves
