@@ -16,11 +16,13 @@ from oracle.harness import ROOT, run_oracle
 @pytest.mark.parametrize("case", ["tests/oracle/features/feature-gate-short-workload-names-on.yaml",
                                   "tests/oracle/features/feature-gate-elastic-jobs-via-workload-slices-on-pod.yaml",
                                   "tests/oracle/features/feature-gate-elastic-jobs-via-workload-slices-on-rayjob-"
+                                  "named-with-its-raycluster.yaml",
+                                  "tests/oracle/features/feature-gate-elastic-jobs-via-workload-slices-on-rayservice-"
                                   "named-with-its-raycluster.yaml"])
 def test_kadmit_names_the_workloads_of_jobs_as_kueue_does(kueue_oracle, case):
     """ShortWorkloadNames cuts a name (shortnames.py); an elastic pod's Workload is named as a slice, its
-    generation hashed in (ElasticJobsViaWorkloadSlices, slices.named), an elastic RayJob's with its RayCluster's
-    generation too (slices.slice_name)."""
+    generation hashed in (ElasticJobsViaWorkloadSlices, slices.named), an elastic RayJob's or RayService's with its
+    RayCluster's generation too (slices.slice_name)."""
     kueue = sorted(d["kueue_workload"] for d in run_oracle(kueue_oracle, [case])["decisions"]
                    if d["object"]["kind"] != "Workload")  # the input's own Workloads: named as written
     mine = sorted(f"{w.namespace}/{w.kueue_name}" for w in load([str(ROOT / case)]).model.workloads if w.kueue_name)
@@ -29,6 +31,8 @@ def test_kadmit_names_the_workloads_of_jobs_as_kueue_does(kueue_oracle, case):
         assert max(len(name.split("/", 1)[1]) for name in kueue) == 63  # one name cut, as the gate cuts it
     elif "rayjob" in case:
         assert kueue == ["ns/rayjob-rj-0711b"]  # extra "0_3", not "0" (rayjob-rj-ea9f9)
+    elif "rayservice" in case:
+        assert kueue == ["ns/rayservice-rs-a8d56"]  # extra "0_3", not "0" (rayservice-rs-94bc7)
     else:
         assert kueue == ["ns/pod-p-de5a0"]  # not pod-p-78112, its name without the gate
 

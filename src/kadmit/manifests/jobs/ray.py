@@ -142,6 +142,9 @@ def ray_service(f: Fields, o: Meta) -> Job:
     b = Builder(f, o, "ray.io/rayservice")
     refusals = _cluster_refusals(f, cluster, "spec.rayClusterSpec", SLICING)  # Kueue names the field so
     _cluster(f, b, cluster, "`rayClusterConfig`")
-    started = condition_true(f, f.map(o.node, "status"), "Ready")
+    status = f.map(o.node, "status")
+    started = condition_true(f, status, "Ready")
     job = b.job(state=run_state(started, False))
-    return job.model_copy(update={"refusals": tuple(refusals) + job.refusals})
+    # the RayCluster whose generation names an elastic RayService's slices (GetCustomAnnotations: its active one)
+    return job.model_copy(update={"refusals": tuple(refusals) + job.refusals,
+                                  "ray_cluster": f.str(f.map(status, "activeServiceStatus"), "rayClusterName")})

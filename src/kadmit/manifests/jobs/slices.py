@@ -34,8 +34,9 @@ SPARK_DYNAMIC = ("a kueue managed job can use dynamicAllocation only when the El
 
 def slice_name(job: Job, wl: Workload, clusters: dict[tuple[str, str], int] | None = None) -> str:
     """Kueue's newWorkloadName for a job with slicing on: GenerateWorkloadNameWithExtra, the job's generation the
-    extra (every slice of a job scaled gets a name of its own). A RayJob's extra is raycluster.GetWorkloadNameExtraPart:
-    `<generation>_<its RayCluster's>` where the RayCluster its status names is among `clusters` ((namespace, name) ->
+    extra (every slice of a job scaled gets a name of its own). A RayJob's or RayService's extra is
+    raycluster.GetWorkloadNameExtraPart: `<generation>_<its RayCluster's>` where the RayCluster its status names
+    (a RayService's `activeServiceStatus.rayClusterName`) is among `clusters` ((namespace, name) ->
     generation): the reconciler first annotates the job with that generation (GetWorkloadslicingRayClusterCustomAnnotations,
     "" where the RayCluster is not found: the job's generation alone)."""
     ref = job.object
