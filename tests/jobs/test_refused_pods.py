@@ -238,6 +238,18 @@ def test_a_jobs_template_naming_a_pod_group_without_its_count_is_warned(framewor
     assert "kueue.x-k8s.io/pod-group-name: g}" in line and [(a.kind, a.name) for a in d.about] == [("Job", "grouped")]
 
 
+def _warned_at_labels(text: str, loaded, workloads: list[str], warned: list[str]) -> None:
+    """Every workload made, and KAD199 said about each of `warned` (`Kind name`), at its template's group label."""
+    found = [d for d in loaded.diagnostics if d.code == "KAD199"]
+    assert sorted(w.key for w in loaded.model.workloads) == workloads
+    assert [f"{a.kind} {a.name}" for d in found for a in d.about] == warned
+    lines = text.splitlines()
+    for d in found:
+        assert d.message.split(" makes: ")[1].startswith("metadata.annotations[kueue.x-k8s.io/pod-group-total-count]: "
+                                                         "Required value: both the ")
+        assert "kueue.x-k8s.io/pod-group-name: g" in lines[d.span.line - 1]
+
+
 KINDS_CASE = Path(__file__).parents[1] / "oracle/features/templates-pod-group-without-total-count-pods-refused.yaml"
 
 
@@ -251,11 +263,21 @@ def test_other_kinds_templates_naming_a_pod_group_without_its_count_are_warned(f
     each (the oracle, every one of the case's four), and its pod webhook, where it runs, refuses each pod their
     controllers make, as a batch Job's: KAD199 at each label, about its object. Without the pod integration none."""
     text, loaded = _loaded(KINDS_CASE, frameworks, tmp_path)
-    found = [d for d in loaded.diagnostics if d.code == "KAD199"]
-    assert sorted(w.key for w in loaded.model.workloads) == ["ns/js", "ns/plain", "ns/pt", "ns/rc"]
-    assert [f"{a.kind} {a.name}" for d in found for a in d.about] == warned
-    lines = text.splitlines()
-    for d in found:
-        assert d.message.split(" makes: ")[1].startswith("metadata.annotations[kueue.x-k8s.io/pod-group-total-count]: "
-                                                         "Required value: both the ")
-        assert "kueue.x-k8s.io/pod-group-name: g" in lines[d.span.line - 1]
+    _warned_at_labels(text, loaded, ["ns/js", "ns/plain", "ns/pt", "ns/rc"], warned)
+
+
+MORE_KINDS_CASE = Path(__file__).parents[1] / "oracle/features/templates-of-more-kinds-pod-group-without-total-count-pods-refused.yaml"
+MORE_KINDS = "[batch/job, jobset.x-k8s.io/jobset, ray.io/rayservice, workload.codeflare.dev/appwrapper, trainer.kubeflow.org/trainjob"
+
+
+@pytest.mark.parametrize("frameworks, warned", [
+    (None, ["AppWrapper aw", "RayService rs", "TrainJob tj", "JobSet js"]),
+    (MORE_KINDS + ", pod]", ["AppWrapper aw", "RayService rs", "TrainJob tj", "JobSet js"]),
+    (MORE_KINDS + "]", [])])
+def test_more_kinds_templates_naming_a_pod_group_without_its_count_are_warned(frameworks, warned, tmp_path) -> None:
+    """An AppWrapper's, a RayService's and a TrainJob's (its runtime's) template naming a pod group without its total
+    count, and the Job template of a JobSet naming no queue whose child Jobs Kueue takes: Kueue admits each (the
+    oracle, all five of the case), and its pod webhook, where it runs, refuses every pod then made: KAD199 at each
+    label (the TrainJob's in its runtime), about its object. Without the pod integration none."""
+    text, loaded = _loaded(MORE_KINDS_CASE, frameworks, tmp_path)
+    _warned_at_labels(text, loaded, ["ns/aw", "ns/js", "ns/plain", "ns/rs", "ns/tj"], warned)

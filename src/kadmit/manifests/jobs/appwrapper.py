@@ -9,6 +9,7 @@ from kadmit.manifests.codes import KAD183
 from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.jobs.common import COMPLETION_INDEX, JOB_INDEX, Builder, condition_true, run_state
 from kadmit.manifests.jobs.refusals import go_atoi
+from kadmit.manifests.jobs.templatepods import group_refusals
 from kadmit.manifests.jobs.unstructured import pod_spec_error
 from kadmit.manifests.podspec import KEPT, WRITTEN
 from kadmit.manifests.yamltree import INT, MAP, SEQ, Val
@@ -265,6 +266,7 @@ def appwrapper(f: Fields, o: Meta) -> Job:
             b.template(f"{o.name}-{i}", replicas, _as_kueue_sees(template), template,
                        origin=f"component {ci} ({kind.v if kind is not None else '?'}) at `{path}`",
                        made=made, restart=restart, index=index_labels(annotations))
+            group_refusals(b, template)
             i += 1
     if i == 0:
         return b.job(workloads=[], note="Kueue's reconciler fails on it: every pod set is left out, and a Workload "

@@ -154,6 +154,7 @@ def child_jobs(f: Fields, o: Meta, job: Job, spec: Val | None) -> Job | None:
     suspended = f.bool(spec, "suspend", default=False)
     ref = job.object
     workloads = []
+    pods: Job | None = None  # the first Job's pods, with what Kueue's pod webhook refuses of any Job's
     for name, replicas, template, made in _made(f, o, spec, suspended):
         if name is None or template is None or made is None or len(workloads) + replicas > MAX_OBJECT_WORKLOADS:
             return None
@@ -162,6 +163,9 @@ def child_jobs(f: Fields, o: Meta, job: Job, spec: Val | None) -> Job | None:
         if made.queue is None and made.unsuspended is not None and made.unsuspended.queue and not suspended:
             pod_labels = f.map(f.map(f.map(f.map(template, "spec"), "template"), "metadata"), "labels")
             unmodelled(f, o, f.field(pod_labels, QUEUE_LABEL), name, made.unsuspended.queue)
+        if made.unsuspended is not None and replicas:
+            pods = made.unsuspended if pods is None else pods.model_copy(update={"refusals": pods.refusals + tuple(
+                r for r in made.unsuspended.refusals if r.pods and r not in pods.refusals)})
         one = made.workloads[0]
         workloads.extend(one.model_copy(update={
             "name": workload_name("Job", "batch", f"{o.name}-{name}-{i}", ""), "origin": ref, "kueue_name": "",
@@ -170,8 +174,9 @@ def child_jobs(f: Fields, o: Meta, job: Job, spec: Val | None) -> Job | None:
                 for ps in one.pod_sets)}) for i in range(replicas))
     if not workloads:
         return None
+    # (their pods: `templatepods.refused_pods` warns where Kueue's pod webhook refuses every one, KAD199)
     return job.model_copy(update={"framework": "batch/job", "workloads": tuple(workloads), "queue": None,
-                                  "unsuspended": None, "reclaimable": (), "refusals": ()})
+                                  "unsuspended": pods, "reclaimable": (), "refusals": ()})
 
 
 def unmodelled(f: Fields, o: Meta, at: Val | None, name: str, queue: str) -> None:

@@ -42,8 +42,11 @@ class Integrations:
 
 
 # The kinds whose controllers make plain pods of their templates, labels as written, while Kueue admits the kind's
-# own Workload: Kueue's pod webhook sees each pod (`templatepods.refused_pods`). Not a Deployment's, a StatefulSet's
-# or a LeaderWorkerSet's (their pods are Kueue's Workloads: `manage._refused`, and Kueue's webhooks for the last two
-# write the pod group's labels themselves); not a TrainJob's, an AppWrapper's or a SparkApplication's (not checked)
-GROUP_KEPT = ("jobset.x-k8s.io/jobset", "ray.io/rayjob", "ray.io/raycluster", *(
-    f"kubeflow.org/{k}job" for k in ("pytorch", "tf", "paddle", "xgboost", "jax", "mpi")))
+# own Workload: Kueue's pod webhook sees each pod (`templatepods.refused_pods`). A RayService's through the RayCluster
+# KubeRay makes of it, an AppWrapper's through the components its controller makes (their templates' labels merged
+# with its own, MergeKeepFirst). Not a Deployment's, a StatefulSet's or a LeaderWorkerSet's (their pods are Kueue's
+# Workloads: `manage._refused`, and Kueue's webhooks for the last two write the pod group's labels themselves); a
+# TrainJob's through the JobSet of its runtime's templates (`RuntimeJob.pod_refusals`); not a SparkApplication's
+GROUP_KEPT = ("jobset.x-k8s.io/jobset", "ray.io/rayjob", "ray.io/raycluster", "ray.io/rayservice",
+              "workload.codeflare.dev/appwrapper", "trainer.kubeflow.org/trainjob", *(
+                  f"kubeflow.org/{k}job" for k in ("pytorch", "tf", "paddle", "xgboost", "jax", "mpi")))

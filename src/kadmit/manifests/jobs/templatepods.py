@@ -137,9 +137,16 @@ def refused_pods(job: Job, s: Integrations, diags: Diagnostics | None) -> None:
                        f"{r.message}: Kueue may admit it, but none of its pods is created, and its Workload holds "
                        "its quota", r.span or job.span,
                        help="change the pod template as the message says (a pod group's members name its total "
-                            f"count too; a {job.object.kind}'s pods need no pod group: Kueue admits the "
-                            f"{job.object.kind} as one)",
+                            f"count too; {_whose(job)}",
                        about=(subject(job.object),))
+
+
+def _whose(job: Job) -> str:
+    """Why the pods of `job` need no pod group: Kueue admits the job (a JobSet's child Jobs: each) as one."""
+    kind = job.object.kind
+    if job.framework == "batch/job" and kind != "Job":  # a JobSet's child Jobs (`jobset.child_jobs`)
+        return f"the pods of a {kind}'s Jobs need no pod group: Kueue admits each Job as one)"
+    return f"{'an' if kind[0] in 'AEIOU' else 'a'} {kind}'s pods need no pod group: Kueue admits the {kind} as one)"
 
 
 def _of_pods(refusals: tuple[Refusal, ...]) -> tuple[Refusal, ...]:

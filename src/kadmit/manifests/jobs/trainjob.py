@@ -12,6 +12,7 @@ from kadmit.manifests.fields import Fields, Invalid, Meta
 from kadmit.manifests.jobs import trainjobpods
 from kadmit.manifests.jobs.common import COMPLETION_INDEX, JOB_INDEX, Builder, object_ref, reclaimed, run_state
 from kadmit.manifests.jobs.refusals import SLICE_SIZE, topology_refusals
+from kadmit.manifests.jobs.templatepods import group_refusals
 from kadmit.manifests.jobs.trainjobpods import omitempty
 from kadmit.manifests.layers import ANNOTATION as LAYERS
 from kadmit.manifests.podspec import (node_field_refusals, pod_requests, required_node_affinity, toleration_refusals,
@@ -45,6 +46,8 @@ class RuntimeJob(Obj):
     # what Kueue's TrainJob webhook refuses of its template's topology annotations, from `annotations` on, save the
     # slice size's upper bound, which counts the TrainJob's pods (`runtime_refusals`)
     refusals: tuple[Refusal, ...] = ()
+    # what Kueue's pod webhook refuses of every pod made of its template (`templatepods.group_refusals`): the TrainJob's
+    pod_refusals: tuple[Refusal, ...] = ()
     marks: tuple[str, ...] = ()  # the `kueue.x-k8s.io/podset-*` annotations of its pod template
     mark_values: tuple[tuple[str, object], ...] = ()  # and their values, as written (`merged_marks`)
 
@@ -131,13 +134,15 @@ def training_runtime(f: Fields, o: Meta) -> TrainingRuntime:
         replicas = f.int(rj, "replicas", default=1, lo=0)
         ps = b.template(name, UNCOUNTED, template, rj, job_spec=job_spec,
                         index=(COMPLETION_INDEX, JOB_INDEX, replicas))
+        group_refusals(b, template)
         node = next((c for c in f.maps(f.map(template, "spec"), "containers") if f.str(c, "name") == NODE), None)
         node_requests = pod_requests(f, _only(node)).requests if node is not None else {}
         jobs.append(RuntimeJob(name=name, replicas=replicas,
                                parallelism=f.int(job_spec, "parallelism", default=1, lo=0),
                                ancestor=labels.get(ANCESTOR, ""), pod_set=ps, node_requests=node_requests,
                                shape=Shapes(template_shape(f, 1, None, template)[2:]),
-                               refusals=tuple(b.refusals[before:]),
+                               refusals=tuple(r for r in b.refusals[before:] if not r.pods),
+                               pod_refusals=tuple(r for r in b.refusals[before:] if r.pods),
                                **_marks(annotations)))
     mpi = f.map(policy, "mpi")
     return TrainingRuntime(kind=o.kind, namespace=(o.namespace or "default") if o.kind == "TrainingRuntime" else None,  # type: ignore[arg-type]
@@ -348,7 +353,8 @@ def runtime_refusals(runtime: TrainingRuntime, pod_sets: list[PodSet],
     slice layers annotation's under either TASMultiLayerTopology value: `Refusal.multi_layer`), then a slice size
     above the pod set's count (ValidateSliceSizeAnnotationUpperBound), under `job[NAME]`, each with the webhook's
     advice appended. A runtime patch setting a job's `kueue.x-k8s.io/podset-*` annotations (`marking`) has its
-    own checked in their place."""
+    own checked in their place. Then what Kueue's pod webhook refuses of every pod made of its template, the TrainJob's
+    (`RuntimeJob.pod_refusals`: `templatepods.refused_pods` warns, the TrainJob is admitted as any)."""
     out = []
     for j, ps in zip(runtime.jobs, pod_sets):
         p = marking(j, patches)
@@ -363,6 +369,7 @@ def runtime_refusals(runtime: TrainingRuntime, pod_sets: list[PodSet],
                               f"pod set count {ps.count}", None, t.span))
         out += [Refusal(message=f"job[{j.name}].{m}. {ADVICE}", managed_only=False, multi_layer=on, span=span)
                 for m, on, span in words]
+        out += j.pod_refusals
     return tuple(out)
 
 
