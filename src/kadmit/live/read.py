@@ -6,9 +6,10 @@ that the server serves, in every namespace at once: each kind one request throug
 private unix socket (`live.proxy`: kubectl passes the server's JSON through, so the listing costs kubectl
 next to nothing), all at once. Where the proxy won't start, in BATCHES `kubectl get KIND,KIND,… -o json`
 run in parallel (Pods alone, Kueue's ConfigMap alone in its namespace; each kubectl costs about 0.1 s of
-CPU to start, which one `get` per kind pays 35 times over: bench/live_read.py), a batch that fails listed
-again one `get` per kind, so that each kind's own outcome is known. A kind the user may not list in every
-namespace at once is listed namespace by namespace. The objects are written as YAML, laid out as `kubectl
+CPU to start, which one `get` per kind pays 35 times over: bench/live_read.py); where a batch fails only
+for kinds the user may not list cluster-wide, the others are as it listed them and those are refused in its
+words, and a batch that fails otherwise is listed again one `get` per kind, so that each kind's own outcome is
+known. A kind the user may not list in every namespace at once is listed namespace by namespace. The objects are written as YAML, laid out as `kubectl
 get -o yaml` lays them out, with their trees (`snapshot.composed`, `live.emit`): the text is what `kadmit
 snapshot` writes and what `--cluster` reads as a source, so diagnostics point into it, and `--cluster`
 takes the trees instead of parsing the text again. What
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -235,23 +237,53 @@ def _list_all(kube: k.Kubectl, pool: ThreadPoolExecutor, targets: list[Target],
 def _list_batch(kube: k.Kubectl, batch: list[Target], budgets: dict[Target, k.Budget]) -> dict[Target, Listed] | None:
     """One `kubectl get KIND,KIND,… --all-namespaces -o json`, its objects sorted to their kinds by
     their own `apiVersion` and `kind`; None when it failed or can't be sorted, or printed more than one
-    kind's limit (each kind's own listing is then held to it alone)."""
+    kind's limit (each kind's own listing is then held to it alone). A batch that failed only because
+    some of its kinds may not be listed cluster-wide (`_refused`) is not None: kubectl listed the others
+    (`get` goes on past a kind's error) and those kinds fail as their own `get` does."""
     if len(batch) == 1:
         return {batch[0]: _list(kube, batch[0], budgets[batch[0]])}
     run = kube.run("get", ",".join(t.qualified for t in batch), "--all-namespaces", "-o", "json",
                    f"--request-timeout={k.REQUEST_TIMEOUT}", budget=k.Budget(min(budgets[t].limit for t in batch)))
     if _cut(run) and "--max-file-size" not in run.cut:  # stalled: the kinds are not asked again, one by one
         return {t: _listed(t, None, run) for t in batch}
-    docs = items(run.out) if run.ok else None
+    refused = {} if run.ok else _refused(run, batch)
+    docs = items(run.out) if refused is not None else None
     if docs is None:
         return None
-    by_type = {(t.group, t.kind): Listed(t) for t in batch}
+    by_type = {(t.group, t.kind): Listed(t) for t in batch if t not in refused}
     for doc in docs:
         one = by_type.get((str(doc.get("apiVersion") or "").rpartition("/")[0], doc.get("kind")))
         if one is None:
             return None
         one.docs.append(doc)
+    for t, said in refused.items():  # as its own `get`'s run: exit 1, the one line; its empty List counted
+        budgets[t].take(len(EMPTY_LIST))
+        by_type[t.group, t.kind] = _listed(t, None, k.Run(("get", t.qualified, *_scope(t), "-o", "json"), 1, "",
+                                                          said + "\n"))
     return {t: by_type[t.group, t.kind] for t in batch}
+
+
+# kubectl's words for a list it may not make (the API server's forbiddenMessage through kubectl's checkErr), one
+# line per kind of a batch; `RESOURCE[.GROUP] is forbidden` names the kind twice over
+_FORBIDDEN = re.compile(r'Error from server \(Forbidden\): (\S+) is forbidden: User ".*" cannot list resource '
+                        r'"([^"]+)" in API group "([^"]*)" at the cluster scope')
+# what `kubectl get -o json` prints for a kind it could not list (Go's json.MarshalIndent of an empty v1 List)
+EMPTY_LIST = '{\n    "apiVersion": "v1",\n    "items": [],\n    "kind": "List",\n    "metadata": {\n' \
+             '        "resourceVersion": ""\n    }\n}\n'
+
+
+def _refused(run: k.Run, batch: list[Target]) -> dict[Target, str] | None:
+    """The kinds of a failed batch that may not be listed cluster-wide, each with kubectl's line about it, when
+    those lines are all kubectl said (and it said each once); else None (the batch is listed kind by kind)."""
+    by_resource = {(t.group, t.resource): t for t in batch}
+    out: dict[Target, str] = {}
+    for line in run.err.splitlines():
+        m = _FORBIDDEN.fullmatch(line)
+        t = by_resource.get((m.group(3), m.group(2))) if m else None
+        if t is None or t in out or m.group(1) != ".".join(filter(None, (t.resource, t.group))):
+            return None
+        out[t] = line
+    return out or None
 
 
 def items(out: str) -> list[dict] | None:
@@ -272,10 +304,8 @@ def _kubectl_get(kube: k.Kubectl, target: Target, namespace: str | None = None,
                  budget: k.Budget | None = None) -> tuple[list[dict] | None, k.Run | None]:
     """One `kubectl get -o json` of a kind, in every namespace (or in `namespace`, or its one namespace):
     its objects, or None and the run that failed (`cut`: it printed more than `budget` allows)."""
-    ns = namespace or target.namespace
-    scope = ["--namespace", ns] if ns else ["--all-namespaces"] if target.namespaced else []
-    run = kube.run("get", target.qualified, *scope, "-o", "json", f"--request-timeout={k.REQUEST_TIMEOUT}",
-                   budget=budget)
+    run = kube.run("get", target.qualified, *_scope(target, namespace), "-o", "json",
+                   f"--request-timeout={k.REQUEST_TIMEOUT}", budget=budget)
     if not run.ok:
         return None, run
     docs = items(run.out)
@@ -283,6 +313,12 @@ def _kubectl_get(kube: k.Kubectl, target: Target, namespace: str | None = None,
         return None, k.Run(run.args, 1, "", f"`kubectl get {target.qualified} -o json` printed something kadmit "
                                             f"can't read: {run.out[:200]!r}")
     return docs, None
+
+
+def _scope(target: Target, namespace: str | None = None) -> list[str]:
+    """`kubectl get`'s flags listing a kind in `namespace`, else in its one namespace or every namespace."""
+    ns = namespace or target.namespace
+    return ["--namespace", ns] if ns else ["--all-namespaces"] if target.namespaced else []
 
 
 def _list(kube: k.Kubectl, target: Target, budget: k.Budget) -> Listed:
