@@ -50,11 +50,12 @@ def kubectl(tmp_path: Path, refused: dict[Target, str]) -> k.Kubectl:
     return k.Kubectl(str(path))
 
 
-def both_ways(kube: k.Kubectl, targets: list[Target], monkeypatch) -> tuple[list, list, list[int], list[int]]:
-    """The kinds listed in one batch and one by one, and what each way charged the budgets of the kinds that failed
-    (listed again namespace by namespace within what is left; a kind listed is not listed again)."""
+def both_ways(kube: k.Kubectl, targets: list[Target], monkeypatch,
+              limit: int = 1 << 20) -> tuple[list, list, list[int], list[int]]:
+    """The kinds listed in one batch and one by one, each held to `limit` bytes, and what each way charged the
+    budgets of the kinds that failed (listed again namespace by namespace within what is left)."""
     monkeypatch.setattr(read, "BATCHES", 1)
-    by_batch, alone = ({t: k.Budget(1 << 20) for t in targets} for _ in range(2))
+    by_batch, alone = ({t: k.Budget(limit) for t in targets} for _ in range(2))
     with ThreadPoolExecutor(4) as pool:
         batched = read._list_all(kube, pool, targets, by_batch)
     single = [read._list(kube, t, alone[t]) for t in targets]
@@ -72,6 +73,24 @@ def test_a_batch_with_kinds_refused_cluster_wide_gives_each_kind_its_own_gets_ou
     assert batched[1].failed.startswith('nodes is forbidden: User "u" cannot list resource "nodes"')
     runs = (tmp_path / "runs").read_text().split()
     assert runs[:1] == [",".join(t.qualified for t in targets)] and len(runs) == 1 + len(targets)  # one batch run
+
+
+def test_a_batch_larger_than_a_kinds_limit_cuts_the_kinds_whose_own_get_would_print_more(tmp_path: Path,
+                                                                                         monkeypatch) -> None:
+    """Each kind is held to `--max-file-size` as its own `kubectl get` prints it: a batch within the kinds' limits
+    together is read whole and each kind's own print measured (`read._printed`, `read._alone`): over its limit
+    by a byte, that kind alone is cut; a batch past the limits together (some kind must be over) is listed kind
+    by kind. The limits: a kind's own print exactly (it is read), the batch's together, fewer."""
+    targets = [JOBS, NODES, QUEUES, FLAVORS]
+    kube = kubectl(tmp_path, {NODES: refusal(NODES)})
+    jobs, queues = (len((tmp_path / f"{t.qualified}.out").read_text()) for t in (JOBS, QUEUES))
+    whole = len((tmp_path / f"{','.join(t.qualified for t in targets)}.out").read_text())
+    for limit, batched_runs in ((jobs, 1), (whole // len(targets) + 1, 1), (read._alone([]), 1 + len(targets))):
+        (tmp_path / "runs").unlink(missing_ok=True)
+        batched, single, charged, charged_alone = both_ways(kube, targets, monkeypatch, limit)
+        assert batched == single and charged == charged_alone
+        assert len((tmp_path / "runs").read_text().split()) == batched_runs + len(targets), limit  # and one by one
+        assert [t.cut is not None for t in batched] == [limit < jobs, False, limit < queues, False], limit
 
 
 def test_a_batch_failing_otherwise_is_listed_kind_by_kind(tmp_path: Path, monkeypatch) -> None:

@@ -1,23 +1,23 @@
 """Reading a live cluster through kubectl: every kind kadmit reads, as one snapshot text.
 
-`read` asks kubectl, all at once, for the context (`config view --minify`: no network), what the server
-serves (`api-resources`) and its `version`, and starts `kubectl proxy`; then lists every kind kadmit reads
-that the server serves, in every namespace at once: each kind one request through `kubectl proxy` on a
-private unix socket (`live.proxy`: kubectl passes the server's JSON through, so the listing costs kubectl
-next to nothing), all at once. Where the proxy won't start, in BATCHES `kubectl get KIND,KIND,… -o json`
-run in parallel (Pods alone, Kueue's ConfigMap alone in its namespace; each kubectl costs about 0.1 s of
-CPU to start, which one `get` per kind pays 35 times over: bench/live_read.py); where a batch fails only
-for kinds the user may not list cluster-wide, the others are as it listed them and those are refused in its
-words, and a batch that fails otherwise is listed again one `get` per kind, so that each kind's own outcome is
-known. A kind the user may not list in every namespace at once is listed namespace by namespace. The objects are written as YAML, laid out as `kubectl
-get -o yaml` lays them out, with their trees (`snapshot.composed`, `live.emit`): the text is what `kadmit
-snapshot` writes and what `--cluster` reads as a source, so diagnostics point into it, and `--cluster`
-takes the trees instead of parsing the text again. What
-could not be read at all is an error without a place (KAD030-KAD033, KAD035, KAD038); what could not
-be listed is a line of the header, reported wherever the text is read (KAD034, `snapshot.replay`). Every
-read is bounded: a kind's listing at most `--max-file-size` bytes (pages and namespaces together, as the
-server or kubectl sends them), each request within its timeout; a listing stopped for either, or cut short
-by the server, is an error naming the kind and where (KAD039), and nothing is decided on half of it.
+`read` asks kubectl, all at once, for the context (`config view --minify`: no network), what the server serves
+(`api-resources`) and its `version`, and starts `kubectl proxy`; then lists every kind kadmit reads that the server
+serves, in every namespace at once: each kind one request through `kubectl proxy` on a private unix socket
+(`live.proxy`: kubectl passes the server's JSON through, so the listing costs kubectl next to nothing), all at once.
+Where the proxy won't start, in BATCHES `kubectl get KIND,KIND,… -o json` run in parallel (Pods alone, Kueue's
+ConfigMap alone in its namespace; each kubectl costs about 0.1 s of CPU to start, which one `get` per kind pays 35
+times over: bench/live_read.py); where a batch fails only for kinds the user may not list cluster-wide, the others are
+as it listed them and those are refused in its words, and each kind is held to `--max-file-size` as its own `get`
+prints it (measured in the batch's text); a batch that fails otherwise, or prints more than its kinds' limits
+together, is listed again one `get` per kind, so that each kind's own outcome is known. A kind the user may not list
+in every namespace at once is listed namespace by namespace. The objects are written as YAML, laid out as `kubectl get
+-o yaml` lays them out, with their trees (`snapshot.composed`, `live.emit`): the text is what `kadmit snapshot` writes
+and what `--cluster` reads as a source, so diagnostics point into it, and `--cluster` takes the trees instead of
+parsing the text again. What could not be read at all is an error without a place (KAD030-KAD033, KAD035, KAD038);
+what could not be listed is a line of the header, reported wherever the text is read (KAD034, `snapshot.replay`).
+Every read is bounded: a kind's listing at most `--max-file-size` bytes (pages and namespaces together, as the server
+or kubectl sends them), each request within its timeout; a listing stopped for either, or cut short by the server, is
+an error naming the kind and where (KAD039), and nothing is decided on half of it.
 """
 
 from __future__ import annotations
@@ -235,28 +235,40 @@ def _list_all(kube: k.Kubectl, pool: ThreadPoolExecutor, targets: list[Target],
 
 
 def _list_batch(kube: k.Kubectl, batch: list[Target], budgets: dict[Target, k.Budget]) -> dict[Target, Listed] | None:
-    """One `kubectl get KIND,KIND,… --all-namespaces -o json`, its objects sorted to their kinds by
-    their own `apiVersion` and `kind`; None when it failed or can't be sorted, or printed more than one
-    kind's limit (each kind's own listing is then held to it alone). A batch that failed only because
-    some of its kinds may not be listed cluster-wide (`_refused`) is not None: kubectl listed the others
-    (`get` goes on past a kind's error) and those kinds fail as their own `get` does."""
+    """One `kubectl get KIND,KIND,… --all-namespaces -o json`, its objects sorted to their kinds by their own
+    `apiVersion` and `kind`; None when it failed otherwise than below or can't be sorted, or printed more than
+    the kinds' limits together (some kind's own listing is over its limit: each is then listed alone). Each kind
+    is held to its limit as its own `get` would print it (`_printed`, `_alone`): one over it is cut as that run
+    is. Kinds that may not be listed cluster-wide (`_refused`) fail as their own `get` does: kubectl goes on
+    past a kind's error and lists the others."""
     if len(batch) == 1:
         return {batch[0]: _list(kube, batch[0], budgets[batch[0]])}
+    limit = min(budgets[t].limit for t in batch)
     run = kube.run("get", ",".join(t.qualified for t in batch), "--all-namespaces", "-o", "json",
-                   f"--request-timeout={k.REQUEST_TIMEOUT}", budget=k.Budget(min(budgets[t].limit for t in batch)))
+                   f"--request-timeout={k.REQUEST_TIMEOUT}",
+                   budget=k.Budget(min(sum(budgets[t].limit for t in batch), max(limit, k.MAX_OUT))))
     if _cut(run) and "--max-file-size" not in run.cut:  # stalled: the kinds are not asked again, one by one
         return {t: _listed(t, None, run) for t in batch}
     refused = {} if run.ok else _refused(run, batch)
     docs = items(run.out) if refused is not None else None
-    if docs is None:
+    over = len(run.out) > limit  # else no kind's own listing can be (each prints at most what the batch did)
+    sizes = _printed(run.out) if over and docs is not None else [0] * len(docs or ())
+    if docs is None or sizes is None or len(sizes) != len(docs):
         return None
     by_type = {(t.group, t.kind): Listed(t) for t in batch if t not in refused}
-    for doc in docs:
-        one = by_type.get((str(doc.get("apiVersion") or "").rpartition("/")[0], doc.get("kind")))
-        if one is None:
+    printed: dict[tuple, list[int]] = {key: [] for key in by_type}
+    for doc, size in zip(docs, sizes):
+        key = (str(doc.get("apiVersion") or "").rpartition("/")[0], doc.get("kind"))
+        if key not in by_type:
             return None
-        one.docs.append(doc)
-    for t, said in refused.items():  # as its own `get`'s run: exit 1, the one line; its empty List counted
+        by_type[key].docs.append(doc)
+        printed[key].append(size)
+    for key, one in printed.items():
+        t = by_type[key].target
+        if over and _alone(one) > budgets[t].limit:  # as its own run, stopped at its limit
+            by_type[key] = _listed(t, None, k.Run(("get", t.qualified, *_scope(t), "-o", "json"), -1, "", "",
+                                                  k.too_large("kubectl printed", budgets[t].limit)))
+    for t, said in refused.items():  # as its own run: exit 1, the one line; its empty List counted
         budgets[t].take(len(EMPTY_LIST))
         by_type[t.group, t.kind] = _listed(t, None, k.Run(("get", t.qualified, *_scope(t), "-o", "json"), 1, "",
                                                           said + "\n"))
@@ -270,6 +282,37 @@ _FORBIDDEN = re.compile(r'Error from server \(Forbidden\): (\S+) is forbidden: U
 # what `kubectl get -o json` prints for a kind it could not list (Go's json.MarshalIndent of an empty v1 List)
 EMPTY_LIST = '{\n    "apiVersion": "v1",\n    "items": [],\n    "kind": "List",\n    "metadata": {\n' \
              '        "resourceVersion": ""\n    }\n}\n'
+
+
+_LIST_HEAD, _LIST_TAIL = EMPTY_LIST.split("[]")[0] + "[\n", "\n    ]" + EMPTY_LIST.split("[]")[1]
+_ITEM = " " * 8  # an item's indentation in it
+
+
+def _printed(out: str) -> list[int] | None:
+    """The length of each object of a `kubectl get -o json` List as printed in it (from its indentation to its
+    closing brace), or None when the text is not laid out so."""
+    if out == EMPTY_LIST:
+        return []
+    if not (out.startswith(_LIST_HEAD) and out.endswith(_LIST_TAIL)):
+        return None
+    decoder, at, end, sizes = json.JSONDecoder(), len(_LIST_HEAD), len(out) - len(_LIST_TAIL), []
+    while out.startswith(_ITEM + "{", at):
+        try:
+            _, stop = decoder.raw_decode(out, at + len(_ITEM))
+        except ValueError:
+            return None
+        sizes.append(stop - at)
+        if stop == end:
+            return sizes
+        if not out.startswith(",\n", stop):
+            return None
+        at = stop + 2
+    return None
+
+
+def _alone(sizes: list[int]) -> int:
+    """The bytes `kubectl get -o json` prints for a List of objects printed `sizes` long (`_printed`)."""
+    return len(_LIST_HEAD) + sum(sizes) + 2 * (len(sizes) - 1) + len(_LIST_TAIL) if sizes else len(EMPTY_LIST)
 
 
 def _refused(run: k.Run, batch: list[Target]) -> dict[Target, str] | None:
