@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -52,6 +53,33 @@ def run_oracle(binary: str, paths: list[str], *args: str) -> dict:
         raise AssertionError(f"kueue-oracle admit {' '.join(map(str, paths))} exited {proc.returncode}:\n"
                              f"{proc.stderr[-3000:]}")
     return json.loads(proc.stdout)
+
+
+def run_oracle_until(binary: str, paths: list[str], shown, *args: str, runs: int, every: int = 4) -> dict:
+    """`kueue-oracle admit --format json --runs N ARGS PATHS` for the first N runs, a multiple of `every`, whose
+    answer shows what `shown(answer)` waits for (Kueue's outcomes that only some runs give), else `--runs RUNS`'s
+    answer. The oracle prints the answer so far after every `every` runs (`--report-every`: as `--runs` of that
+    many gives it, the same seeds), and is stopped once `shown` holds, rather than deciding all RUNS: RUNS is the
+    bound that makes a false failure unlikely, each test saying how unlikely."""
+    with tempfile.TemporaryFile("w+") as err:
+        proc = subprocess.Popen([binary, "admit", "--format", "json", "--runs", str(runs), "--report-every", str(every),
+                                 *args, *map(str, paths)], stdout=subprocess.PIPE, stderr=err, text=True, cwd=ROOT)
+        data = None
+        try:
+            for line in proc.stdout:
+                data = json.loads(line)
+                if shown(data):
+                    return data
+            code = proc.wait()
+        finally:
+            if proc.poll() is None:
+                proc.kill()  # shown: the runs left are not needed
+            proc.stdout.close()
+            proc.wait()
+        if code != 0 or data is None:
+            err.seek(0)
+            raise AssertionError(f"kueue-oracle admit {' '.join(map(str, paths))} exited {code}:\n{err.read()[-3000:]}")
+        return data
 
 
 def run_each(binary: str, command: str, paths: list, *args: str) -> dict[str, dict]:

@@ -8,15 +8,18 @@ from __future__ import annotations
 import subprocess
 
 from kadmit import api
-from oracle.harness import ROOT, compare, from_kadmit, from_oracle, run_kadmit, run_oracle, variants
+from oracle.harness import ROOT, compare, from_kadmit, from_oracle, run_kadmit, run_oracle, run_oracle_until, variants
 
 
 def test_tied_parents_of_the_preferred_level_go_either_way(kueue_oracle) -> None:
     path = "tests/oracle/features/tie-tas-balanced-placement-parents.yaml"
-    kueue = run_oracle(kueue_oracle, [path], "--runs", "16")
-    placements = sorted(tuple(sorted(o["decision"]["pod_sets"][0]["placement"].items()))
-                        for w in kueue["variance"]["workloads"] for o in w["outcomes"])
-    assert placements == [(("h1", 2), ("h2", 2)), (("h3", 2), ("h4", 2))]  # 16 runs: both, each about half
+    def placements(kueue: dict) -> list[tuple]:
+        return sorted(tuple(sorted(o["decision"]["pod_sets"][0]["placement"].items()))
+                      for w in kueue["variance"]["workloads"] for o in w["outcomes"])
+    both = [(("h1", 2), ("h2", 2)), (("h3", 2), ("h4", 2))]
+    # until both show, at most 16 runs: each about half (33/31 of 64 on 2026-12-06), all 16 alike about once in 30,000
+    kueue = run_oracle_until(kueue_oracle, [path], lambda d: placements(d) == both, runs=16)
+    assert placements(kueue) == both
     code, kadmit = run_kadmit([path])
     k, q = from_kadmit(kadmit), from_oracle(kueue)
     result = compare(k, q, alternatives=variants(kueue))

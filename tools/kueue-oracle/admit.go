@@ -96,6 +96,8 @@ func runAdmit(args []string) int {
 	priorityClasses := fs.Bool("reconcile-priority-classes", false, "run Kueue's WorkloadPriorityClass controller before the first cycle, "+
 		"as a Kueue starting over this state does: each Workload naming a class gets its value as spec.priority")
 	perPath := fs.Bool("each", false, "decide each PATH as a cluster of its own: one JSON object per line, with its path")
+	reportEvery := fs.Int("report-every", 0, "also print the answer so far after every N-th run, as `--runs` of that many runs "+
+		"gives it: one JSON object per line, the last the whole answer (a caller may stop the process once it has seen what it waits for)")
 	fs.Usage = func() {
 		fmt.Fprintln(os.Stderr, "usage: kueue-oracle admit [flags] PATH...")
 		fs.PrintDefaults()
@@ -107,7 +109,7 @@ func runAdmit(args []string) int {
 		fmt.Fprintf(os.Stderr, "kueue-oracle admit: unknown format %q (json)\n", *format)
 		return 2
 	}
-	if fs.NArg() == 0 || *runs < 1 || *reconcileEvery < 0 {
+	if fs.NArg() == 0 || *runs < 1 || *reconcileEvery < 0 || *reportEvery < 0 || (*reportEvery > 0 && *perPath) {
 		fs.Usage()
 		return 2
 	}
@@ -123,13 +125,18 @@ func runAdmit(args []string) int {
 		return each("admit", fs.Args(), func(path string) (admitOutput, error) { return decide(ctx, []string{path}, opts) },
 			func(out *admitOutput, path string) { out.Path = path })
 	}
+	enc := json.NewEncoder(os.Stdout)
+	if *reportEvery > 0 {
+		opts.reportEvery = *reportEvery
+		opts.report = func(soFar admitOutput) error { return enc.Encode(soFar) }
+	} else {
+		enc.SetIndent("", "  ")
+	}
 	out, err := decide(ctx, fs.Args(), opts)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "kueue-oracle admit: %v\n", err)
 		return 2
 	}
-	enc := json.NewEncoder(os.Stdout)
-	enc.SetIndent("", "  ")
 	if err := enc.Encode(out); err != nil {
 		fmt.Fprintf(os.Stderr, "kueue-oracle admit: %v\n", err)
 		return 2
@@ -155,6 +162,9 @@ type admitOptions struct {
 	// priorityClasses: Kueue's WorkloadPriorityClass controller runs before the first cycle (Kueue's start)
 	priorityClasses bool
 	log             logr.Logger
+	// report, where reportEvery > 0, is given the answer so far after every reportEvery-th run but the last
+	reportEvery int
+	report      func(admitOutput) error
 }
 
 // gateValues are the process's feature gates as they are now (before any Configuration).
@@ -281,23 +291,35 @@ func decide(ctx context.Context, paths []string, opts admitOptions) (admitOutput
 			}
 			out.Skipped = append(out.Skipped, jr.skipped...)
 			out.Notes = append(out.Notes, res.Notes...)
+			sortSkipped(out.Skipped)
+			sortSkipped(out.NotRead)
+		}
+		if opts.reportEvery > 0 && (i+1)%opts.reportEvery == 0 && i+1 < opts.runs {
+			soFar := answered(out, in, opts.seed, all, stops, first, loadSeconds, scheduleSeconds)
+			if err := opts.report(soFar); err != nil {
+				return out, err
+			}
 		}
 	}
+	return answered(out, in, opts.seed, all, stops, first, loadSeconds, scheduleSeconds), nil
+}
+
+// answered is the answer of the runs so far (run i's decisions at all[i]), as `--runs len(all)` gives it.
+func answered(out admitOutput, in *objects.Input, seed int64, all [][]report.Decision, stops []string, first *cluster.Result,
+	loadSeconds, scheduleSeconds float64) admitOutput {
 	out.Decisions = all[0]
 	if out.Decisions == nil {
 		out.Decisions = []report.Decision{}
 	}
-	sortSkipped(out.Skipped)
-	sortSkipped(out.NotRead)
 	out.Oracle = oracleInfo{
 		Kueue: kueueVersion(), Config: in.ConfigFrom, FeatureGates: featureGates(),
-		Cycles: first.Cycles, Stop: first.Stop, Stops: stops, Loop: first.Loop, Seed: opts.seed, Runs: opts.runs,
+		Cycles: first.Cycles, Stop: first.Stop, Stops: stops, Loop: first.Loop, Seed: seed, Runs: len(all),
 		LoadSeconds: round3(loadSeconds), ScheduleSeconds: round3(scheduleSeconds),
 	}
 	if out.Oracle.Loop == nil {
 		out.Oracle.Loop = []string{}
 	}
-	if opts.runs > 1 {
+	if len(all) > 1 {
 		out.Variance = compareRuns(all)
 	}
 	for _, l := range []*[]string{&out.Notes, &out.Files} {
@@ -313,7 +335,7 @@ func decide(ctx context.Context, paths []string, opts admitOptions) (admitOutput
 	if out.Problems == nil {
 		out.Problems = []input.Problem{}
 	}
-	return out, nil
+	return out
 }
 
 // startOf is the fake clock's start: the flag, else the latest creationTimestamp among the
