@@ -32,7 +32,9 @@ without nodes; when every check that applies to the workload is Ready then, Kueu
 the cycle's heads (the classical iterator takes workloads holding quota first; under fair sharing it
 competes in the tournament, and is not tried when a head of its own queue is, nor when a pass of its
 queue queued later is, as the iterator keeps one entry per ClusterQueue). A second pass that finds no room is tried again after Kueue's backoff
-(2, 4, 8, 16, then 30 cycles: a second each), if the run goes on; it keeps its quota meanwhile.
+(2, 4, 8, 16, then 30 cycles: a second each), if the run goes on; it keeps its quota meanwhile. One whose write
+the API server refuses (a pod set given no domain) leaves Kueue's cache, its quota with it, and is tried again
+(`refused_pass`).
 
 Timing choices (where Kueue's answer depends on its cycle timing): all pending workloads are present
 from the start; every cycle sees every queue's head; evictions complete between two cycles; workloads
@@ -54,9 +56,10 @@ from kadmit.engine.admission.loops import Eviction, PreemptionLoop, States, loop
 from kadmit.engine.admission.processing import processing_order, reserved
 from kadmit.engine.admission.searches import Searches
 from kadmit.engine.admission.session import Assignment, Session, SolverUnknown
-from kadmit.engine.admission.second_pass import (SecondPass, from_input, needs_second_pass, one_per_queue,
+from kadmit.engine.admission.second_pass import (SecondPass, forget, from_input, needs_second_pass, one_per_queue,
                                                   place_later, placed_later, queued_on_reservation, redraws,
-                                                  reserved_nodes, second_pass_failed, second_passes, timers)
+                                                  refused_pass, reserved_nodes, second_pass_failed, second_passes,
+                                                  timers)
 from kadmit.identity import repeat_order
 from kadmit.model import Workload
 
@@ -146,6 +149,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
     held_passes = from_input(session)
     for i, key in enumerate(held_passes):
         second[key] = (2, 1, held_passes[key].cluster_queue, None, (0, 1, i), 0)
+    forgotten: dict[str, int] = {}  # holding quota, a pass's write refused: Kueue's cache forgot it (`refused_pass`)
     searches = Searches(session)  # where each flavor search starts (Kueue's LastTriedFlavorIdx)
     equivalence = Equivalence(session, hashes)  # the SchedulingEquivalenceHashing gate's scheduling hashes
     quiet = 0  # cycles in a row where only heads with flavors left to try moved on to them
@@ -254,7 +258,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
             resort(name)
         session.cycle_started(cycle)
         entries: list[tuple[str, Workload, Assignment | SecondPass | None]] = []
-        passes = second_passes(session, decisions, second, cycle, held_passes)
+        passes = second_passes(session, decisions, second, cycle, held_passes, forgotten)
         started = session.version  # the state the cycle's second passes are placed on
         if passes:
             plain = False
@@ -308,10 +312,19 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
             root = tree.root(f"cq:{name}")
             if isinstance(got, SecondPass):
                 if got.ok and session.pool.still_fits(got.placement):
-                    place_later(session, head.key, got.placement, got.admits.usage if got.admits else None)
-                    d = decisions.get(head.key)
-                    if d is not None:  # (one the input shows holding quota has no decision)
-                        d.assignment = placed_later(head, d.assignment, got.placement, got.admits)
+                    d = decisions.get(head.key)  # (one the input shows holding quota has no decision)
+                    now = placed_later(head, d.assignment if d is not None else held_passes[head.key], got.placement,
+                                       got.admits)
+                    if refused_write(head, now):  # a pod set given no domain: the API server refuses the write
+                        refused_pass(forgotten, head.key, cycle)
+                        second_pass_failed(second, head.key, cycle, got, started)
+                        continue
+                    if forgotten.pop(head.key, None) is not None:  # Kueue's cache takes it back, its quota too
+                        session.commit(head, now)
+                    else:
+                        place_later(session, head.key, got.placement, got.admits.usage if got.admits else None)
+                    if d is not None:
+                        d.assignment = now
                     del second[head.key]
                     changed = True
                     continue
@@ -444,6 +457,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
             session.usage.add(name, {fr: -v for fr, v in usage.items()})
         for key in held_nodes:
             session.pool.release(key)
+        changed |= forget(session, forgotten, cycle)
         queues = {k: v for k, v in queues.items() if v}
         if not changed and not evicting:
             if any(v != session.version for _, _, _, v, *_ in second.values()):

@@ -117,7 +117,8 @@ def _delayed_requests(session: Session, wl: Workload, cq_name: str, a: Assignmen
 
 def second_passes(session: Session, decisions: dict[str, Decision],
                    second: dict[str, tuple[int, int, str, int | None, tuple, int]], cycle: int,
-                   held: Mapping[str, Assignment]) -> list[tuple[str, Workload, SecondPass]]:
+                   held: Mapping[str, Assignment],
+                   forgotten: Mapping[str, int]) -> list[tuple[str, Workload, SecondPass]]:
     """The second passes due in `cycle`, each placed on the nodes as the cycle begins (Kueue's
     nomination of a workload holding quota: its flavors kept, only the delayed pod sets placed), in
     the order they were queued: Kueue's takeAllReady reads its queued map, which a Go map gives
@@ -126,7 +127,8 @@ def second_passes(session: Session, decisions: dict[str, Decision],
     assignments of the workloads the input shows waiting for theirs (`from_input`). A pass after one
     that was tried and failed searches as a retry (`searched_again`); one only put off (its queue's
     head taking its place under fair sharing) was never drawn, so its next is searched as a first
-    (tests/oracle/features/tie-second-pass-pod-set-group-put-off-not-a-retry.yaml)."""
+    (tests/oracle/features/tie-second-pass-pod-set-group-put-off-not-a-retry.yaml). A workload Kueue's cache
+    `forgotten` after a refused write (`refused_pass`) holds no quota here but its passes go on."""
     out = []
     for key in sorted(second, key=lambda k: (second[k][4], k)):
         due, iteration, name, _, _, failed = second[key]
@@ -134,7 +136,7 @@ def second_passes(session: Session, decisions: dict[str, Decision],
             continue
         d = decisions.get(key)
         a = d.assignment if d is not None else held.get(key)
-        if key not in session.holders or a is None:
+        if (key not in session.holders and key not in forgotten) or a is None:
             del second[key]
             continue
         wl = d.workload if d is not None else session.index.workloads[key]
@@ -402,6 +404,28 @@ def placed_later(wl: Workload, a: Assignment | None, placement: WorkloadPlacemen
     before = list(a.placement.pod_sets) if a.placement is not None else []
     merged = WorkloadPlacement(sorted(before + list(placement.pod_sets), key=lambda p: order.get(p.request.pod_set, 0)))
     return replace(a, placement=merged)
+
+
+def refused_pass(forgotten: dict[str, int], key: str, cycle: int) -> None:
+    """A second pass whose delayed pod set Kueue's placement gives no domain (an empty topology assignment,
+    `decisions.refused_write`) is a write the API server refuses: Kueue's scheduler then deletes the workload
+    from its cache (scheduler.go admit: `cache.DeleteWorkload` after "Could not admit Workload and assign flavors
+    in apiserver"), the quota its first pass reserved included, and queues the pass again after its backoff
+    (requeueAndUpdate: QueueSecondPassIfNeeded). The Workload keeps QuotaReserved on the API server, but from
+    the next cycle (this one's snapshot still counts it) later heads find its quota free and Kueue's preemptor
+    no longer sees it; no event requeues the workloads set aside (soak14 seed 1408,
+    tests/oracle/features/second-pass-refused-write-frees-its-quota.yaml). Forgotten at the end of `cycle`
+    (`forget`)."""
+    forgotten.setdefault(key, cycle)
+
+
+def forget(session: Session, forgotten: dict[str, int], cycle: int) -> bool:
+    """The workloads whose pass `cycle` refused leave the session's holders (quota and nodes): True if any held."""
+    out = False
+    for key in sorted(k for k, c in forgotten.items() if c == cycle):
+        out |= key in session.holders
+        session.finish(key)
+    return out
 
 
 def place_later(session: Session, key: str, placement: WorkloadPlacement, usage: dict[FR, int] | None = None) -> None:
