@@ -153,6 +153,9 @@ SOURCES = [
      "368712063a50e4157c6919fb5ed361a59b434b37", ["**", "**.md"], [], "generated"),
     ("tekton-kueue", "tektoncd/tekton-kueue", "38e3e60574a583b422a48aca686073385c21454b", ["**", "**.md"], [],
      "generated"),
+    # fresh (soak14): a company fork of Kueue at v0.4 (v1beta1 examples: a Job, an MPIJob and their ClusterQueue)
+    ("epam-kubernetes-kueue", "epam/kubernetes-kueue", "c7b663abdb892466a7604fb20213b5e59fa03b6c", ["examples/**"], [],
+     "generated"),
 ]
 
 REPEATS = 8  # a "folder" source's `-repeated` cluster: how many times each file of a `generateName` job
