@@ -179,11 +179,13 @@ def nominate(session, wl: Workload, preemption: bool = True) -> tuple[Assignment
 def held_nodes(session, wl: Workload, a: Assignment) -> WorkloadPlacement | None:
     """Where a Preempt assignment's topology-aware pod sets go in Kueue's updateAssignmentForTAS:
     placed with its victims' nodes freed, or, without victims, on the nodes as if empty (every
-    topology-aware workload gone) so that it reserves them; None when nothing is placed."""
+    topology-aware workload gone) so that it reserves them; None when nothing is placed. A workload slice's
+    victims come with the slice it replaces (getInitialAssignments: ReplacedWorkloadSlice's target first), whose
+    pods are gone too (feature-gate-elastic-jobs-via-workload-slices-on-preempt-held-nodes-without-old-slice.yaml)."""
     requests = session.pool.requests(wl, session.index.cluster_queues[a.cluster_queue], a.counts, a.flavors)
     if not requests:
         return None
-    gone = [t.key for t in a.targets] if a.targets else list(session.pool.placed)
+    gone = [*slices.replacing(session, wl), *(t.key for t in a.targets)] if a.targets else list(session.pool.placed)
     got = session.pool.place(requests, free=session.pool.free_without(gone))
     return got if got.failure is None else None
 

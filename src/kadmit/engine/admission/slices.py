@@ -114,6 +114,13 @@ def pinned(session, wl: Workload) -> Iterator[None]:
             session.pool.previous[wl.key] = had
 
 
+def replacing(session, wl: Workload) -> list[str]:
+    """Inside `pinned` for `wl` (its nomination as a replacement, `Session.nominate`, where its old slice is
+    suspended and `replaced` finds it no more), the old slice: Kueue's preemption targets of the replacement start
+    with it (ReplacedWorkloadSlice), so updateAssignmentForTAS places it with the old slice's pods gone; [] else."""
+    return [wl.replaces] if wl.replaces and session.slice_pins is not None else []
+
+
 def gone(session, wl: Workload) -> list[str]:
     """The old slice, as one of `wl`'s preemption targets in the scheduler's `fits` check; [] for others."""
     h = replaced(session, wl)
