@@ -26,7 +26,7 @@ from kadmit.diagnostics import Diagnostics
 from kadmit.identity import own_name, repeat_name, subject
 from kadmit.index import BUILTIN_PRIORITY_CLASSES
 from kadmit.manifests.codes import KAD170, KAD172
-from kadmit.model import Job, LabelSelector, Model, Requirement, Skipped, Workload
+from kadmit.model import Job, LabelSelector, Model, Refusal, Requirement, Skipped, Workload
 
 # The frameworks of the Configuration Kueue v0.17's release installs (config/components/manager/
 # controller_manager_config.yaml; SparkApplication is commented out). tests/oracle checks it
@@ -310,8 +310,9 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
             skipped.append(Skipped(object=job.object, reason=DELETING, span=job.span))
             continue
         reason = _refused(job, settings, queues, diags)
-        if reason is None:
-            reason = _not_managed(job, settings, labels, queues)
+        if reason is None and (reason := _not_managed(job, settings, labels, queues)) is not None and job.submitted:
+            from kadmit.manifests.jobs.templatepods import unmanaged_pod_refusals  # its pods refused even so
+            reason = _refused(job, settings, queues, diags, unmanaged_pod_refusals(job, settings)) or reason
         # an elastic job running is not waited for (handleJobWithNoWorkload), its Workload gone or none
         if reason is None and job.state != "pending" and not (job.state == "running" and elastic and (
                 slices.sliced(job) or slices.pod_sliced(job) and job.group_total is not None)):
@@ -430,11 +431,13 @@ def _integrated_kinds() -> set[tuple[str, str]]:
 _QUEUE_PATH = "metadata.labels[kueue.x-k8s.io/queue-name]"
 
 
-def _refused(job: Job, s: Integrations, queues: set[str], diags: Diagnostics | None) -> str | None:
+def _refused(job: Job, s: Integrations, queues: set[str], diags: Diagnostics | None,
+             unmanaged: list[Refusal] | None = None) -> str | None:
     """Kueue's webhook refusals that apply to `job`: its integration must be enabled (a disabled
     one gets Kueue's no-op webhook), and a `managed_only` rule needs a job Kueue manages. Where none
     refuses the job itself, Kueue's pod webhook's refusals of the pods its controller makes
-    (`Refusal.pods`), which apply wherever that webhook runs, the job stored or not."""
+    (`Refusal.pods`), which apply wherever that webhook runs, the job stored or not; `unmanaged`: those
+    of a job Kueue does not manage (`templatepods.unmanaged_pod_refusals`), whose own refusals none applied."""
     ns = job.object.namespace or "default"
     managed = bool(job.queue) or f"{ns}/{DEFAULT_LOCAL_QUEUE}" in queues or s.manage_without_queue_name
     # already in the cluster (not submitted): its webhook ran when it was created, not now
@@ -449,6 +452,7 @@ def _refused(job: Job, s: Integrations, queues: set[str], diags: Diagnostics | N
         refusals = [r for r in job.refusals if r.pods and not (ours and r.message.startswith(_QUEUE_PATH))
                     and r.multi_layer in (None, s.multi_layer)] if job.framework not in GROUP_KEPT else []
         # (a GROUP_KEPT kind's are its pods' alone: Kueue takes the job, `templatepods.refused_pods` warns)
+        refusals = refusals if unmanaged is None else unmanaged
     if not refusals:
         return None
     kind, name = job.object.kind, job.object.name

@@ -141,6 +141,19 @@ def refused_pods(job: Job, s: Integrations, diags: Diagnostics | None) -> None:
                        about=(subject(job.object),))
 
 
+def unmanaged_pod_refusals(job: Job, s: Integrations) -> list[Refusal]:
+    """Where Kueue does not manage a job being submitted, a batch Job or a `GROUP_KEPT` kind, what its pod webhook
+    refuses of every pod made of its template (its ValidateCreate runs for every pod: a pod group named without its
+    total count, ...): the job runs as Kubernetes runs it, and its controller's every pod is refused (oracle: an
+    unmanaged Job skipped, "Kueue's pod webhook refuses its pods: ...", tests/oracle/jobs/refusals.yaml), as a
+    Deployment's (`manage._refused` says so, KAD170)."""
+    pods = job.unsuspended if job.framework == "batch/job" else job if job.framework in GROUP_KEPT else None
+    if not job.submitted or pods is None or not s.pod_webhook:
+        return []
+    return [r for r in pods.refusals
+            if r.pods and not r.message.startswith(MANAGED_PATH) and r.multi_layer in (None, s.multi_layer)]
+
+
 def _whose(job: Job) -> str:
     """Why the pods of `job` need no pod group: Kueue admits the job (a JobSet's child Jobs: each) as one."""
     kind = job.object.kind
