@@ -14,7 +14,7 @@ from functools import cache
 import pytest
 
 from oracle.differential import each_selected
-from oracle.harness import ROOT, run_kadmit, run_oracle
+from oracle.harness import ROOT, run_kadmit, run_oracle, run_oracle_until
 from oracle.pending import kueue_words, observed_messages, undecided, verdict
 
 F = "tests/oracle/features/"
@@ -112,7 +112,7 @@ TIMING = [
 ]
 
 
-RUNS = {"test_pending_message_is_kueues": 3, "test_pending_message_is_one_of_kueues": 64}
+RUNS = {"test_pending_message_is_kueues": 3}
 
 
 @pytest.fixture(scope="module")
@@ -143,7 +143,7 @@ def test_pending_message_is_kueues(kueue_each, path: str, workload: str) -> None
 
 # Kueue's message varies with Go's map order here (docs/KUEUE-DIFFERENCES.md §1, "Messages"): kadmit's must
 # be one of those its runs give, and the runs must give more than one (else it is no variant: compare it above)
-VARIANTS = {  # (64 runs of Kueue's: 16 miss `workers` now and then)
+VARIANTS = {  # (up to 64 runs of Kueue's: 16 miss `workers` now and then, 64 at 13 of 64 less than once in 10^6)
     # the pod set of a topology-aware group its message names (`leader` in 47-51 runs of 64, `workers` in 13-17)
     F + "pod-set-group-tas.yaml": "team/group",
     F + "pod-set-group-tas-required-host.yaml": "team/host-too-big",
@@ -154,10 +154,15 @@ VARIANTS = {  # (64 runs of Kueue's: 16 miss `workers` now and then)
 
 
 @pytest.mark.parametrize("path,workload", sorted(VARIANTS.items()))
-def test_pending_message_is_one_of_kueues(kueue_each, path: str, workload: str) -> None:
-    kueue, kadmit = kueue_each[(path, RUNS["test_pending_message_is_one_of_kueues"])], _kadmit(path)  # 64 runs
-    observed = observed_messages(kueue, workload)
+def test_pending_message_is_one_of_kueues(kueue_oracle, path: str, workload: str) -> None:
+    kadmit = _kadmit(path)
     ours = next(d for d in kadmit["decisions"] if d["workload"] == workload)
+
+    def shown(kueue: dict) -> bool:  # what is asserted below: the runs so far give it (their messages only grow)
+        observed = observed_messages(kueue, workload)
+        return len(observed) > 1 and verdict(observed[0], kueue_words(ours["reasons"]), observed) != "differs"
+    kueue = run_oracle_until(kueue_oracle, [path], shown, runs=64)  # until shown, at most 64 runs
+    observed = observed_messages(kueue, workload)
     assert len(observed) > 1, observed
     assert verdict(observed[0], kueue_words(ours["reasons"]), observed) != "differs", (observed, ours["reasons"])
 
