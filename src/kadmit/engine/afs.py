@@ -11,7 +11,8 @@ where Kueue's resource.MulByFloat truncates, weighed in whole units):
   (none: 0). Kueue's LocalQueue controller decays it toward the queue's admitted usage once per
   sampling interval; a run of scheduling cycles is seconds long, so it stays as the input has it.
 - `penalty`: each admission adds its workload's total requests x alpha, alpha = 1 - 0.5^(sampling
-  interval / half-life) (scheduler.updateEntryPenalty). In v0.17 nothing takes it back on success:
+  interval / half-life) (scheduler.updateEntryPenalty), and so does each second pass that places a workload
+  (assumeWorkload again; a write the API server refuses takes it back). In v0.17 nothing takes it back on success:
   the workload controller's `updateAfsConsumedUsage` would, but Kueue never gives that controller its
   admission-fair-sharing settings (pkg/controller/core/core.go), so the code is not reached. While a
   penalty is pending, the queue's heap is rebuilt at every pop: the order is always the full sort.

@@ -323,6 +323,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                         session.commit(head, now)
                     else:
                         place_later(session, head.key, got.placement, got.admits.usage if got.admits else None)
+                    session.afs.admitted(head, name)  # assumed again: its LocalQueue takes the entry penalty again
                     if d is not None:
                         d.assignment = now
                     del second[head.key]
