@@ -167,10 +167,15 @@ CI (and on in the soak) and agreement is counted per feature. The switches:
   models (FLIPPABLE, of kadmit.manifests.gates.MODELLED) to their other value (`gate=NAME`), beside `gates_default`'s
 - `many_workloads` (opt-in, OPT_IN): 9 to 24 workloads and jobs instead of 1 to 8, so that more of them contend for
   the queues over more cycles
+- `elastic` (opt-in, OPT_IN): ElasticJobsViaWorkloadSlices on, and a workload slice replacing one admitted generated
+  Workload (`kueue.x-k8s.io/workload-slice-replacement-for`): its pod sets, one count scaled (`elastic_scale=up`,
+  `down` or `same`), created with the latest object; with `tas`, ElasticJobsViaWorkloadSlicesWithTAS on half the time
+  (`elastic_tas`, a switch of ALL drawn only here: the old slice's topology assignment kept, only the new pods placed)
 """
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
@@ -190,7 +195,7 @@ SWITCHES = ("cohorts", "cohort_tree", "cohort_quota", "borrowing_limit", "lendin
             "appwrapper_pod_extras", "fair_sharing_no_cohort", "tas_queues", "tas_groups", "pod_level",
             "flavor_selectors", "flavor_taints", "namespace_selector", "stop_policy", "inactive", "resource_groups",
             "pod_sets", "tas_admitted", "running_jobs", "admission_checks", "tas_pods", "node_pods",
-            "tas_leaf_levels", "hostname_label",
+            "tas_leaf_levels", "hostname_label", "elastic_tas",  # (drawn only under the opt-in `elastic`)
             *(f"job:{k}" for k in JOB_KINDS))
 # switches drawn only when named (a soak's `--require`): not in ALL, so that clusters drawn from ALL
 # (every seed of the soaks, CI's property test) stay as they were
@@ -200,7 +205,7 @@ OPT_IN = frozenset({"second_pass", "pod_states", "shared_hostname", "resource_co
                     "negative_factors", "job_management", "flavor_tolerations", "dra", "tas_resource_config",
                     "dra_resource_config", "tas_resource_groups", "reclaimable", "running_out_of_step",
                     "wl_priority_class", "preemption_gates", "gates_default", "tas_match_fields", "negative_slices",
-                    "tas_balanced", "gates_flipped", "many_workloads"})
+                    "tas_balanced", "gates_flipped", "many_workloads", "elastic"})
 # the gates `gates_flipped` sets to their other value: kadmit.manifests.gates.MODELLED but TASBalancedPlacement
 # (KAD263: a Kueue panic), MultiKueue's and DRA's (no generated cluster has a MultiKueue check; DRA's need `dra`)
 FLIPPABLE = ("AdmissionFairSharing", "AdmissionGatedBy", "AssignQueueLabelsForPods", "FairSharingPreemptWithinNominal",
@@ -1340,6 +1345,8 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
                         "handler": "kata", "overhead": {"podFixed": {"cpu": "250m", "memory": "128Mi"}}})
     if limit_ranges and "limit_range" not in d.features:
         d.features.add("limit_range_unused")
+    if d.on("elastic", 1):  # (opt-in: draws nothing unless allowed)
+        _elastic(d, docs)
     if "requeue_near" in d.features:
         _requeue_near(docs)
     if "wl_priority_class" in d.features and not any(doc["kind"] == "WorkloadPriorityClass" for doc in docs):
@@ -1352,6 +1359,11 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
         _gates_default(d, docs)
     if d.on("gates_flipped", 1):  # (opt-in: draws nothing unless allowed)
         _gates_flipped(d, docs)
+    if "elastic" in d.features:  # (after `gates_default`, which may name them at their defaults)
+        gates = _configuration(docs).setdefault("featureGates", {})
+        gates["ElasticJobsViaWorkloadSlices"] = True
+        if "elastic_tas" in d.features:
+            gates["ElasticJobsViaWorkloadSlicesWithTAS"] = True
     return Cluster(docs, d.features)
 
 
@@ -1380,6 +1392,35 @@ def _workload_more(d: _Draw, wl: dict) -> None:
         if gate != "absent":
             wl.setdefault("status", {})["preemptionGates"] = [
                 {"name": "example.com/gate", "position": gate, "lastTransitionTime": _stamp(START)}]
+
+
+def _elastic(d: _Draw, docs: list[dict]) -> None:
+    """`elastic`: a slice replacing an admitted generated Workload (none where there is none: the switch is then
+    off), its pod sets the old one's with one count scaled, created with the latest object (the oracle's clock
+    starts after it: `_requeue_near`), without the old one's status; `elastic_tas` drawn with `tas`."""
+    olds = [x for x in docs if x["kind"] == "Workload" and "admission" in x.get("status", {})
+            and not x["metadata"].get("ownerReferences")]
+    if not olds:
+        d.features.discard("elastic")
+        return
+    old = olds[d.int(0, len(olds) - 1)]
+    new = {"apiVersion": old["apiVersion"], "kind": "Workload", "spec": copy.deepcopy(old["spec"])}
+    made = max(x["metadata"]["creationTimestamp"] for x in docs if x.get("metadata", {}).get("creationTimestamp"))
+    meta = old["metadata"]
+    new["metadata"] = {"name": f"{meta['name']}-s2", "namespace": meta["namespace"],
+                       "uid": meta["uid"][:-12] + "9" + meta["uid"][-11:], "creationTimestamp": made,
+                       "annotations": {"kueue.x-k8s.io/workload-slice-replacement-for": f"{meta['namespace']}/{meta['name']}"}}
+    scale = d.pick(["up", "up", "down", "same"], "elastic_scale")
+    ps = d.pick([p for p in new["spec"]["podSets"] if p["name"] != "leader"] or new["spec"]["podSets"])
+    if scale == "up":
+        ps["count"] += d.int(1, 3)
+    elif scale == "down" and ps["count"] > 1:
+        ps["count"] -= d.int(1, ps["count"] - 1)
+    if ps.get("minCount", 0) >= ps["count"]:
+        ps.pop("minCount")
+    if "tas" in d.features:
+        d.on("elastic_tas")
+    docs.append(new)
 
 
 def _configuration(docs: list[dict]) -> dict:
