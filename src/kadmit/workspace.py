@@ -409,15 +409,20 @@ def _empty_note(name: str, suffix: str, diags: Diagnostics) -> None:
 
 
 def _templated(text: str, name: str, diags: Diagnostics) -> bool:
-    """Whether a manifest file is a Go template (`{{ … }}`: Helm, gomplate): not read, listed (KAD020)."""
+    """Whether a manifest file is a Go template (`{{ … }}`: Helm, gomplate) or a Jinja one (`{% … %}`: Ansible's,
+    cloud-init's): not read, listed (KAD020)."""
     from kadmit.manifests.codes import KAD020
     from kadmit.manifests.notread import template_line
 
     at = template_line(text)
     if at is None:
         return False
-    diags.emit(KAD020, "not read: a Go template (`{{ … }}`), not a manifest", Span(name, at[0], at[1], at[0], at[1] + 2),
-               help="kadmit reads the manifests a template renders to (`helm template …`, `gomplate …`)")
+    line = text.split("\n", at[0])[at[0] - 1]
+    jinja = line.startswith(("{%", "{#"), at[1] - 1)
+    diags.emit(KAD020, "not read: a Jinja template (`{% … %}`), not a manifest" if jinja else
+               "not read: a Go template (`{{ … }}`), not a manifest", Span(name, at[0], at[1], at[0], at[1] + 2),
+               help="kadmit reads the manifests a template renders to (`helm template …`, `gomplate …`"
+                    + (", `ansible-playbook …`)" if jinja else ")"))
     return True
 
 

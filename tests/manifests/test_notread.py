@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from kadmit.diagnostics import Diagnostics, Severity
 from kadmit.manifests import read_manifest_text
-from kadmit.manifests.notread import _TEMPLATE, go_action, template_line
+from kadmit.manifests.notread import _TEMPLATE, is_action, template_line
 
 CASES = [
     ("ci.yml", "name: ci\non: [push]\njobs:\n  t: {runs-on: ubuntu-latest, steps: []}\n", "a GitHub Actions workflow"),
@@ -71,10 +71,15 @@ def test_template_actions_but_not_github_expressions() -> None:
     assert template_line("{{- end }}\n") == (1, 1) and template_line("a: {{ $x.y }}\n") == (1, 4)
     # a bare name with no space: another tool's placeholder (the Kubernetes examples' vitess templates:
     # `vttablet-{{uid}}`, `{{backup_flags}}`); text/template refuses it (function "uid" not defined).
-    # With a space, or with arguments, it stays an action (Helm's `{{ now }}`, `{{include "x" .}}`)
+    # With arguments it stays an action (`{{include "x" .}}`), as Helm's function `{{ now }}` does
     assert template_line("name: vttablet-{{uid}}\nargs: '{{backup_flags}}'\n") is None
     assert template_line("a: {{ now }}\n") == (1, 4) and template_line('a: {{include "x" .}}\n') == (1, 4)
-    assert template_line("a: {{uid}}\nb: {{ .Values.x }}\n") == (2, 4)
+    assert template_line("a: x-{{uid}}\nb: {{ .Values.x }}\n") == (2, 4)
+    # one that starts a plain value is a template's all the same: YAML reads a flow mapping there (Ansible's
+    # `name: {{ app_name }}`), which kubectl refuses; not on a line that only continues a quoted value
+    assert template_line("a: {{uid}}\n") == (1, 4) and template_line("- {{ item }}\n") == (1, 3)
+    assert template_line("- name: {{ x || y }}\n") == (1, 9)
+    assert template_line('a: "x\n  {{backup_flags}}" y\n') is None
 
 
 def test_other_tools_expressions_are_no_actions() -> None:
@@ -90,7 +95,7 @@ def test_other_tools_expressions_are_no_actions() -> None:
     assert template_line("a: '{{ x || y }}{{ .Values.x }}'\n") == (1, 17)
     # keywords and Helm's functions without arguments stay actions; `||` or `(` inside a Go string is text
     assert template_line("{{ end }}\n") == (1, 1) and template_line("a: {{- else -}}\n") == (1, 4)
-    assert template_line("a: {{ endpoint }}\n") is None
+    assert template_line("a: '{{ endpoint }}'\n") is None
     assert template_line('a: {{ .X | default "a||b(c)\\n" }}\n') == (1, 4)
     assert template_line("a: {{ include \"x\" (dict \"k\" .v) }}\n") == (1, 4)
 
@@ -113,7 +118,7 @@ def test_template_text_in_a_block_scalar_is_no_action() -> None:
 def test_template_line_is_the_first_match_of_the_pattern(text: str) -> None:
     """Searching from the first `{{` finds what searching the whole text finds (the lookbehind
     still sees the character before it): the first match that is a Go action."""
-    m = next((m for m in _TEMPLATE.finditer(text) if go_action(m)), None)
+    m = next((m for m in _TEMPLATE.finditer(text) if is_action(text, m, text.rfind("\n", 0, m.start()) + 1)), None)
     want = None if m is None else (text.count("\n", 0, m.start()) + 1, m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1)
     assert template_line(text) == want
 
@@ -136,3 +141,22 @@ def test_a_go_template_files_objects_are_listed_not_read(tmp_path) -> None:
     assert all(s.reason.startswith("not read: its file is a Go template") for s in loaded.model.skipped)
     assert sorted(d.span.file.rsplit("/", 1)[-1] for d in loaded.diagnostics.items if d.code == "KAD020") == [
         "a.yaml", "b.yaml"]
+
+
+def test_jinja_templates_and_ansible_lists_are_listed_not_read() -> None:
+    """A Jinja statement or comment outside a quoted value makes a file a template (cloud-init's, Ansible's), whose
+    `{{ x }}` placeholders are no Go actions; an Ansible task list or playbook (a list of mappings, none an object)
+    is listed as not read (KAD020), not refused as a list where an object was expected (KAD154)."""
+    assert template_line("a: 1\n{% set v = 'x' %}\nb: {{ v }}\n") == (2, 1)
+    assert template_line("a: '{% raw %}'\nb: \"{# c #}\"\n") is None  # quoted: text
+    assert template_line("a: |\n  {% if x %}y{% endif %}\n") is None  # a block scalar's text
+    for text, what in [("- name: a\n  shell: b\n- name: c\n  user: {name: '{{ u }}'}\n", "an Ansible task list"),
+                       ("- hosts: all\n  tasks: []\n", "an Ansible playbook"), ("- a: 1\n- b: 2\n", "a list of mappings")]:
+        diags = Diagnostics()
+        read_manifest_text(text, "main.yml", diags)
+        assert [(d.code, d.severity, d.message) for d in diags.items] == [
+            ("KAD020", Severity.NOTE, f"not read: {what}, not a Kubernetes object (a list, and no item has "
+                                      "`apiVersion` or `kind`)")]
+    diags = Diagnostics()
+    read_manifest_text("- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a}\n", "list.yaml", diags)
+    assert [d.code for d in diags.items] == ["KAD154"]  # a list of objects: kubectl wants `kind: List`

@@ -9,8 +9,11 @@ KAD020 = register(
     "KAD020", "not read: not a manifest", "note",
     "A file or document that is neither a Kubernetes object nor kadmit policy, and so is not read: "
     "a YAML or JSON mapping with none of `apiVersion`, `kind`, `metadata` and `spec` (Helm values, a "
-    "CI workflow, kadmit's own JSON or SARIF output, other tools' settings), a Go template (a line "
-    "with `{{ … }}`), or any file of a Helm chart (a folder holding `Chart.yaml`), whose templates "
+    "CI workflow, kadmit's own JSON or SARIF output, other tools' settings), a list of such mappings (an "
+    "Ansible task list or playbook), a Go template (a line with a `{{ … }}` action Go's text/template parses, "
+    "or another tool's placeholder starting a plain value, where YAML reads a flow mapping; one in a quoted "
+    "value, such as Kyverno's `\"{{request.object.x || ''}}\"`, is the manifest's text), a Jinja template (a "
+    "`{% … %}` outside a quoted value), or any file of a Helm chart (a folder holding `Chart.yaml`), whose templates "
     "`helm template` renders into manifests kadmit reads, or a file that holds no document at all "
     "(empty, or only comments). Each is listed once, with what it is; "
     "everything else is read. A document that has some of those keys is read as an object and its "

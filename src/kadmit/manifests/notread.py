@@ -10,17 +10,16 @@ from kadmit.manifests.yamltree import MAP, SEQ, STR, Val
 
 # Keys that make a mapping a Kubernetes object, even a broken one (reported as such: KAD155, …)
 OBJECT_KEYS = ("apiVersion", "kind", "metadata", "spec")
-# A Go template action (Helm, gomplate, …): `{{ … }}` on one line, not GitHub's `${{ … }}`, nor
-# what Go's text/template cannot parse as an action but other tools write in quoted values of real
-# manifests: Argo Workflows' `{{inputs.parameters.message}}` (a dotted name without the leading
-# dot), `{{=expression}}`, and a bare name, `{{uid}}` (a placeholder another tool fills: the
-# Kubernetes examples' vitess templates; text/template refuses it, `function "uid" not defined`,
-# and `kubectl apply` takes the file as it is), with spaces too (Pipelines-as-Code's
-# `{{ git_auth_secret }}`) unless it is a keyword or a function of Helm's that takes no argument
-# (`{{ end }}`, `{{ now }}`)
-_TEMPLATE = re.compile(r"(?<![$\\])\{\{(?!\s*=)(?![\w-]+(?:\.[\w-]+)+\s*\}\})"
-                       r"(?![A-Za-z_][\w-]*\}\})(?!\s+(?!(?:end|else|break|continue|now|uuidv4|true|false)\s*\}\})"
-                       r"[A-Za-z_][\w-]*\s*\}\})-?\s*([^{}\n]*)\}\}")
+# A Go template action (Helm, gomplate, …): `{{ … }}` on one line, not GitHub's `${{ … }}` (a candidate: `is_action`
+# says whether it is one)
+_TEMPLATE = re.compile(r"(?<![$\\])\{\{([^{}\n]*)\}\}")
+# What Go's text/template cannot parse as an action but other tools write in quoted values of real manifests
+# (`kubectl apply` takes the file as it is): Argo Workflows' `{{inputs.parameters.message}}` (a dotted name without
+# the leading dot) and `{{=expression}}`; a bare name, `{{uid}}` (the Kubernetes examples' vitess templates: text/
+# template refuses it, `function "uid" not defined`), with spaces too (Pipelines-as-Code's `{{ git_auth_secret }}`)
+# unless it is a keyword or a function of Helm's that takes no argument (`{{ end }}`, `{{ now }}`)
+_PLACEHOLDER = re.compile(r"\s*=.*|[\w-]+(?:\.[\w-]+)+\s*|[A-Za-z_][\w-]*|"
+                          r"\s+(?!(?:end|else|break|continue|now|uuidv4|true|false)\s*$)[A-Za-z_][\w-]*\s*")
 # a Go string literal in an action ("…" with escapes, `…` raw)
 _GO_STRING = re.compile(r'"(?:[^"\\]|\\.)*"|`[^`]*`')
 # what text/template refuses outside a string literal of an action, and other tools' expressions hold
@@ -28,11 +27,25 @@ _GO_STRING = re.compile(r'"(?:[^"\\]|\\.)*"|`[^`]*`')
 # `{{request.object.metadata.labels.\"kueue.x-k8s.io/queue-name\"}}`): `||` and `&&` (Go: `unexpected
 # "|" in command`), a name called as `f(x)` (`unexpected "(" in operand`), a backslash (`bad character`)
 _NOT_GO = re.compile(r"\|\||&&|\w\(|\\")
+# a Jinja statement or comment on one line (`{% if x %}`, `{# note #}`: Ansible's templates, cloud-init's), which
+# neither YAML nor a manifest holds outside a quoted value: the file is a template (its `{{ x }}` being another's)
+_JINJA = re.compile(r"\{%.*%\}|\{#.*#\}")
+# the text of a line before a plain value it starts (`key: `, `- `, `- key: `): a `{{` there opens a flow mapping
+_NODE_START = re.compile(r"[ \t]*(?:(?:-[ \t]+)+(?:[\w./-]+:[ \t]+)?|[\w./-]+:[ \t]+)")
 
 
 def go_action(m: re.Match[str]) -> bool:
     """Whether a match of `_TEMPLATE` is an action text/template can parse (no other tool's expression)."""
-    return _NOT_GO.search(_GO_STRING.sub('""', m.group(1))) is None
+    inner = m.group(1)
+    return _PLACEHOLDER.fullmatch(inner) is None and \
+        _NOT_GO.search(_GO_STRING.sub('""', inner.lstrip("-").lstrip())) is None
+
+
+def is_action(text: str, m: re.Match[str], line_start: int) -> bool:
+    """Whether a match of `_TEMPLATE` makes its file a template: a Go action (`go_action`), or another tool's
+    placeholder that starts a plain value (`name: {{ app_name }}`, Ansible's; YAML reads a flow mapping there, which
+    kubectl refuses), so the file is a template all the same (KAD020) rather than a manifest in error."""
+    return go_action(m) or _NODE_START.fullmatch(text, line_start, m.start()) is not None
 
 
 def is_object(doc: Val) -> bool:
@@ -49,18 +62,30 @@ def template_line(text: str) -> tuple[int, int] | None:
     block scalar is text of the manifest, no action (a ConfigMap holding a Jinja chat template,
     `{{- bos_token }}`: GKE's ai-ml/adk-vllm deploy-llm.yaml, which `kubectl apply` takes as it is)."""
     at = text.find("{{")  # every action starts with one; the pattern's lookbehind alone would try each character
+    if ("{%" in text or "{#" in text) and (jinja := _jinja_line(text)) is not None:
+        return jinja
     while at >= 0:
         m = _TEMPLATE.search(text, at)  # (the lookbehind still sees the character before `at`)
         if m is None:
             return None
         start = text.rfind("\n", 0, m.start()) + 1
-        if not go_action(m):
+        if not is_action(text, m, start):
             at = text.find("{{", m.end())
             continue
         if not _in_block_scalar(text, start):
             return text.count("\n", 0, m.start()) + 1, m.start() - start + 1
         eol = text.find("\n", m.start())
         at = text.find("{{", eol + 1) if eol >= 0 else -1
+    return None
+
+
+def _jinja_line(text: str) -> tuple[int, int] | None:
+    """The line and column of the first Jinja statement or comment not in a block scalar nor after a quote on its
+    line (a quoted value may hold one), or None."""
+    for m in _JINJA.finditer(text):
+        start = text.rfind("\n", 0, m.start()) + 1
+        if not any(q in text[start:m.start()] for q in "'\"") and not _in_block_scalar(text, start):
+            return text.count("\n", 0, m.start()) + 1, m.start() - start + 1
     return None
 
 
@@ -146,6 +171,16 @@ def _helm(doc: Val, file: str) -> str | None:
 def describe(doc: Val, file: str) -> str | None:
     """What a mapping that is not a Kubernetes object is, as best told from its path and keys."""
     return _kadmit_output(doc) or _ci(doc, file) or _helm(doc, file)
+
+
+def list_message(doc: Val) -> str | None:
+    """What a document that is a list of mappings none of which is an object is (an Ansible playbook or task
+    list), as a KAD020 note's words; None for any other list (`expected a Kubernetes object`, KAD154)."""
+    if not doc.v or any(i.kind != MAP or is_object(i) for i in doc.v):
+        return None
+    what = "an Ansible playbook" if any("hosts" in i.v or "import_playbook" in i.v for i in doc.v) else \
+        "an Ansible task list" if all("name" in i.v or "include_tasks" in i.v for i in doc.v) else "a list of mappings"
+    return f"not read: {what}, not a Kubernetes object (a list, and no item has `apiVersion` or `kind`)"
 
 
 def message(doc: Val, file: str) -> str:

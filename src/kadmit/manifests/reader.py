@@ -16,7 +16,7 @@ from kadmit.manifests.jobs import external, pods
 from kadmit.manifests.codes import KAD020, KAD154, KAD157, KAD160, KAD171
 from kadmit.manifests.fields import Fields, Invalid, Meta, NotRead
 from kadmit.manifests.schema import coverage
-from kadmit.manifests.yamltree import DESCRIBE, MAP, NULL, STR, Val, parse_documents
+from kadmit.manifests.yamltree import DESCRIBE, MAP, NULL, SEQ, STR, Val, parse_documents
 from kadmit.model import SKIPPED_NAMED, Fragment, ObjectRef, Skipped, UnreadKind
 from kadmit.source import Span
 
@@ -200,6 +200,10 @@ class _Reader:
         if node.kind == NULL:
             return
         if list_type is None and self.stream is not None and self._listed(node):
+            return
+        if node.kind == SEQ and list_type is None and (unread := notread.list_message(node)) is not None:
+            f.diags.emit(KAD020, unread, Span(f.file, node.line + 1, node.col + 1, node.line + 1, node.col + 2),
+                         help=NOT_READ_HELP)
             return
         if node.kind != MAP:
             f.diags.emit(KAD154, f"expected a Kubernetes object (a mapping), found {DESCRIBE[node.kind]}",
