@@ -185,7 +185,7 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
     jobs = whole_jobs(model.config, jobs)
     jobs = [slices.spark_gated(j, elastic) for j in jobs]  # the SparkApplication webhook reads the gate
     if elastic:
-        clusters = {(j.object.namespace or "default", j.object.name): j.generation for j in jobs
+        clusters = {(j.object.namespace or "default", j.object.name): j for j in jobs
                     if (j.object.kind, j.object.api_version.partition("/")[0]) == ("RayCluster", "ray.io")}
         jobs = [slices.named(j, enabled(model.config, "TopologyAwareScheduling"), clusters) for j in jobs]
     present = {(j.object.kind, j.object.namespace or "default", j.object.name): j for j in jobs}

@@ -32,19 +32,19 @@ SPARK_DYNAMIC = ("a kueue managed job can use dynamicAllocation only when the El
                  "is on and the job is an elastic job")
 
 
-def slice_name(job: Job, wl: Workload, clusters: dict[tuple[str, str], int] | None = None) -> str:
+def slice_name(job: Job, wl: Workload, clusters: dict[tuple[str, str], Job] | None = None) -> str:
     """Kueue's newWorkloadName for a job with slicing on: GenerateWorkloadNameWithExtra, the job's generation the
     extra (every slice of a job scaled gets a name of its own). A RayJob's or RayService's extra is
     raycluster.GetWorkloadNameExtraPart: `<generation>_<its RayCluster's>` where the RayCluster its status names
-    (a RayService's `activeServiceStatus.rayClusterName`) is among `clusters` ((namespace, name) ->
-    generation): the reconciler first annotates the job with that generation (GetWorkloadslicingRayClusterCustomAnnotations,
+    (a RayService's `activeServiceStatus.rayClusterName`) is among `clusters` ((namespace, name) -> the
+    RayCluster): the reconciler first annotates the job with that generation (GetWorkloadslicingRayClusterCustomAnnotations,
     "" where the RayCluster is not found: the job's generation alone)."""
     ref = job.object
     base = wl.name[: -HASH_LENGTH - 1]
     group = ref.api_version.rpartition("/")[0]
     extra = str(wl.elastic)
-    if job.ray_cluster and (cluster := (clusters or {}).get((ref.namespace or "default", job.ray_cluster))) is not None:
-        extra += f"_{cluster}"
+    if (cluster := _cluster_of(job, clusters)) is not None:
+        extra += f"_{cluster.generation}"
     digest = hashlib.sha1("\n".join((ref.kind, group, ref.name, ref.uid or "", extra)).encode(
         "utf-8", "surrogatepass")).hexdigest()
     return f"{base}-{digest[:HASH_LENGTH]}"
@@ -65,15 +65,38 @@ def pod_sliced(job: Job) -> bool:
     return job.framework == "pod" and bool(job.workloads) and all(w.elastic is not None for w in job.workloads)
 
 
-def named(job: Job, tas: bool, clusters: dict[tuple[str, str], int] | None = None) -> Job:
+def _cluster_of(job: Job, clusters: dict[tuple[str, str], Job] | None) -> Job | None:
+    """The RayCluster a RayJob's or RayService's status names, where the input holds it."""
+    return (clusters or {}).get((job.object.namespace or "default", job.ray_cluster)) if job.ray_cluster else None
+
+
+def _autoscaled(job: Job, cluster: Job | None) -> Job:
+    """raycluster.UpdatePodSets: an elastic RayJob's or RayService's pod sets with in-tree autoscaling, each worker
+    group counted as the RayCluster its status names counts it (replicas × numOfHosts: that RayCluster's own pod
+    sets), where the input holds it; a group of the RayCluster the job lacks is Kueue's error ("PodSet name
+    mismatch", no Workload made or changed): kept as the job's spec counts it (not modelled)."""
+    if cluster is None or not cluster.workloads:
+        return job
+    counts = {ps.name: ps.count for ps in cluster.workloads[0].pod_sets if ps.name != "head"}
+    mine = {ps.name for w in job.workloads for ps in w.pod_sets}
+    if not counts.keys() <= mine:
+        return job
+    said = f" (in-tree autoscaling: RayCluster `{cluster.object.name}` counts {{}})"
+    return job.model_copy(update={"workloads": tuple(w.model_copy(update={"pod_sets": tuple(
+        ps.model_copy(update={"count": counts[ps.name], "origin": (ps.origin or "") + said.format(counts[ps.name])})
+        if ps.name in counts else ps for ps in w.pod_sets)}) for w in job.workloads)})
+
+
+def named(job: Job, tas: bool, clusters: dict[tuple[str, str], Job] | None = None) -> Job:
     """An elastic job as Kueue takes it with the gate on: its Workloads named as Kueue names a slice
     (`slice_name`), a Ray cluster's in-tree autoscaling no longer refused (the RayCluster webhook's
     isAnElasticJob, raycluster.ValidateCreate's workloadslicing.Enabled), and a batch Job asking a required or
     preferred topology for its pods refused, where the TopologyAwareScheduling gate (`tas`) is on (the Job webhook's
     validateTopologyRequest, after ValidateTASPodSetRequest's own refusals, which leave the pod set no topology).
     A single elastic pod's Workload is named as a slice too (Pod.ConstructComposableWorkload: ConstructWorkload,
-    newWorkloadName); a pod group's keeps the group's name (NewGroupWorkload). `clusters`: the RayClusters' generations
-    (`slice_name`)."""
+    newWorkloadName); a pod group's keeps the group's name (NewGroupWorkload). `clusters`: the RayClusters, whose
+    generations name a RayJob's or RayService's slices (`slice_name`) and whose worker groups count them under
+    in-tree autoscaling (`_autoscaled`)."""
     if pod_sliced(job) and job.group_total is None:
         return job.model_copy(update={"workloads": tuple(w.model_copy(update={"name": slice_name(job, w)})
                                                          for w in job.workloads)})
@@ -81,6 +104,8 @@ def named(job: Job, tas: bool, clusters: dict[tuple[str, str], int] | None = Non
         return job
     from kadmit.manifests.jobs.ray import AUTOSCALING, SLICING
     refusals = tuple(r for r in job.refusals if not r.message.endswith((AUTOSCALING, SLICING)))
+    if len(refusals) < len(job.refusals):  # in-tree autoscaling (refused but for an elastic job): its RayCluster's counts
+        job = _autoscaled(job, _cluster_of(job, clusters))
     pod_sets = job.workloads[0].pod_sets
     mode = pod_sets[0].topology.mode if pod_sets and pod_sets[0].topology is not None else None
     if tas and job.framework == "batch/job" and mode in ("required", "preferred"):
