@@ -18,7 +18,6 @@ import (
 
 	"github.com/kadmit/kadmit/tools/kueue-oracle/internal/cluster"
 	"github.com/kadmit/kadmit/tools/kueue-oracle/internal/input"
-	"github.com/kadmit/kadmit/tools/kueue-oracle/internal/jobs"
 	"github.com/kadmit/kadmit/tools/kueue-oracle/internal/objects"
 	"github.com/kadmit/kadmit/tools/kueue-oracle/internal/report"
 )
@@ -229,7 +228,7 @@ func decide(ctx context.Context, paths []string, opts admitOptions) (admitOutput
 	if err != nil {
 		return out, err
 	}
-	scheme := objects.NewScheme(jobs.AddToScheme)
+	scheme := clusterScheme()
 	defaulter, err := objects.KueueDefaulter()
 	if err != nil {
 		return out, err

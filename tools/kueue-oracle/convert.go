@@ -169,7 +169,7 @@ func convertPaths(ctx context.Context, paths []string, gates string) (*convertOu
 	if err != nil {
 		return nil, err
 	}
-	scheme := objects.NewScheme(jobs.AddToScheme)
+	scheme := clusterScheme()
 	defaulter, err := objects.KueueDefaulter()
 	if err != nil {
 		return nil, err

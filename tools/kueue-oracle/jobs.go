@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -109,6 +110,27 @@ func (j *jobsRun) convert(ctx context.Context, cl client.Client, clk clock.Clock
 			Ref: objects.Ref{APIVersion: o.APIVersion, Kind: o.Kind, Namespace: o.Namespace, Name: o.Name}, Reason: s.Reason})
 	}
 	return converted.Workloads, nil
+}
+
+// clusterScheme is the scheme of one path's cluster (admit, convert): the kinds Kueue's manager registers and every
+// integration's job kinds. One is built and used again while no cluster changed it, where building one for each
+// --each path was a tenth of a small cluster's time. A cluster may: the fake client registers the kind of an
+// unstructured object it holds that the scheme does not know (controller-runtime's
+// addToSchemeIfUnknownAndUnstructuredOrPartial: a kind an external framework names), its only change to a scheme.
+// A scheme that came back knowing more kinds is dropped, so each path is decided on the scheme a process of its
+// own builds (with one shared across paths, a later path read such a kind as held in the cluster).
+func clusterScheme() *runtime.Scheme {
+	if s := lastScheme.scheme; s != nil && len(s.AllKnownTypes()) == lastScheme.kinds {
+		return s
+	}
+	s := objects.NewScheme(jobs.AddToScheme)
+	lastScheme.scheme, lastScheme.kinds = s, len(s.AllKnownTypes())
+	return s
+}
+
+var lastScheme struct {
+	scheme *runtime.Scheme
+	kinds  int // how many kinds it knew when built
 }
 
 // jobIndexes registers the job integrations' field indexes.

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/events"
@@ -145,10 +146,31 @@ func (m *stubManager) Add(r manager.Runnable) error {
 }
 
 // mapperOf maps every kind of the scheme (the fake client's own mapper knows none): SetupControllers
-// defers an integration whose kind the API server does not serve.
+// defers an integration whose kind the API server does not serve. The last one is kept and given again
+// for the same scheme knowing the same kinds (a mapper is only read), where building it for each run was
+// a twentieth of a small cluster's time.
 func mapperOf(s *runtime.Scheme) meta.RESTMapper {
+	kinds := s.AllKnownTypes()
+	lastMapper.mu.Lock()
+	defer lastMapper.mu.Unlock()
+	if lastMapper.scheme == s && lastMapper.kinds == len(kinds) {
+		return lastMapper.mapper
+	}
+	m := newMapper(kinds)
+	lastMapper.scheme, lastMapper.kinds, lastMapper.mapper = s, len(kinds), m
+	return m
+}
+
+var lastMapper struct {
+	mu     sync.Mutex
+	scheme *runtime.Scheme
+	kinds  int
+	mapper meta.RESTMapper
+}
+
+func newMapper(kinds map[schema.GroupVersionKind]reflect.Type) meta.RESTMapper {
 	m := meta.NewDefaultRESTMapper(nil)
-	for gvk := range s.AllKnownTypes() {
+	for gvk := range kinds {
 		if gvk.Version == runtime.APIVersionInternal || strings.HasSuffix(gvk.Kind, "List") {
 			continue
 		}
