@@ -38,7 +38,8 @@ def kubectl(tmp_path: Path, refused: dict[Target, str]) -> k.Kubectl:
         return json.dumps({"apiVersion": "v1", "items": docs, "kind": "List", "metadata": {"resourceVersion": ""}},
                           indent=4) + "\n" if docs else read.EMPTY_LIST
     cases = []
-    for kinds in ([JOBS], [NODES], [QUEUES], [FLAVORS], [JOBS, NODES, QUEUES, FLAVORS]):
+    for kinds in ([JOBS], [NODES], [QUEUES], [FLAVORS], [JOBS, NODES], [QUEUES, FLAVORS],
+                  [JOBS, NODES, QUEUES, FLAVORS]):
         name = ",".join(t.qualified for t in kinds)
         (tmp_path / f"{name}.out").write_text(listing(kinds))
         (tmp_path / f"{name}.err").write_text("".join(refused[t] + "\n" for t in kinds if t in refused))
@@ -79,13 +80,15 @@ def test_a_batch_larger_than_a_kinds_limit_cuts_the_kinds_whose_own_get_would_pr
                                                                                          monkeypatch) -> None:
     """Each kind is held to `--max-file-size` as its own `kubectl get` prints it: a batch within the kinds' limits
     together is read whole and each kind's own print measured (`read._printed`, `read._alone`): over its limit
-    by a byte, that kind alone is cut; a batch past the limits together (some kind must be over) is listed kind
-    by kind. The limits: a kind's own print exactly (it is read), the batch's together, fewer."""
+    by a byte, that kind alone is cut; a batch past the limits together (some kind must be over) is listed in
+    halves, and so on. The limits: a kind's own print exactly (it is read), the batch's together; a little less
+    (the half with the Jobs is read whole, the other half kind by kind); an empty List's (kind by kind)."""
     targets = [JOBS, NODES, QUEUES, FLAVORS]
     kube = kubectl(tmp_path, {NODES: refusal(NODES)})
     jobs, queues = (len((tmp_path / f"{t.qualified}.out").read_text()) for t in (JOBS, QUEUES))
     whole = len((tmp_path / f"{','.join(t.qualified for t in targets)}.out").read_text())
-    for limit, batched_runs in ((jobs, 1), (whole // len(targets) + 1, 1), (read._alone([]), 1 + len(targets))):
+    assert whole // 4 - 2 >= (jobs + 1) // 2 and queues > 2 * (whole // 4 - 2)  # the halves' limits, below
+    for limit, batched_runs in ((jobs, 1), (whole // 4 + 1, 1), (whole // 4 - 2, 1 + 2 + 2), (read._alone([]), 7)):
         (tmp_path / "runs").unlink(missing_ok=True)
         batched, single, charged, charged_alone = both_ways(kube, targets, monkeypatch, limit)
         assert batched == single and charged == charged_alone

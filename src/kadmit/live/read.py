@@ -8,16 +8,17 @@ Where the proxy won't start, in BATCHES `kubectl get KIND,KIND,… -o json` run 
 ConfigMap alone in its namespace; each kubectl costs about 0.1 s of CPU to start, which one `get` per kind pays 35
 times over: bench/live_read.py); where a batch fails only for kinds the user may not list cluster-wide, the others are
 as it listed them and those are refused in its words, and each kind is held to `--max-file-size` as its own `get`
-prints it (measured in the batch's text); a batch that fails otherwise, or prints more than its kinds' limits
-together, is listed again one `get` per kind, so that each kind's own outcome is known. A kind the user may not list
-in every namespace at once is listed namespace by namespace. The objects are written as YAML, laid out as `kubectl get
--o yaml` lays them out, with their trees (`snapshot.composed`, `live.emit`): the text is what `kadmit snapshot` writes
-and what `--cluster` reads as a source, so diagnostics point into it, and `--cluster` takes the trees instead of
-parsing the text again. What could not be read at all is an error without a place (KAD030-KAD033, KAD035, KAD038);
-what could not be listed is a line of the header, reported wherever the text is read (KAD034, `snapshot.replay`).
-Every read is bounded: a kind's listing at most `--max-file-size` bytes (pages and namespaces together, as the server
-or kubectl sends them), each request within its timeout; a listing stopped for either, or cut short by the server, is
-an error naming the kind and where (KAD039), and nothing is decided on half of it.
+prints it (measured in the batch's text); a batch that fails otherwise is listed again one `get` per kind, so that
+each kind's own outcome is known, and one that prints more than its kinds' limits together in halves, and so on. A
+kind the user may not list in every namespace at once is listed namespace by namespace. The objects are written as
+YAML, laid out as `kubectl get -o yaml` lays them out, with their trees (`snapshot.composed`, `live.emit`): the text
+is what `kadmit snapshot` writes and what `--cluster` reads as a source, so diagnostics point into it, and `--cluster`
+takes the trees instead of parsing the text again. What could not be read at all is an error without a place
+(KAD030-KAD033, KAD035, KAD038); what could not be listed is a line of the header, reported wherever the text is read
+(KAD034, `snapshot.replay`). Every read is bounded: a kind's listing at most `--max-file-size` bytes (pages and
+namespaces together, as the server or kubectl sends them), each request within its timeout; a listing stopped for
+either, or cut short by the server, is an error naming the kind and where (KAD039), and nothing is decided on half of
+it.
 """
 
 from __future__ import annotations
@@ -219,25 +220,33 @@ def _batches(targets: list[Target]) -> list[list[Target]]:
 
 def _list_all(kube: k.Kubectl, pool: ThreadPoolExecutor, targets: list[Target],
               budgets: dict[Target, k.Budget]) -> list[Listed]:
-    """Every kind, by batches; the kinds of a batch that failed (one kind forbidden fails them all, or
-    together they print more than their limits) listed again one `kubectl get` each, so that each kind's
-    own outcome is known."""
-    batches = _batches(targets)
+    """Every kind, by batches (`_list_batch`); the kinds of a batch that failed otherwise than it can tell each
+    kind's outcome by are listed again one `kubectl get` each, so that each kind's own outcome is known, and a
+    batch that printed more than its kinds' limits together is listed again in halves, and so on (some kind is
+    over its limit: one such among many costs a few runs, not one per kind)."""
     got: dict[Target, Listed] = {}
-    again: list[Target] = []
-    for batch, result in zip(batches, pool.map(lambda b: _list_batch(kube, b, budgets), batches)):
-        if result is None:
-            again.extend(batch)
-        else:
-            got.update(result)
-    got.update(zip(again, pool.map(lambda t: _list(kube, t, budgets[t]), again)))
+    batches = _batches(targets)
+    while batches:
+        again: list[list[Target]] = []
+        for batch, result in zip(batches, pool.map(lambda b: _list_batch(kube, b, budgets), batches)):
+            if isinstance(result, dict):
+                got.update(result)
+            elif result == _TOO_LARGE:
+                again += [batch[:(len(batch) + 1) // 2], batch[(len(batch) + 1) // 2:]]
+            else:
+                again += [[t] for t in batch]
+        batches = again
     return [got[t] for t in targets]
 
 
-def _list_batch(kube: k.Kubectl, batch: list[Target], budgets: dict[Target, k.Budget]) -> dict[Target, Listed] | None:
+_TOO_LARGE = "too large"  # what `_list_batch` says of a batch that printed more than its kinds' limits together
+
+
+def _list_batch(kube: k.Kubectl, batch: list[Target],
+                budgets: dict[Target, k.Budget]) -> dict[Target, Listed] | str | None:
     """One `kubectl get KIND,KIND,… --all-namespaces -o json`, its objects sorted to their kinds by their own
-    `apiVersion` and `kind`; None when it failed otherwise than below or can't be sorted, or printed more than
-    the kinds' limits together (some kind's own listing is over its limit: each is then listed alone). Each kind
+    `apiVersion` and `kind`; None when it failed otherwise than below or can't be sorted, _TOO_LARGE when it
+    printed more than the kinds' limits together (some kind's own listing is over its limit). Each kind
     is held to its limit as its own `get` would print it (`_printed`, `_alone`): one over it is cut as that run
     is. Kinds that may not be listed cluster-wide (`_refused`) fail as their own `get` does: kubectl goes on
     past a kind's error and lists the others."""
@@ -247,8 +256,8 @@ def _list_batch(kube: k.Kubectl, batch: list[Target], budgets: dict[Target, k.Bu
     run = kube.run("get", ",".join(t.qualified for t in batch), "--all-namespaces", "-o", "json",
                    f"--request-timeout={k.REQUEST_TIMEOUT}",
                    budget=k.Budget(min(sum(budgets[t].limit for t in batch), max(limit, k.MAX_OUT))))
-    if _cut(run) and "--max-file-size" not in run.cut:  # stalled: the kinds are not asked again, one by one
-        return {t: _listed(t, None, run) for t in batch}
+    if _cut(run):  # stalled: the kinds are not asked again, one by one
+        return _TOO_LARGE if "--max-file-size" in run.cut else {t: _listed(t, None, run) for t in batch}
     refused = {} if run.ok else _refused(run, batch)
     docs = items(run.out) if refused is not None else None
     over = len(run.out) > limit  # else no kind's own listing can be (each prints at most what the batch did)
