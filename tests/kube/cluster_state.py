@@ -15,17 +15,19 @@ The server keeps what `kubectl create` sends, with these differences from the fi
   owns) is added here: without it a pod the server holds is one Kueue never managed (pod.Skip);
 - it stamps `metadata.creationTimestamp` itself, so objects are created in the order of the files'
   creation times, one second apart where those differ (queue order is by creation time; equal times stay
-  equal), which keeps every decision's order.
+  equal), which keeps every decision's order; the nodes' taints and the Workloads' status (above) are written
+  while the next second is awaited.
 Kueue's Configuration document goes into the ConfigMap Kueue's installation reads it from.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import shutil
 import subprocess
 import time
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 
 import yaml
@@ -109,33 +111,49 @@ def load(server: KubeAPIServer, folder: Path) -> list[dict]:
         server.apply(yaml.safe_dump_all([as_stored(o) for o in namespaces], sort_keys=False))
     rest = [o for o in objects if o["kind"] != "Namespace"]
     times = sorted({_created(o) for o in rest})
-    sent = []
+    sent, last = [], time.time()  # the namespaces' second at the latest
     for stamp in times:
         group = [as_stored(o) for o in rest if _created(o) == stamp]
-        if stamp:  # objects of one instant get one second of the server's clock, after the previous one's
-            _next_second()
-        _create(server, group)
+        if stamp:  # objects of one instant get one second of the server's clock, after the previous ones'
+            _after(last)
+        stored = _create(server, group)
+        assert len(stored) == len(group), (len(stored), len(group))
+        _settle(server, group)  # within the wait for the next second
+        last = max([last, *(_stamped(o) for o in stored)])
         sent.extend(group)
-    ready = [o["metadata"]["name"] for o in sent if o["kind"] == "Node" and any(
+    return sent
+
+
+def _stamped(stored: dict) -> float:
+    """The second the server stamped an object it created with (`metadata.creationTimestamp`), as a Unix time."""
+    at = datetime.strptime(stored["metadata"]["creationTimestamp"], "%Y-%m-%dT%H:%M:%SZ")
+    return at.replace(tzinfo=timezone.utc).timestamp()
+
+
+def _after(second: float) -> None:
+    """Wait until this machine's clock (the server's) is past the second `second` is in: no longer (a kubectl that
+    took a while to end may have ended in a later second than the server stamped its objects with)."""
+    time.sleep(max(0.0, math.floor(second) + 1.02 - time.time()))
+
+
+def _settle(server: KubeAPIServer, created: list[dict]) -> None:
+    """What the objects just created need besides: the Ready nodes untainted, each Workload's status written."""
+    ready = [o["metadata"]["name"] for o in created if o["kind"] == "Node" and any(
         c.get("type") == "Ready" and c.get("status") == "True" for c in (o.get("status") or {}).get("conditions", []))]
     if ready:
         server.run("taint", "nodes", *ready, "node.kubernetes.io/not-ready:NoSchedule-")
-    for obj in sent:
+    for obj in created:
         if obj.get("status") and obj["kind"] == "Workload":
             meta = obj["metadata"]
             server.run("patch", f"workloads.v1beta2.{KUEUE}", meta["name"], "--namespace", meta["namespace"],
                        "--subresource=status", "--type=merge", "--patch", json.dumps({"status": obj["status"]}))
-    return sent
 
 
-def _create(server: KubeAPIServer, objects: list[dict]) -> None:
-    if objects:
-        server.run("create", "-f", "-", input=yaml.safe_dump_all(objects, sort_keys=False))
-
-
-def _next_second() -> None:
-    now = datetime.now()
-    time.sleep(1.02 - now.microsecond / 1e6)
+def _create(server: KubeAPIServer, objects: list[dict]) -> list[dict]:
+    """`kubectl create` of the objects; as the server stored them."""
+    if not objects:
+        return []
+    return _printed(server.run("create", "-f", "-", "-o", "json", input=yaml.safe_dump_all(objects, sort_keys=False)))
 
 
 def clear(server: KubeAPIServer, resources: list[tuple[str, bool]]) -> None:
@@ -161,16 +179,21 @@ def clear(server: KubeAPIServer, resources: list[tuple[str, bool]]) -> None:
 
 def _create_all(server: KubeAPIServer, objects: list[dict]) -> list[dict]:
     """`kubectl create` in chunks, in order; the objects as stored."""
-    out, decoder = [], json.JSONDecoder()
+    out = []
     for i in range(0, len(objects), CHUNK):
-        got = server.run("create", "-f", "-", "-o", "json", input=json.dumps({"apiVersion": "v1", "kind": "List",
-                                                                             "items": objects[i:i + CHUNK]}))
-        text, at = got.stdout, 0  # one JSON object per object created, one after the other
-        while at < len(text.rstrip()):
-            body, at = decoder.raw_decode(text, at)
-            out.extend(body["items"] if body.get("kind") == "List" else [body])
-            while at < len(text) and text[at].isspace():
-                at += 1
+        chunk = {"apiVersion": "v1", "kind": "List", "items": objects[i:i + CHUNK]}
+        out += _printed(server.run("create", "-f", "-", "-o", "json", input=json.dumps(chunk)))
+    return out
+
+
+def _printed(got: subprocess.CompletedProcess[str]) -> list[dict]:
+    """The objects `kubectl create -o json` printed: one JSON object per object created, one after the other."""
+    out, decoder, text, at = [], json.JSONDecoder(), got.stdout, 0
+    while at < len(text.rstrip()):
+        body, at = decoder.raw_decode(text, at)
+        out.extend(body["items"] if body.get("kind") == "List" else [body])
+        while at < len(text) and text[at].isspace():
+            at += 1
     return out
 
 
