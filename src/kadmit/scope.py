@@ -22,11 +22,16 @@ KUEUE_STATES = {"KAD200", "KAD205"}  # FlavorNotFound, TopologyNotFound: the clu
 # does not serve, KAD171; a job whose priority class is missing, whose Workload Kueue never creates,
 # KAD172): it is no work (listed as skipped) and nothing else depends on it; Kueue decides the rest.
 REFUSED_ALONE = frozenset({"KAD170", "KAD171", "KAD172"})
-# In a Pod or a training runtime, as in a job, refused alone (`_blocking`): an unknown field, a value of a
-# wrong type, a bad quantity or timestamp (the API server refuses the object: strict field validation, or
-# it can't decode it), a value it refuses (its validation, its LimitRanger)
-POD_REFUSED = frozenset({"KAD180", "KAD156", "KAD158", "KAD163", "KAD157"})
-REFUSED_KINDS = frozenset({"Pod", "TrainingRuntime", "ClusterTrainingRuntime"})
+# Errors of an object the API server refuses (`kubectl apply`, `_blocking`): an unknown field (strict field
+# validation), a value of a wrong type, a bad quantity or timestamp (it can't decode it), a value it refuses (its
+# validation, its LimitRanger), a name, label or annotation it refuses
+SERVER_REFUSED = frozenset({"KAD180", "KAD156", "KAD158", "KAD163", "KAD157", "KAD195", "KAD196", "KAD197"})
+# Kinds refused alone for such an error: never created, so what reads them reads nothing (a Pod holds no node, a
+# training runtime is no TrainJob's: `trainjob.with_runtime`; a job naming a PriorityClass so refused gets no
+# Workload, KAD172; a LimitRange or a RuntimeClass adds nothing to a pod set), and Kueue decides the rest (the
+# oracle skips each with the server's words; kadmit lists each, `decidable`)
+REFUSED_KINDS = frozenset({"Pod", "TrainingRuntime", "ClusterTrainingRuntime", "Workload", "PriorityClass",
+                           "LimitRange", "RuntimeClass", "Namespace", "Node"})
 
 
 def blocks(d: Diagnostic) -> bool:
@@ -49,10 +54,7 @@ def _blocking(diagnostics: list[Diagnostic], holding: "Owners") -> list[tuple[Di
     a refusal (KAD170), nor another error inside only objects refused (a job whose label the API
     server would refuse as well: Kubernetes never creates it, whatever else is wrong with it)."""
     refused = {id(o) for d in diagnostics if d.code in REFUSED_ALONE for _, _, o in holding.of(d.span)}
-    # a Pod with an unknown field (KAD180) or a value of a wrong type: `kubectl apply` refuses it, so it
-    # is on no node and no job; a training runtime so refused is no TrainJob's (`trainjob.with_runtime`)
-    refused |= {id(o) for d in diagnostics if d.code in POD_REFUSED
-                for field, kind, o in holding.of(d.span) if field == "broken" and kind in REFUSED_KINDS}
+    refused |= set(server_refused(diagnostics, holding))
     out = []
     for d in diagnostics:
         if not blocks(d):
@@ -62,6 +64,18 @@ def _blocking(diagnostics: list[Diagnostic], holding: "Owners") -> list[tuple[Di
             continue
         out.append((d, owners))
     return out
+def server_refused(diagnostics: list[Diagnostic], holding: "Owners") -> dict[int, tuple[ObjectRef, list[Diagnostic]]]:
+    """The objects of `REFUSED_KINDS` left out for an error the API server refuses them for (`SERVER_REFUSED`),
+    by id, each with those errors."""
+    out: dict[int, tuple[ObjectRef, list[Diagnostic]]] = {}
+    for d in diagnostics:
+        if d.code in SERVER_REFUSED:
+            for field, kind, o in holding.of(d.span):
+                if field == "broken" and kind in REFUSED_KINDS:
+                    out.setdefault(id(o), (o, []))[1].append(d)
+    return out
+
+
 # Kinds of another tree that can be left out of a question; an error anywhere else (nodes, pods,
 # priority classes, rules, the configuration) may change any answer.
 TREE_KINDS = {"cluster_queues": "ClusterQueue", "cohorts": "Cohort", "local_queues": "LocalQueue",
@@ -300,7 +314,17 @@ def decidable(model: Model, diagnostics: list[Diagnostic],
     skipped += [Skipped(object=b, reason="not decided: an error in the input, in this object (`kadmit check` "
                         "lists it)", span=b.span)
                 for b in model.broken if _is_work(b)]
+    # and a built-in object the API server refuses, with its words: the oracle lists it so
+    skipped += [Skipped(object=b, reason=refusal_reason(errors), span=b.span)
+                for b, errors in server_refused(diagnostics, holding).values() if not _is_work(b)]
     return model.model_copy(update=keep), skipped
+
+
+def refusal_reason(errors: list[Diagnostic]) -> str:
+    """Why an object the API server refuses is skipped: its errors' words (those quoting the server's without the
+    prefix they share)."""
+    words = dict.fromkeys(d.message.removeprefix("the API server refuses the object: ") for d in errors)
+    return "the API server refuses it: " + "; ".join(words)
 
 
 def number_repeats(fragments: list[Fragment]) -> list[Fragment]:

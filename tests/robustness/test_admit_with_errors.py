@@ -57,12 +57,25 @@ def test_trees_the_errors_dont_touch_are_decided_and_the_others_listed(tmp_path:
 
 
 def test_an_error_that_may_change_every_decision_still_refuses(tmp_path: Path) -> None:
+    config = {"apiVersion": "config.kueue.x-k8s.io/v1beta2", "kind": "Configuration",
+              "fairSharing": {"preemptionStrategies": ["Sometimes"]}}
+    hostile.write(tmp_path, "in.json", _items() + [config])
+    out = api.admit([str(tmp_path)])
+    assert out.exit_code == 2 and out.result is None
+    assert api.why("t/ok", [str(tmp_path)]).exit_code == 2  # `why` reads the errors the same way
+
+
+def test_a_node_the_api_server_refuses_is_left_out_alone(tmp_path: Path) -> None:
+    """A Node the API server can't decode (a quantity it refuses) is never created: the rest is decided without it,
+    and it is listed with the error (tests/oracle/features/node-refused-alone-topology.yaml on the oracle)."""
     node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
             "status": {"allocatable": {"cpu": "lots"}}}
     hostile.write(tmp_path, "in.json", _items() + [node])
     out = api.admit([str(tmp_path)])
-    assert out.exit_code == 2 and out.result is None
-    assert api.why("t/ok", [str(tmp_path)]).exit_code == 2  # `why` reads the errors the same way
+    assert out.exit_code == 1 and _decided(out) == {"t/ok": True, "t/big": True, "t/w": False}
+    assert [(s.object.kind, s.reason.split(":")[0]) for s in out.held if s.object.kind == "Node"] == [
+        ("Node", "the API server refuses it")]
+    assert api.why("t/ok", [str(tmp_path)]).exit_code == 0
 
 
 def test_a_clean_input_still_exits_0(tmp_path: Path) -> None:

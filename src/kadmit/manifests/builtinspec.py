@@ -1,7 +1,8 @@
 """What the API server refuses of a built-in object's own fields that kadmit reads no further: a Pod's (or a built-in
 job's template's) restartPolicy, container names and ports, runtime class, scheduling gates and spread skew
 (k8s.io/kubernetes v1.35 pkg/apis/core/validation ValidatePodSpec); a Job's spec (pkg/apis/batch/validation
-validateJobSpec: `jobspec.job_spec_refusals`, its template's restartPolicy `Always`); a Deployment's or a
+validateJobSpec: `jobspec.job_spec_refusals`, its template's restartPolicy `Always`; its selector as the Job strategy
+generates it, `job_selector_refusals`); a Deployment's or a
 StatefulSet's selector against its template's labels (pkg/apis/apps/validation); a RuntimeClass's handler
 (pkg/apis/node/validation; a PriorityClass's preemptionPolicy and reserved names: `policy.pod_priority_class`);
 a LimitRange item's quantities against each other (ValidateLimitRange, `cluster.limit_range`). Each an
@@ -33,8 +34,10 @@ NAME_PART_WORDS = ("name part must consist of alphanumeric characters, '-', '_' 
                    "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')")
 
 
-def _refuse(f: Fields, words: str, at: Val | None) -> None:
-    f.invalid(KAD157, f"the API server refuses the object: `{words}`", at, uses=(at,))
+def _refuse(f: Fields, words: str, at: Val | None, again: bool = False) -> None:
+    """KAD157 in the server's `words` at `at`; not where `at` was refused already, unless `again` (several errors of
+    one field, all the server's)."""
+    f.invalid(KAD157, f"the API server refuses the object: `{words}`", at, uses=() if again else (at,))
 
 
 def _text(node: Val | None) -> str | None:
@@ -124,9 +127,9 @@ def job_refusals(f: Fields, spec: Val | None, template_spec: Val | None) -> None
             _refuse(f, words, node)
 
 
-def _go_json(labels: dict[str, str]) -> str:
-    # json.Marshal of a map[string]string: keys sorted, compact, <, > and & escaped
-    text = json.dumps(labels, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+def _go_json(value, sort_keys: bool = True) -> str:
+    # json.Marshal: a map's keys sorted (a struct's fields in their order), compact, <, > and & escaped
+    text = json.dumps(value, sort_keys=sort_keys, separators=(",", ":"), ensure_ascii=False)
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
@@ -149,6 +152,64 @@ def selector_refusals(f: Fields, spec: Val | None) -> None:
     if not matches:
         _refuse(f, f"spec.template.metadata.labels: Invalid value: {_go_json(labels)}: `selector` does not match "
                    "template `labels`", f.field(meta, "labels") or template or spec)
+
+
+# the labels generateSelector puts on a Job's template where it has none of that key, in validateGeneratedSelector's
+# order (the uid ones the Job's, the name ones its name), and the one its selector must select
+CONTROLLER_UID, JOB_NAME = "batch.kubernetes.io/controller-uid", "batch.kubernetes.io/job-name"
+GENERATED = (("controller-uid", "uid"), ("job-name", "name"), (CONTROLLER_UID, "uid"), (JOB_NAME, "name"))
+NO_UID = "00000000-0000-0000-0000-000000000000"  # kubevalidate's UID for an object given none
+
+
+def _selector_json(selector) -> str:
+    """A metav1.LabelSelector as Go's json.Marshal writes it in a field error (omitempty fields)."""
+    out = {}
+    if selector.match_labels:
+        out["matchLabels"] = dict(sorted(selector.match_labels.items()))
+    if selector.match_expressions:
+        out["matchExpressions"] = [{"key": r.key, "operator": r.operator, **({"values": list(r.values)} if r.values
+                                                                            else {})}
+                                   for r in selector.match_expressions]
+    return _go_json(out, sort_keys=False)
+
+
+def job_selector_refusals(f: Fields, o_name: str, uid: str | None, spec: Val | None, template: Val | None) -> None:
+    """The Job strategy's words for its selector (pkg/registry/batch/job PrepareForCreate, pkg/apis/batch/validation
+    validateGeneratedSelector and ValidateJobSpec). Unless `manualSelector` is true the server generates it: the
+    template gets the job-name and controller-uid labels it lacks, the selector the controller-uid one; a template
+    label of those keys with another value is refused, and a selector selecting more than that label (`selector`
+    not auto-generated). With a manual selector, none is refused (Required). Either way the selector must select
+    the template's labels. The UID is the Job's own (one read from a cluster): the server gives a new Job a new
+    one, which no selector written before names (shown as kubevalidate shows it, all zeros)."""
+    from kadmit.manifests.policy import label_selector  # policy reads Kueue's objects: imported where used
+
+    node = f.field(spec, "selector")
+    selector = label_selector(f, spec, "selector") if node is not None else None
+    meta = f.map(template, "metadata")
+    labels, _ = f.str_map(meta, "labels")
+    manual = f.field(spec, "manualSelector")
+    if manual is not None and manual.v is True:
+        if node is None:
+            _refuse(f, "spec.selector: Required value", spec)
+        if selector is None or not selector.matches(labels):
+            shown = _go_json(labels) if f.field(meta, "labels") is not None else "null"
+            _refuse(f, f"spec.template.metadata.labels: Invalid value: {shown}: `selector` does not match template "
+                       "`labels`", f.field(meta, "labels") or node or spec, again=True)
+        return
+    values = {"uid": uid or NO_UID, "name": o_name}
+    generated = {**{key: values[v] for key, v in GENERATED}, **labels}
+    for key, v in GENERATED:
+        if generated[key] != values[v]:
+            _refuse(f, f"spec.template.metadata.labels[{key}]: Invalid value: {_go_json(generated)}: must be "
+                       f"'{values[v]}'", f.field(f.field(meta, "labels"), key) or meta, again=True)
+    if node is None or selector is None:
+        return  # generated: it selects the labels generated
+    full = selector.model_copy(update={"match_labels": {CONTROLLER_UID: values["uid"], **selector.match_labels}})
+    if not full.matches({CONTROLLER_UID: values["uid"]}):
+        _refuse(f, f"spec.selector: Invalid value: {_selector_json(full)}: `selector` not auto-generated", node, again=True)
+    if not full.matches(generated):
+        _refuse(f, f"spec.template.metadata.labels: Invalid value: {_go_json(generated)}: `selector` does not match "
+                   "template `labels`", f.field(meta, "labels") or node, again=True)
 
 
 def runtime_class_refusals(f: Fields, node: Val) -> None:

@@ -229,8 +229,8 @@ KAD180 = register(
     "create` refuse such an object: they ask for the API server's strict field validation by default "
     "(`--validate=strict`, since Kubernetes 1.27); a request that does not (`--validate=false`, or "
     "a client that sets no `fieldValidation`, whose default is `Warn`) gets a warning and the field dropped, and every later answer differs from "
-    "what was meant. kadmit answers as for `kubectl apply`: a job of a kind Kueue integrates, or a Pod, is "
-    "never created (a Pod then holds no node either), so it is listed as not decided and the rest of the input is decided (exit 1); another "
+    "what was meant. kadmit answers as for `kubectl apply`: a job of a kind Kueue integrates, a Workload or a Pod "
+    "is never created (a Pod then holds no node, a Workload no quota), so it is listed as not decided and the rest of the input is decided (exit 1); another "
     "object is still read, without the field, and its errors hold back the answers they touch. "
     "`status` is not checked.",
     kueue_rule="API server strict field validation; Kueue decodes its Configuration strictly")

@@ -18,6 +18,7 @@ QUALIFIED_NAME = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
 LABEL_MAX = 63
 SUBDOMAIN_MAX = 253
 ANNOTATIONS_MAX = 256 * 1024  # TotalAnnotationSizeLimitB: keys and values together
+REFUSED = frozenset({KAD195, KAD196, KAD197})  # what the API server refuses an object for (not KAD301: Kueue's)
 
 # Kinds whose names are DNS-1123 labels; every other kind kadmit reads (core kinds and Kueue's
 # custom resources alike) takes a DNS-1123 subdomain.

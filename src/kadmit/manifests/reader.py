@@ -297,11 +297,15 @@ class _Reader:
         unknown = schema.check(f, node, group, version, kind, name)
         if group in (KUEUE, config.CONFIG_GROUP):
             coverage.warn_unmodelled(f, node, kind, f"`{kind}`" + (f" `{name}`" if name else ""))
+        seen = len(f.diags.items)
         kubenames.check_name(f, group, kind, f.field(metadata, "name"))
         kubenames.check_name(f, group, kind, f.field(metadata, "namespace"), "namespace")
         kubenames.check_labels(f, f.field(metadata, "labels"))
         kubenames.check_annotations(f, f.field(metadata, "annotations"))
         kubenames.check_kueue_keys(f, metadata)
+        # a name, namespace, label or annotation the API server refuses: the object is never created (a job's is
+        # still read: Kueue's webhook refuses a bad queue-name label in its own words, KAD170, as the oracle does)
+        misnamed = spec.target != "jobs" and any(d.code in kubenames.REFUSED for d in f.diags.items[seen:])
         labels, _ = f.str_map(metadata, "labels")
         annotations, _ = f.str_map(metadata, "annotations")
         meta = Meta(api_version, kind, node, metadata, name, namespace, labels, annotations)
@@ -335,10 +339,10 @@ class _Reader:
                 raise
             self.broken(*broken)  # a placeholder of a bad field, already reported, went on
             return
-        if f.collected or (unknown and (spec.target in ("jobs", "training_runtimes") or kind == "Pod")):
-            # every bad field was reported; the object is not used. A job, a training runtime or a Pod with an
-            # unknown field too: `kubectl apply` (strict field validation, its default) refuses it, so it is
-            # never created
+        if f.collected or misnamed or (unknown and (spec.target in ("jobs", "training_runtimes", "workloads") or kind == "Pod")):
+            # every bad field (or name) was reported; the object is not used. A job, a training runtime, a Workload or a Pod
+            # with an unknown field too: `kubectl apply` (strict field validation, its default) refuses it, so it
+            # is never created (refused alone: `scope._blocking`)
             self.broken(*broken)
             return
         for one in (obj if isinstance(obj, list) else [] if obj is None else [obj]):

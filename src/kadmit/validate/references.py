@@ -120,7 +120,7 @@ def check_workload_refs(wl: Workload, index: ModelIndex, diags: Diagnostics) -> 
         for kind in kinds:
             table = index.workload_priority_classes if kind == "workload" else index.resolvable_pod_priority_classes
             known.extend(table)
-        broken = index.broken_keys("WorkloadPriorityClass") | index.broken_keys("PriorityClass")
+        broken = index.broken_keys("WorkloadPriorityClass")  # a broken PriorityClass is refused: not defined
         if wl.priority_class not in known and wl.priority_class not in broken:
             code = UNKNOWN_PRIORITY_CLASS if wl.priority is None else UNKNOWN_PRIORITY_CLASS_WITH_VALUE
             diags.emit(code, f"workload `{wl.key}` uses priority class `{wl.priority_class}`, which is not defined",

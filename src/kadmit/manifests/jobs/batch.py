@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kadmit.manifests.builtinspec import job_refusals
+from kadmit.manifests.builtinspec import job_refusals, job_selector_refusals
 from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.jobs.common import (DEFAULT_POD_SET, MIN_PARALLELISM, Builder, annotation_node,
                                           condition_true, reclaimed, run_state)
@@ -27,6 +27,8 @@ def job(f: Fields, o: Meta) -> Job:
     spec = f.map(o.node, "spec", required=True, what=f"Job `{o.name}`")
     template = f.map(spec, "template", required=True, what=f"the spec of Job `{o.name}`")
     job_refusals(f, spec, f.map(template, "spec"))
+    uid = f.field(o.metadata, "uid")
+    job_selector_refusals(f, o.name, uid.v if uid is not None and isinstance(uid.v, str) else None, spec, template)
     labels, _ = f.str_map(f.map(template, "metadata"), "labels")
     if not o.labels and labels:
         # the API server's SetDefaults_Job, before Kueue's webhook: a Job with no labels gets its pod template's

@@ -169,9 +169,11 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
     flavors = {f.name: f for f in reversed(model.flavors)}  # the first of a name
     assign = queue_labels(model.config)  # Kueue's start sets the queue labels on the pods (AssignQueueLabelsForPods)
     cqs = {q.name: q for q in reversed(model.cluster_queues)}
+    # a broken WorkloadPriorityClass counts as defined (its errors hold back every answer); a broken PriorityClass
+    # does not: the API server refuses it (`scope.REFUSED_KINDS`), and the jobs naming it get no Workload (KAD172)
     classes = {(p.kind, p.name) for p in (*model.priority_classes, *BUILTIN_PRIORITY_CLASSES)} | \
-        {(kind, b.name) for b in model.broken for kind, name in (("workload", "WorkloadPriorityClass"),
-                                                                 ("pod", "PriorityClass")) if b.kind == name}
+        {("workload", b.name) for b in model.broken if b.kind == "WorkloadPriorityClass"}
+    refused_classes = {b.name for b in model.broken if b.kind == "PriorityClass"}
     shared = shared_uids(model.jobs, diags)
     elastic = enabled(model.config, slices.GATE)
     jobs, broken = join_pod_groups(model.jobs, elastic)
@@ -327,7 +329,7 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
         if reason is None and not job.workloads:
             reason = job.note or "Kueue makes no Workload of it"
         if reason is None:
-            reason = build_failure(job.refusals, settings.multi_layer) or _missing_priority_class(job, classes, diags) \
+            reason = build_failure(job.refusals, settings.multi_layer) or _missing_priority_class(job, classes, refused_classes, diags) \
                 or workload_crd_refusal(job.workloads)
         if reason is not None:
             skipped.append(Skipped(object=job.object, reason=reason, span=job.span))
@@ -467,10 +469,11 @@ def _refused(job: Job, s: Integrations, queues: set[str], diags: Diagnostics | N
     return (POD_WEBHOOK_REFUSES if pods else "Kueue's webhook refuses it: ") + "; ".join(r.message for r in refusals)
 
 
-def _missing_priority_class(job: Job, classes: set[tuple[str, str]], diags: Diagnostics | None) -> str | None:
+def _missing_priority_class(job: Job, classes: set[tuple[str, str]], refused: set[str],
+                            diags: Diagnostics | None) -> str | None:
     """A managed job whose priority class (its WorkloadPriorityClass label, else its pod template's
-    PriorityClass) is not in the input: Kueue's reconciler fails to resolve it and never creates the
-    Workload (KAD172)."""
+    PriorityClass) is not in the input, or is a PriorityClass of the input the API server refuses (`refused`):
+    Kueue's reconciler fails to resolve it and never creates the Workload (KAD172)."""
     wl = job.workloads[0]
     if not wl.priority_class or (wl.priority_class_kind or "pod", wl.priority_class) in classes:
         return None
@@ -478,9 +481,12 @@ def _missing_priority_class(job: Job, classes: set[tuple[str, str]], diags: Diag
     resource = "workloadpriorityclasses.kueue.x-k8s.io" if kind == "WorkloadPriorityClass" else \
         "priorityclasses.scheduling.k8s.io"
     if diags is not None:
-        diags.emit(KAD172, f"{job.object.kind} `{job.object.key}` names {kind} `{wl.priority_class}`, which is not "
-                   "defined: Kueue never creates its Workload", wl.field_span("priority_class") or job.span,
-                   help=f"define {kind} `{wl.priority_class}`, or name one that exists", about=(subject(job.object),))
+        gone = kind == "PriorityClass" and wl.priority_class in refused
+        diags.emit(KAD172, f"{job.object.kind} `{job.object.key}` names {kind} `{wl.priority_class}`, which "
+                   + ("the API server refuses (an error in its definition)" if gone else "is not defined")
+                   + ": Kueue never creates its Workload", wl.field_span("priority_class") or job.span,
+                   help=f"fix PriorityClass `{wl.priority_class}` as its error says" if gone else
+                   f"define {kind} `{wl.priority_class}`, or name one that exists", about=(subject(job.object),))
     if kind == "PriorityClass" and job.object.kind == "Pod":  # the API server's Priority admission plugin
         return (f"the API server refuses it: `pods \"{job.object.name}\" is forbidden: no PriorityClass with name "
                 f"{wl.priority_class} was found`")
