@@ -140,6 +140,23 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
         for h in list(session.holders.values()) if ix.workloads[h.workload].evicted and not h.new]
 
     orders: dict[int, tuple] = {}  # id(workload) -> (it, its queue_order_key): priorities read once
+    # the holders as the loop check's state records them, per session version (a fresh version
+    # whenever a holder changes), each holder's row made once (a holder is replaced, never changed)
+    rows: dict[int, tuple] = {}  # id(holder) -> (it, its row)
+    last_held: list = [None, ()]  # [the session's version, the sorted rows then]
+
+    def held_now() -> tuple:
+        if last_held[0] == session.version:
+            return last_held[1]
+        out = []
+        for k, h in session.holders.items():
+            got = rows.get(id(h))
+            if got is None or got[0] is not h:
+                got = rows[id(h)] = (h, (k, h.cluster_queue, tuple(sorted(h.amounts.items()))))
+            out.append(got[1])
+        out.sort()
+        last_held[:] = [session.version, tuple(out)]
+        return last_held[1]
     # holding quota, nodes delayed -> (the cycle of its next second pass, its iteration, its queue, and
     # the session's version its last pass was placed on: a pass tried again on the same state fails
     # again, when it was queued: `second_pass.queued`, and how many of its passes were tried and failed)
@@ -475,8 +492,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
             # (the workloads waiting for a second pass too: one placing its pod sets changes no holder; and
             # those holding nodes: a victim that reserves again holds none while its checks are Pending).
             # A holder is its flavors too: one readmitted on another flavor leaves other quota free
-            base = (tuple(sorted((k, h.cluster_queue, tuple(sorted(h.amounts.items())))
-                                 for k, h in session.holders.items())), tuple(sorted(sticky.items())),
+            base = (held_now(), tuple(sorted(sticky.items())),
                     tuple(sorted((v.key, by or "") for v, by in evicting)), session.afs.state(),
                     tuple(sorted(session.pool.placed)))
             rest = lambda now: base + (timers(second, now),)  # the second passes' timers as they stand at `now`
