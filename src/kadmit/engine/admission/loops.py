@@ -110,6 +110,24 @@ MASK = (1 << 64) - 1
 Place = tuple[str, str]  # ("queued" | "aside", cluster queue)
 
 
+class Hashed:
+    """A part of a state (`States.repeat`) that stays the same over many cycles, its hash computed
+    once: a tuple hashes every item again each time it is hashed (the holders: every admitted
+    workload's row, once per cycle)."""
+
+    __slots__ = ("items", "_hash")
+
+    def __init__(self, items: tuple) -> None:
+        self.items = items
+        self._hash = hash(items)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Hashed) and self._hash == other._hash and self.items == other.items
+
+
 class States:
     """The run's states at the end of its cycles, to find the first that comes back. A queue's order
     follows from what it holds (queue order, the sticky preemptor first), so a state is who holds

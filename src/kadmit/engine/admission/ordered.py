@@ -52,7 +52,7 @@ from kadmit.engine.admission import queueing
 from kadmit.engine.admission.asides import repeat_set_asides
 from kadmit.engine.admission.equivalence import Equivalence
 from kadmit.engine.admission.decisions import NO_LONGER_FITS, OVERLAPPING, Decision, refused_write, still_queued
-from kadmit.engine.admission.loops import Eviction, PreemptionLoop, States, loop_of
+from kadmit.engine.admission.loops import Eviction, Hashed, PreemptionLoop, States, loop_of
 from kadmit.engine.admission.processing import processing_order, reserved
 from kadmit.engine.admission.searches import Searches
 from kadmit.engine.admission.session import Assignment, Session, SolverUnknown
@@ -143,9 +143,9 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
     # the holders as the loop check's state records them, per session version (a fresh version
     # whenever a holder changes), each holder's row made once (a holder is replaced, never changed)
     rows: dict[int, tuple] = {}  # id(holder) -> (it, its row)
-    last_held: list = [None, ()]  # [the session's version, the sorted rows then]
+    last_held: list = [None, None]  # [the session's version, the sorted rows then]
 
-    def held_now() -> tuple:
+    def held_now() -> Hashed:
         if last_held[0] == session.version:
             return last_held[1]
         out = []
@@ -155,7 +155,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                 got = rows[id(h)] = (h, (k, h.cluster_queue, tuple(sorted(h.amounts.items()))))
             out.append(got[1])
         out.sort()
-        last_held[:] = [session.version, tuple(out)]
+        last_held[:] = [session.version, Hashed(tuple(out))]
         return last_held[1]
     # holding quota, nodes delayed -> (the cycle of its next second pass, its iteration, its queue, and
     # the session's version its last pass was placed on: a pass tried again on the same state fails
