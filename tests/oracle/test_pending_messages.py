@@ -100,6 +100,8 @@ CASES = [
     (F + "feature-gate-elastic-jobs-via-workload-slices-with-tas-on-required-refused.yaml", "ns/over"),
     (F + "feature-gate-elastic-jobs-via-workload-slices-with-tas-on-negative-count-message.yaml", "ns/new"),
     (F + "feature-gate-elastic-jobs-via-workload-slices-on-two-pod-sets-message.yaml", "ns/new"),
+    # behind a refused admission write whose topology assignment holds nodes for the rest of the cycle
+    (F + "tas-negative-count-write-refused-holds-its-nodes.yaml", "ns/late"),
     # an elastic RayJob with in-tree autoscaling counted as its RayCluster counts its worker groups (slices._autoscaled)
     (F + "feature-gate-elastic-jobs-via-workload-slices-on-rayjob-autoscaled-counts-from-its-raycluster.yaml", "ns/rj"),
     # a placement failure whose preemption search finds no victims: the placement's message, not the search's

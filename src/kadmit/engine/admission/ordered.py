@@ -425,10 +425,13 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                 if refused := refused_write(head, now):  # the API server refuses Kueue's write: at its head again
                     decisions[head.key] = Decision(head, False, name, cycle=cycle, refused=refused)
                     # its usage (a slice's beyond its old slice's) was added to the cycle's snapshot before the write
-                    # (scheduler.go cq.AddUsage): the rest of the cycle sees it (its nodes are not held); the slice
-                    # it replaces was finished before the write too (replaceWorkloadSlice), and counted gone by the
-                    # cycle's later `fits` checks: not held once more (the snapshot never held the refused one whole)
+                    # (scheduler.go cq.AddUsage), its topology assignment's nodes too: the rest of the cycle sees them
+                    # (tas-negative-count-write-refused-holds-its-nodes.yaml); the slice it replaces was finished
+                    # before the write too (replaceWorkloadSlice), and counted gone by the cycle's later `fits`
+                    # checks: not held once more (the snapshot never held the refused one whole)
                     hold(name, usage, head.key)
+                    if now.placement is not None:
+                        hold_nodes(f"{head.key}~cycle", now.placement, session.pool.cycle_usage(now.placement, now.flavors))
                     if slices.admitted(session, head):  # the next cycle tries it afresh, no slice to replace
                         changed = True
                     continue
