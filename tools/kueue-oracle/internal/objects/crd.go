@@ -1,8 +1,13 @@
 package objects
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"sync"
 
 	apiextensions "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
@@ -54,8 +59,8 @@ func NewDefaulter() (*Defaulter, error) {
 		if err != nil {
 			return nil, err
 		}
-		var crd apiextensionsv1.CustomResourceDefinition
-		if err := yaml.Unmarshal(data, &crd); err != nil {
+		crd, err := readCRD(data)
+		if err != nil {
 			return nil, fmt.Errorf("reading Kueue's CRD %s: %w", name, err)
 		}
 		for _, v := range crd.Spec.Versions {
@@ -90,4 +95,45 @@ func (d *Defaulter) Default(gvk schema.GroupVersionKind, obj map[string]interfac
 	if s, ok := d.schemas[gvk]; ok {
 		structuraldefaulting.Default(obj, s)
 	}
+}
+
+// readCRD reads a CRD file. Its YAML takes most of a small run's CPU to parse (the Workload CRD is 1.4 MB),
+// so the CRD read is kept as JSON beside the binary (crds/SHA-256 OF THE YAML.json), which later processes of
+// the same binary decode in a fraction of the time; the JSON is the CRD's own encoding, which decodes back to
+// the same CRD (TestCRDsReadBackFromJSON). Where that folder can't be written, each process parses the YAML.
+func readCRD(data []byte) (*apiextensionsv1.CustomResourceDefinition, error) {
+	var crd apiextensionsv1.CustomResourceDefinition
+	sum := sha256.Sum256(data)
+	kept := crdCacheDir()
+	if kept != "" {
+		kept = filepath.Join(kept, hex.EncodeToString(sum[:])+".json")
+		if text, err := os.ReadFile(kept); err == nil && json.Unmarshal(text, &crd) == nil {
+			return &crd, nil
+		}
+		crd = apiextensionsv1.CustomResourceDefinition{}
+	}
+	if err := yaml.Unmarshal(data, &crd); err != nil {
+		return nil, err
+	}
+	if kept != "" {
+		if text, err := json.Marshal(&crd); err == nil && os.MkdirAll(filepath.Dir(kept), 0o755) == nil {
+			if f, err := os.CreateTemp(filepath.Dir(kept), ".crd-*"); err == nil {
+				_, werr := f.Write(text)
+				if cerr := f.Close(); werr != nil || cerr != nil || os.Rename(f.Name(), kept) != nil {
+					os.Remove(f.Name())
+				}
+			}
+		}
+	}
+	return &crd, nil
+}
+
+// crdCacheDir is where readCRD keeps CRDs read: crds/ beside the running binary (the wrapper's cache
+// folder, one per build), "" where unknown.
+func crdCacheDir() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(filepath.Dir(exe), "crds")
 }
