@@ -100,6 +100,7 @@ type Cluster struct {
 	sched     *scheduler.Scheduler
 	workloads *core.WorkloadReconciler
 	clock     *clocktesting.FakeClock
+	timers    *timedClock // the clock as the queue manager has it: the timers it sets (timers.go)
 	watch     *watch
 	recorder  *pendingRecorder
 	notes     []string
@@ -117,6 +118,7 @@ type Cluster struct {
 func New(ctx context.Context, scheme *runtime.Scheme, objs []client.Object, cfg *configapi.Configuration, opts Options) (*Cluster, error) {
 	c := &Cluster{log: opts.Log, opts: opts, cfg: cfg, clock: clocktesting.NewFakeClock(opts.Start), watch: newWatch(), recorder: &pendingRecorder{},
 		heldBack: map[types.NamespacedName]bool{}}
+	c.timers = &timedClock{FakeClock: c.clock}
 	c.ctx = ctrl.LoggerInto(ctx, opts.Log)
 	ctx = c.ctx
 
@@ -156,7 +158,7 @@ func New(ctx context.Context, scheme *runtime.Scheme, objs []client.Object, cfg 
 		return nil, err
 	}
 	c.cache = schdcache.New(c.cl, cacheOpts...)
-	queueOpts = append(queueOpts, qcache.WithClock(c.clock), qcache.WithPreemptionExpectations(store))
+	queueOpts = append(queueOpts, qcache.WithClock(c.timers), qcache.WithPreemptionExpectations(store))
 	c.queues, c.requeuer = qcache.NewManagerForUnitTestsWithRequeuer(c.cl, c.cache, queueOpts...)
 	c.sched = scheduler.New(c.queues, c.cache, c.cl, recorder,
 		scheduler.WithPodsReadyRequeuingTimestamp(podsReadyRequeuingTimestamp(cfg)),

@@ -87,8 +87,9 @@ func (c *Cluster) Run() (*Result, error) {
 		phases[k] = phaseOf(wl)
 	}
 	queues := c.queueState()
-	states := map[string]int{stateOf(phases) + "\n" + queues + "\n" + c.afsState() + "\n": 0}
+	states := map[string]int{stateOf(phases) + "\n" + queues + "\n" + c.afsState() + "\n\n" + c.timers.state(): 0}
 	still := 0
+	waited := map[string]bool{}                   // the states in which the run, changing nothing, waited for a second pass
 	messages := map[types.NamespacedName]string{} // the Pending message each head tried last had
 	rests := map[string]bool{}                    // the states in which held-back reservations were given back (takeback.go)
 	r.Stop = StopLimit
@@ -189,17 +190,18 @@ func (c *Cluster) Run() (*Result, error) {
 		// just gone (it is admitted next, and the run goes on; Kueue keeps it at its queue's head,
 		// which the queues' dump doesn't show), nor when an admission's entry penalty changed the
 		// order of a queue under admission fair sharing (a loop there grows the penalties in
-		// every period and runs to the cycle bound).
+		// every period and runs to the cycle bound), nor when the queue manager's timers differ (a
+		// second pass to come, with its backoff: timers.go).
 		q := c.queueState()
 		sort.Strings(evicted)
-		state := stateOf(phases) + "\n" + q + "\n" + c.afsState() + "\n" + strings.Join(evicted, ",")
+		state := stateOf(phases) + "\n" + q + "\n" + c.afsState() + "\n" + strings.Join(evicted, ",") + "\n" + c.timers.state()
 		if first, seen := states[state]; seen && moved && first < cycle-1 && len(released) == 0 {
 			r.Stop = StopLoop
 			r.Loop = reservedKeys(phases)
 			break
 		}
 		states[state] = cycle
-		c.log.V(1).Info("oracle cycle", "cycle", cycle, "moved", moved, "queues", q)
+		c.log.V(1).Info("oracle cycle", "cycle", cycle, "moved", moved, "queues", q, "timers", c.timers.state(), "secondPassWaiting", c.queues.OracleSecondPassWaiting())
 		if !moved && q == queues && !retried {
 			still++
 		} else {
@@ -218,6 +220,21 @@ func (c *Cluster) Run() (*Result, error) {
 				c.update(phases, more)
 				still = 0
 				queues = c.queueState()
+				continue
+			}
+			// A workload queued for its second pass is tried in the next cycle, and one prequeued
+			// (its backoff not over) when its timer fires, however long the heads before it go on
+			// failing: Kueue's clock runs on to it, so the run's clock is set to the soonest timer
+			// and the run goes on. In a state it waited in before (with the same timers), the pass
+			// was put off again and nothing will change.
+			if c.queues.OracleSecondPassWaiting() && !waited[state] {
+				waited[state] = true
+				if at, ok := c.timers.next(); ok && !c.queues.OracleSecondPassQueued() {
+					c.log.V(1).Info("oracle waits for a second pass", "cycle", cycle, "until", at)
+					c.clock.SetTime(at)
+				}
+				still = 0
+				queues = q
 				continue
 			}
 			r.Stop = StopStalled
