@@ -89,7 +89,7 @@ func (c *Cluster) Run() (*Result, error) {
 	queues := c.queueState()
 	states := map[string]int{stateOf(phases) + "\n" + queues + "\n" + c.afsState() + "\n\n" + c.timers.state(): 0}
 	still := 0
-	waited := map[string]bool{}                   // the states in which the run, changing nothing, waited for a second pass
+	waited := map[string]time.Time{}              // the states in which the run, changing nothing, waited for a second pass: when the last timer pending then was due
 	messages := map[types.NamespacedName]string{} // the Pending message each head tried last had
 	rests := map[string]bool{}                    // the states in which held-back reservations were given back (takeback.go)
 	r.Stop = StopLimit
@@ -225,10 +225,14 @@ func (c *Cluster) Run() (*Result, error) {
 			// A workload queued for its second pass is tried in the next cycle, and one prequeued
 			// (its backoff not over) when its timer fires, however long the heads before it go on
 			// failing: Kueue's clock runs on to it, so the run's clock is set to the soonest timer
-			// and the run goes on. In a state it waited in before (with the same timers), the pass
-			// was put off again and nothing will change.
-			if c.queues.OracleSecondPassWaiting() && !waited[state] {
-				waited[state] = true
+			// and the run goes on. Back in a state it waited in before, with its timers at the same
+			// backoff steps, once every timer pending then has fired, each pass was put off or
+			// failed again and nothing will change.
+			key := stateOf(phases) + "\n" + q + "\n" + c.afsState() + "\n" + c.timers.delays()
+			if due, seen := waited[key]; c.queues.OracleSecondPassWaiting() && (!seen || c.clock.Now().Before(due)) {
+				if !seen {
+					waited[key] = c.timers.last()
+				}
 				if at, ok := c.timers.next(); ok && !c.queues.OracleSecondPassQueued() {
 					c.log.V(1).Info("oracle waits for a second pass", "cycle", cycle, "until", at)
 					c.clock.SetTime(at)

@@ -76,6 +76,29 @@ func (t *timedClock) state() string {
 	return strings.Join(parts, ",")
 }
 
+// delays is the pending timers' delays alone, shortest first, as text: the backoff steps the second
+// passes to come are at, whatever time is left to them.
+func (t *timedClock) delays() string {
+	p := t.pending()
+	sort.Slice(p, func(i, j int) bool { return p[i].delay < p[j].delay })
+	parts := make([]string, 0, len(p))
+	for _, tm := range p {
+		parts = append(parts, tm.delay.String())
+	}
+	return strings.Join(parts, ",")
+}
+
+// last is the time of the latest pending timer (now: none).
+func (t *timedClock) last() time.Time {
+	last := t.Now()
+	for _, tm := range t.pending() {
+		if tm.at.After(last) {
+			last = tm.at
+		}
+	}
+	return last
+}
+
 // next is the time of the soonest pending timer (false: none).
 func (t *timedClock) next() (time.Time, bool) {
 	p := t.pending()
