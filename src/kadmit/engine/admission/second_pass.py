@@ -326,13 +326,15 @@ def _victims(session: Session, wl: Workload, a: Assignment, requests,
     """A second pass that found no room is Preempt (flavorassigner: the placement fails, and fits on
     nodes as if empty; else NoFit, no victims) and asks Kueue's preemptor (GetTargets) for victims:
     with its own quota counted again (the snapshot holds its reservation, and the preemptor adds its
-    requests, TotalRequestsFor), for the flavor-resources of its delayed pod sets; the nodes must take
-    it with the victims gone (workloadFits). The victims and that placement, or ([], None). One whose
+    requests, TotalRequestsFor), for every flavor-resource of its delayed pod sets, whether quota or the
+    placement made it Preempt (flavorassigner: a Preempt whose pod sets fit on empty nodes has each TAS pod
+    set's modes set to Preempt, "the quota is fragmented"); the nodes must take it with the victims gone
+    (workloadFits). The victims and that placement, or ([], None). One whose
     flavors need preemption for `quota` (`searched_again`) needs those flavor-resources freed."""
     pool = session.pool
     if pool.place(requests, free=pool.free_without(list(pool.placed))).failure is not None:
         return [], None
-    delayed = {r.pod_set for r in requests} if pool.place(requests).failure is not None else set()
+    delayed = {r.pod_set for r in requests}
     needs = quota | frozenset((fl, res) for ps, per in a.flavors.items() if ps in delayed for res, fl in per.items())
     p = Preemptor(wl.key, a.cluster_queue, session.index.priority(wl), wl.created, dict(a.usage), needs,
                   buffer(session))
