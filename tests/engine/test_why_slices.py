@@ -102,3 +102,19 @@ def test_with_tas_a_refused_topology_is_said_admitted_unplaced():
     assert r is not None and r.admitted
     said = [x.message for x in r.reasons if x.message.startswith("pod set main is admitted with no topology assignment")]
     assert said and '"required topology is not supported with ElasticJobsViaWorkloadSlices"' in said[0], r.reasons
+
+
+def test_a_slice_admitted_afresh_after_its_refused_write_replaces_nothing():
+    """Its cycle-1 write is refused (a node merged to 0), its old slice finished before it (replaceWorkloadSlice):
+    cycle 2 admits it afresh (oracle --runs 3), and `why` says so, not that this admission finished the old slice."""
+    out = api.why("ns/new", [str(FEATURES / "feature-gate-elastic-jobs-via-workload-slices-with-tas-on-merged-to-0-write-refused.yaml")])
+    r = out.result
+    assert r is not None and r.admitted and r.decision.cycle == 2 and r.decision.replaced is None
+    text = why_human(r, out.loaded.sources, None, None)
+    assert "it replaces its job's admitted slice" not in text
+    assert "it was admitted afresh, not as the replacement of its job's slice ns/old" in text
+
+
+def test_a_slice_admitted_as_a_replacement_carries_its_old_slice():
+    r, _ = _why("fits")
+    assert r.decision.replaced == "ns/job-e-1"

@@ -84,6 +84,10 @@ class Decision:
     # quota reserved with a pod set's topology assignment delayed for its checks and not yet made (Kueue's
     # HasTopologyAssignmentsPending: a second pass still to come or failed): not Admitted (`checks.mark_one`)
     topology_pending: bool = False
+    # admitted as the replacement of its job's admitted slice (ElasticJobsViaWorkloadSlices: `slices.replaced` when
+    # admitted), the slice Kueue finished on this admission; None for others, and for a slice admitted afresh after
+    # its old slice was finished a cycle earlier (its write refused: `refused_write`)
+    replaced: str | None = None
 
     @property
     def preempting(self) -> bool:

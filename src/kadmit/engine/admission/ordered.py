@@ -437,7 +437,8 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                     continue
                 touched.add(root)
                 searches.skipped(head.key, None)
-                freed = slices.admitted(session, head)  # the slice it replaces is finished
+                old = slices.replaced(session, head)  # the slice it replaces (None once finished by a refused write)
+                freed = slices.admitted(session, head)  # is finished
                 session.commit(head, now)
                 if freed:  # and the cycle's later `fits` checks count it gone once more, as Kueue's do
                     hold(name, freed, head.key)
@@ -452,7 +453,8 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                 decisions[head.key] = Decision(head, True, name, now, cycle=cycle,
                                                notes=session.pool.unschedulable(head, now.counts, now.flavors,
                                                                                 now.placement),
-                                               preempted=list(victims_of.get(head.key, [])))
+                                               preempted=list(victims_of.get(head.key, [])),
+                                               replaced=old.workload if old is not None else None)
                 queues[name].remove(head)
                 waits(head, None)
                 sticky.pop(name, None)

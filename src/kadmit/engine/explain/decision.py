@@ -177,11 +177,16 @@ def explain_decision(session: Session, decisions: dict[str, Decision], key: str,
             head = Reason(KAD502, f"admitted to {where}")
         from kadmit.engine.explain.placement import unplaced
         out = WhyResult(key, True, d, [head] + unplaced(session, d) + skipped, solver=session.stats.as_dict())
-        if (old := replaced_slice(session, target, d.cluster_queue)) is not None:
-            out.reasons.append(Reason(KAD502, f"it replaces its job's admitted slice {old} "
+        if d.replaced is not None:
+            out.reasons.append(Reason(KAD502, f"it replaces its job's admitted slice {d.replaced} "
                                       "(ElasticJobsViaWorkloadSlices), on that slice's flavors: only its usage beyond "
                                       "that slice's was asked of the quota, and Kueue finishes the old slice on this "
                                       "admission (Finished: WorkloadSliceReplaced)"))
+        elif (old := replaced_slice(session, target, d.cluster_queue)) is not None:
+            out.reasons.append(Reason(KAD502, f"it was admitted afresh, not as the replacement of its job's slice {old} "
+                                      "(ElasticJobsViaWorkloadSlices): Kueue had finished that slice in an earlier "
+                                      "cycle, before the API server refused its admission write (replaceWorkloadSlice "
+                                      "runs first), so its whole usage was asked of the quota and its pods placed anew"))
         if d.preempted:
             out.reasons += [Reason(KAD502, f"it preempted {v.key} (priority {v.priority}, ClusterQueue "
                                    f"{v.cluster_queue}): {why_victim(session, target, v)}") for v in d.preempted]
