@@ -65,6 +65,25 @@ POLICIES = {
         "value: 1000\n",
         "metadata.name: Forbidden: priority class names with 'system-' prefix are reserved for system use only. "
         "error: value of system-node-critical PriorityClass must be 2000001000"),
+    # the rest of ValidateLimitRange: a ratio below 1 or above max/min, a Pod item's default, a PVC item without a
+    # storage bound, a Container item's resource name, a non-overcommitable resource's default and request apart
+    "limit-range-ratios": (
+        "apiVersion: v1\nkind: LimitRange\nmetadata: {name: lr, namespace: team}\nspec:\n  limits:\n"
+        '  - {type: Container, min: {cpu: "1"}, max: {cpu: "2"}, maxLimitRequestRatio: {cpu: "3", memory: 500m}}\n',
+        ('spec.limits[0].maxLimitRequestRatio[cpu]: Invalid value: "3": ratio 3 is greater than max/min = 2.000000',
+         'spec.limits[0].maxLimitRequestRatio[memory]: Invalid value: "500m": ratio 500m is less than 1')),
+    "limit-range-types": (
+        "apiVersion: v1\nkind: LimitRange\nmetadata: {name: lr, namespace: team}\nspec:\n  limits:\n"
+        '  - {type: Pod, max: {cpu: "4"}, default: {cpu: "2"}}\n'
+        '  - {type: PersistentVolumeClaim, max: {cpu: "2"}}\n'
+        '  - {type: Container, max: {foo: "2"}, default: {example.com/gpu: "2"}, defaultRequest: {example.com/gpu: "1"}}\n',
+        ("spec.limits[0].default: Forbidden: may not be specified when `type` is 'Pod'",
+         "spec.limits[1].limits: Required value: either minimum or maximum storage value is required, but neither was "
+         "provided",
+         *(f'spec.limits[2].{key}[foo]: Invalid value: "foo": must be a standard resource {w}'
+           for key in ("max", "default", "defaultRequest") for w in ("type or fully qualified", "for containers")),
+         'spec.limits[2].defaultRequest[example.com/gpu]: Invalid value: "1": default value 2 must equal to '
+         "defaultRequest value 1 in example.com/gpu")),
     # validateContainerResourceName: a name without a domain, not a standard one (both words) or a quota's (one)
     "container-resource-names": (
         pod("container-resource-names", "{}",

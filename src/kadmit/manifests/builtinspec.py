@@ -12,14 +12,16 @@ bench/builtin_refusals_sweep.py); the object is refused alone, as for the resour
 from __future__ import annotations
 
 import json
+import math
 
 from kadmit.manifests import kubenames
 from kadmit.manifests.codes import KAD157
 from kadmit.manifests.fields import Fields
 from kadmit.manifests.jobspec import NON_INDEXED, job_spec_refusals
 from kadmit.manifests.podspec import KEPT, restart_refusals
+from kadmit.manifests.podvalues import STANDARD_RESOURCES, overcommit_allowed, resource_name_words
 from kadmit.manifests.yamltree import Val
-from kadmit.quantity import go_format, quantity_string
+from kadmit.quantity import MILLI, go_format, quantity_string
 
 RESTART_POLICIES = ("Always", "OnFailure", "Never")
 POD_FAILURE_ACTIONS = ("Count", "FailIndex", "FailJob", "Ignore")
@@ -220,30 +222,59 @@ def runtime_class_refusals(f: Fields, node: Val) -> None:
         _refuse(f, f'handler: Invalid value: "{handler}": {LABEL_WORDS}', at)
 
 
-def limit_range_refusals(f: Fields, i: int, lists: dict[str, tuple[dict[str, int], dict[str, Val]]],
+def limit_range_refusals(f: Fields, i: int, kind: str | None, item: Val,
+                         lists: dict[str, tuple[dict[str, int], dict[str, Val]]],
                          default: dict[str, int], default_request: dict[str, int]) -> None:
-    """ValidateLimitRange's words for item `i`'s quantities as SetDefaults_LimitRangeItem leaves them (`default`,
-    `default_request`: a Container item's default taken from max, its defaultRequest from default, then min): per
-    resource, in the validator's order, min over max, min over the default request, the default request over max
-    or over the default, min over the default, the default over max. Each at the field the words name where it is
-    written (or where the default was taken from), a quantity shown as Quantity.String keeps its written format. Not yet: maxLimitRequestRatio's checks."""
+    """ValidateLimitRange's words for item `i` (of type `kind`) as SetDefaults_LimitRangeItem leaves it (`default`,
+    `default_request`: a Container item's default taken from max, its defaultRequest from default, then min): each
+    resource's name (a Pod or Container item's as a container's, `podvalues.resource_name_words`; another's a
+    standard one or with a domain), a Pod item's default or defaultRequest (forbidden), a PersistentVolumeClaim
+    item's storage (a min or a max required); then per resource, in the validator's order, min over max, min over
+    the default request, the default request over max or over the default, min over the default, the default over
+    max, a maxLimitRequestRatio below 1 or above max/min, a default and a default request apart for a resource not
+    overcommitable. Each at the field the words name where it is written (or where the default was taken from), a
+    quantity shown as Quantity.String keeps its written format."""
     (mins, min_at), (maxes, max_at) = lists["min"], lists["max"]
+    ratios, ratio_at = lists["maxLimitRequestRatio"]
     default_at = {**max_at, **lists["default"][1]}
     request_at = {**min_at, **default_at, **lists["defaultRequest"][1]}
+    base = f"spec.limits[{i}]"
 
     def show(milli: int, at: Val | None) -> str:
         return quantity_string(milli, go_format(at.v if at is not None and isinstance(at.v, str) else ""))
 
+    def refuse(words: str, at: Val | None) -> None:
+        # where it is written; a second refusal at a node (a default taken from max) is said too
+        f.invalid(KAD157, f"the API server refuses the object: `{base}.{words}`", at, uses=())
+
+    pod = kind == "Pod"
+    if pod:  # forbidden, and not compared
+        for key in ("default", "defaultRequest"):
+            if lists[key][0]:
+                refuse(f"{key}: Forbidden: may not be specified when `type` is 'Pod'", f.field(item, key))
+        default, default_request = {}, {}
+    names = (("max", maxes, max_at), ("min", mins, min_at), ("default", default, default_at),
+             ("defaultRequest", default_request, request_at), ("maxLimitRequestRatio", ratios, ratio_at))
+    for key, values, at in names:
+        for r in sorted(values):
+            words = resource_name_words(r) if kind in ("Pod", "Container") else (
+                () if "/" in r or r in STANDARD_RESOURCES or r.startswith("hugepages-") or
+                kubenames.qualified_name_problem(r) else ("must be a standard resource type or fully qualified",))
+            for w in words:
+                refuse(f'{key}[{r}]: Invalid value: "{r}": {w}', at.get(r))
+    if kind == "PersistentVolumeClaim" and "storage" not in mins and "storage" not in maxes:
+        refuse("limits: Required value: either minimum or maximum storage value is required, but neither was provided",
+               item)
     bad = {id(e.at) for e in f.collected or ()}  # a quantity refused already: nothing to compare
-    for r in sorted({*mins, *maxes, *default, *default_request}):  # the validator ranges over a Go set: map order
+    for r in sorted({*mins, *maxes, *default, *default_request, *ratios}):  # a Go set's order: map order
         if any(id(nodes[1].get(r)) in bad for nodes in lists.values()):
             continue
-        lo, hi, dl, dr = mins.get(r), maxes.get(r), default.get(r), default_request.get(r)
+        lo, hi, dl, dr, ratio = mins.get(r), maxes.get(r), default.get(r), default_request.get(r), ratios.get(r)
         lo_s = show(lo, min_at.get(r)) if lo is not None else ""
         hi_s = show(hi, max_at.get(r)) if hi is not None else ""
         dl_s = show(dl, default_at.get(r)) if dl is not None else ""
         dr_s = show(dr, request_at.get(r)) if dr is not None else ""
-        base = f"spec.limits[{i}]"
+        ratio_s = show(ratio, ratio_at.get(r)) if ratio is not None else ""
         checks = (
             (lo is not None and hi is not None and lo > hi, "min", lo_s, f"min value {lo_s} is greater than max value {hi_s}"),
             (dr is not None and lo is not None and lo > dr, "defaultRequest", dr_s,
@@ -254,11 +285,23 @@ def limit_range_refusals(f: Fields, i: int, lists: dict[str, tuple[dict[str, int
              f"default request value {dr_s} is greater than default limit value {dl_s}"),
             (dl is not None and lo is not None and lo > dl, "default", lo_s, f"min value {lo_s} is greater than default value {dl_s}"),
             (dl is not None and hi is not None and dl > hi, "default", hi_s, f"default value {dl_s} is greater than max value {hi_s}"),
+            (ratio is not None and ratio < MILLI, "maxLimitRequestRatio", ratio_s, f"ratio {ratio_s} is less than 1"),
+            (ratio is not None and lo is not None and hi is not None and ratio / MILLI > _max_over_min(hi, lo),
+             "maxLimitRequestRatio", ratio_s,
+             f"ratio {ratio_s} is greater than max/min = {_max_over_min(hi or 0, lo or 0):f}"),
+            (not overcommit_allowed(r) and dl is not None and dr is not None and dl != dr, "defaultRequest", dr_s,
+             f"default value {dl_s} must equal to defaultRequest value {dr_s} in {r}"),
         )
         for wrong, key, shown, words in checks:
             if wrong:
-                at = {"min": min_at, "defaultRequest": request_at, "default": default_at}[key].get(r)
-                # where it is written; a second refusal at a node (a default taken from max) is said too
-                f.invalid(KAD157, f'the API server refuses the object: `{base}.{key}[{r}]: Invalid value: "{shown}": '
-                                  f'{words}`', at, uses=())
+                at = {"min": min_at, "defaultRequest": request_at, "default": default_at,
+                      "maxLimitRequestRatio": ratio_at}[key].get(r)
+                refuse(f'{key}[{r}]: Invalid value: "{shown}": {words}', at)
 
+
+def _max_over_min(hi: int, lo: int) -> float:
+    """ValidateLimitRange's max/min of two quantities in milli-units (float64 division: above 0 over 0 is +Inf, 0
+    over 0 NaN, which no ratio exceeds)."""
+    if lo == 0:
+        return math.inf if hi > 0 else -math.inf if hi < 0 else math.nan
+    return hi / lo

@@ -103,7 +103,7 @@ def limit_range(f: Fields, o: Meta) -> list[LimitRange]:
                 src = ("defaultRequest" if r in lists["defaultRequest"][0] else "default" if r in default else "min")
                 if f"{src}.{r}" in formats:
                     formats[f"defaultRequest.{r}"] = formats[f"{src}.{r}"]
-        limit_range_refusals(f, i, lists, default, default_request)
+        limit_range_refusals(f, i, kind, item, lists, default, default_request)
         out.append(LimitRange(
             namespace=o.namespace or "default", name=o.name, type=kind,
             default=default, default_request=default_request,
