@@ -282,7 +282,7 @@ def disagreements(kueue: dict, kadmit: dict, errors: list[str]) -> list[tuple[st
         elif a is None and not k["workloads"] and (key[0] == "Pod" or _refused(key, errors)):
             continue  # kadmit reads a pod Kueue leaves alone as node usage; or refuses the object too
         elif a is None and _strictly_refused(key, errors):
-            continue  # `kubectl apply` refuses it (strict field validation); the oracle, for a built-in kind, not
+            continue  # `kubectl apply` refuses it (strict field validation, a value its type refuses)
         elif a is None:
             rows.append((name, _show(k), "no Workload, not skipped" + (f" (errors: {errors})" if errors else "")))
         elif not k["workloads"] and not a["workloads"]:
@@ -354,8 +354,8 @@ def _strictly_refused(key: tuple, errors: list[str]) -> bool:
     fractional number where its CRD types a quantity int-or-string (KAD156): the object the API server
     refuses, its strict field validation being the default (docs/KUEUE-SETTINGS.md;
     tests/kube/test_unknown_fields_and_empty_jobs.py checks it on the real API server). The oracle refuses a
-    custom resource so too (CRDCheck's strict decoding: skipped); a built-in kind's unknown field it decodes
-    leniently, as if the API server had pruned it, and makes its Workload."""
+    custom resource so too (CRDCheck's strict decoding: skipped), and a built-in kind (kubevalidate's strict
+    decoding); a value it takes where kadmit refuses it still counts here (the KAD156/KAD157 cases below)."""
     # KAD156 names the field and the value since a55c5da (the type check of every field), not the object:
     # the object's own refusal is `broken`
     key = _first_of_repeats(key)

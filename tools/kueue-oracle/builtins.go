@@ -69,7 +69,8 @@ func kubevalidatePath() (string, error) {
 // leaves the documents and is skipped with the server's message. An object being submitted (no UID,
 // no status: what internal/jobs submits through Kueue's webhooks) and a kind Kueue only reads (Node,
 // Namespace, LimitRange, PriorityClass, RuntimeClass) are replaced by their defaulted form, with the
-// fields the API server's decoder drops kept (the reader notes them). A Pod, Job, Deployment or
+// fields the API server's decoder drops kept (kubevalidate decodes strictly, as `kubectl apply` has
+// the server do: an object with an unknown field is refused, so only null fields). A Pod, Job, Deployment or
 // StatefulSet the input shows stored (a UID or a status) keeps its own fields: its Workloads in the
 // input were made of it as it is written (internal/jobs applyBuiltinDefaults gives it the defaults
 // Kueue reads).
@@ -148,7 +149,7 @@ func builtinRef(u *unstructured.Unstructured) objects.Ref {
 }
 
 // keepDropped puts back into the defaulted object the fields of the original its type does not
-// have (the decoder drops them; the reader notes them): map keys the defaulted object lacks, in
+// have (a null field, which kubectl drops; an unknown one refuses the object): map keys the defaulted object lacks, in
 // maps and in lists of the same length.
 func keepDropped(defaulted, original map[string]any) {
 	for k, o := range original {

@@ -42,6 +42,11 @@ class Kind:
         self.also = also  # a second reading of the same object, into `jobs` (a Kueue-managed Pod)
 
 
+# The built-in kinds read that the API server decodes strictly for `kubectl apply` (the oracle's kubevalidate), besides
+# the job kinds: one with an unknown field is never created
+STRICT_BUILTINS = frozenset({("", "Pod"), ("", "Namespace"), ("", "Node"), ("", "LimitRange"),
+                             ("scheduling.k8s.io", "PriorityClass"), ("node.k8s.io", "RuntimeClass")})
+
 KINDS: dict[tuple[str, str], Kind] = {
     (KUEUE, "ResourceFlavor"): Kind(KUEUE_VERSIONS, "flavors", policy.resource_flavor),
     (KUEUE, "ClusterQueue"): Kind(KUEUE_VERSIONS, "cluster_queues", policy.cluster_queue),
@@ -339,10 +344,11 @@ class _Reader:
                 raise
             self.broken(*broken)  # a placeholder of a bad field, already reported, went on
             return
-        if f.collected or misnamed or (unknown and (spec.target in ("jobs", "training_runtimes", "workloads") or kind == "Pod")):
-            # every bad field (or name) was reported; the object is not used. A job, a training runtime, a Workload or a Pod
-            # with an unknown field too: `kubectl apply` (strict field validation, its default) refuses it, so it
-            # is never created (refused alone: `scope._blocking`)
+        if f.collected or misnamed or (unknown and (spec.target in ("jobs", "training_runtimes", "workloads")
+                                                    or (group, kind) in STRICT_BUILTINS)):
+            # every bad field (or name) was reported; the object is not used. A job, a training runtime, a Workload
+            # or a built-in object with an unknown field too: `kubectl apply` (strict field validation, its default)
+            # refuses it, so it is never created (refused alone: `scope._blocking`)
             self.broken(*broken)
             return
         for one in (obj if isinstance(obj, list) else [] if obj is None else [obj]):

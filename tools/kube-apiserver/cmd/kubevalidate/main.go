@@ -1,6 +1,6 @@
 // Command kubevalidate checks built-in Kubernetes objects as kube-apiserver v1.35 does on create, with
 // Kubernetes' own code: each object is decoded into its versioned type with the API server's scheme
-// (k8s.io/kubernetes pkg/api/legacyscheme), defaulted (SetObjectDefaults_*), converted to the internal
+// (k8s.io/kubernetes pkg/api/legacyscheme), strictly as `kubectl apply` has it decoded, defaulted (SetObjectDefaults_*), converted to the internal
 // type and passed through its registry's create strategy (rest.BeforeCreate: PrepareForCreate, the
 // strategy's Validate, ObjectMeta's validation), which is what the API server's create handler does
 // between decoding a request and storing it. Admission plugins (LimitRanger, Priority,
@@ -24,6 +24,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -35,6 +36,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/types"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/rest"
@@ -131,9 +133,15 @@ func check(data []byte) result {
 	if err != nil {
 		return result{Unchecked: err.Error()}
 	}
-	// The API server's decoder without strictness (unknown fields dropped: fieldValidation=Ignore's
-	// and Warn's reading): the caller says what it does with those.
-	if _, _, err := legacyscheme.Codecs.UniversalDeserializer().Decode(data, &gvk, versioned); err != nil {
+	// The API server's strict decoder, as `kubectl apply` asks for it (fieldValidation=Strict, its
+	// default): a field the type lacks refuses the object ("strict decoding error: unknown field"), in
+	// the create handler's words (transformDecodeError). kubectl drops the null fields of an object
+	// before it sends it: they are dropped here too.
+	sent, err := withoutNulls(data)
+	if err != nil {
+		return result{Unchecked: fmt.Sprintf("not a JSON object: %v", err)}
+	}
+	if _, _, err := strictCodecs.UniversalDeserializer().Decode(sent, &gvk, versioned); err != nil {
 		return result{Refused: apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v",
 			gvk.Kind, gvk.Version, gvk.Kind, err)).Error()}
 	}
@@ -146,6 +154,39 @@ func check(data []byte) result {
 		return result{Unchecked: err.Error()}
 	}
 	return result{Object: raw}
+}
+
+// strictCodecs decode as the API server does under fieldValidation=Strict.
+var strictCodecs = serializer.NewCodecFactory(legacyscheme.Scheme, serializer.EnableStrict)
+
+// withoutNulls is data without the null fields of its objects (maps, at any depth; a null item of a
+// list stays), numbers kept as written.
+func withoutNulls(data []byte) ([]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	return json.Marshal(dropNulls(v))
+}
+
+func dropNulls(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			if x == nil {
+				delete(v, k)
+			} else {
+				v[k] = dropNulls(x)
+			}
+		}
+	case []any:
+		for i, x := range v {
+			v[i] = dropNulls(x)
+		}
+	}
+	return v
 }
 
 // create runs the kind's create strategy on a copy of the defaulted object: the API server's message

@@ -36,6 +36,12 @@ func TestCheck(t *testing.T) {
 			refused: []string{`LimitRange "l" is invalid`, `min value 2 is greater than max value 1`}},
 		{name: "a stored Job keeps its UID", in: `{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"j","uid":"59761f86-c026-4d94-80ae-c6ad20a25507"},"spec":{"selector":{"matchLabels":{"batch.kubernetes.io/controller-uid":"59761f86-c026-4d94-80ae-c6ad20a25507"}},"template":{"metadata":{"labels":{"batch.kubernetes.io/controller-uid":"59761f86-c026-4d94-80ae-c6ad20a25507","batch.kubernetes.io/job-name":"j","controller-uid":"59761f86-c026-4d94-80ae-c6ad20a25507","job-name":"j"}},"spec":{"containers":[{"name":"c","image":"x"}],"restartPolicy":"Never"}}}}`,
 			object: []string{`"uid":"59761f86-c026-4d94-80ae-c6ad20a25507"`}},
+		{name: "unknown field", in: `{"apiVersion":"v1","kind":"LimitRange","metadata":{"name":"l"},"spec":{"bogus":1,"limits":[]}}`,
+			refused: []string{`LimitRange in version "v1" cannot be handled as a LimitRange: strict decoding error: unknown field "spec.bogus"`}},
+		{name: "null unknown field dropped, as kubectl does", in: `{"apiVersion":"scheduling.k8s.io/v1","kind":"PriorityClass","metadata":{"name":"p"},"value":2000000001,"bogus":null}`,
+			refused: []string{`PriorityClass.scheduling.k8s.io "p" is invalid`, `maximum allowed value of a user defined priority`}},
+		{name: "null known field", in: `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"n","labels":null},"spec":null}`,
+			object: []string{`"name":"n"`}},
 		{name: "a ConfigMap", in: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"}}`, unchecked: true},
 		{name: "not an object", in: `[1]`, unchecked: true},
 	}
