@@ -4,7 +4,8 @@ kadmit's errors on the same object: where Kubernetes refuses and kadmit reports 
 DIFFER (what kadmit does not refuse yet; docs/ORACLE-FINDINGS.md, "kubevalidate"). `-v` prints the agreements too.
 Nothing here asserts. Run: `.venv/bin/python bench/builtin_refusals_sweep.py [-v]` (Go builds kubevalidate on first use).
 Figures 2026-12-06: 19 agree, 23 differ of 42; since builtinrefusals (manifests/builtinspec.py)
-37 agree, 5 differ; tail 41; refusals (a Job's generated selector) 42 of 42."""
+37 agree, 5 differ; tail 41; refusals (a Job's generated selector) 42 of 42, then 48 of 48 with six more
+(LimitRange rules, a resource name with a bad domain, unknown fields: kubevalidate decodes strictly)."""
 import copy
 import json
 import subprocess
@@ -83,6 +84,12 @@ CASES = {
  "node-bad-taint-effect": {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n0"}, "spec": {"taints": [{"key": "k", "effect": "Sometimes"}]}},
  "node-bad-label": {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n2", "labels": {"a b": "c"}}},
  "namespace-bad-name": {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "Bad.ns"}},
+ "limitrange-ratio-below-one": {"apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": "lr3", "namespace": "default"}, "spec": {"limits": [{"type": "Container", "maxLimitRequestRatio": {"cpu": "500m"}}]}},
+ "limitrange-pod-default": {"apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": "lr4", "namespace": "default"}, "spec": {"limits": [{"type": "Pod", "default": {"cpu": "1"}}]}},
+ "limitrange-pvc-without-storage": {"apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": "lr5", "namespace": "default"}, "spec": {"limits": [{"type": "PersistentVolumeClaim", "max": {"cpu": "1"}}]}},
+ "pod-resource-bad-domain": podc(resources={"limits": {"Example.com/gpu": "1"}}),
+ "limitrange-unknown-field": {"apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": "lr6", "namespace": "default"}, "spec": {"limits": [], "defaults": {"cpu": "1"}}},
+ "node-unknown-field": {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n3"}, "spec": {"taint": []}},
 }
 QUEUE = """apiVersion: kueue.x-k8s.io/v1beta2
 kind: ResourceFlavor

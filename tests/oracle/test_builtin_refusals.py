@@ -131,7 +131,26 @@ JOB_SELECTORS = {
         selector_job("mismatch", "manualSelector: true\n  selector: {matchLabels: {a: b}}", "{a: c, z: w}"),
         'spec.template.metadata.labels: Invalid value: {"a":"c","z":"w"}: `selector` does not match template `labels`'),
 }
-CASES = {**REFUSED, **CONTAINERS, **POLICIES, **JOB_SELECTORS}
+# validateContainerResourceName on a name with a domain: IsQualifiedName's words (a prefix no DNS subdomain, a name
+# part no qualified name), and "doesn't follow extended resource name standard"; a Pod's limits copied to its requests
+DOMAINS = {
+    "container-resource-names-with-a-domain": (
+        pod("container-resource-names-with-a-domain", "{}",
+            '[{name: c, image: busybox, resources: {limits: {Example.com/foo: "1", example.com/foo_: "1", '
+            'example.com/requests.foo: "1", kubernetes.io/foo: "1"}}}]'),
+        tuple(f'spec.containers[0].resources.{key}[{name}]: Invalid value: "{name}": {words}'
+              for key in ("limits", "requests")
+              for name, part in (("Example.com/foo", "prefix part a lowercase RFC 1123 subdomain must consist of lower "
+                                  "case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric "
+                                  "character (e.g. 'example.com', regex used for validation is "
+                                  "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"),
+                                 ("example.com/foo_", "name part must consist of alphanumeric characters, '-', '_' or "
+                                  "'.', and must start and end with an alphanumeric character (e.g. 'MyName',  or "
+                                  "'my.name',  or '123-abc', regex used for validation is "
+                                  "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"))
+              for words in (part, "doesn't follow extended resource name standard"))),
+}
+CASES = {**REFUSED, **CONTAINERS, **POLICIES, **JOB_SELECTORS, **DOMAINS}
 MARKERS = (": Invalid value", ": Required value", ": Forbidden", ": Unsupported value")
 
 

@@ -15,27 +15,17 @@ import json
 import math
 
 from kadmit.manifests import kubenames
+from kadmit.manifests.kubenames import LABEL_WORDS, NAME_PART_WORDS, SUBDOMAIN_WORDS
 from kadmit.manifests.codes import KAD157
 from kadmit.manifests.fields import Fields
 from kadmit.manifests.jobspec import NON_INDEXED, job_spec_refusals
 from kadmit.manifests.podspec import KEPT, restart_refusals
-from kadmit.manifests.podvalues import STANDARD_RESOURCES, overcommit_allowed, resource_name_words
+from kadmit.manifests.podvalues import overcommit_allowed, resource_name_words
 from kadmit.manifests.yamltree import Val
 from kadmit.quantity import MILLI, go_format, quantity_string
 
 RESTART_POLICIES = ("Always", "OnFailure", "Never")
 POD_FAILURE_ACTIONS = ("Count", "FailIndex", "FailJob", "Ignore")
-LABEL_WORDS = ("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start "
-               "and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is "
-               "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')")
-SUBDOMAIN_WORDS = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and "
-                   "must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation "
-                   "is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')")
-NAME_PART_WORDS = ("name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
-                   "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
-                   "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')")
-
-
 def _refuse(f: Fields, words: str, at: Val | None, again: bool = False) -> None:
     """KAD157 in the server's `words` at `at`; not where `at` was refused already, unless `again` (several errors of
     one field, all the server's)."""
@@ -257,9 +247,7 @@ def limit_range_refusals(f: Fields, i: int, kind: str | None, item: Val,
              ("defaultRequest", default_request, request_at), ("maxLimitRequestRatio", ratios, ratio_at))
     for key, values, at in names:
         for r in sorted(values):
-            words = resource_name_words(r) if kind in ("Pod", "Container") else (
-                () if "/" in r or r in STANDARD_RESOURCES or r.startswith("hugepages-") or
-                kubenames.qualified_name_problem(r) else ("must be a standard resource type or fully qualified",))
+            words = resource_name_words(r, container=kind in ("Pod", "Container"))
             for w in words:
                 refuse(f'{key}[{r}]: Invalid value: "{r}": {w}', at.get(r))
     if kind == "PersistentVolumeClaim" and "storage" not in mins and "storage" not in maxes:

@@ -20,6 +20,46 @@ SUBDOMAIN_MAX = 253
 ANNOTATIONS_MAX = 256 * 1024  # TotalAnnotationSizeLimitB: keys and values together
 REFUSED = frozenset({KAD195, KAD196, KAD197})  # what the API server refuses an object for (not KAD301: Kueue's)
 
+LABEL_WORDS = ("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start "
+               "and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is "
+               "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')")
+SUBDOMAIN_WORDS = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and "
+                   "must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation "
+                   "is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')")
+NAME_PART_WORDS = ("name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+                   "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
+                   "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')")
+LABEL_KEY_WORDS = ("must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+                   "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
+                   "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')")
+
+
+def label_key_words(value: str) -> list[str]:
+    """apimachinery's IsLabelKey (IsQualifiedName) words for `value`, in its order: [] where it is one."""
+    parts = value.split("/")
+    if len(parts) > 2:
+        return [f"a valid label key {LABEL_KEY_WORDS} with an optional DNS subdomain prefix and '/' (e.g. "
+                "'example.com/MyName')"]
+    words = []
+    name = parts[-1]
+    if len(parts) == 2:
+        prefix = parts[0]
+        if not prefix:
+            words.append("prefix part must be non-empty")
+        else:
+            if len(prefix) > SUBDOMAIN_MAX:
+                words.append(f"prefix part must be no more than {SUBDOMAIN_MAX} characters")
+            if not DNS1123_SUBDOMAIN.fullmatch(prefix):
+                words.append(f"prefix part {SUBDOMAIN_WORDS}")
+    if not name:
+        words.append("name part must be non-empty")
+    elif len(name) > LABEL_MAX:
+        words.append(f"name part must be no more than {LABEL_MAX} characters")
+    if not QUALIFIED_NAME.fullmatch(name):
+        words.append(NAME_PART_WORDS)
+    return words
+
+
 # Kinds whose names are DNS-1123 labels; every other kind kadmit reads (core kinds and Kueue's
 # custom resources alike) takes a DNS-1123 subdomain.
 LABEL_NAMED = {("", "Namespace")}

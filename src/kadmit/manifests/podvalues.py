@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from kadmit.manifests.codes import KAD157
 from kadmit.manifests.fields import Fields
-from kadmit.manifests.kubenames import qualified_name_problem
+from kadmit.manifests.kubenames import label_key_words
 from kadmit.manifests.yamltree import Val
 from kadmit.podresources import PodResources
 from kadmit.quantity import MILLI, go_format, quantity_string
@@ -46,16 +46,22 @@ STANDARD_RESOURCES = frozenset((
 CONTAINER_RESOURCES = ("cpu", "memory", "ephemeral-storage")
 
 
-def resource_name_words(res: str) -> tuple[str, ...]:
-    """validateContainerResourceName's words for a container's resource named without a domain: "must be a
-    standard resource type or fully qualified" (validateResourceName) unless a standard name, then "must be a
-    standard resource for containers" unless cpu, memory, ephemeral-storage or hugepages-*. Not yet: a name with a
-    domain, or one that is no qualified name (IsQualifiedName's words first)."""
-    if "/" in res or res in CONTAINER_RESOURCES or res.startswith("hugepages-") or qualified_name_problem(res):
-        return ()
-    standard = res in STANDARD_RESOURCES or res.startswith("requests.hugepages-")
-    return (() if standard else ("must be a standard resource type or fully qualified",)) + (
-        "must be a standard resource for containers",)
+def resource_name_words(res: str, container: bool = True) -> tuple[str, ...]:
+    """validateResourceName's words for a resource's name (IsQualifiedName's, `kubenames.label_key_words`; else, a
+    name without a domain not a standard one: "must be a standard resource type or fully qualified"), then, for a
+    container's (validateContainerResourceName), "must be a standard resource for containers" for a name without a
+    domain other than cpu, memory, ephemeral-storage or hugepages-*, "doesn't follow extended resource name
+    standard" for one with a domain that is neither native (kubernetes.io) nor an extended resource's."""
+    words = tuple(label_key_words(res))
+    if "/" not in res:
+        if not words and res not in STANDARD_RESOURCES and not res.startswith(("hugepages-", "requests.hugepages-")):
+            words += ("must be a standard resource type or fully qualified",)
+        if container and res not in CONTAINER_RESOURCES and not res.startswith("hugepages-"):
+            words += ("must be a standard resource for containers",)
+    elif container and "kubernetes.io/" not in res and (res.startswith("requests.")
+                                                        or label_key_words("requests." + res)):
+        words += ("doesn't follow extended resource name standard",)
+    return words
 
 
 def nothing_to_refuse(f: Fields, spec: Val | None, pod: PodResources) -> bool:
