@@ -461,7 +461,6 @@ class Job(Obj):
     # a RayJob's `status.rayClusterName`: with ElasticJobsViaWorkloadSlices its elastic Workloads' names hash that
     # RayCluster's generation where it exists (`slices.slice_name`)
     ray_cluster: str | None = None
-    declined_before: int = 0  # of its prefix, the objects declined for input errors before it (`scope.number_repeats`)
     group: str | None = None  # `kueue.x-k8s.io/pod-group-name`: `manage` joins its members
     group_total: int | None = None
     group_fast: bool = False

@@ -15,7 +15,7 @@ from math import inf
 from kadmit.diagnostics import Diagnostic, Severity
 from kadmit.identity import repeat_name
 from kadmit.index import ModelIndex
-from kadmit.model import Fragment, Job, Model, ObjectRef, Skipped, Workload
+from kadmit.model import Fragment, Model, ObjectRef, Skipped, Workload
 
 KUEUE_STATES = {"KAD200", "KAD205"}  # FlavorNotFound, TopologyNotFound: the cluster queue is inactive
 # Errors about an object refused on its own (Kueue's webhook, KAD170; the API server, for a version it
@@ -328,40 +328,26 @@ def refusal_reason(errors: list[Diagnostic]) -> str:
 
 
 def number_repeats(fragments: list[Fragment]) -> list[Fragment]:
-    """The fragments (one a file, in merge order) with the repeats of one `generateName` job numbered together in
-    input order, across files, declined (`broken`, for an input error) and decided (`jobs`) alike, as the API
-    server creates each (the Kueue oracle names them `job-`, `job-#2`, ... so: `identify`): a declined repeat is
-    renamed here (`job-#2`), a decided one counts the declined ones before it (`Job.declined_before`;
-    `manage._number_repeats` numbers it, skipping as it does the pods their controller's job decides and the
-    members of pod groups). Numbered apart, a declined first copy and a good second were both `job-`."""
-    seen: Counter = Counter()  # per prefix, the repeats so far
-    declined: Counter = Counter()
+    """The fragments (one a file, in merge order) with the repeats of one `generateName` job declined for an input
+    error (`broken`) numbered in input order, across files (`job-`, `job-#2`, ...), each listed by its own name. The
+    API server creates none of them (it refuses each, as the Kueue oracle's kubevalidate and CRD checks do), so none
+    takes a name: the decided repeats are numbered on their own (`manage._number_repeats`), as the oracle names those
+    it creates (`identify`)."""
+    declined: Counter = Counter()  # per prefix, the declined repeats so far
     out = []
     for frag in fragments:
-        at = [(_position(j.span), 0, i) for i, j in enumerate(frag.jobs) if _counted(j)]
-        at += [(_position(b.span), 1, i) for i, b in enumerate(frag.broken) if _is_work(b)]
+        at = sorted((_position(b.span), i) for i, b in enumerate(frag.broken) if _is_work(b))
         if not at:
             out.append(frag)
             continue
-        jobs, broken = list(frag.jobs), list(frag.broken)
-        for _, is_broken, i in sorted(at):
-            o = broken[i] if is_broken else jobs[i].object
+        broken = list(frag.broken)
+        for _, i in at:
+            o = broken[i]
             key = (o.group, o.kind, o.namespace or "default", o.name)
-            seen[key] += 1
-            if is_broken:
-                declined[key] += 1
-                broken[i] = o.model_copy(update={"name": repeat_name(o.name, seen[key])})
-            elif declined[key]:
-                jobs[i] = jobs[i].model_copy(update={"declined_before": declined[key]})
-        out.append(frag.model_copy(update={"jobs": jobs, "broken": broken}))
+            declined[key] += 1
+            broken[i] = o.model_copy(update={"name": repeat_name(o.name, declined[key])})
+        out.append(frag.model_copy(update={"broken": broken}))
     return out
-
-
-def _counted(job: Job) -> bool:
-    """A job `manage._number_repeats` numbers: named by `generateName`, not a pod its controller's job decides."""
-    from kadmit.manifests.jobs.replicasets import owners_pod
-
-    return job.generate_name and not job.group and not owners_pod(job)
 
 
 def _position(span) -> tuple:

@@ -402,12 +402,13 @@ def _by_origin(workloads: tuple[Workload, ...]) -> dict[tuple, list[int]]:
 
 def _number_repeats(job: Job, seen: Counter) -> Job:
     """Objects named by the same `generateName` prefix are told apart by input order: the second
-    `sample-job-` is `sample-job-#2`, counting the repeats declined for input errors (`Model.broken`)."""
+    `sample-job-` is `sample-job-#2`; a repeat declined for an input error (`Model.broken`) is never created, and
+    takes no number (`scope.number_repeats`)."""
     if not job.generate_name:
         return job
     key = (job.object.kind, job.object.namespace, job.object.name)
     seen[key] += 1
-    n = seen[key] + job.declined_before  # declined and decided repeats are numbered together, in input order
+    n = seen[key]
     if n == 1:
         return job
     name = repeat_name(job.object.name, n)

@@ -69,7 +69,7 @@ def template_pods(f: Fields, o: Meta, job: Job, template: Val, count: int,
     pod = pod.model_copy(update={"workloads": tuple(w.model_copy(update={"pod_sets": tuple(
         ps.model_copy(update={"origin": origin}) for ps in w.pod_sets)}) for w in pod.workloads)})
     update = {"object": ref, "owner": None, "created": job.created, "generate_name": job.generate_name,
-              "declined_before": job.declined_before, "group": None, "group_total": None, "span": job.span,
+              "group": None, "group_total": None, "span": job.span,
               "refusals": _of_pods(pod.refusals)}  # (the slice layers annotation's: refused or not by the gate, `manage`)
     if any(r.multi_layer is None for r in pod.refusals):  # what Kueue's pod webhook refuses of every pod of the
         # template (`template_refusals`): none is made
