@@ -23,7 +23,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 import random  # noqa: E402
 
-from fuzz.mutate import FEATURES, _structural  # noqa: E402
+from fuzz.features import FEATURES  # noqa: E402
+from fuzz.mutate import _structural  # noqa: E402
 from oracle.generate import cluster  # noqa: E402
 from oracle.harness import compare, from_kadmit, from_oracle, oracle_binary, run_kadmit, run_oracle  # noqa: E402
 

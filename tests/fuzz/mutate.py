@@ -257,87 +257,6 @@ STRUCTURAL = [_retype, _drop, _duplicate_item, _duplicate_doc, _drop_doc, _empty
               _zero_count, _min_count, _cohort_cycle, _queue_self, _retype]
 
 
-# ---- mutations of this project's newer features (bench/fuzz_cli.py --features; not in the suite's draw) ----
-
-REPLACEMENT = "kueue.x-k8s.io/workload-slice-replacement-for"
-GATES = ["ElasticJobsViaWorkloadSlices", "ElasticJobsViaWorkloadSlicesWithTAS", "SchedulingEquivalenceHashing",
-         "TopologyAwareScheduling", "TASBalancedPlacement", "TASMultiLayerTopology"]
-
-
-def _gate_flip(docs, r):
-    """A feature gate turned the other way, or one added (the configuration made when there is none)."""
-    configs = [doc for doc in docs if isinstance(doc, dict) and doc.get("kind") == "Configuration"]
-    if not configs:
-        return False
-    doc = configs[0]
-    gates = doc.get("featureGates")
-    if not isinstance(gates, dict):
-        gates = doc["featureGates"] = {}
-    name = r.choice(sorted(gates) + GATES) if gates else r.choice(GATES)
-    gates[name] = not gates.get(name, False)
-    return f"featureGates.{name} = {gates[name]}"
-
-
-def _slice_target(docs, r):
-    """A slice's old Workload made missing, another namespace's, itself, or malformed."""
-    spots = [doc for doc in docs if isinstance(doc, dict) and isinstance(doc.get("metadata"), dict)
-             and isinstance(doc["metadata"].get("annotations"), dict) and REPLACEMENT in doc["metadata"]["annotations"]]
-    if not spots:
-        return False
-    doc = r.choice(spots)
-    own = f"{doc['metadata'].get('namespace', 'default')}/{doc['metadata'].get('name', 'x')}"
-    value = r.choice([own, "ns/missing", "other/old", "old", "", "/", "ns/", "a/b/c", None])
-    doc["metadata"]["annotations"][REPLACEMENT] = value
-    return f"{REPLACEMENT} = {value!r}"
-
-
-def _old_queue(docs, r):
-    """A Workload (a slice's old one, often) moved to another or a missing queue, or its admission's cluster queue."""
-    spots = [(d, p) for d, p in _named(docs, "queueName") + _named(docs, "clusterQueue")
-             if isinstance(docs[d], dict) and docs[d].get("kind") == "Workload"]
-    if not spots:
-        return False
-    d, p = r.choice(spots)
-    queues = _names(docs, "LocalQueue" if p[-1] == "queueName" else "ClusterQueue")
-    value = r.choice(queues + ["missing"])
-    _get(docs[d], p[:-1])[p[-1]] = value
-    return f"document {d + 1} {'.'.join(map(str, p))} = {value!r}"
-
-
-def _node_gone(docs, r):
-    """A Node (one a topology assignment may name) removed, or made not ready, or its labels dropped."""
-    nodes = [d for d, doc in enumerate(docs) if isinstance(doc, dict) and doc.get("kind") == "Node"]
-    if not nodes:
-        return False
-    d = r.choice(nodes)
-    how = r.choice(["removed", "not ready", "unlabelled"])
-    if how == "removed":
-        del docs[d]
-    elif how == "not ready" and isinstance(docs[d].get("status"), dict):
-        docs[d]["status"]["conditions"] = [{"type": "Ready", "status": "False"}]
-    elif isinstance(docs[d].get("metadata"), dict):
-        docs[d]["metadata"]["labels"] = {}
-    return f"node (document {d + 1}) {how}"
-
-
-def _assignment(docs, r):
-    """A topology assignment's pod counts or domains made wrong: counts off, a node that is not there."""
-    spots = _named(docs, "podCounts") + _named(docs, "valuesPerLevel") + _named(docs, "domainCount")
-    if not spots:
-        return False
-    d, p = r.choice(spots)
-    value = {"podCounts": lambda: r.choice([{"universal": 0}, {"universal": -2}, {"universal": 10 ** 6},
-                                            {"individual": [1, 2, 3]}, {}]),
-             "valuesPerLevel": lambda: r.choice([[{"universal": "gone"}], [], [{"individual": {"roots": ["n"]}}]]),
-             "domainCount": lambda: r.choice([0, -1, 7, 10 ** 6])}[p[-1]]()
-    _get(docs[d], p[:-1])[p[-1]] = value
-    return f"{'.'.join(map(str, p))} = {value!r}"
-
-
-FEATURES = [_gate_flip, _gate_flip, _slice_target, _old_queue, _node_gone, _assignment, _zero_count, _number, _drop,
-            _retype, _drop_doc, _duplicate_doc]
-
-
 class _Dumper(yaml.SafeDumper):
     pass
 
@@ -544,7 +463,7 @@ def _structural(text: str, r: random.Random, pool: list | None = None) -> tuple[
 def mutate(files: dict[str, str], r: random.Random, rounds: int | None = None,
            features: bool = False) -> tuple[Files, list[str]]:
     """The files with one to three mutations, and what each was (`file: what`); `features`: structural ones
-    from FEATURES only (gates, slices' old Workloads, nodes, topology assignments), always tried first."""
+    from tests/fuzz/features.py only (and unquoted placeholders), always tried first."""
     out: Files = dict(files)
     what: list[str] = []
     for _ in range(rounds or r.choice([1, 1, 1, 2, 3])):
@@ -554,7 +473,8 @@ def mutate(files: dict[str, str], r: random.Random, rounds: int | None = None,
             text = text.decode("utf-8", "replace")
         done = None
         if features and name.endswith((".yaml", ".yml")):
-            done = _structural(text, r, FEATURES)
+            from .features import FEATURES, _t_placeholder
+            done = _t_placeholder(text, r) if r.random() < 0.15 else _structural(text, r, FEATURES)
         elif name.endswith((".yaml", ".yml", ".json")) and r.random() < 0.6:
             done = _structural(text, r)
         if done is None and name.endswith(".kad") and r.random() < 0.3:
