@@ -57,3 +57,32 @@ def test_why_of_a_pending_pod_set_of_count_0_says_why(tmp_path: Path) -> None:
     out = api.why("ns/w", [str(tmp_path)], fixes=0)
     assert out.exit_code == 1 and admitted == {"ns/w": False}
     assert out.result.admitted is False and out.result.standing.needs == {}
+
+
+_TEMPLATE = """\
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: cq}
+spec: {namespaceSelector: {}}
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: j, namespace: ns, labels: {kueue.x-k8s.io/queue-name: lq}}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{image: "{{ .Values.image }}", name: main, resources: {requests: {cpu: {{inputs.parameters.cpu}}}}}]
+"""
+
+
+def test_nothing_to_decide_says_why_its_objects_are_not_decided(tmp_path: Path) -> None:
+    # Found with a Helm image and an unquoted Argo Workflows parameter in an otherwise good file: the file is a
+    # template (KAD020), its two objects listed as not read, and KAD004 called them "objects of kinds kadmit does
+    # not decide on" (a ClusterQueue, a Job): it says the first one's reason now.
+    (tmp_path / "in.yaml").write_text(_TEMPLATE)
+    out = api.admit([str(tmp_path)])
+    said = [d.message for d in out.diagnostics if d.code == "KAD004"]
+    assert out.exit_code == 2 and len(said) == 1
+    assert "does not decide on" not in said[0]
+    assert "2 objects not decided, the first (ClusterQueue cq): not read: its file is a Go template" in said[0]

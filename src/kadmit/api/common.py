@@ -92,7 +92,10 @@ def _nothing_read(loaded: ws.Workspace) -> None:
     unread = sum(1 for d in loaded.diagnostics.items if d.code == "KAD020")
     skipped = sum(1 + s.more for s in loaded.model.skipped)
     why = [f"{unread} not read, each listed with the reason (KAD020)"] if unread else []
-    why += [f"{skipped} object{'' if skipped == 1 else 's'} of kinds kadmit does not decide on"] if skipped else []
+    if skipped:  # for many a reason, not their kinds alone (a template's objects, a Job no queue names): the first's
+        first = loaded.model.skipped[0]
+        why.append(f"{skipped} object{'' if skipped == 1 else 's'} not decided, the first "
+                   f"({first.object.kind} {first.object.key}): {first.reason}")
     loaded.diagnostics.emit(KAD004, "nothing to decide: the inputs hold no Kueue or Kubernetes object kadmit reads"
                             + "".join(f"; {w}" for w in why),
                             help="name the files or folders that hold the cluster's queues and workloads")
