@@ -476,6 +476,7 @@ class Job(Obj):
     refusals: tuple[Refusal, ...] = ()  # what Kueue's webhook refuses it for (`manage` decides whether it applies)
     # no UID, no status: Kueue's webhooks default and validate it now (one in the cluster passed them, or never did)
     submitted: bool = True
+    fails: str | None = None  # Kueue's reconciler errs on it (its PodSets fails: `slices._autoscaled`), its words
     deleting: bool = False  # `metadata.deletionTimestamp`: Kueue's reconciler drops its finalizers, makes no Workload
     prebuilt: str | None = None  # `kueue.x-k8s.io/prebuilt-workload-name`: the Workload Kueue takes as its own (`manage`)
     suspended: bool = True  # Kueue's IsSuspended (being submitted too: the webhook suspends it); `jobs.common`

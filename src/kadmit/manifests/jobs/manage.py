@@ -265,6 +265,12 @@ def apply_jobs(model: Model, diags: Diagnostics | None = None) -> Model:
             for i in found:
                 workloads[i] = _with_origins(workloads[i], job)
             continue
+        if job.fails is not None:  # its reconcile errs before any Workload is made or changed: kept as read
+            untouched.update(found or ())
+            for i in found or ():
+                workloads[i] = _with_origins(workloads[i], job)
+            slices.failed(job, diags, skipped, [workloads[i] for i in found or ()])
+            continue
         if found is not None and job.framework in _PREBUILT:
             prebuilt.update((i, job.object.kind) for i in found)
         going = [i for i in found if workloads[i].deleting] \

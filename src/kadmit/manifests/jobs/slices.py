@@ -15,7 +15,7 @@ from kadmit.diagnostics import Diagnostics, Subject
 from kadmit.manifests.codes import KAD175
 from kadmit.manifests.jobs.owned import _OWN_MATCHING
 from kadmit.manifests.jobs.shortnames import HASH_LENGTH
-from kadmit.model import Job, Refusal, Workload
+from kadmit.model import Job, Refusal, Skipped, Workload
 
 GATE = "ElasticJobsViaWorkloadSlices"
 # Of the kinds with their own matching, a pod's and a pod group's Workloads go through the slices too (the generic
@@ -73,18 +73,30 @@ def _cluster_of(job: Job, clusters: dict[tuple[str, str], Job] | None) -> Job | 
 def _autoscaled(job: Job, cluster: Job | None) -> Job:
     """raycluster.UpdatePodSets: an elastic RayJob's or RayService's pod sets with in-tree autoscaling, each worker
     group counted as the RayCluster its status names counts it (replicas × numOfHosts: that RayCluster's own pod
-    sets), where the input holds it; a group of the RayCluster the job lacks is Kueue's error ("PodSet name
-    mismatch", no Workload made or changed): kept as the job's spec counts it (not modelled)."""
+    sets), where the input holds it; a group of the RayCluster the job lacks is Kueue's error (its first, in the
+    RayCluster's order), set as `Job.fails`: the job's reconciler changes nothing and makes no Workload (`manage`)."""
     if cluster is None or not cluster.workloads:
         return job
     counts = {ps.name: ps.count for ps in cluster.workloads[0].pod_sets if ps.name != "head"}
     mine = {ps.name for w in job.workloads for ps in w.pod_sets}
-    if not counts.keys() <= mine:
-        return job
+    if lacked := [g for g in counts if g not in mine]:
+        return job.model_copy(update={"fails": f"PodSet name mismatch: RayCluster {cluster.object.name} has worker "
+                                               f"group {lacked[0]} which is not found in Ray object "
+                                               f"{job.object.name} spec"})
     said = f" (in-tree autoscaling: RayCluster `{cluster.object.name}` counts {{}})"
     return job.model_copy(update={"workloads": tuple(w.model_copy(update={"pod_sets": tuple(
         ps.model_copy(update={"count": counts[ps.name], "origin": (ps.origin or "") + said.format(counts[ps.name])})
         if ps.name in counts else ps for ps in w.pod_sets)}) for w in job.workloads)})
+
+
+def failed(job: Job, diags: Diagnostics | None, skipped: list[Skipped], workloads: list[Workload]) -> None:
+    """A job Kueue's reconciler errs on (`Job.fails`): its Workloads stay as read (a warning at each), and a job
+    with none gets none (skipped, with Kueue's error)."""
+    said = f"Kueue's job reconciler fails on {job.object.kind} `{job.object.key}` (\"{job.fails}\"): "
+    for wl in workloads:
+        _note(diags, job, wl, said + f"its Workload `{wl.key}` stays as it is, no new slice made")
+    if not workloads:
+        skipped.append(Skipped(object=job.object, reason=said + "it makes no Workload of it", span=job.span))
 
 
 def named(job: Job, tas: bool, clusters: dict[tuple[str, str], Job] | None = None) -> Job:
