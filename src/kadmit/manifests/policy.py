@@ -49,6 +49,17 @@ def _topology_without_labels(f: Fields, o: Meta, spec: Val | None, labels: dict[
               help=help)
 
 
+def covered_refusals(f: Fields, i: int, at: Val | None, covered: list[str]) -> None:
+    """Kueue's ClusterQueue and Cohort webhooks on resource group `i`'s covered resources (validateResourceGroups:
+    validateResourceName, IsLabelKey's words, `kubenames.label_key_words`): KAD157 in their words."""
+    items = at.v if at is not None and isinstance(at.v, list) else []
+    for j, name in enumerate(covered):
+        node = items[j] if j < len(items) else at
+        for words in kubenames.label_key_words(name):
+            f.invalid(KAD157, f"Kueue's webhook refuses the object: `spec.resourceGroups[{i}].coveredResources[{j}]: "
+                              f'Invalid value: "{name}": {words}`', node, uses=())
+
+
 def resource_groups(f: Fields, spec: Val | None, spans: dict[str, Val | None]) -> tuple[ResourceGroup, ...]:
     groups = []
     failed: list[Invalid] = []  # every bad quota of the object is reported before it is given up
@@ -62,6 +73,7 @@ def resource_groups(f: Fields, spec: Val | None, spans: dict[str, Val | None]) -
 
     for i, rg in enumerate(f.maps(spec, "resourceGroups")):
         covered = f.strs(rg, "coveredResources", required=True, what="a resource group")
+        covered_refusals(f, i, f.field(rg, "coveredResources"), covered)
         flavors = []
         for j, fq in enumerate(f.maps(rg, "flavors", required=True, what="a resource group")):
             quotas = []
