@@ -172,6 +172,9 @@ CASES = {
     "runtimeclass-bad-handler": ("apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata: {name: rc}\n"
                                  "handler: Bad_Handler\n", f'handler: Invalid value: "Bad_Handler": {LABEL}',
                                  "handler"),
+    "runtimeclass-no-handler": ("apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata: {name: rc}\n"
+                                "overhead: {podFixed: {cpu: '2'}}\n", f'handler: Invalid value: "": {LABEL}',
+                                "apiVersion: node.k8s.io/v1"),  # (fuzz14: none is "", refused at the object)
 }
 
 

@@ -205,11 +205,11 @@ def job_selector_refusals(f: Fields, o_name: str, uid: str | None, spec: Val | N
 
 
 def runtime_class_refusals(f: Fields, node: Val) -> None:
-    """ValidateRuntimeClass's words for a RuntimeClass's `handler`: an RFC 1123 label."""
+    """ValidateRuntimeClass's words for a RuntimeClass's `handler`: an RFC 1123 label (none or null: "", refused)."""
     at = f.field(node, "handler")
-    handler = _text(at)
+    handler = "" if at is None or at.v is None else _text(at)
     if handler is not None and kubenames.dns_label_problem(handler) is not None:
-        _refuse(f, f'handler: Invalid value: "{handler}": {LABEL_WORDS}', at)
+        _refuse(f, f'handler: Invalid value: "{handler}": {LABEL_WORDS}', node if at is None else at)
 
 
 def limit_range_refusals(f: Fields, i: int, kind: str | None, item: Val,
