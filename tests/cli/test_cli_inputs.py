@@ -121,3 +121,20 @@ def test_admit_says_in_its_summary_when_a_setting_it_does_not_model_is_set(run):
     assert "`waitForPodsReady` of `Configuration` is not modelled" in on.output
     assert "the input sets a setting kadmit does not model (KAD161): Kueue's answer may differ" in on.output
     assert "KAD161" not in off.output and "may differ" not in off.output
+
+
+def test_files_are_named_from_the_working_directory_of_the_moment(tmp_path: Path, monkeypatch) -> None:
+    """display_name keeps the working directory's resolved path per directory: a file is named relative to the
+    directory the process is in when asked, through symbolic links, after each change of directory."""
+    from kadmit.workspace import display_name
+
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    (tmp_path / "link").symlink_to(tmp_path / "a")
+    f = tmp_path / "a" / "b" / "f.yaml"
+    for where, via, name in [("a", f, "b/f.yaml"), ("a/b", f, "f.yaml"), ("link", tmp_path / "link" / "b" / "f.yaml",
+                             "b/f.yaml"), ("link/b", f, "f.yaml"), (".", f, "a/b/f.yaml"), ("a/b", f, "f.yaml")]:
+        monkeypatch.chdir(tmp_path / where)
+        assert display_name(via) == name
+        assert display_name(via) == via.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    monkeypatch.chdir(tmp_path / "a" / "b")
+    assert display_name(tmp_path / "elsewhere.yaml") == (tmp_path / "elsewhere.yaml").as_posix()
