@@ -170,7 +170,9 @@ CI (and on in the soak) and agreement is counted per feature. The switches:
 - `elastic` (opt-in, OPT_IN): ElasticJobsViaWorkloadSlices on, and a workload slice replacing one admitted generated
   Workload (`kueue.x-k8s.io/workload-slice-replacement-for`): its pod sets, one count scaled (`elastic_scale=up`,
   `down` or `same`), created with the latest object; with `tas`, ElasticJobsViaWorkloadSlicesWithTAS on half the time
-  (`elastic_tas`, a switch of ALL drawn only here: the old slice's topology assignment kept, only the new pods placed)
+  (`elastic_tas`, a switch of ALL drawn only here: the old slice's topology assignment kept, only the new pods placed);
+  and elastic jobs (`_elastic_jobs`, `elastic_job=pending|running|scaled_up|pod_group`): batch Jobs and pod groups
+  annotated `kueue.x-k8s.io/elastic-job`, a running Job's admitted Workload too, its parallelism raised or not
 """
 
 from __future__ import annotations
@@ -1398,10 +1400,12 @@ def _elastic(d: _Draw, docs: list[dict]) -> None:
     """`elastic`: a slice replacing an admitted generated Workload (none where there is none: the switch is then
     off), its pod sets the old one's with one count scaled, created with the latest object (the oracle's clock
     starts after it: `_requeue_near`), without the old one's status; `elastic_tas` drawn with `tas`."""
+    jobs = _elastic_jobs(d, docs)
     olds = [x for x in docs if x["kind"] == "Workload" and "admission" in x.get("status", {})
             and not x["metadata"].get("ownerReferences")]
     if not olds:
-        d.features.discard("elastic")
+        if not jobs:
+            d.features.discard("elastic")
         return
     old = olds[d.int(0, len(olds) - 1)]
     new = {"apiVersion": old["apiVersion"], "kind": "Workload", "spec": copy.deepcopy(old["spec"])}
@@ -1421,6 +1425,43 @@ def _elastic(d: _Draw, docs: list[dict]) -> None:
     if "tas" in d.features:
         d.on("elastic_tas")
     docs.append(new)
+
+
+def _elastic_jobs(d: _Draw, docs: list[dict]) -> int:
+    """`elastic`'s jobs: some batch Jobs and pod groups annotated elastic (`kueue.x-k8s.io/elastic-job`), whose
+    Workloads Kueue's reconcilers make as slices (`elastic_job=pending|pod_group`); a running Job's admitted
+    Workload annotated with it, the Job's parallelism and completions raised or not (`elastic_job=running|
+    scaled_up`: a new slice to replace it). How many were drawn."""
+    mark = {"kueue.x-k8s.io/elastic-job": "true"}
+    drawn = 0
+    for job in [x for x in docs if x["kind"] == "Job" and x["apiVersion"] == "batch/v1"]:
+        if not d.int(0, 1):
+            continue
+        drawn += 1
+        job["metadata"]["annotations"] = job["metadata"].get("annotations", {}) | mark
+        uid = job["metadata"].get("uid")
+        wl = next((x for x in docs if x["kind"] == "Workload" and uid
+                   and any(o.get("uid") == uid for o in x["metadata"].get("ownerReferences", []))), None)
+        if job["spec"].get("suspend") is not False or wl is None:
+            d.features.add("elastic_job=pending" if job["spec"].get("suspend") is not False else "elastic_job=running")
+            continue
+        wl["metadata"]["annotations"] = wl["metadata"].get("annotations", {}) | mark
+        if d.int(0, 1):
+            job["spec"]["parallelism"] = job["spec"]["completions"] = job["spec"]["parallelism"] + d.int(1, 2)
+            d.features.add("elastic_job=scaled_up")
+        else:
+            d.features.add("elastic_job=running")
+    groups: dict[str, list[dict]] = {}
+    for x in docs:
+        if x["kind"] == "Pod" and "kueue.x-k8s.io/pod-group-name" in x["metadata"].get("labels", {}):
+            groups.setdefault(x["metadata"]["labels"]["kueue.x-k8s.io/pod-group-name"], []).append(x)
+    for pods in groups.values():
+        if d.int(0, 1):
+            drawn += 1
+            for pod in pods:
+                pod["metadata"]["annotations"] = pod["metadata"].get("annotations", {}) | mark
+            d.features.add("elastic_job=pod_group")
+    return drawn
 
 
 def _configuration(docs: list[dict]) -> dict:
