@@ -259,23 +259,33 @@ sys.exit(main())
 """
 
 
+@pytest.fixture(scope="module")
+def bytecode(tmp_path_factory) -> Path:
+    """A bytecode folder (PYTHONPYCACHEPREFIX) the cases below share: kadmit is compiled from source once,
+    not once per case (about 0.5 s of CPU each)."""
+    return tmp_path_factory.mktemp("pyc")
+
+
 @pytest.mark.parametrize("args, code", [
     (["check", str(EXAMPLE)], 0),
     (["why", "team-infra/gpu-smoke", str(EXAMPLE)], 1),
     (["admit", "no-such-folder"], 2),
 ], ids=["check", "why", "bad-input"])
-def test_the_command_line_ends_without_finalization(tmp_path: Path, args: list[str], code: int) -> None:
+def test_the_command_line_ends_without_finalization(tmp_path: Path, bytecode: Path, args: list[str],
+                                                    code: int) -> None:
     """Run as the process (an installed executable's script), the command line ends without Python's
-    finalization (`os._exit`) after the exit handlers (the kept compiled text is written), with the
-    same output and exit code as under a program that runs it and catches its `SystemExit` (which
-    still gets it, and goes on)."""
+    finalization (`os._exit`) after the exit handlers (the kept compiled text is written: an earlier
+    case's is removed first), with the same output and exit code as under a program that runs it and
+    catches its `SystemExit` (which still gets it, and goes on)."""
     script = tmp_path / "kadmit-script.py"
     script.write_text(_SCRIPT)
-    env = {"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin", "PYTHONPYCACHEPREFIX": str(tmp_path / "pyc")}
+    for kept in bytecode.rglob("compiled-text.*"):
+        kept.unlink()
+    env = {"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin", "PYTHONPYCACHEPREFIX": str(bytecode)}
     ran = subprocess.run([sys.executable, str(script), *args], cwd=ROOT, capture_output=True, text=True, env=env)
     assert ran.returncode == code
     assert ran.stderr.endswith("ended without finalization\n")
-    assert list(tmp_path.rglob("compiled-text.*"))
+    assert list(bytecode.rglob("compiled-text.*"))
     caught = subprocess.run([sys.executable, "-c", _MAIN, str(tmp_path / "m.json"), *args], cwd=ROOT,
                             capture_output=True, text=True, env=env)
     assert caught.returncode == 0 and json.loads((tmp_path / "m.json").read_text())
