@@ -41,13 +41,20 @@ with open(sys.argv[1], "w") as fh:
 """
 
 
+_RAN: dict[tuple[str, ...], set[str]] = {}  # the same command's modules, asked by several tests (`check` and `why` on
+# examples/ml-platform): one process each
+
+
 def _loaded(tmp_path: Path, *args: str) -> set[str]:
+    if args in _RAN:
+        return set(_RAN[args])
     out = tmp_path / "modules.json"
     code = "import json, sys\nimport kadmit.cli\njson.dump(sorted(sys.modules), open(sys.argv[1], 'w'))" \
         if not args else _RUN
     subprocess.run([sys.executable, "-c", code, str(out), *args], cwd=ROOT, check=True, capture_output=True,
                    env={"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin"})
-    return set(json.loads(out.read_text()))
+    _RAN[args] = set(json.loads(out.read_text()))
+    return set(_RAN[args])
 
 
 def _under(modules: set[str], names) -> list[str]:
@@ -118,12 +125,19 @@ with open(out, "w") as fh:
 
 
 def _main(tmp_path: Path, *args: str, path: str = "") -> tuple[set[str], str]:
-    """Modules loaded and output of `python -m kadmit ARGS` (the entry points' way in)."""
-    out = tmp_path / "modules.json"
-    got = subprocess.run([sys.executable, "-c", _MAIN, str(out), *args], cwd=ROOT, capture_output=True, text=True,
-                         env={"PYTHONPATH": os.pathsep.join(p for p in (str(ROOT / "src"), path) if p),
-                              "PATH": "/usr/bin:/bin"})
-    return set(json.loads(out.read_text())), got.stdout
+    """Modules loaded and output of `python -m kadmit ARGS` (the entry points' way in); a command asked again
+    (`check` on the example, by two tests) is not run again."""
+    if (path, *args) not in _MAINS:
+        out = tmp_path / "modules.json"
+        got = subprocess.run([sys.executable, "-c", _MAIN, str(out), *args], cwd=ROOT, capture_output=True,
+                             text=True, env={"PYTHONPATH": os.pathsep.join(p for p in (str(ROOT / "src"), path) if p),
+                                             "PATH": "/usr/bin:/bin"})
+        _MAINS[(path, *args)] = set(json.loads(out.read_text())), got.stdout
+    modules, stdout = _MAINS[(path, *args)]
+    return set(modules), stdout
+
+
+_MAINS: dict[tuple[str, ...], tuple[set[str], str]] = {}
 
 
 def test_the_command_line_does_not_read_package_metadata_without_pydantic_plugins(tmp_path: Path) -> None:
