@@ -281,3 +281,30 @@ def test_more_kinds_templates_naming_a_pod_group_without_its_count_are_warned(fr
     label (the TrainJob's in its runtime), about its object. Without the pod integration none."""
     text, loaded = _loaded(MORE_KINDS_CASE, frameworks, tmp_path)
     _warned_at_labels(text, loaded, ["ns/aw", "ns/js", "ns/plain", "ns/rs", "ns/tj"], warned)
+
+
+def _patched_trainjob(name: str, metadata: str) -> str:
+    """A TrainJob of the case's runtime `grouped` whose one runtime patch sets its `node` job's pod metadata."""
+    patch = ("{manager: example.com/m, trainingRuntimeSpec: {template: {spec: {replicatedJobs: "
+             f"[{{name: node, template: {{spec: {{template: {{metadata: {metadata}}}}}}}}}]}}}}}}}}")
+    return (f"---\napiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata: {{name: {name}, namespace: ns, "
+            f"labels: {{kueue.x-k8s.io/queue-name: lq}}}}\nspec: {{runtimeRef: {{name: grouped}}, runtimePatches: [{patch}]}}\n")
+
+
+def test_a_trainjobs_runtime_patches_merge_into_its_pod_group_metadata(tmp_path: Path) -> None:
+    """The Trainer merges a TrainJob's runtime patches into its runtime's pod template key by key
+    (mergeRuntimePatches), so Kueue's pod webhook sees the merged pod-group metadata: the runtime's group `g6`
+    given its count by `counted`'s patch is not refused; `zero`'s count 0 is, at its patch; `plain` (no patch)
+    keeps the runtime's refusal (KAD199)."""
+    text = MORE_KINDS_CASE.read_text() + _patched_trainjob(
+        "counted", "{annotations: {kueue.x-k8s.io/pod-group-total-count: '2'}}") + _patched_trainjob(
+        "zero", "{annotations: {kueue.x-k8s.io/pod-group-total-count: '0'}}")
+    (tmp_path / "case.yaml").write_text(text)
+    found = {a.name: d for d in load([str(tmp_path)]).diagnostics if d.code == "KAD199"
+             for a in d.about if a.kind == "TrainJob"}
+    assert sorted(found) == ["tj", "zero"]
+    assert ('metadata.annotations[kueue.x-k8s.io/pod-group-total-count]: Invalid value: "0": incorrect annotation '
+            "value 'kueue.x-k8s.io/pod-group-total-count=0': group total count should be greater than zero"
+            in found["zero"].message)
+    lines = text.splitlines()
+    assert "runtimePatches" in lines[found["zero"].span.line - 1] and "name: zero" in lines[found["zero"].span.line - 2]

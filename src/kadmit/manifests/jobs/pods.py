@@ -132,27 +132,33 @@ def _prebuilt_refusal(f: Fields, o: Meta) -> Refusal | None:
                    span=f.span(f.field(f.map(o.metadata, "labels"), PREBUILT_LABEL) or o.node))
 
 
+def group_metadata_words(group: str | None, total: str | None) -> str | None:
+    """The pod webhook's words (`validatePodGroupMetadata`, `groupTotalCount`) refusing a pod's group name (its
+    label, else its annotation) and `pod-group-total-count` (None: unset), as plain values: a total count without
+    a group; a group's count missing, not an integer, or less than 1. None where it refuses neither."""
+    path = f"metadata.annotations[{GROUP_TOTAL}]"
+    if not group:
+        return None if total is None else f"metadata.labels[{GROUP_NAME}]: Required value: {_BOTH}"
+    if total is None:
+        return f"{path}: Required value: {_BOTH}"
+    value, error = go_atoi(total)
+    if value is not None and value >= 1:
+        return None
+    return f"{path}: Invalid value: {go_quote(total)}: " + (error or (
+        f"incorrect annotation value '{GROUP_TOTAL}={total}': group total count should be greater than zero"))
+
+
 def _total_alone_refusal(f: Fields, o: Meta) -> Refusal | None:
     """What the pod webhook (`validatePodGroupMetadata`) refuses of a pod of no group: a total count."""
-    if GROUP_TOTAL not in o.annotations:
-        return None
-    return Refusal(message=f"metadata.labels[{GROUP_NAME}]: Required value: {_BOTH}", managed_only=False,
-                   span=f.span(annotation_node(f, o, GROUP_TOTAL) or o.node))
+    message = group_metadata_words(None, o.annotations.get(GROUP_TOTAL))
+    return None if message is None else Refusal(message=message, managed_only=False,
+                                                span=f.span(annotation_node(f, o, GROUP_TOTAL) or o.node))
 
 
 def _group_total_refusal(f: Fields, o: Meta) -> Refusal | None:
-    """What the pod webhook (`validatePodGroupMetadata`, `groupTotalCount`) refuses of a group
-    member's `pod-group-total-count`: missing, not an integer, or less than 1."""
-    path = f"metadata.annotations[{GROUP_TOTAL}]"
-    text = o.annotations.get(GROUP_TOTAL)
+    """What the pod webhook refuses of a group member's `pod-group-total-count` (`group_metadata_words`)."""
+    message = group_metadata_words(o.labels.get(GROUP_NAME) or o.annotations.get(GROUP_NAME),
+                                   o.annotations.get(GROUP_TOTAL))
     span = f.span(annotation_node(f, o, GROUP_TOTAL) or f.field(f.map(o.metadata, "labels"), GROUP_NAME)
                   or annotation_node(f, o, GROUP_NAME) or o.node)
-    if text is None:
-        message = f"{path}: Required value: {_BOTH}"
-    else:
-        value, error = go_atoi(text)
-        if value is not None and value >= 1:
-            return None
-        message = f"{path}: Invalid value: {go_quote(text)}: " + (error or (
-            f"incorrect annotation value '{GROUP_TOTAL}={text}': group total count should be greater than zero"))
-    return Refusal(message=message, managed_only=False, span=span)
+    return None if message is None else Refusal(message=message, managed_only=False, span=span)

@@ -10,6 +10,8 @@ from typing import Literal
 from kadmit.diagnostics import Diagnostics
 from kadmit.manifests.fields import Fields, Invalid, Meta
 from kadmit.manifests.jobs import trainjobpods
+from kadmit.manifests.jobs.groups import GROUP_NAME
+from kadmit.manifests.jobs.pods import GROUP_TOTAL, group_metadata_words
 from kadmit.manifests.jobs.common import COMPLETION_INDEX, JOB_INDEX, Builder, object_ref, reclaimed, run_state
 from kadmit.manifests.jobs.refusals import SLICE_SIZE, topology_refusals
 from kadmit.manifests.jobs.templatepods import group_refusals
@@ -48,6 +50,7 @@ class RuntimeJob(Obj):
     refusals: tuple[Refusal, ...] = ()
     # what Kueue's pod webhook refuses of every pod made of its template (`templatepods.group_refusals`): the TrainJob's
     pod_refusals: tuple[Refusal, ...] = ()
+    group_meta: tuple[tuple[str, str], ...] = ()  # its template's pod-group name and total count (`_group_meta`)
     marks: tuple[str, ...] = ()  # the `kueue.x-k8s.io/podset-*` annotations of its pod template
     mark_values: tuple[tuple[str, object], ...] = ()  # and their values, as written (`merged_marks`)
 
@@ -91,6 +94,8 @@ class RuntimePatch(Obj):
     mark_values: tuple[tuple[str, object], ...] = ()
     topology: TopologyRequest | None = None
     topology_refusals: tuple[Refusal, ...] = ()
+    # its pod template's pod-group name and total count (`_group_meta`), merged key by key into the runtime's
+    group_meta: tuple[tuple[str, str], ...] = ()
 
 
 class TrainSpec(Obj):
@@ -143,6 +148,7 @@ def training_runtime(f: Fields, o: Meta) -> TrainingRuntime:
                                shape=Shapes(template_shape(f, 1, None, template)[2:]),
                                refusals=tuple(r for r in b.refusals[before:] if not r.pods),
                                pod_refusals=tuple(r for r in b.refusals[before:] if r.pods),
+                               group_meta=_group_meta(f, f.map(template, "metadata")),
                                **_marks(annotations)))
     mpi = f.map(policy, "mpi")
     return TrainingRuntime(kind=o.kind, namespace=(o.namespace or "default") if o.kind == "TrainingRuntime" else None,  # type: ignore[arg-type]
@@ -243,7 +249,7 @@ def _runtime_patches(f: Fields, spec: Val, *, existing: bool) -> tuple[RuntimePa
                 refusals=tuple(node_field_refusals(f, pod_spec, "spec.template.spec")) +
                 tuple(toleration_refusals(f, pod_spec, "spec.template.spec")) if replaces else (),
                 replaces=replaces, node_affinity=required, span=f.span(rj), **_marks(marks), topology=topology,
-                topology_refusals=refused,
+                topology_refusals=refused, group_meta=_group_meta(f, meta),
                 pod=Shapes((tuple(omitempty(v.plain() if (v := f.field(pod_spec, k)) is not None else None)
                                   for k in ("containers", "initContainers", "tolerations")),))))
     return tuple(out)
@@ -369,8 +375,31 @@ def runtime_refusals(runtime: TrainingRuntime, pod_sets: list[PodSet],
                               f"pod set count {ps.count}", None, t.span))
         out += [Refusal(message=f"job[{j.name}].{m}. {ADVICE}", managed_only=False, multi_layer=on, span=span)
                 for m, on, span in words]
-        out += j.pod_refusals
+        out += _pod_refusals(j, patches)
     return tuple(out)
+
+
+def _group_meta(f: Fields, meta: Val | None) -> tuple[tuple[str, str], ...]:
+    """A pod template's pod-group name (its label, its annotation) and total count, where written."""
+    labels, annotations = f.str_map(meta, "labels")[0], f.str_map(meta, "annotations")[0]
+    return tuple((k, v) for k, v in (("label", labels.get(GROUP_NAME)), ("annotation", annotations.get(GROUP_NAME)),
+                                     ("total", annotations.get(GROUP_TOTAL))) if v is not None)
+
+
+def _pod_refusals(j: RuntimeJob, patches: tuple[RuntimePatch, ...]) -> tuple[Refusal, ...]:
+    """What Kueue's pod webhook refuses of every pod of job `j` (`RuntimeJob.pod_refusals`), its pod-group metadata
+    as the runtime patches naming it leave it (mergeRuntimePatches merges their labels and annotations into the
+    runtime's key by key): where a patch sets any, the words of the merged values (`group_metadata_words`), at the
+    last such patch."""
+    mine = [p for p in patches if p.job == j.name and p.group_meta]
+    if not mine:
+        return j.pod_refusals
+    merged = dict(j.group_meta)
+    for p in mine:
+        merged.update(p.group_meta)
+    kept = tuple(r for r in j.pod_refusals if GROUP_NAME not in r.message and GROUP_TOTAL not in r.message)
+    words = group_metadata_words(merged.get("label") or merged.get("annotation"), merged.get("total"))
+    return kept + ((Refusal(message=words, managed_only=False, pods=True, span=mine[-1].span),) if words else ())
 
 
 # Kueue's TrainJob webhook builds the JobSet (validateTopologyRequest's podSets, getChildJobSet) of a TrainJob being
