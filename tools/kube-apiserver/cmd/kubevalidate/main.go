@@ -47,6 +47,7 @@ import (
 	_ "k8s.io/kubernetes/pkg/apis/core/install"
 	_ "k8s.io/kubernetes/pkg/apis/node/install"
 	_ "k8s.io/kubernetes/pkg/apis/scheduling/install"
+	"k8s.io/kubernetes/pkg/capabilities"
 	"k8s.io/kubernetes/pkg/registry/apps/deployment"
 	"k8s.io/kubernetes/pkg/registry/apps/statefulset"
 	"k8s.io/kubernetes/pkg/registry/batch/job"
@@ -74,6 +75,14 @@ var kinds = map[schema.GroupVersionKind]kind{
 	{Group: "apps", Version: "v1", Kind: "StatefulSet"}:                {statefulset.Strategy, "statefulsets"},
 	{Group: "scheduling.k8s.io", Version: "v1", Kind: "PriorityClass"}: {priorityclass.Strategy, "priorityclasses"},
 	{Group: "node.k8s.io", Version: "v1", Kind: "RuntimeClass"}:        {runtimeclass.Strategy, "runtimeclasses"},
+}
+
+// init allows privileged containers, as the API server of tools/kube-apiserver (kubeup/procs.go
+// --allow-privileged=true) and those of kubeadm, kind and the managed clusters do: without it
+// pkg/capabilities' zero value makes the pod validation refuse `securityContext.privileged: true`
+// ("Forbidden: disallowed by cluster policy"), which no such cluster says.
+func init() {
+	capabilities.Setup(true, 0)
 }
 
 // result is one output line.

@@ -42,6 +42,8 @@ func TestCheck(t *testing.T) {
 			refused: []string{`PriorityClass.scheduling.k8s.io "p" is invalid`, `maximum allowed value of a user defined priority`}},
 		{name: "null known field", in: `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"n","labels":null},"spec":null}`,
 			object: []string{`"name":"n"`}},
+		{name: "privileged container allowed, as --allow-privileged=true", in: `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"x","securityContext":{"privileged":true}}]}}`,
+			object: []string{`"privileged":true`}},
 		{name: "a ConfigMap", in: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"}}`, unchecked: true},
 		{name: "not an object", in: `[1]`, unchecked: true},
 	}
