@@ -100,6 +100,17 @@ def test_other_tools_expressions_are_no_actions() -> None:
     assert template_line("a: {{ include \"x\" (dict \"k\" .v) }}\n") == (1, 4)
 
 
+def test_template_text_in_a_yaml_comment_is_no_action() -> None:
+    """YAML (and so `kubectl apply`) ignores a comment: a manifest whose only `{{ }}` is in one is read, as the oracle
+    reads it (fuzz14: `# {{ .Values.x }}` above a Deployment left the file out, KAD020, and the run had nothing to
+    decide). A `#` after a quote on its line may be a string's: the action there still counts."""
+    assert template_line("# {{ .Values.x }}\napiVersion: v1\n") is None
+    assert template_line("a: 1  # {{ .Values.x }}\n  # {% if x %}\n") is None
+    assert template_line("a: x#{{ .Values.x }}\n") == (1, 6)  # no space before `#`: no comment
+    assert template_line("a: 'b # c' {{ .Values.x }}\n") == (1, 12)
+    assert template_line("# {{ .Values.x }}\nb: {{ .Values.y }}\n") == (2, 4)
+
+
 def test_template_text_in_a_block_scalar_is_no_action() -> None:
     """A ConfigMap holding a Jinja chat template (GKE's ai-ml/adk-vllm deploy-llm.yaml, beside its
     Deployment): `{{- bos_token }}` inside `key: |` is the manifest's text, which `kubectl apply` takes;

@@ -45,7 +45,21 @@ def is_action(text: str, m: re.Match[str], line_start: int) -> bool:
     """Whether a match of `_TEMPLATE` makes its file a template: a Go action (`go_action`), or another tool's
     placeholder that starts a plain value (`name: {{ app_name }}`, Ansible's; YAML reads a flow mapping there, which
     kubectl refuses), so the file is a template all the same (KAD020) rather than a manifest in error."""
+    if _in_comment(text, line_start, m.start()):
+        return False
     return go_action(m) or _NODE_START.fullmatch(text, line_start, m.start()) is not None
+
+
+# a YAML comment's `#` on a line: at its start or after a space or tab
+_COMMENT = re.compile(r"(?:^|[ \t])#", re.MULTILINE)
+
+
+def _in_comment(text: str, line_start: int, at: int) -> bool:
+    """Whether `at` is in a YAML comment: a `#` after a space or at the start of its line comes before it with no
+    quote before that `#` on the line (a quote might open a string holding the `#`: then it is no comment here).
+    YAML, and so `kubectl apply`, ignores a comment: `# {{ .Values.x }}` above a manifest leaves it a manifest."""
+    c = _COMMENT.search(text, line_start, at)
+    return c is not None and not any(q in text[line_start:c.start()] for q in "'\"")
 
 
 def is_object(doc: Val) -> bool:
@@ -84,7 +98,8 @@ def _jinja_line(text: str) -> tuple[int, int] | None:
     line (a quoted value may hold one), or None."""
     for m in _JINJA.finditer(text):
         start = text.rfind("\n", 0, m.start()) + 1
-        if not any(q in text[start:m.start()] for q in "'\"") and not _in_block_scalar(text, start):
+        if not any(q in text[start:m.start()] for q in "'\"") and not _in_comment(text, start, m.start()) \
+                and not _in_block_scalar(text, start):
             return text.count("\n", 0, m.start()) + 1, m.start() - start + 1
     return None
 
