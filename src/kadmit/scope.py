@@ -305,10 +305,14 @@ def decidable(model: Model, diagnostics: list[Diagnostic],
         "flavors": tuple(f for f in model.flavors if f"flavor:{f.name}" not in tainted),
         "topologies": tuple(t for t in model.topologies if f"topology:{t.name}" not in tainted),
         "broken": ()}
+    # a pending workload is not decided; an admitted one is listed too, as whether it stays admitted (Kueue may
+    # preempt it for another of its tree) is not decided either
     skipped = [Skipped(object=w.origin or ObjectRef(api_version="kueue.x-k8s.io/v1beta2", kind="Workload",
                                                     namespace=w.namespace, name=w.name),
-                       reason="not decided: an error in the input touches its cohort tree", span=w.span)
-               for w in held if w.admission is None and not w.finished]
+                       reason="not decided: an error in the input touches its cohort tree" if w.admission is None
+                       else "admitted in the input; whether it stays admitted is not decided: an error in the input "
+                            "touches its cohort tree", span=w.span)
+               for w in held if not w.finished]
     # a job or Workload left out for its own errors is listed too: nothing of the input is dropped unsaid (the
     # repeats of one `generateName` object numbered as Kueue's API server names them: `number_repeats`)
     skipped += [Skipped(object=b, reason="not decided: an error in the input, in this object (`kadmit check` "

@@ -1,6 +1,7 @@
 """`admit` on an input with errors decides the cohort trees the errors don't touch (as Kueue keeps
-admitting where queues are fine), lists the touched trees' pending workloads as not decided, and
-exits 1; an error that may change every decision (a node, a rule, the configuration) still refuses."""
+admitting where queues are fine), lists the touched trees' workloads as not decided (a pending one; an
+admitted one, whether it stays admitted), and exits 1; an error that may change every decision (a node,
+a rule, the configuration) still refuses."""
 
 from __future__ import annotations
 
@@ -54,6 +55,18 @@ def test_trees_the_errors_dont_touch_are_decided_and_the_others_listed(tmp_path:
     # `why` reads the errors the same way: it answers in cohort `c`, not in `broken`'s cohort `d`
     assert api.why("t/ok", [str(tmp_path / "in.json")]).exit_code == 0
     assert api.why("t/insibling", [str(tmp_path / "in.json")]).exit_code == 2
+
+
+def test_a_touched_trees_admitted_workloads_are_listed_too(tmp_path: Path) -> None:
+    """An admitted workload of a touched tree is listed as well: whether it stays admitted is not decided (Kueue
+    may preempt it for a pending one of its tree; fuzz14's duplicate LocalQueue case had the victim listed nowhere)."""
+    items = [*_items(), hostile.admitted(hostile.workload("running", "t", "ls"), "sibling", {"cpu": "f"})]
+    hostile.write(tmp_path, "in.json", items)
+    out = api.admit([str(tmp_path)])
+    reasons = {s.object.name: s.reason for s in out.held}
+    assert sorted(reasons) == ["inbroken", "insibling", "running"]
+    assert reasons["running"].startswith("admitted in the input; whether it stays admitted is not decided")
+    assert reasons["insibling"] == "not decided: an error in the input touches its cohort tree"
 
 
 def test_an_error_that_may_change_every_decision_still_refuses(tmp_path: Path) -> None:
