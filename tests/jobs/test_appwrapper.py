@@ -137,3 +137,21 @@ def test_a_path_is_walked_as_appwrappers_get_value_at_path_walks_it() -> None:
         ("templates.x", "at path position 'template' invalid path element 's.x'"),
     ]:
         assert value_at(t, path) == (None, error), path
+
+
+def test_a_pod_sets_count_is_located_where_it_comes_from(tmp_path):
+    """A pod set's count points at the `replicas` Kueue takes it from: the status's componentStatus entry once it
+    lists every component, else the declared one (fuzz14: KAD258's count 0 pointed at the spec's template)."""
+    text = WRAPPED_JOBSET + """\
+status:
+  componentStatus:
+  - {name: js, kind: JobSet, apiVersion: jobset.x-k8s.io/v1alpha2, podSets: [{path: "template.spec.replicatedJobs[0].template.spec.template", replicas: 5}]}
+  - {name: p, kind: Pod, apiVersion: v1, podSets: [{path: template}]}
+  - {name: l, kind: LeaderWorkerSet, apiVersion: leaderworkerset.x-k8s.io/v1, podSets: [{path: template.spec.leaderWorkerTemplate.workerTemplate, replicas: 0}]}
+"""
+    (wl,) = model_of(tmp_path, setup__yaml=SETUP, aw__yaml=text).workloads
+    assert [(p.name, p.count) for p in wl.pod_sets] == [("aw-0", 5), ("aw-1", 1), ("aw-2", 0)]
+    lines = text.splitlines()
+    at = [wl.pod_sets[i].field_span("count") for i in (0, 2)]
+    assert [lines[s.line - 1][s.column - 1:].split("}")[0] for s in at] == ["5", "0"]
+    assert at[0].line == at[1].line - 2 and lines[at[0].line - 1].startswith("  - {name: js")

@@ -265,7 +265,8 @@ def appwrapper(f: Fields, o: Meta) -> Job:
             made, restart = _made(kind.v if kind is not None else None, path)
             b.template(f"{o.name}-{i}", replicas, _as_kueue_sees(template), template,
                        origin=f"component {ci} ({kind.v if kind is not None else '?'}) at `{path}`",
-                       made=made, restart=restart, index=index_labels(annotations))
+                       made=made, restart=restart, index=index_labels(annotations),
+                       count_node=f.field(declared, "replicas") if declared is not None else None)
             group_refusals(b, template)
             i += 1
     if i == 0:
