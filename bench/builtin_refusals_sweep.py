@@ -90,6 +90,13 @@ CASES = {
  "pod-resource-bad-domain": podc(resources={"limits": {"Example.com/gpu": "1"}}),
  "limitrange-unknown-field": {"apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": "lr6", "namespace": "default"}, "spec": {"limits": [], "defaults": {"cpu": "1"}}},
  "node-unknown-field": {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n3"}, "spec": {"taint": []}},
+ "job-service-account-placeholder": jobt(serviceAccountName="$K8S_SA_NAME"),
+ "pod-deprecated-service-account": pod(serviceAccount="Build_Bot"),
+ "pod-port-protocol-lowercase": podc(ports=[{"containerPort": 80, "protocol": "tcp"}]),
+ "node-capacity-pods-fraction": {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n4"}, "status": {"capacity": {"pods": "500m"}}},
+ "node-allocatable-gpu-fraction": {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n5"}, "status": {"allocatable": {"example.com/gpu": "1.5"}}},
+ "node-capacity-not-a-map": {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n6"}, "status": {"capacity": 5}},
+ "node-capacity-negative": {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n7"}, "status": {"capacity": {"cpu": "-1"}}},
 }
 QUEUE = """apiVersion: kueue.x-k8s.io/v1beta2
 kind: ResourceFlavor

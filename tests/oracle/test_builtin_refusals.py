@@ -150,7 +150,33 @@ DOMAINS = {
                                   "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"))
               for words in (part, "doesn't follow extended resource name standard"))),
 }
-CASES = {**REFUSED, **CONTAINERS, **POLICIES, **JOB_SELECTORS, **DOMAINS}
+SUBDOMAIN = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must "
+             "start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is "
+             "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')")
+# ValidatePodSpec's service account name (IsDNS1123Subdomain; the deprecated `serviceAccount` stands for an unset
+# one), validateContainerPorts' protocol (a written one: unset is TCP), ValidateNode's status quantities
+# (ValidateResourceQuantityValue: an integer resource's whole, capacity's and allocatable's)
+SPEC_FIELDS = {
+    "service-account-placeholder": (
+        job("service-account-placeholder", "{}", "[{name: c, image: busybox}]\n      serviceAccountName: $K8S_SA_NAME"),
+        f'spec.template.spec.serviceAccountName: Invalid value: "$K8S_SA_NAME": {SUBDOMAIN}'),
+    "service-account-deprecated-and-long": (
+        pod("service-account-deprecated-and-long", "{}", f"[{{name: c, image: busybox}}]\n  serviceAccount: {'A' * 254}"),
+        tuple(f'spec.serviceAccountName: Invalid value: "{"A" * 254}": {w}'
+              for w in ("must be no more than 253 characters", SUBDOMAIN))),
+    "port-protocols": (
+        pod("port-protocols", "{}", "[{name: c, image: busybox, ports: [{containerPort: 80, protocol: tcp}, "
+            "{containerPort: 81, protocol: UDP}, {containerPort: 82, protocol: ''}]}]\n"
+            "  initContainers: [{name: i, image: busybox, ports: [{containerPort: 83, protocol: HTTP}]}]"),
+        tuple(f'spec.{c}.ports[0].protocol: Unsupported value: "{v}": supported values: "SCTP", "TCP", "UDP"'
+              for c, v in (("containers[0]", "tcp"), ("initContainers[0]", "HTTP")))),
+    "node-status-fractions": (
+        "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus:\n  capacity: {cpu: 500m, pods: 500m}\n"
+        '  allocatable: {cpu: 500m, example.com/gpu: "1.5", memory: 1.5Gi, pods: "110"}\n',
+        ('status.capacity.pods: Invalid value: "500m": must be an integer',
+         'status.allocatable.example.com/gpu: Invalid value: "1500m": must be an integer')),
+}
+CASES = {**REFUSED, **CONTAINERS, **POLICIES, **JOB_SELECTORS, **DOMAINS, **SPEC_FIELDS}
 MARKERS = (": Invalid value", ": Required value", ": Forbidden", ": Unsupported value")
 
 

@@ -18,14 +18,16 @@ from kadmit.manifests import kubenames
 from kadmit.manifests.kubenames import LABEL_WORDS, NAME_PART_WORDS, SUBDOMAIN_WORDS
 from kadmit.manifests.codes import KAD157
 from kadmit.manifests.fields import Fields
+from kadmit.manifests.jobs.refusals import dns_subdomain_errors
 from kadmit.manifests.jobspec import NON_INDEXED, job_spec_refusals
 from kadmit.manifests.podspec import KEPT, restart_refusals
-from kadmit.manifests.podvalues import overcommit_allowed, resource_name_words
+from kadmit.manifests.podvalues import integer_resource, overcommit_allowed, resource_name_words, written_quantity
 from kadmit.manifests.yamltree import Val
 from kadmit.quantity import MILLI, go_format, quantity_string
 
 RESTART_POLICIES = ("Always", "OnFailure", "Never")
 POD_FAILURE_ACTIONS = ("Count", "FailIndex", "FailJob", "Ignore")
+PORT_PROTOCOLS = ("SCTP", "TCP", "UDP")  # supportedPortProtocols, as sets.List gives them: sorted
 def _refuse(f: Fields, words: str, at: Val | None, again: bool = False) -> None:
     """KAD157 in the server's `words` at `at`; not where `at` was refused already, unless `again` (several errors of
     one field, all the server's)."""
@@ -67,11 +69,24 @@ def pod_spec_refusals(f: Fields, spec: Val | None, path: str) -> None:
                 if value is not None and not 1 <= value <= 65535:
                     _refuse(f, f"{path}.{key}[{i}].ports[{j}].containerPort: Invalid value: {value}: must be between "
                                "1 and 65535, inclusive", port)
+                at = f.field(p, "protocol")
+                protocol = _text(at)  # an unset or empty one is defaulted to TCP (SetDefaults_ContainerPort)
+                if protocol and protocol not in PORT_PROTOCOLS:
+                    _refuse(f, f'{path}.{key}[{i}].ports[{j}].protocol: Unsupported value: "{protocol}": supported '
+                               "values: " + ", ".join(f'"{x}"' for x in PORT_PROTOCOLS), at)
     node = f.field(spec, "restartPolicy")
     policy = _text(node)
     if policy is not None and policy and policy not in RESTART_POLICIES:
         _refuse(f, f'{path}.restartPolicy: Unsupported value: "{policy}": supported values: '
                    + ", ".join(f'"{p}"' for p in RESTART_POLICIES), node)
+    # the deprecated `serviceAccount` stands for an unset or empty serviceAccountName (Convert_v1_PodSpec_To_core_PodSpec)
+    node = f.field(spec, "serviceAccountName")
+    if not _text(node):
+        node = f.field(spec, "serviceAccount") or node
+    account = _text(node)
+    if account:  # ValidateServiceAccountName: IsDNS1123Subdomain's words
+        for words in dns_subdomain_errors(account):
+            _refuse(f, f'{path}.serviceAccountName: Invalid value: "{account}": {words}', node, again=True)
     node = f.field(spec, "runtimeClassName")
     runtime = _text(node)
     if runtime and kubenames.dns_subdomain_problem(runtime) is not None:
@@ -210,6 +225,17 @@ def runtime_class_refusals(f: Fields, node: Val) -> None:
     handler = "" if at is None or at.v is None else _text(at)
     if handler is not None and kubenames.dns_label_problem(handler) is not None:
         _refuse(f, f'handler: Invalid value: "{handler}": {LABEL_WORDS}', node if at is None else at)
+
+
+def node_status_refusals(f: Fields, status: Val | None, allocatable: tuple[dict[str, int], dict[str, Val]]) -> None:
+    """ValidateNode's words for its status' quantities, capacity's then `allocatable`'s (as read): an integer
+    resource's (pods, an extended resource) not whole is refused ("must be an integer", ValidateResourceQuantityValue);
+    reading the capacity refuses a quantity not one, negative, or a capacity not a map (KAD156, KAD158)."""
+    for key, (values, nodes) in (("capacity", f.resource_list(status, "capacity")), ("allocatable", allocatable)):
+        for res, qty in values.items():
+            if integer_resource(res) and qty % MILLI:
+                _refuse(f, f'status.{key}.{res}: Invalid value: "{written_quantity(qty, nodes[res])}": must be an '
+                           "integer", nodes[res])
 
 
 def limit_range_refusals(f: Fields, i: int, kind: str | None, item: Val,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kadmit.manifests.builtinspec import limit_range_refusals, runtime_class_refusals
+from kadmit.manifests.builtinspec import limit_range_refusals, node_status_refusals, runtime_class_refusals
 from kadmit.manifests.codes import KAD182
 from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.gangs import pod_gang
@@ -33,6 +33,7 @@ def node(f: Fields, o: Meta) -> Node:
     status = f.map(o.node, "status")
     labels, label_nodes = f.str_map(o.metadata, "labels")
     allocatable, alloc_nodes = f.resource_list(status, "allocatable")
+    node_status_refusals(f, status, (allocatable, alloc_nodes))
     # Kueue's topology-aware scheduling counts a node only while its Ready condition is True, and a
     # node with no Ready condition is not ready to it (pkg/util/tas IsNodeStatusConditionTrue)
     ready, ready_node = False, None

@@ -30,6 +30,16 @@ def extended(res: str) -> bool:
     return "/" in res and "kubernetes.io/" not in res and not res.startswith("requests.")
 
 
+# k8s pkg/apis/core/helper integerResources: the standard resources counted in whole units
+INTEGER_RESOURCES = frozenset(("pods", "resourcequotas", "services", "replicationcontrollers", "secrets", "configmaps",
+                               "persistentvolumeclaims", "services.nodeports", "services.loadbalancers"))
+
+
+def integer_resource(res: str) -> bool:
+    """Kubernetes' IsIntegerResourceName: one of INTEGER_RESOURCES, or an extended resource (`extended`)."""
+    return res in INTEGER_RESOURCES or extended(res)
+
+
 def overcommit_allowed(resource: str) -> bool:
     """Kubernetes' IsOvercommitAllowed: a native resource (no domain, or a kubernetes.io one) that is
     not hugepages; a request of any other must equal its limit."""
