@@ -147,3 +147,38 @@ def test_a_lighter_queue_goes_before_the_preemptor_waiting_for_its_victim():
     result = admit(model)
     assert {d.key: d.unknown for d in result.decisions} == {"team/high": True, "team/low": True}
     assert not any(d.admitted and not d.unknown for d in result.decisions)
+
+
+STALL = FEATURES / "admission-fair-sharing-holder-without-local-queue.yaml"
+
+
+def _stall_variant(tmp_path, old: str, new: str):
+    path = tmp_path / "variant.yaml"
+    text = STALL.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new, 1))
+    return workspace.load([str(path)]).model
+
+
+def test_a_holder_without_its_local_queue_stops_every_cycle():
+    """Kueue's snapshot reads the LocalQueue of every Workload holding quota in an active ClusterQueue under
+    admission fair sharing; team/old's `gone` doesn't exist, so every cycle fails: nothing is admitted in any
+    ClusterQueue (KAD542, naming the holder)."""
+    result = admit(workspace.load([str(STALL)]).model)
+    assert {d.key: d.admitted for d in result.decisions} == {"team/fits": False, "team/other": False}
+    for d in result.decisions:
+        [r] = result.reasons[d.key]
+        assert r.code == "KAD542" and "Workload team/old holds quota in ClusterQueue shared" in r.message
+        assert "LocalQueue gone, which doesn't exist" in r.message
+
+
+@pytest.mark.parametrize("old, new", [
+    ("queueName: gone", "queueName: lq"),  # the LocalQueue exists
+    ("    admissionScope: {admissionMode: UsageBasedAdmissionFairSharing}\n", ""),  # no admission fair sharing
+    ("    admissionScope: {admissionMode: UsageBasedAdmissionFairSharing}\n",  # an inactive queue: not in the snapshot
+     "    admissionScope: {admissionMode: UsageBasedAdmissionFairSharing}\n    stopPolicy: Hold\n"),
+])
+def test_kueue_schedules_where_no_such_holder_is_read(tmp_path, old, new):
+    result = admit(_stall_variant(tmp_path, old, new))
+    assert "team/other" in {d.key for d in result.decisions if d.admitted}
+    assert not any(r.code == "KAD542" for rs in result.reasons.values() for r in rs)

@@ -23,6 +23,7 @@ the higher usage first (preemption/common/ordering.go, `usage_of`).
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from kadmit.model import Model, Workload
 
@@ -97,6 +98,47 @@ class AdmissionFairSharing:
                 totals[res] = totals.get(res, 0) + q * ps.count
         for res, q in totals.items():  # resource.MulByFloat: milli-units, truncated
             penalty[res] = penalty.get(res, 0) + int(q * self.rate)
+
+
+def stalled_by(session) -> list[Workload]:
+    """The Workloads holding quota that make Kueue's every scheduling cycle fail, sorted by key: under admission
+    fair sharing, Kueue's snapshot computes the LocalQueue usage of each Workload held in an active ClusterQueue
+    that uses it, reading its LocalQueue (workload.CalcLocalQueueFSUsage); one whose LocalQueue doesn't exist
+    fails the read, `Cache.Snapshot` fails ("failed to calculate LocalQueue FS usage", snapshot.go), and
+    `scheduler.schedule` returns before it nominates anything, in every ClusterQueue (KAD542). Inactive
+    ClusterQueues are left out of the snapshot, and so are their Workloads. A Workload evicted in the input is
+    not counted: kadmit releases its quota before the first cycle. None: Kueue schedules as usual."""
+    afs: AdmissionFairSharing = session.afs
+    if not afs.queues:
+        return []
+    ix = session.index
+    out = []
+    for h in session.holders.values():
+        if h.cluster_queue not in afs.queues:
+            continue
+        wl = ix.workloads[h.workload]
+        if f"{wl.namespace}/{wl.queue}" not in ix.local_queues \
+                and not session.compiler.inactive(ix.cluster_queues[h.cluster_queue]):
+            out.append(wl)
+    return sorted(out, key=lambda w: w.key)
+
+
+@dataclass(frozen=True)
+class Stall:
+    """Why Kueue schedules nothing (KAD542), and where each Workload that makes its snapshot fail is written."""
+
+    message: str
+    holders: tuple[tuple[str, object], ...]  # (its key, its span or None)
+
+
+def stall(holders: list[Workload], session) -> Stall:
+    """The KAD542 of `stalled_by`'s Workloads (Kueue's error names one of them, by Go's map order: the first here)."""
+    named = "; ".join(f"Workload {w.key} holds quota in ClusterQueue {session.holders[w.key].cluster_queue} and "
+                      f"names LocalQueue {w.queue}, which doesn't exist" for w in holders)
+    return Stall(f"Kueue schedules nothing: its snapshot fails every cycle (\"failed to calculate LocalQueue FS usage "
+                 f"for LocalQueue {holders[0].namespace}/{holders[0].queue}\"), as admission fair sharing reads the "
+                 f"LocalQueue of every Workload holding quota: {named}",
+                 tuple((w.key, session.holders[w.key].span or w.span) for w in holders))
 
 
 def _candidate_usage(snap, c) -> float:

@@ -279,6 +279,11 @@ def admit_human(result: AdmitResult, skipped=(), width: int | None = None, unmod
         lines.append(f"warning[{'KAD535' if lp.settled else 'KAD536'}]: {lp.message()}")
         lines.extend(f"  --> {r.span}  {r.text}" for r in lp.rules if r.span is not None)
         lines.append("   = note: the run stops there; these workloads are undecided (exit 3)")
+    for _, stalled in sorted({d.stalled.message: d.stalled for d in result.decisions if d.stalled}.items()):
+        lines.append("")
+        lines.append(f"warning[KAD542]: {stalled.message}")
+        lines.extend(f"  --> {span}  Workload {key}" for key, span in stalled.holders if span is not None)
+        lines.append("   = help: create the LocalQueue (or finish the Workload); until then no workload is admitted")
     lines.append("")
     if result.optimal:
         o = result.optimal

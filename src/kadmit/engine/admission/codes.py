@@ -1,5 +1,5 @@
 """Diagnostic codes of decisions and `why`: Kueue's reasons for a pending workload (KAD501–KAD534) and
-what ordered runs report beyond them (KAD535–KAD539)."""
+what ordered runs report beyond them (KAD535–KAD539, KAD542)."""
 
 from kadmit.diagnostics import register
 
@@ -87,3 +87,15 @@ KAD539 = register("KAD539", "quota reserved, waiting for the topology assignment
                   "Kueue reserved the workload's quota and its admission checks are Ready, but the topology "
                   "assignment delayed for them (a second pass) is not made: Kueue's Admitted condition waits for "
                   "it (HasTopologyAssignmentsPending), so the workload is not admitted.")
+KAD542 = register("KAD542", "nothing scheduled: an admitted workload's LocalQueue is missing under admission fair sharing",
+                  "warning",
+                  "A Workload holds quota in an active ClusterQueue that uses admission fair sharing "
+                  "(`admissionScope.admissionMode: UsageBasedAdmissionFairSharing`, with the Configuration's "
+                  "`admissionFairSharing`), and the LocalQueue it names doesn't exist. Kueue's scheduler computes "
+                  "the LocalQueue usage of every such Workload when it takes its snapshot, reading the LocalQueue; "
+                  "the read fails, so the snapshot fails and every scheduling cycle stops there: no workload of "
+                  "any ClusterQueue is admitted, none is preempted, until the LocalQueue exists again or the "
+                  "Workload stops holding quota. Create the LocalQueue (or finish the Workload).",
+                  "pkg/cache/scheduler/snapshot.go snapshotClusterQueue: \"failed to calculate LocalQueue FS usage "
+                  "for LocalQueue NS/NAME\" (workload.CalcLocalQueueFSUsage); scheduler.schedule returns on a "
+                  "snapshot error")

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from kadmit.engine.admission.loops import PreemptionLoop
 from kadmit.engine.admission.session import Assignment
+from kadmit.engine.afs import Stall
 from kadmit.engine.preemption.candidates import Victim
 from kadmit.model import Workload
 
@@ -88,6 +89,9 @@ class Decision:
     # admitted), the slice Kueue finished on this admission; None for others, and for a slice admitted afresh after
     # its old slice was finished a cycle earlier (its write refused: `refused_write`)
     replaced: str | None = None
+    # never tried: Kueue's snapshot fails every cycle, as a Workload holding quota under admission fair sharing names
+    # a LocalQueue that doesn't exist (`afs.stalled_by`): why (KAD542); None where Kueue schedules
+    stalled: Stall | None = None
 
     @property
     def preempting(self) -> bool:

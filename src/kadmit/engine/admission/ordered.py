@@ -56,6 +56,7 @@ from kadmit.engine.admission.loops import Eviction, Hashed, PreemptionLoop, Stat
 from kadmit.engine.admission.processing import processing_order, reserved
 from kadmit.engine.admission.searches import Searches
 from kadmit.engine.admission.session import Assignment, Session, SolverUnknown
+from kadmit.engine.afs import Stall, stall, stalled_by
 from kadmit.engine.admission.second_pass import (SecondPass, forget, from_input, needs_second_pass, one_per_queue,
                                                   place_later, placed_later, queued_on_reservation, redraws,
                                                   refused_pass, reserved_nodes, second_pass_failed, second_passes,
@@ -237,6 +238,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
     limit = 50 + 10 * max(1, len(seen) + len(session.holders))
     evictions: list[Eviction] = []
     looped: PreemptionLoop | None = None
+    stalled: Stall | None = None  # why Kueue schedules nothing (`afs.stalled_by`)
     while cycle < limit:
         cycle += 1
         changed = bool(evicting)
@@ -273,6 +275,10 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
             evicting = []
         for name in sorted(session.afs.queues & queues.keys()):  # usage moved with last cycle's admissions
             resort(name)
+        held = stalled_by(session) if cycle == 1 else None  # (no later admission holds quota without a LocalQueue)
+        if held:  # Kueue's snapshot fails every cycle: nothing is nominated anywhere (KAD542)
+            stalled = stall(held, session)
+            break
         session.cycle_started(cycle)
         entries: list[tuple[str, Workload, Assignment | SecondPass | None]] = []
         passes = second_passes(session, decisions, second, cycle, held_passes, forgotten)
@@ -522,6 +528,9 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
     searches.done()
     queueing.blocked(decisions, blocked)
     still_queued(decisions, queues, cycle)
+    for queue in queues.values() if stalled else ():
+        for wl in queue:
+            decisions[wl.key].stalled, decisions[wl.key].waiting_behind = stalled, None
     for key, victims in victims_of.items():  # a preemptor overtaken or evicted still lists its victims
         d = decisions.get(key)
         if d is not None and not d.preempted:

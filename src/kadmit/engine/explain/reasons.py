@@ -4,7 +4,7 @@ condition's message), in the state the workload met when Kueue last tried it: th
 
 from __future__ import annotations
 
-from kadmit.engine.admission.codes import KAD535, KAD536, KAD537, KAD538
+from kadmit.engine.admission.codes import KAD535, KAD536, KAD537, KAD538, KAD542
 from kadmit.engine.admission.decisions import NO_LONGER_FITS
 from kadmit.engine.admission.ordered import Decision
 from kadmit.engine.admission.reasons import (KAD503, KAD510, KAD511, KAD514, KAD516, KAD517, KAD518, KAD519,
@@ -23,6 +23,8 @@ def decision_reasons(session: Session, d: Decision) -> list[Reason]:
         return [Reason(KAD535 if d.loop.settled else KAD536, d.loop.message())]
     if d.unknown:
         return [Reason(KAD503, "the solver could not decide within its limits")]
+    if d.stalled:  # never nominated: Kueue writes no condition
+        return [Reason(KAD542, d.stalled.message)]
     if d.preempted_by and not d.tried_again:  # (tried again once requeued: Kueue's message is that try's)
         # not queued again: the workload controller's word on its queues, written after the eviction's
         return [r for r in gate_reasons(session, wl) if r.code in QUEUE_GATES] or \
