@@ -175,6 +175,9 @@ SPEC_FIELDS = {
         '  allocatable: {cpu: 500m, example.com/gpu: "1.5", memory: 1.5Gi, pods: "110"}\n',
         ('status.capacity.pods: Invalid value: "500m": must be an integer',
          'status.allocatable.example.com/gpu: Invalid value: "1500m": must be an integer')),
+    "node-allocatable-defaulted-from-capacity": (  # SetDefaults_NodeStatus: the words twice
+        "apiVersion: v1\nkind: Node\nmetadata: {name: n2}\nstatus:\n  capacity: {cpu: 500m, pods: 500m}\n",
+        tuple(f'status.{key}.pods: Invalid value: "500m": must be an integer' for key in ("capacity", "allocatable"))),
 }
 CASES = {**REFUSED, **CONTAINERS, **POLICIES, **JOB_SELECTORS, **DOMAINS, **SPEC_FIELDS}
 MARKERS = (": Invalid value", ": Required value", ": Forbidden", ": Unsupported value")

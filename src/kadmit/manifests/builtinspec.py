@@ -227,15 +227,17 @@ def runtime_class_refusals(f: Fields, node: Val) -> None:
         _refuse(f, f'handler: Invalid value: "{handler}": {LABEL_WORDS}', node if at is None else at)
 
 
-def node_status_refusals(f: Fields, status: Val | None, allocatable: tuple[dict[str, int], dict[str, Val]]) -> None:
-    """ValidateNode's words for its status' quantities, capacity's then `allocatable`'s (as read): an integer
-    resource's (pods, an extended resource) not whole is refused ("must be an integer", ValidateResourceQuantityValue);
-    reading the capacity refuses a quantity not one, negative, or a capacity not a map (KAD156, KAD158)."""
-    for key, (values, nodes) in (("capacity", f.resource_list(status, "capacity")), ("allocatable", allocatable)):
+def node_status_refusals(f: Fields, capacity: tuple[dict[str, int], dict[str, Val]],
+                         allocatable: tuple[dict[str, int], dict[str, Val]], defaulted: bool = False) -> None:
+    """ValidateNodeResources' words for a Node's status quantities as read (`capacity`'s, then `allocatable`'s, the
+    capacity's copy where `defaulted`: SetDefaults_NodeStatus): an integer resource's (pods, an extended resource)
+    not whole is refused ("must be an integer", ValidateResourceQuantityValue). Reading them refuses a quantity
+    not one, negative, or a list not a map (KAD156, KAD158)."""
+    for key, (values, nodes) in (("capacity", capacity), ("allocatable", allocatable)):
         for res, qty in values.items():
             if integer_resource(res) and qty % MILLI:
                 _refuse(f, f'status.{key}.{res}: Invalid value: "{written_quantity(qty, nodes[res])}": must be an '
-                           "integer", nodes[res])
+                           "integer", nodes[res], again=defaulted)
 
 
 def limit_range_refusals(f: Fields, i: int, kind: str | None, item: Val,

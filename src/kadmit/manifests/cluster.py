@@ -32,8 +32,11 @@ def node(f: Fields, o: Meta) -> Node:
     spec = f.map(o.node, "spec")
     status = f.map(o.node, "status")
     labels, label_nodes = f.str_map(o.metadata, "labels")
-    allocatable, alloc_nodes = f.resource_list(status, "allocatable")
-    node_status_refusals(f, status, (allocatable, alloc_nodes))
+    capacity = f.resource_list(status, "capacity")
+    # SetDefaults_NodeStatus: an allocatable unset (or null) is the capacity's copy where that is written
+    defaulted = f.field(status, "allocatable") is None and f.field(status, "capacity") is not None
+    allocatable, alloc_nodes = capacity if defaulted else f.resource_list(status, "allocatable")
+    node_status_refusals(f, capacity, (allocatable, alloc_nodes), defaulted)
     # Kueue's topology-aware scheduling counts a node only while its Ready condition is True, and a
     # node with no Ready condition is not ready to it (pkg/util/tas IsNodeStatusConditionTrue)
     ready, ready_node = False, None
@@ -51,7 +54,7 @@ def node(f: Fields, o: Meta) -> Node:
         unschedulable=f.bool(spec, "unschedulable", default=False), ready=ready, span=f.span(o.node),
         spans=f.spans({"name": o.metadata.v.get("name"), "taints": f.field(spec, "taints"),
                        "unschedulable": f.field(spec, "unschedulable"), "ready": ready_node,
-                       "allocatable": f.field(status, "allocatable"),
+                       "allocatable": f.field(status, "capacity" if defaulted else "allocatable"),
                        **{f"labels.{k}": v for k, v in label_nodes.items()},
                        **{f"allocatable.{k}": v for k, v in alloc_nodes.items()}}))
 
