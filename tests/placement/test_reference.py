@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from itertools import combinations
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from kadmit.model import TopologyRequest
@@ -172,6 +172,10 @@ def test_admissible_sets_are_closed_under_subsets(ns, gs):
 @SETTINGS
 @given(clusters(), gangs(max_gangs=1))
 def test_kueue_assignment_agrees_with_the_reference_for_one_gang(ns, gs):
+    """Not where a running pod overcommits its node (a GPU pod on a node of 0 GPUs): Kueue counts that node's room
+    for pods negative and sums it into its domain's (c1934dba, the oracle's -negative-count-* cases), which the
+    reference placer does not (8723615d for the engine's twin of this property)."""
+    assume(all(q <= n.allocatable.get(r, 0) for n in ns for r, q in n.used.items()))
     (gang,) = gs
     if gang.mode is None:
         gang = Gang(gang.name, gang.template, gang.count, "unconstrained")
