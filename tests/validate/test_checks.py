@@ -237,6 +237,18 @@ def test_workload_to_missing_local_queue_is_a_warning_with_other_namespace_hint(
     assert "team-a/training" in diag.help
 
 
+def test_an_admitted_workload_without_its_local_queue_is_said_kept_admitted():
+    """KAD202's note of an admitted Workload says Kueue keeps it admitted, holding its quota (the oracle case
+    admitted-workload-without-local-queue-keeps-its-quota: the other workload waits for that quota), not pending."""
+    from pathlib import Path
+
+    from kadmit.workspace import load
+    case = Path(__file__).parents[1] / "oracle/features/admitted-workload-without-local-queue-keeps-its-quota.yaml"
+    [diag] = [d for d in load([str(case)]).diagnostics if d.code == "KAD202"]
+    assert "`team/old`" in diag.message
+    assert diag.notes[0].startswith("Kueue keeps the workload admitted, holding its quota")
+
+
 def test_unknown_flavor_did_you_mean_and_span():
     at = span(7, 5)
     bad = cq("team-a", "research").flavor("h10", cpu=1).build()

@@ -113,7 +113,10 @@ def check_workload_refs(wl: Workload, index: ModelIndex, diags: Diagnostics) -> 
         diags.emit(UNKNOWN_LOCAL_QUEUE,
                    f"workload `{wl.key}` is queued to `{wl.queue}`, but namespace `{wl.namespace}` "
                    f"has no local queue of that name", wl.field_span("queue"), help=hint,
-                   notes=[f"Kueue keeps {named} pending: LocalQueue {wl.queue} doesn't exist"], about=(subject(o),))
+                   notes=[f"Kueue keeps {named} pending: LocalQueue {wl.queue} doesn't exist" if wl.admission is None
+                          else f"Kueue keeps {named} admitted, holding its quota: an admitted Workload needs no "
+                               f"LocalQueue (were it pending again, it would wait: LocalQueue {wl.queue} doesn't "
+                               f"exist)"], about=(subject(o),))
     if wl.priority_class:
         kinds = [wl.priority_class_kind] if wl.priority_class_kind else ["workload", "pod"]
         known: list[str] = []
