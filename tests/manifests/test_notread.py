@@ -171,3 +171,37 @@ def test_jinja_templates_and_ansible_lists_are_listed_not_read() -> None:
     diags = Diagnostics()
     read_manifest_text("- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a}\n", "list.yaml", diags)
     assert [d.code for d in diags.items] == ["KAD154"]  # a list of objects: kubectl wants `kind: List`
+
+
+# (text between `{{` and `}}`, whether Go's text/template parses it with Helm's functions: each checked with Go's
+# template.New("x").Funcs(<goaction.NAMES>).Parse, the words of its error beside the refused ones)
+GO_PARSES = [
+    (" .Values.x | lower ", True), (" name | lower ", False),  # function "name" not defined
+    (" item.name ", False), (" lower ", True), (" include \"x\" . | nindent 4 ", True), ("- toYaml .r | indent 2 -", True),
+    (" .Values.x | upper | trunc 63 | trimSuffix \"-\" ", True), (" semverCompare \">=1.2\" .Capabilities.X ", True),
+    (" lookup \"v1\" \"Secret\" .ns .n ", True), (" env \"X\" ", True), (" Quote ", False), (" DefaultParam .x 1 ", False),
+    (" 'a' ", True), (" 'abc' ", False),  # malformed character constant: 'abc'
+    (" x | default('a') ", False), (" print(1) ", False), (" (1)(2) ", False),  # unexpected "(" in operand
+    (" git-auth ", False), (" .x\"a\" ", False), (" 3abc ", False),  # bad character U+002D '-'; bad number syntax
+    ("=a", False), (" .x := 1 ", False), (" $x := .y | lower ", True), (" $x = 1 ", True),  # unexpected "=" in command
+    (" .a, .b ", False), (" $i, $v := .x ", False), (" range $i, $v := .x ", True),  # too many declarations in command
+    (" .x || .y ", False), (" | .x ", False), (" !x ", False), (" [1] ", False), ("..a", False), (" () ", False),
+    (" ( ", False), (" ) ", False), (" ", False), (" \"a\\qb\" ", False), (" 'x' if y else z ", False),
+    ("/* a note */", True), (" end ", True), (" else if .x ", True), (" nil ", True), (" -3 ", True), (" 0x1F ", True),
+    (" (.x | lower) | upper ", True), (" $.Values.x ", True), (" . ", True), (" `raw` ", True), (" print \"a\\\"b\" ", True),
+]
+
+
+@pytest.mark.parametrize("inner,parses", GO_PARSES, ids=[c[0].strip() or "space" for c in GO_PARSES])
+def test_go_action_as_text_template_parses_it_with_helms_functions(inner: str, parses: bool) -> None:
+    from kadmit.manifests.goaction import parses as go_parses
+    assert go_parses(inner) is parses
+
+
+def test_a_jinja_filter_is_no_go_action_but_a_helm_pipeline_is() -> None:
+    """`{{ name | lower }}` (a Jinja filter) is no Go action: text/template says `function "name" not defined` (fuzz14),
+    so a manifest holding it in a quoted value is read as `kubectl apply` takes it; `{{ .Values.x | lower }}` is a
+    Helm chart's, and its file is a template (KAD020)."""
+    assert template_line("metadata:\n  name: '{{ name | lower }}'\n") is None
+    assert template_line("metadata:\n  name: '{{ .Values.x | lower }}'\n") == (2, 10)
+    assert template_line("a: '{{ name | lower }}-{{ include \"x\" . }}'\n") == (1, 24)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from kadmit.manifests.goaction import parses
 from kadmit.manifests.yamltree import MAP, SEQ, STR, Val
 
 # Keys that make a mapping a Kubernetes object, even a broken one (reported as such: KAD155, …)
@@ -13,20 +14,6 @@ OBJECT_KEYS = ("apiVersion", "kind", "metadata", "spec")
 # A Go template action (Helm, gomplate, …): `{{ … }}` on one line, not GitHub's `${{ … }}` (a candidate: `is_action`
 # says whether it is one)
 _TEMPLATE = re.compile(r"(?<![$\\])\{\{([^{}\n]*)\}\}")
-# What Go's text/template cannot parse as an action but other tools write in quoted values of real manifests
-# (`kubectl apply` takes the file as it is): Argo Workflows' `{{inputs.parameters.message}}` (a dotted name without
-# the leading dot) and `{{=expression}}`; a bare name, `{{uid}}` (the Kubernetes examples' vitess templates: text/
-# template refuses it, `function "uid" not defined`), with spaces too (Pipelines-as-Code's `{{ git_auth_secret }}`)
-# unless it is a keyword or a function of Helm's that takes no argument (`{{ end }}`, `{{ now }}`)
-_PLACEHOLDER = re.compile(r"\s*=.*|[\w-]+(?:\.[\w-]+)+\s*|[A-Za-z_][\w-]*|"
-                          r"\s+(?!(?:end|else|break|continue|now|uuidv4|true|false)\s*$)[A-Za-z_][\w-]*\s*")
-# a Go string literal in an action ("…" with escapes, `…` raw)
-_GO_STRING = re.compile(r'"(?:[^"\\]|\\.)*"|`[^`]*`')
-# what text/template refuses outside a string literal of an action, and other tools' expressions hold
-# (Kyverno's JMESPath `{{request.object.data.x || ''}}`, `{{ keys(parse_yaml(x)) }}`,
-# `{{request.object.metadata.labels.\"kueue.x-k8s.io/queue-name\"}}`): `||` and `&&` (Go: `unexpected
-# "|" in command`), a name called as `f(x)` (`unexpected "(" in operand`), a backslash (`bad character`)
-_NOT_GO = re.compile(r"\|\||&&|\w\(|\\")
 # a Jinja statement or comment on one line (`{% if x %}`, `{# note #}`: Ansible's templates, cloud-init's), which
 # neither YAML nor a manifest holds outside a quoted value: the file is a template (its `{{ x }}` being another's)
 _JINJA = re.compile(r"\{%.*%\}|\{#.*#\}")
@@ -35,10 +22,12 @@ _NODE_START = re.compile(r"[ \t]*(?:(?:-[ \t]+)+(?:[\w./-]+:[ \t]+)?|[\w./-]+:[ 
 
 
 def go_action(m: re.Match[str]) -> bool:
-    """Whether a match of `_TEMPLATE` is an action text/template can parse (no other tool's expression)."""
-    inner = m.group(1)
-    return _PLACEHOLDER.fullmatch(inner) is None and \
-        _NOT_GO.search(_GO_STRING.sub('""', inner.lstrip("-").lstrip())) is None
+    """Whether a match of `_TEMPLATE` is an action text/template parses with Helm's functions (`goaction.parses`), not
+    another tool's placeholder: Argo Workflows' `{{inputs.parameters.message}}` and `{{=expression}}`, a bare name
+    (`{{uid}}`, the Kubernetes examples' vitess templates; Pipelines-as-Code's `{{ git_auth_secret }}`), Jinja's
+    `{{ name | lower }}` (`function "name" not defined`), Kyverno's JMESPath (`||`, `keys(x)`, a backslash); these stand
+    in quoted values of real manifests, which `kubectl apply` takes as they are."""
+    return parses(m.group(1))
 
 
 def is_action(text: str, m: re.Match[str], line_start: int) -> bool:
