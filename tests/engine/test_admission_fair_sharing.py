@@ -182,3 +182,18 @@ def test_kueue_schedules_where_no_such_holder_is_read(tmp_path, old, new):
     result = admit(_stall_variant(tmp_path, old, new))
     assert "team/other" in {d.key for d in result.decisions if d.admitted}
     assert not any(r.code == "KAD542" for rs in result.reasons.values() for r in rs)
+
+
+def test_check_warns_of_the_stall_as_admit_does(tmp_path):
+    """`kadmit check` reports KAD542 by the engine's rule (`engine.admission.stalls`), at the holder's admission,
+    and not where Kueue schedules (the LocalQueue there, or no admission fair sharing)."""
+    from kadmit.api import check
+
+    [d] = [d for d in check([str(STALL)]).diagnostics if d.code == "KAD542"]
+    assert d.severity == "warning" and "Workload team/old holds quota in ClusterQueue shared" in d.message
+    assert d.span is not None and d.span.file.endswith(STALL.name) and "create the LocalQueue" in d.help
+    for old, new in [("queueName: gone", "queueName: lq"),
+                     ("    admissionScope: {admissionMode: UsageBasedAdmissionFairSharing}\n", "")]:
+        path = tmp_path / "variant.yaml"
+        path.write_text(STALL.read_text().replace(old, new, 1))
+        assert not any(d.code == "KAD542" for d in check([str(path)]).diagnostics)

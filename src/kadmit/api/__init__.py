@@ -12,7 +12,7 @@ from kadmit.api.common import (EXIT_FINDINGS, EXIT_INPUT, EXIT_INTERNAL, EXIT_OK
                                exit_code, file_limits, load_for_engine, no_optimal, path_kind,
                                solver_limits)
 from kadmit.api.cluster import SnapshotOutcome, check_lists_errors, cluster_unread, cluster_warnings, read_cluster, snapshot
-from kadmit.scope import decidable, untouched_model
+from kadmit.scope import blocking, decidable, untouched_model
 from kadmit.atomic import write_text_atomic
 from kadmit.diagnostics import KAD004, Diagnostic, Diagnostics, Severity, Subject
 from kadmit.identity import subject
@@ -69,6 +69,7 @@ def check(paths: list[str], *, strict: bool = False, max_file_bytes: int | None 
     with `deep`, and no errors, also run the symbolic analyses (`engine.analysis.deep`) within the
     solver's limits (an analysis they stop is a KAD410 error: exit 3)."""
     loaded = ws.load(list(paths), limits=file_limits(max_file_bytes), texts=[cluster] if cluster else [])
+    _stall(loaded)
     if deep and not loaded.input_error and not loaded.diagnostics.has_errors:
         from kadmit.engine.analysis.deep import deep_check
         from kadmit.engine.solver.z3backend import fresh_context
@@ -78,6 +79,19 @@ def check(paths: list[str], *, strict: bool = False, max_file_bytes: int | None 
     diagnostics = loaded.diagnostics.sorted()
     return CheckResult(loaded, diagnostics,
                        exit_code(diagnostics, input_error=loaded.input_error, strict=strict))
+
+
+def _stall(loaded: ws.Workspace) -> None:
+    """KAD542, which `admit` and `why` give, for `check` too: the engine's rule (`engine.admission.stalls`), on
+    input the engine would decide, loaded only where a ClusterQueue orders by admission fair sharing."""
+    from kadmit.engine.afs import AdmissionFairSharing
+
+    if loaded.input_error or not AdmissionFairSharing(loaded.model).queues \
+            or blocking(loaded.model, loaded.diagnostics.sorted()):
+        return
+    from kadmit.engine.admission.stalls import stall_diagnostics
+
+    loaded.diagnostics.items.extend(stall_diagnostics(loaded.model))
 
 
 # --- fmt --------------------------------------------------------------------------------------

@@ -107,7 +107,8 @@ def stalled_by(session) -> list[Workload]:
     fails the read, `Cache.Snapshot` fails ("failed to calculate LocalQueue FS usage", snapshot.go), and
     `scheduler.schedule` returns before it nominates anything, in every ClusterQueue (KAD542). Inactive
     ClusterQueues are left out of the snapshot, and so are their Workloads. A Workload evicted in the input is
-    not counted: kadmit releases its quota before the first cycle. None: Kueue schedules as usual."""
+    not counted: kadmit releases its quota before the first cycle (so a session not yet run, `kadmit check`'s,
+    gets the same answer). None: Kueue schedules as usual."""
     afs: AdmissionFairSharing = session.afs
     if not afs.queues:
         return []
@@ -117,10 +118,15 @@ def stalled_by(session) -> list[Workload]:
         if h.cluster_queue not in afs.queues:
             continue
         wl = ix.workloads[h.workload]
+        if wl.evicted and not h.new:
+            continue
         if f"{wl.namespace}/{wl.queue}" not in ix.local_queues \
                 and not session.compiler.inactive(ix.cluster_queues[h.cluster_queue]):
             out.append(wl)
     return sorted(out, key=lambda w: w.key)
+
+
+STALL_HELP = "create the LocalQueue (or finish the Workload); until then no workload is admitted"
 
 
 @dataclass(frozen=True)

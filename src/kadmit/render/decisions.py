@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import textwrap
 
+from kadmit.engine.afs import STALL_HELP
 from kadmit.engine.explain.differ import differ_counts, may_differ
 from kadmit.engine.result import AdmitResult
 from kadmit.identity import display_names, kueue_dict, object_dict, object_of, skipped_dict
@@ -283,7 +284,7 @@ def admit_human(result: AdmitResult, skipped=(), width: int | None = None, unmod
         lines.append("")
         lines.append(f"warning[KAD542]: {stalled.message}")
         lines.extend(f"  --> {span}  Workload {key}" for key, span in stalled.holders if span is not None)
-        lines.append("   = help: create the LocalQueue (or finish the Workload); until then no workload is admitted")
+        lines.append(f"   = help: {STALL_HELP}")
     lines.append("")
     if result.optimal:
         o = result.optimal
