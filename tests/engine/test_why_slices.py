@@ -118,3 +118,32 @@ def test_a_slice_admitted_afresh_after_its_refused_write_replaces_nothing():
 def test_a_slice_admitted_as_a_replacement_carries_its_old_slice():
     r, _ = _why("fits")
     assert r.decision.replaced == "ns/job-e-1"
+
+
+def test_the_old_slice_of_an_admitted_replacement_is_finished_not_admitted():
+    """Kueue finishes the old slice when its replacement is admitted (oracle -v 2: job-e-1 "finished", prevStatus
+    "admitted"); `why` of it said "already admitted to ClusterQueue cq". It holds no quota after that."""
+    out = api.why("ns/job-e-1", [str(FEATURES / CASE.format("fits"))], fixes=0)
+    r = out.result
+    assert r is not None and not r.admitted and r.replaced_by == "ns/job-e-9d070"
+    text = why_human(r, out.loaded.sources, None, None)
+    assert "already admitted" not in text
+    assert ("Kueue finishes it (Finished: WorkloadSliceReplaced) as its job's new slice ns/job-e-9d070 replaces it, "
+            "admitted to ClusterQueue cq in cycle 2") in text
+    d = why_dict(r)
+    assert d["replaced_by"] == "ns/job-e-9d070" and not d["admitted"] and not d["quota_reserved"]
+    # a replacement still waiting leaves the old slice admitted
+    r = api.why("ns/job-e-1", [str(FEATURES / CASE.format("waits"))], fixes=0).result
+    assert r is not None and r.admitted and r.replaced_by is None
+    assert r.reasons[0].message == "already admitted to ClusterQueue cq"
+
+
+def test_the_old_slice_is_finished_by_a_refused_write_too():
+    """replaceWorkloadSlice runs before the admission write: a refused write finished the old slice all the same."""
+    out = api.why("ns/old", [str(FEATURES / "feature-gate-elastic-jobs-via-workload-slices-with-tas-on-merged-to-0-write-refused.yaml")],
+                  fixes=0)
+    r = out.result
+    assert r is not None and not r.admitted and r.replaced_by == "ns/new"
+    text = why_human(r, out.loaded.sources, None, None)
+    assert text.startswith("note[KAD502]: workload `ns/old` is finished, replaced by its job's new slice `ns/new`")
+    assert "refused its admission write" in text and "is free" in text

@@ -13,7 +13,8 @@ from kadmit.engine.admission.ordered import Decision, decide_ordered
 from kadmit.engine.admission.reasons import KAD503, KAD502, KAD504, KAD534, Reason
 from kadmit.engine.admission.session import Session, SolverUnknown
 from kadmit.engine.admission.shapes import ShapeCache
-from kadmit.engine.explain.decision import WhyResult, explain_decision, union as _union  # noqa: F401 (the front door)
+from kadmit.engine.explain.decision import (WhyResult, explain_decision, finished_slice,  # noqa: F401 (the front door)
+                                           union as _union)
 from kadmit.engine.explain.reasons import decision_reasons, run_reasons  # noqa: F401 (the front door)
 from kadmit.engine.placing.codes import KAD540, KAD541
 from kadmit.engine.placing.gangs import decide_gangs
@@ -211,6 +212,9 @@ def _why_ordered(model: Model, key: str, limits: Limits | None, tas_profile: Pro
     # compare each workload's state with this run's (`replay.State.waiting`)
     mark_checks(session.index, decisions.values(), session.pool)
     target = session.index.workloads[key]
+    if target.admission is not None and not target.finished and key not in decisions \
+            and (finished := finished_slice(session, decisions, target)) is not None:
+        return finished
     if target.admission is not None and not target.finished and key not in decisions:
         waiting = held_waiting(session.index, target)
         if waiting:

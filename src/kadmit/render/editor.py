@@ -132,6 +132,8 @@ def why_summary(result) -> str:
         return f"kadmit couldn't decide whether `{result.workload}` can be admitted within the solver's limits"
     if result.admitted:
         return f"`{result.workload}` is admitted"
+    if result.replaced_by is not None:  # an elastic job's old slice, finished by its new one
+        return f"`{result.workload}` is finished, replaced by its job's new slice `{result.replaced_by}`"
     line = f"`{result.workload}` can't be admitted"
     if result.reasons:
         line += f": {result.reasons[0].message}"

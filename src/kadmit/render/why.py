@@ -66,6 +66,7 @@ def why_dict(result: WhyResult, workload=None, skipped=(), diagnostics=()) -> di
         "placement": result.placement.as_dict() if result.placement else None,
         "gang": gang_dict(result.gang) if result.gang is not None else None,
         "unknown": result.unknown,
+        "replaced_by": result.replaced_by,
         "skipped": [skipped_dict(s) for s in skipped],
         "solver": result.solver,
         "diagnostics": [diagnostic_dict(d) for d in diagnostics],
@@ -176,6 +177,9 @@ def _head(result: WhyResult, workload_span: Span | None, workload) -> list[str]:
         out.append(f"warning[{'KAD504' if checks else 'KAD539'}]: {'workload ' if name == result.workload else ''}"
                    f"`{name}` has quota reserved, waiting for " + ("admission checks (Kueue admits it when they are "
                    "Ready)" if checks else "its topology assignment (Kueue admits it when it is made)"))
+    elif result.replaced_by is not None:
+        out.append(f"note[KAD502]: {f'workload `{name}`' if name == result.workload else f'this slice of `{name}`'} "
+                   f"is finished, replaced by its job's new slice `{result.replaced_by}`")
     elif result.admitted:
         out.append(f"note[KAD502]: {'workload ' if name == result.workload else ''}`{name}` is admitted")
     else:
@@ -191,7 +195,7 @@ def _head(result: WhyResult, workload_span: Span | None, workload) -> list[str]:
     for ps in workload.pod_sets if workload is not None else ():
         if ps.origin:
             out.append(f"   = pod set {ps.name}: {ps.count} pod{'' if ps.count == 1 else 's'} from {ps.origin}")
-    if not result.admitted and result.gang is None:
+    if not result.admitted and result.gang is None and result.replaced_by is None:
         out.extend(f"   = {line}" for line in standing_lines(result))
     return out
 

@@ -12,6 +12,7 @@ from kadmit.engine.admission.ordered import Decision
 from kadmit.engine.admission.reasons import (KAD501, KAD502, KAD519, KAD520, KAD523, KAD531, Reason, flavor_reasons,
                                              gate_reasons, preempted_reason)
 from kadmit.engine.admission.session import Session, SolverUnknown
+from kadmit.engine.admission.slices import GATE as SLICES_GATE
 from kadmit.engine.compile.problem import Origin
 from kadmit.engine.explain.replacing import Replacing, as_replacement, replaced_slice
 from kadmit.engine.explain.reasons import (QUOTA_REASONS, decision_reasons, fitted, queue_strategy,
@@ -19,6 +20,8 @@ from kadmit.engine.explain.reasons import (QUOTA_REASONS, decision_reasons, fitt
 from kadmit.engine.placing.gangs import GangDecision
 from kadmit.engine.preemption.candidates import Victim
 from kadmit.engine.solver.z3backend import make_solver
+from kadmit.featuregates import enabled
+from kadmit.identity import kueue_key
 
 if TYPE_CHECKING:  # `admit` reads Kueue's reasons from here; blame, fixes, placement and standing load when asked
     from kadmit.engine.explain.digest import BlameSet
@@ -26,6 +29,7 @@ if TYPE_CHECKING:  # `admit` reads Kueue's reasons from here; blame, fixes, plac
     from kadmit.engine.explain.placement import PlacementExplanation
     from kadmit.engine.explain.prove import Proven
     from kadmit.engine.explain.standing import Standing
+    from kadmit.model import Workload
 
 
 @dataclass
@@ -59,6 +63,9 @@ class WhyResult:
     # behind a StrictFIFO head: the workload's own problem as loaded at the run's end state and its blame
     # cores there (`fixes.Obstacles` are built from them when fixes are searched, not found again)
     own_cores: tuple | None = field(default=None, compare=False, repr=False)
+    # an admitted slice of an elastic job that Kueue finishes in the run, replaced by its job's new slice (this key):
+    # not admitted, holding no quota after that (`replacing.finished_slice`)
+    replaced_by: str | None = None
 
     @property
     def blame_sets(self) -> list[BlameSet]:
@@ -371,3 +378,27 @@ def union(groups: list[list[Origin]]) -> list[Origin]:
         for o in g:
             seen.setdefault(o.id, o)
     return list(seen.values())
+
+
+def finished_slice(session: Session, decisions: dict[str, Decision], old: Workload) -> WhyResult | None:
+    """`why` of an admitted slice that Kueue finishes in the run: its job's new slice replaced it (replaceWorkloadSlice
+    sets its Finished condition, reason WorkloadSliceReplaced, and its quota passes to the new slice); None where the
+    run leaves it holding its quota. The new slice's admission finishes it, or its first try whose admission write the
+    API server refused (replaceWorkloadSlice runs before the write: `slices.admitted` on a refused write)."""
+    if old.key in session.holders or not enabled(session.model.config, SLICES_GATE):
+        return None
+    new = next((w for w in session.index.workloads.values() if w.replaces == old.key), None)
+    if new is None:
+        return None
+    name = kueue_key(new) or new.key  # a job's slice: the Workload Kueue makes, named as the job's (`ns/job-e-1a2b3`)
+    d = decisions.get(new.key)
+    cq = old.admission.cluster_queue if old.admission is not None else None
+    if d is not None and d.admitted and d.replaced == old.key:
+        how = (f"admitted to ClusterQueue {d.cluster_queue} in cycle {d.cycle}; the quota it held in ClusterQueue {cq} "
+               "passes to the new slice")
+    else:
+        how = ("tried in a cycle where the API server refused its admission write: Kueue had finished this slice "
+               f"before that write (replaceWorkloadSlice runs first), and the quota it held in ClusterQueue {cq} is free")
+    return WhyResult(old.key, False, None, [Reason(KAD502, (
+        f"no longer admitted: Kueue finishes it (Finished: WorkloadSliceReplaced) as its job's new slice {name} "
+        f"replaces it, {how} (ElasticJobsViaWorkloadSlices)"))], replaced_by=name)

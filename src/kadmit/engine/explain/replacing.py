@@ -93,3 +93,4 @@ def pinned_statements(session: Session, wl: Workload, problem: Problem) -> list[
                                           f"it replaces, `{wl.replaces}` ({', '.join(kept) or 'none'}): it can't use flavor "
                                           f"`{fname}` (ElasticJobsViaWorkloadSlices)", span), T.not_(v)))
     return out
+
