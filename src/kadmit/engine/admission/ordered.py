@@ -59,8 +59,8 @@ from kadmit.engine.admission.session import Assignment, Session, SolverUnknown
 from kadmit.engine.afs import Stall, stall, stalled_by
 from kadmit.engine.admission.second_pass import (SecondPass, forget, from_input, needs_second_pass, one_per_queue,
                                                   place_later, placed_later, queued_on_reservation, redraws,
-                                                  refused_pass, reserved_nodes, second_pass_failed, second_passes,
-                                                  timers)
+                                                  refused_pass, requota, reserved_nodes, second_pass_failed,
+                                                  second_passes, timers)
 from kadmit.identity import repeat_order
 from kadmit.model import Workload
 
@@ -318,6 +318,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
         targeted: set[str] = set()  # preemption targets chosen this cycle
         touched: set[str] = set()  # cohort roots whose usage changed this cycle
         retrying = False  # a head stays in its queue to try the flavors it has left
+        later: list[tuple[str, dict]] = []  # second passes' new quota, taken at the cycle's end (`requota`)
 
         def hold(name: str, usage: dict, key: str, a: Assignment | None = None) -> None:
             """`key`'s usage, and the nodes its Preempt assignment `a` placed, are held for the rest of the cycle."""
@@ -345,7 +346,9 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                     if forgotten.pop(head.key, None) is not None:  # Kueue's cache takes it back, its quota too
                         session.commit(head, now)
                     else:
-                        place_later(session, head.key, got.placement, got.admits.usage if got.admits else None)
+                        place_later(session, head.key, got.placement)  # its new quota once the cycle is over
+                        if got.admits is not None:
+                            later.append((head.key, got.admits.usage))
                     session.afs.admitted(head, name)  # assumed again: its LocalQueue takes the entry penalty again
                     if d is not None:
                         d.assignment = now
@@ -486,6 +489,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
             session.usage.add(name, {fr: -v for fr, v in usage.items()})
         for key in held_nodes:
             session.pool.release(key)
+        requota(session, later)
         changed |= forget(session, forgotten, cycle)
         queues = {k: v for k, v in queues.items() if v}
         if not changed and not evicting:

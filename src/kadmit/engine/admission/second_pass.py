@@ -430,14 +430,17 @@ def forget(session: Session, forgotten: dict[str, int], cycle: int) -> bool:
     return out
 
 
-def place_later(session: Session, key: str, placement: WorkloadPlacement, usage: dict[FR, int] | None = None) -> None:
+def place_later(session: Session, key: str, placement: WorkloadPlacement | None,
+                usage: dict[FR, int] | None = None) -> None:
     """`key`, holding quota, takes the nodes the second pass placed its delayed pod sets on (and,
-    reduced by Kueue's partial-admission reducer, holds `usage` from now on). In the session's journal
-    it is released and admitted again, with the nodes it held before and after, so that the state an
-    earlier cycle met comes back as it was (`explain.met`)."""
+    on flavors the pass changed or reduced by Kueue's partial-admission reducer, holds `usage` from now
+    on; `placement` None: only that, `requota`). In the session's journal it is released and admitted
+    again, with the nodes it held before and after, so that the state an earlier cycle met comes back as
+    it was (`explain.met`)."""
     h = session.holders[key]
     before = session.pool.placed.get(key)
-    session.pool.commit(key, placement)
+    if placement is not None:
+        session.pool.commit(key, placement)
     if usage is not None:
         session.usage.add(h.cluster_queue, {fr: usage.get(fr, 0) - h.amounts.get(fr, 0)
                                             for fr in set(usage) | set(h.amounts)})
@@ -447,3 +450,15 @@ def place_later(session: Session, key: str, placement: WorkloadPlacement, usage:
     if session.journal is not None:
         session.journal.changes.append((False, h, before))
         session.journal.changes.append((True, again, session.pool.placed.get(key)))
+
+
+def requota(session: Session, later: list[tuple[str, dict[FR, int]]]) -> None:
+    """The quota of the cycle's second passes that admitted other flavors or counts (`SecondPass.admits`),
+    taken at the end of the cycle: Kueue adds an entry holding quota to the cycle's snapshot without its
+    quota (scheduler.go netUsage: only its TAS usage when the Workload has QuotaReserved), and assumes it
+    in its cache, not the snapshot, so the rest of the cycle sees the flavors it held (its nodes are placed
+    at once, `place_later`): a head nominated in the same cycle against them keeps its nomination
+    (soak14 seed 1442, tests/oracle/features/second-pass-new-flavors-after-the-cycle.yaml)."""
+    for key, usage in later:
+        if key in session.holders:
+            place_later(session, key, None, usage)
