@@ -93,4 +93,3 @@ def pinned_statements(session: Session, wl: Workload, problem: Problem) -> list[
                                           f"it replaces, `{wl.replaces}` ({', '.join(kept) or 'none'}): it can't use flavor "
                                           f"`{fname}` (ElasticJobsViaWorkloadSlices)", span), T.not_(v)))
     return out
-
