@@ -300,3 +300,17 @@ def test_a_runtime_with_an_unknown_field_is_refused_alone_and_its_trainjob_says_
     assert [d.code for d in ws.diagnostics if d.severity.name == "ERROR"] == ["KAD180"]
     assert blocking(ws.model, list(ws.diagnostics)) == []
     assert ws.model.workloads == () and "is refused by the API server" in ws.model.skipped[0].reason
+
+
+def test_pod_template_overrides_of_trainer_v2_1_are_refused_with_the_runtime_patches_to_write():
+    """Trainer v2.2 (Kueue v0.17's) replaced `podTemplateOverrides` with `runtimePatches`: the API server refuses the
+    TrainJob (oracle case trainjob-pod-template-overrides-refused-alone), and the help says what to write instead."""
+    from kadmit.diagnostics import Diagnostics
+    from kadmit.manifests import read_manifest_text
+    diags = Diagnostics()
+    read_manifest_text("apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata: {name: t, namespace: ml}\n"
+                       "spec:\n  runtimeRef: {name: torch}\n  podTemplateOverrides: [{targetJobs: [{name: node}]}]\n",
+                       "t.yaml", diags)
+    [d] = [d for d in diags if d.code == "KAD180"]
+    assert d.span.line == 6 and "unknown field `spec.podTemplateOverrides`" in d.message
+    assert d.help is not None and "replaced `podTemplateOverrides` with `runtimePatches`" in d.help

@@ -417,6 +417,13 @@ def knows(tree: Tree, path: tuple) -> bool:
     return True
 
 
+# fields of a kind's older release that its version Kueue pins replaced, with what to write instead
+_REPLACED = {("TrainJob", ("spec", "podTemplateOverrides")): (
+    "Kubeflow Trainer v2.2 (the release Kueue v0.17 pins) replaced `podTemplateOverrides` with `runtimePatches`: "
+    "write each override as `runtimePatches: [{manager: NAME, trainingRuntimeSpec: {template: {spec: {replicatedJobs: "
+    "[{name: JOB, template: {spec: {template: {spec: ...}}}}]}}}}]`, one replicated job per name of its `targetJobs`")}
+
+
 def _strict(kind: str, path: tuple) -> list[str]:
     """Kueue's words for an unknown field of its Configuration, which it decodes strictly (pkg/config)."""
     if kind != "Configuration":
@@ -471,7 +478,7 @@ def check(f, node: Val, group: str, version: str, kind: str, name: str = "", *, 
                          help=hint.replace("did you mean", f"in `{api}{version}`, did you mean") if hint else None,
                          notes=_strict(kind, path))
             continue
-        f.diags.emit(KAD180, f"unknown field `{field_path(path)}` in {what}", span, help=hint,
+        f.diags.emit(KAD180, f"unknown field `{field_path(path)}` in {what}", span, help=hint or _REPLACED.get((kind, path)),
                      notes=([f"fields known here: {_listing(known)}"] if known and not hint else [])
                      + _strict(kind, path))
     refusal = (f"the API server's schema of `{kind}` refuses it, so {what} is never created" if crd else
