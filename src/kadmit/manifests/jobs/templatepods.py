@@ -168,7 +168,9 @@ def _of_pods(refusals: tuple[Refusal, ...]) -> tuple[Refusal, ...]:
 
 def _template_pod(f: Fields, o: Meta, template: Val) -> Job | None:
     """The pod integration's reading of a pod made from `template` (named `<o.name>-0`), quietly: the template is
-    read, and reported on, as its owner's. None where it cannot be read."""
+    read, and reported on, as its owner's. None where it cannot be read, or where the pod is no pod Kueue's
+    integration looks at (`pod_job`: naming no queue, group or gate, and bound to its node by the template's
+    `nodeName`: node usage only)."""
     meta = f.map(template, "metadata")
     labels, _ = f.str_map(meta, "labels")
     annotations, _ = f.str_map(meta, "annotations")
@@ -178,7 +180,6 @@ def _template_pod(f: Fields, o: Meta, template: Val) -> Job | None:
                                   annotations))
     except Invalid:
         return None
-    assert pod is not None  # a template is a pod being submitted: always the pod integration's to look at
     return pod
 
 
