@@ -343,8 +343,9 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                         refused_pass(forgotten, head.key, cycle)
                         second_pass_failed(second, head.key, cycle, got, started)
                         continue
-                    if forgotten.pop(head.key, None) is not None:  # Kueue's cache takes it back, its quota too
-                        session.commit(head, now)
+                    if forgotten.pop(head.key, None) is not None:  # Kueue's cache takes it back, its quota too,
+                        session.commit(head, now)  # which the cycle's snapshot leaves out (`requota`)
+                        hold(name, {fr: -v for fr, v in now.usage.items()}, head.key)
                     else:
                         place_later(session, head.key, got.placement)  # its new quota once the cycle is over
                         if got.admits is not None:
