@@ -64,6 +64,19 @@ def own_key_note(wl: Workload) -> str:
     return f"; {OWN_KEY.format(key=wl.key)}" if OWN_KEY_MARK in wl.name else ""
 
 
+# the middle of the UUIDs the API server draws (uuid.New: version 4, its first digit uniform over 0-f)
+MADE_UID = "8"
+
+
+def queue_uid(wl: Workload) -> str:
+    """The UID a queue breaks a tie on priority and creation time by (cluster_queue.go baseCompareFunc): the
+    input's; for a Workload Kueue has yet to make of a job (`kueue_name` set, no UID), whose UID the API server
+    draws at random, MADE_UID, so that it comes after a given UID below the middle and before one above it, the
+    likelier order of each pair (certain but for 2^-32 at 00000000-… or ffffffff-…; two such Workloads tie,
+    taken by key); "" for a Workload the input holds without one."""
+    return wl.uid or (MADE_UID if wl.kueue_name is not None else "")
+
+
 _REPEAT = re.compile(r"#(\d+)")
 
 

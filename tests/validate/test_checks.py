@@ -360,7 +360,8 @@ def test_nodes_sharing_a_hostname_note_what_sets_them_apart():
 
 
 def test_queue_ties_name_the_order_and_only_unknown_ones():
-    """KAD260: kadmit's order in the note (by the input's UIDs, none first, then names); no warning
+    """KAD260: kadmit's order in the note (by the input's UIDs, a Workload Kueue has yet to make taken as the middle
+    of the random UIDs it gets: after `held`'s 00000000-…, then names); no warning
     where the input holds every UID, the creation times differ, or the priorities do."""
     from datetime import datetime, timezone
 
@@ -369,7 +370,8 @@ def test_queue_ties_name_the_order_and_only_unknown_ones():
     held = workload("held", uid="00000000-0000-0000-0000-000000000001")
     [diag] = [x for x in run(*base(wl=job("b"), extra=[job("a"), held])) if x.code == "KAD260"]
     assert diag.severity is Severity.WARNING and "2 of them have no Workload in the input" in diag.message
-    assert "`team-a/a`, `team-a/b`, `team-a/held` (by the UIDs the input gives, none first, then by name)" \
+    assert "`team-a/held`, `team-a/a`, `team-a/b` (by UID (one Kueue has yet to make as the middle of the random " \
+           "UIDs), then by name)" \
         in diag.notes[0], diag.notes
     later = datetime(1970, 1, 1, 0, 0, 1, tzinfo=timezone.utc)
     for wl, other in ((held, workload("other", uid="00000000-0000-0000-0000-000000000002")),

@@ -23,6 +23,13 @@ from kadmit.reference.quota import QuotaTree, root_of
 DEACTIVATED = "The workload is deactivated"
 
 
+def _uid(wl: Workload) -> str:
+    """The UID Kueue's queue breaks a tie by (baseCompareFunc): a Workload its job reconciler has yet to make
+    (a job's, no UID here) gets the API server's random UUID, most likely after a given one below "8" and
+    before one above."""
+    return wl.uid or ("8" if wl.kueue_name is not None else "")
+
+
 class Queues:
     """The pending workloads of every active ClusterQueue (Kueue's queue manager)."""
 
@@ -65,7 +72,7 @@ class Queues:
 
     def order_key(self, name: str):
         def key(wl: Workload):
-            return (0 if self.sticky.get(name) == wl.key else 1, -self.index.priority(wl), wl.created, wl.uid, wl.key)
+            return (0 if self.sticky.get(name) == wl.key else 1, -self.index.priority(wl), wl.created, _uid(wl), wl.key)
         return key
 
     def resort(self, name: str) -> None:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from kadmit.diagnostics import Diagnostics, Label
-from kadmit.identity import about
+from kadmit.identity import about, queue_uid
 from kadmit.index import ModelIndex
 from kadmit.model import Workload
 from kadmit.validate.codes import QUEUE_ORDER_UNKNOWN
@@ -19,7 +19,7 @@ SHOWN = 6  # names listed in a message; the rest counted
 @dataclass(frozen=True)
 class Tie:
     """Pending workloads of one queue tied on priority and creation time, in kadmit's order (the
-    input's UIDs, then names: engine.admission.ordered), `made` of them jobs whose Workload Kueue
+    input's UIDs, `identity.queue_uid`, then names: engine.admission.ordered), `made` of them jobs whose Workload Kueue
     has yet to make (no UID)."""
 
     cluster_queue: str
@@ -35,7 +35,8 @@ class Tie:
 
     @property
     def how(self) -> str:
-        return "by the UIDs the input gives, none first, then by name" if any(w.uid for w in self.members) else "by name"
+        return ("by UID (one Kueue has yet to make as the middle of the random UIDs), then by name"
+                if any(w.uid for w in self.members) else "by name")
 
     def order(self, most: int = SHOWN) -> str:
         names = [f"`{w.key}`" for w in self.members]
@@ -65,7 +66,7 @@ def queue_ties(index: ModelIndex) -> list[Tie]:
     for (cq_name, lq, neg_priority, created), members in sorted(groups.items(), key=lambda kv: kv[0]):
         made = tuple(w for w in members if w.kueue_name is not None and not w.uid)
         if len(members) > 1 and made:
-            out.append(Tie(cq_name, lq, -neg_priority, created, tuple(sorted(members, key=lambda w: (w.uid, w.key))),
+            out.append(Tie(cq_name, lq, -neg_priority, created, tuple(sorted(members, key=lambda w: (queue_uid(w), w.key))),
                            made))
     return out
 

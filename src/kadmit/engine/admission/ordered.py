@@ -61,16 +61,16 @@ from kadmit.engine.admission.second_pass import (SecondPass, forget, from_input,
                                                   place_later, placed_later, queued_on_reservation, redraws,
                                                   refused_pass, requota, reserved_nodes, second_pass_failed,
                                                   second_passes, timers)
-from kadmit.identity import repeat_order
+from kadmit.identity import queue_uid, repeat_order
 from kadmit.model import Workload
 
 
 def queue_order_key(session: Session, wl: Workload, cluster_queue: str | None = None) -> tuple:
     """A pending workload's place in its ClusterQueue (`cluster_queue`, else its LocalQueue's):
     its LocalQueue's usage where admission fair sharing orders the queue (`engine.afs`), then
-    priority, creation time, the Workload's UID where the input gives it (Kueue's last tie-break,
-    cluster_queue.go baseCompareFunc: Workloads created in one second, as a live cluster's often are),
-    then the key (a Workload Kueue has yet to create gets a random UID: either order is Kueue's)."""
+    priority, creation time, the Workload's UID (Kueue's last tie-break, cluster_queue.go baseCompareFunc:
+    Workloads created in one second, as a live cluster's often are; one Kueue has yet to make of a job
+    gets a random UID, taken as their middle: `identity.queue_uid`), then the key."""
     if cluster_queue is None and session.afs.queues:
         cq = session.index.cluster_queue_of(wl)
         cluster_queue = cq.name if cq is not None else None
@@ -78,7 +78,7 @@ def queue_order_key(session: Session, wl: Workload, cluster_queue: str | None = 
 
 
 def _base_order_key(session: Session, wl: Workload) -> tuple:
-    return (-session.index.priority(wl), wl.created, wl.uid, wl.key)
+    return (-session.index.priority(wl), wl.created, queue_uid(wl), wl.key)
 
 
 def decide_ordered(session: Session, workloads: list[Workload] | None = None,

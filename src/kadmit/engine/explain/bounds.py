@@ -48,6 +48,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from kadmit.identity import queue_uid
 from kadmit.index import ModelIndex, admitted_usage
 from kadmit.model import ClusterQueue, Model, PodSet, Workload
 
@@ -175,7 +176,7 @@ class Bound:
             for r, v in req.items():
                 d[r] = d.get(r, 0) + v
             if f"{w.namespace}/{w.queue}" == lq_key and w.key != wl.key and not w.inadmissible:
-                out.queue.append(((-ix.priority(w), w.created, w.uid, w.key), req, dominated(w, wl)))
+                out.queue.append(((-ix.priority(w), w.created, queue_uid(w), w.key), req, dominated(w, wl)))
         out.queue.sort(key=lambda e: e[0])
         for w in model.workloads:  # anything admitted to the queue at the start, even evicted or finished
             if w.admission is not None and w.admission.cluster_queue == cq.name:
@@ -253,7 +254,7 @@ class Bound:
     def need(self, priority: int | None = None, everything: bool = False) -> dict[str, int]:
         """What the queue holds when the workload is admitted (at its `priority`): what it held at
         the start, what must be admitted before it (`everything`: all that is queued ahead), itself."""
-        me = (-(priority if priority is not None else self.priority), self.workload.created, self.workload.uid, self.workload.key)
+        me = (-(priority if priority is not None else self.priority), self.workload.created, queue_uid(self.workload), self.workload.key)
         out = self._held(self.cluster_queue or "")
         for r, v in min_request(self.workload).items():
             out[r] = out.get(r, 0) + v

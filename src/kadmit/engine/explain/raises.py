@@ -11,6 +11,7 @@ from kadmit.engine.explain import knobs as K
 from kadmit.engine.explain.bounds import min_request
 from kadmit.engine.explain.fixes import Obstacles
 from kadmit.engine.explain.prove import Change, Proven, Prover, _place
+from kadmit.identity import queue_uid
 from kadmit.model import Model, Workload
 from kadmit.quantity import format_quantity
 from kadmit.source import SourceMap
@@ -42,12 +43,12 @@ def ahead_in_tree(prover: Prover, model: Model, wl: Workload, res: str) -> int:
             c = parent[c]
         return c or (f"cq:{cq}" if cq else None)
 
-    mine, key = root(wl), (-prio(wl), wl.created, wl.uid, wl.key)
+    mine, key = root(wl), (-prio(wl), wl.created, queue_uid(wl), wl.key)
     states = prover.base.states
     return need(wl) + sum(need(w) for w in model.workloads
                           if w.admission is None and not w.finished and w.key != wl.key
                           and w.key in states and not states[w.key].admitted
-                          and (-prio(w), w.created, w.uid, w.key) < key and root(w) == mine)
+                          and (-prio(w), w.created, queue_uid(w), w.key) < key and root(w) == mine)
 
 
 def flavor_raises(prover: Prover, model: Model, sources: SourceMap, obs: Obstacles, wl: Workload,
