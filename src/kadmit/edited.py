@@ -41,7 +41,8 @@ def with_edits(ws: Workspace, edits: list[Edit], since=None) -> tuple[Model, Dia
     except EditConflict:
         return None
     merged = with_manager_gates(merge(number_repeats(parts)), diags)
-    model = apply_resources(applied_again(limit_ranger(merged, diags), diags, ws.jobs_applied))
+    # a workload the edits left (the very object) keeps its adjusted requests (`resources.Adjusted`)
+    model = apply_resources(applied_again(limit_ranger(merged, diags), diags, ws.jobs_applied), ws.resources_applied)
     limit_ranger_templates(model, diags)
     if since is not None:
         validate_since(since, model, diags)

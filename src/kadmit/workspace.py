@@ -37,6 +37,7 @@ class Workspace:
     documents: dict = field(default_factory=dict)  # manifest file -> manifests.documents.Indexed (re-read by document)
     incomplete: list[str] = field(default_factory=list)  # what a cluster snapshot read could not list (KAD034)
     jobs_applied: tuple | None = None  # what turning jobs into workloads read and made (`manage.apply_jobs_kept`)
+    resources_applied: object | None = None  # what adjusting their requests read and made (`resources.Adjusted`)
 
 
 class Text(Protocol):
@@ -257,7 +258,7 @@ def load(paths: list[str], *, limits: Limits | None = None, validate: bool = Tru
     """
     from kadmit.manifests.jobs.manage import apply_jobs_kept
     from kadmit.manifests.managergates import with_manager_gates
-    from kadmit.manifests.resources import apply_resources, limit_ranger, limit_ranger_templates
+    from kadmit.manifests.resources import apply_resources_kept, limit_ranger, limit_ranger_templates
     from kadmit.validate import validate as run_validation
 
     limits = limits or Limits()
@@ -293,7 +294,7 @@ def load(paths: list[str], *, limits: Limits | None = None, validate: bool = Tru
             validate = False
         merged = with_manager_gates(merge(number_repeats([frag for _, frag in parts])), diags)
         applied, jobs_applied = apply_jobs_kept(limit_ranger(merged, diags), diags)
-        model = apply_resources(applied)
+        model, resources_applied = apply_resources_kept(applied)
         limit_ranger_templates(model, diags)
         if validate:
             run_validation(model, diags)
@@ -301,7 +302,7 @@ def load(paths: list[str], *, limits: Limits | None = None, validate: bool = Tru
     names += [t.name for t in texts if t.name in sources]
     return Workspace(model=model, sources=sources, diagnostics=diags, files=names,
                      input_error=failed or reader.failed, parts=parts, documents=documents, incomplete=incomplete,
-                     jobs_applied=jobs_applied)
+                     jobs_applied=jobs_applied, resources_applied=resources_applied)
 
 
 def _read_all(files: list[Path], root: Path, reader: "Reader", diags: Diagnostics,

@@ -69,6 +69,46 @@ def test_without_limit_ranges_requests_are_the_front_ends(tmp_path):
                 assert pod_requests(adjust(ps.resources, [], {})) == ps.requests, (w.key, ps.name)
 
 
+CLUSTER_QUEUE = """---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: cq}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors: [{name: f, resources: [{name: cpu, nominalQuota: 9}]}]
+"""
+
+
+def test_an_edited_input_adjusts_again_only_what_the_edit_reaches(tmp_path):
+    """Reading an edited input again (`edited.with_edits`, every fix `why` proves): a workload the edit
+    leaves is the very object adjusted at load; an edit of a LimitRange adjusts every workload of its
+    namespace again, as loading the edited file does."""
+    from kadmit import edited
+    from kadmit.edits import Edit, apply
+
+    text = RESOURCES.read_text() + CLUSTER_QUEUE
+    (tmp_path / "a.yaml").write_text(text)
+    ws = load([str(tmp_path / "a.yaml")])
+    lines = text.splitlines()
+    name = ws.model.workloads[0].span.file
+
+    def edit(old: str, new: str, at: str) -> Edit:
+        line = next(i for i, t in enumerate(lines) if at in t)
+        return Edit(name, line + 1, lines[line].index(old) + 1, old, new)
+
+    queue, _ = edited.with_edits(ws, [edit("9", "10", "nominalQuota: 9")])
+    assert [w.key for w in queue.workloads] == [w.key for w in ws.model.workloads]
+    assert all(a is b for a, b in zip(queue.workloads, ws.model.workloads))
+    e = edit("500m", "700m", "defaultRequest: {cpu: 500m}")
+    model, _ = edited.with_edits(ws, [e])
+    assert _requests(model, "limits-only")["cpu"] == q("700m")
+    (tmp_path / "b.yaml").write_text(apply(text, [e]))
+    fresh = load([str(tmp_path / "b.yaml")])
+    assert [w.pod_sets for w in fresh.model.workloads] == [w.pod_sets for w in model.workloads]
+
+
 def test_kueue_finds_workloads_outside_their_limits_inadmissible():
     """Kueue v0.17's own messages (kueue-oracle admit on the same file): a container asking for
     more than its limit, containers above a LimitRange's Container max or below its min, a pod

@@ -18,12 +18,38 @@ from kadmit.quantity import format_quantity, quantity_string
 from kadmit.source import Span, Spans
 
 
-def apply_resources(model: Model) -> Model:
+def apply_resources(model: Model, before: "Adjusted | None" = None) -> Model:
     """The model with each pod set's `requests` as Kueue counts them, and each workload Kueue
     finds inadmissible for its resources (`inadmissible`, Kueue's message; before any flavor is
     tried). Pod sets without their containers' resources (`.kad` workloads) are as written; with
     no LimitRange in a workload's namespace and no RuntimeClass overhead the requests stay the
-    front end's (which already counts limits as missing requests)."""
+    front end's (which already counts limits as missing requests). `before`: what an earlier call
+    made (`apply_resources_kept`), reused for each workload that is the very object it adjusted then."""
+    return apply_resources_kept(model, before)[0]
+
+
+class Adjusted:
+    """What `apply_resources` read and made, for a call on an edited model to reuse (`edited.with_edits`:
+    a fix's model holds the very Workload objects of the loaded one but where edited, so only those are
+    adjusted again). The answer for a workload reads only it, its namespace's LimitRanges and the
+    RuntimeClasses: reused when the model's LimitRanges and RuntimeClasses are the very objects they were.
+    The workloads adjusted are held, so that their ids name them while this lives."""
+
+    def __init__(self, model: Model, made: dict[int, tuple[Workload, Workload]]) -> None:
+        self.limit_ranges, self.runtime_classes = model.limit_ranges, model.runtime_classes
+        self.made = made  # id(workload as given) -> (it, it adjusted)
+
+    def serves(self, model: Model) -> bool:
+        return _same(self.limit_ranges, model.limit_ranges) and _same(self.runtime_classes, model.runtime_classes)
+
+
+def _same(a: tuple, b: tuple) -> bool:
+    return a is b or (len(a) == len(b) and all(x is y for x, y in zip(a, b)))
+
+
+def apply_resources_kept(model: Model, before: Adjusted | None = None) -> tuple[Model, Adjusted]:
+    """`apply_resources(model, before)`, and what it read and made (`Adjusted`), for a later call to reuse."""
+    reuse = before.made if before is not None and before.serves(model) else {}
     ranges: dict[str, list[LimitRange]] = {}
     for lr in model.limit_ranges:
         ranges.setdefault(lr.namespace, []).append(lr)
@@ -32,22 +58,27 @@ def apply_resources(model: Model) -> Model:
         classes.setdefault(rc.name, rc)  # the first of a name (the validator reports the others)
     changed = False
     workloads = []
+    made: dict[int, tuple[Workload, Workload]] = {}
     for w in model.workloads:
+        kept = reuse.get(id(w))
+        if kept is not None and kept[0] is w:
+            new = kept[1]
         # A workload holding quota counts what its admission records (Kueue's cache:
         # workload.totalRequestsFromAdmission), which the reader derives from the requests as read
         # where it leaves the recorded usage out; the queue manager adjusts requests only of the
         # workloads it queues: this one's adjusted pod sets are kept aside for when it gives its
         # quota back before the run (`effective.checked`, `effective.drained`). (One evicted during a
         # run is decided again with the requests as read: docs/KUEUE-DIFFERENCES.md §2.)
-        if w.admission is not None:
+        elif w.admission is not None:
             queued = _adjusted(w.model_copy(update={"inadmissible": ""}), ranges.get(w.namespace, []), classes)
             new = w if queued.pod_sets is w.pod_sets and not queued.inadmissible else w.model_copy(update={
                 "requeue_pod_sets": queued.pod_sets, "requeue_inadmissible": queued.inadmissible})
         else:
             new = _adjusted(w, ranges.get(w.namespace, []), classes)
+        made[id(w)] = (w, new)
         changed |= new is not w
         workloads.append(new)
-    return model.model_copy(update={"workloads": tuple(workloads)}) if changed else model
+    return (model.model_copy(update={"workloads": tuple(workloads)}) if changed else model), Adjusted(model, made)
 
 
 def _adjusted(w: Workload, ranges: list[LimitRange], classes: dict[str, RuntimeClass]) -> Workload:
