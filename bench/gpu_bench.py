@@ -64,7 +64,7 @@ spec: {clusterQueue: cq}
 apiVersion: batch/v1
 kind: Job
 metadata: {name: j, namespace: default, labels: {kueue.x-k8s.io/queue-name: q}}
-spec: {parallelism: 2, template: {spec: {containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]}}}
+spec: {parallelism: 2, template: {spec: {restartPolicy: Never, containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]}}}
 """
 
 

@@ -35,13 +35,14 @@ metadata: {name: q, namespace: default}
 spec: {clusterQueue: cq}
 """
 TEMPLATE = "{spec: {containers: [{name: c, image: x, resources: {requests: {cpu: '1'}}}]}}"
+JOB_TEMPLATE = TEMPLATE.replace("{spec: {", "{spec: {restartPolicy: Never, ", 1)  # a Job's pods end (validateJobSpec)
 
 
 def jobs(n: int) -> str:
     out = []
     for i in range(n):
         meta = f"metadata: {{name: j{i}, labels: {{kueue.x-k8s.io/queue-name: q}}}}"
-        out.append(f"apiVersion: batch/v1\nkind: Job\n{meta}\nspec: {{parallelism: 2, template: {TEMPLATE}}}\n")
+        out.append(f"apiVersion: batch/v1\nkind: Job\n{meta}\nspec: {{parallelism: 2, template: {JOB_TEMPLATE}}}\n")
         out.append(f"apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\n{meta.replace('j', 's', 1)}\n"
                    f"spec: {{replicatedJobs: [{{name: w, replicas: 2, template: {{spec: {{template: {TEMPLATE}}}}}}}]}}\n")
         out.append(f"apiVersion: leaderworkerset.x-k8s.io/v1\nkind: LeaderWorkerSet\n{meta.replace('j', 'l', 1)}\n"

@@ -109,7 +109,7 @@ def yaml_tas_clusters(draw, max_nodes: int = 4, max_pending: int = 3) -> str:
     for j in range(draw(st.integers(0, 2))):
         node = draw(st.integers(0, nodes - 1))
         docs.append(_doc("Pod", "v1", f"p{j}", f"spec:\n  nodeName: n{node}\n  tolerations:\n  - operator: Exists\n"
-                         "  containers:\n  - name: c\n    resources:\n      requests:\n"
+                         "  containers:\n  - name: c\n    image: busybox\n    resources:\n      requests:\n"
                          f"        nvidia.com/gpu: \"{draw(st.integers(1, 2))}\"\nstatus:\n  phase: Running\n", "team"))
     if draw(st.booleans()):
         node = draw(st.integers(0, nodes - 1))

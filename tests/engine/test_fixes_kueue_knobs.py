@@ -141,6 +141,7 @@ spec:
       restartPolicy: Never
       containers:
       - name: c
+        image: busybox
         resources:
           requests: {cpu: "4"}
 ---
@@ -163,6 +164,7 @@ spec:
       restartPolicy: Never
       containers:
       - name: c
+        image: busybox
         resources:
           requests: {cpu: "1"}
 """

@@ -164,8 +164,10 @@ spec:
   parallelism: 2
   template:
     spec:
+      restartPolicy: Never
       containers:
       - name: c
+        image: busybox
         resources:
           requests:
             cpu: "2"

@@ -28,6 +28,7 @@ spec:
       tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]
       containers:
       - name: c
+        image: busybox
         resources:
           requests: {cpu: "1", nvidia.com/gpus: "1"}
           limits: {nvidia.com/gpus: "1"}

@@ -47,6 +47,7 @@ spec:
     spec:
       containers:
       - name: c
+        image: busybox
         resources:
           requests: {cpu: "1"}
 """

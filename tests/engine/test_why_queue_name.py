@@ -56,6 +56,7 @@ spec:
       restartPolicy: Never
       containers:
       - name: c
+        image: busybox
         resources:
           requests: {cpu: "1"}
 """

@@ -103,6 +103,7 @@ spec:
       - name: c
         image: x
         resources: {{requests: {{cpu: "{cpu}"}}}}
+      restartPolicy: Never
 {status}
 """
 

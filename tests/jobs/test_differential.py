@@ -17,6 +17,7 @@ spec:
   parallelism: 6
   template:
     spec:
+      restartPolicy: Never
       containers: [{name: c, image: x, resources: {requests: {cpu: "2"}}}]
 """
 JOBSET = """\

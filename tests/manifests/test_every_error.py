@@ -85,6 +85,8 @@ spec:
         resources:
           requests:
             memory: 12XB
+        image: busybox
+      restartPolicy: Never
 """
 
 NODE = """\

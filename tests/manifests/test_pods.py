@@ -37,6 +37,7 @@ metadata:
   nodeName: gpu-0
   containers:
   - name: c
+    image: busybox
     resources:
       requests: {{cpu: "2", nvidia.com/gpu: "4"}}
 status:
@@ -117,7 +118,7 @@ def test_other_kueue_annotations_make_no_tas_pod():
 
 
 def test_pod_without_labels_is_no_tas_pod():
-    frag, _ = read("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {nodeName: n1, containers: []}\n")
+    frag, _ = read("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {nodeName: n1, containers: [{name: c, image: busybox}]}\n")
     (p,) = frag.pods
     assert p.labels == {} and not is_tas_pod(p)
 

@@ -16,9 +16,9 @@ container = st.fixed_dictionaries({"cpu": millis, "sidecar": st.booleans()})
 
 def requests_of(containers, inits, overhead):
     spec = {
-        "containers": [{"name": f"c{i}", "resources": {"requests": {"cpu": f"{c['cpu']}m"}}}
+        "containers": [{"name": f"c{i}", "image": "i", "resources": {"requests": {"cpu": f"{c['cpu']}m"}}}
                        for i, c in enumerate(containers)],
-        "initContainers": [{"name": f"i{i}", "resources": {"requests": {"cpu": f"{c['cpu']}m"}},
+        "initContainers": [{"name": f"i{i}", "image": "i", "resources": {"requests": {"cpu": f"{c['cpu']}m"}},
                             **({"restartPolicy": "Always"} if c["sidecar"] else {})}
                            for i, c in enumerate(inits)],
         "overhead": {"cpu": f"{overhead}m"},

@@ -59,6 +59,7 @@ def test_core_kinds_and_pod_templates_are_checked_status_is_not() -> None:
           containers:
           - name: c
             resources: {requets: {cpu: 1}}
+            image: busybox
         status:
           phase: Running
           anythingAtAll: 1
@@ -82,7 +83,7 @@ def test_core_kinds_and_pod_templates_are_checked_status_is_not() -> None:
     assert found(diags) == [
         ("KAD180", 3, 41, "did you mean `labels`?"),
         ("KAD180", 7, 17, "did you mean `requests`?"),
-        ("KAD180", 24, 9, "did you mean `nodeSelector`?")]
+        ("KAD180", 25, 9, "did you mean `nodeSelector`?")]
 
 
 def test_configuration_alone_and_in_its_config_map() -> None:

@@ -102,6 +102,7 @@ spec:
       - name: c
         resources:
           limits: {nvidia.com/gpus: "1"}
+        image: busybox
 """
     [d], _ = check(tmp_path, POLICY, files={"job.yaml": job})
     assert d.message.startswith("`nvidia.com/gpus` is requested by pod set `main` of workload `team/train`")
