@@ -112,15 +112,22 @@ spec:
 """
 
 
-def test_a_jobset_whose_jobs_pod_template_alone_names_a_queue_is_warned_at(tmp_path):
-    """Its Jobs name none and run; their pods, which Kueue's pod webhook gates, are not modelled. Suspended by its
-    own spec, its Jobs start no pods: nothing to warn of."""
-    loaded = _load(tmp_path, **{"setup.yaml": TEAM}, js=POD_QUEUE)
+def test_a_jobset_whose_jobs_pod_template_alone_names_a_queue_has_its_jobs_pods_decided(tmp_path):
+    """Its Jobs name none and run; Kueue's pod webhook gates the pods they start, each a plain pod's Workload of that
+    queue (oracle: the harness makes the Jobs' pods, test_convert on this case). Suspended by its own spec, its Jobs
+    start no pods. Naming a pod group too, the group across the Jobs is not modelled: KAD161."""
+    loaded = _load(tmp_path, **{"setup.yaml": TEAM}, js=POD_QUEUE.replace("spec:\n  replicatedJobs:\n  - name: w\n",
+                                                                        "spec:\n  replicatedJobs:\n  - name: w\n    replicas: 2\n"))
+    assert [(w.part, w.queue, [ps.count for ps in w.pod_sets]) for w in loaded.model.workloads] == [
+        ("pod 0 of Job js-w-0", "user-queue", [1]), ("pod 0 of Job js-w-1", "user-queue", [1])]
+    assert not [d for d in loaded.diagnostics if d.code == "KAD161"]
+    loaded = _load(tmp_path, **{"setup.yaml": TEAM}, js=POD_QUEUE.replace("spec:\n  replicatedJobs", "spec:\n  suspend: true\n  replicatedJobs"))
+    assert not loaded.model.workloads and not [d for d in loaded.diagnostics if d.code == "KAD161"]
+    loaded = _load(tmp_path, **{"setup.yaml": TEAM}, js=POD_QUEUE.replace(
+        "{kueue.x-k8s.io/queue-name: user-queue}", "{kueue.x-k8s.io/queue-name: user-queue, kueue.x-k8s.io/pod-group-name: g}"))
     assert not loaded.model.workloads and [s.object.name for s in loaded.model.skipped] == ["js"]
     (d,) = [d for d in loaded.diagnostics if d.code == "KAD161"]
     assert "pod template" in d.message and d.span.line == 10
-    loaded = _load(tmp_path, **{"setup.yaml": TEAM}, js=POD_QUEUE.replace("spec:\n  replicatedJobs", "spec:\n  suspend: true\n  replicatedJobs"))
-    assert not loaded.model.workloads and not [d for d in loaded.diagnostics if d.code == "KAD161"]
 
 
 GROUPED = LWS.replace("{kueue.x-k8s.io/queue-name: user-queue}",

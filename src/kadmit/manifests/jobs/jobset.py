@@ -10,6 +10,7 @@ from kadmit.manifests.fields import Fields, Invalid, Meta
 from kadmit.manifests.jobs.batch import job as batch_job, pods_count
 from kadmit.manifests.jobs.common import (COMPLETION_INDEX, JOB_INDEX, MAX_OBJECT_WORKLOADS, QUEUE_LABEL, Builder,
                                           condition_true, reclaimed, run_state, workload_name)
+from kadmit.manifests.jobs.groups import GROUP_NAME
 from kadmit.manifests.jobs.refusals import gate_on
 from kadmit.manifests.jobs.templatepods import group_refusals
 from kadmit.manifests.jobspec import job_spec_refusals
@@ -160,12 +161,16 @@ def child_jobs(f: Fields, o: Meta, job: Job, spec: Val | None) -> Job | None:
             return None
         if gate_on(made.refusals) or not made.workloads:
             return None
-        if made.queue is None and made.unsuspended is not None and made.unsuspended.queue and not suspended:
-            pod_labels = f.map(f.map(f.map(f.map(template, "spec"), "template"), "metadata"), "labels")
-            unmodelled(f, o, f.field(pod_labels, QUEUE_LABEL), name, made.unsuspended.queue)
         if made.unsuspended is not None and replicas:
             pods = made.unsuspended if pods is None else pods.model_copy(update={"refusals": pods.refusals + tuple(
                 r for r in made.unsuspended.refusals if r.pods and r not in pods.refusals)})
+        if made.queue is None and made.unsuspended is not None and made.unsuspended.queue and not suspended:
+            pod_labels = f.map(f.map(f.map(f.map(template, "spec"), "template"), "metadata"), "labels")
+            if pod_labels is not None and GROUP_NAME in pod_labels.v:  # a pod group across the Jobs: not modelled
+                unmodelled(f, o, f.field(pod_labels, QUEUE_LABEL), name, made.unsuspended.queue)
+            else:
+                workloads.extend(_pod_workloads(o, ref, name, replicas, made.unsuspended))
+                continue
         one = made.workloads[0]
         workloads.extend(one.model_copy(update={
             "name": workload_name("Job", "batch", f"{o.name}-{name}-{i}", ""), "origin": ref, "kueue_name": "",
@@ -179,9 +184,23 @@ def child_jobs(f: Fields, o: Meta, job: Job, spec: Val | None) -> Job | None:
                                   "unsuspended": pods, "reclaimable": (), "refusals": ()})
 
 
+def _pod_workloads(o: Meta, ref, name: str, replicas: int, pods: Job) -> list:
+    """The Workloads of the pods of a running JobSet's Jobs that name no queue while their pod template does: the
+    Jobs run (Kueue's Job webhook suspends none), and Kueue's pod webhook gates each pod they start (their ancestors,
+    the Job and the JobSet, name none: FindAncestorJobManagedByKueue finds none Kueue's), each a plain pod's
+    Workload of that queue (oracle: the harness makes the Jobs' pods, internal/jobs/ownpods.go). Kept where Kueue's
+    pod integration is on (`templatepods._child_jobs`: their `part` says they are pods)."""
+    return [w.model_copy(update={
+        "name": workload_name("Pod", "", f"{o.name}-{name}-{i}-{k}", ""), "origin": ref, "kueue_name": "",
+        "part": f"pod {k} of Job {o.name}-{name}-{i}", "queue": pods.queue or "", "pod_sets": tuple(
+            ps.model_copy(update={"origin": f"a pod of Job `{o.name}-{name}-{i}` of replicated job `{name}`"})
+            for ps in w.pod_sets)}) for i in range(replicas) for k, w in enumerate(pods.workloads)]
+
+
 def unmodelled(f: Fields, o: Meta, at: Val | None, name: str, queue: str) -> None:
-    """KAD161 where the pod template of Jobs a running JobSet makes names a queue while the Jobs name none: their
-    pods are Kueue's, as kadmit does not model."""
+    """KAD161 where the pod template of Jobs a running JobSet makes names a queue and a pod group while the Jobs
+    name none: their pods are Kueue's, a group across the Jobs, as kadmit does not model (`_pod_workloads` where
+    they name no group)."""
     if o.labels.get(QUEUE_LABEL):
         return
     f.diags.emit(KAD161, f"JobSet `{o.name}` names no queue, while the pod template of its Jobs names LocalQueue "

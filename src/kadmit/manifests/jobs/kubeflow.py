@@ -7,7 +7,7 @@ from typing import NamedTuple
 
 from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.jobs.common import Builder, condition_true, run_state
-from kadmit.manifests.jobs.templatepods import group_refusals
+from kadmit.manifests.jobs.templatepods import group_refusals, own_pods
 from kadmit.manifests.podspec import KEPT
 from kadmit.model import Job
 
@@ -60,4 +60,4 @@ def training_job(f: Fields, o: Meta) -> Job:
     statuses = f.map(status, "replicaStatuses")
     started = any(f.int(f.map(statuses, k), "active", default=0) for k in (statuses.v if statuses is not None else ()))
     finished = condition_true(f, status, "Succeeded", "Failed")
-    return b.job(state=run_state(started, finished))
+    return own_pods(b, b.job(state=run_state(started, finished)))

@@ -7,7 +7,7 @@ import json
 
 from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.jobs.common import Builder, condition_true, run_state
-from kadmit.manifests.jobs.templatepods import group_refusals
+from kadmit.manifests.jobs.templatepods import group_refusals, own_pods
 from kadmit.manifests.podspec import WRITTEN
 from kadmit.model import HashOnly, Job, PodSet, Refusal
 from kadmit.podresources import ContainerResources, PodResources
@@ -115,7 +115,7 @@ def ray_job(f: Fields, o: Meta) -> Job:
     # yet; a status reading `New` is active), nor Suspended
     started = deployment not in ("", "Suspended")
     finished = deployment in ("Complete", "Failed")
-    job = b.job(state=run_state(started, finished))
+    job = own_pods(b, b.job(state=run_state(started, finished)))
     return job.model_copy(update={"refusals": tuple(refusals) + job.refusals,
                                   "ray_cluster": f.str(status, "rayClusterName")})
 
@@ -132,7 +132,7 @@ def ray_cluster(f: Fields, o: Meta) -> Job:
     refusals = _cluster_refusals(f, spec, "spec", AUTOSCALING)
     _cluster(f, b, spec, f"the spec of RayCluster `{o.name}`", "spec")
     started = f.str(f.map(o.node, "status"), "state") == "ready"
-    job = b.job(state=run_state(started, False))
+    job = own_pods(b, b.job(state=run_state(started, False)))
     return job.model_copy(update={"refusals": tuple(refusals) + job.refusals})
 
 
@@ -144,7 +144,7 @@ def ray_service(f: Fields, o: Meta) -> Job:
     _cluster(f, b, cluster, "`rayClusterConfig`")
     status = f.map(o.node, "status")
     started = condition_true(f, status, "Ready")
-    job = b.job(state=run_state(started, False))
+    job = own_pods(b, b.job(state=run_state(started, False)))
     # the RayCluster whose generation names an elastic RayService's slices (GetCustomAnnotations: its active one)
     return job.model_copy(update={"refusals": tuple(refusals) + job.refusals,
                                   "ray_cluster": f.str(f.map(status, "activeServiceStatus"), "rayClusterName")})

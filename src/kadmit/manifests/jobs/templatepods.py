@@ -9,7 +9,7 @@ from kadmit.diagnostics import Diagnostics
 from kadmit.identity import subject
 from kadmit.manifests.codes import KAD199
 from kadmit.manifests.fields import Fields, Invalid, Meta
-from kadmit.manifests.jobs.common import QUEUE_LABEL, Builder, workload_name
+from kadmit.manifests.jobs.common import QUEUE_LABEL, SUSPEND_FIELD, Builder, workload_name
 from kadmit.manifests.jobs.groups import GROUP_NAME, join_group
 from kadmit.manifests.jobs.pods import GROUP_TOTAL, pod_job
 from kadmit.manifests.jobs.settings import GROUP_KEPT, MANAGED_PATH, POD_WEBHOOK_REFUSES, Integrations
@@ -91,6 +91,41 @@ def template_pods(f: Fields, o: Meta, job: Job, template: Val, count: int,
     return pod.model_copy(update={**update, "workloads": () if one is None else tuple(
         one.model_copy(update={"name": workload_name("Pod", "", f"{ref.name}-{i}", ref.uid), "origin": ref,
                                "part": f"pod {i}", "kueue_name": ""}) for i in range(count))})  # a pod to be made
+
+
+def own_pods(b: Builder, job: Job) -> Job:
+    """`job` with the pods its own controller makes of it (`Job.unsuspended`, `route` decides whether Kueue's
+    webhook leaves it running), for a Kubeflow job or a Ray cluster, job or service being submitted: one pod per
+    count of each of its pod sets, of that pod set's template (the training operator's replicas, KubeRay's head and
+    worker groups), as Kueue's pod integration reads them (`template_pods`): each a plain pod's Workload where its
+    template names a queue (oracle: the harness makes them of Kueue's own PodSets, internal/jobs/ownpods.go). None
+    where the job suspends itself (its kind's `suspend`), another object controls it, a template is not read, its
+    templates name different queues, or one names a pod group (a group across templates: not modelled)."""
+    spec = b.f.map(b.o.node, "spec")
+    at = b.f.map(spec, SUSPEND_FIELD[b.o.kind]) if b.o.kind in SUSPEND_FIELD else spec
+    if not job.submitted or job.owner is not None or b.f.bool(at, "suspend", default=False) or not job.workloads:
+        return job
+    parts = []
+    for ps in job.workloads[0].pod_sets:
+        template = b.templates.get(ps.name)
+        meta = b.f.map(template, "metadata") if template is not None else None
+        if template is None or GROUP_NAME in b.f.str_map(meta, "labels")[0]:
+            return job
+        pods = template_pods(b.f, b.o, job, template, ps.count)
+        if pods is None:
+            return job
+        parts.append((ps.name, pods))
+    if not parts or len({p.queue for _, p in parts}) > 1:
+        return job
+    first = parts[0][1]
+    name = job.object.name
+    workloads = tuple(w.model_copy(update={"name": workload_name("Pod", "", f"{name}-{ps}-{i}", job.object.uid),
+                                           "part": f"pod {i} of pod set {ps}"})
+                      for ps, pods in parts for i, w in enumerate(pods.workloads))
+    refusals = tuple(dict.fromkeys(r for _, pods in parts for r in pods.refusals))
+    notes = [p.note for _, p in parts if p.note]
+    return job.model_copy(update={"unsuspended": first.model_copy(update={
+        "workloads": () if notes else workloads, "refusals": refusals, "note": notes[0] if notes else first.note})})
 
 
 def template_refusals(f: Fields, o: Meta, template: Val) -> tuple[Refusal, ...]:
@@ -257,7 +292,8 @@ def _child_jobs(job: Job, s: Integrations, selected: bool, default: bool) -> Job
     jobs = job.unsuspended
     assert jobs is not None
     fallback = DEFAULT_QUEUE if default and job.framework not in s.frameworks else ""
-    kept = tuple(w.model_copy(update={"queue": w.queue or fallback}) for w in jobs.workloads if w.queue or fallback)
+    kept = tuple(w.model_copy(update={"queue": w.queue or fallback}) for w in jobs.workloads if (w.queue or fallback)
+                 and (s.pod_webhook or not w.part.startswith("pod ")))  # (a Job's pods: `jobset._pod_workloads`)
     if kept:
         return jobs.model_copy(update={"workloads": kept, "queue": kept[0].queue})
     return jobs if s.manage_without_queue_name else job  # manage._not_managed: "never admitted"

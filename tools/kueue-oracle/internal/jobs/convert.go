@@ -342,6 +342,16 @@ func (e *env) submit(ctx context.Context, it *item) error {
 		if err := e.startJobSet(ctx, it); err != nil || it.skip != "" {
 			return err
 		}
+		// and the pods of those of its Jobs Kueue left running, as the Job controller makes them
+		if err := e.startChildJobPods(ctx, it); err != nil || it.skip != "" {
+			return err
+		}
+	}
+	if it.submitted && ownPodsFramework(framework) {
+		// its pods, where Kueue leaves it running (enabled or not: a disabled integration's webhook is a no-op)
+		if err := e.startOwnPods(ctx, it); err != nil || it.skip != "" {
+			return err
+		}
 	}
 	if it.submitted && framework == leaderWorkerSetFramework {
 		// its StatefulSets and pods, where Kueue leaves it unmarked, enabled or not: a disabled integration's
