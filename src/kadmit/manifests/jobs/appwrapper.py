@@ -9,7 +9,7 @@ from kadmit.manifests.codes import KAD183
 from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.jobs.common import COMPLETION_INDEX, JOB_INDEX, Builder, condition_true, run_state
 from kadmit.manifests.jobs.refusals import go_atoi
-from kadmit.manifests.jobs.templatepods import group_refusals
+from kadmit.manifests.jobs.templatepods import group_refusals, own_pods
 from kadmit.manifests.jobs.unstructured import pod_spec_error
 from kadmit.manifests.podspec import KEPT, WRITTEN
 from kadmit.manifests.yamltree import INT, MAP, SEQ, Val
@@ -279,4 +279,4 @@ def appwrapper(f: Fields, o: Meta) -> Job:
     # phase Succeeded, or Failed once its resources are gone (not while ResourcesDeployed is True)
     started = condition_true(f, status, "QuotaReserved")
     finished = phase == "Succeeded" or (phase == "Failed" and not condition_true(f, status, "ResourcesDeployed"))
-    return b.job(state=run_state(started, finished))
+    return own_pods(b, b.job(state=run_state(started, finished)))

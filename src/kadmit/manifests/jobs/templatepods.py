@@ -95,9 +95,10 @@ def template_pods(f: Fields, o: Meta, job: Job, template: Val, count: int,
 
 def own_pods(b: Builder, job: Job) -> Job:
     """`job` with the pods its own controller makes of it (`Job.unsuspended`, `route` decides whether Kueue's
-    webhook leaves it running), for a Kubeflow job or a Ray cluster, job or service being submitted: one pod per
-    count of each of its pod sets, of that pod set's template (the training operator's replicas, KubeRay's head and
-    worker groups), as Kueue's pod integration reads them (`template_pods`): each a plain pod's Workload where its
+    webhook leaves it running), for a Kubeflow job, a Ray cluster, job or service, or an AppWrapper being submitted:
+    one pod per count of each of its pod sets, of that pod set's template (the training operator's replicas, KubeRay's
+    head and worker groups, the pods of an AppWrapper's components, whose objects name no queue), as Kueue's pod
+    integration reads them (`template_pods`): each a plain pod's Workload where its
     template names a queue (oracle: the harness makes them of Kueue's own PodSets, internal/jobs/ownpods.go). None
     where the job suspends itself (its kind's `suspend`), another object controls it, a template is not read, its
     templates name different queues, or one names a pod group (a group across templates: not modelled)."""
