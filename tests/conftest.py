@@ -107,6 +107,11 @@ def _heap_returned():
         _TRIM(0)
 
 
+# a file that reads the answers another file's tests had decided (tests/oracle/differential.answered): sent to the
+# same worker, in the same unit of work, which runs it after that file (the order of collection)
+AFTER = {"tests/oracle/test_reference.py": "tests/oracle/test_admit.py"}
+
+
 PER_TEST = 0.31  # seconds a test, in tests/durations.txt's run, beside its 80 slowest (2 x 1236 s, 1288 s in those 80, 3,886 tests)
 
 
@@ -138,7 +143,8 @@ def pytest_xdist_make_scheduler(config, log):
         ordered = False
 
         def _split_scope(self, nodeid: str) -> str:
-            return kube if nodeid.startswith(kube) else nodeid.split("::", 1)[0]
+            file = nodeid.split("::", 1)[0]
+            return kube if nodeid.startswith(kube) else AFTER.get(file, file)
 
         def _assign_work_unit(self, node) -> None:
             if not self.ordered:  # the first assignment: the whole collection is in the queue

@@ -65,8 +65,19 @@ def each_selected(binary: str, request, asks) -> dict:
     for runs, keys in sorted(wanted.items()):
         for path, answer in oracle_each(binary, list(keys), runs=runs).items():
             for key in keys[path]:
-                out[key] = answer
+                out[key] = _ANSWERED[request.module.__name__, key] = answer
     return out
+
+
+# What each_selected answered in this process, by (the asking module's name, key): a test of another module reads
+# them (`answered`) rather than having the same inputs decided again
+_ANSWERED: dict[tuple[str, object], dict] = {}
+
+
+def answered(module: str, key) -> dict | None:
+    """Kueue's answer each_selected gave `module`'s tests for `key` in this process (its runs as they asked), or
+    None. tests/conftest.py sends a file that reads another's answers to the same pytest-xdist worker, after it."""
+    return _ANSWERED.get((module, key))
 
 
 def one_cluster(folder: Path, paths: list[str]) -> Path:
