@@ -111,13 +111,16 @@ type Cluster struct {
 	// heldBack: reservations the workload controller takes back at once (their LocalQueue is being
 	// deleted), whose Reconcile waits until the scheduler has no head left to try (see holdBack)
 	heldBack map[types.NamespacedName]bool
+	// requeues: when the workload controller asked to reconcile a Workload again (its RequeueAfter:
+	// requeue.go)
+	requeues map[types.NamespacedName]time.Time
 }
 
 // New puts the objects in a fake client and sets Kueue's caches up from them, in the order of
 // TestSchedule and the TAS tests (scheduler_test.go, scheduler_tas_test.go).
 func New(ctx context.Context, scheme *runtime.Scheme, objs []client.Object, cfg *configapi.Configuration, opts Options) (*Cluster, error) {
 	c := &Cluster{log: opts.Log, opts: opts, cfg: cfg, clock: clocktesting.NewFakeClock(opts.Start), watch: newWatch(), recorder: &pendingRecorder{},
-		heldBack: map[types.NamespacedName]bool{}}
+		heldBack: map[types.NamespacedName]bool{}, requeues: map[types.NamespacedName]time.Time{}}
 	c.timers = &timedClock{FakeClock: c.clock}
 	c.ctx = ctrl.LoggerInto(ctx, opts.Log)
 	ctx = c.ctx

@@ -94,7 +94,9 @@ func (c *Cluster) Run() (*Result, error) {
 	rests := map[string]bool{}                    // the states in which held-back reservations were given back (takeback.go)
 	r.Stop = StopLimit
 	for cycle := 1; cycle <= limit; cycle++ {
-		var released []types.NamespacedName
+		// the workload controller's timers the clock has passed (requeue.go): their changes come in
+		// before the cycle, as a reservation given back does
+		released := c.fireRequeues()
 		if len(c.heldBack) > 0 && !c.hasHeads() {
 			// No head left: the workload controller's answer to the reservations held back comes now.
 			// In a state met here before, the run would repeat from here on.
@@ -106,7 +108,7 @@ func (c *Cluster) Run() (*Result, error) {
 			}
 			rests[rest] = true
 			start := cpuTime()
-			released = c.releaseHeldBack()
+			released = append(released, c.releaseHeldBack()...)
 			r.SchedulingCPU += cpuTime() - start
 		}
 		if !c.hasHeads() {

@@ -10,7 +10,6 @@ import (
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 	"sigs.k8s.io/controller-runtime/pkg/event"
@@ -211,10 +210,7 @@ func (c *Cluster) deliver() []types.NamespacedName {
 			if c.heldBack[key] {
 				continue // the controller's answer comes after the scheduler's next cycles (holdBack)
 			}
-			req := ctrl.Request{NamespacedName: key}
-			if _, err := c.workloads.Reconcile(c.ctx, req); err != nil {
-				c.log.V(2).Info("workload reconcile", "workload", key, "error", err.Error())
-			}
+			c.reconcile(key)
 		}
 		for _, key := range keys {
 			c.stopEvictedJob(key)
