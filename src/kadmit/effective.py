@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from datetime import timedelta
 from fractions import Fraction
 
@@ -210,7 +211,11 @@ def held(model: Model) -> Model:
     was created, as `checked` takes it), which the controller waits for before it queues the workload
     (or sets its condition True). Either is in no queue's heap (cluster_queue.go PushOrUpdate keeps it
     among the inadmissible ones, backoffWaitingTimeExpired being false), so it blocks no StrictFIFO
-    head (`held`). The model itself when none is."""
+    head (`held`). One whose condition is False for a reason of REQUEUED_AGAIN beside its requeueAt to come gets
+    `backoff_ends`: Kueue's workload controller reconciles it again then (its RequeueAfter), clears the requeueAt
+    and sets the condition True, and its queue takes it into its heap (the condition changed), so the run queues
+    it from that second on, should it go on so long; one with no such condition stays among the inadmissible
+    ones (PushOrUpdate updates it in place: only the requeueState changed). The model itself when none is."""
     if not any(wl.requeued_false or wl.requeue_at for wl in model.workloads):
         return model
     now = max(wl.created for wl in model.workloads) + timedelta(seconds=1)
@@ -225,7 +230,9 @@ def held(model: Model) -> Model:
                 why = (f"its Requeued condition is False (reason `{wl.requeued_false}`), which Kueue's workload "
                        "controller sets True again only for " + ", ".join(sorted(REQUEUED_AGAIN)))
             if why:
-                wl = wl.model_copy(update={"inadmissible": why, "held": True})
+                ends = math.ceil((wl.requeue_at - now).total_seconds()) \
+                    if wl.requeue_at is not None and wl.requeued_false in REQUEUED_AGAIN else 0
+                wl = wl.model_copy(update={"inadmissible": why, "held": True, "backoff_ends": ends})
                 changed = True
         out.append(wl)
     return model.model_copy(update={"workloads": tuple(out)}) if changed else model

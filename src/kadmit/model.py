@@ -374,6 +374,9 @@ class Workload(Obj):
     # Kueue's ClusterQueue keeps it among its inadmissible workloads, never in its heap (`effective.held`:
     # a requeueAt to come, a False Requeued condition never set True again): it blocks no StrictFIFO head
     held: bool = False
+    # a held workload whose backoff ends during the run: the seconds from the run's start to its requeueAt, when
+    # Kueue's workload controller (its RequeueAfter) sets its Requeued condition True and queues it (`effective.held`)
+    backoff_ends: int = 0
     # an `Evicted` condition (status True) whose reason Kueue may queue the workload by (AdmissionCheck,
     # PodsReadyTimeout: GetQueueOrderTimestamp), and its lastTransitionTime; "" and None otherwise
     evicted_reason: str = ""

@@ -50,6 +50,7 @@ from kadmit.engine.admission import slices
 from kadmit.engine.admission.requeue import PREEMPTION_GATED, preemption_gated, queued_again
 from kadmit.engine.admission import queueing
 from kadmit.engine.admission.asides import repeat_set_asides
+from kadmit.engine.admission.backoffs import Backoffs
 from kadmit.engine.admission.equivalence import Equivalence
 from kadmit.engine.admission.decisions import NO_LONGER_FITS, OVERLAPPING, Decision, refused_write, still_queued
 from kadmit.engine.admission.loops import Eviction, Hashed, PreemptionLoop, States, loop_of
@@ -239,9 +240,10 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
     evictions: list[Eviction] = []
     looped: PreemptionLoop | None = None
     stalled: Stall | None = None  # why Kueue schedules nothing (`afs.stalled_by`)
+    backoffs = Backoffs(session, workloads)  # held workloads queued when their backoff ends
     while cycle < limit:
         cycle += 1
-        changed = bool(evicting)
+        changed = backoffs.release(cycle, queues, decisions, waits, resort) | bool(evicting)
         plain = not evicting  # a cycle that only sets heads aside (see asides.repeat_set_asides)
         if evicting:  # evictions complete between cycles: quota released, victims queue again
             roots: set[str] = set()
@@ -494,8 +496,9 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
         changed |= forget(session, forgotten, cycle)
         queues = {k: v for k, v in queues.items() if v}
         if not changed and not evicting:
-            if any(v != session.version for _, _, _, v, *_ in second.values()):
-                continue  # a second pass to come on a state it was not tried on: Kueue's clock runs on to it
+            if any(v != session.version for _, _, _, v, *_ in second.values()) \
+                    or (entries and backoffs.pending_at(cycle + 1)):
+                continue  # a second pass or a backoff's end to come: Kueue's clock runs on to it
             if retrying and quiet <= bound:  # a head goes on to the flavors it has left
                 quiet += 1
                 continue
