@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from datetime import timedelta
+from datetime import datetime, timedelta
 from fractions import Fraction
 
 from kadmit.featuregates import enabled
@@ -20,11 +20,11 @@ _DONE: dict[int, Model] = {}  # recent results (kept alive, so ids are not reuse
 
 
 def effective(model: Model) -> Model:
-    """`gated`, `synced`, `held`, `drained`, `checked`, `ordered_by_eviction`, then `counted`: what the engine and the
-    reference decide on. A model this returned is returned as it is (transformations must not apply twice)."""
+    """`gated`, `synced`, `held`, `drained`, `checked`, `expired`, `ordered_by_eviction`, then `counted`: what the engine
+    and the reference decide on. A model this returned is returned as it is (transformations must not apply twice)."""
     if _DONE.get(id(model)) is model:
         return model
-    out = counted(ordered_by_eviction(checked(drained(held(synced(gated(model)))))))
+    out = counted(ordered_by_eviction(expired(checked(drained(held(synced(gated(model))))))))
     if len(_DONE) >= 16:
         _DONE.pop(next(iter(_DONE)))
     _DONE[id(out)] = out
@@ -203,6 +203,11 @@ REQUEUED_AGAIN = frozenset({"Deactivated", "PodsReadyTimeout", "AdmissionCheck",
                             "LocalQueueStopped"})
 
 
+def run_start(model: Model) -> datetime:
+    """"Now" for the input's timers: a second after its latest workload was created, where the oracle's clock starts."""
+    return max(wl.created for wl in model.workloads) + timedelta(seconds=1)
+
+
 def held(model: Model) -> Model:
     """Pending workloads Kueue's queues hold back, made inadmissible: one whose `Requeued` condition
     is False for a reason the workload controller never sets True again (REQUEUED_AGAIN: Kueue's
@@ -218,7 +223,7 @@ def held(model: Model) -> Model:
     ones (PushOrUpdate updates it in place: only the requeueState changed). The model itself when none is."""
     if not any(wl.requeued_false or wl.requeue_at for wl in model.workloads):
         return model
-    now = max(wl.created for wl in model.workloads) + timedelta(seconds=1)
+    now = run_start(model)
     out, changed = [], False
     for wl in model.workloads:
         if wl.admission is None and wl.active and not wl.finished and not wl.inadmissible:
@@ -276,7 +281,7 @@ def checked(model: Model) -> Model:
     tried ("The workload has failed admission checks")."""
     if not any(wl.check_states for wl in model.workloads):
         return model
-    now = max(wl.created for wl in model.workloads) + timedelta(seconds=1)
+    now = run_start(model)
     queues_of = _queues_of(model)
     out, changed = [], False
     for wl in model.workloads:
@@ -299,6 +304,32 @@ def checked(model: Model) -> Model:
                 wl = requeued(wl, {"evicted": True, "created": now, "check_states": tuple(
                     s.model_copy(update={"state": "Pending"}) for s in wl.check_states)})  # resetChecksOnEviction
                 changed = True
+        out.append(wl)
+    return model.model_copy(update={"workloads": tuple(out)}) if changed else model
+
+
+EXPIRED = "The workload is deactivated due to exceeding the maximum execution time"  # Kueue's Evict message
+
+
+def expired(model: Model) -> Model:
+    """Admitted workloads and their maximum execution time (reconcileMaxExecutionTime): Kueue's workload controller
+    deactivates one that has run `maximumExecutionTimeSeconds` (less its accumulatedPastExecutionTimeSeconds) since
+    its Admitted condition (a DeactivationTarget, then spec.active false and the eviction: its quota given back, queued
+    nowhere, never admitted again); one whose time runs out later gets `exec_ends`, the seconds from now until the
+    controller's timer (its RequeueAfter) comes, which the run meets if it goes on so long (engine/admission/controller_timers.py).
+    The model itself when no workload holding quota has a maximum execution time."""
+    if not any(wl.max_exec and wl.admitted_since for wl in model.workloads):
+        return model
+    now = run_start(model)
+    out, changed = [], False
+    for wl in model.workloads:
+        if wl.max_exec and wl.admitted_since and wl.admission is not None and wl.active:
+            left = wl.max_exec - wl.past_exec - (now - wl.admitted_since).total_seconds()
+            if left <= 0:
+                wl = wl.model_copy(update={"admission": None, "active": False, "inadmissible": EXPIRED})
+            else:
+                wl = wl.model_copy(update={"exec_ends": math.ceil(left)})
+            changed = True
         out.append(wl)
     return model.model_copy(update={"workloads": tuple(out)}) if changed else model
 

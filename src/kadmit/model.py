@@ -377,6 +377,14 @@ class Workload(Obj):
     # a held workload whose backoff ends during the run: the seconds from the run's start to its requeueAt, when
     # Kueue's workload controller (its RequeueAfter) sets its Requeued condition True and queues it (`effective.held`)
     backoff_ends: int = 0
+    # spec.maximumExecutionTimeSeconds (a job's `kueue.x-k8s.io/max-exec-time-seconds` label), the Admitted condition's
+    # lastTransitionTime when True, and status.accumulatedPastExecutionTimeSeconds: Kueue's workload controller
+    # deactivates an Admitted workload once it has run that long (reconcileMaxExecutionTime; `effective.expired`)
+    max_exec: int | None = None
+    admitted_since: datetime | None = None
+    past_exec: int = 0
+    # a holder whose maximum execution time runs out during the run: the seconds from the run's start until then
+    exec_ends: int = 0
     # an `Evicted` condition (status True) whose reason Kueue may queue the workload by (AdmissionCheck,
     # PodsReadyTimeout: GetQueueOrderTimestamp), and its lastTransitionTime; "" and None otherwise
     evicted_reason: str = ""

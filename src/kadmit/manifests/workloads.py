@@ -453,6 +453,9 @@ def workload(f: Fields, o: Meta) -> Workload | None:
     preempted = conditions.get("Preempted", (False, None))  # GetQueueOrderTimestamp, PrioritySortingWithinCohort off
     if preempted[0] and f.str(preempted[1], "reason") == "InCohortReclaimWhileBorrowing":
         extra["reclaimed_while_borrowing_at"] = f.timestamp(preempted[1], "lastTransitionTime")
+    admitted = conditions.get("Admitted", (False, None))  # its maximum execution time runs from then (`effective.expired`)
+    if holds and admitted[0] and (since := f.timestamp(admitted[1], "lastTransitionTime")) is not None:
+        extra.update(admitted_since=since, past_exec=f.int(status, "accumulatedPastExecutionTimeSeconds") or 0)
     requeue_state = f.map(status, "requeueState")
     if not holds and (requeue_at := f.timestamp(requeue_state, "requeueAt")) is not None:
         extra["requeue_at"] = requeue_at
@@ -471,7 +474,8 @@ def workload(f: Fields, o: Meta) -> Workload | None:
         priority_boost=o.annotations.get("kueue.x-k8s.io/priority-boost"),
         admission_gated_by=o.annotations.get(ADMISSION_GATED_BY, ""), replaces=o.annotations.get(REPLACEMENT_FOR, ""),
         preemption_gated=_preemption_gated(f, spec, status),
-        check_states=states, admitted_condition=true.get("Admitted", False), span=f.span(o.node), **extra,
+        check_states=states, admitted_condition=true.get("Admitted", False), max_exec=compared[0],
+        span=f.span(o.node), **extra,
         deleting=coverage.workload_goes(o.metadata, owned=True),
         **({"inadmissible": NO_POD_SETS} if no_pod_sets else {}),
         spans=f.spans({"name": o.metadata.v.get("name"), "namespace": o.metadata.v.get("namespace"),

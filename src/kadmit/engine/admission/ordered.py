@@ -50,7 +50,7 @@ from kadmit.engine.admission import slices
 from kadmit.engine.admission.requeue import PREEMPTION_GATED, preemption_gated, queued_again
 from kadmit.engine.admission import queueing
 from kadmit.engine.admission.asides import repeat_set_asides
-from kadmit.engine.admission.backoffs import Backoffs
+from kadmit.engine.admission.controller_timers import ControllerTimers
 from kadmit.engine.admission.equivalence import Equivalence
 from kadmit.engine.admission.decisions import NO_LONGER_FITS, OVERLAPPING, Decision, refused_write, still_queued
 from kadmit.engine.admission.loops import Eviction, Hashed, PreemptionLoop, States, loop_of
@@ -240,10 +240,10 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
     evictions: list[Eviction] = []
     looped: PreemptionLoop | None = None
     stalled: Stall | None = None  # why Kueue schedules nothing (`afs.stalled_by`)
-    backoffs = Backoffs(session, workloads)  # held workloads queued when their backoff ends
+    timers_ = ControllerTimers(session, workloads)  # the workload controller's: backoffs ending, executions timing out
     while cycle < limit:
         cycle += 1
-        changed = backoffs.release(cycle, queues, decisions, waits, resort) | bool(evicting)
+        changed = timers_.fire(cycle, queues, decisions, waits, resort) | bool(evicting)
         plain = not evicting  # a cycle that only sets heads aside (see asides.repeat_set_asides)
         if evicting:  # evictions complete between cycles: quota released, victims queue again
             roots: set[str] = set()
@@ -277,10 +277,13 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
             evicting = []
         for name in sorted(session.afs.queues & queues.keys()):  # usage moved with last cycle's admissions
             resort(name)
-        held = stalled_by(session) if cycle == 1 else None  # (no later admission holds quota without a LocalQueue)
+        held = stalled_by(session) if cycle == 1 or stalled else None  # (no later admission holds quota without a LocalQueue)
         if held:  # Kueue's snapshot fails every cycle: nothing is nominated anywhere (KAD542)
             stalled = stall(held, session)
+            if timers_.drops(held, stalled, cycle, queues, decisions, waits):
+                continue  # until a holder's maximum execution time runs out, the cycles drop their heads
             break
+        stalled = None
         session.cycle_started(cycle)
         entries: list[tuple[str, Workload, Assignment | SecondPass | None]] = []
         passes = second_passes(session, decisions, second, cycle, held_passes, forgotten)
@@ -497,8 +500,8 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
         queues = {k: v for k, v in queues.items() if v}
         if not changed and not evicting:
             if any(v != session.version for _, _, _, v, *_ in second.values()) \
-                    or (entries and backoffs.pending_at(cycle + 1)):
-                continue  # a second pass or a backoff's end to come: Kueue's clock runs on to it
+                    or (entries and timers_.pending_at(cycle + 1)):
+                continue  # a second pass or a workload controller timer to come: Kueue's clock runs on to it
             if retrying and quiet <= bound:  # a head goes on to the flavors it has left
                 quiet += 1
                 continue

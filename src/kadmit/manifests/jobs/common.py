@@ -166,7 +166,7 @@ class Builder:
         return Workload(namespace=ref.namespace or "default", name=name, kueue_name=None if ref.uid else "",
                         queue="", priority_class=klass,
                         priority_class_kind=kind, pod_sets=tuple(pod_sets), origin=ref, job_uid=job_uid(ref),
-                        shapes=(_max_exec(self.o), tuple(self._shape(ref, ps) for ps in pod_sets)),
+                        max_exec=_max_exec(self.o), shapes=(_max_exec(self.o), tuple(self._shape(ref, ps) for ps in pod_sets)),
                         **duration_annotation(self.f, self.o),
                         # the reconciler's prepareWorkload copies it with the AdmissionGatedBy gate on (`effective.gated`)
                         admission_gated_by=self.o.annotations.get(ADMISSION_GATED_BY, ""),

@@ -108,7 +108,8 @@ FIELDS: dict[str, dict[str, Entry]] = {
         "priorityClassSource": M("priority (v1beta1)"),
         "priorityClassRef": M("priority (v1beta2)"),
         "active": M("an inactive workload is never admitted"),
-        "maximumExecutionTimeSeconds": N("evicts a workload after it ran this long; not an admission rule"),
+        "maximumExecutionTimeSeconds": M("an Admitted workload that ran this long is deactivated and gives its quota "
+                                         "back, at once or when the run's clock gets there (effective.expired)"),
         "preemptionGates": M("a closed gate keeps the workload from preempting under the "
                              "MultiKueueOrchestratedPreemption feature gate (alpha, off by default: then it preempts)"),
     },

@@ -1,0 +1,132 @@
+"""The workload controller's timers during an `ordered` run: what Kueue's WorkloadReconciler asks to be called
+again for (ctrl.Result RequeueAfter) and does then. A cycle is a second (the oracle's fake clock steps a second a
+cycle and fires the controller's timers the clock has passed before the next one:
+tools/kueue-oracle/internal/cluster/requeue.go), so a timer due k seconds after the run's start acts before cycle
+k + 1, if the run gets there. The run does not wait for one: a run that has settled before ends there (as the
+oracle's, which also goes on to the next second after a cycle that tried a head).
+
+- A backoff's end: a pending workload held by a `status.requeueState.requeueAt` to come beside a False `Requeued`
+  condition the controller sets True again (`effective.held`, `Workload.backoff_ends`): "Waiting for backoff to
+  finish", then the requeueAt is cleared, the condition set True (BackoffFinished, Reactivated, ...), and its
+  ClusterQueue takes it into its heap: it is queued.
+- A maximum execution time running out (reconcileMaxExecutionTime): an Admitted workload is deactivated once it has
+  run `maximumExecutionTimeSeconds` (less what it ran before), and gives its quota back, never admitted again: a
+  holder of the input (`effective.expired`, `Workload.exec_ends`), or one the run admits in a ClusterQueue without
+  admission checks (Admitted as it reserves quota; Admitted condition at the cycle's second) whose time runs out
+  `max_exec` seconds later. One evicted during the run is left alone (what it ran before its eviction would count:
+  not modelled)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from kadmit.effective import EXPIRED
+from kadmit.engine.admission.decisions import Decision
+from kadmit.engine.admission.queueing import queued
+from kadmit.engine.admission.session import Session
+from kadmit.engine.afs import Stall
+from kadmit.model import Workload
+
+
+# why a head dropped by a failed cycle waits (`ControllerTimers.drops`), before the stall's own words
+DROPPED = ("dropped by a failed scheduling cycle: Kueue took it as its ClusterQueue's head while its snapshot failed, "
+           "and does not queue it again until its Workload changes, though the stall ended during the run. ")
+
+
+class ControllerTimers:
+    """The held workloads whose backoff ends during the run, by the cycle they are queued before, and the holders
+    whose maximum execution time may run out."""
+
+    def __init__(self, session: Session, workloads) -> None:
+        self.session = session
+        self.due: dict[int, list[Workload]] = {}
+        for wl in sorted(workloads, key=lambda w: w.key):
+            if wl.held and wl.backoff_ends > 0:
+                self.due.setdefault(wl.backoff_ends + 1, []).append(wl)
+        # any workload with a maximum execution time (else no holder is looked at); each holder's admission as
+        # first seen (0: the input's), and those seen admitted again since
+        self.timed = any(w.max_exec for w in session.model.workloads)
+        self.stamps: dict[str, int] = {}
+        self.moved: set[str] = set()
+
+    def pending_at(self, cycle: int) -> bool:
+        """Whether a timer not yet fired is due before `cycle`, the next one."""
+        return any(due <= cycle for due in self.due) or any(at <= cycle for at, _ in self._expiries())
+
+    def fire(self, cycle: int, queues: dict[str, list[Workload]], decisions: dict[str, Decision],
+             waits: Callable[..., None], resort: Callable[[str], None]) -> bool:
+        """The timers due before `cycle`: executions timed out (`expire`), then backoffs ended (`release`). True
+        when the state changed."""
+        return self.expire(cycle, decisions) | self.release(cycle, queues, decisions, waits, resort)
+
+    def release(self, cycle: int, queues: dict[str, list[Workload]], decisions: dict[str, Decision],
+                waits: Callable[..., None], resort: Callable[[str], None]) -> bool:
+        """Queue the workloads whose backoff ended before `cycle` (or before the cycles a run of set-asides skipped):
+        True when some queue took one."""
+        ix, changed = self.session.index, False
+        for wl in [w for due in sorted(d for d in self.due if d <= cycle) for w in self.due.pop(due)]:
+            now = ix.workloads[wl.key] = wl.model_copy(update={"held": False, "inadmissible": "", "backoff_ends": 0})
+            cq = ix.cluster_queue_of(now)
+            if queued(self.session, now, cq):
+                decisions.pop(wl.key, None)
+                queues.setdefault(cq.name, []).append(now)
+                waits(now, cq.name)
+                resort(cq.name)
+                changed = True
+        return changed
+
+    def expire(self, cycle: int, decisions: dict[str, Decision]) -> bool:
+        """Deactivate the holders whose maximum execution time ran out before `cycle`: their quota is given back
+        before the cycle, they are queued nowhere (inactive) and their decision is not admitted (True: some were).
+        Kueue requeues no inadmissible workload for it (the workload controller's Update handler deletes the
+        workload from the queues before QueueAssociatedInadmissibleWorkloadsAfter looks its queue up): only the
+        heads still queued meet the quota given back."""
+        ix, changed = self.session.index, False
+        for at, h in self._expiries():
+            if at > cycle:
+                continue
+            wl = ix.workloads[h.workload] = ix.workloads[h.workload].model_copy(
+                update={"admission": None, "active": False, "inadmissible": EXPIRED, "exec_ends": 0})
+            self.moved.add(h.workload)  # (done with)
+            self.session.finish(h.workload)
+            decisions[h.workload] = Decision(wl, False, h.cluster_queue, cycle=cycle)
+            changed = True
+        return changed
+
+    def drops(self, held: list[Workload], stalled: Stall, cycle: int, queues: dict[str, list[Workload]],
+              decisions: dict[str, Decision], waits: Callable[..., None]) -> bool:
+        """A cycle whose snapshot fails (`afs.stalled_by`: KAD542) where the stall may end during the run, every
+        Workload making it having its maximum execution time run out: Kueue's Heads took one head of each
+        ClusterQueue, and the failed cycle drops them without requeueing them (scheduler.schedule returns before
+        nominate; the queue's next Pop forgets it as its inflight workload), so each waits, never tried again, until
+        its Workload changes. True: heads were dropped and the run goes on (else, as when the stall lasts, it ends)."""
+        ending = {h.workload for _, h in self._expiries()}
+        if not all(w.key in ending for w in held) or not any(queues.values()):
+            return False
+        dropped = Stall(DROPPED + stalled.message, stalled.holders)
+        for name in sorted(queues):
+            if queues[name]:
+                head = queues[name].pop(0)
+                waits(head, None)
+                decisions[head.key] = Decision(head, False, name, cycle=cycle, stalled=dropped)
+        return True
+
+    def _expiries(self):
+        """(the cycle it is deactivated before, its holder) for each holder whose maximum execution time runs out."""
+        if not self.timed:
+            return []
+        ix, s, out = self.session.index, self.session, []
+        for key, h in s.holders.items():
+            wl = ix.workloads[key]
+            if not wl.max_exec or key in self.moved:
+                continue
+            stamp = s.admitted_cycle.get(key, 0) if h.new else 0
+            if self.stamps.setdefault(key, stamp) != stamp:
+                self.moved.add(key)  # admitted again: what it ran before counts (not modelled)
+                continue
+            if not h.new:
+                if wl.exec_ends:
+                    out.append((wl.exec_ends + 1, h))
+            elif not ix.cluster_queues[h.cluster_queue].admission_checks:
+                out.append((stamp + wl.max_exec, h))
+        return out
