@@ -108,6 +108,11 @@ class Subject:
         return {"kind": self.kind, "namespace": self.namespace, "name": self.name}
 
 
+# a diagnostic's note quoting what the API server says of an object it refuses (`kubectl apply`'s answer), after
+# kadmit's own words (`scope.refusal_reason` quotes it in the object's skipped reason)
+SERVER_WORDS = "the API server's words: "
+
+
 @dataclass(frozen=True)
 class Diagnostic:
     code: str

@@ -12,7 +12,7 @@ from bisect import bisect_right
 from collections import Counter
 from math import inf
 
-from kadmit.diagnostics import Diagnostic, Severity
+from kadmit.diagnostics import SERVER_WORDS, Diagnostic, Severity
 from kadmit.identity import repeat_name
 from kadmit.index import ModelIndex
 from kadmit.model import Fragment, Model, ObjectRef, Skipped, Workload
@@ -64,14 +64,15 @@ def _blocking(diagnostics: list[Diagnostic], holding: "Owners") -> list[tuple[Di
             continue
         out.append((d, owners))
     return out
-def server_refused(diagnostics: list[Diagnostic], holding: "Owners") -> dict[int, tuple[ObjectRef, list[Diagnostic]]]:
+def server_refused(diagnostics: list[Diagnostic], holding: "Owners", *, work: bool = False
+                   ) -> dict[int, tuple[ObjectRef, list[Diagnostic]]]:
     """The objects of `REFUSED_KINDS` left out for an error the API server refuses them for (`SERVER_REFUSED`),
-    by id, each with those errors."""
+    by id, each with those errors; `work`: of the jobs and Workloads left out (`_is_work`) instead."""
     out: dict[int, tuple[ObjectRef, list[Diagnostic]]] = {}
     for d in diagnostics:
         if d.code in SERVER_REFUSED:
             for field, kind, o in holding.of(d.span):
-                if field == "broken" and kind in REFUSED_KINDS:
+                if field == "broken" and (_is_work(o) if work else kind in REFUSED_KINDS):
                     out.setdefault(id(o), (o, []))[1].append(d)
     return out
 
@@ -315,8 +316,9 @@ def decidable(model: Model, diagnostics: list[Diagnostic],
                for w in held if not w.finished]
     # a job or Workload left out for its own errors is listed too: nothing of the input is dropped unsaid (the
     # repeats of one `generateName` object numbered as Kueue's API server names them: `number_repeats`)
-    skipped += [Skipped(object=b, reason="not decided: an error in the input, in this object (`kadmit check` "
-                        "lists it)", span=b.span)
+    refused = server_refused(diagnostics, holding, work=True)
+    skipped += [Skipped(object=b, reason=f"{UNDECIDED_HERE}: {refusal_reason(refused[id(b)][1])}" if id(b) in refused
+                        else f"{UNDECIDED_HERE} (`kadmit check` lists it)", span=b.span)
                 for b in model.broken if _is_work(b)]
     # and a built-in object the API server refuses, with its words: the oracle lists it so
     skipped += [Skipped(object=b, reason=refusal_reason(errors), span=b.span)
@@ -324,11 +326,19 @@ def decidable(model: Model, diagnostics: list[Diagnostic],
     return model.model_copy(update=keep), skipped
 
 
+UNDECIDED_HERE = "not decided: an error in the input, in this object"
+
+
 def refusal_reason(errors: list[Diagnostic]) -> str:
-    """Why an object the API server refuses is skipped: its errors' words (those quoting the server's without the
-    prefix they share)."""
-    words = dict.fromkeys(d.message.removeprefix("the API server refuses the object: ") for d in errors)
-    return "the API server refuses it: " + "; ".join(words)
+    """Why an object the API server refuses is skipped, in kadmit's words: that the server refuses it, so it is never
+    created, each error's words (those quoting the server's without the prefix they share) with the server's own
+    where a note quotes them (an unknown field, a bad label: `SERVER_WORDS`), and what to do (the errors' helps)."""
+    words = dict.fromkeys(d.message.removeprefix("the API server refuses the object: ")
+                          + "".join(f" ({n.removeprefix(SERVER_WORDS)})" for n in d.notes if n.startswith(SERVER_WORDS))
+                          for d in errors)
+    helps = dict.fromkeys(d.help for d in errors if d.help)
+    return ("the API server refuses it, so it is never created: " + "; ".join(words)
+            + (f"; to have it created: {'; '.join(helps)}" if helps else ""))
 
 
 def number_repeats(fragments: list[Fragment]) -> list[Fragment]:

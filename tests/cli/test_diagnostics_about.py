@@ -33,7 +33,7 @@ def _about(diagnostics: list[dict], code: str) -> list[list[dict]]:
 
 
 def test_each_diagnostic_names_its_object(run) -> None:
-    run.write("in.yaml", CONFIG + SETUP + _job("lost", queue="no-such-queue") + _job("bad", queue="Not A Name!")
+    run.write("in.yaml", CONFIG + SETUP + _job("lost", queue="no-such-queue") + _job("bad", queue="Not_A_Name")
               + "---\n" + REFUSED.replace("NAME", "refused"))
     said = json.loads(run("check", "--format", "json", "in.yaml").stdout)["diagnostics"]
     assert _about(said, "KAD202") == [[{"kind": "Job", "namespace": "default", "name": "lost"}]]

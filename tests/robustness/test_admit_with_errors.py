@@ -87,7 +87,7 @@ def test_a_node_the_api_server_refuses_is_left_out_alone(tmp_path: Path) -> None
     out = api.admit([str(tmp_path)])
     assert out.exit_code == 1 and _decided(out) == {"t/ok": True, "t/big": True, "t/w": False}
     assert [(s.object.kind, s.reason.split(":")[0]) for s in out.held if s.object.kind == "Node"] == [
-        ("Node", "the API server refuses it")]
+        ("Node", "the API server refuses it, so it is never created")]
     assert api.why("t/ok", [str(tmp_path)]).exit_code == 0
 
 

@@ -280,7 +280,10 @@ KAD196 = register(
     "(at most 253 characters) and a name of at most 63 letters, digits, `-`, `_` and `.`; values have "
     "at most 63 such characters (or are empty). Applies to `metadata.labels`, node labels, the node "
     "selectors of a Pod and of a built-in kind's pod template (a custom resource's embedded template, a "
-    "Workload's or a RayCluster's, is not validated) and label selectors. The value is still read.",
+    "Workload's or a RayCluster's, is not validated) and label selectors. An object whose own `metadata.labels` "
+    "break these is never created (the API server's ValidateObjectMeta, before any webhook): a job, a Pod, a Workload "
+    "or a built-in object Kueue reads is left out alone and listed as not decided, in these words and the API "
+    "server's (a note quotes them), and the rest is decided; a selector's label is still read.",
     kueue_rule="apimachinery ValidateLabels (IsQualifiedName, IsValidLabelValue)")
 KAD197 = register(
     "KAD197", "invalid annotations", "error",

@@ -7,8 +7,10 @@ import re
 from functools import lru_cache
 
 from kadmit import kueuelabels
+from kadmit.diagnostics import SERVER_WORDS
 from kadmit.manifests.codes import KAD195, KAD196, KAD197, KAD301
 from kadmit.manifests.fields import Fields
+from kadmit.manifests.schema.constraints import go_value
 from kadmit.manifests.yamltree import MAP, STR, Val
 from kadmit.source import Span
 
@@ -140,18 +142,37 @@ def check_name(f: Fields, group: str, kind: str, node: Val | None, what: str = "
                      help=_help(node.v, "the API server rejects this object"))
 
 
-def check_labels(f: Fields, labels: Val | None, where: str = "label") -> None:
-    """Each key a qualified name, each value a label value."""
+LABEL_VALUE_WORDS = ("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and "
+                     "must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', "
+                     "regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')")
+
+
+def _server_words(path: str | None, value: str, words: list[str]) -> list[str]:
+    """A note quoting the API server's refusal of a label at `path` (apimachinery ValidateLabels: `field.Invalid` of
+    each of IsQualifiedName's or IsValidLabelValue's messages), where the server validates it (an object's own
+    labels); none elsewhere."""
+    if path is None or not words:
+        return []
+    return [SERVER_WORDS + "; ".join(f"`{path}: Invalid value: {go_value(value)}: {w}`" for w in words)]
+
+
+def check_labels(f: Fields, labels: Val | None, where: str = "label", path: str | None = None) -> None:
+    """Each key a qualified name, each value a label value; `path`: where the API server validates them
+    (`metadata.labels`), for its words."""
     if labels is None or labels.kind != MAP:
         return
     for key in sorted(labels.v):
         value = labels.v[key]
         if (p := qualified_name_problem(key)) is not None:
             f.diags.emit(KAD196, f"{where} key {_shown(key)} {p}", f.span(value),
-                         help="label keys are `[prefix/]name`: a DNS subdomain prefix, a name of at most 63")
+                         help="label keys are `[prefix/]name`: a DNS subdomain prefix, a name of at most 63",
+                         notes=_server_words(path, key, label_key_words(key)))
         if value.kind == STR and (p := label_value_problem(value.v)) is not None:
+            words = ([f"must be no more than {LABEL_MAX} characters"] if len(value.v) > LABEL_MAX else []) + (
+                [LABEL_VALUE_WORDS] if not QUALIFIED_NAME.fullmatch(value.v) else [])
             f.diags.emit(KAD196, f"the value of {where} `{key[:60]}` {p}", f.span(value),
-                         help=_help(value.v, "label values are at most 63 letters, digits, `-`, `_` and `.`"))
+                         help=_help(value.v, "label values are at most 63 letters, digits, `-`, `_` and `.`"),
+                         notes=_server_words(path, value.v, words))
 
 
 def check_annotations(f: Fields, annotations: Val | None) -> None:

@@ -305,12 +305,12 @@ class _Reader:
         seen = len(f.diags.items)
         kubenames.check_name(f, group, kind, f.field(metadata, "name"))
         kubenames.check_name(f, group, kind, f.field(metadata, "namespace"), "namespace")
-        kubenames.check_labels(f, f.field(metadata, "labels"))
+        kubenames.check_labels(f, f.field(metadata, "labels"), path="metadata.labels")
         kubenames.check_annotations(f, f.field(metadata, "annotations"))
         kubenames.check_kueue_keys(f, metadata)
-        # a name, namespace, label or annotation the API server refuses: the object is never created (a job's is
-        # still read: Kueue's webhook refuses a bad queue-name label in its own words, KAD170, as the oracle does)
-        misnamed = spec.target != "jobs" and any(d.code in kubenames.REFUSED for d in f.diags.items[seen:])
+        # a name, namespace, label or annotation the API server refuses: the object is never created, a job's too
+        # (refused alone, as one with an unknown field; its reader still says what Kueue's webhook would refuse, KAD170)
+        misnamed = any(d.code in kubenames.REFUSED for d in f.diags.items[seen:])
         labels, _ = f.str_map(metadata, "labels")
         annotations, _ = f.str_map(metadata, "annotations")
         meta = Meta(api_version, kind, node, metadata, name, namespace, labels, annotations)

@@ -30,7 +30,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Union
 
-from kadmit.diagnostics import did_you_mean, field_path
+from kadmit.diagnostics import SERVER_WORDS, did_you_mean, field_path
 from kadmit.manifests.codes import KAD156, KAD157, KAD158, KAD162, KAD163, KAD180
 from kadmit.manifests.fields import whole_number
 from kadmit.manifests.yamltree import BOOL, DESCRIBE, FLOAT, HUGE, INT, MAP, NULL, OTHER, SEQ, STR, TIME, Val
@@ -480,7 +480,8 @@ def check(f, node: Val, group: str, version: str, kind: str, name: str = "", *, 
             continue
         f.diags.emit(KAD180, f"unknown field `{field_path(path)}` in {what}", span, help=hint or _REPLACED.get((kind, path)),
                      notes=([f"fields known here: {_listing(known)}"] if known and not hint else [])
-                     + _strict(kind, path))
+                     + (_strict(kind, path) or [SERVER_WORDS + f'`{kind} in version "{version}" cannot be handled as '
+                                                f'a {kind}: strict decoding error: unknown field "{go_path(path)}"`']))
     refusal = (f"the API server's schema of `{kind}` refuses it, so {what} is never created" if crd else
                f"the API server can't decode {what} with it, so it is never created")
     refused = f"the API server refuses {what} with it, so it is never created"  # a null item (`_null_item`)
