@@ -337,7 +337,10 @@ def refusal_reason(errors: list[Diagnostic]) -> str:
                           + "".join(f" ({n.removeprefix(SERVER_WORDS)})" for n in d.notes if n.startswith(SERVER_WORDS))
                           for d in errors)
     helps = dict.fromkeys(d.help for d in errors if d.help)
-    return ("the API server refuses it, so it is never created: " + "; ".join(words)
+    lead = ("the API server refuses a write of its status, so no cluster holds it as written"
+            if all(d.message.startswith(("`status.", "unknown field `status.")) for d in errors)
+            else "the API server refuses it, so it is never created")
+    return (f"{lead}: " + "; ".join(words)
             + (f"; to have it created: {'; '.join(helps)}" if helps else ""))
 
 

@@ -123,7 +123,8 @@ def yaml_tas_clusters(draw, max_nodes: int = 4, max_pending: int = 3) -> str:
                          "        levels: [\"kubernetes.io/hostname\"]\n        slices:\n        - domainCount: 1\n"
                          f"          valuesPerLevel: [{{universal: \"n{node}\"}}]\n          podCounts: {{universal: 1}}\n"
                          "  conditions:\n  - type: QuotaReserved\n"
-                         "    status: \"True\"\n", "team"))
+                         "    status: \"True\"\n    reason: QuotaReserved\n    message: m\n"
+                         "    lastTransitionTime: \"2026-11-20T08:00:00Z\"\n", "team"))
     for j in range(draw(st.integers(1, max_pending))):
         count = draw(st.integers(1, 3))
         gpus = draw(st.integers(1, 8))

@@ -87,7 +87,8 @@ def test_a_holder_is_waited_for_without_an_edit_and_a_node_gets_more_allocatable
     assert why_patch(wait, out.loaded.sources) == ""
     assert "wait for workload `team/small` to finish (no edit of the input" in wait.message
     done = TAS.replace("  conditions:\n  - type: QuotaReserved",
-                       '  conditions:\n  - type: Finished\n    status: "True"\n  - type: QuotaReserved', 1)
+                       '  conditions:\n  - type: Finished\n    status: "True"\n    reason: Succeeded\n'
+                       '    message: done\n    lastTransitionTime: "2026-11-20T08:40:00Z"\n  - type: QuotaReserved', 1)
     assert done != TAS
     (tmp_path / "done").mkdir()
     (tmp_path / "done" / "c.yaml").write_text(done)

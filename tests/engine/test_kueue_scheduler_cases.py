@@ -66,8 +66,8 @@ status:
     clusterQueue: {cq}
     podSetAssignments: [{{name: main, count: 1, flavors: {{cpu: {flavor}}}, resourceUsage: {{cpu: "{cpu}"}}}}]
   conditions:
-  - {{type: QuotaReserved, status: "True", lastTransitionTime: "2026-11-20T09:00:00Z"}}
-  - {{type: Admitted, status: "True", lastTransitionTime: "2026-11-20T09:00:00Z"}}"""
+  - {{type: QuotaReserved, status: "True", lastTransitionTime: "2026-11-20T09:00:00Z", reason: QuotaReserved, message: m}}
+  - {{type: Admitted, status: "True", lastTransitionTime: "2026-11-20T09:00:00Z", reason: Admitted, message: m}}"""
     meta_uid = (f", uid: {uid}" if uid else "") + (
         f", labels: {{kueue.x-k8s.io/job-uid: {job_uid}}}" if job_uid else "")
     return f"""\

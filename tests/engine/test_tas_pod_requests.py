@@ -76,7 +76,7 @@ def _workload(name: str, minute: int, admitted: bool = False) -> str:
               "      count: 1\n      flavors: {cpu: gpus, example.com/credits: gpus}\n      topologyAssignment:\n"
               "        levels: [kubernetes.io/hostname]\n        slices: [{domainCount: 1, valuesPerLevel: [{universal: n0}], "
               "podCounts: {universal: 1}}]\n"
-              "  conditions: [{type: QuotaReserved, status: \"True\"}]\n" if admitted else "")
+              "  conditions: [{type: QuotaReserved, status: \"True\", reason: QuotaReserved, message: m, lastTransitionTime: \"2026-11-20T08:00:00Z\"}]\n" if admitted else "")
     return (f"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\nmetadata:\n  name: {name}\n  namespace: team\n"
             f"  creationTimestamp: \"2026-11-20T09:{minute:02d}:00Z\"\nspec:\n  queueName: q\n  podSets:\n"
             "  - name: main\n    count: 1\n    template:\n      spec:\n        containers:\n        - name: c\n"

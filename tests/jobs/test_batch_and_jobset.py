@@ -267,7 +267,7 @@ status:
   admission:
     clusterQueue: cluster-queue
     podSetAssignments: [{{name: main, count: 1, flavors: {{cpu: default-flavor}}, resourceUsage: {{cpu: "5"}}}}]
-  conditions: [{{type: QuotaReserved, status: "True"}}, {{type: Admitted, status: "True"}}]
+  conditions: [{{type: QuotaReserved, status: "True", reason: QuotaReserved, message: m, lastTransitionTime: "2026-11-20T08:00:00Z"}}, {{type: Admitted, status: "True", reason: Admitted, message: m, lastTransitionTime: "2026-11-20T08:00:00Z"}}]
 """
     other = job("other", cpu="5")
     paths = write(tmp_path, setup__yaml=SETUP, a__yaml=running, b__yaml=workload, c__yaml=other)

@@ -68,7 +68,7 @@ def test_a_finished_job_leaves_its_workload_as_read(tmp_path: Path) -> None:
     """A Job with its Complete condition: Kueue's reconciler finishes its Workload (step 2), never reaching step 4."""
     wls = _workloads(_variant(tmp_path, PENDING, (
         'status: {succeeded: 3, startTime: "2026-11-01T00:00:30Z"}',
-        'status: {succeeded: 3, startTime: "2026-11-01T00:00:30Z", conditions: [{type: Complete, status: "True"}]}')))
+        'status: {succeeded: 3, startTime: "2026-11-01T00:00:30Z", conditions: [{type: Complete, status: "True", reason: Complete, message: m, lastTransitionTime: "2026-11-20T08:00:00Z"}]}')))
     assert wls["job-a-1"].pod_sets[0].count == 4
 
 

@@ -15,7 +15,7 @@ import pytest
 
 from kadmit.diagnostics import Diagnostics
 from kadmit.manifests import read_manifest_text
-from kadmit.manifests.schema import constraints, crd_checks
+from kadmit.manifests.schema import constraints, crd_checks, status
 
 ROOT = Path(__file__).resolve().parents[2]
 JOBSET = """\
@@ -168,7 +168,9 @@ def test_values_within_their_constraints_pass() -> None:
 
 
 def test_every_cel_rule_of_the_job_crds_is_in_the_table_and_every_entry_is_used() -> None:
+    """The job CRDs' rules, and those of Kueue's kinds' status (schema.status)."""
     held = {r["rule"] for checks in crd_checks().values() for c in checks.values() for r in c.get("rules", [])}
+    held |= {r["rule"] for kind in status._kinds().values() for c in kind["checks"].values() for r in c.get("rules", [])}
     assert held == set(constraints.CEL_RULES), "a CRD rule kadmit does not check (or a stale entry): CEL_RULES"
 
 

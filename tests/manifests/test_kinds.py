@@ -91,7 +91,7 @@ status:
       count: 3
       flavors: {cpu: f, memory: f, nvidia.com/gpu: f}
       resourceUsage: {cpu: "10", memory: 3Gi, nvidia.com/gpu: "24"}
-  conditions: [{type: QuotaReserved, status: "True"}]
+  conditions: [{type: QuotaReserved, status: "True", reason: QuotaReserved, message: m, lastTransitionTime: "2026-11-20T08:00:00Z"}]
 """
 
 
@@ -358,9 +358,14 @@ def test_a_workload_without_spec_is_never_admitted_unless_it_holds_quota() -> No
           admission: {clusterQueue: cq, podSetAssignments: [{name: main, count: 1}]}
         """)
     assert not frag.workloads
-    [error] = [d for d in diags.items if d.severity.name == "ERROR"]
+    # the API server refuses it first: the CRD's rule on the admission's pod sets reads `spec.podSets`, which it
+    # lacks (CEL's `no such key`, as the oracle says), so it is refused alone
+    refused, error = [d for d in diags.items if d.severity.name == "ERROR"]
     assert error.code == "KAD155" and (error.span.line, error.span.column) == (1, 1)
     assert "missing `spec` in workload `holding`, which holds quota" in error.message
+    assert refused.code == "KAD157" and refused.message.endswith(
+        '`<nil>: Invalid value: "object": no such key: podSets evaluating rule: podSetAssignments must have the same '
+        'number of podSets as the spec`')
 
 
 def test_a_topology_aware_flavor_without_node_labels_is_refused_as_the_api_server_does():

@@ -78,8 +78,8 @@ status:
         - values: [gpu-0]
           count: 2
   conditions:
-  - {type: QuotaReserved, status: "True"}
-  - {type: Admitted, status: "True"}
+  - {type: QuotaReserved, status: "True", reason: QuotaReserved, message: m, lastTransitionTime: "2026-11-20T08:00:00Z"}
+  - {type: Admitted, status: "True", reason: Admitted, message: m, lastTransitionTime: "2026-11-20T08:00:00Z"}
 """
 
 

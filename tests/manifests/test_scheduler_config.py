@@ -279,8 +279,8 @@ status:
     clusterQueue: cq
     podSetAssignments: [{name: main, count: 1, flavors: {cpu: f}, resourceUsage: {cpu: "1"}}]
   conditions:
-  - {type: QuotaReserved, status: "{reserved}", lastTransitionTime: "2026-11-20T09:00:00Z"}
-  - {type: Evicted, status: "{evicted}", reason: Preempted}
+  - {type: QuotaReserved, status: "{reserved}", lastTransitionTime: "2026-11-20T09:00:00Z", reason: QuotaReserved, message: m}
+  - {type: Evicted, status: "{evicted}", reason: Preempted, message: m, lastTransitionTime: "2026-11-20T08:00:00Z"}
 """
 
 
@@ -304,9 +304,11 @@ def test_not_evicted_and_not_reserved() -> None:
 
 
 def test_admitted_at_needs_a_reserved_condition_with_a_time() -> None:
-    frag, _ = read(WORKLOAD.replace(", lastTransitionTime: \"2026-11-20T09:00:00Z\"", "")
-                   .replace("{reserved}", "True").replace("{evicted}", "False"))
-    assert frag.workloads[0].admission.admitted_at is None
+    # the Workload CRD's status schema requires the condition's time: the API server refuses it (schema.status)
+    frag, diags = read(WORKLOAD.replace(", lastTransitionTime: \"2026-11-20T09:00:00Z\"", "")
+                       .replace("{reserved}", "True").replace("{evicted}", "False"))
+    assert frag.workloads == [] and [(d.code, d.message.split(": ")[-1]) for d in diags] == [
+        ("KAD157", "Required value`")]
     # Kueue's cache counts quota only while QuotaReserved is True (workload.HasQuotaReservation):
     # an Admitted condition alone holds none, and kadmit says the admission is stale (KAD181)
     frag, diags = read(WORKLOAD.replace("QuotaReserved", "Admitted").replace("{reserved}", "True")
@@ -406,8 +408,8 @@ status:
     clusterQueue: cq
     podSetAssignments: [{name: main, count: 1, flavors: {cpu: f}, resourceUsage: {cpu: "1"}}]
   conditions:
-  - {type: QuotaReserved, status: "True", lastTransitionTime: "2026-11-20T09:00:00Z"}
-  - {type: Evicted, status: "True", reason: Preempted}
+  - {type: QuotaReserved, status: "True", lastTransitionTime: "2026-11-20T09:00:00Z", reason: QuotaReserved, message: m}
+  - {type: Evicted, status: "True", reason: Preempted, message: m, lastTransitionTime: "2026-11-20T08:00:00Z"}
 """
 
 VERSIONS = {"v1beta1": {"{enable}": "enable: true", "{parent}": "parentName", "{cohort}": "cohort",

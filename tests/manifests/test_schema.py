@@ -50,7 +50,9 @@ def test_misspelt_quota_and_selector_are_errors_with_did_you_mean() -> None:
     assert frag.cluster_queues[0].resource_groups[0].flavors[0].resources[0].lending_limit is None
 
 
-def test_core_kinds_and_pod_templates_are_checked_status_is_not() -> None:
+def test_core_kinds_pod_templates_and_a_kueue_kinds_status_are_checked_a_pods_status_is_not() -> None:
+    """A Workload's status is checked against its CRD's status schema, as the API server checks a status write
+    (schema.status: an unknown field is its strict decoding's refusal); a Pod's status is not."""
     _, diags = read("""\
         apiVersion: v1
         kind: Pod
@@ -83,7 +85,8 @@ def test_core_kinds_and_pod_templates_are_checked_status_is_not() -> None:
     assert found(diags) == [
         ("KAD180", 3, 41, "did you mean `labels`?"),
         ("KAD180", 7, 17, "did you mean `requests`?"),
-        ("KAD180", 25, 9, "did you mean `nodeSelector`?")]
+        ("KAD180", 25, 9, "did you mean `nodeSelector`?"),
+        ("KAD180", 27, 3, None)]
 
 
 def test_configuration_alone_and_in_its_config_map() -> None:

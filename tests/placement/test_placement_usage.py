@@ -33,7 +33,7 @@ spec:
           resources: {requests: {cpu: "2"}}
 status:
   conditions:
-  - {type: QuotaReserved, status: "True"}
+  - {type: QuotaReserved, status: "True", reason: QuotaReserved, message: m, lastTransitionTime: "2026-11-20T08:00:00Z"}
   admission:
     clusterQueue: cq
     podSetAssignments:

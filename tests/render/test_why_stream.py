@@ -133,7 +133,7 @@ status:
   admission:
     clusterQueue: a
     podSetAssignments: [{name: main, count: 1, flavors: {cpu: f}, resourceUsage: {cpu: 4}}]
-  conditions: [{type: QuotaReserved, status: "True", lastTransitionTime: "2026-11-20T09:00:00Z"}]
+  conditions: [{type: QuotaReserved, status: "True", lastTransitionTime: "2026-11-20T09:00:00Z", reason: QuotaReserved, message: m}]
 ---
 apiVersion: kueue.x-k8s.io/v1beta2
 kind: Workload

@@ -184,8 +184,9 @@ def test_a_path_that_spells_its_escape_is_not_escaped_twice(tmp_path: Path) -> N
 
 
 def test_an_object_not_decided_is_listed_on_one_line_whatever_its_names_hold(tmp_path: Path) -> None:
-    """A Job named "a\\nb" in namespace "x\\ty" whose queue label is "l\\nq" (refused by Kueue's webhook, KAD170):
-    `admit` lists it as not decided on one line, its names and the webhook's words escaped."""
+    """A Job named "a\\nb" in namespace "x\\ty" whose queue label is "l\\nq" (refused by the API server, its label
+    value before Kueue's webhook sees it: KAD196): `admit` lists it as not decided on one line, its names and the
+    server's words escaped."""
     from click.testing import CliRunner
 
     from kadmit.cli import cli
@@ -195,7 +196,7 @@ def test_an_object_not_decided_is_listed_on_one_line_whatever_its_names_hold(tmp
         '{name: "a\\nb", namespace: "x\\ty", labels: {kueue.x-k8s.io/queue-name: "l\\nq"}}'))
     got = CliRunner().invoke(cli, ["admit", str(tmp_path / "job.yaml")], catch_exceptions=False)
     (line,) = [line for line in got.stdout.splitlines() if line.startswith("  Job ")]
-    assert line.startswith("  Job x\\ty/a\\nb (") and 'Invalid value: "l\\nq": a lowercase' in line, got.stdout
+    assert line.startswith("  Job x\\ty/a\\nb (") and 'Invalid value: "l\\nq": a valid label' in line, got.stdout
     assert got.exit_code == 1 and H.problems(got.exit_code, got.output) == []
 
 

@@ -157,10 +157,13 @@ def _assignments(wl: Workload) -> list[dict]:
     return out
 
 
+EPOCH = "1970-01-01T00:00:00Z"
+
+
 def _condition(kind: str, at: datetime | None, reason: str) -> dict:
-    out: dict = {"type": kind, "status": "True"}
-    if at is not None:
-        out["lastTransitionTime"] = timestamp(at)
+    """A condition as Kueue writes it: the Workload CRD's status schema requires its time (a Workload whose
+    condition has none is refused, `schema.status`): `at`, else the epoch."""
+    out: dict = {"type": kind, "status": "True", "lastTransitionTime": timestamp(at) if at is not None else EPOCH}
     out["reason"] = reason
     out["message"] = ""
     return out
@@ -195,14 +198,15 @@ def workload(ix: ModelIndex, wl: Workload, diags: Diagnostics) -> dict:
     status: dict = {}
     if wl.admission is not None:
         status["admission"] = {"clusterQueue": wl.admission.cluster_queue, "podSetAssignments": _assignments(wl)}
-        # holding quota is QuotaReserved True (Kueue's cache counts nothing else); without the time
-        # the condition has no lastTransitionTime, and kadmit reads "now"
-        conditions.append(_condition("QuotaReserved", wl.admission.admitted_at, "QuotaReserved"))
+        # holding quota is QuotaReserved True (Kueue's cache counts nothing else); without its time, the
+        # creation's, which kadmit's preemption order reads in its place (candidates `admitted_at or created`)
+        at = wl.admission.admitted_at or wl.created
+        conditions.append(_condition("QuotaReserved", at, "QuotaReserved"))
         if wl.admitted_condition or (all(c.state == "Ready" for c in wl.check_states)  # else waiting for its checks
                                      and not any(a.delayed for a in wl.admission.pod_sets)):  # or its second pass
-            conditions.append(_condition("Admitted", wl.admission.admitted_at, "Admitted"))
-    if wl.evicted:  # its reason and time, which Kueue may queue it by (effective.ordered_by_eviction)
-        conditions.append(_condition("Evicted", wl.evicted_at, wl.evicted_reason or "Preempted"))
+            conditions.append(_condition("Admitted", at, "Admitted"))
+    if wl.evicted:  # its reason and time, which Kueue may queue it by (effective.ordered_by_eviction: else created)
+        conditions.append(_condition("Evicted", wl.evicted_at or wl.created, wl.evicted_reason or "Preempted"))
     if wl.finished:  # as Kueue set it where kadmit's reading finished it (a job it cannot start)
         reason, _, message = wl.finished_reason.partition(": ")
         conditions.append(_condition("Finished", None, reason or "Succeeded") | {"message": message})

@@ -71,7 +71,9 @@ KAD157 = register(
     "or a value the API server rejects (an integer out of range, `minCount` above `count`, two "
     "topology modes on one pod set, a null item of a list of objects whose empty object the server's validation "
     "refuses, a topology-aware ResourceFlavor without `nodeLabels`, a job CRD's enum, bound, length, item count, "
-    "repeated list key or CEL rule: its messages quoted), or a Kueue "
+    "repeated list key or CEL rule: its messages quoted; a Kueue kind's status its CRD's status schema refuses, as it "
+    "refuses a status write: a condition without `lastTransitionTime` or with `type: \"\"`, an admission check's "
+    "state without its time, checked as Kueue's Go types leave a v1beta2 status), or a Kueue "
     "Configuration Kueue's manager refuses to start with "
     "(the message quotes its error; docs/KUEUE-SETTINGS.md). The object is skipped.",
     kueue_rule="CRD enums, CEL rules and the Workload webhook of kueue.x-k8s.io; pkg/config/validation.go")
@@ -232,7 +234,8 @@ KAD180 = register(
     "what was meant. kadmit answers as for `kubectl apply`: a job of a kind Kueue integrates, a Workload or a Pod "
     "is never created (a Pod then holds no node, a Workload no quota), so it is listed as not decided and the rest of the input is decided (exit 1); another "
     "object is still read, without the field, and its errors hold back the answers they touch. "
-    "`status` is not checked.",
+    "The `status` of Kueue's kinds is checked too, against the CRD's status schema: Kueue writes it through the API "
+    "server, which refuses a status write with such a field (KAD157 for its values).",
     kueue_rule="API server strict field validation; Kueue decodes its Configuration strictly")
 KAD181 = register(
     "KAD181", "admission without quota reservation", "warning",

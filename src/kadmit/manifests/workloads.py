@@ -19,7 +19,7 @@ from kadmit.manifests.builtinspec import pod_spec_refusals
 from kadmit.manifests.podspec import (KEPT, node_field_refusals, pod_affinity_refusals, pod_requests, required_node_affinity,
                                       template_refusals, tolerations)
 from kadmit.manifests.reclaim import after_reclaim, booked, status_reclaimable
-from kadmit.manifests.yamltree import INT, STR, Val
+from kadmit.manifests.yamltree import STR, Val
 from kadmit.source import Spans
 from kadmit.model import Admission, HashOnly, PodSet, PodSetAssignment, TopologyRequest, Workload
 from kadmit.quantity import QuantityError, parse_exact
@@ -240,16 +240,15 @@ JOB_UID_LABEL = "kueue.x-k8s.io/job-uid"
 ASSIGNMENT_DOMAINS = {"v1beta1": "domains", "v1beta2": "slices"}
 
 
-def _topology_assignment(f: Fields, psa: Val, name: str, o: Meta, path: str) -> tuple[dict[str, int], tuple[str, ...]]:
+def _topology_assignment(f: Fields, psa: Val, name: str, o: Meta) -> tuple[dict[str, int], tuple[str, ...]]:
     """Pods per domain of Kueue's `topologyAssignment` (levels + domains of values and counts), each
     domain keyed as Kueue's TAS cache keys its usage: the domain's values joined with commas
     (tas_flavor.go updateUsage, utiltas.DomainID), with the assignment's levels. The cache counts
     the pods on the leaf of that key: a node by its hostname where the topology's lowest level is
     the hostname, else a lowest-level domain (a rack) by its values on every level. So an
     assignment over several levels ending in the hostname (`r0,n0`; Kueue v0.17 writes the hostname
-    level alone) counts on no node (KAD168), and is read as none. A slice's `domainCount` below 1 (the
-    CRD's minimum; 0 is Go's omitted value, so the field is gone) is the API server's refusal (KAD157):
-    the oracle skips the Workload, quota and pods alike."""
+    level alone) counts on no node (KAD168), and is read as none. A slice's `domainCount` below 1 is the status
+    schema's refusal (KAD157, `schema.status`): the oracle skips the Workload, quota and pods alike."""
     version = o.version
     ta = f.map(psa, "topologyAssignment")
     if ta is None:
@@ -274,13 +273,8 @@ def _topology_assignment(f: Fields, psa: Val, name: str, o: Meta, path: str) -> 
                          help=f"write the assignment as {version}'s `{own}` (as `kubectl get workloads -o yaml` "
                               "shows it)")
     out: dict[str, int] = {}
-    for i, sl in enumerate(f.maps(ta, "slices") if own != "domains" else ()):  # v1beta2: per slice, each level's values and the pod counts
-        n = f.int(sl, "domainCount", lo=0, default=0)
-        given = f.field(sl, "domainCount")
-        if given is None or (given.kind == INT and given.v == 0):
-            f.invalid(KAD157, f"the API server refuses the object: `Workload.kueue.x-k8s.io \"{o.name}\" is invalid: "
-                      f"{path}.topologyAssignment.slices[{i}].domainCount: Required value`", given or sl,
-                      uses=(), help="a slice holds at least one domain: `domainCount` is 1 or more")
+    for sl in (f.maps(ta, "slices") if own != "domains" else ()):  # v1beta2: per slice, each level's values and the pod counts
+        n = f.int(sl, "domainCount", lo=0, default=0)  # below 1: the status schema's refusal (schema.status)
         levels_of = f.maps(sl, "valuesPerLevel")
         counts = f.map(sl, "podCounts")
         if not n or len(levels_of) != len(levels):
@@ -320,7 +314,7 @@ def _admission(f: Fields, status: Val | None, pod_sets: tuple[PodSet, ...],
         return None
     by_name = {ps.name: ps for ps in pod_sets}
     assignments = []
-    for i, psa in enumerate(f.maps(adm, "podSetAssignments")):
+    for psa in f.maps(adm, "podSetAssignments"):
         name = f.str(psa, "name", default="main")
         flavors, _ = f.str_map(psa, "flavors")
         declared = by_name.get(name)
@@ -334,7 +328,7 @@ def _admission(f: Fields, status: Val | None, pod_sets: tuple[PodSet, ...],
                          "admission records, so it holds no quota and, on its topology's nodes, only its pods' "
                          "count; kadmit counts it so", f.span(f.field(psa, "resourceUsage") or psa), help="write `resourceUsage` (count x requests) where the workload holds it")
         count, usage, tas_pod = booked(name, count, usage, declared, reclaim)
-        placement, levels = _topology_assignment(f, psa, name, o, f"status.admission.podSetAssignments[{i}]")
+        placement, levels = _topology_assignment(f, psa, name, o)
         delayed = not placement and f.str(psa, "delayedTopologyRequest") == "Pending"
         assignments.append(PodSetAssignment(name=name, flavors=flavors, count=count, usage=usage,
                                             placement=placement, placement_levels=levels,

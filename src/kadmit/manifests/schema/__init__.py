@@ -17,8 +17,9 @@ KAD163 for a timestamp) as the API server refuses to decode it (a built-in kind'
 against the server: tests/kube/test_field_types.py), or a CRD's OpenAPI schema refuses it. The object is
 then never created.
 
-`status` is not checked: controllers write it, exports carry it, and the API server ignores it on
-create for every kind kadmit reads (they all have a status subresource).
+The `status` of Kueue's kinds is checked against the CRD's status schema (`schema.status`): Kueue writes it
+through the API server, which refuses a status that breaks it. A built-in kind's status is its reader's to check
+(a Node's: builtinspec.node_status_refusals).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from kadmit.diagnostics import SERVER_WORDS, did_you_mean, field_path
 from kadmit.manifests.codes import KAD156, KAD157, KAD158, KAD162, KAD163, KAD180
 from kadmit.manifests.fields import whole_number
 from kadmit.manifests.yamltree import BOOL, DESCRIBE, FLOAT, HUGE, INT, MAP, NULL, OTHER, SEQ, STR, TIME, Val
+from kadmit.manifests.schema import status
 from kadmit.manifests.schema.constraints import CEL_NOT_CHECKED, cel_blocked, violations
 from kadmit.source import Span
 
@@ -449,13 +451,16 @@ def check(f, node: Val, group: str, version: str, kind: str, name: str = "", *, 
     crd = _is_crd(group, version, kind)
     checks = crd_checks().get((group, version, kind)) if crd else None
     limits, cel = violations(node, checks, go_path) if checks else ([], [])  # enums, bounds, lengths (KAD157)
+    in_status = _status_problems(node, group, version, kind) if crd else ([], [], [])
     if _all_known(node, tree, ("status",), crd):
-        if not limits and not cel:
+        if not limits and not cel and not any(in_status):
             return 0
-        found, wrong = [], limits
+        found, wrong = [], []
     else:
         found, wrong = _problems(node, tree, ("status",), crd, f"{group}/{version}/{kind}")
-        wrong = sorted(wrong + limits, key=lambda w: (w[1].line, w[1].col))
+    found += in_status[0]
+    wrong = sorted(wrong + limits + in_status[1], key=lambda w: (w[1].line, w[1].col))
+    cel = sorted(cel + in_status[2], key=lambda w: (w[1].line, w[1].col))
     blocked = cel_blocked(wrong) if cel else None
     if blocked is None:
         wrong = sorted(cel + wrong, key=lambda w: (w[1].line, w[1].col))  # a value's rules before its other errors
@@ -485,12 +490,16 @@ def check(f, node: Val, group: str, version: str, kind: str, name: str = "", *, 
     refusal = (f"the API server's schema of `{kind}` refuses it, so {what} is never created" if crd else
                f"the API server can't decode {what} with it, so it is never created")
     refused = f"the API server refuses {what} with it, so it is never created"  # a null item (`_null_item`)
+    # Kueue and its controllers write a status through the API server, which checks it against the status's schema
+    written = (f"the API server refuses a write of {what}'s status with it, so no cluster holds {what} as written "
+               "and Kueue never reads it")
     for path, val, (code, message, help_) in wrong:
         if val.kind is FLOAT and not math.isfinite(val.v):
             f.refused_already(val)  # the YAML reader's KAD153: kubectl can't send the document
             continue
         label = f"`{field_path(path)}`" if path else "the object"  # a CEL rule of the whole object
-        text, notes = f"{label}{'' if message[0] == ':' else ' '}{message}", [refused if code == KAD157 else refusal]
+        text = f"{label}{'' if message[0] == ':' else ' '}{message}"
+        notes = [written if path[:1] == ("status",) else refused if code == KAD157 else refusal]
         if blocked is not None and (path, val) == blocked[:2]:  # the CEL rules it breaks too, which the API
             # server leaves unchecked: said, not dropped
             notes.append(f"the API server then leaves its CEL rules unchecked (`{CEL_NOT_CHECKED}`); they refuse "
@@ -501,6 +510,24 @@ def check(f, node: Val, group: str, version: str, kind: str, name: str = "", *, 
             continue
         f.mistyped(code, text, val, help=help_, notes=notes)
     return len(found) + len(wrong)
+
+
+def _status_problems(node: Val, group: str, version: str, kind: str) -> tuple[list, list, list]:
+    """What the API server refuses in the status of one of Kueue's objects (`status`): its unknown fields, its
+    values of a wrong type (when none: the values its schema refuses, as `violations` finds them, on the status as
+    Kueue's Go types leave it) and the CEL rules it breaks; each with its path from the object's root."""
+    entry = status.entry(group, version, kind)
+    val = node.v.get("status") if node.kind is MAP else None
+    if entry is None or val is None or val.kind is NULL:
+        return [], [], []
+    found, wrong = ([], []) if _known(val, entry["tree"], True) else _problems(val, entry["tree"], (), True)
+    found = [(("status",) + p, key, holder, known) for p, key, holder, known in found]
+    if wrong:  # Go's decoding refuses it first
+        return found, [(("status",) + p, v, w) for p, v, w in wrong], []
+    root = Val(MAP, {**node.v, "status": status.as_go(val, f"{group}/{version}/{kind}") if version == "v1beta2"
+                     else val}, node.line, node.col, node.end_line, node.end_col)
+    limits, cel = violations(root, entry["checks"], go_path)
+    return found, limits, cel
 
 
 @lru_cache(maxsize=4096)

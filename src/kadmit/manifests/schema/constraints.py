@@ -61,6 +61,61 @@ CEL_RULES = {
     "self in ['trainer.kubeflow.org/trainjob-controller', 'kueue.x-k8s.io/multikueue']":
         lambda v: v in ("trainer.kubeflow.org/trainjob-controller", "kueue.x-k8s.io/multikueue"),
 }
+
+
+class NoSuchKey(Exception):
+    """CEL's `no such key` error: a rule reads a field its object lacks."""
+
+
+def _key(o: dict, key: str):
+    """CEL's `o.key`: a field's value, or its error where the field is absent."""
+    if o.get(key) is None:
+        raise NoSuchKey(key)
+    return o[key]
+
+
+def _quota_reserved(o) -> bool:
+    status = o.get("status")
+    return _has(status, "conditions") and any(isinstance(c, dict) and c.get("type") == "QuotaReserved"
+                                              and c.get("status") == "True" for c in status["conditions"])
+
+
+def _one_of(o, *keys) -> bool:
+    return sum(_has(o, k) for k in keys) == 1
+
+
+# The CEL rules of Kueue's kinds' status (data/kueuestatus.json; the root's that read the status): the same table
+CEL_RULES |= {
+    "has(self.status) && has(self.status.conditions) && self.status.conditions.exists(c, c.type == 'QuotaReserved' "
+    "&& c.status == 'True') && has(self.status.admission) ? size(self.spec.podSets) == "
+    "size(self.status.admission.podSetAssignments) : true":
+        lambda o: not (_quota_reserved(o) and _has(o["status"], "admission"))  # Go writes a Workload's spec
+        or len(_key(o.get("spec") or {}, "podSets")) == len(_key(o["status"]["admission"], "podSetAssignments")),
+    "!has(oldSelf.clusterName) || !has(self.clusterName) || oldSelf.clusterName == self.clusterName": None,
+    "!has(self.clusterName) || (!has(self.nominatedClusterNames) || (has(self.nominatedClusterNames) && "
+    "size(self.nominatedClusterNames) == 0))":
+        lambda o: not _has(o, "clusterName") or not o.get("nominatedClusterNames"),
+    "self.slices.all(x, size(x.valuesPerLevel) == size(self.levels))":
+        lambda o: all(len(x.get("valuesPerLevel") or []) == len(o.get("levels") or []) for x in o.get("slices") or []),
+    "!has(self.podCounts.individual) || size(self.podCounts.individual) == self.domainCount":
+        lambda o: not _has(o.get("podCounts"), "individual") or len(o["podCounts"]["individual"]) == o.get("domainCount"),
+    "self.valuesPerLevel.all(x, !has(x.individual) || size(x.individual.roots) == self.domainCount)":
+        lambda o: all(not _has(x, "individual") or len(x["individual"].get("roots") or []) == o.get("domainCount")
+                      for x in o.get("valuesPerLevel") or []),
+    "[has(self.universal),has(self.individual)].filter(x,x==true).size() == 1":
+        lambda o: _one_of(o, "universal", "individual"),
+    "self.all(x, !has(x.key) ? x.operator == 'Exists' : true)":
+        lambda ts: all(_has(x, "key") or x.get("operator") == "Exists" for x in ts),
+    "self.all(x, has(x.tolerationSeconds) ? x.effect == 'NoExecute' : true)":
+        lambda ts: all(not _has(x, "tolerationSeconds") or x.get("effect") == "NoExecute" for x in ts),
+    "self.all(x, !has(x.operator) || x.operator in ['Equal', 'Exists'])":
+        lambda ts: all(not _has(x, "operator") or x["operator"] in ("Equal", "Exists") for x in ts),
+    "self.all(x, has(x.operator) && x.operator == 'Exists' ? !has(x.value) : true)":
+        lambda ts: all(not (x.get("operator") == "Exists") or not _has(x, "value") for x in ts),
+    "self.all(x, !has(x.effect) || x.effect in ['NoSchedule', 'PreferNoSchedule', 'NoExecute'])":
+        lambda ts: all(not _has(x, "effect") or x["effect"] in ("NoSchedule", "PreferNoSchedule", "NoExecute")
+                       for x in ts),
+}
 _CEL_KINDS = (MAP, SEQ, STR, INT, FLOAT, BOOL)
 
 
@@ -76,6 +131,10 @@ def _rules(val: Val, rules: list[dict]) -> list[str]:
         try:
             ok = test(plain)
         except (TypeError, AttributeError):  # a value of a wrong type: KAD156's
+            continue
+        except NoSuchKey as e:  # CEL's error evaluating the rule, which the API server reports as its refusal
+            out.append(f'Invalid value: "object": no such key: {e.args[0]} evaluating rule: '
+                       f'{r.get("message") or r["rule"]}')
             continue
         if not ok:
             shown = "" if val.kind in (MAP, SEQ) else f"{go_value(plain)}: "  # an object's or a list's left out
@@ -129,13 +188,13 @@ def _broken(name: str, val: Val, c: dict) -> list[str]:
         if "maximum" in c and (n >= c["maximum"] if c.get("exclusiveMaximum") else n > c["maximum"]):
             strict = "" if c.get("exclusiveMaximum") else " or equal to"
             out.append(f"{bad} less than{strict} {_go_float(float(c['maximum']))}")
-    if val.kind is STR:
+    if val.kind is STR:  # the first of a string's errors only (kube-openapi stringValidator returns at it)
         length = len(val.v)  # kube-openapi counts runes
         if "maxLength" in c and length > c["maxLength"]:
             out.append(f"Too long: may not be more than {c['maxLength']} byte{'' if c['maxLength'] == 1 else 's'}")
-        if "minLength" in c and length < c["minLength"]:
+        elif "minLength" in c and length < c["minLength"]:
             out.append(f"Invalid value: {go_value(val.v)}: {name} in body should be at least {c['minLength']} chars long")
-        if "pattern" in c and _pattern(c["pattern"]).search(val.v) is None:
+        elif "pattern" in c and _pattern(c["pattern"]).search(val.v) is None:
             out.append(f"Invalid value: {go_value(val.v)}: {name} in body should match '{c['pattern']}'")
     if val.kind is SEQ:
         if "maxItems" in c and len(val.v) > c["maxItems"]:
