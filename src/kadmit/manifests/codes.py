@@ -105,7 +105,10 @@ KAD159 = register(
     "runtimes, Deployment, StatefulSet). Objects of other kinds (Services, "
     "CronJobs...) and other ConfigMaps are skipped, and listed as skipped in "
     "`admit` and `why`; for a job operator's kind of a later release than Kueue v0.17 pins "
-    "(LWS's DisaggregatedSet) the listing says why Kueue v0.17 has nothing to do with it.")
+    "(LWS's DisaggregatedSet) the listing says why Kueue v0.17 has nothing to do with it, and for the built-in kinds "
+    "a cluster dump holds, what Kueue's admission makes of them (a PersistentVolumeClaim: Kueue counts no claimed "
+    "storage; a Service, a Secret, a Role: nothing) or that kadmit does not model what they do (a ResourceQuota, a "
+    "CronJob, a DaemonSet).")
 KAD160 = register(
     "KAD160", "API version not read", "warning",
     "The kind is one kadmit reads, but not in this API version (for example "

@@ -11,7 +11,7 @@ from kadmit import budget
 from kadmit.diagnostics import Diagnostics, Subject, did_you_mean
 from kadmit.featuregates import ManagerFlag
 from kadmit.manifests import (admission, checks, cluster, config, dra, gangs, jobs, kubenames, notread, policy, schema,
-                              served, workloads)
+                              served, unread, workloads)
 from kadmit.manifests.jobs import external, pods
 from kadmit.manifests.codes import KAD020, KAD154, KAD157, KAD160, KAD171
 from kadmit.manifests.fields import Fields, Invalid, Meta, NotRead
@@ -242,7 +242,7 @@ class _Reader:
         spec = KINDS.get((group, kind))
         if (spec is None and (group, kind) not in served.MOVED and (group, version, kind) not in served.REMOVED
                 and (group, kind) not in served.LATER_K8S):
-            later = served.LATER.get((group, kind))
+            later = served.LATER.get((group, kind)) or unread.why(group, kind)
             self.skip(node, api_version, kind, "kadmit does not read this kind" + (f": {later}" if later else ""))
             # what Kueue's walk up a job's controllers reads of it, should the Configuration list its kind (a custom
             # resource's: its group has a dot, and is none of Kubernetes' own `*.k8s.io`)
@@ -421,7 +421,8 @@ class _Reader:
             if kind in PARTLY_READ:
                 what = f"`{kind}` objects (`{api_version}`) other than {PARTLY_READ[kind]} are not read by kadmit"
             self.fragment.unread_kinds.append(UnreadKind(api_version=api_version, kind=kind, message=f"{what}; skipped{many}",
-                                                         help=_kind_help(api_version, kind), span=first))
+                                                         help=unread.why(api_version.rpartition("/")[0], kind)
+                                                         or _kind_help(api_version, kind), span=first))
 
 
 def _kind_help(api_version: str, kind: str) -> str | None:
@@ -431,7 +432,7 @@ def _kind_help(api_version: str, kind: str) -> str | None:
     elsewhere = sorted(g or "core (v1)" for g, k in KINDS if k == kind and g != group)
     if elsewhere:
         return f"kadmit reads `{kind}` in the API group {', '.join(f'`{g}`' for g in elsewhere)}"
-    return did_you_mean(kind, [k for g, k in KINDS if g == group])
+    return did_you_mean(kind, [k for g, k in KINDS if g == group and k != kind])  # not a partly read kind itself
 
 
 def _named(item: Val) -> bool:
