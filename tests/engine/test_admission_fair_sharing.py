@@ -197,3 +197,11 @@ def test_check_warns_of_the_stall_as_admit_does(tmp_path):
         path = tmp_path / "variant.yaml"
         path.write_text(STALL.read_text().replace(old, new, 1))
         assert not any(d.code == "KAD542" for d in check([str(path)]).diagnostics)
+
+
+def test_why_decides_the_stall_as_admit_does():
+    """`why` decides only its workload's part of the cluster; the stall is the whole cluster's: `other`, in a
+    ClusterQueue of its own, waits for it too (it was explained as admitted)."""
+    result = why(workspace.load([str(STALL)]).model, "team/other")
+    assert not result.decision.admitted
+    assert any(r.code == "KAD542" for r in result.reasons)

@@ -8,7 +8,8 @@ kept whole: its queues are inactive for it), when a workload's local queue and i
 two of them, and every queue with a topology flavor joins one part (the nodes those flavors select
 may overlap). With `holders`, an admitted workload that holds nodes (a placement in its admission)
 is in that part, with its queues if they exist: a session built over the part alone must see the
-nodes it holds.
+nodes it holds. Under admission fair sharing, a workload holding quota whose LocalQueue doesn't exist
+may make every cycle fail (KAD542): then all queues are one part.
 
 The parts' users: `simulate.parts` (one session per part over one shared node pool, decided when
 something in the part moved) and `engine.decide.why` (decides only the part of the workload it
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from kadmit.engine.afs import AdmissionFairSharing
 from kadmit.engine.quota import QuotaTree, node_id
 from kadmit.index import ModelIndex
 from kadmit.model import Model, Workload
@@ -131,6 +133,13 @@ def split(model: Model, index: ModelIndex, tree: QuotaTree, holders: bool = Fals
             for name in (cq.name if cq is not None else None, admitted):
                 if name in index.cluster_queues:
                     join(node_id(name, False), TAS)
+    afs = AdmissionFairSharing(index.model).queues
+    if afs and any(wl.admission is not None and wl.admission.cluster_queue in afs
+                   and f"{wl.namespace}/{wl.queue}" not in index.local_queues for wl in model.workloads):
+        # such a holder may make Kueue's snapshot fail, and then no cycle schedules anything anywhere (KAD542,
+        # `afs.stalled_by`): the queues are decided together
+        for name in index.cluster_queues:
+            join(node_id(name, False), node_id(min(index.cluster_queues), False))
     out = Split(index, {name: find(node_id(name, False)) for name in index.cluster_queues})
     out.tas_queues = {q for q, g in out.of.items() if TAS in up and g == find(TAS)}
     out.holders = find(TAS) if holders and TAS in up else None
