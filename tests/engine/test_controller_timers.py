@@ -60,3 +60,12 @@ def test_a_stall_that_ends_has_dropped_the_heads_its_cycles_took():
     assert {d.key for d in result.decisions if d.admitted} == {"team/p3", "team/p4"}
     dropped = {d.key for d in result.decisions if d.stalled is not None}
     assert dropped == {"team/fits", "team/p1", "team/p2"}
+
+
+def test_why_meets_the_timers_of_the_whole_run():
+    """`why` decides its workload's part of the cluster; a timer fires if the whole run's clock gets there (cq3's
+    admissions keep it going to runs-out-soon's), so the queues are decided together (`parts.split`)."""
+    from kadmit.engine.decide import why
+
+    model = workspace.load([str(FEATURES / "maximum-execution-time-of-admitted-workloads.yaml")]).model
+    assert not why(model, "team/runs-out-soon").decision.admitted

@@ -9,7 +9,8 @@ two of them, and every queue with a topology flavor joins one part (the nodes th
 may overlap). With `holders`, an admitted workload that holds nodes (a placement in its admission)
 is in that part, with its queues if they exist: a session built over the part alone must see the
 nodes it holds. Under admission fair sharing, a workload holding quota whose LocalQueue doesn't exist
-may make every cycle fail (KAD542): then all queues are one part.
+may make every cycle fail (KAD542), and the workload controller's timers (a workload's maximum execution
+time, a backoff's end) act when the whole run gets to them: then all queues are one part.
 
 The parts' users: `simulate.parts` (one session per part over one shared node pool, decided when
 something in the part moved) and `engine.decide.why` (decides only the part of the workload it
@@ -135,9 +136,11 @@ def split(model: Model, index: ModelIndex, tree: QuotaTree, holders: bool = Fals
                     join(node_id(name, False), TAS)
     afs = AdmissionFairSharing(index.model).queues
     if afs and any(wl.admission is not None and wl.admission.cluster_queue in afs
-                   and f"{wl.namespace}/{wl.queue}" not in index.local_queues for wl in model.workloads):
+                   and f"{wl.namespace}/{wl.queue}" not in index.local_queues for wl in model.workloads) \
+            or any(wl.max_exec or (wl.requeue_at is not None and wl.requeued_false) for wl in model.workloads):
         # such a holder may make Kueue's snapshot fail, and then no cycle schedules anything anywhere (KAD542,
-        # `afs.stalled_by`): the queues are decided together
+        # `afs.stalled_by`); a workload controller timer (a maximum execution time, a backoff's end: controller_timers)
+        # fires if the whole run's clock gets there, whichever queues keep it going: the queues are decided together
         for name in index.cluster_queues:
             join(node_id(name, False), node_id(min(index.cluster_queues), False))
     out = Split(index, {name: find(node_id(name, False)) for name in index.cluster_queues})
