@@ -10,6 +10,7 @@ from __future__ import annotations
 from oracle.differential import answered, one_cluster, oracle_each
 from oracle.test_admit import DIVERGENCES, _cases
 
+from kadmit.effective import effective
 from kadmit.modelscheduling import parse_errors
 from kadmit.scope import blocking
 
@@ -47,6 +48,10 @@ def _outside_scope(model, diagnostics) -> str | None:
         # Kueue's flavor search stops at a required node affinity it cannot parse (modelscheduling.flavor_affinity,
         # mexpr): the reference's flavor check reads each requirement as a label match
         return "node affinity Kueue cannot parse"
+    if any(w.backoff_ends or w.exec_ends or (w.max_exec and w.admission is None) for w in effective(model).workloads):
+        # the workload controller's timers that fire as the run's clock passes them (a backoff's end, a maximum
+        # execution time: engine/admission/controller_timers.py); the reference replays no clock
+        return "the workload controller's timers during the run"
     if any(not w.pod_sets for w in model.workloads):
         # a v1beta2 Workload without pod sets (ff452c3): Kueue and the engine keep it queued, never admitted,
         # holding back a StrictFIFO queue; the reference sets an inadmissible workload aside
