@@ -298,7 +298,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                 decisions[head.key] = Decision(head, False, name, cycle=cycle)  # set aside, never blocks
                 waits(queues[name].pop(0), None)
                 queueing.equivalents_aside(equivalence, decisions, queues, set_aside, name, head, cycle, waits)
-                sticky.pop(name, None)
+                queueing.unstick(sticky, name, head)
                 changed = True
                 plain = False
                 continue
@@ -472,7 +472,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
                                                replaced=old.workload if old is not None else None)
                 queues[name].remove(head)
                 waits(head, None)
-                sticky.pop(name, None)
+                queueing.unstick(sticky, name, head)
                 changed = True
                 continue
             # needs preemption and has victims: they must free enough once this cycle's are gone

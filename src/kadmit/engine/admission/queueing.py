@@ -39,12 +39,20 @@ def set_aside(session: Session, decisions: dict[str, Decision], queues: dict[str
         blocked[name] = (head, cycle, queues[name][1:])
         return False
     queues[name].remove(head)
-    if sticky.get(name) == head.key:
-        del sticky[name]
+    unstick(sticky, name, head)
     set_aside.setdefault(name, []).append(head)
     waits(head, name, "aside")
     equivalents_aside(equivalence, decisions, queues, set_aside, name, head, cycle, waits)
     return True
+
+
+def unstick(sticky: dict[str, str], name: str, head: Workload) -> None:
+    """`head` leaves queue `name`: the queue's sticky preemptor (BestEffortFIFO) stops being one only if it is
+    `head` (Kueue's ClusterQueue.delete clears stickyWorkload when that key goes). Under admission fair sharing
+    another head may come before it (its LocalQueue's usage first) and be admitted while it waits: it stays
+    first among its LocalQueue's (soak seed 1605, tests/oracle/features/admission-fair-sharing-sticky-preemptor-outlives-another-head.yaml)."""
+    if sticky.get(name) == head.key:
+        del sticky[name]
 
 
 def equivalents_aside(equivalence: Equivalence, decisions: dict[str, Decision], queues: dict[str, list[Workload]],
