@@ -250,7 +250,9 @@ QUEUE_ORDER_UNKNOWN = register(
     "Workloads' UIDs, which the API server draws at random (a UUID) when the reconciler creates each "
     "Workload, so the order among them, and which of them Kueue tries first, is not in the input: "
     "jobs read back from a cluster (`kubectl get jobs -o yaml`) are often created in one second. "
-    "kadmit takes them by the UIDs the input gives, then by name, one of the orders Kueue may take; "
+    "kadmit takes them by the UIDs the input gives (one Kueue has yet to make as the middle of the random "
+    "UUIDs: after a given UID below it, before one above, the likelier order), then by name, one of the "
+    "orders Kueue may take; "
     "the warning names them in that order. Reading the cluster's Workloads too (`kubectl get "
     "workloads -A -o yaml`) gives their UIDs and creation times, and the order.",
     "pkg/cache/queue/cluster_queue.go baseCompareFunc (priority, creation time, then UID); the API "
