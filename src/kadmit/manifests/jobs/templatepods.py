@@ -61,32 +61,47 @@ def template_pods(f: Fields, o: Meta, job: Job, template: Val, count: int,
         return None
     if job.queue and job.framework == "batch/job" and not (labels.get(QUEUE_LABEL) or labels.get(GROUP_NAME)):
         return None
-    pod = _template_pod(f, o, template)
+    pod = template_pod(f, o, template)
     if pod is None:
         return None
+    if not pod.group or any(r.multi_layer is None for r in pod.refusals):
+        return made_pods(pod, job, count)
     ref = job.object
-    origin = f"one pod of {o.kind} `{ref.name}`, from its template"
+    pod, update = _made(pod, job)
+    members = [pod.model_copy(update={"object": pod.object.model_copy(update={"name": n})})
+               for n in names or [f"{o.name}-{i}" for i in range(count)]]
+    for other, names in more:
+        if (alike := template_pod(f, o, other)) is None:
+            return None
+        members += [alike.model_copy(update={"object": alike.object.model_copy(update={"name": n})}) for n in names]
+    joined, why = join_group(pod.group, members)
+    if joined is None:
+        return pod.model_copy(update={**update, "workloads": (), "note": why})
+    return pod.model_copy(update={**update, "state": joined.state, "workloads": tuple(
+        w.model_copy(update={"origin": ref}) for w in joined.workloads)})
+
+
+def _made(pod: Job, job: Job) -> tuple[Job, dict]:
+    """The pod read of `job`'s template (`template_pod`) as one its controller makes: its pod sets' origin, and
+    the fields the made pods take of `job`."""
+    origin = f"one pod of {job.object.kind} `{job.object.name}`, from its template"
     pod = pod.model_copy(update={"workloads": tuple(w.model_copy(update={"pod_sets": tuple(
         ps.model_copy(update={"origin": origin}) for ps in w.pod_sets)}) for w in pod.workloads)})
-    update = {"object": ref, "owner": None, "created": job.created, "generate_name": job.generate_name,
-              "group": None, "group_total": None, "span": job.span,
-              "refusals": _of_pods(pod.refusals)}  # (the slice layers annotation's: refused or not by the gate, `manage`)
+    return pod, {"object": job.object, "owner": None, "created": job.created, "generate_name": job.generate_name,
+                 "group": None, "group_total": None, "span": job.span,
+                 "refusals": _of_pods(pod.refusals)}  # (the slice layers annotation's: refused or not by the gate, `manage`)
+
+
+def made_pods(pod: Job, job: Job, count: int) -> Job:
+    """`count` plain pods its controller makes of `job`'s template, read as `pod` (`template_pod`, in no pod
+    group), each with its own Workload (`template_pods`); none where Kueue's pod webhook refuses every pod of the
+    template (`template_refusals`)."""
+    ref = job.object
+    pod, update = _made(pod, job)
     if any(r.multi_layer is None for r in pod.refusals):  # what Kueue's pod webhook refuses of every pod of the
         # template (`template_refusals`): none is made
         return pod.model_copy(update={**update, "workloads": (), "refusals": _of_pods(pod.refusals),
                                       "note": POD_WEBHOOK_REFUSES + "; ".join(r.message for r in pod.refusals)})
-    if pod.group:
-        members = [pod.model_copy(update={"object": pod.object.model_copy(update={"name": n})})
-                   for n in names or [f"{o.name}-{i}" for i in range(count)]]
-        for other, names in more:
-            if (alike := _template_pod(f, o, other)) is None:
-                return None
-            members += [alike.model_copy(update={"object": alike.object.model_copy(update={"name": n})}) for n in names]
-        joined, why = join_group(pod.group, members)
-        if joined is None:
-            return pod.model_copy(update={**update, "workloads": (), "note": why})
-        return pod.model_copy(update={**update, "state": joined.state, "workloads": tuple(
-            w.model_copy(update={"origin": ref}) for w in joined.workloads)})
     one = pod.workloads[0] if pod.workloads else None
     return pod.model_copy(update={**update, "workloads": () if one is None else tuple(
         one.model_copy(update={"name": workload_name("Pod", "", f"{ref.name}-{i}", ref.uid), "origin": ref,
@@ -116,6 +131,13 @@ def own_pods(b: Builder, job: Job) -> Job:
         if pods is None:
             return job
         parts.append((ps.name, pods))
+    return with_own_pods(job, parts)
+
+
+def with_own_pods(job: Job, parts: list[tuple[str, Job]]) -> Job:
+    """`job` with the pods its own controller makes of it (`Job.unsuspended`): each pod set's (its name, its pods:
+    `made_pods`), named `<job>-<pod set>-<i>` as the oracle's harness names them; `job` as it is where there are
+    none, or its templates name different queues (`own_pods`, `trainjob.own_pods`)."""
     if not parts or len({p.queue for _, p in parts}) > 1:
         return job
     first = parts[0][1]
@@ -136,7 +158,7 @@ def template_refusals(f: Fields, o: Meta, template: Val) -> tuple[Refusal, ...]:
     `validateCommon`). The owner is stored; its controller fails to create any pod (oracle:
     tests/oracle/features/deployment-*-pods-refused*.yaml). The queue name as the template holds it: where Kueue's
     Deployment webhook writes the Deployment's over it, `manage._refused` drops that refusal."""
-    pod = _template_pod(f, o, template)
+    pod = template_pod(f, o, template)
     # (not the managed label's: whether a template's `false` reaches its pods depends on the owner's webhook — a
     # Deployment's writes `true` where it takes it, a StatefulSet's marks them suspended by it and leaves it — not
     # modelled)
@@ -202,7 +224,7 @@ def _of_pods(refusals: tuple[Refusal, ...]) -> tuple[Refusal, ...]:
     return tuple(r.model_copy(update={"pods": True, "managed_only": False}) for r in refusals)
 
 
-def _template_pod(f: Fields, o: Meta, template: Val) -> Job | None:
+def template_pod(f: Fields, o: Meta, template: Val) -> Job | None:
     """The pod integration's reading of a pod made from `template` (named `<o.name>-0`), quietly: the template is
     read, and reported on, as its owner's. None where it cannot be read, or where the pod is no pod Kueue's
     integration looks at (`pod_job`: naming no queue, group or gate, and bound to its node by the template's

@@ -14,7 +14,7 @@ from kadmit.manifests.jobs.groups import GROUP_NAME
 from kadmit.manifests.jobs.pods import GROUP_TOTAL, group_metadata_words
 from kadmit.manifests.jobs.common import COMPLETION_INDEX, JOB_INDEX, Builder, object_ref, reclaimed, run_state
 from kadmit.manifests.jobs.refusals import SLICE_SIZE, topology_refusals
-from kadmit.manifests.jobs.templatepods import group_refusals
+from kadmit.manifests.jobs.templatepods import group_refusals, made_pods, template_pod, with_own_pods
 from kadmit.manifests.jobs.trainjobpods import omitempty
 from kadmit.manifests.layers import ANNOTATION as LAYERS
 from kadmit.manifests.podspec import (node_field_refusals, pod_requests, required_node_affinity, toleration_refusals,
@@ -53,6 +53,9 @@ class RuntimeJob(Obj):
     group_meta: tuple[tuple[str, str], ...] = ()  # its template's pod-group name and total count (`_group_meta`)
     marks: tuple[str, ...] = ()  # the `kueue.x-k8s.io/podset-*` annotations of its pod template
     mark_values: tuple[tuple[str, object], ...] = ()  # and their values, as written (`merged_marks`)
+    # one pod of its template as Kueue's pod integration reads it (`templatepods.template_pod`): a TrainJob Kueue
+    # leaves running makes such pods (`own_pods`); None where it reads none
+    pod: Job | None = None
 
 
 class TrainingRuntime(Obj):
@@ -108,6 +111,7 @@ class TrainSpec(Obj):
     patches: tuple[RuntimePatch, ...] = ()  # `runtimePatches`, in order
     succeeded: dict[str, int] = {}  # `status.jobsStatus`: each replicated job's succeeded Jobs
     spec: Shapes | None = None  # its spec as plain values (its `trainer` and `initializer`), in a 1-tuple
+    suspend: bool = False  # its own `spec.suspend`
     unbuilt: str = ""  # with its runtime joined (`with_runtime`): what of the JobSet kadmit does not build (`trainjobpods.unbuilt`)
 
 
@@ -149,7 +153,7 @@ def training_runtime(f: Fields, o: Meta) -> TrainingRuntime:
                                refusals=tuple(r for r in b.refusals[before:] if not r.pods),
                                pod_refusals=tuple(r for r in b.refusals[before:] if r.pods),
                                group_meta=_group_meta(f, f.map(template, "metadata")),
-                               **_marks(annotations)))
+                               pod=template_pod(f, o, template), **_marks(annotations)))
     mpi = f.map(policy, "mpi")
     return TrainingRuntime(kind=o.kind, namespace=(o.namespace or "default") if o.kind == "TrainingRuntime" else None,  # type: ignore[arg-type]
                            name=o.name, ml_policy=policy is not None, num_nodes=f.int(policy, "numNodes", lo=0),
@@ -189,7 +193,7 @@ def train_job(f: Fields, o: Meta) -> Job:
     train = TrainSpec(runtime_kind=kind, runtime_name=f.str(ref, "name", required=True, what="`runtimeRef`"),  # type: ignore[arg-type]
                       num_nodes=f.int(trainer, "numNodes", lo=0), resources_per_node=per_node,
                       patches=_runtime_patches(f, spec, existing=existing),
-                      succeeded=succeeded,
+                      succeeded=succeeded, suspend=f.bool(spec, "suspend", default=False),
                       spec=Shapes((spec.plain() if spec is not None else {},)))
     started = any(f.int(s, "active", default=0) for s in f.maps(status, "jobsStatus"))
     finished = any(f.str(c, "type") in ("Complete", "Failed") and f.str(c, "status") == "True"
@@ -467,4 +471,33 @@ def with_runtime(job: Job, runtimes: tuple[TrainingRuntime, ...], refused: froze
     refusals = job.refusals + runtime_refusals(runtime, pod_sets, t.patches) + flux_panics(runtime, t)
     job = job.model_copy(update={"train": t, "refusals": refusals, "workloads": tuple(
         w.model_copy(update={"pod_sets": tuple(pod_sets), "shapes": shapes}) for w in job.workloads)})
-    return reclaimed(job, reclaimable_pods(runtime, t, pod_sets))
+    return own_pods(reclaimed(job, reclaimable_pods(runtime, t, pod_sets)), runtime, pod_sets)
+
+
+# what of a runtime job's pod set its pods take (the TrainJob's resourcesPerNode and runtime patches: `_patched`)
+POD_FIELDS = ("requests", "pod_requests", "resources", "node_selector", "node_affinity", "tolerations",
+              "pod_refusals", "refused_object")
+
+
+def own_pods(job: Job, runtime: TrainingRuntime, pod_sets: list[PodSet]) -> Job:
+    """`job` with the pods the Trainer's JobSet makes of it (`Job.unsuspended`, `route` decides whether Kueue's
+    TrainJob webhook leaves it running), as `templatepods.own_pods` gives a Kubeflow job's: each pod set's count of
+    pods of its runtime job's template, with what the TrainJob changes of it (`POD_FIELDS`), as Kueue's pod
+    integration reads them: each a plain pod's Workload where the runtime's template names a queue (oracle: the
+    harness makes them of Kueue's own PodSets of the TrainJob, internal/jobs/ownpods.go). As it is where it
+    suspends itself (`spec.suspend`), another object controls it, a template is not read, or one names a pod group
+    (a group across templates: not modelled)."""
+    t = job.train
+    assert t is not None
+    if not job.submitted or job.owner is not None or t.suspend:
+        return job
+    parts = []
+    for j, ps in zip(runtime.jobs, pod_sets):
+        if j.pod is None or j.pod.group or not j.pod.workloads or ps.count <= 0:
+            return job
+        one = j.pod.workloads[0]
+        pod = j.pod.model_copy(update={"workloads": (one.model_copy(update={  # (a ClusterTrainingRuntime's: none)
+            "namespace": job.workloads[0].namespace, "pod_sets": tuple(
+            p.model_copy(update={k: getattr(ps, k) for k in POD_FIELDS}) for p in one.pod_sets)}),)})
+        parts.append((j.name, made_pods(pod, job, ps.count)))
+    return with_own_pods(job, parts)
