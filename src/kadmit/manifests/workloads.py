@@ -15,6 +15,7 @@ from kadmit.manifests.owners import controller_owner
 from kadmit.manifests.dra import pod_claim_templates
 from kadmit.manifests.podsettopology import topology_request
 from kadmit.manifests.schema import coverage
+from kadmit.manifests.schema.constraints import value_refusals
 from kadmit.manifests.builtinspec import pod_spec_refusals
 from kadmit.manifests.podspec import (KEPT, node_field_refusals, pod_affinity_refusals, pod_requests, required_node_affinity,
                                       template_refusals, tolerations)
@@ -87,9 +88,20 @@ def _plain(f: Fields, spec: Val, key: str):
     return v.plain() if v is not None else None
 
 
-def pod_set(f: Fields, ps: Val) -> PodSet:
-    """One of a Workload's `spec.podSets`."""
-    name = f.str(ps, "name", required=True, what="a pod set")
+# The Workload CRD's `spec.podSets[].name` (v1beta1 and v1beta2): its constraints, and its default
+POD_SET_NAME = {"maxLength": 63, "pattern": "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"}
+DEFAULT_POD_SET = "main"
+
+
+def pod_set(f: Fields, ps: Val, i: int = 0) -> PodSet:
+    """The `i`th of a Workload's `spec.podSets`: a name left out is the CRD's default, `main`; one its schema refuses
+    is the API server's refusal (KAD157, in its words)."""
+    name = f.str(ps, "name") or DEFAULT_POD_SET
+    node = f.field(ps, "name")
+    for words in value_refusals(node, POD_SET_NAME, f"spec.podSets[{i}].name") if node is not None else ():
+        f.invalid(KAD157, f"`spec.podSets[{i}].name` is refused by its CRD: `{words}`", node, uses=(),
+                  notes=["the API server refuses the Workload with it, so it is never created"],
+                  help="a pod set's name is a DNS label: at most 63 lowercase letters, digits and `-`")
     count = f.int(ps, "count", default=1, lo=0)
     min_count = f.int(ps, "minCount", lo=1)
     if min_count is not None and min_count > count:
@@ -415,7 +427,7 @@ def workload(f: Fields, o: Meta) -> Workload | None:
     # them is queued, and Kueue's flavor assigner finds it no assignment (RepresentativeMode NoFit)
     no_pod_sets = o.version != "v1beta1" and f.field(spec, "podSets") is None
     listed = [] if no_pod_sets else f.maps(spec, "podSets", required=True, what=f"workload `{o.name}`")
-    pod_sets = tuple(pod_set(f, ps) for ps in listed)
+    pod_sets = tuple(pod_set(f, ps, i) for i, ps in enumerate(listed))
     owner = controller_owner(f, o)
     # any Workload may be a job's prebuilt one (`manage`; one the job already controls too): what Kueue compares
     compared = (f.int(spec, "maximumExecutionTimeSeconds"),

@@ -211,6 +211,12 @@ def _broken(name: str, val: Val, c: dict) -> list[str]:
     return out
 
 
+def value_refusals(val: Val, c: dict, path: str) -> list[str]:
+    """The API server's words, after the field's path, for each of a CRD's constraints `c` that `val` breaks (a
+    field a reader checks on its own: `_broken`)."""
+    return [f"{path}: {words}" for words in _broken(path, val, c)]
+
+
 @lru_cache(maxsize=None)
 def _pattern(p: str) -> re.Pattern:
     return re.compile(p)
