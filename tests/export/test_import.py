@@ -37,7 +37,7 @@ DECIDING = ("bound to node", "gang kube-scheduler places", "pod-set slices", "DR
             "inadmissible", "admissionFairSharing", "the UIDs of", "Requeued condition", "eviction time",
             "Kueue cannot parse",
             "admission-gated-by", "preemption gate", "priority-boost", "Preempted condition", "DeviceClass",
-            "SchedulingEquivalenceHashing compares")
+            "SchedulingEquivalenceHashing compares", "maximum execution time")
 
 
 def decisions(model) -> list:

@@ -334,6 +334,11 @@ def workload(out: Out, ix: ModelIndex, wl: Workload) -> str:
         body += out.lack("workloads", f"`{wl.key}`'s Requeued condition and requeueAt", wl.span, [
             f"Requeued: False ({wl.requeued_false})" if wl.requeued_false else "Requeued: not False",
             f"requeueAt: {timestamp(wl.requeue_at)}" if wl.requeue_at is not None else "requeueAt: none"])
+    if wl.max_exec:  # Kueue deactivates it once Admitted that long (effective.expired)
+        body += out.lack("workloads", f"`{wl.key}`'s maximum execution time", wl.span, [
+            f"maximumExecutionTimeSeconds: {wl.max_exec}"] + ([
+                f"Admitted at {timestamp(wl.admitted_since)}, accumulatedPastExecutionTimeSeconds: {wl.past_exec}"]
+                if wl.admitted_since is not None else []))
     if wl.admission_gated_by:  # decides with the AdmissionGatedBy gate on (effective.gated)
         body += out.lack("workloads", f"`{wl.key}`'s admission-gated-by annotation", wl.span,
                          [f"kueue.x-k8s.io/admission-gated-by: {wl.admission_gated_by}"])

@@ -193,6 +193,8 @@ def workload(ix: ModelIndex, wl: Workload, diags: Diagnostics) -> dict:
         spec["priority"] = ix.priority(wl)
     if not wl.active:
         spec["active"] = False
+    if wl.max_exec:  # Kueue deactivates it once Admitted that long (effective.expired)
+        spec["maximumExecutionTimeSeconds"] = wl.max_exec
     out: dict = {"apiVersion": KUEUE_API, "kind": "Workload", "metadata": metadata, "spec": spec}
     conditions = []
     status: dict = {}
@@ -204,7 +206,7 @@ def workload(ix: ModelIndex, wl: Workload, diags: Diagnostics) -> dict:
         conditions.append(_condition("QuotaReserved", at, "QuotaReserved"))
         if wl.admitted_condition or (all(c.state == "Ready" for c in wl.check_states)  # else waiting for its checks
                                      and not any(a.delayed for a in wl.admission.pod_sets)):  # or its second pass
-            conditions.append(_condition("Admitted", at, "Admitted"))
+            conditions.append(_condition("Admitted", wl.admitted_since or at, "Admitted"))
     if wl.evicted:  # its reason and time, which Kueue may queue it by (effective.ordered_by_eviction: else created)
         conditions.append(_condition("Evicted", wl.evicted_at or wl.created, wl.evicted_reason or "Preempted"))
     if wl.finished:  # as Kueue set it where kadmit's reading finished it (a job it cannot start)
@@ -214,6 +216,8 @@ def workload(ix: ModelIndex, wl: Workload, diags: Diagnostics) -> dict:
         conditions.append(_condition("Requeued", None, wl.requeued_false) | {"status": "False"})
     if conditions:
         status["conditions"] = conditions
+    if wl.past_exec:
+        status["accumulatedPastExecutionTimeSeconds"] = wl.past_exec
     if wl.requeue_at is not None:
         status["requeueState"] = {"requeueAt": timestamp(wl.requeue_at)}
     if wl.check_states:  # what its admission checks' controllers set (kadmit.modelchecks); the Workload CRD
