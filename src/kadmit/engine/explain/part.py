@@ -20,7 +20,7 @@ from kadmit.engine.explain.fixes import Inputs, Obstacles, obstacles_of, own_obs
 from kadmit.engine.explain.met import met_starts
 from kadmit.engine.explain.proposals import Ask, choose, proven_fixes
 from kadmit.engine.explain.prove import Prover, Proving
-from kadmit.engine.explain.replay import Baseline, states
+from kadmit.engine.explain.replay import Baseline, Overlay, states
 from kadmit.engine.quota import QuotaTree
 from kadmit.engine.solver.z3backend import Limits
 from kadmit.index import ModelIndex
@@ -165,7 +165,9 @@ class PartProver(Prover):
         if r.whole:
             return True
         before = self.base.states
-        return any(s is not before.get(k) for k, s in r.states.items() if k not in self.decided)
+        # an overlay on the baseline's states differs from them only in its own entries (`replay.effects`)
+        got = r.states.own if isinstance(r.states, Overlay) and r.states.base is before else r.states
+        return any(s is not before.get(k) for k, s in got.items() if k not in self.decided)
 
     def _complete(self) -> None:
         assert self.rest is not None

@@ -240,6 +240,9 @@ class Prover:
     need_unsure: bool = False  # the last `_need` met a check the solver left undecided
     # quota numbers no value of which alone lets the target in by the necessary condition (`bounds`)
     alone_refused: list[Knob] = field(default_factory=list)
+    # workload -> (model, it, the baseline's states, the pending workloads ahead of it in its cohort tree),
+    # kept by `raises.ahead_in_tree` (asked per resource and raise)
+    ahead: dict = field(default_factory=dict, repr=False)
 
     def replay(self, changes: list[Change]) -> Replay | None:
         edits = tuple(sorted(c.edit for c in changes if c.edit is not None))

@@ -43,12 +43,15 @@ def ahead_in_tree(prover: Prover, model: Model, wl: Workload, res: str) -> int:
             c = parent[c]
         return c or (f"cq:{cq}" if cq else None)
 
-    mine, key = root(wl), (-prio(wl), wl.created, queue_uid(wl), wl.key)
     states = prover.base.states
-    return need(wl) + sum(need(w) for w in model.workloads
-                          if w.admission is None and not w.finished and w.key != wl.key
-                          and w.key in states and not states[w.key].admitted
-                          and (-prio(w), w.created, queue_uid(w), w.key) < key and root(w) == mine)
+    kept = prover.ahead.get(wl.key)  # the workloads ahead, found once per model, workload and baseline
+    if kept is None or kept[0] is not model or kept[1] is not wl or kept[2] is not states:
+        mine, key = root(wl), (-prio(wl), wl.created, queue_uid(wl), wl.key)
+        kept = prover.ahead[wl.key] = (model, wl, states, [
+            w for w in model.workloads if w.admission is None and not w.finished and w.key != wl.key
+            and w.key in states and not states[w.key].admitted
+            and (-prio(w), w.created, queue_uid(w), w.key) < key and root(w) == mine])
+    return need(wl) + sum(need(w) for w in kept[3])
 
 
 def flavor_raises(prover: Prover, model: Model, sources: SourceMap, obs: Obstacles, wl: Workload,
