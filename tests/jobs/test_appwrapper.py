@@ -155,3 +155,24 @@ status:
     at = [wl.pod_sets[i].field_span("count") for i in (0, 2)]
     assert [lines[s.line - 1][s.column - 1:].split("}")[0] for s in at] == ["5", "0"]
     assert at[0].line == at[1].line - 2 and lines[at[0].line - 1].startswith("  - {name: js")
+
+
+def test_a_component_naming_a_queue_under_an_appwrapper_naming_none_is_warned_at(tmp_path):
+    # Kueue's webhook for the component's kind would take it as a job of its own (FindAncestorJobManagedByKueue
+    # finds no ancestor naming a queue): not modelled (KAD161, at the component's queue name); none where the
+    # AppWrapper names the queue (then Kueue admits the AppWrapper as a whole)
+    from kadmit.workspace import load
+
+    from .helpers import write
+    unqueued = WRAPPED_JOBSET.replace("  labels: {kueue.x-k8s.io/queue-name: user-queue}\n", "").replace(
+        "metadata: {name: js}", "metadata: {name: js, labels: {kueue.x-k8s.io/queue-name: user-queue}}")
+    assert unqueued != WRAPPED_JOBSET
+    got = load(write(tmp_path, setup__yaml=SETUP, aw__yaml=unqueued))
+    warned = [d for d in got.diagnostics if d.code == "KAD161"]
+    assert len(warned) == 1 and "its JobSet `js` names LocalQueue `user-queue`" in warned[0].message
+    assert warned[0].span.line == unqueued.splitlines().index(
+        "      metadata: {name: js, labels: {kueue.x-k8s.io/queue-name: user-queue}}") + 1
+    queued = WRAPPED_JOBSET.replace("metadata: {name: js}",
+                                    "metadata: {name: js, labels: {kueue.x-k8s.io/queue-name: user-queue}}")
+    assert not [d for d in load(write(tmp_path, setup__yaml=SETUP, aw__yaml=queued)).diagnostics
+                if d.code == "KAD161"]

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import re
 
-from kadmit.manifests.codes import KAD183
+from kadmit.manifests.codes import KAD161, KAD183
 from kadmit.manifests.fields import Fields, Meta
-from kadmit.manifests.jobs.common import COMPLETION_INDEX, JOB_INDEX, Builder, condition_true, run_state
+from kadmit.manifests.jobs.common import COMPLETION_INDEX, JOB_INDEX, QUEUE_LABEL, Builder, condition_true, run_state
 from kadmit.manifests.jobs.refusals import go_atoi
 from kadmit.manifests.jobs.templatepods import group_refusals, own_pods
 from kadmit.manifests.jobs.unstructured import pod_spec_error
@@ -241,6 +241,30 @@ def _made(kind, path: str) -> tuple[str, str | None]:
     return made, WRITTEN if kind == made else KEPT
 
 
+def _queued_component(f: Fields, o: Meta, ci: int, c: Val, kind: Val | None) -> None:
+    """KAD161 where a component's object names a queue itself while the AppWrapper names none: where Kueue leaves
+    the AppWrapper running, its controller creates the object, and Kueue's webhook for the object's kind (its
+    integration enabled) suspends it and its reconciler makes it a Workload of its own in that queue, the AppWrapper
+    being no ancestor Kueue manages (WorkloadShouldBeSuspended, FindAncestorJobManagedByKueue: the owner names no
+    queue). kadmit, as the oracle's harness (internal/jobs/ownpods.go), reads the AppWrapper's pods instead
+    (`templatepods.own_pods`): a Workload per pod where the pod template names a queue, else none."""
+    labels = _at(c, "template.metadata.labels")
+    queue = labels.v.get(QUEUE_LABEL) if labels is not None and labels.kind == MAP else None
+    if o.labels.get(QUEUE_LABEL) or queue is None or not isinstance(queue.v, str) or not queue.v:
+        return
+    what = f"{kind.v} `{name.v}`" if kind is not None and (name := _at(c, "template.metadata.name")) is not None \
+        else f"component {ci}"
+    f.diags.emit(KAD161, f"AppWrapper `{o.name}` names no queue, while its {what} names LocalQueue `{queue.v}`: "
+                 "where Kueue leaves the AppWrapper running (its namespace has no LocalQueue `default`, and "
+                 "manageJobsWithoutQueueName does not take it), its controller creates that object, and Kueue's "
+                 "webhook for its kind (where that integration is enabled) suspends it and makes it a Workload of "
+                 "its own in that queue, the AppWrapper being no ancestor Kueue manages; kadmit does not model "
+                 "this: it reads the pods the AppWrapper's components make (a Workload per pod where their "
+                 "template names a queue, else none), as the oracle's harness does", f.span(queue),
+                 help="name the queue on the AppWrapper itself (`kueue.x-k8s.io/queue-name`): Kueue then admits "
+                      "it as a whole, and its components' queue names are read by nothing")
+
+
 def appwrapper(f: Fields, o: Meta) -> Job:
     """Pod sets `<name>-<i>`, one per pod set of every component in order (declared `podSets`,
     else inferred), count = its replicas (default 1)."""
@@ -250,6 +274,7 @@ def appwrapper(f: Fields, o: Meta) -> Job:
     components = f.maps(spec, "components", required=True, what=f"the spec of AppWrapper `{o.name}`")
     for ci, (c, (sets, source)) in enumerate(zip(components, _component_pod_sets(f, o, components))):
         kind = _at(c, "template.kind")
+        _queued_component(f, o, ci, c, kind)
         for path, replicas, annotations, declared in sets:
             if path is None:
                 continue
