@@ -12,7 +12,8 @@ from kadmit.manifests.fields import Fields, Invalid, Meta
 from kadmit.manifests.jobs import trainjobpods
 from kadmit.manifests.jobs.groups import GROUP_NAME
 from kadmit.manifests.jobs.pods import GROUP_TOTAL, group_metadata_words
-from kadmit.manifests.jobs.common import COMPLETION_INDEX, JOB_INDEX, Builder, object_ref, reclaimed, run_state
+from kadmit.manifests.jobs.common import (COMPLETION_INDEX, JOB_INDEX, QUEUE_LABEL, Builder, object_ref, reclaimed,
+                                         run_state)
 from kadmit.manifests.jobs.refusals import SLICE_SIZE, topology_refusals
 from kadmit.manifests.jobs.templatepods import group_refusals, made_pods, template_pod, with_own_pods
 from kadmit.manifests.jobs.trainjobpods import omitempty
@@ -99,6 +100,7 @@ class RuntimePatch(Obj):
     topology_refusals: tuple[Refusal, ...] = ()
     # its pod template's pod-group name and total count (`_group_meta`), merged key by key into the runtime's
     group_meta: tuple[tuple[str, str], ...] = ()
+    queue: str | None = None  # its pod template's queue name: a TrainJob's pods take it where it runs (`own_pods`)
 
 
 class TrainSpec(Obj):
@@ -254,6 +256,7 @@ def _runtime_patches(f: Fields, spec: Val, *, existing: bool) -> tuple[RuntimePa
                 tuple(toleration_refusals(f, pod_spec, "spec.template.spec")) if replaces else (),
                 replaces=replaces, node_affinity=required, span=f.span(rj), **_marks(marks), topology=topology,
                 topology_refusals=refused, group_meta=_group_meta(f, meta),
+                queue=f.str_map(meta, "labels")[0].get(QUEUE_LABEL),
                 pod=Shapes((tuple(omitempty(v.plain() if (v := f.field(pod_spec, k)) is not None else None)
                                   for k in ("containers", "initContainers", "tolerations")),))))
     return tuple(out)
@@ -483,21 +486,24 @@ def own_pods(job: Job, runtime: TrainingRuntime, pod_sets: list[PodSet]) -> Job:
     """`job` with the pods the Trainer's JobSet makes of it (`Job.unsuspended`, `route` decides whether Kueue's
     TrainJob webhook leaves it running), as `templatepods.own_pods` gives a Kubeflow job's: each pod set's count of
     pods of its runtime job's template, with what the TrainJob changes of it (`POD_FIELDS`), as Kueue's pod
-    integration reads them: each a plain pod's Workload where the runtime's template names a queue (oracle: the
-    harness makes them of Kueue's own PodSets of the TrainJob, internal/jobs/ownpods.go). As it is where it
-    suspends itself (`spec.suspend`), another object controls it, a template is not read, or one names a pod group
-    (a group across templates: not modelled)."""
+    integration reads them: each a plain pod's Workload where the runtime's template, or a runtime patch's, names a
+    queue (oracle: the harness makes them of Kueue's own PodSets of the TrainJob, internal/jobs/ownpods.go). As it
+    is where it suspends itself (`spec.suspend`), another object controls it, a template is not read, or one (or a
+    patch) names a pod group (a group across templates: not modelled)."""
     t = job.train
     assert t is not None
     if not job.submitted or job.owner is not None or t.suspend:
         return job
     parts = []
     for j, ps in zip(runtime.jobs, pod_sets):
-        if j.pod is None or j.pod.group or not j.pod.workloads or ps.count <= 0:
+        patches = [p for p in t.patches if p.job == j.name]
+        if j.pod is None or j.pod.group or any(p.group_meta for p in patches) or not j.pod.workloads or ps.count <= 0:
             return job
         one = j.pod.workloads[0]
-        pod = j.pod.model_copy(update={"workloads": (one.model_copy(update={  # (a ClusterTrainingRuntime's: none)
-            "namespace": job.workloads[0].namespace, "pod_sets": tuple(
-            p.model_copy(update={k: getattr(ps, k) for k in POD_FIELDS}) for p in one.pod_sets)}),)})
+        # the queue its pods take: the last patch's that names one, else the runtime template's
+        queue = next((p.queue for p in reversed(patches) if p.queue is not None), j.pod.queue)
+        pod = j.pod.model_copy(update={"queue": queue or None, "workloads": (one.model_copy(update={
+            "namespace": job.workloads[0].namespace,  # (the runtime's: a ClusterTrainingRuntime has none)
+            "pod_sets": tuple(p.model_copy(update={k: getattr(ps, k) for k in POD_FIELDS}) for p in one.pod_sets)}),)})
         parts.append((j.name, made_pods(pod, job, ps.count)))
     return with_own_pods(job, parts)
