@@ -21,7 +21,8 @@ _RE = re.compile(
 
 # Kubernetes bounds quantities to what fits in its int64 scaled representation, and Kueue counts
 # every resource but CPU in whole units (`Value()`, int64): we bound the milli-value to that.
-MAX_MILLI = (2**63 - 1) * 1000  # Kueue holds non-CPU amounts in int64 units, not milli-units
+MAX_UNITS = 2**63 - 1
+MAX_MILLI = MAX_UNITS * 1000  # Kueue holds non-CPU amounts in int64 units, not milli-units
 _MAX_EXPONENT = 30
 
 
@@ -73,6 +74,8 @@ def parse_exact(text: str | int) -> Fraction:
                 raise QuantityError(f"quantity `{text}` is out of range")
             mult = Fraction(10) ** exp
         value = num * mult
+        if suffix in _BINARY and value > MAX_UNITS:  # ParseQuantity caps a BinarySI amount (`Ki`…`Ei`) at
+            value = Fraction(MAX_UNITS)  # 2^63-1, what the API server keeps: "The max is just a simple cap."
         if m.group("sign") == "-":
             value = -value
     if abs(value) * MILLI > MAX_MILLI:

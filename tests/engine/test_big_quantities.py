@@ -60,6 +60,16 @@ def test_parse_holds_int64_units_of_every_resource() -> None:
         parse_quantity("9223372036854775808")
 
 
+def test_a_binary_suffix_past_int64_is_capped_as_the_api_server_keeps_it() -> None:
+    """ParseQuantity caps a BinarySI amount at 2^63-1 ("The max is just a simple cap."; oracle case
+    quantity-binary-si-capped-at-int64); a decimal one past it stays out of range."""
+    assert parse_quantity("8Ei") == parse_quantity("999999999999Ei") == (2**63 - 1) * 1000
+    assert parse_quantity("-9Ei") == -(2**63 - 1) * 1000
+    assert parse_quantity("7Ei") == 7 * 2**60 * 1000
+    with pytest.raises(QuantityError):
+        parse_quantity("9223372036854775808k")
+
+
 @pytest.mark.parametrize("mode", ["ordered", "optimal"])
 def test_a_16pi_quota_admits_up_to_the_byte(tmp_path, mode) -> None:
     five_pi_and_a_byte = str(5 * 2**50 + 1)

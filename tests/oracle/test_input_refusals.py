@@ -1,6 +1,6 @@
 """The oracle reads what kadmit reads and refuses what kadmit refuses (issue 18: `kueue-oracle admit`
 "reads exactly what kadmit reads"): an input kadmit exits 2 on (a binary file, YAML that does not
-parse, a document that is no object, a folder holding no file it reads, inputs holding no object it
+parse, a document that is no object or starts on its `---` line, a folder holding no file it reads, inputs holding no object it
 decides on) makes the oracle exit 2 too, saying why on stderr after its JSON; the same objects given
 as one multi-document file, a folder, a `kind: List` in YAML or JSON are decided alike by both."""
 
@@ -29,9 +29,12 @@ def _refused(tmp_path):
     (tmp_path / "bad.yaml").write_text("a: [\n")
     (tmp_path / "seq.yaml").write_text("- a\n- b\n")
     (tmp_path / "cm.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n")
+    # kubectl's YAML reader takes only a comment after `---` (fuzz: a mutation's `--- null`)
+    (tmp_path / "start.yaml").write_text(CLUSTER.read_text() + "\n--- null\n")
     return {"empty folder": ["empty"], "binary file": ["bin.yaml"], "no document": ["blank.yaml"],
             "YAML that does not parse": ["bad.yaml"], "a sequence, no object": ["seq.yaml"],
-            "only kinds neither reads": ["cm.yaml"], "one bad file beside a good one": ["bad.yaml", CLUSTER],
+            "only kinds neither reads": ["cm.yaml"],
+            "a document starting on its `---` line": ["start.yaml"], "one bad file beside a good one": ["bad.yaml", CLUSTER],
             "no such path": ["missing.yaml"]}
 
 

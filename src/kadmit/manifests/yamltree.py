@@ -445,6 +445,16 @@ class _Builder:
                                      "before sending it, so the API server gets only the last value")
         self.duplicates.clear()
 
+    def after_start(self, e) -> None:
+        """A document's content on its `---` line (`--- null`, `--- {}`, `--- |`): kubectl's YAML reader
+        (apimachinery util/yaml YAMLReader.Read) takes only a comment there and stops reading the file, as at
+        a syntax error: the documents before it are read, not this one nor any after."""
+        m = e.start_mark
+        self.diags.emit(KAD150, "malformed YAML as kubectl reads it: the document starts on its `---` line "
+                        "(kubectl: `invalid Yaml document separator`), and kubectl reads no further",
+                        self.at(m), help="start the document on the line after `---`")
+        raise _Stop
+
     def documents(self, text: str) -> Iterator[Val | None]:
         root: Val | None = None
         if _LOADER is yaml.SafeLoader and text.lstrip()[:1] in ("{", "["):
@@ -453,12 +463,15 @@ class _Builder:
             # a space keeps every column where it was.
             text = text.replace("\t", " ")
         loader = None
+        start = -1  # the line of the document's explicit start (`---`)
         try:
             loader = _LOADER(text)
             self.get_event = get_event = loader.get_event
             while True:
                 e = get_event()
                 t = type(e)
+                if (t is _SCALAR or t is _MAP_START or t is _SEQ_START or t is _ALIAS) and e.start_mark.line == start:
+                    self.after_start(e)
                 if t is _SCALAR:
                     root = self.scalar(e)
                     if e.anchor is not None:
@@ -469,6 +482,7 @@ class _Builder:
                     self.anchors.clear()
                     self.measured.clear()
                     root = None
+                    start = e.start_mark.line if e.explicit else -1
                 elif t is ev.DocumentEndEvent:
                     self.report_duplicates(root)
                     yield root
