@@ -5,7 +5,9 @@ DIFFER (what kadmit does not refuse yet; docs/ORACLE-FINDINGS.md, "kubevalidate"
 Nothing here asserts. Run: `.venv/bin/python bench/builtin_refusals_sweep.py [-v]` (Go builds kubevalidate on first use).
 Figures 2026-12-06: 19 agree, 23 differ of 42; since builtinrefusals (manifests/builtinspec.py)
 37 agree, 5 differ; tail 41; refusals (a Job's generated selector) 42 of 42, then 48 of 48 with six more
-(LimitRange rules, a resource name with a bad domain, unknown fields: kubevalidate decodes strictly)."""
+(LimitRange rules, a resource name with a bad domain, unknown fields: kubevalidate decodes strictly); refusals2 55 of
+55; refusals3 64 of 64 with nine more (a container without image, a pod without containers, a Pod's image with a
+trailing space, a Job template without restartPolicy, port names, containerPort 0, hostPort): main had 56 of 64)."""
 import copy
 import json
 import subprocess
@@ -97,6 +99,15 @@ CASES = {
  "node-allocatable-gpu-fraction": {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n5"}, "status": {"allocatable": {"example.com/gpu": "1.5"}}},
  "node-capacity-not-a-map": {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n6"}, "status": {"capacity": 5}},
  "node-capacity-negative": {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n7"}, "status": {"capacity": {"cpu": "-1"}}},
+ "pod-container-without-image": (lambda p: (p["spec"]["containers"][0].pop("image"), p)[1])(copy.deepcopy(POD)),
+ "pod-without-containers": pod(containers=[]),
+ "pod-image-trailing-space": podc(image="busybox "),
+ "job-without-restart-policy": (lambda j: (j["spec"]["template"]["spec"].pop("restartPolicy"), j)[1])(copy.deepcopy(JOB)),
+ "job-init-container-without-image": jobt(initContainers=[{"name": "i"}]),
+ "pod-port-bad-name": podc(ports=[{"name": "Metrics_1", "containerPort": 80}]),
+ "pod-port-duplicate-name": podc(ports=[{"name": "http", "containerPort": 80}, {"name": "http", "containerPort": 81}]),
+ "pod-port-zero": podc(ports=[{"name": "http", "containerPort": 0}]),
+ "pod-host-port-out-of-range": podc(ports=[{"containerPort": 80, "hostPort": 70000}]),
 }
 QUEUE = """apiVersion: kueue.x-k8s.io/v1beta2
 kind: ResourceFlavor

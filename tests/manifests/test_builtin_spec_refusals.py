@@ -124,6 +124,20 @@ CASES = {
                                 containers="[{name: c, image: x, ports: [{containerPort: 70000}]}]"),
                      "spec.containers[0].ports[0].containerPort: Invalid value: 70000: must be between 1 and 65535, "
                      "inclusive", "containers"),
+    "pod-container-without-image": (POD.format(spec="restartPolicy: Never", containers="[{name: c}]"),
+                                    "spec.containers[0].image: Required value", "containers: [{name: c}]"),
+    "pod-without-containers": (POD.format(spec="restartPolicy: Never", containers="[]"),
+                               "spec.containers: Required value", "containers: []"),
+    "job-restart-policy-unset": (  # defaulted to Always (SetDefaults_PodSpec): at the template's spec
+        JOB.format(spec="parallelism: 1", restart="Never").replace("      restartPolicy: Never\n", ""),
+        'spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", "Never"', "containers"),
+    "pod-port-name": (POD.format(spec="restartPolicy: Never",
+                                 containers="[{name: c, image: x, ports: [{name: Web_1, containerPort: 80}]}]"),
+                      'spec.containers[0].ports[0].name: Invalid value: "Web_1": must contain only alpha-numeric '
+                      "characters (a-z, 0-9), and hyphens (-)", "Web_1"),
+    "pod-port-unset": (POD.format(spec="restartPolicy: Never",
+                                  containers="[{name: c, image: x, ports: [{name: web}]}]"),
+                       "spec.containers[0].ports[0].containerPort: Required value", "ports: [{name: web}]"),
     "pod-bad-runtime-class": (POD.format(spec="runtimeClassName: Bad_Name", containers=C),
                               'spec.runtimeClassName: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain must '
                               "consist of lower case alphanumeric characters, '-' or '.', and must start and end with "
@@ -238,3 +252,20 @@ def test_a_limit_range_is_refused_in_every_word_of_validate_limit_range(item: st
     said = [d.message for d in ws.load([str(path)]).diagnostics if d.code == "KAD157"]
     assert set(said) == {f"the API server refuses the object: `{w}`" for w in LIMIT_RANGES[item]}
     assert len(said) == len(LIMIT_RANGES[item])
+
+
+def test_a_pod_kueue_does_not_manage_is_refused_alone_and_holds_no_node(tmp_path: Path) -> None:
+    """The API server validates every Pod, whoever owns it: one only node usage (no queue name, on its node) that it
+    refuses is never created, so it holds nothing on its node (the oracle's kubevalidate skips it)."""
+    path = tmp_path / "s.yaml"
+    running = ("apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, namespace: default, uid: {uid}}}\nspec:\n"
+               "  nodeName: n1\n  containers: [{{name: c, {image}resources: {{requests: {{cpu: '1'}}}}}}]\n"
+               "status: {{phase: Running}}\n")
+    path.write_text(QUEUE + running.format(name="refused", uid="9c1e0000-0000-4000-8000-000000000001", image="")
+                    + "---\n" + running.format(name="kept", uid="9c1e0000-0000-4000-8000-000000000002",
+                                               image="image: busybox, "), encoding="utf-8")
+    got = ws.load([str(path)])
+    said = [(d.code, d.message) for d in got.diagnostics if d.severity.name == "ERROR"]
+    assert said == [("KAD157", "the API server refuses the object: `spec.containers[0].image: Required value`")]
+    assert [p.name for p in got.model.pods] == ["kept"]
+    assert [(b.kind, b.name) for b in got.model.broken] == [("Pod", "refused")]  # refused alone (scope)

@@ -179,8 +179,57 @@ SPEC_FIELDS = {
         "apiVersion: v1\nkind: Node\nmetadata: {name: n2}\nstatus:\n  capacity: {cpu: 500m, pods: 500m}\n",
         tuple(f'status.{key}.pods: Invalid value: "500m": must be an integer' for key in ("capacity", "allocatable"))),
 }
-CASES = {**REFUSED, **CONTAINERS, **POLICIES, **JOB_SELECTORS, **DOMAINS, **SPEC_FIELDS}
-MARKERS = (": Invalid value", ": Required value", ": Forbidden", ": Unsupported value")
+# ValidatePodSpec's required fields: the containers (none, null or []), each container's image (a Pod's without
+# leading or trailing whitespace: validateContainerOnlyForPod, not a template's); a Job template's restartPolicy,
+# unset (SetDefaults_PodSpec: Always) or outside OnFailure and Never (validateJobPodTemplateSpec, after
+# ValidatePodSpec's own words); validateContainerPorts' names (IsValidPortName; each once in a container), a
+# containerPort 0 or unset, a hostPort written outside 1-65535
+REQUIRED = {
+    "pod-without-containers": (pod("pod-without-containers", "{}", "[]"), "spec.containers: Required value"),
+    "job-without-containers": (job("job-without-containers", "{}", "null"),
+                               "spec.template.spec.containers: Required value"),
+    "images-required": (
+        job("images-required", "{}", '[{name: c}, {name: d, image: ""}, {name: e, image: " x "}]\n'
+            "      initContainers: [{name: i, image: null}]"),
+        tuple(f"spec.template.spec.{c}.image: Required value"
+              for c in ("containers[0]", "containers[1]", "initContainers[0]"))),
+    "pod-image-spaces": (
+        pod("pod-image-spaces", "{}", '[{name: c, image: "busybox "}]\n  initContainers: [{name: i, image: " x"}]'),
+        ('spec.containers[0].image: Invalid value: "busybox ": must not have leading or trailing whitespace',
+         'spec.initContainers[0].image: Invalid value: " x": must not have leading or trailing whitespace')),
+    "job-restart-policy-unset": (
+        job("job-restart-policy-unset", "{}", "[{name: c, image: busybox}]").replace("      restartPolicy: Never\n", ""),
+        'spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", "Never"'),
+    "job-restart-policy-unknown": (
+        job("job-restart-policy-unknown", "{}", "[{name: c, image: busybox}]").replace("Never", "Sometimes"),
+        tuple(f'spec.template.spec.restartPolicy: Unsupported value: "Sometimes": supported values: {v}'
+              for v in ('"Always", "OnFailure", "Never"', '"OnFailure", "Never"'))),
+    "port-names": (
+        pod("port-names", "{}", "[{name: c, image: busybox, ports: [{name: Http_1, containerPort: 80}, "
+            "{name: a-very-long-port, containerPort: 81}, {name: '123', containerPort: 82}, {name: '-a--', "
+            "containerPort: 83}, {name: web, containerPort: 84}, {name: web, containerPort: 85}]}, "
+            "{name: d, image: busybox, ports: [{name: web, containerPort: 86}]}]"),
+        tuple(f'spec.containers[0].ports[{i}].name: Invalid value: "{n}": must {w}' for i, n, w in (
+            (0, "Http_1", "contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)"),
+            (1, "a-very-long-port", "be no more than 15 characters"),
+            (2, "123", "contain at least one letter (a-z)"),
+            (3, "-a--", "not contain consecutive hyphens"), (3, "-a--", "not begin or end with a hyphen")))
+        + ('spec.containers[0].ports[5].name: Duplicate value: "web"',)),
+    "port-numbers": (
+        job("port-numbers", "{}", "[{name: c, image: busybox, ports: [{name: a}, {containerPort: 0}, "
+            "{containerPort: 80, hostPort: 0}, {containerPort: 81, hostPort: 65536}, {containerPort: -1, "
+            "hostPort: -2}]}]"),
+        ("spec.template.spec.containers[0].ports[0].containerPort: Required value",
+         "spec.template.spec.containers[0].ports[1].containerPort: Required value",
+         "spec.template.spec.containers[0].ports[3].hostPort: Invalid value: 65536: must be between 1 and 65535, "
+         "inclusive",
+         "spec.template.spec.containers[0].ports[4].containerPort: Invalid value: -1: must be between 1 and 65535, "
+         "inclusive",
+         "spec.template.spec.containers[0].ports[4].hostPort: Invalid value: -2: must be between 1 and 65535, "
+         "inclusive")),
+}
+CASES = {**REFUSED, **CONTAINERS, **POLICIES, **JOB_SELECTORS, **DOMAINS, **SPEC_FIELDS, **REQUIRED}
+MARKERS = (": Invalid value", ": Required value", ": Forbidden", ": Unsupported value", ": Duplicate value")
 
 
 def kubevalidate(oracle: str, objects: list[dict]) -> list[dict]:

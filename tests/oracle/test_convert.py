@@ -190,16 +190,6 @@ def kueue_side(converted: dict) -> dict[tuple, dict]:
 # the oracle's reason where the API server refused the Workload a reconciler created (its CRD's schema and rules)
 RECONCILER_REFUSED = "Kueue's reconciler failed: Workload.kueue.x-k8s.io "
 REFUSAL = re.compile(r": (Invalid value|Required value|Forbidden|Too many|Unsupported value)\b")
-# The API server's refusals of a built-in kind (the oracle's kubevalidate) kadmit does not make yet, which the
-# tests' own job literals often leave to it: a container without `image`, a Job's template without `restartPolicy`,
-# a pod without containers (docs/ORACLE-FINDINGS.md, "kubevalidate").
-NOT_YET_REFUSED = re.compile(r"\.image: Required value|\.restartPolicy: Required value|\.containers: Required value")
-
-
-def _only_not_yet_refused(reason: str) -> bool:
-    """Every field error of the API server's refusal `reason` is one kadmit does not make yet (NOT_YET_REFUSED)."""
-    return bool(NOT_YET_REFUSED.search(reason)) and \
-        len(REFUSAL.findall(reason)) == len(NOT_YET_REFUSED.findall(reason))
 
 
 def kadmit_side(paths: list[str]) -> tuple[dict[tuple, dict], list[str]]:
@@ -243,7 +233,7 @@ def refusal_rows(kueue: dict, errors: list[str]) -> list[tuple[str, str, str]]:
         if re.match(rf'{re.escape(key[0])}(\.[a-z0-9.-]+)? "{re.escape(key[2])}" is invalid: ', k["skipped"]):
             # the API server refuses the object itself against its CRD (internal/jobs CheckCRD), or a built-in
             # kind with Kubernetes' validation (kubevalidate): kadmit must too
-            if not _refused(key, errors) and not _only_not_yet_refused(k["skipped"]):
+            if not _refused(key, errors):
                 rows.append(("/".join(key), f"refused: {k['skipped']}", "not refused"))
             continue
         prefix = f"KAD170: Kueue's pod webhook refuses every pod {key[0]} `{key[2]}` makes: " \
@@ -287,8 +277,6 @@ def disagreements(kueue: dict, kadmit: dict, errors: list[str]) -> list[tuple[st
             rows.append((name, _show(k), "no Workload, not skipped" + (f" (errors: {errors})" if errors else "")))
         elif not k["workloads"] and not a["workloads"]:
             continue  # neither makes work of it; the reasons are each one's own words
-        elif not k["workloads"] and _only_not_yet_refused(k["skipped"]):
-            continue  # the API server refuses it for what kadmit does not check yet (NOT_YET_REFUSED)
         elif not k["workloads"] and re.search(r"is invalid: \[?metadata\.name: ", k["skipped"]) \
                 and any(e.startswith("KAD195: ") and f"`{key[2]}`" in e for e in errors):
             continue  # the API server refuses the object's own name (KAD195, an error; kadmit reads it still)

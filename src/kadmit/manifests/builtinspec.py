@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 from kadmit.manifests import kubenames
 from kadmit.manifests.kubenames import LABEL_WORDS, NAME_PART_WORDS, SUBDOMAIN_WORDS
@@ -20,7 +21,7 @@ from kadmit.manifests.codes import KAD157
 from kadmit.manifests.fields import Fields
 from kadmit.manifests.jobs.refusals import dns_subdomain_errors
 from kadmit.manifests.jobspec import NON_INDEXED, job_spec_refusals
-from kadmit.manifests.podspec import KEPT, restart_refusals
+from kadmit.manifests.podspec import WRITTEN, restart_refusals
 from kadmit.manifests.podvalues import integer_resource, overcommit_allowed, resource_name_words, written_quantity
 from kadmit.manifests.yamltree import Val
 from kadmit.quantity import MILLI, go_format, quantity_string
@@ -28,6 +29,10 @@ from kadmit.quantity import MILLI, go_format, quantity_string
 RESTART_POLICIES = ("Always", "OnFailure", "Never")
 POD_FAILURE_ACTIONS = ("Count", "FailIndex", "FailJob", "Ignore")
 PORT_PROTOCOLS = ("SCTP", "TCP", "UDP")  # supportedPortProtocols, as sets.List gives them: sorted
+PORT_RANGE_WORDS = "must be between 1 and 65535, inclusive"  # IsValidPortNum
+PORT_NAME_MAX = 15
+
+
 def _refuse(f: Fields, words: str, at: Val | None, again: bool = False) -> None:
     """KAD157 in the server's `words` at `at`; not where `at` was refused already, unless `again` (several errors of
     one field, all the server's)."""
@@ -43,42 +48,43 @@ def _int(node: Val | None) -> int | None:
 
 
 def pod_spec_refusals(f: Fields, spec: Val | None, path: str) -> None:
-    """ValidatePodSpec's words for the fields below, of a pod spec at field path `path`: the containers' and init
-    containers' names (an RFC 1123 label, each once among containers and init containers) and container ports
-    (1-65535), the restartPolicy, the runtime class (an RFC 1123 subdomain), the spread constraints' maxSkew
-    (above zero) and the scheduling gates' names (qualified names)."""
+    """ValidatePodSpec's words for the fields below, of a pod spec at field path `path` (`spec`, a Pod's own, or a
+    built-in template's): the containers (required), the containers' and init containers' names (an RFC 1123 label,
+    each once among containers and init containers), images (required; a Pod's without leading or trailing
+    whitespace, validateContainerOnlyForPod) and ports (`_port_refusals`), the restartPolicy, the runtime class (an
+    RFC 1123 subdomain), the spread constraints' maxSkew (above zero) and the scheduling gates' names (qualified
+    names)."""
+    written = f.field(spec, "containers")
+    if spec is not None and isinstance(spec.v, dict) and (written is None or written.v in (None, [])):
+        _refuse(f, f"{path}.containers: Required value", written or spec, again=True)  # validateContainers
     # validateContainers, then validateInitContainers: an init container named as a container (or an earlier
-    # init container) is the duplicate
+    # init container) is the duplicate, said after the container's own words (validateContainerCommon)
     seen: set[str] = set()
     regular = {_text(f.field(c, "name")) for c in f.maps(spec, "containers")}
+    spaced: list[tuple[str, Val]] = []
     for key in ("containers", "initContainers"):
         if key == "initContainers":
             seen = {n for n in regular if n}
         for i, c in enumerate(f.maps(spec, key)):
             node = f.field(c, "name")
             name = _text(node)
-            if name is not None and name:
-                if kubenames.dns_label_problem(name) is not None:
-                    _refuse(f, f'{path}.{key}[{i}].name: Invalid value: "{name}": {LABEL_WORDS}', node)
-                elif name in seen:
+            if name and kubenames.dns_label_problem(name) is not None:
+                _refuse(f, f'{path}.{key}[{i}].name: Invalid value: "{name}": {LABEL_WORDS}', node)
+            image = f.field(c, "image")
+            if image is None or image.v in (None, ""):
+                _refuse(f, f"{path}.{key}[{i}].image: Required value", image or c, again=True)
+            elif path == "spec" and isinstance(image.v, str) and image.v != image.v.strip():
+                spaced.append((f"{path}.{key}[{i}]", image))
+            _port_refusals(f, c, f"{path}.{key}[{i}]")
+            if name and kubenames.dns_label_problem(name) is None:
+                if name in seen:
                     _refuse(f, f'{path}.{key}[{i}].name: Duplicate value: "{name}"', node)
                 seen.add(name)
-            for j, p in enumerate(f.maps(c, "ports")):
-                port = f.field(p, "containerPort")
-                value = _int(port)
-                if value is not None and not 1 <= value <= 65535:
-                    _refuse(f, f"{path}.{key}[{i}].ports[{j}].containerPort: Invalid value: {value}: must be between "
-                               "1 and 65535, inclusive", port)
-                at = f.field(p, "protocol")
-                protocol = _text(at)  # an unset or empty one is defaulted to TCP (SetDefaults_ContainerPort)
-                if protocol and protocol not in PORT_PROTOCOLS:
-                    _refuse(f, f'{path}.{key}[{i}].ports[{j}].protocol: Unsupported value: "{protocol}": supported '
-                               "values: " + ", ".join(f'"{x}"' for x in PORT_PROTOCOLS), at)
     node = f.field(spec, "restartPolicy")
     policy = _text(node)
     if policy is not None and policy and policy not in RESTART_POLICIES:
         _refuse(f, f'{path}.restartPolicy: Unsupported value: "{policy}": supported values: '
-                   + ", ".join(f'"{p}"' for p in RESTART_POLICIES), node)
+                   + ", ".join(f'"{p}"' for p in RESTART_POLICIES), node, again=True)  # a Job's own words too
     # the deprecated `serviceAccount` stands for an unset or empty serviceAccountName (Convert_v1_PodSpec_To_core_PodSpec)
     node = f.field(spec, "serviceAccountName")
     if not _text(node):
@@ -102,14 +108,64 @@ def pod_spec_refusals(f: Fields, spec: Val | None, path: str) -> None:
         gate = _text(node)
         if gate is not None and kubenames.qualified_name_problem(gate) is not None:
             _refuse(f, f'{path}.schedulingGates[{i}]: Invalid value: "{gate}": {NAME_PART_WORDS}', node)
+    for at, image in spaced:
+        _refuse(f, f'{at}.image: Invalid value: "{image.v}": must not have leading or trailing whitespace', image)
+
+
+def _port_refusals(f: Fields, container: Val, path: str) -> None:
+    """validateContainerPorts' words for a container's `ports` (at `path`, the container's field path): a name
+    (IsValidPortName: an IANA service name, each of its words; else a name seen before in this container is the
+    duplicate), the containerPort (required: 0 or unset; else 1-65535), a hostPort written (1-65535), the protocol
+    (SCTP, TCP or UDP: an unset or empty one is defaulted to TCP, SetDefaults_ContainerPort)."""
+    names: set[str] = set()
+    for j, p in enumerate(f.maps(container, "ports")):
+        at = f.field(p, "name")
+        name = _text(at)
+        if name:
+            words = port_name_words(name)
+            for w in words:
+                _refuse(f, f'{path}.ports[{j}].name: Invalid value: "{name}": {w}', at, again=True)
+            if not words and name in names:
+                _refuse(f, f'{path}.ports[{j}].name: Duplicate value: "{name}"', at)
+            names.add(name)
+        at = f.field(p, "containerPort")
+        value = _int(at)
+        if at is None or at.v is None or value == 0:
+            _refuse(f, f"{path}.ports[{j}].containerPort: Required value", at or p, again=True)
+        elif value is not None and not 1 <= value <= 65535:
+            _refuse(f, f"{path}.ports[{j}].containerPort: Invalid value: {value}: {PORT_RANGE_WORDS}", at)
+        at = f.field(p, "hostPort")
+        value = _int(at)
+        if value and not 1 <= value <= 65535:
+            _refuse(f, f"{path}.ports[{j}].hostPort: Invalid value: {value}: {PORT_RANGE_WORDS}", at)
+        at = f.field(p, "protocol")
+        protocol = _text(at)
+        if protocol and protocol not in PORT_PROTOCOLS:
+            _refuse(f, f'{path}.ports[{j}].protocol: Unsupported value: "{protocol}": supported values: '
+                       + ", ".join(f'"{x}"' for x in PORT_PROTOCOLS), at)
+
+
+def port_name_words(name: str) -> list[str]:
+    """IsValidPortName's words for a container port's `name` (k8s.io/apimachinery pkg/util/validation): at most 15
+    characters, only a-z, 0-9 and '-', at least one letter, no '--', no '-' first or last."""
+    words = [f"must be no more than {PORT_NAME_MAX} characters"] if len(name) > PORT_NAME_MAX else []
+    if not re.fullmatch(r"[-a-z0-9]+", name):
+        words.append("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)")
+    if not re.search(r"[a-z]", name):
+        words.append("must contain at least one letter (a-z)")
+    if "--" in name:
+        words.append("must not contain consecutive hyphens")
+    if name.startswith("-") or name.endswith("-"):
+        words.append("must not begin or end with a hyphen")
+    return words
 
 
 def job_refusals(f: Fields, spec: Val | None, template_spec: Val | None) -> None:
     """validateJobSpec's words for a built-in Job's scalar fields (`job_spec_refusals`, an unset `completionMode`
     NonIndexed as SetDefaults_Job makes it), a `successPolicy` without Indexed completion, a podFailurePolicy
-    rule's action outside the four, then its template's restartPolicy written `Always`, or `OnFailure` with a
-    podFailurePolicy (validateJobPodTemplateSpec, `podspec.restart_refusals`; an unset one is defaulted to Always
-    and refused too, which kadmit does not refuse yet: ORACLE-FINDINGS, test_convert NOT_YET_REFUSED)."""
+    rule's action outside the four, then its template's restartPolicy `Always` or unset (SetDefaults_PodSpec makes it
+    Always), `OnFailure` with a podFailurePolicy (validateJobPodTemplateSpec, `podspec.restart_refusals`), or
+    another value outside OnFailure and Never (said twice, ValidatePodSpec's words too)."""
     for words in job_spec_refusals(f, spec, default_mode=NON_INDEXED):
         # at the field refused, or where it is required, the field the words name (maxFailedIndexes, ...)
         key = words.split(":", 1)[0].removeprefix("spec.")
@@ -128,10 +184,16 @@ def job_refusals(f: Fields, spec: Val | None, template_spec: Val | None) -> None
         if action is not None and action not in POD_FAILURE_ACTIONS:
             _refuse(f, f'spec.podFailurePolicy.rules[{i}].action: Unsupported value: "{action}": supported values: '
                        + ", ".join(f'"{a}"' for a in POD_FAILURE_ACTIONS), at)
+    if template_spec is None or not isinstance(template_spec.v, dict):
+        return  # no pod spec: refused as such (required)
     node = f.field(template_spec, "restartPolicy")
-    if _text(node) in ("Always", "OnFailure"):  # written: an unset one is not refused yet (above)
-        for words in restart_refusals(f, template_spec, "spec.template.spec", "Job", spec, KEPT):
-            _refuse(f, words, node)
+    policy = _text(node) or ""
+    if policy and policy not in ("Always", "OnFailure", "Never"):  # ValidatePodSpec's words first (again)
+        _refuse(f, f'spec.template.spec.restartPolicy: Unsupported value: "{policy}": supported values: "OnFailure", '
+                   '"Never"', node, again=True)
+    else:  # unset, SetDefaults_PodSpec makes it Always: refused as Always
+        for words in restart_refusals(f, template_spec, "spec.template.spec", "Job", spec, WRITTEN):
+            _refuse(f, words, node or template_spec, again=node is None)
 
 
 def _go_json(value, sort_keys: bool = True) -> str:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from kadmit.manifests.builtinspec import limit_range_refusals, node_status_refusals, runtime_class_refusals
+from kadmit.manifests.builtinspec import (limit_range_refusals, node_status_refusals, pod_spec_refusals,
+                                          runtime_class_refusals)
 from kadmit.manifests.codes import KAD182
 from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.gangs import pod_gang
@@ -62,6 +63,8 @@ def node(f: Fields, o: Meta) -> Node:
 def pod(f: Fields, o: Meta) -> Pod:
     spec = f.map(o.node, "spec", required=True, what=f"pod `{o.name}`")
     status = f.map(o.node, "status")
+    # the API server validates every Pod, whoever owns it: one it refuses holds no node (refused alone, `scope`)
+    pod_spec_refusals(f, spec, "spec")
     reqs = pod_requests(f, spec)
     labels, label_nodes = f.str_map(o.metadata, "labels")
     namespace = o.namespace or "default"

@@ -141,7 +141,8 @@ def template_pod_set(f: Fields, name: str, count: int, min_count: int | None, te
         kubenames.check_labels(f, f.field(spec, "nodeSelector"), "node selector label")
         node_field_refusals(f, spec, api, refuse=True)
         pod_affinity_refusals(f, spec, api, refuse=True)
-        pod_spec_refusals(f, spec, api)
+        if api != "spec":  # a Pod's own spec: `cluster.pod` checks it, for every Pod (one only node usage too)
+            pod_spec_refusals(f, spec, api)
     kubenames.check_kueue_keys(f, meta, own=False)
     selector, selector_nodes = f.str_map(spec, "nodeSelector")
     affinity, affinity_node = required_node_affinity(f, spec, stored=request is not None)  # a Workload's own
