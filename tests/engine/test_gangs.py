@@ -40,6 +40,7 @@ spec:
 {extra}{'  nodeName: ' + node if node else ''}
   containers:
   - name: c
+    image: busybox
     resources: {{requests: {{nvidia.com/gpu: "{gpus}"}}, limits: {{nvidia.com/gpu: "{gpus}"}}}}
 """
 
