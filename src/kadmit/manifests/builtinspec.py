@@ -160,12 +160,13 @@ def port_name_words(name: str) -> list[str]:
     return words
 
 
-def job_refusals(f: Fields, spec: Val | None, template_spec: Val | None) -> None:
+def job_refusals(f: Fields, spec: Val | None, template_spec: Val | None, restart: str = WRITTEN) -> None:
     """validateJobSpec's words for a built-in Job's scalar fields (`job_spec_refusals`, an unset `completionMode`
     NonIndexed as SetDefaults_Job makes it), a `successPolicy` without Indexed completion, a podFailurePolicy
     rule's action outside the four, then its template's restartPolicy `Always` or unset (SetDefaults_PodSpec makes it
     Always), `OnFailure` with a podFailurePolicy (validateJobPodTemplateSpec, `podspec.restart_refusals`), or
-    another value outside OnFailure and Never (said twice, ValidatePodSpec's words too)."""
+    another value outside OnFailure and Never (said twice, ValidatePodSpec's words too). `restart` KEPT: a Job
+    JobSet's controller makes, whose unset restartPolicy JobSet's webhook made OnFailure (`podspec.restart_refusals`)."""
     for words in job_spec_refusals(f, spec, default_mode=NON_INDEXED):
         # at the field refused, or where it is required, the field the words name (maxFailedIndexes, ...)
         key = words.split(":", 1)[0].removeprefix("spec.")
@@ -192,7 +193,7 @@ def job_refusals(f: Fields, spec: Val | None, template_spec: Val | None) -> None
         _refuse(f, f'spec.template.spec.restartPolicy: Unsupported value: "{policy}": supported values: "OnFailure", '
                    '"Never"', node, again=True)
     else:  # unset, SetDefaults_PodSpec makes it Always: refused as Always
-        for words in restart_refusals(f, template_spec, "spec.template.spec", "Job", spec, WRITTEN):
+        for words in restart_refusals(f, template_spec, "spec.template.spec", "Job", spec, restart):
             _refuse(f, words, node or template_spec, again=node is None)
 
 

@@ -8,6 +8,7 @@ from kadmit.manifests.jobs.common import (DEFAULT_POD_SET, MIN_PARALLELISM, Buil
                                           condition_true, reclaimed, run_state)
 from kadmit.manifests.jobs.refusals import go_atoi, go_quote
 from kadmit.manifests.jobs.templatepods import job_pods
+from kadmit.manifests.podspec import WRITTEN
 from kadmit.model import Job, Refusal
 
 FRAMEWORK = "batch/job"
@@ -23,10 +24,12 @@ def pods_count(f: Fields, spec) -> int:
     return parallelism if completions is None else min(parallelism, completions)
 
 
-def job(f: Fields, o: Meta) -> Job:
+def job(f: Fields, o: Meta, restart: str = WRITTEN) -> Job:
+    """A batch Job; `restart` KEPT for one JobSet's controller makes of a replicated job's template, whose unset
+    restartPolicy JobSet's webhook made OnFailure (`builtinspec.job_refusals`)."""
     spec = f.map(o.node, "spec", required=True, what=f"Job `{o.name}`")
     template = f.map(spec, "template", required=True, what=f"the spec of Job `{o.name}`")
-    job_refusals(f, spec, f.map(template, "spec"))
+    job_refusals(f, spec, f.map(template, "spec"), restart)
     uid = f.field(o.metadata, "uid")
     job_selector_refusals(f, o.name, uid.v if uid is not None and isinstance(uid.v, str) else None, spec, template)
     labels, _ = f.str_map(f.map(template, "metadata"), "labels")

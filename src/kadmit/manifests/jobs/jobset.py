@@ -14,6 +14,7 @@ from kadmit.manifests.jobs.groups import GROUP_NAME
 from kadmit.manifests.jobs.refusals import gate_on
 from kadmit.manifests.jobs.templatepods import group_refusals
 from kadmit.manifests.jobspec import job_spec_refusals
+from kadmit.manifests.podspec import KEPT
 from kadmit.manifests.yamltree import Val
 from kadmit.model import Job
 
@@ -102,7 +103,7 @@ def _made(f: Fields, o: Meta, spec: Val | None, suspended: bool) -> Iterator[tup
             labels = {**labels, "jobset.sigs.k8s.io/jobset-name": o.name}  # labelAndAnnotateObject's (one of them)
             try:
                 made = batch_job(quiet, Meta("batch/v1", "Job", template, meta or template, f"{o.name}-{name}-0",
-                                             o.namespace, labels, annotations))
+                                             o.namespace, labels, annotations), restart=KEPT)
             except Invalid:
                 pass
         yield name, replicas, template, made
