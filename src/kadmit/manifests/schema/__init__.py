@@ -524,10 +524,24 @@ def _status_problems(node: Val, group: str, version: str, kind: str) -> tuple[li
     found = [(("status",) + p, key, holder, known) for p, key, holder, known in found]
     if wrong:  # Go's decoding refuses it first
         return found, [(("status",) + p, v, w) for p, v, w in wrong], []
-    root = Val(MAP, {**node.v, "status": status.as_go(val, f"{group}/{version}/{kind}") if version == "v1beta2"
+    root = Val(MAP, {**_outline(node), "status": status.as_go(val, f"{group}/{version}/{kind}") if version == "v1beta2"
                      else val}, node.line, node.col, node.end_line, node.end_col)
     limits, cel = violations(root, entry["checks"], go_path)
     return found, limits, cel
+
+
+def _outline(node: Val) -> dict[str, Val]:
+    """The object's fields but its status, for the CEL rules of its root that read the status: `spec.podSets` as a
+    list of as many placeholders (the rules read its size only: the pod templates are not made plain each time)."""
+    out = dict(node.v)
+    spec = out.get("spec")
+    sets = spec.v.get("podSets") if spec is not None and spec.kind is MAP else None
+    if sets is not None and sets.kind is SEQ:
+        out["spec"] = Val(MAP, {**spec.v, "podSets": Val(SEQ, [Val(NULL, None, s.line, s.col, s.end_line, s.end_col)
+                                                                for s in sets.v], sets.line, sets.col, sets.end_line,
+                                                          sets.end_col)}, spec.line, spec.col, spec.end_line,
+                          spec.end_col)
+    return out
 
 
 @lru_cache(maxsize=4096)

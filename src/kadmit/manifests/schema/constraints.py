@@ -222,29 +222,54 @@ def _pattern(p: str) -> re.Pattern:
     return re.compile(p)
 
 
-def _at(node: Val, parts: list[str], where: tuple):
-    """Each value at a checks path (`[]` every item of a list, `{}` every value of a map) with its path."""
-    if not parts:
-        yield where, node
-        return
-    head, rest = parts[0], parts[1:]
-    if head == "[]":
-        if node.kind is SEQ:
-            for i, item in enumerate(node.v):
-                yield from _at(item, rest, where + (i,))
-    elif node.kind is MAP:
-        if head == "{}":
-            for key, sub in node.v.items():
-                yield from _at(sub, rest, where + (key,))
-        elif head in node.v:
-            yield from _at(node.v[head], rest, where + (head,))
+def _trie(checks: dict[str, dict]) -> dict:
+    """`checks`' paths as a tree of their parts (`[]` every item of a list, `{}` every value of a map), each node's
+    checks (their places in `checks`) under the key None: made once per checks table."""
+    got = _TRIES.get(id(checks))
+    if got is None or got[0] is not checks:
+        root: dict = {}
+        for i, path in enumerate(checks):
+            at = root
+            for part in path.split("/") if path else ():
+                at = at.setdefault(part, {})
+            at.setdefault(None, []).append(i)
+        got = _TRIES[id(checks)] = (checks, root)
+    return got[1]
+
+
+_TRIES: dict[int, tuple[dict, dict]] = {}
+
+
+def _walk(node: Val, trie: dict, where: tuple, out: list) -> None:
+    """Each value of `node` a check of `trie` applies to: (the check's place, its path, the value), in one walk."""
+    for i in trie.get(None, ()):
+        out.append((i, where, node))
+    kind = node.kind
+    for part, sub in trie.items():
+        if part is None:
+            continue
+        if part == "[]":
+            if kind is SEQ:
+                for i, item in enumerate(node.v):
+                    _walk(item, sub, where + (i,), out)
+        elif kind is MAP:
+            if part == "{}":
+                for key, value in node.v.items():
+                    _walk(value, sub, where + (key,), out)
+            elif part in node.v:
+                _walk(node.v[part], sub, where + (part,), out)
 
 
 def _duplicates(val: Val, c: dict) -> list[tuple[int, str]]:
     """The items of a list of list type `set` (or keys of type `map`) that repeat an earlier one: the second
     of each, as apiextensions' listtype.validateListSet reports it (`Duplicate value: ...`)."""
-    items = val.plain()
     keys = c.get("listMapKeys")
+    if keys and all(x.kind is MAP for x in val.v):  # the common case, first: objects whose keys are all apart
+        seen_keys = {tuple((k, x.v[k].kind, x.v[k].v) if k in x.v and x.v[k].kind in (STR, INT, BOOL) else (k, x)
+                           for k in keys) for x in val.v}
+        if len(seen_keys) == len(val.v):
+            return []
+    items = val.plain()
     if c["listType"] == "map":
         if any(x is not None and not isinstance(x, dict) for x in items):
             return []  # the API server's "must be an object": a type error, KAD156's
@@ -267,6 +292,7 @@ def _missing(val: Val, required: list[str]) -> list[str]:
 
 
 Violation = tuple[tuple, Val, tuple[str, str, str | None]]
+_NAME = "\x00"  # a field's name in `_broken`'s words, put in once one is said
 
 
 def violations(node: Val, checks: dict[str, dict], go_path) -> tuple[list[Violation], list[Violation]]:
@@ -275,22 +301,30 @@ def violations(node: Val, checks: dict[str, dict], go_path) -> tuple[list[Violat
     rules (`x-kubernetes-validations`) apart, second: the API server checks them only where no other error
     blocks them (`cel_blocked`)."""
     out, cel = [], []
-    for path, c in checks.items():
-        for where, val in _at(node, path.split("/") if path else [], ()):
-            if "required" in c and val.kind is MAP:
-                missing = _missing(val, c["required"])
-                if missing:  # at the object that lacks them, as the API server lists each
-                    words = ", ".join(f"{go_path(where + (k,))}: Required value" for k in missing)
-                    out.append((where, val, (KAD157, f"is refused by its CRD: `{words}`", None)))
-            name = go_path(where) or "<nil>"  # the object itself: Go's nil field path
-            for words in _rules(val, c["rules"]) if "rules" in c else ():
-                cel.append((where, val, (KAD157, f"is refused by its CRD: `{name}: {words}`", None)))
-            for words in _broken(name, val, c):
-                out.append((where, val, (KAD157, f"is refused by its CRD: `{name}: {words}`", None)))
-            if "listType" in c and val.kind is SEQ and len(val.v) > 1:
-                for i, words in _duplicates(val, c):
-                    out.append((where + (i,), val.v[i], (KAD157, f"is refused by its CRD: `{name}[{i}]: {words}`",
-                                                         None)))
+    hits: list = []
+    _walk(node, _trie(checks), (), hits)
+    hits.sort(key=lambda h: h[0])  # in checks' order, each check's values in the document's
+    table = list(checks.values())
+    for at, where, val in hits:
+        c = table[at]
+        if "required" in c and val.kind is MAP:
+            missing = _missing(val, c["required"])
+            if missing:  # at the object that lacks them, as the API server lists each
+                words = ", ".join(f"{go_path(where + (k,))}: Required value" for k in missing)
+                out.append((where, val, (KAD157, f"is refused by its CRD: `{words}`", None)))
+        broken = _broken(_NAME, val, c)  # the field's name put in where a value breaks a constraint
+        if not broken and "rules" not in c and "listType" not in c:
+            continue
+        name = go_path(where) or "<nil>"  # the object itself: Go's nil field path
+        for words in _rules(val, c["rules"]) if "rules" in c else ():
+            cel.append((where, val, (KAD157, f"is refused by its CRD: `{name}: {words}`", None)))
+        for words in broken:
+            words = words.replace(_NAME, name)
+            out.append((where, val, (KAD157, f"is refused by its CRD: `{name}: {words}`", None)))
+        if "listType" in c and val.kind is SEQ and len(val.v) > 1:
+            for i, words in _duplicates(val, c):
+                out.append((where + (i,), val.v[i], (KAD157, f"is refused by its CRD: `{name}[{i}]: {words}`",
+                                                     None)))
     out.sort(key=lambda w: (w[1].line, w[1].col))
     return out, sorted(cel, key=lambda w: (w[1].line, w[1].col))
 
