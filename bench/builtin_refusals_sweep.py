@@ -6,8 +6,8 @@ Nothing here asserts. Run: `.venv/bin/python bench/builtin_refusals_sweep.py [-v
 Figures 2026-12-06: 19 agree, 23 differ of 42; since builtinrefusals (manifests/builtinspec.py)
 37 agree, 5 differ; tail 41; refusals (a Job's generated selector) 42 of 42, then 48 of 48 with six more
 (LimitRange rules, a resource name with a bad domain, unknown fields: kubevalidate decodes strictly); refusals2 55 of
-55; refusals3 64 of 64 with nine more (a container without image, a pod without containers, a Pod's image with a
-trailing space, a Job template without restartPolicy, port names, containerPort 0, hostPort): main had 56 of 64)."""
+55; refusals3 65 of 65 with ten more (a container without image or name, a pod without containers, a Pod's image with a
+trailing space, a Job template without restartPolicy, port names, containerPort 0, hostPort): main had 56 of 65)."""
 import copy
 import json
 import subprocess
@@ -108,6 +108,7 @@ CASES = {
  "pod-port-duplicate-name": podc(ports=[{"name": "http", "containerPort": 80}, {"name": "http", "containerPort": 81}]),
  "pod-port-zero": podc(ports=[{"name": "http", "containerPort": 0}]),
  "pod-host-port-out-of-range": podc(ports=[{"containerPort": 80, "hostPort": 70000}]),
+ "pod-container-without-name": pod(containers=[{"image": "busybox"}]),
 }
 QUEUE = """apiVersion: kueue.x-k8s.io/v1beta2
 kind: ResourceFlavor

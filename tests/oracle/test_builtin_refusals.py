@@ -153,6 +153,9 @@ DOMAINS = {
 SUBDOMAIN = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must "
              "start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is "
              "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')")
+LABEL = ("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and "
+         "end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is "
+         "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')")
 # ValidatePodSpec's service account name (IsDNS1123Subdomain; the deprecated `serviceAccount` stands for an unset
 # one), validateContainerPorts' protocol (a written one: unset is TCP), ValidateNode's status quantities
 # (ValidateResourceQuantityValue: an integer resource's whole, capacity's and allocatable's)
@@ -193,6 +196,14 @@ REQUIRED = {
             "      initContainers: [{name: i, image: null}]"),
         tuple(f"spec.template.spec.{c}.image: Required value"
               for c in ("containers[0]", "containers[1]", "initContainers[0]"))),
+    "container-names-required": (  # Required, and "" once among containers (an init container's not kept)
+        pod("container-names-required", "{}", '[{image: x}, {name: "", image: x}, {name: C_1, image: x}, '
+            "{name: C_1, image: x}]\n  initContainers: [{image: y}, {name: i, image: y}, {name: i, image: y}]"),
+        ("spec.containers[0].name: Required value", "spec.containers[1].name: Required value",
+         'spec.containers[1].name: Duplicate value: ""', f'spec.containers[2].name: Invalid value: "C_1": {LABEL}',
+         f'spec.containers[3].name: Invalid value: "C_1": {LABEL}', 'spec.containers[3].name: Duplicate value: "C_1"',
+         "spec.initContainers[0].name: Required value", 'spec.initContainers[0].name: Duplicate value: ""',
+         'spec.initContainers[2].name: Duplicate value: "i"')),
     "pod-image-spaces": (
         pod("pod-image-spaces", "{}", '[{name: c, image: "busybox "}]\n  initContainers: [{name: i, image: " x"}]'),
         ('spec.containers[0].image: Invalid value: "busybox ": must not have leading or trailing whitespace',

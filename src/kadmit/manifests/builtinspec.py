@@ -57,18 +57,18 @@ def pod_spec_refusals(f: Fields, spec: Val | None, path: str) -> None:
     written = f.field(spec, "containers")
     if spec is not None and isinstance(spec.v, dict) and (written is None or written.v in (None, [])):
         _refuse(f, f"{path}.containers: Required value", written or spec, again=True)  # validateContainers
-    # validateContainers, then validateInitContainers: an init container named as a container (or an earlier
-    # init container) is the duplicate, said after the container's own words (validateContainerCommon)
+    # validateContainers, then validateInitContainers: a name required, an RFC 1123 label, once among the containers
+    # ("" too); an init container named as a container (or an earlier init container) is the duplicate, said after
+    # the container's own words (validateContainerCommon)
     seen: set[str] = set()
-    regular = {_text(f.field(c, "name")) for c in f.maps(spec, "containers")}
     spaced: list[tuple[str, Val]] = []
     for key in ("containers", "initContainers"):
-        if key == "initContainers":
-            seen = {n for n in regular if n}
         for i, c in enumerate(f.maps(spec, key)):
             node = f.field(c, "name")
-            name = _text(node)
-            if name and kubenames.dns_label_problem(name) is not None:
+            name = "" if node is None or node.v is None else _text(node)  # None: not a string (its own error)
+            if name == "":
+                _refuse(f, f"{path}.{key}[{i}].name: Required value", node or c, again=True)
+            elif name is not None and kubenames.dns_label_problem(name) is not None:
                 _refuse(f, f'{path}.{key}[{i}].name: Invalid value: "{name}": {LABEL_WORDS}', node)
             image = f.field(c, "image")
             if image is None or image.v in (None, ""):
@@ -76,9 +76,11 @@ def pod_spec_refusals(f: Fields, spec: Val | None, path: str) -> None:
             elif path == "spec" and isinstance(image.v, str) and image.v != image.v.strip():
                 spaced.append((f"{path}.{key}[{i}]", image))
             _port_refusals(f, c, f"{path}.{key}[{i}]")
-            if name and kubenames.dns_label_problem(name) is None:
-                if name in seen:
-                    _refuse(f, f'{path}.{key}[{i}].name: Duplicate value: "{name}"', node)
+            if name is None:
+                continue
+            if name in seen:
+                _refuse(f, f'{path}.{key}[{i}].name: Duplicate value: "{name}"', node or c, again=True)
+            if key == "containers" or name:  # an init container's "" is not kept
                 seen.add(name)
     node = f.field(spec, "restartPolicy")
     policy = _text(node)
