@@ -69,7 +69,7 @@ def check(paths: list[str], *, strict: bool = False, max_file_bytes: int | None 
     with `deep`, and no errors, also run the symbolic analyses (`engine.analysis.deep`) within the
     solver's limits (an analysis they stop is a KAD410 error: exit 3)."""
     loaded = ws.load(list(paths), limits=file_limits(max_file_bytes), texts=[cluster] if cluster else [])
-    _stall(loaded)
+    add_stall(loaded)
     if deep and not loaded.input_error and not loaded.diagnostics.has_errors:
         from kadmit.engine.analysis.deep import deep_check
         from kadmit.engine.solver.z3backend import fresh_context
@@ -81,9 +81,10 @@ def check(paths: list[str], *, strict: bool = False, max_file_bytes: int | None 
                        exit_code(diagnostics, input_error=loaded.input_error, strict=strict))
 
 
-def _stall(loaded: ws.Workspace) -> None:
-    """KAD542, which `admit` and `why` give, for `check` too: the engine's rule (`engine.admission.stalls`), on
-    input the engine would decide, loaded only where a ClusterQueue orders by admission fair sharing."""
+def add_stall(loaded: ws.Workspace) -> None:
+    """KAD542, which `admit` and `why` give, for `check` and the editor (`editor.project`) too: the engine's rule
+    (`engine.admission.stalls`), on input the engine would decide, loaded only where a ClusterQueue orders by
+    admission fair sharing."""
     from kadmit.engine.afs import AdmissionFairSharing
 
     if loaded.input_error or not AdmissionFairSharing(loaded.model).queues \

@@ -97,6 +97,9 @@ class Project:
         if self._snapshot is None:
             self.cache.read = set()
             loaded = ws.load(self.paths, limits=self.limits, overlay=self.overlay, cache=self.cache)
+            from kadmit.api import add_stall
+
+            add_stall(loaded)  # KAD542 as `kadmit check` gives it
             self.cache.keep({name for name, _ in loaded.sources.items()})
             self.version += 1
             self._snapshot = Snapshot(loaded, loaded.diagnostics.sorted(), self.version, set(self.cache.read))
