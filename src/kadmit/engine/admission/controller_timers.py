@@ -3,7 +3,9 @@ again for (ctrl.Result RequeueAfter) and does then. A cycle is a second (the ora
 cycle and fires the controller's timers the clock has passed before the next one:
 tools/kueue-oracle/internal/cluster/requeue.go), so a timer due k seconds after the run's start acts before cycle
 k + 1, if the run gets there. The run does not wait for one: a run that has settled before ends there (as the
-oracle's, which also goes on to the next second after a cycle that tried a head).
+oracle's, which also goes on to the next second after a cycle that tried a head). A run whose heads fail again and
+again (a StrictFIFO head that doesn't fit stays at its queue's head) ends as the oracle's stalls, after as many
+cycles changing nothing as there are ResourceFlavors, plus two (`runs_on`): a timer due by then fires.
 
 - A backoff's end: a pending workload held by a `status.requeueState.requeueAt` to come beside a False `Requeued`
   condition the controller sets True again (`effective.held`, `Workload.backoff_ends`): "Waiting for backoff to
@@ -48,10 +50,22 @@ class ControllerTimers:
         self.timed = any(w.max_exec for w in session.model.workloads)
         self.stamps: dict[str, int] = {}
         self.moved: set[str] = set()
+        # cycles in a row that changed nothing (the last of them `quiet_at`), and how many of them the oracle's run
+        # goes through before it stops as stalled (tools/kueue-oracle/internal/cluster/run.go: still > flavors + 1)
+        self.quiet, self.quiet_at, self.patience = 0, 0, len(session.index.flavors) + 1
 
     def pending_at(self, cycle: int) -> bool:
         """Whether a timer not yet fired is due before `cycle`, the next one."""
         return any(due <= cycle for due in self.due) or any(at <= cycle for at, _ in self._expiries())
+
+    def runs_on(self, cycle: int, tried: bool, retrying: bool) -> bool:
+        """After `cycle`, which changed nothing: whether the run goes on to a timer due before it would stop. It
+        goes on only after a cycle that tried a head, and a cycle whose head moved on to a flavor it had left
+        (`retrying`: its Pending message changed) starts the count again, as the oracle's does."""
+        self.quiet = 0 if retrying else self.quiet + 1 if self.quiet_at == cycle - 1 else 1
+        self.quiet_at = cycle
+        return tried and (self.pending_at(cycle + 1) or (
+            self.quiet <= self.patience and self.pending_at(cycle + 1 + self.patience - self.quiet)))
 
     def fire(self, cycle: int, queues: dict[str, list[Workload]], decisions: dict[str, Decision],
              waits: Callable[..., None], resort: Callable[[str], None]) -> bool:

@@ -500,7 +500,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
         queues = {k: v for k, v in queues.items() if v}
         if not changed and not evicting:
             if any(v != session.version for _, _, _, v, *_ in second.values()) \
-                    or (entries and timers_.pending_at(cycle + 1)):
+                    or timers_.runs_on(cycle, bool(entries), retrying):
                 continue  # a second pass or a workload controller timer to come: Kueue's clock runs on to it
             if retrying and quiet <= bound:  # a head goes on to the flavors it has left
                 quiet += 1
