@@ -173,6 +173,13 @@ CI (and on in the soak) and agreement is counted per feature. The switches:
   (`elastic_tas`, a switch of ALL drawn only here: the old slice's topology assignment kept, only the new pods placed);
   and elastic jobs (`_elastic_jobs`, `elastic_job=pending|running|scaled_up|pod_group`): batch Jobs and pod groups
   annotated `kueue.x-k8s.io/elastic-job`, a running Job's admitted Workload too, its parallelism raised or not
+- `max_exec` (opt-in, OPT_IN): Workloads with `spec.maximumExecutionTimeSeconds`, whose timer the workload
+  controller sets (`_timers_near`): a pending one's a few seconds or an hour (`max_exec=pending`), an admitted
+  one's run out before the run, at its start or during it, or not (`max_exec_left=S`, seconds from the run's
+  clock), with `status.accumulatedPastExecutionTimeSeconds` or not (`past_exec`)
+- `retry_after` (opt-in, OPT_IN): admission checks on more queues and more Workloads' check states Retry, with
+  `requeueAfterSeconds` (`retry_after=S`) from a lastTransitionTime a few seconds before the run's clock or long
+  before (`retry_since=S`), the requeue time the workload controller waits for
 """
 
 from __future__ import annotations
@@ -207,7 +214,7 @@ OPT_IN = frozenset({"second_pass", "pod_states", "shared_hostname", "resource_co
                     "negative_factors", "job_management", "flavor_tolerations", "dra", "tas_resource_config",
                     "dra_resource_config", "tas_resource_groups", "reclaimable", "running_out_of_step",
                     "wl_priority_class", "preemption_gates", "gates_default", "tas_match_fields", "negative_slices",
-                    "tas_balanced", "gates_flipped", "many_workloads", "elastic"})
+                    "tas_balanced", "gates_flipped", "many_workloads", "elastic", "max_exec", "retry_after"})
 # the gates `gates_flipped` sets to their other value: kadmit.manifests.gates.MODELLED but TASBalancedPlacement
 # (KAD263: a Kueue panic), MultiKueue's and DRA's (no generated cluster has a MultiKueue check; DRA's need `dra`)
 FLIPPABLE = ("AdmissionFairSharing", "AdmissionGatedBy", "AssignQueueLabelsForPods", "FairSharingPreemptWithinNominal",
@@ -745,15 +752,57 @@ def _requeue_state(d: _Draw) -> dict:
     return status
 
 
-def _requeue_near(docs: list[dict]) -> None:
-    """`requeue_near`: each requeueAt drawn as seconds from the run's clock made a time: the oracle's
-    fake clock starts a second after the latest creationTimestamp among the input's objects."""
+def _run_clock(docs: list[dict]) -> datetime:
+    """The oracle's fake clock at the run's start: a second after the latest creationTimestamp among the input's
+    objects."""
     made = [x["metadata"]["creationTimestamp"] for x in docs if x.get("metadata", {}).get("creationTimestamp")]
-    now = max(datetime.strptime(t, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC) for t in made) + timedelta(seconds=1)
+    return max(datetime.strptime(t, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC) for t in made) + timedelta(seconds=1)
+
+
+def _requeue_near(docs: list[dict]) -> None:
+    """`requeue_near`: each requeueAt drawn as seconds from the run's clock made a time."""
+    now = _run_clock(docs)
     for x in docs:
         state = x.get("status", {}).get("requeueState", {}) if x.get("kind") == "Workload" else {}
         if isinstance(state.get("requeueAt"), int):
             state["requeueAt"] = _stamp(now + timedelta(seconds=state["requeueAt"]))
+
+
+def _max_exec(d: _Draw, wl: dict, state: str) -> None:
+    """`max_exec`: a Workload's maximumExecutionTimeSeconds; an admitted one's drawn as the seconds left at the run's
+    clock (made a number by `_timers_near`, once every time is known), with past execution time or not."""
+    if state == "pending":
+        wl["spec"]["maximumExecutionTimeSeconds"] = d.pick([1, 2, 5, 3600])
+        d.features.add("max_exec=pending")
+        return
+    wl["spec"]["maximumExecutionTimeSeconds"] = {"left": d.pick([-60, -1, 0, 1, 2, 5, 3600], "max_exec_left")}
+    if d.int(0, 2) == 0:
+        wl["status"]["accumulatedPastExecutionTimeSeconds"] = d.pick([0, 30, 600])
+        d.features.add("past_exec")
+
+
+def _timers_near(docs: list[dict]) -> None:
+    """`max_exec` and `retry_after`: the times drawn from the run's clock made numbers and times. Kueue's timer of an
+    Admitted workload ends at the Admitted condition's time plus the maximum less the past execution time; a Retry
+    check's requeue at its lastTransitionTime plus requeueAfterSeconds."""
+    drawn = [x for x in docs if x.get("kind") == "Workload"
+             and (isinstance(x["spec"].get("maximumExecutionTimeSeconds"), dict)
+                  or any(isinstance(c.get("lastTransitionTime"), int)
+                         for c in x.get("status", {}).get("admissionChecks", [])))]
+    if not drawn:
+        return
+    now = _run_clock(docs)
+    for wl in drawn:
+        status = wl.get("status", {})
+        for c in status.get("admissionChecks", []):
+            if isinstance(c.get("lastTransitionTime"), int):
+                c["lastTransitionTime"] = _stamp(now + timedelta(seconds=c["lastTransitionTime"]))
+        if isinstance(left := wl["spec"].get("maximumExecutionTimeSeconds"), dict):
+            since = next(c["lastTransitionTime"] for c in status["conditions"] if c["type"] == "QuotaReserved")
+            since = next((c["lastTransitionTime"] for c in status["conditions"] if c["type"] == "Admitted"), since)
+            ran = int((now - datetime.strptime(since, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)).total_seconds())
+            wl["spec"]["maximumExecutionTimeSeconds"] = max(
+                1, ran + status.get("accumulatedPastExecutionTimeSeconds", 0) + left["left"])
 
 
 def _tas_request(d: _Draw) -> dict | None:
@@ -1340,7 +1389,7 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
                 ps["minCount"] = d.int(1, ps["count"] - 1)
         _workload_more(d, wl)
         docs.append(wl)
-    if d.on("admission_checks", 1 if sp else 0.3):
+    if d.on("admission_checks", 1 if sp or "retry_after" in d.allowed else 0.3):
         _admission_checks(d, docs, tas)
     if "overhead" in d.features:
         docs.insert(0, {"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "metadata": {"name": "kata"},
@@ -1351,6 +1400,7 @@ def clusters(draw, allowed: frozenset[str] = ALL) -> Cluster:
         _elastic(d, docs)
     if "requeue_near" in d.features:
         _requeue_near(docs)
+    _timers_near(docs)
     if "wl_priority_class" in d.features and not any(doc["kind"] == "WorkloadPriorityClass" for doc in docs):
         docs.append({"apiVersion": API, "kind": "WorkloadPriorityClass", "metadata": {"name": "wpc-high"}, "value": 100})
         docs.append({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "pc-mid"},
@@ -1388,6 +1438,8 @@ def _workload_more(d: _Draw, wl: dict) -> None:
             wl["spec"].pop("priority", None)
         else:
             wl["spec"]["priority"] = d.pick([0, 10, 100, 1000])
+    if d.on("max_exec", 0.4):
+        _max_exec(d, wl, state)
     if d.on("preemption_gates", 0.3):
         wl["spec"]["preemptionGates"] = [{"name": "example.com/gate"}]
         gate = d.pick(["Closed", "Open", "absent"], "preemption_gate")
@@ -1903,11 +1955,16 @@ def _admission_checks(d: _Draw, docs: list[dict], tas: bool) -> None:
         holding = "admission" in wl.get("status", {})
         states = [{"name": c, "state": "Ready" if sp and holding else
                    d.pick(["Pending", *["Ready"] * 9] if sp else
-                          ["Pending", "Ready", "Ready", "Retry", "Rejected"], "check_state"),
+                          ["Pending", "Ready", "Ready", "Retry", "Rejected"]
+                          + (["Retry"] * 3 if "retry_after" in d.allowed else []), "check_state"),
                    "message": "by its controller", "lastTransitionTime": _stamp(START + timedelta(minutes=30))}
                   for c in checks if (sp and holding) or d.int(0, 3)]
         if not states:
             continue
+        for s in states:
+            if s["state"] == "Retry" and d.on("retry_after", 0.7):  # (opt-in: draws nothing unless allowed)
+                s["requeueAfterSeconds"] = d.pick([1, 3, 60], "retry_after")
+                s["lastTransitionTime"] = d.pick([-3600, -2, 0], "retry_since")  # (`_timers_near` makes it a time)
         status = wl.setdefault("status", {})
         status["admissionChecks"] = states
         if any(s["state"] != "Ready" for s in states) or len(states) < len(checks):
