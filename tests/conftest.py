@@ -107,9 +107,11 @@ def _heap_returned():
         _TRIM(0)
 
 
-# a file that reads the answers another file's tests had decided (tests/oracle/differential.answered): sent to the
+# a file that reads the answers another file's tests had decided (tests/oracle/differential: `answered`, and
+# each_selected's paths decided before with as many runs): sent to the
 # same worker, in the same unit of work, which runs it after that file (the order of collection)
-AFTER = {"tests/oracle/test_reference.py": "tests/oracle/test_admit.py"}
+AFTER = {"tests/oracle/test_reference.py": "tests/oracle/test_admit.py",
+         "tests/oracle/test_pending_messages.py": "tests/oracle/test_admit.py"}
 
 
 PER_TEST = 0.31  # seconds a test, in tests/durations.txt's run, beside its 80 slowest (2 x 1236 s, 1288 s in those 80, 3,886 tests)

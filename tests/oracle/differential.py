@@ -63,15 +63,20 @@ def each_selected(binary: str, request, asks) -> dict:
             wanted.setdefault(runs, {}).setdefault(str(path), []).append(key)
     out = {}
     for runs, keys in sorted(wanted.items()):
-        for path, answer in oracle_each(binary, list(keys), runs=runs).items():
+        # a path decided with as many runs by an earlier module's each_selected in this process is not decided again
+        asked = [path for path in keys if (path, runs) not in _BY_PATH]
+        if asked:
+            _BY_PATH.update({(path, runs): answer for path, answer in oracle_each(binary, asked, runs=runs).items()})
+        for path in keys:
             for key in keys[path]:
-                out[key] = _ANSWERED[request.module.__name__, key] = answer
+                out[key] = _ANSWERED[request.module.__name__, key] = _BY_PATH[path, runs]
     return out
 
 
 # What each_selected answered in this process, by (the asking module's name, key): a test of another module reads
 # them (`answered`) rather than having the same inputs decided again
 _ANSWERED: dict[tuple[str, object], dict] = {}
+_BY_PATH: dict[tuple[str, int], dict] = {}  # ... and by (path, runs)
 
 
 def answered(module: str, key) -> dict | None:
