@@ -204,6 +204,18 @@ REQUIRED = {
          f'spec.containers[3].name: Invalid value: "C_1": {LABEL}', 'spec.containers[3].name: Duplicate value: "C_1"',
          "spec.initContainers[0].name: Required value", 'spec.initContainers[0].name: Duplicate value: ""',
          'spec.initContainers[2].name: Duplicate value: "i"')),
+    # no pod spec at all (absent, or null): validateContainers' words, then a Job's restartPolicy (unset: Always)
+    "pod-without-spec": ("apiVersion: v1\nkind: Pod\nmetadata: {name: pod-without-spec, namespace: team}\n",
+                         "spec.containers: Required value"),
+    "job-template-without-spec": (
+        "apiVersion: batch/v1\nkind: Job\nmetadata: {name: job-template-without-spec, namespace: team}\n"
+        "spec:\n  template:\n    spec: null\n",
+        ("spec.template.spec.containers: Required value",
+         'spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", "Never"')),
+    "deployment-template-without-spec": (
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: deployment-template-without-spec, namespace: team}\n"
+        "spec:\n  selector: {matchLabels: {a: b}}\n  template:\n    metadata: {labels: {a: b}}\n",
+        "spec.template.spec.containers: Required value"),
     "pod-image-spaces": (
         pod("pod-image-spaces", "{}", '[{name: c, image: "busybox "}]\n  initContainers: [{name: i, image: " x"}]'),
         ('spec.containers[0].image: Invalid value: "busybox ": must not have leading or trailing whitespace',

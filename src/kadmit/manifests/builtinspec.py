@@ -47,6 +47,18 @@ def _int(node: Val | None) -> int | None:
     return node.v if node is not None and isinstance(node.v, int) and not isinstance(node.v, bool) else None
 
 
+def no_pod_spec(f: Fields, holder: Val | None, path: str) -> Val | None:
+    """Where `holder` (a Pod, or a built-in object's pod template) has no pod spec (absent or null), the node
+    refused (the null `spec`, else `holder`) with ValidatePodSpec's `{path}.containers: Required value` (`path`: the
+    spec's field path; validateContainers; kubevalidate: a Pod without `spec`, a Job's or a Deployment's template
+    without one): the object is refused alone, as for containers: []. None where it has one."""
+    if holder is None or not isinstance(holder.v, dict) or f.field(holder, "spec") is not None:
+        return None
+    at = holder.v.get("spec") or holder
+    _refuse(f, f"{path}.containers: Required value", at)
+    return at
+
+
 def pod_spec_refusals(f: Fields, spec: Val | None, path: str) -> None:
     """ValidatePodSpec's words for the fields below, of a pod spec at field path `path` (`spec`, a Pod's own, or a
     built-in template's): the containers (required), the containers' and init containers' names (an RFC 1123 label,
@@ -187,8 +199,12 @@ def job_refusals(f: Fields, spec: Val | None, template_spec: Val | None, restart
         if action is not None and action not in POD_FAILURE_ACTIONS:
             _refuse(f, f'spec.podFailurePolicy.rules[{i}].action: Unsupported value: "{action}": supported values: '
                        + ", ".join(f'"{a}"' for a in POD_FAILURE_ACTIONS), at)
+    at = no_pod_spec(f, f.map(spec, "template"), "spec.template.spec") if template_spec is None else None
+    if at is not None:  # the server's words in its order: the containers, then the restartPolicy (unset: Always)
+        for words in restart_refusals(f, None, "spec.template.spec", "Job", spec, restart):
+            _refuse(f, words, at, again=True)
     if template_spec is None or not isinstance(template_spec.v, dict):
-        return  # no pod spec: refused as such (required)
+        return  # no template: KAD155 (required)
     node = f.field(template_spec, "restartPolicy")
     policy = _text(node) or ""
     if policy and policy not in ("Always", "OnFailure", "Never"):  # ValidatePodSpec's words first (again)

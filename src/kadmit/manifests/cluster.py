@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kadmit.manifests.builtinspec import (limit_range_refusals, node_status_refusals, pod_spec_refusals,
+from kadmit.manifests.builtinspec import (limit_range_refusals, no_pod_spec, node_status_refusals, pod_spec_refusals,
                                           runtime_class_refusals)
 from kadmit.manifests.codes import KAD182
 from kadmit.manifests.fields import Fields, Meta
@@ -61,7 +61,8 @@ def node(f: Fields, o: Meta) -> Node:
 
 
 def pod(f: Fields, o: Meta) -> Pod:
-    spec = f.map(o.node, "spec", required=True, what=f"pod `{o.name}`")
+    # a Pod without spec is refused alone (`spec.containers: Required value`), as one without containers
+    spec = None if no_pod_spec(f, o.node, "spec") is not None else f.map(o.node, "spec")
     status = f.map(o.node, "status")
     # the API server validates every Pod, whoever owns it: one it refuses holds no node (refused alone, `scope`)
     pod_spec_refusals(f, spec, "spec")

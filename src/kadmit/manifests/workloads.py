@@ -16,7 +16,7 @@ from kadmit.manifests.dra import pod_claim_templates
 from kadmit.manifests.podsettopology import topology_request
 from kadmit.manifests.schema import coverage
 from kadmit.manifests.schema.constraints import value_refusals
-from kadmit.manifests.builtinspec import pod_spec_refusals
+from kadmit.manifests.builtinspec import no_pod_spec, pod_spec_refusals
 from kadmit.manifests.podspec import (KEPT, node_field_refusals, pod_affinity_refusals, pod_requests, required_node_affinity,
                                       template_refusals, tolerations)
 from kadmit.manifests.reclaim import after_reclaim, booked, status_reclaimable
@@ -135,7 +135,10 @@ def template_pod_set(f: Fields, name: str, count: int, min_count: int | None, te
     meta = f.map(template, "metadata")
     # the API server requires a pod spec (its containers) only where it validates it (`api`); a custom
     # resource's embedded template may leave it out or null (the server stores `{}`): no containers
-    spec = f.map(template, "spec", required=api is not None, what=f"the template of pod set `{name}`")
+    # (`builtinspec.no_pod_spec`: `{api}.containers: Required value`; a Pod's own spec, `cluster.pod`)
+    if api not in (None, "spec"):
+        no_pod_spec(f, template, api)
+    spec = f.map(template, "spec")
     reqs = pod_requests(f, spec, pod=pod, api=api)
     if api is not None:  # a custom resource's embedded template (a Workload's, a RayCluster's) is not validated
         kubenames.check_labels(f, f.field(spec, "nodeSelector"), "node selector label")
