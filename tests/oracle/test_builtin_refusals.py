@@ -212,6 +212,14 @@ REQUIRED = {
         "spec:\n  template:\n    spec: null\n",
         ("spec.template.spec.containers: Required value",
          'spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", "Never"')),
+    "job-without-template": (
+        "apiVersion: batch/v1\nkind: Job\nmetadata: {name: job-without-template, namespace: team}\nspec: {}\n",
+        ("spec.template.spec.containers: Required value",
+         'spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", "Never"')),
+    "job-without-spec": (
+        "apiVersion: batch/v1\nkind: Job\nmetadata: {name: job-without-spec, namespace: team}\n",
+        ("spec.template.spec.containers: Required value",
+         'spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", "Never"')),
     "deployment-template-without-spec": (
         "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: deployment-template-without-spec, namespace: team}\n"
         "spec:\n  selector: {matchLabels: {a: b}}\n  template:\n    metadata: {labels: {a: b}}\n",

@@ -174,13 +174,15 @@ def port_name_words(name: str) -> list[str]:
     return words
 
 
-def job_refusals(f: Fields, spec: Val | None, template_spec: Val | None, restart: str = WRITTEN) -> None:
+def job_refusals(f: Fields, spec: Val | None, template_spec: Val | None, restart: str = WRITTEN,
+                 job: Val | None = None) -> None:
     """validateJobSpec's words for a built-in Job's scalar fields (`job_spec_refusals`, an unset `completionMode`
     NonIndexed as SetDefaults_Job makes it), a `successPolicy` without Indexed completion, a podFailurePolicy
     rule's action outside the four, then its template's restartPolicy `Always` or unset (SetDefaults_PodSpec makes it
     Always), `OnFailure` with a podFailurePolicy (validateJobPodTemplateSpec, `podspec.restart_refusals`), or
     another value outside OnFailure and Never (said twice, ValidatePodSpec's words too). `restart` KEPT: a Job
-    JobSet's controller makes, whose unset restartPolicy JobSet's webhook made OnFailure (`podspec.restart_refusals`)."""
+    JobSet's controller makes, whose unset restartPolicy JobSet's webhook made OnFailure (`podspec.restart_refusals`).
+    No pod spec (nor template, nor spec: at the null field, else the Job `job`): the containers required first."""
     for words in job_spec_refusals(f, spec, default_mode=NON_INDEXED):
         # at the field refused, or where it is required, the field the words name (maxFailedIndexes, ...)
         key = words.split(":", 1)[0].removeprefix("spec.")
@@ -199,12 +201,18 @@ def job_refusals(f: Fields, spec: Val | None, template_spec: Val | None, restart
         if action is not None and action not in POD_FAILURE_ACTIONS:
             _refuse(f, f'spec.podFailurePolicy.rules[{i}].action: Unsupported value: "{action}": supported values: '
                        + ", ".join(f'"{a}"' for a in POD_FAILURE_ACTIONS), at)
-    at = no_pod_spec(f, f.map(spec, "template"), "spec.template.spec") if template_spec is None else None
+    template = f.field(spec, "template")
+    at = None
+    if template is not None and template_spec is None:
+        at = no_pod_spec(f, template, "spec.template.spec")
+    elif template is None and (spec is None or isinstance(spec.v, dict)) and job is not None:
+        at = (spec.v.get("template") if spec is not None else job.v.get("spec")) or spec or job
+        _refuse(f, "spec.template.spec.containers: Required value", at)
     if at is not None:  # the server's words in its order: the containers, then the restartPolicy (unset: Always)
         for words in restart_refusals(f, None, "spec.template.spec", "Job", spec, restart):
             _refuse(f, words, at, again=True)
     if template_spec is None or not isinstance(template_spec.v, dict):
-        return  # no template: KAD155 (required)
+        return
     node = f.field(template_spec, "restartPolicy")
     policy = _text(node) or ""
     if policy and policy not in ("Always", "OnFailure", "Never"):  # ValidatePodSpec's words first (again)

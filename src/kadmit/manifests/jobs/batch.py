@@ -27,9 +27,9 @@ def pods_count(f: Fields, spec) -> int:
 def job(f: Fields, o: Meta, restart: str = WRITTEN) -> Job:
     """A batch Job; `restart` KEPT for one JobSet's controller makes of a replicated job's template, whose unset
     restartPolicy JobSet's webhook made OnFailure (`builtinspec.job_refusals`)."""
-    spec = f.map(o.node, "spec", required=True, what=f"Job `{o.name}`")
-    template = f.map(spec, "template", required=True, what=f"the spec of Job `{o.name}`")
-    job_refusals(f, spec, f.map(template, "spec"), restart)
+    spec = f.map(o.node, "spec")  # none, or no template: refused alone (`builtinspec.job_refusals`)
+    template = f.map(spec, "template")
+    job_refusals(f, spec, f.map(template, "spec"), restart, job=o.node)
     uid = f.field(o.metadata, "uid")
     job_selector_refusals(f, o.name, uid.v if uid is not None and isinstance(uid.v, str) else None, spec, template)
     labels, _ = f.str_map(f.map(template, "metadata"), "labels")
