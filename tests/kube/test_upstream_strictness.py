@@ -43,10 +43,20 @@ def _workloads(path: Path, name: str) -> list[dict]:
             if isinstance(d, dict) and d.get("kind") == "Workload" and d["metadata"]["name"] == name]
 
 
-@pytest.mark.parametrize("case, name", [(KEP3258, "ml-training-job"), (KEP2941, "job-job0-6f46e")],
+# KEP 3258's example status writes `requeueAfterSeconds: 50400 // in 14h`, a string the status schema refuses: the
+# server drops a status on create, but refuses it on a status write, so no cluster holds it as written (the oracle
+# skips it too: 'unrecognized type: int32'); kadmit leaves it out for that first, still warning it has no queue
+NEVER_QUEUED = "it is never admitted: it has no `spec.queueName`"
+STATUS_REFUSED = ("not decided: an error in the input, in this object: the API server refuses a write of its status, "
+                  "so no cluster holds it as written: `status.admissionChecks[0].requeueAfterSeconds` should be an "
+                  "integer, found a string")
+
+
+@pytest.mark.parametrize("case, name, reason", [(KEP3258, "ml-training-job", STATUS_REFUSED),
+                                                (KEP2941, "job-job0-6f46e", NEVER_QUEUED)],
                          ids=["kep3258", "kep2941"])
 def test_a_workload_without_spec_is_stored_and_never_admitted(kube_apiserver: KubeAPIServer, case: Path,
-                                                              name: str) -> None:
+                                                              name: str, reason: str) -> None:
     [workload] = _workloads(case, name)
     assert "spec" not in workload
     namespace = workload["metadata"]["namespace"]
@@ -58,8 +68,7 @@ def test_a_workload_without_spec_is_stored_and_never_admitted(kube_apiserver: Ku
     code, answer, err = _admit(case)
     assert code in (0, 1) and "error[KAD155]" not in err, err
     [skipped] = [s for s in answer["skipped"] if s["name"] == name]
-    assert skipped["kind"] == "Workload" and skipped["reason"].startswith("it is never admitted: it has no "
-                                                                          "`spec.queueName`")
+    assert skipped["kind"] == "Workload" and skipped["reason"].startswith(reason)
     assert "warning[KAD164]" in err
 
 

@@ -327,6 +327,9 @@ class _Reader:
             self.broken(*broken)
             raise
         except NotRead as e:
+            if group == KUEUE and (f.collected or misnamed):  # the API server refuses it first (a status its CRD
+                self.broken(*broken)  # refuses, a bad label), whatever Kueue would make of it: refused alone (`scope`)
+                return
             if e.args:  # the reader said why (and reported it)
                 self.record(node, api_version, kind, str(e.args[0]))
             else:
