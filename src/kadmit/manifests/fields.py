@@ -346,29 +346,34 @@ class Fields:
         v = self.field(m, key)
         if v is None:
             return None
-        if v.kind == TIME:
-            value = v.v
-        elif v.kind == STR:  # a metav1.Time: Go's time.Parse(time.RFC3339, …)
-            value = None
-            if _RFC3339.fullmatch(v.v):
-                try:
-                    value = datetime.fromisoformat(v.v)
-                except ValueError:
-                    pass
-            elif _DATE.fullmatch(v.v):
-                return self._bad(self._report(KAD163, f"`{key}` is a date without a time", v,
-                                              help="write it like `2026-11-20T08:00:00Z`"), None)
-            if value is None:
-                return self._bad(self._report(KAD163, f"`{key}` is not an RFC 3339 timestamp: `{v.v[:40]}`", v,
-                                              help="write it like `2026-11-20T08:00:00Z`"), None)
-        else:
-            return self._bad(self.wrong_type(v, key, "a timestamp"), None)
-        if not isinstance(value, datetime):
+        if (value := _time(v)) is not None:
+            return value
+        if v.kind == STR and _DATE.fullmatch(v.v) or v.kind == TIME:
             return self._bad(self._report(KAD163, f"`{key}` is a date without a time", v,
                                           help="write it like `2026-11-20T08:00:00Z`"), None)
-        if value.tzinfo is None:
-            value = value.replace(tzinfo=timezone.utc)
-        return value.astimezone(timezone.utc)
+        if v.kind == STR:
+            return self._bad(self._report(KAD163, f"`{key}` is not an RFC 3339 timestamp: `{v.v[:40]}`", v,
+                                          help="write it like `2026-11-20T08:00:00Z`"), None)
+        return self._bad(self.wrong_type(v, key, "a timestamp"), None)
+
+
+def _time(v: Val) -> datetime | None:
+    """A metav1.Time's value in UTC (Go's time.Parse(time.RFC3339, …)), or None where it is not one."""
+    value = v.v if v.kind == TIME else None
+    if v.kind == STR and _RFC3339.fullmatch(v.v):
+        try:
+            value = datetime.fromisoformat(v.v)
+        except ValueError:
+            return None
+    if not isinstance(value, datetime):
+        return None
+    return (value if value.tzinfo is not None else value.replace(tzinfo=timezone.utc)).astimezone(timezone.utc)
+
+
+def created_at(metadata: Val | None) -> datetime | None:
+    """An object's `metadata.creationTimestamp` where it is a valid one, reporting nothing (its reader does)."""
+    v = metadata.v.get("creationTimestamp") if metadata is not None and metadata.kind == MAP else None
+    return _time(v) if v is not None else None
 
 
 class Meta:

@@ -14,7 +14,7 @@ from kadmit.manifests import (admission, checks, cluster, config, dra, gangs, jo
                               served, unread, workloads)
 from kadmit.manifests.jobs import external, pods
 from kadmit.manifests.codes import KAD020, KAD154, KAD157, KAD160, KAD171
-from kadmit.manifests.fields import Fields, Invalid, Meta, NotRead
+from kadmit.manifests.fields import Fields, Invalid, Meta, NotRead, created_at
 from kadmit.manifests.schema import coverage
 from kadmit.manifests.yamltree import DESCRIBE, MAP, NULL, SEQ, STR, Val, parse_documents
 from kadmit.model import SKIPPED_NAMED, Fragment, ObjectRef, Skipped, UnreadKind
@@ -359,6 +359,9 @@ class _Reader:
             getattr(self.fragment, "manager_flags" if isinstance(one, ManagerFlag) else spec.target).append(one)
         if job is not None:
             self.fragment.jobs.append(job)
+        if (at := created_at(metadata)) is not None:  # the run's clock starts after the latest (`effective.run_start`)
+            latest = self.fragment.latest_created
+            latest[:] = [max([at, *latest])]
 
     def broken(self, api_version: str, kind: str, name: str, namespace: str | None, node: Val) -> None:
         """An object dropped for its errors: kept by name, so references to it resolve. A dropped
