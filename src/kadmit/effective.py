@@ -205,9 +205,9 @@ REQUEUED_AGAIN = frozenset({"Deactivated", "PodsReadyTimeout", "AdmissionCheck",
 
 def run_start(model: Model) -> datetime:
     """"Now" for the input's timers: a second after the latest creationTimestamp of the input's objects read (its
-    workloads' and the reader's `Model.latest_created`: a Job with no Workload, a LocalQueue), where the oracle's clock
+    workloads' and `Model.creation_times`: a Job with no Workload, a LocalQueue), where the oracle's clock
     starts (kueue-oracle admit.go `startOf`: every object it holds and every job)."""
-    return max((*(wl.created for wl in model.workloads), *model.latest_created)) + timedelta(seconds=1)
+    return max((*(wl.created for wl in model.workloads), *model.creation_times)) + timedelta(seconds=1)
 
 
 def held(model: Model) -> Model:

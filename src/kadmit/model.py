@@ -530,7 +530,7 @@ class Model(Obj):
     admission_checks: tuple[AdmissionCheck, ...] = ()  # Kueue AdmissionChecks (kadmit.modelchecks)
     check_configs: tuple[CheckConfig, ...] = ()  # what the built-in check controllers read
     broken: tuple[ObjectRef, ...] = ()  # defined, but with errors: referable, never decided on
-    latest_created: tuple[datetime, ...] = ()  # per file, its read objects' latest creationTimestamp (the run's clock)
+    creation_times: tuple[datetime, ...] = ()  # of the objects read: the run's clock starts after the latest
 
     @property
     def config(self) -> SchedulerConfig | None:
@@ -569,7 +569,7 @@ class Fragment(BaseModel):
     admission_checks: list[AdmissionCheck] = []
     check_configs: list[CheckConfig] = []
     broken: list[ObjectRef] = []
-    latest_created: list[datetime] = []
+    creation_times: list[datetime] = []
 
 
 def merge(fragments: list[Fragment]) -> Model:

@@ -360,8 +360,7 @@ class _Reader:
         if job is not None:
             self.fragment.jobs.append(job)
         if (at := created_at(metadata)) is not None:  # the run's clock starts after the latest (`effective.run_start`)
-            latest = self.fragment.latest_created
-            latest[:] = [max([at, *latest])]
+            self.fragment.creation_times.append(at)
 
     def broken(self, api_version: str, kind: str, name: str, namespace: str | None, node: Val) -> None:
         """An object dropped for its errors: kept by name, so references to it resolve. A dropped
