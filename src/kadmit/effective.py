@@ -276,7 +276,8 @@ FAILED_CHECKS = "The workload has failed admission checks"  # the scheduler's no
 def checked(model: Model) -> Model:
     """The state once Kueue's workload controller has acted on the admission checks of workloads
     holding quota (reconcileCheckBasedEviction): one with a Rejected check is deactivated (its quota
-    given back, `spec.active` false: queued nowhere, never admitted again); else one with a Retry check is evicted, gives its quota back
+    given back, `spec.active` false: queued nowhere, never admitted again); else one with a Retry check is evicted (once the
+    latest retry time of its checks has passed: until then it keeps its quota, `retry_ends`), gives its quota back
     and is queued again with its checks Pending, ordered by its eviction (workload.GetQueueOrderTimestamp: Kueue evicts it
     now, after every workload of the input was created; kadmit orders by `created`). The model
     itself when no check failed. A pending workload with a failed check its queue keeps is never
@@ -303,11 +304,23 @@ def checked(model: Model) -> Model:
                     DEACTIVATED + ", ".join(rejected) + ", were rejected")})
                 changed = True
             elif any(s.state == "Retry" for s in wl.check_states):
-                wl = requeued(wl, {"evicted": True, "created": now, "check_states": tuple(
-                    s.model_copy(update={"state": "Pending"}) for s in wl.check_states)})  # resetChecksOnEviction
+                if (ends := retry_ends(wl, now)) > 0:  # evicted during the run (controller_timers)
+                    wl = wl.model_copy(update={"retry_ends": math.ceil(ends)})
+                else:
+                    wl = requeued(wl, {"evicted": True, "created": now, "check_states": tuple(
+                        s.model_copy(update={"state": "Pending"}) for s in wl.check_states)})  # resetChecksOnEviction
                 changed = True
         out.append(wl)
     return model.model_copy(update={"workloads": tuple(out)}) if changed else model
+
+
+def retry_ends(wl, now: datetime) -> float:
+    """The seconds from `now` until the latest retry time of a workload's Retry checks (workload.GetMaxRetryTime):
+    Kueue's workload controller sets its requeueAt then (NeedsRequeueAtUpdate) and, "Waiting for backoff to
+    finish", keeps it holding quota until that passes before reconcileCheckBasedEviction evicts it (controller_timers
+    evicts it then, should the run go on so long); 0 or less: none to come, evicted at once."""
+    times = [s.retry_at for s in wl.check_states if s.retry_at is not None]
+    return (max(times) - now).total_seconds() if times else 0
 
 
 EXPIRED = "The workload is deactivated due to exceeding the maximum execution time"  # Kueue's Evict message

@@ -385,6 +385,9 @@ class Workload(Obj):
     past_exec: int = 0
     # a holder whose maximum execution time runs out during the run: the seconds from the run's start until then
     exec_ends: int = 0
+    # a holder a Retry check keeps until its retry time, during the run: the seconds from the run's start until then,
+    # when Kueue's workload controller evicts it (`effective.checked`, controller_timers)
+    retry_ends: int = 0
     # an `Evicted` condition (status True) whose reason Kueue may queue the workload by (AdmissionCheck,
     # PodsReadyTimeout: GetQueueOrderTimestamp), and its lastTransitionTime; "" and None otherwise
     evicted_reason: str = ""

@@ -14,6 +14,7 @@ is Active only if its status says so (no status: not Active, as Kueue's cache re
 # annotations are evaluated as written (no `from __future__ import annotations`): pydantic reads
 # them when it builds the classes at import, and strings would be compiled and evaluated first
 
+from datetime import datetime
 from typing import Literal
 
 from kadmit.modelbase import Obj
@@ -88,6 +89,8 @@ class CheckState(Obj):
 
     name: str
     state: CheckStateName = "Pending"
+    # a Retry state's lastTransitionTime + requeueAfterSeconds (workload.GetMaxRetryTime), None without either
+    retry_at: datetime | None = None
 
 
 def active_reason(active: bool) -> str:

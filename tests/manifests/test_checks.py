@@ -6,6 +6,7 @@ tests/oracle/features/admission-check*.yaml."""
 from __future__ import annotations
 
 import textwrap
+from datetime import datetime, timezone
 
 from kadmit.diagnostics import Diagnostics
 from kadmit.manifests import read_manifest_text
@@ -184,11 +185,11 @@ def test_check_warns_where_kueue_keeps_a_queue_inactive_for_its_checks():
     assert missing.span.line == case.read_text().splitlines().index("    admissionChecks: [{name: nowhere}]") + 1
 
 
-def test_run_time_check_settings_are_reported_as_not_modelled():
-    """A Retry check's `requeueAfterSeconds` on a workload holding quota (Kueue queues it again only
-    once that long has passed: run time) is KAD161; a pending workload's Retry backoff changes nothing
-    (it is never tried: "The workload has failed admission checks"). A pod set's
-    `delayedTopologyRequest: Pending` is read (`delayed`: its second pass is modelled), not KAD161."""
+def test_run_time_check_settings_are_read():
+    """A Retry check's `requeueAfterSeconds` is read as its retry time, from its lastTransitionTime
+    (`retry_at`: Kueue keeps a workload holding quota until then, a controller timer), not KAD161; none
+    without requeueAfterSeconds or on another state. A pod set's `delayedTopologyRequest: Pending` is
+    read (`delayed`: its second pass is modelled), not KAD161."""
     held = """\
         apiVersion: kueue.x-k8s.io/v1beta2
         kind: Workload
@@ -207,9 +208,12 @@ def test_run_time_check_settings_are_reported_as_not_modelled():
           - {name: b, state: Retry, message: again, lastTransitionTime: "2026-01-01T00:00:00Z", requeueAfterSeconds: 30}
         """
     frag, diags = read(held)
-    said = sorted(d.message.split("`")[1] for d in diags.items if d.code == "KAD161")
-    assert said == ["requeueAfterSeconds: 30"]
-    assert frag.workloads[0].check_states == (CheckState(name="b", state="Retry"),)
+    assert not [d for d in diags.items if d.code == "KAD161"]
+    assert frag.workloads[0].check_states == (
+        CheckState(name="b", state="Retry", retry_at=datetime(2026, 1, 1, 0, 0, 30, tzinfo=timezone.utc)),)
+    for other, to in ((", requeueAfterSeconds: 30", ""), ("state: Retry", "state: Pending")):
+        changed, _ = read(held.replace(other, to))
+        assert changed.workloads[0].check_states[0].retry_at is None
     assert [ps.delayed for ps in frag.workloads[0].admission.pod_sets] == [True]
     pending = held.replace("""          admission:
             clusterQueue: cq

@@ -48,9 +48,11 @@ def _outside_scope(model, diagnostics) -> str | None:
         # Kueue's flavor search stops at a required node affinity it cannot parse (modelscheduling.flavor_affinity,
         # mexpr): the reference's flavor check reads each requirement as a label match
         return "node affinity Kueue cannot parse"
-    if any(w.backoff_ends or w.exec_ends or (w.max_exec and w.admission is None) for w in effective(model).workloads):
+    if any(w.backoff_ends or w.exec_ends or w.retry_ends or (w.max_exec and w.admission is None)
+           for w in effective(model).workloads):
         # the workload controller's timers that fire as the run's clock passes them (a backoff's end, a maximum
-        # execution time: engine/admission/controller_timers.py); the reference replays no clock
+        # execution time, a Retry check's retry time: engine/admission/controller_timers.py); the reference
+        # replays no clock
         return "the workload controller's timers during the run"
     if any(not w.pod_sets for w in model.workloads):
         # a v1beta2 Workload without pod sets (ff452c3): Kueue and the engine keep it queued, never admitted,

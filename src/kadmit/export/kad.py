@@ -334,6 +334,9 @@ def workload(out: Out, ix: ModelIndex, wl: Workload) -> str:
         body += out.lack("workloads", f"`{wl.key}`'s Requeued condition and requeueAt", wl.span, [
             f"Requeued: False ({wl.requeued_false})" if wl.requeued_false else "Requeued: not False",
             f"requeueAt: {timestamp(wl.requeue_at)}" if wl.requeue_at is not None else "requeueAt: none"])
+    if wl.admission is not None and (retry := [c for c in wl.check_states if c.retry_at is not None]):
+        body += out.lack("workloads", f"`{wl.key}`'s retry time (requeueAfterSeconds), which it holds quota until", wl.span,
+                         [f"{c.name}: Retry until {timestamp(c.retry_at)} (effective.checked)" for c in retry])
     if wl.max_exec:  # Kueue deactivates it once Admitted that long (effective.expired)
         body += out.lack("workloads", f"`{wl.key}`'s maximum execution time", wl.span, [
             f"maximumExecutionTimeSeconds: {wl.max_exec}"] + ([

@@ -4,7 +4,8 @@ Workload's check states (kadmit.modelchecks holds Kueue's rules over them)."""
 
 from __future__ import annotations
 
-from kadmit.manifests.codes import KAD161
+from datetime import timedelta
+
 from kadmit.manifests.codes import KAD157
 from kadmit.manifests.fields import Fields, Meta
 from kadmit.manifests.yamltree import Val
@@ -103,21 +104,17 @@ def queue_checks(f: Fields, o: Meta, spec: Val | None) -> tuple[CheckRule, ...]:
                  for r in rules)
 
 
-def check_states(f: Fields, status: Val | None, holds: bool = False) -> tuple[CheckState, ...]:
-    """A Workload's `status.admissionChecks`: each check's state (the first entry of a name counts).
-    `holds`: the workload holds quota, so a Retry check evicts it and Kueue queues it again once the
-    check's `requeueAfterSeconds` have passed since its lastTransitionTime, a moment of the run no
-    snapshot holds: kadmit tries it at once, and says so (KAD161)."""
+def check_states(f: Fields, status: Val | None) -> tuple[CheckState, ...]:
+    """A Workload's `status.admissionChecks`: each check's state (the first entry of a name counts), and for a
+    Retry one the time its `requeueAfterSeconds` pass after its lastTransitionTime (`retry_at`): Kueue's workload
+    controller keeps a workload holding quota until the latest of them before it evicts it (`effective.checked`)."""
     out: dict[str, CheckState] = {}
     for item in f.maps(status, "admissionChecks"):
         name = f.str(item, "name", required=True, what="an admission check state")
         state = f.enum(item, "state", STATES, "Pending", required=True)
         after = f.int(item, "requeueAfterSeconds", lo=0)
-        if holds and state == "Retry" and after:
-            f.diags.emit(KAD161, f"`requeueAfterSeconds: {after}` of admission check `{name}` (Retry) is not modelled: "
-                         "Kueue queues the evicted workload again only once that long has passed since the "
-                         "check's lastTransitionTime (run time); kadmit tries it at once, so its decision may "
-                         "differ from Kueue's", f.span(f.field(item, "requeueAfterSeconds")))
+        since = f.timestamp(item, "lastTransitionTime")
+        retry_at = since + timedelta(seconds=after) if state == "Retry" and after is not None and since else None
         if name and name not in out:
-            out[name] = CheckState(name=name, state=state, span=f.span(item))
+            out[name] = CheckState(name=name, state=state, retry_at=retry_at, span=f.span(item))
     return tuple(out.values())

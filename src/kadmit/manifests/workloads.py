@@ -469,7 +469,7 @@ def workload(f: Fields, o: Meta) -> Workload | None:
     requeue_state = f.map(status, "requeueState")
     if not holds and (requeue_at := f.timestamp(requeue_state, "requeueAt")) is not None:
         extra["requeue_at"] = requeue_at
-    states = check_states(f, status, holds=holds and admission is not None)
+    states = check_states(f, status)
     return Workload(
         namespace=o.namespace or "default", name=o.name, queue=queue or "", priority_class=class_name,
         priority_class_kind=class_kind,

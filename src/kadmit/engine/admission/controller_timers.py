@@ -16,17 +16,24 @@ cycles changing nothing as there are ResourceFlavors, plus two (`runs_on`): a ti
   holder of the input (`effective.expired`, `Workload.exec_ends`), or one the run admits in a ClusterQueue without
   admission checks (Admitted as it reserves quota; Admitted condition at the cycle's second) whose time runs out
   `max_exec` seconds later. One evicted during the run is left alone (what it ran before its eviction would count:
-  not modelled)."""
+  not modelled).
+- A Retry check's retry time (its lastTransitionTime + requeueAfterSeconds, the latest over the checks) on a holder
+  of the input (`Workload.retry_ends`, `effective.checked`): the controller sets the workload's requeueAt to it and, "Waiting for backoff
+  to finish", keeps its quota until then; then reconcileCheckBasedEviction evicts it: its quota is given back and
+  its queue takes it again, its checks Pending, ordered by its eviction, as the input's evicted holders are before
+  the first cycle (ordered.py's `evicting`)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import timedelta
 
-from kadmit.effective import EXPIRED
+from kadmit.effective import EXPIRED, requeued, run_start
 from kadmit.engine.admission.decisions import Decision
 from kadmit.engine.admission.queueing import queued
 from kadmit.engine.admission.session import Session
 from kadmit.engine.afs import Stall
+from kadmit.engine.preemption.candidates import Victim
 from kadmit.model import Workload
 
 
@@ -45,6 +52,11 @@ class ControllerTimers:
         for wl in sorted(workloads, key=lambda w: w.key):
             if wl.held and wl.backoff_ends > 0:
                 self.due.setdefault(wl.backoff_ends + 1, []).append(wl)
+        # the input's holders a Retry check keeps until its retry time, by the cycle they are evicted before
+        self.retries: dict[int, list[str]] = {}
+        for key, h in sorted(session.holders.items()):
+            if not h.new and (ends := session.index.workloads[key].retry_ends):
+                self.retries.setdefault(ends + 1, []).append(key)
         # any workload with a maximum execution time (else no holder is looked at); each holder's admission as
         # first seen (0: the input's), and those seen admitted again since
         self.timed = any(w.max_exec for w in session.model.workloads)
@@ -56,7 +68,7 @@ class ControllerTimers:
 
     def pending_at(self, cycle: int) -> bool:
         """Whether a timer not yet fired is due before `cycle`, the next one."""
-        return any(due <= cycle for due in self.due) or any(at <= cycle for at, _ in self._expiries())
+        return any(due <= cycle for due in [*self.due, *self.retries]) or any(at <= cycle for at, _ in self._expiries())
 
     def runs_on(self, cycle: int, tried: bool, retrying: bool) -> bool:
         """After `cycle`, which changed nothing: whether the run goes on to a timer due before it would stop. It
@@ -68,10 +80,29 @@ class ControllerTimers:
             self.quiet <= self.patience and self.pending_at(cycle + 1 + self.patience - self.quiet)))
 
     def fire(self, cycle: int, queues: dict[str, list[Workload]], decisions: dict[str, Decision],
-             waits: Callable[..., None], resort: Callable[[str], None]) -> bool:
-        """The timers due before `cycle`: executions timed out (`expire`), then backoffs ended (`release`). True
-        when the state changed."""
-        return self.expire(cycle, decisions) | self.release(cycle, queues, decisions, waits, resort)
+             waits: Callable[..., None], resort: Callable[[str], None], evicting: list) -> bool:
+        """The timers due before `cycle`: executions timed out (`expire`), backoffs ended (`release`), then
+        holders' retry times passed (`retry`, added to `evicting`). True when the state changed."""
+        return self.expire(cycle, decisions) | self.release(cycle, queues, decisions, waits, resort) \
+            | self.retry(cycle, evicting)
+
+    def retry(self, cycle: int, evicting: list) -> bool:
+        """Evict the holders whose Retry checks' retry time passed before `cycle` (reconcileCheckBasedEviction): each
+        is added to `evicting` (its quota given back before the cycle and its queue taking it again), evicted as
+        the clock stands then (`cycle` - 1 seconds after the run's start: its queue order) with its checks reset
+        to Pending (resetChecksOnEviction). True when some were."""
+        ix, s, changed = self.session.index, self.session, False
+        for key in [k for due in sorted(d for d in self.retries if d <= cycle) for k in self.retries.pop(due)]:
+            h = s.holders.get(key)
+            if h is None:
+                continue  # (preempted or deactivated before its retry time)
+            wl = ix.workloads[key] = requeued(ix.workloads[key], {
+                "evicted": True, "created": run_start(s.model) + timedelta(seconds=cycle - 1), "check_states": tuple(
+                    c.model_copy(update={"state": "Pending", "retry_at": None}) for c in ix.workloads[key].check_states),
+                "retry_ends": 0})
+            evicting.append((Victim(key, h.cluster_queue, "", ix.priority(wl)), None))
+            changed = True
+        return changed
 
     def release(self, cycle: int, queues: dict[str, list[Workload]], decisions: dict[str, Decision],
                 waits: Callable[..., None], resort: Callable[[str], None]) -> bool:

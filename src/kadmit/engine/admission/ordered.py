@@ -243,7 +243,7 @@ def decide_ordered(session: Session, workloads: list[Workload] | None = None,
     timers_ = ControllerTimers(session, workloads)  # the workload controller's: backoffs ending, executions timing out
     while cycle < limit:
         cycle += 1
-        changed = timers_.fire(cycle, queues, decisions, waits, resort) | bool(evicting)
+        changed = timers_.fire(cycle, queues, decisions, waits, resort, evicting) | bool(evicting)
         plain = not evicting  # a cycle that only sets heads aside (see asides.repeat_set_asides)
         if evicting:  # evictions complete between cycles: quota released, victims queue again
             roots: set[str] = set()

@@ -137,9 +137,10 @@ def split(model: Model, index: ModelIndex, tree: QuotaTree, holders: bool = Fals
     afs = AdmissionFairSharing(index.model).queues
     if afs and any(wl.admission is not None and wl.admission.cluster_queue in afs
                    and f"{wl.namespace}/{wl.queue}" not in index.local_queues for wl in model.workloads) \
-            or any(wl.max_exec or (wl.requeue_at is not None and wl.requeued_false) for wl in model.workloads):
+            or any(wl.max_exec or (wl.requeue_at is not None and wl.requeued_false)
+                   or (wl.admission is not None and any(c.retry_at for c in wl.check_states)) for wl in model.workloads):
         # such a holder may make Kueue's snapshot fail, and then no cycle schedules anything anywhere (KAD542,
-        # `afs.stalled_by`); a workload controller timer (a maximum execution time, a backoff's end: controller_timers)
+        # `afs.stalled_by`); a workload controller timer (a maximum execution time, a backoff's end, a Retry check's: controller_timers)
         # fires if the whole run's clock gets there, whichever queues keep it going: the queues are decided together
         for name in index.cluster_queues:
             join(node_id(name, False), node_id(min(index.cluster_queues), False))
