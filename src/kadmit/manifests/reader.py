@@ -244,6 +244,8 @@ class _Reader:
                 and (group, kind) not in served.LATER_K8S):
             later = served.LATER.get((group, kind)) or unread.why(group, kind)
             self.skip(node, api_version, kind, "kadmit does not read this kind" + (f": {later}" if later else ""))
+            if (group, kind) in unread.WHY and not external.custom(group) and group != "apiextensions.k8s.io":
+                self.created(node)  # a Kubernetes kind the API server holds (a Service): in the cluster all the same
             # what Kueue's walk up a job's controllers reads of it, should the Configuration list its kind (a custom
             # resource's: its group has a dot, and is none of Kubernetes' own `*.k8s.io`)
             if external.custom(group) and (owner := external.read(node, api_version, kind, f.span(node))) is not None:
@@ -334,6 +336,7 @@ class _Reader:
                 self.record(node, api_version, kind, str(e.args[0]))
             else:
                 self.skip(node, api_version, kind, f"kadmit reads only {PARTLY_READ.get(kind, 'some')} of this kind")
+                self.created(node)  # a ConfigMap not Kueue's: in the cluster all the same
             return
         except ValidationError as e:
             if not f.collected:  # else: the placeholder of a field already reported
@@ -359,7 +362,13 @@ class _Reader:
             getattr(self.fragment, "manager_flags" if isinstance(one, ManagerFlag) else spec.target).append(one)
         if job is not None:
             self.fragment.jobs.append(job)
-        if (at := created_at(metadata)) is not None:  # the run's clock starts after the latest (`effective.run_start`)
+        if spec.target != "scheduler_configs":  # the oracle reads Kueue's Configuration apart, as no object
+            self.created(node)
+
+    def created(self, node: Val) -> None:
+        """An object in the cluster: its creationTimestamp, where valid, for the run's clock, which starts after the
+        latest (`effective.run_start`; kueue-oracle admit.go `startOf`: every object it holds and every job)."""
+        if (at := created_at(node.v.get("metadata"))) is not None:
             self.fragment.creation_times.append(at)
 
     def broken(self, api_version: str, kind: str, name: str, namespace: str | None, node: Val) -> None:
