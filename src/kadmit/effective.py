@@ -277,7 +277,8 @@ def checked(model: Model) -> Model:
     """The state once Kueue's workload controller has acted on the admission checks of workloads
     holding quota (reconcileCheckBasedEviction): one with a Rejected check is deactivated (its quota
     given back, `spec.active` false: queued nowhere, never admitted again); else one with a Retry check is evicted (once the
-    latest retry time of its checks has passed: until then it keeps its quota, `retry_ends`), gives its quota back
+    latest retry time of its Retry checks has passed: until then it keeps its quota, `retry_ends`, and so does one with
+    a Rejected check too: "Waiting for backoff to finish" comes first), gives its quota back
     and is queued again with its checks Pending, ordered by its eviction (workload.GetQueueOrderTimestamp: Kueue evicts it
     now, after every workload of the input was created; kadmit orders by `created`). The model
     itself when no check failed. A pending workload with a failed check its queue keeps is never
@@ -298,17 +299,17 @@ def checked(model: Model) -> Model:
                 changed = True
         if wl.admitted and not wl.evicted and wl.check_states:
             rejected = [s.name for s in wl.check_states if s.state == "Rejected"]
-            if rejected:
+            if (ends := retry_ends(wl, now)) > 0:  # Rejected or Retry: acted on during the run (controller_timers)
+                wl = wl.model_copy(update={"retry_ends": math.ceil(ends)})
+                changed = True
+            elif rejected:
                 # deactivated (spec.active false): queued nowhere, so it blocks no StrictFIFO queue
                 wl = wl.model_copy(update={"admission": None, "active": False, "inadmissible": (
                     DEACTIVATED + ", ".join(rejected) + ", were rejected")})
                 changed = True
             elif any(s.state == "Retry" for s in wl.check_states):
-                if (ends := retry_ends(wl, now)) > 0:  # evicted during the run (controller_timers)
-                    wl = wl.model_copy(update={"retry_ends": math.ceil(ends)})
-                else:
-                    wl = requeued(wl, {"evicted": True, "created": now, "check_states": tuple(
-                        s.model_copy(update={"state": "Pending"}) for s in wl.check_states)})  # resetChecksOnEviction
+                wl = requeued(wl, {"evicted": True, "created": now, "check_states": tuple(
+                    s.model_copy(update={"state": "Pending"}) for s in wl.check_states)})  # resetChecksOnEviction
                 changed = True
         out.append(wl)
     return model.model_copy(update={"workloads": tuple(out)}) if changed else model

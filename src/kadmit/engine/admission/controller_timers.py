@@ -19,7 +19,8 @@ cycles changing nothing as there are ResourceFlavors, plus two (`runs_on`): a ti
   not modelled).
 - A Retry check's retry time (its lastTransitionTime + requeueAfterSeconds, the latest over the checks) on a holder
   of the input (`Workload.retry_ends`, `effective.checked`): the controller sets the workload's requeueAt to it and, "Waiting for backoff
-  to finish", keeps its quota until then; then reconcileCheckBasedEviction evicts it: its quota is given back and
+  to finish", keeps its quota until then (a Rejected check's deactivation waits too); then
+  reconcileCheckBasedEviction deactivates it if a check is Rejected, else evicts it: its quota is given back and
   its queue takes it again, its checks Pending, ordered by its eviction, as the input's evicted holders are before
   the first cycle (ordered.py's `evicting`)."""
 
@@ -28,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import timedelta
 
-from kadmit.effective import EXPIRED, requeued, run_start
+from kadmit.effective import DEACTIVATED, EXPIRED, requeued, run_start
 from kadmit.engine.admission.decisions import Decision
 from kadmit.engine.admission.queueing import queued
 from kadmit.engine.admission.session import Session
@@ -84,11 +85,12 @@ class ControllerTimers:
         """The timers due before `cycle`: executions timed out (`expire`), backoffs ended (`release`), then
         holders' retry times passed (`retry`, added to `evicting`). True when the state changed."""
         return self.expire(cycle, decisions) | self.release(cycle, queues, decisions, waits, resort) \
-            | self.retry(cycle, evicting)
+            | self.retry(cycle, evicting, decisions)
 
-    def retry(self, cycle: int, evicting: list) -> bool:
-        """Evict the holders whose Retry checks' retry time passed before `cycle` (reconcileCheckBasedEviction): each
-        is added to `evicting` (its quota given back before the cycle and its queue taking it again), evicted as
+    def retry(self, cycle: int, evicting: list, decisions: dict[str, Decision]) -> bool:
+        """Act on the holders whose Retry checks' retry time passed before `cycle` (reconcileCheckBasedEviction):
+        one with a Rejected check is deactivated (its quota given back, queued nowhere, as `expire`); else each is
+        added to `evicting` (its quota given back before the cycle and its queue taking it again), evicted as
         the clock stands then (`cycle` - 1 seconds after the run's start: its queue order) with its checks reset
         to Pending (resetChecksOnEviction). True when some were."""
         ix, s, changed = self.session.index, self.session, False
@@ -96,6 +98,15 @@ class ControllerTimers:
             h = s.holders.get(key)
             if h is None:
                 continue  # (preempted or deactivated before its retry time)
+            if rejected := [c.name for c in ix.workloads[key].check_states if c.state == "Rejected"]:
+                wl = ix.workloads[key] = ix.workloads[key].model_copy(update={
+                    "admission": None, "active": False, "retry_ends": 0,
+                    "inadmissible": DEACTIVATED + ", ".join(rejected) + ", were rejected"})
+                self.moved.add(key)  # (done with)
+                s.finish(key)
+                decisions[key] = Decision(wl, False, h.cluster_queue, cycle=cycle)
+                changed = True
+                continue
             wl = ix.workloads[key] = requeued(ix.workloads[key], {
                 "evicted": True, "created": run_start(s.model) + timedelta(seconds=cycle - 1), "check_states": tuple(
                     c.model_copy(update={"state": "Pending", "retry_at": None}) for c in ix.workloads[key].check_states),
