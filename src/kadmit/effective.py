@@ -153,7 +153,8 @@ def drained(model: Model) -> Model:
     ClusterQueue is being deleted
     (reconcileOnLocalQueueActiveState and reconcileOnClusterQueueActiveState: "LocalQueue X is
     stopped", "LocalQueue X is terminating or missing"...), and waits in its queue, not evicted.
-    One with a Retry or Rejected check is left to `checked` (reconcileCheckBasedEviction acts first).
+    One with a Retry or Rejected check is left to `checked` (reconcileCheckBasedEviction acts first), and so
+    is one drained whose Retry checks' retry time is to come ("Waiting for backoff to finish" comes before both).
     A LocalQueue being deleted stays in Kueue's queue manager, so such a workload is queued and given
     quota again, and taken back again, over and over (never Admitted): the engine decides it as a
     pending workload, holding its reservation as the other workloads meet it."""
@@ -167,7 +168,8 @@ def drained(model: Model) -> Model:
                 wl = requeued(wl, {"admission": None})
                 changed = True
         elif wl.admitted and ((lq is not None and lq.stop_policy == "HoldAndDrain")
-                              or (cq is not None and cq.stop_policy == "HoldAndDrain")):
+                              or (cq is not None and cq.stop_policy == "HoldAndDrain")) \
+                and retry_ends(wl, run_start(model)) <= 0:  # (a retry time to come: kept until then, `checked`)
             wl = requeued(wl, {"admission": None, "evicted": True})
             changed = True
         out.append(wl)
