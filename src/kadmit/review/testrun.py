@@ -101,7 +101,7 @@ class Runner:
                 added = getattr(frag, name)
                 if not added:
                     continue
-                if name != "scheduler_configs":
+                if name not in ("scheduler_configs", "creation_times"):  # times are no objects: they only add up
                     replaced = {_key(o) for o in added}
                     fields[name] = [o for o in fields[name] if _key(o) not in replaced]
                 fields[name] = fields[name] + list(added)
