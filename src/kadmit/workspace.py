@@ -364,9 +364,9 @@ def _counted(lower):
 
 
 def objects_in(fragment: Fragment) -> int:
-    """The objects a fragment holds (what is only listed as not read or broken is none)."""
+    """The objects a fragment holds (what is only listed as not read or broken is none, nor a creation time)."""
     return sum(len(getattr(fragment, name)) for name in type(fragment).model_fields
-               if name not in ("skipped", "unread_kinds", "broken"))
+               if name not in ("skipped", "unread_kinds", "broken", "creation_times"))
 
 
 def _read_texts(texts: Sequence[Text], reader: Reader, diags: Diagnostics, documents: dict,

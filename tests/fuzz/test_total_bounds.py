@@ -11,6 +11,7 @@ from click.testing import CliRunner
 
 from kadmit import budget, workspace
 from kadmit.cli import cli
+from kadmit.model import Fragment
 from kadmit.workspace import Limits, ReadCache
 
 SETUP = """\
@@ -125,3 +126,16 @@ def test_every_verb_refuses_an_input_past_a_total_with_exit_2(tmp_path: Path, mo
         got = CliRunner().invoke(cli, [*args, str(tmp_path)])
         assert got.exit_code == 2, (args, got.output)
         assert "KAD003" in got.output and "Workloads together" in got.output, (args, got.output)
+
+
+
+def test_creation_times_are_not_counted_as_objects(tmp_path: Path) -> None:
+    """The run clock's creation times (`Model.creation_times`, one per object read) are no objects: a file of ten
+    objects with a creationTimestamp counts ten against `max_objects` where it is kept whole (`Budget.take_file`: a file
+    read in an earlier load), not twenty."""
+    items = [{"apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "ResourceFlavor",
+              "metadata": {"name": f"f{i}", "creationTimestamp": "2026-11-01T09:00:00Z"}} for i in range(10)]
+    (tmp_path / "list.yaml").write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}, indent=1))
+    ws = workspace.load([str(tmp_path)])
+    fragment = Fragment(flavors=list(ws.model.flavors), creation_times=list(ws.model.creation_times))
+    assert len(ws.model.creation_times) == 10 and workspace.objects_in(fragment) == 10
